@@ -1,0 +1,57 @@
+# cutec — `make` builds the library and build/cutec; `make test` builds and runs every test.
+# SAN=1 builds everything under ASan+UBSan into build-san/.
+CC      ?= cc
+SAN     ?= 0
+ifeq ($(SAN),1)
+BUILD   ?= build-san
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT      = -O1 -g
+else
+BUILD   ?= build
+SANFLAGS =
+OPT      = -O2 -g
+endif
+CFLAGS  ?= $(OPT)
+CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude -MMD -MP $(SANFLAGS)
+LDFLAGS += $(SANFLAGS)
+LDLIBS  += -lm
+
+LIB_SRC  := $(filter-out %_test.c,$(wildcard src/layout/*.c))
+CLI_SRC  := $(wildcard src/cli/*.c)
+TEST_SRC := $(wildcard src/*/*_test.c)
+TEST_BIN := $(patsubst src/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+
+LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+CLI_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
+
+all: $(BUILD)/libcutec.a $(BUILD)/cutec
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Isrc/layout -Itests -c $< -o $@
+
+$(BUILD)/libcutec.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/cutec: $(CLI_OBJ) $(BUILD)/libcutec.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/src/%.o $(BUILD)/libcutec.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+tests: $(TEST_BIN) $(BUILD)/cutec
+
+# Runs every test program and the oracle conformance check; the last line is the total.
+test: tests
+	@sh scripts/run-tests.sh $(BUILD)
+
+tour: all
+	@sh scripts/tour.sh $(BUILD)
+
+clean:
+	rm -rf build build-san
+
+.PHONY: all tests test tour clean
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,124 @@
+/* cutec/int.h — the integers of the layout algebra, and the algebra's context.
+ *
+ * A cute_int is either STATIC (its value is known at trace time and all arithmetic on it
+ * folds) or DYNAMIC (known only at launch: an opaque handle owned by an arithmetic backend,
+ * plus a known divisor).  A third form, '_', stands for "all of this mode" in coordinates and
+ * tilers.  The algebra never looks inside a dynamic handle: it asks the backend (cute_arith)
+ * to build new values and to decide facts about them.  The symbolic backend (symbolic.h)
+ * implements it with named symbols; the tracer implements it by emitting IR.
+ */
+#ifndef CUTEC_INT_H
+#define CUTEC_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cute_int {
+    int64_t v;   /* static: the value.  dynamic: the backend's handle. */
+    int64_t div; /* 0: static.  > 0: dynamic, a known positive divisor.  -1: '_'. */
+} cute_int;
+
+#define CUTE_UNDERSCORE_DIV (-1)
+
+static inline cute_int cute_i(int64_t v) { return (cute_int){v, 0}; }
+static inline cute_int cute_underscore(void) { return (cute_int){0, CUTE_UNDERSCORE_DIV}; }
+static inline bool cute_is_static(cute_int x) { return x.div == 0; }
+static inline bool cute_is_dynamic(cute_int x) { return x.div > 0; }
+static inline bool cute_is_underscore(cute_int x) { return x.div == CUTE_UNDERSCORE_DIV; }
+/* true only for a static int equal to v */
+static inline bool cute_is_const(cute_int x, int64_t v) { return x.div == 0 && x.v == v; }
+
+/* Three-valued answers to questions about possibly dynamic values. */
+typedef enum { CUTE_FALSE = 0, CUTE_TRUE = 1, CUTE_UNKNOWN = 2 } cute_truth;
+
+typedef enum {
+    CUTE_IADD,     /* a + b */
+    CUTE_ISUB,     /* a - b */
+    CUTE_IMUL,     /* a * b */
+    CUTE_IDIV,     /* a / b, truncating toward zero (C semantics); b != 0 */
+    CUTE_ICEILDIV, /* ceil(a / b) for a >= 0, b > 0 */
+    CUTE_IMOD,     /* a % b, C semantics */
+    CUTE_IMIN,
+    CUTE_IMAX,
+    CUTE_IABS, /* |a|, b ignored */
+    CUTE_ISGN, /* -1, 0 or 1, b ignored */
+    CUTE_IXOR, /* bitwise, for swizzles */
+    CUTE_IAND,
+    CUTE_ISHL, /* a << b, 0 <= b < 63, no overflow */
+    CUTE_ISHR, /* a >> b, arithmetic */
+} cute_int_op;
+
+typedef enum {
+    CUTE_CMP_EQ,      /* a == b */
+    CUTE_CMP_LT,      /* a < b */
+    CUTE_CMP_DIVIDES, /* a divides b (a != 0 and b % a == 0) */
+} cute_cmp;
+
+/* An arithmetic backend for dynamic integers.  Every call receives at least one dynamic
+ * operand.  `make` returns a fresh dynamic value (a launch-time unknown) with a divisor;
+ * `compute` returns a dynamic int (or a static one when it can fold, e.g. x - x);
+ * `decide` answers only what it can prove.  A backend that cannot compute returns
+ * div == 0 with v == 0 from compute after calling cute_alg_fail itself. */
+typedef struct cute_arith {
+    void *self;
+    cute_int (*make)(void *self, int64_t div, const char *name);
+    cute_int (*compute)(void *self, cute_int_op op, cute_int a, cute_int b);
+    cute_truth (*decide)(void *self, cute_cmp cmp, cute_int a, cute_int b);
+    /* write a readable form of a dynamic value (for diagnostics); may be NULL */
+    int (*describe)(void *self, cute_int a, char *buf, size_t n);
+} cute_arith;
+
+/* The algebra's context: which backend computes dynamic values, and the error state.
+ * Every algebra call takes one.  After the first error, c->failed is set, c->error holds
+ * the message, and every later call returns a poison value without doing anything. */
+typedef struct cute_alg {
+    const cute_arith *arith; /* NULL: only static integers are allowed */
+    bool failed;
+    char error[1024];
+    /* decisions whose answer could not be proven, where a conservative choice was taken
+     * (e.g. coalesce keeping two dynamic modes apart); the result is still exact as a
+     * function.  Tests read it; users may ignore it. */
+    unsigned undecided;
+    /* called once per error with the message; may be NULL */
+    void (*on_error)(void *user, const char *message);
+    void *user;
+} cute_alg;
+
+void cute_alg_init(cute_alg *c, const cute_arith *arith);
+/* forget a previous error so the context can be used again */
+void cute_alg_clear(cute_alg *c);
+/* record an error (the first one wins); printf-like.  Always returns false. */
+bool cute_alg_fail(cute_alg *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A fresh dynamic integer with a known divisor (>= 1).  Needs a backend. */
+cute_int cute_int_dynamic(cute_alg *c, int64_t div, const char *name);
+
+/* Arithmetic: folds when every operand is static (failing on 64-bit overflow or division by
+ * zero), else asks the backend.  On error the result is cute_i(0) and c->failed is set. */
+cute_int cute_int_op2(cute_alg *c, cute_int_op op, cute_int a, cute_int b);
+static inline cute_int cute_add(cute_alg *c, cute_int a, cute_int b) { return cute_int_op2(c, CUTE_IADD, a, b); }
+static inline cute_int cute_sub(cute_alg *c, cute_int a, cute_int b) { return cute_int_op2(c, CUTE_ISUB, a, b); }
+static inline cute_int cute_mul(cute_alg *c, cute_int a, cute_int b) { return cute_int_op2(c, CUTE_IMUL, a, b); }
+static inline cute_int cute_div(cute_alg *c, cute_int a, cute_int b) { return cute_int_op2(c, CUTE_IDIV, a, b); }
+static inline cute_int cute_ceil_div(cute_alg *c, cute_int a, cute_int b) { return cute_int_op2(c, CUTE_ICEILDIV, a, b); }
+static inline cute_int cute_mod(cute_alg *c, cute_int a, cute_int b) { return cute_int_op2(c, CUTE_IMOD, a, b); }
+static inline cute_int cute_min(cute_alg *c, cute_int a, cute_int b) { return cute_int_op2(c, CUTE_IMIN, a, b); }
+static inline cute_int cute_max(cute_alg *c, cute_int a, cute_int b) { return cute_int_op2(c, CUTE_IMAX, a, b); }
+static inline cute_int cute_abs(cute_alg *c, cute_int a) { return cute_int_op2(c, CUTE_IABS, a, cute_i(0)); }
+static inline cute_int cute_sgn(cute_alg *c, cute_int a) { return cute_int_op2(c, CUTE_ISGN, a, cute_i(0)); }
+
+/* Facts: decided on values when static, asked of the backend when dynamic. */
+cute_truth cute_int_cmp(cute_alg *c, cute_cmp cmp, cute_int a, cute_int b);
+
+/* A decision with a safe default: when the fact cannot be proven, count it in
+ * c->undecided and return `otherwise`.  Used where either answer gives a correct layout
+ * and the proven one gives the simpler layout. */
+bool cute_decide_or(cute_alg *c, cute_truth t, bool otherwise);
+/* A decision the algorithm cannot do without: unknown is an error naming `what`. */
+bool cute_decide_required(cute_alg *c, cute_truth t, const char *op, const char *what);
+
+/* Write an int in notation: "4", "-2", "?", "?{div=16}", "_".  Returns the length. */
+int cute_int_str(cute_int x, char *buf, size_t n);
+
+#endif

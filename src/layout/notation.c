@@ -1,0 +1,542 @@
+/* CuTe's notation: a recursive-descent parser and a printer. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cutec/notation.h"
+#include "tuple_build.h"
+
+/* ---------------------------------------------------------------------------------- */
+/* parsing */
+
+typedef struct parser {
+    cute_alg *c;
+    const char *text, *p;
+    const char *what;        /* "layout", "int-tuple", "tiler" */
+    const cute_int *holes;   /* values of "%I" holes (cute_layout_fmt), written as ?#k */
+    int nholes;
+} parser;
+
+static void skip_ws(parser *ps)
+{
+    while (*ps->p && isspace((unsigned char)*ps->p)) ps->p++;
+}
+
+static bool parse_fail(parser *ps, const char *expected)
+{
+    return cute_alg_fail(ps->c, "parse %s \"%s\": at column %d: expected %s, found %s",
+                         ps->what, ps->text, (int)(ps->p - ps->text) + 1, expected,
+                         *ps->p ? (char[]){'\'', *ps->p, '\'', 0} : "end of text");
+}
+
+static bool parse_digits(parser *ps, int64_t *out)
+{
+    if (!isdigit((unsigned char)*ps->p)) return parse_fail(ps, "a digit");
+    int64_t v = 0;
+    while (isdigit((unsigned char)*ps->p)) {
+        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *ps->p - '0', &v))
+            return parse_fail(ps, "an integer that fits in 64 bits");
+        ps->p++;
+    }
+    *out = v;
+    return true;
+}
+
+/* '?' [ '{div=' N '}' ] | '?#' k (a hole) */
+static bool parse_dynamic(parser *ps, cute_int *out)
+{
+    ps->p++; /* '?' */
+    if (*ps->p == '#' && ps->holes) {
+        ps->p++;
+        int64_t k;
+        if (!parse_digits(ps, &k)) return false;
+        if (k >= ps->nholes) return parse_fail(ps, "a hole index");
+        *out = ps->holes[k];
+        return true;
+    }
+    int64_t div = 1;
+    if (*ps->p == '{') {
+        ps->p++;
+        if (strncmp(ps->p, "div=", 4) != 0) return parse_fail(ps, "'div='");
+        ps->p += 4;
+        if (!parse_digits(ps, &div)) return false;
+        if (div < 1) return parse_fail(ps, "a divisor >= 1");
+        if (*ps->p != '}') return parse_fail(ps, "'}'");
+        ps->p++;
+    }
+    *out = cute_int_dynamic(ps->c, div, NULL);
+    return !ps->c->failed;
+}
+
+static bool parse_basis(parser *ps, cute_basis *basis)
+{
+    int len = 0;
+    unsigned bits = 0;
+    while (*ps->p == '@') {
+        ps->p++;
+        int64_t m;
+        if (!parse_digits(ps, &m)) return false;
+        if (len == 3 || m > 14) return parse_fail(ps, "a basis path of at most 3 modes < 15");
+        bits |= (unsigned)(m + 1) << (2 + 4 * len);
+        len++;
+    }
+    *basis = (cute_basis)(bits | (unsigned)len);
+    return true;
+}
+
+/* one leaf: Int | ?... | _ , with an optional basis after an Int */
+static bool parse_leaf(parser *ps, tuple_builder *b, bool allow_underscore)
+{
+    cute_int x;
+    cute_basis basis = 0;
+    if (*ps->p == '_') {
+        if (!allow_underscore) return parse_fail(ps, "an integer ('_' is not allowed here)");
+        ps->p++;
+        x = cute_underscore();
+    } else if (*ps->p == '?') {
+        if (!parse_dynamic(ps, &x)) return false;
+    } else {
+        bool neg = *ps->p == '-';
+        if (neg) ps->p++;
+        int64_t v;
+        if (!parse_digits(ps, &v)) return false;
+        x = cute_i(neg ? -v : v);
+        if (*ps->p == '@' && !parse_basis(ps, &basis)) return false;
+    }
+    tb_leaf(b, x, basis);
+    return true;
+}
+
+static bool parse_tuple_rec(parser *ps, tuple_builder *b, bool allow_underscore, int depth)
+{
+    skip_ws(ps);
+    if (depth > CUTE_MAX_NODES) return parse_fail(ps, "less nesting");
+    if (*ps->p != '(') return parse_leaf(ps, b, allow_underscore);
+    ps->p++;
+    /* count elements first: the preorder header needs the arity */
+    int header = b->t.nnodes;
+    tb_open(b, 0);
+    skip_ws(ps);
+    int n = 0;
+    if (*ps->p == ')') {
+        ps->p++;
+    } else {
+        for (;;) {
+            if (!parse_tuple_rec(ps, b, allow_underscore, depth + 1)) return false;
+            n++;
+            skip_ws(ps);
+            if (*ps->p == ',') {
+                ps->p++;
+                continue;
+            }
+            if (*ps->p == ')') {
+                ps->p++;
+                break;
+            }
+            return parse_fail(ps, "',' or ')'");
+        }
+    }
+    if (n > CUTE_MAX_RANK) b->overflow = true;
+    if (header < CUTE_MAX_NODES) b->t.node[header] = (int8_t)n;
+    return true;
+}
+
+static bool parse_tuple_into(parser *ps, cute_tuple *out, bool allow_underscore)
+{
+    tuple_builder b;
+    tb_init(&b);
+    if (!parse_tuple_rec(ps, &b, allow_underscore, 0)) return false;
+    if (b.overflow)
+        return cute_alg_fail(ps->c, "parse %s \"%s\": more than %d leaves or %d nodes",
+                             ps->what, ps->text, CUTE_MAX_LEAVES, CUTE_MAX_NODES);
+    *out = b.t;
+    return true;
+}
+
+static bool expect_end(parser *ps)
+{
+    skip_ws(ps);
+    return *ps->p == 0 || parse_fail(ps, "end of text");
+}
+
+static bool check_no_basis(parser *ps, const cute_tuple *t, const char *part)
+{
+    for (int i = 0; i < t->nleaves; i++)
+        if (t->basis[i])
+            return cute_alg_fail(ps->c, "parse %s \"%s\": a basis ('@') is only allowed in "
+                                        "strides, not in the %s", ps->what, ps->text, part);
+    return true;
+}
+
+static bool parse_layout_at(parser *ps, cute_layout *L)
+{
+    if (!parse_tuple_into(ps, &L->shape, false)) return false;
+    if (!check_no_basis(ps, &L->shape, "shape")) return false;
+    skip_ws(ps);
+    if (*ps->p != ':') return parse_fail(ps, "':' between shape and stride");
+    ps->p++;
+    if (!parse_tuple_into(ps, &L->stride, false)) return false;
+    if (!cute_tuple_congruent(&L->shape, &L->stride)) {
+        char s[256], d[256];
+        cute_tuple_str(&L->shape, s, sizeof s);
+        cute_tuple_str(&L->stride, d, sizeof d);
+        return cute_alg_fail(ps->c, "parse layout \"%s\": shape %s and stride %s are not "
+                                    "congruent (different tuple structure)", ps->text, s, d);
+    }
+    return true;
+}
+
+static void parser_init(parser *ps, cute_alg *c, const char *text, const char *what)
+{
+    memset(ps, 0, sizeof *ps);
+    ps->c = c;
+    ps->text = ps->p = text ? text : "";
+    ps->what = what;
+}
+
+static cute_tuple tuple_parse_holes(cute_alg *c, const char *text, const cute_int *holes, int n)
+{
+    if (c->failed) return cute_tuple_poison();
+    parser ps;
+    parser_init(&ps, c, text, "int-tuple");
+    ps.holes = holes, ps.nholes = n;
+    cute_tuple t;
+    if (!parse_tuple_into(&ps, &t, true) || !expect_end(&ps)) return cute_tuple_poison();
+    return t;
+}
+
+cute_tuple cute_tuple_parse(cute_alg *c, const char *text)
+{
+    return tuple_parse_holes(c, text, NULL, 0);
+}
+
+static cute_layout layout_parse_holes(cute_alg *c, const char *text, const cute_int *holes,
+                                      int n)
+{
+    if (c->failed) return cute_layout_poison();
+    parser ps;
+    parser_init(&ps, c, text, "layout");
+    ps.holes = holes, ps.nholes = n;
+    cute_layout L;
+    if (!parse_layout_at(&ps, &L) || !expect_end(&ps)) return cute_layout_poison();
+    return L;
+}
+
+cute_layout cute_layout_parse(cute_alg *c, const char *text)
+{
+    return layout_parse_holes(c, text, NULL, 0);
+}
+
+/* ':' at parenthesis depth 0 */
+static bool has_top_colon(const char *s)
+{
+    int depth = 0;
+    for (; *s; s++) {
+        if (*s == '(') depth++;
+        if (*s == ')') depth--;
+        if (*s == ':' && depth == 0) return true;
+    }
+    return false;
+}
+
+cute_layout cute_layout_or_shape_parse(cute_alg *c, const char *text)
+{
+    if (c->failed) return cute_layout_poison();
+    if (text && has_top_colon(text)) return cute_layout_parse(c, text);
+    cute_tuple shape = cute_tuple_parse(c, text);
+    if (!c->failed && cute_tuple_has_underscore(&shape)) {
+        cute_alg_fail(c, "parse shape \"%s\": '_' is not a size", text);
+        return cute_layout_poison();
+    }
+    return cute_make_layout(c, shape);
+}
+
+/* Tiler elements: split the text at depth-1 commas ourselves, since an element may be a
+ * layout "(4,2):(1,4)" whose own parentheses the tuple grammar cannot tell apart. */
+static bool parse_tiler_rec(parser *ps, cute_tiler *T, tuple_builder *b, const char *end)
+{
+    skip_ws(ps);
+    const char *start = ps->p;
+    char buf[1024];
+    int len = (int)(end - start);
+    while (len > 0 && isspace((unsigned char)start[len - 1])) len--;
+    if (len <= 0) return parse_fail(ps, "a tiler element");
+    if (len >= (int)sizeof buf) return parse_fail(ps, "a shorter tiler");
+    memcpy(buf, start, len);
+    buf[len] = 0;
+    if (has_top_colon(buf)) { /* one layout */
+        if (T->nlayouts == CUTE_MAX_TILER_LAYOUTS)
+            return cute_alg_fail(ps->c, "parse tiler \"%s\": more than %d layouts", ps->text,
+                                 CUTE_MAX_TILER_LAYOUTS);
+        cute_layout L;
+        if (!parse_layout_at(ps, &L)) return false;
+        skip_ws(ps);
+        if (ps->p != start + len) return parse_fail(ps, "',' or ')' after a layout");
+        T->layouts[T->nlayouts] = L;
+        tb_leaf(b, cute_i(T->nlayouts++), 0);
+        return true;
+    }
+    if (buf[0] == '_' && len == 1) {
+        ps->p++;
+        tb_leaf(b, cute_underscore(), 0);
+        return true;
+    }
+    if (buf[0] != '(') { /* an int n: make_layout(n) */
+        tuple_builder ib;
+        tb_init(&ib);
+        if (!parse_leaf(ps, &ib, false)) return false;
+        skip_ws(ps);
+        if (ps->p != start + len) return parse_fail(ps, "',' or ')' after an int");
+        if (T->nlayouts == CUTE_MAX_TILER_LAYOUTS)
+            return cute_alg_fail(ps->c, "parse tiler \"%s\": more than %d elements", ps->text,
+                                 CUTE_MAX_TILER_LAYOUTS);
+        if (ib.t.basis[0]) return parse_fail(ps, "a size (no '@' basis)");
+        T->layouts[T->nlayouts] = cute_make_layout(ps->c, cute_tuple_int(ib.t.leaf[0]));
+        tb_leaf(b, cute_i(T->nlayouts++), 0);
+        return true;
+    }
+    /* a tuple of tilers: split at depth-1 commas */
+    ps->p++;
+    int header = b->t.nnodes, n = 0;
+    tb_open(b, 0);
+    const char *q = ps->p, *close = start + len - 1;
+    if (*close != ')') return parse_fail(ps, "')' closing the tiler tuple");
+    int depth = 0;
+    const char *elem = q;
+    for (; q <= close; q++) {
+        if (q == close || (*q == ',' && depth == 0)) {
+            ps->p = elem;
+            skip_ws(ps);
+            if (q == close && n == 0 && ps->p == close) break; /* "()" */
+            if (!parse_tiler_rec(ps, T, b, q)) return false;
+            n++;
+            elem = q + 1;
+            continue;
+        }
+        if (*q == '(') depth++;
+        if (*q == ')') depth--;
+        if (depth < 0) return parse_fail(ps, "balanced parentheses");
+    }
+    ps->p = start + len;
+    if (n > CUTE_MAX_RANK) b->overflow = true;
+    if (header < CUTE_MAX_NODES) b->t.node[header] = (int8_t)n;
+    return true;
+}
+
+cute_tiler cute_tiler_parse(cute_alg *c, const char *text)
+{
+    cute_tiler T;
+    T.nlayouts = 0;
+    T.tree = cute_tuple_poison();
+    if (c->failed) return T;
+    parser ps;
+    parser_init(&ps, c, text, "tiler");
+    tuple_builder b;
+    tb_init(&b);
+    int depth = 0;
+    for (const char *q = ps.text; *q; q++) {
+        depth += (*q == '(') - (*q == ')');
+        if (depth < 0) break;
+    }
+    if (depth != 0) {
+        parse_fail(&ps, "balanced parentheses");
+        return T;
+    }
+    if (!parse_tiler_rec(&ps, &T, &b, ps.text + strlen(ps.text)) || !expect_end(&ps))
+        return T;
+    T.tree = tb_finish(&b, c, "parse tiler");
+    return T;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* formatting with holes */
+
+/* Render fmt with its arguments into out; %I holes become ?#k with their values kept. */
+static bool render_fmt(cute_alg *c, const char *fmt, va_list ap, char *out, size_t n,
+                       cute_int *holes, int *nholes)
+{
+    size_t len = 0;
+    *nholes = 0;
+    for (const char *f = fmt; *f; f++) {
+        char piece[64];
+        if (*f != '%') {
+            piece[0] = *f, piece[1] = 0;
+        } else if (f[1] == '%') {
+            strcpy(piece, "%"), f++;
+        } else if (f[1] == 'd') {
+            snprintf(piece, sizeof piece, "%d", va_arg(ap, int)), f++;
+        } else if (f[1] == 'l' && f[2] == 'd') {
+            snprintf(piece, sizeof piece, "%ld", va_arg(ap, long)), f += 2;
+        } else if (f[1] == 'l' && f[2] == 'l' && f[3] == 'd') {
+            snprintf(piece, sizeof piece, "%lld", va_arg(ap, long long)), f += 3;
+        } else if (f[1] == 'I') {
+            cute_int x = va_arg(ap, cute_int);
+            f++;
+            if (cute_is_dynamic(x)) {
+                if (*nholes == 16) return cute_alg_fail(c, "format \"%s\": more than 16 holes", fmt);
+                holes[*nholes] = x;
+                snprintf(piece, sizeof piece, "?#%d", (*nholes)++);
+            } else {
+                cute_int_str(x, piece, sizeof piece);
+            }
+        } else {
+            return cute_alg_fail(c, "format \"%s\": unknown conversion '%%%c' (use %%d, %%ld, "
+                                    "%%lld or %%I)", fmt, f[1] ? f[1] : ' ');
+        }
+        size_t pl = strlen(piece);
+        if (len + pl + 1 > n) return cute_alg_fail(c, "format \"%s\": text too long", fmt);
+        memcpy(out + len, piece, pl + 1);
+        len += pl;
+    }
+    out[len] = 0;
+    return true;
+}
+
+cute_layout cute_layout_fmt(cute_alg *c, const char *fmt, ...)
+{
+    if (c->failed) return cute_layout_poison();
+    char text[2048];
+    cute_int holes[16];
+    int nholes;
+    va_list ap;
+    va_start(ap, fmt);
+    bool ok = render_fmt(c, fmt, ap, text, sizeof text, holes, &nholes);
+    va_end(ap);
+    if (!ok) return cute_layout_poison();
+    return layout_parse_holes(c, text, holes, nholes);
+}
+
+cute_tuple cute_tuple_fmt(cute_alg *c, const char *fmt, ...)
+{
+    if (c->failed) return cute_tuple_poison();
+    char text[2048];
+    cute_int holes[16];
+    int nholes;
+    va_list ap;
+    va_start(ap, fmt);
+    bool ok = render_fmt(c, fmt, ap, text, sizeof text, holes, &nholes);
+    va_end(ap);
+    if (!ok) return cute_tuple_poison();
+    return tuple_parse_holes(c, text, holes, nholes);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* printing */
+
+typedef struct sink {
+    char *buf;
+    size_t n, len;
+} sink;
+
+static void put(sink *s, const char *str)
+{
+    for (; *str; str++, s->len++)
+        if (s->len + 1 < s->n) s->buf[s->len] = *str;
+    if (s->n) s->buf[s->len < s->n ? s->len : s->n - 1] = 0;
+}
+
+static void put_leaf(sink *s, cute_int x, cute_basis basis)
+{
+    char tmp[64];
+    cute_int_str(x, tmp, sizeof tmp);
+    put(s, tmp);
+    for (int k = 0; k < (basis & 3); k++) {
+        snprintf(tmp, sizeof tmp, "@%d", ((basis >> (2 + 4 * k)) & 15) - 1);
+        put(s, tmp);
+    }
+}
+
+static int put_tuple(sink *s, const cute_tuple *t, int pos, int *leaf)
+{
+    if (t->node[pos] < 0) {
+        put_leaf(s, t->leaf[*leaf], t->basis[*leaf]);
+        (*leaf)++;
+        return pos + 1;
+    }
+    int n = t->node[pos];
+    put(s, "(");
+    pos++;
+    for (int i = 0; i < n; i++) {
+        if (i) put(s, ",");
+        pos = put_tuple(s, t, pos, leaf);
+    }
+    put(s, ")");
+    return pos;
+}
+
+int cute_tuple_str(const cute_tuple *t, char *buf, size_t n)
+{
+    sink s = {buf, n, 0};
+    if (n) buf[0] = 0;
+    if (cute_tuple_is_poison(t)) {
+        put(&s, "<poison>");
+        return (int)s.len;
+    }
+    int leaf = 0;
+    put_tuple(&s, t, 0, &leaf);
+    return (int)s.len;
+}
+
+int cute_layout_str(const cute_layout *L, char *buf, size_t n)
+{
+    if (cute_layout_is_poison(L)) return cute_tuple_str(&L->shape, buf, n);
+    int a = cute_tuple_str(&L->shape, buf, n);
+    size_t used = (size_t)a < n ? (size_t)a : n;
+    if (used + 1 < n) buf[used] = ':';
+    int b = cute_tuple_str(&L->stride, buf + (used + 1 < n ? used + 1 : n), used + 1 < n ? n - used - 1 : 0);
+    return a + 1 + b;
+}
+
+static int put_tiler(sink *s, const cute_tiler *T, int pos, int *leaf)
+{
+    const cute_tuple *t = &T->tree;
+    if (t->node[pos] < 0) {
+        cute_int x = t->leaf[(*leaf)++];
+        if (cute_is_underscore(x)) {
+            put(s, "_");
+        } else {
+            char tmp[1024];
+            cute_layout_str(&T->layouts[x.v], tmp, sizeof tmp);
+            put(s, tmp);
+        }
+        return pos + 1;
+    }
+    int n = t->node[pos];
+    put(s, "(");
+    pos++;
+    for (int i = 0; i < n; i++) {
+        if (i) put(s, ",");
+        pos = put_tiler(s, T, pos, leaf);
+    }
+    put(s, ")");
+    return pos;
+}
+
+int cute_tiler_str(const cute_tiler *T, char *buf, size_t n)
+{
+    sink s = {buf, n, 0};
+    if (n) buf[0] = 0;
+    if (cute_tuple_is_poison(&T->tree)) {
+        put(&s, "<poison>");
+        return (int)s.len;
+    }
+    int leaf = 0;
+    put_tiler(&s, T, 0, &leaf);
+    return (int)s.len;
+}
+
+int cute_composed_str(const cute_composed *L, char *buf, size_t n)
+{
+    char off[64], lay[2048];
+    cute_int_str(L->offset, off, sizeof off);
+    cute_layout_str(&L->layout, lay, sizeof lay);
+    return snprintf(buf, n, "Sw<%d,%d,%d> o %s o %s", L->sw.B, L->sw.M, L->sw.S, off, lay);
+}
+
+void cute_layout_print(FILE *f, const cute_layout *L)
+{
+    char buf[4096];
+    cute_layout_str(L, buf, sizeof buf);
+    fputs(buf, f);
+}
