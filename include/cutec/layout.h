@@ -27,6 +27,9 @@ typedef struct cute_tiler {
     cute_tuple tree;
     int nlayouts;
     cute_layout layouts[CUTE_MAX_TILER_LAYOUTS];
+    /* layouts[i] came from an int n: it is n:1 to composition (CuTe composes an int as
+     * n:1) but make_layout(n) to divides and products (1:0 when n == 1) */
+    bool from_int[CUTE_MAX_TILER_LAYOUTS];
 } cute_tiler;
 
 /* --- construction ------------------------------------------------------------------- */

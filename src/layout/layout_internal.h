@@ -3,7 +3,12 @@
 #define CUTEC_LAYOUT_INTERNAL_H
 
 #include "cutec/layout.h"
+#include "cutec/notation.h"
 #include "tuple_build.h"
+
+/* an int in notation, in a buffer that lives to the end of the enclosing statement's block */
+const char *int_text(cute_int x, char *buf);
+#define ITXT(x) int_text((x), (char[48]){0})
 
 /* false (and an error naming op) when the context failed or an input is malformed */
 bool layout_inputs_ok(cute_alg *c, const char *op, int n, const cute_layout *const *Ls);
@@ -25,10 +30,17 @@ void modes_of(const cute_layout *L, mode_list *m);
 /* (s0,...):(d0,...), or s0:d0 when n == 1 and !wrap_one, or 1:0 when n == 0 */
 cute_layout modes_layout(cute_alg *c, const mode_list *m, bool wrap_one, const char *op);
 
-/* stride arithmetic that carries a basis: k * (d@b) = (k*d)@b */
-typedef struct stride_val {
-    cute_int v;
-    cute_basis b;
-} stride_val;
+/* coalesce a flat list; keep_last never drops the last mode (composition's coalesce_x) */
+void modes_coalesce(cute_alg *c, const mode_list *in, mode_list *out, bool keep_last);
+
+/* the tiler is well formed and its layouts are usable */
+bool tiler_ok(cute_alg *c, const cute_tiler *T, const char *who);
+/* an int tiler element n as composition sees it: n:1 */
+cute_layout tiler_int_layout(cute_int n);
+/* tiler layout i as divides and products see it: an int n is make_layout(n) */
+cute_layout tiler_layout_for_divide(cute_alg *c, const cute_tiler *T, int i);
+/* composition reporting errors as `who` (divide/product call it) */
+cute_layout composition_named(cute_alg *c, const cute_layout *A, const cute_tiler *B,
+                              const char *who);
 
 #endif

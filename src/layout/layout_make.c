@@ -27,6 +27,12 @@ bool layout_inputs_ok(cute_alg *c, const char *op, int n, const cute_layout *con
     return true;
 }
 
+const char *int_text(cute_int x, char *buf)
+{
+    cute_int_str(x, buf, 48);
+    return buf;
+}
+
 const char *layout_text(const cute_layout *L, char *buf, size_t n)
 {
     cute_layout_str(L, buf, n);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cutec/notation.h"
-#include "tuple_build.h"
+#include "layout_internal.h"
 
 /* ---------------------------------------------------------------------------------- */
 /* parsing */
@@ -274,6 +274,7 @@ static bool parse_tiler_rec(parser *ps, cute_tiler *T, tuple_builder *b, const c
         skip_ws(ps);
         if (ps->p != start + len) return parse_fail(ps, "',' or ')' after a layout");
         T->layouts[T->nlayouts] = L;
+        T->from_int[T->nlayouts] = false;
         tb_leaf(b, cute_i(T->nlayouts++), 0);
         return true;
     }
@@ -292,7 +293,8 @@ static bool parse_tiler_rec(parser *ps, cute_tiler *T, tuple_builder *b, const c
             return cute_alg_fail(ps->c, "parse tiler \"%s\": more than %d elements", ps->text,
                                  CUTE_MAX_TILER_LAYOUTS);
         if (ib.t.basis[0]) return parse_fail(ps, "a size (no '@' basis)");
-        T->layouts[T->nlayouts] = cute_make_layout(ps->c, cute_tuple_int(ib.t.leaf[0]));
+        T->layouts[T->nlayouts] = tiler_int_layout(ib.t.leaf[0]);
+        T->from_int[T->nlayouts] = true;
         tb_leaf(b, cute_i(T->nlayouts++), 0);
         return true;
     }

@@ -1,0 +1,98 @@
+/* LaTeX pictures: a standalone TikZ document in the form of CuTe's print_latex
+ * (include/cute/util/print_latex.hpp): one filled \node per cell, then a grid, then the row
+ * and column indices.  x points down the rows and y along the columns, as in CuTe, so the
+ * node of cell (m,n) sits at (m,n).
+ *
+ * Layouts are shaded by offset with CuTe's 8 greys, TV layouts by thread with its 8 pastels;
+ * both palettes are \definecolor'd once in the preamble.  A cell claimed twice gets a red
+ * frame and a '*'; a cell no thread owns stays white with a '.'.
+ */
+#include "render_grid.h"
+
+/* TikzColor_BWx8: black!00, 40, 20, 60, 10, 50, 30, 70 as grey levels */
+static const char *const tex_greys[RENDER_PALETTE] = {"1.00", "0.60", "0.80", "0.40",
+                                                      "0.90", "0.50", "0.70", "0.30"};
+/* TikzColor_TV */
+static const char *const tex_threads[RENDER_PALETTE] = {
+    "175,175,255", "175,255,175", "255,255,175", "255,175,175",
+    "210,210,255", "210,255,210", "255,255,210", "255,210,210",
+};
+
+static void tex_open(FILE *f, const render_grid *g)
+{
+    fprintf(f, "%% %s: %s\n", g->tv ? "Layout TV" : "Layout", g->title);
+    fputs("\\documentclass[convert]{standalone}\n\\usepackage{tikz}\n\n", f);
+    for (int k = 0; k < RENDER_PALETTE; k++) {
+        if (g->tv)
+            fprintf(f, "\\definecolor{thr%d}{RGB}{%s}\n", k, tex_threads[k]);
+        else
+            fprintf(f, "\\definecolor{off%d}{gray}{%s}\n", k, tex_greys[k]);
+    }
+    fputs("\n\\begin{document}\n"
+          "\\begin{tikzpicture}[x={(0cm,-1cm)},y={(1cm,0cm)},"
+          "every node/.style={minimum size=1cm, outer sep=0pt}]\n\n",
+          f);
+}
+
+static void tex_cell(FILE *f, const render_grid *g, int64_t m, int64_t n)
+{
+    const render_cell *cell = render_at(g, m, n);
+    long long lm = (long long)m, ln = (long long)n;
+    if (!g->tv)
+        fprintf(f, "\\node[fill=off%d] at (%lld,%lld) {%lld};\n", render_color(g, cell), lm, ln,
+                (long long)cell->a);
+    else if (cell->claims == 0)
+        fprintf(f, "\\node[fill=white] at (%lld,%lld) {.};\n", lm, ln);
+    else
+        fprintf(f, "\\node[fill=thr%d] at (%lld,%lld) {\\shortstack{T%lld \\\\ V%lld%s}};\n",
+                render_color(g, cell), lm, ln, (long long)cell->a, (long long)cell->b,
+                cell->claims > 1 ? "*" : "");
+}
+
+/* drawn after the grid so the grid's lines do not cover them */
+static void tex_overlaps(FILE *f, const render_grid *g)
+{
+    for (int64_t n = 0; n < g->N; n++)
+        for (int64_t m = 0; m < g->M; m++)
+            if (g->tv && render_at(g, m, n)->claims > 1)
+                fprintf(f,
+                        "\\draw[color=red,very thick,shift={(-0.5,-0.5)}] (%lld,%lld) "
+                        "rectangle (%lld,%lld);\n",
+                        (long long)m, (long long)n, (long long)m + 1, (long long)n + 1);
+}
+
+static void tex_indices(FILE *f, const render_grid *g)
+{
+    for (int64_t m = 0; m < g->M; m++)
+        fprintf(f, "\\node at (%lld,-1) {\\Large{\\texttt{%lld}}};\n", (long long)m, (long long)m);
+    for (int64_t n = 0; n < g->N; n++)
+        fprintf(f, "\\node at (-1,%lld) {\\Large{\\texttt{%lld}}};\n", (long long)n, (long long)n);
+}
+
+static int tex_write(cute_alg *c, FILE *f, render_grid *g)
+{
+    tex_open(f, g);
+    for (int64_t m = 0; m < g->M; m++)
+        for (int64_t n = 0; n < g->N; n++) tex_cell(f, g, m, n);
+    fprintf(f, "\\draw[color=black,thick,shift={(-0.5,-0.5)}] (0,0) grid (%lld,%lld);\n",
+            (long long)g->M, (long long)g->N);
+    tex_overlaps(f, g);
+    fputc('\n', f);
+    tex_indices(f, g);
+    fputs("\\end{tikzpicture}\n\\end{document}\n", f);
+    return render_finish(c, f, g);
+}
+
+int cute_render_latex(cute_alg *c, FILE *f, const cute_layout *L)
+{
+    render_grid g;
+    if (render_grid_layout(c, L, &g) < 0) return -1;
+    return tex_write(c, f, &g);
+}
+
+int cute_render_tv_latex(cute_alg *c, FILE *f, const cute_layout *tv, const cute_tuple *tile)
+{
+    render_grid g;
+    if (render_grid_tv(c, tv, tile, &g) < 0) return -1;
+    return tex_write(c, f, &g);
+}
