@@ -17,12 +17,14 @@ LDFLAGS += $(SANFLAGS)
 LDLIBS  += -lm
 
 LIB_SRC  := $(filter-out %_test.c,$(wildcard src/layout/*.c))
-CLI_SRC  := $(wildcard src/cli/*.c)
+CLI_SRC  := $(filter-out %_test.c,$(wildcard src/cli/*.c))
 TEST_SRC := $(wildcard src/*/*_test.c)
 TEST_BIN := $(patsubst src/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
+# everything of the CLI but main(), so CLI tests can link it
+CLI_LIB_OBJ := $(filter-out %/main.o,$(CLI_OBJ))
 
 all: $(BUILD)/libcutec.a $(BUILD)/cutec
 
@@ -34,10 +36,14 @@ $(BUILD)/libcutec.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/cutec: $(CLI_OBJ) $(BUILD)/libcutec.a
+$(BUILD)/libcutec_cli.a: $(CLI_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/cutec: $(BUILD)/obj/src/cli/main.o $(BUILD)/libcutec_cli.a $(BUILD)/libcutec.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/src/%.o $(BUILD)/libcutec.a
+$(BUILD)/tests/%: $(BUILD)/obj/src/%.o $(BUILD)/libcutec_cli.a $(BUILD)/libcutec.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -384,9 +384,10 @@ static void test_make_layout_tv(void)
     val = cute_layout_parse(&c, "(4,4):(4,1)");
     tv = cute_make_layout_tv(&c, &thr, &val, &tile);
     got = render_tv_str(&c, cute_render_tv_text, &tv, &tile);
-    CHECK(got && count(got, "| T") == 16 * 128 && !strchr(got, '*') && !strstr(got, " . "),
+    CHECK(got && count(got, "V") == 16 * 128 && !strchr(got, '*') && !strstr(got, " . "),
           "16x128 tile not covered once: %s", c.error);
-    CHECK(got && strstr(got, " 0  | T0V0 | T0V1 | T0V2 | T0V3 | T1V0 |"), "thread 0 row 0");
+    CHECK(got && strstr(got, " 0  |    T0V0 |    T0V1 |    T0V2 |    T0V3 |    T1V0 |"),
+          "row 0: thread 0 then 1, values row-major");
     free(got);
     char *svg = render_tv_str(&c, cute_render_tv_svg, &tv, &tile);
     CHECK(svg && xml_balanced(svg) && count(svg, "<rect ") == 16 * 128, "16x128 svg");

@@ -157,6 +157,14 @@ cute_layout cute_local_partition(cute_alg *c, const cute_layout *L, const cute_l
 {
     const cute_layout *in[2] = {L, thr};
     if (!layout_inputs_ok(c, "local_partition", 2, in)) return cute_layout_poison();
+    cute_int nthr = cute_size(c, thr);
+    if (cute_int_cmp(c, CUTE_CMP_LT, idx, nthr) == CUTE_FALSE ||
+        cute_int_cmp(c, CUTE_CMP_LT, idx, cute_i(0)) == CUTE_TRUE) {
+        char b[1024];
+        cute_alg_fail(c, "local_partition: thread %s is outside the thread layout %s (%s "
+                         "threads)", ITXT(idx), layout_text(thr, b, sizeof b), ITXT(nthr));
+        return cute_layout_poison();
+    }
     /* per top-level mode of thr: its size (the tiler) and idx's coordinate linearized
      * within it (CuTe get_flat_coord) */
     cute_tuple hier = cute_layout_coord_of(c, thr, idx);

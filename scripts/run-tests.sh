@@ -1,0 +1,94 @@
+#!/bin/sh
+# Runs every test of a build and prints one total:
+#   scripts/run-tests.sh BUILD_DIR        (from the repository root; `make test` calls it)
+#
+# 1. every program under BUILD_DIR/tests/ (the fuzz corpus replay among them): each prints
+#    a last line "name: N passed, N failed, N skipped"; a crash, a non-zero exit or a
+#    missing summary line is one more failure of that program;
+# 2. BUILD_DIR/cutec layout check on ../shared/oracle/*.public.jsonl (last line
+#    "N passed, N failed"); no oracle beside the repository is one skip.
+# The last line is "N passed, N failed, N skipped"; the exit status is 1 if anything failed.
+# A program's output is shown (its tail) only when it fails.
+set -u
+
+build=${1:?usage: scripts/run-tests.sh BUILD_DIR}
+oracle=../shared/oracle
+limit=${CUTEC_TEST_TIMEOUT:-600} # seconds per program, so a hang fails instead of CI
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0 skipped=0
+
+# run NAME CMD...: output into $tmp/out, $tmp/err; sets $rc
+run() {
+    name=$1
+    shift
+    if command -v timeout >/dev/null 2>&1; then
+        timeout "$limit" "$@" >"$tmp/out" 2>"$tmp/err"
+    else
+        "$@" >"$tmp/out" 2>"$tmp/err"
+    fi
+    rc=$?
+}
+
+# the program's output tail, indented, after a failure
+show_tail() {
+    tail -n 20 "$tmp/err" | sed 's/^/    | /'
+    tail -n 5 "$tmp/out" | sed 's/^/    > /'
+}
+
+# "N passed, N failed[, N skipped]" at the end of the last line -> $p $f $s, or return 1
+summary() {
+    line=$(tail -n 1 "$tmp/out")
+    nums=$(printf '%s\n' "$line" |
+        sed -n 's/^\(.*: \)\{0,1\}\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed\(, \([0-9][0-9]*\) skipped\)\{0,1\}$/\2 \3 \5/p')
+    [ -n "$nums" ] || return 1
+    set -- $nums
+    p=$1 f=$2 s=${3:-0}
+}
+
+# add the counts of one run; a bad exit with no failure counted is one failure more
+tally() {
+    label=$1
+    if summary; then
+        [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+        passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+        if [ "$f" -eq 0 ]; then
+            echo "ok    $label: $p passed, $s skipped"
+            return
+        fi
+        echo "FAIL  $label: $p passed, $f failed, $s skipped (exit $rc)"
+    else
+        failed=$((failed + 1))
+        if [ "$rc" -gt 128 ]; then
+            echo "FAIL  $label: crashed (signal $((rc - 128))), no summary line"
+        elif [ "$rc" -eq 124 ]; then
+            echo "FAIL  $label: timed out after ${limit}s"
+        else
+            echo "FAIL  $label: exit $rc, no summary line"
+        fi
+    fi
+    show_tail
+}
+
+# 1. test programs, in name order
+progs=$(find "$build/tests" -type f -perm -u+x 2>/dev/null | LC_ALL=C sort)
+[ -n "$progs" ] || { echo "FAIL  no test programs under $build/tests"; failed=$((failed + 1)); }
+for prog in $progs; do
+    run "$prog" "$prog"
+    tally "${prog#"$build/tests/"}"
+done
+
+# 2. the oracle conformance check
+if [ ! -d "$oracle" ]; then
+    echo "skip  oracle: $oracle not found"
+    skipped=$((skipped + 1))
+elif [ ! -x "$build/cutec" ]; then
+    echo "FAIL  oracle: $build/cutec not built"
+    failed=$((failed + 1))
+else
+    run oracle "$build/cutec" layout check "$oracle"/*.public.jsonl
+    tally "oracle (cutec layout check)"
+fi
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,16 @@
+/* cli.h — the `cutec` command: exit codes and the commands main() dispatches to. */
+#ifndef CUTEC_CLI_H
+#define CUTEC_CLI_H
+
+enum {
+    CLI_OK = 0,    /* the command did what was asked */
+    CLI_FAIL = 1,  /* it ran, and the answer is an error (bad layout, failed check, I/O) */
+    CLI_USAGE = 2, /* the command line itself is wrong */
+};
+
+/* A command gets its own argv: argv[0] is the command's name. */
+typedef int (*cli_command_fn)(int argc, char **argv);
+
+int cmd_layout(int argc, char **argv); /* layout_cmd.c */
+
+#endif

@@ -1,0 +1,64 @@
+/* main.c — `cutec <command> ...`: one table of commands, each with its own argv.
+ * Later commands (compile, run, bench, cache) are one row each. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct command {
+    const char *name;
+    const char *args;
+    const char *summary;
+    cli_command_fn run;
+} command;
+
+static int cmd_help(int argc, char **argv);
+
+static const command commands[] = {
+    {"layout", "<op> ARGS...", "the layout algebra: evaluate, draw, check oracle files",
+     cmd_layout},
+    {"help", "[COMMAND]", "this list, or a command's own help", cmd_help},
+};
+static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
+
+static const command *find_command(const char *name)
+{
+    for (int i = 0; i < ncommands; i++)
+        if (strcmp(commands[i].name, name) == 0) return &commands[i];
+    return NULL;
+}
+
+static void print_usage(FILE *f)
+{
+    fputs("usage: cutec <command> ARGS...\n\ncommands:\n", f);
+    for (int i = 0; i < ncommands; i++)
+        fprintf(f, "  %-8s %-14s %s\n", commands[i].name, commands[i].args, commands[i].summary);
+    fputs("\n`cutec <command> help` explains a command.\n", f);
+}
+
+/* `cutec help layout` is `cutec layout help` */
+static int cmd_help(int argc, char **argv)
+{
+    if (argc < 2) return print_usage(stdout), CLI_OK;
+    const command *cmd = find_command(argv[1]);
+    if (!cmd || cmd->run == cmd_help) {
+        fprintf(stderr, "cutec help: unknown command \"%s\"\n", argv[1]);
+        return CLI_USAGE;
+    }
+    char *sub[] = {(char *)cmd->name, "help", NULL};
+    return cmd->run(2, sub);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) return print_usage(stderr), CLI_USAGE;
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) return cmd_help(1, argv + 1);
+    const command *cmd = find_command(name);
+    if (!cmd) {
+        fprintf(stderr, "cutec: unknown command \"%s\"\n\n", name);
+        print_usage(stderr);
+        return CLI_USAGE;
+    }
+    return cmd->run(argc - 1, argv + 1);
+}
