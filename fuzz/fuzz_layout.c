@@ -279,7 +279,7 @@ static void run_tuple_ops(const operands *o)
     const int64_t *k = o->knob;
     cute_alg c;
     cute_layout R;
-    cute_int off;
+    cute_tuple off;
     cute_tuple tl;
     fresh(&c), R = cute_make_layout(&c, o->t), see_layout("make_layout", &c, &R, k);
     fresh(&c), R = cute_make_layout_row_major(&c, o->t);

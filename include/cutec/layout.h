@@ -61,6 +61,11 @@ cute_int cute_layout_eval(cute_alg *c, const cute_layout *L, cute_int i);
 cute_int cute_layout_eval_crd(cute_alg *c, const cute_layout *L, const cute_tuple *crd);
 /* for a layout with basis strides: the coordinate L(i), e.g. (2,3) */
 cute_tuple cute_layout_eval_basis(cute_alg *c, const cute_layout *L, cute_int i);
+/* the same for a coordinate ('_' counts as 0): the offset of a slice of an identity layout */
+cute_tuple cute_layout_eval_crd_basis(cute_alg *c, const cute_layout *L, const cute_tuple *crd);
+/* L(crd) with '_' as 0, as an int-tuple: an int for integer strides, a coordinate for basis
+ * strides.  The offset of a slice. */
+cute_tuple cute_layout_offset(cute_alg *c, const cute_layout *L, const cute_tuple *crd);
 bool cute_layout_has_basis(const cute_layout *L);
 bool cute_layout_equal(cute_alg *c, const cute_layout *a, const cute_layout *b); /* as values */
 
@@ -136,9 +141,11 @@ cute_layout cute_downcast(cute_alg *c, const cute_layout *L, int64_t n); /* n ne
 cute_layout cute_recast(cute_alg *c, const cute_layout *L, int old_bits, int new_bits);
 
 /* --- slicing and tiling ------------------------------------------------------------- */
-/* the modes paired with '_' in crd, flattened into one tuple; *offset = L(crd with _ = 0) */
+/* the modes paired with '_' in crd, flattened into one tuple; *offset (may be NULL) =
+ * L(crd with _ = 0): an int, or for basis strides (identity layouts) a coordinate.
+ * local_tile and local_partition give their offsets the same way. */
 cute_layout cute_slice_and_offset(cute_alg *c, const cute_tuple *crd, const cute_layout *L,
-                                  cute_int *offset);
+                                  cute_tuple *offset);
 cute_layout cute_slice(cute_alg *c, const cute_tuple *crd, const cute_layout *L);
 /* the modes paired with ints in crd (an int against a sub-tuple keeps the whole sub-tuple) */
 cute_layout cute_dice(cute_alg *c, const cute_tuple *crd, const cute_layout *L);
@@ -148,11 +155,11 @@ cute_layout cute_dice(cute_alg *c, const cute_tuple *crd, const cute_layout *L);
  * tile_shape and coord: modes where proj is '_' are dropped, int leaves kept (CuTe DSL's
  * proj=(1,None,1)). */
 cute_layout cute_local_tile(cute_alg *c, const cute_layout *L, const cute_tuple *tile_shape,
-                            const cute_tuple *coord, const cute_tuple *proj, cute_int *offset);
+                            const cute_tuple *coord, const cute_tuple *proj, cute_tuple *offset);
 /* thread `idx`'s share of L when thr_layout's threads split it outer-wise (CuTe
  * local_partition): zipped_divide(L, shape(thr))[(thr.flat_coord(idx), _)] */
 cute_layout cute_local_partition(cute_alg *c, const cute_layout *L, const cute_layout *thr,
-                                 cute_int idx, cute_int *offset);
+                                 cute_int idx, cute_tuple *offset);
 /* thread layout x value layout -> (tiler, TV layout): CuTe DSL's make_layout_tv.
  * tiler = product_each(shape(raked_product(thr, val))), tv = right_inverse(raked) o
  * (size(thr), size(val)):(1, size(thr)) */

@@ -1,5 +1,6 @@
 /* layout_cmd.c — `cutec layout`: run one op of the table, print its result; `help` lists
  * the ops; `check` runs oracle files (oracle_check.c). */
+#include "cutec/notation.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -37,7 +38,7 @@ static void print_result(const op_out *out)
     fputs(sb_str(&out->text), stdout);
     if (out->has_offset) {
         char buf[64];
-        cute_int_str(out->offset, buf, sizeof buf);
+        cute_tuple_str(&out->offset, buf, sizeof buf);
         printf(" offset %s", buf);
     }
     putchar('\n');

@@ -20,7 +20,7 @@
 typedef struct op_out {
     strbuf text;     /* the result: a layout, tuple or int in notation; values space-separated */
     bool has_offset; /* slice, local_tile, local_partition: the offset, printed after */
-    cute_int offset;
+    cute_tuple offset; /* an int, or a coordinate for identity layouts */
 } op_out;
 
 struct layout_op;

@@ -4,6 +4,7 @@
  * Results compare as text: layouts are canonical notation, and expected ints are printed
  * the way we print ours, so equal text is equal integers.
  */
+#include "cutec/notation.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -133,8 +134,8 @@ static void add_offset(const json_object *o, const op_out *out, strbuf *want, st
         sb_printf(want, " offset %lld", (long long)off->i);
     else
         sb_put(want, " offset (not an int)");
-    char buf[64] = "";
-    if (out->has_offset) cute_int_str(out->offset, buf, sizeof buf);
+    char buf[1024] = "";
+    if (out->has_offset) cute_tuple_str(&out->offset, buf, sizeof buf);
     sb_printf(got, " offset %s", out->has_offset ? buf : "(none)");
 }
 

@@ -250,38 +250,61 @@ cute_int cute_layout_eval_crd(cute_alg *c, const cute_layout *L, const cute_tupl
     return cute_crd2idx(c, crd, &L->shape, &L->stride);
 }
 
-cute_tuple cute_layout_eval_basis(cute_alg *c, const cute_layout *L, cute_int idx)
+/* sum the leaf coordinates times their strides into the coordinate space the bases name */
+static cute_tuple basis_sum(cute_alg *c, const cute_layout *L, const cute_int *x)
 {
-    if (!layout_inputs_ok(c, "eval", 1, &L)) return cute_tuple_poison();
-    /* the coordinate space: the deepest basis path tells how many modes there are */
-    cute_tuple crd = cute_idx2crd(c, idx, &L->shape);
-    cute_int acc[CUTE_MAX_RANK][CUTE_MAX_RANK] = {{cute_i(0)}};
+    cute_int acc[CUTE_MAX_RANK][CUTE_MAX_RANK];
     int width[CUTE_MAX_RANK] = {0}, top = 0;
+    bool plain = false;
+    for (int m = 0; m < CUTE_MAX_RANK; m++)
+        for (int j = 0; j < CUTE_MAX_RANK; j++) acc[m][j] = cute_i(0);
     for (int k = 0; k < L->stride.nleaves && !c->failed; k++) {
         cute_basis b = L->stride.basis[k];
         int len = b & 3;
         int m0 = len > 0 ? ((b >> 2) & 15) - 1 : 0, m1 = len > 1 ? ((b >> 6) & 15) - 1 : 0;
         if (len > 2) {
-            cute_alg_fail(c, "eval: basis paths deeper than 2 are not evaluated");
+            cute_alg_fail(c, "eval: basis paths deeper than 2 modes are not supported");
             return cute_tuple_poison();
         }
-        cute_int term = cute_mul(c, crd.leaf[k], L->stride.leaf[k]);
-        acc[m0][m1] = cute_add(c, acc[m0][m1], term);
+        plain |= len == 0;
+        acc[m0][m1] = cute_add(c, acc[m0][m1], cute_mul(c, x[k], L->stride.leaf[k]));
         if (m0 + 1 > top) top = m0 + 1;
         if (len > 1 && m1 + 1 > width[m0]) width[m0] = m1 + 1;
     }
+    if (plain && top > 1) {
+        cute_alg_fail(c, "eval: a layout mixes plain and basis strides");
+        return cute_tuple_poison();
+    }
+    if (plain) return cute_tuple_int(acc[0][0]);
     cute_tuple modes[CUTE_MAX_RANK];
     for (int m = 0; m < top; m++) {
-        if (width[m] == 0) {
-            modes[m] = cute_tuple_int(acc[m][0]);
-        } else {
-            cute_tuple inner[CUTE_MAX_RANK];
-            for (int j = 0; j < width[m]; j++) inner[j] = cute_tuple_int(acc[m][j]);
-            modes[m] = cute_tuple_of(c, width[m], inner);
-        }
+        cute_tuple inner[CUTE_MAX_RANK];
+        for (int j = 0; j < width[m]; j++) inner[j] = cute_tuple_int(acc[m][j]);
+        modes[m] = width[m] ? cute_tuple_of(c, width[m], inner) : cute_tuple_int(acc[m][0]);
     }
-    if (top == 1 && width[0] == 0 && !(L->stride.basis[0] & 3)) return modes[0];
     return c->failed ? cute_tuple_poison() : cute_tuple_of(c, top, modes);
+}
+
+cute_tuple cute_layout_eval_crd_basis(cute_alg *c, const cute_layout *L, const cute_tuple *crd)
+{
+    if (!layout_inputs_ok(c, "eval", 1, &L)) return cute_tuple_poison();
+    cute_int x[CUTE_MAX_LEAVES];
+    if (!tuple_leaf_coords(c, crd, &L->shape, x)) return cute_tuple_poison();
+    return basis_sum(c, L, x);
+}
+
+cute_tuple cute_layout_offset(cute_alg *c, const cute_layout *L, const cute_tuple *crd)
+{
+    if (cute_layout_has_basis(L)) return cute_layout_eval_crd_basis(c, L, crd);
+    if (!layout_inputs_ok(c, "offset", 1, &L)) return cute_tuple_poison();
+    cute_int off = cute_crd2idx(c, crd, &L->shape, &L->stride);
+    return c->failed ? cute_tuple_poison() : cute_tuple_int(off);
+}
+
+cute_tuple cute_layout_eval_basis(cute_alg *c, const cute_layout *L, cute_int idx)
+{
+    cute_tuple crd = cute_tuple_int(idx);
+    return cute_layout_eval_crd_basis(c, L, &crd);
 }
 
 bool cute_layout_equal(cute_alg *c, const cute_layout *a, const cute_layout *b)

@@ -112,21 +112,21 @@ static void tiling(void)
     CTX(c);
     /* seed 002: gA = local_tile(mA, (128,128,8), (bidx,bidy,_), proj=(1,_,1)) */
     cute_layout mA = L("(512,64):(1,512)");
-    cute_int off;
+    cute_tuple off;
     cute_tuple tile = T("(128,128,8)"), crd = T("(2,1,_)"), proj = T("(1,_,1)");
     CHECK_STR(lay(&c, cute_local_tile(&c, &mA, &tile, &crd, &proj, &off)), "(128,8,8):(1,512,4096)");
-    CHECK(off.v == 256, "offset %lld", (long long)off.v);
+    CHECK(off.leaf[0].v == 256, "offset %lld", (long long)off.leaf[0].v);
     /* thread 9 of (32,8):(8,1) owns a (4,1) piece of a (128,8) tile */
     cute_layout tileC = L("(128,8):(1,128)"), thr = L("(32,8):(8,1)");
     CHECK_STR(lay(&c, cute_local_partition(&c, &tileC, &thr, cute_i(9), &off)), "(4,1):(32,0)");
-    CHECK(off.v == 1 + 128, "offset %lld", (long long)off.v);
+    CHECK(off.leaf[0].v == 1 + 128, "offset %lld", (long long)off.leaf[0].v);
     CHECK_STR(tup(&c, cute_layout_coord_of(&c, &thr, cute_i(9))), "(1,1)");
     /* every element of the tile is owned by exactly one (thread, value) */
     int owner[1024];
     memset(owner, 0, sizeof owner);
     for (int t = 0; t < 256; t++) {
         cute_layout part = cute_local_partition(&c, &tileC, &thr, cute_i(t), &off);
-        for (int v = 0; v < 4; v++) owner[off.v + cute_layout_eval(&c, &part, cute_i(v)).v]++;
+        for (int v = 0; v < 4; v++) owner[off.leaf[0].v + cute_layout_eval(&c, &part, cute_i(v)).v]++;
     }
     int ok = 1;
     for (int i = 0; i < 1024; i++) ok &= owner[i] == 1;

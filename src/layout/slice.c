@@ -67,11 +67,10 @@ static cute_layout pick_layout(cute_alg *c, const cute_tuple *crd, const cute_la
 }
 
 cute_layout cute_slice_and_offset(cute_alg *c, const cute_tuple *crd, const cute_layout *L,
-                                  cute_int *offset)
+                                  cute_tuple *offset)
 {
     cute_layout R = pick_layout(c, crd, L, true, "slice");
-    cute_int off = c->failed ? cute_i(0) : cute_crd2idx(c, crd, &L->shape, &L->stride);
-    if (offset) *offset = off;
+    if (offset) *offset = cute_layout_offset(c, L, crd);
     return c->failed ? cute_layout_poison() : R;
 }
 
@@ -120,7 +119,7 @@ static cute_tuple tile_coord(cute_alg *c, const cute_layout *Z, int mode, const 
 }
 
 cute_layout cute_local_tile(cute_alg *c, const cute_layout *L, const cute_tuple *tile_shape,
-                            const cute_tuple *coord, const cute_tuple *proj, cute_int *offset)
+                            const cute_tuple *coord, const cute_tuple *proj, cute_tuple *offset)
 {
     if (!layout_inputs_ok(c, "local_tile", 1, &L)) return cute_layout_poison();
     cute_tuple shape = *tile_shape, crd = *coord;
@@ -153,7 +152,7 @@ cute_tuple cute_layout_coord_of(cute_alg *c, const cute_layout *L, cute_int idx)
 }
 
 cute_layout cute_local_partition(cute_alg *c, const cute_layout *L, const cute_layout *thr,
-                                 cute_int idx, cute_int *offset)
+                                 cute_int idx, cute_tuple *offset)
 {
     const cute_layout *in[2] = {L, thr};
     if (!layout_inputs_ok(c, "local_partition", 2, in)) return cute_layout_poison();

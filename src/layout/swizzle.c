@@ -88,9 +88,14 @@ cute_composed cute_composed_logical_product(cute_alg *c, const cute_composed *L,
 
 cute_composed cute_composed_slice(cute_alg *c, const cute_tuple *crd, const cute_composed *L)
 {
-    cute_int off;
+    cute_tuple off;
     cute_layout inner = cute_slice_and_offset(c, crd, &L->layout, &off);
-    return rewrap(c, L, inner, cute_add(c, L->offset, off));
+    if (c->failed) return composed_poison();
+    if (!cute_tuple_is_int(&off)) {
+        cute_alg_fail(c, "slice: a swizzled layout needs integer strides");
+        return composed_poison();
+    }
+    return rewrap(c, L, inner, cute_add(c, L->offset, off.leaf[0]));
 }
 
 cute_composed cute_composed_tile_to_shape(cute_alg *c, const cute_composed *block,

@@ -570,18 +570,26 @@ static void common_atoms(const poly *p, mono *g)
     }
 }
 
-/* bounds of p: term by term, and also with the common atoms factored out
- * (16*x*y - 16*x = 16*x*(y-1) >= 0 when x >= 0 and y >= 1) */
+/* bounds of p: term by term, and also with the atoms common to the non-constant terms
+ * factored out (16*x*y - 16*x + 1 = 16*x*(y-1) + 1 >= 1 when x >= 0 and y >= 1) */
 static ival poly_range(const cute_symbolic *S, const poly *p)
 {
     ival r = poly_range_plain(S, p);
-    if (p->n < 2) return r;
+    poly v = *p;
+    int64_t c0 = 0;
+    if (v.n > 0 && v.t[0].deg == 0) { /* the constant term, first in the order */
+        c0 = v.t[0].coef;
+        memmove(&v.t[0], &v.t[1], (size_t)(v.n - 1) * sizeof(mono));
+        v.n--;
+    }
+    if (v.n < 2) return r;
     mono g;
-    common_atoms(p, &g);
+    common_atoms(&v, &g);
     if (g.deg == 0) return r;
     poly q;
-    if (!poly_exact_div(&q, p, &(poly){1, {g}})) return r;
-    return ival_meet(r, ival_mul(mono_range(S, &g), poly_range_plain(S, &q)));
+    if (!poly_exact_div(&q, &v, &(poly){1, {g}})) return r;
+    ival f = ival_add(ival_point(c0), ival_mul(mono_range(S, &g), poly_range_plain(S, &q)));
+    return ival_meet(r, f);
 }
 
 /* p - q >= k, provably */
@@ -666,7 +674,7 @@ static int64_t op_scale(const cute_symbolic *S, int op, uint32_t a, uint32_t b)
 
 static int64_t max_abs(ival r) /* NO_HI when unbounded */
 {
-    if (r.lo == NO_LO || r.hi == NO_HI || r.lo == INT64_MIN) return NO_HI;
+    if (r.lo == NO_LO || r.hi == NO_HI || r.hi == INT64_MIN) return NO_HI;
     int64_t a = r.lo < 0 ? -r.lo : r.lo, b = r.hi < 0 ? -r.hi : r.hi;
     return a > b ? a : b;
 }
@@ -705,7 +713,7 @@ static ival op_range(const cute_symbolic *S, int op, uint32_t a, uint32_t b)
     case CUTE_IABS: {
         int64_t m = max_abs(ra);
         if (ra.lo >= 0) return ra;
-        return (ival){ra.hi != NO_HI && ra.hi < 0 ? -ra.hi : 0, m};
+        return (ival){ra.hi < 0 && ra.hi != INT64_MIN ? -ra.hi : 0, m};
     }
     case CUTE_ISGN:
         return (ival){ra.lo >= 1 ? 1 : (ra.lo >= 0 ? 0 : -1),
@@ -742,7 +750,8 @@ static uint32_t opaque(cute_symbolic *S, int op, uint32_t a, uint32_t b)
         }
     }
     int64_t scale = op_scale(S, op, a, b);
-    ival r = ival_div_exact(op_range(S, op, a, b), scale);
+    ival r = op_range(S, op, a, b);
+    r = ival_div_exact(r.lo > r.hi ? ANY : r, scale);
     if (r.lo != NO_LO && r.lo == r.hi) {
         int64_t v;
         if (!__builtin_mul_overflow(r.lo, scale, &v)) return intern_const(S, v);
@@ -812,8 +821,6 @@ static uint32_t compute_div(cute_symbolic *S, int op, uint32_t a, uint32_t b, co
             }
         }
     }
-    poly one;
-    poly_const(&one, 1);
     if (op == CUTE_IDIV && prove_nonneg(S, pa) && prove_ge(S, pb, pa, 1))
         return intern_const(S, 0); /* 0 <= a < b */
     if (op == CUTE_ICEILDIV && prove_ge(S, pa, &(poly){0}, 1) && prove_ge(S, pb, pa, 0))

@@ -477,3 +477,49 @@ cute_int cute_crd2idx(cute_alg *c, const cute_tuple *crd, const cute_tuple *shap
     }
     return crd2idx_at(c, crd, 0, 0, shape, stride, 0, 0);
 }
+
+/* the coordinate of every leaf of shape's subtree at (pos, leaf) for the coordinate crd's
+ * subtree at (cpos, cleaf): ints split colexicographically, '_' counts as 0 */
+static void leaf_coords_at(cute_alg *c, const cute_tuple *crd, int cpos, int cleaf,
+                           const cute_tuple *shape, int pos, int leaf, cute_int *out)
+{
+    if (c->failed) return;
+    int n = shape->node[pos] < 0 ? 0 : shape->node[pos];
+    if (crd->node[cpos] >= 0) {
+        if (crd->node[cpos] != n || n == 0) {
+            cute_alg_fail(c, "coordinate: a tuple of rank %d against a %s", crd->node[cpos],
+                          n ? "tuple of another rank" : "single mode");
+            return;
+        }
+        int cp = cpos + 1, cl = cleaf, p = pos + 1, l = leaf;
+        for (int i = 0; i < n; i++) {
+            leaf_coords_at(c, crd, cp, cl, shape, p, l, out);
+            int nl, cnl;
+            cp = tuple_subtree_end(crd, cp, &cnl);
+            p = tuple_subtree_end(shape, p, &nl);
+            cl += cnl, l += nl;
+        }
+        return;
+    }
+    cute_int x = crd->leaf[cleaf];
+    if (cute_is_underscore(x)) x = cute_i(0);
+    /* split x over the subtree like idx2crd, leaf by leaf */
+    cute_tuple part;
+    {
+        tuple_builder b;
+        tb_init(&b);
+        tb_subtree(&b, shape, pos, leaf);
+        part = b.t;
+    }
+    cute_tuple split = cute_idx2crd(c, x, &part);
+    for (int k = 0; k < split.nleaves; k++) out[leaf + k] = split.leaf[k];
+}
+
+bool tuple_leaf_coords(cute_alg *c, const cute_tuple *crd, const cute_tuple *shape, cute_int *out)
+{
+    if (c->failed) return false;
+    if (cute_tuple_is_poison(crd) || cute_tuple_is_poison(shape))
+        return cute_alg_fail(c, "coordinate: poison input");
+    leaf_coords_at(c, crd, 0, 0, shape, 0, 0, out);
+    return !c->failed;
+}

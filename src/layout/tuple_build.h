@@ -24,4 +24,8 @@ int tuple_subtree_end(const cute_tuple *t, int pos, int *leaves);
 /* node position and first leaf of top-level mode i; false if out of range */
 bool tuple_mode_pos(const cute_tuple *t, int i, int *pos, int *leaf);
 
+/* the coordinate of each leaf of shape for crd (weakly congruent; ints split
+ * colexicographically, '_' as 0) into out[shape->nleaves] */
+bool tuple_leaf_coords(cute_alg *c, const cute_tuple *crd, const cute_tuple *shape, cute_int *out);
+
 #endif
