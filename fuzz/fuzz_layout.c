@@ -91,7 +91,10 @@ static void broken(const char *op, const char *what, const char *text)
     abort();
 }
 
-static void fresh(cute_alg *c) { cute_alg_init(c, &unknowns); }
+static void fresh(cute_alg *c)
+{
+    cute_alg_init(c, &unknowns);
+}
 
 /* false while an operand failed to parse: an op on poison returns poison, with or
  * without a message of its own */
@@ -168,8 +171,7 @@ static void render_some(const cute_layout *L)
     }
 }
 
-static void see_layout(const char *op, const cute_alg *c, const cute_layout *L,
-                       const int64_t *knob)
+static void see_layout(const char *op, const cute_alg *c, const cute_layout *L, const int64_t *knob)
 {
     char buf[4096], again[4096], small[8];
     if (cute_layout_is_poison(L)) return see_failure(op, c);
@@ -202,24 +204,53 @@ typedef cute_layout (*binary_op)(cute_alg *, const cute_layout *, const cute_lay
 typedef cute_layout (*tiler_op)(cute_alg *, const cute_layout *, const cute_tiler *);
 typedef cute_layout (*profile_op)(cute_alg *, const cute_layout *, const cute_tuple *);
 
-#define OP(f) {#f, f}
-static const struct { const char *name; unary_op f; } unary_ops[] = {
-    OP(cute_coalesce),      OP(cute_filter_zeros),    OP(cute_filter),
-    OP(cute_complement_default), OP(cute_right_inverse), OP(cute_left_inverse),
-    OP(cute_flatten),       OP(cute_make_layout_like),
+typedef struct {
+    const char *name;
+    unary_op f;
+} unary_entry;
+typedef struct {
+    const char *name;
+    binary_op f;
+} binary_entry;
+typedef struct {
+    const char *name;
+    tiler_op f;
+} tiler_entry;
+typedef struct {
+    const char *name;
+    profile_op f;
+} profile_entry;
+
+static const unary_entry unary_ops[] = {
+    {"coalesce", cute_coalesce},
+    {"filter_zeros", cute_filter_zeros},
+    {"filter", cute_filter},
+    {"complement_default", cute_complement_default},
+    {"right_inverse", cute_right_inverse},
+    {"left_inverse", cute_left_inverse},
+    {"flatten", cute_flatten},
+    {"make_layout_like", cute_make_layout_like},
 };
-static const struct { const char *name; binary_op f; } binary_ops[] = {
-    OP(cute_compose),       OP(cute_blocked_product), OP(cute_raked_product),
-    OP(cute_max_common_layout), OP(cute_append),     OP(cute_prepend),
+static const binary_entry binary_ops[] = {
+    {"compose", cute_compose},
+    {"blocked_product", cute_blocked_product},
+    {"raked_product", cute_raked_product},
+    {"max_common_layout", cute_max_common_layout},
+    {"append", cute_append},
+    {"prepend", cute_prepend},
 };
-static const struct { const char *name; tiler_op f; } tiler_ops[] = {
-    OP(cute_composition),   OP(cute_logical_divide),  OP(cute_zipped_divide),
-    OP(cute_tiled_divide),  OP(cute_flat_divide),     OP(cute_logical_product),
-    OP(cute_zipped_product), OP(cute_tiled_product),  OP(cute_flat_product),
+static const tiler_entry tiler_ops[] = {
+    {"composition", cute_composition},       {"logical_divide", cute_logical_divide},
+    {"zipped_divide", cute_zipped_divide},   {"tiled_divide", cute_tiled_divide},
+    {"flat_divide", cute_flat_divide},       {"logical_product", cute_logical_product},
+    {"zipped_product", cute_zipped_product}, {"tiled_product", cute_tiled_product},
+    {"flat_product", cute_flat_product},
 };
-static const struct { const char *name; profile_op f; } profile_ops[] = {
-    OP(cute_coalesce_profile), OP(cute_filter_profile), OP(cute_complement),
-    OP(cute_unflatten),
+static const profile_entry profile_ops[] = {
+    {"coalesce_profile", cute_coalesce_profile},
+    {"filter_profile", cute_filter_profile},
+    {"complement", cute_complement},
+    {"unflatten", cute_unflatten},
 };
 
 typedef struct operands {
@@ -230,7 +261,10 @@ typedef struct operands {
 } operands;
 
 /* clamp a knob into a small int range, for counts and mode indices */
-static int small(int64_t k, int lo, int hi) { return k < lo ? lo : k > hi ? hi : (int)k; }
+static int small(int64_t k, int lo, int hi)
+{
+    return k < lo ? lo : k > hi ? hi : (int)k;
+}
 
 static void run_table_ops(const operands *o)
 {
@@ -299,7 +333,8 @@ static void run_tuple_ops(const operands *o)
     see_layout("local_tile", &c, &R, k);
     fresh(&c), R = cute_local_partition(&c, &o->A, &o->B, cute_i(k[0]), &off);
     see_layout("local_partition", &c, &R, k);
-    fresh(&c), R = cute_make_layout_tv(&c, &o->A, &o->B, &tl), see_layout("make_layout_tv", &c, &R, k);
+    fresh(&c), R = cute_make_layout_tv(&c, &o->A, &o->B, &tl),
+               see_layout("make_layout_tv", &c, &R, k);
     if (!cute_layout_is_poison(&R)) {
         see_tuple("make_layout_tv tiler", &c, &tl);
         int (*const draw[])(cute_alg *, FILE *, const cute_layout *, const cute_tuple *) = {
@@ -364,7 +399,8 @@ static void run_swizzle_ops(const operands *o)
     fresh(&c);
     cute_composed S = cute_make_composed(&c, sw, cute_i(k[4]), &o->A), R;
     see_composed("make_composed", &c, &S);
-    fresh(&c), R = cute_composed_composition(&c, &S, &o->T), see_composed("composed_composition", &c, &R);
+    fresh(&c), R = cute_composed_composition(&c, &S, &o->T),
+               see_composed("composed_composition", &c, &R);
     fresh(&c), R = cute_composed_logical_divide(&c, &S, &o->T);
     see_composed("composed_logical_divide", &c, &R);
     fresh(&c), R = cute_composed_zipped_divide(&c, &S, &o->T);
@@ -391,8 +427,10 @@ static void parse_all_ways(const char *text, const int64_t *knob)
     see_layout("layout_or_shape_parse", &c, &L, knob);
     fresh(&c), t = cute_tuple_parse(&c, text), see_tuple("tuple_parse", &c, &t);
     fresh(&c), T = cute_tiler_parse(&c, text);
-    if (cute_tuple_is_poison(&T.tree)) see_failure("tiler_parse", &c);
-    else cute_tiler_str(&T, (char[256]){0}, 256);
+    if (cute_tuple_is_poison(&T.tree))
+        see_failure("tiler_parse", &c);
+    else
+        cute_tiler_str(&T, (char[256]){0}, 256);
     /* the text as a format with its '%' escaped: only "%%" conversions */
     char fmt[2 * MAX_INPUT + 1], *f = fmt;
     for (const char *p = text; *p; p++) {
@@ -410,8 +448,8 @@ static void format_knobs(const int64_t *k)
     cute_alg c;
     fresh(&c);
     cute_int d = cute_int_dynamic(&c, k[3] > 0 && k[3] < 1 << 20 ? k[3] : 1, "n");
-    cute_layout L = cute_layout_fmt(&c, "((%d,%ld),%I):((%lld,%I),%d)", (int)k[0], (long)k[1],
-                                    d, (long long)k[2], cute_i(k[4]), (int)k[5]);
+    cute_layout L = cute_layout_fmt(&c, "((%d,%ld),%I):((%lld,%I),%d)", (int)k[0], (long)k[1], d,
+                                    (long long)k[2], cute_i(k[4]), (int)k[5]);
     see_layout("layout_fmt", &c, &L, k);
 }
 

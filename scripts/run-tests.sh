@@ -1,6 +1,8 @@
 #!/bin/sh
 # Runs every test of a build and prints one total:
-#   scripts/run-tests.sh BUILD_DIR        (from the repository root; `make test` calls it)
+#   scripts/run-tests.sh BUILD_DIR        (`make test` calls it)
+# BUILD_DIR is relative to the repository root, where the tests run (they read
+# ../shared/oracle from there).
 #
 # 1. every program under BUILD_DIR/tests/ (the fuzz corpus replay among them): each prints
 #    a last line "name: N passed, N failed, N skipped"; a crash, a non-zero exit or a
@@ -12,16 +14,15 @@
 set -u
 
 build=${1:?usage: scripts/run-tests.sh BUILD_DIR}
+cd "$(dirname "$0")/.." || exit 1
 oracle=../shared/oracle
 limit=${CUTEC_TEST_TIMEOUT:-600} # seconds per program, so a hang fails instead of CI
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0 skipped=0
 
-# run NAME CMD...: output into $tmp/out, $tmp/err; sets $rc
+# run CMD...: output into $tmp/out, $tmp/err; sets $rc
 run() {
-    name=$1
-    shift
     if command -v timeout >/dev/null 2>&1; then
         timeout "$limit" "$@" >"$tmp/out" 2>"$tmp/err"
     else
@@ -74,7 +75,7 @@ tally() {
 progs=$(find "$build/tests" -type f -perm -u+x 2>/dev/null | LC_ALL=C sort)
 [ -n "$progs" ] || { echo "FAIL  no test programs under $build/tests"; failed=$((failed + 1)); }
 for prog in $progs; do
-    run "$prog" "$prog"
+    run "$prog"
     tally "${prog#"$build/tests/"}"
 done
 
@@ -86,7 +87,7 @@ elif [ ! -x "$build/cutec" ]; then
     echo "FAIL  oracle: $build/cutec not built"
     failed=$((failed + 1))
 else
-    run oracle "$build/cutec" layout check "$oracle"/*.public.jsonl
+    run "$build/cutec" layout check "$oracle"/*.public.jsonl
     tally "oracle (cutec layout check)"
 fi
 

@@ -1,6 +1,7 @@
 /* layout_cmd.c — `cutec layout`: run one op of the table, print its result; `help` lists
  * the ops; `check` runs oracle files (oracle_check.c). */
 #include "cutec/notation.h"
+#include "cutec/symbolic.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -44,19 +45,27 @@ static void print_result(const op_out *out)
     putchar('\n');
 }
 
-/* run op on args with a fresh context; errors go to stderr as "cutec layout OP: why" */
+/* run op on args with a fresh context; errors go to stderr as "cutec layout: why" (the
+ * library's messages start with the op's name).  '?' leaves become symbols of a symbolic
+ * backend, so the algebra on dynamic layouts can be tried from the shell. */
 static int run_op(const layout_op *op, int argc, char **argv)
 {
+    cute_symbolic *sym = cute_symbolic_new();
+    if (!sym) {
+        fprintf(stderr, "cutec layout: out of memory\n");
+        return CLI_FAIL;
+    }
     cute_alg c;
-    cute_alg_init(&c, NULL);
+    cute_symbolic_bind(sym, &c);
     op_out out;
     op_out_init(&out);
     bool ok = op->run(op, &c, argc, argv, &out) && !c.failed;
     if (ok)
         print_result(&out);
     else
-        fprintf(stderr, "cutec layout %s: %s\n", op->name, c.error[0] ? c.error : "failed");
+        fprintf(stderr, "cutec layout: %s\n", c.error[0] ? c.error : "failed");
     op_out_free(&out);
+    cute_symbolic_free(sym);
     return ok ? CLI_OK : CLI_FAIL;
 }
 

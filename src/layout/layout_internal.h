@@ -7,8 +7,9 @@
 #include "tuple_build.h"
 
 /* an int in notation, in a buffer that lives to the end of the enclosing statement's block */
-const char *int_text(cute_int x, char *buf);
-#define ITXT(x) int_text((x), (char[48]){0})
+/* an int for a message: notation when static, the backend's description when dynamic */
+const char *int_text(const cute_alg *c, cute_int x, char *buf);
+#define ITXT(x) int_text(c, (x), (char[96]){0})
 
 /* false (and an error naming op) when the context failed or an input is malformed */
 bool layout_inputs_ok(cute_alg *c, const char *op, int n, const cute_layout *const *Ls);

@@ -27,9 +27,12 @@ bool layout_inputs_ok(cute_alg *c, const char *op, int n, const cute_layout *con
     return true;
 }
 
-const char *int_text(cute_int x, char *buf)
+const char *int_text(const cute_alg *c, cute_int x, char *buf)
 {
-    cute_int_str(x, buf, 48);
+    if (cute_is_dynamic(x) && c->arith && c->arith->describe &&
+        c->arith->describe(c->arith->self, x, buf, 96) > 0)
+        return buf;
+    cute_int_str(x, buf, 96);
     return buf;
 }
 
@@ -101,23 +104,19 @@ cute_layout cute_make_layout_modes(cute_alg *c, int n, const cute_layout *modes)
     return layout_of(cute_tuple_of(c, n, shapes), cute_tuple_of(c, n, strides));
 }
 
-/* Compact strides visiting leaves in increasing `order` (ties: earlier leaf first). */
-static cute_tuple ordered_strides(cute_alg *c, const cute_tuple *shape, const cute_tuple *order)
+/* CuTe's compact_order: stride_i = the product of the shapes of the leaves that come
+ * strictly before it (before[j][i]); a size-1 leaf gets stride 0.  Tied leaves get the same
+ * stride, as in CuTe. */
+static cute_tuple compact_order(cute_alg *c, const cute_tuple *shape,
+                                bool before[CUTE_MAX_LEAVES][CUTE_MAX_LEAVES])
 {
     cute_tuple stride = cute_tuple_fill_like(shape, cute_i(0));
-    bool done[CUTE_MAX_LEAVES] = {0};
-    cute_int cur = cute_i(1);
-    for (int k = 0; k < shape->nleaves; k++) {
-        int best = -1;
-        for (int i = 0; i < shape->nleaves; i++) {
-            if (done[i]) continue;
-            if (best < 0 || order->leaf[i].v < order->leaf[best].v) best = i;
-        }
-        done[best] = true;
-        cute_int s = shape->leaf[best];
+    for (int i = 0; i < shape->nleaves; i++) {
+        cute_int s = shape->leaf[i], p = cute_i(1);
+        for (int j = 0; j < shape->nleaves; j++)
+            if (before[j][i]) p = cute_mul(c, p, shape->leaf[j]);
         bool one = cute_decide_or(c, cute_int_cmp(c, CUTE_CMP_EQ, s, cute_i(1)), false);
-        stride.leaf[best] = one ? cute_i(0) : cur;
-        cur = cute_mul(c, cur, s);
+        stride.leaf[i] = one ? cute_i(0) : p;
     }
     return stride;
 }
@@ -135,32 +134,32 @@ cute_layout cute_make_ordered_layout(cute_alg *c, cute_tuple shape, cute_tuple o
                          "shape %s", o, s);
         return cute_layout_poison();
     }
-    return c->failed ? cute_layout_poison() : layout_of(shape, ordered_strides(c, &shape, &order));
+    bool before[CUTE_MAX_LEAVES][CUTE_MAX_LEAVES];
+    for (int i = 0; i < shape.nleaves; i++)
+        for (int j = 0; j < shape.nleaves; j++) before[j][i] = order.leaf[j].v < order.leaf[i].v;
+    cute_tuple stride = compact_order(c, &shape, before);
+    return c->failed ? cute_layout_poison() : layout_of(shape, stride);
 }
 
+/* CuTe: compact_order(filter_zeros(L).shape, L.stride): ordered by the strides themselves,
+ * stride-0 modes counting as size 1 (so they stay 0 and take no room) */
 cute_layout cute_make_layout_like(cute_alg *c, const cute_layout *L)
 {
     if (!layout_inputs_ok(c, "make_layout_like", 1, &L)) return cute_layout_poison();
-    /* order by |stride|, which needs comparable strides; stride 0 stays 0 */
-    cute_tuple order = cute_tuple_fill_like(&L->shape, cute_i(0));
-    int n = L->shape.nleaves;
-    for (int i = 0; i < n; i++) {
-        int rank = 0;
-        for (int j = 0; j < n; j++) {
-            cute_int a = cute_abs(c, L->stride.leaf[j]), b = cute_abs(c, L->stride.leaf[i]);
-            bool lt = cute_decide_required(c, cute_int_cmp(c, CUTE_CMP_LT, a, b),
-                                           "make_layout_like", "one stride is below another");
-            bool eq = j < i && cute_decide_required(c, cute_int_cmp(c, CUTE_CMP_EQ, a, b),
-                                                    "make_layout_like", "two strides are equal");
-            rank += lt || eq;
-        }
-        order.leaf[i] = cute_i(rank);
+    if (cute_layout_has_basis(L)) {
+        cute_alg_fail(c, "make_layout_like: basis strides (an identity layout) have no order");
+        return cute_layout_poison();
     }
-    if (c->failed) return cute_layout_poison();
-    cute_layout R = layout_of(L->shape, ordered_strides(c, &L->shape, &order));
+    cute_layout Z = cute_filter_zeros(c, L);
+    bool before[CUTE_MAX_LEAVES][CUTE_MAX_LEAVES];
+    int n = L->shape.nleaves;
     for (int i = 0; i < n; i++)
-        if (cute_is_const(L->stride.leaf[i], 0)) R.stride.leaf[i] = cute_i(0);
-    return R;
+        for (int j = 0; j < n; j++)
+            before[j][i] = cute_decide_required(
+                c, cute_int_cmp(c, CUTE_CMP_LT, L->stride.leaf[j], L->stride.leaf[i]),
+                "make_layout_like", "one stride is below another");
+    cute_tuple stride = compact_order(c, &Z.shape, before);
+    return c->failed ? cute_layout_poison() : layout_of(L->shape, stride);
 }
 
 /* give each leaf under node `pos` the basis of its mode path; returns the next node */

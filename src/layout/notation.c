@@ -69,18 +69,21 @@ static bool parse_dynamic(parser *ps, cute_int *out)
     return !ps->c->failed;
 }
 
+/* '@i@j...' after an int.  CuTe prints a nested basis innermost index first (E<1,0>, mode
+ * 1's sub-mode 0, prints 1@0@1), so the path is the printed indices reversed. */
 static bool parse_basis(parser *ps, cute_basis *basis)
 {
     int len = 0;
-    unsigned bits = 0;
+    int64_t idx[3];
     while (*ps->p == '@') {
         ps->p++;
         int64_t m;
         if (!parse_digits(ps, &m)) return false;
         if (len == 3 || m > 14) return parse_fail(ps, "a basis path of at most 3 modes < 15");
-        bits |= (unsigned)(m + 1) << (2 + 4 * len);
-        len++;
+        idx[len++] = m;
     }
+    unsigned bits = 0;
+    for (int k = 0; k < len; k++) bits |= (unsigned)(idx[len - 1 - k] + 1) << (2 + 4 * k);
     *basis = (cute_basis)(bits | (unsigned)len);
     return true;
 }
@@ -443,7 +446,7 @@ static void put_leaf(sink *s, cute_int x, cute_basis basis)
     char tmp[64];
     cute_int_str(x, tmp, sizeof tmp);
     put(s, tmp);
-    for (int k = 0; k < (basis & 3); k++) {
+    for (int k = (basis & 3) - 1; k >= 0; k--) { /* innermost first, as CuTe prints */
         snprintf(tmp, sizeof tmp, "@%d", ((basis >> (2 + 4 * k)) & 15) - 1);
         put(s, tmp);
     }
