@@ -21,6 +21,9 @@ cute_tiler cute_tiler_parse(cute_alg *c, const char *text);
 /* a layout or an int-tuple shape (a shape s means make_layout(s)) */
 cute_layout cute_layout_or_shape_parse(cute_alg *c, const char *text);
 
+/* "Sw<B,M,S> o OFFSET o LAYOUT" (as printed), or "Sw<B,M,S> o LAYOUT" (offset 0) */
+cute_composed cute_composed_parse(cute_alg *c, const char *text);
+
 /* printf-like: "%d" int, "%ld" long, "%lld" long long, "%I" a cute_int (may be dynamic),
  * "%%" a percent sign; the text is then parsed as a layout / tuple. */
 cute_layout cute_layout_fmt(cute_alg *c, const char *fmt, ...);

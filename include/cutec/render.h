@@ -18,6 +18,11 @@ int cute_render_text(cute_alg *c, FILE *f, const cute_layout *L);
 int cute_render_svg(cute_alg *c, FILE *f, const cute_layout *L);
 int cute_render_latex(cute_alg *c, FILE *f, const cute_layout *L);
 
+/* a swizzled layout: each cell holds sw(offset + L(m,n)) */
+int cute_render_composed_text(cute_alg *c, FILE *f, const cute_composed *S);
+int cute_render_composed_svg(cute_alg *c, FILE *f, const cute_composed *S);
+int cute_render_composed_latex(cute_alg *c, FILE *f, const cute_composed *S);
+
 /* tile: the (M,N) shape of the tile; tv: (thread, value) -> column-major index in tile */
 int cute_render_tv_text(cute_alg *c, FILE *f, const cute_layout *tv, const cute_tuple *tile);
 int cute_render_tv_svg(cute_alg *c, FILE *f, const cute_layout *tv, const cute_tuple *tile);

@@ -39,16 +39,22 @@ static bool read_picture_opts(cute_alg *c, int argc, char **argv, int npos, pict
     return true;
 }
 
-/* what a renderer draws; either a layout or a TV layout over a tile */
+/* what a renderer draws: a layout, a swizzled layout, or a TV layout over a tile */
 typedef struct picture {
     const cute_layout *L;
-    const cute_tuple *tile; /* NULL: a plain layout picture */
+    const cute_tuple *tile;  /* non-NULL: a TV picture */
+    const cute_composed *sw; /* non-NULL: a swizzled layout picture (L unused) */
 } picture;
 
 enum { PIC_TEXT, PIC_SVG, PIC_LATEX };
 
 static int render(cute_alg *c, FILE *f, const picture *p, int kind)
 {
+    if (p->sw) {
+        if (kind == PIC_SVG) return cute_render_composed_svg(c, f, p->sw);
+        if (kind == PIC_LATEX) return cute_render_composed_latex(c, f, p->sw);
+        return cute_render_composed_text(c, f, p->sw);
+    }
     if (p->tile) {
         if (kind == PIC_SVG) return cute_render_tv_svg(c, f, p->L, p->tile);
         if (kind == PIC_LATEX) return cute_render_tv_latex(c, f, p->L, p->tile);
@@ -97,9 +103,15 @@ LAYOUT_HANDLER(op_show)
     (void)op;
     picture_opts o;
     if (!read_picture_opts(c, argc, argv, 1, &o)) return false;
+    if (strncmp(o.pos[0], "Sw<", 3) == 0) { /* a swizzled layout, "Sw<B,M,S> o L" */
+        cute_composed S = cute_composed_parse(c, o.pos[0]);
+        if (c->failed) return false;
+        picture p = {NULL, NULL, &S};
+        return show_picture(c, &p, &o, out);
+    }
     cute_layout L = arg_layout(c, o.pos[0]);
     if (c->failed) return false;
-    picture p = {&L, NULL};
+    picture p = {&L, NULL, NULL};
     return show_picture(c, &p, &o, out);
 }
 
@@ -115,6 +127,6 @@ LAYOUT_HANDLER(op_show_tv)
     sb_put(&out->text, "tiler ");
     out_tuple(c, out, &tile);
     sb_put(&out->text, "\n");
-    picture p = {&tv, &tile};
+    picture p = {&tv, &tile, NULL};
     return show_picture(c, &p, &o, out);
 }

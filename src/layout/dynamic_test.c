@@ -17,7 +17,7 @@
 
 #define ORACLE "../shared/oracle"
 #define MAXSLOT 96
-#define TRIALS 3 /* random subsets per input */
+#define TRIALS 4 /* random subsets per input: all, a random half, one, all shapes or strides */
 #define FUNC_CHECK_MAX 4096
 
 static gen G;
@@ -557,6 +557,33 @@ static void describe_symbols(cute_symbolic *S, const int64_t *values, char *buf,
 
 static int shown_sym_only;
 
+/* why the algebra refused, across all ops: "op: the question" with counts */
+#define NREASONS 48
+static struct {
+    char text[160];
+    int n;
+} REASON[NREASONS];
+
+static void count_reason(const char *error)
+{
+    char key[160];
+    const char *w = strstr(error, "whether ");
+    int oplen = (int)strcspn(error, ":");
+    if (strstr(error, "cannot order strides"))
+        snprintf(key, sizeof key, "%.*s: cannot order two strides", oplen, error);
+    else if (w)
+        snprintf(key, sizeof key, "%.*s: %.*s", oplen, error, (int)strcspn(w, "("), w);
+    else
+        snprintf(key, sizeof key, "%.150s", error);
+    for (int i = 0; i < NREASONS; i++) {
+        if (REASON[i].n == 0) snprintf(REASON[i].text, sizeof REASON[i].text, "%s", key);
+        if (!strcmp(REASON[i].text, key)) {
+            REASON[i].n++;
+            return;
+        }
+    }
+}
+
 /* one input: the static answer, then TRIALS random subsets of dynamic leaves */
 static void check_case(int opi, const input *in0)
 {
@@ -604,6 +631,7 @@ static void check_case(int opi, const input *in0)
         if (c.failed) {
             if (strstr(c.error, "at trace time")) {
                 t->refused++;
+                count_reason(c.error);
             } else if (!ok0) {
                 t->both_error++;
             } else { /* an error the static algebra does not have, and not a refusal */
@@ -766,7 +794,8 @@ static void hand_written(void)
     R = cute_compose(&c, &A, &B);
     cute_symbolic_layout_str(S, &R, buf, sizeof buf);
     CHECK_STR(buf, "(8,(K/8)):(16,1)");
-    CHECK(c.undecided == 0 || !c.failed, "%s", c.error);
+    /* the one open question: whether K/8 == 1 (then the last mode would be dropped) */
+    CHECK(c.undecided == 1, "undecided %u, want 1", c.undecided);
     /* composition with a dynamic shape and stride on the left: (M,N):(1,M) o (4,2):(1,M) */
     cute_int m = cute_symbolic_symbol(S, "M", 4, 1), nn = cute_symbolic_symbol(S, "Nn", 2, 1);
     cute_layout A2 = cute_layout_fmt(&c, "(%I,%I):(1,%I)", m, nn, m);
@@ -817,7 +846,6 @@ static void print_table(void)
         sum.cases += t->cases, sum.identical += t->identical, sum.func_equal += t->func_equal;
         sum.refused += t->refused, sum.both_error += t->both_error, sum.fail += t->fail;
         sum.sym_only += t->sym_only, sum.sym_only_proven += t->sym_only_proven;
-        (void)0;
     }
     char so[32];
     snprintf(so, sizeof so, "%d(%d)", sum.sym_only, sum.sym_only_proven);
@@ -833,6 +861,9 @@ static void print_table(void)
            "undecided == 0); FAIL = wrong (not the same function, or not identical with "
            "undecided == 0) + error (an error that is not a refusal where the static "
            "algebra succeeds; (n): after undecided decisions)\n", TRIALS);
+    printf("\n  refusals by the question that could not be decided (the op that asked it):\n");
+    for (int i = 0; i < NREASONS && REASON[i].n; i++)
+        printf("  %7d  %s\n", REASON[i].n, REASON[i].text);
 }
 
 int main(void)

@@ -354,6 +354,68 @@ cute_tiler cute_tiler_parse(cute_alg *c, const char *text)
     return T;
 }
 
+static bool parse_small_int(parser *ps, int *out)
+{
+    skip_ws(ps);
+    bool neg = *ps->p == '-';
+    if (neg) ps->p++;
+    int64_t v;
+    if (!parse_digits(ps, &v)) return false;
+    if (v > 64) return parse_fail(ps, "a swizzle parameter of at most 64");
+    *out = (int)(neg ? -v : v);
+    skip_ws(ps);
+    return true;
+}
+
+static bool expect_char(parser *ps, char ch, const char *what)
+{
+    skip_ws(ps);
+    if (*ps->p != ch) return parse_fail(ps, what);
+    ps->p++;
+    return true;
+}
+
+cute_composed cute_composed_parse(cute_alg *c, const char *text)
+{
+    cute_composed R = {{0, 0, 0}, {0, 0}, cute_layout_poison()};
+    if (c->failed) return R;
+    parser ps;
+    parser_init(&ps, c, text, "swizzled layout");
+    cute_swizzle sw;
+    skip_ws(&ps);
+    if (strncmp(ps.p, "Sw<", 3) != 0) {
+        parse_fail(&ps, "'Sw<B,M,S> o ...'");
+        return R;
+    }
+    ps.p += 3;
+    if (!parse_small_int(&ps, &sw.B) || !expect_char(&ps, ',', "','") ||
+        !parse_small_int(&ps, &sw.M) || !expect_char(&ps, ',', "','") ||
+        !parse_small_int(&ps, &sw.S) || !expect_char(&ps, '>', "'>'") ||
+        !expect_char(&ps, 'o', "'o' (composition)"))
+        return R;
+    skip_ws(&ps);
+    /* an optional offset: an int followed by 'o' */
+    cute_int offset = cute_i(0);
+    const char *save = ps.p;
+    tuple_builder b;
+    tb_init(&b);
+    if ((*ps.p == '-' || isdigit((unsigned char)*ps.p) || *ps.p == '?') && parse_leaf(&ps, &b, false)) {
+        skip_ws(&ps);
+        if (*ps.p == 'o') {
+            ps.p++;
+            offset = b.t.leaf[0];
+        } else {
+            ps.p = save;
+        }
+    } else {
+        if (c->failed) return R;
+        ps.p = save;
+    }
+    cute_layout L;
+    if (!parse_layout_at(&ps, &L) || !expect_end(&ps)) return R;
+    return cute_make_composed(c, sw, offset, &L);
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* formatting with holes */
 

@@ -83,6 +83,24 @@ int render_grid_layout(cute_alg *c, const cute_layout *L, render_grid *g)
     return c->failed ? -1 : 0;
 }
 
+int render_grid_composed(cute_alg *c, const cute_composed *S, render_grid *g)
+{
+    if (!cute_is_static(S->offset)) {
+        cute_alg_fail(c, "render: the offset of a swizzled layout must be static");
+        memset(g, 0, sizeof *g);
+        return -1;
+    }
+    if (render_grid_layout(c, &S->layout, g) < 0) return -1;
+    int64_t most = 0;
+    for (int64_t i = 0; i < g->M * g->N; i++) {
+        g->cell[i].a = cute_swizzle_apply(S->sw, S->offset.v + g->cell[i].a);
+        if (g->cell[i].a > most) most = g->cell[i].a;
+    }
+    g->min_digits = render_digits(most + 1);
+    cute_composed_str(S, g->title, sizeof g->title);
+    return 0;
+}
+
 static bool tile_ok(cute_alg *c, const cute_tuple *tile)
 {
     if (c->failed) return false;

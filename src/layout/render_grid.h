@@ -31,6 +31,8 @@ typedef struct render_grid {
 /* L(m,n) for every cell.  @pre L static, no basis strides.  Rank 1 is one column, rank > 2
  * is (mode 0, the rest).  Returns 0, or -1 with an error in c. */
 int render_grid_layout(cute_alg *c, const cute_layout *L, render_grid *g);
+/* sw(offset + L(m,n)) for every cell of a swizzled layout.  @pre as render_grid_layout */
+int render_grid_composed(cute_alg *c, const cute_composed *S, render_grid *g);
 /* the owners of every cell of `tile` under tv.  Returns 0, or -1 with an error in c. */
 int render_grid_tv(cute_alg *c, const cute_layout *tv, const cute_tuple *tile, render_grid *g);
 void render_grid_free(render_grid *g);

@@ -146,3 +146,10 @@ int cute_render_tv_svg(cute_alg *c, FILE *f, const cute_layout *tv, const cute_t
     if (render_grid_tv(c, tv, tile, &g) < 0) return -1;
     return svg_write(c, f, &g);
 }
+
+int cute_render_composed_svg(cute_alg *c, FILE *f, const cute_composed *S)
+{
+    render_grid g;
+    if (render_grid_composed(c, S, &g) < 0) return -1;
+    return svg_write(c, f, &g);
+}

@@ -61,3 +61,10 @@ int cute_render_tv_text(cute_alg *c, FILE *f, const cute_layout *tv, const cute_
     if (render_grid_tv(c, tv, tile, &g) < 0) return -1;
     return text_write(c, f, &g);
 }
+
+int cute_render_composed_text(cute_alg *c, FILE *f, const cute_composed *S)
+{
+    render_grid g;
+    if (render_grid_composed(c, S, &g) < 0) return -1;
+    return text_write(c, f, &g);
+}

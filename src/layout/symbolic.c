@@ -752,7 +752,7 @@ static uint32_t opaque(cute_symbolic *S, int op, uint32_t a, uint32_t b)
     int64_t scale = op_scale(S, op, a, b);
     ival r = op_range(S, op, a, b);
     r = ival_div_exact(r.lo > r.hi ? ANY : r, scale);
-    if (r.lo != NO_LO && r.lo == r.hi) {
+    if (r.lo != NO_LO && r.hi != NO_HI && r.lo == r.hi) {
         int64_t v;
         if (!__builtin_mul_overflow(r.lo, scale, &v)) return intern_const(S, v);
     }
