@@ -30,7 +30,8 @@ all: $(BUILD)/libcutec.a $(BUILD)/cutec
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Isrc/layout -Itests -c $< -o $@
+	@echo "  CC $<"
+	@$(CC) $(CFLAGS) -Isrc/layout -Itests -c $< -o $@
 
 $(BUILD)/libcutec.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -19,7 +19,10 @@ if ! probe; then
     probe
 fi
 
-lib=$(ls src/layout/*.c | grep -v '_test\.c$')
+lib=
+for f in src/layout/*.c; do
+    case $f in *_test.c) ;; *) lib="$lib $f" ;; esac
+done
 # shellcheck disable=SC2086 # $lib is a list of paths without spaces
 clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Wall -Wextra -Werror \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
@@ -31,5 +34,5 @@ echo "fuzz.sh: running ${secs}s; new inputs in $new"
 status=0
 "$out/fuzz_layout" -max_total_time="$secs" -max_len=4096 -timeout=10 -print_final_stats=1 \
     -dict=fuzz/layout.dict -artifact_prefix=fuzz/crashes/ "$new" fuzz/corpus || status=$?
-echo "fuzz.sh: exit $status; $(ls "$new" | wc -l) new inputs in $new; crashes: fuzz/crashes/"
+echo "fuzz.sh: exit $status; $(find "$new" -type f | wc -l) new inputs in $new; crashes: fuzz/crashes/"
 exit "$status"

@@ -43,6 +43,7 @@ summary() {
     nums=$(printf '%s\n' "$line" |
         sed -n 's/^\(.*: \)\{0,1\}\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed\(, \([0-9][0-9]*\) skipped\)\{0,1\}$/\2 \3 \5/p')
     [ -n "$nums" ] || return 1
+    # shellcheck disable=SC2086 # split the three numbers
     set -- $nums
     p=$1 f=$2 s=${3:-0}
 }

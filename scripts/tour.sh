@@ -45,4 +45,4 @@ step "Swizzle<3,0,3> over an 8x8 row-major tile: each row's columns XORed with t
     swizzle_layout 3 0 3 "(8,8):(8,1)"
 
 echo
-echo "pictures: $(ls "$out"/*.svg | tr '\n' ' ')"
+echo "pictures:" "$out"/*.svg

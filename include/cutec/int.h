@@ -80,6 +80,10 @@ typedef struct cute_alg {
      * (e.g. coalesce keeping two dynamic modes apart); the result is still exact as a
      * function.  Tests read it; users may ignore it. */
     unsigned undecided;
+    /* preconditions that could not be proven and were assumed, as CuTe assumes them for
+     * dynamic integers (e.g. composition's divisibility conditions): the result is right
+     * whenever they hold at launch */
+    unsigned assumed;
     /* called once per error with the message; may be NULL */
     void (*on_error)(void *user, const char *message);
     void *user;
@@ -117,6 +121,18 @@ cute_truth cute_int_cmp(cute_alg *c, cute_cmp cmp, cute_int a, cute_int b);
 bool cute_decide_or(cute_alg *c, cute_truth t, bool otherwise);
 /* A decision the algorithm cannot do without: unknown is an error naming `what`. */
 bool cute_decide_required(cute_alg *c, cute_truth t, const char *op, const char *what);
+
+/* Report a broken condition that was found on a form of dynamic values: when earlier
+ * decisions in this context were taken without proof (c->undecided > 0) and `dynamic`,
+ * the form may not be the one the launch-time values give, so the error says that the
+ * condition cannot be decided at trace time, followed by the message.  Else as
+ * cute_alg_fail.  Always returns false. */
+bool cute_alg_fail_form(cute_alg *c, bool dynamic, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A precondition CuTe checks only on static values: false when proven false, else true,
+ * counting an unproven one in c->assumed. */
+bool cute_assume(cute_alg *c, cute_truth t);
 
 /* Write an int in notation: "4", "-2", "?", "?{div=16}", "_".  Returns the length. */
 int cute_int_str(cute_int x, char *buf, size_t n);

@@ -3,38 +3,63 @@
 #include "layout_internal.h"
 
 /* Does mode (s0,d0) continue into stride d1?  s0*d0 == d1 with equal bases. */
-static bool mergeable(cute_alg *c, cute_int s0, cute_int d0, cute_basis b0, cute_int d1,
-                      cute_basis b1)
+static cute_truth mergeable(cute_alg *c, cute_int s0, cute_int d0, cute_basis b0, cute_int d1,
+                            cute_basis b1)
 {
-    if (b0 != b1) return false;
-    return cute_decide_or(c, cute_int_cmp(c, CUTE_CMP_EQ, cute_mul(c, s0, d0), d1), false);
+    if (b0 != b1) return CUTE_FALSE;
+    return cute_int_cmp(c, CUTE_CMP_EQ, cute_mul(c, s0, d0), d1);
 }
 
 /* Coalesce a flat list.  keep_last: never drop the last mode (composition's coalesce_x,
- * which keeps A's natural extension past its domain: only the last stride matters there). */
-void modes_coalesce(cute_alg *c, const mode_list *in, mode_list *out, bool keep_last)
+ * which keeps A's natural extension past its domain: only the last stride matters there).
+ *
+ * Returns the number of structural unknowns: merges that could not be decided, and modes
+ * kept although they may have size 1 (they could not be dropped, and nothing merged them
+ * away).  Each makes the result differ in form, not in function, from the coalesce of the
+ * launch-time values; they are added to c->undecided.  A possibly-1 mode that merges with
+ * a mode that is not 1 is no unknown: the merged mode is the same either way. */
+int modes_coalesce(cute_alg *c, const mode_list *in, mode_list *out, bool keep_last)
 {
+    bool maybe_one[CUTE_MAX_LEAVES];
+    int unknowns = 0;
     out->n = 0;
     for (int i = 0; i < in->n && !c->failed; i++) {
         bool last = i == in->n - 1;
-        bool one = cute_decide_or(c, cute_int_cmp(c, CUTE_CMP_EQ, in->s[i], cute_i(1)), false);
-        if (one && !(keep_last && last)) continue;
+        cute_truth one = cute_int_cmp(c, CUTE_CMP_EQ, in->s[i], cute_i(1));
+        if (one == CUTE_TRUE && !(keep_last && last)) continue;
         int k = out->n - 1;
-        if (k >= 0 && mergeable(c, out->s[k], out->d[k], out->b[k], in->d[i], in->b[i])) {
+        cute_truth merge = k >= 0 ? mergeable(c, out->s[k], out->d[k], out->b[k], in->d[i],
+                                               in->b[i])
+                                  : CUTE_FALSE;
+        if (merge == CUTE_TRUE) {
             out->s[k] = cute_mul(c, out->s[k], in->s[i]);
+            /* still possibly 1 only if both parts were */
+            maybe_one[k] = maybe_one[k] && one == CUTE_UNKNOWN;
             continue;
         }
-        modes_push(c, out, in->s[i], in->d[i], in->b[i], "coalesce");
+        unknowns += merge == CUTE_UNKNOWN;
+        if (!modes_push(c, out, in->s[i], in->d[i], in->b[i], "coalesce")) break;
+        maybe_one[out->n - 1] = one == CUTE_UNKNOWN && !(keep_last && last);
     }
+    for (int k = 0; k < out->n; k++) unknowns += maybe_one[k];
+    c->undecided += unknowns;
+    return unknowns;
+}
+
+cute_layout coalesce_counted(cute_alg *c, const cute_layout *L, int *unknowns)
+{
+    *unknowns = 0;
+    if (!layout_inputs_ok(c, "coalesce", 1, &L)) return cute_layout_poison();
+    mode_list in, out;
+    modes_of(L, &in);
+    *unknowns = modes_coalesce(c, &in, &out, false);
+    return modes_layout(c, &out, false, "coalesce");
 }
 
 cute_layout cute_coalesce(cute_alg *c, const cute_layout *L)
 {
-    if (!layout_inputs_ok(c, "coalesce", 1, &L)) return cute_layout_poison();
-    mode_list in, out;
-    modes_of(L, &in);
-    modes_coalesce(c, &in, &out, false);
-    return modes_layout(c, &out, false, "coalesce");
+    int unknowns;
+    return coalesce_counted(c, L, &unknowns);
 }
 
 /* coalesce the subtree of L under (pos, leaf) by the profile subtree at ppos */
@@ -102,10 +127,12 @@ cute_layout cute_filter_zeros(cute_alg *c, const cute_layout *L)
     if (!layout_inputs_ok(c, "filter_zeros", 1, &L)) return cute_layout_poison();
     cute_layout R = *L;
     for (int i = 0; i < L->shape.nleaves; i++) {
-        /* unproven zero: keep the mode, which only repeats offsets filter would drop */
-        if (cute_decide_or(c, cute_int_cmp(c, CUTE_CMP_EQ, L->stride.leaf[i], cute_i(0)), false))
+        /* no layout is the answer for both a zero and a non-zero stride: it must be known */
+        if (cute_decide_required(c, cute_int_cmp(c, CUTE_CMP_EQ, L->stride.leaf[i], cute_i(0)),
+                                 "filter", "a stride is 0"))
             R.shape.leaf[i] = cute_i(1);
     }
+    if (c->failed) return cute_layout_poison();
     return R;
 }
 

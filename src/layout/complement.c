@@ -27,13 +27,22 @@ static bool sort_by_stride(cute_alg *c, const mode_list *m, int *idx, const char
     return true;
 }
 
-/* the flat modes of coalesce(L) */
-static void coalesced_modes(cute_alg *c, const cute_layout *L, mode_list *out)
+/* The flat modes of coalesce(L).  These algorithms read the coalesced form itself (its
+ * modes, their order, the last one), so a form that the launch-time values could change is
+ * an error when `exact`. */
+static bool coalesced_modes(cute_alg *c, const cute_layout *L, mode_list *out, bool exact,
+                            const char *op)
 {
     mode_list in;
     modes_of(L, &in);
-    modes_coalesce(c, &in, out, false);
+    if (modes_coalesce(c, &in, out, false) > 0 && exact) {
+        char b[1024];
+        return cute_alg_fail(c, "%s: cannot decide at trace time how %s coalesces (a mode may "
+                                "have size 1 or two modes may merge at launch; a static value "
+                                "is required)", op, layout_text(L, b, sizeof b));
+    }
     if (out->n == 0) modes_push(c, out, cute_i(1), cute_i(0), 0, "coalesce");
+    return !c->failed;
 }
 
 cute_layout cute_complement(cute_alg *c, const cute_layout *L, const cute_tuple *cotarget)
@@ -43,11 +52,12 @@ cute_layout cute_complement(cute_alg *c, const cute_layout *L, const cute_tuple 
         cute_alg_fail(c, "complement: malformed cotarget");
         return cute_layout_poison();
     }
-    cute_layout F = cute_filter(c, L);
+    cute_layout Z = cute_filter_zeros(c, L);
     mode_list f, out = {0};
-    modes_of(&F, &f);
     int idx[CUTE_MAX_LEAVES];
-    if (c->failed || !sort_by_stride(c, &f, idx, "complement")) return cute_layout_poison();
+    if (c->failed || !coalesced_modes(c, &Z, &f, true, "complement") ||
+        !sort_by_stride(c, &f, idx, "complement"))
+        return cute_layout_poison();
     if (f.n == 1 && cute_is_const(f.s[0], 1) && cute_is_const(f.d[0], 0)) {
         cute_tuple size = cute_tuple_int(cute_tuple_product(c, cotarget));
         return cute_make_layout(c, size);
@@ -59,7 +69,8 @@ cute_layout cute_complement(cute_alg *c, const cute_layout *L, const cute_tuple 
         if (cute_decide_required(c, cute_int_cmp(c, CUTE_CMP_EQ, gap, cute_i(0)), "complement",
                                  "a mode's stride falls below the span of the modes before it")) {
             char b[1024];
-            cute_alg_fail(c, "complement: Non-injective Layout detected in complement: %s "
+            cute_alg_fail_form(c, !cute_tuple_is_static(&L->shape) || !cute_tuple_is_static(&L->stride),
+                               "complement: Non-injective Layout detected in complement: %s "
                              "(stride %s overlaps the span %s of the smaller strides)",
                           layout_text(L, b, sizeof b), ITXT(d), ITXT(stride));
             return cute_layout_poison();
@@ -94,10 +105,11 @@ cute_layout cute_right_inverse(cute_alg *c, const cute_layout *L)
 {
     if (!layout_inputs_ok(c, "right_inverse", 1, &L)) return cute_layout_poison();
     mode_list m, out = {0};
-    coalesced_modes(c, L, &m);
     int idx[CUTE_MAX_LEAVES];
     cute_int pre[CUTE_MAX_LEAVES];
-    if (c->failed || !sort_by_stride(c, &m, idx, "right_inverse")) return cute_layout_poison();
+    if (!coalesced_modes(c, L, &m, false, "right_inverse") ||
+        !sort_by_stride(c, &m, idx, "right_inverse"))
+        return cute_layout_poison();
     domain_strides(c, &m, pre);
     modes_push(c, &out, cute_i(1), cute_i(0), 0, "right_inverse");
     cute_int curr = cute_i(1);
@@ -118,10 +130,11 @@ cute_layout cute_left_inverse(cute_alg *c, const cute_layout *L)
 {
     if (!layout_inputs_ok(c, "left_inverse", 1, &L)) return cute_layout_poison();
     mode_list m, out = {0};
-    coalesced_modes(c, L, &m);
     int idx[CUTE_MAX_LEAVES];
     cute_int pre[CUTE_MAX_LEAVES];
-    if (c->failed || !sort_by_stride(c, &m, idx, "left_inverse")) return cute_layout_poison();
+    if (!coalesced_modes(c, L, &m, true, "left_inverse") ||
+        !sort_by_stride(c, &m, idx, "left_inverse"))
+        return cute_layout_poison();
     domain_strides(c, &m, pre);
     cute_int span = cute_i(1); /* product of the shapes appended so far */
     cute_int stride = cute_i(0);
@@ -130,7 +143,7 @@ cute_layout cute_left_inverse(cute_alg *c, const cute_layout *L)
         if (cute_decide_required(c, cute_int_cmp(c, CUTE_CMP_EQ, m.d[i], cute_i(0)),
                                  "left_inverse", "a stride is 0"))
             continue;
-        if (cute_int_cmp(c, CUTE_CMP_DIVIDES, span, m.d[i]) == CUTE_FALSE) {
+        if (!cute_assume(c, cute_int_cmp(c, CUTE_CMP_DIVIDES, span, m.d[i]))) {
             char b[1024];
             cute_alg_fail(c, "left_inverse: Left inverse divisibility condition: in %s, stride "
                              "%s is not a multiple of %s", layout_text(L, b, sizeof b),

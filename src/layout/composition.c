@@ -1,14 +1,33 @@
 /* composition: R = A o B, R(i) == A(B(i)). */
 #include "layout_internal.h"
 
-/* A (flat, coalesce_x'd) o n:r for a scalar B.  Walks A's modes dividing out the stride r,
- * then taking up to n elements (CuTe composition_impl, every constexpr-if on values). */
-static cute_layout compose_leaf(cute_alg *c, const mode_list *A, cute_int n, cute_int r,
-                                const char *who)
+static bool cannot_decide(cute_alg *c, const mode_list *A, cute_int n, cute_int r, int i,
+                          const char *who)
 {
-    if (cute_decide_or(c, cute_int_cmp(c, CUTE_CMP_EQ, r, cute_i(0)), false))
+    cute_layout a = modes_layout(c, A, false, who);
+    return cute_alg_fail(c, "%s: cannot decide at trace time how %s:%s divides through mode %d "
+                            "of %s, whose modes may merge at launch (a static value or a "
+                            "provable divisibility is required)",
+                         who, ITXT(n), ITXT(r), i, layout_text(&a, (char[1024]){0}, 1024));
+}
+
+/* A (flat, coalesce_x'd) o n:r for a scalar B.  Walks A's modes dividing out the stride r,
+ * then taking up to n elements (CuTe composition_impl, every constexpr-if on values).
+ *
+ * `strict`: A's coalesced form is uncertain (modes that may merge at launch stayed apart).
+ * CuTe's weak stride test (r merely below a shape) is then unsound, so each step must prove
+ * that r and the shape divide one another, and a failed shape test is a "cannot decide". */
+static cute_layout compose_leaf(cute_alg *c, const mode_list *A, cute_int n, cute_int r,
+                                bool strict, const char *who)
+{
+    /* B's stride 0 keeps B; no layout serves both a zero and a non-zero stride */
+    if (cute_decide_required(c, cute_int_cmp(c, CUTE_CMP_EQ, r, cute_i(0)), who,
+                             "the tiler's stride is 0"))
         return layout_of(cute_tuple_int(n), cute_tuple_int(r));
+    if (c->failed) return cute_layout_poison();
     int R = A->n;
+    bool dyn = !cute_is_static(n) || !cute_is_static(r);
+    for (int i = 0; i < R; i++) dyn |= !cute_is_static(A->s[i]) || !cute_is_static(A->d[i]);
     if (R == 1) {
         cute_layout L = layout_of(cute_tuple_int(n), cute_tuple_int(cute_mul(c, r, A->d[0])));
         L.stride.basis[0] = A->b[0];
@@ -21,11 +40,16 @@ static cute_layout compose_leaf(cute_alg *c, const mode_list *A, cute_int n, cut
         /* Stride divisibility: r divides the shapes it steps over, or ends inside one.
          * Unprovable for dynamic values: assumed, as CuTe does for dynamic ints. */
         cute_truth ok = cute_int_cmp(c, CUTE_CMP_DIVIDES, s, abs_stride);
+        if (strict && ok != CUTE_TRUE &&
+            cute_int_cmp(c, CUTE_CMP_DIVIDES, abs_stride, s) != CUTE_TRUE)
+            return cannot_decide(c, A, n, r, i, who), cute_layout_poison();
         if (ok != CUTE_TRUE) {
             cute_truth lt = cute_int_cmp(c, CUTE_CMP_LT, abs_stride, s);
-            if (ok == CUTE_FALSE && lt == CUTE_FALSE) {
+            /* (s divides r) or (r < s) */
+            cute_truth cond = lt == CUTE_TRUE ? CUTE_TRUE : ok == CUTE_FALSE ? lt : CUTE_UNKNOWN;
+            if (!cute_assume(c, cond)) {
                 cute_layout a = modes_layout(c, A, false, who);
-                cute_alg_fail(c, "%s: Stride Divisibility Condition: in %s o %s:%s, stride %s "
+                cute_alg_fail_form(c, dyn, "%s: Stride Divisibility Condition: in %s o %s:%s, stride %s "
                                  "neither divides by nor is below mode %d's shape %s",
                               who, layout_text(&a, (char[1024]){0}, 1024), ITXT(n), ITXT(r),
                               ITXT(abs_stride), i, ITXT(s));
@@ -38,9 +62,13 @@ static cute_layout compose_leaf(cute_alg *c, const mode_list *A, cute_int n, cut
                     cute_decide_or(c, cute_int_cmp(c, CUTE_CMP_EQ, rest_shape, cute_i(1)), false);
         if (!skip) {
             cute_int new_shape = cute_min(c, next_shape, rest_shape);
-            if (cute_int_cmp(c, CUTE_CMP_DIVIDES, new_shape, rest_shape) == CUTE_FALSE) {
+            cute_truth divides = cute_int_cmp(c, CUTE_CMP_DIVIDES, new_shape, rest_shape);
+            /* on an uncertain form even an assumption is unsound: it must be proven */
+            if (strict && divides != CUTE_TRUE)
+                return cannot_decide(c, A, n, r, i, who), cute_layout_poison();
+            if (!cute_assume(c, divides)) {
                 cute_layout a = modes_layout(c, A, false, who);
-                cute_alg_fail(c, "%s: Shape Divisibility Condition: in %s o %s:%s, the %s "
+                cute_alg_fail_form(c, dyn, "%s: Shape Divisibility Condition: in %s o %s:%s, the %s "
                                  "remaining elements do not split evenly at mode %d (it takes %s)",
                               who, layout_text(&a, (char[1024]){0}, 1024), ITXT(n), ITXT(r),
                               ITXT(rest_shape), i, ITXT(new_shape));
@@ -73,7 +101,7 @@ static cute_layout compose_layout(cute_alg *c, const cute_layout *A, const cute_
     }
     mode_list flat, ax;
     modes_of(A, &flat);
-    modes_coalesce(c, &flat, &ax, true);
+    bool strict = modes_coalesce(c, &flat, &ax, true) > 0;
     tuple_builder bs, bd;
     tb_init(&bs);
     tb_init(&bd);
@@ -84,7 +112,8 @@ static cute_layout compose_layout(cute_alg *c, const cute_layout *A, const cute_
             tb_open(&bd, B->shape.node[k]);
             continue;
         }
-        cute_layout r = compose_leaf(c, &ax, B->shape.leaf[leaf], B->stride.leaf[leaf], who);
+        cute_layout r = compose_leaf(c, &ax, B->shape.leaf[leaf], B->stride.leaf[leaf], strict,
+                                     who);
         leaf++;
         if (c->failed) return cute_layout_poison();
         tb_tuple(&bs, &r.shape);

@@ -7,8 +7,23 @@ typedef cute_layout (*whole_op)(cute_alg *c, const cute_layout *A, const cute_la
 /* A / T = A o (T, complement(T, shape(coalesce(A)))) */
 static cute_layout divide_whole(cute_alg *c, const cute_layout *A, const cute_layout *T)
 {
-    cute_layout cA = cute_coalesce(c, A);
+    int unknowns;
+    cute_layout cA = coalesce_counted(c, A, &unknowns);
     cute_layout rest = cute_complement(c, T, &cA.shape);
+    if (unknowns > 0 && !c->failed) {
+        /* A's coalesced shape may be one mode at launch, and a tuple cotarget folds
+         * differently from its product: both forms must give the same rest */
+        cute_tuple whole = cute_tuple_int(cute_size(c, A));
+        cute_layout rest1 = cute_complement(c, T, &whole);
+        if (!c->failed && !cute_layout_equal(c, &rest, &rest1)) {
+            char a[1024], t[1024];
+            cute_alg_fail(c, "logical_divide: cannot decide at trace time how much of %s "
+                             "lies outside the tile %s (its modes may merge at launch; a "
+                             "static value is required)", layout_text(A, a, sizeof a),
+                          layout_text(T, t, sizeof t));
+            return cute_layout_poison();
+        }
+    }
     cute_layout both[2] = {*T, rest};
     cute_layout B = cute_make_layout_modes(c, 2, both);
     cute_tiler tB = cute_tiler_layout(&B);
@@ -193,7 +208,8 @@ static cute_layout block_or_rake(cute_alg *c, const cute_layout *A, const cute_l
     }
     if (cute_tuple_is_int(&second.shape) || cute_rank(&first) != cute_rank(&second)) {
         char x[1024], y[1024];
-        cute_alg_fail(c, "%s: zip: Mismatched Ranks: %s and %s", who,
+        bool dyn = !cute_tuple_is_static(&r.shape) || !cute_tuple_is_static(&r.stride);
+        cute_alg_fail_form(c, dyn, "%s: zip: Mismatched Ranks: %s and %s", who,
                       layout_text(&first, x, sizeof x), layout_text(&second, y, sizeof y));
         return cute_layout_poison();
     }

@@ -651,6 +651,12 @@ static void check_case(int opi, const input *in0)
             t->fail_wrong++;
             FAILURE(t, "%s(%s) with %s: result %s does not substitute: %s", op->name, in0->text,
                     syms, gs, sub.error);
+        } else if (!ok0 && undecided == 0 && c.assumed == 0) {
+            /* accepted with every decision proven and nothing assumed, where the static
+             * algebra refuses: a proof was wrong */
+            t->fail_wrong++;
+            FAILURE(t, "%s(%s) with %s: statically an error (%s), symbolically %.300s with "
+                       "nothing undecided or assumed", op->name, in0->text, syms, st.error, gs);
         } else if (!ok0) { /* accepted symbolically where the static algebra refuses */
             t->sym_only++;
             if (undecided == 0) t->sym_only_proven++;

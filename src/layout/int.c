@@ -29,6 +29,20 @@ bool cute_alg_fail(cute_alg *c, const char *fmt, ...)
     return false;
 }
 
+bool cute_alg_fail_form(cute_alg *c, bool dynamic, const char *fmt, ...)
+{
+    char msg[sizeof c->error];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (dynamic && c->undecided > 0)
+        return cute_alg_fail(c, "cannot decide at trace time (%u earlier choices were made "
+                                "without proof, so this dynamic form may not be the launch-time "
+                                "one): %s", c->undecided, msg);
+    return cute_alg_fail(c, "%s", msg);
+}
+
 cute_int cute_int_dynamic(cute_alg *c, int64_t div, const char *name)
 {
     if (c->failed) return cute_i(0);
@@ -177,6 +191,12 @@ bool cute_decide_or(cute_alg *c, cute_truth t, bool otherwise)
         return otherwise;
     }
     return t == CUTE_TRUE;
+}
+
+bool cute_assume(cute_alg *c, cute_truth t)
+{
+    c->assumed += t == CUTE_UNKNOWN;
+    return t != CUTE_FALSE;
 }
 
 bool cute_decide_required(cute_alg *c, cute_truth t, const char *op, const char *what)

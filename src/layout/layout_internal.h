@@ -31,8 +31,12 @@ void modes_of(const cute_layout *L, mode_list *m);
 /* (s0,...):(d0,...), or s0:d0 when n == 1 and !wrap_one, or 1:0 when n == 0 */
 cute_layout modes_layout(cute_alg *c, const mode_list *m, bool wrap_one, const char *op);
 
-/* coalesce a flat list; keep_last never drops the last mode (composition's coalesce_x) */
-void modes_coalesce(cute_alg *c, const mode_list *in, mode_list *out, bool keep_last);
+/* coalesce a flat list; keep_last never drops the last mode (composition's coalesce_x).
+ * Returns the structural unknowns (undecided merges, kept possibly-size-1 modes). */
+int modes_coalesce(cute_alg *c, const mode_list *in, mode_list *out, bool keep_last);
+/* cute_coalesce, telling how many structural unknowns its form has */
+cute_layout coalesce_counted(cute_alg *c, const cute_layout *L, int *unknowns);
+
 
 /* the tiler is well formed and its layouts are usable */
 bool tiler_ok(cute_alg *c, const cute_tiler *T, const char *who);

@@ -49,15 +49,36 @@ cute_layout layout_of(cute_tuple shape, cute_tuple stride)
     return L;
 }
 
+/* a shape or stride given to a make_* op: no poison, no '_', a basis only in strides */
+static bool part_ok(cute_alg *c, const char *op, const cute_tuple *t, bool stride)
+{
+    if (c->failed) return false;
+    if (cute_tuple_is_poison(t))
+        return cute_alg_fail(c, "%s: the %s is poison (the result of an earlier error)", op,
+                             stride ? "stride" : "shape");
+    char b[1024];
+    if (cute_tuple_has_underscore(t)) {
+        cute_tuple_str(t, b, sizeof b);
+        return cute_alg_fail(c, "%s: '_' in the %s %s (it is only a coordinate or tiler)", op,
+                             stride ? "stride" : "shape", b);
+    }
+    for (int i = 0; i < t->nleaves && !stride; i++)
+        if (t->basis[i]) {
+            cute_tuple_str(t, b, sizeof b);
+            return cute_alg_fail(c, "%s: a basis ('@') in the shape %s", op, b);
+        }
+    return true;
+}
+
 cute_layout cute_make_layout(cute_alg *c, cute_tuple shape)
 {
-    if (c->failed || cute_tuple_is_poison(&shape)) return cute_layout_poison();
+    if (!part_ok(c, "make_layout", &shape, false)) return cute_layout_poison();
     return layout_of(shape, cute_tuple_compact_col_major(c, &shape));
 }
 
 cute_layout cute_make_layout_row_major(cute_alg *c, cute_tuple shape)
 {
-    if (c->failed || cute_tuple_is_poison(&shape)) return cute_layout_poison();
+    if (!part_ok(c, "make_layout_row_major", &shape, false)) return cute_layout_poison();
     cute_tuple stride = shape;
     cute_int cur = cute_i(1);
     for (int i = shape.nleaves - 1; i >= 0; i--) {
@@ -72,11 +93,8 @@ cute_layout cute_make_layout_row_major(cute_alg *c, cute_tuple shape)
 
 cute_layout cute_make_layout_stride(cute_alg *c, cute_tuple shape, cute_tuple stride)
 {
-    if (c->failed) return cute_layout_poison();
-    if (cute_tuple_is_poison(&shape) || cute_tuple_is_poison(&stride)) {
-        cute_alg_fail(c, "make_layout: poison shape or stride");
+    if (!part_ok(c, "make_layout", &shape, false) || !part_ok(c, "make_layout", &stride, true))
         return cute_layout_poison();
-    }
     if (!cute_tuple_congruent(&shape, &stride)) {
         char s[512], d[512];
         cute_tuple_str(&shape, s, sizeof s);
@@ -123,7 +141,7 @@ static cute_tuple compact_order(cute_alg *c, const cute_tuple *shape,
 
 cute_layout cute_make_ordered_layout(cute_alg *c, cute_tuple shape, cute_tuple order)
 {
-    if (c->failed) return cute_layout_poison();
+    if (!part_ok(c, "make_ordered_layout", &shape, false)) return cute_layout_poison();
     if (cute_tuple_is_poison(&shape) || cute_tuple_is_poison(&order) ||
         !cute_tuple_congruent(&shape, &order) || !cute_tuple_is_static(&order) ||
         cute_tuple_has_underscore(&order)) {
@@ -185,7 +203,7 @@ static int basis_walk(const cute_tuple *shape, cute_tuple *stride, int pos, int 
 
 cute_layout cute_make_identity_layout(cute_alg *c, cute_tuple shape)
 {
-    if (c->failed || cute_tuple_is_poison(&shape)) return cute_layout_poison();
+    if (!part_ok(c, "make_identity_layout", &shape, false)) return cute_layout_poison();
     cute_tuple stride = cute_tuple_fill_like(&shape, cute_i(1));
     int leaf = 0;
     bool too_deep = false;

@@ -81,7 +81,8 @@ cute_int cute_max_common_vector(cute_alg *c, const cute_layout *A, const cute_la
     return first.shape.leaf[0];
 }
 
-/* n old elements become one: shapes shrink by what the stride covers, strides divide */
+/* n old elements become one: a stride that n divides shrinks by n; a stride d that divides
+ * n (a contiguous run) shrinks its mode by n/d and becomes 1.  Each leaf must prove one. */
 cute_layout cute_upcast(cute_alg *c, const cute_layout *L, int64_t n)
 {
     if (!layout_inputs_ok(c, "upcast", 1, &L)) return cute_layout_poison();
@@ -92,22 +93,23 @@ cute_layout cute_upcast(cute_alg *c, const cute_layout *L, int64_t n)
     cute_layout R = *L;
     cute_int N = cute_i(n);
     for (int i = 0; i < L->shape.nleaves && !c->failed; i++) {
-        cute_int s = L->shape.leaf[i], d = L->stride.leaf[i];
-        if (cute_is_const(d, 0)) continue;
-        if (cute_is_static(d)) {
-            cute_int ad = cute_abs(c, d);
-            if (ad.v % n != 0 && n % ad.v != 0) {
-                char b[1024];
-                cute_alg_fail(c, "upcast: Divisibility condition: in %s, stride %lld and the "
-                                 "factor %lld do not divide one another",
-                              layout_text(L, b, sizeof b), (long long)d.v, (long long)n);
-                return cute_layout_poison();
-            }
-            R.shape.leaf[i] = cute_ceil_div(c, s, cute_ceil_div(c, N, ad));
-            R.stride.leaf[i] = cute_mul(c, cute_sgn(c, d), cute_ceil_div(c, ad, N));
-        } else { /* a dynamic stride is assumed to be a multiple of n (CuTe does the same) */
-            R.stride.leaf[i] = cute_div(c, d, N);
+        cute_int s = L->shape.leaf[i], d = L->stride.leaf[i], ad = cute_abs(c, d);
+        if (cute_decide_required(c, cute_int_cmp(c, CUTE_CMP_EQ, d, cute_i(0)), "upcast",
+                                 "a stride is 0"))
+            continue;
+        cute_truth big = cute_int_cmp(c, CUTE_CMP_DIVIDES, N, ad);   /* n | d */
+        cute_truth small = cute_int_cmp(c, CUTE_CMP_DIVIDES, ad, N); /* d | n */
+        if (big != CUTE_TRUE && small != CUTE_TRUE) {
+            char b[1024];
+            cute_alg_fail(c, "upcast: Divisibility condition: in %s, stride %s and the factor "
+                             "%lld %s", layout_text(L, b, sizeof b), ITXT(d), (long long)n,
+                          big == CUTE_FALSE && small == CUTE_FALSE
+                              ? "do not divide one another"
+                              : "cannot be shown at trace time to divide one another");
+            return cute_layout_poison();
         }
+        R.shape.leaf[i] = cute_ceil_div(c, s, cute_ceil_div(c, N, ad));
+        R.stride.leaf[i] = cute_mul(c, cute_sgn(c, d), cute_ceil_div(c, ad, N));
     }
     return c->failed ? cute_layout_poison() : R;
 }
@@ -121,9 +123,11 @@ cute_layout cute_downcast(cute_alg *c, const cute_layout *L, int64_t n)
         return cute_layout_poison();
     }
     cute_layout R = *L;
-    for (int i = 0; i < L->shape.nleaves; i++) {
+    for (int i = 0; i < L->shape.nleaves && !c->failed; i++) {
         cute_int d = L->stride.leaf[i];
-        if (cute_is_const(d, 1) || cute_is_const(d, -1))
+        bool unit = cute_decide_required(c, cute_int_cmp(c, CUTE_CMP_EQ, cute_abs(c, d), cute_i(1)),
+                                         "downcast", "a stride is 1 or -1");
+        if (unit)
             R.shape.leaf[i] = cute_mul(c, L->shape.leaf[i], cute_i(n));
         else
             R.stride.leaf[i] = cute_mul(c, d, cute_i(n));
