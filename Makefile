@@ -48,7 +48,13 @@ $(BUILD)/tests/%: $(BUILD)/obj/src/%.o $(BUILD)/libcutec_cli.a $(BUILD)/libcutec
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-tests: $(TEST_BIN) $(BUILD)/cutec
+# the fuzz target replayed over fuzz/corpus: one more test program (scripts/run-tests.sh)
+FUZZ_BIN := $(BUILD)/tests/fuzz/fuzz_replay
+$(FUZZ_BIN): $(BUILD)/obj/fuzz/replay.o $(BUILD)/obj/fuzz/fuzz_layout.o $(BUILD)/libcutec.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+tests: $(TEST_BIN) $(FUZZ_BIN) $(BUILD)/cutec
 
 # Runs every test program and the oracle conformance check; the last line is the total.
 test: tests
@@ -61,4 +67,6 @@ clean:
 	rm -rf build build-san
 
 .PHONY: all tests test tour clean
+# keep the objects of the test programs (make would delete them as intermediates)
+.SECONDARY:
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -7,6 +7,7 @@
  * one case per file, like every test program.
  */
 #include <dirent.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define TIME_LIMIT 60 /* seconds per input */
 
 static int passed, failed;
 
@@ -28,6 +31,7 @@ static void run_child(const char *path)
     static uint8_t buf[1 << 20];
     size_t n = fread(buf, 1, sizeof buf, f);
     fclose(f);
+    alarm(TIME_LIMIT); /* a hang fails this file, by name, instead of the whole run */
     LLVMFuzzerTestOneInput(buf, n);
     exit(0); /* exit, not _exit: LeakSanitizer checks at exit */
 }
@@ -45,7 +49,9 @@ static void replay_file(const char *path)
     int status = 0;
     if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         failed++;
-        if (WIFSIGNALED(status))
+        if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+            fprintf(stderr, "FAIL %s: still running after %ds\n", path, TIME_LIMIT);
+        else if (WIFSIGNALED(status))
             fprintf(stderr, "FAIL %s: killed by signal %d\n", path, WTERMSIG(status));
         else
             fprintf(stderr, "FAIL %s: exit status %d\n", path, WEXITSTATUS(status));

@@ -102,6 +102,11 @@ static cute_layout compose_layout(cute_alg *c, const cute_layout *A, const cute_
     mode_list flat, ax;
     modes_of(A, &flat);
     bool strict = modes_coalesce(c, &flat, &ax, true) > 0;
+    if (ax.n == 0) { /* A has no leaves, e.g. ():(): it is no function to compose with */
+        char a[1024];
+        cute_alg_fail(c, "%s: %s has no modes to compose with", who, layout_text(A, a, sizeof a));
+        return cute_layout_poison();
+    }
     tuple_builder bs, bd;
     tb_init(&bs);
     tb_init(&bd);

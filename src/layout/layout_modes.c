@@ -85,6 +85,10 @@ cute_layout cute_group_modes(cute_alg *c, const cute_layout *L, int begin, int e
                       layout_text(L, b, sizeof b), r);
         return cute_layout_poison();
     }
+    if (r - (end - begin) + 1 > CUTE_MAX_RANK) {
+        cute_alg_fail(c, "group_modes: the result would have more than %d modes", CUTE_MAX_RANK);
+        return cute_layout_poison();
+    }
     cute_layout m[CUTE_MAX_RANK];
     int n = 0;
     for (int i = 0; i < begin; i++) m[n++] = cute_get(c, L, i);

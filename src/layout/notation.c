@@ -99,6 +99,7 @@ static bool parse_leaf(parser *ps, tuple_builder *b, bool allow_underscore)
         x = cute_underscore();
     } else if (*ps->p == '?') {
         if (!parse_dynamic(ps, &x)) return false;
+        if (*ps->p == '@' && !parse_basis(ps, &basis)) return false;
     } else {
         bool neg = *ps->p == '-';
         if (neg) ps->p++;

@@ -46,7 +46,10 @@ static int grid_alloc(cute_alg *c, render_grid *g, int64_t M, int64_t N)
     g->N = N;
     g->cell = NULL;
     if (c->failed) return -1;
-    if (M < 0 || N < 0 || (M > 0 && N > RENDER_MAX_CELLS / M)) {
+    /* rows and columns are bounded on their own too: an empty grid still draws its
+     * header of N column numbers */
+    if (M < 0 || N < 0 || M > RENDER_MAX_CELLS || N > RENDER_MAX_CELLS ||
+        (M > 0 && N > RENDER_MAX_CELLS / M)) {
         cute_alg_fail(c, "render: a picture of %lld x %lld cells is too large (at most %d)",
                       (long long)M, (long long)N, RENDER_MAX_CELLS);
         return -1;
@@ -171,7 +174,8 @@ int render_grid_tv(cute_alg *c, const cute_layout *tv, const cute_tuple *tile, r
     int64_t M, N, T, V;
     split_sizes(c, tile, &M, &N);
     split_sizes(c, &tv->shape, &T, &V);
-    if (!c->failed && (T < 0 || V < 0 || (T > 0 && V > RENDER_MAX_CELLS / T))) {
+    if (!c->failed && (T < 0 || V < 0 || T > RENDER_MAX_CELLS || V > RENDER_MAX_CELLS ||
+                       (T > 0 && V > RENDER_MAX_CELLS / T))) {
         cute_alg_fail(c, "render: a TV layout of %lld x %lld entries is too large (at most %d)",
                       (long long)T, (long long)V, RENDER_MAX_CELLS);
         return -1;
