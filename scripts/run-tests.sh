@@ -8,7 +8,8 @@
 #    a last line "name: N passed, N failed, N skipped"; a crash, a non-zero exit or a
 #    missing summary line is one more failure of that program;
 # 2. BUILD_DIR/cutec layout check on ../shared/oracle/*.public.jsonl (last line
-#    "N passed, N failed"); no oracle beside the repository is one skip.
+#    "N passed, N failed"); no oracle beside the repository is one skip;
+# 3. docs/check_docs.sh: every transcript in docs/*.md re-run against BUILD_DIR/cutec.
 # The last line is "N passed, N failed, N skipped"; the exit status is 1 if anything failed.
 # A program's output is shown (its tail) only when it fails.
 set -u
@@ -90,6 +91,12 @@ elif [ ! -x "$build/cutec" ]; then
 else
     run "$build/cutec" layout check "$oracle"/*.public.jsonl
     tally "oracle (cutec layout check)"
+fi
+
+# 3. the documentation's transcripts, re-run against this build
+if [ -x "$build/cutec" ]; then
+    run sh docs/check_docs.sh "$build/cutec"
+    tally "docs (docs/check_docs.sh)"
 fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
