@@ -14,11 +14,12 @@ endif
 CFLAGS  ?= $(OPT)
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude -MMD -MP $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-LDLIBS  += -lm
+LDLIBS  += -lm -ldl -lpthread
 
-LIB_SRC  := $(filter-out %_test.c,$(wildcard src/layout/*.c))
+# every layer but the CLI goes into the library; tests (*_test.c) are programs of their own
+LIB_SRC  := $(filter-out %_test.c,$(wildcard $(addsuffix /*.c,$(filter-out src/cli,$(wildcard src/*)))))
 CLI_SRC  := $(filter-out %_test.c,$(wildcard src/cli/*.c))
-TEST_SRC := $(wildcard src/*/*_test.c)
+TEST_SRC := $(wildcard src/*/*_test.c src/*/*/*_test.c)
 TEST_BIN := $(patsubst src/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
@@ -31,7 +32,7 @@ all: $(BUILD)/libcutec.a $(BUILD)/cutec
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
-	@$(CC) $(CFLAGS) -Isrc/layout -Itests -c $< -o $@
+	@$(CC) $(CFLAGS) -Isrc/layout -Isrc -Itests -c $< -o $@
 
 $(BUILD)/libcutec.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)

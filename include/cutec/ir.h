@@ -1,0 +1,194 @@
+/* cutec/ir.h — the kernel IR: typed virtual registers, one op table (ir_ops.def),
+ * structured control flow (FOR/IF/WHILE with nested blocks), a builder, a verifier and a
+ * text form.  Backends (CUDA C, the interpreter) see only this.
+ *
+ * A function owns everything it points to (an arena freed with it).  Registers are numbered
+ * from 1; 0 means "none".  A register is defined once, except a `mutable` one, which MOV
+ * may assign again (the loop-carried values of traced loops).  Every instruction records
+ * the user's call site (file:line) so diagnostics and dumps can point at it.
+ */
+#ifndef CUTEC_IR_H
+#define CUTEC_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum {
+    CUTE_VOID,
+    CUTE_I1,
+    CUTE_I8,
+    CUTE_I16,
+    CUTE_I32,
+    CUTE_I64,
+    CUTE_U8,
+    CUTE_U16,
+    CUTE_U32,
+    CUTE_U64,
+    CUTE_F16,
+    CUTE_BF16,
+    CUTE_F32,
+    CUTE_F64,
+    CUTE_PTR,
+    CUTE_NDTYPES
+} cute_dtype;
+
+typedef enum { CUTE_GMEM, CUTE_SMEM } cute_space;
+
+/* A value's type: a scalar, a vector of `lanes` scalars, or a pointer to `pointee` in
+ * `space`. */
+typedef struct cute_type {
+    uint8_t dtype;
+    uint8_t lanes;   /* 1 for scalars and pointers */
+    uint8_t pointee; /* CUTE_PTR: the element type */
+    uint8_t space;   /* CUTE_PTR: cute_space */
+} cute_type;
+
+static inline cute_type cute_type_of(cute_dtype d) { return (cute_type){(uint8_t)d, 1, 0, 0}; }
+static inline cute_type cute_type_vec(cute_dtype d, int lanes)
+{
+    return (cute_type){(uint8_t)d, (uint8_t)lanes, 0, 0};
+}
+static inline cute_type cute_type_ptr(cute_dtype pointee, cute_space s)
+{
+    return (cute_type){CUTE_PTR, 1, (uint8_t)pointee, (uint8_t)s};
+}
+bool cute_type_eq(cute_type a, cute_type b);
+int cute_dtype_bits(cute_dtype d); /* 1 for i1, 64 for pointers */
+static inline int cute_dtype_bytes(cute_dtype d) { return (cute_dtype_bits(d) + 7) / 8; }
+const char *cute_dtype_name(cute_dtype d); /* "f16", "i32", ... */
+bool cute_dtype_parse(const char *name, cute_dtype *out);
+bool cute_dtype_is_float(cute_dtype d);
+bool cute_dtype_is_int(cute_dtype d); /* i1 is not an int */
+bool cute_dtype_is_signed(cute_dtype d);
+/* "f16x8", "ptr<f32,gmem>" */
+int cute_type_str(cute_type t, char *buf, size_t n);
+
+typedef enum {
+#define X(name, nargs, cls, meaning) CUTE_OP_##name,
+#include "cutec/ir_ops.def"
+#undef X
+    CUTE_OP_COUNT
+} cute_op;
+
+const char *cute_op_name(cute_op op);
+const char *cute_op_meaning(cute_op op);
+int cute_op_nargs(cute_op op); /* -1: variable */
+
+typedef enum {
+    CUTE_SREG_TID_X, CUTE_SREG_TID_Y, CUTE_SREG_TID_Z,
+    CUTE_SREG_CTAID_X, CUTE_SREG_CTAID_Y, CUTE_SREG_CTAID_Z,
+    CUTE_SREG_NTID_X, CUTE_SREG_NTID_Y, CUTE_SREG_NTID_Z,
+    CUTE_SREG_NCTAID_X, CUTE_SREG_NCTAID_Y, CUTE_SREG_NCTAID_Z,
+    CUTE_SREG_LANEID, CUTE_SREG_WARPID,
+    CUTE_SREG_COUNT
+} cute_sreg;
+typedef enum { CUTE_SHFL_IDX, CUTE_SHFL_UP, CUTE_SHFL_DOWN, CUTE_SHFL_XOR } cute_shfl;
+typedef enum { CUTE_VOTE_ANY, CUTE_VOTE_ALL, CUTE_VOTE_BALLOT } cute_vote;
+typedef enum { CUTE_ATOMIC_ADD, CUTE_ATOMIC_MIN, CUTE_ATOMIC_MAX, CUTE_ATOMIC_EXCH } cute_atomic;
+const char *cute_sreg_name(cute_sreg s); /* "tid.x" */
+
+#define CUTE_IR_FAST 1u /* MATH ops: fast approximate variant */
+
+typedef uint32_t cute_vreg;
+typedef struct cute_ir_block cute_ir_block;
+
+typedef struct cute_ir_inst {
+    uint16_t op;    /* cute_op */
+    uint16_t flags; /* CUTE_IR_FAST */
+    cute_type type; /* the result type; STORE: the stored type; CAST: the target */
+    cute_vreg dst;  /* 0: no result */
+    cute_vreg a[3];
+    int64_t imm, imm2;
+    const char *str;  /* PRINTF format, ASM text */
+    cute_vreg *var;   /* PRINTF/ASM operands, WHILE condition */
+    uint32_t nvar;
+    cute_ir_block *body[2];
+    const char *file; /* the user's call site */
+    int line;
+} cute_ir_inst;
+
+struct cute_ir_block {
+    cute_ir_inst *inst;
+    uint32_t n, cap;
+};
+
+typedef struct cute_ir_vreg_info {
+    cute_type type;
+    const char *name; /* a hint for dumps and generated code; may be NULL */
+    bool mutable_;    /* MOV may assign it after its definition */
+    bool param;       /* a function parameter */
+} cute_ir_vreg_info;
+
+typedef struct cute_ir_arena cute_ir_arena;
+
+typedef struct cute_ir_func {
+    const char *name;
+    cute_ir_block body;
+    cute_ir_vreg_info *vregs; /* [0] unused */
+    uint32_t nvregs, vcap;
+    cute_vreg *params;
+    uint32_t nparams, pcap;
+    int64_t smem_bytes;     /* dynamic shared memory the kernel uses */
+    int max_threads;        /* __launch_bounds__ when > 0 */
+    cute_ir_arena *arena;
+} cute_ir_func;
+
+cute_ir_func *cute_ir_func_new(const char *name); /* NULL when out of memory */
+void cute_ir_func_free(cute_ir_func *f);
+/* memory that lives as long as f (strings, operand lists) */
+void *cute_ir_alloc(cute_ir_func *f, size_t n);
+const char *cute_ir_strdup(cute_ir_func *f, const char *s);
+
+cute_vreg cute_ir_new_vreg(cute_ir_func *f, cute_type t, const char *name, bool mutable_);
+cute_vreg cute_ir_add_param(cute_ir_func *f, cute_type t, const char *name);
+static inline cute_type cute_ir_type(const cute_ir_func *f, cute_vreg v) { return f->vregs[v].type; }
+
+/* --- building ----------------------------------------------------------------------- */
+/* The builder appends to the innermost open block.  Control-flow ops open their bodies;
+ * cute_ir_end closes one.  Out of memory marks the builder failed (check `oom`). */
+#define CUTE_IR_MAX_DEPTH 64
+typedef struct cute_ir_builder {
+    cute_ir_func *f;
+    cute_ir_block *stack[CUTE_IR_MAX_DEPTH];
+    cute_ir_inst *owner[CUTE_IR_MAX_DEPTH]; /* the FOR/IF/WHILE whose body is open */
+    int depth;
+    const char *file; /* call site given to the next instructions */
+    int line;
+    bool oom;
+    cute_ir_inst *last;   /* the instruction appended last */
+    cute_ir_inst scratch; /* takes the writes after out-of-memory */
+} cute_ir_builder;
+
+void cute_ir_builder_init(cute_ir_builder *b, cute_ir_func *f);
+/* append an instruction (zeroed but for op, site); the pointer is valid until the next
+ * append to the same block */
+cute_ir_inst *cute_ir_append(cute_ir_builder *b, cute_op op);
+/* an op with a result of type t and up to three operands */
+cute_vreg cute_ir_op(cute_ir_builder *b, cute_op op, cute_type t, cute_vreg a0, cute_vreg a1,
+                     cute_vreg a2);
+/* an op without a result */
+void cute_ir_op_void(cute_ir_builder *b, cute_op op, cute_type t, cute_vreg a0, cute_vreg a1,
+                     cute_vreg a2, int64_t imm);
+cute_vreg cute_ir_const_int(cute_ir_builder *b, cute_dtype d, int64_t v);
+cute_vreg cute_ir_const_float(cute_ir_builder *b, cute_dtype d, double v);
+cute_vreg cute_ir_sreg(cute_ir_builder *b, cute_sreg s);
+void cute_ir_mov(cute_ir_builder *b, cute_vreg dst, cute_vreg src);
+/* open body[0] of a FOR over var in [lo, hi) by step; unroll: 0 none, 1 full, n by n */
+void cute_ir_for(cute_ir_builder *b, cute_vreg var, cute_vreg lo, cute_vreg hi, int64_t step,
+                 int unroll);
+void cute_ir_if(cute_ir_builder *b, cute_vreg cond); /* opens the then-body */
+void cute_ir_else(cute_ir_builder *b);               /* switches to the else-body */
+/* WHILE: opens the condition block; cute_ir_while_body(cond) switches to the body */
+void cute_ir_while(cute_ir_builder *b);
+void cute_ir_while_body(cute_ir_builder *b, cute_vreg cond);
+void cute_ir_end(cute_ir_builder *b); /* closes the innermost body */
+
+/* --- checking and printing ---------------------------------------------------------- */
+/* 0 when f is well formed; else -1 with the first problem (and its call site) in err */
+int cute_ir_verify(const cute_ir_func *f, char *err, size_t n);
+/* the text form: one instruction per line, bodies indented */
+void cute_ir_dump(FILE *out, const cute_ir_func *f);
+
+#endif

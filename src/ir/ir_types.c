@@ -1,0 +1,77 @@
+/* Element types and the op table's names. */
+#include <string.h>
+
+#include "cutec/ir.h"
+
+static const struct {
+    const char *name;
+    int bits;
+} dtypes[CUTE_NDTYPES] = {
+    [CUTE_VOID] = {"void", 0}, [CUTE_I1] = {"i1", 1},     [CUTE_I8] = {"i8", 8},
+    [CUTE_I16] = {"i16", 16},  [CUTE_I32] = {"i32", 32},  [CUTE_I64] = {"i64", 64},
+    [CUTE_U8] = {"u8", 8},     [CUTE_U16] = {"u16", 16},  [CUTE_U32] = {"u32", 32},
+    [CUTE_U64] = {"u64", 64},  [CUTE_F16] = {"f16", 16},  [CUTE_BF16] = {"bf16", 16},
+    [CUTE_F32] = {"f32", 32},  [CUTE_F64] = {"f64", 64},  [CUTE_PTR] = {"ptr", 64},
+};
+
+int cute_dtype_bits(cute_dtype d) { return (unsigned)d < CUTE_NDTYPES ? dtypes[d].bits : 0; }
+const char *cute_dtype_name(cute_dtype d)
+{
+    return (unsigned)d < CUTE_NDTYPES ? dtypes[d].name : "?";
+}
+
+bool cute_dtype_parse(const char *name, cute_dtype *out)
+{
+    for (int d = 1; d < CUTE_PTR; d++)
+        if (strcmp(name, dtypes[d].name) == 0) {
+            *out = (cute_dtype)d;
+            return true;
+        }
+    return false;
+}
+
+bool cute_dtype_is_float(cute_dtype d)
+{
+    return d == CUTE_F16 || d == CUTE_BF16 || d == CUTE_F32 || d == CUTE_F64;
+}
+bool cute_dtype_is_int(cute_dtype d) { return d >= CUTE_I8 && d <= CUTE_U64; }
+bool cute_dtype_is_signed(cute_dtype d) { return d >= CUTE_I8 && d <= CUTE_I64; }
+
+bool cute_type_eq(cute_type a, cute_type b)
+{
+    if (a.dtype != b.dtype || a.lanes != b.lanes) return false;
+    return a.dtype != CUTE_PTR || (a.pointee == b.pointee && a.space == b.space);
+}
+
+int cute_type_str(cute_type t, char *buf, size_t n)
+{
+    if (t.dtype == CUTE_PTR)
+        return snprintf(buf, n, "ptr<%s,%s>", cute_dtype_name(t.pointee),
+                        t.space == CUTE_SMEM ? "smem" : "gmem");
+    if (t.lanes > 1) return snprintf(buf, n, "%sx%d", cute_dtype_name(t.dtype), t.lanes);
+    return snprintf(buf, n, "%s", cute_dtype_name(t.dtype));
+}
+
+static const struct {
+    const char *name, *meaning;
+    int nargs;
+} ops[CUTE_OP_COUNT] = {
+#define X(name, nargs, cls, meaning) [CUTE_OP_##name] = {#name, meaning, nargs},
+#include "cutec/ir_ops.def"
+#undef X
+};
+
+const char *cute_op_name(cute_op op) { return (unsigned)op < CUTE_OP_COUNT ? ops[op].name : "?"; }
+const char *cute_op_meaning(cute_op op)
+{
+    return (unsigned)op < CUTE_OP_COUNT ? ops[op].meaning : "?";
+}
+int cute_op_nargs(cute_op op) { return (unsigned)op < CUTE_OP_COUNT ? ops[op].nargs : 0; }
+
+const char *cute_sreg_name(cute_sreg s)
+{
+    static const char *names[CUTE_SREG_COUNT] = {
+        "tid.x",   "tid.y",   "tid.z",    "ctaid.x",  "ctaid.y",  "ctaid.z", "ntid.x",
+        "ntid.y",  "ntid.z",  "nctaid.x", "nctaid.y", "nctaid.z", "laneid",  "warpid"};
+    return (unsigned)s < CUTE_SREG_COUNT ? names[s] : "?";
+}
