@@ -180,6 +180,9 @@ void cute_ir_for(cute_ir_builder *b, cute_vreg var, cute_vreg lo, cute_vreg hi, 
                  int unroll);
 void cute_ir_if(cute_ir_builder *b, cute_vreg cond); /* opens the then-body */
 void cute_ir_else(cute_ir_builder *b);               /* switches to the else-body */
+/* open the else-body of the IF that is the last instruction of the current block (for
+ * tracers that close the then-body before they know an else follows) */
+void cute_ir_reopen_else(cute_ir_builder *b);
 /* WHILE: opens the condition block; cute_ir_while_body(cond) switches to the body */
 void cute_ir_while(cute_ir_builder *b);
 void cute_ir_while_body(cute_ir_builder *b, cute_vreg cond);

@@ -87,4 +87,26 @@ int cute_symbolic_describe(cute_symbolic *s, cute_int x, char *buf, size_t n);
 int cute_symbolic_tuple_str(cute_symbolic *s, const cute_tuple *t, char *buf, size_t n);
 int cute_symbolic_layout_str(cute_symbolic *s, const cute_layout *L, char *buf, size_t n);
 
+/* --- walking a value (for code generators: the tracer lowers values to IR) ----------
+ * x = sum over terms of coef * atom[0] * ... * atom[deg-1].  An atom is a symbol s, whose
+ * value is value(s) / div(s) (exact), or op(a, b) / scale (exact) for an operation that did
+ * not simplify; a and b are values again.  Static x has one term of degree 0. */
+#define CUTE_SYMBOLIC_MAX_DEG 8
+typedef struct cute_symbolic_term {
+    int64_t coef;
+    int deg;
+    uint32_t atom[CUTE_SYMBOLIC_MAX_DEG];
+} cute_symbolic_term;
+typedef struct cute_symbolic_atom {
+    bool is_symbol;
+    int symbol;        /* is_symbol: its index; its value is value(symbol) / scale */
+    cute_int_op op;    /* else: op(a, b) / scale; b unused for unary ops */
+    cute_int a, b;
+    int64_t scale;
+} cute_symbolic_atom;
+/* the number of terms of x (0 for the static 0), or -1 for a foreign handle */
+int cute_symbolic_nterms(cute_symbolic *s, cute_int x);
+bool cute_symbolic_get_term(cute_symbolic *s, cute_int x, int i, cute_symbolic_term *out);
+bool cute_symbolic_get_atom(cute_symbolic *s, uint32_t atom, cute_symbolic_atom *out);
+
 #endif

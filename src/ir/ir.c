@@ -44,7 +44,10 @@ static void block_free(cute_ir_block *b)
 {
     for (uint32_t i = 0; i < b->n; i++)
         for (int k = 0; k < 2; k++)
-            if (b->inst[i].body[k]) block_free(b->inst[i].body[k]);
+            if (b->inst[i].body[k]) {
+                block_free(b->inst[i].body[k]);
+                free(b->inst[i].body[k]);
+            }
     free(b->inst);
 }
 
@@ -264,4 +267,14 @@ void cute_ir_end(cute_ir_builder *b)
         b->owner[b->depth] = NULL;
         b->depth--;
     }
+}
+
+void cute_ir_reopen_else(cute_ir_builder *b)
+{
+    cute_ir_block *blk = b->stack[b->depth];
+    if (b->oom || blk->n == 0 || blk->inst[blk->n - 1].op != CUTE_OP_IF) {
+        b->oom = b->oom || blk->n == 0;
+        return;
+    }
+    open_body(b, &blk->inst[blk->n - 1], 1);
 }

@@ -1450,3 +1450,41 @@ int cute_symbolic_layout_str(cute_symbolic *S, const cute_layout *L, char *buf, 
     put(&s, tmp);
     return (int)s.len;
 }
+
+/* --- walking ---------------------------------------------------------------------- */
+
+int cute_symbolic_nterms(cute_symbolic *S, cute_int x)
+{
+    uint32_t id = from_int(S, x);
+    if (id == BAD) return -1;
+    return (int)S->exprs[id].n;
+}
+
+bool cute_symbolic_get_term(cute_symbolic *S, cute_int x, int i, cute_symbolic_term *out)
+{
+    uint32_t id = from_int(S, x);
+    if (id == BAD || i < 0 || (uint32_t)i >= S->exprs[id].n) return false;
+    const term *t = &S->terms[S->exprs[id].first + (uint32_t)i];
+    if (t->deg > CUTE_SYMBOLIC_MAX_DEG) return false;
+    out->coef = t->coef;
+    out->deg = (int)t->deg;
+    for (uint32_t k = 0; k < t->deg; k++) out->atom[k] = S->ids[t->first + k];
+    return true;
+}
+
+bool cute_symbolic_get_atom(cute_symbolic *S, uint32_t id, cute_symbolic_atom *out)
+{
+    if (id >= S->natoms) return false;
+    const atom *a = &S->atoms[id];
+    memset(out, 0, sizeof *out);
+    out->scale = a->scale;
+    if (a->kind == ATOM_SYM) {
+        out->is_symbol = true;
+        out->symbol = a->sym;
+        return true;
+    }
+    out->op = (cute_int_op)a->op;
+    out->a = to_int(S, a->a);
+    out->b = to_int(S, a->b);
+    return true;
+}

@@ -1,0 +1,149 @@
+/* cutec/trace.h — the DSL surface: a context that traces C into IR.
+ *
+ * Staging (DESIGN.md, "The one idea"): what is known while the C program runs is static and
+ * folds away; what is known only at launch is dynamic and becomes IR.
+ *
+ *  - cute_int (int.h) is the index integer.  A dynamic one is an exact symbolic expression
+ *    over launch-time unknowns (kernel parameters, thread indices, loop variables), so the
+ *    layout algebra proves what it can about it (divisibility, equality, bounds) and the
+ *    tracer emits IR only when a value is used, once per scope.
+ *  - cute_val is any other run-time value (floats, data loaded from memory, predicates):
+ *    an IR register and its type.
+ *
+ * Every DSL call records the user's file:line (the macros pass it), so a misuse is a
+ * diagnostic pointing at the user's line; after the first one the context is failed and
+ * later calls are harmless no-ops.  Nothing aborts.
+ */
+#ifndef CUTEC_TRACE_H
+#define CUTEC_TRACE_H
+
+#include "cutec/ir.h"
+#include "cutec/layout.h"
+
+typedef struct cute_ctx cute_ctx;
+
+typedef struct cute_val {
+    cute_vreg r;
+    cute_type t;
+} cute_val;
+
+/* --- the context ------------------------------------------------------------------ */
+cute_ctx *cute_ctx_new(void);
+void cute_ctx_free(cute_ctx *c);
+/* the algebra context every layout op takes (its dynamic ints are this tracer's) */
+cute_alg *cute_ctx_alg(cute_ctx *c);
+bool cute_ctx_failed(const cute_ctx *c);
+const char *cute_ctx_error(const cute_ctx *c); /* "file:line: message" */
+/* report a misuse at the current call site; returns false */
+bool cute_ctx_fail(cute_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* the call site for the next operations (the macros below set it) */
+void cute_ctx_site(cute_ctx *c, const char *file, int line);
+
+/* Begin tracing a kernel into a fresh IR function (the context owns it until taken). */
+bool cute_kernel_begin(cute_ctx *c, const char *name);
+/* Finish it: verify; on success the function is handed to the caller, else NULL. */
+cute_ir_func *cute_kernel_end(cute_ctx *c);
+
+/* a kernel parameter: an index integer (lower bound and divisor known) or a pointer */
+cute_int cute_param_int(cute_ctx *c, const char *name, int64_t div, int64_t lower_bound);
+cute_val cute_param_ptr(cute_ctx *c, const char *name, cute_dtype pointee);
+
+/* --- index integers in kernels ------------------------------------------------------ */
+cute_int cute_thread_idx(cute_ctx *c, int dim); /* threadIdx.{x,y,z} */
+cute_int cute_block_idx(cute_ctx *c, int dim);
+cute_int cute_block_dim(cute_ctx *c, int dim);
+cute_int cute_grid_dim(cute_ctx *c, int dim);
+cute_int cute_lane_idx(cute_ctx *c);
+cute_int cute_warp_idx(cute_ctx *c);
+/* the IR value of an index integer (emitted now, in the current scope) */
+cute_val cute_int_value(cute_ctx *c, cute_int x, cute_dtype d);
+/* a run-time integer as an index integer (a fresh unknown bound to v) */
+cute_int cute_int_from_val(cute_ctx *c, cute_val v, int64_t lower_bound);
+/* conditions on index integers, as predicates */
+cute_val cute_int_lt(cute_ctx *c, cute_int a, cute_int b);
+cute_val cute_int_eq(cute_ctx *c, cute_int a, cute_int b);
+
+/* --- run-time values ---------------------------------------------------------------- */
+cute_val cute_val_const(cute_ctx *c, cute_dtype d, double v);
+cute_val cute_val_int(cute_ctx *c, cute_dtype d, int64_t v);
+cute_val cute_val_binop(cute_ctx *c, cute_op op, cute_val a, cute_val b); /* ADD..XOR, MIN, MAX */
+cute_val cute_val_unop(cute_ctx *c, cute_op op, cute_val a);              /* NEG, ABS, NOT, math */
+cute_val cute_val_fma(cute_ctx *c, cute_val a, cute_val b, cute_val d);
+cute_val cute_val_cmp(cute_ctx *c, cute_op op, cute_val a, cute_val b);   /* EQ..GE -> i1 */
+cute_val cute_val_select(cute_ctx *c, cute_val p, cute_val a, cute_val b);
+cute_val cute_val_cvt(cute_ctx *c, cute_val a, cute_dtype d);
+cute_val cute_val_bitcast(cute_ctx *c, cute_val a, cute_type t);
+/* a mutable variable (loop-carried state), and assignment to it */
+cute_val cute_val_var(cute_ctx *c, cute_val init);
+void cute_val_assign(cute_ctx *c, cute_val var, cute_val v);
+
+/* --- control flow (block macros; see CUTE_FOR etc. below) --------------------------- */
+cute_int cute__for_begin(cute_ctx *c, cute_int lo, cute_int hi, int64_t step, int unroll);
+bool cute__body_once(cute_ctx *c); /* true the first time, then closes the body */
+void cute__if_begin(cute_ctx *c, cute_val pred);
+void cute__else_begin(cute_ctx *c);
+void cute__while_begin(cute_ctx *c);
+void cute__while_cond(cute_ctx *c, cute_val pred);
+void cute_barrier(cute_ctx *c);
+void cute_printf(cute_ctx *c, const char *fmt, int n, const cute_val *args);
+
+/* CUTE_FOR(c, i, lo, hi) { ... }: a dynamic loop; i is a cute_int (a plain C for loop is
+ * the trace-time, unrolled one).  CUTE_IF(c, p) { ... } CUTE_ELSE(c) { ... }.
+ * CUTE_WHILE(c, cond-expression-of-type-cute_val) { ... }: cond is traced each iteration. */
+#define CUTE_FOR(c, i, lo, hi)                                                              \
+    for (cute_int i = (cute_ctx_site((c), __FILE__, __LINE__),                             \
+                       cute__for_begin((c), (lo), (hi), 1, 0));                             \
+         cute__body_once(c);)
+#define CUTE_FOR_STEP(c, i, lo, hi, step, unroll)                                           \
+    for (cute_int i = (cute_ctx_site((c), __FILE__, __LINE__),                             \
+                       cute__for_begin((c), (lo), (hi), (step), (unroll)));                 \
+         cute__body_once(c);)
+#define CUTE_IF(c, pred)                                                                    \
+    for (cute_ctx_site((c), __FILE__, __LINE__), cute__if_begin((c), (pred));               \
+         cute__body_once(c);)
+#define CUTE_ELSE(c)                                                                        \
+    for (cute_ctx_site((c), __FILE__, __LINE__), cute__else_begin(c); cute__body_once(c);)
+#define CUTE_WHILE(c, cond)                                                                 \
+    for (cute_ctx_site((c), __FILE__, __LINE__), cute__while_begin(c),                      \
+         cute__while_cond((c), (cond));                                                     \
+         cute__body_once(c);)
+
+/* Any other call (e.g. a layout op on the context's algebra) can record its site:
+ * CUTE_AT(c, cute_composition(cute_ctx_alg(c), &A, &T)) */
+#define CUTE_AT(c, call) (cute_ctx_site((c), __FILE__, __LINE__), (call))
+
+/* Each DSL call records the caller's file:line: these macros wrap the functions of the
+ * same name (a function-like macro does not expand inside itself, so the call inside is
+ * the function).  Define CUTEC_NO_SITE_MACROS to call the functions directly. */
+#ifndef CUTEC_NO_SITE_MACROS
+#define cute_param_int(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_param_int((c), __VA_ARGS__))
+#define cute_param_ptr(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_param_ptr((c), __VA_ARGS__))
+#define cute_thread_idx(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_thread_idx((c), __VA_ARGS__))
+#define cute_block_idx(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_block_idx((c), __VA_ARGS__))
+#define cute_block_dim(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_block_dim((c), __VA_ARGS__))
+#define cute_grid_dim(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_grid_dim((c), __VA_ARGS__))
+#define cute_lane_idx(c) (cute_ctx_site((c), __FILE__, __LINE__), cute_lane_idx(c))
+#define cute_warp_idx(c) (cute_ctx_site((c), __FILE__, __LINE__), cute_warp_idx(c))
+#define cute_int_value(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_int_value((c), __VA_ARGS__))
+#define cute_int_from_val(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_int_from_val((c), __VA_ARGS__))
+#define cute_int_lt(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_int_lt((c), __VA_ARGS__))
+#define cute_int_eq(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_int_eq((c), __VA_ARGS__))
+#define cute_val_const(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_const((c), __VA_ARGS__))
+#define cute_val_int(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_int((c), __VA_ARGS__))
+#define cute_val_binop(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_binop((c), __VA_ARGS__))
+#define cute_val_unop(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_unop((c), __VA_ARGS__))
+#define cute_val_fma(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_fma((c), __VA_ARGS__))
+#define cute_val_cmp(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_cmp((c), __VA_ARGS__))
+#define cute_val_select(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_select((c), __VA_ARGS__))
+#define cute_val_cvt(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_cvt((c), __VA_ARGS__))
+#define cute_val_bitcast(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_bitcast((c), __VA_ARGS__))
+#define cute_val_var(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_var((c), __VA_ARGS__))
+#define cute_val_assign(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_assign((c), __VA_ARGS__))
+#define cute_barrier(c) (cute_ctx_site((c), __FILE__, __LINE__), cute_barrier(c))
+#define cute_printf(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_printf((c), __VA_ARGS__))
+#define cute_kernel_begin(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_kernel_begin((c), __VA_ARGS__))
+#define cute_kernel_end(c) (cute_ctx_site((c), __FILE__, __LINE__), cute_kernel_end(c))
+#endif
+
+
+#endif

@@ -1,0 +1,137 @@
+/* Structured control flow for the block macros, barriers and printf.
+ *
+ * The macros are C `for` statements whose condition, cute__body_once, is true once (the
+ * body runs once at trace time, recording IR into the open block) and then closes the
+ * block.  A C `break` or `return` inside would skip the closing: the kernel then ends with
+ * a block open, which cute_kernel_end reports. */
+#include <string.h>
+
+#define CUTEC_NO_SITE_MACROS /* this file defines the functions themselves */
+#include "ctx_internal.h"
+
+static bool push_scope(cute_ctx *c, int kind)
+{
+    if (c->depth + 1 >= CUTE_IR_MAX_DEPTH)
+        return cute_ctx_fail(c, "loops and ifs nested deeper than %d", CUTE_IR_MAX_DEPTH - 1);
+    c->depth++;
+    c->scopes[c->depth] = (scope){++c->next_scope, false, c->b.owner[c->b.depth], kind};
+    return true;
+}
+
+cute_int cute__for_begin(cute_ctx *c, cute_int lo, cute_int hi, int64_t step, int unroll)
+{
+    if (!ctx_ok(c)) return cute_i(0);
+    if (step == 0) {
+        cute_ctx_fail(c, "a loop with step 0");
+        return cute_i(0);
+    }
+    cute_val l = cute_int_value(c, lo, CUTE_I64), h = cute_int_value(c, hi, CUTE_I64);
+    if (c->alg.failed) return cute_i(0);
+    cute_vreg var = cute_ir_new_vreg(c->fn, cute_type_of(CUTE_I64), "i", false);
+    cute_ir_for(&c->b, var, l.r, h.r, step, unroll);
+    if (!push_scope(c, SCOPE_FOR)) return cute_i(0);
+    /* the loop variable: at least lo when lo is static (and the step positive) */
+    int64_t lb = cute_is_static(lo) && step > 0 ? lo.v : INT64_MIN;
+    cute_int i = cute_symbolic_symbol(c->sym, "i", 1, lb);
+    ctx_bind(c, i, var);
+    return i;
+}
+
+bool cute__body_once(cute_ctx *c)
+{
+    if (c->depth == 0) { /* an error happened before the body opened: run it never */
+        return false;
+    }
+    scope *s = &c->scopes[c->depth];
+    if (!s->entered) {
+        s->entered = true;
+        return true;
+    }
+    if (s->kind == SCOPE_IF) { /* remember the IF so that CUTE_ELSE can open its else */
+        cute_ir_block *outer = c->b.stack[c->b.depth - 1];
+        c->last_if.blk = outer;
+        c->last_if.index = outer->n - 1;
+        c->last_if.valid = true;
+    } else {
+        c->last_if.valid = false;
+    }
+    c->depth--;
+    cute_ir_end(&c->b);
+    return false;
+}
+
+void cute__if_begin(cute_ctx *c, cute_val pred)
+{
+    if (!ctx_ok(c)) return;
+    if (pred.r == 0 || pred.r >= c->fn->nvregs || !cute_type_eq(pred.t, cute_type_of(CUTE_I1))) {
+        cute_ctx_fail(c, "CUTE_IF needs an i1 predicate (a comparison), not %s",
+                      cute_dtype_name((cute_dtype)pred.t.dtype));
+        return;
+    }
+    cute_ir_if(&c->b, pred.r);
+    push_scope(c, SCOPE_IF);
+}
+
+void cute__else_begin(cute_ctx *c)
+{
+    if (!ctx_ok(c)) return;
+    if (!c->last_if.valid) {
+        cute_ctx_fail(c, "CUTE_ELSE without a CUTE_IF right before it");
+        return;
+    }
+    c->last_if.valid = false;
+    /* reopen the else-body of that IF (it is the last instruction of the current block) */
+    cute_ir_block *blk = c->b.stack[c->b.depth];
+    if (blk != c->last_if.blk || c->last_if.index != blk->n - 1) {
+        cute_ctx_fail(c, "CUTE_ELSE must follow its CUTE_IF directly");
+        return;
+    }
+    cute_ir_reopen_else(&c->b);
+    push_scope(c, SCOPE_ELSE);
+}
+
+void cute__while_begin(cute_ctx *c)
+{
+    if (!ctx_ok(c)) return;
+    cute_ir_while(&c->b);
+    if (push_scope(c, SCOPE_WHILE_COND)) c->scopes[c->depth].entered = true;
+}
+
+void cute__while_cond(cute_ctx *c, cute_val pred)
+{
+    if (!ctx_ok(c) || c->scopes[c->depth].kind != SCOPE_WHILE_COND) return;
+    if (pred.r == 0 || !cute_type_eq(pred.t, cute_type_of(CUTE_I1))) {
+        cute_ctx_fail(c, "CUTE_WHILE needs an i1 condition");
+        return;
+    }
+    cute_ir_while_body(&c->b, pred.r);
+    /* the condition's scope ends; the body's begins (values of the condition block are not
+     * visible in the body: recompute what you need) */
+    c->scopes[c->depth] = (scope){++c->next_scope, false, c->b.owner[c->b.depth], SCOPE_WHILE};
+}
+
+void cute_barrier(cute_ctx *c)
+{
+    if (!ctx_ok(c)) return;
+    cute_ir_op_void(&c->b, CUTE_OP_BARRIER, cute_type_of(CUTE_VOID), 0, 0, 0, 0);
+}
+
+void cute_printf(cute_ctx *c, const char *fmt, int n, const cute_val *args)
+{
+    if (!ctx_ok(c)) return;
+    if (!fmt) {
+        cute_ctx_fail(c, "cute_printf without a format");
+        return;
+    }
+    cute_ir_inst *in = cute_ir_append(&c->b, CUTE_OP_PRINTF);
+    in->str = cute_ir_strdup(c->fn, fmt);
+    in->var = n ? cute_ir_alloc(c->fn, (size_t)n * sizeof(cute_vreg)) : NULL;
+    in->nvar = (uint32_t)n;
+    for (int i = 0; i < n; i++) {
+        if (args[i].r == 0 || args[i].r >= c->fn->nvregs) {
+            cute_ctx_fail(c, "cute_printf argument %d is not a value of this kernel", i + 1);
+            return;
+        }
+        in->var[i] = args[i].r;
+    }
+}

@@ -1,0 +1,162 @@
+/* The tracing context: errors with call sites, kernels, scopes, parameters. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CUTEC_NO_SITE_MACROS /* this file defines the functions themselves */
+#include "ctx_internal.h"
+
+/* the algebra's errors get the user's call site too */
+static void on_alg_error(void *user, const char *message)
+{
+    cute_ctx *c = user;
+    snprintf(c->error, sizeof c->error, "%s:%d: %s", c->file ? c->file : "?", c->line, message);
+}
+
+cute_ctx *cute_ctx_new(void)
+{
+    cute_ctx *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->sym = cute_symbolic_new();
+    if (!c->sym) {
+        free(c);
+        return NULL;
+    }
+    cute_symbolic_bind(c->sym, &c->alg);
+    c->alg.on_error = on_alg_error;
+    c->alg.user = c;
+    return c;
+}
+
+void cute_ctx_free(cute_ctx *c)
+{
+    if (!c) return;
+    cute_ir_func_free(c->fn);
+    cute_symbolic_free(c->sym);
+    free(c->bind);
+    free(c->memo);
+    free(c);
+}
+
+cute_alg *cute_ctx_alg(cute_ctx *c) { return &c->alg; }
+bool cute_ctx_failed(const cute_ctx *c) { return c->alg.failed; }
+const char *cute_ctx_error(const cute_ctx *c) { return c->alg.failed ? c->error : ""; }
+
+void cute_ctx_site(cute_ctx *c, const char *file, int line)
+{
+    c->file = file;
+    c->line = line;
+    c->b.file = file;
+    c->b.line = line;
+}
+
+bool cute_ctx_fail(cute_ctx *c, const char *fmt, ...)
+{
+    if (c->alg.failed) return false;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return cute_alg_fail(&c->alg, "%s", msg);
+}
+
+bool ctx_ok(cute_ctx *c)
+{
+    if (c->alg.failed) return false;
+    if (!c->fn) return cute_ctx_fail(c, "a kernel operation outside a kernel");
+    if (c->b.oom) return cute_ctx_fail(c, "out of memory while tracing");
+    return true;
+}
+
+cute_val ctx_val(cute_ctx *c, cute_vreg r)
+{
+    return (cute_val){r, r ? cute_ir_type(c->fn, r) : cute_type_of(CUTE_VOID)};
+}
+
+bool scope_open(const cute_ctx *c, uint32_t id)
+{
+    for (int d = 0; d <= c->depth; d++)
+        if (c->scopes[d].id == id) return true;
+    return false;
+}
+
+void ctx_bind(cute_ctx *c, cute_int sym, cute_vreg reg)
+{
+    int i = cute_symbolic_symbol_index(c->sym, sym);
+    if (i < 0) {
+        cute_ctx_fail(c, "internal: binding a value that is not a symbol");
+        return;
+    }
+    if ((uint32_t)i >= c->capbind) {
+        uint32_t cap = c->capbind ? c->capbind : 64;
+        while (cap <= (uint32_t)i) cap *= 2;
+        binding *b = realloc(c->bind, cap * sizeof *b);
+        if (!b) {
+            cute_ctx_fail(c, "out of memory");
+            return;
+        }
+        memset(b + c->capbind, 0, (cap - c->capbind) * sizeof *b);
+        c->bind = b;
+        c->capbind = cap;
+    }
+    c->bind[i] = (binding){reg, c->scopes[c->depth].id};
+    if ((uint32_t)i >= c->nbind) c->nbind = (uint32_t)i + 1;
+}
+
+bool cute_kernel_begin(cute_ctx *c, const char *name)
+{
+    if (c->alg.failed) return false;
+    if (c->fn) return cute_ctx_fail(c, "kernel '%s' begun inside kernel '%s'", name, c->fn->name);
+    c->fn = cute_ir_func_new(name);
+    if (!c->fn) return cute_ctx_fail(c, "out of memory");
+    cute_ir_builder_init(&c->b, c->fn);
+    cute_ctx_site(c, c->file, c->line);
+    c->depth = 0;
+    c->scopes[0] = (scope){++c->next_scope, true, NULL, SCOPE_TOP};
+    c->nmemo = 0;
+    if (c->memo) memset(c->memo, 0, c->capmemo * sizeof *c->memo);
+    for (int s = 0; s < CUTE_SREG_COUNT; s++) c->sreg_sym[s] = cute_i(0);
+    /* symbols of an earlier kernel have no value in this one */
+    if (c->bind) memset(c->bind, 0, c->capbind * sizeof *c->bind);
+    c->nbind = 0;
+    return true;
+}
+
+cute_ir_func *cute_kernel_end(cute_ctx *c)
+{
+    cute_ir_func *f = c->fn;
+    c->fn = NULL;
+    if (!f) {
+        cute_ctx_fail(c, "cute_kernel_end without cute_kernel_begin");
+        return NULL;
+    }
+    if (!c->alg.failed && c->depth != 0)
+        cute_ctx_fail(c, "kernel '%s' ends inside an open loop or if", f->name);
+    if (!c->alg.failed && c->b.oom) cute_ctx_fail(c, "out of memory while tracing");
+    if (!c->alg.failed) {
+        char err[1024];
+        if (cute_ir_verify(f, err, sizeof err) != 0)
+            cute_ctx_fail(c, "internal: the traced IR does not verify: %s", err);
+    }
+    if (c->alg.failed) {
+        cute_ir_func_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+cute_int cute_param_int(cute_ctx *c, const char *name, int64_t div, int64_t lower_bound)
+{
+    if (!ctx_ok(c)) return cute_i(0);
+    cute_vreg r = cute_ir_add_param(c->fn, cute_type_of(CUTE_I64), name);
+    cute_int x = cute_symbolic_symbol(c->sym, name, div, lower_bound);
+    ctx_bind(c, x, r);
+    return x;
+}
+
+cute_val cute_param_ptr(cute_ctx *c, const char *name, cute_dtype pointee)
+{
+    if (!ctx_ok(c)) return (cute_val){0, cute_type_of(CUTE_VOID)};
+    return ctx_val(c, cute_ir_add_param(c->fn, cute_type_ptr(pointee, CUTE_GMEM), name));
+}

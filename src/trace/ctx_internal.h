@@ -1,0 +1,60 @@
+/* Internal: the tracing context. */
+#ifndef CUTEC_CTX_INTERNAL_H
+#define CUTEC_CTX_INTERNAL_H
+
+#include "cutec/symbolic.h"
+#include "cutec/trace.h"
+
+/* An open body of FOR/IF/WHILE (or the kernel's top level): what lives in it dies with it. */
+typedef struct scope {
+    uint32_t id;
+    bool entered;           /* for the block macros' run-once protocol */
+    cute_ir_inst *owner;    /* unused at the top level */
+    int kind;               /* SCOPE_* */
+} scope;
+enum { SCOPE_TOP, SCOPE_FOR, SCOPE_IF, SCOPE_ELSE, SCOPE_WHILE_COND, SCOPE_WHILE };
+
+/* A symbol of the arithmetic stands for an IR value bound in some scope. */
+typedef struct binding {
+    cute_vreg reg;  /* i64 */
+    uint32_t scope; /* the scope id that defined it */
+} binding;
+
+/* The lowering memo: a symbolic expression already emitted, in a scope still open. */
+typedef struct memo_entry {
+    int64_t key; /* the expression handle */
+    cute_vreg reg;
+    uint32_t scope;
+} memo_entry;
+
+struct cute_ctx {
+    cute_alg alg;
+    cute_symbolic *sym;
+    const char *file; /* the current call site */
+    int line;
+    char error[1200];
+
+    cute_ir_func *fn; /* the kernel being traced (NULL outside one) */
+    cute_ir_builder b;
+    scope scopes[CUTE_IR_MAX_DEPTH];
+    int depth;
+    uint32_t next_scope;
+    struct {
+        cute_ir_block *blk; /* where the IF whose then-body just closed lives */
+        uint32_t index;
+        bool valid;
+    } last_if;
+
+    cute_int sreg_sym[CUTE_SREG_COUNT]; /* the symbol of each special register read */
+    binding *bind;
+    uint32_t nbind, capbind;
+    memo_entry *memo;
+    uint32_t nmemo, capmemo; /* open addressing, capmemo a power of two */
+};
+
+bool ctx_ok(cute_ctx *c);            /* not failed, and inside a kernel */
+bool scope_open(const cute_ctx *c, uint32_t id);
+void ctx_bind(cute_ctx *c, cute_int sym, cute_vreg reg);
+cute_val ctx_val(cute_ctx *c, cute_vreg r);
+
+#endif

@@ -1,0 +1,146 @@
+/* Run-time values: constants, arithmetic, comparisons, conversions, variables.  Each call
+ * checks its operands' types and reports a mismatch at the user's call site. */
+#include <string.h>
+
+#define CUTEC_NO_SITE_MACROS /* this file defines the functions themselves */
+#include "ctx_internal.h"
+
+static cute_val none(cute_type t) { return (cute_val){0, t}; }
+
+static bool defined(cute_ctx *c, cute_val v, const char *what)
+{
+    if (v.r == 0 || v.r >= c->fn->nvregs)
+        return cute_ctx_fail(c, "%s is not a value of this kernel", what);
+    return true;
+}
+
+static const char *tname(cute_type t) { return cute_dtype_name((cute_dtype)t.dtype); }
+
+cute_val cute_val_const(cute_ctx *c, cute_dtype d, double v)
+{
+    if (!ctx_ok(c)) return none(cute_type_of(d));
+    if (cute_dtype_is_float(d)) return ctx_val(c, cute_ir_const_float(&c->b, d, v));
+    return ctx_val(c, cute_ir_const_int(&c->b, d, (int64_t)v));
+}
+
+cute_val cute_val_int(cute_ctx *c, cute_dtype d, int64_t v)
+{
+    if (!ctx_ok(c)) return none(cute_type_of(d));
+    if (cute_dtype_is_float(d)) return ctx_val(c, cute_ir_const_float(&c->b, d, (double)v));
+    return ctx_val(c, cute_ir_const_int(&c->b, d, v));
+}
+
+static bool same(cute_ctx *c, const char *op, cute_val a, cute_val b)
+{
+    if (!defined(c, a, "the first operand") || !defined(c, b, "the second operand")) return false;
+    if (cute_type_eq(a.t, b.t)) return true;
+    char x[64], y[64];
+    cute_type_str(a.t, x, sizeof x);
+    cute_type_str(b.t, y, sizeof y);
+    return cute_ctx_fail(c, "%s of %s and %s: the types differ (convert one with cute_cvt)", op,
+                         x, y);
+}
+
+cute_val cute_val_binop(cute_ctx *c, cute_op op, cute_val a, cute_val b)
+{
+    if (!ctx_ok(c) || !same(c, cute_op_name(op), a, b)) return none(a.t);
+    bool ints_only = op == CUTE_OP_SHL || op == CUTE_OP_SHR;
+    bool bits = op == CUTE_OP_AND || op == CUTE_OP_OR || op == CUTE_OP_XOR;
+    bool arith = op == CUTE_OP_ADD || op == CUTE_OP_SUB || op == CUTE_OP_MUL ||
+                 op == CUTE_OP_DIV || op == CUTE_OP_REM || op == CUTE_OP_MIN || op == CUTE_OP_MAX;
+    bool is_int = cute_dtype_is_int((cute_dtype)a.t.dtype), is_bool = a.t.dtype == CUTE_I1;
+    if (op == CUTE_OP_POW) {
+        if (!cute_dtype_is_float((cute_dtype)a.t.dtype))
+            return cute_ctx_fail(c, "POW needs floats, not %s", tname(a.t)), none(a.t);
+    } else if (!(arith || ints_only || bits) || (ints_only && !is_int) ||
+               (bits && !is_int && !is_bool) || (arith && is_bool) || a.t.dtype == CUTE_PTR) {
+        cute_ctx_fail(c, "%s is not a binary operation on %s", cute_op_name(op), tname(a.t));
+        return none(a.t);
+    }
+    return ctx_val(c, cute_ir_op(&c->b, op, a.t, a.r, b.r, 0));
+}
+
+cute_val cute_val_unop(cute_ctx *c, cute_op op, cute_val a)
+{
+    if (!ctx_ok(c) || !defined(c, a, "the operand")) return none(a.t);
+    bool is_float = cute_dtype_is_float((cute_dtype)a.t.dtype);
+    bool math = op >= CUTE_OP_EXP && op <= CUTE_OP_ERF;
+    if ((math && !is_float) ||
+        (!math && op != CUTE_OP_NEG && op != CUTE_OP_ABS && op != CUTE_OP_NOT) ||
+        (op == CUTE_OP_NOT && is_float) || a.t.dtype == CUTE_PTR) {
+        cute_ctx_fail(c, "%s is not a unary operation on %s", cute_op_name(op), tname(a.t));
+        return none(a.t);
+    }
+    return ctx_val(c, cute_ir_op(&c->b, op, a.t, a.r, 0, 0));
+}
+
+cute_val cute_val_fma(cute_ctx *c, cute_val a, cute_val b, cute_val d)
+{
+    if (!ctx_ok(c) || !same(c, "fma", a, b) || !same(c, "fma", a, d)) return none(a.t);
+    return ctx_val(c, cute_ir_op(&c->b, CUTE_OP_FMA, a.t, a.r, b.r, d.r));
+}
+
+cute_val cute_val_cmp(cute_ctx *c, cute_op op, cute_val a, cute_val b)
+{
+    cute_type i1 = cute_type_of(CUTE_I1);
+    if (!ctx_ok(c) || !same(c, cute_op_name(op), a, b)) return none(i1);
+    if (op < CUTE_OP_EQ || op > CUTE_OP_GE) {
+        cute_ctx_fail(c, "%s is not a comparison", cute_op_name(op));
+        return none(i1);
+    }
+    return ctx_val(c, cute_ir_op(&c->b, op, i1, a.r, b.r, 0));
+}
+
+cute_val cute_val_select(cute_ctx *c, cute_val p, cute_val a, cute_val b)
+{
+    if (!ctx_ok(c) || !same(c, "select", a, b) || !defined(c, p, "the predicate")) return none(a.t);
+    if (!cute_type_eq(p.t, cute_type_of(CUTE_I1))) {
+        cute_ctx_fail(c, "select needs an i1 predicate, not %s", tname(p.t));
+        return none(a.t);
+    }
+    return ctx_val(c, cute_ir_op(&c->b, CUTE_OP_SELECT, a.t, p.r, a.r, b.r));
+}
+
+cute_val cute_val_cvt(cute_ctx *c, cute_val a, cute_dtype d)
+{
+    cute_type t = cute_type_vec(d, a.t.lanes);
+    if (!ctx_ok(c) || !defined(c, a, "the operand")) return none(t);
+    if (a.t.dtype == CUTE_PTR || d == CUTE_PTR || d == CUTE_VOID) {
+        cute_ctx_fail(c, "cannot convert %s to %s", tname(a.t), cute_dtype_name(d));
+        return none(t);
+    }
+    if (a.t.dtype == d) return a;
+    return ctx_val(c, cute_ir_op(&c->b, CUTE_OP_CVT, t, a.r, 0, 0));
+}
+
+cute_val cute_val_bitcast(cute_ctx *c, cute_val a, cute_type t)
+{
+    if (!ctx_ok(c) || !defined(c, a, "the operand")) return none(t);
+    if (cute_dtype_bits((cute_dtype)a.t.dtype) * a.t.lanes !=
+        cute_dtype_bits((cute_dtype)t.dtype) * t.lanes) {
+        char x[64], y[64];
+        cute_type_str(a.t, x, sizeof x);
+        cute_type_str(t, y, sizeof y);
+        cute_ctx_fail(c, "bitcast from %s to %s: the sizes differ", x, y);
+        return none(t);
+    }
+    return ctx_val(c, cute_ir_op(&c->b, CUTE_OP_BITCAST, t, a.r, 0, 0));
+}
+
+cute_val cute_val_var(cute_ctx *c, cute_val init)
+{
+    if (!ctx_ok(c) || !defined(c, init, "the initial value")) return none(init.t);
+    cute_vreg r = cute_ir_new_vreg(c->fn, init.t, "var", true);
+    cute_ir_mov(&c->b, r, init.r);
+    return ctx_val(c, r);
+}
+
+void cute_val_assign(cute_ctx *c, cute_val var, cute_val v)
+{
+    if (!ctx_ok(c) || !same(c, "assignment", var, v)) return;
+    if (!c->fn->vregs[var.r].mutable_) {
+        cute_ctx_fail(c, "assignment to a value that is not a variable (make it with cute_var)");
+        return;
+    }
+    cute_ir_mov(&c->b, var.r, v.r);
+}
