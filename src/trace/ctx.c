@@ -69,6 +69,8 @@ bool ctx_ok(cute_ctx *c)
     return true;
 }
 
+bool ctx_alive(cute_ctx *c) { return !c->alg.failed; }
+
 cute_val ctx_val(cute_ctx *c, cute_vreg r)
 {
     return (cute_val){r, r ? cute_ir_type(c->fn, r) : cute_type_of(CUTE_VOID)};

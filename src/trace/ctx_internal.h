@@ -46,6 +46,7 @@ struct cute_ctx {
     } last_if;
 
     cute_int sreg_sym[CUTE_SREG_COUNT]; /* the symbol of each special register read */
+    void *jit; /* the compile in progress (jit layer), when a host function runs */
     binding *bind;
     uint32_t nbind, capbind;
     memo_entry *memo;
@@ -53,6 +54,7 @@ struct cute_ctx {
 };
 
 bool ctx_ok(cute_ctx *c);            /* not failed, and inside a kernel */
+bool ctx_alive(cute_ctx *c);         /* not failed (host or kernel) */
 bool scope_open(const cute_ctx *c, uint32_t id);
 void ctx_bind(cute_ctx *c, cute_int sym, cute_vreg reg);
 cute_val ctx_val(cute_ctx *c, cute_vreg r);

@@ -1,0 +1,149 @@
+/* cutec/jit.h — compile a host function once, call it many times (CuTe DSL's cute.compile,
+ * @cute.jit, .launch).
+ *
+ *   static void add_host(cute_ctx *c, const cute_arg *a)     // runs at trace time
+ *   {
+ *       cute_tensor mA = a[0].tensor, ...;                     // dynamic leaves are unknowns
+ *       ... layouts, tilers ...
+ *       CUTE_LAUNCH(c, add_kernel, ((cute_launch_cfg){.grid = {n}, .block = {cute_i(128)}}),
+ *                   gA, gB, gC);                               // traces add_kernel
+ *   }
+ *   cute_arg_spec specs[3] = {cute_spec_tensor(CUTE_F16, "(?,?):(?{div=8},1)", 16), ...};
+ *   cute_fn *f = cute_compile(rt, "add", add_host, 3, specs, err, sizeof err);
+ *   cute_call(f, stream, 3, args);                             // checks args, launches
+ *
+ * A spec says which leaves are static (a number) and which are dynamic ('?', '?{div=N}':
+ * a launch-time unknown known to be a multiple of N), and the pointer's assumed alignment
+ * (CuTe DSL's mark_layout_dynamic / assumed_align).  CUTE_LAUNCH records, for each kernel,
+ * its grid/block/shared-memory as expressions of the arguments and which argument values
+ * become which kernel parameters; cute_call evaluates them.  Arguments that contradict the
+ * spec (another static extent, a stride not divisible as promised, a misaligned pointer, a
+ * dtype or rank mismatch) are an error, never a wrong run.
+ */
+#ifndef CUTEC_JIT_H
+#define CUTEC_JIT_H
+
+#include "cutec/backend.h"
+#include "cutec/tensor.h"
+#include "cutec/trace.h"
+
+/* --- the runtime: one backend, chosen at creation ------------------------------------ */
+typedef struct cute_runtime cute_runtime;
+/* backend: "cuda", "interp", or NULL for $CUTEC_BACKEND, else cuda when a GPU is present,
+ * else the interpreter.  err gets why a requested backend is unavailable. */
+cute_status cute_runtime_new(const char *backend, cute_runtime **out, char *err, size_t n);
+void cute_runtime_free(cute_runtime *rt);
+cute_backend *cute_runtime_backend(cute_runtime *rt);
+const char *cute_runtime_backend_name(const cute_runtime *rt);
+/* register a backend-specific runtime: for tests and for the CUDA/interp constructors */
+cute_runtime *cute_runtime_wrap(cute_backend b);
+
+/* --- arguments ------------------------------------------------------------------------ */
+typedef enum { CUTE_ARG_TENSOR, CUTE_ARG_INT, CUTE_ARG_FLOAT } cute_arg_kind;
+
+typedef struct cute_arg_spec {
+    uint8_t kind;    /* cute_arg_kind */
+    uint8_t dtype;   /* tensor elements / scalar type */
+    int align;       /* tensors: assumed byte alignment of the data pointer */
+    char layout[256];/* tensors: "(?,?):(?{div=8},1)"; INT: "?" or "?{div=N}" or a number */
+} cute_arg_spec;
+
+cute_arg_spec cute_spec_tensor(cute_dtype d, const char *layout, int align_bytes);
+cute_arg_spec cute_spec_int(const char *value);   /* "?", "?{div=16}" */
+cute_arg_spec cute_spec_float(cute_dtype d);      /* a dynamic float scalar */
+
+/* A host scalar float argument (becomes a kernel parameter when passed to CUTE_LAUNCH). */
+typedef struct cute_host_scalar {
+    int arg;
+    uint8_t dtype;
+} cute_host_scalar;
+
+/* What the host function receives for each spec. */
+typedef struct cute_arg {
+    uint8_t kind;
+    cute_tensor tensor;  /* CUTE_ARG_TENSOR */
+    cute_int i;          /* CUTE_ARG_INT */
+    cute_host_scalar f;  /* CUTE_ARG_FLOAT */
+} cute_arg;
+
+typedef void (*cute_host_fn)(cute_ctx *c, const cute_arg *args);
+
+/* --- launches (inside a host function) ------------------------------------------------ */
+typedef struct cute_launch_cfg {
+    cute_int grid[3], block[3]; /* a zero (unset) entry counts as 1 */
+    cute_int smem_bytes;
+} cute_launch_cfg;
+
+bool cute__launch_begin(cute_ctx *c, const char *kernel, cute_launch_cfg cfg, const char *file,
+                        int line);
+void cute__launch_end(cute_ctx *c);
+cute_tensor cute__karg_tensor(cute_ctx *c, cute_tensor t);
+cute_int cute__karg_int(cute_ctx *c, cute_int x);
+cute_layout cute__karg_layout(cute_ctx *c, cute_layout L);
+cute_val cute__karg_scalar(cute_ctx *c, cute_host_scalar s);
+
+#define CUTE__KARG(c, x)                                                                    \
+    _Generic((x), cute_tensor: cute__karg_tensor, cute_int: cute__karg_int,                 \
+             cute_layout: cute__karg_layout, cute_host_scalar: cute__karg_scalar)((c), (x))
+#define CUTE__K1(c, a) CUTE__KARG(c, a)
+#define CUTE__K2(c, a, ...) CUTE__KARG(c, a), CUTE__K1(c, __VA_ARGS__)
+#define CUTE__K3(c, a, ...) CUTE__KARG(c, a), CUTE__K2(c, __VA_ARGS__)
+#define CUTE__K4(c, a, ...) CUTE__KARG(c, a), CUTE__K3(c, __VA_ARGS__)
+#define CUTE__K5(c, a, ...) CUTE__KARG(c, a), CUTE__K4(c, __VA_ARGS__)
+#define CUTE__K6(c, a, ...) CUTE__KARG(c, a), CUTE__K5(c, __VA_ARGS__)
+#define CUTE__K7(c, a, ...) CUTE__KARG(c, a), CUTE__K6(c, __VA_ARGS__)
+#define CUTE__K8(c, a, ...) CUTE__KARG(c, a), CUTE__K7(c, __VA_ARGS__)
+#define CUTE__K9(c, a, ...) CUTE__KARG(c, a), CUTE__K8(c, __VA_ARGS__)
+#define CUTE__K10(c, a, ...) CUTE__KARG(c, a), CUTE__K9(c, __VA_ARGS__)
+#define CUTE__K11(c, a, ...) CUTE__KARG(c, a), CUTE__K10(c, __VA_ARGS__)
+#define CUTE__K12(c, a, ...) CUTE__KARG(c, a), CUTE__K11(c, __VA_ARGS__)
+#define CUTE__NTH(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, N, ...) N
+#define CUTE__KARGS(c, ...)                                                                  \
+    CUTE__NTH(__VA_ARGS__, CUTE__K12, CUTE__K11, CUTE__K10, CUTE__K9, CUTE__K8, CUTE__K7,    \
+              CUTE__K6, CUTE__K5, CUTE__K4, CUTE__K3, CUTE__K2, CUTE__K1, )(c, __VA_ARGS__)
+
+/* CUTE_LAUNCH(c, kernel, cfg, args...): trace `kernel(c, args...)` as a kernel of this
+ * compile, with each argument turned into its kernel-side value (dynamic leaves become
+ * kernel parameters), and record the launch.  Up to 12 arguments: tensors, index ints,
+ * layouts, host scalars. */
+#define CUTE_LAUNCH(c, kernel, cfg, ...)                                                     \
+    do {                                                                                     \
+        if (cute__launch_begin((c), #kernel, (cfg), __FILE__, __LINE__)) {                   \
+            kernel((c), CUTE__KARGS((c), __VA_ARGS__));                                      \
+            cute__launch_end(c);                                                             \
+        }                                                                                    \
+    } while (0)
+
+/* --- compiling and calling ----------------------------------------------------------- */
+typedef struct cute_fn cute_fn;
+
+cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, int nargs,
+                      const cute_arg_spec *specs, char *err, size_t n);
+void cute_fn_free(cute_fn *f);
+/* the traced kernels (for --emit ir and tests) */
+int cute_fn_kernel_count(const cute_fn *f);
+const cute_ir_func *cute_fn_kernel(const cute_fn *f, int i);
+
+/* A call's argument: a tensor in a buffer (element shape and strides), or a scalar. */
+typedef struct cute_call_arg {
+    uint8_t kind;
+    uint8_t dtype;
+    const cute_buffer *buf;
+    size_t offset; /* bytes into buf */
+    int ndim;
+    int64_t shape[8], stride[8]; /* in elements */
+    int64_t i;
+    double f;
+} cute_call_arg;
+
+cute_call_arg cute_call_tensor(const cute_buffer *buf, size_t offset, cute_dtype d, int ndim,
+                               const int64_t *shape, const int64_t *stride);
+cute_call_arg cute_call_int(int64_t v);
+cute_call_arg cute_call_float(double v);
+
+/* Check args against the specs, evaluate each launch's recipe, launch.  On a mismatch:
+ * CUTE_ERR_INVALID and a message in cute_fn_error naming the argument and the leaf. */
+cute_status cute_call(cute_fn *f, void *stream, int nargs, const cute_call_arg *args);
+const char *cute_fn_error(const cute_fn *f);
+
+#endif

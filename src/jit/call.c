@@ -1,0 +1,174 @@
+/* cute_call: check the arguments against the specs, bind the host unknowns to their values,
+ * evaluate each launch's recipe and launch. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CUTEC_NO_SITE_MACROS
+#include "jit_internal.h"
+
+cute_call_arg cute_call_tensor(const cute_buffer *buf, size_t offset, cute_dtype d, int ndim,
+                               const int64_t *shape, const int64_t *stride)
+{
+    cute_call_arg a;
+    memset(&a, 0, sizeof a);
+    a.kind = CUTE_ARG_TENSOR;
+    a.dtype = (uint8_t)d;
+    a.buf = buf;
+    a.offset = offset;
+    a.ndim = ndim;
+    for (int i = 0; i < ndim && i < 8; i++) a.shape[i] = shape[i], a.stride[i] = stride[i];
+    return a;
+}
+
+cute_call_arg cute_call_int(int64_t v)
+{
+    cute_call_arg a;
+    memset(&a, 0, sizeof a);
+    a.kind = CUTE_ARG_INT;
+    a.dtype = CUTE_I64;
+    a.i = v;
+    return a;
+}
+
+cute_call_arg cute_call_float(double v)
+{
+    cute_call_arg a;
+    memset(&a, 0, sizeof a);
+    a.kind = CUTE_ARG_FLOAT;
+    a.f = v;
+    return a;
+}
+
+static cute_status bad(cute_fn *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static cute_status bad(cute_fn *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->err, sizeof f->err, fmt, ap);
+    va_end(ap);
+    return CUTE_ERR_INVALID;
+}
+
+static const char *const kinds[] = {"a tensor", "an int", "a float"};
+
+/* one leaf: a static one must match; a dynamic one must keep its promises, then binds */
+static cute_status leaf(cute_fn *f, int k, const spec_leaf *s, int64_t v, const char *what, int i)
+{
+    if (!s->dynamic) {
+        if (v != s->value)
+            return bad(f, "argument %d: %s %d is %lld, but the compiled function has it static "
+                          "%lld", k, what, i, (long long)v, (long long)s->value);
+        return CUTE_OK;
+    }
+    const host_sym *h = &f->hsyms[s->hsym];
+    if (v < h->lb)
+        return bad(f, "argument %d: %s %d is %lld, below %lld (dynamic strides must be positive: "
+                      "compile a static 0 for a broadcast mode)", k, what, i, (long long)v,
+                   (long long)h->lb);
+    if (h->div > 1 && v % h->div != 0)
+        return bad(f, "argument %d: %s %d is %lld, not a multiple of %lld as the spec promises",
+                   k, what, i, (long long)v, (long long)h->div);
+    f->values[h->sym] = v;
+    return CUTE_OK;
+}
+
+static cute_status bind(cute_fn *f, int nargs, const cute_call_arg *args)
+{
+    if (nargs != f->nargs) return bad(f, "%d arguments given, the function takes %d", nargs, f->nargs);
+    for (int k = 0; k < nargs; k++) {
+        const arg_info *a = &f->args[k];
+        const cute_call_arg *x = &args[k];
+        if (x->kind != a->spec.kind)
+            return bad(f, "argument %d: %s given where %s is expected", k, kinds[x->kind % 3],
+                       kinds[a->spec.kind % 3]);
+        if (x->kind == CUTE_ARG_INT) {
+            cute_status s = leaf(f, k, &a->shape[0], x->i, "value", 0);
+            if (s) return s;
+            continue;
+        }
+        if (x->kind == CUTE_ARG_FLOAT) continue;
+        if (x->dtype != a->spec.dtype)
+            return bad(f, "argument %d: %s elements given, %s expected", k,
+                       cute_dtype_name((cute_dtype)x->dtype), cute_dtype_name((cute_dtype)a->spec.dtype));
+        if (x->ndim != a->nleaves)
+            return bad(f, "argument %d: %d dimensions given, %d expected", k, x->ndim, a->nleaves);
+        if (!x->buf) return bad(f, "argument %d: no buffer", k);
+        uintptr_t addr = (uintptr_t)x->buf->ptr + x->offset;
+        if (addr % (uintptr_t)a->spec.align)
+            return bad(f, "argument %d: the data pointer is not %d-byte aligned as the spec "
+                          "assumes", k, a->spec.align);
+        int64_t lo = 0, hi = 0; /* the extent in elements, for the buffer check */
+        for (int i = 0; i < x->ndim; i++) {
+            cute_status s = leaf(f, k, &a->shape[i], x->shape[i], "shape", i);
+            if (!s) s = leaf(f, k, &a->stride[i], x->stride[i], "stride", i);
+            if (s) return s;
+            if (x->shape[i] < 0) return bad(f, "argument %d: negative extent", k);
+            int64_t span = (x->shape[i] ? x->shape[i] - 1 : 0) * x->stride[i];
+            if (span < 0) lo += span; else hi += span;
+        }
+        int esize = cute_dtype_bytes((cute_dtype)x->dtype);
+        bool empty = false;
+        for (int i = 0; i < x->ndim; i++) empty |= x->shape[i] == 0;
+        if (!empty && ((int64_t)x->offset + lo * esize < 0 ||
+                       (uint64_t)((int64_t)x->offset + (hi + 1) * esize) > x->buf->bytes))
+            return bad(f, "argument %d: the tensor reaches outside its buffer (%zu bytes)", k,
+                       x->buf->bytes);
+    }
+    return CUTE_OK;
+}
+
+static cute_status eval(cute_fn *f, cute_int x, int64_t *out, const char *what, int line)
+{
+    if (cute_symbolic_eval(f->c->sym, x, f->values, out) != 0)
+        return bad(f, "launch at line %d: %s cannot be evaluated: %s", line, what,
+                   cute_symbolic_error(f->c->sym));
+    return CUTE_OK;
+}
+
+static cute_status launch_one(cute_fn *f, const launch_rec *r, void *stream,
+                              const cute_call_arg *args)
+{
+    int64_t g[3], b[3], smem = 0;
+    for (int i = 0; i < 3; i++) {
+        cute_status s = eval(f, r->grid[i], &g[i], "the grid", r->line);
+        if (!s) s = eval(f, r->block[i], &b[i], "the block", r->line);
+        if (s) return s;
+        if (g[i] < 0 || g[i] > 0x7fffffff || b[i] < 1 || b[i] > 1024)
+            return bad(f, "launch at line %d: grid %lld or block %lld out of range", r->line,
+                       (long long)g[i], (long long)b[i]);
+        if (g[i] == 0) return CUTE_OK; /* no work: nothing to launch */
+    }
+    if (eval(f, r->smem, &smem, "the shared memory", r->line)) return CUTE_ERR_INVALID;
+    cute_launch_arg la[64];
+    if (r->nparams > 64) return bad(f, "a kernel with more than 64 parameters");
+    for (int p = 0; p < r->nparams; p++) {
+        const kparam *q = &r->params[p];
+        memset(&la[p], 0, sizeof la[p]);
+        la[p].type = q->type;
+        if (q->kind == P_SYM) la[p].v.i = f->values[q->index];
+        if (q->kind == P_FLOAT) la[p].v.f = args[q->index].f;
+        if (q->kind == P_PTR) {
+            la[p].buf = args[q->index].buf;
+            la[p].offset = args[q->index].offset;
+        }
+    }
+    cute_launch cfg = {{(uint32_t)g[0], (uint32_t)g[1], (uint32_t)g[2]},
+                       {(uint32_t)b[0], (uint32_t)b[1], (uint32_t)b[2]},
+                       (uint32_t)smem, stream};
+    cute_backend *be = &f->rt->b;
+    cute_status s = be->vt->launch(be->self, f->module, r->kernel, &cfg, la, r->nparams);
+    if (s != CUTE_OK)
+        snprintf(f->err, sizeof f->err, "launch of %s: %s: %s", f->kernels[r->kernel]->name,
+                 cute_status_name(s), be->vt->error(be->self));
+    return s;
+}
+
+cute_status cute_call(cute_fn *f, void *stream, int nargs, const cute_call_arg *args)
+{
+    f->err[0] = 0;
+    cute_status s = bind(f, nargs, args);
+    for (int i = 0; i < f->nlaunches && s == CUTE_OK; i++)
+        s = launch_one(f, &f->launches[i], stream, args);
+    return s;
+}

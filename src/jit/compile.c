@@ -1,0 +1,230 @@
+/* cute_compile: run the host function on tensors whose dynamic leaves are unknowns, trace
+ * every CUTE_LAUNCH into a kernel and its launch recipe, compile the kernels. */
+#include <stdlib.h>
+#include <string.h>
+
+#define CUTEC_NO_SITE_MACROS
+#include "cutec/notation.h"
+#include "jit_internal.h"
+
+cute_arg_spec cute_spec_tensor(cute_dtype d, const char *layout, int align_bytes)
+{
+    cute_arg_spec s;
+    memset(&s, 0, sizeof s);
+    s.kind = CUTE_ARG_TENSOR;
+    s.dtype = (uint8_t)d;
+    s.align = align_bytes;
+    snprintf(s.layout, sizeof s.layout, "%s", layout ? layout : "");
+    return s;
+}
+
+cute_arg_spec cute_spec_int(const char *value)
+{
+    cute_arg_spec s = cute_spec_tensor(CUTE_I64, value, 0);
+    s.kind = CUTE_ARG_INT;
+    return s;
+}
+
+cute_arg_spec cute_spec_float(cute_dtype d)
+{
+    cute_arg_spec s = cute_spec_tensor(d, "", 0);
+    s.kind = CUTE_ARG_FLOAT;
+    return s;
+}
+
+static bool add_hsym(cute_fn *f, cute_int x, int arg, int leaf, src_kind kind, int *out)
+{
+    host_sym *h = realloc(f->hsyms, (size_t)(f->nhsyms + 1) * sizeof *h);
+    if (!h) return cute_ctx_fail(f->c, "out of memory");
+    f->hsyms = h;
+    const char *name;
+    int64_t div, lb;
+    int sym = cute_symbolic_symbol_index(f->c->sym, x);
+    cute_symbolic_symbol_info(f->c->sym, sym, &name, &div, &lb);
+    h[f->nhsyms] = (host_sym){sym, arg, leaf, (uint8_t)kind, div, lb};
+    *out = f->nhsyms++;
+    return true;
+}
+
+/* a fresh host unknown for a '?' leaf: shapes >= 0, strides >= 1 (a broadcast or reversed
+ * mode must be written static) */
+static cute_int host_unknown(cute_fn *f, const char *what, int arg, int leaf, int64_t div,
+                             src_kind kind, int *hs)
+{
+    char name[48];
+    snprintf(name, sizeof name, "%s%d.%d", what, arg, leaf);
+    cute_int x = cute_symbolic_symbol(f->c->sym, name, div, kind == SRC_STRIDE ? 1 : 0);
+    if (!add_hsym(f, x, arg, leaf, kind, hs)) return cute_i(0);
+    return x;
+}
+
+static bool tensor_arg(cute_fn *f, int k, cute_arg *out)
+{
+    arg_info *a = &f->args[k];
+    /* parse with a context that has no backend: '?' leaves are read as marks, each then
+     * becomes a host unknown of this compile */
+    cute_alg marks;
+    cute_symbolic *scratch = cute_symbolic_new();
+    if (!scratch) return cute_ctx_fail(f->c, "out of memory");
+    cute_symbolic_bind(scratch, &marks);
+    cute_layout L = cute_layout_parse(&marks, a->spec.layout);
+    if (marks.failed) {
+        cute_ctx_fail(f->c, "argument %d: %s", k, marks.error);
+        cute_symbolic_free(scratch);
+        return false;
+    }
+    cute_symbolic_free(scratch);
+    if (L.shape.nleaves > 8 || cute_depth(&L) > 1) {
+        return cute_ctx_fail(f->c, "argument %d: a tensor spec is a flat layout of at most 8 "
+                                   "modes (\"%s\")", k, a->spec.layout);
+    }
+    a->nleaves = L.shape.nleaves;
+    for (int i = 0; i < L.shape.nleaves; i++) {
+        for (int part = 0; part < 2; part++) {
+            cute_int *leaf = part ? &L.stride.leaf[i] : &L.shape.leaf[i];
+            spec_leaf *s = part ? &a->stride[i] : &a->shape[i];
+            if (cute_is_static(*leaf)) {
+                *s = (spec_leaf){false, leaf->v, -1};
+                continue;
+            }
+            int hs;
+            *leaf = host_unknown(f, part ? "d" : "s", k, i, leaf->div, part ? SRC_STRIDE : SRC_SHAPE, &hs);
+            *s = (spec_leaf){true, 0, hs};
+        }
+    }
+    a->layout = L;
+    int esize = cute_dtype_bytes((cute_dtype)a->spec.dtype);
+    if (a->spec.align < esize || (a->spec.align & (a->spec.align - 1)))
+        return cute_ctx_fail(f->c, "argument %d: alignment %d must be a power of two >= the "
+                                   "%d-byte element", k, a->spec.align, esize);
+    cute_tensor t;
+    memset(&t, 0, sizeof t);
+    t.kind = CUTE_TENSOR_GMEM;
+    t.dtype = a->spec.dtype;
+    t.align = a->spec.align;
+    /* on the host there is no IR: the base is "argument k's pointer" */
+    t.base = (cute_val){0, cute_type_ptr((cute_dtype)a->spec.dtype, CUTE_GMEM)};
+    t.host_arg = k;
+    t.offset = cute_i(0);
+    t.layout = L;
+    out->kind = CUTE_ARG_TENSOR;
+    out->tensor = t;
+    return !f->c->alg.failed;
+}
+
+static bool scalar_arg(cute_fn *f, int k, cute_arg *out)
+{
+    arg_info *a = &f->args[k];
+    out->kind = a->spec.kind;
+    if (a->spec.kind == CUTE_ARG_FLOAT) {
+        if (!cute_dtype_is_float((cute_dtype)a->spec.dtype))
+            return cute_ctx_fail(f->c, "argument %d: a float spec needs a float type", k);
+        out->f = (cute_host_scalar){k, a->spec.dtype};
+        return true;
+    }
+    cute_alg marks;
+    cute_symbolic *scratch = cute_symbolic_new();
+    if (!scratch) return cute_ctx_fail(f->c, "out of memory");
+    cute_symbolic_bind(scratch, &marks);
+    cute_tuple t = cute_tuple_parse(&marks, a->spec.layout);
+    bool ok = !marks.failed && cute_tuple_is_int(&t) && !cute_is_underscore(t.leaf[0]);
+    cute_int v = ok ? t.leaf[0] : cute_i(0);
+    cute_symbolic_free(scratch);
+    if (!ok)
+        return cute_ctx_fail(f->c, "argument %d: an int spec is \"?\", \"?{div=N}\" or a number, "
+                                   "not \"%s\"", k, a->spec.layout);
+    a->nleaves = 1;
+    if (cute_is_static(v)) {
+        a->shape[0] = (spec_leaf){false, v.v, -1};
+        out->i = v;
+        return true;
+    }
+    int hs;
+    out->i = host_unknown(f, "n", k, 0, v.div, SRC_INT, &hs);
+    a->shape[0] = (spec_leaf){true, 0, hs};
+    return !f->c->alg.failed;
+}
+
+static cute_status compile_kernels(cute_fn *f, char *err, size_t n)
+{
+    if (f->nkernels == 0) return CUTE_OK;
+    cute_backend *b = &f->rt->b;
+    const char *log = NULL;
+    cute_status s = b->vt->compile(b->self, f->kernels, f->nkernels, &f->module, &log);
+    if (s != CUTE_OK) snprintf(err, n, "compile %s: %s: %s", f->kernels[0]->name, cute_status_name(s),
+                               log ? log : "");
+    return s;
+}
+
+cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, int nargs,
+                      const cute_arg_spec *specs, char *err, size_t n)
+{
+    if (n) err[0] = 0;
+    cute_fn *f = calloc(1, sizeof *f);
+    cute_arg *args = calloc((size_t)(nargs > 0 ? nargs : 1), sizeof *args);
+    if (f) f->c = cute_ctx_new();
+    if (f) f->args = calloc((size_t)(nargs > 0 ? nargs : 1), sizeof *f->args);
+    if (!f || !args || !f->c || !f->args) {
+        snprintf(err, n, "compile %s: out of memory", name);
+        free(args);
+        cute_fn_free(f);
+        return NULL;
+    }
+    f->rt = rt;
+    f->nargs = nargs;
+    f->c->jit = f;
+    for (int k = 0; k < nargs && !f->c->alg.failed; k++) {
+        f->args[k].spec = specs[k];
+        if (specs[k].kind == CUTE_ARG_TENSOR)
+            tensor_arg(f, k, &args[k]);
+        else
+            scalar_arg(f, k, &args[k]);
+    }
+    if (!f->c->alg.failed) host(f->c, args);
+    free(args);
+    f->c->jit = NULL;
+    if (!f->c->alg.failed && f->c->fn)
+        cute_ctx_fail(f->c, "a kernel was left open (a CUTE_LAUNCH did not finish)");
+    if (f->c->alg.failed) {
+        snprintf(err, n, "compile %s: %s", name, cute_ctx_error(f->c));
+        cute_fn_free(f);
+        return NULL;
+    }
+    if (compile_kernels(f, err, n) != CUTE_OK) {
+        cute_fn_free(f);
+        return NULL;
+    }
+    f->nvalues = cute_symbolic_nsymbols(f->c->sym);
+    f->values = calloc((size_t)(f->nvalues ? f->nvalues : 1), sizeof *f->values);
+    if (!f->values) {
+        snprintf(err, n, "compile %s: out of memory", name);
+        cute_fn_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+void cute_fn_free(cute_fn *f)
+{
+    if (!f) return;
+    if (f->module && f->rt) f->rt->b.vt->module_free(f->rt->b.self, f->module);
+    for (int i = 0; i < f->nkernels; i++) cute_ir_func_free(f->kernels[i]);
+    free(f->kernels);
+    for (int i = 0; i < f->nlaunches; i++) {
+        free(f->launches[i].params);
+        free(f->launches[i].map);
+    }
+    free(f->launches);
+    free(f->args);
+    free(f->hsyms);
+    free(f->values);
+    cute_ctx_free(f->c);
+    free(f);
+}
+
+int cute_fn_kernel_count(const cute_fn *f) { return f->nkernels; }
+const cute_ir_func *cute_fn_kernel(const cute_fn *f, int i)
+{
+    return i >= 0 && i < f->nkernels ? f->kernels[i] : NULL;
+}
+const char *cute_fn_error(const cute_fn *f) { return f->err; }

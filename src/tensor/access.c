@@ -1,0 +1,291 @@
+/* Loads and stores of whole (statically sized) tensors, vectorized as the layout and the
+ * proven alignment allow; predicated variants; the bounds predicate of coordinate tensors. */
+#include <stdlib.h>
+#include <string.h>
+
+#define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
+#include "cutec/tensor.h"
+#include "trace/ctx_internal.h"
+
+static cute_ssa bad_ssa(void)
+{
+    cute_ssa s;
+    memset(&s, 0, sizeof s);
+    s.shape = cute_tuple_poison();
+    return s;
+}
+
+static cute_ssa new_ssa(cute_ctx *c, cute_dtype d, cute_tuple shape, int n)
+{
+    cute_ssa s;
+    s.dtype = (uint8_t)d;
+    s.n = n;
+    s.shape = shape;
+    s.v = cute_ir_alloc(c->fn, (size_t)(n ? n : 1) * sizeof(cute_vreg));
+    if (!s.v) {
+        cute_ctx_fail(c, "out of memory");
+        return bad_ssa();
+    }
+    return s;
+}
+
+/* size of t as a static int, or an error naming what */
+static int static_size(cute_ctx *c, const cute_tensor *t, const char *what)
+{
+    cute_int n = cute_size(&c->alg, &t->layout);
+    if (c->alg.failed) return -1;
+    if (!cute_is_static(n) || n.v > 4096) {
+        cute_ctx_fail(c, "%s needs a statically sized tensor of at most 4096 elements (this one "
+                         "has %s%s)", what, cute_is_static(n) ? "" : "a dynamic size",
+                      cute_is_static(n) ? "more" : "");
+        return -1;
+    }
+    return (int)n.v;
+}
+
+/* The widest access, in elements, whose every chunk of w consecutive elements is
+ * contiguous and aligned to w*esize bytes: w divides n, the layout's leading contiguous
+ * run (max_common_vector with the compact layout), the offset, and every stride past the
+ * first w elements; and the base alignment covers w*esize.  Unprovable means narrower. */
+static int vector_width(cute_ctx *c, const cute_tensor *t, int n)
+{
+    int esize = cute_dtype_bytes((cute_dtype)t->dtype);
+    int w = 16 / esize;
+    while (w > 1 && (t->align < w * esize || n % w)) w /= 2;
+    if (w <= 1) return 1;
+    cute_alg *a = &c->alg;
+    unsigned undecided = a->undecided, assumed = a->assumed;
+    cute_layout compact = cute_make_layout(a, t->layout.shape);
+    cute_int run = cute_max_common_vector(a, &t->layout, &compact);
+    for (; w > 1 && !a->failed; w /= 2) {
+        cute_int W = cute_i(w);
+        if (cute_int_cmp(a, CUTE_CMP_DIVIDES, W, run) != CUTE_TRUE) continue;
+        if (cute_int_cmp(a, CUTE_CMP_DIVIDES, W, t->offset) != CUTE_TRUE) continue;
+        cute_layout unit = cute_make_layout(a, cute_tuple_int(W));
+        cute_tiler T = cute_tiler_layout(&unit);
+        cute_layout split = cute_logical_divide(a, &t->layout, &T);
+        if (a->failed) break;
+        cute_layout rest = cute_get(a, &split, 1);
+        bool ok = true;
+        for (int i = 0; i < rest.stride.nleaves && ok; i++)
+            ok = cute_is_const(rest.shape.leaf[i], 1) ||
+                 cute_int_cmp(a, CUTE_CMP_DIVIDES, W, rest.stride.leaf[i]) == CUTE_TRUE;
+        if (ok) break;
+    }
+    /* choosing a width is a question, not part of the user's computation */
+    a->undecided = undecided, a->assumed = assumed;
+    if (a->failed) {
+        /* a failed proof attempt (e.g. a dynamic stride the algebra cannot order) just
+         * means scalar accesses */
+        cute_alg_clear(a);
+        c->error[0] = 0;
+        return 1;
+    }
+    return w > 1 ? w : 1;
+}
+
+/* pointer to element (offset + L(i)) */
+static cute_vreg element_ptr(cute_ctx *c, const cute_tensor *t, int i)
+{
+    cute_int off = cute_add(&c->alg, t->offset, cute_layout_eval(&c->alg, &t->layout, cute_i(i)));
+    cute_val o = cute_int_value(c, off, CUTE_I64);
+    return cute_ir_op(&c->b, CUTE_OP_PTR_ADD, t->base.t, t->base.r, o.r, 0);
+}
+
+/* one access of w elements at element i: LOAD into out[i..i+w) or STORE from in[i..i+w) */
+static void access(cute_ctx *c, const cute_tensor *t, int i, int w, bool load, cute_vreg *regs,
+                   bool assign)
+{
+    cute_dtype d = (cute_dtype)t->dtype;
+    int esize = cute_dtype_bytes(d);
+    cute_vreg p = element_ptr(c, t, i);
+    cute_type vt = w > 1 ? cute_type_vec(d, w) : cute_type_of(d);
+    int align = w * esize;
+    if (load) {
+        cute_vreg v = cute_ir_op(&c->b, CUTE_OP_LOAD, vt, p, 0, 0);
+        c->b.last->imm = align;
+        for (int j = 0; j < w; j++) {
+            cute_vreg e = v;
+            if (w > 1) {
+                e = cute_ir_op(&c->b, CUTE_OP_EXTRACT, cute_type_of(d), v, 0, 0);
+                c->b.last->imm = j;
+            }
+            if (assign)
+                cute_ir_mov(&c->b, regs[i + j], e);
+            else
+                regs[i + j] = e;
+        }
+        return;
+    }
+    cute_vreg v = regs[i];
+    if (w > 1) {
+        v = cute_ir_op(&c->b, CUTE_OP_CONST, vt, 0, 0, 0); /* every lane is written below */
+        for (int j = 0; j < w; j++) {
+            v = cute_ir_op(&c->b, CUTE_OP_INSERT, vt, v, regs[i + j], 0);
+            c->b.last->imm = j;
+        }
+    }
+    cute_ir_op_void(&c->b, CUTE_OP_STORE, vt, p, v, 0, align);
+}
+
+static bool memory_tensor(cute_ctx *c, const cute_tensor *t, const char *what)
+{
+    if (t->kind == CUTE_TENSOR_GMEM || t->kind == CUTE_TENSOR_SMEM || t->kind == CUTE_TENSOR_RMEM)
+        return true;
+    return cute_ctx_fail(c, "%s of a coordinate tensor (use cute_elem_less for predicates)", what);
+}
+
+static int64_t reg_index(cute_ctx *c, const cute_tensor *t, int i)
+{
+    cute_int off = cute_add(&c->alg, t->offset, cute_layout_eval(&c->alg, &t->layout, cute_i(i)));
+    return cute_is_static(off) ? off.v : -1;
+}
+
+cute_ssa cute_tensor_load(cute_ctx *c, cute_tensor t)
+{
+    if (!ctx_ok(c) || !memory_tensor(c, &t, "load")) return bad_ssa();
+    int n = static_size(c, &t, "cute_tensor_load");
+    if (n < 0) return bad_ssa();
+    cute_tuple shape = t.layout.shape;
+    cute_ssa s = new_ssa(c, (cute_dtype)t.dtype, shape, n);
+    if (!s.v) return s;
+    if (t.kind == CUTE_TENSOR_RMEM) { /* copies, so later assignments don't alias */
+        for (int i = 0; i < n; i++) {
+            int64_t k = reg_index(c, &t, i);
+            s.v[i] = cute_ir_new_vreg(c->fn, cute_type_of((cute_dtype)t.dtype), NULL, true);
+            cute_ir_mov(&c->b, s.v[i], t.regs[k]);
+        }
+        return c->alg.failed ? bad_ssa() : s;
+    }
+    int w = vector_width(c, &t, n);
+    for (int i = 0; i < n && !c->alg.failed; i += w) access(c, &t, i, w, true, s.v, false);
+    return c->alg.failed ? bad_ssa() : s;
+}
+
+static bool shapes_match(cute_ctx *c, int n, cute_ssa v, const char *what)
+{
+    if (v.n == n && v.v) return true;
+    return cute_ctx_fail(c, "%s: the value has %d elements, the tensor %d", what, v.n, n);
+}
+
+void cute_tensor_store(cute_ctx *c, cute_tensor t, cute_ssa v)
+{
+    if (!ctx_ok(c) || !memory_tensor(c, &t, "store")) return;
+    int n = static_size(c, &t, "cute_tensor_store");
+    if (n < 0 || !shapes_match(c, n, v, "cute_tensor_store")) return;
+    if (v.dtype != t.dtype) {
+        cute_ctx_fail(c, "cute_tensor_store: %s values into a %s tensor (convert with cute_ssa_cvt)",
+                      cute_dtype_name((cute_dtype)v.dtype), cute_dtype_name((cute_dtype)t.dtype));
+        return;
+    }
+    if (t.kind == CUTE_TENSOR_RMEM) {
+        for (int i = 0; i < n; i++) cute_ir_mov(&c->b, t.regs[reg_index(c, &t, i)], v.v[i]);
+        return;
+    }
+    int w = vector_width(c, &t, n);
+    for (int i = 0; i < n && !c->alg.failed; i += w) access(c, &t, i, w, false, v.v, false);
+}
+
+/* the AND of pred[i..i+w), and whether it is the constant true */
+static cute_vreg chunk_pred(cute_ctx *c, cute_ssa pred, int i, int w)
+{
+    cute_vreg p = pred.v[i];
+    for (int j = 1; j < w; j++)
+        p = cute_ir_op(&c->b, CUTE_OP_AND, cute_type_of(CUTE_I1), p, pred.v[i + j], 0);
+    return p;
+}
+
+/* predicated access: per chunk, the vector access when the whole chunk is in, else each
+ * element on its own */
+static void access_if(cute_ctx *c, const cute_tensor *t, int n, cute_ssa pred, bool load,
+                      cute_vreg *regs)
+{
+    int w = vector_width(c, t, n);
+    for (int i = 0; i < n && !c->alg.failed; i += w) {
+        cute_vreg all = chunk_pred(c, pred, i, w);
+        cute_ir_if(&c->b, all);
+        access(c, t, i, w, load, regs, true);
+        if (w > 1) {
+            cute_ir_else(&c->b);
+            for (int j = 0; j < w; j++) {
+                cute_ir_if(&c->b, pred.v[i + j]);
+                access(c, t, i + j, 1, load, regs, true);
+                cute_ir_end(&c->b);
+            }
+        }
+        cute_ir_end(&c->b);
+    }
+}
+
+static bool pred_ok(cute_ctx *c, int n, cute_ssa pred, const char *what)
+{
+    if (!shapes_match(c, n, pred, what)) return false;
+    if (pred.dtype != CUTE_I1) return cute_ctx_fail(c, "%s: the predicate must be i1", what);
+    return true;
+}
+
+cute_ssa cute_tensor_load_if(cute_ctx *c, cute_tensor t, cute_ssa pred, double fill)
+{
+    if (!ctx_ok(c) || !memory_tensor(c, &t, "load")) return bad_ssa();
+    int n = static_size(c, &t, "cute_tensor_load_if");
+    if (n < 0 || !pred_ok(c, n, pred, "cute_tensor_load_if")) return bad_ssa();
+    if (t.kind == CUTE_TENSOR_RMEM) {
+        cute_ctx_fail(c, "cute_tensor_load_if of registers: use cute_ssa_select");
+        return bad_ssa();
+    }
+    cute_ssa s = new_ssa(c, (cute_dtype)t.dtype, t.layout.shape, n);
+    if (!s.v) return s;
+    cute_vreg f = cute_dtype_is_float((cute_dtype)t.dtype)
+                      ? cute_ir_const_float(&c->b, (cute_dtype)t.dtype, fill)
+                      : cute_ir_const_int(&c->b, (cute_dtype)t.dtype, (int64_t)fill);
+    for (int i = 0; i < n; i++) {
+        s.v[i] = cute_ir_new_vreg(c->fn, cute_type_of((cute_dtype)t.dtype), NULL, true);
+        cute_ir_mov(&c->b, s.v[i], f);
+    }
+    access_if(c, &t, n, pred, true, s.v);
+    return c->alg.failed ? bad_ssa() : s;
+}
+
+void cute_tensor_store_if(cute_ctx *c, cute_tensor t, cute_ssa v, cute_ssa pred)
+{
+    if (!ctx_ok(c) || !memory_tensor(c, &t, "store")) return;
+    int n = static_size(c, &t, "cute_tensor_store_if");
+    if (n < 0 || !shapes_match(c, n, v, "cute_tensor_store_if") ||
+        !pred_ok(c, n, pred, "cute_tensor_store_if"))
+        return;
+    if (v.dtype != t.dtype || t.kind == CUTE_TENSOR_RMEM) {
+        cute_ctx_fail(c, "cute_tensor_store_if: %s", t.kind == CUTE_TENSOR_RMEM
+                                                         ? "registers are never predicated"
+                                                         : "the value's type differs from the tensor's");
+        return;
+    }
+    access_if(c, &t, n, pred, false, v.v);
+}
+
+cute_ssa cute_elem_less(cute_ctx *c, cute_tensor coords, cute_tuple shape)
+{
+    if (!ctx_ok(c)) return bad_ssa();
+    if (coords.kind != CUTE_TENSOR_COORD) {
+        cute_ctx_fail(c, "cute_elem_less needs a coordinate (identity) tensor");
+        return bad_ssa();
+    }
+    int n = static_size(c, &coords, "cute_elem_less");
+    if (n < 0) return bad_ssa();
+    cute_ssa s = new_ssa(c, CUTE_I1, coords.layout.shape, n);
+    if (!s.v) return s;
+    cute_tuple flat_shape = cute_tuple_flatten(&shape);
+    for (int i = 0; i < n && !c->alg.failed; i++) {
+        cute_tuple crd = cute_layout_eval_basis(&c->alg, &coords.layout, cute_i(i));
+        cute_tuple flat = cute_tuple_flatten(&crd);
+        cute_tuple base = cute_tuple_flatten(&coords.coord);
+        cute_vreg all = 0;
+        for (int m = 0; m < flat_shape.nleaves && !c->alg.failed; m++) {
+            cute_int x = m < flat.nleaves ? flat.leaf[m] : cute_i(0);
+            if (m < base.nleaves) x = cute_add(&c->alg, x, base.leaf[m]);
+            cute_val lt = cute_int_lt(c, x, flat_shape.leaf[m]);
+            all = all ? cute_ir_op(&c->b, CUTE_OP_AND, cute_type_of(CUTE_I1), all, lt.r, 0) : lt.r;
+        }
+        s.v[i] = all ? all : cute_ir_const_int(&c->b, CUTE_I1, 1);
+    }
+    return c->alg.failed ? bad_ssa() : s;
+}
