@@ -46,9 +46,15 @@ typedef struct cute_arg_spec {
     uint8_t dtype;   /* tensor elements / scalar type */
     int align;       /* tensors: assumed byte alignment of the data pointer */
     char layout[256];/* tensors: "(?,?):(?{div=8},1)"; INT: "?" or "?{div=N}" or a number */
+    uint8_t compact; /* tensors: 0 layout text; 1 the text is a shape, compact column-major
+                        (strides follow from the extents, as mark_compact_shape_dynamic);
+                        2 likewise row-major */
 } cute_arg_spec;
 
 cute_arg_spec cute_spec_tensor(cute_dtype d, const char *layout, int align_bytes);
+/* compact tensors: only the shape is given ("(?,?{div=8})"); row_major picks the order */
+cute_arg_spec cute_spec_tensor_compact(cute_dtype d, const char *shape, bool row_major,
+                                       int align_bytes);
 cute_arg_spec cute_spec_int(const char *value);   /* "?", "?{div=16}" */
 cute_arg_spec cute_spec_float(cute_dtype d);      /* a dynamic float scalar */
 
@@ -117,8 +123,9 @@ cute_val cute__karg_scalar(cute_ctx *c, cute_host_scalar s);
 /* --- compiling and calling ----------------------------------------------------------- */
 typedef struct cute_fn cute_fn;
 
-cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, int nargs,
-                      const cute_arg_spec *specs, char *err, size_t n);
+/* user: given back by cute_ctx_user(c) while the host function and its kernels trace */
+cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, void *user,
+                      int nargs, const cute_arg_spec *specs, char *err, size_t n);
 void cute_fn_free(cute_fn *f);
 /* the traced kernels (for --emit ir and tests) */
 int cute_fn_kernel_count(const cute_fn *f);
@@ -144,6 +151,8 @@ cute_call_arg cute_call_float(double v);
 /* Check args against the specs, evaluate each launch's recipe, launch.  On a mismatch:
  * CUTE_ERR_INVALID and a message in cute_fn_error naming the argument and the leaf. */
 cute_status cute_call(cute_fn *f, void *stream, int nargs, const cute_call_arg *args);
+/* the runtime a function was compiled for */
+cute_runtime *cute_fn_runtime(const cute_fn *f);
 const char *cute_fn_error(const cute_fn *f);
 
 #endif

@@ -32,6 +32,8 @@ cute_ctx *cute_ctx_new(void);
 void cute_ctx_free(cute_ctx *c);
 /* the algebra context every layout op takes (its dynamic ints are this tracer's) */
 cute_alg *cute_ctx_alg(cute_ctx *c);
+/* the pointer given to cute_compile, for host functions and kernels that need one */
+void *cute_ctx_user(const cute_ctx *c);
 bool cute_ctx_failed(const cute_ctx *c);
 const char *cute_ctx_error(const cute_ctx *c); /* "file:line: message" */
 /* report a misuse at the current call site; returns false */

@@ -57,25 +57,32 @@ static cute_status leaf(cute_fn *f, int k, const spec_leaf *s, int64_t v, const 
 {
     if (!s->dynamic) {
         if (v != s->value)
-            return bad(f, "argument %d: %s %d is %lld, but the compiled function has it static "
-                          "%lld", k, what, i, (long long)v, (long long)s->value);
+            return bad(f,
+                       "argument %d: %s %d is %lld, but the compiled function has it static "
+                       "%lld",
+                       k, what, i, (long long)v, (long long)s->value);
+        return CUTE_OK;
+    }
+    if (s->hsym < 0) { /* a derived stride: checked once the extents are bound */
         return CUTE_OK;
     }
     const host_sym *h = &f->hsyms[s->hsym];
     if (v < h->lb)
-        return bad(f, "argument %d: %s %d is %lld, below %lld (dynamic strides must be positive: "
-                      "compile a static 0 for a broadcast mode)", k, what, i, (long long)v,
-                   (long long)h->lb);
+        return bad(f,
+                   "argument %d: %s %d is %lld, below %lld (dynamic strides must be positive: "
+                   "compile a static 0 for a broadcast mode)",
+                   k, what, i, (long long)v, (long long)h->lb);
     if (h->div > 1 && v % h->div != 0)
-        return bad(f, "argument %d: %s %d is %lld, not a multiple of %lld as the spec promises",
-                   k, what, i, (long long)v, (long long)h->div);
+        return bad(f, "argument %d: %s %d is %lld, not a multiple of %lld as the spec promises", k,
+                   what, i, (long long)v, (long long)h->div);
     f->values[h->sym] = v;
     return CUTE_OK;
 }
 
 static cute_status bind(cute_fn *f, int nargs, const cute_call_arg *args)
 {
-    if (nargs != f->nargs) return bad(f, "%d arguments given, the function takes %d", nargs, f->nargs);
+    if (nargs != f->nargs)
+        return bad(f, "%d arguments given, the function takes %d", nargs, f->nargs);
     for (int k = 0; k < nargs; k++) {
         const arg_info *a = &f->args[k];
         const cute_call_arg *x = &args[k];
@@ -90,14 +97,17 @@ static cute_status bind(cute_fn *f, int nargs, const cute_call_arg *args)
         if (x->kind == CUTE_ARG_FLOAT) continue;
         if (x->dtype != a->spec.dtype)
             return bad(f, "argument %d: %s elements given, %s expected", k,
-                       cute_dtype_name((cute_dtype)x->dtype), cute_dtype_name((cute_dtype)a->spec.dtype));
+                       cute_dtype_name((cute_dtype)x->dtype),
+                       cute_dtype_name((cute_dtype)a->spec.dtype));
         if (x->ndim != a->nleaves)
             return bad(f, "argument %d: %d dimensions given, %d expected", k, x->ndim, a->nleaves);
         if (!x->buf) return bad(f, "argument %d: no buffer", k);
         uintptr_t addr = (uintptr_t)x->buf->ptr + x->offset;
         if (addr % (uintptr_t)a->spec.align)
-            return bad(f, "argument %d: the data pointer is not %d-byte aligned as the spec "
-                          "assumes", k, a->spec.align);
+            return bad(f,
+                       "argument %d: the data pointer is not %d-byte aligned as the spec "
+                       "assumes",
+                       k, a->spec.align);
         int64_t lo = 0, hi = 0; /* the extent in elements, for the buffer check */
         for (int i = 0; i < x->ndim; i++) {
             cute_status s = leaf(f, k, &a->shape[i], x->shape[i], "shape", i);
@@ -105,7 +115,24 @@ static cute_status bind(cute_fn *f, int nargs, const cute_call_arg *args)
             if (s) return s;
             if (x->shape[i] < 0) return bad(f, "argument %d: negative extent", k);
             int64_t span = (x->shape[i] ? x->shape[i] - 1 : 0) * x->stride[i];
-            if (span < 0) lo += span; else hi += span;
+            if (span < 0)
+                lo += span;
+            else
+                hi += span;
+        }
+        for (int i = 0; i < x->ndim; i++) { /* derived strides, now that every extent is bound */
+            if (a->stride[i].dynamic && a->stride[i].hsym < 0) {
+                int64_t want;
+                cute_status e = CUTE_OK;
+                if (cute_symbolic_eval(f->c->sym, a->stride[i].expr, f->values, &want) != 0)
+                    e = bad(f, "argument %d: stride %d: %s", k, i, cute_symbolic_error(f->c->sym));
+                else if (want != x->stride[i] && x->shape[i] > 1)
+                    e = bad(f,
+                            "argument %d: stride %d is %lld, but a compact tensor of this "
+                            "shape has %lld",
+                            k, i, (long long)x->stride[i], (long long)want);
+                if (e) return e;
+            }
         }
         int esize = cute_dtype_bytes((cute_dtype)x->dtype);
         bool empty = false;
@@ -155,7 +182,8 @@ static cute_status launch_one(cute_fn *f, const launch_rec *r, void *stream,
     }
     cute_launch cfg = {{(uint32_t)g[0], (uint32_t)g[1], (uint32_t)g[2]},
                        {(uint32_t)b[0], (uint32_t)b[1], (uint32_t)b[2]},
-                       (uint32_t)smem, stream};
+                       (uint32_t)smem,
+                       stream};
     cute_backend *be = &f->rt->b;
     cute_status s = be->vt->launch(be->self, f->module, r->kernel, &cfg, la, r->nparams);
     if (s != CUTE_OK)

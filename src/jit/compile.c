@@ -18,6 +18,14 @@ cute_arg_spec cute_spec_tensor(cute_dtype d, const char *layout, int align_bytes
     return s;
 }
 
+cute_arg_spec cute_spec_tensor_compact(cute_dtype d, const char *shape, bool row_major,
+                                       int align_bytes)
+{
+    cute_arg_spec s = cute_spec_tensor(d, shape, align_bytes);
+    s.compact = row_major ? 2 : 1;
+    return s;
+}
+
 cute_arg_spec cute_spec_int(const char *value)
 {
     cute_arg_spec s = cute_spec_tensor(CUTE_I64, value, 0);
@@ -67,7 +75,10 @@ static bool tensor_arg(cute_fn *f, int k, cute_arg *out)
     cute_symbolic *scratch = cute_symbolic_new();
     if (!scratch) return cute_ctx_fail(f->c, "out of memory");
     cute_symbolic_bind(scratch, &marks);
-    cute_layout L = cute_layout_parse(&marks, a->spec.layout);
+    cute_layout L = a->spec.compact ? cute_layout_or_shape_parse(&marks, a->spec.layout)
+                                    : cute_layout_parse(&marks, a->spec.layout);
+    if (a->spec.compact && strchr(a->spec.layout, ':'))
+        cute_alg_fail(&marks, "a compact spec gives the shape only, not \"%s\"", a->spec.layout);
     if (marks.failed) {
         cute_ctx_fail(f->c, "argument %d: %s", k, marks.error);
         cute_symbolic_free(scratch);
@@ -80,17 +91,27 @@ static bool tensor_arg(cute_fn *f, int k, cute_arg *out)
     }
     a->nleaves = L.shape.nleaves;
     for (int i = 0; i < L.shape.nleaves; i++) {
-        for (int part = 0; part < 2; part++) {
+        for (int part = 0; part < 2 - (a->spec.compact != 0); part++) {
             cute_int *leaf = part ? &L.stride.leaf[i] : &L.shape.leaf[i];
             spec_leaf *s = part ? &a->stride[i] : &a->shape[i];
             if (cute_is_static(*leaf)) {
-                *s = (spec_leaf){false, leaf->v, -1};
+                *s = (spec_leaf){false, leaf->v, -1, cute_i(0)};
                 continue;
             }
             int hs;
             *leaf = host_unknown(f, part ? "d" : "s", k, i, leaf->div, part ? SRC_STRIDE : SRC_SHAPE, &hs);
-            *s = (spec_leaf){true, 0, hs};
+            *s = (spec_leaf){true, 0, hs, cute_i(0)};
         }
+    }
+    if (a->spec.compact) { /* strides follow from the (now symbolic) extents */
+        cute_layout C = a->spec.compact == 2 ? cute_make_layout_row_major(&f->c->alg, L.shape)
+                                             : cute_make_layout(&f->c->alg, L.shape);
+        if (f->c->alg.failed) return false;
+        L.stride = C.stride;
+        for (int i = 0; i < L.shape.nleaves; i++)
+            a->stride[i] = cute_is_static(L.stride.leaf[i])
+                               ? (spec_leaf){false, L.stride.leaf[i].v, -1, cute_i(0)}
+                               : (spec_leaf){true, 0, -1, L.stride.leaf[i]};
     }
     a->layout = L;
     int esize = cute_dtype_bytes((cute_dtype)a->spec.dtype);
@@ -135,13 +156,13 @@ static bool scalar_arg(cute_fn *f, int k, cute_arg *out)
                                    "not \"%s\"", k, a->spec.layout);
     a->nleaves = 1;
     if (cute_is_static(v)) {
-        a->shape[0] = (spec_leaf){false, v.v, -1};
+        a->shape[0] = (spec_leaf){false, v.v, -1, cute_i(0)};
         out->i = v;
         return true;
     }
     int hs;
     out->i = host_unknown(f, "n", k, 0, v.div, SRC_INT, &hs);
-    a->shape[0] = (spec_leaf){true, 0, hs};
+    a->shape[0] = (spec_leaf){true, 0, hs, cute_i(0)};
     return !f->c->alg.failed;
 }
 
@@ -156,8 +177,8 @@ static cute_status compile_kernels(cute_fn *f, char *err, size_t n)
     return s;
 }
 
-cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, int nargs,
-                      const cute_arg_spec *specs, char *err, size_t n)
+cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, void *user,
+                      int nargs, const cute_arg_spec *specs, char *err, size_t n)
 {
     if (n) err[0] = 0;
     cute_fn *f = calloc(1, sizeof *f);
@@ -173,6 +194,7 @@ cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, int
     f->rt = rt;
     f->nargs = nargs;
     f->c->jit = f;
+    f->c->user = user;
     for (int k = 0; k < nargs && !f->c->alg.failed; k++) {
         f->args[k].spec = specs[k];
         if (specs[k].kind == CUTE_ARG_TENSOR)
@@ -228,3 +250,4 @@ const cute_ir_func *cute_fn_kernel(const cute_fn *f, int i)
     return i >= 0 && i < f->nkernels ? f->kernels[i] : NULL;
 }
 const char *cute_fn_error(const cute_fn *f) { return f->err; }
+cute_runtime *cute_fn_runtime(const cute_fn *f) { return f->rt; }

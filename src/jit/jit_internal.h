@@ -20,7 +20,8 @@ typedef struct host_sym {
 typedef struct spec_leaf {
     bool dynamic;
     int64_t value; /* static */
-    int hsym;      /* dynamic: index into host_syms */
+    int hsym;      /* dynamic: index into host_syms; -1 for a derived stride */
+    cute_int expr; /* a derived stride (compact specs): it must equal this expression */
 } spec_leaf;
 
 typedef struct arg_info {

@@ -39,6 +39,7 @@ void cute_ctx_free(cute_ctx *c)
 }
 
 cute_alg *cute_ctx_alg(cute_ctx *c) { return &c->alg; }
+void *cute_ctx_user(const cute_ctx *c) { return c->user; }
 bool cute_ctx_failed(const cute_ctx *c) { return c->alg.failed; }
 const char *cute_ctx_error(const cute_ctx *c) { return c->alg.failed ? c->error : ""; }
 

@@ -47,6 +47,7 @@ struct cute_ctx {
 
     cute_int sreg_sym[CUTE_SREG_COUNT]; /* the symbol of each special register read */
     void *jit; /* the compile in progress (jit layer), when a host function runs */
+    void *user; /* cute_ctx_user */
     binding *bind;
     uint32_t nbind, capbind;
     memo_entry *memo;
