@@ -39,6 +39,9 @@ cute_fn *cute_ew_compile(cute_runtime *rt, const char *name, cute_ew_expr expr, 
 cute_status cute_ew_call(cute_fn *f, void *stream, int nin, const cute_call_arg *in,
                          const cute_call_arg *out);
 
+/* the library op's expression; user is (void *)(intptr_t)op */
+cute_ssa cute_ew_op_expr(cute_ctx *c, const cute_ssa *in, int nin, void *user);
+
 /* The library's ops, compiled once per runtime and pattern and then reused. */
 typedef struct cute_ew_lib cute_ew_lib;
 cute_ew_lib *cute_ew_lib_new(cute_runtime *rt);

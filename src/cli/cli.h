@@ -12,5 +12,9 @@ enum {
 typedef int (*cli_command_fn)(int argc, char **argv);
 
 int cmd_layout(int argc, char **argv); /* layout_cmd.c */
+int cmd_cache(int argc, char **argv);  /* cache_cmd.c */
+int cmd_compile(int argc, char **argv); /* ew_cmd.c: cutec compile elementwise ... */
+int cmd_run(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

@@ -17,6 +17,13 @@ static int cmd_help(int argc, char **argv);
 static const command commands[] = {
     {"layout", "<op> ARGS...", "the layout algebra: evaluate, draw, check oracle files",
      cmd_layout},
+    {"cache", "<what>", "the JIT cache: list, size, clear, path", cmd_cache},
+    {"compile", "elementwise --op OP --dtype T --emit ir|cuda|ptx|sass",
+     "what cutec generates for a kernel (no GPU needed)", cmd_compile},
+    {"run", "elementwise --op OP --dtype T --shape MxN", "run a kernel, verify it, time it",
+     cmd_run},
+    {"bench", "elementwise", "benchmark table against a device copy in the same process",
+     cmd_bench},
     {"help", "[COMMAND]", "this list, or a command's own help", cmd_help},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);

@@ -36,7 +36,7 @@ static cute_ssa k(cute_ctx *c, const cute_ssa *like, double v)
     return cute_ssa_fill(c, (cute_dtype)like->dtype, like->shape, v);
 }
 
-static cute_ssa expr(cute_ctx *c, const cute_ssa *in, int nin, void *user)
+cute_ssa cute_ew_op_expr(cute_ctx *c, const cute_ssa *in, int nin, void *user)
 {
     cute_ew_op op = (cute_ew_op)(intptr_t)user;
     (void)nin;
@@ -167,7 +167,7 @@ cute_status cute_ew(cute_ew_lib *lib, cute_ew_op op, const cute_call_arg *out,
     if (!fn) {
         char name[32];
         snprintf(name, sizeof name, "ew_%s", names[op]);
-        fn = cute_ew_compile(lib->rt, name, expr, (void *)(intptr_t)op, nin, args, &args[nin],
+        fn = cute_ew_compile(lib->rt, name, cute_ew_op_expr, (void *)(intptr_t)op, nin, args, &args[nin],
                              NULL, err, n);
         if (!fn) return CUTE_ERR_COMPILE;
         if (lib->n == lib->cap) {

@@ -1,0 +1,396 @@
+/* cutec compile|run|bench elementwise: what cutec generates (no GPU needed), a verified run
+ * with its time, and a benchmark table against a device-to-device copy in the same process. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "cutec/cuda_c.h"
+#include "cutec/kernels.h"
+#include "cutec/nvrtc.h"
+#include "cutec/runtime.h"
+#include "kernels/ew_ref.h"
+
+typedef struct ew_opts {
+    cute_ew_op op;
+    cute_dtype dtype, out_dtype;
+    int ndim;
+    int64_t shape[4];
+    const char *emit, *arch, *backend;
+    int iters;
+} ew_opts;
+
+static int usage(const char *cmd)
+{
+    fprintf(stderr,
+            "usage: cutec %s elementwise [--op add|sub|mul|div|max|min|relu|gelu|silu|exp|neg|abs|cast]\n"
+            "         [--dtype f32|f16|bf16] [--out-dtype T] [--shape 8192x8192]\n"
+            "         [--emit ir|cuda|ptx|sass] [--arch sm_90a] [--backend cuda|interp] [--iters N]\n",
+            cmd);
+    return CLI_USAGE;
+}
+
+static bool parse_shape(const char *s, ew_opts *o)
+{
+    o->ndim = 0;
+    while (*s && o->ndim < 4) {
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (end == s || v < 0) return false;
+        o->shape[o->ndim++] = v;
+        s = *end == 'x' ? end + 1 : end;
+        if (*end && *end != 'x') return false;
+    }
+    return *s == 0 && o->ndim > 0;
+}
+
+static int parse(int argc, char **argv, ew_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->dtype = o->out_dtype = CUTE_F32;
+    o->ndim = 1;
+    o->shape[0] = 1 << 20;
+    o->iters = 20;
+    bool out_given = false;
+    if (argc < 2 || strcmp(argv[1], "elementwise") != 0) return usage(argv[0]);
+    for (int i = 2; i < argc; i++) {
+        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) return usage(argv[0]);
+        i++;
+        bool ok = true;
+        if (!strcmp(k, "--op")) ok = cute_ew_op_parse(v, &o->op);
+        else if (!strcmp(k, "--dtype")) ok = cute_dtype_parse(v, &o->dtype);
+        else if (!strcmp(k, "--out-dtype")) ok = cute_dtype_parse(v, &o->out_dtype), out_given = true;
+        else if (!strcmp(k, "--shape")) ok = parse_shape(v, o);
+        else if (!strcmp(k, "--emit")) o->emit = v;
+        else if (!strcmp(k, "--arch")) o->arch = v;
+        else if (!strcmp(k, "--backend")) o->backend = v;
+        else if (!strcmp(k, "--iters")) ok = (o->iters = atoi(v)) > 0;
+        else ok = false;
+        if (!ok) {
+            fprintf(stderr, "cutec %s elementwise: bad option %s %s\n", argv[0], k, v);
+            return CLI_USAGE;
+        }
+    }
+    if (!out_given) o->out_dtype = o->dtype;
+    return CLI_OK;
+}
+
+static void row_major(const ew_opts *o, int64_t *stride)
+{
+    int64_t s = 1;
+    for (int i = o->ndim - 1; i >= 0; i--) stride[i] = s, s *= o->shape[i];
+}
+
+static int64_t count(const ew_opts *o)
+{
+    int64_t n = 1;
+    for (int i = 0; i < o->ndim; i++) n *= o->shape[i];
+    return n;
+}
+
+/* --- compile: trace with the interpreter backend (no GPU), then print ---------------- */
+static int emit(const ew_opts *o)
+{
+    char err[4096];
+    cute_runtime *rt;
+    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
+        fprintf(stderr, "cutec compile: %s\n", err);
+        return CLI_FAIL;
+    }
+    int64_t stride[4];
+    row_major(o, stride);
+    cute_buffer fake = {(void *)(uintptr_t)4096, (size_t)1 << 40, 0, 0}; /* aligned, never read */
+    cute_call_arg a = cute_call_tensor(&fake, 0, o->dtype, o->ndim, o->shape, stride);
+    cute_call_arg c = cute_call_tensor(&fake, 0, o->out_dtype, o->ndim, o->shape, stride);
+    cute_call_arg in[2] = {a, a};
+    cute_fn *f = cute_ew_compile(rt, "ew", cute_ew_op_expr, (void *)(intptr_t)o->op,
+                                 cute_ew_op_arity(o->op), in, &c, NULL, err, sizeof err);
+    int rc = CLI_OK;
+    if (!f) {
+        fprintf(stderr, "cutec compile: %s\n", err);
+        cute_runtime_free(rt);
+        return CLI_FAIL;
+    }
+    const cute_ir_func *k = cute_fn_kernel(f, 0);
+    if (!strcmp(o->emit, "ir")) {
+        cute_ir_dump(stdout, k);
+    } else {
+        char *src = NULL;
+        cute_cuda_c_opts co = {0};
+        co.arch = o->arch;
+        if (cute_cuda_c_emit(&k, 1, &co, &src, err, sizeof err) != CUTE_OK) {
+            fprintf(stderr, "cutec compile: %s\n", err);
+            rc = CLI_FAIL;
+        } else if (!strcmp(o->emit, "cuda")) {
+            fputs(src, stdout);
+        } else {
+            cute_nvrtc *nv;
+            cute_nvrtc_output out;
+            memset(&out, 0, sizeof out);
+            if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
+                fprintf(stderr, "cutec compile: %s\n", err);
+                rc = CLI_FAIL;
+            } else {
+                cute_nvrtc_opts no = {0};
+                no.arch = o->arch ? o->arch : "sm_90a";
+                if (cute_nvrtc_compile(nv, src, &no, &out) != CUTE_OK) {
+                    fprintf(stderr, "cutec compile: NVRTC: %s\n", out.log ? out.log : "");
+                    rc = CLI_FAIL;
+                } else if (!strcmp(o->emit, "ptx")) {
+                    fputs(out.ptx, stdout);
+                } else { /* sass: cuobjdump on the cubin */
+                    char path[] = "/tmp/cutec-XXXXXX";
+                    int fd = mkstemp(path);
+                    FILE *fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
+                    if (fp) fwrite(out.cubin, 1, out.cubin_size, fp), fclose(fp);
+                    char cmd[512];
+                    snprintf(cmd, sizeof cmd,
+                             "(command -v cuobjdump >/dev/null && cuobjdump -sass %s) || "
+                             "/usr/local/cuda/bin/cuobjdump -sass %s", path, path);
+                    if (!fp || system(cmd) != 0) {
+                        fprintf(stderr, "cutec compile: cuobjdump is not available\n");
+                        rc = CLI_FAIL;
+                    }
+                    remove(path);
+                }
+                cute_nvrtc_output_free(&out);
+                cute_nvrtc_close(nv);
+            }
+        }
+        free(src);
+    }
+    cute_fn_free(f);
+    cute_runtime_free(rt);
+    return rc;
+}
+
+/* --- run and bench ------------------------------------------------------------------- */
+typedef struct dev_tensor {
+    cute_buffer buf;
+    void *host;
+    size_t bytes;
+} dev_tensor;
+
+static bool dev_make(cute_backend *b, dev_tensor *t, cute_dtype d, int64_t n, uint64_t *seed, bool poison)
+{
+    t->bytes = (size_t)(n ? n : 1) * (size_t)cute_dtype_bytes(d);
+    t->host = malloc(t->bytes);
+    if (!t->host || b->vt->alloc(b->self, t->bytes, &t->buf) != CUTE_OK) return false;
+    for (int64_t i = 0; i < n; i++) ew_set(d, t->host, i, poison ? NAN : ew_random(seed));
+    return b->vt->upload(b->self, &t->buf, 0, t->host, t->bytes) == CUTE_OK;
+}
+
+static void dev_drop(cute_backend *b, dev_tensor *t)
+{
+    b->vt->free(b->self, &t->buf);
+    free(t->host);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* median milliseconds of one call, timed with device events (CUDA) or the wall clock */
+typedef cute_status (*timed_fn)(void *user);
+static double time_median(cute_runtime *rt, timed_fn fn, void *user, int iters)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    bool cuda = !strcmp(cute_runtime_backend_name(rt), "cuda");
+    cute_cuda *cu = cuda ? cute_cuda_backend_driver(b) : NULL;
+    for (int w = 0; w < 3; w++) fn(user); /* warm-up */
+    b->vt->sync(b->self, NULL);
+    double t[64];
+    int reps = iters < 64 ? iters : 64;
+    for (int r = 0; r < reps; r++) {
+        if (cu) {
+            void *e0, *e1;
+            float ms = 0;
+            cute_cuda_event_new(cu, &e0), cute_cuda_event_new(cu, &e1);
+            cute_cuda_event_record(cu, e0, NULL);
+            fn(user);
+            cute_cuda_event_record(cu, e1, NULL);
+            cute_cuda_event_sync(cu, e1);
+            cute_cuda_event_elapsed(cu, e0, e1, &ms);
+            cute_cuda_event_free(cu, e0), cute_cuda_event_free(cu, e1);
+            t[r] = ms;
+        } else {
+            double t0 = now_ms();
+            fn(user);
+            b->vt->sync(b->self, NULL);
+            t[r] = now_ms() - t0;
+        }
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    return t[reps / 2];
+}
+
+typedef struct ew_call {
+    cute_ew_lib *lib;
+    cute_ew_op op;
+    cute_call_arg out, a, b;
+    char err[1024];
+} ew_call;
+
+static cute_status call_ew(void *user)
+{
+    ew_call *e = user;
+    return cute_ew(e->lib, e->op, &e->out, &e->a, &e->b, NULL, e->err, sizeof e->err);
+}
+
+typedef struct copy_call {
+    cute_cuda *cu;
+    cute_buffer *dst, *src;
+    size_t bytes;
+} copy_call;
+
+static cute_status call_copy(void *user)
+{
+    copy_call *c = user;
+    return cute_cuda_copy_dtod_async(c->cu, (cute_devptr)(uintptr_t)c->dst->ptr,
+                                     (cute_devptr)(uintptr_t)c->src->ptr, c->bytes, NULL);
+}
+
+/* run op on o's shape: verify against the CPU reference, return the median ms (or < 0) */
+static double run_one(cute_runtime *rt, cute_ew_lib *lib, const ew_opts *o, bool verify, int *bad)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    int64_t n = count(o), stride[4];
+    row_major(o, stride);
+    uint64_t seed = (uint64_t)time(NULL) | 1;
+    dev_tensor A, B, C;
+    if (!dev_make(b, &A, o->dtype, n, &seed, false) || !dev_make(b, &B, o->dtype, n, &seed, false) ||
+        !dev_make(b, &C, o->out_dtype, n, &seed, true)) {
+        fprintf(stderr, "cutec: out of memory for %lld elements\n", (long long)n);
+        return -1;
+    }
+    ew_call e = {lib, o->op, cute_call_tensor(&C.buf, 0, o->out_dtype, o->ndim, o->shape, stride),
+                 cute_call_tensor(&A.buf, 0, o->dtype, o->ndim, o->shape, stride),
+                 cute_call_tensor(&B.buf, 0, o->dtype, o->ndim, o->shape, stride), ""};
+    double ms = -1;
+    if (call_ew(&e) != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK) {
+        fprintf(stderr, "cutec: %s\n", e.err[0] ? e.err : b->vt->error(b->self));
+    } else {
+        *bad = 0;
+        if (verify) {
+            b->vt->download(b->self, C.host, &C.buf, 0, C.bytes);
+            double tol = ew_tolerance(o->op, o->out_dtype);
+            cute_dtype comp = ew_compute_type(o->op, o->dtype);
+            for (int64_t i = 0; i < n; i++) {
+                double want = ew_ref(o->op, comp, ew_get(o->dtype, A.host, i), ew_get(o->dtype, B.host, i));
+                uint64_t tmp = 0;
+                ew_set(o->out_dtype, &tmp, 0, want);
+                want = ew_get(o->out_dtype, &tmp, 0);
+                double got = ew_get(o->out_dtype, C.host, i);
+                if (!(fabs(got - want) <= tol * (fabs(want) > 1e-30 ? fabs(want) : 1))) ++*bad;
+            }
+        }
+        ms = time_median(rt, call_ew, &e, o->iters);
+    }
+    dev_drop(b, &A), dev_drop(b, &B), dev_drop(b, &C);
+    return ms;
+}
+
+static int run(const ew_opts *o)
+{
+    char err[1024];
+    cute_runtime *rt;
+    if (cute_runtime_new(o->backend, &rt, err, sizeof err) != CUTE_OK) {
+        fprintf(stderr, "cutec run: %s\n", err);
+        return CLI_FAIL;
+    }
+    cute_ew_lib *lib = cute_ew_lib_new(rt);
+    int bad = -1;
+    double ms = run_one(rt, lib, o, true, &bad);
+    int64_t n = count(o);
+    int nin = cute_ew_op_arity(o->op);
+    double bytes = (double)n * (nin * cute_dtype_bytes(o->dtype) + cute_dtype_bytes(o->out_dtype));
+    if (ms >= 0)
+        printf("elementwise %s %s n=%lld backend=%s: %s (%d wrong), %.4f ms, %.1f GB/s\n",
+               cute_ew_op_name(o->op), cute_dtype_name(o->dtype), (long long)n,
+               cute_runtime_backend_name(rt), bad ? "FAILED" : "verified", bad, ms, bytes / ms / 1e6);
+    cute_ew_lib_free(lib);
+    cute_runtime_free(rt);
+    return ms >= 0 && bad == 0 ? CLI_OK : CLI_FAIL;
+}
+
+static int bench(const ew_opts *base)
+{
+    char err[1024];
+    cute_runtime *rt;
+    if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {
+        printf("cutec bench elementwise: skipped: no GPU (%s)\n", err);
+        return CLI_OK;
+    }
+    const cute_device_info *dev = cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
+    printf("# %s, %d SMs, SM clock %d MHz (peak), memory clock %d MHz\n", dev->name, dev->sm_count,
+           dev->clock_khz / 1000, dev->mem_clock_khz / 1000);
+    printf("%-6s %-5s %12s %10s %10s %10s %8s\n", "op", "dtype", "elements", "ms", "GB/s", "copy GB/s", "of copy");
+    cute_ew_lib *lib = cute_ew_lib_new(rt);
+    cute_backend *b = cute_runtime_backend(rt);
+    const cute_dtype dts[] = {CUTE_F32, CUTE_F16, CUTE_BF16};
+    const int64_t sizes[] = {(int64_t)1 << 20, (int64_t)1 << 24, (int64_t)1 << 28};
+    int rc = CLI_OK;
+    for (int d = 0; d < 3; d++)
+        for (int s = 0; s < 3; s++) {
+            ew_opts o = *base;
+            o.dtype = o.out_dtype = dts[d];
+            o.ndim = 1;
+            o.shape[0] = sizes[s];
+            int bad = 0;
+            double ms = run_one(rt, lib, &o, s < 2, &bad); /* verify all but the largest */
+            if (ms < 0 || bad) rc = CLI_FAIL;
+            size_t bytes = (size_t)sizes[s] * (size_t)cute_dtype_bytes(dts[d]);
+            cute_buffer x, y;
+            double copy_ms = -1;
+            if (b->vt->alloc(b->self, bytes, &x) == CUTE_OK && b->vt->alloc(b->self, bytes, &y) == CUTE_OK) {
+                copy_call cc = {cute_cuda_backend_driver(b), &y, &x, bytes};
+                copy_ms = time_median(rt, call_copy, &cc, o.iters);
+                b->vt->free(b->self, &x), b->vt->free(b->self, &y);
+            }
+            int nin = cute_ew_op_arity(o.op);
+            double moved = (double)bytes * (nin + 1), gbs = moved / ms / 1e6, copy = 2.0 * bytes / copy_ms / 1e6;
+            printf("%-6s %-5s %12lld %10.4f %10.1f %10.1f %7.1f%%%s\n", cute_ew_op_name(o.op),
+                   cute_dtype_name(dts[d]), (long long)sizes[s], ms, gbs, copy, 100 * gbs / copy,
+                   bad ? "  WRONG" : "");
+        }
+    cute_ew_lib_free(lib);
+    cute_runtime_free(rt);
+    return rc;
+}
+
+int cmd_compile(int argc, char **argv)
+{
+    ew_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc) return rc;
+    if (!o.emit) o.emit = "cuda";
+    if (strcmp(o.emit, "ir") && strcmp(o.emit, "cuda") && strcmp(o.emit, "ptx") && strcmp(o.emit, "sass"))
+        return usage(argv[0]);
+    return emit(&o);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    ew_opts o;
+    int rc = parse(argc, argv, &o);
+    return rc ? rc : run(&o);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    ew_opts o;
+    int rc = parse(argc, argv, &o);
+    return rc ? rc : bench(&o);
+}
