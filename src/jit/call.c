@@ -195,6 +195,11 @@ static cute_status launch_one(cute_fn *f, const launch_rec *r, void *stream,
 cute_status cute_call(cute_fn *f, void *stream, int nargs, const cute_call_arg *args)
 {
     f->err[0] = 0;
+    /* a call with an empty tensor has nothing to do (extents are promised >= 1) */
+    for (int k = 0; k < nargs && k < f->nargs; k++)
+        if (args[k].kind == CUTE_ARG_TENSOR && f->args[k].spec.kind == CUTE_ARG_TENSOR)
+            for (int i = 0; i < args[k].ndim; i++)
+                if (args[k].shape[i] == 0) return CUTE_OK;
     cute_status s = bind(f, nargs, args);
     for (int i = 0; i < f->nlaunches && s == CUTE_OK; i++)
         s = launch_one(f, &f->launches[i], stream, args);

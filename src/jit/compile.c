@@ -54,14 +54,14 @@ static bool add_hsym(cute_fn *f, cute_int x, int arg, int leaf, src_kind kind, i
     return true;
 }
 
-/* a fresh host unknown for a '?' leaf: shapes >= 0, strides >= 1 (a broadcast or reversed
- * mode must be written static) */
+/* a fresh host unknown for a '?' leaf: extents and strides >= 1 (a broadcast or reversed
+ * mode must be written static; a call with an empty tensor does nothing) */
 static cute_int host_unknown(cute_fn *f, const char *what, int arg, int leaf, int64_t div,
                              src_kind kind, int *hs)
 {
     char name[48];
     snprintf(name, sizeof name, "%s%d.%d", what, arg, leaf);
-    cute_int x = cute_symbolic_symbol(f->c->sym, name, div, kind == SRC_STRIDE ? 1 : 0);
+    cute_int x = cute_symbolic_symbol(f->c->sym, name, div, kind == SRC_INT ? 0 : 1);
     if (!add_hsym(f, x, arg, leaf, kind, hs)) return cute_i(0);
     return x;
 }

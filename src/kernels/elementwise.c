@@ -22,16 +22,18 @@ typedef struct ew_plan {
     int threads, vectors, vec;
 } ew_plan;
 
-/* the chunk of t that thread `tid` of block `bid` takes in step u */
+/* chunk q of t: elements [q*vec, (q+1)*vec) of its 1-D domain.  The slice at the 1-D
+ * coordinate q*vec moves the iterator there; the chunk's layout is t o vec:1, the same for
+ * every chunk once vec divides t's leading mode (the host checked). */
 static cute_tensor chunk(cute_ctx *c, cute_tensor t, const ew_plan *p, cute_int q)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_layout unit = cute_make_layout(a, cute_tuple_int(cute_i(p->vec)));
-    cute_tiler T = cute_tiler_layout(&unit);
-    cute_tensor z = cute_tensor_zipped_divide(c, t, &T);
-    cute_tuple under = cute_tuple_int(cute_underscore());
-    cute_tuple pair[2] = {under, cute_tuple_int(q)};
-    return cute_tensor_slice(c, z, cute_tuple_of(a, 2, pair));
+    unit.stride.leaf[0] = cute_i(1);
+    cute_layout L = cute_compose(a, &t.layout, &unit);
+    cute_tensor at = cute_tensor_slice(c, t, cute_tuple_int(cute_mul(a, q, cute_i(p->vec))));
+    at.layout = L;
+    return at;
 }
 
 static void ew_kernel(cute_ctx *c, cute_tensor out, cute_tensor in0, cute_tensor in1,
@@ -55,14 +57,15 @@ static void ew_kernel(cute_ctx *c, cute_tensor out, cute_tensor in0, cute_tensor
     }
 }
 
-/* the unit-stride mode of out first, then the others in order */
+/* the iteration order: out's unit-stride mode first, then the others from the last one
+ * back (row-major tensors are walked in memory order) */
 static cute_tensor reorder(cute_ctx *c, cute_tensor t, int first)
 {
     int r = cute_rank(&t.layout);
-    if (first <= 0 || r <= 1) return t;
+    if (first < 0 || r <= 1 || cute_tuple_is_int(&t.layout.shape)) return t;
     int modes[8], k = 0;
     modes[k++] = first;
-    for (int i = 0; i < r; i++)
+    for (int i = r - 1; i >= 0; i--)
         if (i != first) modes[k++] = i;
     t.layout = cute_select(cute_ctx_alg(c), &t.layout, r, modes);
     return t;
@@ -73,7 +76,7 @@ static void ew_host(cute_ctx *c, const cute_arg *args)
     ew_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     cute_tensor out = args[p->nin].tensor;
-    int first = 0, r = cute_rank(&out.layout);
+    int first = -1, r = cute_rank(&out.layout);
     for (int i = 0; i < r && !cute_tuple_is_int(&out.layout.shape); i++)
         if (cute_is_const(out.layout.stride.leaf[i], 1)) first = i;
     cute_tensor t[EW_MAX_IN + 1];
@@ -94,8 +97,7 @@ static void ew_host(cute_ctx *c, const cute_arg *args)
         bool ok = true;
         for (int i = 0; i <= p->nin && ok; i++) {
             cute_layout unit = cute_make_layout(a, cute_tuple_int(cute_i(p->vec)));
-            cute_tiler T = cute_tiler_layout(&unit);
-            cute_zipped_divide(a, &t[i].layout, &T);
+            cute_compose(a, &t[i].layout, &unit);
             ok = !a->failed && a->assumed == assumed;
         }
         a->assumed = assumed;

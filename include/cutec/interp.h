@@ -1,0 +1,91 @@
+/* cutec/interp.h — the interpreter backend: runs kernel IR on the CPU, checking every access.
+ *
+ * A cute_backend like the CUDA one (cutec/backend.h): buffers are host memory, compile
+ * verifies the IR and decodes it, launch runs the grid.  Each block's threads run in
+ * lockstep (one instruction for all active threads, then the next) through structured
+ * control flow with active masks; blocks may run on a pool of worker threads.
+ *
+ * What a GPU run cannot tell you, a launch here reports (cute_interp_report): accesses
+ * outside the launch's buffers or the kernel's shared memory, reads of shared memory never
+ * written, races between threads of a block, barriers reached by part of a block,
+ * misaligned accesses, integer division by zero, loops past a step budget.  A failed check
+ * stops the launch with CUTE_ERR_CHECK and the reports in words in error().
+ *
+ * docs/interpreter.md gives the semantics op by op.
+ */
+#ifndef CUTEC_INTERP_H
+#define CUTEC_INTERP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cutec/backend.h"
+
+/* What a check found.  (1u << kind) in cute_interp_opts.disable turns a check off. */
+typedef enum {
+    CUTE_CHECK_GLOBAL_BOUNDS,     /* global access outside every buffer of the launch */
+    CUTE_CHECK_SHARED_BOUNDS,     /* shared access outside the kernel's shared memory */
+    CUTE_CHECK_UNINIT_SHARED,     /* read of shared bytes this block never wrote */
+    CUTE_CHECK_SHARED_RACE,       /* two threads, same shared bytes, no barrier between */
+    CUTE_CHECK_GLOBAL_RACE,       /* the same within one block, in global memory */
+    CUTE_CHECK_DIVERGENT_BARRIER, /* a barrier reached by part of the block's live threads */
+    CUTE_CHECK_MISALIGNED,        /* address not a multiple of the access's alignment */
+    CUTE_CHECK_STEP_BUDGET,       /* a block ran more loop iterations than the budget */
+    CUTE_CHECK_DIV_ZERO,          /* integer division or remainder by zero */
+    CUTE_CHECK_SHFL_INACTIVE,     /* a shuffle read a lane that is not active */
+    CUTE_CHECK_UNSUPPORTED,       /* an operation the interpreter cannot emulate */
+    CUTE_CHECK_COUNT
+} cute_interp_check;
+
+const char *cute_interp_check_name(cute_interp_check k); /* "out-of-bounds global access" */
+
+typedef struct cute_interp_report {
+    cute_interp_check kind;
+    cute_dim3 block, thread; /* where it happened */
+    const char *op;          /* "LOAD", "BARRIER", ... */
+    const char *file;        /* the instruction's trace call site (may be NULL) */
+    int line;
+    uint64_t buffer;         /* the buffer's id (global accesses; 0: none, or shared) */
+    int64_t offset;          /* byte offset into that buffer, or into shared memory */
+    uint32_t bytes;          /* size of the access */
+    uint32_t more;           /* further threads of the block that failed the same way at the
+                                same instruction (not reported separately) */
+    char msg[320];           /* the whole report in words (one line) */
+} cute_interp_report;
+
+typedef struct cute_interp_opts {
+    int threads;         /* worker threads running blocks; 0: $CUTEC_INTERP_THREADS, else 1 */
+    int64_t step_budget; /* loop iterations one block may run; 0: $CUTEC_INTERP_STEPS, else
+                            1e8.  A loop iteration counts once however many threads run it */
+    int max_reports;     /* <= 1: the first failed check stops the launch; N > 1: keep going
+                            (a bad access is skipped, a load of it gives 0) and collect up to
+                            N reports */
+    unsigned disable;    /* (1u << cute_interp_check) bits: checks not to make */
+    FILE *printf_out;    /* where PRINTF writes; NULL: stdout */
+    /* the trace: every instruction one thread executes, with its values, written to
+     * trace_out (NULL: none; $CUTEC_INTERP_TRACE="bx,by,bz:tx,ty,tz" traces to stderr) */
+    FILE *trace_out;
+    cute_dim3 trace_block, trace_thread;
+} cute_interp_opts;
+
+/* A new interpreter backend (opts may be NULL: defaults and environment).  Free it with
+ * out->vt->destroy(out->self). */
+cute_status cute_interp_new(const cute_interp_opts *opts, cute_backend *out);
+/* the reports of its last launch (NULL, *n = 0 when none or when b is not an interpreter);
+ * valid until its next launch */
+const cute_interp_report *cute_interp_reports(cute_backend b, int *n);
+/* is this PTX text (an ASM op's str) one the interpreter emulates? */
+bool cute_interp_supports_asm(const char *ptx);
+
+/* IEEE half and bfloat16 as raw bits, with conversions rounding to nearest even exactly as
+ * the GPU's cvt.rn does (NaN becomes the canonical 0x7fff; overflow gives infinity).
+ * Conversions to wider floats are exact. */
+uint16_t cute_f32_to_f16(float x);
+uint16_t cute_f64_to_f16(double x);
+float cute_f16_to_f32(uint16_t h);
+uint16_t cute_f32_to_bf16(float x);
+uint16_t cute_f64_to_bf16(double x);
+float cute_bf16_to_f32(uint16_t h);
+
+#endif

@@ -1,0 +1,256 @@
+/* IR -> CUDA C: kernels, blocks and structured control flow; the public entry.
+ * The value ops are in cuda_c_expr.c, memory and the rest in cuda_c_mem.c, the prelude in
+ * cuda_c_prelude.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_c_internal.h"
+
+static bool block(cc_fn *e, const cute_ir_block *b);
+
+/* announce a new call site: a comment, or a #line for -lineinfo */
+static void site(cc_fn *e, const cute_ir_inst *in)
+{
+    if (!in->file) return;
+    if (e->site_file && in->line == e->site_line && strcmp(in->file, e->site_file) == 0) return;
+    e->site_file = in->file;
+    e->site_line = in->line;
+    if (e->m->o->line_directives) {
+        cc_printf(e->out, "#line %d ", in->line > 0 ? in->line : 1);
+        cc_c_string(e->out, in->file);
+        cc_puts(e->out, "\n");
+        return;
+    }
+    char file[200];
+    size_t k = 0;
+    for (const char *p = in->file; *p && k + 1 < sizeof file; p++)
+        file[k++] = (*p == '\n' || *p == '\r') ? ' ' : *p;
+    file[k] = 0;
+    cc_line(e, "// %s:%d", file, in->line);
+}
+
+/* a nested body in braces; loop: whether BREAK inside means this construct */
+static bool body(cc_fn *e, const cute_ir_block *b, int cond_depth)
+{
+    int saved = e->cond_depth;
+    e->cond_depth = cond_depth;
+    e->indent++;
+    bool ok = !b || block(e, b);
+    e->indent--;
+    e->cond_depth = saved;
+    return ok;
+}
+
+static bool for_loop(cc_fn *e, const cute_ir_inst *in)
+{
+    char v[CC_NAME], lo[CC_NAME], hi[CC_NAME], tb[CC_NAME];
+    if (in->imm < 0) return cc_fail(e, CUTE_ERR_INVALID, "unroll %lld", (long long)in->imm);
+    if (in->imm == 1) cc_line(e, "#pragma unroll");
+    else if (in->imm > 1) cc_line(e, "#pragma unroll %lld", (long long)in->imm);
+    cute_vreg var = in->a[0];
+    cc_reg(e, var, v);
+    const char *ty = e->f->vregs[var].mutable_ ? "" : cc_type(e, cute_ir_type(e->f, var), tb);
+    if (!ty) return false;
+    /* the op table's meaning, literally: a0 < a2, whatever the step's sign */
+    cc_line(e, "for (%s%s%s = %s; %s < %s; %s += %lld) {", ty, *ty ? " " : "", v,
+            cc_reg(e, in->a[1], lo), v, cc_reg(e, in->a[2], hi), v, (long long)in->imm2);
+    bool ok = body(e, in->body[0], 0);
+    cc_line(e, "}");
+    return ok;
+}
+
+static bool if_else(cc_fn *e, const cute_ir_inst *in)
+{
+    char c[CC_NAME];
+    cc_line(e, "if (%s) {", cc_reg(e, in->a[0], c));
+    bool ok = body(e, in->body[0], e->cond_depth);
+    if (ok && in->body[1] && in->body[1]->n) {
+        cc_line(e, "} else {");
+        ok = body(e, in->body[1], e->cond_depth);
+    }
+    cc_line(e, "}");
+    return ok;
+}
+
+/* WHILE: for (;;) { condition; if (!c) break; body } */
+static bool while_loop(cc_fn *e, const cute_ir_inst *in)
+{
+    char c[CC_NAME];
+    if (in->nvar != 1) return cc_fail(e, CUTE_ERR_INVALID, "a WHILE without its condition");
+    cc_line(e, "for (;;) {");
+    bool ok = body(e, in->body[0], 1);
+    if (ok) {
+        e->indent++;
+        cc_line(e, "if (!%s) break;", cc_reg(e, in->var[0], c));
+        e->indent--;
+        ok = body(e, in->body[1], 0);
+    }
+    cc_line(e, "}");
+    return ok;
+}
+
+static bool inst(cc_fn *e, const cute_ir_inst *in)
+{
+    e->in = in;
+    if (in->op >= CUTE_OP_COUNT) return cc_fail(e, CUTE_ERR_INVALID, "unknown op %u", in->op);
+    site(e, in);
+    switch ((cute_op)in->op) {
+    case CUTE_OP_FOR: return for_loop(e, in);
+    case CUTE_OP_IF: return if_else(e, in);
+    case CUTE_OP_WHILE: return while_loop(e, in);
+    case CUTE_OP_BREAK:
+        /* in a WHILE's condition, C's break would leave the WHILE, not the loop outside */
+        if (e->cond_depth)
+            return cc_fail(e, CUTE_ERR_UNSUPPORTED, "BREAK in a WHILE condition");
+        cc_line(e, "break;");
+        return true;
+    case CUTE_OP_RETURN: cc_line(e, "return;"); return true;
+    case CUTE_OP_PTR_ADD: case CUTE_OP_LOAD: case CUTE_OP_STORE: case CUTE_OP_SMEM_PTR:
+    case CUTE_OP_BARRIER: case CUTE_OP_SHFL: case CUTE_OP_VOTE: case CUTE_OP_ATOMIC:
+    case CUTE_OP_ATOMIC_CAS: case CUTE_OP_PRINTF: case CUTE_OP_ASM:
+        return cc_mem(e, in);
+    default: return cc_expr(e, in);
+    }
+}
+
+static bool block(cc_fn *e, const cute_ir_block *b)
+{
+    for (uint32_t i = 0; i < b->n; i++)
+        if (!inst(e, &b->inst[i])) return false;
+    return true;
+}
+
+/* --- kernels ---------------------------------------------------------------------------- */
+
+static bool identifier(const char *s)
+{
+    if (!s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return false;
+    return true;
+}
+
+static bool signature(cc_fn *e)
+{
+    const cute_ir_func *f = e->f;
+    cc_puts(e->out, "extern \"C\" __global__ void ");
+    if (f->max_threads > 0) cc_printf(e->out, "__launch_bounds__(%d) ", f->max_threads);
+    cc_printf(e->out, "%s(", f->name);
+    for (uint32_t i = 0; i < f->nparams; i++) {
+        char tb[CC_NAME], name[CC_NAME];
+        cute_type t = cute_ir_type(f, f->params[i]);
+        const char *ty = cc_type(e, t, tb);
+        if (!ty) return false;
+        if (t.dtype == CUTE_PTR)
+            cc_printf(e->out, "%s%s%s", ty, e->m->o->no_restrict ? "" : "__restrict__ ",
+                      cc_reg(e, f->params[i], name));
+        else
+            cc_printf(e->out, "%s %s", ty, cc_reg(e, f->params[i], name));
+        if (i + 1 < f->nparams) cc_puts(e->out, ", ");
+    }
+    cc_puts(e->out, ")\n{\n");
+    return true;
+}
+
+static bool kernel(cc_module *m, const cute_ir_func *f)
+{
+    cc_fn e = {.m = m, .f = f, .out = &m->body, .indent = 1};
+    if (!signature(&e)) return false;
+    /* mutable registers live across bodies: declared once, at the top */
+    for (uint32_t r = 1; r < f->nvregs; r++) {
+        if (!f->vregs[r].mutable_ || f->vregs[r].param) continue;
+        char tb[CC_NAME], name[CC_NAME];
+        const char *ty = cc_type(&e, f->vregs[r].type, tb);
+        if (!ty) return false;
+        cc_line(&e, "%s%s%s;", ty, ty[strlen(ty) - 1] == '*' ? "" : " ", cc_reg(&e, r, name));
+    }
+    bool ok = block(&e, &f->body);
+    cc_puts(&m->body, "}\n");
+    return ok;
+}
+
+/* "sm_90a", "sm_80", "compute_90": the number, or 0 */
+static int arch_number(const char *a)
+{
+    const char *p = strncmp(a, "sm_", 3) == 0 ? a + 3 : strncmp(a, "compute_", 8) == 0 ? a + 8 : NULL;
+    if (!p || *p < '0' || *p > '9') return 0;
+    char *end;
+    long n = strtol(p, &end, 10);
+    if (*end && strcmp(end, "a") != 0 && strcmp(end, "f") != 0) return 0;
+    return n > 0 && n < 10000 ? (int)n : 0;
+}
+
+static cute_status check_args(const cute_ir_func *const *k, int n, const cute_cuda_c_opts *o,
+                              cc_fn *e)
+{
+    if (!k || n <= 0) return cc_fail(e, CUTE_ERR_INVALID, "no kernels"), CUTE_ERR_INVALID;
+    if (o->arch && arch_number(o->arch) < 70)
+        return cc_fail(e, CUTE_ERR_INVALID, "arch %s: expected sm_XX or compute_XX, XX >= 70",
+                       o->arch),
+               CUTE_ERR_INVALID;
+    for (int i = 0; i < n; i++) {
+        e->f = k[i];
+        if (!k[i] || !identifier(k[i]->name))
+            return cc_fail(e, CUTE_ERR_INVALID, "the kernel name is not a C identifier"),
+                   CUTE_ERR_INVALID;
+        for (int j = 0; j < i; j++)
+            if (strcmp(k[i]->name, k[j]->name) == 0)
+                return cc_fail(e, CUTE_ERR_INVALID, "two kernels of this name"), CUTE_ERR_INVALID;
+    }
+    return CUTE_OK;
+}
+
+cute_status cute_cuda_c_emit(const cute_ir_func *const *kernels, int n,
+                             const cute_cuda_c_opts *opts, char **out_src, char *err, size_t errn)
+{
+    static const cute_cuda_c_opts defaults = {0};
+    *out_src = NULL;
+    if (errn) err[0] = 0;
+    cc_module *m = calloc(1, sizeof *m);
+    if (!m) {
+        if (errn) snprintf(err, errn, "cuda_c: out of memory");
+        return CUTE_ERR_OOM;
+    }
+    m->o = opts ? opts : &defaults;
+    m->err = err;
+    m->errn = errn;
+    cc_fn top = {.m = m};
+    cute_status s = check_args(kernels, n, m->o, &top);
+    for (int i = 0; s == CUTE_OK && i < n; i++) {
+        if (i) cc_puts(&m->body, "\n");
+        if (!kernel(m, kernels[i])) s = m->failed;
+    }
+    cc_buf src = {0};
+    if (s == CUTE_OK) {
+        cc_prelude(m, &src);
+        cc_puts(&src, "\n");
+        cc_puts(&src, m->body.p ? m->body.p : "");
+        if (src.oom || m->body.oom) {
+            s = CUTE_ERR_OOM;
+            if (errn) snprintf(err, errn, "cuda_c: out of memory");
+        }
+    }
+    if (s == CUTE_OK) *out_src = src.p;
+    else free(src.p);
+    free(m->body.p);
+    free(m);
+    return s;
+}
+
+void cute_cuda_c_param_abi(cute_type t, size_t *size, size_t *align)
+{
+    if (t.dtype == CUTE_PTR) {
+        *size = *align = 8;
+        return;
+    }
+    size_t elem = (size_t)cute_dtype_bytes((cute_dtype)t.dtype);
+    if (t.lanes <= 1) {
+        *size = *align = elem;
+        return;
+    }
+    *align = (size_t)cc_vec_align(t);
+    *size = (elem * t.lanes + *align - 1) / *align * *align;
+}

@@ -1,0 +1,110 @@
+/* The CUDA C emitter's shared state and helpers (cutec/cuda_c.h is the public side).
+ *   cuda_c_text.c   growable text, names of types and registers, constants, f16/bf16 bits
+ *   cuda_c_prelude.c  the typedefs and helper functions a module needs, nothing more
+ *   cuda_c_expr.c   value ops: arithmetic, comparisons, casts, math, vectors, sregs
+ *   cuda_c_mem.c    memory, warps, atomics, printf, asm
+ *   cuda_c.c        kernels, blocks, control flow, the public entry
+ */
+#ifndef CUTEC_BACKEND_CUDA_C_INTERNAL_H
+#define CUTEC_BACKEND_CUDA_C_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cutec/cuda_c.h"
+#include "cutec/ir.h"
+
+/* Names are bounded by construction (r<id>_<24-char hint>.v[lane] < CC_NAME), expressions
+ * by their few operands (< CC_EXPR); gcc cannot see it and warns of truncation that
+ * snprintf would do safely anyway. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
+
+typedef struct cc_buf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} cc_buf;
+
+void cc_puts(cc_buf *b, const char *s);
+void cc_printf(cc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* what the prelude must define, found while emitting the kernels */
+enum {
+    NEED_F16 = 1u << 0,     /* struct f16 and its conversions */
+    NEED_BF16 = 1u << 1,    /* struct bf16 and its conversions */
+    NEED_BITCAST = 1u << 2, /* cute_bitcast<T>(x) */
+    NEED_SMEM = 1u << 3,    /* extern __shared__ cute_smem[] */
+    NEED_LANEID = 1u << 4,  /* cute_laneid() */
+    NEED_F2I = 1u << 5,     /* saturating float -> 8/16-bit integer conversions */
+    NEED_RO = 1u << 6,      /* round-to-odd f32 from f64/i64/u64 (exact bf16 rounding) */
+    NEED_APPROX = 1u << 7,  /* ex2/sqrt/rsqrt/tanh .approx helpers */
+    NEED_CASLOOP = 1u << 8, /* the CAS-loop atomic macro */
+};
+
+#define CC_MAX_LANES 256
+
+/* one emit call: the module being generated */
+typedef struct cc_module {
+    const cute_cuda_c_opts *o;
+    unsigned needs;
+    uint8_t vec[CUTE_NDTYPES][CC_MAX_LANES]; /* vector types used */
+    uint8_t atom[4][CUTE_NDTYPES];           /* CAS-loop atomic helpers used (cute_atomic) */
+    cc_buf body;                             /* the kernels' text */
+    char *err;
+    size_t errn;
+    cute_status failed; /* CUTE_OK until the first error */
+} cc_module;
+
+/* one kernel being emitted */
+typedef struct cc_fn {
+    cc_module *m;
+    const cute_ir_func *f;
+    cc_buf *out;
+    int indent;
+    int cond_depth;           /* > 0: in a WHILE condition, where BREAK cannot be C break */
+    const cute_ir_inst *in;   /* the instruction being emitted (for messages) */
+    const char *site_file;    /* the call site last announced */
+    int site_line;
+} cc_fn;
+
+/* errors: the first one wins; returns false so callers can `return cc_fail(...)` */
+bool cc_fail(cc_fn *e, cute_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* a line of the kernel at the current indentation */
+void cc_line(cc_fn *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* names: buffers of CC_NAME bytes; expressions: CC_EXPR */
+#define CC_NAME 96
+#define CC_EXPR 640
+const char *cc_scalar_name(cute_dtype d); /* "f32", "bool" */
+/* the C type of t ("f32", "f16x8", "f32 *"), noting what the prelude needs; NULL (and a
+ * failure) for a type C cannot hold */
+const char *cc_type(cc_fn *e, cute_type t, char *buf);
+const char *cc_reg(const cc_fn *e, cute_vreg r, char *buf);   /* "r5" or "r5_acc" */
+/* register r, or its lane (lane >= 0) */
+const char *cc_opnd(const cc_fn *e, cute_vreg r, int lane, char *buf);
+/* the text that defines register r: "f32 r5 = " when it is new, "r5 = " when mutable */
+const char *cc_def(cc_fn *e, cute_vreg r, char *buf);
+/* declare register r (when not mutable) before code that assigns its lanes or outputs */
+void cc_decl(cc_fn *e, cute_vreg r);
+bool cc_is_16f(cute_dtype d); /* f16 or bf16 */
+/* x (of dtype d) as f32: "cute_h2f(x)" for f16/bf16, x otherwise */
+const char *cc_to_f32(cc_fn *e, cute_dtype d, const char *x, char *buf);
+/* an f32 expression rounded to d (f16/bf16), or x as is; buf has CC_EXPR bytes */
+const char *cc_from_f32(cc_fn *e, cute_dtype d, const char *x, char *buf);
+/* a constant of type t from CONST's imm */
+const char *cc_const(cc_fn *e, cute_type t, int64_t imm, char *buf);
+void cc_c_string(cc_buf *b, const char *s); /* a C string literal */
+bool cc_pow2(int64_t x);
+int cc_vec_align(cute_type t); /* the alignment of a vector register's struct */
+
+/* value ops (cuda_c_expr.c) and the rest (cuda_c_mem.c): false after a failure */
+bool cc_expr(cc_fn *e, const cute_ir_inst *in);
+bool cc_mem(cc_fn *e, const cute_ir_inst *in);
+
+/* the prelude for what m needs (cuda_c_prelude.c) */
+void cc_prelude(cc_module *m, cc_buf *out);
+
+#endif

@@ -1,0 +1,321 @@
+/* Memory, warp collectives, atomics, printf and inline PTX. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_c_internal.h"
+
+#define FULL "0xffffffffu"
+
+/* --- loads and stores ----------------------------------------------------------------- */
+
+/* a vector whose size is 4, 8 or 16 bytes moves as one access of its aligned struct;
+ * others move lane by lane */
+static bool whole(cute_type t)
+{
+    int bytes = cute_dtype_bytes((cute_dtype)t.dtype) * t.lanes;
+    return t.lanes == 1 || (cc_pow2(bytes) && bytes <= 16);
+}
+
+static bool load(cc_fn *e, const cute_ir_inst *in)
+{
+    char p[CC_NAME], def[CC_NAME], tb[CC_NAME], d[CC_NAME];
+    cute_type t = in->type;
+    const char *ty = cc_type(e, t, tb);
+    if (!ty) return false;
+    cc_reg(e, in->a[0], p);
+    if (t.lanes == 1) {
+        cc_line(e, "%s*%s;", cc_def(e, in->dst, def), p);
+    } else if (whole(t)) {
+        cc_line(e, "%s*(const %s *)%s;", cc_def(e, in->dst, def), ty, p);
+    } else {
+        cc_decl(e, in->dst);
+        for (int l = 0; l < t.lanes; l++) cc_line(e, "%s = %s[%d];", cc_opnd(e, in->dst, l, d), p, l);
+    }
+    return true;
+}
+
+static bool store(cc_fn *e, const cute_ir_inst *in)
+{
+    char p[CC_NAME], v[CC_NAME], tb[CC_NAME];
+    cute_type t = cute_ir_type(e->f, in->a[1]);
+    const char *ty = cc_type(e, t, tb);
+    if (!ty) return false;
+    cc_reg(e, in->a[0], p);
+    if (t.lanes == 1) {
+        cc_line(e, "*%s = %s;", p, cc_reg(e, in->a[1], v));
+    } else if (whole(t)) {
+        cc_line(e, "*(%s *)%s = %s;", ty, p, cc_reg(e, in->a[1], v));
+    } else {
+        for (int l = 0; l < t.lanes; l++) cc_line(e, "%s[%d] = %s;", p, l, cc_opnd(e, in->a[1], l, v));
+    }
+    return true;
+}
+
+/* --- warps ---------------------------------------------------------------------------- */
+
+static bool shfl(cc_fn *e, const cute_ir_inst *in)
+{
+    static const char *fn[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
+                               "__shfl_xor_sync"};
+    char a[CC_NAME], l[CC_NAME], def[CC_NAME], tb[CC_NAME];
+    if (in->imm < 0 || in->imm > 3) return cc_fail(e, CUTE_ERR_INVALID, "no shuffle mode %lld",
+                                                   (long long)in->imm);
+    cute_type t = in->type;
+    int bits = cute_dtype_bits((cute_dtype)t.dtype);
+    if (t.lanes != 1 || (bits != 32 && bits != 64) || cc_is_16f((cute_dtype)t.dtype))
+        return cc_fail(e, CUTE_ERR_UNSUPPORTED, "shuffles 32- or 64-bit scalars");
+    cc_reg(e, in->a[0], a);
+    cc_reg(e, in->a[1], l);
+    const char *lane_cast = in->imm == CUTE_SHFL_UP || in->imm == CUTE_SHFL_DOWN ? "(u32)" : "";
+    if (t.dtype == CUTE_PTR) /* a pointer moves as its 64 bits */
+        cc_line(e, "%s(%s)%s(" FULL ", (u64)%s, %s%s);", cc_def(e, in->dst, def),
+                cc_type(e, t, tb), fn[in->imm], a, lane_cast, l);
+    else
+        cc_line(e, "%s%s(" FULL ", %s, %s%s);", cc_def(e, in->dst, def), fn[in->imm], a,
+                lane_cast, l);
+    return true;
+}
+
+static bool vote(cc_fn *e, const cute_ir_inst *in)
+{
+    char a[CC_NAME], def[CC_NAME];
+    cc_reg(e, in->a[0], a);
+    cc_def(e, in->dst, def);
+    switch (in->imm) {
+    case CUTE_VOTE_ANY: cc_line(e, "%s__any_sync(" FULL ", %s) != 0;", def, a); return true;
+    case CUTE_VOTE_ALL: cc_line(e, "%s__all_sync(" FULL ", %s) != 0;", def, a); return true;
+    case CUTE_VOTE_BALLOT: cc_line(e, "%s__ballot_sync(" FULL ", %s);", def, a); return true;
+    default: return cc_fail(e, CUTE_ERR_INVALID, "no vote mode %lld", (long long)in->imm);
+    }
+}
+
+/* --- atomics -------------------------------------------------------------------------- */
+
+/* the CUDA atomic taking d directly, or NULL (then: through its bits, or a CAS loop) */
+static const char *native_atomic(cute_atomic mode, cute_dtype d)
+{
+    static const char *fn[] = {"atomicAdd", "atomicMin", "atomicMax", "atomicExch"};
+    bool i32 = d == CUTE_I32 || d == CUTE_U32, u64 = d == CUTE_U64;
+    switch (mode) {
+    case CUTE_ATOMIC_ADD: return i32 || u64 || d == CUTE_F32 || d == CUTE_F64 ? fn[mode] : NULL;
+    case CUTE_ATOMIC_MIN:
+    case CUTE_ATOMIC_MAX: return i32 || u64 || d == CUTE_I64 ? fn[mode] : NULL;
+    default: return i32 || u64 || d == CUTE_F32 ? fn[mode] : NULL;
+    }
+}
+
+static const char *bits_of(cute_dtype d)
+{
+    int n = cute_dtype_bits(d);
+    return n == 16 ? "u16" : n == 32 ? "u32" : "u64";
+}
+
+/* x of dtype d as its bits (into), or bits back to d (out of) */
+static void to_bits(cc_fn *e, cute_dtype d, const char *x, char *out)
+{
+    if (cute_dtype_is_float(d)) {
+        e->m->needs |= NEED_BITCAST;
+        snprintf(out, CC_EXPR, "cute_bitcast<%s>(%s)", bits_of(d), x);
+    } else {
+        snprintf(out, CC_EXPR, "(%s)%s", bits_of(d), x);
+    }
+}
+
+static void from_bits(cc_fn *e, cute_dtype d, const char *x, char *out)
+{
+    if (cute_dtype_is_float(d)) {
+        e->m->needs |= NEED_BITCAST;
+        snprintf(out, CC_EXPR, "cute_bitcast<%s>(%s)", cc_scalar_name(d), x);
+    } else {
+        snprintf(out, CC_EXPR, "(%s)%s", cc_scalar_name(d), x);
+    }
+}
+
+static bool atomic_ok(cc_fn *e, cute_dtype d)
+{
+    int bits = cute_dtype_bits(d);
+    if (d == CUTE_I1 || d == CUTE_PTR || (bits != 16 && bits != 32 && bits != 64))
+        return cc_fail(e, CUTE_ERR_UNSUPPORTED, "no atomics on %s (16, 32 or 64-bit numbers)",
+                       cute_dtype_name(d));
+    return true;
+}
+
+static bool atomic(cc_fn *e, const cute_ir_inst *in)
+{
+    static const char *modes[] = {"add", "min", "max", "exch"};
+    cute_dtype d = (cute_dtype)in->type.dtype;
+    if (in->imm < 0 || in->imm > 3)
+        return cc_fail(e, CUTE_ERR_INVALID, "no atomic mode %lld", (long long)in->imm);
+    if (in->type.lanes != 1) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "atomics on vectors");
+    if (!atomic_ok(e, d)) return false;
+    cute_atomic mode = (cute_atomic)in->imm;
+    char p[CC_NAME], v[CC_NAME], def[CC_NAME], vb[CC_EXPR], call[CC_EXPR], back[CC_EXPR];
+    cc_reg(e, in->a[0], p);
+    cc_reg(e, in->a[1], v);
+    const char *fn = native_atomic(mode, d);
+    if (fn) {
+        cc_line(e, "%s%s(%s, %s);", cc_def(e, in->dst, def), fn, p, v);
+    } else if ((mode == CUTE_ATOMIC_ADD && d == CUTE_I64) ||
+               (mode == CUTE_ATOMIC_EXCH && cute_dtype_bits(d) == 64)) {
+        /* two's complement add, and exchange, are the same on the bits */
+        to_bits(e, d, v, vb);
+        snprintf(call, sizeof call, "%s((u64 *)%s, %s)", mode ? "atomicExch" : "atomicAdd", p, vb);
+        from_bits(e, d, call, back);
+        cc_line(e, "%s%s;", cc_def(e, in->dst, def), back);
+    } else { /* a helper: native f16/bf16 add, else a CAS loop */
+        e->m->atom[mode][d] = 1;
+        cc_line(e, "%scute_atomic_%s_%s(%s, %s);", cc_def(e, in->dst, def), modes[mode],
+                cc_scalar_name(d), p, v);
+    }
+    return true;
+}
+
+static bool atomic_cas(cc_fn *e, const cute_ir_inst *in)
+{
+    cute_dtype d = (cute_dtype)in->type.dtype;
+    if (in->type.lanes != 1) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "atomics on vectors");
+    if (!atomic_ok(e, d)) return false;
+    char p[CC_NAME], c[CC_NAME], v[CC_NAME], def[CC_NAME];
+    cc_reg(e, in->a[0], p);
+    cc_reg(e, in->a[1], c);
+    cc_reg(e, in->a[2], v);
+    if (d == CUTE_I32 || d == CUTE_U32 || d == CUTE_U64 || d == CUTE_U16) {
+        cc_line(e, "%satomicCAS(%s, %s, %s);", cc_def(e, in->dst, def), p, c, v);
+        return true;
+    }
+    /* on the bits: a float compares equal when its bits do */
+    char cb[CC_EXPR], vb[CC_EXPR], call[CC_EXPR * 3], back[CC_EXPR * 3 + 32];
+    to_bits(e, d, c, cb);
+    to_bits(e, d, v, vb);
+    snprintf(call, sizeof call, "atomicCAS((%s *)%s, %s, %s)", bits_of(d), p, cb, vb);
+    from_bits(e, d, call, back);
+    cc_line(e, "%s%s;", cc_def(e, in->dst, def), back);
+    return true;
+}
+
+/* --- printf and asm ------------------------------------------------------------------- */
+
+static bool print(cc_fn *e, const cute_ir_inst *in)
+{
+    cc_buf *o = e->out;
+    cc_printf(o, "%*sprintf(", 4 * e->indent, "");
+    cc_c_string(o, in->str);
+    for (uint32_t k = 0; k < in->nvar; k++) {
+        cute_type t = cute_ir_type(e->f, in->var[k]);
+        cute_dtype d = (cute_dtype)t.dtype;
+        char x[CC_NAME], w[CC_NAME];
+        cc_reg(e, in->var[k], x);
+        if (t.lanes != 1) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "prints a vector");
+        /* what C varargs would do, and f16/bf16 as their value */
+        if (cute_dtype_is_float(d)) cc_printf(o, ", (f64)%s", cc_to_f32(e, d, x, w));
+        else if (d == CUTE_I1 || d == CUTE_I8 || d == CUTE_I16) cc_printf(o, ", (i32)%s", x);
+        else if (d == CUTE_U8 || d == CUTE_U16) cc_printf(o, ", (u32)%s", x);
+        else cc_printf(o, ", %s", x);
+    }
+    cc_puts(o, ");\n");
+    return true;
+}
+
+/* an asm operand: its constraint letter and, when C's type differs from the register's,
+ * a temporary of the type the constraint wants */
+typedef struct asm_opnd {
+    const char *letter, *tmp_type; /* tmp_type NULL: the register itself */
+} asm_opnd;
+
+static bool asm_kind(cc_fn *e, cute_type t, asm_opnd *k)
+{
+    static const asm_opnd kinds[CUTE_NDTYPES] = {
+        [CUTE_I1] = {"r", "u32"},  [CUTE_I8] = {"h", "i16"},  [CUTE_U8] = {"h", "u16"},
+        [CUTE_I16] = {"h", NULL},  [CUTE_U16] = {"h", NULL},  [CUTE_I32] = {"r", NULL},
+        [CUTE_U32] = {"r", NULL},  [CUTE_I64] = {"l", NULL},  [CUTE_U64] = {"l", NULL},
+        [CUTE_F16] = {"h", NULL},  [CUTE_BF16] = {"h", NULL}, [CUTE_F32] = {"f", NULL},
+        [CUTE_F64] = {"d", NULL},  [CUTE_PTR] = {"l", "u64"},
+    };
+    if (t.lanes != 1 || t.dtype >= CUTE_NDTYPES || !kinds[t.dtype].letter)
+        return cc_fail(e, CUTE_ERR_UNSUPPORTED, "an asm operand must be a scalar or pointer");
+    *k = kinds[t.dtype];
+    return true;
+}
+
+/* the C lvalue/rvalue an operand passes: r5, r5.bits, t2, (u32)r5 */
+static void asm_arg(cc_fn *e, cute_vreg r, int idx, bool out, const asm_opnd *k, char *buf)
+{
+    char x[CC_NAME];
+    cc_reg(e, r, x);
+    cute_dtype d = (cute_dtype)cute_ir_type(e->f, r).dtype;
+    if (cc_is_16f(d)) snprintf(buf, CC_NAME, "%s.bits", x);
+    else if (!k->tmp_type) snprintf(buf, CC_NAME, "%s", x);
+    else if (out) snprintf(buf, CC_NAME, "t%d", idx);
+    else snprintf(buf, CC_NAME, "(%s)%s", k->tmp_type, x);
+}
+
+static bool inline_asm(cc_fn *e, const cute_ir_inst *in)
+{
+    uint32_t nout = (uint32_t)in->imm;
+    asm_opnd kinds[64];
+    if (in->nvar > 64) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "more than 64 asm operands");
+    bool temps = false;
+    for (uint32_t k = 0; k < in->nvar; k++) {
+        if (!asm_kind(e, cute_ir_type(e->f, in->var[k]), &kinds[k])) return false;
+        if (k < nout) temps |= kinds[k].tmp_type != NULL;
+    }
+    for (uint32_t k = 0; k < nout; k++) cc_decl(e, in->var[k]);
+    if (temps) cc_line(e, "{");
+    if (temps) e->indent++;
+    for (uint32_t k = 0; k < nout; k++)
+        if (kinds[k].tmp_type) cc_line(e, "%s t%u;", kinds[k].tmp_type, k);
+    cc_buf *o = e->out;
+    char arg[CC_NAME];
+    cc_printf(o, "%*sasm volatile(", 4 * e->indent, "");
+    cc_c_string(o, in->str);
+    for (uint32_t k = 0; k < in->nvar; k++) { /* " : outputs : inputs : clobbers" */
+        bool out = k < nout;
+        if (k == 0) cc_puts(o, " : ");
+        if (k == nout) cc_puts(o, k ? " : " : ": ");
+        else if (k) cc_puts(o, ", ");
+        asm_arg(e, in->var[k], (int)k, out, &kinds[k], arg);
+        cc_printf(o, "\"%s%s\"(%s)", out ? "=" : "", kinds[k].letter, arg);
+    }
+    if (in->nvar == 0) cc_puts(o, " : :");
+    else if (nout == in->nvar) cc_puts(o, " :");
+    cc_puts(o, " : \"memory\");\n");
+    for (uint32_t k = 0; k < nout; k++) {
+        if (!kinds[k].tmp_type) continue;
+        char x[CC_NAME], tb[CC_NAME];
+        cute_type t = cute_ir_type(e->f, in->var[k]);
+        cc_reg(e, in->var[k], x);
+        if (t.dtype == CUTE_I1) cc_line(e, "%s = t%u != 0;", x, k);
+        else cc_line(e, "%s = (%s)t%u;", x, cc_type(e, t, tb), k);
+    }
+    if (temps) e->indent--;
+    if (temps) cc_line(e, "}");
+    return true;
+}
+
+bool cc_mem(cc_fn *e, const cute_ir_inst *in)
+{
+    char def[CC_NAME], a[CC_NAME], b[CC_NAME], tb[CC_NAME];
+    switch ((cute_op)in->op) {
+    case CUTE_OP_PTR_ADD:
+        cc_line(e, "%s%s + %s;", cc_def(e, in->dst, def), cc_reg(e, in->a[0], a),
+                cc_reg(e, in->a[1], b));
+        return true;
+    case CUTE_OP_LOAD: return load(e, in);
+    case CUTE_OP_STORE: return store(e, in);
+    case CUTE_OP_SMEM_PTR: {
+        const char *ty = cc_type(e, in->type, tb);
+        if (!ty) return false;
+        e->m->needs |= NEED_SMEM;
+        cc_line(e, "%s(%s)(cute_smem + %lld);", cc_def(e, in->dst, def), ty, (long long)in->imm);
+        return true;
+    }
+    case CUTE_OP_BARRIER: cc_line(e, "__syncthreads();"); return true;
+    case CUTE_OP_SHFL: return shfl(e, in);
+    case CUTE_OP_VOTE: return vote(e, in);
+    case CUTE_OP_ATOMIC: return atomic(e, in);
+    case CUTE_OP_ATOMIC_CAS: return atomic_cas(e, in);
+    case CUTE_OP_PRINTF: return print(e, in);
+    case CUTE_OP_ASM: return inline_asm(e, in);
+    default: return cc_fail(e, CUTE_ERR_UNSUPPORTED, "no C for this op");
+    }
+}

@@ -1,0 +1,227 @@
+/* NVRTC through dlopen: the few entry points and enums we use are declared here, so no
+ * CUDA header is needed to build and no CUDA library to link. */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutec/nvrtc.h"
+
+/* from nvrtc.h: results are an int enum, 0 is NVRTC_SUCCESS; programs are opaque */
+typedef int nvrtc_result;
+typedef struct nvrtc_program_ *nvrtc_program;
+
+struct cute_nvrtc {
+    void *lib;
+    char path[256];
+    int major, minor;
+    const char *(*GetErrorString)(nvrtc_result);
+    nvrtc_result (*Version)(int *, int *);
+    nvrtc_result (*CreateProgram)(nvrtc_program *, const char *, const char *, int,
+                                  const char *const *, const char *const *);
+    nvrtc_result (*DestroyProgram)(nvrtc_program *);
+    nvrtc_result (*CompileProgram)(nvrtc_program, int, const char *const *);
+    nvrtc_result (*GetPTXSize)(nvrtc_program, size_t *);
+    nvrtc_result (*GetPTX)(nvrtc_program, char *);
+    nvrtc_result (*GetCUBINSize)(nvrtc_program, size_t *);
+    nvrtc_result (*GetCUBIN)(nvrtc_program, char *);
+    nvrtc_result (*GetProgramLogSize)(nvrtc_program, size_t *);
+    nvrtc_result (*GetProgramLog)(nvrtc_program, char *);
+};
+
+static void say(char *err, size_t n, const char *fmt, ...)
+{
+    if (!n) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+}
+
+/* the entry points by name: a table, so a missing one is named in the message */
+#define SYM(f) {"nvrtc" #f, offsetof(struct cute_nvrtc, f)}
+static const struct {
+    const char *name;
+    size_t at;
+} syms[] = {
+    SYM(GetErrorString), SYM(Version),           SYM(CreateProgram), SYM(DestroyProgram),
+    SYM(CompileProgram), SYM(GetPTXSize),        SYM(GetPTX),        SYM(GetCUBINSize),
+    SYM(GetCUBIN),       SYM(GetProgramLogSize), SYM(GetProgramLog),
+};
+#undef SYM
+
+static bool resolve(cute_nvrtc *nv, char *err, size_t errn)
+{
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+        void *p = dlsym(nv->lib, syms[i].name);
+        if (!p) {
+            say(err, errn, "%s has no %s (NVRTC older than 11.2?)", nv->path, syms[i].name);
+            return false;
+        }
+        /* POSIX guarantees object and function pointers convert through void * */
+        memcpy((char *)nv + syms[i].at, &p, sizeof p);
+    }
+    return true;
+}
+
+static void *try_open(const char *name, char *path, size_t pathn)
+{
+    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (h) snprintf(path, pathn, "%s", name);
+    return h;
+}
+
+static void *search(char *path, size_t pathn, char *why, size_t whyn)
+{
+    static const char *names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
+                                  "libnvrtc.so.11.2"};
+    static const char *dirs[] = {"", "/usr/local/cuda/lib64/", "/usr/local/cuda/lib/"};
+    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++)
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            char full[256];
+            snprintf(full, sizeof full, "%s%s", dirs[d], names[i]);
+            void *h = try_open(full, path, pathn);
+            if (h) return h;
+            if (d == 0 && i == 0) say(why, whyn, "%s", dlerror());
+        }
+    return NULL;
+}
+
+cute_status cute_nvrtc_open(cute_nvrtc **out, const char *path, char *err, size_t errn)
+{
+    *out = NULL;
+    cute_nvrtc *nv = calloc(1, sizeof *nv);
+    if (!nv) {
+        say(err, errn, "out of memory");
+        return CUTE_ERR_OOM;
+    }
+    char why[512] = "";
+    if (path) {
+        nv->lib = try_open(path, nv->path, sizeof nv->path);
+        if (!nv->lib) say(why, sizeof why, "%s", dlerror());
+    } else {
+        nv->lib = search(nv->path, sizeof nv->path, why, sizeof why);
+    }
+    if (!nv->lib) {
+        say(err, errn, "NVRTC not found (%s): install the CUDA toolkit's NVRTC or give its path",
+            why);
+        free(nv);
+        return CUTE_ERR_NO_NVRTC;
+    }
+    bool ok = resolve(nv, err, errn);
+    if (!ok || nv->Version(&nv->major, &nv->minor) != 0) {
+        if (ok) say(err, errn, "%s: nvrtcVersion failed", nv->path);
+        cute_nvrtc_close(nv);
+        return CUTE_ERR_NO_NVRTC;
+    }
+    *out = nv;
+    if (errn) err[0] = 0;
+    return CUTE_OK;
+}
+
+void cute_nvrtc_close(cute_nvrtc *nv)
+{
+    if (!nv) return;
+    if (nv->lib) dlclose(nv->lib);
+    free(nv);
+}
+
+void cute_nvrtc_version(const cute_nvrtc *nv, int *major, int *minor)
+{
+    *major = nv->major;
+    *minor = nv->minor;
+}
+
+const char *cute_nvrtc_path(const cute_nvrtc *nv) { return nv->path; }
+
+void cute_nvrtc_output_free(cute_nvrtc_output *o)
+{
+    free(o->ptx);
+    free(o->cubin);
+    free(o->log);
+    memset(o, 0, sizeof *o);
+}
+
+/* out->log = the program's log, or a message of ours when there is none */
+static cute_status set_log(cute_nvrtc *nv, nvrtc_program p, cute_nvrtc_output *out,
+                           const char *what, nvrtc_result r)
+{
+    size_t n = 0;
+    if (p && nv->GetProgramLogSize(p, &n) == 0 && n > 1) {
+        out->log = malloc(n);
+        if (!out->log) return CUTE_ERR_OOM;
+        if (nv->GetProgramLog(p, out->log) != 0) out->log[0] = 0;
+        out->log[n - 1] = 0;
+    } else {
+        out->log = calloc(1, 1);
+        if (!out->log) return CUTE_ERR_OOM;
+    }
+    if (r == 0) return CUTE_OK;
+    if (!out->log[0]) {
+        free(out->log);
+        size_t m = strlen(what) + 128;
+        if (!(out->log = malloc(m))) return CUTE_ERR_OOM;
+        snprintf(out->log, m, "%s: %s", what, nv->GetErrorString(r));
+    }
+    return r == 1 ? CUTE_ERR_OOM : CUTE_ERR_COMPILE; /* 1: NVRTC_ERROR_OUT_OF_MEMORY */
+}
+
+/* copy one artefact (PTX or CUBIN) out of the program; absent is not an error */
+static cute_status take(nvrtc_result (*size)(nvrtc_program, size_t *),
+                        nvrtc_result (*get)(nvrtc_program, char *), nvrtc_program p,
+                        void **buf, size_t *n)
+{
+    size_t m = 0;
+    if (size(p, &m) != 0 || m == 0) return CUTE_OK;
+    char *b = malloc(m);
+    if (!b) return CUTE_ERR_OOM;
+    if (get(p, b) != 0) {
+        free(b);
+        return CUTE_OK;
+    }
+    *buf = b;
+    *n = m;
+    return CUTE_OK;
+}
+
+/* the option list: arch, lineinfo, debug, then the caller's extras */
+static int options(const cute_nvrtc_opts *o, char *archopt, size_t archn, const char **opt,
+                   int cap)
+{
+    int n = 0;
+    snprintf(archopt, archn, "--gpu-architecture=%s", o->arch);
+    opt[n++] = archopt;
+    if (o->lineinfo) opt[n++] = "-lineinfo";
+    if (o->debug) opt[n++] = "-G";
+    for (int i = 0; i < o->nextra && n < cap; i++) opt[n++] = o->extra[i];
+    return n;
+}
+
+cute_status cute_nvrtc_compile(cute_nvrtc *nv, const char *src, const cute_nvrtc_opts *o,
+                               cute_nvrtc_output *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!nv || !src || !o || !o->arch || o->nextra < 0 || o->nextra > 60) {
+        out->log = strdup("cute_nvrtc_compile: no handle, source or arch (or > 60 options)");
+        return out->log ? CUTE_ERR_INVALID : CUTE_ERR_OOM;
+    }
+    nvrtc_program p = NULL;
+    nvrtc_result r =
+        nv->CreateProgram(&p, src, o->name ? o->name : "cutec.cu", 0, NULL, NULL);
+    if (r != 0) return set_log(nv, NULL, out, "nvrtcCreateProgram", r);
+    char archopt[96];
+    const char *opt[64];
+    int nopt = options(o, archopt, sizeof archopt, opt, 64);
+    r = nv->CompileProgram(p, nopt, opt);
+    cute_status s = set_log(nv, p, out, "nvrtcCompileProgram", r);
+    if (s == CUTE_OK) s = take(nv->GetPTXSize, nv->GetPTX, p, (void **)&out->ptx, &out->ptx_size);
+    if (s == CUTE_OK) s = take(nv->GetCUBINSize, nv->GetCUBIN, p, &out->cubin, &out->cubin_size);
+    if (s == CUTE_OK && !out->ptx && !out->cubin) {
+        free(out->log);
+        out->log = strdup("NVRTC compiled but produced neither PTX nor CUBIN");
+        s = out->log ? CUTE_ERR_COMPILE : CUTE_ERR_OOM;
+    }
+    nv->DestroyProgram(&p);
+    return s;
+}

@@ -1,0 +1,248 @@
+/* The interpreter behind the backend vtable: options, buffers of host memory, compile. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/interp_internal.h"
+
+static struct interp *me(void *self) { return self; }
+
+void interp_set_error(struct interp *B, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = malloc((size_t)n + 1);
+    if (!s) return;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    free(B->err);
+    B->err = s;
+}
+
+static const char *error(void *self) { return me(self)->err ? me(self)->err : ""; }
+
+/* --- buffers ------------------------------------------------------------------------------ */
+
+const ibuffer *interp_backend_buffer(const struct interp *B, const void *ptr)
+{
+    for (int i = 0; i < B->nbufs; i++)
+        if (B->bufs[i].ptr == ptr) return &B->bufs[i];
+    return NULL;
+}
+
+uint64_t interp_backend_buffer_at(const struct interp *B, uint64_t addr)
+{
+    for (int i = 0; i < B->nbufs; i++) {
+        uint64_t base = (uint64_t)(uintptr_t)B->bufs[i].ptr;
+        if (addr >= base && addr - base < B->bufs[i].bytes) return B->bufs[i].id;
+    }
+    return 0;
+}
+
+static cute_status alloc(void *self, size_t bytes, cute_buffer *out)
+{
+    struct interp *B = me(self);
+    memset(out, 0, sizeof *out);
+    if (bytes > SIZE_MAX - 2 * INTERP_GUARD) return CUTE_ERR_OOM;
+    if (B->nbufs == B->cbufs) {
+        int nc = B->cbufs ? B->cbufs * 2 : 16;
+        ibuffer *p = realloc(B->bufs, (size_t)nc * sizeof *p);
+        if (!p) return CUTE_ERR_OOM;
+        B->bufs = p;
+        B->cbufs = nc;
+    }
+    void *raw = NULL;
+    if (posix_memalign(&raw, INTERP_GUARD, bytes + 2 * INTERP_GUARD) != 0) {
+        interp_set_error(B, "out of memory allocating %zu bytes", bytes);
+        return CUTE_ERR_OOM;
+    }
+    memset(raw, 0, bytes + 2 * INTERP_GUARD);
+    ibuffer *b = &B->bufs[B->nbufs++];
+    *b = (ibuffer){++B->next_id, raw, (uint8_t *)raw + INTERP_GUARD, bytes};
+    out->ptr = b->ptr;
+    out->bytes = bytes;
+    out->id = b->id;
+    return CUTE_OK;
+}
+
+static void free_(void *self, cute_buffer *buf)
+{
+    struct interp *B = me(self);
+    if (!buf || !buf->ptr) return;
+    for (int i = 0; i < B->nbufs; i++)
+        if (B->bufs[i].ptr == buf->ptr) {
+            free(B->bufs[i].raw);
+            B->bufs[i] = B->bufs[--B->nbufs];
+            break;
+        }
+    buf->ptr = NULL;
+    buf->bytes = 0;
+}
+
+static cute_status copy_check(struct interp *B, const cute_buffer *buf, size_t off, size_t n,
+                              const ibuffer **out)
+{
+    const ibuffer *b = buf ? interp_backend_buffer(B, buf->ptr) : NULL;
+    if (!b) {
+        interp_set_error(B, "not a buffer of this interpreter");
+        return CUTE_ERR_INVALID;
+    }
+    if (off > b->bytes || n > b->bytes - off) {
+        interp_set_error(B, "copy of %zu bytes at offset %zu: buffer %llu has %zu bytes", n, off,
+                         (unsigned long long)b->id, b->bytes);
+        return CUTE_ERR_INVALID;
+    }
+    *out = b;
+    return CUTE_OK;
+}
+
+static cute_status upload(void *self, cute_buffer *dst, size_t off, const void *src, size_t n)
+{
+    const ibuffer *b;
+    cute_status s = copy_check(me(self), dst, off, n, &b);
+    if (s == CUTE_OK && n) memcpy(b->ptr + off, src, n);
+    return s;
+}
+
+static cute_status download(void *self, void *dst, const cute_buffer *src, size_t off, size_t n)
+{
+    const ibuffer *b;
+    cute_status s = copy_check(me(self), src, off, n, &b);
+    if (s == CUTE_OK && n) memcpy(dst, b->ptr + off, n);
+    return s;
+}
+
+static cute_status sync(void *self, void *stream)
+{
+    (void)self, (void)stream; /* launches are synchronous */
+    return CUTE_OK;
+}
+
+/* --- compile ------------------------------------------------------------------------------ */
+
+static bool supports_op(void *self, const cute_ir_inst *inst)
+{
+    (void)self;
+    if (inst->op == CUTE_OP_ASM) return cute_interp_supports_asm(inst->str);
+    return inst->op < CUTE_OP_COUNT;
+}
+
+static void module_free(void *self, cute_module *m)
+{
+    (void)self;
+    if (!m) return;
+    for (int i = 0; i < m->n; i++) interp_prog_free(m->k[i]);
+    free(m->k);
+    free(m);
+}
+
+static cute_status compile(void *self, cute_ir_func *const *kernels, int n, cute_module **out,
+                           const char **log)
+{
+    struct interp *B = me(self);
+    *out = NULL;
+    B->log[0] = 0;
+    if (log) *log = B->log;
+    cute_module *m = calloc(1, sizeof *m);
+    if (!m || !(m->k = calloc(n > 0 ? (size_t)n : 1, sizeof *m->k))) {
+        free(m);
+        return CUTE_ERR_OOM;
+    }
+    for (int i = 0; i < n; i++) {
+        cute_status s = interp_compile_one(kernels[i], &m->k[i], B->log, sizeof B->log);
+        if (s != CUTE_OK) {
+            interp_set_error(B, "%s", B->log);
+            module_free(self, m);
+            return s;
+        }
+        m->n = i + 1;
+    }
+    *out = m;
+    return CUTE_OK;
+}
+
+static cute_status launch(void *self, cute_module *m, int kernel, const cute_launch *cfg,
+                          const cute_launch_arg *args, int nargs)
+{
+    struct interp *B = me(self);
+    if (!m || kernel < 0 || kernel >= m->n || !cfg) {
+        interp_set_error(B, "launch: no kernel %d in this module", kernel);
+        return CUTE_ERR_INVALID;
+    }
+    return interp_launch(B, m->k[kernel], cfg, args, nargs);
+}
+
+static void destroy(void *self)
+{
+    struct interp *B = me(self);
+    if (!B) return;
+    for (int i = 0; i < B->nbufs; i++) free(B->bufs[i].raw);
+    free(B->bufs);
+    free(B->err);
+    free(B->reps);
+    free(B);
+}
+
+static const cute_backend_vtable vt = {
+    CUTE_BACKEND_VERSION, "interp", supports_op, compile, module_free, launch,
+    alloc,                free_,    upload,      download, sync,       error, destroy,
+};
+
+/* --- options ------------------------------------------------------------------------------ */
+
+static int64_t env_int(const char *name, int64_t dflt)
+{
+    const char *s = getenv(name);
+    if (!s || !*s) return dflt;
+    char *end;
+    double v = strtod(s, &end); /* "1e8" is welcome */
+    return *end || v < 1 ? dflt : (int64_t)v;
+}
+
+static void env_trace(struct interp *B)
+{
+    const char *s = getenv("CUTEC_INTERP_TRACE");
+    unsigned v[6] = {0};
+    if (!s || !*s) return;
+    if (sscanf(s, "%u,%u,%u:%u,%u,%u", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 6 &&
+        sscanf(s, "%u:%u", &v[0], &v[3]) != 2)
+        return;
+    B->trace_out = stderr;
+    B->trace_block = (cute_dim3){v[0], v[1], v[2]};
+    B->trace_thread = (cute_dim3){v[3], v[4], v[5]};
+}
+
+cute_status cute_interp_new(const cute_interp_opts *opts, cute_backend *out)
+{
+    cute_interp_opts o = {0};
+    if (opts) o = *opts;
+    struct interp *B = calloc(1, sizeof *B);
+    out->vt = NULL;
+    out->self = NULL;
+    if (!B) return CUTE_ERR_OOM;
+    B->threads = o.threads > 0 ? o.threads : (int)env_int("CUTEC_INTERP_THREADS", 1);
+    if (B->threads > 256) B->threads = 256;
+    B->budget = o.step_budget > 0 ? o.step_budget : env_int("CUTEC_INTERP_STEPS", 100000000);
+    B->max_reports = o.max_reports;
+    B->disable = o.disable;
+    B->printf_out = o.printf_out;
+    B->trace_out = o.trace_out;
+    B->trace_block = o.trace_block;
+    B->trace_thread = o.trace_thread;
+    if (!B->trace_out) env_trace(B);
+    out->vt = &vt;
+    out->self = B;
+    return CUTE_OK;
+}
+
+const cute_interp_report *cute_interp_reports(cute_backend b, int *n)
+{
+    *n = 0;
+    if (b.vt != &vt || !b.self) return NULL;
+    struct interp *B = b.self;
+    *n = B->nreps;
+    return B->nreps ? B->reps : NULL;
+}

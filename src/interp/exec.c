@@ -1,0 +1,221 @@
+/* Running a block: the threads in lockstep through structured control flow.
+ *
+ * interp_exec runs code[lo, hi) for the threads of mask m and leaves in m the threads that
+ * fall through to what follows: BREAK and RETURN take threads out of the current mask (a
+ * RETURN also marks them returned for good), an IF runs its then-body for the active
+ * threads whose condition holds and its else-body for the rest and continues with what is
+ * left of both, and a loop continues, once it ends, with the threads that entered it and did
+ * not return (those that broke out rejoin there).  Loop bounds, conditions and the number of
+ * iterations may differ per thread: an iteration runs for the threads still in the loop. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "interp/interp_internal.h"
+
+static void rejoin(ictx *X, const uint8_t *entry, imask *m)
+{
+    uint32_t c = 0;
+    for (uint32_t t = 0; t < X->nthr; t++) c += m->on[t] = entry[t] & !X->returned[t];
+    m->n = c;
+}
+
+static uint32_t first_on(const imask *m, uint32_t n)
+{
+    for (uint32_t t = 0; t < n; t++)
+        if (m->on[t]) return t;
+    return 0;
+}
+
+static bool step(ictx *X, const dinst *d, const imask *m)
+{
+    if (++X->steps <= X->L->budget) return true;
+    interp_report(X, d, first_on(m, X->nthr), CUTE_CHECK_STEP_BUDGET, 0, 0, 0,
+                  "the block ran more than %" PRId64 " loop iterations (the step budget: "
+                  "cute_interp_opts.step_budget or CUTEC_INTERP_STEPS)", X->L->budget);
+    X->stop = true;
+    return false;
+}
+
+static void exec_if(ictx *X, const dinst *d, uint32_t i, imask *m)
+{
+    uint8_t *th = MBUF(X, d->depth, 0), *el = MBUF(X, d->depth, 1);
+    const islot *C = REG(X, d->a[0]);
+    uint32_t ct = 0, ce = 0;
+    for (uint32_t t = 0; t < X->nthr; t++) {
+        uint8_t on = m->on[t], c = C[t].u8 & on;
+        th[t] = c;
+        el[t] = on & !c;
+        ct += c;
+    }
+    ce = m->n - ct;
+    if (X->trace_t >= 0 && m->on[X->trace_t])
+        interp_trace_ctl(X, d, th[X->trace_t] ? "then" : "else");
+    imask mt = {th, ct}, me = {el, ce};
+    if (ct) interp_exec(X, i + 1, d->mid, &mt);
+    if (ce && d->mid < d->end) interp_exec(X, d->mid, d->end, &me);
+    uint32_t c = 0;
+    for (uint32_t t = 0; t < X->nthr; t++) c += m->on[t] = th[t] | el[t];
+    m->n = c;
+}
+
+/* live[t] &= var < hi (var > hi for a negative step); the count of those left */
+#define FOR_COND(M)                                                                      \
+    for (uint32_t t = 0; t < n; t++)                                                     \
+        if (live[t]) {                                                                   \
+            uint8_t in = up ? V[t].M < H[t].M : V[t].M > H[t].M;                         \
+            live[t] = in;                                                                \
+            c += in;                                                                     \
+        }
+#define FOR_STEP(M, T, W)                                                                \
+    for (uint32_t t = 0; t < n; t++)                                                     \
+        if (live[t]) V[t].M = (T)((W)V[t].M + (W)st);
+
+static uint32_t for_cond(const dinst *d, islot *V, const islot *H, uint8_t *live, uint32_t n)
+{
+    uint32_t c = 0;
+    bool up = d->imm2 > 0;
+    switch (d->dt) {
+    case CUTE_I8: FOR_COND(i8) break;
+    case CUTE_I16: FOR_COND(i16) break;
+    case CUTE_I32: FOR_COND(i32) break;
+    case CUTE_I64: FOR_COND(i64) break;
+    case CUTE_U8: FOR_COND(u8) break;
+    case CUTE_U16: FOR_COND(u16) break;
+    case CUTE_U32: FOR_COND(u32) break;
+    default: FOR_COND(u64) break;
+    }
+    return c;
+}
+
+static void for_step(const dinst *d, islot *V, const uint8_t *live, uint32_t n)
+{
+    int64_t st = d->imm2;
+    switch (d->dt) {
+    case CUTE_I8: FOR_STEP(i8, int8_t, uint32_t) break;
+    case CUTE_I16: FOR_STEP(i16, int16_t, uint32_t) break;
+    case CUTE_I32: FOR_STEP(i32, int32_t, uint32_t) break;
+    case CUTE_I64: FOR_STEP(i64, int64_t, uint64_t) break;
+    case CUTE_U8: FOR_STEP(u8, uint8_t, uint32_t) break;
+    case CUTE_U16: FOR_STEP(u16, uint16_t, uint32_t) break;
+    case CUTE_U32: FOR_STEP(u32, uint32_t, uint32_t) break;
+    default: FOR_STEP(u64, uint64_t, uint64_t) break;
+    }
+}
+
+static void exec_for(ictx *X, const dinst *d, uint32_t i, imask *m)
+{
+    uint32_t n = X->nthr;
+    uint8_t *entry = MBUF(X, d->depth, 0), *live = MBUF(X, d->depth, 1);
+    islot *V = REG(X, d->a[0]);
+    const islot *LO = REG(X, d->a[1]), *H = REG(X, d->a[2]);
+    memcpy(entry, m->on, n);
+    memcpy(live, m->on, n);
+    for (uint32_t t = 0; t < n; t++)
+        if (live[t]) V[t] = LO[t];
+    for (;;) {
+        uint32_t c = for_cond(d, V, H, live, n);
+        if (!c || !step(X, d, m)) break;
+        if (X->trace_t >= 0 && live[X->trace_t]) interp_trace_ctl(X, d, "iteration");
+        imask it = {live, c};
+        interp_exec(X, i + 1, d->end, &it);
+        if (X->stop || !it.n) break;
+        for_step(d, V, live, n);
+    }
+    rejoin(X, entry, m);
+}
+
+static void exec_while(ictx *X, const dinst *d, uint32_t i, imask *m)
+{
+    uint32_t n = X->nthr;
+    uint8_t *entry = MBUF(X, d->depth, 0), *live = MBUF(X, d->depth, 1);
+    const islot *C = REG(X, d->a[0]);
+    memcpy(entry, m->on, n);
+    memcpy(live, m->on, n);
+    imask lm = {live, m->n};
+    for (;;) {
+        interp_exec(X, i + 1, d->mid, &lm); /* the condition */
+        if (X->stop) break;
+        uint32_t c = 0;
+        for (uint32_t t = 0; t < n; t++) c += live[t] = live[t] & C[t].u8;
+        lm.n = c;
+        if (!c || !step(X, d, m)) break;
+        if (X->trace_t >= 0 && live[X->trace_t]) interp_trace_ctl(X, d, "iteration");
+        interp_exec(X, d->mid, d->end, &lm);
+        if (X->stop || !lm.n) break;
+    }
+    rejoin(X, entry, m);
+}
+
+static void exec_barrier(ictx *X, const dinst *d, imask *m)
+{
+    uint32_t live = X->nthr - X->nreturned;
+    if (m->n != live && checking(X, CUTE_CHECK_DIVERGENT_BARRIER)) {
+        uint32_t miss = 0;
+        while (miss < X->nthr && (m->on[miss] || X->returned[miss])) miss++;
+        cute_dim3 o;
+        interp_thread_dim3(X, miss, &o);
+        interp_report(X, d, first_on(m, X->nthr), CUTE_CHECK_DIVERGENT_BARRIER, 0, 0, 0,
+                      "barrier reached by %u of the block's %u live threads (thread "
+                      "(%u,%u,%u) does not reach it)", m->n, live, o.x, o.y, o.z);
+    }
+    if (X->trace_t >= 0 && m->on[X->trace_t]) interp_trace_ctl(X, d, "");
+    interp_race_epoch_end(X);
+    X->epoch++;
+}
+
+void interp_exec(ictx *X, uint32_t lo, uint32_t hi, imask *m)
+{
+    const dinst *code = X->P->code;
+    uint32_t i = lo;
+    while (i < hi && m->n && !X->stop) {
+        const dinst *d = &code[i];
+        switch (d->kind) {
+        case K_OP:
+            d->fn(X, d, m);
+            if (X->trace_t >= 0 && m->on[X->trace_t]) interp_trace_op(X, d);
+            i++;
+            break;
+        case K_IF: exec_if(X, d, i, m), i = d->end; break;
+        case K_FOR: exec_for(X, d, i, m), i = d->end; break;
+        case K_WHILE: exec_while(X, d, i, m), i = d->end; break;
+        case K_BARRIER: exec_barrier(X, d, m), i++; break;
+        case K_RETURN:
+            for (uint32_t t = 0; t < X->nthr; t++)
+                if (m->on[t]) X->returned[t] = 1;
+            X->nreturned += m->n;
+            /* they leave like a break, for good */
+            __attribute__((fallthrough));
+        default: /* K_BREAK */
+            if (X->trace_t >= 0 && m->on[X->trace_t]) interp_trace_ctl(X, d, "");
+            memset(m->on, 0, X->nthr);
+            m->n = 0;
+            break;
+        }
+    }
+}
+
+void interp_run_block(ictx *X, uint64_t blin)
+{
+    const ilaunch *L = X->L;
+    X->blin = blin;
+    X->ctaid[0] = (uint32_t)(blin % L->grid.x);
+    X->ctaid[1] = (uint32_t)(blin / L->grid.x % L->grid.y);
+    X->ctaid[2] = (uint32_t)(blin / L->grid.x / L->grid.y);
+    X->epoch++;
+    X->block_epoch = X->epoch;
+    X->steps = 0;
+    X->stop = false;
+    X->nreps = 0;
+    X->seq = 0;
+    X->nreturned = 0;
+    memset(X->returned, 0, X->nthr);
+    if (L->smem) memset(X->smem, 0, L->smem);
+    X->trace_t = L->trace && blin == L->trace_block && L->trace_thread < X->nthr
+                     ? (int64_t)L->trace_thread : -1;
+    memset(X->top, 1, X->nthr);
+    imask m = {X->top, X->nthr};
+    interp_exec(X, 0, X->P->ncode, &m);
+    if (!X->stop) interp_race_epoch_end(X);
+    else if (X->glogs)
+        for (int i = 0; i < L->nbufs; i++) X->glogs[i].nr = X->glogs[i].nw = 0;
+}

@@ -1,0 +1,335 @@
+/* The interpreter's insides: decoded programs, the register file, masks, a worker's state.
+ *
+ * compile (decode.c) turns a kernel's IR into a flat array of decoded instructions, each
+ * with the function that executes it for every active thread of a block (ops_*.c) and its
+ * operands resolved to register slots; structured control flow becomes nested index
+ * ranges.  A worker (exec.c) runs one block at a time: register slot s of thread t is
+ * regs[s * nthr + t], so an instruction is one tight loop over the threads.
+ */
+#ifndef CUTEC_INTERP_INTERNAL_H
+#define CUTEC_INTERP_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cutec/interp.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the interpreter assumes a little-endian host, as the GPU is"
+#endif
+
+/* One scalar of one thread.  Each dtype lives in its own member: i1 in u8 (0 or 1), f16
+ * and bf16 as raw bits in u16, pointers in u64 (a host address for global memory, a byte
+ * offset for shared memory). */
+typedef union islot {
+    int8_t i8;
+    int16_t i16;
+    int32_t i32;
+    int64_t i64;
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64;
+    float f32;
+    double f64;
+} islot;
+
+/* the active threads of a block: on[t] is 0 or 1; n counts the ones */
+typedef struct imask {
+    uint8_t *on;
+    uint32_t n;
+} imask;
+
+typedef struct ictx ictx;
+typedef struct dinst dinst;
+typedef void (*iop_fn)(ictx *X, const dinst *d, const imask *m);
+
+enum { K_OP, K_FOR, K_IF, K_WHILE, K_BREAK, K_RETURN, K_BARRIER };
+
+typedef struct iasm iasm; /* a recognised PTX instruction (asm.c) */
+
+/* A decoded instruction. */
+struct dinst {
+    iop_fn fn;        /* K_OP: runs it for the active threads */
+    uint8_t kind;     /* K_* */
+    uint8_t op;       /* cute_op */
+    uint8_t dt;       /* result dtype (STORE: the stored one; CMP: the operands') */
+    uint8_t lanes;    /* result lanes */
+    uint8_t sdt;      /* operand 0's dtype (CVT, BITCAST, EXTRACT, ...) */
+    uint8_t slanes;   /* operand 0's lanes */
+    uint8_t space;    /* memory ops: cute_space */
+    uint8_t depth;    /* control-flow nesting: which mask buffers a FOR/IF/WHILE uses */
+    uint16_t flags;
+    uint32_t d, a[3]; /* register slots of the result and operands */
+    cute_vreg vd, va[3]; /* the IR's register numbers (for the trace) */
+    int64_t imm, imm2;
+    uint32_t mid, end; /* FOR body [i+1,end); IF then [i+1,mid), else [mid,end);
+                          WHILE condition [i+1,mid), body [mid,end) */
+    uint32_t nvar;
+    uint32_t *var;      /* PRINTF/ASM operands: slots */
+    cute_type *vtype;   /* and their types */
+    cute_vreg *vvar;
+    const char *str;    /* PRINTF format, ASM text (the module's copies) */
+    const char *file;   /* call site (the module's copy) */
+    int line;
+    int esize;          /* memory ops and PTR_ADD: bytes of one pointee element */
+    const iasm *asm_;   /* ASM: what it is */
+};
+
+typedef struct iconst {
+    uint32_t slot, lanes;
+    islot v;
+} iconst;
+
+/* One compiled kernel. */
+typedef struct iprog {
+    char *name;
+    dinst *code;
+    uint32_t ncode, cap;
+    uint32_t nslots;
+    uint32_t nvregs;
+    uint32_t *slot_of;  /* per IR register */
+    cute_type *vtype;   /* per IR register */
+    char **vname;       /* per IR register (may be NULL) */
+    uint32_t nparams;
+    cute_vreg *params;
+    iconst *consts; /* constants: filled once per launch, not executed */
+    uint32_t nconsts, cconsts;
+    int maxdepth;   /* deepest control-flow nesting + 1 */
+    int64_t smem_bytes;
+    bool has_printf;
+    void **owned; /* every allocation the program owns (strings, operand lists) */
+    uint32_t nowned, cowned;
+} iprog;
+
+struct cute_module {
+    iprog **k;
+    int n;
+};
+
+/* a buffer as a launch sees it */
+typedef struct ibuf {
+    uint64_t base, bytes, id;
+    const char *param; /* the (first) parameter pointing into it */
+} ibuf;
+
+/* a global access remembered until the next barrier, for the race check */
+typedef struct gacc {
+    uint64_t off; /* into the buffer */
+    uint64_t seq; /* order of execution */
+    uint32_t inst;
+    uint16_t tid;
+    uint8_t bytes, write;
+} gacc;
+
+typedef struct glog {
+    gacc *r, *w;
+    uint32_t nr, nw, cr, cw;
+    bool full; /* too many accesses this epoch: stopped recording */
+} glog;
+
+/* the shadow of one byte of shared memory */
+typedef struct sshadow {
+    uint32_t w_epoch, r_epoch; /* the barrier interval of the last write / reads */
+    uint16_t writer, reader;   /* thread of the last write / of the reads (SH_MANY: several) */
+    uint32_t w_inst, r_inst;
+} sshadow;
+#define SH_MANY 0xffffu   /* several threads read it this interval */
+#define SH_ATOMIC 0xfffeu /* written by atomics this interval */
+
+/* a buffer of the backend: host memory between guard gaps */
+typedef struct ibuffer {
+    uint64_t id;
+    void *raw;    /* what was allocated */
+    uint8_t *ptr; /* what the user sees */
+    size_t bytes;
+} ibuffer;
+#define INTERP_GUARD 256 /* bytes before and after each buffer, and its alignment */
+
+/* The backend. */
+struct interp {
+    int threads;
+    int64_t budget;
+    int max_reports;
+    unsigned disable;
+    FILE *printf_out, *trace_out;
+    cute_dim3 trace_block, trace_thread;
+    ibuffer *bufs;
+    int nbufs, cbufs;
+    uint64_t next_id;
+    char *err; /* the last error in words */
+    cute_interp_report *reps; /* of the last launch */
+    int nreps;
+    char log[1024];
+};
+
+/* A launch: what every worker shares. */
+typedef struct ilaunch {
+    struct interp *B;
+    const iprog *P;
+    cute_dim3 grid, block;
+    uint32_t nthr;
+    uint64_t nblocks;
+    uint64_t smem; /* the shared-memory window in bytes */
+    ibuf *bufs;    /* sorted by base */
+    int nbufs;
+    islot *params; /* per parameter */
+    int64_t budget;
+    int max_reports;
+    unsigned disable;
+    uint32_t *tid[3]; /* per thread of a block: threadIdx */
+    int workers;
+    atomic_uint_least64_t next;    /* the next block to run */
+    atomic_uint_least64_t stop_at; /* the lowest block whose check stopped the launch */
+    pthread_mutex_t lock;          /* reports, printf output, atomics */
+    cute_interp_report *reps;
+    uint64_t *rep_block;
+    int nreps, creps;
+    bool oom;
+    /* PRINTF output, written in block order */
+    FILE *pout;
+    char **out;
+    size_t *outn;
+    uint64_t flushed;
+    FILE *trace;
+    uint64_t trace_block;
+    uint32_t trace_thread;
+} ilaunch;
+
+/* One worker running one block. */
+struct ictx {
+    ilaunch *L;
+    const iprog *P;
+    uint32_t nthr;
+    islot *regs;
+    uint8_t *top;  /* the block's mask */
+    uint8_t *mbuf; /* 2 masks per nesting depth */
+    uint8_t *returned;
+    uint32_t nreturned;
+    uint32_t ctaid[3];
+    uint64_t blin;
+    uint8_t *smem;
+    sshadow *shadow;
+    uint32_t epoch, block_epoch;
+    glog *glogs; /* per launch buffer */
+    uint64_t seq;
+    int64_t steps;
+    bool stop;
+    cute_interp_report *reps; /* this block's */
+    const dinst **rep_inst;
+    int nreps, creps;
+    bool oom;
+    uint16_t *bufcache; /* per instruction: the buffer it hit last */
+    char *out;          /* PRINTF output of this block */
+    size_t outn, outc;
+    int64_t trace_t; /* the traced thread in this block, or -1 */
+};
+
+#define REG(X, s) ((X)->regs + (size_t)(s) * (X)->nthr)
+#define MBUF(X, depth, k) ((X)->mbuf + ((size_t)(depth) * 2 + (k)) * (X)->nthr)
+
+/* the braced block after t for every active thread t; `continue` skips to the next one */
+#define EACH(X, m, t, ...)                                                               \
+    do {                                                                                 \
+        const uint32_t n_ = (X)->nthr;                                                   \
+        if ((m)->n == n_) {                                                              \
+            for (uint32_t t = 0; t < n_; t++) __VA_ARGS__                                \
+        } else {                                                                         \
+            const uint8_t *on_ = (m)->on;                                                \
+            for (uint32_t t = 0; t < n_; t++)                                            \
+                if (on_[t]) __VA_ARGS__                                                  \
+        }                                                                                \
+    } while (0)
+
+/* IEEE minNum/maxNum, as PTX min/max: a NaN operand yields the other; -0 < +0 */
+static inline double interp_fmin(double a, double b)
+{
+    if (a != a) return b;
+    if (b != b) return a;
+    if (a == b) return __builtin_signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+static inline double interp_fmax(double a, double b)
+{
+    if (a != a) return b;
+    if (b != b) return a;
+    if (a == b) return __builtin_signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+
+static inline bool checking(const ictx *X, cute_interp_check k)
+{
+    return !(X->L->disable & (1u << k));
+}
+
+/* --- decode.c ---------------------------------------------------------------------- */
+cute_status interp_compile_one(const cute_ir_func *f, iprog **out, char *log, size_t n);
+void interp_prog_free(iprog *p);
+
+/* --- ops_*.c: the function running an op, or NULL (then *why says what is missing) ---- */
+iop_fn interp_pick_arith(const dinst *d, const char **why);
+iop_fn interp_pick_convert(const dinst *d, const char **why);
+iop_fn interp_pick_mem(const dinst *d, const char **why);
+iop_fn interp_pick_warp(const dinst *d, const char **why);
+iop_fn interp_pick_misc(const dinst *d, const char **why);
+/* the value of a slot as a double (math on f16/bf16, printf, the trace) */
+double interp_slot_f64(islot s, int dtype);
+void interp_store_const(islot *s, int dtype, int64_t imm);
+
+/* --- asm.c ------------------------------------------------------------------------- */
+const iasm *interp_asm_match(const char *ptx, const cute_type *types, uint32_t n,
+                             uint32_t nout, const char **why);
+iop_fn interp_asm_fn(const iasm *a);
+
+/* --- half.c ------------------------------------------------------------------------ */
+uint16_t interp_small_from_int(int small, int64_t v, bool is_unsigned); /* small: 0 f16, 1 bf16 */
+uint16_t interp_small_fma(int small, float a, float b, float c);
+
+/* --- exec.c ------------------------------------------------------------------------ */
+void interp_exec(ictx *X, uint32_t lo, uint32_t hi, imask *m);
+void interp_run_block(ictx *X, uint64_t blin);
+
+/* --- memory.c ---------------------------------------------------------------------- */
+/* a global access of `bytes` at addr by thread t: the buffer it lies in, or NULL after a
+ * report */
+/* (how: 0 read, 1 write, 2 atomic; align: the address must be a multiple of it) */
+const ibuf *interp_gcheck(ictx *X, const dinst *d, uint32_t t, uint64_t addr, uint32_t bytes,
+                          uint32_t align, int how);
+/* a shared access at byte offset off: true when it may go ahead */
+bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
+                   uint32_t align, int how);
+void interp_race_epoch_end(ictx *X); /* at a barrier and at the block's end */
+
+/* --- backend.c -------------------------------------------------------------------- */
+/* the id of the live buffer holding addr, or 0 */
+uint64_t interp_backend_buffer_at(const struct interp *B, uint64_t addr);
+
+/* --- launch.c --------------------------------------------------------------------- */
+cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *cfg,
+                          const cute_launch_arg *args, int nargs);
+/* set the backend's error text (printf-like) */
+void interp_set_error(struct interp *B, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const ibuffer *interp_backend_buffer(const struct interp *B, const void *ptr);
+
+/* --- report.c ---------------------------------------------------------------------- */
+/* record a failed check at d for thread t (t = UINT32_MAX: none); returns false */
+bool interp_report(ictx *X, const dinst *d, uint32_t t, cute_interp_check kind,
+                   uint64_t buffer, int64_t offset, uint32_t bytes, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+void interp_thread_dim3(const ictx *X, uint32_t t, cute_dim3 *out);
+/* the site of d as "file:line" (or "?") into buf */
+const char *interp_site(const dinst *d, char *buf, size_t n);
+
+/* --- trace.c ----------------------------------------------------------------------- */
+void interp_trace_op(ictx *X, const dinst *d);
+void interp_trace_ctl(ictx *X, const dinst *d, const char *what);
+int interp_format_slot(char *buf, size_t n, islot s, int dtype);
+
+/* --- printf.c ---------------------------------------------------------------------- */
+void interp_printf_thread(ictx *X, const dinst *d, uint32_t t);
+void interp_out_append(ictx *X, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,356 @@
+/* A launch: check the configuration and arguments, give each worker its register file and
+ * shadows, run the blocks (in increasing order, on `threads` workers), then gather the
+ * reports and the printf output in block order, so that neither depends on the number of
+ * workers. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/interp_internal.h"
+
+/* --- arguments ---------------------------------------------------------------------------- */
+
+static int by_base(const void *a, const void *b)
+{
+    const ibuf *x = a, *y = b;
+    return x->base < y->base ? -1 : x->base > y->base;
+}
+
+static cute_status arg_value(struct interp *B, ilaunch *L, uint32_t i, const cute_launch_arg *a,
+                             islot *v)
+{
+    const iprog *P = L->P;
+    cute_vreg r = P->params[i];
+    cute_type t = P->vtype[r];
+    const char *name = P->vname[r] ? P->vname[r] : "?";
+    char want[64], got[64];
+    cute_type_str(t, want, sizeof want);
+    cute_type_str(a->type, got, sizeof got);
+    if (!cute_type_eq(t, a->type)) {
+        interp_set_error(B, "launch of %s: argument %u (%s) is %s, the kernel takes %s", P->name,
+                         i + 1, name, got, want);
+        return CUTE_ERR_INVALID;
+    }
+    memset(v, 0, sizeof *v);
+    if (t.dtype != CUTE_PTR) {
+        if (cute_dtype_is_float((cute_dtype)t.dtype)) {
+            int64_t bits;
+            memcpy(&bits, &a->v.f, sizeof bits);
+            interp_store_const(v, t.dtype, bits);
+        } else {
+            interp_store_const(v, t.dtype, a->v.i);
+        }
+        return CUTE_OK;
+    }
+    if (t.space != CUTE_GMEM) {
+        interp_set_error(B, "launch of %s: parameter %s points to shared memory", P->name, name);
+        return CUTE_ERR_INVALID;
+    }
+    if (!a->buf) return CUTE_OK; /* a null pointer: any access through it is reported */
+    const ibuffer *b = interp_backend_buffer(B, a->buf->ptr);
+    if (!b || a->offset > b->bytes) {
+        interp_set_error(B, "launch of %s: argument %u (%s) is %s", P->name, i + 1, name,
+                         b ? "past the end of its buffer" : "not a buffer of this interpreter");
+        return CUTE_ERR_INVALID;
+    }
+    v->u64 = (uint64_t)(uintptr_t)(b->ptr + a->offset);
+    for (int k = 0; k < L->nbufs; k++)
+        if (L->bufs[k].id == b->id) return CUTE_OK;
+    L->bufs[L->nbufs++] = (ibuf){(uint64_t)(uintptr_t)b->ptr, b->bytes, b->id, P->vname[r]};
+    return CUTE_OK;
+}
+
+static cute_status setup(struct interp *B, ilaunch *L, const cute_launch *cfg,
+                         const cute_launch_arg *args, int nargs)
+{
+    const iprog *P = L->P;
+    cute_dim3 g = cfg->grid, k = cfg->block;
+    uint64_t nthr = (uint64_t)k.x * k.y * k.z;
+    if (!g.x || !g.y || !g.z || !nthr || nthr > 1024) {
+        interp_set_error(B, "launch of %s: grid (%u,%u,%u) of blocks (%u,%u,%u): a block has 1 "
+                         "to 1024 threads, a grid at least one block", P->name, g.x, g.y, g.z,
+                         k.x, k.y, k.z);
+        return CUTE_ERR_INVALID;
+    }
+    if (nargs != (int)P->nparams || (nargs && !args)) {
+        interp_set_error(B, "launch of %s: %d arguments for %u parameters", P->name, nargs,
+                         P->nparams);
+        return CUTE_ERR_INVALID;
+    }
+    if (P->smem_bytes && cfg->smem_bytes && cfg->smem_bytes < P->smem_bytes) {
+        interp_set_error(B, "launch of %s: %u bytes of shared memory, the kernel uses %" PRId64,
+                         P->name, cfg->smem_bytes, P->smem_bytes);
+        return CUTE_ERR_INVALID;
+    }
+    L->grid = g;
+    L->block = k;
+    L->nthr = (uint32_t)nthr;
+    L->nblocks = (uint64_t)g.x * g.y * g.z;
+    L->smem = P->smem_bytes ? (uint64_t)P->smem_bytes : cfg->smem_bytes;
+    L->params = calloc(P->nparams + 1, sizeof *L->params);
+    L->bufs = calloc(P->nparams + 1, sizeof *L->bufs);
+    for (int d = 0; d < 3; d++) L->tid[d] = malloc(nthr * sizeof *L->tid[d]);
+    if (!L->params || !L->bufs || !L->tid[0] || !L->tid[1] || !L->tid[2]) return CUTE_ERR_OOM;
+    for (uint32_t i = 0; i < P->nparams; i++) {
+        cute_status s = arg_value(B, L, i, &args[i], &L->params[i]);
+        if (s != CUTE_OK) return s;
+    }
+    qsort(L->bufs, (size_t)L->nbufs, sizeof *L->bufs, by_base);
+    for (uint32_t t = 0; t < nthr; t++) {
+        L->tid[0][t] = t % k.x;
+        L->tid[1][t] = t / k.x % k.y;
+        L->tid[2][t] = t / k.x / k.y;
+    }
+    return CUTE_OK;
+}
+
+/* --- workers ------------------------------------------------------------------------------ */
+
+static bool worker_init(ictx *X, ilaunch *L)
+{
+    const iprog *P = L->P;
+    uint32_t n = L->nthr;
+    memset(X, 0, sizeof *X);
+    X->L = L;
+    X->P = P;
+    X->nthr = n;
+    X->regs = calloc((size_t)P->nslots * n, sizeof *X->regs);
+    X->top = malloc(n);
+    X->mbuf = malloc((size_t)(P->maxdepth + 1) * 2 * n);
+    X->returned = calloc(n, 1);
+    X->bufcache = calloc(P->ncode + 1, sizeof *X->bufcache);
+    if (L->smem) {
+        X->smem = calloc(L->smem, 1);
+        X->shadow = calloc(L->smem, sizeof *X->shadow);
+    }
+    if (L->nbufs && !(L->disable & (1u << CUTE_CHECK_GLOBAL_RACE)))
+        X->glogs = calloc((size_t)L->nbufs, sizeof *X->glogs);
+    if (!X->regs || !X->top || !X->mbuf || !X->returned || !X->bufcache ||
+        (L->smem && (!X->smem || !X->shadow)) || (L->nbufs && !X->glogs &&
+                                                 !(L->disable & (1u << CUTE_CHECK_GLOBAL_RACE))))
+        return false;
+    /* parameters and constants: the same in every thread, never assigned */
+    for (uint32_t i = 0; i < P->nparams; i++) {
+        islot *r = REG(X, P->slot_of[P->params[i]]);
+        for (uint32_t t = 0; t < n; t++) r[t] = L->params[i];
+    }
+    for (uint32_t i = 0; i < P->nconsts; i++)
+        for (uint32_t l = 0; l < P->consts[i].lanes; l++) {
+            islot *r = REG(X, P->consts[i].slot + l);
+            for (uint32_t t = 0; t < n; t++) r[t] = P->consts[i].v;
+        }
+    return true;
+}
+
+static void worker_free(ictx *X)
+{
+    if (X->glogs)
+        for (int i = 0; i < X->L->nbufs; i++) free(X->glogs[i].r), free(X->glogs[i].w);
+    free(X->glogs);
+    free(X->regs);
+    free(X->top);
+    free(X->mbuf);
+    free(X->returned);
+    free(X->bufcache);
+    free(X->smem);
+    free(X->shadow);
+    free(X->reps);
+    free(X->rep_inst);
+    free(X->out);
+}
+
+static void flush_output(ilaunch *L, bool all)
+{
+    uint64_t stop = atomic_load(&L->stop_at);
+    while (L->flushed < L->nblocks && L->flushed <= stop && (all || L->outn[L->flushed] != SIZE_MAX)) {
+        uint64_t b = L->flushed++;
+        if (L->out[b] && L->outn[b] != SIZE_MAX) fwrite(L->out[b], 1, L->outn[b], L->pout);
+        free(L->out[b]);
+        L->out[b] = NULL;
+    }
+}
+
+/* a block is done: hand its reports and output to the launch */
+static void publish(ictx *X)
+{
+    ilaunch *L = X->L;
+    int limit = L->max_reports > 1 ? L->max_reports : 1;
+    pthread_mutex_lock(&L->lock);
+    for (int i = 0; i < X->nreps; i++) {
+        cute_interp_report *r = &X->reps[i];
+        size_t len = strlen(r->msg);
+        if (r->more)
+            snprintf(r->msg + len, sizeof r->msg - len, " (and %u more thread%s of this block)",
+                     r->more, r->more > 1 ? "s" : "");
+        if (L->nreps == L->creps) {
+            int nc = L->creps ? L->creps * 2 : 8;
+            cute_interp_report *p = realloc(L->reps, (size_t)nc * sizeof *p);
+            uint64_t *q = p ? realloc(L->rep_block, (size_t)nc * sizeof *q) : NULL;
+            if (p) L->reps = p;
+            if (!q) {
+                L->oom = true;
+                break;
+            }
+            L->rep_block = q;
+            L->creps = nc;
+        }
+        L->reps[L->nreps] = *r;
+        L->rep_block[L->nreps++] = X->blin;
+    }
+    if (X->oom) L->oom = true;
+    if ((X->stop || X->oom || L->nreps >= limit) && X->blin < atomic_load(&L->stop_at))
+        atomic_store(&L->stop_at, X->blin);
+    if (L->out) {
+        L->out[X->blin] = X->out;
+        L->outn[X->blin] = X->outn;
+        X->out = NULL;
+        X->outc = 0;
+        flush_output(L, false);
+    } else if (X->outn) {
+        fwrite(X->out, 1, X->outn, L->pout);
+    }
+    X->outn = 0;
+    pthread_mutex_unlock(&L->lock);
+}
+
+static void *work(void *arg)
+{
+    ictx *X = arg;
+    ilaunch *L = X->L;
+    for (;;) {
+        uint64_t b = atomic_fetch_add(&L->next, 1);
+        if (b >= L->nblocks || b > atomic_load(&L->stop_at)) break;
+        interp_run_block(X, b);
+        publish(X);
+    }
+    return NULL;
+}
+
+/* --- the launch ---------------------------------------------------------------------------- */
+
+static int by_block(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b; /* (block, index) pairs */
+    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* keep the reports of blocks up to the one that stopped, in block order, at most `limit` */
+static cute_status gather(struct interp *B, ilaunch *L)
+{
+    int limit = L->max_reports > 1 ? L->max_reports : 1, n = 0;
+    uint64_t stop = atomic_load(&L->stop_at);
+    uint64_t (*order)[2] = malloc((size_t)(L->nreps + 1) * sizeof *order);
+    cute_interp_report *out = malloc((size_t)(L->nreps + 1) * sizeof *out);
+    if (!order || !out) {
+        free(order), free(out);
+        return CUTE_ERR_OOM;
+    }
+    for (int i = 0; i < L->nreps; i++) order[i][0] = L->rep_block[i], order[i][1] = (uint64_t)i;
+    qsort(order, (size_t)L->nreps, sizeof *order, by_block);
+    for (int i = 0; i < L->nreps && n < limit; i++)
+        if (order[i][0] <= stop) out[n++] = L->reps[order[i][1]];
+    free(order);
+    free(B->reps);
+    B->reps = out;
+    B->nreps = n;
+    if (L->oom) {
+        interp_set_error(B, "launch of %s: out of memory in the interpreter", L->P->name);
+        return CUTE_ERR_OOM;
+    }
+    if (!n) return CUTE_OK;
+    size_t len = 0;
+    for (int i = 0; i < n; i++) len += strlen(out[i].msg) + 1;
+    char *s = malloc(len + 128);
+    if (!s) return CUTE_ERR_OOM;
+    int k = sprintf(s, "kernel %s: %d failed check%s", L->P->name, n, n > 1 ? "s" : "");
+    for (int i = 0; i < n; i++) k += sprintf(s + k, "\n%s", out[i].msg);
+    free(B->err);
+    B->err = s;
+    return CUTE_ERR_CHECK;
+}
+
+static void launch_free(ilaunch *L)
+{
+    free(L->params);
+    free(L->bufs);
+    for (int d = 0; d < 3; d++) free(L->tid[d]);
+    free(L->reps);
+    free(L->rep_block);
+    if (L->out)
+        for (uint64_t b = 0; b < L->nblocks; b++) free(L->out[b]);
+    free(L->out);
+    free(L->outn);
+    pthread_mutex_destroy(&L->lock);
+}
+
+static void run_workers(ilaunch *L, ictx *X, int nw)
+{
+    pthread_t th[256];
+    int started = 0;
+    for (int w = 1; w < nw; w++)
+        if (pthread_create(&th[w], NULL, work, &X[w]) == 0) started = w;
+        else break;
+    work(&X[0]);
+    for (int w = 1; w <= started; w++) pthread_join(th[w], NULL);
+    (void)L;
+}
+
+cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *cfg,
+                          const cute_launch_arg *args, int nargs)
+{
+    ilaunch L;
+    memset(&L, 0, sizeof L);
+    L.B = B;
+    L.P = P;
+    L.budget = B->budget;
+    L.max_reports = B->max_reports;
+    L.disable = B->disable;
+    L.pout = B->printf_out ? B->printf_out : stdout;
+    atomic_init(&L.next, 0);
+    atomic_init(&L.stop_at, UINT64_MAX);
+    pthread_mutex_init(&L.lock, NULL);
+    B->nreps = 0;
+    cute_status s = setup(B, &L, cfg, args, nargs);
+    if (s != CUTE_OK) {
+        if (s == CUTE_ERR_OOM) interp_set_error(B, "launch of %s: out of memory", P->name);
+        launch_free(&L);
+        return s;
+    }
+    if (B->trace_out) {
+        cute_dim3 tb = B->trace_block, tt = B->trace_thread;
+        L.trace = B->trace_out;
+        L.trace_block = tb.x + (uint64_t)L.grid.x * (tb.y + (uint64_t)L.grid.y * tb.z);
+        L.trace_thread = tt.x + L.block.x * (tt.y + L.block.y * tt.z);
+    }
+    int nw = B->threads < 1 ? 1 : B->threads;
+    if ((uint64_t)nw > L.nblocks) nw = (int)L.nblocks;
+    L.workers = nw;
+    if (P->has_printf && nw > 1) {
+        L.out = calloc(L.nblocks, sizeof *L.out);
+        L.outn = malloc(L.nblocks * sizeof *L.outn);
+        if (!L.out || !L.outn) {
+            launch_free(&L);
+            return CUTE_ERR_OOM;
+        }
+        for (uint64_t b = 0; b < L.nblocks; b++) L.outn[b] = SIZE_MAX;
+    }
+    ictx *X = calloc((size_t)nw, sizeof *X);
+    bool ok = X != NULL;
+    for (int w = 0; ok && w < nw; w++) ok = worker_init(&X[w], &L);
+    if (ok) run_workers(&L, X, nw);
+    if (L.out) flush_output(&L, true);
+    fflush(L.pout);
+    for (int w = 0; X && w < nw; w++)
+        if (X[w].L) worker_free(&X[w]);
+    free(X);
+    if (!ok) {
+        interp_set_error(B, "launch of %s: out of memory for %u threads of %u registers", P->name,
+                         L.nthr, P->nslots);
+        launch_free(&L);
+        return CUTE_ERR_OOM;
+    }
+    s = gather(B, &L);
+    launch_free(&L);
+    return s;
+}

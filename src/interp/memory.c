@@ -1,0 +1,294 @@
+/* Memory checks: bounds, alignment, uninitialized shared memory, races.
+ *
+ * Global memory: a pointer is a host address; an access must lie inside one buffer of the
+ * launch (buffers sit between guard gaps, so a small overrun never lands in a neighbour).
+ * Races in global memory are found per barrier interval: each access is logged (buffer,
+ * offset, thread, instruction) and, at the next barrier or the block's end, the writes of
+ * each buffer are sorted and every access is looked up among them.
+ *
+ * Shared memory: a pointer is a byte offset; each byte has a shadow holding the barrier
+ * interval ("epoch") and thread of its last write and of its reads in the current
+ * interval, so an uninitialized read (no write since the block began) and a race (another
+ * thread's write, or a write after another thread's read, in the same interval) are found
+ * at the access itself. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/interp_internal.h"
+
+static const char *how_name(int how) { return how == 0 ? "read" : how == 1 ? "write" : "atomic"; }
+
+/* --- global bounds ------------------------------------------------------------------------ */
+
+static bool inside(const ibuf *b, uint64_t addr, uint32_t bytes)
+{
+    return addr >= b->base && addr - b->base <= b->bytes && bytes <= b->bytes - (addr - b->base);
+}
+
+static const ibuf *find_buf(const ilaunch *L, uint64_t addr, uint32_t bytes)
+{
+    int lo = 0, hi = L->nbufs; /* the last buffer whose base <= addr */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (L->bufs[mid].base <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0 && inside(&L->bufs[lo - 1], addr, bytes)) return &L->bufs[lo - 1];
+    return NULL;
+}
+
+/* how far [addr, addr+bytes) is from b: 0 when it overlaps */
+static uint64_t distance(const ibuf *b, uint64_t addr, uint32_t bytes)
+{
+    if (addr + bytes <= b->base) return b->base - addr;
+    if (addr >= b->base + b->bytes) return addr - (b->base + b->bytes);
+    return 0;
+}
+
+static void bounds_report(ictx *X, const dinst *d, uint32_t t, uint64_t addr, uint32_t bytes,
+                          int how)
+{
+    const ilaunch *L = X->L;
+    const char *what = how_name(how);
+    if (addr < 4096) {
+        interp_report(X, d, t, CUTE_CHECK_GLOBAL_BOUNDS, 0, (int64_t)addr, bytes,
+                      "out-of-bounds global %s of %u bytes at a null pointer (+%" PRIu64 ")",
+                      what, bytes, addr);
+        return;
+    }
+    /* a live buffer that is not an argument of this launch? */
+    uint64_t other = interp_backend_buffer_at(L->B, addr);
+    const ibuf *near = NULL;
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < L->nbufs; i++) {
+        uint64_t dist = distance(&L->bufs[i], addr, bytes);
+        if (dist < best) best = dist, near = &L->bufs[i];
+    }
+    char where[160] = "";
+    if (near) {
+        int64_t off = (int64_t)(addr - near->base);
+        const char *p = near->param ? near->param : "?";
+        if (addr < near->base)
+            snprintf(where, sizeof where, "%" PRIu64 " bytes before the start of buffer %" PRIu64
+                     " (parameter %s, %" PRIu64 " bytes)", near->base - addr, near->id, p,
+                     near->bytes);
+        else
+            snprintf(where, sizeof where, "bytes [%" PRId64 ",%" PRId64 ") of buffer %" PRIu64
+                     " (parameter %s, %" PRIu64 " bytes), %" PRIu64 " past its end", off,
+                     off + (int64_t)bytes, near->id, p, near->bytes,
+                     addr + bytes - (near->base + near->bytes));
+    }
+    if (other)
+        interp_report(X, d, t, CUTE_CHECK_GLOBAL_BOUNDS, other, 0, bytes,
+                      "global %s of %u bytes inside buffer %" PRIu64
+                      ", which is not an argument of this launch (nearest argument: %s)",
+                      what, bytes, other, near ? where : "none");
+    else
+        interp_report(X, d, t, CUTE_CHECK_GLOBAL_BOUNDS, near ? near->id : 0,
+                      near ? (int64_t)(addr - near->base) : 0, bytes,
+                      "out-of-bounds global %s of %u bytes: %s", what, bytes,
+                      near ? where : "the launch has no buffers");
+}
+
+static void log_access(ictx *X, const ibuf *b, const dinst *d, uint32_t t, uint64_t addr,
+                       uint32_t bytes, bool write)
+{
+    glog *g = &X->glogs[b - X->L->bufs];
+    if (g->full) return;
+    gacc **arr = write ? &g->w : &g->r;
+    uint32_t *n = write ? &g->nw : &g->nr, *cap = write ? &g->cw : &g->cr;
+    if (*n == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 1024;
+        gacc *p = nc <= (1u << 24) ? realloc(*arr, nc * sizeof *p) : NULL;
+        if (!p) { /* too many accesses in one barrier interval: stop checking them */
+            g->full = true;
+            return;
+        }
+        *arr = p;
+        *cap = nc;
+    }
+    (*arr)[(*n)++] = (gacc){addr - b->base, X->seq++, (uint32_t)(d - X->P->code), (uint16_t)t,
+                            (uint8_t)bytes, write};
+}
+
+const ibuf *interp_gcheck(ictx *X, const dinst *d, uint32_t t, uint64_t addr, uint32_t bytes,
+                          uint32_t align, int how)
+{
+    const ilaunch *L = X->L;
+    uint32_t idx = (uint32_t)(d - X->P->code);
+    uint16_t c = X->bufcache[idx];
+    const ibuf *b = c < L->nbufs && inside(&L->bufs[c], addr, bytes) ? &L->bufs[c] : NULL;
+    if (!b) {
+        b = find_buf(L, addr, bytes);
+        if (!b) { /* never touch memory outside the buffers, checked or not */
+            if (checking(X, CUTE_CHECK_GLOBAL_BOUNDS)) bounds_report(X, d, t, addr, bytes, how);
+            return NULL;
+        }
+        X->bufcache[idx] = (uint16_t)(b - L->bufs);
+    }
+    if (align > 1 && (addr & (align - 1)) && checking(X, CUTE_CHECK_MISALIGNED))
+        interp_report(X, d, t, CUTE_CHECK_MISALIGNED, b->id, (int64_t)(addr - b->base), bytes,
+                      "misaligned global %s of %u bytes: offset %" PRIu64 " of buffer %" PRIu64
+                      " is not a multiple of %u", how_name(how), bytes, addr - b->base, b->id,
+                      align);
+    if (how != 2 && checking(X, CUTE_CHECK_GLOBAL_RACE)) log_access(X, b, d, t, addr, bytes, how == 1);
+    return b;
+}
+
+/* --- shared memory -------------------------------------------------------------------------- */
+
+static void race_report(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
+                        int how, uint32_t other, bool other_wrote, uint32_t other_inst)
+{
+    cute_dim3 o;
+    char site[160];
+    const dinst *od = &X->P->code[other_inst];
+    interp_site(od, site, sizeof site);
+    if (other == SH_ATOMIC) {
+        interp_report(X, d, t, CUTE_CHECK_SHARED_RACE, 0, (int64_t)off, bytes,
+                      "shared-memory race on bytes [%" PRIu64 ",%" PRIu64 "): a %s here, and "
+                      "atomic updates by other threads at %s, with no barrier between",
+                      off, off + bytes, how_name(how), site);
+        return;
+    }
+    if (other == SH_MANY) {
+        interp_report(X, d, t, CUTE_CHECK_SHARED_RACE, 0, (int64_t)off, bytes,
+                      "shared-memory race on bytes [%" PRIu64 ",%" PRIu64 "): a write here, "
+                      "after other threads read them at %s, with no barrier between",
+                      off, off + bytes, site);
+        return;
+    }
+    interp_thread_dim3(X, other, &o);
+    interp_report(X, d, t, CUTE_CHECK_SHARED_RACE, 0, (int64_t)off, bytes,
+                  "shared-memory race on bytes [%" PRIu64 ",%" PRIu64 "): a %s here, and "
+                  "thread (%u,%u,%u) %s them at %s, with no barrier between",
+                  off, off + bytes, how_name(how), o.x, o.y, o.z,
+                  other_wrote ? "wrote" : "read", site);
+}
+
+bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
+                   uint32_t align, int how)
+{
+    uint64_t size = X->L->smem;
+    if (off > size || bytes > size - off) {
+        if (checking(X, CUTE_CHECK_SHARED_BOUNDS))
+            interp_report(X, d, t, CUTE_CHECK_SHARED_BOUNDS, 0, (int64_t)off, bytes,
+                          "out-of-bounds shared %s of %u bytes at offset %" PRId64
+                          ": the kernel has %" PRIu64 " bytes of shared memory",
+                          how_name(how), bytes, (int64_t)off, size);
+        return false;
+    }
+    if (align > 1 && (off & (align - 1)) && checking(X, CUTE_CHECK_MISALIGNED))
+        interp_report(X, d, t, CUTE_CHECK_MISALIGNED, 0, (int64_t)off, bytes,
+                      "misaligned shared %s of %u bytes: offset %" PRIu64
+                      " is not a multiple of %u", how_name(how), bytes, off, align);
+    bool uninit = how != 1 && checking(X, CUTE_CHECK_UNINIT_SHARED);
+    bool race = checking(X, CUTE_CHECK_SHARED_RACE);
+    uint32_t idx = (uint32_t)(d - X->P->code), ep = X->epoch;
+    uint16_t me = (uint16_t)t;
+    for (uint32_t i = 0; i < bytes; i++) {
+        sshadow *s = &X->shadow[off + i];
+        if (uninit && s->w_epoch < X->block_epoch) {
+            interp_report(X, d, t, CUTE_CHECK_UNINIT_SHARED, 0, (int64_t)(off + i), bytes,
+                          "read of uninitialized shared memory: byte %" PRIu64
+                          " was not written by this block", off + i);
+            uninit = false;
+        }
+        if (race && how != 2) {
+            if (s->w_epoch == ep && s->writer != me) {
+                race_report(X, d, t, off, bytes, how, s->writer, true, s->w_inst);
+                race = false;
+            } else if (how == 1 && s->r_epoch == ep && s->reader != me) {
+                race_report(X, d, t, off, bytes, how, s->reader, false, s->r_inst);
+                race = false;
+            }
+        }
+        if (how == 0) {
+            if (s->r_epoch != ep)
+                s->r_epoch = ep, s->reader = me, s->r_inst = idx;
+            else if (s->reader != me)
+                s->reader = SH_MANY;
+        } else {
+            s->w_epoch = ep;
+            s->writer = how == 2 ? SH_ATOMIC : me;
+            s->w_inst = idx;
+        }
+    }
+    return true;
+}
+
+/* --- global races, at the end of a barrier interval ----------------------------------------- */
+
+static int by_offset(const void *a, const void *b)
+{
+    const gacc *x = a, *y = b;
+    if (x->off != y->off) return x->off < y->off ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void global_race(ictx *X, const ibuf *b, const gacc *x, const gacc *y)
+{
+    if (x->seq > y->seq) {
+        const gacc *s = x;
+        x = y, y = s;
+    }
+    /* y is the later access: the report is its */
+    const dinst *dy = &X->P->code[y->inst], *dx = &X->P->code[x->inst];
+    char site[160];
+    cute_dim3 o;
+    interp_site(dx, site, sizeof site);
+    interp_thread_dim3(X, x->tid, &o);
+    uint64_t lo = x->off > y->off ? x->off : y->off;
+    interp_report(X, dy, y->tid, CUTE_CHECK_GLOBAL_RACE, b->id, (int64_t)y->off, y->bytes,
+                  "global-memory race in buffer %" PRIu64 " (parameter %s) at offset %" PRIu64
+                  ": a %s here, and thread (%u,%u,%u) %s it at %s, with no barrier between",
+                  b->id, b->param ? b->param : "?", lo, y->write ? "write" : "read", o.x, o.y,
+                  o.z, x->write ? "wrote" : "read", site);
+}
+
+static bool overlap(const gacc *x, const gacc *y)
+{
+    return x->off < y->off + y->bytes && y->off < x->off + x->bytes;
+}
+
+static void sweep(ictx *X, const ibuf *b, glog *g)
+{
+    qsort(g->w, g->nw, sizeof *g->w, by_offset);
+    for (uint32_t i = 0; i < g->nw && !X->stop; i++)
+        for (uint32_t j = i + 1; j < g->nw && g->w[j].off < g->w[i].off + g->w[i].bytes; j++)
+            if (g->w[j].tid != g->w[i].tid) {
+                global_race(X, b, &g->w[i], &g->w[j]);
+                break;
+            }
+    for (uint32_t k = 0; k < g->nr && !X->stop; k++) {
+        const gacc *r = &g->r[k];
+        uint64_t from = r->off > 16 ? r->off - 16 : 0;
+        uint32_t lo = 0, hi = g->nw; /* the first write at or after `from` */
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (g->w[mid].off < from)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (uint32_t j = lo; j < g->nw && g->w[j].off < r->off + r->bytes; j++)
+            if (g->w[j].tid != r->tid && overlap(&g->w[j], r)) {
+                global_race(X, b, &g->w[j], r);
+                break;
+            }
+    }
+}
+
+void interp_race_epoch_end(ictx *X)
+{
+    if (!X->glogs) return;
+    for (int i = 0; i < X->L->nbufs; i++) {
+        glog *g = &X->glogs[i];
+        if (g->nw && !X->stop) sweep(X, &X->L->bufs[i], g);
+        g->nr = g->nw = 0;
+        g->full = false;
+    }
+}

@@ -1,0 +1,163 @@
+/* Packing launch arguments (cuda_args.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_args.h"
+
+/* x rounded to nearest even into a float format of ebits exponent and mbits mantissa bits
+ * (f16: 5,10; bf16: 8,7), from the double's bits so there is one rounding, not two. */
+static uint16_t narrow(double x, int ebits, int mbits)
+{
+    uint64_t d;
+    memcpy(&d, &x, sizeof d);
+    uint16_t sign = (uint16_t)((d >> 63) << (ebits + mbits));
+    int exp = (int)((d >> 52) & 0x7ff);
+    uint64_t mant = d & ((1ull << 52) - 1);
+    uint16_t inf = (uint16_t)(((1u << ebits) - 1) << mbits);
+    if (exp == 0x7ff) return sign | inf | (mant ? (uint16_t)(1u << (mbits - 1)) : 0);
+    if (exp == 0) return sign; /* zero, or a double subnormal: far below the target's range */
+    int bias = (1 << (ebits - 1)) - 1;
+    int te = exp - 1023 + bias; /* the target's biased exponent */
+    if (te >= (1 << ebits) - 1) return sign | inf;
+    uint64_t bits, rem, half;
+    if (te > 0) { /* normal: exponent and mantissa together, so a carry moves up */
+        int shift = 52 - mbits;
+        bits = (uint64_t)te << mbits | mant >> shift;
+        rem = mant & ((1ull << shift) - 1);
+        half = 1ull << (shift - 1);
+    } else { /* subnormal: the implicit bit shifts into the mantissa */
+        int shift = 52 - mbits + 1 - te;
+        if (shift > 54) return sign; /* below half the smallest subnormal */
+        uint64_t m = 1ull << 52 | mant;
+        bits = m >> shift;
+        rem = m & ((1ull << shift) - 1);
+        half = 1ull << (shift - 1);
+    }
+    if (rem > half || (rem == half && (bits & 1))) bits++; /* may round up to inf: right */
+    return sign | (uint16_t)bits;
+}
+
+uint16_t cuda_f16_bits(double x)
+{
+    return narrow(x, 5, 10);
+}
+uint16_t cuda_bf16_bits(double x)
+{
+    return narrow(x, 8, 7);
+}
+
+static bool int_fits(cute_dtype d, int64_t v)
+{
+    switch (d) {
+    case CUTE_I1:
+        return v == 0 || v == 1;
+    case CUTE_I8:
+        return v >= INT8_MIN && v <= INT8_MAX;
+    case CUTE_I16:
+        return v >= INT16_MIN && v <= INT16_MAX;
+    case CUTE_I32:
+        return v >= INT32_MIN && v <= INT32_MAX;
+    case CUTE_U8:
+        return v >= 0 && v <= UINT8_MAX;
+    case CUTE_U16:
+        return v >= 0 && v <= UINT16_MAX;
+    case CUTE_U32:
+        return v >= 0 && v <= (int64_t)UINT32_MAX;
+    default:
+        return true; /* i64, and u64 whose top half arrives as negative int64 */
+    }
+}
+
+/* "argument i (type): why"; the type is formatted only here, off the hot path */
+static bool refuse(char *err, size_t n, int i, cute_type t, const char *why)
+{
+    char ts[48];
+    cute_type_str(t, ts, sizeof ts);
+    snprintf(err, n, "argument %d (%s): %s", i, ts, why);
+    return false;
+}
+
+/* one argument into *slot; false with err */
+static bool pack_one(int i, cute_type t, const cute_launch_arg *a, uint64_t *slot, char *err,
+                     size_t n)
+{
+    char why[160];
+    *slot = 0;
+    if (t.lanes != 1) return refuse(err, n, i, t, "a vector parameter cannot be passed");
+    cute_dtype d = (cute_dtype)t.dtype;
+    if (d == CUTE_PTR) {
+        if (t.space != CUTE_GMEM)
+            return refuse(err, n, i, t, "a shared-memory pointer cannot be passed");
+        if (!a->buf) return refuse(err, n, i, t, "no buffer");
+        if (a->offset > a->buf->bytes) {
+            snprintf(why, sizeof why, "offset %zu past the end of buffer %llu (%zu bytes)",
+                     a->offset, (unsigned long long)a->buf->id, a->buf->bytes);
+            return refuse(err, n, i, t, why);
+        }
+        *slot = (uint64_t)(uintptr_t)a->buf->ptr + a->offset;
+        return true;
+    }
+    if (cute_dtype_is_float(d)) {
+        if (d == CUTE_F64) memcpy(slot, &a->v.f, sizeof(double));
+        if (d == CUTE_F32) {
+            float f = (float)a->v.f;
+            memcpy(slot, &f, sizeof f);
+        }
+        if (d == CUTE_F16 || d == CUTE_BF16) {
+            uint16_t h = d == CUTE_F16 ? cuda_f16_bits(a->v.f) : cuda_bf16_bits(a->v.f);
+            memcpy(slot, &h, sizeof h);
+        }
+        return true;
+    }
+    if (d == CUTE_I1 || cute_dtype_is_int(d)) {
+        if (!int_fits(d, a->v.i)) {
+            snprintf(why, sizeof why, "%lld does not fit", (long long)a->v.i);
+            return refuse(err, n, i, t, why);
+        }
+        /* the value in the parameter's width, host order (bool is one byte) */
+        uint64_t u = (uint64_t)a->v.i;
+        switch (d == CUTE_I1 ? 1 : cute_dtype_bytes(d)) {
+        case 1: {
+            uint8_t v = (uint8_t)u;
+            memcpy(slot, &v, 1);
+            break;
+        }
+        case 2: {
+            uint16_t v = (uint16_t)u;
+            memcpy(slot, &v, 2);
+            break;
+        }
+        case 4: {
+            uint32_t v = (uint32_t)u;
+            memcpy(slot, &v, 4);
+            break;
+        }
+        default:
+            memcpy(slot, &u, 8);
+            break;
+        }
+        return true;
+    }
+    return refuse(err, n, i, t, "cannot be a kernel parameter");
+}
+
+cute_status cuda_pack_args(const cute_type *params, int nparams, const cute_launch_arg *args,
+                           int nargs, uint64_t *slots, void **ptrs, char *err, size_t n)
+{
+    if (nargs != nparams) {
+        snprintf(err, n, "the kernel takes %d arguments, the launch gave %d", nparams, nargs);
+        return CUTE_ERR_INVALID;
+    }
+    for (int i = 0; i < nargs; i++) {
+        if (!cute_type_eq(args[i].type, params[i])) {
+            char want[48], got[48];
+            cute_type_str(params[i], want, sizeof want);
+            cute_type_str(args[i].type, got, sizeof got);
+            snprintf(err, n, "argument %d: the kernel takes %s, the launch gave %s", i, want, got);
+            return CUTE_ERR_INVALID;
+        }
+        if (!pack_one(i, params[i], &args[i], &slots[i], err, n)) return CUTE_ERR_INVALID;
+        ptrs[i] = &slots[i];
+    }
+    return CUTE_OK;
+}

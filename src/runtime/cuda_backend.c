@@ -1,0 +1,574 @@
+/* The CUDA backend (cutec/backend.h) on the driver (cuda_driver.c):
+ *
+ *   compile = emit CUDA C -> key -> loaded module? -> cache entry? -> NVRTC -> cache put
+ *             -> cuModuleLoadData -> one function per kernel
+ *   launch  = check and pack the arguments (cuda_args.c), opt in to > 48 KB of dynamic
+ *             shared memory once per kernel, cuLaunchKernel
+ *
+ * Modules are shared: compiling the same source again (same key) returns the loaded module
+ * with one more reference, so a process loads each kernel once. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_args.h"
+#include "cuda_keep.h"
+#include "cutec/runtime.h"
+
+typedef struct cuda_kernel {
+    char *name;
+    void *func;
+    cute_type *params;
+    int nparams;
+    int static_smem;   /* bytes of __shared__ the compiled kernel declares */
+    int smem_opted_in; /* the dynamic shared memory allowed so far (0: the default 48 KB) */
+} cuda_kernel;
+
+struct cute_module {
+    void *mod;
+    cute_cache_key key;
+    int refs;
+    int n;
+    cuda_kernel *k;
+    struct cute_module *next;
+};
+
+typedef struct cuda_backend {
+    cute_cuda *cu;
+    cute_nvrtc *nv;
+    cute_cache *cache;
+    bool own_cu, own_nv, own_cache;
+    cute_cuda_emit_fn emit;
+    void *emit_user;
+    char arch[32];
+    char **extra;
+    int nextra;
+    pthread_mutex_t lock; /* the module list, the log, the message, buffer ids */
+    cute_module *modules;
+    uint64_t next_buffer_id;
+    char *log; /* the last compile's log (NVRTC's, or our words) */
+    char err[2048];
+} cuda_backend;
+
+__attribute__((format(printf, 2, 3))) static void say(cuda_backend *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->err, sizeof b->err, fmt, ap);
+    va_end(ap);
+}
+
+/* the driver's words for the last failure become ours */
+static cute_status driver_failed(cuda_backend *b, cute_status s)
+{
+    if (s != CUTE_OK) say(b, "%s", cute_cuda_error(b->cu));
+    return s;
+}
+
+static void set_log(cuda_backend *b, const char *text)
+{
+    free(b->log);
+    b->log = strdup(text ? text : "");
+}
+
+/* --- memory ------------------------------------------------------------------------- */
+
+static cute_status cb_alloc(void *self, size_t bytes, cute_buffer *out)
+{
+    cuda_backend *b = self;
+    cute_devptr p = 0;
+    memset(out, 0, sizeof *out);
+    if (bytes) {
+        cute_status s = cute_cuda_alloc(b->cu, bytes, &p);
+        if (s != CUTE_OK) return driver_failed(b, s);
+    }
+    pthread_mutex_lock(&b->lock);
+    out->id = ++b->next_buffer_id;
+    pthread_mutex_unlock(&b->lock);
+    out->ptr = (void *)(uintptr_t)p;
+    out->bytes = bytes;
+    out->backend = 0; /* the runtime that owns several backends sets its index */
+    return CUTE_OK;
+}
+
+static void cb_free(void *self, cute_buffer *buf)
+{
+    cuda_backend *b = self;
+    if (buf->ptr) cute_cuda_free(b->cu, (cute_devptr)(uintptr_t)buf->ptr);
+    buf->ptr = NULL;
+    buf->bytes = 0;
+}
+
+static bool in_range(cuda_backend *b, const cute_buffer *buf, size_t offset, size_t n)
+{
+    if (offset <= buf->bytes && n <= buf->bytes - offset) return true;
+    say(b, "bytes [%zu, %zu + %zu) are outside buffer %llu (%zu bytes)", offset, offset, n,
+        (unsigned long long)buf->id, buf->bytes);
+    return false;
+}
+
+static cute_status cb_upload(void *self, cute_buffer *dst, size_t offset, const void *src, size_t n)
+{
+    cuda_backend *b = self;
+    if (!in_range(b, dst, offset, n)) return CUTE_ERR_INVALID;
+    if (!n) return CUTE_OK;
+    cute_devptr p = (cute_devptr)(uintptr_t)dst->ptr + offset;
+    return driver_failed(b, cute_cuda_copy_htod(b->cu, p, src, n));
+}
+
+static cute_status cb_download(void *self, void *dst, const cute_buffer *src, size_t offset,
+                               size_t n)
+{
+    cuda_backend *b = self;
+    if (!in_range(b, src, offset, n)) return CUTE_ERR_INVALID;
+    if (!n) return CUTE_OK;
+    cute_devptr p = (cute_devptr)(uintptr_t)src->ptr + offset;
+    return driver_failed(b, cute_cuda_copy_dtoh(b->cu, dst, p, n));
+}
+
+static cute_status cb_sync(void *self, void *stream)
+{
+    cuda_backend *b = self;
+    return driver_failed(b, cute_cuda_stream_sync(b->cu, stream));
+}
+
+static const char *cb_error(void *self)
+{
+    return ((cuda_backend *)self)->err;
+}
+
+static bool cb_supports_op(void *self, const cute_ir_inst *inst)
+{
+    (void)self, (void)inst;
+    return true; /* CUDA C can say anything the IR can, raw PTX included */
+}
+
+/* --- modules ------------------------------------------------------------------------ */
+
+static void module_destroy(cuda_backend *b, cute_module *m)
+{
+    if (m->mod) cute_cuda_module_unload(b->cu, m->mod);
+    for (int i = 0; i < m->n; i++) {
+        free(m->k[i].name);
+        free(m->k[i].params);
+    }
+    free(m->k);
+    free(m);
+}
+
+static void cb_module_free(void *self, cute_module *m)
+{
+    cuda_backend *b = self;
+    if (!m) return;
+    pthread_mutex_lock(&b->lock);
+    bool last = --m->refs == 0;
+    if (last)
+        for (cute_module **p = &b->modules; *p; p = &(*p)->next)
+            if (*p == m) {
+                *p = m->next;
+                break;
+            }
+    pthread_mutex_unlock(&b->lock);
+    if (last) module_destroy(b, m);
+}
+
+/* a loaded module with key k, with one more reference; NULL if none */
+static cute_module *module_find(cuda_backend *b, const cute_cache_key *k)
+{
+    cute_module *found = NULL;
+    pthread_mutex_lock(&b->lock);
+    for (cute_module *m = b->modules; m && !found; m = m->next)
+        if (memcmp(m->key.b, k->b, sizeof k->b) == 0) found = m;
+    if (found) found->refs++;
+    pthread_mutex_unlock(&b->lock);
+    return found;
+}
+
+/* each kernel's function, parameter types and static shared memory */
+static cute_status module_bind(cuda_backend *b, cute_module *m, cute_ir_func *const *kernels)
+{
+    for (int i = 0; i < m->n; i++) {
+        const cute_ir_func *f = kernels[i];
+        cuda_kernel *k = &m->k[i];
+        if (!(k->name = strdup(f->name)) ||
+            !(k->params = calloc(f->nparams ? f->nparams : 1, sizeof *k->params))) {
+            say(b, "out of memory");
+            return CUTE_ERR_OOM;
+        }
+        k->nparams = (int)f->nparams;
+        for (uint32_t p = 0; p < f->nparams; p++) k->params[p] = cute_ir_type(f, f->params[p]);
+        cute_status s = cute_cuda_module_function(b->cu, m->mod, k->name, &k->func);
+        if (s == CUTE_OK) s = cute_cuda_func_usage(b->cu, k->func, NULL, &k->static_smem);
+        if (s != CUTE_OK) return driver_failed(b, s);
+    }
+    return CUTE_OK;
+}
+
+/* --- the cache payload: u64 cubin length, cubin, u64 PTX length, PTX ------------------ */
+
+typedef struct image {
+    void *cubin;
+    size_t cubin_len;
+    char *ptx; /* NULL when not kept */
+    size_t ptx_len;
+} image;
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> 8 * i);
+}
+static uint64_t get64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << 8 * i;
+    return v;
+}
+
+static uint8_t *payload_pack(const image *im, size_t *len)
+{
+    *len = 16 + im->cubin_len + im->ptx_len;
+    uint8_t *p = malloc(*len);
+    if (!p) return NULL;
+    put64(p, im->cubin_len);
+    memcpy(p + 8, im->cubin, im->cubin_len);
+    put64(p + 8 + im->cubin_len, im->ptx_len);
+    if (im->ptx_len) memcpy(p + 16 + im->cubin_len, im->ptx, im->ptx_len);
+    return p;
+}
+
+/* im points into p; false when the lengths disagree (the checksum passed, so this is an
+ * entry some other layout wrote) */
+static bool payload_unpack(uint8_t *p, size_t len, image *im)
+{
+    memset(im, 0, sizeof *im);
+    if (len < 16) return false;
+    uint64_t c = get64(p);
+    if (c == 0 || c > len - 16) return false;
+    uint64_t x = get64(p + 8 + c);
+    if (x != len - 16 - c) return false;
+    im->cubin = p + 8, im->cubin_len = c;
+    if (x) im->ptx = (char *)p + 16 + c, im->ptx_len = x;
+    return im->ptx == NULL || im->ptx[x - 1] == '\0';
+}
+
+/* --- compile ------------------------------------------------------------------------ */
+
+/* everything but the source that changes NVRTC's output, in one string for the key */
+static char *options_text(cuda_backend *b, bool lineinfo)
+{
+    size_t n = 64;
+    for (int i = 0; i < b->nextra; i++) n += strlen(b->extra[i]) + 1;
+    char *s = malloc(n);
+    if (!s) return NULL;
+    size_t at = (size_t)snprintf(s, n, "lineinfo=%d", lineinfo);
+    for (int i = 0; i < b->nextra; i++) at += (size_t)snprintf(s + at, n - at, "\n%s", b->extra[i]);
+    return s;
+}
+
+static cute_status open_nvrtc(cuda_backend *b)
+{
+    if (b->nv) return CUTE_OK;
+    char err[512];
+    cute_status s = cute_nvrtc_open(&b->nv, NULL, err, sizeof err);
+    if (s != CUTE_OK) {
+        say(b, "%s", err);
+        return s;
+    }
+    b->own_nv = true;
+    return CUTE_OK;
+}
+
+/* NVRTC: source -> image (malloc'd cubin, and PTX when keep asks) */
+static cute_status nvrtc_build(cuda_backend *b, const char *source, bool lineinfo, bool want_ptx,
+                               image *im)
+{
+    cute_nvrtc_opts o = {.arch = b->arch,
+                         .lineinfo = lineinfo,
+                         .extra = (const char *const *)b->extra,
+                         .nextra = b->nextra};
+    cute_nvrtc_output out;
+    cute_status s = cute_nvrtc_compile(b->nv, source, &o, &out);
+    set_log(b, out.log);
+    if (s == CUTE_OK && !out.cubin) {
+        say(b, "NVRTC gave no cubin for %s", b->arch);
+        s = CUTE_ERR_COMPILE;
+    } else if (s != CUTE_OK) {
+        say(b, "NVRTC failed for %s (status %d)%s%s", b->arch, (int)s,
+            out.log && *out.log ? ": " : "", out.log ? out.log : "");
+    }
+    if (s == CUTE_OK) {
+        im->cubin = out.cubin, im->cubin_len = out.cubin_size;
+        out.cubin = NULL;
+        if (want_ptx) im->ptx = out.ptx, im->ptx_len = out.ptx_size, out.ptx = NULL;
+    }
+    cute_nvrtc_output_free(&out);
+    return s;
+}
+
+typedef struct compile_job {
+    const char *source;
+    cute_cache_key key;
+    bool lineinfo;
+    unsigned keep;
+} compile_job;
+
+/* the image for job: from the cache, or built and stored.  *payload owns the bytes. */
+static cute_status get_image(cuda_backend *b, const compile_job *j, bool use_cache,
+                             uint8_t **payload, image *im, bool *from_cache)
+{
+    size_t len = 0;
+    void *bytes = NULL;
+    bool want_ptx = (j->keep & CUTE_KEEP_PTX) != 0;
+    *from_cache = false;
+    if (use_cache && cute_cache_get(b->cache, &j->key, &bytes, &len)) {
+        if (payload_unpack(bytes, len, im) && (!want_ptx || im->ptx)) {
+            *payload = bytes;
+            *from_cache = true;
+            return CUTE_OK;
+        }
+        free(bytes); /* not ours, or without the PTX CUTEC_KEEP wants: build again */
+    }
+    image built = {0};
+    cute_status s = nvrtc_build(b, j->source, j->lineinfo, want_ptx, &built);
+    if (s != CUTE_OK) return s;
+    *payload = payload_pack(&built, &len);
+    free(built.cubin);
+    free(built.ptx);
+    if (!*payload) {
+        say(b, "out of memory");
+        return CUTE_ERR_OOM;
+    }
+    payload_unpack(*payload, len, im);
+    cute_cache_put(b->cache, &j->key, *payload, len);
+    return CUTE_OK;
+}
+
+/* image -> a loaded module for kernels; retries from source once if a cached image is
+ * refused (it passed its checksum, so this is a driver that changed under the cache) */
+static cute_status load(cuda_backend *b, const compile_job *j, cute_ir_func *const *kernels, int n,
+                        cute_module **out)
+{
+    cute_module *m = calloc(1, sizeof *m);
+    if (!m || !(m->k = calloc((size_t)n, sizeof *m->k))) {
+        free(m);
+        say(b, "out of memory");
+        return CUTE_ERR_OOM;
+    }
+    m->key = j->key, m->refs = 1, m->n = n;
+    cute_status s;
+    bool use_cache = cute_cache_enabled(b->cache), retry;
+    do {
+        uint8_t *payload = NULL;
+        image im;
+        bool cached = false;
+        s = get_image(b, j, use_cache, &payload, &im, &cached);
+        if (s == CUTE_OK) s = driver_failed(b, cute_cuda_module_load(b->cu, im.cubin, &m->mod));
+        if (s == CUTE_OK && j->keep)
+            cuda_keep_artifacts(b->cache, &j->key, j->keep, j->source, im.ptx, im.cubin,
+                                im.cubin_len);
+        free(payload);
+        /* a cached image the driver refuses: drop it and build from source, once */
+        retry = s != CUTE_OK && cached;
+        if (retry) cute_cache_remove(b->cache, &j->key), use_cache = false;
+    } while (retry);
+    if (s == CUTE_OK) s = module_bind(b, m, kernels);
+    if (s != CUTE_OK) {
+        module_destroy(b, m);
+        return s;
+    }
+    *out = m;
+    return CUTE_OK;
+}
+
+static cute_status cb_compile(void *self, cute_ir_func *const *kernels, int n, cute_module **out,
+                              const char **log)
+{
+    cuda_backend *b = self;
+    *out = NULL;
+    *log = "";
+    if (n <= 0 || !kernels) {
+        say(b, "compile: no kernels");
+        return *log = b->err, CUTE_ERR_INVALID;
+    }
+    if (!b->emit) {
+        say(b, "compile: no code generator (cute_cuda_backend_opts.emit)");
+        return *log = b->err, CUTE_ERR_UNSUPPORTED;
+    }
+    set_log(b, ""); /* a cache hit has nothing to say */
+    cute_status s = open_nvrtc(b);
+    if (s != CUTE_OK) return *log = b->err, s;
+    char *source = NULL, *opts = NULL;
+    compile_job j = {NULL, {{0}}, cute_cache_lineinfo(b->cache), cute_cache_keep(b->cache)};
+    s = b->emit(b->emit_user, kernels, n, b->arch, j.lineinfo, &source, b->err, sizeof b->err);
+    if (s != CUTE_OK) return *log = b->err, s;
+    j.source = source;
+    char compiler[64];
+    int major = 0, minor = 0;
+    cute_nvrtc_version(b->nv, &major, &minor);
+    snprintf(compiler, sizeof compiler, "nvrtc %d.%d", major, minor);
+    if (!(opts = options_text(b, j.lineinfo))) {
+        free(source);
+        return CUTE_ERR_OOM;
+    }
+    cute_cache_key_compute(
+        &(cute_cache_key_input){
+            .source = source, .arch = b->arch, .compiler = compiler, .options = opts},
+        &j.key);
+    free(opts);
+
+    bool shared = cute_cache_enabled(b->cache);
+    if (shared && (*out = module_find(b, &j.key))) {
+        free(source);
+        *log = b->log ? b->log : "";
+        return CUTE_OK;
+    }
+    s = load(b, &j, kernels, n, out);
+    free(source);
+    if (s == CUTE_OK && shared) {
+        pthread_mutex_lock(&b->lock);
+        (*out)->next = b->modules;
+        b->modules = *out;
+        pthread_mutex_unlock(&b->lock);
+    }
+    *log =
+        s == CUTE_OK ? (b->log ? b->log : "") : (s == CUTE_ERR_COMPILE && b->log ? b->log : b->err);
+    return s;
+}
+
+/* --- launch ------------------------------------------------------------------------- */
+
+/* allow k the dynamic shared memory it asks for, once; the driver refuses > 48 KB without */
+static cute_status smem_opt_in(cuda_backend *b, cuda_kernel *k, uint32_t bytes)
+{
+    const cute_device_info *d = cute_cuda_device(b->cu);
+    if ((int64_t)bytes + k->static_smem <= d->smem_per_block || (int64_t)bytes <= k->smem_opted_in)
+        return CUTE_OK;
+    if ((uint64_t)bytes + (uint64_t)k->static_smem > (uint64_t)d->smem_per_block_optin) {
+        say(b,
+            "kernel %s asks for %u bytes of dynamic shared memory (+ %d static); %s allows "
+            "%d per block",
+            k->name, bytes, k->static_smem, d->name, d->smem_per_block_optin);
+        return CUTE_ERR_INVALID;
+    }
+    cute_status s = cute_cuda_func_max_dynamic_smem(b->cu, k->func, (int)bytes);
+    if (s != CUTE_OK) return driver_failed(b, s);
+    k->smem_opted_in = (int)bytes;
+    return CUTE_OK;
+}
+
+static cute_status cb_launch(void *self, cute_module *m, int kernel, const cute_launch *cfg,
+                             const cute_launch_arg *args, int nargs)
+{
+    cuda_backend *b = self;
+    if (!m || kernel < 0 || kernel >= m->n) {
+        say(b, "launch: no kernel %d in this module", kernel);
+        return CUTE_ERR_INVALID;
+    }
+    cuda_kernel *k = &m->k[kernel];
+    enum { INLINE = 32 };
+    uint64_t slots_inline[INLINE];
+    void *ptrs_inline[INLINE];
+    uint64_t *slots = slots_inline;
+    void **ptrs = ptrs_inline;
+    if (nargs > INLINE) {
+        slots = malloc((size_t)nargs * sizeof *slots);
+        ptrs = malloc((size_t)nargs * sizeof *ptrs);
+    }
+    cute_status s = CUTE_ERR_OOM;
+    if (slots && ptrs) {
+        char why[512];
+        s = cuda_pack_args(k->params, k->nparams, args, nargs, slots, ptrs, why, sizeof why);
+        if (s != CUTE_OK) say(b, "launch of %s: %s", k->name, why);
+    }
+    if (s == CUTE_OK) s = smem_opt_in(b, k, cfg->smem_bytes);
+    if (s == CUTE_OK)
+        s = driver_failed(b, cute_cuda_launch(b->cu, k->func, cfg->grid, cfg->block,
+                                              cfg->smem_bytes, cfg->stream, ptrs));
+    if (slots != slots_inline) free(slots);
+    if (ptrs != ptrs_inline) free(ptrs);
+    return s;
+}
+
+/* --- life ----------------------------------------------------------------------------- */
+
+static void cb_destroy(void *self)
+{
+    cuda_backend *b = self;
+    if (!b) return;
+    while (b->modules) {
+        cute_module *m = b->modules;
+        b->modules = m->next;
+        module_destroy(b, m);
+    }
+    if (b->own_nv) cute_nvrtc_close(b->nv);
+    if (b->own_cache) cute_cache_close(b->cache);
+    if (b->own_cu) cute_cuda_close(b->cu);
+    for (int i = 0; i < b->nextra; i++) free(b->extra[i]);
+    free(b->extra);
+    free(b->log);
+    pthread_mutex_destroy(&b->lock);
+    free(b);
+}
+
+static const cute_backend_vtable cuda_vtable = {
+    .version = CUTE_BACKEND_VERSION,
+    .name = "cuda",
+    .supports_op = cb_supports_op,
+    .compile = cb_compile,
+    .module_free = cb_module_free,
+    .launch = cb_launch,
+    .alloc = cb_alloc,
+    .free = cb_free,
+    .upload = cb_upload,
+    .download = cb_download,
+    .sync = cb_sync,
+    .error = cb_error,
+    .destroy = cb_destroy,
+};
+
+static cute_status copy_options(cuda_backend *b, const cute_cuda_backend_opts *o)
+{
+    if (o->nextra_options <= 0) return CUTE_OK;
+    if (!(b->extra = calloc((size_t)o->nextra_options, sizeof *b->extra))) return CUTE_ERR_OOM;
+    for (int i = 0; i < o->nextra_options; i++, b->nextra++)
+        if (!(b->extra[i] = strdup(o->extra_options[i]))) return CUTE_ERR_OOM;
+    return CUTE_OK;
+}
+
+cute_status cute_cuda_backend_new(const cute_cuda_backend_opts *o, cute_backend *out, char *err,
+                                  size_t n)
+{
+    cute_cuda_backend_opts def = {0};
+    if (!o) o = &def;
+    out->vt = NULL, out->self = NULL;
+    cuda_backend *b = calloc(1, sizeof *b);
+    if (!b) return snprintf(err, n, "out of memory"), CUTE_ERR_OOM;
+    pthread_mutex_init(&b->lock, NULL);
+    b->cu = o->cuda, b->nv = o->nvrtc, b->cache = o->cache;
+    b->emit = o->emit, b->emit_user = o->emit_user;
+    cute_status s = CUTE_OK;
+    if (!b->cu) {
+        s = cute_cuda_open(NULL, &b->cu, err, n);
+        b->own_cu = s == CUTE_OK;
+    }
+    if (s == CUTE_OK && !b->cache) {
+        b->own_cache = (b->cache = cute_cache_open(NULL)) != NULL;
+        if (!b->cache) s = CUTE_ERR_OOM, snprintf(err, n, "out of memory");
+    }
+    if (s == CUTE_OK && (s = copy_options(b, o)) != CUTE_OK) snprintf(err, n, "out of memory");
+    if (s != CUTE_OK) {
+        cb_destroy(b);
+        return s;
+    }
+    snprintf(b->arch, sizeof b->arch, "%s", o->arch ? o->arch : cute_cuda_device(b->cu)->arch);
+    out->vt = &cuda_vtable;
+    out->self = b;
+    return CUTE_OK;
+}
+
+cute_cuda *cute_cuda_backend_driver(const cute_backend *b)
+{
+    return b && b->vt == &cuda_vtable ? ((cuda_backend *)b->self)->cu : NULL;
+}

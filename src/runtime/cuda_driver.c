@@ -1,0 +1,536 @@
+/* The CUDA driver through dlopen: the entry points and enums we use are declared here (no
+ * CUDA header), resolved by name from libcuda.so.1, and wrapped so that every failure is a
+ * cute_status plus the driver's own words. */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutec/runtime.h"
+
+/* --- from cuda.h: the types, and the enum values we pass ----------------------------- */
+typedef int CUresult; /* 0 is CUDA_SUCCESS */
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+
+enum {
+    CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_OUT_OF_MEMORY = 2,
+    CUDA_ERROR_NOT_INITIALIZED = 3,
+    CUDA_ERROR_STUB_LIBRARY = 34,
+    CUDA_ERROR_INSUFFICIENT_DRIVER = 35,
+    CUDA_ERROR_NO_DEVICE = 100,
+    CUDA_ERROR_INVALID_DEVICE = 101,
+    CUDA_ERROR_INVALID_HANDLE = 400,
+};
+
+enum { /* CUdevice_attribute */
+       ATTR_MAX_THREADS_PER_BLOCK = 1,
+       ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 8,
+       ATTR_WARP_SIZE = 10,
+       ATTR_MAX_REGISTERS_PER_BLOCK = 12,
+       ATTR_CLOCK_RATE = 13,
+       ATTR_MULTIPROCESSOR_COUNT = 16,
+       ATTR_MEMORY_CLOCK_RATE = 36,
+       ATTR_GLOBAL_MEMORY_BUS_WIDTH = 37,
+       ATTR_L2_CACHE_SIZE = 38,
+       ATTR_MAX_THREADS_PER_MULTIPROCESSOR = 39,
+       ATTR_COMPUTE_CAPABILITY_MAJOR = 75,
+       ATTR_COMPUTE_CAPABILITY_MINOR = 76,
+       ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR = 81,
+       ATTR_MAX_REGISTERS_PER_MULTIPROCESSOR = 82,
+       ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+};
+
+enum { /* CUfunction_attribute */
+       FUNC_ATTR_SHARED_SIZE_BYTES = 1,
+       FUNC_ATTR_NUM_REGS = 4,
+       FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+};
+
+enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
+
+struct cute_cuda {
+    void *lib;
+    bool initialized; /* cuInit succeeded: libcuda stays loaded (see cute_cuda_close) */
+    CUdevice dev;
+    CUcontext ctx;
+    int ndevices;
+    cute_device_info info;
+    char err[512];
+
+    CUresult (*Init)(unsigned);
+    CUresult (*DriverGetVersion)(int *);
+    CUresult (*DeviceGetCount)(int *);
+    CUresult (*DeviceGet)(CUdevice *, int);
+    CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
+    CUresult (*DeviceGetName)(char *, int, CUdevice);
+    CUresult (*DeviceTotalMem)(size_t *, CUdevice);
+    CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+    CUresult (*DevicePrimaryCtxRelease)(CUdevice);
+    CUresult (*CtxSetCurrent)(CUcontext);
+    CUresult (*CtxGetCurrent)(CUcontext *);
+    CUresult (*CtxSynchronize)(void);
+    CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+    CUresult (*MemFree)(CUdeviceptr);
+    CUresult (*MemGetInfo)(size_t *, size_t *);
+    CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
+    CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
+    CUresult (*MemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+    CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+    CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+    CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+    CUresult (*MemsetD8)(CUdeviceptr, unsigned char, size_t);
+    CUresult (*ModuleLoadData)(CUmodule *, const void *);
+    CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+    CUresult (*ModuleUnload)(CUmodule);
+    CUresult (*FuncSetAttribute)(CUfunction, int, int);
+    CUresult (*FuncGetAttribute)(int *, int, CUfunction);
+    CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, CUstream, void **, void **);
+    CUresult (*StreamCreate)(CUstream *, unsigned);
+    CUresult (*StreamDestroy)(CUstream);
+    CUresult (*StreamSynchronize)(CUstream);
+    CUresult (*EventCreate)(CUevent *, unsigned);
+    CUresult (*EventRecord)(CUevent, CUstream);
+    CUresult (*EventSynchronize)(CUevent);
+    CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
+    CUresult (*EventDestroy)(CUevent);
+    CUresult (*GetErrorString)(CUresult, const char **);
+    CUresult (*GetErrorName)(CUresult, const char **);
+};
+
+/* Each entry point by its exported name; the _v2 names are the 64-bit-size ABI that cuda.h
+ * maps the plain names to.  `alt` is tried when `name` is absent. */
+#define SYM(f, name, alt)                                                                          \
+    {                                                                                              \
+        name, alt, offsetof(struct cute_cuda, f)                                                   \
+    }
+static const struct {
+    const char *name, *alt;
+    size_t at;
+} syms[] = {
+    SYM(Init, "cuInit", NULL),
+    SYM(DriverGetVersion, "cuDriverGetVersion", NULL),
+    SYM(DeviceGetCount, "cuDeviceGetCount", NULL),
+    SYM(DeviceGet, "cuDeviceGet", NULL),
+    SYM(DeviceGetAttribute, "cuDeviceGetAttribute", NULL),
+    SYM(DeviceGetName, "cuDeviceGetName", NULL),
+    SYM(DeviceTotalMem, "cuDeviceTotalMem_v2", NULL),
+    SYM(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL),
+    SYM(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"),
+    SYM(CtxSetCurrent, "cuCtxSetCurrent", NULL),
+    SYM(CtxGetCurrent, "cuCtxGetCurrent", NULL),
+    SYM(CtxSynchronize, "cuCtxSynchronize", NULL),
+    SYM(MemAlloc, "cuMemAlloc_v2", NULL),
+    SYM(MemFree, "cuMemFree_v2", NULL),
+    SYM(MemGetInfo, "cuMemGetInfo_v2", NULL),
+    SYM(MemcpyHtoD, "cuMemcpyHtoD_v2", NULL),
+    SYM(MemcpyDtoH, "cuMemcpyDtoH_v2", NULL),
+    SYM(MemcpyDtoD, "cuMemcpyDtoD_v2", NULL),
+    SYM(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", NULL),
+    SYM(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", NULL),
+    SYM(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", NULL),
+    SYM(MemsetD8, "cuMemsetD8_v2", NULL),
+    SYM(ModuleLoadData, "cuModuleLoadData", NULL),
+    SYM(ModuleGetFunction, "cuModuleGetFunction", NULL),
+    SYM(ModuleUnload, "cuModuleUnload", NULL),
+    SYM(FuncSetAttribute, "cuFuncSetAttribute", NULL),
+    SYM(FuncGetAttribute, "cuFuncGetAttribute", NULL),
+    SYM(LaunchKernel, "cuLaunchKernel", NULL),
+    SYM(StreamCreate, "cuStreamCreate", NULL),
+    SYM(StreamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy"),
+    SYM(StreamSynchronize, "cuStreamSynchronize", NULL),
+    SYM(EventCreate, "cuEventCreate", NULL),
+    SYM(EventRecord, "cuEventRecord", NULL),
+    SYM(EventSynchronize, "cuEventSynchronize", NULL),
+    SYM(EventElapsedTime, "cuEventElapsedTime", "cuEventElapsedTime_v2"),
+    SYM(EventDestroy, "cuEventDestroy_v2", "cuEventDestroy"),
+    SYM(GetErrorString, "cuGetErrorString", NULL),
+    SYM(GetErrorName, "cuGetErrorName", NULL),
+};
+#undef SYM
+
+static void say(char *err, size_t n, const char *fmt, ...)
+{
+    if (!err || !n) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+}
+
+static cute_status status_of(CUresult r)
+{
+    switch (r) {
+    case 0:
+        return CUTE_OK;
+    case CUDA_ERROR_OUT_OF_MEMORY:
+        return CUTE_ERR_OOM;
+    case CUDA_ERROR_NOT_INITIALIZED:
+    case CUDA_ERROR_STUB_LIBRARY:
+    case CUDA_ERROR_INSUFFICIENT_DRIVER:
+    case CUDA_ERROR_NO_DEVICE:
+    case CUDA_ERROR_INVALID_DEVICE:
+        return CUTE_ERR_NO_DRIVER;
+    case CUDA_ERROR_INVALID_VALUE:
+    case CUDA_ERROR_INVALID_HANDLE:
+        return CUTE_ERR_INVALID;
+    default:
+        return CUTE_ERR_LAUNCH; /* the driver refused, or a kernel faulted earlier */
+    }
+}
+
+/* "CUDA_ERROR_OUT_OF_MEMORY (out of memory)" into buf */
+static void describe(const cute_cuda *cu, CUresult r, char *buf, size_t n)
+{
+    const char *name = NULL, *text = NULL;
+    if (cu->GetErrorName) cu->GetErrorName(r, &name);
+    if (cu->GetErrorString) cu->GetErrorString(r, &text);
+    if (name)
+        snprintf(buf, n, "%s (%s)", name, text ? text : "no description");
+    else
+        snprintf(buf, n, "CUresult %d", r);
+}
+
+static cute_status check(cute_cuda *cu, CUresult r, const char *what)
+{
+    if (r == 0) return CUTE_OK;
+    char why[256];
+    describe(cu, r, why, sizeof why);
+    say(cu->err, sizeof cu->err, "%s: %s", what, why);
+    return status_of(r);
+}
+
+/* The handle's context must be current on the calling thread; a TLS read when it is. */
+static cute_status bind(cute_cuda *cu)
+{
+    CUcontext cur = NULL;
+    if (cu->CtxGetCurrent(&cur) == 0 && cur == cu->ctx) return CUTE_OK;
+    return check(cu, cu->CtxSetCurrent(cu->ctx), "cuCtxSetCurrent");
+}
+
+void cute_cuda_arch_name(int cc_major, int cc_minor, char *buf, size_t n)
+{
+    /* 9.0 gets its arch-specific target: wgmma, setmaxnreg and TMA multicast exist only
+     * in sm_90a.  A cubin for an 'a' target runs on that exact capability alone, which is
+     * what a JIT wants.  Later chips will want theirs (sm_100a for tcgen05) when the atoms
+     * that need them arrive. */
+    snprintf(buf, n, "sm_%d%d%s", cc_major, cc_minor, cc_major == 9 && cc_minor == 0 ? "a" : "");
+}
+
+static bool resolve(cute_cuda *cu, const char *lib, char *err, size_t n)
+{
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+        void *p = dlsym(cu->lib, syms[i].name);
+        if (!p && syms[i].alt) p = dlsym(cu->lib, syms[i].alt);
+        if (!p) {
+            say(err, n, "%s has no %s (a driver older than CUDA 11?)", lib, syms[i].name);
+            return false;
+        }
+        /* POSIX guarantees object and function pointers convert through void * */
+        memcpy((char *)cu + syms[i].at, &p, sizeof p);
+    }
+    return true;
+}
+
+static int attr(cute_cuda *cu, int which)
+{
+    int v = 0;
+    if (cu->DeviceGetAttribute(&v, which, cu->dev) != 0) v = 0;
+    return v;
+}
+
+static cute_status query_device(cute_cuda *cu, int ordinal)
+{
+    cute_device_info *d = &cu->info;
+    d->ordinal = ordinal;
+    cute_status s =
+        check(cu, cu->DeviceGetName(d->name, (int)sizeof d->name, cu->dev), "cuDeviceGetName");
+    if (s != CUTE_OK) return s;
+    d->cc_major = attr(cu, ATTR_COMPUTE_CAPABILITY_MAJOR);
+    d->cc_minor = attr(cu, ATTR_COMPUTE_CAPABILITY_MINOR);
+    cute_cuda_arch_name(d->cc_major, d->cc_minor, d->arch, sizeof d->arch);
+    d->sm_count = attr(cu, ATTR_MULTIPROCESSOR_COUNT);
+    d->max_threads_per_block = attr(cu, ATTR_MAX_THREADS_PER_BLOCK);
+    d->max_threads_per_sm = attr(cu, ATTR_MAX_THREADS_PER_MULTIPROCESSOR);
+    d->warp_size = attr(cu, ATTR_WARP_SIZE);
+    d->smem_per_block = attr(cu, ATTR_MAX_SHARED_MEMORY_PER_BLOCK);
+    d->smem_per_block_optin = attr(cu, ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    d->smem_per_sm = attr(cu, ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+    d->regs_per_block = attr(cu, ATTR_MAX_REGISTERS_PER_BLOCK);
+    d->regs_per_sm = attr(cu, ATTR_MAX_REGISTERS_PER_MULTIPROCESSOR);
+    d->l2_bytes = attr(cu, ATTR_L2_CACHE_SIZE);
+    d->clock_khz = attr(cu, ATTR_CLOCK_RATE);
+    d->mem_clock_khz = attr(cu, ATTR_MEMORY_CLOCK_RATE);
+    d->mem_bus_bits = attr(cu, ATTR_GLOBAL_MEMORY_BUS_WIDTH);
+    if (cu->DeviceTotalMem(&d->total_mem, cu->dev) != 0) d->total_mem = 0;
+    if (cu->DriverGetVersion(&d->driver_version) != 0) d->driver_version = 0;
+    if (d->cc_major <= 0 || d->sm_count <= 0) {
+        say(cu->err, sizeof cu->err, "device %d reports no compute capability or SMs", ordinal);
+        return CUTE_ERR_NO_DRIVER;
+    }
+    return CUTE_OK;
+}
+
+/* everything after dlopen; a failure leaves the reason in cu->err */
+static cute_status init(cute_cuda *cu, const char *lib, int ordinal)
+{
+    if (!resolve(cu, lib, cu->err, sizeof cu->err)) return CUTE_ERR_NO_DRIVER;
+    CUresult r = cu->Init(0);
+    if (r != 0) {
+        char why[256];
+        describe(cu, r, why, sizeof why);
+        say(cu->err, sizeof cu->err, "cuInit: %s: no usable NVIDIA GPU", why);
+        return CUTE_ERR_NO_DRIVER;
+    }
+    cu->initialized = true;
+    cute_status s = check(cu, cu->DeviceGetCount(&cu->ndevices), "cuDeviceGetCount");
+    if (s != CUTE_OK) return s;
+    if (ordinal < 0 || ordinal >= cu->ndevices) {
+        say(cu->err, sizeof cu->err, "no CUDA device %d (there %s %d)", ordinal,
+            cu->ndevices == 1 ? "is" : "are", cu->ndevices);
+        return CUTE_ERR_NO_DRIVER;
+    }
+    if ((s = check(cu, cu->DeviceGet(&cu->dev, ordinal), "cuDeviceGet")) != CUTE_OK) return s;
+    if ((s = query_device(cu, ordinal)) != CUTE_OK) return s;
+    s = check(cu, cu->DevicePrimaryCtxRetain(&cu->ctx, cu->dev), "cuDevicePrimaryCtxRetain");
+    if (s != CUTE_OK) return s;
+    return bind(cu);
+}
+
+cute_status cute_cuda_open(const cute_cuda_opts *o, cute_cuda **out, char *err, size_t n)
+{
+    cute_cuda_opts def = {NULL, 0};
+    if (!o) o = &def;
+    *out = NULL;
+    const char *lib = o->libcuda ? o->libcuda : "libcuda.so.1";
+    cute_cuda *cu = calloc(1, sizeof *cu);
+    if (!cu) {
+        say(err, n, "out of memory");
+        return CUTE_ERR_OOM;
+    }
+    cu->lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (!cu->lib) {
+        const char *why = dlerror();
+        say(err, n,
+            "cannot load %s (%s): no NVIDIA driver here; CPU paths still work "
+            "(CUTEC_BACKEND=interp)",
+            lib, why ? why : "unknown reason");
+        free(cu);
+        return CUTE_ERR_NO_DRIVER;
+    }
+    cute_status s = init(cu, lib, o->device);
+    if (s != CUTE_OK) {
+        say(err, n, "%s", cu->err);
+        cute_cuda_close(cu);
+        return s;
+    }
+    *out = cu;
+    return CUTE_OK;
+}
+
+void cute_cuda_close(cute_cuda *cu)
+{
+    if (!cu) return;
+    if (cu->ctx) cu->DevicePrimaryCtxRelease(cu->dev);
+    /* An initialized libcuda has threads and exit handlers of its own; unloading it under
+     * them is a known way to crash at exit.  It stays mapped (one reference), as the CUDA
+     * runtime itself does. */
+    if (!cu->initialized) dlclose(cu->lib);
+    free(cu);
+}
+
+const cute_device_info *cute_cuda_device(const cute_cuda *cu)
+{
+    return &cu->info;
+}
+const char *cute_cuda_error(const cute_cuda *cu)
+{
+    return cu->err;
+}
+int cute_cuda_device_count(const cute_cuda *cu)
+{
+    return cu ? cu->ndevices : 0;
+}
+
+/* --- the wrappers: bind, call, check -------------------------------------------------- */
+#define CALL(cu, expr, what)                                                                       \
+    do {                                                                                           \
+        cute_status s_ = bind(cu);                                                                 \
+        if (s_ != CUTE_OK) return s_;                                                              \
+        return check(cu, (expr), what);                                                            \
+    } while (0)
+
+cute_status cute_cuda_alloc(cute_cuda *cu, size_t bytes, cute_devptr *out)
+{
+    CUdeviceptr p = 0;
+    cute_status s = bind(cu);
+    if (s == CUTE_OK) s = check(cu, cu->MemAlloc(&p, bytes), "cuMemAlloc");
+    *out = s == CUTE_OK ? (cute_devptr)p : 0;
+    return s;
+}
+
+cute_status cute_cuda_free(cute_cuda *cu, cute_devptr p)
+{
+    CALL(cu, cu->MemFree((CUdeviceptr)p), "cuMemFree");
+}
+
+cute_status cute_cuda_copy_htod(cute_cuda *cu, cute_devptr dst, const void *src, size_t n)
+{
+    CALL(cu, cu->MemcpyHtoD((CUdeviceptr)dst, src, n), "cuMemcpyHtoD");
+}
+
+cute_status cute_cuda_copy_dtoh(cute_cuda *cu, void *dst, cute_devptr src, size_t n)
+{
+    CALL(cu, cu->MemcpyDtoH(dst, (CUdeviceptr)src, n), "cuMemcpyDtoH");
+}
+
+cute_status cute_cuda_copy_dtod(cute_cuda *cu, cute_devptr dst, cute_devptr src, size_t n)
+{
+    CALL(cu, cu->MemcpyDtoD((CUdeviceptr)dst, (CUdeviceptr)src, n), "cuMemcpyDtoD");
+}
+
+cute_status cute_cuda_copy_htod_async(cute_cuda *cu, cute_devptr dst, const void *src, size_t n,
+                                      void *stream)
+{
+    CALL(cu, cu->MemcpyHtoDAsync((CUdeviceptr)dst, src, n, stream), "cuMemcpyHtoDAsync");
+}
+
+cute_status cute_cuda_copy_dtoh_async(cute_cuda *cu, void *dst, cute_devptr src, size_t n,
+                                      void *stream)
+{
+    CALL(cu, cu->MemcpyDtoHAsync(dst, (CUdeviceptr)src, n, stream), "cuMemcpyDtoHAsync");
+}
+
+cute_status cute_cuda_copy_dtod_async(cute_cuda *cu, cute_devptr dst, cute_devptr src, size_t n,
+                                      void *stream)
+{
+    CALL(cu, cu->MemcpyDtoDAsync((CUdeviceptr)dst, (CUdeviceptr)src, n, stream),
+         "cuMemcpyDtoDAsync");
+}
+
+cute_status cute_cuda_memset8(cute_cuda *cu, cute_devptr dst, uint8_t value, size_t n)
+{
+    CALL(cu, cu->MemsetD8((CUdeviceptr)dst, value, n), "cuMemsetD8");
+}
+
+cute_status cute_cuda_mem_info(cute_cuda *cu, size_t *free_bytes, size_t *total_bytes)
+{
+    CALL(cu, cu->MemGetInfo(free_bytes, total_bytes), "cuMemGetInfo");
+}
+
+cute_status cute_cuda_stream_new(cute_cuda *cu, void **stream)
+{
+    CUstream s = NULL;
+    cute_status st = bind(cu);
+    if (st == CUTE_OK)
+        st = check(cu, cu->StreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    *stream = s;
+    return st;
+}
+
+cute_status cute_cuda_stream_free(cute_cuda *cu, void *stream)
+{
+    CALL(cu, cu->StreamDestroy(stream), "cuStreamDestroy");
+}
+
+cute_status cute_cuda_stream_sync(cute_cuda *cu, void *stream)
+{
+    if (!stream) return cute_cuda_sync(cu);
+    CALL(cu, cu->StreamSynchronize(stream), "cuStreamSynchronize");
+}
+
+cute_status cute_cuda_sync(cute_cuda *cu)
+{
+    CALL(cu, cu->CtxSynchronize(), "cuCtxSynchronize");
+}
+
+cute_status cute_cuda_event_new(cute_cuda *cu, void **event)
+{
+    CUevent e = NULL;
+    cute_status st = bind(cu);
+    if (st == CUTE_OK) st = check(cu, cu->EventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+    *event = e;
+    return st;
+}
+
+cute_status cute_cuda_event_free(cute_cuda *cu, void *event)
+{
+    CALL(cu, cu->EventDestroy(event), "cuEventDestroy");
+}
+
+cute_status cute_cuda_event_record(cute_cuda *cu, void *event, void *stream)
+{
+    CALL(cu, cu->EventRecord(event, stream), "cuEventRecord");
+}
+
+cute_status cute_cuda_event_sync(cute_cuda *cu, void *event)
+{
+    CALL(cu, cu->EventSynchronize(event), "cuEventSynchronize");
+}
+
+cute_status cute_cuda_event_elapsed(cute_cuda *cu, void *a, void *b, float *ms)
+{
+    CALL(cu, cu->EventElapsedTime(ms, a, b), "cuEventElapsedTime");
+}
+
+cute_status cute_cuda_module_load(cute_cuda *cu, const void *image, void **module)
+{
+    CUmodule m = NULL;
+    cute_status s = bind(cu);
+    if (s == CUTE_OK) s = check(cu, cu->ModuleLoadData(&m, image), "cuModuleLoadData");
+    *module = m;
+    return s;
+}
+
+cute_status cute_cuda_module_unload(cute_cuda *cu, void *module)
+{
+    CALL(cu, cu->ModuleUnload(module), "cuModuleUnload");
+}
+
+cute_status cute_cuda_module_function(cute_cuda *cu, void *module, const char *name, void **func)
+{
+    CUfunction f = NULL;
+    cute_status s = bind(cu);
+    if (s == CUTE_OK) s = check(cu, cu->ModuleGetFunction(&f, module, name), "cuModuleGetFunction");
+    if (s != CUTE_OK) {
+        size_t len = strlen(cu->err);
+        say(cu->err + len, sizeof cu->err - len, " for kernel \"%s\"", name);
+    }
+    *func = f;
+    return s;
+}
+
+cute_status cute_cuda_func_max_dynamic_smem(cute_cuda *cu, void *func, int bytes)
+{
+    CALL(cu, cu->FuncSetAttribute(func, FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes),
+         "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+}
+
+cute_status cute_cuda_func_usage(cute_cuda *cu, void *func, int *regs, int *static_smem)
+{
+    cute_status s = bind(cu);
+    if (s == CUTE_OK && regs)
+        s = check(cu, cu->FuncGetAttribute(regs, FUNC_ATTR_NUM_REGS, func), "cuFuncGetAttribute");
+    if (s == CUTE_OK && static_smem)
+        s = check(cu, cu->FuncGetAttribute(static_smem, FUNC_ATTR_SHARED_SIZE_BYTES, func),
+                  "cuFuncGetAttribute");
+    return s;
+}
+
+cute_status cute_cuda_launch(cute_cuda *cu, void *func, cute_dim3 grid, cute_dim3 block,
+                             uint32_t smem_bytes, void *stream, void **params)
+{
+    CALL(cu,
+         cu->LaunchKernel(func, grid.x, grid.y, grid.z, block.x, block.y, block.z, smem_bytes,
+                          stream, params, NULL),
+         "cuLaunchKernel");
+}
