@@ -17,13 +17,14 @@
  *    declared at the top of the kernel;
  *  - semantics where C leaves a choice: integer DIV/REM truncate (C); signed overflow and
  *    shifts by >= the width are undefined (C); float MIN/MAX are fminf/fmaxf (a NaN operand
- *    gives the other); CVT rounds to nearest even (one rounding, also f64 and 64-bit ints to
- *    bf16), float -> int truncates toward zero, saturates to the target's range, NaN -> 0
- *    (PTX cvt.rzi, at every width); float ATOMIC_CAS compares bits; SREG warpid is the
- *    linear thread index / 32 and laneid is %laneid; MATH with CUTE_IR_FAST uses __expf,
- *    __logf, __log2f, __sinf, __cosf, __powf and PTX ex2/sqrt/rsqrt/tanh .approx (f32 only);
- *    ASM is `asm volatile` with a "memory" clobber, its text given as written (operands
- *    %0.. outputs first, a literal % written %%).
+ *    gives the other); CVT rounds to nearest even, once (also f64 and 64-bit integers to
+ *    bf16); float -> int truncates toward zero, saturates to the target's range, NaN -> 0
+ *    (PTX cvt.rzi, plus a NaN test where the hardware differs: from f64, and to 64 bits;
+ *    cuda_c_gpu_test.c checks all 169 pairs on a GPU); float ATOMIC_CAS compares bits;
+ *    SREG warpid is the linear thread index / 32, laneid is %laneid; MATH with CUTE_IR_FAST
+ *    uses __expf, __logf, __log2f, __sinf, __cosf, __powf and PTX ex2/sqrt/rsqrt/tanh
+ *    .approx (f32 only); ASM is `asm volatile` with a "memory" clobber, its text as written
+ *    (operands %0.. outputs first, a literal % written %%);
  *  - a `// file:line` comment (or, with opts.line_directives, a `#line`) before the code of
  *    each new call site.
  */
@@ -50,8 +51,7 @@ typedef struct cute_cuda_c_opts {
  * is not a C identifier, two kernels of one name, a bad arch); CUTE_ERR_OOM.  *out_src is
  * NULL on failure. */
 cute_status cute_cuda_c_emit(const cute_ir_func *const *kernels, int n,
-                             const cute_cuda_c_opts *opts, char **out_src, char *err,
-                             size_t errn);
+                             const cute_cuda_c_opts *opts, char **out_src, char *err, size_t errn);
 
 /* How a kernel parameter of type t is passed (cuLaunchKernel's argument buffers): its size
  * and alignment in bytes (bool 1, f16 2, pointers 8, vectors their struct's). */

@@ -28,6 +28,8 @@ typedef struct cute_nvrtc cute_nvrtc;
  * /usr/local/cuda/lib64 and /usr/local/cuda/lib.  CUTE_ERR_NO_NVRTC (and why, in err) when
  * none loads or one lacks a needed symbol; CUTE_ERR_OOM. */
 cute_status cute_nvrtc_open(cute_nvrtc **out, const char *path, char *err, size_t errn);
+/* frees the handle; the library stays mapped (NVRTC carries its own C++ runtime, which is
+ * not safe to unload) */
 void cute_nvrtc_close(cute_nvrtc *nv);
 /* the NVRTC version (part of the JIT cache key) */
 void cute_nvrtc_version(const cute_nvrtc *nv, int *major, int *minor);
@@ -35,21 +37,21 @@ void cute_nvrtc_version(const cute_nvrtc *nv, int *major, int *minor);
 const char *cute_nvrtc_path(const cute_nvrtc *nv);
 
 typedef struct cute_nvrtc_opts {
-    const char *arch;  /* "sm_90a", "sm_80" (PTX and CUBIN) or "compute_90a" (PTX only) */
-    const char *name;  /* the source's name in messages; NULL: "cutec.cu" */
-    bool lineinfo;     /* -lineinfo: SASS maps back to source lines (and #line directives) */
-    bool debug;        /* -G: device debug information (slow code) */
+    const char *arch;         /* "sm_90a", "sm_80" (PTX and CUBIN) or "compute_90a" (PTX only) */
+    const char *name;         /* the source's name in messages; NULL: "cutec.cu" */
+    bool lineinfo;            /* -lineinfo: SASS maps back to source lines (and #line directives) */
+    bool debug;               /* -G: device debug information (slow code) */
     const char *const *extra; /* more NVRTC options, passed as given */
     int nextra;
 } cute_nvrtc_opts;
 
 /* What a compile gives; every pointer malloc'd, freed by cute_nvrtc_output_free. */
 typedef struct cute_nvrtc_output {
-    char *ptx;          /* NUL-terminated; ptx_size counts the NUL */
+    char *ptx; /* NUL-terminated; ptx_size counts the NUL */
     size_t ptx_size;
-    void *cubin;        /* NULL for a virtual arch (compute_XX) */
+    void *cubin; /* NULL for a virtual arch (compute_XX) */
     size_t cubin_size;
-    char *log;          /* the compiler log ("" when it said nothing); the errors on failure */
+    char *log; /* the compiler log ("" when it said nothing); the errors on failure */
 } cute_nvrtc_output;
 
 /* Compile one translation unit.  CUTE_OK with PTX (and CUBIN for a real arch);

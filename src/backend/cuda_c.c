@@ -46,8 +46,10 @@ static bool for_loop(cc_fn *e, const cute_ir_inst *in)
 {
     char v[CC_NAME], lo[CC_NAME], hi[CC_NAME], tb[CC_NAME];
     if (in->imm < 0) return cc_fail(e, CUTE_ERR_INVALID, "unroll %lld", (long long)in->imm);
-    if (in->imm == 1) cc_line(e, "#pragma unroll");
-    else if (in->imm > 1) cc_line(e, "#pragma unroll %lld", (long long)in->imm);
+    if (in->imm == 1)
+        cc_line(e, "#pragma unroll");
+    else if (in->imm > 1)
+        cc_line(e, "#pragma unroll %lld", (long long)in->imm);
     cute_vreg var = in->a[0];
     cc_reg(e, var, v);
     const char *ty = e->f->vregs[var].mutable_ ? "" : cc_type(e, cute_ir_type(e->f, var), tb);
@@ -96,21 +98,34 @@ static bool inst(cc_fn *e, const cute_ir_inst *in)
     if (in->op >= CUTE_OP_COUNT) return cc_fail(e, CUTE_ERR_INVALID, "unknown op %u", in->op);
     site(e, in);
     switch ((cute_op)in->op) {
-    case CUTE_OP_FOR: return for_loop(e, in);
-    case CUTE_OP_IF: return if_else(e, in);
-    case CUTE_OP_WHILE: return while_loop(e, in);
+    case CUTE_OP_FOR:
+        return for_loop(e, in);
+    case CUTE_OP_IF:
+        return if_else(e, in);
+    case CUTE_OP_WHILE:
+        return while_loop(e, in);
     case CUTE_OP_BREAK:
         /* in a WHILE's condition, C's break would leave the WHILE, not the loop outside */
-        if (e->cond_depth)
-            return cc_fail(e, CUTE_ERR_UNSUPPORTED, "BREAK in a WHILE condition");
+        if (e->cond_depth) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "BREAK in a WHILE condition");
         cc_line(e, "break;");
         return true;
-    case CUTE_OP_RETURN: cc_line(e, "return;"); return true;
-    case CUTE_OP_PTR_ADD: case CUTE_OP_LOAD: case CUTE_OP_STORE: case CUTE_OP_SMEM_PTR:
-    case CUTE_OP_BARRIER: case CUTE_OP_SHFL: case CUTE_OP_VOTE: case CUTE_OP_ATOMIC:
-    case CUTE_OP_ATOMIC_CAS: case CUTE_OP_PRINTF: case CUTE_OP_ASM:
+    case CUTE_OP_RETURN:
+        cc_line(e, "return;");
+        return true;
+    case CUTE_OP_PTR_ADD:
+    case CUTE_OP_LOAD:
+    case CUTE_OP_STORE:
+    case CUTE_OP_SMEM_PTR:
+    case CUTE_OP_BARRIER:
+    case CUTE_OP_SHFL:
+    case CUTE_OP_VOTE:
+    case CUTE_OP_ATOMIC:
+    case CUTE_OP_ATOMIC_CAS:
+    case CUTE_OP_PRINTF:
+    case CUTE_OP_ASM:
         return cc_mem(e, in);
-    default: return cc_expr(e, in);
+    default:
+        return cc_expr(e, in);
     }
 }
 
@@ -175,7 +190,9 @@ static bool kernel(cc_module *m, const cute_ir_func *f)
 /* "sm_90a", "sm_80", "compute_90": the number, or 0 */
 static int arch_number(const char *a)
 {
-    const char *p = strncmp(a, "sm_", 3) == 0 ? a + 3 : strncmp(a, "compute_", 8) == 0 ? a + 8 : NULL;
+    const char *p = strncmp(a, "sm_", 3) == 0        ? a + 3
+                    : strncmp(a, "compute_", 8) == 0 ? a + 8
+                                                     : NULL;
     if (!p || *p < '0' || *p > '9') return 0;
     char *end;
     long n = strtol(p, &end, 10);
@@ -233,8 +250,10 @@ cute_status cute_cuda_c_emit(const cute_ir_func *const *kernels, int n,
             if (errn) snprintf(err, errn, "cuda_c: out of memory");
         }
     }
-    if (s == CUTE_OK) *out_src = src.p;
-    else free(src.p);
+    if (s == CUTE_OK)
+        *out_src = src.p;
+    else
+        free(src.p);
     free(m->body.p);
     free(m);
     return s;

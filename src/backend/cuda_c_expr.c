@@ -51,12 +51,21 @@ static const op_text texts[CUTE_OP_COUNT] = {
 static const char *bool_text(cute_op op)
 {
     switch (op) {
-    case CUTE_OP_AND: case CUTE_OP_MIN: return "$0 & $1";
-    case CUTE_OP_OR: case CUTE_OP_MAX: return "$0 | $1";
-    case CUTE_OP_XOR: case CUTE_OP_NE: return "$0 != $1";
-    case CUTE_OP_EQ: return "$0 == $1";
-    case CUTE_OP_NOT: return "!$0";
-    default: return NULL;
+    case CUTE_OP_AND:
+    case CUTE_OP_MIN:
+        return "$0 & $1";
+    case CUTE_OP_OR:
+    case CUTE_OP_MAX:
+        return "$0 | $1";
+    case CUTE_OP_XOR:
+    case CUTE_OP_NE:
+        return "$0 != $1";
+    case CUTE_OP_EQ:
+        return "$0 == $1";
+    case CUTE_OP_NOT:
+        return "!$0";
+    default:
+        return NULL;
     }
 }
 
@@ -139,8 +148,10 @@ static bool arith(cc_fn *e, const cute_ir_inst *in, bool compare)
         } else if (!compare) {
             v = cc_from_f32(e, rd, ex, wrapped);
         }
-        if (lane < 0) cc_line(e, "%s%s;", cc_def(e, in->dst, def), v);
-        else cc_line(e, "%s = %s;", cc_opnd(e, in->dst, lane, name), v);
+        if (lane < 0)
+            cc_line(e, "%s%s;", cc_def(e, in->dst, def), v);
+        else
+            cc_line(e, "%s = %s;", cc_opnd(e, in->dst, lane, name), v);
     }
     return true;
 }
@@ -169,13 +180,20 @@ static bool cvt_text(cc_fn *e, cute_dtype s, cute_dtype t, const char *x, char *
     if (tf && !cc_is_16f(t)) return snprintf(out, CC_EXPR, "(%s)%s", tn, x), true;
     if (!tf) { /* float -> int */
         const char *src = s == CUTE_F64 ? "double" : "float";
-        static const char *wide[] = {[CUTE_I32] = "int", [CUTE_U32] = "uint", [CUTE_I64] = "ll",
-                                     [CUTE_U64] = "ull"};
+        static const char *wide[] = {
+            [CUTE_I32] = "int", [CUTE_U32] = "uint", [CUTE_I64] = "ll", [CUTE_U64] = "ull"};
+        char conv[CC_EXPR];
         if (small_int(t)) {
             e->m->needs |= NEED_F2I;
-            return snprintf(out, CC_EXPR, "cute_cvt_%s_%s(%s)", tn, cc_scalar_name(s), x), true;
+            snprintf(conv, sizeof conv, "cute_cvt_%s_%s(%s)", tn, cc_scalar_name(s), x);
+        } else {
+            snprintf(conv, sizeof conv, "__%s2%s_rz(%s)", src, wide[t], x);
         }
-        return snprintf(out, CC_EXPR, "__%s2%s_rz(%s)", src, wide[t], x), true;
+        /* the hardware gives NaN -> 0 only from f32 to 32 bits and less (measured on sm_90:
+         * f64 -> any and f32 -> 64-bit give the target's 0x80..0) */
+        if (s == CUTE_F64 || cute_dtype_bits(t) == 64)
+            return snprintf(out, CC_EXPR, "%s != %s ? (%s)0 : %s", x, x, tn, conv), true;
+        return snprintf(out, CC_EXPR, "%s", conv), true;
     }
     /* to f16 / bf16 */
     const char *round = t == CUTE_F16 ? "cute_f2h" : "cute_f2bf";
@@ -186,8 +204,9 @@ static bool cvt_text(cc_fn *e, cute_dtype s, cute_dtype t, const char *x, char *
     if (t == CUTE_F16 || cute_dtype_bits(s) <= 16 || s == CUTE_I1)
         return snprintf(out, CC_EXPR, "%s((f32)%s)", round, x), true;
     e->m->needs |= NEED_RO;
-    const char *ro = s == CUTE_F64 ? "cute_ro_d2f(%s)"
-                     : cute_dtype_is_signed(s) ? "cute_ro_ll2f((i64)%s)" : "cute_ro_ull2f((u64)%s)";
+    const char *ro = s == CUTE_F64             ? "cute_ro_d2f(%s)"
+                     : cute_dtype_is_signed(s) ? "cute_ro_ll2f((i64)%s)"
+                                               : "cute_ro_ull2f((u64)%s)";
     char inner[2 * CC_NAME];
     snprintf(inner, sizeof inner, ro, x);
     return snprintf(out, CC_EXPR, "%s(%s)", round, inner), true;
@@ -212,8 +231,10 @@ static bool cvt(cc_fn *e, const cute_ir_inst *in)
     for (int lane = t.lanes > 1 ? 0 : -1; lane < (t.lanes > 1 ? t.lanes : 0); lane++) {
         cc_opnd(e, in->a[0], lane, x);
         if (!cvt_text(e, (cute_dtype)s.dtype, (cute_dtype)t.dtype, x, ex)) return false;
-        if (lane < 0) cc_line(e, "%s%s;", cc_def(e, in->dst, def), ex);
-        else cc_line(e, "%s = %s;", cc_opnd(e, in->dst, lane, def), ex);
+        if (lane < 0)
+            cc_line(e, "%s%s;", cc_def(e, in->dst, def), ex);
+        else
+            cc_line(e, "%s = %s;", cc_opnd(e, in->dst, lane, def), ex);
     }
     return true;
 }
@@ -239,9 +260,18 @@ static bool bitcast(cc_fn *e, const cute_ir_inst *in)
 /* --- the rest ------------------------------------------------------------------------- */
 
 static const char *const sregs[CUTE_SREG_COUNT] = {
-    "(i32)threadIdx.x", "(i32)threadIdx.y", "(i32)threadIdx.z", "(i32)blockIdx.x",
-    "(i32)blockIdx.y",  "(i32)blockIdx.z",  "(i32)blockDim.x",  "(i32)blockDim.y",
-    "(i32)blockDim.z",  "(i32)gridDim.x",   "(i32)gridDim.y",   "(i32)gridDim.z",
+    "(i32)threadIdx.x",
+    "(i32)threadIdx.y",
+    "(i32)threadIdx.z",
+    "(i32)blockIdx.x",
+    "(i32)blockIdx.y",
+    "(i32)blockIdx.z",
+    "(i32)blockDim.x",
+    "(i32)blockDim.y",
+    "(i32)blockDim.z",
+    "(i32)gridDim.x",
+    "(i32)gridDim.y",
+    "(i32)gridDim.z",
     "cute_laneid()",
     /* the warp of the linear thread index (not PTX %warpid, which is a hardware slot) */
     "(i32)((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) >> 5)",
@@ -252,6 +282,16 @@ static bool simple(cc_fn *e, const cute_ir_inst *in)
     char a[CC_NAME], b[CC_NAME], c[CC_NAME], def[CC_NAME], k[CC_NAME];
     switch ((cute_op)in->op) {
     case CUTE_OP_CONST: {
+        if (in->type.lanes > 1) { /* a splat: every lane the constant */
+            cute_type lane = in->type;
+            lane.lanes = 1;
+            const char *v = cc_const(e, lane, in->imm, k);
+            if (!v) return false;
+            cc_line(e, "%s{};", cc_def(e, in->dst, def));
+            for (int l = 0; l < in->type.lanes; l++)
+                cc_line(e, "%s = %s;", cc_opnd(e, in->dst, l, a), v);
+            return true;
+        }
         const char *v = cc_const(e, in->type, in->imm, k);
         if (v) cc_line(e, "%s%s;", cc_def(e, in->dst, def), v);
         return v != NULL;

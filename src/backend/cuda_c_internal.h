@@ -64,9 +64,9 @@ typedef struct cc_fn {
     const cute_ir_func *f;
     cc_buf *out;
     int indent;
-    int cond_depth;           /* > 0: in a WHILE condition, where BREAK cannot be C break */
-    const cute_ir_inst *in;   /* the instruction being emitted (for messages) */
-    const char *site_file;    /* the call site last announced */
+    int cond_depth;         /* > 0: in a WHILE condition, where BREAK cannot be C break */
+    const cute_ir_inst *in; /* the instruction being emitted (for messages) */
+    const char *site_file;  /* the call site last announced */
     int site_line;
 } cc_fn;
 
@@ -82,7 +82,7 @@ const char *cc_scalar_name(cute_dtype d); /* "f32", "bool" */
 /* the C type of t ("f32", "f16x8", "f32 *"), noting what the prelude needs; NULL (and a
  * failure) for a type C cannot hold */
 const char *cc_type(cc_fn *e, cute_type t, char *buf);
-const char *cc_reg(const cc_fn *e, cute_vreg r, char *buf);   /* "r5" or "r5_acc" */
+const char *cc_reg(const cc_fn *e, cute_vreg r, char *buf); /* "r5" or "r5_acc" */
 /* register r, or its lane (lane >= 0) */
 const char *cc_opnd(const cc_fn *e, cute_vreg r, int lane, char *buf);
 /* the text that defines register r: "f32 r5 = " when it is new, "r5 = " when mutable */

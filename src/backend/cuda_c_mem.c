@@ -29,7 +29,8 @@ static bool load(cc_fn *e, const cute_ir_inst *in)
         cc_line(e, "%s*(const %s *)%s;", cc_def(e, in->dst, def), ty, p);
     } else {
         cc_decl(e, in->dst);
-        for (int l = 0; l < t.lanes; l++) cc_line(e, "%s = %s[%d];", cc_opnd(e, in->dst, l, d), p, l);
+        for (int l = 0; l < t.lanes; l++)
+            cc_line(e, "%s = %s[%d];", cc_opnd(e, in->dst, l, d), p, l);
     }
     return true;
 }
@@ -46,7 +47,8 @@ static bool store(cc_fn *e, const cute_ir_inst *in)
     } else if (whole(t)) {
         cc_line(e, "*(%s *)%s = %s;", ty, p, cc_reg(e, in->a[1], v));
     } else {
-        for (int l = 0; l < t.lanes; l++) cc_line(e, "%s[%d] = %s;", p, l, cc_opnd(e, in->a[1], l, v));
+        for (int l = 0; l < t.lanes; l++)
+            cc_line(e, "%s[%d] = %s;", p, l, cc_opnd(e, in->a[1], l, v));
     }
     return true;
 }
@@ -58,8 +60,8 @@ static bool shfl(cc_fn *e, const cute_ir_inst *in)
     static const char *fn[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
                                "__shfl_xor_sync"};
     char a[CC_NAME], l[CC_NAME], def[CC_NAME], tb[CC_NAME];
-    if (in->imm < 0 || in->imm > 3) return cc_fail(e, CUTE_ERR_INVALID, "no shuffle mode %lld",
-                                                   (long long)in->imm);
+    if (in->imm < 0 || in->imm > 3)
+        return cc_fail(e, CUTE_ERR_INVALID, "no shuffle mode %lld", (long long)in->imm);
     cute_type t = in->type;
     int bits = cute_dtype_bits((cute_dtype)t.dtype);
     if (t.lanes != 1 || (bits != 32 && bits != 64) || cc_is_16f((cute_dtype)t.dtype))
@@ -68,11 +70,11 @@ static bool shfl(cc_fn *e, const cute_ir_inst *in)
     cc_reg(e, in->a[1], l);
     const char *lane_cast = in->imm == CUTE_SHFL_UP || in->imm == CUTE_SHFL_DOWN ? "(u32)" : "";
     if (t.dtype == CUTE_PTR) /* a pointer moves as its 64 bits */
-        cc_line(e, "%s(%s)%s(" FULL ", (u64)%s, %s%s);", cc_def(e, in->dst, def),
-                cc_type(e, t, tb), fn[in->imm], a, lane_cast, l);
+        cc_line(e, "%s(%s)%s(" FULL ", (u64)%s, %s%s);", cc_def(e, in->dst, def), cc_type(e, t, tb),
+                fn[in->imm], a, lane_cast, l);
     else
-        cc_line(e, "%s%s(" FULL ", %s, %s%s);", cc_def(e, in->dst, def), fn[in->imm], a,
-                lane_cast, l);
+        cc_line(e, "%s%s(" FULL ", %s, %s%s);", cc_def(e, in->dst, def), fn[in->imm], a, lane_cast,
+                l);
     return true;
 }
 
@@ -82,10 +84,17 @@ static bool vote(cc_fn *e, const cute_ir_inst *in)
     cc_reg(e, in->a[0], a);
     cc_def(e, in->dst, def);
     switch (in->imm) {
-    case CUTE_VOTE_ANY: cc_line(e, "%s__any_sync(" FULL ", %s) != 0;", def, a); return true;
-    case CUTE_VOTE_ALL: cc_line(e, "%s__all_sync(" FULL ", %s) != 0;", def, a); return true;
-    case CUTE_VOTE_BALLOT: cc_line(e, "%s__ballot_sync(" FULL ", %s);", def, a); return true;
-    default: return cc_fail(e, CUTE_ERR_INVALID, "no vote mode %lld", (long long)in->imm);
+    case CUTE_VOTE_ANY:
+        cc_line(e, "%s__any_sync(" FULL ", %s) != 0;", def, a);
+        return true;
+    case CUTE_VOTE_ALL:
+        cc_line(e, "%s__all_sync(" FULL ", %s) != 0;", def, a);
+        return true;
+    case CUTE_VOTE_BALLOT:
+        cc_line(e, "%s__ballot_sync(" FULL ", %s);", def, a);
+        return true;
+    default:
+        return cc_fail(e, CUTE_ERR_INVALID, "no vote mode %lld", (long long)in->imm);
     }
 }
 
@@ -97,10 +106,13 @@ static const char *native_atomic(cute_atomic mode, cute_dtype d)
     static const char *fn[] = {"atomicAdd", "atomicMin", "atomicMax", "atomicExch"};
     bool i32 = d == CUTE_I32 || d == CUTE_U32, u64 = d == CUTE_U64;
     switch (mode) {
-    case CUTE_ATOMIC_ADD: return i32 || u64 || d == CUTE_F32 || d == CUTE_F64 ? fn[mode] : NULL;
+    case CUTE_ATOMIC_ADD:
+        return i32 || u64 || d == CUTE_F32 || d == CUTE_F64 ? fn[mode] : NULL;
     case CUTE_ATOMIC_MIN:
-    case CUTE_ATOMIC_MAX: return i32 || u64 || d == CUTE_I64 ? fn[mode] : NULL;
-    default: return i32 || u64 || d == CUTE_F32 ? fn[mode] : NULL;
+    case CUTE_ATOMIC_MAX:
+        return i32 || u64 || d == CUTE_I64 ? fn[mode] : NULL;
+    default:
+        return i32 || u64 || d == CUTE_F32 ? fn[mode] : NULL;
     }
 }
 
@@ -207,10 +219,14 @@ static bool print(cc_fn *e, const cute_ir_inst *in)
         cc_reg(e, in->var[k], x);
         if (t.lanes != 1) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "prints a vector");
         /* what C varargs would do, and f16/bf16 as their value */
-        if (cute_dtype_is_float(d)) cc_printf(o, ", (f64)%s", cc_to_f32(e, d, x, w));
-        else if (d == CUTE_I1 || d == CUTE_I8 || d == CUTE_I16) cc_printf(o, ", (i32)%s", x);
-        else if (d == CUTE_U8 || d == CUTE_U16) cc_printf(o, ", (u32)%s", x);
-        else cc_printf(o, ", %s", x);
+        if (cute_dtype_is_float(d))
+            cc_printf(o, ", (f64)%s", cc_to_f32(e, d, x, w));
+        else if (d == CUTE_I1 || d == CUTE_I8 || d == CUTE_I16)
+            cc_printf(o, ", (i32)%s", x);
+        else if (d == CUTE_U8 || d == CUTE_U16)
+            cc_printf(o, ", (u32)%s", x);
+        else
+            cc_printf(o, ", %s", x);
     }
     cc_puts(o, ");\n");
     return true;
@@ -225,11 +241,11 @@ typedef struct asm_opnd {
 static bool asm_kind(cc_fn *e, cute_type t, asm_opnd *k)
 {
     static const asm_opnd kinds[CUTE_NDTYPES] = {
-        [CUTE_I1] = {"r", "u32"},  [CUTE_I8] = {"h", "i16"},  [CUTE_U8] = {"h", "u16"},
-        [CUTE_I16] = {"h", NULL},  [CUTE_U16] = {"h", NULL},  [CUTE_I32] = {"r", NULL},
-        [CUTE_U32] = {"r", NULL},  [CUTE_I64] = {"l", NULL},  [CUTE_U64] = {"l", NULL},
-        [CUTE_F16] = {"h", NULL},  [CUTE_BF16] = {"h", NULL}, [CUTE_F32] = {"f", NULL},
-        [CUTE_F64] = {"d", NULL},  [CUTE_PTR] = {"l", "u64"},
+        [CUTE_I1] = {"r", "u32"}, [CUTE_I8] = {"h", "i16"},  [CUTE_U8] = {"h", "u16"},
+        [CUTE_I16] = {"h", NULL}, [CUTE_U16] = {"h", NULL},  [CUTE_I32] = {"r", NULL},
+        [CUTE_U32] = {"r", NULL}, [CUTE_I64] = {"l", NULL},  [CUTE_U64] = {"l", NULL},
+        [CUTE_F16] = {"h", NULL}, [CUTE_BF16] = {"h", NULL}, [CUTE_F32] = {"f", NULL},
+        [CUTE_F64] = {"d", NULL}, [CUTE_PTR] = {"l", "u64"},
     };
     if (t.lanes != 1 || t.dtype >= CUTE_NDTYPES || !kinds[t.dtype].letter)
         return cc_fail(e, CUTE_ERR_UNSUPPORTED, "an asm operand must be a scalar or pointer");
@@ -243,10 +259,14 @@ static void asm_arg(cc_fn *e, cute_vreg r, int idx, bool out, const asm_opnd *k,
     char x[CC_NAME];
     cc_reg(e, r, x);
     cute_dtype d = (cute_dtype)cute_ir_type(e->f, r).dtype;
-    if (cc_is_16f(d)) snprintf(buf, CC_NAME, "%s.bits", x);
-    else if (!k->tmp_type) snprintf(buf, CC_NAME, "%s", x);
-    else if (out) snprintf(buf, CC_NAME, "t%d", idx);
-    else snprintf(buf, CC_NAME, "(%s)%s", k->tmp_type, x);
+    if (cc_is_16f(d))
+        snprintf(buf, CC_NAME, "%s.bits", x);
+    else if (!k->tmp_type)
+        snprintf(buf, CC_NAME, "%s", x);
+    else if (out)
+        snprintf(buf, CC_NAME, "t%d", idx);
+    else
+        snprintf(buf, CC_NAME, "(%s)%s", k->tmp_type, x);
 }
 
 static bool inline_asm(cc_fn *e, const cute_ir_inst *in)
@@ -271,21 +291,27 @@ static bool inline_asm(cc_fn *e, const cute_ir_inst *in)
     for (uint32_t k = 0; k < in->nvar; k++) { /* " : outputs : inputs : clobbers" */
         bool out = k < nout;
         if (k == 0) cc_puts(o, " : ");
-        if (k == nout) cc_puts(o, k ? " : " : ": ");
-        else if (k) cc_puts(o, ", ");
+        if (k == nout)
+            cc_puts(o, k ? " : " : ": ");
+        else if (k)
+            cc_puts(o, ", ");
         asm_arg(e, in->var[k], (int)k, out, &kinds[k], arg);
         cc_printf(o, "\"%s%s\"(%s)", out ? "=" : "", kinds[k].letter, arg);
     }
-    if (in->nvar == 0) cc_puts(o, " : :");
-    else if (nout == in->nvar) cc_puts(o, " :");
+    if (in->nvar == 0)
+        cc_puts(o, " : :");
+    else if (nout == in->nvar)
+        cc_puts(o, " :");
     cc_puts(o, " : \"memory\");\n");
     for (uint32_t k = 0; k < nout; k++) {
         if (!kinds[k].tmp_type) continue;
         char x[CC_NAME], tb[CC_NAME];
         cute_type t = cute_ir_type(e->f, in->var[k]);
         cc_reg(e, in->var[k], x);
-        if (t.dtype == CUTE_I1) cc_line(e, "%s = t%u != 0;", x, k);
-        else cc_line(e, "%s = (%s)t%u;", x, cc_type(e, t, tb), k);
+        if (t.dtype == CUTE_I1)
+            cc_line(e, "%s = t%u != 0;", x, k);
+        else
+            cc_line(e, "%s = (%s)t%u;", x, cc_type(e, t, tb), k);
     }
     if (temps) e->indent--;
     if (temps) cc_line(e, "}");
@@ -300,8 +326,10 @@ bool cc_mem(cc_fn *e, const cute_ir_inst *in)
         cc_line(e, "%s%s + %s;", cc_def(e, in->dst, def), cc_reg(e, in->a[0], a),
                 cc_reg(e, in->a[1], b));
         return true;
-    case CUTE_OP_LOAD: return load(e, in);
-    case CUTE_OP_STORE: return store(e, in);
+    case CUTE_OP_LOAD:
+        return load(e, in);
+    case CUTE_OP_STORE:
+        return store(e, in);
     case CUTE_OP_SMEM_PTR: {
         const char *ty = cc_type(e, in->type, tb);
         if (!ty) return false;
@@ -309,13 +337,22 @@ bool cc_mem(cc_fn *e, const cute_ir_inst *in)
         cc_line(e, "%s(%s)(cute_smem + %lld);", cc_def(e, in->dst, def), ty, (long long)in->imm);
         return true;
     }
-    case CUTE_OP_BARRIER: cc_line(e, "__syncthreads();"); return true;
-    case CUTE_OP_SHFL: return shfl(e, in);
-    case CUTE_OP_VOTE: return vote(e, in);
-    case CUTE_OP_ATOMIC: return atomic(e, in);
-    case CUTE_OP_ATOMIC_CAS: return atomic_cas(e, in);
-    case CUTE_OP_PRINTF: return print(e, in);
-    case CUTE_OP_ASM: return inline_asm(e, in);
-    default: return cc_fail(e, CUTE_ERR_UNSUPPORTED, "no C for this op");
+    case CUTE_OP_BARRIER:
+        cc_line(e, "__syncthreads();");
+        return true;
+    case CUTE_OP_SHFL:
+        return shfl(e, in);
+    case CUTE_OP_VOTE:
+        return vote(e, in);
+    case CUTE_OP_ATOMIC:
+        return atomic(e, in);
+    case CUTE_OP_ATOMIC_CAS:
+        return atomic_cas(e, in);
+    case CUTE_OP_PRINTF:
+        return print(e, in);
+    case CUTE_OP_ASM:
+        return inline_asm(e, in);
+    default:
+        return cc_fail(e, CUTE_ERR_UNSUPPORTED, "no C for this op");
     }
 }

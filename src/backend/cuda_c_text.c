@@ -89,12 +89,18 @@ void cc_c_string(cc_buf *b, const char *s)
     cc_puts(b, "\"");
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') cc_printf(b, "\\%c", c);
-        else if (c == '\n') cc_puts(b, "\\n");
-        else if (c == '\t') cc_puts(b, "\\t");
-        else if (c < 32 || c > 126) cc_printf(b, "\\%03o", c);
-        else if (c == '?' && s[1] == '?') cc_puts(b, "?\"\""); /* no trigraph */
-        else cc_printf(b, "%c", c);
+        if (c == '"' || c == '\\')
+            cc_printf(b, "\\%c", c);
+        else if (c == '\n')
+            cc_puts(b, "\\n");
+        else if (c == '\t')
+            cc_puts(b, "\\t");
+        else if (c < 32 || c > 126)
+            cc_printf(b, "\\%03o", c);
+        else if (c == '?' && s[1] == '?')
+            cc_puts(b, "?\"\""); /* no trigraph */
+        else
+            cc_printf(b, "%c", c);
     }
     cc_puts(b, "\"");
 }
@@ -104,16 +110,22 @@ void cc_c_string(cc_buf *b, const char *s)
 const char *cc_scalar_name(cute_dtype d)
 {
     static const char *names[CUTE_NDTYPES] = {
-        [CUTE_VOID] = "void", [CUTE_I1] = "bool",  [CUTE_I8] = "i8",   [CUTE_I16] = "i16",
-        [CUTE_I32] = "i32",   [CUTE_I64] = "i64",  [CUTE_U8] = "u8",   [CUTE_U16] = "u16",
-        [CUTE_U32] = "u32",   [CUTE_U64] = "u64",  [CUTE_F16] = "f16", [CUTE_BF16] = "bf16",
-        [CUTE_F32] = "f32",   [CUTE_F64] = "f64",  [CUTE_PTR] = NULL,
+        [CUTE_VOID] = "void", [CUTE_I1] = "bool", [CUTE_I8] = "i8",   [CUTE_I16] = "i16",
+        [CUTE_I32] = "i32",   [CUTE_I64] = "i64", [CUTE_U8] = "u8",   [CUTE_U16] = "u16",
+        [CUTE_U32] = "u32",   [CUTE_U64] = "u64", [CUTE_F16] = "f16", [CUTE_BF16] = "bf16",
+        [CUTE_F32] = "f32",   [CUTE_F64] = "f64", [CUTE_PTR] = NULL,
     };
     return (unsigned)d < CUTE_NDTYPES ? names[d] : NULL;
 }
 
-bool cc_is_16f(cute_dtype d) { return d == CUTE_F16 || d == CUTE_BF16; }
-bool cc_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+bool cc_is_16f(cute_dtype d)
+{
+    return d == CUTE_F16 || d == CUTE_BF16;
+}
+bool cc_pow2(int64_t x)
+{
+    return x > 0 && (x & (x - 1)) == 0;
+}
 
 int cc_vec_align(cute_type t)
 {
@@ -224,8 +236,8 @@ static unsigned short small_float_bits(double d, int ebits, int mbits, unsigned 
     if (isinf(a)) return (unsigned short)(sign | inf);
     if (a == 0) return (unsigned short)sign;
     int e;
-    frexp(a, &e);                          /* a = m * 2^e, m in [0.5, 1) */
-    int exp = e - 1 < emin ? emin : e - 1; /* the exponent of a's quantum */
+    frexp(a, &e);                           /* a = m * 2^e, m in [0.5, 1) */
+    int exp = e - 1 < emin ? emin : e - 1;  /* the exponent of a's quantum */
     double n = rint(ldexp(a, mbits - exp)); /* a in quanta 2^(exp - mbits), rounded */
     if (n >= ldexp(1, mbits + 1)) {         /* rounded up to the next binade */
         n /= 2;
@@ -237,8 +249,14 @@ static unsigned short small_float_bits(double d, int ebits, int mbits, unsigned 
     return (unsigned short)(sign | bits);
 }
 
-unsigned short cute_f16_bits(double d) { return small_float_bits(d, 5, 10, 0x7e00); }
-unsigned short cute_bf16_bits(double d) { return small_float_bits(d, 8, 7, 0x7fc0); }
+unsigned short cute_f16_bits(double d)
+{
+    return small_float_bits(d, 5, 10, 0x7e00);
+}
+unsigned short cute_bf16_bits(double d)
+{
+    return small_float_bits(d, 8, 7, 0x7fc0);
+}
 
 /* --- constants ----------------------------------------------------------------------- */
 
@@ -295,13 +313,26 @@ const char *cc_const(cc_fn *e, cute_type t, int64_t imm, char *buf)
         return float_const(d, v, buf);
     }
     switch (d) {
-    case CUTE_I1: return imm ? "true" : "false";
-    case CUTE_I8: snprintf(buf, CC_NAME, "(i8)%d", (int8_t)imm); break;
-    case CUTE_I16: snprintf(buf, CC_NAME, "(i16)%d", (int16_t)imm); break;
-    case CUTE_U8: snprintf(buf, CC_NAME, "(u8)%u", (uint8_t)imm); break;
-    case CUTE_U16: snprintf(buf, CC_NAME, "(u16)%u", (uint16_t)imm); break;
-    case CUTE_U32: snprintf(buf, CC_NAME, "%uu", (uint32_t)imm); break;
-    case CUTE_U64: snprintf(buf, CC_NAME, "%lluull", (unsigned long long)imm); break;
+    case CUTE_I1:
+        return imm ? "true" : "false";
+    case CUTE_I8:
+        snprintf(buf, CC_NAME, "(i8)%d", (int8_t)imm);
+        break;
+    case CUTE_I16:
+        snprintf(buf, CC_NAME, "(i16)%d", (int16_t)imm);
+        break;
+    case CUTE_U8:
+        snprintf(buf, CC_NAME, "(u8)%u", (uint8_t)imm);
+        break;
+    case CUTE_U16:
+        snprintf(buf, CC_NAME, "(u16)%u", (uint16_t)imm);
+        break;
+    case CUTE_U32:
+        snprintf(buf, CC_NAME, "%uu", (uint32_t)imm);
+        break;
+    case CUTE_U64:
+        snprintf(buf, CC_NAME, "%lluull", (unsigned long long)imm);
+        break;
     case CUTE_I32:
         if ((int32_t)imm == INT32_MIN) return "(-2147483647 - 1)";
         snprintf(buf, CC_NAME, "%d", (int32_t)imm);

@@ -40,7 +40,10 @@ static void say(char *err, size_t n, const char *fmt, ...)
 }
 
 /* the entry points by name: a table, so a missing one is named in the message */
-#define SYM(f) {"nvrtc" #f, offsetof(struct cute_nvrtc, f)}
+#define SYM(f)                                                                                     \
+    {                                                                                              \
+        "nvrtc" #f, offsetof(struct cute_nvrtc, f)                                                 \
+    }
 static const struct {
     const char *name;
     size_t at;
@@ -123,7 +126,9 @@ cute_status cute_nvrtc_open(cute_nvrtc **out, const char *path, char *err, size_
 void cute_nvrtc_close(cute_nvrtc *nv)
 {
     if (!nv) return;
-    if (nv->lib) dlclose(nv->lib);
+    /* no dlclose: NVRTC carries its own C++ runtime, whose exit-time state must outlive
+     * it (unloading it early is unsafe, and leak checkers then see its heap as leaked);
+     * the loader keeps one mapping however often it is opened */
     free(nv);
 }
 
@@ -133,7 +138,10 @@ void cute_nvrtc_version(const cute_nvrtc *nv, int *major, int *minor)
     *minor = nv->minor;
 }
 
-const char *cute_nvrtc_path(const cute_nvrtc *nv) { return nv->path; }
+const char *cute_nvrtc_path(const cute_nvrtc *nv)
+{
+    return nv->path;
+}
 
 void cute_nvrtc_output_free(cute_nvrtc_output *o)
 {
@@ -169,8 +177,8 @@ static cute_status set_log(cute_nvrtc *nv, nvrtc_program p, cute_nvrtc_output *o
 
 /* copy one artefact (PTX or CUBIN) out of the program; absent is not an error */
 static cute_status take(nvrtc_result (*size)(nvrtc_program, size_t *),
-                        nvrtc_result (*get)(nvrtc_program, char *), nvrtc_program p,
-                        void **buf, size_t *n)
+                        nvrtc_result (*get)(nvrtc_program, char *), nvrtc_program p, void **buf,
+                        size_t *n)
 {
     size_t m = 0;
     if (size(p, &m) != 0 || m == 0) return CUTE_OK;
@@ -186,8 +194,7 @@ static cute_status take(nvrtc_result (*size)(nvrtc_program, size_t *),
 }
 
 /* the option list: arch, lineinfo, debug, then the caller's extras */
-static int options(const cute_nvrtc_opts *o, char *archopt, size_t archn, const char **opt,
-                   int cap)
+static int options(const cute_nvrtc_opts *o, char *archopt, size_t archn, const char **opt, int cap)
 {
     int n = 0;
     snprintf(archopt, archn, "--gpu-architecture=%s", o->arch);
@@ -207,8 +214,7 @@ cute_status cute_nvrtc_compile(cute_nvrtc *nv, const char *src, const cute_nvrtc
         return out->log ? CUTE_ERR_INVALID : CUTE_ERR_OOM;
     }
     nvrtc_program p = NULL;
-    nvrtc_result r =
-        nv->CreateProgram(&p, src, o->name ? o->name : "cutec.cu", 0, NULL, NULL);
+    nvrtc_result r = nv->CreateProgram(&p, src, o->name ? o->name : "cutec.cu", 0, NULL, NULL);
     if (r != 0) return set_log(nv, NULL, out, "nvrtcCreateProgram", r);
     char archopt[96];
     const char *opt[64];

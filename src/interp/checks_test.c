@@ -59,6 +59,7 @@ static void oob_global(void)
         CHECK(r->more == 23, "23 more threads of block 3 fail there, got %u", r->more);
         CHECK(strstr(r->msg, "parameter A") && strstr(r->msg, "past its end"), "%s", r->msg);
     }
+    be.vt->module_free(be.self, m);
     /* the same with 4 workers: the same first report */
     opts.threads = 4;
     fresh();

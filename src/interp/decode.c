@@ -265,7 +265,7 @@ static bool layout_registers(decoder *D)
     if (slots > UINT32_MAX / 2) return fail(D, NULL, "too many registers");
     P->nslots = (uint32_t)slots;
     P->nparams = f->nparams;
-    memcpy(P->params, f->params, f->nparams * sizeof *P->params);
+    if (f->nparams) memcpy(P->params, f->params, f->nparams * sizeof *P->params);
     return true;
 }
 

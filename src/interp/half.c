@@ -6,8 +6,10 @@
 
 #include "interp/interp_internal.h"
 
-#define F16_NAN 0x7fffu
-#define BF16_NAN 0x7fffu
+/* the NaN the H200 gives converting from f32 (cvt.rn.f16.f32 and .bf16.f32) and from f64
+ * (cvt.rn.f16.f64: 0x7e00, bf16: 0x7fc0), measured with src/interp/gpu/hw_probe.cu */
+#define NAN_FROM_F32 0x7fffu
+static const uint16_t nan_from_f64[2] = {0x7e00u, 0x7fc0u};
 
 /* the small formats: exponent and fraction widths */
 static const struct {
@@ -54,7 +56,7 @@ static uint16_t from_f64(int small, double x)
     uint64_t mf = b & ((1ull << 52) - 1);
     int ebits = fmt[small].ebits, mbits = fmt[small].mbits;
     uint16_t sbit = (uint16_t)(sign << (ebits + mbits));
-    if (ef == 0x7ff) return mf ? (small ? BF16_NAN : F16_NAN) : sbit | (((1u << ebits) - 1) << mbits);
+    if (ef == 0x7ff) return mf ? nan_from_f64[small] : sbit | (((1u << ebits) - 1) << mbits);
     if (ef == 0 && mf == 0) return sbit;
     if (ef == 0) return round_small(small, sign, mf, -1074, false);
     return round_small(small, sign, mf | (1ull << 52), ef - 1075, false);
@@ -69,7 +71,7 @@ static uint16_t from_f32(int small, float x)
     uint32_t mf = b & ((1u << 23) - 1);
     int ebits = fmt[small].ebits, mbits = fmt[small].mbits;
     uint16_t sbit = (uint16_t)(sign << (ebits + mbits));
-    if (ef == 0xff) return mf ? (small ? BF16_NAN : F16_NAN) : sbit | (((1u << ebits) - 1) << mbits);
+    if (ef == 0xff) return mf ? NAN_FROM_F32 : sbit | (((1u << ebits) - 1) << mbits);
     if (ef == 0 && mf == 0) return sbit;
     if (ef == 0) return round_small(small, sign, mf, -149, false);
     return round_small(small, sign, mf | (1u << 23), ef - 150, false);
@@ -84,7 +86,7 @@ float cute_f16_to_f32(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff, b;
     if (e == 0x1f) {
-        b = sign | 0x7f800000u | (m << 13); /* inf, or NaN keeping its payload */
+        b = m ? 0x7fffffffu : sign | 0x7f800000u; /* NaN: the canonical one, as the GPU */
     } else if (e) {
         b = sign | ((e + 112) << 23) | (m << 13);
     } else {
@@ -118,7 +120,8 @@ uint16_t interp_small_from_int(int small, int64_t v, bool is_unsigned)
 uint16_t interp_small_fma(int small, float a, float b, float c)
 {
     double p = (double)a * (double)b, s = p + (double)c;
-    if (!isfinite(s) || s == 0) return from_f64(small, s); /* NaN, inf, an exact zero */
+    if (s != s) return NAN_FROM_F32; /* the GPU's f16/bf16 fma gives the f32-style NaN */
+    if (!isfinite(s) || s == 0) return from_f64(small, s); /* inf, an exact zero */
     double bb = s - p, err = (p - (s - bb)) + ((double)c - bb);
     if (err == 0) return from_f64(small, s);
     uint64_t bits;

@@ -62,7 +62,7 @@ CVT_LOOP(cvt_u32_f32, u32, f32, F32_OF)
 /* --- everything else: through a wide value ---------------------------------------------- */
 
 typedef struct cval {
-    int kind; /* 0 signed integer (and i1), 1 unsigned (and pointers), 2 float */
+    int kind; /* 0 signed integer (and i1), 1 unsigned (and pointers), 2 float, 3 f64 */
     int64_t i;
     uint64_t u;
     double f;
@@ -84,7 +84,7 @@ static cval read_val(islot s, int dt)
     case CUTE_F16: return (cval){2, 0, 0, cute_f16_to_f32(s.u16)};
     case CUTE_BF16: return (cval){2, 0, 0, cute_bf16_to_f32(s.u16)};
     case CUTE_F32: return (cval){2, 0, 0, s.f32};
-    default: return (cval){2, 0, 0, s.f64};
+    default: return (cval){3, 0, 0, s.f64};
     }
 }
 
@@ -108,22 +108,24 @@ static uint64_t sat_unsigned(double v, int bits)
 
 static int64_t as_signed(cval v, int bits)
 {
-    return v.kind == 2 ? sat_signed(v.f, bits) : v.kind == 1 ? (int64_t)v.u : v.i;
+    return v.kind >= 2 ? sat_signed(v.f, bits) : v.kind == 1 ? (int64_t)v.u : v.i;
 }
 static uint64_t as_unsigned(cval v, int bits)
 {
-    return v.kind == 2 ? sat_unsigned(v.f, bits) : v.kind == 1 ? v.u : (uint64_t)v.i;
+    return v.kind >= 2 ? sat_unsigned(v.f, bits) : v.kind == 1 ? v.u : (uint64_t)v.i;
 }
 static uint16_t as_small(cval v, int small)
 {
-    if (v.kind == 2) return small ? cute_f64_to_bf16(v.f) : cute_f64_to_f16(v.f);
+    /* from f64 directly (cvt.rn.f16.f64); from narrower floats through their exact f32 */
+    if (v.kind == 3) return small ? cute_f64_to_bf16(v.f) : cute_f64_to_f16(v.f);
+    if (v.kind == 2) return small ? cute_f32_to_bf16((float)v.f) : cute_f32_to_f16((float)v.f);
     return interp_small_from_int(small, v.kind ? (int64_t)v.u : v.i, v.kind == 1);
 }
 
 static void write_val(islot *s, int dt, cval v)
 {
     switch (dt) {
-    case CUTE_I1: s->u8 = v.kind == 2 ? v.f != 0 : v.kind ? v.u != 0 : v.i != 0; break;
+    case CUTE_I1: s->u8 = v.kind >= 2 ? v.f != 0 : v.kind ? v.u != 0 : v.i != 0; break;
     case CUTE_I8: s->i8 = (int8_t)as_signed(v, 8); break;
     case CUTE_I16: s->i16 = (int16_t)as_signed(v, 16); break;
     case CUTE_I32: s->i32 = (int32_t)as_signed(v, 32); break;
@@ -136,9 +138,9 @@ static void write_val(islot *s, int dt, cval v)
     case CUTE_F16: s->u16 = as_small(v, 0); break;
     case CUTE_BF16: s->u16 = as_small(v, 1); break;
     case CUTE_F32:
-        s->f32 = v.kind == 2 ? narrow(v.f) : v.kind ? (float)v.u : (float)v.i;
+        s->f32 = v.kind >= 2 ? narrow(v.f) : v.kind ? (float)v.u : (float)v.i;
         break;
-    default: s->f64 = v.kind == 2 ? v.f : v.kind ? (double)v.u : (double)v.i; break;
+    default: s->f64 = v.kind >= 2 ? v.f : v.kind ? (double)v.u : (double)v.i; break;
     }
 }
 

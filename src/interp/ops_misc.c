@@ -86,8 +86,8 @@ void interp_store_const(islot *s, int dtype, int64_t imm)
     case CUTE_U8: s->u8 = (uint8_t)imm; break;
     case CUTE_U16: s->u16 = (uint16_t)imm; break;
     case CUTE_U32: s->u32 = (uint32_t)imm; break;
-    case CUTE_F16: s->u16 = cute_f64_to_f16(f); break;
-    case CUTE_BF16: s->u16 = cute_f64_to_bf16(f); break;
+    case CUTE_F16: s->u16 = f != f ? 0x7fff : cute_f64_to_f16(f); break;
+    case CUTE_BF16: s->u16 = f != f ? 0x7fff : cute_f64_to_bf16(f); break;
     case CUTE_F32: s->f32 = (float)f; break;
     case CUTE_F64: s->f64 = f; break;
     default: s->i64 = imm; break; /* i64, u64, pointers */

@@ -1,0 +1,513 @@
+/* The CUDA C backend on a GPU: what the generated code computes is what cutec/cuda_c.h says.
+ *  - CVT from every numeric type to every other on edge values (saturation, NaN, ties,
+ *    overflow, one rounding to bf16 from f64 and wide integers), against a host reference;
+ *  - the 16-byte f16 add, against f16(f32(a) + f32(b));
+ *  - atomics by CAS loops (16-bit, float min/max) and natively, CAS; 64-bit shuffles,
+ *    laneid and warpid in a 96-thread block.
+ * Skips, visibly, without a driver, a device or NVRTC (the compile-only checks are in
+ * cuda_c_test.c). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cutec/cuda_c.h"
+#include "cutec/ir.h"
+#include "cutec/nvrtc.h"
+#include "cutec/runtime.h"
+
+#define T(d) cute_type_of(CUTE_##d)
+#define GPTR(d) cute_type_ptr(CUTE_##d, CUTE_GMEM)
+#define AT(b) ((b)->file = "cuda_c_gpu_test.c", (b)->line = __LINE__)
+
+static const cute_dtype num[] = {CUTE_I1,   CUTE_I8,  CUTE_I16, CUTE_I32, CUTE_I64,
+                                 CUTE_U8,   CUTE_U16, CUTE_U32, CUTE_U64, CUTE_F16,
+                                 CUTE_BF16, CUTE_F32, CUTE_F64};
+#define NN 13
+
+static cute_vreg op(cute_ir_builder *b, cute_op o, cute_type t, cute_vreg a0, cute_vreg a1,
+                    cute_vreg a2, int64_t imm)
+{
+    cute_vreg r = cute_ir_op(b, o, t, a0, a1, a2);
+    b->last->imm = imm;
+    return r;
+}
+
+static cute_vreg at(cute_ir_builder *b, cute_vreg p, int k)
+{
+    return cute_ir_op(b, CUTE_OP_PTR_ADD, cute_ir_type(b->f, p), p,
+                      cute_ir_const_int(b, CUTE_I32, k), 0);
+}
+
+/* --- kernels ----------------------------------------------------------------------------- */
+
+/* conv_<s>(in, out, n): x = in[i] as s; out region t (n * 8 bytes each) [i] = CVT(x) to t */
+static cute_ir_func *conv_kernel(int s)
+{
+    char name[32];
+    snprintf(name, sizeof name, "conv_%s", cute_dtype_name(num[s]));
+    cute_ir_func *f = cute_ir_func_new(name);
+    cute_ir_builder b;
+    cute_ir_builder_init(&b, f);
+    AT(&b);
+    cute_vreg in = cute_ir_add_param(f, GPTR(U8), "in"),
+              out = cute_ir_add_param(f, GPTR(U8), "out");
+    cute_vreg n = cute_ir_add_param(f, T(I32), "n");
+    cute_vreg i = cute_ir_op(&b, CUTE_OP_FMA, T(I32), cute_ir_sreg(&b, CUTE_SREG_CTAID_X),
+                             cute_ir_sreg(&b, CUTE_SREG_NTID_X), cute_ir_sreg(&b, CUTE_SREG_TID_X));
+    cute_ir_if(&b, cute_ir_op(&b, CUTE_OP_LT, T(I1), i, n, 0));
+    cute_type sp = cute_type_ptr(num[s], CUTE_GMEM);
+    cute_vreg pin =
+        cute_ir_op(&b, CUTE_OP_PTR_ADD, sp, cute_ir_op(&b, CUTE_OP_BITCAST, sp, in, 0, 0), i, 0);
+    cute_vreg x = op(&b, CUTE_OP_LOAD, cute_type_of(num[s]), pin, 0, 0, cute_dtype_bytes(num[s]));
+    for (int t = 0; t < NN; t++) {
+        cute_type tp = cute_type_ptr(num[t], CUTE_GMEM);
+        cute_vreg off =
+            cute_ir_op(&b, CUTE_OP_MUL, T(I32), n, cute_ir_const_int(&b, CUTE_I32, 8 * t), 0);
+        cute_vreg base = cute_ir_op(&b, CUTE_OP_BITCAST, tp,
+                                    cute_ir_op(&b, CUTE_OP_PTR_ADD, GPTR(U8), out, off, 0), 0, 0);
+        cute_vreg y = cute_ir_op(&b, CUTE_OP_CVT, cute_type_of(num[t]), x, 0, 0);
+        cute_ir_op_void(&b, CUTE_OP_STORE, cute_type_of(num[t]),
+                        cute_ir_op(&b, CUTE_OP_PTR_ADD, tp, base, i, 0), y, 0,
+                        cute_dtype_bytes(num[t]));
+    }
+    cute_ir_end(&b);
+    return f;
+}
+
+static const cute_dtype atom_types[] = {CUTE_I16, CUTE_U16, CUTE_F16, CUTE_BF16,
+                                        CUTE_F32, CUTE_F64, CUTE_I64, CUTE_I32};
+
+/* 256 threads on 32-byte slots per type: [0] += 1, [1] = min(tid), [2] = max(tid),
+ * [3]: thread 7 swaps 0 -> 7 */
+static cute_ir_func *atomic_kernel(void)
+{
+    cute_ir_func *f = cute_ir_func_new("atoms");
+    cute_ir_builder b;
+    cute_ir_builder_init(&b, f);
+    AT(&b);
+    cute_vreg mem = cute_ir_add_param(f, GPTR(U8), "mem");
+    cute_vreg tid = cute_ir_sreg(&b, CUTE_SREG_TID_X);
+    for (int k = 0; k < 8; k++) {
+        cute_type t = cute_type_of(atom_types[k]), tp = cute_type_ptr(atom_types[k], CUTE_GMEM);
+        cute_vreg p = cute_ir_op(&b, CUTE_OP_BITCAST, tp, at(&b, mem, 32 * k), 0, 0);
+        cute_vreg v = cute_ir_op(&b, CUTE_OP_CVT, t, tid, 0, 0);
+        cute_vreg one = cute_ir_op(&b, CUTE_OP_CVT, t, cute_ir_const_int(&b, CUTE_I32, 1), 0, 0);
+        op(&b, CUTE_OP_ATOMIC, t, p, one, 0, CUTE_ATOMIC_ADD);
+        op(&b, CUTE_OP_ATOMIC, t, at(&b, p, 1), v, 0, CUTE_ATOMIC_MIN);
+        op(&b, CUTE_OP_ATOMIC, t, at(&b, p, 2), v, 0, CUTE_ATOMIC_MAX);
+        cute_vreg zero = cute_ir_op(&b, CUTE_OP_CVT, t, cute_ir_const_int(&b, CUTE_I32, 0), 0, 0);
+        cute_vreg p3 = at(&b, p, 3);
+        cute_ir_if(&b,
+                   cute_ir_op(&b, CUTE_OP_EQ, T(I1), tid, cute_ir_const_int(&b, CUTE_I32, 7), 0));
+        cute_ir_op(&b, CUTE_OP_ATOMIC_CAS, t, p3, zero, v);
+        cute_ir_end(&b);
+    }
+    return f;
+}
+
+/* out[tid] = shfl_xor(tid << 40 | tid, 5) + laneid << 20 + warpid << 30 */
+static cute_ir_func *shfl_kernel(void)
+{
+    cute_ir_func *f = cute_ir_func_new("shfl64");
+    cute_ir_builder b;
+    cute_ir_builder_init(&b, f);
+    AT(&b);
+    cute_vreg out = cute_ir_add_param(f, GPTR(U64), "out");
+    cute_vreg tid = cute_ir_sreg(&b, CUTE_SREG_TID_X);
+    cute_vreg t64 = cute_ir_op(&b, CUTE_OP_CVT, T(U64), tid, 0, 0);
+    cute_vreg c40 = cute_ir_const_int(&b, CUTE_U64, 40), c20 = cute_ir_const_int(&b, CUTE_U64, 20);
+    cute_vreg c30 = cute_ir_const_int(&b, CUTE_U64, 30);
+    cute_vreg v = cute_ir_op(&b, CUTE_OP_OR, T(U64),
+                             cute_ir_op(&b, CUTE_OP_SHL, T(U64), t64, c40, 0), t64, 0);
+    cute_vreg s =
+        op(&b, CUTE_OP_SHFL, T(U64), v, cute_ir_const_int(&b, CUTE_I32, 5), 0, CUTE_SHFL_XOR);
+    cute_vreg lane = cute_ir_op(&b, CUTE_OP_CVT, T(U64), cute_ir_sreg(&b, CUTE_SREG_LANEID), 0, 0);
+    cute_vreg warp = cute_ir_op(&b, CUTE_OP_CVT, T(U64), cute_ir_sreg(&b, CUTE_SREG_WARPID), 0, 0);
+    cute_vreg r = cute_ir_op(&b, CUTE_OP_ADD, T(U64), s,
+                             cute_ir_op(&b, CUTE_OP_SHL, T(U64), lane, c20, 0), 0);
+    r = cute_ir_op(&b, CUTE_OP_ADD, T(U64), r, cute_ir_op(&b, CUTE_OP_SHL, T(U64), warp, c30, 0),
+                   0);
+    cute_ir_op_void(&b, CUTE_OP_STORE, T(U64),
+                    cute_ir_op(&b, CUTE_OP_PTR_ADD, GPTR(U64), out, tid, 0), r, 0, 8);
+    return f;
+}
+
+/* C[8i..8i+8) = A + B in f16, one 16-byte access per operand */
+static cute_ir_func *f16_add_kernel(void)
+{
+    cute_ir_func *f = cute_ir_func_new("f16_add");
+    cute_ir_builder b;
+    cute_ir_builder_init(&b, f);
+    AT(&b);
+    cute_vreg A = cute_ir_add_param(f, GPTR(F16), "A"), B = cute_ir_add_param(f, GPTR(F16), "B");
+    cute_vreg C = cute_ir_add_param(f, GPTR(F16), "C");
+    cute_vreg i = cute_ir_op(&b, CUTE_OP_MUL, T(I32), cute_ir_sreg(&b, CUTE_SREG_TID_X),
+                             cute_ir_const_int(&b, CUTE_I32, 8), 0);
+    cute_type v8 = cute_type_vec(CUTE_F16, 8);
+    cute_vreg va =
+        op(&b, CUTE_OP_LOAD, v8, cute_ir_op(&b, CUTE_OP_PTR_ADD, GPTR(F16), A, i, 0), 0, 0, 16);
+    cute_vreg vb =
+        op(&b, CUTE_OP_LOAD, v8, cute_ir_op(&b, CUTE_OP_PTR_ADD, GPTR(F16), B, i, 0), 0, 0, 16);
+    cute_vreg vc = cute_ir_op(&b, CUTE_OP_ADD, v8, va, vb, 0); /* lane-wise, in f32 */
+    cute_ir_op_void(&b, CUTE_OP_STORE, v8, cute_ir_op(&b, CUTE_OP_PTR_ADD, GPTR(F16), C, i, 0), vc,
+                    0, 16);
+    return f;
+}
+
+/* --- the host reference of CVT ---------------------------------------------------------- */
+
+typedef struct value {
+    bool isf, uns; /* a float (f), an unsigned 64-bit integer (u), else a signed one (i) */
+    double f;
+    int64_t i;
+    uint64_t u;
+} value;
+
+static double decode16(unsigned bits, int ebits, int mbits)
+{
+    int e = (int)(bits >> mbits) & ((1 << ebits) - 1), m = (int)bits & ((1 << mbits) - 1);
+    double s = (bits >> (ebits + mbits)) ? -1 : 1;
+    int bias = (1 << (ebits - 1)) - 1;
+    if (e == (1 << ebits) - 1) return m ? NAN : s * INFINITY;
+    if (e == 0) return s * ldexp(m, 1 - bias - mbits);
+    return s * ldexp(m + (1 << mbits), e - bias - mbits);
+}
+
+/* v (already of type d's value set) as d's bytes */
+static void put(unsigned char *p, cute_dtype d, value v)
+{
+    uint64_t bits = v.uns ? v.u : (uint64_t)v.i;
+    float f32 = (float)v.f;
+    uint16_t h = d == CUTE_F16 ? cute_f16_bits(v.f) : cute_bf16_bits(v.f);
+    if (d == CUTE_I1) bits = v.isf ? (v.f != 0 || isnan(v.f)) : bits != 0;
+    if (cute_dtype_is_float(d)) {
+        if (d == CUTE_F32)
+            memcpy(p, &f32, 4);
+        else if (d == CUTE_F64)
+            memcpy(p, &v.f, 8);
+        else
+            memcpy(p, &h, 2);
+    } else {
+        memcpy(p, &bits, (size_t)cute_dtype_bytes(d)); /* little-endian: the low bytes */
+    }
+}
+
+static value get(const unsigned char *p, cute_dtype d)
+{
+    value v = {0};
+    uint64_t bits = 0;
+    memcpy(&bits, p, (size_t)cute_dtype_bytes(d));
+    int w = cute_dtype_bits(d);
+    switch (d) {
+    case CUTE_F16:
+        v.isf = true, v.f = decode16((unsigned)bits, 5, 10);
+        break;
+    case CUTE_BF16:
+        v.isf = true, v.f = decode16((unsigned)bits, 8, 7);
+        break;
+    case CUTE_F32: {
+        float x;
+        memcpy(&x, p, 4);
+        v.isf = true, v.f = x;
+        break;
+    }
+    case CUTE_F64:
+        memcpy(&v.f, p, 8), v.isf = true;
+        break;
+    case CUTE_U64:
+        v.uns = true, v.u = bits;
+        break;
+    default:
+        if (cute_dtype_is_signed(d) && w < 64 && (bits >> (w - 1)) & 1) bits |= ~0ull << w;
+        v.i = (int64_t)bits;
+    }
+    return v;
+}
+
+/* CVT: to nearest even once; float -> int truncates, saturates, NaN -> 0; int -> int wraps */
+static value cvt(value v, cute_dtype t)
+{
+    value r = {0};
+    if (t == CUTE_I1 || (!cute_dtype_is_float(t) && !v.isf))
+        return v; /* put does != 0 and wrapping */
+    if (cute_dtype_is_float(t)) {
+        r.isf = true;
+        if (v.isf)
+            r.f = v.f; /* put rounds once, from the exact value */
+        else if (t == CUTE_F32)
+            r.f = v.uns ? (double)(float)v.u : (double)(float)v.i;
+        else
+            r.f = v.uns ? (double)v.u : (double)v.i; /* exact for the values used below */
+        return r;
+    }
+    if (isnan(v.f)) return r;
+    double x = trunc(v.f), lo = 0, hi;
+    int w = cute_dtype_bits(t);
+    if (cute_dtype_is_signed(t))
+        lo = -ldexp(1, w - 1), hi = ldexp(1, w - 1) - 1;
+    else
+        hi = ldexp(1, w) - 1;
+    if (x <= lo) x = lo;
+    if (t == CUTE_U64) {
+        r.uns = true, r.u = x >= ldexp(1, 64) ? UINT64_MAX : (uint64_t)x;
+    } else if (t == CUTE_I64) {
+        r.i = x >= ldexp(1, 63) ? INT64_MAX : (int64_t)x;
+    } else {
+        r.i = (int64_t)(x >= hi ? hi : x);
+    }
+    return r;
+}
+
+/* --- running ------------------------------------------------------------------------------ */
+
+typedef struct gpu {
+    cute_cuda *cu;
+    void *module;
+} gpu;
+
+static bool launch(gpu *g, const char *name, uint32_t threads, void **params)
+{
+    void *fn = NULL;
+    cute_status s = cute_cuda_module_function(g->cu, g->module, name, &fn);
+    if (s == CUTE_OK)
+        s = cute_cuda_launch(g->cu, fn, (cute_dim3){1, 1, 1}, (cute_dim3){threads, 1, 1}, 0, NULL,
+                             params);
+    if (s == CUTE_OK) s = cute_cuda_sync(g->cu);
+    CHECK(s == CUTE_OK, "%s: %s", name, cute_cuda_error(g->cu));
+    return s == CUTE_OK;
+}
+
+static const double fvals[] = {
+    0,
+    -0.0,
+    1,
+    -1,
+    0.5,
+    1.5,
+    2.5,
+    -2.5,
+    127.9,
+    128,
+    -128.9,
+    -129,
+    255.9,
+    256,
+    300.7,
+    -300.7,
+    65504,
+    65519,
+    65520,
+    70000,
+    1e10,
+    -1e10,
+    3e9,
+    1e20,
+    -1e20,
+    NAN,
+    INFINITY,
+    -INFINITY,
+    1e-8,
+    1.00390625 + 9.313225746154785e-10, /* 1 + 2^-8 + 2^-30: above a bf16 tie, a tie in f32 */
+    33685505,
+    0.1,
+    1.0 / 3,
+    5e-324,
+    1e-40,
+    3.4e38,
+    1e300};
+static const int64_t ivals[] = {0,
+                                1,
+                                -1,
+                                2,
+                                127,
+                                -128,
+                                255,
+                                300,
+                                -300,
+                                32767,
+                                -32768,
+                                65535,
+                                65541,
+                                2147483647,
+                                -2147483647 - 1,
+                                33685505, /* 2^25 + 2^17 + 1: through f32, a bf16 tie */
+                                1099511627777 + 4294967296, /* 2^40 + 2^32 + 1, likewise */
+                                INT64_MAX,
+                                INT64_MIN,
+                                -1 /* read as u64: UINT64_MAX */,
+                                65519,
+                                65520,
+                                4095,
+                                16777217};
+#define NF (int)(sizeof fvals / sizeof fvals[0])
+#define NI (int)(sizeof ivals / sizeof ivals[0])
+
+/* CVT from s: every value above, to every type, on the GPU and on the host */
+static void check_conversions(gpu *g, int s, cute_devptr din, cute_devptr dout)
+{
+    bool sf = cute_dtype_is_float(num[s]);
+    int n = sf ? NF : NI, sz = cute_dtype_bytes(num[s]);
+    unsigned char in[64 * 8], out[NN * 64 * 8];
+    value src[64];
+    for (int i = 0; i < n; i++) {
+        value v = {.isf = sf, .f = sf ? fvals[i] : 0, .i = sf ? 0 : ivals[i]};
+        if (!sf && i == 19) v.uns = true, v.u = UINT64_MAX, v.i = 0;
+        unsigned char slot[8] = {0};
+        put(slot, num[s], v);
+        memcpy(in + i * sz, slot, (size_t)sz);
+        src[i] = get(slot, num[s]);
+    }
+    cute_cuda_copy_htod(g->cu, din, in, (size_t)(n * sz));
+    cute_cuda_memset8(g->cu, dout, 0, sizeof out);
+    char name[32];
+    snprintf(name, sizeof name, "conv_%s", cute_dtype_name(num[s]));
+    int n32 = n;
+    if (!launch(g, name, 64, (void *[]){&din, &dout, &n32})) return;
+    cute_cuda_copy_dtoh(g->cu, out, dout, sizeof out);
+    for (int t = 0; t < NN; t++) {
+        int tz = cute_dtype_bytes(num[t]), bad = 0;
+        for (int i = 0; i < n; i++) {
+            unsigned char want[8] = {0};
+            const unsigned char *got = out + t * n * 8 + i * tz;
+            put(want, num[t], cvt(src[i], num[t]));
+            value gv = get(got, num[t]), wv = get(want, num[t]);
+            bool nan = gv.isf && isnan(gv.f) && isnan(wv.f); /* any NaN is a NaN */
+            if (memcmp(got, want, (size_t)tz) == 0 || nan) continue;
+            if (bad++ == 0) {
+                uint64_t a = 0, b = 0, x = 0;
+                memcpy(&a, got, (size_t)tz), memcpy(&b, want, (size_t)tz);
+                memcpy(&x, in + i * sz, (size_t)sz);
+                fprintf(stderr, "CVT %s -> %s of %#llx: got %#llx, want %#llx\n",
+                        cute_dtype_name(num[s]), cute_dtype_name(num[t]), (unsigned long long)x,
+                        (unsigned long long)a, (unsigned long long)b);
+            }
+        }
+        CHECK(bad == 0, "CVT %s -> %s: %d of %d values wrong", cute_dtype_name(num[s]),
+              cute_dtype_name(num[t]), bad, n);
+    }
+}
+
+static void check_atomics(gpu *g, cute_devptr dm)
+{
+    unsigned char m[256] = {0};
+    /* the min slots start high */
+    int16_t i16 = 0x7fff;
+    uint16_t f16 = 0x7bff, bf16 = 0x7f7f;
+    float f32 = 1e30f;
+    double f64 = 1e300;
+    int64_t i64 = 1ll << 60;
+    int32_t i32 = 1 << 30;
+    memcpy(m + 2, &i16, 2), memcpy(m + 32 + 2, &i16, 2), memcpy(m + 64 + 2, &f16, 2);
+    memcpy(m + 96 + 2, &bf16, 2), memcpy(m + 128 + 4, &f32, 4), memcpy(m + 160 + 8, &f64, 8);
+    memcpy(m + 192 + 8, &i64, 8), memcpy(m + 224 + 4, &i32, 4);
+    cute_cuda_copy_htod(g->cu, dm, m, sizeof m);
+    if (!launch(g, "atoms", 256, (void *[]){&dm})) return;
+    cute_cuda_copy_dtoh(g->cu, m, dm, sizeof m);
+    for (int k = 0; k < 8; k++) {
+        cute_dtype d = atom_types[k];
+        int z = cute_dtype_bytes(d);
+        double got[4];
+        for (int q = 0; q < 4; q++) {
+            value v = get(m + 32 * k + q * z, d);
+            got[q] = v.isf ? v.f : (double)v.i;
+        }
+        CHECK(got[0] == 256 && got[1] == 0 && got[2] == 255 && got[3] == 7,
+              "atomics on %s: add %g min %g max %g cas %g (want 256 0 255 7)", cute_dtype_name(d),
+              got[0], got[1], got[2], got[3]);
+    }
+}
+
+static void check_shuffles(gpu *g, cute_devptr ds)
+{
+    uint64_t h[96];
+    if (!launch(g, "shfl64", 96, (void *[]){&ds})) return;
+    cute_cuda_copy_dtoh(g->cu, h, ds, sizeof h);
+    int bad = 0;
+    for (uint64_t t = 0; t < 96; t++) {
+        uint64_t src = t ^ 5, want = (src << 40 | src) + ((t % 32) << 20) + ((t / 32) << 30);
+        bad += h[t] != want;
+    }
+    CHECK(bad == 0, "64-bit shuffle, laneid, warpid: %d of 96 wrong", bad);
+}
+
+static void check_f16_add(gpu *g, cute_devptr da, cute_devptr db, cute_devptr dc)
+{
+    uint16_t a[512], b[512], c[512];
+    uint32_t x = 12345;
+    for (int i = 0; i < 512; i++) {
+        x = x * 1664525u + 1013904223u;
+        a[i] = cute_f16_bits(ldexp((double)(x >> 8 & 0xffff) - 32768, -(int)(x >> 28)));
+        b[i] = cute_f16_bits(ldexp((double)(x & 0xfff) - 2048, -(int)(x >> 24 & 7)));
+    }
+    cute_cuda_copy_htod(g->cu, da, a, sizeof a);
+    cute_cuda_copy_htod(g->cu, db, b, sizeof b);
+    if (!launch(g, "f16_add", 64, (void *[]){&da, &db, &dc})) return;
+    cute_cuda_copy_dtoh(g->cu, c, dc, sizeof c);
+    int bad = 0;
+    for (int i = 0; i < 512; i++) {
+        float s = (float)decode16(a[i], 5, 10) + (float)decode16(b[i], 5, 10);
+        bad += c[i] != cute_f16_bits(s);
+    }
+    CHECK(bad == 0, "f16 add: %d of 512 wrong", bad);
+}
+
+static void run(cute_cuda *cu, cute_nvrtc *nv)
+{
+    const cute_device_info *d = cute_cuda_device(cu);
+    cute_ir_func *k[NN + 3];
+    for (int s = 0; s < NN; s++) k[s] = conv_kernel(s);
+    k[NN] = atomic_kernel(), k[NN + 1] = shfl_kernel(), k[NN + 2] = f16_add_kernel();
+    char err[512], *src = NULL;
+    bool ok = true;
+    for (int i = 0; i < NN + 3 && ok; i++) {
+        ok = cute_ir_verify(k[i], err, sizeof err) == 0;
+        CHECK(ok, "%s", err);
+    }
+    cute_cuda_c_opts eo = {.arch = d->arch};
+    if (ok)
+        ok = cute_cuda_c_emit((const cute_ir_func *const *)k, NN + 3, &eo, &src, err, sizeof err) ==
+             CUTE_OK;
+    CHECK(ok, "emit: %s", err);
+    cute_nvrtc_output o = {0};
+    if (ok) ok = cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = d->arch}, &o) == CUTE_OK;
+    CHECK(ok, "compile for %s: %s", d->arch, o.log);
+    gpu g = {cu, NULL};
+    if (ok) ok = cute_cuda_module_load(cu, o.cubin, &g.module) == CUTE_OK;
+    CHECK(ok, "module load: %s", cute_cuda_error(cu));
+    cute_devptr b[4] = {0};
+    for (int i = 0; ok && i < 4; i++) ok = cute_cuda_alloc(cu, 64 * 8 * NN, &b[i]) == CUTE_OK;
+    if (ok) {
+        printf("%s (%s), NVRTC %s\n", d->name, d->arch, cute_nvrtc_path(nv));
+        for (int s = 0; s < NN; s++) check_conversions(&g, s, b[0], b[1]);
+        check_atomics(&g, b[0]);
+        check_shuffles(&g, b[0]);
+        check_f16_add(&g, b[0], b[1], b[2]);
+    }
+    for (int i = 0; i < 4; i++)
+        if (b[i]) cute_cuda_free(cu, b[i]);
+    if (g.module) cute_cuda_module_unload(cu, g.module);
+    cute_nvrtc_output_free(&o);
+    free(src);
+    for (int i = 0; i < NN + 3; i++) cute_ir_func_free(k[i]);
+}
+
+int main(void)
+{
+    char err[512], why[600];
+    cute_cuda *cu = NULL;
+    cute_nvrtc *nv = NULL;
+    if (cute_cuda_open(NULL, &cu, err, sizeof err) != CUTE_OK) {
+        snprintf(why, sizeof why, "no GPU: %s", err);
+        SKIP(why);
+    } else if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
+        snprintf(why, sizeof why, "no NVRTC: %s", err);
+        SKIP(why);
+    } else {
+        run(cu, nv);
+    }
+    cute_nvrtc_close(nv);
+    cute_cuda_close(cu);
+    return CHECK_DONE("backend/cuda_c_gpu");
+}
