@@ -15,6 +15,13 @@ log="$out/device.log"
     sh scripts/run-tests.sh build 2>&1 | tail -40
     echo "== bench elementwise (cutec and a device-to-device copy, one process)"
     build/cutec bench elementwise --op add --iters 30 2>&1
+    echo "== compile and call costs (a fresh cache: the second process hits the disk)"
+    export CUTEC_CACHE_DIR=/tmp/cutec-cache-$$
+    rm -rf "$CUTEC_CACHE_DIR"
+    build/cutec bench jit 2>&1
+    build/cutec bench jit 2>&1
+    echo "== SASS of the f16 add"
+    build/cutec compile elementwise --op add --dtype f16 --emit sass 2>&1 | grep -E "LDG|STG" | sort | uniq -c
     echo "== torch.add, same session"
     python3 bench/torch_add.py 2>&1
     echo "== clocks after"

@@ -33,7 +33,8 @@ typedef enum {
     CUTE_CHECK_MISALIGNED,        /* address not a multiple of the access's alignment */
     CUTE_CHECK_STEP_BUDGET,       /* a block ran more loop iterations than the budget */
     CUTE_CHECK_DIV_ZERO,          /* integer division or remainder by zero */
-    CUTE_CHECK_SHFL_INACTIVE,     /* a shuffle read a lane that is not active */
+    CUTE_CHECK_WARP_INACTIVE,     /* a shuffle read an inactive lane; mma/ldmatrix without
+                                     the whole warp */
     CUTE_CHECK_UNSUPPORTED,       /* an operation the interpreter cannot emulate */
     CUTE_CHECK_COUNT
 } cute_interp_check;

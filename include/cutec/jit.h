@@ -145,12 +145,31 @@ typedef struct cute_call_arg {
 
 cute_call_arg cute_call_tensor(const cute_buffer *buf, size_t offset, cute_dtype d, int ndim,
                                const int64_t *shape, const int64_t *stride);
+/* DLPack's DLTensor (dlpack.h, ABI version 0.8+), declared here so that no header is
+ * needed: any framework's tensor can be handed in.  buf is the buffer the data lives in
+ * (its extent is checked); data + byte_offset must lie inside it. */
+typedef struct cute_dlpack_tensor {
+    void *data;
+    struct { int32_t device_type, device_id; } device;
+    int32_t ndim;
+    struct { uint8_t code, bits; uint16_t lanes; } dtype;
+    int64_t *shape;
+    int64_t *strides; /* NULL: compact row-major */
+    uint64_t byte_offset;
+} cute_dlpack_tensor;
+/* a call argument from a DLTensor; false (and why, in err) for a dtype or rank cutec does
+ * not take, or data outside buf */
+bool cute_call_dlpack(const cute_dlpack_tensor *t, const cute_buffer *buf, cute_call_arg *out,
+                      char *err, size_t n);
 cute_call_arg cute_call_int(int64_t v);
 cute_call_arg cute_call_float(double v);
 
 /* Check args against the specs, evaluate each launch's recipe, launch.  On a mismatch:
  * CUTE_ERR_INVALID and a message in cute_fn_error naming the argument and the leaf. */
 cute_status cute_call(cute_fn *f, void *stream, int nargs, const cute_call_arg *args);
+/* launch again exactly what the last cute_call launched, skipping the argument checks and
+ * the recipe (to measure what they cost) */
+cute_status cute_fn_relaunch(cute_fn *f, void *stream);
 /* the runtime a function was compiled for */
 cute_runtime *cute_fn_runtime(const cute_fn *f);
 const char *cute_fn_error(const cute_fn *f);

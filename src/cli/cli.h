@@ -16,5 +16,6 @@ int cmd_cache(int argc, char **argv);  /* cache_cmd.c */
 int cmd_compile(int argc, char **argv); /* ew_cmd.c: cutec compile elementwise ... */
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_bench_jit(void); /* jit_bench.c: compile and call costs */
 
 #endif

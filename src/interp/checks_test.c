@@ -326,7 +326,7 @@ static void div_zero_and_shfl(void)
     kt_store(&k, kt_ptr_add(&k, out, t64), v);
     cute_ir_end(&k.b);
     m = kt_compile(be, &k);
-    r = expect(m, 1, 32, &arg, 1, CUTE_CHECK_SHFL_INACTIVE, line, "shuffle from an inactive lane");
+    r = expect(m, 1, 32, &arg, 1, CUTE_CHECK_WARP_INACTIVE, line, "shuffle from an inactive lane");
     if (r) CHECK(r->thread.x == 4 && strstr(r->msg, "lane 8"), "%s", r->msg);
     be.vt->module_free(be.self, m);
 }

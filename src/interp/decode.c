@@ -167,8 +167,10 @@ static bool decode_op(decoder *D, dinst *d, const cute_ir_inst *in)
     case CUTE_OP_ASM: {
         if (!operands(D, d, in)) return false;
         d->str = own_str(D, in->str);
-        const iasm *a = interp_asm_match(in->str, d->vtype, d->nvar, (uint32_t)in->imm, &why);
-        if (!a) return fail(D, in, "not supported in the interpreter: %s (%s)", in->str, why);
+        iasm *a = own(D, interp_asm_size());
+        if (!a) return fail(D, in, "out of memory");
+        if (!interp_asm_match(in->str, d->vtype, d->nvar, (uint32_t)in->imm, a, &why))
+            return fail(D, in, "not supported in the interpreter: %s (%s)", in->str, why);
         d->asm_ = a;
         d->fn = interp_asm_fn(a);
         return true;

@@ -280,8 +280,11 @@ double interp_slot_f64(islot s, int dtype);
 void interp_store_const(islot *s, int dtype, int64_t imm);
 
 /* --- asm.c ------------------------------------------------------------------------- */
-const iasm *interp_asm_match(const char *ptx, const cute_type *types, uint32_t n,
-                             uint32_t nout, const char **why);
+/* recognise ptx with operand types (types NULL: the text alone) into *out (of
+ * interp_asm_size() bytes); false with *why when the interpreter cannot emulate it */
+bool interp_asm_match(const char *ptx, const cute_type *types, uint32_t n, uint32_t nout,
+                      iasm *out, const char **why);
+size_t interp_asm_size(void);
 iop_fn interp_asm_fn(const iasm *a);
 
 /* --- half.c ------------------------------------------------------------------------ */

@@ -5,7 +5,7 @@
  * reads lane - b and down lane + b, keeping the own value when that is outside the warp;
  * xor reads lane ^ b, keeping the own value when that is outside.  Reading a lane that is
  * not active (diverged away, exited, or past the end of a partial warp) is undefined on the
- * GPU: here it is a check (CUTE_CHECK_SHFL_INACTIVE).
+ * GPU: here it is a check (CUTE_CHECK_WARP_INACTIVE).
  * VOTE counts the active lanes only: any / all of their predicates, and ballot's bit i set
  * when lane i is active with a true predicate (inactive lanes give 0, as __ballot_sync). */
 #include "interp/interp_internal.h"
@@ -28,8 +28,8 @@ static void shfl(ictx *X, const dinst *d, const imask *m)
             default: src = (i ^ b) >= 32 ? i : i ^ b; break;
             }
             if (src >= nl || !on[w0 + src]) {
-                if (checking(X, CUTE_CHECK_SHFL_INACTIVE))
-                    interp_report(X, d, t, CUTE_CHECK_SHFL_INACTIVE, 0, 0, 0,
+                if (checking(X, CUTE_CHECK_WARP_INACTIVE))
+                    interp_report(X, d, t, CUTE_CHECK_WARP_INACTIVE, 0, 0, 0,
                                   "shuffle reads lane %u of warp %u, which %s", src, w0 / 32,
                                   src >= nl ? "does not exist (a partial warp)"
                                             : "is not active here");

@@ -17,7 +17,7 @@ static const char *names[CUTE_CHECK_COUNT] = {
     [CUTE_CHECK_MISALIGNED] = "misaligned access",
     [CUTE_CHECK_STEP_BUDGET] = "step budget exceeded",
     [CUTE_CHECK_DIV_ZERO] = "integer division by zero",
-    [CUTE_CHECK_SHFL_INACTIVE] = "shuffle from an inactive lane",
+    [CUTE_CHECK_WARP_INACTIVE] = "inactive lane in a warp-collective op",
     [CUTE_CHECK_UNSUPPORTED] = "not supported in the interpreter",
 };
 

@@ -21,6 +21,42 @@ cute_call_arg cute_call_tensor(const cute_buffer *buf, size_t offset, cute_dtype
     return a;
 }
 
+/* DLPack type codes: 0 int, 1 uint, 2 float, 4 bfloat */
+static bool dlpack_dtype(int code, int bits, int lanes, cute_dtype *d)
+{
+    static const struct { int code, bits; cute_dtype d; } map[] = {
+        {0, 8, CUTE_I8}, {0, 16, CUTE_I16}, {0, 32, CUTE_I32}, {0, 64, CUTE_I64},
+        {1, 8, CUTE_U8}, {1, 16, CUTE_U16}, {1, 32, CUTE_U32}, {1, 64, CUTE_U64},
+        {2, 16, CUTE_F16}, {2, 32, CUTE_F32}, {2, 64, CUTE_F64}, {4, 16, CUTE_BF16}};
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (map[i].code == code && map[i].bits == bits && lanes == 1) {
+            *d = map[i].d;
+            return true;
+        }
+    return false;
+}
+
+bool cute_call_dlpack(const cute_dlpack_tensor *t, const cute_buffer *buf, cute_call_arg *out,
+                      char *err, size_t n)
+{
+    cute_dtype d;
+    if (!t || !buf || !t->shape) return snprintf(err, n, "DLTensor: missing tensor, shape or buffer"), false;
+    if (!dlpack_dtype(t->dtype.code, t->dtype.bits, t->dtype.lanes, &d))
+        return snprintf(err, n, "DLTensor: dtype code %d, %d bits, %d lanes is not supported",
+                        t->dtype.code, t->dtype.bits, t->dtype.lanes), false;
+    if (t->ndim < 0 || t->ndim > 8) return snprintf(err, n, "DLTensor: rank %d (at most 8)", t->ndim), false;
+    int64_t stride[8], s = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        stride[i] = t->strides ? t->strides[i] : s;
+        s *= t->shape[i];
+    }
+    uintptr_t base = (uintptr_t)t->data + t->byte_offset, start = (uintptr_t)buf->ptr;
+    if (base < start || base > start + buf->bytes)
+        return snprintf(err, n, "DLTensor: its data does not lie in the given buffer"), false;
+    *out = cute_call_tensor(buf, (size_t)(base - start), d, t->ndim, t->shape, stride);
+    return true;
+}
+
 cute_call_arg cute_call_int(int64_t v)
 {
     cute_call_arg a;
@@ -185,11 +221,29 @@ static cute_status launch_one(cute_fn *f, const launch_rec *r, void *stream,
                        (uint32_t)smem,
                        stream};
     cute_backend *be = &f->rt->b;
+    launch_rec *w = (launch_rec *)r;
+    w->last_cfg = cfg;
+    memcpy(w->last_args, la, (size_t)r->nparams * sizeof *la);
+    w->last_valid = true;
     cute_status s = be->vt->launch(be->self, f->module, r->kernel, &cfg, la, r->nparams);
     if (s != CUTE_OK)
         snprintf(f->err, sizeof f->err, "launch of %s: %s: %s", f->kernels[r->kernel]->name,
                  cute_status_name(s), be->vt->error(be->self));
     return s;
+}
+
+cute_status cute_fn_relaunch(cute_fn *f, void *stream)
+{
+    cute_backend *be = &f->rt->b;
+    for (int i = 0; i < f->nlaunches; i++) {
+        launch_rec *r = &f->launches[i];
+        if (!r->last_valid) continue;
+        r->last_cfg.stream = stream;
+        cute_status s = be->vt->launch(be->self, f->module, r->kernel, &r->last_cfg, r->last_args,
+                                       r->nparams);
+        if (s != CUTE_OK) return s;
+    }
+    return CUTE_OK;
 }
 
 cute_status cute_call(cute_fn *f, void *stream, int nargs, const cute_call_arg *args)

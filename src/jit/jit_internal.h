@@ -55,6 +55,10 @@ typedef struct launch_rec {
     int nmap;
     const char *file;
     int line;
+    /* the last call's evaluated launch (cute_fn_relaunch replays it) */
+    cute_launch last_cfg;
+    cute_launch_arg last_args[64];
+    bool last_valid;
 } launch_rec;
 
 struct cute_fn {
