@@ -35,6 +35,8 @@ void cute_nvrtc_close(cute_nvrtc *nv);
 void cute_nvrtc_version(const cute_nvrtc *nv, int *major, int *minor);
 /* the file that was loaded ("libnvrtc.so.13" or a full path) */
 const char *cute_nvrtc_path(const cute_nvrtc *nv);
+/* the full path of the loaded library file (false if the loader cannot say) */
+bool cute_nvrtc_file(const cute_nvrtc *nv, char *path, size_t n);
 
 typedef struct cute_nvrtc_opts {
     const char *arch;         /* "sm_90a", "sm_80" (PTX and CUBIN) or "compute_90a" (PTX only) */

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* dladdr: the full path of the library dlopen found */
 /* NVRTC through dlopen: the few entry points and enums we use are declared here, so no
  * CUDA header is needed to build and no CUDA library to link. */
 #include <dlfcn.h>
@@ -230,4 +231,14 @@ cute_status cute_nvrtc_compile(cute_nvrtc *nv, const char *src, const cute_nvrtc
     }
     nv->DestroyProgram(&p);
     return s;
+}
+
+bool cute_nvrtc_file(const cute_nvrtc *nv, char *path, size_t n)
+{
+    Dl_info info;
+    void *sym;
+    memcpy(&sym, &nv->Version, sizeof sym);
+    if (!dladdr(sym, &info) || !info.dli_fname) return false;
+    snprintf(path, n, "%s", info.dli_fname);
+    return true;
 }

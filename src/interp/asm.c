@@ -18,6 +18,7 @@
  * results agree to the last bit or two).  Anything else fails compile with "not supported
  * in the interpreter: <the PTX>". */
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,6 +210,36 @@ static void b_pos(const iasm *A, int r, int h, int g, int q, int *k, int *n)
     *k = A->ab == CUTE_F32 ? q + 4 * r : 2 * q + h + 8 * r;
 }
 
+/* c + sum p[i] as the H200's tensor cores compute it (fitted to its results, exact on all
+ * f16 samples of src/interp/hw_mma_cases.h): the products are exact; every term is
+ * truncated toward zero to 2 bits below f32 precision at the largest term's exponent, the
+ * terms are summed exactly, and the sum is truncated to 24 bits. */
+static float dot(double c, const double *p, int n)
+{
+    double sum = c;
+    int emax = INT32_MIN, e;
+    for (int i = 0; i < n; i++) sum += p[i];
+    if (!isfinite(sum) || sum != sum) { /* infinities and NaN: IEEE, canonical NaN */
+        uint32_t nan = 0x7fffffffu;
+        float f;
+        memcpy(&f, &nan, 4);
+        return sum != sum ? f : (float)sum;
+    }
+    for (int i = -1; i < n; i++) {
+        double t = i < 0 ? c : p[i];
+        if (t != 0 && (frexp(t, &e), e - 1 > emax)) emax = e - 1;
+    }
+    if (emax == INT32_MIN) return (float)sum; /* all zero: IEEE's sign of zero */
+    int e0 = emax - 25;
+    int64_t S = 0;
+    for (int i = -1; i < n; i++) S += (int64_t)trunc(ldexp(i < 0 ? c : p[i], -e0));
+    uint64_t mag = S < 0 ? 0 - (uint64_t)S : (uint64_t)S;
+    int bits = mag ? 64 - __builtin_clzll(mag) : 0, drop = bits > 24 ? bits - 24 : 0;
+    if (e0 + drop < -149) drop = -149 - e0; /* f32 subnormals: nothing below 2^-149 */
+    mag = drop >= 64 ? 0 : mag >> drop << drop;
+    return (float)ldexp(S < 0 ? -(double)mag : (double)mag, e0);
+}
+
 static void asm_mma(ictx *X, const dinst *d, const imask *m)
 {
     const iasm *A = d->asm_;
@@ -247,13 +278,9 @@ static void asm_mma(ictx *X, const dinst *d, const imask *m)
             int g = lane / 4, q = lane % 4;
             for (int i = 0; i < 4; i++) {
                 int row = g + 8 * (i / 2), col = 2 * q + i % 2;
-                double s = c[row][col];
-                for (int kk = 0; kk < A->k; kk++) s += a[row][kk] * b[kk][col];
-                float f = s != s ? 0 : (float)s;
-                if (s != s) {
-                    uint32_t nan = 0x7fffffffu;
-                    memcpy(&f, &nan, 4);
-                }
+                double p[16];
+                for (int kk = 0; kk < A->k; kk++) p[kk] = a[row][kk] * b[kk][col];
+                float f = dot(c[row][col], p, A->k);
                 if (A->cd == CUTE_F32) {
                     uint32_t u;
                     memcpy(&u, &f, 4);

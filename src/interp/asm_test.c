@@ -66,16 +66,18 @@ static void replay(void)
         CHECK(s == CUTE_OK, "%s runs: %s", c->name, be.vt->error(be.self));
         be.vt->download(be.self, out, &bo, 0, sizeof out);
         int bad = 0, close = 0, worst = 0;
+        /* random inputs of similar scale in f16: the model of the tensor cores' addition is
+         * exact; for bf16, tf32 and f16 of widely spread scales it is off by a few ulp
+         * in some results (4 at most in these samples) */
         bool random = strstr(c->name, "random") != NULL;
+        bool exact = !random || !strcmp(c->name, "mma f16 k16 random") || !strcmp(c->name, "mma f16 k8 random") ||
+                     strstr(c->name, "accumulate");
         for (int l = 0; l < 32; l++)
             for (int r = 0; r < c->nout; r++) {
                 uint32_t got = out[l][r], want = c->out[l][r];
                 if (got == want) continue;
-                /* random inputs: the tensor cores' accumulation may differ in the last bits */
-                float g, w;
-                memcpy(&g, &got, 4), memcpy(&w, &want, 4);
-                if (random && fabsf(g - w) <= 1e-5f * fmaxf(1.0f, fabsf(w))) {
-                    int ulp = abs((int32_t)got - (int32_t)want);
+                int ulp = abs((int32_t)got - (int32_t)want);
+                if (!exact && ulp <= 4) {
                     worst = ulp > worst ? ulp : worst;
                     close++;
                     continue;

@@ -73,8 +73,10 @@ static void oob_global(void)
     m = kt_compile(be, &k);
     bA = kt_buf(be, NULL, 1000 * 4), bC = kt_buf(be, NULL, 1024 * 4);
     args[0] = kt_arg_buf(&bA, CUTE_F32), args[1] = kt_arg_buf(&bC, CUTE_F32);
-    r = expect(m, 4, 256, args, 2, CUTE_CHECK_GLOBAL_BOUNDS, line, "4 workers");
-    if (r) CHECK(r->block.x == 3 && r->thread.x == 232, "4 workers: block %u thread %u", r->block.x, r->thread.x);
+    for (int rep = 0; rep < 20; rep++) { /* the workers race: the answer must not */
+        r = expect(m, 4, 256, args, 2, CUTE_CHECK_GLOBAL_BOUNDS, line, "4 workers");
+        if (r) CHECK(r->block.x == 3 && r->thread.x == 232, "4 workers: block %u thread %u", r->block.x, r->thread.x);
+    }
     be.vt->module_free(be.self, m);
 
     /* a null pointer argument, and a buffer that is not an argument */
@@ -160,6 +162,7 @@ static cute_module *neighbour(bool barrier, int *line)
     cute_vreg out = kt_param_ptr(&k, CUTE_I32, "out");
     cute_vreg s = kt_smem(&k, CUTE_I32, 0);
     cute_vreg t = kt_sreg64(&k, CUTE_SREG_TID_X);
+    KT_AT(&k.b);
     kt_store(&k, kt_ptr_add(&k, s, t), kt_cvt(&k, t, CUTE_I32));
     if (barrier) kt_barrier(&k);
     cute_vreg nb = kt_bin(&k, CUTE_OP_REM, kt_bin(&k, CUTE_OP_ADD, t, kt_i64(&k, 1)), kt_i64(&k, 32));
@@ -178,7 +181,7 @@ static void shared_race(void)
     cute_launch_arg arg = kt_arg_buf(&o, CUTE_I32);
     const cute_interp_report *r =
         expect(m, 1, 32, &arg, 1, CUTE_CHECK_SHARED_RACE, line, "missing barrier");
-    if (r) CHECK(r->thread.x == 0 && strstr(r->msg, "thread (1,0,0) wrote"), "%s", r->msg);
+    if (r) CHECK(r->thread.x == 0 && strstr(r->msg, "thread (1,0,0) wrote them at src/interp/checks_test.c:"), "%s", r->msg);
     be.vt->module_free(be.self, m);
     m = neighbour(true, &line);
     CHECK(kt_launch(be, m, 1, 32, 0, &arg, 1) == CUTE_OK, "with the barrier: %s", be.vt->error(be.self));
@@ -331,38 +334,68 @@ static void div_zero_and_shfl(void)
     be.vt->module_free(be.self, m);
 }
 
-/* --- keep going: collect several reports ------------------------------------------------------ */
+/* --- keep going: collect several reports (the same ones with 1 or 4 workers) ---------- */
 static void keep_going(void)
 {
-    opts.max_reports = 10;
-    fresh();
-    opts.max_reports = 0;
-    kt k;
-    kt_begin(&k, "several");
-    k.f->smem_bytes = 64;
-    cute_vreg A = kt_param_ptr(&k, CUTE_F32, "A");
-    cute_vreg t = kt_sreg64(&k, CUTE_SREG_TID_X);
-    KT_AT(&k.b); int l1 = __LINE__;
-    cute_vreg a = kt_load(&k, kt_ptr_add(&k, A, kt_bin(&k, CUTE_OP_ADD, t, kt_i64(&k, 30))));
-    KT_AT(&k.b); int l2 = __LINE__;
-    cute_vreg s = kt_load(&k, kt_ptr_add(&k, kt_smem(&k, CUTE_F32, 0), t));
-    kt_store(&k, kt_ptr_add(&k, A, t), kt_bin(&k, CUTE_OP_ADD, a, s));
-    cute_module *m = kt_compile(be, &k);
-    cute_buffer bA = kt_buf(be, NULL, 32 * 4);
-    cute_launch_arg arg = kt_arg_buf(&bA, CUTE_F32);
-    CHECK(kt_launch(be, m, 3, 16, 0, &arg, 1) == CUTE_ERR_CHECK, "several: CUTE_ERR_CHECK");
-    int n;
-    const cute_interp_report *r = cute_interp_reports(be, &n);
-    printf("  %s\n", be.vt->error(be.self));
-    /* per block: the out-of-bounds load (threads 2..15), the uninitialized read, the race of
-     * the read of A[t+30] with the store of A[t] by another thread is none: 30 apart */
-    CHECK(n == 6, "6 reports (2 per block), got %d", n);
-    for (int i = 0; i < n && i < 6; i++) {
-        CHECK(r[i].block.x == (uint32_t)i / 2, "report %d in block %u", i, r[i].block.x);
-        CHECK(r[i].line == (i % 2 ? l2 : l1), "report %d at line %d", i, r[i].line);
+    char first[6][320];
+    for (int workers = 1; workers <= 4; workers += 3)
+        for (int rep = 0; rep < (workers == 1 ? 1 : 20); rep++) {
+            opts.max_reports = 10;
+            opts.threads = workers;
+            fresh();
+            opts.max_reports = 0;
+            opts.threads = 1;
+            kt k;
+            kt_begin(&k, "several");
+            k.f->smem_bytes = 64;
+            cute_vreg A = kt_param_ptr(&k, CUTE_F32, "A");
+            cute_vreg t = kt_sreg64(&k, CUTE_SREG_TID_X);
+            KT_AT(&k.b); int l1 = __LINE__;
+            cute_vreg a = kt_load(&k, kt_ptr_add(&k, A, kt_bin(&k, CUTE_OP_ADD, t, kt_i64(&k, 30))));
+            KT_AT(&k.b); int l2 = __LINE__;
+            cute_vreg s = kt_load(&k, kt_ptr_add(&k, kt_smem(&k, CUTE_F32, 0), t));
+            kt_store(&k, kt_ptr_add(&k, A, t), kt_bin(&k, CUTE_OP_ADD, a, s));
+            cute_module *m = kt_compile(be, &k);
+            cute_buffer bA = kt_buf(be, NULL, 32 * 4);
+            cute_launch_arg arg = kt_arg_buf(&bA, CUTE_F32);
+            CHECK(kt_launch(be, m, 3, 16, 0, &arg, 1) == CUTE_ERR_CHECK, "several: CUTE_ERR_CHECK");
+            int n;
+            const cute_interp_report *r = cute_interp_reports(be, &n);
+            if (workers == 1) printf("  %s\n", be.vt->error(be.self));
+            /* per block: the out-of-bounds load (threads 2..15) and the uninitialized read; the
+             * read of A[t+30] and the store of A[t] by another thread are 30 apart: no race */
+            CHECK(n == 6, "%d workers: 6 reports (2 per block), got %d", workers, n);
+            for (int i = 0; i < n && i < 6; i++) {
+                CHECK(r[i].block.x == (uint32_t)i / 2, "report %d in block %u", i, r[i].block.x);
+                CHECK(r[i].line == (i % 2 ? l2 : l1), "report %d at line %d", i, r[i].line);
+                if (workers == 1) snprintf(first[i], sizeof first[i], "%s", r[i].msg);
+                else CHECK_STR(r[i].msg, first[i]);
+            }
+            if (n >= 1) CHECK(r[0].thread.x == 2 && r[0].more == 13, "thread %u more %u", r[0].thread.x, r[0].more);
+            be.vt->module_free(be.self, m);
+        }
+    /* a limit of 3: the first three in block order, whatever the workers */
+    for (int workers = 1; workers <= 4; workers += 3) {
+        opts.max_reports = 3;
+        opts.threads = workers;
+        fresh();
+        opts.max_reports = 0;
+        opts.threads = 1;
+        kt k;
+        kt_begin(&k, "limit");
+        cute_vreg A = kt_param_ptr(&k, CUTE_F32, "A");
+        cute_vreg t = kt_gtid(&k);
+        kt_store(&k, kt_ptr_add(&k, A, t), cute_ir_const_float(&k.b, CUTE_F32, 1));
+        cute_module *m = kt_compile(be, &k);
+        cute_buffer bA = kt_buf(be, NULL, 4);
+        cute_launch_arg arg = kt_arg_buf(&bA, CUTE_F32);
+        CHECK(kt_launch(be, m, 16, 4, 0, &arg, 1) == CUTE_ERR_CHECK, "limit: CUTE_ERR_CHECK");
+        int n;
+        const cute_interp_report *r = cute_interp_reports(be, &n);
+        CHECK(n == 3 && r[0].block.x == 0 && r[1].block.x == 1 && r[2].block.x == 2,
+              "%d workers: 3 reports from blocks 0, 1, 2 (got %d)", workers, n);
+        be.vt->module_free(be.self, m);
     }
-    if (n >= 1) CHECK(r[0].thread.x == 2 && r[0].more == 13, "thread %u more %u", r[0].thread.x, r[0].more);
-    be.vt->module_free(be.self, m);
 }
 
 /* --- inline PTX the interpreter does not know: a compile error naming it --------------------- */

@@ -596,6 +596,65 @@ static void test_trace(void)
     use_backend(NULL);
 }
 
+/* --- 3-D blocks and grids, special registers; two kernels in one module; shared memory
+ * sized by the launch; a BREAK in a WHILE -------------------------------------------------- */
+static void test_dims(void)
+{
+    kt k[2];
+    kt_begin(&k[0], "first");
+    kt_param_ptr(&k[0], CUTE_I32, "unused");
+    kt_begin(&k[1], "dims");
+    kt *q = &k[1];
+    cute_vreg O = kt_param_ptr(q, CUTE_I32, "out");
+    cute_vreg v[CUTE_SREG_COUNT];
+    for (int s = 0; s < CUTE_SREG_COUNT; s++) v[s] = cute_ir_sreg(&q->b, (cute_sreg)s);
+    /* linear block and thread, the CUDA way */
+    cute_vreg bl = kt_bin(q, CUTE_OP_ADD, v[CUTE_SREG_CTAID_X], kt_bin(q, CUTE_OP_MUL, v[CUTE_SREG_NCTAID_X],
+                   kt_bin(q, CUTE_OP_ADD, v[CUTE_SREG_CTAID_Y], kt_bin(q, CUTE_OP_MUL, v[CUTE_SREG_NCTAID_Y], v[CUTE_SREG_CTAID_Z]))));
+    cute_vreg tl = kt_bin(q, CUTE_OP_ADD, v[CUTE_SREG_TID_X], kt_bin(q, CUTE_OP_MUL, v[CUTE_SREG_NTID_X],
+                   kt_bin(q, CUTE_OP_ADD, v[CUTE_SREG_TID_Y], kt_bin(q, CUTE_OP_MUL, v[CUTE_SREG_NTID_Y], v[CUTE_SREG_TID_Z]))));
+    cute_vreg nt = kt_bin(q, CUTE_OP_MUL, v[CUTE_SREG_NTID_X], kt_bin(q, CUTE_OP_MUL, v[CUTE_SREG_NTID_Y], v[CUTE_SREG_NTID_Z]));
+    cute_vreg g = kt_cvt(q, kt_bin(q, CUTE_OP_ADD, kt_bin(q, CUTE_OP_MUL, bl, nt), tl), CUTE_I64);
+    /* shared memory from the launch: each thread round-trips its lane id through it */
+    cute_vreg sp = kt_ptr_add(q, kt_smem(q, CUTE_I32, 0), kt_cvt(q, tl, CUTE_I64));
+    kt_store(q, sp, v[CUTE_SREG_LANEID]);
+    /* while (cnt < 3) { if lane is odd break; cnt++ }: odd lanes count nothing */
+    cute_vreg cnt = kt_var(q, kt_i32(q, 0));
+    cute_ir_while(&q->b);
+    cute_vreg c = kt_cmp(q, CUTE_OP_LT, cnt, kt_i32(q, 3));
+    cute_ir_while_body(&q->b, c);
+    cute_ir_if(&q->b, kt_cmp(q, CUTE_OP_EQ, kt_bin(q, CUTE_OP_AND, v[CUTE_SREG_LANEID], kt_i32(q, 1)), kt_i32(q, 1)));
+    cute_ir_op_void(&q->b, CUTE_OP_BREAK, cute_type_of(CUTE_VOID), 0, 0, 0, 0);
+    cute_ir_end(&q->b);
+    cute_ir_mov(&q->b, cnt, kt_bin(q, CUTE_OP_ADD, cnt, kt_i32(q, 1)));
+    cute_ir_end(&q->b);
+    cute_vreg packed = kt_bin(q, CUTE_OP_ADD, kt_bin(q, CUTE_OP_MUL, kt_load(q, sp), kt_i32(q, 1000)),
+                              kt_bin(q, CUTE_OP_ADD, kt_bin(q, CUTE_OP_MUL, v[CUTE_SREG_WARPID], kt_i32(q, 10)), cnt));
+    kt_store(q, kt_ptr_add(q, O, g), packed);
+    cute_ir_func *fs[2] = {k[0].f, k[1].f};
+    cute_module *m = NULL;
+    const char *log;
+    CHECK(be.vt->compile(be.self, fs, 2, &m, &log) == CUTE_OK, "two kernels: %s", log);
+    cute_ir_func_free(fs[0]), cute_ir_func_free(fs[1]);
+    enum { BX = 8, BY = 4, BZ = 2, GX = 2, GY = 3, GZ = 2, NT = BX * BY * BZ, N = NT * GX * GY * GZ };
+    int32_t out[N];
+    cute_buffer bo = kt_buf(be, NULL, sizeof out);
+    cute_launch_arg arg = kt_arg_buf(&bo, CUTE_I32);
+    cute_launch cfg = {{GX, GY, GZ}, {BX, BY, BZ}, NT * 4, NULL};
+    cute_status st = m ? be.vt->launch(be.self, m, 1, &cfg, &arg, 1) : CUTE_ERR_INVALID;
+    CHECK(st == CUTE_OK, "dims: %s", be.vt->error(be.self));
+    be.vt->download(be.self, out, &bo, 0, sizeof out);
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        int t = i % NT, lane = t % 32;
+        bad += out[i] != lane * 1000 + (t / 32) * 10 + (lane & 1 ? 0 : 3);
+    }
+    CHECK(bad == 0, "special registers over a 3-D grid: %d wrong", bad);
+    cfg.smem_bytes = 0;
+    CHECK(m && be.vt->launch(be.self, m, 1, &cfg, &arg, 1) == CUTE_ERR_CHECK, "no shared memory: a check");
+    be.vt->module_free(be.self, m);
+}
+
 int main(void)
 {
     cute_interp_opts o = {.threads = 1};
@@ -610,6 +669,8 @@ int main(void)
     test_warps();
     test_vectors();
     test_trace();
+    use_backend(&o);
+    test_dims();
     be.vt->destroy(be.self);
     return CHECK_DONE("interp semantics");
 }

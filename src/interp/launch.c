@@ -170,6 +170,24 @@ static void flush_output(ilaunch *L, bool all)
     }
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* the k-th smallest (1-based) of v[0..n) */
+static uint64_t nth_block(const uint64_t *v, int n, int k)
+{
+    uint64_t *c = malloc((size_t)n * sizeof *c), r;
+    if (!c) return 0; /* out of memory: stop everything after block 0 */
+    memcpy(c, v, (size_t)n * sizeof *c);
+    qsort(c, (size_t)n, sizeof *c, cmp_u64);
+    r = c[k - 1];
+    free(c);
+    return r;
+}
+
 /* a block is done: hand its reports and output to the launch */
 static void publish(ictx *X)
 {
@@ -198,8 +216,14 @@ static void publish(ictx *X)
         L->rep_block[L->nreps++] = X->blin;
     }
     if (X->oom) L->oom = true;
-    if ((X->stop || X->oom || L->nreps >= limit) && X->blin < atomic_load(&L->stop_at))
-        atomic_store(&L->stop_at, X->blin);
+    /* a block that stopped ends the launch after it; `limit` reports in all end it after
+     * the block holding the limit-th (in block order: lower blocks may still add some) */
+    uint64_t cut = X->stop || X->oom ? X->blin : UINT64_MAX;
+    if (L->nreps >= limit) {
+        uint64_t kth = nth_block(L->rep_block, L->nreps, limit);
+        if (kth < cut) cut = kth;
+    }
+    if (cut < atomic_load(&L->stop_at)) atomic_store(&L->stop_at, cut);
     if (L->out) {
         L->out[X->blin] = X->out;
         L->outn[X->blin] = X->outn;

@@ -8,6 +8,8 @@
  * Modules are shared: compiling the same source again (same key) returns the loaded module
  * with one more reference, so a process loads each kernel once. */
 #include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,9 +283,52 @@ static cute_status open_nvrtc(cuda_backend *b)
 }
 
 /* NVRTC: source -> image (malloc'd cubin, and PTX when keep asks) */
+/* The compiler's identity for the cache key, without loading NVRTC (7 ms) on a cache hit:
+ * after a load, <cache dir>/nvrtc-id records "version size mtime path" of the library
+ * file; a later process whose file at that path still has that size and mtime takes the
+ * version from there.  (Another NVRTC found through a changed search path is not noticed;
+ * its cubins would still be valid code for the same source.) */
+static bool compiler_from_memo(cuda_backend *b, char *out, size_t n)
+{
+    const char *dir = cute_cache_dir(b->cache);
+    if (!dir || getenv("CUTEC_NO_CACHE")) return false;
+    char memo[1024], path[768];
+    snprintf(memo, sizeof memo, "%s/nvrtc-id", dir);
+    FILE *f = fopen(memo, "r");
+    if (!f) return false;
+    int major, minor;
+    long long size, mtime;
+    bool ok = fscanf(f, "%d.%d %lld %lld %767[^\n]", &major, &minor, &size, &mtime, path) == 5;
+    fclose(f);
+    struct stat st;
+    if (!ok || stat(path, &st) != 0 || (long long)st.st_size != size || (long long)st.st_mtime != mtime)
+        return false;
+    snprintf(out, n, "nvrtc %d.%d", major, minor);
+    return true;
+}
+
+static void compiler_memo_write(cuda_backend *b, int major, int minor)
+{
+    const char *dir = cute_cache_dir(b->cache);
+    char path[768], memo[1024], tmp[1100];
+    struct stat st;
+    if (!dir || !cute_nvrtc_file(b->nv, path, sizeof path) || stat(path, &st) != 0) return;
+    snprintf(memo, sizeof memo, "%s/nvrtc-id", dir);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", memo, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) return;
+    fprintf(f, "%d.%d %lld %lld %s\n", major, minor, (long long)st.st_size, (long long)st.st_mtime, path);
+    if (fclose(f) == 0) rename(tmp, memo); /* atomic: readers see the old or the new */
+    else remove(tmp);
+}
+
+static cute_status open_nvrtc(cuda_backend *b);
+
 static cute_status nvrtc_build(cuda_backend *b, const char *source, bool lineinfo, bool want_ptx,
                                image *im)
 {
+    cute_status so = open_nvrtc(b); /* a cache hit may have skipped loading it */
+    if (so != CUTE_OK) return so;
     cute_nvrtc_opts o = {.arch = b->arch,
                          .lineinfo = lineinfo,
                          .extra = (const char *const *)b->extra,
@@ -397,17 +442,21 @@ static cute_status cb_compile(void *self, cute_ir_func *const *kernels, int n, c
         return *log = b->err, CUTE_ERR_UNSUPPORTED;
     }
     set_log(b, ""); /* a cache hit has nothing to say */
-    cute_status s = open_nvrtc(b);
-    if (s != CUTE_OK) return *log = b->err, s;
+    char compiler[64];
+    cute_status s = CUTE_OK;
+    if (!compiler_from_memo(b, compiler, sizeof compiler)) {
+        s = open_nvrtc(b);
+        if (s != CUTE_OK) return *log = b->err, s;
+        int major = 0, minor = 0;
+        cute_nvrtc_version(b->nv, &major, &minor);
+        snprintf(compiler, sizeof compiler, "nvrtc %d.%d", major, minor);
+        compiler_memo_write(b, major, minor);
+    }
     char *source = NULL, *opts = NULL;
     compile_job j = {NULL, {{0}}, cute_cache_lineinfo(b->cache), cute_cache_keep(b->cache)};
     s = b->emit(b->emit_user, kernels, n, b->arch, j.lineinfo, &source, b->err, sizeof b->err);
     if (s != CUTE_OK) return *log = b->err, s;
     j.source = source;
-    char compiler[64];
-    int major = 0, minor = 0;
-    cute_nvrtc_version(b->nv, &major, &minor);
-    snprintf(compiler, sizeof compiler, "nvrtc %d.%d", major, minor);
     if (!(opts = options_text(b, j.lineinfo))) {
         free(source);
         return CUTE_ERR_OOM;
