@@ -46,3 +46,19 @@ step "Swizzle<3,0,3> over an 8x8 row-major tile: each row's columns XORed with t
 
 echo
 echo "pictures:" "$out"/*.svg
+
+# The DSL: an elementwise kernel traced, compiled and run -- on the GPU when there is one,
+# else on the interpreter (which checks every access), verified against the CPU.
+echo
+echo "# an f16 add traced to IR and CUDA C (no GPU needed), then run and verified"
+echo "\$ cutec compile elementwise --op add --dtype f16 --emit cuda | head -20"
+"$cutec" compile elementwise --op add --dtype f16 --emit cuda | head -20
+if "$cutec" bench jit | grep -q "skipped: no GPU"; then
+    shape=512x512
+else
+    shape=8192x8192
+fi
+for op in add gelu; do
+    echo "\$ cutec run elementwise --op $op --dtype f16 --shape $shape"
+    "$cutec" run elementwise --op "$op" --dtype f16 --shape "$shape" --iters 5 || exit 1
+done
