@@ -450,6 +450,16 @@ static bool match_cvt(const parts *P, iasm *A, const cute_type *ty, uint32_t n, 
     return true;
 }
 
+/* the groups the instruction writes must be outputs (operands below nout), the rest inputs */
+static bool directions(const iasm *A, uint32_t nout)
+{
+    int written = A->kind == A_MMA || A->kind == A_LDMATRIX || A->kind == A_CVTPACK ? 1 : 0;
+    for (int i = 0; i < A->ng; i++)
+        for (int k = 0; k < A->g[i].n; k++)
+            if (((uint32_t)A->g[i].v[k] < nout) != (i < written)) return false;
+    return true;
+}
+
 bool interp_asm_match(const char *ptx, const cute_type *types, uint32_t n, uint32_t nout, iasm *A,
                       const char **why)
 {
@@ -462,13 +472,15 @@ bool interp_asm_match(const char *ptx, const cute_type *types, uint32_t n, uint3
     if (!split(s, (size_t)(e - s), &P)) return false;
     if (!parse_operands(e, A)) return *why = "operands the interpreter cannot read", false;
     if (!types) n = 256; /* supports_op: the text alone */
-    (void)nout;
     const char *op = P.p[0];
-    if (!strcmp(op, "mma")) return match_mma(&P, A, types, n, why);
-    if (!strcmp(op, "ldmatrix")) return match_ldmatrix(&P, A, types, n, why);
-    if (!strcmp(op, "cp") && P.n >= 3 && !strcmp(P.p[1], "async")) return match_cp(&P, A, types, n, why);
-    if (!strcmp(op, "cvt")) return match_cvt(&P, A, types, n, why);
-    return false;
+    bool ok = false;
+    if (!strcmp(op, "mma")) ok = match_mma(&P, A, types, n, why);
+    else if (!strcmp(op, "ldmatrix")) ok = match_ldmatrix(&P, A, types, n, why);
+    else if (!strcmp(op, "cp") && P.n >= 3 && !strcmp(P.p[1], "async")) ok = match_cp(&P, A, types, n, why);
+    else if (!strcmp(op, "cvt")) ok = match_cvt(&P, A, types, n, why);
+    if (ok && types && !directions(A, nout))
+        return *why = "the registers it writes must be the op's outputs, the others its inputs", false;
+    return ok;
 }
 
 size_t interp_asm_size(void) { return sizeof(iasm); }

@@ -278,6 +278,8 @@ static cute_tuple basis_sum(cute_alg *c, const cute_layout *L, const cute_int *x
     for (int k = 0; k < L->stride.nleaves && !c->failed; k++) {
         cute_basis b = L->stride.basis[k];
         int len = b & 3;
+        /* a zero stride (a size-1 mode the algebra made) is zero in every basis */
+        if (cute_is_const(L->stride.leaf[k], 0)) continue;
         int m0 = len > 0 ? ((b >> 2) & 15) - 1 : 0, m1 = len > 1 ? ((b >> 6) & 15) - 1 : 0;
         if (len > 2) {
             cute_alg_fail(c, "eval: basis paths deeper than 2 modes are not supported");

@@ -203,17 +203,17 @@ static void access_if(cute_ctx *c, const cute_tensor *t, int n, cute_ssa pred, b
     int w = vector_width(c, t, n);
     for (int i = 0; i < n && !c->alg.failed; i += w) {
         cute_vreg all = chunk_pred(c, pred, i, w);
-        cute_ir_if(&c->b, all);
+        ctx_open_if(c, all);
         access(c, t, i, w, load, regs, true);
         if (w > 1) {
-            cute_ir_else(&c->b);
+            ctx_open_else(c);
             for (int j = 0; j < w; j++) {
-                cute_ir_if(&c->b, pred.v[i + j]);
+                ctx_open_if(c, pred.v[i + j]);
                 access(c, t, i + j, 1, load, regs, true);
-                cute_ir_end(&c->b);
+                ctx_close(c);
             }
         }
-        cute_ir_end(&c->b);
+        ctx_close(c);
     }
 }
 

@@ -110,6 +110,27 @@ void cute__while_cond(cute_ctx *c, cute_val pred)
     c->scopes[c->depth] = (scope){++c->next_scope, false, c->b.owner[c->b.depth], SCOPE_WHILE};
 }
 
+/* For library code that emits structured IR itself (predicated copies): the same scopes as
+ * the macros, so values lowered inside a body are not reused after it. */
+void ctx_open_if(cute_ctx *c, cute_vreg cond)
+{
+    cute_ir_if(&c->b, cond);
+    if (push_scope(c, SCOPE_IF)) c->scopes[c->depth].entered = true;
+}
+
+void ctx_open_else(cute_ctx *c)
+{
+    c->depth--;
+    cute_ir_else(&c->b);
+    if (push_scope(c, SCOPE_ELSE)) c->scopes[c->depth].entered = true;
+}
+
+void ctx_close(cute_ctx *c)
+{
+    if (c->depth > 0) c->depth--;
+    cute_ir_end(&c->b);
+}
+
 void cute_barrier(cute_ctx *c)
 {
     if (!ctx_ok(c)) return;

@@ -55,6 +55,10 @@ struct cute_ctx {
 };
 
 bool ctx_ok(cute_ctx *c);            /* not failed, and inside a kernel */
+/* IF / ELSE / end for library code, with the tracer's scopes kept in step */
+void ctx_open_if(cute_ctx *c, cute_vreg cond);
+void ctx_open_else(cute_ctx *c);
+void ctx_close(cute_ctx *c);
 bool ctx_alive(cute_ctx *c);         /* not failed (host or kernel) */
 bool scope_open(const cute_ctx *c, uint32_t id);
 void ctx_bind(cute_ctx *c, cute_int sym, cute_vreg reg);
