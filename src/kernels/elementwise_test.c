@@ -159,6 +159,65 @@ static void matrix(cute_runtime *rt, const char *backend, bool full)
     cute_ew_lib_free(lib);
 }
 
+/* The same inputs on both backends: bit for bit where the arithmetic is exact (add, sub,
+ * mul, div, max, min, relu, neg, abs, casts: IEEE, one rounding), within the math
+ * tolerance elsewhere (the interpreter's libm against the GPU's). */
+static void cross_backend(cute_runtime *interp, cute_runtime *cuda)
+{
+    cute_ew_lib *li = cute_ew_lib_new(interp), *lc = cute_ew_lib_new(cuda);
+    cute_backend *bi = cute_runtime_backend(interp), *bc = cute_runtime_backend(cuda);
+    const cute_dtype dts[] = {CUTE_F32, CUTE_F16, CUTE_BF16};
+    const layout_case *lcs[] = {&cases[3], &cases[8]};
+    for (int op = 0; op < CUTE_EW_COUNT; op++)
+        for (int d = 0; d < 3; d++)
+            for (int k = 0; k < 2; k++) {
+                const layout_case *lc_ = lcs[k];
+                cute_dtype din = dts[d], dout = op == CUTE_EW_CAST ? dts[(d + 1) % 3] : din;
+                host_tensor A[2], B[2], C[2];
+                uint64_t s0 = seed;
+                bool ok = true;
+                for (int w = 0; w < 2 && ok; w++) { /* the same seed: the same inputs */
+                    cute_backend *b = w ? bc : bi;
+                    seed = s0;
+                    ok = make(b, &A[w], din, lc_, lc_->transpose_a, false) &&
+                         make(b, &B[w], din, lc_, false, false) && make(b, &C[w], dout, lc_, false, true);
+                }
+                CHECK(ok, "allocation");
+                if (!ok) continue;
+                char err[1024];
+                for (int w = 0; w < 2; w++) {
+                    cute_backend *b = w ? bc : bi;
+                    cute_call_arg a = cute_call_tensor(&A[w].buf, 0, din, lc_->ndim, lc_->shape, A[w].stride);
+                    cute_call_arg bb = cute_call_tensor(&B[w].buf, 0, din, lc_->ndim, lc_->shape, B[w].stride);
+                    cute_call_arg c = cute_call_tensor(&C[w].buf, 0, dout, lc_->ndim, lc_->shape, C[w].stride);
+                    cute_status st = cute_ew(w ? lc : li, (cute_ew_op)op, &c, &a, &bb, NULL, err, sizeof err);
+                    if (st == CUTE_OK) st = b->vt->sync(b->self, NULL);
+                    CHECK(st == CUTE_OK, "%s: %s", w ? "cuda" : "interp", err);
+                    size_t bytes = (size_t)C[w].elems * (size_t)cute_dtype_bytes(dout);
+                    b->vt->download(b->self, C[w].host, &C[w].buf, 0, bytes);
+                }
+                double tol = ew_tolerance((cute_ew_op)op, dout);
+                int64_t diff = 0;
+                for (int64_t i = 0; i < C[0].elems; i++) {
+                    double x = ew_get(dout, C[0].host, i), y = ew_get(dout, C[1].host, i);
+                    bool same_bits = !memcmp((char *)C[0].host + i * cute_dtype_bytes(dout),
+                                             (char *)C[1].host + i * cute_dtype_bytes(dout),
+                                             (size_t)cute_dtype_bytes(dout));
+                    double scale = fabs(x) > 1 ? fabs(x) : 1;
+                    if (!same_bits && !(tol > 0 && fabs(x - y) <= tol * scale)) diff++;
+                }
+                CHECK(diff == 0, "interp vs cuda: %s %s->%s %s: %lld elements differ (%s)",
+                      cute_ew_op_name((cute_ew_op)op), cute_dtype_name(din), cute_dtype_name(dout),
+                      lc_->name, (long long)diff, tol > 0 ? "beyond the tolerance" : "in their bits");
+                for (int w = 0; w < 2; w++) {
+                    cute_backend *b = w ? bc : bi;
+                    drop(b, &A[w]), drop(b, &B[w]), drop(b, &C[w]);
+                }
+            }
+    cute_ew_lib_free(li);
+    cute_ew_lib_free(lc);
+}
+
 /* bad input: each call fails with a message, nothing crashes */
 static void bad_input(cute_runtime *rt)
 {
@@ -200,6 +259,11 @@ int main(void)
     if (cute_runtime_new("cuda", &rt, err, sizeof err) == CUTE_OK) {
         matrix(rt, "cuda", true);
         bad_input(rt);
+        cute_runtime *ri;
+        if (cute_runtime_new("interp", &ri, err, sizeof err) == CUTE_OK) {
+            cross_backend(ri, rt);
+            cute_runtime_free(ri);
+        }
         cute_runtime_free(rt);
     } else {
         SKIP("no GPU: the elementwise matrix ran on the interpreter only");

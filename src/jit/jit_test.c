@@ -1,0 +1,150 @@
+/* Compile and call: a host function that launches two kernels, TensorSSA reductions, DLPack
+ * arguments, and every way a call can contradict its spec (each an error, never a run). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cutec/jit.h"
+#include "cutec/notation.h"
+
+enum { N = 64 };
+
+/* kernel 1: y[i] = 2 * x[i] (one element per thread) */
+static void twice(cute_ctx *c, cute_tensor x, cute_tensor y)
+{
+    cute_int i = cute_add(cute_ctx_alg(c), cute_mul(cute_ctx_alg(c), cute_block_idx(c, 0), cute_i(32)),
+                          cute_thread_idx(c, 0));
+    cute_tensor xi = cute_tensor_slice(c, x, cute_tuple_int(i));
+    cute_tensor yi = cute_tensor_slice(c, y, cute_tuple_int(i));
+    cute_ssa v = cute_tensor_load(c, xi);
+    cute_tensor_store(c, yi, cute_ssa_binop(c, CUTE_OP_ADD, v, v));
+}
+
+/* kernel 2: out[0] = sum of y[0..8), out[1] = max of them (a TensorSSA reduction) */
+static void reduce8(cute_ctx *c, cute_tensor y, cute_tensor out)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tiler first8 = cute_tiler_parse(a, "8:1");
+    cute_ssa v = cute_tensor_load(c, cute_tensor_compose(c, y, &first8));
+    cute_val s = cute_ssa_reduce(c, CUTE_OP_ADD, v), m = cute_ssa_reduce(c, CUTE_OP_MAX, v);
+    cute_tuple shape1 = cute_tuple_int(cute_i(1));
+    CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)))
+    {
+        cute_tensor_store(c, cute_tensor_slice(c, out, cute_tuple_int(cute_i(0))), cute_ssa_scalar(c, s, shape1));
+        cute_tensor_store(c, cute_tensor_slice(c, out, cute_tuple_int(cute_i(1))), cute_ssa_scalar(c, m, shape1));
+    }
+}
+
+static void two_kernels(cute_ctx *c, const cute_arg *arg)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int n = cute_size(a, &arg[0].tensor.layout);
+    cute_launch_cfg one = {{cute_ceil_div(a, n, cute_i(32))}, {cute_i(32)}, cute_i(0)};
+    CUTE_LAUNCH(c, twice, one, arg[0].tensor, arg[1].tensor);
+    cute_launch_cfg single = {{cute_i(1)}, {cute_i(32)}, cute_i(0)};
+    CUTE_LAUNCH(c, reduce8, single, arg[1].tensor, arg[2].tensor);
+}
+
+static cute_runtime *rt;
+static cute_backend *be;
+
+static void run_two_kernels(void)
+{
+    cute_arg_spec specs[3] = {cute_spec_tensor(CUTE_F32, "(?{div=32}):(1)", 4),
+                              cute_spec_tensor(CUTE_F32, "(?{div=32}):(1)", 4),
+                              cute_spec_tensor(CUTE_F32, "2:1", 4)};
+    char err[1024];
+    cute_fn *f = cute_compile(rt, "two", two_kernels, NULL, 3, specs, err, sizeof err);
+    CHECK(f != NULL, "%s", err);
+    if (!f) return;
+    CHECK(cute_fn_kernel_count(f) == 2, "two kernels traced");
+    float x[N], y[N], out[2] = {-1, -1};
+    for (int i = 0; i < N; i++) x[i] = (float)((i * 37) % 23) - 11.0f, y[i] = -7.0f;
+    cute_buffer X, Y, O;
+    be->vt->alloc(be->self, sizeof x, &X), be->vt->alloc(be->self, sizeof y, &Y), be->vt->alloc(be->self, sizeof out, &O);
+    be->vt->upload(be->self, &X, 0, x, sizeof x), be->vt->upload(be->self, &Y, 0, y, sizeof y);
+    be->vt->upload(be->self, &O, 0, out, sizeof out);
+    /* x and y arrive as DLPack tensors, out as pointer + shape + strides */
+    int64_t shape[1] = {N}, two[1] = {2}, unit[1] = {1};
+    cute_dlpack_tensor dx = {X.ptr, {2, 0}, 1, {2, 32, 1}, shape, NULL, 0};
+    cute_dlpack_tensor dy = {Y.ptr, {2, 0}, 1, {2, 32, 1}, shape, unit, 0};
+    cute_call_arg args[3];
+    CHECK(cute_call_dlpack(&dx, &X, &args[0], err, sizeof err), "%s", err);
+    CHECK(cute_call_dlpack(&dy, &Y, &args[1], err, sizeof err), "%s", err);
+    args[2] = cute_call_tensor(&O, 0, CUTE_F32, 1, two, unit);
+    cute_status s = cute_call(f, NULL, 3, args);
+    be->vt->sync(be->self, NULL);
+    CHECK(s == CUTE_OK, "%s", cute_fn_error(f));
+    be->vt->download(be->self, y, &Y, 0, sizeof y), be->vt->download(be->self, out, &O, 0, sizeof out);
+    int bad = 0;
+    float sum = 0, max = -1e30f;
+    for (int i = 0; i < N; i++) bad += y[i] != 2 * x[i];
+    for (int i = 0; i < 8; i++) sum += y[i], max = y[i] > max ? y[i] : max;
+    CHECK(bad == 0, "%d of the doubled elements wrong", bad);
+    CHECK(out[0] == sum && out[1] == max, "sum %g (want %g), max %g (want %g)", out[0], sum, out[1], max);
+
+    /* every contradiction of the spec is refused with a message naming it */
+    struct {
+        const char *what, *needle;
+        cute_call_arg a0;
+    } bad_calls[] = {
+        {"not a multiple of 32", "multiple of 32", cute_call_tensor(&X, 0, CUTE_F32, 1, (int64_t[]){48}, unit)},
+        {"a static stride differs", "static", cute_call_tensor(&X, 0, CUTE_F32, 1, shape, (int64_t[]){2})},
+        {"dtype", "f16", cute_call_tensor(&X, 0, CUTE_F16, 1, shape, unit)},
+        {"rank", "dimensions", cute_call_tensor(&X, 0, CUTE_F32, 2, (int64_t[]){8, 8}, (int64_t[]){8, 1})},
+        {"misaligned", "aligned", cute_call_tensor(&X, 2, CUTE_F32, 1, shape, unit)},
+        {"past the buffer", "outside its buffer", cute_call_tensor(&X, 0, CUTE_F32, 1, (int64_t[]){128}, unit)},
+    };
+    for (size_t k = 0; k < sizeof bad_calls / sizeof *bad_calls; k++) {
+        cute_call_arg b[3] = {bad_calls[k].a0, args[1], args[2]};
+        s = cute_call(f, NULL, 3, b);
+        CHECK(s == CUTE_ERR_INVALID && strstr(cute_fn_error(f), bad_calls[k].needle),
+              "%s: got %d '%s'", bad_calls[k].what, s, cute_fn_error(f));
+    }
+    CHECK(cute_call(f, NULL, 2, args) == CUTE_ERR_INVALID && strstr(cute_fn_error(f), "arguments"),
+          "argument count: %s", cute_fn_error(f));
+    cute_dlpack_tensor odd = dx;
+    odd.dtype.bits = 8;
+    odd.dtype.code = 2;
+    CHECK(!cute_call_dlpack(&odd, &X, &args[0], err, sizeof err) && strstr(err, "not supported"),
+          "an 8-bit float DLTensor: %s", err);
+    be->vt->free(be->self, &X), be->vt->free(be->self, &Y), be->vt->free(be->self, &O);
+    cute_fn_free(f);
+}
+
+/* a host function that misuses the DSL: compile fails with the line */
+static void bad_host(cute_ctx *c, const cute_arg *arg)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tiler T = cute_tiler_parse(a, "12:1");
+    cute_tensor t = arg[0].tensor;
+    /* 12 elements of (8,?):(1,16): the first mode holds 8, and 8 does not divide 12 */
+    cute_tensor u = cute_tensor_compose(c, t, &T);
+    (void)u;
+}
+
+static void compile_errors(void)
+{
+    cute_arg_spec specs[1] = {cute_spec_tensor(CUTE_F32, "(8,?):(1,16)", 4)};
+    char err[1024];
+    cute_fn *f = cute_compile(rt, "bad", bad_host, NULL, 1, specs, err, sizeof err);
+    CHECK(!f && strstr(err, "jit_test.c:") && strstr(err, "Divisibility"), "%s", err);
+    cute_arg_spec broken[1] = {cute_spec_tensor(CUTE_F32, "(8,?):(1,8", 4)};
+    f = cute_compile(rt, "bad", bad_host, NULL, 1, broken, err, sizeof err);
+    CHECK(!f && strstr(err, "argument 0"), "a malformed spec: %s", err);
+}
+
+int main(void)
+{
+    char err[512];
+    if (cute_runtime_new(NULL, &rt, err, sizeof err) != CUTE_OK) {
+        CHECK(false, "%s", err);
+        return CHECK_DONE("jit_test");
+    }
+    be = cute_runtime_backend(rt);
+    printf("jit_test: backend %s\n", cute_runtime_backend_name(rt));
+    run_two_kernels();
+    compile_errors();
+    cute_runtime_free(rt);
+    return CHECK_DONE("jit_test");
+}
