@@ -65,6 +65,8 @@ void cute_tensor_store(cute_ctx *c, cute_tensor t, cute_ssa v);
  * accessed; loads give `fill` there */
 cute_ssa cute_tensor_load_if(cute_ctx *c, cute_tensor t, cute_ssa pred, double fill);
 void cute_tensor_store_if(cute_ctx *c, cute_tensor t, cute_ssa v, cute_ssa pred);
+/* the address of element `i` (a 1-D index) of a global or shared tensor, for atomics */
+cute_val cute_tensor_ptr(cute_ctx *c, cute_tensor t, cute_int i);
 /* coordinate tensor < shape, elementwise over every mode: the bounds predicate */
 cute_ssa cute_elem_less(cute_ctx *c, cute_tensor coords, cute_tuple shape);
 
@@ -98,6 +100,7 @@ cute_val cute_ssa_get(cute_ctx *c, cute_ssa a, int i);
 #define cute_tensor_store(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_store((c), __VA_ARGS__))
 #define cute_tensor_load_if(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_load_if((c), __VA_ARGS__))
 #define cute_tensor_store_if(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_store_if((c), __VA_ARGS__))
+#define cute_tensor_ptr(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_ptr((c), __VA_ARGS__))
 #define cute_elem_less(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_elem_less((c), __VA_ARGS__))
 #define cute_ssa_binop(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_ssa_binop((c), __VA_ARGS__))
 #define cute_ssa_unop(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_ssa_unop((c), __VA_ARGS__))

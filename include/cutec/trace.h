@@ -75,6 +75,14 @@ cute_val cute_val_cmp(cute_ctx *c, cute_op op, cute_val a, cute_val b);   /* EQ.
 cute_val cute_val_select(cute_ctx *c, cute_val p, cute_val a, cute_val b);
 cute_val cute_val_cvt(cute_ctx *c, cute_val a, cute_dtype d);
 cute_val cute_val_bitcast(cute_ctx *c, cute_val a, cute_type t);
+/* a math function (EXP..ERF) in its fast, approximate form (CUDA's __expf and friends) */
+cute_val cute_val_fast(cute_ctx *c, cute_op op, cute_val a);
+/* warps: v from lane `lane` (mode: cute_shfl idx/up/down/xor; 32- or 64-bit values), and
+ * votes on an i1 (any/all give i1, ballot u32) */
+cute_val cute_val_shfl(cute_ctx *c, cute_val v, cute_val lane, cute_shfl mode);
+cute_val cute_val_vote(cute_ctx *c, cute_val pred, cute_vote mode);
+/* an atomic read-modify-write through a pointer; returns the old value */
+cute_val cute_val_atomic(cute_ctx *c, cute_val ptr, cute_val v, cute_atomic op);
 /* a mutable variable (loop-carried state), and assignment to it */
 cute_val cute_val_var(cute_ctx *c, cute_val init);
 void cute_val_assign(cute_ctx *c, cute_val var, cute_val v);
@@ -139,6 +147,10 @@ void cute_printf(cute_ctx *c, const char *fmt, int n, const cute_val *args);
 #define cute_val_select(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_select((c), __VA_ARGS__))
 #define cute_val_cvt(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_cvt((c), __VA_ARGS__))
 #define cute_val_bitcast(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_bitcast((c), __VA_ARGS__))
+#define cute_val_fast(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_fast((c), __VA_ARGS__))
+#define cute_val_shfl(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_shfl((c), __VA_ARGS__))
+#define cute_val_vote(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_vote((c), __VA_ARGS__))
+#define cute_val_atomic(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_atomic((c), __VA_ARGS__))
 #define cute_val_var(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_var((c), __VA_ARGS__))
 #define cute_val_assign(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_assign((c), __VA_ARGS__))
 #define cute_barrier(c) (cute_ctx_site((c), __FILE__, __LINE__), cute_barrier(c))

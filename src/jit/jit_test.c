@@ -1,10 +1,13 @@
 /* Compile and call: a host function that launches two kernels, TensorSSA reductions, DLPack
  * arguments, and every way a call can contradict its spec (each an error, never a run). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "cutec/cuda_c.h"
 #include "cutec/jit.h"
+#include "cutec/nvrtc.h"
 #include "cutec/notation.h"
 
 enum { N = 64 };
@@ -112,6 +115,87 @@ static void run_two_kernels(void)
     cute_fn_free(f);
 }
 
+/* warps and atomics: each warp sums its 32 values with xor shuffles and lane 0 adds the sum
+ * to out[0]; a vote (any x > 100: none) adds 1 to out[1] if it is ever true; y = fast exp */
+static void warp_kernel(cute_ctx *c, cute_tensor x, cute_tensor out, cute_tensor y)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int tid = cute_add(a, cute_mul(a, cute_block_idx(c, 0), cute_i(64)), cute_thread_idx(c, 0));
+    cute_val v = cute_ssa_get(c, cute_tensor_load(c, cute_tensor_slice(c, x, cute_tuple_int(tid))), 0);
+    cute_val sum = cute_val_var(c, v);
+    for (int k = 16; k >= 1; k /= 2) /* unrolled at trace time */
+        cute_val_assign(c, sum, cute_val_binop(c, CUTE_OP_ADD, sum,
+                                               cute_val_shfl(c, sum, cute_val_int(c, CUTE_I32, k), CUTE_SHFL_XOR)));
+    cute_val big = cute_val_vote(c, cute_val_cmp(c, CUTE_OP_GT, v, cute_val_const(c, CUTE_F32, 100)), CUTE_VOTE_ANY);
+    CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0)))
+    {
+        cute_val_atomic(c, cute_tensor_ptr(c, out, cute_i(0)), sum, CUTE_ATOMIC_ADD);
+        cute_val one = cute_val_select(c, big, cute_val_const(c, CUTE_F32, 1), cute_val_const(c, CUTE_F32, 0));
+        cute_val_atomic(c, cute_tensor_ptr(c, out, cute_i(1)), one, CUTE_ATOMIC_ADD);
+    }
+    cute_tuple one = cute_tuple_int(cute_i(1));
+    cute_tensor_store(c, cute_tensor_slice(c, y, cute_tuple_int(tid)),
+                      cute_ssa_scalar(c, cute_val_fast(c, CUTE_OP_EXP, v), one));
+}
+
+static void warp_host(cute_ctx *c, const cute_arg *arg)
+{
+    cute_launch_cfg cfg = {{cute_i(N / 64)}, {cute_i(64)}, cute_i(0)};
+    CUTE_LAUNCH(c, warp_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
+}
+
+static void warps_and_atomics(void)
+{
+    cute_arg_spec specs[3] = {cute_spec_tensor(CUTE_F32, "64:1", 4), cute_spec_tensor(CUTE_F32, "2:1", 4),
+                              cute_spec_tensor(CUTE_F32, "64:1", 4)};
+    char err[1024];
+    cute_fn *f = cute_compile(rt, "warps", warp_host, NULL, 3, specs, err, sizeof err);
+    CHECK(f != NULL, "%s", err);
+    if (!f) return;
+    /* the same kernel through CUDA C and NVRTC, for sm_80 and sm_90a (no GPU needed) */
+    cute_nvrtc *nv;
+    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) == CUTE_OK) {
+        const cute_ir_func *k = cute_fn_kernel(f, 0);
+        char *src = NULL;
+        CHECK(cute_cuda_c_emit(&k, 1, NULL, &src, err, sizeof err) == CUTE_OK, "%s", err);
+        for (int a = 0; a < 2 && src; a++) {
+            cute_nvrtc_output o;
+            cute_nvrtc_opts opt = {0};
+            opt.arch = a ? "sm_90a" : "sm_80";
+            CHECK(cute_nvrtc_compile(nv, src, &opt, &o) == CUTE_OK, "%s: %s", opt.arch, o.log);
+            cute_nvrtc_output_free(&o);
+        }
+        free(src);
+        cute_nvrtc_close(nv);
+    } else {
+        SKIP("NVRTC not found: the warp kernel was not compiled to CUDA");
+    }
+    float x[N], out[2] = {0, 0}, y[N];
+    for (int i = 0; i < N; i++) x[i] = (float)(i % 7) - 3.0f;
+    cute_buffer X, O, Y;
+    be->vt->alloc(be->self, sizeof x, &X), be->vt->alloc(be->self, sizeof out, &O), be->vt->alloc(be->self, sizeof y, &Y);
+    be->vt->upload(be->self, &X, 0, x, sizeof x), be->vt->upload(be->self, &O, 0, out, sizeof out);
+    int64_t n64[1] = {N}, n2[1] = {2}, unit[1] = {1};
+    cute_call_arg args[3] = {cute_call_tensor(&X, 0, CUTE_F32, 1, n64, unit),
+                             cute_call_tensor(&O, 0, CUTE_F32, 1, n2, unit),
+                             cute_call_tensor(&Y, 0, CUTE_F32, 1, n64, unit)};
+    cute_status s = cute_call(f, NULL, 3, args);
+    be->vt->sync(be->self, NULL);
+    CHECK(s == CUTE_OK, "%s", cute_fn_error(f));
+    be->vt->download(be->self, out, &O, 0, sizeof out), be->vt->download(be->self, y, &Y, 0, sizeof y);
+    float want = 0;
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        want += x[i];
+        double e = exp((double)x[i]);
+        bad += !(fabs(y[i] - e) <= 1e-5 * e);
+    }
+    CHECK(out[0] == want && out[1] == 0, "warp sums %g (want %g), votes %g (want 0)", out[0], want, out[1]);
+    CHECK(bad == 0, "%d fast exps off by more than 1e-5", bad);
+    be->vt->free(be->self, &X), be->vt->free(be->self, &O), be->vt->free(be->self, &Y);
+    cute_fn_free(f);
+}
+
 /* a host function that misuses the DSL: compile fails with the line */
 static void bad_host(cute_ctx *c, const cute_arg *arg)
 {
@@ -144,6 +228,7 @@ int main(void)
     be = cute_runtime_backend(rt);
     printf("jit_test: backend %s\n", cute_runtime_backend_name(rt));
     run_two_kernels();
+    warps_and_atomics();
     compile_errors();
     cute_runtime_free(rt);
     return CHECK_DONE("jit_test");

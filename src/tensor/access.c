@@ -262,6 +262,20 @@ void cute_tensor_store_if(cute_ctx *c, cute_tensor t, cute_ssa v, cute_ssa pred)
     access_if(c, &t, n, pred, false, v.v);
 }
 
+cute_val cute_tensor_ptr(cute_ctx *c, cute_tensor t, cute_int i)
+{
+    cute_val none = {0, cute_type_of(CUTE_VOID)};
+    if (!ctx_ok(c)) return none;
+    if (t.kind != CUTE_TENSOR_GMEM && t.kind != CUTE_TENSOR_SMEM) {
+        cute_ctx_fail(c, "cute_tensor_ptr needs a global or shared tensor");
+        return none;
+    }
+    cute_int off = cute_add(&c->alg, t.offset, cute_layout_eval(&c->alg, &t.layout, i));
+    cute_val o = cute_int_value(c, off, CUTE_I64);
+    if (c->alg.failed) return none;
+    return ctx_val(c, cute_ir_op(&c->b, CUTE_OP_PTR_ADD, t.base.t, t.base.r, o.r, 0));
+}
+
 cute_ssa cute_elem_less(cute_ctx *c, cute_tensor coords, cute_tuple shape)
 {
     if (!ctx_ok(c)) return bad_ssa();

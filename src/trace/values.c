@@ -127,6 +127,57 @@ cute_val cute_val_bitcast(cute_ctx *c, cute_val a, cute_type t)
     return ctx_val(c, cute_ir_op(&c->b, CUTE_OP_BITCAST, t, a.r, 0, 0));
 }
 
+cute_val cute_val_fast(cute_ctx *c, cute_op op, cute_val a)
+{
+    cute_val r = cute_val_unop(c, op, a);
+    if (c->alg.failed) return r;
+    if (op < CUTE_OP_EXP || op > CUTE_OP_ERF) {
+        cute_ctx_fail(c, "a fast variant exists for the math functions only, not %s", cute_op_name(op));
+        return none(a.t);
+    }
+    c->b.last->flags |= CUTE_IR_FAST;
+    return r;
+}
+
+cute_val cute_val_shfl(cute_ctx *c, cute_val v, cute_val lane, cute_shfl mode)
+{
+    if (!ctx_ok(c) || !defined(c, v, "the value") || !defined(c, lane, "the lane")) return none(v.t);
+    int bits = cute_dtype_bits((cute_dtype)v.t.dtype) * v.t.lanes;
+    if ((bits != 32 && bits != 64) || v.t.dtype == CUTE_PTR || !cute_type_eq(lane.t, cute_type_of(CUTE_I32))) {
+        cute_ctx_fail(c, "a shuffle moves a 32- or 64-bit %s by an i32 lane, not %s by %s",
+                      "scalar", tname(v.t), tname(lane.t));
+        return none(v.t);
+    }
+    cute_val r = ctx_val(c, cute_ir_op(&c->b, CUTE_OP_SHFL, v.t, v.r, lane.r, 0));
+    c->b.last->imm = mode;
+    return r;
+}
+
+cute_val cute_val_vote(cute_ctx *c, cute_val pred, cute_vote mode)
+{
+    cute_type t = cute_type_of(mode == CUTE_VOTE_BALLOT ? CUTE_U32 : CUTE_I1);
+    if (!ctx_ok(c) || !defined(c, pred, "the predicate")) return none(t);
+    if (!cute_type_eq(pred.t, cute_type_of(CUTE_I1))) {
+        cute_ctx_fail(c, "a vote takes an i1 predicate, not %s", tname(pred.t));
+        return none(t);
+    }
+    cute_val r = ctx_val(c, cute_ir_op(&c->b, CUTE_OP_VOTE, t, pred.r, 0, 0));
+    c->b.last->imm = mode;
+    return r;
+}
+
+cute_val cute_val_atomic(cute_ctx *c, cute_val ptr, cute_val v, cute_atomic op)
+{
+    if (!ctx_ok(c) || !defined(c, ptr, "the pointer") || !defined(c, v, "the value")) return none(v.t);
+    if (ptr.t.dtype != CUTE_PTR || ptr.t.pointee != v.t.dtype || v.t.lanes != 1) {
+        cute_ctx_fail(c, "an atomic needs a pointer to the value's type (%s)", tname(v.t));
+        return none(v.t);
+    }
+    cute_val r = ctx_val(c, cute_ir_op(&c->b, CUTE_OP_ATOMIC, v.t, ptr.r, v.r, 0));
+    c->b.last->imm = op;
+    return r;
+}
+
 cute_val cute_val_var(cute_ctx *c, cute_val init)
 {
     if (!ctx_ok(c) || !defined(c, init, "the initial value")) return none(init.t);
