@@ -36,5 +36,10 @@ int cute_layout_str(const cute_layout *L, char *buf, size_t n);
 int cute_tiler_str(const cute_tiler *T, char *buf, size_t n);
 int cute_composed_str(const cute_composed *L, char *buf, size_t n); /* "Sw<3,4,3> o 0 o L" */
 void cute_layout_print(FILE *f, const cute_layout *L);
+/* the same, with each leaf's integer written by fn (e.g. to name dynamic values); structure,
+ * bases and truncation as above; fn NULL: the plain notation */
+typedef int (*cute_leaf_writer)(void *user, cute_int x, char *buf, size_t n);
+int cute_tuple_str_with(const cute_tuple *t, char *buf, size_t n, cute_leaf_writer fn, void *user);
+int cute_layout_str_with(const cute_layout *L, char *buf, size_t n, cute_leaf_writer fn, void *user);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "cutec/notation.h"
 #include "layout_internal.h"
+#include "sink.h"
 
 /* ---------------------------------------------------------------------------------- */
 /* parsing */
@@ -492,22 +493,22 @@ cute_tuple cute_tuple_fmt(cute_alg *c, const char *fmt, ...)
 /* ---------------------------------------------------------------------------------- */
 /* printing */
 
-typedef struct sink {
-    char *buf;
-    size_t n, len;
-} sink;
 
-static void put(sink *s, const char *str)
+static int plain_leaf(void *user, cute_int x, char *buf, size_t n)
 {
-    for (; *str; str++, s->len++)
-        if (s->len + 1 < s->n) s->buf[s->len] = *str;
-    if (s->n) s->buf[s->len < s->n ? s->len : s->n - 1] = 0;
+    (void)user;
+    return cute_int_str(x, buf, n);
 }
 
-static void put_leaf(sink *s, cute_int x, cute_basis basis)
+typedef struct leaf_writer {
+    cute_leaf_writer fn;
+    void *user;
+} leaf_writer;
+
+static void put_leaf(sink *s, cute_int x, cute_basis basis, const leaf_writer *w)
 {
-    char tmp[64];
-    cute_int_str(x, tmp, sizeof tmp);
+    char tmp[512];
+    w->fn(w->user, x, tmp, sizeof tmp);
     put(s, tmp);
     for (int k = (basis & 3) - 1; k >= 0; k--) { /* innermost first, as CuTe prints */
         snprintf(tmp, sizeof tmp, "@%d", ((basis >> (2 + 4 * k)) & 15) - 1);
@@ -515,10 +516,10 @@ static void put_leaf(sink *s, cute_int x, cute_basis basis)
     }
 }
 
-static int put_tuple(sink *s, const cute_tuple *t, int pos, int *leaf)
+static int put_tuple(sink *s, const cute_tuple *t, int pos, int *leaf, const leaf_writer *w)
 {
     if (t->node[pos] < 0) {
-        put_leaf(s, t->leaf[*leaf], t->basis[*leaf]);
+        put_leaf(s, t->leaf[*leaf], t->basis[*leaf], w);
         (*leaf)++;
         return pos + 1;
     }
@@ -527,33 +528,45 @@ static int put_tuple(sink *s, const cute_tuple *t, int pos, int *leaf)
     pos++;
     for (int i = 0; i < n; i++) {
         if (i) put(s, ",");
-        pos = put_tuple(s, t, pos, leaf);
+        pos = put_tuple(s, t, pos, leaf, w);
     }
     put(s, ")");
     return pos;
 }
 
-int cute_tuple_str(const cute_tuple *t, char *buf, size_t n)
+int cute_tuple_str_with(const cute_tuple *t, char *buf, size_t n, cute_leaf_writer fn, void *user)
 {
     sink s = {buf, n, 0};
+    leaf_writer w = {fn ? fn : plain_leaf, user};
     if (n) buf[0] = 0;
     if (cute_tuple_is_poison(t)) {
         put(&s, "<poison>");
         return (int)s.len;
     }
     int leaf = 0;
-    put_tuple(&s, t, 0, &leaf);
+    put_tuple(&s, t, 0, &leaf, &w);
     return (int)s.len;
+}
+
+int cute_tuple_str(const cute_tuple *t, char *buf, size_t n)
+{
+    return cute_tuple_str_with(t, buf, n, NULL, NULL);
+}
+
+int cute_layout_str_with(const cute_layout *L, char *buf, size_t n, cute_leaf_writer fn, void *user)
+{
+    if (cute_layout_is_poison(L)) return cute_tuple_str(&L->shape, buf, n);
+    int a = cute_tuple_str_with(&L->shape, buf, n, fn, user);
+    size_t used = (size_t)a < n ? (size_t)a : n;
+    if (used + 1 < n) buf[used] = ':';
+    int b = cute_tuple_str_with(&L->stride, buf + (used + 1 < n ? used + 1 : n),
+                                used + 1 < n ? n - used - 1 : 0, fn, user);
+    return a + 1 + b;
 }
 
 int cute_layout_str(const cute_layout *L, char *buf, size_t n)
 {
-    if (cute_layout_is_poison(L)) return cute_tuple_str(&L->shape, buf, n);
-    int a = cute_tuple_str(&L->shape, buf, n);
-    size_t used = (size_t)a < n ? (size_t)a : n;
-    if (used + 1 < n) buf[used] = ':';
-    int b = cute_tuple_str(&L->stride, buf + (used + 1 < n ? used + 1 : n), used + 1 < n ? n - used - 1 : 0);
-    return a + 1 + b;
+    return cute_layout_str_with(L, buf, n, NULL, NULL);
 }
 
 static int put_tiler(sink *s, const cute_tiler *T, int pos, int *leaf)

@@ -6,6 +6,8 @@
 
 #include "cutec/notation.h"
 #include "cutec/symbolic.h"
+#include "cutec/notation.h"
+#include "sink.h"
 
 #define MAX_TERMS 48 /* monomials in one polynomial; more becomes an opaque term */
 #define MAX_DEG 8    /* atoms in one monomial */
@@ -1265,17 +1267,6 @@ cute_layout cute_symbolic_substitute(cute_alg *c, cute_symbolic *S, const cute_l
 
 /* --- describing ------------------------------------------------------------------- */
 
-typedef struct sink {
-    char *buf;
-    size_t n, len;
-} sink;
-
-static void put(sink *s, const char *str)
-{
-    for (; *str; str++, s->len++)
-        if (s->len + 1 < s->n) s->buf[s->len] = *str;
-    if (s->n) s->buf[s->len < s->n ? s->len : s->n - 1] = 0;
-}
 
 static void put_i(sink *s, int64_t v)
 {
@@ -1395,60 +1386,19 @@ int cute_symbolic_describe(cute_symbolic *S, cute_int x, char *buf, size_t n)
     return (int)s.len;
 }
 
-static int put_tuple(cute_symbolic *S, sink *s, const cute_tuple *t, int pos, int *leaf)
+static int describe_leaf(void *user, cute_int x, char *buf, size_t n)
 {
-    if (t->node[pos] < 0) {
-        char tmp[512];
-        cute_int x = t->leaf[*leaf];
-        cute_basis b = t->basis[*leaf];
-        cute_symbolic_describe(S, x, tmp, sizeof tmp);
-        put(s, tmp);
-        for (int k = 0; k < (b & 3); k++) {
-            snprintf(tmp, sizeof tmp, "@%d", ((b >> (2 + 4 * k)) & 15) - 1);
-            put(s, tmp);
-        }
-        (*leaf)++;
-        return pos + 1;
-    }
-    int n = t->node[pos];
-    put(s, "(");
-    pos++;
-    for (int i = 0; i < n; i++) {
-        if (i) put(s, ",");
-        pos = put_tuple(S, s, t, pos, leaf);
-    }
-    put(s, ")");
-    return pos;
+    return cute_symbolic_describe(user, x, buf, n);
 }
 
 int cute_symbolic_tuple_str(cute_symbolic *S, const cute_tuple *t, char *buf, size_t n)
 {
-    sink s = {buf, n, 0};
-    if (n) buf[0] = 0;
-    if (cute_tuple_is_poison(t)) {
-        put(&s, "<poison>");
-        return (int)s.len;
-    }
-    int leaf = 0;
-    put_tuple(S, &s, t, 0, &leaf);
-    return (int)s.len;
+    return cute_tuple_str_with(t, buf, n, describe_leaf, S);
 }
 
 int cute_symbolic_layout_str(cute_symbolic *S, const cute_layout *L, char *buf, size_t n)
 {
-    sink s = {buf, n, 0};
-    if (n) buf[0] = 0;
-    if (cute_layout_is_poison(L)) {
-        put(&s, "<poison>");
-        return (int)s.len;
-    }
-    char tmp[2048];
-    cute_symbolic_tuple_str(S, &L->shape, tmp, sizeof tmp);
-    put(&s, tmp);
-    put(&s, ":");
-    cute_symbolic_tuple_str(S, &L->stride, tmp, sizeof tmp);
-    put(&s, tmp);
-    return (int)s.len;
+    return cute_layout_str_with(L, buf, n, describe_leaf, S);
 }
 
 /* --- walking ---------------------------------------------------------------------- */
