@@ -54,9 +54,10 @@ static bool for_loop(cc_fn *e, const cute_ir_inst *in)
     cc_reg(e, var, v);
     const char *ty = e->f->vregs[var].mutable_ ? "" : cc_type(e, cute_ir_type(e->f, var), tb);
     if (!ty) return false;
-    /* the op table's meaning, literally: a0 < a2, whatever the step's sign */
-    cc_line(e, "for (%s%s%s = %s; %s < %s; %s += %lld) {", ty, *ty ? " " : "", v,
-            cc_reg(e, in->a[1], lo), v, cc_reg(e, in->a[2], hi), v, (long long)in->imm2);
+    /* the op table: up to a2 for a positive step, down to a2 for a negative one */
+    cc_line(e, "for (%s%s%s = %s; %s %s %s; %s += %lld) {", ty, *ty ? " " : "", v,
+            cc_reg(e, in->a[1], lo), v, in->imm2 > 0 ? "<" : ">", cc_reg(e, in->a[2], hi), v,
+            (long long)in->imm2);
     bool ok = body(e, in->body[0], 0);
     cc_line(e, "}");
     return ok;
