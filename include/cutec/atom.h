@@ -1,0 +1,57 @@
+/* cutec/atom.h — MMA atoms as data and their tiling (CuTe's MMA_Atom / TiledMMA / ThrMMA),
+ * at the level of layouts: which (thread, value) owns which element of a C, A or B tile.
+ *
+ * An atom is a table row: its M,N,K shape, the layout of its threads (ThrID), and for each
+ * operand a thread-value layout (thread, value) -> (m,k) / (n,k) / (m,n) inside the atom,
+ * column-major.  A TiledMMA repeats the atom over an atom layout of threads (M,N,K) after
+ * permuting M, N and K by the given tilers.  partition_* then gives one thread's values of
+ * a tile as a layout (and its offset), exactly as CuTe's thrfrg_* and get_slice do.
+ * (The emitters that turn an atom into FMA / mma.sync / wgmma instructions come with the
+ * SM80/SM90 work; this header is the partitioning they stand on.)
+ */
+#ifndef CUTEC_ATOM_H
+#define CUTEC_ATOM_H
+
+#include "cutec/ir.h"
+#include "cutec/layout.h"
+
+typedef struct cute_mma_atom {
+    const char *name;      /* "UniversalFMA<f32>" */
+    uint8_t a_type, b_type, c_type;
+    int64_t m, n, k;       /* the atom's shape */
+    cute_layout thr_id;    /* atom thread -> thread index within the atom's group */
+    cute_layout a_tv, b_tv, c_tv; /* (thread, value) -> column-major (m,k) / (n,k) / (m,n) */
+    int min_arch;          /* 0: any */
+} cute_mma_atom;
+
+/* the scalar FMA: one thread, one value, 1x1x1 (CuTe's UniversalFMA) */
+cute_mma_atom cute_mma_atom_universal(cute_alg *c, cute_dtype d);
+
+typedef struct cute_tiled_mma {
+    cute_mma_atom atom;
+    cute_layout thr_vmnk; /* (ThrV,ThrM,ThrN,ThrK) -> thread index */
+    cute_tiler perm[3];   /* per M, N, K: the permutation tiler ('_' when none was given) */
+    bool perm_given[3];
+} cute_tiled_mma;
+
+/* atom_layout: (M,N[,K]) of atoms over threads; perm: up to 3 tilers (NULL or '_' for none) */
+cute_tiled_mma cute_make_tiled_mma(cute_alg *c, const cute_mma_atom *atom,
+                                   const cute_layout *atom_layout, const cute_tiler *perm_m,
+                                   const cute_tiler *perm_n, const cute_tiler *perm_k);
+int64_t cute_tiled_mma_threads(const cute_tiled_mma *t);
+/* the tile the TiledMMA covers in mode i (0 M, 1 N, 2 K) */
+cute_int cute_tiled_mma_tile_size(cute_alg *c, const cute_tiled_mma *t, int i);
+
+/* which operand */
+typedef enum { CUTE_MMA_A, CUTE_MMA_B, CUTE_MMA_C } cute_mma_operand;
+
+/* CuTe's thrfrg_A/B/C: a tile's layout (M,N) / (M,K) / (N,K) as
+ * ((ThrV,(Thr0,Thr1)),(FrgV,(Rest0,Rest1,...))) */
+cute_layout cute_tiled_mma_thrfrg(cute_alg *c, const cute_tiled_mma *t, cute_mma_operand op,
+                                  const cute_layout *tile);
+/* thread `thr`'s part of a tile: (FrgV,Rest0,Rest1,...), and its offset (get_slice +
+ * partition_A/B/C) */
+cute_layout cute_tiled_mma_partition(cute_alg *c, const cute_tiled_mma *t, cute_mma_operand op,
+                                     cute_int thr, const cute_layout *tile, cute_tuple *offset);
+
+#endif
