@@ -14,6 +14,7 @@
 
 #include "cutec/ir.h"
 #include "cutec/layout.h"
+#include "cutec/tensor.h"
 
 typedef struct cute_mma_atom {
     const char *name;      /* "UniversalFMA<f32>" */
@@ -53,5 +54,26 @@ cute_layout cute_tiled_mma_thrfrg(cute_alg *c, const cute_tiled_mma *t, cute_mma
  * partition_A/B/C) */
 cute_layout cute_tiled_mma_partition(cute_alg *c, const cute_tiled_mma *t, cute_mma_operand op,
                                      cute_int thr, const cute_layout *tile, cute_tuple *offset);
+
+/* --- on tensors (inside a kernel) --------------------------------------------------- */
+/* thread thr's part of a tile tensor (CuTe: tiled_mma.get_slice(thr).partition_C(t)) */
+cute_tensor cute_thr_mma_partition(cute_ctx *c, const cute_tiled_mma *t, cute_mma_operand op,
+                                   cute_int thr, cute_tensor tile);
+/* registers for a partition: compact, same shape (make_fragment_A/B/C) */
+cute_tensor cute_mma_make_fragment(cute_ctx *c, const cute_tiled_mma *t, cute_mma_operand op,
+                                   cute_tensor part);
+/* D = A * B + C on register fragments (V,M,K) x (V,N,K) -> (V,M,N); D may be C.  The
+ * universal atom's emitter: one FMA per (m, n, k). */
+void cute_gemm(cute_ctx *c, const cute_tiled_mma *t, cute_tensor D, cute_tensor A, cute_tensor B,
+               cute_tensor C);
+/* every register of an rmem tensor set to v */
+void cute_fill(cute_ctx *c, cute_tensor t, double v);
+
+#ifndef CUTEC_NO_SITE_MACROS
+#define cute_thr_mma_partition(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_thr_mma_partition((c), __VA_ARGS__))
+#define cute_mma_make_fragment(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_mma_make_fragment((c), __VA_ARGS__))
+#define cute_gemm(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_gemm((c), __VA_ARGS__))
+#define cute_fill(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_fill((c), __VA_ARGS__))
+#endif
 
 #endif
