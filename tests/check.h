@@ -4,6 +4,7 @@
 #define CUTEC_CHECK_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int check_passed, check_failed, check_skipped;
@@ -32,6 +33,21 @@ static int check_passed, check_failed, check_skipped;
         check_skipped++;                                                                \
         fprintf(stderr, "skipped: %s\n", why);                                          \
     } while (0)
+
+/* a whole file as a NUL-terminated string (malloc'd), or NULL; for golden files */
+static inline char *check_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
+    if (s) s[n] = 0;
+    fclose(f);
+    return s;
+}
 
 #define CHECK_DONE(name)                                                                \
     (printf("%s: %d passed, %d failed, %d skipped\n", name, check_passed, check_failed, \

@@ -457,19 +457,6 @@ static char *emit(cute_ir_func *const *k, int n, const cute_cuda_c_opts *o)
     return src;
 }
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (s) s[n] = 0;
-    fclose(f);
-    return s;
-}
 
 /* compile src for arch; the output (caller frees) or NULL after a failed check */
 static bool compile(cute_nvrtc *nv, const char *src, const char *arch, bool lineinfo,
@@ -524,7 +511,7 @@ static void test_golden(void)
         CHECK(f && fputs(src, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
         fprintf(stderr, "rewrote %s\n", path);
     }
-    char *want = read_file(path);
+    char *want = check_read_file(path);
     if (!want) {
         SKIP("src/backend/testdata/axpy.cu not found (run from the repository root)");
     } else if (src) {

@@ -11,19 +11,6 @@
 
 #define GOLDEN "src/kernels/testdata/ew_add_f32.ir"
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (s) s[n] = 0;
-    fclose(f);
-    return s;
-}
 
 int main(void)
 {
@@ -50,7 +37,7 @@ int main(void)
             FILE *w = fopen(GOLDEN, "wb");
             if (w) fputs(got, w), fclose(w);
         }
-        char *want = slurp(GOLDEN);
+        char *want = check_read_file(GOLDEN);
         CHECK(want && strcmp(got, want) == 0, "the IR differs from %s (CUTEC_UPDATE_GOLDEN=1 "
                                               "rewrites it):\n%s", GOLDEN, got);
         free(want);
