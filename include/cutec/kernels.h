@@ -56,8 +56,8 @@ static inline cute_status cutec_add(cute_ew_lib *lib, const cute_call_arg *out,
     return cute_ew(lib, CUTE_EW_ADD, out, a, b, stream, NULL, 0);
 }
 
-/* SGEMM, step 1 (seed 002): C(M,N) = A(M,K) B(N,K)^T, column-major f32, M and N multiples
- * of 128, K of 8.  Call with (A, B, C). */
+/* SGEMM, step 1 (seed 002): C(M,N) = alpha A(M,K) B(N,K)^T + beta C, column-major f32, any
+ * M, N, K.  Call with (A, B, C, alpha, beta). */
 cute_fn *cute_sgemm_compile(cute_runtime *rt, char *err, size_t n);
 
 #endif

@@ -22,7 +22,9 @@ static void run(cute_runtime *rt, int64_t M, int64_t N, int64_t K, const char *b
           *C = malloc(sizeof(float) * (size_t)(M * N));
     for (int64_t i = 0; i < M * K; i++) A[i] = (float)ew_random(&seed);
     for (int64_t i = 0; i < N * K; i++) B[i] = (float)ew_random(&seed);
-    for (int64_t i = 0; i < M * N; i++) C[i] = NAN;
+    float *C0 = malloc(sizeof(float) * (size_t)(M * N));
+    for (int64_t i = 0; i < M * N; i++) C[i] = C0[i] = (float)ew_random(&seed);
+    const double alpha = 1.5, beta = -0.5;
     cute_buffer dA, dB, dC;
     b->vt->alloc(b->self, sizeof(float) * (size_t)(M * K), &dA);
     b->vt->alloc(b->self, sizeof(float) * (size_t)(N * K), &dB);
@@ -30,11 +32,12 @@ static void run(cute_runtime *rt, int64_t M, int64_t N, int64_t K, const char *b
     b->vt->upload(b->self, &dA, 0, A, sizeof(float) * (size_t)(M * K));
     b->vt->upload(b->self, &dB, 0, B, sizeof(float) * (size_t)(N * K));
     b->vt->upload(b->self, &dC, 0, C, sizeof(float) * (size_t)(M * N));
-    cute_call_arg args[3] = {
+    cute_call_arg args[5] = {
         cute_call_tensor(&dA, 0, CUTE_F32, 2, (int64_t[]){M, K}, (int64_t[]){1, M}),
         cute_call_tensor(&dB, 0, CUTE_F32, 2, (int64_t[]){N, K}, (int64_t[]){1, N}),
-        cute_call_tensor(&dC, 0, CUTE_F32, 2, (int64_t[]){M, N}, (int64_t[]){1, M})};
-    cute_status s = cute_call(f, NULL, 3, args);
+        cute_call_tensor(&dC, 0, CUTE_F32, 2, (int64_t[]){M, N}, (int64_t[]){1, M}),
+        cute_call_float(alpha), cute_call_float(beta)};
+    cute_status s = cute_call(f, NULL, 5, args);
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
     CHECK(s == CUTE_OK, "%s sgemm %lldx%lldx%lld: %s %s", backend, (long long)M, (long long)N,
           (long long)K, cute_fn_error(f), b->vt->error(b->self));
@@ -48,17 +51,19 @@ static void run(cute_runtime *rt, int64_t M, int64_t N, int64_t K, const char *b
                 ref += (double)A[m + k * M] * B[n + k * N];
                 mag += fabs((double)A[m + k * M] * B[n + k * N]);
             }
+            ref = alpha * ref + beta * C0[m + n * M];
+            mag = fabs(alpha) * mag + fabs(beta * C0[m + n * M]);
             double e = fabs(C[m + n * M] - ref) / (mag > 0 ? mag : 1);
             if (!(e <= 1e-5)) bad++;
             if (e > worst) worst = e;
         }
     CHECK(bad == 0, "%s sgemm %lldx%lldx%lld: %lld wrong (worst relative error %g)", backend,
           (long long)M, (long long)N, (long long)K, (long long)bad, worst);
-    /* a size the first step does not take is refused, not run wrong */
-    args[0].shape[1] = K - 1;
-    CHECK(cute_call(f, NULL, 3, args) == CUTE_ERR_INVALID, "K %% 8 != 0 refused: %s", cute_fn_error(f));
+    /* a call whose A disagrees with its buffer is refused, not run wrong */
+    args[0].shape[1] = K + 1000;
+    CHECK(cute_call(f, NULL, 5, args) == CUTE_ERR_INVALID, "A past its buffer refused: %s", cute_fn_error(f));
     b->vt->free(b->self, &dA), b->vt->free(b->self, &dB), b->vt->free(b->self, &dC);
-    free(A), free(B), free(C);
+    free(A), free(B), free(C), free(C0);
     cute_fn_free(f);
 }
 
@@ -70,11 +75,15 @@ int main(void)
     cute_runtime *rt;
     if (cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK) {
         run(rt, 128, 128, 16, "interp");
+        run(rt, 1, 1, 1, "interp");
+        run(rt, 131, 67, 13, "interp"); /* primes: tails in M, N and K */
         run(rt, 256, 128, 24, "interp");
         cute_runtime_free(rt);
     }
     if (cute_runtime_new("cuda", &rt, err, sizeof err) == CUTE_OK) {
         run(rt, 128, 128, 8, "cuda");
+        run(rt, 1, 1, 1, "cuda");
+        run(rt, 1021, 509, 263, "cuda");
         run(rt, 1024, 768, 520, "cuda");
         cute_runtime_free(rt);
     } else {
