@@ -3,48 +3,7 @@
 #include <string.h>
 
 #include "cuda_args.h"
-
-/* x rounded to nearest even into a float format of ebits exponent and mbits mantissa bits
- * (f16: 5,10; bf16: 8,7), from the double's bits so there is one rounding, not two. */
-static uint16_t narrow(double x, int ebits, int mbits)
-{
-    uint64_t d;
-    memcpy(&d, &x, sizeof d);
-    uint16_t sign = (uint16_t)((d >> 63) << (ebits + mbits));
-    int exp = (int)((d >> 52) & 0x7ff);
-    uint64_t mant = d & ((1ull << 52) - 1);
-    uint16_t inf = (uint16_t)(((1u << ebits) - 1) << mbits);
-    if (exp == 0x7ff) return sign | inf | (mant ? (uint16_t)(1u << (mbits - 1)) : 0);
-    if (exp == 0) return sign; /* zero, or a double subnormal: far below the target's range */
-    int bias = (1 << (ebits - 1)) - 1;
-    int te = exp - 1023 + bias; /* the target's biased exponent */
-    if (te >= (1 << ebits) - 1) return sign | inf;
-    uint64_t bits, rem, half;
-    if (te > 0) { /* normal: exponent and mantissa together, so a carry moves up */
-        int shift = 52 - mbits;
-        bits = (uint64_t)te << mbits | mant >> shift;
-        rem = mant & ((1ull << shift) - 1);
-        half = 1ull << (shift - 1);
-    } else { /* subnormal: the implicit bit shifts into the mantissa */
-        int shift = 52 - mbits + 1 - te;
-        if (shift > 54) return sign; /* below half the smallest subnormal */
-        uint64_t m = 1ull << 52 | mant;
-        bits = m >> shift;
-        rem = m & ((1ull << shift) - 1);
-        half = 1ull << (shift - 1);
-    }
-    if (rem > half || (rem == half && (bits & 1))) bits++; /* may round up to inf: right */
-    return sign | (uint16_t)bits;
-}
-
-uint16_t cuda_f16_bits(double x)
-{
-    return narrow(x, 5, 10);
-}
-uint16_t cuda_bf16_bits(double x)
-{
-    return narrow(x, 8, 7);
-}
+#include "cutec/cuda_c.h" /* cute_f16_bits: the one rounding of a double to f16/bf16 */
 
 static bool int_fits(cute_dtype d, int64_t v)
 {
@@ -104,7 +63,7 @@ static bool pack_one(int i, cute_type t, const cute_launch_arg *a, uint64_t *slo
             memcpy(slot, &f, sizeof f);
         }
         if (d == CUTE_F16 || d == CUTE_BF16) {
-            uint16_t h = d == CUTE_F16 ? cuda_f16_bits(a->v.f) : cuda_bf16_bits(a->v.f);
+            uint16_t h = d == CUTE_F16 ? cute_f16_bits(a->v.f) : cute_bf16_bits(a->v.f);
             memcpy(slot, &h, sizeof h);
         }
         return true;

@@ -13,8 +13,6 @@
 cute_status cuda_pack_args(const cute_type *params, int nparams, const cute_launch_arg *args,
                            int nargs, uint64_t *slots, void **ptrs, char *err, size_t n);
 
-/* IEEE binary16 and bfloat16 bits of x, rounded to nearest even (exposed for the test) */
-uint16_t cuda_f16_bits(double x);
-uint16_t cuda_bf16_bits(double x);
+
 
 #endif

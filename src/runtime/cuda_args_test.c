@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cutec/cuda_c.h"
 #include "runtime/cuda_args.h"
 
 static void test_narrow(void)
@@ -36,14 +37,14 @@ static void test_narrow(void)
         {1e-300, 0x0000, 0x0000},
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-        CHECK(cuda_f16_bits(v[i].x) == v[i].f16, "f16(%g) = %04x, want %04x", v[i].x,
-              cuda_f16_bits(v[i].x), v[i].f16);
-        CHECK(cuda_bf16_bits(v[i].x) == v[i].bf16, "bf16(%g) = %04x, want %04x", v[i].x,
-              cuda_bf16_bits(v[i].x), v[i].bf16);
+        CHECK(cute_f16_bits(v[i].x) == v[i].f16, "f16(%g) = %04x, want %04x", v[i].x,
+              cute_f16_bits(v[i].x), v[i].f16);
+        CHECK(cute_bf16_bits(v[i].x) == v[i].bf16, "bf16(%g) = %04x, want %04x", v[i].x,
+              cute_bf16_bits(v[i].x), v[i].bf16);
     }
-    CHECK(cuda_f16_bits(INFINITY) == 0x7c00 && cuda_f16_bits(-INFINITY) == 0xfc00, "f16 inf");
-    CHECK((cuda_f16_bits(NAN) & 0x7e00) == 0x7e00, "f16 NaN is quiet: %04x", cuda_f16_bits(NAN));
-    CHECK((cuda_bf16_bits(NAN) & 0x7fc0) == 0x7fc0, "bf16 NaN: %04x", cuda_bf16_bits(NAN));
+    CHECK(cute_f16_bits(INFINITY) == 0x7c00 && cute_f16_bits(-INFINITY) == 0xfc00, "f16 inf");
+    CHECK((cute_f16_bits(NAN) & 0x7e00) == 0x7e00, "f16 NaN is quiet: %04x", cute_f16_bits(NAN));
+    CHECK((cute_bf16_bits(NAN) & 0x7fc0) == 0x7fc0, "bf16 NaN: %04x", cute_bf16_bits(NAN));
 }
 
 static cute_launch_arg iarg(cute_dtype d, int64_t v)

@@ -14,7 +14,7 @@ static bool push_scope(cute_ctx *c, int kind)
     if (c->depth + 1 >= CUTE_IR_MAX_DEPTH)
         return cute_ctx_fail(c, "loops and ifs nested deeper than %d", CUTE_IR_MAX_DEPTH - 1);
     c->depth++;
-    c->scopes[c->depth] = (scope){++c->next_scope, false, c->b.owner[c->b.depth], kind};
+    c->scopes[c->depth] = (scope){++c->next_scope, false, kind};
     return true;
 }
 
@@ -107,7 +107,7 @@ void cute__while_cond(cute_ctx *c, cute_val pred)
     cute_ir_while_body(&c->b, pred.r);
     /* the condition's scope ends; the body's begins (values of the condition block are not
      * visible in the body: recompute what you need) */
-    c->scopes[c->depth] = (scope){++c->next_scope, false, c->b.owner[c->b.depth], SCOPE_WHILE};
+    c->scopes[c->depth] = (scope){++c->next_scope, false, SCOPE_WHILE};
 }
 
 /* For library code that emits structured IR itself (predicated copies): the same scopes as

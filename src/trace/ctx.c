@@ -116,7 +116,7 @@ bool cute_kernel_begin(cute_ctx *c, const char *name)
     cute_ir_builder_init(&c->b, c->fn);
     cute_ctx_site(c, c->file, c->line);
     c->depth = 0;
-    c->scopes[0] = (scope){++c->next_scope, true, NULL, SCOPE_TOP};
+    c->scopes[0] = (scope){++c->next_scope, true, SCOPE_TOP};
     c->nmemo = 0;
     if (c->memo) memset(c->memo, 0, c->capmemo * sizeof *c->memo);
     for (int s = 0; s < CUTE_SREG_COUNT; s++) c->sreg_sym[s] = cute_i(0);

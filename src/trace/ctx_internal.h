@@ -9,7 +9,6 @@
 typedef struct scope {
     uint32_t id;
     bool entered;           /* for the block macros' run-once protocol */
-    cute_ir_inst *owner;    /* unused at the top level */
     int kind;               /* SCOPE_* */
 } scope;
 enum { SCOPE_TOP, SCOPE_FOR, SCOPE_IF, SCOPE_ELSE, SCOPE_WHILE_COND, SCOPE_WHILE };
