@@ -4,6 +4,7 @@
 
 #define CUTEC_NO_SITE_MACROS
 #include "cutec/atom.h"
+#include "tensor/tensor_internal.h"
 #include "trace/ctx_internal.h"
 
 cute_tensor cute_thr_mma_partition(cute_ctx *c, const cute_tiled_mma *t, cute_mma_operand op,
@@ -12,15 +13,7 @@ cute_tensor cute_thr_mma_partition(cute_ctx *c, const cute_tiled_mma *t, cute_mm
     if (!ctx_alive(c)) return tile;
     cute_tuple off;
     cute_layout P = cute_tiled_mma_partition(&c->alg, t, op, thr, &tile.layout, &off);
-    if (c->alg.failed) return tile;
-    tile.layout = P;
-    if (tile.kind == CUTE_TENSOR_COORD) {
-        for (int i = 0; i < off.nleaves && i < tile.coord.nleaves; i++)
-            tile.coord.leaf[i] = cute_add(&c->alg, tile.coord.leaf[i], off.leaf[i]);
-    } else {
-        tile.offset = cute_add(&c->alg, tile.offset, off.leaf[0]);
-    }
-    return tile;
+    return tensor_moved(c, tile, P, off);
 }
 
 cute_tensor cute_mma_make_fragment(cute_ctx *c, const cute_tiled_mma *t, cute_mma_operand op,

@@ -13,6 +13,4 @@
 cute_status cuda_pack_args(const cute_type *params, int nparams, const cute_launch_arg *args,
                            int nargs, uint64_t *slots, void **ptrs, char *err, size_t n);
 
-
-
 #endif

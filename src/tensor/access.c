@@ -84,13 +84,6 @@ static int vector_width(cute_ctx *c, const cute_tensor *t, int n)
     return w > 1 ? w : 1;
 }
 
-/* pointer to element (offset + L(i)) */
-static cute_vreg element_ptr(cute_ctx *c, const cute_tensor *t, int i)
-{
-    cute_int off = cute_add(&c->alg, t->offset, cute_layout_eval(&c->alg, &t->layout, cute_i(i)));
-    cute_val o = cute_int_value(c, off, CUTE_I64);
-    return cute_ir_op(&c->b, CUTE_OP_PTR_ADD, t->base.t, t->base.r, o.r, 0);
-}
 
 /* one access of w elements at element i: LOAD into out[i..i+w) or STORE from in[i..i+w) */
 static void access(cute_ctx *c, const cute_tensor *t, int i, int w, bool load, cute_vreg *regs,
@@ -98,7 +91,7 @@ static void access(cute_ctx *c, const cute_tensor *t, int i, int w, bool load, c
 {
     cute_dtype d = (cute_dtype)t->dtype;
     int esize = cute_dtype_bytes(d);
-    cute_vreg p = element_ptr(c, t, i);
+    cute_vreg p = cute_tensor_ptr(c, *t, cute_i(i)).r;
     cute_type vt = w > 1 ? cute_type_vec(d, w) : cute_type_of(d);
     int align = w * esize;
     if (load) {

@@ -5,6 +5,7 @@
 #include "cutec/notation.h"
 #define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
 #include "cutec/tensor.h"
+#include "tensor_internal.h"
 #include "trace/ctx_internal.h"
 
 static cute_tensor bad_tensor(void)
@@ -100,8 +101,7 @@ cute_tensor cute_make_fragment_like(cute_ctx *c, cute_tensor t)
     return cute_make_rmem_tensor(c, t.kind == CUTE_TENSOR_COORD ? CUTE_I64 : (cute_dtype)t.dtype, L);
 }
 
-/* move the iterator by a slice's offset */
-static cute_tensor moved(cute_ctx *c, cute_tensor t, cute_layout L, cute_tuple off)
+cute_tensor tensor_moved(cute_ctx *c, cute_tensor t, cute_layout L, cute_tuple off)
 {
     if (c->alg.failed) return bad_tensor();
     t.layout = L;
@@ -131,7 +131,7 @@ cute_tensor cute_tensor_slice(cute_ctx *c, cute_tensor t, cute_tuple crd)
     if (!ctx_alive(c)) return bad_tensor();
     cute_tuple off;
     cute_layout L = cute_slice_and_offset(&c->alg, &crd, &t.layout, &off);
-    return moved(c, t, L, off);
+    return tensor_moved(c, t, L, off);
 }
 
 static cute_tensor relayout(cute_ctx *c, cute_tensor t, cute_layout L)
@@ -171,7 +171,7 @@ cute_tensor cute_tensor_local_tile(cute_ctx *c, cute_tensor t, cute_tuple tile, 
     if (!ctx_alive(c)) return bad_tensor();
     cute_tuple off;
     cute_layout L = cute_local_tile(&c->alg, &t.layout, &tile, &coord, proj, &off);
-    return moved(c, t, L, off);
+    return tensor_moved(c, t, L, off);
 }
 
 cute_tensor cute_tensor_local_partition(cute_ctx *c, cute_tensor t, cute_layout thr, cute_int idx)
@@ -179,7 +179,7 @@ cute_tensor cute_tensor_local_partition(cute_ctx *c, cute_tensor t, cute_layout 
     if (!ctx_alive(c)) return bad_tensor();
     cute_tuple off;
     cute_layout L = cute_local_partition(&c->alg, &t.layout, &thr, idx, &off);
-    return moved(c, t, L, off);
+    return tensor_moved(c, t, L, off);
 }
 
 int cute_tensor_str(cute_ctx *c, cute_tensor t, char *buf, size_t n)
