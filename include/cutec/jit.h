@@ -161,6 +161,10 @@ typedef struct cute_dlpack_tensor {
  * not take, or data outside buf */
 bool cute_call_dlpack(const cute_dlpack_tensor *t, const cute_buffer *buf, cute_call_arg *out,
                       char *err, size_t n);
+/* is this tensor argument compact row-major (size-1 modes may have any stride)? */
+bool cute_call_arg_row_major(const cute_call_arg *x);
+/* the largest power of two up to `most` that the argument's data address is a multiple of */
+int cute_call_arg_alignment(const cute_call_arg *x, int most);
 cute_call_arg cute_call_int(int64_t v);
 cute_call_arg cute_call_float(double v);
 

@@ -57,6 +57,24 @@ bool cute_call_dlpack(const cute_dlpack_tensor *t, const cute_buffer *buf, cute_
     return true;
 }
 
+bool cute_call_arg_row_major(const cute_call_arg *x)
+{
+    int64_t want = 1;
+    for (int i = x->ndim - 1; i >= 0; i--) {
+        if (x->shape[i] != 1 && x->stride[i] != want) return false;
+        want *= x->shape[i];
+    }
+    return true;
+}
+
+int cute_call_arg_alignment(const cute_call_arg *x, int most)
+{
+    uintptr_t addr = (uintptr_t)x->buf->ptr + x->offset;
+    int a = most;
+    while (a > 1 && addr % (uintptr_t)a) a /= 2;
+    return a;
+}
+
 cute_call_arg cute_call_int(int64_t v)
 {
     cute_call_arg a;

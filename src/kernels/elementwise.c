@@ -113,16 +113,6 @@ static void ew_host(cute_ctx *c, const cute_arg *args)
     CUTE_LAUNCH(c, ew_kernel, cfg, t[p->nin], t[0], in1, in2, coords, n);
 }
 
-static bool row_major(const cute_call_arg *x)
-{
-    int64_t want = 1;
-    for (int i = x->ndim - 1; i >= 0; i--) {
-        if (x->shape[i] != 1 && x->stride[i] != want) return false;
-        want *= x->shape[i];
-    }
-    return true;
-}
-
 /* a spec for an argument: compact row-major when it is, else dynamic extents and strides
  * (a stride of 1 stays static, so the unit-stride mode is known) */
 static cute_arg_spec spec_of(const cute_call_arg *x)
@@ -130,7 +120,7 @@ static cute_arg_spec spec_of(const cute_call_arg *x)
     char text[256];
     int len = 0;
     int esize = cute_dtype_bytes((cute_dtype)x->dtype);
-    if (row_major(x)) {
+    if (cute_call_arg_row_major(x)) {
         len += snprintf(text + len, sizeof text - len, "(");
         for (int i = 0; i < x->ndim; i++) len += snprintf(text + len, sizeof text - len, "%s?", i ? "," : "");
         snprintf(text + len, sizeof text - len, ")");
@@ -156,15 +146,12 @@ cute_fn *cute_ew_compile(cute_runtime *rt, const char *name, cute_ew_expr expr, 
     ew_plan p = {expr, user, nin, cfg && cfg->threads ? cfg->threads : 256,
                  cfg && cfg->vectors ? cfg->vectors : 4, 1};
     cute_arg_spec specs[EW_MAX_IN + 1];
-    for (int i = 0; i < nin; i++) {
-        specs[i] = spec_of(&in[i]);
-        /* the data pointer's alignment is what the call gives: promise only what it has */
-        uintptr_t addr = (uintptr_t)in[i].buf->ptr + in[i].offset;
-        while (specs[i].align > 1 && addr % (uintptr_t)specs[i].align) specs[i].align /= 2;
+    /* the data pointers' alignment is what the call gives: promise only what it has */
+    for (int i = 0; i <= nin; i++) {
+        const cute_call_arg *x = i < nin ? &in[i] : out;
+        specs[i] = spec_of(x);
+        specs[i].align = cute_call_arg_alignment(x, specs[i].align);
     }
-    specs[nin] = spec_of(out);
-    uintptr_t addr = (uintptr_t)out->buf->ptr + out->offset;
-    while (specs[nin].align > 1 && addr % (uintptr_t)specs[nin].align) specs[nin].align /= 2;
     for (int i = 0; i <= nin; i++)
         if (specs[i].align < cute_dtype_bytes((cute_dtype)specs[i].dtype)) {
             snprintf(err, n, "%s: argument %d is not aligned to its element size", name, i);

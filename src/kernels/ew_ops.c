@@ -97,16 +97,6 @@ void cute_ew_lib_free(cute_ew_lib *lib)
     free(lib);
 }
 
-static bool row_major(const cute_call_arg *x)
-{
-    int64_t want = 1;
-    for (int i = x->ndim - 1; i >= 0; i--) {
-        if (x->shape[i] != 1 && x->stride[i] != want) return false;
-        want *= x->shape[i];
-    }
-    return true;
-}
-
 /* what decides the compiled code: op, dtypes, rank, which arguments are compact, which
  * strides are 1, and how aligned each data pointer is */
 static void key_of(char *key, size_t n, cute_ew_op op, int nin, const cute_call_arg *args)
@@ -114,12 +104,10 @@ static void key_of(char *key, size_t n, cute_ew_op op, int nin, const cute_call_
     int len = snprintf(key, n, "%s", names[op]);
     for (int i = 0; i <= nin; i++) {
         const cute_call_arg *x = &args[i];
-        uintptr_t addr = (uintptr_t)x->buf->ptr + x->offset;
-        int align = 16;
-        while (align > 1 && addr % (uintptr_t)align) align /= 2;
+        int align = cute_call_arg_alignment(x, 16);
         len += snprintf(key + len, n - (size_t)len, "|%s%d%c%d", cute_dtype_name((cute_dtype)x->dtype),
-                        x->ndim, row_major(x) ? 'c' : 's', align);
-        for (int d = 0; d < x->ndim && !row_major(x); d++)
+                        x->ndim, cute_call_arg_row_major(x) ? 'c' : 's', align);
+        for (int d = 0; d < x->ndim && !cute_call_arg_row_major(x); d++)
             len += snprintf(key + len, n - (size_t)len, "%c", x->stride[d] == 1 ? '1' : '?');
     }
 }
