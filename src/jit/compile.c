@@ -66,25 +66,33 @@ static cute_int host_unknown(cute_fn *f, const char *what, int arg, int leaf, in
     return x;
 }
 
-static bool tensor_arg(cute_fn *f, int k, cute_arg *out)
+/* Read argument k's spec text as a layout (tensor) or a tuple (int) in a scratch context:
+ * its '?' leaves are only marks (their divisors are kept in the ints), each then becomes a
+ * named host unknown of this compile. */
+static bool parse_spec(cute_fn *f, int k, bool layout, cute_layout *L, cute_tuple *t)
 {
-    arg_info *a = &f->args[k];
-    /* parse with a context that has no backend: '?' leaves are read as marks, each then
-     * becomes a host unknown of this compile */
+    const cute_arg_spec *spec = &f->args[k].spec;
     cute_alg marks;
     cute_symbolic *scratch = cute_symbolic_new();
     if (!scratch) return cute_ctx_fail(f->c, "out of memory");
     cute_symbolic_bind(scratch, &marks);
-    cute_layout L = a->spec.compact ? cute_layout_or_shape_parse(&marks, a->spec.layout)
-                                    : cute_layout_parse(&marks, a->spec.layout);
-    if (a->spec.compact && strchr(a->spec.layout, ':'))
-        cute_alg_fail(&marks, "a compact spec gives the shape only, not \"%s\"", a->spec.layout);
-    if (marks.failed) {
-        cute_ctx_fail(f->c, "argument %d: %s", k, marks.error);
-        cute_symbolic_free(scratch);
-        return false;
-    }
+    if (!layout)
+        *t = cute_tuple_parse(&marks, spec->layout);
+    else if (spec->compact && strchr(spec->layout, ':'))
+        cute_alg_fail(&marks, "a compact spec gives the shape only, not \"%s\"", spec->layout);
+    else
+        *L = spec->compact ? cute_layout_or_shape_parse(&marks, spec->layout)
+                           : cute_layout_parse(&marks, spec->layout);
     cute_symbolic_free(scratch);
+    if (marks.failed) return cute_ctx_fail(f->c, "argument %d: %s", k, marks.error);
+    return true;
+}
+
+static bool tensor_arg(cute_fn *f, int k, cute_arg *out)
+{
+    arg_info *a = &f->args[k];
+    cute_layout L;
+    if (!parse_spec(f, k, true, &L, NULL)) return false;
     if (L.shape.nleaves > 8 || cute_depth(&L) > 1) {
         return cute_ctx_fail(f->c, "argument %d: a tensor spec is a flat layout of at most 8 "
                                    "modes (\"%s\")", k, a->spec.layout);
@@ -143,14 +151,11 @@ static bool scalar_arg(cute_fn *f, int k, cute_arg *out)
         out->f = (cute_host_scalar){k, a->spec.dtype};
         return true;
     }
-    cute_alg marks;
-    cute_symbolic *scratch = cute_symbolic_new();
-    if (!scratch) return cute_ctx_fail(f->c, "out of memory");
-    cute_symbolic_bind(scratch, &marks);
-    cute_tuple t = cute_tuple_parse(&marks, a->spec.layout);
-    bool ok = !marks.failed && cute_tuple_is_int(&t) && !cute_is_underscore(t.leaf[0]);
+    cute_tuple t;
+    bool ok = parse_spec(f, k, false, NULL, &t) && cute_tuple_is_int(&t) &&
+              !cute_is_underscore(t.leaf[0]);
     cute_int v = ok ? t.leaf[0] : cute_i(0);
-    cute_symbolic_free(scratch);
+    if (!ok && f->c->alg.failed) return false;
     if (!ok)
         return cute_ctx_fail(f->c, "argument %d: an int spec is \"?\", \"?{div=N}\" or a number, "
                                    "not \"%s\"", k, a->spec.layout);
