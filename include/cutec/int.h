@@ -92,6 +92,15 @@ typedef struct cute_alg {
 void cute_alg_init(cute_alg *c, const cute_arith *arith);
 /* forget a previous error so the context can be used again */
 void cute_alg_clear(cute_alg *c);
+/* A question put to the algebra that must leave no trace (can this tensor be read 16 bytes
+ * at a time?): begin saves the counters; end restores them and clears an error the trial
+ * raised, and says whether the trial went through with nothing failed or assumed.
+ * @pre the context has not failed before the trial. */
+typedef struct cute_alg_trial {
+    unsigned undecided, assumed;
+} cute_alg_trial;
+void cute_alg_trial_begin(cute_alg *c, cute_alg_trial *t);
+bool cute_alg_trial_end(cute_alg *c, const cute_alg_trial *t);
 /* record an error (the first one wins); printf-like.  Always returns false. */
 bool cute_alg_fail(cute_alg *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -93,19 +93,13 @@ static void ew_host(cute_ctx *c, const cute_arg *args)
         if (b > maxbytes) maxbytes = b;
     }
     for (p->vec = 16 / maxbytes; p->vec > 1; p->vec /= 2) {
-        unsigned assumed = a->assumed;
-        bool ok = true;
-        for (int i = 0; i <= p->nin && ok; i++) {
+        cute_alg_trial trial;
+        cute_alg_trial_begin(a, &trial);
+        for (int i = 0; i <= p->nin && !a->failed; i++) {
             cute_layout unit = cute_make_layout(a, cute_tuple_int(cute_i(p->vec)));
             cute_compose(a, &t[i].layout, &unit);
-            ok = !a->failed && a->assumed == assumed;
         }
-        a->assumed = assumed;
-        if (a->failed) { /* not divisible this way: try a narrower chunk */
-            cute_alg_clear(a);
-            continue;
-        }
-        if (ok) break;
+        if (cute_alg_trial_end(a, &trial)) break; /* else: try a narrower chunk */
     }
     int per_block = p->threads * p->vectors * p->vec;
     cute_launch_cfg cfg = {{cute_ceil_div(a, n, cute_i(per_block))}, {cute_i(p->threads)}, cute_i(0)};

@@ -17,6 +17,21 @@ void cute_alg_clear(cute_alg *c)
     c->error[0] = 0;
 }
 
+void cute_alg_trial_begin(cute_alg *c, cute_alg_trial *t)
+{
+    t->undecided = c->undecided;
+    t->assumed = c->assumed;
+}
+
+bool cute_alg_trial_end(cute_alg *c, const cute_alg_trial *t)
+{
+    bool clean = !c->failed && c->assumed == t->assumed;
+    c->undecided = t->undecided;
+    c->assumed = t->assumed;
+    cute_alg_clear(c);
+    return clean;
+}
+
 bool cute_alg_fail(cute_alg *c, const char *fmt, ...)
 {
     if (c->failed) return false; /* the first error is the one that explains */

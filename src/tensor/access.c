@@ -54,7 +54,8 @@ static int vector_width(cute_ctx *c, const cute_tensor *t, int n)
     while (w > 1 && (t->align < w * esize || n % w)) w /= 2;
     if (w <= 1) return 1;
     cute_alg *a = &c->alg;
-    unsigned undecided = a->undecided, assumed = a->assumed;
+    cute_alg_trial trial;
+    cute_alg_trial_begin(a, &trial);
     cute_layout compact = cute_make_layout(a, t->layout.shape);
     cute_int run = cute_max_common_vector(a, &t->layout, &compact);
     for (; w > 1 && !a->failed; w /= 2) {
@@ -72,16 +73,11 @@ static int vector_width(cute_ctx *c, const cute_tensor *t, int n)
                  cute_int_cmp(a, CUTE_CMP_DIVIDES, W, rest.stride.leaf[i]) == CUTE_TRUE;
         if (ok) break;
     }
-    /* choosing a width is a question, not part of the user's computation */
-    a->undecided = undecided, a->assumed = assumed;
-    if (a->failed) {
-        /* a failed proof attempt (e.g. a dynamic stride the algebra cannot order) just
-         * means scalar accesses */
-        cute_alg_clear(a);
-        c->error[0] = 0;
-        return 1;
-    }
-    return w > 1 ? w : 1;
+    /* choosing a width is a question, not part of the user's computation: a failed proof
+     * (e.g. a dynamic stride the algebra cannot order) just means scalar accesses */
+    bool failed = a->failed;
+    cute_alg_trial_end(a, &trial);
+    return failed ? 1 : w;
 }
 
 
