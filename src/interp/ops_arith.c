@@ -117,29 +117,9 @@ static void div_zero(ictx *X, const dinst *d, uint32_t t)
     LOOPCMP(gt_##M, M, T, , >)                                                           \
     LOOPCMP(ge_##M, M, T, , >=)
 
-/* the shift amount is read as unsigned: a negative one is huge, so it clamps */
-#define SIGNED_ONLY(M, T, W, BITS, MINV)                                                 \
-    LOOP1(abs_##M, M, T, a < 0 ? (T)(0 - (W)a) : a)                                      \
-    LOOP2(shr_##M, M, T, (W)b >= BITS ? (T)(a < 0 ? -1 : 0) : (T)(a >> (W)b))            \
-    static void div_##M(ictx *X, const dinst *d, const imask *m)                         \
-    {                                                                                    \
-        for (uint32_t l = 0; l < d->lanes; l++) {                                        \
-            islot *D = REG(X, d->d + l);                                                 \
-            const islot *A = REG(X, d->a[0] + l), *B = REG(X, d->a[1] + l);              \
-            EACH(X, m, t, {                                                              \
-                T a = A[t].M, b = B[t].M;                                                \
-                if (b == 0) {                                                            \
-                    div_zero(X, d, t);                                                   \
-                    D[t].M = 0;                                                          \
-                } else if (b == -1) {                                                    \
-                    D[t].M = (T)(0 - (W)a); /* MIN / -1 wraps to MIN */                  \
-                } else {                                                                 \
-                    D[t].M = (T)(a / b);                                                 \
-                }                                                                        \
-            });                                                                          \
-        }                                                                                \
-    }                                                                                    \
-    static void rem_##M(ictx *X, const dinst *d, const imask *m)                         \
+/* integer division and remainder: a zero divisor is a check report and gives 0 */
+#define DIVLIKE(NAME, M, T, EXPR)                                                        \
+    static void NAME(ictx *X, const dinst *d, const imask *m)                            \
     {                                                                                    \
         for (uint32_t l = 0; l < d->lanes; l++) {                                        \
             islot *D = REG(X, d->d + l);                                                 \
@@ -150,47 +130,25 @@ static void div_zero(ictx *X, const dinst *d, uint32_t t)
                     div_zero(X, d, t);                                                   \
                     D[t].M = 0;                                                          \
                 } else {                                                                 \
-                    D[t].M = b == -1 ? (T)0 : (T)(a % b);                                \
+                    D[t].M = (EXPR);                                                     \
                 }                                                                        \
             });                                                                          \
         }                                                                                \
     }
 
+/* the shift amount is read as unsigned: a negative one is huge, so it clamps; MIN / -1
+ * wraps to MIN (and MIN % -1 is 0) */
+#define SIGNED_ONLY(M, T, W, BITS, MINV)                                                 \
+    LOOP1(abs_##M, M, T, a < 0 ? (T)(0 - (W)a) : a)                                      \
+    LOOP2(shr_##M, M, T, (W)b >= BITS ? (T)(a < 0 ? -1 : 0) : (T)(a >> (W)b))            \
+    DIVLIKE(div_##M, M, T, b == -1 ? (T)(0 - (W)a) : (T)(a / b))                         \
+    DIVLIKE(rem_##M, M, T, b == -1 ? (T)0 : (T)(a % b))
+
 #define UNSIGNED_ONLY(M, T, W, BITS, MINV)                                               \
     LOOP1(abs_##M, M, T, a)                                                              \
     LOOP2(shr_##M, M, T, (W)b >= BITS ? (T)0 : (T)((W)a >> (W)b))                        \
-    static void div_##M(ictx *X, const dinst *d, const imask *m)                         \
-    {                                                                                    \
-        for (uint32_t l = 0; l < d->lanes; l++) {                                        \
-            islot *D = REG(X, d->d + l);                                                 \
-            const islot *A = REG(X, d->a[0] + l), *B = REG(X, d->a[1] + l);              \
-            EACH(X, m, t, {                                                              \
-                T a = A[t].M, b = B[t].M;                                                \
-                if (b == 0) {                                                            \
-                    div_zero(X, d, t);                                                   \
-                    D[t].M = 0;                                                          \
-                } else {                                                                 \
-                    D[t].M = (T)(a / b);                                                 \
-                }                                                                        \
-            });                                                                          \
-        }                                                                                \
-    }                                                                                    \
-    static void rem_##M(ictx *X, const dinst *d, const imask *m)                         \
-    {                                                                                    \
-        for (uint32_t l = 0; l < d->lanes; l++) {                                        \
-            islot *D = REG(X, d->d + l);                                                 \
-            const islot *A = REG(X, d->a[0] + l), *B = REG(X, d->a[1] + l);              \
-            EACH(X, m, t, {                                                              \
-                T a = A[t].M, b = B[t].M;                                                \
-                if (b == 0) {                                                            \
-                    div_zero(X, d, t);                                                   \
-                    D[t].M = 0;                                                          \
-                } else {                                                                 \
-                    D[t].M = (T)(a % b);                                                 \
-                }                                                                        \
-            });                                                                          \
-        }                                                                                \
-    }
+    DIVLIKE(div_##M, M, T, (T)(a / b))                                                   \
+    DIVLIKE(rem_##M, M, T, (T)(a % b))
 
 INT_SIGNED(INT_COMMON)
 INT_UNSIGNED(INT_COMMON)
