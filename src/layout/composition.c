@@ -91,8 +91,8 @@ static cute_layout compose_leaf(cute_alg *c, const mode_list *A, cute_int n, cut
 }
 
 /* A o B for a layout B: each leaf of B composed on its own, assembled in B's tree. */
-static cute_layout compose_layout(cute_alg *c, const cute_layout *A, const cute_layout *B,
-                                  const char *who)
+cute_layout compose_form(cute_alg *c, const cute_layout *A, const cute_layout *B, const char *who,
+                         bool uncertain_form)
 {
     if (cute_layout_has_basis(B)) {
         cute_alg_fail(c, "%s: the right operand has basis strides (a coordinate layout "
@@ -101,7 +101,7 @@ static cute_layout compose_layout(cute_alg *c, const cute_layout *A, const cute_
     }
     mode_list flat, ax;
     modes_of(A, &flat);
-    bool strict = modes_coalesce(c, &flat, &ax, true) > 0;
+    bool strict = modes_coalesce(c, &flat, &ax, true) > 0 || uncertain_form;
     if (ax.n == 0) { /* A has no leaves, e.g. ():(): it is no function to compose with */
         char a[1024];
         cute_alg_fail(c, "%s: %s has no modes to compose with", who, layout_text(A, a, sizeof a));
@@ -137,7 +137,7 @@ static cute_layout compose_tiler(cute_alg *c, const cute_layout *A, const cute_t
     if (t->node[pos] < 0) {
         cute_int x = t->leaf[(*leaf)++];
         if (cute_is_underscore(x)) return *A;
-        return compose_layout(c, A, &T->layouts[x.v], who);
+        return compose_form(c, A, &T->layouts[x.v], who, false);
     }
     int n = t->node[pos];
     if (n > cute_rank(A)) {
@@ -191,5 +191,5 @@ cute_layout cute_compose(cute_alg *c, const cute_layout *A, const cute_layout *B
 {
     const cute_layout *in[2] = {A, B};
     if (!layout_inputs_ok(c, "composition", 2, in)) return cute_layout_poison();
-    return compose_layout(c, A, B, "composition");
+    return compose_form(c, A, B, "composition", false);
 }

@@ -34,9 +34,11 @@ static cute_layout divide_whole(cute_alg *c, const cute_layout *A, const cute_la
 static cute_layout product_whole(cute_alg *c, const cute_layout *A, const cute_layout *T)
 {
     cute_tuple cot = cute_tuple_int(cute_mul(c, cute_size(c, A), cute_cosize(c, T)));
+    unsigned before = c->undecided;
     cute_layout comp = cute_complement(c, A, &cot);
-    cute_tiler tT = cute_tiler_layout(T);
-    cute_layout both[2] = {*A, composition_named(c, &comp, &tT, "logical_product")};
+    /* the complement's last mode may have size 1 at launch, and then the static algebra
+     * would extend its other modes instead: compose only what holds either way */
+    cute_layout both[2] = {*A, compose_form(c, &comp, T, "logical_product", c->undecided > before)};
     return cute_make_layout_modes(c, 2, both);
 }
 

@@ -44,6 +44,11 @@ bool tiler_ok(cute_alg *c, const cute_tiler *T, const char *who);
 cute_layout tiler_int_layout(cute_int n);
 /* tiler layout i as divides and products see it: an int n is make_layout(n) */
 cute_layout tiler_layout_for_divide(cute_alg *c, const cute_tiler *T, int i);
+/* A o B for a layout B.  uncertain_form: A came out of an op whose coalesced form the
+ * launch-time values may change (a kept possibly-size-1 mode), so every divisibility the
+ * walk uses must be proven, not assumed (as when A's own modes may merge). */
+cute_layout compose_form(cute_alg *c, const cute_layout *A, const cute_layout *B, const char *who,
+                         bool uncertain_form);
 /* composition reporting errors as `who` (divide/product call it) */
 cute_layout composition_named(cute_alg *c, const cute_layout *A, const cute_tiler *B,
                               const char *who);
