@@ -17,7 +17,8 @@ LDFLAGS += $(SANFLAGS)
 LDLIBS  += -lm -ldl -lpthread
 
 # every layer but the CLI goes into the library; tests (*_test.c) are programs of their own
-LIB_SRC  := $(filter-out %_test.c,$(wildcard $(addsuffix /*.c,$(filter-out src/cli,$(wildcard src/*)))))
+LIB_DIRS := $(filter-out src/cli,$(wildcard src/*))
+LIB_SRC  := $(filter-out %_test.c,$(wildcard $(addsuffix /*.c,$(LIB_DIRS)) $(addsuffix /*/*.c,$(LIB_DIRS))))
 CLI_SRC  := $(filter-out %_test.c,$(wildcard src/cli/*.c))
 TEST_SRC := $(wildcard src/*/*_test.c src/*/*/*_test.c)
 TEST_BIN := $(patsubst src/%.c,$(BUILD)/tests/%,$(TEST_SRC))

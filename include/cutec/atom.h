@@ -16,17 +16,30 @@
 #include "cutec/layout.h"
 #include "cutec/tensor.h"
 
-typedef struct cute_mma_atom {
+typedef struct cute_mma_atom cute_mma_atom;
+
+/* One atom's multiply-accumulate for one thread: D = A * B + C, where A, B, C, D are the
+ * thread's values of one atom (rank-1 register tensors, or for SM90 atoms shared-memory
+ * tensors the emitter makes descriptors of).  A warp- or warpgroup-collective instruction
+ * is one emitter call per thread with that thread's values: the interface is the same. */
+typedef void (*cute_mma_emit_fn)(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D,
+                                 cute_tensor A, cute_tensor B, cute_tensor C);
+
+struct cute_mma_atom {
     const char *name;      /* "UniversalFMA<f32>" */
     uint8_t a_type, b_type, c_type;
     int64_t m, n, k;       /* the atom's shape */
     cute_layout thr_id;    /* atom thread -> thread index within the atom's group */
     cute_layout a_tv, b_tv, c_tv; /* (thread, value) -> column-major (m,k) / (n,k) / (m,n) */
     int min_arch;          /* 0: any */
-} cute_mma_atom;
+    cute_mma_emit_fn emit;
+};
 
-/* the scalar FMA: one thread, one value, 1x1x1 (CuTe's UniversalFMA) */
+/* the scalar FMA: one thread, one value, 1x1x1 (CuTe's UniversalFMA); d for every operand */
 cute_mma_atom cute_mma_atom_universal(cute_alg *c, cute_dtype d);
+/* the same with A and B of type ab (f16, bf16, f32, f64) accumulating in acc (f32 for the
+ * 16-bit types): the inputs are converted, the FMA runs in acc's type */
+cute_mma_atom cute_mma_atom_universal_mixed(cute_alg *c, cute_dtype ab, cute_dtype acc);
 
 typedef struct cute_tiled_mma {
     cute_mma_atom atom;
@@ -55,15 +68,35 @@ cute_layout cute_tiled_mma_thrfrg(cute_alg *c, const cute_tiled_mma *t, cute_mma
 cute_layout cute_tiled_mma_partition(cute_alg *c, const cute_tiled_mma *t, cute_mma_operand op,
                                      cute_int thr, const cute_layout *tile, cute_tuple *offset);
 
+/* (thread index, value) -> column-major index into the operand's tile of the TiledMMA
+ * ((M,K), (N,K) or (M,N) of tile_size): CuTe's get_layoutA_TV / B_TV / C_TV */
+cute_layout cute_tiled_mma_layout_tv(cute_alg *c, const cute_tiled_mma *t, cute_mma_operand op);
+
 /* --- on tensors (inside a kernel) --------------------------------------------------- */
 /* thread thr's part of a tile tensor (CuTe: tiled_mma.get_slice(thr).partition_C(t)) */
 cute_tensor cute_thr_mma_partition(cute_ctx *c, const cute_tiled_mma *t, cute_mma_operand op,
                                    cute_int thr, cute_tensor tile);
+/* a thread's slice of a TiledMMA (CuTe's ThrMMA: tiled_mma.get_slice(thr)) */
+typedef struct cute_thr_mma {
+    const cute_tiled_mma *mma;
+    cute_int thr;
+} cute_thr_mma;
+cute_thr_mma cute_tiled_mma_slice(const cute_tiled_mma *t, cute_int thr);
+cute_tensor cute_partition_A(cute_ctx *c, cute_thr_mma thr, cute_tensor tile); /* (V,M,K,...) */
+cute_tensor cute_partition_B(cute_ctx *c, cute_thr_mma thr, cute_tensor tile); /* (V,N,K,...) */
+cute_tensor cute_partition_C(cute_ctx *c, cute_thr_mma thr, cute_tensor tile); /* (V,M,N,...) */
+/* registers shaped like the thread's partition of a tile (partition_fragment_A/B/C) */
+cute_tensor cute_partition_fragment_A(cute_ctx *c, cute_thr_mma thr, cute_tensor tile);
+cute_tensor cute_partition_fragment_B(cute_ctx *c, cute_thr_mma thr, cute_tensor tile);
+cute_tensor cute_partition_fragment_C(cute_ctx *c, cute_thr_mma thr, cute_tensor tile);
 /* registers for a partition: compact, same shape (make_fragment_A/B/C) */
 cute_tensor cute_mma_make_fragment(cute_ctx *c, const cute_tiled_mma *t, cute_mma_operand op,
                                    cute_tensor part);
-/* D = A * B + C on register fragments (V,M,K) x (V,N,K) -> (V,M,N); D may be C.  The
- * universal atom's emitter: one FMA per (m, n, k). */
+#define cute_make_fragment_A(c, t, part) cute_mma_make_fragment((c), (t), CUTE_MMA_A, (part))
+#define cute_make_fragment_B(c, t, part) cute_mma_make_fragment((c), (t), CUTE_MMA_B, (part))
+#define cute_make_fragment_C(c, t, part) cute_mma_make_fragment((c), (t), CUTE_MMA_C, (part))
+/* D = A * B + C on fragments (V,M,K) x (V,N,K) -> (V,M,N), or (V,M) x (V,N) for one k;
+ * D may be C.  One atom emitter call per (m, n, k), k outermost. */
 void cute_gemm(cute_ctx *c, const cute_tiled_mma *t, cute_tensor D, cute_tensor A, cute_tensor B,
                cute_tensor C);
 /* every register of an rmem tensor set to v */
@@ -73,6 +106,12 @@ void cute_fill(cute_ctx *c, cute_tensor t, double v);
 #define cute_thr_mma_partition(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_thr_mma_partition((c), __VA_ARGS__))
 #define cute_mma_make_fragment(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_mma_make_fragment((c), __VA_ARGS__))
 #define cute_gemm(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_gemm((c), __VA_ARGS__))
+#define cute_partition_A(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_A((c), __VA_ARGS__))
+#define cute_partition_B(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_B((c), __VA_ARGS__))
+#define cute_partition_C(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_C((c), __VA_ARGS__))
+#define cute_partition_fragment_A(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_fragment_A((c), __VA_ARGS__))
+#define cute_partition_fragment_B(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_fragment_B((c), __VA_ARGS__))
+#define cute_partition_fragment_C(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_fragment_C((c), __VA_ARGS__))
 #define cute_fill(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_fill((c), __VA_ARGS__))
 #endif
 

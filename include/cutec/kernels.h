@@ -56,8 +56,48 @@ static inline cute_status cutec_add(cute_ew_lib *lib, const cute_call_arg *out,
     return cute_ew(lib, CUTE_EW_ADD, out, a, b, stream, NULL, 0);
 }
 
-/* SGEMM, step 1 (seed 002): C(M,N) = alpha A(M,K) B(N,K)^T + beta C, column-major f32, any
- * M, N, K.  Call with (A, B, C, alpha, beta). */
-cute_fn *cute_sgemm_compile(cute_runtime *rt, char *err, size_t n);
+/* --- GEMM: C(M,N) = alpha * A(M,K) * B(N,K)^T + beta * C ------------------------------
+ * CuTe's convention: B is given as (N,K).  A BLAS caller's B(K,N) column-major is the
+ * (N,K) tensor with strides (ldb, 1); "row- or column-major" of each operand is which of its
+ * two modes has stride 1.  f32 (SGEMM) and f64 (DGEMM) through the same kernels; any M, N, K
+ * (tails predicated).  The seeds' steps, each a kernel of its own (src/kernels/gemm/): */
+typedef enum {
+    CUTE_GEMM_AUTO = 0,       /* the best kernel for the shape */
+    CUTE_GEMM_REGISTERS,      /* step 1, seed 002: global -> registers -> FMA */
+    CUTE_GEMM_SHARED,         /* step 2, seed 000: global -> shared -> registers, barriers */
+    CUTE_GEMM_PIPELINED,      /* step 3, ampere/sgemm.py: double-buffered shared memory,
+                                 register prefetch of the next tiles */
+    CUTE_GEMM_VARIANT_COUNT
+} cute_gemm_variant;
+
+const char *cute_gemm_variant_name(cute_gemm_variant v); /* "auto", "registers", ... */
+bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out);
+
+/* Which mode of an operand has stride 1: 0 (M-major A / N-major B / column-major C) or 1. */
+typedef struct cute_gemm_config {
+    cute_gemm_variant variant;
+    cute_dtype dtype;         /* CUTE_F32 or CUTE_F64 */
+    int major[3];             /* A, B, C: the unit-stride mode */
+    int align_bytes;          /* assumed alignment of every pointer and leading dimension */
+} cute_gemm_config;
+
+/* Compile one kernel; call it with (A, B, C, alpha, beta). */
+cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n);
+
+/* The library: compiles each (variant, dtype, majors, alignment) once per runtime. */
+typedef struct cute_gemm_lib cute_gemm_lib;
+cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt);
+void cute_gemm_lib_free(cute_gemm_lib *lib);
+/* C = alpha A B^T + beta C; A (M,K), B (N,K), C (M,N) tensors of one dtype, each with a
+ * unit stride in one mode; variant AUTO picks the kernel for the shape */
+cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute_call_arg *A,
+                       const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,
+                       void *stream, char *err, size_t n);
+static inline cute_status cutec_sgemm(cute_gemm_lib *lib, const cute_call_arg *A,
+                                      const cute_call_arg *B, const cute_call_arg *C, double alpha,
+                                      double beta, void *stream, char *err, size_t n)
+{
+    return cutec_gemm(lib, CUTE_GEMM_AUTO, A, B, C, alpha, beta, stream, err, n);
+}
 
 #endif

@@ -28,4 +28,30 @@ int cute_render_tv_text(cute_alg *c, FILE *f, const cute_layout *tv, const cute_
 int cute_render_tv_svg(cute_alg *c, FILE *f, const cute_layout *tv, const cute_tuple *tile);
 int cute_render_tv_latex(cute_alg *c, FILE *f, const cute_layout *tv, const cute_tuple *tile);
 
+/* --- pictures of several TV grids ----------------------------------------------------
+ * A TiledMMA's C, A and B, or a TiledCopy's source and destination, drawn as one picture
+ * (CuTe's print_latex of a TiledMMA / TiledCopy): each panel is a TV grid whose cell (0,0)
+ * sits at cell (row, col) of the picture; its row indices go in the column left of it,
+ * its column indices in the row above, its name in the corner cell between them.  The
+ * text form writes the title, then each panel's heading and TV text grid in turn. */
+typedef enum { CUTE_RENDER_TEXT, CUTE_RENDER_SVG, CUTE_RENDER_LATEX } cute_render_format;
+
+#define CUTE_RENDER_MAX_PANELS 4
+
+typedef struct cute_render_panel {
+    const char *name;      /* short, drawn in the corner: "A", "S" */
+    const char *heading;   /* the text form's line above the grid: "A (M x K) = (2 x 1)" */
+    const cute_layout *tv; /* (thread, value) -> column-major index in tile */
+    cute_tuple tile;       /* (M,N) */
+    bool transpose;        /* draw the tile as N rows x M columns (CuTe draws B (N,K) as K x N) */
+    bool shared;           /* several owners per element are expected (an MMA's A and B): the
+                            * first owner is shown, without the overlap mark '*' */
+    bool indices;          /* draw row and column indices */
+    int64_t row, col;      /* where the panel's cell (0,0) sits, in cells (may be negative) */
+} cute_render_panel;
+
+/* title: one line (the text form's first line, the SVG <title>, a LaTeX comment) */
+int cute_render_panels(cute_alg *c, FILE *f, cute_render_format fmt, const char *title,
+                       const cute_render_panel *panels, int n);
+
 #endif

@@ -26,6 +26,10 @@ typedef struct cute_tensor {
     cute_tuple coord; /* coord: the base coordinate */
     cute_vreg *regs;  /* rmem: the registers, indexed by layout offsets */
     cute_layout layout;
+    /* gmem/smem: element i lives at base + sw(offset + layout(i)) (CuTe's ComposedLayout
+     * sw o offset o layout: the swizzle applies to the whole offset, so slicing, which
+     * moves `offset`, keeps it right).  Sw<0,M,S> (all zero) is no swizzle. */
+    cute_swizzle sw;
 } cute_tensor;
 
 typedef struct cute_ssa {
@@ -42,6 +46,10 @@ cute_tensor cute_make_identity_tensor(cute_ctx *c, cute_tuple shape);
 cute_tensor cute_make_rmem_tensor(cute_ctx *c, cute_dtype d, cute_layout layout);
 /* registers shaped like t (compact, same shape) */
 cute_tensor cute_make_fragment_like(cute_ctx *c, cute_tensor t);
+/* registers shaped like t, of dtype d (CUTE_VOID: t's): CuTe DSL's make_rmem_tensor_like.
+ * The dtype is optional through the macro: cute_make_rmem_tensor_like(c, t) or
+ * cute_make_rmem_tensor_like(c, t, CUTE_F16). */
+cute_tensor cute_make_rmem_tensor_like(cute_ctx *c, cute_tensor t, cute_dtype d);
 
 /* --- the algebra on tensors: the layout changes, the iterator stays (or moves) -------- */
 cute_tensor cute_tensor_slice(cute_ctx *c, cute_tensor t, cute_tuple crd);
@@ -52,8 +60,75 @@ cute_tensor cute_tensor_local_tile(cute_ctx *c, cute_tensor t, cute_tuple tile, 
                                    const cute_tuple *proj);
 cute_tensor cute_tensor_local_partition(cute_ctx *c, cute_tensor t, cute_layout thr, cute_int idx);
 cute_tensor cute_tensor_group_modes(cute_ctx *c, cute_tensor t, int begin, int end);
-/* "tensor<ptr<f32,gmem,align<16>> o (128,8,?):(1,?,?)>" as CuTe DSL prints */
+/* CuTe's domain_offset: the iterator moved to coordinate crd (t(crd) becomes element 0),
+ * the layout unchanged; a coordinate tensor's base coordinate moves by crd */
+cute_tensor cute_tensor_domain_offset(cute_ctx *c, cute_tensor t, cute_tuple crd);
+/* CuTe's recast: the same memory as elements of dtype d.  Global and shared tensors: the
+ * layout recast (cute_recast; the offset and a swizzle's M scale likewise), the pointer
+ * retyped; the alignment must cover d.  Registers: only between types of one width
+ * (f32 <-> i32, f16 <-> bf16), the same registers reinterpreted (reads and writes alias). */
+cute_tensor cute_tensor_recast(cute_ctx *c, cute_tensor t, cute_dtype d);
+/* the type as CuTe DSL prints it: "tensor<ptr<f32, gmem, align<16>> o (128,8,?):(1,?,?)>",
+ * "tensor<ptr<f16, smem, align<16>> o S<3,3,3> o 0 o (8,64):(64,1)>" (a swizzle),
+ * "tensor<ptr<f32, rmem, align<4>> o (4,2):(1,4)>", "tensor<(0,0) o (4,8):(1@0,1@1)>" */
 int cute_tensor_str(cute_ctx *c, cute_tensor t, char *buf, size_t n);
+/* Print t's values from each thread that runs it (guard it with CUTE_IF for one thread),
+ * as CuTe DSL's print_tensor does: the type, then the values torch-style, one row per
+ * line (rank 1: one element per line; rank 2: rows are mode 0; rank 3: blocks of mode 2;
+ * higher modes are folded into the last).  Statically sized tensors of up to 4096. */
+void cute_print_tensor(cute_ctx *c, cute_tensor t);
+
+/* --- coordinates and slicing: CUTE_SLICE(c, gA, CUTE_ALL, CUTE_ALL, kt) ---------------- */
+/* CUTE_ALL is '_' (CuTe's Underscore, CuTe DSL's None): "all of this mode". */
+typedef struct cute_all_t {
+    char all_;
+} cute_all_t;
+#define CUTE_ALL ((cute_all_t){0})
+/* CUTE_CRD(x, y, ...) builds a coordinate from up to 12 elements, each CUTE_ALL, a cute_int,
+ * a C integer, or a cute_tuple (so CUTE_CRD(CUTE_CRD(CUTE_ALL, CUTE_ALL), bid) nests); any
+ * other type does not compile.  One element is that element: CUTE_CRD(i) == i.  A leading
+ * context is allowed and ignored (CUTE_CRD(c, CUTE_ALL, kt)): the builder needs none.  More
+ * leaves than a tuple holds give the poison tuple, which the next operation reports. */
+#define CUTE_CRD(...)                                                                        \
+    cute_crd_of(CUTE__CNTH(__VA_ARGS__, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),        \
+                (cute_crd_elem[]){CUTE__CNTH(__VA_ARGS__, CUTE__C13, CUTE__C12, CUTE__C11,  \
+                                             CUTE__C10, CUTE__C9, CUTE__C8, CUTE__C7,       \
+                                             CUTE__C6, CUTE__C5, CUTE__C4, CUTE__C3,        \
+                                             CUTE__C2, CUTE__C1, )(__VA_ARGS__)})
+/* t sliced at a coordinate given element by element: CuTe DSL's t[None, None, kt] */
+#define CUTE_SLICE(c, t, ...) cute_tensor_slice((c), (t), CUTE_CRD(__VA_ARGS__))
+
+typedef struct cute_crd_elem {
+    bool skip; /* a context passed first */
+    cute_tuple t;
+} cute_crd_elem;
+cute_tuple cute_crd_of(int n, const cute_crd_elem *e);
+cute_crd_elem cute__crd_all(cute_all_t x);
+cute_crd_elem cute__crd_int(cute_int x);
+cute_crd_elem cute__crd_ll(long long x);
+cute_crd_elem cute__crd_ull(unsigned long long x);
+cute_crd_elem cute__crd_tuple(cute_tuple x);
+cute_crd_elem cute__crd_ctx(const cute_ctx *c);
+#define CUTE__CRD_ELEM(x)                                                                    \
+    _Generic((x), cute_all_t: cute__crd_all, cute_int: cute__crd_int, cute_tuple: cute__crd_tuple, \
+             cute_ctx *: cute__crd_ctx, const cute_ctx *: cute__crd_ctx, short: cute__crd_ll,   \
+             int: cute__crd_ll, long: cute__crd_ll, long long: cute__crd_ll,                 \
+             unsigned short: cute__crd_ull, unsigned: cute__crd_ull, unsigned long: cute__crd_ull, \
+             unsigned long long: cute__crd_ull)(x)
+#define CUTE__CNTH(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, N, ...) N
+#define CUTE__C1(a) CUTE__CRD_ELEM(a)
+#define CUTE__C2(a, ...) CUTE__CRD_ELEM(a), CUTE__C1(__VA_ARGS__)
+#define CUTE__C3(a, ...) CUTE__CRD_ELEM(a), CUTE__C2(__VA_ARGS__)
+#define CUTE__C4(a, ...) CUTE__CRD_ELEM(a), CUTE__C3(__VA_ARGS__)
+#define CUTE__C5(a, ...) CUTE__CRD_ELEM(a), CUTE__C4(__VA_ARGS__)
+#define CUTE__C6(a, ...) CUTE__CRD_ELEM(a), CUTE__C5(__VA_ARGS__)
+#define CUTE__C7(a, ...) CUTE__CRD_ELEM(a), CUTE__C6(__VA_ARGS__)
+#define CUTE__C8(a, ...) CUTE__CRD_ELEM(a), CUTE__C7(__VA_ARGS__)
+#define CUTE__C9(a, ...) CUTE__CRD_ELEM(a), CUTE__C8(__VA_ARGS__)
+#define CUTE__C10(a, ...) CUTE__CRD_ELEM(a), CUTE__C9(__VA_ARGS__)
+#define CUTE__C11(a, ...) CUTE__CRD_ELEM(a), CUTE__C10(__VA_ARGS__)
+#define CUTE__C12(a, ...) CUTE__CRD_ELEM(a), CUTE__C11(__VA_ARGS__)
+#define CUTE__C13(a, ...) CUTE__CRD_ELEM(a), CUTE__C12(__VA_ARGS__)
 
 /* --- moving data ---------------------------------------------------------------------- */
 /* All elements of t (static size) as a TensorSSA.  Global and shared tensors are read with
@@ -89,6 +164,11 @@ cute_val cute_ssa_get(cute_ctx *c, cute_ssa a, int i);
 #define cute_make_identity_tensor(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_make_identity_tensor((c), __VA_ARGS__))
 #define cute_make_rmem_tensor(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_make_rmem_tensor((c), __VA_ARGS__))
 #define cute_make_fragment_like(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_make_fragment_like((c), __VA_ARGS__))
+#define cute_make_rmem_tensor_like(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_make_rmem_tensor_like((c), CUTE__T_AND_D(__VA_ARGS__, CUTE_VOID, )))
+#define CUTE__T_AND_D(t, d, ...) t, d
+#define cute_tensor_domain_offset(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_domain_offset((c), __VA_ARGS__))
+#define cute_tensor_recast(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_recast((c), __VA_ARGS__))
+#define cute_print_tensor(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_print_tensor((c), __VA_ARGS__))
 #define cute_tensor_slice(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_slice((c), __VA_ARGS__))
 #define cute_tensor_compose(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_compose((c), __VA_ARGS__))
 #define cute_tensor_zipped_divide(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_zipped_divide((c), __VA_ARGS__))

@@ -95,6 +95,9 @@ void cute__else_begin(cute_ctx *c);
 void cute__while_begin(cute_ctx *c);
 void cute__while_cond(cute_ctx *c, cute_val pred);
 void cute_barrier(cute_ctx *c);
+/* ask the compiler to keep this kernel's registers low enough for blocks_per_sm resident
+ * blocks (the second argument of __launch_bounds__; 0: no request) */
+void cute_kernel_min_blocks(cute_ctx *c, int blocks_per_sm);
 void cute_printf(cute_ctx *c, const char *fmt, int n, const cute_val *args);
 
 /* CUTE_FOR(c, i, lo, hi) { ... }: a dynamic loop; i is a cute_int (a plain C for loop is

@@ -4,6 +4,7 @@
 
 #define CUTEC_NO_SITE_MACROS
 #include "cutec/atom.h"
+#include "cutec/notation.h"
 #include "tensor/tensor_internal.h"
 #include "trace/ctx_internal.h"
 
@@ -24,55 +25,49 @@ cute_tensor cute_mma_make_fragment(cute_ctx *c, const cute_tiled_mma *t, cute_mm
     return cute_make_rmem_tensor(c, d, L);
 }
 
-/* register of element crd of an rmem tensor */
-static cute_vreg reg_at(cute_ctx *c, cute_tensor t, int64_t v, int64_t i, int64_t j)
-{
-    int64_t idx[3] = {v, i, j};
-    cute_tuple crd = cute_tuple_ints(&c->alg, 3, idx);
-    cute_int off = cute_add(&c->alg, t.offset, cute_layout_eval_crd(&c->alg, &t.layout, &crd));
-    if (!cute_is_static(off)) {
-        cute_ctx_fail(c, "cute_gemm: register fragments are statically indexed");
-        return 0;
-    }
-    return t.regs[off.v];
-}
-
 static int64_t extent(cute_ctx *c, cute_tensor t, int mode)
 {
+    if (mode >= cute_rank(&t.layout)) return 1;
     cute_layout m = cute_get(&c->alg, &t.layout, mode);
     cute_int s = cute_size(&c->alg, &m);
     return cute_is_static(s) ? s.v : -1;
+}
+
+/* the atom's values of fragment t at (m, k) (or (m, n)): a rank-1 tensor over mode 0 */
+static cute_tensor atom_values(cute_ctx *c, cute_tensor t, int64_t i, int64_t j)
+{
+    int r = cute_rank(&t.layout);
+    cute_tuple crd = r == 2 ? cute_tuple_fmt(&c->alg, "(_,%lld)", (long long)i)
+                            : cute_tuple_fmt(&c->alg, "(_,%lld,%lld)", (long long)i, (long long)j);
+    cute_tuple off;
+    cute_layout L = cute_slice_and_offset(&c->alg, &crd, &t.layout, &off);
+    return tensor_moved(c, t, L, off);
 }
 
 void cute_gemm(cute_ctx *c, const cute_tiled_mma *t, cute_tensor D, cute_tensor A, cute_tensor B,
                cute_tensor C)
 {
     if (!ctx_ok(c)) return;
-    (void)t;
-    cute_tensor all[4] = {D, A, B, C};
-    for (int i = 0; i < 4; i++)
-        if (all[i].kind != CUTE_TENSOR_RMEM || cute_rank(&all[i].layout) != 3) {
-            cute_ctx_fail(c, "cute_gemm: operands are (V,M,K), (V,N,K), (V,M,N) register fragments");
-            return;
-        }
+    int ra = cute_rank(&A.layout), rb = cute_rank(&B.layout);
+    if (ra != rb || ra < 2 || ra > 3 || cute_rank(&C.layout) != 3 || cute_rank(&D.layout) != 3) {
+        cute_ctx_fail(c, "cute_gemm: operands are (V,M,K) x (V,N,K) -> (V,M,N) fragments, or "
+                         "(V,M) x (V,N) for one k (got ranks %d, %d, %d)", ra, rb, cute_rank(&C.layout));
+        return;
+    }
     int64_t M = extent(c, C, 1), N = extent(c, C, 2), K = extent(c, A, 2);
-    if (extent(c, A, 1) != M || extent(c, B, 1) != N || extent(c, B, 2) != K || extent(c, D, 1) != M ||
-        extent(c, D, 2) != N || extent(c, A, 0) != 1) {
+    if (M < 0 || N < 0 || K < 0 || extent(c, A, 1) != M || extent(c, B, 1) != N || extent(c, B, 2) != K ||
+        extent(c, D, 1) != M || extent(c, D, 2) != N) {
         cute_ctx_fail(c, "cute_gemm: fragment shapes do not agree (M %lld, N %lld, K %lld)",
                       (long long)M, (long long)N, (long long)K);
         return;
     }
-    cute_type ty = cute_type_of((cute_dtype)C.dtype);
+    const cute_mma_atom *atom = &t->atom;
     /* k outermost: each accumulator is touched once per k, in order (CuTe's order) */
-    for (int64_t k = 0; k < K; k++)
+    for (int64_t k = 0; k < K && !c->alg.failed; k++)
         for (int64_t n = 0; n < N; n++)
-            for (int64_t m = 0; m < M; m++) {
-                cute_vreg a = reg_at(c, A, 0, m, k), b = reg_at(c, B, 0, n, k);
-                cute_vreg acc = reg_at(c, k == 0 ? C : D, 0, m, n), dst = reg_at(c, D, 0, m, n);
-                if (c->alg.failed) return;
-                cute_vreg r = cute_ir_op(&c->b, CUTE_OP_FMA, ty, a, b, acc);
-                cute_ir_mov(&c->b, dst, r);
-            }
+            for (int64_t m = 0; m < M && !c->alg.failed; m++)
+                atom->emit(c, atom, atom_values(c, D, m, n), atom_values(c, A, m, k),
+                           atom_values(c, B, n, k), atom_values(c, k == 0 ? C : D, m, n));
 }
 
 void cute_fill(cute_ctx *c, cute_tensor t, double v)
@@ -86,4 +81,40 @@ void cute_fill(cute_ctx *c, cute_tensor t, double v)
     cute_vreg k = cute_dtype_is_float((cute_dtype)t.dtype) ? cute_ir_const_float(&c->b, (cute_dtype)t.dtype, v)
                                                             : cute_ir_const_int(&c->b, (cute_dtype)t.dtype, (int64_t)v);
     for (int64_t i = 0; i < cos.v; i++) cute_ir_mov(&c->b, t.regs[i], k);
+}
+
+cute_thr_mma cute_tiled_mma_slice(const cute_tiled_mma *t, cute_int thr)
+{
+    cute_thr_mma s = {t, thr};
+    return s;
+}
+
+cute_tensor cute_partition_A(cute_ctx *c, cute_thr_mma thr, cute_tensor tile)
+{
+    return cute_thr_mma_partition(c, thr.mma, CUTE_MMA_A, thr.thr, tile);
+}
+cute_tensor cute_partition_B(cute_ctx *c, cute_thr_mma thr, cute_tensor tile)
+{
+    return cute_thr_mma_partition(c, thr.mma, CUTE_MMA_B, thr.thr, tile);
+}
+cute_tensor cute_partition_C(cute_ctx *c, cute_thr_mma thr, cute_tensor tile)
+{
+    return cute_thr_mma_partition(c, thr.mma, CUTE_MMA_C, thr.thr, tile);
+}
+
+static cute_tensor partition_fragment(cute_ctx *c, cute_thr_mma thr, cute_mma_operand op, cute_tensor tile)
+{
+    return cute_mma_make_fragment(c, thr.mma, op, cute_thr_mma_partition(c, thr.mma, op, thr.thr, tile));
+}
+cute_tensor cute_partition_fragment_A(cute_ctx *c, cute_thr_mma thr, cute_tensor tile)
+{
+    return partition_fragment(c, thr, CUTE_MMA_A, tile);
+}
+cute_tensor cute_partition_fragment_B(cute_ctx *c, cute_thr_mma thr, cute_tensor tile)
+{
+    return partition_fragment(c, thr, CUTE_MMA_B, tile);
+}
+cute_tensor cute_partition_fragment_C(cute_ctx *c, cute_thr_mma thr, cute_tensor tile)
+{
+    return partition_fragment(c, thr, CUTE_MMA_C, tile);
 }

@@ -5,50 +5,7 @@
 
 #include "cutec/atom.h"
 #include "cutec/notation.h"
-
-static cute_layout L(cute_alg *c, const char *text) { return cute_layout_parse(c, text); }
-
-cute_mma_atom cute_mma_atom_universal(cute_alg *c, cute_dtype d)
-{
-    cute_mma_atom a;
-    memset(&a, 0, sizeof a);
-    a.name = "UniversalFMA";
-    a.a_type = a.b_type = a.c_type = (uint8_t)d;
-    a.m = a.n = a.k = 1;
-    a.thr_id = L(c, "1:0");
-    a.a_tv = a.b_tv = a.c_tv = L(c, "(1,1):(0,0)");
-    return a;
-}
-
-/* a tiler of several parts, each a whole tiler of its own (a layout, an int, '_' or a tuple) */
-static cute_tiler tiler_tuple(cute_alg *c, int n, const cute_tiler *const *parts)
-{
-    cute_tiler T;
-    memset(&T, 0, sizeof T);
-    cute_tuple trees[CUTE_MAX_RANK];
-    for (int i = 0; i < n && !c->failed; i++) {
-        trees[i] = parts[i]->tree;
-        for (int k = 0; k < trees[i].nleaves; k++) {
-            if (cute_is_underscore(trees[i].leaf[k])) continue;
-            int idx = (int)trees[i].leaf[k].v;
-            if (T.nlayouts == CUTE_MAX_TILER_LAYOUTS) {
-                cute_alg_fail(c, "tiled_mma: a tiler of more than %d layouts", CUTE_MAX_TILER_LAYOUTS);
-                break;
-            }
-            T.layouts[T.nlayouts] = parts[i]->layouts[idx];
-            T.from_int[T.nlayouts] = parts[i]->from_int[idx];
-            trees[i].leaf[k] = cute_i(T.nlayouts++);
-        }
-    }
-    T.tree = cute_tuple_of(c, n, trees);
-    return T;
-}
-
-static cute_tiler int_tiler(cute_alg *c, cute_int n)
-{
-    cute_tuple t = cute_tuple_int(n);
-    return cute_tiler_shape(c, &t);
-}
+#include "atom/atom_internal.h"
 
 cute_tiled_mma cute_make_tiled_mma(cute_alg *c, const cute_mma_atom *atom,
                                    const cute_layout *atom_layout, const cute_tiler *perm_m,

@@ -153,7 +153,10 @@ static bool signature(cc_fn *e)
 {
     const cute_ir_func *f = e->f;
     cc_puts(e->out, "extern \"C\" __global__ void ");
-    if (f->max_threads > 0) cc_printf(e->out, "__launch_bounds__(%d) ", f->max_threads);
+    if (f->max_threads > 0 && f->min_blocks > 0)
+        cc_printf(e->out, "__launch_bounds__(%d, %d) ", f->max_threads, f->min_blocks);
+    else if (f->max_threads > 0)
+        cc_printf(e->out, "__launch_bounds__(%d) ", f->max_threads);
     cc_printf(e->out, "%s(", f->name);
     for (uint32_t i = 0; i < f->nparams; i++) {
         char tb[CC_NAME], name[CC_NAME];

@@ -17,5 +17,13 @@ int cmd_compile(int argc, char **argv); /* ew_cmd.c: cutec compile elementwise .
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_jit(void); /* jit_bench.c: compile and call costs */
+int cmd_show(int argc, char **argv); /* show_cmd.c: cutec show tiled-mma|tiled-copy ... */
+int cmd_run_gemm(int argc, char **argv);   /* gemm_cmd.c: cutec run gemm ... */
+int cmd_bench_gemm(int argc, char **argv); /* gemm_cmd.c: cutec bench gemm ... */
+
+/* emit.c: print a compiled function's first kernel as ir | cuda | ptx | sass (no GPU) */
+struct cute_fn;
+int cli_emit_kernel(const struct cute_fn *f, const char *emit, const char *arch);
+int cmd_compile_gemm(int argc, char **argv); /* gemm_compile_cmd.c: cutec compile gemm ... */
 
 #endif

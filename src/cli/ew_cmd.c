@@ -117,54 +117,7 @@ static int emit(const ew_opts *o)
         cute_runtime_free(rt);
         return CLI_FAIL;
     }
-    const cute_ir_func *k = cute_fn_kernel(f, 0);
-    if (!strcmp(o->emit, "ir")) {
-        cute_ir_dump(stdout, k);
-    } else {
-        char *src = NULL;
-        cute_cuda_c_opts co = {0};
-        co.arch = o->arch;
-        if (cute_cuda_c_emit(&k, 1, &co, &src, err, sizeof err) != CUTE_OK) {
-            fprintf(stderr, "cutec compile: %s\n", err);
-            rc = CLI_FAIL;
-        } else if (!strcmp(o->emit, "cuda")) {
-            fputs(src, stdout);
-        } else {
-            cute_nvrtc *nv;
-            cute_nvrtc_output out;
-            memset(&out, 0, sizeof out);
-            if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
-                fprintf(stderr, "cutec compile: %s\n", err);
-                rc = CLI_FAIL;
-            } else {
-                cute_nvrtc_opts no = {0};
-                no.arch = o->arch ? o->arch : "sm_90a";
-                if (cute_nvrtc_compile(nv, src, &no, &out) != CUTE_OK) {
-                    fprintf(stderr, "cutec compile: NVRTC: %s\n", out.log ? out.log : "");
-                    rc = CLI_FAIL;
-                } else if (!strcmp(o->emit, "ptx")) {
-                    fputs(out.ptx, stdout);
-                } else { /* sass: cuobjdump on the cubin */
-                    char path[] = "/tmp/cutec-XXXXXX";
-                    int fd = mkstemp(path);
-                    FILE *fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
-                    if (fp) fwrite(out.cubin, 1, out.cubin_size, fp), fclose(fp);
-                    char cmd[512];
-                    snprintf(cmd, sizeof cmd,
-                             "(command -v cuobjdump >/dev/null && cuobjdump -sass %s) || "
-                             "/usr/local/cuda/bin/cuobjdump -sass %s", path, path);
-                    if (!fp || system(cmd) != 0) {
-                        fprintf(stderr, "cutec compile: cuobjdump is not available\n");
-                        rc = CLI_FAIL;
-                    }
-                    remove(path);
-                }
-                cute_nvrtc_output_free(&out);
-                cute_nvrtc_close(nv);
-            }
-        }
-        free(src);
-    }
+    rc = cli_emit_kernel(f, o->emit, o->arch);
     cute_fn_free(f);
     cute_runtime_free(rt);
     return rc;
@@ -393,6 +346,7 @@ static int bench(const ew_opts *base)
 
 int cmd_compile(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_compile_gemm(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
     if (rc) return rc;
@@ -404,6 +358,7 @@ int cmd_compile(int argc, char **argv)
 
 int cmd_run(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_run_gemm(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
     return rc ? rc : run(&o);
@@ -412,6 +367,7 @@ int cmd_run(int argc, char **argv)
 int cmd_bench(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "jit") == 0) return cmd_bench_jit();
+    if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_bench_gemm(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
     return rc ? rc : bench(&o);

@@ -20,10 +20,9 @@ static const command commands[] = {
     {"cache", "<what>", "the JIT cache: list, size, clear, path", cmd_cache},
     {"compile", "elementwise --op OP --dtype T --emit ir|cuda|ptx|sass",
      "what cutec generates for a kernel (no GPU needed)", cmd_compile},
-    {"run", "elementwise --op OP --dtype T --shape MxN", "run a kernel, verify it, time it",
-     cmd_run},
-    {"bench", "elementwise", "benchmark table against a device copy in the same process",
-     cmd_bench},
+    {"run", "elementwise|gemm OPTIONS", "run a kernel, verify it, time it", cmd_run},
+    {"bench", "elementwise|gemm", "benchmark table against a device copy / cuBLAS", cmd_bench},
+    {"show", "tiled-mma|tiled-copy ...", "pictures: which thread and value own each element", cmd_show},
     {"help", "[COMMAND]", "this list, or a command's own help", cmd_help},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);

@@ -133,6 +133,7 @@ void cute_ir_dump(FILE *o, const cute_ir_func *f)
     fputs(")", o);
     if (f->smem_bytes) fprintf(o, " smem=%lld", (long long)f->smem_bytes);
     if (f->max_threads) fprintf(o, " max_threads=%d", f->max_threads);
+    if (f->min_blocks) fprintf(o, " min_blocks=%d", f->min_blocks);
     fputs(" {\n", o);
     block(o, f, &f->body, 1);
     fputs("}\n", o);

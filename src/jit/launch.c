@@ -202,6 +202,9 @@ void cute__launch_end(cute_ctx *c)
     launch_rec *r = f->cur;
     if (cute_is_static(r->block[0]) && cute_is_static(r->block[1]) && cute_is_static(r->block[2]))
         k->max_threads = (int)(r->block[0].v * r->block[1].v * r->block[2].v);
+    /* shared memory: what the host asked for and what the kernel allocated (smem.h) while
+     * it was traced, whichever is more; call.c evaluates r->smem at each call */
+    if (k->smem_bytes > 0) r->smem = cute_max(&c->alg, r->smem, cute_i(k->smem_bytes));
     if (cute_is_static(r->smem)) k->smem_bytes = r->smem.v;
     f->cur = NULL;
 }

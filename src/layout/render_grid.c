@@ -221,12 +221,73 @@ int render_label_width(const render_grid *g)
     return w;
 }
 
-int render_finish(cute_alg *c, FILE *f, render_grid *g)
+int render_flush(cute_alg *c, FILE *f)
 {
-    render_grid_free(g);
     if (fflush(f) != 0 || ferror(f)) {
         cute_alg_fail(c, "render: could not write the picture");
         return -1;
     }
     return 0;
+}
+
+int render_finish(cute_alg *c, FILE *f, render_grid *g)
+{
+    render_grid_free(g);
+    return render_flush(c, f);
+}
+
+/* cell (m,n) moves to (n,m) */
+static int grid_transpose(cute_alg *c, render_grid *g)
+{
+    render_grid t = *g;
+    if (grid_alloc(c, &t, g->N, g->M) < 0) return -1;
+    for (int64_t m = 0; m < g->M; m++)
+        for (int64_t n = 0; n < g->N; n++) t.cell[n + m * t.M] = *render_at(g, m, n);
+    free(g->cell);
+    *g = t;
+    return 0;
+}
+
+int render_grid_panel(cute_alg *c, const cute_render_panel *p, render_grid *g)
+{
+    /* far-off panels would overflow the pictures' int coordinates */
+    if (p->row < -RENDER_MAX_CELLS || p->row > RENDER_MAX_CELLS || p->col < -RENDER_MAX_CELLS ||
+        p->col > RENDER_MAX_CELLS) {
+        memset(g, 0, sizeof *g);
+        cute_alg_fail(c, "render: panel %s sits too far out (%lld,%lld)", p->name ? p->name : "",
+                      (long long)p->row, (long long)p->col);
+        return -1;
+    }
+    if (render_grid_tv(c, p->tv, &p->tile, g) < 0) return -1;
+    if (p->transpose && grid_transpose(c, g) < 0) {
+        render_grid_free(g);
+        return -1;
+    }
+    for (int64_t i = 0; p->shared && i < g->M * g->N; i++)
+        if (g->cell[i].claims > 1) g->cell[i].claims = 1;
+    return 0;
+}
+
+int cute_render_panels(cute_alg *c, FILE *f, cute_render_format fmt, const char *title,
+                       const cute_render_panel *panels, int n)
+{
+    if (c->failed) return -1;
+    if (n < 1 || n > CUTE_RENDER_MAX_PANELS) {
+        cute_alg_fail(c, "render: %d panels (1 to %d)", n, CUTE_RENDER_MAX_PANELS);
+        return -1;
+    }
+    render_grid g[CUTE_RENDER_MAX_PANELS];
+    int built = 0;
+    while (built < n && render_grid_panel(c, &panels[built], &g[built]) == 0) built++;
+    if (built == n) {
+        title = title ? title : "";
+        if (fmt == CUTE_RENDER_SVG)
+            render_svg_panels(f, title, g, panels, n);
+        else if (fmt == CUTE_RENDER_LATEX)
+            render_latex_panels(f, title, g, panels, n);
+        else
+            render_text_panels(f, title, g, panels, n);
+    }
+    for (int i = 0; i < built; i++) render_grid_free(&g[i]);
+    return built == n ? render_flush(c, f) : -1;
 }

@@ -52,6 +52,20 @@ int render_label(const render_grid *g, const render_cell *cell, char *buf, size_
 int render_label_width(const render_grid *g);
 
 /* 0 when every write reached f, else -1 with an error in c */
+int render_flush(cute_alg *c, FILE *f);
+/* frees g, then render_flush */
 int render_finish(cute_alg *c, FILE *f, render_grid *g);
+
+/* --- pictures of several panels (cute_render_panels) -------------------------------- */
+/* the panel's grid, transposed and with overlaps accepted as it asks */
+int render_grid_panel(cute_alg *c, const cute_render_panel *p, render_grid *g);
+/* The writers of a panel picture: g[i] is panels[i]'s grid.  They only write; the caller
+ * built the grids (so a failure writes nothing) and frees them. */
+void render_text_panels(FILE *f, const char *title, const render_grid *g,
+                        const cute_render_panel *p, int n);
+void render_svg_panels(FILE *f, const char *title, const render_grid *g, const cute_render_panel *p,
+                       int n);
+void render_latex_panels(FILE *f, const char *title, const render_grid *g,
+                         const cute_render_panel *p, int n);
 
 #endif

@@ -18,12 +18,11 @@ static const char *const tex_threads[RENDER_PALETTE] = {
     "210,210,255", "210,255,210", "255,255,210", "255,210,210",
 };
 
-static void tex_open(FILE *f, const render_grid *g)
+static void tex_preamble(FILE *f, bool tv)
 {
-    fprintf(f, "%% %s: %s\n", g->tv ? "Layout TV" : "Layout", g->title);
     fputs("\\documentclass[convert]{standalone}\n\\usepackage{tikz}\n\n", f);
     for (int k = 0; k < RENDER_PALETTE; k++) {
-        if (g->tv)
+        if (tv)
             fprintf(f, "\\definecolor{thr%d}{RGB}{%s}\n", k, tex_threads[k]);
         else
             fprintf(f, "\\definecolor{off%d}{gray}{%s}\n", k, tex_greys[k]);
@@ -34,10 +33,22 @@ static void tex_open(FILE *f, const render_grid *g)
           f);
 }
 
-static void tex_cell(FILE *f, const render_grid *g, int64_t m, int64_t n)
+static void tex_open(FILE *f, const render_grid *g)
+{
+    fprintf(f, "%% %s: %s\n", g->tv ? "Layout TV" : "Layout", g->title);
+    tex_preamble(f, g->tv);
+}
+
+static void tex_close(FILE *f)
+{
+    fputs("\\end{tikzpicture}\n\\end{document}\n", f);
+}
+
+/* (r0,c0): where the grid's cell (0,0) sits in the picture */
+static void tex_cell(FILE *f, const render_grid *g, int64_t m, int64_t n, int64_t r0, int64_t c0)
 {
     const render_cell *cell = render_at(g, m, n);
-    long long lm = (long long)m, ln = (long long)n;
+    long long lm = (long long)(r0 + m), ln = (long long)(c0 + n);
     if (!g->tv)
         fprintf(f, "\\node[fill=off%d] at (%lld,%lld) {%lld};\n", render_color(g, cell), lm, ln,
                 (long long)cell->a);
@@ -50,7 +61,7 @@ static void tex_cell(FILE *f, const render_grid *g, int64_t m, int64_t n)
 }
 
 /* drawn after the grid so the grid's lines do not cover them */
-static void tex_overlaps(FILE *f, const render_grid *g)
+static void tex_overlaps(FILE *f, const render_grid *g, int64_t r0, int64_t c0)
 {
     for (int64_t n = 0; n < g->N; n++)
         for (int64_t m = 0; m < g->M; m++)
@@ -58,29 +69,57 @@ static void tex_overlaps(FILE *f, const render_grid *g)
                 fprintf(f,
                         "\\draw[color=red,very thick,shift={(-0.5,-0.5)}] (%lld,%lld) "
                         "rectangle (%lld,%lld);\n",
-                        (long long)m, (long long)n, (long long)m + 1, (long long)n + 1);
+                        (long long)(r0 + m), (long long)(c0 + n), (long long)(r0 + m + 1),
+                        (long long)(c0 + n + 1));
 }
 
-static void tex_indices(FILE *f, const render_grid *g)
+/* row indices in the column left of the grid, column indices in the row above */
+static void tex_indices(FILE *f, const render_grid *g, int64_t r0, int64_t c0)
 {
     for (int64_t m = 0; m < g->M; m++)
-        fprintf(f, "\\node at (%lld,-1) {\\Large{\\texttt{%lld}}};\n", (long long)m, (long long)m);
+        fprintf(f, "\\node at (%lld,%lld) {\\Large{\\texttt{%lld}}};\n", (long long)(r0 + m),
+                (long long)(c0 - 1), (long long)m);
     for (int64_t n = 0; n < g->N; n++)
-        fprintf(f, "\\node at (-1,%lld) {\\Large{\\texttt{%lld}}};\n", (long long)n, (long long)n);
+        fprintf(f, "\\node at (%lld,%lld) {\\Large{\\texttt{%lld}}};\n", (long long)(r0 - 1),
+                (long long)(c0 + n), (long long)n);
+}
+
+/* the cells, the grid over them, the overlap frames, then the indices */
+static void tex_grid(FILE *f, const render_grid *g, int64_t r0, int64_t c0, bool indices)
+{
+    for (int64_t m = 0; m < g->M; m++)
+        for (int64_t n = 0; n < g->N; n++) tex_cell(f, g, m, n, r0, c0);
+    fprintf(f, "\\draw[color=black,thick,shift={(-0.5,-0.5)}] (%lld,%lld) grid (%lld,%lld);\n",
+            (long long)r0, (long long)c0, (long long)(r0 + g->M), (long long)(c0 + g->N));
+    tex_overlaps(f, g, r0, c0);
+    fputc('\n', f);
+    if (indices) tex_indices(f, g, r0, c0);
 }
 
 static int tex_write(cute_alg *c, FILE *f, render_grid *g)
 {
     tex_open(f, g);
-    for (int64_t m = 0; m < g->M; m++)
-        for (int64_t n = 0; n < g->N; n++) tex_cell(f, g, m, n);
-    fprintf(f, "\\draw[color=black,thick,shift={(-0.5,-0.5)}] (0,0) grid (%lld,%lld);\n",
-            (long long)g->M, (long long)g->N);
-    tex_overlaps(f, g);
-    fputc('\n', f);
-    tex_indices(f, g);
-    fputs("\\end{tikzpicture}\n\\end{document}\n", f);
+    tex_grid(f, g, 0, 0, true);
+    tex_close(f);
     return render_finish(c, f, g);
+}
+
+/* CuTe's print_latex of a TiledMMA / TiledCopy: every panel in one tikzpicture, each with
+ * its name (bold) in the corner cell up and left of it */
+void render_latex_panels(FILE *f, const char *title, const render_grid *g,
+                         const cute_render_panel *p, int n)
+{
+    fprintf(f, "%% %s\n", title);
+    for (int i = 0; i < n; i++) fprintf(f, "%% %s: %s\n", p[i].name ? p[i].name : "", g[i].title);
+    tex_preamble(f, true);
+    for (int i = 0; i < n; i++) {
+        tex_grid(f, &g[i], p[i].row, p[i].col, p[i].indices);
+        if (p[i].name)
+            fprintf(f, "\\node at (%lld,%lld) {\\Large{\\textbf{%s}}};\n",
+                    (long long)(p[i].row - 1), (long long)(p[i].col - 1), p[i].name);
+        fputc('\n', f);
+    }
+    tex_close(f);
 }
 
 int cute_render_latex(cute_alg *c, FILE *f, const cute_layout *L)

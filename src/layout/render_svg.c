@@ -4,6 +4,7 @@
  * pastels by thread for TV layouts.  Cells claimed twice get a red border and a '*'; cells
  * no thread owns stay white with a '.'.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "render_grid.h"
@@ -66,17 +67,44 @@ static svg_frame svg_frame_of(const render_grid *g)
     return fr;
 }
 
-static void svg_open(FILE *f, const render_grid *g, const svg_frame *fr)
+static void svg_head(FILE *f, int width, int height)
 {
-    /* the title is notation: digits and ()[],:@-?{}=_ only, nothing XML needs escaped */
     fprintf(f,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
-            "height=\"%d\" viewBox=\"0 0 %d %d\">\n"
-            "<title>%s</title>\n"
-            "<g font-family=\"monospace\" font-size=\"12\" text-anchor=\"middle\" "
-            "dominant-baseline=\"central\">\n",
-            fr->width, fr->height, fr->width, fr->height, g->title);
+            "height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+            width, height, width, height);
+}
+
+static void svg_group(FILE *f)
+{
+    fputs("<g font-family=\"monospace\" font-size=\"12\" text-anchor=\"middle\" "
+          "dominant-baseline=\"central\">\n",
+          f);
+}
+
+static void svg_open(FILE *f, const render_grid *g, const svg_frame *fr)
+{
+    svg_head(f, fr->width, fr->height);
+    /* the title is notation: digits and ()[],:@-?{}=_ only, nothing XML needs escaped */
+    fprintf(f, "<title>%s</title>\n", g->title);
+    svg_group(f);
+}
+
+/* text with XML's special characters escaped (titles and names are free text) */
+static void svg_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        const char *e = *s == '<'   ? "&lt;"
+                        : *s == '>' ? "&gt;"
+                        : *s == '&' ? "&amp;"
+                        : *s == '"' ? "&quot;"
+                                    : NULL;
+        if (e)
+            fputs(e, f);
+        else
+            fputc(*s, f);
+    }
 }
 
 static void svg_rect(FILE *f, int x, int y, const svg_frame *fr, const char *rgb, bool dup)
@@ -111,26 +139,82 @@ static void svg_cell(FILE *f, const render_grid *g, int64_t m, int64_t n, const 
     }
 }
 
-/* row indices left of the grid, column indices above it, in grey */
-static void svg_indices(FILE *f, const render_grid *g, const svg_frame *fr)
+/* row indices left of the grid (centred on x = ix), column indices above it (on y = iy),
+ * in grey */
+static void svg_indices(FILE *f, const render_grid *g, const svg_frame *fr, int ix, int iy)
 {
     for (int64_t m = 0; m < g->M; m++)
-        fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"gray\">%lld</text>\n", fr->x0 / 2,
+        fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"gray\">%lld</text>\n", ix,
                 fr->y0 + (int)m * fr->ch + fr->ch / 2, (long long)m);
     for (int64_t n = 0; n < g->N; n++)
         fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"gray\">%lld</text>\n",
-                fr->x0 + (int)n * fr->cw + fr->cw / 2, SVG_PAD + SVG_LABEL_ROW / 2, (long long)n);
+                fr->x0 + (int)n * fr->cw + fr->cw / 2, iy, (long long)n);
+}
+
+static void svg_cells(FILE *f, const render_grid *g, const svg_frame *fr)
+{
+    for (int64_t m = 0; m < g->M; m++)
+        for (int64_t n = 0; n < g->N; n++) svg_cell(f, g, m, n, fr);
 }
 
 static int svg_write(cute_alg *c, FILE *f, render_grid *g)
 {
     svg_frame fr = svg_frame_of(g);
     svg_open(f, g, &fr);
-    for (int64_t m = 0; m < g->M; m++)
-        for (int64_t n = 0; n < g->N; n++) svg_cell(f, g, m, n, &fr);
-    svg_indices(f, g, &fr);
+    svg_cells(f, g, &fr);
+    svg_indices(f, g, &fr, fr.x0 / 2, SVG_PAD + SVG_LABEL_ROW / 2);
     fputs("</g>\n</svg>\n", f);
     return render_finish(c, f, g);
+}
+
+/* --- pictures of several panels: one cell size for all, positions in cells ----------- */
+
+/* the cells the picture spans, [r0,r1) x [c0,c1): every panel with its index row and
+ * column (where its name sits in the corner) */
+static void svg_span(const render_grid *g, const cute_render_panel *p, int n, int64_t span[4])
+{
+    span[0] = span[2] = INT64_MAX;
+    span[1] = span[3] = INT64_MIN;
+    for (int i = 0; i < n; i++) {
+        int64_t r0 = p[i].row - 1, r1 = p[i].row + g[i].M, c0 = p[i].col - 1,
+                c1 = p[i].col + g[i].N;
+        if (r0 < span[0]) span[0] = r0;
+        if (r1 > span[1]) span[1] = r1;
+        if (c0 < span[2]) span[2] = c0;
+        if (c1 > span[3]) span[3] = c1;
+    }
+}
+
+void render_svg_panels(FILE *f, const char *title, const render_grid *g, const cute_render_panel *p,
+                       int n)
+{
+    svg_frame fr = {.cw = 32, .ch = 40};
+    for (int i = 0; i < n; i++) {
+        int cw = svg_chars(&g[i]) * SVG_CHAR + 12;
+        if (cw > fr.cw) fr.cw = cw;
+    }
+    int64_t span[4];
+    svg_span(g, p, n, span);
+    svg_head(f, 2 * SVG_PAD + (int)(span[3] - span[2]) * fr.cw,
+             2 * SVG_PAD + (int)(span[1] - span[0]) * fr.ch);
+    fputs("<title>", f);
+    svg_escaped(f, title);
+    fputs("</title>\n", f);
+    svg_group(f);
+    for (int i = 0; i < n; i++) {
+        svg_frame at = fr;
+        at.x0 = SVG_PAD + (int)(p[i].col - span[2]) * fr.cw;
+        at.y0 = SVG_PAD + (int)(p[i].row - span[0]) * fr.ch;
+        svg_cells(f, &g[i], &at);
+        if (p[i].indices) svg_indices(f, &g[i], &at, at.x0 - fr.cw / 2, at.y0 - fr.ch / 2);
+        if (p[i].name) {
+            fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"16\" font-weight=\"bold\">",
+                    at.x0 - fr.cw / 2, at.y0 - fr.ch / 2);
+            svg_escaped(f, p[i].name);
+            fputs("</text>\n", f);
+        }
+    }
+    fputs("</g>\n</svg>\n", f);
 }
 
 int cute_render_svg(cute_alg *c, FILE *f, const cute_layout *L)

@@ -35,7 +35,7 @@ static void text_row(FILE *f, const render_grid *g, int64_t m, int w)
     fputs("|\n", f);
 }
 
-static int text_write(cute_alg *c, FILE *f, render_grid *g)
+static void text_grid(FILE *f, const render_grid *g)
 {
     int w = render_label_width(g);
     fprintf(f, "%s\n", g->title);
@@ -45,7 +45,23 @@ static int text_write(cute_alg *c, FILE *f, render_grid *g)
         text_row(f, g, m, w);
     }
     text_rule(f, g->N, w);
+}
+
+static int text_write(cute_alg *c, FILE *f, render_grid *g)
+{
+    text_grid(f, g);
     return render_finish(c, f, g);
+}
+
+/* the title, then per panel a blank line, its heading and its grid */
+void render_text_panels(FILE *f, const char *title, const render_grid *g,
+                        const cute_render_panel *p, int n)
+{
+    fprintf(f, "%s\n", title);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "\n%s\n", p[i].heading ? p[i].heading : p[i].name ? p[i].name : "");
+        text_grid(f, &g[i]);
+    }
 }
 
 int cute_render_text(cute_alg *c, FILE *f, const cute_layout *L)

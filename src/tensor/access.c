@@ -43,15 +43,36 @@ static int static_size(cute_ctx *c, const cute_tensor *t, const char *what)
     return (int)n.v;
 }
 
+/* Does a swizzle keep every w-element chunk (w = 2^k) that starts at a multiple of w
+ * contiguous, in order, and starting at a multiple of w?  Exactly when B == 0 or 2^M >= w.
+ *
+ * sw(x) = x ^ f(x), where f copies a B-bit source field onto a B-bit destination field:
+ * S >= 0: source at bit M+S, destination at M; S < 0: source at M, destination at M-S.
+ * Either way the lower field starts at bit M.  A chunk is x = o | j, o = 0 mod 2^k, j < 2^k.
+ *  (if)   M >= k: both fields lie at or above bit k, so f(o | j) = f(o) with its low k
+ *         bits 0, and sw(o | j) = (o ^ f(o)) | j = sw(o) + j, sw(o) = 0 mod 2^k.
+ *  (only if) B > 0, M < k: bit M is one of j's bits.  S >= 0: bit M is flipped by source
+ *         bit M+S; if M+S >= k take an o with it set: j = 0 maps to sw(o) with bit M set,
+ *         not a multiple of 2^k; if M+S < k, j = 2^(M+S) maps to 2^(M+S) + 2^M within
+ *         the chunk: out of order.  S < 0: j = 2^M flips bit M-S, so element 2^M of the
+ *         chunk moves by 2^(M-S) (out of order, or out of the chunk).
+ * The chunks are those of the unswizzled offsets, which vector_width proves contiguous
+ * and w-aligned; so the condition is needed and sufficient for arbitrary offsets. */
+static bool swizzle_keeps_vectors(cute_swizzle sw, int w)
+{
+    return sw.B == 0 || ((int64_t)1 << sw.M) >= w;
+}
+
 /* The widest access, in elements, whose every chunk of w consecutive elements is
  * contiguous and aligned to w*esize bytes: w divides n, the layout's leading contiguous
  * run (max_common_vector with the compact layout), the offset, and every stride past the
- * first w elements; and the base alignment covers w*esize.  Unprovable means narrower. */
+ * first w elements; the base alignment covers w*esize; and the swizzle, if any, keeps
+ * w-chunks whole (swizzle_keeps_vectors).  Unprovable means narrower. */
 static int vector_width(cute_ctx *c, const cute_tensor *t, int n)
 {
     int esize = cute_dtype_bytes((cute_dtype)t->dtype);
     int w = 16 / esize;
-    while (w > 1 && (t->align < w * esize || n % w)) w /= 2;
+    while (w > 1 && (t->align < w * esize || n % w || !swizzle_keeps_vectors(t->sw, w))) w /= 2;
     if (w <= 1) return 1;
     cute_alg *a = &c->alg;
     cute_alg_trial trial;
@@ -85,6 +106,14 @@ static int vector_width(cute_ctx *c, const cute_tensor *t, int n)
 static void access(cute_ctx *c, const cute_tensor *t, int i, int w, bool load, cute_vreg *regs,
                    bool assign)
 {
+    if (w > 1 && !swizzle_keeps_vectors(t->sw, w)) {
+        /* a caller (the copy atoms) proved the chunk contiguous before the swizzle: split
+         * it into the pieces the swizzle keeps whole (swizzle_keeps_vectors) */
+        int w2 = 1;
+        while (swizzle_keeps_vectors(t->sw, 2 * w2) && w % (2 * w2) == 0) w2 *= 2;
+        for (int j = 0; j < w; j += w2) access(c, t, i + j, w2, load, regs, assign);
+        return;
+    }
     cute_dtype d = (cute_dtype)t->dtype;
     int esize = cute_dtype_bytes(d);
     cute_vreg p = cute_tensor_ptr(c, *t, cute_i(i)).r;
@@ -130,6 +159,14 @@ static int64_t reg_index(cute_ctx *c, const cute_tensor *t, int i)
     return cute_is_static(off) ? off.v : -1;
 }
 
+/* v as dtype d: itself, or its bits reinterpreted (registers of a recast tensor keep the
+ * type they were made with) */
+static cute_vreg as_dtype(cute_ctx *c, cute_vreg v, cute_dtype d)
+{
+    if (cute_ir_type(c->fn, v).dtype == d) return v;
+    return cute_ir_op(&c->b, CUTE_OP_BITCAST, cute_type_of(d), v, 0, 0);
+}
+
 cute_ssa cute_tensor_load(cute_ctx *c, cute_tensor t)
 {
     if (!ctx_ok(c) || !memory_tensor(c, &t, "load")) return bad_ssa();
@@ -142,7 +179,7 @@ cute_ssa cute_tensor_load(cute_ctx *c, cute_tensor t)
         for (int i = 0; i < n; i++) {
             int64_t k = reg_index(c, &t, i);
             s.v[i] = cute_ir_new_vreg(c->fn, cute_type_of((cute_dtype)t.dtype), NULL, true);
-            cute_ir_mov(&c->b, s.v[i], t.regs[k]);
+            cute_ir_mov(&c->b, s.v[i], as_dtype(c, t.regs[k], (cute_dtype)t.dtype));
         }
         return c->alg.failed ? bad_ssa() : s;
     }
@@ -168,7 +205,10 @@ void cute_tensor_store(cute_ctx *c, cute_tensor t, cute_ssa v)
         return;
     }
     if (t.kind == CUTE_TENSOR_RMEM) {
-        for (int i = 0; i < n; i++) cute_ir_mov(&c->b, t.regs[reg_index(c, &t, i)], v.v[i]);
+        for (int i = 0; i < n; i++) {
+            cute_vreg r = t.regs[reg_index(c, &t, i)];
+            cute_ir_mov(&c->b, r, as_dtype(c, v.v[i], (cute_dtype)cute_ir_type(c->fn, r).dtype));
+        }
         return;
     }
     int w = vector_width(c, &t, n);
@@ -259,7 +299,8 @@ cute_val cute_tensor_ptr(cute_ctx *c, cute_tensor t, cute_int i)
         cute_ctx_fail(c, "cute_tensor_ptr needs a global or shared tensor");
         return none;
     }
-    cute_int off = cute_add(&c->alg, t.offset, cute_layout_eval(&c->alg, &t.layout, i));
+    cute_composed L = {t.sw, t.offset, t.layout}; /* sw(offset + layout(i)) */
+    cute_int off = cute_composed_eval(&c->alg, &L, i);
     cute_val o = cute_int_value(c, off, CUTE_I64);
     if (c->alg.failed) return none;
     return ctx_val(c, cute_ir_op(&c->b, CUTE_OP_PTR_ADD, t.base.t, t.base.r, o.r, 0));
@@ -291,4 +332,17 @@ cute_ssa cute_elem_less(cute_ctx *c, cute_tensor coords, cute_tuple shape)
         s.v[i] = all ? all : cute_ir_const_int(&c->b, CUTE_I1, 1);
     }
     return c->alg.failed ? bad_ssa() : s;
+}
+
+/* for the atom layer's copy emitters: one access of w elements at element i, and the widest
+ * provable width (see above) */
+void tensor_access_chunk(cute_ctx *c, const cute_tensor *t, int i, int w, bool load,
+                         cute_vreg *regs, bool assign)
+{
+    access(c, t, i, w, load, regs, assign);
+}
+
+int tensor_vector_width(cute_ctx *c, const cute_tensor *t, int n)
+{
+    return vector_width(c, t, n);
 }

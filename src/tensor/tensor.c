@@ -182,23 +182,145 @@ cute_tensor cute_tensor_local_partition(cute_ctx *c, cute_tensor t, cute_layout 
     return tensor_moved(c, t, L, off);
 }
 
+/* The alignment of the iterator (base + offset), in bytes, as CuTe DSL tracks it: the
+ * base's (registers: 32, as CuTe DSL allocates them) and the offset's largest power-of-two
+ * factor in bytes (a dynamic offset's: its known divisor's), whichever is smaller. */
+static int64_t iterator_align(const cute_tensor *t)
+{
+    int esize = cute_dtype_bytes((cute_dtype)t->dtype);
+    int64_t a = t->kind == CUTE_TENSOR_RMEM ? 32 : t->align;
+    int64_t f = cute_is_static(t->offset) ? t->offset.v : cute_is_dynamic(t->offset) ? t->offset.div : 0;
+    if (f != 0) {
+        int64_t low = (f < 0 ? -f : f) & -(f < 0 ? -f : f);
+        if (low <= a / esize) a = low * esize;
+    }
+    return a;
+}
+
+/* CuTe DSL's forms: tensor<ptr<f32, gmem, align<16>> o L>; the align<..> clause only when
+ * it says more than the element's size (tensor<ptr<f32, gmem> o L>); a swizzled tensor
+ * as a composed layout, S<B,M,S> o offset o L; a coordinate tensor as its base
+ * coordinate o its basis-stride layout, tensor<(0,0) o (4,8):(1@0,1@1)>. */
 int cute_tensor_str(cute_ctx *c, cute_tensor t, char *buf, size_t n)
 {
     (void)c;
     char lay[2048];
     cute_layout_str(&t.layout, lay, sizeof lay);
-    switch (t.kind) {
-    case CUTE_TENSOR_GMEM:
-    case CUTE_TENSOR_SMEM:
-        return snprintf(buf, n, "tensor<ptr<%s, %s, align<%d>> o %s>", cute_dtype_name((cute_dtype)t.dtype),
-                        t.kind == CUTE_TENSOR_SMEM ? "smem" : "gmem", t.align, lay);
-    case CUTE_TENSOR_RMEM:
-        return snprintf(buf, n, "tensor<ptr<%s, rmem, align<%d>> o %s>",
-                        cute_dtype_name((cute_dtype)t.dtype), cute_dtype_bytes((cute_dtype)t.dtype), lay);
-    default: {
+    if (t.kind == CUTE_TENSOR_COORD) {
         char crd[512];
         cute_tuple_str(&t.coord, crd, sizeof crd);
         return snprintf(buf, n, "tensor<%s o %s>", crd, lay);
     }
+    static const char *space[] = {"gmem", "smem", "rmem"};
+    cute_dtype d = (cute_dtype)t.dtype;
+    char align[32] = "";
+    if (t.sw.B > 0) { /* the swizzle acts on the whole offset: the iterator is the base */
+        if (t.align > cute_dtype_bytes(d)) snprintf(align, sizeof align, ", align<%d>", t.align);
+        char off[128];
+        cute_int_str(t.offset, off, sizeof off);
+        return snprintf(buf, n, "tensor<ptr<%s, %s%s> o S<%d,%d,%d> o %s o %s>", cute_dtype_name(d),
+                        space[t.kind], align, t.sw.B, t.sw.M, t.sw.S, off, lay);
     }
+    int64_t a = iterator_align(&t);
+    if (a > cute_dtype_bytes(d)) snprintf(align, sizeof align, ", align<%lld>", (long long)a);
+    return snprintf(buf, n, "tensor<ptr<%s, %s%s> o %s>", cute_dtype_name(d), space[t.kind], align, lay);
+}
+
+cute_tensor cute_make_rmem_tensor_like(cute_ctx *c, cute_tensor t, cute_dtype d)
+{
+    if (!ctx_ok(c)) return bad_tensor();
+    if (d == CUTE_VOID) d = t.kind == CUTE_TENSOR_COORD ? CUTE_I64 : (cute_dtype)t.dtype;
+    if (d == CUTE_PTR) {
+        cute_ctx_fail(c, "cute_make_rmem_tensor_like: no register tensor of pointers");
+        return bad_tensor();
+    }
+    cute_layout L = cute_make_layout(&c->alg, t.layout.shape);
+    if (!c->alg.failed && !cute_tuple_is_static(&L.shape)) {
+        cute_ctx_fail(c, "cute_make_rmem_tensor_like needs a static shape");
+        return bad_tensor();
+    }
+    return cute_make_rmem_tensor(c, d, L);
+}
+
+cute_tensor cute_tensor_domain_offset(cute_ctx *c, cute_tensor t, cute_tuple crd)
+{
+    if (!ctx_alive(c)) return bad_tensor();
+    if (cute_tuple_has_underscore(&crd)) {
+        cute_ctx_fail(c, "cute_tensor_domain_offset: a coordinate, not a slice ('_' in it)");
+        return bad_tensor();
+    }
+    cute_tuple off = cute_layout_offset(&c->alg, &t.layout, &crd);
+    return tensor_moved(c, t, t.layout, off);
+}
+
+/* log2 of a power of two, else -1 */
+static int log2_exact(int64_t x)
+{
+    int k = 0;
+    while (x > 1 && !(x & 1)) x >>= 1, k++;
+    return x == 1 ? k : -1;
+}
+
+/* x old elements as new ones: x * old / new, which must divide when the new are wider */
+static cute_int rescale(cute_ctx *c, cute_int x, int old_bits, int new_bits)
+{
+    if (new_bits <= old_bits) return cute_mul(&c->alg, x, cute_i(old_bits / new_bits));
+    cute_int r = cute_i(new_bits / old_bits);
+    if (cute_int_cmp(&c->alg, CUTE_CMP_DIVIDES, r, x) != CUTE_TRUE) {
+        char s[128];
+        cute_int_str(x, s, sizeof s);
+        cute_ctx_fail(c, "cute_tensor_recast: the offset %s is not provably a multiple of %lld "
+                         "(the new elements are %d times wider)", s, (long long)r.v, (int)r.v);
+        return cute_i(0);
+    }
+    return cute_div(&c->alg, x, r);
+}
+
+cute_tensor cute_tensor_recast(cute_ctx *c, cute_tensor t, cute_dtype d)
+{
+    if (!ctx_alive(c)) return bad_tensor();
+    cute_dtype old = (cute_dtype)t.dtype;
+    int ob = cute_dtype_bits(old), nb = cute_dtype_bits(d);
+    if (t.kind == CUTE_TENSOR_COORD || d == CUTE_VOID || d == CUTE_PTR || d == CUTE_I1 || old == CUTE_I1) {
+        cute_ctx_fail(c, "cute_tensor_recast: %s to %s", t.kind == CUTE_TENSOR_COORD ? "a coordinate tensor"
+                                                                               : cute_dtype_name(old),
+                      cute_dtype_name(d));
+        return bad_tensor();
+    }
+    if (t.kind == CUTE_TENSOR_RMEM) { /* the registers keep their type; accesses bitcast */
+        if (ob != nb) {
+            cute_ctx_fail(c, "cute_tensor_recast: registers of %s cannot be recast to %s (only to a "
+                             "type of the same width)", cute_dtype_name(old), cute_dtype_name(d));
+            return bad_tensor();
+        }
+        t.dtype = (uint8_t)d;
+        return t;
+    }
+    if (t.align < cute_dtype_bytes(d)) {
+        cute_ctx_fail(c, "cute_tensor_recast: the pointer is proven %d-byte aligned, %s needs %d",
+                      t.align, cute_dtype_name(d), cute_dtype_bytes(d));
+        return bad_tensor();
+    }
+    if (t.sw.B > 0) { /* the swizzle's fields move with the element size */
+        int k = log2_exact(ob > nb ? ob / nb : nb / ob);
+        int M = ob > nb ? t.sw.M + k : t.sw.M - k;
+        if (k < 0 || M < 0) {
+            cute_ctx_fail(c, "cute_tensor_recast: swizzle Sw<%d,%d,%d> of %s has no form in %s",
+                          t.sw.B, t.sw.M, t.sw.S, cute_dtype_name(old), cute_dtype_name(d));
+            return bad_tensor();
+        }
+        t.sw.M = M;
+    }
+    cute_layout L = cute_recast(&c->alg, &t.layout, ob, nb);
+    cute_int off = rescale(c, t.offset, ob, nb);
+    if (c->alg.failed) return bad_tensor();
+    cute_type pt = cute_type_ptr(d, (cute_space)t.base.t.space);
+    if (t.base.r) /* in a kernel: the same address, retyped */
+        t.base = ctx_val(c, cute_ir_op(&c->b, CUTE_OP_BITCAST, pt, t.base.r, 0, 0));
+    else
+        t.base.t = pt; /* a host tensor: the kernel parameter takes the new type */
+    t.dtype = (uint8_t)d;
+    t.layout = L;
+    t.offset = off;
+    return t;
 }

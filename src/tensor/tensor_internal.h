@@ -8,4 +8,13 @@
  * coordinate for coordinate tensors): the result of any slice or partition */
 cute_tensor tensor_moved(cute_ctx *c, cute_tensor t, cute_layout L, cute_tuple off);
 
+/* one access of w elements at element i of a global/shared tensor: a LOAD into regs[i..i+w)
+ * (assign: into existing mutable registers) or a STORE from them; the caller has proved the
+ * chunk contiguous */
+void tensor_access_chunk(cute_ctx *c, const cute_tensor *t, int i, int w, bool load,
+                         cute_vreg *regs, bool assign);
+/* the widest access (elements) whose chunks of a tensor of n elements are contiguous and
+ * aligned, as far as the algebra proves */
+int tensor_vector_width(cute_ctx *c, const cute_tensor *t, int n);
+
 #endif

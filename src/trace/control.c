@@ -156,3 +156,13 @@ void cute_printf(cute_ctx *c, const char *fmt, int n, const cute_val *args)
         in->var[i] = args[i].r;
     }
 }
+
+void cute_kernel_min_blocks(cute_ctx *c, int blocks_per_sm)
+{
+    if (!ctx_ok(c)) return;
+    if (blocks_per_sm < 0 || blocks_per_sm > 32) {
+        cute_ctx_fail(c, "cute_kernel_min_blocks: %d blocks per SM (0 to 32)", blocks_per_sm);
+        return;
+    }
+    c->fn->min_blocks = blocks_per_sm;
+}

@@ -1,0 +1,30 @@
+#!/bin/sh
+# The GEMM pass on a GPU machine: build, the GEMM and cuBLAS tests, the SGEMM/DGEMM
+# benchmark against cuBLAS in one process, and the SASS summary of each variant.
+# Results go to $OUT (default build/device-out).
+set -u
+out=${OUT:-build/device-out}
+mkdir -p "$out"
+log="$out/gemm.log"
+{
+    echo "== $(date -u '+%Y-%m-%d %H:%M UTC')"
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    echo "== build"
+    make -j16 all tests 2>&1 | grep -E "error|warning" | head -40
+    echo "== tests"
+    for t in atom/tiled_copy_test tensor/smem_test cli/cublas_test kernels/gemm/lib_test kernels/gemm/gemm_test; do
+        [ -x build/tests/$t ] && timeout 500 build/tests/$t 2>&1 | tail -8
+    done
+    echo "== bench gemm f32"
+    build/cutec bench gemm --dtype f32 --sizes ${SIZES:-4096,8192} --iters ${ITERS:-10} 2>&1
+    [ -n "${F64:-}" ] && build/cutec bench gemm --dtype f64 --sizes 4096 --iters 5 2>&1
+    echo "== registers per variant"
+    for v in registers shared pipelined; do
+        build/cutec compile gemm --variant $v --emit cuda > /tmp/g_$v.cu 2>&1
+        nvcc -arch=sm_90a -cubin -Xptxas -v /tmp/g_$v.cu -o /tmp/g_$v.cubin 2>&1 | grep -E "registers|spill" | tr '\n' ' '
+        echo " <- $v"
+    done
+    echo "== clocks after"
+    nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+} >"$log" 2>&1
+tail -80 "$log"

@@ -1,0 +1,201 @@
+/* The copy algorithms on tensors (cute_copy, cute_copy_if, cute_autovec_copy, cute_clear,
+ * cute_axpby) and a thread's slice of a TiledCopy (partition_S/D, retile_S/D). */
+#include <string.h>
+
+#define CUTEC_NO_SITE_MACROS
+#include "cutec/copy.h"
+#include "tensor/tensor_internal.h"
+#include "trace/ctx_internal.h"
+
+cute_thr_copy cute_tiled_copy_slice(const cute_tiled_copy *tc, cute_int thr)
+{
+    cute_thr_copy t = {tc, thr};
+    return t;
+}
+
+static cute_tensor partition(cute_ctx *c, cute_thr_copy thr, cute_tensor t, bool src)
+{
+    if (!ctx_alive(c)) return t;
+    cute_tuple off;
+    cute_layout P = cute_tiled_copy_partition(&c->alg, thr.tc, src, thr.thr, &t.layout, &off);
+    return tensor_moved(c, t, P, off);
+}
+
+cute_tensor cute_partition_S(cute_ctx *c, cute_thr_copy thr, cute_tensor t) { return partition(c, thr, t, true); }
+cute_tensor cute_partition_D(cute_ctx *c, cute_thr_copy thr, cute_tensor t) { return partition(c, thr, t, false); }
+
+/* retile_S and retile_D are the same reshaping (both work in the reference layout) */
+static cute_tensor retile(cute_ctx *c, cute_thr_copy thr, cute_tensor frag)
+{
+    if (!ctx_alive(c)) return frag;
+    cute_layout L = cute_tiled_copy_retile(&c->alg, thr.tc, &frag.layout);
+    return tensor_moved(c, frag, L, cute_tuple_int(cute_i(0)));
+}
+
+cute_tensor cute_retile_S(cute_ctx *c, cute_thr_copy thr, cute_tensor frag) { return retile(c, thr, frag); }
+cute_tensor cute_retile_D(cute_ctx *c, cute_thr_copy thr, cute_tensor frag) { return retile(c, thr, frag); }
+
+static int static_size(cute_ctx *c, const cute_tensor *t, const char *what)
+{
+    cute_int n = cute_size(&c->alg, &t->layout);
+    if (c->alg.failed) return -1;
+    if (!cute_is_static(n) || n.v > 4096) {
+        cute_ctx_fail(c, "%s: tensors of a static size up to 4096 elements (a thread's partition)", what);
+        return -1;
+    }
+    return (int)n.v;
+}
+
+static bool same_size(cute_ctx *c, const cute_tensor *src, const cute_tensor *dst, const char *what)
+{
+    int ns = static_size(c, src, what), nd = static_size(c, dst, what);
+    if (ns < 0 || nd < 0) return false;
+    if (ns != nd) return cute_ctx_fail(c, "%s: the source has %d elements, the destination %d", what, ns, nd);
+    if (src->dtype != dst->dtype)
+        return cute_ctx_fail(c, "%s: %s into %s (convert through a TensorSSA with cute_ssa_cvt)", what,
+                             cute_dtype_name((cute_dtype)src->dtype), cute_dtype_name((cute_dtype)dst->dtype));
+    return true;
+}
+
+void cute_clear(cute_ctx *c, cute_tensor t) { cute_fill(c, t, 0.0); }
+
+/* registers where pred is false set to 0: CuTe clears a fragment before a predicated copy */
+static void zero_where_not(cute_ctx *c, cute_tensor dst, int n)
+{
+    if (dst.kind != CUTE_TENSOR_RMEM) return;
+    cute_vreg z = cute_ir_const_float(&c->b, (cute_dtype)dst.dtype, 0.0);
+    if (!cute_dtype_is_float((cute_dtype)dst.dtype)) z = cute_ir_const_int(&c->b, (cute_dtype)dst.dtype, 0);
+    for (int i = 0; i < n && !c->alg.failed; i++) {
+        cute_int off = cute_add(&c->alg, dst.offset, cute_layout_eval(&c->alg, &dst.layout, cute_i(i)));
+        cute_ir_mov(&c->b, dst.regs[off.v], z);
+    }
+}
+
+static void autovec(cute_ctx *c, cute_tensor src, cute_tensor dst, const cute_ssa *pred)
+{
+    int n = static_size(c, &src, "cute_autovec_copy");
+    if (n < 0) return;
+    /* each side with its own widest proven accesses; the values pass through registers */
+    cute_ssa v;
+    if (!pred)
+        v = cute_tensor_load(c, src);
+    else if (src.kind == CUTE_TENSOR_RMEM)
+        v = cute_tensor_load(c, src);
+    else
+        v = cute_tensor_load_if(c, src, *pred, 0.0);
+    if (!pred || dst.kind == CUTE_TENSOR_RMEM)
+        cute_tensor_store(c, dst, v);
+    else
+        cute_tensor_store_if(c, dst, v, *pred);
+}
+
+void cute_autovec_copy(cute_ctx *c, cute_tensor src, cute_tensor dst)
+{
+    if (!ctx_ok(c) || !same_size(c, &src, &dst, "cute_autovec_copy")) return;
+    autovec(c, src, dst, NULL);
+}
+
+/* src/dst split into the atom's values and the rest: ((AtomVal),(rest...)) */
+static cute_layout by_atom(cute_ctx *c, const cute_layout *L, int vals)
+{
+    cute_tuple t = cute_tuple_int(cute_i(vals));
+    cute_tiler T = cute_tiler_shape(&c->alg, &t);
+    return cute_zipped_divide(&c->alg, L, &T);
+}
+
+static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,
+                       const cute_ssa *pred, const char *what)
+{
+    if (!ctx_ok(c) || !same_size(c, &src, &dst, what)) return;
+    int n = static_size(c, &src, what);
+    if (pred && (pred->n != n || pred->dtype != CUTE_I1)) {
+        cute_ctx_fail(c, "%s: the predicate must be an i1 TensorSSA shaped like the source", what);
+        return;
+    }
+    if (atom->autovec) {
+        if (pred) zero_where_not(c, dst, n);
+        autovec(c, src, dst, pred);
+        return;
+    }
+    cute_layout av = cute_get(&c->alg, &atom->src_tv, 1);
+    cute_int vals_i = cute_size(&c->alg, &av);
+    int vals = (int)vals_i.v;
+    cute_layout m0 = cute_get(&c->alg, &src.layout, 0);
+    cute_int v0 = cute_size(&c->alg, &m0);
+    if (c->alg.failed) return;
+    if (!cute_is_static(v0) || v0.v % vals) {
+        cute_ctx_fail(c, "%s: the first mode (%lld values) is not a multiple of the atom's %d values (%s)",
+                      what, (long long)v0.v, vals, atom->name);
+        return;
+    }
+    cute_tensor s = src, d = dst;
+    s.layout = by_atom(c, &src.layout, vals);
+    d.layout = by_atom(c, &dst.layout, vals);
+    cute_layout order = cute_make_layout(&c->alg, src.layout.shape); /* element -> pred index */
+    cute_layout order_by = by_atom(c, &order, vals);
+    if (pred) zero_where_not(c, dst, n);
+    cute_tuple under = cute_tuple_int(cute_underscore());
+    for (int j = 0; j < n / vals && !c->alg.failed; j++) {
+        cute_tuple crd = cute_tuple_of(&c->alg, 2, (cute_tuple[]){under, cute_tuple_int(cute_i(j))});
+        cute_tuple so, dof;
+        cute_tensor sj = tensor_moved(c, s, cute_slice_and_offset(&c->alg, &crd, &s.layout, &so), so);
+        cute_tensor dj = tensor_moved(c, d, cute_slice_and_offset(&c->alg, &crd, &d.layout, &dof), dof);
+        if (!pred) {
+            atom->emit(c, atom, sj, dj, 0);
+            continue;
+        }
+        /* the atom's instruction where all its values are in; else value by value (a
+         * vector straddling the edge of a matrix still moves its inside part) */
+        cute_tuple po;
+        cute_layout pl = cute_slice_and_offset(&c->alg, &crd, &order_by, &po);
+        cute_vreg each[64], all = 0;
+        for (int i = 0; i < vals && i < 64 && !c->alg.failed; i++) {
+            each[i] = pred->v[po.leaf[0].v + cute_layout_eval(&c->alg, &pl, cute_i(i)).v];
+            all = all ? cute_ir_op(&c->b, CUTE_OP_AND, cute_type_of(CUTE_I1), all, each[i], 0) : each[i];
+        }
+        if (vals == 1 || vals > 64) {
+            atom->emit(c, atom, sj, dj, all);
+            continue;
+        }
+        ctx_open_if(c, all);
+        atom->emit(c, atom, sj, dj, 0);
+        ctx_open_else(c);
+        cute_copy_atom one = cute_copy_atom_universal(&c->alg, (cute_dtype)src.dtype, 8 * cute_dtype_bytes((cute_dtype)src.dtype));
+        for (int i = 0; i < vals && !c->alg.failed; i++) {
+            cute_tuple ci = cute_tuple_int(cute_i(i)), o1, o2;
+            cute_tensor si = tensor_moved(c, sj, cute_slice_and_offset(&c->alg, &ci, &sj.layout, &o1), o1);
+            cute_tensor di = tensor_moved(c, dj, cute_slice_and_offset(&c->alg, &ci, &dj.layout, &o2), o2);
+            si.layout = cute_make_layout(&c->alg, cute_tuple_int(cute_i(1)));
+            di.layout = si.layout;
+            one.emit(c, &one, si, di, each[i]);
+        }
+        ctx_close(c);
+    }
+}
+
+void cute_copy(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst)
+{
+    copy_atoms(c, atom, src, dst, NULL, "cute_copy");
+}
+
+void cute_copy_if(cute_ctx *c, const cute_copy_atom *atom, cute_ssa pred, cute_tensor src,
+                  cute_tensor dst)
+{
+    copy_atoms(c, atom, src, dst, &pred, "cute_copy_if");
+}
+
+void cute_axpby(cute_ctx *c, cute_val alpha, cute_tensor x, cute_val beta, cute_tensor y)
+{
+    if (!ctx_ok(c) || !same_size(c, &x, &y, "cute_axpby")) return;
+    cute_ssa xs = cute_tensor_load(c, x);
+    cute_ssa ax = cute_ssa_binop(c, CUTE_OP_MUL, xs, cute_ssa_scalar(c, alpha, xs.shape));
+    cute_val zero = cute_val_const(c, (cute_dtype)y.dtype, 0.0);
+    /* beta == 0: y is written, never read (it may hold anything, NaN included) */
+    ctx_open_if(c, cute_val_cmp(c, CUTE_OP_EQ, beta, zero).r);
+    cute_tensor_store(c, y, ax);
+    ctx_open_else(c);
+    cute_ssa ys = cute_tensor_load(c, y);
+    cute_ssa r = cute_ssa_binop(c, CUTE_OP_ADD, ax, cute_ssa_binop(c, CUTE_OP_MUL, ys, cute_ssa_scalar(c, beta, ys.shape)));
+    cute_tensor_store(c, y, r);
+    ctx_close(c);
+}

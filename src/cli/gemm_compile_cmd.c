@@ -1,0 +1,78 @@
+/* `cutec compile gemm`: what cutec generates for a GEMM variant (no GPU needed). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cutec/kernels.h"
+
+static int usage(void)
+{
+    fputs("usage: cutec compile gemm [--variant registers|shared|pipelined] [--dtype f32|f64]\n"
+          "         [--layout XYZ] [--align BYTES] [--emit ir|cuda|ptx|sass] [--arch sm_90a]\n"
+          "  --layout: a letter per operand A, B, C: n = the M (N) mode has unit stride,\n"
+          "            t = the K mode (C: the N mode) has (default nnn)\n", stderr);
+    return CLI_USAGE;
+}
+
+int cmd_compile_gemm(int argc, char **argv)
+{
+    cute_gemm_config cfg = {CUTE_GEMM_PIPELINED, CUTE_F32, {0, 0, 0}, 16};
+    const char *emit = "cuda", *arch = getenv("CUTEC_ARCH");
+    for (int i = 2; i < argc; i++) {
+        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(k, "help") || !strcmp(k, "--help")) return usage();
+        if (!v) {
+            fprintf(stderr, "cutec compile gemm: %s needs a value\n", k);
+            return usage();
+        }
+        i++;
+        if (!strcmp(k, "--variant")) {
+            if (!cute_gemm_variant_parse(v, &cfg.variant)) {
+                fprintf(stderr, "cutec compile gemm: unknown variant \"%s\"\n", v);
+                return usage();
+            }
+        } else if (!strcmp(k, "--dtype")) {
+            if (!strcmp(v, "f32")) cfg.dtype = CUTE_F32;
+            else if (!strcmp(v, "f64")) cfg.dtype = CUTE_F64;
+            else {
+                fprintf(stderr, "cutec compile gemm: --dtype %s (f32 or f64)\n", v);
+                return usage();
+            }
+        } else if (!strcmp(k, "--layout")) {
+            size_t n = strlen(v);
+            for (size_t j = 0; j < n; j++)
+                if ((v[j] != 'n' && v[j] != 't') || n < 2 || n > 3) {
+                    fprintf(stderr, "cutec compile gemm: --layout %s (two or three of n, t)\n", v);
+                    return usage();
+                }
+            for (size_t j = 0; j < n; j++) cfg.major[j] = v[j] == 't';
+        } else if (!strcmp(k, "--align")) {
+            cfg.align_bytes = atoi(v);
+        } else if (!strcmp(k, "--emit")) {
+            emit = v;
+        } else if (!strcmp(k, "--arch")) {
+            arch = v;
+        } else {
+            fprintf(stderr, "cutec compile gemm: unknown option %s\n", k);
+            return usage();
+        }
+    }
+    if (strcmp(emit, "ir") && strcmp(emit, "cuda") && strcmp(emit, "ptx") && strcmp(emit, "sass")) return usage();
+    char err[4096];
+    cute_runtime *rt;
+    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
+        fprintf(stderr, "cutec compile gemm: %s\n", err);
+        return CLI_FAIL;
+    }
+    if (cfg.variant == CUTE_GEMM_AUTO) cfg.variant = CUTE_GEMM_PIPELINED;
+    cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    int rc = CLI_FAIL;
+    if (!f)
+        fprintf(stderr, "cutec compile gemm: %s\n", err);
+    else
+        rc = cli_emit_kernel(f, emit, arch);
+    cute_fn_free(f);
+    cute_runtime_free(rt);
+    return rc;
+}

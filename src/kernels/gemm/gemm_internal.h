@@ -1,0 +1,67 @@
+/* Internal: what the GEMM kernels share — the plan a compile traces with, and the pieces
+ * every variant's body is made of. */
+#ifndef CUTEC_GEMM_INTERNAL_H
+#define CUTEC_GEMM_INTERNAL_H
+
+#include "cutec/copy.h"
+#include "cutec/kernels.h"
+
+/* Everything static about one compiled GEMM: the configuration and the atoms tiled over
+ * the block's threads.  The kernel bodies read it through cute_ctx_user. */
+typedef struct gemm_plan {
+    cute_gemm_config cfg;
+    int64_t bm, bn, bk;       /* the block's tile of C and the k-tile */
+    int threads;
+    cute_tiled_mma mma;       /* who computes which C elements */
+    cute_tiled_copy copy_a;   /* global -> registers/shared of an A k-tile (bm, bk) */
+    cute_tiled_copy copy_b;   /* likewise B (bn, bk) */
+} gemm_plan;
+
+bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p);
+
+/* the host functions of the variants (each launches its kernel) */
+void gemm_registers_host(cute_ctx *c, const cute_arg *arg);
+void gemm_shared_host(cute_ctx *c, const cute_arg *arg);
+void gemm_pipelined_host(cute_ctx *c, const cute_arg *arg);
+
+/* The host function of a variant: identity tensors for the bounds predicates, then one
+ * block per bm x bn tile of C running `kernel` with (A, B, C, coordinates, alpha, beta). */
+#define GEMM_HOST(name, kernel)                                                              \
+    void name(cute_ctx *c, const cute_arg *arg)                                              \
+    {                                                                                        \
+        const gemm_plan *p = cute_ctx_user(c);                                               \
+        cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor;              \
+        cute_tensor cA = cute_make_identity_tensor(c, mA.layout.shape);                      \
+        cute_tensor cB = cute_make_identity_tensor(c, mB.layout.shape);                      \
+        cute_tensor cC = cute_make_identity_tensor(c, mC.layout.shape);                      \
+        CUTE_LAUNCH(c, kernel, gemm_launch_cfg(c, p, mC, 0), mA, mB, mC, cA, cB, cC,         \
+                    arg[3].f, arg[4].f);                                                     \
+    }
+
+/* the launch shared by every variant: one block per bm x bn tile of C */
+cute_launch_cfg gemm_launch_cfg(cute_ctx *c, const gemm_plan *p, cute_tensor mC, int64_t smem);
+
+/* This block's tiles: gA (bm,bk,k), gB (bn,bk,k), gC (bm,bn), and the same of coordinate
+ * tensors (for the bounds predicates); M, N, K the problem's extents. */
+typedef struct gemm_tiles {
+    cute_tensor gA, gB, gC, kA, kB, kC;
+    cute_int M, N, K, k_tiles;
+} gemm_tiles;
+
+gemm_tiles gemm_block_tiles(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_tensor mB,
+                            cute_tensor mC, cute_tensor cA, cute_tensor cB, cute_tensor cC);
+/* k-tile kt of a (rows,bk,k) tile and its coordinates, partitioned for thread `thr` of a
+ * TiledCopy: the source partition, and the predicate "inside (rows_extent, K)" */
+cute_tensor gemm_ktile_src(cute_ctx *c, cute_thr_copy thr, cute_tensor g, cute_int kt);
+cute_ssa gemm_ktile_pred(cute_ctx *c, cute_thr_copy thr, cute_tensor k, cute_int kt,
+                         cute_int rows_extent, cute_int K);
+/* C = alpha * acc + beta * C on the thread's part of the tile, in bounds only; beta == 0
+ * reads no C (BLAS) */
+void gemm_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
+                   cute_tensor acc, cute_val alpha, cute_val beta);
+
+/* the shared tile of operand 0 (A) or 1 (B): (rows, bk, stages), rows contiguous
+ * (see smem_layouts.c) */
+cute_layout gemm_smem_layout(cute_alg *a, const gemm_plan *p, int operand, int stages);
+
+#endif

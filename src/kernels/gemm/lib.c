@@ -1,0 +1,305 @@
+/* The GEMM library: C = alpha A B^T + beta C through the compiled kernels, each compiled
+ * once per runtime and pattern (variant, dtype, which mode of each operand has stride 1,
+ * assumed alignment), as the elementwise library does for its ops.
+ *
+ * The call is checked here, before anything is compiled, so that a wrong argument is named
+ * in words ("B has 12 columns (K) but A has 8") rather than as a spec mismatch. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutec/kernels.h"
+
+static const char *const names[CUTE_GEMM_VARIANT_COUNT] = {"auto", "registers", "shared",
+                                                            "pipelined"};
+
+const char *cute_gemm_variant_name(cute_gemm_variant v)
+{
+    return (unsigned)v < CUTE_GEMM_VARIANT_COUNT ? names[v] : "?";
+}
+
+bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out)
+{
+    for (int i = 0; i < CUTE_GEMM_VARIANT_COUNT; i++)
+        if (name && strcmp(name, names[i]) == 0) {
+            *out = (cute_gemm_variant)i;
+            return true;
+        }
+    return false;
+}
+
+/* --- the table: one entry per pattern, also for patterns that failed to compile (so AUTO
+ * does not retry a variant that cannot take the pattern on every call) ------------------ */
+
+typedef struct entry {
+    cute_gemm_config cfg;
+    cute_fn *fn;        /* NULL: compiling failed, for the reason in err */
+    char err[1024];
+} entry;
+
+struct cute_gemm_lib {
+    cute_runtime *rt;
+    entry *e;
+    int n, cap;
+    cute_buffer zeros; /* for K = 0: A and B of one zero column each */
+    size_t zeros_bytes;
+};
+
+cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt)
+{
+    cute_gemm_lib *lib = calloc(1, sizeof *lib);
+    if (lib) lib->rt = rt;
+    return lib;
+}
+
+void cute_gemm_lib_free(cute_gemm_lib *lib)
+{
+    if (!lib) return;
+    for (int i = 0; i < lib->n; i++) cute_fn_free(lib->e[i].fn);
+    if (lib->zeros_bytes) {
+        cute_backend *b = cute_runtime_backend(lib->rt);
+        b->vt->free(b->self, &lib->zeros);
+    }
+    free(lib->e);
+    free(lib);
+}
+
+static bool same_config(const cute_gemm_config *a, const cute_gemm_config *b)
+{
+    return a->variant == b->variant && a->dtype == b->dtype && a->major[0] == b->major[0] &&
+           a->major[1] == b->major[1] && a->major[2] == b->major[2] &&
+           a->align_bytes == b->align_bytes;
+}
+
+/* the entry for cfg, compiling it the first time; NULL only when out of memory */
+static entry *lookup(cute_gemm_lib *lib, const cute_gemm_config *cfg)
+{
+    for (int i = 0; i < lib->n; i++)
+        if (same_config(&lib->e[i].cfg, cfg)) return &lib->e[i];
+    if (lib->n == lib->cap) {
+        int cap = lib->cap ? 2 * lib->cap : 8;
+        entry *e = realloc(lib->e, (size_t)cap * sizeof *e);
+        if (!e) return NULL;
+        lib->e = e, lib->cap = cap;
+    }
+    entry *e = &lib->e[lib->n++];
+    memset(e, 0, sizeof *e);
+    e->cfg = *cfg;
+    e->fn = cute_gemm_compile(lib->rt, cfg, e->err, sizeof e->err);
+    if (!e->fn && !e->err[0]) snprintf(e->err, sizeof e->err, "compile failed");
+    return e;
+}
+
+/* --- checking the call ----------------------------------------------------------------- */
+
+static const char *const operand[3] = {"A", "B", "C"};
+
+/* The unit-stride mode of a rank-2 operand, or -1.  A mode of extent 1 is never stepped,
+ * so its stride does not matter: (M,1) and (1,K) tensors take any strides. */
+static int unit_mode(const cute_call_arg *x)
+{
+    for (int m = 0; m < 2; m++)
+        if (x->stride[m] == 1 && x->shape[m] != 1) return m;
+    for (int m = 0; m < 2; m++)
+        if (x->shape[m] == 1) return m;
+    return -1;
+}
+
+/* the largest power of two up to 16 dividing v (v = 0: 16) */
+static int pow2_dividing(int64_t v)
+{
+    int a = 16;
+    while (a > 1 && v % a) a /= 2;
+    return a;
+}
+
+/* What the kernels assume of x, made true: the unit mode's stride is 1, and a leading
+ * dimension that is never stepped (its extent is 1) is 16 bytes, so that it contradicts no
+ * alignment (dynamic strides must be positive).
+ * Returns the alignment x can promise: its address and its leading dimension in bytes. */
+static int normalize(cute_call_arg *x, int major)
+{
+    int other = 1 - major, esize = cute_dtype_bytes((cute_dtype)x->dtype);
+    x->stride[major] = 1;
+    if (x->shape[other] == 1) x->stride[other] = 16 / esize; /* divisible by any alignment */
+    int align = cute_call_arg_alignment(x, 16), ld = pow2_dividing(x->stride[other] * esize);
+    return ld < align ? ld : align;
+}
+
+static cute_status invalid(char *err, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+    return CUTE_ERR_INVALID;
+}
+
+/* each operand a rank-2 f32/f64 tensor of A's dtype, extents >= 0, positive strides */
+static cute_status check_operands(const cute_call_arg *const x[3], char *err, size_t n)
+{
+    for (int i = 0; i < 3; i++) {
+        if (!x[i] || x[i]->kind != CUTE_ARG_TENSOR || !x[i]->buf)
+            return invalid(err, n, "gemm: %s is not a tensor", operand[i]);
+        if (x[i]->ndim != 2)
+            return invalid(err, n, "gemm: %s has rank %d (must be 2)", operand[i], x[i]->ndim);
+        if (x[i]->dtype != CUTE_F32 && x[i]->dtype != CUTE_F64)
+            return invalid(err, n, "gemm: %s is %s (f32 and f64 are supported)", operand[i],
+                           cute_dtype_name((cute_dtype)x[i]->dtype));
+        if (x[i]->dtype != x[0]->dtype)
+            return invalid(err, n, "gemm: %s is %s but A is %s (one dtype for all three)",
+                           operand[i], cute_dtype_name((cute_dtype)x[i]->dtype),
+                           cute_dtype_name((cute_dtype)x[0]->dtype));
+        for (int m = 0; m < 2; m++)
+            if (x[i]->shape[m] < 0)
+                return invalid(err, n, "gemm: %s has a negative extent %lld in mode %d",
+                               operand[i], (long long)x[i]->shape[m], m);
+        /* an empty operand's strides are never used; else a mode that is stepped must step
+         * forward (no broadcast: the kernels promise positive strides) */
+        bool empty = x[i]->shape[0] == 0 || x[i]->shape[1] == 0;
+        for (int m = 0; m < 2 && !empty; m++)
+            if (x[i]->stride[m] < 1 && x[i]->shape[m] > 1)
+                return invalid(err, n, "gemm: %s has a %s stride %lld in mode %d", operand[i],
+                               x[i]->stride[m] ? "negative" : "zero (broadcast)",
+                               (long long)x[i]->stride[m], m);
+    }
+    return CUTE_OK;
+}
+
+/* A (M,K), B (N,K), C (M,N) */
+static cute_status check_shapes(const cute_call_arg *A, const cute_call_arg *B,
+                                const cute_call_arg *C, char *err, size_t n)
+{
+    if (A->shape[1] != B->shape[1])
+        return invalid(err, n, "gemm: K mismatch: A (M,K) has K = %lld but B (N,K) has K = %lld",
+                       (long long)A->shape[1], (long long)B->shape[1]);
+    if (C->shape[0] != A->shape[0])
+        return invalid(err, n, "gemm: M mismatch: C (M,N) has M = %lld but A (M,K) has M = %lld",
+                       (long long)C->shape[0], (long long)A->shape[0]);
+    if (C->shape[1] != B->shape[0])
+        return invalid(err, n, "gemm: N mismatch: C (M,N) has N = %lld but B (N,K) has N = %lld",
+                       (long long)C->shape[1], (long long)B->shape[0]);
+    return CUTE_OK;
+}
+
+/* cfg's majors and alignment from the operands, normalized */
+static cute_status check_layouts(cute_call_arg x[3], cute_gemm_config *cfg, char *err, size_t n)
+{
+    int esize = cute_dtype_bytes((cute_dtype)x[0].dtype);
+    cfg->align_bytes = 16;
+    for (int i = 0; i < 3; i++) {
+        int m = unit_mode(&x[i]);
+        if (m < 0)
+            return invalid(err, n, "gemm: %s has strides (%lld,%lld): one mode must have stride 1",
+                           operand[i], (long long)x[i].stride[0], (long long)x[i].stride[1]);
+        cfg->major[i] = m;
+        int a = normalize(&x[i], m);
+        if (a < esize)
+            return invalid(err, n, "gemm: %s is not aligned to its %d-byte elements (address or "
+                           "leading dimension)", operand[i], esize);
+        if (a < cfg->align_bytes) cfg->align_bytes = a;
+    }
+    /* C's elements must be distinct: each is written by one thread */
+    const cute_call_arg *C = &x[2];
+    int major = cfg->major[2], ld = 1 - major;
+    if (C->shape[ld] > 1 && C->stride[ld] < C->shape[major])
+        return invalid(err, n, "gemm: C's elements overlap (leading dimension %lld < %lld)",
+                       (long long)C->stride[ld], (long long)C->shape[major]);
+    return CUTE_OK;
+}
+
+/* the variant's entry; AUTO: the most advanced kernel that compiles for the pattern, else
+ * the first failure */
+static entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg)
+{
+    static const cute_gemm_variant order[] = {CUTE_GEMM_PIPELINED, CUTE_GEMM_SHARED,
+                                              CUTE_GEMM_REGISTERS};
+    entry *first = NULL;
+    for (int i = 0; i < 3; i++) {
+        if (v != CUTE_GEMM_AUTO && order[i] != v) continue;
+        cfg->variant = order[i];
+        entry *e = lookup(lib, cfg);
+        if (!e) return NULL;
+        if (e->fn) return e;
+        if (!first) first = e;
+    }
+    return first;
+}
+
+/* why no kernel runs: the reason of each variant tried */
+static void explain(cute_gemm_lib *lib, cute_gemm_variant v, const cute_gemm_config *cfg,
+                    char *err, size_t n)
+{
+    int len = snprintf(err, n, "gemm %s: no kernel for %s, A %s-major, B %s-major, C %s-major, "
+                       "%d-byte aligned", names[v], cute_dtype_name(cfg->dtype),
+                       cfg->major[0] ? "K" : "M", cfg->major[1] ? "K" : "N",
+                       cfg->major[2] ? "row" : "column", cfg->align_bytes);
+    for (int i = 0; i < lib->n && len >= 0 && (size_t)len < n; i++) {
+        const entry *e = &lib->e[i];
+        cute_gemm_config c = *cfg;
+        c.variant = e->cfg.variant;
+        if (!e->fn && same_config(&e->cfg, &c) && (v == CUTE_GEMM_AUTO || v == c.variant))
+            len += snprintf(err + len, n - (size_t)len, "; %s: %s", names[c.variant], e->err);
+    }
+}
+
+/* K = 0 leaves C = beta C, but the JIT launches nothing for an empty tensor: the product
+ * is computed with K = 1 from a zero column for A and for B instead (on the device, in
+ * stream order, by the same kernels) */
+static cute_status zero_k(cute_gemm_lib *lib, cute_call_arg *A, cute_call_arg *B, char *err,
+                          size_t n)
+{
+    int esize = cute_dtype_bytes((cute_dtype)A->dtype);
+    int64_t rows = A->shape[0] > B->shape[0] ? A->shape[0] : B->shape[0];
+    size_t bytes = (size_t)rows * (size_t)esize;
+    cute_backend *b = cute_runtime_backend(lib->rt);
+    if (bytes > lib->zeros_bytes) {
+        void *host = calloc(1, bytes);
+        if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
+        lib->zeros_bytes = 0;
+        cute_status s = host ? b->vt->alloc(b->self, bytes, &lib->zeros) : CUTE_ERR_OOM;
+        if (s == CUTE_OK) s = b->vt->upload(b->self, &lib->zeros, 0, host, bytes);
+        free(host);
+        if (s != CUTE_OK) {
+            snprintf(err, n, "gemm: K = 0: zeros for A and B: %s", cute_status_name(s));
+            return s;
+        }
+        lib->zeros_bytes = bytes;
+    }
+    int64_t stride[2] = {1, 16 / esize};
+    *A = cute_call_tensor(&lib->zeros, 0, (cute_dtype)A->dtype, 2, (int64_t[]){A->shape[0], 1}, stride);
+    *B = cute_call_tensor(&lib->zeros, 0, (cute_dtype)B->dtype, 2, (int64_t[]){B->shape[0], 1}, stride);
+    return CUTE_OK;
+}
+
+cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute_call_arg *A,
+                       const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,
+                       void *stream, char *err, size_t n)
+{
+    char scratch[512];
+    if (!err || !n) err = scratch, n = sizeof scratch;
+    err[0] = 0;
+    if (!lib) return snprintf(err, n, "gemm: no library"), CUTE_ERR_INVALID;
+    if ((unsigned)variant >= CUTE_GEMM_VARIANT_COUNT)
+        return snprintf(err, n, "gemm: unknown variant %d", (int)variant), CUTE_ERR_INVALID;
+    const cute_call_arg *in[3] = {A, B, C};
+    cute_status s = check_operands(in, err, n);
+    if (s == CUTE_OK) s = check_shapes(A, B, C, err, n);
+    if (s != CUTE_OK) return s;
+    if (!isfinite(alpha) || !isfinite(beta))
+        return invalid(err, n, "gemm: alpha (%g) and beta (%g) must be finite", alpha, beta);
+    if (C->shape[0] == 0 || C->shape[1] == 0) return CUTE_OK; /* nothing to write */
+    cute_call_arg args[5] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta)};
+    if (A->shape[1] == 0 && (s = zero_k(lib, &args[0], &args[1], err, n)) != CUTE_OK) return s;
+    cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype};
+    s = check_layouts(args, &cfg, err, n);
+    if (s != CUTE_OK) return s;
+    entry *e = pick(lib, variant, &cfg);
+    if (!e) return snprintf(err, n, "gemm: out of memory"), CUTE_ERR_OOM;
+    if (!e->fn) return explain(lib, variant, &cfg, err, n), CUTE_ERR_COMPILE;
+    s = cute_call(e->fn, stream, 5, args);
+    if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", names[e->cfg.variant], cute_fn_error(e->fn));
+    return s;
+}

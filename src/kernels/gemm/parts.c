@@ -1,0 +1,63 @@
+/* The pieces every GEMM body is made of: the block's tiles, a k-tile's partition and its
+ * bounds predicate, and the epilogue. */
+#include "cutec/notation.h"
+#include "kernels/gemm/gemm_internal.h"
+
+gemm_tiles gemm_block_tiles(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_tensor mB,
+                            cute_tensor mC, cute_tensor cA, cute_tensor cB, cute_tensor cC)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    gemm_tiles t;
+    t.M = mC.layout.shape.leaf[0];
+    t.N = mC.layout.shape.leaf[1];
+    t.K = mA.layout.shape.leaf[1];
+    cute_int bm = cute_block_idx(c, 0), bn = cute_block_idx(c, 1);
+    cute_tuple cta = cute_tuple_fmt(a, "(%lld,%lld,%lld)", (long long)p->bm, (long long)p->bn, (long long)p->bk);
+    cute_tuple coord = cute_tuple_fmt(a, "(%I,%I,_)", bm, bn);
+    /* seed 002's projections: A takes (M,K), B (N,K), C (M,N) of the (bm,bn,bk) tiler */
+    cute_tuple projA = cute_tuple_parse(a, "(1,_,1)"), projB = cute_tuple_parse(a, "(_,1,1)"),
+               projC = cute_tuple_parse(a, "(1,1,_)");
+    t.gA = cute_tensor_local_tile(c, mA, cta, coord, &projA);
+    t.gB = cute_tensor_local_tile(c, mB, cta, coord, &projB);
+    t.gC = cute_tensor_local_tile(c, mC, cta, coord, &projC);
+    t.kA = cute_tensor_local_tile(c, cA, cta, coord, &projA);
+    t.kB = cute_tensor_local_tile(c, cB, cta, coord, &projB);
+    t.kC = cute_tensor_local_tile(c, cC, cta, coord, &projC);
+    cute_layout k_mode = cute_get(a, &t.gA.layout, 2);
+    t.k_tiles = cute_size(a, &k_mode);
+    return t;
+}
+
+cute_tensor gemm_ktile_src(cute_ctx *c, cute_thr_copy thr, cute_tensor g, cute_int kt)
+{
+    cute_tuple at = cute_tuple_fmt(cute_ctx_alg(c), "(_,_,%I)", kt);
+    return cute_partition_S(c, thr, cute_tensor_slice(c, g, at));
+}
+
+cute_ssa gemm_ktile_pred(cute_ctx *c, cute_thr_copy thr, cute_tensor k, cute_int kt,
+                         cute_int rows_extent, cute_int K)
+{
+    cute_tensor part = gemm_ktile_src(c, thr, k, kt);
+    return cute_elem_less(c, part, cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", rows_extent, K));
+}
+
+void gemm_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
+                   cute_tensor acc, cute_val alpha, cute_val beta)
+{
+    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
+    cute_tensor tCgC = cute_partition_C(c, thr, t->gC);
+    cute_tensor tCkC = cute_partition_C(c, thr, t->kC);
+    cute_ssa in = cute_elem_less(c, tCkC, cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", t->M, t->N));
+    cute_ssa ab = cute_tensor_load(c, acc);
+    ab = cute_ssa_binop(c, CUTE_OP_MUL, ab, cute_ssa_scalar(c, alpha, ab.shape));
+    cute_val zero = cute_val_const(c, (cute_dtype)acc.dtype, 0.0);
+    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_EQ, beta, zero)) {
+        cute_tensor_store_if(c, tCgC, ab, in);
+    }
+    CUTE_ELSE(c) {
+        cute_ssa old = cute_tensor_load_if(c, tCgC, in, 0.0);
+        cute_ssa r = cute_ssa_binop(c, CUTE_OP_ADD, ab,
+                                    cute_ssa_binop(c, CUTE_OP_MUL, old, cute_ssa_scalar(c, beta, old.shape)));
+        cute_tensor_store_if(c, tCgC, r, in);
+    }
+}
