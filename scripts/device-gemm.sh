@@ -12,12 +12,17 @@ log="$out/gemm.log"
     echo "== build"
     make -j16 all tests 2>&1 | grep -E "error|warning" | head -40
     echo "== tests"
-    for t in atom/tiled_copy_test tensor/smem_test cli/cublas_test kernels/gemm/lib_test kernels/gemm/gemm_test; do
+    for t in atom/tiled_copy_test atom/atom_swap_test tensor/smem_test tensor/tensor_test cli/cublas_test kernels/gemm/lib_test kernels/gemm/gemm_test; do
         [ -x build/tests/$t ] && timeout 500 build/tests/$t 2>&1 | tail -8
     done
-    echo "== bench gemm f32"
+    echo "== bench gemm f32 (nt: every operand column-major as (M,K), (N,K), (M,N))"
     build/cutec bench gemm --dtype f32 --sizes ${SIZES:-4096,8192} --iters ${ITERS:-10} 2>&1
-    [ -n "${F64:-}" ] && build/cutec bench gemm --dtype f64 --sizes 4096 --iters 5 2>&1
+    echo "== bench gemm f32 tn (A and B K-major)"
+    build/cutec bench gemm --dtype f32 --layout tn --sizes ${SIZES:-4096,8192} --iters ${ITERS:-10} 2>&1 | grep -v "^#"
+    echo "== bench gemm f64"
+    build/cutec bench gemm --dtype f64 --sizes 4096 --iters 5 2>&1 | grep -v "^#"
+    echo "== run gemm, every element checked"
+    build/cutec run gemm --m 1021 --n 509 --k 263 --layout tnt 2>&1 | tail -2
     echo "== registers per variant"
     for v in registers shared pipelined; do
         build/cutec compile gemm --variant $v --emit cuda > /tmp/g_$v.cu 2>&1

@@ -100,6 +100,11 @@ void cute_copy(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_te
  * destination is left alone */
 void cute_copy_if(cute_ctx *c, const cute_copy_atom *atom, cute_ssa pred, cute_tensor src,
                   cute_tensor dst);
+/* CuTe's copy_if exactly: one predicate per atom, the AND of its values' (an atom runs
+ * whole or not at all).  For callers that know no atom straddles the edge of the data
+ * (the vector width divides the extent); else cute_copy_if. */
+void cute_copy_if_whole(cute_ctx *c, const cute_copy_atom *atom, cute_ssa pred, cute_tensor src,
+                        cute_tensor dst);
 /* dst = src with the widest accesses (up to 16 bytes) the layouts and alignment prove */
 void cute_autovec_copy(cute_ctx *c, cute_tensor src, cute_tensor dst);
 /* every element of a register tensor set to 0 */
@@ -115,6 +120,7 @@ void cute_axpby(cute_ctx *c, cute_val alpha, cute_tensor x, cute_val beta, cute_
 #define cute_retile_D(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_retile_D((c), __VA_ARGS__))
 #define cute_copy(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_copy((c), __VA_ARGS__))
 #define cute_copy_if(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_copy_if((c), __VA_ARGS__))
+#define cute_copy_if_whole(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_copy_if_whole((c), __VA_ARGS__))
 #define cute_autovec_copy(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_autovec_copy((c), __VA_ARGS__))
 #define cute_clear(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_clear((c), __VA_ARGS__))
 #define cute_axpby(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_axpby((c), __VA_ARGS__))

@@ -78,7 +78,9 @@ typedef struct cute_gemm_config {
     cute_gemm_variant variant;
     cute_dtype dtype;         /* CUTE_F32 or CUTE_F64 */
     int major[3];             /* A, B, C: the unit-stride mode */
-    int align_bytes;          /* assumed alignment of every pointer and leading dimension */
+    int align_bytes;          /* assumed alignment, in bytes, of every pointer, leading
+                                 dimension and unit-stride extent (so that no vector of that
+                                 many bytes straddles a matrix's edge) */
 } cute_gemm_config;
 
 /* Compile one kernel; call it with (A, B, C, alpha, beta). */

@@ -104,7 +104,7 @@ static cute_layout by_atom(cute_ctx *c, const cute_layout *L, int vals)
 }
 
 static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,
-                       const cute_ssa *pred, const char *what)
+                       const cute_ssa *pred, bool whole, const char *what)
 {
     if (!ctx_ok(c) || !same_size(c, &src, &dst, what)) return;
     int n = static_size(c, &src, what);
@@ -153,7 +153,7 @@ static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src,
             each[i] = pred->v[po.leaf[0].v + cute_layout_eval(&c->alg, &pl, cute_i(i)).v];
             all = all ? cute_ir_op(&c->b, CUTE_OP_AND, cute_type_of(CUTE_I1), all, each[i], 0) : each[i];
         }
-        if (vals == 1 || vals > 64) {
+        if (vals == 1 || vals > 64 || whole) {
             atom->emit(c, atom, sj, dj, all);
             continue;
         }
@@ -175,13 +175,19 @@ static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src,
 
 void cute_copy(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst)
 {
-    copy_atoms(c, atom, src, dst, NULL, "cute_copy");
+    copy_atoms(c, atom, src, dst, NULL, false, "cute_copy");
 }
 
 void cute_copy_if(cute_ctx *c, const cute_copy_atom *atom, cute_ssa pred, cute_tensor src,
                   cute_tensor dst)
 {
-    copy_atoms(c, atom, src, dst, &pred, "cute_copy_if");
+    copy_atoms(c, atom, src, dst, &pred, false, "cute_copy_if");
+}
+
+void cute_copy_if_whole(cute_ctx *c, const cute_copy_atom *atom, cute_ssa pred, cute_tensor src,
+                        cute_tensor dst)
+{
+    copy_atoms(c, atom, src, dst, &pred, true, "cute_copy_if_whole");
 }
 
 void cute_axpby(cute_ctx *c, cute_val alpha, cute_tensor x, cute_val beta, cute_tensor y)

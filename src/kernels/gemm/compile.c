@@ -65,9 +65,11 @@ cute_launch_cfg gemm_launch_cfg(cute_ctx *c, const gemm_plan *p, cute_tensor mC,
 
 static const char *major_text(int major, int align_elems, char *buf, size_t n)
 {
-    /* the leading dimension promises the alignment too, so vector accesses stay aligned */
+    /* the leading dimension promises the alignment too, so vector accesses stay aligned,
+     * and so does the unit-stride extent, so a vector is wholly inside or outside */
     if (align_elems > 1)
-        snprintf(buf, n, major == 0 ? "(?,?):(1,?{div=%d})" : "(?,?):(?{div=%d},1)", align_elems);
+        snprintf(buf, n, major == 0 ? "(?{div=%d},?):(1,?{div=%d})" : "(?,?{div=%d}):(?{div=%d},1)",
+                 align_elems, align_elems);
     else
         snprintf(buf, n, major == 0 ? "(?,?):(1,?)" : "(?,?):(?,1)");
     return buf;

@@ -66,11 +66,13 @@ static void run(cute_runtime *rt, cute_gemm_variant v, const problem *pr, const 
     snprintf(what, sizeof what, "%s %s %s %lldx%lldx%lld majors %d%d%d beta %g", backend,
              cute_gemm_variant_name(v), cute_dtype_name(d), (long long)M, (long long)N, (long long)K,
              pr->major[0], pr->major[1], pr->major[2], pr->beta);
-    /* the alignment every leading dimension allows (the pointers are 256-byte aligned) */
+    /* the alignment every leading dimension and unit-stride extent allows (the pointers are
+     * 256-byte aligned) */
     int64_t lds[3] = {(pr->major[0] ? K : M) + pad_ld, (pr->major[1] ? K : N) + pad_ld, (pr->major[2] ? N : M) + pad_ld};
+    int64_t runs[3] = {pr->major[0] ? K : M, pr->major[1] ? K : N, pr->major[2] ? N : M}; /* unit-stride extents */
     int align = 16;
     for (int i = 0; i < 3; i++)
-        while (align > (int)es && (lds[i] * (int64_t)es) % align) align /= 2;
+        while (align > (int)es && ((lds[i] * (int64_t)es) % align || (runs[i] * (int64_t)es) % align)) align /= 2;
     cute_gemm_config cfg = {v, d, {pr->major[0], pr->major[1], pr->major[2]}, align};
     cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
     CHECK(f != NULL, "%s: %s", what, err);

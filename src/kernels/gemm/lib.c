@@ -118,13 +118,17 @@ static int pow2_dividing(int64_t v)
 /* What the kernels assume of x, made true: the unit mode's stride is 1, and a leading
  * dimension that is never stepped (its extent is 1) is 16 bytes, so that it contradicts no
  * alignment (dynamic strides must be positive).
- * Returns the alignment x can promise: its address and its leading dimension in bytes. */
+ * Returns the alignment x can promise: its address, its leading dimension and the extent of
+ * its unit-stride mode, in bytes (cute_gemm_config.align_bytes). */
 static int normalize(cute_call_arg *x, int major)
 {
     int other = 1 - major, esize = cute_dtype_bytes((cute_dtype)x->dtype);
     x->stride[major] = 1;
     if (x->shape[other] == 1) x->stride[other] = 16 / esize; /* divisible by any alignment */
     int align = cute_call_arg_alignment(x, 16), ld = pow2_dividing(x->stride[other] * esize);
+    /* the unit-stride extent too: then no vector straddles the matrix's edge */
+    int run = pow2_dividing(x->shape[major] * esize);
+    if (run < align) align = run;
     return ld < align ? ld : align;
 }
 
