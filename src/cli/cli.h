@@ -25,5 +25,8 @@ int cmd_bench_gemm(int argc, char **argv); /* gemm_cmd.c: cutec bench gemm ... *
 struct cute_fn;
 int cli_emit_kernel(const struct cute_fn *f, const char *emit, const char *arch);
 int cmd_compile_gemm(int argc, char **argv); /* gemm_compile_cmd.c: cutec compile gemm ... */
+/* gemm_cmd.c: BLAS's layout letters ("tn", "ntt") as the unit-stride mode of A, B, C */
+#include <stdbool.h>
+bool cli_gemm_layout_majors(const char *letters, int major[3]);
 
 #endif

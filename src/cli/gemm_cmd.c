@@ -215,6 +215,14 @@ static void majors(const char *layout, int major[3])
     major[2] = layout[2] == 't' ? 1 : 0;
 }
 
+bool cli_gemm_layout_majors(const char *s, int major[3])
+{
+    char letters[4];
+    if (!parse_layout(s, letters)) return false;
+    majors(letters, major);
+    return true;
+}
+
 static const char *major_words(const char *layout)
 {
     static char buf[96];

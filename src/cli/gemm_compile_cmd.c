@@ -10,14 +10,14 @@ static int usage(void)
 {
     fputs("usage: cutec compile gemm [--variant registers|shared|pipelined] [--dtype f32|f64]\n"
           "         [--layout XYZ] [--align BYTES] [--emit ir|cuda|ptx|sass] [--arch sm_90a]\n"
-          "  --layout: a letter per operand A, B, C: n = the M (N) mode has unit stride,\n"
-          "            t = the K mode (C: the N mode) has (default nnn)\n", stderr);
+          "  --layout: BLAS's letters as in `cutec run gemm help` (default nt: A M-major,\n"
+          "            B N-major, C column-major)\n", stderr);
     return CLI_USAGE;
 }
 
 int cmd_compile_gemm(int argc, char **argv)
 {
-    cute_gemm_config cfg = {CUTE_GEMM_PIPELINED, CUTE_F32, {0, 0, 0}, 16};
+    cute_gemm_config cfg = {CUTE_GEMM_PIPELINED, CUTE_F32, {0, 0, 0}, 16}; /* "nt" */
     const char *emit = "cuda", *arch = getenv("CUTEC_ARCH");
     for (int i = 2; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -40,13 +40,10 @@ int cmd_compile_gemm(int argc, char **argv)
                 return usage();
             }
         } else if (!strcmp(k, "--layout")) {
-            size_t n = strlen(v);
-            for (size_t j = 0; j < n; j++)
-                if ((v[j] != 'n' && v[j] != 't') || n < 2 || n > 3) {
-                    fprintf(stderr, "cutec compile gemm: --layout %s (two or three of n, t)\n", v);
-                    return usage();
-                }
-            for (size_t j = 0; j < n; j++) cfg.major[j] = v[j] == 't';
+            if (!cli_gemm_layout_majors(v, cfg.major)) {
+                fprintf(stderr, "cutec compile gemm: --layout %s (two or three of n, t)\n", v);
+                return usage();
+            }
         } else if (!strcmp(k, "--align")) {
             cfg.align_bytes = atoi(v);
         } else if (!strcmp(k, "--emit")) {
