@@ -112,6 +112,10 @@ void cute_clear(cute_ctx *c, cute_tensor t);
 /* y = alpha * x + beta * y, elementwise over equally shaped tensors (y in registers or
  * memory); beta == 0 reads no y (BLAS's rule: y may hold NaN) */
 void cute_axpby(cute_ctx *c, cute_val alpha, cute_tensor x, cute_val beta, cute_tensor y);
+/* the same where pred (an i1 TensorSSA shaped like y) holds; y elsewhere is not touched
+ * (a GEMM epilogue's tails) */
+void cute_axpby_if(cute_ctx *c, cute_ssa pred, cute_val alpha, cute_tensor x, cute_val beta,
+                   cute_tensor y);
 
 #ifndef CUTEC_NO_SITE_MACROS
 #define cute_partition_S(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_S((c), __VA_ARGS__))
@@ -123,6 +127,7 @@ void cute_axpby(cute_ctx *c, cute_val alpha, cute_tensor x, cute_val beta, cute_
 #define cute_copy_if_whole(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_copy_if_whole((c), __VA_ARGS__))
 #define cute_autovec_copy(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_autovec_copy((c), __VA_ARGS__))
 #define cute_clear(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_clear((c), __VA_ARGS__))
+#define cute_axpby_if(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_axpby_if((c), __VA_ARGS__))
 #define cute_axpby(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_axpby((c), __VA_ARGS__))
 #endif
 

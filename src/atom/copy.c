@@ -190,18 +190,38 @@ void cute_copy_if_whole(cute_ctx *c, const cute_copy_atom *atom, cute_ssa pred, 
     copy_atoms(c, atom, src, dst, &pred, true, "cute_copy_if_whole");
 }
 
-void cute_axpby(cute_ctx *c, cute_val alpha, cute_tensor x, cute_val beta, cute_tensor y)
+/* y = alpha x + beta y where pred holds (all of y when pred is NULL) */
+static void axpby(cute_ctx *c, cute_val alpha, cute_tensor x, cute_val beta, cute_tensor y,
+                  const cute_ssa *pred, const char *what)
 {
-    if (!ctx_ok(c) || !same_size(c, &x, &y, "cute_axpby")) return;
+    if (!ctx_ok(c) || !same_size(c, &x, &y, what)) return;
     cute_ssa xs = cute_tensor_load(c, x);
     cute_ssa ax = cute_ssa_binop(c, CUTE_OP_MUL, xs, cute_ssa_scalar(c, alpha, xs.shape));
     cute_val zero = cute_val_const(c, (cute_dtype)y.dtype, 0.0);
+    bool masked = pred && y.kind != CUTE_TENSOR_RMEM;
     /* beta == 0: y is written, never read (it may hold anything, NaN included) */
     ctx_open_if(c, cute_val_cmp(c, CUTE_OP_EQ, beta, zero).r);
-    cute_tensor_store(c, y, ax);
+    if (masked)
+        cute_tensor_store_if(c, y, ax, *pred);
+    else
+        cute_tensor_store(c, y, ax);
     ctx_open_else(c);
-    cute_ssa ys = cute_tensor_load(c, y);
+    cute_ssa ys = masked ? cute_tensor_load_if(c, y, *pred, 0.0) : cute_tensor_load(c, y);
     cute_ssa r = cute_ssa_binop(c, CUTE_OP_ADD, ax, cute_ssa_binop(c, CUTE_OP_MUL, ys, cute_ssa_scalar(c, beta, ys.shape)));
-    cute_tensor_store(c, y, r);
+    if (masked)
+        cute_tensor_store_if(c, y, r, *pred);
+    else
+        cute_tensor_store(c, y, r);
     ctx_close(c);
+}
+
+void cute_axpby(cute_ctx *c, cute_val alpha, cute_tensor x, cute_val beta, cute_tensor y)
+{
+    axpby(c, alpha, x, beta, y, NULL, "cute_axpby");
+}
+
+void cute_axpby_if(cute_ctx *c, cute_ssa pred, cute_val alpha, cute_tensor x, cute_val beta,
+                   cute_tensor y)
+{
+    axpby(c, alpha, x, beta, y, &pred, "cute_axpby_if");
 }

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "cli/cublas.h"
 #include "cutec/kernels.h"
+#include "kernels/gemm/gemm_ref.h"
 #include "cutec/runtime.h"
 #include "kernels/ew_ref.h"
 
@@ -190,7 +191,8 @@ typedef struct operand {
 
 static int64_t at(const operand *x, int64_t i, int64_t j)
 {
-    return x->major == 0 ? i + j * x->ld : i * x->ld + j;
+    gemm_ref_operand r = {x->host, x->ld, x->major};
+    return gemm_ref_at(&r, i, j);
 }
 
 static cute_call_arg arg_of(const operand *x, cute_dtype d)
@@ -286,15 +288,9 @@ static void problem_drop(cute_backend *b, problem *p)
 static void ref_element(const problem *p, double alpha, double beta, int64_t m, int64_t n,
                         double *ref, double *mag)
 {
-    double s = 0, t = 0;
-    for (int64_t k = 0; k < p->k; k++) {
-        double x = ew_get(p->dtype, p->a.host, at(&p->a, m, k)) *
-                   ew_get(p->dtype, p->b.host, at(&p->b, n, k));
-        s += x, t += fabs(x);
-    }
-    double c = ew_get(p->dtype, p->c0, at(&p->c, m, n));
-    *ref = alpha * s + beta * c;
-    *mag = fabs(alpha) * t + fabs(beta * c);
+    gemm_ref_operand a = {p->a.host, p->a.ld, p->a.major}, b = {p->b.host, p->b.ld, p->b.major},
+                     c = {p->c0, p->c.ld, p->c.major};
+    *ref = gemm_ref_element(p->dtype, &a, &b, &c, p->k, m, n, alpha, beta, mag);
 }
 
 typedef struct verdict {

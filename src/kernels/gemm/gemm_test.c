@@ -11,6 +11,7 @@
 #include "check.h"
 #include "cutec/kernels.h"
 #include "kernels/ew_ref.h"
+#include "kernels/gemm/gemm_ref.h"
 
 static uint64_t seed;
 
@@ -101,18 +102,11 @@ static void run(cute_runtime *rt, cute_gemm_variant v, const problem *pr, const 
     /* every element when small, else a random sample of 4096 */
     int64_t total = M * N, samples = total <= 1 << 20 ? total : 4096, bad = 0;
     double worst = 0, tol = d == CUTE_F64 ? 1e-12 : 1e-5;
+    gemm_ref_operand rA = {A, lds[0], pr->major[0]}, rB = {B, lds[1], pr->major[1]}, rC0 = {C0, lds[2], pr->major[2]};
     for (int64_t s_i = 0; s_i < samples; s_i++) {
         int64_t e = samples == total ? s_i : (int64_t)((ew_random(&seed) + 2.0) / 4.0 * (double)total) % total; /* [-2,2) */
         int64_t m = e % M, n = e / M;
-        double ref = 0, mag = 0;
-        for (int64_t k = 0; k < K; k++) {
-            double x = get(A, d, at(m, k, M, K, pr->major[0])) * get(B, d, at(n, k, N, K, pr->major[1]));
-            ref += x;
-            mag += fabs(x);
-        }
-        double c0 = pr->beta == 0 ? 0 : get(C0, d, at(m, n, M, N, pr->major[2]));
-        ref = pr->alpha * ref + pr->beta * c0;
-        mag = fabs(pr->alpha) * mag + fabs(pr->beta * c0);
+        double mag, ref = gemm_ref_element(d, &rA, &rB, &rC0, K, m, n, pr->alpha, pr->beta, &mag);
         double got = get(C, d, at(m, n, M, N, pr->major[2]));
         double err_rel = fabs(got - ref) / (mag > 0 ? mag : 1);
         if (!(err_rel <= tol)) bad++;

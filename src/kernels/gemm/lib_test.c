@@ -11,6 +11,7 @@
 #include "check.h"
 #include "cutec/kernels.h"
 #include "kernels/ew_ref.h"
+#include "kernels/gemm/gemm_ref.h"
 
 static uint64_t seed;
 
@@ -110,7 +111,8 @@ typedef struct operand {
 
 static int64_t at(const operand *x, int64_t i, int64_t j)
 {
-    return x->major == 0 ? i + j * x->ld : i * x->ld + j;
+    gemm_ref_operand r = {x->host, x->ld, x->major};
+    return gemm_ref_at(&r, i, j);
 }
 
 static void make(cute_backend *b, operand *x, cute_dtype d, int64_t rows, int64_t cols, int major,
@@ -165,18 +167,12 @@ static bool product(cute_runtime *rt, cute_gemm_lib *lib, cute_gemm_variant v, c
         CHECK(s == CUTE_OK, "gemm %s %s %lldx%lldx%lld: %s", cute_gemm_variant_name(v), cute_dtype_name(d),
               (long long)M, (long long)N, (long long)K, err);
         b->vt->download(b->self, C.host, &C.buf, 0, cbytes);
+        gemm_ref_operand rA = {A.host, A.ld, A.major}, rB = {B.host, B.ld, B.major}, rC0 = {c0, C.ld, C.major};
         int64_t bad = 0;
         double worst = 0;
         for (int64_t m = 0; m < M; m++)
             for (int64_t n = 0; n < N; n++) {
-                double ref = 0, mag = 0;
-                for (int64_t k = 0; k < K; k++) {
-                    double t = ew_get(d, A.host, at(&A, m, k)) * ew_get(d, B.host, at(&B, n, k));
-                    ref += t, mag += fabs(t);
-                }
-                double old = ew_get(d, c0, at(&C, m, n));
-                ref = alpha * ref + beta * old;
-                mag = fabs(alpha) * mag + fabs(beta * old);
+                double mag, ref = gemm_ref_element(d, &rA, &rB, &rC0, K, m, n, alpha, beta, &mag);
                 double e = fabs(ew_get(d, C.host, at(&C, m, n)) - ref) / (mag > 0 ? mag : 1);
                 if (!(e <= tol)) bad++;
                 if (e > worst) worst = e;

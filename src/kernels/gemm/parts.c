@@ -48,16 +48,5 @@ void gemm_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_til
     cute_tensor tCgC = cute_partition_C(c, thr, t->gC);
     cute_tensor tCkC = cute_partition_C(c, thr, t->kC);
     cute_ssa in = cute_elem_less(c, tCkC, cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", t->M, t->N));
-    cute_ssa ab = cute_tensor_load(c, acc);
-    ab = cute_ssa_binop(c, CUTE_OP_MUL, ab, cute_ssa_scalar(c, alpha, ab.shape));
-    cute_val zero = cute_val_const(c, (cute_dtype)acc.dtype, 0.0);
-    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_EQ, beta, zero)) {
-        cute_tensor_store_if(c, tCgC, ab, in);
-    }
-    CUTE_ELSE(c) {
-        cute_ssa old = cute_tensor_load_if(c, tCgC, in, 0.0);
-        cute_ssa r = cute_ssa_binop(c, CUTE_OP_ADD, ab,
-                                    cute_ssa_binop(c, CUTE_OP_MUL, old, cute_ssa_scalar(c, beta, old.shape)));
-        cute_tensor_store_if(c, tCgC, r, in);
-    }
+    cute_axpby_if(c, in, alpha, acc, beta, tCgC);
 }
