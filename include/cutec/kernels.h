@@ -81,7 +81,15 @@ typedef struct cute_gemm_config {
     int align_bytes;          /* assumed alignment, in bytes, of every pointer, leading
                                  dimension and unit-stride extent (so that no vector of that
                                  many bytes straddles a matrix's edge) */
+    int64_t index_bound;      /* 0: 64-bit index arithmetic, any size.  Else every extent and
+                                 stride is at most this (cute_index_bound, checked at each
+                                 call) and the index arithmetic is proven to fit in 32 bits:
+                                 CUTE_GEMM_INDEX_BOUND is the largest bound that proves */
 } cute_gemm_config;
+
+/* Extents and leading dimensions up to 2^15 keep every GEMM index below 2^31 (the
+ * largest offset is about K * ld + M); the library uses the 32-bit kernels up to it. */
+#define CUTE_GEMM_INDEX_BOUND 32768
 
 /* Compile one kernel; call it with (A, B, C, alpha, beta). */
 cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n);
@@ -90,6 +98,9 @@ cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *
 typedef struct cute_gemm_lib cute_gemm_lib;
 cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt);
 void cute_gemm_lib_free(cute_gemm_lib *lib);
+/* the patterns compiled so far (those that failed included), in order of first use */
+int cute_gemm_lib_size(const cute_gemm_lib *lib);
+const cute_gemm_config *cute_gemm_lib_entry(const cute_gemm_lib *lib, int i);
 /* C = alpha A B^T + beta C; A (M,K), B (N,K), C (M,N) tensors of one dtype, each with a
  * unit stride in one mode; variant AUTO picks the kernel for the shape */
 cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute_call_arg *A,

@@ -63,6 +63,14 @@ int cute_symbolic_nsymbols(const cute_symbolic *s);
 /* the name, divisor and lower bound of symbol i; false if i is out of range */
 bool cute_symbolic_symbol_info(const cute_symbolic *s, int i, const char **name, int64_t *div,
                                int64_t *lower_bound);
+/* Narrow symbol i's bounds to [lower_bound, upper_bound] (CUTE_SYM_NO_BOUND / INT64_MAX:
+ * leave that side): facts proven afterwards use them, and eval refuses values outside.
+ * Terms built from the symbol before keep their wider ranges (still true).  False if i is
+ * out of range. */
+bool cute_symbolic_tighten(cute_symbolic *s, int i, int64_t lower_bound, int64_t upper_bound);
+/* Bounds of x's value over every value of the symbols their facts allow: *lo = INT64_MIN
+ * when unbounded below, *hi = INT64_MAX when unbounded above.  False for a foreign handle. */
+bool cute_symbolic_range(cute_symbolic *s, cute_int x, int64_t *lo, int64_t *hi);
 /* the index of x if x is exactly one symbol (any multiple is not), else -1 */
 int cute_symbolic_symbol_index(const cute_symbolic *s, cute_int x);
 
@@ -103,6 +111,7 @@ typedef struct cute_symbolic_atom {
     cute_int_op op;    /* else: op(a, b) / scale; b unused for unary ops */
     cute_int a, b;
     int64_t scale;
+    int64_t lo, hi; /* the atom's range (INT64_MIN / INT64_MAX: unbounded) */
 } cute_symbolic_atom;
 /* the number of terms of x (0 for the static 0), or -1 for a foreign handle */
 int cute_symbolic_nterms(cute_symbolic *s, cute_int x);

@@ -57,8 +57,23 @@ cute_int cute_block_dim(cute_ctx *c, int dim);
 cute_int cute_grid_dim(cute_ctx *c, int dim);
 cute_int cute_lane_idx(cute_ctx *c);
 cute_int cute_warp_idx(cute_ctx *c);
-/* the IR value of an index integer (emitted now, in the current scope) */
+/* the IR value of an index integer (emitted now, in the current scope), as type d */
 cute_val cute_int_value(cute_ctx *c, cute_int x, cute_dtype d);
+/* ... in the width its proven range allows: i32 where every value computed on the way
+ * fits (see cute_index_bound), else i64 -- for offsets and comparisons */
+cute_val cute_int_index(cute_ctx *c, cute_int x);
+/* Promise that every dynamic integer of the arguments (extents, strides, integer scalars)
+ * lies in [-bound, bound].  Call it in a host function before its launches.  Each call of
+ * the compiled function checks the promise and refuses, naming the value, an argument that
+ * breaks it.  With these ranges (and the launch's grid and block, which follow from them)
+ * the tracer proves most index arithmetic fits in 32 bits and emits it so; what it cannot
+ * prove stays 64-bit.  bound: 1 to 2^31 - 1. */
+void cute_index_bound(cute_ctx *c, int64_t bound);
+int64_t cute_ctx_index_bound(const cute_ctx *c); /* the bound given (0: none) */
+/* the largest grid and block a kernel is launched with (the jit layer sets them from the
+ * launch recipe before tracing the kernel; 0: the hardware's limits); the special
+ * registers' ranges follow from them */
+void cute_kernel_launch_extents(cute_ctx *c, const int64_t grid_max[3], const int64_t block_max[3]);
 /* a run-time integer as an index integer (a fresh unknown bound to v) */
 cute_int cute_int_from_val(cute_ctx *c, cute_val v, int64_t lower_bound);
 /* conditions on index integers, as predicates */
@@ -138,6 +153,7 @@ void cute_printf(cute_ctx *c, const char *fmt, int n, const cute_val *args);
 #define cute_lane_idx(c) (cute_ctx_site((c), __FILE__, __LINE__), cute_lane_idx(c))
 #define cute_warp_idx(c) (cute_ctx_site((c), __FILE__, __LINE__), cute_warp_idx(c))
 #define cute_int_value(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_int_value((c), __VA_ARGS__))
+#define cute_int_index(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_int_index((c), __VA_ARGS__))
 #define cute_int_from_val(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_int_from_val((c), __VA_ARGS__))
 #define cute_int_lt(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_int_lt((c), __VA_ARGS__))
 #define cute_int_eq(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_int_eq((c), __VA_ARGS__))

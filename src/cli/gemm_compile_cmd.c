@@ -9,15 +9,18 @@
 static int usage(void)
 {
     fputs("usage: cutec compile gemm [--variant registers|shared|pipelined] [--dtype f32|f64]\n"
-          "         [--layout XYZ] [--align BYTES] [--emit ir|cuda|ptx|sass] [--arch sm_90a]\n"
+          "         [--layout XYZ] [--align BYTES] [--index 32|64] [--emit ir|cuda|ptx|sass]\n"
+          "         [--arch sm_90a]\n"
           "  --layout: BLAS's letters as in `cutec run gemm help` (default nt: A M-major,\n"
-          "            B N-major, C column-major)\n", stderr);
+          "            B N-major, C column-major)\n"
+          "  --index:  32 (default): the kernel the library runs for extents and leading\n"
+          "            dimensions up to 32768, its index arithmetic in 32 bits; 64: any size\n", stderr);
     return CLI_USAGE;
 }
 
 int cmd_compile_gemm(int argc, char **argv)
 {
-    cute_gemm_config cfg = {CUTE_GEMM_PIPELINED, CUTE_F32, {0, 0, 0}, 16}; /* "nt" */
+    cute_gemm_config cfg = {CUTE_GEMM_PIPELINED, CUTE_F32, {0, 0, 0}, 16, CUTE_GEMM_INDEX_BOUND}; /* "nt" */
     const char *emit = "cuda", *arch = getenv("CUTEC_ARCH");
     for (int i = 2; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -46,6 +49,12 @@ int cmd_compile_gemm(int argc, char **argv)
             }
         } else if (!strcmp(k, "--align")) {
             cfg.align_bytes = atoi(v);
+        } else if (!strcmp(k, "--index")) {
+            if (strcmp(v, "32") && strcmp(v, "64")) {
+                fprintf(stderr, "cutec compile gemm: --index %s (32 or 64)\n", v);
+                return usage();
+            }
+            cfg.index_bound = !strcmp(v, "32") ? CUTE_GEMM_INDEX_BOUND : 0;
         } else if (!strcmp(k, "--emit")) {
             emit = v;
         } else if (!strcmp(k, "--arch")) {

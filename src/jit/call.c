@@ -129,6 +129,12 @@ static cute_status leaf(cute_fn *f, int k, const spec_leaf *s, int64_t v, const 
     if (h->div > 1 && v % h->div != 0)
         return bad(f, "argument %d: %s %d is %lld, not a multiple of %lld as the spec promises", k,
                    what, i, (long long)v, (long long)h->div);
+    int64_t bound = cute_ctx_index_bound(f->c);
+    if (bound && (v > bound || v < -bound))
+        return bad(f,
+                   "argument %d: %s %d is %lld, beyond the bound %lld the function was compiled "
+                   "with (cute_index_bound: its index arithmetic is 32-bit)",
+                   k, what, i, (long long)v, (long long)bound);
     f->values[h->sym] = v;
     return CUTE_OK;
 }

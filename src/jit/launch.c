@@ -185,7 +185,17 @@ bool cute__launch_begin(cute_ctx *c, const char *kernel, cute_launch_cfg cfg, co
     f->cur = r;
     char name[64];
     snprintf(name, sizeof name, "%s_%d", kernel, f->nkernels);
-    return cute_kernel_begin(c, name);
+    if (!cute_kernel_begin(c, name)) return false;
+    /* the special registers' ranges: the largest grid and block this recipe can give */
+    int64_t gmax[3], bmax[3], lo;
+    for (int i = 0; i < 3; i++) {
+        if (!cute_symbolic_range(c->sym, r->grid[i], &lo, &gmax[i]) || gmax[i] > INT32_MAX) gmax[i] = 0;
+        if (!cute_symbolic_range(c->sym, r->block[i], &lo, &bmax[i]) || bmax[i] > 1024) bmax[i] = 0;
+        if (gmax[i] < 0) gmax[i] = 0;
+        if (bmax[i] < 0) bmax[i] = 0;
+    }
+    cute_kernel_launch_extents(c, gmax, bmax);
+    return true;
 }
 
 void cute__launch_end(cute_ctx *c)

@@ -57,7 +57,7 @@ typedef struct atom {
 
 typedef struct symbol {
     char *name;
-    int64_t div, lb;
+    int64_t div, lb, ub; /* ub: NO_HI when none */
     uint32_t atom;
 } symbol;
 
@@ -988,6 +988,7 @@ static cute_int make_symbol(cute_symbolic *S, const char *name, int64_t div, int
     sy->name = copy;
     sy->div = div;
     sy->lb = lb;
+    sy->ub = NO_HI;
     sy->atom = id;
     atom *t = &S->atoms[id];
     t->kind = ATOM_SYM;
@@ -1075,6 +1076,35 @@ bool cute_symbolic_symbol_info(const cute_symbolic *S, int i, const char **name,
     return true;
 }
 
+bool cute_symbolic_tighten(cute_symbolic *S, int i, int64_t lower_bound, int64_t upper_bound)
+{
+    if (i < 0 || (uint32_t)i >= S->nsyms) return false;
+    symbol *sy = &S->syms[i];
+    if (lower_bound != CUTE_SYM_NO_BOUND && (sy->lb == CUTE_SYM_NO_BOUND || lower_bound > sy->lb))
+        sy->lb = lower_bound;
+    if (upper_bound < sy->ub) sy->ub = upper_bound;
+    atom *t = &S->atoms[sy->atom];
+    ival r = {sy->lb == CUTE_SYM_NO_BOUND ? NO_LO : ceil_div_any(sy->lb, sy->div),
+              sy->ub == NO_HI ? NO_HI : floor_div(sy->ub, sy->div)};
+    t->range = ival_meet(t->range, r);
+    return true;
+}
+
+bool cute_symbolic_range(cute_symbolic *S, cute_int x, int64_t *lo, int64_t *hi)
+{
+    if (cute_is_static(x)) {
+        *lo = *hi = x.v;
+        return true;
+    }
+    uint32_t id = from_int(S, x);
+    if (id == BAD) return false;
+    poly p;
+    load(S, id, &p);
+    ival r = poly_range(S, &p);
+    *lo = r.lo, *hi = r.hi;
+    return true;
+}
+
 int cute_symbolic_symbol_index(const cute_symbolic *S, cute_int x)
 {
     uint32_t e = from_int((cute_symbolic *)S, x);
@@ -1155,6 +1185,9 @@ static bool eval_atom(cute_symbolic *S, uint32_t id, const int64_t *values, int6
         if (sy->lb != CUTE_SYM_NO_BOUND && x < sy->lb)
             return eval_fail(S, "symbol %s = %lld is below its lower bound %lld", sy->name, x,
                              sy->lb);
+        if (x > sy->ub)
+            return eval_fail(S, "symbol %s = %lld is above its upper bound %lld", sy->name, x,
+                             sy->ub);
         v = x / sy->div;
     } else {
         int64_t a, b, r;
@@ -1428,6 +1461,8 @@ bool cute_symbolic_get_atom(cute_symbolic *S, uint32_t id, cute_symbolic_atom *o
     const atom *a = &S->atoms[id];
     memset(out, 0, sizeof *out);
     out->scale = a->scale;
+    out->lo = a->range.lo;
+    out->hi = a->range.hi;
     if (a->kind == ATOM_SYM) {
         out->is_symbol = true;
         out->symbol = a->sym;

@@ -301,7 +301,7 @@ cute_val cute_tensor_ptr(cute_ctx *c, cute_tensor t, cute_int i)
     }
     cute_composed L = {t.sw, t.offset, t.layout}; /* sw(offset + layout(i)) */
     cute_int off = cute_composed_eval(&c->alg, &L, i);
-    cute_val o = cute_int_value(c, off, CUTE_I64);
+    cute_val o = cute_int_index(c, off);
     if (c->alg.failed) return none;
     return ctx_val(c, cute_ir_op(&c->b, CUTE_OP_PTR_ADD, t.base.t, t.base.r, o.r, 0));
 }

@@ -25,14 +25,25 @@ cute_int cute__for_begin(cute_ctx *c, cute_int lo, cute_int hi, int64_t step, in
         cute_ctx_fail(c, "a loop with step 0");
         return cute_i(0);
     }
-    cute_val l = cute_int_value(c, lo, CUTE_I64), h = cute_int_value(c, hi, CUTE_I64);
+    /* with a positive step the variable stays in [min lo, max hi - 1] inside the body; it
+     * is an i32 when both bounds are and its last increment cannot overflow */
+    int64_t llo = INT64_MIN, lhi = INT64_MAX, hlo, hhi = INT64_MAX;
+    if (step > 0) {
+        cute_symbolic_range(c->sym, lo, &llo, &lhi);
+        cute_symbolic_range(c->sym, hi, &hlo, &hhi);
+    }
+    int w = step > 0 && ctx_index_width(c, lo) == 32 && ctx_index_width(c, hi) == 32 &&
+                    hhi <= (int64_t)INT32_MAX - step
+                ? 32
+                : 64;
+    cute_vreg l = ctx_lower(c, lo, w), h = ctx_lower(c, hi, w);
     if (c->alg.failed) return cute_i(0);
-    cute_vreg var = cute_ir_new_vreg(c->fn, cute_type_of(CUTE_I64), "i", false);
-    cute_ir_for(&c->b, var, l.r, h.r, step, unroll);
+    cute_vreg var = cute_ir_new_vreg(c->fn, cute_type_of(w == 32 ? CUTE_I32 : CUTE_I64), "i", false);
+    cute_ir_for(&c->b, var, l, h, step, unroll);
     if (!push_scope(c, SCOPE_FOR)) return cute_i(0);
-    /* the loop variable: at least lo when lo is static (and the step positive) */
-    int64_t lb = cute_is_static(lo) && step > 0 ? lo.v : INT64_MIN;
-    cute_int i = cute_symbolic_symbol(c->sym, "i", 1, lb);
+    cute_int i = cute_symbolic_symbol(c->sym, "i", 1, llo == INT64_MIN ? CUTE_SYM_NO_BOUND : llo);
+    if (step > 0 && hhi != INT64_MAX)
+        cute_symbolic_tighten(c->sym, cute_symbolic_symbol_index(c->sym, i), CUTE_SYM_NO_BOUND, hhi - 1);
     ctx_bind(c, i, var);
     return i;
 }

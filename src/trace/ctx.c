@@ -120,6 +120,7 @@ bool cute_kernel_begin(cute_ctx *c, const char *name)
     c->nmemo = 0;
     if (c->memo) memset(c->memo, 0, c->capmemo * sizeof *c->memo);
     for (int s = 0; s < CUTE_SREG_COUNT; s++) c->sreg_sym[s] = cute_i(0);
+    cute_kernel_launch_extents(c, NULL, NULL);
     /* symbols of an earlier kernel have no value in this one */
     if (c->bind) memset(c->bind, 0, c->capbind * sizeof *c->bind);
     c->nbind = 0;
@@ -154,8 +155,38 @@ cute_int cute_param_int(cute_ctx *c, const char *name, int64_t div, int64_t lowe
     if (!ctx_ok(c)) return cute_i(0);
     cute_vreg r = cute_ir_add_param(c->fn, cute_type_of(CUTE_I64), name);
     cute_int x = cute_symbolic_symbol(c->sym, name, div, lower_bound);
+    if (c->index_bound) /* a kernel parameter is an argument's value: the promise holds */
+        cute_symbolic_tighten(c->sym, cute_symbolic_symbol_index(c->sym, x), -c->index_bound,
+                              c->index_bound);
     ctx_bind(c, x, r);
     return x;
+}
+
+void cute_index_bound(cute_ctx *c, int64_t bound)
+{
+    if (c->alg.failed) return;
+    if (c->fn) {
+        cute_ctx_fail(c, "cute_index_bound belongs in the host function, before its launches");
+        return;
+    }
+    if (bound < 1 || bound > INT32_MAX) {
+        cute_ctx_fail(c, "cute_index_bound: %lld (1 to 2^31 - 1)", (long long)bound);
+        return;
+    }
+    c->index_bound = bound;
+    /* every symbol so far is an argument's: narrow them all */
+    for (int i = 0; i < cute_symbolic_nsymbols(c->sym); i++)
+        cute_symbolic_tighten(c->sym, i, -bound, bound);
+}
+
+int64_t cute_ctx_index_bound(const cute_ctx *c) { return c->index_bound; }
+
+void cute_kernel_launch_extents(cute_ctx *c, const int64_t grid_max[3], const int64_t block_max[3])
+{
+    for (int d = 0; d < 3; d++) {
+        c->grid_max[d] = grid_max ? grid_max[d] : 0;
+        c->block_max[d] = block_max ? block_max[d] : 0;
+    }
 }
 
 cute_val cute_param_ptr(cute_ctx *c, const char *name, cute_dtype pointee)

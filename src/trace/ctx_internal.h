@@ -15,15 +15,16 @@ enum { SCOPE_TOP, SCOPE_FOR, SCOPE_IF, SCOPE_ELSE, SCOPE_WHILE_COND, SCOPE_WHILE
 
 /* A symbol of the arithmetic stands for an IR value bound in some scope. */
 typedef struct binding {
-    cute_vreg reg;  /* i64 */
+    cute_vreg reg;  /* i32 or i64 */
     uint32_t scope; /* the scope id that defined it */
 } binding;
 
 /* The lowering memo: a symbolic expression already emitted, in a scope still open. */
 typedef struct memo_entry {
-    int64_t key; /* the expression handle */
+    int64_t key; /* the expression handle (or symbol index) */
     cute_vreg reg;
     uint32_t scope;
+    uint8_t kind; /* what and in which width (lower.c) */
 } memo_entry;
 
 struct cute_ctx {
@@ -51,6 +52,10 @@ struct cute_ctx {
     uint32_t nbind, capbind;
     memo_entry *memo;
     uint32_t nmemo, capmemo; /* open addressing, capmemo a power of two */
+    /* cute_index_bound: dynamic integers of the arguments lie in [-bound, bound] (0: none) */
+    int64_t index_bound;
+    /* the largest grid and block the kernel being traced is launched with (0: the hardware's) */
+    int64_t grid_max[3], block_max[3];
 };
 
 bool ctx_ok(cute_ctx *c);            /* not failed, and inside a kernel */
@@ -62,5 +67,9 @@ bool ctx_alive(cute_ctx *c);         /* not failed (host or kernel) */
 bool scope_open(const cute_ctx *c, uint32_t id);
 void ctx_bind(cute_ctx *c, cute_int sym, cute_vreg reg);
 cute_val ctx_val(cute_ctx *c, cute_vreg r);
+/* index integers (lower.c): the width x is computed in (32 where proven to fit, else 64),
+ * and x lowered in width w (32 only where ctx_index_width says so) */
+int ctx_index_width(cute_ctx *c, cute_int x);
+cute_vreg ctx_lower(cute_ctx *c, cute_int x, int w);
 
 #endif

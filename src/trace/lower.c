@@ -1,28 +1,37 @@
 /* Lowering index integers to IR: a dynamic cute_int is an exact expression over symbols
- * bound to IR values; it is emitted when used, once per open scope (a memo), in 64 bits. */
+ * bound to IR values; it is emitted when used, once per open scope (a memo).  Its width is
+ * chosen by proven bounds (DESIGN.md): 32 bits when every value computed on the way, as this
+ * file emits it (each product, partial sum and operation), provably fits in an int32 by
+ * the ranges the symbols carry; else 64 bits.  Never by truncation: a 64-bit symbol is
+ * narrowed only where its own range fits. */
 #include <stdlib.h>
 #include <string.h>
 
 #define CUTEC_NO_SITE_MACROS /* this file defines the functions themselves */
 #include "ctx_internal.h"
 
-static uint32_t memo_slot(int64_t key, uint32_t cap)
+/* what a memo entry holds: an expression, or a symbol converted to the other width */
+enum { MEMO_EXPR, MEMO_SYM };
+
+static uint32_t memo_slot(int64_t key, int kind, uint32_t cap)
 {
-    uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+    uint64_t h = ((uint64_t)key ^ ((uint64_t)kind << 58)) * 0x9e3779b97f4a7c15ull;
     return (uint32_t)(h >> 32) & (cap - 1);
 }
 
-static cute_vreg memo_get(cute_ctx *c, int64_t key)
+static int memo_kind(int what, int w) { return what * 2 + (w == 32); }
+
+static cute_vreg memo_get(cute_ctx *c, int kind, int64_t key)
 {
     if (!c->capmemo) return 0;
-    for (uint32_t k = memo_slot(key, c->capmemo);; k = (k + 1) & (c->capmemo - 1)) {
+    for (uint32_t k = memo_slot(key, kind, c->capmemo);; k = (k + 1) & (c->capmemo - 1)) {
         memo_entry *e = &c->memo[k];
         if (!e->reg) return 0;
-        if (e->key == key && scope_open(c, e->scope)) return e->reg;
+        if (e->key == key && e->kind == kind && scope_open(c, e->scope)) return e->reg;
     }
 }
 
-static void memo_put(cute_ctx *c, int64_t key, cute_vreg reg)
+static void memo_put(cute_ctx *c, int kind, int64_t key, cute_vreg reg)
 {
     if (2 * (c->nmemo + 1) > c->capmemo) { /* grow and rehash, dropping dead scopes */
         uint32_t cap = c->capmemo ? c->capmemo * 2 : 256;
@@ -31,99 +40,177 @@ static void memo_put(cute_ctx *c, int64_t key, cute_vreg reg)
         uint32_t oldcap = c->capmemo;
         c->memo = m, c->capmemo = cap, c->nmemo = 0;
         for (uint32_t i = 0; i < oldcap; i++)
-            if (old[i].reg && scope_open(c, old[i].scope)) memo_put(c, old[i].key, old[i].reg);
+            if (old[i].reg && scope_open(c, old[i].scope)) {
+                uint32_t k = memo_slot(old[i].key, old[i].kind, cap);
+                while (m[k].reg) k = (k + 1) & (cap - 1);
+                m[k] = old[i];
+                c->nmemo++;
+            }
         free(old);
     }
-    uint32_t k = memo_slot(key, c->capmemo);
+    uint32_t k = memo_slot(key, kind, c->capmemo);
     while (c->memo[k].reg) k = (k + 1) & (c->capmemo - 1);
-    c->memo[k] = (memo_entry){key, reg, c->scopes[c->depth].id};
+    c->memo[k] = (memo_entry){key, reg, c->scopes[c->depth].id, (uint8_t)kind};
     c->nmemo++;
 }
 
-static cute_vreg i64_const(cute_ctx *c, int64_t v) { return cute_ir_const_int(&c->b, CUTE_I64, v); }
+static cute_type int_type(int w) { return cute_type_of(w == 32 ? CUTE_I32 : CUTE_I64); }
+static int width_of_reg(cute_ctx *c, cute_vreg r) { return cute_ir_type(c->fn, r).dtype == CUTE_I32 ? 32 : 64; }
 
-static cute_vreg bin(cute_ctx *c, cute_op op, cute_vreg a, cute_vreg b)
+static cute_vreg iconst(cute_ctx *c, int w, int64_t v) { return cute_ir_const_int(&c->b, w == 32 ? CUTE_I32 : CUTE_I64, v); }
+
+static cute_vreg bin(cute_ctx *c, int w, cute_op op, cute_vreg a, cute_vreg b)
 {
-    return cute_ir_op(&c->b, op, cute_type_of(CUTE_I64), a, b, 0);
+    return cute_ir_op(&c->b, op, int_type(w), a, b, 0);
 }
 
-static cute_vreg lower(cute_ctx *c, cute_int x);
+/* --- proving that 32 bits suffice ------------------------------------------------ */
+
+#define I32_LIMIT ((int64_t)INT32_MAX) /* magnitudes up to this; INT32_MIN is never needed */
+
+static bool magnitude(int64_t lo, int64_t hi, int64_t *m)
+{
+    if (lo < -I32_LIMIT || hi > I32_LIMIT) return false;
+    *m = -lo > hi ? -lo : hi;
+    return true;
+}
+
+static bool mul_within(int64_t a, int64_t b, int64_t *r)
+{
+    return !__builtin_mul_overflow(a, b, r) && *r <= I32_LIMIT;
+}
+
+/* every value lowering x computes lies in [-2^31+1, 2^31-1] */
+static bool fits32(cute_ctx *c, cute_int x);
+
+static bool atom_fits32(cute_ctx *c, uint32_t id, int64_t *mag)
+{
+    cute_symbolic_atom a;
+    int64_t raw;
+    if (!cute_symbolic_get_atom(c->sym, id, &a) || !magnitude(a.lo, a.hi, mag)) return false;
+    /* the value before the exact division by scale (a symbol's IR value, an op's result) */
+    if (!mul_within(*mag, a.scale, &raw)) return false;
+    if (a.is_symbol) return true;
+    if (a.op == CUTE_IABS || a.op == CUTE_ISGN) return fits32(c, a.a);
+    if (!fits32(c, a.a) || !fits32(c, a.b)) return false;
+    if (a.op == CUTE_ICEILDIV) { /* emitted as (x + y - 1) / y */
+        int64_t xl, xh, yl, yh, mx, my;
+        if (!cute_symbolic_range(c->sym, a.a, &xl, &xh) || !cute_symbolic_range(c->sym, a.b, &yl, &yh) ||
+            !magnitude(xl, xh, &mx) || !magnitude(yl, yh, &my) || mx + my > I32_LIMIT)
+            return false;
+    }
+    return true;
+}
+
+static bool fits32(cute_ctx *c, cute_int x)
+{
+    if (cute_is_static(x)) return x.v >= -I32_LIMIT && x.v <= I32_LIMIT;
+    int n = cute_symbolic_nterms(c->sym, x);
+    if (n < 0) return false;
+    int64_t sum = 0;
+    for (int i = 0; i < n; i++) {
+        cute_symbolic_term t;
+        if (!cute_symbolic_get_term(c->sym, x, i, &t) || t.coef < -I32_LIMIT || t.coef > I32_LIMIT)
+            return false;
+        int64_t p = t.coef < 0 ? -t.coef : t.coef, m;
+        for (int k = 0; k < t.deg; k++)
+            if (!atom_fits32(c, t.atom[k], &m) || !mul_within(p, m > 1 ? m : 1, &p)) return false;
+        sum += p;
+        if (sum > I32_LIMIT) return false;
+    }
+    return true;
+}
+
+int ctx_index_width(cute_ctx *c, cute_int x) { return fits32(c, x) ? 32 : 64; }
+
+/* --- emitting ------------------------------------------------------------------------ */
+
+static cute_vreg lower_w(cute_ctx *c, cute_int x, int w);
 
 /* divide an exact multiple by a positive constant */
-static cute_vreg exact_div(cute_ctx *c, cute_vreg v, int64_t scale)
+static cute_vreg exact_div(cute_ctx *c, int w, cute_vreg v, int64_t scale)
 {
     if (scale == 1) return v;
-    return bin(c, CUTE_OP_DIV, v, i64_const(c, scale));
+    return bin(c, w, CUTE_OP_DIV, v, iconst(c, w, scale));
 }
 
-static cute_vreg lower_atom(cute_ctx *c, uint32_t id)
+/* the IR value of symbol i in width w (converted once per scope) */
+static cute_vreg symbol_reg(cute_ctx *c, int i, int w)
+{
+    if ((uint32_t)i >= c->nbind || !c->bind[i].reg) {
+        const char *name = "?";
+        cute_symbolic_symbol_info(c->sym, i, &name, NULL, NULL);
+        cute_ctx_fail(c, "the dynamic value '%s' has no value in this kernel (it belongs to "
+                         "another kernel or to the host side)", name);
+        return 0;
+    }
+    if (!scope_open(c, c->bind[i].scope)) {
+        const char *name = "?";
+        cute_symbolic_symbol_info(c->sym, i, &name, NULL, NULL);
+        cute_ctx_fail(c, "the value '%s' was defined inside a loop or if body that has "
+                         "ended: it cannot be used here", name);
+        return 0;
+    }
+    cute_vreg r = c->bind[i].reg;
+    if (width_of_reg(c, r) == w) return r;
+    cute_vreg m = memo_get(c, memo_kind(MEMO_SYM, w), i);
+    if (m) return m;
+    m = cute_ir_op(&c->b, CUTE_OP_CVT, int_type(w), r, 0, 0);
+    memo_put(c, memo_kind(MEMO_SYM, w), i, m);
+    return m;
+}
+
+static cute_vreg lower_atom(cute_ctx *c, uint32_t id, int w)
 {
     cute_symbolic_atom a;
     if (!cute_symbolic_get_atom(c->sym, id, &a)) {
         cute_ctx_fail(c, "internal: a malformed index expression");
         return 0;
     }
-    if (a.is_symbol) {
-        if ((uint32_t)a.symbol >= c->nbind || !c->bind[a.symbol].reg) {
-            const char *name = "?";
-            int64_t div, lb;
-            cute_symbolic_symbol_info(c->sym, a.symbol, &name, &div, &lb);
-            cute_ctx_fail(c, "the dynamic value '%s' has no value in this kernel (it belongs to "
-                             "another kernel or to the host side)", name);
-            return 0;
-        }
-        if (!scope_open(c, c->bind[a.symbol].scope)) {
-            const char *name = "?";
-            int64_t div, lb;
-            cute_symbolic_symbol_info(c->sym, a.symbol, &name, &div, &lb);
-            cute_ctx_fail(c, "the value '%s' was defined inside a loop or if body that has "
-                             "ended: it cannot be used here", name);
-            return 0;
-        }
-        return exact_div(c, c->bind[a.symbol].reg, a.scale);
-    }
-    cute_vreg x = lower(c, a.a), y = 0, r = 0;
+    if (a.is_symbol) return exact_div(c, w, symbol_reg(c, a.symbol, w), a.scale);
+    cute_vreg x = lower_w(c, a.a, w), y = 0, r = 0;
     bool binary = a.op != CUTE_IABS && a.op != CUTE_ISGN;
-    if (binary) y = lower(c, a.b);
+    if (binary) y = lower_w(c, a.b, w);
     if (c->alg.failed) return 0;
     switch (a.op) {
-    case CUTE_IADD: r = bin(c, CUTE_OP_ADD, x, y); break;
-    case CUTE_ISUB: r = bin(c, CUTE_OP_SUB, x, y); break;
-    case CUTE_IMUL: r = bin(c, CUTE_OP_MUL, x, y); break;
-    case CUTE_IDIV: r = bin(c, CUTE_OP_DIV, x, y); break;
-    case CUTE_IMOD: r = bin(c, CUTE_OP_REM, x, y); break;
-    case CUTE_IMIN: r = bin(c, CUTE_OP_MIN, x, y); break;
-    case CUTE_IMAX: r = bin(c, CUTE_OP_MAX, x, y); break;
-    case CUTE_IXOR: r = bin(c, CUTE_OP_XOR, x, y); break;
-    case CUTE_IAND: r = bin(c, CUTE_OP_AND, x, y); break;
-    case CUTE_ISHL: r = bin(c, CUTE_OP_SHL, x, y); break;
-    case CUTE_ISHR: r = bin(c, CUTE_OP_SHR, x, y); break;
+    case CUTE_IADD: r = bin(c, w, CUTE_OP_ADD, x, y); break;
+    case CUTE_ISUB: r = bin(c, w, CUTE_OP_SUB, x, y); break;
+    case CUTE_IMUL: r = bin(c, w, CUTE_OP_MUL, x, y); break;
+    case CUTE_IDIV: r = bin(c, w, CUTE_OP_DIV, x, y); break;
+    case CUTE_IMOD: r = bin(c, w, CUTE_OP_REM, x, y); break;
+    case CUTE_IMIN: r = bin(c, w, CUTE_OP_MIN, x, y); break;
+    case CUTE_IMAX: r = bin(c, w, CUTE_OP_MAX, x, y); break;
+    case CUTE_IXOR: r = bin(c, w, CUTE_OP_XOR, x, y); break;
+    case CUTE_IAND: r = bin(c, w, CUTE_OP_AND, x, y); break;
+    case CUTE_ISHL: r = bin(c, w, CUTE_OP_SHL, x, y); break;
+    case CUTE_ISHR: r = bin(c, w, CUTE_OP_SHR, x, y); break;
     case CUTE_ICEILDIV: /* a >= 0, b > 0 */
-        r = bin(c, CUTE_OP_DIV, bin(c, CUTE_OP_SUB, bin(c, CUTE_OP_ADD, x, y), i64_const(c, 1)), y);
+        r = bin(c, w, CUTE_OP_DIV, bin(c, w, CUTE_OP_SUB, bin(c, w, CUTE_OP_ADD, x, y), iconst(c, w, 1)), y);
         break;
-    case CUTE_IABS: r = cute_ir_op(&c->b, CUTE_OP_ABS, cute_type_of(CUTE_I64), x, 0, 0); break;
+    case CUTE_IABS: r = cute_ir_op(&c->b, CUTE_OP_ABS, int_type(w), x, 0, 0); break;
     case CUTE_ISGN: {
-        cute_vreg zero = i64_const(c, 0);
+        cute_vreg zero = iconst(c, w, 0);
         cute_vreg pos = cute_ir_op(&c->b, CUTE_OP_GT, cute_type_of(CUTE_I1), x, zero, 0);
         cute_vreg neg = cute_ir_op(&c->b, CUTE_OP_LT, cute_type_of(CUTE_I1), x, zero, 0);
-        cute_vreg p = cute_ir_op(&c->b, CUTE_OP_CVT, cute_type_of(CUTE_I64), pos, 0, 0);
-        cute_vreg n = cute_ir_op(&c->b, CUTE_OP_CVT, cute_type_of(CUTE_I64), neg, 0, 0);
-        r = bin(c, CUTE_OP_SUB, p, n);
+        cute_vreg p = cute_ir_op(&c->b, CUTE_OP_CVT, int_type(w), pos, 0, 0);
+        cute_vreg n = cute_ir_op(&c->b, CUTE_OP_CVT, int_type(w), neg, 0, 0);
+        r = bin(c, w, CUTE_OP_SUB, p, n);
         break;
     }
     }
-    return exact_div(c, r, a.scale);
+    return exact_div(c, w, r, a.scale);
 }
 
-static cute_vreg lower(cute_ctx *c, cute_int x)
+/* x in width w; w == 32 only where fits32(x) */
+static cute_vreg lower_w(cute_ctx *c, cute_int x, int w)
 {
     if (c->alg.failed) return 0;
-    if (cute_is_static(x)) return i64_const(c, x.v);
+    if (cute_is_static(x)) return iconst(c, w, x.v);
     if (!cute_is_dynamic(x)) {
         cute_ctx_fail(c, "'_' used as a number");
         return 0;
     }
-    cute_vreg r = memo_get(c, x.v);
+    cute_vreg r = memo_get(c, memo_kind(MEMO_EXPR, w), x.v);
     if (r) return r;
     int n = cute_symbolic_nterms(c->sym, x);
     if (n < 0) {
@@ -140,25 +227,28 @@ static cute_vreg lower(cute_ctx *c, cute_int x)
             cute_symbolic_atom at;
             cute_vreg a;
             if (cute_symbolic_get_atom(c->sym, t.atom[k], &at) && at.is_symbol && at.scale > 1 &&
-                t.coef % at.scale == 0 && (uint32_t)at.symbol < c->nbind &&
-                c->bind[at.symbol].reg && scope_open(c, c->bind[at.symbol].scope)) {
-                a = c->bind[at.symbol].reg;
+                t.coef % at.scale == 0) {
+                a = symbol_reg(c, at.symbol, w);
                 t.coef /= at.scale;
             } else {
-                a = lower_atom(c, t.atom[k]);
+                a = lower_atom(c, t.atom[k], w);
             }
-            v = v ? bin(c, CUTE_OP_MUL, v, a) : a;
+            v = v ? bin(c, w, CUTE_OP_MUL, v, a) : a;
         }
         if (!v)
-            v = i64_const(c, t.coef);
+            v = iconst(c, w, t.coef);
         else if (t.coef != 1)
-            v = bin(c, CUTE_OP_MUL, v, i64_const(c, t.coef));
-        r = r ? bin(c, CUTE_OP_ADD, r, v) : v;
+            v = bin(c, w, CUTE_OP_MUL, v, iconst(c, w, t.coef));
+        r = r ? bin(c, w, CUTE_OP_ADD, r, v) : v;
     }
-    if (!r) r = i64_const(c, 0);
-    if (!c->alg.failed) memo_put(c, x.v, r);
+    if (!r) r = iconst(c, w, 0);
+    if (!c->alg.failed) memo_put(c, memo_kind(MEMO_EXPR, w), x.v, r);
     return r;
 }
+
+cute_vreg ctx_lower(cute_ctx *c, cute_int x, int w) { return lower_w(c, x, w); }
+
+static cute_vreg lower(cute_ctx *c, cute_int x) { return lower_w(c, x, ctx_index_width(c, x)); }
 
 cute_val cute_int_value(cute_ctx *c, cute_int x, cute_dtype d)
 {
@@ -168,9 +258,31 @@ cute_val cute_int_value(cute_ctx *c, cute_int x, cute_dtype d)
                       cute_dtype_name(d));
         return (cute_val){0, cute_type_of(d)};
     }
-    cute_vreg r = lower(c, x);
-    if (d != CUTE_I64 && r) r = cute_ir_op(&c->b, CUTE_OP_CVT, cute_type_of(d), r, 0, 0);
+    /* an i64 is always exact; an i32 where proven, else an explicit conversion */
+    cute_vreg r = lower_w(c, x, d == CUTE_I64 ? 64 : ctx_index_width(c, x));
+    if (r && cute_ir_type(c->fn, r).dtype != d) r = cute_ir_op(&c->b, CUTE_OP_CVT, cute_type_of(d), r, 0, 0);
     return ctx_val(c, r);
+}
+
+cute_val cute_int_index(cute_ctx *c, cute_int x)
+{
+    if (!ctx_ok(c)) return (cute_val){0, cute_type_of(CUTE_I64)};
+    return ctx_val(c, lower(c, x));
+}
+
+/* the range of an integer type's values, where it fits an int64 */
+static bool dtype_range(cute_dtype d, int64_t *lo, int64_t *hi)
+{
+    switch (d) {
+    case CUTE_I8: *lo = INT8_MIN, *hi = INT8_MAX; return true;
+    case CUTE_I16: *lo = INT16_MIN, *hi = INT16_MAX; return true;
+    case CUTE_I32: *lo = INT32_MIN, *hi = INT32_MAX; return true;
+    case CUTE_U8: *lo = 0, *hi = UINT8_MAX; return true;
+    case CUTE_U16: *lo = 0, *hi = UINT16_MAX; return true;
+    case CUTE_U32: *lo = 0, *hi = UINT32_MAX; return true;
+    case CUTE_U64: *lo = 0, *hi = INT64_MAX; return true;
+    default: return false;
+    }
 }
 
 cute_int cute_int_from_val(cute_ctx *c, cute_val v, int64_t lower_bound)
@@ -182,14 +294,42 @@ cute_int cute_int_from_val(cute_ctx *c, cute_val v, int64_t lower_bound)
         return cute_i(0);
     }
     cute_vreg r = v.r;
-    if (v.t.dtype != CUTE_I64) r = cute_ir_op(&c->b, CUTE_OP_CVT, cute_type_of(CUTE_I64), r, 0, 0);
+    /* an i32 stays one (its range is known); other types become i64 */
+    if (v.t.dtype != CUTE_I64 && v.t.dtype != CUTE_I32)
+        r = cute_ir_op(&c->b, CUTE_OP_CVT, cute_type_of(CUTE_I64), r, 0, 0);
     cute_int x = cute_symbolic_symbol(c->sym, "v", 1, lower_bound);
+    int64_t lo, hi;
+    if (dtype_range((cute_dtype)v.t.dtype, &lo, &hi))
+        cute_symbolic_tighten(c->sym, cute_symbolic_symbol_index(c->sym, x), lo, hi);
     ctx_bind(c, x, r);
     return x;
 }
 
+/* the largest value special register s can hold in this kernel */
+static int64_t sreg_max(const cute_ctx *c, cute_sreg s)
+{
+    static const int64_t hw_grid[3] = {INT32_MAX, 65535, 65535}, hw_block[3] = {1024, 1024, 64};
+    int d;
+    switch (s) {
+    case CUTE_SREG_TID_X: case CUTE_SREG_TID_Y: case CUTE_SREG_TID_Z:
+        d = s - CUTE_SREG_TID_X;
+        return (c->block_max[d] ? c->block_max[d] : hw_block[d]) - 1;
+    case CUTE_SREG_NTID_X: case CUTE_SREG_NTID_Y: case CUTE_SREG_NTID_Z:
+        d = s - CUTE_SREG_NTID_X;
+        return c->block_max[d] ? c->block_max[d] : hw_block[d];
+    case CUTE_SREG_CTAID_X: case CUTE_SREG_CTAID_Y: case CUTE_SREG_CTAID_Z:
+        d = s - CUTE_SREG_CTAID_X;
+        return (c->grid_max[d] ? c->grid_max[d] : hw_grid[d]) - 1;
+    case CUTE_SREG_NCTAID_X: case CUTE_SREG_NCTAID_Y: case CUTE_SREG_NCTAID_Z:
+        d = s - CUTE_SREG_NCTAID_X;
+        return c->grid_max[d] ? c->grid_max[d] : hw_grid[d];
+    case CUTE_SREG_LANEID: return 31;
+    default: return INT32_MAX; /* %warpid and the like: an i32 */
+    }
+}
+
 /* One symbol per special register while the scope that read it is open, so that two
- * reads of threadIdx.x are provably equal. */
+ * reads of threadIdx.x are provably equal.  Its range is what the launch allows. */
 static cute_int sreg_int(cute_ctx *c, cute_sreg s, int64_t lower_bound, const char *name)
 {
     if (!ctx_ok(c)) return cute_i(0);
@@ -197,9 +337,9 @@ static cute_int sreg_int(cute_ctx *c, cute_sreg s, int64_t lower_bound, const ch
     int i = cute_is_dynamic(x) ? cute_symbolic_symbol_index(c->sym, x) : -1;
     if (i >= 0 && (uint32_t)i < c->nbind && c->bind[i].reg && scope_open(c, c->bind[i].scope))
         return x;
-    cute_vreg r = cute_ir_sreg(&c->b, s);
-    r = cute_ir_op(&c->b, CUTE_OP_CVT, cute_type_of(CUTE_I64), r, 0, 0);
+    cute_vreg r = cute_ir_sreg(&c->b, s); /* an i32 */
     x = cute_symbolic_symbol(c->sym, name, 1, lower_bound);
+    cute_symbolic_tighten(c->sym, cute_symbolic_symbol_index(c->sym, x), lower_bound, sreg_max(c, s));
     ctx_bind(c, x, r);
     c->sreg_sym[s] = x;
     return x;
@@ -239,7 +379,8 @@ static cute_val int_pred(cute_ctx *c, cute_op op, cute_int a, cute_int b)
     if (!ctx_ok(c)) return (cute_val){0, cute_type_of(CUTE_I1)};
     if (t != CUTE_UNKNOWN) /* decided at trace time: a constant predicate */
         return ctx_val(c, cute_ir_const_int(&c->b, CUTE_I1, t == CUTE_TRUE));
-    cute_vreg x = lower(c, a), y = lower(c, b);
+    int w = ctx_index_width(c, a) == 32 && ctx_index_width(c, b) == 32 ? 32 : 64;
+    cute_vreg x = lower_w(c, a, w), y = lower_w(c, b, w);
     return ctx_val(c, cute_ir_op(&c->b, op, cute_type_of(CUTE_I1), x, y, 0));
 }
 

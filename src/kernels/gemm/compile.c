@@ -87,6 +87,10 @@ cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *
         snprintf(err, n, "gemm: alignment %d bytes (a power of two from %d to 16)", align, esize);
         return NULL;
     }
+    if (cfg->index_bound < 0 || cfg->index_bound > INT32_MAX) {
+        snprintf(err, n, "gemm: index bound %lld (0 for none, else up to 2^31 - 1)", (long long)cfg->index_bound);
+        return NULL;
+    }
     for (int i = 0; i < 3; i++)
         if (cfg->major[i] != 0 && cfg->major[i] != 1) {
             snprintf(err, n, "gemm: operand %c's unit-stride mode is %d (0 or 1)", "ABC"[i], cfg->major[i]);
@@ -113,9 +117,9 @@ cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *
     specs[3] = cute_spec_float(cfg->dtype);
     specs[4] = cute_spec_float(cfg->dtype);
     char name[64];
-    snprintf(name, sizeof name, "gemm_%s_%s_%c%c%c_a%d", cute_gemm_variant_name(cfg->variant),
+    snprintf(name, sizeof name, "gemm_%s_%s_%c%c%c_a%d%s", cute_gemm_variant_name(cfg->variant),
              cute_dtype_name(cfg->dtype), "nt"[cfg->major[0]], "nt"[cfg->major[1]],
-             "nt"[cfg->major[2]], align);
+             "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "");
     cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, 5, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;

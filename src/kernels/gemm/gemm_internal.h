@@ -30,6 +30,7 @@ void gemm_pipelined_host(cute_ctx *c, const cute_arg *arg);
     void name(cute_ctx *c, const cute_arg *arg)                                              \
     {                                                                                        \
         const gemm_plan *p = cute_ctx_user(c);                                               \
+        if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);                     \
         cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor;              \
         cute_tensor cA = cute_make_identity_tensor(c, mA.layout.shape);                      \
         cute_tensor cB = cute_make_identity_tensor(c, mB.layout.shape);                      \

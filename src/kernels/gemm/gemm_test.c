@@ -21,6 +21,7 @@ typedef struct problem {
     cute_dtype d;
     double alpha, beta;
     int64_t pad; /* added to every leading dimension */
+    int64_t index_bound; /* cute_gemm_config.index_bound: 32-bit (bounded) or 64-bit indices */
 } problem;
 
 static int64_t pad_ld; /* the leading-dimension padding of the problem being run */
@@ -64,9 +65,9 @@ static void run(cute_runtime *rt, cute_gemm_variant v, const problem *pr, const 
     cute_dtype d = pr->d;
     size_t es = (size_t)cute_dtype_bytes(d);
     char err[2048], what[160];
-    snprintf(what, sizeof what, "%s %s %s %lldx%lldx%lld majors %d%d%d beta %g", backend,
+    snprintf(what, sizeof what, "%s %s %s %lldx%lldx%lld majors %d%d%d beta %g i%d", backend,
              cute_gemm_variant_name(v), cute_dtype_name(d), (long long)M, (long long)N, (long long)K,
-             pr->major[0], pr->major[1], pr->major[2], pr->beta);
+             pr->major[0], pr->major[1], pr->major[2], pr->beta, pr->index_bound ? 32 : 64);
     /* the alignment every leading dimension and unit-stride extent allows (the pointers are
      * 256-byte aligned) */
     int64_t lds[3] = {(pr->major[0] ? K : M) + pad_ld, (pr->major[1] ? K : N) + pad_ld, (pr->major[2] ? N : M) + pad_ld};
@@ -74,7 +75,7 @@ static void run(cute_runtime *rt, cute_gemm_variant v, const problem *pr, const 
     int align = 16;
     for (int i = 0; i < 3; i++)
         while (align > (int)es && ((lds[i] * (int64_t)es) % align || (runs[i] * (int64_t)es) % align)) align /= 2;
-    cute_gemm_config cfg = {v, d, {pr->major[0], pr->major[1], pr->major[2]}, align};
+    cute_gemm_config cfg = {v, d, {pr->major[0], pr->major[1], pr->major[2]}, align, pr->index_bound};
     cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
     CHECK(f != NULL, "%s: %s", what, err);
     if (!f) return;
@@ -125,6 +126,12 @@ static void run(cute_runtime *rt, cute_gemm_variant v, const problem *pr, const 
     /* a call whose A disagrees with its buffer is refused, not run wrong */
     args[0].shape[1] = K + 100000;
     CHECK(cute_call(f, NULL, 5, args) == CUTE_ERR_INVALID, "%s: A past its buffer refused", what);
+    /* a 32-bit kernel refuses an extent beyond its bound (before looking at the buffer) */
+    args[0].shape[1] = K;
+    args[1].shape[0] = pr->index_bound + 16; // a multiple of any vector width
+    CHECK(!pr->index_bound || (cute_call(f, NULL, 5, args) == CUTE_ERR_INVALID &&
+                               strstr(cute_fn_error(f), "beyond the bound")),
+          "%s: N beyond the index bound refused: %s", what, cute_fn_error(f));
     b->vt->free(b->self, &dA), b->vt->free(b->self, &dB), b->vt->free(b->self, &dC);
     free(A), free(B), free(C), free(C0);
     cute_fn_free(f);
@@ -138,8 +145,10 @@ static void matrix(cute_runtime *rt, const char *backend, const int64_t (*shapes
                 for (int s = 0; s < nshapes; s++) {
                     /* every major combination on the first shape, the rest on column-major */
                     if (s > 0 && mj != 0 && mj != 3) continue;
+                    /* 32- and 64-bit index arithmetic alternate over the matrix */
                     problem pr = {shapes[s][0], shapes[s][1], shapes[s][2], {mj & 1, (mj >> 1) & 1, (mj >> 2) & 1},
-                                  d ? CUTE_F64 : CUTE_F32, 1.5, (s + mj) % 3 == 0 ? 0.0 : -0.5, shapes[s][3]};
+                                  d ? CUTE_F64 : CUTE_F32, 1.5, (s + mj) % 3 == 0 ? 0.0 : -0.5, shapes[s][3],
+                                  (s + mj + v + d) % 2 ? CUTE_GEMM_INDEX_BOUND : 0};
                     run(rt, (cute_gemm_variant)v, &pr, backend);
                 }
 }
@@ -161,10 +170,11 @@ int main(void)
     if (cute_runtime_new("cuda", &rt, err, sizeof err) == CUTE_OK) {
         static const int64_t big[][4] = {{1021, 509, 263, 0}, {1, 1, 1, 0}, {1024, 768, 520, 0}, {127, 1, 4099, 0}, {777, 555, 333, 5}};
         matrix(rt, "cuda", big, 5);
-        for (int v = CUTE_GEMM_REGISTERS; v < CUTE_GEMM_VARIANT_COUNT; v++) {
-            problem pr = {8192, 8192, 8192, {0, 0, 0}, CUTE_F32, 1.0, 0.5, 0};
-            run(rt, (cute_gemm_variant)v, &pr, "cuda");
-        }
+        for (int v = CUTE_GEMM_REGISTERS; v < CUTE_GEMM_VARIANT_COUNT; v++)
+            for (int w = 0; w < 2; w++) {
+                problem pr = {8192, 8192, 8192, {0, 0, 0}, CUTE_F32, 1.0, 0.5, 0, w ? CUTE_GEMM_INDEX_BOUND : 0};
+                run(rt, (cute_gemm_variant)v, &pr, "cuda");
+            }
         cute_runtime_free(rt);
     } else {
         SKIP("no GPU: the GEMM variants ran on the interpreter only");

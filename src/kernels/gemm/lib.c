@@ -66,11 +66,18 @@ void cute_gemm_lib_free(cute_gemm_lib *lib)
     free(lib);
 }
 
+int cute_gemm_lib_size(const cute_gemm_lib *lib) { return lib ? lib->n : 0; }
+
+const cute_gemm_config *cute_gemm_lib_entry(const cute_gemm_lib *lib, int i)
+{
+    return lib && i >= 0 && i < lib->n ? &lib->e[i].cfg : NULL;
+}
+
 static bool same_config(const cute_gemm_config *a, const cute_gemm_config *b)
 {
     return a->variant == b->variant && a->dtype == b->dtype && a->major[0] == b->major[0] &&
            a->major[1] == b->major[1] && a->major[2] == b->major[2] &&
-           a->align_bytes == b->align_bytes;
+           a->align_bytes == b->align_bytes && a->index_bound == b->index_bound;
 }
 
 /* the entry for cfg, compiling it the first time; NULL only when out of memory */
@@ -214,6 +221,16 @@ static cute_status check_layouts(cute_call_arg x[3], cute_gemm_config *cfg, char
     return CUTE_OK;
 }
 
+/* every extent and stride within CUTE_GEMM_INDEX_BOUND: the 32-bit kernels take it */
+static bool fits_index_bound(const cute_call_arg x[3])
+{
+    for (int i = 0; i < 3; i++)
+        for (int m = 0; m < 2; m++)
+            if (x[i].shape[m] > CUTE_GEMM_INDEX_BOUND || x[i].stride[m] > CUTE_GEMM_INDEX_BOUND)
+                return false;
+    return true;
+}
+
 /* the variant's entry; AUTO: the most advanced kernel that compiles for the pattern, else
  * the first failure */
 static entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg)
@@ -300,6 +317,7 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype};
     s = check_layouts(args, &cfg, err, n);
     if (s != CUTE_OK) return s;
+    cfg.index_bound = fits_index_bound(args) ? CUTE_GEMM_INDEX_BOUND : 0;
     entry *e = pick(lib, variant, &cfg);
     if (!e) return snprintf(err, n, "gemm: out of memory"), CUTE_ERR_OOM;
     if (!e->fn) return explain(lib, variant, &cfg, err, n), CUTE_ERR_COMPILE;

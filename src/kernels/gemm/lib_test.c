@@ -213,6 +213,12 @@ static void results(cute_runtime *rt)
     /* AUTO: whichever kernel it picks, the same answer */
     product(rt, lib, CUTE_GEMM_AUTO, CUTE_F32, 70, 33, 17, (int[]){0, 0, 0}, 0);
     product(rt, lib, CUTE_GEMM_AUTO, CUTE_F64, 70, 33, 17, (int[]){1, 1, 0}, 0);
+    /* past CUTE_GEMM_INDEX_BOUND (a leading dimension of 32769): the 64-bit kernel */
+    product(rt, lib, CUTE_GEMM_AUTO, CUTE_F32, 3, 2, 5, (int[]){0, 0, 0}, CUTE_GEMM_INDEX_BOUND - 2);
+    product(rt, lib, CUTE_GEMM_AUTO, CUTE_F32, 3, 2, 5, (int[]){0, 0, 0}, CUTE_GEMM_INDEX_BOUND - 3);
+    int wide = 0;
+    for (int i = 0; i < cute_gemm_lib_size(lib); i++) wide += cute_gemm_lib_entry(lib, i)->index_bound == 0;
+    CHECK(wide == 1, "one 64-bit kernel compiled for the leading dimension past the bound (%d)", wide);
     cute_gemm_lib_free(lib);
 }
 
