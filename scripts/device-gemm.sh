@@ -17,6 +17,8 @@ log="$out/gemm.log"
     done
     echo "== bench gemm f32 (nt: every operand column-major as (M,K), (N,K), (M,N))"
     build/cutec bench gemm --dtype f32 --sizes ${SIZES:-4096,8192} --iters ${ITERS:-10} 2>&1
+    echo "== bench gemm f32, the pipelined kernel with 64-bit index arithmetic (what 32 bits bought)"
+    build/cutec bench gemm --dtype f32 --variants pipelined --index 64 --sizes ${SIZES:-4096,8192} --iters ${ITERS:-10} 2>&1 | grep -v "^# [A-Zd]"
     echo "== bench gemm f32 tn (A and B K-major)"
     build/cutec bench gemm --dtype f32 --layout tn --sizes ${SIZES:-4096,8192} --iters ${ITERS:-10} 2>&1 | grep -v "^#"
     echo "== bench gemm f64"
@@ -24,11 +26,11 @@ log="$out/gemm.log"
     echo "== run gemm, every element checked"
     build/cutec run gemm --m 1021 --n 509 --k 263 --layout tnt 2>&1 | tail -2
     echo "== registers per variant"
-    for v in registers shared pipelined; do
-        build/cutec compile gemm --variant $v --emit cuda > /tmp/g_$v.cu 2>&1
-        nvcc -arch=sm_90a -cubin -Xptxas -v /tmp/g_$v.cu -o /tmp/g_$v.cubin 2>&1 | grep -E "registers|spill" | tr '\n' ' '
-        echo " <- $v"
-    done
+    for v in registers shared pipelined; do for ix in 32 64; do
+        build/cutec compile gemm --variant $v --index $ix --emit cuda > /tmp/g_$v$ix.cu 2>&1
+        nvcc -arch=sm_90a -cubin -Xptxas -v /tmp/g_$v$ix.cu -o /tmp/g_$v$ix.cubin 2>&1 | grep -E "registers|spill" | tr '\n' ' '
+        echo " <- $v, $ix-bit indices"
+    done; done
     echo "== clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
 } >"$log" 2>&1

@@ -98,6 +98,9 @@ cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *
 typedef struct cute_gemm_lib cute_gemm_lib;
 cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt);
 void cute_gemm_lib_free(cute_gemm_lib *lib);
+/* always the 64-bit-index kernels (to compare; the default picks 32-bit ones where the
+ * extents and strides allow) */
+void cute_gemm_lib_wide_indices(cute_gemm_lib *lib, bool wide);
 /* the patterns compiled so far (those that failed included), in order of first use */
 int cute_gemm_lib_size(const cute_gemm_lib *lib);
 const cute_gemm_config *cute_gemm_lib_entry(const cute_gemm_lib *lib, int i);

@@ -43,6 +43,7 @@ struct cute_gemm_lib {
     cute_runtime *rt;
     entry *e;
     int n, cap;
+    bool wide;         /* cute_gemm_lib_wide_indices */
     cute_buffer zeros; /* for K = 0: A and B of one zero column each */
     size_t zeros_bytes;
 };
@@ -64,6 +65,11 @@ void cute_gemm_lib_free(cute_gemm_lib *lib)
     }
     free(lib->e);
     free(lib);
+}
+
+void cute_gemm_lib_wide_indices(cute_gemm_lib *lib, bool wide)
+{
+    if (lib) lib->wide = wide;
 }
 
 int cute_gemm_lib_size(const cute_gemm_lib *lib) { return lib ? lib->n : 0; }
@@ -317,7 +323,7 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype};
     s = check_layouts(args, &cfg, err, n);
     if (s != CUTE_OK) return s;
-    cfg.index_bound = fits_index_bound(args) ? CUTE_GEMM_INDEX_BOUND : 0;
+    cfg.index_bound = !lib->wide && fits_index_bound(args) ? CUTE_GEMM_INDEX_BOUND : 0;
     entry *e = pick(lib, variant, &cfg);
     if (!e) return snprintf(err, n, "gemm: out of memory"), CUTE_ERR_OOM;
     if (!e->fn) return explain(lib, variant, &cfg, err, n), CUTE_ERR_COMPILE;
