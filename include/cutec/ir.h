@@ -62,6 +62,9 @@ bool cute_dtype_parse(const char *name, cute_dtype *out);
 bool cute_dtype_is_float(cute_dtype d);
 bool cute_dtype_is_int(cute_dtype d); /* i1 is not an int */
 bool cute_dtype_is_signed(cute_dtype d);
+/* the values an integer type narrower than 64 bits holds (i1: 0 and 1); false for the
+ * 64-bit types and non-integers */
+bool cute_dtype_int_range(cute_dtype d, int64_t *lo, int64_t *hi);
 /* "f16x8", "ptr<f32,gmem>" */
 int cute_type_str(cute_type t, char *buf, size_t n);
 

@@ -37,6 +37,20 @@ bool cute_dtype_is_float(cute_dtype d)
 bool cute_dtype_is_int(cute_dtype d) { return d >= CUTE_I8 && d <= CUTE_U64; }
 bool cute_dtype_is_signed(cute_dtype d) { return d >= CUTE_I8 && d <= CUTE_I64; }
 
+bool cute_dtype_int_range(cute_dtype d, int64_t *lo, int64_t *hi)
+{
+    switch (d) {
+    case CUTE_I1: *lo = 0, *hi = 1; return true;
+    case CUTE_I8: *lo = INT8_MIN, *hi = INT8_MAX; return true;
+    case CUTE_I16: *lo = INT16_MIN, *hi = INT16_MAX; return true;
+    case CUTE_I32: *lo = INT32_MIN, *hi = INT32_MAX; return true;
+    case CUTE_U8: *lo = 0, *hi = UINT8_MAX; return true;
+    case CUTE_U16: *lo = 0, *hi = UINT16_MAX; return true;
+    case CUTE_U32: *lo = 0, *hi = UINT32_MAX; return true;
+    default: return false;
+    }
+}
+
 bool cute_type_eq(cute_type a, cute_type b)
 {
     if (a.dtype != b.dtype || a.lanes != b.lanes) return false;

@@ -5,26 +5,11 @@
 #include "cuda_args.h"
 #include "cutec/cuda_c.h" /* cute_f16_bits: the one rounding of a double to f16/bf16 */
 
+/* i64, and u64 whose top half arrives as negative int64, take any value */
 static bool int_fits(cute_dtype d, int64_t v)
 {
-    switch (d) {
-    case CUTE_I1:
-        return v == 0 || v == 1;
-    case CUTE_I8:
-        return v >= INT8_MIN && v <= INT8_MAX;
-    case CUTE_I16:
-        return v >= INT16_MIN && v <= INT16_MAX;
-    case CUTE_I32:
-        return v >= INT32_MIN && v <= INT32_MAX;
-    case CUTE_U8:
-        return v >= 0 && v <= UINT8_MAX;
-    case CUTE_U16:
-        return v >= 0 && v <= UINT16_MAX;
-    case CUTE_U32:
-        return v >= 0 && v <= (int64_t)UINT32_MAX;
-    default:
-        return true; /* i64, and u64 whose top half arrives as negative int64 */
-    }
+    int64_t lo, hi;
+    return !cute_dtype_int_range(d, &lo, &hi) || (v >= lo && v <= hi);
 }
 
 /* "argument i (type): why"; the type is formatted only here, off the hot path */

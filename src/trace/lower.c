@@ -31,6 +31,14 @@ static cute_vreg memo_get(cute_ctx *c, int kind, int64_t key)
     }
 }
 
+/* put e into the table m of capacity cap (a power of two) */
+static void memo_insert(memo_entry *m, uint32_t cap, memo_entry e)
+{
+    uint32_t k = memo_slot(e.key, e.kind, cap);
+    while (m[k].reg) k = (k + 1) & (cap - 1);
+    m[k] = e;
+}
+
 static void memo_put(cute_ctx *c, int kind, int64_t key, cute_vreg reg)
 {
     if (2 * (c->nmemo + 1) > c->capmemo) { /* grow and rehash, dropping dead scopes */
@@ -40,24 +48,17 @@ static void memo_put(cute_ctx *c, int kind, int64_t key, cute_vreg reg)
         uint32_t oldcap = c->capmemo;
         c->memo = m, c->capmemo = cap, c->nmemo = 0;
         for (uint32_t i = 0; i < oldcap; i++)
-            if (old[i].reg && scope_open(c, old[i].scope)) {
-                uint32_t k = memo_slot(old[i].key, old[i].kind, cap);
-                while (m[k].reg) k = (k + 1) & (cap - 1);
-                m[k] = old[i];
-                c->nmemo++;
-            }
+            if (old[i].reg && scope_open(c, old[i].scope)) memo_insert(m, cap, old[i]), c->nmemo++;
         free(old);
     }
-    uint32_t k = memo_slot(key, kind, c->capmemo);
-    while (c->memo[k].reg) k = (k + 1) & (c->capmemo - 1);
-    c->memo[k] = (memo_entry){key, reg, c->scopes[c->depth].id, (uint8_t)kind};
+    memo_insert(c->memo, c->capmemo, (memo_entry){key, reg, c->scopes[c->depth].id, (uint8_t)kind});
     c->nmemo++;
 }
 
 static cute_type int_type(int w) { return cute_type_of(w == 32 ? CUTE_I32 : CUTE_I64); }
 static int width_of_reg(cute_ctx *c, cute_vreg r) { return cute_ir_type(c->fn, r).dtype == CUTE_I32 ? 32 : 64; }
 
-static cute_vreg iconst(cute_ctx *c, int w, int64_t v) { return cute_ir_const_int(&c->b, w == 32 ? CUTE_I32 : CUTE_I64, v); }
+static cute_vreg iconst(cute_ctx *c, int w, int64_t v) { return cute_ir_const_int(&c->b, (cute_dtype)int_type(w).dtype, v); }
 
 static cute_vreg bin(cute_ctx *c, int w, cute_op op, cute_vreg a, cute_vreg b)
 {
@@ -270,21 +271,6 @@ cute_val cute_int_index(cute_ctx *c, cute_int x)
     return ctx_val(c, lower(c, x));
 }
 
-/* the range of an integer type's values, where it fits an int64 */
-static bool dtype_range(cute_dtype d, int64_t *lo, int64_t *hi)
-{
-    switch (d) {
-    case CUTE_I8: *lo = INT8_MIN, *hi = INT8_MAX; return true;
-    case CUTE_I16: *lo = INT16_MIN, *hi = INT16_MAX; return true;
-    case CUTE_I32: *lo = INT32_MIN, *hi = INT32_MAX; return true;
-    case CUTE_U8: *lo = 0, *hi = UINT8_MAX; return true;
-    case CUTE_U16: *lo = 0, *hi = UINT16_MAX; return true;
-    case CUTE_U32: *lo = 0, *hi = UINT32_MAX; return true;
-    case CUTE_U64: *lo = 0, *hi = INT64_MAX; return true;
-    default: return false;
-    }
-}
-
 cute_int cute_int_from_val(cute_ctx *c, cute_val v, int64_t lower_bound)
 {
     if (!ctx_ok(c)) return cute_i(0);
@@ -299,7 +285,7 @@ cute_int cute_int_from_val(cute_ctx *c, cute_val v, int64_t lower_bound)
         r = cute_ir_op(&c->b, CUTE_OP_CVT, cute_type_of(CUTE_I64), r, 0, 0);
     cute_int x = cute_symbolic_symbol(c->sym, "v", 1, lower_bound);
     int64_t lo, hi;
-    if (dtype_range((cute_dtype)v.t.dtype, &lo, &hi))
+    if (cute_dtype_int_range((cute_dtype)v.t.dtype, &lo, &hi))
         cute_symbolic_tighten(c->sym, cute_symbolic_symbol_index(c->sym, x), lo, hi);
     ctx_bind(c, x, r);
     return x;
