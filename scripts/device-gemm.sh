@@ -12,7 +12,7 @@ log="$out/gemm.log"
     echo "== build"
     make -j16 all tests 2>&1 | grep -E "error|warning" | head -40
     echo "== tests"
-    for t in atom/tiled_copy_test atom/atom_swap_test tensor/smem_test tensor/tensor_test cli/cublas_test kernels/gemm/lib_test kernels/gemm/gemm_test; do
+    for t in backend/cuda_c_gpu_test atom/tiled_copy_test atom/atom_swap_test tensor/smem_test tensor/tensor_test cli/cublas_test kernels/gemm/lib_test kernels/gemm/gemm_test; do
         [ -x build/tests/$t ] && timeout 500 build/tests/$t 2>&1 | tail -8
     done
     echo "== bench gemm f32 (nt: every operand column-major as (M,K), (N,K), (M,N))"

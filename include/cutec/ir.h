@@ -175,6 +175,10 @@ cute_vreg cute_ir_op(cute_ir_builder *b, cute_op op, cute_type t, cute_vreg a0, 
 /* an op without a result */
 void cute_ir_op_void(cute_ir_builder *b, cute_op op, cute_type t, cute_vreg a0, cute_vreg a1,
                      cute_vreg a2, int64_t imm);
+/* an op whose operands are in var (PRINTF: the format str and its arguments; ASM: the PTX
+ * str, the outputs then the inputs, imm of them outputs); str and var are copied */
+void cute_ir_varop(cute_ir_builder *b, cute_op op, const char *str, const cute_vreg *var, int n,
+                   int64_t imm);
 cute_vreg cute_ir_const_int(cute_ir_builder *b, cute_dtype d, int64_t v);
 cute_vreg cute_ir_const_float(cute_ir_builder *b, cute_dtype d, double v);
 cute_vreg cute_ir_sreg(cute_ir_builder *b, cute_sreg s);

@@ -161,6 +161,11 @@ static bool signature(cc_fn *e)
     for (uint32_t i = 0; i < f->nparams; i++) {
         char tb[CC_NAME], name[CC_NAME];
         cute_type t = cute_ir_type(f, f->params[i]);
+        if (cc_is_smem_ptr(t))
+            return cc_fail(e, CUTE_ERR_UNSUPPORTED,
+                           "parameter %u points to shared memory, which does not exist before "
+                           "the kernel runs",
+                           i);
         const char *ty = cc_type(e, t, tb);
         if (!ty) return false;
         if (t.dtype == CUTE_PTR)

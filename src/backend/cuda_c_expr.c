@@ -215,14 +215,13 @@ static bool cvt_text(cc_fn *e, cute_dtype s, cute_dtype t, const char *x, char *
 static bool cvt(cc_fn *e, const cute_ir_inst *in)
 {
     cute_type s = cute_ir_type(e->f, in->a[0]), t = in->type;
-    char ex[CC_EXPR], x[CC_NAME], def[CC_NAME], tbuf[CC_NAME];
+    char ex[CC_EXPR], x[CC_NAME], def[CC_NAME];
     if (s.dtype == CUTE_PTR || t.dtype == CUTE_PTR) { /* pointer <-> integer or pointer */
         if (s.lanes != 1 || t.lanes != 1 || (s.dtype != CUTE_PTR && !cute_dtype_is_int(s.dtype)) ||
             (t.dtype != CUTE_PTR && !cute_dtype_is_int(t.dtype)))
             return cc_fail(e, CUTE_ERR_UNSUPPORTED, "converts a pointer to a non-integer");
-        const char *ty = cc_type(e, t, tbuf);
-        if (!ty) return false;
-        cc_line(e, "%s(%s)%s;", cc_def(e, in->dst, def), ty, cc_reg(e, in->a[0], x));
+        if (!cc_ptr_cast(e, in->a[0], t, ex)) return false;
+        cc_line(e, "%s%s;", cc_def(e, in->dst, def), ex);
         return true;
     }
     if (s.lanes != t.lanes)
@@ -242,12 +241,12 @@ static bool cvt(cc_fn *e, const cute_ir_inst *in)
 static bool bitcast(cc_fn *e, const cute_ir_inst *in)
 {
     cute_type s = cute_ir_type(e->f, in->a[0]), t = in->type;
-    char x[CC_NAME], def[CC_NAME], tbuf[CC_NAME];
+    char x[CC_NAME], def[CC_NAME], tbuf[CC_NAME], ex[CC_EXPR];
     const char *ty = cc_type(e, t, tbuf);
     if (!ty) return false;
     cc_reg(e, in->a[0], x);
     if (s.dtype == CUTE_PTR || t.dtype == CUTE_PTR)
-        cc_line(e, "%s(%s)%s;", cc_def(e, in->dst, def), ty, x);
+        cc_line(e, "%s%s;", cc_def(e, in->dst, def), cc_ptr_cast(e, in->a[0], t, ex));
     else if (cute_type_eq(s, t))
         cc_line(e, "%s%s;", cc_def(e, in->dst, def), x);
     else {

@@ -3,7 +3,9 @@
  *    overflow, one rounding to bf16 from f64 and wide integers), against a host reference;
  *  - the 16-byte f16 add, against f16(f32(a) + f32(b));
  *  - atomics by CAS loops (16-bit, float min/max) and natively, CAS; 64-bit shuffles,
- *    laneid and warpid in a 96-thread block.
+ *    laneid and warpid in a 96-thread block;
+ *  - shared-memory pointers (u32 in the C) through shuffles, casts, selects, comparisons,
+ *    asm operands, atomics and generic access.
  * Skips, visibly, without a driver, a device or NVRTC (the compile-only checks are in
  * cuda_c_test.c). */
 #include <math.h>
@@ -131,6 +133,86 @@ static cute_ir_func *shfl_kernel(void)
                    0);
     cute_ir_op_void(&b, CUTE_OP_STORE, T(U64),
                     cute_ir_op(&b, CUTE_OP_PTR_ADD, GPTR(U64), out, tid, 0), r, 0, 8);
+    return f;
+}
+
+/* Shared-memory pointers, which the C holds as 32-bit shared-window addresses, through
+ * every op that takes one.  64 threads; v[i] = 1.5 i + 0.25 at float i of shared memory
+ * (i < 128); out[9 t + j] (u32) for thread t: j = 0 load(shfl_xor(p, 1)), 1 load(p via u64
+ * + 4 bytes), 2 load(bitcast to u32), 3 load(t odd ? p : p + 2 (i64)), 4 the comparisons
+ * (p == p) | (p < p + 1) << 1 | (p != p) << 2, 5 asm ld through p, 6 load(asm mov of p, + 3),
+ * 7 the smem counter after 64 atomic adds, 8 load(p as a generic pointer); p = &v[t]. */
+static cute_ir_func *smem_ptr_kernel(void)
+{
+    cute_ir_func *f = cute_ir_func_new("smem_ptrs");
+    cute_ir_builder b;
+    cute_ir_builder_init(&b, f);
+    AT(&b);
+    f->smem_bytes = 1024;
+    cute_vreg out = cute_ir_add_param(f, GPTR(U32), "out");
+    cute_type sf = cute_type_ptr(CUTE_F32, CUTE_SMEM), su = cute_type_ptr(CUTE_U32, CUTE_SMEM);
+    cute_vreg tid = cute_ir_sreg(&b, CUTE_SREG_TID_X);
+    cute_vreg base = op(&b, CUTE_OP_SMEM_PTR, sf, 0, 0, 0, 0);
+    cute_vreg p = cute_ir_op(&b, CUTE_OP_PTR_ADD, sf, base, tid, 0);
+    cute_vreg c64 = cute_ir_const_int(&b, CUTE_I32, 64);
+    for (int half = 0; half < 2; half++) {
+        cute_vreg i = half ? cute_ir_op(&b, CUTE_OP_ADD, T(I32), tid, c64, 0) : tid;
+        cute_vreg v = cute_ir_op(
+            &b, CUTE_OP_FMA, T(F32), cute_ir_op(&b, CUTE_OP_CVT, T(F32), i, 0, 0),
+            cute_ir_const_float(&b, CUTE_F32, 1.5), cute_ir_const_float(&b, CUTE_F32, 0.25));
+        cute_ir_op_void(&b, CUTE_OP_STORE, T(F32), cute_ir_op(&b, CUTE_OP_PTR_ADD, sf, base, i, 0),
+                        v, 0, 4);
+    }
+    cute_vreg counter = op(&b, CUTE_OP_SMEM_PTR, su, 0, 0, 0, 768);
+    cute_ir_if(&b, cute_ir_op(&b, CUTE_OP_EQ, T(I1), tid, cute_ir_const_int(&b, CUTE_I32, 0), 0));
+    cute_ir_op_void(&b, CUTE_OP_STORE, T(U32), counter, cute_ir_const_int(&b, CUTE_U32, 0), 0, 4);
+    cute_ir_end(&b);
+    cute_ir_op_void(&b, CUTE_OP_BARRIER, T(VOID), 0, 0, 0, 0);
+    op(&b, CUTE_OP_ATOMIC, T(U32), counter, cute_ir_const_int(&b, CUTE_U32, 1), 0, CUTE_ATOMIC_ADD);
+    cute_vreg r[9];
+    cute_vreg q = op(&b, CUTE_OP_SHFL, sf, p, cute_ir_const_int(&b, CUTE_I32, 1), 0, CUTE_SHFL_XOR);
+    r[0] = op(&b, CUTE_OP_LOAD, T(F32), q, 0, 0, 4);
+    cute_vreg a = cute_ir_op(&b, CUTE_OP_ADD, T(U64), cute_ir_op(&b, CUTE_OP_CVT, T(U64), p, 0, 0),
+                             cute_ir_const_int(&b, CUTE_U64, 4), 0);
+    r[1] = op(&b, CUTE_OP_LOAD, T(F32), cute_ir_op(&b, CUTE_OP_CVT, sf, a, 0, 0), 0, 0, 4);
+    r[2] = op(&b, CUTE_OP_LOAD, T(U32), cute_ir_op(&b, CUTE_OP_BITCAST, su, p, 0, 0), 0, 0, 4);
+    cute_vreg odd =
+        cute_ir_op(&b, CUTE_OP_NE, T(I1),
+                   cute_ir_op(&b, CUTE_OP_AND, T(I32), tid, cute_ir_const_int(&b, CUTE_I32, 1), 0),
+                   cute_ir_const_int(&b, CUTE_I32, 0), 0);
+    cute_vreg p2 = cute_ir_op(&b, CUTE_OP_PTR_ADD, sf, p, cute_ir_const_int(&b, CUTE_I64, 2), 0);
+    r[3] = op(&b, CUTE_OP_LOAD, T(F32), cute_ir_op(&b, CUTE_OP_SELECT, sf, odd, p, p2), 0, 0, 4);
+    cute_vreg p1 = cute_ir_op(&b, CUTE_OP_PTR_ADD, sf, p, cute_ir_const_int(&b, CUTE_I32, 1), 0);
+    cute_vreg bits[3] = {cute_ir_op(&b, CUTE_OP_EQ, T(I1), p, p, 0),
+                         cute_ir_op(&b, CUTE_OP_LT, T(I1), p, p1, 0),
+                         cute_ir_op(&b, CUTE_OP_NE, T(I1), p, p, 0)};
+    r[4] = cute_ir_const_int(&b, CUTE_U32, 0);
+    for (int k = 0; k < 3; k++)
+        r[4] = cute_ir_op(&b, CUTE_OP_OR, T(U32), r[4],
+                          cute_ir_op(&b, CUTE_OP_SHL, T(U32),
+                                     cute_ir_op(&b, CUTE_OP_CVT, T(U32), bits[k], 0, 0),
+                                     cute_ir_const_int(&b, CUTE_U32, k), 0),
+                          0);
+    r[5] = cute_ir_new_vreg(f, T(F32), "viaasm", false);
+    cute_ir_varop(&b, CUTE_OP_ASM, "ld.f32 %0, [%1];", (cute_vreg[]){r[5], p}, 2, 1);
+    cute_vreg moved = cute_ir_new_vreg(f, sf, "moved", false);
+    cute_ir_varop(&b, CUTE_OP_ASM, "mov.b64 %0, %1;", (cute_vreg[]){moved, p}, 2, 1);
+    r[6] = op(&b, CUTE_OP_LOAD, T(F32),
+              cute_ir_op(&b, CUTE_OP_PTR_ADD, sf, moved, cute_ir_const_int(&b, CUTE_I32, 3), 0), 0,
+              0, 4);
+    cute_ir_op_void(&b, CUTE_OP_BARRIER, T(VOID), 0, 0, 0, 0);
+    r[7] = op(&b, CUTE_OP_LOAD, T(U32), counter, 0, 0, 4);
+    r[8] =
+        op(&b, CUTE_OP_LOAD, T(F32), cute_ir_op(&b, CUTE_OP_BITCAST, GPTR(F32), p, 0, 0), 0, 0, 4);
+    cute_vreg row = cute_ir_op(&b, CUTE_OP_MUL, T(I32), tid, cute_ir_const_int(&b, CUTE_I32, 9), 0);
+    for (int j = 0; j < 9; j++) {
+        cute_vreg x = cute_ir_type(f, r[j]).dtype == CUTE_U32
+                          ? r[j]
+                          : cute_ir_op(&b, CUTE_OP_BITCAST, T(U32), r[j], 0, 0);
+        cute_ir_op_void(&b, CUTE_OP_STORE, T(U32),
+                        at(&b, cute_ir_op(&b, CUTE_OP_PTR_ADD, GPTR(U32), out, row, 0), j), x, 0,
+                        4);
+    }
     return f;
 }
 
@@ -267,13 +349,13 @@ typedef struct gpu {
     void *module;
 } gpu;
 
-static bool launch(gpu *g, const char *name, uint32_t threads, void **params)
+static bool launch(gpu *g, const char *name, uint32_t threads, uint32_t smem, void **params)
 {
     void *fn = NULL;
     cute_status s = cute_cuda_module_function(g->cu, g->module, name, &fn);
     if (s == CUTE_OK)
-        s = cute_cuda_launch(g->cu, fn, (cute_dim3){1, 1, 1}, (cute_dim3){threads, 1, 1}, 0, NULL,
-                             params);
+        s = cute_cuda_launch(g->cu, fn, (cute_dim3){1, 1, 1}, (cute_dim3){threads, 1, 1}, smem,
+                             NULL, params);
     if (s == CUTE_OK) s = cute_cuda_sync(g->cu);
     CHECK(s == CUTE_OK, "%s: %s", name, cute_cuda_error(g->cu));
     return s == CUTE_OK;
@@ -364,7 +446,7 @@ static void check_conversions(gpu *g, int s, cute_devptr din, cute_devptr dout)
     char name[32];
     snprintf(name, sizeof name, "conv_%s", cute_dtype_name(num[s]));
     int n32 = n;
-    if (!launch(g, name, 64, (void *[]){&din, &dout, &n32})) return;
+    if (!launch(g, name, 64, 0, (void *[]){&din, &dout, &n32})) return;
     cute_cuda_copy_dtoh(g->cu, out, dout, sizeof out);
     for (int t = 0; t < NN; t++) {
         int tz = cute_dtype_bytes(num[t]), bad = 0;
@@ -403,7 +485,7 @@ static void check_atomics(gpu *g, cute_devptr dm)
     memcpy(m + 96 + 2, &bf16, 2), memcpy(m + 128 + 4, &f32, 4), memcpy(m + 160 + 8, &f64, 8);
     memcpy(m + 192 + 8, &i64, 8), memcpy(m + 224 + 4, &i32, 4);
     cute_cuda_copy_htod(g->cu, dm, m, sizeof m);
-    if (!launch(g, "atoms", 256, (void *[]){&dm})) return;
+    if (!launch(g, "atoms", 256, 0, (void *[]){&dm})) return;
     cute_cuda_copy_dtoh(g->cu, m, dm, sizeof m);
     for (int k = 0; k < 8; k++) {
         cute_dtype d = atom_types[k];
@@ -422,7 +504,7 @@ static void check_atomics(gpu *g, cute_devptr dm)
 static void check_shuffles(gpu *g, cute_devptr ds)
 {
     uint64_t h[96];
-    if (!launch(g, "shfl64", 96, (void *[]){&ds})) return;
+    if (!launch(g, "shfl64", 96, 0, (void *[]){&ds})) return;
     cute_cuda_copy_dtoh(g->cu, h, ds, sizeof h);
     int bad = 0;
     for (uint64_t t = 0; t < 96; t++) {
@@ -430,6 +512,39 @@ static void check_shuffles(gpu *g, cute_devptr ds)
         bad += h[t] != want;
     }
     CHECK(bad == 0, "64-bit shuffle, laneid, warpid: %d of 96 wrong", bad);
+}
+
+static void check_smem_pointers(gpu *g, cute_devptr dout)
+{
+    uint32_t h[64 * 9];
+    memset(h, 0xff, sizeof h);
+    cute_cuda_copy_htod(g->cu, dout, h, sizeof h); /* poison */
+    if (!launch(g, "smem_ptrs", 64, 1024, (void *[]){&dout})) return;
+    cute_cuda_copy_dtoh(g->cu, h, dout, sizeof h);
+    int bad = 0;
+    for (int t = 0; t < 64; t++) {
+        float want[9] = {1.5f * (float)(t ^ 1) + 0.25f,
+                         1.5f * (float)(t + 1) + 0.25f,
+                         1.5f * (float)t + 0.25f,
+                         1.5f * (float)(t % 2 ? t : t + 2) + 0.25f,
+                         0,
+                         1.5f * (float)t + 0.25f,
+                         1.5f * (float)(t + 3) + 0.25f,
+                         0,
+                         1.5f * (float)t + 0.25f};
+        for (int j = 0; j < 9; j++) {
+            uint32_t w;
+            memcpy(&w, &want[j], 4);
+            if (j == 4) w = 3;
+            if (j == 7) w = 64;
+            if (h[9 * t + j] != w) {
+                if (bad++ < 4)
+                    fprintf(stderr, "  thread %d value %d: %08x, want %08x\n", t, j, h[9 * t + j],
+                            w);
+            }
+        }
+    }
+    CHECK(bad == 0, "shared-memory pointers: %d of %d wrong", bad, 64 * 9);
 }
 
 static void check_f16_add(gpu *g, cute_devptr da, cute_devptr db, cute_devptr dc)
@@ -443,7 +558,7 @@ static void check_f16_add(gpu *g, cute_devptr da, cute_devptr db, cute_devptr dc
     }
     cute_cuda_copy_htod(g->cu, da, a, sizeof a);
     cute_cuda_copy_htod(g->cu, db, b, sizeof b);
-    if (!launch(g, "f16_add", 64, (void *[]){&da, &db, &dc})) return;
+    if (!launch(g, "f16_add", 64, 0, (void *[]){&da, &db, &dc})) return;
     cute_cuda_copy_dtoh(g->cu, c, dc, sizeof c);
     int bad = 0;
     for (int i = 0; i < 512; i++) {
@@ -456,18 +571,20 @@ static void check_f16_add(gpu *g, cute_devptr da, cute_devptr db, cute_devptr dc
 static void run(cute_cuda *cu, cute_nvrtc *nv)
 {
     const cute_device_info *d = cute_cuda_device(cu);
-    cute_ir_func *k[NN + 3];
+    enum { NK = NN + 4 };
+    cute_ir_func *k[NK];
     for (int s = 0; s < NN; s++) k[s] = conv_kernel(s);
     k[NN] = atomic_kernel(), k[NN + 1] = shfl_kernel(), k[NN + 2] = f16_add_kernel();
+    k[NN + 3] = smem_ptr_kernel();
     char err[512], *src = NULL;
     bool ok = true;
-    for (int i = 0; i < NN + 3 && ok; i++) {
+    for (int i = 0; i < NK && ok; i++) {
         ok = cute_ir_verify(k[i], err, sizeof err) == 0;
         CHECK(ok, "%s", err);
     }
     cute_cuda_c_opts eo = {.arch = d->arch};
     if (ok)
-        ok = cute_cuda_c_emit((const cute_ir_func *const *)k, NN + 3, &eo, &src, err, sizeof err) ==
+        ok = cute_cuda_c_emit((const cute_ir_func *const *)k, NK, &eo, &src, err, sizeof err) ==
              CUTE_OK;
     CHECK(ok, "emit: %s", err);
     cute_nvrtc_output o = {0};
@@ -484,13 +601,14 @@ static void run(cute_cuda *cu, cute_nvrtc *nv)
         check_atomics(&g, b[0]);
         check_shuffles(&g, b[0]);
         check_f16_add(&g, b[0], b[1], b[2]);
+        check_smem_pointers(&g, b[3]);
     }
     for (int i = 0; i < 4; i++)
         if (b[i]) cute_cuda_free(cu, b[i]);
     if (g.module) cute_cuda_module_unload(cu, g.module);
     cute_nvrtc_output_free(&o);
     free(src);
-    for (int i = 0; i < NN + 3; i++) cute_ir_func_free(k[i]);
+    for (int i = 0; i < NK; i++) cute_ir_func_free(k[i]);
 }
 
 int main(void)

@@ -82,6 +82,19 @@ const char *cc_scalar_name(cute_dtype d); /* "f32", "bool" */
 /* the C type of t ("f32", "f16x8", "f32 *"), noting what the prelude needs; NULL (and a
  * failure) for a type C cannot hold */
 const char *cc_type(cc_fn *e, cute_type t, char *buf);
+/* Shared-memory pointers live in the generated C as u32 addresses in the shared window, not
+ * as C pointers: NVRTC keeps C pointers to shared memory 64-bit, and the 64-bit address
+ * arithmetic (IADD3/IADD3.X, LEA/LEA.HI.X pairs) cost the shared-memory GEMMs a fifth of
+ * their k-loop; in u32, ptxas folds constant offsets into LDS/STS as [R+imm]. */
+bool cc_is_smem_ptr(cute_type t);
+/* pointer register r as a C expression of its pointer type ("r5", or
+ * "((f32 *)__cvta_shared_to_generic(r5))" for shared memory; NVVM turns an access through
+ * the latter into ld/st.shared on the 32-bit address); buf has CC_EXPR bytes */
+const char *cc_ptr(cc_fn *e, cute_vreg r, char *buf);
+/* register r (a pointer or an integer) as type `to` (a pointer or an integer), one of them
+ * a pointer: a shared-memory pointer converts through its generic address, so that its
+ * integer value is the same as a C pointer's; NULL (and a failure) when `to` has no C type */
+const char *cc_ptr_cast(cc_fn *e, cute_vreg r, cute_type to, char *buf);
 const char *cc_reg(const cc_fn *e, cute_vreg r, char *buf); /* "r5" or "r5_acc" */
 /* register r, or its lane (lane >= 0) */
 const char *cc_opnd(const cc_fn *e, cute_vreg r, int lane, char *buf);

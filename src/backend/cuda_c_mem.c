@@ -18,11 +18,11 @@ static bool whole(cute_type t)
 
 static bool load(cc_fn *e, const cute_ir_inst *in)
 {
-    char p[CC_NAME], def[CC_NAME], tb[CC_NAME], d[CC_NAME];
+    char p[CC_EXPR], def[CC_NAME], tb[CC_NAME], d[CC_NAME];
     cute_type t = in->type;
     const char *ty = cc_type(e, t, tb);
     if (!ty) return false;
-    cc_reg(e, in->a[0], p);
+    cc_ptr(e, in->a[0], p);
     if (t.lanes == 1) {
         cc_line(e, "%s*%s;", cc_def(e, in->dst, def), p);
     } else if (whole(t)) {
@@ -37,11 +37,11 @@ static bool load(cc_fn *e, const cute_ir_inst *in)
 
 static bool store(cc_fn *e, const cute_ir_inst *in)
 {
-    char p[CC_NAME], v[CC_NAME], tb[CC_NAME];
+    char p[CC_EXPR], v[CC_NAME], tb[CC_NAME];
     cute_type t = cute_ir_type(e->f, in->a[1]);
     const char *ty = cc_type(e, t, tb);
     if (!ty) return false;
-    cc_reg(e, in->a[0], p);
+    cc_ptr(e, in->a[0], p);
     if (t.lanes == 1) {
         cc_line(e, "*%s = %s;", p, cc_reg(e, in->a[1], v));
     } else if (whole(t)) {
@@ -50,6 +50,23 @@ static bool store(cc_fn *e, const cute_ir_inst *in)
         for (int l = 0; l < t.lanes; l++)
             cc_line(e, "%s[%d] = %s;", p, l, cc_opnd(e, in->a[1], l, v));
     }
+    return true;
+}
+
+/* offsets count elements; a shared-memory pointer (u32 bytes) scales them itself */
+static bool ptr_add(cc_fn *e, const cute_ir_inst *in)
+{
+    char def[CC_NAME], a[CC_NAME], b[CC_NAME];
+    cute_type t = in->type;
+    cc_def(e, in->dst, def);
+    cc_reg(e, in->a[0], a);
+    cc_reg(e, in->a[1], b);
+    if (!cc_is_smem_ptr(t)) {
+        cc_line(e, "%s%s + %s;", def, a, b);
+        return true;
+    }
+    int size = t.pointee == CUTE_VOID ? 1 : cute_dtype_bytes((cute_dtype)t.pointee);
+    cc_line(e, "%s%s + (u32)%s * %du;", def, a, b, size);
     return true;
 }
 
@@ -69,7 +86,7 @@ static bool shfl(cc_fn *e, const cute_ir_inst *in)
     cc_reg(e, in->a[0], a);
     cc_reg(e, in->a[1], l);
     const char *lane_cast = in->imm == CUTE_SHFL_UP || in->imm == CUTE_SHFL_DOWN ? "(u32)" : "";
-    if (t.dtype == CUTE_PTR) /* a pointer moves as its 64 bits */
+    if (t.dtype == CUTE_PTR && !cc_is_smem_ptr(t)) /* a C pointer moves as its 64 bits */
         cc_line(e, "%s(%s)%s(" FULL ", (u64)%s, %s%s);", cc_def(e, in->dst, def), cc_type(e, t, tb),
                 fn[in->imm], a, lane_cast, l);
     else
@@ -161,8 +178,8 @@ static bool atomic(cc_fn *e, const cute_ir_inst *in)
     if (in->type.lanes != 1) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "atomics on vectors");
     if (!atomic_ok(e, d)) return false;
     cute_atomic mode = (cute_atomic)in->imm;
-    char p[CC_NAME], v[CC_NAME], def[CC_NAME], vb[CC_EXPR], call[CC_EXPR], back[CC_EXPR];
-    cc_reg(e, in->a[0], p);
+    char p[CC_EXPR], v[CC_NAME], def[CC_NAME], vb[CC_EXPR], call[CC_EXPR * 2], back[CC_EXPR * 3];
+    cc_ptr(e, in->a[0], p);
     cc_reg(e, in->a[1], v);
     const char *fn = native_atomic(mode, d);
     if (fn) {
@@ -187,8 +204,8 @@ static bool atomic_cas(cc_fn *e, const cute_ir_inst *in)
     cute_dtype d = (cute_dtype)in->type.dtype;
     if (in->type.lanes != 1) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "atomics on vectors");
     if (!atomic_ok(e, d)) return false;
-    char p[CC_NAME], c[CC_NAME], v[CC_NAME], def[CC_NAME];
-    cc_reg(e, in->a[0], p);
+    char p[CC_EXPR], c[CC_NAME], v[CC_NAME], def[CC_NAME];
+    cc_ptr(e, in->a[0], p);
     cc_reg(e, in->a[1], c);
     cc_reg(e, in->a[2], v);
     if (d == CUTE_I32 || d == CUTE_U32 || d == CUTE_U64 || d == CUTE_U16) {
@@ -196,7 +213,7 @@ static bool atomic_cas(cc_fn *e, const cute_ir_inst *in)
         return true;
     }
     /* on the bits: a float compares equal when its bits do */
-    char cb[CC_EXPR], vb[CC_EXPR], call[CC_EXPR * 3], back[CC_EXPR * 3 + 32];
+    char cb[CC_EXPR], vb[CC_EXPR], call[CC_EXPR * 4], back[CC_EXPR * 4 + 32];
     to_bits(e, d, c, cb);
     to_bits(e, d, v, vb);
     snprintf(call, sizeof call, "atomicCAS((%s *)%s, %s, %s)", bits_of(d), p, cb, vb);
@@ -215,8 +232,8 @@ static bool print(cc_fn *e, const cute_ir_inst *in)
     for (uint32_t k = 0; k < in->nvar; k++) {
         cute_type t = cute_ir_type(e->f, in->var[k]);
         cute_dtype d = (cute_dtype)t.dtype;
-        char x[CC_NAME], w[CC_NAME];
-        cc_reg(e, in->var[k], x);
+        char x[CC_EXPR], w[CC_NAME];
+        cc_ptr(e, in->var[k], x); /* the register itself, unless a shared-memory pointer */
         if (t.lanes != 1) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "prints a vector");
         /* what C varargs would do, and f16/bf16 as their value */
         if (cute_dtype_is_float(d))
@@ -256,17 +273,17 @@ static bool asm_kind(cc_fn *e, cute_type t, asm_opnd *k)
 /* the C lvalue/rvalue an operand passes: r5, r5.bits, t2, (u32)r5 */
 static void asm_arg(cc_fn *e, cute_vreg r, int idx, bool out, const asm_opnd *k, char *buf)
 {
-    char x[CC_NAME];
-    cc_reg(e, r, x);
+    char x[CC_EXPR];
+    cc_ptr(e, r, x); /* a shared-memory pointer passes its generic address, as a C pointer */
     cute_dtype d = (cute_dtype)cute_ir_type(e->f, r).dtype;
     if (cc_is_16f(d))
-        snprintf(buf, CC_NAME, "%s.bits", x);
+        snprintf(buf, CC_EXPR, "%s.bits", x);
     else if (!k->tmp_type)
-        snprintf(buf, CC_NAME, "%s", x);
+        snprintf(buf, CC_EXPR, "%s", x);
     else if (out)
-        snprintf(buf, CC_NAME, "t%d", idx);
+        snprintf(buf, CC_EXPR, "t%d", idx);
     else
-        snprintf(buf, CC_NAME, "(%s)%s", k->tmp_type, x);
+        snprintf(buf, CC_EXPR, "(%s)%s", k->tmp_type, x);
 }
 
 static bool inline_asm(cc_fn *e, const cute_ir_inst *in)
@@ -285,7 +302,7 @@ static bool inline_asm(cc_fn *e, const cute_ir_inst *in)
     for (uint32_t k = 0; k < nout; k++)
         if (kinds[k].tmp_type) cc_line(e, "%s t%u;", kinds[k].tmp_type, k);
     cc_buf *o = e->out;
-    char arg[CC_NAME];
+    char arg[CC_EXPR];
     cc_printf(o, "%*sasm volatile(", 4 * e->indent, "");
     cc_c_string(o, in->str);
     for (uint32_t k = 0; k < in->nvar; k++) { /* " : outputs : inputs : clobbers" */
@@ -310,6 +327,8 @@ static bool inline_asm(cc_fn *e, const cute_ir_inst *in)
         cc_reg(e, in->var[k], x);
         if (t.dtype == CUTE_I1)
             cc_line(e, "%s = t%u != 0;", x, k);
+        else if (cc_is_smem_ptr(t))
+            cc_line(e, "%s = (u32)__cvta_generic_to_shared((const void *)t%u);", x, k);
         else
             cc_line(e, "%s = (%s)t%u;", x, cc_type(e, t, tb), k);
     }
@@ -320,12 +339,10 @@ static bool inline_asm(cc_fn *e, const cute_ir_inst *in)
 
 bool cc_mem(cc_fn *e, const cute_ir_inst *in)
 {
-    char def[CC_NAME], a[CC_NAME], b[CC_NAME], tb[CC_NAME];
+    char def[CC_NAME], tb[CC_NAME];
     switch ((cute_op)in->op) {
     case CUTE_OP_PTR_ADD:
-        cc_line(e, "%s%s + %s;", cc_def(e, in->dst, def), cc_reg(e, in->a[0], a),
-                cc_reg(e, in->a[1], b));
-        return true;
+        return ptr_add(e, in);
     case CUTE_OP_LOAD:
         return load(e, in);
     case CUTE_OP_STORE:
@@ -334,7 +351,8 @@ bool cc_mem(cc_fn *e, const cute_ir_inst *in)
         const char *ty = cc_type(e, in->type, tb);
         if (!ty) return false;
         e->m->needs |= NEED_SMEM;
-        cc_line(e, "%s(%s)(cute_smem + %lld);", cc_def(e, in->dst, def), ty, (long long)in->imm);
+        cc_line(e, "%s(%s)__cvta_generic_to_shared(cute_smem) + %lldu;", cc_def(e, in->dst, def),
+                ty, (long long)in->imm);
         return true;
     }
     case CUTE_OP_BARRIER:

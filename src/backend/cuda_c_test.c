@@ -33,17 +33,6 @@ static cute_vreg op(cute_ir_builder *b, cute_op o, cute_type t, cute_vreg a0, cu
 }
 
 /* PRINTF / ASM: operands defined before, listed in v */
-static void varop(cute_ir_builder *b, cute_op o, const char *str, const cute_vreg *v, int n,
-                  int64_t imm)
-{
-    cute_vreg *vars = n ? cute_ir_alloc(b->f, (size_t)n * sizeof *vars) : NULL;
-    if (n) memcpy(vars, v, (size_t)n * sizeof *vars);
-    cute_ir_inst *in = cute_ir_append(b, o);
-    in->str = cute_ir_strdup(b->f, str);
-    in->var = vars;
-    in->nvar = (uint32_t)n;
-    in->imm = imm;
-}
 
 /* blockIdx.x * blockDim.x + threadIdx.x */
 static cute_vreg global_index(cute_ir_builder *b)
@@ -210,24 +199,25 @@ static void everything_io(cute_ir_builder *b, cute_vreg Y, cute_vreg acc)
     cute_vreg h = cute_ir_const_float(b, CUTE_F16, 1.5), t1 = cute_ir_const_int(b, CUTE_I1, 1);
     cute_vreg u = cute_ir_const_int(b, CUTE_U64, -1), c8 = cute_ir_const_int(b, CUTE_U8, 200);
     cute_vreg tid = cute_ir_sreg(b, CUTE_SREG_TID_X);
-    varop(b, CUTE_OP_PRINTF, "tid %d acc %f h %f p %d u %llu c %u \"q\"?\?=\t\\\n",
-          (cute_vreg[]){tid, acc, h, t1, u, c8}, 6, 0);
+    cute_ir_varop(b, CUTE_OP_PRINTF, "tid %d acc %f h %f p %d u %llu c %u \"q\"?\?=\t\\\n",
+                  (cute_vreg[]){tid, acc, h, t1, u, c8}, 6, 0);
     cute_vreg o1 = cute_ir_new_vreg(f, T(F32), "sum", false);
-    varop(b, CUTE_OP_ASM, "add.f32 %0, %1, %2;", (cute_vreg[]){o1, acc, acc}, 3, 1);
+    cute_ir_varop(b, CUTE_OP_ASM, "add.f32 %0, %1, %2;", (cute_vreg[]){o1, acc, acc}, 3, 1);
     cute_vreg o2 = cute_ir_new_vreg(f, GPTR(F32), NULL, false);
-    varop(b, CUTE_OP_ASM, "mov.b64 %0, %1;", (cute_vreg[]){o2, Y}, 2, 1);
+    cute_ir_varop(b, CUTE_OP_ASM, "mov.b64 %0, %1;", (cute_vreg[]){o2, Y}, 2, 1);
     cute_vreg o3 = cute_ir_new_vreg(f, T(I1), NULL, false);
-    varop(b, CUTE_OP_ASM, "{ .reg .pred p; setp.ne.u32 p, %1, 0; selp.u32 %0, 1, 0, p; }",
-          (cute_vreg[]){o3, t1}, 2, 1);
+    cute_ir_varop(b, CUTE_OP_ASM, "{ .reg .pred p; setp.ne.u32 p, %1, 0; selp.u32 %0, 1, 0, p; }",
+                  (cute_vreg[]){o3, t1}, 2, 1);
     cute_vreg o4 = cute_ir_new_vreg(f, T(U8), NULL, false),
               o5 = cute_ir_new_vreg(f, T(F16), NULL, false);
-    varop(b, CUTE_OP_ASM, "mov.b16 %0, %2; mov.b16 %1, %3;", (cute_vreg[]){o4, o5, c8, h}, 4, 2);
+    cute_ir_varop(b, CUTE_OP_ASM, "mov.b16 %0, %2; mov.b16 %1, %3;", (cute_vreg[]){o4, o5, c8, h},
+                  4, 2);
     cute_vreg o6 = cute_ir_new_vreg(f, T(F64), NULL, false),
               o7 = cute_ir_new_vreg(f, T(I64), NULL, true);
-    varop(b, CUTE_OP_ASM, "cvt.f64.f32 %0, %2; mov.b64 %1, %3;", (cute_vreg[]){o6, o7, o1, u}, 4,
-          2);
-    varop(b, CUTE_OP_ASM, "membar.gl;", NULL, 0, 0);
-    varop(b, CUTE_OP_ASM, "st.global.f32 [%0], %1;", (cute_vreg[]){o2, o1}, 2, 0);
+    cute_ir_varop(b, CUTE_OP_ASM, "cvt.f64.f32 %0, %2; mov.b64 %1, %3;",
+                  (cute_vreg[]){o6, o7, o1, u}, 4, 2);
+    cute_ir_varop(b, CUTE_OP_ASM, "membar.gl;", NULL, 0, 0);
+    cute_ir_varop(b, CUTE_OP_ASM, "st.global.f32 [%0], %1;", (cute_vreg[]){o2, o1}, 2, 0);
     cute_vreg any =
         cute_ir_op(b, CUTE_OP_OR, T(I1), o3, cute_ir_op(b, CUTE_OP_EQ, T(I1), o4, c8, 0), 0);
     cute_vreg w = cute_ir_op(b, CUTE_OP_SELECT, T(F64), any, o6,
@@ -457,7 +447,6 @@ static char *emit(cute_ir_func *const *k, int n, const cute_cuda_c_opts *o)
     return src;
 }
 
-
 /* compile src for arch; the output (caller frees) or NULL after a failed check */
 static bool compile(cute_nvrtc *nv, const char *src, const char *arch, bool lineinfo,
                     cute_nvrtc_output *o)
@@ -574,8 +563,14 @@ static void test_refusals(void)
     AT(&b);
     cute_vreg v = cute_ir_add_param(f, cute_type_vec(CUTE_F32, 2), "v");
     cute_vreg o = cute_ir_new_vreg(f, T(F32), NULL, false);
-    varop(&b, CUTE_OP_ASM, "mov.b32 %0, %1;", (cute_vreg[]){o, v}, 2, 1);
+    cute_ir_varop(&b, CUTE_OP_ASM, "mov.b32 %0, %1;", (cute_vreg[]){o, v}, 2, 1);
     refuses(f, CUTE_ERR_UNSUPPORTED, "asm operand must be a scalar", NULL);
+
+    f = cute_ir_func_new("bad");
+    cute_ir_builder_init(&b, f);
+    AT(&b);
+    cute_ir_add_param(f, cute_type_ptr(CUTE_F32, CUTE_SMEM), "s");
+    refuses(f, CUTE_ERR_UNSUPPORTED, "parameter 0 points to shared memory", NULL);
 
     refuses(cute_ir_func_new("not-an-identifier"), CUTE_ERR_INVALID, "not a C identifier", NULL);
     refuses(cute_ir_func_new("ok"), CUTE_ERR_INVALID, "arch sm_60", "sm_60");
@@ -676,7 +671,11 @@ static void test_compile(cute_nvrtc *nv)
     static const char *archs[] = {"sm_80", "sm_90a", "sm_75"};
     for (int a = 0; src && a < 3; a++) {
         cute_nvrtc_output o;
-        compile(nv, src, archs[a], false, &o);
+        /* shared-memory pointers are u32 in the C; NVVM must still see shared accesses */
+        if (compile(nv, src, archs[a], false, &o))
+            CHECK(strstr(o.ptx, "ld.shared.") && strstr(o.ptx, "st.shared.") &&
+                      strstr(o.ptx, "atom.shared."),
+                  "%s: shared-memory accesses became generic", archs[a]);
         cute_nvrtc_output_free(&o);
     }
     if (src && getenv("CUTEC_TEST_VERBOSE")) fputs(src, stderr);

@@ -140,15 +140,56 @@ static void note_scalar(cc_fn *e, cute_dtype d)
     if (d == CUTE_BF16) e->m->needs |= NEED_BF16;
 }
 
+bool cc_is_smem_ptr(cute_type t)
+{
+    return t.dtype == CUTE_PTR && t.space == CUTE_SMEM;
+}
+
+/* the C pointer type "T *" of a pointer type, whatever its space */
+static const char *pointer_type(cc_fn *e, cute_type t, char *buf)
+{
+    const char *p = cc_scalar_name((cute_dtype)t.pointee);
+    if (!p || t.pointee == CUTE_VOID) p = "u8"; /* untyped bytes */
+    note_scalar(e, (cute_dtype)t.pointee);
+    snprintf(buf, CC_NAME, "%s *", p);
+    return buf;
+}
+
+const char *cc_ptr(cc_fn *e, cute_vreg r, char *buf)
+{
+    char x[CC_NAME], tb[CC_NAME];
+    cute_type t = cute_ir_type(e->f, r);
+    cc_reg(e, r, x);
+    if (!cc_is_smem_ptr(t)) return strcpy(buf, x);
+    snprintf(buf, CC_EXPR, "((%s)__cvta_shared_to_generic(%s))", pointer_type(e, t, tb), x);
+    return buf;
+}
+
+const char *cc_ptr_cast(cc_fn *e, cute_vreg r, cute_type to, char *buf)
+{
+    char x[CC_NAME], tb[CC_NAME];
+    cute_type from = cute_ir_type(e->f, r);
+    const char *ty = cc_type(e, to, tb);
+    cc_reg(e, r, x);
+    if (!ty) return NULL;
+    if (cc_is_smem_ptr(from) && cc_is_smem_ptr(to))
+        snprintf(buf, CC_EXPR, "%s", x);
+    else if (cc_is_smem_ptr(from))
+        snprintf(buf, CC_EXPR, "(%s)(u64)__cvta_shared_to_generic(%s)", ty, x);
+    else if (cc_is_smem_ptr(to))
+        snprintf(buf, CC_EXPR, "(u32)__cvta_generic_to_shared((const void *)(u64)%s)", x);
+    else
+        snprintf(buf, CC_EXPR, "(%s)%s", ty, x);
+    return buf;
+}
+
 const char *cc_type(cc_fn *e, cute_type t, char *buf)
 {
-    if (t.dtype == CUTE_PTR) {
-        const char *p = cc_scalar_name((cute_dtype)t.pointee);
-        if (!p || t.pointee == CUTE_VOID) p = "u8"; /* untyped bytes */
+    if (cc_is_smem_ptr(t)) {
         note_scalar(e, (cute_dtype)t.pointee);
-        snprintf(buf, CC_NAME, "%s *", p);
-        return buf;
+        return strcpy(buf, "u32");
     }
+    if (t.dtype == CUTE_PTR) return pointer_type(e, t, buf);
     const char *s = cc_scalar_name((cute_dtype)t.dtype);
     if (!s || t.dtype == CUTE_VOID || t.lanes == 0) {
         cc_fail(e, CUTE_ERR_UNSUPPORTED, "no C type for dtype %d x%d", t.dtype, t.lanes);

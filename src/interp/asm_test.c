@@ -34,12 +34,7 @@ static cute_module *case_kernel(const hw_case *c)
         bool f = strstr(c->ptx, "cvt") || (strstr(c->ptx, ".f32 {") && q >= c->nin - 4);
         regs[c->nout + q] = f ? kt_op(&k, CUTE_OP_BITCAST, cute_type_of(CUTE_F32), v, 0, 0) : v;
     }
-    cute_ir_inst *in = cute_ir_append(&k.b, CUTE_OP_ASM);
-    in->str = cute_ir_strdup(k.f, c->ptx);
-    in->nvar = (uint32_t)(c->nout + c->nin);
-    in->var = cute_ir_alloc(k.f, in->nvar * sizeof(cute_vreg));
-    memcpy(in->var, regs, in->nvar * sizeof(cute_vreg));
-    in->imm = c->nout;
+    cute_ir_varop(&k.b, CUTE_OP_ASM, c->ptx, regs, c->nout + c->nin, c->nout);
     for (int q = 0; q < c->nout; q++) {
         cute_vreg i = kt_bin(&k, CUTE_OP_ADD, kt_bin(&k, CUTE_OP_MUL, t, kt_i64(&k, 4)), kt_i64(&k, q));
         kt_store(&k, kt_ptr_add(&k, OUT, i), regs[q]);
@@ -112,11 +107,7 @@ static void cp_async(void)
             kt_barrier(&k);
             cute_ir_if(&k.b, kt_cmp(&k, CUTE_OP_LT, t, kt_i64(&k, 31)));
         }
-        cute_ir_inst *in = cute_ir_append(&k.b, CUTE_OP_ASM);
-        in->str = cute_ir_strdup(k.f, ptx[q]);
-        in->nvar = q == 0 ? 2 : q == 3 ? 3 : 0;
-        in->var = cute_ir_alloc(k.f, 3 * sizeof(cute_vreg));
-        in->var[0] = dst, in->var[1] = src, in->var[2] = four;
+        cute_ir_varop(&k.b, CUTE_OP_ASM, ptx[q], (cute_vreg[]){dst, src, four}, q == 0 ? 2 : q == 3 ? 3 : 0, 0);
         if (q == 3) cute_ir_end(&k.b);
     }
     kt_barrier(&k);
@@ -158,12 +149,7 @@ static void divergent_mma(void)
         regs[q] = q < 4 ? cute_ir_new_vreg(k.f, cute_type_of(CUTE_U32), "d", false) : cute_ir_const_int(&k.b, CUTE_U32, 0);
     cute_ir_if(&k.b, kt_cmp(&k, CUTE_OP_LT, t, kt_i32(&k, 16)));
     KT_AT(&k.b); int line = __LINE__;
-    cute_ir_inst *in = cute_ir_append(&k.b, CUTE_OP_ASM);
-    in->str = cute_ir_strdup(k.f, c->ptx);
-    in->nvar = 14;
-    in->var = cute_ir_alloc(k.f, 14 * sizeof(cute_vreg));
-    memcpy(in->var, regs, sizeof regs);
-    in->imm = 4;
+    cute_ir_varop(&k.b, CUTE_OP_ASM, c->ptx, regs, 14, 4);
     cute_ir_end(&k.b);
     cute_module *m = kt_compile(be, &k);
     CHECK(m && kt_launch(be, m, 1, 32, 0, NULL, 0) == CUTE_ERR_CHECK, "a check");

@@ -406,13 +406,8 @@ static void unknown_asm(void)
     kt_begin(&k, "asm");
     cute_vreg x = cute_ir_new_vreg(k.f, cute_type_of(CUTE_U32), "x", false);
     KT_AT(&k.b);
-    cute_ir_inst *in = cute_ir_append(&k.b, CUTE_OP_ASM);
-    in->str = cute_ir_strdup(k.f, "mov.u32 %0, %globaltimer_lo;");
-    in->var = cute_ir_alloc(k.f, sizeof(cute_vreg));
-    in->var[0] = x;
-    in->nvar = 1;
-    in->imm = 1;
-    cute_ir_inst copy = *in;
+    cute_ir_varop(&k.b, CUTE_OP_ASM, "mov.u32 %0, %globaltimer_lo;", &x, 1, 1);
+    cute_ir_inst copy = *k.b.last;
     CHECK(!be.vt->supports_op(be.self, &copy), "supports_op says no");
     cute_module *m = NULL;
     const char *log = NULL;

@@ -168,6 +168,20 @@ void cute_ir_op_void(cute_ir_builder *b, cute_op op, cute_type t, cute_vreg a0, 
     in->imm = imm;
 }
 
+void cute_ir_varop(cute_ir_builder *b, cute_op op, const char *str, const cute_vreg *var, int n,
+                   int64_t imm)
+{
+    cute_vreg *copy = n > 0 ? cute_ir_alloc(b->f, (size_t)n * sizeof *copy) : NULL;
+    const char *text = str ? cute_ir_strdup(b->f, str) : NULL;
+    if ((n > 0 && !copy) || (str && !text)) b->oom = true;
+    cute_ir_inst *in = cute_ir_append(b, op);
+    if (copy) memcpy(copy, var, (size_t)n * sizeof *copy);
+    in->str = text;
+    in->var = copy;
+    in->nvar = copy ? (uint32_t)n : 0;
+    in->imm = imm;
+}
+
 cute_vreg cute_ir_const_int(cute_ir_builder *b, cute_dtype d, int64_t v)
 {
     cute_vreg r = cute_ir_op(b, CUTE_OP_CONST, cute_type_of(d), 0, 0, 0);
