@@ -359,12 +359,28 @@ cute_int cute_grid_dim(cute_ctx *c, int dim)
 cute_int cute_lane_idx(cute_ctx *c) { return sreg_int(c, CUTE_SREG_LANEID, 0, "lane"); }
 cute_int cute_warp_idx(cute_ctx *c) { return sreg_int(c, CUTE_SREG_WARPID, 0, "warp"); }
 
+/* a < b is a - r < b when b and a - r are multiples of some d > r >= 0 (a - r <= b - d, so
+ * a < b).  So the bounds checks of a vector's elements, x, x+1, ..., x+3 < M with x and M
+ * multiples of 4, all become the one check x < M. */
+static cute_int lt_multiple(cute_ctx *c, cute_int a, cute_int b)
+{
+    int64_t d = cute_is_dynamic(b) ? b.div : 0;
+    if (!cute_is_dynamic(a) || d < 2) return a;
+    for (int64_t r = 1; r < d && r < 16; r++) {
+        cute_int x = cute_sub(&c->alg, a, cute_i(r));
+        if (c->alg.failed) return a;
+        if (cute_is_dynamic(x) && x.div % d == 0) return x;
+    }
+    return a;
+}
+
 static cute_val int_pred(cute_ctx *c, cute_op op, cute_int a, cute_int b)
 {
     cute_truth t = cute_int_cmp(&c->alg, op == CUTE_OP_LT ? CUTE_CMP_LT : CUTE_CMP_EQ, a, b);
     if (!ctx_ok(c)) return (cute_val){0, cute_type_of(CUTE_I1)};
     if (t != CUTE_UNKNOWN) /* decided at trace time: a constant predicate */
         return ctx_val(c, cute_ir_const_int(&c->b, CUTE_I1, t == CUTE_TRUE));
+    if (op == CUTE_OP_LT) a = lt_multiple(c, a, b);
     int w = ctx_index_width(c, a) == 32 && ctx_index_width(c, b) == 32 ? 32 : 64;
     cute_vreg x = lower_w(c, a, w), y = lower_w(c, b, w);
     return ctx_val(c, cute_ir_op(&c->b, op, cute_type_of(CUTE_I1), x, y, 0));

@@ -95,6 +95,41 @@ static void index_algebra(void)
     cute_ctx_free(c);
 }
 
+/* the left operand of the LT that defines r */
+static cute_vreg lt_lhs(const cute_ir_func *f, cute_vreg r)
+{
+    for (uint32_t i = 0; i < f->body.n; i++)
+        if (f->body.inst[i].dst == r && f->body.inst[i].op == CUTE_OP_LT) return f->body.inst[i].a[0];
+    return 0;
+}
+
+/* x + r < M is x < M when x and M are multiples of d > r: a 4-vector's bounds checks are one
+ * compare; nothing of the kind without the divisibility */
+static void vector_bounds_checks(void)
+{
+    cute_ctx *c = cute_ctx_new();
+    cute_kernel_begin(c, "k");
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int M = cute_param_int(c, "M", 4, 1), K = cute_param_int(c, "K", 1, 1);
+    cute_int x = cute_mul(a, cute_thread_idx(c, 0), cute_i(4)), y = cute_mul(a, cute_thread_idx(c, 0), cute_i(2));
+    cute_vreg m[4], k[2], h[2];
+    for (int r = 0; r < 4; r++) m[r] = cute_int_lt(c, cute_add(a, x, cute_i(r)), M).r;
+    for (int r = 0; r < 2; r++) k[r] = cute_int_lt(c, cute_add(a, x, cute_i(3 * r)), K).r;
+    for (int r = 0; r < 2; r++) h[r] = cute_int_lt(c, cute_add(a, y, cute_i(r + 1)), M).r;
+    cute_val five = cute_int_lt(c, cute_add(a, x, cute_i(5)), M);
+    cute_ir_func *f = cute_kernel_end(c);
+    CHECK(f != NULL, "%s", cute_ctx_error(c));
+    if (f) {
+        for (int r = 1; r < 4; r++)
+            CHECK(lt_lhs(f, m[r]) && lt_lhs(f, m[r]) == lt_lhs(f, m[0]), "4 tid + %d < M is 4 tid < M", r);
+        CHECK(lt_lhs(f, k[1]) != lt_lhs(f, k[0]), "K has no divisor: 4 tid + 3 < K stays");
+        CHECK(lt_lhs(f, h[1]) != lt_lhs(f, h[0]), "2 tid + 1 and 2 tid + 2 are different checks");
+        CHECK(lt_lhs(f, five.r) != lt_lhs(f, m[0]), "4 tid + 5 < M is 4 tid + 4 < M, not 4 tid < M");
+        cute_ir_func_free(f);
+    }
+    cute_ctx_free(c);
+}
+
 /* misuse: each is a message with this file's line, and the context survives */
 static void expect(cute_ctx *c, const char *needle, int line)
 {
@@ -175,6 +210,7 @@ int main(void)
 {
     control_flow();
     index_algebra();
+    vector_bounds_checks();
     misuse();
     return CHECK_DONE("trace_test");
 }

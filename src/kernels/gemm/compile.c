@@ -35,9 +35,13 @@ bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     p->cfg = *cfg;
     cute_dtype d = cfg->dtype;
     int esize = cute_dtype_bytes(d);
-    /* f32: 128x128 tiles, each of 256 threads 8x8 of C; f64: 64x64, 4x4 (registers) */
+    /* f32: 128x128 tiles, each of 256 threads 8x8 of C; f64: 64x64, 4x4 (registers).
+     * k-tiles of 8 (seed 002), but the pipelined f32 kernel's are 16: one barrier per 16
+     * k-steps instead of 8, 46.4 instead of 45.2 TFLOP/s at 8192^3 on the H200, while
+     * 128x256 tiles at one block per SM gained nothing (bench/RESULTS.md) */
     p->threads = 256;
-    p->bk = 8;
+    bool pipelined = cfg->variant == CUTE_GEMM_PIPELINED || cfg->variant == CUTE_GEMM_AUTO;
+    p->bk = d == CUTE_F32 && pipelined ? 16 : 8;
     p->bm = p->bn = d == CUTE_F64 ? 64 : 128;
     int per = d == CUTE_F64 ? 2 : 4; /* consecutive values of a thread in M and N */
     /* 16x16 threads; the permutation gives each thread runs of `per` rows (seed 002) */

@@ -47,15 +47,19 @@ cute_launch_cfg gemm_launch_cfg(cute_ctx *c, const gemm_plan *p, cute_tensor mC,
 typedef struct gemm_tiles {
     cute_tensor gA, gB, gC, kA, kB, kC;
     cute_int M, N, K, k_tiles;
+    /* A's (M,K) and B's (N,K), each as its operand gives it: the bounds of its copies, with
+     * the divisibility its spec promises (a 16-byte-aligned M-major A has M % 4 == 0, so a
+     * vector's four bounds checks are one; C's N need not be) */
+    cute_tuple shape_a, shape_b;
 } gemm_tiles;
 
 gemm_tiles gemm_block_tiles(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_tensor mB,
                             cute_tensor mC, cute_tensor cA, cute_tensor cB, cute_tensor cC);
 /* k-tile kt of a (rows,bk,k) tile and its coordinates, partitioned for thread `thr` of a
- * TiledCopy: the source partition, and the predicate "inside (rows_extent, K)" */
+ * TiledCopy: the source partition, and the predicate "inside the operand's shape" */
 cute_tensor gemm_ktile_src(cute_ctx *c, cute_thr_copy thr, cute_tensor g, cute_int kt);
 cute_ssa gemm_ktile_pred(cute_ctx *c, cute_thr_copy thr, cute_tensor k, cute_int kt,
-                         cute_int rows_extent, cute_int K);
+                         cute_tuple shape);
 /* C = alpha * acc + beta * C on the thread's part of the tile, in bounds only; beta == 0
  * reads no C (BLAS) */
 void gemm_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,

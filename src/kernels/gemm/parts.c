@@ -11,6 +11,8 @@ gemm_tiles gemm_block_tiles(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cut
     t.M = mC.layout.shape.leaf[0];
     t.N = mC.layout.shape.leaf[1];
     t.K = mA.layout.shape.leaf[1];
+    t.shape_a = mA.layout.shape;
+    t.shape_b = mB.layout.shape;
     cute_int bm = cute_block_idx(c, 0), bn = cute_block_idx(c, 1);
     cute_tuple cta = cute_tuple_fmt(a, "(%lld,%lld,%lld)", (long long)p->bm, (long long)p->bn, (long long)p->bk);
     cute_tuple coord = cute_tuple_fmt(a, "(%I,%I,_)", bm, bn);
@@ -35,10 +37,9 @@ cute_tensor gemm_ktile_src(cute_ctx *c, cute_thr_copy thr, cute_tensor g, cute_i
 }
 
 cute_ssa gemm_ktile_pred(cute_ctx *c, cute_thr_copy thr, cute_tensor k, cute_int kt,
-                         cute_int rows_extent, cute_int K)
+                         cute_tuple shape)
 {
-    cute_tensor part = gemm_ktile_src(c, thr, k, kt);
-    return cute_elem_less(c, part, cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", rows_extent, K));
+    return cute_elem_less(c, gemm_ktile_src(c, thr, k, kt), shape);
 }
 
 void gemm_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,

@@ -47,8 +47,8 @@ static void pipelined_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_t
     cute_tuple s0 = cute_tuple_parse(a, "(_,_,_,0)");
 
     /* prologue: k-tile 0 into stage 0, its first k-step into registers */
-    cute_copy_if_whole(c, &p->copy_a.atom, gemm_ktile_pred(c, tA, t.kA, cute_i(0), t.M, t.K), gemm_ktile_src(c, tA, t.gA, cute_i(0)), tArA);
-    cute_copy_if_whole(c, &p->copy_b.atom, gemm_ktile_pred(c, tB, t.kB, cute_i(0), t.N, t.K), gemm_ktile_src(c, tB, t.gB, cute_i(0)), tBrB);
+    cute_copy_if_whole(c, &p->copy_a.atom, gemm_ktile_pred(c, tA, t.kA, cute_i(0), t.shape_a), gemm_ktile_src(c, tA, t.gA, cute_i(0)), tArA);
+    cute_copy_if_whole(c, &p->copy_b.atom, gemm_ktile_pred(c, tB, t.kB, cute_i(0), t.shape_b), gemm_ktile_src(c, tB, t.gB, cute_i(0)), tBrB);
     cute_autovec_copy(c, tArA, cute_tensor_slice(c, tAsA, s0));
     cute_autovec_copy(c, tBrB, cute_tensor_slice(c, tBsB, s0));
     cute_barrier(c);
@@ -72,8 +72,8 @@ static void pipelined_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_t
             cute_autovec_copy(c, at3(c, tCsA, kb_next, from), rA[(kb + 1) % 2]);
             cute_autovec_copy(c, at3(c, tCsB, kb_next, from), rB[(kb + 1) % 2]);
             if (kb == 0) { /* tile kt+1's global loads, in flight during this tile's FMAs */
-                cute_copy_if_whole(c, &p->copy_a.atom, gemm_ktile_pred(c, tA, t.kA, kn, t.M, t.K), gemm_ktile_src(c, tA, t.gA, kn), tArA);
-                cute_copy_if_whole(c, &p->copy_b.atom, gemm_ktile_pred(c, tB, t.kB, kn, t.N, t.K), gemm_ktile_src(c, tB, t.gB, kn), tBrB);
+                cute_copy_if_whole(c, &p->copy_a.atom, gemm_ktile_pred(c, tA, t.kA, kn, t.shape_a), gemm_ktile_src(c, tA, t.gA, kn), tArA);
+                cute_copy_if_whole(c, &p->copy_b.atom, gemm_ktile_pred(c, tB, t.kB, kn, t.shape_b), gemm_ktile_src(c, tB, t.gB, kn), tBrB);
             }
             cute_gemm(c, &p->mma, tCrC, rA[kb % 2], rB[kb % 2], tCrC);
         }

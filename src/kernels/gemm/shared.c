@@ -31,8 +31,8 @@ static void shared_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tens
     cute_layout k_mode = cute_get(a, &tCsA.layout, 2);
     int64_t kb_count = cute_size(a, &k_mode).v;
     CUTE_FOR(c, kt, cute_i(0), t.k_tiles) {
-        cute_copy_if_whole(c, &p->copy_a.atom, gemm_ktile_pred(c, tA, t.kA, kt, t.M, t.K), gemm_ktile_src(c, tA, t.gA, kt), tArA);
-        cute_copy_if_whole(c, &p->copy_b.atom, gemm_ktile_pred(c, tB, t.kB, kt, t.N, t.K), gemm_ktile_src(c, tB, t.gB, kt), tBrB);
+        cute_copy_if_whole(c, &p->copy_a.atom, gemm_ktile_pred(c, tA, t.kA, kt, t.shape_a), gemm_ktile_src(c, tA, t.gA, kt), tArA);
+        cute_copy_if_whole(c, &p->copy_b.atom, gemm_ktile_pred(c, tB, t.kB, kt, t.shape_b), gemm_ktile_src(c, tB, t.gB, kt), tBrB);
         cute_autovec_copy(c, tArA, tAsA);
         cute_autovec_copy(c, tBrB, tBsB);
         cute_barrier(c);
