@@ -117,10 +117,41 @@ static void loops(void)
     cute_ctx_free(c);
 }
 
+/* an unbounded (i64) loop variable's kt % 2 fits: computed in 64 bits, narrowed once, and
+ * the stage offset around it stays 32-bit (the pipelined GEMM's 64-bit kernels) */
+static void narrowed_atoms(void)
+{
+    cute_ctx *c = cute_ctx_new();
+    cute_kernel_begin(c, "k");
+    cute_kernel_launch_extents(c, (int64_t[]){1000, 1, 1}, (int64_t[]){256, 1, 1});
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int n = cute_param_int(c, "n", 1, 1), tid = cute_thread_idx(c, 0);
+    CUTE_FOR(c, kt, cute_i(0), n) {
+        CHECK(width(c, kt) == CUTE_I64, "the variable of an unbounded loop is i64");
+        cute_int stage = cute_add(a, cute_mul(a, cute_mod(a, kt, cute_i(2)), cute_i(2048)), cute_mul(a, tid, cute_i(4)));
+        CHECK(width(c, stage) == CUTE_I32, "(kt %% 2) * 2048 + tid * 4 in i32");
+        CHECK(width(c, cute_add(a, kt, tid)) == CUTE_I64, "kt + tid stays i64");
+    }
+    cute_ir_func *f = end(c);
+    if (f) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *o = open_memstream(&buf, &len);
+        cute_ir_dump(o, f);
+        fclose(o);
+        CHECK(count(buf, "i64 = REM") == 1 && count(buf, "i32 = CVT") >= 1 && count(buf, "i32 = MUL") >= 1,
+              "kt %% 2 in i64, narrowed, the rest in i32:\n%s", buf);
+        free(buf);
+        cute_ir_func_free(f);
+    }
+    cute_ctx_free(c);
+}
+
 int main(void)
 {
     special_registers();
     bounded_arguments();
     loops();
+    narrowed_atoms();
     return CHECK_DONE("index_width_test");
 }

@@ -84,23 +84,29 @@ static bool mul_within(int64_t a, int64_t b, int64_t *r)
 /* every value lowering x computes lies in [-2^31+1, 2^31-1] */
 static bool fits32(cute_ctx *c, cute_int x);
 
+/* an op atom's operands, and what it computes on the way, fit in 32 bits */
+static bool operands_fit32(cute_ctx *c, const cute_symbolic_atom *a)
+{
+    if (a->op == CUTE_IABS || a->op == CUTE_ISGN) return fits32(c, a->a);
+    if (!fits32(c, a->a) || !fits32(c, a->b)) return false;
+    if (a->op == CUTE_ICEILDIV) { /* emitted as (x + y - 1) / y */
+        int64_t xl, xh, yl, yh, mx, my;
+        if (!cute_symbolic_range(c->sym, a->a, &xl, &xh) || !cute_symbolic_range(c->sym, a->b, &yl, &yh) ||
+            !magnitude(xl, xh, &mx) || !magnitude(yl, yh, &my) || mx + my > I32_LIMIT)
+            return false;
+    }
+    return true;
+}
+
+/* the atom's value fits in 32 bits; when its operands do not (kt % 2 of a 64-bit kt), it is
+ * computed in 64 and narrowed (lower_atom), so the expression around it stays 32-bit */
 static bool atom_fits32(cute_ctx *c, uint32_t id, int64_t *mag)
 {
     cute_symbolic_atom a;
     int64_t raw;
     if (!cute_symbolic_get_atom(c->sym, id, &a) || !magnitude(a.lo, a.hi, mag)) return false;
     /* the value before the exact division by scale (a symbol's IR value, an op's result) */
-    if (!mul_within(*mag, a.scale, &raw)) return false;
-    if (a.is_symbol) return true;
-    if (a.op == CUTE_IABS || a.op == CUTE_ISGN) return fits32(c, a.a);
-    if (!fits32(c, a.a) || !fits32(c, a.b)) return false;
-    if (a.op == CUTE_ICEILDIV) { /* emitted as (x + y - 1) / y */
-        int64_t xl, xh, yl, yh, mx, my;
-        if (!cute_symbolic_range(c->sym, a.a, &xl, &xh) || !cute_symbolic_range(c->sym, a.b, &yl, &yh) ||
-            !magnitude(xl, xh, &mx) || !magnitude(yl, yh, &my) || mx + my > I32_LIMIT)
-            return false;
-    }
-    return true;
+    return mul_within(*mag, a.scale, &raw);
 }
 
 static bool fits32(cute_ctx *c, cute_int x)
@@ -169,6 +175,8 @@ static cute_vreg lower_atom(cute_ctx *c, uint32_t id, int w)
         return 0;
     }
     if (a.is_symbol) return exact_div(c, w, symbol_reg(c, a.symbol, w), a.scale);
+    if (w == 32 && !operands_fit32(c, &a)) /* its value fits (atom_fits32), its operands not */
+        return cute_ir_op(&c->b, CUTE_OP_CVT, int_type(32), lower_atom(c, id, 64), 0, 0);
     cute_vreg x = lower_w(c, a.a, w), y = 0, r = 0;
     bool binary = a.op != CUTE_IABS && a.op != CUTE_ISGN;
     if (binary) y = lower_w(c, a.b, w);
