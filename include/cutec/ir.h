@@ -201,5 +201,7 @@ void cute_ir_end(cute_ir_builder *b); /* closes the innermost body */
 int cute_ir_verify(const cute_ir_func *f, char *err, size_t n);
 /* the text form: one instruction per line, bodies indented */
 void cute_ir_dump(FILE *out, const cute_ir_func *f);
+/* the same text in a malloc'd string (the caller frees it); NULL when out of memory */
+char *cute_ir_text(const cute_ir_func *f);
 
 #endif

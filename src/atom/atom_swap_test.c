@@ -82,11 +82,8 @@ static int run_case(cute_runtime *rt, swap_case *sc, int64_t K, uint64_t *seed, 
     if (!f) return -1;
     /* how wide are the global loads of the body? */
     const cute_ir_func *k = cute_fn_kernel(f, 0);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    cute_ir_dump(m, k);
-    fclose(m);
+    char *text = cute_ir_text(k);
+    if (!text) return -1;
     int widest = 0;
     /* "%540:f32x4 = LOAD ...": the width is the xN of the result type, else 1 */
     for (const char *p = text; (p = strstr(p, " = LOAD")) != NULL; p++) {

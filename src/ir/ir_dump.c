@@ -1,4 +1,6 @@
 /* The text form of a function: `%3:f32 = ADD %1, %2   ; add.c:12`, bodies indented. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cutec/ir.h"
@@ -137,4 +139,18 @@ void cute_ir_dump(FILE *o, const cute_ir_func *f)
     fputs(" {\n", o);
     block(o, f, &f->body, 1);
     fputs("}\n", o);
+}
+
+char *cute_ir_text(const cute_ir_func *f)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    if (!o) return NULL;
+    cute_ir_dump(o, f);
+    if (fclose(o) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }

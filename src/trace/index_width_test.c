@@ -103,11 +103,7 @@ static void loops(void)
     cute_int_value(c, n, CUTE_I64);
     cute_ir_func *f = end(c);
     if (f) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *o = open_memstream(&buf, &len);
-        cute_ir_dump(o, f);
-        fclose(o);
+        char *buf = cute_ir_text(f);
         CHECK(count(buf, "i32 = MUL") == 1 && count(buf, "i64 = MUL") == 1 &&
                   count(buf, "i64 = CVT %1") == 0,
               "one i32 product, one i64 product, no round trip:\n%s", buf);
@@ -134,11 +130,7 @@ static void narrowed_atoms(void)
     }
     cute_ir_func *f = end(c);
     if (f) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *o = open_memstream(&buf, &len);
-        cute_ir_dump(o, f);
-        fclose(o);
+        char *buf = cute_ir_text(f);
         CHECK(count(buf, "i64 = REM") == 1 && count(buf, "i32 = CVT") >= 1 && count(buf, "i32 = MUL") >= 1,
               "kt %% 2 in i64, narrowed, the rest in i32:\n%s", buf);
         free(buf);

@@ -7,16 +7,6 @@
 #include "cutec/notation.h"
 #include "cutec/trace.h"
 
-static char *dump(const cute_ir_func *f)
-{
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *o = open_memstream(&buf, &n);
-    cute_ir_dump(o, f);
-    fclose(o);
-    return buf;
-}
-
 static int count(const char *hay, const char *needle)
 {
     int n = 0;
@@ -51,7 +41,7 @@ static void control_flow(void)
     cute_ir_func *f = cute_kernel_end(c);
     CHECK(f != NULL, "%s", cute_ctx_error(c));
     if (f) {
-        char *d = dump(f);
+        char *d = cute_ir_text(f);
         CHECK(count(d, "FOR ") == 1 && count(d, "IF ") == 1 && count(d, "ELSE") == 1 &&
                   count(d, "WHILE") == 1 && count(d, "BARRIER") == 1 && count(d, "PRINTF") == 1,
               "%s", d);
@@ -86,7 +76,7 @@ static void index_algebra(void)
     cute_ir_func *f = cute_kernel_end(c);
     CHECK(f != NULL, "%s", cute_ctx_error(c));
     if (f) {
-        char *d = dump(f);
+        char *d = cute_ir_text(f);
         CHECK(count(d, "SREG") == 1, "one read of tid.x:\n%s", d);
         CHECK(count(d, "= EQ") == 0, "the predicate folded:\n%s", d);
         free(d);
