@@ -17,8 +17,10 @@ log="$out/gemm.log"
     done
     echo "== bench gemm f32 (nt: every operand column-major as (M,K), (N,K), (M,N))"
     build/cutec bench gemm --dtype f32 --sizes ${SIZES:-4096,8192} --iters ${ITERS:-10} 2>&1
-    echo "== bench gemm f32, the pipelined kernel with 64-bit index arithmetic (what 32 bits bought)"
-    build/cutec bench gemm --dtype f32 --variants pipelined --index 64 --sizes ${SIZES:-4096,8192} --iters ${ITERS:-10} 2>&1 | grep -v "^# [A-Zd]"
+    for ix in 32 64; do
+        echo "== bench gemm f32, every variant with $ix-bit index arithmetic (the library's choice per variant is measured)"
+        build/cutec bench gemm --dtype f32 --index $ix --sizes ${SIZES:-4096,8192} --iters ${ITERS:-10} 2>&1 | grep -v "^# [A-Zd]"
+    done
     echo "== bench gemm f32 tn (A and B K-major)"
     build/cutec bench gemm --dtype f32 --layout tn --sizes ${SIZES:-4096,8192} --iters ${ITERS:-10} 2>&1 | grep -v "^#"
     echo "== bench gemm f64"

@@ -98,9 +98,11 @@ cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *
 typedef struct cute_gemm_lib cute_gemm_lib;
 cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt);
 void cute_gemm_lib_free(cute_gemm_lib *lib);
-/* always the 64-bit-index kernels (to compare; the default picks 32-bit ones where the
- * extents and strides allow) */
-void cute_gemm_lib_wide_indices(cute_gemm_lib *lib, bool wide);
+/* The width of the kernels' index arithmetic.  0 (the default): each variant in the width
+ * measured faster for it, where every extent and stride is at most CUTE_GEMM_INDEX_BOUND
+ * (registers and shared: 32 bits; pipelined: 64, see docs/gemm.md), else 64.  32: 32-bit
+ * wherever the extents allow.  64: always 64-bit.  False (and no change) for another value. */
+bool cute_gemm_lib_index_width(cute_gemm_lib *lib, int bits);
 /* the patterns compiled so far (those that failed included), in order of first use */
 int cute_gemm_lib_size(const cute_gemm_lib *lib);
 const cute_gemm_config *cute_gemm_lib_entry(const cute_gemm_lib *lib, int i);

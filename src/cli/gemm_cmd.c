@@ -34,7 +34,7 @@ typedef struct gemm_opts {
     const char *backend;
     double alpha, beta;
     int iters;
-    int index_bits; /* 64: the library's 64-bit kernels even where 32-bit ones would do */
+    int index_bits; /* cute_gemm_lib_index_width: 0 (auto), 32 or 64 */
     uint64_t seed;
     int64_t sizes[MAX_SIZES];
     int nsizes;
@@ -47,10 +47,10 @@ static void usage(void)
     fputs(
             "usage: cutec run gemm [--dtype f32|f64] [--m M --n N --k K] [--layout XY[Z]]\n"
             "         [--variant auto|registers|shared|pipelined] [--backend cuda|interp]\n"
-            "         [--alpha A] [--beta B] [--pad P] [--iters N] [--seed S] [--index 32|64]\n"
+            "         [--alpha A] [--beta B] [--pad P] [--iters N] [--seed S] [--index auto|32|64]\n"
             "       cutec bench gemm [--dtype f32|f64] [--sizes 4096,8192] [--layout XY[Z]]\n"
             "         [--variants registers,shared,pipelined] [--alpha A] [--beta B] [--iters N]\n"
-            "         [--seed S] [--index 32|64]\n"
+            "         [--seed S] [--index auto|32|64]\n"
             "\n"
             "C(M,N) = alpha * A(M,K) * B(N,K)^T + beta * C, B given as (N,K) (CuTe's convention).\n"
             "run: fresh random A, B and C (seeded; the seed is printed), every element checked\n"
@@ -66,8 +66,9 @@ static void usage(void)
             "  C  n: column-major (the default)      t: row-major\n"
             "  \"tn\": A and B K-major; \"nt\" (the default): every operand column-major as (M,K),\n"
             "  (N,K), (M,N).  --pad P adds P elements to every leading dimension.\n"
-            "index: 32 (the default) lets the library run its 32-bit-index kernels where every\n"
-            "  extent and leading dimension is at most 32768; 64 forces the 64-bit ones.\n"
+            "index: the width of the kernels' index arithmetic.  auto (the default): each variant\n"
+            "  in the width measured faster for it (docs/gemm.md); 32: 32-bit kernels wherever\n"
+            "  every extent and leading dimension is at most 32768; 64: always 64-bit.\n"
             "defaults: run --m 256 --n 256 --k 256 --alpha 1.5 --beta -0.5 --iters 10;\n"
             "          bench --sizes 4096,8192 --alpha 1 --beta 0 --iters 10\n",
           stdout);
@@ -165,8 +166,8 @@ static int parse(int argc, char **argv, gemm_opts *o, bool bench)
         else if (!bench && !strcmp(k, "--variant")) ok = cute_gemm_variant_parse(v, &o->variant);
         else if (!bench && !strcmp(k, "--backend")) o->backend = v;
         else if (!strcmp(k, "--index")) {
-            ok = parse_int(v, &x, 32) && (x == 32 || x == 64);
-            o->index_bits = (int)x;
+            ok = !strcmp(v, "auto") || (parse_int(v, &x, 32) && (x == 32 || x == 64));
+            o->index_bits = strcmp(v, "auto") ? (int)x : 0;
         }
         else if (!strcmp(k, "--seed")) {
             ok = parse_int(v, &x, 0);
@@ -499,7 +500,7 @@ static int run(const gemm_opts *o)
     problem p;
     int rc = CLI_FAIL;
     cute_gemm_lib *lib = cute_gemm_lib_new(rt);
-    if (lib && o->index_bits == 64) cute_gemm_lib_wide_indices(lib, true);
+    if (lib) cute_gemm_lib_index_width(lib, o->index_bits);
     lib_call l = {lib, o->variant, &p, o->alpha, o->beta, ""};
     if (!lib || !problem_make(b, &p, o->dtype, o->m, o->n, o->k, o->layout, o->pad, o->seed)) {
         fprintf(stderr, "cutec run gemm: out of memory\n");
@@ -701,15 +702,18 @@ static int bench(const gemm_opts *o)
         return CLI_FAIL;
     }
     x.lib = cute_gemm_lib_new(x.rt);
-    if (x.lib && o->index_bits == 64) cute_gemm_lib_wide_indices(x.lib, true);
+    if (x.lib) cute_gemm_lib_index_width(x.lib, o->index_bits);
     const cute_device_info *d = cute_cuda_device(x.cu);
     printf("# %s (%s), %d SMs, peak SM clock %d MHz, L2 %d MB; cuBLAS %s (version %d, default math: no TF32)\n",
            d->name, d->arch, d->sm_count, d->clock_khz / 1000, d->l2_bytes >> 20, cute_cublas_path(x.h),
            cute_cublas_version(x.h));
     printf("# %s M=N=K, layout %s (%s), alpha %g, beta %g, seed %llu\n", cute_dtype_name(o->dtype), o->layout,
            major_words(o->layout), o->alpha, o->beta, (unsigned long long)o->seed);
-    printf("# index arithmetic: %s\n", o->index_bits == 64 ? "64-bit (--index 64)"
-                                                          : "32-bit where extents and leading dimensions are <= 32768");
+    static const char *widths[] = {"each variant's faster width where extents and leading dimensions are <= 32768 "
+                                   "(registers, shared: 32-bit; pipelined: 64-bit)",
+                                   "32-bit where extents and leading dimensions are <= 32768 (--index 32)",
+                                   "64-bit (--index 64)"};
+    printf("# index arithmetic: %s\n", widths[o->index_bits / 32]);
     printf("# time: median of %d CUDA-event timings, each over back-to-back calls (about 2 ms)\n", o->iters);
     printf("# diff: max |C - C_cuBLAS| / max |C_cuBLAS|, allowed max(%g, 8 u sqrt(K)); cuBLAS's row: its\n"
            "#   largest error vs float64 on 256 samples, relative to the sum of |terms| (allowed %g)\n",

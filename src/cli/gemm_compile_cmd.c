@@ -13,8 +13,9 @@ static int usage(void)
           "         [--arch sm_90a]\n"
           "  --layout: BLAS's letters as in `cutec run gemm help` (default nt: A M-major,\n"
           "            B N-major, C column-major)\n"
-          "  --index:  32 (default): the kernel the library runs for extents and leading\n"
-          "            dimensions up to 32768, its index arithmetic in 32 bits; 64: any size\n", stderr);
+          "  --index:  32 (default): the kernel for extents and leading dimensions up to\n"
+          "            32768, its index arithmetic in 32 bits; 64: any size (which of the two\n"
+          "            the library runs for each variant: docs/gemm.md)\n", stderr);
     return CLI_USAGE;
 }
 

@@ -43,7 +43,7 @@ struct cute_gemm_lib {
     cute_runtime *rt;
     entry *e;
     int n, cap;
-    bool wide;         /* cute_gemm_lib_wide_indices */
+    int index_bits;    /* cute_gemm_lib_index_width: 0, 32 or 64 */
     cute_buffer zeros; /* for K = 0: A and B of one zero column each */
     size_t zeros_bytes;
 };
@@ -67,9 +67,25 @@ void cute_gemm_lib_free(cute_gemm_lib *lib)
     free(lib);
 }
 
-void cute_gemm_lib_wide_indices(cute_gemm_lib *lib, bool wide)
+bool cute_gemm_lib_index_width(cute_gemm_lib *lib, int bits)
 {
-    if (lib) lib->wide = wide;
+    if (!lib || (bits != 0 && bits != 32 && bits != 64)) return false;
+    lib->index_bits = bits;
+    return true;
+}
+
+/* Which variants run faster with 32-bit index arithmetic, when the extents allow it.
+ * Measured on the H200 (bench/RESULTS.md, 2026-11-21, third pass): shared 39 against 25
+ * TFLOP/s at 8192^3 (at 128 registers two blocks fit per SM); pipelined 46.4 against 48.2
+ * (its 32-bit build spills four loop-invariant offsets at the 128-register bound, which
+ * it reloads every k-tile; the 64-bit build spills one, outside the loop). */
+static const bool narrow_is_faster[CUTE_GEMM_VARIANT_COUNT] = {
+    [CUTE_GEMM_REGISTERS] = true, [CUTE_GEMM_SHARED] = true, [CUTE_GEMM_PIPELINED] = false};
+
+static int64_t index_bound_for(const cute_gemm_lib *lib, cute_gemm_variant v, bool fits)
+{
+    bool narrow = fits && (lib->index_bits == 32 || (lib->index_bits == 0 && narrow_is_faster[v]));
+    return narrow ? CUTE_GEMM_INDEX_BOUND : 0;
 }
 
 int cute_gemm_lib_size(const cute_gemm_lib *lib) { return lib ? lib->n : 0; }
@@ -239,7 +255,7 @@ static bool fits_index_bound(const cute_call_arg x[3])
 
 /* the variant's entry; AUTO: the most advanced kernel that compiles for the pattern, else
  * the first failure */
-static entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg)
+static entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg, bool fits)
 {
     static const cute_gemm_variant order[] = {CUTE_GEMM_PIPELINED, CUTE_GEMM_SHARED,
                                               CUTE_GEMM_REGISTERS};
@@ -247,6 +263,7 @@ static entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cf
     for (int i = 0; i < 3; i++) {
         if (v != CUTE_GEMM_AUTO && order[i] != v) continue;
         cfg->variant = order[i];
+        cfg->index_bound = index_bound_for(lib, order[i], fits);
         entry *e = lookup(lib, cfg);
         if (!e) return NULL;
         if (e->fn) return e;
@@ -267,6 +284,7 @@ static void explain(cute_gemm_lib *lib, cute_gemm_variant v, const cute_gemm_con
         const entry *e = &lib->e[i];
         cute_gemm_config c = *cfg;
         c.variant = e->cfg.variant;
+        c.index_bound = e->cfg.index_bound; /* each variant's own width */
         if (!e->fn && same_config(&e->cfg, &c) && (v == CUTE_GEMM_AUTO || v == c.variant))
             len += snprintf(err + len, n - (size_t)len, "; %s: %s", names[c.variant], e->err);
     }
@@ -323,8 +341,8 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype};
     s = check_layouts(args, &cfg, err, n);
     if (s != CUTE_OK) return s;
-    cfg.index_bound = !lib->wide && fits_index_bound(args) ? CUTE_GEMM_INDEX_BOUND : 0;
-    entry *e = pick(lib, variant, &cfg);
+    bool fits = fits_index_bound(args);
+    entry *e = pick(lib, variant, &cfg, fits);
     if (!e) return snprintf(err, n, "gemm: out of memory"), CUTE_ERR_OOM;
     if (!e->fn) return explain(lib, variant, &cfg, err, n), CUTE_ERR_COMPILE;
     s = cute_call(e->fn, stream, 5, args);

@@ -213,12 +213,40 @@ static void results(cute_runtime *rt)
     /* AUTO: whichever kernel it picks, the same answer */
     product(rt, lib, CUTE_GEMM_AUTO, CUTE_F32, 70, 33, 17, (int[]){0, 0, 0}, 0);
     product(rt, lib, CUTE_GEMM_AUTO, CUTE_F64, 70, 33, 17, (int[]){1, 1, 0}, 0);
-    /* past CUTE_GEMM_INDEX_BOUND (a leading dimension of 32769): the 64-bit kernel */
-    product(rt, lib, CUTE_GEMM_AUTO, CUTE_F32, 3, 2, 5, (int[]){0, 0, 0}, CUTE_GEMM_INDEX_BOUND - 2);
-    product(rt, lib, CUTE_GEMM_AUTO, CUTE_F32, 3, 2, 5, (int[]){0, 0, 0}, CUTE_GEMM_INDEX_BOUND - 3);
-    int wide = 0;
-    for (int i = 0; i < cute_gemm_lib_size(lib); i++) wide += cute_gemm_lib_entry(lib, i)->index_bound == 0;
-    CHECK(wide == 1, "one 64-bit kernel compiled for the leading dimension past the bound (%d)", wide);
+    cute_gemm_lib_free(lib);
+}
+
+/* the index width of each kernel the library compiles: the variant's faster one by default,
+ * 32-bit only within CUTE_GEMM_INDEX_BOUND, and what cute_gemm_lib_index_width forces */
+static void index_widths(cute_runtime *rt)
+{
+    static const struct {
+        int bits;
+        cute_gemm_variant v;
+        int64_t pad;     /* a leading dimension of 3 + pad */
+        int64_t want;    /* the compiled kernel's index_bound */
+    } cases[] = {
+        {0, CUTE_GEMM_SHARED, 0, CUTE_GEMM_INDEX_BOUND},
+        {0, CUTE_GEMM_SHARED, CUTE_GEMM_INDEX_BOUND - 2, 0}, /* ld 32769: past the bound */
+        {0, CUTE_GEMM_PIPELINED, 0, 0},                      /* measured faster in 64 bits */
+        {32, CUTE_GEMM_PIPELINED, 0, CUTE_GEMM_INDEX_BOUND},
+        {32, CUTE_GEMM_PIPELINED, CUTE_GEMM_INDEX_BOUND - 2, 0},
+        {64, CUTE_GEMM_REGISTERS, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+        CHECK(cute_gemm_lib_index_width(lib, cases[i].bits), "width %d taken", cases[i].bits);
+        product(rt, lib, cases[i].v, CUTE_F32, 3, 2, 5, (int[]){0, 0, 0}, cases[i].pad);
+        const cute_gemm_config *e = cute_gemm_lib_size(lib) == 1 ? cute_gemm_lib_entry(lib, 0) : NULL;
+        CHECK(e && e->variant == cases[i].v && e->index_bound == cases[i].want,
+              "case %zu: %s with --index %d and ld %lld compiles index_bound %lld (got %lld)", i,
+              cute_gemm_variant_name(cases[i].v), cases[i].bits, (long long)(3 + cases[i].pad),
+              (long long)cases[i].want, e ? (long long)e->index_bound : -1LL);
+        cute_gemm_lib_free(lib);
+    }
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    CHECK(!cute_gemm_lib_index_width(lib, 16) && !cute_gemm_lib_index_width(NULL, 32),
+          "index width 16 and a NULL library refused");
     cute_gemm_lib_free(lib);
 }
 
@@ -236,6 +264,7 @@ int main(void)
     }
     validation(rt);
     results(rt);
+    index_widths(rt);
     cute_runtime_free(rt);
     return CHECK_DONE("gemm lib_test");
 }
