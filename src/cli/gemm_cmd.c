@@ -509,6 +509,12 @@ static int run(const gemm_opts *o)
     } else if (b->vt->download(b->self, p.c.host, &p.c.buf, 0, operand_bytes(&p.c, o->dtype)) != CUTE_OK) {
         fprintf(stderr, "cutec run gemm: %s\n", b->vt->error(b->self));
     } else {
+        int ne = cute_gemm_lib_size(lib); /* the kernel that ran is the last one compiled */
+        if (ne > 0) {
+            const cute_gemm_config *k = cute_gemm_lib_entry(lib, ne - 1);
+            printf("kernel: %s, %d-bit index arithmetic\n", cute_gemm_variant_name(k->variant),
+                   k->index_bound ? 32 : 64);
+        }
         verdict v;
         double tol = tolerance(o->dtype);
         if (!check_all(&p, p.c.host, o->alpha, o->beta, tol, &v)) {
