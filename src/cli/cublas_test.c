@@ -25,12 +25,6 @@ typedef struct operand {
     cute_buffer buf;
 } operand;
 
-static int64_t at(const operand *x, int64_t i, int64_t j)
-{
-    gemm_ref_operand r = {x->host, x->ld, x->major};
-    return gemm_ref_at(&r, i, j);
-}
-
 static size_t bytes_of(const operand *x, cute_dtype d)
 {
     return (size_t)(x->elems ? x->elems : 1) * (size_t)cute_dtype_bytes(d);
@@ -78,16 +72,10 @@ static void product(cute_cuda *cu, cute_cublas *h, cute_dtype d, int64_t M, int6
         CHECK(s == CUTE_OK, "cute_ref_gemm: %s", cute_cublas_error(h));
         CHECK(cute_cuda_sync(cu) == CUTE_OK, "%s", cute_cuda_error(cu));
         cute_cuda_copy_dtoh(cu, C.host, C.dev, bytes_of(&C, d));
-        gemm_ref_operand rA = {A.host, A.ld, A.major}, rB = {B.host, B.ld, B.major}, rC0 = {c0, C.ld, C.major};
-        int64_t bad = 0;
-        double worst = 0;
-        for (int64_t m = 0; m < M; m++)
-            for (int64_t n = 0; n < N; n++) {
-                double mag, ref = gemm_ref_element(d, &rA, &rB, &rC0, K, m, n, alpha, beta, &mag);
-                double e = fabs(ew_get(d, C.host, at(&C, m, n)) - ref) / (mag > 0 ? mag : 1);
-                if (!(e <= tol)) bad++;
-                if (e > worst) worst = e;
-            }
+        gemm_ref_operand rA = {A.host, A.ld, A.major}, rB = {B.host, B.ld, B.major}, rC0 = {c0, C.ld, C.major},
+                         rC = {C.host, C.ld, C.major};
+        double worst;
+        int64_t bad = gemm_ref_check_all(d, &rA, &rB, &rC0, &rC, M, N, K, alpha, beta, tol, &worst);
         CHECK(bad == 0, "cuBLAS %s %lldx%lldx%lld majors A%d B%d C%d pad %lld: %lld wrong (worst %g)",
               cute_dtype_name(d), (long long)M, (long long)N, (long long)K, major[0], major[1],
               major[2], (long long)pad, (long long)bad, worst);

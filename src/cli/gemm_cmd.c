@@ -311,7 +311,7 @@ typedef struct verdict {
 
 static void judge(verdict *v, double got, double ref, double mag, double tol, int64_t m, int64_t n)
 {
-    double e = fabs(got - ref) / (mag > 0 ? mag : 1);
+    double e = gemm_ref_error(got, ref, mag);
     if (e != e) e = INFINITY; /* NaN never passes */
     v->checked++;
     if (!(e <= tol)) v->bad++;

@@ -43,10 +43,10 @@ void gemm_pipelined_host(cute_ctx *c, const cute_arg *arg);
 cute_launch_cfg gemm_launch_cfg(cute_ctx *c, const gemm_plan *p, cute_tensor mC, int64_t smem);
 
 /* This block's tiles: gA (bm,bk,k), gB (bn,bk,k), gC (bm,bn), and the same of coordinate
- * tensors (for the bounds predicates); M, N, K the problem's extents. */
+ * tensors (for the bounds predicates); M, N C's extents, k_tiles the number of k-tiles. */
 typedef struct gemm_tiles {
     cute_tensor gA, gB, gC, kA, kB, kC;
-    cute_int M, N, K, k_tiles;
+    cute_int M, N, k_tiles;
     /* A's (M,K) and B's (N,K), each as its operand gives it: the bounds of its copies, with
      * the divisibility its spec promises (a 16-byte-aligned M-major A has M % 4 == 0, so a
      * vector's four bounds checks are one; C's N need not be) */

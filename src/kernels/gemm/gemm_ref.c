@@ -22,3 +22,25 @@ double gemm_ref_element(cute_dtype d, const gemm_ref_operand *A, const gemm_ref_
     *mag = fabs(alpha) * t + fabs(beta * c);
     return alpha * s + beta * c;
 }
+
+double gemm_ref_error(double got, double ref, double mag)
+{
+    return fabs(got - ref) / (mag > 0 ? mag : 1);
+}
+
+int64_t gemm_ref_check_all(cute_dtype d, const gemm_ref_operand *A, const gemm_ref_operand *B,
+                           const gemm_ref_operand *C0, const gemm_ref_operand *C, int64_t M,
+                           int64_t N, int64_t K, double alpha, double beta, double tol,
+                           double *worst)
+{
+    int64_t bad = 0;
+    *worst = 0;
+    for (int64_t m = 0; m < M; m++)
+        for (int64_t n = 0; n < N; n++) {
+            double mag, ref = gemm_ref_element(d, A, B, C0, K, m, n, alpha, beta, &mag);
+            double e = gemm_ref_error(ew_get(d, C->data, gemm_ref_at(C, m, n)), ref, mag);
+            if (!(e <= tol)) bad++;
+            if (!(e <= *worst)) *worst = e;
+        }
+    return bad;
+}

@@ -20,5 +20,14 @@ int64_t gemm_ref_at(const gemm_ref_operand *x, int64_t i, int64_t j);
 double gemm_ref_element(cute_dtype d, const gemm_ref_operand *A, const gemm_ref_operand *B,
                         const gemm_ref_operand *C0, int64_t K, int64_t m, int64_t n, double alpha,
                         double beta, double *mag);
+/* |got - ref| relative to the scale mag from gemm_ref_element (NaN stays NaN, and so passes
+ * no tolerance) */
+double gemm_ref_error(double got, double ref, double mag);
+/* every element of the M x N result C against the reference: how many are off by more than
+ * tol (NaN included), and in *worst the largest error (NaN if any is) */
+int64_t gemm_ref_check_all(cute_dtype d, const gemm_ref_operand *A, const gemm_ref_operand *B,
+                           const gemm_ref_operand *C0, const gemm_ref_operand *C, int64_t M,
+                           int64_t N, int64_t K, double alpha, double beta, double tol,
+                           double *worst);
 
 #endif

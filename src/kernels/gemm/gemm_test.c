@@ -109,7 +109,7 @@ static void run(cute_runtime *rt, cute_gemm_variant v, const problem *pr, const 
         int64_t m = e % M, n = e / M;
         double mag, ref = gemm_ref_element(d, &rA, &rB, &rC0, K, m, n, pr->alpha, pr->beta, &mag);
         double got = get(C, d, at(m, n, M, N, pr->major[2]));
-        double err_rel = fabs(got - ref) / (mag > 0 ? mag : 1);
+        double err_rel = gemm_ref_error(got, ref, mag);
         if (!(err_rel <= tol)) bad++;
         if (!(err_rel <= worst)) worst = err_rel;
     }

@@ -109,12 +109,6 @@ typedef struct operand {
     cute_buffer buf;
 } operand;
 
-static int64_t at(const operand *x, int64_t i, int64_t j)
-{
-    gemm_ref_operand r = {x->host, x->ld, x->major};
-    return gemm_ref_at(&r, i, j);
-}
-
 static void make(cute_backend *b, operand *x, cute_dtype d, int64_t rows, int64_t cols, int major,
                  int64_t pad)
 {
@@ -167,16 +161,10 @@ static bool product(cute_runtime *rt, cute_gemm_lib *lib, cute_gemm_variant v, c
         CHECK(s == CUTE_OK, "gemm %s %s %lldx%lldx%lld: %s", cute_gemm_variant_name(v), cute_dtype_name(d),
               (long long)M, (long long)N, (long long)K, err);
         b->vt->download(b->self, C.host, &C.buf, 0, cbytes);
-        gemm_ref_operand rA = {A.host, A.ld, A.major}, rB = {B.host, B.ld, B.major}, rC0 = {c0, C.ld, C.major};
-        int64_t bad = 0;
-        double worst = 0;
-        for (int64_t m = 0; m < M; m++)
-            for (int64_t n = 0; n < N; n++) {
-                double mag, ref = gemm_ref_element(d, &rA, &rB, &rC0, K, m, n, alpha, beta, &mag);
-                double e = fabs(ew_get(d, C.host, at(&C, m, n)) - ref) / (mag > 0 ? mag : 1);
-                if (!(e <= tol)) bad++;
-                if (e > worst) worst = e;
-            }
+        gemm_ref_operand rA = {A.host, A.ld, A.major}, rB = {B.host, B.ld, B.major}, rC0 = {c0, C.ld, C.major},
+                         rC = {C.host, C.ld, C.major};
+        double worst;
+        int64_t bad = gemm_ref_check_all(d, &rA, &rB, &rC0, &rC, M, N, K, alpha, beta, tol, &worst);
         /* the padding of C is never written */
         for (int64_t i = 0; i < C.elems; i++) {
             int64_t r = C.major == 0 ? i % C.ld : i / C.ld, q = C.major == 0 ? i / C.ld : i % C.ld;

@@ -10,7 +10,6 @@ gemm_tiles gemm_block_tiles(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cut
     gemm_tiles t;
     t.M = mC.layout.shape.leaf[0];
     t.N = mC.layout.shape.leaf[1];
-    t.K = mA.layout.shape.leaf[1];
     t.shape_a = mA.layout.shape;
     t.shape_b = mB.layout.shape;
     cute_int bm = cute_block_idx(c, 0), bn = cute_block_idx(c, 1);

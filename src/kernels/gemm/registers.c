@@ -24,8 +24,8 @@ static void registers_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_t
         cute_tensor tCgB = cute_partition_B(c, thr, cute_tensor_slice(c, t.gB, at));
         cute_tensor tCkA = cute_partition_A(c, thr, cute_tensor_slice(c, t.kA, at));
         cute_tensor tCkB = cute_partition_B(c, thr, cute_tensor_slice(c, t.kB, at));
-        cute_ssa pA = cute_elem_less(c, tCkA, cute_tuple_fmt(a, "(%I,%I)", t.M, t.K));
-        cute_ssa pB = cute_elem_less(c, tCkB, cute_tuple_fmt(a, "(%I,%I)", t.N, t.K));
+        cute_ssa pA = cute_elem_less(c, tCkA, t.shape_a);
+        cute_ssa pB = cute_elem_less(c, tCkB, t.shape_b);
         cute_tensor tCrA = cute_make_fragment_A(c, &p->mma, tCgA);
         cute_tensor tCrB = cute_make_fragment_B(c, &p->mma, tCgB);
         cute_copy_if(c, &copy, pA, tCgA, tCrA);
