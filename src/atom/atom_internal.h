@@ -27,4 +27,8 @@ void atom_unpack(cute_ctx *c, cute_dtype d, const cute_vreg *regs, int n, const 
 /* n new registers of type t, for an instruction's outputs */
 void atom_new_regs(cute_ctx *c, cute_type t, int n, cute_vreg *out);
 
+/* false (the context failed, naming the branch) when the atom, warp-collective, is inside
+ * a dynamic IF whose condition provably differs between the lanes of a warp */
+bool atom_check_converged(cute_ctx *c, const char *atom);
+
 #endif
