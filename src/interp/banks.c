@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cutec/inst.h"
 #include "interp/interp_internal.h"
 
 /* wavefronts and ideal of one phase of n lanes, each `bytes` from addr[i] */
@@ -41,16 +42,27 @@ void interp_banks_request(ictx *X, const dinst *d, const uint64_t *addr, uint32_
     for (uint32_t i = 0; i < n; i += per) phase(addr + i, n - i < per ? n - i : per, bytes, &b->wavefronts, &b->ideal);
 }
 
-/* a load or store: one request per warp, of the active lanes' addresses in slot P */
-void interp_banks_access(ictx *X, const dinst *d, const imask *m, const islot *P, uint32_t bytes)
+/* one request per warp of the active lanes' addresses: slot P (a load or store's
+ * pointer), or else the instruction's operand k */
+static void per_warp(ictx *X, const dinst *d, const imask *m, const islot *P, uint32_t k, uint32_t bytes)
 {
     for (uint32_t w = 0; w < X->nthr; w += 32) {
         uint64_t a[32];
         uint32_t n = 0;
         for (uint32_t t = w; t < w + 32 && t < X->nthr; t++)
-            if (m->n == X->nthr || m->on[t]) a[n++] = P[t].u64;
+            if (m->n == X->nthr || m->on[t]) a[n++] = P ? P[t].u64 : interp_addr(X, d, k, t);
         interp_banks_request(X, d, a, n, bytes);
     }
+}
+
+void interp_banks_access(ictx *X, const dinst *d, const imask *m, const islot *P, uint32_t bytes)
+{
+    per_warp(X, d, m, P, 0, bytes);
+}
+
+void interp_banks_operand(ictx *X, const dinst *d, const imask *m, uint32_t k, uint32_t bytes)
+{
+    per_warp(X, d, m, NULL, k, bytes);
 }
 
 /* a block's counts into the launch's (under the launch's lock) */
@@ -80,7 +92,7 @@ bool interp_banks_gather(struct interp *B, const ilaunch *L)
         cute_interp_bank_site *s = &B->bank_sites[B->nbank_sites++];
         const dinst *d = &P->code[i];
         s->kernel = P->name;
-        s->op = d->asm_ ? "ASM" : cute_op_name((cute_op)d->op);
+        s->op = d->op == CUTE_OP_INST ? cute_inst_info_of((cute_inst)d->imm2)->mnemonic : cute_op_name((cute_op)d->op);
         s->file = d->file;
         s->line = d->line;
         s->requests = k->requests, s->wavefronts = k->wavefronts, s->ideal = k->ideal;
