@@ -77,6 +77,18 @@ void interp_banks_publish(ictx *X)
     memset(X->banks, 0, X->P->ncode * sizeof *X->banks);
 }
 
+/* the site already gathered for d's call site and op (an unrolled loop's copies of one
+ * line are one site), or NULL */
+static cute_interp_bank_site *same_site(struct interp *B, const dinst *d, const char *op)
+{
+    for (int i = 0; i < B->nbank_sites; i++) {
+        cute_interp_bank_site *s = &B->bank_sites[i];
+        if (s->line == d->line && s->op == op && (s->file == d->file || (s->file && d->file && !strcmp(s->file, d->file))))
+            return s;
+    }
+    return NULL;
+}
+
 /* the launch's sites into the backend, replacing the last launch's */
 bool interp_banks_gather(struct interp *B, const ilaunch *L)
 {
@@ -89,13 +101,15 @@ bool interp_banks_gather(struct interp *B, const ilaunch *L)
     for (uint32_t i = 0; i < P->ncode; i++) {
         const ibank *k = &L->banks[i];
         if (!k->requests) continue;
-        cute_interp_bank_site *s = &B->bank_sites[B->nbank_sites++];
         const dinst *d = &P->code[i];
-        s->kernel = P->name;
-        s->op = d->op == CUTE_OP_INST ? cute_inst_info_of((cute_inst)d->imm2)->mnemonic : cute_op_name((cute_op)d->op);
-        s->file = d->file;
-        s->line = d->line;
-        s->requests = k->requests, s->wavefronts = k->wavefronts, s->ideal = k->ideal;
+        const char *op = d->op == CUTE_OP_INST ? cute_inst_info_of((cute_inst)d->imm2)->mnemonic
+                                               : cute_op_name((cute_op)d->op);
+        cute_interp_bank_site *s = same_site(B, d, op);
+        if (!s) {
+            s = &B->bank_sites[B->nbank_sites++];
+            *s = (cute_interp_bank_site){P->name, op, d->file, d->line, 0, 0, 0};
+        }
+        s->requests += k->requests, s->wavefronts += k->wavefronts, s->ideal += k->ideal;
     }
     if (B->banks_out) cute_interp_bank_print_sites(B->bank_sites, B->nbank_sites, B->banks_out);
     return true;
