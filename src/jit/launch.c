@@ -18,6 +18,8 @@ static cute_fn *jit_of(cute_ctx *c)
 
 static bool push_param(cute_ctx *c, launch_rec *L, kparam p)
 {
+    if (L->nparams == MAX_PARAMS)
+        return cute_ctx_fail(c, "a kernel with more than %d parameters", MAX_PARAMS);
     if (L->nparams == L->capparams) {
         int cap = L->capparams ? 2 * L->capparams : 8;
         kparam *q = realloc(L->params, (size_t)cap * sizeof *q);

@@ -79,7 +79,7 @@ static const char *major_text(int major, int align_elems, char *buf, size_t n)
     return buf;
 }
 
-cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n)
+const cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n)
 {
     if (cfg->dtype != CUTE_F32 && cfg->dtype != CUTE_F64) {
         snprintf(err, n, "gemm: %s is not supported (f32 and f64)", cute_dtype_name(cfg->dtype));
@@ -124,7 +124,7 @@ cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *
     snprintf(name, sizeof name, "gemm_%s_%s_%c%c%c_a%d%s", cute_gemm_variant_name(cfg->variant),
              cute_dtype_name(cfg->dtype), "nt"[cfg->major[0]], "nt"[cfg->major[1]],
              "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "");
-    cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, 5, specs, err, n);
+    const cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, 5, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;
 }
