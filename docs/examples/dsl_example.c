@@ -40,10 +40,8 @@ static void axpby_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor cC = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, mC.layout.shape), &tile);
     /* 4x8 threads, each owning a 1x4 row chunk: thread (i,j) -> rows i, columns 4j..4j+3 */
     cute_layout thr = cute_layout_parse(a, "(4,8):(8,1)");
-    cute_launch_cfg cfg = {{cute_size(a, &(cute_layout){cute_tuple_get(&gC.layout.shape, 1),
-                                                        cute_tuple_get(&gC.layout.stride, 1)})},
-                           {cute_i(32)},
-                           cute_i(0)};
+    cute_layout tiles = {cute_tuple_get(&gC.layout.shape, 1), cute_tuple_get(&gC.layout.stride, 1)};
+    cute_launch_cfg cfg = {.grid = {cute_size(a, &tiles)}, .block = {cute_i(32)}};
     cute_int m = mC.layout.shape.leaf[0], n = mC.layout.shape.leaf[1];
     CUTE_LAUNCH(c, axpby_kernel, cfg, gA, gB, gC, cC, arg[3].f, thr, m, n);
 }

@@ -28,7 +28,7 @@ static void tile_kernel(cute_ctx *c, cute_tensor gX)
 
 static void tile_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(32)}, cute_i(0)}; /* shared memory: the kernel's */
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(32)}}; /* shared memory: the kernel's */
     CUTE_LAUNCH(c, tile_kernel, cfg, arg[0].tensor);
 }
 

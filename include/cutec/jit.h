@@ -78,7 +78,29 @@ typedef void (*cute_host_fn)(cute_ctx *c, const cute_arg *args);
 typedef struct cute_launch_cfg {
     cute_int grid[3], block[3]; /* a zero (unset) entry counts as 1 */
     cute_int smem_bytes;
+    cute_int cluster[3]; /* thread blocks per cluster (sm_90), each dividing the grid's extent
+                            (CuTe DSL's launch(cluster=)); all unset: no cluster, else an unset
+                            entry counts as 1.  Static: compiled into the kernel
+                            (__cluster_dims__); dynamic: given at each launch. */
 } cute_launch_cfg;
+
+/* A by-value opaque kernel parameter built at each call: today a TMA descriptor (CUTE_TMAP,
+ * a CUtensorMap of 128 bytes, passed as a __grid_constant__ parameter).  At each call, after
+ * the arguments are checked and before any launch (the call's prepare step, on the calling
+ * thread), build() writes the 128 bytes into out (64-byte aligned) from the call's arguments,
+ * e.g. with cute_cuda_tensor_map_encode_tiled (cutec/runtime.h).  A failure fails the call
+ * with build's message. */
+struct cute_call_arg; /* below */
+typedef cute_status (*cute_opaque_build)(void *user, cute_runtime *rt,
+                                         const struct cute_call_arg *args, int nargs, void *out,
+                                         char *err, size_t n);
+typedef struct cute_host_opaque {
+    int index; /* the compile's opaque parameter */
+} cute_host_opaque;
+/* in a host function: a tensor-map parameter that build makes at each call (at most 8 per
+ * function); passed to CUTE_LAUNCH, the kernel receives a cute_val of type tmap, whose
+ * address asm operands take (cp.async.bulk.tensor, prefetch.tensormap) */
+cute_host_opaque cute_host_tensor_map(cute_ctx *c, cute_opaque_build build, void *user);
 
 bool cute__launch_begin(cute_ctx *c, const char *kernel, cute_launch_cfg cfg, const char *file,
                         int line);
@@ -87,10 +109,12 @@ cute_tensor cute__karg_tensor(cute_ctx *c, cute_tensor t);
 cute_int cute__karg_int(cute_ctx *c, cute_int x);
 cute_layout cute__karg_layout(cute_ctx *c, cute_layout L);
 cute_val cute__karg_scalar(cute_ctx *c, cute_host_scalar s);
+cute_val cute__karg_opaque(cute_ctx *c, cute_host_opaque h);
 
 #define CUTE__KARG(c, x)                                                                    \
     _Generic((x), cute_tensor: cute__karg_tensor, cute_int: cute__karg_int,                 \
-             cute_layout: cute__karg_layout, cute_host_scalar: cute__karg_scalar)((c), (x))
+             cute_layout: cute__karg_layout, cute_host_scalar: cute__karg_scalar,           \
+             cute_host_opaque: cute__karg_opaque)((c), (x))
 #define CUTE__K1(c, a) CUTE__KARG(c, a)
 #define CUTE__K2(c, a, ...) CUTE__KARG(c, a), CUTE__K1(c, __VA_ARGS__)
 #define CUTE__K3(c, a, ...) CUTE__KARG(c, a), CUTE__K2(c, __VA_ARGS__)

@@ -43,7 +43,7 @@ static void tile_gemm(cute_ctx *c, cute_tensor gA, cute_tensor gB, cute_tensor g
 
 static void host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(64)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(64)}};
     CUTE_LAUNCH(c, tile_gemm, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
 }
 

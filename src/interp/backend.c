@@ -231,7 +231,13 @@ static cute_status compile(void *self, cute_ir_func *const *kernels, int n, cute
 static cute_status launch(void *self, cute_module *m, int kernel, const cute_launch *cfg,
                           const cute_launch_arg *args, int nargs)
 {
-    LOCKED(launch_locked(self, m, kernel, cfg, args, nargs));
+    struct interp *B = me(self);
+    pthread_mutex_lock(&B->lock);
+    cute_status s = launch_locked(self, m, kernel, cfg, args, nargs);
+    if (s != CUTE_OK && cfg && cfg->err && cfg->errn) /* the caller's copy, before another's */
+        snprintf(cfg->err, cfg->errn, "%s", B->err ? B->err : "");
+    pthread_mutex_unlock(&B->lock);
+    return s;
 }
 
 static void destroy(void *self)

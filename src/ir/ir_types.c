@@ -12,6 +12,7 @@ static const struct {
     [CUTE_U8] = {"u8", 8},     [CUTE_U16] = {"u16", 16},  [CUTE_U32] = {"u32", 32},
     [CUTE_U64] = {"u64", 64},  [CUTE_F16] = {"f16", 16},  [CUTE_BF16] = {"bf16", 16},
     [CUTE_F32] = {"f32", 32},  [CUTE_F64] = {"f64", 64},  [CUTE_PTR] = {"ptr", 64},
+    [CUTE_TMAP] = {"tmap", 1024},
 };
 
 int cute_dtype_bits(cute_dtype d) { return (unsigned)d < CUTE_NDTYPES ? dtypes[d].bits : 0; }

@@ -224,6 +224,14 @@ static cute_status prepare_launch(const cute_fn *f, cute_call_frame *fr, const l
     int64_t smem = R[r->smem_step];
     if (smem < 0 || smem > UINT32_MAX)
         return bad(fr, "launch at line %d: %lld bytes of shared memory", r->line, (long long)smem);
+    uint32_t cl[3] = {0, 0, 0};
+    for (int i = 0; i < 3 && r->has_cluster; i++) {
+        int64_t ci = R[r->cluster_step[i]];
+        if (ci < 1 || ci > 1024 || g[i] % ci)
+            return bad(fr, "launch at line %d: a cluster of %lld blocks in %c does not divide the "
+                           "grid's %u", r->line, (long long)ci, "xyz"[i], g[i]);
+        cl[i] = (uint32_t)ci;
+    }
     int n = fr->nlaunch++;
     cute_launch_arg *la = fr->args[n];
     for (int p = 0; p < r->nparams; p++) {
@@ -232,9 +240,28 @@ static cute_status prepare_launch(const cute_fn *f, cute_call_frame *fr, const l
         if (q->kind == P_SYM) la[p].v.i = fr->values[q->index];
         if (q->kind == P_FLOAT) la[p].v.f = args[q->index].f;
         if (q->kind == P_PTR) la[p].buf = args[q->index].buf, la[p].offset = args[q->index].offset;
+        if (q->kind == P_OPAQUE) la[p].bytes = fr->opaque[q->index];
     }
     fr->rec[n] = (int)(r - f->launches);
-    fr->cfg[n] = (cute_launch){{g[0], g[1], g[2]}, {b[0], b[1], b[2]}, (uint32_t)smem, NULL};
+    fr->cfg[n] = (cute_launch){.grid = {g[0], g[1], g[2]},
+                               .block = {b[0], b[1], b[2]},
+                               .smem_bytes = (uint32_t)smem,
+                               .cluster = {cl[0], cl[1], cl[2]}};
+    return CUTE_OK;
+}
+
+/* the prepare step: each opaque parameter (a tensor map) from this call's arguments */
+static cute_status build_opaques(const cute_fn *f, cute_call_frame *fr, int nargs,
+                                 const cute_call_arg *args)
+{
+    for (int i = 0; i < f->nopaques; i++) {
+        char why[512] = "";
+        const opaque_rec *o = &f->opaques[i];
+        memset(fr->opaque[i], 0, OPAQUE_BYTES);
+        cute_status s = o->build(o->user, f->rt, args, nargs, fr->opaque[i], why, sizeof why);
+        if (s != CUTE_OK)
+            return call_fail(fr, s, "tensor map %d: %s", i, why[0] ? why : cute_status_name(s));
+    }
     return CUTE_OK;
 }
 
@@ -259,6 +286,7 @@ cute_status cute_call_prepare(const cute_fn *f, cute_call_frame *fr, int nargs,
     cute_status s = bind(f, fr, nargs, args);
     if (s == CUTE_OK && !lp_run(&f->prog, fr)) s = CUTE_ERR_INVALID;
     if (s == CUTE_OK) s = check_derived(f, fr, args);
+    if (s == CUTE_OK) s = build_opaques(f, fr, nargs, args);
     for (int i = 0; i < f->nlaunches && s == CUTE_OK; i++)
         s = prepare_launch(f, fr, &f->launches[i], args);
     if (s != CUTE_OK) fr->nlaunch = 0;
@@ -274,12 +302,15 @@ cute_status cute_call_launch(const cute_fn *f, cute_call_frame *fr, void *stream
     const cute_backend *be = &f->rt->b;
     for (int i = 0; i < fr->nlaunch; i++) {
         const launch_rec *r = &f->launches[fr->rec[i]];
+        char why[1024] = "";
         fr->cfg[i].stream = stream;
+        fr->cfg[i].err = why, fr->cfg[i].errn = sizeof why; /* this call's own message */
         cute_status s = be->vt->launch(be->self, f->module, r->kernel, &fr->cfg[i], fr->args[i],
                                        r->nparams);
+        fr->cfg[i].err = NULL, fr->cfg[i].errn = 0;
         if (s != CUTE_OK)
             return call_fail(fr, s, "launch of %s: %s: %s", f->kernels[r->kernel]->name,
-                             cute_status_name(s), be->vt->error(be->self));
+                             cute_status_name(s), why[0] ? why : be->vt->error(be->self));
     }
     return CUTE_OK;
 }

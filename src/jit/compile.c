@@ -197,6 +197,8 @@ static bool compile_launch(cute_fn *f, launch_rec *r)
         if (!compile_root(f, r->grid[i], &r->grid_step[i], what, r->line)) return false;
         snprintf(what, sizeof what, "the block (%c)", axis[i]);
         if (!compile_root(f, r->block[i], &r->block_step[i], what, r->line)) return false;
+        snprintf(what, sizeof what, "the cluster (%c)", axis[i]);
+        if (!compile_root(f, r->cluster[i], &r->cluster_step[i], what, r->line)) return false;
     }
     for (int p = 0; p < r->nparams; p++) /* a host value's parameter: its slot */
         if (r->params[p].kind == P_SYM) {

@@ -77,11 +77,11 @@ typedef struct launch_prog {
 
 /* --- kernels and their launches -------------------------------------------------------- */
 /* A kernel parameter: a host value, an argument's pointer, or a float argument. */
-typedef enum { P_SYM, P_PTR, P_FLOAT } param_kind;
+typedef enum { P_SYM, P_PTR, P_FLOAT, P_OPAQUE } param_kind;
 typedef struct kparam {
     uint8_t kind;
     int index; /* P_SYM: the host value's slot (a symbol index while tracing); P_PTR/P_FLOAT:
-                  the argument */
+                  the argument; P_OPAQUE: the function's opaque parameter */
     cute_type type;
 } kparam;
 
@@ -93,11 +93,20 @@ typedef struct kmap_entry {
 #define MAX_KERNEL_SYMS 256
 #define MAX_PARAMS 64   /* kernel parameters of one launch */
 #define MAX_LAUNCHES 8  /* launches of one compiled function */
+#define MAX_OPAQUE 8    /* opaque parameters of one compiled function */
+#define OPAQUE_BYTES 128
+
+/* an opaque parameter and how a call builds it */
+typedef struct opaque_rec {
+    cute_opaque_build build;
+    void *user;
+} opaque_rec;
 
 typedef struct launch_rec {
     int kernel;
-    cute_int grid[3], block[3], smem; /* host expressions (compile time) ... */
-    int grid_step[3], block_step[3], smem_step; /* ... and their program steps */
+    cute_int grid[3], block[3], smem, cluster[3]; /* host expressions (compile time) ... */
+    int grid_step[3], block_step[3], smem_step, cluster_step[3]; /* ... and their steps */
+    bool has_cluster;
     kparam *params;
     int nparams, capparams;
     kmap_entry *map; /* MAX_KERNEL_SYMS entries while the kernel is traced */
@@ -120,6 +129,8 @@ struct cute_fn {
     int nhsyms;
     int64_t index_bound; /* cute_index_bound: host values lie in [-bound, bound] (0: none) */
     launch_prog prog;
+    opaque_rec opaques[MAX_OPAQUE];
+    int nopaques;
     launch_rec *cur; /* the launch being traced */
 };
 
@@ -127,6 +138,9 @@ struct cute_fn {
 #define MAX_VALUES 128 /* host values of one function */
 
 struct cute_call_frame {
+    /* the opaque parameters' bytes (CUtensorMap asks 64-byte alignment; CUDA 13's header
+     * declares 128), built by the prepare step; launch arguments point here */
+    _Alignas(128) unsigned char opaque[MAX_OPAQUE][OPAQUE_BYTES];
     const cute_fn *fn;          /* what it was prepared for */
     int64_t values[MAX_VALUES]; /* by host-value slot */
     int64_t regs[LP_MAX_STEPS]; /* the launch program's registers */

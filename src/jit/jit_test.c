@@ -42,9 +42,9 @@ static void two_kernels(cute_ctx *c, const cute_arg *arg)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int n = cute_size(a, &arg[0].tensor.layout);
-    cute_launch_cfg one = {{cute_ceil_div(a, n, cute_i(32))}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg one = {.grid = {cute_ceil_div(a, n, cute_i(32))}, .block = {cute_i(32)}};
     CUTE_LAUNCH(c, twice, one, arg[0].tensor, arg[1].tensor);
-    cute_launch_cfg single = {{cute_i(1)}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg single = {.grid = {cute_i(1)}, .block = {cute_i(32)}};
     CUTE_LAUNCH(c, reduce8, single, arg[1].tensor, arg[2].tensor);
 }
 
@@ -141,7 +141,7 @@ static void warp_kernel(cute_ctx *c, cute_tensor x, cute_tensor out, cute_tensor
 
 static void warp_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(N / 64)}, {cute_i(64)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(N / 64)}, .block = {cute_i(64)}};
     CUTE_LAUNCH(c, warp_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
 }
 

@@ -34,7 +34,7 @@ static void axpy_host(cute_ctx *c, const cute_arg *arg)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int n = cute_size(a, &arg[1].tensor.layout);
-    cute_launch_cfg cfg = {{cute_ceil_div(a, n, cute_i(BLOCK))}, {cute_i(BLOCK)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, n, cute_i(BLOCK))}, .block = {cute_i(BLOCK)}};
     CUTE_LAUNCH(c, axpy_kernel, cfg, arg[0].tensor, arg[1].tensor, n, arg[2].f);
 }
 

@@ -102,7 +102,8 @@ static void ew_host(cute_ctx *c, const cute_arg *args)
         if (cute_alg_trial_end(a, &trial)) break; /* else: try a narrower chunk */
     }
     int per_block = p->threads * p->vectors * p->vec;
-    cute_launch_cfg cfg = {{cute_ceil_div(a, n, cute_i(per_block))}, {cute_i(p->threads)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, n, cute_i(per_block))},
+                           .block = {cute_i(p->threads)}};
     cute_tensor in1 = p->nin > 1 ? t[1] : t[p->nin], in2 = p->nin > 2 ? t[2] : t[p->nin];
     CUTE_LAUNCH(c, ew_kernel, cfg, t[p->nin], t[0], in1, in2, coords, n);
 }

@@ -78,7 +78,7 @@ static void transpose_kernel(cute_ctx *c, cute_tensor x, cute_tensor y, cute_ten
 
 static void transpose_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(64)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(64)}};
     CUTE_LAUNCH(c, transpose_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
 }
 
@@ -149,7 +149,7 @@ static void swizzle_kernel(cute_ctx *c, cute_tensor x, cute_tensor raw_out, cute
 
 static void swizzle_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(128)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(128)}};
     CUTE_LAUNCH(c, swizzle_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
 }
 
@@ -241,7 +241,7 @@ static void big_kernel(cute_ctx *c, cute_tensor x, cute_tensor y)
 static void big_host(cute_ctx *c, const cute_arg *arg)
 {
     /* the host asks for 1 KB; the kernel's 100 KB wins */
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(256)}, cute_i(1024)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(256)}, .smem_bytes = cute_i(1024)};
     CUTE_LAUNCH(c, big_kernel, cfg, arg[0].tensor, arg[1].tensor);
 }
 

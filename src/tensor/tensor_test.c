@@ -188,7 +188,7 @@ static void views_kernel(cute_ctx *c, cute_tensor x, cute_tensor bits, cute_tens
 
 static void views_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(32)}};
     CUTE_LAUNCH(c, views_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor, arg[3].tensor);
 }
 
@@ -248,7 +248,7 @@ static void print_kernel(cute_ctx *c, cute_tensor x3, cute_tensor x2, cute_tenso
 
 static void print_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(32)}};
     CUTE_LAUNCH(c, print_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
 }
 

@@ -61,9 +61,10 @@ cute_launch_cfg gemm_launch_cfg(cute_ctx *c, const gemm_plan *p, cute_tensor mC,
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int M = mC.layout.shape.leaf[0], N = mC.layout.shape.leaf[1];
-    cute_launch_cfg cfg = {{cute_ceil_div(a, M, cute_i(p->bm)), cute_ceil_div(a, N, cute_i(p->bn))},
-                           {cute_i(p->threads)},
-                           cute_i(smem)};
+    cute_launch_cfg cfg = {
+        .grid = {cute_ceil_div(a, M, cute_i(p->bm)), cute_ceil_div(a, N, cute_i(p->bn))},
+        .block = {cute_i(p->threads)},
+        .smem_bytes = cute_i(smem)};
     return cfg;
 }
 
