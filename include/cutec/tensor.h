@@ -25,6 +25,7 @@ typedef struct cute_tensor {
     cute_int offset;  /* gmem/smem/rmem: elements from base (rmem: static) */
     cute_tuple coord; /* coord: the base coordinate */
     cute_vreg *regs;  /* rmem: the registers, indexed by layout offsets */
+    uint32_t kernel;  /* rmem: the serial of the kernel whose registers they are (cute_val) */
     cute_layout layout;
     /* gmem/smem: element i lives at base + sw(offset + layout(i)) (CuTe's ComposedLayout
      * sw o offset o layout: the swizzle applies to the whole offset, so slicing, which
@@ -37,6 +38,7 @@ typedef struct cute_ssa {
     int n;            /* elements: size(shape) */
     cute_vreg *v;     /* n registers, colexicographic order of shape */
     cute_tuple shape; /* static */
+    uint32_t kernel;  /* the serial of the kernel that made it (as cute_val's) */
 } cute_ssa;
 
 /* --- making tensors ------------------------------------------------------------------ */

@@ -22,9 +22,15 @@
 
 typedef struct cute_ctx cute_ctx;
 
+/* A run-time value: an IR register of the kernel being traced.  `kernel` is the serial of
+ * the kernel that made it: a value belongs to that kernel only (a register number means
+ * another register elsewhere), and each call checks it.  Where the register got its value
+ * (the loop or if body, the call site) the context records, so a value used after its body
+ * has ended is reported with both lines. */
 typedef struct cute_val {
     cute_vreg r;
     cute_type t;
+    uint32_t kernel;
 } cute_val;
 
 /* --- the context ------------------------------------------------------------------ */

@@ -150,7 +150,7 @@ cute_tensor cute__karg_tensor(cute_ctx *c, cute_tensor t)
 cute_val cute__karg_scalar(cute_ctx *c, cute_host_scalar s)
 {
     cute_fn *f = jit_of(c);
-    cute_val none = {0, cute_type_of((cute_dtype)s.dtype)};
+    cute_val none = {0, cute_type_of((cute_dtype)s.dtype), 0};
     if (!f || !ctx_ok(c)) return none;
     char name[32];
     snprintf(name, sizeof name, "f%d", s.arg);

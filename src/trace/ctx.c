@@ -35,6 +35,9 @@ void cute_ctx_free(cute_ctx *c)
     cute_symbolic_free(c->sym);
     free(c->bind);
     free(c->memo);
+    for (uint32_t k = 0; k < c->kernel; k++) free(c->kernel_names[k]);
+    free(c->kernel_names);
+    free(c->orig);
     free(c);
 }
 
@@ -45,6 +48,7 @@ const char *cute_ctx_error(const cute_ctx *c) { return c->alg.failed ? c->error 
 
 void cute_ctx_site(cute_ctx *c, const char *file, int line)
 {
+    ctx_walk(c); /* what the previous call appended is checked at its own site */
     c->file = file;
     c->line = line;
     c->b.file = file;
@@ -74,7 +78,7 @@ bool ctx_alive(cute_ctx *c) { return !c->alg.failed; }
 
 cute_val ctx_val(cute_ctx *c, cute_vreg r)
 {
-    return (cute_val){r, r ? cute_ir_type(c->fn, r) : cute_type_of(CUTE_VOID)};
+    return (cute_val){r, r ? cute_ir_type(c->fn, r) : cute_type_of(CUTE_VOID), r ? c->kernel : 0};
 }
 
 bool scope_open(const cute_ctx *c, uint32_t id)
@@ -107,10 +111,24 @@ void ctx_bind(cute_ctx *c, cute_int sym, cute_vreg reg)
     if ((uint32_t)i >= c->nbind) c->nbind = (uint32_t)i + 1;
 }
 
+/* the next kernel's serial, and its name for messages about values of another kernel */
+static bool new_serial(cute_ctx *c, const char *name)
+{
+    char **names = realloc(c->kernel_names, (c->kernel + 1) * sizeof *names);
+    if (!names) return cute_ctx_fail(c, "out of memory");
+    c->kernel_names = names;
+    size_t n = strlen(name) + 1;
+    if (!(names[c->kernel] = malloc(n))) return cute_ctx_fail(c, "out of memory");
+    memcpy(names[c->kernel], name, n);
+    c->kernel++;
+    return true;
+}
+
 bool cute_kernel_begin(cute_ctx *c, const char *name)
 {
     if (c->alg.failed) return false;
     if (c->fn) return cute_ctx_fail(c, "kernel '%s' begun inside kernel '%s'", name, c->fn->name);
+    if (!new_serial(c, name)) return false;
     c->fn = cute_ir_func_new(name);
     if (!c->fn) return cute_ctx_fail(c, "out of memory");
     cute_ir_builder_init(&c->b, c->fn);
@@ -124,11 +142,14 @@ bool cute_kernel_begin(cute_ctx *c, const char *name)
     /* symbols of an earlier kernel have no value in this one */
     if (c->bind) memset(c->bind, 0, c->capbind * sizeof *c->bind);
     c->nbind = 0;
+    ctx_walk_reset(c);
+    ctx_walk(c);
     return true;
 }
 
 cute_ir_func *cute_kernel_end(cute_ctx *c)
 {
+    ctx_walk(c);
     cute_ir_func *f = c->fn;
     c->fn = NULL;
     if (!f) {
@@ -191,6 +212,6 @@ void cute_kernel_launch_extents(cute_ctx *c, const int64_t grid_max[3], const in
 
 cute_val cute_param_ptr(cute_ctx *c, const char *name, cute_dtype pointee)
 {
-    if (!ctx_ok(c)) return (cute_val){0, cute_type_of(CUTE_VOID)};
+    if (!ctx_ok(c)) return (cute_val){0, cute_type_of(CUTE_VOID), 0};
     return ctx_val(c, cute_ir_add_param(c->fn, cute_type_ptr(pointee, CUTE_GMEM), name));
 }
