@@ -10,7 +10,8 @@
 static void on_alg_error(void *user, const char *message)
 {
     cute_ctx *c = user;
-    snprintf(c->error, sizeof c->error, "%s:%d: %s", c->file ? c->file : "?", c->line, message);
+    cute_site at = c->alg.site;
+    snprintf(c->error, sizeof c->error, "%s:%d: %s", at.file ? at.file : "?", at.line, message);
 }
 
 cute_ctx *cute_ctx_new(void)
@@ -49,10 +50,27 @@ const char *cute_ctx_error(const cute_ctx *c) { return c->alg.failed ? c->error 
 void cute_ctx_site(cute_ctx *c, const char *file, int line)
 {
     ctx_walk(c); /* what the previous call appended is checked at its own site */
-    c->file = file;
-    c->line = line;
+    c->alg.site = (cute_site){file, line};
     c->b.file = file;
     c->b.line = line;
+}
+
+cute_ctx_scope cute__ctx_enter(cute_ctx *c, const char *file, int line)
+{
+    ctx_walk(c);
+    cute_ctx_scope s = {c, cute__site_enter(&c->alg, file, line)};
+    c->b.file = file;
+    c->b.line = line;
+    return s;
+}
+
+void cute__ctx_leave(cute_ctx_scope *s)
+{
+    cute_ctx *c = s->c;
+    ctx_walk(c); /* the call's instructions are checked at its site */
+    cute__site_leave(&s->s);
+    c->b.file = c->alg.site.file;
+    c->b.line = c->alg.site.line;
 }
 
 bool cute_ctx_fail(cute_ctx *c, const char *fmt, ...)
@@ -132,7 +150,8 @@ bool cute_kernel_begin(cute_ctx *c, const char *name)
     c->fn = cute_ir_func_new(name);
     if (!c->fn) return cute_ctx_fail(c, "out of memory");
     cute_ir_builder_init(&c->b, c->fn);
-    cute_ctx_site(c, c->file, c->line);
+    c->b.file = c->alg.site.file;
+    c->b.line = c->alg.site.line;
     c->depth = 0;
     c->scopes[0] = (scope){++c->next_scope, true, SCOPE_TOP};
     c->nmemo = 0;

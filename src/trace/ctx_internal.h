@@ -39,8 +39,6 @@ typedef struct memo_entry {
 struct cute_ctx {
     cute_alg alg;
     cute_symbolic *sym;
-    const char *file; /* the current call site */
-    int line;
     char error[1200];
 
     cute_ir_func *fn; /* the kernel being traced (NULL outside one) */

@@ -33,11 +33,10 @@ bool ctx_fail_at(cute_ctx *c, const char *file, int line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    const char *f0 = c->file;
-    int l0 = c->line;
-    c->file = file, c->line = line;
+    cute_site here = c->alg.site;
+    c->alg.site = (cute_site){file, line};
     cute_ctx_fail(c, "%s", msg);
-    c->file = f0, c->line = l0;
+    c->alg.site = here;
     return false;
 }
 
@@ -146,7 +145,7 @@ void ctx_define_in_scope(cute_ctx *c, cute_vreg r)
 {
     if (!c->fn || !grow(c) || r == 0 || r >= c->caporig) return;
     scope s = c->scopes[c->depth];
-    c->orig[r] = (origin){s.id, (uint8_t)s.kind, c->file, c->line};
+    c->orig[r] = (origin){s.id, (uint8_t)s.kind, c->alg.site.file, c->alg.site.line};
 }
 
 static const char *kernel_name(const cute_ctx *c, uint32_t k)
