@@ -108,6 +108,17 @@ int64_t cute_ctx_index_bound(const cute_ctx *c); /* the bound given (0: none) */
  * launch recipe before tracing the kernel; 0: the hardware's limits); the special
  * registers' ranges follow from them */
 void cute_kernel_launch_extents(cute_ctx *c, const int64_t grid_max[3], const int64_t block_max[3]);
+/* The compile target's SM version (80 for sm_80, 90 for sm_90a; 0: not known, nothing is
+ * refused): an atom whose minimum architecture is above it is refused at its first use.
+ * cute_compile sets it from its runtime (the device's; on the interpreter, CUTEC_ARCH). */
+void cute_ctx_target_arch(cute_ctx *c, int sm);
+int cute_ctx_arch(const cute_ctx *c);
+/* the threads of a block of the kernel being traced when its launch's block is static (0:
+ * not known; the jit layer sets it after cute_kernel_begin).  A TiledCopy or TiledMMA whose
+ * thread count differs is refused at its first partition: with fewer threads than it
+ * expects, part of every tile would silently not be moved or computed. */
+void cute_kernel_block_threads(cute_ctx *c, int64_t threads);
+int64_t cute_ctx_block_threads(const cute_ctx *c);
 /* a run-time integer as an index integer (a fresh unknown bound to v) */
 cute_int cute_int_from_val(cute_ctx *c, cute_val v, int64_t lower_bound);
 /* conditions on index integers, as predicates */

@@ -200,6 +200,7 @@ cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, voi
     f->nargs = nargs;
     f->c->jit = f;
     f->c->user = user;
+    cute_ctx_target_arch(f->c, rt ? rt->target_sm : 0);
     for (int k = 0; k < nargs && !f->c->alg.failed; k++) {
         f->args[k].spec = specs[k];
         if (specs[k].kind == CUTE_ARG_TENSOR)

@@ -82,6 +82,7 @@ struct cute_fn {
 struct cute_runtime {
     cute_backend b;
     char name[16];
+    int target_sm; /* what compiles target (cute_ctx_target_arch); 0: not known */
 };
 
 #endif

@@ -195,6 +195,8 @@ bool cute__launch_begin(cute_ctx *c, const char *kernel, cute_launch_cfg cfg, co
         if (bmax[i] < 0) bmax[i] = 0;
     }
     cute_kernel_launch_extents(c, gmax, bmax);
+    if (cute_is_static(r->block[0]) && cute_is_static(r->block[1]) && cute_is_static(r->block[2]))
+        cute_kernel_block_threads(c, r->block[0].v * r->block[1].v * r->block[2].v);
     return true;
 }
 

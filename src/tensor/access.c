@@ -347,6 +347,19 @@ void tensor_access_chunk(cute_ctx *c, const cute_tensor *t, int i, int w, bool l
     access(c, t, i, w, load, regs, assign);
 }
 
+int tensor_proven_align(cute_ctx *c, const cute_tensor *t)
+{
+    int esize = cute_dtype_bytes((cute_dtype)t->dtype), a = t->align;
+    cute_alg_trial trial;
+    cute_alg_trial_begin(&c->alg, &trial);
+    while (a > esize && !c->alg.failed &&
+           cute_int_cmp(&c->alg, CUTE_CMP_DIVIDES, cute_i(a / esize), t->offset) != CUTE_TRUE)
+        a /= 2;
+    bool failed = c->alg.failed;
+    cute_alg_trial_end(&c->alg, &trial);
+    return failed ? esize : a;
+}
+
 int tensor_vector_width(cute_ctx *c, const cute_tensor *t, int n)
 {
     return vector_width(c, t, n);

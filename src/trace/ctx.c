@@ -158,6 +158,7 @@ bool cute_kernel_begin(cute_ctx *c, const char *name)
     if (c->memo) memset(c->memo, 0, c->capmemo * sizeof *c->memo);
     for (int s = 0; s < CUTE_SREG_COUNT; s++) c->sreg_sym[s] = cute_i(0);
     cute_kernel_launch_extents(c, NULL, NULL);
+    c->block_threads = 0;
     /* symbols of an earlier kernel have no value in this one */
     if (c->bind) memset(c->bind, 0, c->capbind * sizeof *c->bind);
     c->nbind = 0;
@@ -228,6 +229,11 @@ void cute_kernel_launch_extents(cute_ctx *c, const int64_t grid_max[3], const in
         c->block_max[d] = block_max ? block_max[d] : 0;
     }
 }
+
+void cute_ctx_target_arch(cute_ctx *c, int sm) { c->target_sm = sm > 0 ? sm : 0; }
+int cute_ctx_arch(const cute_ctx *c) { return c->target_sm; }
+void cute_kernel_block_threads(cute_ctx *c, int64_t threads) { c->block_threads = threads > 0 ? threads : 0; }
+int64_t cute_ctx_block_threads(const cute_ctx *c) { return c->block_threads; }
 
 cute_val cute_param_ptr(cute_ctx *c, const char *name, cute_dtype pointee)
 {
