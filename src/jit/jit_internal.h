@@ -167,6 +167,7 @@ cute_status call_fail(struct cute_call_frame *fr, cute_status s, const char *fmt
 struct cute_runtime {
     cute_backend b;
     char name[16];
+    int target_sm; /* what compiles target (cute_ctx_target_arch); 0: not known */
 };
 
 #endif
