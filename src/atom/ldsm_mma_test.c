@@ -60,7 +60,7 @@ static void kernel(cute_ctx *c, cute_tensor gA, cute_tensor gB, cute_tensor gC)
 
 static void host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(128)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(128)}};
     CUTE_LAUNCH(c, kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
 }
 
@@ -110,7 +110,7 @@ static void run(cute_runtime *rt, const char *where, bool b_mn, uint64_t *seed)
     cute_arg_spec specs[3] = {cute_spec_tensor(CUTE_BF16, "(32,64):(64,1)", 16),
                               cute_spec_tensor(CUTE_BF16, b_mn ? "(32,64):(1,32)" : "(32,64):(64,1)", 16),
                               cute_spec_tensor(CUTE_F32, "(32,32):(1,32)", 16)};
-    cute_fn *f = cute_compile(rt, "ldsm_mma", host, &p, 3, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "ldsm_mma", host, &p, 3, specs, err, sizeof err);
     CHECK(f != NULL, "%s: %s", where, err);
     if (!f) return;
     cute_backend *be = cute_runtime_backend(rt);
@@ -126,9 +126,10 @@ static void run(cute_runtime *rt, const char *where, bool b_mn, uint64_t *seed)
     cute_call_arg args[3] = {cute_call_tensor(&bA, 0, CUTE_BF16, 2, sk, tk),
                              cute_call_tensor(&bB, 0, CUTE_BF16, 2, sk, b_mn ? tn : tk),
                              cute_call_tensor(&bC, 0, CUTE_F32, 2, sc, tc)};
-    cute_status s = cute_call(f, NULL, 3, args);
+    char cerr[1024] = "";
+    cute_status s = cute_call(f, NULL, 3, args, cerr, sizeof cerr);
     if (s == CUTE_OK) s = be->vt->sync(be->self, NULL);
-    CHECK(s == CUTE_OK, "%s: %s %s", where, cute_fn_error(f), be->vt->error(be->self));
+    CHECK(s == CUTE_OK, "%s: %s %s", where, cerr, be->vt->error(be->self));
     be->vt->download(be->self, hC, &bC, 0, sizeof hC);
     int bad = 0;
     for (int m = 0; m < M; m++)

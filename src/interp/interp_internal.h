@@ -165,7 +165,10 @@ typedef struct ibuffer {
 #define INTERP_GUARD 256 /* bytes before and after each buffer, and its alignment */
 
 /* The backend. */
+/* One interpreter may be shared by threads: `lock` guards everything below it (the buffer
+ * table, the message, the reports); launches run one at a time under it. */
 struct interp {
+    pthread_mutex_t lock;
     int threads;
     int64_t budget;
     int max_reports;
@@ -326,7 +329,7 @@ void interp_async_block_end(ictx *X);
 bool interp_async_conflict(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
                            int how);
 
-/* --- half.c ------------------------------------------------------------------------ */
+/* --- numeric.c -------------------------------------------------------------------- */
 uint16_t interp_small_from_int(int small, int64_t v, bool is_unsigned); /* small: 0 f16, 1 bf16 */
 uint16_t interp_small_fma(int small, float a, float b, float c);
 
