@@ -159,7 +159,6 @@ typedef struct buf {
 } buf;
 
 static uint64_t seed;
-static bool unsupported; /* the last compile was refused by an interpreter lacking the instruction */
 
 /* a value of d that is exact in d, distinct-ish and small: k/8 for k in [-32, 32) (ints: k) */
 static double sample(cute_dtype d)
@@ -252,13 +251,6 @@ static const cute_fn *compile(cute_runtime *rt, lane_case *k, int n, const cute_
     char err[2048];
     cur = k;
     const cute_fn *f = cute_compile(rt, what, host, k, n, specs, err, sizeof err);
-    if (!f && strstr(err, "not supported in the interpreter")) {
-        char why[2300];
-        snprintf(why, sizeof why, "%s: %s", what, err);
-        SKIP(why); /* the interpreter does not run this instruction yet */
-        unsupported = true;
-        return NULL;
-    }
     CHECK(f != NULL, "%s: %s", what, err);
     return f;
 }
@@ -313,7 +305,6 @@ static int run_mma(cute_runtime *rt, lane_case *k, const cute_layout *a_place, c
         specs[i] = cute_spec_tensor(b[i].d, lay[i], cute_dtype_bytes(b[i].d) < 4 ? 4 : cute_dtype_bytes(b[i].d));
     }
     int wrong = -1;
-    unsupported = false;
     const cute_fn *f = compile(rt, k, 4, specs, host4, what);
     cute_call_arg args[4] = {frag_arg(&b[0], 32), frag_arg(&b[1], 32), frag_arg(&b[2], 32), frag_arg(&b[3], 32)};
     if (f && call(rt, f, 4, args, what)) {
@@ -353,7 +344,6 @@ static int run_copy(cute_runtime *rt, lane_case *k, const char *what)
     snprintf(lay, sizeof lay, "(32,%d):(%d,1)", k->nc, k->nc);
     cute_arg_spec specs[2] = {cute_spec_tensor(b[0].d, lay, 16), cute_spec_tensor(b[1].d, lay, 16)};
     int wrong = -1;
-    unsupported = false;
     const cute_fn *f = compile(rt, k, 2, specs, host2, what);
     cute_call_arg args[2] = {frag_arg(&b[0], 32), frag_arg(&b[1], 32)};
     if (f && call(rt, f, 2, args, what)) {
@@ -395,7 +385,7 @@ static void mma_cases(cute_runtime *rt, const char *where)
         k.is_mma = true;
         k.na = vals_of(&a, &k.mma.a_tv), k.nb = vals_of(&a, &k.mma.b_tv), k.nc = vals_of(&a, &k.mma.c_tv);
         int wrong = run_mma(rt, &k, &k.mma.a_tv, what);
-        CHECK(wrong == 0 || unsupported, "%s: %d of %d D values are not the product of the layouts' A, B, C", what, wrong, 32 * k.nc);
+        CHECK(wrong == 0, "%s: %d of %d D values are not the product of the layouts' A, B, C", what, wrong, 32 * k.nc);
     }
 }
 
@@ -412,7 +402,7 @@ static void permuted_fails(cute_runtime *rt, const char *where)
     char what[160];
     snprintf(what, sizeof what, "SM80_16x8x16_F32BF16BF16F32_TN with a permuted ALayout on %s", where);
     int wrong = run_mma(rt, &k, &wrong_a, what);
-    CHECK(wrong > 0 || unsupported, "%s: a wrong A layout went unnoticed (%d wrong)", what, wrong);
+    CHECK(wrong > 0, "%s: a wrong A layout went unnoticed (%d wrong)", what, wrong);
 }
 
 static void copy_cases(cute_runtime *rt, const char *where)
@@ -434,7 +424,7 @@ static void copy_cases(cute_runtime *rt, const char *where)
                 snprintf(what, sizeof what, "%s of %s%s on %s", r.name, cute_dtype_name(types[ty]),
                          z ? " (zero-filling a third of the lanes)" : "", where);
                 int wrong = run_copy(rt, &k, what);
-                CHECK(wrong == 0 || unsupported, "%s: %d of %d elements wrong", what, wrong, 32 * k.nc);
+                CHECK(wrong == 0, "%s: %d of %d elements wrong", what, wrong, 32 * k.nc);
             }
     }
 }

@@ -4,7 +4,7 @@
  * each phase of 8 lanes (one 8x8 matrix) eight rows of one column.  Unswizzled, those eight
  * rows are 128 bytes apart: one bank group, 8 wavefronts a phase.  With CuTe's
  * Sw<3,3,3> o (8,64):(64,1) they fall in eight groups: 1 wavefront a phase, the ideal.
- * When the interpreter runs ldmatrix itself, the same tile is read by SM75_U32x4_LDSM_N. */
+ * The same tile is also read by SM75_U32x4_LDSM_N itself. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,10 +62,6 @@ static bool measure(cute_runtime *rt, uint64_t *waves, uint64_t *ideal, const ch
     cute_arg_spec specs[2] = {cute_spec_tensor(CUTE_F16, "(32,16):(16,1)", 16),
                               cute_spec_tensor(CUTE_F16, "(32,8):(8,1)", 16)};
     const cute_fn *f = cute_compile(rt, "banks", host, NULL, 2, specs, err, sizeof err);
-    if (!f && use_ldsm && strstr(err, "not supported in the interpreter")) {
-        SKIP("ldmatrix: the interpreter does not run it yet");
-        return false;
-    }
     CHECK(f != NULL, "%s: %s", what, err);
     if (!f) return false;
     cute_backend *be = cute_runtime_backend(rt);
