@@ -34,6 +34,7 @@ double ew_get(cute_dtype d, const void *base, int64_t i)
     case CUTE_F16: return f16_value(((const uint16_t *)base)[i]);
     case CUTE_BF16: return bf16_value(((const uint16_t *)base)[i]);
     case CUTE_I32: return ((const int32_t *)base)[i];
+    case CUTE_I8: return ((const int8_t *)base)[i];
     default: return NAN;
     }
 }
@@ -47,6 +48,7 @@ void ew_set(cute_dtype d, void *base, int64_t i, double v)
     case CUTE_F16: ((uint16_t *)base)[i] = cute_f16_bits(v); break;
     case CUTE_BF16: ((uint16_t *)base)[i] = cute_bf16_bits(v); break;
     case CUTE_I32: ((int32_t *)base)[i] = (int32_t)v; break;
+    case CUTE_I8: ((int8_t *)base)[i] = (int8_t)v; break;
     default: break;
     }
 }
