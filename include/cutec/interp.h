@@ -37,6 +37,8 @@ typedef enum {
     CUTE_CHECK_WARP_INACTIVE,     /* a shuffle read an inactive lane; mma/ldmatrix without
                                      the whole warp */
     CUTE_CHECK_UNSUPPORTED,       /* an operation the interpreter cannot emulate */
+    CUTE_CHECK_ASYNC_COPY,        /* shared bytes of a cp.async used before its wait, or a copy
+                                     still pending when the kernel ends */
     CUTE_CHECK_COUNT
 } cute_interp_check;
 
@@ -77,7 +79,5 @@ cute_status cute_interp_new(const cute_interp_opts *opts, cute_backend *out);
 /* the reports of its last launch (NULL, *n = 0 when none or when b is not an interpreter);
  * valid until its next launch */
 const cute_interp_report *cute_interp_reports(cute_backend b, int *n);
-/* is this PTX text (an ASM op's str) one the interpreter emulates? */
-bool cute_interp_supports_asm(const char *ptx);
 
 #endif
