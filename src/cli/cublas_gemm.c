@@ -17,15 +17,14 @@ static int cuda_type(cute_dtype d)
     case CUTE_BF16: return CUDA_R_16BF;
     case CUTE_I8: return CUDA_R_8I;
     case CUTE_I32: return CUDA_R_32I;
+    case CUTE_TF32: return CUDA_R_32F; /* f32 words, read as tf32 by the compute type */
+    case CUTE_E4M3: return CUDA_R_8F_E4M3;
+    case CUTE_E5M2: return CUDA_R_8F_E5M2;
     default: return -1;
     }
 }
 
-static bool is_fp8(cute_dtype d)
-{
-    (void)d;
-    return false;
-}
+static bool is_fp8(cute_dtype d) { return d == CUTE_E4M3 || d == CUTE_E5M2; }
 
 static bool map_operand(cute_cublas *h, const char *name, const cute_call_arg *x, cm_operand *o)
 {
@@ -79,7 +78,7 @@ static bool inside(cute_cublas *h, const char *name, const cute_call_arg *x)
 static bool check_dtypes(cute_cublas *h, const cute_call_arg *x[3])
 {
     cute_dtype in = (cute_dtype)x[0]->dtype, out = (cute_dtype)x[2]->dtype;
-    if (x[1]->dtype != in || !gemm_ref_pair_ok(in, out) || (cuda_type(in) < 0 && !is_fp8(in))) {
+    if (x[1]->dtype != in || !gemm_ref_pair_ok(in, out) || cuda_type(in) < 0) {
         cublas_say(h->err, sizeof h->err, "cuBLAS reference: dtypes A %s, B %s, C %s: not a GEMM the "
                    "library knows", cute_dtype_name(in), cute_dtype_name((cute_dtype)x[1]->dtype),
                    cute_dtype_name(out));
@@ -127,7 +126,7 @@ static int compute_type(cute_dtype in, cute_dtype out, scalar *alpha, scalar *be
     if (in == CUTE_F64) return alpha->d = a, beta->d = b, COMPUTE_64F;
     if (out == CUTE_I32) return alpha->i = (int32_t)a, beta->i = (int32_t)b, COMPUTE_32I;
     alpha->f = (float)a, beta->f = (float)b;
-    return cuda_type(in) < 0 ? COMPUTE_32F_FAST_TF32 : COMPUTE_32F; /* tf32: f32 storage */
+    return in == CUTE_TF32 ? COMPUTE_32F_FAST_TF32 : COMPUTE_32F;
 }
 
 static cute_status gemm_ex(cute_cublas *h, const cm_gemm *g, double alpha, double beta)
@@ -136,7 +135,7 @@ static cute_status gemm_ex(cute_cublas *h, const cm_gemm *g, double alpha, doubl
     int tb = g->b.major == 0 ? OP_T : OP_N; /* b stored n x k: T; stored k x n: N */
     scalar sa, sb;
     int compute = compute_type(g->in, g->out, &sa, &sb, alpha, beta);
-    int tin = cuda_type(g->in) < 0 ? CUDA_R_32F : cuda_type(g->in);
+    int tin = cuda_type(g->in);
     cublas_status s = h->GemmStridedBatchedEx(
             h->handle, ta, tb, (int)g->m, (int)g->n, (int)g->k, &sa, g->a.ptr, tin, (int)g->a.ld,
             g->a.lstride, g->b.ptr, tin, (int)g->b.ld, g->b.lstride, &sb, (void *)g->c.ptr,

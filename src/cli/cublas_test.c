@@ -74,13 +74,26 @@ static void pair(gpu *g, cute_dtype in, cute_dtype out, bool tn_only)
 
 static void every_pair(gpu *g)
 {
-    static const cute_dtype ins[] = {CUTE_F32, CUTE_F64, CUTE_F16, CUTE_BF16, CUTE_I8};
+    static const cute_dtype ins[] = {CUTE_F32, CUTE_F64, CUTE_F16, CUTE_BF16, CUTE_TF32, CUTE_I8, CUTE_E4M3};
     for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
         const cute_dtype *outs;
         int n;
         gemm_ref_out_dtypes(ins[i], &outs, &n);
-        for (int j = 0; j < n; j++) pair(g, ins[i], outs[j], false);
+        for (int j = 0; j < n; j++) pair(g, ins[i], outs[j], ins[i] == CUTE_E4M3);
     }
+}
+
+/* fp8 cuBLASLt cannot take: M- or N-major operands, and e5m2 x e5m2 (no such kernel) */
+static void fp8_refusals(gpu *g)
+{
+    int64_t mnkl[4] = {32, 16, 64, 1};
+    CHECK(!product(g, CUTE_E4M3, CUTE_F32, mnkl, (int[]){0, 1, 0}, 0) &&
+              strstr(cute_cublas_error(g->h), "only K-major A and B (layout tn)"),
+          "e4m3 with an M-major A: %s", cute_cublas_error(g->h));
+    bool ran = product(g, CUTE_E5M2, CUTE_BF16, mnkl, (int[]){1, 1, 0}, 0);
+    CHECK(ran || strstr(cute_cublas_error(g->h), "no kernel for e5m2 x e5m2 -> bf16"), "e5m2: %s",
+          cute_cublas_error(g->h));
+    if (!ran) printf("cublas_test: %s\n", cute_cublas_error(g->h));
 }
 
 /* degenerate extents: size-1 modes, K = 0 (C = beta C) */
@@ -142,6 +155,7 @@ int main(void)
     }
     printf("cublas_test: %s, version %d\n", cute_cublas_path(g.h), cute_cublas_version(g.h));
     every_pair(&g);
+    fp8_refusals(&g);
     degenerate(&g);
     refusals(&g);
     cute_cublas_close(g.h);

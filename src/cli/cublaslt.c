@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cublas_internal.h"
+#include "cli/gemm_cli.h"
 
 typedef struct lt_desc_ *lt_desc;     /* cublasLtMatmulDesc_t */
 typedef struct lt_layout_ *lt_layout; /* cublasLtMatrixLayout_t */
@@ -130,6 +131,8 @@ static int lt_type(cute_dtype d)
     case CUTE_F32: return CUDA_R_32F;
     case CUTE_F16: return CUDA_R_16F;
     case CUTE_BF16: return CUDA_R_16BF;
+    case CUTE_E4M3: return CUDA_R_8F_E4M3;
+    case CUTE_E5M2: return CUDA_R_8F_E5M2;
     default: return -1;
     }
 }
@@ -203,7 +206,7 @@ cute_status cublaslt_gemm(cute_cublas *h, const cm_gemm *g, double alpha, double
     lt_release(lt, &x);
     if (s == CUBLAS_NOT_SUPPORTED) {
         cublas_say(h->err, sizeof h->err, "cuBLASLt has no kernel for %s x %s -> %s (it pairs e5m2 only "
-                   "with e4m3)", cute_dtype_name(g->in), cute_dtype_name(g->in), cute_dtype_name(g->out));
+                   "with e4m3)", cli_gemm_dtype_name(g->in), cli_gemm_dtype_name(g->in), cli_gemm_dtype_name(g->out));
         return CUTE_ERR_INVALID;
     }
     return cublas_failed(h, s, "cublasLtMatmul") ? CUTE_ERR_LAUNCH : CUTE_OK;

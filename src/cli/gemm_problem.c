@@ -15,7 +15,13 @@ bool cli_gemm_dtype_parse(const char *name, cute_dtype *out)
 
 const char *cli_gemm_dtype_name(cute_dtype d)
 {
-    return d == CUTE_I8 ? "s8" : d == CUTE_I32 ? "s32" : cute_dtype_name(d);
+    switch (d) {
+    case CUTE_I8: return "s8";
+    case CUTE_I32: return "s32";
+    case CUTE_E4M3: return "e4m3";
+    case CUTE_E5M2: return "e5m2";
+    default: return cute_dtype_name(d);
+    }
 }
 
 const char *cli_gemm_out_list(cute_dtype in)

@@ -16,7 +16,10 @@ static const pair_row pairs[] = {
     {CUTE_F64, 1, {CUTE_F64}},
     {CUTE_F16, 3, {CUTE_F16, CUTE_BF16, CUTE_F32}},
     {CUTE_BF16, 3, {CUTE_BF16, CUTE_F16, CUTE_F32}},
+    {CUTE_TF32, 1, {CUTE_F32}},
     {CUTE_I8, 1, {CUTE_I32}},
+    {CUTE_E4M3, 3, {CUTE_F32, CUTE_F16, CUTE_BF16}},
+    {CUTE_E5M2, 3, {CUTE_F32, CUTE_F16, CUTE_BF16}},
 };
 
 bool gemm_ref_out_dtypes(cute_dtype in, const cute_dtype **outs, int *n)

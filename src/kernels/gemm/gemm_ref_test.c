@@ -21,10 +21,16 @@ static const char *fault_names[] = {"correct", "k-block dropped", "k neighbours 
 
 static uint64_t seed;
 
-/* the k-block one mma instruction sums (f16/bf16 m16n8k16, s8/fp8 k32, f32/f64 FMA: 1) */
+/* the k-block one mma instruction sums (f16/bf16 m16n8k16, tf32 k8, s8/fp8 k32, f32/f64
+ * FMA: 1) */
 static int kblock(cute_dtype in)
 {
-    return in == CUTE_F16 || in == CUTE_BF16 ? 16 : in == CUTE_I8 ? 32 : 1;
+    switch (in) {
+    case CUTE_F16: case CUTE_BF16: return 16;
+    case CUTE_TF32: return 8;
+    case CUTE_I8: case CUTE_E4M3: case CUTE_E5M2: return 32;
+    default: return 1;
+    }
 }
 
 /* a + b rounded toward zero to f32 (truncation: the tensor cores' accumulation) */
@@ -95,7 +101,7 @@ static void pair(cute_dtype in, cute_dtype out)
 
 static void every_pair(void)
 {
-    static const cute_dtype ins[] = {CUTE_F32, CUTE_F64, CUTE_F16, CUTE_BF16, CUTE_I8};
+    static const cute_dtype ins[] = {CUTE_F32, CUTE_F64, CUTE_F16, CUTE_BF16, CUTE_TF32, CUTE_I8, CUTE_E4M3, CUTE_E5M2};
     for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
         const cute_dtype *outs;
         int n;
@@ -125,6 +131,16 @@ static void inputs(void)
     gemm_ref_fill(CUTE_F16, h, 64, &seed);
     double f = ew_get(CUTE_F16, h, 7);
     CHECK(f != 0 && f == (double)(float)f && fabs(f) < 8, "an f16 input %g", f);
+    float t[64];
+    gemm_ref_fill(CUTE_TF32, t, 64, &seed);
+    uint32_t bits;
+    memcpy(&bits, &t[5], sizeof bits);
+    CHECK(t[5] != 0 && (bits & 0x1FFF) == 0, "a tf32 input %g has low fraction bits (%08x)", t[5], bits);
+    uint8_t e[256];
+    gemm_ref_fill(CUTE_E4M3, e, 256, &seed);
+    int distinct = 0;
+    for (int i = 0; i < 256; i++) distinct += ew_get(CUTE_E4M3, e, i) != ew_get(CUTE_E4M3, e, 0);
+    CHECK(distinct > 128 && fabs(ew_get(CUTE_E4M3, e, 3)) < 8, "e4m3 inputs: %d differ from the first", distinct);
 }
 
 int main(void)
