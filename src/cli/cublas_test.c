@@ -59,14 +59,15 @@ static bool product(gpu *g, cute_dtype in, cute_dtype out, const int64_t mnkl[4]
     return ran;
 }
 
-/* every majors combination of one dtype pair, unbatched and batched, padded and not */
+/* every majors combination of one dtype pair, unbatched and batched, padded and not (extents
+ * and leading dimensions multiples of 16, as cuBLAS's s8 and fp8 kernels may need) */
 static void pair(gpu *g, cute_dtype in, cute_dtype out, bool tn_only)
 {
     for (int mask = 0; mask < 8; mask++) {
         int major[3] = {mask & 1, (mask >> 1) & 1 ? 0 : 1, (mask >> 2) & 1};
         if (tn_only && (major[0] != 1 || major[1] != 1)) continue;
         bool ok = product(g, in, out, (int64_t[]){64, 48, 96, 1}, major, 0) &&
-                  product(g, in, out, (int64_t[]){130, 72, 304, 3}, major, 16);
+                  product(g, in, out, (int64_t[]){144, 80, 304, 3}, major, 16);
         CHECK(ok, "cuBLAS refused %s -> %s layout %s: %s", cli_gemm_dtype_name(in), cli_gemm_dtype_name(out),
               letters(major), cute_cublas_error(g->h));
     }
@@ -96,9 +97,15 @@ static void fp8_refusals(gpu *g)
     if (!ran) printf("cublas_test: %s\n", cute_cublas_error(g->h));
 }
 
-/* degenerate extents: size-1 modes, K = 0 (C = beta C) */
+/* odd extents and leading dimensions (f32, f64: cuBLAS takes any), size-1 modes, K = 0
+ * (C = beta C) */
 static void degenerate(gpu *g)
 {
+    for (int mask = 0; mask < 8; mask++) {
+        int major[3] = {mask & 1, (mask >> 1) & 1, (mask >> 2) & 1};
+        CHECK(product(g, CUTE_F32, CUTE_F32, (int64_t[]){67, 45, 33, 2}, major, 3), "%s", cute_cublas_error(g->h));
+        CHECK(product(g, CUTE_F64, CUTE_F64, (int64_t[]){45, 67, 33, 1}, major, 1), "%s", cute_cublas_error(g->h));
+    }
     CHECK(product(g, CUTE_F32, CUTE_F32, (int64_t[]){1, 1, 1, 1}, (int[]){1, 0, 1}, 0), "%s", cute_cublas_error(g->h));
     CHECK(product(g, CUTE_F32, CUTE_F32, (int64_t[]){1, 9, 5, 2}, (int[]){1, 1, 1}, 0), "%s", cute_cublas_error(g->h));
     CHECK(product(g, CUTE_F64, CUTE_F64, (int64_t[]){9, 1, 5, 1}, (int[]){0, 0, 1}, 2), "%s", cute_cublas_error(g->h));
