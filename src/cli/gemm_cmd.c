@@ -30,7 +30,7 @@ static void usage(void)
             "         [--backend cuda|interp] [--alpha A] [--beta B] [--pad P] [--iters N]\n"
             "         [--seed S] [--index auto|32|64]\n"
             "       cutec bench gemm [--dtype D] [--out-dtype D] [--sizes 4096,8192] [--batch L]\n"
-            "         [--layout XY[Z]] [--variants registers,shared,pipelined] [--alpha A]\n"
+            "         [--layout XY[Z]] [--variants V,V,... (default: all)] [--alpha A]\n"
             "         [--beta B] [--iters N] [--seed S] [--index auto|32|64]\n"
             "\n"
             "C(M,N,L) = alpha * A(M,K,L) * B(N,K,L)^T + beta * C, B given as (N,K) (CuTe's\n"
@@ -121,8 +121,8 @@ static void defaults(gemm_opts *o, bool bench)
     o->iters = 10;
     o->seed = (uint64_t)time(NULL);
     o->sizes[0] = 4096, o->sizes[1] = 8192, o->nsizes = 2;
-    o->variants[0] = CUTE_GEMM_REGISTERS, o->variants[1] = CUTE_GEMM_SHARED;
-    o->variants[2] = CUTE_GEMM_PIPELINED, o->nvariants = 3;
+    for (int v = CUTE_GEMM_AUTO + 1; v < CUTE_GEMM_VARIANT_COUNT; v++) /* every kernel the library has */
+        o->variants[o->nvariants++] = (cute_gemm_variant)v;
 }
 
 /* one option and its value: true if it was understood and the value is good; *known
