@@ -27,7 +27,7 @@ static int usage(void)
 
 /* the variant's kernel; AUTO: the first of pipelined, shared, registers that compiles, as
  * the library picks.  NULL with every reason in err. */
-static cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, char *err, size_t n)
+static const cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, char *err, size_t n)
 {
     static const cute_gemm_variant order[] = {CUTE_GEMM_PIPELINED, CUTE_GEMM_SHARED, CUTE_GEMM_REGISTERS};
     if (cfg->variant != CUTE_GEMM_AUTO) return cute_gemm_compile(rt, cfg, err, n);
@@ -35,7 +35,7 @@ static cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, char *err,
     for (int i = 0; i < 3; i++) {
         cfg->variant = order[i];
         char why[1024];
-        cute_fn *f = cute_gemm_compile(rt, cfg, why, sizeof why);
+        const cute_fn *f = cute_gemm_compile(rt, cfg, why, sizeof why);
         if (f) return f;
         len += (size_t)snprintf(err + len, len < n ? n - len : 0, "%s%s: %s", i ? "; " : "",
                                 cute_gemm_variant_name(order[i]), why);
@@ -56,7 +56,7 @@ static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *e
     int n;
     gemm_ref_out_dtypes(cfg->dtype, &outs, &n);
     if (out == CUTE_VOID) out = outs[0];
-    cute_fn *f = out == cfg->dtype ? compile_pick(rt, cfg, err, sizeof err) : NULL;
+    const cute_fn *f = out == cfg->dtype ? compile_pick(rt, cfg, err, sizeof err) : NULL;
     int rc = CLI_FAIL;
     if (out != cfg->dtype)
         fprintf(stderr, "cutec compile gemm: the library has no %s -> %s kernel yet (its kernels take C of "

@@ -22,11 +22,12 @@ typedef struct mma_opts {
 } mma_opts;
 
 typedef struct peak_run {
-    cute_fn *f;
+    const cute_fn *f;
     cute_buffer *out;
     const mma_peak_row *row;
     int64_t blocks, iters;
     uint32_t vary;
+    char err[1024];
 } peak_run;
 
 static cute_status call_peak(void *user, int set)
@@ -37,7 +38,7 @@ static cute_status call_peak(void *user, int set)
                                               (int64_t[]){1, THREADS}),
                              cute_call_int(r->iters), cute_call_int(r->row->a_bits), cute_call_int(r->row->b_bits),
                              cute_call_int(r->vary)};
-    return cute_call(r->f, NULL, 5, args);
+    return cute_call(r->f, NULL, 5, args, r->err, sizeof r->err);
 }
 
 static double element(cute_dtype d, const void *p, int64_t i)
@@ -53,7 +54,7 @@ static bool check_row(cute_backend *b, peak_run *r, size_t bytes, char *why, siz
     r->iters = CHECK_ITERS, r->vary = 0;
     bool ok = host && call_peak(r, 0) == CUTE_OK && b->vt->sync(b->self, NULL) == CUTE_OK &&
               b->vt->download(b->self, host, r->out, 0, bytes) == CUTE_OK;
-    if (!ok) snprintf(why, n, "%s", host ? cute_fn_error(r->f) : "out of memory");
+    if (!ok) snprintf(why, n, "%s", !host ? "out of memory" : r->err[0] ? r->err : b->vt->error(b->self));
     double want = mma_peak_expected(r->row, &s, CHECK_ITERS);
     for (int64_t i = 0; ok && i < r->blocks * THREADS; i++)
         if (element(r->row->acc, host, i) != want) {
@@ -87,7 +88,7 @@ static int bench_row(cute_runtime *rt, const mma_opts *o, const mma_peak_row *ro
     }
     char err[2048];
     const mma_peak_shape s = {THREADS, CHAINS, UNROLL};
-    peak_run r = {mma_peak_compile(rt, row, &s, err, sizeof err), NULL, row, (int64_t)d->sm_count * BLOCKS_PER_SM, 0, 0};
+    peak_run r = {mma_peak_compile(rt, row, &s, err, sizeof err), NULL, row, (int64_t)d->sm_count * BLOCKS_PER_SM, 0, 0, ""};
     cute_buffer out = {0};
     size_t bytes = (size_t)r.blocks * THREADS * (size_t)cute_dtype_bytes(row->acc);
     int rc = CLI_FAIL;
@@ -109,7 +110,7 @@ static int bench_row(cute_runtime *rt, const mma_opts *o, const mma_peak_row *ro
                    mmas * mma_peak_flops(row) / ms / 1e9, row->acc == CUTE_I32 ? "TOPS" : "TFLOP/s", ms,
                    (long long)r.iters);
         else
-            printf("%-13s %-52s  timing failed: %s\n", row->name, mnemonic, cute_fn_error(r.f));
+            printf("%-13s %-52s  timing failed: %s\n", row->name, mnemonic, r.err[0] ? r.err : b->vt->error(b->self));
         rc = ms > 0 ? CLI_OK : CLI_FAIL;
     }
     if (out.ptr) b->vt->free(b->self, &out);

@@ -114,11 +114,11 @@ static void peak_host(cute_ctx *c, const cute_arg *args)
     cute_layout mode1 = cute_get(a, &out.layout, 1);
     cute_int blocks = cute_size(a, &mode1);
     out.layout = cute_make_layout(a, cute_tuple_int(cute_size(a, &out.layout)));
-    cute_launch_cfg cfg = {{blocks}, {cute_i(p->shape.threads)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {blocks}, .block = {cute_i(p->shape.threads)}, .smem_bytes = cute_i(0)};
     CUTE_LAUNCH(c, peak_kernel, cfg, out, args[1].i, args[2].i, args[3].i, args[4].i);
 }
 
-cute_fn *mma_peak_compile(cute_runtime *rt, const mma_peak_row *row, const mma_peak_shape *s,
+const cute_fn *mma_peak_compile(cute_runtime *rt, const mma_peak_row *row, const mma_peak_shape *s,
                           char *err, size_t n)
 {
     const cute_inst_info *I = cute_inst_info_of(row->inst);

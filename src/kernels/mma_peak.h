@@ -39,7 +39,7 @@ typedef struct mma_peak_shape {
 
 /* Compile the row's kernel.  Its arguments: out (acc dtype, (threads, blocks) compact
  * column-major), iters, a_bits, b_bits, vary (ints); grid = out's second extent. */
-cute_fn *mma_peak_compile(cute_runtime *rt, const mma_peak_row *row, const mma_peak_shape *s,
+const cute_fn *mma_peak_compile(cute_runtime *rt, const mma_peak_row *row, const mma_peak_shape *s,
                           char *err, size_t n);
 /* What every thread writes when vary = 0: chains x acc registers x iters x unroll x K x a x b */
 double mma_peak_expected(const mma_peak_row *row, const mma_peak_shape *s, int64_t iters);

@@ -53,7 +53,7 @@ static void compiles(cute_nvrtc *nv, const mma_peak_row *row, const cute_fn *f)
 static void runs(cute_runtime *rt, const mma_peak_row *row)
 {
     char err[1024];
-    cute_fn *f = mma_peak_compile(rt, row, &shape, err, sizeof err);
+    const cute_fn *f = mma_peak_compile(rt, row, &shape, err, sizeof err);
     if (!f && strstr(err, "not supported in the interpreter")) {
         char why[1200];
         snprintf(why, sizeof why, "%s on the interpreter: %s", row->name, err);
@@ -78,9 +78,9 @@ static void runs(cute_runtime *rt, const mma_peak_row *row)
                                               (int64_t[]){1, shape.threads}),
                              cute_call_int(ITERS), cute_call_int(row->a_bits), cute_call_int(row->b_bits),
                              cute_call_int(0)};
-    cute_status s = cute_call(f, NULL, 5, args);
+    cute_status s = cute_call(f, NULL, 5, args, err, sizeof err);
     {
-        CHECK(s == CUTE_OK && b->vt->sync(b->self, NULL) == CUTE_OK, "%s: %s", row->name, cute_fn_error(f));
+        CHECK(s == CUTE_OK && b->vt->sync(b->self, NULL) == CUTE_OK, "%s: %s", row->name, err);
         b->vt->download(b->self, host, &buf, 0, bytes);
         double want = mma_peak_expected(row, &shape, ITERS);
         int64_t bad = 0;
@@ -134,7 +134,7 @@ int main(void)
     const mma_peak_row *rows;
     int nrows = mma_peak_rows(&rows);
     for (int r = 0; r < nrows; r++) {
-        cute_fn *f = mma_peak_compile(traced, &rows[r], &shape, err, sizeof err);
+        const cute_fn *f = mma_peak_compile(traced, &rows[r], &shape, err, sizeof err);
         CHECK(f, "%s: %s", rows[r].name, err);
         if (f && nv) compiles(nv, &rows[r], f);
         cute_fn_free(f);
