@@ -73,7 +73,7 @@ typedef struct gemm_opts {
     cute_gemm_variant variant;
     const char *backend;
     double alpha, beta;
-    bool alpha_given, beta_given;
+    bool alpha_given, beta_given, layout_given;
     int iters;
     int index_bits; /* cute_gemm_lib_index_width: 0 (auto), 32 or 64 */
     uint64_t seed;

@@ -54,9 +54,9 @@ static void usage(void)
             "  A  n: M-major (column-major A(M,K))   t: K-major\n"
             "  B  n: K-major (column-major B(K,N))   t: N-major (B(N,K) with N contiguous)\n"
             "  C  n: column-major (the default)      t: row-major\n"
-            "  \"tn\": A and B K-major (what cuBLASLt's fp8 needs); \"nt\" (the default): every\n"
-            "  operand column-major as (M,K), (N,K), (M,N).  --pad P adds P elements to every\n"
-            "  leading dimension.\n"
+            "  \"tn\": A and B K-major (what cuBLASLt's fp8 needs: fp8's default); \"nt\" (the\n"
+            "  others' default): every operand column-major as (M,K), (N,K), (M,N).  --pad P adds\n"
+            "  P elements to every leading dimension.\n"
             "index: the width of the kernels' index arithmetic.  auto (the default): each variant\n"
             "  in the width measured faster for it (docs/gemm.md); 32: 32-bit kernels wherever\n"
             "  every extent and leading dimension is at most 32768; 64: always 64-bit.\n"
@@ -133,7 +133,7 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     *known = true;
     if (!strcmp(k, "--dtype")) return cli_gemm_dtype_parse(v, &o->in) && is_input_dtype(o->in);
     if (!strcmp(k, "--out-dtype")) return cli_gemm_dtype_parse(v, &o->out);
-    if (!strcmp(k, "--layout")) return cli_gemm_parse_layout(v, o->layout);
+    if (!strcmp(k, "--layout")) return o->layout_given = true, cli_gemm_parse_layout(v, o->layout);
     if (!strcmp(k, "--alpha")) return o->alpha_given = true, parse_double(v, &o->alpha);
     if (!strcmp(k, "--beta")) return o->beta_given = true, parse_double(v, &o->beta);
     if (!strcmp(k, "--batch")) return parse_int(v, &o->l, 1);
@@ -163,6 +163,8 @@ static int settle(gemm_opts *o, const char *cmd, bool bench)
     int n;
     gemm_ref_out_dtypes(o->in, &outs, &n);
     if (o->out == CUTE_VOID) o->out = outs[0];
+    /* fp8: K-major A and B unless told otherwise, the only layout cuBLASLt's fp8 takes */
+    if ((o->in == CUTE_E4M3 || o->in == CUTE_E5M2) && !o->layout_given) o->layout[0] = 't', o->layout[1] = 'n';
     if (!gemm_ref_pair_ok(o->in, o->out)) {
         fprintf(stderr, "cutec %s gemm: --out-dtype %s: %s inputs give C of %s\n", cmd,
                 cli_gemm_dtype_name(o->out), cli_gemm_dtype_name(o->in), cli_gemm_out_list(o->in));
