@@ -22,7 +22,7 @@ static const command commands[] = {
      "what cutec generates for a kernel (no GPU needed)", cmd_compile},
     {"run", "elementwise|gemm OPTIONS", "run a kernel, verify it, time it", cmd_run},
     {"bench", "elementwise|gemm", "benchmark table against a device copy / cuBLAS", cmd_bench},
-    {"show", "tiled-mma|tiled-copy ...", "pictures: which thread and value own each element", cmd_show},
+    {"show", "atom|tiled-mma|tiled-copy", "pictures: which thread and value own each element", cmd_show},
     {"help", "[COMMAND]", "this list, or a command's own help", cmd_help},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);

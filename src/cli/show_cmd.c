@@ -259,6 +259,8 @@ static const int nshow_cmds = (int)(sizeof show_cmds / sizeof show_cmds[0]);
 static void usage(FILE *f)
 {
     fputs("usage: cutec show <what> OPTIONS   (who owns which element: T<thread> V<value>)\n", f);
+    fputs("\n  atom: an atom's table row (CuTe's traits), or all of them\n"
+          "    cutec show atom NAME [--dtype T] [--svg FILE]  |  cutec show atom list\n", f);
     for (int i = 0; i < nshow_cmds; i++)
         fprintf(f, "\n  %s: %s\n    cutec show %s %s\n", show_cmds[i].name, show_cmds[i].summary,
                 show_cmds[i].name, show_cmds[i].usage);
@@ -350,10 +352,11 @@ int cmd_show(int argc, char **argv)
     const char *what = argv[1];
     if (!strcmp(what, "help") || !strcmp(what, "--help") || !strcmp(what, "-h"))
         return usage(stdout), CLI_OK;
+    if (!strcmp(what, "atom")) return cmd_show_atom(argc - 1, argv + 1);
     for (int i = 0; i < nshow_cmds; i++)
         if (strcmp(what, show_cmds[i].name) == 0)
             return run_show(&show_cmds[i], argc - 2, argv + 2);
-    fprintf(stderr, "cutec show: unknown picture \"%s\" (tiled-mma, tiled-copy)\n\n", what);
+    fprintf(stderr, "cutec show: unknown picture \"%s\" (atom, tiled-mma, tiled-copy)\n\n", what);
     usage(stderr);
     return CLI_USAGE;
 }
