@@ -21,7 +21,8 @@ static int usage(void)
 
 int cmd_compile_gemm(int argc, char **argv)
 {
-    cute_gemm_config cfg = {CUTE_GEMM_PIPELINED, CUTE_F32, {0, 0, 0}, 16, CUTE_GEMM_INDEX_BOUND}; /* "nt" */
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_PIPELINED, .dtype = CUTE_F32, .align_bytes = 16,
+                            .index_bound = CUTE_GEMM_INDEX_BOUND}; /* "nn" */
     const char *emit = "cuda", *arch = getenv("CUTEC_ARCH");
     for (int i = 2; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

@@ -75,7 +75,8 @@ static void run(cute_runtime *rt, cute_gemm_variant v, const problem *pr, const 
     int align = 16;
     for (int i = 0; i < 3; i++)
         while (align > (int)es && ((lds[i] * (int64_t)es) % align || (runs[i] * (int64_t)es) % align)) align /= 2;
-    cute_gemm_config cfg = {v, d, {pr->major[0], pr->major[1], pr->major[2]}, align, pr->index_bound};
+    cute_gemm_config cfg = {.variant = v, .dtype = d, .major = {pr->major[0], pr->major[1], pr->major[2]},
+                            .align_bytes = align, .index_bound = pr->index_bound};
     cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
     CHECK(f != NULL, "%s: %s", what, err);
     if (!f) return;

@@ -279,16 +279,16 @@ static entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cf
     bool tc = cfg->dtype != CUTE_F32 && cfg->dtype != CUTE_F64;
     const cute_gemm_variant *order = v != CUTE_GEMM_AUTO ? &v : tc ? cores : fma;
     int count = v != CUTE_GEMM_AUTO ? 1 : tc ? 2 : 3;
-    entry *first = NULL;
+    ptrdiff_t first = -1; /* an index: a later lookup may move the table */
     for (int i = 0; i < count; i++) {
         cfg->variant = order[i];
         cfg->index_bound = index_bound_for(lib, order[i], fits);
         entry *e = lookup(lib, cfg);
         if (!e) return NULL;
         if (e->fn) return e;
-        if (!first) first = e;
+        if (first < 0) first = e - lib->e;
     }
-    return first;
+    return &lib->e[first];
 }
 
 /* why no kernel runs: the reason of each variant tried */

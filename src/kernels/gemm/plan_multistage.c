@@ -15,13 +15,6 @@
 #include "cutec/smem_atoms.h"
 #include "kernels/gemm/gemm_internal.h"
 
-static int log2i(int64_t x)
-{
-    int n = 0;
-    while (((int64_t)1 << (n + 1)) <= x) n++;
-    return n;
-}
-
 /* An operand's (rows, bk, stages) stage buffer as it comes from global memory (K- or
  * rows-major), built from CuTe's SM80 swizzle atom (128-byte lines, 16-byte chunks of 8
  * consecutive lines in 8 different bank groups) tiled over the whole buffer. */
@@ -55,11 +48,11 @@ static cute_tiled_copy tile_copy(cute_alg *a, const cute_copy_atom *atom, int64_
     if (major == 1) {
         int64_t tc = cols / vec < threads ? cols / vec : threads;
         thr = cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", (long long)(threads / tc), (long long)tc, (long long)tc);
-        val = cute_layout_fmt(a, "(1,%d)", vec);
+        val = cute_layout_fmt(a, "(1,%d):(0,1)", vec);
     } else {
         int64_t tr = rows / vec < threads ? rows / vec : threads;
         thr = cute_layout_fmt(a, "(%lld,%lld):(1,%lld)", (long long)tr, (long long)(threads / tr), (long long)tr);
-        val = cute_layout_fmt(a, "(%d,1)", vec);
+        val = cute_layout_fmt(a, "(%d,1):(1,0)", vec);
     }
     return cute_make_tiled_copy_tv(a, atom, &thr, &val);
 }
@@ -150,7 +143,7 @@ static const tc_shape *tc_shape_of(cute_dtype d)
  * it (N doubled, as ampere/tensorop_gemm.py's permutation_mnk does) */
 static cute_tiled_mma tc_mma(cute_alg *a, const cute_mma_atom *atom, int wm, int wn)
 {
-    cute_layout warps = cute_layout_fmt(a, "(%d,%d,1)", wm, wn);
+    cute_layout warps = cute_layout_fmt(a, "(%d,%d,1):(1,%d,0)", wm, wn, wm);
     cute_layout lm = cute_layout_fmt(a, "%lld:1", (long long)(wm * atom->m));
     cute_layout ln = cute_layout_fmt(a, "%lld:1", (long long)(wn * atom->n * 2));
     cute_layout lk = cute_layout_fmt(a, "%lld:1", (long long)atom->k);
