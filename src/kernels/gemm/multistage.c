@@ -18,15 +18,17 @@
 #include "cutec/smem_atoms.h"
 #include "kernels/gemm/gemm_internal.h"
 
-/* k-block kb of stage s of an s2r partition (CPY, M|N, K, stage) */
-static cute_tensor kblock(cute_ctx *c, cute_tensor t, int64_t kb, cute_int s)
-{
-    return cute_tensor_slice(c, t, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,%lld,%I)", (long long)kb, s));
-}
-
 static cute_tensor stage_of(cute_ctx *c, cute_tensor t, cute_int s)
 {
     return cute_tensor_slice(c, t, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,_,%I)", s));
+}
+
+/* k-block kb of stage s of an s2r partition (CPY, M|N, K, stage).  The stage is sliced on
+ * its own: its offset is a multiple of the swizzle's period and moves the pointer, so the
+ * swizzled addresses of the k-blocks stay the same in every stage (tensor_moved). */
+static cute_tensor kblock(cute_ctx *c, cute_tensor t, int64_t kb, cute_int s)
+{
+    return cute_tensor_slice(c, stage_of(c, t, s), cute_tuple_fmt(cute_ctx_alg(c), "(_,_,%lld)", (long long)kb));
 }
 
 /* The global -> shared copies of k-tile kt of A and B into stage s, one cp.async group. */
