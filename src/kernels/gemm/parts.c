@@ -89,10 +89,8 @@ cute_ssa gemm_scale(cute_ctx *c, const gemm_plan *p, cute_ssa acc, cute_val alph
     cute_dtype s = gemm_scalar_dtype(&p->cfg);
     cute_ssa ax = cute_ssa_binop(c, CUTE_OP_MUL, cute_ssa_cvt(c, acc, s), cute_ssa_scalar(c, alpha, acc.shape));
     cute_tensor r = cute_make_rmem_tensor(c, s, cute_make_layout(cute_ctx_alg(c), acc.shape));
-    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_EQ, beta, cute_val_const(c, s, 0.0))) {
-        cute_tensor_store(c, r, ax);
-    }
-    CUTE_ELSE(c) {
+    cute_tensor_store(c, r, ax);
+    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, s, 0.0))) {
         cute_ssa cin = cute_ssa_cvt(c, cute_tensor_load_if(c, C, in, 0.0), s);
         cute_ssa bc = cute_ssa_binop(c, CUTE_OP_MUL, cin, cute_ssa_scalar(c, beta, cin.shape));
         cute_tensor_store(c, r, cute_ssa_binop(c, CUTE_OP_ADD, ax, bc));
