@@ -27,4 +27,11 @@ void atom_unpack(cute_ctx *c, cute_dtype d, const cute_vreg *regs, int n, const 
 /* n new registers of type t, for an instruction's outputs */
 void atom_new_regs(cute_ctx *c, cute_type t, int n, cute_vreg *out);
 
+/* Trace-time proofs on atoms (atom_checks.c), each reporting a misuse at the user's call:
+ * the atom's minimum architecture against the compile target, and a TiledCopy's or
+ * TiledMMA's thread count against the kernel's static block size. */
+typedef struct cute_ctx cute_ctx;
+bool atom_arch_ok(cute_ctx *c, int min_arch, const char *atom, const char *what);
+bool atom_threads_ok(cute_ctx *c, int64_t threads, const char *tiled, const char *what);
+
 #endif

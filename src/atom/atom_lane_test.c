@@ -133,7 +133,7 @@ static void cp_async_kernel(cute_ctx *c, cute_tensor gS, cute_tensor gD)
 static void host2(cute_ctx *c, const cute_arg *arg)
 {
     const lane_case *k = cur;
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(32)}, .smem_bytes = cute_i(0)};
     if (strstr(k->copy.name, "LDSM"))
         CUTE_LAUNCH(c, ldsm_kernel, cfg, arg[0].tensor, arg[1].tensor);
     else if (strstr(k->copy.name, "STSM"))
@@ -144,7 +144,7 @@ static void host2(cute_ctx *c, const cute_arg *arg)
 
 static void host4(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(32)}, .smem_bytes = cute_i(0)};
     CUTE_LAUNCH(c, mma_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor, arg[3].tensor);
 }
 
@@ -231,12 +231,12 @@ static cute_call_arg frag_arg(buf *b, int64_t rows)
     return cute_call_tensor(&b->b, 0, b->d, 2, shp[k], str[k]);
 }
 
-static cute_fn *compile(cute_runtime *rt, lane_case *k, int n, const cute_arg_spec *specs,
+static const cute_fn *compile(cute_runtime *rt, lane_case *k, int n, const cute_arg_spec *specs,
                         void (*host)(cute_ctx *, const cute_arg *), const char *what)
 {
     char err[2048];
     cur = k;
-    cute_fn *f = cute_compile(rt, what, host, k, n, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, what, host, k, n, specs, err, sizeof err);
     if (!f && strstr(err, "not supported in the interpreter")) {
         char why[2300];
         snprintf(why, sizeof why, "%s: %s", what, err);
@@ -248,12 +248,13 @@ static cute_fn *compile(cute_runtime *rt, lane_case *k, int n, const cute_arg_sp
     return f;
 }
 
-static bool call(cute_runtime *rt, cute_fn *f, int n, cute_call_arg *args, const char *what)
+static bool call(cute_runtime *rt, const cute_fn *f, int n, cute_call_arg *args, const char *what)
 {
     cute_backend *be = cute_runtime_backend(rt);
-    cute_status s = cute_call(f, NULL, n, args);
+    char why[1024] = "";
+    cute_status s = cute_call(f, NULL, n, args, why, sizeof why);
     if (s == CUTE_OK) s = be->vt->sync(be->self, NULL);
-    CHECK(s == CUTE_OK, "%s: %s %s", what, cute_fn_error(f), be->vt->error(be->self));
+    CHECK(s == CUTE_OK, "%s: %s %s", what, why, be->vt->error(be->self));
     return s == CUTE_OK;
 }
 
@@ -298,7 +299,7 @@ static int run_mma(cute_runtime *rt, lane_case *k, const cute_layout *a_place, c
     }
     int wrong = -1;
     unsupported = false;
-    cute_fn *f = compile(rt, k, 4, specs, host4, what);
+    const cute_fn *f = compile(rt, k, 4, specs, host4, what);
     cute_call_arg args[4] = {frag_arg(&b[0], 32), frag_arg(&b[1], 32), frag_arg(&b[2], 32), frag_arg(&b[3], 32)};
     if (f && call(rt, f, 4, args, what)) {
         download(be, &b[3]);
@@ -338,7 +339,7 @@ static int run_copy(cute_runtime *rt, lane_case *k, const char *what)
     cute_arg_spec specs[2] = {cute_spec_tensor(b[0].d, lay, 16), cute_spec_tensor(b[1].d, lay, 16)};
     int wrong = -1;
     unsupported = false;
-    cute_fn *f = compile(rt, k, 2, specs, host2, what);
+    const cute_fn *f = compile(rt, k, 2, specs, host2, what);
     cute_call_arg args[2] = {frag_arg(&b[0], 32), frag_arg(&b[1], 32)};
     if (f && call(rt, f, 2, args, what)) {
         download(be, &b[1]);

@@ -51,7 +51,7 @@ static void kernel(cute_ctx *c, cute_tensor gIn, cute_tensor gOut)
 
 static void host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(32)}, .smem_bytes = cute_i(0)};
     CUTE_LAUNCH(c, kernel, cfg, arg[0].tensor, arg[1].tensor);
 }
 
@@ -61,7 +61,7 @@ static bool measure(cute_runtime *rt, uint64_t *waves, uint64_t *ideal, const ch
     char err[2048];
     cute_arg_spec specs[2] = {cute_spec_tensor(CUTE_F16, "(32,16):(16,1)", 16),
                               cute_spec_tensor(CUTE_F16, "(32,8):(8,1)", 16)};
-    cute_fn *f = cute_compile(rt, "banks", host, NULL, 2, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "banks", host, NULL, 2, specs, err, sizeof err);
     if (!f && use_ldsm && strstr(err, "not supported in the interpreter")) {
         SKIP("ldmatrix: the interpreter does not run it yet");
         return false;
@@ -76,8 +76,9 @@ static bool measure(cute_runtime *rt, uint64_t *waves, uint64_t *ideal, const ch
     be->vt->upload(be->self, &bi, 0, in, sizeof in);
     int64_t si[2] = {32, 16}, ti[2] = {16, 1}, so[2] = {32, 8}, to[2] = {8, 1};
     cute_call_arg args[2] = {cute_call_tensor(&bi, 0, CUTE_F16, 2, si, ti), cute_call_tensor(&bo, 0, CUTE_F16, 2, so, to)};
-    cute_status s = cute_call(f, NULL, 2, args);
-    CHECK(s == CUTE_OK, "%s: %s", what, cute_fn_error(f));
+    char why[1024] = "";
+    cute_status s = cute_call(f, NULL, 2, args, why, sizeof why);
+    CHECK(s == CUTE_OK, "%s: %s", what, why);
     int n;
     const cute_interp_bank_site *site = cute_interp_bank_sites(*be, &n);
     bool found = false;

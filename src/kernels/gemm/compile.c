@@ -68,7 +68,7 @@ cute_launch_cfg gemm_launch_cfg(cute_ctx *c, const gemm_plan *p, cute_tensor mC,
     }
     cute_layout l_mode = p->cfg.batched ? cute_get(a, &mC.layout, 2) : cute_layout_parse(a, "1:0");
     cute_int L = cute_size(a, &l_mode);
-    cute_launch_cfg cfg = {{mt, nt, L}, {cute_i(p->threads)}, cute_i(smem)};
+    cute_launch_cfg cfg = {.grid = {mt, nt, L}, .block = {cute_i(p->threads)}, .smem_bytes = cute_i(smem)};
     return cfg;
 }
 
@@ -77,7 +77,8 @@ cute_launch_cfg gemm_launch_cfg(cute_ctx *c, const gemm_plan *p, cute_tensor mC,
  * vector is wholly inside or outside); a batched operand's L mode has a free stride */
 static const char *major_text(int major, int align_elems, bool batched, char *buf, size_t n)
 {
-    const char *l = batched ? ",?" : "";
+    char l[24] = "";
+    if (batched) snprintf(l, sizeof l, align_elems > 1 ? ",?{div=%d}" : ",?", align_elems);
     if (align_elems > 1)
         snprintf(buf, n, major == 0 ? "(?{div=%d},?%s):(1,?{div=%d}%s)" : "(?,?{div=%d}%s):(?{div=%d},1%s)",
                  align_elems, l, align_elems, l);
@@ -112,7 +113,7 @@ static bool plan_for(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     return gemm_plan_make(a, cfg, p);
 }
 
-cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n)
+const cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n)
 {
     if (!dtypes_ok(cfg, err, n)) return NULL;
     bool fma = cfg->variant == CUTE_GEMM_REGISTERS || cfg->variant == CUTE_GEMM_SHARED ||
@@ -166,7 +167,7 @@ cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *
     snprintf(name, sizeof name, "gemm_%s_%s_%s_%c%c%c_a%d%s%s", cute_gemm_variant_name(cfg->variant),
              cute_dtype_name(cfg->dtype), cute_dtype_name(cd), "nt"[cfg->major[0]], "nt"[cfg->major[1]],
              "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "", cfg->batched ? "_batched" : "");
-    cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, 5, specs, err, n);
+    const cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, 5, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;
 }

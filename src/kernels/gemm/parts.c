@@ -105,7 +105,7 @@ void gemm_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_til
     cute_tensor tCgC = cute_partition_C(c, thr, t->gC);
     cute_tensor tCkC = cute_partition_C(c, thr, t->kC);
     cute_ssa in = cute_elem_less(c, tCkC, cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", t->M, t->N));
-    if (acc.dtype == tCgC.dtype) {
+    if (acc.dtype == tCgC.dtype && acc.dtype == gemm_scalar_dtype(&p->cfg)) {
         cute_axpby_if(c, in, alpha, acc, beta, tCgC);
         return;
     }

@@ -169,12 +169,15 @@ static cute_tiled_copy tc_s2r(cute_alg *a, const tc_shape *s, const gemm_plan *p
 static void tc_c_tile(cute_alg *a, gemm_plan *p)
 {
     cute_dtype cd = cute_gemm_c_dtype(&p->cfg);
-    int major = p->cfg.major[2], vec = 16 / cute_dtype_bytes(cd);
+    int major = p->cfg.major[2], esize = cute_dtype_bytes(cd);
+    int bytes = p->cfg.align_bytes < 16 ? p->cfg.align_bytes : 16;
+    if (bytes < esize) bytes = esize; /* the element's own alignment */
+    int vec = bytes / esize;
     cute_composed atom = cute_smem_atom_sm80(a, cd, major == 1 ? CUTE_MAJOR_K : CUTE_MAJOR_MN,
                                              major == 1 ? p->bn : p->bm, 128);
     cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
     p->smem_c = cute_smem_layout_staged(a, &atom, &shape);
-    cute_copy_atom st = cute_copy_atom_universal(a, cd, 128);
+    cute_copy_atom st = cute_copy_atom_universal(a, cd, 8 * bytes);
     p->copy_c = tile_copy(a, &st, p->bm, p->bn, p->threads, vec, major);
 }
 
