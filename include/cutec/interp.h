@@ -37,6 +37,8 @@ typedef enum {
     CUTE_CHECK_WARP_INACTIVE,     /* a shuffle read an inactive lane; mma/ldmatrix without
                                      the whole warp */
     CUTE_CHECK_UNSUPPORTED,       /* an operation the interpreter cannot emulate */
+    CUTE_CHECK_ASYNC_COPY,        /* shared bytes of a cp.async used before its wait, or a copy
+                                     still pending when the kernel ends */
     CUTE_CHECK_COUNT
 } cute_interp_check;
 
@@ -85,7 +87,7 @@ const cute_interp_report *cute_interp_reports(cute_backend b, int *n);
  * of 4 bytes; phases of 128 bytes: 32 lanes of up to 4 bytes, 16 of 8, 8 of 16, an
  * ldmatrix matrix).  wavefronts == ideal: conflict-free. */
 typedef struct cute_interp_bank_site {
-    const char *kernel, *op; /* "LOAD", "STORE", "ASM" (ldmatrix, stmatrix, cp.async) */
+    const char *kernel, *op; /* "LOAD", "STORE", or an instruction's mnemonic (ldmatrix...) */
     const char *file;        /* the trace call site (may be NULL) */
     int line;
     uint64_t requests, wavefronts, ideal;
@@ -97,7 +99,5 @@ const cute_interp_bank_site *cute_interp_bank_sites(cute_backend b, int *n);
  * ideal I (W/I x)", with "CONFLICTS" where W > I */
 void cute_interp_bank_print_sites(const cute_interp_bank_site *s, int n, FILE *f);
 
-/* is this PTX text (an ASM op's str) one the interpreter emulates? */
-bool cute_interp_supports_asm(const char *ptx);
 
 #endif

@@ -34,4 +34,8 @@ typedef struct cute_ctx cute_ctx;
 bool atom_arch_ok(cute_ctx *c, int min_arch, const char *atom, const char *what);
 bool atom_threads_ok(cute_ctx *c, int64_t threads, const char *tiled, const char *what);
 
+/* false (the context failed, naming the branch) when the atom, warp-collective, is inside
+ * a dynamic IF whose condition provably differs between the lanes of a warp */
+bool atom_check_converged(cute_ctx *c, const char *atom);
+
 #endif

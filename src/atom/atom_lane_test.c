@@ -163,7 +163,7 @@ static bool unsupported; /* the last compile was refused by an interpreter lacki
 /* a value of d that is exact in d, distinct-ish and small: k/8 for k in [-32, 32) (ints: k) */
 static double sample(cute_dtype d)
 {
-    int k = (int)((ew_random(&seed) + 1.0) * 32.0) - 32;
+    int k = (int)((ew_random(&seed) + 2.0) * 16.0) - 32; /* ew_random is in [-2, 2) */
     if (k == 0) k = 33;
     return cute_dtype_is_float(d) ? k / 8.0 : (d == CUTE_U8 ? (double)(k + 32) : (double)k);
 }

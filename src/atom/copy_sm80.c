@@ -59,7 +59,7 @@ static void matrix_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor sme
     const atom_row *r = atom_row_find(atom->name);
     cute_dtype d = (cute_dtype)atom->dtype;
     int row_elems = 16 / cute_dtype_bytes(d), n = static_size(c, &regs);
-    if (!r || !no_pred(c, atom, pred) || !one_access(c, atom, &smem, row_elems, load ? "source" : "destination"))
+    if (!r || !no_pred(c, atom, pred) || !atom_check_converged(c, atom->name) || !one_access(c, atom, &smem, row_elems, load ? "source" : "destination"))
         return;
     if (n != r->bits / (8 * cute_dtype_bytes(d))) {
         cute_ctx_fail(c, "%s: the registers hold %d values per thread; the atom moves %d", atom->name, n,

@@ -49,6 +49,7 @@ void mma_sync_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_t
         cute_ctx_fail(c, "%s: no instruction row for %s", atom->name, r ? r->info.inst : "it");
         return;
     }
+    if (!atom_check_converged(c, atom->name)) return;
     int na = atom_vals(c, &atom->a_tv), nb = atom_vals(c, &atom->b_tv), nc = atom_vals(c, &atom->c_tv);
     cute_vreg a[MMA_MAX_VALS], b[MMA_MAX_VALS], cc[MMA_MAX_VALS], d[MMA_MAX_VALS];
     if (!operand(c, atom, &A, na, 'A', a) || !operand(c, atom, &B, nb, 'B', b) ||

@@ -41,7 +41,7 @@ static void kernel(cute_ctx *c, cute_tensor gIn, cute_tensor gOut)
         cute_copy_atom ld;
         cute_copy_atom_named(a, "SM75_U32x4_LDSM_N", CUTE_F16, &ld);
         read_line = __LINE__ + 1;
-        ld.emit(c, &ld, mine, r, 0);
+        cute_copy(c, &ld, mine, r);
     } else {
         read_line = __LINE__ + 1;
         cute_autovec_copy(c, mine, r);

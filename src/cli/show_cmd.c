@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/render_atoms.h"
 
@@ -172,8 +173,11 @@ static bool build_mma(cute_alg *c, const char **v, shown *out)
 {
     cute_tiled_mma *t = &out->m;
     out->mma = true;
-    if (v[O_ATOM] && strcmp(v[O_ATOM], "fma") != 0)
-        return cute_alg_fail(c, "--atom \"%s\": unknown MMA atom (known: fma)", v[O_ATOM]);
+    bool named = v[O_ATOM] && strcmp(v[O_ATOM], "fma") != 0;
+    cute_mma_atom atom;
+    if (named && !cute_mma_atom_named(c, v[O_ATOM], &atom)) return opt_fail(c, O_ATOM, v[O_ATOM]);
+    if (named && v[O_DTYPE])
+        return cute_alg_fail(c, "--dtype: only for --atom fma (%s has its own types)", v[O_ATOM]);
     cute_dtype d;
     cute_layout atoms;
     if (!opt_dtype(c, v[O_DTYPE], &d)) return false;
@@ -187,9 +191,9 @@ static bool build_mma(cute_alg *c, const char **v, shown *out)
         if (!opt_perm(c, O_PERM_M + i, v[O_PERM_M + i], &perm[i], &perm_layout[i])) return false;
         given[i] = &perm[i];
     }
-    cute_mma_atom fma = cute_mma_atom_universal(c, d);
+    if (!named) atom = cute_mma_atom_universal(c, d);
     if (c->failed) return opt_fail(c, O_DTYPE, v[O_DTYPE] ? v[O_DTYPE] : "f32");
-    *t = cute_make_tiled_mma(c, &fma, &atoms, given[0], given[1], given[2]);
+    *t = cute_make_tiled_mma(c, &atom, &atoms, given[0], given[1], given[2]);
     if (c->failed) return build_fail(c, "TiledMMA");
     return perm_fits(c, t, v);
 }
@@ -241,7 +245,7 @@ static bool build_copy(cute_alg *c, const char **v, shown *out)
 #define BIT(o) (1u << (o))
 static const show_cmd show_cmds[] = {
     {"tiled-mma",
-     "[--atom fma] [--dtype f32] [--atoms \"(16,16,1):(16,1,0)\"] [--perm-m TILER]\n"
+     "[--atom fma|NAME] [--dtype f32] [--atoms \"(16,16,1):(16,1,0)\"] [--perm-m TILER]\n"
      "      [--perm-n TILER] [--perm-k TILER] [--svg FILE | --latex FILE]",
      "a TiledMMA: C, with A to its left and B (transposed) above it",
      BIT(O_ATOM) | BIT(O_DTYPE) | BIT(O_ATOMS) | BIT(O_PERM_M) | BIT(O_PERM_N) | BIT(O_PERM_K) |

@@ -135,7 +135,8 @@ static cute_status sync(void *self, void *stream)
 static bool supports_op(void *self, const cute_ir_inst *inst)
 {
     (void)self;
-    if (inst->op == CUTE_OP_ASM) return cute_interp_supports_asm(inst->str);
+    if (inst->op == CUTE_OP_ASM) return false; /* PTX text: the GPU's alone */
+    if (inst->op == CUTE_OP_INST) return interp_inst_row(inst->imm2) != NULL;
     return inst->op < CUTE_OP_COUNT;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cutec/inst.h"
 #include "interp/interp_internal.h"
 
 /* wavefronts and ideal of one phase of n lanes, each `bytes` from addr[i] */
@@ -41,16 +42,27 @@ void interp_banks_request(ictx *X, const dinst *d, const uint64_t *addr, uint32_
     for (uint32_t i = 0; i < n; i += per) phase(addr + i, n - i < per ? n - i : per, bytes, &b->wavefronts, &b->ideal);
 }
 
-/* a load or store: one request per warp, of the active lanes' addresses in slot P */
-void interp_banks_access(ictx *X, const dinst *d, const imask *m, const islot *P, uint32_t bytes)
+/* one request per warp of the active lanes' addresses: slot P (a load or store's
+ * pointer), or else the instruction's operand k */
+static void per_warp(ictx *X, const dinst *d, const imask *m, const islot *P, uint32_t k, uint32_t bytes)
 {
     for (uint32_t w = 0; w < X->nthr; w += 32) {
         uint64_t a[32];
         uint32_t n = 0;
         for (uint32_t t = w; t < w + 32 && t < X->nthr; t++)
-            if (m->n == X->nthr || m->on[t]) a[n++] = P[t].u64;
+            if (m->n == X->nthr || m->on[t]) a[n++] = P ? P[t].u64 : interp_addr(X, d, k, t);
         interp_banks_request(X, d, a, n, bytes);
     }
+}
+
+void interp_banks_access(ictx *X, const dinst *d, const imask *m, const islot *P, uint32_t bytes)
+{
+    per_warp(X, d, m, P, 0, bytes);
+}
+
+void interp_banks_operand(ictx *X, const dinst *d, const imask *m, uint32_t k, uint32_t bytes)
+{
+    per_warp(X, d, m, NULL, k, bytes);
 }
 
 /* a block's counts into the launch's (under the launch's lock) */
@@ -65,6 +77,18 @@ void interp_banks_publish(ictx *X)
     memset(X->banks, 0, X->P->ncode * sizeof *X->banks);
 }
 
+/* the site already gathered for d's call site and op (an unrolled loop's copies of one
+ * line are one site), or NULL */
+static cute_interp_bank_site *same_site(struct interp *B, const dinst *d, const char *op)
+{
+    for (int i = 0; i < B->nbank_sites; i++) {
+        cute_interp_bank_site *s = &B->bank_sites[i];
+        if (s->line == d->line && s->op == op && (s->file == d->file || (s->file && d->file && !strcmp(s->file, d->file))))
+            return s;
+    }
+    return NULL;
+}
+
 /* the launch's sites into the backend, replacing the last launch's */
 bool interp_banks_gather(struct interp *B, const ilaunch *L)
 {
@@ -77,13 +101,15 @@ bool interp_banks_gather(struct interp *B, const ilaunch *L)
     for (uint32_t i = 0; i < P->ncode; i++) {
         const ibank *k = &L->banks[i];
         if (!k->requests) continue;
-        cute_interp_bank_site *s = &B->bank_sites[B->nbank_sites++];
         const dinst *d = &P->code[i];
-        s->kernel = P->name;
-        s->op = d->asm_ ? "ASM" : cute_op_name((cute_op)d->op);
-        s->file = d->file;
-        s->line = d->line;
-        s->requests = k->requests, s->wavefronts = k->wavefronts, s->ideal = k->ideal;
+        const char *op = d->op == CUTE_OP_INST ? cute_inst_info_of((cute_inst)d->imm2)->mnemonic
+                                               : cute_op_name((cute_op)d->op);
+        cute_interp_bank_site *s = same_site(B, d, op);
+        if (!s) {
+            s = &B->bank_sites[B->nbank_sites++];
+            *s = (cute_interp_bank_site){P->name, op, d->file, d->line, 0, 0, 0};
+        }
+        s->requests += k->requests, s->wavefronts += k->wavefronts, s->ideal += k->ideal;
     }
     if (B->banks_out) cute_interp_bank_print_sites(B->bank_sites, B->nbank_sites, B->banks_out);
     return true;

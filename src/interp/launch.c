@@ -138,11 +138,13 @@ static bool worker_init(ictx *X, ilaunch *L)
     if (L->smem) {
         X->smem = calloc(L->smem, 1);
         X->shadow = calloc(L->smem, sizeof *X->shadow);
+        X->pending = calloc(L->smem, 1);
+        X->groups = calloc(n, sizeof *X->groups);
     }
     if (L->nbufs && !(L->disable & (1u << CUTE_CHECK_GLOBAL_RACE)))
         X->glogs = calloc((size_t)L->nbufs, sizeof *X->glogs);
     if (!X->regs || !X->top || !X->mbuf || !X->returned || !X->bufcache ||
-        (L->smem && (!X->smem || !X->shadow)) || (L->nbufs && !X->glogs &&
+        (L->smem && (!X->smem || !X->shadow || !X->pending || !X->groups)) || (L->nbufs && !X->glogs &&
                                                  !(L->disable & (1u << CUTE_CHECK_GLOBAL_RACE))))
         return false;
     /* parameters and constants: the same in every thread, never assigned */
@@ -171,6 +173,9 @@ static void worker_free(ictx *X)
     free(X->banks);
     free(X->smem);
     free(X->shadow);
+    free(X->pending);
+    free(X->groups);
+    free(X->copies);
     free(X->reps);
     free(X->rep_inst);
     free(X->out);

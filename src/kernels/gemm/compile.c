@@ -77,13 +77,16 @@ cute_launch_cfg gemm_launch_cfg(cute_ctx *c, const gemm_plan *p, cute_tensor mC,
  * vector is wholly inside or outside); a batched operand's L mode has a free stride */
 static const char *major_text(int major, int align_elems, bool batched, char *buf, size_t n)
 {
-    char l[24] = "";
-    if (batched) snprintf(l, sizeof l, align_elems > 1 ? ",?{div=%d}" : ",?", align_elems);
+    char ls[24] = "", ld[24] = ""; /* the L mode's extent and stride */
+    if (batched) {
+        snprintf(ls, sizeof ls, ",?");
+        snprintf(ld, sizeof ld, align_elems > 1 ? ",?{div=%d}" : ",?", align_elems);
+    }
     if (align_elems > 1)
         snprintf(buf, n, major == 0 ? "(?{div=%d},?%s):(1,?{div=%d}%s)" : "(?,?{div=%d}%s):(?{div=%d},1%s)",
-                 align_elems, l, align_elems, l);
+                 align_elems, ls, align_elems, ld);
     else
-        snprintf(buf, n, major == 0 ? "(?,?%s):(1,?%s)" : "(?,?%s):(?,1%s)", l, l);
+        snprintf(buf, n, major == 0 ? "(?,?%s):(1,?%s)" : "(?,?%s):(?,1%s)", ls, ld);
     return buf;
 }
 

@@ -393,6 +393,9 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     if (s != CUTE_OK) return s;
     if (!isfinite(alpha) || !isfinite(beta))
         return invalid(err, n, "gemm: alpha (%g) and beta (%g) must be finite", alpha, beta);
+    /* an integer result takes integer scales (cuBLAS's 32-bit integer compute does too) */
+    if (C->dtype == CUTE_I32 && (alpha != floor(alpha) || beta != floor(beta)))
+        return invalid(err, n, "gemm: an s32 C takes integral alpha and beta (got %g and %g)", alpha, beta);
     if (C->shape[0] == 0 || C->shape[1] == 0) return CUTE_OK; /* nothing to write */
     cute_call_arg args[5] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta)};
     pthread_mutex_lock(&lib->lock);

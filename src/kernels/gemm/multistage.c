@@ -37,13 +37,28 @@ typedef struct g2s {
     cute_tensor sA, sB; /* the copies' partitions of the stages (CPY, M|N, K, stage) */
 } g2s;
 
+/* One operand's part of a k-tile into its stage: cp.async zero-fills what lies outside the
+ * operand; a plain copy (operands too narrowly aligned for cp.async) goes through registers,
+ * which copy_if zeroes there, so a stage never keeps an older tile's values at the edges. */
+static void g2s_copy(cute_ctx *c, const cute_copy_atom *atom, cute_ssa pred, cute_tensor src,
+                     cute_tensor dst)
+{
+    if (atom->traits.async) {
+        cute_copy_if_whole(c, atom, pred, src, dst);
+        return;
+    }
+    cute_tensor r = cute_make_fragment_like(c, src);
+    cute_copy_if(c, atom, pred, src, r);
+    cute_autovec_copy(c, r, dst);
+}
+
 static void issue_ktile(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g,
                         cute_int kt, cute_int s)
 {
-    cute_copy_if_whole(c, &p->copy_a.atom, gemm_ktile_pred(c, g->tA, t->kA, kt, t->shape_a),
-                       gemm_ktile_src(c, g->tA, t->gA, kt), stage_of(c, g->sA, s));
-    cute_copy_if_whole(c, &p->copy_b.atom, gemm_ktile_pred(c, g->tB, t->kB, kt, t->shape_b),
-                       gemm_ktile_src(c, g->tB, t->gB, kt), stage_of(c, g->sB, s));
+    g2s_copy(c, &p->copy_a.atom, gemm_ktile_pred(c, g->tA, t->kA, kt, t->shape_a),
+             gemm_ktile_src(c, g->tA, t->gA, kt), stage_of(c, g->sA, s));
+    g2s_copy(c, &p->copy_b.atom, gemm_ktile_pred(c, g->tB, t->kB, kt, t->shape_b),
+             gemm_ktile_src(c, g->tB, t->gB, kt), stage_of(c, g->sB, s));
     cute_cp_async_commit_group(c);
 }
 

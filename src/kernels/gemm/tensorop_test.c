@@ -176,6 +176,7 @@ static void matrix(cute_gemm_lib *lib, cute_backend *b, const char *backend, con
                     problem pr = {shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3],
                                   {mj & 1, (mj >> 1) & 1, (mj >> 2) & 1}, pairs[p].d, pairs[p].cd[ci],
                                   1.5, (s + mj) % 2 ? 0.0 : -0.5};
+                    if (pr.cd == CUTE_I32) pr.alpha = 3, pr.beta = pr.beta ? -2 : 0; /* integral */
                     /* step 4 on one shape, step 5 (what AUTO runs) on all */
                     run(lib, b, s == 0 && mj == 3 ? CUTE_GEMM_TENSOROP : CUTE_GEMM_AUTO, &pr, backend);
                 }
