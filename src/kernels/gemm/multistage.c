@@ -111,7 +111,8 @@ static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     const gemm_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     cute_int tid = cute_thread_idx(c, 0);
-    cute_kernel_min_blocks(c, 1);
+    /* two blocks of up to 4 warps fit an SM's registers at up to 255 per thread */
+    cute_kernel_min_blocks(c, p->threads <= 128 ? 2 : 1);
     gemm_tiles t = gemm_block_tiles(c, p, mA, mB, mC, cA, cB, cC);
     /* shared memory is laid out at the top level; blocks past the last tile do nothing */
     cute_smem_allocator smem = cute_smem_allocator_new(c);
