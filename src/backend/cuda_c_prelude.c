@@ -194,10 +194,12 @@ void cc_prelude(cc_module *m, cc_buf *out)
             if (mode != CUTE_ATOMIC_ADD || d != CUTE_F16) n |= NEED_CASLOOP | NEED_BITCAST;
         }
     if (n & NEED_RO) n |= NEED_BF16;
+    if (n & NEED_UE4M3) n |= NEED_E4M3;
     cc_puts(out, head);
     if (n & NEED_BITCAST) cc_puts(out, bitcast);
     if (n & NEED_F16) cc_puts(out, f16);
     if (n & NEED_BF16) cc_puts(out, bf16);
+    cc_narrow_prelude(n, out);
     vector_types(m, out);
     if (n & NEED_RO) cc_puts(out, ro);
     if (n & NEED_F2I) cc_puts(out, f2i);
