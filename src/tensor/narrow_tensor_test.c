@@ -38,12 +38,16 @@ static void test_types_and_ir(void)
     CHECK_STR(tstr(c, cute_tensor_recast(c, u, CUTE_E2M1), 1), tstr(c, f4, 0));
     cute_tensor_store(c, q, cute_ssa_cvt(c, cute_tensor_load(c, q), CUTE_E4M3));
     cute_tensor_store(c, f4, cute_tensor_load(c, f4));
+    /* narrow to narrow, and integers, go through f32 / f64 (the IR's CVT takes floats only) */
+    cute_val e = cute_ssa_get(c, cute_tensor_load(c, q), 0);
+    cute_val five = cute_val_cvt(c, cute_val_cvt(c, e, CUTE_E5M2), CUTE_I32);
+    cute_val_cvt(c, five, CUTE_UE8M0);
     CHECK(!cute_ctx_failed(c), "%s", cute_ctx_error(c));
     cute_ir_func *f = cute_kernel_end(c);
     char *ir = f ? cute_ir_text(f) : NULL;
     /* 16 bytes per access: 16 e4m3, 32 e2m1 as 16 bytes */
     CHECK(ir && strstr(ir, "f8E4M3FNx16 = LOAD") && strstr(ir, "STORE") && strstr(ir, "u8x16 = LOAD") &&
-              strstr(ir, "f4E2M1FNx32 = BITCAST"),
+              strstr(ir, "f4E2M1FNx32 = BITCAST") && strstr(ir, "f8E5M2 = CVT") && strstr(ir, "f64 = CVT"),
           "vector accesses:\n%s", ir ? ir : "");
     free(ir);
     cute_ir_func_free(f);

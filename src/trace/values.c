@@ -133,10 +133,10 @@ cute_val cute_val_cvt(cute_ctx *c, cute_val a, cute_dtype d)
     }
     if (a.t.dtype == d) return a;
     if (!cute_cvt_supported((cute_dtype)a.t.dtype, d)) {
-        cute_ctx_fail(c, "cannot convert %s to %s: the narrow floats convert to and from f16, "
-                         "bf16, f32 and f64 only",
-                      tname(a.t), cute_dtype_name(d));
-        return none(t);
+        /* the IR converts narrow floats to and from floats only: go through the float that
+         * keeps the value (a narrow float is exact in f32, an integer in f64 below 2^53) */
+        bool from_narrow = cute_dtype_is_narrow_float((cute_dtype)a.t.dtype);
+        a = cute_val_cvt(c, a, from_narrow ? CUTE_F32 : CUTE_F64);
     }
     return ctx_val(c, cute_ir_op(&c->b, CUTE_OP_CVT, t, a.r, 0, 0));
 }
