@@ -39,6 +39,8 @@ typedef enum {
     CUTE_UE8M0, /* unsigned power-of-two scale 2^(e-127), NaN 0xff */
     CUTE_UE4M3, /* unsigned e4m3 scale (7 bits in a byte, the top bit zero) */
     CUTE_PTR,
+    CUTE_TMAP, /* a TMA descriptor (CUtensorMap): 128 opaque bytes, 64-byte aligned, passed
+                  by value as a kernel parameter (__grid_constant__); only its address is used */
     CUTE_NDTYPES
 } cute_dtype;
 
@@ -114,13 +116,13 @@ typedef struct cute_ir_block cute_ir_block;
 
 typedef struct cute_ir_inst {
     uint16_t op;    /* cute_op */
-    uint16_t flags; /* CUTE_IR_FAST */
+    uint16_t flags; /* CUTE_IR_FAST; INST: how many of var are outputs */
     cute_type type; /* the result type; STORE: the stored type; CAST: the target */
     cute_vreg dst;  /* 0: no result */
     cute_vreg a[3];
     int64_t imm, imm2;
     const char *str;  /* PRINTF format, ASM text */
-    cute_vreg *var;   /* PRINTF/ASM operands, WHILE condition */
+    cute_vreg *var;   /* PRINTF/ASM/INST operands, WHILE condition */
     uint32_t nvar;
     cute_ir_block *body[2];
     const char *file; /* the user's call site */
@@ -151,6 +153,7 @@ typedef struct cute_ir_func {
     int64_t smem_bytes;     /* dynamic shared memory the kernel uses */
     int max_threads;        /* __launch_bounds__ when > 0 */
     int min_blocks;         /* ... and its blocks-per-SM hint when > 0 */
+    int cluster_dims[3];    /* __cluster_dims__ when all > 0: blocks per cluster, fixed */
     cute_ir_arena *arena;
 } cute_ir_func;
 

@@ -116,6 +116,7 @@ const char *cc_scalar_name(cute_dtype d)
         [CUTE_F32] = "f32",   [CUTE_F64] = "f64", [CUTE_PTR] = NULL,
         [CUTE_TF32] = "tf32", [CUTE_E4M3] = "e4m3", [CUTE_E5M2] = "e5m2", [CUTE_E2M1] = "e2m1",
         [CUTE_UE8M0] = "ue8m0", [CUTE_UE4M3] = "ue4m3",
+        [CUTE_TMAP] = "cute_tmap",
     };
     return (unsigned)d < CUTE_NDTYPES ? names[d] : NULL;
 }
@@ -138,6 +139,7 @@ int cc_vec_align(cute_type t)
 
 static void note_scalar(cc_fn *e, cute_dtype d)
 {
+    if (d == CUTE_TMAP) e->m->needs |= NEED_TMAP;
     if (d == CUTE_F16) e->m->needs |= NEED_F16;
     if (d == CUTE_BF16) e->m->needs |= NEED_BF16;
     e->m->needs |= cc_narrow_need(d);

@@ -244,7 +244,7 @@ static cute_launch_arg ptr_arg(const cute_buffer *b, cute_dtype d)
 
 static bool launch(run *r, int kernel, const cute_launch_arg *args, int nargs, int n)
 {
-    cute_launch cfg = {{(uint32_t)(n + 127) / 128, 1, 1}, {128, 1, 1}, 0, NULL};
+    cute_launch cfg = {.grid = {(uint32_t)(n + 127) / 128, 1, 1}, .block = {128, 1, 1}};
     cute_status st = r->be->vt->launch(r->be->self, r->m, kernel, &cfg, args, nargs);
     CHECK(st == CUTE_OK, "%s: launch %d: %s", r->name, kernel, r->be->vt->error(r->be->self));
     return st == CUTE_OK;

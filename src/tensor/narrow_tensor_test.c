@@ -126,7 +126,7 @@ static void narrow_kernel(cute_ctx *c, cute_tensor x, cute_tensor q, cute_tensor
 
 static void narrow_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(32)}};
     CUTE_LAUNCH(c, narrow_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor, arg[3].tensor, arg[4].tensor,
                 arg[5].tensor, arg[6].tensor, arg[7].i);
 }
@@ -144,7 +144,7 @@ static void run_narrow(cute_runtime *rt, const char *where)
                               cute_spec_tensor(CUTE_F32, rm, 16),  cute_spec_tensor(CUTE_U8, "(16,8):(1,16)", 16),
                               cute_spec_tensor(CUTE_E2M1, rm, 16), cute_spec_int("?{div=2}")};
     char err[1024];
-    cute_fn *f = cute_compile(rt, "narrow", narrow_host, NULL, 8, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "narrow", narrow_host, NULL, 8, specs, err, sizeof err);
     CHECK(f != NULL, "%s: %s", where, err);
     if (!f) return;
     CHECK(cute_fn_kernel(f, 0)->smem_bytes == 128, "%s: 256 e2m1 take %lld bytes of shared memory, want 128",
@@ -173,9 +173,9 @@ static void run_narrow(cute_runtime *rt, const char *where)
         cute_call_tensor(&B.back, 0, CUTE_F32, 2, s2, d2),    cute_call_tensor(&B.f4, 0, CUTE_E2M1, 2, s2, d2),
         cute_call_tensor(&B.f4back, 0, CUTE_F32, 2, s2, d2),  cute_call_tensor(&B.bytes, 0, CUTE_U8, 2, sb, db),
         cute_call_tensor(&B.tail, 0, CUTE_E2M1, 2, s2, d2),   cute_call_int(10)};
-    cute_status s = cute_call(f, NULL, 8, args);
+    cute_status s = cute_call(f, NULL, 8, args, err, sizeof err);
     be->vt->sync(be->self, NULL);
-    CHECK(s == CUTE_OK, "%s: %s", where, cute_fn_error(f));
+    CHECK(s == CUTE_OK, "%s: %s", where, err);
     void *host[7] = {x, q, back, f4, f4back, bytes, tail};
     for (int i = 1; i < 7; i++) be->vt->download(be->self, host[i], all[i], 0, size[i]);
     int bad[5] = {0};
@@ -209,7 +209,7 @@ static void print_kernel(cute_ctx *c, cute_tensor q, cute_tensor f4)
 
 static void print_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(32)}};
     CUTE_LAUNCH(c, print_kernel, cfg, arg[0].tensor, arg[1].tensor);
 }
 
@@ -223,7 +223,7 @@ static void test_print(void)
     cute_backend be = P.be;
     cute_arg_spec specs[2] = {cute_spec_tensor(CUTE_E4M3, "(2,2):(2,1)", 4), cute_spec_tensor(CUTE_E2M1, "(4):(1)", 2)};
     char err[1024];
-    cute_fn *f = cute_compile(P.rt, "print", print_host, NULL, 2, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(P.rt, "print", print_host, NULL, 2, specs, err, sizeof err);
     CHECK(f != NULL, "%s", err);
     if (f) {
         uint8_t q[4] = {0x38, 0xc0, 0x7e, 0x01}, f4[2] = {0x2f, 0x7a}; /* 1 -2 448 2^-9; -6 1 -1 6 */
@@ -232,7 +232,7 @@ static void test_print(void)
         be.vt->upload(be.self, &Q, 0, q, 4), be.vt->upload(be.self, &F, 0, f4, 2);
         int64_t s2[2] = {2, 2}, d2[2] = {2, 1}, s1[1] = {4}, d1[1] = {1};
         cute_call_arg args[2] = {cute_call_tensor(&Q, 0, CUTE_E4M3, 2, s2, d2), cute_call_tensor(&F, 0, CUTE_E2M1, 1, s1, d1)};
-        CHECK(cute_call(f, NULL, 2, args) == CUTE_OK, "%s", cute_fn_error(f));
+        CHECK(cute_call(f, NULL, 2, args, err, sizeof err) == CUTE_OK, "%s", err);
         CHECK_STR(printing_text(&P), "tensor<ptr<f8E4M3FN, gmem, align<4>> o (2,2):(2,1)>\n"
                                     "       [[ 1.000000,  -2.000000, ],\n"
                                     "        [ 448.000000,  0.001953, ]]\n"
