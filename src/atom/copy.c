@@ -66,8 +66,7 @@ void cute_clear(cute_ctx *c, cute_tensor t) { cute_fill(c, t, 0.0); }
 static void zero_where_not(cute_ctx *c, cute_tensor dst, int n)
 {
     if (dst.kind != CUTE_TENSOR_RMEM) return;
-    cute_vreg z = cute_ir_const_float(&c->b, (cute_dtype)dst.dtype, 0.0);
-    if (!cute_dtype_is_float((cute_dtype)dst.dtype)) z = cute_ir_const_int(&c->b, (cute_dtype)dst.dtype, 0);
+    cute_vreg z = cute_val_const(c, (cute_dtype)dst.dtype, 0.0).r;
     for (int i = 0; i < n && !c->alg.failed; i++) {
         cute_int off = cute_add(&c->alg, dst.offset, cute_layout_eval(&c->alg, &dst.layout, cute_i(i)));
         cute_ir_mov(&c->b, dst.regs[off.v], z);

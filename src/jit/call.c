@@ -184,11 +184,14 @@ static cute_status bind(const cute_fn *f, cute_call_frame *fr, int nargs, const 
             else
                 hi += span;
         }
-        int esize = cute_dtype_bytes((cute_dtype)x->dtype);
+        /* the bytes elements lo..hi touch (e2m1: two elements a byte) */
+        cute_dtype d = (cute_dtype)x->dtype;
+        int64_t ebits = cute_dtype_is_packed(d) ? cute_dtype_bits(d) : 8 * cute_dtype_bytes(d);
+        int64_t first = lo * ebits / 8, end = ((hi + 1) * ebits + 7) / 8;
         bool empty = false;
         for (int i = 0; i < x->ndim; i++) empty |= x->shape[i] == 0;
-        if (!empty && ((int64_t)x->offset + lo * esize < 0 ||
-                       (uint64_t)((int64_t)x->offset + (hi + 1) * esize) > x->buf->bytes))
+        if (!empty && ((int64_t)x->offset + first < 0 ||
+                       (uint64_t)((int64_t)x->offset + end) > x->buf->bytes))
             return bad(fr, "argument %d: the tensor reaches outside its buffer (%zu bytes)", k,
                        x->buf->bytes);
     }
