@@ -95,7 +95,9 @@ cute_call_arg cute_call_float(double v)
 }
 
 /* a call's error goes to its own frame's buffer: calls on other threads keep theirs */
-cute_status call_fail(struct cute_call_frame *fr, cute_status s, const char *fmt, ...)
+static cute_status call_fail(struct cute_call_frame *fr, cute_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static cute_status call_fail(struct cute_call_frame *fr, cute_status s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -250,6 +252,16 @@ static cute_status prepare_launch(const cute_fn *f, cute_call_frame *fr, const l
     return CUTE_OK;
 }
 
+/* every value the launches need, from this call's host values */
+static cute_status run_program(const cute_fn *f, cute_call_frame *fr)
+{
+    const char *why = NULL;
+    int failed = lp_run(&f->prog, fr->values, fr->regs, &why);
+    if (failed < 0) return CUTE_OK;
+    if (fr->errn) lp_describe_failure(&f->prog, failed, why, fr->err, fr->errn);
+    return CUTE_ERR_INVALID;
+}
+
 /* the prepare step: each opaque parameter (a tensor map) from this call's arguments */
 static cute_status build_opaques(const cute_fn *f, cute_call_frame *fr, int nargs,
                                  const cute_call_arg *args)
@@ -284,7 +296,7 @@ cute_status cute_call_prepare(const cute_fn *f, cute_call_frame *fr, int nargs,
             for (int i = 0; i < args[k].ndim; i++)
                 if (args[k].shape[i] == 0) return CUTE_OK;
     cute_status s = bind(f, fr, nargs, args);
-    if (s == CUTE_OK && !lp_run(&f->prog, fr)) s = CUTE_ERR_INVALID;
+    if (s == CUTE_OK) s = run_program(f, fr);
     if (s == CUTE_OK) s = check_derived(f, fr, args);
     if (s == CUTE_OK) s = build_opaques(f, fr, nargs, args);
     for (int i = 0; i < f->nlaunches && s == CUTE_OK; i++)
