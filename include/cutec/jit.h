@@ -37,6 +37,9 @@ cute_backend *cute_runtime_backend(cute_runtime *rt);
 const char *cute_runtime_backend_name(const cute_runtime *rt);
 /* register a backend-specific runtime: for tests and for the CUDA/interp constructors */
 cute_runtime *cute_runtime_wrap(cute_backend b);
+/* the SM version compiles on rt target (80, 90; 0: not known, e.g. the interpreter without
+ * CUTEC_ARCH): atoms that need a newer one are refused while tracing */
+int cute_runtime_target_arch(const cute_runtime *rt);
 
 /* --- arguments ------------------------------------------------------------------------ */
 typedef enum { CUTE_ARG_TENSOR, CUTE_ARG_INT, CUTE_ARG_FLOAT } cute_arg_kind;

@@ -131,7 +131,7 @@ static bool tensor_arg(cute_fn *f, int k, cute_arg *out)
     t.dtype = a->spec.dtype;
     t.align = a->spec.align;
     /* on the host there is no IR: the base is "argument k's pointer" */
-    t.base = (cute_val){0, cute_type_ptr((cute_dtype)a->spec.dtype, CUTE_GMEM)};
+    t.base = (cute_val){0, cute_type_ptr((cute_dtype)a->spec.dtype, CUTE_GMEM), 0};
     t.host_arg = k;
     t.offset = cute_i(0);
     t.layout = L;
@@ -267,6 +267,7 @@ const cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn hos
     f->nargs = nargs;
     f->c->jit = f;
     f->c->user = user;
+    cute_ctx_target_arch(f->c, rt ? rt->target_sm : 0);
     trace(f, host, specs, args);
     free(args);
     if (f->c->alg.failed) {

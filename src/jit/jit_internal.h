@@ -165,6 +165,7 @@ void lp_describe_failure(const launch_prog *p, int step, const char *why, char *
 struct cute_runtime {
     cute_backend b;
     char name[16];
+    int target_sm; /* what compiles target (cute_ctx_target_arch); 0: not known */
 };
 
 #endif

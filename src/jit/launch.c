@@ -152,7 +152,7 @@ cute_tensor cute__karg_tensor(cute_ctx *c, cute_tensor t)
 cute_val cute__karg_scalar(cute_ctx *c, cute_host_scalar s)
 {
     cute_fn *f = jit_of(c);
-    cute_val none = {0, cute_type_of((cute_dtype)s.dtype)};
+    cute_val none = {0, cute_type_of((cute_dtype)s.dtype), 0};
     if (!f || !ctx_ok(c)) return none;
     char name[32];
     snprintf(name, sizeof name, "f%d", s.arg);
@@ -179,7 +179,7 @@ cute_host_opaque cute_host_tensor_map(cute_ctx *c, cute_opaque_build build, void
 cute_val cute__karg_opaque(cute_ctx *c, cute_host_opaque h)
 {
     cute_fn *f = jit_of(c);
-    cute_val none = {0, cute_type_of(CUTE_TMAP)};
+    cute_val none = {0, cute_type_of(CUTE_TMAP), 0};
     if (!f || !ctx_ok(c)) return none;
     if (h.index < 0 || h.index >= f->nopaques) {
         cute_ctx_fail(c, "CUTE_LAUNCH: a tensor map that cute_host_tensor_map did not make");
@@ -239,6 +239,8 @@ bool cute__launch_begin(cute_ctx *c, const char *kernel, cute_launch_cfg cfg, co
         if (bmax[i] < 0) bmax[i] = 0;
     }
     cute_kernel_launch_extents(c, gmax, bmax);
+    if (cute_is_static(r->block[0]) && cute_is_static(r->block[1]) && cute_is_static(r->block[2]))
+        cute_kernel_block_threads(c, r->block[0].v * r->block[1].v * r->block[2].v);
     return true;
 }
 
