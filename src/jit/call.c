@@ -212,7 +212,7 @@ static cute_status check_derived(const cute_fn *f, cute_call_frame *fr, const cu
     return CUTE_OK;
 }
 
-/* launch r's configuration and arguments into the frame; false when its grid is empty */
+/* launch r's configuration and arguments into the frame (nothing when its grid is empty) */
 static cute_status prepare_launch(const cute_fn *f, cute_call_frame *fr, const launch_rec *r,
                                   const cute_call_arg *args)
 {
@@ -270,7 +270,8 @@ static cute_status build_opaques(const cute_fn *f, cute_call_frame *fr, int narg
                                  const cute_call_arg *args)
 {
     for (int i = 0; i < f->nopaques; i++) {
-        char why[512] = "";
+        char why[512];
+        why[0] = 0;
         const opaque_rec *o = &f->opaques[i];
         memset(fr->opaque[i], 0, OPAQUE_BYTES);
         cute_status s = o->build(o->user, f->rt, args, nargs, fr->opaque[i], why, sizeof why);
@@ -317,7 +318,8 @@ cute_status cute_call_launch(const cute_fn *f, cute_call_frame *fr, void *stream
     const cute_backend *be = &f->rt->b;
     for (int i = 0; i < fr->nlaunch; i++) {
         const launch_rec *r = &f->launches[fr->rec[i]];
-        char why[1024] = "";
+        char why[1024]; /* not zero-filled: this is the per-call path */
+        why[0] = 0;
         fr->cfg[i].stream = stream;
         fr->cfg[i].err = why, fr->cfg[i].errn = sizeof why; /* this call's own message */
         cute_status s = be->vt->launch(be->self, f->module, r->kernel, &fr->cfg[i], fr->args[i],
