@@ -159,6 +159,8 @@ typedef struct buf {
 } buf;
 
 static uint64_t seed;
+static bool last_skipped; /* the last compile was skipped (a type the CUDA C backend lacks) */
+#define SKIPPED (-2)      /* run_mma: skipped, and said so */
 
 /* a value of d that is exact in d, distinct-ish and small: k/8 for k in [-32, 32) (ints: k) */
 static double sample(cute_dtype d)
@@ -250,7 +252,15 @@ static const cute_fn *compile(cute_runtime *rt, lane_case *k, int n, const cute_
 {
     char err[2048];
     cur = k;
+    last_skipped = false;
     const cute_fn *f = cute_compile(rt, what, host, k, n, specs, err, sizeof err);
+    if (!f && strstr(err, "no C type")) {
+        char why[2300];
+        snprintf(why, sizeof why, "%s: the CUDA C backend lacks its register type yet (%s)", what, err);
+        SKIP(why);
+        last_skipped = true;
+        return NULL;
+    }
     CHECK(f != NULL, "%s: %s", what, err);
     return f;
 }
@@ -306,6 +316,7 @@ static int run_mma(cute_runtime *rt, lane_case *k, const cute_layout *a_place, c
     }
     int wrong = -1;
     const cute_fn *f = compile(rt, k, 4, specs, host4, what);
+    if (!f && last_skipped) wrong = SKIPPED;
     cute_call_arg args[4] = {frag_arg(&b[0], 32), frag_arg(&b[1], 32), frag_arg(&b[2], 32), frag_arg(&b[3], 32)};
     if (f && call(rt, f, 4, args, what)) {
         download(be, &b[3]);
@@ -385,7 +396,7 @@ static void mma_cases(cute_runtime *rt, const char *where)
         k.is_mma = true;
         k.na = vals_of(&a, &k.mma.a_tv), k.nb = vals_of(&a, &k.mma.b_tv), k.nc = vals_of(&a, &k.mma.c_tv);
         int wrong = run_mma(rt, &k, &k.mma.a_tv, what);
-        CHECK(wrong == 0, "%s: %d of %d D values are not the product of the layouts' A, B, C", what, wrong, 32 * k.nc);
+        CHECK(wrong == 0 || wrong == SKIPPED, "%s: %d of %d D values are not the product of the layouts' A, B, C", what, wrong, 32 * k.nc);
     }
 }
 
