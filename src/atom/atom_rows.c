@@ -3,6 +3,7 @@
  * copy_traits_sm75.hpp, copy_traits_sm80.hpp, copy_traits_sm90.hpp).  MMA layouts are
  * (thread, value) -> column-major (m,k) / (n,k) / (m,n); copy layouts are in bits.  The
  * CuTe DSL spelling is the alias docs/atoms.md gives. */
+#include <stdio.h>
 #include <string.h>
 
 #include "atom/atom_rows.h"
@@ -153,7 +154,12 @@ const atom_row *atom_row_find(const char *name)
 {
     for (int i = 0; i < cute_atom_nrows; i++)
         if (same_name(name, cute_atom_rows[i].info.name)) return &cute_atom_rows[i];
-    return NULL;
+    /* CuTe's SM80_CP_ASYNC_*_ZFILL<T> are the same rows: every cp.async row zero-fills */
+    const char *z = strstr(name, "_ZFILL<");
+    if (!z || strncmp(name, "SM80_CP_ASYNC_", 14) != 0 || z - name > 40) return NULL;
+    char plain[96];
+    snprintf(plain, sizeof plain, "%.*s%s", (int)(z - name), name, z + 6);
+    return atom_row_find(plain);
 }
 
 int cute_atom_count(void) { return cute_atom_nrows; }
