@@ -66,8 +66,13 @@ typedef enum {
     CUTE_GEMM_AUTO = 0,       /* the best kernel for the shape */
     CUTE_GEMM_REGISTERS,      /* step 1, seed 002: global -> registers -> FMA */
     CUTE_GEMM_SHARED,         /* step 2, seed 000: global -> shared -> registers, barriers */
-    CUTE_GEMM_PIPELINED,      /* step 3, ampere/sgemm.py: double-buffered shared memory,
+    CUTE_GEMM_PIPELINED,      /* ampere/sgemm.py: double-buffered shared memory,
                                  register prefetch of the next tiles */
+    CUTE_GEMM_MULTISTAGE,     /* step 3, seed 000: a multi-stage cp.async pipeline into
+                                 swizzled shared memory, FMA */
+    CUTE_GEMM_TENSOROP,       /* step 4: the same body with mma.sync fed by ldmatrix */
+    CUTE_GEMM_TENSOROP_SMEM,  /* step 5: step 4 with the epilogue through shared memory and
+                                 128-bit stores (ampere/tensorop_gemm.py) */
     CUTE_GEMM_VARIANT_COUNT
 } cute_gemm_variant;
 
@@ -77,7 +82,7 @@ bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out);
 /* Which mode of an operand has stride 1: 0 (M-major A / N-major B / column-major C) or 1. */
 typedef struct cute_gemm_config {
     cute_gemm_variant variant;
-    cute_dtype dtype;         /* CUTE_F32 or CUTE_F64 */
+    cute_dtype dtype;         /* A's and B's element type */
     int major[3];             /* A, B, C: the unit-stride mode */
     int align_bytes;          /* assumed alignment, in bytes, of every pointer, leading
                                  dimension and unit-stride extent (so that no vector of that
@@ -86,11 +91,25 @@ typedef struct cute_gemm_config {
                                  stride is at most this (cute_index_bound, checked at each
                                  call) and the index arithmetic is proven to fit in 32 bits:
                                  CUTE_GEMM_INDEX_BOUND is the largest bound that proves */
+    cute_dtype c_dtype;       /* C's element type; CUTE_VOID (0): dtype.  f16/bf16/fp8
+                                 inputs accumulate in f32 and may write f16, bf16 or f32 */
+    bool batched;             /* rank-3 operands A (M,K,L), B (N,K,L), C (M,N,L): one
+                                 product per index of the L mode */
 } cute_gemm_config;
+
+/* the C dtype a configuration writes (c_dtype, or dtype when it is CUTE_VOID) */
+static inline cute_dtype cute_gemm_c_dtype(const cute_gemm_config *cfg)
+{
+    return cfg->c_dtype == CUTE_VOID ? cfg->dtype : cfg->c_dtype;
+}
 
 /* Extents and leading dimensions up to 2^15 keep every GEMM index below 2^31 (the
  * largest offset is about K * ld + M); the library uses the 32-bit kernels up to it. */
 #define CUTE_GEMM_INDEX_BOUND 32768
+
+/* The variants AUTO tries for inputs of dtype d, best first (tensor cores for 16-bit, 8-bit
+ * and tf32 inputs; the FMA steps for f32 and f64); their number. */
+int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT]);
 
 /* Compile one kernel; call it with (A, B, C, alpha, beta). */
 const cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n);
