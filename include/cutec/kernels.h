@@ -79,6 +79,13 @@ typedef enum {
 const char *cute_gemm_variant_name(cute_gemm_variant v); /* "auto", "registers", ... */
 bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out);
 
+/* The tiling of the multi-stage kernels (multistage, tensorop, tensorop_smem); 0 in a field:
+ * the library's choice for the dtype (docs/gemm.md).  bm x bn of C per block, k-tiles of bk,
+ * `stages` k-tiles in shared memory, warps_m x warps_n warps. */
+typedef struct cute_gemm_tiling {
+    int bm, bn, bk, stages, warps_m, warps_n;
+} cute_gemm_tiling;
+
 /* Which mode of an operand has stride 1: 0 (M-major A / N-major B / column-major C) or 1. */
 typedef struct cute_gemm_config {
     cute_gemm_variant variant;
@@ -95,6 +102,7 @@ typedef struct cute_gemm_config {
                                  inputs accumulate in f32 and may write f16, bf16 or f32 */
     bool batched;             /* rank-3 operands A (M,K,L), B (N,K,L), C (M,N,L): one
                                  product per index of the L mode */
+    cute_gemm_tiling tiling;  /* the multi-stage kernels' tiles (zero: the defaults) */
 } cute_gemm_config;
 
 /* the C dtype a configuration writes (c_dtype, or dtype when it is CUTE_VOID) */
@@ -124,6 +132,9 @@ void cute_gemm_lib_free(cute_gemm_lib *lib);
  * (registers and shared: 32 bits; pipelined: 64, see docs/gemm.md), else 64.  32: 32-bit
  * wherever the extents allow.  64: always 64-bit.  False (and no change) for another value. */
 bool cute_gemm_lib_index_width(cute_gemm_lib *lib, int bits);
+/* The tiling every later compile of the multi-stage kernels uses (NULL or all zero: the
+ * defaults), for tuning; false (and no change) when a field is negative. */
+bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t);
 /* the patterns compiled so far (those that failed included), in order of first use */
 int cute_gemm_lib_size(cute_gemm_lib *lib);
 const cute_gemm_config *cute_gemm_lib_entry(cute_gemm_lib *lib, int i);

@@ -42,10 +42,23 @@ int cute_swizzle_align_bytes(cute_swizzle sw, cute_dtype d)
 
 cute_smem_allocator cute_smem_allocator_new(cute_ctx *c)
 {
-    cute_smem_allocator a = {NULL, -1, 0};
+    cute_smem_allocator a = {NULL, -1, 0, -1};
     if (!ctx_ok(c)) return a;
     a.kernel = c->fn;
     return a;
+}
+
+cute_smem_allocator cute_smem_allocator_overlay(cute_ctx *c, const cute_smem_allocator *a)
+{
+    cute_smem_allocator o = cute_smem_allocator_new(c);
+    if (!ctx_ok(c)) return o;
+    if (!a || a->kernel != c->fn || a->first < 0) {
+        cute_ctx_fail(c, "cute_smem_allocator_overlay: the allocator laid over must have allocated "
+                         "in this kernel");
+        return o;
+    }
+    o.cursor = a->first;
+    return o;
 }
 
 /* reserve `bytes` at an `align`-aligned offset; -1 after an error */
@@ -68,16 +81,18 @@ static int64_t take(cute_ctx *c, cute_smem_allocator *a, int64_t bytes, int64_t 
                       (long long)align, CUTE_SMEM_MAX_BYTES);
         return -1;
     }
-    int64_t off = align_up(c->fn->smem_bytes, align);
+    int64_t off = align_up(a->cursor >= 0 ? a->cursor : c->fn->smem_bytes, align);
     if (bytes < 0 || bytes > CUTE_SMEM_MAX_BYTES || off + bytes > CUTE_SMEM_MAX_BYTES) {
         cute_ctx_fail(c, "%s: %lld bytes at offset %lld: the kernel would use more shared memory "
                          "than any GPU gives a block (%d bytes)", what, (long long)bytes,
                       (long long)off, CUTE_SMEM_MAX_BYTES);
         return -1;
     }
-    c->fn->smem_bytes = off + bytes;
     if (a->first < 0) a->first = off;
-    a->bytes = c->fn->smem_bytes - a->first;
+    if (a->cursor >= 0) /* an overlay: the pool grows only past its end */
+        a->cursor = off + bytes;
+    if (off + bytes > c->fn->smem_bytes) c->fn->smem_bytes = off + bytes;
+    a->bytes = (a->cursor >= 0 ? a->cursor : c->fn->smem_bytes) - a->first;
     return off;
 }
 

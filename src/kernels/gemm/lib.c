@@ -48,6 +48,7 @@ struct cute_gemm_lib {
     entry **e;
     int n, cap;
     int index_bits;    /* cute_gemm_lib_index_width: 0, 32 or 64 */
+    cute_gemm_tiling tiling; /* cute_gemm_lib_tiling */
     cute_buffer zeros; /* for K = 0: A and B of one zero column each */
     size_t zeros_bytes;
     cute_buffer *retired; /* smaller zeros that kernels on other threads may still read */
@@ -74,6 +75,18 @@ void cute_gemm_lib_free(cute_gemm_lib *lib)
     pthread_mutex_destroy(&lib->lock);
     free(lib->e);
     free(lib);
+}
+
+bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t)
+{
+    cute_gemm_tiling z = {0};
+    if (!t) t = &z;
+    if (!lib || t->bm < 0 || t->bn < 0 || t->bk < 0 || t->stages < 0 || t->warps_m < 0 || t->warps_n < 0)
+        return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->tiling = *t;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
 }
 
 bool cute_gemm_lib_index_width(cute_gemm_lib *lib, int bits)
@@ -121,7 +134,8 @@ const cute_gemm_config *cute_gemm_lib_entry(cute_gemm_lib *lib, int i)
 static bool same_config(const cute_gemm_config *a, const cute_gemm_config *b)
 {
     return a->variant == b->variant && a->dtype == b->dtype && a->c_dtype == b->c_dtype &&
-           a->batched == b->batched && a->major[0] == b->major[0] &&
+           a->batched == b->batched && !memcmp(&a->tiling, &b->tiling, sizeof a->tiling) &&
+           a->major[0] == b->major[0] &&
            a->major[1] == b->major[1] && a->major[2] == b->major[2] &&
            a->align_bytes == b->align_bytes && a->index_bound == b->index_bound;
 }
@@ -408,7 +422,7 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     pthread_mutex_lock(&lib->lock);
     if (A->shape[1] == 0) s = zero_k(lib, &args[0], &args[1], err, n);
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype,
-                            .batched = A->ndim == 3};
+                            .batched = A->ndim == 3, .tiling = lib->tiling};
     if (s == CUTE_OK) s = check_layouts(args, &cfg, err, n);
     const entry *e = s == CUTE_OK ? pick(lib, variant, &cfg, fits_index_bound(args)) : NULL;
     if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemm: out of memory");

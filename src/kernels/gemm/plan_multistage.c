@@ -181,15 +181,36 @@ static void tc_c_tile(cute_alg *a, gemm_plan *p)
     p->copy_c = tile_copy(a, &st, p->bm, p->bn, p->threads, vec, major);
 }
 
+/* the tiling asked for (cute_gemm_tiling: zero fields take the dtype's defaults), checked
+ * against the atom: whole atoms per warp, at least two k-blocks per k-tile (the register
+ * double buffer), at least three stages (one being read, one landing, one being issued) */
+static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *s,
+                      const cute_mma_atom *atom, gemm_plan *p, int *wm, int *wn)
+{
+    const cute_gemm_tiling *t = &cfg->tiling;
+    p->bm = t->bm ? t->bm : s->bm, p->bn = t->bn ? t->bn : s->bn, p->bk = t->bk ? t->bk : s->bk;
+    p->stages = t->stages ? t->stages : s->stages;
+    *wm = t->warps_m ? t->warps_m : 2;
+    *wn = t->warps_n ? t->warps_n : s->d == CUTE_F64 ? 2 : 4;
+    int64_t pm = *wm * atom->m, pn = *wn * atom->n * 2;
+    if (p->bm % pm || p->bn % pn || p->bk % atom->k || p->bk / atom->k < 2 || p->stages < 3 ||
+        *wm * *wn > 32)
+        return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, %dx%d warps: with %s each "
+                             "tile needs bm a multiple of %lld, bn of %lld, bk of 2 x %lld, 3 stages "
+                             "or more and at most 32 warps", (long long)p->bm, (long long)p->bn,
+                             (long long)p->bk, p->stages, *wm, *wn, atom->name, (long long)pm,
+                             (long long)pn, (long long)atom->k);
+    return true;
+}
+
 bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p, bool smem_epilogue)
 {
     const tc_shape *s = tc_shape_of(cfg->dtype);
     if (!s) return cute_alg_fail(a, "gemm tensorop: no tensor-core tiling for %s", cute_dtype_name(cfg->dtype));
     cute_mma_atom atom;
-    if (!cute_mma_atom_named(a, s->mma, &atom)) return false;
-    int wm = 2, wn = s->d == CUTE_F64 ? 2 : 4;
-    p->threads = 32 * wm * wn, p->stages = s->stages, p->raster = 8;
-    p->bm = s->bm, p->bn = s->bn, p->bk = s->bk;
+    int wm, wn;
+    if (!cute_mma_atom_named(a, s->mma, &atom) || !tc_tiling(a, cfg, s, &atom, p, &wm, &wn)) return false;
+    p->threads = 32 * wm * wn, p->raster = 8;
     p->mma = tc_mma(a, &atom, wm, wn);
     int esize = cute_dtype_bytes(s->d);
     int bytes = cfg->align_bytes < 16 ? cfg->align_bytes : 16;
