@@ -115,6 +115,7 @@ static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src,
         !atom_arch_ok(c, atom->min_arch, atom->name, what) || !same_size(c, &src, &dst, what))
         return;
     int n = static_size(c, &src, what);
+    if (pred && !ssa_usable(c, pred, what)) return;
     if (pred && (pred->n != n || pred->dtype != CUTE_I1)) {
         cute_ctx_fail(c, "%s: the predicate must be an i1 TensorSSA shaped like the source", what);
         return;

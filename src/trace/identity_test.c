@@ -100,15 +100,20 @@ static void variable_carries_it_out(void)
     cute_ctx_free(c);
 }
 
-/* a TensorSSA made in a loop body, stored after it; one of another kernel */
-static void tensor_ssa_identity(void)
+/* a global tensor of 4 f32 over a fresh kernel parameter */
+static cute_tensor param_tensor(cute_ctx *c)
+{
+    cute_val p = cute_param_ptr(c, "p", CUTE_F32);
+    return cute_make_tensor(c, p, cute_layout_parse(cute_ctx_alg(c), "4:1"), 16);
+}
+
+/* a TensorSSA made in a loop body, stored after it */
+static void tensor_ssa_after_its_loop(void)
 {
     cute_ctx *c = cute_ctx_new();
-    cute_alg *a = cute_ctx_alg(c);
     cute_kernel_begin(c, "k");
-    cute_val p = cute_param_ptr(c, "p", CUTE_F32);
-    cute_tensor t = cute_make_tensor(c, p, cute_layout_parse(a, "4:1"), 16);
-    cute_ssa v = cute_ssa_fill(c, CUTE_F32, cute_tuple_parse(a, "4"), 1.0);
+    cute_tensor t = param_tensor(c);
+    cute_ssa v = cute_ssa_fill(c, CUTE_F32, cute_tuple_parse(cute_ctx_alg(c), "4"), 1.0);
     CUTE_FOR(c, i, cute_i(0), cute_i(2)) {
         v = cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, t), v);
         (void)i;
@@ -118,31 +123,15 @@ static void tensor_ssa_identity(void)
     const char *e = end(c);
     CHECK(at_line(e, use) && has(e, "CUTE_FOR") && !has(e, "internal"), "%s", e);
     cute_ctx_free(c);
-
-    c = cute_ctx_new();
-    a = cute_ctx_alg(c);
-    cute_kernel_begin(c, "maker");
-    cute_ssa old = cute_ssa_fill(c, CUTE_F32, cute_tuple_parse(a, "4"), 7.0);
-    CHECK(end(c)[0] == 0, "%s", cute_ctx_error(c));
-    cute_kernel_begin(c, "user");
-    p = cute_param_ptr(c, "p", CUTE_F32);
-    t = cute_make_tensor(c, p, cute_layout_parse(a, "4:1"), 16);
-    use = __LINE__ + 1;
-    cute_tensor_store(c, t, old);
-    e = end(c);
-    CHECK(at_line(e, use) && has(e, "kernel 'maker'") && !has(e, "internal"), "%s", e);
-    cute_ctx_free(c);
 }
 
-/* register tensors: first written in a loop body and read after it; one of another kernel */
-static void register_tensor_identity(void)
+/* a register tensor first written in a loop body and read after it */
+static void register_tensor_after_its_loop(void)
 {
     cute_ctx *c = cute_ctx_new();
-    cute_alg *a = cute_ctx_alg(c);
     cute_kernel_begin(c, "k");
-    cute_val p = cute_param_ptr(c, "p", CUTE_F32);
-    cute_tensor g = cute_make_tensor(c, p, cute_layout_parse(a, "4:1"), 16);
-    cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "4:1"));
+    cute_tensor g = param_tensor(c);
+    cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(cute_ctx_alg(c), "4:1"));
     CUTE_FOR(c, i, cute_i(0), cute_i(2)) {
         cute_tensor_store(c, r, cute_tensor_load(c, g));
         (void)i;
@@ -152,19 +141,24 @@ static void register_tensor_identity(void)
     const char *e = end(c);
     CHECK(at_line(e, use) && has(e, "CUTE_FOR") && !has(e, "internal"), "%s", e);
     cute_ctx_free(c);
+}
 
-    c = cute_ctx_new();
-    a = cute_ctx_alg(c);
+/* a TensorSSA, or a register tensor holding it, made in kernel 'maker' and stored by the
+ * next kernel: its registers are another kernel's */
+static void aggregate_from_another_kernel(bool registers)
+{
+    cute_ctx *c = cute_ctx_new();
+    cute_alg *a = cute_ctx_alg(c);
     cute_kernel_begin(c, "maker");
+    cute_ssa seven = cute_ssa_fill(c, CUTE_F32, cute_tuple_parse(a, "4"), 7.0);
     cute_tensor old = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "4:1"));
-    cute_tensor_store(c, old, cute_ssa_fill(c, CUTE_F32, cute_tuple_parse(a, "4"), 7.0));
+    cute_tensor_store(c, old, seven);
     CHECK(end(c)[0] == 0, "%s", cute_ctx_error(c));
     cute_kernel_begin(c, "user");
-    p = cute_param_ptr(c, "p", CUTE_F32);
-    g = cute_make_tensor(c, p, cute_layout_parse(a, "4:1"), 16);
-    use = __LINE__ + 1;
-    cute_tensor_store(c, g, cute_tensor_load(c, old));
-    e = end(c);
+    cute_tensor g = param_tensor(c);
+    int use = __LINE__ + 1;
+    cute_tensor_store(c, g, registers ? cute_tensor_load(c, old) : seven);
+    const char *e = end(c);
     CHECK(at_line(e, use) && has(e, "kernel 'maker'") && !has(e, "internal"), "%s", e);
     cute_ctx_free(c);
 }
@@ -173,11 +167,9 @@ static void register_tensor_identity(void)
 static void register_never_written(void)
 {
     cute_ctx *c = cute_ctx_new();
-    cute_alg *a = cute_ctx_alg(c);
     cute_kernel_begin(c, "k");
-    cute_val p = cute_param_ptr(c, "p", CUTE_F32);
-    cute_tensor g = cute_make_tensor(c, p, cute_layout_parse(a, "4:1"), 16);
-    cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "4:1"));
+    cute_tensor g = param_tensor(c);
+    cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(cute_ctx_alg(c), "4:1"));
     int use = __LINE__ + 1;
     cute_tensor_store(c, g, cute_tensor_load(c, r));
     const char *e = end(c);
@@ -191,8 +183,10 @@ int main(void)
     value_after_its_loop();
     value_after_its_if();
     variable_carries_it_out();
-    tensor_ssa_identity();
-    register_tensor_identity();
+    tensor_ssa_after_its_loop();
+    register_tensor_after_its_loop();
+    aggregate_from_another_kernel(false);
+    aggregate_from_another_kernel(true);
     register_never_written();
     return CHECK_DONE("trace/identity_test");
 }
