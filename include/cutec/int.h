@@ -144,6 +144,12 @@ static inline cute_int cute_max(cute_alg *c, cute_int a, cute_int b) { return cu
 static inline cute_int cute_abs(cute_alg *c, cute_int a) { return cute_int_op2(c, CUTE_IABS, a, cute_i(0)); }
 static inline cute_int cute_sgn(cute_alg *c, cute_int a) { return cute_int_op2(c, CUTE_ISGN, a, cute_i(0)); }
 
+/* One operation on values, with no backend: false (and *why, e.g. "division by zero",
+ * "overflows 64 bits") where op has no int64 result.  The one definition of each op's
+ * value, shared by constant folding, the symbolic backend and the JIT's launch program. */
+bool cute_int_apply(cute_int_op op, int64_t a, int64_t b, int64_t *out, const char **why);
+const char *cute_int_op_name(cute_int_op op); /* "+", "ceil_div", ... */
+
 /* Facts: decided on values when static, asked of the backend when dynamic. */
 cute_truth cute_int_cmp(cute_alg *c, cute_cmp cmp, cute_int a, cute_int b);
 

@@ -84,7 +84,7 @@ static void copy_host(cute_ctx *c, const cute_arg *args)
 static const char *compile_case(cute_runtime *rt, tc_case k, const char *layout, char *err, size_t n)
 {
     cute_arg_spec spec = cute_spec_tensor(CUTE_F32, layout, 16);
-    cute_fn *f = cute_compile(rt, "tc", copy_host, &k, 1, &spec, err, n);
+    const cute_fn *f = cute_compile(rt, "tc", copy_host, &k, 1, &spec, err, n);
     cute_fn_free(f);
     return f ? "" : err;
 }
