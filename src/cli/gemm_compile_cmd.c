@@ -72,6 +72,7 @@ int cmd_compile_gemm(int argc, char **argv)
         fprintf(stderr, "cutec compile gemm: %s\n", err);
         return CLI_FAIL;
     }
+    cute_runtime_set_target_arch(rt, arch); /* atoms are checked against it */
     if (cfg.variant == CUTE_GEMM_AUTO) cfg.variant = CUTE_GEMM_PIPELINED;
     const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
     int rc = CLI_FAIL;
