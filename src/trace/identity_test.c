@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "cutec/jit.h"
 #include "cutec/notation.h"
 #include "cutec/tensor.h"
 
@@ -163,6 +164,49 @@ static void aggregate_from_another_kernel(bool registers)
     cute_ctx_free(c);
 }
 
+/* The report, through the JIT: a value kept from one launch's kernel and stored by the
+ * next one's (it stored another register there: 7 where 5 was given) */
+static cute_val kept;
+
+static void store_seven(cute_ctx *c, cute_tensor out)
+{
+    kept = cute_val_const(c, CUTE_F32, 7.0);
+    cute_tensor_store(c, out, cute_ssa_scalar(c, kept, cute_tuple_parse(cute_ctx_alg(c), "4")));
+}
+
+static int kept_line;
+static void store_kept(cute_ctx *c, cute_tensor out)
+{
+    cute_val five = cute_val_const(c, CUTE_F32, 5.0);
+    (void)five;
+    kept_line = __LINE__ + 1;
+    cute_tensor_store(c, out, cute_ssa_scalar(c, kept, cute_tuple_parse(cute_ctx_alg(c), "4")));
+}
+
+static void two_launches(cute_ctx *c, const cute_arg *args)
+{
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(1)}};
+    CUTE_LAUNCH(c, store_seven, cfg, args[0].tensor);
+    CUTE_LAUNCH(c, store_kept, cfg, args[0].tensor);
+}
+
+static void value_kept_across_launches(void)
+{
+    cute_runtime *rt = NULL;
+    char err[1024];
+    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
+        SKIP("no interpreter runtime");
+        return;
+    }
+    cute_arg_spec spec = cute_spec_tensor(CUTE_F32, "4:1", 16);
+    const cute_fn *f = cute_compile(rt, "kept", two_launches, NULL, 1, &spec, err, sizeof err);
+    CHECK(!f && has(err, "belongs to kernel 'store_seven_0'") && at_line(err, kept_line) &&
+              !has(err, "internal"),
+          "%s", f ? "compiled" : err);
+    cute_fn_free(f);
+    cute_runtime_free(rt);
+}
+
 /* a register read before anything was written to it */
 static void register_never_written(void)
 {
@@ -188,5 +232,6 @@ int main(void)
     aggregate_from_another_kernel(false);
     aggregate_from_another_kernel(true);
     register_never_written();
+    value_kept_across_launches();
     return CHECK_DONE("trace/identity_test");
 }
