@@ -5,6 +5,7 @@
  * CuTe DSL spelling is the alias docs/atoms.md gives. */
 #include <string.h>
 
+#define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
 #include "atom/atom_rows.h"
 
 /* CuTe's shared names for the layouts several rows use */
