@@ -56,12 +56,12 @@ void cute_cp_async_wait_group(cute_ctx *c, int n);
 void cute_cp_async_wait_all(cute_ctx *c);
 
 #ifndef CUTEC_NO_SITE_MACROS
-#define cute_cp_async_commit_group(c)                                                              \
-    (cute_ctx_site((c), __FILE__, __LINE__), cute_cp_async_commit_group(c))
-#define cute_cp_async_wait_group(c, ...)                                                           \
-    (cute_ctx_site((c), __FILE__, __LINE__), cute_cp_async_wait_group((c), __VA_ARGS__))
-#define cute_cp_async_wait_all(c)                                                                  \
-    (cute_ctx_site((c), __FILE__, __LINE__), cute_cp_async_wait_all(c))
+#define cute_cp_async_commit_group(c) CUTE__CTX_AT((c), cute_cp_async_commit_group(c))
+#define cute_cp_async_wait_group(c, ...) CUTE__CTX_AT((c), cute_cp_async_wait_group((c), __VA_ARGS__))
+#define cute_cp_async_wait_all(c) CUTE__CTX_AT((c), cute_cp_async_wait_all(c))
+/* the algebra-level operations record their site too (as cutec/layout_sites.h) */
+#define cute_mma_atom_named(a, ...) CUTE__ALG_AT((a), cute_mma_atom_named((a), __VA_ARGS__))
+#define cute_copy_atom_named(a, ...) CUTE__ALG_AT((a), cute_copy_atom_named((a), __VA_ARGS__))
 #endif
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
 #include "atom/atom_rows.h"
 #include "cutec/notation.h"
 

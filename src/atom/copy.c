@@ -179,6 +179,7 @@ static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src,
                                          : same_atoms(c, atom, &src, &dst, vals, dvals, what)))
         return;
     int n = static_size(c, &src, what);
+    if (pred && !ssa_usable(c, pred, what)) return;
     if (pred && (pred->n != n || pred->dtype != CUTE_I1)) {
         cute_ctx_fail(c, "%s: the predicate must be an i1 TensorSSA shaped like the source", what);
         return;
