@@ -3,6 +3,7 @@
 #include <string.h>
 
 #define CUTEC_NO_SITE_MACROS
+#include "atom/atom_internal.h"
 #include "cutec/copy.h"
 #include "tensor/tensor_internal.h"
 #include "trace/ctx_internal.h"
@@ -63,8 +64,7 @@ void cute_clear(cute_ctx *c, cute_tensor t) { cute_fill(c, t, 0.0); }
 static void zero_where_not(cute_ctx *c, cute_tensor dst, int n)
 {
     if (dst.kind != CUTE_TENSOR_RMEM) return;
-    cute_vreg z = cute_ir_const_float(&c->b, (cute_dtype)dst.dtype, 0.0);
-    if (!cute_dtype_is_float((cute_dtype)dst.dtype)) z = cute_ir_const_int(&c->b, (cute_dtype)dst.dtype, 0);
+    cute_vreg z = ctx_const_int(c, (cute_dtype)dst.dtype, 0); /* 0 and 0.0: all bits zero */
     for (int i = 0; i < n && !c->alg.failed; i++) {
         cute_int off = cute_add(&c->alg, dst.offset, cute_layout_eval(&c->alg, &dst.layout, cute_i(i)));
         cute_ir_mov(&c->b, dst.regs[off.v], z);
@@ -103,6 +103,45 @@ static cute_layout by_atom(cute_ctx *c, const cute_layout *L, int vals)
     return cute_zipped_divide(&c->alg, L, &T);
 }
 
+/* the registers of a register tensor's n elements, in order */
+static void chunk_regs(cute_ctx *c, const cute_tensor *t, int n, cute_vreg *out)
+{
+    for (int i = 0; i < n && !c->alg.failed; i++)
+        out[i] = t->regs[cute_add(&c->alg, t->offset, cute_layout_eval(&c->alg, &t->layout, cute_i(i))).v];
+}
+
+/* one atom's values under a predicate: the atom's instruction where all its values are in;
+ * else value by value (a vector straddling the edge of a matrix still moves its inside
+ * part).  A UniversalCopy load of narrow elements into registers joins its branches on
+ * 32-bit words (tensor_load_chunk_if); other copies clear the registers first. */
+static void atom_if(cute_ctx *c, const cute_copy_atom *atom, cute_tensor sj, cute_tensor dj,
+                    int vals, cute_vreg all, const cute_vreg *each)
+{
+    if (sj.kind != CUTE_TENSOR_RMEM && dj.kind == CUTE_TENSOR_RMEM && copy_atom_is_universal(atom) &&
+        tensor_load_by_words(&sj, vals) && tensor_vector_width(c, &sj, vals) == vals) {
+        cute_vreg regs[64];
+        chunk_regs(c, &dj, vals, regs);
+        tensor_load_chunk_if(c, &sj, 0, vals, all, each, 0.0, regs);
+        return;
+    }
+    zero_where_not(c, dj, vals);
+    tensor_hoist_ptr(c, &sj, 0, vals);
+    tensor_hoist_ptr(c, &dj, 0, vals);
+    ctx_open_if(c, all);
+    atom->emit(c, atom, sj, dj, 0);
+    ctx_open_else(c);
+    cute_copy_atom one = cute_copy_atom_universal(&c->alg, (cute_dtype)sj.dtype, 8 * cute_dtype_bytes((cute_dtype)sj.dtype));
+    for (int i = 0; i < vals && !c->alg.failed; i++) {
+        cute_tuple ci = cute_tuple_int(cute_i(i)), o1, o2;
+        cute_tensor si = tensor_moved(c, sj, cute_slice_and_offset(&c->alg, &ci, &sj.layout, &o1), o1);
+        cute_tensor di = tensor_moved(c, dj, cute_slice_and_offset(&c->alg, &ci, &dj.layout, &o2), o2);
+        si.layout = cute_make_layout(&c->alg, cute_tuple_int(cute_i(1)));
+        di.layout = si.layout;
+        one.emit(c, &one, si, di, each[i]);
+    }
+    ctx_close(c);
+}
+
 static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,
                        const cute_ssa *pred, bool whole, const char *what)
 {
@@ -133,7 +172,7 @@ static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src,
     d.layout = by_atom(c, &dst.layout, vals);
     cute_layout order = cute_make_layout(&c->alg, src.layout.shape); /* element -> pred index */
     cute_layout order_by = by_atom(c, &order, vals);
-    if (pred) zero_where_not(c, dst, n);
+    if (pred && (vals == 1 || vals > 64 || whole)) zero_where_not(c, dst, n);
     cute_tuple under = cute_tuple_int(cute_underscore());
     for (int j = 0; j < n / vals && !c->alg.failed; j++) {
         cute_tuple crd = cute_tuple_of(&c->alg, 2, (cute_tuple[]){under, cute_tuple_int(cute_i(j))});
@@ -144,32 +183,17 @@ static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src,
             atom->emit(c, atom, sj, dj, 0);
             continue;
         }
-        /* the atom's instruction where all its values are in; else value by value (a
-         * vector straddling the edge of a matrix still moves its inside part) */
         cute_tuple po;
         cute_layout pl = cute_slice_and_offset(&c->alg, &crd, &order_by, &po);
         cute_vreg each[64], all = 0;
         for (int i = 0; i < vals && i < 64 && !c->alg.failed; i++) {
             each[i] = pred->v[po.leaf[0].v + cute_layout_eval(&c->alg, &pl, cute_i(i)).v];
-            all = all ? cute_ir_op(&c->b, CUTE_OP_AND, cute_type_of(CUTE_I1), all, each[i], 0) : each[i];
+            all = all ? ctx_pure_op(c, CUTE_OP_AND, cute_type_of(CUTE_I1), all, each[i]) : each[i];
         }
-        if (vals == 1 || vals > 64 || whole) {
+        if (vals == 1 || vals > 64 || whole)
             atom->emit(c, atom, sj, dj, all);
-            continue;
-        }
-        ctx_open_if(c, all);
-        atom->emit(c, atom, sj, dj, 0);
-        ctx_open_else(c);
-        cute_copy_atom one = cute_copy_atom_universal(&c->alg, (cute_dtype)src.dtype, 8 * cute_dtype_bytes((cute_dtype)src.dtype));
-        for (int i = 0; i < vals && !c->alg.failed; i++) {
-            cute_tuple ci = cute_tuple_int(cute_i(i)), o1, o2;
-            cute_tensor si = tensor_moved(c, sj, cute_slice_and_offset(&c->alg, &ci, &sj.layout, &o1), o1);
-            cute_tensor di = tensor_moved(c, dj, cute_slice_and_offset(&c->alg, &ci, &dj.layout, &o2), o2);
-            si.layout = cute_make_layout(&c->alg, cute_tuple_int(cute_i(1)));
-            di.layout = si.layout;
-            one.emit(c, &one, si, di, each[i]);
-        }
-        ctx_close(c);
+        else
+            atom_if(c, atom, sj, dj, vals, all, each);
     }
 }
 
