@@ -3,7 +3,8 @@
  *
  * What the source looks like (the contract the runtime and the interpreter rely on):
  *  - each kernel `extern "C" __global__ void <name>(params...)`, parameters in IR order:
- *    pointers `T *__restrict__` (opts.no_restrict drops the qualifier), scalars by value;
+ *    pointers `T *`, `T *__restrict__` where the kernel says no two of them reach the same
+ *    memory (cute_ir_func.noalias; opts.no_restrict drops it anyway), scalars by value;
  *    `__launch_bounds__(max_threads)` when set; dynamic shared memory is
  *    `extern __shared__ __align__(16) unsigned char cute_smem[]`;
  *  - C types: i1 bool, i8..u64 the fixed-width integers (typedefs i8 ... u64), f32 float,
@@ -43,7 +44,7 @@ typedef struct cute_cuda_c_opts {
     const char *arch;     /* "sm_90a", "sm_80", "compute_90": checked (sm_70 at least);
                              NULL: any.  The source itself does not depend on it. */
     bool line_directives; /* #line "file" from call sites (for -lineinfo) instead of comments */
-    bool no_restrict;     /* pointer parameters without __restrict__ (when they may alias) */
+    bool no_restrict;     /* no __restrict__, even on the parameters of a noalias kernel */
 } cute_cuda_c_opts;
 
 /* Generate the source of n kernels (verified IR: cute_ir_verify) as one translation unit.

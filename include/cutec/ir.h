@@ -135,6 +135,8 @@ typedef struct cute_ir_func {
     uint32_t nparams, pcap;
     int64_t smem_bytes;     /* dynamic shared memory the kernel uses */
     int max_threads;        /* __launch_bounds__ when > 0 */
+    bool noalias;           /* no memory is reached through two pointer parameters (the
+                               JIT proves it at each call): CUDA C gives them __restrict__ */
     int min_blocks;         /* ... and its blocks-per-SM hint when > 0 */
     cute_ir_arena *arena;
 } cute_ir_func;

@@ -279,6 +279,7 @@ cute_status cute_call(cute_fn *f, void *stream, int nargs, const cute_call_arg *
             for (int i = 0; i < args[k].ndim; i++)
                 if (args[k].shape[i] == 0) return CUTE_OK;
     cute_status s = bind(f, nargs, args);
+    if (s == CUTE_OK) s = jit_check_alias(f, nargs, args);
     for (int i = 0; i < f->nlaunches && s == CUTE_OK; i++)
         s = launch_one(f, &f->launches[i], stream, args);
     return s;

@@ -217,6 +217,7 @@ cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, voi
         cute_fn_free(f);
         return NULL;
     }
+    jit_mark_aliasing(f);
     if (getenv("CUTEC_PRINT_IR")) /* CuTe DSL's CUTE_DSL_PRINT_IR: the traced kernels */
         for (int i = 0; i < f->nkernels; i++) cute_ir_dump(stderr, f->kernels[i]);
     if (compile_kernels(f, err, n) != CUTE_OK) {

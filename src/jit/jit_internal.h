@@ -29,6 +29,7 @@ typedef struct arg_info {
     int nleaves;
     spec_leaf shape[8], stride[8];
     cute_layout layout; /* the spec's layout, dynamic leaves as host symbols */
+    bool written;       /* a tensor some kernel stores to (alias.c) */
 } arg_info;
 
 /* A kernel parameter: a host symbol's value, an argument's pointer, or a float argument. */
@@ -76,6 +77,7 @@ struct cute_fn {
     int64_t *values; /* per symbol index, filled at each call */
     int nvalues;
     launch_rec *cur; /* the launch being traced */
+    bool noalias;    /* no spec may alias: the kernels' pointers are __restrict__ */
     char err[1024];
 };
 
@@ -83,5 +85,10 @@ struct cute_runtime {
     cute_backend b;
     char name[16];
 };
+
+/* alias.c: after tracing, which tensors the kernels write and whether their pointers are
+ * __restrict__ (sets each kernel's noalias); at a call, refuse arguments that break it */
+void jit_mark_aliasing(cute_fn *f);
+cute_status jit_check_alias(cute_fn *f, int nargs, const cute_call_arg *args);
 
 #endif

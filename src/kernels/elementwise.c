@@ -146,6 +146,8 @@ cute_fn *cute_ew_compile(cute_runtime *rt, const char *name, cute_ew_expr expr, 
         specs[i] = spec_of(x);
         specs[i].align = cute_call_arg_alignment(x, specs[i].align);
     }
+    /* an in-place call (out overlaps an input) gets a kernel without __restrict__ */
+    for (int i = 0; i < nin; i++) specs[nin].may_alias |= cute_call_args_overlap(out, &in[i]);
     for (int i = 0; i <= nin; i++)
         if (specs[i].align < cute_dtype_bytes((cute_dtype)specs[i].dtype)) {
             snprintf(err, n, "%s: argument %d is not aligned to its element size", name, i);
