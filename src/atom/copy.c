@@ -113,7 +113,9 @@ static void chunk_regs(cute_ctx *c, const cute_tensor *t, int n, cute_vreg *out)
 /* one atom's values under a predicate: the atom's instruction where all its values are in;
  * else value by value (a vector straddling the edge of a matrix still moves its inside
  * part).  A UniversalCopy load of narrow elements into registers joins its branches on
- * 32-bit words (tensor_load_chunk_if); other copies clear the registers first. */
+ * 32-bit words (tensor_load_chunk_if); other copies clear the registers first.  A store's
+ * pointer is computed before the branch, for the vector store and the fallback (loads keep
+ * theirs inside: hoisted, they cost the pipelined SGEMM registers and spills). */
 static void atom_if(cute_ctx *c, const cute_copy_atom *atom, cute_tensor sj, cute_tensor dj,
                     int vals, cute_vreg all, const cute_vreg *each)
 {
@@ -125,7 +127,6 @@ static void atom_if(cute_ctx *c, const cute_copy_atom *atom, cute_tensor sj, cut
         return;
     }
     zero_where_not(c, dj, vals);
-    tensor_hoist_ptr(c, &sj, 0, vals);
     tensor_hoist_ptr(c, &dj, 0, vals);
     ctx_open_if(c, all);
     atom->emit(c, atom, sj, dj, 0);
@@ -151,8 +152,8 @@ static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src,
         cute_ctx_fail(c, "%s: the predicate must be an i1 TensorSSA shaped like the source", what);
         return;
     }
-    if (atom->autovec) {
-        if (pred) zero_where_not(c, dst, n);
+    if (atom->autovec) { /* a predicated load from memory already gives 0 where pred fails */
+        if (pred && src.kind == CUTE_TENSOR_RMEM) zero_where_not(c, dst, n);
         autovec(c, src, dst, pred);
         return;
     }

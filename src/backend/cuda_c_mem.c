@@ -35,28 +35,30 @@ static bool load(cc_fn *e, const cute_ir_inst *in)
     return true;
 }
 
-/* An 8- or 16-byte vector stored to global memory leaves as one st.global.v2/v4 of its
- * 32-bit words (64-bit lanes: v2.b64).  Written as a C assignment, NVVM splits the struct
- * (a uint4 too) into narrower stores and, where the address comes from run-time strides,
- * does not merge them again: 4 to 7 stores per vector under 64-bit indices.  So the width
- * the IR says is the width the GPU does.  "memory": no other access moves across it. */
+/* An 8- or 16-byte vector of 8- or 16-bit lanes stored to global memory leaves as one
+ * st.global.v2/v4 of its 32-bit words.  Written as a C assignment, NVVM splits the struct
+ * into u16/v2.u16 pieces and, where the address comes from run-time strides, does not merge
+ * them again (4 to 7 stores per vector under 64-bit indices), so the width the IR says was
+ * not the width the GPU did.  Vectors of 32- and 64-bit lanes stay C assignments: NVVM keeps
+ * those whole (st.global.v4.f32 in every GEMM epilogue), and the asm would cost ptxas
+ * registers there (the pipelined SGEMM spilled 64 bytes more).  "memory": no other access
+ * moves across it. */
 static bool global_vector_store(cc_fn *e, const cute_ir_inst *in, cute_type t, const char *p)
 {
     int lane = cute_dtype_bytes((cute_dtype)t.dtype), bytes = lane * t.lanes;
-    if (t.lanes == 1 || (bytes != 8 && bytes != 16) || cc_is_smem_ptr(cute_ir_type(e->f, in->a[0])))
+    if (t.lanes == 1 || lane >= 4 || (bytes != 8 && bytes != 16) ||
+        cc_is_smem_ptr(cute_ir_type(e->f, in->a[0])))
         return false;
-    bool b64 = lane == 8;
-    int n = b64 ? 2 : bytes / 4;
-    cute_type wt = cute_type_vec(b64 ? CUTE_U64 : CUTE_U32, n);
+    int n = bytes / 4;
+    cute_type wt = cute_type_vec(CUTE_U32, n);
     char tb[CC_NAME], v[CC_NAME], ops[CC_EXPR];
     const char *ty = cc_type(e, wt, tb);
     if (!ty) return false;
     e->m->needs |= NEED_BITCAST;
     int k = snprintf(ops, sizeof ops, "\"l\"(%s)", p);
-    for (int i = 0; i < n; i++) k += snprintf(ops + k, sizeof ops - k, ", \"%s\"(w.v[%d])", b64 ? "l" : "r", i);
-    cc_line(e, "{ %s w = cute_bitcast<%s>(%s); asm volatile(\"st.global.v%d.b%d [%%0], {%s};\" :: %s : \"memory\"); }",
-            ty, ty, cc_reg(e, in->a[1], v), n, b64 ? 64 : 32,
-            n == 2 ? "%1, %2" : "%1, %2, %3, %4", ops);
+    for (int i = 0; i < n; i++) k += snprintf(ops + k, sizeof ops - k, ", \"r\"(w.v[%d])", i);
+    cc_line(e, "{ %s w = cute_bitcast<%s>(%s); asm volatile(\"st.global.v%d.b32 [%%0], {%s};\" :: %s : \"memory\"); }",
+            ty, ty, cc_reg(e, in->a[1], v), n, n == 2 ? "%1, %2" : "%1, %2, %3, %4", ops);
     return true;
 }
 

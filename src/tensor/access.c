@@ -309,7 +309,6 @@ static void access_if(cute_ctx *c, const cute_tensor *t, int n, cute_ssa pred, b
             continue;
         }
         cute_vreg all = chunk_pred(c, pred, i, w);
-        tensor_hoist_ptr(c, t, i, w);
         ctx_open_if(c, all);
         access(c, t, i, w, load, regs, true);
         if (w > 1) {

@@ -24,13 +24,28 @@ static uint32_t memo_slot(int64_t key, int64_t key2, int kind, uint32_t cap)
     return (uint32_t)(h >> 32) & (cap - 1);
 }
 
+/* Where an entry made in scope `id` may be used: any open scope for a whole expression (as
+ * before); a constant or an op only within the innermost loop body (or the kernel's top
+ * level) it was made in, and the IF/ELSE bodies inside it.  Reusing across a loop boundary
+ * keeps values live through the loop: the pipelined GEMM then spilled. */
+static bool visible(const cute_ctx *c, int kind, uint32_t id)
+{
+    int loop = 0;
+    if (kind == MEMO_CONST || kind == MEMO_OP)
+        for (int d = c->depth; d > 0 && !loop; d--)
+            if (c->scopes[d].kind != SCOPE_IF && c->scopes[d].kind != SCOPE_ELSE) loop = d;
+    for (int d = loop; d <= c->depth; d++)
+        if (c->scopes[d].id == id) return true;
+    return false;
+}
+
 static cute_vreg memo_get(cute_ctx *c, int kind, int64_t key, int64_t key2)
 {
     if (!c->capmemo) return 0;
     for (uint32_t k = memo_slot(key, key2, kind, c->capmemo);; k = (k + 1) & (c->capmemo - 1)) {
         memo_entry *e = &c->memo[k];
         if (!e->reg) return 0;
-        if (e->key == key && e->key2 == key2 && e->kind == kind && scope_open(c, e->scope))
+        if (e->key == key && e->key2 == key2 && e->kind == kind && visible(c, kind, e->scope))
             return e->reg;
     }
 }
@@ -244,6 +259,17 @@ static cute_vreg lower_atom(cute_ctx *c, uint32_t id, int w)
     return exact_div(c, w, r, a.scale);
 }
 
+/* x's term of degree 0 */
+static int64_t constant_term(cute_ctx *c, cute_int x)
+{
+    if (cute_is_static(x)) return x.v;
+    int n = cute_symbolic_nterms(c->sym, x);
+    cute_symbolic_term t;
+    for (int i = 0; i < n; i++)
+        if (cute_symbolic_get_term(c->sym, x, i, &t) && t.deg == 0) return t.coef;
+    return 0;
+}
+
 /* x in width w; w == 32 only where fits32(x) */
 static cute_vreg lower_w(cute_ctx *c, cute_int x, int w)
 {
@@ -292,17 +318,6 @@ static cute_vreg lower_w(cute_ctx *c, cute_int x, int w)
 cute_vreg ctx_lower(cute_ctx *c, cute_int x, int w) { return lower_w(c, x, w); }
 
 static cute_vreg lower(cute_ctx *c, cute_int x) { return lower_w(c, x, ctx_index_width(c, x)); }
-
-/* x's term of degree 0 */
-static int64_t constant_term(cute_ctx *c, cute_int x)
-{
-    if (cute_is_static(x)) return x.v;
-    int n = cute_symbolic_nterms(c->sym, x);
-    cute_symbolic_term t;
-    for (int i = 0; i < n; i++)
-        if (cute_symbolic_get_term(c->sym, x, i, &t) && t.deg == 0) return t.coef;
-    return 0;
-}
 
 void ctx_hoist_offset(cute_ctx *c, cute_int off)
 {
