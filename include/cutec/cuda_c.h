@@ -14,8 +14,8 @@
  *  - a vector register (lanes > 1) is `struct __align__(A) <t>x<n> { <t> v[n]; }` with A the
  *    vector's size when that is a power of two <= 16 (else 16, or the element's size): a
  *    LOAD/STORE of 4, 8 or 16 bytes is one LDG/STG/LDS/STS of that width (a global STORE of
- *    8 or 16 bytes is inline PTX st.global.v2/v4 of the value's 32-bit words, 64-bit for
- *    64-bit lanes: NVVM would split the C assignment);
+ *    8 or 16 bytes of 8- or 16-bit lanes is inline PTX st.global.v2/v4 of the value's
+ *    32-bit words: NVVM would split that C assignment);
  *  - one C local per virtual register, `r<id>` or `r<id>_<hint>`; mutable registers are
  *    declared at the top of the kernel;
  *  - semantics where C leaves a choice: integer DIV/REM truncate (C); signed overflow and
