@@ -32,7 +32,8 @@ struct cute_copy_atom {
     int bits;               /* bits one thread moves per atom */
     cute_layout thr_id;     /* atom thread -> thread index in the atom's group */
     cute_layout src_tv, dst_tv, ref_tv; /* (thread, value) -> element in the atom */
-    int min_arch;           /* 0: any */
+    int min_arch;           /* 0: any; 80 = sm_80 */
+    cute_atom_traits traits;
     bool autovec;           /* copy the whole partition with the widest proven accesses */
     cute_copy_emit_fn emit;
 };
@@ -118,17 +119,17 @@ void cute_axpby_if(cute_ctx *c, cute_ssa pred, cute_val alpha, cute_tensor x, cu
                    cute_tensor y);
 
 #ifndef CUTEC_NO_SITE_MACROS
-#define cute_partition_S(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_S((c), __VA_ARGS__))
-#define cute_partition_D(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_D((c), __VA_ARGS__))
-#define cute_retile_S(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_retile_S((c), __VA_ARGS__))
-#define cute_retile_D(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_retile_D((c), __VA_ARGS__))
-#define cute_copy(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_copy((c), __VA_ARGS__))
-#define cute_copy_if(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_copy_if((c), __VA_ARGS__))
-#define cute_copy_if_whole(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_copy_if_whole((c), __VA_ARGS__))
-#define cute_autovec_copy(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_autovec_copy((c), __VA_ARGS__))
-#define cute_clear(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_clear((c), __VA_ARGS__))
-#define cute_axpby_if(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_axpby_if((c), __VA_ARGS__))
-#define cute_axpby(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_axpby((c), __VA_ARGS__))
+#define cute_partition_S(c, ...) CUTE__CTX_AT((c), cute_partition_S((c), __VA_ARGS__))
+#define cute_partition_D(c, ...) CUTE__CTX_AT((c), cute_partition_D((c), __VA_ARGS__))
+#define cute_retile_S(c, ...) CUTE__CTX_AT((c), cute_retile_S((c), __VA_ARGS__))
+#define cute_retile_D(c, ...) CUTE__CTX_AT((c), cute_retile_D((c), __VA_ARGS__))
+#define cute_copy(c, ...) CUTE__CTX_AT((c), cute_copy((c), __VA_ARGS__))
+#define cute_copy_if(c, ...) CUTE__CTX_AT((c), cute_copy_if((c), __VA_ARGS__))
+#define cute_copy_if_whole(c, ...) CUTE__CTX_AT((c), cute_copy_if_whole((c), __VA_ARGS__))
+#define cute_autovec_copy(c, ...) CUTE__CTX_AT((c), cute_autovec_copy((c), __VA_ARGS__))
+#define cute_clear(c, ...) CUTE__CTX_AT((c), cute_clear((c), __VA_ARGS__))
+#define cute_axpby_if(c, ...) CUTE__CTX_AT((c), cute_axpby_if((c), __VA_ARGS__))
+#define cute_axpby(c, ...) CUTE__CTX_AT((c), cute_axpby((c), __VA_ARGS__))
 #endif
 
 #endif

@@ -6,7 +6,7 @@
  *    pointers `T *`, `T *__restrict__` where the kernel says no two of them reach the same
  *    memory (cute_ir_func.noalias; opts.no_restrict drops it anyway), scalars by value;
  *    `__launch_bounds__(max_threads)` when set; dynamic shared memory is
- *    `extern __shared__ __align__(16) unsigned char cute_smem[]`;
+ *    `extern __shared__ __align__(1024) unsigned char cute_smem[]`;
  *  - C types: i1 bool, i8..u64 the fixed-width integers (typedefs i8 ... u64), f32 float,
  *    f64 double; f16 and bf16 are 16 raw bits (`struct f16 { u16 bits; }`): values convert
  *    through PTX cvt, arithmetic and math on them is done in f32 and rounded back once

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "cutec/backend.h"
+#include "cutec/numeric.h" /* the f16/bf16 conversions were declared here */
 
 /* What a check found.  (1u << kind) in cute_interp_opts.disable turns a check off. */
 typedef enum {
@@ -36,6 +37,8 @@ typedef enum {
     CUTE_CHECK_WARP_INACTIVE,     /* a shuffle read an inactive lane; mma/ldmatrix without
                                      the whole warp */
     CUTE_CHECK_UNSUPPORTED,       /* an operation the interpreter cannot emulate */
+    CUTE_CHECK_ASYNC_COPY,        /* shared bytes of a cp.async used before its wait, or a copy
+                                     still pending when the kernel ends */
     CUTE_CHECK_COUNT
 } cute_interp_check;
 
@@ -68,6 +71,9 @@ typedef struct cute_interp_opts {
      * trace_out (NULL: none; $CUTEC_INTERP_TRACE="bx,by,bz:tx,ty,tz" traces to stderr) */
     FILE *trace_out;
     cute_dim3 trace_block, trace_thread;
+    /* count shared-memory bank conflicts per access site (cute_interp_bank_sites);
+     * $CUTEC_BANK_CONFLICTS=1 turns it on and prints each launch's sites to stderr */
+    bool bank_conflicts;
 } cute_interp_opts;
 
 /* A new interpreter backend (opts may be NULL: defaults and environment).  Free it with
@@ -76,18 +82,22 @@ cute_status cute_interp_new(const cute_interp_opts *opts, cute_backend *out);
 /* the reports of its last launch (NULL, *n = 0 when none or when b is not an interpreter);
  * valid until its next launch */
 const cute_interp_report *cute_interp_reports(cute_backend b, int *n);
-/* is this PTX text (an ASM op's str) one the interpreter emulates? */
-bool cute_interp_supports_asm(const char *ptx);
+/* One shared-memory access site of the last launch: its warp-level requests, the
+ * wavefronts they took and the wavefronts they would take with no bank conflict (32 banks
+ * of 4 bytes; phases of 128 bytes: 32 lanes of up to 4 bytes, 16 of 8, 8 of 16, an
+ * ldmatrix matrix).  wavefronts == ideal: conflict-free. */
+typedef struct cute_interp_bank_site {
+    const char *kernel, *op; /* "LOAD", "STORE", or an instruction's mnemonic (ldmatrix...) */
+    const char *file;        /* the trace call site (may be NULL) */
+    int line;
+    uint64_t requests, wavefronts, ideal;
+} cute_interp_bank_site;
+/* the sites of the last launch with bank counting on (NULL, *n = 0 otherwise); valid
+ * until the next launch */
+const cute_interp_bank_site *cute_interp_bank_sites(cute_backend b, int *n);
+/* one line per site: "bank conflicts: KERNEL FILE:LINE OP: R requests, W wavefronts,
+ * ideal I (W/I x)", with "CONFLICTS" where W > I */
+void cute_interp_bank_print_sites(const cute_interp_bank_site *s, int n, FILE *f);
 
-/* IEEE half and bfloat16 as raw bits, with conversions rounding to nearest even exactly as
- * the GPU's cvt.rn does (checked on an H200 for all 2^32 f32 inputs): overflow gives
- * infinity; a NaN becomes 0x7fff from f32, 0x7e00 (f16) or 0x7fc0 (bf16) from f64.
- * Widening is exact; an f16 NaN widens to the canonical 0x7fffffff, a bf16 one keeps its bits. */
-uint16_t cute_f32_to_f16(float x);
-uint16_t cute_f64_to_f16(double x);
-float cute_f16_to_f32(uint16_t h);
-uint16_t cute_f32_to_bf16(float x);
-uint16_t cute_f64_to_bf16(double x);
-float cute_bf16_to_f32(uint16_t h);
 
 #endif

@@ -30,7 +30,17 @@ typedef enum {
     CUTE_BF16,
     CUTE_F32,
     CUTE_F64,
+    /* storage-only number types (include/cutec/numeric.h): loaded, stored and converted
+     * (CVT to and from f16/bf16/f32/f64), no arithmetic of their own */
+    CUTE_TF32,  /* an f32 bit pattern whose 13 low fraction bits are zero */
+    CUTE_E4M3,  /* float8 e4m3 "FN": no infinity, NaN 0x7f/0xff, max 448 */
+    CUTE_E5M2,  /* float8 e5m2: IEEE-like, max 57344 */
+    CUTE_E2M1,  /* float4 e2m1: 4 bits, two per byte (element 0 in the low nibble) */
+    CUTE_UE8M0, /* unsigned power-of-two scale 2^(e-127), NaN 0xff */
+    CUTE_UE4M3, /* unsigned e4m3 scale (7 bits in a byte, the top bit zero) */
     CUTE_PTR,
+    CUTE_TMAP, /* a TMA descriptor (CUtensorMap): 128 opaque bytes, 64-byte aligned, passed
+                  by value as a kernel parameter (__grid_constant__); only its address is used */
     CUTE_NDTYPES
 } cute_dtype;
 
@@ -59,7 +69,11 @@ int cute_dtype_bits(cute_dtype d); /* 1 for i1, 64 for pointers */
 static inline int cute_dtype_bytes(cute_dtype d) { return (cute_dtype_bits(d) + 7) / 8; }
 const char *cute_dtype_name(cute_dtype d); /* "f16", "i32", ... */
 bool cute_dtype_parse(const char *name, cute_dtype *out);
-bool cute_dtype_is_float(cute_dtype d);
+bool cute_dtype_is_float(cute_dtype d); /* f16, bf16, f32, f64: the types arithmetic runs in */
+bool cute_dtype_is_narrow_float(cute_dtype d); /* tf32, e4m3, e5m2, e2m1, ue8m0, ue4m3 */
+/* false where CVT has no meaning for a narrow float: it converts only to and from f16, bf16,
+ * f32 and f64 (true for every pair without a narrow float) */
+bool cute_cvt_supported(cute_dtype from, cute_dtype to);
 bool cute_dtype_is_int(cute_dtype d); /* i1 is not an int */
 bool cute_dtype_is_signed(cute_dtype d);
 /* the values an integer type narrower than 64 bits holds (i1: 0 and 1); false for the
@@ -99,13 +113,13 @@ typedef struct cute_ir_block cute_ir_block;
 
 typedef struct cute_ir_inst {
     uint16_t op;    /* cute_op */
-    uint16_t flags; /* CUTE_IR_FAST */
+    uint16_t flags; /* CUTE_IR_FAST; INST: how many of var are outputs */
     cute_type type; /* the result type; STORE: the stored type; CAST: the target */
     cute_vreg dst;  /* 0: no result */
     cute_vreg a[3];
     int64_t imm, imm2;
     const char *str;  /* PRINTF format, ASM text */
-    cute_vreg *var;   /* PRINTF/ASM operands, WHILE condition */
+    cute_vreg *var;   /* PRINTF/ASM/INST operands, WHILE condition */
     uint32_t nvar;
     cute_ir_block *body[2];
     const char *file; /* the user's call site */
@@ -138,6 +152,7 @@ typedef struct cute_ir_func {
     bool noalias;           /* no memory is reached through two pointer parameters (the
                                JIT proves it at each call): CUDA C gives them __restrict__ */
     int min_blocks;         /* ... and its blocks-per-SM hint when > 0 */
+    int cluster_dims[3];    /* __cluster_dims__ when all > 0: blocks per cluster, fixed */
     cute_ir_arena *arena;
 } cute_ir_func;
 

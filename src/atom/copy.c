@@ -5,6 +5,7 @@
 #define CUTEC_NO_SITE_MACROS
 #include "atom/atom_internal.h"
 #include "cutec/copy.h"
+#include "atom/atom_internal.h"
 #include "tensor/tensor_internal.h"
 #include "trace/ctx_internal.h"
 
@@ -16,7 +17,9 @@ cute_thr_copy cute_tiled_copy_slice(const cute_tiled_copy *tc, cute_int thr)
 
 static cute_tensor partition(cute_ctx *c, cute_thr_copy thr, cute_tensor t, bool src)
 {
-    if (!ctx_alive(c)) return t;
+    if (!ctx_alive(c) || !atom_threads_ok(c, cute_tiled_copy_threads(thr.tc), "TiledCopy",
+                                          src ? "cute_partition_S" : "cute_partition_D"))
+        return t;
     cute_tuple off;
     cute_layout P = cute_tiled_copy_partition(&c->alg, thr.tc, src, thr.thr, &t.layout, &off);
     return tensor_moved(c, t, P, off);
@@ -91,8 +94,32 @@ static void autovec(cute_ctx *c, cute_tensor src, cute_tensor dst, const cute_ss
 
 void cute_autovec_copy(cute_ctx *c, cute_tensor src, cute_tensor dst)
 {
-    if (!ctx_ok(c) || !same_size(c, &src, &dst, "cute_autovec_copy")) return;
+    if (!ctx_ok(c) || !tensor_usable(c, &src, "cute_autovec_copy") ||
+        !tensor_usable(c, &dst, "cute_autovec_copy") || !same_size(c, &src, &dst, "cute_autovec_copy"))
+        return;
     autovec(c, src, dst, NULL);
+}
+
+/* An atom straddling the edge of the data: its values that are in, one by one; a
+ * zero-filling atom (cp.async) zero-fills the others, as it would have done whole. */
+static void one_by_one(cute_ctx *c, const cute_copy_atom *atom, cute_tensor sj, cute_tensor dj,
+                       const cute_vreg *each, int vals)
+{
+    cute_dtype d = (cute_dtype)sj.dtype;
+    cute_copy_atom one = cute_copy_atom_universal(&c->alg, d, 8 * cute_dtype_bytes(d));
+    bool zfill = atom->traits.pred == CUTE_PRED_ZFILL && dj.kind != CUTE_TENSOR_RMEM;
+    cute_vreg zero = 0;
+    if (zfill)
+        zero = cute_dtype_is_float(d) ? cute_ir_const_float(&c->b, d, 0.0) : cute_ir_const_int(&c->b, d, 0);
+    for (int i = 0; i < vals && !c->alg.failed; i++) {
+        cute_tuple ci = cute_tuple_int(cute_i(i)), o1, o2;
+        cute_tensor si = tensor_moved(c, sj, cute_slice_and_offset(&c->alg, &ci, &sj.layout, &o1), o1);
+        cute_tensor di = tensor_moved(c, dj, cute_slice_and_offset(&c->alg, &ci, &dj.layout, &o2), o2);
+        si.layout = cute_make_layout(&c->alg, cute_tuple_int(cute_i(1)));
+        di.layout = si.layout;
+        if (zfill) tensor_access_chunk(c, &di, 0, 1, false, &zero, false);
+        one.emit(c, &one, si, di, each[i]);
+    }
 }
 
 /* src/dst split into the atom's values and the rest: ((AtomVal),(rest...)) */
@@ -101,13 +128,6 @@ static cute_layout by_atom(cute_ctx *c, const cute_layout *L, int vals)
     cute_tuple t = cute_tuple_int(cute_i(vals));
     cute_tiler T = cute_tiler_shape(&c->alg, &t);
     return cute_zipped_divide(&c->alg, L, &T);
-}
-
-/* the registers of a register tensor's n elements, in order */
-static void chunk_regs(cute_ctx *c, const cute_tensor *t, int n, cute_vreg *out)
-{
-    for (int i = 0; i < n && !c->alg.failed; i++)
-        out[i] = t->regs[cute_add(&c->alg, t->offset, cute_layout_eval(&c->alg, &t->layout, cute_i(i))).v];
 }
 
 /* one atom's values under a predicate: the atom's instruction where all its values are in;
@@ -122,8 +142,7 @@ static void atom_if(cute_ctx *c, const cute_copy_atom *atom, cute_tensor sj, cut
     if (sj.kind != CUTE_TENSOR_RMEM && dj.kind == CUTE_TENSOR_RMEM && copy_atom_is_universal(atom) &&
         tensor_load_by_words(&sj, vals) && tensor_vector_width(c, &sj, vals) == vals) {
         cute_vreg regs[64];
-        chunk_regs(c, &dj, vals, regs);
-        tensor_load_chunk_if(c, &sj, 0, vals, all, each, 0.0, regs);
+        if (atom_rmem_regs(c, &dj, vals, regs, "cute_copy_if")) tensor_load_chunk_if(c, &sj, 0, vals, all, each, 0.0, regs);
         return;
     }
     zero_where_not(c, dj, vals);
@@ -131,25 +150,24 @@ static void atom_if(cute_ctx *c, const cute_copy_atom *atom, cute_tensor sj, cut
     ctx_open_if(c, all);
     atom->emit(c, atom, sj, dj, 0);
     ctx_open_else(c);
-    cute_copy_atom one = cute_copy_atom_universal(&c->alg, (cute_dtype)sj.dtype, 8 * cute_dtype_bytes((cute_dtype)sj.dtype));
-    for (int i = 0; i < vals && !c->alg.failed; i++) {
-        cute_tuple ci = cute_tuple_int(cute_i(i)), o1, o2;
-        cute_tensor si = tensor_moved(c, sj, cute_slice_and_offset(&c->alg, &ci, &sj.layout, &o1), o1);
-        cute_tensor di = tensor_moved(c, dj, cute_slice_and_offset(&c->alg, &ci, &dj.layout, &o2), o2);
-        si.layout = cute_make_layout(&c->alg, cute_tuple_int(cute_i(1)));
-        di.layout = si.layout;
-        one.emit(c, &one, si, di, each[i]);
-    }
+    one_by_one(c, atom, sj, dj, each, vals);
     ctx_close(c);
 }
 
 static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,
                        const cute_ssa *pred, bool whole, const char *what)
 {
-    if (!ctx_ok(c) || !same_size(c, &src, &dst, what)) return;
+    if (!ctx_ok(c) || !tensor_usable(c, &src, what) || !tensor_usable(c, &dst, what) ||
+        !atom_arch_ok(c, atom->min_arch, atom->name, what) || !same_size(c, &src, &dst, what))
+        return;
     int n = static_size(c, &src, what);
     if (pred && (pred->n != n || pred->dtype != CUTE_I1)) {
         cute_ctx_fail(c, "%s: the predicate must be an i1 TensorSSA shaped like the source", what);
+        return;
+    }
+    if (pred && atom->traits.pred == CUTE_PRED_NONE) {
+        cute_ctx_fail(c, "%s: %s cannot be predicated: every lane of the warp executes it (copy whole "
+                         "tiles with it, or predicate with a thread-scope atom)", what, atom->name);
         return;
     }
     if (atom->autovec) { /* a predicated load from memory already gives 0 where pred fails */

@@ -5,22 +5,12 @@
 #include <string.h>
 
 #define CUTEC_NO_SITE_MACROS
+#include "atom/atom_internal.h"
 #include "cutec/copy.h"
 #include "atom/atom_internal.h"
 #include "cutec/notation.h"
 #include "tensor/tensor_internal.h"
 #include "trace/ctx_internal.h"
-
-/* the registers of a register tensor's n elements, in order */
-static bool rmem_regs(cute_ctx *c, const cute_tensor *t, int n, cute_vreg *out)
-{
-    for (int i = 0; i < n; i++) {
-        cute_int off = cute_add(&c->alg, t->offset, cute_layout_eval(&c->alg, &t->layout, cute_i(i)));
-        if (!cute_is_static(off)) return cute_ctx_fail(c, "copy: registers are statically indexed");
-        out[i] = t->regs[off.v];
-    }
-    return !c->alg.failed;
-}
 
 /* is the tensor's rank-1 value mode provably n consecutive elements? */
 static bool contiguous(cute_ctx *c, const cute_tensor *t, int n)
@@ -32,6 +22,23 @@ static bool contiguous(cute_ctx *c, const cute_tensor *t, int n)
     bool ok = !c->alg.failed && cute_int_cmp(&c->alg, CUTE_CMP_DIVIDES, cute_i(n), run) == CUTE_TRUE;
     cute_alg_trial_end(&c->alg, &trial);
     return ok;
+}
+
+/* the atom's one access of n elements needs the address aligned to its width: proven at
+ * trace time, as CuTe DSL does (a wider access than the proof fails at run time, and only
+ * when the address happens to be misaligned) */
+static bool aligned_enough(cute_ctx *c, const cute_copy_atom *atom, const cute_tensor *t, int n,
+                           const char *side)
+{
+    if (t->kind == CUTE_TENSOR_RMEM || n <= 1) return true;
+    int bytes = n * cute_dtype_bytes((cute_dtype)t->dtype), proven = tensor_proven_align(c, t);
+    if (proven >= bytes) return true;
+    char ty[512];
+    cute_tensor_str(c, *t, ty, sizeof ty);
+    return cute_ctx_fail(c, "%s: a %d-byte access, but the %s is proven aligned to %d bytes only "
+                            "(%s): use a narrower copy atom, or promise the alignment where the "
+                            "tensor is made (the argument spec's align, cute_make_tensor)",
+                         atom->name, bytes, side, proven, ty);
 }
 
 /* UniversalCopy: each thread's n values move with one access of n elements on each memory
@@ -56,15 +63,17 @@ static void universal_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor 
                           atom->name, s ? "destination" : "source", lay, n);
             return;
         }
+    for (int s = 0; s < 2; s++)
+        if (!aligned_enough(c, atom, sides[s], n, s ? "destination" : "source")) return;
     if (pred) ctx_open_if(c, pred);
     cute_vreg regs[64];
     if (src.kind == CUTE_TENSOR_RMEM)
-        rmem_regs(c, &src, n, regs);
+        atom_rmem_regs(c, &src, n, regs, atom->name);
     else
         tensor_access_chunk(c, &src, 0, n, true, regs, false);
     if (dst.kind == CUTE_TENSOR_RMEM) {
         cute_vreg out[64];
-        if (rmem_regs(c, &dst, n, out))
+        if (atom_rmem_regs(c, &dst, n, out, atom->name))
             for (int i = 0; i < n; i++) cute_ir_mov(&c->b, out[i], regs[i]);
     } else {
         tensor_access_chunk(c, &dst, 0, n, false, regs, false);

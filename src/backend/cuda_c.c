@@ -125,6 +125,8 @@ static bool inst(cc_fn *e, const cute_ir_inst *in)
     case CUTE_OP_PRINTF:
     case CUTE_OP_ASM:
         return cc_mem(e, in);
+    case CUTE_OP_INST:
+        return cc_inst(e, in);
     default:
         return cc_expr(e, in);
     }
@@ -157,6 +159,9 @@ static bool signature(cc_fn *e)
         cc_printf(e->out, "__launch_bounds__(%d, %d) ", f->max_threads, f->min_blocks);
     else if (f->max_threads > 0)
         cc_printf(e->out, "__launch_bounds__(%d) ", f->max_threads);
+    const int *cd = f->cluster_dims;
+    if (cd[0] > 0 && cd[1] > 0 && cd[2] > 0)
+        cc_printf(e->out, "__cluster_dims__(%d, %d, %d) ", cd[0], cd[1], cd[2]);
     cc_printf(e->out, "%s(", f->name);
     for (uint32_t i = 0; i < f->nparams; i++) {
         char tb[CC_NAME], name[CC_NAME];
@@ -171,6 +176,8 @@ static bool signature(cc_fn *e)
         if (t.dtype == CUTE_PTR)
             cc_printf(e->out, "%s%s%s", ty, f->noalias && !e->m->o->no_restrict ? "__restrict__ " : "",
                       cc_reg(e, f->params[i], name));
+        else if (t.dtype == CUTE_TMAP) /* by value, in parameter space: its address is TMA's */
+            cc_printf(e->out, "const __grid_constant__ %s %s", ty, cc_reg(e, f->params[i], name));
         else
             cc_printf(e->out, "%s %s", ty, cc_reg(e, f->params[i], name));
         if (i + 1 < f->nparams) cc_puts(e->out, ", ");
@@ -196,8 +203,7 @@ static bool kernel(cc_module *m, const cute_ir_func *f)
     return ok;
 }
 
-/* "sm_90a", "sm_80", "compute_90": the number, or 0 */
-static int arch_number(const char *a)
+int cc_arch_number(const char *a)
 {
     const char *p = strncmp(a, "sm_", 3) == 0        ? a + 3
                     : strncmp(a, "compute_", 8) == 0 ? a + 8
@@ -213,7 +219,7 @@ static cute_status check_args(const cute_ir_func *const *k, int n, const cute_cu
                               cc_fn *e)
 {
     if (!k || n <= 0) return cc_fail(e, CUTE_ERR_INVALID, "no kernels"), CUTE_ERR_INVALID;
-    if (o->arch && arch_number(o->arch) < 70)
+    if (o->arch && cc_arch_number(o->arch) < 70)
         return cc_fail(e, CUTE_ERR_INVALID, "arch %s: expected sm_XX or compute_XX, XX >= 70",
                        o->arch),
                CUTE_ERR_INVALID;

@@ -112,7 +112,7 @@ static int emit(const ew_opts *o)
     cute_call_arg a = cute_call_tensor(&fake, 0, o->dtype, o->ndim, o->shape, stride);
     cute_call_arg c = cute_call_tensor(&fake_out, 0, o->out_dtype, o->ndim, o->shape, stride);
     cute_call_arg in[2] = {a, a};
-    cute_fn *f = cute_ew_compile(rt, "ew", cute_ew_op_expr, (void *)(intptr_t)o->op,
+    const cute_fn *f = cute_ew_compile(rt, "ew", cute_ew_op_expr, (void *)(intptr_t)o->op,
                                  cute_ew_op_arity(o->op), in, &c, NULL, err, sizeof err);
     int rc = CLI_OK;
     if (!f) {
@@ -371,6 +371,7 @@ int cmd_bench(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "jit") == 0) return cmd_bench_jit();
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_bench_gemm(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "mma") == 0) return cmd_bench_mma(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
     return rc ? rc : bench(&o);

@@ -32,6 +32,15 @@ static cute_status arg_value(struct interp *B, ilaunch *L, uint32_t i, const cut
         return CUTE_ERR_INVALID;
     }
     memset(v, 0, sizeof *v);
+    if (t.dtype == CUTE_TMAP) { /* the register holds its address (valid during the launch) */
+        if (!a->bytes || (uintptr_t)a->bytes % 64) {
+            interp_set_error(B, "launch of %s: argument %u (%s): a tensor map needs its 128 "
+                             "bytes at a 64-byte aligned address", P->name, i + 1, name);
+            return CUTE_ERR_INVALID;
+        }
+        v->u64 = (uint64_t)(uintptr_t)a->bytes;
+        return CUTE_OK;
+    }
     if (t.dtype != CUTE_PTR) {
         if (cute_dtype_is_float((cute_dtype)t.dtype)) {
             int64_t bits;
@@ -70,6 +79,12 @@ static cute_status setup(struct interp *B, ilaunch *L, const cute_launch *cfg,
         interp_set_error(B, "launch of %s: grid (%u,%u,%u) of blocks (%u,%u,%u): a block has 1 "
                          "to 1024 threads, a grid at least one block", P->name, g.x, g.y, g.z,
                          k.x, k.y, k.z);
+        return CUTE_ERR_INVALID;
+    }
+    cute_dim3 c = cfg->cluster; /* checked like the driver; the blocks then run as without */
+    if ((c.x || c.y || c.z) && (!c.x || !c.y || !c.z || g.x % c.x || g.y % c.y || g.z % c.z)) {
+        interp_set_error(B, "launch of %s: clusters of (%u,%u,%u) blocks do not tile the grid "
+                         "(%u,%u,%u)", P->name, c.x, c.y, c.z, g.x, g.y, g.z);
         return CUTE_ERR_INVALID;
     }
     if (nargs != (int)P->nparams || (nargs && !args)) {
@@ -119,14 +134,17 @@ static bool worker_init(ictx *X, ilaunch *L)
     X->mbuf = malloc((size_t)(P->maxdepth + 1) * 2 * n);
     X->returned = calloc(n, 1);
     X->bufcache = calloc(P->ncode + 1, sizeof *X->bufcache);
+    if (L->banks && !(X->banks = calloc(P->ncode + 1, sizeof *X->banks))) return false;
     if (L->smem) {
         X->smem = calloc(L->smem, 1);
         X->shadow = calloc(L->smem, sizeof *X->shadow);
+        X->pending = calloc(L->smem, 1);
+        X->groups = calloc(n, sizeof *X->groups);
     }
     if (L->nbufs && !(L->disable & (1u << CUTE_CHECK_GLOBAL_RACE)))
         X->glogs = calloc((size_t)L->nbufs, sizeof *X->glogs);
     if (!X->regs || !X->top || !X->mbuf || !X->returned || !X->bufcache ||
-        (L->smem && (!X->smem || !X->shadow)) || (L->nbufs && !X->glogs &&
+        (L->smem && (!X->smem || !X->shadow || !X->pending || !X->groups)) || (L->nbufs && !X->glogs &&
                                                  !(L->disable & (1u << CUTE_CHECK_GLOBAL_RACE))))
         return false;
     /* parameters and constants: the same in every thread, never assigned */
@@ -152,8 +170,12 @@ static void worker_free(ictx *X)
     free(X->mbuf);
     free(X->returned);
     free(X->bufcache);
+    free(X->banks);
     free(X->smem);
     free(X->shadow);
+    free(X->pending);
+    free(X->groups);
+    free(X->copies);
     free(X->reps);
     free(X->rep_inst);
     free(X->out);
@@ -216,6 +238,7 @@ static void publish(ictx *X)
         L->rep_block[L->nreps++] = X->blin;
     }
     if (X->oom) L->oom = true;
+    interp_banks_publish(X);
     /* a block that stopped ends the launch after it; `limit` reports in all end it after
      * the block holding the limit-th (in block order: lower blocks may still add some) */
     uint64_t cut = X->stop || X->oom ? X->blin : UINT64_MAX;
@@ -300,6 +323,7 @@ static void launch_free(ilaunch *L)
     free(L->bufs);
     for (int d = 0; d < 3; d++) free(L->tid[d]);
     free(L->reps);
+    free(L->banks);
     free(L->rep_block);
     if (L->out)
         for (uint64_t b = 0; b < L->nblocks; b++) free(L->out[b]);
@@ -347,6 +371,10 @@ cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *c
         L.trace_block = tb.x + (uint64_t)L.grid.x * (tb.y + (uint64_t)L.grid.y * tb.z);
         L.trace_thread = tt.x + L.block.x * (tt.y + L.block.y * tt.z);
     }
+    if (B->banks && !(L.banks = calloc(P->ncode + 1, sizeof *L.banks))) {
+        launch_free(&L);
+        return CUTE_ERR_OOM;
+    }
     int nw = B->threads < 1 ? 1 : B->threads;
     if ((uint64_t)nw > L.nblocks) nw = (int)L.nblocks;
     L.workers = nw;
@@ -375,6 +403,7 @@ cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *c
         return CUTE_ERR_OOM;
     }
     s = gather(B, &L);
+    if (!interp_banks_gather(B, &L) && s == CUTE_OK) s = CUTE_ERR_OOM;
     launch_free(&L);
     return s;
 }

@@ -30,17 +30,17 @@ static void add_kernel(cute_ctx *c, cute_tensor x, cute_tensor y, cute_tensor z)
 
 static void add_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(N / 32)}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(N / 32)}, .block = {cute_i(32)}};
     CUTE_LAUNCH(c, add_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
 }
 
-static cute_fn *compile_add(cute_runtime *rt, bool may_alias)
+static const cute_fn *compile_add(cute_runtime *rt, bool may_alias)
 {
     cute_arg_spec s[3];
     for (int i = 0; i < 3; i++) s[i] = cute_spec_tensor(CUTE_F32, "96:1", 4);
     s[2].may_alias = may_alias;
     char err[1024];
-    cute_fn *f = cute_compile(rt, "add", add_host, NULL, 3, s, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "add", add_host, NULL, 3, s, err, sizeof err);
     CHECK(f != NULL, "%s", err);
     return f;
 }
@@ -66,26 +66,27 @@ static void in_place(cute_runtime *rt, uint64_t *seed)
     cute_call_arg ay = cute_call_tensor(&Y, 0, CUTE_F32, 1, shape, unit);
     for (int may_alias = 0; may_alias < 2; may_alias++) {
         b->vt->upload(b->self, &X, 0, x, sizeof x), b->vt->upload(b->self, &Y, 0, y, sizeof y);
-        cute_fn *f = compile_add(rt, may_alias);
+        const cute_fn *f = compile_add(rt, may_alias);
+        char err[1024] = "";
         if (!f) continue;
         CHECK(has_restrict(f) == !may_alias, "may_alias %d: __restrict__ %s", may_alias,
               has_restrict(f) ? "present" : "absent");
         cute_call_arg args[3] = {ax, ay, ay}; /* y = x + y */
-        cute_status s = cute_call(f, NULL, 3, args);
+        cute_status s = cute_call(f, NULL, 3, args, err, sizeof err);
         if (!may_alias) {
-            CHECK(s == CUTE_ERR_INVALID && strstr(cute_fn_error(f), "arguments 1 and 2 share memory") &&
-                      strstr(cute_fn_error(f), "may_alias"),
-                  "an in-place call of a __restrict__ kernel is refused: %d %s", s, cute_fn_error(f));
+            CHECK(s == CUTE_ERR_INVALID && strstr(err, "arguments 1 and 2 share memory") &&
+                      strstr(err, "may_alias"),
+                  "an in-place call of a __restrict__ kernel is refused: %d %s", s, err);
             cute_call_arg twice[3] = {ax, ax, ay}; /* y = x + x: x is only read */
-            s = cute_call(f, NULL, 3, twice);
-            CHECK(s == CUTE_OK, "x read through two arguments: %s", cute_fn_error(f));
+            s = cute_call(f, NULL, 3, twice, err, sizeof err);
+            CHECK(s == CUTE_OK, "x read through two arguments: %s", err);
             b->vt->sync(b->self, NULL);
             b->vt->download(b->self, got, &Y, 0, sizeof got);
             int bad = 0;
             for (int i = 0; i < N; i++) bad += got[i] != x[i] + x[i];
             CHECK(bad == 0, "y = x + x: %d wrong", bad);
         } else {
-            CHECK(s == CUTE_OK, "in place with may_alias: %s", cute_fn_error(f));
+            CHECK(s == CUTE_OK, "in place with may_alias: %s", err);
             b->vt->sync(b->self, NULL);
             b->vt->download(b->self, got, &Y, 0, sizeof got);
             int bad = 0;
@@ -114,7 +115,7 @@ static void library_in_place(cute_runtime *rt, uint64_t *seed)
     for (int place = 0; place < 2; place++) { /* the kernel the library compiles for each */
         cute_call_arg in[2] = {ta, tb}, out = place ? ta : tb;
         if (!place) out.buf = &A, out.offset = 0, in[0].buf = &B; /* out = b + b: no overlap */
-        cute_fn *f = cute_ew_compile(rt, "ew", cute_ew_op_expr, (void *)(intptr_t)CUTE_EW_ADD, 2, in,
+        const cute_fn *f = cute_ew_compile(rt, "ew", cute_ew_op_expr, (void *)(intptr_t)CUTE_EW_ADD, 2, in,
                                      &out, NULL, err, sizeof err);
         CHECK(f && has_restrict(f) == !place, "%s: __restrict__ %s", place ? "in place" : "apart",
               f && has_restrict(f) ? "present" : "absent");

@@ -148,7 +148,7 @@ static void ew_host(cute_ctx *c, const cute_arg *args)
     cute_tensor mOut = t[p->nin];
     cute_tensor cOut = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, mOut.layout.shape), &tiler);
     cute_layout rest = cute_get(a, &g[p->nin].layout, 1);
-    cute_launch_cfg cfg = {{cute_size(a, &rest)}, {cute_i(p->threads)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_size(a, &rest)}, .block = {cute_i(p->threads)}};
     cute_tensor in1 = g[p->nin > 1 ? 1 : 0], in2 = g[p->nin > 2 ? 2 : 0];
     CUTE_LAUNCH(c, ew_kernel, cfg, g[p->nin], g[0], in1, in2, cOut, mOut.layout);
 }
@@ -175,7 +175,7 @@ static cute_arg_spec spec_of(const cute_call_arg *x)
     return cute_spec_tensor((cute_dtype)x->dtype, text, esize);
 }
 
-cute_fn *cute_ew_compile(cute_runtime *rt, const char *name, cute_ew_expr expr, void *user,
+const cute_fn *cute_ew_compile(cute_runtime *rt, const char *name, cute_ew_expr expr, void *user,
                          int nin, const cute_call_arg *in, const cute_call_arg *out,
                          const cute_ew_config *cfg, char *err, size_t n)
 {
@@ -205,12 +205,12 @@ cute_fn *cute_ew_compile(cute_runtime *rt, const char *name, cute_ew_expr expr, 
     return cute_compile(rt, name, ew_host, &p, nin + 1, specs, err, n);
 }
 
-cute_status cute_ew_call(cute_fn *f, void *stream, int nin, const cute_call_arg *in,
-                         const cute_call_arg *out)
+cute_status cute_ew_call(const cute_fn *f, void *stream, int nin, const cute_call_arg *in,
+                         const cute_call_arg *out, char *err, size_t n)
 {
     cute_call_arg args[EW_MAX_IN + 1];
     if (nin < 1 || nin > EW_MAX_IN) return CUTE_ERR_INVALID;
     for (int i = 0; i < nin; i++) args[i] = in[i];
     args[nin] = *out;
-    return cute_call(f, stream, nin + 1, args);
+    return cute_call(f, stream, nin + 1, args, err, n);
 }

@@ -66,16 +66,16 @@ static void apply_host(cute_ctx *c, const cute_arg *args)
     cute_tensor cC = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, mC.layout.shape), &p->tc.tiler);
     cute_layout rest = cute_get(a, &g[2].layout, 1), m0 = cute_get(a, &mC.layout, 0),
                 m1 = cute_get(a, &mC.layout, 1);
-    cute_launch_cfg cfg = {{cute_size(a, &rest)}, {cute_i(256)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_size(a, &rest)}, .block = {cute_i(256)}};
     CUTE_LAUNCH(c, apply_kernel, cfg, g[0], g[1], g[2], cC, cute_size(a, &m0), cute_size(a, &m1));
 }
 
-static cute_fn *compile_apply(cute_runtime *rt, apply_plan *p)
+static const cute_fn *compile_apply(cute_runtime *rt, apply_plan *p)
 {
     cute_arg_spec s[3];
     for (int i = 0; i < 3; i++) s[i] = cute_spec_tensor(CUTE_F16, "(?,?):(?{div=8},1)", 16);
     char err[2048];
-    cute_fn *f = cute_compile(rt, "apply", apply_host, p, 3, s, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "apply", apply_host, p, 3, s, err, sizeof err);
     CHECK(f != NULL, "%s", err);
     return f;
 }
@@ -151,7 +151,7 @@ static bool make(cute_backend *b, matrix *x, int64_t m, int64_t n, int64_t pad, 
 static void run(cute_runtime *rt, int64_t m, int64_t n, int64_t pad, uint64_t *seed)
 {
     apply_plan p;
-    cute_fn *f = compile_apply(rt, &p);
+    const cute_fn *f = compile_apply(rt, &p);
     cute_backend *b = cute_runtime_backend(rt);
     matrix A, B, C;
     bool ok = f && make(b, &A, m, n, pad, seed, false) && make(b, &B, m, n, pad, seed, false) &&
@@ -162,10 +162,11 @@ static void run(cute_runtime *rt, int64_t m, int64_t n, int64_t pad, uint64_t *s
     cute_call_arg args[3] = {cute_call_tensor(&A.buf, 0, CUTE_F16, 2, shape, (int64_t[]){A.ld, 1}),
                              cute_call_tensor(&B.buf, 0, CUTE_F16, 2, shape, (int64_t[]){B.ld, 1}),
                              cute_call_tensor(&C.buf, 0, CUTE_F16, 2, shape, (int64_t[]){C.ld, 1})};
-    cute_status s = cute_call(f, NULL, 3, args);
+    char err[1024] = "";
+    cute_status s = cute_call(f, NULL, 3, args, err, sizeof err);
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
     CHECK(s == CUTE_OK, "%s %lldx%lld: %s", cute_runtime_backend_name(rt), (long long)m, (long long)n,
-          cute_fn_error(f));
+          err);
     b->vt->download(b->self, C.host, &C.buf, 0, (size_t)C.elems * 2);
     int64_t bad = 0, written_pad = 0;
     for (int64_t i = 0; i < m; i++)
@@ -200,7 +201,7 @@ int main(void)
         return CHECK_DONE("ew_apply_test");
     }
     apply_plan p;
-    cute_fn *f = compile_apply(rt, &p);
+    const cute_fn *f = compile_apply(rt, &p);
     if (f) lean(f);
     cute_fn_free(f);
     /* tails in both modes (70 = 64 + 6 rows, 517 = 512 + 5 columns: a vector straddles the

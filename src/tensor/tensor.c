@@ -17,9 +17,24 @@ static cute_tensor bad_tensor(void)
     return t;
 }
 
+bool tensor_usable(cute_ctx *c, const cute_tensor *t, const char *what)
+{
+    char w[96];
+    if (t->kind == CUTE_TENSOR_RMEM) {
+        snprintf(w, sizeof w, "%s: the register tensor", what);
+        return ctx_same_kernel(c, t->kernel, w);
+    }
+    if (t->kind != CUTE_TENSOR_GMEM && t->kind != CUTE_TENSOR_SMEM) return true;
+    if (t->base.r == 0 && t->host_arg >= 0)
+        return cute_ctx_fail(c, "%s: a tensor of the host function used in a kernel (pass it as "
+                                "an argument of CUTE_LAUNCH)", what);
+    snprintf(w, sizeof w, "%s: the tensor's pointer", what);
+    return ctx_usable(c, t->base, w);
+}
+
 cute_tensor cute_make_tensor(cute_ctx *c, cute_val ptr, cute_layout layout, int align_bytes)
 {
-    if (!ctx_ok(c)) return bad_tensor();
+    if (!ctx_ok(c) || !ctx_usable(c, ptr, "the pointer")) return bad_tensor();
     if (ptr.t.dtype != CUTE_PTR) {
         cute_ctx_fail(c, "cute_make_tensor needs a pointer");
         return bad_tensor();
@@ -77,6 +92,7 @@ cute_tensor cute_make_rmem_tensor(cute_ctx *c, cute_dtype d, cute_layout layout)
     }
     cute_tensor t = bad_tensor();
     t.kind = CUTE_TENSOR_RMEM;
+    t.kernel = c->kernel;
     t.dtype = (uint8_t)d;
     t.offset = cute_i(0);
     t.layout = layout;
@@ -101,6 +117,14 @@ cute_tensor cute_make_fragment_like(cute_ctx *c, cute_tensor t)
     return cute_make_rmem_tensor(c, t.kind == CUTE_TENSOR_COORD ? CUTE_I64 : (cute_dtype)t.dtype, L);
 }
 
+/* a dynamic move of a swizzled shared tensor by a multiple of the swizzle's period (which
+ * keeps the base's alignment: the period covers it) */
+static bool moves_base(const cute_tensor *t, cute_int d)
+{
+    int64_t P = cute_swizzle_period(t->sw);
+    return P > 1 && cute_is_dynamic(d) && d.div % P == 0 && t->base.r != 0;
+}
+
 cute_tensor tensor_moved(cute_ctx *c, cute_tensor t, cute_layout L, cute_tuple off)
 {
     if (c->alg.failed) return bad_tensor();
@@ -115,6 +139,12 @@ cute_tensor tensor_moved(cute_ctx *c, cute_tensor t, cute_layout L, cute_tuple o
                 sum.leaf[i] = cute_add(&c->alg, sum.leaf[i], off.leaf[i]);
         }
         t.coord = sum;
+    } else if (t.kind == CUTE_TENSOR_SMEM && moves_base(&t, off.leaf[0])) {
+        /* sw(offset + d + x) = d + sw(offset + x) for d a multiple of the swizzle's period:
+         * the pointer takes d, and the swizzled part stays what it was (a pipeline's stage
+         * then costs one add, and the swizzled addresses are loop-invariant) */
+        cute_val d = cute_int_index(c, off.leaf[0]);
+        t.base = ctx_val(c, cute_ir_op(&c->b, CUTE_OP_PTR_ADD, t.base.t, t.base.r, d.r, 0));
     } else {
         t.offset = cute_add(&c->alg, t.offset, off.leaf[0]);
         if (t.kind == CUTE_TENSOR_RMEM && !cute_is_static(t.offset)) {
