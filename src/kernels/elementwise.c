@@ -3,15 +3,18 @@
  * TiledCopy's thread slice, a coordinate tensor partitioned like the data for the bounds
  * predicate, copies predicated by it.  No index is computed by hand.
  *
- * The iteration space is out's shape, ordered so that out's unit-stride mode comes first
- * (the other modes from the last one back: row-major tensors are walked in memory order).
- * Where every tensor coalesces to one mode (compact, or uniformly strided) the space is
- * that one mode; otherwise each tensor keeps the modes.  A block's tile is
- * threads * vectors * vec elements of the first mode (1 of each other mode); a TiledCopy of
- * `threads` threads by `vec` values gives thread t its vec-element chunks t, t + threads, ...
- * of the tile, so that neighbouring threads touch neighbouring chunks.  The copies are
- * AutoVectorizing (cute_copy_atom_autovec): each tensor moves its chunk with the widest
- * access its layout and alignment prove, up to 16 bytes. */
+ * The iteration space is the 1-D index over out's shape, ordered so that out's unit-stride
+ * mode comes first (the other modes from the last one back: row-major tensors are walked in
+ * memory order).  Each tensor's layout is coalesced on its own (coalescing keeps the
+ * function of the 1-D index): compact tensors become N:1, strided ones keep their modes.  A
+ * block's tile is threads * vectors * vec indices; a TiledCopy of `threads` threads by
+ * `vec` values gives thread t its vec-index chunks t, t + threads, ... of the tile, so that
+ * neighbouring threads touch neighbouring chunks.  A one-mode tensor is zipped_divide'd and
+ * partitioned like the coordinates; a tensor that kept several modes (its 1-D index does
+ * not divide through them at trace time) is viewed at each chunk's first coordinate, as
+ * CuTe's domain_offset, composed with vec:1.  The copies are AutoVectorizing
+ * (cute_copy_atom_autovec): each tensor moves its chunk with the widest access its layout
+ * and alignment prove, up to 16 bytes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,15 +29,16 @@ typedef struct ew_plan {
     void *user;
     int nin;
     int threads, vectors, vec;
+    bool walk[EW_MAX_IN + 1]; /* viewed at each chunk's coordinate (several modes) */
     cute_tiled_copy tc; /* threads x vec values; its atom only lays out the partition */
 } ew_plan;
 
 /* one vec-element chunk of every tensor: in, compute, out */
 static void ew_chunk(cute_ctx *c, const ew_plan *p, cute_tensor tOut, const cute_tensor *tIn,
-                     cute_tensor tCrd, cute_layout mOut)
+                     cute_tensor tCrd, cute_int n)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_ssa pred = cute_elem_less(c, tCrd, mOut.shape);
+    cute_ssa pred = cute_elem_less(c, tCrd, CUTE_CRD(n));
     cute_ssa v[EW_MAX_IN];
     for (int i = 0; i < p->nin; i++) {
         cute_tensor rIn = cute_make_fragment_like(c, tIn[i]);
@@ -48,19 +52,40 @@ static void ew_chunk(cute_ctx *c, const ew_plan *p, cute_tensor tOut, const cute
     cute_copy_if(c, &atom, pred, rOut, tOut);
 }
 
+/* tensor k's values of chunk u: a slice of its partition, or (several modes) the tensor
+ * viewed at the chunk's first coordinate, vec consecutive indices */
+static cute_tensor chunk_of(cute_ctx *c, const ew_plan *p, int k, cute_tensor part, int u,
+                            cute_tensor crd)
+{
+    if (!p->walk[k]) return CUTE_SLICE(c, part, CUTE_ALL, u);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor at = cute_tensor_domain_offset(c, part, crd.coord);
+    cute_layout run = cute_make_layout(a, crd.layout.shape); /* vec:1, shaped as the others */
+    at.layout = cute_compose(a, &at.layout, &run);
+    return at;
+}
+
+/* a tensor's values of this block for this thread: its partition (one mode), or itself */
+static cute_tensor thread_part(cute_ctx *c, const ew_plan *p, int k, cute_thr_copy thr,
+                               cute_tensor g, cute_tuple blk)
+{
+    return p->walk[k] ? g : cute_partition_S(c, thr, cute_tensor_slice(c, g, blk));
+}
+
 static void ew_kernel(cute_ctx *c, cute_tensor gOut, cute_tensor gIn0, cute_tensor gIn1,
-                      cute_tensor gIn2, cute_tensor cOut, cute_layout mOut)
+                      cute_tensor gIn2, cute_tensor cOut, cute_int n)
 {
     const ew_plan *p = cute_ctx_user(c);
     cute_tensor gIn[EW_MAX_IN] = {gIn0, gIn1, gIn2}, tIn[EW_MAX_IN], in[EW_MAX_IN];
     cute_tuple blk = CUTE_CRD(CUTE_ALL, cute_block_idx(c, 0)); /* (tile, this block) */
     cute_thr_copy thr = cute_tiled_copy_slice(&p->tc, cute_thread_idx(c, 0));
-    cute_tensor tOut = cute_partition_D(c, thr, cute_tensor_slice(c, gOut, blk)); /* (vec, U) */
-    cute_tensor tCrd = cute_partition_S(c, thr, cute_tensor_slice(c, cOut, blk));
-    for (int i = 0; i < p->nin; i++) tIn[i] = cute_partition_S(c, thr, cute_tensor_slice(c, gIn[i], blk));
+    cute_tensor tCrd = cute_partition_S(c, thr, cute_tensor_slice(c, cOut, blk)); /* (vec, U) */
+    cute_tensor tOut = thread_part(c, p, p->nin, thr, gOut, blk);
+    for (int i = 0; i < p->nin; i++) tIn[i] = thread_part(c, p, i, thr, gIn[i], blk);
     for (int u = 0; u < p->vectors; u++) { /* unrolled at trace time, chunk by chunk */
-        for (int i = 0; i < p->nin; i++) in[i] = CUTE_SLICE(c, tIn[i], CUTE_ALL, u);
-        ew_chunk(c, p, CUTE_SLICE(c, tOut, CUTE_ALL, u), in, CUTE_SLICE(c, tCrd, CUTE_ALL, u), mOut);
+        cute_tensor crd = CUTE_SLICE(c, tCrd, CUTE_ALL, u);
+        for (int i = 0; i < p->nin; i++) in[i] = chunk_of(c, p, i, tIn[i], u, crd);
+        ew_chunk(c, p, chunk_of(c, p, p->nin, tOut, u, crd), in, crd, n);
     }
 }
 
@@ -78,20 +103,8 @@ static cute_tensor reorder(cute_ctx *c, cute_tensor t, int first)
     return t;
 }
 
-/* one mode for every tensor when each coalesces to one (coalescing keeps the function of
- * the 1-D index), else every tensor with all its modes */
-static void coalesce_all(cute_alg *a, cute_tensor *t, int n)
-{
-    cute_layout one[EW_MAX_IN + 1];
-    for (int i = 0; i < n; i++) {
-        one[i] = cute_coalesce(a, &t[i].layout);
-        if (cute_rank(&one[i]) > 1) return;
-    }
-    for (int i = 0; i < n; i++) t[i].layout = one[i];
-}
-
-/* the widest chunk (16 bytes of the widest type, down to one element) that every tensor's
- * first mode divides into without assuming anything */
+/* the widest chunk (16 bytes of the widest type, down to one element) that every tensor
+ * divides into without assuming anything */
 static int chunk_width(cute_alg *a, const cute_tensor *t, int n)
 {
     int maxbytes = 1;
@@ -105,25 +118,11 @@ static int chunk_width(cute_alg *a, const cute_tensor *t, int n)
         cute_alg_trial_begin(a, &trial);
         for (int i = 0; i < n && !a->failed; i++) {
             cute_layout unit = cute_make_layout(a, cute_tuple_int(cute_i(vec)));
-            cute_layout m0 = cute_rank(&t[i].layout) > 1 ? cute_get(a, &t[i].layout, 0) : t[i].layout;
-            cute_compose(a, &m0, &unit);
+            cute_compose(a, &t[i].layout, &unit);
         }
         if (cute_alg_trial_end(a, &trial)) break; /* else: try a narrower chunk */
     }
     return vec;
-}
-
-/* the block's tile: `elems` of the first mode, 1 of every other */
-static cute_tiler block_tiler(cute_alg *a, int rank, int elems)
-{
-    cute_tuple shape = cute_tuple_int(cute_i(elems));
-    if (rank > 1) {
-        cute_tuple modes[8];
-        modes[0] = shape;
-        for (int i = 1; i < rank; i++) modes[i] = cute_tuple_int(cute_i(1));
-        shape = cute_tuple_of(a, rank, modes);
-    }
-    return cute_tiler_shape(a, &shape);
 }
 
 static void ew_host(cute_ctx *c, const cute_arg *args)
@@ -134,23 +133,28 @@ static void ew_host(cute_ctx *c, const cute_arg *args)
     int first = -1, r = cute_rank(&out.layout);
     for (int i = 0; i < r && !cute_tuple_is_int(&out.layout.shape); i++)
         if (cute_is_const(out.layout.stride.leaf[i], 1)) first = i;
-    cute_tensor t[EW_MAX_IN + 1];
-    for (int i = 0; i <= p->nin; i++) t[i] = reorder(c, args[i].tensor, first);
-    coalesce_all(a, t, p->nin + 1);
+    cute_tensor t[EW_MAX_IN + 1], g[EW_MAX_IN + 1];
+    for (int i = 0; i <= p->nin; i++) {
+        t[i] = reorder(c, args[i].tensor, first);
+        t[i].layout = cute_coalesce(a, &t[i].layout);
+    }
     p->vec = chunk_width(a, t, p->nin + 1);
     cute_layout thr = cute_make_layout(a, cute_tuple_int(cute_i(p->threads)));
     cute_layout val = cute_make_layout(a, cute_tuple_int(cute_i(p->vec)));
     cute_copy_atom atom = cute_copy_atom_autovec(a, (cute_dtype)out.dtype);
     p->tc = cute_make_tiled_copy_tv(a, &atom, &thr, &val);
-    cute_tiler tiler = block_tiler(a, cute_rank(&t[p->nin].layout), p->threads * p->vectors * p->vec);
-    cute_tensor g[EW_MAX_IN + 1];
-    for (int i = 0; i <= p->nin; i++) g[i] = cute_tensor_zipped_divide(c, t[i], &tiler);
-    cute_tensor mOut = t[p->nin];
-    cute_tensor cOut = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, mOut.layout.shape), &tiler);
-    cute_layout rest = cute_get(a, &g[p->nin].layout, 1);
+    cute_layout tile = cute_make_layout(a, cute_tuple_int(cute_i(p->threads * p->vectors * p->vec)));
+    cute_tiler tiler = cute_tiler_layout(&tile);
+    for (int i = 0; i <= p->nin; i++) {
+        p->walk[i] = cute_rank(&t[i].layout) > 1;
+        g[i] = p->walk[i] ? t[i] : cute_tensor_zipped_divide(c, t[i], &tiler);
+    }
+    cute_int n = cute_size(a, &out.layout);
+    cute_tensor cOut = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, cute_tuple_int(n)), &tiler);
+    cute_layout rest = cute_get(a, &cOut.layout, 1);
     cute_launch_cfg cfg = {.grid = {cute_size(a, &rest)}, .block = {cute_i(p->threads)}};
     cute_tensor in1 = g[p->nin > 1 ? 1 : 0], in2 = g[p->nin > 2 ? 2 : 0];
-    CUTE_LAUNCH(c, ew_kernel, cfg, g[p->nin], g[0], in1, in2, cOut, mOut.layout);
+    CUTE_LAUNCH(c, ew_kernel, cfg, g[p->nin], g[0], in1, in2, cOut, n);
 }
 
 /* a spec for an argument: compact row-major when it is, else dynamic extents and strides
