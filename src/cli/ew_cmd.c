@@ -103,6 +103,7 @@ static int emit(const ew_opts *o)
         fprintf(stderr, "cutec compile: %s\n", err);
         return CLI_FAIL;
     }
+    cute_runtime_set_target_arch(rt, o->arch); /* atoms are checked against it */
     int64_t stride[4];
     row_major(o, stride);
     /* aligned, never read; the output apart from the inputs (the kernel a call with

@@ -99,11 +99,14 @@ cute_status jit_check_alias(const cute_fn *f, struct cute_call_frame *fr, int na
     if (!f->noalias) return CUTE_OK;
     for (int i = 0; i < nargs && i < f->nargs; i++)
         for (int j = i + 1; j < nargs && j < f->nargs; j++)
-            if ((f->args[i].written || f->args[j].written) && cute_call_args_overlap(&args[i], &args[j]))
-                return call_fail(fr, CUTE_ERR_INVALID,
-                                 "arguments %d and %d share memory, and the kernel writes argument "
-                                 "%d through a __restrict__ pointer: compile with .may_alias = 1 in "
-                                 "the spec of an argument that may overlap another (an in-place call)",
-                                 i, j, f->args[i].written ? i : j);
+            if ((f->args[i].written || f->args[j].written) && cute_call_args_overlap(&args[i], &args[j])) {
+                if (fr->errn)
+                    snprintf(fr->err, fr->errn,
+                             "arguments %d and %d share memory, and the kernel writes argument %d "
+                             "through a __restrict__ pointer: compile with .may_alias = 1 in the "
+                             "spec of an argument that may overlap another (an in-place call)",
+                             i, j, f->args[i].written ? i : j);
+                return CUTE_ERR_INVALID;
+            }
     return CUTE_OK;
 }
