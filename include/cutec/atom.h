@@ -6,8 +6,8 @@
  * column-major.  A TiledMMA repeats the atom over an atom layout of threads (M,N,K) after
  * permuting M, N and K by the given tilers.  partition_* then gives one thread's values of
  * a tile as a layout (and its offset), exactly as CuTe's thrfrg_* and get_slice do.
- * (The emitters that turn an atom into FMA / mma.sync / wgmma instructions come with the
- * SM80/SM90 work; this header is the partitioning they stand on.)
+ * The rows of CuTe's hardware atoms (mma.sync of SM80/SM89/SM90) and their emitters are in
+ * cutec/atom_table.h; this header is the partitioning they stand on.
  */
 #ifndef CUTEC_ATOM_H
 #define CUTEC_ATOM_H

@@ -109,10 +109,10 @@ static bool is_tensorop(cute_gemm_variant v)
     return v == CUTE_GEMM_TENSOROP || v == CUTE_GEMM_TENSOROP_SMEM;
 }
 
-static bool plan_for(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
+static bool plan_for(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p)
 {
     if (cfg->variant == CUTE_GEMM_MULTISTAGE || is_tensorop(cfg->variant))
-        return gemm_plan_multistage(a, cfg, p);
+        return gemm_plan_multistage(a, cfg, arch, p);
     return gemm_plan_make(a, cfg, p);
 }
 
@@ -151,7 +151,7 @@ const cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, 
     cute_alg a;
     cute_alg_init(&a, NULL);
     gemm_plan *plan = malloc(sizeof *plan);
-    if (!plan || !plan_for(&a, cfg, plan)) {
+    if (!plan || !plan_for(&a, cfg, cute_runtime_target_arch(rt), plan)) {
         snprintf(err, n, "gemm plan: %s", plan ? a.error : "out of memory");
         free(plan);
         return NULL;

@@ -320,9 +320,12 @@ int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIAN
 {
     static const cute_gemm_variant fma[] = {CUTE_GEMM_PIPELINED, CUTE_GEMM_SHARED, CUTE_GEMM_REGISTERS};
     static const cute_gemm_variant cores[] = {CUTE_GEMM_TENSOROP_SMEM, CUTE_GEMM_TENSOROP};
-    bool tc = d != CUTE_F32 && d != CUTE_F64;
-    int n = tc ? 2 : 3;
-    memcpy(out, tc ? cores : fma, (size_t)n * sizeof *out);
+    /* f64: DMMA first, then the FMA steps */
+    static const cute_gemm_variant f64[] = {CUTE_GEMM_TENSOROP_SMEM, CUTE_GEMM_PIPELINED,
+                                            CUTE_GEMM_SHARED, CUTE_GEMM_REGISTERS};
+    const cute_gemm_variant *v = d == CUTE_F64 ? f64 : d == CUTE_F32 ? fma : cores;
+    int n = d == CUTE_F64 ? 4 : d == CUTE_F32 ? 3 : 2;
+    memcpy(out, v, (size_t)n * sizeof *out);
     return n;
 }
 

@@ -119,8 +119,11 @@ static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     cute_tensor sA = cute_smem_alloc_tensor_swizzled(c, &smem, p->cfg.dtype, p->smem_a.sw, p->smem_a.layout, cute_swizzle_align_bytes(p->smem_a.sw, p->cfg.dtype));
     cute_tensor sB = cute_smem_alloc_tensor_swizzled(c, &smem, p->cfg.dtype, p->smem_b.sw, p->smem_b.layout, cute_swizzle_align_bytes(p->smem_b.sw, p->cfg.dtype));
     cute_tensor sC = sA;
-    if (p->smem_epilogue) /* its own memory: with the A/B stages it fits one block per SM */
-        sC = cute_smem_alloc_tensor_swizzled(c, &smem, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw, p->smem_c.layout, cute_swizzle_align_bytes(p->smem_c.sw, cute_gemm_c_dtype(&p->cfg)));
+    if (p->smem_epilogue) { /* over the stages: the main loop ends with every read done */
+        cute_smem_allocator over = cute_smem_allocator_overlay(c, &smem);
+        cute_dtype cd = cute_gemm_c_dtype(&p->cfg);
+        sC = cute_smem_alloc_tensor_swizzled(c, &over, cd, p->smem_c.sw, p->smem_c.layout, cute_swizzle_align_bytes(p->smem_c.sw, cd));
+    }
     CUTE_IF(c, t.inside) {
         g2s g = {cute_tiled_copy_slice(&p->copy_a, tid), cute_tiled_copy_slice(&p->copy_b, tid), sA, sB};
         g.sA = cute_partition_D(c, g.tA, sA), g.sB = cute_partition_D(c, g.tB, sB);
