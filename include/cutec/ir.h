@@ -92,14 +92,15 @@ typedef enum { CUTE_VOTE_ANY, CUTE_VOTE_ALL, CUTE_VOTE_BALLOT } cute_vote;
 typedef enum { CUTE_ATOMIC_ADD, CUTE_ATOMIC_MIN, CUTE_ATOMIC_MAX, CUTE_ATOMIC_EXCH } cute_atomic;
 const char *cute_sreg_name(cute_sreg s); /* "tid.x" */
 
-#define CUTE_IR_FAST 1u /* MATH ops: fast approximate variant */
+#define CUTE_IR_FAST 1u      /* MATH ops: fast approximate variant */
+#define CUTE_IR_ASM_PURE 2u  /* ASM: reads and writes no memory (no "memory" clobber) */
 
 typedef uint32_t cute_vreg;
 typedef struct cute_ir_block cute_ir_block;
 
 typedef struct cute_ir_inst {
     uint16_t op;    /* cute_op */
-    uint16_t flags; /* CUTE_IR_FAST; INST: how many of var are outputs */
+    uint16_t flags; /* CUTE_IR_FAST, CUTE_IR_ASM_PURE; INST: how many of var are outputs */
     cute_type type; /* the result type; STORE: the stored type; CAST: the target */
     cute_vreg dst;  /* 0: no result */
     cute_vreg a[3];
@@ -176,7 +177,8 @@ cute_vreg cute_ir_op(cute_ir_builder *b, cute_op op, cute_type t, cute_vreg a0, 
 void cute_ir_op_void(cute_ir_builder *b, cute_op op, cute_type t, cute_vreg a0, cute_vreg a1,
                      cute_vreg a2, int64_t imm);
 /* an op whose operands are in var (PRINTF: the format str and its arguments; ASM: the PTX
- * str, the outputs then the inputs, imm of them outputs); str and var are copied */
+ * str, the outputs then the inputs, imm of them outputs (set imm2 on b->last for in-outs));
+ * str and var are copied */
 void cute_ir_varop(cute_ir_builder *b, cute_op op, const char *str, const cute_vreg *var, int n,
                    int64_t imm);
 cute_vreg cute_ir_const_int(cute_ir_builder *b, cute_dtype d, int64_t v);

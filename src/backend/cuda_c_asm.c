@@ -20,6 +20,8 @@ static bool operand_kind(cc_fn *e, cute_type t, bool raw, const char **letter, c
     if (!raw && t.lanes == 1 && t.dtype == CUTE_F32) return *letter = "f", true;
     if (!raw && t.lanes == 1 && t.dtype == CUTE_F64) return *letter = "d", true;
     if (t.dtype == CUTE_I1 && t.lanes == 1) return *letter = "r", *bits = "u32", true;
+    if (t.lanes == 1 && total == 8) /* PTX has no 8-bit registers: a 16-bit one */
+        return *letter = "h", *bits = cute_dtype_is_signed((cute_dtype)t.dtype) ? "i16" : "u16", true;
     if (total == 16 || total == 32 || total == 64) {
         *letter = total == 16 ? "h" : total == 32 ? "r" : "l";
         bool plain = t.lanes == 1 && cute_dtype_is_int((cute_dtype)t.dtype);
