@@ -315,7 +315,7 @@ void interp_async_block_end(ictx *X);
 bool interp_async_conflict(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
                            int how);
 
-/* --- half.c ------------------------------------------------------------------------ */
+/* --- numeric.c -------------------------------------------------------------------- */
 uint16_t interp_small_from_int(int small, int64_t v, bool is_unsigned); /* small: 0 f16, 1 bf16 */
 uint16_t interp_small_fma(int small, float a, float b, float c);
 

@@ -156,6 +156,9 @@ static void verifier_other(void)
     begin(&k);
     cute_ir_op(&k.b, CUTE_OP_BITCAST, cute_type_of(CUTE_F64), cute_ir_const_int(&k.b, CUTE_U32, 1), 0, 0);
     CHECK(strstr(verify(&k, err, sizeof err), "different sizes"), "%s", err);
+    begin(&k); /* pointers compare (the GPU test's shared pointers do) */
+    cute_ir_op(&k.b, CUTE_OP_LT, cute_type_of(CUTE_I1), k.sp, k.sp, 0);
+    CHECK(!*verify(&k, err, sizeof err), "pointer comparison: %s", err);
 }
 
 static void dump(void)

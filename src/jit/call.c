@@ -21,13 +21,16 @@ cute_call_arg cute_call_tensor(const cute_buffer *buf, size_t offset, cute_dtype
     return a;
 }
 
-/* DLPack type codes: 0 int, 1 uint, 2 float, 4 bfloat */
+/* DLPack type codes (dlpack.h's DLDataTypeCode): 0 int, 1 uint, 2 float, 4 bfloat,
+ * 10 float8_e4m3fn, 12 float8_e5m2, 14 float8_e8m0fnu, 17 float4_e2m1fn (4 bits); tf32 and
+ * ue4m3 have no code */
 static bool dlpack_dtype(int code, int bits, int lanes, cute_dtype *d)
 {
     static const struct { int code, bits; cute_dtype d; } map[] = {
         {0, 8, CUTE_I8}, {0, 16, CUTE_I16}, {0, 32, CUTE_I32}, {0, 64, CUTE_I64},
         {1, 8, CUTE_U8}, {1, 16, CUTE_U16}, {1, 32, CUTE_U32}, {1, 64, CUTE_U64},
-        {2, 16, CUTE_F16}, {2, 32, CUTE_F32}, {2, 64, CUTE_F64}, {4, 16, CUTE_BF16}};
+        {2, 16, CUTE_F16}, {2, 32, CUTE_F32}, {2, 64, CUTE_F64}, {4, 16, CUTE_BF16},
+        {10, 8, CUTE_E4M3}, {12, 8, CUTE_E5M2}, {14, 8, CUTE_UE8M0}, {17, 4, CUTE_E2M1}};
     for (size_t i = 0; i < sizeof map / sizeof *map; i++)
         if (map[i].code == code && map[i].bits == bits && lanes == 1) {
             *d = map[i].d;
