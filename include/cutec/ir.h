@@ -81,13 +81,22 @@ bool cute_dtype_int_range(cute_dtype d, int64_t *lo, int64_t *hi);
 int cute_type_str(cute_type t, char *buf, size_t n);
 
 typedef enum {
-#define X(name, nargs, cls, meaning) CUTE_OP_##name,
+#define X(name, nargs, cls, group, meaning) CUTE_OP_##name,
 #include "cutec/ir_ops.def"
 #undef X
     CUTE_OP_COUNT
 } cute_op;
 
+/* the families backends route ops by (the GROUP column of ir_ops.def) */
+typedef enum {
+    CUTE_GROUP_VALUE, CUTE_GROUP_MOVE, CUTE_GROUP_SPECIAL, CUTE_GROUP_CONVERT,
+    CUTE_GROUP_ADDRESS, CUTE_GROUP_MEMORY, CUTE_GROUP_SYNC, CUTE_GROUP_WARP,
+    CUTE_GROUP_PRINT, CUTE_GROUP_INST, CUTE_GROUP_ASM, CUTE_GROUP_CONTROL,
+    CUTE_GROUP_COUNT
+} cute_op_group;
+
 const char *cute_op_name(cute_op op);
+cute_op_group cute_op_group_of(cute_op op);
 const char *cute_op_meaning(cute_op op);
 int cute_op_nargs(cute_op op); /* -1: variable */
 

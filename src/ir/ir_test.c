@@ -176,6 +176,17 @@ static void dump(void)
     cute_ir_func_free(k.f);
 }
 
+/* every op has a group, the families backends route by */
+static void groups(void)
+{
+    for (int op = 0; op < CUTE_OP_COUNT; op++)
+        CHECK(cute_op_group_of((cute_op)op) < CUTE_GROUP_COUNT, "%s has no group", cute_op_name((cute_op)op));
+    CHECK(cute_op_group_of(CUTE_OP_INST) == CUTE_GROUP_INST && cute_op_group_of(CUTE_OP_ASM) == CUTE_GROUP_ASM &&
+              cute_op_group_of(CUTE_OP_LOAD) == CUTE_GROUP_MEMORY && cute_op_group_of(CUTE_OP_FMA) == CUTE_GROUP_VALUE &&
+              cute_op_group_of(CUTE_OP_WHILE) == CUTE_GROUP_CONTROL && cute_op_group_of(CUTE_OP_COUNT) == CUTE_GROUP_COUNT,
+          "groups");
+}
+
 /* docs/instructions.md lists every row */
 static void documented(void)
 {
@@ -195,6 +206,7 @@ static void documented(void)
 int main(void)
 {
     table();
+    groups();
     documented();
     verifier_inst();
     verifier_other();

@@ -11,7 +11,7 @@
 typedef enum { SAME, CMP, UNARY, MATH, CAST, NONE, SPEC, OTHER } op_class;
 
 static const op_class classes[CUTE_OP_COUNT] = {
-#define X(name, nargs, cls, meaning) [CUTE_OP_##name] = cls,
+#define X(name, nargs, cls, group, meaning) [CUTE_OP_##name] = cls,
 #include "cutec/ir_ops.def"
 #undef X
 };
