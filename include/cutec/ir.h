@@ -39,6 +39,8 @@ typedef enum {
     CUTE_UE8M0, /* unsigned power-of-two scale 2^(e-127), NaN 0xff */
     CUTE_UE4M3, /* unsigned e4m3 scale (7 bits in a byte, the top bit zero) */
     CUTE_PTR,
+    CUTE_TMAP, /* a TMA descriptor (CUtensorMap): 128 opaque bytes, 64-byte aligned, passed
+                  by value as a kernel parameter (__grid_constant__); only its address is used */
     CUTE_NDTYPES
 } cute_dtype;
 
@@ -158,6 +160,7 @@ typedef struct cute_ir_func {
     int64_t smem_bytes;     /* dynamic shared memory the kernel uses */
     int max_threads;        /* __launch_bounds__ when > 0 */
     int min_blocks;         /* ... and its blocks-per-SM hint when > 0 */
+    int cluster_dims[3];    /* __cluster_dims__ when all > 0: blocks per cluster, fixed */
     cute_ir_arena *arena;
 } cute_ir_func;
 

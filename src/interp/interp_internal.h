@@ -160,7 +160,10 @@ typedef struct ibuffer {
 #define INTERP_GUARD 256 /* bytes before and after each buffer, and its alignment */
 
 /* The backend. */
+/* One interpreter may be shared by threads: `lock` guards everything below it (the buffer
+ * table, the message, the reports); launches run one at a time under it. */
 struct interp {
+    pthread_mutex_t lock;
     int threads;
     int64_t budget;
     int max_reports;

@@ -16,6 +16,7 @@ static const struct {
      * none there (CuTe DSL passes such scales as Float8E4M3FN) */
     [CUTE_TF32] = {"tf32", 32},      [CUTE_E4M3] = {"f8E4M3FN", 8}, [CUTE_E5M2] = {"f8E5M2", 8},
     [CUTE_E2M1] = {"f4E2M1FN", 4},   [CUTE_UE8M0] = {"f8E8M0FNU", 8}, [CUTE_UE4M3] = {"ue4m3", 8},
+    [CUTE_TMAP] = {"tmap", 1024},
 };
 
 /* other spellings a user may write: the PTX names and CuTe DSL's class names */

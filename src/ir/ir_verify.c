@@ -50,7 +50,7 @@ static cute_type T(verifier *v, cute_vreg r) { return v->f->vregs[r].type; }
 
 static bool numeric(cute_type t)
 {
-    return t.dtype != CUTE_VOID && t.dtype != CUTE_PTR;
+    return t.dtype != CUTE_VOID && t.dtype != CUTE_PTR && t.dtype != CUTE_TMAP;
 }
 
 /* a type arithmetic runs in: the narrow floats are only moved and converted */

@@ -42,9 +42,9 @@ static void two_kernels(cute_ctx *c, const cute_arg *arg)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int n = cute_size(a, &arg[0].tensor.layout);
-    cute_launch_cfg one = {{cute_ceil_div(a, n, cute_i(32))}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg one = {.grid = {cute_ceil_div(a, n, cute_i(32))}, .block = {cute_i(32)}};
     CUTE_LAUNCH(c, twice, one, arg[0].tensor, arg[1].tensor);
-    cute_launch_cfg single = {{cute_i(1)}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg single = {.grid = {cute_i(1)}, .block = {cute_i(32)}};
     CUTE_LAUNCH(c, reduce8, single, arg[1].tensor, arg[2].tensor);
 }
 
@@ -57,7 +57,7 @@ static void run_two_kernels(void)
                               cute_spec_tensor(CUTE_F32, "(?{div=32}):(1)", 4),
                               cute_spec_tensor(CUTE_F32, "2:1", 4)};
     char err[1024];
-    cute_fn *f = cute_compile(rt, "two", two_kernels, NULL, 3, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "two", two_kernels, NULL, 3, specs, err, sizeof err);
     CHECK(f != NULL, "%s", err);
     if (!f) return;
     CHECK(cute_fn_kernel_count(f) == 2, "two kernels traced");
@@ -75,9 +75,10 @@ static void run_two_kernels(void)
     CHECK(cute_call_dlpack(&dx, &X, &args[0], err, sizeof err), "%s", err);
     CHECK(cute_call_dlpack(&dy, &Y, &args[1], err, sizeof err), "%s", err);
     args[2] = cute_call_tensor(&O, 0, CUTE_F32, 1, two, unit);
-    cute_status s = cute_call(f, NULL, 3, args);
+    char cerr[1024];
+    cute_status s = cute_call(f, NULL, 3, args, cerr, sizeof cerr);
     be->vt->sync(be->self, NULL);
-    CHECK(s == CUTE_OK, "%s", cute_fn_error(f));
+    CHECK(s == CUTE_OK, "%s", cerr);
     be->vt->download(be->self, y, &Y, 0, sizeof y), be->vt->download(be->self, out, &O, 0, sizeof out);
     int bad = 0;
     float sum = 0, max = -1e30f;
@@ -100,12 +101,12 @@ static void run_two_kernels(void)
     };
     for (size_t k = 0; k < sizeof bad_calls / sizeof *bad_calls; k++) {
         cute_call_arg b[3] = {bad_calls[k].a0, args[1], args[2]};
-        s = cute_call(f, NULL, 3, b);
-        CHECK(s == CUTE_ERR_INVALID && strstr(cute_fn_error(f), bad_calls[k].needle),
-              "%s: got %d '%s'", bad_calls[k].what, s, cute_fn_error(f));
+        s = cute_call(f, NULL, 3, b, cerr, sizeof cerr);
+        CHECK(s == CUTE_ERR_INVALID && strstr(cerr, bad_calls[k].needle),
+              "%s: got %d '%s'", bad_calls[k].what, s, cerr);
     }
-    CHECK(cute_call(f, NULL, 2, args) == CUTE_ERR_INVALID && strstr(cute_fn_error(f), "arguments"),
-          "argument count: %s", cute_fn_error(f));
+    CHECK(cute_call(f, NULL, 2, args, cerr, sizeof cerr) == CUTE_ERR_INVALID && strstr(cerr, "arguments"),
+          "argument count: %s", cerr);
     cute_dlpack_tensor odd = dx;
     odd.dtype.bits = 8;
     odd.dtype.code = 2;
@@ -140,7 +141,7 @@ static void warp_kernel(cute_ctx *c, cute_tensor x, cute_tensor out, cute_tensor
 
 static void warp_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(N / 64)}, {cute_i(64)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(N / 64)}, .block = {cute_i(64)}};
     CUTE_LAUNCH(c, warp_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
 }
 
@@ -149,7 +150,7 @@ static void warps_and_atomics(void)
     cute_arg_spec specs[3] = {cute_spec_tensor(CUTE_F32, "64:1", 4), cute_spec_tensor(CUTE_F32, "2:1", 4),
                               cute_spec_tensor(CUTE_F32, "64:1", 4)};
     char err[1024];
-    cute_fn *f = cute_compile(rt, "warps", warp_host, NULL, 3, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "warps", warp_host, NULL, 3, specs, err, sizeof err);
     CHECK(f != NULL, "%s", err);
     if (!f) return;
     /* the same kernel through CUDA C and NVRTC, for sm_80 and sm_90a (no GPU needed) */
@@ -179,9 +180,10 @@ static void warps_and_atomics(void)
     cute_call_arg args[3] = {cute_call_tensor(&X, 0, CUTE_F32, 1, n64, unit),
                              cute_call_tensor(&O, 0, CUTE_F32, 1, n2, unit),
                              cute_call_tensor(&Y, 0, CUTE_F32, 1, n64, unit)};
-    cute_status s = cute_call(f, NULL, 3, args);
+    char cerr[1024];
+    cute_status s = cute_call(f, NULL, 3, args, cerr, sizeof cerr);
     be->vt->sync(be->self, NULL);
-    CHECK(s == CUTE_OK, "%s", cute_fn_error(f));
+    CHECK(s == CUTE_OK, "%s", cerr);
     be->vt->download(be->self, out, &O, 0, sizeof out), be->vt->download(be->self, y, &Y, 0, sizeof y);
     float want = 0;
     int bad = 0;
@@ -211,7 +213,7 @@ static void compile_errors(void)
 {
     cute_arg_spec specs[1] = {cute_spec_tensor(CUTE_F32, "(8,?):(1,16)", 4)};
     char err[1024];
-    cute_fn *f = cute_compile(rt, "bad", bad_host, NULL, 1, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "bad", bad_host, NULL, 1, specs, err, sizeof err);
     CHECK(!f && strstr(err, "jit_test.c:") && strstr(err, "Divisibility"), "%s", err);
     cute_arg_spec broken[1] = {cute_spec_tensor(CUTE_F32, "(8,?):(1,8", 4)};
     f = cute_compile(rt, "bad", bad_host, NULL, 1, broken, err, sizeof err);

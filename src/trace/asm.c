@@ -43,8 +43,9 @@ static bool check_operand(cute_ctx *c, const cute_asm_operand *o, int k, int *gu
     if (o->kind == CUTE_ASM_IMM) return true;
     if (o->kind > CUTE_ASM_GUARD)
         return cute_ctx_fail(c, "cute_asm: operand %d has no kind %d", k, (int)o->kind);
-    if (o->kind != CUTE_ASM_OUT && (o->v.r == 0 || o->v.r >= c->fn->nvregs))
-        return cute_ctx_fail(c, "cute_asm: operand %d is not a value of this kernel", k);
+    char what[48];
+    snprintf(what, sizeof what, "cute_asm: operand %d", k);
+    if (o->kind != CUTE_ASM_OUT && !ctx_usable(c, o->v, what)) return false;
     if (o->kind == CUTE_ASM_INOUT && !c->fn->vregs[o->v.r].mutable_)
         return cute_ctx_fail(c, "cute_asm: in-out operand %d must be a variable (cute_val_var)", k);
     if (o->kind == CUTE_ASM_GUARD && (!cute_type_eq(t, cute_type_of(CUTE_I1)) || ++*guards > 1))
@@ -107,7 +108,7 @@ bool cute_asm(cute_ctx *c, const char *ptx, cute_asm_operand *ops, int n, unsign
     ok = ok && rewrite(c, ptx, ops, n, pos, &body);
     if (ok && guard >= 0) { /* the guard as a predicate register, the instruction under it */
         char head[96];
-        snprintf(head, sizeof head, "{ .reg .pred cute_g; setp.ne.b32 cute_g, %%%d, 0; @cute_g ", pos[guard]);
+        snprintf(head, sizeof head, "{ .reg .pred asm_guard; setp.ne.b32 asm_guard, %%%d, 0; @asm_guard ", pos[guard]);
         add(&full, head, strlen(head));
         add(&full, body.p ? body.p : "", body.len);
         add(&full, " }", 2);
@@ -129,10 +130,11 @@ bool cute_asm(cute_ctx *c, const char *ptx, cute_asm_operand *ops, int n, unsign
 cute_val cute_smem_addr(cute_ctx *c, cute_val p)
 {
     cute_type u = cute_type_of(CUTE_U32);
-    if (!ctx_ok(c)) return (cute_val){0, u};
-    if (p.r == 0 || p.r >= c->fn->nvregs || p.t.dtype != CUTE_PTR || p.t.space != CUTE_SMEM) {
+    cute_val none = {0, u, 0};
+    if (!ctx_ok(c) || !ctx_usable(c, p, "cute_smem_addr's pointer")) return none;
+    if (p.t.dtype != CUTE_PTR || p.t.space != CUTE_SMEM) {
         cute_ctx_fail(c, "cute_smem_addr needs a shared-memory pointer");
-        return (cute_val){0, u};
+        return none;
     }
     return ctx_val(c, cute_ir_op(&c->b, CUTE_OP_CVT, u, p.r, 0, 0));
 }

@@ -59,7 +59,7 @@ static void kinds(void)
     CHECK(f, "%s", cute_ctx_error(c));
     char *ir = f ? cute_ir_text(f) : NULL;
     /* in-out %3 -> %0, output %1 -> %1, inputs %0 -> %2, %4 -> %3, guard -> %4; 7 written in */
-    CHECK(ir && strstr(ir, "ASM \"{ .reg .pred cute_g; setp.ne.b32 cute_g, %4, 0; @cute_g ld.shared.f32 %1, "
+    CHECK(ir && strstr(ir, "ASM \"{ .reg .pred asm_guard; setp.ne.b32 asm_guard, %4, 0; @asm_guard ld.shared.f32 %1, "
                            "[%3+7]; add.u32 %0, %0, %2; }\""),
           "%s", ir);
     free(ir);
@@ -150,7 +150,7 @@ static void interpreter(void)
     be.vt->alloc(be.self, 4, &b);
     CHECK(f && be.vt->compile(be.self, &f, 1, &m, &log) == CUTE_OK, "compile: %s", log);
     cute_launch_arg arg = {.type = cute_type_ptr(CUTE_U32, CUTE_GMEM), .buf = &b};
-    cute_launch cfg = {{1, 1, 1}, {1, 1, 1}, 0, NULL};
+    cute_launch cfg = {.grid = {1, 1, 1}, .block = {1, 1, 1}};
     uint32_t got = 0;
     CHECK(m && be.vt->launch(be.self, m, 0, &cfg, &arg, 1) == CUTE_OK, "%s", be.vt->error(be.self));
     be.vt->download(be.self, &got, &b, 0, 4);

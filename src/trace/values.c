@@ -5,14 +5,9 @@
 #define CUTEC_NO_SITE_MACROS /* this file defines the functions themselves */
 #include "ctx_internal.h"
 
-static cute_val none(cute_type t) { return (cute_val){0, t}; }
+static cute_val none(cute_type t) { return (cute_val){0, t, 0}; }
 
-static bool defined(cute_ctx *c, cute_val v, const char *what)
-{
-    if (v.r == 0 || v.r >= c->fn->nvregs)
-        return cute_ctx_fail(c, "%s is not a value of this kernel", what);
-    return true;
-}
+static bool defined(cute_ctx *c, cute_val v, const char *what) { return ctx_usable(c, v, what); }
 
 static const char *tname(cute_type t) { return cute_dtype_name((cute_dtype)t.dtype); }
 
@@ -21,7 +16,7 @@ static const char *tname(cute_type t) { return cute_dtype_name((cute_dtype)t.dty
 static bool computes(cute_ctx *c, cute_dtype d, const char *what)
 {
     if (!cute_dtype_is_narrow_float(d)) return true;
-    return cute_ctx_fail(c, "%s on %s: this type is only loaded, stored and converted (cute_cvt "
+    return cute_ctx_fail(c, "%s on %s: this type is only loaded, stored and converted (cute_val_cvt "
                             "it to f32 first)",
                          what, cute_dtype_name(d));
 }
@@ -47,7 +42,7 @@ static bool same(cute_ctx *c, const char *op, cute_val a, cute_val b)
     char x[64], y[64];
     cute_type_str(a.t, x, sizeof x);
     cute_type_str(b.t, y, sizeof y);
-    return cute_ctx_fail(c, "%s of %s and %s: the types differ (convert one with cute_cvt)", op,
+    return cute_ctx_fail(c, "%s of %s and %s: the types differ (convert one with cute_val_cvt)", op,
                          x, y);
 }
 
@@ -214,7 +209,7 @@ void cute_val_assign(cute_ctx *c, cute_val var, cute_val v)
 {
     if (!ctx_ok(c) || !same(c, "assignment", var, v)) return;
     if (!c->fn->vregs[var.r].mutable_) {
-        cute_ctx_fail(c, "assignment to a value that is not a variable (make it with cute_var)");
+        cute_ctx_fail(c, "assignment to a value that is not a variable (make it with cute_val_var)");
         return;
     }
     cute_ir_mov(&c->b, var.r, v.r);
