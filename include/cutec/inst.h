@@ -7,7 +7,7 @@
  * types, clobbers from the flags), the interpreter runs the row's emulation.  Nobody formats
  * PTX text that someone else parses back; raw PTX is the ASM op's business (the escape hatch).
  *
- * How an emitter passes operands (cute_ir_inst below; docs/instructions.md has the table):
+ * How an emitter passes operands (cute_ir_inst_op below; docs/instructions.md has the table):
  *   out[]  the registers of the row's OUT groups, in row order, each group's registers in
  *          order (mma: d0..d3).  They are new (or mutable) registers the op defines.
  *   in[]   the registers of every other group that takes registers, in row order: IN

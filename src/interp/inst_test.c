@@ -311,6 +311,10 @@ static int64_t reg_bits(const uint32_t *w, int r, bool wide)
 
 static void replay(void)
 {
+    for (int r = 0; r < CUTE_INST_COUNT; r++) { /* every row runs here */
+        cute_ir_inst probe = {.op = CUTE_OP_INST, .imm2 = r};
+        CHECK(be.vt->supports_op(be.self, &probe), "%s has no emulation", cute_inst_info_of((cute_inst)r)->id);
+    }
     for (size_t q = 0; q < sizeof hw_cases / sizeof hw_cases[0]; q++) {
         const hw_case *c = &hw_cases[q];
         cute_inst row = cute_inst_lookup(c->row);
