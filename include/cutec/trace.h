@@ -113,6 +113,12 @@ void cute_kernel_launch_extents(cute_ctx *c, const int64_t grid_max[3], const in
  * cute_compile sets it from its runtime (the device's; on the interpreter, CUTEC_ARCH). */
 void cute_ctx_target_arch(cute_ctx *c, int sm);
 int cute_ctx_arch(const cute_ctx *c);
+/* Whether the kernels traced will run on the interpreter (cute_compile sets it from its
+ * runtime).  The interpreter runs every row of the instruction table but no inline PTX:
+ * cute_asm then fails at trace time, and a kernel may choose another path with
+ * cute_ctx_on_interp. */
+void cute_ctx_target_interp(cute_ctx *c, bool interp);
+bool cute_ctx_on_interp(const cute_ctx *c);
 /* the threads of a block of the kernel being traced when its launch's block is static (0:
  * not known; the jit layer sets it after cute_kernel_begin).  A TiledCopy or TiledMMA whose
  * thread count differs is refused at its first partition: with fewer threads than it

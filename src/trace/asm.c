@@ -88,6 +88,11 @@ bool cute_asm(cute_ctx *c, const char *ptx, cute_asm_operand *ops, int n, unsign
 {
     if (!ctx_ok(c)) return false;
     if (!ptx || n < 0 || (n && !ops)) return cute_ctx_fail(c, "cute_asm: no PTX text or operands");
+    if (c->target_interp)
+        return cute_ctx_fail(c, "cute_asm: the interpreter runs the instruction table's rows "
+                                "(cutec/inst.h) but not inline PTX: `%s` (cute_ctx_on_interp lets a "
+                                "kernel take another path there)",
+                             ptx);
     int guards = 0, guard = -1, count[3] = {0};
     for (int k = 0; k < n; k++) {
         if (!check_operand(c, &ops[k], k, &guards)) return false;

@@ -174,6 +174,18 @@ static void interpreter(void)
     cute_ctx_free(c);
     be.vt->free(be.self, &b);
     be.vt->destroy(be.self);
+
+    /* traced for the interpreter (cute_compile on an interpreter runtime): refused at the call */
+    c = cute_ctx_new();
+    cute_ctx_target_interp(c, true);
+    cute_kernel_begin(c, "ptx");
+    CHECK(cute_ctx_on_interp(c), "on the interpreter");
+    line = __LINE__ + 1;
+    CHECK(!cute_asm(c, "mov.u32 %0, %%globaltimer_lo;", &o, 1, 0), "refused at trace time");
+    snprintf(want, sizeof want, "asm_test.c:%d: cute_asm: the interpreter runs the instruction table's rows", line);
+    CHECK(strstr(cute_ctx_error(c), want) && strstr(cute_ctx_error(c), "`mov.u32 %0, %%globaltimer_lo;`"), "%s",
+          cute_ctx_error(c));
+    cute_ctx_free(c);
 }
 
 int main(void)
