@@ -18,19 +18,28 @@
  *
  * Alignment: offsets are aligned as asked, relative to the dynamic shared memory's base,
  * which the backends guarantee to be CUTE_SMEM_BASE_ALIGN-byte aligned (the CUDA C
- * backend declares it __align__(16); the interpreter's base is 0).  A tensor's `align`
- * is what is actually guaranteed: the offset's alignment, at most CUTE_SMEM_BASE_ALIGN.
+ * backend declares it __align__(1024); the interpreter's base is 0).  A swizzled tensor
+ * is placed at least as aligned as its swizzle needs (cute_swizzle_align_bytes), so the
+ * swizzle's pattern lines up with the hardware's address bits and banks.  A tensor's
+ * `align` is what its accesses may use: the offset's alignment, at most
+ * CUTE_SMEM_ACCESS_ALIGN.
  */
 #ifndef CUTEC_SMEM_H
 #define CUTEC_SMEM_H
 
 #include "cutec/tensor.h"
 
-#define CUTE_SMEM_BASE_ALIGN 16
+#define CUTE_SMEM_BASE_ALIGN 1024
+#define CUTE_SMEM_ACCESS_ALIGN 16
 /* no GPU gives a block more than this; the device's own limit (227 KB on H100/H200) is
  * checked when the kernel is launched */
 #define CUTE_SMEM_MAX_BYTES (256 * 1024)
 #define CUTE_SMEM_MAX_FIELDS 16
+
+/* The alignment, in bytes, the base of a shared tensor of d laid out with sw needs so that
+ * the swizzle's pattern lines up with the address bits: 2^(B+M+|S|) elements (1024 bytes
+ * for Sw<3,3,3> of a 16-bit type); the element's size when there is no swizzle. */
+int cute_swizzle_align_bytes(cute_swizzle sw, cute_dtype d);
 
 /* the identity swizzle Sw<0,0,0>: "no swizzle" wherever a swizzle is asked for */
 #define CUTE_SW_NONE ((cute_swizzle){0, 0, 0})
@@ -39,9 +48,16 @@ typedef struct cute_smem_allocator {
     const void *kernel; /* the kernel it allocates in (an allocator does not outlive it) */
     int64_t first;      /* byte offset of its first allocation (-1: none yet) */
     int64_t bytes;      /* bytes it handed out, padding included */
+    int64_t cursor;     /* an overlay's next offset (-1: the pool's end, the usual case) */
 } cute_smem_allocator;
 
 cute_smem_allocator cute_smem_allocator_new(cute_ctx *c);
+/* An allocator whose allocations start where `a`'s first one did, over a's memory: for
+ * memory used in phases, as CuTe DSL makes an epilogue's C tile over the main loop's A stage
+ * (make_tensor(recast_ptr(sA.iterator, dtype), layout)).  The kernel's shared memory grows
+ * only where the overlay outgrows what lies under it.  Separating the phases (a barrier after
+ * the last read of the old contents) is the kernel's job; the interpreter reports a race. */
+cute_smem_allocator cute_smem_allocator_overlay(cute_ctx *c, const cute_smem_allocator *a);
 /* `bytes` bytes aligned to `align` (a power of two): a ptr<u8, smem> */
 cute_val cute_smem_alloc_bytes(cute_ctx *c, cute_smem_allocator *a, int64_t bytes, int align);
 /* `n` elements of d aligned to `align` (0: the element's size): a ptr<d, smem> */
@@ -113,6 +129,7 @@ cute_val cute_smem_field_ptr(cute_ctx *c, cute_smem_storage st, int field);
 /* call-site capture, as in trace.h */
 #ifndef CUTEC_NO_SITE_MACROS
 #define cute_smem_allocator_new(c) CUTE__CTX_AT((c), cute_smem_allocator_new(c))
+#define cute_smem_allocator_overlay(c, ...) CUTE__CTX_AT((c), cute_smem_allocator_overlay((c), __VA_ARGS__))
 #define cute_smem_alloc_bytes(c, ...) CUTE__CTX_AT((c), cute_smem_alloc_bytes((c), __VA_ARGS__))
 #define cute_smem_alloc_array(c, ...) CUTE__CTX_AT((c), cute_smem_alloc_array((c), __VA_ARGS__))
 #define cute_smem_alloc_tensor(c, ...) CUTE__CTX_AT((c), cute_smem_alloc_tensor((c), __VA_ARGS__))

@@ -21,8 +21,8 @@ static const command commands[] = {
     {"compile", "elementwise --op OP --dtype T --emit ir|cuda|ptx|sass",
      "what cutec generates for a kernel (no GPU needed)", cmd_compile},
     {"run", "elementwise|gemm OPTIONS", "run a kernel, verify it, time it", cmd_run},
-    {"bench", "elementwise|gemm", "benchmark table against a device copy / cuBLAS", cmd_bench},
-    {"show", "tiled-mma|tiled-copy ...", "pictures: which thread and value own each element", cmd_show},
+    {"bench", "elementwise|gemm|mma", "benchmark table against a device copy / cuBLAS / the mma ceiling", cmd_bench},
+    {"show", "atom|tiled-mma|tiled-copy ...", "pictures: which thread and value own each element", cmd_show},
     {"help", "[COMMAND]", "this list, or a command's own help", cmd_help},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);

@@ -41,6 +41,7 @@ static bool add_copy(ictx *X, const icopy *c)
 void inst_cp_async(ictx *X, const dinst *d, const imask *m)
 {
     uint32_t bytes = (uint32_t)d->row->num;
+    if (X->banks) interp_banks_operand(X, d, m, 0, bytes); /* its shared writes */
     EACH(X, m, t, {
         icopy c = {interp_addr(X, d, 0, t), t, X->groups ? X->groups[t] : 0, bytes, d, {0}};
         uint64_t src = interp_addr(X, d, 1, t);

@@ -17,12 +17,14 @@ void inst_ldmatrix(ictx *X, const dinst *d, const imask *m)
     for (uint32_t w0 = 0; w0 < X->nthr; w0 += 32) {
         if (!interp_whole_warp(X, d, m, w0)) continue;
         uint16_t mat[4][8][8] = {{{0}}};
+        uint64_t rows[32];
         for (int j = 0; j < num; j++)
             for (int r = 0; r < 8; r++) {
                 uint32_t t = w0 + (uint32_t)(j * 8 + r); /* the lane giving row r of matrix j */
-                uint64_t p = interp_addr(X, d, (uint32_t)num, t);
+                uint64_t p = rows[j * 8 + r] = interp_addr(X, d, (uint32_t)num, t);
                 if (interp_scheck(X, d, t, p, 16, 16, 0)) memcpy(mat[j][r], X->smem + p, 16);
             }
+        if (X->banks) interp_banks_request(X, d, rows, (uint32_t)(8 * num), 16);
         for (int l = 0; l < 32; l++)
             for (int j = 0; j < num; j++) {
                 uint32_t v = 0;
@@ -52,11 +54,13 @@ void inst_stmatrix(ictx *X, const dinst *d, const imask *m)
                     else mat[j][r][c] = x;
                 }
             }
+        uint64_t rows[32];
         for (int j = 0; j < num; j++)
             for (int r = 0; r < 8; r++) {
                 uint32_t t = w0 + (uint32_t)(j * 8 + r);
-                uint64_t p = interp_addr(X, d, 0, t);
+                uint64_t p = rows[j * 8 + r] = interp_addr(X, d, 0, t);
                 if (interp_scheck(X, d, t, p, 16, 16, 1)) memcpy(X->smem + p, mat[j][r], 16);
             }
+        if (X->banks) interp_banks_request(X, d, rows, (uint32_t)(8 * num), 16);
     }
 }

@@ -89,6 +89,11 @@ struct dinst {
     const irow *row;    /* INST: its emulation (imm2: the row, flags: the outputs) */
 };
 
+/* bank counts of one instruction (banks.c) */
+typedef struct ibank {
+    uint64_t requests, wavefronts, ideal;
+} ibank;
+
 typedef struct iconst {
     uint32_t slot, lanes;
     islot v;
@@ -176,6 +181,10 @@ struct interp {
     char *err; /* the last error in words */
     cute_interp_report *reps; /* of the last launch */
     int nreps;
+    bool banks;                   /* count bank conflicts */
+    FILE *banks_out;              /* and print them here after each launch (NULL: don't) */
+    cute_interp_bank_site *bank_sites; /* of the last launch */
+    int nbank_sites;
     char log[1024];
 };
 
@@ -199,6 +208,7 @@ typedef struct ilaunch {
     atomic_uint_least64_t stop_at; /* the lowest block whose check stopped the launch */
     pthread_mutex_t lock;          /* reports, printf output, atomics */
     cute_interp_report *reps;
+    ibank *banks; /* per instruction, when counting */
     uint64_t *rep_block;
     int nreps, creps;
     bool oom;
@@ -236,6 +246,7 @@ struct ictx {
     int nreps, creps;
     bool oom;
     uint16_t *bufcache; /* per instruction: the buffer it hit last */
+    ibank *banks;       /* per instruction: this block's bank counts (NULL: not counting) */
     char *out;          /* PRINTF output of this block */
     size_t outn, outc;
     int64_t trace_t; /* the traced thread in this block, or -1 */
@@ -340,6 +351,14 @@ bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t b
 bool interp_sbounds(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
                     uint32_t align, int how);
 void interp_race_epoch_end(ictx *X); /* at a barrier and at the block's end */
+
+/* bank conflicts (banks.c): one warp-level request of n addresses of `bytes` each; a
+ * load/store's request per warp; a block's counts into the launch; the launch's into B */
+void interp_banks_request(ictx *X, const dinst *d, const uint64_t *addr, uint32_t n, uint32_t bytes);
+void interp_banks_access(ictx *X, const dinst *d, const imask *m, const islot *P, uint32_t bytes);
+void interp_banks_operand(ictx *X, const dinst *d, const imask *m, uint32_t k, uint32_t bytes);
+void interp_banks_publish(ictx *X);
+bool interp_banks_gather(struct interp *B, const ilaunch *L);
 
 /* --- backend.c -------------------------------------------------------------------- */
 /* the id of the live buffer holding addr, or 0 */

@@ -24,20 +24,41 @@ static cute_val no_val(void) { return (cute_val){0, cute_type_of(CUTE_VOID), 0};
 static bool pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 static int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
-/* the alignment a byte offset from the base actually has: its lowest set bit, at most what
- * the base itself is guaranteed */
+/* the alignment a byte offset from the base has, as far as accesses use it: its lowest
+ * set bit, at most CUTE_SMEM_ACCESS_ALIGN (the base itself is aligned further) */
 static int guaranteed_align(int64_t off)
 {
     int64_t low = off & -off;
-    return off == 0 || low >= CUTE_SMEM_BASE_ALIGN ? CUTE_SMEM_BASE_ALIGN : (int)low;
+    return off == 0 || low >= CUTE_SMEM_ACCESS_ALIGN ? CUTE_SMEM_ACCESS_ALIGN : (int)low;
+}
+
+int cute_swizzle_align_bytes(cute_swizzle sw, cute_dtype d)
+{
+    int bytes = cute_dtype_bytes(d), shift = sw.S > 0 ? sw.S : -sw.S;
+    if (sw.B <= 0 || bytes <= 0) return bytes > 0 ? bytes : 1;
+    int64_t need = (int64_t)bytes << (sw.B + sw.M + shift);
+    return need < CUTE_SMEM_BASE_ALIGN ? (int)need : CUTE_SMEM_BASE_ALIGN;
 }
 
 cute_smem_allocator cute_smem_allocator_new(cute_ctx *c)
 {
-    cute_smem_allocator a = {NULL, -1, 0};
+    cute_smem_allocator a = {NULL, -1, 0, -1};
     if (!ctx_ok(c)) return a;
     a.kernel = c->fn;
     return a;
+}
+
+cute_smem_allocator cute_smem_allocator_overlay(cute_ctx *c, const cute_smem_allocator *a)
+{
+    cute_smem_allocator o = cute_smem_allocator_new(c);
+    if (!ctx_ok(c)) return o;
+    if (!a || a->kernel != c->fn || a->first < 0) {
+        cute_ctx_fail(c, "cute_smem_allocator_overlay: the allocator laid over must have allocated "
+                         "in this kernel");
+        return o;
+    }
+    o.cursor = a->first;
+    return o;
 }
 
 /* reserve `bytes` at an `align`-aligned offset; -1 after an error */
@@ -60,16 +81,18 @@ static int64_t take(cute_ctx *c, cute_smem_allocator *a, int64_t bytes, int64_t 
                       (long long)align, CUTE_SMEM_MAX_BYTES);
         return -1;
     }
-    int64_t off = align_up(c->fn->smem_bytes, align);
+    int64_t off = align_up(a->cursor >= 0 ? a->cursor : c->fn->smem_bytes, align);
     if (bytes < 0 || bytes > CUTE_SMEM_MAX_BYTES || off + bytes > CUTE_SMEM_MAX_BYTES) {
         cute_ctx_fail(c, "%s: %lld bytes at offset %lld: the kernel would use more shared memory "
                          "than any GPU gives a block (%d bytes)", what, (long long)bytes,
                       (long long)off, CUTE_SMEM_MAX_BYTES);
         return -1;
     }
-    c->fn->smem_bytes = off + bytes;
     if (a->first < 0) a->first = off;
-    a->bytes = c->fn->smem_bytes - a->first;
+    if (a->cursor >= 0) /* an overlay: the pool grows only past its end */
+        a->cursor = off + bytes;
+    if (off + bytes > c->fn->smem_bytes) c->fn->smem_bytes = off + bytes;
+    a->bytes = (a->cursor >= 0 ? a->cursor : c->fn->smem_bytes) - a->first;
     return off;
 }
 
@@ -165,6 +188,7 @@ cute_tensor cute_smem_alloc_tensor_swizzled(cute_ctx *c, cute_smem_allocator *a,
     }
     int64_t span = layout_span(c, layout, sw, what);
     if (span < 0) return bad_tensor();
+    if (align_bytes < cute_swizzle_align_bytes(sw, d)) align_bytes = cute_swizzle_align_bytes(sw, d);
     int64_t off = take(c, a, span > CUTE_SMEM_MAX_BYTES ? span : span * esize, align_bytes, what);
     return off < 0 ? bad_tensor() : smem_tensor(c, d, off, layout, sw);
 }
