@@ -126,6 +126,21 @@ static void misuse(void)
     }
 }
 
+/* an in-out operand is read: one whose body has ended is refused, as any use would be */
+static void inout_scope(void)
+{
+    cute_ctx *c = cute_ctx_new();
+    cute_kernel_begin(c, "scope");
+    cute_val v = {0};
+    CUTE_IF(c, cute_int_lt(c, cute_thread_idx(c, 0), cute_i(4))) { v = cute_val_var(c, cute_val_int(c, CUTE_U32, 1)); }
+    cute_asm_operand o = {.kind = CUTE_ASM_INOUT, .v = v};
+    cute_asm(c, "add.u32 %0, %0, 1;", &o, 1, 0);
+    cute_ir_func *f = cute_kernel_end(c);
+    CHECK(!f && strstr(cute_ctx_error(c), "asm_test.c:"), "an in-out past its body: %s", cute_ctx_error(c));
+    cute_ir_func_free(f);
+    cute_ctx_free(c);
+}
+
 /* the interpreter: the shared-window address of a pointer is its offset; inline PTX refused */
 static void interpreter(void)
 {
@@ -198,6 +213,7 @@ int main(void)
     kinds();
     many();
     misuse();
+    inout_scope();
     interpreter();
     cute_nvrtc_close(nv);
     return CHECK_DONE("trace/asm");
