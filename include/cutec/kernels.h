@@ -116,7 +116,7 @@ static inline cute_dtype cute_gemm_c_dtype(const cute_gemm_config *cfg)
 #define CUTE_GEMM_INDEX_BOUND 32768
 
 /* The variants AUTO tries for inputs of dtype d, best first (tensor cores for 16-bit, 8-bit
- * and tf32 inputs; the FMA steps for f32 and f64); their number. */
+ * and f64 inputs, then f64's FMA steps; the FMA steps for f32); their number. */
 int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT]);
 
 /* Compile one kernel; call it with (A, B, C, alpha, beta). */

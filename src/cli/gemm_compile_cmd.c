@@ -54,6 +54,7 @@ static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *e
         fprintf(stderr, "cutec compile gemm: %s\n", err);
         return CLI_FAIL;
     }
+    cute_runtime_set_target_arch(rt, arch); /* atoms are checked against it */
     const cute_dtype *outs;
     int n;
     gemm_ref_out_dtypes(cfg->dtype, &outs, &n);

@@ -28,7 +28,7 @@ static double elem(int type, uint32_t v)
         return f;
     case E_S8: return (int8_t)v;
     case E_U8: return (uint8_t)v;
-    case E_E4M3: return cute_e4m3_to_f32((uint8_t)v);
+    case E_E4M3: return cute_e4m3_to_f32((uint8_t)v); /* exact (cutec/numeric.h) */
     case E_E5M2: return cute_e5m2_to_f32((uint8_t)v);
     default: memcpy(&f, &v, 4); return f;
     }

@@ -157,12 +157,10 @@ bool lp_compile_int(launch_prog *p, cute_ctx *c, const cute_fn *f, cute_int x, i
 bool lp_close_root(launch_prog *p, const char *what, int line);
 void lp_done_compiling(launch_prog *p);
 void lp_free(launch_prog *p);
-/* run every step into fr->regs; false and a message naming the failing root */
-bool lp_run(const launch_prog *p, struct cute_call_frame *fr);
-
-/* call.c */
-cute_status call_fail(struct cute_call_frame *fr, cute_status s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* run every step into regs (LP_MAX_STEPS of them): -1, or the step that failed and why */
+int lp_run(const launch_prog *p, const int64_t *values, int64_t *regs, const char **why);
+/* "launch at line 12: the grid (x) cannot be evaluated: <why>" for a failed step */
+void lp_describe_failure(const launch_prog *p, int step, const char *why, char *buf, size_t n);
 
 struct cute_runtime {
     cute_backend b;

@@ -169,6 +169,12 @@ static cute_tensor smem_tensor(cute_ctx *c, cute_dtype d, int64_t off, cute_layo
     return c->alg.failed ? bad_tensor() : t;
 }
 
+/* the bytes n elements of d take (e2m1: two a byte) */
+static int64_t elems_bytes(cute_dtype d, int64_t n)
+{
+    return cute_dtype_is_packed(d) ? (n * cute_dtype_bits(d) + 7) / 8 : n * cute_dtype_bytes(d);
+}
+
 static bool element_ok(cute_ctx *c, cute_dtype d, const char *what)
 {
     if (d > CUTE_I1 && d < CUTE_PTR) return true;
@@ -189,7 +195,7 @@ cute_tensor cute_smem_alloc_tensor_swizzled(cute_ctx *c, cute_smem_allocator *a,
     int64_t span = layout_span(c, layout, sw, what);
     if (span < 0) return bad_tensor();
     if (align_bytes < cute_swizzle_align_bytes(sw, d)) align_bytes = cute_swizzle_align_bytes(sw, d);
-    int64_t off = take(c, a, span > CUTE_SMEM_MAX_BYTES ? span : span * esize, align_bytes, what);
+    int64_t off = take(c, a, span > CUTE_SMEM_MAX_BYTES ? span : elems_bytes(d, span), align_bytes, what);
     return off < 0 ? bad_tensor() : smem_tensor(c, d, off, layout, sw);
 }
 
@@ -244,7 +250,7 @@ static cute_smem_field new_field(const char *name, cute_smem_field_kind k, cute_
     f.dtype = (uint8_t)d;
     f.count = count;
     f.align = align;
-    f.bytes = count > CUTE_SMEM_MAX_BYTES ? -1 : count * cute_dtype_bytes(d);
+    f.bytes = count > CUTE_SMEM_MAX_BYTES ? -1 : elems_bytes(d, count);
     f.layout = cute_layout_poison();
     return f;
 }

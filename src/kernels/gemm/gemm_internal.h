@@ -33,8 +33,10 @@ void gemm_shared_host(cute_ctx *c, const cute_arg *arg);
 void gemm_pipelined_host(cute_ctx *c, const cute_arg *arg);
 void gemm_multistage_host(cute_ctx *c, const cute_arg *arg);
 /* the plan of the multi-stage family (plan_multistage.c) */
-bool gemm_plan_multistage(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p);
-bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p, bool smem_epilogue);
+/* arch: the compile target (cute_runtime_target_arch; 0 unknown), which picks the atoms */
+bool gemm_plan_multistage(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
+bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p,
+                        bool smem_epilogue);
 /* the global -> shared copy atom for pieces of `bytes` (cp.async where it can) */
 cute_copy_atom gemm_g2s_atom(cute_alg *a, cute_dtype d, int bytes);
 

@@ -101,12 +101,12 @@ static bool plan_fma(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     return !a->failed;
 }
 
-bool gemm_plan_multistage(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
+bool gemm_plan_multistage(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
     if (cfg->variant == CUTE_GEMM_MULTISTAGE) return plan_fma(a, cfg, p);
-    return gemm_plan_tensorop(a, cfg, p, cfg->variant == CUTE_GEMM_TENSOROP_SMEM);
+    return gemm_plan_tensorop(a, cfg, arch, p, cfg->variant == CUTE_GEMM_TENSOROP_SMEM);
 }
 
 /* --- steps 4 and 5: mma.sync ------------------------------------------------------------ */
@@ -116,26 +116,39 @@ bool gemm_plan_multistage(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p
  * the fragments are then read element by element). */
 typedef struct tc_shape {
     cute_dtype d;
+    int arch;        /* the tiling is for targets from sm_<arch> on */
     const char *mma;
     int64_t bm, bn, bk;
     int stages;
     const char *ldsm_k, *ldsm_mn; /* K-major / MN-major operands */
 } tc_shape;
 
-/* 8 warps as 2 x 4, each 64 x 64 of C per k-block: 128 x 256 tiles (CUTLASS's SM80
- * 128x256x32 kernels); 4 stages of 32 (16-bit) or 64 (8-bit) k fit 96 KB of shared memory.
- * f64's DMMA reads its fragments element by element (ldmatrix moves 16-bit pieces). */
+/* 8 warps as 4 x 2 (the default warps_m is then 4), each 64 x 64 of C per k-block:
+ * 256 x 128 tiles, 3 stages of 64 (16-bit) or 128 (8-bit) k in 144 KB of shared memory.
+ * Measured on the H200 (bench/RESULTS.md, bf16 8192^3): 486 TFLOP/s, against 455 for
+ * 128x256x32 in 4 stages, 481 with 4 stages of 64, 449 for 128x256x64, 428-446 for 128x128
+ * tiles at two blocks per SM.  f64's DMMA reads its fragments element by element (ldmatrix
+ * moves 16-bit pieces). */
 static const tc_shape tc_shapes[] = {
-    {CUTE_F16, "SM80_16x8x16_F32F16F16F32_TN", 128, 256, 32, 4, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T"},
-    {CUTE_BF16, "SM80_16x8x16_F32BF16BF16F32_TN", 128, 256, 32, 4, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T"},
-    {CUTE_I8, "SM80_16x8x32_S32S8S8S32_TN", 128, 256, 64, 4, "SM75_U32x4_LDSM_N", ""},
-    {CUTE_F64, "SM80_8x8x4_F64F64F64F64_TN", 64, 64, 16, 3, "", ""},
+    {CUTE_F16, 80, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T"},
+    {CUTE_BF16, 80, "SM80_16x8x16_F32BF16BF16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T"},
+    {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", ""},
+    /* tf32: f32 in memory, 4-byte values (ldmatrix moves them K-major only) */
+    {CUTE_TF32, 80, "SM80_16x8x8_F32TF32TF32F32_TN", 256, 128, 32, 3, "SM75_U32x4_LDSM_N", ""},
+    {CUTE_E4M3, 89, "SM89_16x8x32_F32E4M3E4M3F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", ""},
+    {CUTE_E5M2, 89, "SM89_16x8x32_F32E5M2E5M2F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", ""},
+    /* Hopper's DMMA shapes run at twice m8n8k4's rate (bench mma: 66.6 against 33.1 TFLOP/s) */
+    {CUTE_F64, 90, "SM90_16x8x16_F64F64F64F64_TN", 64, 64, 32, 3, "", ""},
+    {CUTE_F64, 80, "SM80_8x8x4_F64F64F64F64_TN", 64, 64, 16, 3, "", ""},
 };
 
-static const tc_shape *tc_shape_of(cute_dtype d)
+/* the first tiling of d for the target (arch 0, unknown: those of sm_89 and older, which
+ * the interpreter runs) */
+static const tc_shape *tc_shape_of(cute_dtype d, int arch)
 {
+    if (arch == 0) arch = 89; /* sm_89's fp8 rows too: the interpreter runs them */
     for (size_t i = 0; i < sizeof tc_shapes / sizeof tc_shapes[0]; i++)
-        if (tc_shapes[i].d == d) return &tc_shapes[i];
+        if (tc_shapes[i].d == d && tc_shapes[i].arch <= arch) return &tc_shapes[i];
     return NULL;
 }
 
@@ -190,8 +203,8 @@ static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *
     const cute_gemm_tiling *t = &cfg->tiling;
     p->bm = t->bm ? t->bm : s->bm, p->bn = t->bn ? t->bn : s->bn, p->bk = t->bk ? t->bk : s->bk;
     p->stages = t->stages ? t->stages : s->stages;
-    *wm = t->warps_m ? t->warps_m : 2;
-    *wn = t->warps_n ? t->warps_n : s->d == CUTE_F64 ? 2 : 4;
+    *wm = t->warps_m ? t->warps_m : s->d == CUTE_F64 ? 2 : 4;
+    *wn = t->warps_n ? t->warps_n : 2;
     int64_t pm = *wm * atom->m, pn = *wn * atom->n * 2;
     if (p->bm % pm || p->bn % pn || p->bk % atom->k || p->bk / atom->k < 2 || p->stages < 3 ||
         *wm * *wn > 32)
@@ -203,10 +216,11 @@ static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *
     return true;
 }
 
-bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p, bool smem_epilogue)
+bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p,
+                        bool smem_epilogue)
 {
-    const tc_shape *s = tc_shape_of(cfg->dtype);
-    if (!s) return cute_alg_fail(a, "gemm tensorop: no tensor-core tiling for %s", cute_dtype_name(cfg->dtype));
+    const tc_shape *s = tc_shape_of(cfg->dtype, arch);
+    if (!s) return cute_alg_fail(a, "gemm tensorop: no tensor-core tiling for %s on sm_%d", cute_dtype_name(cfg->dtype), arch);
     cute_mma_atom atom;
     int wm, wn;
     if (!cute_mma_atom_named(a, s->mma, &atom) || !tc_tiling(a, cfg, s, &atom, p, &wm, &wn)) return false;
