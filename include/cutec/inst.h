@@ -15,7 +15,7 @@
  *   imm    the row's IMM group, when it has one (cp.async.wait_group's N); else 0.
  * Register classes:
  *   B32   any 32-bit register: u32, i32, f32, or a 32-bit vector (f16x2, bf16x2, i16x2,
- *         u16x2, i8x4, u8x4).  A vector's lane 0 is the low half/byte, as PTX packs them.
+ *         u16x2, i8x4, u8x4, e4m3x4, e5m2x4).  A vector's lane 0 is the low half/byte, as PTX packs them.
  *   F32, F64   exactly f32 / f64.
  *   I32   i32 or u32.
  *   SADDR a `ptr<T, smem>` register (any T): the 32-bit shared-window address (the same in
