@@ -26,8 +26,10 @@
  *    cuda_c_gpu_test.c checks all 169 pairs on a GPU); float ATOMIC_CAS compares bits;
  *    SREG warpid is the linear thread index / 32, laneid is %laneid; MATH with CUTE_IR_FAST
  *    uses __expf, __logf, __log2f, __sinf, __cosf, __powf and PTX ex2/sqrt/rsqrt/tanh
- *    .approx (f32 only); ASM is `asm volatile` with a "memory" clobber, its text as written
- *    (operands %0.. outputs first, a literal % written %%);
+ *    .approx (f32 only); ASM is `asm volatile` with a "memory" clobber (none with
+ *    CUTE_IR_ASM_PURE), its text as written (operands %0.. in-outs "+", outputs "=", then
+ *    inputs; a literal % written %%), a shared pointer operand as its u32 shared-window
+ *    address; INST is its row's PTX (cutec/inst.h), clobbers from the row's flags;
  *  - a `// file:line` comment (or, with opts.line_directives, a `#line`) before the code of
  *    each new call site.
  */

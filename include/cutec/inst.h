@@ -7,7 +7,7 @@
  * types, clobbers from the flags), the interpreter runs the row's emulation.  Nobody formats
  * PTX text that someone else parses back; raw PTX is the ASM op's business (the escape hatch).
  *
- * How an emitter passes operands (cute_ir_inst below; docs/instructions.md has the table):
+ * How an emitter passes operands (cute_ir_inst_op below; docs/instructions.md has the table):
  *   out[]  the registers of the row's OUT groups, in row order, each group's registers in
  *          order (mma: d0..d3).  They are new (or mutable) registers the op defines.
  *   in[]   the registers of every other group that takes registers, in row order: IN
@@ -15,7 +15,7 @@
  *   imm    the row's IMM group, when it has one (cp.async.wait_group's N); else 0.
  * Register classes:
  *   B32   any 32-bit register: u32, i32, f32, or a 32-bit vector (f16x2, bf16x2, i16x2,
- *         u16x2, i8x4, u8x4).  A vector's lane 0 is the low half/byte, as PTX packs them.
+ *         u16x2, i8x4, u8x4, e4m3x4, e5m2x4).  A vector's lane 0 is the low half/byte, as PTX packs them.
  *   F32, F64   exactly f32 / f64.
  *   I32   i32 or u32.
  *   SADDR a `ptr<T, smem>` register (any T): the 32-bit shared-window address (the same in

@@ -86,13 +86,22 @@ bool cute_dtype_int_range(cute_dtype d, int64_t *lo, int64_t *hi);
 int cute_type_str(cute_type t, char *buf, size_t n);
 
 typedef enum {
-#define X(name, nargs, cls, meaning) CUTE_OP_##name,
+#define X(name, nargs, cls, group, meaning) CUTE_OP_##name,
 #include "cutec/ir_ops.def"
 #undef X
     CUTE_OP_COUNT
 } cute_op;
 
+/* the families backends route ops by (the GROUP column of ir_ops.def) */
+typedef enum {
+    CUTE_GROUP_VALUE, CUTE_GROUP_MOVE, CUTE_GROUP_SPECIAL, CUTE_GROUP_CONVERT,
+    CUTE_GROUP_ADDRESS, CUTE_GROUP_MEMORY, CUTE_GROUP_SYNC, CUTE_GROUP_WARP,
+    CUTE_GROUP_PRINT, CUTE_GROUP_INST, CUTE_GROUP_ASM, CUTE_GROUP_CONTROL,
+    CUTE_GROUP_COUNT
+} cute_op_group;
+
 const char *cute_op_name(cute_op op);
+cute_op_group cute_op_group_of(cute_op op);
 const char *cute_op_meaning(cute_op op);
 int cute_op_nargs(cute_op op); /* -1: variable */
 
@@ -109,14 +118,15 @@ typedef enum { CUTE_VOTE_ANY, CUTE_VOTE_ALL, CUTE_VOTE_BALLOT } cute_vote;
 typedef enum { CUTE_ATOMIC_ADD, CUTE_ATOMIC_MIN, CUTE_ATOMIC_MAX, CUTE_ATOMIC_EXCH } cute_atomic;
 const char *cute_sreg_name(cute_sreg s); /* "tid.x" */
 
-#define CUTE_IR_FAST 1u /* MATH ops: fast approximate variant */
+#define CUTE_IR_FAST 1u      /* MATH ops: fast approximate variant */
+#define CUTE_IR_ASM_PURE 2u  /* ASM: reads and writes no memory (no "memory" clobber) */
 
 typedef uint32_t cute_vreg;
 typedef struct cute_ir_block cute_ir_block;
 
 typedef struct cute_ir_inst {
     uint16_t op;    /* cute_op */
-    uint16_t flags; /* CUTE_IR_FAST; INST: how many of var are outputs */
+    uint16_t flags; /* CUTE_IR_FAST, CUTE_IR_ASM_PURE; INST: how many of var are outputs */
     cute_type type; /* the result type; STORE: the stored type; CAST: the target */
     cute_vreg dst;  /* 0: no result */
     cute_vreg a[3];
@@ -196,7 +206,8 @@ cute_vreg cute_ir_op(cute_ir_builder *b, cute_op op, cute_type t, cute_vreg a0, 
 void cute_ir_op_void(cute_ir_builder *b, cute_op op, cute_type t, cute_vreg a0, cute_vreg a1,
                      cute_vreg a2, int64_t imm);
 /* an op whose operands are in var (PRINTF: the format str and its arguments; ASM: the PTX
- * str, the outputs then the inputs, imm of them outputs); str and var are copied */
+ * str, the outputs then the inputs, imm of them outputs (set imm2 on b->last for in-outs));
+ * str and var are copied */
 void cute_ir_varop(cute_ir_builder *b, cute_op op, const char *str, const cute_vreg *var, int n,
                    int64_t imm);
 cute_vreg cute_ir_const_int(cute_ir_builder *b, cute_dtype d, int64_t v);

@@ -114,6 +114,12 @@ void cute_kernel_launch_extents(cute_ctx *c, const int64_t grid_max[3], const in
  * cute_compile sets it from its runtime (the device's; on the interpreter, CUTEC_ARCH). */
 void cute_ctx_target_arch(cute_ctx *c, int sm);
 int cute_ctx_arch(const cute_ctx *c);
+/* Whether the kernels traced will run on the interpreter (cute_compile sets it from its
+ * runtime).  The interpreter runs every row of the instruction table but no inline PTX:
+ * cute_asm then fails at trace time, and a kernel may choose another path with
+ * cute_ctx_on_interp. */
+void cute_ctx_target_interp(cute_ctx *c, bool interp);
+bool cute_ctx_on_interp(const cute_ctx *c);
 /* the threads of a block of the kernel being traced when its launch's block is static (0:
  * not known; the jit layer sets it after cute_kernel_begin).  A TiledCopy or TiledMMA whose
  * thread count differs is refused at its first partition: with fewer threads than it
@@ -160,6 +166,36 @@ void cute_barrier(cute_ctx *c);
  * blocks (the second argument of __launch_bounds__; 0: no request) */
 void cute_kernel_min_blocks(cute_ctx *c, int blocks_per_sm);
 void cute_printf(cute_ctx *c, const char *fmt, int n, const cute_val *args);
+
+/* --- shared-memory addresses and inline PTX ------------------------------------------ */
+/* The 32-bit shared-window address of a shared-memory pointer (what PTX's shared-memory
+ * instructions take: ldmatrix, cp.async, mbarrier, TMA), as a u32: the same meaning in both
+ * backends (the interpreter's window starts at the block's shared memory). */
+cute_val cute_smem_addr(cute_ctx *c, cute_val smem_ptr);
+
+/* Inline PTX, for what the instruction table (cutec/inst.h) lacks.  %k in the text names
+ * operand k (%% is a literal %).  Operand kinds:
+ *   CUTE_ASM_IN     v is read.  Its type says how it travels: f32 "f", f64 "d", 16/32/64-bit
+ *                   integers "h"/"r"/"l", 8-bit integers in a 16-bit register, i1 as a u32 0/1,
+ *                   packed vectors (f16x2, bf16x2, i8x4, f32x2 ...) as their bits; a ptr<T,smem>
+ *                   as its 32-bit shared-window address, a ptr<T,gmem> as its 64-bit address.
+ *   CUTE_ASM_OUT    a new register of `type`, written (cute_asm sets v).
+ *   CUTE_ASM_INOUT  v, a variable (cute_val_var), read and written (tied, "+").
+ *   CUTE_ASM_IMM    imm, written into the text as a number.
+ *   CUTE_ASM_GUARD  v (i1) guards the instruction: it runs where v is true (one guard; the
+ *                   text should be one instruction).
+ * Any number of operands.  The asm statement has a "memory" clobber unless flags has
+ * CUTE_ASM_NO_MEMORY.  The interpreter does not run inline PTX: compiling such a kernel for
+ * it fails, naming the text and this call site.  False after a misuse (reported). */
+typedef enum { CUTE_ASM_IN, CUTE_ASM_OUT, CUTE_ASM_INOUT, CUTE_ASM_IMM, CUTE_ASM_GUARD } cute_asm_kind;
+typedef struct cute_asm_operand {
+    cute_asm_kind kind;
+    cute_val v;     /* IN, INOUT, GUARD: the value; OUT: set by cute_asm */
+    cute_type type; /* OUT: the register's type */
+    int64_t imm;    /* IMM */
+} cute_asm_operand;
+#define CUTE_ASM_NO_MEMORY 1u
+bool cute_asm(cute_ctx *c, const char *ptx, cute_asm_operand *ops, int n, unsigned flags);
 
 /* CUTE_FOR(c, i, lo, hi) { ... }: a dynamic loop; i is a cute_int (a plain C for loop is
  * the trace-time, unrolled one).  CUTE_IF(c, p) { ... } CUTE_ELSE(c) { ... }.
@@ -215,6 +251,8 @@ void cute_printf(cute_ctx *c, const char *fmt, int n, const cute_val *args);
 #define cute_val_assign(c, ...) CUTE__CTX_AT((c), cute_val_assign((c), __VA_ARGS__))
 #define cute_barrier(c) CUTE__CTX_AT((c), cute_barrier(c))
 #define cute_printf(c, ...) CUTE__CTX_AT((c), cute_printf((c), __VA_ARGS__))
+#define cute_smem_addr(c, ...) CUTE__CTX_AT((c), cute_smem_addr((c), __VA_ARGS__))
+#define cute_asm(c, ...) CUTE__CTX_AT((c), cute_asm((c), __VA_ARGS__))
 #define cute_kernel_begin(c, ...) CUTE__CTX_AT((c), cute_kernel_begin((c), __VA_ARGS__))
 #define cute_kernel_end(c) CUTE__CTX_AT((c), cute_kernel_end(c))
 #endif

@@ -93,11 +93,8 @@ static bool while_loop(cc_fn *e, const cute_ir_inst *in)
     return ok;
 }
 
-static bool inst(cc_fn *e, const cute_ir_inst *in)
+static bool control(cc_fn *e, const cute_ir_inst *in)
 {
-    e->in = in;
-    if (in->op >= CUTE_OP_COUNT) return cc_fail(e, CUTE_ERR_INVALID, "unknown op %u", in->op);
-    site(e, in);
     switch ((cute_op)in->op) {
     case CUTE_OP_FOR:
         return for_loop(e, in);
@@ -110,25 +107,31 @@ static bool inst(cc_fn *e, const cute_ir_inst *in)
         if (e->cond_depth) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "BREAK in a WHILE condition");
         cc_line(e, "break;");
         return true;
-    case CUTE_OP_RETURN:
+    default:
         cc_line(e, "return;");
         return true;
-    case CUTE_OP_PTR_ADD:
-    case CUTE_OP_LOAD:
-    case CUTE_OP_STORE:
-    case CUTE_OP_SMEM_PTR:
-    case CUTE_OP_BARRIER:
-    case CUTE_OP_SHFL:
-    case CUTE_OP_VOTE:
-    case CUTE_OP_ATOMIC:
-    case CUTE_OP_ATOMIC_CAS:
-    case CUTE_OP_PRINTF:
-    case CUTE_OP_ASM:
-        return cc_mem(e, in);
-    case CUTE_OP_INST:
+    }
+}
+
+/* by the op's group (ir_ops.def): values in cuda_c_expr.c, memory and the rest in
+ * cuda_c_mem.c, instruction rows in cuda_c_inst.c */
+static bool inst(cc_fn *e, const cute_ir_inst *in)
+{
+    e->in = in;
+    if (in->op >= CUTE_OP_COUNT) return cc_fail(e, CUTE_ERR_INVALID, "unknown op %u", in->op);
+    site(e, in);
+    switch (cute_op_group_of((cute_op)in->op)) {
+    case CUTE_GROUP_CONTROL:
+        return control(e, in);
+    case CUTE_GROUP_INST:
         return cc_inst(e, in);
-    default:
+    case CUTE_GROUP_VALUE:
+    case CUTE_GROUP_MOVE:
+    case CUTE_GROUP_SPECIAL:
+    case CUTE_GROUP_CONVERT:
         return cc_expr(e, in);
+    default:
+        return cc_mem(e, in);
     }
 }
 

@@ -16,10 +16,14 @@ static bool operand_kind(cc_fn *e, cute_type t, bool raw, const char **letter, c
     *bits = NULL;
     if (cc_is_smem_ptr(t)) /* the shared-window address itself */
         return *letter = "r", true;
+    if (t.dtype == CUTE_TMAP) /* by value in parameter space: its generic address, as CUTLASS's */
+        return *letter = "l", true;
     if (t.dtype == CUTE_PTR) return *letter = "l", *bits = "u64", true;
     if (!raw && t.lanes == 1 && t.dtype == CUTE_F32) return *letter = "f", true;
     if (!raw && t.lanes == 1 && t.dtype == CUTE_F64) return *letter = "d", true;
     if (t.dtype == CUTE_I1 && t.lanes == 1) return *letter = "r", *bits = "u32", true;
+    if (t.lanes == 1 && total == 8) /* PTX has no 8-bit registers: a 16-bit one */
+        return *letter = "h", *bits = cute_dtype_is_signed((cute_dtype)t.dtype) ? "i16" : "u16", true;
     if (total == 16 || total == 32 || total == 64) {
         *letter = total == 16 ? "h" : total == 32 ? "r" : "l";
         bool plain = t.lanes == 1 && cute_dtype_is_int((cute_dtype)t.dtype);
@@ -40,7 +44,9 @@ static void operand_text(cc_fn *e, cute_vreg r, int k, cc_asm_dir dir, const cha
     char x[CC_NAME];
     cute_type t = cute_ir_type(e->f, r);
     cc_reg(e, r, x);
-    if (dir != CC_ASM_IN && bits)
+    if (t.dtype == CUTE_TMAP)
+        snprintf(buf, CC_EXPR, "(u64)&%s", x);
+    else if (dir != CC_ASM_IN && bits)
         snprintf(buf, CC_EXPR, "t%d", k);
     else if (!bits && t.lanes == 1 && cc_is_16f((cute_dtype)t.dtype))
         snprintf(buf, CC_EXPR, "%s.bits", x);
@@ -77,6 +83,8 @@ static bool statement(cc_fn *e, const char *text, const cute_vreg *var, const cc
     for (int k = 0; k < n; k++) {
         if (!operand_kind(e, cute_ir_type(e->f, var[k]), raw && raw[k], &letter[k], &bits[k]))
             return false;
+        if (dir[k] != CC_ASM_IN && cute_ir_type(e->f, var[k]).dtype == CUTE_TMAP)
+            return cc_fail(e, CUTE_ERR_UNSUPPORTED, "a tensor map cannot be an asm output");
         if (dir[k] != CC_ASM_IN) {
             temps |= bits[k] != NULL;
             if (dir[k] == CC_ASM_OUT) cc_decl(e, var[k]);

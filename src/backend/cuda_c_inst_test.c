@@ -1,5 +1,5 @@
 /* INST in the CUDA C backend: every row of the instruction table, its registers of every
- * type its classes allow (u32, i32, f32, f16x2, bf16x2, i8x4, u8x4), renders to an asm
+ * type its classes allow (u32, i32, f32, f16x2, bf16x2, i8x4, u8x4, e4m3x4), renders to an asm
  * statement that NVRTC compiles for sm_80 (the rows of sm_80), sm_89 and sm_90a; the PTX
  * holds the row's instruction; "memory" clobbers exactly on rows that touch memory; a row
  * newer than the module's arch is refused by name.  Without NVRTC the compiles are skipped. */
@@ -10,7 +10,7 @@
 
 static const cute_type b32_types[] = {
     {CUTE_U32, 1, 0, 0}, {CUTE_F16, 2, 0, 0}, {CUTE_BF16, 2, 0, 0}, {CUTE_I8, 4, 0, 0},
-    {CUTE_F32, 1, 0, 0}, {CUTE_I32, 1, 0, 0}, {CUTE_U8, 4, 0, 0},
+    {CUTE_F32, 1, 0, 0}, {CUTE_I32, 1, 0, 0}, {CUTE_U8, 4, 0, 0}, {CUTE_E4M3, 4, 0, 0},
 };
 
 /* a register type the group's class accepts; n-th of the choices */

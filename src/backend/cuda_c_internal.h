@@ -103,8 +103,10 @@ bool cc_is_smem_ptr(cute_type t);
  * the latter into ld/st.shared on the 32-bit address); buf has CC_EXPR bytes */
 const char *cc_ptr(cc_fn *e, cute_vreg r, char *buf);
 /* register r (a pointer or an integer) as type `to` (a pointer or an integer), one of them
- * a pointer: a shared-memory pointer converts through its generic address, so that its
- * integer value is the same as a C pointer's; NULL (and a failure) when `to` has no C type */
+ * a pointer: a shared-memory pointer and an integer convert as the 32-bit shared-window
+ * address (what PTX's shared-memory instructions take, in both backends); between a shared
+ * and a global pointer through the generic address; NULL (and a failure) when `to` has no
+ * C type */
 const char *cc_ptr_cast(cc_fn *e, cute_vreg r, cute_type to, char *buf);
 const char *cc_reg(const cc_fn *e, cute_vreg r, char *buf); /* "r5" or "r5_acc" */
 /* register r, or its lane (lane >= 0) */

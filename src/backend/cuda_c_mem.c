@@ -1,5 +1,6 @@
 /* Memory, warp collectives, atomics, printf and inline PTX. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_c_internal.h"
@@ -277,96 +278,16 @@ static bool print(cc_fn *e, const cute_ir_inst *in)
     return true;
 }
 
-/* an asm operand: its constraint letter and, when C's type differs from the register's,
- * a temporary of the type the constraint wants */
-typedef struct asm_opnd {
-    const char *letter, *tmp_type; /* tmp_type NULL: the register itself */
-} asm_opnd;
-
-static bool asm_kind(cc_fn *e, cute_type t, asm_opnd *k)
-{
-    static const asm_opnd kinds[CUTE_NDTYPES] = {
-        [CUTE_I1] = {"r", "u32"}, [CUTE_I8] = {"h", "i16"},  [CUTE_U8] = {"h", "u16"},
-        [CUTE_I16] = {"h", NULL}, [CUTE_U16] = {"h", NULL},  [CUTE_I32] = {"r", NULL},
-        [CUTE_U32] = {"r", NULL}, [CUTE_I64] = {"l", NULL},  [CUTE_U64] = {"l", NULL},
-        [CUTE_F16] = {"h", NULL}, [CUTE_BF16] = {"h", NULL}, [CUTE_F32] = {"f", NULL},
-        [CUTE_F64] = {"d", NULL}, [CUTE_PTR] = {"l", "u64"},  [CUTE_TMAP] = {"l", "u64"},
-    };
-    if (t.lanes != 1 || t.dtype >= CUTE_NDTYPES || !kinds[t.dtype].letter)
-        return cc_fail(e, CUTE_ERR_UNSUPPORTED, "an asm operand must be a scalar or pointer");
-    *k = kinds[t.dtype];
-    return true;
-}
-
-/* the C lvalue/rvalue an operand passes: r5, r5.bits, t2, (u32)r5 */
-static void asm_arg(cc_fn *e, cute_vreg r, int idx, bool out, const asm_opnd *k, char *buf)
-{
-    char x[CC_EXPR];
-    cc_ptr(e, r, x); /* a shared-memory pointer passes its generic address, as a C pointer */
-    cute_dtype d = (cute_dtype)cute_ir_type(e->f, r).dtype;
-    if (cc_is_16f(d))
-        snprintf(buf, CC_EXPR, "%s.bits", x);
-    else if (d == CUTE_TMAP) /* a tensor map passes its generic address, as CUTLASS's do */
-        snprintf(buf, CC_EXPR, "(u64)&%s", x);
-    else if (!k->tmp_type)
-        snprintf(buf, CC_EXPR, "%s", x);
-    else if (out)
-        snprintf(buf, CC_EXPR, "t%d", idx);
-    else
-        snprintf(buf, CC_EXPR, "(%s)%s", k->tmp_type, x);
-}
-
+/* ASM: in-outs ("+"), outputs ("="), inputs, as the op lists them; "memory" unless pure */
 static bool inline_asm(cc_fn *e, const cute_ir_inst *in)
 {
-    uint32_t nout = (uint32_t)in->imm;
-    asm_opnd kinds[64];
-    if (in->nvar > 64) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "more than 64 asm operands");
-    bool temps = false;
-    for (uint32_t k = 0; k < in->nvar; k++) {
-        if (!asm_kind(e, cute_ir_type(e->f, in->var[k]), &kinds[k])) return false;
-        if (k < nout && cute_ir_type(e->f, in->var[k]).dtype == CUTE_TMAP)
-            return cc_fail(e, CUTE_ERR_UNSUPPORTED, "a tensor map cannot be an asm output");
-        if (k < nout) temps |= kinds[k].tmp_type != NULL;
-    }
-    for (uint32_t k = 0; k < nout; k++) cc_decl(e, in->var[k]);
-    if (temps) cc_line(e, "{");
-    if (temps) e->indent++;
-    for (uint32_t k = 0; k < nout; k++)
-        if (kinds[k].tmp_type) cc_line(e, "%s t%u;", kinds[k].tmp_type, k);
-    cc_buf *o = e->out;
-    char arg[CC_EXPR];
-    cc_printf(o, "%*sasm volatile(", 4 * e->indent, "");
-    cc_c_string(o, in->str);
-    for (uint32_t k = 0; k < in->nvar; k++) { /* " : outputs : inputs : clobbers" */
-        bool out = k < nout;
-        if (k == 0) cc_puts(o, " : ");
-        if (k == nout)
-            cc_puts(o, k ? " : " : ": ");
-        else if (k)
-            cc_puts(o, ", ");
-        asm_arg(e, in->var[k], (int)k, out, &kinds[k], arg);
-        cc_printf(o, "\"%s%s\"(%s)", out ? "=" : "", kinds[k].letter, arg);
-    }
-    if (in->nvar == 0)
-        cc_puts(o, " : :");
-    else if (nout == in->nvar)
-        cc_puts(o, " :");
-    cc_puts(o, " : \"memory\");\n");
-    for (uint32_t k = 0; k < nout; k++) {
-        if (!kinds[k].tmp_type) continue;
-        char x[CC_NAME], tb[CC_NAME];
-        cute_type t = cute_ir_type(e->f, in->var[k]);
-        cc_reg(e, in->var[k], x);
-        if (t.dtype == CUTE_I1)
-            cc_line(e, "%s = t%u != 0;", x, k);
-        else if (cc_is_smem_ptr(t))
-            cc_line(e, "%s = (u32)__cvta_generic_to_shared((const void *)t%u);", x, k);
-        else
-            cc_line(e, "%s = (%s)t%u;", x, cc_type(e, t, tb), k);
-    }
-    if (temps) e->indent--;
-    if (temps) cc_line(e, "}");
-    return true;
+    cc_asm_dir *dir = malloc((in->nvar ? in->nvar : 1) * sizeof *dir);
+    if (!dir) return cc_fail(e, CUTE_ERR_OOM, "out of memory");
+    for (uint32_t k = 0; k < in->nvar; k++)
+        dir[k] = k < (uint32_t)in->imm2 ? CC_ASM_INOUT : k < (uint32_t)in->imm ? CC_ASM_OUT : CC_ASM_IN;
+    bool ok = cc_asm(e, in->str, in->var, dir, NULL, (int)in->nvar, !(in->flags & CUTE_IR_ASM_PURE));
+    free(dir);
+    return ok;
 }
 
 bool cc_mem(cc_fn *e, const cute_ir_inst *in)

@@ -577,10 +577,10 @@ static void test_refusals(void)
     f = cute_ir_func_new("bad");
     cute_ir_builder_init(&b, f);
     AT(&b);
-    cute_vreg v = cute_ir_add_param(f, cute_type_vec(CUTE_F32, 2), "v");
+    cute_vreg v = cute_ir_add_param(f, cute_type_vec(CUTE_F32, 4), "v");
     cute_vreg o = cute_ir_new_vreg(f, T(F32), NULL, false);
     cute_ir_varop(&b, CUTE_OP_ASM, "mov.b32 %0, %1;", (cute_vreg[]){o, v}, 2, 1);
-    refuses(f, CUTE_ERR_UNSUPPORTED, "asm operand must be a scalar", NULL);
+    refuses(f, CUTE_ERR_UNSUPPORTED, "an asm operand of type f32x4 (16, 32 or 64 bits)", NULL);
 
     f = cute_ir_func_new("bad");
     cute_ir_builder_init(&b, f);

@@ -177,12 +177,13 @@ const char *cc_ptr_cast(cc_fn *e, cute_vreg r, cute_type to, char *buf)
     const char *ty = cc_type(e, to, tb);
     cc_reg(e, r, x);
     if (!ty) return NULL;
-    if (cc_is_smem_ptr(from) && cc_is_smem_ptr(to))
-        snprintf(buf, CC_EXPR, "%s", x);
-    else if (cc_is_smem_ptr(from))
-        snprintf(buf, CC_EXPR, "(%s)(u64)__cvta_shared_to_generic(%s)", ty, x);
+    bool int_from = from.dtype != CUTE_PTR, int_to = to.dtype != CUTE_PTR;
+    if ((cc_is_smem_ptr(from) && (cc_is_smem_ptr(to) || int_to)) || (int_from && cc_is_smem_ptr(to)))
+        snprintf(buf, CC_EXPR, "(%s)%s", ty, x); /* the shared-window address, both ways */
+    else if (cc_is_smem_ptr(from)) /* to a global (generic) pointer */
+        snprintf(buf, CC_EXPR, "(%s)__cvta_shared_to_generic(%s)", ty, x);
     else if (cc_is_smem_ptr(to))
-        snprintf(buf, CC_EXPR, "(u32)__cvta_generic_to_shared((const void *)(u64)%s)", x);
+        snprintf(buf, CC_EXPR, "(u32)__cvta_generic_to_shared((const void *)%s)", x);
     else
         snprintf(buf, CC_EXPR, "(%s)%s", ty, x);
     return buf;

@@ -135,9 +135,11 @@ static cute_status sync(void *self, void *stream)
 static bool supports_op(void *self, const cute_ir_inst *inst)
 {
     (void)self;
-    if (inst->op == CUTE_OP_ASM) return false; /* PTX text: the GPU's alone */
-    if (inst->op == CUTE_OP_INST) return interp_inst_row(inst->imm2) != NULL;
-    return inst->op < CUTE_OP_COUNT;
+    switch (cute_op_group_of((cute_op)inst->op)) {
+    case CUTE_GROUP_ASM: return false; /* PTX text: the GPU's alone */
+    case CUTE_GROUP_INST: return interp_inst_row(inst->imm2) != NULL;
+    default: return inst->op < CUTE_OP_COUNT;
+    }
 }
 
 static void module_free(void *self, cute_module *m)

@@ -168,27 +168,24 @@ static bool decode_op(decoder *D, dinst *d, const cute_ir_inst *in)
     }
     if (op == CUTE_OP_PTR_ADD) d->imm2 = T(D, in->a[1]).dtype;
     const char *why = "this op";
-    switch (op) {
-    case CUTE_OP_CONST: case CUTE_OP_MOV: case CUTE_OP_SELECT: case CUTE_OP_EXTRACT:
-    case CUTE_OP_INSERT: case CUTE_OP_SREG: case CUTE_OP_SMEM_PTR: case CUTE_OP_PTR_ADD:
+    switch (cute_op_group_of(op)) { /* the op's group (ir_ops.def) picks the file that runs it */
+    case CUTE_GROUP_MOVE: case CUTE_GROUP_SPECIAL: case CUTE_GROUP_ADDRESS:
         d->fn = interp_pick_misc(d, &why);
         break;
-    case CUTE_OP_PRINTF:
+    case CUTE_GROUP_PRINT:
         if (!operands(D, d, in)) return false;
         d->str = own_str(D, in->str);
         D->P->has_printf = true;
         d->fn = interp_pick_misc(d, &why);
         break;
-    case CUTE_OP_INST:
+    case CUTE_GROUP_INST:
         return decode_inst(D, d, in);
-    case CUTE_OP_ASM:
+    case CUTE_GROUP_ASM:
         return fail(D, in, "not supported in the interpreter: inline PTX `%s` (the interpreter "
                     "runs the instructions of the table, cutec/inst.h, not PTX text)", in->str);
-    case CUTE_OP_CVT: case CUTE_OP_BITCAST: d->fn = interp_pick_convert(d, &why); break;
-    case CUTE_OP_LOAD: case CUTE_OP_STORE: case CUTE_OP_ATOMIC: case CUTE_OP_ATOMIC_CAS:
-        d->fn = interp_pick_mem(d, &why);
-        break;
-    case CUTE_OP_SHFL: case CUTE_OP_VOTE: d->fn = interp_pick_warp(d, &why); break;
+    case CUTE_GROUP_CONVERT: d->fn = interp_pick_convert(d, &why); break;
+    case CUTE_GROUP_MEMORY: d->fn = interp_pick_mem(d, &why); break;
+    case CUTE_GROUP_WARP: d->fn = interp_pick_warp(d, &why); break;
     default: d->fn = interp_pick_arith(d, &why); break;
     }
     if (!d->fn) {
@@ -240,12 +237,13 @@ static bool decode_block(decoder *D, const cute_ir_block *b, int depth)
     for (uint32_t k = 0; k < b->n && !D->failed; k++) {
         const cute_ir_inst *in = &b->inst[k];
         cute_op op = (cute_op)in->op;
+        cute_op_group g = cute_op_group_of(op);
         if (op == CUTE_OP_CONST && !D->f->vregs[in->dst].mutable_) {
             if (!hoist_const(D, in)) return false;
-        } else if (op == CUTE_OP_FOR || op == CUTE_OP_IF || op == CUTE_OP_WHILE) {
+        } else if (g == CUTE_GROUP_CONTROL && op != CUTE_OP_BREAK && op != CUTE_OP_RETURN) {
             if (!decode_control(D, in, depth)) return false;
-        } else if (op == CUTE_OP_BARRIER || op == CUTE_OP_BREAK || op == CUTE_OP_RETURN) {
-            int kind = op == CUTE_OP_BARRIER ? K_BARRIER : op == CUTE_OP_BREAK ? K_BREAK : K_RETURN;
+        } else if (g == CUTE_GROUP_CONTROL || g == CUTE_GROUP_SYNC) {
+            int kind = g == CUTE_GROUP_SYNC ? K_BARRIER : op == CUTE_OP_BREAK ? K_BREAK : K_RETURN;
             if (emit(D, in, kind) < 0) return false;
         } else {
             int i = emit(D, in, K_OP);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cutec/inst.h"
+#include "cutec/numeric.h"
 #include "interp/interp_internal.h"
 
 /* one element of `type` from the low bits of v */

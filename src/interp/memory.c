@@ -202,7 +202,7 @@ bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t b
                    uint32_t align, int how)
 {
     if (!interp_sbounds(X, d, t, off, bytes, align, how)) return false;
-    if (async_pending(X, off, bytes) && checking(X, CUTE_CHECK_ASYNC_COPY))
+    if (X->ncopies && async_pending(X, off, bytes) && checking(X, CUTE_CHECK_ASYNC_COPY))
         interp_async_conflict(X, d, t, off, bytes, how);
     bool uninit = how != 1 && checking(X, CUTE_CHECK_UNINIT_SHARED);
     bool race = checking(X, CUTE_CHECK_SHARED_RACE);

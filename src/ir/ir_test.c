@@ -156,6 +156,9 @@ static void verifier_other(void)
     begin(&k);
     cute_ir_op(&k.b, CUTE_OP_BITCAST, cute_type_of(CUTE_F64), cute_ir_const_int(&k.b, CUTE_U32, 1), 0, 0);
     CHECK(strstr(verify(&k, err, sizeof err), "different sizes"), "%s", err);
+    begin(&k); /* pointers compare (the GPU test's shared pointers do) */
+    cute_ir_op(&k.b, CUTE_OP_LT, cute_type_of(CUTE_I1), k.sp, k.sp, 0);
+    CHECK(!*verify(&k, err, sizeof err), "pointer comparison: %s", err);
 }
 
 static void dump(void)
@@ -171,6 +174,17 @@ static void dump(void)
           "%s", text);
     free(text);
     cute_ir_func_free(k.f);
+}
+
+/* every op has a group, the families backends route by */
+static void groups(void)
+{
+    for (int op = 0; op < CUTE_OP_COUNT; op++)
+        CHECK(cute_op_group_of((cute_op)op) < CUTE_GROUP_COUNT, "%s has no group", cute_op_name((cute_op)op));
+    CHECK(cute_op_group_of(CUTE_OP_INST) == CUTE_GROUP_INST && cute_op_group_of(CUTE_OP_ASM) == CUTE_GROUP_ASM &&
+              cute_op_group_of(CUTE_OP_LOAD) == CUTE_GROUP_MEMORY && cute_op_group_of(CUTE_OP_FMA) == CUTE_GROUP_VALUE &&
+              cute_op_group_of(CUTE_OP_WHILE) == CUTE_GROUP_CONTROL && cute_op_group_of(CUTE_OP_COUNT) == CUTE_GROUP_COUNT,
+          "groups");
 }
 
 /* docs/instructions.md lists every row */
@@ -192,6 +206,7 @@ static void documented(void)
 int main(void)
 {
     table();
+    groups();
     documented();
     verifier_inst();
     verifier_other();

@@ -98,8 +98,9 @@ int cute_type_str(cute_type t, char *buf, size_t n)
 static const struct {
     const char *name, *meaning;
     int nargs;
+    cute_op_group group;
 } ops[CUTE_OP_COUNT] = {
-#define X(name, nargs, cls, meaning) [CUTE_OP_##name] = {#name, meaning, nargs},
+#define X(name, nargs, cls, group, meaning) [CUTE_OP_##name] = {#name, meaning, nargs, CUTE_GROUP_##group},
 #include "cutec/ir_ops.def"
 #undef X
 };
@@ -110,6 +111,10 @@ const char *cute_op_meaning(cute_op op)
     return (unsigned)op < CUTE_OP_COUNT ? ops[op].meaning : "?";
 }
 int cute_op_nargs(cute_op op) { return (unsigned)op < CUTE_OP_COUNT ? ops[op].nargs : 0; }
+cute_op_group cute_op_group_of(cute_op op)
+{
+    return (unsigned)op < CUTE_OP_COUNT ? ops[op].group : CUTE_GROUP_COUNT;
+}
 
 const char *cute_sreg_name(cute_sreg s)
 {

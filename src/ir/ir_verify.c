@@ -11,7 +11,7 @@
 typedef enum { SAME, CMP, UNARY, MATH, CAST, NONE, SPEC, OTHER } op_class;
 
 static const op_class classes[CUTE_OP_COUNT] = {
-#define X(name, nargs, cls, meaning) [CUTE_OP_##name] = cls,
+#define X(name, nargs, cls, group, meaning) [CUTE_OP_##name] = cls,
 #include "cutec/ir_ops.def"
 #undef X
 };
@@ -228,8 +228,14 @@ static bool check_other(verifier *v, const cute_ir_inst *in)
         return check_inst_row(v, in);
     case CUTE_OP_ASM:
         if (!in->str) return fail(v, in, "no PTX text");
-        if (in->imm < 0 || (uint32_t)in->imm > in->nvar)
-            return fail(v, in, "%lld outputs of %u operands", (long long)in->imm, in->nvar);
+        if (in->imm < 0 || (uint32_t)in->imm > in->nvar || in->imm2 < 0 || in->imm2 > in->imm)
+            return fail(v, in, "%lld in-outs and %lld outputs of %u operands", (long long)in->imm2,
+                        (long long)(in->imm - in->imm2), in->nvar);
+        for (uint32_t k = 0; k < (uint32_t)in->imm2; k++)
+            if (!reg_ok(v, in, in->var[k], "an in-out operand") ||
+                (!v->f->vregs[in->var[k]].mutable_ &&
+                 !fail(v, in, "in-out operand %%%u is not mutable", in->var[k])))
+                return false;
         return true;
     default:
         return true;
@@ -259,7 +265,8 @@ static bool check_types(verifier *v, const cute_ir_inst *in)
             if (!same_type(v, in, in->a[k], t, "an operand")) return false;
         return true;
     case CMP:
-        if (!computable(T(v, in->a[0]))) return fail(v, in, "compares a type arithmetic runs in");
+        if (T(v, in->a[0]).dtype != CUTE_PTR && !computable(T(v, in->a[0]))) /* pointers compare */
+            return fail(v, in, "compares a type arithmetic runs in");
         return same_type(v, in, in->dst, cute_type_of(CUTE_I1), "the result") &&
                same_type(v, in, in->a[1], T(v, in->a[0]), "operand 1");
     case CAST:
@@ -332,7 +339,8 @@ static bool check_inst(verifier *v, const cute_ir_inst *in)
     if (op == CUTE_OP_BREAK && v->loops == 0) return fail(v, in, "outside a loop");
     if (nargs < 0) {
         for (uint32_t k = 0; k < in->nvar; k++)
-            if (op != CUTE_OP_INST && (op != CUTE_OP_ASM || k >= (uint32_t)in->imm) &&
+            if (op != CUTE_OP_INST &&
+                (op != CUTE_OP_ASM || k >= (uint32_t)in->imm) &&
                 !reg_ok(v, in, in->var[k], "an operand"))
                 return false;
         if (op == CUTE_OP_PRINTF && !in->str) return fail(v, in, "no format");
@@ -343,8 +351,9 @@ static bool check_inst(verifier *v, const cute_ir_inst *in)
     if (op == CUTE_OP_MOV && !v->f->vregs[in->dst].mutable_)
         return fail(v, in, "assigns %%%u, which is not mutable", in->dst);
     if (!check_types(v, in)) return false;
-    if (op == CUTE_OP_ASM || op == CUTE_OP_INST)
-        for (uint32_t k = 0; k < (op == CUTE_OP_ASM ? (uint32_t)in->imm : in->flags); k++)
+    if (op == CUTE_OP_ASM || op == CUTE_OP_INST) /* the outputs (ASM: in-outs stay defined) */
+        for (uint32_t k = op == CUTE_OP_ASM ? (uint32_t)in->imm2 : 0;
+             k < (op == CUTE_OP_ASM ? (uint32_t)in->imm : in->flags); k++)
             if (!define(v, in, in->var[k])) return false;
     if (in->dst) {
         if (!same_type(v, in, in->dst, in->type, "the result")) return false;

@@ -242,6 +242,8 @@ void cute_kernel_launch_extents(cute_ctx *c, const int64_t grid_max[3], const in
 
 void cute_ctx_target_arch(cute_ctx *c, int sm) { c->target_sm = sm > 0 ? sm : 0; }
 int cute_ctx_arch(const cute_ctx *c) { return c->target_sm; }
+void cute_ctx_target_interp(cute_ctx *c, bool interp) { c->target_interp = interp; }
+bool cute_ctx_on_interp(const cute_ctx *c) { return c->target_interp; }
 void cute_kernel_block_threads(cute_ctx *c, int64_t threads) { c->block_threads = threads > 0 ? threads : 0; }
 int64_t cute_ctx_block_threads(const cute_ctx *c) { return c->block_threads; }
 

@@ -67,6 +67,7 @@ struct cute_ctx {
     int64_t grid_max[3], block_max[3];
     int64_t block_threads; /* cute_kernel_block_threads (0: not known) */
     int target_sm;         /* cute_ctx_target_arch (0: not known) */
+    bool target_interp;    /* cute_ctx_target_interp: the kernels will run on the interpreter */
 
     /* identity (origin.c): the serial of the kernel being traced (1, 2, ...; 0 outside one)
      * and the names of the kernels traced so far, by serial */
