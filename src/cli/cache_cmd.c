@@ -124,7 +124,8 @@ static int run(cute_cache *c, const char *what)
 
 int cmd_cache(int argc, char **argv)
 {
-    const char *what = argc >= 2 ? argv[1] : "help";
+    if (argc < 2) return usage(stderr), CLI_USAGE; /* `cutec cache` alone asks nothing */
+    const char *what = argv[1];
     if (argc > 2 || (strcmp(what, "list") && strcmp(what, "size") && strcmp(what, "clear") &&
                      strcmp(what, "path"))) {
         bool help = !strcmp(what, "help") || !strcmp(what, "--help") || !strcmp(what, "-h");

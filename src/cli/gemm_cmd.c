@@ -88,12 +88,26 @@ static bool parse_layout(const char *s, char *out)
     return true;
 }
 
-static bool parse_int(const char *s, int64_t *out, int64_t least)
+/* the last refused value's reason, for the message */
+static char why[160];
+
+static bool parse_int(const char *s, int64_t *out, int64_t least, int64_t most)
 {
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || *end || v < least) return false;
-    *out = v;
+    return cli_int(s, least, most, out, why, sizeof why);
+}
+
+/* every operand, (rows + pad) x (cols + pad) elements of 8 bytes, has a byte count that
+ * fits 63 bits (then no size computed from them wraps) */
+static bool sizes_fit(const gemm_opts *o)
+{
+    int64_t dims[3][2] = {{o->m, o->k}, {o->n, o->k}, {o->m, o->n}}, r, c, bytes;
+    for (int i = 0; i < 3; i++)
+        if (__builtin_add_overflow(dims[i][0], o->pad, &r) ||
+            __builtin_add_overflow(dims[i][1], o->pad, &c) || __builtin_mul_overflow(r, c, &bytes) ||
+            __builtin_mul_overflow(bytes, 8, &bytes))
+            return snprintf(why, sizeof why, "--m %lld --n %lld --k %lld --pad %lld make an operand "
+                            "of more than 2^63 bytes", (long long)o->m, (long long)o->n,
+                            (long long)o->k, (long long)o->pad), false;
     return true;
 }
 
@@ -103,7 +117,8 @@ static bool parse_sizes(const char *s, gemm_opts *o)
     char buf[256];
     snprintf(buf, sizeof buf, "%s", s);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        if (o->nsizes == MAX_SIZES || !parse_int(t, &o->sizes[o->nsizes++], 1)) return false;
+        if (o->nsizes == MAX_SIZES || !parse_int(t, &o->sizes[o->nsizes++], 1, (int64_t)1 << 28))
+            return false;
     return o->nsizes > 0;
 }
 
@@ -156,21 +171,21 @@ static int parse(int argc, char **argv, gemm_opts *o, bool bench)
         else if (!strcmp(k, "--alpha")) ok = parse_double(v, &o->alpha);
         else if (!strcmp(k, "--beta")) ok = parse_double(v, &o->beta);
         else if (!strcmp(k, "--iters")) {
-            ok = parse_int(v, &x, 1) && x <= 1000;
+            ok = parse_int(v, &x, 1, 1000);
             o->iters = (int)x;
         }
-        else if (!bench && !strcmp(k, "--m")) ok = parse_int(v, &o->m, 0);
-        else if (!bench && !strcmp(k, "--n")) ok = parse_int(v, &o->n, 0);
-        else if (!bench && !strcmp(k, "--k")) ok = parse_int(v, &o->k, 0);
-        else if (!bench && !strcmp(k, "--pad")) ok = parse_int(v, &o->pad, 0);
+        else if (!bench && !strcmp(k, "--m")) ok = parse_int(v, &o->m, 0, INT64_MAX);
+        else if (!bench && !strcmp(k, "--n")) ok = parse_int(v, &o->n, 0, INT64_MAX);
+        else if (!bench && !strcmp(k, "--k")) ok = parse_int(v, &o->k, 0, INT64_MAX);
+        else if (!bench && !strcmp(k, "--pad")) ok = parse_int(v, &o->pad, 0, INT64_MAX);
         else if (!bench && !strcmp(k, "--variant")) ok = cute_gemm_variant_parse(v, &o->variant);
         else if (!bench && !strcmp(k, "--backend")) o->backend = v;
         else if (!strcmp(k, "--index")) {
-            ok = !strcmp(v, "auto") || (parse_int(v, &x, 32) && (x == 32 || x == 64));
+            ok = !strcmp(v, "auto") || (parse_int(v, &x, 32, 64) && (x == 32 || x == 64));
             o->index_bits = strcmp(v, "auto") ? (int)x : 0;
         }
         else if (!strcmp(k, "--seed")) {
-            ok = parse_int(v, &x, 0);
+            ok = parse_int(v, &x, 0, INT64_MAX);
             o->seed = (uint64_t)x;
         }
         else if (bench && !strcmp(k, "--sizes")) ok = parse_sizes(v, o);
@@ -180,9 +195,15 @@ static int parse(int argc, char **argv, gemm_opts *o, bool bench)
             return CLI_USAGE;
         }
         if (!ok) {
-            fprintf(stderr, "cutec %s gemm: bad value for %s: %s\n", cmd, k, v);
+            fprintf(stderr, "cutec %s gemm: bad value for %s: %s%s%s\n", cmd, k, v,
+                    why[0] ? ": " : "", why);
             return CLI_USAGE;
         }
+        why[0] = 0;
+    }
+    if (!sizes_fit(o)) {
+        fprintf(stderr, "cutec %s gemm: %s\n", cmd, why);
+        return CLI_USAGE;
     }
     return CLI_OK;
 }

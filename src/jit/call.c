@@ -48,10 +48,12 @@ bool cute_call_dlpack(const cute_dlpack_tensor *t, const cute_buffer *buf, cute_
     int64_t stride[8], s = 1;
     for (int i = t->ndim - 1; i >= 0; i--) {
         stride[i] = t->strides ? t->strides[i] : s;
-        s *= t->shape[i];
+        if (t->shape[i] < 0 || __builtin_mul_overflow(s, t->shape[i], &s))
+            return snprintf(err, n, "DLTensor: shape %d is negative or the size overflows 64 bits",
+                            i), false;
     }
     uintptr_t base = (uintptr_t)t->data + t->byte_offset, start = (uintptr_t)buf->ptr;
-    if (base < start || base > start + buf->bytes)
+    if (base < start || base - start > buf->bytes)
         return snprintf(err, n, "DLTensor: its data does not lie in the given buffer"), false;
     *out = cute_call_tensor(buf, (size_t)(base - start), d, t->ndim, t->shape, stride);
     return true;
@@ -62,7 +64,7 @@ bool cute_call_arg_row_major(const cute_call_arg *x)
     int64_t want = 1;
     for (int i = x->ndim - 1; i >= 0; i--) {
         if (x->shape[i] != 1 && x->stride[i] != want) return false;
-        want *= x->shape[i];
+        if (__builtin_mul_overflow(want, x->shape[i], &want)) return false;
     }
     return true;
 }
@@ -159,7 +161,7 @@ static cute_status bind(cute_fn *f, int nargs, const cute_call_arg *args)
             return bad(f, "argument %d: %s elements given, %s expected", k,
                        cute_dtype_name((cute_dtype)x->dtype),
                        cute_dtype_name((cute_dtype)a->spec.dtype));
-        if (x->ndim != a->nleaves)
+        if (x->ndim != a->nleaves) /* before any shape[i] is read: ndim may be anything */
             return bad(f, "argument %d: %d dimensions given, %d expected", k, x->ndim, a->nleaves);
         if (!x->buf) return bad(f, "argument %d: no buffer", k);
         uintptr_t addr = (uintptr_t)x->buf->ptr + x->offset;
@@ -168,17 +170,11 @@ static cute_status bind(cute_fn *f, int nargs, const cute_call_arg *args)
                        "argument %d: the data pointer is not %d-byte aligned as the spec "
                        "assumes",
                        k, a->spec.align);
-        int64_t lo = 0, hi = 0; /* the extent in elements, for the buffer check */
         for (int i = 0; i < x->ndim; i++) {
             cute_status s = leaf(f, k, &a->shape[i], x->shape[i], "shape", i);
             if (!s) s = leaf(f, k, &a->stride[i], x->stride[i], "stride", i);
             if (s) return s;
             if (x->shape[i] < 0) return bad(f, "argument %d: negative extent", k);
-            int64_t span = (x->shape[i] ? x->shape[i] - 1 : 0) * x->stride[i];
-            if (span < 0)
-                lo += span;
-            else
-                hi += span;
         }
         for (int i = 0; i < x->ndim; i++) { /* derived strides, now that every extent is bound */
             if (a->stride[i].dynamic && a->stride[i].hsym < 0) {
@@ -194,11 +190,9 @@ static cute_status bind(cute_fn *f, int nargs, const cute_call_arg *args)
                 if (e) return e;
             }
         }
-        int esize = cute_dtype_bytes((cute_dtype)x->dtype);
         bool empty = false;
         for (int i = 0; i < x->ndim; i++) empty |= x->shape[i] == 0;
-        if (!empty && ((int64_t)x->offset + lo * esize < 0 ||
-                       (uint64_t)((int64_t)x->offset + (hi + 1) * esize) > x->buf->bytes))
+        if (!empty && !cute__arg_inside_buffer(x, cute_dtype_bytes((cute_dtype)x->dtype)))
             return bad(f, "argument %d: the tensor reaches outside its buffer (%zu bytes)", k,
                        x->buf->bytes);
     }
@@ -227,6 +221,8 @@ static cute_status launch_one(cute_fn *f, const launch_rec *r, void *stream,
         if (g[i] == 0) return CUTE_OK; /* no work: nothing to launch */
     }
     if (eval(f, r->smem, &smem, "the shared memory", r->line)) return CUTE_ERR_INVALID;
+    if (smem < 0 || smem > UINT32_MAX) /* before it narrows to the launch's 32 bits */
+        return bad(f, "launch at line %d: %lld bytes of shared memory", r->line, (long long)smem);
     cute_launch_arg la[64];
     if (r->nparams > 64) return bad(f, "a kernel with more than 64 parameters");
     for (int p = 0; p < r->nparams; p++) {
@@ -276,7 +272,7 @@ cute_status cute_call(cute_fn *f, void *stream, int nargs, const cute_call_arg *
     /* a call with an empty tensor has nothing to do (extents are promised >= 1) */
     for (int k = 0; k < nargs && k < f->nargs; k++)
         if (args[k].kind == CUTE_ARG_TENSOR && f->args[k].spec.kind == CUTE_ARG_TENSOR)
-            for (int i = 0; i < args[k].ndim; i++)
+            for (int i = 0; i < args[k].ndim && i < 8; i++) /* ndim is checked by bind */
                 if (args[k].shape[i] == 0) return CUTE_OK;
     cute_status s = bind(f, nargs, args);
     for (int i = 0; i < f->nlaunches && s == CUTE_OK; i++)

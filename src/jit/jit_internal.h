@@ -79,6 +79,10 @@ struct cute_fn {
     char err[1024];
 };
 
+/* call_extent.c: does a non-empty tensor argument of esize-byte elements lie inside its
+ * buffer?  (overflow-checked: a size whose arithmetic overflows does not) */
+bool cute__arg_inside_buffer(const cute_call_arg *x, int esize);
+
 struct cute_runtime {
     cute_backend b;
     char name[16];

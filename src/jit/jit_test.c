@@ -97,6 +97,10 @@ static void run_two_kernels(void)
         {"rank", "dimensions", cute_call_tensor(&X, 0, CUTE_F32, 2, (int64_t[]){8, 8}, (int64_t[]){8, 1})},
         {"misaligned", "aligned", cute_call_tensor(&X, 2, CUTE_F32, 1, shape, unit)},
         {"past the buffer", "outside its buffer", cute_call_tensor(&X, 0, CUTE_F32, 1, (int64_t[]){128}, unit)},
+        /* (2^62+32) * 4 bytes wraps to 128 in int64: the check must not believe it fits */
+        {"2^62+32 elements", "outside its buffer",
+         cute_call_tensor(&X, 0, CUTE_F32, 1, (int64_t[]){((int64_t)1 << 62) + 32}, unit)},
+        {"ndim 20", "20 dimensions", cute_call_tensor(&X, 0, CUTE_F32, 20, (int64_t[8]){N, N, N, N, N, N, N, N}, (int64_t[8]){1})},
     };
     for (size_t k = 0; k < sizeof bad_calls / sizeof *bad_calls; k++) {
         cute_call_arg b[3] = {bad_calls[k].a0, args[1], args[2]};
@@ -218,6 +222,42 @@ static void compile_errors(void)
     CHECK(!f && strstr(err, "argument 0"), "a malformed spec: %s", err);
 }
 
+/* shared memory of n GiB: 4 GiB and more do not fit the launch's 32 bits */
+static void smem_host(cute_ctx *c, const cute_arg *arg)
+{
+    cute_int bytes = cute_mul(cute_ctx_alg(c), arg[1].i, cute_i((int64_t)1 << 30));
+    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(32)}, bytes};
+    CUTE_LAUNCH(c, twice, cfg, arg[0].tensor, arg[0].tensor);
+}
+
+static void hostile_sizes(void)
+{
+    cute_arg_spec specs[2] = {cute_spec_tensor(CUTE_F32, "32:1", 4), cute_spec_int("?")};
+    char err[1024];
+    cute_fn *f = cute_compile(rt, "smem", smem_host, NULL, 2, specs, err, sizeof err);
+    CHECK(f != NULL, "%s", err);
+    if (f) {
+        cute_buffer X;
+        be->vt->alloc(be->self, 32 * sizeof(float), &X);
+        int64_t n32[1] = {32}, unit[1] = {1};
+        cute_call_arg args[2] = {cute_call_tensor(&X, 0, CUTE_F32, 1, n32, unit), cute_call_int(4)};
+        cute_status s = cute_call(f, NULL, 2, args); /* 4 GiB narrows to 0 in 32 bits */
+        CHECK(s == CUTE_ERR_INVALID && strstr(cute_fn_error(f), "4294967296 bytes of shared memory"),
+              "4 GiB of shared memory: %d '%s'", s, cute_fn_error(f));
+        be->vt->free(be->self, &X);
+        cute_fn_free(f);
+    }
+    /* a void element (0 bytes) divided the host by zero while tracing; so might any other */
+    int bad_dtypes[] = {CUTE_VOID, CUTE_PTR, CUTE_NDTYPES + 3};
+    for (int i = 0; i < 3; i++) {
+        cute_arg_spec v[2] = {cute_spec_tensor((cute_dtype)bad_dtypes[i], "32:1", 4), cute_spec_int("?")};
+        f = cute_compile(rt, "void", smem_host, NULL, 2, v, err, sizeof err);
+        CHECK(!f && strstr(err, "argument 0: dtype") && strstr(err, "not an element type"),
+              "dtype %d: %s", bad_dtypes[i], err);
+        cute_fn_free(f);
+    }
+}
+
 int main(void)
 {
     char err[512];
@@ -230,6 +270,7 @@ int main(void)
     run_two_kernels();
     warps_and_atomics();
     compile_errors();
+    hostile_sizes();
     cute_runtime_free(rt);
     return CHECK_DONE("jit_test");
 }
