@@ -65,6 +65,7 @@ struct cute_cuda {
     int ndevices;
     cute_device_info info;
     char err[512];
+    int last; /* the last failure's CUresult */
 
     CUresult (*Init)(unsigned);
     CUresult (*DriverGetVersion)(int *);
@@ -206,7 +207,20 @@ static cute_status check(cute_cuda *cu, CUresult r, const char *what)
     char why[256];
     describe(cu, r, why, sizeof why);
     say(cu->err, sizeof cu->err, "%s: %s", what, why);
+    cu->last = (int)r;
     return status_of(r);
+}
+
+bool cute_cuda_error_sticky(const cute_cuda *cu)
+{
+    /* a kernel faulted (illegal address or instruction, misaligned address, bad PC, stack
+     * error, device assert, launch failure): the context is unusable from here on */
+    switch (cu->last) {
+    case 700: case 710: case 714: case 715: case 716: case 717: case 718: case 719:
+        return true;
+    default:
+        return false;
+    }
 }
 
 /* The handle's context must be current on the calling thread; a TLS read when it is. */
