@@ -238,6 +238,14 @@ cute_status cute_interp_new(const cute_interp_opts *opts, cute_backend *out)
     return CUTE_OK;
 }
 
+bool cute_interp_last_stats(cute_backend b, cute_interp_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (b.vt != &vt || !b.self) return false;
+    *out = ((struct interp *)b.self)->stats;
+    return true;
+}
+
 const cute_interp_report *cute_interp_reports(cute_backend b, int *n)
 {
     *n = 0;

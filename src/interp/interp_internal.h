@@ -163,6 +163,7 @@ struct interp {
     char *err; /* the last error in words */
     cute_interp_report *reps; /* of the last launch */
     int nreps;
+    cute_interp_stats stats;  /* of the last launch */
     char log[1024];
 };
 
@@ -189,6 +190,7 @@ typedef struct ilaunch {
     uint64_t *rep_block;
     int nreps, creps;
     bool oom;
+    cute_interp_stats stats; /* summed over the blocks (under lock) */
     /* PRINTF output, written in block order */
     FILE *pout;
     char **out;
@@ -217,6 +219,7 @@ struct ictx {
     glog *glogs; /* per launch buffer */
     uint64_t seq;
     int64_t steps;
+    uint64_t dispatched, thread_ops; /* this block's counts (cute_interp_stats) */
     bool stop;
     cute_interp_report *reps; /* this block's */
     const dinst **rep_inst;
