@@ -28,8 +28,9 @@ static int usage(const char *cmd)
     fprintf(stderr,
             "usage: cutec %s elementwise [--op add|sub|mul|div|max|min|relu|gelu|silu|exp|neg|abs|cast]\n"
             "         [--dtype f32|f16|bf16] [--out-dtype T] [--shape 8192x8192]\n"
-            "         [--emit ir|cuda|ptx|sass] [--arch sm_90a] [--backend cuda|interp] [--iters N]\n",
-            cmd);
+            "         [--emit ir|cuda|ptx|sass] [--arch sm_90a] [--backend cuda|interp] [--iters N]\n"
+            "       cutec %s gemm ...           (`cutec %s gemm help`)\n",
+            cmd, cmd, cmd);
     return CLI_USAGE;
 }
 

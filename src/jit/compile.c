@@ -240,6 +240,7 @@ cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, voi
         cute_fn_free(f);
         return NULL;
     }
+    cute__fn_keep(f); /* CUTEC_KEEP on the interpreter too */
     f->nvalues = cute_symbolic_nsymbols(f->c->sym);
     f->values = calloc((size_t)(f->nvalues ? f->nvalues : 1), sizeof *f->values);
     if (!f->values) {

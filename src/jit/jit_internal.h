@@ -83,6 +83,9 @@ struct cute_fn {
  * buffer?  (overflow-checked: a size whose arithmetic overflows does not) */
 bool cute__arg_inside_buffer(const cute_call_arg *x, int esize);
 
+/* code.c: CUTEC_KEEP's files for a backend that does not compile CUDA itself */
+void cute__fn_keep(const cute_fn *f);
+
 struct cute_runtime {
     cute_backend b;
     char name[16];

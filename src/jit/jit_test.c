@@ -258,6 +258,80 @@ static void hostile_sizes(void)
     }
 }
 
+/* kernel 3: y[i] = x[i]^2, traced only by kernel_code (so no backend has it loaded) */
+static void square(cute_ctx *c, cute_tensor x, cute_tensor y)
+{
+    cute_tensor xi = cute_tensor_slice(c, x, cute_tuple_int(cute_thread_idx(c, 0)));
+    cute_tensor yi = cute_tensor_slice(c, y, cute_tuple_int(cute_thread_idx(c, 0)));
+    cute_ssa v = cute_tensor_load(c, xi);
+    cute_tensor_store(c, yi, cute_ssa_binop(c, CUTE_OP_MUL, v, v));
+}
+
+static void square_host(cute_ctx *c, const cute_arg *arg)
+{
+    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(32)}, cute_i(0)};
+    CUTE_LAUNCH(c, square, cfg, arg[0].tensor, arg[1].tensor);
+}
+
+static int count_suffix(const char *dir, const char *suffix, char *last, size_t n)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ls '%s' 2>/dev/null | grep -c '%s$'", dir, suffix);
+    FILE *p = popen(cmd, "r");
+    int k = 0;
+    if (p && fscanf(p, "%d", &k) != 1) k = 0;
+    if (p) pclose(p);
+    snprintf(cmd, sizeof cmd, "ls '%s'/*%s 2>/dev/null | tail -1", dir, suffix);
+    p = popen(cmd, "r");
+    if (p && !fgets(last, (int)n, p)) last[0] = 0;
+    if (p) pclose(p);
+    last[strcspn(last, "\n")] = 0;
+    return k;
+}
+
+/* the user's own kernel's code on any backend: cute_fn_code, and CUTEC_KEEP on the
+ * interpreter (it was silently ignored there) */
+static void kernel_code(void)
+{
+    cute_runtime *ip;
+    char err[4096], dump[] = "/tmp/cutec-keep-XXXXXX", cache[] = "/tmp/cutec-keepc-XXXXXX";
+    CHECK(cute_runtime_new("interp", &ip, err, sizeof err) == CUTE_OK, "%s", err);
+    CHECK(mkdtemp(dump) && mkdtemp(cache), "temporary directories");
+    setenv("CUTEC_KEEP", "src,ptx", 1), setenv("CUTEC_DUMP_DIR", dump, 1), setenv("CUTEC_CACHE_DIR", cache, 1);
+    cute_arg_spec specs[2] = {cute_spec_tensor(CUTE_F32, "32:1", 4), cute_spec_tensor(CUTE_F32, "32:1", 4)};
+    cute_fn *f = cute_compile(ip, "square", square_host, NULL, 2, specs, err, sizeof err);
+    unsetenv("CUTEC_KEEP"), unsetenv("CUTEC_DUMP_DIR"), unsetenv("CUTEC_CACHE_DIR");
+    CHECK(f != NULL, "%s", err);
+    if (!f) return cute_runtime_free(ip);
+    char last[512] = "", *text = NULL;
+    CHECK(count_suffix(dump, ".cu", last, sizeof last) == 1, "CUTEC_KEEP=src on the interpreter: one .cu in %s", dump);
+    char *kept = last[0] ? check_read_file(last) : NULL;
+    CHECK(kept && strstr(kept, "square"), "the kept CUDA C is the kernel's (%s)", last);
+    free(kept);
+    CHECK(cute_fn_code(f, "cuda", NULL, &text, err, sizeof err) == CUTE_OK && strstr(text, "__global__") &&
+              strstr(text, "square"), "cute_fn_code cuda: %s", err);
+    free(text), text = NULL;
+    cute_status s = cute_fn_code(f, "ptx", "sm_80", &text, err, sizeof err);
+    if (s == CUTE_ERR_NO_NVRTC) {
+        SKIP("NVRTC not found: no PTX of the user's kernel");
+    } else {
+        CHECK(s == CUTE_OK && strstr(text, ".entry") && strstr(text, "square"), "cute_fn_code ptx: %s", err);
+        CHECK(count_suffix(dump, ".ptx", last, sizeof last) == 1, "CUTEC_KEEP=ptx on the interpreter: one .ptx");
+    }
+    free(text), text = NULL;
+    s = cute_fn_code(f, "sass", NULL, &text, err, sizeof err);
+    if (s != CUTE_OK) SKIP("no SASS of the user's kernel (no NVRTC or no cuobjdump)");
+    else CHECK(strstr(text, "square") != NULL, "cute_fn_code sass names the kernel");
+    free(text), text = NULL;
+    CHECK(cute_fn_code(f, "asm", NULL, &text, err, sizeof err) == CUTE_ERR_INVALID && strstr(err, "cuda, ptx or sass"),
+          "an unknown kind of code: %s", err);
+    cute_fn_free(f);
+    cute_runtime_free(ip);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dump, cache);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dump);
+}
+
 int main(void)
 {
     char err[512];
@@ -271,6 +345,7 @@ int main(void)
     warps_and_atomics();
     compile_errors();
     hostile_sizes();
+    kernel_code();
     cute_runtime_free(rt);
     return CHECK_DONE("jit_test");
 }
