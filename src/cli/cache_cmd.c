@@ -132,6 +132,7 @@ int cmd_cache(int argc, char **argv)
         usage(help && argc <= 2 ? stdout : stderr);
         return help && argc <= 2 ? CLI_OK : CLI_USAGE;
     }
+    if (cli_parse_only()) return CLI_OK;
     /* the directory as compiles see it; CUTEC_NO_CACHE does not hide it from this command */
     cute_cache_opts o;
     cute_cache_opts_from_env(&o);

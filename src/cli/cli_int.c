@@ -22,6 +22,10 @@ bool cli_int(const char *s, int64_t lo, int64_t hi, int64_t *out, char *why, siz
     return true;
 }
 
+static bool parse_only;
+void cli_parse_only_set(bool on) { parse_only = on; }
+bool cli_parse_only(void) { return parse_only; }
+
 bool cli_dims(const char *s, int max, int64_t hi, int64_t *dims, int *ndims, char *why, size_t n)
 {
     char piece[32];

@@ -354,7 +354,7 @@ int cmd_compile(int argc, char **argv)
     if (!o.emit) o.emit = "cuda";
     if (strcmp(o.emit, "ir") && strcmp(o.emit, "cuda") && strcmp(o.emit, "ptx") && strcmp(o.emit, "sass"))
         return usage(argv[0]);
-    return emit(&o);
+    return cli_parse_only() ? CLI_OK : emit(&o);
 }
 
 int cmd_run(int argc, char **argv)
@@ -362,14 +362,14 @@ int cmd_run(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_run_gemm(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
-    return rc ? rc : run(&o);
+    return rc || cli_parse_only() ? rc : run(&o);
 }
 
 int cmd_bench(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "jit") == 0) return cmd_bench_jit();
+    if (argc >= 2 && strcmp(argv[1], "jit") == 0) return cli_parse_only() ? CLI_OK : cmd_bench_jit();
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_bench_gemm(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
-    return rc ? rc : bench(&o);
+    return rc || cli_parse_only() ? rc : bench(&o);
 }

@@ -736,8 +736,8 @@ static int bench(const gemm_opts *o)
            cute_cublas_version(x.h));
     printf("# %s M=N=K, layout %s (%s), alpha %g, beta %g, seed %llu\n", cute_dtype_name(o->dtype), o->layout,
            major_words(o->layout), o->alpha, o->beta, (unsigned long long)o->seed);
-    static const char *widths[] = {"each variant's faster width where extents and leading dimensions are <= 32768 "
-                                   "(registers, shared: 32-bit; pipelined: 64-bit)",
+    static const char *widths[] = {("each variant's faster width where extents and leading dimensions are <= 32768 "
+                                    "(registers, shared: 32-bit; pipelined: 64-bit)"),
                                    "32-bit where extents and leading dimensions are <= 32768 (--index 32)",
                                    "64-bit (--index 64)"};
     printf("# index arithmetic: %s\n", widths[o->index_bits / 32]);
@@ -759,12 +759,12 @@ int cmd_run_gemm(int argc, char **argv)
 {
     gemm_opts o;
     int rc = parse(argc, argv, &o, false);
-    return rc < 0 ? CLI_OK : rc ? rc : run(&o);
+    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : run(&o);
 }
 
 int cmd_bench_gemm(int argc, char **argv)
 {
     gemm_opts o;
     int rc = parse(argc, argv, &o, true);
-    return rc < 0 ? CLI_OK : rc ? rc : bench(&o);
+    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : bench(&o);
 }

@@ -72,6 +72,7 @@ int cmd_compile_gemm(int argc, char **argv)
         }
     }
     if (strcmp(emit, "ir") && strcmp(emit, "cuda") && strcmp(emit, "ptx") && strcmp(emit, "sass")) return usage();
+    if (cli_parse_only()) return CLI_OK;
     char err[4096];
     cute_runtime *rt;
     if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {

@@ -141,7 +141,9 @@ static cute_status leaf(cute_fn *f, int k, const spec_leaf *s, int64_t v, const 
     return CUTE_OK;
 }
 
-static cute_status bind(cute_fn *f, int nargs, const cute_call_arg *args)
+/* the count, and each argument's kind, dtype, rank and buffer: what every call must get
+ * right, an empty one too */
+static cute_status forms(cute_fn *f, int nargs, const cute_call_arg *args)
 {
     if (nargs != f->nargs)
         return bad(f, "%d arguments given, the function takes %d", nargs, f->nargs);
@@ -151,12 +153,7 @@ static cute_status bind(cute_fn *f, int nargs, const cute_call_arg *args)
         if (x->kind != a->spec.kind)
             return bad(f, "argument %d: %s given where %s is expected", k, kinds[x->kind % 3],
                        kinds[a->spec.kind % 3]);
-        if (x->kind == CUTE_ARG_INT) {
-            cute_status s = leaf(f, k, &a->shape[0], x->i, "value", 0);
-            if (s) return s;
-            continue;
-        }
-        if (x->kind == CUTE_ARG_FLOAT) continue;
+        if (x->kind != CUTE_ARG_TENSOR) continue;
         if (x->dtype != a->spec.dtype)
             return bad(f, "argument %d: %s elements given, %s expected", k,
                        cute_dtype_name((cute_dtype)x->dtype),
@@ -164,6 +161,21 @@ static cute_status bind(cute_fn *f, int nargs, const cute_call_arg *args)
         if (x->ndim != a->nleaves) /* before any shape[i] is read: ndim may be anything */
             return bad(f, "argument %d: %d dimensions given, %d expected", k, x->ndim, a->nleaves);
         if (!x->buf) return bad(f, "argument %d: no buffer", k);
+    }
+    return CUTE_OK;
+}
+
+static cute_status bind(cute_fn *f, int nargs, const cute_call_arg *args)
+{
+    for (int k = 0; k < nargs; k++) { /* forms() has checked count, kinds, dtypes, ranks */
+        const arg_info *a = &f->args[k];
+        const cute_call_arg *x = &args[k];
+        if (x->kind == CUTE_ARG_INT) {
+            cute_status s = leaf(f, k, &a->shape[0], x->i, "value", 0);
+            if (s) return s;
+            continue;
+        }
+        if (x->kind == CUTE_ARG_FLOAT) continue;
         uintptr_t addr = (uintptr_t)x->buf->ptr + x->offset;
         if (addr % (uintptr_t)a->spec.align)
             return bad(f,
@@ -269,12 +281,14 @@ cute_status cute_fn_relaunch(cute_fn *f, void *stream)
 cute_status cute_call(cute_fn *f, void *stream, int nargs, const cute_call_arg *args)
 {
     f->err[0] = 0;
+    cute_status s = forms(f, nargs, args);
+    if (s) return s;
     /* a call with an empty tensor has nothing to do (extents are promised >= 1) */
-    for (int k = 0; k < nargs && k < f->nargs; k++)
-        if (args[k].kind == CUTE_ARG_TENSOR && f->args[k].spec.kind == CUTE_ARG_TENSOR)
-            for (int i = 0; i < args[k].ndim && i < 8; i++) /* ndim is checked by bind */
+    for (int k = 0; k < nargs; k++)
+        if (args[k].kind == CUTE_ARG_TENSOR)
+            for (int i = 0; i < args[k].ndim; i++)
                 if (args[k].shape[i] == 0) return CUTE_OK;
-    cute_status s = bind(f, nargs, args);
+    s = bind(f, nargs, args);
     for (int i = 0; i < f->nlaunches && s == CUTE_OK; i++)
         s = launch_one(f, &f->launches[i], stream, args);
     return s;

@@ -110,6 +110,12 @@ static void run_two_kernels(void)
     }
     CHECK(cute_call(f, NULL, 2, args) == CUTE_ERR_INVALID && strstr(cute_fn_error(f), "arguments"),
           "argument count: %s", cute_fn_error(f));
+    /* an empty tensor makes a call do nothing, but not accept a wrong argument beside it
+     * (found by fuzz/fuzz_jit.c) */
+    cute_call_arg empty_and_bad[3] = {cute_call_tensor(&X, 0, CUTE_F32, 1, (int64_t[]){0}, unit),
+                                      cute_call_tensor(&Y, 0, CUTE_F16, 1, shape, unit), args[2]};
+    CHECK(cute_call(f, NULL, 3, empty_and_bad) == CUTE_ERR_INVALID && strstr(cute_fn_error(f), "f16"),
+          "an empty tensor beside a wrong dtype: %s", cute_fn_error(f));
     cute_dlpack_tensor odd = dx;
     odd.dtype.bits = 8;
     odd.dtype.code = 2;
