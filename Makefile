@@ -1,10 +1,17 @@
 # cutec — `make` builds the library and build/cutec; `make test` builds and runs every test.
 # SAN=1 builds everything under ASan+UBSan into build-san/.
+# TSAN=1 tsan-test builds the thread tests (and only the layers they use) under
+# ThreadSanitizer into build-tsan/ and runs them.
 CC      ?= cc
 SAN     ?= 0
+TSAN    ?= 0
 ifeq ($(SAN),1)
 BUILD   ?= build-san
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT      = -O1 -g
+else ifeq ($(TSAN),1)
+BUILD   ?= build-tsan
+SANFLAGS = -fsanitize=thread
 OPT      = -O1 -g
 else
 BUILD   ?= build
@@ -65,6 +72,20 @@ $(BUILD)/tests/fuzz/replay_%: $(BUILD)/obj/fuzz/replay_%.o $(BUILD)/obj/fuzz/fuz
 tests: $(TEST_BIN) $(FUZZ_BIN) $(BUILD)/cutec
 	@rm -f $(BUILD)/tests/fuzz/fuzz_replay # the one replay before each target had its own
 
+# the thread tests under ThreadSanitizer: the layers a compiled function runs on, no more
+TSAN_DIRS := src/layout src/ir src/trace src/tensor src/jit src/interp src/backend src/runtime
+TSAN_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out %_test.c,$(wildcard $(addsuffix /*.c,$(TSAN_DIRS)))))
+TSAN_TEST := $(BUILD)/tsan/thread_test
+$(TSAN_TEST): $(BUILD)/obj/src/jit/thread_test.o $(TSAN_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# prints the test's "N passed, N failed, N skipped" (CI's stage reads it)
+tsan-test: $(TSAN_TEST)
+	@TSAN_OPTIONS="halt_on_error=1 $${TSAN_OPTIONS:-}" $(TSAN_TEST) > $(BUILD)/tsan/out; rc=$$?; \
+	cat $(BUILD)/tsan/out; tail -n 1 $(BUILD)/tsan/out | sed 's/^[^:]*: //'; \
+	[ $$rc -eq 0 ] || { echo "1 passed, 1 failed, 0 skipped (exit $$rc)"; exit 1; }
+
 # Runs every test program and the oracle conformance check; the last line is the total.
 test: tests
 	@sh scripts/run-tests.sh $(BUILD)
@@ -73,9 +94,9 @@ tour: all
 	@sh scripts/tour.sh $(BUILD)
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-tsan
 
-.PHONY: all tests test tour clean
+.PHONY: all tests test tsan-test tour clean
 # keep the objects of the test programs (make would delete them as intermediates)
 .SECONDARY:
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -64,7 +64,7 @@ static void check_inside(const cute_call_arg *x)
         abort();
 }
 
-static void call(cute_fn *f, reader *r)
+static void call(const cute_fn *f, reader *r)
 {
     cute_call_arg args[2];
     cute_buffer bufs[2];
@@ -80,9 +80,10 @@ static void call(cute_fn *f, reader *r)
         for (int i = 0; i < 8 && i < args[k].ndim; i++)
             args[k].shape[i] = (int64_t)take(r, 8), args[k].stride[i] = (int64_t)take(r, 8);
     }
-    cute_status s = cute_call(f, NULL, 2, args);
+    char err[1024] = "";
+    cute_status s = cute_call(f, NULL, 2, args, err, sizeof err);
     if (s != CUTE_OK && s != CUTE_ERR_INVALID) abort();
-    if (s == CUTE_ERR_INVALID && !cute_fn_error(f)[0]) abort();
+    if (s == CUTE_ERR_INVALID && !err[0]) abort();
     for (int k = 0; k < 2 && s == CUTE_OK; k++)
         if (args[k].kind == CUTE_ARG_TENSOR && args[k].ndim >= 0 && args[k].ndim <= 8)
             check_inside(&args[k]);
@@ -95,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!rt && cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) abort();
     reader r = {data, data + size};
     cute_arg_spec specs[2] = {read_spec(&r), read_spec(&r)};
-    cute_fn *f = cute_compile(rt, "fuzz", nothing, NULL, 2, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "fuzz", nothing, NULL, 2, specs, err, sizeof err);
     if (!f && !err[0]) abort(); /* a refusal says why */
     if (f) call(f, &r);
     cute_fn_free(f);

@@ -40,10 +40,8 @@ static void axpby_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor cC = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, mC.layout.shape), &tile);
     /* 4x8 threads, each owning a 1x4 row chunk: thread (i,j) -> rows i, columns 4j..4j+3 */
     cute_layout thr = cute_layout_parse(a, "(4,8):(8,1)");
-    cute_launch_cfg cfg = {{cute_size(a, &(cute_layout){cute_tuple_get(&gC.layout.shape, 1),
-                                                        cute_tuple_get(&gC.layout.stride, 1)})},
-                           {cute_i(32)},
-                           cute_i(0)};
+    cute_layout tiles = {cute_tuple_get(&gC.layout.shape, 1), cute_tuple_get(&gC.layout.stride, 1)};
+    cute_launch_cfg cfg = {.grid = {cute_size(a, &tiles)}, .block = {cute_i(32)}};
     cute_int m = mC.layout.shape.leaf[0], n = mC.layout.shape.leaf[1];
     CUTE_LAUNCH(c, axpby_kernel, cfg, gA, gB, gC, cC, arg[3].f, thr, m, n);
 }
@@ -60,7 +58,7 @@ int main(void)
                               cute_spec_tensor_compact(CUTE_F32, "(?,?{div=4})", true, 16),
                               cute_spec_tensor_compact(CUTE_F32, "(?,?{div=4})", true, 16),
                               cute_spec_float(CUTE_F32)};
-    cute_fn *f = cute_compile(rt, "axpby", axpby_host, NULL, 4, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "axpby", axpby_host, NULL, 4, specs, err, sizeof err);
     if (!f) {
         printf("compile: %s\n", err);
         return 1;
@@ -77,18 +75,19 @@ int main(void)
     cute_call_arg args[4] = {cute_call_tensor(&A, 0, CUTE_F32, 2, shape, stride),
                              cute_call_tensor(&B, 0, CUTE_F32, 2, shape, stride),
                              cute_call_tensor(&C, 0, CUTE_F32, 2, shape, stride), cute_call_float(2.0)};
-    cute_status s = cute_call(f, NULL, 4, args);
+    char cerr[1024];
+    cute_status s = cute_call(f, NULL, 4, args, cerr, sizeof cerr);
     b->vt->sync(b->self, NULL);
     b->vt->download(b->self, hc, &C, 0, bytes);
     int bad = 0;
     for (int64_t i = 0; i < M * N; i++) bad += hc[i] != 2.0f * ha[i] + 1000.0f;
     printf("axpby %lldx%lld: %s, %d wrong\n", (long long)M, (long long)N,
-           s == CUTE_OK ? "ran" : cute_fn_error(f), bad);
+           s == CUTE_OK ? "ran" : cerr, bad);
     /* a call that breaks the spec: 35 columns is not a multiple of 4 */
     int64_t bad_shape[2] = {M, 35};
     args[0] = cute_call_tensor(&A, 0, CUTE_F32, 2, bad_shape, (int64_t[]){35, 1});
-    s = cute_call(f, NULL, 4, args);
-    printf("35 columns: %s\n", cute_fn_error(f));
+    s = cute_call(f, NULL, 4, args, cerr, sizeof cerr);
+    printf("35 columns: %s\n", cerr);
     cute_fn_free(f);
     b->vt->free(b->self, &A), b->vt->free(b->self, &B), b->vt->free(b->self, &C);
     free(ha), free(hb), free(hc);

@@ -28,7 +28,7 @@ static void tile_kernel(cute_ctx *c, cute_tensor gX)
 
 static void tile_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(32)}, cute_i(0)}; /* shared memory: the kernel's */
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(32)}}; /* shared memory: the kernel's */
     CUTE_LAUNCH(c, tile_kernel, cfg, arg[0].tensor);
 }
 
@@ -55,7 +55,7 @@ int main(void)
         return 1;
     }
     cute_arg_spec spec = cute_spec_tensor(CUTE_F32, "(4,8):(8,1)", 16);
-    cute_fn *f = cute_compile(rt, "tile", tile_host, NULL, 1, &spec, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "tile", tile_host, NULL, 1, &spec, err, sizeof err);
     if (!f) {
         printf("compile: %s\n", err);
         return 1;
@@ -70,9 +70,10 @@ int main(void)
     be->vt->upload(be->self, &X, 0, x, sizeof x);
     int64_t shape[2] = {4, 8}, stride[2] = {8, 1};
     cute_call_arg arg = cute_call_tensor(&X, 0, CUTE_F32, 2, shape, stride);
-    cute_status s = cute_call(f, NULL, 1, &arg);
+    char cerr[1024];
+    cute_status s = cute_call(f, NULL, 1, &arg, cerr, sizeof cerr);
     be->vt->sync(be->self, NULL);
-    if (s != CUTE_OK) printf("call: %s\n", cute_fn_error(f));
+    if (s != CUTE_OK) printf("call: %s\n", cerr);
     be->vt->free(be->self, &X);
     cute_fn_free(f);
     cute_runtime_free(rt);

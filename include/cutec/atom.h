@@ -103,16 +103,16 @@ void cute_gemm(cute_ctx *c, const cute_tiled_mma *t, cute_tensor D, cute_tensor 
 void cute_fill(cute_ctx *c, cute_tensor t, double v);
 
 #ifndef CUTEC_NO_SITE_MACROS
-#define cute_thr_mma_partition(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_thr_mma_partition((c), __VA_ARGS__))
-#define cute_mma_make_fragment(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_mma_make_fragment((c), __VA_ARGS__))
-#define cute_gemm(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_gemm((c), __VA_ARGS__))
-#define cute_partition_A(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_A((c), __VA_ARGS__))
-#define cute_partition_B(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_B((c), __VA_ARGS__))
-#define cute_partition_C(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_C((c), __VA_ARGS__))
-#define cute_partition_fragment_A(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_fragment_A((c), __VA_ARGS__))
-#define cute_partition_fragment_B(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_fragment_B((c), __VA_ARGS__))
-#define cute_partition_fragment_C(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_fragment_C((c), __VA_ARGS__))
-#define cute_fill(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_fill((c), __VA_ARGS__))
+#define cute_thr_mma_partition(c, ...) CUTE__CTX_AT((c), cute_thr_mma_partition((c), __VA_ARGS__))
+#define cute_mma_make_fragment(c, ...) CUTE__CTX_AT((c), cute_mma_make_fragment((c), __VA_ARGS__))
+#define cute_gemm(c, ...) CUTE__CTX_AT((c), cute_gemm((c), __VA_ARGS__))
+#define cute_partition_A(c, ...) CUTE__CTX_AT((c), cute_partition_A((c), __VA_ARGS__))
+#define cute_partition_B(c, ...) CUTE__CTX_AT((c), cute_partition_B((c), __VA_ARGS__))
+#define cute_partition_C(c, ...) CUTE__CTX_AT((c), cute_partition_C((c), __VA_ARGS__))
+#define cute_partition_fragment_A(c, ...) CUTE__CTX_AT((c), cute_partition_fragment_A((c), __VA_ARGS__))
+#define cute_partition_fragment_B(c, ...) CUTE__CTX_AT((c), cute_partition_fragment_B((c), __VA_ARGS__))
+#define cute_partition_fragment_C(c, ...) CUTE__CTX_AT((c), cute_partition_fragment_C((c), __VA_ARGS__))
+#define cute_fill(c, ...) CUTE__CTX_AT((c), cute_fill((c), __VA_ARGS__))
 #endif
 
 #endif

@@ -15,7 +15,8 @@
 
 #include "cutec/ir.h"
 
-#define CUTE_BACKEND_VERSION 1
+/* 2: cute_launch.cluster and .err, cute_launch_arg.bytes (by-value opaque parameters) */
+#define CUTE_BACKEND_VERSION 2
 
 typedef enum {
     CUTE_OK = 0,
@@ -47,6 +48,8 @@ typedef struct cute_launch_arg {
     } v;
     const cute_buffer *buf; /* pointer parameters: the buffer ... */
     size_t offset;          /* ... and the byte offset into it */
+    const void *bytes;      /* CUTE_TMAP parameters: its 128 bytes, 64-byte aligned (copied
+                               at the launch: they need not outlive it) */
 } cute_launch_arg;
 
 typedef struct cute_dim3 {
@@ -57,6 +60,10 @@ typedef struct cute_launch {
     cute_dim3 grid, block;
     uint32_t smem_bytes; /* dynamic shared memory */
     void *stream;        /* backend stream; NULL: the default one */
+    cute_dim3 cluster;   /* thread blocks per cluster, dividing the grid; all 0: no cluster */
+    char *err;           /* where a failed launch says why (errn bytes; NULL: only error()):
+                            the caller's own, when threads share the backend */
+    size_t errn;
 } cute_launch;
 
 /* A compiled module: the kernels of one compile, ready to launch. */

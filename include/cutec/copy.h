@@ -118,17 +118,17 @@ void cute_axpby_if(cute_ctx *c, cute_ssa pred, cute_val alpha, cute_tensor x, cu
                    cute_tensor y);
 
 #ifndef CUTEC_NO_SITE_MACROS
-#define cute_partition_S(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_S((c), __VA_ARGS__))
-#define cute_partition_D(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_partition_D((c), __VA_ARGS__))
-#define cute_retile_S(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_retile_S((c), __VA_ARGS__))
-#define cute_retile_D(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_retile_D((c), __VA_ARGS__))
-#define cute_copy(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_copy((c), __VA_ARGS__))
-#define cute_copy_if(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_copy_if((c), __VA_ARGS__))
-#define cute_copy_if_whole(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_copy_if_whole((c), __VA_ARGS__))
-#define cute_autovec_copy(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_autovec_copy((c), __VA_ARGS__))
-#define cute_clear(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_clear((c), __VA_ARGS__))
-#define cute_axpby_if(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_axpby_if((c), __VA_ARGS__))
-#define cute_axpby(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_axpby((c), __VA_ARGS__))
+#define cute_partition_S(c, ...) CUTE__CTX_AT((c), cute_partition_S((c), __VA_ARGS__))
+#define cute_partition_D(c, ...) CUTE__CTX_AT((c), cute_partition_D((c), __VA_ARGS__))
+#define cute_retile_S(c, ...) CUTE__CTX_AT((c), cute_retile_S((c), __VA_ARGS__))
+#define cute_retile_D(c, ...) CUTE__CTX_AT((c), cute_retile_D((c), __VA_ARGS__))
+#define cute_copy(c, ...) CUTE__CTX_AT((c), cute_copy((c), __VA_ARGS__))
+#define cute_copy_if(c, ...) CUTE__CTX_AT((c), cute_copy_if((c), __VA_ARGS__))
+#define cute_copy_if_whole(c, ...) CUTE__CTX_AT((c), cute_copy_if_whole((c), __VA_ARGS__))
+#define cute_autovec_copy(c, ...) CUTE__CTX_AT((c), cute_autovec_copy((c), __VA_ARGS__))
+#define cute_clear(c, ...) CUTE__CTX_AT((c), cute_clear((c), __VA_ARGS__))
+#define cute_axpby_if(c, ...) CUTE__CTX_AT((c), cute_axpby_if((c), __VA_ARGS__))
+#define cute_axpby(c, ...) CUTE__CTX_AT((c), cute_axpby((c), __VA_ARGS__))
 #endif
 
 #endif

@@ -69,6 +69,12 @@ typedef struct cute_arith {
     int (*describe)(void *self, cute_int a, char *buf, size_t n);
 } cute_arith;
 
+/* A call site: the user's file:line, for diagnostics. */
+typedef struct cute_site {
+    const char *file;
+    int line;
+} cute_site;
+
 /* The algebra's context: which backend computes dynamic values, and the error state.
  * Every algebra call takes one.  After the first error, c->failed is set, c->error holds
  * the message, and every later call returns a poison value without doing anything. */
@@ -87,7 +93,24 @@ typedef struct cute_alg {
     /* called once per error with the message; may be NULL */
     void (*on_error)(void *user, const char *message);
     void *user;
+    /* the call site of the operation running now (the site macros of trace.h set it; on_error
+     * reads it), and how many sited calls are in progress, nested in each other's arguments */
+    cute_site site;
+    int site_depth;
 } cute_alg;
+
+/* For the site macros: a call made at file:line begins (enter) and ends (leave).  The site
+ * is that of the innermost call in progress: a call whose arguments contain other calls is
+ * reported at its own line once they have returned; after the outermost call returns, its
+ * site stays (for what follows without a site of its own). */
+typedef struct cute_site_scope {
+    cute_alg *a;
+    cute_site prev;
+} cute_site_scope;
+cute_site_scope cute__site_enter(cute_alg *a, const char *file, int line);
+void cute__site_leave(cute_site_scope *s);
+/* set the site (no nesting): for compilers without the macros' statement expressions */
+void cute_alg_site(cute_alg *a, const char *file, int line);
 
 void cute_alg_init(cute_alg *c, const cute_arith *arith);
 /* forget a previous error so the context can be used again */
@@ -120,6 +143,12 @@ static inline cute_int cute_min(cute_alg *c, cute_int a, cute_int b) { return cu
 static inline cute_int cute_max(cute_alg *c, cute_int a, cute_int b) { return cute_int_op2(c, CUTE_IMAX, a, b); }
 static inline cute_int cute_abs(cute_alg *c, cute_int a) { return cute_int_op2(c, CUTE_IABS, a, cute_i(0)); }
 static inline cute_int cute_sgn(cute_alg *c, cute_int a) { return cute_int_op2(c, CUTE_ISGN, a, cute_i(0)); }
+
+/* One operation on values, with no backend: false (and *why, e.g. "division by zero",
+ * "overflows 64 bits") where op has no int64 result.  The one definition of each op's
+ * value, shared by constant folding, the symbolic backend and the JIT's launch program. */
+bool cute_int_apply(cute_int_op op, int64_t a, int64_t b, int64_t *out, const char **why);
+const char *cute_int_op_name(cute_int_op op); /* "+", "ceil_div", ... */
 
 /* Facts: decided on values when static, asked of the backend when dynamic. */
 cute_truth cute_int_cmp(cute_alg *c, cute_cmp cmp, cute_int a, cute_int b);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "cutec/backend.h"
+#include "cutec/numeric.h" /* the f16/bf16 conversions were declared here */
 
 /* What a check found.  (1u << kind) in cute_interp_opts.disable turns a check off. */
 typedef enum {
@@ -90,16 +91,5 @@ bool cute_interp_last_stats(cute_backend b, cute_interp_stats *out);
 
 /* is this PTX text (an ASM op's str) one the interpreter emulates? */
 bool cute_interp_supports_asm(const char *ptx);
-
-/* IEEE half and bfloat16 as raw bits, with conversions rounding to nearest even exactly as
- * the GPU's cvt.rn does (checked on an H200 for all 2^32 f32 inputs): overflow gives
- * infinity; a NaN becomes 0x7fff from f32, 0x7e00 (f16) or 0x7fc0 (bf16) from f64.
- * Widening is exact; an f16 NaN widens to the canonical 0x7fffffff, a bf16 one keeps its bits. */
-uint16_t cute_f32_to_f16(float x);
-uint16_t cute_f64_to_f16(double x);
-float cute_f16_to_f32(uint16_t h);
-uint16_t cute_f32_to_bf16(float x);
-uint16_t cute_f64_to_bf16(double x);
-float cute_bf16_to_f32(uint16_t h);
 
 #endif

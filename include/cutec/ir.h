@@ -30,7 +30,17 @@ typedef enum {
     CUTE_BF16,
     CUTE_F32,
     CUTE_F64,
+    /* storage-only number types (include/cutec/numeric.h): loaded, stored and converted
+     * (CVT to and from f16/bf16/f32/f64), no arithmetic of their own */
+    CUTE_TF32,  /* an f32 bit pattern whose 13 low fraction bits are zero */
+    CUTE_E4M3,  /* float8 e4m3 "FN": no infinity, NaN 0x7f/0xff, max 448 */
+    CUTE_E5M2,  /* float8 e5m2: IEEE-like, max 57344 */
+    CUTE_E2M1,  /* float4 e2m1: 4 bits, two per byte (element 0 in the low nibble) */
+    CUTE_UE8M0, /* unsigned power-of-two scale 2^(e-127), NaN 0xff */
+    CUTE_UE4M3, /* unsigned e4m3 scale (7 bits in a byte, the top bit zero) */
     CUTE_PTR,
+    CUTE_TMAP, /* a TMA descriptor (CUtensorMap): 128 opaque bytes, 64-byte aligned, passed
+                  by value as a kernel parameter (__grid_constant__); only its address is used */
     CUTE_NDTYPES
 } cute_dtype;
 
@@ -59,7 +69,11 @@ int cute_dtype_bits(cute_dtype d); /* 1 for i1, 64 for pointers */
 static inline int cute_dtype_bytes(cute_dtype d) { return (cute_dtype_bits(d) + 7) / 8; }
 const char *cute_dtype_name(cute_dtype d); /* "f16", "i32", ... */
 bool cute_dtype_parse(const char *name, cute_dtype *out);
-bool cute_dtype_is_float(cute_dtype d);
+bool cute_dtype_is_float(cute_dtype d); /* f16, bf16, f32, f64: the types arithmetic runs in */
+bool cute_dtype_is_narrow_float(cute_dtype d); /* tf32, e4m3, e5m2, e2m1, ue8m0, ue4m3 */
+/* false where CVT has no meaning for a narrow float: it converts only to and from f16, bf16,
+ * f32 and f64 (true for every pair without a narrow float) */
+bool cute_cvt_supported(cute_dtype from, cute_dtype to);
 bool cute_dtype_is_int(cute_dtype d); /* i1 is not an int */
 bool cute_dtype_is_signed(cute_dtype d);
 /* the values an integer type narrower than 64 bits holds (i1: 0 and 1); false for the
@@ -136,6 +150,7 @@ typedef struct cute_ir_func {
     int64_t smem_bytes;     /* dynamic shared memory the kernel uses */
     int max_threads;        /* __launch_bounds__ when > 0 */
     int min_blocks;         /* ... and its blocks-per-SM hint when > 0 */
+    int cluster_dims[3];    /* __cluster_dims__ when all > 0: blocks per cluster, fixed */
     cute_ir_arena *arena;
 } cute_ir_func;
 

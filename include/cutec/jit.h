@@ -9,14 +9,14 @@
  *                   gA, gB, gC);                               // traces add_kernel
  *   }
  *   cute_arg_spec specs[3] = {cute_spec_tensor(CUTE_F16, "(?,?):(?{div=8},1)", 16), ...};
- *   cute_fn *f = cute_compile(rt, "add", add_host, 3, specs, err, sizeof err);
- *   cute_call(f, stream, 3, args);                             // checks args, launches
+ *   const cute_fn *f = cute_compile(rt, "add", add_host, NULL, 3, specs, err, sizeof err);
+ *   cute_call(f, stream, 3, args, err, sizeof err);            // checks args, launches
  *
  * A spec says which leaves are static (a number) and which are dynamic ('?', '?{div=N}':
  * a launch-time unknown known to be a multiple of N), and the pointer's assumed alignment
  * (CuTe DSL's mark_layout_dynamic / assumed_align).  CUTE_LAUNCH records, for each kernel,
  * its grid/block/shared-memory as expressions of the arguments and which argument values
- * become which kernel parameters; cute_call evaluates them.  Arguments that contradict the
+ * become which kernel parameters; each cute_call evaluates them for its arguments.  Arguments that contradict the
  * spec (another static extent, a stride not divisible as promised, a misaligned pointer, a
  * dtype or rank mismatch) are an error, never a wrong run.
  */
@@ -37,6 +37,9 @@ cute_backend *cute_runtime_backend(cute_runtime *rt);
 const char *cute_runtime_backend_name(const cute_runtime *rt);
 /* register a backend-specific runtime: for tests and for the CUDA/interp constructors */
 cute_runtime *cute_runtime_wrap(cute_backend b);
+/* the SM version compiles on rt target (80, 90; 0: not known, e.g. the interpreter without
+ * CUTEC_ARCH): atoms that need a newer one are refused while tracing */
+int cute_runtime_target_arch(const cute_runtime *rt);
 
 /* --- arguments ------------------------------------------------------------------------ */
 typedef enum { CUTE_ARG_TENSOR, CUTE_ARG_INT, CUTE_ARG_FLOAT } cute_arg_kind;
@@ -78,7 +81,29 @@ typedef void (*cute_host_fn)(cute_ctx *c, const cute_arg *args);
 typedef struct cute_launch_cfg {
     cute_int grid[3], block[3]; /* a zero (unset) entry counts as 1 */
     cute_int smem_bytes;
+    cute_int cluster[3]; /* thread blocks per cluster (sm_90), each dividing the grid's extent
+                            (CuTe DSL's launch(cluster=)); all unset: no cluster, else an unset
+                            entry counts as 1.  Static: compiled into the kernel
+                            (__cluster_dims__); dynamic: given at each launch. */
 } cute_launch_cfg;
+
+/* A by-value opaque kernel parameter built at each call: today a TMA descriptor (CUTE_TMAP,
+ * a CUtensorMap of 128 bytes, passed as a __grid_constant__ parameter).  At each call, after
+ * the arguments are checked and before any launch (the call's prepare step, on the calling
+ * thread), build() writes the 128 bytes into out (64-byte aligned) from the call's arguments,
+ * e.g. with cute_cuda_tensor_map_encode_tiled (cutec/runtime.h).  A failure fails the call
+ * with build's message. */
+struct cute_call_arg; /* below */
+typedef cute_status (*cute_opaque_build)(void *user, cute_runtime *rt,
+                                         const struct cute_call_arg *args, int nargs, void *out,
+                                         char *err, size_t n);
+typedef struct cute_host_opaque {
+    int index; /* the compile's opaque parameter */
+} cute_host_opaque;
+/* in a host function: a tensor-map parameter that build makes at each call (at most 8 per
+ * function); passed to CUTE_LAUNCH, the kernel receives a cute_val of type tmap, whose
+ * address asm operands take (cp.async.bulk.tensor, prefetch.tensormap) */
+cute_host_opaque cute_host_tensor_map(cute_ctx *c, cute_opaque_build build, void *user);
 
 bool cute__launch_begin(cute_ctx *c, const char *kernel, cute_launch_cfg cfg, const char *file,
                         int line);
@@ -87,10 +112,12 @@ cute_tensor cute__karg_tensor(cute_ctx *c, cute_tensor t);
 cute_int cute__karg_int(cute_ctx *c, cute_int x);
 cute_layout cute__karg_layout(cute_ctx *c, cute_layout L);
 cute_val cute__karg_scalar(cute_ctx *c, cute_host_scalar s);
+cute_val cute__karg_opaque(cute_ctx *c, cute_host_opaque h);
 
 #define CUTE__KARG(c, x)                                                                    \
     _Generic((x), cute_tensor: cute__karg_tensor, cute_int: cute__karg_int,                 \
-             cute_layout: cute__karg_layout, cute_host_scalar: cute__karg_scalar)((c), (x))
+             cute_layout: cute__karg_layout, cute_host_scalar: cute__karg_scalar,           \
+             cute_host_opaque: cute__karg_opaque)((c), (x))
 #define CUTE__K1(c, a) CUTE__KARG(c, a)
 #define CUTE__K2(c, a, ...) CUTE__KARG(c, a), CUTE__K1(c, __VA_ARGS__)
 #define CUTE__K3(c, a, ...) CUTE__KARG(c, a), CUTE__K2(c, __VA_ARGS__)
@@ -120,13 +147,20 @@ cute_val cute__karg_scalar(cute_ctx *c, cute_host_scalar s);
         }                                                                                    \
     } while (0)
 
-/* --- compiling and calling ----------------------------------------------------------- */
+/* --- compiling and calling -----------------------------------------------------------
+ * A compiled function is immutable: cute_compile traces the host function, compiles its
+ * kernels and its launch recipes (a small program over the arguments' values), frees the
+ * tracer and returns a const handle that no call writes to.  Each call keeps what it
+ * computes (the argument values, the launch configurations, its error) in a frame of its
+ * own, on the caller's stack.  So one cute_fn may be called from any number of threads at
+ * once, on one runtime or several (both backends serialize what they share). */
 typedef struct cute_fn cute_fn;
 
 /* user: given back by cute_ctx_user(c) while the host function and its kernels trace */
-cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, void *user,
-                      int nargs, const cute_arg_spec *specs, char *err, size_t n);
-void cute_fn_free(cute_fn *f);
+const cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, void *user,
+                            int nargs, const cute_arg_spec *specs, char *err, size_t n);
+/* no call of f may be running, or start after */
+void cute_fn_free(const cute_fn *f);
 /* the traced kernels (for --emit ir and tests) */
 int cute_fn_kernel_count(const cute_fn *f);
 const cute_ir_func *cute_fn_kernel(const cute_fn *f, int i);
@@ -177,13 +211,23 @@ cute_call_arg cute_call_int(int64_t v);
 cute_call_arg cute_call_float(double v);
 
 /* Check args against the specs, evaluate each launch's recipe, launch.  On a mismatch:
- * CUTE_ERR_INVALID and a message in cute_fn_error naming the argument and the leaf. */
-cute_status cute_call(cute_fn *f, void *stream, int nargs, const cute_call_arg *args);
-/* launch again exactly what the last cute_call launched, skipping the argument checks and
- * the recipe (to measure what they cost) */
-cute_status cute_fn_relaunch(cute_fn *f, void *stream);
+ * CUTE_ERR_INVALID and a message in err (n bytes; err may be NULL) naming the argument and
+ * the leaf.  Thread-safe: see cute_compile. */
+cute_status cute_call(const cute_fn *f, void *stream, int nargs, const cute_call_arg *args,
+                      char *err, size_t n);
+
+/* A call in two steps, to launch one prepared call again and again (a benchmark measuring
+ * what the checks cost, a loop over the same arguments): prepare checks the arguments and
+ * computes every launch into the frame; launch runs them.  A frame is one caller's (about
+ * 20 KB, so it comes from cute_call_frame_new rather than the stack). */
+typedef struct cute_call_frame cute_call_frame;
+cute_call_frame *cute_call_frame_new(void); /* NULL when out of memory */
+void cute_call_frame_free(cute_call_frame *fr);
+cute_status cute_call_prepare(const cute_fn *f, cute_call_frame *fr, int nargs,
+                              const cute_call_arg *args, char *err, size_t n);
+cute_status cute_call_launch(const cute_fn *f, cute_call_frame *fr, void *stream, char *err,
+                             size_t n);
 /* the runtime a function was compiled for */
 cute_runtime *cute_fn_runtime(const cute_fn *f);
-const char *cute_fn_error(const cute_fn *f);
 
 #endif

@@ -32,17 +32,18 @@ typedef struct cute_ew_config {
 /* Compile out = expr(in[0..nin)) for tensors like these (their dtypes, rank, and whether
  * they are compact row-major, which picks the 16-byte fast path).  The expression is traced
  * once.  name: the kernel's name (a C identifier). */
-cute_fn *cute_ew_compile(cute_runtime *rt, const char *name, cute_ew_expr expr, void *user,
+const cute_fn *cute_ew_compile(cute_runtime *rt, const char *name, cute_ew_expr expr, void *user,
                          int nin, const cute_call_arg *in, const cute_call_arg *out,
                          const cute_ew_config *cfg, char *err, size_t n);
 /* the arguments of a compiled elementwise function, in order: in..., out */
-cute_status cute_ew_call(cute_fn *f, void *stream, int nin, const cute_call_arg *in,
-                         const cute_call_arg *out);
+cute_status cute_ew_call(const cute_fn *f, void *stream, int nin, const cute_call_arg *in,
+                         const cute_call_arg *out, char *err, size_t n);
 
 /* the library op's expression; user is (void *)(intptr_t)op */
 cute_ssa cute_ew_op_expr(cute_ctx *c, const cute_ssa *in, int nin, void *user);
 
-/* The library's ops, compiled once per runtime and pattern and then reused. */
+/* The library's ops, compiled once per runtime and pattern and then reused.  One library
+ * may be shared by threads (a lock guards its table; calls run unlocked). */
 typedef struct cute_ew_lib cute_ew_lib;
 cute_ew_lib *cute_ew_lib_new(cute_runtime *rt);
 void cute_ew_lib_free(cute_ew_lib *lib);
@@ -92,9 +93,10 @@ typedef struct cute_gemm_config {
 #define CUTE_GEMM_INDEX_BOUND 32768
 
 /* Compile one kernel; call it with (A, B, C, alpha, beta). */
-cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n);
+const cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n);
 
-/* The library: compiles each (variant, dtype, majors, alignment) once per runtime. */
+/* The library: compiles each (variant, dtype, majors, alignment) once per runtime.  One
+ * library may be shared by threads (a lock guards its table; calls run unlocked). */
 typedef struct cute_gemm_lib cute_gemm_lib;
 cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt);
 void cute_gemm_lib_free(cute_gemm_lib *lib);
@@ -104,8 +106,8 @@ void cute_gemm_lib_free(cute_gemm_lib *lib);
  * wherever the extents allow.  64: always 64-bit.  False (and no change) for another value. */
 bool cute_gemm_lib_index_width(cute_gemm_lib *lib, int bits);
 /* the patterns compiled so far (those that failed included), in order of first use */
-int cute_gemm_lib_size(const cute_gemm_lib *lib);
-const cute_gemm_config *cute_gemm_lib_entry(const cute_gemm_lib *lib, int i);
+int cute_gemm_lib_size(cute_gemm_lib *lib);
+const cute_gemm_config *cute_gemm_lib_entry(cute_gemm_lib *lib, int i);
 /* C = alpha A B^T + beta C; A (M,K), B (N,K), C (M,N) tensors of one dtype, each with a
  * unit stride in one mode; variant AUTO picks the kernel for the shape */
 cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute_call_arg *A,

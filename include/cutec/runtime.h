@@ -36,6 +36,8 @@ typedef uint64_t cute_devptr; /* a device address (CUdeviceptr) */
 typedef struct cute_cuda_opts {
     const char *libcuda; /* the library to dlopen; NULL: "libcuda.so.1" */
     int device;          /* the device's ordinal */
+    const char *hide;    /* optional entry points to treat as absent, comma-separated (to see
+                            what an older driver does: "cuLaunchKernelEx,cuTensorMapEncodeTiled") */
 } cute_cuda_opts;
 
 /* What the device says about itself, queried once at open.  Kernels and benchmarks read
@@ -115,6 +117,32 @@ cute_status cute_cuda_func_usage(cute_cuda *cu, void *func, int *regs, int *stat
 /* params: one pointer per kernel parameter, to its value (cuLaunchKernel's kernelParams) */
 cute_status cute_cuda_launch(cute_cuda *cu, void *func, cute_dim3 grid, cute_dim3 block,
                              uint32_t smem_bytes, void *stream, void **params);
+
+/* --- entry points older drivers lack (CUDA 12.0+): cuLaunchKernelEx,
+ * cuTensorMapEncodeTiled, cuOccupancyMaxActiveClusters.  cute_cuda_open does not need them;
+ * without one, what needs it is CUTE_ERR_UNSUPPORTED and cute_cuda_error names the entry
+ * point, and everything else works. */
+bool cute_cuda_has(const cute_cuda *cu, const char *entry); /* "cuLaunchKernelEx" */
+/* a launch in clusters of cluster.x*y*z blocks (each dividing the grid's extent) */
+cute_status cute_cuda_launch_cluster(cute_cuda *cu, void *func, cute_dim3 grid, cute_dim3 block,
+                                     cute_dim3 cluster, uint32_t smem_bytes, void *stream,
+                                     void **params);
+/* how many such clusters can be resident at once */
+cute_status cute_cuda_max_active_clusters(cute_cuda *cu, void *func, cute_dim3 grid,
+                                          cute_dim3 block, cute_dim3 cluster, uint32_t smem_bytes,
+                                          int *out);
+/* cuTensorMapEncodeTiled's arguments; the enums are cuda.h's CUtensorMap* values */
+typedef struct cute_tensor_map_desc {
+    int data_type; /* CUtensorMapDataType: 7 FLOAT32, 6 FLOAT16, ... */
+    unsigned rank; /* 1 to 5 */
+    void *address; /* device address, 16-byte aligned */
+    const uint64_t *dims, *strides_bytes; /* rank extents; rank-1 strides (dim 0 is unit) */
+    const unsigned *box, *element_strides; /* rank each */
+    int interleave, swizzle, l2_promotion, oob_fill;
+} cute_tensor_map_desc;
+/* write the 128-byte CUtensorMap to map (64-byte aligned) */
+cute_status cute_cuda_tensor_map_encode_tiled(cute_cuda *cu, const cute_tensor_map_desc *d,
+                                              void *map);
 
 /* --- the CUDA backend (cutec/backend.h) ---------------------------------------------- */
 

@@ -112,18 +112,18 @@ cute_val cute_smem_field_ptr(cute_ctx *c, cute_smem_storage st, int field);
 
 /* call-site capture, as in trace.h */
 #ifndef CUTEC_NO_SITE_MACROS
-#define cute_smem_allocator_new(c) (cute_ctx_site((c), __FILE__, __LINE__), cute_smem_allocator_new(c))
-#define cute_smem_alloc_bytes(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_smem_alloc_bytes((c), __VA_ARGS__))
-#define cute_smem_alloc_array(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_smem_alloc_array((c), __VA_ARGS__))
-#define cute_smem_alloc_tensor(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_smem_alloc_tensor((c), __VA_ARGS__))
-#define cute_smem_alloc_tensor_swizzled(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_smem_alloc_tensor_swizzled((c), __VA_ARGS__))
-#define cute_smem_struct_scalar(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_smem_struct_scalar((c), __VA_ARGS__))
-#define cute_smem_struct_array(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_smem_struct_array((c), __VA_ARGS__))
-#define cute_smem_struct_barriers(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_smem_struct_barriers((c), __VA_ARGS__))
-#define cute_smem_struct_tensor(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_smem_struct_tensor((c), __VA_ARGS__))
-#define cute_smem_struct_alloc(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_smem_struct_alloc((c), __VA_ARGS__))
-#define cute_smem_field_tensor(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_smem_field_tensor((c), __VA_ARGS__))
-#define cute_smem_field_ptr(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_smem_field_ptr((c), __VA_ARGS__))
+#define cute_smem_allocator_new(c) CUTE__CTX_AT((c), cute_smem_allocator_new(c))
+#define cute_smem_alloc_bytes(c, ...) CUTE__CTX_AT((c), cute_smem_alloc_bytes((c), __VA_ARGS__))
+#define cute_smem_alloc_array(c, ...) CUTE__CTX_AT((c), cute_smem_alloc_array((c), __VA_ARGS__))
+#define cute_smem_alloc_tensor(c, ...) CUTE__CTX_AT((c), cute_smem_alloc_tensor((c), __VA_ARGS__))
+#define cute_smem_alloc_tensor_swizzled(c, ...) CUTE__CTX_AT((c), cute_smem_alloc_tensor_swizzled((c), __VA_ARGS__))
+#define cute_smem_struct_scalar(c, ...) CUTE__CTX_AT((c), cute_smem_struct_scalar((c), __VA_ARGS__))
+#define cute_smem_struct_array(c, ...) CUTE__CTX_AT((c), cute_smem_struct_array((c), __VA_ARGS__))
+#define cute_smem_struct_barriers(c, ...) CUTE__CTX_AT((c), cute_smem_struct_barriers((c), __VA_ARGS__))
+#define cute_smem_struct_tensor(c, ...) CUTE__CTX_AT((c), cute_smem_struct_tensor((c), __VA_ARGS__))
+#define cute_smem_struct_alloc(c, ...) CUTE__CTX_AT((c), cute_smem_struct_alloc((c), __VA_ARGS__))
+#define cute_smem_field_tensor(c, ...) CUTE__CTX_AT((c), cute_smem_field_tensor((c), __VA_ARGS__))
+#define cute_smem_field_ptr(c, ...) CUTE__CTX_AT((c), cute_smem_field_ptr((c), __VA_ARGS__))
 #endif
 
 #endif

@@ -25,6 +25,7 @@ typedef struct cute_tensor {
     cute_int offset;  /* gmem/smem/rmem: elements from base (rmem: static) */
     cute_tuple coord; /* coord: the base coordinate */
     cute_vreg *regs;  /* rmem: the registers, indexed by layout offsets */
+    uint32_t kernel;  /* rmem: the serial of the kernel whose registers they are (cute_val) */
     cute_layout layout;
     /* gmem/smem: element i lives at base + sw(offset + layout(i)) (CuTe's ComposedLayout
      * sw o offset o layout: the swizzle applies to the whole offset, so slicing, which
@@ -37,6 +38,7 @@ typedef struct cute_ssa {
     int n;            /* elements: size(shape) */
     cute_vreg *v;     /* n registers, colexicographic order of shape */
     cute_tuple shape; /* static */
+    uint32_t kernel;  /* the serial of the kernel that made it (as cute_val's) */
 } cute_ssa;
 
 /* --- making tensors ------------------------------------------------------------------ */
@@ -160,37 +162,37 @@ cute_val cute_ssa_get(cute_ctx *c, cute_ssa a, int i);
 
 /* call-site capture, as in trace.h */
 #ifndef CUTEC_NO_SITE_MACROS
-#define cute_make_tensor(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_make_tensor((c), __VA_ARGS__))
-#define cute_make_identity_tensor(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_make_identity_tensor((c), __VA_ARGS__))
-#define cute_make_rmem_tensor(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_make_rmem_tensor((c), __VA_ARGS__))
-#define cute_make_fragment_like(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_make_fragment_like((c), __VA_ARGS__))
-#define cute_make_rmem_tensor_like(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_make_rmem_tensor_like((c), CUTE__T_AND_D(__VA_ARGS__, CUTE_VOID, )))
+#define cute_make_tensor(c, ...) CUTE__CTX_AT((c), cute_make_tensor((c), __VA_ARGS__))
+#define cute_make_identity_tensor(c, ...) CUTE__CTX_AT((c), cute_make_identity_tensor((c), __VA_ARGS__))
+#define cute_make_rmem_tensor(c, ...) CUTE__CTX_AT((c), cute_make_rmem_tensor((c), __VA_ARGS__))
+#define cute_make_fragment_like(c, ...) CUTE__CTX_AT((c), cute_make_fragment_like((c), __VA_ARGS__))
+#define cute_make_rmem_tensor_like(c, ...) CUTE__CTX_AT((c), cute_make_rmem_tensor_like((c), CUTE__T_AND_D(__VA_ARGS__, CUTE_VOID, )))
 #define CUTE__T_AND_D(t, d, ...) t, d
-#define cute_tensor_domain_offset(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_domain_offset((c), __VA_ARGS__))
-#define cute_tensor_recast(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_recast((c), __VA_ARGS__))
-#define cute_print_tensor(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_print_tensor((c), __VA_ARGS__))
-#define cute_tensor_slice(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_slice((c), __VA_ARGS__))
-#define cute_tensor_compose(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_compose((c), __VA_ARGS__))
-#define cute_tensor_zipped_divide(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_zipped_divide((c), __VA_ARGS__))
-#define cute_tensor_logical_divide(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_logical_divide((c), __VA_ARGS__))
-#define cute_tensor_local_tile(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_local_tile((c), __VA_ARGS__))
-#define cute_tensor_local_partition(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_local_partition((c), __VA_ARGS__))
-#define cute_tensor_group_modes(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_group_modes((c), __VA_ARGS__))
-#define cute_tensor_load(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_load((c), __VA_ARGS__))
-#define cute_tensor_store(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_store((c), __VA_ARGS__))
-#define cute_tensor_load_if(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_load_if((c), __VA_ARGS__))
-#define cute_tensor_store_if(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_store_if((c), __VA_ARGS__))
-#define cute_tensor_ptr(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_tensor_ptr((c), __VA_ARGS__))
-#define cute_elem_less(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_elem_less((c), __VA_ARGS__))
-#define cute_ssa_binop(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_ssa_binop((c), __VA_ARGS__))
-#define cute_ssa_unop(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_ssa_unop((c), __VA_ARGS__))
-#define cute_ssa_cmp(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_ssa_cmp((c), __VA_ARGS__))
-#define cute_ssa_select(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_ssa_select((c), __VA_ARGS__))
-#define cute_ssa_cvt(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_ssa_cvt((c), __VA_ARGS__))
-#define cute_ssa_fill(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_ssa_fill((c), __VA_ARGS__))
-#define cute_ssa_scalar(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_ssa_scalar((c), __VA_ARGS__))
-#define cute_ssa_reduce(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_ssa_reduce((c), __VA_ARGS__))
-#define cute_ssa_get(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_ssa_get((c), __VA_ARGS__))
+#define cute_tensor_domain_offset(c, ...) CUTE__CTX_AT((c), cute_tensor_domain_offset((c), __VA_ARGS__))
+#define cute_tensor_recast(c, ...) CUTE__CTX_AT((c), cute_tensor_recast((c), __VA_ARGS__))
+#define cute_print_tensor(c, ...) CUTE__CTX_AT((c), cute_print_tensor((c), __VA_ARGS__))
+#define cute_tensor_slice(c, ...) CUTE__CTX_AT((c), cute_tensor_slice((c), __VA_ARGS__))
+#define cute_tensor_compose(c, ...) CUTE__CTX_AT((c), cute_tensor_compose((c), __VA_ARGS__))
+#define cute_tensor_zipped_divide(c, ...) CUTE__CTX_AT((c), cute_tensor_zipped_divide((c), __VA_ARGS__))
+#define cute_tensor_logical_divide(c, ...) CUTE__CTX_AT((c), cute_tensor_logical_divide((c), __VA_ARGS__))
+#define cute_tensor_local_tile(c, ...) CUTE__CTX_AT((c), cute_tensor_local_tile((c), __VA_ARGS__))
+#define cute_tensor_local_partition(c, ...) CUTE__CTX_AT((c), cute_tensor_local_partition((c), __VA_ARGS__))
+#define cute_tensor_group_modes(c, ...) CUTE__CTX_AT((c), cute_tensor_group_modes((c), __VA_ARGS__))
+#define cute_tensor_load(c, ...) CUTE__CTX_AT((c), cute_tensor_load((c), __VA_ARGS__))
+#define cute_tensor_store(c, ...) CUTE__CTX_AT((c), cute_tensor_store((c), __VA_ARGS__))
+#define cute_tensor_load_if(c, ...) CUTE__CTX_AT((c), cute_tensor_load_if((c), __VA_ARGS__))
+#define cute_tensor_store_if(c, ...) CUTE__CTX_AT((c), cute_tensor_store_if((c), __VA_ARGS__))
+#define cute_tensor_ptr(c, ...) CUTE__CTX_AT((c), cute_tensor_ptr((c), __VA_ARGS__))
+#define cute_elem_less(c, ...) CUTE__CTX_AT((c), cute_elem_less((c), __VA_ARGS__))
+#define cute_ssa_binop(c, ...) CUTE__CTX_AT((c), cute_ssa_binop((c), __VA_ARGS__))
+#define cute_ssa_unop(c, ...) CUTE__CTX_AT((c), cute_ssa_unop((c), __VA_ARGS__))
+#define cute_ssa_cmp(c, ...) CUTE__CTX_AT((c), cute_ssa_cmp((c), __VA_ARGS__))
+#define cute_ssa_select(c, ...) CUTE__CTX_AT((c), cute_ssa_select((c), __VA_ARGS__))
+#define cute_ssa_cvt(c, ...) CUTE__CTX_AT((c), cute_ssa_cvt((c), __VA_ARGS__))
+#define cute_ssa_fill(c, ...) CUTE__CTX_AT((c), cute_ssa_fill((c), __VA_ARGS__))
+#define cute_ssa_scalar(c, ...) CUTE__CTX_AT((c), cute_ssa_scalar((c), __VA_ARGS__))
+#define cute_ssa_reduce(c, ...) CUTE__CTX_AT((c), cute_ssa_reduce((c), __VA_ARGS__))
+#define cute_ssa_get(c, ...) CUTE__CTX_AT((c), cute_ssa_get((c), __VA_ARGS__))
 #endif
 
 #endif

@@ -22,9 +22,15 @@
 
 typedef struct cute_ctx cute_ctx;
 
+/* A run-time value: an IR register of the kernel being traced.  `kernel` is the serial of
+ * the kernel that made it: a value belongs to that kernel only (a register number means
+ * another register elsewhere), and each call checks it.  Where the register got its value
+ * (the loop or if body, the call site) the context records, so a value used after its body
+ * has ended is reported with both lines. */
 typedef struct cute_val {
     cute_vreg r;
     cute_type t;
+    uint32_t kernel;
 } cute_val;
 
 /* --- the context ------------------------------------------------------------------ */
@@ -40,6 +46,34 @@ const char *cute_ctx_error(const cute_ctx *c); /* "file:line: message" */
 bool cute_ctx_fail(cute_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* the call site for the next operations (the macros below set it) */
 void cute_ctx_site(cute_ctx *c, const char *file, int line);
+
+/* The site macros (below, and in the other headers) wrap each DSL call in CUTE__CTX_AT: the
+ * call's site holds from when its arguments have been evaluated until it returns, so a call
+ * whose arguments contain other DSL calls is reported at its own line, and each inner call
+ * at its own.  (GCC and Clang; other compilers get the site set before the arguments.) */
+typedef struct cute_ctx_scope {
+    cute_ctx *c;
+    cute_site_scope s;
+} cute_ctx_scope;
+cute_ctx_scope cute__ctx_enter(cute_ctx *c, const char *file, int line);
+void cute__ctx_leave(cute_ctx_scope *s);
+#if defined(__GNUC__)
+#define CUTE__CTX_AT(c, call)                                                               \
+    __extension__({                                                                         \
+        cute_ctx_scope cute__cs __attribute__((cleanup(cute__ctx_leave))) =                 \
+            cute__ctx_enter((c), __FILE__, __LINE__);                                       \
+        call;                                                                               \
+    })
+#define CUTE__ALG_AT(a, call)                                                               \
+    __extension__({                                                                         \
+        cute_site_scope cute__as __attribute__((cleanup(cute__site_leave))) =               \
+            cute__site_enter((a), __FILE__, __LINE__);                                      \
+        call;                                                                               \
+    })
+#else
+#define CUTE__CTX_AT(c, call) (cute_ctx_site((c), __FILE__, __LINE__), call)
+#define CUTE__ALG_AT(a, call) (cute_alg_site((a), __FILE__, __LINE__), call)
+#endif
 
 /* Begin tracing a kernel into a fresh IR function (the context owns it until taken). */
 bool cute_kernel_begin(cute_ctx *c, const char *name);
@@ -74,6 +108,17 @@ int64_t cute_ctx_index_bound(const cute_ctx *c); /* the bound given (0: none) */
  * launch recipe before tracing the kernel; 0: the hardware's limits); the special
  * registers' ranges follow from them */
 void cute_kernel_launch_extents(cute_ctx *c, const int64_t grid_max[3], const int64_t block_max[3]);
+/* The compile target's SM version (80 for sm_80, 90 for sm_90a; 0: not known, nothing is
+ * refused): an atom whose minimum architecture is above it is refused at its first use.
+ * cute_compile sets it from its runtime (the device's; on the interpreter, CUTEC_ARCH). */
+void cute_ctx_target_arch(cute_ctx *c, int sm);
+int cute_ctx_arch(const cute_ctx *c);
+/* the threads of a block of the kernel being traced when its launch's block is static (0:
+ * not known; the jit layer sets it after cute_kernel_begin).  A TiledCopy or TiledMMA whose
+ * thread count differs is refused at its first partition: with fewer threads than it
+ * expects, part of every tile would silently not be moved or computed. */
+void cute_kernel_block_threads(cute_ctx *c, int64_t threads);
+int64_t cute_ctx_block_threads(const cute_ctx *c);
 /* a run-time integer as an index integer (a fresh unknown bound to v) */
 cute_int cute_int_from_val(cute_ctx *c, cute_val v, int64_t lower_bound);
 /* conditions on index integers, as predicates */
@@ -119,64 +164,62 @@ void cute_printf(cute_ctx *c, const char *fmt, int n, const cute_val *args);
  * the trace-time, unrolled one).  CUTE_IF(c, p) { ... } CUTE_ELSE(c) { ... }.
  * CUTE_WHILE(c, cond-expression-of-type-cute_val) { ... }: cond is traced each iteration. */
 #define CUTE_FOR(c, i, lo, hi)                                                              \
-    for (cute_int i = (cute_ctx_site((c), __FILE__, __LINE__),                             \
-                       cute__for_begin((c), (lo), (hi), 1, 0));                             \
+    for (cute_int i = CUTE__CTX_AT((c), cute__for_begin((c), (lo), (hi), 1, 0));             \
          cute__body_once(c);)
 #define CUTE_FOR_STEP(c, i, lo, hi, step, unroll)                                           \
-    for (cute_int i = (cute_ctx_site((c), __FILE__, __LINE__),                             \
-                       cute__for_begin((c), (lo), (hi), (step), (unroll)));                 \
+    for (cute_int i = CUTE__CTX_AT((c), cute__for_begin((c), (lo), (hi), (step), (unroll)));  \
          cute__body_once(c);)
 #define CUTE_IF(c, pred)                                                                    \
-    for (cute_ctx_site((c), __FILE__, __LINE__), cute__if_begin((c), (pred));               \
-         cute__body_once(c);)
-#define CUTE_ELSE(c)                                                                        \
-    for (cute_ctx_site((c), __FILE__, __LINE__), cute__else_begin(c); cute__body_once(c);)
+    for (CUTE__CTX_AT((c), cute__if_begin((c), (pred))); cute__body_once(c);)
+#define CUTE_ELSE(c) for (CUTE__CTX_AT((c), cute__else_begin(c)); cute__body_once(c);)
 #define CUTE_WHILE(c, cond)                                                                 \
-    for (cute_ctx_site((c), __FILE__, __LINE__), cute__while_begin(c),                      \
-         cute__while_cond((c), (cond));                                                     \
+    for (CUTE__CTX_AT((c), cute__while_begin(c)), CUTE__CTX_AT((c), cute__while_cond((c), (cond))); \
          cute__body_once(c);)
 
 /* Any other call (e.g. a layout op on the context's algebra) can record its site:
  * CUTE_AT(c, cute_composition(cute_ctx_alg(c), &A, &T)) */
-#define CUTE_AT(c, call) (cute_ctx_site((c), __FILE__, __LINE__), (call))
+#define CUTE_AT(c, call) CUTE__CTX_AT((c), (call))
 
 /* Each DSL call records the caller's file:line: these macros wrap the functions of the
  * same name (a function-like macro does not expand inside itself, so the call inside is
  * the function).  Define CUTEC_NO_SITE_MACROS to call the functions directly. */
 #ifndef CUTEC_NO_SITE_MACROS
-#define cute_param_int(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_param_int((c), __VA_ARGS__))
-#define cute_param_ptr(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_param_ptr((c), __VA_ARGS__))
-#define cute_thread_idx(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_thread_idx((c), __VA_ARGS__))
-#define cute_block_idx(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_block_idx((c), __VA_ARGS__))
-#define cute_block_dim(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_block_dim((c), __VA_ARGS__))
-#define cute_grid_dim(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_grid_dim((c), __VA_ARGS__))
-#define cute_lane_idx(c) (cute_ctx_site((c), __FILE__, __LINE__), cute_lane_idx(c))
-#define cute_warp_idx(c) (cute_ctx_site((c), __FILE__, __LINE__), cute_warp_idx(c))
-#define cute_int_value(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_int_value((c), __VA_ARGS__))
-#define cute_int_index(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_int_index((c), __VA_ARGS__))
-#define cute_int_from_val(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_int_from_val((c), __VA_ARGS__))
-#define cute_int_lt(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_int_lt((c), __VA_ARGS__))
-#define cute_int_eq(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_int_eq((c), __VA_ARGS__))
-#define cute_val_const(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_const((c), __VA_ARGS__))
-#define cute_val_int(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_int((c), __VA_ARGS__))
-#define cute_val_binop(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_binop((c), __VA_ARGS__))
-#define cute_val_unop(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_unop((c), __VA_ARGS__))
-#define cute_val_fma(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_fma((c), __VA_ARGS__))
-#define cute_val_cmp(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_cmp((c), __VA_ARGS__))
-#define cute_val_select(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_select((c), __VA_ARGS__))
-#define cute_val_cvt(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_cvt((c), __VA_ARGS__))
-#define cute_val_bitcast(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_bitcast((c), __VA_ARGS__))
-#define cute_val_fast(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_fast((c), __VA_ARGS__))
-#define cute_val_shfl(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_shfl((c), __VA_ARGS__))
-#define cute_val_vote(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_vote((c), __VA_ARGS__))
-#define cute_val_atomic(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_atomic((c), __VA_ARGS__))
-#define cute_val_var(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_var((c), __VA_ARGS__))
-#define cute_val_assign(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_val_assign((c), __VA_ARGS__))
-#define cute_barrier(c) (cute_ctx_site((c), __FILE__, __LINE__), cute_barrier(c))
-#define cute_printf(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_printf((c), __VA_ARGS__))
-#define cute_kernel_begin(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_kernel_begin((c), __VA_ARGS__))
-#define cute_kernel_end(c) (cute_ctx_site((c), __FILE__, __LINE__), cute_kernel_end(c))
+#define cute_param_int(c, ...) CUTE__CTX_AT((c), cute_param_int((c), __VA_ARGS__))
+#define cute_param_ptr(c, ...) CUTE__CTX_AT((c), cute_param_ptr((c), __VA_ARGS__))
+#define cute_thread_idx(c, ...) CUTE__CTX_AT((c), cute_thread_idx((c), __VA_ARGS__))
+#define cute_block_idx(c, ...) CUTE__CTX_AT((c), cute_block_idx((c), __VA_ARGS__))
+#define cute_block_dim(c, ...) CUTE__CTX_AT((c), cute_block_dim((c), __VA_ARGS__))
+#define cute_grid_dim(c, ...) CUTE__CTX_AT((c), cute_grid_dim((c), __VA_ARGS__))
+#define cute_lane_idx(c) CUTE__CTX_AT((c), cute_lane_idx(c))
+#define cute_warp_idx(c) CUTE__CTX_AT((c), cute_warp_idx(c))
+#define cute_int_value(c, ...) CUTE__CTX_AT((c), cute_int_value((c), __VA_ARGS__))
+#define cute_int_index(c, ...) CUTE__CTX_AT((c), cute_int_index((c), __VA_ARGS__))
+#define cute_int_from_val(c, ...) CUTE__CTX_AT((c), cute_int_from_val((c), __VA_ARGS__))
+#define cute_int_lt(c, ...) CUTE__CTX_AT((c), cute_int_lt((c), __VA_ARGS__))
+#define cute_int_eq(c, ...) CUTE__CTX_AT((c), cute_int_eq((c), __VA_ARGS__))
+#define cute_val_const(c, ...) CUTE__CTX_AT((c), cute_val_const((c), __VA_ARGS__))
+#define cute_val_int(c, ...) CUTE__CTX_AT((c), cute_val_int((c), __VA_ARGS__))
+#define cute_val_binop(c, ...) CUTE__CTX_AT((c), cute_val_binop((c), __VA_ARGS__))
+#define cute_val_unop(c, ...) CUTE__CTX_AT((c), cute_val_unop((c), __VA_ARGS__))
+#define cute_val_fma(c, ...) CUTE__CTX_AT((c), cute_val_fma((c), __VA_ARGS__))
+#define cute_val_cmp(c, ...) CUTE__CTX_AT((c), cute_val_cmp((c), __VA_ARGS__))
+#define cute_val_select(c, ...) CUTE__CTX_AT((c), cute_val_select((c), __VA_ARGS__))
+#define cute_val_cvt(c, ...) CUTE__CTX_AT((c), cute_val_cvt((c), __VA_ARGS__))
+#define cute_val_bitcast(c, ...) CUTE__CTX_AT((c), cute_val_bitcast((c), __VA_ARGS__))
+#define cute_val_fast(c, ...) CUTE__CTX_AT((c), cute_val_fast((c), __VA_ARGS__))
+#define cute_val_shfl(c, ...) CUTE__CTX_AT((c), cute_val_shfl((c), __VA_ARGS__))
+#define cute_val_vote(c, ...) CUTE__CTX_AT((c), cute_val_vote((c), __VA_ARGS__))
+#define cute_val_atomic(c, ...) CUTE__CTX_AT((c), cute_val_atomic((c), __VA_ARGS__))
+#define cute_val_var(c, ...) CUTE__CTX_AT((c), cute_val_var((c), __VA_ARGS__))
+#define cute_val_assign(c, ...) CUTE__CTX_AT((c), cute_val_assign((c), __VA_ARGS__))
+#define cute_barrier(c) CUTE__CTX_AT((c), cute_barrier(c))
+#define cute_printf(c, ...) CUTE__CTX_AT((c), cute_printf((c), __VA_ARGS__))
+#define cute_kernel_begin(c, ...) CUTE__CTX_AT((c), cute_kernel_begin((c), __VA_ARGS__))
+#define cute_kernel_end(c) CUTE__CTX_AT((c), cute_kernel_end(c))
 #endif
 
+#ifndef CUTEC_NO_SITE_MACROS
+#include "cutec/layout_sites.h"
+#endif
 
 #endif

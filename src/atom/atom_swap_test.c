@@ -43,7 +43,7 @@ static void tile_gemm(cute_ctx *c, cute_tensor gA, cute_tensor gB, cute_tensor g
 
 static void host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(64)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(64)}};
     CUTE_LAUNCH(c, tile_gemm, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
 }
 
@@ -77,7 +77,7 @@ static int run_case(cute_runtime *rt, swap_case *sc, int64_t K, uint64_t *seed, 
     snprintf(lay, sizeof lay, "(32,%lld):(%lld,1)", (long long)K, (long long)K);
     cute_arg_spec specs[3] = {cute_spec_tensor(sc->in, lay, 16), cute_spec_tensor(sc->in, lay, 16),
                               cute_spec_tensor(CUTE_F32, "(32,32):(1,32)", 16)};
-    cute_fn *f = cute_compile(rt, "swap", host, sc, 3, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "swap", host, sc, 3, specs, err, sizeof err);
     CHECK(f != NULL, "%s: %s", what, err);
     if (!f) return -1;
     /* how wide are the global loads of the body? */
@@ -120,9 +120,10 @@ static int run_case(cute_runtime *rt, swap_case *sc, int64_t K, uint64_t *seed, 
     int64_t shp[2] = {32, K}, str[2] = {K, 1}, cs[2] = {32, 32}, cst[2] = {1, 32};
     cute_call_arg args[3] = {cute_call_tensor(&dA, 0, sc->in, 2, shp, str), cute_call_tensor(&dB, 0, sc->in, 2, shp, str),
                              cute_call_tensor(&dC, 0, CUTE_F32, 2, cs, cst)};
-    cute_status s = cute_call(f, NULL, 3, args);
+    char cerr[1024];
+    cute_status s = cute_call(f, NULL, 3, args, cerr, sizeof cerr);
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
-    CHECK(s == CUTE_OK, "%s: %s %s", what, cute_fn_error(f), b->vt->error(b->self));
+    CHECK(s == CUTE_OK, "%s: %s %s", what, cerr, b->vt->error(b->self));
     b->vt->download(b->self, C, &dC, 0, sizeof C);
     int bad = 0;
     for (int n = 0; n < 32; n++)

@@ -4,6 +4,7 @@
 
 #define CUTEC_NO_SITE_MACROS
 #include "cutec/copy.h"
+#include "atom/atom_internal.h"
 #include "tensor/tensor_internal.h"
 #include "trace/ctx_internal.h"
 
@@ -15,7 +16,9 @@ cute_thr_copy cute_tiled_copy_slice(const cute_tiled_copy *tc, cute_int thr)
 
 static cute_tensor partition(cute_ctx *c, cute_thr_copy thr, cute_tensor t, bool src)
 {
-    if (!ctx_alive(c)) return t;
+    if (!ctx_alive(c) || !atom_threads_ok(c, cute_tiled_copy_threads(thr.tc), "TiledCopy",
+                                          src ? "cute_partition_S" : "cute_partition_D"))
+        return t;
     cute_tuple off;
     cute_layout P = cute_tiled_copy_partition(&c->alg, thr.tc, src, thr.thr, &t.layout, &off);
     return tensor_moved(c, t, P, off);
@@ -91,7 +94,9 @@ static void autovec(cute_ctx *c, cute_tensor src, cute_tensor dst, const cute_ss
 
 void cute_autovec_copy(cute_ctx *c, cute_tensor src, cute_tensor dst)
 {
-    if (!ctx_ok(c) || !same_size(c, &src, &dst, "cute_autovec_copy")) return;
+    if (!ctx_ok(c) || !tensor_usable(c, &src, "cute_autovec_copy") ||
+        !tensor_usable(c, &dst, "cute_autovec_copy") || !same_size(c, &src, &dst, "cute_autovec_copy"))
+        return;
     autovec(c, src, dst, NULL);
 }
 
@@ -106,7 +111,9 @@ static cute_layout by_atom(cute_ctx *c, const cute_layout *L, int vals)
 static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,
                        const cute_ssa *pred, bool whole, const char *what)
 {
-    if (!ctx_ok(c) || !same_size(c, &src, &dst, what)) return;
+    if (!ctx_ok(c) || !tensor_usable(c, &src, what) || !tensor_usable(c, &dst, what) ||
+        !atom_arch_ok(c, atom->min_arch, atom->name, what) || !same_size(c, &src, &dst, what))
+        return;
     int n = static_size(c, &src, what);
     if (pred && (pred->n != n || pred->dtype != CUTE_I1)) {
         cute_ctx_fail(c, "%s: the predicate must be an i1 TensorSSA shaped like the source", what);

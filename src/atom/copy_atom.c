@@ -33,6 +33,23 @@ static bool contiguous(cute_ctx *c, const cute_tensor *t, int n)
     return ok;
 }
 
+/* the atom's one access of n elements needs the address aligned to its width: proven at
+ * trace time, as CuTe DSL does (a wider access than the proof fails at run time, and only
+ * when the address happens to be misaligned) */
+static bool aligned_enough(cute_ctx *c, const cute_copy_atom *atom, const cute_tensor *t, int n,
+                           const char *side)
+{
+    if (t->kind == CUTE_TENSOR_RMEM || n <= 1) return true;
+    int bytes = n * cute_dtype_bytes((cute_dtype)t->dtype), proven = tensor_proven_align(c, t);
+    if (proven >= bytes) return true;
+    char ty[512];
+    cute_tensor_str(c, *t, ty, sizeof ty);
+    return cute_ctx_fail(c, "%s: a %d-byte access, but the %s is proven aligned to %d bytes only "
+                            "(%s): use a narrower copy atom, or promise the alignment where the "
+                            "tensor is made (the argument spec's align, cute_make_tensor)",
+                         atom->name, bytes, side, proven, ty);
+}
+
 /* UniversalCopy: each thread's n values move with one access of n elements on each memory
  * side (the atom's promise: they are contiguous and aligned), or register moves */
 static void universal_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,
@@ -55,6 +72,8 @@ static void universal_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor 
                           atom->name, s ? "destination" : "source", lay, n);
             return;
         }
+    for (int s = 0; s < 2; s++)
+        if (!aligned_enough(c, atom, sides[s], n, s ? "destination" : "source")) return;
     if (pred) ctx_open_if(c, pred);
     cute_vreg regs[64];
     if (src.kind == CUTE_TENSOR_RMEM)

@@ -5,13 +5,16 @@
 #define CUTEC_NO_SITE_MACROS
 #include "cutec/atom.h"
 #include "cutec/notation.h"
+#include "atom/atom_internal.h"
 #include "tensor/tensor_internal.h"
 #include "trace/ctx_internal.h"
 
 cute_tensor cute_thr_mma_partition(cute_ctx *c, const cute_tiled_mma *t, cute_mma_operand op,
                                    cute_int thr, cute_tensor tile)
 {
-    if (!ctx_alive(c)) return tile;
+    static const char *const what[] = {"cute_partition_A", "cute_partition_B", "cute_partition_C"};
+    if (!ctx_alive(c) || !atom_threads_ok(c, cute_tiled_mma_threads(t), "TiledMMA", what[op % 3]))
+        return tile;
     cute_tuple off;
     cute_layout P = cute_tiled_mma_partition(&c->alg, t, op, thr, &tile.layout, &off);
     return tensor_moved(c, tile, P, off);
@@ -47,7 +50,11 @@ static cute_tensor atom_values(cute_ctx *c, cute_tensor t, int64_t i, int64_t j)
 void cute_gemm(cute_ctx *c, const cute_tiled_mma *t, cute_tensor D, cute_tensor A, cute_tensor B,
                cute_tensor C)
 {
-    if (!ctx_ok(c)) return;
+    const char *what = "cute_gemm";
+    if (!ctx_ok(c) || !atom_arch_ok(c, t->atom.min_arch, t->atom.name, what) ||
+        !tensor_usable(c, &D, what) || !tensor_usable(c, &A, what) || !tensor_usable(c, &B, what) ||
+        !tensor_usable(c, &C, what))
+        return;
     int ra = cute_rank(&A.layout), rb = cute_rank(&B.layout);
     if (ra != rb || ra < 2 || ra > 3 || cute_rank(&C.layout) != 3 || cute_rank(&D.layout) != 3) {
         cute_ctx_fail(c, "cute_gemm: operands are (V,M,K) x (V,N,K) -> (V,M,N) fragments, or "
@@ -72,7 +79,7 @@ void cute_gemm(cute_ctx *c, const cute_tiled_mma *t, cute_tensor D, cute_tensor 
 
 void cute_fill(cute_ctx *c, cute_tensor t, double v)
 {
-    if (!ctx_ok(c)) return;
+    if (!ctx_ok(c) || !tensor_usable(c, &t, "cute_fill")) return;
     if (t.kind != CUTE_TENSOR_RMEM) {
         cute_ctx_fail(c, "cute_fill needs a register tensor");
         return;

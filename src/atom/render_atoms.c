@@ -3,6 +3,7 @@
  * panel renderer draws them (cute_render_panels). */
 #include <string.h>
 
+#define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
 #include "cutec/notation.h"
 #include "cutec/render_atoms.h"
 

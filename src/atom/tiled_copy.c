@@ -2,6 +2,7 @@
  * retile), built from the layout algebra only. */
 #include <string.h>
 
+#define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
 #include "atom/atom_internal.h"
 #include "cutec/copy.h"
 

@@ -7,6 +7,7 @@
  * composing it with the inverse of thr_vmnk (thread index -> its (v,m,n,k) as one index)
  * turns it into a thread-index mode.
  */
+#define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
 #include "atom/atom_internal.h"
 #include "cutec/atom.h"
 

@@ -1,6 +1,7 @@
 /* Tilers built from parts (the atom layer composes per-mode tilers this way). */
 #include <string.h>
 
+#define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
 #include "atom/atom_internal.h"
 
 cute_tiler tiler_tuple(cute_alg *c, int n, const cute_tiler *const *parts)

@@ -157,6 +157,9 @@ static bool signature(cc_fn *e)
         cc_printf(e->out, "__launch_bounds__(%d, %d) ", f->max_threads, f->min_blocks);
     else if (f->max_threads > 0)
         cc_printf(e->out, "__launch_bounds__(%d) ", f->max_threads);
+    const int *cd = f->cluster_dims;
+    if (cd[0] > 0 && cd[1] > 0 && cd[2] > 0)
+        cc_printf(e->out, "__cluster_dims__(%d, %d, %d) ", cd[0], cd[1], cd[2]);
     cc_printf(e->out, "%s(", f->name);
     for (uint32_t i = 0; i < f->nparams; i++) {
         char tb[CC_NAME], name[CC_NAME];
@@ -171,6 +174,8 @@ static bool signature(cc_fn *e)
         if (t.dtype == CUTE_PTR)
             cc_printf(e->out, "%s%s%s", ty, e->m->o->no_restrict ? "" : "__restrict__ ",
                       cc_reg(e, f->params[i], name));
+        else if (t.dtype == CUTE_TMAP) /* by value, in parameter space: its address is TMA's */
+            cc_printf(e->out, "const __grid_constant__ %s %s", ty, cc_reg(e, f->params[i], name));
         else
             cc_printf(e->out, "%s %s", ty, cc_reg(e, f->params[i], name));
         if (i + 1 < f->nparams) cc_puts(e->out, ", ");

@@ -42,6 +42,7 @@ enum {
     NEED_RO = 1u << 6,      /* round-to-odd f32 from f64/i64/u64 (exact bf16 rounding) */
     NEED_APPROX = 1u << 7,  /* ex2/sqrt/rsqrt/tanh .approx helpers */
     NEED_CASLOOP = 1u << 8, /* the CAS-loop atomic macro */
+    NEED_TMAP = 1u << 9,    /* struct cute_tmap (a CUtensorMap's bytes) */
 };
 
 #define CC_MAX_LANES 256

@@ -262,7 +262,7 @@ static bool asm_kind(cc_fn *e, cute_type t, asm_opnd *k)
         [CUTE_I16] = {"h", NULL}, [CUTE_U16] = {"h", NULL},  [CUTE_I32] = {"r", NULL},
         [CUTE_U32] = {"r", NULL}, [CUTE_I64] = {"l", NULL},  [CUTE_U64] = {"l", NULL},
         [CUTE_F16] = {"h", NULL}, [CUTE_BF16] = {"h", NULL}, [CUTE_F32] = {"f", NULL},
-        [CUTE_F64] = {"d", NULL}, [CUTE_PTR] = {"l", "u64"},
+        [CUTE_F64] = {"d", NULL}, [CUTE_PTR] = {"l", "u64"},  [CUTE_TMAP] = {"l", "u64"},
     };
     if (t.lanes != 1 || t.dtype >= CUTE_NDTYPES || !kinds[t.dtype].letter)
         return cc_fail(e, CUTE_ERR_UNSUPPORTED, "an asm operand must be a scalar or pointer");
@@ -278,6 +278,8 @@ static void asm_arg(cc_fn *e, cute_vreg r, int idx, bool out, const asm_opnd *k,
     cute_dtype d = (cute_dtype)cute_ir_type(e->f, r).dtype;
     if (cc_is_16f(d))
         snprintf(buf, CC_EXPR, "%s.bits", x);
+    else if (d == CUTE_TMAP) /* a tensor map passes its generic address, as CUTLASS's do */
+        snprintf(buf, CC_EXPR, "(u64)&%s", x);
     else if (!k->tmp_type)
         snprintf(buf, CC_EXPR, "%s", x);
     else if (out)
@@ -294,6 +296,8 @@ static bool inline_asm(cc_fn *e, const cute_ir_inst *in)
     bool temps = false;
     for (uint32_t k = 0; k < in->nvar; k++) {
         if (!asm_kind(e, cute_ir_type(e->f, in->var[k]), &kinds[k])) return false;
+        if (k < nout && cute_ir_type(e->f, in->var[k]).dtype == CUTE_TMAP)
+            return cc_fail(e, CUTE_ERR_UNSUPPORTED, "a tensor map cannot be an asm output");
         if (k < nout) temps |= kinds[k].tmp_type != NULL;
     }
     for (uint32_t k = 0; k < nout; k++) cc_decl(e, in->var[k]);

@@ -198,6 +198,8 @@ void cc_prelude(cc_module *m, cc_buf *out)
     if (n & NEED_BITCAST) cc_puts(out, bitcast);
     if (n & NEED_F16) cc_puts(out, f16);
     if (n & NEED_BF16) cc_puts(out, bf16);
+    /* CUtensorMap's layout (cuda.h: 16 opaque u64, 64-byte aligned), without the header */
+    if (n & NEED_TMAP) cc_puts(out, "struct __align__(64) cute_tmap { unsigned long long opaque[16]; };\n");
     vector_types(m, out);
     if (n & NEED_RO) cc_puts(out, ro);
     if (n & NEED_F2I) cc_puts(out, f2i);

@@ -114,6 +114,7 @@ const char *cc_scalar_name(cute_dtype d)
         [CUTE_I32] = "i32",   [CUTE_I64] = "i64", [CUTE_U8] = "u8",   [CUTE_U16] = "u16",
         [CUTE_U32] = "u32",   [CUTE_U64] = "u64", [CUTE_F16] = "f16", [CUTE_BF16] = "bf16",
         [CUTE_F32] = "f32",   [CUTE_F64] = "f64", [CUTE_PTR] = NULL,
+        [CUTE_TMAP] = "cute_tmap",
     };
     return (unsigned)d < CUTE_NDTYPES ? names[d] : NULL;
 }
@@ -136,6 +137,7 @@ int cc_vec_align(cute_type t)
 
 static void note_scalar(cc_fn *e, cute_dtype d)
 {
+    if (d == CUTE_TMAP) e->m->needs |= NEED_TMAP;
     if (d == CUTE_F16) e->m->needs |= NEED_F16;
     if (d == CUTE_BF16) e->m->needs |= NEED_BF16;
 }

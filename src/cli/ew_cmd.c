@@ -110,7 +110,7 @@ static int emit(const ew_opts *o)
     cute_call_arg a = cute_call_tensor(&fake, 0, o->dtype, o->ndim, o->shape, stride);
     cute_call_arg c = cute_call_tensor(&fake, 0, o->out_dtype, o->ndim, o->shape, stride);
     cute_call_arg in[2] = {a, a};
-    cute_fn *f = cute_ew_compile(rt, "ew", cute_ew_op_expr, (void *)(intptr_t)o->op,
+    const cute_fn *f = cute_ew_compile(rt, "ew", cute_ew_op_expr, (void *)(intptr_t)o->op,
                                  cute_ew_op_arity(o->op), in, &c, NULL, err, sizeof err);
     int rc = CLI_OK;
     if (!f) {

@@ -80,7 +80,7 @@ int cmd_compile_gemm(int argc, char **argv)
         return CLI_FAIL;
     }
     if (cfg.variant == CUTE_GEMM_AUTO) cfg.variant = CUTE_GEMM_PIPELINED;
-    cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
     int rc = CLI_FAIL;
     if (!f)
         fprintf(stderr, "cutec compile gemm: %s\n", err);

@@ -22,7 +22,16 @@ void interp_set_error(struct interp *B, const char *fmt, ...)
     B->err = s;
 }
 
-static const char *error(void *self) { return me(self)->err ? me(self)->err : ""; }
+/* this thread's copy of the last message: another thread's failure may replace B->err */
+static const char *error(void *self)
+{
+    static _Thread_local char copy[2048];
+    struct interp *B = me(self);
+    pthread_mutex_lock(&B->lock);
+    snprintf(copy, sizeof copy, "%s", B->err ? B->err : "");
+    pthread_mutex_unlock(&B->lock);
+    return copy;
+}
 
 /* --- buffers ------------------------------------------------------------------------------ */
 
@@ -42,7 +51,7 @@ uint64_t interp_backend_buffer_at(const struct interp *B, uint64_t addr)
     return 0;
 }
 
-static cute_status alloc(void *self, size_t bytes, cute_buffer *out)
+static cute_status alloc_locked(void *self, size_t bytes, cute_buffer *out)
 {
     struct interp *B = me(self);
     memset(out, 0, sizeof *out);
@@ -68,7 +77,7 @@ static cute_status alloc(void *self, size_t bytes, cute_buffer *out)
     return CUTE_OK;
 }
 
-static void free_(void *self, cute_buffer *buf)
+static void free_locked(void *self, cute_buffer *buf)
 {
     struct interp *B = me(self);
     if (!buf || !buf->ptr) return;
@@ -99,7 +108,7 @@ static cute_status copy_check(struct interp *B, const cute_buffer *buf, size_t o
     return CUTE_OK;
 }
 
-static cute_status upload(void *self, cute_buffer *dst, size_t off, const void *src, size_t n)
+static cute_status upload_locked(void *self, cute_buffer *dst, size_t off, const void *src, size_t n)
 {
     const ibuffer *b;
     cute_status s = copy_check(me(self), dst, off, n, &b);
@@ -107,7 +116,7 @@ static cute_status upload(void *self, cute_buffer *dst, size_t off, const void *
     return s;
 }
 
-static cute_status download(void *self, void *dst, const cute_buffer *src, size_t off, size_t n)
+static cute_status download_locked(void *self, void *dst, const cute_buffer *src, size_t off, size_t n)
 {
     const ibuffer *b;
     cute_status s = copy_check(me(self), src, off, n, &b);
@@ -139,7 +148,7 @@ static void module_free(void *self, cute_module *m)
     free(m);
 }
 
-static cute_status compile(void *self, cute_ir_func *const *kernels, int n, cute_module **out,
+static cute_status compile_locked(void *self, cute_ir_func *const *kernels, int n, cute_module **out,
                            const char **log)
 {
     struct interp *B = me(self);
@@ -164,7 +173,7 @@ static cute_status compile(void *self, cute_ir_func *const *kernels, int n, cute
     return CUTE_OK;
 }
 
-static cute_status launch(void *self, cute_module *m, int kernel, const cute_launch *cfg,
+static cute_status launch_locked(void *self, cute_module *m, int kernel, const cute_launch *cfg,
                           const cute_launch_arg *args, int nargs)
 {
     struct interp *B = me(self);
@@ -175,6 +184,62 @@ static cute_status launch(void *self, cute_module *m, int kernel, const cute_lau
     return interp_launch(B, m->k[kernel], cfg, args, nargs);
 }
 
+/* --- the vtable: each entry holds the lock ----------------------------------------------- */
+
+#define LOCKED(call)                                                                       \
+    do {                                                                                   \
+        pthread_mutex_lock(&me(self)->lock);                                               \
+        cute_status s_ = (call);                                                           \
+        pthread_mutex_unlock(&me(self)->lock);                                             \
+        return s_;                                                                         \
+    } while (0)
+
+static cute_status alloc(void *self, size_t bytes, cute_buffer *out)
+{
+    LOCKED(alloc_locked(self, bytes, out));
+}
+
+static void free_(void *self, cute_buffer *buf)
+{
+    pthread_mutex_lock(&me(self)->lock);
+    free_locked(self, buf);
+    pthread_mutex_unlock(&me(self)->lock);
+}
+
+static cute_status upload(void *self, cute_buffer *dst, size_t off, const void *src, size_t n)
+{
+    LOCKED(upload_locked(self, dst, off, src, n));
+}
+
+static cute_status download(void *self, void *dst, const cute_buffer *src, size_t off, size_t n)
+{
+    LOCKED(download_locked(self, dst, src, off, n));
+}
+
+static cute_status compile(void *self, cute_ir_func *const *kernels, int n, cute_module **out,
+                           const char **log)
+{
+    static _Thread_local char copy[1024]; /* the log, kept from other threads' compiles */
+    pthread_mutex_lock(&me(self)->lock);
+    cute_status s = compile_locked(self, kernels, n, out, log);
+    snprintf(copy, sizeof copy, "%s", me(self)->log);
+    pthread_mutex_unlock(&me(self)->lock);
+    if (log) *log = copy;
+    return s;
+}
+
+static cute_status launch(void *self, cute_module *m, int kernel, const cute_launch *cfg,
+                          const cute_launch_arg *args, int nargs)
+{
+    struct interp *B = me(self);
+    pthread_mutex_lock(&B->lock);
+    cute_status s = launch_locked(self, m, kernel, cfg, args, nargs);
+    if (s != CUTE_OK && cfg && cfg->err && cfg->errn) /* the caller's copy, before another's */
+        snprintf(cfg->err, cfg->errn, "%s", B->err ? B->err : "");
+    pthread_mutex_unlock(&B->lock);
+    return s;
+}
+
 static void destroy(void *self)
 {
     struct interp *B = me(self);
@@ -183,6 +248,7 @@ static void destroy(void *self)
     free(B->bufs);
     free(B->err);
     free(B->reps);
+    pthread_mutex_destroy(&B->lock);
     free(B);
 }
 
@@ -223,6 +289,7 @@ cute_status cute_interp_new(const cute_interp_opts *opts, cute_backend *out)
     out->vt = NULL;
     out->self = NULL;
     if (!B) return CUTE_ERR_OOM;
+    pthread_mutex_init(&B->lock, NULL);
     B->threads = o.threads > 0 ? o.threads : (int)env_int("CUTEC_INTERP_THREADS", 1);
     if (B->threads > 256) B->threads = 256;
     B->budget = o.step_budget > 0 ? o.step_budget : env_int("CUTEC_INTERP_STEPS", 100000000);

@@ -1,5 +1,5 @@
 /* f16 and bf16: the conversions and arithmetic against a reference written independently
- * of half.c: a format's values are decoded with ldexp, and rounding picks the nearer of the
+ * of numeric.c: a format's values are decoded with ldexp, and rounding picks the nearer of the
  * two neighbouring values found by binary search over the (monotonic) bit patterns, ties
  * to the even pattern.
  *  - every one of the 65536 patterns of each format widens exactly and round-trips;

@@ -150,7 +150,10 @@ typedef struct ibuffer {
 #define INTERP_GUARD 256 /* bytes before and after each buffer, and its alignment */
 
 /* The backend. */
+/* One interpreter may be shared by threads: `lock` guards everything below it (the buffer
+ * table, the message, the reports); launches run one at a time under it. */
 struct interp {
+    pthread_mutex_t lock;
     int threads;
     int64_t budget;
     int max_reports;
@@ -290,7 +293,7 @@ bool interp_asm_match(const char *ptx, const cute_type *types, uint32_t n, uint3
 size_t interp_asm_size(void);
 iop_fn interp_asm_fn(const iasm *a);
 
-/* --- half.c ------------------------------------------------------------------------ */
+/* --- numeric.c -------------------------------------------------------------------- */
 uint16_t interp_small_from_int(int small, int64_t v, bool is_unsigned); /* small: 0 f16, 1 bf16 */
 uint16_t interp_small_fma(int small, float a, float b, float c);
 

@@ -640,7 +640,7 @@ static void test_dims(void)
     int32_t out[N];
     cute_buffer bo = kt_buf(be, NULL, sizeof out);
     cute_launch_arg arg = kt_arg_buf(&bo, CUTE_I32);
-    cute_launch cfg = {{GX, GY, GZ}, {BX, BY, BZ}, NT * 4, NULL};
+    cute_launch cfg = {.grid = {GX, GY, GZ}, .block = {BX, BY, BZ}, .smem_bytes = NT * 4};
     cute_status st = m ? be.vt->launch(be.self, m, 1, &cfg, &arg, 1) : CUTE_ERR_INVALID;
     CHECK(st == CUTE_OK, "dims: %s", be.vt->error(be.self));
     be.vt->download(be.self, out, &bo, 0, sizeof out);

@@ -184,7 +184,7 @@ static inline cute_launch_arg kt_arg_int(cute_dtype d, int64_t v)
 static inline cute_status kt_launch(cute_backend be, cute_module *m, uint32_t grid, uint32_t block,
                              uint32_t smem, const cute_launch_arg *args, int n)
 {
-    cute_launch cfg = {{grid, 1, 1}, {block, 1, 1}, smem, NULL};
+    cute_launch cfg = {.grid = {grid, 1, 1}, .block = {block, 1, 1}, .smem_bytes = smem};
     return be.vt->launch(be.self, m, 0, &cfg, args, n);
 }
 

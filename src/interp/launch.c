@@ -32,6 +32,15 @@ static cute_status arg_value(struct interp *B, ilaunch *L, uint32_t i, const cut
         return CUTE_ERR_INVALID;
     }
     memset(v, 0, sizeof *v);
+    if (t.dtype == CUTE_TMAP) { /* the register holds its address (valid during the launch) */
+        if (!a->bytes || (uintptr_t)a->bytes % 64) {
+            interp_set_error(B, "launch of %s: argument %u (%s): a tensor map needs its 128 "
+                             "bytes at a 64-byte aligned address", P->name, i + 1, name);
+            return CUTE_ERR_INVALID;
+        }
+        v->u64 = (uint64_t)(uintptr_t)a->bytes;
+        return CUTE_OK;
+    }
     if (t.dtype != CUTE_PTR) {
         if (cute_dtype_is_float((cute_dtype)t.dtype)) {
             int64_t bits;
@@ -70,6 +79,12 @@ static cute_status setup(struct interp *B, ilaunch *L, const cute_launch *cfg,
         interp_set_error(B, "launch of %s: grid (%u,%u,%u) of blocks (%u,%u,%u): a block has 1 "
                          "to 1024 threads, a grid at least one block", P->name, g.x, g.y, g.z,
                          k.x, k.y, k.z);
+        return CUTE_ERR_INVALID;
+    }
+    cute_dim3 c = cfg->cluster; /* checked like the driver; the blocks then run as without */
+    if ((c.x || c.y || c.z) && (!c.x || !c.y || !c.z || g.x % c.x || g.y % c.y || g.z % c.z)) {
+        interp_set_error(B, "launch of %s: clusters of (%u,%u,%u) blocks do not tile the grid "
+                         "(%u,%u,%u)", P->name, c.x, c.y, c.z, g.x, g.y, g.z);
         return CUTE_ERR_INVALID;
     }
     if (nargs != (int)P->nparams || (nargs && !args)) {

@@ -151,7 +151,7 @@ static void test_sgemm(void)
     cute_buffer A = kt_buf(be, a, n * n * 4), B = kt_buf(be, b, n * n * 4), C = kt_buf(be, NULL, n * n * 4);
     cute_launch_arg args[4] = {kt_arg_buf(&A, CUTE_F32), kt_arg_buf(&B, CUTE_F32),
                                kt_arg_buf(&C, CUTE_F32), kt_arg_int(CUTE_I64, n)};
-    cute_launch cfg = {{(uint32_t)n / 32, (uint32_t)n / 32, 1}, {16, 16, 1}, 0, NULL};
+    cute_launch cfg = {.grid = {(uint32_t)n / 32, (uint32_t)n / 32, 1}, .block = {16, 16, 1}};
     cute_status s = be.vt->launch(be.self, m, 0, &cfg, args, 4);
     CHECK(s == CUTE_OK, "sgemm runs: %s", be.vt->error(be.self));
     be.vt->download(be.self, c, &C, 0, n * n * 4);

@@ -12,6 +12,21 @@ static const struct {
     [CUTE_U8] = {"u8", 8},     [CUTE_U16] = {"u16", 16},  [CUTE_U32] = {"u32", 32},
     [CUTE_U64] = {"u64", 64},  [CUTE_F16] = {"f16", 16},  [CUTE_BF16] = {"bf16", 16},
     [CUTE_F32] = {"f32", 32},  [CUTE_F64] = {"f64", 64},  [CUTE_PTR] = {"ptr", 64},
+    /* the narrow floats under the names CuTe DSL prints (its MLIR element types); ue4m3 has
+     * none there (CuTe DSL passes such scales as Float8E4M3FN) */
+    [CUTE_TF32] = {"tf32", 32},      [CUTE_E4M3] = {"f8E4M3FN", 8}, [CUTE_E5M2] = {"f8E5M2", 8},
+    [CUTE_E2M1] = {"f4E2M1FN", 4},   [CUTE_UE8M0] = {"f8E8M0FNU", 8}, [CUTE_UE4M3] = {"ue4m3", 8},
+    [CUTE_TMAP] = {"tmap", 1024},
+};
+
+/* other spellings a user may write: the PTX names and CuTe DSL's class names */
+static const struct {
+    const char *name;
+    cute_dtype d;
+} aliases[] = {
+    {"e4m3", CUTE_E4M3},           {"e5m2", CUTE_E5M2},           {"e2m1", CUTE_E2M1},
+    {"ue8m0", CUTE_UE8M0},         {"TFloat32", CUTE_TF32},       {"Float8E4M3FN", CUTE_E4M3},
+    {"Float8E5M2", CUTE_E5M2},     {"Float4E2M1FN", CUTE_E2M1},   {"Float8E8M0FNU", CUTE_UE8M0},
 };
 
 int cute_dtype_bits(cute_dtype d) { return (unsigned)d < CUTE_NDTYPES ? dtypes[d].bits : 0; }
@@ -27,12 +42,25 @@ bool cute_dtype_parse(const char *name, cute_dtype *out)
             *out = (cute_dtype)d;
             return true;
         }
+    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+        if (strcmp(name, aliases[i].name) == 0) {
+            *out = aliases[i].d;
+            return true;
+        }
     return false;
 }
 
 bool cute_dtype_is_float(cute_dtype d)
 {
     return d == CUTE_F16 || d == CUTE_BF16 || d == CUTE_F32 || d == CUTE_F64;
+}
+bool cute_dtype_is_narrow_float(cute_dtype d) { return d >= CUTE_TF32 && d <= CUTE_UE4M3; }
+bool cute_cvt_supported(cute_dtype from, cute_dtype to)
+{
+    bool nf = cute_dtype_is_narrow_float(from), nt = cute_dtype_is_narrow_float(to);
+    if (nf && nt) return from == to;
+    if (nf) return cute_dtype_is_float(to);
+    return !nt || cute_dtype_is_float(from);
 }
 bool cute_dtype_is_int(cute_dtype d) { return d >= CUTE_I8 && d <= CUTE_U64; }
 bool cute_dtype_is_signed(cute_dtype d) { return d >= CUTE_I8 && d <= CUTE_I64; }

@@ -49,8 +49,11 @@ static cute_type T(verifier *v, cute_vreg r) { return v->f->vregs[r].type; }
 
 static bool numeric(cute_type t)
 {
-    return t.dtype != CUTE_VOID && t.dtype != CUTE_PTR;
+    return t.dtype != CUTE_VOID && t.dtype != CUTE_PTR && t.dtype != CUTE_TMAP;
 }
+
+/* a type arithmetic runs in: the narrow floats are only moved and converted */
+static bool computable(cute_type t) { return numeric(t) && !cute_dtype_is_narrow_float(t.dtype); }
 
 static bool same_type(verifier *v, const cute_ir_inst *in, cute_vreg r, cute_type want,
                       const char *what)
@@ -111,7 +114,7 @@ static bool check_other(verifier *v, const cute_ir_inst *in)
     cute_type t = in->type;
     switch ((cute_op)in->op) {
     case CUTE_OP_CONST:
-        return numeric(t) || fail(v, in, "a constant needs a numeric type");
+        return computable(t) || fail(v, in, "a constant needs a type arithmetic runs in");
     case CUTE_OP_SELECT:
         return same_type(v, in, in->a[0], cute_type_of(CUTE_I1), "the condition") &&
                same_type(v, in, in->a[1], t, "operand 1") && same_type(v, in, in->a[2], t, "operand 2");
@@ -174,7 +177,7 @@ static bool check_types(verifier *v, const cute_ir_inst *in)
     int nargs = cute_op_nargs((cute_op)in->op);
     switch (classes[in->op]) {
     case SAME:
-        if (!numeric(t)) return fail(v, in, "needs numeric operands");
+        if (!computable(t)) return fail(v, in, "needs operands of a type arithmetic runs in");
         for (int k = 0; k < nargs; k++)
             if (!same_type(v, in, in->a[k], t, "an operand")) return false;
         if ((in->op == CUTE_OP_SHL || in->op == CUTE_OP_SHR) &&
@@ -182,6 +185,8 @@ static bool check_types(verifier *v, const cute_ir_inst *in)
             return fail(v, in, "shifts need integers");
         return true;
     case UNARY:
+        if (in->op != CUTE_OP_MOV && !computable(t))
+            return fail(v, in, "needs an operand of a type arithmetic runs in");
         return same_type(v, in, in->a[0], t, "the operand");
     case MATH:
         if (!cute_dtype_is_float((cute_dtype)t.dtype)) return fail(v, in, "needs floats");
@@ -189,6 +194,7 @@ static bool check_types(verifier *v, const cute_ir_inst *in)
             if (!same_type(v, in, in->a[k], t, "an operand")) return false;
         return true;
     case CMP:
+        if (!computable(T(v, in->a[0]))) return fail(v, in, "compares a type arithmetic runs in");
         return same_type(v, in, in->dst, cute_type_of(CUTE_I1), "the result") &&
                same_type(v, in, in->a[1], T(v, in->a[0]), "operand 1");
     case CAST:
@@ -196,6 +202,10 @@ static bool check_types(verifier *v, const cute_ir_inst *in)
             cute_dtype_bits((cute_dtype)t.dtype) * t.lanes !=
                 cute_dtype_bits((cute_dtype)T(v, in->a[0]).dtype) * T(v, in->a[0]).lanes)
             return fail(v, in, "a bitcast between types of different sizes");
+        if (in->op == CUTE_OP_CVT &&
+            !cute_cvt_supported((cute_dtype)T(v, in->a[0]).dtype, (cute_dtype)t.dtype))
+            return fail(v, in, "no conversion from %s to %s",
+                        cute_dtype_name((cute_dtype)T(v, in->a[0]).dtype), cute_dtype_name((cute_dtype)t.dtype));
         return numeric(t) || t.dtype == CUTE_PTR || fail(v, in, "casts to a numeric type");
     case SPEC:
         return (in->imm >= 0 && in->imm < CUTE_SREG_COUNT) ||

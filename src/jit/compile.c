@@ -119,12 +119,12 @@ static bool tensor_arg(cute_fn *f, int k, cute_arg *out)
             cute_int *leaf = part ? &L.stride.leaf[i] : &L.shape.leaf[i];
             spec_leaf *s = part ? &a->stride[i] : &a->shape[i];
             if (cute_is_static(*leaf)) {
-                *s = (spec_leaf){false, leaf->v, -1, cute_i(0)};
+                *s = (spec_leaf){false, leaf->v, -1, cute_i(0), -1};
                 continue;
             }
             int hs;
             *leaf = host_unknown(f, part ? "d" : "s", k, i, leaf->div, part ? SRC_STRIDE : SRC_SHAPE, &hs);
-            *s = (spec_leaf){true, 0, hs, cute_i(0)};
+            *s = (spec_leaf){true, 0, hs, cute_i(0), -1};
         }
     }
     if (a->spec.compact) { /* strides follow from the (now symbolic) extents */
@@ -134,10 +134,9 @@ static bool tensor_arg(cute_fn *f, int k, cute_arg *out)
         L.stride = C.stride;
         for (int i = 0; i < L.shape.nleaves; i++)
             a->stride[i] = cute_is_static(L.stride.leaf[i])
-                               ? (spec_leaf){false, L.stride.leaf[i].v, -1, cute_i(0)}
-                               : (spec_leaf){true, 0, -1, L.stride.leaf[i]};
+                               ? (spec_leaf){false, L.stride.leaf[i].v, -1, cute_i(0), -1}
+                               : (spec_leaf){true, 0, -1, L.stride.leaf[i], -1};
     }
-    a->layout = L;
     int esize = cute_dtype_bytes((cute_dtype)a->spec.dtype);
     if (a->spec.align < esize || (a->spec.align & (a->spec.align - 1)))
         return cute_ctx_fail(f->c, "argument %d: alignment %d must be a power of two >= the "
@@ -148,7 +147,7 @@ static bool tensor_arg(cute_fn *f, int k, cute_arg *out)
     t.dtype = a->spec.dtype;
     t.align = a->spec.align;
     /* on the host there is no IR: the base is "argument k's pointer" */
-    t.base = (cute_val){0, cute_type_ptr((cute_dtype)a->spec.dtype, CUTE_GMEM)};
+    t.base = (cute_val){0, cute_type_ptr((cute_dtype)a->spec.dtype, CUTE_GMEM), 0};
     t.host_arg = k;
     t.offset = cute_i(0);
     t.layout = L;
@@ -177,13 +176,13 @@ static bool scalar_arg(cute_fn *f, int k, cute_arg *out)
                                    "not \"%s\"", k, a->spec.layout);
     a->nleaves = 1;
     if (cute_is_static(v)) {
-        a->shape[0] = (spec_leaf){false, v.v, -1, cute_i(0)};
+        a->shape[0] = (spec_leaf){false, v.v, -1, cute_i(0), -1};
         out->i = v;
         return true;
     }
     int hs;
     out->i = host_unknown(f, "n", k, 0, v.div, SRC_INT, &hs);
-    a->shape[0] = (spec_leaf){true, 0, hs, cute_i(0)};
+    a->shape[0] = (spec_leaf){true, 0, hs, cute_i(0), -1};
     return !f->c->alg.failed;
 }
 
@@ -198,8 +197,77 @@ static cute_status compile_kernels(cute_fn *f, char *err, size_t n)
     return s;
 }
 
-cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, void *user,
-                      int nargs, const cute_arg_spec *specs, char *err, size_t n)
+/* the launch program: derived strides first (a call checks them with the arguments),
+ * then each launch's grid, block and shared bytes */
+static bool compile_root(cute_fn *f, cute_int x, int *step, const char *what, int line)
+{
+    return lp_compile_int(&f->prog, f->c, f, x, step) && lp_close_root(&f->prog, what, line);
+}
+
+static bool compile_launch(cute_fn *f, launch_rec *r)
+{
+    static const char *const axis = "xyz";
+    char what[48];
+    for (int i = 0; i < 3; i++) {
+        snprintf(what, sizeof what, "the grid (%c)", axis[i]);
+        if (!compile_root(f, r->grid[i], &r->grid_step[i], what, r->line)) return false;
+        snprintf(what, sizeof what, "the block (%c)", axis[i]);
+        if (!compile_root(f, r->block[i], &r->block_step[i], what, r->line)) return false;
+        snprintf(what, sizeof what, "the cluster (%c)", axis[i]);
+        if (!compile_root(f, r->cluster[i], &r->cluster_step[i], what, r->line)) return false;
+    }
+    for (int p = 0; p < r->nparams; p++) /* a host value's parameter: its slot */
+        if (r->params[p].kind == P_SYM) {
+            int slot = 0;
+            while (f->hsyms[slot].sym != r->params[p].index) slot++; /* launch.c made sure */
+            r->params[p].index = slot;
+        }
+    return compile_root(f, r->smem, &r->smem_step, "the shared memory", r->line);
+}
+
+static bool compile_program(cute_fn *f)
+{
+    if (f->nhsyms > MAX_VALUES)
+        return cute_ctx_fail(f->c, "the arguments have %d dynamic values (at most %d)", f->nhsyms,
+                             MAX_VALUES);
+    if (f->nlaunches > MAX_LAUNCHES)
+        return cute_ctx_fail(f->c, "the host function launches %d kernels (at most %d)",
+                             f->nlaunches, MAX_LAUNCHES);
+    char what[48];
+    for (int k = 0; k < f->nargs; k++)
+        for (int i = 0; i < f->args[k].nleaves; i++) {
+            spec_leaf *s = &f->args[k].stride[i];
+            if (!s->dynamic || s->hsym >= 0) continue;
+            snprintf(what, sizeof what, "argument %d: stride %d", k, i);
+            if (!compile_root(f, s->expr, &s->step, what, 0)) return false;
+        }
+    for (int i = 0; i < f->nlaunches; i++)
+        if (!compile_launch(f, &f->launches[i])) return false;
+    lp_done_compiling(&f->prog);
+    return true;
+}
+
+/* trace: the specs become the host function's arguments, which it launches kernels with */
+static void trace(cute_fn *f, cute_host_fn host, const cute_arg_spec *specs, cute_arg *args)
+{
+    for (int k = 0; k < f->nargs && !f->c->alg.failed; k++) {
+        f->args[k].spec = specs[k];
+        if (!spec_valid(f, k)) break;
+        if (specs[k].kind == CUTE_ARG_TENSOR)
+            tensor_arg(f, k, &args[k]);
+        else
+            scalar_arg(f, k, &args[k]);
+    }
+    if (!f->c->alg.failed) host(f->c, args);
+    f->c->jit = NULL;
+    if (!f->c->alg.failed && f->c->fn)
+        cute_ctx_fail(f->c, "a kernel was left open (a CUTE_LAUNCH did not finish)");
+    if (!f->c->alg.failed) compile_program(f);
+    f->index_bound = cute_ctx_index_bound(f->c);
+}
+
+const cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, void *user,
+                            int nargs, const cute_arg_spec *specs, char *err, size_t n)
 {
     if (n) err[0] = 0;
     cute_fn *f = calloc(1, sizeof *f);
@@ -216,24 +284,16 @@ cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, voi
     f->nargs = nargs;
     f->c->jit = f;
     f->c->user = user;
-    for (int k = 0; k < nargs && !f->c->alg.failed; k++) {
-        f->args[k].spec = specs[k];
-        if (!spec_valid(f, k)) break;
-        if (specs[k].kind == CUTE_ARG_TENSOR)
-            tensor_arg(f, k, &args[k]);
-        else
-            scalar_arg(f, k, &args[k]);
-    }
-    if (!f->c->alg.failed) host(f->c, args);
+    cute_ctx_target_arch(f->c, rt ? rt->target_sm : 0);
+    trace(f, host, specs, args);
     free(args);
-    f->c->jit = NULL;
-    if (!f->c->alg.failed && f->c->fn)
-        cute_ctx_fail(f->c, "a kernel was left open (a CUTE_LAUNCH did not finish)");
     if (f->c->alg.failed) {
         snprintf(err, n, "compile %s: %s", name, cute_ctx_error(f->c));
         cute_fn_free(f);
         return NULL;
     }
+    cute_ctx_free(f->c); /* nothing after the compile needs the tracer */
+    f->c = NULL;
     if (getenv("CUTEC_PRINT_IR")) /* CuTe DSL's CUTE_DSL_PRINT_IR: the traced kernels */
         for (int i = 0; i < f->nkernels; i++) cute_ir_dump(stderr, f->kernels[i]);
     if (compile_kernels(f, err, n) != CUTE_OK) {
@@ -241,18 +301,12 @@ cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn host, voi
         return NULL;
     }
     cute__fn_keep(f); /* CUTEC_KEEP on the interpreter too */
-    f->nvalues = cute_symbolic_nsymbols(f->c->sym);
-    f->values = calloc((size_t)(f->nvalues ? f->nvalues : 1), sizeof *f->values);
-    if (!f->values) {
-        snprintf(err, n, "compile %s: out of memory", name);
-        cute_fn_free(f);
-        return NULL;
-    }
     return f;
 }
 
-void cute_fn_free(cute_fn *f)
+void cute_fn_free(const cute_fn *fn)
 {
+    cute_fn *f = (cute_fn *)fn; /* the caller gives up its handle: nothing else reads it */
     if (!f) return;
     if (f->module && f->rt) f->rt->b.vt->module_free(f->rt->b.self, f->module);
     for (int i = 0; i < f->nkernels; i++) cute_ir_func_free(f->kernels[i]);
@@ -264,7 +318,7 @@ void cute_fn_free(cute_fn *f)
     free(f->launches);
     free(f->args);
     free(f->hsyms);
-    free(f->values);
+    lp_free(&f->prog);
     cute_ctx_free(f->c);
     free(f);
 }
@@ -274,5 +328,4 @@ const cute_ir_func *cute_fn_kernel(const cute_fn *f, int i)
 {
     return i >= 0 && i < f->nkernels ? f->kernels[i] : NULL;
 }
-const char *cute_fn_error(const cute_fn *f) { return f->err; }
 cute_runtime *cute_fn_runtime(const cute_fn *f) { return f->rt; }

@@ -42,9 +42,9 @@ static void two_kernels(cute_ctx *c, const cute_arg *arg)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int n = cute_size(a, &arg[0].tensor.layout);
-    cute_launch_cfg one = {{cute_ceil_div(a, n, cute_i(32))}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg one = {.grid = {cute_ceil_div(a, n, cute_i(32))}, .block = {cute_i(32)}};
     CUTE_LAUNCH(c, twice, one, arg[0].tensor, arg[1].tensor);
-    cute_launch_cfg single = {{cute_i(1)}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg single = {.grid = {cute_i(1)}, .block = {cute_i(32)}};
     CUTE_LAUNCH(c, reduce8, single, arg[1].tensor, arg[2].tensor);
 }
 
@@ -57,7 +57,7 @@ static void run_two_kernels(void)
                               cute_spec_tensor(CUTE_F32, "(?{div=32}):(1)", 4),
                               cute_spec_tensor(CUTE_F32, "2:1", 4)};
     char err[1024];
-    cute_fn *f = cute_compile(rt, "two", two_kernels, NULL, 3, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "two", two_kernels, NULL, 3, specs, err, sizeof err);
     CHECK(f != NULL, "%s", err);
     if (!f) return;
     CHECK(cute_fn_kernel_count(f) == 2, "two kernels traced");
@@ -75,9 +75,10 @@ static void run_two_kernels(void)
     CHECK(cute_call_dlpack(&dx, &X, &args[0], err, sizeof err), "%s", err);
     CHECK(cute_call_dlpack(&dy, &Y, &args[1], err, sizeof err), "%s", err);
     args[2] = cute_call_tensor(&O, 0, CUTE_F32, 1, two, unit);
-    cute_status s = cute_call(f, NULL, 3, args);
+    char cerr[1024];
+    cute_status s = cute_call(f, NULL, 3, args, cerr, sizeof cerr);
     be->vt->sync(be->self, NULL);
-    CHECK(s == CUTE_OK, "%s", cute_fn_error(f));
+    CHECK(s == CUTE_OK, "%s", cerr);
     be->vt->download(be->self, y, &Y, 0, sizeof y), be->vt->download(be->self, out, &O, 0, sizeof out);
     int bad = 0;
     float sum = 0, max = -1e30f;
@@ -104,18 +105,18 @@ static void run_two_kernels(void)
     };
     for (size_t k = 0; k < sizeof bad_calls / sizeof *bad_calls; k++) {
         cute_call_arg b[3] = {bad_calls[k].a0, args[1], args[2]};
-        s = cute_call(f, NULL, 3, b);
-        CHECK(s == CUTE_ERR_INVALID && strstr(cute_fn_error(f), bad_calls[k].needle),
-              "%s: got %d '%s'", bad_calls[k].what, s, cute_fn_error(f));
+        s = cute_call(f, NULL, 3, b, cerr, sizeof cerr);
+        CHECK(s == CUTE_ERR_INVALID && strstr(cerr, bad_calls[k].needle),
+              "%s: got %d '%s'", bad_calls[k].what, s, cerr);
     }
-    CHECK(cute_call(f, NULL, 2, args) == CUTE_ERR_INVALID && strstr(cute_fn_error(f), "arguments"),
-          "argument count: %s", cute_fn_error(f));
+    CHECK(cute_call(f, NULL, 2, args, cerr, sizeof cerr) == CUTE_ERR_INVALID && strstr(cerr, "arguments"),
+          "argument count: %s", cerr);
     /* an empty tensor makes a call do nothing, but not accept a wrong argument beside it
      * (found by fuzz/fuzz_jit.c) */
     cute_call_arg empty_and_bad[3] = {cute_call_tensor(&X, 0, CUTE_F32, 1, (int64_t[]){0}, unit),
                                       cute_call_tensor(&Y, 0, CUTE_F16, 1, shape, unit), args[2]};
-    CHECK(cute_call(f, NULL, 3, empty_and_bad) == CUTE_ERR_INVALID && strstr(cute_fn_error(f), "f16"),
-          "an empty tensor beside a wrong dtype: %s", cute_fn_error(f));
+    CHECK(cute_call(f, NULL, 3, empty_and_bad, cerr, sizeof cerr) == CUTE_ERR_INVALID && strstr(cerr, "f16"),
+          "an empty tensor beside a wrong dtype: %s", cerr);
     cute_dlpack_tensor odd = dx;
     odd.dtype.bits = 8;
     odd.dtype.code = 2;
@@ -150,7 +151,7 @@ static void warp_kernel(cute_ctx *c, cute_tensor x, cute_tensor out, cute_tensor
 
 static void warp_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(N / 64)}, {cute_i(64)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(N / 64)}, .block = {cute_i(64)}};
     CUTE_LAUNCH(c, warp_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
 }
 
@@ -159,7 +160,7 @@ static void warps_and_atomics(void)
     cute_arg_spec specs[3] = {cute_spec_tensor(CUTE_F32, "64:1", 4), cute_spec_tensor(CUTE_F32, "2:1", 4),
                               cute_spec_tensor(CUTE_F32, "64:1", 4)};
     char err[1024];
-    cute_fn *f = cute_compile(rt, "warps", warp_host, NULL, 3, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "warps", warp_host, NULL, 3, specs, err, sizeof err);
     CHECK(f != NULL, "%s", err);
     if (!f) return;
     /* the same kernel through CUDA C and NVRTC, for sm_80 and sm_90a (no GPU needed) */
@@ -189,9 +190,10 @@ static void warps_and_atomics(void)
     cute_call_arg args[3] = {cute_call_tensor(&X, 0, CUTE_F32, 1, n64, unit),
                              cute_call_tensor(&O, 0, CUTE_F32, 1, n2, unit),
                              cute_call_tensor(&Y, 0, CUTE_F32, 1, n64, unit)};
-    cute_status s = cute_call(f, NULL, 3, args);
+    char cerr[1024];
+    cute_status s = cute_call(f, NULL, 3, args, cerr, sizeof cerr);
     be->vt->sync(be->self, NULL);
-    CHECK(s == CUTE_OK, "%s", cute_fn_error(f));
+    CHECK(s == CUTE_OK, "%s", cerr);
     be->vt->download(be->self, out, &O, 0, sizeof out), be->vt->download(be->self, y, &Y, 0, sizeof y);
     float want = 0;
     int bad = 0;
@@ -221,7 +223,7 @@ static void compile_errors(void)
 {
     cute_arg_spec specs[1] = {cute_spec_tensor(CUTE_F32, "(8,?):(1,16)", 4)};
     char err[1024];
-    cute_fn *f = cute_compile(rt, "bad", bad_host, NULL, 1, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "bad", bad_host, NULL, 1, specs, err, sizeof err);
     CHECK(!f && strstr(err, "jit_test.c:") && strstr(err, "Divisibility"), "%s", err);
     cute_arg_spec broken[1] = {cute_spec_tensor(CUTE_F32, "(8,?):(1,8", 4)};
     f = cute_compile(rt, "bad", bad_host, NULL, 1, broken, err, sizeof err);
@@ -232,7 +234,7 @@ static void compile_errors(void)
 static void smem_host(cute_ctx *c, const cute_arg *arg)
 {
     cute_int bytes = cute_mul(cute_ctx_alg(c), arg[1].i, cute_i((int64_t)1 << 30));
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(32)}, bytes};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(32)}, .smem_bytes = bytes};
     CUTE_LAUNCH(c, twice, cfg, arg[0].tensor, arg[0].tensor);
 }
 
@@ -240,16 +242,17 @@ static void hostile_sizes(void)
 {
     cute_arg_spec specs[2] = {cute_spec_tensor(CUTE_F32, "32:1", 4), cute_spec_int("?")};
     char err[1024];
-    cute_fn *f = cute_compile(rt, "smem", smem_host, NULL, 2, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "smem", smem_host, NULL, 2, specs, err, sizeof err);
     CHECK(f != NULL, "%s", err);
     if (f) {
         cute_buffer X;
         be->vt->alloc(be->self, 32 * sizeof(float), &X);
         int64_t n32[1] = {32}, unit[1] = {1};
         cute_call_arg args[2] = {cute_call_tensor(&X, 0, CUTE_F32, 1, n32, unit), cute_call_int(4)};
-        cute_status s = cute_call(f, NULL, 2, args); /* 4 GiB narrows to 0 in 32 bits */
-        CHECK(s == CUTE_ERR_INVALID && strstr(cute_fn_error(f), "4294967296 bytes of shared memory"),
-              "4 GiB of shared memory: %d '%s'", s, cute_fn_error(f));
+        char cerr[512] = "";
+        cute_status s = cute_call(f, NULL, 2, args, cerr, sizeof cerr); /* 4 GiB narrows to 0 */
+        CHECK(s == CUTE_ERR_INVALID && strstr(cerr, "4294967296 bytes of shared memory"),
+              "4 GiB of shared memory: %d '%s'", s, cerr);
         be->vt->free(be->self, &X);
         cute_fn_free(f);
     }
@@ -275,7 +278,7 @@ static void square(cute_ctx *c, cute_tensor x, cute_tensor y)
 
 static void square_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(32)}};
     CUTE_LAUNCH(c, square, cfg, arg[0].tensor, arg[1].tensor);
 }
 
@@ -305,7 +308,7 @@ static void kernel_code(void)
     CHECK(mkdtemp(dump) && mkdtemp(cache), "temporary directories");
     setenv("CUTEC_KEEP", "src,ptx", 1), setenv("CUTEC_DUMP_DIR", dump, 1), setenv("CUTEC_CACHE_DIR", cache, 1);
     cute_arg_spec specs[2] = {cute_spec_tensor(CUTE_F32, "32:1", 4), cute_spec_tensor(CUTE_F32, "32:1", 4)};
-    cute_fn *f = cute_compile(ip, "square", square_host, NULL, 2, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(ip, "square", square_host, NULL, 2, specs, err, sizeof err);
     unsetenv("CUTEC_KEEP"), unsetenv("CUTEC_DUMP_DIR"), unsetenv("CUTEC_CACHE_DIR");
     CHECK(f != NULL, "%s", err);
     if (!f) return cute_runtime_free(ip);

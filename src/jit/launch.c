@@ -18,6 +18,8 @@ static cute_fn *jit_of(cute_ctx *c)
 
 static bool push_param(cute_ctx *c, launch_rec *L, kparam p)
 {
+    if (L->nparams == MAX_PARAMS)
+        return cute_ctx_fail(c, "a kernel with more than %d parameters", MAX_PARAMS);
     if (L->nparams == L->capparams) {
         int cap = L->capparams ? 2 * L->capparams : 8;
         kparam *q = realloc(L->params, (size_t)cap * sizeof *q);
@@ -150,13 +152,54 @@ cute_tensor cute__karg_tensor(cute_ctx *c, cute_tensor t)
 cute_val cute__karg_scalar(cute_ctx *c, cute_host_scalar s)
 {
     cute_fn *f = jit_of(c);
-    cute_val none = {0, cute_type_of((cute_dtype)s.dtype)};
+    cute_val none = {0, cute_type_of((cute_dtype)s.dtype), 0};
     if (!f || !ctx_ok(c)) return none;
     char name[32];
     snprintf(name, sizeof name, "f%d", s.arg);
     cute_vreg r = cute_ir_add_param(c->fn, cute_type_of((cute_dtype)s.dtype), name);
     push_param(c, f->cur, (kparam){P_FLOAT, s.arg, cute_type_of((cute_dtype)s.dtype)});
     return ctx_val(c, r);
+}
+
+cute_host_opaque cute_host_tensor_map(cute_ctx *c, cute_opaque_build build, void *user)
+{
+    cute_fn *f = c->jit;
+    cute_host_opaque none = {-1};
+    if (!f || c->fn) {
+        cute_ctx_fail(c, "cute_host_tensor_map belongs in the host function given to cute_compile");
+        return none;
+    }
+    if (!build) return cute_ctx_fail(c, "cute_host_tensor_map: no build function"), none;
+    if (f->nopaques == MAX_OPAQUE)
+        return cute_ctx_fail(c, "more than %d tensor maps in one function", MAX_OPAQUE), none;
+    f->opaques[f->nopaques] = (opaque_rec){build, user};
+    return (cute_host_opaque){f->nopaques++};
+}
+
+cute_val cute__karg_opaque(cute_ctx *c, cute_host_opaque h)
+{
+    cute_fn *f = jit_of(c);
+    cute_val none = {0, cute_type_of(CUTE_TMAP), 0};
+    if (!f || !ctx_ok(c)) return none;
+    if (h.index < 0 || h.index >= f->nopaques) {
+        cute_ctx_fail(c, "CUTE_LAUNCH: a tensor map that cute_host_tensor_map did not make");
+        return none;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "tmap%d", h.index);
+    cute_vreg r = cute_ir_add_param(c->fn, cute_type_of(CUTE_TMAP), name);
+    push_param(c, f->cur, (kparam){P_OPAQUE, h.index, cute_type_of(CUTE_TMAP)});
+    return ctx_val(c, r);
+}
+
+/* all cluster entries unset: no cluster; else an unset entry is 1 */
+static void cluster_of(launch_rec *r, const cute_launch_cfg *cfg)
+{
+    r->has_cluster = false;
+    for (int i = 0; i < 3; i++) r->has_cluster |= !cute_is_const(cfg->cluster[i], 0);
+    for (int i = 0; i < 3; i++)
+        r->cluster[i] = !r->has_cluster ? cute_i(0)
+                        : cute_is_const(cfg->cluster[i], 0) ? cute_i(1) : cfg->cluster[i];
 }
 
 bool cute__launch_begin(cute_ctx *c, const char *kernel, cute_launch_cfg cfg, const char *file,
@@ -178,6 +221,7 @@ bool cute__launch_begin(cute_ctx *c, const char *kernel, cute_launch_cfg cfg, co
         r->block[i] = cute_is_const(cfg.block[i], 0) ? cute_i(1) : cfg.block[i];
     }
     r->smem = cfg.smem_bytes;
+    cluster_of(r, &cfg);
     r->file = file;
     r->line = line;
     r->map = malloc(MAX_KERNEL_SYMS * sizeof *r->map);
@@ -195,6 +239,8 @@ bool cute__launch_begin(cute_ctx *c, const char *kernel, cute_launch_cfg cfg, co
         if (bmax[i] < 0) bmax[i] = 0;
     }
     cute_kernel_launch_extents(c, gmax, bmax);
+    if (cute_is_static(r->block[0]) && cute_is_static(r->block[1]) && cute_is_static(r->block[2]))
+        cute_kernel_block_threads(c, r->block[0].v * r->block[1].v * r->block[2].v);
     return true;
 }
 
@@ -212,6 +258,10 @@ void cute__launch_end(cute_ctx *c)
     launch_rec *r = f->cur;
     if (cute_is_static(r->block[0]) && cute_is_static(r->block[1]) && cute_is_static(r->block[2]))
         k->max_threads = (int)(r->block[0].v * r->block[1].v * r->block[2].v);
+    /* a static cluster is compiled in; a dynamic one is given at each launch */
+    bool fixed = r->has_cluster;
+    for (int i = 0; i < 3; i++) fixed &= cute_is_static(r->cluster[i]) && r->cluster[i].v >= 1;
+    for (int i = 0; i < 3 && fixed; i++) k->cluster_dims[i] = (int)r->cluster[i].v;
     /* shared memory: what the host asked for and what the kernel allocated (smem.h) while
      * it was traced, whichever is more; call.c evaluates r->smem at each call */
     if (k->smem_bytes > 0) r->smem = cute_max(&c->alg, r->smem, cute_i(k->smem_bytes));

@@ -1,4 +1,5 @@
 /* The runtime: one backend, the CUDA driver's when a GPU is there, else the interpreter. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,12 +28,25 @@ static cute_status emit_cuda_c(void *user, cute_ir_func *const *kernels, int n, 
     return cute_cuda_c_emit((const cute_ir_func *const *)kernels, n, &o, source, err, errn);
 }
 
+/* the SM version kernels are compiled for: the device's on the CUDA backend; elsewhere
+ * CUTEC_ARCH's ("sm_80", "sm_90a"), or 0 (the interpreter runs every atom) */
+static int target_sm(const cute_backend *b)
+{
+    cute_cuda *cu = cute_cuda_backend_driver(b);
+    if (cu) return cute_cuda_device(cu)->cc_major * 10 + cute_cuda_device(cu)->cc_minor;
+    const char *arch = getenv("CUTEC_ARCH");
+    int sm = 0;
+    if (arch && sscanf(arch, "sm_%d", &sm) != 1) sm = 0;
+    return sm;
+}
+
 cute_runtime *cute_runtime_wrap(cute_backend b)
 {
     cute_runtime *rt = calloc(1, sizeof *rt);
     if (!rt) return NULL;
     rt->b = b;
     snprintf(rt->name, sizeof rt->name, "%s", b.vt->name);
+    rt->target_sm = target_sm(&b);
     return rt;
 }
 
@@ -81,3 +95,4 @@ void cute_runtime_free(cute_runtime *rt)
 
 cute_backend *cute_runtime_backend(cute_runtime *rt) { return &rt->b; }
 const char *cute_runtime_backend_name(const cute_runtime *rt) { return rt->name; }
+int cute_runtime_target_arch(const cute_runtime *rt) { return rt ? rt->target_sm : 0; }

@@ -102,7 +102,8 @@ static void ew_host(cute_ctx *c, const cute_arg *args)
         if (cute_alg_trial_end(a, &trial)) break; /* else: try a narrower chunk */
     }
     int per_block = p->threads * p->vectors * p->vec;
-    cute_launch_cfg cfg = {{cute_ceil_div(a, n, cute_i(per_block))}, {cute_i(p->threads)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, n, cute_i(per_block))},
+                           .block = {cute_i(p->threads)}};
     cute_tensor in1 = p->nin > 1 ? t[1] : t[p->nin], in2 = p->nin > 2 ? t[2] : t[p->nin];
     CUTE_LAUNCH(c, ew_kernel, cfg, t[p->nin], t[0], in1, in2, coords, n);
 }
@@ -129,7 +130,7 @@ static cute_arg_spec spec_of(const cute_call_arg *x)
     return cute_spec_tensor((cute_dtype)x->dtype, text, esize);
 }
 
-cute_fn *cute_ew_compile(cute_runtime *rt, const char *name, cute_ew_expr expr, void *user,
+const cute_fn *cute_ew_compile(cute_runtime *rt, const char *name, cute_ew_expr expr, void *user,
                          int nin, const cute_call_arg *in, const cute_call_arg *out,
                          const cute_ew_config *cfg, char *err, size_t n)
 {
@@ -154,12 +155,12 @@ cute_fn *cute_ew_compile(cute_runtime *rt, const char *name, cute_ew_expr expr, 
     return cute_compile(rt, name, ew_host, &p, nin + 1, specs, err, n);
 }
 
-cute_status cute_ew_call(cute_fn *f, void *stream, int nin, const cute_call_arg *in,
-                         const cute_call_arg *out)
+cute_status cute_ew_call(const cute_fn *f, void *stream, int nin, const cute_call_arg *in,
+                         const cute_call_arg *out, char *err, size_t n)
 {
     cute_call_arg args[EW_MAX_IN + 1];
     if (nin < 1 || nin > EW_MAX_IN) return CUTE_ERR_INVALID;
     for (int i = 0; i < nin; i++) args[i] = in[i];
     args[nin] = *out;
-    return cute_call(f, stream, nin + 1, args);
+    return cute_call(f, stream, nin + 1, args, err, n);
 }

@@ -24,7 +24,7 @@ int main(void)
     int64_t shape[1] = {1000}, stride[1] = {1};
     cute_call_arg a = cute_call_tensor(&fake, 0, CUTE_F32, 1, shape, stride);
     cute_call_arg in[2] = {a, a};
-    cute_fn *f = cute_ew_compile(rt, "ew", cute_ew_op_expr, (void *)(intptr_t)CUTE_EW_ADD, 2, in, &a,
+    const cute_fn *f = cute_ew_compile(rt, "ew", cute_ew_op_expr, (void *)(intptr_t)CUTE_EW_ADD, 2, in, &a,
                                  NULL, err, sizeof err);
     CHECK(f != NULL, "%s", err);
     if (f) {

@@ -1,6 +1,7 @@
 /* The library's elementwise ops as TensorSSA expressions, and a per-runtime table of the
  * functions compiled for them. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,11 +74,13 @@ cute_ssa cute_ew_op_expr(cute_ctx *c, const cute_ssa *in, int nin, void *user)
 
 typedef struct entry {
     char key[128];
-    cute_fn *fn;
+    const cute_fn *fn;
 } entry;
 
+/* Shared by threads: the lock guards the table; a compiled function is called unlocked. */
 struct cute_ew_lib {
     cute_runtime *rt;
+    pthread_mutex_t lock;
     entry *e;
     int n, cap;
 };
@@ -85,7 +88,9 @@ struct cute_ew_lib {
 cute_ew_lib *cute_ew_lib_new(cute_runtime *rt)
 {
     cute_ew_lib *lib = calloc(1, sizeof *lib);
-    if (lib) lib->rt = rt;
+    if (!lib) return NULL;
+    lib->rt = rt;
+    pthread_mutex_init(&lib->lock, NULL);
     return lib;
 }
 
@@ -93,6 +98,7 @@ void cute_ew_lib_free(cute_ew_lib *lib)
 {
     if (!lib) return;
     for (int i = 0; i < lib->n; i++) cute_fn_free(lib->e[i].fn);
+    pthread_mutex_destroy(&lib->lock);
     free(lib->e);
     free(lib);
 }
@@ -110,6 +116,28 @@ static void key_of(char *key, size_t n, cute_ew_op op, int nin, const cute_call_
         for (int d = 0; d < x->ndim && !cute_call_arg_row_major(x); d++)
             len += snprintf(key + len, n - (size_t)len, "%c", x->stride[d] == 1 ? '1' : '?');
     }
+}
+
+/* the compiled function for key (with the lock held); NULL and why in err */
+static const cute_fn *find_or_compile(cute_ew_lib *lib, cute_ew_op op, const char *key, int nin,
+                                      const cute_call_arg *args, char *err, size_t n)
+{
+    for (int i = 0; i < lib->n; i++)
+        if (strcmp(lib->e[i].key, key) == 0) return lib->e[i].fn;
+    if (lib->n == lib->cap) {
+        int cap = lib->cap ? 2 * lib->cap : 16;
+        entry *e = realloc(lib->e, (size_t)cap * sizeof *e);
+        if (!e) return snprintf(err, n, "elementwise: out of memory"), NULL;
+        lib->e = e, lib->cap = cap;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "ew_%s", names[op]);
+    const cute_fn *fn = cute_ew_compile(lib->rt, name, cute_ew_op_expr, (void *)(intptr_t)op, nin,
+                                        args, &args[nin], NULL, err, n);
+    if (!fn) return NULL;
+    snprintf(lib->e[lib->n].key, sizeof lib->e[lib->n].key, "%s", key);
+    lib->e[lib->n++].fn = fn;
+    return fn;
 }
 
 cute_status cute_ew(cute_ew_lib *lib, cute_ew_op op, const cute_call_arg *out,
@@ -149,28 +177,9 @@ cute_status cute_ew(cute_ew_lib *lib, cute_ew_op op, const cute_call_arg *out,
     }
     char key[128];
     key_of(key, sizeof key, op, nin, args);
-    cute_fn *fn = NULL;
-    for (int i = 0; i < lib->n && !fn; i++)
-        if (strcmp(lib->e[i].key, key) == 0) fn = lib->e[i].fn;
-    if (!fn) {
-        char name[32];
-        snprintf(name, sizeof name, "ew_%s", names[op]);
-        fn = cute_ew_compile(lib->rt, name, cute_ew_op_expr, (void *)(intptr_t)op, nin, args, &args[nin],
-                             NULL, err, n);
-        if (!fn) return CUTE_ERR_COMPILE;
-        if (lib->n == lib->cap) {
-            int cap = lib->cap ? 2 * lib->cap : 16;
-            entry *e = realloc(lib->e, (size_t)cap * sizeof *e);
-            if (!e) {
-                cute_fn_free(fn);
-                return CUTE_ERR_OOM;
-            }
-            lib->e = e, lib->cap = cap;
-        }
-        snprintf(lib->e[lib->n].key, sizeof lib->e[lib->n].key, "%s", key);
-        lib->e[lib->n++].fn = fn;
-    }
-    cute_status s = cute_ew_call(fn, stream, nin, args, &args[nin]);
-    if (s != CUTE_OK) snprintf(err, n, "%s", cute_fn_error(fn));
-    return s;
+    pthread_mutex_lock(&lib->lock);
+    const cute_fn *fn = find_or_compile(lib, op, key, nin, args, err, n);
+    pthread_mutex_unlock(&lib->lock);
+    if (!fn) return CUTE_ERR_COMPILE;
+    return cute_ew_call(fn, stream, nin, args, &args[nin], err, n);
 }

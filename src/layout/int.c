@@ -70,7 +70,7 @@ cute_int cute_int_dynamic(cute_alg *c, int64_t div, const char *name)
     return c->arith->make(c->arith->self, div, name);
 }
 
-static const char *op_name(cute_int_op op)
+const char *cute_int_op_name(cute_int_op op)
 {
     static const char *names[] = {"+", "-", "*", "/", "ceil_div", "%", "min", "max", "abs",
                                   "sgn", "^", "&", "<<", ">>"};
@@ -79,49 +79,47 @@ static const char *op_name(cute_int_op op)
 
 static cute_int fold_fail(cute_alg *c, cute_int_op op, int64_t a, int64_t b, const char *why)
 {
-    cute_alg_fail(c, "integer arithmetic: %lld %s %lld: %s", (long long)a, op_name(op),
+    cute_alg_fail(c, "integer arithmetic: %lld %s %lld: %s", (long long)a, cute_int_op_name(op),
                   (long long)b, why);
     return cute_i(0);
 }
 
-static cute_int fold(cute_alg *c, cute_int_op op, int64_t a, int64_t b)
+bool cute_int_apply(cute_int_op op, int64_t a, int64_t b, int64_t *out, const char **why)
 {
-    int64_t r = 0;
+    *why = "overflows 64 bits";
     switch (op) {
-    case CUTE_IADD:
-        if (__builtin_add_overflow(a, b, &r)) return fold_fail(c, op, a, b, "overflows 64 bits");
-        return cute_i(r);
-    case CUTE_ISUB:
-        if (__builtin_sub_overflow(a, b, &r)) return fold_fail(c, op, a, b, "overflows 64 bits");
-        return cute_i(r);
-    case CUTE_IMUL:
-        if (__builtin_mul_overflow(a, b, &r)) return fold_fail(c, op, a, b, "overflows 64 bits");
-        return cute_i(r);
+    case CUTE_IADD: return !__builtin_add_overflow(a, b, out);
+    case CUTE_ISUB: return !__builtin_sub_overflow(a, b, out);
+    case CUTE_IMUL: return !__builtin_mul_overflow(a, b, out);
     case CUTE_IDIV:
     case CUTE_IMOD:
-        if (b == 0) return fold_fail(c, op, a, b, "division by zero");
-        if (a == INT64_MIN && b == -1) return fold_fail(c, op, a, b, "overflows 64 bits");
-        return cute_i(op == CUTE_IDIV ? a / b : a % b);
+        if (b == 0) return *why = "division by zero", false;
+        if (a == INT64_MIN && b == -1) return false;
+        return *out = op == CUTE_IDIV ? a / b : a % b, true;
     case CUTE_ICEILDIV:
-        if (b <= 0 || a < 0) return fold_fail(c, op, a, b, "needs a >= 0 and b > 0");
-        return cute_i(a / b + (a % b != 0));
-    case CUTE_IMIN: return cute_i(a < b ? a : b);
-    case CUTE_IMAX: return cute_i(a > b ? a : b);
-    case CUTE_IABS:
-        if (a == INT64_MIN) return fold_fail(c, op, a, b, "overflows 64 bits");
-        return cute_i(a < 0 ? -a : a);
-    case CUTE_ISGN: return cute_i((a > 0) - (a < 0));
-    case CUTE_IXOR: return cute_i(a ^ b);
-    case CUTE_IAND: return cute_i(a & b);
+        if (b <= 0 || a < 0) return *why = "needs a >= 0 and b > 0", false;
+        return *out = a / b + (a % b != 0), true;
+    case CUTE_IMIN: return *out = a < b ? a : b, true;
+    case CUTE_IMAX: return *out = a > b ? a : b, true;
+    case CUTE_IABS: return a != INT64_MIN && (*out = a < 0 ? -a : a, true);
+    case CUTE_ISGN: return *out = (a > 0) - (a < 0), true;
+    case CUTE_IXOR: return *out = a ^ b, true;
+    case CUTE_IAND: return *out = a & b, true;
     case CUTE_ISHL:
-        if (b < 0 || b > 62 || a < 0 || (a >> (62 - b)) != 0)
-            return fold_fail(c, op, a, b, "shift out of range");
-        return cute_i(a << b);
+        if (b < 0 || b > 62 || a < 0 || (a >> (62 - b)) != 0) return *why = "shift out of range", false;
+        return *out = a << b, true;
     case CUTE_ISHR:
-        if (b < 0 || b > 63) return fold_fail(c, op, a, b, "shift out of range");
-        return cute_i(a >> b);
+        if (b < 0 || b > 63) return *why = "shift out of range", false;
+        return *out = a >> b, true;
     }
-    return fold_fail(c, op, a, b, "unknown operation");
+    return *why = "unknown operation", false;
+}
+
+static cute_int fold(cute_alg *c, cute_int_op op, int64_t a, int64_t b)
+{
+    int64_t r;
+    const char *why;
+    return cute_int_apply(op, a, b, &r, &why) ? cute_i(r) : fold_fail(c, op, a, b, why);
 }
 
 /* Identities that hold for any value, so that x*1, x+0, x/1 stay x without a backend call. */
@@ -156,7 +154,7 @@ cute_int cute_int_op2(cute_alg *c, cute_int_op op, cute_int a, cute_int b)
     if (c->failed) return cute_i(0);
     bool unary = op == CUTE_IABS || op == CUTE_ISGN;
     if (cute_is_underscore(a) || (!unary && cute_is_underscore(b))) {
-        cute_alg_fail(c, "integer arithmetic: '_' used as a number in '%s'", op_name(op));
+        cute_alg_fail(c, "integer arithmetic: '_' used as a number in '%s'", cute_int_op_name(op));
         return cute_i(0);
     }
     if (cute_is_static(a) && (unary || cute_is_static(b))) return fold(c, op, a.v, b.v);
@@ -164,7 +162,7 @@ cute_int cute_int_op2(cute_alg *c, cute_int_op op, cute_int a, cute_int b)
     if (trivial(op, a, b, &r)) return r;
     if (!c->arith) {
         cute_alg_fail(c, "integer arithmetic '%s' on a dynamic value without a backend",
-                      op_name(op));
+                      cute_int_op_name(op));
         return cute_i(0);
     }
     return c->arith->compute(c->arith->self, op, a, b);

@@ -19,6 +19,17 @@ typedef struct parser {
     int nholes;
 } parser;
 
+/* text quoted in a message: whole when short, else its start and end around "...", so the
+ * reason that follows is never cut off by the message's length */
+#define CLIP_N 72
+static const char *clip(const char *text, char *buf)
+{
+    size_t n = text ? strlen(text) : 0;
+    if (n < CLIP_N) return text ? text : "";
+    snprintf(buf, CLIP_N, "%.32s...%s (%zu characters)", text, text + n - 16, n);
+    return buf;
+}
+
 static void skip_ws(parser *ps)
 {
     while (*ps->p && isspace((unsigned char)*ps->p)) ps->p++;
@@ -26,8 +37,9 @@ static void skip_ws(parser *ps)
 
 static bool parse_fail(parser *ps, const char *expected)
 {
+    char q[CLIP_N];
     return cute_alg_fail(ps->c, "parse %s \"%s\": at column %d: expected %s, found %s",
-                         ps->what, ps->text, (int)(ps->p - ps->text) + 1, expected,
+                         ps->what, clip(ps->text, q), (int)(ps->p - ps->text) + 1, expected,
                          *ps->p ? (char[]){'\'', *ps->p, '\'', 0} : "end of text");
 }
 
@@ -152,9 +164,10 @@ static bool parse_tuple_into(parser *ps, cute_tuple *out, bool allow_underscore)
     tuple_builder b;
     tb_init(&b);
     if (!parse_tuple_rec(ps, &b, allow_underscore, 0)) return false;
+    char q[CLIP_N];
     if (b.overflow)
         return cute_alg_fail(ps->c, "parse %s \"%s\": more than %d leaves or %d nodes",
-                             ps->what, ps->text, CUTE_MAX_LEAVES, CUTE_MAX_NODES);
+                             ps->what, clip(ps->text, q), CUTE_MAX_LEAVES, CUTE_MAX_NODES);
     *out = b.t;
     return true;
 }
@@ -167,10 +180,11 @@ static bool expect_end(parser *ps)
 
 static bool check_no_basis(parser *ps, const cute_tuple *t, const char *part)
 {
+    char q[CLIP_N];
     for (int i = 0; i < t->nleaves; i++)
         if (t->basis[i])
             return cute_alg_fail(ps->c, "parse %s \"%s\": a basis ('@') is only allowed in "
-                                        "strides, not in the %s", ps->what, ps->text, part);
+                                        "strides, not in the %s", ps->what, clip(ps->text, q), part);
     return true;
 }
 
@@ -183,11 +197,11 @@ static bool parse_layout_at(parser *ps, cute_layout *L)
     ps->p++;
     if (!parse_tuple_into(ps, &L->stride, false)) return false;
     if (!cute_tuple_congruent(&L->shape, &L->stride)) {
-        char s[256], d[256];
+        char s[256], d[256], q[CLIP_N];
         cute_tuple_str(&L->shape, s, sizeof s);
         cute_tuple_str(&L->stride, d, sizeof d);
         return cute_alg_fail(ps->c, "parse layout \"%s\": shape %s and stride %s are not "
-                                    "congruent (different tuple structure)", ps->text, s, d);
+                                    "congruent (different tuple structure)", clip(ps->text, q), s, d);
     }
     return true;
 }
@@ -251,7 +265,8 @@ cute_layout cute_layout_or_shape_parse(cute_alg *c, const char *text)
     if (text && has_top_colon(text)) return cute_layout_parse(c, text);
     cute_tuple shape = cute_tuple_parse(c, text);
     if (!c->failed && cute_tuple_has_underscore(&shape)) {
-        cute_alg_fail(c, "parse shape \"%s\": '_' is not a size", text);
+        char q[CLIP_N];
+        cute_alg_fail(c, "parse shape \"%s\": '_' is not a size", clip(text, q));
         return cute_layout_poison();
     }
     return cute_make_layout(c, shape);
@@ -263,7 +278,7 @@ static bool parse_tiler_rec(parser *ps, cute_tiler *T, tuple_builder *b, const c
 {
     skip_ws(ps);
     const char *start = ps->p;
-    char buf[1024];
+    char buf[1024], qt[CLIP_N];
     int len = (int)(end - start);
     while (len > 0 && isspace((unsigned char)start[len - 1])) len--;
     if (len <= 0) return parse_fail(ps, "a tiler element");
@@ -272,7 +287,7 @@ static bool parse_tiler_rec(parser *ps, cute_tiler *T, tuple_builder *b, const c
     buf[len] = 0;
     if (has_top_colon(buf)) { /* one layout */
         if (T->nlayouts == CUTE_MAX_TILER_LAYOUTS)
-            return cute_alg_fail(ps->c, "parse tiler \"%s\": more than %d layouts", ps->text,
+            return cute_alg_fail(ps->c, "parse tiler \"%s\": more than %d layouts", clip(ps->text, qt),
                                  CUTE_MAX_TILER_LAYOUTS);
         cute_layout L;
         if (!parse_layout_at(ps, &L)) return false;
@@ -295,7 +310,7 @@ static bool parse_tiler_rec(parser *ps, cute_tiler *T, tuple_builder *b, const c
         skip_ws(ps);
         if (ps->p != start + len) return parse_fail(ps, "',' or ')' after an int");
         if (T->nlayouts == CUTE_MAX_TILER_LAYOUTS)
-            return cute_alg_fail(ps->c, "parse tiler \"%s\": more than %d elements", ps->text,
+            return cute_alg_fail(ps->c, "parse tiler \"%s\": more than %d elements", clip(ps->text, qt),
                                  CUTE_MAX_TILER_LAYOUTS);
         if (ib.t.basis[0]) return parse_fail(ps, "a size (no '@' basis)");
         T->layouts[T->nlayouts] = tiler_int_layout(ib.t.leaf[0]);
@@ -426,6 +441,7 @@ static bool render_fmt(cute_alg *c, const char *fmt, va_list ap, char *out, size
                        cute_int *holes, int *nholes)
 {
     size_t len = 0;
+    char q[CLIP_N];
     *nholes = 0;
     for (const char *f = fmt; *f; f++) {
         char piece[64];
@@ -443,7 +459,7 @@ static bool render_fmt(cute_alg *c, const char *fmt, va_list ap, char *out, size
             cute_int x = va_arg(ap, cute_int);
             f++;
             if (cute_is_dynamic(x)) {
-                if (*nholes == 16) return cute_alg_fail(c, "format \"%s\": more than 16 holes", fmt);
+                if (*nholes == 16) return cute_alg_fail(c, "format \"%s\": more than 16 holes", clip(fmt, q));
                 holes[*nholes] = x;
                 snprintf(piece, sizeof piece, "?#%d", (*nholes)++);
             } else {
@@ -451,10 +467,10 @@ static bool render_fmt(cute_alg *c, const char *fmt, va_list ap, char *out, size
             }
         } else {
             return cute_alg_fail(c, "format \"%s\": unknown conversion '%%%c' (use %%d, %%ld, "
-                                    "%%lld or %%I)", fmt, f[1] ? f[1] : ' ');
+                                    "%%lld or %%I)", clip(fmt, q), f[1] ? f[1] : ' ');
         }
         size_t pl = strlen(piece);
-        if (len + pl + 1 > n) return cute_alg_fail(c, "format \"%s\": text too long", fmt);
+        if (len + pl + 1 > n) return cute_alg_fail(c, "format \"%s\": text too long", clip(fmt, q));
         memcpy(out + len, piece, pl + 1);
         len += pl;
     }

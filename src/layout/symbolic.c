@@ -1128,44 +1128,11 @@ static bool eval_expr(cute_symbolic *S, uint32_t e, const int64_t *values, int64
 
 static bool apply_op(cute_symbolic *S, int op, int64_t a, int64_t b, int64_t *out)
 {
-    int64_t r = 0;
-    bool ok = true;
-    switch (op) {
-    case CUTE_IADD: ok = !__builtin_add_overflow(a, b, &r); break;
-    case CUTE_ISUB: ok = !__builtin_sub_overflow(a, b, &r); break;
-    case CUTE_IMUL: ok = !__builtin_mul_overflow(a, b, &r); break;
-    case CUTE_IDIV:
-    case CUTE_IMOD:
-        if (b == 0) return eval_fail(S, "%s: division by zero (%lld / %lld)", "eval", a, b);
-        if (a == INT64_MIN && b == -1) ok = false;
-        else r = op == CUTE_IDIV ? a / b : a % b;
-        break;
-    case CUTE_ICEILDIV:
-        if (a < 0 || b <= 0)
-            return eval_fail(S, "%s: ceil_div(%lld, %lld) needs a >= 0 and b > 0", "eval", a, b);
-        r = a / b + (a % b != 0);
-        break;
-    case CUTE_IMIN: r = a < b ? a : b; break;
-    case CUTE_IMAX: r = a > b ? a : b; break;
-    case CUTE_IABS: ok = a != INT64_MIN, r = a < 0 ? -a : a; break;
-    case CUTE_ISGN: r = (a > 0) - (a < 0); break;
-    case CUTE_IXOR: r = a ^ b; break;
-    case CUTE_IAND: r = a & b; break;
-    case CUTE_ISHL:
-        if (b < 0 || b > 62 || a < 0 || (a >> (62 - b)) != 0)
-            return eval_fail(S, "%s: shift %lld << %lld out of range", "eval", a, b);
-        r = a << b;
-        break;
-    case CUTE_ISHR:
-        if (b < 0 || b > 63)
-            return eval_fail(S, "%s: shift %lld >> %lld out of range", "eval", a, b);
-        r = a >> b;
-        break;
-    default: return eval_fail(S, "%s: unknown operation %lld %lld", "eval", a, b);
-    }
-    if (!ok) return eval_fail(S, "%s: 64-bit overflow in an operation on %lld and %lld", "eval", a, b);
-    *out = r;
-    return true;
+    const char *why;
+    if (cute_int_apply((cute_int_op)op, a, b, out, &why)) return true;
+    snprintf(S->err, sizeof S->err, "eval: %lld %s %lld: %s", (long long)a,
+             cute_int_op_name((cute_int_op)op), (long long)b, why);
+    return false;
 }
 
 static bool eval_atom(cute_symbolic *S, uint32_t id, const int64_t *values, int64_t *out)

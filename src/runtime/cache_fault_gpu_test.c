@@ -62,7 +62,7 @@ static cute_status compile_and_run(gpu *g, char *err, size_t n)
     cute_status s = g->b.vt->compile(g->b.self, &g->k, 1, &m, &log);
     if (s == CUTE_OK) s = g->b.vt->alloc(g->b.self, 64, &buf);
     cute_launch_arg a = {.type = cute_type_ptr(CUTE_I32, CUTE_GMEM), .buf = &buf};
-    cute_launch cfg = {{1, 1, 1}, {1, 1, 1}, 0, NULL};
+    cute_launch cfg = {.grid = {1, 1, 1}, .block = {1, 1, 1}};
     if (s == CUTE_OK) s = g->b.vt->launch(g->b.self, m, 0, &cfg, &a, 1);
     if (s == CUTE_OK) s = g->b.vt->sync(g->b.self, NULL);
     snprintf(err, n, "%s%s", g->b.vt->error(g->b.self), log);

@@ -100,6 +100,14 @@ cute_status cuda_pack_args(const cute_type *params, int nparams, const cute_laun
             snprintf(err, n, "argument %d: the kernel takes %s, the launch gave %s", i, want, got);
             return CUTE_ERR_INVALID;
         }
+        if (params[i].dtype == CUTE_TMAP) { /* by value: the driver copies its 128 bytes */
+            if (!args[i].bytes || (uintptr_t)args[i].bytes % 64) {
+                refuse(err, n, i, params[i], "a tensor map needs 128 bytes, 64-byte aligned");
+                return CUTE_ERR_INVALID;
+            }
+            ptrs[i] = (void *)args[i].bytes;
+            continue;
+        }
         if (!pack_one(i, params[i], &args[i], &slots[i], err, n)) return CUTE_ERR_INVALID;
         ptrs[i] = &slots[i];
     }

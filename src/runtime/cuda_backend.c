@@ -8,6 +8,7 @@
  * Modules are shared: compiling the same source again (same key) returns the loaded module
  * with one more reference, so a process loads each kernel once. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -26,7 +27,9 @@ typedef struct cuda_kernel {
     cute_type *params;
     int nparams;
     int static_smem;   /* bytes of __shared__ the compiled kernel declares */
-    int smem_opted_in; /* the dynamic shared memory allowed so far (0: the default 48 KB) */
+    cute_dim3 cluster; /* its __cluster_dims__, or 0s */
+    _Atomic int smem_opted_in; /* the dynamic shared memory allowed so far (0: the default
+                                  48 KB); threads may race to raise it, harmlessly */
 } cuda_kernel;
 
 struct cute_module {
@@ -57,11 +60,14 @@ typedef struct cuda_backend {
     char err[2048];
 } cuda_backend;
 
+/* the message, under the lock: threads that share the backend may fail at once */
 __attribute__((format(printf, 2, 3))) static void say(cuda_backend *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    pthread_mutex_lock(&b->lock);
     vsnprintf(b->err, sizeof b->err, fmt, ap);
+    pthread_mutex_unlock(&b->lock);
     va_end(ap);
 }
 
@@ -172,9 +178,15 @@ static cute_status cb_sync(void *self, void *stream)
     return s;
 }
 
+/* this thread's copy of the last message (another thread's failure may replace b->err) */
 static const char *cb_error(void *self)
 {
-    return ((cuda_backend *)self)->err;
+    static _Thread_local char copy[2048];
+    cuda_backend *b = self;
+    pthread_mutex_lock(&b->lock);
+    snprintf(copy, sizeof copy, "%s", b->err);
+    pthread_mutex_unlock(&b->lock);
+    return copy;
 }
 
 static bool cb_supports_op(void *self, const cute_ir_inst *inst)
@@ -237,6 +249,9 @@ static cute_status module_bind(cuda_backend *b, cute_module *m, cute_ir_func *co
         }
         k->nparams = (int)f->nparams;
         for (uint32_t p = 0; p < f->nparams; p++) k->params[p] = cute_ir_type(f, f->params[p]);
+        const int *cd = f->cluster_dims;
+        if (cd[0] > 0 && cd[1] > 0 && cd[2] > 0)
+            k->cluster = (cute_dim3){(uint32_t)cd[0], (uint32_t)cd[1], (uint32_t)cd[2]};
         cute_status s = cute_cuda_module_function(b->cu, m->mod, k->name, &k->func);
         if (s == CUTE_OK) s = cute_cuda_func_usage(b->cu, k->func, NULL, &k->static_smem);
         if (s != CUTE_OK) return driver_failed(b, s);
@@ -520,7 +535,7 @@ static cute_status cb_compile(void *self, cute_ir_func *const *kernels, int n, c
 static cute_status smem_opt_in(cuda_backend *b, cuda_kernel *k, uint32_t bytes)
 {
     const cute_device_info *d = cute_cuda_device(b->cu);
-    if ((int64_t)bytes + k->static_smem <= d->smem_per_block || (int64_t)bytes <= k->smem_opted_in)
+    if ((int64_t)bytes + k->static_smem <= d->smem_per_block || (int64_t)bytes <= atomic_load(&k->smem_opted_in))
         return CUTE_OK;
     if ((uint64_t)bytes + (uint64_t)k->static_smem > (uint64_t)d->smem_per_block_optin) {
         say(b,
@@ -531,8 +546,22 @@ static cute_status smem_opt_in(cuda_backend *b, cuda_kernel *k, uint32_t bytes)
     }
     cute_status s = cute_cuda_func_max_dynamic_smem(b->cu, k->func, (int)bytes);
     if (s != CUTE_OK) return driver_failed(b, s);
-    k->smem_opted_in = (int)bytes;
+    atomic_store(&k->smem_opted_in, (int)bytes);
     return CUTE_OK;
+}
+
+/* cuLaunchKernel, or cuLaunchKernelEx where the launch asks for clusters the kernel was not
+ * compiled with (__cluster_dims__ needs no launch attribute) */
+static cute_status launch_kernel(cuda_backend *b, const cuda_kernel *k, const cute_launch *cfg,
+                                 void **ptrs)
+{
+    cute_dim3 c = cfg->cluster, kc = k->cluster;
+    bool clustered = c.x || c.y || c.z;
+    if (!clustered || (c.x == kc.x && c.y == kc.y && c.z == kc.z))
+        return cute_cuda_launch(b->cu, k->func, cfg->grid, cfg->block, cfg->smem_bytes,
+                                cfg->stream, ptrs);
+    return cute_cuda_launch_cluster(b->cu, k->func, cfg->grid, cfg->block, c, cfg->smem_bytes,
+                                    cfg->stream, ptrs);
 }
 
 static cute_status cb_launch(void *self, cute_module *m, int kernel, const cute_launch *cfg,
@@ -562,12 +591,15 @@ static cute_status cb_launch(void *self, cute_module *m, int kernel, const cute_
     if (s == CUTE_OK) s = smem_opt_in(b, k, cfg->smem_bytes);
     if (s == CUTE_OK) {
         __atomic_store_n(&m->launched, true, __ATOMIC_RELAXED);
-        s = forget_faulty(b, driver_failed(b, cute_cuda_launch(b->cu, k->func, cfg->grid,
-                                                               cfg->block, cfg->smem_bytes,
-                                                               cfg->stream, ptrs)));
+        s = forget_faulty(b, driver_failed(b, launch_kernel(b, k, cfg, ptrs)));
     }
     if (slots != slots_inline) free(slots);
     if (ptrs != ptrs_inline) free(ptrs);
+    if (s != CUTE_OK && cfg->err && cfg->errn) {
+        pthread_mutex_lock(&b->lock); /* the caller's copy of this launch's message */
+        snprintf(cfg->err, cfg->errn, "%s", b->err);
+        pthread_mutex_unlock(&b->lock);
+    }
     return s;
 }
 

@@ -57,6 +57,25 @@ enum { /* CUfunction_attribute */
 
 enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
 
+/* cuLaunchKernelEx's configuration (CUDA 12.0); only the cluster attribute is used */
+enum { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4 };
+typedef struct CUlaunchAttribute {
+    int id;
+    char pad[8 - sizeof(int)];
+    union {
+        char pad[64];
+        struct {
+            unsigned x, y, z;
+        } clusterDim;
+    } value;
+} CUlaunchAttribute;
+typedef struct CUlaunchConfig {
+    unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+    CUstream hStream;
+    CUlaunchAttribute *attrs;
+    unsigned numAttrs;
+} CUlaunchConfig;
+
 struct cute_cuda {
     void *lib;
     bool initialized; /* cuInit succeeded: libcuda stays loaded (see cute_cuda_close) */
@@ -106,17 +125,29 @@ struct cute_cuda {
     CUresult (*EventDestroy)(CUevent);
     CUresult (*GetErrorString)(CUresult, const char **);
     CUresult (*GetErrorName)(CUresult, const char **);
+    /* optional (CUDA 12.0 and later): NULL on an older driver */
+    CUresult (*LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
+    CUresult (*TensorMapEncodeTiled)(void *, int, unsigned, void *, const uint64_t *,
+                                     const uint64_t *, const unsigned *, const unsigned *, int,
+                                     int, int, int);
+    CUresult (*OccupancyMaxActiveClusters)(int *, CUfunction, const CUlaunchConfig *);
 };
 
 /* Each entry point by its exported name; the _v2 names are the 64-bit-size ABI that cuda.h
  * maps the plain names to.  `alt` is tried when `name` is absent. */
 #define SYM(f, name, alt)                                                                          \
     {                                                                                              \
-        name, alt, offsetof(struct cute_cuda, f)                                                   \
+        name, alt, offsetof(struct cute_cuda, f), false                                            \
+    }
+/* an entry point that older drivers lack: absent, only what needs it fails (with words) */
+#define OPTIONAL(f, name)                                                                          \
+    {                                                                                              \
+        name, NULL, offsetof(struct cute_cuda, f), true                                            \
     }
 static const struct {
     const char *name, *alt;
     size_t at;
+    bool optional;
 } syms[] = {
     SYM(Init, "cuInit", NULL),
     SYM(DriverGetVersion, "cuDriverGetVersion", NULL),
@@ -156,6 +187,9 @@ static const struct {
     SYM(EventDestroy, "cuEventDestroy_v2", "cuEventDestroy"),
     SYM(GetErrorString, "cuGetErrorString", NULL),
     SYM(GetErrorName, "cuGetErrorName", NULL),
+    OPTIONAL(LaunchKernelEx, "cuLaunchKernelEx"),
+    OPTIONAL(TensorMapEncodeTiled, "cuTensorMapEncodeTiled"),
+    OPTIONAL(OccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters"),
 };
 #undef SYM
 
@@ -240,11 +274,22 @@ void cute_cuda_arch_name(int cc_major, int cc_minor, char *buf, size_t n)
     snprintf(buf, n, "sm_%d%d%s", cc_major, cc_minor, cc_major == 9 && cc_minor == 0 ? "a" : "");
 }
 
-static bool resolve(cute_cuda *cu, const char *lib, char *err, size_t n)
+/* is name in the comma-separated list (cute_cuda_opts.hide)? */
+static bool listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *s = list; s && *s; s += strcspn(s, ",") + (s[strcspn(s, ",")] == ','))
+        if (strncmp(s, name, n) == 0 && (s[n] == ',' || s[n] == 0)) return true;
+    return false;
+}
+
+static bool resolve(cute_cuda *cu, const char *lib, const char *hide, char *err, size_t n)
 {
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
         void *p = dlsym(cu->lib, syms[i].name);
         if (!p && syms[i].alt) p = dlsym(cu->lib, syms[i].alt);
+        if (syms[i].optional && listed(hide, syms[i].name)) p = NULL;
+        if (!p && syms[i].optional) continue;
         if (!p) {
             say(err, n, "%s has no %s (a driver older than CUDA 11?)", lib, syms[i].name);
             return false;
@@ -295,9 +340,9 @@ static cute_status query_device(cute_cuda *cu, int ordinal)
 }
 
 /* everything after dlopen; a failure leaves the reason in cu->err */
-static cute_status init(cute_cuda *cu, const char *lib, int ordinal)
+static cute_status init(cute_cuda *cu, const char *lib, const char *hide, int ordinal)
 {
-    if (!resolve(cu, lib, cu->err, sizeof cu->err)) return CUTE_ERR_NO_DRIVER;
+    if (!resolve(cu, lib, hide, cu->err, sizeof cu->err)) return CUTE_ERR_NO_DRIVER;
     CUresult r = cu->Init(0);
     if (r != 0) {
         char why[256];
@@ -322,7 +367,7 @@ static cute_status init(cute_cuda *cu, const char *lib, int ordinal)
 
 cute_status cute_cuda_open(const cute_cuda_opts *o, cute_cuda **out, char *err, size_t n)
 {
-    cute_cuda_opts def = {NULL, 0};
+    cute_cuda_opts def = {.libcuda = NULL};
     if (!o) o = &def;
     *out = NULL;
     const char *lib = o->libcuda ? o->libcuda : "libcuda.so.1";
@@ -341,7 +386,7 @@ cute_status cute_cuda_open(const cute_cuda_opts *o, cute_cuda **out, char *err, 
         free(cu);
         return CUTE_ERR_NO_DRIVER;
     }
-    cute_status s = init(cu, lib, o->device);
+    cute_status s = init(cu, lib, o->hide, o->device);
     if (s != CUTE_OK) {
         say(err, n, "%s", cu->err);
         cute_cuda_close(cu);
@@ -547,4 +592,78 @@ cute_status cute_cuda_launch(cute_cuda *cu, void *func, cute_dim3 grid, cute_dim
          cu->LaunchKernel(func, grid.x, grid.y, grid.z, block.x, block.y, block.z, smem_bytes,
                           stream, params, NULL),
          "cuLaunchKernel");
+}
+
+/* --- entry points an older driver may lack ----------------------------------------------- */
+
+static cute_status missing(cute_cuda *cu, const char *entry, const char *what)
+{
+    say(cu->err, sizeof cu->err, "%s needs %s, which this driver lacks (CUDA 12.0 or later)",
+        what, entry);
+    return CUTE_ERR_UNSUPPORTED;
+}
+
+static CUlaunchConfig launch_config(cute_dim3 grid, cute_dim3 block, uint32_t smem, void *stream,
+                                    CUlaunchAttribute *cluster)
+{
+    return (CUlaunchConfig){grid.x,  grid.y, grid.z, block.x, block.y, block.z,
+                            smem,    stream, cluster, 1};
+}
+
+static CUlaunchAttribute cluster_attr(cute_dim3 c)
+{
+    CUlaunchAttribute a;
+    memset(&a, 0, sizeof a);
+    a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a.value.clusterDim.x = c.x, a.value.clusterDim.y = c.y, a.value.clusterDim.z = c.z;
+    return a;
+}
+
+cute_status cute_cuda_launch_cluster(cute_cuda *cu, void *func, cute_dim3 grid, cute_dim3 block,
+                                     cute_dim3 cluster, uint32_t smem_bytes, void *stream,
+                                     void **params)
+{
+    if (!cu->LaunchKernelEx)
+        return missing(cu, "cuLaunchKernelEx", "a launch in thread-block clusters");
+    CUlaunchAttribute a = cluster_attr(cluster);
+    CUlaunchConfig c = launch_config(grid, block, smem_bytes, stream, &a);
+    CALL(cu, cu->LaunchKernelEx(&c, func, params, NULL), "cuLaunchKernelEx");
+}
+
+cute_status cute_cuda_max_active_clusters(cute_cuda *cu, void *func, cute_dim3 grid,
+                                          cute_dim3 block, cute_dim3 cluster, uint32_t smem_bytes,
+                                          int *out)
+{
+    *out = 0;
+    if (!cu->OccupancyMaxActiveClusters)
+        return missing(cu, "cuOccupancyMaxActiveClusters", "the cluster occupancy query");
+    CUlaunchAttribute a = cluster_attr(cluster);
+    CUlaunchConfig c = launch_config(grid, block, smem_bytes, NULL, &a);
+    CALL(cu, cu->OccupancyMaxActiveClusters(out, func, &c), "cuOccupancyMaxActiveClusters");
+}
+
+cute_status cute_cuda_tensor_map_encode_tiled(cute_cuda *cu, const cute_tensor_map_desc *d,
+                                              void *map)
+{
+    if (!cu->TensorMapEncodeTiled)
+        return missing(cu, "cuTensorMapEncodeTiled", "a tensor map (TMA)");
+    if ((uintptr_t)map % 64)
+        return say(cu->err, sizeof cu->err, "a tensor map must be 64-byte aligned"),
+               CUTE_ERR_INVALID;
+    CALL(cu,
+         cu->TensorMapEncodeTiled(map, d->data_type, d->rank, d->address, d->dims,
+                                  d->strides_bytes, d->box, d->element_strides, d->interleave,
+                                  d->swizzle, d->l2_promotion, d->oob_fill),
+         "cuTensorMapEncodeTiled");
+}
+
+bool cute_cuda_has(const cute_cuda *cu, const char *entry)
+{
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+        if (strcmp(syms[i].name, entry) == 0) {
+            void *p;
+            memcpy(&p, (const char *)cu + syms[i].at, sizeof p);
+            return p != NULL;
+        }
+    return false;
 }

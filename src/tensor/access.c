@@ -5,6 +5,7 @@
 
 #define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
 #include "cutec/tensor.h"
+#include "tensor_internal.h"
 #include "trace/ctx_internal.h"
 
 static cute_ssa bad_ssa(void)
@@ -19,6 +20,7 @@ static cute_ssa new_ssa(cute_ctx *c, cute_dtype d, cute_tuple shape, int n)
 {
     cute_ssa s;
     s.dtype = (uint8_t)d;
+    s.kernel = c->kernel;
     s.n = n;
     s.shape = shape;
     s.v = cute_ir_alloc(c->fn, (size_t)(n ? n : 1) * sizeof(cute_vreg));
@@ -149,7 +151,7 @@ static void access(cute_ctx *c, const cute_tensor *t, int i, int w, bool load, c
 static bool memory_tensor(cute_ctx *c, const cute_tensor *t, const char *what)
 {
     if (t->kind == CUTE_TENSOR_GMEM || t->kind == CUTE_TENSOR_SMEM || t->kind == CUTE_TENSOR_RMEM)
-        return true;
+        return tensor_usable(c, t, what);
     return cute_ctx_fail(c, "%s of a coordinate tensor (use cute_elem_less for predicates)", what);
 }
 
@@ -190,6 +192,7 @@ cute_ssa cute_tensor_load(cute_ctx *c, cute_tensor t)
 
 static bool shapes_match(cute_ctx *c, int n, cute_ssa v, const char *what)
 {
+    if (!ssa_usable(c, &v, what)) return false;
     if (v.n == n && v.v) return true;
     return cute_ctx_fail(c, "%s: the value has %d elements, the tensor %d", what, v.n, n);
 }
@@ -293,8 +296,10 @@ void cute_tensor_store_if(cute_ctx *c, cute_tensor t, cute_ssa v, cute_ssa pred)
 
 cute_val cute_tensor_ptr(cute_ctx *c, cute_tensor t, cute_int i)
 {
-    cute_val none = {0, cute_type_of(CUTE_VOID)};
+    cute_val none = {0, cute_type_of(CUTE_VOID), 0};
     if (!ctx_ok(c)) return none;
+    if ((t.kind == CUTE_TENSOR_GMEM || t.kind == CUTE_TENSOR_SMEM) && !tensor_usable(c, &t, "cute_tensor_ptr"))
+        return none;
     if (t.kind != CUTE_TENSOR_GMEM && t.kind != CUTE_TENSOR_SMEM) {
         cute_ctx_fail(c, "cute_tensor_ptr needs a global or shared tensor");
         return none;
@@ -340,6 +345,19 @@ void tensor_access_chunk(cute_ctx *c, const cute_tensor *t, int i, int w, bool l
                          cute_vreg *regs, bool assign)
 {
     access(c, t, i, w, load, regs, assign);
+}
+
+int tensor_proven_align(cute_ctx *c, const cute_tensor *t)
+{
+    int esize = cute_dtype_bytes((cute_dtype)t->dtype), a = t->align;
+    cute_alg_trial trial;
+    cute_alg_trial_begin(&c->alg, &trial);
+    while (a > esize && !c->alg.failed &&
+           cute_int_cmp(&c->alg, CUTE_CMP_DIVIDES, cute_i(a / esize), t->offset) != CUTE_TRUE)
+        a /= 2;
+    bool failed = c->alg.failed;
+    cute_alg_trial_end(&c->alg, &trial);
+    return failed ? esize : a;
 }
 
 int tensor_vector_width(cute_ctx *c, const cute_tensor *t, int n)

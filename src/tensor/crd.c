@@ -2,6 +2,7 @@
  * nested coordinates), without a context: the tuple is a plain value. */
 #include <string.h>
 
+#define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
 #include "cutec/tensor.h"
 
 cute_crd_elem cute__crd_all(cute_all_t x)

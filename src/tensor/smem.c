@@ -19,7 +19,7 @@ static cute_tensor bad_tensor(void)
     return t;
 }
 
-static cute_val no_val(void) { return (cute_val){0, cute_type_of(CUTE_VOID)}; }
+static cute_val no_val(void) { return (cute_val){0, cute_type_of(CUTE_VOID), 0}; }
 
 static bool pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 static int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }

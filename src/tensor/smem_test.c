@@ -78,7 +78,7 @@ static void transpose_kernel(cute_ctx *c, cute_tensor x, cute_tensor y, cute_ten
 
 static void transpose_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(64)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(64)}};
     CUTE_LAUNCH(c, transpose_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
 }
 
@@ -88,7 +88,7 @@ static void run_transpose(cute_runtime *rt, const char *where)
     cute_arg_spec specs[3] = {cute_spec_tensor(CUTE_F32, "64:1", 4), cute_spec_tensor(CUTE_F32, "64:1", 4),
                               cute_spec_tensor(CUTE_I32, "64:1", 4)};
     char err[1024];
-    cute_fn *f = cute_compile(rt, "transpose", transpose_host, NULL, 3, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "transpose", transpose_host, NULL, 3, specs, err, sizeof err);
     CHECK(f != NULL, "%s: %s", where, err);
     if (!f) return;
     CHECK(cute_fn_kernel(f, 0)->smem_bytes == T1_BYTES, "%s: the kernel uses %lld bytes, want %d", where,
@@ -98,9 +98,10 @@ static void run_transpose(cute_runtime *rt, const char *where)
     for (int i = 0; i < 64; i++) x[i] = (float)(i * 7 % 19) - 5, y[i] = -1, z[i] = -1;
     buf X = upload(be, x, sizeof x), Y = upload(be, y, sizeof y), Z = upload(be, z, sizeof z);
     cute_call_arg args[3] = {vec_arg(&X, CUTE_F32, 64), vec_arg(&Y, CUTE_F32, 64), vec_arg(&Z, CUTE_I32, 64)};
-    cute_status s = cute_call(f, NULL, 3, args);
+    char cerr[1024];
+    cute_status s = cute_call(f, NULL, 3, args, cerr, sizeof cerr);
     be->vt->sync(be->self, NULL);
-    CHECK(s == CUTE_OK, "%s: %s", where, cute_fn_error(f));
+    CHECK(s == CUTE_OK, "%s: %s", where, cerr);
     be->vt->download(be->self, y, &Y.b, 0, sizeof y);
     be->vt->download(be->self, z, &Z.b, 0, sizeof z);
     int bad = 0;
@@ -148,7 +149,7 @@ static void swizzle_kernel(cute_ctx *c, cute_tensor x, cute_tensor raw_out, cute
 
 static void swizzle_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(128)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(128)}};
     CUTE_LAUNCH(c, swizzle_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
 }
 
@@ -175,7 +176,7 @@ static void run_swizzle(cute_runtime *rt, const char *where, sw_case k)
     cute_arg_spec specs[3] = {cute_spec_tensor(CUTE_F32, "(16,32):(32,1)", 16), cute_spec_tensor(CUTE_F32, "512:1", 16),
                               cute_spec_tensor(CUTE_F32, "(16,32):(32,1)", 16)};
     char err[1024];
-    cute_fn *f = cute_compile(rt, "swizzle", swizzle_host, &k, 3, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "swizzle", swizzle_host, &k, 3, specs, err, sizeof err);
     CHECK(f != NULL, "%s: %s", where, err);
     if (!f) return;
     int lanes = widest_smem_store(cute_fn_kernel(f, 0), &cute_fn_kernel(f, 0)->body);
@@ -188,9 +189,10 @@ static void run_swizzle(cute_runtime *rt, const char *where, sw_case k)
     int64_t shape[2] = {16, 32}, stride[2] = {32, 1};
     args[0] = cute_call_tensor(&X.b, 0, CUTE_F32, 2, shape, stride);
     args[2] = cute_call_tensor(&B.b, 0, CUTE_F32, 2, shape, stride);
-    cute_status s = cute_call(f, NULL, 3, args);
+    char cerr[1024];
+    cute_status s = cute_call(f, NULL, 3, args, cerr, sizeof cerr);
     be->vt->sync(be->self, NULL);
-    CHECK(s == CUTE_OK, "%s: %s", where, cute_fn_error(f));
+    CHECK(s == CUTE_OK, "%s: %s", where, cerr);
     be->vt->download(be->self, raw, &R.b, 0, sizeof raw);
     be->vt->download(be->self, back, &B.b, 0, sizeof back);
     int bad_raw = 0, bad_back = 0;
@@ -239,7 +241,7 @@ static void big_kernel(cute_ctx *c, cute_tensor x, cute_tensor y)
 static void big_host(cute_ctx *c, const cute_arg *arg)
 {
     /* the host asks for 1 KB; the kernel's 100 KB wins */
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(256)}, cute_i(1024)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(256)}, .smem_bytes = cute_i(1024)};
     CUTE_LAUNCH(c, big_kernel, cfg, arg[0].tensor, arg[1].tensor);
 }
 
@@ -250,7 +252,7 @@ static cute_status run_big(cute_runtime *rt, int64_t n, int *bad, char *err, siz
     char lay[32];
     snprintf(lay, sizeof lay, "%lld:1", (long long)n);
     cute_arg_spec specs[2] = {cute_spec_tensor(CUTE_F32, lay, 16), cute_spec_tensor(CUTE_F32, lay, 16)};
-    cute_fn *f = cute_compile(rt, "big", big_host, &n, 2, specs, err, errn);
+    const cute_fn *f = cute_compile(rt, "big", big_host, &n, 2, specs, err, errn);
     if (!f) return CUTE_ERR_INVALID;
     CHECK(cute_fn_kernel(f, 0)->smem_bytes == n * 4, "the kernel uses %lld bytes",
           (long long)cute_fn_kernel(f, 0)->smem_bytes);
@@ -258,9 +260,10 @@ static cute_status run_big(cute_runtime *rt, int64_t n, int *bad, char *err, siz
     for (int64_t i = 0; i < n; i++) x[i] = (float)(i % 1000), y[i] = -1;
     buf X = upload(be, x, (size_t)n * 4), Y = upload(be, y, (size_t)n * 4);
     cute_call_arg args[2] = {vec_arg(&X, CUTE_F32, n), vec_arg(&Y, CUTE_F32, n)};
-    cute_status s = cute_call(f, NULL, 2, args);
+    char cerr[1024];
+    cute_status s = cute_call(f, NULL, 2, args, cerr, sizeof cerr);
     if (s == CUTE_OK) s = be->vt->sync(be->self, NULL);
-    snprintf(err, errn, "%s", cute_fn_error(f));
+    snprintf(err, errn, "%s", cerr);
     be->vt->download(be->self, y, &Y.b, 0, (size_t)n * 4);
     *bad = 0;
     for (int64_t i = 0; i < n; i++) *bad += y[i] != x[n - 1 - i];

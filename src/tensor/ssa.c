@@ -5,6 +5,7 @@
 #define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
 #include "cutec/notation.h"
 #include "cutec/tensor.h"
+#include "tensor_internal.h"
 #include "trace/ctx_internal.h"
 
 static cute_ssa bad_ssa(void)
@@ -19,6 +20,7 @@ static cute_ssa like(cute_ctx *c, cute_dtype d, const cute_ssa *shape_of)
 {
     cute_ssa s = *shape_of;
     s.dtype = (uint8_t)d;
+    s.kernel = c->kernel;
     s.v = cute_ir_alloc(c->fn, (size_t)(s.n ? s.n : 1) * sizeof(cute_vreg));
     if (!s.v) {
         cute_ctx_fail(c, "out of memory");
@@ -30,8 +32,7 @@ static cute_ssa like(cute_ctx *c, cute_dtype d, const cute_ssa *shape_of)
 static bool ssa_ok(cute_ctx *c, const cute_ssa *a, const char *what)
 {
     if (!ctx_ok(c)) return false;
-    if (!a->v) return cute_ctx_fail(c, "%s: the operand is not a value (an earlier error?)", what);
-    return true;
+    return ssa_usable(c, a, what);
 }
 
 static bool same_shape(cute_ctx *c, const cute_ssa *a, const cute_ssa *b, const char *what)
@@ -44,7 +45,18 @@ static bool same_shape(cute_ctx *c, const cute_ssa *a, const cute_ssa *b, const 
     return cute_ctx_fail(c, "%s of TensorSSA values of shapes %s and %s", what, x, y);
 }
 
-static cute_val el(const cute_ssa *a, int i) { return (cute_val){a->v[i], cute_type_of((cute_dtype)a->dtype)}; }
+static cute_val el(const cute_ssa *a, int i)
+{
+    return (cute_val){a->v[i], cute_type_of((cute_dtype)a->dtype), a->kernel};
+}
+
+bool ssa_usable(cute_ctx *c, const cute_ssa *a, const char *what)
+{
+    if (!a->v) return cute_ctx_fail(c, "%s: the operand is not a value (an earlier error?)", what);
+    char w[96];
+    snprintf(w, sizeof w, "%s: the TensorSSA operand", what);
+    return ctx_same_kernel(c, a->kernel, w);
+}
 
 cute_ssa cute_ssa_binop(cute_ctx *c, cute_op op, cute_ssa a, cute_ssa b)
 {
@@ -92,13 +104,13 @@ cute_ssa cute_ssa_cvt(cute_ctx *c, cute_ssa a, cute_dtype d)
 
 cute_ssa cute_ssa_scalar(cute_ctx *c, cute_val v, cute_tuple shape)
 {
-    if (!ctx_ok(c)) return bad_ssa();
+    if (!ctx_ok(c) || !ctx_usable(c, v, "the broadcast value")) return bad_ssa();
     cute_int n = cute_tuple_product(&c->alg, &shape);
     if (!cute_is_static(n) || n.v > 4096 || n.v < 0) {
         cute_ctx_fail(c, "a TensorSSA needs a static shape of at most 4096 elements");
         return bad_ssa();
     }
-    cute_ssa s = {(uint8_t)v.t.dtype, (int)n.v, NULL, shape};
+    cute_ssa s = {(uint8_t)v.t.dtype, (int)n.v, NULL, shape, c->kernel};
     s = like(c, (cute_dtype)v.t.dtype, &s);
     for (int i = 0; i < s.n && s.v; i++) s.v[i] = v.r;
     return s;
@@ -112,7 +124,7 @@ cute_ssa cute_ssa_fill(cute_ctx *c, cute_dtype d, cute_tuple shape, double v)
 
 cute_val cute_ssa_reduce(cute_ctx *c, cute_op op, cute_ssa a)
 {
-    cute_val none = {0, cute_type_of((cute_dtype)a.dtype)};
+    cute_val none = {0, cute_type_of((cute_dtype)a.dtype), 0};
     if (!ssa_ok(c, &a, "reduce")) return none;
     if (op != CUTE_OP_ADD && op != CUTE_OP_MUL && op != CUTE_OP_MIN && op != CUTE_OP_MAX) {
         cute_ctx_fail(c, "reduce with %s (ADD, MUL, MIN or MAX)", cute_op_name(op));
@@ -129,17 +141,17 @@ cute_val cute_ssa_reduce(cute_ctx *c, cute_op op, cute_ssa a)
     while (n > 1 && !c->alg.failed) {
         int half = n / 2;
         for (int i = 0; i < half; i++)
-            tmp[i] = cute_val_binop(c, op, el(&(cute_ssa){a.dtype, 0, tmp, a.shape}, i),
-                                    el(&(cute_ssa){a.dtype, 0, tmp, a.shape}, i + half)).r;
+            tmp[i] = cute_val_binop(c, op, el(&(cute_ssa){a.dtype, 0, tmp, a.shape, a.kernel}, i),
+                                    el(&(cute_ssa){a.dtype, 0, tmp, a.shape, a.kernel}, i + half)).r;
         if (n % 2) tmp[half] = tmp[n - 1];
         n = half + n % 2;
     }
-    return c->alg.failed ? none : el(&(cute_ssa){a.dtype, 0, tmp, a.shape}, 0);
+    return c->alg.failed ? none : el(&(cute_ssa){a.dtype, 0, tmp, a.shape, a.kernel}, 0);
 }
 
 cute_val cute_ssa_get(cute_ctx *c, cute_ssa a, int i)
 {
-    cute_val none = {0, cute_type_of((cute_dtype)a.dtype)};
+    cute_val none = {0, cute_type_of((cute_dtype)a.dtype), 0};
     if (!ssa_ok(c, &a, "get")) return none;
     if (i < 0 || i >= a.n) {
         cute_ctx_fail(c, "element %d of a TensorSSA of %d", i, a.n);

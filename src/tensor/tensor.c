@@ -17,9 +17,24 @@ static cute_tensor bad_tensor(void)
     return t;
 }
 
+bool tensor_usable(cute_ctx *c, const cute_tensor *t, const char *what)
+{
+    char w[96];
+    if (t->kind == CUTE_TENSOR_RMEM) {
+        snprintf(w, sizeof w, "%s: the register tensor", what);
+        return ctx_same_kernel(c, t->kernel, w);
+    }
+    if (t->kind != CUTE_TENSOR_GMEM && t->kind != CUTE_TENSOR_SMEM) return true;
+    if (t->base.r == 0 && t->host_arg >= 0)
+        return cute_ctx_fail(c, "%s: a tensor of the host function used in a kernel (pass it as "
+                                "an argument of CUTE_LAUNCH)", what);
+    snprintf(w, sizeof w, "%s: the tensor's pointer", what);
+    return ctx_usable(c, t->base, w);
+}
+
 cute_tensor cute_make_tensor(cute_ctx *c, cute_val ptr, cute_layout layout, int align_bytes)
 {
-    if (!ctx_ok(c)) return bad_tensor();
+    if (!ctx_ok(c) || !ctx_usable(c, ptr, "the pointer")) return bad_tensor();
     if (ptr.t.dtype != CUTE_PTR) {
         cute_ctx_fail(c, "cute_make_tensor needs a pointer");
         return bad_tensor();
@@ -77,6 +92,7 @@ cute_tensor cute_make_rmem_tensor(cute_ctx *c, cute_dtype d, cute_layout layout)
     }
     cute_tensor t = bad_tensor();
     t.kind = CUTE_TENSOR_RMEM;
+    t.kernel = c->kernel;
     t.dtype = (uint8_t)d;
     t.offset = cute_i(0);
     t.layout = layout;

@@ -17,4 +17,13 @@ void tensor_access_chunk(cute_ctx *c, const cute_tensor *t, int i, int w, bool l
  * aligned, as far as the algebra proves */
 int tensor_vector_width(cute_ctx *c, const cute_tensor *t, int n);
 
+/* the alignment, in bytes, the algebra proves for element 0 of a global/shared tensor: the
+ * base pointer's, as far as the element offset keeps it */
+int tensor_proven_align(cute_ctx *c, const cute_tensor *t);
+/* a TensorSSA operand of the kernel being traced (made by it, not by an earlier error) */
+bool ssa_usable(cute_ctx *c, const cute_ssa *a, const char *what);
+/* a tensor whose iterator belongs to the kernel being traced: its pointer (a value of this
+ * kernel, not a host argument that was not passed to the launch) or its registers */
+bool tensor_usable(cute_ctx *c, const cute_tensor *t, const char *what);
+
 #endif

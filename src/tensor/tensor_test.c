@@ -188,7 +188,7 @@ static void views_kernel(cute_ctx *c, cute_tensor x, cute_tensor bits, cute_tens
 
 static void views_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(32)}};
     CUTE_LAUNCH(c, views_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor, arg[3].tensor);
 }
 
@@ -198,7 +198,7 @@ static void run_views(cute_runtime *rt, const char *where)
     cute_arg_spec specs[4] = {cute_spec_tensor(CUTE_F32, "(4,8):(8,1)", 16), cute_spec_tensor(CUTE_U32, "(4,8):(8,1)", 16),
                               cute_spec_tensor(CUTE_U32, "(4,8):(8,1)", 16), cute_spec_tensor(CUTE_F32, "(2,3):(3,1)", 4)};
     char err[1024];
-    cute_fn *f = cute_compile(rt, "views", views_host, NULL, 4, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "views", views_host, NULL, 4, specs, err, sizeof err);
     CHECK(f != NULL, "%s: %s", where, err);
     if (!f) return;
     float x[32], sh[6];
@@ -211,9 +211,10 @@ static void run_views(cute_runtime *rt, const char *where)
     int64_t sh48[2] = {4, 8}, st48[2] = {8, 1}, sh23[2] = {2, 3}, st23[2] = {3, 1};
     cute_call_arg args[4] = {cute_call_tensor(&X, 0, CUTE_F32, 2, sh48, st48), cute_call_tensor(&B1, 0, CUTE_U32, 2, sh48, st48),
                              cute_call_tensor(&B2, 0, CUTE_U32, 2, sh48, st48), cute_call_tensor(&S, 0, CUTE_F32, 2, sh23, st23)};
-    cute_status s = cute_call(f, NULL, 4, args);
+    char cerr[1024];
+    cute_status s = cute_call(f, NULL, 4, args, cerr, sizeof cerr);
     be->vt->sync(be->self, NULL);
-    CHECK(s == CUTE_OK, "%s: %s", where, cute_fn_error(f));
+    CHECK(s == CUTE_OK, "%s: %s", where, cerr);
     be->vt->download(be->self, b1, &B1, 0, sizeof b1), be->vt->download(be->self, b2, &B2, 0, sizeof b2);
     be->vt->download(be->self, sh, &S, 0, sizeof sh);
     int bad = 0;
@@ -247,7 +248,7 @@ static void print_kernel(cute_ctx *c, cute_tensor x3, cute_tensor x2, cute_tenso
 
 static void print_host(cute_ctx *c, const cute_arg *arg)
 {
-    cute_launch_cfg cfg = {{cute_i(1)}, {cute_i(32)}, cute_i(0)};
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(32)}};
     CUTE_LAUNCH(c, print_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
 }
 
@@ -295,7 +296,7 @@ static void test_print(void)
     cute_arg_spec specs[3] = {cute_spec_tensor(CUTE_F32, "(4,3,2):(6,2,1)", 4), cute_spec_tensor(CUTE_F32, "(4,3):(3,1)", 16),
                               cute_spec_tensor(CUTE_I32, "(2,3):(3,1)", 4)};
     char err[1024];
-    cute_fn *f = cute_compile(rt, "print", print_host, NULL, 3, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(rt, "print", print_host, NULL, 3, specs, err, sizeof err);
     CHECK(f != NULL, "%s", err);
     if (f) {
         float x[24];
@@ -307,8 +308,9 @@ static void test_print(void)
         int64_t s3[3] = {4, 3, 2}, d3[3] = {6, 2, 1}, s2[2] = {4, 3}, d2[2] = {3, 1}, si[2] = {2, 3}, di[2] = {3, 1};
         cute_call_arg args[3] = {cute_call_tensor(&X, 0, CUTE_F32, 3, s3, d3), cute_call_tensor(&X, 0, CUTE_F32, 2, s2, d2),
                                  cute_call_tensor(&I, 0, CUTE_I32, 2, si, di)};
-        cute_status s = cute_call(f, NULL, 3, args);
-        CHECK(s == CUTE_OK, "%s", cute_fn_error(f));
+        char cerr[1024];
+        cute_status s = cute_call(f, NULL, 3, args, cerr, sizeof cerr);
+        CHECK(s == CUTE_OK, "%s", cerr);
         fflush(out);
         CHECK_STR(text ? text : "", print_want);
         be.vt->free(be.self, &X), be.vt->free(be.self, &I);

@@ -13,8 +13,10 @@ static bool push_scope(cute_ctx *c, int kind)
 {
     if (c->depth + 1 >= CUTE_IR_MAX_DEPTH)
         return cute_ctx_fail(c, "loops and ifs nested deeper than %d", CUTE_IR_MAX_DEPTH - 1);
+    ctx_walk(c);
     c->depth++;
     c->scopes[c->depth] = (scope){++c->next_scope, false, kind};
+    ctx_walk(c);
     return true;
 }
 
@@ -41,6 +43,7 @@ cute_int cute__for_begin(cute_ctx *c, cute_int lo, cute_int hi, int64_t step, in
     cute_vreg var = cute_ir_new_vreg(c->fn, cute_type_of(w == 32 ? CUTE_I32 : CUTE_I64), "i", false);
     cute_ir_for(&c->b, var, l, h, step, unroll);
     if (!push_scope(c, SCOPE_FOR)) return cute_i(0);
+    ctx_define_in_scope(c, var);
     cute_int i = cute_symbolic_symbol(c->sym, "i", 1, llo == INT64_MIN ? CUTE_SYM_NO_BOUND : llo);
     if (step > 0 && hhi != INT64_MAX)
         cute_symbolic_tighten(c->sym, cute_symbolic_symbol_index(c->sym, i), CUTE_SYM_NO_BOUND, hhi - 1);
@@ -66,15 +69,18 @@ bool cute__body_once(cute_ctx *c)
     } else {
         c->last_if.valid = false;
     }
+    ctx_walk(c);
     c->depth--;
     cute_ir_end(&c->b);
+    ctx_walk(c);
     return false;
 }
 
 void cute__if_begin(cute_ctx *c, cute_val pred)
 {
     if (!ctx_ok(c)) return;
-    if (pred.r == 0 || pred.r >= c->fn->nvregs || !cute_type_eq(pred.t, cute_type_of(CUTE_I1))) {
+    if (!ctx_usable(c, pred, "the CUTE_IF predicate")) return;
+    if (!cute_type_eq(pred.t, cute_type_of(CUTE_I1))) {
         cute_ctx_fail(c, "CUTE_IF needs an i1 predicate (a comparison), not %s",
                       cute_dtype_name((cute_dtype)pred.t.dtype));
         return;
@@ -111,14 +117,17 @@ void cute__while_begin(cute_ctx *c)
 void cute__while_cond(cute_ctx *c, cute_val pred)
 {
     if (!ctx_ok(c) || c->scopes[c->depth].kind != SCOPE_WHILE_COND) return;
-    if (pred.r == 0 || !cute_type_eq(pred.t, cute_type_of(CUTE_I1))) {
+    if (!ctx_usable(c, pred, "the CUTE_WHILE condition")) return;
+    if (!cute_type_eq(pred.t, cute_type_of(CUTE_I1))) {
         cute_ctx_fail(c, "CUTE_WHILE needs an i1 condition");
         return;
     }
+    ctx_walk(c);
     cute_ir_while_body(&c->b, pred.r);
     /* the condition's scope ends; the body's begins (values of the condition block are not
      * visible in the body: recompute what you need) */
     c->scopes[c->depth] = (scope){++c->next_scope, false, SCOPE_WHILE};
+    ctx_walk(c);
 }
 
 /* For library code that emits structured IR itself (predicated copies): the same scopes as
@@ -131,6 +140,7 @@ void ctx_open_if(cute_ctx *c, cute_vreg cond)
 
 void ctx_open_else(cute_ctx *c)
 {
+    ctx_walk(c);
     c->depth--;
     cute_ir_else(&c->b);
     if (push_scope(c, SCOPE_ELSE)) c->scopes[c->depth].entered = true;
@@ -138,8 +148,10 @@ void ctx_open_else(cute_ctx *c)
 
 void ctx_close(cute_ctx *c)
 {
+    ctx_walk(c);
     if (c->depth > 0) c->depth--;
     cute_ir_end(&c->b);
+    ctx_walk(c);
 }
 
 void cute_barrier(cute_ctx *c)
@@ -160,10 +172,7 @@ void cute_printf(cute_ctx *c, const char *fmt, int n, const cute_val *args)
     in->var = n ? cute_ir_alloc(c->fn, (size_t)n * sizeof(cute_vreg)) : NULL;
     in->nvar = (uint32_t)n;
     for (int i = 0; i < n; i++) {
-        if (args[i].r == 0 || args[i].r >= c->fn->nvregs) {
-            cute_ctx_fail(c, "cute_printf argument %d is not a value of this kernel", i + 1);
-            return;
-        }
+        if (!ctx_usable(c, args[i], "a cute_printf argument")) return;
         in->var[i] = args[i].r;
     }
 }

@@ -10,7 +10,8 @@
 static void on_alg_error(void *user, const char *message)
 {
     cute_ctx *c = user;
-    snprintf(c->error, sizeof c->error, "%s:%d: %s", c->file ? c->file : "?", c->line, message);
+    cute_site at = c->alg.site;
+    snprintf(c->error, sizeof c->error, "%s:%d: %s", at.file ? at.file : "?", at.line, message);
 }
 
 cute_ctx *cute_ctx_new(void)
@@ -35,6 +36,9 @@ void cute_ctx_free(cute_ctx *c)
     cute_symbolic_free(c->sym);
     free(c->bind);
     free(c->memo);
+    for (uint32_t k = 0; k < c->kernel; k++) free(c->kernel_names[k]);
+    free(c->kernel_names);
+    free(c->orig);
     free(c);
 }
 
@@ -45,10 +49,28 @@ const char *cute_ctx_error(const cute_ctx *c) { return c->alg.failed ? c->error 
 
 void cute_ctx_site(cute_ctx *c, const char *file, int line)
 {
-    c->file = file;
-    c->line = line;
+    ctx_walk(c); /* what the previous call appended is checked at its own site */
+    c->alg.site = (cute_site){file, line};
     c->b.file = file;
     c->b.line = line;
+}
+
+cute_ctx_scope cute__ctx_enter(cute_ctx *c, const char *file, int line)
+{
+    ctx_walk(c);
+    cute_ctx_scope s = {c, cute__site_enter(&c->alg, file, line)};
+    c->b.file = file;
+    c->b.line = line;
+    return s;
+}
+
+void cute__ctx_leave(cute_ctx_scope *s)
+{
+    cute_ctx *c = s->c;
+    ctx_walk(c); /* the call's instructions are checked at its site */
+    cute__site_leave(&s->s);
+    c->b.file = c->alg.site.file;
+    c->b.line = c->alg.site.line;
 }
 
 bool cute_ctx_fail(cute_ctx *c, const char *fmt, ...)
@@ -74,7 +96,7 @@ bool ctx_alive(cute_ctx *c) { return !c->alg.failed; }
 
 cute_val ctx_val(cute_ctx *c, cute_vreg r)
 {
-    return (cute_val){r, r ? cute_ir_type(c->fn, r) : cute_type_of(CUTE_VOID)};
+    return (cute_val){r, r ? cute_ir_type(c->fn, r) : cute_type_of(CUTE_VOID), r ? c->kernel : 0};
 }
 
 bool scope_open(const cute_ctx *c, uint32_t id)
@@ -107,28 +129,47 @@ void ctx_bind(cute_ctx *c, cute_int sym, cute_vreg reg)
     if ((uint32_t)i >= c->nbind) c->nbind = (uint32_t)i + 1;
 }
 
+/* the next kernel's serial, and its name for messages about values of another kernel */
+static bool new_serial(cute_ctx *c, const char *name)
+{
+    char **names = realloc(c->kernel_names, (c->kernel + 1) * sizeof *names);
+    if (!names) return cute_ctx_fail(c, "out of memory");
+    c->kernel_names = names;
+    size_t n = strlen(name) + 1;
+    if (!(names[c->kernel] = malloc(n))) return cute_ctx_fail(c, "out of memory");
+    memcpy(names[c->kernel], name, n);
+    c->kernel++;
+    return true;
+}
+
 bool cute_kernel_begin(cute_ctx *c, const char *name)
 {
     if (c->alg.failed) return false;
     if (c->fn) return cute_ctx_fail(c, "kernel '%s' begun inside kernel '%s'", name, c->fn->name);
+    if (!new_serial(c, name)) return false;
     c->fn = cute_ir_func_new(name);
     if (!c->fn) return cute_ctx_fail(c, "out of memory");
     cute_ir_builder_init(&c->b, c->fn);
-    cute_ctx_site(c, c->file, c->line);
+    c->b.file = c->alg.site.file;
+    c->b.line = c->alg.site.line;
     c->depth = 0;
     c->scopes[0] = (scope){++c->next_scope, true, SCOPE_TOP};
     c->nmemo = 0;
     if (c->memo) memset(c->memo, 0, c->capmemo * sizeof *c->memo);
     for (int s = 0; s < CUTE_SREG_COUNT; s++) c->sreg_sym[s] = cute_i(0);
     cute_kernel_launch_extents(c, NULL, NULL);
+    c->block_threads = 0;
     /* symbols of an earlier kernel have no value in this one */
     if (c->bind) memset(c->bind, 0, c->capbind * sizeof *c->bind);
     c->nbind = 0;
+    ctx_walk_reset(c);
+    ctx_walk(c);
     return true;
 }
 
 cute_ir_func *cute_kernel_end(cute_ctx *c)
 {
+    ctx_walk(c);
     cute_ir_func *f = c->fn;
     c->fn = NULL;
     if (!f) {
@@ -189,8 +230,13 @@ void cute_kernel_launch_extents(cute_ctx *c, const int64_t grid_max[3], const in
     }
 }
 
+void cute_ctx_target_arch(cute_ctx *c, int sm) { c->target_sm = sm > 0 ? sm : 0; }
+int cute_ctx_arch(const cute_ctx *c) { return c->target_sm; }
+void cute_kernel_block_threads(cute_ctx *c, int64_t threads) { c->block_threads = threads > 0 ? threads : 0; }
+int64_t cute_ctx_block_threads(const cute_ctx *c) { return c->block_threads; }
+
 cute_val cute_param_ptr(cute_ctx *c, const char *name, cute_dtype pointee)
 {
-    if (!ctx_ok(c)) return (cute_val){0, cute_type_of(CUTE_VOID)};
+    if (!ctx_ok(c)) return (cute_val){0, cute_type_of(CUTE_VOID), 0};
     return ctx_val(c, cute_ir_add_param(c->fn, cute_type_ptr(pointee, CUTE_GMEM), name));
 }

@@ -19,6 +19,15 @@ typedef struct binding {
     uint32_t scope; /* the scope id that defined it */
 } binding;
 
+/* Where a register got its value: the scope and call site of its first definition (a
+ * mutable register: its first assignment).  scope 0: no value yet. */
+typedef struct origin {
+    uint32_t scope;
+    uint8_t kind; /* SCOPE_* of that scope, for messages */
+    const char *file;
+    int line;
+} origin;
+
 /* The lowering memo: a symbolic expression already emitted, in a scope still open. */
 typedef struct memo_entry {
     int64_t key; /* the expression handle (or symbol index) */
@@ -30,8 +39,6 @@ typedef struct memo_entry {
 struct cute_ctx {
     cute_alg alg;
     cute_symbolic *sym;
-    const char *file; /* the current call site */
-    int line;
     char error[1200];
 
     cute_ir_func *fn; /* the kernel being traced (NULL outside one) */
@@ -56,6 +63,20 @@ struct cute_ctx {
     int64_t index_bound;
     /* the largest grid and block the kernel being traced is launched with (0: the hardware's) */
     int64_t grid_max[3], block_max[3];
+    int64_t block_threads; /* cute_kernel_block_threads (0: not known) */
+    int target_sm;         /* cute_ctx_target_arch (0: not known) */
+
+    /* identity (origin.c): the serial of the kernel being traced (1, 2, ...; 0 outside one)
+     * and the names of the kernels traced so far, by serial */
+    uint32_t kernel;
+    char **kernel_names;
+    origin *orig; /* per register of the kernel being traced */
+    uint32_t caporig;
+    struct {
+        cute_ir_block *blk; /* the block whose instructions from n on are not checked yet */
+        uint32_t n;
+        scope in; /* the scope they are appended in */
+    } walk;
 };
 
 bool ctx_ok(cute_ctx *c);            /* not failed, and inside a kernel */
@@ -67,6 +88,19 @@ bool ctx_alive(cute_ctx *c);         /* not failed (host or kernel) */
 bool scope_open(const cute_ctx *c, uint32_t id);
 void ctx_bind(cute_ctx *c, cute_int sym, cute_vreg reg);
 cute_val ctx_val(cute_ctx *c, cute_vreg r);
+/* identity (origin.c).  ctx_walk checks the instructions appended since its last call
+ * (each operand defined, in a scope still open) and records their results' origins; the
+ * tracer calls it whenever the scope or the call site changes.  ctx_usable: v is a value
+ * of the kernel being traced (what: "the first operand"). */
+void ctx_walk(cute_ctx *c);
+void ctx_walk_reset(cute_ctx *c);
+void ctx_define_in_scope(cute_ctx *c, cute_vreg r); /* a loop variable: the body's */
+bool ctx_usable(cute_ctx *c, cute_val v, const char *what);
+/* kernel serial k's identity check for aggregates (TensorSSA, register tensors) */
+bool ctx_same_kernel(cute_ctx *c, uint32_t kernel, const char *what);
+/* report a misuse at another call site than the current one */
+bool ctx_fail_at(cute_ctx *c, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* index integers (lower.c): the width x is computed in (32 where proven to fit, else 64),
  * and x lowered in width w (32 only where ctx_index_width says so) */
 int ctx_index_width(cute_ctx *c, cute_int x);

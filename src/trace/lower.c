@@ -261,11 +261,11 @@ static cute_vreg lower(cute_ctx *c, cute_int x) { return lower_w(c, x, ctx_index
 
 cute_val cute_int_value(cute_ctx *c, cute_int x, cute_dtype d)
 {
-    if (!ctx_ok(c)) return (cute_val){0, cute_type_of(d)};
+    if (!ctx_ok(c)) return (cute_val){0, cute_type_of(d), 0};
     if (!cute_dtype_is_int(d)) {
         cute_ctx_fail(c, "an index integer can only become an integer type, not %s",
                       cute_dtype_name(d));
-        return (cute_val){0, cute_type_of(d)};
+        return (cute_val){0, cute_type_of(d), 0};
     }
     /* an i64 is always exact; an i32 where proven, else an explicit conversion */
     cute_vreg r = lower_w(c, x, d == CUTE_I64 ? 64 : ctx_index_width(c, x));
@@ -275,13 +275,13 @@ cute_val cute_int_value(cute_ctx *c, cute_int x, cute_dtype d)
 
 cute_val cute_int_index(cute_ctx *c, cute_int x)
 {
-    if (!ctx_ok(c)) return (cute_val){0, cute_type_of(CUTE_I64)};
+    if (!ctx_ok(c)) return (cute_val){0, cute_type_of(CUTE_I64), 0};
     return ctx_val(c, lower(c, x));
 }
 
 cute_int cute_int_from_val(cute_ctx *c, cute_val v, int64_t lower_bound)
 {
-    if (!ctx_ok(c)) return cute_i(0);
+    if (!ctx_ok(c) || !ctx_usable(c, v, "the value")) return cute_i(0);
     if (!cute_dtype_is_int((cute_dtype)v.t.dtype) || v.t.lanes != 1) {
         cute_ctx_fail(c, "an index integer needs an integer value, not %s",
                       cute_dtype_name((cute_dtype)v.t.dtype));
@@ -385,7 +385,7 @@ static cute_int lt_multiple(cute_ctx *c, cute_int a, cute_int b)
 static cute_val int_pred(cute_ctx *c, cute_op op, cute_int a, cute_int b)
 {
     cute_truth t = cute_int_cmp(&c->alg, op == CUTE_OP_LT ? CUTE_CMP_LT : CUTE_CMP_EQ, a, b);
-    if (!ctx_ok(c)) return (cute_val){0, cute_type_of(CUTE_I1)};
+    if (!ctx_ok(c)) return (cute_val){0, cute_type_of(CUTE_I1), 0};
     if (t != CUTE_UNKNOWN) /* decided at trace time: a constant predicate */
         return ctx_val(c, cute_ir_const_int(&c->b, CUTE_I1, t == CUTE_TRUE));
     if (op == CUTE_OP_LT) a = lt_multiple(c, a, b);

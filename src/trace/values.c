@@ -5,27 +5,32 @@
 #define CUTEC_NO_SITE_MACROS /* this file defines the functions themselves */
 #include "ctx_internal.h"
 
-static cute_val none(cute_type t) { return (cute_val){0, t}; }
+static cute_val none(cute_type t) { return (cute_val){0, t, 0}; }
 
-static bool defined(cute_ctx *c, cute_val v, const char *what)
-{
-    if (v.r == 0 || v.r >= c->fn->nvregs)
-        return cute_ctx_fail(c, "%s is not a value of this kernel", what);
-    return true;
-}
+static bool defined(cute_ctx *c, cute_val v, const char *what) { return ctx_usable(c, v, what); }
 
 static const char *tname(cute_type t) { return cute_dtype_name((cute_dtype)t.dtype); }
 
+/* the narrow floats (tf32, float8, float4, scales) are stored and converted, not computed
+ * with, as in CuTe DSL (`.to(Float32)` first) */
+static bool computes(cute_ctx *c, cute_dtype d, const char *what)
+{
+    if (!cute_dtype_is_narrow_float(d)) return true;
+    return cute_ctx_fail(c, "%s on %s: this type is only loaded, stored and converted (cute_val_cvt "
+                            "it to f32 first)",
+                         what, cute_dtype_name(d));
+}
+
 cute_val cute_val_const(cute_ctx *c, cute_dtype d, double v)
 {
-    if (!ctx_ok(c)) return none(cute_type_of(d));
+    if (!ctx_ok(c) || !computes(c, d, "a constant")) return none(cute_type_of(d));
     if (cute_dtype_is_float(d)) return ctx_val(c, cute_ir_const_float(&c->b, d, v));
     return ctx_val(c, cute_ir_const_int(&c->b, d, (int64_t)v));
 }
 
 cute_val cute_val_int(cute_ctx *c, cute_dtype d, int64_t v)
 {
-    if (!ctx_ok(c)) return none(cute_type_of(d));
+    if (!ctx_ok(c) || !computes(c, d, "a constant")) return none(cute_type_of(d));
     if (cute_dtype_is_float(d)) return ctx_val(c, cute_ir_const_float(&c->b, d, (double)v));
     return ctx_val(c, cute_ir_const_int(&c->b, d, v));
 }
@@ -37,13 +42,15 @@ static bool same(cute_ctx *c, const char *op, cute_val a, cute_val b)
     char x[64], y[64];
     cute_type_str(a.t, x, sizeof x);
     cute_type_str(b.t, y, sizeof y);
-    return cute_ctx_fail(c, "%s of %s and %s: the types differ (convert one with cute_cvt)", op,
+    return cute_ctx_fail(c, "%s of %s and %s: the types differ (convert one with cute_val_cvt)", op,
                          x, y);
 }
 
 cute_val cute_val_binop(cute_ctx *c, cute_op op, cute_val a, cute_val b)
 {
-    if (!ctx_ok(c) || !same(c, cute_op_name(op), a, b)) return none(a.t);
+    if (!ctx_ok(c) || !same(c, cute_op_name(op), a, b) ||
+        !computes(c, (cute_dtype)a.t.dtype, cute_op_name(op)))
+        return none(a.t);
     bool ints_only = op == CUTE_OP_SHL || op == CUTE_OP_SHR;
     bool bits = op == CUTE_OP_AND || op == CUTE_OP_OR || op == CUTE_OP_XOR;
     bool arith = op == CUTE_OP_ADD || op == CUTE_OP_SUB || op == CUTE_OP_MUL ||
@@ -62,7 +69,9 @@ cute_val cute_val_binop(cute_ctx *c, cute_op op, cute_val a, cute_val b)
 
 cute_val cute_val_unop(cute_ctx *c, cute_op op, cute_val a)
 {
-    if (!ctx_ok(c) || !defined(c, a, "the operand")) return none(a.t);
+    if (!ctx_ok(c) || !defined(c, a, "the operand") ||
+        !computes(c, (cute_dtype)a.t.dtype, cute_op_name(op)))
+        return none(a.t);
     bool is_float = cute_dtype_is_float((cute_dtype)a.t.dtype);
     bool math = op >= CUTE_OP_EXP && op <= CUTE_OP_ERF;
     if ((math && !is_float) ||
@@ -76,14 +85,18 @@ cute_val cute_val_unop(cute_ctx *c, cute_op op, cute_val a)
 
 cute_val cute_val_fma(cute_ctx *c, cute_val a, cute_val b, cute_val d)
 {
-    if (!ctx_ok(c) || !same(c, "fma", a, b) || !same(c, "fma", a, d)) return none(a.t);
+    if (!ctx_ok(c) || !same(c, "fma", a, b) || !same(c, "fma", a, d) ||
+        !computes(c, (cute_dtype)a.t.dtype, "fma"))
+        return none(a.t);
     return ctx_val(c, cute_ir_op(&c->b, CUTE_OP_FMA, a.t, a.r, b.r, d.r));
 }
 
 cute_val cute_val_cmp(cute_ctx *c, cute_op op, cute_val a, cute_val b)
 {
     cute_type i1 = cute_type_of(CUTE_I1);
-    if (!ctx_ok(c) || !same(c, cute_op_name(op), a, b)) return none(i1);
+    if (!ctx_ok(c) || !same(c, cute_op_name(op), a, b) ||
+        !computes(c, (cute_dtype)a.t.dtype, cute_op_name(op)))
+        return none(i1);
     if (op < CUTE_OP_EQ || op > CUTE_OP_GE) {
         cute_ctx_fail(c, "%s is not a comparison", cute_op_name(op));
         return none(i1);
@@ -110,6 +123,12 @@ cute_val cute_val_cvt(cute_ctx *c, cute_val a, cute_dtype d)
         return none(t);
     }
     if (a.t.dtype == d) return a;
+    if (!cute_cvt_supported((cute_dtype)a.t.dtype, d)) {
+        cute_ctx_fail(c, "cannot convert %s to %s: the narrow floats convert to and from f16, "
+                         "bf16, f32 and f64 only",
+                      tname(a.t), cute_dtype_name(d));
+        return none(t);
+    }
     return ctx_val(c, cute_ir_op(&c->b, CUTE_OP_CVT, t, a.r, 0, 0));
 }
 
@@ -190,7 +209,7 @@ void cute_val_assign(cute_ctx *c, cute_val var, cute_val v)
 {
     if (!ctx_ok(c) || !same(c, "assignment", var, v)) return;
     if (!c->fn->vregs[var.r].mutable_) {
-        cute_ctx_fail(c, "assignment to a value that is not a variable (make it with cute_var)");
+        cute_ctx_fail(c, "assignment to a value that is not a variable (make it with cute_val_var)");
         return;
     }
     cute_ir_mov(&c->b, var.r, v.r);

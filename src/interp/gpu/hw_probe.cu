@@ -1,7 +1,7 @@
 // hw_probe.cu — compares the interpreter's arithmetic with an NVIDIA GPU's, on the GPU.
 // Not part of the build (no GPU in CI).  On a machine with nvcc and a GPU:
-//   gcc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -c src/interp/half.c -o /tmp/half.o
-//   nvcc -O2 -arch=native -Iinclude src/interp/gpu/hw_probe.cu /tmp/half.o -o /tmp/hw_probe && /tmp/hw_probe
+//   gcc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -c src/interp/numeric.c -o /tmp/numeric.o
+//   nvcc -O2 -arch=native -Iinclude src/interp/gpu/hw_probe.cu /tmp/numeric.o -o /tmp/hw_probe && /tmp/hw_probe
 // Prints one line per check: what was compared and how many results differ.
 // docs/interpreter.md records its output on the H200.
 #include <cuda_bf16.h>
@@ -15,12 +15,7 @@
 #include <vector>
 
 extern "C" {
-uint16_t cute_f32_to_f16(float x);
-uint16_t cute_f64_to_f16(double x);
-float cute_f16_to_f32(uint16_t h);
-uint16_t cute_f32_to_bf16(float x);
-uint16_t cute_f64_to_bf16(double x);
-float cute_bf16_to_f32(uint16_t h);
+#include "cutec/numeric.h"
 }
 
 #define CK(x)                                                                              \

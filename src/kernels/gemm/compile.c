@@ -61,9 +61,10 @@ cute_launch_cfg gemm_launch_cfg(cute_ctx *c, const gemm_plan *p, cute_tensor mC,
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int M = mC.layout.shape.leaf[0], N = mC.layout.shape.leaf[1];
-    cute_launch_cfg cfg = {{cute_ceil_div(a, M, cute_i(p->bm)), cute_ceil_div(a, N, cute_i(p->bn))},
-                           {cute_i(p->threads)},
-                           cute_i(smem)};
+    cute_launch_cfg cfg = {
+        .grid = {cute_ceil_div(a, M, cute_i(p->bm)), cute_ceil_div(a, N, cute_i(p->bn))},
+        .block = {cute_i(p->threads)},
+        .smem_bytes = cute_i(smem)};
     return cfg;
 }
 
@@ -79,7 +80,7 @@ static const char *major_text(int major, int align_elems, char *buf, size_t n)
     return buf;
 }
 
-cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n)
+const cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n)
 {
     if (cfg->dtype != CUTE_F32 && cfg->dtype != CUTE_F64) {
         snprintf(err, n, "gemm: %s is not supported (f32 and f64)", cute_dtype_name(cfg->dtype));
@@ -124,7 +125,7 @@ cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *
     snprintf(name, sizeof name, "gemm_%s_%s_%c%c%c_a%d%s", cute_gemm_variant_name(cfg->variant),
              cute_dtype_name(cfg->dtype), "nt"[cfg->major[0]], "nt"[cfg->major[1]],
              "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "");
-    cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, 5, specs, err, n);
+    const cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, 5, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;
 }

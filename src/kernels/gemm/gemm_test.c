@@ -76,7 +76,7 @@ static void run(cute_runtime *rt, cute_gemm_variant v, const problem *pr, const 
     for (int i = 0; i < 3; i++)
         while (align > (int)es && ((lds[i] * (int64_t)es) % align || (runs[i] * (int64_t)es) % align)) align /= 2;
     cute_gemm_config cfg = {v, d, {pr->major[0], pr->major[1], pr->major[2]}, align, pr->index_bound};
-    cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
     CHECK(f != NULL, "%s: %s", what, err);
     if (!f) return;
     cute_backend *b = cute_runtime_backend(rt);
@@ -96,9 +96,10 @@ static void run(cute_runtime *rt, cute_gemm_variant v, const problem *pr, const 
     cute_call_arg args[5] = {operand(&dA, d, M, K, pr->major[0]), operand(&dB, d, N, K, pr->major[1]),
                              operand(&dC, d, M, N, pr->major[2]), cute_call_float(pr->alpha),
                              cute_call_float(pr->beta)};
-    cute_status s = cute_call(f, NULL, 5, args);
+    char cerr[1024];
+    cute_status s = cute_call(f, NULL, 5, args, cerr, sizeof cerr);
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
-    CHECK(s == CUTE_OK, "%s: %s %s", what, cute_fn_error(f), b->vt->error(b->self));
+    CHECK(s == CUTE_OK, "%s: %s %s", what, cerr, b->vt->error(b->self));
     if (s == CUTE_OK) b->vt->download(b->self, C, &dC, 0, es * (size_t)nC);
     /* every element when small, else a random sample of 4096 */
     int64_t total = M * N, samples = total <= 1 << 20 ? total : 4096, bad = 0;
@@ -125,13 +126,13 @@ static void run(cute_runtime *rt, cute_gemm_variant v, const problem *pr, const 
           (long long)samples, worst);
     /* a call whose A disagrees with its buffer is refused, not run wrong */
     args[0].shape[1] = K + 100000;
-    CHECK(cute_call(f, NULL, 5, args) == CUTE_ERR_INVALID, "%s: A past its buffer refused", what);
+    CHECK(cute_call(f, NULL, 5, args, cerr, sizeof cerr) == CUTE_ERR_INVALID, "%s: A past its buffer refused", what);
     /* a 32-bit kernel refuses an extent beyond its bound (before looking at the buffer) */
     args[0].shape[1] = K;
     args[1].shape[0] = pr->index_bound + 16; // a multiple of any vector width
-    CHECK(!pr->index_bound || (cute_call(f, NULL, 5, args) == CUTE_ERR_INVALID &&
-                               strstr(cute_fn_error(f), "beyond the bound")),
-          "%s: N beyond the index bound refused: %s", what, cute_fn_error(f));
+    CHECK(!pr->index_bound || (cute_call(f, NULL, 5, args, cerr, sizeof cerr) == CUTE_ERR_INVALID &&
+                               strstr(cerr, "beyond the bound")),
+          "%s: N beyond the index bound refused: %s", what, cerr);
     b->vt->free(b->self, &dA), b->vt->free(b->self, &dB), b->vt->free(b->self, &dC);
     free(A), free(B), free(C), free(C0);
     cute_fn_free(f);

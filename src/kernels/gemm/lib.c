@@ -5,6 +5,7 @@
  * The call is checked here, before anything is compiled, so that a wrong argument is named
  * in words ("B has 12 columns (K) but A has 8") rather than as a spec mismatch. */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,34 +36,42 @@ bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out)
 
 typedef struct entry {
     cute_gemm_config cfg;
-    cute_fn *fn;        /* NULL: compiling failed, for the reason in err */
+    const cute_fn *fn;  /* NULL: compiling failed, for the reason in err */
     char err[1024];
 } entry;
 
+/* Shared by threads: the lock guards the table and the zeros; an entry, once made, never
+ * moves or changes (the table holds pointers), so a call reads its entry unlocked. */
 struct cute_gemm_lib {
     cute_runtime *rt;
-    entry *e;
+    pthread_mutex_t lock;
+    entry **e;
     int n, cap;
     int index_bits;    /* cute_gemm_lib_index_width: 0, 32 or 64 */
     cute_buffer zeros; /* for K = 0: A and B of one zero column each */
     size_t zeros_bytes;
+    cute_buffer *retired; /* smaller zeros that kernels on other threads may still read */
+    int nretired;
 };
 
 cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt)
 {
     cute_gemm_lib *lib = calloc(1, sizeof *lib);
-    if (lib) lib->rt = rt;
+    if (!lib) return NULL;
+    lib->rt = rt;
+    pthread_mutex_init(&lib->lock, NULL);
     return lib;
 }
 
 void cute_gemm_lib_free(cute_gemm_lib *lib)
 {
     if (!lib) return;
-    for (int i = 0; i < lib->n; i++) cute_fn_free(lib->e[i].fn);
-    if (lib->zeros_bytes) {
-        cute_backend *b = cute_runtime_backend(lib->rt);
-        b->vt->free(b->self, &lib->zeros);
-    }
+    for (int i = 0; i < lib->n; i++) cute_fn_free(lib->e[i]->fn), free(lib->e[i]);
+    cute_backend *b = cute_runtime_backend(lib->rt);
+    if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
+    for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
+    free(lib->retired);
+    pthread_mutex_destroy(&lib->lock);
     free(lib->e);
     free(lib);
 }
@@ -70,7 +79,9 @@ void cute_gemm_lib_free(cute_gemm_lib *lib)
 bool cute_gemm_lib_index_width(cute_gemm_lib *lib, int bits)
 {
     if (!lib || (bits != 0 && bits != 32 && bits != 64)) return false;
+    pthread_mutex_lock(&lib->lock);
     lib->index_bits = bits;
+    pthread_mutex_unlock(&lib->lock);
     return true;
 }
 
@@ -88,11 +99,22 @@ static int64_t index_bound_for(const cute_gemm_lib *lib, cute_gemm_variant v, bo
     return narrow ? CUTE_GEMM_INDEX_BOUND : 0;
 }
 
-int cute_gemm_lib_size(const cute_gemm_lib *lib) { return lib ? lib->n : 0; }
-
-const cute_gemm_config *cute_gemm_lib_entry(const cute_gemm_lib *lib, int i)
+int cute_gemm_lib_size(cute_gemm_lib *lib)
 {
-    return lib && i >= 0 && i < lib->n ? &lib->e[i].cfg : NULL;
+    if (!lib) return 0;
+    pthread_mutex_lock(&lib->lock);
+    int n = lib->n;
+    pthread_mutex_unlock(&lib->lock);
+    return n;
+}
+
+const cute_gemm_config *cute_gemm_lib_entry(cute_gemm_lib *lib, int i)
+{
+    if (!lib) return NULL;
+    pthread_mutex_lock(&lib->lock);
+    const cute_gemm_config *c = i >= 0 && i < lib->n ? &lib->e[i]->cfg : NULL;
+    pthread_mutex_unlock(&lib->lock);
+    return c;
 }
 
 static bool same_config(const cute_gemm_config *a, const cute_gemm_config *b)
@@ -102,19 +124,21 @@ static bool same_config(const cute_gemm_config *a, const cute_gemm_config *b)
            a->align_bytes == b->align_bytes && a->index_bound == b->index_bound;
 }
 
-/* the entry for cfg, compiling it the first time; NULL only when out of memory */
+/* the entry for cfg, compiling it the first time (with the lock held); NULL only when out
+ * of memory */
 static entry *lookup(cute_gemm_lib *lib, const cute_gemm_config *cfg)
 {
     for (int i = 0; i < lib->n; i++)
-        if (same_config(&lib->e[i].cfg, cfg)) return &lib->e[i];
+        if (same_config(&lib->e[i]->cfg, cfg)) return lib->e[i];
     if (lib->n == lib->cap) {
         int cap = lib->cap ? 2 * lib->cap : 8;
-        entry *e = realloc(lib->e, (size_t)cap * sizeof *e);
+        entry **e = realloc(lib->e, (size_t)cap * sizeof *e);
         if (!e) return NULL;
         lib->e = e, lib->cap = cap;
     }
-    entry *e = &lib->e[lib->n++];
-    memset(e, 0, sizeof *e);
+    entry *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    lib->e[lib->n++] = e;
     e->cfg = *cfg;
     e->fn = cute_gemm_compile(lib->rt, cfg, e->err, sizeof e->err);
     if (!e->fn && !e->err[0]) snprintf(e->err, sizeof e->err, "compile failed");
@@ -282,7 +306,7 @@ static void explain(cute_gemm_lib *lib, cute_gemm_variant v, const cute_gemm_con
                        cfg->major[0] ? "K" : "M", cfg->major[1] ? "K" : "N",
                        cfg->major[2] ? "row" : "column", cfg->align_bytes);
     for (int i = 0; i < lib->n && len >= 0 && (size_t)len < n; i++) {
-        const entry *e = &lib->e[i];
+        const entry *e = lib->e[i];
         cute_gemm_config c = *cfg;
         c.variant = e->cfg.variant;
         c.index_bound = e->cfg.index_bound; /* each variant's own width */
@@ -303,9 +327,16 @@ static cute_status zero_k(cute_gemm_lib *lib, cute_call_arg *A, cute_call_arg *B
     cute_backend *b = cute_runtime_backend(lib->rt);
     if (bytes > lib->zeros_bytes) {
         void *host = calloc(1, bytes);
-        if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
+        cute_buffer *r = realloc(lib->retired, (size_t)(lib->nretired + 1) * sizeof *r);
+        if (r) lib->retired = r;
+        if (!host || !r) {
+            free(host);
+            snprintf(err, n, "gemm: K = 0: out of memory");
+            return CUTE_ERR_OOM;
+        }
+        if (lib->zeros_bytes) lib->retired[lib->nretired++] = lib->zeros;
         lib->zeros_bytes = 0;
-        cute_status s = host ? b->vt->alloc(b->self, bytes, &lib->zeros) : CUTE_ERR_OOM;
+        cute_status s = b->vt->alloc(b->self, bytes, &lib->zeros);
         if (s == CUTE_OK) s = b->vt->upload(b->self, &lib->zeros, 0, host, bytes);
         free(host);
         if (s != CUTE_OK) {
@@ -338,15 +369,17 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
         return invalid(err, n, "gemm: alpha (%g) and beta (%g) must be finite", alpha, beta);
     if (C->shape[0] == 0 || C->shape[1] == 0) return CUTE_OK; /* nothing to write */
     cute_call_arg args[5] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta)};
-    if (A->shape[1] == 0 && (s = zero_k(lib, &args[0], &args[1], err, n)) != CUTE_OK) return s;
+    pthread_mutex_lock(&lib->lock);
+    if (A->shape[1] == 0) s = zero_k(lib, &args[0], &args[1], err, n);
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype};
-    s = check_layouts(args, &cfg, err, n);
+    if (s == CUTE_OK) s = check_layouts(args, &cfg, err, n);
+    const entry *e = s == CUTE_OK ? pick(lib, variant, &cfg, fits_index_bound(args)) : NULL;
+    if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemm: out of memory");
+    if (s == CUTE_OK && !e->fn) s = CUTE_ERR_COMPILE, explain(lib, variant, &cfg, err, n);
+    pthread_mutex_unlock(&lib->lock);
     if (s != CUTE_OK) return s;
-    bool fits = fits_index_bound(args);
-    entry *e = pick(lib, variant, &cfg, fits);
-    if (!e) return snprintf(err, n, "gemm: out of memory"), CUTE_ERR_OOM;
-    if (!e->fn) return explain(lib, variant, &cfg, err, n), CUTE_ERR_COMPILE;
-    s = cute_call(e->fn, stream, 5, args);
-    if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", names[e->cfg.variant], cute_fn_error(e->fn));
+    char why[1024];
+    s = cute_call(e->fn, stream, 5, args, why, sizeof why);
+    if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", names[e->cfg.variant], why);
     return s;
 }
