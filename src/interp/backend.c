@@ -309,7 +309,10 @@ bool cute_interp_last_stats(cute_backend b, cute_interp_stats *out)
 {
     memset(out, 0, sizeof *out);
     if (b.vt != &vt || !b.self) return false;
-    *out = ((struct interp *)b.self)->stats;
+    struct interp *B = b.self;
+    pthread_mutex_lock(&B->lock); /* a launch on another thread writes them */
+    *out = B->stats;
+    pthread_mutex_unlock(&B->lock);
     return true;
 }
 

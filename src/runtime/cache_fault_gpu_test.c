@@ -40,7 +40,10 @@ static bool gpu_open(gpu *g, const char *sub, const char *text)
     cute_cache_opts co = {.dir = dir};
     g->cache = cute_cache_open(&co);
     cute_cuda_backend_opts o = {.cache = g->cache, .emit = emit, .emit_user = (void *)text};
-    if (cute_cuda_backend_new(&o, &g->b, err, sizeof err) != CUTE_OK) return false;
+    if (cute_cuda_backend_new(&o, &g->b, err, sizeof err) != CUTE_OK) {
+        cute_cache_close(g->cache);
+        return false;
+    }
     g->k = cute_ir_func_new("cutec_k");
     cute_ir_add_param(g->k, cute_type_ptr(CUTE_I32, CUTE_GMEM), NULL);
     return true;
@@ -82,7 +85,11 @@ static int plant(void)
     char err[2048];
     if (!gpu_open(&g, "cache", good)) return NO_GPU;
     CHECK(compile_and_run(&g, err, sizeof err) == CUTE_OK, "the good kernel: %s", err);
-    CHECK(gpu_open(&other, "other", bad), "a second backend");
+    if (!gpu_open(&other, "other", bad)) {
+        CHECK(false, "a second backend");
+        gpu_close(&g);
+        return check_failed;
+    }
     cute_module *m = NULL;
     const char *log = "";
     CHECK(other.b.vt->compile(other.b.self, &other.k, 1, &m, &log) == CUTE_OK, "bad: %s", log);
