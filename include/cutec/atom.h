@@ -18,6 +18,23 @@
 
 typedef struct cute_mma_atom cute_mma_atom;
 
+/* What every atom says about how it may be used (CuTe keeps this in prose; here it is
+ * checked).  scope: how many threads execute one instruction together; a warp- or
+ * warpgroup-collective atom must be reached by all of them (under a thread-dependent
+ * branch it is an error).  pred: how cute_copy_if predicates it: by a branch around the
+ * instruction, by the instruction itself zero-filling its destination (cp.async's
+ * src-size 0), or not at all (a collective instruction cannot be skipped by some lanes).
+ * async: the data is there only after a wait (cp.async: its wait-group). */
+typedef enum { CUTE_SCOPE_THREAD, CUTE_SCOPE_WARP, CUTE_SCOPE_WARPGROUP } cute_atom_scope;
+typedef enum { CUTE_PRED_BRANCH, CUTE_PRED_ZFILL, CUTE_PRED_NONE } cute_atom_pred;
+typedef struct cute_atom_traits {
+    uint8_t scope; /* cute_atom_scope */
+    uint8_t pred;  /* cute_atom_pred */
+    bool async;
+} cute_atom_traits;
+const char *cute_atom_scope_name(cute_atom_scope s); /* "thread", "warp", "warpgroup" */
+const char *cute_atom_pred_name(cute_atom_pred p);   /* "branch", "zero-fill", "none" */
+
 /* One atom's multiply-accumulate for one thread: D = A * B + C, where A, B, C, D are the
  * thread's values of one atom (rank-1 register tensors, or for SM90 atoms shared-memory
  * tensors the emitter makes descriptors of).  A warp- or warpgroup-collective instruction
@@ -31,8 +48,9 @@ struct cute_mma_atom {
     int64_t m, n, k;       /* the atom's shape */
     cute_layout thr_id;    /* atom thread -> thread index within the atom's group */
     cute_layout a_tv, b_tv, c_tv; /* (thread, value) -> column-major (m,k) / (n,k) / (m,n) */
-    int min_arch;          /* 0: any */
-    cute_mma_emit_fn emit;
+    int min_arch;          /* 0: any; 80 = sm_80 */
+    cute_atom_traits traits;
+    cute_mma_emit_fn emit; /* NULL: a row that is listed but cannot be emitted yet */
 };
 
 /* the scalar FMA: one thread, one value, 1x1x1 (CuTe's UniversalFMA); d for every operand */

@@ -32,7 +32,8 @@ struct cute_copy_atom {
     int bits;               /* bits one thread moves per atom */
     cute_layout thr_id;     /* atom thread -> thread index in the atom's group */
     cute_layout src_tv, dst_tv, ref_tv; /* (thread, value) -> element in the atom */
-    int min_arch;           /* 0: any */
+    int min_arch;           /* 0: any; 80 = sm_80 */
+    cute_atom_traits traits;
     bool autovec;           /* copy the whole partition with the widest proven accesses */
     cute_copy_emit_fn emit;
 };

@@ -5,7 +5,7 @@
  *  - each kernel `extern "C" __global__ void <name>(params...)`, parameters in IR order:
  *    pointers `T *__restrict__` (opts.no_restrict drops the qualifier), scalars by value;
  *    `__launch_bounds__(max_threads)` when set; dynamic shared memory is
- *    `extern __shared__ __align__(16) unsigned char cute_smem[]`;
+ *    `extern __shared__ __align__(1024) unsigned char cute_smem[]`;
  *  - C types: i1 bool, i8..u64 the fixed-width integers (typedefs i8 ... u64), f32 float,
  *    f64 double; f16 and bf16 are 16 raw bits (`struct f16 { u16 bits; }`): values convert
  *    through PTX cvt, arithmetic and math on them is done in f32 and rounded back once

@@ -37,6 +37,8 @@ typedef enum {
     CUTE_CHECK_WARP_INACTIVE,     /* a shuffle read an inactive lane; mma/ldmatrix without
                                      the whole warp */
     CUTE_CHECK_UNSUPPORTED,       /* an operation the interpreter cannot emulate */
+    CUTE_CHECK_ASYNC_COPY,        /* shared bytes of a cp.async used before its wait, or a copy
+                                     still pending when the kernel ends */
     CUTE_CHECK_COUNT
 } cute_interp_check;
 
@@ -69,6 +71,9 @@ typedef struct cute_interp_opts {
      * trace_out (NULL: none; $CUTEC_INTERP_TRACE="bx,by,bz:tx,ty,tz" traces to stderr) */
     FILE *trace_out;
     cute_dim3 trace_block, trace_thread;
+    /* count shared-memory bank conflicts per access site (cute_interp_bank_sites);
+     * $CUTEC_BANK_CONFLICTS=1 turns it on and prints each launch's sites to stderr */
+    bool bank_conflicts;
 } cute_interp_opts;
 
 /* A new interpreter backend (opts may be NULL: defaults and environment).  Free it with
@@ -89,7 +94,21 @@ typedef struct cute_interp_stats {
 /* false (and zeros) when b is not an interpreter */
 bool cute_interp_last_stats(cute_backend b, cute_interp_stats *out);
 
-/* is this PTX text (an ASM op's str) one the interpreter emulates? */
-bool cute_interp_supports_asm(const char *ptx);
+/* One shared-memory access site of the last launch: its warp-level requests, the
+ * wavefronts they took and the wavefronts they would take with no bank conflict (32 banks
+ * of 4 bytes; phases of 128 bytes: 32 lanes of up to 4 bytes, 16 of 8, 8 of 16, an
+ * ldmatrix matrix).  wavefronts == ideal: conflict-free. */
+typedef struct cute_interp_bank_site {
+    const char *kernel, *op; /* "LOAD", "STORE", or an instruction's mnemonic (ldmatrix...) */
+    const char *file;        /* the trace call site (may be NULL) */
+    int line;
+    uint64_t requests, wavefronts, ideal;
+} cute_interp_bank_site;
+/* the sites of the last launch with bank counting on (NULL, *n = 0 otherwise); valid
+ * until the next launch */
+const cute_interp_bank_site *cute_interp_bank_sites(cute_backend b, int *n);
+/* one line per site: "bank conflicts: KERNEL FILE:LINE OP: R requests, W wavefronts,
+ * ideal I (W/I x)", with "CONFLICTS" where W > I */
+void cute_interp_bank_print_sites(const cute_interp_bank_site *s, int n, FILE *f);
 
 #endif

@@ -113,13 +113,13 @@ typedef struct cute_ir_block cute_ir_block;
 
 typedef struct cute_ir_inst {
     uint16_t op;    /* cute_op */
-    uint16_t flags; /* CUTE_IR_FAST */
+    uint16_t flags; /* CUTE_IR_FAST; INST: how many of var are outputs */
     cute_type type; /* the result type; STORE: the stored type; CAST: the target */
     cute_vreg dst;  /* 0: no result */
     cute_vreg a[3];
     int64_t imm, imm2;
     const char *str;  /* PRINTF format, ASM text */
-    cute_vreg *var;   /* PRINTF/ASM operands, WHILE condition */
+    cute_vreg *var;   /* PRINTF/ASM/INST operands, WHILE condition */
     uint32_t nvar;
     cute_ir_block *body[2];
     const char *file; /* the user's call site */

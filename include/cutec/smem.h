@@ -18,19 +18,28 @@
  *
  * Alignment: offsets are aligned as asked, relative to the dynamic shared memory's base,
  * which the backends guarantee to be CUTE_SMEM_BASE_ALIGN-byte aligned (the CUDA C
- * backend declares it __align__(16); the interpreter's base is 0).  A tensor's `align`
- * is what is actually guaranteed: the offset's alignment, at most CUTE_SMEM_BASE_ALIGN.
+ * backend declares it __align__(1024); the interpreter's base is 0).  A swizzled tensor
+ * is placed at least as aligned as its swizzle needs (cute_swizzle_align_bytes), so the
+ * swizzle's pattern lines up with the hardware's address bits and banks.  A tensor's
+ * `align` is what its accesses may use: the offset's alignment, at most
+ * CUTE_SMEM_ACCESS_ALIGN.
  */
 #ifndef CUTEC_SMEM_H
 #define CUTEC_SMEM_H
 
 #include "cutec/tensor.h"
 
-#define CUTE_SMEM_BASE_ALIGN 16
+#define CUTE_SMEM_BASE_ALIGN 1024
+#define CUTE_SMEM_ACCESS_ALIGN 16
 /* no GPU gives a block more than this; the device's own limit (227 KB on H100/H200) is
  * checked when the kernel is launched */
 #define CUTE_SMEM_MAX_BYTES (256 * 1024)
 #define CUTE_SMEM_MAX_FIELDS 16
+
+/* The alignment, in bytes, the base of a shared tensor of d laid out with sw needs so that
+ * the swizzle's pattern lines up with the address bits: 2^(B+M+|S|) elements (1024 bytes
+ * for Sw<3,3,3> of a 16-bit type); the element's size when there is no swizzle. */
+int cute_swizzle_align_bytes(cute_swizzle sw, cute_dtype d);
 
 /* the identity swizzle Sw<0,0,0>: "no swizzle" wherever a swizzle is asked for */
 #define CUTE_SW_NONE ((cute_swizzle){0, 0, 0})

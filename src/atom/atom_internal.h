@@ -1,13 +1,35 @@
-/* Internal: tiler building blocks the atom layer shares. */
+/* Internal: what the atom layer's files share (tilers, register fragments, instructions). */
 #ifndef CUTEC_ATOM_INTERNAL_H
 #define CUTEC_ATOM_INTERNAL_H
 
+#include "cutec/inst.h"
 #include "cutec/layout.h"
+#include "cutec/tensor.h"
 
 /* a tiler of n parts, each a whole tiler of its own (a layout, an int, '_' or a tuple) */
 cute_tiler tiler_tuple(cute_alg *c, int n, const cute_tiler *const *parts);
 /* the tiler of one int: n:1 */
 cute_tiler int_tiler(cute_alg *c, cute_int n);
+
+/* the registers of a register tensor's n elements, in order (false: not a register tensor,
+ * or not statically indexed; the context is failed naming `who`) */
+bool atom_rmem_regs(cute_ctx *c, const cute_tensor *t, int n, cute_vreg *out, const char *who);
+
+/* A fragment's values packed into an instruction's registers and back: n values of d, k
+ * per register (4 bytes / size of d, at least 1), value i in lane i % k of register i / k
+ * (PTX's order: lane 0 is the low half or byte).  The register type is d for 4- and 8-byte
+ * types, else the 32-bit vector of d. */
+cute_type atom_reg_type(cute_dtype d);
+int atom_vals_per_reg(cute_dtype d);
+void atom_pack(cute_ctx *c, cute_dtype d, const cute_vreg *vals, int n, cute_vreg *regs);
+/* regs (new registers the instruction writes) unpacked into the mutable vals */
+void atom_unpack(cute_ctx *c, cute_dtype d, const cute_vreg *regs, int n, const cute_vreg *vals);
+/* n new registers of type t, for an instruction's outputs */
+void atom_new_regs(cute_ctx *c, cute_type t, int n, cute_vreg *out);
+
+/* false (the context failed, naming the branch) when the atom, warp-collective, is inside
+ * a dynamic IF whose condition provably differs between the lanes of a warp */
+bool atom_check_converged(cute_ctx *c, const char *atom);
 
 /* Trace-time proofs on atoms (atom_checks.c), each reporting a misuse at the user's call:
  * the atom's minimum architecture against the compile target, and a TiledCopy's or

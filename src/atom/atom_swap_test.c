@@ -3,14 +3,16 @@
  * A(32,K) B(32,K)^T, is built here with two MMA atoms (UniversalFMA<f32> on f32 inputs,
  * UniversalFMA<f16,f16,f32> on f16 inputs) and three copy atoms (UniversalCopy<uint128>,
  * UniversalCopy<uint32>, AutoVectorizing), run on the interpreter and checked against a
- * float64 reference; the generated IR shows the copy atom's access width. */
+ * float64 reference; the generated IR shows the copy atom's access width.  The same body
+ * with CuTe's SM80_16x8x16_F32F16F16F32_TN (mma.sync, two warps) in place of the FMA atom
+ * is the promise at its strongest: the warp-collective atom needs no change to the body. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "check.h"
-#include "cutec/copy.h"
+#include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "kernels/ew_ref.h"
 
@@ -139,6 +141,30 @@ static int run_case(cute_runtime *rt, swap_case *sc, int64_t K, uint64_t *seed, 
     return widest;
 }
 
+/* the same body, the MMA atom swapped for mma.sync: 64 threads are two warps, (2,1,1) */
+static void mma_sync_cases(cute_runtime *rt, uint64_t *seed)
+{
+    for (int cp = 1; cp < 3; cp++) {
+        cute_alg a;
+        cute_alg_init(&a, NULL);
+        swap_case sc;
+        memset(&sc, 0, sizeof sc);
+        sc.in = CUTE_F16;
+        sc.copy = cp;
+        cute_mma_atom mma;
+        CHECK(cute_mma_atom_named(&a, "SM80_16x8x16_F32F16F16F32_TN", &mma), "%s", a.error);
+        cute_copy_atom copy = cp == 1 ? cute_copy_atom_universal(&a, sc.in, 16) : cute_copy_atom_autovec(&a, sc.in);
+        cute_layout atoms = cute_layout_parse(&a, "(2,1,1):(1,0,0)");
+        sc.mma = cute_make_tiled_mma(&a, &mma, &atoms, NULL, NULL, NULL);
+        sc.copy_a = cute_make_tiled_copy_mma(&a, &copy, &sc.mma, CUTE_MMA_A);
+        sc.copy_b = cute_make_tiled_copy_mma(&a, &copy, &sc.mma, CUTE_MMA_B);
+        CHECK(!a.failed, "atoms: %s", a.error);
+        char what[128];
+        snprintf(what, sizeof what, "%s with %s", mma.name, cp == 1 ? "UniversalCopy<uint16>" : "autovec");
+        run_case(rt, &sc, 64, seed, what);
+    }
+}
+
 int main(void)
 {
     uint64_t seed = (uint64_t)time(NULL) | 1;
@@ -178,6 +204,7 @@ int main(void)
             int want = cp == 1 ? 1 : 16 / cute_dtype_bytes(sc.in);
             CHECK(widest == want, "%s: widest global load %d elements, want %d", what, widest, want);
         }
+    mma_sync_cases(rt, &seed);
     cute_runtime_free(rt);
     return CHECK_DONE("atom_swap_test");
 }

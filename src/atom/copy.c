@@ -100,6 +100,28 @@ void cute_autovec_copy(cute_ctx *c, cute_tensor src, cute_tensor dst)
     autovec(c, src, dst, NULL);
 }
 
+/* An atom straddling the edge of the data: its values that are in, one by one; a
+ * zero-filling atom (cp.async) zero-fills the others, as it would have done whole. */
+static void one_by_one(cute_ctx *c, const cute_copy_atom *atom, cute_tensor sj, cute_tensor dj,
+                       const cute_vreg *each, int vals)
+{
+    cute_dtype d = (cute_dtype)sj.dtype;
+    cute_copy_atom one = cute_copy_atom_universal(&c->alg, d, 8 * cute_dtype_bytes(d));
+    bool zfill = atom->traits.pred == CUTE_PRED_ZFILL && dj.kind != CUTE_TENSOR_RMEM;
+    cute_vreg zero = 0;
+    if (zfill)
+        zero = cute_dtype_is_float(d) ? cute_ir_const_float(&c->b, d, 0.0) : cute_ir_const_int(&c->b, d, 0);
+    for (int i = 0; i < vals && !c->alg.failed; i++) {
+        cute_tuple ci = cute_tuple_int(cute_i(i)), o1, o2;
+        cute_tensor si = tensor_moved(c, sj, cute_slice_and_offset(&c->alg, &ci, &sj.layout, &o1), o1);
+        cute_tensor di = tensor_moved(c, dj, cute_slice_and_offset(&c->alg, &ci, &dj.layout, &o2), o2);
+        si.layout = cute_make_layout(&c->alg, cute_tuple_int(cute_i(1)));
+        di.layout = si.layout;
+        if (zfill) tensor_access_chunk(c, &di, 0, 1, false, &zero, false);
+        one.emit(c, &one, si, di, each[i]);
+    }
+}
+
 /* src/dst split into the atom's values and the rest: ((AtomVal),(rest...)) */
 static cute_layout by_atom(cute_ctx *c, const cute_layout *L, int vals)
 {
@@ -117,6 +139,11 @@ static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src,
     int n = static_size(c, &src, what);
     if (pred && (pred->n != n || pred->dtype != CUTE_I1)) {
         cute_ctx_fail(c, "%s: the predicate must be an i1 TensorSSA shaped like the source", what);
+        return;
+    }
+    if (pred && atom->traits.pred == CUTE_PRED_NONE) {
+        cute_ctx_fail(c, "%s: %s cannot be predicated: every lane of the warp executes it (copy whole "
+                         "tiles with it, or predicate with a thread-scope atom)", what, atom->name);
         return;
     }
     if (atom->autovec) {
@@ -167,15 +194,7 @@ static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src,
         ctx_open_if(c, all);
         atom->emit(c, atom, sj, dj, 0);
         ctx_open_else(c);
-        cute_copy_atom one = cute_copy_atom_universal(&c->alg, (cute_dtype)src.dtype, 8 * cute_dtype_bytes((cute_dtype)src.dtype));
-        for (int i = 0; i < vals && !c->alg.failed; i++) {
-            cute_tuple ci = cute_tuple_int(cute_i(i)), o1, o2;
-            cute_tensor si = tensor_moved(c, sj, cute_slice_and_offset(&c->alg, &ci, &sj.layout, &o1), o1);
-            cute_tensor di = tensor_moved(c, dj, cute_slice_and_offset(&c->alg, &ci, &dj.layout, &o2), o2);
-            si.layout = cute_make_layout(&c->alg, cute_tuple_int(cute_i(1)));
-            di.layout = si.layout;
-            one.emit(c, &one, si, di, each[i]);
-        }
+        one_by_one(c, atom, sj, dj, each, vals);
         ctx_close(c);
     }
 }

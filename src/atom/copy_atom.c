@@ -5,21 +5,11 @@
 #include <string.h>
 
 #define CUTEC_NO_SITE_MACROS
+#include "atom/atom_internal.h"
 #include "cutec/copy.h"
 #include "cutec/notation.h"
 #include "tensor/tensor_internal.h"
 #include "trace/ctx_internal.h"
-
-/* the registers of a register tensor's n elements, in order */
-static bool rmem_regs(cute_ctx *c, const cute_tensor *t, int n, cute_vreg *out)
-{
-    for (int i = 0; i < n; i++) {
-        cute_int off = cute_add(&c->alg, t->offset, cute_layout_eval(&c->alg, &t->layout, cute_i(i)));
-        if (!cute_is_static(off)) return cute_ctx_fail(c, "copy: registers are statically indexed");
-        out[i] = t->regs[off.v];
-    }
-    return !c->alg.failed;
-}
 
 /* is the tensor's rank-1 value mode provably n consecutive elements? */
 static bool contiguous(cute_ctx *c, const cute_tensor *t, int n)
@@ -77,12 +67,12 @@ static void universal_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor 
     if (pred) ctx_open_if(c, pred);
     cute_vreg regs[64];
     if (src.kind == CUTE_TENSOR_RMEM)
-        rmem_regs(c, &src, n, regs);
+        atom_rmem_regs(c, &src, n, regs, atom->name);
     else
         tensor_access_chunk(c, &src, 0, n, true, regs, false);
     if (dst.kind == CUTE_TENSOR_RMEM) {
         cute_vreg out[64];
-        if (rmem_regs(c, &dst, n, out))
+        if (atom_rmem_regs(c, &dst, n, out, atom->name))
             for (int i = 0; i < n; i++) cute_ir_mov(&c->b, out[i], regs[i]);
     } else {
         tensor_access_chunk(c, &dst, 0, n, false, regs, false);

@@ -125,6 +125,8 @@ static bool inst(cc_fn *e, const cute_ir_inst *in)
     case CUTE_OP_PRINTF:
     case CUTE_OP_ASM:
         return cc_mem(e, in);
+    case CUTE_OP_INST:
+        return cc_inst(e, in);
     default:
         return cc_expr(e, in);
     }
@@ -201,8 +203,7 @@ static bool kernel(cc_module *m, const cute_ir_func *f)
     return ok;
 }
 
-/* "sm_90a", "sm_80", "compute_90": the number, or 0 */
-static int arch_number(const char *a)
+int cc_arch_number(const char *a)
 {
     const char *p = strncmp(a, "sm_", 3) == 0        ? a + 3
                     : strncmp(a, "compute_", 8) == 0 ? a + 8
@@ -218,7 +219,7 @@ static cute_status check_args(const cute_ir_func *const *k, int n, const cute_cu
                               cc_fn *e)
 {
     if (!k || n <= 0) return cc_fail(e, CUTE_ERR_INVALID, "no kernels"), CUTE_ERR_INVALID;
-    if (o->arch && arch_number(o->arch) < 70)
+    if (o->arch && cc_arch_number(o->arch) < 70)
         return cc_fail(e, CUTE_ERR_INVALID, "arch %s: expected sm_XX or compute_XX, XX >= 70",
                        o->arch),
                CUTE_ERR_INVALID;

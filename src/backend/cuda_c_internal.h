@@ -3,6 +3,8 @@
  *   cuda_c_prelude.c  the typedefs and helper functions a module needs, nothing more
  *   cuda_c_expr.c   value ops: arithmetic, comparisons, casts, math, vectors, sregs
  *   cuda_c_mem.c    memory, warps, atomics, printf, asm
+ *   cuda_c_asm.c    asm statements: operands, constraints, clobbers
+ *   cuda_c_inst.c   INST: a row of the instruction table as PTX
  *   cuda_c.c        kernels, blocks, control flow, the public entry
  */
 #ifndef CUTEC_BACKEND_CUDA_C_INTERNAL_H
@@ -117,6 +119,17 @@ int cc_vec_align(cute_type t); /* the alignment of a vector register's struct */
 /* value ops (cuda_c_expr.c) and the rest (cuda_c_mem.c): false after a failure */
 bool cc_expr(cc_fn *e, const cute_ir_inst *in);
 bool cc_mem(cc_fn *e, const cute_ir_inst *in);
+
+/* an asm statement (cuda_c_asm.c): text with %k naming var[k]; outputs and in-outs come
+ * first in var (GCC numbers them so); raw[k] (raw may be NULL): var[k] travels as its bits
+ * in an integer register (an f32 as "r", not "f"); "memory" clobber when asked */
+typedef enum { CC_ASM_OUT, CC_ASM_INOUT, CC_ASM_IN } cc_asm_dir;
+bool cc_asm(cc_fn *e, const char *text, const cute_vreg *var, const cc_asm_dir *dir,
+            const bool *raw, int n, bool memory);
+/* "sm_90a", "sm_80", "compute_90": the number, or 0 */
+int cc_arch_number(const char *arch);
+/* an INST op: its row's PTX (cuda_c_inst.c) */
+bool cc_inst(cc_fn *e, const cute_ir_inst *in);
 
 /* the prelude for what m needs (cuda_c_prelude.c) */
 void cc_prelude(cc_module *m, cc_buf *out);

@@ -106,7 +106,7 @@ static const char casloop[] =
     "    return cute_bitcast<T>(old); \\\n"
     "}\n";
 
-static const char smem[] = "extern __shared__ __align__(16) unsigned char cute_smem[];\n";
+static const char smem[] = "extern __shared__ __align__(1024) unsigned char cute_smem[];\n";
 
 /* the combine expression of a CAS-loop atomic (operands o, v) */
 static void combine(cc_buf *b, cute_atomic mode, cute_dtype d)

@@ -18,8 +18,10 @@ int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_jit(void); /* jit_bench.c: compile and call costs */
 int cmd_show(int argc, char **argv); /* show_cmd.c: cutec show tiled-mma|tiled-copy ... */
+int cmd_show_atom(int argc, char **argv); /* show_atom.c: cutec show atom NAME|list */
 int cmd_run_gemm(int argc, char **argv);   /* gemm_cmd.c: cutec run gemm ... */
 int cmd_bench_gemm(int argc, char **argv); /* gemm_cmd.c: cutec bench gemm ... */
+int cmd_bench_mma(int argc, char **argv);  /* mma_bench.c: cutec bench mma ... */
 
 /* cli_int.c: the one integer parser of the CLI.  A whole decimal in [lo, hi] into *out, or
  * false and why (naming the text) in why[n]: nothing is wrapped, clamped or half-read. */

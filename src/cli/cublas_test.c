@@ -1,8 +1,10 @@
-/* The cuBLAS reference (cute_ref_gemm) against a float64 CPU product: every combination of
- * A, B and C majors, f32 and f64, padded leading dimensions and degenerate extents, on
- * fresh random data.  It maps cutec's (M,K), (N,K), (M,N) operands onto cuBLAS's
- * column-major operations; a wrong mapping is a wrong reference for every benchmark, so
- * it is checked element by element.  Needs a GPU and cuBLAS; skips visibly without. */
+/* The cuBLAS reference (cute_ref_gemm) against the float64 CPU reference, element by element
+ * with each dtype pair's tolerance: every combination of A, B and C majors for every input
+ * and output dtype of the GEMM library's contract (fp8: the K-major A and B cuBLASLt takes),
+ * batched and not, padded leading dimensions and degenerate extents, on fresh gaussian
+ * data.  It maps cutec's (M,K,L), (N,K,L), (M,N,L) operands onto cuBLAS's column-major
+ * operations; a wrong mapping is a wrong reference for every benchmark, so it is checked
+ * here.  Needs a GPU and cuBLAS; skips visibly without. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,103 +12,131 @@
 
 #include "check.h"
 #include "cli/cublas.h"
+#include "cli/gemm_cli.h"
 #include "cutec/kernels.h"
 #include "cutec/runtime.h"
-#include "kernels/ew_ref.h"
-#include "kernels/gemm/gemm_ref.h"
 
 static uint64_t seed;
 
-typedef struct operand {
-    int64_t rows, cols, ld, elems;
-    int major;
-    void *host;
-    cute_devptr dev;
-    cute_buffer buf;
-} operand;
+typedef struct gpu {
+    cute_runtime *rt;
+    cute_backend *b;
+    cute_cublas *h;
+} gpu;
 
-static size_t bytes_of(const operand *x, cute_dtype d)
+static const char *letters(const int major[3])
 {
-    return (size_t)(x->elems ? x->elems : 1) * (size_t)cute_dtype_bytes(d);
+    static char s[4];
+    s[0] = major[0] ? 't' : 'n', s[1] = major[1] ? 'n' : 't', s[2] = major[2] ? 't' : 'n', s[3] = 0;
+    return s;
 }
 
-static bool make(cute_cuda *cu, operand *x, cute_dtype d, int64_t rows, int64_t cols, int major,
-                 int64_t pad)
+/* one product through cuBLAS, every element checked; false if cuBLAS refused it */
+static bool product(gpu *g, cute_dtype in, cute_dtype out, const int64_t mnkl[4], const int major[3],
+                    int64_t pad)
 {
-    memset(x, 0, sizeof *x);
-    x->rows = rows, x->cols = cols, x->major = major;
-    x->ld = (major == 0 ? rows : cols) + pad;
-    x->elems = x->ld * (major == 0 ? cols : rows);
-    x->host = malloc(bytes_of(x, d));
-    if (!x->host || cute_cuda_alloc(cu, bytes_of(x, d), &x->dev) != CUTE_OK) return false;
-    for (int64_t i = 0; i < x->elems; i++) ew_set(d, x->host, i, ew_random(&seed));
-    x->buf = (cute_buffer){(void *)(uintptr_t)x->dev, bytes_of(x, d), 0, 0};
-    return cute_cuda_copy_htod(cu, x->dev, x->host, bytes_of(x, d)) == CUTE_OK;
-}
-
-static void drop(cute_cuda *cu, operand *x)
-{
-    if (x->dev) cute_cuda_free(cu, x->dev);
-    free(x->host);
-}
-
-static cute_call_arg arg(const operand *x, cute_dtype d)
-{
-    return cute_call_tensor(&x->buf, 0, d, 2, (int64_t[]){x->rows, x->cols},
-                            (int64_t[]){x->major == 0 ? 1 : x->ld, x->major == 0 ? x->ld : 1});
-}
-
-static void product(cute_cuda *cu, cute_cublas *h, cute_dtype d, int64_t M, int64_t N, int64_t K,
-                    const int major[3], int64_t pad)
-{
-    operand A, B, C;
-    bool ok = make(cu, &A, d, M, K, major[0], pad) && make(cu, &B, d, N, K, major[1], pad) &&
-              make(cu, &C, d, M, N, major[2], pad);
-    CHECK(ok, "device memory: %s", cute_cuda_error(cu));
-    if (ok) {
-        void *c0 = malloc(bytes_of(&C, d));
-        memcpy(c0, C.host, bytes_of(&C, d));
-        const double alpha = 1.5, beta = -0.5, tol = d == CUTE_F64 ? 1e-12 : 1e-5;
-        cute_call_arg a = arg(&A, d), b = arg(&B, d), c = arg(&C, d);
-        cute_status s = cute_ref_gemm(h, d, &a, &b, &c, alpha, beta, NULL);
-        CHECK(s == CUTE_OK, "cute_ref_gemm: %s", cute_cublas_error(h));
-        CHECK(cute_cuda_sync(cu) == CUTE_OK, "%s", cute_cuda_error(cu));
-        cute_cuda_copy_dtoh(cu, C.host, C.dev, bytes_of(&C, d));
-        gemm_ref_operand rA = {A.host, A.ld, A.major}, rB = {B.host, B.ld, B.major}, rC0 = {c0, C.ld, C.major},
-                         rC = {C.host, C.ld, C.major};
-        double worst;
-        int64_t bad = gemm_ref_check_all(d, &rA, &rB, &rC0, &rC, M, N, K, alpha, beta, tol, &worst);
-        CHECK(bad == 0, "cuBLAS %s %lldx%lldx%lld majors A%d B%d C%d pad %lld: %lld wrong (worst %g)",
-              cute_dtype_name(d), (long long)M, (long long)N, (long long)K, major[0], major[1],
-              major[2], (long long)pad, (long long)bad, worst);
-        free(c0);
+    gemm_problem p;
+    const char *layout = letters(major);
+    bool made = gemm_problem_make(g->b, &p, in, out, mnkl, layout, pad, seed++);
+    CHECK(made, "memory for %s", layout);
+    bool integral = gemm_ref_integral(in), ran = false;
+    double alpha = integral ? 3 : 1.5, beta = integral ? -2 : -0.5, tol = gemm_ref_tolerance(in, out);
+    cute_call_arg a = gemm_operand_arg(&p.a, p.l), b = gemm_operand_arg(&p.b, p.l), c = gemm_operand_arg(&p.c, p.l);
+    cute_status s = made ? cute_ref_gemm(g->h, &a, &b, &c, alpha, beta, NULL) : CUTE_ERR_OOM;
+    if (s == CUTE_OK) {
+        ran = true;
+        CHECK(g->b->vt->sync(g->b->self, NULL) == CUTE_OK, "%s", g->b->vt->error(g->b->self));
+        g->b->vt->download(g->b->self, p.c.host, &p.c.buf, 0, gemm_operand_bytes(&p.c));
+        gemm_verdict v;
+        CHECK(gemm_check_all(&p, p.c.host, alpha, beta, tol, &v), "memory for the reference");
+        CHECK(v.bad == 0, "cuBLAS %s -> %s %lldx%lldx%lld L %lld layout %s pad %lld: %lld wrong (worst %g at "
+              "%lld,%lld,%lld: %g, want %g)", cli_gemm_dtype_name(in), cli_gemm_dtype_name(out),
+              (long long)mnkl[0], (long long)mnkl[1], (long long)mnkl[2], (long long)mnkl[3], layout,
+              (long long)pad, (long long)v.bad, v.worst, (long long)v.wm, (long long)v.wn, (long long)v.wl,
+              v.got, v.want);
     }
-    drop(cu, &A), drop(cu, &B), drop(cu, &C);
+    if (made) gemm_problem_drop(g->b, &p);
+    return ran;
+}
+
+/* every majors combination of one dtype pair, unbatched and batched, padded and not (extents
+ * and leading dimensions multiples of 16, as cuBLAS's s8 and fp8 kernels may need) */
+static void pair(gpu *g, cute_dtype in, cute_dtype out, bool tn_only)
+{
+    for (int mask = 0; mask < 8; mask++) {
+        int major[3] = {mask & 1, (mask >> 1) & 1 ? 0 : 1, (mask >> 2) & 1};
+        if (tn_only && (major[0] != 1 || major[1] != 1)) continue;
+        bool ok = product(g, in, out, (int64_t[]){64, 48, 96, 1}, major, 0) &&
+                  product(g, in, out, (int64_t[]){144, 80, 304, 3}, major, 16);
+        CHECK(ok, "cuBLAS refused %s -> %s layout %s: %s", cli_gemm_dtype_name(in), cli_gemm_dtype_name(out),
+              letters(major), cute_cublas_error(g->h));
+    }
+}
+
+static void every_pair(gpu *g)
+{
+    static const cute_dtype ins[] = {CUTE_F32, CUTE_F64, CUTE_F16, CUTE_BF16, CUTE_TF32, CUTE_I8, CUTE_E4M3};
+    for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
+        const cute_dtype *outs;
+        int n;
+        gemm_ref_out_dtypes(ins[i], &outs, &n);
+        for (int j = 0; j < n; j++) pair(g, ins[i], outs[j], ins[i] == CUTE_E4M3);
+    }
+}
+
+/* fp8 cuBLASLt cannot take: M- or N-major operands, and e5m2 x e5m2 (no such kernel) */
+static void fp8_refusals(gpu *g)
+{
+    int64_t mnkl[4] = {32, 16, 64, 1};
+    CHECK(!product(g, CUTE_E4M3, CUTE_F32, mnkl, (int[]){0, 1, 0}, 0) &&
+              strstr(cute_cublas_error(g->h), "only K-major A and B (layout tn)"),
+          "e4m3 with an M-major A: %s", cute_cublas_error(g->h));
+    bool ran = product(g, CUTE_E5M2, CUTE_BF16, mnkl, (int[]){1, 1, 0}, 0);
+    CHECK(ran || strstr(cute_cublas_error(g->h), "no kernel for e5m2 x e5m2 -> bf16"), "e5m2: %s",
+          cute_cublas_error(g->h));
+    if (!ran) printf("cublas_test: %s\n", cute_cublas_error(g->h));
+}
+
+/* odd extents and leading dimensions (f32, f64: cuBLAS takes any), size-1 modes, K = 0
+ * (C = beta C) */
+static void degenerate(gpu *g)
+{
+    for (int mask = 0; mask < 8; mask++) {
+        int major[3] = {mask & 1, (mask >> 1) & 1, (mask >> 2) & 1};
+        CHECK(product(g, CUTE_F32, CUTE_F32, (int64_t[]){67, 45, 33, 2}, major, 3), "%s", cute_cublas_error(g->h));
+        CHECK(product(g, CUTE_F64, CUTE_F64, (int64_t[]){45, 67, 33, 1}, major, 1), "%s", cute_cublas_error(g->h));
+    }
+    CHECK(product(g, CUTE_F32, CUTE_F32, (int64_t[]){1, 1, 1, 1}, (int[]){1, 0, 1}, 0), "%s", cute_cublas_error(g->h));
+    CHECK(product(g, CUTE_F32, CUTE_F32, (int64_t[]){1, 9, 5, 2}, (int[]){1, 1, 1}, 0), "%s", cute_cublas_error(g->h));
+    CHECK(product(g, CUTE_F64, CUTE_F64, (int64_t[]){9, 1, 5, 1}, (int[]){0, 0, 1}, 2), "%s", cute_cublas_error(g->h));
+    CHECK(product(g, CUTE_F32, CUTE_F32, (int64_t[]){7, 5, 0, 1}, (int[]){0, 1, 0}, 0), "%s", cute_cublas_error(g->h));
 }
 
 /* arguments cuBLAS cannot take are refused, not run */
-static void refusals(cute_cuda *cu, cute_cublas *h)
+static void refusals(gpu *g)
 {
-    operand A, B, C;
-    int major[3] = {0, 0, 0};
-    /* A padded, so that a call with other strides still lies in its buffer */
-    if (!make(cu, &A, CUTE_F32, 8, 4, major[0], 60) || !make(cu, &B, CUTE_F32, 6, 4, major[1], 0) ||
-        !make(cu, &C, CUTE_F32, 8, 6, major[2], 0)) {
-        CHECK(false, "device memory: %s", cute_cuda_error(cu));
+    gemm_problem p;
+    if (!gemm_problem_make(g->b, &p, CUTE_F32, CUTE_F32, (int64_t[]){8, 6, 4, 1}, "nn", 60, seed++)) {
+        CHECK(false, "memory");
         return;
     }
-    cute_call_arg a = arg(&A, CUTE_F32), b = arg(&B, CUTE_F32), c = arg(&C, CUTE_F32), x;
-    x = c, x.shape[1] = 7, b.shape[0] = 7;
-    CHECK(cute_ref_gemm(h, CUTE_F32, &a, &b, &x, 1, 0, NULL) == CUTE_ERR_INVALID,
-          "C past its buffer: %s", cute_cublas_error(h));
+    cute_call_arg a = gemm_operand_arg(&p.a, 1), b = gemm_operand_arg(&p.b, 1), c = gemm_operand_arg(&p.c, 1), x;
+    x = c, x.shape[1] = 70, b.shape[0] = 70;
+    CHECK(cute_ref_gemm(g->h, &a, &b, &x, 1, 0, NULL) == CUTE_ERR_INVALID, "C past its buffer: %s",
+          cute_cublas_error(g->h));
     b.shape[0] = 6;
     x = a, x.stride[0] = 2, x.stride[1] = 16;
-    CHECK(cute_ref_gemm(h, CUTE_F32, &x, &b, &c, 1, 0, NULL) == CUTE_ERR_INVALID &&
-              strstr(cute_cublas_error(h), "no unit stride"),
-          "A without a unit stride: %s", cute_cublas_error(h));
-    CHECK(cute_ref_gemm(h, CUTE_F64, &a, &b, &c, 1, 0, NULL) == CUTE_ERR_INVALID,
-          "dtype f64 for f32 tensors: %s", cute_cublas_error(h));
-    drop(cu, &A), drop(cu, &B), drop(cu, &C);
+    CHECK(cute_ref_gemm(g->h, &x, &b, &c, 1, 0, NULL) == CUTE_ERR_INVALID &&
+              strstr(cute_cublas_error(g->h), "no unit stride"),
+          "A without a unit stride: %s", cute_cublas_error(g->h));
+    x = c, x.dtype = CUTE_F16;
+    CHECK(cute_ref_gemm(g->h, &a, &b, &x, 1, 0, NULL) == CUTE_ERR_INVALID &&
+              strstr(cute_cublas_error(g->h), "dtypes A f32, B f32, C f16"),
+          "f32 inputs into an f16 C: %s", cute_cublas_error(g->h));
+    x = a, x.ndim = 3, x.shape[2] = 1, x.stride[2] = 0;
+    CHECK(cute_ref_gemm(g->h, &x, &b, &c, 1, 0, NULL) == CUTE_ERR_INVALID, "rank 3 A with rank 2 B: %s",
+          cute_cublas_error(g->h));
+    gemm_problem_drop(g->b, &p);
 }
 
 int main(void)
@@ -115,36 +145,27 @@ int main(void)
     seed = env ? strtoull(env, NULL, 10) | 1 : (uint64_t)time(NULL) | 1;
     printf("cublas_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
     char err[512];
-    cute_cuda *cu;
-    if (cute_cuda_open(NULL, &cu, err, sizeof err) != CUTE_OK) {
+    gpu g = {0};
+    if (cute_runtime_new("cuda", &g.rt, err, sizeof err) != CUTE_OK) {
         char why[600];
         snprintf(why, sizeof why, "no GPU: the cuBLAS reference was not checked (%s)", err);
         SKIP(why);
         return CHECK_DONE("cublas_test");
     }
-    cute_cublas *h;
-    if (cute_cublas_open(cu, &h, err, sizeof err) != CUTE_OK) {
+    g.b = cute_runtime_backend(g.rt);
+    if (cute_cublas_open(cute_cuda_backend_driver(g.b), &g.h, err, sizeof err) != CUTE_OK) {
         char why[600];
         snprintf(why, sizeof why, "no cuBLAS: %s", err);
         SKIP(why);
-        cute_cuda_close(cu);
+        cute_runtime_free(g.rt);
         return CHECK_DONE("cublas_test");
     }
-    printf("cublas_test: %s, version %d\n", cute_cublas_path(h), cute_cublas_version(h));
-    const cute_dtype dts[2] = {CUTE_F32, CUTE_F64};
-    for (int d = 0; d < 2; d++)
-        for (int mask = 0; mask < 8; mask++) {
-            int major[3] = {mask & 1, (mask >> 1) & 1, (mask >> 2) & 1};
-            product(cu, h, dts[d], 67, 45, 33, major, 0);
-            product(cu, h, dts[d], 130, 70, 300, major, 3);
-        }
-    /* degenerate extents: size-1 modes, K = 0 (C = beta C) */
-    product(cu, h, CUTE_F32, 1, 1, 1, (int[]){1, 0, 1}, 0);
-    product(cu, h, CUTE_F32, 1, 9, 5, (int[]){1, 1, 1}, 0);
-    product(cu, h, CUTE_F64, 9, 1, 5, (int[]){0, 0, 1}, 2);
-    product(cu, h, CUTE_F32, 7, 5, 0, (int[]){0, 1, 0}, 0);
-    refusals(cu, h);
-    cute_cublas_close(h);
-    cute_cuda_close(cu);
+    printf("cublas_test: %s, version %d\n", cute_cublas_path(g.h), cute_cublas_version(g.h));
+    every_pair(&g);
+    fp8_refusals(&g);
+    degenerate(&g);
+    refusals(&g);
+    cute_cublas_close(g.h);
+    cute_runtime_free(g.rt);
     return CHECK_DONE("cublas_test");
 }

@@ -369,6 +369,7 @@ int cmd_bench(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "jit") == 0) return cli_parse_only() ? CLI_OK : cmd_bench_jit();
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_bench_gemm(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "mma") == 0) return cmd_bench_mma(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
     return rc || cli_parse_only() ? rc : bench(&o);

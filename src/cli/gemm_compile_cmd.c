@@ -1,16 +1,22 @@
-/* `cutec compile gemm`: what cutec generates for a GEMM variant (no GPU needed). */
+/* `cutec compile gemm`: what cutec generates for a GEMM variant (no GPU needed): the kernel
+ * the library would pick for a dtype and layout, as IR, CUDA C, PTX or SASS. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli/gemm_cli.h"
 #include "cutec/kernels.h"
 
 static int usage(void)
 {
-    fputs("usage: cutec compile gemm [--variant registers|shared|pipelined] [--dtype f32|f64]\n"
-          "         [--layout XYZ] [--align BYTES] [--index 32|64] [--emit ir|cuda|ptx|sass]\n"
-          "         [--arch sm_90a]\n"
+    fputs("usage: cutec compile gemm [--variant auto|registers|shared|pipelined] [--dtype D]\n"
+          "         [--out-dtype D] [--layout XYZ] [--align BYTES] [--index 32|64]\n"
+          "         [--emit ir|cuda|ptx|sass] [--arch sm_80|sm_90a]\n"
+          "  --dtype:  f32 (default), f64, f16, bf16, tf32, s8, e4m3, e5m2; --out-dtype as in\n"
+          "            `cutec run gemm help`\n"
+          "  --variant: auto (default) is the library's choice: the most advanced variant that\n"
+          "            compiles for the dtype and layout (its name goes to stderr)\n"
           "  --layout: BLAS's letters as in `cutec run gemm help` (default nt: A M-major,\n"
           "            B N-major, C column-major)\n"
           "  --index:  32 (default): the kernel for extents and leading dimensions up to\n"
@@ -19,9 +25,59 @@ static int usage(void)
     return CLI_USAGE;
 }
 
+/* the variant's kernel; AUTO: the first of pipelined, shared, registers that compiles, as
+ * the library picks.  NULL with every reason in err. */
+static const cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, char *err, size_t n)
+{
+    static const cute_gemm_variant order[] = {CUTE_GEMM_PIPELINED, CUTE_GEMM_SHARED, CUTE_GEMM_REGISTERS};
+    if (cfg->variant != CUTE_GEMM_AUTO) return cute_gemm_compile(rt, cfg, err, n);
+    size_t len = 0;
+    for (int i = 0; i < 3; i++) {
+        cfg->variant = order[i];
+        char why[1024];
+        const cute_fn *f = cute_gemm_compile(rt, cfg, why, sizeof why);
+        if (f) return f;
+        len += (size_t)snprintf(err + len, len < n ? n - len : 0, "%s%s: %s", i ? "; " : "",
+                                cute_gemm_variant_name(order[i]), why);
+        if (len >= n) len = n - 1;
+    }
+    return NULL;
+}
+
+static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *emit, const char *arch)
+{
+    char err[4096];
+    cute_runtime *rt;
+    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
+        fprintf(stderr, "cutec compile gemm: %s\n", err);
+        return CLI_FAIL;
+    }
+    const cute_dtype *outs;
+    int n;
+    gemm_ref_out_dtypes(cfg->dtype, &outs, &n);
+    if (out == CUTE_VOID) out = outs[0];
+    const cute_fn *f = out == cfg->dtype ? compile_pick(rt, cfg, err, sizeof err) : NULL;
+    int rc = CLI_FAIL;
+    if (out != cfg->dtype)
+        fprintf(stderr, "cutec compile gemm: the library has no %s -> %s kernel yet (its kernels take C of "
+                "the inputs' dtype)\n", cli_gemm_dtype_name(cfg->dtype), cli_gemm_dtype_name(out));
+    else if (!f)
+        fprintf(stderr, "cutec compile gemm: the library has no %s kernel for this layout yet: %s\n",
+                cli_gemm_dtype_name(cfg->dtype), err);
+    else {
+        fprintf(stderr, "# kernel: %s, %s -> %s, %d-bit index arithmetic\n", cute_gemm_variant_name(cfg->variant),
+                cli_gemm_dtype_name(cfg->dtype), cli_gemm_dtype_name(out), cfg->index_bound ? 32 : 64);
+        rc = cli_emit_kernel(f, emit, arch);
+    }
+    cute_fn_free(f);
+    cute_runtime_free(rt);
+    return rc;
+}
+
 int cmd_compile_gemm(int argc, char **argv)
 {
-    cute_gemm_config cfg = {CUTE_GEMM_PIPELINED, CUTE_F32, {0, 0, 0}, 16, CUTE_GEMM_INDEX_BOUND}; /* "nt" */
+    cute_gemm_config cfg = {CUTE_GEMM_AUTO, CUTE_F32, {0, 0, 0}, 16, CUTE_GEMM_INDEX_BOUND}; /* "nt" */
+    cute_dtype out = CUTE_VOID;
     const char *emit = "cuda", *arch = getenv("CUTEC_ARCH");
     for (int i = 2; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -36,11 +92,12 @@ int cmd_compile_gemm(int argc, char **argv)
                 fprintf(stderr, "cutec compile gemm: unknown variant \"%s\"\n", v);
                 return usage();
             }
-        } else if (!strcmp(k, "--dtype")) {
-            if (!strcmp(v, "f32")) cfg.dtype = CUTE_F32;
-            else if (!strcmp(v, "f64")) cfg.dtype = CUTE_F64;
-            else {
-                fprintf(stderr, "cutec compile gemm: --dtype %s (f32 or f64)\n", v);
+        } else if (!strcmp(k, "--dtype") || !strcmp(k, "--out-dtype")) {
+            cute_dtype *d = !strcmp(k, "--dtype") ? &cfg.dtype : &out;
+            const cute_dtype *outs;
+            int nouts;
+            if (!cli_gemm_dtype_parse(v, d) || (d == &cfg.dtype && !gemm_ref_out_dtypes(*d, &outs, &nouts))) {
+                fprintf(stderr, "cutec compile gemm: %s %s (f32, f64, f16, bf16, tf32, s8, e4m3 or e5m2)\n", k, v);
                 return usage();
             }
         } else if (!strcmp(k, "--layout")) {
@@ -72,21 +129,10 @@ int cmd_compile_gemm(int argc, char **argv)
         }
     }
     if (strcmp(emit, "ir") && strcmp(emit, "cuda") && strcmp(emit, "ptx") && strcmp(emit, "sass")) return usage();
-    if (cli_parse_only()) return CLI_OK;
-    char err[4096];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        fprintf(stderr, "cutec compile gemm: %s\n", err);
-        return CLI_FAIL;
+    if (out != CUTE_VOID && !gemm_ref_pair_ok(cfg.dtype, out)) {
+        fprintf(stderr, "cutec compile gemm: --out-dtype %s: %s inputs give C of %s\n", cli_gemm_dtype_name(out),
+                cli_gemm_dtype_name(cfg.dtype), cli_gemm_out_list(cfg.dtype));
+        return CLI_USAGE;
     }
-    if (cfg.variant == CUTE_GEMM_AUTO) cfg.variant = CUTE_GEMM_PIPELINED;
-    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
-    int rc = CLI_FAIL;
-    if (!f)
-        fprintf(stderr, "cutec compile gemm: %s\n", err);
-    else
-        rc = cli_emit_kernel(f, emit, arch);
-    cute_fn_free(f);
-    cute_runtime_free(rt);
-    return rc;
+    return cli_parse_only() ? CLI_OK : compile_and_emit(&cfg, out, emit, arch);
 }

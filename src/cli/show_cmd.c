@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/render_atoms.h"
 
@@ -172,8 +173,11 @@ static bool build_mma(cute_alg *c, const char **v, shown *out)
 {
     cute_tiled_mma *t = &out->m;
     out->mma = true;
-    if (v[O_ATOM] && strcmp(v[O_ATOM], "fma") != 0)
-        return cute_alg_fail(c, "--atom \"%s\": unknown MMA atom (known: fma)", v[O_ATOM]);
+    bool named = v[O_ATOM] && strcmp(v[O_ATOM], "fma") != 0;
+    cute_mma_atom atom;
+    if (named && !cute_mma_atom_named(c, v[O_ATOM], &atom)) return opt_fail(c, O_ATOM, v[O_ATOM]);
+    if (named && v[O_DTYPE])
+        return cute_alg_fail(c, "--dtype: only for --atom fma (%s has its own types)", v[O_ATOM]);
     cute_dtype d;
     cute_layout atoms;
     if (!opt_dtype(c, v[O_DTYPE], &d)) return false;
@@ -187,9 +191,9 @@ static bool build_mma(cute_alg *c, const char **v, shown *out)
         if (!opt_perm(c, O_PERM_M + i, v[O_PERM_M + i], &perm[i], &perm_layout[i])) return false;
         given[i] = &perm[i];
     }
-    cute_mma_atom fma = cute_mma_atom_universal(c, d);
+    if (!named) atom = cute_mma_atom_universal(c, d);
     if (c->failed) return opt_fail(c, O_DTYPE, v[O_DTYPE] ? v[O_DTYPE] : "f32");
-    *t = cute_make_tiled_mma(c, &fma, &atoms, given[0], given[1], given[2]);
+    *t = cute_make_tiled_mma(c, &atom, &atoms, given[0], given[1], given[2]);
     if (c->failed) return build_fail(c, "TiledMMA");
     return perm_fits(c, t, v);
 }
@@ -241,7 +245,7 @@ static bool build_copy(cute_alg *c, const char **v, shown *out)
 #define BIT(o) (1u << (o))
 static const show_cmd show_cmds[] = {
     {"tiled-mma",
-     "[--atom fma] [--dtype f32] [--atoms \"(16,16,1):(16,1,0)\"] [--perm-m TILER]\n"
+     "[--atom fma|NAME] [--dtype f32] [--atoms \"(16,16,1):(16,1,0)\"] [--perm-m TILER]\n"
      "      [--perm-n TILER] [--perm-k TILER] [--svg FILE | --latex FILE]",
      "a TiledMMA: C, with A to its left and B (transposed) above it",
      BIT(O_ATOM) | BIT(O_DTYPE) | BIT(O_ATOMS) | BIT(O_PERM_M) | BIT(O_PERM_N) | BIT(O_PERM_K) |
@@ -259,6 +263,8 @@ static const int nshow_cmds = (int)(sizeof show_cmds / sizeof show_cmds[0]);
 static void usage(FILE *f)
 {
     fputs("usage: cutec show <what> OPTIONS   (who owns which element: T<thread> V<value>)\n", f);
+    fputs("\n  atom: an atom's table row (CuTe's traits), or all of them\n"
+          "    cutec show atom NAME [--dtype T] [--svg FILE]  |  cutec show atom list\n", f);
     for (int i = 0; i < nshow_cmds; i++)
         fprintf(f, "\n  %s: %s\n    cutec show %s %s\n", show_cmds[i].name, show_cmds[i].summary,
                 show_cmds[i].name, show_cmds[i].usage);
@@ -350,10 +356,11 @@ int cmd_show(int argc, char **argv)
     const char *what = argv[1];
     if (!strcmp(what, "help") || !strcmp(what, "--help") || !strcmp(what, "-h"))
         return usage(stdout), CLI_OK;
+    if (!strcmp(what, "atom")) return cmd_show_atom(argc - 1, argv + 1);
     for (int i = 0; i < nshow_cmds; i++)
         if (strcmp(what, show_cmds[i].name) == 0)
             return run_show(&show_cmds[i], argc - 2, argv + 2);
-    fprintf(stderr, "cutec show: unknown picture \"%s\" (tiled-mma, tiled-copy)\n\n", what);
+    fprintf(stderr, "cutec show: unknown picture \"%s\" (atom, tiled-mma, tiled-copy)\n\n", what);
     usage(stderr);
     return CLI_USAGE;
 }

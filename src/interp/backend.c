@@ -135,7 +135,8 @@ static cute_status sync(void *self, void *stream)
 static bool supports_op(void *self, const cute_ir_inst *inst)
 {
     (void)self;
-    if (inst->op == CUTE_OP_ASM) return cute_interp_supports_asm(inst->str);
+    if (inst->op == CUTE_OP_ASM) return false; /* PTX text: the GPU's alone */
+    if (inst->op == CUTE_OP_INST) return interp_inst_row(inst->imm2) != NULL;
     return inst->op < CUTE_OP_COUNT;
 }
 
@@ -248,6 +249,7 @@ static void destroy(void *self)
     free(B->bufs);
     free(B->err);
     free(B->reps);
+    free(B->bank_sites);
     pthread_mutex_destroy(&B->lock);
     free(B);
 }
@@ -300,6 +302,8 @@ cute_status cute_interp_new(const cute_interp_opts *opts, cute_backend *out)
     B->trace_block = o.trace_block;
     B->trace_thread = o.trace_thread;
     if (!B->trace_out) env_trace(B);
+    B->banks = o.bank_conflicts || env_int("CUTEC_BANK_CONFLICTS", 0) > 0;
+    if (!o.bank_conflicts && env_int("CUTEC_BANK_CONFLICTS", 0) > 0) B->banks_out = stderr;
     out->vt = &vt;
     out->self = B;
     return CUTE_OK;
@@ -314,6 +318,15 @@ bool cute_interp_last_stats(cute_backend b, cute_interp_stats *out)
     *out = B->stats;
     pthread_mutex_unlock(&B->lock);
     return true;
+}
+
+const cute_interp_bank_site *cute_interp_bank_sites(cute_backend b, int *n)
+{
+    *n = 0;
+    if (b.vt != &vt || !b.self) return NULL;
+    struct interp *B = b.self;
+    *n = B->nbank_sites;
+    return B->nbank_sites ? B->bank_sites : NULL;
 }
 
 const cute_interp_report *cute_interp_reports(cute_backend b, int *n)

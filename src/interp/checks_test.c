@@ -414,7 +414,7 @@ static void unknown_asm(void)
     const char *log = NULL;
     cute_status s = be.vt->compile(be.self, &k.f, 1, &m, &log);
     CHECK(s == CUTE_ERR_UNSUPPORTED && m == NULL, "compile fails: %d", (int)s);
-    CHECK(log && strstr(log, "not supported in the interpreter: mov.u32 %0, %globaltimer_lo;"),
+    CHECK(log && strstr(log, "not supported in the interpreter: inline PTX `mov.u32 %0, %globaltimer_lo;`"),
           "log: %s", log ? log : "(none)");
     printf("  %s\n", log ? log : "");
     cute_ir_func_free(k.f);

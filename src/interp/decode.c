@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cutec/inst.h"
 #include "interp/interp_internal.h"
 
 typedef struct decoder {
@@ -121,6 +122,20 @@ static bool operands(decoder *D, dinst *d, const cute_ir_inst *in)
     return true;
 }
 
+/* INST: the row's emulation, operands as slots (outputs first) */
+static bool decode_inst(decoder *D, dinst *d, const cute_ir_inst *in)
+{
+    d->imm = in->imm;
+    d->imm2 = in->imm2;
+    d->flags = in->flags;
+    if (!operands(D, d, in)) return false;
+    d->row = interp_inst_row(in->imm2);
+    const cute_inst_info *I = cute_inst_info_of((cute_inst)in->imm2);
+    if (!d->row) return fail(D, in, "not supported in the interpreter: %s", I ? I->mnemonic : "?");
+    d->fn = d->row->fn;
+    return true;
+}
+
 /* what a plain op needs: types, slots, sizes, and the function that runs it */
 static bool decode_op(decoder *D, dinst *d, const cute_ir_inst *in)
 {
@@ -164,17 +179,11 @@ static bool decode_op(decoder *D, dinst *d, const cute_ir_inst *in)
         D->P->has_printf = true;
         d->fn = interp_pick_misc(d, &why);
         break;
-    case CUTE_OP_ASM: {
-        if (!operands(D, d, in)) return false;
-        d->str = own_str(D, in->str);
-        iasm *a = own(D, interp_asm_size());
-        if (!a) return fail(D, in, "out of memory");
-        if (!interp_asm_match(in->str, d->vtype, d->nvar, (uint32_t)in->imm, a, &why))
-            return fail(D, in, "not supported in the interpreter: %s (%s)", in->str, why);
-        d->asm_ = a;
-        d->fn = interp_asm_fn(a);
-        return true;
-    }
+    case CUTE_OP_INST:
+        return decode_inst(D, d, in);
+    case CUTE_OP_ASM:
+        return fail(D, in, "not supported in the interpreter: inline PTX `%s` (the interpreter "
+                    "runs the instructions of the table, cutec/inst.h, not PTX text)", in->str);
     case CUTE_OP_CVT: case CUTE_OP_BITCAST: d->fn = interp_pick_convert(d, &why); break;
     case CUTE_OP_LOAD: case CUTE_OP_STORE: case CUTE_OP_ATOMIC: case CUTE_OP_ATOMIC_CAS:
         d->fn = interp_pick_mem(d, &why);

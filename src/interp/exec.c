@@ -217,6 +217,7 @@ void interp_run_block(ictx *X, uint64_t blin)
     memset(X->top, 1, X->nthr);
     imask m = {X->top, X->nthr};
     interp_exec(X, 0, X->P->ncode, &m);
+    interp_async_block_end(X);
     if (!X->stop) interp_race_epoch_end(X);
     else if (X->glogs)
         for (int i = 0; i < L->nbufs; i++) X->glogs[i].nr = X->glogs[i].nw = 0;

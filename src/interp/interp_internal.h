@@ -49,7 +49,17 @@ typedef void (*iop_fn)(ictx *X, const dinst *d, const imask *m);
 
 enum { K_OP, K_FOR, K_IF, K_WHILE, K_BREAK, K_RETURN, K_BARRIER };
 
-typedef struct iasm iasm; /* a recognised PTX instruction (asm.c) */
+/* element types of the instruction table's emulations (inst_*.c) */
+enum { E_F16 = 1, E_BF16, E_TF32, E_F32, E_F64, E_S8, E_U8, E_S32, E_E4M3, E_E5M2 };
+
+/* how the interpreter runs a row of the instruction table (inst.c) */
+typedef struct irow {
+    iop_fn fn;
+    int m, n, k;      /* mma: the shape */
+    uint8_t types[4]; /* mma: D, A, B, C (E_*); CVT_PACK: the packed type */
+    int num;          /* ldmatrix/stmatrix: matrices; cp.async: bytes */
+    int flag;         /* ldmatrix/stmatrix: transposed; cp.async: zero fill (a src-size) */
+} irow;
 
 /* A decoded instruction. */
 struct dinst {
@@ -72,12 +82,17 @@ struct dinst {
     uint32_t *var;      /* PRINTF/ASM operands: slots */
     cute_type *vtype;   /* and their types */
     cute_vreg *vvar;
-    const char *str;    /* PRINTF format, ASM text (the module's copies) */
+    const char *str;    /* PRINTF format (the module's copy) */
     const char *file;   /* call site (the module's copy) */
     int line;
     int esize;          /* memory ops and PTR_ADD: bytes of one pointee element */
-    const iasm *asm_;   /* ASM: what it is */
+    const irow *row;    /* INST: its emulation (imm2: the row, flags: the outputs) */
 };
+
+/* bank counts of one instruction (banks.c) */
+typedef struct ibank {
+    uint64_t requests, wavefronts, ideal;
+} ibank;
 
 typedef struct iconst {
     uint32_t slot, lanes;
@@ -167,6 +182,10 @@ struct interp {
     cute_interp_report *reps; /* of the last launch */
     int nreps;
     cute_interp_stats stats;  /* of the last launch */
+    bool banks;                   /* count bank conflicts */
+    FILE *banks_out;              /* and print them here after each launch (NULL: don't) */
+    cute_interp_bank_site *bank_sites; /* of the last launch */
+    int nbank_sites;
     char log[1024];
 };
 
@@ -190,6 +209,7 @@ typedef struct ilaunch {
     atomic_uint_least64_t stop_at; /* the lowest block whose check stopped the launch */
     pthread_mutex_t lock;          /* reports, printf output, atomics */
     cute_interp_report *reps;
+    ibank *banks; /* per instruction, when counting */
     uint64_t *rep_block;
     int nreps, creps;
     bool oom;
@@ -229,9 +249,15 @@ struct ictx {
     int nreps, creps;
     bool oom;
     uint16_t *bufcache; /* per instruction: the buffer it hit last */
+    ibank *banks;       /* per instruction: this block's bank counts (NULL: not counting) */
     char *out;          /* PRINTF output of this block */
     size_t outn, outc;
     int64_t trace_t; /* the traced thread in this block, or -1 */
+    /* asynchronous copies issued and not landed (inst_async.c) */
+    struct icopy *copies;
+    uint32_t ncopies, ccopies;
+    uint32_t *groups;  /* per thread: the cp.async groups it committed */
+    uint8_t *pending;  /* per shared byte: copies in flight that write it */
 };
 
 #define REG(X, s) ((X)->regs + (size_t)(s) * (X)->nthr)
@@ -285,13 +311,26 @@ iop_fn interp_pick_misc(const dinst *d, const char **why);
 double interp_slot_f64(islot s, int dtype);
 void interp_store_const(islot *s, int dtype, int64_t imm);
 
-/* --- asm.c ------------------------------------------------------------------------- */
-/* recognise ptx with operand types (types NULL: the text alone) into *out (of
- * interp_asm_size() bytes); false with *why when the interpreter cannot emulate it */
-bool interp_asm_match(const char *ptx, const cute_type *types, uint32_t n, uint32_t nout,
-                      iasm *out, const char **why);
-size_t interp_asm_size(void);
-iop_fn interp_asm_fn(const iasm *a);
+/* --- inst*.c: the instruction table's emulations ------------------------------------ */
+const irow *interp_inst_row(int64_t row); /* NULL: no emulation */
+/* operand k's 32 bits for thread t (a scalar, or a packed vector with lane 0 lowest) */
+uint32_t interp_get32(ictx *X, const dinst *d, uint32_t k, uint32_t t);
+void interp_put32(ictx *X, const dinst *d, uint32_t k, uint32_t t, uint32_t v);
+uint64_t interp_addr(ictx *X, const dinst *d, uint32_t k, uint32_t t);
+/* the warp of threads [w0, w0+32) is whole and all active; else false (after a report) */
+bool interp_whole_warp(ictx *X, const dinst *d, const imask *m, uint32_t w0);
+void inst_mma(ictx *X, const dinst *d, const imask *m);
+void inst_ldmatrix(ictx *X, const dinst *d, const imask *m);
+void inst_stmatrix(ictx *X, const dinst *d, const imask *m);
+void inst_cp_async(ictx *X, const dinst *d, const imask *m);
+void inst_cp_commit(ictx *X, const dinst *d, const imask *m);
+void inst_cp_wait(ictx *X, const dinst *d, const imask *m);
+void inst_cp_wait_all(ictx *X, const dinst *d, const imask *m);
+/* at the end of a block: report the copies still pending, forget them */
+void interp_async_block_end(ictx *X);
+/* a shared access of [off, off+bytes) by d meets a copy that has not landed: report it */
+bool interp_async_conflict(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
+                           int how);
 
 /* --- numeric.c -------------------------------------------------------------------- */
 uint16_t interp_small_from_int(int small, int64_t v, bool is_unsigned); /* small: 0 f16, 1 bf16 */
@@ -307,10 +346,22 @@ void interp_run_block(ictx *X, uint64_t blin);
 /* (how: 0 read, 1 write, 2 atomic; align: the address must be a multiple of it) */
 const ibuf *interp_gcheck(ictx *X, const dinst *d, uint32_t t, uint64_t addr, uint32_t bytes,
                           uint32_t align, int how);
-/* a shared access at byte offset off: true when it may go ahead */
+/* a shared access at byte offset off: true when it may go ahead (bounds, alignment, races,
+ * uninitialized bytes, copies not yet landed) */
 bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
                    uint32_t align, int how);
+/* bounds and alignment only (what an asynchronous copy checks when it is issued) */
+bool interp_sbounds(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
+                    uint32_t align, int how);
 void interp_race_epoch_end(ictx *X); /* at a barrier and at the block's end */
+
+/* bank conflicts (banks.c): one warp-level request of n addresses of `bytes` each; a
+ * load/store's request per warp; a block's counts into the launch; the launch's into B */
+void interp_banks_request(ictx *X, const dinst *d, const uint64_t *addr, uint32_t n, uint32_t bytes);
+void interp_banks_access(ictx *X, const dinst *d, const imask *m, const islot *P, uint32_t bytes);
+void interp_banks_operand(ictx *X, const dinst *d, const imask *m, uint32_t k, uint32_t bytes);
+void interp_banks_publish(ictx *X);
+bool interp_banks_gather(struct interp *B, const ilaunch *L);
 
 /* --- backend.c -------------------------------------------------------------------- */
 /* the id of the live buffer holding addr, or 0 */

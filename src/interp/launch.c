@@ -134,14 +134,17 @@ static bool worker_init(ictx *X, ilaunch *L)
     X->mbuf = malloc((size_t)(P->maxdepth + 1) * 2 * n);
     X->returned = calloc(n, 1);
     X->bufcache = calloc(P->ncode + 1, sizeof *X->bufcache);
+    if (L->banks && !(X->banks = calloc(P->ncode + 1, sizeof *X->banks))) return false;
     if (L->smem) {
         X->smem = calloc(L->smem, 1);
         X->shadow = calloc(L->smem, sizeof *X->shadow);
+        X->pending = calloc(L->smem, 1);
+        X->groups = calloc(n, sizeof *X->groups);
     }
     if (L->nbufs && !(L->disable & (1u << CUTE_CHECK_GLOBAL_RACE)))
         X->glogs = calloc((size_t)L->nbufs, sizeof *X->glogs);
     if (!X->regs || !X->top || !X->mbuf || !X->returned || !X->bufcache ||
-        (L->smem && (!X->smem || !X->shadow)) || (L->nbufs && !X->glogs &&
+        (L->smem && (!X->smem || !X->shadow || !X->pending || !X->groups)) || (L->nbufs && !X->glogs &&
                                                  !(L->disable & (1u << CUTE_CHECK_GLOBAL_RACE))))
         return false;
     /* parameters and constants: the same in every thread, never assigned */
@@ -167,8 +170,12 @@ static void worker_free(ictx *X)
     free(X->mbuf);
     free(X->returned);
     free(X->bufcache);
+    free(X->banks);
     free(X->smem);
     free(X->shadow);
+    free(X->pending);
+    free(X->groups);
+    free(X->copies);
     free(X->reps);
     free(X->rep_inst);
     free(X->out);
@@ -234,6 +241,7 @@ static void publish(ictx *X)
     L->stats.blocks++;
     L->stats.dispatched += X->dispatched, L->stats.thread_ops += X->thread_ops;
     X->dispatched = X->thread_ops = 0;
+    interp_banks_publish(X);
     /* a block that stopped ends the launch after it; `limit` reports in all end it after
      * the block holding the limit-th (in block order: lower blocks may still add some) */
     uint64_t cut = X->stop || X->oom ? X->blin : UINT64_MAX;
@@ -318,6 +326,7 @@ static void launch_free(ilaunch *L)
     free(L->bufs);
     for (int d = 0; d < 3; d++) free(L->tid[d]);
     free(L->reps);
+    free(L->banks);
     free(L->rep_block);
     if (L->out)
         for (uint64_t b = 0; b < L->nblocks; b++) free(L->out[b]);
@@ -366,6 +375,10 @@ cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *c
         L.trace_block = tb.x + (uint64_t)L.grid.x * (tb.y + (uint64_t)L.grid.y * tb.z);
         L.trace_thread = tt.x + L.block.x * (tt.y + L.block.y * tt.z);
     }
+    if (B->banks && !(L.banks = calloc(P->ncode + 1, sizeof *L.banks))) {
+        launch_free(&L);
+        return CUTE_ERR_OOM;
+    }
     int nw = B->threads < 1 ? 1 : B->threads;
     if ((uint64_t)nw > L.nblocks) nw = (int)L.nblocks;
     L.workers = nw;
@@ -396,6 +409,7 @@ cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *c
     B->stats = L.stats;
     B->stats.decoded = P->ncode;
     s = gather(B, &L);
+    if (!interp_banks_gather(B, &L) && s == CUTE_OK) s = CUTE_ERR_OOM;
     launch_free(&L);
     return s;
 }

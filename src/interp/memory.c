@@ -10,7 +10,8 @@
  * interval ("epoch") and thread of its last write and of its reads in the current
  * interval, so an uninitialized read (no write since the block began) and a race (another
  * thread's write, or a write after another thread's read, in the same interval) are found
- * at the access itself. */
+ * at the access itself; so is an access to bytes an asynchronous copy has yet to land
+ * (inst_async.c). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,8 +170,8 @@ static void race_report(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint3
                   other_wrote ? "wrote" : "read", site);
 }
 
-bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
-                   uint32_t align, int how)
+bool interp_sbounds(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
+                    uint32_t align, int how)
 {
     uint64_t size = X->L->smem;
     if (off > size || bytes > size - off) {
@@ -185,6 +186,24 @@ bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t b
         interp_report(X, d, t, CUTE_CHECK_MISALIGNED, 0, (int64_t)off, bytes,
                       "misaligned shared %s of %u bytes: offset %" PRIu64
                       " is not a multiple of %u", how_name(how), bytes, off, align);
+    return true;
+}
+
+/* a copy still in flight writes one of the bytes: the access comes before its wait */
+static bool async_pending(ictx *X, uint64_t off, uint32_t bytes)
+{
+    if (!X->pending) return false;
+    for (uint32_t i = 0; i < bytes; i++)
+        if (X->pending[off + i]) return true;
+    return false;
+}
+
+bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
+                   uint32_t align, int how)
+{
+    if (!interp_sbounds(X, d, t, off, bytes, align, how)) return false;
+    if (async_pending(X, off, bytes) && checking(X, CUTE_CHECK_ASYNC_COPY))
+        interp_async_conflict(X, d, t, off, bytes, how);
     bool uninit = how != 1 && checking(X, CUTE_CHECK_UNINIT_SHARED);
     bool race = checking(X, CUTE_CHECK_SHARED_RACE);
     uint32_t idx = (uint32_t)(d - X->P->code), ep = X->epoch;

@@ -18,6 +18,7 @@ static void load(ictx *X, const dinst *d, const imask *m)
 {
     const islot *P = REG(X, d->a[0]);
     uint32_t es = (uint32_t)d->esize, bytes = es * d->lanes;
+    if (X->banks && d->space == CUTE_SMEM) interp_banks_access(X, d, m, P, bytes);
     EACH(X, m, t, {
         const uint8_t *src = address(X, d, t, P[t].u64, bytes, (uint32_t)d->imm, 0);
         for (uint32_t l = 0; l < d->lanes; l++) {
@@ -45,6 +46,7 @@ static void store(ictx *X, const dinst *d, const imask *m)
 {
     const islot *P = REG(X, d->a[0]);
     uint32_t es = (uint32_t)d->esize, bytes = es * d->lanes;
+    if (X->banks && d->space == CUTE_SMEM) interp_banks_access(X, d, m, P, bytes);
     EACH(X, m, t, {
         uint8_t *dst = address(X, d, t, P[t].u64, bytes, (uint32_t)d->imm, 1);
         if (!dst) continue;

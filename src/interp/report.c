@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cutec/inst.h"
 #include "interp/interp_internal.h"
 
 static const char *names[CUTE_CHECK_COUNT] = {
@@ -19,6 +20,7 @@ static const char *names[CUTE_CHECK_COUNT] = {
     [CUTE_CHECK_DIV_ZERO] = "integer division by zero",
     [CUTE_CHECK_WARP_INACTIVE] = "inactive lane in a warp-collective op",
     [CUTE_CHECK_UNSUPPORTED] = "not supported in the interpreter",
+    [CUTE_CHECK_ASYNC_COPY] = "asynchronous copy not waited for",
 };
 
 const char *cute_interp_check_name(cute_interp_check k)
@@ -72,7 +74,8 @@ bool interp_report(ictx *X, const dinst *d, uint32_t t, cute_interp_check kind,
     r->kind = kind;
     r->block = (cute_dim3){X->ctaid[0], X->ctaid[1], X->ctaid[2]};
     if (t != UINT32_MAX) interp_thread_dim3(X, t, &r->thread);
-    r->op = d ? cute_op_name((cute_op)d->op) : "?";
+    r->op = !d ? "?" : d->op == CUTE_OP_INST ? cute_inst_info_of((cute_inst)d->imm2)->mnemonic
+                                             : cute_op_name((cute_op)d->op);
     r->file = d ? d->file : NULL;
     r->line = d ? d->line : 0;
     r->buffer = buffer;

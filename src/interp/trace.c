@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "cutec/inst.h"
 #include "interp/interp_internal.h"
 
 int interp_format_slot(char *buf, size_t n, islot s, int dt)
@@ -74,7 +75,10 @@ void interp_trace_op(ictx *X, const dinst *d)
     char v[256];
     head(X, d);
     if (d->vd) fprintf(o, "%%%u = ", d->vd);
-    fputs(cute_op_name((cute_op)d->op), o);
+    if (d->op == CUTE_OP_INST)
+        fprintf(o, "INST %s", cute_inst_info_of((cute_inst)d->imm2)->id);
+    else
+        fputs(cute_op_name((cute_op)d->op), o);
     int nargs = cute_op_nargs((cute_op)d->op);
     uint32_t nops = nargs < 0 ? d->nvar : (uint32_t)nargs;
     for (uint32_t k = 0; k < nops; k++) {
@@ -85,10 +89,14 @@ void interp_trace_op(ictx *X, const dinst *d)
         value(X, v, sizeof v, d->d, P->vtype[d->vd], t);
         fprintf(o, " -> %s", v);
     }
+    for (uint32_t k = 0; d->op == CUTE_OP_INST && k < d->flags; k++) { /* its outputs */
+        value(X, v, sizeof v, d->var[k], d->vtype[k], t);
+        fprintf(o, "%s%s", k ? ", " : " -> ", v);
+    }
     bool open = false;
     for (uint32_t k = 0; k < nops; k++) {
         cute_vreg r = nargs < 0 ? d->vvar[k] : d->va[k];
-        if (!r || (d->op == CUTE_OP_ASM && k < (uint32_t)d->imm)) continue;
+        if (!r || (d->op == CUTE_OP_INST && k < d->flags)) continue;
         value(X, v, sizeof v, P->slot_of[r], P->vtype[r], t);
         fprintf(o, "%s%%%u = %s", open ? ", " : "  (", r, v);
         open = true;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cutec/inst.h"
 #include "cutec/ir.h"
 
 static void reg(FILE *o, const cute_ir_func *f, cute_vreg r)
@@ -37,7 +38,7 @@ static void imm_text(FILE *o, const cute_ir_inst *in)
         static const char *m[] = {"add", "min", "max", "exch"};
         fprintf(o, " %s", in->imm >= 0 && in->imm < 4 ? m[in->imm] : "?");
     }
-    if (in->flags & CUTE_IR_FAST) fputs(" fast", o);
+    if (op != CUTE_OP_INST && (in->flags & CUTE_IR_FAST)) fputs(" fast", o);
 }
 
 static void quoted(FILE *o, const char *s)
@@ -55,6 +56,18 @@ static void quoted(FILE *o, const char *s)
 }
 
 static void block(FILE *o, const cute_ir_func *f, const cute_ir_block *b, int depth);
+
+/* INST: " ROW outputs <- inputs", and the immediate when the row has one */
+static void inst_row(FILE *o, const cute_ir_func *f, const cute_ir_inst *in)
+{
+    const cute_inst_info *I = cute_inst_info_of((cute_inst)in->imm2);
+    fprintf(o, " %s", I ? I->id : "?");
+    for (uint32_t k = 0; k < in->nvar; k++) {
+        fputs(k == in->flags ? " <- " : k ? ", " : " ", o);
+        reg(o, f, in->var[k]);
+    }
+    if (I && I->has_imm) fprintf(o, " imm %lld", (long long)in->imm);
+}
 
 static void inst(FILE *o, const cute_ir_func *f, const cute_ir_inst *in, int depth)
 {
@@ -82,6 +95,8 @@ static void inst(FILE *o, const cute_ir_func *f, const cute_ir_inst *in, int dep
         reg(o, f, in->a[2]);
         fprintf(o, " step %lld", (long long)in->imm2);
         if (in->imm) fprintf(o, " unroll %lld", (long long)in->imm);
+    } else if (op == CUTE_OP_INST) {
+        inst_row(o, f, in);
     } else {
         for (int k = 0; k < nargs; k++) {
             fputs(k ? ", " : " ", o);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cutec/inst.h"
 #include "cutec/ir.h"
 
 typedef enum { SAME, CMP, UNARY, MATH, CAST, NONE, SPEC, OTHER } op_class;
@@ -109,6 +110,56 @@ static bool check_memory(verifier *v, const cute_ir_inst *in)
     return true;
 }
 
+/* the registers of one group of an instruction row: what the group's role and class take */
+static bool check_group(verifier *v, const cute_ir_inst *in, const cute_inst_info *I,
+                        const cute_inst_group *G, const cute_vreg *r)
+{
+    for (int k = 0; k < G->count; k++) {
+        cute_type t = T(v, r[k]);
+        bool ok = G->role == CUTE_IG_SADDR   ? t.dtype == CUTE_PTR && t.space == CUTE_SMEM
+                  : G->role == CUTE_IG_GADDR ? t.dtype == CUTE_PTR && t.space == CUTE_GMEM
+                                             : cute_inst_class_accepts((cute_inst_class)G->cls, t);
+        if (ok) continue;
+        char have[64];
+        cute_type_str(t, have, sizeof have);
+        const char *want = G->role == CUTE_IG_SADDR   ? "a shared-memory pointer ptr<T,smem>"
+                           : G->role == CUTE_IG_GADDR ? "a global pointer ptr<T,gmem>"
+                                                      : cute_inst_class_name((cute_inst_class)G->cls);
+        return fail(v, in, "%s: operand %s[%d] (%%%u) is %s, the row takes %s", I->id, G->name, k,
+                    r[k], have, want);
+    }
+    return true;
+}
+
+/* an INST op against its row: counts, then each group's registers */
+static bool check_inst_row(verifier *v, const cute_ir_inst *in)
+{
+    const cute_inst_info *I = cute_inst_info_of((cute_inst)in->imm2);
+    if (!I) return fail(v, in, "no instruction row %lld", (long long)in->imm2);
+    uint32_t nout = in->flags;
+    if (nout > in->nvar || (int)nout != I->nout || (int)(in->nvar - nout) != I->nin)
+        return fail(v, in, "%s (%s) takes %d outputs and %d inputs, got %u and %u", I->id,
+                    I->mnemonic, I->nout, I->nin, nout < in->nvar ? nout : in->nvar,
+                    nout < in->nvar ? in->nvar - nout : 0);
+    if (!I->has_imm && in->imm != 0)
+        return fail(v, in, "%s takes no immediate (got %lld)", I->id, (long long)in->imm);
+    if (I->has_imm && (in->imm < 0 || in->imm > INT32_MAX))
+        return fail(v, in, "%s: immediate %lld out of range", I->id, (long long)in->imm);
+    for (uint32_t k = nout; k < in->nvar; k++)
+        if (!reg_ok(v, in, in->var[k], "an input")) return false;
+    for (uint32_t k = 0; k < nout; k++)
+        if (in->var[k] == 0 || in->var[k] >= v->f->nvregs)
+            return fail(v, in, "output: no such register %%%u", in->var[k]);
+    const cute_vreg *out = in->var, *inp = in->var + nout;
+    for (int g = 0; g < I->ngroups; g++) {
+        const cute_inst_group *G = &I->groups[g];
+        const cute_vreg **at = G->role == CUTE_IG_OUT ? &out : &inp;
+        if (!check_group(v, in, I, G, *at)) return false;
+        *at += G->count;
+    }
+    return true;
+}
+
 static bool check_other(verifier *v, const cute_ir_inst *in)
 {
     cute_type t = in->type;
@@ -161,6 +212,8 @@ static bool check_other(verifier *v, const cute_ir_inst *in)
         return same_type(v, in, in->a[1], t, "operand 1") &&
                (in->op == CUTE_OP_ATOMIC || same_type(v, in, in->a[2], t, "operand 2"));
     }
+    case CUTE_OP_INST:
+        return check_inst_row(v, in);
     case CUTE_OP_ASM:
         if (!in->str) return fail(v, in, "no PTX text");
         if (in->imm < 0 || (uint32_t)in->imm > in->nvar)
@@ -264,7 +317,8 @@ static bool check_inst(verifier *v, const cute_ir_inst *in)
     if (op == CUTE_OP_BREAK && v->loops == 0) return fail(v, in, "outside a loop");
     if (nargs < 0) {
         for (uint32_t k = 0; k < in->nvar; k++)
-            if ((op != CUTE_OP_ASM || k >= (uint32_t)in->imm) && !reg_ok(v, in, in->var[k], "an operand"))
+            if (op != CUTE_OP_INST && (op != CUTE_OP_ASM || k >= (uint32_t)in->imm) &&
+                !reg_ok(v, in, in->var[k], "an operand"))
                 return false;
         if (op == CUTE_OP_PRINTF && !in->str) return fail(v, in, "no format");
     } else {
@@ -274,8 +328,8 @@ static bool check_inst(verifier *v, const cute_ir_inst *in)
     if (op == CUTE_OP_MOV && !v->f->vregs[in->dst].mutable_)
         return fail(v, in, "assigns %%%u, which is not mutable", in->dst);
     if (!check_types(v, in)) return false;
-    if (op == CUTE_OP_ASM)
-        for (uint32_t k = 0; k < (uint32_t)in->imm; k++)
+    if (op == CUTE_OP_ASM || op == CUTE_OP_INST)
+        for (uint32_t k = 0; k < (op == CUTE_OP_ASM ? (uint32_t)in->imm : in->flags); k++)
             if (!define(v, in, in->var[k])) return false;
     if (in->dst) {
         if (!same_type(v, in, in->dst, in->type, "the result")) return false;

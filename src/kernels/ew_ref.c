@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cutec/cuda_c.h"
+#include "cutec/numeric.h"
 #include "ew_ref.h"
 
 static double f16_value(uint16_t h)
@@ -34,6 +35,10 @@ double ew_get(cute_dtype d, const void *base, int64_t i)
     case CUTE_F16: return f16_value(((const uint16_t *)base)[i]);
     case CUTE_BF16: return bf16_value(((const uint16_t *)base)[i]);
     case CUTE_I32: return ((const int32_t *)base)[i];
+    case CUTE_I8: return ((const int8_t *)base)[i];
+    case CUTE_TF32: return ((const float *)base)[i];
+    case CUTE_E4M3: return cute_e4m3_to_f32(((const uint8_t *)base)[i]);
+    case CUTE_E5M2: return cute_e5m2_to_f32(((const uint8_t *)base)[i]);
     default: return NAN;
     }
 }
@@ -47,6 +52,10 @@ void ew_set(cute_dtype d, void *base, int64_t i, double v)
     case CUTE_F16: ((uint16_t *)base)[i] = cute_f16_bits(v); break;
     case CUTE_BF16: ((uint16_t *)base)[i] = cute_bf16_bits(v); break;
     case CUTE_I32: ((int32_t *)base)[i] = (int32_t)v; break;
+    case CUTE_I8: ((int8_t *)base)[i] = (int8_t)v; break;
+    case CUTE_TF32: ((float *)base)[i] = cute_f64_to_tf32(v); break;
+    case CUTE_E4M3: ((uint8_t *)base)[i] = cute_f64_to_e4m3(v); break;
+    case CUTE_E5M2: ((uint8_t *)base)[i] = cute_f64_to_e5m2(v); break;
     default: break;
     }
 }

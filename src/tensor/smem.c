@@ -24,12 +24,20 @@ static cute_val no_val(void) { return (cute_val){0, cute_type_of(CUTE_VOID), 0};
 static bool pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 static int64_t align_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
-/* the alignment a byte offset from the base actually has: its lowest set bit, at most what
- * the base itself is guaranteed */
+/* the alignment a byte offset from the base has, as far as accesses use it: its lowest
+ * set bit, at most CUTE_SMEM_ACCESS_ALIGN (the base itself is aligned further) */
 static int guaranteed_align(int64_t off)
 {
     int64_t low = off & -off;
-    return off == 0 || low >= CUTE_SMEM_BASE_ALIGN ? CUTE_SMEM_BASE_ALIGN : (int)low;
+    return off == 0 || low >= CUTE_SMEM_ACCESS_ALIGN ? CUTE_SMEM_ACCESS_ALIGN : (int)low;
+}
+
+int cute_swizzle_align_bytes(cute_swizzle sw, cute_dtype d)
+{
+    int bytes = cute_dtype_bytes(d), shift = sw.S > 0 ? sw.S : -sw.S;
+    if (sw.B <= 0 || bytes <= 0) return bytes > 0 ? bytes : 1;
+    int64_t need = (int64_t)bytes << (sw.B + sw.M + shift);
+    return need < CUTE_SMEM_BASE_ALIGN ? (int)need : CUTE_SMEM_BASE_ALIGN;
 }
 
 cute_smem_allocator cute_smem_allocator_new(cute_ctx *c)
@@ -165,6 +173,7 @@ cute_tensor cute_smem_alloc_tensor_swizzled(cute_ctx *c, cute_smem_allocator *a,
     }
     int64_t span = layout_span(c, layout, sw, what);
     if (span < 0) return bad_tensor();
+    if (align_bytes < cute_swizzle_align_bytes(sw, d)) align_bytes = cute_swizzle_align_bytes(sw, d);
     int64_t off = take(c, a, span > CUTE_SMEM_MAX_BYTES ? span : span * esize, align_bytes, what);
     return off < 0 ? bad_tensor() : smem_tensor(c, d, off, layout, sw);
 }

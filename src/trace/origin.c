@@ -112,8 +112,11 @@ static void walk_inst(cute_ctx *c, const cute_ir_inst *in)
     if (op == CUTE_OP_WHILE) return; /* its condition lives in its own block */
     if (nargs < 0) {
         for (uint32_t k = 0; k < in->nvar; k++) {
-            if (op == CUTE_OP_ASM && k < (uint32_t)in->imm)
-                define(c, in->var[k], in);
+            /* outputs: ASM's first imm operands, INST's first flags (its row's OUT groups) */
+            if ((op == CUTE_OP_ASM && k < (uint32_t)in->imm) || (op == CUTE_OP_INST && k < in->flags)) {
+                /* like an assignment: a variable that has a value here keeps its scope */
+                if (!live(c, in->var[k])) define(c, in->var[k], in);
+            }
             else
                 use(c, in, in->var[k]);
         }

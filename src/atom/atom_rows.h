@@ -1,0 +1,42 @@
+/* Internal: the atom table's rows (atom_rows.c) and the emitters they name. */
+#ifndef CUTEC_ATOM_ROWS_H
+#define CUTEC_ATOM_ROWS_H
+
+#include "cutec/atom_table.h"
+
+/* how a row is turned into a cute_mma_atom / cute_copy_atom */
+typedef enum {
+    ROW_UNIVERSAL_FMA, /* cute_mma_atom_universal_mixed */
+    ROW_UNIVERSAL_COPY,/* cute_copy_atom_universal */
+    ROW_MMA_SYNC,      /* mma.sync: warp, registers in and out */
+    ROW_LDSM,          /* ldmatrix: warp, shared -> registers */
+    ROW_STSM,          /* stmatrix: warp, registers -> shared */
+    ROW_CP_ASYNC,      /* cp.async: thread, global -> shared, asynchronous, zero-fill */
+} row_kind;
+
+typedef struct atom_row {
+    cute_atom_info info;
+    uint8_t kind;         /* row_kind */
+    int mnk[3];           /* MMA */
+    int bits;             /* copy: bits one thread moves per atom; cp.async: its size */
+    int matrices;         /* ldmatrix / stmatrix: 1, 2 or 4 8x8 matrices */
+    bool trans;           /* ldmatrix / stmatrix .trans */
+} atom_row;
+
+extern const atom_row cute_atom_rows[];
+extern const int cute_atom_nrows;
+
+/* the row called name (also with a "_t" after a uintN type: "<uint128_t>"), or NULL */
+const atom_row *atom_row_find(const char *name);
+
+/* the emitters of the rows (atom_emit_*.c) */
+void mma_sync_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_tensor A,
+                   cute_tensor B, cute_tensor C);
+void ldsm_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,
+               cute_vreg pred);
+void stsm_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,
+               cute_vreg pred);
+void cp_async_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,
+                   cute_vreg pred);
+
+#endif

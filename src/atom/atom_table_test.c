@@ -1,0 +1,141 @@
+/* The atom table against CuTe and against itself: every MMA row's A, B and C layouts cover
+ * their operand exactly once per element; every copy row moves the same bits on both sides
+ * and its register side covers them once; key rows print exactly as CuTe's traits; copy
+ * atoms upcast to elements as Copy_Atom<Traits, T> does; bad names and types are refused
+ * with what was wrong.  (The layouts against the hardware: atom_lane_test.) */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cutec/atom_table.h"
+#include "cutec/notation.h"
+
+static char buf[4096];
+
+static const char *lay(cute_alg *c, cute_layout L)
+{
+    if (c->failed) return c->error;
+    cute_layout_str(&L, buf, sizeof buf);
+    return buf;
+}
+
+/* how often L hits each of 0..n-1 (NULL: something outside); the caller frees */
+static int *hits(cute_alg *c, const cute_layout *L, int64_t n)
+{
+    int *h = calloc((size_t)n, sizeof *h);
+    int64_t size = cute_size(c, L).v;
+    for (int64_t i = 0; i < size; i++) {
+        int64_t x = cute_layout_eval(c, L, cute_i(i)).v;
+        if (x < 0 || x >= n) return free(h), NULL;
+        h[x]++;
+    }
+    return h;
+}
+
+/* every element hit exactly once */
+static bool bijective(cute_alg *c, const cute_layout *L, int64_t n)
+{
+    int *h = hits(c, L, n);
+    bool ok = h != NULL && cute_size(c, L).v == n;
+    for (int64_t i = 0; ok && i < n; i++) ok = h[i] == 1;
+    free(h);
+    return ok;
+}
+
+static void check_mma_row(cute_alg *c, const cute_atom_info *r)
+{
+    cute_tuple mnk = cute_tuple_parse(c, r->field[0]);
+    int64_t m = mnk.leaf[0].v, n = mnk.leaf[1].v, k = mnk.leaf[2].v;
+    int64_t extent[3] = {m * k, n * k, m * n};
+    for (int op = 0; op < 3; op++) {
+        cute_layout L = cute_layout_parse(c, r->field[2 + op]);
+        CHECK(!c->failed && bijective(c, &L, extent[op]), "%s %s: not one (thread, value) per element",
+              r->name, r->field_name[2 + op]);
+    }
+}
+
+static void check_copy_row(cute_alg *c, const cute_atom_info *r)
+{
+    cute_layout S = cute_layout_parse(c, r->field[1]), D = cute_layout_parse(c, r->field[2]);
+    bool ldsm = strstr(r->name, "LDSM") != NULL;
+    const cute_layout *regs = ldsm ? &D : &S, *mem = ldsm ? &S : &D;
+    int64_t n = cute_size(c, regs).v;
+    CHECK(!c->failed && bijective(c, regs, n), "%s: the register side does not hold every bit once", r->name);
+    int *h = hits(c, mem, n);
+    bool ok = h != NULL;
+    for (int64_t i = 0; ok && i < n; i++) ok = h[i] > 0;
+    CHECK(ok, "%s: the memory side does not cover the register side's bits", r->name);
+    free(h);
+}
+
+static void check_rows(cute_alg *c)
+{
+    for (int i = 0; i < cute_atom_count(); i++) {
+        cute_atom_info r = cute_atom_info_at(i);
+        if (r.mma)
+            check_mma_row(c, &r);
+        else
+            check_copy_row(c, &r);
+        CHECK(!c->failed, "%s: %s", r.name, c->error);
+        cute_alg_clear(c);
+    }
+}
+
+/* the rows the GEMM stands on print exactly as CuTe's traits */
+static void check_cute_text(cute_alg *c)
+{
+    cute_mma_atom a;
+    CHECK(cute_mma_atom_named(c, "SM80_16x8x16_F32BF16BF16F32_TN", &a), "%s", c->error);
+    CHECK_STR(lay(c, a.a_tv), "((4,8),(2,2,2)):((32,1),(16,8,128))");
+    CHECK_STR(lay(c, a.b_tv), "((4,8),(2,2)):((16,1),(8,64))");
+    CHECK_STR(lay(c, a.c_tv), "((4,8),(2,2)):((32,1),(16,8))");
+    CHECK(a.a_type == CUTE_BF16 && a.c_type == CUTE_F32 && a.min_arch == 80 &&
+              a.traits.scope == CUTE_SCOPE_WARP && a.traits.pred == CUTE_PRED_NONE,
+          "types and traits");
+    cute_copy_atom ld;
+    CHECK(cute_copy_atom_named(c, "SM75_U32x4_LDSM_N", CUTE_BF16, &ld), "%s", c->error);
+    /* Copy_Atom<SM75_U32x4_LDSM_N, bfloat16_t>: (32,128):(128,1) and
+     * (32,(32,4)):(32,(1,1024)) in bits, upcast by 16 */
+    CHECK_STR(lay(c, ld.src_tv), "(32,8):(8,1)");
+    CHECK_STR(lay(c, ld.dst_tv), "(32,(2,4)):(2,(1,64))");
+    CHECK(ld.bits == 128 && ld.traits.scope == CUTE_SCOPE_WARP, "LDSM x4 bits and scope");
+    CHECK(cute_copy_atom_named(c, "SM75_U16x8_LDSM_T", CUTE_F16, &ld), "%s", c->error);
+    CHECK_STR(lay(c, ld.dst_tv), "((4,8),(1,2,4)):((16,1),(1,8,64))");
+    CHECK(cute_copy_atom_named(c, "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", CUTE_F16, &ld), "%s", c->error);
+    CHECK_STR(lay(c, ld.src_tv), "(1,8):(0,1)");
+    CHECK(ld.traits.async && ld.traits.pred == CUTE_PRED_ZFILL && ld.min_arch == 80, "cp.async traits");
+}
+
+static void check_refusals(cute_alg *c)
+{
+    cute_copy_atom ld;
+    cute_mma_atom m;
+    CHECK(!cute_copy_atom_named(c, "SM75_U16x8_LDSM_T", CUTE_F32, &ld) &&
+              strstr(c->error, "narrower than one 32-bit element"),
+          "f32 through a 16-bit transpose: %s", c->error);
+    cute_alg_clear(c);
+    CHECK(!cute_copy_atom_named(c, "SM80_CP_ASYNC_CACHEGLOBAL<uint32>", CUTE_F32, &ld) &&
+              strstr(c->error, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>"),
+          "cp.async.cg of 4 bytes: %s", c->error);
+    cute_alg_clear(c);
+    CHECK(!cute_copy_atom_named(c, "SM80_CP_ASYNC_CACHEALWAYS<uint32>", CUTE_F64, &ld) &&
+              strstr(c->error, "not a multiple of one f64"),
+          "f64 by 4 bytes: %s", c->error);
+    cute_alg_clear(c);
+    CHECK(!cute_mma_atom_named(c, "SM75_U32x4_LDSM_N", &m) && strstr(c->error, "is a copy atom, not an MMA atom"),
+          "a copy atom is no MMA atom: %s", c->error);
+    cute_alg_clear(c);
+}
+
+int main(void)
+{
+    cute_alg c;
+    cute_alg_init(&c, NULL);
+    check_rows(&c);
+    check_cute_text(&c);
+    cute_alg_clear(&c);
+    check_refusals(&c);
+    cute_atom_info info;
+    CHECK(cute_atom_info_find("SM75_U32x4_LDSM_N", &info) && !info.mma && info.min_arch == 75, "find");
+    return CHECK_DONE("atom_table_test");
+}

@@ -1,0 +1,106 @@
+/* INST: one row of the instruction table (ir_insts.def) as an asm statement.  The PTX is
+ * the row's mnemonic and its groups (or its template, $k for group k), operands numbered
+ * as the op holds them (outputs, then inputs); a "memory" clobber only for rows that touch
+ * memory or order it (mma.sync and cvt are register operations: none). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutec/inst.h"
+#include "cuda_c_internal.h"
+
+typedef struct ptx_text {
+    char *p;
+    size_t len, cap;
+} ptx_text;
+
+static void put(ptx_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(ptx_text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+    t->len = n < 0 || (size_t)n >= t->cap - t->len ? t->cap : t->len + (size_t)n;
+}
+
+/* group g: {%a, %b}, %a, [%a], or its constant; first[g] is its first operand number */
+static void group_text(ptx_text *t, const cute_inst_group *G, int first, int64_t imm)
+{
+    if (G->role == CUTE_IG_K) return put(t, "%d", G->value);
+    if (G->role == CUTE_IG_IMM) return put(t, "%lld", (long long)imm);
+    bool addr = G->role == CUTE_IG_SADDR || G->role == CUTE_IG_GADDR;
+    put(t, "%s", addr ? "[" : G->braced ? "{" : "");
+    for (int k = 0; k < G->count; k++) put(t, "%s%%%d", k ? ", " : "", first + k);
+    put(t, "%s", addr ? "]" : G->braced ? "}" : "");
+}
+
+/* the row's PTX for an op whose outputs are numbered from 0 and inputs from nout */
+static void row_text(ptx_text *t, const cute_inst_info *I, int64_t imm)
+{
+    int first[CUTE_INST_MAX_GROUPS], nout = 0, nin = I->nout;
+    for (int g = 0; g < I->ngroups; g++) {
+        const cute_inst_group *G = &I->groups[g];
+        int *next = G->role == CUTE_IG_OUT ? &nout : &nin;
+        first[g] = *next;
+        *next += G->count;
+    }
+    put(t, "%s ", I->mnemonic);
+    if (!I->tmpl) {
+        for (int g = 0; g < I->ngroups; g++) {
+            if (g) put(t, ", ");
+            group_text(t, &I->groups[g], first[g], imm);
+        }
+    } else {
+        for (const char *s = I->tmpl; *s; s++) {
+            if (*s == '$' && s[1] >= '0' && s[1] < '0' + I->ngroups) {
+                s++;
+                group_text(t, &I->groups[*s - '0'], first[*s - '0'], imm);
+            } else {
+                put(t, "%c", *s);
+            }
+        }
+    }
+    put(t, ";");
+}
+
+/* outputs then inputs; b32 registers travel as their bits ("r"), whatever their type */
+static void operand_modes(const cute_inst_info *I, const cute_ir_inst *in, cc_asm_dir *dir,
+                          bool *raw)
+{
+    uint32_t o = 0, i = in->flags;
+    for (int g = 0; g < I->ngroups; g++) {
+        const cute_inst_group *G = &I->groups[g];
+        for (int k = 0; k < G->count; k++) {
+            uint32_t at = G->role == CUTE_IG_OUT ? o++ : i++;
+            dir[at] = G->role == CUTE_IG_OUT ? CC_ASM_OUT : CC_ASM_IN;
+            raw[at] = G->cls == CUTE_RC_B32;
+        }
+    }
+}
+
+bool cc_inst(cc_fn *e, const cute_ir_inst *in)
+{
+    const cute_inst_info *I = cute_inst_info_of((cute_inst)in->imm2);
+    if (!I) return cc_fail(e, CUTE_ERR_INVALID, "no instruction row %lld", (long long)in->imm2);
+    const char *arch = e->m->o->arch;
+    if (arch && cc_arch_number(arch) < I->arch)
+        return cc_fail(e, CUTE_ERR_UNSUPPORTED, "%s (%s) needs sm_%d; this module is for %s", I->id,
+                       I->mnemonic, I->arch, arch);
+    char buf[1024];
+    ptx_text t = {buf, 0, sizeof buf};
+    row_text(&t, I, in->imm);
+    if (t.len >= t.cap) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "%s: PTX text too long", I->id);
+    size_t n = in->nvar ? in->nvar : 1;
+    cc_asm_dir *dir = malloc(n * sizeof *dir);
+    bool *raw = malloc(n * sizeof *raw), ok = dir && raw;
+    if (ok) {
+        operand_modes(I, in, dir, raw);
+        ok = cc_asm(e, buf, in->var, dir, raw, (int)in->nvar, (I->flags & CUTE_INST_MEMORY_EFFECTS) != 0);
+    } else {
+        cc_fail(e, CUTE_ERR_OOM, "out of memory");
+    }
+    free(dir), free(raw);
+    return ok;
+}

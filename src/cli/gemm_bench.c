@@ -1,0 +1,238 @@
+/* `cutec bench gemm`: the library's variants against cuBLAS in one process, on the same
+ * gaussian inputs in device memory, for square sizes: time, TFLOP/s (TOPS), the ratio to
+ * cuBLAS, each result's largest difference from cuBLAS's, and a sample of its elements
+ * against float64. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli/cublas.h"
+#include "cli/gemm_cli.h"
+#include "cli/gpu_timing.h"
+#include "kernels/ew_ref.h"
+
+enum { SAMPLES = 256 };
+
+typedef struct bench_ctx {
+    const gemm_opts *o;
+    cute_runtime *rt;
+    cute_backend *b;
+    cute_cuda *cu;
+    cute_gemm_lib *lib;
+    cute_cublas *h;
+} bench_ctx;
+
+typedef struct ref_call {
+    cute_cublas *h;
+    const gemm_problem *p;
+    double alpha, beta;
+} ref_call;
+
+static cute_status call_ref(void *user, int set)
+{
+    ref_call *r = user;
+    const gemm_problem *p = &r->p[set];
+    cute_call_arg A = gemm_operand_arg(&p->a, p->l), B = gemm_operand_arg(&p->b, p->l),
+                  C = gemm_operand_arg(&p->c, p->l);
+    return cute_ref_gemm(r->h, &A, &B, &C, r->alpha, r->beta, NULL);
+}
+
+/* max |x - r| / max |r| over C's elements; NaN anywhere gives NaN */
+static double max_rel_diff(const gemm_problem *p, const void *x, const void *r)
+{
+    double d = 0, big = 0;
+    for (int64_t i = 0; i < p->c.elems; i++) {
+        double xv = ew_get(p->out, x, i), rv = ew_get(p->out, r, i);
+        if (xv != xv || rv != rv) return NAN;
+        if (fabs(xv - rv) > d) d = fabs(xv - rv);
+        if (fabs(rv) > big) big = fabs(rv);
+    }
+    return d / (big > 0 ? big : 1);
+}
+
+/* f32 and f64 results must also agree with cuBLAS's: two results in the same precision,
+ * summed in different orders, differ by rounding that grows like sqrt(K) relative to
+ * max |C| (about 3e-6 in f32 at K = 4096 on the H200): 8 u sqrt(K), u the unit roundoff,
+ * and never below the per-element tolerance.  TF32 (u = 2^-11) lands thousands of times
+ * above it.  The tensor-core dtypes: no bound (their float64 samples decide). */
+static double diff_bound(cute_dtype d, int64_t k)
+{
+    if (d != CUTE_F32 && d != CUTE_F64) return INFINITY;
+    double u = d == CUTE_F64 ? ldexp(1, -53) : ldexp(1, -24), t = 8 * u * sqrt((double)k);
+    double tol = gemm_ref_tolerance(d, d);
+    return t > tol ? t : tol;
+}
+
+static void print_row(int64_t size, const char *name, double ms, double flops, double ref_ms,
+                      double diff, const char *verdict)
+{
+    char ratio[16] = "-", dif[16] = "-";
+    if (ref_ms > 0) snprintf(ratio, sizeof ratio, "%.1f%%", 100.0 * ref_ms / ms);
+    if (diff >= 0 || diff != diff) snprintf(dif, sizeof dif, "%.2e", diff);
+    printf("%-6lld %-10s %10.4f %9.2f %9s %12s  %s\n", (long long)size, name, ms, flops / ms / 1e9, ratio,
+           dif, verdict);
+}
+
+/* input sets rotated so that the timings are not of the L2: as many as fill 3 x L2, <= 8 */
+static int sets_for(bench_ctx *x, int64_t size)
+{
+    const gemm_opts *o = x->o;
+    size_t mn = (size_t)size * (size_t)size * (size_t)o->l;
+    size_t set_bytes = mn * (2 * (size_t)cute_dtype_bytes(o->in) + (size_t)cute_dtype_bytes(o->out));
+    size_t l2 = (size_t)cute_cuda_device(x->cu)->l2_bytes;
+    int sets = (int)((3 * l2 + set_bytes - 1) / set_bytes);
+    return sets < 1 ? 1 : sets > 8 ? 8 : sets;
+}
+
+/* cuBLAS on set 0 from C0 (its result, sampled against float64, into ref), then timed;
+ * the milliseconds per call, 0 when cuBLAS has no kernel for the problem, < 0 on failure */
+static double bench_cublas(bench_ctx *x, const gemm_problem *p, int sets, void *ref)
+{
+    const gemm_opts *o = x->o;
+    cute_backend *b = x->b;
+    ref_call rc = {x->h, p, o->alpha, o->beta};
+    cute_status s = call_ref(&rc, 0);
+    if (s == CUTE_ERR_INVALID) {
+        printf("%-6lld %-10s %10s  unsupported: %s\n", (long long)p->m, "cublas", "-", cute_cublas_error(x->h));
+        return 0;
+    }
+    if (s != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK ||
+        b->vt->download(b->self, ref, &p[0].c.buf, 0, gemm_operand_bytes(&p->c)) != CUTE_OK) {
+        printf("%-6lld %-10s failed: %s\n", (long long)p->m, "cublas",
+               s != CUTE_OK ? cute_cublas_error(x->h) : b->vt->error(b->self));
+        return -1;
+    }
+    gemm_verdict v;
+    gemm_check_sample(p, ref, o->alpha, o->beta, gemm_ref_tolerance(o->in, o->out), o->seed, SAMPLES, &v);
+    double ms = gpu_time_calls(x->cu, call_ref, &rc, sets, o->iters);
+    if (ms < 0) return printf("%-6lld cublas     timing failed: %s\n", (long long)p->m, cute_cublas_error(x->h)), -1;
+    print_row(p->m, "cublas", ms, gemm_flops(p), ms, -1,
+              v.bad ? "WRONG vs float64 (sampled)" : "ok vs float64 (256 samples)");
+    return v.bad ? -1 : ms;
+}
+
+/* one variant: C back to C0, one call checked, then timed; CLI_OK, CLI_FAIL */
+static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant var,
+                         const void *ref, double ref_ms, void *got)
+{
+    const gemm_opts *o = x->o;
+    cute_backend *b = x->b;
+    size_t cbytes = gemm_operand_bytes(&p->c);
+    gemm_lib_call c = {x->lib, var, p, o->alpha, o->beta, ""};
+    const char *name = cute_gemm_variant_name(var);
+    if (b->vt->upload(b->self, &p[0].c.buf, 0, p[0].c0, cbytes) != CUTE_OK) return CLI_FAIL;
+    cute_status s = gemm_call_lib(&c, 0);
+    if (s == CUTE_ERR_COMPILE || s == CUTE_ERR_INVALID) { /* a variant that cannot take this (yet) */
+        printf("%-6lld %-10s %10s  unsupported: %.90s\n", (long long)p->m, name, "-", c.err);
+        return CLI_OK;
+    }
+    if (s != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK ||
+        b->vt->download(b->self, got, &p[0].c.buf, 0, cbytes) != CUTE_OK) {
+        printf("%-6lld %-10s failed: %s\n", (long long)p->m, name, c.err[0] ? c.err : b->vt->error(b->self));
+        return CLI_FAIL;
+    }
+    gemm_verdict v;
+    gemm_check_sample(p, got, o->alpha, o->beta, gemm_ref_tolerance(o->in, o->out), o->seed + 1, SAMPLES, &v);
+    double diff = ref_ms > 0 ? max_rel_diff(p, got, ref) : -1;
+    bool ok = v.bad == 0 && !(diff > diff_bound(o->in, p->k)) && diff == diff;
+    double ms = gpu_time_calls(x->cu, gemm_call_lib, &c, sets, o->iters);
+    if (ms < 0) {
+        printf("%-6lld %-10s timing failed: %s\n", (long long)p->m, name, c.err[0] ? c.err : b->vt->error(b->self));
+        return CLI_FAIL;
+    }
+    print_row(p->m, name, ms, gemm_flops(p), ref_ms, diff,
+              ok ? "ok" : v.bad ? "WRONG vs float64 (sampled)" : "WRONG vs cuBLAS");
+    return ok ? CLI_OK : CLI_FAIL;
+}
+
+static int bench_size(bench_ctx *x, int64_t size)
+{
+    const gemm_opts *o = x->o;
+    int sets = sets_for(x, size), made = 0, rc = CLI_OK;
+    gemm_problem p[8];
+    int64_t mnkl[4] = {size, size, size, o->l};
+    for (; made < sets; made++)
+        if (!gemm_problem_make(x->b, &p[made], o->in, o->out, mnkl, o->layout, 0, o->seed + (uint64_t)made)) {
+            gemm_problem_drop(x->b, &p[made]);
+            break;
+        }
+    size_t cbytes = made ? gemm_operand_bytes(&p[0].c) : 0;
+    void *ref = made == sets ? malloc(cbytes) : NULL, *got = ref ? malloc(cbytes) : NULL;
+    if (!got) {
+        printf("%-6lld out of device or host memory for %d input sets\n", (long long)size, sets);
+        rc = CLI_FAIL;
+    }
+    double ref_ms = got ? bench_cublas(x, p, sets, ref) : -1;
+    if (ref_ms < 0) rc = CLI_FAIL;
+    for (int i = 0; i < o->nvariants && rc == CLI_OK; i++)
+        if (bench_variant(x, p, sets, o->variants[i], ref, ref_ms, got) != CLI_OK) rc = CLI_FAIL;
+    char clock[128];
+    gpu_sm_clock(clock, sizeof clock);
+    if (clock[0]) printf("#      SM clock after these runs (now, max): %s; %d input set%s rotated\n", clock,
+                         sets, sets > 1 ? "s" : "");
+    free(ref), free(got);
+    for (int i = 0; i < made; i++) gemm_problem_drop(x->b, &p[i]);
+    return rc;
+}
+
+static const char *cublas_words(cute_dtype in)
+{
+    switch (in) {
+    case CUTE_F32: return "cublasGemmStridedBatchedEx, CUBLAS_COMPUTE_32F: no TF32";
+    case CUTE_F64: return "cublasGemmStridedBatchedEx, CUBLAS_COMPUTE_64F";
+    case CUTE_I8: return "cublasGemmStridedBatchedEx, CUBLAS_COMPUTE_32I";
+    default: return "cublasGemmStridedBatchedEx, CUBLAS_COMPUTE_32F";
+    }
+}
+
+static void print_header(bench_ctx *x)
+{
+    const gemm_opts *o = x->o;
+    const cute_device_info *d = cute_cuda_device(x->cu);
+    printf("# %s (%s), %d SMs, peak SM clock %d MHz, L2 %d MB; cuBLAS %s (version %d)\n", d->name, d->arch,
+           d->sm_count, d->clock_khz / 1000, d->l2_bytes >> 20, cute_cublas_path(x->h), cute_cublas_version(x->h));
+    printf("# %s -> %s M=N=K", cli_gemm_dtype_name(o->in), cli_gemm_dtype_name(o->out));
+    if (o->l > 1) printf(", L=%lld", (long long)o->l);
+    printf(", layout %s (%s), alpha %g, beta %g, seed %llu, gaussian inputs\n", o->layout,
+           cli_gemm_major_words(o->layout), o->alpha, o->beta, (unsigned long long)o->seed);
+    printf("# cuBLAS: %s\n", cublas_words(o->in));
+    static const char *widths[] = {("each variant's faster width where extents and leading dimensions are <= 32768"),
+                                   "32-bit where extents and leading dimensions are <= 32768 (--index 32)",
+                                   "64-bit (--index 64)"};
+    printf("# index arithmetic: %s\n", widths[o->index_bits / 32]);
+    printf("# time: median of %d CUDA-event timings, each over back-to-back calls (about 2 ms)\n", o->iters);
+    printf("# check: %d elements of each result against float64, error relative to the sum of |terms|\n"
+           "#   (allowed %g); diff: max |C - C_cuBLAS| / max |C_cuBLAS|", SAMPLES, gemm_ref_tolerance(o->in, o->out));
+    if (isfinite(diff_bound(o->in, 4096))) printf(", allowed max(%g, 8 u sqrt(K))", gemm_ref_tolerance(o->in, o->in));
+    printf("\n%-6s %-10s %10s %9s %9s %12s  %s\n", "size", "kernel", "ms", gemm_rate_unit(o->in), "of cuBLAS",
+           "diff", "check");
+}
+
+int gemm_bench(const gemm_opts *o)
+{
+    char err[1024];
+    bench_ctx x = {o, NULL, NULL, NULL, NULL, NULL};
+    if (cute_runtime_new("cuda", &x.rt, err, sizeof err) != CUTE_OK) {
+        printf("cutec bench gemm: skipped: no GPU (%s)\n", err);
+        return CLI_OK;
+    }
+    x.b = cute_runtime_backend(x.rt);
+    x.cu = cute_cuda_backend_driver(x.b);
+    if (cute_cublas_open(x.cu, &x.h, err, sizeof err) != CUTE_OK) {
+        fprintf(stderr, "cutec bench gemm: %s\n", err);
+        cute_runtime_free(x.rt);
+        return CLI_FAIL;
+    }
+    x.lib = cute_gemm_lib_new(x.rt);
+    if (x.lib) cute_gemm_lib_index_width(x.lib, o->index_bits);
+    print_header(&x);
+    int rc = x.lib ? CLI_OK : CLI_FAIL;
+    for (int i = 0; i < o->nsizes && x.lib; i++)
+        if (bench_size(&x, o->sizes[i]) != CLI_OK) rc = CLI_FAIL;
+    cute_gemm_lib_free(x.lib);
+    cute_cublas_close(x.h);
+    cute_runtime_free(x.rt);
+    return rc;
+}

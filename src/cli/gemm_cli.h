@@ -1,0 +1,99 @@
+/* The GEMM commands' shared parts (gemm_cmd.c, gemm_problem.c, gemm_check.c): a problem's
+ * operands on the host and the device, its float64 check, and the dtype names the CLI
+ * speaks (s8, s32 for cutec's i8, i32). */
+#ifndef CUTEC_CLI_GEMM_CLI_H
+#define CUTEC_CLI_GEMM_CLI_H
+
+#include "cutec/kernels.h"
+#include "cutec/runtime.h"
+#include "kernels/gemm/gemm_ref.h"
+
+/* --dtype / --out-dtype names: cute_dtype_parse's, and s8, s32 for i8, i32 */
+bool cli_gemm_dtype_parse(const char *name, cute_dtype *out);
+const char *cli_gemm_dtype_name(cute_dtype d);
+/* "f16, bf16 or f32": C's dtypes for inputs of dtype in */
+const char *cli_gemm_out_list(cute_dtype in);
+
+/* one operand, (rows, cols[, L]) = A (M,K,L), B (N,K,L) or C (M,N,L), stored with a unit
+ * stride in mode `major`, leading dimension ld, batch l at l * lstride */
+typedef struct gemm_operand {
+    int64_t rows, cols, ld, lstride, elems;
+    int major;
+    cute_dtype dtype;
+    void *host;
+    cute_buffer buf;
+} gemm_operand;
+
+typedef struct gemm_problem {
+    cute_dtype in, out;
+    int64_t m, n, k, l;
+    gemm_operand a, b, c;
+    void *c0; /* C's initial values (host) */
+} gemm_problem;
+
+/* the unit-stride modes BLAS's layout letters mean ("nt", "tnt"; see gemm_cmd.c); false:
+ * not two or three of n, t */
+bool cli_gemm_parse_layout(const char *s, char out[4]);
+const char *cli_gemm_major_words(const char *layout);
+/* fresh inputs (gemm_ref_fill) uploaded to b; false: out of host or device memory */
+bool gemm_problem_make(cute_backend *b, gemm_problem *p, cute_dtype in, cute_dtype out,
+                       const int64_t mnkl[4], const char *layout, int64_t pad, uint64_t seed);
+void gemm_problem_drop(cute_backend *b, gemm_problem *p);
+size_t gemm_operand_bytes(const gemm_operand *x);
+/* the operand as a call argument: rank 2, or rank 3 with the batch mode when L > 1 */
+cute_call_arg gemm_operand_arg(const gemm_operand *x, int64_t l);
+/* the problem as the float64 reference sees it (C0 from p->c0) */
+gemm_ref_problem gemm_problem_ref(const gemm_problem *p, double alpha, double beta);
+
+/* the result of a check: how many elements were off, and the worst one */
+typedef struct gemm_verdict {
+    int64_t checked, bad;
+    double worst; /* largest |got - ref| / sum |terms| */
+    int64_t wm, wn, wl;
+    double got, want;
+} gemm_verdict;
+
+/* every element of `got` (C's layout) against float64, on every CPU core; false: out of
+ * memory */
+bool gemm_check_all(const gemm_problem *p, const void *got, double alpha, double beta,
+                    double tol, gemm_verdict *v);
+/* `samples` random elements (seeded) against float64 */
+void gemm_check_sample(const gemm_problem *p, const void *got, double alpha, double beta,
+                       double tol, uint64_t seed, int samples, gemm_verdict *v);
+void gemm_verdict_print(const gemm_verdict *v, double tol);
+
+/* --- the commands' options and calls (gemm_cmd.c, gemm_bench.c) ------------------------- */
+
+#define GEMM_MAX_SIZES 16
+
+typedef struct gemm_opts {
+    cute_dtype in, out; /* out CUTE_VOID: the input dtype's default */
+    int64_t m, n, k, l, pad;
+    char layout[4];
+    cute_gemm_variant variant;
+    const char *backend;
+    double alpha, beta;
+    bool alpha_given, beta_given, layout_given;
+    int iters;
+    int index_bits; /* cute_gemm_lib_index_width: 0 (auto), 32 or 64 */
+    uint64_t seed;
+    int64_t sizes[GEMM_MAX_SIZES];
+    int nsizes;
+    cute_gemm_variant variants[CUTE_GEMM_VARIANT_COUNT];
+    int nvariants;
+} gemm_opts;
+
+/* one library call on input set `set` (a gpu_timed_call) */
+typedef struct gemm_lib_call {
+    cute_gemm_lib *lib;
+    cute_gemm_variant variant;
+    const gemm_problem *p; /* sets of inputs: p[0 .. sets) */
+    double alpha, beta;
+    char err[2048];
+} gemm_lib_call;
+cute_status gemm_call_lib(void *user, int set);
+double gemm_flops(const gemm_problem *p);
+const char *gemm_rate_unit(cute_dtype in); /* TFLOP/s, TOPS for integers */
+int gemm_bench(const gemm_opts *o);        /* gemm_bench.c: `cutec bench gemm` */
+
+#endif

@@ -1,0 +1,55 @@
+/* GPU timing for the benchmark commands (see gpu_timing.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/gpu_timing.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double gpu_time_calls(cute_cuda *cu, gpu_timed_call fn, void *user, int sets, int reps)
+{
+    void *e0 = NULL, *e1 = NULL;
+    double ms = -1, t[1000];
+    if (cute_cuda_event_new(cu, &e0) != CUTE_OK || cute_cuda_event_new(cu, &e1) != CUTE_OK) goto out;
+    int calls = 0, batch = 1;
+    for (int w = 0; w < 2 + sets; w++) /* warm-up: module load, first touches */
+        if (fn(user, calls++ % sets) != CUTE_OK) goto out;
+    for (int r = -1; r < reps; r++) { /* r = -1: measures one call to size the batch */
+        float e = 0;
+        if (cute_cuda_event_record(cu, e0, NULL) != CUTE_OK) goto out;
+        for (int i = 0; i < batch; i++)
+            if (fn(user, calls++ % sets) != CUTE_OK) goto out;
+        if (cute_cuda_event_record(cu, e1, NULL) != CUTE_OK || cute_cuda_event_sync(cu, e1) != CUTE_OK ||
+            cute_cuda_event_elapsed(cu, e0, e1, &e) != CUTE_OK)
+            goto out;
+        if (r < 0) {
+            double one = e > 0 ? e : 1e-3;
+            batch = (int)ceil(2.0 / one);
+            batch = batch < 1 ? 1 : batch > 200 ? 200 : batch;
+        } else {
+            t[r] = (double)e / batch;
+        }
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    ms = t[reps / 2];
+out:
+    if (e0) cute_cuda_event_free(cu, e0);
+    if (e1) cute_cuda_event_free(cu, e1);
+    return ms;
+}
+
+void gpu_sm_clock(char *buf, size_t n)
+{
+    buf[0] = 0;
+    FILE *f = popen("nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null", "r");
+    if (!f) return;
+    if (!fgets(buf, (int)n, f)) buf[0] = 0;
+    pclose(f);
+    buf[strcspn(buf, "\n")] = 0;
+}

@@ -1,0 +1,177 @@
+/* `cutec bench mma`: the card's mma.sync ceiling per dtype and shape.  Each SM runs
+ * BLOCKS_PER_SM blocks of THREADS threads; every thread keeps CHAINS independent
+ * accumulators and issues mma.sync back to back from registers (kernels/mma_peak.h), the
+ * loop long enough for a run of about RUN_MS.  Each row is first run with constant operands
+ * and its result checked exactly (every mma counted), then timed with operands whose
+ * fraction bits vary per thread and register; TFLOP/s (TOPS for s8) = mmas x 2MNK / t. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli/gpu_timing.h"
+#include "kernels/mma_peak.h"
+
+enum { THREADS = 256, BLOCKS_PER_SM = 2, CHAINS = 4, UNROLL = 2, CHECK_ITERS = 4 };
+static const double RUN_MS = 1.0;
+
+typedef struct mma_opts {
+    const char *only; /* comma-separated row names, NULL: all */
+    int iters;        /* timings per row */
+} mma_opts;
+
+typedef struct peak_run {
+    const cute_fn *f;
+    cute_buffer *out;
+    const mma_peak_row *row;
+    int64_t blocks, iters;
+    uint32_t vary;
+    char err[1024];
+} peak_run;
+
+static cute_status call_peak(void *user, int set)
+{
+    (void)set;
+    peak_run *r = user;
+    cute_call_arg args[5] = {cute_call_tensor(r->out, 0, r->row->acc, 2, (int64_t[]){THREADS, r->blocks},
+                                              (int64_t[]){1, THREADS}),
+                             cute_call_int(r->iters), cute_call_int(r->row->a_bits), cute_call_int(r->row->b_bits),
+                             cute_call_int(r->vary)};
+    return cute_call(r->f, NULL, 5, args, r->err, sizeof r->err);
+}
+
+static double element(cute_dtype d, const void *p, int64_t i)
+{
+    return d == CUTE_F64 ? ((const double *)p)[i] : d == CUTE_I32 ? ((const int32_t *)p)[i] : ((const float *)p)[i];
+}
+
+/* constant operands, CHECK_ITERS rounds: every thread must write the exact count */
+static bool check_row(cute_backend *b, peak_run *r, size_t bytes, char *why, size_t n)
+{
+    const mma_peak_shape s = {THREADS, CHAINS, UNROLL};
+    void *host = malloc(bytes);
+    r->iters = CHECK_ITERS, r->vary = 0;
+    bool ok = host && call_peak(r, 0) == CUTE_OK && b->vt->sync(b->self, NULL) == CUTE_OK &&
+              b->vt->download(b->self, host, r->out, 0, bytes) == CUTE_OK;
+    if (!ok) snprintf(why, n, "%s", !host ? "out of memory" : r->err[0] ? r->err : b->vt->error(b->self));
+    double want = mma_peak_expected(r->row, &s, CHECK_ITERS);
+    for (int64_t i = 0; ok && i < r->blocks * THREADS; i++)
+        if (element(r->row->acc, host, i) != want) {
+            snprintf(why, n, "thread %lld wrote %g, want %g", (long long)i, element(r->row->acc, host, i), want);
+            ok = false;
+        }
+    free(host);
+    return ok;
+}
+
+static bool wanted(const mma_opts *o, const char *name)
+{
+    if (!o->only) return true;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", o->only);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (!strcmp(t, name) || (!strncmp(name, t, strlen(t)) && name[strlen(t)] == ' ')) return true;
+    return false;
+}
+
+/* one row: checked, then timed; CLI_OK or CLI_FAIL */
+static int bench_row(cute_runtime *rt, const mma_opts *o, const mma_peak_row *row)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    cute_cuda *cu = cute_cuda_backend_driver(b);
+    const cute_device_info *d = cute_cuda_device(cu);
+    const char *mnemonic = cute_inst_info_of(row->inst)->mnemonic;
+    if (d->cc_major * 10 + d->cc_minor < row->arch) {
+        printf("%-13s %-52s  needs sm_%d\n", row->name, mnemonic, row->arch);
+        return CLI_OK;
+    }
+    char err[2048];
+    const mma_peak_shape s = {THREADS, CHAINS, UNROLL};
+    peak_run r = {mma_peak_compile(rt, row, &s, err, sizeof err), NULL, row, (int64_t)d->sm_count * BLOCKS_PER_SM, 0, 0, ""};
+    cute_buffer out = {0};
+    size_t bytes = (size_t)r.blocks * THREADS * (size_t)cute_dtype_bytes(row->acc);
+    int rc = CLI_FAIL;
+    if (!r.f) {
+        printf("%-13s %-52s  failed: %s\n", row->name, mnemonic, err);
+    } else if (b->vt->alloc(b->self, bytes, &out) != CUTE_OK) {
+        printf("%-13s %-52s  failed: %s\n", row->name, mnemonic, b->vt->error(b->self));
+    } else if (r.out = &out, !check_row(b, &r, bytes, err, sizeof err)) {
+        printf("%-13s %-52s  WRONG: %s\n", row->name, mnemonic, err);
+    } else {
+        /* size the loop: one timing of 256 rounds, scaled to RUN_MS */
+        r.vary = row->vary, r.iters = 256;
+        double ms = gpu_time_calls(cu, call_peak, &r, 1, 3);
+        r.iters = ms > 0 ? (int64_t)ceil(256 * RUN_MS / ms) : 256;
+        ms = ms > 0 ? gpu_time_calls(cu, call_peak, &r, 1, o->iters) : -1;
+        double mmas = (double)r.blocks * (THREADS / 32) * CHAINS * UNROLL * (double)r.iters;
+        if (ms > 0)
+            printf("%-13s %-52s %9.1f %-7s %8.3f %10lld  ok\n", row->name, mnemonic,
+                   mmas * mma_peak_flops(row) / ms / 1e9, row->acc == CUTE_I32 ? "TOPS" : "TFLOP/s", ms,
+                   (long long)r.iters);
+        else
+            printf("%-13s %-52s  timing failed: %s\n", row->name, mnemonic, r.err[0] ? r.err : b->vt->error(b->self));
+        rc = ms > 0 ? CLI_OK : CLI_FAIL;
+    }
+    if (out.ptr) b->vt->free(b->self, &out);
+    cute_fn_free(r.f);
+    return rc;
+}
+
+static int usage(void)
+{
+    fputs("usage: cutec bench mma [--dtypes bf16,f16,tf32,s8,e4m3,f64] [--iters N]\n"
+          "  The mma.sync ceiling: independent mma.sync back to back from registers on every SM\n"
+          "  (2 blocks of 256 threads per SM, 4 accumulators per thread, runs of about 1 ms),\n"
+          "  TFLOP/s (TOPS for s8) per dtype and shape.  --dtypes picks rows by name (\"f64\":\n"
+          "  all four f64 shapes, \"f64 m8n8k4\" one); --iters: timings per row (median, default 10).\n",
+          stdout);
+    return CLI_OK;
+}
+
+static int parse(int argc, char **argv, mma_opts *o)
+{
+    *o = (mma_opts){NULL, 10};
+    for (int i = 2; i < argc; i += 2) {
+        if (!strcmp(argv[i], "help") || !strcmp(argv[i], "--help")) return usage(), -1;
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int64_t x = 0;
+        char why[160] = "";
+        if (v && !strcmp(argv[i], "--dtypes")) o->only = v;
+        else if (v && !strcmp(argv[i], "--iters") && cli_int(v, 1, 1000, &x, why, sizeof why)) o->iters = (int)x;
+        else {
+            fprintf(stderr, "cutec bench mma: bad option %s%s%s%s%s (see `cutec bench mma help`)\n",
+                    argv[i], v ? " " : "", v ? v : "", why[0] ? ": " : "", why);
+            return CLI_USAGE;
+        }
+    }
+    return CLI_OK;
+}
+
+int cmd_bench_mma(int argc, char **argv)
+{
+    mma_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc || cli_parse_only()) return rc < 0 ? CLI_OK : rc;
+    char err[1024];
+    cute_runtime *rt;
+    if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {
+        printf("cutec bench mma: skipped: no GPU (%s)\n", err);
+        return CLI_OK;
+    }
+    const cute_device_info *d = cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
+    printf("# %s (%s), %d SMs, peak SM clock %d MHz\n", d->name, d->arch, d->sm_count, d->clock_khz / 1000);
+    printf("# independent mma.sync back to back from registers: %d blocks of %d threads per SM, %d accumulators\n"
+           "# per thread, %d mmas per loop iteration; median of %d timings of about %.0f ms; operands vary per thread\n",
+           BLOCKS_PER_SM, THREADS, CHAINS, CHAINS * UNROLL, o.iters, RUN_MS);
+    printf("%-13s %-52s %17s %8s %10s  %s\n", "dtype", "instruction", "rate", "ms", "iters", "check");
+    const mma_peak_row *rows;
+    int n = mma_peak_rows(&rows);
+    for (int i = 0; i < n; i++)
+        if (wanted(&o, rows[i].name) && bench_row(rt, &o, &rows[i]) != CLI_OK) rc = CLI_FAIL;
+    char clock[128];
+    gpu_sm_clock(clock, sizeof clock);
+    if (clock[0]) printf("# SM clock after the runs (now, max): %s\n", clock);
+    cute_runtime_free(rt);
+    return rc;
+}

@@ -1,0 +1,97 @@
+/* INST under the interpreter: each row of the instruction table (ir_insts.def) runs its
+ * emulation, named by the row's EMULATION column; operands are the op's registers, outputs
+ * first (d->flags of them).  The emulations live beside this file: inst_mma.c (mma.sync),
+ * inst_matrix.c (ldmatrix, stmatrix), inst_async.c (cp.async and its groups), and the
+ * register conversions below. */
+#include <string.h>
+
+#include "cutec/inst.h"
+#include "interp/interp_internal.h"
+
+static void cvt_pack(ictx *X, const dinst *d, const imask *m);
+
+#define MMA(M, N, K, D, A, B, C) {inst_mma, M, N, K, {E_##D, E_##A, E_##B, E_##C}, 0, 0}
+#define LDSM(n, t) {inst_ldmatrix, 0, 0, 0, {0, 0, 0, 0}, n, t}
+#define STSM(n, t) {inst_stmatrix, 0, 0, 0, {0, 0, 0, 0}, n, t}
+#define CPASYNC(bytes, zfill) {inst_cp_async, 0, 0, 0, {0, 0, 0, 0}, bytes, zfill}
+#define CP_COMMIT {inst_cp_commit, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define CP_WAIT {inst_cp_wait, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define CP_WAIT_ALL {inst_cp_wait_all, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define CVT_PACK(T) {cvt_pack, 0, 0, 0, {E_##T, 0, 0, 0}, 0, 0}
+
+static const irow rows[CUTE_INST_COUNT] = {
+#define X(id, mnemonic, tmpl, arch, flags, emu, meaning, ...) [CUTE_INST_##id] = emu,
+#include "cutec/ir_insts.def"
+#undef X
+};
+
+const irow *interp_inst_row(int64_t row)
+{
+    return row >= 0 && row < CUTE_INST_COUNT && rows[row].fn ? &rows[row] : NULL;
+}
+
+/* --- register access: 32 bits of a scalar or of a packed vector ---------------------------- */
+
+uint32_t interp_get32(ictx *X, const dinst *d, uint32_t k, uint32_t t)
+{
+    cute_type ty = d->vtype[k];
+    if (ty.lanes <= 1) return REG(X, d->var[k])[t].u32;
+    int bits = 32 / ty.lanes;
+    uint32_t v = 0, mask = bits == 32 ? ~0u : (1u << bits) - 1;
+    for (int l = 0; l < ty.lanes; l++) v |= (REG(X, d->var[k] + (uint32_t)l)[t].u32 & mask) << (bits * l);
+    return v;
+}
+
+void interp_put32(ictx *X, const dinst *d, uint32_t k, uint32_t t, uint32_t v)
+{
+    cute_type ty = d->vtype[k];
+    if (ty.lanes <= 1) {
+        REG(X, d->var[k])[t].u64 = v;
+        return;
+    }
+    int bits = 32 / ty.lanes;
+    uint32_t mask = (1u << bits) - 1;
+    for (int l = 0; l < ty.lanes; l++) {
+        islot *s = &REG(X, d->var[k] + (uint32_t)l)[t];
+        uint32_t part = v >> (bits * l) & mask;
+        s->u64 = 0;
+        if (cute_dtype_is_signed((cute_dtype)ty.dtype)) /* the slot holds the sign-extended value */
+            s->i64 = bits == 8 ? (int8_t)part : (int16_t)part;
+        else
+            s->u32 = part;
+    }
+}
+
+/* an address operand: the shared offset or the host address */
+uint64_t interp_addr(ictx *X, const dinst *d, uint32_t k, uint32_t t)
+{
+    return REG(X, d->var[k])[t].u64;
+}
+
+bool interp_whole_warp(ictx *X, const dinst *d, const imask *m, uint32_t w0)
+{
+    uint32_t nl = X->nthr - w0 < 32 ? X->nthr - w0 : 32, on = 0;
+    for (uint32_t i = 0; i < nl; i++) on += m->on[w0 + i];
+    if (on == 32) return true;
+    if (on && checking(X, CUTE_CHECK_WARP_INACTIVE)) {
+        uint32_t i = 0;
+        while (i < nl && m->on[w0 + i]) i++;
+        const cute_inst_info *I = cute_inst_info_of((cute_inst)d->imm2);
+        interp_report(X, d, w0, CUTE_CHECK_WARP_INACTIVE, 0, 0, 0,
+                      "%s is warp-collective: %u of 32 lanes active (lane %u %s)",
+                      I ? I->mnemonic : "?", on, i, i < nl ? "is not" : "does not exist");
+    }
+    return false;
+}
+
+/* cvt.rn.{f16x2,bf16x2}.f32 d, hi, lo */
+static void cvt_pack(ictx *X, const dinst *d, const imask *m)
+{
+    bool bf = d->row->types[0] == E_BF16;
+    EACH(X, m, t, {
+        float hi = REG(X, d->var[1])[t].f32, lo = REG(X, d->var[2])[t].f32;
+        uint32_t v = bf ? (uint32_t)cute_f32_to_bf16(hi) << 16 | cute_f32_to_bf16(lo)
+                        : (uint32_t)cute_f32_to_f16(hi) << 16 | cute_f32_to_f16(lo);
+        interp_put32(X, d, 0, t, v);
+    });
+}
