@@ -59,8 +59,12 @@ static void check_inside(const cute_call_arg *x)
         __int128 span = (__int128)(x->shape[i] - 1) * x->stride[i];
         if (span < 0) lo += span; else hi += span;
     }
-    __int128 esize = cute_dtype_bytes((cute_dtype)x->dtype);
-    if ((__int128)x->offset + lo * esize < 0 || (__int128)x->offset + (hi + 1) * esize > (__int128)x->buf->bytes)
+    cute_dtype d = (cute_dtype)x->dtype; /* e2m1: two elements a byte */
+    __int128 ebits = cute_dtype_is_packed(d) ? cute_dtype_bits(d) : 8 * cute_dtype_bytes(d);
+    __int128 first = lo * ebits, end = (hi + 1) * ebits;
+    first = first >= 0 ? first / 8 : -((-first + 7) / 8); /* floor */
+    end = (end + 7) / 8;                                  /* ceil (end > 0) */
+    if ((__int128)x->offset + first < 0 || (__int128)x->offset + end > (__int128)x->buf->bytes)
         abort();
 }
 

@@ -6,8 +6,8 @@
  * column-major.  A TiledMMA repeats the atom over an atom layout of threads (M,N,K) after
  * permuting M, N and K by the given tilers.  partition_* then gives one thread's values of
  * a tile as a layout (and its offset), exactly as CuTe's thrfrg_* and get_slice do.
- * (The emitters that turn an atom into FMA / mma.sync / wgmma instructions come with the
- * SM80/SM90 work; this header is the partitioning they stand on.)
+ * The rows of CuTe's hardware atoms (mma.sync of SM80/SM89/SM90) and their emitters are in
+ * cutec/atom_table.h; this header is the partitioning they stand on.
  */
 #ifndef CUTEC_ATOM_H
 #define CUTEC_ATOM_H
@@ -131,6 +131,14 @@ void cute_fill(cute_ctx *c, cute_tensor t, double v);
 #define cute_partition_fragment_B(c, ...) CUTE__CTX_AT((c), cute_partition_fragment_B((c), __VA_ARGS__))
 #define cute_partition_fragment_C(c, ...) CUTE__CTX_AT((c), cute_partition_fragment_C((c), __VA_ARGS__))
 #define cute_fill(c, ...) CUTE__CTX_AT((c), cute_fill((c), __VA_ARGS__))
+/* the algebra-level operations record their site too (as cutec/layout_sites.h) */
+#define cute_mma_atom_universal(a, ...) CUTE__ALG_AT((a), cute_mma_atom_universal((a), __VA_ARGS__))
+#define cute_mma_atom_universal_mixed(a, ...) CUTE__ALG_AT((a), cute_mma_atom_universal_mixed((a), __VA_ARGS__))
+#define cute_make_tiled_mma(a, ...) CUTE__ALG_AT((a), cute_make_tiled_mma((a), __VA_ARGS__))
+#define cute_tiled_mma_tile_size(a, ...) CUTE__ALG_AT((a), cute_tiled_mma_tile_size((a), __VA_ARGS__))
+#define cute_tiled_mma_thrfrg(a, ...) CUTE__ALG_AT((a), cute_tiled_mma_thrfrg((a), __VA_ARGS__))
+#define cute_tiled_mma_partition(a, ...) CUTE__ALG_AT((a), cute_tiled_mma_partition((a), __VA_ARGS__))
+#define cute_tiled_mma_layout_tv(a, ...) CUTE__ALG_AT((a), cute_tiled_mma_layout_tv((a), __VA_ARGS__))
 #endif
 
 #endif

@@ -28,13 +28,13 @@ bool cute_copy_atom_named(cute_alg *c, const char *name, cute_dtype d, cute_copy
 /* One row as CuTe prints it: the fields of its traits, in CuTe notation (copy layouts in
  * bits).  For `cutec show atom` and the documentation. */
 typedef struct cute_atom_info {
-    const char *name;   /* CuTe C++'s name */
-    const char *dsl;    /* CuTe DSL's spelling, or "" */
+    const char *name; /* CuTe C++'s name */
+    const char *dsl;  /* CuTe DSL's spelling, or "" */
     bool mma;
-    int min_arch;       /* 80 = sm_80 */
+    int min_arch; /* 80 = sm_80 */
     cute_atom_traits traits;
-    const char *types;  /* MMA: "D,A,B,C" types ("f32,bf16,bf16,f32"); copy: "" (any) */
-    const char *inst;   /* the instruction, in PTX's words ("mma.sync.aligned.m16n8k16...") */
+    const char *types; /* MMA: "D,A,B,C" types ("f32,bf16,bf16,f32"); copy: "" (any) */
+    const char *inst;  /* the instruction, in PTX's words ("mma.sync.aligned.m16n8k16...") */
     /* MMA: Shape_MNK, ThrID, ALayout, BLayout, CLayout; copy: ThrID, SrcLayout, DstLayout,
      * RefLayout (bits); unused fields NULL */
     const char *field_name[5];
@@ -56,9 +56,12 @@ void cute_cp_async_wait_group(cute_ctx *c, int n);
 void cute_cp_async_wait_all(cute_ctx *c);
 
 #ifndef CUTEC_NO_SITE_MACROS
-#define cute_cp_async_commit_group(c) (cute_ctx_site((c), __FILE__, __LINE__), cute_cp_async_commit_group(c))
-#define cute_cp_async_wait_group(c, ...) (cute_ctx_site((c), __FILE__, __LINE__), cute_cp_async_wait_group((c), __VA_ARGS__))
-#define cute_cp_async_wait_all(c) (cute_ctx_site((c), __FILE__, __LINE__), cute_cp_async_wait_all(c))
+#define cute_cp_async_commit_group(c) CUTE__CTX_AT((c), cute_cp_async_commit_group(c))
+#define cute_cp_async_wait_group(c, ...) CUTE__CTX_AT((c), cute_cp_async_wait_group((c), __VA_ARGS__))
+#define cute_cp_async_wait_all(c) CUTE__CTX_AT((c), cute_cp_async_wait_all(c))
+/* the algebra-level operations record their site too (as cutec/layout_sites.h) */
+#define cute_mma_atom_named(a, ...) CUTE__ALG_AT((a), cute_mma_atom_named((a), __VA_ARGS__))
+#define cute_copy_atom_named(a, ...) CUTE__ALG_AT((a), cute_copy_atom_named((a), __VA_ARGS__))
 #endif
 
 #endif

@@ -130,6 +130,17 @@ void cute_axpby_if(cute_ctx *c, cute_ssa pred, cute_val alpha, cute_tensor x, cu
 #define cute_clear(c, ...) CUTE__CTX_AT((c), cute_clear((c), __VA_ARGS__))
 #define cute_axpby_if(c, ...) CUTE__CTX_AT((c), cute_axpby_if((c), __VA_ARGS__))
 #define cute_axpby(c, ...) CUTE__CTX_AT((c), cute_axpby((c), __VA_ARGS__))
+/* the algebra-level operations record their site too (as cutec/layout_sites.h) */
+#define cute_copy_atom_universal(a, ...) CUTE__ALG_AT((a), cute_copy_atom_universal((a), __VA_ARGS__))
+#define cute_copy_atom_autovec(a, ...) CUTE__ALG_AT((a), cute_copy_atom_autovec((a), __VA_ARGS__))
+#define cute_make_tiled_copy_tv(a, ...) CUTE__ALG_AT((a), cute_make_tiled_copy_tv((a), __VA_ARGS__))
+#define cute_make_tiled_copy(a, ...) CUTE__ALG_AT((a), cute_make_tiled_copy((a), __VA_ARGS__))
+#define cute_make_tiled_copy_mma(a, ...) CUTE__ALG_AT((a), cute_make_tiled_copy_mma((a), __VA_ARGS__))
+#define cute_tiled_copy_tile_shape(a, ...) CUTE__ALG_AT((a), cute_tiled_copy_tile_shape((a), __VA_ARGS__))
+#define cute_tiled_copy_tidfrg(a, ...) CUTE__ALG_AT((a), cute_tiled_copy_tidfrg((a), __VA_ARGS__))
+#define cute_tiled_copy_partition(a, ...) CUTE__ALG_AT((a), cute_tiled_copy_partition((a), __VA_ARGS__))
+#define cute_tiled_copy_layout_tv(a, ...) CUTE__ALG_AT((a), cute_tiled_copy_layout_tv((a), __VA_ARGS__))
+#define cute_tiled_copy_retile(a, ...) CUTE__ALG_AT((a), cute_tiled_copy_retile((a), __VA_ARGS__))
 #endif
 
 #endif

@@ -111,4 +111,5 @@ const cute_interp_bank_site *cute_interp_bank_sites(cute_backend b, int *n);
  * ideal I (W/I x)", with "CONFLICTS" where W > I */
 void cute_interp_bank_print_sites(const cute_interp_bank_site *s, int n, FILE *f);
 
+
 #endif

@@ -71,6 +71,9 @@ const char *cute_dtype_name(cute_dtype d); /* "f16", "i32", ... */
 bool cute_dtype_parse(const char *name, cute_dtype *out);
 bool cute_dtype_is_float(cute_dtype d); /* f16, bf16, f32, f64: the types arithmetic runs in */
 bool cute_dtype_is_narrow_float(cute_dtype d); /* tf32, e4m3, e5m2, e2m1, ue8m0, ue4m3 */
+/* elements narrower than a byte, packed in memory (e2m1: two per byte, element 0 in the low
+ * nibble); cute_dtype_bytes gives 1 for them, the byte that holds two */
+bool cute_dtype_is_packed(cute_dtype d);
 /* false where CVT has no meaning for a narrow float: it converts only to and from f16, bf16,
  * f32 and f64 (true for every pair without a narrow float) */
 bool cute_cvt_supported(cute_dtype from, cute_dtype to);

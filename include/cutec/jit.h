@@ -40,6 +40,8 @@ cute_runtime *cute_runtime_wrap(cute_backend b);
 /* the SM version compiles on rt target (80, 90; 0: not known, e.g. the interpreter without
  * CUTEC_ARCH): atoms that need a newer one are refused while tracing */
 int cute_runtime_target_arch(const cute_runtime *rt);
+/* compile for arch ("sm_80", "sm_90a") instead: what `cutec compile --arch` traces for */
+void cute_runtime_set_target_arch(cute_runtime *rt, const char *arch);
 
 /* --- arguments ------------------------------------------------------------------------ */
 typedef enum { CUTE_ARG_TENSOR, CUTE_ARG_INT, CUTE_ARG_FLOAT } cute_arg_kind;

@@ -66,18 +66,30 @@ typedef enum {
     CUTE_GEMM_AUTO = 0,       /* the best kernel for the shape */
     CUTE_GEMM_REGISTERS,      /* step 1, seed 002: global -> registers -> FMA */
     CUTE_GEMM_SHARED,         /* step 2, seed 000: global -> shared -> registers, barriers */
-    CUTE_GEMM_PIPELINED,      /* step 3, ampere/sgemm.py: double-buffered shared memory,
+    CUTE_GEMM_PIPELINED,      /* ampere/sgemm.py: double-buffered shared memory,
                                  register prefetch of the next tiles */
+    CUTE_GEMM_MULTISTAGE,     /* step 3, seed 000: a multi-stage cp.async pipeline into
+                                 swizzled shared memory, FMA */
+    CUTE_GEMM_TENSOROP,       /* step 4: the same body with mma.sync fed by ldmatrix */
+    CUTE_GEMM_TENSOROP_SMEM,  /* step 5: step 4 with the epilogue through shared memory and
+                                 128-bit stores (ampere/tensorop_gemm.py) */
     CUTE_GEMM_VARIANT_COUNT
 } cute_gemm_variant;
 
 const char *cute_gemm_variant_name(cute_gemm_variant v); /* "auto", "registers", ... */
 bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out);
 
+/* The tiling of the multi-stage kernels (multistage, tensorop, tensorop_smem); 0 in a field:
+ * the library's choice for the dtype (docs/gemm.md).  bm x bn of C per block, k-tiles of bk,
+ * `stages` k-tiles in shared memory, warps_m x warps_n warps. */
+typedef struct cute_gemm_tiling {
+    int bm, bn, bk, stages, warps_m, warps_n;
+} cute_gemm_tiling;
+
 /* Which mode of an operand has stride 1: 0 (M-major A / N-major B / column-major C) or 1. */
 typedef struct cute_gemm_config {
     cute_gemm_variant variant;
-    cute_dtype dtype;         /* CUTE_F32 or CUTE_F64 */
+    cute_dtype dtype;         /* A's and B's element type */
     int major[3];             /* A, B, C: the unit-stride mode */
     int align_bytes;          /* assumed alignment, in bytes, of every pointer, leading
                                  dimension and unit-stride extent (so that no vector of that
@@ -86,11 +98,26 @@ typedef struct cute_gemm_config {
                                  stride is at most this (cute_index_bound, checked at each
                                  call) and the index arithmetic is proven to fit in 32 bits:
                                  CUTE_GEMM_INDEX_BOUND is the largest bound that proves */
+    cute_dtype c_dtype;       /* C's element type; CUTE_VOID (0): dtype.  f16/bf16/fp8
+                                 inputs accumulate in f32 and may write f16, bf16 or f32 */
+    bool batched;             /* rank-3 operands A (M,K,L), B (N,K,L), C (M,N,L): one
+                                 product per index of the L mode */
+    cute_gemm_tiling tiling;  /* the multi-stage kernels' tiles (zero: the defaults) */
 } cute_gemm_config;
+
+/* the C dtype a configuration writes (c_dtype, or dtype when it is CUTE_VOID) */
+static inline cute_dtype cute_gemm_c_dtype(const cute_gemm_config *cfg)
+{
+    return cfg->c_dtype == CUTE_VOID ? cfg->dtype : cfg->c_dtype;
+}
 
 /* Extents and leading dimensions up to 2^15 keep every GEMM index below 2^31 (the
  * largest offset is about K * ld + M); the library uses the 32-bit kernels up to it. */
 #define CUTE_GEMM_INDEX_BOUND 32768
+
+/* The variants AUTO tries for inputs of dtype d, best first (tensor cores for 16-bit, 8-bit
+ * and f64 inputs, then f64's FMA steps; the FMA steps for f32); their number. */
+int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT]);
 
 /* Compile one kernel; call it with (A, B, C, alpha, beta). */
 const cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n);
@@ -105,6 +132,9 @@ void cute_gemm_lib_free(cute_gemm_lib *lib);
  * (registers and shared: 32 bits; pipelined: 64, see docs/gemm.md), else 64.  32: 32-bit
  * wherever the extents allow.  64: always 64-bit.  False (and no change) for another value. */
 bool cute_gemm_lib_index_width(cute_gemm_lib *lib, int bits);
+/* The tiling every later compile of the multi-stage kernels uses (NULL or all zero: the
+ * defaults), for tuning; false (and no change) when a field is negative. */
+bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t);
 /* the patterns compiled so far (those that failed included), in order of first use */
 int cute_gemm_lib_size(cute_gemm_lib *lib);
 const cute_gemm_config *cute_gemm_lib_entry(cute_gemm_lib *lib, int i);

@@ -182,6 +182,9 @@ typedef struct cute_swizzle {
 } cute_swizzle;
 bool cute_swizzle_valid(cute_swizzle sw);
 int64_t cute_swizzle_apply(cute_swizzle sw, int64_t x);
+/* the swizzle's period: 2^(B+M+|S|), the smallest power of two P with sw(x + P) = sw(x) + P
+ * for every x (1 for no swizzle) */
+int64_t cute_swizzle_period(cute_swizzle sw);
 /* i -> sw(offset + L(i)): CuTe's ComposedLayout<Swizzle, offset, Layout> */
 typedef struct cute_composed {
     cute_swizzle sw;

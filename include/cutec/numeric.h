@@ -23,6 +23,8 @@
 
 #include <stdint.h>
 
+#include "cutec/ir.h"
+
 /* IEEE half and bfloat16: rounding to nearest even exactly as the GPU's cvt.rn does
  * (checked on an H200 for all 2^32 f32 inputs): overflow gives infinity; a NaN becomes
  * 0x7fff from f32, 0x7e00 (f16) or 0x7fc0 (bf16) from f64.  Widening is exact; an f16 NaN
@@ -57,5 +59,10 @@ float cute_ue8m0_to_f32(uint8_t v);
 uint8_t cute_f32_to_ue4m3(float x);
 uint8_t cute_f64_to_ue4m3(double x);
 float cute_ue4m3_to_f32(uint8_t v);
+
+/* by dtype, for the narrow floats (cute_dtype_is_narrow_float): v rounded to d's code (tf32:
+ * the f32 bits), and a code's value (exact in f32) */
+uint32_t cute_narrow_encode(cute_dtype d, double v);
+float cute_narrow_decode(cute_dtype d, uint32_t code);
 
 #endif

@@ -70,7 +70,8 @@ void cute_cuda_arch_name(int cc_major, int cc_minor, char *buf, size_t n);
 cute_status cute_cuda_open(const cute_cuda_opts *o, cute_cuda **out, char *err, size_t n);
 void cute_cuda_close(cute_cuda *cu);
 const cute_device_info *cute_cuda_device(const cute_cuda *cu);
-/* the last failure: "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (out of memory)" */
+/* the calling thread's last failure: "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (out of memory)"
+ * (threads that share cu each keep their own) */
 const char *cute_cuda_error(const cute_cuda *cu);
 /* was the last failure a kernel's fault that leaves the context unusable (sticky)? */
 bool cute_cuda_error_sticky(const cute_cuda *cu);

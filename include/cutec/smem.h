@@ -48,9 +48,16 @@ typedef struct cute_smem_allocator {
     const void *kernel; /* the kernel it allocates in (an allocator does not outlive it) */
     int64_t first;      /* byte offset of its first allocation (-1: none yet) */
     int64_t bytes;      /* bytes it handed out, padding included */
+    int64_t cursor;     /* an overlay's next offset (-1: the pool's end, the usual case) */
 } cute_smem_allocator;
 
 cute_smem_allocator cute_smem_allocator_new(cute_ctx *c);
+/* An allocator whose allocations start where `a`'s first one did, over a's memory: for
+ * memory used in phases, as CuTe DSL makes an epilogue's C tile over the main loop's A stage
+ * (make_tensor(recast_ptr(sA.iterator, dtype), layout)).  The kernel's shared memory grows
+ * only where the overlay outgrows what lies under it.  Separating the phases (a barrier after
+ * the last read of the old contents) is the kernel's job; the interpreter reports a race. */
+cute_smem_allocator cute_smem_allocator_overlay(cute_ctx *c, const cute_smem_allocator *a);
 /* `bytes` bytes aligned to `align` (a power of two): a ptr<u8, smem> */
 cute_val cute_smem_alloc_bytes(cute_ctx *c, cute_smem_allocator *a, int64_t bytes, int align);
 /* `n` elements of d aligned to `align` (0: the element's size): a ptr<d, smem> */
@@ -122,6 +129,7 @@ cute_val cute_smem_field_ptr(cute_ctx *c, cute_smem_storage st, int field);
 /* call-site capture, as in trace.h */
 #ifndef CUTEC_NO_SITE_MACROS
 #define cute_smem_allocator_new(c) CUTE__CTX_AT((c), cute_smem_allocator_new(c))
+#define cute_smem_allocator_overlay(c, ...) CUTE__CTX_AT((c), cute_smem_allocator_overlay((c), __VA_ARGS__))
 #define cute_smem_alloc_bytes(c, ...) CUTE__CTX_AT((c), cute_smem_alloc_bytes((c), __VA_ARGS__))
 #define cute_smem_alloc_array(c, ...) CUTE__CTX_AT((c), cute_smem_alloc_array((c), __VA_ARGS__))
 #define cute_smem_alloc_tensor(c, ...) CUTE__CTX_AT((c), cute_smem_alloc_tensor((c), __VA_ARGS__))

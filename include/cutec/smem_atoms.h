@@ -28,8 +28,8 @@ typedef enum { CUTE_MAJOR_K, CUTE_MAJOR_MN } cute_major;
 
 /* The SM80 atom for a tile whose major mode has major_size elements (64 and more use 128
  * bytes), filled by copies of copy_bits (128 for cp.async of 16 bytes). */
-cute_composed cute_smem_atom_sm80(cute_alg *c, cute_dtype d, cute_major major,
-                                  int64_t major_size, int copy_bits);
+cute_composed cute_smem_atom_sm80(cute_alg *c, cute_dtype d, cute_major major, int64_t major_size,
+                                  int copy_bits);
 /* A GMMA atom by CuTe's name ("Layout_K_SW128_Atom", "Layout_MN_SW64_Atom", ...) for d.
  * false with an error naming the known ones. */
 bool cute_smem_atom_gmma(cute_alg *c, const char *name, cute_dtype d, cute_composed *out);
@@ -38,7 +38,8 @@ extern const char *const cute_smem_atom_gmma_names[];
 
 /* An atom repeated over a stage shape ((rows, cols) or (rows, cols, stages)), the atoms
  * ordered column-major (CuTe's tile_to_shape with order (0,1,2)). */
-cute_composed cute_smem_layout_staged(cute_alg *c, const cute_composed *atom, const cute_tuple *shape);
+cute_composed cute_smem_layout_staged(cute_alg *c, const cute_composed *atom,
+                                      const cute_tuple *shape);
 
 /* (the alignment a swizzled layout needs from its base: cute_swizzle_align_bytes in
  * cutec/smem.h; cute_smem_alloc_tensor_swizzled gives it) */

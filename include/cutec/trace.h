@@ -50,23 +50,24 @@ void cute_ctx_site(cute_ctx *c, const char *file, int line);
 /* The site macros (below, and in the other headers) wrap each DSL call in CUTE__CTX_AT: the
  * call's site holds from when its arguments have been evaluated until it returns, so a call
  * whose arguments contain other DSL calls is reported at its own line, and each inner call
- * at its own.  (GCC and Clang; other compilers get the site set before the arguments.) */
+ * at its own.  (GCC and Clang; other compilers, or CUTEC_SITES_BEFORE_ARGS, get the site set
+ * before the arguments.) */
 typedef struct cute_ctx_scope {
     cute_ctx *c;
     cute_site_scope s;
 } cute_ctx_scope;
 cute_ctx_scope cute__ctx_enter(cute_ctx *c, const char *file, int line);
 void cute__ctx_leave(cute_ctx_scope *s);
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(CUTEC_SITES_BEFORE_ARGS)
 #define CUTE__CTX_AT(c, call)                                                               \
     __extension__({                                                                         \
-        cute_ctx_scope cute__cs __attribute__((cleanup(cute__ctx_leave))) =                 \
+        cute_ctx_scope cute__cs __attribute__((cleanup(cute__ctx_leave), unused)) =         \
             cute__ctx_enter((c), __FILE__, __LINE__);                                       \
         call;                                                                               \
     })
 #define CUTE__ALG_AT(a, call)                                                               \
     __extension__({                                                                         \
-        cute_site_scope cute__as __attribute__((cleanup(cute__site_leave))) =               \
+        cute_site_scope cute__as __attribute__((cleanup(cute__site_leave), unused)) =       \
             cute__site_enter((a), __FILE__, __LINE__);                                      \
         call;                                                                               \
     })

@@ -168,6 +168,8 @@ static void arch_from_environment(void)
     CHECK(cute_runtime_target_arch(rt) == 80 && cute_runtime_target_arch(plain) == 0,
           "CUTEC_ARCH=sm_80: %d; unset: %d", cute_runtime_target_arch(rt),
           plain ? cute_runtime_target_arch(plain) : -1);
+    cute_runtime_set_target_arch(plain, "sm_90a"); /* cutec compile --arch sm_90a */
+    CHECK(cute_runtime_target_arch(plain) == 90, "--arch sm_90a: %d", cute_runtime_target_arch(plain));
     cute_runtime_free(rt);
     cute_runtime_free(plain);
 }

@@ -159,6 +159,8 @@ typedef struct buf {
 } buf;
 
 static uint64_t seed;
+static bool last_skipped; /* the last compile was skipped (a type the CUDA C backend lacks) */
+#define SKIPPED (-2)      /* run_mma: skipped, and said so */
 
 /* a value of d that is exact in d, distinct-ish and small: k/8 for k in [-32, 32) (ints: k) */
 static double sample(cute_dtype d)
@@ -250,7 +252,15 @@ static const cute_fn *compile(cute_runtime *rt, lane_case *k, int n, const cute_
 {
     char err[2048];
     cur = k;
+    last_skipped = false;
     const cute_fn *f = cute_compile(rt, what, host, k, n, specs, err, sizeof err);
+    if (!f && strstr(err, "no C type")) {
+        char why[2300];
+        snprintf(why, sizeof why, "%s: the CUDA C backend lacks its register type yet (%s)", what, err);
+        SKIP(why);
+        last_skipped = true;
+        return NULL;
+    }
     CHECK(f != NULL, "%s: %s", what, err);
     return f;
 }
@@ -306,6 +316,7 @@ static int run_mma(cute_runtime *rt, lane_case *k, const cute_layout *a_place, c
     }
     int wrong = -1;
     const cute_fn *f = compile(rt, k, 4, specs, host4, what);
+    if (!f && last_skipped) wrong = SKIPPED;
     cute_call_arg args[4] = {frag_arg(&b[0], 32), frag_arg(&b[1], 32), frag_arg(&b[2], 32), frag_arg(&b[3], 32)};
     if (f && call(rt, f, 4, args, what)) {
         download(be, &b[3]);
@@ -326,6 +337,12 @@ static int run_mma(cute_runtime *rt, lane_case *k, const cute_layout *a_place, c
     return wrong;
 }
 
+/* element i's value in a copy test: distinct where the type allows (i8: repeats every 255) */
+static double elem(cute_dtype d, int64_t i)
+{
+    return d == CUTE_I8 ? (double)(i % 255 - 127) : (double)(i + 1);
+}
+
 /* ldmatrix / stmatrix / cp.async: the number of wrong elements (-1: it did not run) */
 static int run_copy(cute_runtime *rt, lane_case *k, const char *what)
 {
@@ -338,7 +355,8 @@ static int run_copy(cute_runtime *rt, lane_case *k, const char *what)
     buf b[2];
     memset(b, 0, sizeof b);
     make_buf(be, &b[0], (cute_dtype)cp->dtype, total), make_buf(be, &b[1], (cute_dtype)cp->dtype, total);
-    for (int64_t i = 0; i < total; i++) put(&b[0], i, (double)(i + 1)), put(&b[1], i, 0xdead & 0x7fff);
+    cute_dtype d = (cute_dtype)cp->dtype;
+    for (int64_t i = 0; i < total; i++) put(&b[0], i, elem(d, i)), put(&b[1], i, d == CUTE_I8 ? 99 : 0xdead & 0x7fff);
     upload(be, &b[0]), upload(be, &b[1]);
     char lay[48];
     snprintf(lay, sizeof lay, "(32,%d):(%d,1)", k->nc, k->nc);
@@ -353,8 +371,8 @@ static int run_copy(cute_runtime *rt, lane_case *k, const char *what)
             for (int v = 0; v < k->nc; v++) {
                 int64_t i = t * k->nc + v;
                 double got = ld ? get(&b[1], i) : get(&b[1], st ? at(&a, &cp->src_tv, t, v) : i);
-                double want = ld ? (double)(at(&a, &cp->dst_tv, t, v) + 1) : st ? (double)(i + 1)
-                              : k->zfill && t % 3 == 0 ? 0.0 : (double)(i + 1);
+                double want = ld ? elem(d, at(&a, &cp->dst_tv, t, v)) : st ? elem(d, i)
+                              : k->zfill && t % 3 == 0 ? 0.0 : elem(d, i);
                 if (got != want) wrong++;
             }
     }
@@ -385,7 +403,7 @@ static void mma_cases(cute_runtime *rt, const char *where)
         k.is_mma = true;
         k.na = vals_of(&a, &k.mma.a_tv), k.nb = vals_of(&a, &k.mma.b_tv), k.nc = vals_of(&a, &k.mma.c_tv);
         int wrong = run_mma(rt, &k, &k.mma.a_tv, what);
-        CHECK(wrong == 0, "%s: %d of %d D values are not the product of the layouts' A, B, C", what, wrong, 32 * k.nc);
+        CHECK(wrong == 0 || wrong == SKIPPED, "%s: %d of %d D values are not the product of the layouts' A, B, C", what, wrong, 32 * k.nc);
     }
 }
 
@@ -407,11 +425,11 @@ static void permuted_fails(cute_runtime *rt, const char *where)
 
 static void copy_cases(cute_runtime *rt, const char *where)
 {
-    static const cute_dtype types[] = {CUTE_U16, CUTE_BF16};
+    static const cute_dtype types[] = {CUTE_U16, CUTE_BF16, CUTE_I8};
     for (int i = 0; i < cute_atom_count(); i++) {
         cute_atom_info r = cute_atom_info_at(i);
         if (r.mma || !r.min_arch) continue;
-        for (int ty = 0; ty < 2; ty++)
+        for (int ty = 0; ty < 3; ty++)
             for (int z = 0; z < (r.traits.pred == CUTE_PRED_ZFILL ? 2 : 1); z++) {
                 lane_case k;
                 memset(&k, 0, sizeof k);

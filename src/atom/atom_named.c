@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
 #include "atom/atom_rows.h"
 #include "cutec/notation.h"
 
@@ -28,12 +29,14 @@ static bool unknown(cute_alg *c, const char *name, bool mma)
 {
     const atom_row *r = name ? atom_row_find(name) : NULL;
     if (r)
-        return cute_alg_fail(c, "%s is %s atom, not %s atom", name, r->info.mma ? "an MMA" : "a copy",
-                             mma ? "an MMA" : "a copy");
+        return cute_alg_fail(c, "%s is %s atom, not %s atom", name,
+                             r->info.mma ? "an MMA" : "a copy", mma ? "an MMA" : "a copy");
     char near[512];
     nearest(name ? name : "", near, sizeof near);
-    return cute_alg_fail(c, "no atom is called \"%s\" (nearest: %s; `cutec show atom list` lists "
-                            "them all)", name ? name : "(null)", near);
+    return cute_alg_fail(c,
+                         "no atom is called \"%s\" (nearest: %s; `cutec show atom list` lists "
+                         "them all)",
+                         name ? name : "(null)", near);
 }
 
 /* "f32,bf16,bf16,f32" -> D, A, B, C; a type cutec does not have yet is named */
@@ -88,8 +91,10 @@ static bool to_elements(cute_alg *c, const atom_row *r, int field, int ebits, cu
     if (c->failed) return false;
     cute_layout ve = cute_get(c, out, 1);
     if (cute_size(c, &ve).v * ebits != nbits)
-        return cute_alg_fail(c, "copy atom %s: a thread's %s bits come in pieces narrower than "
-                                "one %d-bit element", r->info.name, r->info.field_name[field], ebits);
+        return cute_alg_fail(c,
+                             "copy atom %s: a thread's %s bits come in pieces narrower than "
+                             "one %d-bit element",
+                             r->info.name, r->info.field_name[field], ebits);
     return true;
 }
 

@@ -3,9 +3,14 @@
  * copy_traits_sm75.hpp, copy_traits_sm80.hpp, copy_traits_sm90.hpp).  MMA layouts are
  * (thread, value) -> column-major (m,k) / (n,k) / (m,n); copy layouts are in bits.  The
  * CuTe DSL spelling is the alias docs/atoms.md gives. */
+#include <stdio.h>
 #include <string.h>
 
+#define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
 #include "atom/atom_rows.h"
+
+/* the table reads as a table */
+/* clang-format off */
 
 /* CuTe's shared names for the layouts several rows use */
 #define SM80_8x4 "((4,8),1):((8,1),0)"                        /* (T32,V1) -> (M8,N4) */
@@ -137,6 +142,7 @@ const atom_row cute_atom_rows[] = {
     /* one thread, one access */
     UCOPY(8), UCOPY(16), UCOPY(32), UCOPY(64), UCOPY(128),
 };
+/* clang-format on */
 const int cute_atom_nrows = (int)(sizeof cute_atom_rows / sizeof cute_atom_rows[0]);
 
 /* name == row, or name == row with "_t" after its uintN ("<uint128_t>" for "<uint128>") */
@@ -153,12 +159,23 @@ const atom_row *atom_row_find(const char *name)
 {
     for (int i = 0; i < cute_atom_nrows; i++)
         if (same_name(name, cute_atom_rows[i].info.name)) return &cute_atom_rows[i];
-    return NULL;
+    /* CuTe's SM80_CP_ASYNC_*_ZFILL<T> are the same rows: every cp.async row zero-fills */
+    const char *z = strstr(name, "_ZFILL<");
+    if (!z || strncmp(name, "SM80_CP_ASYNC_", 14) != 0 || z - name > 40) return NULL;
+    char plain[96];
+    snprintf(plain, sizeof plain, "%.*s%s", (int)(z - name), name, z + 6);
+    return atom_row_find(plain);
 }
 
-int cute_atom_count(void) { return cute_atom_nrows; }
+int cute_atom_count(void)
+{
+    return cute_atom_nrows;
+}
 
-cute_atom_info cute_atom_info_at(int i) { return cute_atom_rows[i].info; }
+cute_atom_info cute_atom_info_at(int i)
+{
+    return cute_atom_rows[i].info;
+}
 
 bool cute_atom_info_find(const char *name, cute_atom_info *out)
 {

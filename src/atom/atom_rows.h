@@ -6,21 +6,21 @@
 
 /* how a row is turned into a cute_mma_atom / cute_copy_atom */
 typedef enum {
-    ROW_UNIVERSAL_FMA, /* cute_mma_atom_universal_mixed */
-    ROW_UNIVERSAL_COPY,/* cute_copy_atom_universal */
-    ROW_MMA_SYNC,      /* mma.sync: warp, registers in and out */
-    ROW_LDSM,          /* ldmatrix: warp, shared -> registers */
-    ROW_STSM,          /* stmatrix: warp, registers -> shared */
-    ROW_CP_ASYNC,      /* cp.async: thread, global -> shared, asynchronous, zero-fill */
+    ROW_UNIVERSAL_FMA,  /* cute_mma_atom_universal_mixed */
+    ROW_UNIVERSAL_COPY, /* cute_copy_atom_universal */
+    ROW_MMA_SYNC,       /* mma.sync: warp, registers in and out */
+    ROW_LDSM,           /* ldmatrix: warp, shared -> registers */
+    ROW_STSM,           /* stmatrix: warp, registers -> shared */
+    ROW_CP_ASYNC,       /* cp.async: thread, global -> shared, asynchronous, zero-fill */
 } row_kind;
 
 typedef struct atom_row {
     cute_atom_info info;
-    uint8_t kind;         /* row_kind */
-    int mnk[3];           /* MMA */
-    int bits;             /* copy: bits one thread moves per atom; cp.async: its size */
-    int matrices;         /* ldmatrix / stmatrix: 1, 2 or 4 8x8 matrices */
-    bool trans;           /* ldmatrix / stmatrix .trans */
+    uint8_t kind; /* row_kind */
+    int mnk[3];   /* MMA */
+    int bits;     /* copy: bits one thread moves per atom; cp.async: its size */
+    int matrices; /* ldmatrix / stmatrix: 1, 2 or 4 8x8 matrices */
+    bool trans;   /* ldmatrix / stmatrix .trans */
 } atom_row;
 
 extern const atom_row cute_atom_rows[];

@@ -137,5 +137,8 @@ int main(void)
     check_refusals(&c);
     cute_atom_info info;
     CHECK(cute_atom_info_find("SM75_U32x4_LDSM_N", &info) && !info.mma && info.min_arch == 75, "find");
+    CHECK(cute_atom_info_find("SM80_CP_ASYNC_CACHEGLOBAL_ZFILL<uint128_t>", &info) &&
+              !strcmp(info.name, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>"),
+          "CuTe's _ZFILL names are the cp.async rows");
     return CHECK_DONE("atom_table_test");
 }

@@ -66,8 +66,7 @@ void cute_clear(cute_ctx *c, cute_tensor t) { cute_fill(c, t, 0.0); }
 static void zero_where_not(cute_ctx *c, cute_tensor dst, int n)
 {
     if (dst.kind != CUTE_TENSOR_RMEM) return;
-    cute_vreg z = cute_ir_const_float(&c->b, (cute_dtype)dst.dtype, 0.0);
-    if (!cute_dtype_is_float((cute_dtype)dst.dtype)) z = cute_ir_const_int(&c->b, (cute_dtype)dst.dtype, 0);
+    cute_vreg z = cute_val_const(c, (cute_dtype)dst.dtype, 0.0).r;
     for (int i = 0; i < n && !c->alg.failed; i++) {
         cute_int off = cute_add(&c->alg, dst.offset, cute_layout_eval(&c->alg, &dst.layout, cute_i(i)));
         cute_ir_mov(&c->b, dst.regs[off.v], z);
@@ -122,6 +121,40 @@ static void one_by_one(cute_ctx *c, const cute_copy_atom *atom, cute_tensor sj, 
     }
 }
 
+/* the values one thread has of one atom: mode 1 of a TV layout */
+static int atom_vals(cute_ctx *c, const cute_layout *tv)
+{
+    cute_layout v = cute_get(&c->alg, tv, 1);
+    return (int)cute_size(&c->alg, &v).v;
+}
+
+/* an atom whose source and destination hold different numbers of values per thread
+ * (ldmatrix x1: a 16-byte row's address, one register): both sides hold as many atoms */
+static bool same_atoms(cute_ctx *c, const cute_copy_atom *atom, const cute_tensor *src, const cute_tensor *dst,
+                       int vals, int dvals, const char *what)
+{
+    int ns = static_size(c, src, what), nd = static_size(c, dst, what);
+    if (ns < 0 || nd < 0) return false;
+    if (ns % vals || nd % dvals || ns / vals != nd / dvals)
+        return cute_ctx_fail(c, "%s: %s takes %d source and %d destination values per thread: the source's %d "
+                                "and the destination's %d are not as many atoms", what, atom->name, vals, dvals, ns, nd);
+    if (src->dtype != dst->dtype)
+        return cute_ctx_fail(c, "%s: %s into %s", what, cute_dtype_name((cute_dtype)src->dtype),
+                             cute_dtype_name((cute_dtype)dst->dtype));
+    return true;
+}
+
+/* mode 0 of t holds whole atoms of `vals` values */
+static bool first_mode_holds(cute_ctx *c, const cute_copy_atom *atom, const cute_tensor *t, int vals, const char *what)
+{
+    cute_layout m0 = cute_get(&c->alg, &t->layout, 0);
+    cute_int v0 = cute_size(&c->alg, &m0);
+    if (c->alg.failed) return false;
+    if (cute_is_static(v0) && v0.v % vals == 0) return true;
+    return cute_ctx_fail(c, "%s: the first mode (%lld values) is not a multiple of the atom's %d values (%s)", what,
+                         (long long)v0.v, vals, atom->name);
+}
+
 /* src/dst split into the atom's values and the rest: ((AtomVal),(rest...)) */
 static cute_layout by_atom(cute_ctx *c, const cute_layout *L, int vals)
 {
@@ -134,16 +167,21 @@ static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src,
                        const cute_ssa *pred, bool whole, const char *what)
 {
     if (!ctx_ok(c) || !tensor_usable(c, &src, what) || !tensor_usable(c, &dst, what) ||
-        !atom_arch_ok(c, atom->min_arch, atom->name, what) || !same_size(c, &src, &dst, what))
+        !atom_arch_ok(c, atom->min_arch, atom->name, what))
         return;
-    int n = static_size(c, &src, what);
-    if (pred && (pred->n != n || pred->dtype != CUTE_I1)) {
-        cute_ctx_fail(c, "%s: the predicate must be an i1 TensorSSA shaped like the source", what);
-        return;
-    }
     if (pred && atom->traits.pred == CUTE_PRED_NONE) {
         cute_ctx_fail(c, "%s: %s cannot be predicated: every lane of the warp executes it (copy whole "
                          "tiles with it, or predicate with a thread-scope atom)", what, atom->name);
+        return;
+    }
+    int vals = atom_vals(c, &atom->src_tv), dvals = atom_vals(c, &atom->dst_tv);
+    if (!(vals == dvals || atom->autovec ? same_size(c, &src, &dst, what)
+                                         : same_atoms(c, atom, &src, &dst, vals, dvals, what)))
+        return;
+    int n = static_size(c, &src, what);
+    if (pred && !ssa_usable(c, pred, what)) return;
+    if (pred && (pred->n != n || pred->dtype != CUTE_I1)) {
+        cute_ctx_fail(c, "%s: the predicate must be an i1 TensorSSA shaped like the source", what);
         return;
     }
     if (atom->autovec) {
@@ -151,20 +189,10 @@ static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src,
         autovec(c, src, dst, pred);
         return;
     }
-    cute_layout av = cute_get(&c->alg, &atom->src_tv, 1);
-    cute_int vals_i = cute_size(&c->alg, &av);
-    int vals = (int)vals_i.v;
-    cute_layout m0 = cute_get(&c->alg, &src.layout, 0);
-    cute_int v0 = cute_size(&c->alg, &m0);
-    if (c->alg.failed) return;
-    if (!cute_is_static(v0) || v0.v % vals) {
-        cute_ctx_fail(c, "%s: the first mode (%lld values) is not a multiple of the atom's %d values (%s)",
-                      what, (long long)v0.v, vals, atom->name);
-        return;
-    }
+    if (!first_mode_holds(c, atom, &src, vals, what) || !first_mode_holds(c, atom, &dst, dvals, what)) return;
     cute_tensor s = src, d = dst;
     s.layout = by_atom(c, &src.layout, vals);
-    d.layout = by_atom(c, &dst.layout, vals);
+    d.layout = by_atom(c, &dst.layout, dvals);
     cute_layout order = cute_make_layout(&c->alg, src.layout.shape); /* element -> pred index */
     cute_layout order_by = by_atom(c, &order, vals);
     if (pred) zero_where_not(c, dst, n);

@@ -32,9 +32,10 @@ static bool one_access(cute_ctx *c, const cute_copy_atom *atom, const cute_tenso
     if (static_size(c, t) == n && tensor_vector_width(c, t, n) == n) return true;
     char lay[256];
     cute_layout_str(&t->layout, lay, sizeof lay);
-    return cute_ctx_fail(c, "%s: a thread's %s values %s are not proven to be %d contiguous elements "
-                            "aligned to %d bytes (one access); check the layout, its swizzle and the "
-                            "tensor's alignment",
+    return cute_ctx_fail(c,
+                         "%s: a thread's %s values %s are not proven to be %d contiguous elements "
+                         "aligned to %d bytes (one access); check the layout, its swizzle and the "
+                         "tensor's alignment",
                          atom->name, side, lay, n, n * cute_dtype_bytes((cute_dtype)t->dtype));
 }
 
@@ -48,8 +49,10 @@ static cute_inst row_of(cute_ctx *c, const cute_copy_atom *atom, const char *id)
 static bool no_pred(cute_ctx *c, const cute_copy_atom *atom, cute_vreg pred)
 {
     if (!pred) return true;
-    return cute_ctx_fail(c, "%s cannot be predicated: every lane of the warp executes it (copy whole "
-                            "tiles with it, or predicate with a thread-scope atom)", atom->name);
+    return cute_ctx_fail(c,
+                         "%s cannot be predicated: every lane of the warp executes it (copy whole "
+                         "tiles with it, or predicate with a thread-scope atom)",
+                         atom->name);
 }
 
 /* ldmatrix (load) and stmatrix (!load): the shared side is one row per lane */
@@ -59,11 +62,12 @@ static void matrix_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor sme
     const atom_row *r = atom_row_find(atom->name);
     cute_dtype d = (cute_dtype)atom->dtype;
     int row_elems = 16 / cute_dtype_bytes(d), n = static_size(c, &regs);
-    if (!r || !no_pred(c, atom, pred) || !atom_check_converged(c, atom->name) || !one_access(c, atom, &smem, row_elems, load ? "source" : "destination"))
+    if (!r || !no_pred(c, atom, pred) || !atom_check_converged(c, atom->name) ||
+        !one_access(c, atom, &smem, row_elems, load ? "source" : "destination"))
         return;
     if (n != r->bits / (8 * cute_dtype_bytes(d))) {
-        cute_ctx_fail(c, "%s: the registers hold %d values per thread; the atom moves %d", atom->name, n,
-                      r->bits / (8 * cute_dtype_bytes(d)));
+        cute_ctx_fail(c, "%s: the registers hold %d values per thread; the atom moves %d",
+                      atom->name, n, r->bits / (8 * cute_dtype_bytes(d)));
         return;
     }
     cute_inst row = row_of(c, atom, r->info.inst);
@@ -100,16 +104,19 @@ void cp_async_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cut
         cute_ctx_fail(c, "%s: copies global memory into shared memory", atom->name);
         return;
     }
-    if (!one_access(c, atom, &src, n, "source") || !one_access(c, atom, &dst, n, "destination")) return;
+    if (!one_access(c, atom, &src, n, "source") || !one_access(c, atom, &dst, n, "destination"))
+        return;
     char id[40];
-    snprintf(id, sizeof id, "CP_ASYNC_%s_%d%s", strstr(atom->name, "CACHEGLOBAL") ? "CG" : "CA", bytes,
-             pred ? "_ZFILL" : "");
+    snprintf(id, sizeof id, "CP_ASYNC_%s_%d%s", strstr(atom->name, "CACHEGLOBAL") ? "CG" : "CA",
+             bytes, pred ? "_ZFILL" : "");
     cute_inst row = row_of(c, atom, id);
     if (row == CUTE_INST_COUNT) return;
-    cute_vreg in[3] = {cute_tensor_ptr(c, dst, cute_i(0)).r, cute_tensor_ptr(c, src, cute_i(0)).r, 0};
+    cute_vreg in[3] = {cute_tensor_ptr(c, dst, cute_i(0)).r, cute_tensor_ptr(c, src, cute_i(0)).r,
+                       0};
     if (pred) /* src-size: all of it, or nothing read and the destination zero-filled */
         in[2] = cute_ir_op(&c->b, CUTE_OP_SELECT, cute_type_of(CUTE_U32), pred,
-                           cute_ir_const_int(&c->b, CUTE_U32, bytes), cute_ir_const_int(&c->b, CUTE_U32, 0));
+                           cute_ir_const_int(&c->b, CUTE_U32, bytes),
+                           cute_ir_const_int(&c->b, CUTE_U32, 0));
     cute_ir_inst_op(&c->b, row, NULL, 0, in, pred ? 3 : 2, 0);
 }
 
@@ -119,7 +126,10 @@ static void group_op(cute_ctx *c, cute_inst row, int64_t n)
     cute_ir_inst_op(&c->b, row, NULL, 0, NULL, 0, n);
 }
 
-void cute_cp_async_commit_group(cute_ctx *c) { group_op(c, CUTE_INST_CP_ASYNC_COMMIT_GROUP, 0); }
+void cute_cp_async_commit_group(cute_ctx *c)
+{
+    group_op(c, CUTE_INST_CP_ASYNC_COMMIT_GROUP, 0);
+}
 
 void cute_cp_async_wait_group(cute_ctx *c, int n)
 {
@@ -130,4 +140,7 @@ void cute_cp_async_wait_group(cute_ctx *c, int n)
     group_op(c, CUTE_INST_CP_ASYNC_WAIT_GROUP, n);
 }
 
-void cute_cp_async_wait_all(cute_ctx *c) { group_op(c, CUTE_INST_CP_ASYNC_WAIT_ALL, 0); }
+void cute_cp_async_wait_all(cute_ctx *c)
+{
+    group_op(c, CUTE_INST_CP_ASYNC_WAIT_ALL, 0);
+}

@@ -27,25 +27,45 @@ static const cute_ir_inst *def_of(const cute_ir_block *b, cute_vreg v)
 static int64_t binop(int op, int64_t a, int64_t b, bool *ok)
 {
     switch (op) {
-    case CUTE_OP_ADD: return a + b;
-    case CUTE_OP_SUB: return a - b;
-    case CUTE_OP_MUL: return a * b;
-    case CUTE_OP_DIV: return b ? a / b : (*ok = false, 0);
-    case CUTE_OP_REM: return b ? a % b : (*ok = false, 0);
-    case CUTE_OP_SHL: return b >= 0 && b < 63 ? a << b : (*ok = false, 0);
-    case CUTE_OP_SHR: return b >= 0 && b < 63 ? a >> b : (*ok = false, 0);
-    case CUTE_OP_AND: return a & b;
-    case CUTE_OP_OR: return a | b;
-    case CUTE_OP_XOR: return a ^ b;
-    case CUTE_OP_MIN: return a < b ? a : b;
-    case CUTE_OP_MAX: return a > b ? a : b;
-    case CUTE_OP_EQ: return a == b;
-    case CUTE_OP_NE: return a != b;
-    case CUTE_OP_LT: return a < b;
-    case CUTE_OP_LE: return a <= b;
-    case CUTE_OP_GT: return a > b;
-    case CUTE_OP_GE: return a >= b;
-    default: *ok = false; return 0;
+    case CUTE_OP_ADD:
+        return a + b;
+    case CUTE_OP_SUB:
+        return a - b;
+    case CUTE_OP_MUL:
+        return a * b;
+    case CUTE_OP_DIV:
+        return b ? a / b : (*ok = false, 0);
+    case CUTE_OP_REM:
+        return b ? a % b : (*ok = false, 0);
+    case CUTE_OP_SHL:
+        return b >= 0 && b < 63 ? a << b : (*ok = false, 0);
+    case CUTE_OP_SHR:
+        return b >= 0 && b < 63 ? a >> b : (*ok = false, 0);
+    case CUTE_OP_AND:
+        return a & b;
+    case CUTE_OP_OR:
+        return a | b;
+    case CUTE_OP_XOR:
+        return a ^ b;
+    case CUTE_OP_MIN:
+        return a < b ? a : b;
+    case CUTE_OP_MAX:
+        return a > b ? a : b;
+    case CUTE_OP_EQ:
+        return a == b;
+    case CUTE_OP_NE:
+        return a != b;
+    case CUTE_OP_LT:
+        return a < b;
+    case CUTE_OP_LE:
+        return a <= b;
+    case CUTE_OP_GT:
+        return a > b;
+    case CUTE_OP_GE:
+        return a >= b;
+    default:
+        *ok = false;
+        return 0;
     }
 }
 
@@ -70,20 +90,25 @@ static const cute_ir_inst *lookup(defs *D, cute_vreg v)
 static int64_t eval(defs *f, cute_vreg v, int64_t tid, int depth, bool *ok)
 {
     const cute_ir_inst *d = depth < 48 && *ok ? lookup(f, v) : NULL;
-    if (!d || !(cute_dtype_is_int((cute_dtype)d->type.dtype) || d->type.dtype == CUTE_I1) || d->type.lanes != 1)
+    if (!d || !(cute_dtype_is_int((cute_dtype)d->type.dtype) || d->type.dtype == CUTE_I1) ||
+        d->type.lanes != 1)
         return *ok = false, 0;
     switch (d->op) {
-    case CUTE_OP_CONST: return d->imm;
+    case CUTE_OP_CONST:
+        return d->imm;
     case CUTE_OP_SREG:
         if (d->imm == CUTE_SREG_TID_X) return tid;
         if (d->imm == CUTE_SREG_LANEID) return tid % 32;
         if (d->imm == CUTE_SREG_WARPID) return tid / 32;
         return *ok = false, 0;
-    case CUTE_OP_CVT: return eval(f, d->a[0], tid, depth + 1, ok);
-    case CUTE_OP_NOT: return d->type.dtype == CUTE_I1 ? !eval(f, d->a[0], tid, depth + 1, ok) : ~eval(f, d->a[0], tid, depth + 1, ok);
+    case CUTE_OP_CVT:
+        return eval(f, d->a[0], tid, depth + 1, ok);
+    case CUTE_OP_NOT:
+        return d->type.dtype == CUTE_I1 ? !eval(f, d->a[0], tid, depth + 1, ok)
+                                        : ~eval(f, d->a[0], tid, depth + 1, ok);
     case CUTE_OP_SELECT:
         return eval(f, d->a[0], tid, depth + 1, ok) ? eval(f, d->a[1], tid, depth + 1, ok)
-                                                   : eval(f, d->a[2], tid, depth + 1, ok);
+                                                    : eval(f, d->a[2], tid, depth + 1, ok);
     default: {
         int64_t a = eval(f, d->a[0], tid, depth + 1, ok), b = eval(f, d->a[1], tid, depth + 1, ok);
         return *ok ? binop(d->op, a, b, ok) : 0;
@@ -114,11 +139,13 @@ bool atom_check_converged(cute_ctx *c, const char *atom)
         if (!own || own->op != CUTE_OP_IF) continue;
         int64_t w = split_warp(c, own->a[0]);
         if (w >= 0)
-            return cute_ctx_fail(c, "%s is warp-collective, but it is inside the branch at %s:%d whose "
-                                    "condition differs between the lanes of warp %lld: every lane of a "
-                                    "warp must execute it (move it out of the branch, or make the "
-                                    "condition the same for a whole warp)",
-                                 atom, own->file ? own->file : "?", own->line, (long long)w);
+            return cute_ctx_fail(
+                c,
+                "%s is warp-collective, but it is inside the branch at %s:%d whose "
+                "condition differs between the lanes of warp %lld: every lane of a "
+                "warp must execute it (move it out of the branch, or make the "
+                "condition the same for a whole warp)",
+                atom, own->file ? own->file : "?", own->line, (long long)w);
     }
     return true;
 }

@@ -6,10 +6,13 @@
 
 bool atom_rmem_regs(cute_ctx *c, const cute_tensor *t, int n, cute_vreg *out, const char *who)
 {
-    if (t->kind != CUTE_TENSOR_RMEM) return cute_ctx_fail(c, "%s: this operand must be registers", who);
+    if (t->kind != CUTE_TENSOR_RMEM)
+        return cute_ctx_fail(c, "%s: this operand must be registers", who);
     for (int i = 0; i < n; i++) {
-        cute_int off = cute_add(&c->alg, t->offset, cute_layout_eval(&c->alg, &t->layout, cute_i(i)));
-        if (!cute_is_static(off)) return cute_ctx_fail(c, "%s: registers are statically indexed", who);
+        cute_int off =
+            cute_add(&c->alg, t->offset, cute_layout_eval(&c->alg, &t->layout, cute_i(i)));
+        if (!cute_is_static(off))
+            return cute_ctx_fail(c, "%s: registers are statically indexed", who);
         out[i] = t->regs[off.v];
     }
     return !c->alg.failed;

@@ -85,8 +85,7 @@ void cute_fill(cute_ctx *c, cute_tensor t, double v)
         return;
     }
     cute_int cos = cute_cosize(&c->alg, &t.layout);
-    cute_vreg k = cute_dtype_is_float((cute_dtype)t.dtype) ? cute_ir_const_float(&c->b, (cute_dtype)t.dtype, v)
-                                                            : cute_ir_const_int(&c->b, (cute_dtype)t.dtype, (int64_t)v);
+    cute_vreg k = cute_val_const(c, (cute_dtype)t.dtype, v).r;
     for (int64_t i = 0; i < cos.v; i++) cute_ir_mov(&c->b, t.regs[i], k);
 }
 

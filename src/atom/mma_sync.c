@@ -22,14 +22,14 @@ static bool operand(cute_ctx *c, const cute_mma_atom *atom, const cute_tensor *t
 {
     cute_int size = cute_size(&c->alg, &t->layout);
     if (!cute_is_static(size) || size.v != n || n > MMA_MAX_VALS)
-        return cute_ctx_fail(c, "%s: operand %c holds %lld values per thread; the atom takes %d", atom->name,
-                             which, (long long)(cute_is_static(size) ? size.v : -1), n);
+        return cute_ctx_fail(c, "%s: operand %c holds %lld values per thread; the atom takes %d",
+                             atom->name, which, (long long)(cute_is_static(size) ? size.v : -1), n);
     return atom_rmem_regs(c, t, n, regs, atom->name);
 }
 
 /* in[] of the row: A, B, C registers in order; returns how many */
-static int inputs(cute_ctx *c, const cute_mma_atom *atom, const cute_vreg *a, int na, const cute_vreg *b,
-                  int nb, const cute_vreg *cc, int nc, cute_vreg *in)
+static int inputs(cute_ctx *c, const cute_mma_atom *atom, const cute_vreg *a, int na,
+                  const cute_vreg *b, int nb, const cute_vreg *cc, int nc, cute_vreg *in)
 {
     int k = 0;
     atom_pack(c, (cute_dtype)atom->a_type, a, na, in + k);
@@ -50,7 +50,8 @@ void mma_sync_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_t
         return;
     }
     if (!atom_check_converged(c, atom->name)) return;
-    int na = atom_vals(c, &atom->a_tv), nb = atom_vals(c, &atom->b_tv), nc = atom_vals(c, &atom->c_tv);
+    int na = atom_vals(c, &atom->a_tv), nb = atom_vals(c, &atom->b_tv),
+        nc = atom_vals(c, &atom->c_tv);
     cute_vreg a[MMA_MAX_VALS], b[MMA_MAX_VALS], cc[MMA_MAX_VALS], d[MMA_MAX_VALS];
     if (!operand(c, atom, &A, na, 'A', a) || !operand(c, atom, &B, nb, 'B', b) ||
         !operand(c, atom, &C, nc, 'C', cc) || !operand(c, atom, &D, nc, 'D', d))

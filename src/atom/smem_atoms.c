@@ -11,13 +11,17 @@ static int log2i(int64_t x)
     return k;
 }
 
-static bool pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+static bool pow2(int64_t x)
+{
+    return x > 0 && (x & (x - 1)) == 0;
+}
 
 /* (8, w):(w, 1) for K-major, (w, 8):(1, w) for MN-major */
 static cute_layout rows_of(cute_alg *c, cute_major major, int64_t w)
 {
-    return major == CUTE_MAJOR_K ? cute_layout_fmt(c, "(8,%lld):(%lld,1)", (long long)w, (long long)w)
-                                 : cute_layout_fmt(c, "(%lld,8):(1,%lld)", (long long)w, (long long)w);
+    return major == CUTE_MAJOR_K
+               ? cute_layout_fmt(c, "(8,%lld):(%lld,1)", (long long)w, (long long)w)
+               : cute_layout_fmt(c, "(%lld,8):(1,%lld)", (long long)w, (long long)w);
 }
 
 static cute_composed bad_atom(cute_alg *c)
@@ -26,15 +30,17 @@ static cute_composed bad_atom(cute_alg *c)
     return cute_make_composed(c, (cute_swizzle){0, 0, 0}, cute_i(0), &L);
 }
 
-cute_composed cute_smem_atom_sm80(cute_alg *c, cute_dtype d, cute_major major,
-                                  int64_t major_size, int copy_bits)
+cute_composed cute_smem_atom_sm80(cute_alg *c, cute_dtype d, cute_major major, int64_t major_size,
+                                  int copy_bits)
 {
     int ebits = 8 * cute_dtype_bytes(d);
-    if (ebits <= 0 || !pow2(copy_bits) || copy_bits < ebits || copy_bits > 128 || !pow2(major_size) ||
-        major_size * ebits < copy_bits) {
-        cute_alg_fail(c, "smem atom: a major mode of %lld %s elements filled by %d-bit copies (a power of "
-                         "two, at least one copy wide; copies of one element up to 128 bits)",
-                      (long long)major_size, cute_dtype_name(d), copy_bits);
+    if (ebits <= 0 || !pow2(copy_bits) || copy_bits < ebits || copy_bits > 128 ||
+        !pow2(major_size) || major_size * ebits < copy_bits) {
+        cute_alg_fail(
+            c,
+            "smem atom: a major mode of %lld %s elements filled by %d-bit copies (a power of "
+            "two, at least one copy wide; copies of one element up to 128 bits)",
+            (long long)major_size, cute_dtype_name(d), copy_bits);
         return bad_atom(c);
     }
     int64_t w = major_size < 1024 / ebits ? major_size : 1024 / ebits; /* at most 128 bytes */
@@ -45,9 +51,9 @@ cute_composed cute_smem_atom_sm80(cute_alg *c, cute_dtype d, cute_major major,
 }
 
 const char *const cute_smem_atom_gmma_names[] = {
-    "Layout_K_INTER_Atom",  "Layout_K_SW32_Atom",  "Layout_K_SW64_Atom",  "Layout_K_SW128_Atom",
-    "Layout_MN_INTER_Atom", "Layout_MN_SW32_Atom", "Layout_MN_SW64_Atom", "Layout_MN_SW128_Atom",
-    NULL,
+    "Layout_K_INTER_Atom", "Layout_K_SW32_Atom",   "Layout_K_SW64_Atom",
+    "Layout_K_SW128_Atom", "Layout_MN_INTER_Atom", "Layout_MN_SW32_Atom",
+    "Layout_MN_SW64_Atom", "Layout_MN_SW128_Atom", NULL,
 };
 
 bool cute_smem_atom_gmma(cute_alg *c, const char *name, cute_dtype d, cute_composed *out)
@@ -58,19 +64,22 @@ bool cute_smem_atom_gmma(cute_alg *c, const char *name, cute_dtype d, cute_compo
     int bytes = cute_dtype_bytes(d);
     if (which < 0 || bytes <= 0 || bytes > 16) {
         *out = bad_atom(c);
-        return cute_alg_fail(c, "smem atom \"%s\" of %s: no such GMMA atom (Layout_{K,MN}_{INTER,SW32,"
-                                "SW64,SW128}_Atom of a type up to 16 bytes)", name ? name : "(null)",
-                             cute_dtype_name(d));
+        return cute_alg_fail(c,
+                             "smem atom \"%s\" of %s: no such GMMA atom (Layout_{K,MN}_{INTER,SW32,"
+                             "SW64,SW128}_Atom of a type up to 16 bytes)",
+                             name ? name : "(null)", cute_dtype_name(d));
     }
     /* CuTe: Sw<b,4,3> on byte addresses over 8 rows of 16 * 2^b bytes */
     int b = which % 4;
     cute_swizzle sw = {b, 4 - log2i(bytes), 3};
-    cute_layout L = rows_of(c, which < 4 ? CUTE_MAJOR_K : CUTE_MAJOR_MN, ((int64_t)16 << b) / bytes);
+    cute_layout L =
+        rows_of(c, which < 4 ? CUTE_MAJOR_K : CUTE_MAJOR_MN, ((int64_t)16 << b) / bytes);
     *out = cute_make_composed(c, sw, cute_i(0), &L);
     return !c->failed;
 }
 
-cute_composed cute_smem_layout_staged(cute_alg *c, const cute_composed *atom, const cute_tuple *shape)
+cute_composed cute_smem_layout_staged(cute_alg *c, const cute_composed *atom,
+                                      const cute_tuple *shape)
 {
     return cute_composed_tile_to_shape(c, atom, shape, NULL);
 }

@@ -168,14 +168,20 @@ static bool cvt_text(cc_fn *e, cute_dtype s, cute_dtype t, const char *x, char *
         const char *zero = s == CUTE_F64 ? "0.0" : cute_dtype_is_float(s) ? "0.0f" : "0";
         return snprintf(out, CC_EXPR, "%s != %s", cc_to_f32(e, s, x, w), zero), true;
     }
-    if (cc_is_16f(s)) { /* exact in f32, then as from f32 */
+    if (cc_is_16f(s) || cute_dtype_is_narrow_float(s)) { /* exact in f32, then as from f32 */
         cc_to_f32(e, s, x, w);
         char tmp[CC_NAME + 16];
         snprintf(tmp, sizeof tmp, "%s", w);
         return cvt_text(e, CUTE_F32, t, tmp, out);
     }
-    bool sf = cute_dtype_is_float(s), tf = cute_dtype_is_float(t);
     const char *tn = cc_scalar_name(t);
+    if (cute_dtype_is_narrow_float(t)) { /* from f32, or from f64 rounded to odd first */
+        e->m->needs |= cc_narrow_need(t);
+        if (s != CUTE_F64) return snprintf(out, CC_EXPR, "cute_f32_%s(%s)", tn, x), true;
+        e->m->needs |= NEED_RO;
+        return snprintf(out, CC_EXPR, "cute_f32_%s(cute_ro_d2f(%s))", tn, x), true;
+    }
+    bool sf = cute_dtype_is_float(s), tf = cute_dtype_is_float(t);
     if (!tf && !sf) return snprintf(out, CC_EXPR, "(%s)%s", tn, x), true;
     if (tf && !cc_is_16f(t)) return snprintf(out, CC_EXPR, "(%s)%s", tn, x), true;
     if (!tf) { /* float -> int */
@@ -241,6 +247,7 @@ static bool cvt(cc_fn *e, const cute_ir_inst *in)
 static bool bitcast(cc_fn *e, const cute_ir_inst *in)
 {
     cute_type s = cute_ir_type(e->f, in->a[0]), t = in->type;
+    if (s.dtype == CUTE_E2M1 || t.dtype == CUTE_E2M1) return cc_narrow_bitcast(e, in);
     char x[CC_NAME], def[CC_NAME], tbuf[CC_NAME], ex[CC_EXPR];
     const char *ty = cc_type(e, t, tbuf);
     if (!ty) return false;

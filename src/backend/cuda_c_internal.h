@@ -1,6 +1,7 @@
 /* The CUDA C emitter's shared state and helpers (cutec/cuda_c.h is the public side).
  *   cuda_c_text.c   growable text, names of types and registers, constants, f16/bf16 bits
  *   cuda_c_prelude.c  the typedefs and helper functions a module needs, nothing more
+ *   cuda_c_narrow.c the narrow floats (tf32, float8, float4, scales): types, conversions
  *   cuda_c_expr.c   value ops: arithmetic, comparisons, casts, math, vectors, sregs
  *   cuda_c_mem.c    memory, warps, atomics, printf, asm
  *   cuda_c_asm.c    asm statements: operands, constraints, clobbers
@@ -45,6 +46,13 @@ enum {
     NEED_APPROX = 1u << 7,  /* ex2/sqrt/rsqrt/tanh .approx helpers */
     NEED_CASLOOP = 1u << 8, /* the CAS-loop atomic macro */
     NEED_TMAP = 1u << 9,    /* struct cute_tmap (a CUtensorMap's bytes) */
+    NEED_TF32 = 1u << 10,   /* the narrow floats: a struct and its f32 conversions each */
+    NEED_E4M3 = 1u << 11,
+    NEED_E5M2 = 1u << 12,
+    NEED_E2M1 = 1u << 13,
+    NEED_UE8M0 = 1u << 14,
+    NEED_UE4M3 = 1u << 15,
+    NEED_NARROW = NEED_TF32 | NEED_E4M3 | NEED_E5M2 | NEED_E2M1 | NEED_UE8M0 | NEED_UE4M3,
 };
 
 #define CC_MAX_LANES 256
@@ -106,7 +114,8 @@ const char *cc_def(cc_fn *e, cute_vreg r, char *buf);
 /* declare register r (when not mutable) before code that assigns its lanes or outputs */
 void cc_decl(cc_fn *e, cute_vreg r);
 bool cc_is_16f(cute_dtype d); /* f16 or bf16 */
-/* x (of dtype d) as f32: "cute_h2f(x)" for f16/bf16, x otherwise */
+/* x (of dtype d) as f32: "cute_h2f(x)" for f16/bf16, "cute_e4m3_f32(x)" for a narrow float,
+ * x otherwise */
 const char *cc_to_f32(cc_fn *e, cute_dtype d, const char *x, char *buf);
 /* an f32 expression rounded to d (f16/bf16), or x as is; buf has CC_EXPR bytes */
 const char *cc_from_f32(cc_fn *e, cute_dtype d, const char *x, char *buf);
@@ -133,5 +142,12 @@ bool cc_inst(cc_fn *e, const cute_ir_inst *in);
 
 /* the prelude for what m needs (cuda_c_prelude.c) */
 void cc_prelude(cc_module *m, cc_buf *out);
+
+/* the narrow floats (cuda_c_narrow.c): what type d needs (0 for the others), and the
+ * prelude text of what `needs` asks for */
+unsigned cc_narrow_need(cute_dtype d);
+void cc_narrow_prelude(unsigned needs, cc_buf *out);
+/* BITCAST between e2m1 lanes and u8 lanes (nibbles, the first low) */
+bool cc_narrow_bitcast(cc_fn *e, const cute_ir_inst *in);
 
 #endif

@@ -236,7 +236,7 @@ static bool print(cc_fn *e, const cute_ir_inst *in)
         cc_ptr(e, in->var[k], x); /* the register itself, unless a shared-memory pointer */
         if (t.lanes != 1) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "prints a vector");
         /* what C varargs would do, and f16/bf16 as their value */
-        if (cute_dtype_is_float(d))
+        if (cute_dtype_is_float(d) || cute_dtype_is_narrow_float(d))
             cc_printf(o, ", (f64)%s", cc_to_f32(e, d, x, w));
         else if (d == CUTE_I1 || d == CUTE_I8 || d == CUTE_I16)
             cc_printf(o, ", (i32)%s", x);

@@ -194,10 +194,12 @@ void cc_prelude(cc_module *m, cc_buf *out)
             if (mode != CUTE_ATOMIC_ADD || d != CUTE_F16) n |= NEED_CASLOOP | NEED_BITCAST;
         }
     if (n & NEED_RO) n |= NEED_BF16;
+    if (n & NEED_UE4M3) n |= NEED_E4M3;
     cc_puts(out, head);
     if (n & NEED_BITCAST) cc_puts(out, bitcast);
     if (n & NEED_F16) cc_puts(out, f16);
     if (n & NEED_BF16) cc_puts(out, bf16);
+    cc_narrow_prelude(n, out);
     /* CUtensorMap's layout (cuda.h: 16 opaque u64, 64-byte aligned), without the header */
     if (n & NEED_TMAP) cc_puts(out, "struct __align__(64) cute_tmap { unsigned long long opaque[16]; };\n");
     vector_types(m, out);

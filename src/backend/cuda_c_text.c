@@ -114,6 +114,8 @@ const char *cc_scalar_name(cute_dtype d)
         [CUTE_I32] = "i32",   [CUTE_I64] = "i64", [CUTE_U8] = "u8",   [CUTE_U16] = "u16",
         [CUTE_U32] = "u32",   [CUTE_U64] = "u64", [CUTE_F16] = "f16", [CUTE_BF16] = "bf16",
         [CUTE_F32] = "f32",   [CUTE_F64] = "f64", [CUTE_PTR] = NULL,
+        [CUTE_TF32] = "tf32", [CUTE_E4M3] = "e4m3", [CUTE_E5M2] = "e5m2", [CUTE_E2M1] = "e2m1",
+        [CUTE_UE8M0] = "ue8m0", [CUTE_UE4M3] = "ue4m3",
         [CUTE_TMAP] = "cute_tmap",
     };
     return (unsigned)d < CUTE_NDTYPES ? names[d] : NULL;
@@ -140,6 +142,7 @@ static void note_scalar(cc_fn *e, cute_dtype d)
     if (d == CUTE_TMAP) e->m->needs |= NEED_TMAP;
     if (d == CUTE_F16) e->m->needs |= NEED_F16;
     if (d == CUTE_BF16) e->m->needs |= NEED_BF16;
+    e->m->needs |= cc_narrow_need(d);
 }
 
 bool cc_is_smem_ptr(cute_type t)
@@ -251,6 +254,11 @@ void cc_decl(cc_fn *e, cute_vreg r)
 
 const char *cc_to_f32(cc_fn *e, cute_dtype d, const char *x, char *buf)
 {
+    if (cute_dtype_is_narrow_float(d)) {
+        note_scalar(e, d);
+        snprintf(buf, CC_NAME, "cute_%s_f32(%s)", cc_scalar_name(d), x);
+        return buf;
+    }
     if (!cc_is_16f(d)) return x;
     note_scalar(e, d);
     snprintf(buf, CC_NAME, "%s(%s)", d == CUTE_F16 ? "cute_h2f" : "cute_bf2f", x);
@@ -354,6 +362,11 @@ const char *cc_const(cc_fn *e, cute_type t, int64_t imm, char *buf)
         memcpy(&v, &imm, sizeof v);
         if (cc_is_16f(d)) note_scalar(e, d);
         return float_const(d, v, buf);
+    }
+    if (cute_dtype_is_narrow_float(d)) { /* imm is the code */
+        note_scalar(e, d);
+        snprintf(buf, CC_NAME, "%s{0x%llxu}", cc_scalar_name(d), (unsigned long long)imm);
+        return buf;
     }
     switch (d) {
     case CUTE_I1:

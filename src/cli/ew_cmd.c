@@ -104,6 +104,7 @@ static int emit(const ew_opts *o)
         fprintf(stderr, "cutec compile: %s\n", err);
         return CLI_FAIL;
     }
+    cute_runtime_set_target_arch(rt, o->arch); /* atoms are checked against it */
     int64_t stride[4];
     row_major(o, stride);
     cute_buffer fake = {(void *)(uintptr_t)4096, (size_t)1 << 40, 0, 0}; /* aligned, never read */

@@ -226,7 +226,7 @@ int gemm_bench(const gemm_opts *o)
         return CLI_FAIL;
     }
     x.lib = cute_gemm_lib_new(x.rt);
-    if (x.lib) cute_gemm_lib_index_width(x.lib, o->index_bits);
+    if (x.lib) cute_gemm_lib_index_width(x.lib, o->index_bits), cute_gemm_lib_tiling(x.lib, &o->tiling);
     print_header(&x);
     int rc = x.lib ? CLI_OK : CLI_FAIL;
     for (int i = 0; i < o->nsizes && x.lib; i++)

@@ -76,6 +76,7 @@ typedef struct gemm_opts {
     bool alpha_given, beta_given, layout_given;
     int iters;
     int index_bits; /* cute_gemm_lib_index_width: 0 (auto), 32 or 64 */
+    cute_gemm_tiling tiling; /* cute_gemm_lib_tiling (zero: the defaults) */
     uint64_t seed;
     int64_t sizes[GEMM_MAX_SIZES];
     int nsizes;

@@ -28,10 +28,11 @@ static void usage(void)
             "usage: cutec run gemm [--dtype D] [--out-dtype D] [--m M --n N --k K] [--batch L]\n"
             "         [--layout XY[Z]] [--variant auto|registers|shared|pipelined]\n"
             "         [--backend cuda|interp] [--alpha A] [--beta B] [--pad P] [--iters N]\n"
-            "         [--seed S] [--index auto|32|64]\n"
+            "         [--seed S] [--index auto|32|64] [--tile BMxBNxBK] [--stages S] [--warps WMxWN]\n"
             "       cutec bench gemm [--dtype D] [--out-dtype D] [--sizes 4096,8192] [--batch L]\n"
             "         [--layout XY[Z]] [--variants V,V,... (default: all)] [--alpha A]\n"
-            "         [--beta B] [--iters N] [--seed S] [--index auto|32|64]\n"
+            "         [--beta B] [--iters N] [--seed S] [--index auto|32|64] [--tile BMxBNxBK]\n"
+            "         [--stages S] [--warps WMxWN]\n"
             "\n"
             "C(M,N,L) = alpha * A(M,K,L) * B(N,K,L)^T + beta * C, B given as (N,K) (CuTe's\n"
             "convention), L batches (--batch, default 1: rank-2 operands).\n"
@@ -57,6 +58,8 @@ static void usage(void)
             "  \"tn\": A and B K-major (what cuBLASLt's fp8 needs: fp8's default); \"nt\" (the\n"
             "  others' default): every operand column-major as (M,K), (N,K), (M,N).  --pad P adds\n"
             "  P elements to every leading dimension.\n"
+            "tile, stages, warps: the multi-stage kernels' tiling (--tile 128x256x32 --stages 4\n"
+            "  --warps 2x4), for tuning; unset: the library's choice for the dtype (docs/gemm.md).\n"
             "index: the width of the kernels' index arithmetic.  auto (the default): each variant\n"
             "  in the width measured faster for it (docs/gemm.md); 32: 32-bit kernels wherever\n"
             "  every extent and leading dimension is at most 32768; 64: always 64-bit.\n"
@@ -112,6 +115,20 @@ static bool parse_variants(const char *s, gemm_opts *o)
     return o->nvariants > 0;
 }
 
+/* "AxBxC" (n numbers, each 1 to 4096) */
+static bool parse_x(const char *s, int n, int *out)
+{
+    int64_t v[4];
+    int k = 0;
+    if (!cli_dims(s, n, INT64_MAX, v, &k, why, sizeof why)) return false;
+    for (int i = 0; i < k; i++)
+        if (v[i] < 1 || v[i] > 4096)
+            return snprintf(why, sizeof why, "each of \"%s\" must be 1 to 4096", s), false;
+    if (k != n) return snprintf(why, sizeof why, "\"%s\" is not %d extents", s, n), false;
+    for (int i = 0; i < k; i++) out[i] = (int)v[i];
+    return true;
+}
+
 static bool parse_double(const char *s, double *out)
 {
     char *end;
@@ -153,6 +170,9 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (!strcmp(k, "--alpha")) return o->alpha_given = true, parse_double(v, &o->alpha);
     if (!strcmp(k, "--beta")) return o->beta_given = true, parse_double(v, &o->beta);
     if (!strcmp(k, "--batch")) return parse_int(v, &o->l, 1, INT64_MAX);
+    if (!strcmp(k, "--tile")) return parse_x(v, 3, &o->tiling.bm);
+    if (!strcmp(k, "--warps")) return parse_x(v, 2, &o->tiling.warps_m);
+    if (!strcmp(k, "--stages")) return parse_x(v, 1, &o->tiling.stages);
     if (!strcmp(k, "--iters")) return parse_int(v, &x, 1, 1000) && (o->iters = (int)x);
     if (!strcmp(k, "--seed")) return parse_int(v, &x, 0, INT64_MAX) && ((o->seed = (uint64_t)x), true);
     if (!strcmp(k, "--index")) {
@@ -301,7 +321,7 @@ static int run(const gemm_opts *o)
     gemm_problem p;
     int rc = CLI_FAIL;
     cute_gemm_lib *lib = cute_gemm_lib_new(rt);
-    if (lib) cute_gemm_lib_index_width(lib, o->index_bits);
+    if (lib) cute_gemm_lib_index_width(lib, o->index_bits), cute_gemm_lib_tiling(lib, &o->tiling);
     gemm_lib_call c = {lib, o->variant, &p, o->alpha, o->beta, ""};
     int64_t mnkl[4] = {o->m, o->n, o->k, o->l};
     if (!lib || !gemm_problem_make(b, &p, o->in, o->out, mnkl, o->layout, o->pad, o->seed)) {

@@ -27,12 +27,14 @@ static int usage(void)
 
 /* the variant's kernel; AUTO: the first of pipelined, shared, registers that compiles, as
  * the library picks.  NULL with every reason in err. */
+/* the library's kernel for cfg: the variant asked for, or the first of AUTO's that compiles */
 static const cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, char *err, size_t n)
 {
-    static const cute_gemm_variant order[] = {CUTE_GEMM_PIPELINED, CUTE_GEMM_SHARED, CUTE_GEMM_REGISTERS};
     if (cfg->variant != CUTE_GEMM_AUTO) return cute_gemm_compile(rt, cfg, err, n);
+    cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT];
+    int count = cute_gemm_auto_variants(cfg->dtype, order);
     size_t len = 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < count; i++) {
         cfg->variant = order[i];
         char why[1024];
         const cute_fn *f = cute_gemm_compile(rt, cfg, why, sizeof why);
@@ -52,16 +54,15 @@ static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *e
         fprintf(stderr, "cutec compile gemm: %s\n", err);
         return CLI_FAIL;
     }
+    cute_runtime_set_target_arch(rt, arch); /* atoms are checked against it */
     const cute_dtype *outs;
     int n;
     gemm_ref_out_dtypes(cfg->dtype, &outs, &n);
     if (out == CUTE_VOID) out = outs[0];
-    const cute_fn *f = out == cfg->dtype ? compile_pick(rt, cfg, err, sizeof err) : NULL;
+    cfg->c_dtype = out;
+    const cute_fn *f = compile_pick(rt, cfg, err, sizeof err);
     int rc = CLI_FAIL;
-    if (out != cfg->dtype)
-        fprintf(stderr, "cutec compile gemm: the library has no %s -> %s kernel yet (its kernels take C of "
-                "the inputs' dtype)\n", cli_gemm_dtype_name(cfg->dtype), cli_gemm_dtype_name(out));
-    else if (!f)
+    if (!f)
         fprintf(stderr, "cutec compile gemm: the library has no %s kernel for this layout yet: %s\n",
                 cli_gemm_dtype_name(cfg->dtype), err);
     else {
@@ -76,7 +77,8 @@ static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *e
 
 int cmd_compile_gemm(int argc, char **argv)
 {
-    cute_gemm_config cfg = {CUTE_GEMM_AUTO, CUTE_F32, {0, 0, 0}, 16, CUTE_GEMM_INDEX_BOUND}; /* "nt" */
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_AUTO, .dtype = CUTE_F32, .align_bytes = 16,
+                            .index_bound = CUTE_GEMM_INDEX_BOUND}; /* "nn" */
     cute_dtype out = CUTE_VOID;
     const char *emit = "cuda", *arch = getenv("CUTEC_ARCH");
     for (int i = 2; i < argc; i++) {

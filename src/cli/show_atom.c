@@ -23,7 +23,8 @@ static void print_row(const cute_atom_info *r)
         printf("Arch: sm_%d+\n", r->min_arch);
     else
         printf("Arch: any\n");
-    printf("Scope: %s\nPredication: %s\nAsync: %s\n", cute_atom_scope_name((cute_atom_scope)r->traits.scope),
+    printf("Scope: %s\nPredication: %s\nAsync: %s\n",
+           cute_atom_scope_name((cute_atom_scope)r->traits.scope),
            cute_atom_pred_name((cute_atom_pred)r->traits.pred), r->traits.async ? "yes" : "no");
     if (r->mma) printf("Types (D,A,B,C): %s\n", r->types);
     for (int i = 0; i < 5 && r->field_name[i]; i++)
@@ -51,7 +52,8 @@ static int list(void)
         cute_atom_info r = cute_atom_info_at(i);
         char arch[16];
         snprintf(arch, sizeof arch, r.min_arch ? "sm_%d" : "any", r.min_arch);
-        printf("%-38s %-6s %-9s %-10s %s\n", r.name, arch, cute_atom_scope_name((cute_atom_scope)r.traits.scope),
+        printf("%-38s %-6s %-9s %-10s %s\n", r.name, arch,
+               cute_atom_scope_name((cute_atom_scope)r.traits.scope),
                cute_atom_pred_name((cute_atom_pred)r.traits.pred), r.traits.async ? "yes" : "no");
     }
     return fflush(stdout) == 0 ? CLI_OK : CLI_FAIL;
@@ -83,10 +85,21 @@ static int draw_copy(cute_alg *c, const cute_atom_info *r, cute_dtype d, FILE *f
     if (row > total || row < 1) row = total;
     int64_t t[2] = {row, total / row};
     cute_render_panel p[2] = {
-        {.name = "S", .heading = "source", .tv = &a.src_tv, .tile = cute_tuple_ints(c, 2, t), .transpose = true,
-         .shared = true, .indices = true},
-        {.name = "D", .heading = "destination", .tv = &a.dst_tv, .tile = cute_tuple_ints(c, 2, t),
-         .transpose = true, .shared = true, .indices = true, .col = row + 2},
+        {.name = "S",
+         .heading = "source",
+         .tv = &a.src_tv,
+         .tile = cute_tuple_ints(c, 2, t),
+         .transpose = true,
+         .shared = true,
+         .indices = true},
+        {.name = "D",
+         .heading = "destination",
+         .tv = &a.dst_tv,
+         .tile = cute_tuple_ints(c, 2, t),
+         .transpose = true,
+         .shared = true,
+         .indices = true,
+         .col = row + 2},
     };
     char title[256];
     snprintf(title, sizeof title, "%s of %s", r->name, cute_dtype_name(d));
@@ -96,7 +109,9 @@ static int draw_copy(cute_alg *c, const cute_atom_info *r, cute_dtype d, FILE *f
 static int draw(cute_alg *c, const cute_atom_info *r, cute_dtype d, const char *path)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-    if (!f) return fprintf(stderr, "cutec show atom: cannot write %s: %s\n", path, strerror(errno)), CLI_FAIL;
+    if (!f)
+        return fprintf(stderr, "cutec show atom: cannot write %s: %s\n", path, strerror(errno)),
+               CLI_FAIL;
     int rc = r->mma ? draw_mma(c, r, f) : draw_copy(c, r, d, f);
     if (f != stdout && fclose(f) != 0) rc = -1;
     if (rc == 0) return CLI_OK;
@@ -106,7 +121,8 @@ static int draw(cute_alg *c, const cute_atom_info *r, cute_dtype d, const char *
 
 static int usage(void)
 {
-    fputs("usage: cutec show atom NAME [--dtype T] [--svg FILE]   (CuTe's name, e.g. SM75_U32x4_LDSM_N)\n"
+    fputs("usage: cutec show atom NAME [--dtype T] [--svg FILE]   (CuTe's name, e.g. "
+          "SM75_U32x4_LDSM_N)\n"
           "       cutec show atom list\n",
           stderr);
     return CLI_USAGE;
@@ -119,7 +135,9 @@ int cmd_show_atom(int argc, char **argv)
     if (!strcmp(argv[1], "list") && argc == 2) return list();
     const char *dtype = NULL, *svg = NULL;
     for (int k = 2; k < argc; k += 2) {
-        const char **slot = !strcmp(argv[k], "--dtype") ? &dtype : !strcmp(argv[k], "--svg") ? &svg : NULL;
+        const char **slot = !strcmp(argv[k], "--dtype") ? &dtype
+                            : !strcmp(argv[k], "--svg") ? &svg
+                                                        : NULL;
         if (!slot || k + 1 >= argc || *slot) return usage();
         *slot = argv[k + 1];
     }
@@ -136,7 +154,8 @@ int cmd_show_atom(int argc, char **argv)
     if (dtype && !cute_dtype_parse(dtype, &d))
         return fprintf(stderr, "cutec show atom: --dtype \"%s\": not a type\n", dtype), CLI_USAGE;
     if (dtype && r.mma)
-        return fprintf(stderr, "cutec show atom: --dtype is for copy atoms (an MMA atom's types are its own)\n"),
+        return fprintf(stderr, "cutec show atom: --dtype is for copy atoms (an MMA atom's types "
+                               "are its own)\n"),
                CLI_USAGE;
     print_row(&r);
     if (dtype && !print_elements(&c, &r, d))

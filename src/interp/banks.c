@@ -16,7 +16,8 @@
 #include "interp/interp_internal.h"
 
 /* wavefronts and ideal of one phase of n lanes, each `bytes` from addr[i] */
-static void phase(const uint64_t *addr, uint32_t n, uint32_t bytes, uint64_t *waves, uint64_t *ideal)
+static void phase(const uint64_t *addr, uint32_t n, uint32_t bytes, uint64_t *waves,
+                  uint64_t *ideal)
 {
     uint64_t words[128];
     uint32_t nw = 0;
@@ -39,12 +40,14 @@ void interp_banks_request(ictx *X, const dinst *d, const uint64_t *addr, uint32_
     ibank *b = &X->banks[d - X->P->code];
     uint32_t per = bytes <= 4 ? 32 : bytes <= 8 ? 16 : 8;
     b->requests++;
-    for (uint32_t i = 0; i < n; i += per) phase(addr + i, n - i < per ? n - i : per, bytes, &b->wavefronts, &b->ideal);
+    for (uint32_t i = 0; i < n; i += per)
+        phase(addr + i, n - i < per ? n - i : per, bytes, &b->wavefronts, &b->ideal);
 }
 
 /* one request per warp of the active lanes' addresses: slot P (a load or store's
  * pointer), or else the instruction's operand k */
-static void per_warp(ictx *X, const dinst *d, const imask *m, const islot *P, uint32_t k, uint32_t bytes)
+static void per_warp(ictx *X, const dinst *d, const imask *m, const islot *P, uint32_t k,
+                     uint32_t bytes)
 {
     for (uint32_t w = 0; w < X->nthr; w += 32) {
         uint64_t a[32];
@@ -83,7 +86,8 @@ static cute_interp_bank_site *same_site(struct interp *B, const dinst *d, const 
 {
     for (int i = 0; i < B->nbank_sites; i++) {
         cute_interp_bank_site *s = &B->bank_sites[i];
-        if (s->line == d->line && s->op == op && (s->file == d->file || (s->file && d->file && !strcmp(s->file, d->file))))
+        if (s->line == d->line && s->op == op &&
+            (s->file == d->file || (s->file && d->file && !strcmp(s->file, d->file))))
             return s;
     }
     return NULL;
@@ -118,9 +122,11 @@ bool interp_banks_gather(struct interp *B, const ilaunch *L)
 void cute_interp_bank_print_sites(const cute_interp_bank_site *s, int n, FILE *f)
 {
     for (int i = 0; i < n; i++)
-        fprintf(f, "bank conflicts: %s %s:%d %s: %" PRIu64 " requests, %" PRIu64 " wavefronts, ideal %" PRIu64
-                   " (%.2fx)%s\n",
-                s[i].kernel, s[i].file ? s[i].file : "?", s[i].line, s[i].op, s[i].requests, s[i].wavefronts,
-                s[i].ideal, s[i].ideal ? (double)s[i].wavefronts / (double)s[i].ideal : 1.0,
+        fprintf(f,
+                "bank conflicts: %s %s:%d %s: %" PRIu64 " requests, %" PRIu64
+                " wavefronts, ideal %" PRIu64 " (%.2fx)%s\n",
+                s[i].kernel, s[i].file ? s[i].file : "?", s[i].line, s[i].op, s[i].requests,
+                s[i].wavefronts, s[i].ideal,
+                s[i].ideal ? (double)s[i].wavefronts / (double)s[i].ideal : 1.0,
                 s[i].wavefronts > s[i].ideal ? "  CONFLICTS" : "");
 }

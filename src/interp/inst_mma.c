@@ -15,17 +15,6 @@
 #include "cutec/inst.h"
 #include "interp/interp_internal.h"
 
-/* fp8 to double, exactly: e4m3 (FN: no infinities, S.1111.111 is NaN) and e5m2 (f16's top
- * byte) */
-static double fp8(int type, uint32_t b)
-{
-    if (type == E_E5M2) return cute_f16_to_f32((uint16_t)(b << 8));
-    int s = b >> 7 & 1, e = b >> 3 & 15, f = b & 7;
-    if (e == 15 && f == 7) return NAN;
-    double v = e ? ldexp(8 + f, e - 10) : ldexp(f, -9);
-    return s ? -v : v;
-}
-
 /* one element of `type` from the low bits of v */
 static double elem(int type, uint32_t v)
 {
@@ -38,7 +27,8 @@ static double elem(int type, uint32_t v)
         return f;
     case E_S8: return (int8_t)v;
     case E_U8: return (uint8_t)v;
-    case E_E4M3: case E_E5M2: return fp8(type, v & 0xff);
+    case E_E4M3: return cute_e4m3_to_f32((uint8_t)v); /* exact (cutec/numeric.h) */
+    case E_E5M2: return cute_e5m2_to_f32((uint8_t)v);
     default: memcpy(&f, &v, 4); return f;
     }
 }

@@ -42,7 +42,9 @@ static cute_status arg_value(struct interp *B, ilaunch *L, uint32_t i, const cut
         return CUTE_OK;
     }
     if (t.dtype != CUTE_PTR) {
-        if (cute_dtype_is_float((cute_dtype)t.dtype)) {
+        if (cute_dtype_is_narrow_float((cute_dtype)t.dtype)) {
+            interp_store_const(v, t.dtype, cute_narrow_encode((cute_dtype)t.dtype, a->v.f));
+        } else if (cute_dtype_is_float((cute_dtype)t.dtype)) {
             int64_t bits;
             memcpy(&bits, &a->v.f, sizeof bits);
             interp_store_const(v, t.dtype, bits);

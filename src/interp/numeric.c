@@ -206,3 +206,32 @@ float cute_ue8m0_to_f32(uint8_t v)
     if (v == 0xff) return f32_of_bits(0x7fffffffu);
     return v ? f32_of_bits((uint32_t)v << 23) : 0x1p-127f; /* 2^-127 is an f32 subnormal */
 }
+
+uint32_t cute_narrow_encode(cute_dtype d, double v)
+{
+    switch (d) {
+    case CUTE_TF32: {
+        float f = cute_f64_to_tf32(v);
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        return u;
+    }
+    case CUTE_E4M3: return cute_f64_to_e4m3(v);
+    case CUTE_E5M2: return cute_f64_to_e5m2(v);
+    case CUTE_E2M1: return cute_f64_to_e2m1(v);
+    case CUTE_UE8M0: return cute_f64_to_ue8m0(v);
+    default: return cute_f64_to_ue4m3(v);
+    }
+}
+
+float cute_narrow_decode(cute_dtype d, uint32_t code)
+{
+    switch (d) {
+    case CUTE_TF32: return f32_of_bits(code);
+    case CUTE_E4M3: return cute_e4m3_to_f32((uint8_t)code);
+    case CUTE_E5M2: return cute_e5m2_to_f32((uint8_t)code);
+    case CUTE_E2M1: return cute_e2m1_to_f32((uint8_t)code);
+    case CUTE_UE8M0: return cute_ue8m0_to_f32((uint8_t)code);
+    default: return cute_ue4m3_to_f32((uint8_t)code);
+    }
+}

@@ -3,8 +3,10 @@
  * CVT: integers to integers as C converts (truncation modulo 2^width, sign or zero
  * extension); to i1 is "!= 0"; integers to floats round to nearest even; floats to
  * integers truncate toward zero and saturate (NaN gives 0), as PTX cvt.rzi does; floats to
- * floats round to nearest even (f16/bf16 exactly as cvt.rn).  Vectors convert lane by lane.
- * BITCAST reinterprets the bytes (little-endian lanes, as in memory). */
+ * floats round to nearest even (f16/bf16 exactly as cvt.rn); the narrow floats (tf32,
+ * float8, float4, scales) as include/cutec/numeric.h says (PTX cvt with .satfinite).
+ * Vectors convert lane by lane.  BITCAST reinterprets the bytes (little-endian lanes, as in
+ * memory); a 4-bit lane is a nibble, the first in the low half of its byte. */
 #include <math.h>
 #include <string.h>
 
@@ -54,6 +56,8 @@ CVT_LOOP(cvt_f16_f32, u16, f32, cute_f16_to_f32)
 CVT_LOOP(cvt_bf16_f32, u16, f32, cute_bf16_to_f32)
 CVT_LOOP(cvt_f32_f16, f32, u16, cute_f32_to_f16)
 CVT_LOOP(cvt_f32_bf16, f32, u16, cute_f32_to_bf16)
+#define SAME_BITS(x) (x)
+CVT_LOOP(cvt_tf32_f32, u32, u32, SAME_BITS) /* a tf32 is an f32 (NaNs keep their bits) */
 #define F32_OF(x) ((float)(x))
 CVT_LOOP(cvt_i32_f32, i32, f32, F32_OF)
 CVT_LOOP(cvt_i64_f32, i64, f32, F32_OF)
@@ -84,7 +88,8 @@ static cval read_val(islot s, int dt)
     case CUTE_F16: return (cval){2, 0, 0, cute_f16_to_f32(s.u16)};
     case CUTE_BF16: return (cval){2, 0, 0, cute_bf16_to_f32(s.u16)};
     case CUTE_F32: return (cval){2, 0, 0, s.f32};
-    default: return (cval){3, 0, 0, s.f64};
+    case CUTE_F64: return (cval){3, 0, 0, s.f64};
+    default: return (cval){2, 0, 0, interp_slot_f64(s, dt)}; /* narrow floats: exact in f32 */
     }
 }
 
@@ -140,7 +145,8 @@ static void write_val(islot *s, int dt, cval v)
     case CUTE_F32:
         s->f32 = v.kind >= 2 ? narrow(v.f) : v.kind ? (float)v.u : (float)v.i;
         break;
-    default: s->f64 = v.kind >= 2 ? v.f : v.kind ? (double)v.u : (double)v.i; break;
+    case CUTE_F64: s->f64 = v.kind >= 2 ? v.f : v.kind ? (double)v.u : (double)v.i; break;
+    default: s->u64 = cute_narrow_encode((cute_dtype)dt, v.f); break; /* a narrow float */
     }
 }
 
@@ -171,6 +177,25 @@ static void bitcast(ictx *X, const dinst *d, const imask *m)
     });
 }
 
+/* a side of 4-bit lanes (e2m1): the lanes' bits in order, lane 0 lowest (element 0 in the
+ * low nibble of its byte, as CuTe packs it) */
+static void bitcast_bits(ictx *X, const dinst *d, const imask *m)
+{
+    int sbits = cute_dtype_bits((cute_dtype)d->sdt), dbits = cute_dtype_bits((cute_dtype)d->dt);
+    uint8_t bit[256 * 64];
+    EACH(X, m, t, {
+        uint32_t n = 0;
+        for (uint32_t l = 0; l < d->slanes; l++)
+            for (int k = 0; k < sbits; k++) bit[n++] = (uint8_t)(REG(X, d->a[0] + l)[t].u64 >> k & 1);
+        n = 0;
+        for (uint32_t l = 0; l < d->lanes; l++) {
+            islot v = {0};
+            for (int k = 0; k < dbits; k++) v.u64 |= (uint64_t)bit[n++] << k;
+            REG(X, d->d + l)[t] = v;
+        }
+    });
+}
+
 /* --- the table --------------------------------------------------------------------------- */
 
 #define ROW(SM, ST) [CUTE_I8] = cvt_##SM##_i8, [CUTE_I16] = cvt_##SM##_i16,                   \
@@ -193,16 +218,18 @@ static const iop_fn fast[CUTE_NDTYPES][CUTE_NDTYPES] = {
     [CUTE_F64] = {[CUTE_F32] = cvt_f64_f32},
     [CUTE_F16] = {[CUTE_F32] = cvt_f16_f32},
     [CUTE_BF16] = {[CUTE_F32] = cvt_bf16_f32},
+    [CUTE_TF32] = {[CUTE_F32] = cvt_tf32_f32},
 };
 
 iop_fn interp_pick_convert(const dinst *d, const char **why)
 {
     if (d->op == CUTE_OP_BITCAST) {
-        if (d->slanes * cute_dtype_bytes((cute_dtype)d->sdt) > 256 * 8) {
+        if (d->slanes * cute_dtype_bits((cute_dtype)d->sdt) > 256 * 64) {
             *why = "bitcasts of values over 2 KiB";
             return NULL;
         }
-        return bitcast;
+        bool sub = d->sdt == CUTE_E2M1 || d->dt == CUTE_E2M1;
+        return sub ? bitcast_bits : bitcast;
     }
     if (d->lanes != d->slanes) {
         *why = "conversions between vectors of different lengths";

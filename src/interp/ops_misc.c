@@ -90,7 +90,7 @@ void interp_store_const(islot *s, int dtype, int64_t imm)
     case CUTE_BF16: s->u16 = f != f ? 0x7fff : cute_f64_to_bf16(f); break;
     case CUTE_F32: s->f32 = (float)f; break;
     case CUTE_F64: s->f64 = f; break;
-    default: s->i64 = imm; break; /* i64, u64, pointers */
+    default: s->i64 = imm; break; /* i64, u64, pointers; a narrow float's code */
     }
 }
 
@@ -108,6 +108,8 @@ static void const_(ictx *X, const dinst *d, const imask *m)
 double interp_slot_f64(islot s, int dt)
 {
     switch (dt) {
+    case CUTE_TF32: case CUTE_E4M3: case CUTE_E5M2: case CUTE_E2M1: case CUTE_UE8M0:
+    case CUTE_UE4M3: return cute_narrow_decode((cute_dtype)dt, s.u32);
     case CUTE_F16: return cute_f16_to_f32(s.u16);
     case CUTE_BF16: return cute_bf16_to_f32(s.u16);
     case CUTE_F32: return s.f32;

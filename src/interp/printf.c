@@ -32,7 +32,7 @@ void interp_out_append(ictx *X, const char *s, size_t n)
 
 static int64_t as_int(islot v, int dt)
 {
-    if (cute_dtype_is_float((cute_dtype)dt)) {
+    if (cute_dtype_is_float((cute_dtype)dt) || cute_dtype_is_narrow_float((cute_dtype)dt)) {
         double f = interp_slot_f64(v, dt);
         return f != f ? 0 : f >= 9.2e18 ? INT64_MAX : f <= -9.2e18 ? INT64_MIN : (int64_t)f;
     }
@@ -52,7 +52,8 @@ static int64_t as_int(islot v, int dt)
 /* the operand's bits at its width, for %u %x %o */
 static uint64_t as_uint(islot v, int dt)
 {
-    if (cute_dtype_is_float((cute_dtype)dt)) return (uint64_t)as_int(v, dt);
+    if (cute_dtype_is_float((cute_dtype)dt) || cute_dtype_is_narrow_float((cute_dtype)dt))
+        return (uint64_t)as_int(v, dt);
     int bits = cute_dtype_bits((cute_dtype)dt);
     uint64_t u = (uint64_t)as_int(v, dt);
     return bits >= 64 ? u : u & ((1ull << bits) - 1);

@@ -23,7 +23,8 @@ int interp_format_slot(char *buf, size_t n, islot s, int dt)
     case CUTE_BF16: return snprintf(buf, n, "%.4g", cute_bf16_to_f32(s.u16));
     case CUTE_F32: return snprintf(buf, n, "%.9g", s.f32);
     case CUTE_F64: return snprintf(buf, n, "%.17g", s.f64);
-    default: return snprintf(buf, n, "0x%" PRIx64, s.u64);
+    case CUTE_PTR: return snprintf(buf, n, "0x%" PRIx64, s.u64);
+    default: return snprintf(buf, n, "%.9g", interp_slot_f64(s, dt)); /* the narrow floats */
     }
 }
 

@@ -55,6 +55,7 @@ bool cute_dtype_is_float(cute_dtype d)
     return d == CUTE_F16 || d == CUTE_BF16 || d == CUTE_F32 || d == CUTE_F64;
 }
 bool cute_dtype_is_narrow_float(cute_dtype d) { return d >= CUTE_TF32 && d <= CUTE_UE4M3; }
+bool cute_dtype_is_packed(cute_dtype d) { return d == CUTE_E2M1; }
 bool cute_cvt_supported(cute_dtype from, cute_dtype to)
 {
     bool nf = cute_dtype_is_narrow_float(from), nt = cute_dtype_is_narrow_float(to);

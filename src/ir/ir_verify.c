@@ -93,10 +93,20 @@ static bool check_body(verifier *v, const cute_ir_block *b, cute_vreg loop_var)
     return ok;
 }
 
+/* elements narrower than a byte (e2m1) have no address of their own: memory holds them
+ * packed, and kernels move them as bytes (a pointer to u8) and BITCAST the bytes */
+static bool packed_pointee(verifier *v, const cute_ir_inst *in, cute_type p)
+{
+    if (p.dtype != CUTE_PTR || !cute_dtype_is_packed(p.pointee)) return false;
+    return !fail(v, in, "addresses a %s element: sub-byte elements are accessed as whole bytes "
+                        "through a pointer to u8", cute_dtype_name(p.pointee));
+}
+
 static bool check_memory(verifier *v, const cute_ir_inst *in)
 {
     cute_type p = T(v, in->a[0]);
     if (p.dtype != CUTE_PTR) return fail(v, in, "operand 0 is not a pointer");
+    if (packed_pointee(v, in, p)) return false;
     cute_type val = in->op == CUTE_OP_LOAD ? in->type : T(v, in->a[1]);
     if (val.dtype != p.pointee)
         return fail(v, in, "accesses %s through a pointer to %s", cute_dtype_name(val.dtype),
@@ -164,8 +174,8 @@ static bool check_other(verifier *v, const cute_ir_inst *in)
 {
     cute_type t = in->type;
     switch ((cute_op)in->op) {
-    case CUTE_OP_CONST:
-        return computable(t) || fail(v, in, "a constant needs a type arithmetic runs in");
+    case CUTE_OP_CONST: /* a narrow float's constant holds its code */
+        return numeric(t) || fail(v, in, "a constant needs a numeric type");
     case CUTE_OP_SELECT:
         return same_type(v, in, in->a[0], cute_type_of(CUTE_I1), "the condition") &&
                same_type(v, in, in->a[1], t, "operand 1") && same_type(v, in, in->a[2], t, "operand 2");
@@ -184,6 +194,7 @@ static bool check_other(verifier *v, const cute_ir_inst *in)
     }
     case CUTE_OP_PTR_ADD:
         if (T(v, in->a[0]).dtype != CUTE_PTR) return fail(v, in, "operand 0 is not a pointer");
+        if (packed_pointee(v, in, T(v, in->a[0]))) return false;
         if (!cute_dtype_is_int((cute_dtype)T(v, in->a[1]).dtype))
             return fail(v, in, "the offset is not an integer");
         return same_type(v, in, in->dst, T(v, in->a[0]), "the result");
@@ -209,6 +220,7 @@ static bool check_other(verifier *v, const cute_ir_inst *in)
         cute_type p = T(v, in->a[0]);
         if (p.dtype != CUTE_PTR || p.pointee != t.dtype)
             return fail(v, in, "needs a pointer to the result type");
+        if (!computable(t)) return fail(v, in, "atomics need a type arithmetic runs in");
         return same_type(v, in, in->a[1], t, "operand 1") &&
                (in->op == CUTE_OP_ATOMIC || same_type(v, in, in->a[2], t, "operand 2"));
     }
@@ -255,6 +267,9 @@ static bool check_types(verifier *v, const cute_ir_inst *in)
             cute_dtype_bits((cute_dtype)t.dtype) * t.lanes !=
                 cute_dtype_bits((cute_dtype)T(v, in->a[0]).dtype) * T(v, in->a[0]).lanes)
             return fail(v, in, "a bitcast between types of different sizes");
+        if (in->op == CUTE_OP_BITCAST && (t.dtype == CUTE_E2M1) != (T(v, in->a[0]).dtype == CUTE_E2M1) &&
+            t.dtype != CUTE_U8 && T(v, in->a[0]).dtype != CUTE_U8)
+            return fail(v, in, "e2m1 lanes bitcast to and from u8 lanes only");
         if (in->op == CUTE_OP_CVT &&
             !cute_cvt_supported((cute_dtype)T(v, in->a[0]).dtype, (cute_dtype)t.dtype))
             return fail(v, in, "no conversion from %s to %s",

@@ -100,7 +100,9 @@ cute_call_arg cute_call_float(double v)
 }
 
 /* a call's error goes to its own frame's buffer: calls on other threads keep theirs */
-cute_status call_fail(struct cute_call_frame *fr, cute_status s, const char *fmt, ...)
+static cute_status call_fail(struct cute_call_frame *fr, cute_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static cute_status call_fail(struct cute_call_frame *fr, cute_status s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -192,9 +194,12 @@ static cute_status bind(const cute_fn *f, cute_call_frame *fr, int nargs, const 
             if (s) return s;
             if (x->shape[i] < 0) return bad(fr, "argument %d: negative extent", k);
         }
+        /* the bytes the elements touch (e2m1: two elements a byte), overflow-checked */
+        cute_dtype d = (cute_dtype)x->dtype;
+        int ebits = cute_dtype_is_packed(d) ? cute_dtype_bits(d) : 8 * cute_dtype_bytes(d);
         bool empty = false;
         for (int i = 0; i < x->ndim; i++) empty |= x->shape[i] == 0;
-        if (!empty && !cute__arg_inside_buffer(x, cute_dtype_bytes((cute_dtype)x->dtype)))
+        if (!empty && !cute__arg_inside_buffer(x, ebits))
             return bad(fr, "argument %d: the tensor reaches outside its buffer (%zu bytes)", k,
                        x->buf->bytes);
     }
@@ -216,7 +221,7 @@ static cute_status check_derived(const cute_fn *f, cute_call_frame *fr, const cu
     return CUTE_OK;
 }
 
-/* launch r's configuration and arguments into the frame; false when its grid is empty */
+/* launch r's configuration and arguments into the frame (nothing when its grid is empty) */
 static cute_status prepare_launch(const cute_fn *f, cute_call_frame *fr, const launch_rec *r,
                                   const cute_call_arg *args)
 {
@@ -259,12 +264,23 @@ static cute_status prepare_launch(const cute_fn *f, cute_call_frame *fr, const l
     return CUTE_OK;
 }
 
+/* every value the launches need, from this call's host values */
+static cute_status run_program(const cute_fn *f, cute_call_frame *fr)
+{
+    const char *why = NULL;
+    int failed = lp_run(&f->prog, fr->values, fr->regs, &why);
+    if (failed < 0) return CUTE_OK;
+    if (fr->errn) lp_describe_failure(&f->prog, failed, why, fr->err, fr->errn);
+    return CUTE_ERR_INVALID;
+}
+
 /* the prepare step: each opaque parameter (a tensor map) from this call's arguments */
 static cute_status build_opaques(const cute_fn *f, cute_call_frame *fr, int nargs,
                                  const cute_call_arg *args)
 {
     for (int i = 0; i < f->nopaques; i++) {
-        char why[512] = "";
+        char why[512];
+        why[0] = 0;
         const opaque_rec *o = &f->opaques[i];
         memset(fr->opaque[i], 0, OPAQUE_BYTES);
         cute_status s = o->build(o->user, f->rt, args, nargs, fr->opaque[i], why, sizeof why);
@@ -295,7 +311,7 @@ cute_status cute_call_prepare(const cute_fn *f, cute_call_frame *fr, int nargs,
             for (int i = 0; i < args[k].ndim; i++)
                 if (args[k].shape[i] == 0) return CUTE_OK;
     s = bind(f, fr, nargs, args);
-    if (s == CUTE_OK && !lp_run(&f->prog, fr)) s = CUTE_ERR_INVALID;
+    if (s == CUTE_OK) s = run_program(f, fr);
     if (s == CUTE_OK) s = check_derived(f, fr, args);
     if (s == CUTE_OK) s = build_opaques(f, fr, nargs, args);
     for (int i = 0; i < f->nlaunches && s == CUTE_OK; i++)
@@ -313,7 +329,8 @@ cute_status cute_call_launch(const cute_fn *f, cute_call_frame *fr, void *stream
     const cute_backend *be = &f->rt->b;
     for (int i = 0; i < fr->nlaunch; i++) {
         const launch_rec *r = &f->launches[fr->rec[i]];
-        char why[1024] = "";
+        char why[1024]; /* not zero-filled: this is the per-call path */
+        why[0] = 0;
         fr->cfg[i].stream = stream;
         fr->cfg[i].err = why, fr->cfg[i].errn = sizeof why; /* this call's own message */
         cute_status s = be->vt->launch(be->self, f->module, r->kernel, &fr->cfg[i], fr->args[i],

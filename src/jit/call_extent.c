@@ -1,8 +1,6 @@
 /* The bytes a tensor argument reaches, in overflow-checked arithmetic: cute_call refuses a
  * tensor that reaches outside its buffer, and a size whose arithmetic overflows 64 bits is
  * outside every buffer (2^62+1 f32 elements in 4 bytes wrapped to "fits" in plain int64). */
-#include <string.h>
-
 #include "jit_internal.h"
 
 /* [lo, hi] element offsets (relative to the data pointer) reached by a non-empty tensor;
@@ -18,17 +16,22 @@ static bool element_span(const cute_call_arg *x, int64_t *lo, int64_t *hi)
     return true;
 }
 
-bool cute__arg_inside_buffer(const cute_call_arg *x, int esize)
+/* floor(v / 8) and ceil(v / 8) for any sign */
+static int64_t floor8(int64_t v) { return v >= 0 ? v / 8 : -((-(v + 1)) / 8) - 1; }
+static int64_t ceil8(int64_t v) { return -floor8(-v); }
+
+bool cute__arg_inside_buffer(const cute_call_arg *x, int ebits)
 {
-    int64_t lo, hi, first, last, offset;
-    if (x->offset > (size_t)INT64_MAX) return false;
+    int64_t lo, hi, first, end, offset;
+    if (x->offset > (size_t)INT64_MAX || !element_span(x, &lo, &hi)) return false;
     offset = (int64_t)x->offset;
-    if (!element_span(x, &lo, &hi)) return false;
-    /* first byte: offset + lo*esize >= 0; one past the last: offset + (hi+1)*esize <= bytes */
-    if (__builtin_mul_overflow(lo, esize, &first) || __builtin_add_overflow(first, offset, &first))
+    /* first byte: offset + floor(lo*bits/8) >= 0; one past the last: offset + ceil((hi+1)*bits/8)
+     * <= bytes (a 4-bit element shares its byte) */
+    if (__builtin_mul_overflow(lo, ebits, &first) || __builtin_add_overflow(hi, 1, &end) ||
+        __builtin_mul_overflow(end, ebits, &end) || end == INT64_MIN)
         return false;
-    if (__builtin_add_overflow(hi, 1, &last) || __builtin_mul_overflow(last, esize, &last) ||
-        __builtin_add_overflow(last, offset, &last))
+    first = floor8(first), end = ceil8(end);
+    if (__builtin_add_overflow(first, offset, &first) || __builtin_add_overflow(end, offset, &end))
         return false;
-    return first >= 0 && (uint64_t)last <= x->buf->bytes;
+    return first >= 0 && (uint64_t)end <= x->buf->bytes;
 }

@@ -161,7 +161,8 @@ static bool scalar_arg(cute_fn *f, int k, cute_arg *out)
     arg_info *a = &f->args[k];
     out->kind = a->spec.kind;
     if (a->spec.kind == CUTE_ARG_FLOAT) {
-        if (!cute_dtype_is_float((cute_dtype)a->spec.dtype))
+        cute_dtype d = (cute_dtype)a->spec.dtype;
+        if (!cute_dtype_is_float(d) && !cute_dtype_is_narrow_float(d)) /* narrow: passed as its code */
             return cute_ctx_fail(f->c, "argument %d: a float spec needs a float type", k);
         out->f = (cute_host_scalar){k, a->spec.dtype};
         return true;

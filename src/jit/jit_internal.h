@@ -157,16 +157,14 @@ bool lp_compile_int(launch_prog *p, cute_ctx *c, const cute_fn *f, cute_int x, i
 bool lp_close_root(launch_prog *p, const char *what, int line);
 void lp_done_compiling(launch_prog *p);
 void lp_free(launch_prog *p);
-/* run every step into fr->regs; false and a message naming the failing root */
-bool lp_run(const launch_prog *p, struct cute_call_frame *fr);
+/* run every step into regs (LP_MAX_STEPS of them): -1, or the step that failed and why */
+int lp_run(const launch_prog *p, const int64_t *values, int64_t *regs, const char **why);
+/* "launch at line 12: the grid (x) cannot be evaluated: <why>" for a failed step */
+void lp_describe_failure(const launch_prog *p, int step, const char *why, char *buf, size_t n);
 
-/* call.c */
-cute_status call_fail(struct cute_call_frame *fr, cute_status s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* call_extent.c: does a non-empty tensor argument of esize-byte elements lie inside its
+/* call_extent.c: does a non-empty tensor argument of ebits-bit elements lie inside its
  * buffer?  (overflow-checked: a size whose arithmetic overflows does not) */
-bool cute__arg_inside_buffer(const cute_call_arg *x, int esize);
+bool cute__arg_inside_buffer(const cute_call_arg *x, int ebits);
 
 /* code.c: CUTEC_KEEP's files for a backend that does not compile CUDA itself */
 void cute__fn_keep(const cute_fn *f);

@@ -247,11 +247,13 @@ static cute_status emit(void *user, cute_ir_func *const *k, int n, const char *a
     return cute_cuda_c_emit((const cute_ir_func *const *)k, n, &o, source, err, errn);
 }
 
-/* a CUDA runtime whose driver pretends to lack the entry points in hide (NULL: none) */
-static cute_runtime *gpu_runtime(const char *hide, char *err, size_t n)
+/* a CUDA runtime whose driver (*cu, closed by the caller after the runtime) pretends to
+ * lack the entry points in hide (NULL: none) */
+static cute_runtime *gpu_runtime(const char *hide, cute_cuda **cu_out, char *err, size_t n)
 {
     cute_cuda *cu;
     cute_cuda_opts co = {.hide = hide};
+    *cu_out = NULL;
     if (cute_cuda_open(&co, &cu, err, n) != CUTE_OK) return NULL;
     cute_cuda_backend_opts bo = {.cuda = cu, .emit = emit};
     cute_backend b;
@@ -259,7 +261,8 @@ static cute_runtime *gpu_runtime(const char *hide, char *err, size_t n)
         cute_cuda_close(cu);
         return NULL;
     }
-    return cute_runtime_wrap(b); /* the driver handle is leaked with the test's exit */
+    *cu_out = cu;
+    return cute_runtime_wrap(b);
 }
 
 /* the kernel reads its map's 16 words through the map's address (param space) and its
@@ -321,15 +324,17 @@ static cute_status gpu_readback(cute_runtime *rt, bool dynamic, char *err, size_
 static void gpu(void)
 {
     char err[2048];
-    cute_runtime *rt = gpu_runtime(NULL, err, sizeof err);
+    cute_cuda *cu;
+    cute_runtime *rt = gpu_runtime(NULL, &cu, err, sizeof err);
     if (!rt) {
         SKIP("no GPU: clusters and tensor maps were not launched");
         return;
     }
-    const cute_device_info *d = cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
+    const cute_device_info *d = cute_cuda_device(cu);
     if (d->cc_major < 9) {
         SKIP("a GPU before sm_90: no clusters");
         cute_runtime_free(rt);
+        cute_cuda_close(cu);
         return;
     }
     for (int dynamic = 0; dynamic < 2; dynamic++) {
@@ -339,12 +344,12 @@ static void gpu(void)
               dynamic ? "dynamic" : "static", err);
     }
     cute_runtime_free(rt);
+    cute_cuda_close(cu);
     /* an older driver: no cuLaunchKernelEx and friends */
-    rt = gpu_runtime("cuLaunchKernelEx,cuTensorMapEncodeTiled,cuOccupancyMaxActiveClusters", err,
-                     sizeof err);
+    rt = gpu_runtime("cuLaunchKernelEx,cuTensorMapEncodeTiled,cuOccupancyMaxActiveClusters", &cu,
+                     err, sizeof err);
     CHECK(rt != NULL, "a driver without the optional entry points still opens: %s", err);
     if (!rt) return;
-    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
     CHECK(!cute_cuda_has(cu, "cuLaunchKernelEx"), "hidden");
     CHECK(run_clustered(rt, false, err, sizeof err) == 0, "a compiled-in cluster needs no "
           "cuLaunchKernelEx: %s", err);
@@ -356,6 +361,7 @@ static void gpu(void)
               strstr(cute_cuda_error(cu), "cuTensorMapEncodeTiled"),
           "a tensor map names what is missing: %s", cute_cuda_error(cu));
     cute_runtime_free(rt);
+    cute_cuda_close(cu);
 }
 
 int main(void)

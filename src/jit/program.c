@@ -3,7 +3,6 @@
  * symbolic forms while the tracing context is alive, then run by each call into its own
  * frame.  Its evaluator is these few lines; the trace-time symbolic engine and its memo
  * are not used after cute_compile. */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,36 +154,33 @@ void lp_free(launch_prog *p)
     memset(p, 0, sizeof *p);
 }
 
-static cute_status step_failed(const launch_prog *p, struct cute_call_frame *fr, int i,
-                               const char *why)
+void lp_describe_failure(const launch_prog *p, int step, const char *why, char *buf, size_t n)
 {
     int r = 0;
-    while (r < p->nroots - 1 && p->roots[r].end <= i) r++;
+    while (r < p->nroots - 1 && p->roots[r].end <= step) r++;
     if (p->roots[r].line)
-        return call_fail(fr, CUTE_ERR_INVALID, "launch at line %d: %s cannot be evaluated: %s",
-                         p->roots[r].line, p->names[r], why);
-    return call_fail(fr, CUTE_ERR_INVALID, "%s cannot be evaluated: %s", p->names[r], why);
+        snprintf(buf, n, "launch at line %d: %s cannot be evaluated: %s", p->roots[r].line,
+                 p->names[r], why);
+    else
+        snprintf(buf, n, "%s cannot be evaluated: %s", p->names[r], why);
 }
 
-bool lp_run(const launch_prog *p, struct cute_call_frame *fr)
+int lp_run(const launch_prog *p, const int64_t *values, int64_t *R, const char **why)
 {
-    int64_t *R = fr->regs;
     for (int i = 0; i < p->nsteps; i++) {
         const lp_step *s = &p->steps[i];
-        const char *why = NULL;
         switch (s->kind) {
         case LP_CONST: R[i] = s->k; break;
-        case LP_VALUE: R[i] = fr->values[s->a]; break;
+        case LP_VALUE: R[i] = values[s->a]; break;
         case LP_OP:
-            if (!cute_int_apply((cute_int_op)s->op, R[s->a], R[s->b], &R[i], &why))
-                return step_failed(p, fr, i, why), false;
+            if (!cute_int_apply((cute_int_op)s->op, R[s->a], R[s->b], &R[i], why)) return i;
             break;
         case LP_EXACT:
             if (R[s->a] % s->k != 0) /* the symbolic engine promised it: a bug if not */
-                return step_failed(p, fr, i, "internal: an inexact division"), false;
+                return *why = "internal: an inexact division", i;
             R[i] = R[s->a] / s->k;
             break;
         }
     }
-    return true;
+    return -1;
 }

@@ -28,16 +28,21 @@ static cute_status emit_cuda_c(void *user, cute_ir_func *const *kernels, int n, 
     return cute_cuda_c_emit((const cute_ir_func *const *)kernels, n, &o, source, err, errn);
 }
 
+/* "sm_90a" -> 90; 0 for anything else */
+static int arch_sm(const char *arch)
+{
+    int sm = 0;
+    if (!arch || sscanf(arch, "sm_%d", &sm) != 1 || sm < 0) sm = 0;
+    return sm;
+}
+
 /* the SM version kernels are compiled for: the device's on the CUDA backend; elsewhere
- * CUTEC_ARCH's ("sm_80", "sm_90a"), or 0 (the interpreter runs every atom) */
+ * CUTEC_ARCH's, or 0 (the interpreter runs every atom) */
 static int target_sm(const cute_backend *b)
 {
     cute_cuda *cu = cute_cuda_backend_driver(b);
     if (cu) return cute_cuda_device(cu)->cc_major * 10 + cute_cuda_device(cu)->cc_minor;
-    const char *arch = getenv("CUTEC_ARCH");
-    int sm = 0;
-    if (arch && sscanf(arch, "sm_%d", &sm) != 1) sm = 0;
-    return sm;
+    return arch_sm(getenv("CUTEC_ARCH"));
 }
 
 cute_runtime *cute_runtime_wrap(cute_backend b)
@@ -96,3 +101,7 @@ void cute_runtime_free(cute_runtime *rt)
 cute_backend *cute_runtime_backend(cute_runtime *rt) { return &rt->b; }
 const char *cute_runtime_backend_name(const cute_runtime *rt) { return rt->name; }
 int cute_runtime_target_arch(const cute_runtime *rt) { return rt ? rt->target_sm : 0; }
+void cute_runtime_set_target_arch(cute_runtime *rt, const char *arch)
+{
+    if (rt && arch) rt->target_sm = arch_sm(arch);
+}

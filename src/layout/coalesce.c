@@ -122,20 +122,6 @@ cute_layout cute_coalesce_profile(cute_alg *c, const cute_layout *L, const cute_
     return layout_of(tb_finish(&bs, c, "coalesce"), tb_finish(&bd, c, "coalesce"));
 }
 
-cute_layout cute_filter_zeros(cute_alg *c, const cute_layout *L)
-{
-    if (!layout_inputs_ok(c, "filter_zeros", 1, &L)) return cute_layout_poison();
-    cute_layout R = *L;
-    for (int i = 0; i < L->shape.nleaves; i++) {
-        /* no layout is the answer for both a zero and a non-zero stride: it must be known */
-        if (cute_decide_required(c, cute_int_cmp(c, CUTE_CMP_EQ, L->stride.leaf[i], cute_i(0)),
-                                 "filter", "a stride is 0"))
-            R.shape.leaf[i] = cute_i(1);
-    }
-    if (c->failed) return cute_layout_poison();
-    return R;
-}
-
 cute_layout cute_filter(cute_alg *c, const cute_layout *L)
 {
     cute_layout Z = cute_filter_zeros(c, L);

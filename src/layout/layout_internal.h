@@ -41,6 +41,7 @@ cute_layout coalesce_counted(cute_alg *c, const cute_layout *L, int *unknowns);
 /* the tiler is well formed and its layouts are usable */
 bool tiler_ok(cute_alg *c, const cute_tiler *T, const char *who);
 /* an int tiler element n as composition sees it: n:1 */
+cute_tiler tiler_poison(void);
 cute_layout tiler_int_layout(cute_int n);
 /* tiler layout i as divides and products see it: an int n is make_layout(n) */
 cute_layout tiler_layout_for_divide(cute_alg *c, const cute_tiler *T, int i);

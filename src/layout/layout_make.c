@@ -159,6 +159,22 @@ cute_layout cute_make_ordered_layout(cute_alg *c, cute_tuple shape, cute_tuple o
     return c->failed ? cute_layout_poison() : layout_of(shape, stride);
 }
 
+/* the shape with every stride-0 mode made 1 (CuTe's filter_zeros): a base query, which
+ * make_layout_like needs and filter (coalesce.c) builds on */
+cute_layout cute_filter_zeros(cute_alg *c, const cute_layout *L)
+{
+    if (!layout_inputs_ok(c, "filter_zeros", 1, &L)) return cute_layout_poison();
+    cute_layout R = *L;
+    for (int i = 0; i < L->shape.nleaves; i++) {
+        /* no layout is the answer for both a zero and a non-zero stride: it must be known */
+        if (cute_decide_required(c, cute_int_cmp(c, CUTE_CMP_EQ, L->stride.leaf[i], cute_i(0)),
+                                 "filter", "a stride is 0"))
+            R.shape.leaf[i] = cute_i(1);
+    }
+    if (c->failed) return cute_layout_poison();
+    return R;
+}
+
 /* CuTe: compact_order(filter_zeros(L).shape, L.stride): ordered by the strides themselves,
  * stride-0 modes counting as size 1 (so they stay 0 and take no room) */
 cute_layout cute_make_layout_like(cute_alg *c, const cute_layout *L)

@@ -53,10 +53,29 @@ static cute_int swizzle_int(cute_alg *c, cute_swizzle sw, cute_int x)
     return cute_int_op2(c, CUTE_IXOR, x, cute_int_op2(c, CUTE_ISHL, field, cute_i(-sw.S)));
 }
 
+int64_t cute_swizzle_period(cute_swizzle sw)
+{
+    int as = sw.S < 0 ? -sw.S : sw.S;
+    return sw.B == 0 ? 1 : (int64_t)1 << (sw.B + sw.M + as);
+}
+
+/* sw(offset + inner).  A swizzle reads and writes only the bits below its period P, so for
+ * q a multiple of P, sw(q + y) = q + sw(y) (two's complement too: q leaves y's low bits
+ * alone).  Parts of the sum that are multiples of P are therefore kept out of the swizzle:
+ * a dynamic offset proven a multiple of P (a stage of a pipeline), and the multiple-of-P
+ * part of a static inner offset (so values P apart share one swizzled dynamic address). */
 cute_int cute_composed_eval(cute_alg *c, const cute_composed *L, cute_int i)
 {
     cute_int inner = cute_layout_eval(c, &L->layout, i);
-    return swizzle_int(c, L->sw, cute_add(c, L->offset, inner));
+    int64_t P = cute_swizzle_period(L->sw);
+    cute_int off = L->offset, q = cute_i(0);
+    if (P > 1 && cute_is_dynamic(off) && off.div % P == 0) q = off, off = cute_i(0);
+    if (P > 1 && cute_is_static(inner) && cute_is_dynamic(off)) {
+        int64_t r = ((inner.v % P) + P) % P;
+        q = cute_add(c, q, cute_i(inner.v - r));
+        inner = cute_i(r);
+    }
+    return cute_add(c, q, swizzle_int(c, L->sw, cute_add(c, off, inner)));
 }
 
 static cute_composed rewrap(cute_alg *c, const cute_composed *L, cute_layout inner, cute_int off)

@@ -1,6 +1,15 @@
 /* Tilers: one whole-layout tiler, or a tuple of per-mode tilers. */
 #include "layout_internal.h"
 
+/* no tiler: what a failed construction returns */
+cute_tiler tiler_poison(void)
+{
+    cute_tiler T;
+    T.nlayouts = 0;
+    T.tree = cute_tuple_poison();
+    return T;
+}
+
 cute_tiler cute_tiler_layout(const cute_layout *L)
 {
     cute_tiler T;
@@ -21,9 +30,7 @@ cute_tiler cute_tiler_underscore(void)
 
 cute_tiler cute_tiler_modes(cute_alg *c, int n, const cute_layout *modes)
 {
-    cute_tiler T;
-    T.nlayouts = 0;
-    T.tree = cute_tuple_poison();
+    cute_tiler T = tiler_poison();
     if (c->failed) return T;
     if (n > CUTE_MAX_TILER_LAYOUTS) {
         cute_alg_fail(c, "tiler: %d modes (at most %d)", n, CUTE_MAX_TILER_LAYOUTS);
@@ -46,9 +53,7 @@ cute_tiler cute_tiler_modes(cute_alg *c, int n, const cute_layout *modes)
  * an int shape n is the whole-layout tiler n:1. */
 cute_tiler cute_tiler_shape(cute_alg *c, const cute_tuple *shape)
 {
-    cute_tiler T;
-    T.nlayouts = 0;
-    T.tree = cute_tuple_poison();
+    cute_tiler T = tiler_poison();
     if (c->failed) return T;
     if (cute_tuple_is_poison(shape) || shape->nleaves > CUTE_MAX_TILER_LAYOUTS) {
         cute_alg_fail(c, "tiler: a shape with at most %d leaves is required",

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cuda_args.h"
+#include "cutec/numeric.h"
 #include "cutec/cuda_c.h" /* cute_f16_bits: the one rounding of a double to f16/bf16 */
 
 /* i64, and u64 whose top half arrives as negative int64, take any value */
@@ -39,6 +40,11 @@ static bool pack_one(int i, cute_type t, const cute_launch_arg *a, uint64_t *slo
             return refuse(err, n, i, t, why);
         }
         *slot = (uint64_t)(uintptr_t)a->buf->ptr + a->offset;
+        return true;
+    }
+    if (cute_dtype_is_narrow_float(d)) { /* its code, in its width */
+        uint32_t code = cute_narrow_encode(d, a->v.f);
+        memcpy(slot, &code, (size_t)cute_dtype_bytes(d));
         return true;
     }
     if (cute_dtype_is_float(d)) {

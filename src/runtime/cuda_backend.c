@@ -53,7 +53,8 @@ typedef struct cuda_backend {
     char arch[32];
     char **extra;
     int nextra;
-    pthread_mutex_t lock; /* the module list, the log, the message, buffer ids */
+    pthread_mutex_t lock; /* the module list, the message, buffer ids */
+    pthread_mutex_t compile_lock; /* compiles run one at a time: the log, NVRTC, the cache */
     cute_module *modules;
     uint64_t next_buffer_id;
     char *log; /* the last compile's log (NVRTC's, or our words) */
@@ -470,8 +471,8 @@ static cute_status load(cuda_backend *b, const compile_job *j, cute_ir_func *con
     return CUTE_OK;
 }
 
-static cute_status cb_compile(void *self, cute_ir_func *const *kernels, int n, cute_module **out,
-                              const char **log)
+static cute_status compile_locked(void *self, cute_ir_func *const *kernels, int n,
+                                  cute_module **out, const char **log)
 {
     cuda_backend *b = self;
     *out = NULL;
@@ -526,6 +527,21 @@ static cute_status cb_compile(void *self, cute_ir_func *const *kernels, int n, c
     }
     *log =
         s == CUTE_OK ? (b->log ? b->log : "") : (s == CUTE_ERR_COMPILE && b->log ? b->log : b->err);
+    return s;
+}
+
+/* One compile at a time (threads that share the backend share its log and NVRTC handle);
+ * the log comes back as this thread's copy. */
+static cute_status cb_compile(void *self, cute_ir_func *const *kernels, int n, cute_module **out,
+                              const char **log)
+{
+    static _Thread_local char copy[8192];
+    cuda_backend *b = self;
+    pthread_mutex_lock(&b->compile_lock);
+    cute_status s = compile_locked(self, kernels, n, out, log);
+    snprintf(copy, sizeof copy, "%s", *log ? *log : "");
+    pthread_mutex_unlock(&b->compile_lock);
+    *log = copy;
     return s;
 }
 
@@ -621,6 +637,7 @@ static void cb_destroy(void *self)
     free(b->extra);
     free(b->log);
     pthread_mutex_destroy(&b->lock);
+    pthread_mutex_destroy(&b->compile_lock);
     free(b);
 }
 
@@ -658,6 +675,7 @@ cute_status cute_cuda_backend_new(const cute_cuda_backend_opts *o, cute_backend 
     cuda_backend *b = calloc(1, sizeof *b);
     if (!b) return snprintf(err, n, "out of memory"), CUTE_ERR_OOM;
     pthread_mutex_init(&b->lock, NULL);
+    pthread_mutex_init(&b->compile_lock, NULL);
     b->cu = o->cuda, b->nv = o->nvrtc, b->cache = o->cache;
     b->emit = o->emit, b->emit_user = o->emit_user;
     cute_status s = CUTE_OK;

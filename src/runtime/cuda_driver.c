@@ -83,8 +83,6 @@ struct cute_cuda {
     CUcontext ctx;
     int ndevices;
     cute_device_info info;
-    char err[512];
-    int last; /* the last failure's CUresult */
 
     CUresult (*Init)(unsigned);
     CUresult (*DriverGetVersion)(int *);
@@ -193,6 +191,11 @@ static const struct {
 };
 #undef SYM
 
+/* The last failure's words, per thread: threads that share a handle fail independently. */
+static _Thread_local char last_error[512];
+#define ERR last_error, sizeof last_error
+static _Thread_local int last_result; /* the CUresult of this thread's last failure */
+
 static void say(char *err, size_t n, const char *fmt, ...)
 {
     if (!err || !n) return;
@@ -240,8 +243,8 @@ static cute_status check(cute_cuda *cu, CUresult r, const char *what)
     if (r == 0) return CUTE_OK;
     char why[256];
     describe(cu, r, why, sizeof why);
-    say(cu->err, sizeof cu->err, "%s: %s", what, why);
-    cu->last = (int)r;
+    say(ERR, "%s: %s", what, why);
+    last_result = (int)r;
     return status_of(r);
 }
 
@@ -249,7 +252,8 @@ bool cute_cuda_error_sticky(const cute_cuda *cu)
 {
     /* a kernel faulted (illegal address or instruction, misaligned address, bad PC, stack
      * error, device assert, launch failure): the context is unusable from here on */
-    switch (cu->last) {
+    (void)cu;
+    switch (last_result) {
     case 700: case 710: case 714: case 715: case 716: case 717: case 718: case 719:
         return true;
     default:
@@ -333,28 +337,28 @@ static cute_status query_device(cute_cuda *cu, int ordinal)
     if (cu->DeviceTotalMem(&d->total_mem, cu->dev) != 0) d->total_mem = 0;
     if (cu->DriverGetVersion(&d->driver_version) != 0) d->driver_version = 0;
     if (d->cc_major <= 0 || d->sm_count <= 0) {
-        say(cu->err, sizeof cu->err, "device %d reports no compute capability or SMs", ordinal);
+        say(ERR, "device %d reports no compute capability or SMs", ordinal);
         return CUTE_ERR_NO_DRIVER;
     }
     return CUTE_OK;
 }
 
-/* everything after dlopen; a failure leaves the reason in cu->err */
+/* everything after dlopen; a failure leaves the reason in last_error */
 static cute_status init(cute_cuda *cu, const char *lib, const char *hide, int ordinal)
 {
-    if (!resolve(cu, lib, hide, cu->err, sizeof cu->err)) return CUTE_ERR_NO_DRIVER;
+    if (!resolve(cu, lib, hide, ERR)) return CUTE_ERR_NO_DRIVER;
     CUresult r = cu->Init(0);
     if (r != 0) {
         char why[256];
         describe(cu, r, why, sizeof why);
-        say(cu->err, sizeof cu->err, "cuInit: %s: no usable NVIDIA GPU", why);
+        say(ERR, "cuInit: %s: no usable NVIDIA GPU", why);
         return CUTE_ERR_NO_DRIVER;
     }
     cu->initialized = true;
     cute_status s = check(cu, cu->DeviceGetCount(&cu->ndevices), "cuDeviceGetCount");
     if (s != CUTE_OK) return s;
     if (ordinal < 0 || ordinal >= cu->ndevices) {
-        say(cu->err, sizeof cu->err, "no CUDA device %d (there %s %d)", ordinal,
+        say(ERR, "no CUDA device %d (there %s %d)", ordinal,
             cu->ndevices == 1 ? "is" : "are", cu->ndevices);
         return CUTE_ERR_NO_DRIVER;
     }
@@ -388,7 +392,7 @@ cute_status cute_cuda_open(const cute_cuda_opts *o, cute_cuda **out, char *err, 
     }
     cute_status s = init(cu, lib, o->hide, o->device);
     if (s != CUTE_OK) {
-        say(err, n, "%s", cu->err);
+        say(err, n, "%s", last_error);
         cute_cuda_close(cu);
         return s;
     }
@@ -413,7 +417,8 @@ const cute_device_info *cute_cuda_device(const cute_cuda *cu)
 }
 const char *cute_cuda_error(const cute_cuda *cu)
 {
-    return cu->err;
+    (void)cu;
+    return last_error;
 }
 int cute_cuda_device_count(const cute_cuda *cu)
 {
@@ -561,8 +566,8 @@ cute_status cute_cuda_module_function(cute_cuda *cu, void *module, const char *n
     cute_status s = bind(cu);
     if (s == CUTE_OK) s = check(cu, cu->ModuleGetFunction(&f, module, name), "cuModuleGetFunction");
     if (s != CUTE_OK) {
-        size_t len = strlen(cu->err);
-        say(cu->err + len, sizeof cu->err - len, " for kernel \"%s\"", name);
+        size_t len = strlen(last_error);
+        say(last_error + len, sizeof last_error - len, " for kernel \"%s\"", name);
     }
     *func = f;
     return s;
@@ -596,10 +601,9 @@ cute_status cute_cuda_launch(cute_cuda *cu, void *func, cute_dim3 grid, cute_dim
 
 /* --- entry points an older driver may lack ----------------------------------------------- */
 
-static cute_status missing(cute_cuda *cu, const char *entry, const char *what)
+static cute_status missing(const char *entry, const char *what)
 {
-    say(cu->err, sizeof cu->err, "%s needs %s, which this driver lacks (CUDA 12.0 or later)",
-        what, entry);
+    say(ERR, "%s needs %s, which this driver lacks (CUDA 12.0 or later)", what, entry);
     return CUTE_ERR_UNSUPPORTED;
 }
 
@@ -624,7 +628,7 @@ cute_status cute_cuda_launch_cluster(cute_cuda *cu, void *func, cute_dim3 grid, 
                                      void **params)
 {
     if (!cu->LaunchKernelEx)
-        return missing(cu, "cuLaunchKernelEx", "a launch in thread-block clusters");
+        return missing("cuLaunchKernelEx", "a launch in thread-block clusters");
     CUlaunchAttribute a = cluster_attr(cluster);
     CUlaunchConfig c = launch_config(grid, block, smem_bytes, stream, &a);
     CALL(cu, cu->LaunchKernelEx(&c, func, params, NULL), "cuLaunchKernelEx");
@@ -636,7 +640,7 @@ cute_status cute_cuda_max_active_clusters(cute_cuda *cu, void *func, cute_dim3 g
 {
     *out = 0;
     if (!cu->OccupancyMaxActiveClusters)
-        return missing(cu, "cuOccupancyMaxActiveClusters", "the cluster occupancy query");
+        return missing("cuOccupancyMaxActiveClusters", "the cluster occupancy query");
     CUlaunchAttribute a = cluster_attr(cluster);
     CUlaunchConfig c = launch_config(grid, block, smem_bytes, NULL, &a);
     CALL(cu, cu->OccupancyMaxActiveClusters(out, func, &c), "cuOccupancyMaxActiveClusters");
@@ -646,9 +650,9 @@ cute_status cute_cuda_tensor_map_encode_tiled(cute_cuda *cu, const cute_tensor_m
                                               void *map)
 {
     if (!cu->TensorMapEncodeTiled)
-        return missing(cu, "cuTensorMapEncodeTiled", "a tensor map (TMA)");
+        return missing("cuTensorMapEncodeTiled", "a tensor map (TMA)");
     if ((uintptr_t)map % 64)
-        return say(cu->err, sizeof cu->err, "a tensor map must be 64-byte aligned"),
+        return say(ERR, "a tensor map must be 64-byte aligned"),
                CUTE_ERR_INVALID;
     CALL(cu,
          cu->TensorMapEncodeTiled(map, d->data_type, d->rank, d->address, d->dims,

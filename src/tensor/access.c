@@ -45,6 +45,12 @@ static int static_size(cute_ctx *c, const cute_tensor *t, const char *what)
     return (int)n.v;
 }
 
+/* the bits an element takes in memory: 4 for e2m1 (two per byte), else whole bytes */
+static int elem_bits(cute_dtype d)
+{
+    return cute_dtype_is_packed(d) ? cute_dtype_bits(d) : 8 * cute_dtype_bytes(d);
+}
+
 /* Does a swizzle keep every w-element chunk (w = 2^k) that starts at a multiple of w
  * contiguous, in order, and starting at a multiple of w?  Exactly when B == 0 or 2^M >= w.
  *
@@ -72,9 +78,9 @@ static bool swizzle_keeps_vectors(cute_swizzle sw, int w)
  * w-chunks whole (swizzle_keeps_vectors).  Unprovable means narrower. */
 static int vector_width(cute_ctx *c, const cute_tensor *t, int n)
 {
-    int esize = cute_dtype_bytes((cute_dtype)t->dtype);
-    int w = 16 / esize;
-    while (w > 1 && (t->align < w * esize || n % w || !swizzle_keeps_vectors(t->sw, w))) w /= 2;
+    int ebits = elem_bits((cute_dtype)t->dtype);
+    int w = 128 / ebits;
+    while (w > 1 && (t->align * 8 < w * ebits || n % w || !swizzle_keeps_vectors(t->sw, w))) w /= 2;
     if (w <= 1) return 1;
     cute_alg *a = &c->alg;
     cute_alg_trial trial;
@@ -104,6 +110,74 @@ static int vector_width(cute_ctx *c, const cute_tensor *t, int n)
 }
 
 
+/* w elements from v (a vector, or a scalar when w is 1) into regs[i..i+w) */
+static void unpack(cute_ctx *c, cute_vreg v, cute_dtype d, int i, int w, cute_vreg *regs, bool assign)
+{
+    for (int j = 0; j < w; j++) {
+        cute_vreg e = v;
+        if (w > 1) {
+            e = cute_ir_op(&c->b, CUTE_OP_EXTRACT, cute_type_of(d), v, 0, 0);
+            c->b.last->imm = j;
+        }
+        if (assign)
+            cute_ir_mov(&c->b, regs[i + j], e);
+        else
+            regs[i + j] = e;
+    }
+}
+
+/* regs[i..i+w) as one value of type vt */
+static cute_vreg pack(cute_ctx *c, cute_type vt, int i, int w, const cute_vreg *regs)
+{
+    if (w == 1) return regs[i];
+    cute_vreg v = cute_ir_op(&c->b, CUTE_OP_CONST, vt, 0, 0, 0); /* every lane is written below */
+    for (int j = 0; j < w; j++) {
+        v = cute_ir_op(&c->b, CUTE_OP_INSERT, vt, v, regs[i + j], 0);
+        c->b.last->imm = j;
+    }
+    return v;
+}
+
+/* Sub-byte elements (e2m1) in memory have no address of their own: w of them from element
+ * i move as w*bits/8 whole bytes through a u8 pointer, and BITCAST turns the bytes into
+ * lanes (element 0 in the low nibble, as CuTe packs).  The chunk must start on a byte:
+ * its element offset a proven multiple of the elements per byte, w a multiple of them. */
+static void packed_access(cute_ctx *c, const cute_tensor *t, int i, int w, bool load, cute_vreg *regs,
+                          bool assign)
+{
+    cute_dtype d = (cute_dtype)t->dtype;
+    int per = 8 / cute_dtype_bits(d);
+    cute_composed L = {t->sw, t->offset, t->layout};
+    cute_int off = cute_composed_eval(&c->alg, &L, cute_i(i));
+    if (c->alg.failed) return;
+    if (w % per || cute_int_cmp(&c->alg, CUTE_CMP_DIVIDES, cute_i(per), off) != CUTE_TRUE) {
+        char s[64];
+        cute_int_str(off, s, sizeof s);
+        cute_ctx_fail(c, "%s %d %s element%s at element offset %s: %s elements move in whole bytes "
+                         "(%d per byte), so an access needs a multiple of %d elements at an offset "
+                         "provably a multiple of %d (make the layout's contiguous run and the offset "
+                         "even, or recast to u8)",
+                      load ? "a load of" : "a store of", w, cute_dtype_name(d), w > 1 ? "s" : "", s,
+                      cute_dtype_name(d), per, per, per);
+        return;
+    }
+    cute_space sp = (cute_space)t->base.t.space;
+    cute_vreg bytes = cute_ir_op(&c->b, CUTE_OP_BITCAST, cute_type_ptr(CUTE_U8, sp), t->base.r, 0, 0);
+    cute_val o = cute_int_index(c, cute_div(&c->alg, off, cute_i(per)));
+    if (c->alg.failed) return;
+    cute_vreg p = cute_ir_op(&c->b, CUTE_OP_PTR_ADD, cute_type_ptr(CUTE_U8, sp), bytes, o.r, 0);
+    int nb = w / per;
+    cute_type bt = nb > 1 ? cute_type_vec(CUTE_U8, nb) : cute_type_of(CUTE_U8), vt = cute_type_vec(d, w);
+    if (load) {
+        cute_vreg v = cute_ir_op(&c->b, CUTE_OP_LOAD, bt, p, 0, 0);
+        c->b.last->imm = nb;
+        unpack(c, cute_ir_op(&c->b, CUTE_OP_BITCAST, vt, v, 0, 0), d, i, w, regs, assign);
+        return;
+    }
+    cute_vreg v = cute_ir_op(&c->b, CUTE_OP_BITCAST, bt, pack(c, vt, i, w, regs), 0, 0);
+    cute_ir_op_void(&c->b, CUTE_OP_STORE, bt, p, v, 0, nb);
+}
+
 /* one access of w elements at element i: LOAD into out[i..i+w) or STORE from in[i..i+w) */
 static void access(cute_ctx *c, const cute_tensor *t, int i, int w, bool load, cute_vreg *regs,
                    bool assign)
@@ -117,6 +191,10 @@ static void access(cute_ctx *c, const cute_tensor *t, int i, int w, bool load, c
         return;
     }
     cute_dtype d = (cute_dtype)t->dtype;
+    if (cute_dtype_is_packed(d)) {
+        packed_access(c, t, i, w, load, regs, assign);
+        return;
+    }
     int esize = cute_dtype_bytes(d);
     cute_vreg p = cute_tensor_ptr(c, *t, cute_i(i)).r;
     cute_type vt = w > 1 ? cute_type_vec(d, w) : cute_type_of(d);
@@ -124,28 +202,10 @@ static void access(cute_ctx *c, const cute_tensor *t, int i, int w, bool load, c
     if (load) {
         cute_vreg v = cute_ir_op(&c->b, CUTE_OP_LOAD, vt, p, 0, 0);
         c->b.last->imm = align;
-        for (int j = 0; j < w; j++) {
-            cute_vreg e = v;
-            if (w > 1) {
-                e = cute_ir_op(&c->b, CUTE_OP_EXTRACT, cute_type_of(d), v, 0, 0);
-                c->b.last->imm = j;
-            }
-            if (assign)
-                cute_ir_mov(&c->b, regs[i + j], e);
-            else
-                regs[i + j] = e;
-        }
+        unpack(c, v, d, i, w, regs, assign);
         return;
     }
-    cute_vreg v = regs[i];
-    if (w > 1) {
-        v = cute_ir_op(&c->b, CUTE_OP_CONST, vt, 0, 0, 0); /* every lane is written below */
-        for (int j = 0; j < w; j++) {
-            v = cute_ir_op(&c->b, CUTE_OP_INSERT, vt, v, regs[i + j], 0);
-            c->b.last->imm = j;
-        }
-    }
-    cute_ir_op_void(&c->b, CUTE_OP_STORE, vt, p, v, 0, align);
+    cute_ir_op_void(&c->b, CUTE_OP_STORE, vt, p, pack(c, vt, i, w, regs), 0, align);
 }
 
 static bool memory_tensor(cute_ctx *c, const cute_tensor *t, const char *what)
@@ -237,11 +297,12 @@ static void access_if(cute_ctx *c, const cute_tensor *t, int n, cute_ssa pred, b
         cute_vreg all = chunk_pred(c, pred, i, w);
         ctx_open_if(c, all);
         access(c, t, i, w, load, regs, true);
-        if (w > 1) {
+        int unit = cute_dtype_is_packed((cute_dtype)t->dtype) ? 8 / cute_dtype_bits((cute_dtype)t->dtype) : 1;
+        if (w > unit) { /* element by element (sub-byte: byte by byte) */
             ctx_open_else(c);
-            for (int j = 0; j < w; j++) {
-                ctx_open_if(c, pred.v[i + j]);
-                access(c, t, i + j, 1, load, regs, true);
+            for (int j = 0; j < w; j += unit) {
+                ctx_open_if(c, chunk_pred(c, pred, i + j, unit));
+                access(c, t, i + j, unit, load, regs, true);
                 ctx_close(c);
             }
         }
@@ -267,9 +328,7 @@ cute_ssa cute_tensor_load_if(cute_ctx *c, cute_tensor t, cute_ssa pred, double f
     }
     cute_ssa s = new_ssa(c, (cute_dtype)t.dtype, t.layout.shape, n);
     if (!s.v) return s;
-    cute_vreg f = cute_dtype_is_float((cute_dtype)t.dtype)
-                      ? cute_ir_const_float(&c->b, (cute_dtype)t.dtype, fill)
-                      : cute_ir_const_int(&c->b, (cute_dtype)t.dtype, (int64_t)fill);
+    cute_vreg f = cute_val_const(c, (cute_dtype)t.dtype, fill).r;
     for (int i = 0; i < n; i++) {
         s.v[i] = cute_ir_new_vreg(c->fn, cute_type_of((cute_dtype)t.dtype), NULL, true);
         cute_ir_mov(&c->b, s.v[i], f);
@@ -302,6 +361,11 @@ cute_val cute_tensor_ptr(cute_ctx *c, cute_tensor t, cute_int i)
         return none;
     if (t.kind != CUTE_TENSOR_GMEM && t.kind != CUTE_TENSOR_SMEM) {
         cute_ctx_fail(c, "cute_tensor_ptr needs a global or shared tensor");
+        return none;
+    }
+    if (cute_dtype_is_packed((cute_dtype)t.dtype)) {
+        cute_ctx_fail(c, "cute_tensor_ptr: a %s element has no address of its own (recast the "
+                         "tensor to u8)", cute_dtype_name((cute_dtype)t.dtype));
         return none;
     }
     cute_composed L = {t.sw, t.offset, t.layout}; /* sw(offset + layout(i)) */

@@ -51,7 +51,7 @@ static void value(pbuf *p, const char *conv, cute_val v)
 
 static const char *conversion(cute_dtype d)
 {
-    if (cute_dtype_is_float(d)) return "%f";
+    if (cute_dtype_is_float(d) || cute_dtype_is_narrow_float(d)) return "%f"; /* as its value */
     switch (d) {
     case CUTE_I64: return "%lld";
     case CUTE_U64: return "%llu";

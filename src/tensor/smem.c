@@ -42,10 +42,23 @@ int cute_swizzle_align_bytes(cute_swizzle sw, cute_dtype d)
 
 cute_smem_allocator cute_smem_allocator_new(cute_ctx *c)
 {
-    cute_smem_allocator a = {NULL, -1, 0};
+    cute_smem_allocator a = {NULL, -1, 0, -1};
     if (!ctx_ok(c)) return a;
     a.kernel = c->fn;
     return a;
+}
+
+cute_smem_allocator cute_smem_allocator_overlay(cute_ctx *c, const cute_smem_allocator *a)
+{
+    cute_smem_allocator o = cute_smem_allocator_new(c);
+    if (!ctx_ok(c)) return o;
+    if (!a || a->kernel != c->fn || a->first < 0) {
+        cute_ctx_fail(c, "cute_smem_allocator_overlay: the allocator laid over must have allocated "
+                         "in this kernel");
+        return o;
+    }
+    o.cursor = a->first;
+    return o;
 }
 
 /* reserve `bytes` at an `align`-aligned offset; -1 after an error */
@@ -68,16 +81,18 @@ static int64_t take(cute_ctx *c, cute_smem_allocator *a, int64_t bytes, int64_t 
                       (long long)align, CUTE_SMEM_MAX_BYTES);
         return -1;
     }
-    int64_t off = align_up(c->fn->smem_bytes, align);
+    int64_t off = align_up(a->cursor >= 0 ? a->cursor : c->fn->smem_bytes, align);
     if (bytes < 0 || bytes > CUTE_SMEM_MAX_BYTES || off + bytes > CUTE_SMEM_MAX_BYTES) {
         cute_ctx_fail(c, "%s: %lld bytes at offset %lld: the kernel would use more shared memory "
                          "than any GPU gives a block (%d bytes)", what, (long long)bytes,
                       (long long)off, CUTE_SMEM_MAX_BYTES);
         return -1;
     }
-    c->fn->smem_bytes = off + bytes;
     if (a->first < 0) a->first = off;
-    a->bytes = c->fn->smem_bytes - a->first;
+    if (a->cursor >= 0) /* an overlay: the pool grows only past its end */
+        a->cursor = off + bytes;
+    if (off + bytes > c->fn->smem_bytes) c->fn->smem_bytes = off + bytes;
+    a->bytes = (a->cursor >= 0 ? a->cursor : c->fn->smem_bytes) - a->first;
     return off;
 }
 
@@ -154,6 +169,12 @@ static cute_tensor smem_tensor(cute_ctx *c, cute_dtype d, int64_t off, cute_layo
     return c->alg.failed ? bad_tensor() : t;
 }
 
+/* the bytes n elements of d take (e2m1: two a byte) */
+static int64_t elems_bytes(cute_dtype d, int64_t n)
+{
+    return cute_dtype_is_packed(d) ? (n * cute_dtype_bits(d) + 7) / 8 : n * cute_dtype_bytes(d);
+}
+
 static bool element_ok(cute_ctx *c, cute_dtype d, const char *what)
 {
     if (d > CUTE_I1 && d < CUTE_PTR) return true;
@@ -174,7 +195,7 @@ cute_tensor cute_smem_alloc_tensor_swizzled(cute_ctx *c, cute_smem_allocator *a,
     int64_t span = layout_span(c, layout, sw, what);
     if (span < 0) return bad_tensor();
     if (align_bytes < cute_swizzle_align_bytes(sw, d)) align_bytes = cute_swizzle_align_bytes(sw, d);
-    int64_t off = take(c, a, span > CUTE_SMEM_MAX_BYTES ? span : span * esize, align_bytes, what);
+    int64_t off = take(c, a, span > CUTE_SMEM_MAX_BYTES ? span : elems_bytes(d, span), align_bytes, what);
     return off < 0 ? bad_tensor() : smem_tensor(c, d, off, layout, sw);
 }
 
@@ -229,7 +250,7 @@ static cute_smem_field new_field(const char *name, cute_smem_field_kind k, cute_
     f.dtype = (uint8_t)d;
     f.count = count;
     f.align = align;
-    f.bytes = count > CUTE_SMEM_MAX_BYTES ? -1 : count * cute_dtype_bytes(d);
+    f.bytes = count > CUTE_SMEM_MAX_BYTES ? -1 : elems_bytes(d, count);
     f.layout = cute_layout_poison();
     return f;
 }

@@ -344,6 +344,35 @@ static void test_struct_layout(void)
     cute_ctx_free(c);
 }
 
+/* an overlay starts at its base's first allocation; the kernel's total grows only where the
+ * overlay outgrows what lies under it */
+static void test_overlay(void)
+{
+    cute_ctx *c = cute_ctx_new();
+    cute_kernel_begin(c, "k");
+    cute_smem_allocator A = cute_smem_allocator_new(c);
+    cute_smem_alloc_bytes(c, &A, 100, 1);
+    cute_val p1 = cute_smem_alloc_bytes(c, &A, 1000, 128); /* at 128 */
+    cute_smem_allocator O = cute_smem_allocator_overlay(c, &A);
+    cute_smem_alloc_bytes(c, &O, 600, 16);
+    CHECK(O.first == 0 && O.bytes == 600, "overlay: first %lld bytes %lld", (long long)O.first, (long long)O.bytes);
+    cute_smem_alloc_bytes(c, &O, 900, 1024); /* at 1024 .. 1924: past A's 1128 */
+    CHECK(O.first == 0 && O.bytes == 1924, "overlay grown: bytes %lld", (long long)O.bytes);
+    cute_val p3 = cute_smem_alloc_bytes(c, &A, 8, 8); /* A goes on after the pool's end: 1928 */
+    cute_ir_func *k = cute_kernel_end(c);
+    CHECK(p1.r && p3.r && k && k->smem_bytes == 1936, "kernel total %lld (want 1936)", k ? (long long)k->smem_bytes : -1);
+    cute_ir_func_free(k);
+    CHECK(!cute_ctx_failed(c), "%s", cute_ctx_error(c));
+    cute_ctx_free(c);
+    c = cute_ctx_new();
+    cute_kernel_begin(c, "k");
+    cute_smem_allocator E = cute_smem_allocator_new(c);
+    cute_smem_allocator_overlay(c, &E);
+    CHECK(cute_ctx_failed(c) && strstr(cute_ctx_error(c), "must have allocated"), "overlay of an empty allocator: %s", cute_ctx_error(c));
+    cute_ir_func_free(cute_kernel_end(c));
+    cute_ctx_free(c);
+}
+
 /* the atoms' chunk access (a run proven contiguous before the swizzle) splits into the
  * pieces the swizzle keeps whole */
 static void test_chunk_split(void)
@@ -462,6 +491,7 @@ int main(void)
     test_struct_layout();
     test_misuse();
     test_chunk_split();
+    test_overlay();
     char err[1024];
     cute_backend ib;
     cute_interp_opts o = {.threads = 2};

@@ -117,6 +117,14 @@ cute_tensor cute_make_fragment_like(cute_ctx *c, cute_tensor t)
     return cute_make_rmem_tensor(c, t.kind == CUTE_TENSOR_COORD ? CUTE_I64 : (cute_dtype)t.dtype, L);
 }
 
+/* a dynamic move of a swizzled shared tensor by a multiple of the swizzle's period (which
+ * keeps the base's alignment: the period covers it) */
+static bool moves_base(const cute_tensor *t, cute_int d)
+{
+    int64_t P = cute_swizzle_period(t->sw);
+    return P > 1 && cute_is_dynamic(d) && d.div % P == 0 && t->base.r != 0;
+}
+
 cute_tensor tensor_moved(cute_ctx *c, cute_tensor t, cute_layout L, cute_tuple off)
 {
     if (c->alg.failed) return bad_tensor();
@@ -131,6 +139,12 @@ cute_tensor tensor_moved(cute_ctx *c, cute_tensor t, cute_layout L, cute_tuple o
                 sum.leaf[i] = cute_add(&c->alg, sum.leaf[i], off.leaf[i]);
         }
         t.coord = sum;
+    } else if (t.kind == CUTE_TENSOR_SMEM && moves_base(&t, off.leaf[0])) {
+        /* sw(offset + d + x) = d + sw(offset + x) for d a multiple of the swizzle's period:
+         * the pointer takes d, and the swizzled part stays what it was (a pipeline's stage
+         * then costs one add, and the swizzled addresses are loop-invariant) */
+        cute_val d = cute_int_index(c, off.leaf[0]);
+        t.base = ctx_val(c, cute_ir_op(&c->b, CUTE_OP_PTR_ADD, t.base.t, t.base.r, d.r, 0));
     } else {
         t.offset = cute_add(&c->alg, t.offset, off.leaf[0]);
         if (t.kind == CUTE_TENSOR_RMEM && !cute_is_static(t.offset)) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends.h"
 #include "check.h"
 #include "cutec/interp.h"
 #include "cutec/jit.h"
@@ -283,20 +284,16 @@ static const char print_want[] =
 
 static void test_print(void)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    cute_interp_opts o = {.printf_out = out};
-    cute_backend be;
-    if (cute_interp_new(&o, &be) != CUTE_OK) {
-        CHECK(false, "no interpreter");
+    printing P;
+    if (!printing_begin(&P)) {
+        printing_end(&P);
         return;
     }
-    cute_runtime *rt = cute_runtime_wrap(be);
+    cute_backend be = P.be;
     cute_arg_spec specs[3] = {cute_spec_tensor(CUTE_F32, "(4,3,2):(6,2,1)", 4), cute_spec_tensor(CUTE_F32, "(4,3):(3,1)", 16),
                               cute_spec_tensor(CUTE_I32, "(2,3):(3,1)", 4)};
     char err[1024];
-    const cute_fn *f = cute_compile(rt, "print", print_host, NULL, 3, specs, err, sizeof err);
+    const cute_fn *f = cute_compile(P.rt, "print", print_host, NULL, 3, specs, err, sizeof err);
     CHECK(f != NULL, "%s", err);
     if (f) {
         float x[24];
@@ -311,14 +308,11 @@ static void test_print(void)
         char cerr[1024];
         cute_status s = cute_call(f, NULL, 3, args, cerr, sizeof cerr);
         CHECK(s == CUTE_OK, "%s", cerr);
-        fflush(out);
-        CHECK_STR(text ? text : "", print_want);
+        CHECK_STR(printing_text(&P), print_want);
         be.vt->free(be.self, &X), be.vt->free(be.self, &I);
         cute_fn_free(f);
     }
-    cute_runtime_free(rt);
-    fclose(out);
-    free(text);
+    printing_end(&P);
 }
 
 int main(void)
@@ -327,19 +321,6 @@ int main(void)
     test_crd();
     test_views();
     test_print();
-    cute_backend ib;
-    if (cute_interp_new(NULL, &ib) == CUTE_OK) {
-        cute_runtime *rt = cute_runtime_wrap(ib);
-        run_views(rt, "interp");
-        cute_runtime_free(rt);
-    }
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("cuda", &rt, err, sizeof err) == CUTE_OK) {
-        run_views(rt, "cuda");
-        cute_runtime_free(rt);
-    } else {
-        SKIP("no GPU: recast and domain_offset kernels ran on the interpreter only");
-    }
+    check_on_backends(run_views, "recast and domain_offset kernels");
     return CHECK_DONE("tensor_test");
 }

@@ -73,15 +73,25 @@ void cute__ctx_leave(cute_ctx_scope *s)
     c->b.line = c->alg.site.line;
 }
 
-bool cute_ctx_fail(cute_ctx *c, const char *fmt, ...)
+bool ctx_vfail_at(cute_ctx *c, cute_site at, const char *fmt, va_list ap)
 {
     if (c->alg.failed) return false;
     char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    cute_site here = c->alg.site;
+    c->alg.site = at;
+    cute_alg_fail(&c->alg, "%s", msg);
+    c->alg.site = here;
+    return false;
+}
+
+bool cute_ctx_fail(cute_ctx *c, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    ctx_vfail_at(c, c->alg.site, fmt, ap);
     va_end(ap);
-    return cute_alg_fail(&c->alg, "%s", msg);
+    return false;
 }
 
 bool ctx_ok(cute_ctx *c)

@@ -2,6 +2,8 @@
 #ifndef CUTEC_CTX_INTERNAL_H
 #define CUTEC_CTX_INTERNAL_H
 
+#include <stdarg.h>
+
 #include "cutec/symbolic.h"
 #include "cutec/trace.h"
 
@@ -98,6 +100,8 @@ void ctx_define_in_scope(cute_ctx *c, cute_vreg r); /* a loop variable: the body
 bool ctx_usable(cute_ctx *c, cute_val v, const char *what);
 /* kernel serial k's identity check for aggregates (TensorSSA, register tensors) */
 bool ctx_same_kernel(cute_ctx *c, uint32_t kernel, const char *what);
+/* report a misuse at call site `at` (cute_ctx_fail: at the current one) */
+bool ctx_vfail_at(cute_ctx *c, cute_site at, const char *fmt, va_list ap);
 /* report a misuse at another call site than the current one */
 bool ctx_fail_at(cute_ctx *c, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

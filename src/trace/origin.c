@@ -27,16 +27,10 @@ static const char *scope_name(int kind)
 
 bool ctx_fail_at(cute_ctx *c, const char *file, int line, const char *fmt, ...)
 {
-    if (c->alg.failed) return false;
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    ctx_vfail_at(c, (cute_site){file, line}, fmt, ap);
     va_end(ap);
-    cute_site here = c->alg.site;
-    c->alg.site = (cute_site){file, line};
-    cute_ctx_fail(c, "%s", msg);
-    c->alg.site = here;
     return false;
 }
 

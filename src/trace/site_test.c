@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "cutec/copy.h"
 #include "cutec/notation.h"
 #include "cutec/tensor.h"
 
@@ -102,6 +103,21 @@ static void layout_error_on_the_host(void)
     cute_ctx_free(c);
 }
 
+/* an atom-level operation (on the algebra) too */
+static void tiled_copy_error_at_its_line(void)
+{
+    cute_ctx *c = cute_ctx_new();
+    cute_alg *a = cute_ctx_alg(c);
+    cute_copy_atom u64 = cute_copy_atom_universal(a, CUTE_F64, 128);
+    cute_layout thr = cute_layout_parse(a, "(3,1):(1,0)"), val = cute_layout_parse(a, "(1,1):(0,0)");
+    int bad = __LINE__ + 1;
+    cute_tiled_copy tc = cute_make_tiled_copy_tv(a, &u64, &thr, &val);
+    (void)tc;
+    const char *e = cute_ctx_error(c);
+    CHECK(at_line(e, bad) && has(e, "do not divide"), "%s", e);
+    cute_ctx_free(c);
+}
+
 /* a long bad input: the message keeps the reason */
 static void long_notation_keeps_the_reason(void)
 {
@@ -126,6 +142,7 @@ int main(void)
     instructions_at_their_call();
     layout_error_in_kernel();
     layout_error_on_the_host();
+    tiled_copy_error_at_its_line();
     long_notation_keeps_the_reason();
     return CHECK_DONE("trace/site_test");
 }

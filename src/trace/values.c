@@ -4,6 +4,7 @@
 
 #define CUTEC_NO_SITE_MACROS /* this file defines the functions themselves */
 #include "ctx_internal.h"
+#include "cutec/numeric.h"
 
 static cute_val none(cute_type t) { return (cute_val){0, t, 0}; }
 
@@ -21,16 +22,19 @@ static bool computes(cute_ctx *c, cute_dtype d, const char *what)
                          what, cute_dtype_name(d));
 }
 
+/* a narrow float's constant is its code, rounded now as CVT would round v */
 cute_val cute_val_const(cute_ctx *c, cute_dtype d, double v)
 {
-    if (!ctx_ok(c) || !computes(c, d, "a constant")) return none(cute_type_of(d));
+    if (!ctx_ok(c)) return none(cute_type_of(d));
+    if (cute_dtype_is_narrow_float(d)) return ctx_val(c, cute_ir_const_int(&c->b, d, cute_narrow_encode(d, v)));
     if (cute_dtype_is_float(d)) return ctx_val(c, cute_ir_const_float(&c->b, d, v));
     return ctx_val(c, cute_ir_const_int(&c->b, d, (int64_t)v));
 }
 
 cute_val cute_val_int(cute_ctx *c, cute_dtype d, int64_t v)
 {
-    if (!ctx_ok(c) || !computes(c, d, "a constant")) return none(cute_type_of(d));
+    if (!ctx_ok(c)) return none(cute_type_of(d));
+    if (cute_dtype_is_narrow_float(d)) return ctx_val(c, cute_ir_const_int(&c->b, d, cute_narrow_encode(d, (double)v)));
     if (cute_dtype_is_float(d)) return ctx_val(c, cute_ir_const_float(&c->b, d, (double)v));
     return ctx_val(c, cute_ir_const_int(&c->b, d, v));
 }
@@ -124,10 +128,10 @@ cute_val cute_val_cvt(cute_ctx *c, cute_val a, cute_dtype d)
     }
     if (a.t.dtype == d) return a;
     if (!cute_cvt_supported((cute_dtype)a.t.dtype, d)) {
-        cute_ctx_fail(c, "cannot convert %s to %s: the narrow floats convert to and from f16, "
-                         "bf16, f32 and f64 only",
-                      tname(a.t), cute_dtype_name(d));
-        return none(t);
+        /* the IR converts narrow floats to and from floats only: go through the float that
+         * keeps the value (a narrow float is exact in f32, an integer in f64 below 2^53) */
+        bool from_narrow = cute_dtype_is_narrow_float((cute_dtype)a.t.dtype);
+        a = cute_val_cvt(c, a, from_narrow ? CUTE_F32 : CUTE_F64);
     }
     return ctx_val(c, cute_ir_op(&c->b, CUTE_OP_CVT, t, a.r, 0, 0));
 }

@@ -1,4 +1,5 @@
-// hw_probe.cu — compares the interpreter's arithmetic with an NVIDIA GPU's, on the GPU.
+// hw_probe.cu — compares the interpreter's arithmetic and include/cutec/numeric.h's
+// conversions with an NVIDIA GPU's, on the GPU (float8/tf32 against cvt on sm_89 and later).
 // Not part of the build (no GPU in CI).  On a machine with nvcc and a GPU:
 //   gcc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -c src/interp/numeric.c -o /tmp/numeric.o
 //   nvcc -O2 -arch=native -Iinclude src/interp/gpu/hw_probe.cu /tmp/numeric.o -o /tmp/hw_probe && /tmp/hw_probe
@@ -33,50 +34,99 @@ static uint64_t d2u(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 static double u2d(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
 
 // --- every f32 pattern to f16 and bf16 ------------------------------------------------------
-__global__ void k_f32_to_small(uint32_t base, uint32_t n, uint16_t *h, uint16_t *b)
+// set 0: f16, bf16 (round to nearest even); set 1: e4m3, e5m2, ue4m3 (cvt.rn.satfinite,
+// .relu), tf32 (cvt.rna); each result's bits in a u32
+#define NOUT 4
+__device__ uint32_t f8(uint16_t pair) { return pair & 0xffu; } // the low byte: b (x); a was 0.0f
+__global__ void k_every_f32(uint32_t base, uint32_t n, int set, uint32_t *out)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    float x = __uint_as_float(base + i);
-    h[i] = __half_as_ushort(__float2half_rn(x));
-    b[i] = __bfloat16_as_ushort(__float2bfloat16_rn(x));
+    float x = __uint_as_float(base + i), z = 0.0f;
+    uint32_t r[NOUT] = {0, 0, 0, 0};
+    uint16_t p;
+    if (set == 0) {
+        r[0] = __half_as_ushort(__float2half_rn(x));
+        r[1] = __bfloat16_as_ushort(__float2bfloat16_rn(x));
+    } else {
+        asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(p) : "f"(z), "f"(x)); r[0] = f8(p);
+        asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(p) : "f"(z), "f"(x)); r[1] = f8(p);
+        asm("cvt.rn.satfinite.relu.e4m3x2.f32 %0, %1, %2;" : "=h"(p) : "f"(z), "f"(x)); r[2] = f8(p);
+        asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r[3]) : "f"(x));
+    }
+    for (int k = 0; k < NOUT; k++) out[(size_t)k * n + i] = r[k];
 }
 
-static void all_f32(void)
+static uint32_t ours(int set, int k, float x)
 {
-    const uint32_t chunk = 1u << 28;
-    uint16_t *dh, *db;
-    CK(cudaMalloc(&dh, chunk * 2));
-    CK(cudaMalloc(&db, chunk * 2));
-    std::vector<uint16_t> h(chunk), b(chunk);
-    uint64_t bad_h = 0, bad_b = 0;
+    if (set == 0) return k == 0 ? cute_f32_to_f16(x) : k == 1 ? cute_f32_to_bf16(x) : 0;
+    switch (k) {
+    case 0: return cute_f32_to_e4m3(x);
+    case 1: return cute_f32_to_e5m2(x);
+    case 2: return cute_f32_to_ue4m3(x);
+    default: return f2u(cute_f32_to_tf32(x));
+    }
+}
+
+static void every_f32(int set)
+{
+    static const char *names[2][NOUT] = {{"f16", "bf16", "-", "-"}, {"e4m3", "e5m2", "ue4m3 (e4m3 .relu)", "tf32 (rna)"}};
+    const uint32_t chunk = 1u << 26;
+    uint32_t *d;
+    CK(cudaMalloc(&d, (size_t)NOUT * chunk * 4));
+    std::vector<uint32_t> g((size_t)NOUT * chunk);
+    uint64_t bad[NOUT] = {0};
     for (uint64_t base = 0; base < (1ull << 32); base += chunk) {
-        k_f32_to_small<<<chunk / 256, 256>>>((uint32_t)base, chunk, dh, db);
-        CK(cudaMemcpy(h.data(), dh, chunk * 2, cudaMemcpyDeviceToHost));
-        CK(cudaMemcpy(b.data(), db, chunk * 2, cudaMemcpyDeviceToHost));
+        k_every_f32<<<chunk / 256, 256>>>((uint32_t)base, chunk, set, d);
+        CK(cudaMemcpy(g.data(), d, (size_t)NOUT * chunk * 4, cudaMemcpyDeviceToHost));
         int nt = 16;
-        std::vector<uint64_t> bh(nt), bb(nt);
+        std::vector<uint64_t> b((size_t)nt * NOUT);
         std::vector<std::thread> th;
         for (int t = 0; t < nt; t++)
             th.emplace_back([&, t] {
-                for (uint32_t i = t; i < chunk; i += nt) {
-                    float x = u2f((uint32_t)(base + i));
-                    uint16_t mh = cute_f32_to_f16(x), mb = cute_f32_to_bf16(x);
-                    if (mh != h[i]) {
-                        if (bh[t]++ == 0 && t == 0) printf("  f16 of %08x: gpu %04x, ours %04x\n", f2u(x), h[i], mh);
+                for (uint32_t i = t; i < chunk; i += nt)
+                    for (int k = 0; k < NOUT; k++) {
+                        float x = u2f((uint32_t)(base + i));
+                        uint32_t want = ours(set, k, x), got = g[(size_t)k * chunk + i];
+                        if (want != got && b[(size_t)t * NOUT + k]++ == 0 && t == 0)
+                            printf("  %s of %08x: gpu %x, ours %x\n", names[set][k], f2u(x), got, want);
                     }
-                    if (mb != b[i]) {
-                        if (bb[t]++ == 0 && t == 0) printf("  bf16 of %08x: gpu %04x, ours %04x\n", f2u(x), b[i], mb);
-                    }
-                }
             });
         for (auto &x : th) x.join();
-        for (int t = 0; t < nt; t++) bad_h += bh[t], bad_b += bb[t];
+        for (int t = 0; t < nt; t++)
+            for (int k = 0; k < NOUT; k++) bad[k] += b[(size_t)t * NOUT + k];
     }
-    printf("f32 -> f16, all 2^32 patterns: %llu differ\n", (unsigned long long)bad_h);
-    printf("f32 -> bf16, all 2^32 patterns: %llu differ\n", (unsigned long long)bad_b);
-    cudaFree(dh);
-    cudaFree(db);
+    for (int k = 0; k < NOUT; k++)
+        if (names[set][k][0] != '-')
+            printf("f32 -> %s, all 2^32 patterns: %llu differ\n", names[set][k], (unsigned long long)bad[k]);
+    cudaFree(d);
+}
+
+// --- every e4m3 / e5m2 code to f16 (cvt.rn.f16x2.e4m3x2, sm_89): both in one u32 -----------------
+__global__ void k_f8_to_f16(uint32_t *h)
+{
+    uint32_t i = threadIdx.x, a, b;
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(a) : "h"((uint16_t)i));
+    asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(b) : "h"((uint16_t)i));
+    h[i] = (a & 0xffffu) | b << 16;
+}
+
+static void f8_codes(void)
+{
+    uint32_t *d, h[256];
+    CK(cudaMalloc(&d, sizeof h));
+    k_f8_to_f16<<<1, 256>>>(d);
+    CK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    int bad[2] = {0, 0};
+    for (int i = 0; i < 256; i++)
+        for (int k = 0; k < 2; k++) {
+            float v = k ? cute_e5m2_to_f32((uint8_t)i) : cute_e4m3_to_f32((uint8_t)i);
+            uint16_t want = cute_f32_to_f16(v), got = (uint16_t)(h[i] >> (16 * k));
+            if (want != got && bad[k]++ < 3)
+                printf("  f16 of %s %02x: gpu %04x ours %04x\n", k ? "e5m2" : "e4m3", i, got, want);
+        }
+    printf("e4m3 -> f16, e5m2 -> f16, all 256 codes: %d / %d differ\n", bad[0], bad[1]);
+    cudaFree(d);
 }
 
 // --- every f16/bf16 pattern to f32; f64 to f16/bf16 -------------------------------------------
@@ -302,6 +352,10 @@ int main(void)
     small_patterns();
     specials();
     math();
-    all_f32();
+    every_f32(0);
+    if (p.major * 10 + p.minor >= 89) {
+        f8_codes();
+        every_f32(1);
+    }
     return 0;
 }

@@ -61,29 +61,69 @@ cute_launch_cfg gemm_launch_cfg(cute_ctx *c, const gemm_plan *p, cute_tensor mC,
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int M = mC.layout.shape.leaf[0], N = mC.layout.shape.leaf[1];
-    cute_launch_cfg cfg = {
-        .grid = {cute_ceil_div(a, M, cute_i(p->bm)), cute_ceil_div(a, N, cute_i(p->bn))},
-        .block = {cute_i(p->threads)},
-        .smem_bytes = cute_i(smem)};
+    cute_int mt = cute_ceil_div(a, M, cute_i(p->bm)), nt = cute_ceil_div(a, N, cute_i(p->bn));
+    if (p->raster > 1) { /* see gemm_block_tiles */
+        mt = cute_mul(a, mt, cute_i(p->raster));
+        nt = cute_ceil_div(a, nt, cute_i(p->raster));
+    }
+    cute_layout l_mode = p->cfg.batched ? cute_get(a, &mC.layout, 2) : cute_layout_parse(a, "1:0");
+    cute_int L = cute_size(a, &l_mode);
+    cute_launch_cfg cfg = {.grid = {mt, nt, L}, .block = {cute_i(p->threads)}, .smem_bytes = cute_i(smem)};
     return cfg;
 }
 
-static const char *major_text(int major, int align_elems, char *buf, size_t n)
+/* the spec of an operand: its unit-stride mode's stride is 1, and the leading dimension and
+ * the unit-stride extent promise the alignment too (so vector accesses stay aligned and a
+ * vector is wholly inside or outside); a batched operand's L mode has a free stride */
+static const char *major_text(int major, int align_elems, bool batched, char *buf, size_t n)
 {
-    /* the leading dimension promises the alignment too, so vector accesses stay aligned,
-     * and so does the unit-stride extent, so a vector is wholly inside or outside */
+    char ls[24] = "", ld[24] = ""; /* the L mode's extent and stride */
+    if (batched) {
+        snprintf(ls, sizeof ls, ",?");
+        snprintf(ld, sizeof ld, align_elems > 1 ? ",?{div=%d}" : ",?", align_elems);
+    }
     if (align_elems > 1)
-        snprintf(buf, n, major == 0 ? "(?{div=%d},?):(1,?{div=%d})" : "(?,?{div=%d}):(?{div=%d},1)",
-                 align_elems, align_elems);
+        snprintf(buf, n, major == 0 ? "(?{div=%d},?%s):(1,?{div=%d}%s)" : "(?,?{div=%d}%s):(?{div=%d},1%s)",
+                 align_elems, ls, align_elems, ld);
     else
-        snprintf(buf, n, major == 0 ? "(?,?):(1,?)" : "(?,?):(?,1)");
+        snprintf(buf, n, major == 0 ? "(?,?%s):(1,?%s)" : "(?,?%s):(?,1%s)", ls, ld);
     return buf;
+}
+
+/* the (A/B dtype, C dtype) pairs the kernels take */
+static bool dtypes_ok(const cute_gemm_config *cfg, char *err, size_t n)
+{
+    cute_dtype d = cfg->dtype, cd = cute_gemm_c_dtype(cfg);
+    bool half = d == CUTE_F16 || d == CUTE_BF16;
+    bool ok = (d == CUTE_F32 || d == CUTE_F64) ? cd == d
+            : half ? (cd == CUTE_F16 || cd == CUTE_BF16 || cd == CUTE_F32)
+            : d == CUTE_I8 ? cd == CUTE_I32 : false;
+    if (!ok)
+        snprintf(err, n, "gemm: %s inputs with %s output are not supported (f32 -> f32, f64 -> "
+                 "f64, f16/bf16 -> f16, bf16 or f32, s8 -> s32)", cute_dtype_name(d), cute_dtype_name(cd));
+    return ok;
+}
+
+static bool is_tensorop(cute_gemm_variant v)
+{
+    return v == CUTE_GEMM_TENSOROP || v == CUTE_GEMM_TENSOROP_SMEM;
+}
+
+static bool plan_for(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p)
+{
+    if (cfg->variant == CUTE_GEMM_MULTISTAGE || is_tensorop(cfg->variant))
+        return gemm_plan_multistage(a, cfg, arch, p);
+    return gemm_plan_make(a, cfg, p);
 }
 
 const cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n)
 {
-    if (cfg->dtype != CUTE_F32 && cfg->dtype != CUTE_F64) {
-        snprintf(err, n, "gemm: %s is not supported (f32 and f64)", cute_dtype_name(cfg->dtype));
+    if (!dtypes_ok(cfg, err, n)) return NULL;
+    bool fma = cfg->variant == CUTE_GEMM_REGISTERS || cfg->variant == CUTE_GEMM_SHARED ||
+               cfg->variant == CUTE_GEMM_PIPELINED || cfg->variant == CUTE_GEMM_MULTISTAGE;
+    if (fma && cfg->dtype != CUTE_F32 && cfg->dtype != CUTE_F64) {
+        snprintf(err, n, "gemm %s: %s inputs need the tensor cores (tensorop, tensorop_smem)",
+                 cute_gemm_variant_name(cfg->variant), cute_dtype_name(cfg->dtype));
         return NULL;
     }
     int esize = cute_dtype_bytes(cfg->dtype);
@@ -101,8 +141,9 @@ const cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, 
             snprintf(err, n, "gemm: operand %c's unit-stride mode is %d (0 or 1)", "ABC"[i], cfg->major[i]);
             return NULL;
         }
-    cute_host_fn hosts[CUTE_GEMM_VARIANT_COUNT] = {gemm_pipelined_host, gemm_registers_host,
-                                                   gemm_shared_host, gemm_pipelined_host};
+    cute_host_fn hosts[CUTE_GEMM_VARIANT_COUNT] = {
+        gemm_pipelined_host, gemm_registers_host, gemm_shared_host, gemm_pipelined_host,
+        gemm_multistage_host, gemm_multistage_host, gemm_multistage_host};
     if ((int)cfg->variant < 0 || cfg->variant >= CUTE_GEMM_VARIANT_COUNT) {
         snprintf(err, n, "gemm: unknown variant %d", (int)cfg->variant);
         return NULL;
@@ -110,21 +151,25 @@ const cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, 
     cute_alg a;
     cute_alg_init(&a, NULL);
     gemm_plan *plan = malloc(sizeof *plan);
-    if (!plan || !gemm_plan_make(&a, cfg, plan)) {
+    if (!plan || !plan_for(&a, cfg, cute_runtime_target_arch(rt), plan)) {
         snprintf(err, n, "gemm plan: %s", plan ? a.error : "out of memory");
         free(plan);
         return NULL;
     }
     char text[3][64];
     cute_arg_spec specs[5];
-    for (int i = 0; i < 3; i++)
-        specs[i] = cute_spec_tensor(cfg->dtype, major_text(cfg->major[i], align / esize, text[i], sizeof text[i]), align);
-    specs[3] = cute_spec_float(cfg->dtype);
-    specs[4] = cute_spec_float(cfg->dtype);
-    char name[64];
-    snprintf(name, sizeof name, "gemm_%s_%s_%c%c%c_a%d%s", cute_gemm_variant_name(cfg->variant),
-             cute_dtype_name(cfg->dtype), "nt"[cfg->major[0]], "nt"[cfg->major[1]],
-             "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "");
+    cute_dtype cd = cute_gemm_c_dtype(cfg);
+    for (int i = 0; i < 3; i++) {
+        cute_dtype d = i == 2 ? cd : cfg->dtype;
+        int al = align < cute_dtype_bytes(d) ? cute_dtype_bytes(d) : align; /* C may be wider */
+        specs[i] = cute_spec_tensor(d, major_text(cfg->major[i], al / cute_dtype_bytes(d), cfg->batched, text[i], sizeof text[i]), al);
+    }
+    specs[3] = cute_spec_float(gemm_scalar_dtype(cfg));
+    specs[4] = cute_spec_float(gemm_scalar_dtype(cfg));
+    char name[80];
+    snprintf(name, sizeof name, "gemm_%s_%s_%s_%c%c%c_a%d%s%s", cute_gemm_variant_name(cfg->variant),
+             cute_dtype_name(cfg->dtype), cute_dtype_name(cd), "nt"[cfg->major[0]], "nt"[cfg->major[1]],
+             "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "", cfg->batched ? "_batched" : "");
     const cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, 5, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;

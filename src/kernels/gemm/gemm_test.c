@@ -75,7 +75,8 @@ static void run(cute_runtime *rt, cute_gemm_variant v, const problem *pr, const 
     int align = 16;
     for (int i = 0; i < 3; i++)
         while (align > (int)es && ((lds[i] * (int64_t)es) % align || (runs[i] * (int64_t)es) % align)) align /= 2;
-    cute_gemm_config cfg = {v, d, {pr->major[0], pr->major[1], pr->major[2]}, align, pr->index_bound};
+    cute_gemm_config cfg = {.variant = v, .dtype = d, .major = {pr->major[0], pr->major[1], pr->major[2]},
+                            .align_bytes = align, .index_bound = pr->index_bound};
     const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
     CHECK(f != NULL, "%s: %s", what, err);
     if (!f) return;
@@ -140,7 +141,7 @@ static void run(cute_runtime *rt, cute_gemm_variant v, const problem *pr, const 
 
 static void matrix(cute_runtime *rt, const char *backend, const int64_t (*shapes)[4], int nshapes)
 {
-    for (int v = CUTE_GEMM_REGISTERS; v < CUTE_GEMM_VARIANT_COUNT; v++)
+    for (int v = CUTE_GEMM_REGISTERS; v <= CUTE_GEMM_PIPELINED; v++) /* the rest: tensorop_test */
         for (int d = 0; d < 2; d++)
             for (int mj = 0; mj < 8; mj++)
                 for (int s = 0; s < nshapes; s++) {
@@ -171,7 +172,7 @@ int main(void)
     if (cute_runtime_new("cuda", &rt, err, sizeof err) == CUTE_OK) {
         static const int64_t big[][4] = {{1021, 509, 263, 0}, {1, 1, 1, 0}, {1024, 768, 520, 0}, {127, 1, 4099, 0}, {777, 555, 333, 5}};
         matrix(rt, "cuda", big, 5);
-        for (int v = CUTE_GEMM_REGISTERS; v < CUTE_GEMM_VARIANT_COUNT; v++)
+        for (int v = CUTE_GEMM_REGISTERS; v <= CUTE_GEMM_PIPELINED; v++) /* the rest: tensorop_test */
             for (int w = 0; w < 2; w++) {
                 problem pr = {8192, 8192, 8192, {0, 0, 0}, CUTE_F32, 1.0, 0.5, 0, w ? CUTE_GEMM_INDEX_BOUND : 0};
                 run(rt, (cute_gemm_variant)v, &pr, "cuda");

@@ -13,8 +13,8 @@
 
 #include "cutec/kernels.h"
 
-static const char *const names[CUTE_GEMM_VARIANT_COUNT] = {"auto", "registers", "shared",
-                                                            "pipelined"};
+static const char *const names[CUTE_GEMM_VARIANT_COUNT] = {
+    "auto", "registers", "shared", "pipelined", "multistage", "tensorop", "tensorop_smem"};
 
 const char *cute_gemm_variant_name(cute_gemm_variant v)
 {
@@ -48,6 +48,7 @@ struct cute_gemm_lib {
     entry **e;
     int n, cap;
     int index_bits;    /* cute_gemm_lib_index_width: 0, 32 or 64 */
+    cute_gemm_tiling tiling; /* cute_gemm_lib_tiling */
     cute_buffer zeros; /* for K = 0: A and B of one zero column each */
     size_t zeros_bytes;
     cute_buffer *retired; /* smaller zeros that kernels on other threads may still read */
@@ -76,6 +77,18 @@ void cute_gemm_lib_free(cute_gemm_lib *lib)
     free(lib);
 }
 
+bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t)
+{
+    cute_gemm_tiling z = {0};
+    if (!t) t = &z;
+    if (!lib || t->bm < 0 || t->bn < 0 || t->bk < 0 || t->stages < 0 || t->warps_m < 0 || t->warps_n < 0)
+        return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->tiling = *t;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
 bool cute_gemm_lib_index_width(cute_gemm_lib *lib, int bits)
 {
     if (!lib || (bits != 0 && bits != 32 && bits != 64)) return false;
@@ -91,7 +104,8 @@ bool cute_gemm_lib_index_width(cute_gemm_lib *lib, int bits)
  * (its 32-bit build spills four loop-invariant offsets at the 128-register bound, which
  * it reloads every k-tile; the 64-bit build spills one, outside the loop). */
 static const bool narrow_is_faster[CUTE_GEMM_VARIANT_COUNT] = {
-    [CUTE_GEMM_REGISTERS] = true, [CUTE_GEMM_SHARED] = true, [CUTE_GEMM_PIPELINED] = false};
+    [CUTE_GEMM_REGISTERS] = true, [CUTE_GEMM_SHARED] = true, [CUTE_GEMM_PIPELINED] = false,
+    [CUTE_GEMM_MULTISTAGE] = false, [CUTE_GEMM_TENSOROP] = true, [CUTE_GEMM_TENSOROP_SMEM] = true};
 
 static int64_t index_bound_for(const cute_gemm_lib *lib, cute_gemm_variant v, bool fits)
 {
@@ -119,7 +133,9 @@ const cute_gemm_config *cute_gemm_lib_entry(cute_gemm_lib *lib, int i)
 
 static bool same_config(const cute_gemm_config *a, const cute_gemm_config *b)
 {
-    return a->variant == b->variant && a->dtype == b->dtype && a->major[0] == b->major[0] &&
+    return a->variant == b->variant && a->dtype == b->dtype && a->c_dtype == b->c_dtype &&
+           a->batched == b->batched && !memcmp(&a->tiling, &b->tiling, sizeof a->tiling) &&
+           a->major[0] == b->major[0] &&
            a->major[1] == b->major[1] && a->major[2] == b->major[2] &&
            a->align_bytes == b->align_bytes && a->index_bound == b->index_bound;
 }
@@ -180,6 +196,12 @@ static int normalize(cute_call_arg *x, int major)
     x->stride[major] = 1;
     if (x->shape[other] == 1) x->stride[other] = 16 / esize; /* divisible by any alignment */
     int align = cute_call_arg_alignment(x, 16), ld = pow2_dividing((uint64_t)x->stride[other] * (uint64_t)esize);
+    /* a batch's matrices each start as aligned as the first (a batch of one never steps) */
+    if (x->ndim == 3 && x->shape[2] <= 1) x->stride[2] = 16 / esize;
+    if (x->ndim == 3 && x->shape[2] > 1) {
+        int l = pow2_dividing((uint64_t)x->stride[2] * (uint64_t)esize);
+        if (l < align) align = l;
+    }
     /* the unit-stride extent too: then no vector straddles the matrix's edge */
     int run = pow2_dividing((uint64_t)x->shape[major] * (uint64_t)esize);
     if (run < align) align = run;
@@ -195,22 +217,30 @@ static cute_status invalid(char *err, size_t n, const char *fmt, ...)
     return CUTE_ERR_INVALID;
 }
 
-/* each operand a rank-2 f32/f64 tensor of A's dtype, extents >= 0, positive strides */
+/* A and B of one input dtype, C of an output dtype the kernels take for it (f32 -> f32,
+ * f64 -> f64, f16/bf16 -> f16, bf16 or f32, s8 -> s32) */
+static bool dtypes_pair(cute_dtype ab, cute_dtype c)
+{
+    if (ab == CUTE_F32 || ab == CUTE_F64) return c == ab;
+    if (ab == CUTE_F16 || ab == CUTE_BF16) return c == CUTE_F16 || c == CUTE_BF16 || c == CUTE_F32;
+    return ab == CUTE_I8 && c == CUTE_I32;
+}
+
+/* each operand a rank-2 (or, all three, rank-3 batched) tensor, extents >= 0, positive
+ * strides where stepped */
 static cute_status check_operands(const cute_call_arg *const x[3], char *err, size_t n)
 {
     for (int i = 0; i < 3; i++) {
         if (!x[i] || x[i]->kind != CUTE_ARG_TENSOR || !x[i]->buf)
             return invalid(err, n, "gemm: %s is not a tensor", operand[i]);
-        if (x[i]->ndim != 2)
-            return invalid(err, n, "gemm: %s has rank %d (must be 2)", operand[i], x[i]->ndim);
-        if (x[i]->dtype != CUTE_F32 && x[i]->dtype != CUTE_F64)
-            return invalid(err, n, "gemm: %s is %s (f32 and f64 are supported)", operand[i],
-                           cute_dtype_name((cute_dtype)x[i]->dtype));
-        if (x[i]->dtype != x[0]->dtype)
-            return invalid(err, n, "gemm: %s is %s but A is %s (one dtype for all three)",
-                           operand[i], cute_dtype_name((cute_dtype)x[i]->dtype),
-                           cute_dtype_name((cute_dtype)x[0]->dtype));
-        for (int m = 0; m < 2; m++)
+        if (x[i]->ndim != 2 && x[i]->ndim != 3)
+            return invalid(err, n, "gemm: %s has rank %d (2, or 3 for a batch)", operand[i], x[i]->ndim);
+        if (x[i]->ndim != x[0]->ndim)
+            return invalid(err, n, "gemm: %s has rank %d but A has rank %d", operand[i], x[i]->ndim, x[0]->ndim);
+        if (i < 2 && x[i]->dtype != x[0]->dtype)
+            return invalid(err, n, "gemm: B is %s but A is %s (one input dtype)",
+                           cute_dtype_name((cute_dtype)x[i]->dtype), cute_dtype_name((cute_dtype)x[0]->dtype));
+        for (int m = 0; m < x[i]->ndim; m++)
             if (x[i]->shape[m] < 0)
                 return invalid(err, n, "gemm: %s has a negative extent %lld in mode %d",
                                operand[i], (long long)x[i]->shape[m], m);
@@ -223,6 +253,10 @@ static cute_status check_operands(const cute_call_arg *const x[3], char *err, si
                                x[i]->stride[m] ? "negative" : "zero (broadcast)",
                                (long long)x[i]->stride[m], m);
     }
+    if (!dtypes_pair((cute_dtype)x[0]->dtype, (cute_dtype)x[2]->dtype))
+        return invalid(err, n, "gemm: %s inputs with a %s C are not supported (f32 -> f32, f64 -> "
+                       "f64, f16/bf16 -> f16, bf16 or f32, s8 -> s32)",
+                       cute_dtype_name((cute_dtype)x[0]->dtype), cute_dtype_name((cute_dtype)x[2]->dtype));
     return CUTE_OK;
 }
 
@@ -239,15 +273,18 @@ static cute_status check_shapes(const cute_call_arg *A, const cute_call_arg *B,
     if (C->shape[1] != B->shape[0])
         return invalid(err, n, "gemm: N mismatch: C (M,N) has N = %lld but B (N,K) has N = %lld",
                        (long long)C->shape[1], (long long)B->shape[0]);
+    if (A->ndim == 3 && (A->shape[2] != C->shape[2] || B->shape[2] != C->shape[2]))
+        return invalid(err, n, "gemm: batch mismatch: A, B and C have L = %lld, %lld and %lld",
+                       (long long)A->shape[2], (long long)B->shape[2], (long long)C->shape[2]);
     return CUTE_OK;
 }
 
 /* cfg's majors and alignment from the operands, normalized */
 static cute_status check_layouts(cute_call_arg x[3], cute_gemm_config *cfg, char *err, size_t n)
 {
-    int esize = cute_dtype_bytes((cute_dtype)x[0].dtype);
     cfg->align_bytes = 16;
     for (int i = 0; i < 3; i++) {
+        int esize = cute_dtype_bytes((cute_dtype)x[i].dtype);
         int m = unit_mode(&x[i]);
         if (m < 0)
             return invalid(err, n, "gemm: %s has strides (%lld,%lld): one mode must have stride 1",
@@ -272,7 +309,7 @@ static cute_status check_layouts(cute_call_arg x[3], cute_gemm_config *cfg, char
 static bool fits_index_bound(const cute_call_arg x[3])
 {
     for (int i = 0; i < 3; i++)
-        for (int m = 0; m < 2; m++)
+        for (int m = 0; m < x[i].ndim; m++)
             if (x[i].shape[m] > CUTE_GEMM_INDEX_BOUND || x[i].stride[m] > CUTE_GEMM_INDEX_BOUND)
                 return false;
     return true;
@@ -280,13 +317,25 @@ static bool fits_index_bound(const cute_call_arg x[3])
 
 /* the variant's entry; AUTO: the most advanced kernel that compiles for the pattern, else
  * the first failure */
+int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT])
+{
+    static const cute_gemm_variant fma[] = {CUTE_GEMM_PIPELINED, CUTE_GEMM_SHARED, CUTE_GEMM_REGISTERS};
+    static const cute_gemm_variant cores[] = {CUTE_GEMM_TENSOROP_SMEM, CUTE_GEMM_TENSOROP};
+    /* f64: DMMA first, then the FMA steps */
+    static const cute_gemm_variant f64[] = {CUTE_GEMM_TENSOROP_SMEM, CUTE_GEMM_PIPELINED,
+                                            CUTE_GEMM_SHARED, CUTE_GEMM_REGISTERS};
+    const cute_gemm_variant *v = d == CUTE_F64 ? f64 : d == CUTE_F32 ? fma : cores;
+    int n = d == CUTE_F64 ? 4 : d == CUTE_F32 ? 3 : 2;
+    memcpy(out, v, (size_t)n * sizeof *out);
+    return n;
+}
+
 static entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg, bool fits)
 {
-    static const cute_gemm_variant order[] = {CUTE_GEMM_PIPELINED, CUTE_GEMM_SHARED,
-                                              CUTE_GEMM_REGISTERS};
+    cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT] = {v};
+    int count = v != CUTE_GEMM_AUTO ? 1 : cute_gemm_auto_variants(cfg->dtype, order);
     entry *first = NULL;
-    for (int i = 0; i < 3; i++) {
-        if (v != CUTE_GEMM_AUTO && order[i] != v) continue;
+    for (int i = 0; i < count; i++) {
         cfg->variant = order[i];
         cfg->index_bound = index_bound_for(lib, order[i], fits);
         entry *e = lookup(lib, cfg);
@@ -345,9 +394,11 @@ static cute_status zero_k(cute_gemm_lib *lib, cute_call_arg *A, cute_call_arg *B
         }
         lib->zeros_bytes = bytes;
     }
-    int64_t stride[2] = {1, 16 / esize};
-    *A = cute_call_tensor(&lib->zeros, 0, (cute_dtype)A->dtype, 2, (int64_t[]){A->shape[0], 1}, stride);
-    *B = cute_call_tensor(&lib->zeros, 0, (cute_dtype)B->dtype, 2, (int64_t[]){B->shape[0], 1}, stride);
+    /* a batch shares the zero column (its L stride is 0) */
+    int nd = A->ndim;
+    int64_t stride[3] = {1, 16 / esize, 0};
+    *A = cute_call_tensor(&lib->zeros, 0, (cute_dtype)A->dtype, nd, (int64_t[]){A->shape[0], 1, A->shape[2]}, stride);
+    *B = cute_call_tensor(&lib->zeros, 0, (cute_dtype)B->dtype, nd, (int64_t[]){B->shape[0], 1, B->shape[2]}, stride);
     return CUTE_OK;
 }
 
@@ -367,11 +418,15 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     if (s != CUTE_OK) return s;
     if (!isfinite(alpha) || !isfinite(beta))
         return invalid(err, n, "gemm: alpha (%g) and beta (%g) must be finite", alpha, beta);
+    /* an integer result takes integer scales (cuBLAS's 32-bit integer compute does too) */
+    if (C->dtype == CUTE_I32 && (alpha != floor(alpha) || beta != floor(beta)))
+        return invalid(err, n, "gemm: an s32 C takes integral alpha and beta (got %g and %g)", alpha, beta);
     if (C->shape[0] == 0 || C->shape[1] == 0) return CUTE_OK; /* nothing to write */
     cute_call_arg args[5] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta)};
     pthread_mutex_lock(&lib->lock);
     if (A->shape[1] == 0) s = zero_k(lib, &args[0], &args[1], err, n);
-    cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype};
+    cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype,
+                            .batched = A->ndim == 3, .tiling = lib->tiling};
     if (s == CUTE_OK) s = check_layouts(args, &cfg, err, n);
     const entry *e = s == CUTE_OK ? pick(lib, variant, &cfg, fits_index_bound(args)) : NULL;
     if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemm: out of memory");

@@ -47,7 +47,7 @@ static void validation(cute_runtime *rt)
     x = A, x.dtype = CUTE_F16;
     refused(lib, "f16 A", CUTE_GEMM_AUTO, &x, &B, &C, 1, 0, "f16");
     x = C, x.dtype = CUTE_F64;
-    refused(lib, "f64 C with f32 A", CUTE_GEMM_AUTO, &A, &B, &x, 1, 0, "one dtype");
+    refused(lib, "f64 C with f32 A", CUTE_GEMM_AUTO, &A, &B, &x, 1, 0, "f32 inputs with a f64 C are not supported");
     x = B, x.shape[1] = 5;
     refused(lib, "K of B", CUTE_GEMM_AUTO, &A, &x, &C, 1, 0, "K mismatch");
     x = C, x.shape[0] = 7;

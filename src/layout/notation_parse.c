@@ -1,4 +1,7 @@
-/* CuTe's notation: a recursive-descent parser and a printer. */
+/* CuTe's notation, read: a recursive-descent parser of int-tuples, layouts, tilers and
+ * swizzled layouts, and printf-like formatting into it.  It builds what it reads with the
+ * algebra's constructors, so it stands above them (the printer, which every op's message
+ * uses, is notation_print.c). */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -6,7 +9,6 @@
 
 #include "cutec/notation.h"
 #include "layout_internal.h"
-#include "sink.h"
 
 /* ---------------------------------------------------------------------------------- */
 /* parsing */
@@ -348,9 +350,7 @@ static bool parse_tiler_rec(parser *ps, cute_tiler *T, tuple_builder *b, const c
 
 cute_tiler cute_tiler_parse(cute_alg *c, const char *text)
 {
-    cute_tiler T;
-    T.nlayouts = 0;
-    T.tree = cute_tuple_poison();
+    cute_tiler T = tiler_poison();
     if (c->failed) return T;
     parser ps;
     parser_init(&ps, c, text, "tiler");
@@ -478,162 +478,35 @@ static bool render_fmt(cute_alg *c, const char *fmt, va_list ap, char *out, size
     return true;
 }
 
-cute_layout cute_layout_fmt(cute_alg *c, const char *fmt, ...)
+/* the format rendered, then read as a layout (into L) or else a tuple (into t) */
+static void parse_fmt(cute_alg *c, const char *fmt, va_list ap, cute_layout *L, cute_tuple *t)
 {
-    if (c->failed) return cute_layout_poison();
     char text[2048];
     cute_int holes[16];
     int nholes;
+    if (c->failed || !render_fmt(c, fmt, ap, text, sizeof text, holes, &nholes)) return;
+    if (L)
+        *L = layout_parse_holes(c, text, holes, nholes);
+    else
+        *t = tuple_parse_holes(c, text, holes, nholes);
+}
+
+cute_layout cute_layout_fmt(cute_alg *c, const char *fmt, ...)
+{
+    cute_layout L = cute_layout_poison();
     va_list ap;
     va_start(ap, fmt);
-    bool ok = render_fmt(c, fmt, ap, text, sizeof text, holes, &nholes);
+    parse_fmt(c, fmt, ap, &L, NULL);
     va_end(ap);
-    if (!ok) return cute_layout_poison();
-    return layout_parse_holes(c, text, holes, nholes);
+    return L;
 }
 
 cute_tuple cute_tuple_fmt(cute_alg *c, const char *fmt, ...)
 {
-    if (c->failed) return cute_tuple_poison();
-    char text[2048];
-    cute_int holes[16];
-    int nholes;
+    cute_tuple t = cute_tuple_poison();
     va_list ap;
     va_start(ap, fmt);
-    bool ok = render_fmt(c, fmt, ap, text, sizeof text, holes, &nholes);
+    parse_fmt(c, fmt, ap, NULL, &t);
     va_end(ap);
-    if (!ok) return cute_tuple_poison();
-    return tuple_parse_holes(c, text, holes, nholes);
-}
-
-/* ---------------------------------------------------------------------------------- */
-/* printing */
-
-
-static int plain_leaf(void *user, cute_int x, char *buf, size_t n)
-{
-    (void)user;
-    return cute_int_str(x, buf, n);
-}
-
-typedef struct leaf_writer {
-    cute_leaf_writer fn;
-    void *user;
-} leaf_writer;
-
-static void put_leaf(sink *s, cute_int x, cute_basis basis, const leaf_writer *w)
-{
-    char tmp[512];
-    w->fn(w->user, x, tmp, sizeof tmp);
-    put(s, tmp);
-    for (int k = (basis & 3) - 1; k >= 0; k--) { /* innermost first, as CuTe prints */
-        snprintf(tmp, sizeof tmp, "@%d", ((basis >> (2 + 4 * k)) & 15) - 1);
-        put(s, tmp);
-    }
-}
-
-static int put_tuple(sink *s, const cute_tuple *t, int pos, int *leaf, const leaf_writer *w)
-{
-    if (t->node[pos] < 0) {
-        put_leaf(s, t->leaf[*leaf], t->basis[*leaf], w);
-        (*leaf)++;
-        return pos + 1;
-    }
-    int n = t->node[pos];
-    put(s, "(");
-    pos++;
-    for (int i = 0; i < n; i++) {
-        if (i) put(s, ",");
-        pos = put_tuple(s, t, pos, leaf, w);
-    }
-    put(s, ")");
-    return pos;
-}
-
-int cute_tuple_str_with(const cute_tuple *t, char *buf, size_t n, cute_leaf_writer fn, void *user)
-{
-    sink s = {buf, n, 0};
-    leaf_writer w = {fn ? fn : plain_leaf, user};
-    if (n) buf[0] = 0;
-    if (cute_tuple_is_poison(t)) {
-        put(&s, "<poison>");
-        return (int)s.len;
-    }
-    int leaf = 0;
-    put_tuple(&s, t, 0, &leaf, &w);
-    return (int)s.len;
-}
-
-int cute_tuple_str(const cute_tuple *t, char *buf, size_t n)
-{
-    return cute_tuple_str_with(t, buf, n, NULL, NULL);
-}
-
-int cute_layout_str_with(const cute_layout *L, char *buf, size_t n, cute_leaf_writer fn, void *user)
-{
-    if (cute_layout_is_poison(L)) return cute_tuple_str(&L->shape, buf, n);
-    int a = cute_tuple_str_with(&L->shape, buf, n, fn, user);
-    size_t used = (size_t)a < n ? (size_t)a : n;
-    if (used + 1 < n) buf[used] = ':';
-    int b = cute_tuple_str_with(&L->stride, buf + (used + 1 < n ? used + 1 : n),
-                                used + 1 < n ? n - used - 1 : 0, fn, user);
-    return a + 1 + b;
-}
-
-int cute_layout_str(const cute_layout *L, char *buf, size_t n)
-{
-    return cute_layout_str_with(L, buf, n, NULL, NULL);
-}
-
-static int put_tiler(sink *s, const cute_tiler *T, int pos, int *leaf)
-{
-    const cute_tuple *t = &T->tree;
-    if (t->node[pos] < 0) {
-        cute_int x = t->leaf[(*leaf)++];
-        if (cute_is_underscore(x)) {
-            put(s, "_");
-        } else {
-            char tmp[1024];
-            cute_layout_str(&T->layouts[x.v], tmp, sizeof tmp);
-            put(s, tmp);
-        }
-        return pos + 1;
-    }
-    int n = t->node[pos];
-    put(s, "(");
-    pos++;
-    for (int i = 0; i < n; i++) {
-        if (i) put(s, ",");
-        pos = put_tiler(s, T, pos, leaf);
-    }
-    put(s, ")");
-    return pos;
-}
-
-int cute_tiler_str(const cute_tiler *T, char *buf, size_t n)
-{
-    sink s = {buf, n, 0};
-    if (n) buf[0] = 0;
-    if (cute_tuple_is_poison(&T->tree)) {
-        put(&s, "<poison>");
-        return (int)s.len;
-    }
-    int leaf = 0;
-    put_tiler(&s, T, 0, &leaf);
-    return (int)s.len;
-}
-
-int cute_composed_str(const cute_composed *L, char *buf, size_t n)
-{
-    char off[64], lay[2048];
-    cute_int_str(L->offset, off, sizeof off);
-    cute_layout_str(&L->layout, lay, sizeof lay);
-    return snprintf(buf, n, "Sw<%d,%d,%d> o %s o %s", L->sw.B, L->sw.M, L->sw.S, off, lay);
-}
-
-void cute_layout_print(FILE *f, const cute_layout *L)
-{
-    char buf[4096];
-    cute_layout_str(L, buf, sizeof buf);
-    fputs(buf, f);
+    return t;
 }

@@ -1,0 +1,42 @@
+#!/bin/sh
+# The tensor-core pass on a GPU machine (issue 13): build, the atom and GEMM tests on the GPU,
+# the mma.sync ceiling, the tensor-core GEMMs against cuBLAS in one process on the same
+# gaussian inputs, and registers/spills of the library's kernels.  Results go to $OUT
+# (default build/device-out); the log's tail is printed.
+#   SIZES=4096,8192 ITERS=10 DTYPES="bf16 f16" sh scripts/device-tc.sh
+set -u
+out=${OUT:-build/device-out}
+mkdir -p "$out"
+log="$out/tc.log"
+sizes=${SIZES:-4096,8192}
+iters=${ITERS:-10}
+{
+    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    echo "== build"
+    make -j16 all tests 2>&1 | grep -E "error|warning" | head -40
+    echo "== tests on the GPU"
+    for t in ${TESTS:-atom/atom_lane_test atom/ldsm_mma_test atom/atom_swap_test interp/inst_test kernels/gemm/tensorop_test kernels/mma_peak_test cli/cublas_test}; do
+        [ -x build/tests/$t ] && timeout 300 build/tests/$t > "$out/$(basename $t).log" 2>&1
+        echo "$t: $(tail -n 1 "$out/$(basename $t).log")"
+        grep -m 5 FAIL "$out/$(basename $t).log" | cut -c1-400
+    done
+    echo "== bench mma (the mma.sync ceiling)"
+    build/cutec bench mma --iters 5 2>&1
+    for d in ${DTYPES:-bf16 f16}; do
+        echo "== bench gemm $d tn (K-major A and B)"
+        build/cutec bench gemm --dtype $d --layout tn --sizes $sizes --iters $iters 2>&1
+    done
+    echo "== registers and spills (ptxas -v) of the library's kernels"
+    for d in bf16 f16 s8 f64; do for v in tensorop tensorop_smem; do
+        CUTEC_ARCH=sm_90a build/cutec compile gemm --dtype $d --variant $v --layout tn --emit cuda > "$out/k.cu" 2>/dev/null
+        nvcc -arch=sm_90a -cubin -Xptxas -v "$out/k.cu" -o "$out/k.cubin" 2>&1 | grep -E "registers|spill" | tr '\n' ' '
+        echo " <- $d $v"
+        if [ "$d" = bf16 ] && [ "$v" = tensorop_smem ]; then
+            cuobjdump -sass "$out/k.cubin" | grep -oE "(HMMA|LDSM|LDGSTS|LDS|STS|LDG|STG|BAR|DEPBAR)[.A-Z0-9_]*" | sort | uniq -c
+        fi
+    done; done
+    echo "== clocks after"
+    nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+} >"$log" 2>&1
+tail -n 120 "$log"

@@ -1,0 +1,149 @@
+/* GEMM steps 3-5 of seed 000 (CuTe DSL's ampere/tensorop_gemm.py): one kernel body, three
+ * plans.  Step 3: a multi-stage cp.async pipeline into swizzled shared memory, FMA.  Step 4:
+ * the same body with mma.sync fed by ldmatrix.  Step 5: step 4 with its epilogue through
+ * shared memory and 128-bit stores.  The plan (plan_multistage.c) picks the atoms and the
+ * layouts; the body below never changes with them — the promise of CuTe.
+ *
+ * The pipeline keeps `stages` k-tiles in shared memory.  The prologue issues tiles
+ * 0 .. stages-2, one cp.async group each.  In k-tile kt the block multiplies stage
+ * kt % stages one k-block at a time, reading each k-block's fragments one step ahead of its
+ * MMAs (a register double buffer); at k-block 0 it issues tile kt + stages - 1 into the stage
+ * read during kt - 1, and before the last k-block it waits for tile kt + 1 (wait_group
+ * stages - 2) and meets the block at a barrier, so every warp has finished reading the stage
+ * the next iteration overwrites.  Past the last tile the copies' predicates are false:
+ * cp.async zero-fills, nothing is read from global memory. */
+#include "cutec/atom_table.h"
+#include "cutec/notation.h"
+#include "cutec/smem.h"
+#include "cutec/smem_atoms.h"
+#include "kernels/gemm/gemm_internal.h"
+
+static cute_tensor stage_of(cute_ctx *c, cute_tensor t, cute_int s)
+{
+    return cute_tensor_slice(c, t, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,_,%I)", s));
+}
+
+/* k-block kb of stage s of an s2r partition (CPY, M|N, K, stage).  The stage is sliced on
+ * its own: its offset is a multiple of the swizzle's period and moves the pointer, so the
+ * swizzled addresses of the k-blocks stay the same in every stage (tensor_moved). */
+static cute_tensor kblock(cute_ctx *c, cute_tensor t, int64_t kb, cute_int s)
+{
+    return cute_tensor_slice(c, stage_of(c, t, s), cute_tuple_fmt(cute_ctx_alg(c), "(_,_,%lld)", (long long)kb));
+}
+
+/* The global -> shared copies of k-tile kt of A and B into stage s, one cp.async group. */
+typedef struct g2s {
+    cute_thr_copy tA, tB;
+    cute_tensor sA, sB; /* the copies' partitions of the stages (CPY, M|N, K, stage) */
+} g2s;
+
+/* One operand's part of a k-tile into its stage: cp.async zero-fills what lies outside the
+ * operand; a plain copy (operands too narrowly aligned for cp.async) goes through registers,
+ * which copy_if zeroes there, so a stage never keeps an older tile's values at the edges. */
+static void g2s_copy(cute_ctx *c, const cute_copy_atom *atom, cute_ssa pred, cute_tensor src,
+                     cute_tensor dst)
+{
+    if (atom->traits.async) {
+        cute_copy_if_whole(c, atom, pred, src, dst);
+        return;
+    }
+    cute_tensor r = cute_make_fragment_like(c, src);
+    cute_copy_if(c, atom, pred, src, r);
+    cute_autovec_copy(c, r, dst);
+}
+
+static void issue_ktile(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g,
+                        cute_int kt, cute_int s)
+{
+    g2s_copy(c, &p->copy_a.atom, gemm_ktile_pred(c, g->tA, t->kA, kt, t->shape_a),
+             gemm_ktile_src(c, g->tA, t->gA, kt), stage_of(c, g->sA, s));
+    g2s_copy(c, &p->copy_b.atom, gemm_ktile_pred(c, g->tB, t->kB, kt, t->shape_b),
+             gemm_ktile_src(c, g->tB, t->gB, kt), stage_of(c, g->sB, s));
+    cute_cp_async_commit_group(c);
+}
+
+/* The shared -> register side: the MMA's fragments and the s2r copies' views of them. */
+typedef struct s2r {
+    cute_thr_copy xA, xB;
+    cute_tensor sA, sB; /* (CPY, M|N, K, stage) */
+    cute_tensor rA, rB; /* the same registers as tCrA / tCrB, retiled (CPY, M|N, K) */
+} s2r;
+
+static void load_kblock(cute_ctx *c, const gemm_plan *p, const s2r *x, int64_t kb, cute_int s)
+{
+    cute_tuple at = cute_tuple_fmt(cute_ctx_alg(c), "(_,_,%lld)", (long long)kb);
+    cute_copy(c, &p->s2r_a.atom, kblock(c, x->sA, kb, s), cute_tensor_slice(c, x->rA, at));
+    cute_copy(c, &p->s2r_b.atom, kblock(c, x->sB, kb, s), cute_tensor_slice(c, x->rB, at));
+}
+
+static void mainloop(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g,
+                     const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_layout k_mode = cute_get(a, &tCrA.layout, 2);
+    int64_t kbs = cute_size(a, &k_mode).v;
+    cute_int S = cute_i(p->stages);
+    cute_cp_async_wait_group(c, p->stages - 2);
+    cute_barrier(c);
+    load_kblock(c, p, x, 0, cute_i(0));
+    CUTE_FOR(c, kt, cute_i(0), t->k_tiles) {
+        cute_int read = cute_mod(a, kt, S), next = cute_mod(a, cute_add(a, kt, cute_i(1)), S);
+        cute_int write = cute_mod(a, cute_add(a, kt, cute_i(p->stages - 1)), S);
+        for (int64_t kb = 0; kb < kbs; kb++) { /* unrolled at trace time */
+            if (kb == kbs - 1) { /* tile kt+1 has landed and every warp is done with kt-1 */
+                cute_cp_async_wait_group(c, p->stages - 2);
+                cute_barrier(c);
+            }
+            load_kblock(c, p, x, (kb + 1) % kbs, kb == kbs - 1 ? next : read);
+            if (kb == 0) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
+            cute_tuple at = cute_tuple_fmt(a, "(_,_,%lld)", (long long)kb);
+            cute_gemm(c, &p->mma, tCrC, cute_tensor_slice(c, tCrA, at), cute_tensor_slice(c, tCrB, at), tCrC);
+        }
+    }
+    cute_cp_async_wait_group(c, 0); /* the zero-filled groups past the end, before the memory is reused */
+    cute_barrier(c);
+}
+
+static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC,
+                              cute_tensor cA, cute_tensor cB, cute_tensor cC, cute_val alpha,
+                              cute_val beta)
+{
+    const gemm_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int tid = cute_thread_idx(c, 0);
+    /* two blocks of up to 4 warps fit an SM's registers at up to 255 per thread */
+    cute_kernel_min_blocks(c, p->threads <= 128 ? 2 : 1);
+    gemm_tiles t = gemm_block_tiles(c, p, mA, mB, mC, cA, cB, cC);
+    /* shared memory is laid out at the top level; blocks past the last tile do nothing */
+    cute_smem_allocator smem = cute_smem_allocator_new(c);
+    cute_tensor sA = cute_smem_alloc_tensor_swizzled(c, &smem, p->cfg.dtype, p->smem_a.sw, p->smem_a.layout, cute_swizzle_align_bytes(p->smem_a.sw, p->cfg.dtype));
+    cute_tensor sB = cute_smem_alloc_tensor_swizzled(c, &smem, p->cfg.dtype, p->smem_b.sw, p->smem_b.layout, cute_swizzle_align_bytes(p->smem_b.sw, p->cfg.dtype));
+    cute_tensor sC = sA;
+    if (p->smem_epilogue) { /* over the stages: the main loop ends with every read done */
+        cute_smem_allocator over = cute_smem_allocator_overlay(c, &smem);
+        cute_dtype cd = cute_gemm_c_dtype(&p->cfg);
+        sC = cute_smem_alloc_tensor_swizzled(c, &over, cd, p->smem_c.sw, p->smem_c.layout, cute_swizzle_align_bytes(p->smem_c.sw, cd));
+    }
+    CUTE_IF(c, t.inside) {
+        g2s g = {cute_tiled_copy_slice(&p->copy_a, tid), cute_tiled_copy_slice(&p->copy_b, tid), sA, sB};
+        g.sA = cute_partition_D(c, g.tA, sA), g.sB = cute_partition_D(c, g.tB, sB);
+        for (int s = 0; s < p->stages - 1; s++) issue_ktile(c, p, &t, &g, cute_i(s), cute_i(s));
+
+        cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
+        cute_tuple s0 = cute_tuple_parse(a, "(_,_,0)");
+        cute_tensor tCrA = cute_partition_fragment_A(c, thr, cute_tensor_slice(c, sA, s0));
+        cute_tensor tCrB = cute_partition_fragment_B(c, thr, cute_tensor_slice(c, sB, s0));
+        cute_tensor tCrC = cute_partition_fragment_C(c, thr, t.gC);
+        cute_clear(c, tCrC);
+        s2r x = {cute_tiled_copy_slice(&p->s2r_a, tid), cute_tiled_copy_slice(&p->s2r_b, tid), sA, sB, tCrA, tCrB};
+        x.sA = cute_partition_S(c, x.xA, sA), x.sB = cute_partition_S(c, x.xB, sB);
+        x.rA = cute_retile_D(c, x.xA, tCrA), x.rB = cute_retile_D(c, x.xB, tCrB);
+        mainloop(c, p, &t, &g, &x, tCrA, tCrB, tCrC);
+        if (p->smem_epilogue)
+            gemm_epilogue_smem(c, p, tid, &t, tCrC, alpha, beta, sC);
+        else
+            gemm_epilogue(c, p, tid, &t, tCrC, alpha, beta);
+    }
+}
+
+GEMM_HOST(gemm_multistage_host, multistage_kernel)

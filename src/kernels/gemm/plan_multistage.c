@@ -1,0 +1,239 @@
+/* The plans of the multi-stage family (multistage.c): tiles, atoms and shared-memory layouts
+ * per variant and dtype, as CuTe DSL's ampere/tensorop_gemm.py builds them.
+ *
+ *   step 3 (multistage)   f32/f64 FMA; cp.async of one element (4/8 bytes) per copy, so a
+ *                         K-major operand can be stored M-major (each thread's fragment is a
+ *                         run of rows, as in the pipelined kernel)
+ *   step 4 (tensorop)     mma.sync; operands stored as they come (K- or M-major) in swizzled
+ *                         128-byte rows; ldmatrix (.trans for M-major) into the fragments
+ *   step 5 (tensorop_smem) step 4 with C through shared memory (epilogue_smem.c)
+ */
+#include <string.h>
+
+#include "cutec/atom_table.h"
+#include "cutec/notation.h"
+#include "cutec/smem_atoms.h"
+#include "kernels/gemm/gemm_internal.h"
+
+/* An operand's (rows, bk, stages) stage buffer as it comes from global memory (K- or
+ * rows-major), built from CuTe's SM80 swizzle atom (128-byte lines, 16-byte chunks of 8
+ * consecutive lines in 8 different bank groups) tiled over the whole buffer. */
+static cute_composed swizzled_stages(cute_alg *a, cute_dtype d, int major, int64_t rows,
+                                     int64_t bk, int stages)
+{
+    cute_composed atom = cute_smem_atom_sm80(a, d, major == 1 ? CUTE_MAJOR_K : CUTE_MAJOR_MN,
+                                             major == 1 ? bk : rows, 128);
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)rows, (long long)bk, stages);
+    return cute_smem_layout_staged(a, &atom, &shape);
+}
+
+/* The (rows, bk, stages) buffer of step 3: rows contiguous, the column padded by 16 bytes
+ * for K-major sources (their element-wise stores then spread over the banks), no swizzle. */
+static cute_composed padded_stages(cute_alg *a, cute_dtype d, int major, int64_t rows, int64_t bk,
+                                   int stages)
+{
+    int64_t ld = rows + (major == 1 ? 16 / cute_dtype_bytes(d) : 0);
+    cute_layout L = cute_layout_fmt(a, "(%lld,%lld,%d):(1,%lld,%lld)", (long long)rows, (long long)bk,
+                                    stages, (long long)ld, (long long)(ld * bk));
+    return cute_make_composed(a, (cute_swizzle){0, 0, 0}, cute_i(0), &L);
+}
+
+/* A TiledCopy of `atom` (moving vec elements per thread) over a (rows, cols) tile whose mode
+ * `major` is contiguous: threads run along that mode first, vec values each
+ * (ampere/tensorop_gemm.py's _make_gmem_tiled_copy_AB / _C). */
+static cute_tiled_copy tile_copy(cute_alg *a, const cute_copy_atom *atom, int64_t rows, int64_t cols,
+                                 int threads, int vec, int major)
+{
+    cute_layout thr, val;
+    if (major == 1) {
+        int64_t tc = cols / vec < threads ? cols / vec : threads;
+        thr = cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", (long long)(threads / tc), (long long)tc, (long long)tc);
+        val = cute_layout_fmt(a, "(1,%d):(0,1)", vec);
+    } else {
+        int64_t tr = rows / vec < threads ? rows / vec : threads;
+        thr = cute_layout_fmt(a, "(%lld,%lld):(1,%lld)", (long long)tr, (long long)(threads / tr), (long long)tr);
+        val = cute_layout_fmt(a, "(%d,1):(1,0)", vec);
+    }
+    return cute_make_tiled_copy_tv(a, atom, &thr, &val);
+}
+
+/* The global -> shared atom for `bytes`-wide pieces: cp.async of 16 bytes bypassing L1
+ * (CACHEGLOBAL), of 4 or 8 through it (CACHEALWAYS: .cg takes only 16); narrower than 4
+ * bytes cp.async cannot go, and the copy is a plain load and store of one element. */
+cute_copy_atom gemm_g2s_atom(cute_alg *a, cute_dtype d, int bytes)
+{
+    cute_copy_atom atom;
+    memset(&atom, 0, sizeof atom);
+    const char *name = bytes >= 16 ? "SM80_CP_ASYNC_CACHEGLOBAL<uint128>"
+                     : bytes == 8  ? "SM80_CP_ASYNC_CACHEALWAYS<uint64>"
+                     : bytes == 4  ? "SM80_CP_ASYNC_CACHEALWAYS<uint32>" : NULL;
+    if (!name) return cute_copy_atom_universal(a, d, 8 * cute_dtype_bytes(d));
+    cute_copy_atom_named(a, name, d, &atom);
+    return atom;
+}
+
+/* step 3: the pipelined kernel's FMA tiling over multi-stage cp.async buffers */
+static bool plan_fma(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
+{
+    cute_dtype d = cfg->dtype;
+    int esize = cute_dtype_bytes(d), per = d == CUTE_F64 ? 2 : 4;
+    p->threads = 256, p->stages = 4, p->raster = 1;
+    p->bm = p->bn = d == CUTE_F64 ? 64 : 128;
+    p->bk = 16;
+    cute_mma_atom fma = cute_mma_atom_universal(a, d);
+    cute_layout atoms = cute_layout_parse(a, "(16,16,1):(16,1,0)");
+    cute_layout pl = cute_layout_fmt(a, "(16,%d):(%d,1)", per, per);
+    cute_tiler perm = cute_tiler_layout(&pl);
+    p->mma = cute_make_tiled_mma(a, &fma, &atoms, &perm, &perm, NULL);
+    for (int op = 0; op < 2; op++) {
+        int major = cfg->major[op];
+        /* M-major sources move align_bytes per cp.async; K-major ones one element */
+        int bytes = major == 0 ? (cfg->align_bytes < 16 ? cfg->align_bytes : 16) : esize;
+        cute_copy_atom cp = gemm_g2s_atom(a, d, bytes);
+        if (a->failed) return false;
+        int64_t rows = op == 0 ? p->bm : p->bn;
+        cute_tiled_copy t = tile_copy(a, &cp, rows, p->bk, p->threads, bytes / esize, major);
+        *(op == 0 ? &p->copy_a : &p->copy_b) = t;
+        *(op == 0 ? &p->smem_a : &p->smem_b) = padded_stages(a, d, major, rows, p->bk, p->stages);
+        cute_copy_atom s2r = cute_copy_atom_autovec(a, d);
+        *(op == 0 ? &p->s2r_a : &p->s2r_b) = cute_make_tiled_copy_mma(a, &s2r, &p->mma, op == 0 ? CUTE_MMA_A : CUTE_MMA_B);
+    }
+    return !a->failed;
+}
+
+bool gemm_plan_multistage(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg = *cfg;
+    if (cfg->variant == CUTE_GEMM_MULTISTAGE) return plan_fma(a, cfg, p);
+    return gemm_plan_tensorop(a, cfg, arch, p, cfg->variant == CUTE_GEMM_TENSOROP_SMEM);
+}
+
+/* --- steps 4 and 5: mma.sync ------------------------------------------------------------ */
+
+/* The tensor-core tiling of one input dtype: the MMA atom, the block's warps over M and N,
+ * the tiles, and the ldmatrix atoms by major mode ("" where ldmatrix cannot take that mode:
+ * the fragments are then read element by element). */
+typedef struct tc_shape {
+    cute_dtype d;
+    int arch;        /* the tiling is for targets from sm_<arch> on */
+    const char *mma;
+    int64_t bm, bn, bk;
+    int stages;
+    const char *ldsm_k, *ldsm_mn; /* K-major / MN-major operands */
+} tc_shape;
+
+/* 8 warps as 4 x 2 (the default warps_m is then 4), each 64 x 64 of C per k-block:
+ * 256 x 128 tiles, 3 stages of 64 (16-bit) or 128 (8-bit) k in 144 KB of shared memory.
+ * Measured on the H200 (bench/RESULTS.md, bf16 8192^3): 486 TFLOP/s, against 455 for
+ * 128x256x32 in 4 stages, 481 with 4 stages of 64, 449 for 128x256x64, 428-446 for 128x128
+ * tiles at two blocks per SM.  f64's DMMA reads its fragments element by element (ldmatrix
+ * moves 16-bit pieces). */
+static const tc_shape tc_shapes[] = {
+    {CUTE_F16, 80, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T"},
+    {CUTE_BF16, 80, "SM80_16x8x16_F32BF16BF16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T"},
+    {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", ""},
+    /* Hopper's DMMA shapes run at twice m8n8k4's rate (bench mma: 66.6 against 33.1 TFLOP/s) */
+    {CUTE_F64, 90, "SM90_16x8x16_F64F64F64F64_TN", 64, 64, 32, 3, "", ""},
+    {CUTE_F64, 80, "SM80_8x8x4_F64F64F64F64_TN", 64, 64, 16, 3, "", ""},
+};
+
+/* the first tiling of d for the target (arch 0, unknown: the sm_80 ones, which run anywhere
+ * from sm_80 on, the interpreter included) */
+static const tc_shape *tc_shape_of(cute_dtype d, int arch)
+{
+    if (arch == 0) arch = 80;
+    for (size_t i = 0; i < sizeof tc_shapes / sizeof tc_shapes[0]; i++)
+        if (tc_shapes[i].d == d && tc_shapes[i].arch <= arch) return &tc_shapes[i];
+    return NULL;
+}
+
+/* the tiled MMA: warps 2 x 4 (f64: 2 x 2), each atom repeated so that one ldmatrix.x4 feeds
+ * it (N doubled, as ampere/tensorop_gemm.py's permutation_mnk does) */
+static cute_tiled_mma tc_mma(cute_alg *a, const cute_mma_atom *atom, int wm, int wn)
+{
+    cute_layout warps = cute_layout_fmt(a, "(%d,%d,1):(1,%d,0)", wm, wn, wm);
+    cute_layout lm = cute_layout_fmt(a, "%lld:1", (long long)(wm * atom->m));
+    cute_layout ln = cute_layout_fmt(a, "%lld:1", (long long)(wn * atom->n * 2));
+    cute_layout lk = cute_layout_fmt(a, "%lld:1", (long long)atom->k);
+    cute_tiler pm = cute_tiler_layout(&lm), pn = cute_tiler_layout(&ln), pk = cute_tiler_layout(&lk);
+    return cute_make_tiled_mma(a, atom, &warps, &pm, &pn, &pk);
+}
+
+/* shared -> registers for operand op: ldmatrix where the row has one, else the fragments'
+ * own elements with the widest accesses the layout proves */
+static cute_tiled_copy tc_s2r(cute_alg *a, const tc_shape *s, const gemm_plan *p, int op)
+{
+    const char *name = p->cfg.major[op] == 1 ? s->ldsm_k : s->ldsm_mn;
+    cute_copy_atom atom;
+    if (name[0])
+        cute_copy_atom_named(a, name, s->d, &atom);
+    else
+        atom = cute_copy_atom_autovec(a, s->d);
+    return cute_make_tiled_copy_mma(a, &atom, &p->mma, op == 0 ? CUTE_MMA_A : CUTE_MMA_B);
+}
+
+/* C's tile in shared memory (swizzled like the operands: 16-byte chunks of 8 lines apart)
+ * and the copy that reads it back in 16-byte runs of C's unit-stride mode */
+static void tc_c_tile(cute_alg *a, gemm_plan *p)
+{
+    cute_dtype cd = cute_gemm_c_dtype(&p->cfg);
+    int major = p->cfg.major[2], esize = cute_dtype_bytes(cd);
+    int bytes = p->cfg.align_bytes < 16 ? p->cfg.align_bytes : 16;
+    if (bytes < esize) bytes = esize; /* the element's own alignment */
+    int vec = bytes / esize;
+    cute_composed atom = cute_smem_atom_sm80(a, cd, major == 1 ? CUTE_MAJOR_K : CUTE_MAJOR_MN,
+                                             major == 1 ? p->bn : p->bm, 128);
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
+    p->smem_c = cute_smem_layout_staged(a, &atom, &shape);
+    cute_copy_atom st = cute_copy_atom_universal(a, cd, 8 * bytes);
+    p->copy_c = tile_copy(a, &st, p->bm, p->bn, p->threads, vec, major);
+}
+
+/* the tiling asked for (cute_gemm_tiling: zero fields take the dtype's defaults), checked
+ * against the atom: whole atoms per warp, at least two k-blocks per k-tile (the register
+ * double buffer), at least three stages (one being read, one landing, one being issued) */
+static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *s,
+                      const cute_mma_atom *atom, gemm_plan *p, int *wm, int *wn)
+{
+    const cute_gemm_tiling *t = &cfg->tiling;
+    p->bm = t->bm ? t->bm : s->bm, p->bn = t->bn ? t->bn : s->bn, p->bk = t->bk ? t->bk : s->bk;
+    p->stages = t->stages ? t->stages : s->stages;
+    *wm = t->warps_m ? t->warps_m : s->d == CUTE_F64 ? 2 : 4;
+    *wn = t->warps_n ? t->warps_n : 2;
+    int64_t pm = *wm * atom->m, pn = *wn * atom->n * 2;
+    if (p->bm % pm || p->bn % pn || p->bk % atom->k || p->bk / atom->k < 2 || p->stages < 3 ||
+        *wm * *wn > 32)
+        return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, %dx%d warps: with %s each "
+                             "tile needs bm a multiple of %lld, bn of %lld, bk of 2 x %lld, 3 stages "
+                             "or more and at most 32 warps", (long long)p->bm, (long long)p->bn,
+                             (long long)p->bk, p->stages, *wm, *wn, atom->name, (long long)pm,
+                             (long long)pn, (long long)atom->k);
+    return true;
+}
+
+bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p,
+                        bool smem_epilogue)
+{
+    const tc_shape *s = tc_shape_of(cfg->dtype, arch);
+    if (!s) return cute_alg_fail(a, "gemm tensorop: no tensor-core tiling for %s on sm_%d", cute_dtype_name(cfg->dtype), arch);
+    cute_mma_atom atom;
+    int wm, wn;
+    if (!cute_mma_atom_named(a, s->mma, &atom) || !tc_tiling(a, cfg, s, &atom, p, &wm, &wn)) return false;
+    p->threads = 32 * wm * wn, p->raster = 8;
+    p->mma = tc_mma(a, &atom, wm, wn);
+    int esize = cute_dtype_bytes(s->d);
+    int bytes = cfg->align_bytes < 16 ? cfg->align_bytes : 16;
+    for (int op = 0; op < 2; op++) {
+        int major = cfg->major[op];
+        int64_t rows = op == 0 ? p->bm : p->bn;
+        cute_copy_atom cp = gemm_g2s_atom(a, s->d, bytes);
+        int vec = (int)(cp.bits / 8 / esize);
+        *(op == 0 ? &p->copy_a : &p->copy_b) = tile_copy(a, &cp, rows, p->bk, p->threads, vec, major);
+        *(op == 0 ? &p->smem_a : &p->smem_b) = swizzled_stages(a, s->d, major, rows, p->bk, p->stages);
+        *(op == 0 ? &p->s2r_a : &p->s2r_b) = tc_s2r(a, s, p, op);
+    }
+    p->smem_epilogue = smem_epilogue;
+    if (smem_epilogue) tc_c_tile(a, p);
+    return !a->failed;
+}

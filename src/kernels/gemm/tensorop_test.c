@@ -1,0 +1,218 @@
+/* The multi-stage family (steps 3-5: multistage, tensorop, tensorop_smem) through the
+ * library (cutec_gemm), against a float64 reference computed from the very inputs the
+ * kernel got (rounded to their dtype first): every input dtype with every C dtype it takes,
+ * every combination of majors, odd sizes with tails in M, N and K, a batch, beta 0 (C
+ * starts as NaN) and not.  On the interpreter at small sizes; on the GPU, where there is
+ * one, at larger ones.
+ *
+ * Tolerances, relative to |alpha| sum |A B| + |beta C| (gemm_ref_error): the products of
+ * 16-bit inputs are exact in the f32 accumulator, whose sum of K terms errs by about
+ * K * 2^-24 relative; rounding C to bf16 (f16) adds 2^-9 (2^-12).  s8 into s32 is exact;
+ * f64 (DMMA) is within 1e-12. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "cutec/interp.h"
+#include "cutec/kernels.h"
+#include "kernels/ew_ref.h"
+#include "kernels/gemm/gemm_ref.h"
+
+static uint64_t seed;
+
+/* a host value of dtype d at p[i], widened exactly */
+static double get(const void *p, cute_dtype d, int64_t i)
+{
+    switch (d) {
+    case CUTE_F16: return cute_f16_to_f32(((const uint16_t *)p)[i]);
+    case CUTE_BF16: return cute_bf16_to_f32(((const uint16_t *)p)[i]);
+    case CUTE_F32: return ((const float *)p)[i];
+    case CUTE_F64: return ((const double *)p)[i];
+    case CUTE_I8: return ((const int8_t *)p)[i];
+    case CUTE_I32: return ((const int32_t *)p)[i];
+    default: return NAN;
+    }
+}
+
+/* v rounded to d (integers: v is already integral and in range) */
+static void set(void *p, cute_dtype d, int64_t i, double v)
+{
+    switch (d) {
+    case CUTE_F16: ((uint16_t *)p)[i] = cute_f64_to_f16(v); break;
+    case CUTE_BF16: ((uint16_t *)p)[i] = cute_f64_to_bf16(v); break;
+    case CUTE_F32: ((float *)p)[i] = (float)v; break;
+    case CUTE_F64: ((double *)p)[i] = v; break;
+    case CUTE_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case CUTE_I32: ((int32_t *)p)[i] = isnan(v) ? INT32_MIN : (int32_t)v; break;
+    default: break;
+    }
+}
+
+/* a fresh input value of d: gaussian-like floats, integers in [-128, 127] for s8 and
+ * [-1000, 1000] for an s32 C */
+static double draw(cute_dtype d)
+{
+    double r = ew_random(&seed); /* [-2, 2) */
+    if (d == CUTE_I8) return floor((r + 2.0) * 64.0) - 128.0;
+    if (d == CUTE_I32) return floor(r * 500.0);
+    return r;
+}
+
+typedef struct problem {
+    int64_t M, N, K, L;
+    int major[3];
+    cute_dtype d, cd;
+    double alpha, beta;
+} problem;
+
+/* one operand: host data (rows, cols, L) with unit stride in `major`, batch stride = size */
+typedef struct operand {
+    cute_dtype d;
+    int64_t rows, cols, L, ld, size;
+    int major;
+    void *host;
+    double *wide; /* the same values as f64, for the reference */
+    cute_buffer dev;
+} operand;
+
+static void make(cute_backend *b, operand *x, cute_dtype d, int64_t rows, int64_t cols, int64_t L,
+                 int major, bool nan)
+{
+    x->d = d, x->rows = rows, x->cols = cols, x->L = L, x->major = major;
+    x->ld = major == 0 ? rows : cols;
+    x->size = rows * cols;
+    size_t n = (size_t)(x->size * L), es = (size_t)cute_dtype_bytes(d);
+    x->host = malloc(n * es);
+    x->wide = malloc(n * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        set(x->host, d, (int64_t)i, nan ? NAN : draw(d));
+        x->wide[i] = get(x->host, d, (int64_t)i);
+    }
+    b->vt->alloc(b->self, n * es, &x->dev);
+    b->vt->upload(b->self, &x->dev, 0, x->host, n * es);
+}
+
+static cute_call_arg arg(const operand *x, bool batched)
+{
+    int64_t shape[3] = {x->rows, x->cols, x->L};
+    int64_t stride[3] = {x->major == 0 ? 1 : x->ld, x->major == 0 ? x->ld : 1, x->size};
+    return cute_call_tensor(&x->dev, 0, x->d, batched ? 3 : 2, shape, stride);
+}
+
+static double tolerance(const problem *pr)
+{
+    if (pr->d == CUTE_I8) return 0;
+    if (pr->d == CUTE_F64) return 1e-12;
+    double acc = (double)pr->K * 0x1p-24 + 0x1p-22;
+    return acc + (pr->cd == CUTE_BF16 ? 0x1p-8 : pr->cd == CUTE_F16 ? 0x1p-11 : 0);
+}
+
+static void run(cute_gemm_lib *lib, cute_backend *b, cute_gemm_variant v, const problem *pr,
+                const char *backend)
+{
+    char what[200], err[2048];
+    snprintf(what, sizeof what, "%s %s %s->%s %lldx%lldx%lldx%lld majors %d%d%d beta %g", backend,
+             cute_gemm_variant_name(v), cute_dtype_name(pr->d), cute_dtype_name(pr->cd),
+             (long long)pr->M, (long long)pr->N, (long long)pr->K, (long long)pr->L, pr->major[0],
+             pr->major[1], pr->major[2], pr->beta);
+    bool batched = pr->L > 1;
+    operand A, B, C;
+    make(b, &A, pr->d, pr->M, pr->K, pr->L, pr->major[0], false);
+    make(b, &B, pr->d, pr->N, pr->K, pr->L, pr->major[1], false);
+    make(b, &C, pr->cd, pr->M, pr->N, pr->L, pr->major[2], pr->beta == 0);
+    cute_call_arg a = arg(&A, batched), bb = arg(&B, batched), c = arg(&C, batched);
+    cute_status s = cutec_gemm(lib, v, &a, &bb, &c, pr->alpha, pr->beta, NULL, err, sizeof err);
+    if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
+    CHECK(s == CUTE_OK, "%s: %s %s", what, err, b->vt->error(b->self));
+    size_t es = (size_t)cute_dtype_bytes(pr->cd), n = (size_t)(C.size * pr->L);
+    void *got = malloc(n * es);
+    if (s == CUTE_OK) b->vt->download(b->self, got, &C.dev, 0, n * es);
+    int64_t bad = 0;
+    double worst = 0, tol = tolerance(pr);
+    /* every element when small, else a random sample of 4096 */
+    int64_t total = pr->M * pr->N * pr->L, samples = total <= 1 << 18 ? total : 4096;
+    for (int64_t i = 0; i < samples && s == CUTE_OK; i++) {
+        int64_t e = samples == total ? i : (int64_t)((ew_random(&seed) + 2.0) / 4.0 * (double)total) % total;
+        int64_t m = e % pr->M, nn = e / pr->M % pr->N, l = e / (pr->M * pr->N);
+        gemm_ref_operand rA = {A.wide + l * A.size, A.ld, A.major}, rB = {B.wide + l * B.size, B.ld, B.major},
+                         rC = {C.wide + l * C.size, C.ld, C.major};
+        double mag, ref = gemm_ref_element(CUTE_F64, &rA, &rB, &rC, pr->K, m, nn, pr->alpha, pr->beta, &mag);
+        double err_rel = gemm_ref_error(get(got, pr->cd, l * C.size + gemm_ref_at(&rC, m, nn)), ref, mag);
+        if (!(err_rel <= tol)) bad++;
+        if (!(err_rel <= worst)) worst = err_rel;
+    }
+    CHECK(s != CUTE_OK || bad == 0, "%s: %lld wrong (worst relative error %g, tolerance %g)", what,
+          (long long)bad, worst, tol);
+    operand *all[3] = {&A, &B, &C};
+    for (int i = 0; i < 3; i++) {
+        b->vt->free(b->self, &all[i]->dev);
+        free(all[i]->host), free(all[i]->wide);
+    }
+    free(got);
+}
+
+/* input dtype -> the C dtypes it takes */
+static const struct {
+    cute_dtype d, cd[3];
+    int ncd;
+} pairs[] = {
+    {CUTE_BF16, {CUTE_F32, CUTE_BF16, CUTE_F16}, 3},
+    {CUTE_F16, {CUTE_F16, CUTE_F32, CUTE_BF16}, 3},
+    {CUTE_I8, {CUTE_I32}, 1},
+    {CUTE_F64, {CUTE_F64}, 1},
+};
+
+static void matrix(cute_gemm_lib *lib, cute_backend *b, const char *backend, const int64_t (*shapes)[4],
+                   int nshapes)
+{
+    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++)
+        for (int ci = 0; ci < pairs[p].ncd; ci++)
+            for (int mj = 0; mj < 8; mj++)
+                for (int s = 0; s < nshapes; s++) {
+                    /* every major combination on the first shape and C dtype, the rest TN */
+                    if ((s > 0 || ci > 0) && mj != 3) continue;
+                    problem pr = {shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3],
+                                  {mj & 1, (mj >> 1) & 1, (mj >> 2) & 1}, pairs[p].d, pairs[p].cd[ci],
+                                  1.5, (s + mj) % 2 ? 0.0 : -0.5};
+                    if (pr.cd == CUTE_I32) pr.alpha = 3, pr.beta = pr.beta ? -2 : 0; /* integral */
+                    /* step 4 on one shape, step 5 (what AUTO runs) on all */
+                    run(lib, b, s == 0 && mj == 3 ? CUTE_GEMM_TENSOROP : CUTE_GEMM_AUTO, &pr, backend);
+                }
+    /* step 3: FMA through the same multi-stage body */
+    for (int d = 0; d < 2; d++)
+        for (int mj = 0; mj < 8; mj += 3) {
+            problem pr = {shapes[0][0], shapes[0][1], shapes[0][2], 1, {mj & 1, (mj >> 1) & 1, (mj >> 2) & 1},
+                          d ? CUTE_F64 : CUTE_F32, d ? CUTE_F64 : CUTE_F32, -1.0, mj ? 0.25 : 0.0};
+            run(lib, b, CUTE_GEMM_MULTISTAGE, &pr, backend);
+        }
+}
+
+static void on(const char *backend, const int64_t (*shapes)[4], int nshapes)
+{
+    char err[512];
+    cute_runtime *rt;
+    if (cute_runtime_new(backend, &rt, err, sizeof err) != CUTE_OK) {
+        printf("%s: %s\n", backend, err);
+        SKIP("no GPU: the tensor-core GEMMs ran on the interpreter only");
+        return;
+    }
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    matrix(lib, cute_runtime_backend(rt), backend, shapes, nshapes);
+    cute_gemm_lib_free(lib);
+    cute_runtime_free(rt);
+}
+
+int main(void)
+{
+    seed = (uint64_t)time(NULL) | 1;
+    if (getenv("CUTEC_SEED")) seed = strtoull(getenv("CUTEC_SEED"), NULL, 10);
+    printf("tensorop_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
+    /* {M, N, K, L}: the odd 129x67x33, a batch of 3 with tails, one full tile */
+    static const int64_t small[][4] = {{129, 67, 33, 1}, {40, 72, 24, 3}, {128, 256, 64, 1}};
+    on("interp", small, 3);
+    static const int64_t big[][4] = {{1021, 509, 263, 1}, {1024, 768, 520, 2}, {4096, 4096, 4096, 1}};
+    on("cuda", big, 3);
+    return CHECK_DONE("tensorop_test");
+}
