@@ -6,6 +6,7 @@
 
 #include "cutec/notation.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "kernels/gemm/gemm_ref.h"
 
 /* The copy of a (rows, bk) k-tile of A or B (rows = bm or bn) by `threads` threads, each
  * moving e = rows*bk/threads elements in vectors of `vec` along the unit-stride mode. */
@@ -90,18 +91,15 @@ static const char *major_text(int major, int align_elems, bool batched, char *bu
     return buf;
 }
 
-/* the (A/B dtype, C dtype) pairs the kernels take */
+/* the (A/B dtype, C dtype) pairs the kernels take: the reference's table (gemm_ref_dtypes.c) */
 static bool dtypes_ok(const cute_gemm_config *cfg, char *err, size_t n)
 {
     cute_dtype d = cfg->dtype, cd = cute_gemm_c_dtype(cfg);
-    bool half = d == CUTE_F16 || d == CUTE_BF16;
-    bool ok = (d == CUTE_F32 || d == CUTE_F64) ? cd == d
-            : half ? (cd == CUTE_F16 || cd == CUTE_BF16 || cd == CUTE_F32)
-            : d == CUTE_I8 ? cd == CUTE_I32 : false;
-    if (!ok)
-        snprintf(err, n, "gemm: %s inputs with %s output are not supported (f32 -> f32, f64 -> "
-                 "f64, f16/bf16 -> f16, bf16 or f32, s8 -> s32)", cute_dtype_name(d), cute_dtype_name(cd));
-    return ok;
+    if (gemm_ref_pair_ok(d, cd)) return true;
+    snprintf(err, n, "gemm: %s inputs with %s output are not supported (f32 -> f32, f64 -> f64, "
+             "f16/bf16 -> f16, bf16 or f32, tf32 -> f32, s8 -> s32, e4m3/e5m2 -> f32, f16 or bf16)",
+             cute_dtype_name(d), cute_dtype_name(cd));
+    return false;
 }
 
 static bool is_tensorop(cute_gemm_variant v)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cutec/kernels.h"
+#include "kernels/gemm/gemm_ref.h"
 
 static const char *const names[CUTE_GEMM_VARIANT_COUNT] = {
     "auto", "registers", "shared", "pipelined", "multistage", "tensorop", "tensorop_smem"};
@@ -217,15 +218,6 @@ static cute_status invalid(char *err, size_t n, const char *fmt, ...)
     return CUTE_ERR_INVALID;
 }
 
-/* A and B of one input dtype, C of an output dtype the kernels take for it (f32 -> f32,
- * f64 -> f64, f16/bf16 -> f16, bf16 or f32, s8 -> s32) */
-static bool dtypes_pair(cute_dtype ab, cute_dtype c)
-{
-    if (ab == CUTE_F32 || ab == CUTE_F64) return c == ab;
-    if (ab == CUTE_F16 || ab == CUTE_BF16) return c == CUTE_F16 || c == CUTE_BF16 || c == CUTE_F32;
-    return ab == CUTE_I8 && c == CUTE_I32;
-}
-
 /* each operand a rank-2 (or, all three, rank-3 batched) tensor, extents >= 0, positive
  * strides where stepped */
 static cute_status check_operands(const cute_call_arg *const x[3], char *err, size_t n)
@@ -253,9 +245,10 @@ static cute_status check_operands(const cute_call_arg *const x[3], char *err, si
                                x[i]->stride[m] ? "negative" : "zero (broadcast)",
                                (long long)x[i]->stride[m], m);
     }
-    if (!dtypes_pair((cute_dtype)x[0]->dtype, (cute_dtype)x[2]->dtype))
+    if (!gemm_ref_pair_ok((cute_dtype)x[0]->dtype, (cute_dtype)x[2]->dtype))
         return invalid(err, n, "gemm: %s inputs with a %s C are not supported (f32 -> f32, f64 -> "
-                       "f64, f16/bf16 -> f16, bf16 or f32, s8 -> s32)",
+                       "f64, f16/bf16 -> f16, bf16 or f32, tf32 -> f32, s8 -> s32, e4m3/e5m2 -> "
+                       "f32, f16 or bf16)",
                        cute_dtype_name((cute_dtype)x[0]->dtype), cute_dtype_name((cute_dtype)x[2]->dtype));
     return CUTE_OK;
 }

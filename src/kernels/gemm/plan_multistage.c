@@ -133,16 +133,20 @@ static const tc_shape tc_shapes[] = {
     {CUTE_F16, 80, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T"},
     {CUTE_BF16, 80, "SM80_16x8x16_F32BF16BF16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T"},
     {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", ""},
+    /* tf32: f32 in memory, 4-byte values (ldmatrix moves them K-major only) */
+    {CUTE_TF32, 80, "SM80_16x8x8_F32TF32TF32F32_TN", 256, 128, 32, 3, "SM75_U32x4_LDSM_N", ""},
+    {CUTE_E4M3, 89, "SM89_16x8x32_F32E4M3E4M3F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", ""},
+    {CUTE_E5M2, 89, "SM89_16x8x32_F32E5M2E5M2F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", ""},
     /* Hopper's DMMA shapes run at twice m8n8k4's rate (bench mma: 66.6 against 33.1 TFLOP/s) */
     {CUTE_F64, 90, "SM90_16x8x16_F64F64F64F64_TN", 64, 64, 32, 3, "", ""},
     {CUTE_F64, 80, "SM80_8x8x4_F64F64F64F64_TN", 64, 64, 16, 3, "", ""},
 };
 
-/* the first tiling of d for the target (arch 0, unknown: the sm_80 ones, which run anywhere
- * from sm_80 on, the interpreter included) */
+/* the first tiling of d for the target (arch 0, unknown: those of sm_89 and older, which
+ * the interpreter runs) */
 static const tc_shape *tc_shape_of(cute_dtype d, int arch)
 {
-    if (arch == 0) arch = 80;
+    if (arch == 0) arch = 89; /* sm_89's fp8 rows too: the interpreter runs them */
     for (size_t i = 0; i < sizeof tc_shapes / sizeof tc_shapes[0]; i++)
         if (tc_shapes[i].d == d && tc_shapes[i].arch <= arch) return &tc_shapes[i];
     return NULL;

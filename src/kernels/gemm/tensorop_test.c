@@ -7,8 +7,9 @@
  *
  * Tolerances, relative to |alpha| sum |A B| + |beta C| (gemm_ref_error): the products of
  * 16-bit inputs are exact in the f32 accumulator, whose sum of K terms errs by about
- * K * 2^-24 relative; rounding C to bf16 (f16) adds 2^-9 (2^-12).  s8 into s32 is exact;
- * f64 (DMMA) is within 1e-12. */
+ * K * 2^-24 relative; rounding C to bf16 (f16) adds 2^-9 (2^-12).  tf32 and fp8 inputs are
+ * rounded to their dtype on the host, so their products are exact too.  s8 into s32 is
+ * exact; f64 (DMMA) is within 1e-12. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "check.h"
 #include "cutec/interp.h"
+#include "cutec/numeric.h"
 #include "cutec/kernels.h"
 #include "kernels/ew_ref.h"
 #include "kernels/gemm/gemm_ref.h"
@@ -32,6 +34,9 @@ static double get(const void *p, cute_dtype d, int64_t i)
     case CUTE_F64: return ((const double *)p)[i];
     case CUTE_I8: return ((const int8_t *)p)[i];
     case CUTE_I32: return ((const int32_t *)p)[i];
+    case CUTE_TF32: return ((const float *)p)[i];
+    case CUTE_E4M3: return cute_e4m3_to_f32(((const uint8_t *)p)[i]);
+    case CUTE_E5M2: return cute_e5m2_to_f32(((const uint8_t *)p)[i]);
     default: return NAN;
     }
 }
@@ -46,6 +51,9 @@ static void set(void *p, cute_dtype d, int64_t i, double v)
     case CUTE_F64: ((double *)p)[i] = v; break;
     case CUTE_I8: ((int8_t *)p)[i] = (int8_t)v; break;
     case CUTE_I32: ((int32_t *)p)[i] = isnan(v) ? INT32_MIN : (int32_t)v; break;
+    case CUTE_TF32: ((float *)p)[i] = cute_f64_to_tf32(v); break;
+    case CUTE_E4M3: ((uint8_t *)p)[i] = cute_f64_to_e4m3(v); break;
+    case CUTE_E5M2: ((uint8_t *)p)[i] = cute_f64_to_e5m2(v); break;
     default: break;
     }
 }
@@ -162,6 +170,9 @@ static const struct {
     {CUTE_F16, {CUTE_F16, CUTE_F32, CUTE_BF16}, 3},
     {CUTE_I8, {CUTE_I32}, 1},
     {CUTE_F64, {CUTE_F64}, 1},
+    {CUTE_TF32, {CUTE_F32}, 1},
+    {CUTE_E4M3, {CUTE_F32, CUTE_BF16, CUTE_F16}, 3},
+    {CUTE_E5M2, {CUTE_F16, CUTE_F32}, 2},
 };
 
 static void matrix(cute_gemm_lib *lib, cute_backend *b, const char *backend, const int64_t (*shapes)[4],
