@@ -4,6 +4,7 @@
 # gaussian inputs, and registers/spills of the library's kernels.  Results go to $OUT
 # (default build/device-out); the log's tail is printed.
 #   SIZES=4096,8192 ITERS=10 DTYPES="bf16 f16" sh scripts/device-tc.sh
+#   DTYPES="bf16 f16 tf32 s8 e4m3 f64" for every dtype the library and cuBLAS share
 set -u
 out=${OUT:-build/device-out}
 mkdir -p "$out"
@@ -23,6 +24,11 @@ iters=${ITERS:-10}
     done
     echo "== bench mma (the mma.sync ceiling)"
     build/cutec bench mma --iters 5 2>&1
+    echo "== run gemm: every element of odd-sized, batched products against float64"
+    for d in "bf16 --out-dtype f32" "f16" "tf32" "s8" "e4m3 --out-dtype bf16" "f64"; do
+        # shellcheck disable=SC2086
+        build/cutec run gemm --dtype $d --m 1021 --n 509 --k 263 --batch 3 --layout tnt 2>&1 | tail -n 2
+    done
     for d in ${DTYPES:-bf16 f16}; do
         echo "== bench gemm $d tn (K-major A and B)"
         build/cutec bench gemm --dtype $d --layout tn --sizes $sizes --iters $iters 2>&1

@@ -3,7 +3,8 @@
  *
  * What the source looks like (the contract the runtime and the interpreter rely on):
  *  - each kernel `extern "C" __global__ void <name>(params...)`, parameters in IR order:
- *    pointers `T *__restrict__` (opts.no_restrict drops the qualifier), scalars by value;
+ *    pointers `T *`, `T *__restrict__` where the kernel says no two of them reach the same
+ *    memory (cute_ir_func.noalias; opts.no_restrict drops it anyway), scalars by value;
  *    `__launch_bounds__(max_threads)` when set; dynamic shared memory is
  *    `extern __shared__ __align__(1024) unsigned char cute_smem[]`;
  *  - C types: i1 bool, i8..u64 the fixed-width integers (typedefs i8 ... u64), f32 float,
@@ -12,7 +13,9 @@
  *    (round to nearest even), so f16 FMA rounds twice (f32, then f16);
  *  - a vector register (lanes > 1) is `struct __align__(A) <t>x<n> { <t> v[n]; }` with A the
  *    vector's size when that is a power of two <= 16 (else 16, or the element's size): a
- *    LOAD/STORE of 4, 8 or 16 bytes is one LDG/STG/LDS/STS of that width;
+ *    LOAD/STORE of 4, 8 or 16 bytes is one LDG/STG/LDS/STS of that width (a global STORE of
+ *    8 or 16 bytes of 8- or 16-bit lanes is inline PTX st.global.v2/v4 of the value's
+ *    32-bit words: NVVM would split that C assignment);
  *  - one C local per virtual register, `r<id>` or `r<id>_<hint>`; mutable registers are
  *    declared at the top of the kernel;
  *  - semantics where C leaves a choice: integer DIV/REM truncate (C); signed overflow and
@@ -41,7 +44,7 @@ typedef struct cute_cuda_c_opts {
     const char *arch;     /* "sm_90a", "sm_80", "compute_90": checked (sm_70 at least);
                              NULL: any.  The source itself does not depend on it. */
     bool line_directives; /* #line "file" from call sites (for -lineinfo) instead of comments */
-    bool no_restrict;     /* pointer parameters without __restrict__ (when they may alias) */
+    bool no_restrict;     /* no __restrict__, even on the parameters of a noalias kernel */
 } cute_cuda_c_opts;
 
 /* Generate the source of n kernels (verified IR: cute_ir_verify) as one translation unit.

@@ -152,6 +152,8 @@ typedef struct cute_ir_func {
     uint32_t nparams, pcap;
     int64_t smem_bytes;     /* dynamic shared memory the kernel uses */
     int max_threads;        /* __launch_bounds__ when > 0 */
+    bool noalias;           /* no memory is reached through two pointer parameters (the
+                               JIT proves it at each call): CUDA C gives them __restrict__ */
     int min_blocks;         /* ... and its blocks-per-SM hint when > 0 */
     int cluster_dims[3];    /* __cluster_dims__ when all > 0: blocks per cluster, fixed */
     cute_ir_arena *arena;

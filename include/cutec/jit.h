@@ -54,6 +54,10 @@ typedef struct cute_arg_spec {
     uint8_t compact; /* tensors: 0 layout text; 1 the text is a shape, compact column-major
                         (strides follow from the extents, as mark_compact_shape_dynamic);
                         2 likewise row-major */
+    uint8_t may_alias; /* tensors: 1 when this tensor may share memory with another argument
+                          (an in-place call).  Where no spec says so, the kernels' pointers
+                          are __restrict__ and cute_call refuses a call in which a tensor
+                          the kernels write overlaps another argument. */
 } cute_arg_spec;
 
 cute_arg_spec cute_spec_tensor(cute_dtype d, const char *layout, int align_bytes);
@@ -205,6 +209,9 @@ typedef struct cute_dlpack_tensor {
  * not take, or data outside buf */
 bool cute_call_dlpack(const cute_dlpack_tensor *t, const cute_buffer *buf, cute_call_arg *out,
                       char *err, size_t n);
+/* do two tensor arguments reach a common byte of one buffer (their extents, from the lowest
+ * to the highest element, overlap)? */
+bool cute_call_args_overlap(const cute_call_arg *a, const cute_call_arg *b);
 /* is this tensor argument compact row-major (size-1 modes may have any stride)? */
 bool cute_call_arg_row_major(const cute_call_arg *x);
 /* the largest power of two up to `most` that the argument's data address is a multiple of */

@@ -2,6 +2,7 @@
 #ifndef CUTEC_ATOM_INTERNAL_H
 #define CUTEC_ATOM_INTERNAL_H
 
+#include "cutec/copy.h"
 #include "cutec/inst.h"
 #include "cutec/layout.h"
 #include "cutec/tensor.h"
@@ -11,6 +12,8 @@ cute_tiler tiler_tuple(cute_alg *c, int n, const cute_tiler *const *parts);
 /* the tiler of one int: n:1 */
 cute_tiler int_tiler(cute_alg *c, cute_int n);
 
+/* is this a UniversalCopy atom (one access of its values, as tensor_access_chunk does)? */
+bool copy_atom_is_universal(const cute_copy_atom *a);
 /* the registers of a register tensor's n elements, in order (false: not a register tensor,
  * or not statically indexed; the context is failed naming `who`) */
 bool atom_rmem_regs(cute_ctx *c, const cute_tensor *t, int n, cute_vreg *out, const char *who);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #define CUTEC_NO_SITE_MACROS
+#include "atom/atom_internal.h"
 #include "cutec/copy.h"
 #include "atom/atom_internal.h"
 #include "tensor/tensor_internal.h"
@@ -66,7 +67,7 @@ void cute_clear(cute_ctx *c, cute_tensor t) { cute_fill(c, t, 0.0); }
 static void zero_where_not(cute_ctx *c, cute_tensor dst, int n)
 {
     if (dst.kind != CUTE_TENSOR_RMEM) return;
-    cute_vreg z = cute_val_const(c, (cute_dtype)dst.dtype, 0.0).r;
+    cute_vreg z = ctx_const_int(c, (cute_dtype)dst.dtype, 0); /* 0 and 0.0: all bits zero */
     for (int i = 0; i < n && !c->alg.failed; i++) {
         cute_int off = cute_add(&c->alg, dst.offset, cute_layout_eval(&c->alg, &dst.layout, cute_i(i)));
         cute_ir_mov(&c->b, dst.regs[off.v], z);
@@ -163,6 +164,30 @@ static cute_layout by_atom(cute_ctx *c, const cute_layout *L, int vals)
     return cute_zipped_divide(&c->alg, L, &T);
 }
 
+/* one atom's values under a predicate: the atom's instruction where all its values are in;
+ * else value by value (a vector straddling the edge of a matrix still moves its inside
+ * part).  A UniversalCopy load of narrow elements into registers joins its branches on
+ * 32-bit words (tensor_load_chunk_if); other copies clear the registers first.  A store's
+ * pointer is computed before the branch, for the vector store and the fallback (loads keep
+ * theirs inside: hoisted, they cost the pipelined SGEMM registers and spills). */
+static void atom_if(cute_ctx *c, const cute_copy_atom *atom, cute_tensor sj, cute_tensor dj,
+                    int vals, cute_vreg all, const cute_vreg *each)
+{
+    if (sj.kind != CUTE_TENSOR_RMEM && dj.kind == CUTE_TENSOR_RMEM && copy_atom_is_universal(atom) &&
+        tensor_load_by_words(&sj, vals) && tensor_vector_width(c, &sj, vals) == vals) {
+        cute_vreg regs[64];
+        if (atom_rmem_regs(c, &dj, vals, regs, "cute_copy_if")) tensor_load_chunk_if(c, &sj, 0, vals, all, each, 0.0, regs);
+        return;
+    }
+    zero_where_not(c, dj, vals);
+    tensor_hoist_ptr(c, &dj, 0, vals);
+    ctx_open_if(c, all);
+    atom->emit(c, atom, sj, dj, 0);
+    ctx_open_else(c);
+    one_by_one(c, atom, sj, dj, each, vals);
+    ctx_close(c);
+}
+
 static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,
                        const cute_ssa *pred, bool whole, const char *what)
 {
@@ -184,8 +209,8 @@ static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src,
         cute_ctx_fail(c, "%s: the predicate must be an i1 TensorSSA shaped like the source", what);
         return;
     }
-    if (atom->autovec) {
-        if (pred) zero_where_not(c, dst, n);
+    if (atom->autovec) { /* a predicated load from memory already gives 0 where pred fails */
+        if (pred && src.kind == CUTE_TENSOR_RMEM) zero_where_not(c, dst, n);
         autovec(c, src, dst, pred);
         return;
     }
@@ -195,7 +220,7 @@ static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src,
     d.layout = by_atom(c, &dst.layout, dvals);
     cute_layout order = cute_make_layout(&c->alg, src.layout.shape); /* element -> pred index */
     cute_layout order_by = by_atom(c, &order, vals);
-    if (pred) zero_where_not(c, dst, n);
+    if (pred && (vals == 1 || vals > 64 || whole)) zero_where_not(c, dst, n);
     cute_tuple under = cute_tuple_int(cute_underscore());
     for (int j = 0; j < n / vals && !c->alg.failed; j++) {
         cute_tuple crd = cute_tuple_of(&c->alg, 2, (cute_tuple[]){under, cute_tuple_int(cute_i(j))});
@@ -206,24 +231,17 @@ static void copy_atoms(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src,
             atom->emit(c, atom, sj, dj, 0);
             continue;
         }
-        /* the atom's instruction where all its values are in; else value by value (a
-         * vector straddling the edge of a matrix still moves its inside part) */
         cute_tuple po;
         cute_layout pl = cute_slice_and_offset(&c->alg, &crd, &order_by, &po);
         cute_vreg each[64], all = 0;
         for (int i = 0; i < vals && i < 64 && !c->alg.failed; i++) {
             each[i] = pred->v[po.leaf[0].v + cute_layout_eval(&c->alg, &pl, cute_i(i)).v];
-            all = all ? cute_ir_op(&c->b, CUTE_OP_AND, cute_type_of(CUTE_I1), all, each[i], 0) : each[i];
+            all = all ? ctx_pure_op(c, CUTE_OP_AND, cute_type_of(CUTE_I1), all, each[i]) : each[i];
         }
-        if (vals == 1 || vals > 64 || whole) {
+        if (vals == 1 || vals > 64 || whole)
             atom->emit(c, atom, sj, dj, all);
-            continue;
-        }
-        ctx_open_if(c, all);
-        atom->emit(c, atom, sj, dj, 0);
-        ctx_open_else(c);
-        one_by_one(c, atom, sj, dj, each, vals);
-        ctx_close(c);
+        else
+            atom_if(c, atom, sj, dj, vals, all, each);
     }
 }
 

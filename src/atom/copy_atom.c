@@ -7,6 +7,7 @@
 #define CUTEC_NO_SITE_MACROS
 #include "atom/atom_internal.h"
 #include "cutec/copy.h"
+#include "atom/atom_internal.h"
 #include "cutec/notation.h"
 #include "tensor/tensor_internal.h"
 #include "trace/ctx_internal.h"
@@ -79,6 +80,8 @@ static void universal_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor 
     }
     if (pred) ctx_close(c);
 }
+
+bool copy_atom_is_universal(const cute_copy_atom *a) { return a->emit == universal_emit && !a->autovec; }
 
 static cute_copy_atom atom_row(cute_alg *c, const char *name, cute_dtype d, int vals, int bits)
 {

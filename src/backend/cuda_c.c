@@ -174,7 +174,7 @@ static bool signature(cc_fn *e)
         const char *ty = cc_type(e, t, tb);
         if (!ty) return false;
         if (t.dtype == CUTE_PTR)
-            cc_printf(e->out, "%s%s%s", ty, e->m->o->no_restrict ? "" : "__restrict__ ",
+            cc_printf(e->out, "%s%s%s", ty, f->noalias && !e->m->o->no_restrict ? "__restrict__ " : "",
                       cc_reg(e, f->params[i], name));
         else if (t.dtype == CUTE_TMAP) /* by value, in parameter space: its address is TMA's */
             cc_printf(e->out, "const __grid_constant__ %s %s", ty, cc_reg(e, f->params[i], name));

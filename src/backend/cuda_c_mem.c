@@ -35,6 +35,33 @@ static bool load(cc_fn *e, const cute_ir_inst *in)
     return true;
 }
 
+/* An 8- or 16-byte vector of 8- or 16-bit lanes stored to global memory leaves as one
+ * st.global.v2/v4 of its 32-bit words.  Written as a C assignment, NVVM splits the struct
+ * into u16/v2.u16 pieces and, where the address comes from run-time strides, does not merge
+ * them again (4 to 7 stores per vector under 64-bit indices), so the width the IR says was
+ * not the width the GPU did.  Vectors of 32- and 64-bit lanes stay C assignments: NVVM keeps
+ * those whole (st.global.v4.f32 in every GEMM epilogue), and the asm would cost ptxas
+ * registers there (the pipelined SGEMM spilled 64 bytes more).  "memory": no other access
+ * moves across it. */
+static bool global_vector_store(cc_fn *e, const cute_ir_inst *in, cute_type t, const char *p)
+{
+    int lane = cute_dtype_bytes((cute_dtype)t.dtype), bytes = lane * t.lanes;
+    if (t.lanes == 1 || lane >= 4 || (bytes != 8 && bytes != 16) ||
+        cc_is_smem_ptr(cute_ir_type(e->f, in->a[0])))
+        return false;
+    int n = bytes / 4;
+    cute_type wt = cute_type_vec(CUTE_U32, n);
+    char tb[CC_NAME], v[CC_NAME], ops[CC_EXPR];
+    const char *ty = cc_type(e, wt, tb);
+    if (!ty) return false;
+    e->m->needs |= NEED_BITCAST;
+    int k = snprintf(ops, sizeof ops, "\"l\"(%s)", p);
+    for (int i = 0; i < n; i++) k += snprintf(ops + k, sizeof ops - k, ", \"r\"(w.v[%d])", i);
+    cc_line(e, "{ %s w = cute_bitcast<%s>(%s); asm volatile(\"st.global.v%d.b32 [%%0], {%s};\" :: %s : \"memory\"); }",
+            ty, ty, cc_reg(e, in->a[1], v), n, n == 2 ? "%1, %2" : "%1, %2, %3, %4", ops);
+    return true;
+}
+
 static bool store(cc_fn *e, const cute_ir_inst *in)
 {
     char p[CC_EXPR], v[CC_NAME], tb[CC_NAME];
@@ -42,6 +69,7 @@ static bool store(cc_fn *e, const cute_ir_inst *in)
     const char *ty = cc_type(e, t, tb);
     if (!ty) return false;
     cc_ptr(e, in->a[0], p);
+    if (global_vector_store(e, in, t, p)) return true;
     if (t.lanes == 1) {
         cc_line(e, "*%s = %s;", p, cc_reg(e, in->a[1], v));
     } else if (whole(t)) {

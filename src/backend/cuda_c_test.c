@@ -490,10 +490,26 @@ static void test_bits(void)
 }
 
 /* the emitted source of axpy, against testdata/axpy.cu */
+/* __restrict__ only on the pointers of a kernel that says they never alias */
+static void test_restrict(void)
+{
+    cute_ir_func *k = axpy();
+    char *src = emit(&k, 1, NULL);
+    CHECK(src && strstr(src, "f32 *r1_x, f32 *r2_y") && !strstr(src, "__restrict__"),
+          "pointers that may alias: no __restrict__:\n%s", src ? src : "");
+    free(src);
+    k->noalias = true;
+    src = emit(&k, 1, &(cute_cuda_c_opts){.no_restrict = true});
+    CHECK(src && !strstr(src, "__restrict__"), "no_restrict drops it from a noalias kernel");
+    free(src);
+    cute_ir_func_free(k);
+}
+
 static void test_golden(void)
 {
     const char *path = "src/backend/testdata/axpy.cu";
     cute_ir_func *k = axpy();
+    k->noalias = true;
     char *src = emit(&k, 1, NULL);
     if (src && getenv("CUTEC_UPDATE_GOLDEN")) {
         FILE *f = fopen(path, "wb");
@@ -719,6 +735,7 @@ int main(void)
 {
     test_bits();
     test_golden();
+    test_restrict();
     test_refusals();
     char err[512];
     cute_nvrtc *nv;

@@ -75,9 +75,21 @@ static bool inside(cute_cublas *h, const char *name, const cute_call_arg *x)
     return true;
 }
 
+/* f16 into bf16 or bf16 into f16: pairs of the library that cuBLAS has no kernel for (its
+ * 16-bit inputs write their own type or f32) */
+static bool cublas_lacks(cute_dtype in, cute_dtype out)
+{
+    return (in == CUTE_F16 && out == CUTE_BF16) || (in == CUTE_BF16 && out == CUTE_F16);
+}
+
 static bool check_dtypes(cute_cublas *h, const cute_call_arg *x[3])
 {
     cute_dtype in = (cute_dtype)x[0]->dtype, out = (cute_dtype)x[2]->dtype;
+    if (x[1]->dtype == in && cublas_lacks(in, out)) {
+        cublas_say(h->err, sizeof h->err, "cuBLAS has no kernel for %s inputs into a %s C (only %s or f32)",
+                   cute_dtype_name(in), cute_dtype_name(out), cute_dtype_name(in));
+        return false;
+    }
     if (x[1]->dtype != in || !gemm_ref_pair_ok(in, out) || cuda_type(in) < 0) {
         cublas_say(h->err, sizeof h->err, "cuBLAS reference: dtypes A %s, B %s, C %s: not a GEMM the "
                    "library knows", cute_dtype_name(in), cute_dtype_name((cute_dtype)x[1]->dtype),

@@ -107,9 +107,12 @@ static int emit(const ew_opts *o)
     cute_runtime_set_target_arch(rt, o->arch); /* atoms are checked against it */
     int64_t stride[4];
     row_major(o, stride);
-    cute_buffer fake = {(void *)(uintptr_t)4096, (size_t)1 << 40, 0, 0}; /* aligned, never read */
+    /* aligned, never read; the output apart from the inputs (the kernel a call with
+     * separate tensors gets, with __restrict__ pointers) */
+    cute_buffer fake = {(void *)(uintptr_t)4096, (size_t)1 << 40, 0, 0};
+    cute_buffer fake_out = {(void *)((uintptr_t)1 << 41), (size_t)1 << 40, 0, 1};
     cute_call_arg a = cute_call_tensor(&fake, 0, o->dtype, o->ndim, o->shape, stride);
-    cute_call_arg c = cute_call_tensor(&fake, 0, o->out_dtype, o->ndim, o->shape, stride);
+    cute_call_arg c = cute_call_tensor(&fake_out, 0, o->out_dtype, o->ndim, o->shape, stride);
     cute_call_arg in[2] = {a, a};
     const cute_fn *f = cute_ew_compile(rt, "ew", cute_ew_op_expr, (void *)(intptr_t)o->op,
                                  cute_ew_op_arity(o->op), in, &c, NULL, err, sizeof err);

@@ -183,6 +183,9 @@ static const char *cublas_words(cute_dtype in)
     case CUTE_F32: return "cublasGemmStridedBatchedEx, CUBLAS_COMPUTE_32F: no TF32";
     case CUTE_F64: return "cublasGemmStridedBatchedEx, CUBLAS_COMPUTE_64F";
     case CUTE_I8: return "cublasGemmStridedBatchedEx, CUBLAS_COMPUTE_32I";
+    case CUTE_TF32: return "cublasGemmStridedBatchedEx on the f32 words, CUBLAS_COMPUTE_32F_FAST_TF32";
+    case CUTE_E4M3:
+    case CUTE_E5M2: return "cublasLtMatmul, CUBLAS_COMPUTE_32F, unit per-tensor scales";
     default: return "cublasGemmStridedBatchedEx, CUBLAS_COMPUTE_32F";
     }
 }

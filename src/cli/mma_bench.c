@@ -49,7 +49,7 @@ static double element(cute_dtype d, const void *p, int64_t i)
 /* constant operands, CHECK_ITERS rounds: every thread must write the exact count */
 static bool check_row(cute_backend *b, peak_run *r, size_t bytes, char *why, size_t n)
 {
-    const mma_peak_shape s = {THREADS, CHAINS, UNROLL};
+    const mma_peak_shape s = {THREADS, CHAINS, UNROLL, BLOCKS_PER_SM};
     void *host = malloc(bytes);
     r->iters = CHECK_ITERS, r->vary = 0;
     bool ok = host && call_peak(r, 0) == CUTE_OK && b->vt->sync(b->self, NULL) == CUTE_OK &&
@@ -87,7 +87,7 @@ static int bench_row(cute_runtime *rt, const mma_opts *o, const mma_peak_row *ro
         return CLI_OK;
     }
     char err[2048];
-    const mma_peak_shape s = {THREADS, CHAINS, UNROLL};
+    const mma_peak_shape s = {THREADS, CHAINS, UNROLL, BLOCKS_PER_SM};
     peak_run r = {mma_peak_compile(rt, row, &s, err, sizeof err), NULL, row, (int64_t)d->sm_count * BLOCKS_PER_SM, 0, 0, ""};
     cute_buffer out = {0};
     size_t bytes = (size_t)r.blocks * THREADS * (size_t)cute_dtype_bytes(row->acc);

@@ -314,6 +314,7 @@ cute_status cute_call_prepare(const cute_fn *f, cute_call_frame *fr, int nargs,
     if (s == CUTE_OK) s = run_program(f, fr);
     if (s == CUTE_OK) s = check_derived(f, fr, args);
     if (s == CUTE_OK) s = build_opaques(f, fr, nargs, args);
+    if (s == CUTE_OK) s = jit_check_alias(f, fr, nargs, args);
     for (int i = 0; i < f->nlaunches && s == CUTE_OK; i++)
         s = prepare_launch(f, fr, &f->launches[i], args);
     if (s != CUTE_OK) fr->nlaunch = 0;

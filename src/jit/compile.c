@@ -293,6 +293,7 @@ const cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn hos
         cute_fn_free(f);
         return NULL;
     }
+    jit_mark_aliasing(f);
     cute_ctx_free(f->c); /* nothing after the compile needs the tracer */
     f->c = NULL;
     if (getenv("CUTEC_PRINT_IR")) /* CuTe DSL's CUTE_DSL_PRINT_IR: the traced kernels */

@@ -37,6 +37,7 @@ typedef struct arg_info {
     cute_arg_spec spec;
     int nleaves;
     spec_leaf shape[8], stride[8];
+    bool written;       /* a tensor some kernel stores to (alias.c) */
 } arg_info;
 
 /* --- the launch program (program.c) ----------------------------------------------------
@@ -132,6 +133,7 @@ struct cute_fn {
     opaque_rec opaques[MAX_OPAQUE];
     int nopaques;
     launch_rec *cur; /* the launch being traced */
+    bool noalias;    /* no spec may alias: the kernels' pointers are __restrict__ */
 };
 
 /* --- one call ---------------------------------------------------------------------------- */
@@ -174,5 +176,11 @@ struct cute_runtime {
     char name[16];
     int target_sm; /* what compiles target (cute_ctx_target_arch); 0: not known */
 };
+
+/* alias.c: after tracing, which tensors the kernels write and whether their pointers are
+ * __restrict__ (sets each kernel's noalias); at a call, refuse arguments that break it */
+void jit_mark_aliasing(cute_fn *f);
+cute_status jit_check_alias(const cute_fn *f, struct cute_call_frame *fr, int nargs,
+                            const cute_call_arg *args);
 
 #endif

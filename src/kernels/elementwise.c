@@ -1,15 +1,24 @@
-/* Elementwise kernels: out = expr(in...) over any shape and strides.
+/* Elementwise kernels: out = expr(in...) over any shape and strides, written as CuTe DSL's
+ * elementwise_apply and DESIGN.md's add_kernel are: zipped_divide by the block's tile, a
+ * TiledCopy's thread slice, a coordinate tensor partitioned like the data for the bounds
+ * predicate, copies predicated by it.  No index is computed by hand.
  *
- * The iteration space is out's shape, ordered so that out's unit-stride mode comes first.
- * Each tensor's layout over it is coalesced on its own (coalescing keeps the function of the
- * 1-D index), so compact tensors become N:1 and strided ones keep their modes.  The 1-D
- * domain is cut into chunks of `vec` elements (zipped_divide by vec:1); thread t of block b
- * takes chunks (b*U + u)*threads + t for u < U, so that neighbouring threads touch
- * neighbouring chunks.  A coordinate tensor cut the same way gives the bounds predicate.
- * Whether a chunk is one 16-byte access is decided by the algebra (cute_tensor_load). */
+ * The iteration space is the 1-D index over out's shape, ordered so that out's unit-stride
+ * mode comes first (the other modes from the last one back: row-major tensors are walked in
+ * memory order).  Each tensor's layout is coalesced on its own (coalescing keeps the
+ * function of the 1-D index): compact tensors become N:1, strided ones keep their modes.  A
+ * block's tile is threads * vectors * vec indices; a TiledCopy of `threads` threads by
+ * `vec` values gives thread t its vec-index chunks t, t + threads, ... of the tile, so that
+ * neighbouring threads touch neighbouring chunks.  A one-mode tensor is zipped_divide'd and
+ * partitioned like the coordinates; a tensor that kept several modes (its 1-D index does
+ * not divide through them at trace time) is viewed at each chunk's first coordinate, as
+ * CuTe's domain_offset, composed with vec:1.  The copies are AutoVectorizing
+ * (cute_copy_atom_autovec): each tensor moves its chunk with the widest access its layout
+ * and alignment prove, up to 16 bytes. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "cutec/copy.h"
 #include "cutec/kernels.h"
 #include "cutec/notation.h"
 
@@ -20,40 +29,63 @@ typedef struct ew_plan {
     void *user;
     int nin;
     int threads, vectors, vec;
+    bool walk[EW_MAX_IN + 1]; /* viewed at each chunk's coordinate (several modes) */
+    cute_tiled_copy tc; /* threads x vec values; its atom only lays out the partition */
 } ew_plan;
 
-/* chunk q of t: elements [q*vec, (q+1)*vec) of its 1-D domain.  The slice at the 1-D
- * coordinate q*vec moves the iterator there; the chunk's layout is t o vec:1, the same for
- * every chunk once vec divides t's leading mode (the host checked). */
-static cute_tensor chunk(cute_ctx *c, cute_tensor t, const ew_plan *p, cute_int q)
+/* one vec-element chunk of every tensor: in, compute, out */
+static void ew_chunk(cute_ctx *c, const ew_plan *p, cute_tensor tOut, const cute_tensor *tIn,
+                     cute_tensor tCrd, cute_int n)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_layout unit = cute_make_layout(a, cute_tuple_int(cute_i(p->vec)));
-    unit.stride.leaf[0] = cute_i(1);
-    cute_layout L = cute_compose(a, &t.layout, &unit);
-    cute_tensor at = cute_tensor_slice(c, t, cute_tuple_int(cute_mul(a, q, cute_i(p->vec))));
-    at.layout = L;
+    cute_ssa pred = cute_elem_less(c, tCrd, CUTE_CRD(n));
+    cute_ssa v[EW_MAX_IN];
+    for (int i = 0; i < p->nin; i++) {
+        cute_tensor rIn = cute_make_fragment_like(c, tIn[i]);
+        cute_copy_atom atom = cute_copy_atom_autovec(a, (cute_dtype)tIn[i].dtype);
+        cute_copy_if(c, &atom, pred, tIn[i], rIn);
+        v[i] = cute_tensor_load(c, rIn);
+    }
+    cute_tensor rOut = cute_make_fragment_like(c, tOut);
+    cute_tensor_store(c, rOut, cute_ssa_cvt(c, p->expr(c, v, p->nin, p->user), (cute_dtype)tOut.dtype));
+    cute_copy_atom atom = cute_copy_atom_autovec(a, (cute_dtype)tOut.dtype);
+    cute_copy_if(c, &atom, pred, rOut, tOut);
+}
+
+/* tensor k's values of chunk u: a slice of its partition, or (several modes) the tensor
+ * viewed at the chunk's first coordinate, vec consecutive indices */
+static cute_tensor chunk_of(cute_ctx *c, const ew_plan *p, int k, cute_tensor part, int u,
+                            cute_tensor crd)
+{
+    if (!p->walk[k]) return CUTE_SLICE(c, part, CUTE_ALL, u);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor at = cute_tensor_domain_offset(c, part, crd.coord);
+    cute_layout run = cute_make_layout(a, crd.layout.shape); /* vec:1, shaped as the others */
+    at.layout = cute_compose(a, &at.layout, &run);
     return at;
 }
 
-static void ew_kernel(cute_ctx *c, cute_tensor out, cute_tensor in0, cute_tensor in1,
-                      cute_tensor in2, cute_tensor coords, cute_int n)
+/* a tensor's values of this block for this thread: its partition (one mode), or itself */
+static cute_tensor thread_part(cute_ctx *c, const ew_plan *p, int k, cute_thr_copy thr,
+                               cute_tensor g, cute_tuple blk)
+{
+    return p->walk[k] ? g : cute_partition_S(c, thr, cute_tensor_slice(c, g, blk));
+}
+
+static void ew_kernel(cute_ctx *c, cute_tensor gOut, cute_tensor gIn0, cute_tensor gIn1,
+                      cute_tensor gIn2, cute_tensor cOut, cute_int n)
 {
     const ew_plan *p = cute_ctx_user(c);
-    cute_alg *a = cute_ctx_alg(c);
-    cute_tensor ins[EW_MAX_IN] = {in0, in1, in2};
-    cute_int tid = cute_thread_idx(c, 0), bid = cute_block_idx(c, 0);
-    for (int u = 0; u < p->vectors; u++) { /* unrolled at trace time */
-        cute_int q = cute_add(a, cute_mul(a, cute_add(a, cute_mul(a, bid, cute_i(p->vectors)), cute_i(u)),
-                                          cute_i(p->threads)),
-                              tid);
-        cute_tensor crd = chunk(c, coords, p, q);
-        cute_tuple extent = cute_tuple_int(n);
-        cute_ssa pred = cute_elem_less(c, crd, extent);
-        cute_ssa v[EW_MAX_IN];
-        for (int i = 0; i < p->nin; i++) v[i] = cute_tensor_load_if(c, chunk(c, ins[i], p, q), pred, 0.0);
-        cute_ssa r = p->expr(c, v, p->nin, p->user);
-        cute_tensor_store_if(c, chunk(c, out, p, q), cute_ssa_cvt(c, r, (cute_dtype)out.dtype), pred);
+    cute_tensor gIn[EW_MAX_IN] = {gIn0, gIn1, gIn2}, tIn[EW_MAX_IN], in[EW_MAX_IN];
+    cute_tuple blk = CUTE_CRD(CUTE_ALL, cute_block_idx(c, 0)); /* (tile, this block) */
+    cute_thr_copy thr = cute_tiled_copy_slice(&p->tc, cute_thread_idx(c, 0));
+    cute_tensor tCrd = cute_partition_S(c, thr, cute_tensor_slice(c, cOut, blk)); /* (vec, U) */
+    cute_tensor tOut = thread_part(c, p, p->nin, thr, gOut, blk);
+    for (int i = 0; i < p->nin; i++) tIn[i] = thread_part(c, p, i, thr, gIn[i], blk);
+    for (int u = 0; u < p->vectors; u++) { /* unrolled at trace time, chunk by chunk */
+        cute_tensor crd = CUTE_SLICE(c, tCrd, CUTE_ALL, u);
+        for (int i = 0; i < p->nin; i++) in[i] = chunk_of(c, p, i, tIn[i], u, crd);
+        ew_chunk(c, p, chunk_of(c, p, p->nin, tOut, u, crd), in, crd, n);
     }
 }
 
@@ -71,6 +103,28 @@ static cute_tensor reorder(cute_ctx *c, cute_tensor t, int first)
     return t;
 }
 
+/* the widest chunk (16 bytes of the widest type, down to one element) that every tensor
+ * divides into without assuming anything */
+static int chunk_width(cute_alg *a, const cute_tensor *t, int n)
+{
+    int maxbytes = 1;
+    for (int i = 0; i < n; i++) {
+        int b = cute_dtype_bytes((cute_dtype)t[i].dtype);
+        if (b > maxbytes) maxbytes = b;
+    }
+    int vec = 16 / maxbytes;
+    for (; vec > 1; vec /= 2) {
+        cute_alg_trial trial;
+        cute_alg_trial_begin(a, &trial);
+        for (int i = 0; i < n && !a->failed; i++) {
+            cute_layout unit = cute_make_layout(a, cute_tuple_int(cute_i(vec)));
+            cute_compose(a, &t[i].layout, &unit);
+        }
+        if (cute_alg_trial_end(a, &trial)) break; /* else: try a narrower chunk */
+    }
+    return vec;
+}
+
 static void ew_host(cute_ctx *c, const cute_arg *args)
 {
     ew_plan *p = cute_ctx_user(c);
@@ -79,33 +133,28 @@ static void ew_host(cute_ctx *c, const cute_arg *args)
     int first = -1, r = cute_rank(&out.layout);
     for (int i = 0; i < r && !cute_tuple_is_int(&out.layout.shape); i++)
         if (cute_is_const(out.layout.stride.leaf[i], 1)) first = i;
-    cute_tensor t[EW_MAX_IN + 1];
+    cute_tensor t[EW_MAX_IN + 1], g[EW_MAX_IN + 1];
     for (int i = 0; i <= p->nin; i++) {
         t[i] = reorder(c, args[i].tensor, first);
         t[i].layout = cute_coalesce(a, &t[i].layout);
     }
-    cute_int n = cute_size(a, &out.layout);
-    cute_tensor coords = cute_make_identity_tensor(c, cute_tuple_int(n));
-    /* the widest chunk every tensor divides into without assuming anything */
-    int maxbytes = 1;
+    p->vec = chunk_width(a, t, p->nin + 1);
+    cute_layout thr = cute_make_layout(a, cute_tuple_int(cute_i(p->threads)));
+    cute_layout val = cute_make_layout(a, cute_tuple_int(cute_i(p->vec)));
+    cute_copy_atom atom = cute_copy_atom_autovec(a, (cute_dtype)out.dtype);
+    p->tc = cute_make_tiled_copy_tv(a, &atom, &thr, &val);
+    cute_layout tile = cute_make_layout(a, cute_tuple_int(cute_i(p->threads * p->vectors * p->vec)));
+    cute_tiler tiler = cute_tiler_layout(&tile);
     for (int i = 0; i <= p->nin; i++) {
-        int b = cute_dtype_bytes((cute_dtype)t[i].dtype);
-        if (b > maxbytes) maxbytes = b;
+        p->walk[i] = cute_rank(&t[i].layout) > 1;
+        g[i] = p->walk[i] ? t[i] : cute_tensor_zipped_divide(c, t[i], &tiler);
     }
-    for (p->vec = 16 / maxbytes; p->vec > 1; p->vec /= 2) {
-        cute_alg_trial trial;
-        cute_alg_trial_begin(a, &trial);
-        for (int i = 0; i <= p->nin && !a->failed; i++) {
-            cute_layout unit = cute_make_layout(a, cute_tuple_int(cute_i(p->vec)));
-            cute_compose(a, &t[i].layout, &unit);
-        }
-        if (cute_alg_trial_end(a, &trial)) break; /* else: try a narrower chunk */
-    }
-    int per_block = p->threads * p->vectors * p->vec;
-    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, n, cute_i(per_block))},
-                           .block = {cute_i(p->threads)}};
-    cute_tensor in1 = p->nin > 1 ? t[1] : t[p->nin], in2 = p->nin > 2 ? t[2] : t[p->nin];
-    CUTE_LAUNCH(c, ew_kernel, cfg, t[p->nin], t[0], in1, in2, coords, n);
+    cute_int n = cute_size(a, &out.layout);
+    cute_tensor cOut = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, cute_tuple_int(n)), &tiler);
+    cute_layout rest = cute_get(a, &cOut.layout, 1);
+    cute_launch_cfg cfg = {.grid = {cute_size(a, &rest)}, .block = {cute_i(p->threads)}};
+    cute_tensor in1 = g[p->nin > 1 ? 1 : 0], in2 = g[p->nin > 2 ? 2 : 0];
+    CUTE_LAUNCH(c, ew_kernel, cfg, g[p->nin], g[0], in1, in2, cOut, n);
 }
 
 /* a spec for an argument: compact row-major when it is, else dynamic extents and strides
@@ -138,8 +187,11 @@ const cute_fn *cute_ew_compile(cute_runtime *rt, const char *name, cute_ew_expr 
         snprintf(err, n, "%s: %d inputs (1 to %d)", name, nin, EW_MAX_IN);
         return NULL;
     }
-    ew_plan p = {expr, user, nin, cfg && cfg->threads ? cfg->threads : 256,
-                 cfg && cfg->vectors ? cfg->vectors : 4, 1};
+    ew_plan p;
+    memset(&p, 0, sizeof p);
+    p.expr = expr, p.user = user, p.nin = nin;
+    p.threads = cfg && cfg->threads ? cfg->threads : 256;
+    p.vectors = cfg && cfg->vectors ? cfg->vectors : 4;
     cute_arg_spec specs[EW_MAX_IN + 1];
     /* the data pointers' alignment is what the call gives: promise only what it has */
     for (int i = 0; i <= nin; i++) {
@@ -147,6 +199,8 @@ const cute_fn *cute_ew_compile(cute_runtime *rt, const char *name, cute_ew_expr 
         specs[i] = spec_of(x);
         specs[i].align = cute_call_arg_alignment(x, specs[i].align);
     }
+    /* an in-place call (out overlaps an input) gets a kernel without __restrict__ */
+    for (int i = 0; i < nin; i++) specs[nin].may_alias |= cute_call_args_overlap(out, &in[i]);
     for (int i = 0; i <= nin; i++)
         if (specs[i].align < cute_dtype_bytes((cute_dtype)specs[i].dtype)) {
             snprintf(err, n, "%s: argument %d is not aligned to its element size", name, i);

@@ -104,10 +104,13 @@ void cute_ew_lib_free(cute_ew_lib *lib)
 }
 
 /* what decides the compiled code: op, dtypes, rank, which arguments are compact, which
- * strides are 1, and how aligned each data pointer is */
+ * strides are 1, how aligned each data pointer is, and whether the output overlaps an input
+ * (an in-place call: no __restrict__) */
 static void key_of(char *key, size_t n, cute_ew_op op, int nin, const cute_call_arg *args)
 {
-    int len = snprintf(key, n, "%s", names[op]);
+    bool in_place = false;
+    for (int i = 0; i < nin; i++) in_place |= cute_call_args_overlap(&args[nin], &args[i]);
+    int len = snprintf(key, n, "%s%s", names[op], in_place ? "|in-place" : "");
     for (int i = 0; i <= nin; i++) {
         const cute_call_arg *x = &args[i];
         int align = cute_call_arg_alignment(x, 16);

@@ -84,6 +84,7 @@ static void peak_kernel(cute_ctx *c, cute_tensor out, cute_int iters, cute_int a
     cute_alg *a = cute_ctx_alg(c);
     int na = group_count(I, "a"), nb = group_count(I, "b"), nacc = group_count(I, "d");
     bool f64 = p->row->acc == CUTE_F64;
+    cute_kernel_min_blocks(c, p->shape.blocks_per_sm);
     cute_int gid = cute_add(a, cute_mul(a, cute_block_idx(c, 0), cute_i(p->shape.threads)), cute_thread_idx(c, 0));
     cute_val hash = cute_val_binop(c, CUTE_OP_MUL, cute_int_value(c, gid, CUTE_U32), cute_val_int(c, CUTE_U32, 0x9E3779B1));
     cute_val v = cute_int_value(c, vary, CUTE_U32), abits = cute_int_value(c, a_bits, CUTE_U32),

@@ -35,6 +35,7 @@ typedef struct mma_peak_shape {
     int threads; /* per block */
     int chains;  /* independent accumulators per thread */
     int unroll;  /* mma rounds per loop iteration */
+    int blocks_per_sm; /* resident blocks the registers must allow (0: no request) */
 } mma_peak_shape;
 
 /* Compile the row's kernel.  Its arguments: out (acc dtype, (threads, blocks) compact

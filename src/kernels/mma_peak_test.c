@@ -13,7 +13,7 @@
 #include "cutec/nvrtc.h"
 #include "kernels/mma_peak.h"
 
-static const mma_peak_shape shape = {64, 3, 2};
+static const mma_peak_shape shape = {64, 3, 2, 0};
 
 static int count(const char *s, const char *what)
 {

@@ -872,9 +872,44 @@ static void print_table(void)
         printf("  %7d  %s\n", REASON[i].n, REASON[i].text);
 }
 
+/* sw(offset + L(i)) with dynamic offsets, against the static evaluation after substitution:
+ * the period rule (cute_composed_eval keeps multiples of the period out of the swizzle) must
+ * not change a value, for offsets that are multiples of the period (a stage) and offsets
+ * that are not (a thread's part), and for negative offsets */
+static void swizzle_period_rule(void)
+{
+    static const cute_swizzle sws[] = {{3, 3, 3}, {2, 3, 3}, {3, 4, 3}, {1, 2, -2}};
+    for (size_t w = 0; w < sizeof sws / sizeof sws[0]; w++) {
+        cute_symbolic *S = cute_symbolic_new();
+        cute_alg c;
+        cute_symbolic_bind(S, &c);
+        int64_t P = cute_swizzle_period(sws[w]);
+        cute_int q = cute_symbolic_symbol(S, "Q", P, CUTE_SYM_NO_BOUND);
+        cute_int t = cute_symbolic_symbol(S, "T", 1, CUTE_SYM_NO_BOUND);
+        cute_layout L = cute_layout_parse(&c, "(8,64,3):(64,1,2048)");
+        cute_composed stage = cute_make_composed(&c, sws[w], q, &L);
+        cute_composed thread = cute_make_composed(&c, sws[w], cute_add(&c, q, t), &L);
+        int bad = 0;
+        for (int64_t i = 0; i < 8 * 64 * 3; i += 7) {
+            cute_int a = cute_composed_eval(&c, &stage, cute_i(i)), b = cute_composed_eval(&c, &thread, cute_i(i));
+            int64_t vals[2][2] = {{3 * P, 0}, {-5 * P, 77}}, got;
+            for (int v = 0; v < 2; v++) {
+                int64_t want = cute_swizzle_apply(sws[w], vals[v][0] + cute_layout_eval(&c, &L, cute_i(i)).v);
+                if (cute_symbolic_eval(S, a, vals[v], &got) != 0 || got != want) bad++;
+                want = cute_swizzle_apply(sws[w], vals[v][0] + vals[v][1] + cute_layout_eval(&c, &L, cute_i(i)).v);
+                if (cute_symbolic_eval(S, b, vals[v], &got) != 0 || got != want) bad++;
+            }
+        }
+        CHECK(bad == 0 && !c.failed, "Sw<%d,%d,%d>: %d values differ from the static swizzle %s", sws[w].B,
+              sws[w].M, sws[w].S, bad, c.error);
+        cute_symbolic_free(S);
+    }
+}
+
 int main(void)
 {
     G.s = gen_seed("dynamic_test");
+    swizzle_period_rule();
     cute_alg_init(&PARSE, NULL);
     const char *scale = getenv("CUTEC_PROPERTY_SCALE");
     int k = scale ? atoi(scale) : 1;

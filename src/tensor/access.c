@@ -130,7 +130,7 @@ static void unpack(cute_ctx *c, cute_vreg v, cute_dtype d, int i, int w, cute_vr
 static cute_vreg pack(cute_ctx *c, cute_type vt, int i, int w, const cute_vreg *regs)
 {
     if (w == 1) return regs[i];
-    cute_vreg v = cute_ir_op(&c->b, CUTE_OP_CONST, vt, 0, 0, 0); /* every lane is written below */
+    cute_vreg v = ctx_const(c, vt, 0); /* every lane is written below */
     for (int j = 0; j < w; j++) {
         v = cute_ir_op(&c->b, CUTE_OP_INSERT, vt, v, regs[i + j], 0);
         c->b.last->imm = j;
@@ -237,12 +237,13 @@ cute_ssa cute_tensor_load(cute_ctx *c, cute_tensor t)
     cute_tuple shape = t.layout.shape;
     cute_ssa s = new_ssa(c, (cute_dtype)t.dtype, shape, n);
     if (!s.v) return s;
-    if (t.kind == CUTE_TENSOR_RMEM) { /* copies, so later assignments don't alias */
-        for (int i = 0; i < n; i++) {
-            int64_t k = reg_index(c, &t, i);
-            s.v[i] = cute_ir_new_vreg(c->fn, cute_type_of((cute_dtype)t.dtype), NULL, true);
-            cute_ir_mov(&c->b, s.v[i], as_dtype(c, t.regs[k], (cute_dtype)t.dtype));
-        }
+    if (t.kind == CUTE_TENSOR_RMEM) {
+        /* copies, so later assignments don't alias: a BITCAST (to the tensor's type, which
+         * a recast register differs from) defines a register holding the value now (one
+         * definition, where a mutable copy needs a declaration and an assignment) */
+        for (int i = 0; i < n; i++)
+            s.v[i] = cute_ir_op(&c->b, CUTE_OP_BITCAST, cute_type_of((cute_dtype)t.dtype),
+                                t.regs[reg_index(c, &t, i)], 0, 0);
         return c->alg.failed ? bad_ssa() : s;
     }
     int w = vector_width(c, &t, n);
@@ -282,18 +283,95 @@ void cute_tensor_store(cute_ctx *c, cute_tensor t, cute_ssa v)
 static cute_vreg chunk_pred(cute_ctx *c, cute_ssa pred, int i, int w)
 {
     cute_vreg p = pred.v[i];
-    for (int j = 1; j < w; j++)
-        p = cute_ir_op(&c->b, CUTE_OP_AND, cute_type_of(CUTE_I1), p, pred.v[i + j], 0);
+    for (int j = 1; j < w; j++) p = ctx_pure_op(c, CUTE_OP_AND, cute_type_of(CUTE_I1), p, pred.v[i + j]);
     return p;
+}
+
+/* The pointer to element i of t, emitted here so that a predicated chunk's vector access
+ * and its element-by-element fallback (ctx_ptr_add: the chunk's pointer plus an
+ * immediate) both find it in the lowering memo, instead of each computing the address
+ * inside its own scope; and the immediates of the chunk's w elements, which every chunk
+ * shares */
+void tensor_hoist_ptr(cute_ctx *c, const cute_tensor *t, int i, int w)
+{
+    if (t->kind != CUTE_TENSOR_GMEM && t->kind != CUTE_TENSOR_SMEM) return;
+    cute_tensor_ptr(c, *t, cute_i(i));
+    cute_composed L = {t->sw, t->offset, t->layout};
+    for (int j = 1; j < w && !c->alg.failed; j++) ctx_hoist_offset(c, cute_composed_eval(&c->alg, &L, cute_i(i + j)));
+}
+
+/* CONST's bits for `fill` of dtype d (a double's bits for floats) */
+static int64_t fill_bits(cute_dtype d, double fill)
+{
+    int64_t bits = (int64_t)fill;
+    if (cute_dtype_is_float(d)) memcpy(&bits, &fill, sizeof bits);
+    return bits;
+}
+
+bool tensor_load_by_words(const cute_tensor *t, int w)
+{
+    int esize = cute_dtype_bytes((cute_dtype)t->dtype);
+    return w > 1 && esize < 4 && (w * esize) % 4 == 0 && swizzle_keeps_vectors(t->sw, w) &&
+           !cute_dtype_is_packed((cute_dtype)t->dtype); /* sub-byte: no element addresses */
+}
+
+/* the fallback of tensor_load_chunk_if: element by element into a vector of type et */
+static cute_vreg gather(cute_ctx *c, const cute_tensor *t, int i, int w, const cute_vreg *each,
+                        cute_vreg filled, cute_type et)
+{
+    cute_dtype d = (cute_dtype)t->dtype;
+    cute_vreg f = cute_ir_new_vreg(c->fn, et, NULL, true);
+    cute_ir_mov(&c->b, f, filled);
+    for (int j = 0; j < w; j++) {
+        ctx_open_if(c, each[j]);
+        cute_vreg e = cute_ir_op(&c->b, CUTE_OP_LOAD, cute_type_of(d), cute_tensor_ptr(c, *t, cute_i(i + j)).r, 0, 0);
+        c->b.last->imm = cute_dtype_bytes(d);
+        cute_vreg g = cute_ir_op(&c->b, CUTE_OP_INSERT, et, f, e, 0);
+        c->b.last->imm = j;
+        cute_ir_mov(&c->b, f, g);
+        ctx_close(c);
+    }
+    return f;
+}
+
+void tensor_load_chunk_if(cute_ctx *c, const cute_tensor *t, int i, int w, cute_vreg all,
+                          const cute_vreg *each, double fill, cute_vreg *regs)
+{
+    cute_dtype d = (cute_dtype)t->dtype;
+    int bytes = w * cute_dtype_bytes(d);
+    cute_type et = cute_type_vec(d, w);
+    cute_type wt = bytes == 4 ? cute_type_of(CUTE_U32) : cute_type_vec(CUTE_U32, bytes / 4);
+    cute_vreg words = cute_ir_new_vreg(c->fn, wt, NULL, true);
+    cute_vreg filled = ctx_const(c, et, fill_bits(d, fill));
+    cute_ir_mov(&c->b, words, ctx_const(c, wt, 0)); /* defined here; both branches set it */
+    tensor_hoist_ptr(c, t, i, w);
+    ctx_open_if(c, all);
+    cute_vreg v = cute_ir_op(&c->b, CUTE_OP_LOAD, et, cute_tensor_ptr(c, *t, cute_i(i)).r, 0, 0);
+    c->b.last->imm = bytes;
+    cute_ir_mov(&c->b, words, cute_ir_op(&c->b, CUTE_OP_BITCAST, wt, v, 0, 0));
+    ctx_open_else(c);
+    cute_vreg f = gather(c, t, i, w, each, filled, et);
+    cute_ir_mov(&c->b, words, cute_ir_op(&c->b, CUTE_OP_BITCAST, wt, f, 0, 0));
+    ctx_close(c);
+    cute_vreg g = cute_ir_op(&c->b, CUTE_OP_BITCAST, et, words, 0, 0);
+    for (int j = 0; j < w; j++) {
+        cute_vreg x = cute_ir_op(&c->b, CUTE_OP_EXTRACT, cute_type_of(d), g, 0, 0);
+        c->b.last->imm = j;
+        cute_ir_mov(&c->b, regs[j], x);
+    }
 }
 
 /* predicated access: per chunk, the vector access when the whole chunk is in, else each
  * element on its own */
 static void access_if(cute_ctx *c, const cute_tensor *t, int n, cute_ssa pred, bool load,
-                      cute_vreg *regs)
+                      cute_vreg *regs, double fill)
 {
     int w = vector_width(c, t, n);
     for (int i = 0; i < n && !c->alg.failed; i += w) {
+        if (load && tensor_load_by_words(t, w)) {
+            tensor_load_chunk_if(c, t, i, w, chunk_pred(c, pred, i, w), pred.v + i, fill, regs + i);
+            continue;
+        }
         cute_vreg all = chunk_pred(c, pred, i, w);
         ctx_open_if(c, all);
         access(c, t, i, w, load, regs, true);
@@ -333,7 +411,7 @@ cute_ssa cute_tensor_load_if(cute_ctx *c, cute_tensor t, cute_ssa pred, double f
         s.v[i] = cute_ir_new_vreg(c->fn, cute_type_of((cute_dtype)t.dtype), NULL, true);
         cute_ir_mov(&c->b, s.v[i], f);
     }
-    access_if(c, &t, n, pred, true, s.v);
+    access_if(c, &t, n, pred, true, s.v, fill);
     return c->alg.failed ? bad_ssa() : s;
 }
 
@@ -350,7 +428,7 @@ void cute_tensor_store_if(cute_ctx *c, cute_tensor t, cute_ssa v, cute_ssa pred)
                                                          : "the value's type differs from the tensor's");
         return;
     }
-    access_if(c, &t, n, pred, false, v.v);
+    access_if(c, &t, n, pred, false, v.v, 0.0);
 }
 
 cute_val cute_tensor_ptr(cute_ctx *c, cute_tensor t, cute_int i)
@@ -370,9 +448,8 @@ cute_val cute_tensor_ptr(cute_ctx *c, cute_tensor t, cute_int i)
     }
     cute_composed L = {t.sw, t.offset, t.layout}; /* sw(offset + layout(i)) */
     cute_int off = cute_composed_eval(&c->alg, &L, i);
-    cute_val o = cute_int_index(c, off);
-    if (c->alg.failed) return none;
-    return ctx_val(c, cute_ir_op(&c->b, CUTE_OP_PTR_ADD, t.base.t, t.base.r, o.r, 0));
+    cute_vreg p = c->alg.failed ? 0 : ctx_ptr_add(c, t.base, off);
+    return p ? ctx_val(c, p) : none;
 }
 
 cute_ssa cute_elem_less(cute_ctx *c, cute_tensor coords, cute_tuple shape)
@@ -396,7 +473,7 @@ cute_ssa cute_elem_less(cute_ctx *c, cute_tensor coords, cute_tuple shape)
             cute_int x = m < flat.nleaves ? flat.leaf[m] : cute_i(0);
             if (m < base.nleaves) x = cute_add(&c->alg, x, base.leaf[m]);
             cute_val lt = cute_int_lt(c, x, flat_shape.leaf[m]);
-            all = all ? cute_ir_op(&c->b, CUTE_OP_AND, cute_type_of(CUTE_I1), all, lt.r, 0) : lt.r;
+            all = all ? ctx_pure_op(c, CUTE_OP_AND, cute_type_of(CUTE_I1), all, lt.r) : lt.r;
         }
         s.v[i] = all ? all : cute_ir_const_int(&c->b, CUTE_I1, 1);
     }

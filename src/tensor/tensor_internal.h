@@ -15,6 +15,21 @@ void tensor_access_chunk(cute_ctx *c, const cute_tensor *t, int i, int w, bool l
                          cute_vreg *regs, bool assign);
 /* the widest access (elements) whose chunks of a tensor of n elements are contiguous and
  * aligned, as far as the algebra proves */
+/* A predicated load of the w-element chunk at element i of t (contiguous and aligned, as
+ * tensor_vector_width proves) into the mutable registers regs[0..w): one vector access
+ * where `all` holds, else element by element where each[j] holds (`fill` elsewhere).
+ * The two branches join on 32-bit words (a vector of u32), not on elements: joined element
+ * by element, the 16-bit halves the vector access gives and the 16-bit values of the
+ * fallback each take a register of their own, and sixteen predicated f16 chunks per thread
+ * then spill (255 registers against 191).  For elements narrower than 4 bytes whose chunk
+ * is whole words (tensor_load_by_words). */
+bool tensor_load_by_words(const cute_tensor *t, int w);
+void tensor_load_chunk_if(cute_ctx *c, const cute_tensor *t, int i, int w, cute_vreg all,
+                          const cute_vreg *each, double fill, cute_vreg *regs);
+/* compute the pointer to element i of a global/shared tensor now, in the current scope,
+ * for the accesses of the scopes opened after it, and the immediates that address the
+ * elements i+1 .. i+w-1 from it (a no-op for other tensors) */
+void tensor_hoist_ptr(cute_ctx *c, const cute_tensor *t, int i, int w);
 int tensor_vector_width(cute_ctx *c, const cute_tensor *t, int n);
 
 /* the alignment, in bytes, the algebra proves for element 0 of a global/shared tensor: the

@@ -32,7 +32,7 @@ typedef struct origin {
 
 /* The lowering memo: a symbolic expression already emitted, in a scope still open. */
 typedef struct memo_entry {
-    int64_t key; /* the expression handle (or symbol index) */
+    int64_t key, key2; /* what was lowered (lower.c says) */
     cute_vreg reg;
     uint32_t scope;
     uint8_t kind; /* what and in which width (lower.c) */
@@ -109,5 +109,18 @@ bool ctx_fail_at(cute_ctx *c, const char *file, int line, const char *fmt, ...)
  * and x lowered in width w (32 only where ctx_index_width says so) */
 int ctx_index_width(cute_ctx *c, cute_int x);
 cute_vreg ctx_lower(cute_ctx *c, cute_int x, int w);
+/* a pure op (no side effect) on registers, or an integer constant, emitted once per open
+ * scope: a later request in a scope where the first result is visible gets that result
+ * (ops on mutable registers are always emitted anew) */
+cute_vreg ctx_pure_op(cute_ctx *c, cute_op op, cute_type t, cute_vreg a, cute_vreg b);
+cute_vreg ctx_const_int(cute_ctx *c, cute_dtype d, int64_t v);
+cute_vreg ctx_const(cute_ctx *c, cute_type t, int64_t bits); /* CONST's imm: every lane */
+/* the address of element `off` of the memory at `base`: base + off, with off's constant
+ * term added last, so that the elements of a chunk share one pointer and differ by an
+ * immediate */
+cute_vreg ctx_ptr_add(cute_ctx *c, cute_val base, cute_int off);
+/* emit the immediate ctx_ptr_add will add for `off` now, in the current scope (where the
+ * scopes opened after it, one per element of a predicated chunk, all find it) */
+void ctx_hoist_offset(cute_ctx *c, cute_int off);
 
 #endif

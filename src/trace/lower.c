@@ -10,36 +10,55 @@
 #define CUTEC_NO_SITE_MACROS /* this file defines the functions themselves */
 #include "ctx_internal.h"
 
-/* what a memo entry holds: an expression, or a symbol converted to the other width */
-enum { MEMO_EXPR, MEMO_SYM };
+/* What a memo entry holds: an expression (key: its handle), a symbol converted to the other
+ * width (key: its index), a constant (key: its value, key2: its type) or a pure operation on
+ * immutable registers (key: the operands, key2: the op and type).  The last two make the
+ * lowering a value numbering: a sub-expression, a constant or a comparison that two index
+ * expressions share is emitted once in the scopes where both live. */
+enum { MEMO_EXPR64, MEMO_EXPR32, MEMO_CONST, MEMO_OP };
 
-static uint32_t memo_slot(int64_t key, int kind, uint32_t cap)
+static uint32_t memo_slot(int64_t key, int64_t key2, int kind, uint32_t cap)
 {
     uint64_t h = ((uint64_t)key ^ ((uint64_t)kind << 58)) * 0x9e3779b97f4a7c15ull;
+    h ^= (uint64_t)key2 * 0xc2b2ae3d27d4eb4full;
     return (uint32_t)(h >> 32) & (cap - 1);
 }
 
-static int memo_kind(int what, int w) { return what * 2 + (w == 32); }
+/* Where an entry made in scope `id` may be used: any open scope for a whole expression (as
+ * before); a constant or an op only within the innermost loop body (or the kernel's top
+ * level) it was made in, and the IF/ELSE bodies inside it.  Reusing across a loop boundary
+ * keeps values live through the loop: the pipelined GEMM then spilled. */
+static bool visible(const cute_ctx *c, int kind, uint32_t id)
+{
+    int loop = 0;
+    if (kind == MEMO_CONST || kind == MEMO_OP)
+        for (int d = c->depth; d > 0 && !loop; d--)
+            if (c->scopes[d].kind != SCOPE_IF && c->scopes[d].kind != SCOPE_ELSE) loop = d;
+    for (int d = loop; d <= c->depth; d++)
+        if (c->scopes[d].id == id) return true;
+    return false;
+}
 
-static cute_vreg memo_get(cute_ctx *c, int kind, int64_t key)
+static cute_vreg memo_get(cute_ctx *c, int kind, int64_t key, int64_t key2)
 {
     if (!c->capmemo) return 0;
-    for (uint32_t k = memo_slot(key, kind, c->capmemo);; k = (k + 1) & (c->capmemo - 1)) {
+    for (uint32_t k = memo_slot(key, key2, kind, c->capmemo);; k = (k + 1) & (c->capmemo - 1)) {
         memo_entry *e = &c->memo[k];
         if (!e->reg) return 0;
-        if (e->key == key && e->kind == kind && scope_open(c, e->scope)) return e->reg;
+        if (e->key == key && e->key2 == key2 && e->kind == kind && visible(c, kind, e->scope))
+            return e->reg;
     }
 }
 
 /* put e into the table m of capacity cap (a power of two) */
 static void memo_insert(memo_entry *m, uint32_t cap, memo_entry e)
 {
-    uint32_t k = memo_slot(e.key, e.kind, cap);
+    uint32_t k = memo_slot(e.key, e.key2, e.kind, cap);
     while (m[k].reg) k = (k + 1) & (cap - 1);
     m[k] = e;
 }
 
-static void memo_put(cute_ctx *c, int kind, int64_t key, cute_vreg reg)
+static void memo_put(cute_ctx *c, int kind, int64_t key, int64_t key2, cute_vreg reg)
 {
     if (2 * (c->nmemo + 1) > c->capmemo) { /* grow and rehash, dropping dead scopes */
         uint32_t cap = c->capmemo ? c->capmemo * 2 : 256;
@@ -51,18 +70,52 @@ static void memo_put(cute_ctx *c, int kind, int64_t key, cute_vreg reg)
             if (old[i].reg && scope_open(c, old[i].scope)) memo_insert(m, cap, old[i]), c->nmemo++;
         free(old);
     }
-    memo_insert(c->memo, c->capmemo, (memo_entry){key, reg, c->scopes[c->depth].id, (uint8_t)kind});
+    memo_insert(c->memo, c->capmemo,
+                (memo_entry){key, key2, reg, c->scopes[c->depth].id, (uint8_t)kind});
     c->nmemo++;
 }
+
+static int64_t type_key(cute_op op, cute_type t)
+{
+    return (int64_t)op | (int64_t)t.dtype << 16 | (int64_t)t.lanes << 24 |
+           (int64_t)t.pointee << 32 | (int64_t)t.space << 40;
+}
+
+static bool is_mutable(cute_ctx *c, cute_vreg r) { return r && c->fn->vregs[r].mutable_; }
+
+cute_vreg ctx_pure_op(cute_ctx *c, cute_op op, cute_type t, cute_vreg a, cute_vreg b)
+{
+    /* a mutable register may be assigned between two uses: its ops are not shared */
+    if (is_mutable(c, a) || is_mutable(c, b)) return cute_ir_op(&c->b, op, t, a, b, 0);
+    int64_t key = (int64_t)a << 32 | b, key2 = type_key(op, t);
+    cute_vreg r = memo_get(c, MEMO_OP, key, key2);
+    if (r) return r;
+    r = cute_ir_op(&c->b, op, t, a, b, 0);
+    if (!c->b.oom) memo_put(c, MEMO_OP, key, key2, r);
+    return r;
+}
+
+cute_vreg ctx_const(cute_ctx *c, cute_type t, int64_t bits)
+{
+    int64_t key2 = type_key(CUTE_OP_CONST, t);
+    cute_vreg r = memo_get(c, MEMO_CONST, bits, key2);
+    if (r) return r;
+    r = cute_ir_op(&c->b, CUTE_OP_CONST, t, 0, 0, 0);
+    c->b.last->imm = bits;
+    if (!c->b.oom) memo_put(c, MEMO_CONST, bits, key2, r);
+    return r;
+}
+
+cute_vreg ctx_const_int(cute_ctx *c, cute_dtype d, int64_t v) { return ctx_const(c, cute_type_of(d), v); }
 
 static cute_type int_type(int w) { return cute_type_of(w == 32 ? CUTE_I32 : CUTE_I64); }
 static int width_of_reg(cute_ctx *c, cute_vreg r) { return cute_ir_type(c->fn, r).dtype == CUTE_I32 ? 32 : 64; }
 
-static cute_vreg iconst(cute_ctx *c, int w, int64_t v) { return cute_ir_const_int(&c->b, (cute_dtype)int_type(w).dtype, v); }
+static cute_vreg iconst(cute_ctx *c, int w, int64_t v) { return ctx_const_int(c, (cute_dtype)int_type(w).dtype, v); }
 
 static cute_vreg bin(cute_ctx *c, int w, cute_op op, cute_vreg a, cute_vreg b)
 {
-    return cute_ir_op(&c->b, op, int_type(w), a, b, 0);
+    return ctx_pure_op(c, op, int_type(w), a, b);
 }
 
 /* --- proving that 32 bits suffice ------------------------------------------------ */
@@ -160,11 +213,7 @@ static cute_vreg symbol_reg(cute_ctx *c, int i, int w)
     }
     cute_vreg r = c->bind[i].reg;
     if (width_of_reg(c, r) == w) return r;
-    cute_vreg m = memo_get(c, memo_kind(MEMO_SYM, w), i);
-    if (m) return m;
-    m = cute_ir_op(&c->b, CUTE_OP_CVT, int_type(w), r, 0, 0);
-    memo_put(c, memo_kind(MEMO_SYM, w), i, m);
-    return m;
+    return ctx_pure_op(c, CUTE_OP_CVT, int_type(w), r, 0);
 }
 
 static cute_vreg lower_atom(cute_ctx *c, uint32_t id, int w)
@@ -176,7 +225,7 @@ static cute_vreg lower_atom(cute_ctx *c, uint32_t id, int w)
     }
     if (a.is_symbol) return exact_div(c, w, symbol_reg(c, a.symbol, w), a.scale);
     if (w == 32 && !operands_fit32(c, &a)) /* its value fits (atom_fits32), its operands not */
-        return cute_ir_op(&c->b, CUTE_OP_CVT, int_type(32), lower_atom(c, id, 64), 0, 0);
+        return ctx_pure_op(c, CUTE_OP_CVT, int_type(32), lower_atom(c, id, 64), 0);
     cute_vreg x = lower_w(c, a.a, w), y = 0, r = 0;
     bool binary = a.op != CUTE_IABS && a.op != CUTE_ISGN;
     if (binary) y = lower_w(c, a.b, w);
@@ -210,6 +259,17 @@ static cute_vreg lower_atom(cute_ctx *c, uint32_t id, int w)
     return exact_div(c, w, r, a.scale);
 }
 
+/* x's term of degree 0 */
+static int64_t constant_term(cute_ctx *c, cute_int x)
+{
+    if (cute_is_static(x)) return x.v;
+    int n = cute_symbolic_nterms(c->sym, x);
+    cute_symbolic_term t;
+    for (int i = 0; i < n; i++)
+        if (cute_symbolic_get_term(c->sym, x, i, &t) && t.deg == 0) return t.coef;
+    return 0;
+}
+
 /* x in width w; w == 32 only where fits32(x) */
 static cute_vreg lower_w(cute_ctx *c, cute_int x, int w)
 {
@@ -219,7 +279,7 @@ static cute_vreg lower_w(cute_ctx *c, cute_int x, int w)
         cute_ctx_fail(c, "'_' used as a number");
         return 0;
     }
-    cute_vreg r = memo_get(c, memo_kind(MEMO_EXPR, w), x.v);
+    cute_vreg r = memo_get(c, w == 32 ? MEMO_EXPR32 : MEMO_EXPR64, x.v, 0);
     if (r) return r;
     int n = cute_symbolic_nterms(c->sym, x);
     if (n < 0) {
@@ -251,13 +311,33 @@ static cute_vreg lower_w(cute_ctx *c, cute_int x, int w)
         r = r ? bin(c, w, CUTE_OP_ADD, r, v) : v;
     }
     if (!r) r = iconst(c, w, 0);
-    if (!c->alg.failed) memo_put(c, memo_kind(MEMO_EXPR, w), x.v, r);
+    if (!c->alg.failed) memo_put(c, w == 32 ? MEMO_EXPR32 : MEMO_EXPR64, x.v, 0, r);
     return r;
 }
 
 cute_vreg ctx_lower(cute_ctx *c, cute_int x, int w) { return lower_w(c, x, w); }
 
 static cute_vreg lower(cute_ctx *c, cute_int x) { return lower_w(c, x, ctx_index_width(c, x)); }
+
+void ctx_hoist_offset(cute_ctx *c, cute_int off)
+{
+    int64_t k = cute_is_dynamic(off) ? constant_term(c, off) : off.v;
+    if (k) lower(c, cute_i(k));
+}
+
+cute_vreg ctx_ptr_add(cute_ctx *c, cute_val base, cute_int off)
+{
+    int64_t k = cute_is_dynamic(off) ? constant_term(c, off) : 0;
+    cute_vreg p = base.r;
+    if (k) {
+        cute_int rest = cute_sub(&c->alg, off, cute_i(k));
+        if (c->alg.failed) return 0;
+        p = ctx_pure_op(c, CUTE_OP_PTR_ADD, base.t, p, lower(c, rest));
+        off = cute_i(k);
+    }
+    if (cute_is_const(off, 0)) return p;
+    return ctx_pure_op(c, CUTE_OP_PTR_ADD, base.t, p, lower(c, off));
+}
 
 cute_val cute_int_value(cute_ctx *c, cute_int x, cute_dtype d)
 {
@@ -387,11 +467,11 @@ static cute_val int_pred(cute_ctx *c, cute_op op, cute_int a, cute_int b)
     cute_truth t = cute_int_cmp(&c->alg, op == CUTE_OP_LT ? CUTE_CMP_LT : CUTE_CMP_EQ, a, b);
     if (!ctx_ok(c)) return (cute_val){0, cute_type_of(CUTE_I1), 0};
     if (t != CUTE_UNKNOWN) /* decided at trace time: a constant predicate */
-        return ctx_val(c, cute_ir_const_int(&c->b, CUTE_I1, t == CUTE_TRUE));
+        return ctx_val(c, ctx_const_int(c, CUTE_I1, t == CUTE_TRUE));
     if (op == CUTE_OP_LT) a = lt_multiple(c, a, b);
     int w = ctx_index_width(c, a) == 32 && ctx_index_width(c, b) == 32 ? 32 : 64;
     cute_vreg x = lower_w(c, a, w), y = lower_w(c, b, w);
-    return ctx_val(c, cute_ir_op(&c->b, op, cute_type_of(CUTE_I1), x, y, 0));
+    return ctx_val(c, ctx_pure_op(c, op, cute_type_of(CUTE_I1), x, y));
 }
 
 cute_val cute_int_lt(cute_ctx *c, cute_int a, cute_int b) { return int_pred(c, CUTE_OP_LT, a, b); }

@@ -21,6 +21,8 @@ typedef struct gemm_plan {
     cute_composed smem_a, smem_b; /* (bm,bk,stages), (bn,bk,stages), swizzled */
     cute_tiled_copy s2r_a, s2r_b; /* shared -> registers in the MMA's fragments */
     bool smem_epilogue;       /* step 5: C through shared memory, 128-bit stores */
+    bool prefetch_across;     /* the next k-tile's first fragments read during this one's last
+                                 k-block (multistage.c) */
     cute_composed smem_c;     /* (bm,bn) of C's dtype, over the A/B stages' memory */
     cute_tiled_copy copy_c;   /* shared -> global of the C tile */
 } gemm_plan;

@@ -56,7 +56,8 @@ static double output_rounding(cute_dtype out)
     }
 }
 
-/* Errors are relative to sum |terms| (gemm_ref_error); the bounds hold for K up to 2^16.
+/* Errors are relative to sum |terms| (gemm_ref_error); the bounds hold for K up to 2^16
+ * (tf32, whose mma sums 8 products at a time: 2^15).
  * A wrong kernel (a fragment in the wrong place, a k-tile dropped or counted twice, C
  * missed) moves an element by whole products, about 1/sqrt(K) of sum |terms| for gaussian
  * inputs (2^-6 at K = 4096): far outside every bound.
@@ -67,7 +68,8 @@ static double output_rounding(cute_dtype out)
  *     sum |terms| per mma, K/16 * 2^-22 <= 2^-10 for K <= 2^16.  The result then rounds
  *     once to C's dtype (2^-11 f16, 2^-8 bf16 of |result| <= sum |terms|).
  *   tf32: the inputs are tf32 values (10-bit fractions), so products are exact in f32 and
- *     the accumulation is f16's: 2^-10 (+ f32's rounding).
+ *     the accumulation is f16's with k-blocks of 8: K/8 * 2^-22 <= 2^-10 for K <= 2^15
+ *     (+ f32's rounding).
  *   s8 -> s32: integer products and sums are exact (|sum| < 2^31 for K < 2^17); alpha and
  *     beta are integers: 0.
  *   e4m3, e5m2: products of 4- (3-) bit significands are exact; the accumulation as f16's.

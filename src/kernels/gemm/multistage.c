@@ -76,15 +76,14 @@ static void load_kblock(cute_ctx *c, const gemm_plan *p, const s2r *x, int64_t k
     cute_copy(c, &p->s2r_b.atom, kblock(c, x->sB, kb, s), cute_tensor_slice(c, x->rB, at));
 }
 
-static void mainloop(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g,
-                     const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC)
+/* The k-tile loop as CuTe DSL's ampere/tensorop_gemm.py writes it: the next tile's first
+ * k-block is read during this tile's last one, so its fragments are live across the loop's
+ * back edge (one register per element there: see within_tiles below). */
+static void across_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g,
+                         const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC, int64_t kbs)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_layout k_mode = cute_get(a, &tCrA.layout, 2);
-    int64_t kbs = cute_size(a, &k_mode).v;
     cute_int S = cute_i(p->stages);
-    cute_cp_async_wait_group(c, p->stages - 2);
-    cute_barrier(c);
     load_kblock(c, p, x, 0, cute_i(0));
     CUTE_FOR(c, kt, cute_i(0), t->k_tiles) {
         cute_int read = cute_mod(a, kt, S), next = cute_mod(a, cute_add(a, kt, cute_i(1)), S);
@@ -100,6 +99,45 @@ static void mainloop(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const
             cute_gemm(c, &p->mma, tCrC, cute_tensor_slice(c, tCrA, at), cute_tensor_slice(c, tCrB, at), tCrC);
         }
     }
+}
+
+/* The same with the register double buffer inside each tile: k-block 0 is read at the top of
+ * the tile, k-block kb+1 during kb's MMAs, and the tile ends at the barrier.  No fragment
+ * lives across the loop's back edge, so the compiler keeps each one in the instruction's
+ * packed registers (the across-tiles form carries them one element per register, which
+ * spills at 16- and 8-bit types). */
+static void within_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g,
+                         const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC, int64_t kbs)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int S = cute_i(p->stages);
+    CUTE_FOR(c, kt, cute_i(0), t->k_tiles) {
+        cute_int read = cute_mod(a, kt, S);
+        cute_int write = cute_mod(a, cute_add(a, kt, cute_i(p->stages - 1)), S);
+        load_kblock(c, p, x, 0, read);
+        for (int64_t kb = 0; kb < kbs; kb++) { /* unrolled at trace time */
+            if (kb + 1 < kbs) load_kblock(c, p, x, kb + 1, read);
+            if (kb == 0) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
+            cute_tuple at = cute_tuple_fmt(a, "(_,_,%lld)", (long long)kb);
+            cute_gemm(c, &p->mma, tCrC, cute_tensor_slice(c, tCrA, at), cute_tensor_slice(c, tCrB, at), tCrC);
+        }
+        /* tile kt+1 has landed, and every warp is done with tile kt before it is overwritten */
+        cute_cp_async_wait_group(c, p->stages - 2);
+        cute_barrier(c);
+    }
+}
+
+static void mainloop(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g,
+                     const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC)
+{
+    cute_layout k_mode = cute_get(cute_ctx_alg(c), &tCrA.layout, 2);
+    int64_t kbs = cute_size(cute_ctx_alg(c), &k_mode).v;
+    cute_cp_async_wait_group(c, p->stages - 2);
+    cute_barrier(c);
+    if (p->prefetch_across)
+        across_tiles(c, p, t, g, x, tCrA, tCrB, tCrC, kbs);
+    else
+        within_tiles(c, p, t, g, x, tCrA, tCrB, tCrC, kbs);
     cute_cp_async_wait_group(c, 0); /* the zero-filled groups past the end, before the memory is reused */
     cute_barrier(c);
 }
