@@ -57,13 +57,20 @@ $(BUILD)/tests/%: $(BUILD)/obj/src/%.o $(BUILD)/libcutec_cli.a $(BUILD)/libcutec
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# the fuzz target replayed over fuzz/corpus: one more test program (scripts/run-tests.sh)
-FUZZ_BIN := $(BUILD)/tests/fuzz/fuzz_replay
-$(FUZZ_BIN): $(BUILD)/obj/fuzz/replay.o $(BUILD)/obj/fuzz/fuzz_layout.o $(BUILD)/libcutec.a
+# each fuzz target fuzz/fuzz_T.c replayed over its seed corpus fuzz/corpus/T/: one more
+# test program each, $(BUILD)/tests/fuzz/replay_T (scripts/run-tests.sh runs them)
+FUZZ_TARGETS := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_BIN := $(patsubst %,$(BUILD)/tests/fuzz/replay_%,$(FUZZ_TARGETS))
+$(BUILD)/obj/fuzz/replay_%.o: fuzz/replay.c
+	@mkdir -p $(dir $@)
+	@echo "  CC $< ($*)"
+	@$(CC) $(CFLAGS) -DFUZZ_TARGET='"$*"' -c $< -o $@
+$(BUILD)/tests/fuzz/replay_%: $(BUILD)/obj/fuzz/replay_%.o $(BUILD)/obj/fuzz/fuzz_%.o $(BUILD)/libcutec_cli.a $(BUILD)/libcutec.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 tests: $(TEST_BIN) $(FUZZ_BIN) $(BUILD)/cutec
+	@rm -f $(BUILD)/tests/fuzz/fuzz_replay # the one replay before each target had its own
 
 # the thread tests under ThreadSanitizer: the layers a compiled function runs on, no more
 TSAN_DIRS := src/layout src/ir src/trace src/tensor src/jit src/interp src/backend src/runtime

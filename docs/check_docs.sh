@@ -118,6 +118,7 @@ while IFS=$tab read -r n file line; do
             fail "$where: no docs/examples/$name.c"
             continue
         elif [ $can_build -eq 0 ]; then
+            echo "skipped: $where: no C compiler or no libcutec.a to build docs/examples/$name.c" >&2
             skipped=$((skipped + 1))
             continue
         fi

@@ -1,9 +1,10 @@
 /* Replays fuzz inputs through LLVMFuzzerTestOneInput without libFuzzer (gcc builds, CI).
+ * Built once per target T (fuzz/fuzz_T.c, -DFUZZ_TARGET="T") as replay_T:
  *
- *   fuzz_replay [FILE|DIR]...      default: fuzz/corpus (run from the repository root)
+ *   replay_T [FILE|DIR]...      default: fuzz/corpus/T (run from the repository root)
  *
  * Each file runs in a child process, so a crash, a sanitizer report or a leak fails that
- * file alone and is reported by name.  Prints "fuzz_replay: N passed, N failed, N skipped",
+ * file alone and is reported by name.  Prints "replay_T: N passed, N failed, N skipped",
  * one case per file, like every test program.
  */
 #include <dirent.h>
@@ -94,12 +95,12 @@ static void replay_dir(const char *dir)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) replay_dir("fuzz/corpus");
+    if (argc < 2) replay_dir("fuzz/corpus/" FUZZ_TARGET);
     for (int i = 1; i < argc; i++) replay_dir(argv[i]);
     if (passed + failed == 0) {
-        fprintf(stderr, "fuzz_replay: no inputs found\n");
+        fprintf(stderr, "replay_" FUZZ_TARGET ": no inputs found\n");
         failed++;
     }
-    printf("fuzz_replay: %d passed, %d failed, 0 skipped\n", passed, failed);
+    printf("replay_" FUZZ_TARGET ": %d passed, %d failed, 0 skipped\n", passed, failed);
     return failed != 0;
 }

@@ -10,6 +10,8 @@
 # 2. BUILD_DIR/cutec layout check on ../shared/oracle/*.public.jsonl (last line
 #    "N passed, N failed"); no oracle beside the repository is one skip;
 # 3. docs/check_docs.sh: every transcript in docs/*.md re-run against BUILD_DIR/cutec.
+# Before the total, the list of skipped checks and why: each program's "skipped: WHY" lines
+# (tests/check.h's SKIP prints them on stderr), one line per check, named by program.
 # The last line is "N passed, N failed, N skipped"; the exit status is 1 if anything failed.
 # A program's output is shown (its tail) only when it fails.
 set -u
@@ -49,9 +51,15 @@ summary() {
     p=$1 f=$2 s=${3:-0}
 }
 
+# the run's "skipped: WHY" lines, kept for the list at the end
+note_skips() {
+    sed -n "s|^skipped: \(.*\)|  $1: \1|p" "$tmp/err" >>"$tmp/skips"
+}
+
 # add the counts of one run; a bad exit with no failure counted is one failure more
 tally() {
     label=$1
+    note_skips "$label"
     if summary; then
         [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
         passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
@@ -84,6 +92,7 @@ done
 # 2. the oracle conformance check
 if [ ! -d "$oracle" ]; then
     echo "skip  oracle: $oracle not found"
+    echo "  oracle: $oracle not found" >>"$tmp/skips"
     skipped=$((skipped + 1))
 elif [ ! -x "$build/cutec" ]; then
     echo "FAIL  oracle: $build/cutec not built"
@@ -99,5 +108,9 @@ if [ -x "$build/cutec" ]; then
     tally "docs (docs/check_docs.sh)"
 fi
 
+if [ -s "$tmp/skips" ]; then
+    echo "skipped checks, and why:"
+    cat "$tmp/skips"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -15,6 +15,12 @@
  * version, key, length and checksum; an entry that fails is deleted and reported as a
  * miss, so the caller recompiles: a damaged cache never reaches the GPU.
  *
+ * Trust (docs/cache.md).  The checksum guarantees integrity, not authenticity: the disk
+ * cache is used only in a directory owned by the user and writable by nobody else, and in
+ * it only regular files of the user's of at most CACHE_MAX_PAYLOAD bytes are read (opened
+ * with O_NOFOLLOW|O_NONBLOCK); anything else under an entry's name is removed, not read.
+ * Every file is written through O_CREAT|O_EXCL under a random name, mode 0600, then renamed.
+ *
  * Memory.  A hash map in the handle, so a process asking twice reads no file.
  *
  * Environment (cute_cache_opts_from_env):
@@ -92,8 +98,9 @@ bool cute_cache_default_dir(char *buf, size_t n);
 
 typedef struct cute_cache cute_cache;
 
-/* NULL only when out of memory.  A directory that cannot be made leaves a memory-only
- * cache, with the reason in cute_cache_message(). */
+/* NULL only when out of memory.  A directory that cannot be made, or that others could
+ * write (see Trust), leaves a memory-only cache, with the reason and the remedy in
+ * cute_cache_message(). */
 cute_cache *cute_cache_open(const cute_cache_opts *o);
 void cute_cache_close(cute_cache *c);
 
@@ -138,7 +145,8 @@ typedef struct cute_cache_entry {
 bool cute_cache_list(cute_cache *c, int (*fn)(const cute_cache_entry *e, void *user), void *user);
 /* Total bytes and count of cutec's files in the directory (entries, artifacts, debris). */
 bool cute_cache_size(cute_cache *c, uint64_t *bytes, uint64_t *files);
-/* Deletes cutec's files (entries, CUTEC_KEEP artifacts, temporary debris) and nothing
+/* Deletes cutec's files (entries, CUTEC_KEEP artifacts, temporary debris, the compiler
+ * memo, and any FIFO or link bearing one of their names; never a directory) and nothing
  * else; the memory map too.  *removed counts the files deleted. */
 bool cute_cache_clear(cute_cache *c, uint64_t *removed);
 

@@ -82,6 +82,18 @@ cute_status cute_interp_new(const cute_interp_opts *opts, cute_backend *out);
 /* the reports of its last launch (NULL, *n = 0 when none or when b is not an interpreter);
  * valid until its next launch */
 const cute_interp_report *cute_interp_reports(cute_backend b, int *n);
+/* What the last launch did, in counts: the interpreter's cost model, which tests assert
+ * (never times, which depend on the machine's load).  An instruction is dispatched once
+ * per block and runs for all the block's active threads in one loop. */
+typedef struct cute_interp_stats {
+    uint64_t blocks;     /* blocks run */
+    uint64_t dispatched; /* decoded instructions dispatched, summed over the blocks */
+    uint64_t thread_ops; /* operations times the threads active at each (what the CPU does) */
+    uint32_t decoded;    /* the kernel's decoded instructions */
+} cute_interp_stats;
+/* false (and zeros) when b is not an interpreter */
+bool cute_interp_last_stats(cute_backend b, cute_interp_stats *out);
+
 /* One shared-memory access site of the last launch: its warp-level requests, the
  * wavefronts they took and the wavefronts they would take with no bank conflict (32 banks
  * of 4 bytes; phases of 128 bytes: 32 lanes of up to 4 bytes, 16 of 8, 8 of 16, an

@@ -171,6 +171,14 @@ void cute_fn_free(const cute_fn *f);
 int cute_fn_kernel_count(const cute_fn *f);
 const cute_ir_func *cute_fn_kernel(const cute_fn *f, int i);
 
+/* The code of f's kernels, whatever the backend that runs them: what = "cuda" (the CUDA C
+ * cutec generates, one translation unit), "ptx" (NVRTC's, for arch; NULL: $CUTEC_ARCH, else
+ * sm_90a) or "sass" (cuobjdump of NVRTC's cubin).  *out malloc'd; an error (no NVRTC, no
+ * cuobjdump) with why in err.  CUTEC_KEEP=src,ptx,cubin,sass writes the same as files at
+ * each compile, on the interpreter as on the GPU (docs/dsl.md). */
+cute_status cute_fn_code(const cute_fn *f, const char *what, const char *arch, char **out,
+                         char *err, size_t n);
+
 /* A call's argument: a tensor in a buffer (element shape and strides), or a scalar. */
 typedef struct cute_call_arg {
     uint8_t kind;

@@ -73,6 +73,8 @@ const cute_device_info *cute_cuda_device(const cute_cuda *cu);
 /* the calling thread's last failure: "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (out of memory)"
  * (threads that share cu each keep their own) */
 const char *cute_cuda_error(const cute_cuda *cu);
+/* was the last failure a kernel's fault that leaves the context unusable (sticky)? */
+bool cute_cuda_error_sticky(const cute_cuda *cu);
 /* the number of devices libcuda sees (0 when none, or no driver) */
 int cute_cuda_device_count(const cute_cuda *cu);
 

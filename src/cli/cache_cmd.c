@@ -124,13 +124,15 @@ static int run(cute_cache *c, const char *what)
 
 int cmd_cache(int argc, char **argv)
 {
-    const char *what = argc >= 2 ? argv[1] : "help";
+    if (argc < 2) return usage(stderr), CLI_USAGE; /* `cutec cache` alone asks nothing */
+    const char *what = argv[1];
     if (argc > 2 || (strcmp(what, "list") && strcmp(what, "size") && strcmp(what, "clear") &&
                      strcmp(what, "path"))) {
         bool help = !strcmp(what, "help") || !strcmp(what, "--help") || !strcmp(what, "-h");
         usage(help && argc <= 2 ? stdout : stderr);
         return help && argc <= 2 ? CLI_OK : CLI_USAGE;
     }
+    if (cli_parse_only()) return CLI_OK;
     /* the directory as compiles see it; CUTEC_NO_CACHE does not hide it from this command */
     cute_cache_opts o;
     cute_cache_opts_from_env(&o);

@@ -23,6 +23,19 @@ int cmd_run_gemm(int argc, char **argv);   /* gemm_cmd.c: cutec run gemm ... */
 int cmd_bench_gemm(int argc, char **argv); /* gemm_cmd.c: cutec bench gemm ... */
 int cmd_bench_mma(int argc, char **argv);  /* mma_bench.c: cutec bench mma ... */
 
+/* cli_int.c: the one integer parser of the CLI.  A whole decimal in [lo, hi] into *out, or
+ * false and why (naming the text) in why[n]: nothing is wrapped, clamped or half-read. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+bool cli_int(const char *s, int64_t lo, int64_t hi, int64_t *out, char *why, size_t n);
+/* "AxBxC": 1 to max extents, each in [0, hi], whose product is at most hi too */
+bool cli_dims(const char *s, int max, int64_t hi, int64_t *dims, int *ndims, char *why, size_t n);
+/* Commands that run, compile or touch the cache return after checking their arguments
+ * (CLI_OK, or CLI_USAGE with the message) when this is set: the CLI's fuzz target. */
+void cli_parse_only_set(bool on);
+bool cli_parse_only(void);
+
 /* emit.c: print a compiled function's first kernel as ir | cuda | ptx | sass (no GPU) */
 struct cute_fn;
 int cli_emit_kernel(const struct cute_fn *f, const char *emit, const char *arch);

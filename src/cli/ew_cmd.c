@@ -28,23 +28,18 @@ static int usage(const char *cmd)
     fprintf(stderr,
             "usage: cutec %s elementwise [--op add|sub|mul|div|max|min|relu|gelu|silu|exp|neg|abs|cast]\n"
             "         [--dtype f32|f16|bf16] [--out-dtype T] [--shape 8192x8192]\n"
-            "         [--emit ir|cuda|ptx|sass] [--arch sm_90a] [--backend cuda|interp] [--iters N]\n",
-            cmd);
+            "         [--emit ir|cuda|ptx|sass] [--arch sm_90a] [--backend cuda|interp] [--iters N]\n"
+            "       cutec %s gemm ...           (`cutec %s gemm help`)\n",
+            cmd, cmd, cmd);
     return CLI_USAGE;
 }
 
-static bool parse_shape(const char *s, ew_opts *o)
+/* extents and their product stay below 2^59: a byte count of 8-byte elements never wraps */
+#define EW_MAX_ELEMS (INT64_MAX / 16)
+
+static bool parse_shape(const char *s, ew_opts *o, char *why, size_t n)
 {
-    o->ndim = 0;
-    while (*s && o->ndim < 4) {
-        char *end;
-        long long v = strtoll(s, &end, 10);
-        if (end == s || v < 0) return false;
-        o->shape[o->ndim++] = v;
-        s = *end == 'x' ? end + 1 : end;
-        if (*end && *end != 'x') return false;
-    }
-    return *s == 0 && o->ndim > 0;
+    return cli_dims(s, 4, EW_MAX_ELEMS, o->shape, &o->ndim, why, n);
 }
 
 static int parse(int argc, char **argv, ew_opts *o)
@@ -61,18 +56,24 @@ static int parse(int argc, char **argv, ew_opts *o)
         if (!v) return usage(argv[0]);
         i++;
         bool ok = true;
+        char why[160] = "";
+        int64_t x = 0;
         if (!strcmp(k, "--op")) ok = cute_ew_op_parse(v, &o->op);
         else if (!strcmp(k, "--dtype")) ok = cute_dtype_parse(v, &o->dtype);
         else if (!strcmp(k, "--out-dtype")) ok = cute_dtype_parse(v, &o->out_dtype), out_given = true;
-        else if (!strcmp(k, "--shape")) ok = parse_shape(v, o);
+        else if (!strcmp(k, "--shape")) ok = parse_shape(v, o, why, sizeof why);
         else if (!strcmp(k, "--emit")) o->emit = v;
         else if (!strcmp(k, "--arch")) o->arch = v;
         else if (!strcmp(k, "--backend")) o->backend = v;
-        else if (!strcmp(k, "--iters")) ok = (o->iters = atoi(v)) > 0;
+        else if (!strcmp(k, "--iters")) {
+            ok = cli_int(v, 1, 1000000, &x, why, sizeof why);
+            o->iters = (int)x;
+        }
         else if (!strcmp(k, "--transpose-a")) o->transpose_a = !strcmp(v, "1");
         else ok = false;
         if (!ok) {
-            fprintf(stderr, "cutec %s elementwise: bad option %s %s\n", argv[0], k, v);
+            fprintf(stderr, "cutec %s elementwise: bad option %s %s%s%s\n", argv[0], k, v,
+                    why[0] ? ": " : "", why);
             return CLI_USAGE;
         }
     }
@@ -357,7 +358,7 @@ int cmd_compile(int argc, char **argv)
     if (!o.emit) o.emit = "cuda";
     if (strcmp(o.emit, "ir") && strcmp(o.emit, "cuda") && strcmp(o.emit, "ptx") && strcmp(o.emit, "sass"))
         return usage(argv[0]);
-    return emit(&o);
+    return cli_parse_only() ? CLI_OK : emit(&o);
 }
 
 int cmd_run(int argc, char **argv)
@@ -365,15 +366,15 @@ int cmd_run(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_run_gemm(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
-    return rc ? rc : run(&o);
+    return rc || cli_parse_only() ? rc : run(&o);
 }
 
 int cmd_bench(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "jit") == 0) return cmd_bench_jit();
+    if (argc >= 2 && strcmp(argv[1], "jit") == 0) return cli_parse_only() ? CLI_OK : cmd_bench_jit();
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_bench_gemm(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "mma") == 0) return cmd_bench_mma(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
-    return rc ? rc : bench(&o);
+    return rc || cli_parse_only() ? rc : bench(&o);
 }

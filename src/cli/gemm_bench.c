@@ -201,7 +201,7 @@ static void print_header(bench_ctx *x)
     printf(", layout %s (%s), alpha %g, beta %g, seed %llu, gaussian inputs\n", o->layout,
            cli_gemm_major_words(o->layout), o->alpha, o->beta, (unsigned long long)o->seed);
     printf("# cuBLAS: %s\n", cublas_words(o->in));
-    static const char *widths[] = {"each variant's faster width where extents and leading dimensions are <= 32768",
+    static const char *widths[] = {("each variant's faster width where extents and leading dimensions are <= 32768"),
                                    "32-bit where extents and leading dimensions are <= 32768 (--index 32)",
                                    "64-bit (--index 64)"};
     printf("# index arithmetic: %s\n", widths[o->index_bits / 32]);

@@ -68,12 +68,27 @@ static void usage(void)
           stdout);
 }
 
-static bool parse_int(const char *s, int64_t *out, int64_t least)
+/* the last refused value's reason, for the message */
+static char why[160];
+
+static bool parse_int(const char *s, int64_t *out, int64_t least, int64_t most)
 {
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || *end || v < least) return false;
-    *out = v;
+    return cli_int(s, least, most, out, why, sizeof why);
+}
+
+/* every operand, (rows + pad) x (cols + pad) x batch elements of 8 bytes, has a byte count
+ * that fits 63 bits (then no size computed from them wraps) */
+static bool sizes_fit(const gemm_opts *o)
+{
+    int64_t dims[3][2] = {{o->m, o->k}, {o->n, o->k}, {o->m, o->n}}, r, c, bytes;
+    for (int i = 0; i < 3; i++)
+        if (__builtin_add_overflow(dims[i][0], o->pad, &r) ||
+            __builtin_add_overflow(dims[i][1], o->pad, &c) || __builtin_mul_overflow(r, c, &bytes) ||
+            __builtin_mul_overflow(bytes, o->l, &bytes) || __builtin_mul_overflow(bytes, 8, &bytes))
+            return snprintf(why, sizeof why, "--m %lld --n %lld --k %lld --pad %lld --batch %lld "
+                            "make an operand of more than 2^63 bytes", (long long)o->m,
+                            (long long)o->n, (long long)o->k, (long long)o->pad, (long long)o->l),
+                   false;
     return true;
 }
 
@@ -83,7 +98,8 @@ static bool parse_sizes(const char *s, gemm_opts *o)
     char buf[256];
     snprintf(buf, sizeof buf, "%s", s);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        if (o->nsizes == GEMM_MAX_SIZES || !parse_int(t, &o->sizes[o->nsizes++], 1)) return false;
+        if (o->nsizes == GEMM_MAX_SIZES || !parse_int(t, &o->sizes[o->nsizes++], 1, (int64_t)1 << 28))
+            return false;
     return o->nsizes > 0;
 }
 
@@ -99,18 +115,18 @@ static bool parse_variants(const char *s, gemm_opts *o)
     return o->nvariants > 0;
 }
 
-/* "AxBxC" (n numbers, each >= 1) */
+/* "AxBxC" (n numbers, each 1 to 4096) */
 static bool parse_x(const char *s, int n, int *out)
 {
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", s);
+    int64_t v[4];
     int k = 0;
-    for (char *save = NULL, *t = strtok_r(buf, "x", &save); t; t = strtok_r(NULL, "x", &save)) {
-        int64_t v;
-        if (k == n || !parse_int(t, &v, 1) || v > 4096) return false;
-        out[k++] = (int)v;
-    }
-    return k == n && strlen(s) < sizeof buf;
+    if (!cli_dims(s, n, INT64_MAX, v, &k, why, sizeof why)) return false;
+    for (int i = 0; i < k; i++)
+        if (v[i] < 1 || v[i] > 4096)
+            return snprintf(why, sizeof why, "each of \"%s\" must be 1 to 4096", s), false;
+    if (k != n) return snprintf(why, sizeof why, "\"%s\" is not %d extents", s, n), false;
+    for (int i = 0; i < k; i++) out[i] = (int)v[i];
+    return true;
 }
 
 static bool parse_double(const char *s, double *out)
@@ -153,21 +169,21 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (!strcmp(k, "--layout")) return o->layout_given = true, cli_gemm_parse_layout(v, o->layout);
     if (!strcmp(k, "--alpha")) return o->alpha_given = true, parse_double(v, &o->alpha);
     if (!strcmp(k, "--beta")) return o->beta_given = true, parse_double(v, &o->beta);
-    if (!strcmp(k, "--batch")) return parse_int(v, &o->l, 1);
+    if (!strcmp(k, "--batch")) return parse_int(v, &o->l, 1, INT64_MAX);
     if (!strcmp(k, "--tile")) return parse_x(v, 3, &o->tiling.bm);
     if (!strcmp(k, "--warps")) return parse_x(v, 2, &o->tiling.warps_m);
     if (!strcmp(k, "--stages")) return parse_x(v, 1, &o->tiling.stages);
-    if (!strcmp(k, "--iters")) return parse_int(v, &x, 1) && x <= 1000 && (o->iters = (int)x);
-    if (!strcmp(k, "--seed")) return parse_int(v, &x, 0) && ((o->seed = (uint64_t)x), true);
+    if (!strcmp(k, "--iters")) return parse_int(v, &x, 1, 1000) && (o->iters = (int)x);
+    if (!strcmp(k, "--seed")) return parse_int(v, &x, 0, INT64_MAX) && ((o->seed = (uint64_t)x), true);
     if (!strcmp(k, "--index")) {
-        bool ok = !strcmp(v, "auto") || (parse_int(v, &x, 32) && (x == 32 || x == 64));
+        bool ok = !strcmp(v, "auto") || (parse_int(v, &x, 32, 64) && (x == 32 || x == 64));
         o->index_bits = strcmp(v, "auto") ? (int)x : 0;
         return ok;
     }
-    if (!bench && !strcmp(k, "--m")) return parse_int(v, &o->m, 0);
-    if (!bench && !strcmp(k, "--n")) return parse_int(v, &o->n, 0);
-    if (!bench && !strcmp(k, "--k")) return parse_int(v, &o->k, 0);
-    if (!bench && !strcmp(k, "--pad")) return parse_int(v, &o->pad, 0);
+    if (!bench && !strcmp(k, "--m")) return parse_int(v, &o->m, 0, INT64_MAX);
+    if (!bench && !strcmp(k, "--n")) return parse_int(v, &o->n, 0, INT64_MAX);
+    if (!bench && !strcmp(k, "--k")) return parse_int(v, &o->k, 0, INT64_MAX);
+    if (!bench && !strcmp(k, "--pad")) return parse_int(v, &o->pad, 0, INT64_MAX);
     if (!bench && !strcmp(k, "--variant")) return cute_gemm_variant_parse(v, &o->variant);
     if (!bench && !strcmp(k, "--backend")) return o->backend = v, true;
     if (bench && !strcmp(k, "--sizes")) return parse_sizes(v, o);
@@ -220,9 +236,15 @@ static int parse(int argc, char **argv, gemm_opts *o, bool bench)
             return CLI_USAGE;
         }
         if (!ok) {
-            fprintf(stderr, "cutec %s gemm: bad value for %s: %s\n", cmd, k, v);
+            fprintf(stderr, "cutec %s gemm: bad value for %s: %s%s%s\n", cmd, k, v,
+                    why[0] ? ": " : "", why);
             return CLI_USAGE;
         }
+        why[0] = 0;
+    }
+    if (!sizes_fit(o)) {
+        fprintf(stderr, "cutec %s gemm: %s\n", cmd, why);
+        return CLI_USAGE;
     }
     return settle(o, cmd, bench);
 }
@@ -322,12 +344,12 @@ int cmd_run_gemm(int argc, char **argv)
 {
     gemm_opts o;
     int rc = parse(argc, argv, &o, false);
-    return rc < 0 ? CLI_OK : rc ? rc : run(&o);
+    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : run(&o);
 }
 
 int cmd_bench_gemm(int argc, char **argv)
 {
     gemm_opts o;
     int rc = parse(argc, argv, &o, true);
-    return rc < 0 ? CLI_OK : rc ? rc : gemm_bench(&o);
+    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : gemm_bench(&o);
 }

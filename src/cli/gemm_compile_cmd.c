@@ -108,7 +108,13 @@ int cmd_compile_gemm(int argc, char **argv)
                 return usage();
             }
         } else if (!strcmp(k, "--align")) {
-            cfg.align_bytes = atoi(v);
+            int64_t a = 0;
+            char why[160];
+            if (!cli_int(v, 1, 16, &a, why, sizeof why)) {
+                fprintf(stderr, "cutec compile gemm: --align %s: %s\n", v, why);
+                return usage();
+            }
+            cfg.align_bytes = (int)a;
         } else if (!strcmp(k, "--index")) {
             if (strcmp(v, "32") && strcmp(v, "64")) {
                 fprintf(stderr, "cutec compile gemm: --index %s (32 or 64)\n", v);
@@ -130,5 +136,5 @@ int cmd_compile_gemm(int argc, char **argv)
                 cli_gemm_dtype_name(cfg.dtype), cli_gemm_out_list(cfg.dtype));
         return CLI_USAGE;
     }
-    return compile_and_emit(&cfg, out, emit, arch);
+    return cli_parse_only() ? CLI_OK : compile_and_emit(&cfg, out, emit, arch);
 }

@@ -17,12 +17,12 @@ static int cmd_help(int argc, char **argv);
 static const command commands[] = {
     {"layout", "<op> ARGS...", "the layout algebra: evaluate, draw, check oracle files",
      cmd_layout},
-    {"cache", "<what>", "the JIT cache: list, size, clear, path", cmd_cache},
-    {"compile", "elementwise --op OP --dtype T --emit ir|cuda|ptx|sass",
-     "what cutec generates for a kernel (no GPU needed)", cmd_compile},
+    {"cache", "list|size|clear|path", "the JIT cache (docs/cache.md)", cmd_cache},
+    {"compile", "elementwise|gemm OPTIONS",
+     "what cutec generates for a kernel: --emit ir|cuda|ptx|sass (no GPU needed)", cmd_compile},
     {"run", "elementwise|gemm OPTIONS", "run a kernel, verify it, time it", cmd_run},
-    {"bench", "elementwise|gemm|mma", "benchmark table against a device copy / cuBLAS / the mma ceiling", cmd_bench},
-    {"show", "atom|tiled-mma|tiled-copy ...", "pictures: which thread and value own each element", cmd_show},
+    {"bench", "elementwise|gemm|mma|jit", "benchmark table against a device copy / cuBLAS / the mma ceiling", cmd_bench},
+    {"show", "atom|tiled-mma|tiled-copy", "pictures: which thread and value own each element", cmd_show},
     {"help", "[COMMAND]", "this list, or a command's own help", cmd_help},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
@@ -38,7 +38,7 @@ static void print_usage(FILE *f)
 {
     fputs("usage: cutec <command> ARGS...\n\ncommands:\n", f);
     for (int i = 0; i < ncommands; i++)
-        fprintf(f, "  %-8s %-14s %s\n", commands[i].name, commands[i].args, commands[i].summary);
+        fprintf(f, "  %-8s %-26s %s\n", commands[i].name, commands[i].args, commands[i].summary);
     fputs("\n`cutec <command> help` explains a command.\n", f);
 }
 

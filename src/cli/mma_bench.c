@@ -135,13 +135,13 @@ static int parse(int argc, char **argv, mma_opts *o)
     for (int i = 2; i < argc; i += 2) {
         if (!strcmp(argv[i], "help") || !strcmp(argv[i], "--help")) return usage(), -1;
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end = NULL;
-        long x = v ? strtol(v, &end, 10) : 0;
+        int64_t x = 0;
+        char why[160] = "";
         if (v && !strcmp(argv[i], "--dtypes")) o->only = v;
-        else if (v && !strcmp(argv[i], "--iters") && end != v && !*end && x >= 1 && x <= 1000) o->iters = (int)x;
+        else if (v && !strcmp(argv[i], "--iters") && cli_int(v, 1, 1000, &x, why, sizeof why)) o->iters = (int)x;
         else {
-            fprintf(stderr, "cutec bench mma: bad option %s%s%s (see `cutec bench mma help`)\n", argv[i],
-                    v ? " " : "", v ? v : "");
+            fprintf(stderr, "cutec bench mma: bad option %s%s%s%s%s (see `cutec bench mma help`)\n",
+                    argv[i], v ? " " : "", v ? v : "", why[0] ? ": " : "", why);
             return CLI_USAGE;
         }
     }
@@ -152,7 +152,7 @@ int cmd_bench_mma(int argc, char **argv)
 {
     mma_opts o;
     int rc = parse(argc, argv, &o);
-    if (rc) return rc < 0 ? CLI_OK : rc;
+    if (rc || cli_parse_only()) return rc < 0 ? CLI_OK : rc;
     char err[1024];
     cute_runtime *rt;
     if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {

@@ -1,4 +1,5 @@
 /* ops_args.c — reading op arguments and writing op results. */
+#include "cli.h"
 #include "layout_ops.h"
 
 #include <errno.h>
@@ -35,12 +36,11 @@ cute_tiler arg_tiler(cute_alg *c, const char *text)
 int64_t arg_int(cute_alg *c, const char *text, const char *what)
 {
     if (c->failed) return 0;
-    char *end;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (end == text || *end || errno == ERANGE || (*text != '-' && (*text < '0' || *text > '9')))
-        cute_alg_fail(c, "%s \"%s\": expected a decimal integer", what, text);
-    return (int64_t)v;
+    int64_t v = 0;
+    char why[160];
+    if (!cli_int(text, INT64_MIN, INT64_MAX, &v, why, sizeof why))
+        cute_alg_fail(c, "%s \"%s\": expected a decimal integer (%s)", what, text, why);
+    return v;
 }
 
 bool out_layout(cute_alg *c, op_out *o, const cute_layout *L)

@@ -202,10 +202,10 @@ static bool build_mma(cute_alg *c, const char **v, shown *out)
 
 static bool opt_bits(cute_alg *c, const char *text, int *bits)
 {
-    char *end;
-    errno = 0;
-    long b = strtol(text, &end, 10);
-    if (end == text || *end || errno || (b != 8 && b != 16 && b != 32 && b != 64 && b != 128))
+    int64_t b = 0;
+    char why[160];
+    if (!cli_int(text, 8, 128, &b, why, sizeof why) ||
+        (b != 8 && b != 16 && b != 32 && b != 64 && b != 128))
         return cute_alg_fail(c, "--bits \"%s\": must be 8, 16, 32, 64 or 128", text);
     *bits = (int)b;
     return true;

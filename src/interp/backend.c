@@ -311,6 +311,17 @@ cute_status cute_interp_new(const cute_interp_opts *opts, cute_backend *out)
     return CUTE_OK;
 }
 
+bool cute_interp_last_stats(cute_backend b, cute_interp_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (b.vt != &vt || !b.self) return false;
+    struct interp *B = b.self;
+    pthread_mutex_lock(&B->lock); /* a launch on another thread writes them */
+    *out = B->stats;
+    pthread_mutex_unlock(&B->lock);
+    return true;
+}
+
 const cute_interp_bank_site *cute_interp_bank_sites(cute_backend b, int *n)
 {
     *n = 0;

@@ -169,8 +169,10 @@ void interp_exec(ictx *X, uint32_t lo, uint32_t hi, imask *m)
     uint32_t i = lo;
     while (i < hi && m->n && !X->stop) {
         const dinst *d = &code[i];
+        X->dispatched++;
         switch (d->kind) {
         case K_OP:
+            X->thread_ops += m->n;
             d->fn(X, d, m);
             if (X->trace_t >= 0 && m->on[X->trace_t]) interp_trace_op(X, d);
             i++;

@@ -181,6 +181,7 @@ struct interp {
     char *err; /* the last error in words */
     cute_interp_report *reps; /* of the last launch */
     int nreps;
+    cute_interp_stats stats;  /* of the last launch */
     bool banks;                   /* count bank conflicts */
     FILE *banks_out;              /* and print them here after each launch (NULL: don't) */
     cute_interp_bank_site *bank_sites; /* of the last launch */
@@ -212,6 +213,7 @@ typedef struct ilaunch {
     uint64_t *rep_block;
     int nreps, creps;
     bool oom;
+    cute_interp_stats stats; /* summed over the blocks (under lock) */
     /* PRINTF output, written in block order */
     FILE *pout;
     char **out;
@@ -240,6 +242,7 @@ struct ictx {
     glog *glogs; /* per launch buffer */
     uint64_t seq;
     int64_t steps;
+    uint64_t dispatched, thread_ops; /* this block's counts (cute_interp_stats) */
     bool stop;
     cute_interp_report *reps; /* this block's */
     const dinst **rep_inst;

@@ -29,13 +29,6 @@ static inline int kt_small(void) { return KT_SANITIZED || getenv("CUTEC_TEST_SMA
 /* record the current source line as the call site of what is built next */
 #define KT_AT(b) ((b)->file = __FILE__, (b)->line = __LINE__)
 
-static inline double kt_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 typedef struct kt {
     cute_ir_func *f;
     cute_ir_builder b;

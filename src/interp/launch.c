@@ -240,6 +240,9 @@ static void publish(ictx *X)
         L->rep_block[L->nreps++] = X->blin;
     }
     if (X->oom) L->oom = true;
+    L->stats.blocks++;
+    L->stats.dispatched += X->dispatched, L->stats.thread_ops += X->thread_ops;
+    X->dispatched = X->thread_ops = 0;
     interp_banks_publish(X);
     /* a block that stopped ends the launch after it; `limit` reports in all end it after
      * the block holding the limit-th (in block order: lower blocks may still add some) */
@@ -361,6 +364,7 @@ cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *c
     atomic_init(&L.stop_at, UINT64_MAX);
     pthread_mutex_init(&L.lock, NULL);
     B->nreps = 0;
+    memset(&B->stats, 0, sizeof B->stats);
     cute_status s = setup(B, &L, cfg, args, nargs);
     if (s != CUTE_OK) {
         if (s == CUTE_ERR_OOM) interp_set_error(B, "launch of %s: out of memory", P->name);
@@ -404,6 +408,8 @@ cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *c
         launch_free(&L);
         return CUTE_ERR_OOM;
     }
+    B->stats = L.stats;
+    B->stats.decoded = P->ncode;
     s = gather(B, &L);
     if (!interp_banks_gather(B, &L) && s == CUTE_OK) s = CUTE_ERR_OOM;
     launch_free(&L);

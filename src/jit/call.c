@@ -51,10 +51,12 @@ bool cute_call_dlpack(const cute_dlpack_tensor *t, const cute_buffer *buf, cute_
     int64_t stride[8], s = 1;
     for (int i = t->ndim - 1; i >= 0; i--) {
         stride[i] = t->strides ? t->strides[i] : s;
-        s *= t->shape[i];
+        if (t->shape[i] < 0 || __builtin_mul_overflow(s, t->shape[i], &s))
+            return snprintf(err, n, "DLTensor: shape %d is negative or the size overflows 64 bits",
+                            i), false;
     }
     uintptr_t base = (uintptr_t)t->data + t->byte_offset, start = (uintptr_t)buf->ptr;
-    if (base < start || base > start + buf->bytes)
+    if (base < start || base - start > buf->bytes)
         return snprintf(err, n, "DLTensor: its data does not lie in the given buffer"), false;
     *out = cute_call_tensor(buf, (size_t)(base - start), d, t->ndim, t->shape, stride);
     return true;
@@ -65,7 +67,7 @@ bool cute_call_arg_row_major(const cute_call_arg *x)
     int64_t want = 1;
     for (int i = x->ndim - 1; i >= 0; i--) {
         if (x->shape[i] != 1 && x->stride[i] != want) return false;
-        want *= x->shape[i];
+        if (__builtin_mul_overflow(want, x->shape[i], &want)) return false;
     }
     return true;
 }
@@ -145,7 +147,9 @@ static cute_status leaf(const cute_fn *f, cute_call_frame *fr, int k, const spec
     return CUTE_OK;
 }
 
-static cute_status bind(const cute_fn *f, cute_call_frame *fr, int nargs, const cute_call_arg *args)
+/* the count, and each argument's kind, dtype, rank and buffer: what every call must get
+ * right, an empty one too */
+static cute_status forms(const cute_fn *f, cute_call_frame *fr, int nargs, const cute_call_arg *args)
 {
     if (nargs != f->nargs)
         return bad(fr, "%d arguments given, the function takes %d", nargs, f->nargs);
@@ -155,45 +159,47 @@ static cute_status bind(const cute_fn *f, cute_call_frame *fr, int nargs, const 
         if (x->kind != a->spec.kind)
             return bad(fr, "argument %d: %s given where %s is expected", k, kinds[x->kind % 3],
                        kinds[a->spec.kind % 3]);
+        if (x->kind != CUTE_ARG_TENSOR) continue;
+        if (x->dtype != a->spec.dtype)
+            return bad(fr, "argument %d: %s elements given, %s expected", k,
+                       cute_dtype_name((cute_dtype)x->dtype),
+                       cute_dtype_name((cute_dtype)a->spec.dtype));
+        if (x->ndim != a->nleaves) /* before any shape[i] is read: ndim may be anything */
+            return bad(fr, "argument %d: %d dimensions given, %d expected", k, x->ndim, a->nleaves);
+        if (!x->buf) return bad(fr, "argument %d: no buffer", k);
+    }
+    return CUTE_OK;
+}
+
+static cute_status bind(const cute_fn *f, cute_call_frame *fr, int nargs, const cute_call_arg *args)
+{
+    for (int k = 0; k < nargs; k++) { /* forms() has checked count, kinds, dtypes, ranks */
+        const arg_info *a = &f->args[k];
+        const cute_call_arg *x = &args[k];
         if (x->kind == CUTE_ARG_INT) {
             cute_status s = leaf(f, fr, k, &a->shape[0], x->i, "value", 0);
             if (s) return s;
             continue;
         }
         if (x->kind == CUTE_ARG_FLOAT) continue;
-        if (x->dtype != a->spec.dtype)
-            return bad(fr, "argument %d: %s elements given, %s expected", k,
-                       cute_dtype_name((cute_dtype)x->dtype),
-                       cute_dtype_name((cute_dtype)a->spec.dtype));
-        if (x->ndim != a->nleaves)
-            return bad(fr, "argument %d: %d dimensions given, %d expected", k, x->ndim, a->nleaves);
-        if (!x->buf) return bad(fr, "argument %d: no buffer", k);
         uintptr_t addr = (uintptr_t)x->buf->ptr + x->offset;
         if (addr % (uintptr_t)a->spec.align)
             return bad(fr,
                        "argument %d: the data pointer is not %d-byte aligned as the spec "
                        "assumes",
                        k, a->spec.align);
-        int64_t lo = 0, hi = 0; /* the extent in elements, for the buffer check */
         for (int i = 0; i < x->ndim; i++) {
             cute_status s = leaf(f, fr, k, &a->shape[i], x->shape[i], "shape", i);
             if (!s) s = leaf(f, fr, k, &a->stride[i], x->stride[i], "stride", i);
             if (s) return s;
             if (x->shape[i] < 0) return bad(fr, "argument %d: negative extent", k);
-            int64_t span = (x->shape[i] ? x->shape[i] - 1 : 0) * x->stride[i];
-            if (span < 0)
-                lo += span;
-            else
-                hi += span;
         }
-        /* the bytes elements lo..hi touch (e2m1: two elements a byte) */
+        /* the bytes the elements touch (e2m1: two elements a byte), overflow-checked */
         cute_dtype d = (cute_dtype)x->dtype;
-        int64_t ebits = cute_dtype_is_packed(d) ? cute_dtype_bits(d) : 8 * cute_dtype_bytes(d);
-        int64_t first = lo * ebits / 8, end = ((hi + 1) * ebits + 7) / 8;
+        int ebits = cute_dtype_is_packed(d) ? cute_dtype_bits(d) : 8 * cute_dtype_bytes(d);
         bool empty = false;
         for (int i = 0; i < x->ndim; i++) empty |= x->shape[i] == 0;
-        if (!empty && ((int64_t)x->offset + first < 0 ||
-                       (uint64_t)((int64_t)x->offset + end) > x->buf->bytes))
+        if (!empty && !cute__arg_inside_buffer(x, ebits))
             return bad(fr, "argument %d: the tensor reaches outside its buffer (%zu bytes)", k,
                        x->buf->bytes);
     }
@@ -297,12 +303,14 @@ cute_status cute_call_prepare(const cute_fn *f, cute_call_frame *fr, int nargs,
                               const cute_call_arg *args, char *err, size_t n)
 {
     frame_init(fr, f, err, n);
+    cute_status s = forms(f, fr, nargs, args);
+    if (s) return s;
     /* a call with an empty tensor has nothing to do (extents are promised >= 1) */
-    for (int k = 0; k < nargs && k < f->nargs; k++)
-        if (args[k].kind == CUTE_ARG_TENSOR && f->args[k].spec.kind == CUTE_ARG_TENSOR)
+    for (int k = 0; k < nargs; k++)
+        if (args[k].kind == CUTE_ARG_TENSOR)
             for (int i = 0; i < args[k].ndim; i++)
                 if (args[k].shape[i] == 0) return CUTE_OK;
-    cute_status s = bind(f, fr, nargs, args);
+    s = bind(f, fr, nargs, args);
     if (s == CUTE_OK) s = run_program(f, fr);
     if (s == CUTE_OK) s = check_derived(f, fr, args);
     if (s == CUTE_OK) s = build_opaques(f, fr, nargs, args);

@@ -88,6 +88,22 @@ static bool parse_spec(cute_fn *f, int k, bool layout, cute_layout *L, cute_tupl
     return true;
 }
 
+/* a spec's kind and dtype, before anything reads them (a void element has 0 bytes, a
+ * divisor further on) */
+static bool spec_valid(cute_fn *f, int k)
+{
+    const cute_arg_spec *s = &f->args[k].spec;
+    cute_dtype d = (cute_dtype)s->dtype;
+    if (s->kind > CUTE_ARG_FLOAT)
+        return cute_ctx_fail(f->c, "argument %d: spec kind %d is not a tensor, an int or a float",
+                             k, s->kind);
+    if (d == CUTE_VOID || d == CUTE_I1 || d >= CUTE_PTR)
+        return cute_ctx_fail(f->c, "argument %d: dtype %d (%s) is not an element type: give one "
+                                   "of i8..i64, u8..u64, f16, bf16, f32, f64", k, s->dtype,
+                             cute_dtype_name(d));
+    return true;
+}
+
 static bool tensor_arg(cute_fn *f, int k, cute_arg *out)
 {
     arg_info *a = &f->args[k];
@@ -237,6 +253,7 @@ static void trace(cute_fn *f, cute_host_fn host, const cute_arg_spec *specs, cut
 {
     for (int k = 0; k < f->nargs && !f->c->alg.failed; k++) {
         f->args[k].spec = specs[k];
+        if (!spec_valid(f, k)) break;
         if (specs[k].kind == CUTE_ARG_TENSOR)
             tensor_arg(f, k, &args[k]);
         else
@@ -286,6 +303,7 @@ const cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn hos
         cute_fn_free(f);
         return NULL;
     }
+    cute__fn_keep(f); /* CUTEC_KEEP on the interpreter too */
     return f;
 }
 

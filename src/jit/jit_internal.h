@@ -164,6 +164,13 @@ int lp_run(const launch_prog *p, const int64_t *values, int64_t *regs, const cha
 /* "launch at line 12: the grid (x) cannot be evaluated: <why>" for a failed step */
 void lp_describe_failure(const launch_prog *p, int step, const char *why, char *buf, size_t n);
 
+/* call_extent.c: does a non-empty tensor argument of ebits-bit elements lie inside its
+ * buffer?  (overflow-checked: a size whose arithmetic overflows does not) */
+bool cute__arg_inside_buffer(const cute_call_arg *x, int ebits);
+
+/* code.c: CUTEC_KEEP's files for a backend that does not compile CUDA itself */
+void cute__fn_keep(const cute_fn *f);
+
 struct cute_runtime {
     cute_backend b;
     char name[16];

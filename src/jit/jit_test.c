@@ -98,6 +98,10 @@ static void run_two_kernels(void)
         {"rank", "dimensions", cute_call_tensor(&X, 0, CUTE_F32, 2, (int64_t[]){8, 8}, (int64_t[]){8, 1})},
         {"misaligned", "aligned", cute_call_tensor(&X, 2, CUTE_F32, 1, shape, unit)},
         {"past the buffer", "outside its buffer", cute_call_tensor(&X, 0, CUTE_F32, 1, (int64_t[]){128}, unit)},
+        /* (2^62+32) * 4 bytes wraps to 128 in int64: the check must not believe it fits */
+        {"2^62+32 elements", "outside its buffer",
+         cute_call_tensor(&X, 0, CUTE_F32, 1, (int64_t[]){((int64_t)1 << 62) + 32}, unit)},
+        {"ndim 20", "20 dimensions", cute_call_tensor(&X, 0, CUTE_F32, 20, (int64_t[8]){N, N, N, N, N, N, N, N}, (int64_t[8]){1})},
     };
     for (size_t k = 0; k < sizeof bad_calls / sizeof *bad_calls; k++) {
         cute_call_arg b[3] = {bad_calls[k].a0, args[1], args[2]};
@@ -107,6 +111,12 @@ static void run_two_kernels(void)
     }
     CHECK(cute_call(f, NULL, 2, args, cerr, sizeof cerr) == CUTE_ERR_INVALID && strstr(cerr, "arguments"),
           "argument count: %s", cerr);
+    /* an empty tensor makes a call do nothing, but not accept a wrong argument beside it
+     * (found by fuzz/fuzz_jit.c) */
+    cute_call_arg empty_and_bad[3] = {cute_call_tensor(&X, 0, CUTE_F32, 1, (int64_t[]){0}, unit),
+                                      cute_call_tensor(&Y, 0, CUTE_F16, 1, shape, unit), args[2]};
+    CHECK(cute_call(f, NULL, 3, empty_and_bad, cerr, sizeof cerr) == CUTE_ERR_INVALID && strstr(cerr, "f16"),
+          "an empty tensor beside a wrong dtype: %s", cerr);
     cute_dlpack_tensor odd = dx;
     odd.dtype.bits = 8;
     odd.dtype.code = 2;
@@ -220,6 +230,117 @@ static void compile_errors(void)
     CHECK(!f && strstr(err, "argument 0"), "a malformed spec: %s", err);
 }
 
+/* shared memory of n GiB: 4 GiB and more do not fit the launch's 32 bits */
+static void smem_host(cute_ctx *c, const cute_arg *arg)
+{
+    cute_int bytes = cute_mul(cute_ctx_alg(c), arg[1].i, cute_i((int64_t)1 << 30));
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(32)}, .smem_bytes = bytes};
+    CUTE_LAUNCH(c, twice, cfg, arg[0].tensor, arg[0].tensor);
+}
+
+static void hostile_sizes(void)
+{
+    cute_arg_spec specs[2] = {cute_spec_tensor(CUTE_F32, "32:1", 4), cute_spec_int("?")};
+    char err[1024];
+    const cute_fn *f = cute_compile(rt, "smem", smem_host, NULL, 2, specs, err, sizeof err);
+    CHECK(f != NULL, "%s", err);
+    if (f) {
+        cute_buffer X;
+        be->vt->alloc(be->self, 32 * sizeof(float), &X);
+        int64_t n32[1] = {32}, unit[1] = {1};
+        cute_call_arg args[2] = {cute_call_tensor(&X, 0, CUTE_F32, 1, n32, unit), cute_call_int(4)};
+        char cerr[512] = "";
+        cute_status s = cute_call(f, NULL, 2, args, cerr, sizeof cerr); /* 4 GiB narrows to 0 */
+        CHECK(s == CUTE_ERR_INVALID && strstr(cerr, "4294967296 bytes of shared memory"),
+              "4 GiB of shared memory: %d '%s'", s, cerr);
+        be->vt->free(be->self, &X);
+        cute_fn_free(f);
+    }
+    /* a void element (0 bytes) divided the host by zero while tracing; so might any other */
+    int bad_dtypes[] = {CUTE_VOID, CUTE_PTR, CUTE_NDTYPES + 3};
+    for (int i = 0; i < 3; i++) {
+        cute_arg_spec v[2] = {cute_spec_tensor((cute_dtype)bad_dtypes[i], "32:1", 4), cute_spec_int("?")};
+        f = cute_compile(rt, "void", smem_host, NULL, 2, v, err, sizeof err);
+        CHECK(!f && strstr(err, "argument 0: dtype") && strstr(err, "not an element type"),
+              "dtype %d: %s", bad_dtypes[i], err);
+        cute_fn_free(f);
+    }
+}
+
+/* kernel 3: y[i] = x[i]^2, traced only by kernel_code (so no backend has it loaded) */
+static void square(cute_ctx *c, cute_tensor x, cute_tensor y)
+{
+    cute_tensor xi = cute_tensor_slice(c, x, cute_tuple_int(cute_thread_idx(c, 0)));
+    cute_tensor yi = cute_tensor_slice(c, y, cute_tuple_int(cute_thread_idx(c, 0)));
+    cute_ssa v = cute_tensor_load(c, xi);
+    cute_tensor_store(c, yi, cute_ssa_binop(c, CUTE_OP_MUL, v, v));
+}
+
+static void square_host(cute_ctx *c, const cute_arg *arg)
+{
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(32)}};
+    CUTE_LAUNCH(c, square, cfg, arg[0].tensor, arg[1].tensor);
+}
+
+static int count_suffix(const char *dir, const char *suffix, char *last, size_t n)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ls '%s' 2>/dev/null | grep -c '%s$'", dir, suffix);
+    FILE *p = popen(cmd, "r");
+    int k = 0;
+    if (p && fscanf(p, "%d", &k) != 1) k = 0;
+    if (p) pclose(p);
+    snprintf(cmd, sizeof cmd, "ls '%s'/*%s 2>/dev/null | tail -1", dir, suffix);
+    p = popen(cmd, "r");
+    if (p && !fgets(last, (int)n, p)) last[0] = 0;
+    if (p) pclose(p);
+    last[strcspn(last, "\n")] = 0;
+    return k;
+}
+
+/* the user's own kernel's code on any backend: cute_fn_code, and CUTEC_KEEP on the
+ * interpreter (it was silently ignored there) */
+static void kernel_code(void)
+{
+    cute_runtime *ip;
+    char err[4096], dump[] = "/tmp/cutec-keep-XXXXXX", cache[] = "/tmp/cutec-keepc-XXXXXX";
+    CHECK(cute_runtime_new("interp", &ip, err, sizeof err) == CUTE_OK, "%s", err);
+    CHECK(mkdtemp(dump) && mkdtemp(cache), "temporary directories");
+    setenv("CUTEC_KEEP", "src,ptx", 1), setenv("CUTEC_DUMP_DIR", dump, 1), setenv("CUTEC_CACHE_DIR", cache, 1);
+    cute_arg_spec specs[2] = {cute_spec_tensor(CUTE_F32, "32:1", 4), cute_spec_tensor(CUTE_F32, "32:1", 4)};
+    const cute_fn *f = cute_compile(ip, "square", square_host, NULL, 2, specs, err, sizeof err);
+    unsetenv("CUTEC_KEEP"), unsetenv("CUTEC_DUMP_DIR"), unsetenv("CUTEC_CACHE_DIR");
+    CHECK(f != NULL, "%s", err);
+    if (!f) return cute_runtime_free(ip);
+    char last[512] = "", *text = NULL;
+    CHECK(count_suffix(dump, ".cu", last, sizeof last) == 1, "CUTEC_KEEP=src on the interpreter: one .cu in %s", dump);
+    char *kept = last[0] ? check_read_file(last) : NULL;
+    CHECK(kept && strstr(kept, "square"), "the kept CUDA C is the kernel's (%s)", last);
+    free(kept);
+    CHECK(cute_fn_code(f, "cuda", NULL, &text, err, sizeof err) == CUTE_OK && strstr(text, "__global__") &&
+              strstr(text, "square"), "cute_fn_code cuda: %s", err);
+    free(text), text = NULL;
+    cute_status s = cute_fn_code(f, "ptx", "sm_80", &text, err, sizeof err);
+    if (s == CUTE_ERR_NO_NVRTC) {
+        SKIP("NVRTC not found: no PTX of the user's kernel");
+    } else {
+        CHECK(s == CUTE_OK && strstr(text, ".entry") && strstr(text, "square"), "cute_fn_code ptx: %s", err);
+        CHECK(count_suffix(dump, ".ptx", last, sizeof last) == 1, "CUTEC_KEEP=ptx on the interpreter: one .ptx");
+    }
+    free(text), text = NULL;
+    s = cute_fn_code(f, "sass", NULL, &text, err, sizeof err);
+    if (s != CUTE_OK) SKIP("no SASS of the user's kernel (no NVRTC or no cuobjdump)");
+    else CHECK(strstr(text, "square") != NULL, "cute_fn_code sass names the kernel");
+    free(text), text = NULL;
+    CHECK(cute_fn_code(f, "asm", NULL, &text, err, sizeof err) == CUTE_ERR_INVALID && strstr(err, "cuda, ptx or sass"),
+          "an unknown kind of code: %s", err);
+    cute_fn_free(f);
+    cute_runtime_free(ip);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dump, cache);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dump);
+}
+
 int main(void)
 {
     char err[512];
@@ -232,6 +353,8 @@ int main(void)
     run_two_kernels();
     warps_and_atomics();
     compile_errors();
+    hostile_sizes();
+    kernel_code();
     cute_runtime_free(rt);
     return CHECK_DONE("jit_test");
 }

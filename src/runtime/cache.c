@@ -130,7 +130,7 @@ cute_cache *cute_cache_open(const cute_cache_opts *o)
         if (!dir && cute_cache_default_dir(def_dir, sizeof def_dir)) dir = def_dir;
         if (!dir)
             set_msg(c, "no cache directory (set CUTEC_CACHE_DIR or HOME): memory only");
-        else if (!cache_mkdirs(dir, err, sizeof err))
+        else if (!cache_mkdirs(dir, err, sizeof err) || !cache_dir_trusted(dir, err, sizeof err))
             set_msg(c, "%s: memory only", err);
         else if (!(c->dir = strdup(dir)))
             return cute_cache_close(c), NULL;
@@ -351,6 +351,31 @@ bool cute_cache_write_artifact(cute_cache *c, const cute_cache_key *k, const cha
         pthread_mutex_unlock(&c->lock);
     }
     return ok;
+}
+
+bool cache_memo_read(cute_cache *c, char *buf, size_t n)
+{
+    char path[4096];
+    struct stat st;
+    const char *why;
+    if (!c->dir || n < 2) return false;
+    snprintf(path, sizeof path, "%s/" CACHE_MEMO_NAME, c->dir);
+    int fd = cache_open_regular(path, n - 1, &st, &why);
+    if (fd < 0) {
+        if (why) cache_discard(path); /* not ours: the next compile writes a fresh one */
+        return false;
+    }
+    ssize_t got = read(fd, buf, n - 1);
+    close(fd);
+    buf[got > 0 ? got : 0] = 0;
+    return got > 0;
+}
+
+bool cache_memo_write(cute_cache *c, const char *text)
+{
+    char err[1024];
+    return c->dir && cache_write_atomic(c->dir, CACHE_MEMO_NAME, next_unique(c), text,
+                                        strlen(text), "", 0, err, sizeof err);
 }
 
 /* the map is forgotten with the files (cache_dir.c) */

@@ -1,6 +1,7 @@
 /* The cache directory as a whole, for `cutec cache`: list, size, clear.  Only names
  * cutec writes are touched (cache_file_classify); anything else in the directory is the
- * user's. */
+ * user's.  Whatever bears one of our names and is not a directory is ours: clear removes
+ * a FIFO or a symbolic link planted under an entry's name too. */
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +27,9 @@ static bool walk(const char *dir, visit_fn visit, void *user)
         char path[4096];
         struct stat st;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue; /* gone, or not a file */
+        /* a FIFO, link or socket under our name is ours to list and clear (never to read);
+         * a directory is left alone */
+        if (lstat(path, &st) != 0 || S_ISDIR(st.st_mode)) continue;
         ok = visit(path, e->d_name, kind, &key, &st, user);
     }
     closedir(d);

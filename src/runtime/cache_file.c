@@ -22,6 +22,12 @@ static bool is_hex64(const char *s)
 cache_file_kind cache_file_classify(const char *name, cute_cache_key *key)
 {
     if (strncmp(name, CACHE_TEMP_PREFIX, strlen(CACHE_TEMP_PREFIX)) == 0) return CACHE_FILE_TEMP;
+    if (strncmp(name, CACHE_MEMO_NAME, strlen(CACHE_MEMO_NAME)) == 0) {
+        const char *rest = name + strlen(CACHE_MEMO_NAME);
+        size_t len = strlen(rest);
+        if (!*rest || (rest[0] == '.' && len > 4 && !strcmp(rest + len - 4, ".tmp")))
+            return CACHE_FILE_MEMO;
+    }
     if (strlen(name) < 66 || !is_hex64(name) || name[64] != '.') return CACHE_FILE_OTHER;
     const char *ext = name + 64;
     if (key) cache_key_from_hex(name, key);
@@ -104,7 +110,7 @@ bool cache_write_atomic(const char *dir, const char *name, uint64_t unique, cons
     for (int attempt = 0; attempt < 8 && fd < 0; attempt++) {
         snprintf(tmp, sizeof tmp, "%s/" CACHE_TEMP_PREFIX "%.16s.%ld.%016llx.%d", dir, name,
                  (long)getpid(), (unsigned long long)unique, attempt);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0) {
@@ -115,10 +121,16 @@ bool cache_write_atomic(const char *dir, const char *name, uint64_t unique, cons
     int saved = errno;
     if (close(fd) != 0 && ok) ok = false, saved = errno;
     snprintf(final, sizeof final, "%s/%s", dir, name);
-    if (ok && rename(tmp, final) != 0) ok = false, saved = errno;
+    /* a directory planted under the name: removed when empty, else named in the message */
+    if (ok && rename(tmp, final) != 0 && !(cache_discard(final) && rename(tmp, final) == 0))
+        ok = false, saved = errno;
     if (!ok) {
+        struct stat st;
+        bool is_dir = lstat(final, &st) == 0 && S_ISDIR(st.st_mode);
         unlink(tmp);
-        snprintf(err, n, "cannot write %s: %s", final, strerror(saved));
+        snprintf(err, n, "cannot write %s: %s", final,
+                 is_dir ? "a directory has its name (cutec never makes one): remove it"
+                        : strerror(saved));
         return false;
     }
     sync_dir(dir);
@@ -156,6 +168,8 @@ static void entry_name(const cute_cache_key *k, char *buf, size_t n)
 bool cache_entry_write(const char *dir, const cute_cache_key *k, uint64_t unique, const void *bytes,
                        size_t len, char *err, size_t n)
 {
+    if ((uint64_t)len > CACHE_MAX_PAYLOAD) /* it would be refused when read */
+        return snprintf(err, n, "a %zu-byte payload is larger than an entry may be", len), false;
     uint8_t head[CACHE_HEADER_BYTES];
     memcpy(head, CACHE_MAGIC, 8);
     put_u32(head + 8, CACHE_FORMAT);
@@ -188,51 +202,51 @@ static void unlink_if_same(const char *path, int fd)
         unlink(path);
 }
 
+/* path is not a file cutec wrote: removed (a directory only when empty), a miss */
+static cache_read_result untrusted(const char *path, const char *why, char *err, size_t n)
+{
+    bool gone = cache_discard(path);
+    snprintf(err, n, "untrusted cache entry %s (%s): %s", path, why,
+             gone ? "removed" : "not removed: remove it");
+    return CACHE_READ_CORRUPT;
+}
+
+/* the payload of an open entry whose header passed: read and hashed, or why not */
+static const char *read_payload(int fd, const uint8_t *head, size_t m, uint8_t **data)
+{
+    uint8_t sum[32];
+    if (!(*data = malloc(m ? m : 1))) return NULL;
+    if (read_all(fd, *data, m) != (ssize_t)m) return "short read";
+    cute_sha256(*data, m, sum);
+    return memcmp(sum, head + 56, 32) != 0 ? "checksum mismatch" : NULL;
+}
+
 cache_read_result cache_entry_read(const char *dir, const cute_cache_key *k, void **bytes,
                                    size_t *len, char *err, size_t n)
 {
     char name[128], path[4096];
     entry_name(k, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    const char *why = NULL;
+    int fd = cache_open_regular(path, CACHE_HEADER_BYTES + CACHE_MAX_PAYLOAD, &st, &why);
+    if (fd < 0 && why) return untrusted(path, why, err, n);
     if (fd < 0) {
         if (errno == ENOENT) return CACHE_READ_MISSING;
         snprintf(err, n, "cannot open %s: %s", path, strerror(errno));
         return CACHE_READ_IOERR;
     }
-    struct stat st;
-    uint8_t head[CACHE_HEADER_BYTES];
-    const char *why = NULL;
-    uint8_t *data = NULL;
-    if (fstat(fd, &st) != 0) {
-        snprintf(err, n, "cannot stat %s: %s", path, strerror(errno));
-        close(fd);
-        return CACHE_READ_IOERR;
-    }
-    if ((uint64_t)st.st_size < CACHE_HEADER_BYTES) {
+    uint8_t head[CACHE_HEADER_BYTES], *data = NULL;
+    if ((uint64_t)st.st_size < CACHE_HEADER_BYTES)
         why = "shorter than its header";
-    } else if (read_all(fd, head, sizeof head) != (ssize_t)sizeof head) {
+    else if (read_all(fd, head, sizeof head) != (ssize_t)sizeof head)
         why = "unreadable header";
-    } else if (!(why = header_problem(head, k, (uint64_t)st.st_size))) {
-        size_t m = (size_t)(st.st_size - CACHE_HEADER_BYTES);
-        uint8_t sum[32];
-        data = malloc(m ? m : 1);
-        if (!data) {
-            snprintf(err, n, "out of memory reading %s", path);
-            close(fd);
-            return CACHE_READ_IOERR;
-        }
-        if (read_all(fd, data, m) != (ssize_t)m) {
-            why = "short read";
-        } else {
-            cute_sha256(data, m, sum);
-            if (memcmp(sum, head + 56, 32) != 0) why = "checksum mismatch";
-        }
-        if (!why) {
-            close(fd);
-            *bytes = data, *len = m;
-            return CACHE_READ_OK;
-        }
+    else if (!(why = header_problem(head, k, (uint64_t)st.st_size)) &&
+             !(why = read_payload(fd, head, (size_t)(st.st_size - CACHE_HEADER_BYTES), &data))) {
+        close(fd);
+        if (!data) return snprintf(err, n, "out of memory reading %s", path), CACHE_READ_IOERR;
+        *bytes = data, *len = (size_t)(st.st_size - CACHE_HEADER_BYTES);
+        return CACHE_READ_OK;
     }
     free(data);
     snprintf(err, n, "corrupt cache entry %s (%s): removed", path, why);
@@ -251,9 +265,10 @@ void cache_entry_unlink(const char *dir, const cute_cache_key *k)
 
 bool cache_entry_header_ok(const char *path, const cute_cache_key *k)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
     struct stat st;
+    const char *why;
+    int fd = cache_open_regular(path, CACHE_HEADER_BYTES + CACHE_MAX_PAYLOAD, &st, &why);
+    if (fd < 0) return false;
     uint8_t head[CACHE_HEADER_BYTES];
     bool ok = fstat(fd, &st) == 0 && (uint64_t)st.st_size >= CACHE_HEADER_BYTES &&
               read_all(fd, head, sizeof head) == (ssize_t)sizeof head &&

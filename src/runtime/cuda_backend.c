@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cuda_args.h"
+#include "cache_internal.h"
 #include "cuda_keep.h"
 #include "cutec/runtime.h"
 
@@ -34,6 +35,8 @@ typedef struct cuda_kernel {
 struct cute_module {
     void *mod;
     cute_cache_key key;
+    bool from_cache; /* its cubin came from the cache, not from this process's NVRTC */
+    bool launched;   /* since the last good sync (atomic: launches may come from threads) */
     int refs;
     int n;
     cuda_kernel *k;
@@ -81,6 +84,8 @@ static void set_log(cuda_backend *b, const char *text)
     free(b->log);
     b->log = strdup(text ? text : "");
 }
+
+static cute_status forget_faulty(cuda_backend *b, cute_status s);
 
 /* --- memory ------------------------------------------------------------------------- */
 
@@ -134,13 +139,44 @@ static cute_status cb_download(void *self, void *dst, const cute_buffer *src, si
     if (!in_range(b, src, offset, n)) return CUTE_ERR_INVALID;
     if (!n) return CUTE_OK;
     cute_devptr p = (cute_devptr)(uintptr_t)src->ptr + offset;
-    return driver_failed(b, cute_cuda_copy_dtoh(b->cu, dst, p, n));
+    return forget_faulty(b, driver_failed(b, cute_cuda_copy_dtoh(b->cu, dst, p, n)));
+}
+
+/* A kernel faulted: a cubin from the cache may be the culprit (a driver or toolkit change
+ * can make sealed code fault), so the entries of cached modules launched since the last
+ * good sync are removed and the next process compiles them afresh. */
+static cute_status forget_faulty(cuda_backend *b, cute_status s)
+{
+    if (s == CUTE_OK || !cute_cuda_error_sticky(b->cu)) return s;
+    int removed = 0;
+    pthread_mutex_lock(&b->lock);
+    for (cute_module *m = b->modules; m; m = m->next)
+        if (m->from_cache && __atomic_load_n(&m->launched, __ATOMIC_RELAXED)) {
+            cute_cache_remove(b->cache, &m->key);
+            m->from_cache = false, removed++;
+        }
+    pthread_mutex_unlock(&b->lock);
+    size_t len = strlen(b->err);
+    if (removed && len < sizeof b->err)
+        snprintf(b->err + len, sizeof b->err - len,
+                 "; %d kernel%s launched came from the JIT cache: %s entr%s removed, so the "
+                 "next run compiles afresh",
+                 removed, removed == 1 ? "" : "s", removed == 1 ? "its" : "their",
+                 removed == 1 ? "y is" : "ies are");
+    return s;
 }
 
 static cute_status cb_sync(void *self, void *stream)
 {
     cuda_backend *b = self;
-    return driver_failed(b, cute_cuda_stream_sync(b->cu, stream));
+    cute_status s = forget_faulty(b, driver_failed(b, cute_cuda_stream_sync(b->cu, stream)));
+    if (s == CUTE_OK) {
+        pthread_mutex_lock(&b->lock);
+        for (cute_module *m = b->modules; m; m = m->next)
+            __atomic_store_n(&m->launched, false, __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&b->lock);
+    }
+    return s;
 }
 
 /* this thread's copy of the last message (another thread's failure may replace b->err) */
@@ -306,16 +342,11 @@ static cute_status open_nvrtc(cuda_backend *b)
  * its cubins would still be valid code for the same source.) */
 static bool compiler_from_memo(cuda_backend *b, char *out, size_t n)
 {
-    const char *dir = cute_cache_dir(b->cache);
-    if (!dir || getenv("CUTEC_NO_CACHE")) return false;
     char memo[1024], path[768];
-    snprintf(memo, sizeof memo, "%s/nvrtc-id", dir);
-    FILE *f = fopen(memo, "r");
-    if (!f) return false;
+    if (getenv("CUTEC_NO_CACHE") || !cache_memo_read(b->cache, memo, sizeof memo)) return false;
     int major, minor;
     long long size, mtime;
-    bool ok = fscanf(f, "%d.%d %lld %lld %767[^\n]", &major, &minor, &size, &mtime, path) == 5;
-    fclose(f);
+    bool ok = sscanf(memo, "%d.%d %lld %lld %767[^\n]", &major, &minor, &size, &mtime, path) == 5;
     struct stat st;
     if (!ok || stat(path, &st) != 0 || (long long)st.st_size != size || (long long)st.st_mtime != mtime)
         return false;
@@ -323,19 +354,15 @@ static bool compiler_from_memo(cuda_backend *b, char *out, size_t n)
     return true;
 }
 
+/* written as entries are (cache_write_atomic): never through a name another could plant */
 static void compiler_memo_write(cuda_backend *b, int major, int minor)
 {
-    const char *dir = cute_cache_dir(b->cache);
-    char path[768], memo[1024], tmp[1100];
+    char path[768], memo[1024];
     struct stat st;
-    if (!dir || !cute_nvrtc_file(b->nv, path, sizeof path) || stat(path, &st) != 0) return;
-    snprintf(memo, sizeof memo, "%s/nvrtc-id", dir);
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", memo, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) return;
-    fprintf(f, "%d.%d %lld %lld %s\n", major, minor, (long long)st.st_size, (long long)st.st_mtime, path);
-    if (fclose(f) == 0) rename(tmp, memo); /* atomic: readers see the old or the new */
-    else remove(tmp);
+    if (!cute_nvrtc_file(b->nv, path, sizeof path) || stat(path, &st) != 0) return;
+    snprintf(memo, sizeof memo, "%d.%d %lld %lld %s\n", major, minor, (long long)st.st_size,
+             (long long)st.st_mtime, path);
+    cache_memo_write(b->cache, memo);
 }
 
 static cute_status open_nvrtc(cuda_backend *b);
@@ -430,6 +457,7 @@ static cute_status load(cuda_backend *b, const compile_job *j, cute_ir_func *con
             cuda_keep_artifacts(b->cache, &j->key, j->keep, j->source, im.ptx, im.cubin,
                                 im.cubin_len);
         free(payload);
+        m->from_cache = s == CUTE_OK && cached;
         /* a cached image the driver refuses: drop it and build from source, once */
         retry = s != CUTE_OK && cached;
         if (retry) cute_cache_remove(b->cache, &j->key), use_cache = false;
@@ -577,7 +605,10 @@ static cute_status cb_launch(void *self, cute_module *m, int kernel, const cute_
         if (s != CUTE_OK) say(b, "launch of %s: %s", k->name, why);
     }
     if (s == CUTE_OK) s = smem_opt_in(b, k, cfg->smem_bytes);
-    if (s == CUTE_OK) s = driver_failed(b, launch_kernel(b, k, cfg, ptrs));
+    if (s == CUTE_OK) {
+        __atomic_store_n(&m->launched, true, __ATOMIC_RELAXED);
+        s = forget_faulty(b, driver_failed(b, launch_kernel(b, k, cfg, ptrs)));
+    }
     if (slots != slots_inline) free(slots);
     if (ptrs != ptrs_inline) free(ptrs);
     if (s != CUTE_OK && cfg->err && cfg->errn) {

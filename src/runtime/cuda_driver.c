@@ -194,6 +194,7 @@ static const struct {
 /* The last failure's words, per thread: threads that share a handle fail independently. */
 static _Thread_local char last_error[512];
 #define ERR last_error, sizeof last_error
+static _Thread_local int last_result; /* the CUresult of this thread's last failure */
 
 static void say(char *err, size_t n, const char *fmt, ...)
 {
@@ -243,7 +244,21 @@ static cute_status check(cute_cuda *cu, CUresult r, const char *what)
     char why[256];
     describe(cu, r, why, sizeof why);
     say(ERR, "%s: %s", what, why);
+    last_result = (int)r;
     return status_of(r);
+}
+
+bool cute_cuda_error_sticky(const cute_cuda *cu)
+{
+    /* a kernel faulted (illegal address or instruction, misaligned address, bad PC, stack
+     * error, device assert, launch failure): the context is unusable from here on */
+    (void)cu;
+    switch (last_result) {
+    case 700: case 710: case 714: case 715: case 716: case 717: case 718: case 719:
+        return true;
+    default:
+        return false;
+    }
 }
 
 /* The handle's context must be current on the calling thread; a TLS read when it is. */

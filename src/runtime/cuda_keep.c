@@ -9,21 +9,27 @@
 
 extern char **environ;
 
-/* `cuobjdump -sass cubin > sass`; false when it cannot run or fails */
-static bool disassemble(const char *cubin, const char *sass)
+/* `tool -sass cubin > sass` */
+static bool run_cuobjdump(const char *tool, const char *cubin, const char *sass)
 {
     posix_spawn_file_actions_t fa;
     if (posix_spawn_file_actions_init(&fa) != 0) return false;
-    posix_spawn_file_actions_addopen(&fa, 1, sass, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 1, sass, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     char *argv[] = {"cuobjdump", "-sass", (char *)cubin, NULL};
     pid_t pid;
-    int rc = posix_spawnp(&pid, "cuobjdump", &fa, NULL, argv, environ);
+    int rc = posix_spawnp(&pid, tool, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) return false;
     int status = 0;
     if (waitpid(pid, &status, 0) != pid) return false;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+bool cuda_keep_disassemble(const char *cubin, const char *sass)
+{
+    return run_cuobjdump("cuobjdump", cubin, sass) ||
+           run_cuobjdump("/usr/local/cuda/bin/cuobjdump", cubin, sass);
 }
 
 void cuda_keep_artifacts(cute_cache *c, const cute_cache_key *k, unsigned keep, const char *source,
@@ -39,7 +45,7 @@ void cuda_keep_artifacts(cute_cache *c, const cute_cache_key *k, unsigned keep, 
         return;
     if (!(keep & CUTE_KEEP_SASS)) return;
     snprintf(sass_path, sizeof sass_path, "%.*s.sass", (int)(strlen(cubin_path) - 6), cubin_path);
-    if (disassemble(cubin_path, sass_path)) return;
+    if (cuda_keep_disassemble(cubin_path, sass_path)) return;
     char note[4200];
     int n =
         snprintf(note, sizeof note,

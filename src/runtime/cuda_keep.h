@@ -10,4 +10,8 @@
 void cuda_keep_artifacts(cute_cache *c, const cute_cache_key *k, unsigned keep, const char *source,
                          const char *ptx, const void *cubin, size_t cubin_len);
 
+/* `cuobjdump -sass cubin > sass` (cuobjdump from PATH, else /usr/local/cuda/bin); false
+ * when it cannot run or fails */
+bool cuda_keep_disassemble(const char *cubin, const char *sass);
+
 #endif

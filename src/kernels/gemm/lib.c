@@ -178,10 +178,11 @@ static int unit_mode(const cute_call_arg *x)
 }
 
 /* the largest power of two up to 16 dividing v (v = 0: 16) */
-static int pow2_dividing(int64_t v)
+/* (unsigned: a product that wraps modulo 2^64 keeps its divisors up to 16) */
+static int pow2_dividing(uint64_t v)
 {
     int a = 16;
-    while (a > 1 && v % a) a /= 2;
+    while (a > 1 && v % (uint64_t)a) a /= 2;
     return a;
 }
 
@@ -195,15 +196,15 @@ static int normalize(cute_call_arg *x, int major)
     int other = 1 - major, esize = cute_dtype_bytes((cute_dtype)x->dtype);
     x->stride[major] = 1;
     if (x->shape[other] == 1) x->stride[other] = 16 / esize; /* divisible by any alignment */
-    int align = cute_call_arg_alignment(x, 16), ld = pow2_dividing(x->stride[other] * esize);
+    int align = cute_call_arg_alignment(x, 16), ld = pow2_dividing((uint64_t)x->stride[other] * (uint64_t)esize);
     /* a batch's matrices each start as aligned as the first (a batch of one never steps) */
     if (x->ndim == 3 && x->shape[2] <= 1) x->stride[2] = 16 / esize;
     if (x->ndim == 3 && x->shape[2] > 1) {
-        int l = pow2_dividing(x->stride[2] * esize);
+        int l = pow2_dividing((uint64_t)x->stride[2] * (uint64_t)esize);
         if (l < align) align = l;
     }
     /* the unit-stride extent too: then no vector straddles the matrix's edge */
-    int run = pow2_dividing(x->shape[major] * esize);
+    int run = pow2_dividing((uint64_t)x->shape[major] * (uint64_t)esize);
     if (run < align) align = run;
     return ld < align ? ld : align;
 }

@@ -68,6 +68,12 @@ static void validation(cute_runtime *rt)
     refused(lib, "negative extent", CUTE_GEMM_AUTO, &x, &B, &C, 1, 0, "negative extent");
     x = C, x.stride[1] = 4;
     refused(lib, "C overlapping itself", CUTE_GEMM_AUTO, &A, &B, &x, 1, 0, "overlap");
+    /* K = 2^62+1: (K-1+1) * 4 bytes wraps to 4 in int64, inside any buffer but outside all */
+    int64_t huge = ((int64_t)1 << 62) + 1;
+    cute_call_arg Ak = cute_call_tensor(&buf, 0, CUTE_F32, 2, (int64_t[]){1, huge}, (int64_t[]){1, 1});
+    cute_call_arg Bk = cute_call_tensor(&buf, 256, CUTE_F32, 2, (int64_t[]){1, huge}, (int64_t[]){1, 1});
+    cute_call_arg Ck = cute_call_tensor(&buf, 512, CUTE_F32, 2, (int64_t[]){1, 1}, (int64_t[]){1, 1});
+    refused(lib, "K = 2^62+1", CUTE_GEMM_AUTO, &Ak, &Bk, &Ck, 1, 0, "outside its buffer");
     refused(lib, "NaN alpha", CUTE_GEMM_AUTO, &A, &B, &C, NAN, 0, "alpha");
     refused(lib, "infinite beta", CUTE_GEMM_AUTO, &A, &B, &C, 1, INFINITY, "beta");
     x = cute_call_float(1.0);

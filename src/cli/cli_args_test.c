@@ -1,0 +1,85 @@
+/* The CLI refuses every size it cannot represent, with a message naming it: nothing is
+ * wrapped, clamped or half-read (cli_int / cli_dims, and the commands that use them). */
+#include <fcntl.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cli.h"
+
+/* run a command with its stderr captured into err[n]; its exit code */
+static int run_captured(cli_command_fn cmd, int argc, char **argv, char *err, size_t n)
+{
+    char path[] = "/tmp/cutec-cli-test.XXXXXX";
+    int fd = mkstemp(path), saved = dup(2);
+    fflush(stderr);
+    dup2(fd, 2);
+    int rc = cmd(argc, argv);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    ssize_t got = pread(fd, err, n - 1, 0);
+    err[got > 0 ? got : 0] = 0;
+    close(fd);
+    unlink(path);
+    return rc;
+}
+
+static void refused(cli_command_fn cmd, const char *const *words, const char *needle)
+{
+    char *argv[16], err[2048];
+    int argc = 0;
+    for (; words[argc]; argc++) argv[argc] = (char *)words[argc];
+    argv[argc] = NULL;
+    int rc = run_captured(cmd, argc, argv, err, sizeof err);
+    CHECK(rc == CLI_USAGE && strstr(err, needle), "%s %s %s %s: exit %d, stderr \"%s\" (want \"%s\")",
+          words[0], words[1], argc > 2 ? words[2] : "", argc > 3 ? words[3] : "", rc, err, needle);
+}
+
+static void parser(void)
+{
+    char why[160];
+    int64_t v = -1, dims[4];
+    int n = 0;
+    CHECK(cli_int("42", 0, 100, &v, why, sizeof why) && v == 42, "42");
+    CHECK(cli_int("-7", -10, 10, &v, why, sizeof why) && v == -7, "-7");
+    const char *bad[] = {"", "8x", " 7", "+7", "0x10", "7 ", "-", "99999999999999999999",
+                         "-99999999999999999999", "101"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        v = 12345;
+        CHECK(!cli_int(bad[i], 0, 100, &v, why, sizeof why) && v == 12345 && why[0],
+              "\"%s\" refused, *out untouched (%s)", bad[i], why);
+    }
+    CHECK(cli_dims("64x128x2", 4, INT64_MAX, dims, &n, why, sizeof why) && n == 3 &&
+              dims[0] == 64 && dims[1] == 128 && dims[2] == 2, "64x128x2: %s", why);
+    const char *bad_dims[] = {"8x", "x8", "8xx8", "", "4294967296x4294967296", "1x2x3x4x5", "8x-1"};
+    for (size_t i = 0; i < sizeof bad_dims / sizeof *bad_dims; i++)
+        CHECK(!cli_dims(bad_dims[i], 4, INT64_MAX, dims, &n, why, sizeof why) && why[0],
+              "\"%s\" refused (%s)", bad_dims[i], why);
+}
+
+static void commands(void)
+{
+    refused(cmd_run, (const char *const[]){"run", "elementwise", "--shape", "4294967296x4294967296", NULL},
+            "more than");
+    refused(cmd_run, (const char *const[]){"run", "elementwise", "--shape", "8x", NULL}, "not extents");
+    refused(cmd_run, (const char *const[]){"run", "elementwise", "--iters", "99999999999", NULL},
+            "out of range");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--pad", "9223372036854775807", NULL},
+            "more than 2^63 bytes");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--m", "99999999999999999999", NULL},
+            "out of range");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--iters", "99999999999", NULL},
+            "out of range");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--k", "8x", NULL}, "not a decimal");
+    refused(cmd_compile, (const char *const[]){"compile", "gemm", "--align", "4x", NULL},
+            "not a decimal");
+    refused(cmd_cache, (const char *const[]){"cache", NULL}, "usage: cutec cache");
+}
+
+int main(void)
+{
+    parser();
+    commands();
+    return CHECK_DONE("cli_args_test");
+}

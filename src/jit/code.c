@@ -1,0 +1,111 @@
+/* The code of a compiled function's kernels, on any backend: the CUDA C cutec generates for
+ * them, the PTX and cubin NVRTC makes of it, the SASS cuobjdump reads from the cubin
+ * (cute_fn_code); and CUTEC_KEEP's files, written from them when the backend is not the
+ * CUDA one (which keeps what it compiles itself).  A user sees the code of their own
+ * kernel whichever backend ran it (docs/dsl.md). */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cutec/cache.h"
+#include "cutec/cuda_c.h"
+#include "cutec/nvrtc.h"
+#include "jit_internal.h"
+#include "runtime/cuda_keep.h"
+
+static const char *target_arch(const char *arch)
+{
+    const char *env = getenv("CUTEC_ARCH");
+    return arch ? arch : env && *env ? env : "sm_90a";
+}
+
+static cute_status cuda_source(const cute_fn *f, const char *arch, char **src, char *err, size_t n)
+{
+    cute_cuda_c_opts o;
+    memset(&o, 0, sizeof o);
+    o.arch = arch;
+    return cute_cuda_c_emit((const cute_ir_func *const *)f->kernels, f->nkernels, &o, src, err, n);
+}
+
+static cute_status nvrtc_of(const char *src, const char *arch, cute_nvrtc_output *out, char *err,
+                            size_t n)
+{
+    cute_nvrtc *nv;
+    memset(out, 0, sizeof *out);
+    cute_status s = cute_nvrtc_open(&nv, NULL, err, n);
+    if (s != CUTE_OK) return s;
+    s = cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = arch}, out);
+    if (s != CUTE_OK) snprintf(err, n, "NVRTC: %s", out->log ? out->log : "");
+    cute_nvrtc_close(nv);
+    return s;
+}
+
+/* a whole (small) file as a string */
+static char *slurp(int fd)
+{
+    off_t len = lseek(fd, 0, SEEK_END);
+    char *s = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (s && pread(fd, s, (size_t)len, 0) != (ssize_t)len) len = 0;
+    if (s) s[len] = 0;
+    return s;
+}
+
+/* cuobjdump -sass of a cubin, through two temporary files */
+static cute_status sass_of(const void *cubin, size_t len, char **out, char *err, size_t n)
+{
+    char in[] = "/tmp/cutec-cubin-XXXXXX", text[] = "/tmp/cutec-sass-XXXXXX";
+    int fi = mkstemp(in), ft = mkstemp(text);
+    bool ok = fi >= 0 && ft >= 0 && write(fi, cubin, len) == (ssize_t)len &&
+              cuda_keep_disassemble(in, text) && (*out = slurp(ft)) != NULL;
+    if (fi >= 0) close(fi), unlink(in);
+    if (ft >= 0) close(ft), unlink(text);
+    if (!ok) snprintf(err, n, "no SASS: cuobjdump failed or is not on PATH");
+    return ok ? CUTE_OK : CUTE_ERR_UNSUPPORTED;
+}
+
+cute_status cute_fn_code(const cute_fn *f, const char *what, const char *arch, char **out,
+                         char *err, size_t n)
+{
+    *out = NULL;
+    bool cuda = what && !strcmp(what, "cuda"), ptx = what && !strcmp(what, "ptx");
+    if (!cuda && !ptx && !(what && !strcmp(what, "sass")))
+        return snprintf(err, n, "code \"%s\": cuda, ptx or sass", what ? what : ""),
+               CUTE_ERR_INVALID;
+    char *src = NULL;
+    cute_status s = cuda_source(f, target_arch(arch), &src, err, n);
+    if (s != CUTE_OK || cuda) return *out = src, s;
+    cute_nvrtc_output o;
+    s = nvrtc_of(src, target_arch(arch), &o, err, n);
+    free(src);
+    if (s == CUTE_OK && ptx) *out = strdup(o.ptx), s = *out ? CUTE_OK : CUTE_ERR_OOM;
+    else if (s == CUTE_OK) s = sass_of(o.cubin, o.cubin_size, out, err, n);
+    cute_nvrtc_output_free(&o);
+    return s;
+}
+
+/* CUTEC_KEEP on a backend that does not compile CUDA: the same files, named by the key of
+ * the generated source for $CUTEC_ARCH (else sm_90a); PTX and cubin when NVRTC is there */
+void cute__fn_keep(const cute_fn *f)
+{
+    cute_cache_opts o;
+    cute_cache_opts_from_env(&o);
+    if (!o.keep || !f->nkernels || !strcmp(f->rt->name, "cuda")) return;
+    o.no_memory = true;
+    cute_cache *c = cute_cache_open(&o);
+    char *src = NULL, err[1024];
+    const char *arch = target_arch(NULL);
+    if (c && cuda_source(f, arch, &src, err, sizeof err) == CUTE_OK) {
+        cute_cache_key k;
+        cute_cache_key_compute(&(cute_cache_key_input){.source = src, .arch = arch}, &k);
+        cute_nvrtc_output out;
+        memset(&out, 0, sizeof out);
+        if (o.keep & (CUTE_KEEP_PTX | CUTE_KEEP_CUBIN | CUTE_KEEP_SASS) &&
+            nvrtc_of(src, arch, &out, err, sizeof err) != CUTE_OK)
+            cute_cache_write_artifact(c, &k, "ptx", err, strlen(err), NULL, 0); /* why not */
+        cuda_keep_artifacts(c, &k, o.keep, src, out.ptx, out.cubin, out.cubin_size);
+        cute_nvrtc_output_free(&out);
+    }
+    free(src);
+    cute_cache_close(c);
+}
