@@ -58,7 +58,8 @@ typedef struct cute_dim3 {
 
 typedef struct cute_launch {
     cute_dim3 grid, block;
-    uint32_t smem_bytes; /* dynamic shared memory */
+    uint32_t smem_bytes; /* dynamic shared memory; 0: what the kernel uses (its IR's
+                            smem_bytes); less than that is refused by every backend */
     void *stream;        /* backend stream; NULL: the default one */
     cute_dim3 cluster;   /* thread blocks per cluster, dividing the grid; all 0: no cluster */
     char *err;           /* where a failed launch says why (errn bytes; NULL: only error()):

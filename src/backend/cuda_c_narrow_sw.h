@@ -49,7 +49,7 @@
     CUTE_DEV f32 cute_sw_tf32(f32 x)                                                       \
     {                                                                                      \
         u32 u = cute_f2u(x);                                                               \
-        if ((u & 0x7fffffffu) > 0x7f800000u) return cute_u2f(0x7fffffffu);                 \
+        if ((u & 0x7fffffffu) > 0x7f800000u) return cute_u2f((u & 0x80000000u) | 0x7fffe000u); \
         if ((u & 0x7f800000u) == 0x7f800000u) return x;                                    \
         return cute_u2f((u + 0x1000u) & ~0x1fffu); /* a carry may reach infinity */        \
     }

@@ -164,9 +164,12 @@ static float widen(const narrow_fmt *f, uint32_t v)
     return sign ? -mag : mag;
 }
 
+/* a NaN keeps its sign and becomes 0x7fffe000 (what cvt.rna.tf32.f32 gives on the H200,
+ * 2026-11-26: backend/narrow_cvt_test against the GPU) */
 float cute_f64_to_tf32(double x)
 {
-    return f32_of_bits(x != x ? 0x7fffffffu : from_f64(&fmts[TF32], x, 0) << 13);
+    if (x != x) return f32_of_bits((signbit(x) ? 0x80000000u : 0) | 0x7fffe000u);
+    return f32_of_bits(from_f64(&fmts[TF32], x, 0) << 13);
 }
 float cute_f32_to_tf32(float x) { return cute_f64_to_tf32(x); }
 

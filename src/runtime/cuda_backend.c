@@ -27,6 +27,7 @@ typedef struct cuda_kernel {
     cute_type *params;
     int nparams;
     int static_smem;   /* bytes of __shared__ the compiled kernel declares */
+    int64_t dyn_smem;  /* the dynamic shared memory its IR uses (cute_ir_func.smem_bytes) */
     cute_dim3 cluster; /* its __cluster_dims__, or 0s */
     _Atomic int smem_opted_in; /* the dynamic shared memory allowed so far (0: the default
                                   48 KB); threads may race to raise it, harmlessly */
@@ -249,6 +250,7 @@ static cute_status module_bind(cuda_backend *b, cute_module *m, cute_ir_func *co
             return CUTE_ERR_OOM;
         }
         k->nparams = (int)f->nparams;
+        k->dyn_smem = f->smem_bytes;
         for (uint32_t p = 0; p < f->nparams; p++) k->params[p] = cute_ir_type(f, f->params[p]);
         const int *cd = f->cluster_dims;
         if (cd[0] > 0 && cd[1] > 0 && cd[2] > 0)
@@ -589,6 +591,16 @@ static cute_status cb_launch(void *self, cute_module *m, int kernel, const cute_
         return CUTE_ERR_INVALID;
     }
     cuda_kernel *k = &m->k[kernel];
+    /* as the interpreter: 0 asks for what the kernel uses; less than that is refused (the
+     * kernel would read and write past its shared memory) */
+    cute_launch sized = *cfg;
+    if (!sized.smem_bytes) sized.smem_bytes = (uint32_t)k->dyn_smem;
+    if (sized.smem_bytes < k->dyn_smem) {
+        say(b, "launch of %s: %u bytes of shared memory, the kernel uses %lld", k->name,
+            sized.smem_bytes, (long long)k->dyn_smem);
+        return CUTE_ERR_INVALID;
+    }
+    cfg = &sized;
     enum { INLINE = 32 };
     uint64_t slots_inline[INLINE];
     void *ptrs_inline[INLINE];
