@@ -250,6 +250,17 @@ static bool launch(run *r, int kernel, const cute_launch_arg *args, int nargs, i
     return st == CUTE_OK;
 }
 
+/* A tf32 NaN's payload is the hardware's: cvt.rna.tf32.f32 keeps the input's upper payload
+ * bits (H200, 2026-11-26: 0x7fffffff -> 0x7fffe000, 0x7fc00000 -> 0x7fc00000), so the
+ * payload of a NaN the backend produced from a wider NaN depends on how that wider NaN
+ * reached f32; cutec's host conversion gives the sign and 0x7fffe000.  A NaN of the same
+ * sign is the right answer. */
+static bool same_tf32_nan(cute_dtype t, uint32_t got, uint32_t want)
+{
+    bool gn = (got & 0x7fffffffu) > 0x7f800000u, wn = (want & 0x7fffffffu) > 0x7f800000u;
+    return t == CUTE_TF32 && gn && wn && (got >> 31) == (want >> 31);
+}
+
 static void check_round(run *r, const sweep *s)
 {
     int n = s->n;
@@ -265,7 +276,7 @@ static void check_round(run *r, const sweep *s)
                 int bad = 0;
                 for (int k = 0; k < n; k++) {
                     uint32_t w = want_code(narrow[t], source(s, src, k)), g = got[(size_t)(src * NT + t) * n + k];
-                    if (g != w && bad++ < 3)
+                    if (g != w && !same_tf32_nan(narrow[t], g, w) && bad++ < 3)
                         fprintf(stderr, "  %s: %s %a -> %s: %x, want %x\n", r->name, cute_dtype_name(wide[src]),
                                 source(s, src, k), cute_dtype_name(narrow[t]), g, w);
                 }

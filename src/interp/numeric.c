@@ -164,8 +164,8 @@ static float widen(const narrow_fmt *f, uint32_t v)
     return sign ? -mag : mag;
 }
 
-/* a NaN keeps its sign and becomes 0x7fffe000 (what cvt.rna.tf32.f32 gives on the H200,
- * 2026-11-26: backend/narrow_cvt_test against the GPU) */
+/* a NaN keeps its sign and becomes 0x7fffe000 (cvt.rna.tf32.f32 of 0x7fffffff on the H200;
+ * the hardware keeps an input NaN's upper payload bits, which a double cannot carry here) */
 float cute_f64_to_tf32(double x)
 {
     if (x != x) return f32_of_bits((signbit(x) ? 0x80000000u : 0) | 0x7fffe000u);
