@@ -116,6 +116,12 @@ static bool plan_for(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_pl
 
 const cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n)
 {
+    return gemm_compile_broken(rt, cfg, 0, err, n);
+}
+
+const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
+                                   char *err, size_t n)
+{
     if (!dtypes_ok(cfg, err, n)) return NULL;
     bool fma = cfg->variant == CUTE_GEMM_REGISTERS || cfg->variant == CUTE_GEMM_SHARED ||
                cfg->variant == CUTE_GEMM_PIPELINED || cfg->variant == CUTE_GEMM_MULTISTAGE;
@@ -154,6 +160,7 @@ const cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, 
         free(plan);
         return NULL;
     }
+    plan->broken = broken;
     char text[3][64];
     cute_arg_spec specs[5];
     cute_dtype cd = cute_gemm_c_dtype(cfg);

@@ -23,11 +23,19 @@ typedef struct gemm_plan {
     bool smem_epilogue;       /* step 5: C through shared memory, 128-bit stores */
     bool prefetch_across;     /* the next k-tile's first fragments read during this one's last
                                  k-block (multistage.c) */
+    unsigned broken;          /* GEMM_BREAK_*: a deliberately wrong kernel, for the tests of
+                                 the interpreter's checks; 0 always but there */
     cute_composed smem_c;     /* (bm,bn) of C's dtype, over the A/B stages' memory */
     cute_tiled_copy copy_c;   /* shared -> global of the C tile */
 } gemm_plan;
 
 bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p);
+
+/* Kernels with a synchronization left out, which the interpreter must catch (tests only):
+ * the main loop's cp.async wait_group, or its barrier. */
+enum { GEMM_BREAK_WAIT = 1, GEMM_BREAK_BARRIER = 2 };
+const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
+                                   char *err, size_t n);
 
 /* the host functions of the variants (each launches its kernel) */
 void gemm_registers_host(cute_ctx *c, const cute_arg *arg);
