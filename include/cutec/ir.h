@@ -161,6 +161,7 @@ typedef struct cute_ir_func {
     cute_vreg *params;
     uint32_t nparams, pcap;
     int64_t smem_bytes;     /* dynamic shared memory the kernel uses */
+    int smem_align;         /* the alignment its shared allocations ask of the base (0: 16) */
     int max_threads;        /* __launch_bounds__ when > 0 */
     bool noalias;           /* no memory is reached through two pointer parameters (the
                                JIT proves it at each call): CUDA C gives them __restrict__ */

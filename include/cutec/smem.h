@@ -17,8 +17,8 @@
  * kernel's top level (not inside a dynamic loop or if), as CuTe DSL does.
  *
  * Alignment: offsets are aligned as asked, relative to the dynamic shared memory's base,
- * which the backends guarantee to be CUTE_SMEM_BASE_ALIGN-byte aligned (the CUDA C
- * backend declares it __align__(1024); the interpreter's base is 0).  A swizzled tensor
+ * which the backends align as the kernel's largest request, up to CUTE_SMEM_BASE_ALIGN (the
+ * CUDA C backend declares it __align__(that), at least 16; the interpreter's base is 0).  A swizzled tensor
  * is placed at least as aligned as its swizzle needs (cute_swizzle_align_bytes), so the
  * swizzle's pattern lines up with the hardware's address bits and banks.  A tensor's
  * `align` is what its accesses may use: the offset's alignment, at most

@@ -63,6 +63,7 @@ typedef struct cc_module {
     unsigned needs;
     uint8_t vec[CUTE_NDTYPES][CC_MAX_LANES]; /* vector types used */
     uint8_t atom[4][CUTE_NDTYPES];           /* CAS-loop atomic helpers used (cute_atomic) */
+    int smem_align;                          /* the shared array's declared alignment */
     cc_buf body;                             /* the kernels' text */
     char *err;
     size_t errn;

@@ -304,6 +304,7 @@ bool cc_mem(cc_fn *e, const cute_ir_inst *in)
         const char *ty = cc_type(e, in->type, tb);
         if (!ty) return false;
         e->m->needs |= NEED_SMEM;
+        if (e->f->smem_align > e->m->smem_align) e->m->smem_align = e->f->smem_align;
         cc_line(e, "%s(%s)__cvta_generic_to_shared(cute_smem) + %lldu;", cc_def(e, in->dst, def),
                 ty, (long long)in->imm);
         return true;

@@ -88,6 +88,7 @@ static int64_t take(cute_ctx *c, cute_smem_allocator *a, int64_t bytes, int64_t 
                       (long long)off, CUTE_SMEM_MAX_BYTES);
         return -1;
     }
+    if (align > c->fn->smem_align) c->fn->smem_align = (int)align; /* what the base must be */
     if (a->first < 0) a->first = off;
     if (a->cursor >= 0) /* an overlay: the pool grows only past its end */
         a->cursor = off + bytes;
