@@ -208,9 +208,7 @@ void cc_prelude(cc_module *m, cc_buf *out)
     if (n & NEED_LANEID) cc_puts(out, laneid);
     if (n & NEED_CASLOOP) cc_puts(out, casloop);
     atomic_helpers(m, out);
-    /* as aligned as the kernels' allocations ask (a swizzle's pattern: up to 1024 bytes), no
-     * more: a 1024-byte alignment the kernel does not need cost the pipelined SGEMM 4% on the
-     * H200 (bench/RESULTS.md) */
+    /* as aligned as the kernels' allocations ask (a swizzle's pattern: up to 1024 bytes) */
     if (n & NEED_SMEM)
         cc_printf(out, "extern __shared__ __align__(%d) unsigned char cute_smem[];\n",
                   m->smem_align > 16 ? m->smem_align : 16);
