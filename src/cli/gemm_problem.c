@@ -27,13 +27,7 @@ const char *cli_gemm_dtype_name(cute_dtype d)
 const char *cli_gemm_out_list(cute_dtype in)
 {
     static char buf[64];
-    const cute_dtype *outs;
-    int n, len = 0;
-    buf[0] = 0;
-    if (!gemm_ref_out_dtypes(in, &outs, &n)) return "none";
-    for (int i = 0; i < n; i++)
-        len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ",
-                        cli_gemm_dtype_name(outs[i]));
+    gemm_ref_out_text(in, cli_gemm_dtype_name, buf, sizeof buf);
     return buf;
 }
 

@@ -51,7 +51,7 @@ bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     cute_layout pl = cute_layout_fmt(a, "(16,%d):(%d,1)", per, per);
     cute_tiler perm = cute_tiler_layout(&pl);
     p->mma = cute_make_tiled_mma(a, &fma, &atoms, &perm, &perm, NULL);
-    int vec = (cfg->align_bytes < 16 ? cfg->align_bytes : 16) / esize;
+    int vec = gemm_vector_bytes(cfg, d) / esize;
     if (vec < 1) vec = 1;
     p->copy_a = kt_copy(a, d, p->bm, p->bk, p->threads, vec, cfg->major[0]);
     p->copy_b = kt_copy(a, d, p->bn, p->bk, p->threads, vec, cfg->major[1]);
@@ -96,9 +96,10 @@ static bool dtypes_ok(const cute_gemm_config *cfg, char *err, size_t n)
 {
     cute_dtype d = cfg->dtype, cd = cute_gemm_c_dtype(cfg);
     if (gemm_ref_pair_ok(d, cd)) return true;
-    snprintf(err, n, "gemm: %s inputs with %s output are not supported (f32 -> f32, f64 -> f64, "
-             "f16/bf16 -> f16, bf16 or f32, tf32 -> f32, s8 -> s32, e4m3/e5m2 -> f32, f16 or bf16)",
-             cute_dtype_name(d), cute_dtype_name(cd));
+    char outs[64];
+    gemm_ref_out_text(d, cute_dtype_name, outs, sizeof outs);
+    snprintf(err, n, "gemm: %s inputs with %s output are not supported (%s inputs give C of %s)",
+             cute_dtype_name(d), cute_dtype_name(cd), cute_dtype_name(d), outs);
     return false;
 }
 

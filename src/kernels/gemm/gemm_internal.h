@@ -98,6 +98,9 @@ cute_ssa gemm_ktile_pred(cute_ctx *c, cute_thr_copy thr, cute_tensor k, cute_int
  * reads no C (BLAS) */
 void gemm_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                    cute_tensor acc, cute_val alpha, cute_val beta);
+/* the widest access, in bytes, to elements of d the configuration's alignment allows: 16 at
+ * most, the element at least */
+int gemm_vector_bytes(const cute_gemm_config *cfg, cute_dtype d);
 /* the type alpha, beta and the epilogue's arithmetic use: f64 for f64 and for s8 (whose s32
  * results are exact in f64), else f32 */
 cute_dtype gemm_scalar_dtype(const cute_gemm_config *cfg);

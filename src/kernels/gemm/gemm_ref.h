@@ -55,6 +55,9 @@ int64_t gemm_ref_check_all(cute_dtype d, const gemm_ref_operand *A, const gemm_r
  * s8 -> s32; e4m3/e5m2 -> f32, f16 or bf16; f64 -> f64; f32 -> f32. */
 bool gemm_ref_out_dtypes(cute_dtype in, const cute_dtype **outs, int *n);
 bool gemm_ref_pair_ok(cute_dtype in, cute_dtype out);
+/* "f16, bf16 or f32": the C dtypes inputs of `in` give, each named by name(d) ("none" for
+ * an input dtype without a row); the length, like snprintf */
+int gemm_ref_out_text(cute_dtype in, const char *(*name)(cute_dtype), char *buf, size_t n);
 /* the largest error (gemm_ref_error) a correct kernel reaches for inputs of dtype in and a
  * result of dtype out; 0: exact (see gemm_ref.c for each value's reasoning) */
 double gemm_ref_tolerance(cute_dtype in, cute_dtype out);

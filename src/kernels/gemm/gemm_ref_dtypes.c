@@ -1,6 +1,7 @@
 /* The GEMM reference's dtypes: which result dtypes each input dtype may give, how far a
  * correct kernel's result may lie from the float64 reference, and fresh inputs. */
 #include <math.h>
+#include <stdio.h>
 
 #include "kernels/ew_ref.h"
 #include "kernels/gemm/gemm_ref.h"
@@ -40,6 +41,18 @@ bool gemm_ref_pair_ok(cute_dtype in, cute_dtype out)
     for (int i = 0; i < n; i++)
         if (outs[i] == out) return true;
     return false;
+}
+
+int gemm_ref_out_text(cute_dtype in, const char *(*name)(cute_dtype), char *buf, size_t n)
+{
+    const cute_dtype *outs;
+    int k, len = 0;
+    if (!gemm_ref_out_dtypes(in, &outs, &k)) return snprintf(buf, n, "none");
+    if (n) buf[0] = 0;
+    for (int i = 0; i < k; i++)
+        len += snprintf(buf + (len < (int)n ? len : (int)n), len < (int)n ? n - (size_t)len : 0, "%s%s",
+                        i == 0 ? "" : i == k - 1 ? " or " : ", ", name(outs[i]));
+    return len;
 }
 
 bool gemm_ref_integral(cute_dtype in) { return cute_dtype_is_int(in); }

@@ -245,11 +245,13 @@ static cute_status check_operands(const cute_call_arg *const x[3], char *err, si
                                x[i]->stride[m] ? "negative" : "zero (broadcast)",
                                (long long)x[i]->stride[m], m);
     }
-    if (!gemm_ref_pair_ok((cute_dtype)x[0]->dtype, (cute_dtype)x[2]->dtype))
-        return invalid(err, n, "gemm: %s inputs with a %s C are not supported (f32 -> f32, f64 -> "
-                       "f64, f16/bf16 -> f16, bf16 or f32, tf32 -> f32, s8 -> s32, e4m3/e5m2 -> "
-                       "f32, f16 or bf16)",
-                       cute_dtype_name((cute_dtype)x[0]->dtype), cute_dtype_name((cute_dtype)x[2]->dtype));
+    cute_dtype in = (cute_dtype)x[0]->dtype, out = (cute_dtype)x[2]->dtype;
+    if (!gemm_ref_pair_ok(in, out)) {
+        char outs[64];
+        gemm_ref_out_text(in, cute_dtype_name, outs, sizeof outs);
+        return invalid(err, n, "gemm: %s inputs with a %s C are not supported (%s inputs give C of %s)",
+                       cute_dtype_name(in), cute_dtype_name(out), cute_dtype_name(in), outs);
+    }
     return CUTE_OK;
 }
 

@@ -15,7 +15,6 @@
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/smem.h"
-#include "cutec/smem_atoms.h"
 #include "kernels/gemm/gemm_internal.h"
 
 static cute_tensor stage_of(cute_ctx *c, cute_tensor t, cute_int s)
@@ -147,6 +146,13 @@ static void mainloop(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const
     cute_barrier(c);
 }
 
+/* a tensor of the plan's swizzled layout (the allocator places it as aligned as its swizzle
+ * needs) */
+static cute_tensor alloc(cute_ctx *c, cute_smem_allocator *a, cute_dtype d, const cute_composed *L)
+{
+    return cute_smem_alloc_tensor_swizzled(c, a, d, L->sw, L->layout, 16);
+}
+
 static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC,
                               cute_tensor cA, cute_tensor cB, cute_tensor cC, cute_val alpha,
                               cute_val beta)
@@ -159,17 +165,15 @@ static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     gemm_tiles t = gemm_block_tiles(c, p, mA, mB, mC, cA, cB, cC);
     /* shared memory is laid out at the top level; blocks past the last tile do nothing */
     cute_smem_allocator smem = cute_smem_allocator_new(c);
-    cute_tensor sA = cute_smem_alloc_tensor_swizzled(c, &smem, p->cfg.dtype, p->smem_a.sw, p->smem_a.layout, cute_swizzle_align_bytes(p->smem_a.sw, p->cfg.dtype));
-    cute_tensor sB = cute_smem_alloc_tensor_swizzled(c, &smem, p->cfg.dtype, p->smem_b.sw, p->smem_b.layout, cute_swizzle_align_bytes(p->smem_b.sw, p->cfg.dtype));
+    cute_tensor sA = alloc(c, &smem, p->cfg.dtype, &p->smem_a), sB = alloc(c, &smem, p->cfg.dtype, &p->smem_b);
     cute_tensor sC = sA;
     if (p->smem_epilogue) { /* over the stages: the main loop ends with every read done */
         cute_smem_allocator over = cute_smem_allocator_overlay(c, &smem);
-        cute_dtype cd = cute_gemm_c_dtype(&p->cfg);
-        sC = cute_smem_alloc_tensor_swizzled(c, &over, cd, p->smem_c.sw, p->smem_c.layout, cute_swizzle_align_bytes(p->smem_c.sw, cd));
+        sC = alloc(c, &over, cute_gemm_c_dtype(&p->cfg), &p->smem_c);
     }
     CUTE_IF(c, t.inside) {
-        g2s g = {cute_tiled_copy_slice(&p->copy_a, tid), cute_tiled_copy_slice(&p->copy_b, tid), sA, sB};
-        g.sA = cute_partition_D(c, g.tA, sA), g.sB = cute_partition_D(c, g.tB, sB);
+        cute_thr_copy tA = cute_tiled_copy_slice(&p->copy_a, tid), tB = cute_tiled_copy_slice(&p->copy_b, tid);
+        g2s g = {tA, tB, cute_partition_D(c, tA, sA), cute_partition_D(c, tB, sB)};
         for (int s = 0; s < p->stages - 1; s++) issue_ktile(c, p, &t, &g, cute_i(s), cute_i(s));
 
         cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
@@ -178,9 +182,9 @@ static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
         cute_tensor tCrB = cute_partition_fragment_B(c, thr, cute_tensor_slice(c, sB, s0));
         cute_tensor tCrC = cute_partition_fragment_C(c, thr, t.gC);
         cute_clear(c, tCrC);
-        s2r x = {cute_tiled_copy_slice(&p->s2r_a, tid), cute_tiled_copy_slice(&p->s2r_b, tid), sA, sB, tCrA, tCrB};
-        x.sA = cute_partition_S(c, x.xA, sA), x.sB = cute_partition_S(c, x.xB, sB);
-        x.rA = cute_retile_D(c, x.xA, tCrA), x.rB = cute_retile_D(c, x.xB, tCrB);
+        cute_thr_copy xA = cute_tiled_copy_slice(&p->s2r_a, tid), xB = cute_tiled_copy_slice(&p->s2r_b, tid);
+        s2r x = {xA, xB, cute_partition_S(c, xA, sA), cute_partition_S(c, xB, sB),
+                 cute_retile_D(c, xA, tCrA), cute_retile_D(c, xB, tCrB)};
         mainloop(c, p, &t, &g, &x, tCrA, tCrB, tCrC);
         if (p->smem_epilogue)
             gemm_epilogue_smem(c, p, tid, &t, tCrC, alpha, beta, sC);

@@ -76,6 +76,12 @@ cute_ssa gemm_ktile_pred(cute_ctx *c, cute_thr_copy thr, cute_tensor k, cute_int
     return cute_elem_less(c, gemm_ktile_src(c, thr, k, kt), shape);
 }
 
+int gemm_vector_bytes(const cute_gemm_config *cfg, cute_dtype d)
+{
+    int bytes = cfg->align_bytes < 16 ? cfg->align_bytes : 16, esize = cute_dtype_bytes(d);
+    return bytes < esize ? esize : bytes; /* an element is aligned to itself */
+}
+
 cute_dtype gemm_scalar_dtype(const cute_gemm_config *cfg)
 {
     return cfg->dtype == CUTE_F64 || cfg->dtype == CUTE_I8 ? CUTE_F64 : CUTE_F32;

@@ -15,15 +15,16 @@
 #include "cutec/smem_atoms.h"
 #include "kernels/gemm/gemm_internal.h"
 
-/* An operand's (rows, bk, stages) stage buffer as it comes from global memory (K- or
- * rows-major), built from CuTe's SM80 swizzle atom (128-byte lines, 16-byte chunks of 8
- * consecutive lines in 8 different bank groups) tiled over the whole buffer. */
-static cute_composed swizzled_stages(cute_alg *a, cute_dtype d, int major, int64_t rows,
-                                     int64_t bk, int stages)
+/* A (rows, cols[, stages]) buffer whose mode `major` is contiguous, built from CuTe's SM80
+ * swizzle atom (128-byte lines, the 16-byte chunks of 8 consecutive lines in 8 different
+ * bank groups) tiled over the whole buffer: the operands' stages and C's tile. */
+static cute_composed swizzled(cute_alg *a, cute_dtype d, int major, int64_t rows, int64_t cols,
+                              int stages)
 {
     cute_composed atom = cute_smem_atom_sm80(a, d, major == 1 ? CUTE_MAJOR_K : CUTE_MAJOR_MN,
-                                             major == 1 ? bk : rows, 128);
-    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)rows, (long long)bk, stages);
+                                             major == 1 ? cols : rows, 128);
+    cute_tuple shape = stages ? cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)rows, (long long)cols, stages)
+                              : cute_tuple_fmt(a, "(%lld,%lld)", (long long)rows, (long long)cols);
     return cute_smem_layout_staged(a, &atom, &shape);
 }
 
@@ -88,7 +89,7 @@ static bool plan_fma(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     for (int op = 0; op < 2; op++) {
         int major = cfg->major[op];
         /* M-major sources move align_bytes per cp.async; K-major ones one element */
-        int bytes = major == 0 ? (cfg->align_bytes < 16 ? cfg->align_bytes : 16) : esize;
+        int bytes = major == 0 ? gemm_vector_bytes(cfg, d) : esize;
         cute_copy_atom cp = gemm_g2s_atom(a, d, bytes);
         if (a->failed) return false;
         int64_t rows = op == 0 ? p->bm : p->bn;
@@ -184,14 +185,9 @@ static cute_tiled_copy tc_s2r(cute_alg *a, const tc_shape *s, const gemm_plan *p
 static void tc_c_tile(cute_alg *a, gemm_plan *p)
 {
     cute_dtype cd = cute_gemm_c_dtype(&p->cfg);
-    int major = p->cfg.major[2], esize = cute_dtype_bytes(cd);
-    int bytes = p->cfg.align_bytes < 16 ? p->cfg.align_bytes : 16;
-    if (bytes < esize) bytes = esize; /* the element's own alignment */
-    int vec = bytes / esize;
-    cute_composed atom = cute_smem_atom_sm80(a, cd, major == 1 ? CUTE_MAJOR_K : CUTE_MAJOR_MN,
-                                             major == 1 ? p->bn : p->bm, 128);
-    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
-    p->smem_c = cute_smem_layout_staged(a, &atom, &shape);
+    int major = p->cfg.major[2], bytes = gemm_vector_bytes(&p->cfg, cd);
+    int vec = bytes / cute_dtype_bytes(cd);
+    p->smem_c = swizzled(a, cd, major, p->bm, p->bn, 0);
     cute_copy_atom st = cute_copy_atom_universal(a, cd, 8 * bytes);
     p->copy_c = tile_copy(a, &st, p->bm, p->bn, p->threads, vec, major);
 }
@@ -230,14 +226,14 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     p->prefetch_across = s->across;
     p->mma = tc_mma(a, &atom, wm, wn);
     int esize = cute_dtype_bytes(s->d);
-    int bytes = cfg->align_bytes < 16 ? cfg->align_bytes : 16;
+    int bytes = gemm_vector_bytes(cfg, s->d);
     for (int op = 0; op < 2; op++) {
         int major = cfg->major[op];
         int64_t rows = op == 0 ? p->bm : p->bn;
         cute_copy_atom cp = gemm_g2s_atom(a, s->d, bytes);
         int vec = (int)(cp.bits / 8 / esize);
         *(op == 0 ? &p->copy_a : &p->copy_b) = tile_copy(a, &cp, rows, p->bk, p->threads, vec, major);
-        *(op == 0 ? &p->smem_a : &p->smem_b) = swizzled_stages(a, s->d, major, rows, p->bk, p->stages);
+        *(op == 0 ? &p->smem_a : &p->smem_b) = swizzled(a, s->d, major, rows, p->bk, p->stages);
         *(op == 0 ? &p->s2r_a : &p->s2r_b) = tc_s2r(a, s, p, op);
     }
     p->smem_epilogue = smem_epilogue;
