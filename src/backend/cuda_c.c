@@ -8,6 +8,7 @@
 #include "cuda_c_internal.h"
 
 static bool block(cc_fn *e, const cute_ir_block *b);
+static bool inst(cc_fn *e, const cute_ir_block *b, uint32_t i);
 
 /* announce a new call site: a comment, or a #line for -lineinfo */
 static void site(cc_fn *e, const cute_ir_inst *in)
@@ -66,8 +67,12 @@ static bool for_loop(cc_fn *e, const cute_ir_inst *in)
 static bool if_else(cc_fn *e, const cute_ir_inst *in)
 {
     char c[CC_NAME];
-    bool done;
-    if (!cc_pred_load(e, in, &done) || done) return !e->m->failed;
+    int at = cc_pred_at(e, in);
+    if (at >= 0) { /* a predicated access: its address here, then the access */
+        for (int i = 0; i < at; i++)
+            if (!inst(e, in->body[0], (uint32_t)i)) return false;
+        return cc_pred_access(e, in, at);
+    }
     cc_line(e, "if (%s) {", cc_reg(e, in->a[0], c));
     bool ok = body(e, in->body[0], e->cond_depth);
     if (ok && in->body[1] && in->body[1]->n) {

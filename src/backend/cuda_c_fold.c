@@ -6,12 +6,12 @@
  *
  * What may fold, and why it means the same:
  * - a scalar CONST, anywhere: a literal has no state;
- * - a scalar pure value (arithmetic, comparison, conversion, select, lane) used once, by an
- *   instruction of the same block that evaluates its operands once (not a FOR or WHILE,
- *   whose bounds are evaluated per iteration).  Its expression names only registers that
- *   never change (SSA) — or, when it names a mutable register, its use is the very next
- *   instruction, and that instruction assigns no mutable register before reading it (a
- *   MOV reads its source first);
+ * - a scalar value (arithmetic, comparison, conversion, select, lane, pointer arithmetic,
+ *   a load) used once, by an instruction of the same block that evaluates its operands once
+ *   (not a FOR or WHILE, whose bounds are evaluated per iteration).  Its expression names
+ *   only registers that never change (SSA) — or, when it names a mutable register or reads
+ *   memory, its use is the very next instruction, and that instruction assigns no mutable
+ *   register before reading it (a MOV reads its source first);
  * - a vector CONST / INSERT whose one use is an INSERT right after it: the lanes wait for
  *   the last INSERT of the chain, with no instruction between them.
  * An expression longer than FOLD_MAX stays a statement (names fit CC_NAME bytes). */
@@ -102,8 +102,11 @@ static bool is_mutable(const cc_fn *e, cute_vreg r)
     return r && r < e->f->nvregs && e->f->vregs[r].mutable_;
 }
 
+/* whether in's value may change if it is evaluated later: it reads memory, or a register
+ * that may be assigned (itself or through a folded operand) */
 static bool reads_mutable(const cc_fn *e, const cute_ir_inst *in)
 {
+    if (in->op == CUTE_OP_LOAD) return true;
     int n = cute_op_nargs((cute_op)in->op);
     for (int k = 0; k < n && k < 3; k++)
         if (is_mutable(e, in->a[k]) || (in->a[k] && e->val[in->a[k]].reads_mutable)) return true;
@@ -116,7 +119,8 @@ static bool scalar_value(const cc_fn *e, const cute_ir_inst *in)
     cute_op op = (cute_op)in->op;
     cute_op_group g = cute_op_group_of(op);
     bool value = g == CUTE_GROUP_VALUE || g == CUTE_GROUP_CONVERT || op == CUTE_OP_CONST ||
-                 op == CUTE_OP_SELECT || op == CUTE_OP_EXTRACT;
+                 op == CUTE_OP_SELECT || op == CUTE_OP_EXTRACT || op == CUTE_OP_PTR_ADD ||
+                 op == CUTE_OP_LOAD;
     cute_vreg d = in->dst;
     return value && d && d < e->f->nvregs && !e->f->vregs[d].mutable_ && !e->f->vregs[d].param &&
            cute_ir_type(e->f, d).lanes == 1;
@@ -140,7 +144,8 @@ static bool capture(cc_fn *e, const cute_ir_inst *in, char **expr)
     cc_buf tmp = {0}, *saved = e->out;
     int indent = e->indent;
     e->out = &tmp, e->indent = 0;
-    bool ok = cc_expr(e, in);
+    cute_op_group g = cute_op_group_of((cute_op)in->op);
+    bool ok = g == CUTE_GROUP_ADDRESS || g == CUTE_GROUP_MEMORY ? cc_mem(e, in) : cc_expr(e, in);
     e->out = saved, e->indent = indent;
     *expr = NULL;
     char def[CC_NAME];

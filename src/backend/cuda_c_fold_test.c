@@ -1,7 +1,8 @@
 /* Folding in the CUDA C backend (cuda_c_fold.c, cuda_c_pred.c), compile-only: IR built by
  * hand, the statements it must and must not become, and NVRTC's word on the result (skipped,
- * visibly, without NVRTC).  The kernels run on the GPU through every GPU test of the library,
- * which all go through this emitter. */
+ * visibly, without NVRTC); and the size of the step-5 GEMM's CUDA C (issue 13's cold
+ * compile: docs/compile_time.md).  The kernels run on the GPU through every GPU test of the
+ * library, which all go through this emitter. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,9 @@
 #include "cutec/cuda_c.h"
 #include "cutec/inst.h"
 #include "cutec/ir.h"
+#include "cutec/kernels.h"
 #include "cutec/nvrtc.h"
+#include "cutec/runtime.h"
 
 #define T(d) cute_type_of(CUTE_##d)
 #define GPTR(d) cute_type_ptr(CUTE_##d, CUTE_GMEM)
@@ -134,6 +137,35 @@ static void check_text(const char *src, const regs *r)
           "the load under the IF is one predicated ld:\n%s", src);
 }
 
+/* The step-5 GEMM (bf16, tensorop_smem), as `cutec compile gemm --dtype bf16` makes it:
+ * 16,642 lines of CUDA C before folding, its 128 reads of C under beta each a C if */
+#define STEP5_LINES_BEFORE 16642
+static void step5_size(void)
+{
+    cute_runtime *rt;
+    char err[2048], *src = NULL;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "%s", err);
+    cute_runtime_set_target_arch(rt, "sm_90a");
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_BF16, .align_bytes = 16,
+                            .index_bound = CUTE_GEMM_INDEX_BOUND};
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(f, "%s", err);
+    const cute_ir_func *k = f ? cute_fn_kernel(f, 0) : NULL;
+    if (k && cute_cuda_c_emit(&k, 1, NULL, &src, err, sizeof err) == CUTE_OK) {
+        int lines = 0, preds = 0;
+        for (const char *p = src; *p; p++) lines += *p == '\n';
+        for (const char *p = src; (p = strstr(p, "@p ld.global")) != NULL; p++) preds++;
+        CHECK(3 * lines < STEP5_LINES_BEFORE, "%d lines of CUDA C (at most a third of %d)", lines,
+              STEP5_LINES_BEFORE);
+        /* a 256x128 tile over 256 threads: 128 elements of C per thread under beta */
+        CHECK(preds == 128, "%d predicated loads of C (want 128)", preds);
+        printf("cuda_c_fold_test: step-5 GEMM: %d lines of CUDA C (%d before)\n", lines, STEP5_LINES_BEFORE);
+    }
+    free(src);
+    cute_fn_free(f);
+    cute_runtime_free(rt);
+}
+
 int main(void)
 {
     regs r;
@@ -156,5 +188,6 @@ int main(void)
     }
     free(src);
     cute_ir_func_free(f);
+    step5_size();
     return CHECK_DONE("backend/cuda_c_fold");
 }

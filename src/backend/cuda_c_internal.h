@@ -153,9 +153,12 @@ void cc_fold_end(cc_fn *e);
 bool cc_fold(cc_fn *e, const cute_ir_block *b, uint32_t i, bool *done);
 const char *cc_fold_text(const cc_fn *e, cute_vreg r, char *buf);
 bool cc_fold_uses_one(const cc_fn *e, cute_vreg r); /* r is read exactly once */
-/* an IF that only loads a scalar from global memory, as one predicated ld (cuda_c_pred.c):
- * *done when it was one */
-bool cc_pred_load(cc_fn *e, const cute_ir_inst *in, bool *done);
+/* an IF that only computes an address and loads a scalar from global memory, as one
+ * predicated ld (cuda_c_pred.c): cc_pred_at gives the index of the access in the
+ * IF's body (-1: not such an IF); the caller emits what comes before it, then
+ * cc_pred_access the access */
+int cc_pred_at(const cc_fn *e, const cute_ir_inst *in);
+bool cc_pred_access(cc_fn *e, const cute_ir_inst *in, int at);
 
 /* the prelude for what m needs (cuda_c_prelude.c) */
 void cc_prelude(cc_module *m, cc_buf *out);

@@ -22,11 +22,9 @@ extern "C" __global__ void axpy(f32 *__restrict__ r1_x, f32 *__restrict__ r2_y, 
     // axpy.c:4
     if ((r8 < r4_n)) {
         // axpy.c:5
-        f32 *r10 = r1_x + r8;
         f32 *r11 = r2_y + r8;
         f32 r12 = *r11;
-        f32 r13 = *r10;
-        *r11 = (fmaf(r3_a, r13, r12));
+        *r11 = (fmaf(r3_a, (*(r1_x + r8)), r12));
     } else {
         // axpy.c:7
         r15_sum = 0.5f;
