@@ -69,9 +69,10 @@ void cute_gemm(cute_ctx *c, const cute_tiled_mma *t, cute_tensor D, cute_tensor 
         return;
     }
     const cute_mma_atom *atom = &t->atom;
-    /* k outermost: each accumulator is touched once per k; within a k, the serpentine CuTe's gemm walks
-     * (column-major): down m for even n, back up for odd n, so that consecutive instructions
-     * share an operand at every step (the register reuse cache), the turns included */
+    /* k outermost: each accumulator is touched once per k.  Within a k, the serpentine that
+     * CuTe's gemm walks (column-major): down m for even n, back up for odd n, so consecutive
+     * instructions share an operand at every step, the turns included (ptxas's register
+     * reuse cache; the pipelined SGEMM's FFMAs had 7x the bank conflicts in plain order) */
     for (int64_t k = 0; k < K && !c->alg.failed; k++)
         for (int64_t n = 0; n < N; n++)
             for (int64_t i = 0; i < M && !c->alg.failed; i++) {
