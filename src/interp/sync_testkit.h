@@ -6,6 +6,7 @@
 #ifndef CUTEC_SYNC_TESTKIT_H
 #define CUTEC_SYNC_TESTKIT_H
 
+#include "check.h"
 #include "cutec/inst.h"
 #include "interp/interp_testkit.h"
 
@@ -227,6 +228,83 @@ static inline cute_ir_func *sk_flag(void)
     kt_store(&k, kt_ptr_add(&k, out, ti), sk_u32(&k, 7));
     cute_ir_end(&k.b);
     return k.f;
+}
+
+/* --- running them and checking the results ---------------------------------------------- */
+
+/* launch f on 1 block of `threads`: the status; out (n words) downloaded after poisoning */
+static inline cute_status sk_run(cute_backend be, cute_ir_func *f, uint32_t threads, const uint32_t *src, size_t nsrc, uint32_t *out,
+                       size_t nout)
+{
+    bool has_src = f->nparams == 2;
+    kt k = {f, {0}};
+    cute_module *m = kt_compile(be, &k); /* frees f */
+    CHECK(m != NULL, "compiles");
+    if (!m) return CUTE_ERR_COMPILE;
+    uint32_t poison[4096];
+    for (size_t i = 0; i < nout; i++) poison[i] = 0xdeadbeef;
+    cute_buffer bs = kt_buf(be, src, nsrc * 4), bo = kt_buf(be, poison, nout * 4);
+    cute_launch_arg args[2] = {kt_arg_buf(&bs, CUTE_U32), kt_arg_buf(&bo, CUTE_U32)};
+    cute_status s = kt_launch(be, m, 1, threads, 0, has_src ? args : args + 1, has_src ? 2 : 1);
+    be.vt->download(be.self, out, &bo, 0, nout * 4);
+    be.vt->module_free(be.self, m);
+    be.vt->free(be.self, &bs), be.vt->free(be.self, &bo);
+    return s;
+}
+
+static inline void sk_random_words(uint32_t *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++) w[i] = (uint32_t)rand() & 0xffffff;
+}
+
+static inline void sk_pipeline_good(cute_backend be)
+{
+    enum { N = SK_ITERS * SK_WORDS };
+    uint32_t src[N], out[N];
+    sk_random_words(src, N);
+    sk_lines L;
+    CHECK(sk_run(be, sk_pipeline(SK_GOOD, &L), 64, src, N, out, N) == CUTE_OK, "pipeline runs: %s", be.vt->error(be.self));
+    int bad = 0;
+    for (int i = 0; i < N; i++) bad += out[i] != src[i] * 2 + 1;
+    CHECK(bad == 0, "pipeline: %d of %d words wrong", bad, N);
+}
+
+/* named barriers: every thread's word as the barriers ordered them */
+static inline void sk_named_good(cute_backend be)
+{
+    uint32_t out[128];
+    int line;
+    CHECK(sk_run(be, sk_named(false, &line), 128, NULL, 0, out, 128) == CUTE_OK, "named barriers run: %s", be.vt->error(be.self));
+    int bad = 0;
+    for (uint32_t t = 0; t < 128; t++) {
+        uint32_t want = t < 64 ? (t ^ 32) + 100 : t < 96 ? t + 100 : t - 32 + 100;
+        bad += out[t] != want;
+    }
+    CHECK(bad == 0, "named barriers: %d of 128 wrong", bad);
+}
+
+static inline void sk_flag_spin(cute_backend be)
+{
+    uint32_t out[64];
+    CHECK(sk_run(be, sk_flag(), 64, NULL, 0, out, 64) == CUTE_OK, "flag spin runs: %s", be.vt->error(be.self));
+    int bad = 0;
+    for (int t = 0; t < 64; t++) bad += out[t] != (t < 32 ? 42u : 7u);
+    CHECK(bad == 0, "flag spin: %d of 64 wrong", bad);
+}
+
+static inline void sk_rows_check(cute_backend be)
+{
+    uint32_t src[4] = {(uint32_t)rand(), 2, 3, 4}, out[128 * 8];
+    CHECK(sk_run(be, sk_rows(), 128, src, 4, out, 128 * 8) == CUTE_OK, "rows run: %s", be.vt->error(be.self));
+    int bad = 0;
+    for (uint32_t t = 0; t < 128; t++) {
+        const uint32_t *o = &out[8 * t];
+        bad += o[0] != (t % 32 == 0) || o[1] != 0 || o[2] != 1 || o[3] != 0 || o[4] != 1;
+        bad += o[5] != (t + 1) % 128 * 3 + 1;
+        bad += t == 0 ? o[6] != 0x8 || o[7] != src[0] : o[6] != 0xdeadbeef;
+    }
+    CHECK(bad == 0, "rows: %d threads wrong (thread 0: %x %x %x %x %x %x %x %x)", bad, out[0], out[1], out[2],
+          out[3], out[4], out[5], out[6], out[7]);
 }
 
 #endif
