@@ -23,7 +23,7 @@ cute_val row_sum_inside(cute_ctx *c, const row_io *io, cute_ssa x)
     return cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_select(c, io->inside, x, zero));
 }
 
-cute_val row_n(cute_ctx *c, const row_io *io) { return cute_int_value(c, io->n, CUTE_F32); }
+cute_val row_n(cute_ctx *c, const row_io *io) { return cute_val_cvt(c, cute_int_value(c, io->n, CUTE_I64), CUTE_F32); }
 
 static void add_each(cute_ctx *c, const cute_val *a, const cute_val *b, cute_val *out, const void *user)
 {

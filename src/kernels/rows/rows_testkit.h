@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "check.h"
 #include "cutec/row_kernels.h"
@@ -89,6 +90,22 @@ static int64_t tk_compare(const double *got, const double *want, int64_t cnt, do
         if (!bad++) snprintf(first, n, "element %lld: got %.9g want %.9g", (long long)i, got[i], want[i]);
     }
     return bad;
+}
+
+/* a fresh seed (printed) and a library on a runtime of `backend`; NULL (and why) when that
+ * backend is not there */
+static cutec_rows *tk_begin(const char *backend, cute_runtime **rt, char *err, size_t n)
+{
+    tk_seed = (uint64_t)time(NULL);
+    printf("seed %llu\n", (unsigned long long)tk_seed);
+    if (cute_runtime_new(backend, rt, err, n) != CUTE_OK) return NULL;
+    return cutec_rows_new(*rt);
+}
+
+static void tk_end(cutec_rows *lib, cute_runtime *rt)
+{
+    cutec_rows_free(lib);
+    cute_runtime_free(rt);
 }
 
 #endif

@@ -2,8 +2,6 @@
  * reference: odd row lengths (1, 33, 1003, 4097), padded rows, the 16-byte path, a row
  * longer than one tile (walked in chunks), logits of +-1e4; fresh random inputs, poisoned
  * outputs whose padding must stay poison. */
-#include <time.h>
-
 #include "cutec/interp.h"
 #include "kernels/rows/rows_ref.h"
 #include "kernels/rows/rows_testkit.h"
@@ -59,15 +57,11 @@ static void backward(cutec_rows *lib, cute_backend *be, cute_dtype d, shape_case
 
 int main(void)
 {
-    tk_seed = (uint64_t)time(NULL);
-    printf("seed %llu\n", (unsigned long long)tk_seed);
     cute_runtime *rt;
     char err[256];
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        CHECK(0, "interpreter: %s", err);
-        return CHECK_DONE("softmax_test");
-    }
-    cutec_rows *lib = cutec_rows_new(rt);
+    cutec_rows *lib = tk_begin("interp", &rt, err, sizeof err);
+    CHECK(lib != NULL, "interpreter: %s", err);
+    if (!lib) return CHECK_DONE("softmax_test");
     cute_backend *be = cute_runtime_backend(rt);
     const cute_dtype dts[] = {CUTE_F32, CUTE_F16, CUTE_BF16};
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
@@ -77,7 +71,6 @@ int main(void)
             backward(lib, be, dts[d], cases[k], k % 2 == 1);
         }
     forward(lib, be, CUTE_BF16, (shape_case){2, 33000, 0, 8}, false); /* two chunks of 32768 */
-    cutec_rows_free(lib);
-    cute_runtime_free(rt);
+    tk_end(lib, rt);
     return CHECK_DONE("softmax_test");
 }
