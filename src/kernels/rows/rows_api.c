@@ -1,5 +1,6 @@
 /* The public entry points of the row-reduction kernels: each fills the op's slots from
  * its arguments and takes rows_run. */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "kernels/rows/rows_lib.h"
@@ -61,5 +62,15 @@ cute_status cutec_layernorm_backward(cutec_rows *lib, const cutec_norm_grad_args
 {
     row_call rc = {&row_layernorm_bwd, 0, {a->dy, a->x, a->weight, a->mean, a->rstd, a->dx, a->dweight, a->dbias},
                    0, {0, 0}};
+    return rows_run(lib, &rc, stream, err, n);
+}
+
+cute_status cutec_cross_entropy(cutec_rows *lib, const cutec_xent_args *a, void *stream, char *err, size_t n)
+{
+    if (!(a->smoothing >= 0 && a->smoothing <= 1)) return refuse(err, n, "cross_entropy: smoothing must lie in [0, 1]");
+    if (a->ignore_index < -ROW_IGNORE_BIAS || a->ignore_index > INT32_MAX)
+        return refuse(err, n, "cross_entropy: the ignore index must lie in [-2^32, 2^31)");
+    row_call rc = {&row_cross_entropy, 0, {a->logits, a->labels, a->loss, a->lse, a->dlogits}, a->ignore_index + ROW_IGNORE_BIAS,
+                   {a->grad_scale, a->smoothing}};
     return rows_run(lib, &rc, stream, err, n);
 }

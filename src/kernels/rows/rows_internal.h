@@ -17,6 +17,7 @@
 
 #define ROW_SLOTS 8
 #define ROW_STAGES 2
+#define ROW_IGNORE_BIAS (1ll << 32)
 
 typedef enum {
     ROW_IN,      /* (M,N) input, read */
@@ -44,7 +45,8 @@ typedef struct row_io {
     cute_ssa inside;         /* i1 (V,K): the element lies in the matrix */
     cute_tensor crd;         /* (V,K) coordinates (row, column) of the values */
     cute_int m, n;           /* the matrix's rows and row length */
-    cute_int ignore;         /* an integer parameter (cross-entropy's ignore index) */
+    cute_int ignore;         /* an integer parameter (cross-entropy's ignore index plus
+                                ROW_IGNORE_BIAS: integer arguments are not negative) */
     cute_val p[2];           /* float parameters (eps; smoothing, gradient scale) */
     int variant;             /* the op's variant (log-softmax, ...) */
 } row_io;

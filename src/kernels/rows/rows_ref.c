@@ -123,3 +123,20 @@ void rows_ref_layernorm_backward(const double *dy, const double *x, const double
     if (g) norm_backward(dy, x, w, mean, rstd, dx, dw, db, m, n, g, g + n);
     free(g);
 }
+
+void rows_ref_cross_entropy(const double *x, const int64_t *labels, int64_t ignore, double smoothing,
+                            double scale, double *loss, double *lse, double *dx, int64_t m, int64_t n)
+{
+    for (int64_t i = 0; i < m; i++) {
+        const double *r = x + i * n;
+        double l = row_lse(r, n), sum = 0;
+        int64_t y = labels[i];
+        bool ignored = y == ignore, ok = y >= 0 && y < n;
+        for (int64_t j = 0; j < n; j++) sum += r[j];
+        double xl = ok ? r[y] : 0;
+        loss[i] = ignored ? 0 : !ok ? NAN : l - (1 - smoothing) * xl - smoothing * sum / (double)n;
+        if (lse) lse[i] = l;
+        for (int64_t j = 0; dx && j < n; j++)
+            dx[i * n + j] = ignored ? 0 : scale * (exp(r[j] - l) - (j == y ? 1 - smoothing : 0) - smoothing / (double)n);
+    }
+}
