@@ -60,6 +60,8 @@ int tensor_vector_width(cute_ctx *c, const cute_tensor *t, int n);
 /* the alignment, in bytes, the algebra proves for element 0 of a global/shared tensor: the
  * base pointer's, as far as the element offset keeps it */
 int tensor_proven_align(cute_ctx *c, const cute_tensor *t);
+/* the TensorSSA a failed operation gives (no registers, the poison shape) */
+cute_ssa bad_ssa(void);
 /* a TensorSSA operand of the kernel being traced (made by it, not by an earlier error) */
 bool ssa_usable(cute_ctx *c, const cute_ssa *a, const char *what);
 /* a tensor whose iterator belongs to the kernel being traced: its pointer (a value of this
