@@ -1,0 +1,60 @@
+/* cutec/gemv.h — matrix-vector products at the memory limit (docs/gemv.md).
+ *
+ *   y(M,L) = alpha * A(M,K,L) x(K,L) + beta * y(M,L)
+ *
+ * A is K-major (row-major: each row contiguous) or M-major (column-major); x is contiguous
+ * along K; y takes any strides.  f32, f16, bf16 and e4m3 inputs (one dtype for A and x),
+ * accumulated in f32; y is f32, f16 or bf16 (e4m3 inputs: not e4m3).  An fp8 product with
+ * per-tensor scales passes scale_A * scale_x in alpha.
+ *
+ * Two kernels, chosen by A's unit-stride mode: K-major A has a warp per row (each lane
+ * streams 16-byte vectors of the row and of x, the warp reduces by shuffles); M-major A has
+ * a thread per vector of rows (a 16-byte load down the column, x broadcast through a
+ * stride-0 view).  When rows are too few to fill the card, K is split: each split writes an
+ * f32 partial sum per row to a workspace and a second kernel adds the splits in order, so
+ * the result is the same bits run to run whatever the split count's launch order.
+ */
+#ifndef CUTEC_GEMV_H
+#define CUTEC_GEMV_H
+
+#include "cutec/jit.h"
+
+typedef struct cute_gemv_config {
+    cute_dtype dtype;   /* A's and x's elements */
+    cute_dtype y_dtype; /* y's (CUTE_VOID: dtype; e4m3 inputs: f16) */
+    int a_major;        /* A's unit-stride mode: 1 K-major (row-major), 0 M-major */
+    int vec;            /* elements per vector access of A (and, K-major, of x): a power of
+                           two up to 16 bytes that divides the address, leading dimension,
+                           batch stride and unit-stride extent of A (and x) */
+    bool split;         /* split-K: partials to the workspace, then the ordered reduction */
+} cute_gemv_config;
+
+/* the y dtype a configuration writes */
+cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg);
+
+/* Compile one configuration.  The function's arguments: A (M,K,L), x (K,L), y (M,L), the
+ * workspace W (M,L,S) f32 compact (split-K; else any f32 tensor, unread), kchunk (the K
+ * extent of each split, a multiple of the kernel's k-tile; S = ceil(K / kchunk)), alpha,
+ * beta. */
+const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, char *err, size_t n);
+/* the K extent a K-major configuration's warp reads per iteration (kchunk's multiple) */
+int cute_gemv_k_tile(const cute_gemv_config *cfg);
+
+/* The library: compiles each configuration once per runtime; owns the workspace.  One
+ * library may be shared by threads (a lock guards its table and workspace). */
+typedef struct cute_gemv_lib cute_gemv_lib;
+cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt);
+void cute_gemv_lib_free(cute_gemv_lib *lib);
+/* Force the number of K splits of later calls (0: the library's choice from the shape and
+ * the device's SM count); false for a negative count. */
+bool cute_gemv_lib_splits(cute_gemv_lib *lib, int splits);
+/* the configuration and split count of the last call (for tests and the CLI) */
+void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
+
+/* y = alpha A x + beta y.  A (M,K) or (M,K,L); x (K) or (K,L); y (M) or (M,L).  beta = 0
+ * reads no y.  A malformed call is CUTE_ERR_INVALID with the reason in err. */
+cute_status cutec_gemv(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *x,
+                       const cute_call_arg *y, double alpha, double beta, void *stream,
+                       char *err, size_t n);
+
+#endif

@@ -1,0 +1,325 @@
+/* cutec compile|run|bench gemv: the GEMV kernels' code (no GPU needed), a run checked
+ * element by element against a float64 reference with its time and bandwidth, and a
+ * benchmark table against a device-to-device copy in the same process. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "cutec/gemv.h"
+#include "cutec/runtime.h"
+#include "gpu_timing.h"
+#include "kernels/ew_ref.h"
+
+typedef struct gemv_opts {
+    cute_dtype dtype, y_dtype;
+    int64_t M, K, L;
+    int major;          /* A's unit-stride mode: 1 rows (K-major), 0 cols (M-major) */
+    int splits;         /* 0: the library's choice */
+    int iters;
+    const char *emit, *arch, *backend;
+} gemv_opts;
+
+static int usage(const char *cmd)
+{
+    fprintf(stderr,
+            "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3] [--out-dtype f32|f16|bf16]\n"
+            "         [--shape MxK] [--batch L] [--layout rows|cols] [--splits N] [--iters N]\n"
+            "         [--emit ir|cuda|ptx|sass] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
+            "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: column-major\n",
+            cmd);
+    return CLI_USAGE;
+}
+
+static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, char *why, size_t n)
+{
+    int64_t x = 0, dims[2];
+    int nd = 0;
+    bool ok = true;
+    if (!strcmp(k, "--dtype")) {
+        ok = cute_dtype_parse(v, &o->dtype) && (o->dtype == CUTE_F32 || o->dtype == CUTE_F16 ||
+                                                o->dtype == CUTE_BF16 || o->dtype == CUTE_E4M3);
+        if (!ok) snprintf(why, n, "f32, f16, bf16 or e4m3 (nvfp4 and mxfp8 are not built yet)");
+    }
+    else if (!strcmp(k, "--out-dtype")) ok = cute_dtype_parse(v, &o->y_dtype), *out_given = true;
+    else if (!strcmp(k, "--shape")) {
+        ok = cli_dims(v, 2, (int64_t)1 << 40, dims, &nd, why, n) && nd == 2;
+        if (ok) o->M = dims[0], o->K = dims[1];
+        else if (!why[0]) snprintf(why, n, "MxK");
+    } else if (!strcmp(k, "--batch")) ok = cli_int(v, 1, 1 << 20, &o->L, why, n);
+    else if (!strcmp(k, "--layout")) ok = !strcmp(v, "rows") || !strcmp(v, "cols"), o->major = !strcmp(v, "rows");
+    else if (!strcmp(k, "--splits")) ok = cli_int(v, 0, 1 << 16, &x, why, n), o->splits = (int)x;
+    else if (!strcmp(k, "--iters")) ok = cli_int(v, 1, 1000000, &x, why, n), o->iters = (int)x;
+    else if (!strcmp(k, "--emit")) o->emit = v;
+    else if (!strcmp(k, "--arch")) o->arch = v;
+    else if (!strcmp(k, "--backend")) o->backend = v;
+    else ok = false;
+    return ok;
+}
+
+static int parse(int argc, char **argv, gemv_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
+    bool out_given = false;
+    if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
+    for (int i = 2; i < argc; i += 2) {
+        char why[160] = "";
+        if (i + 1 >= argc) return usage(argv[0]);
+        if (!option(o, argv[i], argv[i + 1], &out_given, why, sizeof why)) {
+            fprintf(stderr, "cutec %s gemv: bad option %s %s%s%s\n", argv[0], argv[i], argv[i + 1],
+                    why[0] ? ": " : "", why);
+            return CLI_USAGE;
+        }
+    }
+    if (!out_given) o->y_dtype = o->dtype == CUTE_E4M3 ? CUTE_F16 : o->dtype;
+    if (!o->arch) o->arch = getenv("CUTEC_ARCH");
+    return CLI_OK;
+}
+
+/* --- compile: the widest vectors, no split (--splits 2: the split-K pair) ------------- */
+static int emit(const gemv_opts *o)
+{
+    char err[4096];
+    cute_runtime *rt;
+    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
+        fprintf(stderr, "cutec compile gemv: %s\n", err);
+        return CLI_FAIL;
+    }
+    cute_runtime_set_target_arch(rt, o->arch);
+    cute_gemv_config cfg = {o->dtype, o->y_dtype, o->major, 16 / cute_dtype_bytes(o->dtype), o->splits > 1};
+    const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
+    int rc = f ? cli_emit_kernel(f, o->emit, o->arch) : CLI_FAIL;
+    if (!f) fprintf(stderr, "cutec compile gemv: %s\n", err);
+    cute_fn_free(f);
+    cute_runtime_free(rt);
+    return rc;
+}
+
+/* --- run and bench ------------------------------------------------------------------- */
+typedef struct problem {
+    cute_runtime *rt;
+    cute_gemv_lib *lib;
+    cute_buffer buf[3]; /* A, x, y */
+    void *host[3], *y0;
+    size_t bytes[3];
+    cute_call_arg A, x, y;
+    char err[1024];
+} problem;
+
+static bool upload_random(problem *p, int i, cute_dtype d, int64_t n, uint64_t *seed)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    p->bytes[i] = (size_t)(n ? n : 1) * (size_t)cute_dtype_bytes(d);
+    p->host[i] = malloc(p->bytes[i]);
+    if (!p->host[i] || b->vt->alloc(b->self, p->bytes[i], &p->buf[i]) != CUTE_OK) return false;
+    for (int64_t k = 0; k < n; k++) ew_set(d, p->host[i], k, ew_random(seed));
+    return b->vt->upload(b->self, &p->buf[i], 0, p->host[i], p->bytes[i]) == CUTE_OK;
+}
+
+static bool problem_make(problem *p, const gemv_opts *o)
+{
+    uint64_t seed = (uint64_t)time(NULL) | 1;
+    int64_t M = o->M, K = o->K, L = o->L;
+    int64_t sA[3] = {o->major ? K : 1, o->major ? 1 : M, M * K};
+    if (!upload_random(p, 0, o->dtype, M * K * L, &seed) || !upload_random(p, 1, o->dtype, K * L, &seed) ||
+        !upload_random(p, 2, o->y_dtype, M * L, &seed))
+        return false;
+    p->y0 = malloc(p->bytes[2]);
+    if (!p->y0) return false;
+    memcpy(p->y0, p->host[2], p->bytes[2]);
+    p->A = cute_call_tensor(&p->buf[0], 0, o->dtype, 3, (int64_t[]){M, K, L}, sA);
+    p->x = cute_call_tensor(&p->buf[1], 0, o->dtype, 2, (int64_t[]){K, L}, (int64_t[]){1, K});
+    p->y = cute_call_tensor(&p->buf[2], 0, o->y_dtype, 2, (int64_t[]){M, L}, (int64_t[]){1, M});
+    return true;
+}
+
+static void problem_drop(problem *p)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    for (int i = 0; i < 3; i++)
+        if (p->host[i]) b->vt->free(b->self, &p->buf[i]), free(p->host[i]);
+    free(p->y0);
+}
+
+static cute_status call_gemv(void *user, int set)
+{
+    (void)set;
+    problem *p = user;
+    return cutec_gemv(p->lib, &p->A, &p->x, &p->y, 1.5, -0.5, NULL, p->err, sizeof p->err);
+}
+
+/* every element of y against the float64 reference (inputs as stored, decoded exactly) */
+static int64_t verify(const problem *p, const gemv_opts *o)
+{
+    int64_t bad = 0;
+    double ulp = o->y_dtype == CUTE_F32 ? 0x1p-23 : o->y_dtype == CUTE_F16 ? 0x1p-10 : 0x1p-7;
+    for (int64_t l = 0; l < o->L; l++)
+        for (int64_t m = 0; m < o->M; m++) {
+            double sum = 0, mag = 0;
+            for (int64_t k = 0; k < o->K; k++) {
+                int64_t ia = (o->major ? m * o->K + k : m + k * o->M) + l * o->M * o->K;
+                double v = ew_get(o->dtype, p->host[0], ia) * ew_get(o->dtype, p->host[1], k + l * o->K);
+                sum += v, mag += fabs(v);
+            }
+            double y0 = ew_get(o->y_dtype, p->y0, m + l * o->M);
+            double want = 1.5 * sum - 0.5 * y0, got = ew_get(o->y_dtype, p->host[2], m + l * o->M);
+            double tol = (1.5 * mag + 0.5 * fabs(y0)) * (o->K + 2) * 0x1p-23 + fabs(want) * ulp;
+            if (!(fabs(got - want) <= tol)) bad++;
+        }
+    return bad;
+}
+
+/* one checked call, then the median time (device events on the GPU, else the wall clock) */
+static double run_one(problem *p, const gemv_opts *o, int64_t *bad)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    cute_gemv_lib_splits(p->lib, o->splits);
+    if (call_gemv(p, 0) != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK) {
+        fprintf(stderr, "cutec gemv: %s\n", p->err[0] ? p->err : b->vt->error(b->self));
+        return -1;
+    }
+    b->vt->download(b->self, p->host[2], &p->buf[2], 0, p->bytes[2]);
+    *bad = verify(p, o);
+    cute_cuda *cu = cute_cuda_backend_driver(b);
+    if (cu) return gpu_time_calls(cu, call_gemv, p, 1, o->iters);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    call_gemv(p, 0);
+    b->vt->sync(b->self, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+}
+
+/* the bytes a GEMV must move: A and x read, y read and written */
+static double moved(const gemv_opts *o)
+{
+    return (double)o->L * ((double)o->M * o->K * cute_dtype_bytes(o->dtype) + (double)o->K * cute_dtype_bytes(o->dtype) +
+                           2.0 * o->M * cute_dtype_bytes(o->y_dtype));
+}
+
+static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
+{
+    cute_gemv_config cfg;
+    int splits;
+    cute_gemv_lib_last(p->lib, &cfg, &splits);
+    snprintf(buf, n, "%s %s->%s %lldx%lld L=%lld, vec %d, %d split%s", o->major ? "rows" : "cols",
+             cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M, (long long)o->K,
+             (long long)o->L, cfg.vec, splits, splits == 1 ? "" : "s");
+    (void)p;
+}
+
+static int run(const gemv_opts *o)
+{
+    problem p = {0};
+    if (cute_runtime_new(o->backend, &p.rt, p.err, sizeof p.err) != CUTE_OK) {
+        fprintf(stderr, "cutec run gemv: %s\n", p.err);
+        return CLI_FAIL;
+    }
+    p.lib = cute_gemv_lib_new(p.rt);
+    int64_t bad = -1;
+    double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
+    char what[160];
+    describe(&p, o, what, sizeof what);
+    if (ms >= 0)
+        printf("gemv %s backend=%s: %s (%lld wrong), %.4f ms, %.1f GB/s\n", what,
+               cute_runtime_backend_name(p.rt), bad ? "FAILED" : "verified", (long long)bad, ms,
+               moved(o) / ms / 1e6);
+    problem_drop(&p);
+    cute_gemv_lib_free(p.lib);
+    cute_runtime_free(p.rt);
+    return ms >= 0 && bad == 0 ? CLI_OK : CLI_FAIL;
+}
+
+typedef struct copy_call {
+    cute_cuda *cu;
+    cute_buffer *dst, *src;
+    size_t bytes;
+} copy_call;
+
+static cute_status call_copy(void *user, int set)
+{
+    (void)set;
+    copy_call *c = user;
+    return cute_cuda_copy_dtod_async(c->cu, (cute_devptr)(uintptr_t)c->dst->ptr,
+                                     (cute_devptr)(uintptr_t)c->src->ptr, c->bytes, NULL);
+}
+
+/* GB/s of a device-to-device copy of A's bytes (read + write), in the same process */
+static double copy_gbs(cute_runtime *rt, size_t bytes, int iters)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    cute_buffer s, d;
+    double ms = -1;
+    if (b->vt->alloc(b->self, bytes, &s) != CUTE_OK) return -1;
+    if (b->vt->alloc(b->self, bytes, &d) == CUTE_OK) {
+        copy_call cc = {cute_cuda_backend_driver(b), &d, &s, bytes};
+        ms = gpu_time_calls(cc.cu, call_copy, &cc, 1, iters);
+        b->vt->free(b->self, &d);
+    }
+    b->vt->free(b->self, &s);
+    return ms > 0 ? 2.0 * (double)bytes / ms / 1e6 : -1;
+}
+
+static int bench_one(cute_runtime *rt, cute_gemv_lib *lib, const gemv_opts *o)
+{
+    problem p = {.rt = rt, .lib = lib};
+    int64_t bad = -1;
+    double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
+    char what[160];
+    describe(&p, o, what, sizeof what);
+    double gbs = moved(o) / ms / 1e6, copy = copy_gbs(rt, (size_t)moved(o), o->iters);
+    printf("%-44s %9.4f %9.1f %9.1f %7.1f%%%s\n", what, ms, gbs, copy, 100 * gbs / copy,
+           bad ? "  WRONG" : "");
+    problem_drop(&p);
+    return ms >= 0 && bad == 0 ? CLI_OK : CLI_FAIL;
+}
+
+static int bench(const gemv_opts *base, bool shape_given)
+{
+    char err[1024], clock[128];
+    cute_runtime *rt;
+    if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {
+        printf("cutec bench gemv: skipped: no GPU (%s)\n", err);
+        return CLI_OK;
+    }
+    const cute_device_info *dev = cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
+    gpu_sm_clock(clock, sizeof clock);
+    printf("# %s, %d SMs, %s; uniform inputs in [-2, 2); GB/s of A + x + y; copy: A's bytes D2D\n",
+           dev->name, dev->sm_count, clock);
+    printf("%-44s %9s %9s %9s %8s\n", "gemv", "ms", "GB/s", "copy GB/s", "of copy");
+    static const int64_t shapes[][2] = {{8192, 8192}, {16384, 4096}, {4096, 16384}};
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    int rc = CLI_OK;
+    for (int s = 0; s < (shape_given ? 1 : 3); s++) {
+        gemv_opts o = *base;
+        if (!shape_given) o.M = shapes[s][0], o.K = shapes[s][1];
+        if (bench_one(rt, lib, &o) != CLI_OK) rc = CLI_FAIL;
+    }
+    cute_gemv_lib_free(lib);
+    cute_runtime_free(rt);
+    return rc;
+}
+
+static bool has_shape(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--shape")) return true;
+    return false;
+}
+
+int cmd_gemv(int argc, char **argv)
+{
+    gemv_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc || cli_parse_only()) return rc;
+    if (!strcmp(argv[0], "compile")) {
+        if (!o.emit) o.emit = "cuda";
+        if (strcmp(o.emit, "ir") && strcmp(o.emit, "cuda") && strcmp(o.emit, "ptx") && strcmp(o.emit, "sass"))
+            return usage(argv[0]);
+        return emit(&o);
+    }
+    return !strcmp(argv[0], "run") ? run(&o) : bench(&o, has_shape(argc, argv));
+}
