@@ -28,6 +28,17 @@ log="$out/gemv.log"
     done
     echo "== bench gemv bf16 cols (M-major A)"
     timeout 60 build/cutec bench gemv --dtype bf16 --layout cols --iters 20 2>&1
+    echo "== skinny GEMM through the GEMV kernels: C(M,8192) = A(M,8192) B(8192,8192)^T as N vectors"
+    for d in bf16 f32; do for v in 1 8; do
+        timeout 60 build/cutec bench gemv --dtype $d --shape 8192x8192 --vectors $v --iters 20 2>&1 | tail -n 1
+    done; done
+    timeout 60 build/cutec bench gemv --dtype bf16 --shape 4097x8191 --vectors 3 --iters 20 2>&1 | tail -n 1
+    timeout 60 build/cutec bench gemv --dtype bf16 --shape 5x100000 --vectors 3 --iters 20 2>&1 | tail -n 1
+    echo "== cutec run gemm on skinny shapes (AUTO routes them to the GEMV kernels; checked against float64)"
+    for s in "--m 1 --n 8192 --k 8192" "--m 8 --n 8192 --k 8192" "--m 4097 --n 3 --k 8191" "--m 3 --n 5 --k 100000"; do
+        # shellcheck disable=SC2086
+        timeout 60 build/cutec run gemm --dtype bf16 --out-dtype bf16 --layout tn $s --iters 20 2>&1 | tail -n 1
+    done
     echo "== torch.mv, same session"
     timeout 120 python3 bench/torch_gemv.py 2>&1
     echo "== registers and spills (ptxas -v)"

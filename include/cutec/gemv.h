@@ -2,6 +2,10 @@
  *
  *   y(M,L) = alpha * A(M,K,L) x(K,L) + beta * y(M,L)
  *
+ * and its form with a few vectors at once (up to CUTE_GEMV_MAX_VECTORS), which is the
+ * skinny GEMM C(M,N) = A(M,K) B(N,K)^T with N (or, transposed, M) at most 8: A is read
+ * once for all of them.
+ *
  * A is K-major (row-major: each row contiguous) or M-major (column-major); x is contiguous
  * along K; y takes any strides.  f32, f16, bf16 and e4m3 inputs (one dtype for A and x),
  * accumulated in f32; y is f32, f16 or bf16 (e4m3 inputs: not e4m3).  An fp8 product with
@@ -27,13 +31,17 @@ typedef struct cute_gemv_config {
                            two up to 16 bytes that divides the address, leading dimension,
                            batch stride and unit-stride extent of A (and x) */
     bool split;         /* split-K: partials to the workspace, then the ordered reduction */
+    int vectors;        /* x's and y's vectors, 1 to CUTE_GEMV_MAX_VECTORS (0: 1) */
 } cute_gemv_config;
+
+#define CUTE_GEMV_MAX_VECTORS 8
 
 /* the y dtype a configuration writes */
 cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg);
 
-/* Compile one configuration.  The function's arguments: A (M,K,L), x (K,L), y (M,L), the
- * workspace W (M,L,S) f32 compact (split-K; else any f32 tensor, unread), kchunk (the K
+/* Compile one configuration.  The function's arguments: A (M,K,L), x (K,N,L), y (M,N,L)
+ * (N = vectors), the workspace W (M,N,L,S) f32 compact (split-K; else any such f32 tensor,
+ * unread), kchunk (the K
  * extent of each split, a multiple of the kernel's k-tile; S = ceil(K / kchunk)), alpha,
  * beta. */
 const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, char *err, size_t n);
@@ -56,5 +64,18 @@ void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 cute_status cutec_gemv(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *x,
                        const cute_call_arg *y, double alpha, double beta, void *stream,
                        char *err, size_t n);
+/* the same for N vectors at once (1 to CUTE_GEMV_MAX_VECTORS): X (K,N) or (K,N,L), each
+ * vector contiguous along K; Y (M,N) or (M,N,L), any strides */
+cute_status cutec_gemv_vectors(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *X,
+                               const cute_call_arg *Y, double alpha, double beta, void *stream,
+                               char *err, size_t n);
+
+/* The skinny GEMM C(M,N) = alpha A(M,K) B(N,K)^T + beta C (operands as cutec_gemm takes
+ * them, checked by it) where N, or M, is at most CUTE_GEMV_MAX_VECTORS and that operand's
+ * rows are contiguous along K: through cutec_gemv_vectors, reading the other operand once.
+ * CUTE_ERR_UNSUPPORTED, having done nothing, for any other shape, layout or dtype. */
+cute_status cutec_gemm_skinny(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *B,
+                              const cute_call_arg *C, double alpha, double beta, void *stream,
+                              char *err, size_t n);
 
 #endif

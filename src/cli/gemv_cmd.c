@@ -18,17 +18,21 @@ typedef struct gemv_opts {
     int64_t M, K, L;
     int major;          /* A's unit-stride mode: 1 rows (K-major), 0 cols (M-major) */
     int splits;         /* 0: the library's choice */
+    int vectors;        /* 0: cutec_gemv; else cutec_gemv_vectors with N of them */
     int iters;
     const char *emit, *arch, *backend;
 } gemv_opts;
+
+static int64_t nvec(const gemv_opts *o) { return o->vectors ? o->vectors : 1; }
 
 static int usage(const char *cmd)
 {
     fprintf(stderr,
             "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3] [--out-dtype f32|f16|bf16]\n"
-            "         [--shape MxK] [--batch L] [--layout rows|cols] [--splits N] [--iters N]\n"
+            "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N] [--iters N]\n"
             "         [--emit ir|cuda|ptx|sass] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
-            "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: column-major\n",
+            "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: column-major;\n"
+            "  --vectors N: N vectors at once, x (K,N,L) and y (M,N,L) (the skinny GEMM's path, N <= 8)\n",
             cmd);
     return CLI_USAGE;
 }
@@ -50,6 +54,7 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         else if (!why[0]) snprintf(why, n, "MxK");
     } else if (!strcmp(k, "--batch")) ok = cli_int(v, 1, 1 << 20, &o->L, why, n);
     else if (!strcmp(k, "--layout")) ok = !strcmp(v, "rows") || !strcmp(v, "cols"), o->major = !strcmp(v, "rows");
+    else if (!strcmp(k, "--vectors")) ok = cli_int(v, 1, 64, &x, why, n), o->vectors = (int)x;
     else if (!strcmp(k, "--splits")) ok = cli_int(v, 0, 1 << 16, &x, why, n), o->splits = (int)x;
     else if (!strcmp(k, "--iters")) ok = cli_int(v, 1, 1000000, &x, why, n), o->iters = (int)x;
     else if (!strcmp(k, "--emit")) o->emit = v;
@@ -89,7 +94,8 @@ static int emit(const gemv_opts *o)
         return CLI_FAIL;
     }
     cute_runtime_set_target_arch(rt, o->arch);
-    cute_gemv_config cfg = {o->dtype, o->y_dtype, o->major, 16 / cute_dtype_bytes(o->dtype), o->splits > 1};
+    cute_gemv_config cfg = {o->dtype, o->y_dtype, o->major, 16 / cute_dtype_bytes(o->dtype), o->splits > 1,
+                            (int)nvec(o)};
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch) : CLI_FAIL;
     if (!f) fprintf(stderr, "cutec compile gemv: %s\n", err);
@@ -106,8 +112,11 @@ typedef struct problem {
     void *host[3], *y0;
     size_t bytes[3];
     cute_call_arg A, x, y;
+    bool vectors;
     char err[1024];
 } problem;
+
+
 
 static bool upload_random(problem *p, int i, cute_dtype d, int64_t n, uint64_t *seed)
 {
@@ -122,17 +131,23 @@ static bool upload_random(problem *p, int i, cute_dtype d, int64_t n, uint64_t *
 static bool problem_make(problem *p, const gemv_opts *o)
 {
     uint64_t seed = (uint64_t)time(NULL) | 1;
-    int64_t M = o->M, K = o->K, L = o->L;
+    int64_t M = o->M, K = o->K, L = o->L, N = nvec(o);
     int64_t sA[3] = {o->major ? K : 1, o->major ? 1 : M, M * K};
-    if (!upload_random(p, 0, o->dtype, M * K * L, &seed) || !upload_random(p, 1, o->dtype, K * L, &seed) ||
-        !upload_random(p, 2, o->y_dtype, M * L, &seed))
+    if (!upload_random(p, 0, o->dtype, M * K * L, &seed) || !upload_random(p, 1, o->dtype, K * N * L, &seed) ||
+        !upload_random(p, 2, o->y_dtype, M * N * L, &seed))
         return false;
     p->y0 = malloc(p->bytes[2]);
     if (!p->y0) return false;
     memcpy(p->y0, p->host[2], p->bytes[2]);
     p->A = cute_call_tensor(&p->buf[0], 0, o->dtype, 3, (int64_t[]){M, K, L}, sA);
-    p->x = cute_call_tensor(&p->buf[1], 0, o->dtype, 2, (int64_t[]){K, L}, (int64_t[]){1, K});
-    p->y = cute_call_tensor(&p->buf[2], 0, o->y_dtype, 2, (int64_t[]){M, L}, (int64_t[]){1, M});
+    if (o->vectors) {
+        p->x = cute_call_tensor(&p->buf[1], 0, o->dtype, 3, (int64_t[]){K, N, L}, (int64_t[]){1, K, K * N});
+        p->y = cute_call_tensor(&p->buf[2], 0, o->y_dtype, 3, (int64_t[]){M, N, L}, (int64_t[]){1, M, M * N});
+    } else {
+        p->x = cute_call_tensor(&p->buf[1], 0, o->dtype, 2, (int64_t[]){K, L}, (int64_t[]){1, K});
+        p->y = cute_call_tensor(&p->buf[2], 0, o->y_dtype, 2, (int64_t[]){M, L}, (int64_t[]){1, M});
+    }
+    p->vectors = o->vectors > 0;
     return true;
 }
 
@@ -148,27 +163,34 @@ static cute_status call_gemv(void *user, int set)
 {
     (void)set;
     problem *p = user;
+    if (p->vectors) return cutec_gemv_vectors(p->lib, &p->A, &p->x, &p->y, 1.5, -0.5, NULL, p->err, sizeof p->err);
     return cutec_gemv(p->lib, &p->A, &p->x, &p->y, 1.5, -0.5, NULL, p->err, sizeof p->err);
+}
+
+/* row m of vector v (of batch l) of y against the float64 reference: wrong or not */
+static bool wrong(const problem *p, const gemv_opts *o, int64_t m, int64_t v, int64_t l)
+{
+    double ulp = o->y_dtype == CUTE_F32 ? 0x1p-23 : o->y_dtype == CUTE_F16 ? 0x1p-10 : 0x1p-7;
+    int64_t N = nvec(o), xo = (v + l * N) * o->K, yi = m + (v + l * N) * o->M;
+    double sum = 0, mag = 0;
+    for (int64_t k = 0; k < o->K; k++) {
+        int64_t ia = (o->major ? m * o->K + k : m + k * o->M) + l * o->M * o->K;
+        double t = ew_get(o->dtype, p->host[0], ia) * ew_get(o->dtype, p->host[1], xo + k);
+        sum += t, mag += fabs(t);
+    }
+    double y0 = ew_get(o->y_dtype, p->y0, yi);
+    double want = 1.5 * sum - 0.5 * y0, got = ew_get(o->y_dtype, p->host[2], yi);
+    double tol = (1.5 * mag + 0.5 * fabs(y0)) * (o->K + 2) * 0x1p-23 + fabs(want) * ulp;
+    return !(fabs(got - want) <= tol);
 }
 
 /* every element of y against the float64 reference (inputs as stored, decoded exactly) */
 static int64_t verify(const problem *p, const gemv_opts *o)
 {
     int64_t bad = 0;
-    double ulp = o->y_dtype == CUTE_F32 ? 0x1p-23 : o->y_dtype == CUTE_F16 ? 0x1p-10 : 0x1p-7;
     for (int64_t l = 0; l < o->L; l++)
-        for (int64_t m = 0; m < o->M; m++) {
-            double sum = 0, mag = 0;
-            for (int64_t k = 0; k < o->K; k++) {
-                int64_t ia = (o->major ? m * o->K + k : m + k * o->M) + l * o->M * o->K;
-                double v = ew_get(o->dtype, p->host[0], ia) * ew_get(o->dtype, p->host[1], k + l * o->K);
-                sum += v, mag += fabs(v);
-            }
-            double y0 = ew_get(o->y_dtype, p->y0, m + l * o->M);
-            double want = 1.5 * sum - 0.5 * y0, got = ew_get(o->y_dtype, p->host[2], m + l * o->M);
-            double tol = (1.5 * mag + 0.5 * fabs(y0)) * (o->K + 2) * 0x1p-23 + fabs(want) * ulp;
-            if (!(fabs(got - want) <= tol)) bad++;
-        }
+        for (int64_t v = 0; v < nvec(o); v++)
+            for (int64_t m = 0; m < o->M; m++) bad += wrong(p, o, m, v, l);
     return bad;
 }
 
@@ -196,8 +218,8 @@ static double run_one(problem *p, const gemv_opts *o, int64_t *bad)
 /* the bytes a GEMV must move: A and x read, y read and written */
 static double moved(const gemv_opts *o)
 {
-    return (double)o->L * ((double)o->M * o->K * cute_dtype_bytes(o->dtype) + (double)o->K * cute_dtype_bytes(o->dtype) +
-                           2.0 * o->M * cute_dtype_bytes(o->y_dtype));
+    double n = (double)nvec(o), es = cute_dtype_bytes(o->dtype), ys = cute_dtype_bytes(o->y_dtype);
+    return (double)o->L * ((double)o->M * o->K * es + n * o->K * es + 2.0 * n * o->M * ys);
 }
 
 static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
@@ -205,9 +227,9 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     cute_gemv_config cfg;
     int splits;
     cute_gemv_lib_last(p->lib, &cfg, &splits);
-    snprintf(buf, n, "%s %s->%s %lldx%lld L=%lld, vec %d, %d split%s", o->major ? "rows" : "cols",
+    snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s", o->major ? "rows" : "cols",
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M, (long long)o->K,
-             (long long)o->L, cfg.vec, splits, splits == 1 ? "" : "s");
+             (long long)nvec(o), (long long)o->L, cfg.vec, splits, splits == 1 ? "" : "s");
     (void)p;
 }
 

@@ -36,6 +36,16 @@ static cute_call_arg batched(const cute_call_arg *t, int rank)
     return b;
 }
 
+/* a vector (K[,L]) as one of a set of vectors (K,1,L) */
+static cute_call_arg one_vector(const cute_call_arg *t)
+{
+    cute_call_arg b = batched(t, 1);
+    b.ndim = 3;
+    b.shape[2] = b.shape[1], b.stride[2] = b.stride[1];
+    b.shape[1] = 1, b.stride[1] = 16;
+    return b;
+}
+
 static cute_status shapes(const gemv_operands *o, char *err, size_t n)
 {
     const cute_call_arg *A = &o->A, *x = &o->x, *y = &o->y;
@@ -45,9 +55,13 @@ static cute_status shapes(const gemv_operands *o, char *err, size_t n)
     if (y->shape[0] != A->shape[0])
         return invalid(err, n, "gemv: M mismatch: A (M,K) has M = %lld but y has %lld elements",
                        (long long)A->shape[0], (long long)y->shape[0]);
-    if (x->shape[1] != A->shape[2] || y->shape[1] != A->shape[2])
+    if (x->shape[2] != A->shape[2] || y->shape[2] != A->shape[2])
         return invalid(err, n, "gemv: batch mismatch: A, x and y have L = %lld, %lld and %lld",
-                       (long long)A->shape[2], (long long)x->shape[1], (long long)y->shape[1]);
+                       (long long)A->shape[2], (long long)x->shape[2], (long long)y->shape[2]);
+    if (y->shape[1] != x->shape[1])
+        return invalid(err, n, "gemv: x holds %lld vectors but y %lld", (long long)x->shape[1], (long long)y->shape[1]);
+    if (x->shape[1] < 1 || x->shape[1] > CUTE_GEMV_MAX_VECTORS)
+        return invalid(err, n, "gemv: %lld vectors (1 to %d at once)", (long long)x->shape[1], CUTE_GEMV_MAX_VECTORS);
     return CUTE_OK;
 }
 
@@ -100,7 +114,8 @@ static int vector_bytes(const gemv_operands *o)
     b = min_int(b, pow2_dividing((uint64_t)A->shape[o->major] * es));
     if (o->major == 1) {
         b = min_int(b, cute_call_arg_alignment(x, 16));
-        if (x->shape[1] > 1) b = min_int(b, pow2_dividing((uint64_t)x->stride[1] * es));
+        for (int m = 1; m < 3; m++)
+            if (x->shape[m] > 1) b = min_int(b, pow2_dividing((uint64_t)x->stride[m] * es));
     }
     return b;
 }
@@ -123,8 +138,9 @@ static cute_status layouts(gemv_operands *o, char *err, size_t n)
     int other = 1 - o->major;
     if (o->A.shape[other] <= 1 || empty) o->A.stride[other] = 16;
     if (o->A.shape[2] <= 1 || empty) o->A.stride[2] = 16;
-    if (o->x.shape[1] <= 1) o->x.stride[1] = 16;
-    for (int m = 0; m < 2; m++)
+    for (int m = 1; m < 3; m++)
+        if (o->x.shape[m] <= 1) o->x.stride[m] = 16;
+    for (int m = 0; m < 3; m++)
         if (o->y.shape[m] > 1 && o->y.stride[m] < 1)
             return invalid(err, n, "gemv: y has a %s stride in mode %d", o->y.stride[m] ? "negative" : "zero", m);
     int b = vector_bytes(o);
@@ -135,20 +151,25 @@ static cute_status layouts(gemv_operands *o, char *err, size_t n)
 }
 
 cute_status gemv_check(const cute_call_arg *A, const cute_call_arg *x, const cute_call_arg *y,
-                       double alpha, double beta, gemv_operands *o, char *err, size_t n)
+                       bool vectors, double alpha, double beta, gemv_operands *o, char *err,
+                       size_t n)
 {
+    int vr = vectors ? 2 : 1; /* x's and y's rank without a batch */
     cute_status s = operand(A, "A", 2, err, n);
-    if (s == CUTE_OK) s = operand(x, "x", 1, err, n);
-    if (s == CUTE_OK) s = operand(y, "y", 1, err, n);
+    if (s == CUTE_OK) s = operand(x, "x", vr, err, n);
+    if (s == CUTE_OK) s = operand(y, "y", vr, err, n);
     if (s != CUTE_OK) return s;
-    if (x->ndim != A->ndim - 1 || y->ndim != A->ndim - 1)
+    int want = A->ndim - 2 + vr;
+    if (x->ndim != want || y->ndim != want)
         return invalid(err, n, "gemv: A has rank %d, so x and y need rank %d (got %d and %d)",
-                       A->ndim, A->ndim - 1, x->ndim, y->ndim);
+                       A->ndim, want, x->ndim, y->ndim);
     s = dtypes(A, x, y, err, n);
     if (s != CUTE_OK) return s;
     if (!isfinite(alpha) || !isfinite(beta))
         return invalid(err, n, "gemv: alpha (%g) and beta (%g) must be finite", alpha, beta);
-    o->A = batched(A, 2), o->x = batched(x, 1), o->y = batched(y, 1);
+    o->A = batched(A, 2);
+    o->x = vectors ? batched(x, 2) : one_vector(x);
+    o->y = vectors ? batched(y, 2) : one_vector(y);
     s = shapes(o, err, n);
     return s == CUTE_OK ? layouts(o, err, n) : s;
 }

@@ -19,9 +19,10 @@ cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg)
     return cfg->dtype == CUTE_E4M3 ? CUTE_F16 : cfg->dtype;
 }
 
+/* (with several vectors, fewer: each adds a vector of x and of accumulators per A vector) */
 static int rows_unroll(const cute_gemv_config *cfg)
 {
-    int u = ROWS_LANE_BYTES / (cfg->vec * cute_dtype_bytes(cfg->dtype));
+    int u = ROWS_LANE_BYTES / (cfg->vec * cute_dtype_bytes(cfg->dtype)) / gemv_nvec(cfg);
     return u < 1 ? 1 : u > 16 ? 16 : u;
 }
 
@@ -34,6 +35,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
+    p->nvec = gemv_nvec(cfg);
     p->threads = GEMV_THREADS;
     int bits = cfg->vec * 8 * cute_dtype_bytes(cfg->dtype);
     cute_copy_atom atom = cute_copy_atom_universal(a, cfg->dtype, bits);
@@ -70,6 +72,10 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         snprintf(err, n, "gemv: vectors of %d elements (a power of two, at most 16 bytes)", cfg->vec);
         return false;
     }
+    if (cfg->vectors < 0 || cfg->vectors > CUTE_GEMV_MAX_VECTORS) {
+        snprintf(err, n, "gemv: %d vectors (1 to %d)", cfg->vectors, CUTE_GEMV_MAX_VECTORS);
+        return false;
+    }
     if (cfg->a_major != 0 && cfg->a_major != 1) {
         snprintf(err, n, "gemv: A's unit-stride mode is %d (0 or 1)", cfg->a_major);
         return false;
@@ -97,11 +103,14 @@ static void make_specs(const cute_gemv_config *cfg, cute_arg_spec specs[7])
     specs[0] = cute_spec_tensor(cfg->dtype, t, v * es);
     int xv = cfg->a_major == 1 ? v : 1; /* the M-major kernel reads x element by element */
     char xd[24];
-    snprintf(t, sizeof t, "(%s,?):(1,%s)", dyn(xv, xd, sizeof xd), xd);
+    int nv = gemv_nvec(cfg);
+    snprintf(t, sizeof t, "(%s,%d,?):(1,%s,%s)", dyn(xv, xd, sizeof xd), nv, xd, xd);
     specs[1] = cute_spec_tensor(cfg->dtype, t, xv * es);
     cute_dtype y = cute_gemv_y_dtype(cfg);
-    specs[2] = cute_spec_tensor(y, "(?,?):(?,?)", cute_dtype_bytes(y));
-    specs[3] = cute_spec_tensor_compact(CUTE_F32, "(?,?,?)", false, 4);
+    snprintf(t, sizeof t, "(?,%d,?):(?,?,?)", nv);
+    specs[2] = cute_spec_tensor(y, t, cute_dtype_bytes(y));
+    snprintf(t, sizeof t, "(?,%d,?,?)", nv);
+    specs[3] = cute_spec_tensor_compact(CUTE_F32, t, false, 4);
     char kt[32]; /* each split starts at a multiple of the k-tile: vectors stay aligned */
     snprintf(kt, sizeof kt, "?{div=%d}", cute_gemv_k_tile(cfg));
     specs[4] = cute_spec_int(kt);
@@ -123,9 +132,9 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     cute_arg_spec specs[7];
     make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d%s", cfg->a_major ? "rows" : "cols",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s", cfg->a_major ? "rows" : "cols",
              cute_dtype_name(cfg->dtype), cute_dtype_name(cute_gemv_y_dtype(cfg)), cfg->vec,
-             cfg->split ? "_split" : "");
+             gemv_nvec(cfg), cfg->split ? "_split" : "");
     const cute_fn *f = cute_compile(rt, name, cfg->a_major ? gemv_rows_host : gemv_cols_host,
                                     plan, 7, specs, err, n);
     free(plan); /* only needed while tracing */

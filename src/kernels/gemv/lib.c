@@ -77,7 +77,7 @@ void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits)
 static bool same_config(const cute_gemv_config *a, const cute_gemv_config *b)
 {
     return a->dtype == b->dtype && a->y_dtype == b->y_dtype && a->a_major == b->a_major &&
-           a->vec == b->vec && a->split == b->split;
+           a->vec == b->vec && a->split == b->split && gemv_nvec(a) == gemv_nvec(b);
 }
 
 /* the entry for cfg, compiling it the first time (lock held); NULL when out of memory */
@@ -130,12 +130,12 @@ static cute_status grow(cute_gemv_lib *lib, cute_buffer *buf, size_t *have, size
  * apart, as strides must be positive) and a zero x */
 static cute_status zero_k(cute_gemv_lib *lib, gemv_operands *o, char *err, size_t n)
 {
-    int64_t M = o->A.shape[0], L = o->A.shape[2];
+    int64_t M = o->A.shape[0], N = o->x.shape[1], L = o->A.shape[2];
     cute_dtype d = (cute_dtype)o->A.dtype;
-    cute_status s = grow(lib, &lib->zeros, &lib->zeros_bytes, (size_t)(M + L + 16) * 4, true, err, n);
+    cute_status s = grow(lib, &lib->zeros, &lib->zeros_bytes, (size_t)(M + N + L + 16) * 4, true, err, n);
     if (s != CUTE_OK) return s;
     o->A = cute_call_tensor(&lib->zeros, 0, d, 3, (int64_t[]){M, 1, L}, (int64_t[]){1, M, 1});
-    o->x = cute_call_tensor(&lib->zeros, 0, d, 2, (int64_t[]){1, L}, (int64_t[]){1, 1});
+    o->x = cute_call_tensor(&lib->zeros, 0, d, 3, (int64_t[]){1, N, L}, (int64_t[]){1, 1, 1});
     o->major = 0, o->vec = 1;
     return CUTE_OK;
 }
@@ -168,7 +168,7 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
                                   int64_t *kchunk)
 {
     cute_gemv_config cfg = {.dtype = (cute_dtype)o->A.dtype, .y_dtype = (cute_dtype)o->y.dtype,
-                            .a_major = o->major, .vec = o->vec};
+                            .a_major = o->major, .vec = o->vec, .vectors = (int)o->x.shape[1]};
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, tk, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);
@@ -179,33 +179,35 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     return cfg;
 }
 
-/* the call's arguments: the operands, the workspace (M,L,S) or one unread element */
+/* the call's arguments: the operands, the workspace (M,N,L,S) or (1,N,1,1), unread */
 static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o, bool split,
                              int64_t splits, int64_t kchunk, double alpha, double beta,
                              cute_call_arg args[7], char *err, size_t n)
 {
-    int64_t M = o->A.shape[0], L = o->A.shape[2];
-    int64_t w[3] = {split ? M : 1, split ? L : 1, split ? splits : 1};
-    size_t bytes = (size_t)(w[0] * w[1] * (w[2] ? w[2] : 1)) * 4;
+    int64_t M = o->A.shape[0], N = o->x.shape[1], L = o->A.shape[2];
+    int64_t w[4] = {split ? M : 1, N, split ? L : 1, split ? splits : 1};
+    size_t bytes = (size_t)(w[0] * w[1] * w[2] * w[3]) * 4;
     cute_status s = grow(lib, &lib->ws, &lib->ws_bytes, bytes, false, err, n);
     if (s != CUTE_OK) return s;
     args[0] = o->A, args[1] = o->x, args[2] = o->y;
-    args[3] = cute_call_tensor(&lib->ws, 0, CUTE_F32, 3, w, (int64_t[]){1, w[0], w[0] * w[1]});
+    /* compact; the static mode of one vector has stride 0, as CuTe's compact layouts give it */
+    int64_t ws[4] = {1, N > 1 ? w[0] : 0, w[0] * w[1], w[0] * w[1] * w[2]};
+    args[3] = cute_call_tensor(&lib->ws, 0, CUTE_F32, 4, w, ws);
     args[4] = cute_call_int(kchunk);
     args[5] = cute_call_float(alpha), args[6] = cute_call_float(beta);
     return CUTE_OK;
 }
 
-cute_status cutec_gemv(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *x,
-                       const cute_call_arg *y, double alpha, double beta, void *stream,
-                       char *err, size_t n)
+static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *x,
+                             const cute_call_arg *y, bool vectors, double alpha, double beta,
+                             void *stream, char *err, size_t n)
 {
     char scratch[512];
     if (!err || !n) err = scratch, n = sizeof scratch;
     err[0] = 0;
     if (!lib) return snprintf(err, n, "gemv: no library"), CUTE_ERR_INVALID;
     gemv_operands o;
-    cute_status s = gemv_check(A, x, y, alpha, beta, &o, err, n);
+    cute_status s = gemv_check(A, x, y, vectors, alpha, beta, &o, err, n);
     if (s != CUTE_OK) return s;
     if (o.A.shape[0] == 0 || o.A.shape[2] == 0) return CUTE_OK; /* nothing to write */
     int64_t splits, kchunk;
@@ -224,4 +226,18 @@ cute_status cutec_gemv(cute_gemv_lib *lib, const cute_call_arg *A, const cute_ca
     s = cute_call(e->fn, stream, 7, args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemv: %s", why);
     return s;
+}
+
+cute_status cutec_gemv(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *x,
+                       const cute_call_arg *y, double alpha, double beta, void *stream,
+                       char *err, size_t n)
+{
+    return gemv_call(lib, A, x, y, false, alpha, beta, stream, err, n);
+}
+
+cute_status cutec_gemv_vectors(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *X,
+                               const cute_call_arg *Y, double alpha, double beta, void *stream,
+                               char *err, size_t n)
+{
+    return gemv_call(lib, A, X, Y, true, alpha, beta, stream, err, n);
 }
