@@ -18,7 +18,8 @@ log="$out/gemv.log"
     echo "== run gemv on the GPU: odd sizes, batches, split-K, against float64"
     for a in "--dtype bf16 --shape 1021x4099 --batch 3" "--dtype f32 --shape 5x100000" \
              "--dtype f16 --shape 4097x8191 --layout cols" "--dtype e4m3 --shape 777x3000" \
-             "--dtype bf16 --shape 3x8192 --splits 8"; do
+             "--dtype bf16 --shape 3x8192 --splits 8" "--dtype nvfp4 --shape 1000x4128 --batch 2" \
+             "--dtype mxfp8 --shape 515x2080"; do
         # shellcheck disable=SC2086
         timeout 60 build/cutec run gemv $a 2>&1 | tail -n 2
     done
@@ -26,6 +27,9 @@ log="$out/gemv.log"
         echo "== bench gemv $d rows (K-major A)"
         timeout 60 build/cutec bench gemv --dtype $d --iters 20 2>&1
     done
+    echo "== bench gemv nvfp4 and mxfp8 (seed 001's shapes (M,K,L); GB/s of the codes, scales, x, y)"
+    timeout 60 build/cutec bench gemv --dtype nvfp4 --iters 20 2>&1
+    timeout 60 build/cutec bench gemv --dtype mxfp8 --iters 20 2>&1
     echo "== bench gemv bf16 cols (M-major A)"
     timeout 60 build/cutec bench gemv --dtype bf16 --layout cols --iters 20 2>&1
     echo "== skinny GEMM through the GEMV kernels: C(M,8192) = A(M,8192) B(8192,8192)^T as N vectors"
@@ -42,11 +46,13 @@ log="$out/gemv.log"
     echo "== torch.mv, same session"
     timeout 120 python3 bench/torch_gemv.py 2>&1
     echo "== registers and spills (ptxas -v)"
-    for d in bf16 f32 e4m3; do for l in rows cols; do
-        CUTEC_ARCH=sm_90a build/cutec compile gemv --dtype $d --layout $l --emit cuda > "$out/g.cu" 2>/dev/null
+    for d in "bf16 --layout cols" "f32 --layout cols" "e4m3" "mxfp8" "nvfp4" "f32" "bf16"; do
+        # shellcheck disable=SC2086
+        CUTEC_ARCH=sm_90a build/cutec compile gemv --dtype $d --emit cuda > "$out/g.cu" 2>/dev/null
         nvcc -arch=sm_90a -cubin -Xptxas -v "$out/g.cu" -o "$out/g.cubin" 2>&1 | grep -E "registers|spill" | tr '\n' ' '
-        echo " <- $d $l"
-    done; done
+        echo " <- $d"
+    done
+    echo "(the last, bf16 rows: its global loads)"
     cuobjdump -sass "$out/g.cubin" 2>/dev/null | grep -oE "LDG[.A-Z0-9_]*" | sort | uniq -c
     echo "== clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1

@@ -32,7 +32,13 @@ typedef struct cute_gemv_config {
                            batch stride and unit-stride extent of A (and x) */
     bool split;         /* split-K: partials to the workspace, then the ordered reduction */
     int vectors;        /* x's and y's vectors, 1 to CUTE_GEMV_MAX_VECTORS (0: 1) */
+    int sf_vec;         /* block-scaled (cutec_gemv_blockscaled): elements per scale, 16
+                           (NVFP4: e2m1 with ue4m3 scales) or 32 (MXFP8: e4m3 with ue8m0);
+                           0: none */
 } cute_gemv_config;
+
+/* the scales' dtype of a block-scaled configuration: ue4m3 for e2m1, ue8m0 for e4m3 */
+cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
 
 #define CUTE_GEMV_MAX_VECTORS 8
 
@@ -69,6 +75,26 @@ cute_status cutec_gemv(cute_gemv_lib *lib, const cute_call_arg *A, const cute_ca
 cute_status cutec_gemv_vectors(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *X,
                                const cute_call_arg *Y, double alpha, double beta, void *stream,
                                char *err, size_t n);
+
+/* Block-scaled GEMV, seed 001's NVFP4 GEMV and MXFP8:
+ *   y(M,L) = alpha sum_k A(m,k,l) SFA(m,k,l) x(k,l) SFB(k,l) + beta y
+ * NVFP4: A (M,K[,L]) and x (K[,L]) e2m1, K-major and contiguous, one ue4m3 scale per 16
+ * elements of each.  MXFP8: e4m3 with one ue8m0 scale per 32.  SFA and SFB are rank-1
+ * buffers of scales in the layout CuTe and cuBLAS use (tiles of 128 rows x 4 scales, see
+ * docs/gemv.md; x is the one row of a (1,K,L) operand): at least
+ * ceil(rows/128)*128 * ceil(K/(4 sf_vec))*4 * L scales.  y (M[,L]) f16, bf16 or f32.  K a
+ * multiple of 32; A's and x's rows 16-byte aligned.  cutec_gemv_nvfp4 takes only NVFP4. */
+cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
+                                   const cute_call_arg *x, const cute_call_arg *SFB,
+                                   const cute_call_arg *y, double alpha, double beta, void *stream,
+                                   char *err, size_t n);
+cute_status cutec_gemv_nvfp4(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
+                             const cute_call_arg *x, const cute_call_arg *SFB, const cute_call_arg *y,
+                             double alpha, double beta, void *stream, char *err, size_t n);
+/* the number of scales a (rows, K, L) operand's scale buffer holds (with its padding), and
+ * where the scale of element (row, k, l) is in it (for host code that fills one) */
+int64_t cute_gemv_sf_count(int64_t rows, int64_t K, int64_t L, int sf_vec);
+int64_t cute_gemv_sf_index(int64_t row, int64_t k, int64_t l, int64_t rows, int64_t K, int sf_vec);
 
 /* The skinny GEMM C(M,N) = alpha A(M,K) B(N,K)^T + beta C (operands as cutec_gemm takes
  * them, checked by it) where N, or M, is at most CUTE_GEMV_MAX_VECTORS and that operand's

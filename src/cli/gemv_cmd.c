@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "cutec/gemv.h"
+#include "cutec/numeric.h"
 #include "cutec/runtime.h"
 #include "gpu_timing.h"
 #include "kernels/ew_ref.h"
@@ -19,6 +20,7 @@ typedef struct gemv_opts {
     int major;          /* A's unit-stride mode: 1 rows (K-major), 0 cols (M-major) */
     int splits;         /* 0: the library's choice */
     int vectors;        /* 0: cutec_gemv; else cutec_gemv_vectors with N of them */
+    int sf_vec;         /* nvfp4 (16) or mxfp8 (32): cutec_gemv_blockscaled; else 0 */
     int iters;
     const char *emit, *arch, *backend;
 } gemv_opts;
@@ -28,11 +30,12 @@ static int64_t nvec(const gemv_opts *o) { return o->vectors ? o->vectors : 1; }
 static int usage(const char *cmd)
 {
     fprintf(stderr,
-            "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3] [--out-dtype f32|f16|bf16]\n"
+            "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
             "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N] [--iters N]\n"
             "         [--emit ir|cuda|ptx|sass] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
             "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: column-major;\n"
-            "  --vectors N: N vectors at once, x (K,N,L) and y (M,N,L) (the skinny GEMM's path, N <= 8)\n",
+            "  --vectors N: N vectors at once, x (K,N,L) and y (M,N,L) (the skinny GEMM's path, N <= 8)\n"
+            "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per 32\n",
             cmd);
     return CLI_USAGE;
 }
@@ -43,9 +46,11 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
     int nd = 0;
     bool ok = true;
     if (!strcmp(k, "--dtype")) {
-        ok = cute_dtype_parse(v, &o->dtype) && (o->dtype == CUTE_F32 || o->dtype == CUTE_F16 ||
-                                                o->dtype == CUTE_BF16 || o->dtype == CUTE_E4M3);
-        if (!ok) snprintf(why, n, "f32, f16, bf16 or e4m3 (nvfp4 and mxfp8 are not built yet)");
+        o->sf_vec = !strcmp(v, "nvfp4") ? 16 : !strcmp(v, "mxfp8") ? 32 : 0;
+        if (o->sf_vec) o->dtype = o->sf_vec == 16 ? CUTE_E2M1 : CUTE_E4M3;
+        else ok = cute_dtype_parse(v, &o->dtype) && (o->dtype == CUTE_F32 || o->dtype == CUTE_F16 ||
+                                                    o->dtype == CUTE_BF16 || o->dtype == CUTE_E4M3);
+        if (!ok) snprintf(why, n, "f32, f16, bf16, e4m3, nvfp4 or mxfp8");
     }
     else if (!strcmp(k, "--out-dtype")) ok = cute_dtype_parse(v, &o->y_dtype), *out_given = true;
     else if (!strcmp(k, "--shape")) {
@@ -79,7 +84,11 @@ static int parse(int argc, char **argv, gemv_opts *o)
             return CLI_USAGE;
         }
     }
-    if (!out_given) o->y_dtype = o->dtype == CUTE_E4M3 ? CUTE_F16 : o->dtype;
+    if (!out_given) o->y_dtype = o->dtype == CUTE_E4M3 || o->dtype == CUTE_E2M1 ? CUTE_F16 : o->dtype;
+    if (o->sf_vec && (o->vectors || !o->major)) {
+        fprintf(stderr, "cutec %s gemv: nvfp4 and mxfp8 take row-major A and one vector\n", argv[0]);
+        return CLI_USAGE;
+    }
     if (!o->arch) o->arch = getenv("CUTEC_ARCH");
     return CLI_OK;
 }
@@ -94,8 +103,8 @@ static int emit(const gemv_opts *o)
         return CLI_FAIL;
     }
     cute_runtime_set_target_arch(rt, o->arch);
-    cute_gemv_config cfg = {o->dtype, o->y_dtype, o->major, 16 / cute_dtype_bytes(o->dtype), o->splits > 1,
-                            (int)nvec(o)};
+    cute_gemv_config cfg = {o->dtype, o->y_dtype, o->major, 128 / cute_dtype_bits(o->dtype), o->splits > 1,
+                            (int)nvec(o), o->sf_vec};
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch) : CLI_FAIL;
     if (!f) fprintf(stderr, "cutec compile gemv: %s\n", err);
@@ -108,24 +117,46 @@ static int emit(const gemv_opts *o)
 typedef struct problem {
     cute_runtime *rt;
     cute_gemv_lib *lib;
-    cute_buffer buf[3]; /* A, x, y */
-    void *host[3], *y0;
-    size_t bytes[3];
-    cute_call_arg A, x, y;
+    cute_buffer buf[5]; /* A, x, y, and block-scaled SFA, SFB */
+    void *host[5], *y0;
+    size_t bytes[5];
+    cute_call_arg A, x, y, sfa, sfb;
     bool vectors;
+    int sf_vec;
     char err[1024];
 } problem;
 
 
 
+/* n random elements of d: uniform in [-2, 2) rounded to d; e2m1 any code; scales (ue4m3,
+ * ue8m0) in [1/8, 8) */
 static bool upload_random(problem *p, int i, cute_dtype d, int64_t n, uint64_t *seed)
 {
     cute_backend *b = cute_runtime_backend(p->rt);
-    p->bytes[i] = (size_t)(n ? n : 1) * (size_t)cute_dtype_bytes(d);
+    p->bytes[i] = (size_t)((n ? n : 1) * cute_dtype_bits(d) + 7) / 8;
     p->host[i] = malloc(p->bytes[i]);
     if (!p->host[i] || b->vt->alloc(b->self, p->bytes[i], &p->buf[i]) != CUTE_OK) return false;
-    for (int64_t k = 0; k < n; k++) ew_set(d, p->host[i], k, ew_random(seed));
+    uint8_t *u8 = p->host[i];
+    for (int64_t k = 0; k < n; k++) {
+        double r = ew_random(seed);
+        if (d == CUTE_E2M1) u8[k / 2] = (uint8_t)(k % 2 ? u8[k / 2] | cute_f64_to_e2m1(3 * r) << 4 : cute_f64_to_e2m1(3 * r));
+        else if (d == CUTE_UE4M3) u8[k] = cute_f64_to_ue4m3(pow(2.0, 1.5 * r));
+        else if (d == CUTE_UE8M0) u8[k] = cute_f64_to_ue8m0(pow(2.0, 1.5 * r));
+        else ew_set(d, p->host[i], k, r);
+    }
     return b->vt->upload(b->self, &p->buf[i], 0, p->host[i], p->bytes[i]) == CUTE_OK;
+}
+
+/* block-scaled: the scale buffers in their layout, and their call arguments */
+static bool make_scales(problem *p, const gemv_opts *o, uint64_t *seed)
+{
+    cute_dtype sd = o->sf_vec == 16 ? CUTE_UE4M3 : CUTE_UE8M0;
+    int64_t na = cute_gemv_sf_count(o->M, o->K, o->L, o->sf_vec), nb = cute_gemv_sf_count(1, o->K, o->L, o->sf_vec);
+    if (!upload_random(p, 3, sd, na, seed) || !upload_random(p, 4, sd, nb, seed)) return false;
+    p->sfa = cute_call_tensor(&p->buf[3], 0, sd, 1, (int64_t[]){na}, (int64_t[]){1});
+    p->sfb = cute_call_tensor(&p->buf[4], 0, sd, 1, (int64_t[]){nb}, (int64_t[]){1});
+    p->sf_vec = o->sf_vec;
+    return true;
 }
 
 static bool problem_make(problem *p, const gemv_opts *o)
@@ -148,13 +179,13 @@ static bool problem_make(problem *p, const gemv_opts *o)
         p->y = cute_call_tensor(&p->buf[2], 0, o->y_dtype, 2, (int64_t[]){M, L}, (int64_t[]){1, M});
     }
     p->vectors = o->vectors > 0;
-    return true;
+    return !o->sf_vec || make_scales(p, o, &seed);
 }
 
 static void problem_drop(problem *p)
 {
     cute_backend *b = cute_runtime_backend(p->rt);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 5; i++)
         if (p->host[i]) b->vt->free(b->self, &p->buf[i]), free(p->host[i]);
     free(p->y0);
 }
@@ -163,8 +194,22 @@ static cute_status call_gemv(void *user, int set)
 {
     (void)set;
     problem *p = user;
+    if (p->sf_vec)
+        return cutec_gemv_blockscaled(p->lib, &p->A, &p->sfa, &p->x, &p->sfb, &p->y, 1.5, -0.5, NULL, p->err, sizeof p->err);
     if (p->vectors) return cutec_gemv_vectors(p->lib, &p->A, &p->x, &p->y, 1.5, -0.5, NULL, p->err, sizeof p->err);
     return cutec_gemv(p->lib, &p->A, &p->x, &p->y, 1.5, -0.5, NULL, p->err, sizeof p->err);
+}
+
+/* element i of buffer `which` decoded exactly; block-scaled, times its scale at
+ * (row, k, l) of an operand of `rows` rows */
+static double value(const problem *p, const gemv_opts *o, int which, int64_t i, int64_t row, int64_t k,
+                    int64_t l, int64_t rows)
+{
+    const uint8_t *u8 = p->host[which];
+    if (!o->sf_vec) return ew_get(o->dtype, u8, i);
+    double v = o->dtype == CUTE_E2M1 ? cute_e2m1_to_f32((uint8_t)(u8[i / 2] >> 4 * (i % 2))) : cute_e4m3_to_f32(u8[i]);
+    uint8_t s = ((const uint8_t *)p->host[3 + which])[cute_gemv_sf_index(row, k, l, rows, o->K, o->sf_vec)];
+    return v * (o->sf_vec == 16 ? cute_ue4m3_to_f32(s) : cute_ue8m0_to_f32(s));
 }
 
 /* row m of vector v (of batch l) of y against the float64 reference: wrong or not */
@@ -175,7 +220,7 @@ static bool wrong(const problem *p, const gemv_opts *o, int64_t m, int64_t v, in
     double sum = 0, mag = 0;
     for (int64_t k = 0; k < o->K; k++) {
         int64_t ia = (o->major ? m * o->K + k : m + k * o->M) + l * o->M * o->K;
-        double t = ew_get(o->dtype, p->host[0], ia) * ew_get(o->dtype, p->host[1], xo + k);
+        double t = value(p, o, 0, ia, m, k, l, o->M) * value(p, o, 1, xo + k, 0, k, l, 1);
         sum += t, mag += fabs(t);
     }
     double y0 = ew_get(o->y_dtype, p->y0, yi);
@@ -218,7 +263,8 @@ static double run_one(problem *p, const gemv_opts *o, int64_t *bad)
 /* the bytes a GEMV must move: A and x read, y read and written */
 static double moved(const gemv_opts *o)
 {
-    double n = (double)nvec(o), es = cute_dtype_bytes(o->dtype), ys = cute_dtype_bytes(o->y_dtype);
+    double n = (double)nvec(o), es = cute_dtype_bits(o->dtype) / 8.0, ys = cute_dtype_bytes(o->y_dtype);
+    if (o->sf_vec) es += 1.0 / o->sf_vec; /* a byte of scale per block */
     return (double)o->L * ((double)o->M * o->K * es + n * o->K * es + 2.0 * n * o->M * ys);
 }
 
@@ -227,8 +273,8 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     cute_gemv_config cfg;
     int splits;
     cute_gemv_lib_last(p->lib, &cfg, &splits);
-    snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s", o->major ? "rows" : "cols",
-             cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M, (long long)o->K,
+    const char *kind = o->sf_vec == 16 ? "nvfp4" : o->sf_vec == 32 ? "mxfp8" : o->major ? "rows" : "cols";
+    snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s", kind, cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M, (long long)o->K,
              (long long)nvec(o), (long long)o->L, cfg.vec, splits, splits == 1 ? "" : "s");
     (void)p;
 }
@@ -312,12 +358,14 @@ static int bench(const gemv_opts *base, bool shape_given)
     printf("# %s, %d SMs, %s; uniform inputs in [-2, 2); GB/s of A + x + y; copy: A's bytes D2D\n",
            dev->name, dev->sm_count, clock);
     printf("%-44s %9s %9s %9s %8s\n", "gemv", "ms", "GB/s", "copy GB/s", "of copy");
-    static const int64_t shapes[][2] = {{8192, 8192}, {16384, 4096}, {4096, 16384}};
+    static const int64_t shapes[][3] = {{8192, 8192, 1}, {16384, 4096, 1}, {4096, 16384, 1}};
+    static const int64_t seed001[][3] = {{7168, 16384, 1}, {4096, 7168, 8}, {7168, 2048, 4}};
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;
-        if (!shape_given) o.M = shapes[s][0], o.K = shapes[s][1];
+        const int64_t *sh = base->sf_vec ? seed001[s] : shapes[s];
+        if (!shape_given) o.M = sh[0], o.K = sh[1], o.L = sh[2];
         if (bench_one(rt, lib, &o) != CLI_OK) rc = CLI_FAIL;
     }
     cute_gemv_lib_free(lib);

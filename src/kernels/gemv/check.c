@@ -7,6 +7,10 @@
 
 #include "kernels/gemv/gemv_internal.h"
 
+/* the stride given to a mode of extent 1 (never stepped): a multiple of every vector's
+ * element count, so that it contradicts no divisibility a spec promises */
+#define NEVER_STEPPED 128
+
 static cute_status invalid(char *err, size_t n, const char *fmt, ...)
 {
     va_list ap;
@@ -32,7 +36,7 @@ static cute_status operand(const cute_call_arg *t, const char *name, int rank, c
 static cute_call_arg batched(const cute_call_arg *t, int rank)
 {
     cute_call_arg b = *t;
-    if (b.ndim == rank) b.ndim = rank + 1, b.shape[rank] = 1, b.stride[rank] = 16;
+    if (b.ndim == rank) b.ndim = rank + 1, b.shape[rank] = 1, b.stride[rank] = NEVER_STEPPED;
     return b;
 }
 
@@ -42,7 +46,7 @@ static cute_call_arg one_vector(const cute_call_arg *t)
     cute_call_arg b = batched(t, 1);
     b.ndim = 3;
     b.shape[2] = b.shape[1], b.stride[2] = b.stride[1];
-    b.shape[1] = 1, b.stride[1] = 16;
+    b.shape[1] = 1, b.stride[1] = NEVER_STEPPED;
     return b;
 }
 
@@ -69,8 +73,8 @@ static cute_status dtypes(const cute_call_arg *A, const cute_call_arg *x, const 
                           char *err, size_t n)
 {
     cute_dtype d = (cute_dtype)A->dtype, yd = (cute_dtype)y->dtype;
-    if (d != CUTE_F32 && d != CUTE_F16 && d != CUTE_BF16 && d != CUTE_E4M3)
-        return invalid(err, n, "gemv: A is %s (f32, f16, bf16 or e4m3)", cute_dtype_name(d));
+    if (d != CUTE_F32 && d != CUTE_F16 && d != CUTE_BF16 && d != CUTE_E4M3 && d != CUTE_E2M1)
+        return invalid(err, n, "gemv: A is %s (f32, f16, bf16, e4m3; e2m1 block-scaled)", cute_dtype_name(d));
     if (x->dtype != A->dtype)
         return invalid(err, n, "gemv: x is %s but A is %s (one input dtype)",
                        cute_dtype_name((cute_dtype)x->dtype), cute_dtype_name(d));
@@ -79,10 +83,10 @@ static cute_status dtypes(const cute_call_arg *A, const cute_call_arg *x, const 
     return CUTE_OK;
 }
 
-/* the largest power of two up to 16 dividing v (v = 0: 16) */
+/* the largest power of two up to 128 dividing v (v = 0: 128) */
 static int pow2_dividing(uint64_t v)
 {
-    int a = 16;
+    int a = 128;
     while (a > 1 && v % (uint64_t)a) a /= 2;
     return a;
 }
@@ -101,28 +105,29 @@ static int unit_mode(cute_call_arg *A)
     return -1;
 }
 
-/* the bytes every vector access may be: what A's address, its stepped strides and its
- * unit-stride extent allow, and for the K-major kernel x's likewise */
-static int vector_bytes(const gemv_operands *o)
+/* the bits every vector access may be (up to 128): what A's address, its stepped strides
+ * and its unit-stride extent allow, and for the K-major kernel x's likewise (in bits: e2m1
+ * elements are half a byte) */
+static int vector_bits(const gemv_operands *o)
 {
     const cute_call_arg *A = &o->A, *x = &o->x;
-    uint64_t es = (uint64_t)cute_dtype_bytes((cute_dtype)A->dtype);
+    uint64_t eb = (uint64_t)cute_dtype_bits((cute_dtype)A->dtype);
     int other = 1 - o->major;
-    int b = cute_call_arg_alignment(A, 16);
-    if (A->shape[other] > 1) b = min_int(b, pow2_dividing((uint64_t)A->stride[other] * es));
-    if (A->shape[2] > 1) b = min_int(b, pow2_dividing((uint64_t)A->stride[2] * es));
-    b = min_int(b, pow2_dividing((uint64_t)A->shape[o->major] * es));
+    int b = 8 * cute_call_arg_alignment(A, 16);
+    if (A->shape[other] > 1) b = min_int(b, pow2_dividing((uint64_t)A->stride[other] * eb));
+    if (A->shape[2] > 1) b = min_int(b, pow2_dividing((uint64_t)A->stride[2] * eb));
+    b = min_int(b, pow2_dividing((uint64_t)A->shape[o->major] * eb));
     if (o->major == 1) {
-        b = min_int(b, cute_call_arg_alignment(x, 16));
+        b = min_int(b, 8 * cute_call_arg_alignment(x, 16));
         for (int m = 1; m < 3; m++)
-            if (x->shape[m] > 1) b = min_int(b, pow2_dividing((uint64_t)x->stride[m] * es));
+            if (x->shape[m] > 1) b = min_int(b, pow2_dividing((uint64_t)x->stride[m] * eb));
     }
     return b;
 }
 
 static cute_status layouts(gemv_operands *o, char *err, size_t n)
 {
-    int es = cute_dtype_bytes((cute_dtype)o->A.dtype);
+    int eb = cute_dtype_bits((cute_dtype)o->A.dtype);
     o->major = unit_mode(&o->A);
     if (o->major < 0)
         return invalid(err, n, "gemv: A has strides (%lld,%lld): one mode must have stride 1",
@@ -136,17 +141,17 @@ static cute_status layouts(gemv_operands *o, char *err, size_t n)
     o->x.stride[0] = 1;
     /* strides never stepped (extent 1) promise any alignment the specs ask */
     int other = 1 - o->major;
-    if (o->A.shape[other] <= 1 || empty) o->A.stride[other] = 16;
-    if (o->A.shape[2] <= 1 || empty) o->A.stride[2] = 16;
+    if (o->A.shape[other] <= 1 || empty) o->A.stride[other] = NEVER_STEPPED;
+    if (o->A.shape[2] <= 1 || empty) o->A.stride[2] = NEVER_STEPPED;
     for (int m = 1; m < 3; m++)
-        if (o->x.shape[m] <= 1) o->x.stride[m] = 16;
+        if (o->x.shape[m] <= 1) o->x.stride[m] = NEVER_STEPPED;
     for (int m = 0; m < 3; m++)
         if (o->y.shape[m] > 1 && o->y.stride[m] < 1)
             return invalid(err, n, "gemv: y has a %s stride in mode %d", o->y.stride[m] ? "negative" : "zero", m);
-    int b = vector_bytes(o);
-    if (b < es)
-        return invalid(err, n, "gemv: A or x is not aligned to its %d-byte elements (address or stride)", es);
-    o->vec = b / es;
+    int b = vector_bits(o);
+    if (b < eb || b < 8)
+        return invalid(err, n, "gemv: A or x is not aligned to its %d-bit elements (address or stride)", eb);
+    o->vec = b / eb;
     return CUTE_OK;
 }
 

@@ -16,13 +16,14 @@
 cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg)
 {
     if (cfg->y_dtype != CUTE_VOID) return cfg->y_dtype;
-    return cfg->dtype == CUTE_E4M3 ? CUTE_F16 : cfg->dtype;
+    return cfg->dtype == CUTE_E4M3 || cfg->dtype == CUTE_E2M1 ? CUTE_F16 : cfg->dtype;
 }
 
 /* (with several vectors, fewer: each adds a vector of x and of accumulators per A vector) */
 static int rows_unroll(const cute_gemv_config *cfg)
 {
-    int u = ROWS_LANE_BYTES / (cfg->vec * cute_dtype_bytes(cfg->dtype)) / gemv_nvec(cfg);
+    if (cfg->sf_vec) return 1; /* block-scaled: one vector per lane and k-tile */
+    int u = ROWS_LANE_BYTES * 8 / (cfg->vec * cute_dtype_bits(cfg->dtype)) / gemv_nvec(cfg);
     return u < 1 ? 1 : u > 16 ? 16 : u;
 }
 
@@ -37,7 +38,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
     p->cfg = *cfg;
     p->nvec = gemv_nvec(cfg);
     p->threads = GEMV_THREADS;
-    int bits = cfg->vec * 8 * cute_dtype_bytes(cfg->dtype);
+    int bits = cfg->vec * cute_dtype_bits(cfg->dtype);
     cute_copy_atom atom = cute_copy_atom_universal(a, cfg->dtype, bits);
     cute_layout thr, val;
     if (cfg->a_major == 1) { /* a warp's k-tile: 32 lanes x vec, repeated unroll times */
@@ -56,8 +57,29 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
     return !a->failed;
 }
 
+static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
+{
+    bool nvfp4 = cfg->dtype == CUTE_E2M1 && cfg->sf_vec == 16, mxfp8 = cfg->dtype == CUTE_E4M3 && cfg->sf_vec == 32;
+    if (!nvfp4 && !mxfp8) {
+        snprintf(err, n, "gemv: block-scaled %s with a scale per %d (e2m1 per 16 or e4m3 per 32)",
+                 cute_dtype_name(cfg->dtype), cfg->sf_vec);
+        return false;
+    }
+    if (cfg->vec * cute_dtype_bits(cfg->dtype) != 128 || cfg->a_major != 1 || gemv_nvec(cfg) != 1 || cfg->split) {
+        snprintf(err, n, "gemv: block-scaled takes 16-byte vectors of K-major A, one vector, no split");
+        return false;
+    }
+    cute_dtype y = cute_gemv_y_dtype(cfg);
+    if (y != CUTE_F32 && y != CUTE_F16 && y != CUTE_BF16) {
+        snprintf(err, n, "gemv: a %s y (f32, f16 or bf16)", cute_dtype_name(y));
+        return false;
+    }
+    return true;
+}
+
 static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
 {
+    if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
     cute_dtype d = cfg->dtype, y = cute_gemv_y_dtype(cfg);
     if (d != CUTE_F32 && d != CUTE_F16 && d != CUTE_BF16 && d != CUTE_E4M3) {
         snprintf(err, n, "gemv: %s inputs (f32, f16, bf16 or e4m3)", cute_dtype_name(d));
@@ -118,6 +140,22 @@ static void make_specs(const cute_gemv_config *cfg, cute_arg_spec specs[7])
     specs[6] = cute_spec_float(CUTE_F32);
 }
 
+/* block-scaled: A (M,K,L), SFA (n), x (K,1,L), SFB (n), y (M,1,L), alpha, beta */
+static void make_blockscaled_specs(const cute_gemv_config *cfg, cute_arg_spec specs[7])
+{
+    char t[160];
+    int v = cfg->vec;
+    snprintf(t, sizeof t, "(?,?{div=%d},?):(?{div=%d},1,?{div=%d})", v, v, v);
+    specs[0] = cute_spec_tensor(cfg->dtype, t, 16);
+    snprintf(t, sizeof t, "(?{div=%d},1,?):(1,?{div=%d},?{div=%d})", v, v, v);
+    specs[2] = cute_spec_tensor(cfg->dtype, t, 16);
+    specs[1] = specs[3] = cute_spec_tensor(cute_gemv_sf_dtype(cfg), "(?):(1)", 1);
+    cute_dtype y = cute_gemv_y_dtype(cfg);
+    specs[4] = cute_spec_tensor(y, "(?,1,?):(?,?,?)", cute_dtype_bytes(y));
+    specs[5] = cute_spec_float(CUTE_F32);
+    specs[6] = cute_spec_float(CUTE_F32);
+}
+
 const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, char *err, size_t n)
 {
     if (!config_ok(cfg, err, n)) return NULL;
@@ -130,13 +168,14 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
         return NULL;
     }
     cute_arg_spec specs[7];
-    make_specs(cfg, specs);
+    if (cfg->sf_vec) make_blockscaled_specs(cfg, specs);
+    else make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s", cfg->a_major ? "rows" : "cols",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s", cfg->sf_vec ? "blockscaled" : cfg->a_major ? "rows" : "cols",
              cute_dtype_name(cfg->dtype), cute_dtype_name(cute_gemv_y_dtype(cfg)), cfg->vec,
              gemv_nvec(cfg), cfg->split ? "_split" : "");
-    const cute_fn *f = cute_compile(rt, name, cfg->a_major ? gemv_rows_host : gemv_cols_host,
-                                    plan, 7, specs, err, n);
+    cute_host_fn host = cfg->sf_vec ? gemv_blockscaled_host : cfg->a_major ? gemv_rows_host : gemv_cols_host;
+    const cute_fn *f = cute_compile(rt, name, host, plan, 7, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;
 }

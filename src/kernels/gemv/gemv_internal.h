@@ -24,6 +24,8 @@ static inline int gemv_nvec(const cute_gemv_config *cfg)
 /* K-major A: a warp per row (rows.c); M-major A: a thread per vector of rows (cols.c) */
 void gemv_rows_host(cute_ctx *c, const cute_arg *arg);
 void gemv_cols_host(cute_ctx *c, const cute_arg *arg);
+/* block-scaled (NVFP4, MXFP8) K-major A: the rows kernel's body with scales (blockscaled.c) */
+void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg);
 
 /* the number of K splits, ceil(K / kchunk), and 1 for K = 0 (whose one split writes
  * y = beta y) */
@@ -49,6 +51,10 @@ gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cut
  * y = alpha acc + beta y in f32, rounded once to y's dtype.  Rows past M are not touched. */
 void gemv_finish(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_int m0, int v,
                  cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta);
+/* the K-major kernels' end: each vector's lane sums added over the warp, lane 0 finishing
+ * row `row` */
+void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cute_int row,
+                      cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta);
 /* the launch of the ordered reduction of W's splits into y (split-K's second kernel) */
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
                         cute_host_scalar alpha, cute_host_scalar beta);
@@ -65,5 +71,8 @@ typedef struct gemv_operands {
 cute_status gemv_check(const cute_call_arg *A, const cute_call_arg *x, const cute_call_arg *y,
                        bool vectors, double alpha, double beta, gemv_operands *out, char *err,
                        size_t n);
+
+/* the library's compiled function for cfg (compiled the first time), or NULL and why */
+const cute_fn *gemv_lib_fn(cute_gemv_lib *lib, const cute_gemv_config *cfg, char *err, size_t n);
 
 #endif

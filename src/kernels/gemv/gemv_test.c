@@ -234,9 +234,9 @@ static int count(const char *text, const char *word)
 static void machine_code(cute_runtime *rt)
 {
     static const cute_gemv_config cfgs[] = {
-        {CUTE_BF16, CUTE_BF16, 1, 8, false, 1}, {CUTE_F32, CUTE_F32, 1, 4, true, 1},
-        {CUTE_E4M3, CUTE_F16, 1, 16, false, 1}, {CUTE_F16, CUTE_F32, 0, 8, true, 1},
-        {CUTE_BF16, CUTE_F32, 1, 8, true, 8}, {CUTE_F32, CUTE_F32, 0, 4, false, 3}};
+        {CUTE_BF16, CUTE_BF16, 1, 8, false, 1, 0}, {CUTE_F32, CUTE_F32, 1, 4, true, 1, 0},
+        {CUTE_E4M3, CUTE_F16, 1, 16, false, 1, 0}, {CUTE_F16, CUTE_F32, 0, 8, true, 1, 0},
+        {CUTE_BF16, CUTE_F32, 1, 8, true, 8, 0}, {CUTE_F32, CUTE_F32, 0, 4, false, 3, 0}};
     static const char *const arch[] = {"sm_80", "sm_100a", "sm_90a"};
     for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
         char err[2048] = "";

@@ -77,7 +77,8 @@ void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits)
 static bool same_config(const cute_gemv_config *a, const cute_gemv_config *b)
 {
     return a->dtype == b->dtype && a->y_dtype == b->y_dtype && a->a_major == b->a_major &&
-           a->vec == b->vec && a->split == b->split && gemv_nvec(a) == gemv_nvec(b);
+           a->vec == b->vec && a->split == b->split && gemv_nvec(a) == gemv_nvec(b) &&
+           a->sf_vec == b->sf_vec;
 }
 
 /* the entry for cfg, compiling it the first time (lock held); NULL when out of memory */
@@ -98,6 +99,17 @@ static entry *lookup(cute_gemv_lib *lib, const cute_gemv_config *cfg)
     e->fn = cute_gemv_compile(lib->rt, cfg, e->err, sizeof e->err);
     if (!e->fn && !e->err[0]) snprintf(e->err, sizeof e->err, "compile failed");
     return e;
+}
+
+const cute_fn *gemv_lib_fn(cute_gemv_lib *lib, const cute_gemv_config *cfg, char *err, size_t n)
+{
+    pthread_mutex_lock(&lib->lock);
+    const entry *e = lookup(lib, cfg);
+    if (!e) snprintf(err, n, "gemv: out of memory");
+    else if (!e->fn) snprintf(err, n, "%s", e->err);
+    lib->last = *cfg, lib->last_splits = 1;
+    pthread_mutex_unlock(&lib->lock);
+    return e ? e->fn : NULL;
 }
 
 /* a buffer of at least `bytes` in *buf (lock held), zero-filled when `zero`; a smaller one
@@ -209,6 +221,8 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     gemv_operands o;
     cute_status s = gemv_check(A, x, y, vectors, alpha, beta, &o, err, n);
     if (s != CUTE_OK) return s;
+    if (o.A.dtype == CUTE_E2M1)
+        return snprintf(err, n, "gemv: e2m1 A takes scales: cutec_gemv_nvfp4"), CUTE_ERR_INVALID;
     if (o.A.shape[0] == 0 || o.A.shape[2] == 0) return CUTE_OK; /* nothing to write */
     int64_t splits, kchunk;
     cute_call_arg args[7];

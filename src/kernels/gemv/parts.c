@@ -83,6 +83,31 @@ void gemv_finish(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_int m0, 
     scale_into(c, acc, rows_at(c, CUTE_SLICE(c, mY, CUTE_ALL, v, t->l), m0, n), in, alpha, beta);
 }
 
+/* the sum over the warp's lanes (butterfly: every lane gets it) */
+static cute_val warp_sum(cute_ctx *c, cute_val v)
+{
+    for (int off = 16; off >= 1; off /= 2) {
+        cute_val o = cute_val_shfl(c, v, cute_val_int(c, CUTE_I32, off), CUTE_SHFL_XOR);
+        v = cute_val_binop(c, CUTE_OP_ADD, v, o);
+    }
+    return v;
+}
+
+void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cute_int row,
+                      cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_val sum[CUTE_GEMV_MAX_VECTORS];
+    for (int v = 0; v < p->nvec; v++) sum[v] = warp_sum(c, sums[v]);
+    CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0))) {
+        for (int v = 0; v < p->nvec; v++) {
+            cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "(1):(1)"));
+            cute_tensor_store(c, r, cute_ssa_scalar(c, sum[v], r.layout.shape));
+            gemv_finish(c, p, r, row, v, mY, mW, t, alpha, beta);
+        }
+    }
+}
+
 #define REDUCE_THREADS 256
 
 /* one thread per row of y: for each vector, the sum of W's splits in order, then y = alpha

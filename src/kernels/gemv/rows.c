@@ -30,31 +30,13 @@ static void tile_fma(cute_ctx *c, const gemv_plan *p, cute_thr_copy thr, const g
     }
 }
 
-/* the sum over the warp's lanes (butterfly: every lane gets it) */
-static cute_val warp_sum(cute_ctx *c, cute_val v)
-{
-    for (int off = 16; off >= 1; off /= 2) {
-        cute_val o = cute_val_shfl(c, v, cute_val_int(c, CUTE_I32, off), CUTE_SHFL_XOR);
-        v = cute_val_binop(c, CUTE_OP_ADD, v, o);
-    }
-    return v;
-}
-
 /* each vector's sum over the warp, written by lane 0 */
 static void finish_row(cute_ctx *c, const gemv_plan *p, const cute_tensor *acc, cute_int row,
                        cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta)
 {
-    cute_alg *a = cute_ctx_alg(c);
     cute_val sum[CUTE_GEMV_MAX_VECTORS];
-    for (int v = 0; v < p->nvec; v++)
-        sum[v] = warp_sum(c, cute_ssa_reduce(c, CUTE_OP_ADD, cute_tensor_load(c, acc[v])));
-    CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0))) {
-        for (int v = 0; v < p->nvec; v++) {
-            cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "(1):(1)"));
-            cute_tensor_store(c, r, cute_ssa_scalar(c, sum[v], r.layout.shape));
-            gemv_finish(c, p, r, row, v, mY, mW, t, alpha, beta);
-        }
-    }
+    for (int v = 0; v < p->nvec; v++) sum[v] = cute_ssa_reduce(c, CUTE_OP_ADD, cute_tensor_load(c, acc[v]));
+    gemv_finish_warp(c, p, sum, row, mY, mW, t, alpha, beta);
 }
 
 static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY,
