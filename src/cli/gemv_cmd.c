@@ -245,7 +245,7 @@ static double run_one(problem *p, const gemv_opts *o, int64_t *bad)
     cute_backend *b = cute_runtime_backend(p->rt);
     cute_gemv_lib_splits(p->lib, o->splits);
     if (call_gemv(p, 0) != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK) {
-        fprintf(stderr, "cutec gemv: %s\n", p->err[0] ? p->err : b->vt->error(b->self));
+        fprintf(stderr, "cutec: %s\n", p->err[0] ? p->err : b->vt->error(b->self));
         return -1;
     }
     b->vt->download(b->self, p->host[2], &p->buf[2], 0, p->bytes[2]);
@@ -291,10 +291,12 @@ static int run(const gemv_opts *o)
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
     describe(&p, o, what, sizeof what);
+    bool gpu = !strcmp(cute_runtime_backend_name(p.rt), "cuda"); /* times mean something */
     if (ms >= 0)
-        printf("gemv %s backend=%s: %s (%lld wrong), %.4f ms, %.1f GB/s\n", what,
-               cute_runtime_backend_name(p.rt), bad ? "FAILED" : "verified", (long long)bad, ms,
-               moved(o) / ms / 1e6);
+        printf("gemv %s, backend %s: %s (%lld wrong of %lld)", what, cute_runtime_backend_name(p.rt),
+               bad ? "FAILED" : "verified against float64", (long long)bad, (long long)(o->M * nvec(o) * o->L));
+    if (ms >= 0 && gpu) printf(", %.4f ms, %.1f GB/s", ms, moved(o) / ms / 1e6);
+    if (ms >= 0) printf("\n");
     problem_drop(&p);
     cute_gemv_lib_free(p.lib);
     cute_runtime_free(p.rt);
