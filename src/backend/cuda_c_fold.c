@@ -2,7 +2,7 @@
  * statement of its own, a scalar constant as a literal at every use, and a vector built
  * lane by lane (a CONST then INSERTs, how fragments are packed for an MMA) as one brace
  * initializer.  NVRTC's front end and optimizer take time in proportion to the statements
- * they get: the step-5 GEMM lost 40% of its lines (docs/compile_time.md).
+ * they get: the step-5 GEMM lost three fifths of its lines (docs/compile_time.md).
  *
  * What may fold, and why it means the same:
  * - a scalar CONST, anywhere: a literal has no state;

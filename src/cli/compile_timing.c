@@ -32,7 +32,7 @@ cli_clock cli_clock_since(cli_clock t0)
 
 static void row(const char *phase, cli_clock t, const char *note)
 {
-    printf("%-34s %9.1f %9.1f  %s\n", phase, t.cpu_ms, t.wall_ms, note);
+    printf("%-34s %9.1f %9.1f%s%s\n", phase, t.cpu_ms, t.wall_ms, *note ? "  " : "", note);
 }
 
 static int count_lines(const char *s)
