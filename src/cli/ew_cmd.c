@@ -10,7 +10,7 @@
 #include "cutec/cuda_c.h"
 #include "cutec/kernels.h"
 #include "cutec/nvrtc.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 #include "kernels/ew_ref.h"
 
 typedef struct ew_opts {
@@ -168,7 +168,7 @@ typedef cute_status (*timed_fn)(void *user);
 static double time_median(cute_runtime *rt, timed_fn fn, void *user, int iters)
 {
     cute_backend *b = cute_runtime_backend(rt);
-    bool cuda = !strcmp(cute_runtime_backend_name(rt), "cuda");
+    bool cuda = cute_runtime_on_gpu(rt);
     cute_cuda *cu = cuda ? cute_cuda_backend_driver(b) : NULL;
     for (int w = 0; w < 3; w++) fn(user); /* warm-up */
     b->vt->sync(b->self, NULL);

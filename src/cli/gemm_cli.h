@@ -5,7 +5,7 @@
 #define CUTEC_CLI_GEMM_CLI_H
 
 #include "cutec/kernels.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 #include "kernels/gemm/gemm_ref.h"
 
 /* --dtype / --out-dtype names: cute_dtype_parse's, and s8, s32 for i8, i32 */

@@ -287,7 +287,7 @@ static int verify_and_time(const gemm_opts *o, cute_runtime *rt, gemm_lib_call *
     }
     gemm_verdict_print(&v, tol);
     int rc = v.bad == 0 ? CLI_OK : CLI_FAIL;
-    if (strcmp(cute_runtime_backend_name(rt), "cuda")) return rc;
+    if (!cute_runtime_on_gpu(rt)) return rc;
     double ms = gpu_time_calls(cute_cuda_backend_driver(b), gemm_call_lib, c, 1, o->iters);
     if (ms < 0) {
         fprintf(stderr, "cutec run gemm: timing: %s\n", c->err[0] ? c->err : b->vt->error(b->self));

@@ -90,7 +90,7 @@ void cute__fn_keep(const cute_fn *f)
 {
     cute_cache_opts o;
     cute_cache_opts_from_env(&o);
-    if (!o.keep || !f->nkernels || !strcmp(f->rt->name, "cuda")) return;
+    if (!o.keep || !f->nkernels || cute_runtime_on_gpu(f->rt)) return;
     o.no_memory = true;
     cute_cache *c = cute_cache_open(&o);
     char *src = NULL, err[1024];

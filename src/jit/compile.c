@@ -286,7 +286,7 @@ const cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn hos
     f->c->jit = f;
     f->c->user = user;
     cute_ctx_target_arch(f->c, rt ? rt->target_sm : 0);
-    cute_ctx_target_interp(f->c, rt && !strcmp(cute_runtime_backend_name(rt), "interp"));
+    cute_ctx_target_interp(f->c, cute_runtime_interprets(rt));
     trace(f, host, specs, args);
     free(args);
     if (f->c->alg.failed) {

@@ -173,9 +173,13 @@ void cute__fn_keep(const cute_fn *f);
 
 struct cute_runtime {
     cute_backend b;
+    const cute_backend_info *info; /* its row of the registry (NULL: a backend of a test's) */
     char name[16];
     int target_sm; /* what compiles target (cute_ctx_target_arch); 0: not known */
 };
+
+/* backends.c: the registry's names, "cuda, interp" */
+void cute__backend_names(char *buf, size_t n);
 
 /* alias.c: after tracing, which tensors the kernels write and whether their pointers are
  * __restrict__ (sets each kernel's noalias); at a call, refuse arguments that break it */

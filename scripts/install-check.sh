@@ -1,0 +1,78 @@
+#!/bin/sh
+# The library as its users get it (make install-check; a stage of CI):
+#   scripts/install-check.sh BUILD_DIR
+# 1. make install into a fresh PREFIX (and once with DESTDIR), every file where docs/install.md
+#    says;  2. nm -D: the shared library exports only cute_/cutec_ names;  3. every examples/*.c
+#    built with `pkg-config --cflags --libs cutec` alone against the installed tree, and run
+#    (the interpreter here; a GPU where there is one), plus one linked statically;
+#    4. make uninstall leaves no file behind.
+# Each check is one line "ok|FAIL  what"; the last line is "N passed, N failed, N skipped".
+set -u
+build=${1:?usage: scripts/install-check.sh BUILD_DIR}
+cd "$(dirname "$0")/.." || exit 1
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+passed=0 failed=0 skipped=0
+cc=${CC:-cc}
+
+# check WHAT CMD...: one line, counted; the command's output only when it fails
+check() {
+    what=$1
+    shift
+    if "$@" >"$tmp/out" 2>&1; then
+        passed=$((passed + 1))
+        echo "ok    $what"
+    else
+        failed=$((failed + 1))
+        echo "FAIL  $what"
+        tail -n 15 "$tmp/out" | sed 's/^/    | /'
+    fi
+}
+
+# the files of a tree (symbolic links included), relative to it
+files_under() { (cd "$1" && find . ! -type d | LC_ALL=C sort); }
+
+installed_ok() {
+    for f in bin/cutec lib/libcutec.a lib/libcutec.so lib/pkgconfig/cutec.pc \
+        include/cutec/jit.h include/cutec/kernels.h include/cutec/api.h; do
+        [ -e "$1/$f" ] || { echo "missing: $f"; return 1; }
+    done
+    so=$(readlink "$1/lib/libcutec.so") && [ -f "$1/lib/$so" ] || { echo "dangling libcutec.so"; return 1; }
+    readelf -d "$1/lib/$so" | grep -q 'SONAME.*libcutec\.so\.[0-9]*\]' || { echo "no soname"; return 1; }
+    [ -e "$1/lib/$(readelf -d "$1/lib/$so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')" ]
+}
+
+# only cute_/cutec_ names among the shared library's defined dynamic symbols
+exports_only_api() {
+    nm -D --defined-only "$1" | awk '{print $NF}' | grep -v -e '^cute_' -e '^cutec_' >"$tmp/extra"
+    [ ! -s "$tmp/extra" ] || { echo "exported beyond the API:"; head -n 20 "$tmp/extra"; return 1; }
+}
+
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+example() { # NAME [static]
+    flags=$(pkg-config --cflags --libs ${2:+--static} cutec) || return 1
+    [ -n "${2:-}" ] && flags=$(echo "$flags" | sed 's/-lcutec/-l:libcutec.a/')
+    # shellcheck disable=SC2086 # pkg-config's flags are words
+    $cc -std=c11 -Wall -Wextra -Werror "examples/$1.c" $flags -lm -o "$tmp/$1" &&
+        LD_LIBRARY_PATH="$prefix/lib" "$tmp/$1"
+}
+
+check "make install PREFIX=$prefix" make -s install "BUILD=$build" "PREFIX=$prefix"
+check "the installed tree (library, soname links, headers, cutec.pc, cutec)" installed_ok "$prefix"
+check "nm -D libcutec.so: only cute_/cutec_ names" exports_only_api "$prefix/lib/libcutec.so"
+check "installed cutec runs" "$prefix/bin/cutec" layout size "(4,8):(8,1)"
+for src in examples/*.c; do
+    name=$(basename "$src" .c)
+    check "examples/$name.c: built with pkg-config alone, run" example "$name"
+done
+check "examples/gemm.c linked statically (pkg-config --static)" example gemm static
+files_under "$prefix" >"$tmp/before"
+check "make uninstall" make -s uninstall "BUILD=$build" "PREFIX=$prefix"
+check "nothing left behind by uninstall" test -z "$(files_under "$prefix")"
+check "make install DESTDIR=$tmp/stage PREFIX=/opt/cutec" make -s install "BUILD=$build" \
+    "DESTDIR=$tmp/stage" PREFIX=/opt/cutec
+check "DESTDIR holds what PREFIX held" cmp "$tmp/before" \
+    "$(files_under "$tmp/stage/opt/cutec" >"$tmp/staged" && echo "$tmp/staged")"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
