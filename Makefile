@@ -49,7 +49,19 @@ all: $(BUILD)/libcutec.a $(BUILD)/libcutec.so $(BUILD)/cutec
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
-	@$(CC) $(CFLAGS) -Isrc/layout -Isrc -Itests -c $< -o $@
+	@$(CC) $(CFLAGS) -Isrc/layout -Isrc -Itests -I$(BUILD)/gen -c $< -o $@
+
+# the exported launcher's runtime (cute_export writes it): real C in src/jit/*.inc, as
+# strings for export.c
+$(BUILD)/gen/export_launcher_text.h: src/jit/export_types.inc src/jit/export_launcher.inc
+	@mkdir -p $(dir $@)
+	@for f in $^; do \
+	    name=$$(case $$f in *types*) echo EXPORT_TYPES_TEXT;; *) echo EXPORT_LAUNCHER_TEXT;; esac); \
+	    echo "static const char $$name[] ="; \
+	    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $$f; \
+	    echo ';'; \
+	done > $@
+$(BUILD)/obj/src/jit/export.o: $(BUILD)/gen/export_launcher_text.h
 
 $(BUILD)/libcutec.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)

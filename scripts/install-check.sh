@@ -5,7 +5,9 @@
 #    says;  2. nm -D: the shared library exports only cute_/cutec_ names;  3. every examples/*.c
 #    built with `pkg-config --cflags --libs cutec` alone against the installed tree, and run
 #    (the interpreter here; a GPU where there is one), plus one linked statically;
-#    4. make uninstall leaves no file behind.
+#    4. `cutec export gemm` and examples/exported_gemm.c built against its launcher with cc
+#    and the CUDA driver alone (the toolkit's stub libcuda; skipped without the toolkit);
+#    5. make uninstall leaves no file behind.
 # Each check is one line "ok|FAIL  what"; the last line is "N passed, N failed, N skipped".
 set -u
 build=${1:?usage: scripts/install-check.sh BUILD_DIR}
@@ -64,8 +66,30 @@ check "nm -D libcutec.so: only cute_/cutec_ names" exports_only_api "$prefix/lib
 check "installed cutec runs" "$prefix/bin/cutec" layout size "(4,8):(8,1)"
 for src in examples/*.c; do
     name=$(basename "$src" .c)
+    case $name in exported_*) continue ;; esac # no cutec in those: below
     check "examples/$name.c: built with pkg-config alone, run" example "$name"
 done
+
+# an exported GEMM launcher with examples/exported_gemm.c, built with cc against the CUDA
+# driver alone (the toolkit's stub libcuda: it runs on the GPU machine, scripts/device-install.sh)
+cuda=${CUDA_HOME:-/usr/local/cuda}
+exported() {
+    mkdir -p "$tmp/export" &&
+        "$prefix/bin/cutec" export gemm --dtype bf16 --out-dtype f32 --layout tnt \
+            --arch sm_90a --out "$tmp/export" --name gemm_bf16 &&
+        $cc -std=c11 -Wall -Wextra -Werror examples/exported_gemm.c "$tmp/export/gemm_bf16.c" \
+            -I"$tmp/export" -I"$cuda/include" -L"$cuda/lib64/stubs" -lcuda -lm \
+            -o "$tmp/exported_gemm" || return 1
+    # it needs the driver and libc, nothing of cutec or NVRTC
+    readelf -d "$tmp/exported_gemm" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' >"$tmp/needed"
+    ! grep -v -e '^libcuda\.so' -e '^libc\.so' -e '^libm\.so' "$tmp/needed"
+}
+if [ -f "$cuda/include/cuda.h" ] && [ -f "$cuda/lib64/stubs/libcuda.so" ]; then
+    check "cutec export gemm bf16; examples/exported_gemm.c built with cc -lcuda alone" exported
+else
+    echo "skip  cutec export: no CUDA toolkit (cuda.h, stub libcuda)"
+    skipped=$((skipped + 1))
+fi
 check "examples/gemm.c linked statically (pkg-config --static)" example gemm static
 files_under "$prefix" >"$tmp/before"
 check "make uninstall" make -s uninstall "BUILD=$build" "PREFIX=$prefix"

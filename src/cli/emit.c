@@ -8,8 +8,17 @@
 #include "cli.h"
 #include "cutec/jit.h"
 
+bool cli_emit_known(const char *emit)
+{
+    static const char *const known[] = {"ir", "cuda", "ptx", "sass", "export"};
+    for (size_t i = 0; emit && i < sizeof known / sizeof *known; i++)
+        if (!strcmp(emit, known[i])) return true;
+    return false;
+}
+
 int cli_emit_kernel(const cute_fn *f, const char *emit, const char *arch)
 {
+    if (!strcmp(emit, "export")) return cli_export_kernel(f);
     if (!strcmp(emit, "ir")) {
         cute_ir_dump(stdout, cute_fn_kernel(f, 0));
         return CLI_OK;

@@ -356,8 +356,7 @@ int cmd_compile(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc) return rc;
     if (!o.emit) o.emit = "cuda";
-    if (strcmp(o.emit, "ir") && strcmp(o.emit, "cuda") && strcmp(o.emit, "ptx") && strcmp(o.emit, "sass"))
-        return usage(argv[0]);
+    if (!cli_emit_known(o.emit)) return usage(argv[0]);
     return cli_parse_only() ? CLI_OK : emit(&o);
 }
 

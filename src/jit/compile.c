@@ -282,6 +282,7 @@ const cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn hos
         return NULL;
     }
     f->rt = rt;
+    snprintf(f->name, sizeof f->name, "%s", name ? name : "fn");
     f->nargs = nargs;
     f->c->jit = f;
     f->c->user = user;
