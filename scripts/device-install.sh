@@ -4,7 +4,9 @@
 # the installed `cutec export`, its launcher built with cc against the CUDA driver alone and
 # run: every element against float64 (two sizes), a refused call, the launcher's host time
 # per call, its device time at 4096^3 beside `cutec bench gemm` (the same kernel through
-# cute_call, and cuBLAS) in the same session.  Results in $OUT (default build/device-out).
+# cute_call, and cuBLAS) in the same session; then the Python package: pip install, its
+# PyTorch tests (bf16 cutec.mm against torch.mm, every dtype), its host overhead per call
+# against torch.mm and the C call.  Results in $OUT (default build/device-out).
 #   sh scripts/device-install.sh
 set -u
 out=${OUT:-build/device-out}
@@ -35,5 +37,16 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
     build/cutec bench gemm --dtype bf16 --out-dtype f32 --layout tnt --sizes 4096 --iters 20 2>&1
     echo "== cute_call's host overhead (bench jit)"
     build/cutec bench jit 2>&1 | tail -n 12
+    echo "== python/: pip install into a scratch target, the PyTorch tests, host overhead"
+    site=$(mktemp -d)
+    if pip install -q --no-build-isolation --target "$site" ./python >"$out/pip.log" 2>&1; then
+        pypath=$site lib=
+    else
+        echo "pip install failed ($(tail -n 1 "$out/pip.log")): the package from the tree"
+        pypath=$PWD/python lib=$PWD/build/libcutec.so
+    fi
+    (cd python/tests && PYTHONPATH="$pypath" CUTEC_LIB=$lib \
+        python3 -m unittest -v test_torch test_interp 2>&1 | tail -n 25)
+    PYTHONPATH="$pypath" CUTEC_LIB=$lib python3 python/bench_overhead.py 2>&1
 } >"$log" 2>&1
 tail -n 80 "$log"

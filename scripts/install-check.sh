@@ -7,7 +7,7 @@
 #    (the interpreter here; a GPU where there is one), plus one linked statically;
 #    4. `cutec export gemm` and examples/exported_gemm.c built against its launcher with cc
 #    and the CUDA driver alone (the toolkit's stub libcuda; skipped without the toolkit);
-#    5. make uninstall leaves no file behind.
+#    5. python/'s tests with the installed library;  6. make uninstall leaves no file behind.
 # Each check is one line "ok|FAIL  what"; the last line is "N passed, N failed, N skipped".
 set -u
 build=${1:?usage: scripts/install-check.sh BUILD_DIR}
@@ -91,6 +91,22 @@ else
     skipped=$((skipped + 1))
 fi
 check "examples/gemm.c linked statically (pkg-config --static)" example gemm static
+# the Python package (python/) on the installed library: its interpreter tests here, its
+# PyTorch tests where torch and a GPU are (they skip visibly otherwise)
+python_tests() {
+    (cd python/tests && CUTEC_LIB="$prefix/lib/libcutec.so" PYTHONPATH=.. \
+        PYTHONDONTWRITEBYTECODE=1 python3 -m unittest test_interp test_torch)
+}
+if command -v python3 >/dev/null 2>&1; then
+    check "python/: the package's tests on the installed libcutec.so" python_tests
+    if grep -q 'skipped=' "$tmp/out"; then
+        echo "skip  python/: $(grep -o 'skipped=[0-9]*' "$tmp/out") PyTorch tests (no torch or no GPU)"
+        skipped=$((skipped + 1))
+    fi
+else
+    echo "skip  python/: no python3"
+    skipped=$((skipped + 1))
+fi
 files_under "$prefix" >"$tmp/before"
 check "make uninstall" make -s uninstall "BUILD=$build" "PREFIX=$prefix"
 check "nothing left behind by uninstall" test -z "$(files_under "$prefix")"

@@ -257,5 +257,10 @@ cute_status cute_call_launch(const cute_fn *f, cute_call_frame *fr, void *stream
 /* the runtime a function was compiled for */
 cute_runtime *cute_fn_runtime(const cute_fn *f);
 
+/* sizeof a structure bindings copy ("cute_call_arg", "cute_buffer", "cute_dlpack_tensor",
+ * "cute_backend_vtable");
+ * 0 for another name.  python/ checks its ctypes mirrors with it. */
+size_t cute_abi_sizeof(const char *type);
+
 CUTE_API_END
 #endif
