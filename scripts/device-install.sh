@@ -4,7 +4,8 @@
 # the installed `cutec export`, its launcher built with cc against the CUDA driver alone and
 # run: every element against float64 (two sizes), a refused call, the launcher's host time
 # per call, its device time at 4096^3 beside `cutec bench gemm` (the same kernel through
-# cute_call, and cuBLAS) in the same session; then the Python package: pip install, its
+# cute_call, and cuBLAS) in the same session; the --plot charts of bench gemm and bench
+# elementwise ($OUT/*.svg); then the Python package: pip install, its
 # PyTorch tests (bf16 cutec.mm against torch.mm, every dtype), its host overhead per call
 # against torch.mm and the C call.  Results in $OUT (default build/device-out).
 #   sh scripts/device-install.sh
@@ -34,7 +35,13 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
     "$exp/exported_gemm" 1021 1028 2000; echo "exit $?"
     echo "== the exported launcher at 4096^3 (time), then the same kernel through cutec and cuBLAS"
     "$exp/exported_gemm" 4096 4096 4096 nocheck; echo "exit $?"
-    build/cutec bench gemm --dtype bf16 --out-dtype f32 --layout tnt --sizes 4096 --iters 20 2>&1
+    build/cutec bench gemm --dtype bf16 --out-dtype f32 --layout tnt --sizes 4096 --iters 20 \
+        --variants tensorop_smem 2>&1
+    echo "== the charts: bench gemm bf16 (tn) and bench elementwise with --plot"
+    build/cutec bench gemm --dtype bf16 --layout tn --sizes 1024,2048,4096,8192 \
+        --variants tensorop,tensorop_smem --iters 10 --plot "$out/gemm_bf16.svg" 2>&1 | tail -n 12
+    build/cutec bench elementwise --plot "$out/elementwise.svg" 2>&1 | tail -n 14
+    ls -l "$out"/*.svg
     echo "== cute_call's host overhead (bench jit)"
     build/cutec bench jit 2>&1 | tail -n 12
     echo "== python/: pip install into a scratch target, the PyTorch tests, host overhead"

@@ -82,6 +82,8 @@ typedef struct gemm_opts {
     int nsizes;
     cute_gemm_variant variants[CUTE_GEMM_VARIANT_COUNT];
     int nvariants;
+    const char *plot; /* bench: the chart's SVG file (NULL: none) */
+    double ceiling;   /* bench: the chart's ceiling (0: cuBLAS's best rate) */
 } gemm_opts;
 
 /* one library call on input set `set` (a gpu_timed_call) */
