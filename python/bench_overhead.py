@@ -34,11 +34,11 @@ def main():
     b = torch.randn(64, 64, device="cuda", dtype=torch.bfloat16)
     c = torch.empty(64, 64, device="cuda", dtype=torch.bfloat16)
     cutec.mm(a, b, out=c)  # compiles once
-    args = [Arg(a, "A"), Arg(b.t(), "B"), Arg(c, "C")]
+    args = [Arg(a, "A", 0), Arg(b, "B", 1, transpose=True), Arg(c, "C", 2)]
     rt = _runtime.runtime("cuda:0")
     err = ctypes.create_string_buffer(1024)
     stream = _runtime.stream_of(args)
-    refs = [ctypes.byref(x.arg) for x in args]
+    refs = [x.arg for x in args]  # this thread's scratch slots 0-2: nothing else may use them
 
     def prebuilt():
         _lib.gemm(rt.gemm, 0, refs[0], refs[1], refs[2], 1.0, 0.0, stream, err, 1024)

@@ -14,7 +14,7 @@ TypeError/RuntimeError as PyTorch's own operators do.
 import ctypes
 
 from . import _lib
-from ._runtime import check, on_device, runtime, stream_of
+from ._runtime import check, error_buffer, on_device, runtime, stream_of
 from ._tensor import Arg
 
 __version__ = "0.1.0"
@@ -40,24 +40,27 @@ def _new_like(a, shape, dtype=None):
 def gemm(A, B, C, alpha=1.0, beta=0.0):
     """C = alpha A B^T + beta C in CuTe's convention: A (M,K), B (N,K), C (M,N), each with a
     unit stride in one dimension.  Returns C."""
-    args = [Arg(A, "A"), Arg(B, "B"), Arg(C, "C")]
-    rt = runtime(_same_device("cutec.gemm", args))
-    err = ctypes.create_string_buffer(1024)
+    return _gemm([Arg(A, "A", 0), Arg(B, "B", 1), Arg(C, "C", 2)], alpha, beta)
+
+
+def _gemm(args, alpha, beta, what="cutec.gemm"):
+    rt = runtime(_same_device(what, args))
+    err = error_buffer()
     with on_device(rt, args, outputs=[args[2]]):
-        status = _lib.gemm(rt.gemm, 0, ctypes.byref(args[0].arg), ctypes.byref(args[1].arg),
-                           ctypes.byref(args[2].arg), alpha, beta, stream_of(args), err, 1024)
-    check(status, err, "cutec.gemm")
-    return C
+        status = _lib.gemm(rt.gemm, 0, args[0].arg, args[1].arg, args[2].arg, alpha, beta,
+                           stream_of(args), err, 1024)
+    check(status, err, what)
+    return args[2].obj
 
 
 def mm(a, b, *, out=None, alpha=1.0, beta=0.0, out_dtype=None):
     """out = alpha (a @ b) + beta out for a (M,K) and b (K,N), as torch.mm (out new when
     None, of out_dtype or a's dtype)."""
-    A, B = Arg(a, "mat1"), Arg(b, "mat2")
-    if len(A.shape) != 2 or len(B.shape) != 2:
-        raise RuntimeError(f"cutec.mm: expected 2-D tensors, got {len(A.shape)}-D and "
-                           f"{len(B.shape)}-D")
-    (m, k), (k2, n) = A.shape, B.shape
+    A, B = Arg(a, "mat1", 0), Arg(b, "mat2", 1, transpose=True)
+    sa, sb = A.shape, B.shape
+    if len(sa) != 2 or len(sb) != 2:
+        raise RuntimeError(f"cutec.mm: expected 2-D tensors, got {len(sa)}-D and {len(sb)}-D")
+    (m, k), (n, k2) = sa, sb  # B is b transposed: (N,K)
     if A.torch_dtype != B.torch_dtype:
         raise RuntimeError(f"cutec.mm: expected mat1 and mat2 to have the same dtype, but got: "
                            f"{A.torch_dtype} != {B.torch_dtype}")
@@ -66,10 +69,8 @@ def mm(a, b, *, out=None, alpha=1.0, beta=0.0, out_dtype=None):
                            f"{k2}x{n})")
     if out is None:
         out = _new_like(A, (m, n), out_dtype)
-    if B.torch_dtype is None:
-        raise TypeError("cutec.mm: mat2 must be a torch.Tensor (cutec.gemm takes others)")
     # b (K,N) is CuTe's B (N,K) with its strides swapped: the same memory, no copy
-    return gemm(a, b.t(), out, alpha, beta)
+    return _gemm([A, B, Arg(out, "out", 2)], alpha, beta, "cutec.mm")
 
 
 def elementwise(op, a, b=None, *, out=None):
@@ -81,19 +82,19 @@ def elementwise(op, a, b=None, *, out=None):
     binary = _lib.ew_op_arity(code.value) == 2
     if binary and b is None:
         raise TypeError(f"cutec.{op}: missing the second tensor")
-    args = [Arg(a, "input")] + ([Arg(b, "other")] if binary else [])
+    args = [Arg(a, "input", 0)] + ([Arg(b, "other", 1)] if binary else [])
     for x in args[1:]:
         _same_shape(op, args[0], x)
     if out is None:
         out = _new_like(args[0], args[0].shape)
-    args.append(Arg(out, "out"))
+    args.append(Arg(out, "out", 2))
     _same_shape(op, args[0], args[-1])
     rt = runtime(_same_device(f"cutec.{op}", args))
-    err = ctypes.create_string_buffer(1024)
+    err = error_buffer()
     with on_device(rt, args, outputs=[args[-1]]):
-        second = ctypes.byref(args[1].arg) if binary else None
-        status = _lib.ew(rt.ew, code.value, ctypes.byref(args[-1].arg),
-                         ctypes.byref(args[0].arg), second, stream_of(args), err, 1024)
+        second = args[1].arg if binary else None
+        status = _lib.ew(rt.ew, code.value, args[-1].arg, args[0].arg, second, stream_of(args),
+                         err, 1024)
     check(status, err, f"cutec.{op}")
     return out
 

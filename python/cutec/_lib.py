@@ -31,7 +31,8 @@ class Buffer(ctypes.Structure):
 class CallArg(ctypes.Structure):
     """cute_call_arg: a tensor (buffer, offset, dtype, shape, strides) or a scalar."""
     _fields_ = [("kind", ctypes.c_uint8), ("dtype", ctypes.c_uint8),
-                ("buf", ctypes.POINTER(Buffer)), ("offset", ctypes.c_size_t),
+                ("buf", ctypes.c_void_p),  # a cute_buffer * (an address: cheap to set)
+                ("offset", ctypes.c_size_t),
                 ("ndim", ctypes.c_int), ("shape", ctypes.c_int64 * 8),
                 ("stride", ctypes.c_int64 * 8), ("i", ctypes.c_int64), ("f", ctypes.c_double)]
 
@@ -82,15 +83,15 @@ def _sig(name, restype, *argtypes):
 
 
 _vp, _cp, _sz, _err = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p
-_arg = ctypes.POINTER(CallArg)
+_arg = ctypes.c_void_p  # the address of a cute_call_arg (python/cutec/_tensor.py packs them)
 abi_sizeof = _sig("cute_abi_sizeof", _sz, _cp)
 status_name = _sig("cute_status_name", _cp, ctypes.c_int)
 dtype_parse = _sig("cute_dtype_parse", ctypes.c_bool, _cp, ctypes.POINTER(ctypes.c_int))
 runtime_new = _sig("cute_runtime_new", ctypes.c_int, _cp, ctypes.POINTER(_vp), _err, _sz)
 runtime_free = _sig("cute_runtime_free", None, _vp)
 runtime_backend = _sig("cute_runtime_backend", ctypes.POINTER(Backend), _vp)
-call_dlpack = _sig("cute_call_dlpack", ctypes.c_bool, ctypes.POINTER(DLTensor),
-                   ctypes.POINTER(Buffer), _arg, _err, _sz)
+call_dlpack = _sig("cute_call_dlpack", ctypes.c_bool, ctypes.POINTER(DLTensor), _vp, _arg,
+                   _err, _sz)
 gemm_lib_new = _sig("cute_gemm_lib_new", _vp, _vp)
 gemm_lib_free = _sig("cute_gemm_lib_free", None, _vp)
 gemm = _sig("cutec_gemm", ctypes.c_int, _vp, ctypes.c_int, _arg, _arg, _arg, ctypes.c_double,

@@ -27,10 +27,24 @@ class Runtime:
 
 
 def runtime(device):
-    with _lock:
-        if device not in _runtimes:
-            _runtimes[device] = Runtime(device)
-        return _runtimes[device]
+    rt = _runtimes.get(device)
+    if rt is None:
+        with _lock:
+            if device not in _runtimes:
+                _runtimes[device] = Runtime(device)
+            rt = _runtimes[device]
+    return rt
+
+
+_local = threading.local()
+
+
+def error_buffer():
+    """This thread's buffer for cutec's messages (made once: calls are hot)."""
+    buf = getattr(_local, "err", None)
+    if buf is None:
+        buf = _local.err = ctypes.create_string_buffer(1024)
+    return buf
 
 
 class InterpreterCopies:
@@ -45,12 +59,13 @@ class InterpreterCopies:
         vt, me = self.be.vt.contents, self.be.self
         for a in self.args:
             buf = _lib.Buffer()
-            if vt.alloc(me, max(a.buf.bytes, 1), ctypes.byref(buf)) != 0:
+            ptr, n = a.buffer
+            if vt.alloc(me, max(n, 1), ctypes.byref(buf)) != 0:
                 raise MemoryError(f"cutec: the interpreter cannot hold {a.name}")
             self.bufs.append(buf)
-            vt.upload(me, ctypes.byref(buf), 0, a.buf.ptr, a.buf.bytes)
-            self.host.append((a.buf.ptr, a.buf.bytes))
-            a.arg.buf = ctypes.pointer(buf)
+            vt.upload(me, ctypes.byref(buf), 0, ptr, n)
+            self.host.append((ptr, n))
+            a.point_at(ctypes.addressof(buf))
         return self
 
     def __exit__(self, kind, value, tb):
@@ -60,7 +75,7 @@ class InterpreterCopies:
             if kind is None and a in self.outputs:
                 vt.download(me, ptr, ctypes.byref(buf), 0, n)
             vt.free(me, ctypes.byref(buf))
-            a.arg.buf = ctypes.pointer(a.buf)
+            a.point_at(a.buf)
         return False
 
 
@@ -83,7 +98,10 @@ def stream_of(args):
     if args[0].device == "cpu" or args[0].torch_dtype is None:
         return None
     import torch  # only when the tensors are torch's
-    return ctypes.c_void_p(torch.cuda.current_stream(first.device).cuda_stream)
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # what Triton calls: fast
+    if raw is not None:
+        return raw(first.device.index or 0)
+    return torch.cuda.current_stream(first.device).cuda_stream
 
 
 def check(status, err, what):
