@@ -10,7 +10,7 @@
 
 bool cli_emit_known(const char *emit)
 {
-    static const char *const known[] = {"ir", "cuda", "ptx", "sass", "export"};
+    static const char *const known[] = {"ir", "cuda", "ptx", "sass", "usage", "export"};
     for (size_t i = 0; emit && i < sizeof known / sizeof *known; i++)
         if (!strcmp(emit, known[i])) return true;
     return false;
@@ -29,6 +29,7 @@ int cli_emit_kernel(const cute_fn *f, const char *emit, const char *arch)
         return CLI_FAIL;
     }
     fputs(text, stdout);
+    if (*text && text[strlen(text) - 1] != '\n') putchar('\n'); /* ptxas's report ends without one */
     free(text);
     return CLI_OK;
 }

@@ -1,4 +1,4 @@
-/* `cutec export gemm|elementwise OPTIONS --out DIR [--name NAME] [--arch A[,B...]]`: the
+/* `cutec export gemm|gemv|elementwise OPTIONS --out DIR [--name NAME] [--arch A[,B...]]`: the
  * kernel `cutec compile` would show, as cubins and a launcher that runs without cutec
  * (cute_export, docs/export.md).  The other options are `cutec compile`'s. */
 #include <stdio.h>
@@ -18,12 +18,12 @@ static struct {
 
 static int usage(void)
 {
-    fputs("usage: cutec export gemm|elementwise OPTIONS --out DIR [--name NAME]\n"
+    fputs("usage: cutec export gemm|gemv|elementwise OPTIONS --out DIR [--name NAME]\n"
           "         [--arch sm_90a[,sm_80...]]\n"
           "  writes DIR/NAME.ARCH.cubin for each arch (default sm_90a), DIR/NAME.h and\n"
           "  DIR/NAME.c: a launcher that needs only the CUDA driver (cc NAME.c -lcuda).\n"
           "  NAME: a C identifier (default: the kernel's); OPTIONS: `cutec compile`'s, for\n"
-          "  the kernel to export (`cutec compile gemm help`, `cutec compile help`)\n", stderr);
+          "  the kernel to export (`cutec compile gemm|gemv help`, `cutec compile help`)\n", stderr);
     return CLI_USAGE;
 }
 

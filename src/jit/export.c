@@ -66,7 +66,7 @@ static cute_status write_image(FILE *o, const cute_fn *f, const cute_export_opts
     cute_nvrtc_output out;
     memset(&out, 0, sizeof out);
     cute_status s = cute__fn_cuda_source(f, x->archs[a], &src, err, n);
-    if (s == CUTE_OK) s = cute__nvrtc_of(src, x->archs[a], &out, err, n);
+    if (s == CUTE_OK) s = cute__nvrtc_of(src, x->archs[a], false, &out, err, n);
     free(src);
     if (s == CUTE_OK && !out.cubin)
         s = CUTE_ERR_INVALID, snprintf(err, n, "export %s: %s is not a real arch (no cubin)",

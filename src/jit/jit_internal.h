@@ -182,11 +182,12 @@ struct cute_runtime {
 
 /* call.c: DLPack's type code and bits of a dtype; false for one DLPack has no code for */
 bool cute__dtype_dlpack(cute_dtype d, int *code, int *bits);
-/* code.c: the CUDA C of f's kernels for arch, and NVRTC's output for it */
+/* code.c: the CUDA C of f's kernels for arch, and NVRTC's output for it (usage: ptxas's
+ * resource report in out->log) */
 cute_status cute__fn_cuda_source(const cute_fn *f, const char *arch, char **src, char *err,
                                  size_t n);
-cute_status cute__nvrtc_of(const char *src, const char *arch, cute_nvrtc_output *out, char *err,
-                           size_t n);
+cute_status cute__nvrtc_of(const char *src, const char *arch, bool usage, cute_nvrtc_output *out,
+                           char *err, size_t n);
 
 /* backends.c: the registry's names, "cuda, interp" */
 void cute__backend_names(char *buf, size_t n);
