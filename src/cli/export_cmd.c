@@ -46,6 +46,24 @@ int cli_export_kernel(const struct cute_fn *f)
     return CLI_OK;
 }
 
+/* `cutec export`'s own options into target; the rest into args (compile's); a message
+ * and false for a bad one */
+static bool split_options(int argc, char **argv, char **args, int *n)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool ours = !strcmp(k, "--out") || !strcmp(k, "--name");
+        if (!strcmp(k, "--emit")) return fprintf(stderr, "cutec export: no --emit (it is export)\n"), false;
+        if (ours && !v) return fprintf(stderr, "cutec export: %s needs a value\n", k), false;
+        if (!strcmp(k, "--out")) target.dir = v, i++;
+        else if (!strcmp(k, "--name")) target.name = v, i++;
+        else args[(*n)++] = argv[i];
+        if (!strcmp(k, "--arch") && v) snprintf(target.archs, sizeof target.archs, "%s", v);
+    }
+    if (!target.dir) return fprintf(stderr, "cutec export: --out DIR is needed\n"), false;
+    return true;
+}
+
 int cmd_export(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help")) return usage();
@@ -53,21 +71,11 @@ int cmd_export(int argc, char **argv)
     int n = 0;
     if (!args) return CLI_FAIL;
     args[n++] = "compile";
-    for (int i = 1; i < argc; i++) {
-        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ours = !strcmp(k, "--out") || !strcmp(k, "--name") || !strcmp(k, "--emit");
-        if (ours && !v) return free(args), fprintf(stderr, "cutec export: %s needs a value\n", k), usage();
-        if (!strcmp(k, "--out")) target.dir = v, i++;
-        else if (!strcmp(k, "--name")) target.name = v, i++;
-        else if (!strcmp(k, "--emit")) return free(args), fprintf(stderr, "cutec export: no --emit\n"), usage();
-        else if (!strcmp(k, "--arch") && v) snprintf(target.archs, sizeof target.archs, "%s", v), args[n++] = argv[i];
-        else args[n++] = argv[i];
-    }
-    if (!target.dir) return free(args), fprintf(stderr, "cutec export: --out DIR is needed\n"), usage();
-    /* the compile checks atoms against the first arch */
+    if (!split_options(argc, argv, args, &n)) return free(args), usage();
+    /* the trace checks atoms against the first arch of a list */
     char *comma = strchr(target.archs, ',');
-    for (int i = 0; i < n; i++)
-        if (comma && !strcmp(args[i], "--arch")) {
+    for (int i = 0; comma && i + 1 < n; i++)
+        if (!strcmp(args[i], "--arch")) {
             snprintf(target.first, sizeof target.first, "%.*s", (int)(comma - target.archs), target.archs);
             args[++i] = target.first;
         }
