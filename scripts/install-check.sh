@@ -60,6 +60,18 @@ example() { # NAME [static]
         LD_LIBRARY_PATH="$prefix/lib" "$tmp/$1"
 }
 
+# every public header with declarations marks them for export (cutec/api.h)
+headers_marked() {
+    for h in include/cutec/*.h; do
+        case $h in */api.h) continue ;; esac
+        # a declaration: a ';' outside the comment lines (forwarding headers have none)
+        grep -v -e '^ *\*' -e '^/\*' "$h" | grep -q ';' && ! grep -q 'CUTE_API_BEGIN' "$h" &&
+            echo "$h: no CUTE_API_BEGIN"
+    done | grep . && return 1
+    return 0
+}
+
+check "every public header marks its API (CUTE_API_BEGIN ... CUTE_API_END)" headers_marked
 check "make install PREFIX=$prefix" make -s install "BUILD=$build" "PREFIX=$prefix"
 check "the installed tree (library, soname links, headers, cutec.pc, cutec)" installed_ok "$prefix"
 check "nm -D libcutec.so: only cute_/cutec_ names" exports_only_api "$prefix/lib/libcutec.so"
