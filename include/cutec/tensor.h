@@ -12,6 +12,9 @@
 #ifndef CUTEC_TENSOR_H
 #define CUTEC_TENSOR_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/layout.h"
 #include "cutec/trace.h"
 
@@ -199,4 +202,5 @@ cute_val cute_ssa_get(cute_ctx *c, cute_ssa a, int i);
 #define cute_ssa_get(c, ...) CUTE__CTX_AT((c), cute_ssa_get((c), __VA_ARGS__))
 #endif
 
+CUTE_API_END
 #endif
