@@ -1,10 +1,11 @@
 #!/bin/sh
-# The packed-fragment GEMM pass on a GPU machine (issue 13, engineer "pack"): build; the GEMM,
-# packed-register and ldmatrix/mma tests on the GPU; the mma.sync ceiling; the library's
-# tensor-core GEMMs against cuBLAS at 4096^3 and 8192^3 (one process, the same gaussian
-# inputs) for bf16, f16, tf32, s8, e4m3 and f64; a small bf16 tiling sweep; ptxas's register
-# and spill report of every library kernel.  Under 4 minutes on an H200.  Results in $OUT
-# (default build/device-out), the log's tail printed.
+# The packed-fragment GEMM pass on a GPU machine (issue 13, engineer "pack"): build; on the
+# GPU the GEMM, packed-register, paired f16x2/bf16x2 arithmetic, instruction-row and
+# ldmatrix/mma tests; the mma.sync ceiling; the library's tensor-core GEMMs against cuBLAS
+# at 4096^3 and 8192^3 (one process, the same gaussian inputs) for bf16, f16, tf32, s8, e4m3
+# and f64; a small bf16 tiling sweep; ptxas's register and spill report of each library
+# kernel.  Under 4 minutes on an H200.  Results in $OUT (default build/device-out), the
+# log's tail printed.
 #   SIZES=4096,8192 ITERS=10 DTYPES="bf16 f16" TILINGS="256x128x64:3:4x2" sh scripts/device-pack.sh
 . scripts/device-common.sh
 log="$out/pack.log"
@@ -12,7 +13,7 @@ log="$out/pack.log"
     device_begin
     # shellcheck disable=SC2086
     TEST_TIMEOUT=120
-    device_tests ${TESTS:-kernels/gemm/gemm_test kernels/gemm/tensorop_test kernels/gemm/lib_test kernels/gemm/broken_test tensor/packed_regs_test atom/ldsm_mma_test kernels/gemm/spill_test}
+    device_tests ${TESTS:-kernels/gemm/gemm_test kernels/gemm/tensorop_test kernels/gemm/lib_test kernels/gemm/broken_test tensor/packed_regs_test tensor/half2_test interp/inst_gpu_test atom/ldsm_mma_test kernels/gemm/spill_test}
     echo "== bench mma (the mma.sync ceiling; e4m3 on sm_90 is emulated by ptxas: see RESULTS)"
     timeout 60 build/cutec bench mma --iters 5 2>&1
     for d in ${DTYPES:-bf16 f16 tf32 s8 e4m3 f64}; do
