@@ -69,12 +69,17 @@ void cute_gemm(cute_ctx *c, const cute_tiled_mma *t, cute_tensor D, cute_tensor 
         return;
     }
     const cute_mma_atom *atom = &t->atom;
-    /* k outermost: each accumulator is touched once per k, in order (CuTe's order) */
+    /* k outermost: each accumulator is touched once per k.  Within a k, the serpentine that
+     * CuTe's gemm walks (column-major): down m for even n, back up for odd n, so consecutive
+     * instructions share an operand at every step, the turns included (ptxas's register
+     * reuse cache; the pipelined SGEMM's FFMAs had 7x the bank conflicts in plain order) */
     for (int64_t k = 0; k < K && !c->alg.failed; k++)
         for (int64_t n = 0; n < N; n++)
-            for (int64_t m = 0; m < M && !c->alg.failed; m++)
+            for (int64_t i = 0; i < M && !c->alg.failed; i++) {
+                int64_t m = n % 2 ? M - 1 - i : i;
                 atom->emit(c, atom, atom_values(c, D, m, n), atom_values(c, A, m, k),
                            atom_values(c, B, n, k), atom_values(c, k == 0 ? C : D, m, n));
+            }
 }
 
 void cute_fill(cute_ctx *c, cute_tensor t, double v)

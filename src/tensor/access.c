@@ -8,14 +8,6 @@
 #include "tensor_internal.h"
 #include "trace/ctx_internal.h"
 
-static cute_ssa bad_ssa(void)
-{
-    cute_ssa s;
-    memset(&s, 0, sizeof s);
-    s.shape = cute_tuple_poison();
-    return s;
-}
-
 static cute_ssa new_ssa(cute_ctx *c, cute_dtype d, cute_tuple shape, int n)
 {
     cute_ssa s;

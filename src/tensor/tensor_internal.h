@@ -69,6 +69,8 @@ bool ssa_half2_binop(cute_ctx *c, cute_op op, const cute_ssa *a, const cute_ssa 
 bool ssa_half2_fma(cute_ctx *c, const cute_ssa *a, const cute_ssa *b, const cute_ssa *d, cute_ssa *r);
 bool ssa_half2_neg(cute_ctx *c, const cute_ssa *a, cute_ssa *r);
 
+/* the TensorSSA a failed operation gives (no registers, the poison shape) */
+cute_ssa bad_ssa(void);
 /* a TensorSSA operand of the kernel being traced (made by it, not by an earlier error) */
 bool ssa_usable(cute_ctx *c, const cute_ssa *a, const char *what);
 /* a tensor whose iterator belongs to the kernel being traced: its pointer (a value of this
