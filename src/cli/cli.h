@@ -22,6 +22,12 @@ int cmd_show_atom(int argc, char **argv); /* show_atom.c: cutec show atom NAME|l
 int cmd_run_gemm(int argc, char **argv);   /* gemm_cmd.c: cutec run gemm ... */
 int cmd_bench_gemm(int argc, char **argv); /* gemm_cmd.c: cutec bench gemm ... */
 int cmd_bench_mma(int argc, char **argv);  /* mma_bench.c: cutec bench mma ... */
+/* rows_cmd.c: cutec compile|run|bench softmax|log-softmax|rmsnorm|layernorm|cross-entropy */
+#include <stdbool.h>
+bool cli_rows_op(const char *name);
+int cmd_compile_rows(int argc, char **argv);
+int cmd_run_rows(int argc, char **argv);
+int cmd_bench_rows(int argc, char **argv);
 
 /* cli_int.c: the one integer parser of the CLI.  A whole decimal in [lo, hi] into *out, or
  * false and why (naming the text) in why[n]: nothing is wrapped, clamped or half-read. */
@@ -39,6 +45,8 @@ bool cli_parse_only(void);
 /* emit.c: print a compiled function's first kernel as ir | cuda | ptx | sass (no GPU) */
 struct cute_fn;
 int cli_emit_kernel(const struct cute_fn *f, const char *emit, const char *arch);
+/* --emit's value: itself when it names a form, "cuda" when not given, NULL when unknown */
+const char *cli_emit_form(const char *emit);
 int cmd_compile_gemm(int argc, char **argv); /* gemm_compile_cmd.c: cutec compile gemm ... */
 /* gemm_cmd.c: BLAS's layout letters ("tn", "ntt") as the unit-stride mode of A, B, C */
 #include <stdbool.h>

@@ -8,6 +8,15 @@
 #include "cli.h"
 #include "cutec/jit.h"
 
+const char *cli_emit_form(const char *emit)
+{
+    if (!emit) return "cuda";
+    const char *forms[] = {"ir", "cuda", "ptx", "sass"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(emit, forms[i])) return emit;
+    return NULL;
+}
+
 int cli_emit_kernel(const cute_fn *f, const char *emit, const char *arch)
 {
     if (!strcmp(emit, "ir")) {

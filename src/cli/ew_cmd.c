@@ -29,8 +29,9 @@ static int usage(const char *cmd)
             "usage: cutec %s elementwise [--op add|sub|mul|div|max|min|relu|gelu|silu|exp|neg|abs|cast]\n"
             "         [--dtype f32|f16|bf16] [--out-dtype T] [--shape 8192x8192]\n"
             "         [--emit ir|cuda|ptx|sass] [--arch sm_90a] [--backend cuda|interp] [--iters N]\n"
-            "       cutec %s gemm ...           (`cutec %s gemm help`)\n",
-            cmd, cmd, cmd);
+            "       cutec %s gemm ...           (`cutec %s gemm help`)\n"
+            "       cutec %s softmax|log-softmax|rmsnorm|layernorm|cross-entropy ... (docs/reductions.md)\n",
+            cmd, cmd, cmd, cmd);
     return CLI_USAGE;
 }
 
@@ -352,18 +353,18 @@ static int bench(const ew_opts *base)
 int cmd_compile(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_compile_gemm(argc, argv);
+    if (argc >= 2 && cli_rows_op(argv[1])) return cmd_compile_rows(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
     if (rc) return rc;
-    if (!o.emit) o.emit = "cuda";
-    if (strcmp(o.emit, "ir") && strcmp(o.emit, "cuda") && strcmp(o.emit, "ptx") && strcmp(o.emit, "sass"))
-        return usage(argv[0]);
+    if (!(o.emit = cli_emit_form(o.emit))) return usage(argv[0]);
     return cli_parse_only() ? CLI_OK : emit(&o);
 }
 
 int cmd_run(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_run_gemm(argc, argv);
+    if (argc >= 2 && cli_rows_op(argv[1])) return cmd_run_rows(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
     return rc || cli_parse_only() ? rc : run(&o);
@@ -374,6 +375,7 @@ int cmd_bench(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "jit") == 0) return cli_parse_only() ? CLI_OK : cmd_bench_jit();
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_bench_gemm(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "mma") == 0) return cmd_bench_mma(argc, argv);
+    if (argc >= 2 && cli_rows_op(argv[1])) return cmd_bench_rows(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
     return rc || cli_parse_only() ? rc : bench(&o);

@@ -18,10 +18,10 @@ static const command commands[] = {
     {"layout", "<op> ARGS...", "the layout algebra: evaluate, draw, check oracle files",
      cmd_layout},
     {"cache", "list|size|clear|path", "the JIT cache (docs/cache.md)", cmd_cache},
-    {"compile", "elementwise|gemm OPTIONS",
+    {"compile", "KERNEL OPTIONS",
      "what cutec generates for a kernel: --emit ir|cuda|ptx|sass (no GPU needed)", cmd_compile},
-    {"run", "elementwise|gemm OPTIONS", "run a kernel, verify it, time it", cmd_run},
-    {"bench", "elementwise|gemm|mma|jit", "benchmark table against a device copy / cuBLAS / the mma ceiling", cmd_bench},
+    {"run", "KERNEL OPTIONS", "run a kernel, verify it, time it (KERNEL: elementwise, gemm, softmax, ...)", cmd_run},
+    {"bench", "KERNEL|mma|jit", "benchmark table against a device copy / cuBLAS / PyTorch / the mma ceiling", cmd_bench},
     {"show", "atom|tiled-mma|tiled-copy", "pictures: which thread and value own each element", cmd_show},
     {"help", "[COMMAND]", "this list, or a command's own help", cmd_help},
 };

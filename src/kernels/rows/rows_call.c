@@ -83,10 +83,23 @@ static const cute_fn *make_rows(cute_runtime *rt, const void *plan, char *err, s
 
 static void key_of(const row_plan *p, char *key, size_t n)
 {
-    int len = snprintf(key, n, "%s/%d/v%d/t%d/k%d/r%d/%c/", p->op->name, p->variant, p->vec, p->tpr, p->k,
-                       p->rows, p->looped ? 'L' : 'R');
+    int len = snprintf(key, n, "%s/%d/v%d/t%d/k%d/r%d/%c%s/", p->op->name, p->variant, p->vec, p->tpr, p->k,
+                       p->rows, p->looped ? 'L' : 'R', p->in_place ? "/in-place" : "");
     for (int s = 0; s < p->op->nslots; s++)
         len += snprintf(key + len, n - (size_t)len, "%s,", p->has[s] ? cute_dtype_name(p->dtype[s]) : "-");
+}
+
+/* does an output share memory with another argument (y = softmax(y))? */
+static bool in_place(const row_call *rc)
+{
+    for (int s = 0; s < rc->op->nslots; s++) {
+        int role = rc->op->slot[s].role;
+        if (!rc->slot[s] || (role != ROW_OUT && role != ROWVAL_OUT)) continue;
+        for (int t = 0; t < rc->op->nslots; t++)
+            if (t != s && rc->slot[t] && rc->op->slot[t].role != COL_PARTIAL && cute_call_args_overlap(rc->slot[s], rc->slot[t]))
+                return true;
+    }
+    return false;
 }
 
 static void plan_of(const row_call *rc, row_plan *p)
@@ -99,6 +112,7 @@ static void plan_of(const row_call *rc, row_plan *p)
                       : rc->slot[s] ? (cute_dtype)rc->slot[s]->dtype : CUTE_F32;
     }
     row_plan_choose(p, rc->slot[0]->shape[1], widest_vector(rc));
+    p->in_place = in_place(rc);
 }
 
 /* blocks and row blocks per block: one row block each, unless column sums are kept, which
@@ -143,12 +157,13 @@ static cute_status run_locked(cutec_rows *lib, const row_call *rc, const row_pla
     grid_of(lib, p, m, sums > 0, &blocks, &iters);
     int64_t partial_rows = blocks * p->rows;
     const cute_buffer *scratch = NULL;
-    if (sums && rows_lib_scratch(lib, (size_t)(sums * partial_rows * cols) * sizeof(float), &scratch) != CUTE_OK)
+    if (sums && !rows_lib_dry(lib) && rows_lib_scratch(lib, (size_t)(sums * partial_rows * cols) * sizeof(float), &scratch) != CUTE_OK)
         return snprintf(err, n, "%s: no memory for the column sums", rc->op->name), CUTE_ERR_OOM;
     char key[192];
     key_of(p, key, sizeof key);
     const cute_fn *fn = rows_lib_find(lib, key, make_rows, p, err, n);
     if (!fn) return CUTE_ERR_COMPILE;
+    if (rows_lib_dry(lib)) return CUTE_OK;
     cute_call_arg args[ROW_SLOTS + 4];
     int k = call_args(rc, p, scratch, partial_rows, iters, args);
     cute_status st = cute_call(fn, stream, k, args, err, n);

@@ -73,6 +73,7 @@ typedef struct row_plan {
     cute_dtype dtype[ROW_SLOTS];
     int vec, tpr, k, rows; /* V, threads per row, accesses per thread, rows per block */
     bool looped;           /* rows longer than one tile: walked in chunks */
+    bool in_place;         /* an output overlaps an input: no __restrict__ pointers */
     cute_tiled_copy tc;    /* tpr threads x V values (set while tracing) */
 } row_plan;
 
