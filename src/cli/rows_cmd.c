@@ -74,9 +74,7 @@ static int parse(int argc, char **argv, rows_opts *o)
 
 static void problem_of(const rows_opts *o, cute_runtime *rt, cutec_rows *lib, rows_problem *p)
 {
-    memset(p, 0, sizeof *p);
-    p->op = o->op, p->backward = o->backward, p->d = o->dtype, p->m = o->m, p->n = o->n;
-    p->be = cute_runtime_backend(rt), p->lib = lib;
+    rp_init(p, o->op, o->backward, o->dtype, o->m, o->n, cute_runtime_backend(rt), lib);
 }
 
 /* trace on the interpreter with buffers never touched, print the kernel */

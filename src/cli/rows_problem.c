@@ -11,6 +11,13 @@
 
 static const char *const names[RP_COUNT] = {"softmax", "log-softmax", "rmsnorm", "layernorm", "cross-entropy"};
 
+void rp_init(rows_problem *p, rp_op op, bool backward, cute_dtype d, int64_t m, int64_t n, cute_backend *be,
+             cutec_rows *lib)
+{
+    memset(p, 0, sizeof *p);
+    p->op = op, p->backward = backward, p->d = d, p->m = m, p->n = n, p->be = be, p->lib = lib;
+}
+
 const char *rp_op_name(rp_op op) { return (unsigned)op < RP_COUNT ? names[op] : "?"; }
 
 bool rp_op_parse(const char *s, rp_op *op)
@@ -22,23 +29,30 @@ bool rp_op_parse(const char *s, rp_op *op)
 
 static uint64_t seed;
 
-/* a standard gaussian: a table of 65536 Box-Muller draws, read at random (fast enough for
- * the 268M elements of the largest benchmark) */
-static double gaussian(void)
+/* n elements of dtype d: standard gaussians (a table of 65536 Box-Muller draws, encoded
+ * once, read at random: the 268M elements of the largest benchmark fill in a fraction of a
+ * second), or NaN */
+static void fill(void *host, cute_dtype d, int64_t n, bool poison)
 {
-    static double table[1 << 16];
-    static bool made;
-    for (int i = 0; !made && i < 1 << 16; i++) {
-        double u = (ew_random(&seed) + 2) / 4, v = (ew_random(&seed) + 2) / 4;
-        table[i] = sqrt(-2 * log(u > 1e-300 ? u : 1e-300)) * cos(6.283185307179586 * v);
+    static unsigned char table[1 << 16][8];
+    static cute_dtype encoded = CUTE_VOID;
+    int esize = cute_dtype_bytes(d);
+    if (encoded != d)
+        for (int i = 0; i < 1 << 16; i++) {
+            double u = (ew_random(&seed) + 2) / 4, v = (ew_random(&seed) + 2) / 4;
+            ew_set(d, table[i], 0, sqrt(-2 * log(u > 1e-300 ? u : 1e-300)) * cos(6.283185307179586 * v));
+        }
+    encoded = d;
+    unsigned char nan[8];
+    ew_set(d, nan, 0, NAN);
+    for (int64_t i = 0; i < n; i++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        memcpy((unsigned char *)host + i * esize, poison ? nan : table[seed >> 48], (size_t)esize);
     }
-    made = true;
-    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-    return table[seed >> 48];
 }
 
-/* rank 2 (m, n) or rank 1 (m): gaussian (fill NAN: poison; fake: never touched) */
-static bool buf_make(rows_problem *p, rp_buf *x, cute_dtype d, int rank, int64_t m, int64_t n, double fill, bool fake)
+/* rank 2 (m, n) or rank 1 (m): gaussian (poison NAN: NaN; fake: never touched) */
+static bool buf_make(rows_problem *p, rp_buf *x, cute_dtype d, int rank, int64_t m, int64_t n, double poison, bool fake)
 {
     static uintptr_t fake_at = (uintptr_t)1 << 32;
     int64_t cnt = rank == 2 ? m * n : m;
@@ -49,7 +63,7 @@ static bool buf_make(rows_problem *p, rp_buf *x, cute_dtype d, int rank, int64_t
     } else {
         x->host = malloc(x->bytes);
         if (!x->host || p->be->vt->alloc(p->be->self, x->bytes, &x->b) != CUTE_OK) return false;
-        for (int64_t i = 0; i < cnt; i++) ew_set(d, x->host, i, isnan(fill) ? NAN : gaussian());
+        fill(x->host, d, cnt, isnan(poison));
         if (p->be->vt->upload(p->be->self, &x->b, 0, x->host, x->bytes) != CUTE_OK) return false;
     }
     int64_t shape[2] = {m, n}, stride[2] = {n, 1}, one[1] = {1};

@@ -30,6 +30,9 @@ typedef struct rows_problem {
     char err[2048];
 } rows_problem;
 
+/* an empty problem (no buffers yet) */
+void rp_init(rows_problem *p, rp_op op, bool backward, cute_dtype d, int64_t m, int64_t n, cute_backend *be,
+             cutec_rows *lib);
 const char *rp_op_name(rp_op op);
 bool rp_op_parse(const char *s, rp_op *op);
 /* allocate and fill; backward problems run the forward once for what the backward takes.
