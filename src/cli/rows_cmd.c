@@ -149,8 +149,8 @@ static int64_t run_checked(cute_runtime *rt, cutec_rows *lib, const rows_opts *o
     cute_status s = rp_setup(p, false) ? rp_call(p) : CUTE_ERR_INVALID;
     if (s == CUTE_OK) s = p->be->vt->sync(p->be->self, NULL);
     if (s != CUTE_OK) {
-        fprintf(stderr, "cutec: %s %s: %s\n", rp_op_name(o->op), o->backward ? "backward" : "forward",
-                p->err[0] ? p->err : p->be->vt->error(p->be->self));
+        if (p->err[0]) fprintf(stderr, "cutec: %s\n", p->err); /* the library's message names the op */
+        else fprintf(stderr, "cutec: %s: %s\n", rp_op_name(o->op), p->be->vt->error(p->be->self));
         return -1;
     }
     int64_t bad = rp_check(p, o->m * o->n <= ((int64_t)1 << 24), first, sizeof first);
