@@ -49,6 +49,10 @@ typedef struct row_io {
                                 ROW_IGNORE_BIAS: integer arguments are not negative) */
     cute_val p[2];           /* float parameters (eps; smoothing, gradient scale) */
     int variant;             /* the op's variant (log-softmax, ...) */
+    bool resident;           /* the row is whole in the registers: what partial keeps
+                                below is there for finish (in chunks it is not) */
+    cute_ssa keep;           /* partial's per-element values finish may reuse */
+    cute_val keep_v;         /* ... and a per-thread value */
 } row_io;
 
 typedef struct row_op {
@@ -58,7 +62,7 @@ typedef struct row_op {
     int stages;                                       /* reductions, one after the other */
     cute_reducer (*reducer)(int stage);
     /* this thread's contribution to a stage, from its values and earlier stages' results */
-    void (*partial)(cute_ctx *c, const row_io *io, int stage, const cute_val stats[][4], cute_val *out);
+    void (*partial)(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out);
     /* the per-row outputs (io->v) and what finish needs of the row (io->d), from the
      * stages' results and the per-row inputs: once per row */
     void (*row_values)(cute_ctx *c, row_io *io, const cute_val stats[][4]);
@@ -104,6 +108,9 @@ cute_ssa row_scalar_op(cute_ctx *c, cute_op op, cute_ssa x, cute_val s);
 /* the sum of x's elements where io->inside holds */
 cute_val row_sum_inside(cute_ctx *c, const row_io *io, cute_ssa x);
 cute_val row_f32(cute_ctx *c, double v);
+/* softmax's exp(x - max) / sum of the values at hand (reusing partial's exponentials,
+ * io->keep and io->keep_v from cute_online_softmax_of, in a whole row) */
+cute_ssa row_probabilities(cute_ctx *c, const row_io *io, cute_ssa x, cute_val max, cute_val inv_sum);
 /* the row length as an f32 value */
 cute_val row_n(cute_ctx *c, const row_io *io);
 /* elementwise sums of `arity` values (1 to 4) */

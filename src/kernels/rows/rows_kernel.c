@@ -182,7 +182,7 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
         th.red[st] = p->op->reducer(st);
         if (p->tpr > 32) th.scratch[st] = cute_reduce_scratch_alloc(c, &A, &th.red[st], CUTE_F32, p->tpr * p->rows);
     }
-    row_io io = {.has = p->has, .m = k->m, .n = k->n, .ignore = k->ignore, .p = {k->p[0], k->p[1]}, .variant = p->variant};
+    row_io io = {.has = p->has, .resident = !p->looped, .m = k->m, .n = k->n, .ignore = k->ignore, .p = {k->p[0], k->p[1]}, .variant = p->variant};
     column_sums_begin(c, &th);
     CUTE_FOR(c, it, cute_i(0), k->iters) {
         cute_int rb = cute_add(a, cute_block_idx(c, 0), cute_mul(a, it, cute_grid_dim(c, 0)));
