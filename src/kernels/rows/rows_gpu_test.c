@@ -22,16 +22,11 @@ static void on_gpu(cute_runtime *rt)
                 char first[256] = "";
                 cute_status st = rp_setup(&p, false) ? rp_call(&p) : CUTE_ERR_OOM;
                 if (st == CUTE_OK) st = p.be->vt->sync(p.be->self, NULL);
-                bool long_dw = bwd && (op == RP_RMSNORM || op == RP_LAYERNORM) && s == 2;
-                if (long_dw) { /* rows walked in chunks cannot keep dw: refused, with why */
-                    CHECK(st == CUTE_ERR_INVALID && strstr(p.err, "not supported yet"), "%s: %s", rp_op_name(p.op), p.err);
-                } else {
-                    CHECK(st == CUTE_OK, "%s %s %lldx%lld: %s", rp_op_name(p.op), bwd ? "bwd" : "fwd", (long long)p.m,
-                          (long long)p.n, p.err);
-                    int64_t bad = st == CUTE_OK ? rp_check(&p, false, first, sizeof first) : 0;
-                    CHECK(bad == 0, "%s %s %lldx%lld: %lld wrong (%s)", rp_op_name(p.op), bwd ? "bwd" : "fwd",
-                          (long long)p.m, (long long)p.n, (long long)bad, first);
-                }
+                CHECK(st == CUTE_OK, "%s %s %lldx%lld: %s", rp_op_name(p.op), bwd ? "bwd" : "fwd", (long long)p.m,
+                      (long long)p.n, p.err);
+                int64_t bad = st == CUTE_OK ? rp_check(&p, false, first, sizeof first) : 0;
+                CHECK(bad == 0, "%s %s %lldx%lld: %lld wrong (%s)", rp_op_name(p.op), bwd ? "bwd" : "fwd",
+                      (long long)p.m, (long long)p.n, (long long)bad, first);
                 rp_free(&p);
             }
     cutec_rows_free(lib);

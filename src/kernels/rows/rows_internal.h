@@ -78,6 +78,8 @@ typedef struct row_plan {
     int vec, tpr, k, rows; /* V, threads per row, accesses per thread, rows per block */
     bool looped;           /* rows longer than one tile: walked in chunks */
     bool in_place;         /* an output overlaps an input: no __restrict__ pointers */
+    bool column_grid;      /* an op without row reductions over rows longer than a tile:
+                              blocks tile the columns too (grid.y), each its chunk */
     cute_tiled_copy tc;    /* tpr threads x V values (set while tracing) */
 } row_plan;
 
@@ -101,6 +103,9 @@ extern const row_op row_softmax_fwd, row_softmax_bwd;
 extern const row_op row_rmsnorm_fwd, row_rmsnorm_bwd;
 extern const row_op row_layernorm_fwd, row_layernorm_bwd;
 extern const row_op row_cross_entropy;
+/* the norms' dw (and db) alone, for rows longer than a tile: no row reduction, the grid
+ * tiles the columns; the backward's dx pass then runs without them */
+extern const row_op row_norm_dweight;
 
 /* shared math: e^x (as 2^(x log2 e)) of every element, and a TensorSSA op with a scalar */
 cute_ssa row_exp(cute_ctx *c, cute_ssa x);
