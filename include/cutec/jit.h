@@ -178,7 +178,8 @@ const cute_ir_func *cute_fn_kernel(const cute_fn *f, int i);
 
 /* The code of f's kernels, whatever the backend that runs them: what = "cuda" (the CUDA C
  * cutec generates, one translation unit), "ptx" (NVRTC's, for arch; NULL: $CUTEC_ARCH, else
- * sm_90a) or "sass" (cuobjdump of NVRTC's cubin).  *out malloc'd; an error (no NVRTC, no
+ * sm_90a), "sass" (cuobjdump of NVRTC's cubin) or "usage" (ptxas's report of each kernel's
+ * registers, spills and stack for arch, from NVRTC's log).  *out malloc'd; an error (no NVRTC, no
  * cuobjdump) with why in err.  CUTEC_KEEP=src,ptx,cubin,sass writes the same as files at
  * each compile, on the interpreter as on the GPU (docs/dsl.md). */
 cute_status cute_fn_code(const cute_fn *f, const char *what, const char *arch, char **out,

@@ -28,6 +28,7 @@ bool cli_rows_op(const char *name);
 int cmd_compile_rows(int argc, char **argv);
 int cmd_run_rows(int argc, char **argv);
 int cmd_bench_rows(int argc, char **argv);
+int cmd_gemv(int argc, char **argv); /* gemv_cmd.c: cutec compile|run|bench gemv ... */
 
 /* cli_int.c: the one integer parser of the CLI.  A whole decimal in [lo, hi] into *out, or
  * false and why (naming the text) in why[n]: nothing is wrapped, clamped or half-read. */
