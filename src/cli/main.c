@@ -19,7 +19,7 @@ static const command commands[] = {
      cmd_layout},
     {"cache", "list|size|clear|path", "the JIT cache (docs/cache.md)", cmd_cache},
     {"compile", "KERNEL OPTIONS",
-     "what cutec generates for a kernel: --emit ir|cuda|ptx|sass (no GPU needed)", cmd_compile},
+     "what cutec generates for a kernel: --emit ir|cuda|ptx|sass|time (no GPU)", cmd_compile},
     {"run", "KERNEL OPTIONS", "run a kernel, verify it, time it (KERNEL: elementwise, gemm, softmax, ...)", cmd_run},
     {"bench", "KERNEL|mma|jit", "benchmark table against a device copy / cuBLAS / PyTorch / the mma ceiling", cmd_bench},
     {"show", "atom|tiled-mma|tiled-copy", "pictures: which thread and value own each element", cmd_show},

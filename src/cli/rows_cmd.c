@@ -26,7 +26,7 @@ static int usage(const char *cmd)
 {
     fprintf(stderr,
             "usage: cutec %s softmax|log-softmax|rmsnorm|layernorm|cross-entropy [--dtype f32|f16|bf16]\n"
-            "         [--shape MxN] [--backward] [--iters N] [--emit ir|cuda|ptx|sass] [--arch sm_90a]\n"
+            "         [--shape MxN] [--backward] [--iters N] [--emit ir|cuda|ptx|sass|time] [--arch sm_90a]\n"
             "         [--backend cuda|interp]\n",
             cmd);
     return CLI_USAGE;
@@ -89,7 +89,9 @@ static int emit(const rows_opts *o)
     problem_of(o, rt, lib, &p);
     rows_lib_dry_run(lib, true);
     int rc = CLI_FAIL;
-    if (rp_setup(&p, true) && rp_call(&p) == CUTE_OK) rc = cli_emit_kernel(rows_lib_last(lib), o->emit, o->arch);
+    cli_clock t0 = cli_clock_now();
+    if (rp_setup(&p, true) && rp_call(&p) == CUTE_OK)
+        rc = cli_emit_kernel(rows_lib_last(lib), o->emit, o->arch, cli_clock_since(t0));
     else fprintf(stderr, "cutec compile %s: %s\n", rp_op_name(o->op), p.err);
     cutec_rows_free(lib);
     cute_runtime_free(rt);
