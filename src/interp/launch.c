@@ -181,6 +181,7 @@ static void worker_free(ictx *X)
     free(X->groups);
     free(X->copies);
     interp_sched_free(X);
+    interp_sched_barriers_free(X);
     interp_mbarrier_block_end(X);
     free(X->mbars);
     free(X->reps);

@@ -1,7 +1,7 @@
 /* The warp scheduler: a block's warps as cooperative units.
  *
- * Each warp runs interp_exec on a thread of its own over its 32 threads (lockstep inside
- * the warp), and exactly one warp runs at a time: it holds the baton (X->cur) until it
+ * Each warp runs the body it is given (exec.c's executor) on a thread of its own over its
+ * 32 threads (lockstep inside the warp), and exactly one warp runs at a time: it holds the baton (X->cur) until it
  * waits (a barrier, an mbarrier wait) or ends an iteration of a while loop (a spin, maybe).
  * Then the next warp in round-robin order that may go on takes the baton: a ready one, a
  * spinning one whose loop can still change, or a waiting one whose condition now holds.
@@ -15,6 +15,7 @@
 #include "interp/interp_internal.h"
 
 typedef struct isched {
+    iwarp_body body; /* what each warp runs */
     pthread_mutex_t mu;
     pthread_cond_t *go; /* per warp: its turn */
     pthread_cond_t done;
@@ -103,7 +104,7 @@ static void *warp_main(void *arg)
     pthread_mutex_unlock(&S->mu);
     iwarp *w = &X->warps[me];
     imask m = {X->top, w->hi - w->lo, w->lo, w->hi};
-    interp_exec(X, 0, X->P->ncode, &m);
+    S->body(X, &m);
     X->fell_off += m.n;
     pthread_mutex_lock(&S->mu);
     w->state = W_DONE;
@@ -119,7 +120,7 @@ static bool sched_init(ictx *X)
     X->nwarps = nw;
     X->warps = calloc(nw, sizeof *X->warps);
     X->sched = calloc(1, sizeof *X->sched);
-    if (!X->warps || !X->sched || !interp_sched_barriers_new(X)) return false;
+    if (!X->warps || !X->sched) return false;
     isched *S = X->sched;
     S->go = calloc(nw, sizeof *S->go);
     S->th = calloc(nw, sizeof *S->th);
@@ -146,10 +147,9 @@ static void block_begin(ictx *X)
         w->clock = ++X->epoch;
         memset(w->vc, 0, (X->nwarps + 1) * sizeof *w->vc);
     }
-    interp_sched_barriers_reset(X);
 }
 
-void interp_sched_run_block(ictx *X)
+void interp_sched_run_block(ictx *X, iwarp_body body)
 {
     if (!X->warps && !sched_init(X)) {
         X->oom = X->stop = true;
@@ -157,6 +157,7 @@ void interp_sched_run_block(ictx *X)
     }
     block_begin(X);
     isched *S = X->sched;
+    S->body = body;
     warp_arg *args = malloc(X->nwarps * sizeof *args);
     uint32_t started = 0;
     pthread_mutex_lock(&S->mu);
@@ -248,5 +249,4 @@ void interp_sched_free(ictx *X)
     free(S);
     for (uint32_t i = 0; X->warps && i < X->nwarps; i++) free(X->warps[i].vc);
     free(X->warps);
-    interp_sched_barriers_free(X);
 }

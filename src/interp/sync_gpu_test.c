@@ -6,6 +6,7 @@
 #include "cutec/cuda_c.h"
 #include "cutec/jit.h"
 #include "cutec/nvrtc.h"
+#include "interp/gpu_testkit.h"
 #include "interp/sync_testkit.h"
 
 static void compile_only(void)
