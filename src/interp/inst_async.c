@@ -16,13 +16,7 @@
 
 static bool add_copy(ictx *X, const icopy *c)
 {
-    if (X->ncopies == X->ccopies) {
-        uint32_t nc = X->ccopies ? X->ccopies * 2 : 256;
-        icopy *p = realloc(X->copies, nc * sizeof *p);
-        if (!p) return X->oom = X->stop = true, false;
-        X->copies = p;
-        X->ccopies = nc;
-    }
+    if (!interp_grow(X, (void **)&X->copies, X->ncopies, &X->ccopies, sizeof *X->copies, 256)) return false;
     X->copies[X->ncopies++] = *c;
     for (uint32_t i = 0; i < c->bytes; i++)
         if (X->pending[c->dst + i] < UINT8_MAX) X->pending[c->dst + i]++;

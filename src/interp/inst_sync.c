@@ -3,6 +3,7 @@
  * distributed shared memory (addresses as cluster.c says), griddepcontrol, and the
  * non-tensor bulk copy. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cutec/inst.h"
@@ -99,16 +100,16 @@ void inst_sync(ictx *X, const dinst *d, const imask *m)
 
 /* --- cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes dst, src, n, bar --- */
 
-static bool bulk_operands_ok(ictx *X, const dinst *d, uint32_t t, uint64_t dst, uint64_t src,
-                             uint32_t n)
+/* a bulk copy's operands: n a positive multiple of 16, both addresses 16-byte aligned */
+static bool bulk_operands_ok(ictx *X, const dinst *d, uint32_t t, uint64_t shared, uint64_t global, uint32_t n)
 {
     const char *bad = n == 0 || n % 16 ? "the size is not a positive multiple of 16"
-                      : dst % 16       ? "the shared destination is not 16-byte aligned"
-                      : src % 16       ? "the global source is not 16-byte aligned"
+                      : shared % 16    ? "the shared address is not 16-byte aligned"
+                      : global % 16    ? "the global address is not 16-byte aligned"
                                        : NULL;
     if (bad)
-        interp_report(X, d, t, CUTE_CHECK_MISALIGNED, 0, (int64_t)dst, n,
-                      "cp.async.bulk of %u bytes to shared offset %" PRIu64 ": %s", n, dst, bad);
+        interp_report(X, d, t, CUTE_CHECK_MISALIGNED, 0, (int64_t)shared, n,
+                      "%s of %u bytes at shared offset %" PRIu64 ": %s", interp_op_name(d), n, shared, bad);
     return !bad;
 }
 
@@ -123,5 +124,44 @@ void inst_bulk_g2s(ictx *X, const dinst *d, const imask *m)
         memcpy(X->smem + dst, (const void *)(uintptr_t)src, n);
         if (!interp_async_proxy_write(X, d, t, dst, n, stamp)) return;
         if (!interp_mbarrier_complete_tx(X, d, t, interp_addr(X, d, 3, t), n, stamp)) return;
+    });
+}
+
+/* --- cp.async.bulk.global.shared::cta.bulk_group dst, src, n; its groups ------------------ */
+
+static uint32_t *bulk_groups(ictx *X)
+{
+    if (!X->bulk_groups && !(X->bulk_groups = calloc(X->nthr, sizeof *X->bulk_groups))) X->oom = X->stop = true;
+    return X->bulk_groups;
+}
+
+void inst_bulk_s2g(ictx *X, const dinst *d, const imask *m)
+{
+    uint32_t *groups = bulk_groups(X);
+    if (!groups) return;
+    EACH(X, m, t, {
+        uint64_t dst = interp_addr(X, d, 0, t), src = interp_addr(X, d, 1, t);
+        uint32_t n = interp_get32(X, d, 2, t);
+        if (!bulk_operands_ok(X, d, t, src, dst, n)) return;
+        if (!interp_scheck(X, d, t, src, n, 16, 0) || !interp_gcheck(X, d, t, dst, n, 16, 1)) return;
+        memcpy((void *)(uintptr_t)dst, X->smem + src, n);
+        if (!interp_async_read_begin(X, d, t, src, n, groups[t])) return;
+    });
+}
+
+void inst_bulk_commit(ictx *X, const dinst *d, const imask *m)
+{
+    (void)d;
+    uint32_t *groups = bulk_groups(X);
+    if (groups) EACH(X, m, t, { groups[t]++; });
+}
+
+void inst_bulk_wait_read(ictx *X, const dinst *d, const imask *m)
+{
+    uint32_t *groups = bulk_groups(X);
+    if (!groups || !X->nareads) return;
+    EACH(X, m, t, {
+        uint32_t below = (int64_t)groups[t] > d->imm ? groups[t] - (uint32_t)d->imm : 0;
+        interp_async_read_end(X, t, below);
     });
 }

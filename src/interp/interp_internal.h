@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cutec/interp.h"
 
@@ -280,6 +281,10 @@ struct ictx {
     uint64_t accesses; /* memory accesses so far (a loop that makes none waits for nobody) */
     uint32_t fell_off; /* threads whose warp ended without a RETURN */
     struct ibarrier *bars; /* named barriers 0..15 (0 is also the block barrier) */
+    /* shared memory asynchronous operations still read (async_read.c) */
+    struct iaread *areads;
+    uint32_t nareads, careads;
+    uint32_t *bulk_groups; /* per thread: its committed bulk groups (inst_sync.c) */
     /* mbarriers initialized in this block (mbarrier.c) */
     struct imbar *mbars;
     uint32_t nmbars, cmbars;
@@ -351,6 +356,17 @@ void interp_hb_acquire(ictx *X, uint32_t t, const uint32_t *vc);
 /* a new stamp for writes of the async proxy */
 uint32_t interp_hb_async_stamp(ictx *X);
 
+/* --- async_read.c: shared bytes an asynchronous operation (bulk store, wgmma) reads until
+ * its wait: a write to them before it is reported ------------------------------------- */
+/* thread t's operation d reads [off, off+bytes) in its group `group` */
+bool interp_async_read_begin(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes, uint32_t group);
+/* thread t's reads of groups below `below` are done */
+void interp_async_read_end(ictx *X, uint32_t t, uint32_t below);
+/* a write of [off, off+bytes) by d, thread t: true when no pending read covers it (else reported) */
+bool interp_async_read_conflict(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes);
+/* the reads still pending when the block ends, reported; forgotten */
+void interp_async_read_block_end(ictx *X);
+
 /* --- mbarrier.c and inst_sync.c: the sm_90 synchronization rows ----------------------- */
 void interp_mbarrier_block_end(ictx *X);
 void inst_mbarrier(ictx *X, const dinst *d, const imask *m);
@@ -360,6 +376,9 @@ void inst_sreg90(ictx *X, const dinst *d, const imask *m);
 void inst_dsmem(ictx *X, const dinst *d, const imask *m);
 void inst_cluster_barrier(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_g2s(ictx *X, const dinst *d, const imask *m);
+void inst_bulk_s2g(ictx *X, const dinst *d, const imask *m);
+void inst_bulk_commit(ictx *X, const dinst *d, const imask *m);
+void inst_bulk_wait_read(ictx *X, const dinst *d, const imask *m);
 /* cluster.c: the block's place in its cluster; a shared::cluster address of thread t as an
  * offset into this block's shared memory (false after a report: another block's, as
  * clusters run one block at a time for now) */
@@ -405,6 +424,19 @@ static inline double interp_fmax(double a, double b)
     if (b != b) return a;
     if (a == b) return __builtin_signbit(a) ? b : a;
     return a > b ? a : b;
+}
+
+/* room for one more element in the array *arr of n, capacity *cap (doubling from first);
+ * false, the block stopped, when out of memory */
+static inline bool interp_grow(ictx *X, void **arr, uint32_t n, uint32_t *cap, size_t elem, uint32_t first)
+{
+    if (n < *cap) return true;
+    uint32_t nc = *cap ? *cap * 2 : first;
+    void *p = realloc(*arr, nc * elem);
+    if (!p) return X->oom = X->stop = true, false;
+    *arr = p;
+    *cap = nc;
+    return true;
 }
 
 static inline bool checking(const ictx *X, cute_interp_check k)

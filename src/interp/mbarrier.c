@@ -25,13 +25,7 @@ static imbar *find(ictx *X, uint64_t off)
 
 static imbar *add(ictx *X, uint64_t off)
 {
-    if (X->nmbars == X->cmbars) {
-        uint32_t nc = X->cmbars ? X->cmbars * 2 : 8;
-        imbar *p = realloc(X->mbars, nc * sizeof *p);
-        if (!p) return X->oom = X->stop = true, NULL;
-        X->mbars = p;
-        X->cmbars = nc;
-    }
+    if (!interp_grow(X, (void **)&X->mbars, X->nmbars, &X->cmbars, sizeof *X->mbars, 8)) return NULL;
     imbar *b = &X->mbars[X->nmbars++];
     *b = (imbar){.off = off};
     return b;

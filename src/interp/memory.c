@@ -234,6 +234,7 @@ bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t b
     if (!interp_sbounds(X, d, t, off, bytes, align, how)) return false;
     if (X->ncopies && async_pending(X, off, bytes) && checking(X, CUTE_CHECK_ASYNC_COPY))
         async_conflict(X, d, t, off, bytes, how);
+    if (X->nareads && how != 0 && checking(X, CUTE_CHECK_ASYNC_COPY)) interp_async_read_conflict(X, d, t, off, bytes);
     bool uninit = how != 1 && checking(X, CUTE_CHECK_UNINIT_SHARED);
     bool race = checking(X, CUTE_CHECK_SHARED_RACE);
     uint32_t idx = (uint32_t)(d - X->P->code), ep = interp_hb_now(X, t);

@@ -13,8 +13,8 @@ static void compile_only(void)
 {
     sk_lines L;
     int line;
-    cute_ir_func *k[4] = {sk_pipeline(SK_GOOD, &L), sk_named(false, &line), sk_flag(), sk_rows()};
-    kt_compiles_sm90a(k, 4);
+    cute_ir_func *k[5] = {sk_pipeline(SK_GOOD, &L), sk_named(false, &line), sk_flag(), sk_rows(), sk_bulk_store(false, &line)};
+    kt_compiles_sm90a(k, 5);
 }
 
 int main(void)
@@ -34,7 +34,8 @@ int main(void)
     sk_named_good(gpu);
     sk_flag_spin(gpu);
     sk_rows_check(gpu);
-    printf("sync rows on the GPU: pipeline, named barriers, flag spin, rows checked\n");
+    sk_bulk_store_check(gpu);
+    printf("sync rows on the GPU: pipeline, named barriers, flag spin, rows, bulk store checked\n");
     cute_runtime_free(rt);
     return CHECK_DONE("interp sync_gpu");
 }

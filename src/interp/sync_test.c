@@ -68,6 +68,17 @@ static void named_deadlock(void)
     }
 }
 
+/* overwriting what a bulk store still reads */
+static void bulk_store_early(void)
+{
+    uint32_t out[64];
+    int line;
+    CHECK(sk_run(be, sk_bulk_store(true, &line), 64, NULL, 0, out, 64) == CUTE_ERR_CHECK, "early write: a check");
+    const cute_interp_report *r = report_at(0, CUTE_CHECK_ASYNC_COPY, line, "early write");
+    CHECK(r && strstr(r->msg, "write of shared bytes [0,4) that cp.async.bulk.global.shared::cta.bulk_group issued by "
+                              "thread (0,0,0) at") && strstr(r->msg, "still reads"), "%s", r ? r->msg : "");
+}
+
 int main(void)
 {
     be = kt_backend(&(cute_interp_opts){.threads = 1});
@@ -78,6 +89,8 @@ int main(void)
     named_deadlock();
     sk_flag_spin(be);
     sk_rows_check(be);
+    sk_bulk_store_check(be);
+    bulk_store_early();
     be.vt->destroy(be.self);
     return CHECK_DONE("interp sync");
 }
