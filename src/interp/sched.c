@@ -1,8 +1,9 @@
 /* The warp scheduler: a block's warps as cooperative units.
  *
  * Each warp runs the body it is given (exec.c's executor) on a thread of its own over its
- * 32 threads (lockstep inside the warp), and exactly one warp runs at a time: it holds the baton (X->cur) until it
- * waits (a barrier, an mbarrier wait) or ends an iteration of a while loop (a spin, maybe).
+ * 32 threads (lockstep inside the warp), and exactly one warp runs at a time: it holds the
+ * baton (X->cur) until it waits (a barrier, an mbarrier wait) or ends an iteration of a
+ * while loop that touched memory (a spin, maybe).
  * Then the next warp in round-robin order that may go on takes the baton: a ready one, a
  * spinning one whose loop can still change, or a waiting one whose condition now holds.
  * Execution is therefore deterministic.  When no warp may go on, nothing can ever change:
@@ -119,18 +120,16 @@ static bool sched_init(ictx *X)
     uint32_t nw = (X->nthr + 31) / 32;
     X->nwarps = nw;
     X->warps = calloc(nw, sizeof *X->warps);
-    X->sched = calloc(1, sizeof *X->sched);
-    if (!X->warps || !X->sched) return false;
-    isched *S = X->sched;
-    S->go = calloc(nw, sizeof *S->go);
-    S->th = calloc(nw, sizeof *S->th);
-    if (!S->go || !S->th) return false;
+    isched *S = X->sched = calloc(1, sizeof *X->sched);
+    pthread_cond_t *go = calloc(nw, sizeof *go);
+    pthread_t *th = calloc(nw, sizeof *th);
+    if (!X->warps || !S || !go || !th) return free(go), free(th), false;
+    S->go = go, S->th = th; /* from here on interp_sched_free destroys what is made */
     pthread_mutex_init(&S->mu, NULL);
     pthread_cond_init(&S->done, NULL);
-    for (uint32_t i = 0; i < nw; i++) {
-        pthread_cond_init(&S->go[i], NULL);
+    for (uint32_t i = 0; i < nw; i++) pthread_cond_init(&S->go[i], NULL);
+    for (uint32_t i = 0; i < nw; i++)
         if (!(X->warps[i].vc = calloc(nw + 1, sizeof *X->warps[i].vc))) return false;
-    }
     return true;
 }
 
