@@ -13,8 +13,9 @@ static void compile_only(void)
 {
     sk_lines L;
     int line;
-    cute_ir_func *k[5] = {sk_pipeline(SK_GOOD, &L), sk_named(false, &line), sk_flag(), sk_rows(), sk_bulk_store(false, &line)};
-    kt_compiles_sm90a(k, 5);
+    cute_ir_func *k[6] = {sk_pipeline(SK_GOOD, &L), sk_named(false, &line), sk_flag(), sk_rows(), sk_bulk_store(false, &line),
+                          sk_cluster_forms()};
+    kt_compiles_sm90a(k, 6);
 }
 
 int main(void)
@@ -35,7 +36,8 @@ int main(void)
     sk_flag_spin(gpu);
     sk_rows_check(gpu);
     sk_bulk_store_check(gpu);
-    printf("sync rows on the GPU: pipeline, named barriers, flag spin, rows, bulk store checked\n");
+    sk_cluster_forms_check(gpu);
+    printf("sync rows on the GPU: pipeline, named barriers, flag spin, rows, bulk store, cluster forms checked\n");
     cute_runtime_free(rt);
     return CHECK_DONE("interp sync_gpu");
 }

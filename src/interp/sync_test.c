@@ -118,6 +118,7 @@ int main(void)
     sk_flag_spin(be);
     sk_rows_check(be);
     sk_bulk_store_check(be);
+    sk_cluster_forms_check(be);
     bulk_store_early();
     global_handoff();
     be.vt->destroy(be.self);
