@@ -27,6 +27,9 @@ static void cvt_pack(ictx *X, const dinst *d, const imask *m);
 #define DSMEM(store) {inst_dsmem, 0, 0, 0, {0, 0, 0, 0}, 0, store}
 #define CLUSTER_BAR(kind) {inst_cluster_barrier, 0, 0, 0, {0, 0, 0, 0}, kind, 0}
 #define BULK_G2S {inst_bulk_g2s, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define BULK_S2G {inst_bulk_s2g, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define BULK_COMMIT {inst_bulk_commit, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define BULK_WAIT_READ {inst_bulk_wait_read, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 
 static const irow rows[CUTE_INST_COUNT] = {
 #define X(id, mnemonic, tmpl, arch, flags, emu, meaning, ...) [CUTE_INST_##id] = emu,
