@@ -8,7 +8,7 @@
  *   C, D: element i (f32/s32/f64 one per register, f16 two): row g + 8 (i/2), column
  *         2 q + i%2 (M = 8: row g, column 2 q + i)
  * Arithmetic: integers exactly (s32 wraps); f64 as a chain of fused multiply-adds over k;
- * the others as the H200's tensor cores add (dot() below). */
+ * the others as the H200's tensor cores add (interp_mma_dot() below). */
 #include <math.h>
 #include <string.h>
 
@@ -17,7 +17,7 @@
 #include "interp/interp_internal.h"
 
 /* one element of `type` from the low bits of v */
-static double elem(int type, uint32_t v)
+double interp_mma_elem(int type, uint32_t v)
 {
     float f;
     switch (type) {
@@ -34,7 +34,7 @@ static double elem(int type, uint32_t v)
     }
 }
 
-static int elem_bits(int type)
+int interp_mma_elem_bits(int type)
 {
     return type == E_F16 || type == E_BF16 ? 16 : type == E_S8 || type == E_U8 || type == E_E4M3 || type == E_E5M2 ? 8 : 32;
 }
@@ -43,7 +43,7 @@ static int elem_bits(int type)
  * f16 samples of src/interp/hw_mma_cases.h): the products are exact; every term is
  * truncated toward zero to 2 bits below f32 precision at the largest term's exponent, the
  * terms are summed exactly, and the sum is truncated to 24 bits. */
-static float dot(double c, const double *p, int n)
+float interp_mma_dot(double c, const double *p, int n)
 {
     double sum = c;
     int emax = INT32_MIN, e;
@@ -81,14 +81,14 @@ typedef struct mshape {
 
 static void a_pos(const mshape *S, int r, int h, int g, int q, int *row, int *col)
 {
-    int e = S->R->types[1] == E_F64 ? 1 : 32 / elem_bits(S->R->types[1]);
+    int e = S->R->types[1] == E_F64 ? 1 : 32 / interp_mma_elem_bits(S->R->types[1]);
     if (S->R->m == 8) *row = g, *col = q + 4 * r;
     else *row = g + 8 * (r % 2), *col = e * q + h + 4 * e * (r / 2);
 }
 
 static void b_pos(const mshape *S, int r, int h, int g, int q, int *k, int *n)
 {
-    int e = S->R->types[2] == E_F64 ? 1 : 32 / elem_bits(S->R->types[2]);
+    int e = S->R->types[2] == E_F64 ? 1 : 32 / interp_mma_elem_bits(S->R->types[2]);
     *k = e * q + h + 4 * e * r, *n = g;
 }
 
@@ -103,8 +103,8 @@ static int unpack(ictx *X, const dinst *d, uint32_t k, uint32_t t, int type, dou
 {
     if (type == E_F64) return out[0] = REG(X, d->var[k])[t].f64, 1;
     uint32_t v = interp_get32(X, d, k, t);
-    int bits = elem_bits(type), n = 32 / bits;
-    for (int h = 0; h < n; h++) out[h] = elem(type, bits == 32 ? v : v >> (bits * h));
+    int bits = interp_mma_elem_bits(type), n = 32 / bits;
+    for (int h = 0; h < n; h++) out[h] = interp_mma_elem(type, bits == 32 ? v : v >> (bits * h));
     return n;
 }
 
@@ -116,7 +116,7 @@ static double c_elem(ictx *X, const dinst *d, const mshape *S, int i, uint32_t t
     if (type == E_F64) return REG(X, d->var[k + (uint32_t)i])[t].f64;
     if (type == E_F16) return cute_f16_to_f32((uint16_t)(interp_get32(X, d, k + (uint32_t)i / 2, t) >> (16 * (i % 2))));
     uint32_t v = interp_get32(X, d, k + (uint32_t)i, t);
-    return type == E_S32 ? (double)(int32_t)v : elem(E_F32, v);
+    return type == E_S32 ? (double)(int32_t)v : interp_mma_elem(E_F32, v);
 }
 
 static void gather(ictx *X, const dinst *d, const mshape *S, uint32_t w0, mats *M)
@@ -154,7 +154,7 @@ static uint64_t result(const mshape *S, const mats *M, int row, int col)
         return u;
     }
     for (int k = 0; k < K; k++) p[k] = M->a[row][k] * M->b[k][col];
-    float f = dot(M->c[row][col], p, K);
+    float f = interp_mma_dot(M->c[row][col], p, K);
     uint32_t u;
     memcpy(&u, &f, 4);
     return type == E_F16 ? cute_f32_to_f16(f) : u;
