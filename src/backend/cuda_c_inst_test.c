@@ -79,7 +79,7 @@ static cute_ir_func *row_kernel(cute_inst r)
     return f;
 }
 
-/* the rows a module holds: every row up to max_arch, but of the 672 generated wgmma rows
+/* the rows a module holds: every row up to max_arch, but of the 656 generated wgmma rows
  * (one per N) only N = 8, 24, 144 and 256 of each family, which keeps the compile short */
 static bool in_module(const cute_inst_info *I, int max_arch)
 {
