@@ -63,12 +63,7 @@ static uint64_t seed;
 static cute_tensor smem_tile(cute_ctx *c, cute_smem_allocator *al, const char *name, cute_dtype d, int rows, int K)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_composed atom;
-    cute_smem_atom_gmma(a, name, d, &atom);
-    cute_layout cols = cute_get(a, &atom.layout, 1);
-    int64_t w = cute_size(a, &cols).v > K ? cute_size(a, &cols).v : K;
-    cute_tuple shape = cute_tuple_fmt(a, "(%d,%lld)", rows, (long long)w);
-    cute_composed L = cute_smem_layout_staged(a, &atom, &shape);
+    cute_composed L = cute_smem_layout_gmma_tile(a, name, d, rows, K);
     cute_tensor t = cute_smem_alloc_tensor_swizzled(c, al, d, L.sw, L.layout, 16);
     char first[32];
     snprintf(first, sizeof first, "(%d,%d)", rows, K);

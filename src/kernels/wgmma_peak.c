@@ -49,11 +49,7 @@ static cute_tensor filled_tile(cute_ctx *c, cute_smem_allocator *al, cute_dtype 
                                cute_val hash, cute_val vary, int threads)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_composed atom;
-    cute_smem_atom_gmma(a, "Layout_K_SW128_Atom", d, &atom);
-    cute_layout cols = cute_get(a, &atom.layout, 1);
-    cute_tuple shape = cute_tuple_fmt(a, "(%d,%lld)", rows, (long long)cute_size(a, &cols).v);
-    cute_composed L = cute_smem_layout_staged(a, &atom, &shape);
+    cute_composed L = cute_smem_layout_gmma_tile(a, "Layout_K_SW128_Atom", d, rows, K);
     cute_tensor t = cute_smem_alloc_tensor_swizzled(c, al, d, L.sw, L.layout, 16);
     char block[32];
     snprintf(block, sizeof block, "(%d,%d)", rows, K);
@@ -123,11 +119,7 @@ static void wg_peak_host(cute_ctx *c, const cute_arg *args)
 {
     const wg_plan *p = cute_ctx_user(c);
     cute_tensor out = args[0].tensor;
-    cute_alg *a = cute_ctx_alg(c);
-    cute_layout mode1 = cute_get(a, &out.layout, 1);
-    cute_int blocks = cute_size(a, &mode1);
-    out.layout = cute_make_layout(a, cute_tuple_int(cute_size(a, &out.layout)));
-    cute_launch_cfg cfg = {.grid = {blocks}, .block = {cute_i(p->shape.threads)}, .smem_bytes = cute_i(0)};
+    cute_launch_cfg cfg = mma_peak_launch(c, &out, p->shape.threads);
     CUTE_LAUNCH(c, wg_peak_kernel, cfg, out, args[1].i, args[2].i, args[3].i, args[4].i);
 }
 
