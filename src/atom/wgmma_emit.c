@@ -62,7 +62,8 @@ static cute_vreg descriptor(cute_ctx *c, const cute_mma_atom *atom, cute_tensor 
     return d.r;
 }
 
-/* the accumulators: D's registers, holding C's values first when C is another fragment */
+/* the accumulators: D's registers, holding C's values first when C is another fragment;
+ * true when it moved any (c failed: a misuse) */
 static bool accumulators(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_tensor C, int n, cute_vreg *d)
 {
     cute_vreg cc[WG_MAX_ACC];
@@ -72,9 +73,10 @@ static bool accumulators(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, 
                                 "takes %d",
                              atom->name, (long long)sz.v, (long long)szc.v, n);
     if (!atom_rmem_regs(c, &D, n, d, atom->name) || !atom_rmem_regs(c, &C, n, cc, atom->name)) return false;
+    bool moved = false;
     for (int i = 0; i < n; i++)
-        if (cc[i] != d[i]) cute_ir_mov(&c->b, d[i], cc[i]);
-    return true;
+        if (cc[i] != d[i]) cute_ir_mov(&c->b, d[i], cc[i]), moved = true;
+    return moved;
 }
 
 /* A of an RS atom: the thread's values packed into the instruction's 4 registers */
@@ -114,8 +116,13 @@ void wgmma_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_tens
     cute_vreg d[WG_MAX_ACC], in[6];
     cute_major ma = CUTE_MAJOR_K, mb = CUTE_MAJOR_K;
     int nin = 0;
-    if (!accumulators(c, atom, D, C, I->nout, d)) return;
+    /* registers the emitter itself writes (C into D, A packed) are fenced here, after the
+     * caller's cute_warpgroup_arrive: the PTX ISA orders register writes before a wgmma
+     * that reads them only through wgmma.fence */
+    bool wrote = accumulators(c, atom, D, C, I->nout, d);
+    if (c->alg.failed) return;
     if (rs ? !a_registers(c, atom, A, in) : !(in[0] = descriptor(c, atom, A, 'A', &ma))) return;
+    if (wrote || rs) cute_ir_inst_op(&c->b, CUTE_INST_WGMMA_FENCE, NULL, 0, NULL, 0, 0);
     nin = rs ? 4 : 1;
     if (!(in[nin++] = descriptor(c, atom, B, 'B', &mb))) return;
     bool sixteen = cute_dtype_bytes((cute_dtype)atom->a_type) == 2;

@@ -51,6 +51,7 @@ typedef struct wg_plan {
     cute_mma_atom mma;
     const wg_case *k;
     bool gpu;   /* the shared writes need fence.proxy.async before the async proxy reads them */
+    int leave_out; /* misuse: 1 leaves out cute_warpgroup_arrive, 2 cute_warpgroup_wait */
     int na, nc; /* A values (RS) and accumulators per thread */
 } wg_plan;
 
@@ -109,10 +110,10 @@ static void wg_kernel(cute_ctx *c, cute_tensor gA, cute_tensor gB, cute_tensor g
         sB.layout = other.layout, sB.sw = other.sw;
     }
     cute_tensor acc = load_frag(c, gC, (cute_dtype)m->c_type, p->nc);
-    cute_warpgroup_arrive(c);
+    if (p->leave_out != 1) cute_warpgroup_arrive(c);
     m->emit(c, m, acc, p->k->a_smem ? sA : rA, sB, acc);
     cute_warpgroup_commit_batch(c);
-    cute_warpgroup_wait(c, 0);
+    if (p->leave_out != 2) cute_warpgroup_wait(c, 0);
     cute_autovec_copy(c, acc, CUTE_SLICE(c, gD, cute_thread_idx(c, 0), CUTE_ALL));
 }
 
@@ -308,6 +309,28 @@ static void all_cases(cute_runtime *rt, bool gpu, const char *where)
     }
 }
 
+/* a kernel without its fence, or without its wait, is refused at trace time, at the
+ * user's line, as the user's mistake */
+static void misuse(cute_runtime *rt)
+{
+    static const char *const want[3] = {"", "cute_warpgroup_arrive must come between them",
+                                        "that is still in flight: a cute_warpgroup_wait"};
+    for (int leave = 1; leave <= 2; leave++) {
+        wg_plan p = {.k = &cases[0], .leave_out = leave};
+        cute_alg a;
+        cute_alg_init(&a, NULL);
+        cute_mma_atom_named(&a, cases[0].atom, &p.mma);
+        p.na = vals(&a, &p.mma.a_tv), p.nc = vals(&a, &p.mma.c_tv);
+        cute_arg_spec specs[4] = {spec(CUTE_BF16, 64, 16, false), spec(CUTE_BF16, 64, 16, false),
+                                  spec(CUTE_F32, 128, p.nc, true), spec(CUTE_F32, 128, p.nc, true)};
+        char err[2048] = "";
+        const cute_fn *f = cute_compile(rt, "wgmma_misuse", wg_host, &p, 4, specs, err, sizeof err);
+        CHECK(!f && strstr(err, want[leave]) && strstr(err, "wgmma_test.c:") && !strstr(err, "internal"),
+              "without its %s: %s", leave == 1 ? "fence" : "wait", err);
+        cute_fn_free(f);
+    }
+}
+
 int main(void)
 {
     seed = (uint64_t)time(NULL) | 1;
@@ -316,6 +339,7 @@ int main(void)
     cute_runtime *rt;
     CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
     all_cases(rt, false, "the interpreter");
+    misuse(rt);
     cute_runtime_free(rt);
     if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {
         SKIP("no GPU: the wgmma atoms ran on the interpreter only");

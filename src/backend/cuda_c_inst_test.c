@@ -67,7 +67,13 @@ static cute_ir_func *row_kernel(cute_inst r)
             }
         }
     }
+    bool wgmma = (I->flags & CUTE_INST_WARPGROUP) && I->nout; /* ordered as the PTX ISA asks */
+    if (wgmma) cute_ir_inst_op(&b, CUTE_INST_WGMMA_FENCE, NULL, 0, NULL, 0, 0);
     cute_ir_inst_op(&b, r, out, no, in, ni, I->has_imm ? 1 : I->imm_bits);
+    if (wgmma) {
+        cute_ir_inst_op(&b, CUTE_INST_WGMMA_COMMIT_GROUP, NULL, 0, NULL, 0, 0);
+        cute_ir_inst_op(&b, CUTE_INST_WGMMA_WAIT_GROUP, NULL, 0, NULL, 0, 0);
+    }
     for (int k = 0; k < no; k++) {
         cute_type t = f->vregs[out[k]].type;
         bool wide = t.dtype == CUTE_F64;
@@ -107,15 +113,21 @@ static char *emit_rows(int max_arch, const char *arch, char *err, size_t n)
     return src;
 }
 
-/* the asm statement of kernel k_ID in src: from its "asm volatile(" to the end of line */
+/* the asm statement of row ID in kernel k_ID of src: from its "asm volatile(" to the end of
+ * line (a wgmma row's kernel has the fence, commit and wait around it: the statement that
+ * holds the row's mnemonic) */
 static const char *statement_of(const char *src, const char *id, char *buf, size_t n)
 {
     char head[96];
     snprintf(head, sizeof head, "k_%s(", id);
-    const char *p = strstr(src, head);
-    p = p ? strstr(p, "asm volatile(") : NULL;
-    const char *e = p ? strchr(p, '\n') : NULL;
-    snprintf(buf, n, "%.*s", p && e ? (int)(e - p) : 0, p ? p : "");
+    const char *mn = cute_inst_info_of(cute_inst_lookup(id))->mnemonic, *p = strstr(src, head), *e = NULL;
+    const char *end = p ? strstr(p + 1, "\n}") : NULL;
+    for (p = p ? strstr(p, "asm volatile(") : NULL; p && (!end || p < end); p = strstr(p + 1, "asm volatile(")) {
+        e = strchr(p, '\n');
+        snprintf(buf, n, "%.*s", e ? (int)(e - p) : 0, p);
+        if (strstr(buf, mn)) return buf;
+    }
+    snprintf(buf, n, "%s", "");
     return buf;
 }
 

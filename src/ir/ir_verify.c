@@ -2,11 +2,13 @@
  * escape it, except assignments to mutable registers defined outside), types as the op
  * table's class says, control flow well nested. */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cutec/inst.h"
 #include "cutec/ir.h"
+#include "ir/ir_internal.h"
 
 typedef enum { SAME, CMP, UNARY, MATH, CAST, NONE, SPEC, OTHER } op_class;
 
@@ -33,10 +35,15 @@ static bool fail(verifier *v, const cute_ir_inst *in, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(v->err, v->n, "verify %s: %s:%d: %s: %s", v->f->name, in && in->file ? in->file : "?",
-             in ? in->line : 0, in ? cute_op_name((cute_op)in->op) : "function", msg);
+    ir_verify_message(v->err, v->n, v->f, in, msg);
     v->failed = true;
     return false;
+}
+
+void ir_verify_message(char *err, size_t n, const cute_ir_func *f, const cute_ir_inst *in, const char *msg)
+{
+    snprintf(err, n, "verify %s: %s:%d: %s: %s", f->name, in && in->file ? in->file : "?", in ? in->line : 0,
+             in ? cute_op_name((cute_op)in->op) : "function", msg);
 }
 
 static bool reg_ok(verifier *v, const cute_ir_inst *in, cute_vreg r, const char *what)
@@ -396,5 +403,5 @@ int cute_ir_verify(const cute_ir_func *f, char *err, size_t n)
     bool ok = check_block(&v, &f->body);
     free(v.defined);
     if (ok && n) err[0] = 0;
-    return ok ? 0 : -1;
+    return ok ? ir_verify_wgmma(f, err, n) : -1;
 }
