@@ -72,7 +72,12 @@ static bool accumulators(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, 
         return cute_ctx_fail(c, "%s: the accumulator fragments hold %lld and %lld values per thread; the atom "
                                 "takes %d",
                              atom->name, (long long)sz.v, (long long)szc.v, n);
-    if (!atom_rmem_regs(c, &D, n, d, atom->name) || !atom_rmem_regs(c, &C, n, cc, atom->name)) return false;
+    if (!atom_rmem_read(c, &D, n, d, atom->name) || !atom_rmem_read(c, &C, n, cc, atom->name)) return false;
+    for (int i = 0; i < n; i++) /* the instruction writes D's own registers */
+        if (!c->fn->vregs[d[i]].mutable_)
+            return cute_ctx_fail(c, "%s: the accumulator fragment D must be registers of %s (a fragment of "
+                                    "its own, cute_make_fragment_C)",
+                                 atom->name, cute_dtype_name((cute_dtype)atom->c_type));
     bool moved = false;
     for (int i = 0; i < n; i++)
         if (cc[i] != d[i]) cute_ir_mov(&c->b, d[i], cc[i]), moved = true;
@@ -84,14 +89,11 @@ static bool a_registers(cute_ctx *c, const cute_mma_atom *atom, cute_tensor A, c
 {
     cute_dtype d = (cute_dtype)atom->a_type;
     int n = 4 * atom_vals_per_reg(d);
-    cute_vreg v[16];
     cute_int sz = cute_size(&c->alg, &A.layout);
     if (!cute_is_static(sz) || sz.v != n)
         return cute_ctx_fail(c, "%s: operand A holds %lld values per thread; the atom takes %d", atom->name,
                              (long long)sz.v, n);
-    if (!atom_rmem_regs(c, &A, n, v, atom->name)) return false;
-    atom_pack(c, d, v, n, in);
-    return true;
+    return atom_operand_in(c, d, &A, n, in, atom->name);
 }
 
 static cute_inst wgmma_row(cute_ctx *c, const cute_mma_atom *atom)

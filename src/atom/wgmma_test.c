@@ -21,6 +21,7 @@
 #include "cutec/numeric.h"
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
+#include "cutec/sync.h"
 #include "kernels/ew_ref.h"
 
 typedef struct wg_case {
@@ -50,8 +51,8 @@ static const wg_case cases[] = {
 typedef struct wg_plan {
     cute_mma_atom mma;
     const wg_case *k;
-    bool gpu;   /* the shared writes need fence.proxy.async before the async proxy reads them */
     int leave_out; /* misuse: 1 leaves out cute_warpgroup_arrive, 2 cute_warpgroup_wait */
+    bool scheduled; /* a named barrier: the interpreter runs the warps one at a time */
     int na, nc; /* A values (RS) and accumulators per thread */
 } wg_plan;
 
@@ -103,8 +104,9 @@ static void wg_kernel(cute_ctx *c, cute_tensor gA, cute_tensor gB, cute_tensor g
     } else {
         rA = load_frag(c, gA, ta, p->na);
     }
-    if (p->gpu) cute_asm(c, "fence.proxy.async.shared::cta;", NULL, 0, 0);
-    cute_barrier(c);
+    cute_fence_proxy_async_shared_cta(c); /* the generic proxy's writes, read by the async proxy */
+    if (p->scheduled) cute_named_barrier_sync(c, 1, 128);
+    else cute_barrier(c);
     if (p->k->lie) { /* the same bytes, described by another atom's layout */
         cute_tensor other = smem_tile(c, &al, p->k->lie, tb, m->n, m->k);
         sB.layout = other.layout, sB.sw = other.sw;
@@ -289,17 +291,19 @@ static int run_case(cute_runtime *rt, wg_plan *p, const char *what, int *shifted
     return wrong;
 }
 
-static void all_cases(cute_runtime *rt, bool gpu, const char *where)
+static void all_cases(cute_runtime *rt, const char *where, bool scheduled)
 {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        wg_plan p = {.k = &cases[i], .gpu = gpu};
+        if (scheduled && i % 4) continue; /* a sample, SS and RS, under the warp scheduler */
+        wg_plan p = {.k = &cases[i], .scheduled = scheduled};
         cute_alg a;
         cute_alg_init(&a, NULL);
         CHECK(cute_mma_atom_named(&a, cases[i].atom, &p.mma), "%s", a.error);
         p.na = vals(&a, &p.mma.a_tv), p.nc = vals(&a, &p.mma.c_tv);
         char what[200];
-        snprintf(what, sizeof what, "%s (A %s, B %s%s%s) on %s", cases[i].atom, cases[i].a_smem ? cases[i].a_smem : "registers",
-                 cases[i].b_smem, cases[i].lie ? " described as " : "", cases[i].lie ? cases[i].lie : "", where);
+        snprintf(what, sizeof what, "%s (A %s, B %s%s%s) on %s%s", cases[i].atom,
+                 cases[i].a_smem ? cases[i].a_smem : "registers", cases[i].b_smem, cases[i].lie ? " described as " : "",
+                 cases[i].lie ? cases[i].lie : "", where, scheduled ? ", warps one at a time" : "");
         int shifted = 0, wrong = run_case(rt, &p, what, &shifted);
         if (cases[i].lie)
             CHECK(wrong > 0, "%s: a descriptor of the wrong layout went unnoticed", what);
@@ -338,14 +342,15 @@ int main(void)
     char err[512];
     cute_runtime *rt;
     CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
-    all_cases(rt, false, "the interpreter");
+    all_cases(rt, "the interpreter", false);
+    all_cases(rt, "the interpreter", true);
     misuse(rt);
     cute_runtime_free(rt);
     if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {
         SKIP("no GPU: the wgmma atoms ran on the interpreter only");
         return CHECK_DONE("atom wgmma");
     }
-    all_cases(rt, true, "the GPU");
+    all_cases(rt, "the GPU", false);
     cute_runtime_free(rt);
     return CHECK_DONE("atom wgmma");
 }

@@ -34,7 +34,7 @@ static void group_text(ptx_text *t, const cute_inst_group *G, int first, int64_t
     if (G->role == CUTE_IG_IMM_BIT) return put(t, "%d", (int)(imm >> G->value & 1));
     if (G->role == CUTE_IG_IMM_SIGN) return put(t, "%d", imm >> G->value & 1 ? -1 : 1);
     if (G->role == CUTE_IG_PRED) return put(t, "p");
-    bool addr = G->role == CUTE_IG_SADDR || G->role == CUTE_IG_GADDR;
+    bool addr = G->role == CUTE_IG_SADDR || G->role == CUTE_IG_GADDR || G->role == CUTE_IG_CADDR;
     put(t, "%s", addr ? "[" : G->braced ? "{" : "");
     for (int k = 0; k < G->count; k++) put(t, "%s%%%d", k ? ", " : "", first + k);
     put(t, "%s", addr ? "]" : G->braced ? "}" : "");
@@ -57,8 +57,9 @@ static void row_text(ptx_text *t, const cute_inst_info *I, int64_t imm)
         if (G->role == CUTE_IG_PRED) pred = *next;
         *next += G->count;
     }
+    bool whole = I->tmpl && strstr(I->tmpl, "$M"); /* the template is the whole statement */
     if (pred >= 0) put(t, "{ .reg .pred p; setp.ne.b32 p, %%%d, 0; ", pred);
-    put(t, "%s ", I->mnemonic);
+    if (!whole) put(t, "%s ", I->mnemonic);
     if (!I->tmpl) {
         for (int g = 0; g < I->ngroups; g++) {
             if (g) put(t, ", ");
@@ -66,7 +67,10 @@ static void row_text(ptx_text *t, const cute_inst_info *I, int64_t imm)
         }
     } else {
         for (const char *s = I->tmpl; *s; s++) {
-            if (*s == '$' && s[1] >= '0' && s[1] < '0' + I->ngroups) {
+            if (*s == '$' && s[1] == 'M') {
+                put(t, "%s", I->mnemonic);
+                s++;
+            } else if (*s == '$' && s[1] >= '0' && s[1] < '0' + I->ngroups) {
                 s++;
                 group_text(t, &I->groups[*s - '0'], first[*s - '0'], imm);
             } else {
@@ -74,7 +78,8 @@ static void row_text(ptx_text *t, const cute_inst_info *I, int64_t imm)
             }
         }
     }
-    put(t, pred >= 0 ? "; }" : ";");
+    if (!whole) put(t, ";");
+    if (pred >= 0) put(t, " }");
 }
 
 /* outputs then inputs; b32 registers travel as their bits ("r"), whatever their type */

@@ -67,9 +67,10 @@ static cute_ir_func *row_kernel(cute_inst r)
             }
         }
     }
+    int64_t imm = !I->has_imm ? I->imm_bits : strstr(I->id, "SETMAXNREG") ? 240 : 1; /* one the row takes */
     bool wgmma = (I->flags & CUTE_INST_WARPGROUP) && I->nout; /* ordered as the PTX ISA asks */
     if (wgmma) cute_ir_inst_op(&b, CUTE_INST_WGMMA_FENCE, NULL, 0, NULL, 0, 0);
-    cute_ir_inst_op(&b, r, out, no, in, ni, I->has_imm ? 1 : I->imm_bits);
+    cute_ir_inst_op(&b, r, out, no, in, ni, imm);
     if (wgmma) {
         cute_ir_inst_op(&b, CUTE_INST_WGMMA_COMMIT_GROUP, NULL, 0, NULL, 0, 0);
         cute_ir_inst_op(&b, CUTE_INST_WGMMA_WAIT_GROUP, NULL, 0, NULL, 0, 0);

@@ -2,7 +2,8 @@
  * D = A B + D with M = 64.  A and B are read from shared memory through their descriptors
  * (the PTX ISA's matrix descriptor: start address, leading and stride byte offsets, swizzle
  * mode; K-major, or MN-major where the row's transpose bit says so), A of an RS row from
- * registers.  The fragments are mma.sync's, warp w of the group holding rows 16w..16w+15:
+ * registers.  Each warp computes its own part (so it runs alone under the warp scheduler
+ * too).  The fragments are mma.sync's, warp w of the group holding rows 16w..16w+15:
  *   A (RS): register r, element h: row 16w + g + 8 (r%2), column e q + h + 4 e (r/2)
  *           (e elements per register: 2 for 16-bit types, 4 for 8-bit, 1 for tf32)
  *   D: value v = i + 4 j: row 16w + g + 8 (i/2), column 8 j + 2 q + i%2 (f16: two a register)
@@ -75,17 +76,17 @@ static bool read_shared(ictx *X, const dinst *d, uint32_t t, uint64_t desc, bool
     return true;
 }
 
-/* A of an RS row: each warp's mma.sync A fragment, 16 rows a warp */
-static void read_regs_a(ictx *X, const dinst *d, uint32_t w0, uint32_t k0, int type,
+/* A of an RS row, warp q's rows (16q .. 16q + 15): its mma.sync A fragment */
+static void read_regs_a(ictx *X, const dinst *d, uint32_t w0, int q, uint32_t k0, int type,
                         double (*A)[WG_K_MAX])
 {
     int bits = interp_mma_elem_bits(type), e = 32 / bits;
-    for (uint32_t t = 0; t < WG_THREADS; t++) {
-        int w = (int)t / 32, g = (int)t % 32 / 4, q = (int)t % 4;
+    for (uint32_t l = 0; l < 32; l++) {
+        int g = (int)l / 4, c = (int)l % 4;
         for (int r = 0; r < 4; r++) {
-            uint32_t v = interp_get32(X, d, k0 + (uint32_t)r, w0 + t);
+            uint32_t v = interp_get32(X, d, k0 + (uint32_t)r, w0 + l);
             for (int h = 0; h < e; h++)
-                A[16 * w + g + 8 * (r % 2)][e * q + h + 4 * e * (r / 2)] =
+                A[16 * q + g + 8 * (r % 2)][e * c + h + 4 * e * (r / 2)] =
                     interp_mma_elem(type, bits == 32 ? v : v >> (bits * h));
         }
     }
@@ -97,11 +98,11 @@ typedef struct wg_op {
     double a[64][WG_K_MAX], b[WG_N_MAX][WG_K_MAX];
 } wg_op;
 
-/* thread t's D value v: its row and column */
-static void d_pos(uint32_t t, int v, int *row, int *col)
+/* lane l of warp q's D value v: its row and column */
+static void d_pos(int q, uint32_t l, int v, int *row, int *col)
 {
-    int w = (int)t / 32, g = (int)t % 32 / 4, q = (int)t % 4, i = v % 4, j = v / 4;
-    *row = 16 * w + g + 8 * (i / 2), *col = 8 * j + 2 * q + i % 2;
+    int g = (int)l / 4, c = (int)l % 4, i = v % 4, j = v / 4;
+    *row = 16 * q + g + 8 * (i / 2), *col = 8 * j + 2 * c + i % 2;
 }
 
 /* D value v of thread t as it is held (f32, s32, or half of an f16x2) */
@@ -130,17 +131,18 @@ static uint32_t result(const wg_op *O, double c, int row, int col)
     return O->R->types[0] == E_F16 ? cute_f32_to_f16(f) : u;
 }
 
-static void write_d(ictx *X, const dinst *d, const wg_op *O, uint32_t w0, bool keep_d)
+/* warp q's D, lanes w0 .. w0 + 31 */
+static void write_d(ictx *X, const dinst *d, const wg_op *O, uint32_t w0, int q, bool keep_d)
 {
     int row, col, nv = O->R->types[0] == E_F16 ? 2 * O->nd : O->nd;
-    for (uint32_t t = 0; t < WG_THREADS; t++) {
-        uint32_t lo = 0;
+    for (uint32_t l = 0; l < 32; l++) {
+        uint32_t lo = 0, t = w0 + l;
         for (int v = 0; v < nv; v++) {
-            d_pos(t, v, &row, &col);
-            uint32_t bits = result(O, keep_d ? d_get(X, d, O->R, w0 + t, v) : 0, row, col);
-            if (O->R->types[0] != E_F16) interp_put32(X, d, (uint32_t)v, w0 + t, bits);
+            d_pos(q, l, v, &row, &col);
+            uint32_t bits = result(O, keep_d ? d_get(X, d, O->R, t, v) : 0, row, col);
+            if (O->R->types[0] != E_F16) interp_put32(X, d, (uint32_t)v, t, bits);
             else if (v % 2 == 0) lo = bits;
-            else interp_put32(X, d, (uint32_t)v / 2, w0 + t, lo | bits << 16);
+            else interp_put32(X, d, (uint32_t)v / 2, t, lo | bits << 16);
         }
     }
 }
@@ -151,14 +153,17 @@ static void negate(double (*M)[WG_K_MAX], int rows, int K)
         for (int k = 0; k < K; k++) M[r][k] = -M[r][k];
 }
 
-/* operands: d (in-out), then a_desc or a[4], b_desc, scale_d */
-static void one_group(ictx *X, const dinst *d, wg_op *O, uint32_t w0)
+/* warp w0's part of the warpgroup's instruction (warp q of its group: D rows 16q .. 16q +
+ * 15, which need only its own A registers, or the shared A and B); operands: d (in-out),
+ * then a_desc or a[4], b_desc, scale_d */
+static void one_warp(ictx *X, const dinst *d, wg_op *O, uint32_t w0)
 {
     const irow *R = O->R;
     uint32_t k = (uint32_t)O->nd, imm = (uint32_t)d->imm;
+    int q = (int)(w0 / 32 % 4);
     bool ok = true;
     if (R->flag) {
-        read_regs_a(X, d, w0, k, R->types[1], O->a);
+        read_regs_a(X, d, w0, q, k, R->types[1], O->a);
         k += 4;
     } else {
         ok = read_shared(X, d, w0, REG(X, d->var[k])[w0].u64, imm & CUTE_WGMMA_TNSP_A, R->types[1], 64,
@@ -170,31 +175,50 @@ static void one_group(ictx *X, const dinst *d, wg_op *O, uint32_t w0)
     if (!ok) return;
     if (imm & CUTE_WGMMA_NEG_A) negate(O->a, 64, R->k);
     if (imm & CUTE_WGMMA_NEG_B) negate(O->b, R->n, R->k);
-    write_d(X, d, O, w0, interp_get32(X, d, k + 1, w0) != 0);
+    write_d(X, d, O, w0, q, interp_get32(X, d, k + 1, w0) != 0);
+}
+
+/* the warps of m that take part: whole warps; in lockstep (no warp scheduler) whole
+ * warpgroups, checked once each (under the scheduler a warp runs alone, its own part) */
+static bool warp_takes_part(ictx *X, const dinst *d, const imask *m, uint32_t w0, int *group_ok)
+{
+    if (X->warps) return interp_whole_warp(X, d, m, w0);
+    if (w0 % WG_THREADS == 0 || *group_ok < 0) /* a new group, or the mask's first */
+        *group_ok = interp_whole_lanes(X, d, m, w0 - w0 % WG_THREADS, WG_THREADS);
+    return *group_ok;
+}
+
+static bool whole_groups(ictx *X, const dinst *d)
+{
+    if (X->nthr % WG_THREADS == 0) return true;
+    if (checking(X, CUTE_CHECK_WARP_INACTIVE))
+        interp_report(X, d, X->nthr - X->nthr % WG_THREADS, CUTE_CHECK_WARP_INACTIVE, 0, 0, 0,
+                      "%s is warpgroup-collective: the block's last %u threads make no whole "
+                      "warpgroup of 128", cute_inst_info_of((cute_inst)d->imm2)->mnemonic,
+                      X->nthr % WG_THREADS);
+    return false;
 }
 
 void inst_wgmma(ictx *X, const dinst *d, const imask *m)
 {
-    const cute_inst_info *I = cute_inst_info_of((cute_inst)d->imm2);
+    if (!whole_groups(X, d)) return;
     wg_op *O = malloc(sizeof *O);
     if (!O) {
         X->oom = X->stop = true;
         return;
     }
-    O->R = d->row, O->nd = I->nout;
-    for (uint32_t w0 = 0; w0 + WG_THREADS <= X->nthr && !X->stop; w0 += WG_THREADS)
-        if (interp_whole_lanes(X, d, m, w0, WG_THREADS)) one_group(X, d, O, w0);
-    if (X->nthr % WG_THREADS && checking(X, CUTE_CHECK_WARP_INACTIVE))
-        interp_report(X, d, X->nthr - X->nthr % WG_THREADS, CUTE_CHECK_WARP_INACTIVE, 0, 0, 0,
-                      "%s is warpgroup-collective: the block's last %u threads make no whole "
-                      "warpgroup of 128", I->mnemonic, X->nthr % WG_THREADS);
+    O->R = d->row, O->nd = cute_inst_info_of((cute_inst)d->imm2)->nout;
+    int group_ok = -1;
+    for (uint32_t w0 = m->lo - m->lo % 32; w0 < m->hi && !X->stop; w0 += 32) /* the mask's warps */
+        if (warp_takes_part(X, d, m, w0, &group_ok)) one_warp(X, d, O, w0);
     free(O);
 }
 
-/* wgmma.fence / commit_group / wait_group: the whole warpgroup, converged; nothing is in
- * flight to order (inst_wgmma completes at issue) */
+/* wgmma.fence / commit_group / wait_group: the warpgroup converged; nothing is in flight
+ * to order (inst_wgmma completes when issued) */
 void inst_wgmma_sync(ictx *X, const dinst *d, const imask *m)
 {
-    for (uint32_t w0 = 0; w0 < X->nthr; w0 += WG_THREADS)
-        if (!interp_whole_lanes(X, d, m, w0, WG_THREADS)) continue;
+    int group_ok = -1;
+    if (whole_groups(X, d))
+        for (uint32_t w0 = m->lo - m->lo % 32; w0 < m->hi; w0 += 32) (void)warp_takes_part(X, d, m, w0, &group_ok);
 }

@@ -7,6 +7,7 @@
 #include "cutec/notation.h"
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
+#include "cutec/sync.h"
 #include "kernels/wgmma_peak.h"
 #include "trace/ctx_internal.h"
 
@@ -40,7 +41,6 @@ typedef struct wg_plan {
     const mma_peak_row *row;
     mma_peak_shape shape;
     cute_mma_atom atom;
-    bool gpu; /* the shared writes are fenced for the async proxy (inline PTX) */
 } wg_plan;
 
 /* a (rows, K) operand tile of d, K-major with the 128-byte swizzle, every element
@@ -100,7 +100,7 @@ static void wg_peak_kernel(cute_ctx *c, cute_tensor out, cute_int iters, cute_in
                                  threads);
     cute_tensor sB = filled_tile(c, &al, (cute_dtype)m->b_type, m->n, m->k, cute_int_value(c, b_bits, CUTE_U32), hash,
                                  v, threads);
-    if (p->gpu) cute_asm(c, "fence.proxy.async.shared::cta;", NULL, 0, 0); /* generic writes, async reads */
+    cute_fence_proxy_async_shared_cta(c); /* the generic proxy's writes, read by the async proxy */
     cute_barrier(c);
     cute_tensor acc = cute_make_rmem_tensor(c, (cute_dtype)m->c_type, cute_layout_fmt(a, "%d:1", nacc));
     cute_fill(c, acc, 0);
@@ -131,7 +131,7 @@ const cute_fn *wgmma_peak_compile(cute_runtime *rt, const mma_peak_row *row, con
                  s->unroll, s->threads);
         return NULL;
     }
-    wg_plan p = {row, *s, {0}, !strcmp(cute_runtime_backend_name(rt), "cuda")};
+    wg_plan p = {row, *s, {0}};
     char name[64];
     atom_name(row, name, sizeof name);
     cute_alg a;
