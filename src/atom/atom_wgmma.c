@@ -47,7 +47,7 @@ enum { NFAM = sizeof families / sizeof families[0], MAX_ROWS = NFAM * 32 * 2 };
 
 /* the strings of one generated row */
 typedef struct wg_text {
-    char name[48], inst_id[48], ptx[64], shape[24], a[48], b[40], c[56];
+    char name[64], inst_id[64], ptx[96], shape[64], a[64], b[64], c[80]; /* room for any int */
 } wg_text;
 
 static atom_row rows[MAX_ROWS];

@@ -48,7 +48,9 @@ static cute_vreg descriptor(cute_ctx *c, const cute_mma_atom *atom, cute_tensor 
         return cute_ctx_fail(c, "%s: operand %c is read from shared memory: it must be a shared tensor", atom->name,
                              which), 0;
     cute_gmma_desc g;
-    if (!cute_gmma_desc_make(&c->alg, (cute_dtype)t.dtype, t.sw, &t.layout, &g)) return 0;
+    cute_layout L = t.layout, v = cute_get(&c->alg, &L, 0);
+    if (cute_rank(&L) == 1 && cute_rank(&v) == 2) L = v; /* cute_gemm's values: ((MN,K)) */
+    if (!cute_gmma_desc_make(&c->alg, (cute_dtype)t.dtype, t.sw, &L, &g)) return 0;
     /* the base: a swizzled shared tensor is placed aligned to its swizzle's period
      * (cute_smem_alloc_tensor_swizzled), which for a GMMA swizzle is g.align (1024 bytes for
      * SW128); the recognizer has checked that the swizzle is the layout's */

@@ -313,6 +313,94 @@ static void all_cases(cute_runtime *rt, const char *where, bool scheduled)
     }
 }
 
+/* --- the same atom through a TiledMMA and cute_gemm: a 64 x 64 x 64 product, four k-blocks
+ * of one shared K tile (the descriptors' start moves 32 bytes a block in the swizzle) ---- */
+
+enum { GM = 64, GN = 64, GK = 64 };
+
+static void gemm_kernel(cute_ctx *c, cute_tensor gA, cute_tensor gB, cute_tensor gC)
+{
+    const wg_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_smem_allocator al = cute_smem_allocator_new(c);
+    cute_tensor sA = smem_tile(c, &al, p->k->a_smem, CUTE_BF16, GM, GK), sB = smem_tile(c, &al, p->k->b_smem, CUTE_BF16, GN, GK);
+    cute_autovec_copy(c, by_thread(c, gA, GM * GK), by_thread(c, sA, GM * GK));
+    cute_autovec_copy(c, by_thread(c, gB, GN * GK), by_thread(c, sB, GN * GK));
+    cute_fence_proxy_async_shared_cta(c);
+    cute_barrier(c);
+    cute_layout one = cute_layout_parse(a, "(1,1,1):(0,0,0)");
+    cute_tiled_mma mma = cute_make_tiled_mma(a, &p->mma, &one, NULL, NULL, NULL);
+    cute_thr_mma thr = cute_tiled_mma_slice(&mma, cute_thread_idx(c, 0));
+    cute_tensor acc = cute_partition_fragment_C(c, thr, gC);
+    cute_fill(c, acc, 0);
+    cute_warpgroup_arrive(c);
+    cute_gemm(c, &mma, acc, cute_partition_A(c, thr, sA), cute_partition_B(c, thr, sB), acc);
+    cute_warpgroup_commit_batch(c);
+    cute_warpgroup_wait(c, 0);
+    cute_autovec_copy(c, acc, cute_partition_C(c, thr, gC));
+}
+
+static void gemm_host(cute_ctx *c, const cute_arg *arg)
+{
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(128)}};
+    CUTE_LAUNCH(c, gemm_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
+}
+
+/* D values off A B^T (float64); -1: it did not run */
+static int run_gemm(cute_runtime *rt, const wg_case *k, const char *where)
+{
+    wg_plan p = {.k = k};
+    cute_alg a;
+    cute_alg_init(&a, NULL);
+    CHECK(cute_mma_atom_named(&a, k->atom, &p.mma), "%s", a.error);
+    cute_arg_spec specs[3] = {spec(CUTE_BF16, GM, GK, false), spec(CUTE_BF16, GN, GK, false), spec(CUTE_F32, GM, GN, false)};
+    char err[2048] = "";
+    const cute_fn *f = cute_compile(rt, "wgmma_gemm", gemm_host, &p, 3, specs, err, sizeof err);
+    CHECK(f != NULL, "cute_gemm with %s on %s: %s", k->atom, where, err);
+    cute_backend *be = cute_runtime_backend(rt);
+    wg_bufs B;
+    size_t bytes[4] = {GM * GK * 2, GN * GK * 2, GM * GN * 4, 4};
+    int wrong = -1;
+    double *A = calloc(GM * GK, sizeof *A), *Bm = calloc(GN * GK, sizeof *Bm);
+    if (f && A && Bm && alloc_bufs(be, &B, bytes)) {
+        for (int i = 0; i < GM * GK; i++) A[i] = store(CUTE_BF16, B.h[0], i, sample(CUTE_BF16));
+        for (int i = 0; i < GN * GK; i++) Bm[i] = store(CUTE_BF16, B.h[1], i, sample(CUTE_BF16));
+        memset(B.h[2], 0xff, bytes[2]);
+        for (int i = 0; i < 3; i++) be->vt->upload(be->self, &B.b[i], 0, B.h[i], bytes[i]);
+        cute_call_arg args[3] = {arg2(&B, 0, CUTE_BF16, GM, GK, false), arg2(&B, 1, CUTE_BF16, GN, GK, false),
+                                 arg2(&B, 2, CUTE_F32, GM, GN, false)};
+        cute_status s = cute_call(f, NULL, 3, args, err, sizeof err);
+        if (s == CUTE_OK) s = be->vt->sync(be->self, NULL);
+        CHECK(s == CUTE_OK, "cute_gemm with %s on %s: %s %s", k->atom, where, err, be->vt->error(be->self));
+        if (s == CUTE_OK && be->vt->download(be->self, B.h[2], &B.b[2], 0, bytes[2]) == CUTE_OK) {
+            wrong = 0;
+            for (int n = 0; n < GN; n++)
+                for (int m = 0; m < GM; m++) {
+                    double ref = 0;
+                    for (int kk = 0; kk < GK; kk++) ref += A[m + GM * kk] * Bm[n + GN * kk];
+                    wrong += ((float *)B.h[2])[m + GM * n] != ref;
+                }
+        }
+        free_bufs(be, &B);
+    }
+    free(A), free(Bm);
+    cute_fn_free(f);
+    return wrong;
+}
+
+static void gemm_cases(cute_runtime *rt, const char *where)
+{
+    static const wg_case k[] = {
+        {"SM90_64x64x16_F32BF16BF16_SS", "Layout_K_SW128_Atom", "Layout_K_SW128_Atom", NULL},
+        {"SM90_64x64x16_F32BF16BF16_SS", "Layout_MN_SW128_Atom", "Layout_K_SW64_Atom", NULL},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        int wrong = run_gemm(rt, &k[i], where);
+        CHECK(wrong == 0, "cute_gemm with %s (A %s, B %s) on %s: %d of %d values off A B^T", k[i].atom, k[i].a_smem,
+              k[i].b_smem, where, wrong, GM * GN);
+    }
+}
+
 /* a kernel without its fence, or without its wait, is refused at trace time, at the
  * user's line, as the user's mistake */
 static void misuse(cute_runtime *rt)
@@ -344,6 +432,7 @@ int main(void)
     CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
     all_cases(rt, "the interpreter", false);
     all_cases(rt, "the interpreter", true);
+    gemm_cases(rt, "the interpreter");
     misuse(rt);
     cute_runtime_free(rt);
     if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {
@@ -351,6 +440,7 @@ int main(void)
         return CHECK_DONE("atom wgmma");
     }
     all_cases(rt, "the GPU", false);
+    gemm_cases(rt, "the GPU");
     cute_runtime_free(rt);
     return CHECK_DONE("atom wgmma");
 }
