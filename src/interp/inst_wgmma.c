@@ -8,7 +8,8 @@
  *           (e elements per register: 2 for 16-bit types, 4 for 8-bit, 1 for tf32)
  *   D: value v = i + 4 j: row 16w + g + 8 (i/2), column 8 j + 2 q + i%2 (f16: two a register)
  * with g = lane/4, q = lane%4: CuTe's ALayout_64xK and CLayout_64xN.  Arithmetic is
- * mma.sync's (inst_mma.c): integers exactly, the rest as the tensor cores add.
+ * mma.sync's k-step model (inst_mma.c) over the whole K: integers exactly, the rest as the
+ * tensor cores add; not yet fitted to wgmma's own results (no recordings of them).
  *
  * The instruction completes when it is issued: its shared reads and accumulator writes are
  * not yet held open until the wgmma.wait_group that covers them (docs/interpreter.md says
@@ -123,12 +124,7 @@ static uint32_t result(const wg_op *O, double c, int row, int col)
         for (int k = 0; k < K; k++) s += (int64_t)O->a[row][k] * (int64_t)O->b[col][k];
         return (uint32_t)s;
     }
-    double p[WG_K_MAX];
-    for (int k = 0; k < K; k++) p[k] = O->a[row][k] * O->b[col][k];
-    float f = interp_mma_dot(c, p, K);
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return O->R->types[0] == E_F16 ? cute_f32_to_f16(f) : u;
+    return interp_mma_dot_bits(c, O->a[row], O->b[col], K, O->R->types[1], O->R->types[2], O->R->types[0]);
 }
 
 /* warp q's D, lanes w0 .. w0 + 31 */
