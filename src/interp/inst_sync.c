@@ -145,7 +145,7 @@ void inst_bulk_s2g(ictx *X, const dinst *d, const imask *m)
         if (!bulk_operands_ok(X, d, t, src, dst, n)) return;
         if (!interp_scheck(X, d, t, src, n, 16, 0) || !interp_gcheck(X, d, t, dst, n, 16, 1)) return;
         memcpy((void *)(uintptr_t)dst, X->smem + src, n);
-        if (!interp_async_read_begin(X, d, t, src, n, groups[t])) return;
+        if (!interp_async_read_begin(X, d, t, src, n, AREAD_BULK, groups[t])) return;
     });
 }
 
@@ -162,6 +162,6 @@ void inst_bulk_wait_read(ictx *X, const dinst *d, const imask *m)
     if (!groups || !X->nareads) return;
     EACH(X, m, t, {
         uint32_t below = (int64_t)groups[t] > d->imm ? groups[t] - (uint32_t)d->imm : 0;
-        interp_async_read_end(X, t, below);
+        interp_async_read_end(X, t, AREAD_BULK, below);
     });
 }

@@ -285,6 +285,7 @@ struct ictx {
     struct iaread *areads;
     uint32_t nareads, careads;
     uint32_t *bulk_groups; /* per thread: its committed bulk groups (inst_sync.c) */
+    uint32_t *wgmma_groups; /* per thread: its committed wgmma groups (inst_wgmma.c) */
     /* mbarriers initialized in this block (mbarrier.c) */
     struct imbar *mbars;
     uint32_t nmbars, cmbars;
@@ -358,10 +359,14 @@ uint32_t interp_hb_async_stamp(ictx *X);
 
 /* --- async_read.c: shared bytes an asynchronous operation (bulk store, wgmma) reads until
  * its wait: a write to them before it is reported ------------------------------------- */
-/* thread t's operation d reads [off, off+bytes) in its group `group` */
-bool interp_async_read_begin(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes, uint32_t group);
-/* thread t's reads of groups below `below` are done */
-void interp_async_read_end(ictx *X, uint32_t t, uint32_t below);
+/* whose groups a read belongs to: a bulk store's (cp.async.bulk.commit_group / wait_group.read)
+ * or a wgmma's (wgmma.commit_group / wait_group), each counted per thread */
+typedef enum { AREAD_BULK, AREAD_WGMMA } interp_areader;
+/* thread t's operation d reads [off, off+bytes) in its group `group` of who's groups */
+bool interp_async_read_begin(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
+                             interp_areader who, uint32_t group);
+/* thread t's reads of who's groups below `below` are done */
+void interp_async_read_end(ictx *X, uint32_t t, interp_areader who, uint32_t below);
 /* a write of [off, off+bytes) by d, thread t: true when no pending read covers it (else reported) */
 bool interp_async_read_conflict(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes);
 /* the reads still pending when the block ends, reported; forgotten */
