@@ -14,8 +14,9 @@
  * The arithmetic is done when the instruction is issued, but the shared bytes it read stay
  * read (async_read.c) in the warp's open group until a wgmma.wait_group covers that group
  * (commit_group closes it; wait_group N ends all but the N newest): a write to them before,
- * by any thread, is reported with both sites.  The accumulators' window is the IR
- * verifier's (docs/interpreter.md). */
+ * by any thread, is reported with both sites.  The operands are read through the async
+ * proxy: a byte stored through the generic proxy whose writer ran no fence.proxy.async since
+ * is reported (proxy.c).  The accumulators' window is the IR verifier's (docs/interpreter.md). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,7 @@ static bool read_shared(ictx *X, const dinst *d, uint32_t t, uint64_t desc, bool
         for (int k = 0; k < K; k++) {
             uint64_t off = elem_offset(&D, mn_major, r, k, bytes);
             if (!interp_scheck(X, d, t, off, (uint32_t)bytes, (uint32_t)bytes, 0)) return false;
+            if (checking(X, CUTE_CHECK_SHARED_RACE) && !interp_proxy_fenced(X, d, t, off, (uint32_t)bytes)) return false;
             uint32_t v = 0;
             memcpy(&v, X->smem + off, (size_t)bytes);
             M[r][k] = interp_mma_elem(type, v);

@@ -156,6 +156,7 @@ typedef struct sshadow {
     uint32_t w_epoch, r_epoch; /* the barrier interval of the last write / reads */
     uint16_t writer, reader;   /* thread of the last write / of the reads (SH_MANY: several) */
     uint32_t w_inst, r_inst;
+    uint32_t w_fences;         /* the writer's fence.proxy.async count at the write (proxy.c) */
 } sshadow;
 #define SH_MANY 0xffffu   /* several threads read it this interval */
 #define SH_ATOMIC 0xfffeu /* written by atomics this interval */
@@ -286,6 +287,7 @@ struct ictx {
     uint32_t nareads, careads;
     uint32_t *bulk_groups; /* per thread: its committed bulk groups (inst_sync.c) */
     uint32_t *wgmma_groups; /* per thread: its committed wgmma groups (inst_wgmma.c) */
+    uint32_t *proxy_fences; /* per thread: its fence.proxy.async count (proxy.c) */
     /* mbarriers initialized in this block (mbarrier.c) */
     struct imbar *mbars;
     uint32_t nmbars, cmbars;
@@ -371,6 +373,16 @@ void interp_async_read_end(ictx *X, uint32_t t, interp_areader who, uint32_t bel
 bool interp_async_read_conflict(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes);
 /* the reads still pending when the block ends, reported; forgotten */
 void interp_async_read_block_end(ictx *X);
+
+/* --- proxy.c: generic-proxy shared stores the async proxy reads need a fence.proxy.async -- */
+/* the active threads of m ran fence.proxy.async */
+void interp_proxy_fence(ictx *X, const imask *m);
+/* thread t's fence.proxy.async count */
+uint32_t interp_proxy_fences(const ictx *X, uint32_t t);
+/* the async proxy reads [off, off+bytes) for d, thread t: true when every generic store to
+ * them was fenced by its thread (else reported) */
+bool interp_proxy_fenced(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes);
+void interp_proxy_block_end(ictx *X);
 
 /* --- mbarrier.c and inst_sync.c: the sm_90 synchronization rows ----------------------- */
 void interp_mbarrier_block_end(ictx *X);

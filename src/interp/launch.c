@@ -187,6 +187,7 @@ static void worker_free(ictx *X)
     free(X->areads);
     free(X->bulk_groups);
     free(X->wgmma_groups);
+    free(X->proxy_fences);
     free(X->reps);
     free(X->rep_inst);
     free(X->out);
