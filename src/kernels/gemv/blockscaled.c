@@ -70,9 +70,9 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
     cute_alg *a = cute_ctx_alg(c);
     cute_int K = mA.layout.shape.leaf[1];
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, cute_max(a, K, cute_i(1)));
-    cute_thr_copy thr = cute_tiled_copy_slice(&p->tc, cute_thread_idx(c, 0));
-    cute_tensor first = cute_partition_S(c, thr, CUTE_SLICE(c, t.cA, CUTE_ALL, CUTE_ALL, 0));
-    cute_int row = first.coord.leaf[0]; /* this warp's row */
+    gemv_thread th = gemv_thread_start(c, p, &t, false); /* one f32 sum: below */
+    cute_thr_copy thr = th.thr;
+    cute_int row = th.first.coord.leaf[0]; /* this warp's row */
     int64_t tk = cute_gemv_k_tile(&p->cfg);
     CUTE_IF(c, cute_int_lt(c, row, mA.layout.shape.leaf[0])) {
         cute_val acc = cute_val_var(c, cute_val_const(c, CUTE_F32, 0.0));

@@ -48,16 +48,13 @@ static void cols_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, kchunk);
-    cute_thr_copy thr = cute_tiled_copy_slice(&p->tc, cute_thread_idx(c, 0));
-    cute_tensor first = cute_partition_S(c, thr, CUTE_SLICE(c, t.cA, CUTE_ALL, CUTE_ALL, 0));
-    cute_tensor acc[CUTE_GEMV_MAX_VECTORS];
-    for (int v = 0; v < p->nvec; v++) acc[v] = cute_make_rmem_tensor_like(c, first, CUTE_F32), cute_clear(c, acc[v]);
+    gemv_thread th = gemv_thread_start(c, p, &t, true);
     cute_int steps = cute_ceil_div(a, cute_sub(a, t.kend, t.k0), cute_i(p->unroll));
     CUTE_FOR(c, kt, cute_i(0), steps) {
-        step_fma(c, p, thr, &t, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), acc);
+        step_fma(c, p, th.thr, &t, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), th.acc);
     }
-    cute_int m0 = first.coord.leaf[0]; /* this thread's first row */
-    for (int v = 0; v < p->nvec; v++) gemv_finish(c, p, row_sums(c, p, acc[v]), m0, v, mY, mW, &t, alpha, beta);
+    cute_int m0 = th.first.coord.leaf[0]; /* this thread's first row */
+    for (int v = 0; v < p->nvec; v++) gemv_finish(c, p, row_sums(c, p, th.acc[v]), m0, v, mY, mW, &t, alpha, beta);
 }
 
 void gemv_cols_host(cute_ctx *c, const cute_arg *arg)

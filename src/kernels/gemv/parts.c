@@ -42,6 +42,18 @@ gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cut
     return t;
 }
 
+gemv_thread gemv_thread_start(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, bool acc)
+{
+    gemv_thread th;
+    th.thr = cute_tiled_copy_slice(&p->tc, cute_thread_idx(c, 0));
+    th.first = cute_partition_S(c, th.thr, CUTE_SLICE(c, t->cA, CUTE_ALL, CUTE_ALL, 0));
+    for (int v = 0; v < p->nvec && acc; v++) {
+        th.acc[v] = cute_make_rmem_tensor_like(c, th.first, CUTE_F32);
+        cute_clear(c, th.acc[v]);
+    }
+    return th;
+}
+
 /* t (M) viewed at row m0 for n rows: CuTe's domain_offset, composed with (n):(1) */
 static cute_tensor rows_at(cute_ctx *c, cute_tensor t, cute_int m0, int n)
 {

@@ -45,23 +45,20 @@ static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, kchunk);
-    cute_thr_copy thr = cute_tiled_copy_slice(&p->tc, cute_thread_idx(c, 0));
-    cute_tensor first = cute_partition_S(c, thr, CUTE_SLICE(c, t.cA, CUTE_ALL, CUTE_ALL, 0));
-    cute_int row = first.coord.leaf[0]; /* this warp's row */
+    gemv_thread th = gemv_thread_start(c, p, &t, true);
+    cute_int row = th.first.coord.leaf[0]; /* this warp's row */
     int64_t tk = cute_gemv_k_tile(&p->cfg);
     CUTE_IF(c, cute_int_lt(c, row, mA.layout.shape.leaf[0])) {
-        cute_tensor acc[CUTE_GEMV_MAX_VECTORS];
-        for (int v = 0; v < p->nvec; v++) acc[v] = cute_make_rmem_tensor_like(c, first, CUTE_F32), cute_clear(c, acc[v]);
         cute_int full = cute_div(a, cute_sub(a, t.kend, t.k0), cute_i(tk));
         CUTE_FOR(c, kt, cute_i(0), full) {
-            tile_fma(c, p, thr, &t, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), acc, NULL);
+            tile_fma(c, p, th.thr, &t, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), th.acc, NULL);
         }
         CUTE_IF(c, cute_int_lt(c, cute_add(a, t.k0, cute_mul(a, full, cute_i(tk))), t.kend)) {
             cute_tuple at = CUTE_CRD(CUTE_ALL, CUTE_ALL, full);
-            cute_ssa in = cute_elem_less(c, cute_partition_S(c, thr, cute_tensor_slice(c, t.cA, at)), t.bound);
-            tile_fma(c, p, thr, &t, at, acc, &in);
+            cute_ssa in = cute_elem_less(c, cute_partition_S(c, th.thr, cute_tensor_slice(c, t.cA, at)), t.bound);
+            tile_fma(c, p, th.thr, &t, at, th.acc, &in);
         }
-        finish_row(c, p, acc, row, mY, mW, &t, alpha, beta);
+        finish_row(c, p, th.acc, row, mY, mW, &t, alpha, beta);
     }
 }
 
