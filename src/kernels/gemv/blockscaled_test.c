@@ -127,14 +127,23 @@ static void run_case(cute_runtime *rt, cute_gemv_lib *lib, cute_dtype d, cute_dt
     free(y), free(y0);
 }
 
-static void results(cute_runtime *rt)
+/* on a runtime tracing for `arch`: sm_100a's body (cvt) or the one before it (words) */
+static void results(const char *arch)
 {
+    char err[512];
+    cute_runtime *rt;
+    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
+        CHECK(false, "interpreter: %s", err);
+        return;
+    }
+    cute_runtime_set_target_arch(rt, arch);
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 131, 2112, 1, 0);     /* partial scale tile, tail */
     run_case(rt, lib, CUTE_E2M1, CUTE_F32, 9, 96, 3, -0.5);      /* batched, one partial k-tile */
     run_case(rt, lib, CUTE_E4M3, CUTE_BF16, 37, 544, 2, 0.25);   /* MXFP8 */
     run_case(rt, lib, CUTE_E4M3, CUTE_F16, 5, 32, 1, 0);
     cute_gemv_lib_free(lib);
+    cute_runtime_free(rt);
 }
 
 /* a call expected to be refused: INVALID, and `word` in the message */
@@ -184,23 +193,36 @@ static int count(const char *text, const char *word)
     return k;
 }
 
-/* the same kernel body for sm_90a (decoding e2m1 in bit operations) and sm_100a (PTX's
- * cvt.rn.f16x2.e2m1x2), both through NVRTC */
-static void machine_code(cute_runtime *rt)
+/* the NVFP4 kernel's PTX for `arch`, traced for that target (NULL: no NVRTC) */
+static char *nvfp4_ptx(const char *arch)
 {
-    cute_gemv_config cfg = {CUTE_E2M1, CUTE_F16, 1, 32, false, 1, 16};
     char err[2048] = "", *ptx = NULL;
+    cute_runtime *rt;
+    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) return NULL;
+    cute_runtime_set_target_arch(rt, arch);
+    cute_gemv_config cfg = {CUTE_E2M1, CUTE_F16, 1, 32, false, 1, 16};
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
-    CHECK(f != NULL, "the NVFP4 kernel compiles: %s", err);
-    cute_status s = f ? cute_fn_code(f, "ptx", "sm_100a", &ptx, err, sizeof err) : CUTE_ERR_INVALID;
+    CHECK(f != NULL, "the NVFP4 kernel compiles for %s: %s", arch, err);
+    cute_status s = f ? cute_fn_code(f, "ptx", arch, &ptx, err, sizeof err) : CUTE_ERR_INVALID;
     if (s == CUTE_ERR_NO_NVRTC) SKIP("NVRTC not found: no PTX of the NVFP4 kernel");
-    else CHECK(s == CUTE_OK && count(ptx, "cvt.rn.f16x2.e2m1x2") >= 32, "sm_100a: one cvt per element (%s)", err);
-    free(ptx), ptx = NULL;
-    s = f ? cute_fn_code(f, "ptx", "sm_90a", &ptx, err, sizeof err) : CUTE_ERR_INVALID;
-    if (s != CUTE_ERR_NO_NVRTC)
-        CHECK(s == CUTE_OK && !strstr(ptx, "e2m1x2") && strstr(ptx, "ld.global.nc.v4"), "sm_90a: no fp4 cvt, 128-bit loads (%s)", err);
-    free(ptx);
+    else CHECK(s == CUTE_OK, "the NVFP4 kernel's PTX for %s: %s", arch, err);
     cute_fn_free(f);
+    cute_runtime_free(rt);
+    return ptx;
+}
+
+/* sm_100a converts with PTX's cvt.rn.f16x2.e2m1x2 (one per element of A and of x, loop and
+ * tail); sm_90a has no fp4 cvt: 128-bit loads of words and bit operations */
+static void machine_code(void)
+{
+    char *ptx = nvfp4_ptx("sm_100a");
+    if (ptx) CHECK(count(ptx, "cvt.rn.f16x2.e2m1x2") == 128, "sm_100a: %d fp4 cvt", count(ptx, "cvt.rn.f16x2.e2m1x2"));
+    free(ptx);
+    ptx = nvfp4_ptx("sm_90a");
+    if (ptx)
+        CHECK(!strstr(ptx, "e2m1x2") && count(ptx, "ld.global.nc.v4.u32") == 4, "sm_90a: no fp4 cvt, %d 128-bit loads",
+              count(ptx, "ld.global.nc.v4.u32"));
+    free(ptx);
 }
 
 int main(void)
@@ -214,9 +236,10 @@ int main(void)
         CHECK(false, "interpreter: %s", err);
         return CHECK_DONE("blockscaled_test");
     }
-    results(rt);
+    results("sm_90a");
+    results("sm_100a");
     validation(rt);
-    machine_code(rt);
+    machine_code();
     cute_runtime_free(rt);
     return CHECK_DONE("blockscaled_test");
 }

@@ -32,26 +32,31 @@ int cute_gemv_k_tile(const cute_gemv_config *cfg)
     return cfg->a_major == 1 ? 32 * cfg->vec * rows_unroll(cfg) : COLS_UNROLL;
 }
 
-static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
+/* arch: the compile target's SM version (0: not known) */
+static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
     p->nvec = gemv_nvec(cfg);
     p->threads = GEMV_THREADS;
+    /* without sm_100's fp4 cvt, e2m1 is decoded from whole words by bit operations */
+    p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1 && arch < 100;
     int bits = cfg->vec * cute_dtype_bits(cfg->dtype);
-    cute_copy_atom atom = cute_copy_atom_universal(a, cfg->dtype, bits);
+    cute_copy_atom atom = p->words ? cute_copy_atom_universal(a, CUTE_U32, bits)
+                                   : cute_copy_atom_universal(a, cfg->dtype, bits);
     cute_layout thr, val;
     if (cfg->a_major == 1) { /* a warp's k-tile: 32 lanes x vec, repeated unroll times */
         p->unroll = rows_unroll(cfg);
         thr = cute_layout_fmt(a, "(%d,32):(32,1)", p->threads / 32); /* a warp per row */
-        val = cute_layout_fmt(a, "(1,%d):(0,1)", cfg->vec);
+        val = cute_layout_fmt(a, "(1,%d):(0,1)", p->words ? bits / 32 : cfg->vec);
     } else {                 /* a block's (threads x vec rows, unroll columns) */
         p->unroll = COLS_UNROLL;
         thr = cute_layout_fmt(a, "(%d,1):(1,0)", p->threads);
         val = cute_layout_fmt(a, "(%d,%d):(1,%d)", cfg->vec, p->unroll, cfg->vec);
     }
     p->tc = cute_make_tiled_copy_tv(a, &atom, &thr, &val);
-    cute_tuple step = cfg->a_major == 1 ? cute_tuple_fmt(a, "(%d,%d)", p->threads / 32, cute_gemv_k_tile(cfg))
+    int tk = cute_gemv_k_tile(cfg) / (p->words ? 8 : 1); /* words: 8 elements each */
+    cute_tuple step = cfg->a_major == 1 ? cute_tuple_fmt(a, "(%d,%d)", p->threads / 32, tk)
                                         : cute_tuple_fmt(a, "(%d,%d)", p->threads * cfg->vec, p->unroll);
     p->tile = step;
     return !a->failed;
@@ -162,7 +167,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     cute_alg a;
     cute_alg_init(&a, NULL);
     gemv_plan *plan = malloc(sizeof *plan);
-    if (!plan || !plan_make(&a, cfg, plan)) {
+    if (!plan || !plan_make(&a, cfg, cute_runtime_target_arch(rt), plan)) {
         snprintf(err, n, "gemv plan: %s", plan ? a.error : "out of memory");
         free(plan);
         return NULL;

@@ -14,6 +14,7 @@ typedef struct gemv_plan {
     cute_tiled_copy tc; /* rows: (warps rows, 32 lanes x vec); cols: (threads x vec rows,
                            unroll columns) */
     cute_tuple tile;    /* a block's step: rows (warps, 32 x vec x unroll); cols tc's tile */
+    bool words;         /* NVFP4 before sm_100: A and x move and decode as u32 words of 8 */
 } gemv_plan;
 
 static inline int gemv_nvec(const cute_gemv_config *cfg)
