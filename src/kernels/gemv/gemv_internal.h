@@ -60,11 +60,13 @@ gemv_thread gemv_thread_start(cute_ctx *c, const gemv_plan *p, const gemv_tiles 
  * vector v of batch l, split s: to the workspace W (M,N,L,S) when the plan splits K, else
  * y = alpha acc + beta y in f32, rounded once to y's dtype.  Rows past M are not touched. */
 void gemv_finish(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_int m0, int v,
-                 cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta);
+                 cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
+                 cute_val beta);
 /* the K-major kernels' end: each vector's lane sums added over the warp, lane 0 finishing
  * row `row` */
 void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cute_int row,
-                      cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta);
+                      cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
+                      cute_val beta);
 /* the launch of the ordered reduction of W's splits into y (split-K's second kernel) */
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
                         cute_host_scalar alpha, cute_host_scalar beta);
@@ -77,7 +79,8 @@ typedef struct gemv_operands {
     int major, vec;
 } gemv_operands;
 /* CUTE_ERR_INVALID, with the message formatted into err */
-cute_status gemv_invalid(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+cute_status gemv_invalid(char *err, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* CUTE_ERR_INVALID and the reason, in words naming the operand, for a malformed call;
  * vectors: x and y carry the vectors' mode (cutec_gemv_vectors) */
 cute_status gemv_check(const cute_call_arg *A, const cute_call_arg *x, const cute_call_arg *y,
