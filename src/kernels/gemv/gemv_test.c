@@ -194,6 +194,71 @@ static void results(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
+/* a call expected to be refused: INVALID, and `word` in the message */
+static void refused(cute_gemv_lib *lib, const char *what, const cute_call_arg *A,
+                    const cute_call_arg *x, const cute_call_arg *y, double beta, const char *word)
+{
+    char err[512] = "";
+    cute_status s = cutec_gemv(lib, A, x, y, 1, beta, NULL, err, sizeof err);
+    CHECK(s == CUTE_ERR_INVALID && strstr(err, word), "%s: %s (%s), want \"%s\"", what,
+          cute_status_name(s), err, word);
+}
+
+/* every malformed call refused before anything compiles, the operand named */
+static void validation(cute_runtime *rt)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    cute_buffer buf;
+    CHECK(b->vt->alloc(b->self, 1 << 16, &buf) == CUTE_OK, "alloc");
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    cute_call_arg A =
+        cute_call_tensor(&buf, 0, CUTE_F32, 2, (int64_t[]){8, 12}, (int64_t[]){12, 1});
+    cute_call_arg x = cute_call_tensor(&buf, 4096, CUTE_F32, 1, (int64_t[]){12}, (int64_t[]){1});
+    cute_call_arg y = cute_call_tensor(&buf, 8192, CUTE_F32, 1, (int64_t[]){8}, (int64_t[]){1});
+    cute_call_arg t;
+    t = x, t.shape[0] = 11;
+    refused(lib, "short x", &A, &t, &y, 0, "K mismatch");
+    t = y, t.shape[0] = 9;
+    refused(lib, "long y", &A, &x, &t, 0, "M mismatch");
+    t = x, t.stride[0] = 2;
+    refused(lib, "strided x", &A, &t, &y, 0, "x has stride 2 along K");
+    t = A, t.stride[0] = 2, t.stride[1] = 16;
+    refused(lib, "A without a unit stride", &t, &x, &y, 0, "one mode must have stride 1");
+    t = A, t.dtype = CUTE_F64;
+    refused(lib, "f64 A", &t, &x, &y, 0, "A is f64");
+    t = x, t.dtype = CUTE_F16;
+    refused(lib, "f16 x with f32 A", &A, &t, &y, 0, "x is f16 but A is f32");
+    t = y, t.dtype = CUTE_E4M3;
+    refused(lib, "e4m3 y", &A, &x, &t, 0, "y is f8E4M3FN");
+    t = A, t.offset = 2;
+    refused(lib, "A 2 bytes off", &t, &x, &y, 0, "not aligned");
+    t = x, t.ndim = 2, t.shape[1] = 2, t.stride[1] = 12;
+    refused(lib, "a batch of x alone", &A, &t, &y, 0, "rank");
+    t = A, t.shape[0] = -1;
+    refused(lib, "negative M", &t, &x, &y, 0, "negative extent");
+    t = y, t.stride[0] = -1;
+    refused(lib, "negative y stride", &A, &x, &t, 0, "y has a negative stride");
+    refused(lib, "NaN beta", &A, &x, &y, NAN, "finite");
+    t = cute_call_float(1);
+    refused(lib, "a scalar for A", &t, &x, &y, 0, "A is not a tensor");
+    t = A, t.dtype = CUTE_E2M1;
+    cute_call_arg x4 = x;
+    x4.dtype = CUTE_E2M1;
+    refused(lib, "e2m1 without scales", &t, &x4, &y, 0, "cutec_gemv_nvfp4");
+    cute_call_arg X =
+        cute_call_tensor(&buf, 4096, CUTE_F32, 2, (int64_t[]){12, 9}, (int64_t[]){1, 12});
+    cute_call_arg Y =
+        cute_call_tensor(&buf, 8192, CUTE_F32, 2, (int64_t[]){8, 9}, (int64_t[]){1, 8});
+    char err[512] = "";
+    CHECK(cutec_gemv_vectors(lib, &A, &X, &Y, 1, 0, NULL, err, sizeof err) == CUTE_ERR_INVALID &&
+              strstr(err, "9 vectors"),
+          "nine vectors: %s", err);
+    CHECK(cutec_gemv(NULL, &A, &x, &y, 1, 0, NULL, NULL, 0) == CUTE_ERR_INVALID,
+          "no library, no err buffer");
+    cute_gemv_lib_free(lib);
+    b->vt->free(b->self, &buf);
+}
+
 /* cutec_gemm (AUTO) on a skinny shape: C = 1.5 A B^T - 0.5 C against float64; whether it
  * went through the GEMV kernels (no GEMM pattern compiled) as expected */
 static void skinny_case(cute_runtime *rt, cute_dtype d, cute_dtype cd, int64_t M, int64_t N,
@@ -327,6 +392,7 @@ int main(void)
         CHECK(false, "interpreter: %s", err);
         return CHECK_DONE("gemv_test");
     }
+    validation(rt);
     results(rt);
     machine_code(rt);
     skinny(rt);
