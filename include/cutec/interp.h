@@ -39,6 +39,10 @@ typedef enum {
     CUTE_CHECK_UNSUPPORTED,       /* an operation the interpreter cannot emulate */
     CUTE_CHECK_ASYNC_COPY,        /* shared bytes of a cp.async used before its wait, or a copy
                                      still pending when the kernel ends */
+    CUTE_CHECK_DEADLOCK,          /* every warp of a block waits for another (each reported
+                                     with its site and what it waits for) */
+    CUTE_CHECK_SYNC_MISUSE,       /* an mbarrier, named barrier or cluster instruction used
+                                     against its rules (uninitialized, counts out of range) */
     CUTE_CHECK_COUNT
 } cute_interp_check;
 

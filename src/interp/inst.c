@@ -1,8 +1,9 @@
 /* INST under the interpreter: each row of the instruction table (ir_insts.def) runs its
  * emulation, named by the row's EMULATION column; operands are the op's registers, outputs
  * first (d->flags of them).  The emulations live beside this file: inst_mma.c (mma.sync),
- * inst_matrix.c (ldmatrix, stmatrix), inst_async.c (cp.async and its groups), and the
- * register conversions below. */
+ * inst_matrix.c (ldmatrix, stmatrix), inst_async.c (cp.async and its groups), mbarrier.c,
+ * barrier.c (named and cluster barriers), inst_sync.c (the other sm_90 synchronization
+ * rows), and the register conversions below. */
 #include <string.h>
 
 #include "cutec/inst.h"
@@ -18,6 +19,13 @@ static void cvt_pack(ictx *X, const dinst *d, const imask *m);
 #define CP_WAIT {inst_cp_wait, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define CP_WAIT_ALL {inst_cp_wait_all, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define CVT_PACK(T) {cvt_pack, 0, 0, 0, {E_##T, 0, 0, 0}, 0, 0}
+#define MBAR(kind, cluster) {inst_mbarrier, 0, 0, 0, {0, 0, 0, 0}, kind, cluster}
+#define SYNC(kind) {inst_sync, 0, 0, 0, {0, 0, 0, 0}, kind, 0}
+#define NAMED_BAR(sync) {inst_named_barrier, 0, 0, 0, {0, 0, 0, 0}, 0, sync}
+#define SREG90(which, dim) {inst_sreg90, 0, 0, 0, {0, 0, 0, 0}, which, dim}
+#define DSMEM(store) {inst_dsmem, 0, 0, 0, {0, 0, 0, 0}, 0, store}
+#define CLUSTER_BAR(kind) {inst_cluster_barrier, 0, 0, 0, {0, 0, 0, 0}, kind, 0}
+#define BULK_G2S {inst_bulk_g2s, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 
 static const irow rows[CUTE_INST_COUNT] = {
 #define X(id, mnemonic, tmpl, arch, flags, emu, meaning, ...) [CUTE_INST_##id] = emu,
