@@ -38,7 +38,7 @@ static int usage(const char *cmd)
         "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--iters N]\n"
-        "         [--emit ir|cuda|ptx|sass] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
+        "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
         "  --vectors N: N vectors at once, x (K,N,L) and y (M,N,L) (the skinny GEMM's path, N <= "
@@ -136,8 +136,9 @@ static int emit(const gemv_opts *o)
                             .split = o->splits > 1,
                             .vectors = (int)nvec(o),
                             .sf_vec = o->sf_vec};
+    cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
-    int rc = f ? cli_emit_kernel(f, o->emit, o->arch) : CLI_FAIL;
+    int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
     if (!f) fprintf(stderr, "cutec compile gemv: %s\n", err);
     cute_fn_free(f);
     cute_runtime_free(rt);
@@ -441,7 +442,7 @@ int cmd_gemv(int argc, char **argv)
     if (!strcmp(argv[0], "compile")) {
         if (!o.emit) o.emit = "cuda";
         if (strcmp(o.emit, "ir") && strcmp(o.emit, "cuda") && strcmp(o.emit, "ptx") &&
-            strcmp(o.emit, "sass"))
+            strcmp(o.emit, "sass") && strcmp(o.emit, "time"))
             return usage(argv[0]);
         return emit(&o);
     }
