@@ -20,6 +20,9 @@
 #ifndef CUTEC_REDUCE_H
 #define CUTEC_REDUCE_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/smem.h"
 #include "cutec/tensor.h"
 
@@ -94,4 +97,5 @@ cute_ssa cute_ssa_reduce_modes(cute_ctx *c, cute_op op, cute_ssa a, double init,
 #define cute_ssa_reduce_modes(c, ...) CUTE__CTX_AT((c), cute_ssa_reduce_modes((c), __VA_ARGS__))
 #endif
 
+CUTE_API_END
 #endif

@@ -11,6 +11,9 @@
 #ifndef CUTEC_SYNC_H
 #define CUTEC_SYNC_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/trace.h"
 
 /* --- mbarriers -------------------------------------------------------------------------- */
@@ -94,4 +97,5 @@ void cute_cp_async_bulk_g2s(cute_ctx *c, cute_val dst, cute_val src, cute_val by
 
 #endif
 
+CUTE_API_END
 #endif

@@ -50,6 +50,11 @@ struct cute_fn;
 int cli_emit_kernel(const struct cute_fn *f, const char *emit, const char *arch, cli_clock trace);
 /* compile_timing.c: the phases of f's cold compile for arch (an sm_XX) after tracing */
 int cli_compile_timing(const struct cute_fn *f, const char *arch, cli_clock trace, cli_clock verify);
+/* is emit one of ir, cuda, ptx, sass, export? */
+bool cli_emit_known(const char *emit);
+/* export_cmd.c: `cutec export`, and the kernel written where it asked (--emit export) */
+int cmd_export(int argc, char **argv);
+int cli_export_kernel(const struct cute_fn *f);
 int cmd_compile_gemm(int argc, char **argv); /* gemm_compile_cmd.c: cutec compile gemm ... */
 /* gemm_cmd.c: BLAS's layout letters ("tn", "ntt") as the unit-stride mode of A, B, C */
 #include <stdbool.h>

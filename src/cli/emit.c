@@ -8,6 +8,14 @@
 #include "cli.h"
 #include "cutec/jit.h"
 
+bool cli_emit_known(const char *emit)
+{
+    static const char *const known[] = {"ir", "cuda", "ptx", "sass", "usage", "time", "export"};
+    for (size_t i = 0; emit && i < sizeof known / sizeof *known; i++)
+        if (!strcmp(emit, known[i])) return true;
+    return false;
+}
+
 /* the verifier over every kernel of f, timed (it ran once already, in the compile) */
 static cli_clock verify_time(const cute_fn *f)
 {
@@ -30,6 +38,7 @@ int cli_emit_kernel(const cute_fn *f, const char *emit, const char *arch, cli_cl
         trace.cpu_ms -= v.cpu_ms, trace.wall_ms -= v.wall_ms;
         return cli_compile_timing(f, a, trace, v);
     }
+    if (!strcmp(emit, "export")) return cli_export_kernel(f);
     if (!strcmp(emit, "ir")) {
         cute_ir_dump(stdout, cute_fn_kernel(f, 0));
         return CLI_OK;

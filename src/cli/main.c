@@ -20,6 +20,8 @@ static const command commands[] = {
     {"cache", "list|size|clear|path", "the JIT cache (docs/cache.md)", cmd_cache},
     {"compile", "elementwise|gemm OPTIONS",
      "what cutec generates for a kernel: --emit ir|cuda|ptx|sass|time (no GPU)", cmd_compile},
+    {"export", "gemm|gemv|elementwise OPTIONS", "a kernel as cubins + a C launcher needing only the CUDA driver",
+     cmd_export},
     {"run", "elementwise|gemm OPTIONS", "run a kernel, verify it, time it", cmd_run},
     {"bench", "elementwise|gemm|mma|jit", "benchmark table against a device copy / cuBLAS / the mma ceiling", cmd_bench},
     {"show", "atom|tiled-mma|tiled-copy", "pictures: which thread and value own each element", cmd_show},

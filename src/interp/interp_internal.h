@@ -419,6 +419,9 @@ uint64_t interp_addr(ictx *X, const dinst *d, uint32_t k, uint32_t t);
 /* the warp of threads [w0, w0+32) is whole and all active; else false (after a report) */
 bool interp_whole_warp(ictx *X, const dinst *d, const imask *m, uint32_t w0);
 void inst_mma(ictx *X, const dinst *d, const imask *m);
+/* the paired 16-bit rows (inst_half2.c): irow.num says which, types[0] the lane type */
+enum { HALF2_FMA = 1, HALF2_MIN, HALF2_MAX, HALF2_NEG };
+void inst_half2(ictx *X, const dinst *d, const imask *m);
 void inst_ldmatrix(ictx *X, const dinst *d, const imask *m);
 void inst_stmatrix(ictx *X, const dinst *d, const imask *m);
 void inst_cp_async(ictx *X, const dinst *d, const imask *m);

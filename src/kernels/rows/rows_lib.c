@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 #include "kernels/rows/rows_internal.h"
 #include "kernels/rows/rows_lib.h"
 
