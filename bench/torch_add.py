@@ -1,7 +1,6 @@
 """torch.add on the sizes `cutec bench elementwise` uses: the reference of the elementwise
 figures in bench/RESULTS.md (CUDA events, warm-up, median of 30)."""
 import torch
-
 from torch_timing import median_ms
 
 print(f"# {torch.cuda.get_device_name()} torch {torch.__version__}")

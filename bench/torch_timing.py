@@ -1,5 +1,5 @@
-"""The timing the torch references share: CUDA events around each call after a warm-up,
-the median in milliseconds."""
+"""The timing the PyTorch reference scripts share: CUDA events around each call, warm-up,
+the median."""
 import torch
 
 

@@ -8,12 +8,13 @@
 #include "cli.h"
 #include "cutec/jit.h"
 
-bool cli_emit_known(const char *emit)
+const char *cli_emit_form(const char *emit)
 {
-    static const char *const known[] = {"ir", "cuda", "ptx", "sass", "usage", "time", "export"};
-    for (size_t i = 0; emit && i < sizeof known / sizeof *known; i++)
-        if (!strcmp(emit, known[i])) return true;
-    return false;
+    static const char *const forms[] = {"ir", "cuda", "ptx", "sass", "usage", "time", "export"};
+    if (!emit) return "cuda";
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+        if (!strcmp(emit, forms[i])) return emit;
+    return NULL;
 }
 
 /* the verifier over every kernel of f, timed (it ran once already, in the compile) */

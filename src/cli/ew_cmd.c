@@ -32,8 +32,9 @@ static int usage(const char *cmd)
             "         [--dtype f32|f16|bf16] [--out-dtype T] [--shape 8192x8192]\n"
             "         [--emit ir|cuda|ptx|sass|time] [--arch sm_90a] [--backend cuda|interp] [--iters N]\n"
             "         [--plot FILE.svg] (bench: GB/s of each dtype and of a device copy against size)\n"
-            "       cutec %s gemm ...           (`cutec %s gemm help`)\n",
-            cmd, cmd, cmd);
+            "       cutec %s gemm ...           (`cutec %s gemm help`)\n"
+            "       cutec %s softmax|log-softmax|rmsnorm|layernorm|cross-entropy ... (docs/reductions.md)\n",
+            cmd, cmd, cmd, cmd);
     return CLI_USAGE;
 }
 
@@ -383,18 +384,19 @@ static int bench(const ew_opts *base)
 int cmd_compile(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_compile_gemm(argc, argv);
+    if (argc >= 2 && cli_rows_op(argv[1])) return cmd_compile_rows(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "gemv") == 0) return cmd_gemv(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
     if (rc) return rc;
-    if (!o.emit) o.emit = "cuda";
-    if (!cli_emit_known(o.emit)) return usage(argv[0]);
+    if (!(o.emit = cli_emit_form(o.emit))) return usage(argv[0]);
     return cli_parse_only() ? CLI_OK : emit(&o);
 }
 
 int cmd_run(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_run_gemm(argc, argv);
+    if (argc >= 2 && cli_rows_op(argv[1])) return cmd_run_rows(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "gemv") == 0) return cmd_gemv(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
@@ -407,6 +409,7 @@ int cmd_bench(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_bench_gemm(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "gemv") == 0) return cmd_gemv(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "mma") == 0) return cmd_bench_mma(argc, argv);
+    if (argc >= 2 && cli_rows_op(argv[1])) return cmd_bench_rows(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
     return rc || cli_parse_only() ? rc : bench(&o);

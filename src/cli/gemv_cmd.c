@@ -440,9 +440,7 @@ int cmd_gemv(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc || cli_parse_only()) return rc;
     if (!strcmp(argv[0], "compile")) {
-        if (!o.emit) o.emit = "cuda";
-        if (!cli_emit_known(o.emit))
-            return usage(argv[0]);
+        if (!(o.emit = cli_emit_form(o.emit))) return usage(argv[0]);
         return emit(&o);
     }
     return !strcmp(argv[0], "run") ? run(&o) : bench(&o, has_shape(argc, argv));

@@ -9,6 +9,7 @@
 #include "cutec/cuda_c.h"
 #include "cutec/jit.h"
 #include "cutec/nvrtc.h"
+#include "interp/gpu_testkit.h"
 #include "interp/inst_testkit.h"
 
 static cute_backend gpu, cpu;
@@ -130,7 +131,7 @@ static void compile_only(void)
     int n = 0;
     for (int r = 0; r < CUTE_INST_COUNT; r++) {
         const cute_inst_info *I = cute_inst_info_of((cute_inst)r);
-        if (I->flags & (CUTE_INST_ASYNC_COMMIT | CUTE_INST_ASYNC_WAIT) || sync_row(r)) continue;
+        if (I->flags & (CUTE_INST_ASYNC_COMMIT | CUTE_INST_ASYNC_WAIT | CUTE_INST_WARPGROUP) || sync_row(r)) continue;
         if (I->flags & CUTE_INST_ASYNC_SWRITE) k[n++] = copy_func((cute_inst)r, false), k[n++] = copy_func((cute_inst)r, true);
         else k[n++] = row_func((cute_inst)r);
     }
@@ -160,6 +161,7 @@ int main(void)
         const cute_inst_info *I = cute_inst_info_of((cute_inst)r);
         if (I->flags & (CUTE_INST_ASYNC_COMMIT | CUTE_INST_ASYNC_WAIT)) continue; /* with the copies */
         if (sync_row(r)) continue;                                                 /* sync_gpu_test.c */
+        if (I->flags & CUTE_INST_WARPGROUP) continue; /* wgmma: atom/wgmma_test.c */
         if (I->flags & CUTE_INST_ASYNC_SWRITE) copy_row((cute_inst)r);
         else register_row((cute_inst)r);
     }
