@@ -21,6 +21,9 @@
  *   SADDR a `ptr<T, smem>` register (any T): the 32-bit shared-window address (the same in
  *         every backend; cute_smem_addr gives it as a u32 value).
  *   GADDR a `ptr<T, gmem>` register (any T): the generic 64-bit address.
+ *   TMAP  a tensor map: a `tmap` parameter (by value, its address) or a `ptr<T, gmem>` to
+ *         the 128 bytes of one (grouped GEMM's maps updated in global memory).
+ *   B16, B64   a 16-bit (u16, i16) / 64-bit integer (u64, i64) register.
  * Example, mma m16n8k16 f32 += f16 x f16: out = 4 x f32 (d), in = 4 x B32 (a, f16x2 each),
  * 2 x B32 (b), 4 x f32 (c); ldmatrix x4: out = 4 x B32, in = one ptr<T,smem>;
  * cp.async.cg 16 with zero fill: out = none, in = ptr<T,smem>, ptr<T,gmem>, I32 src-size.
@@ -72,6 +75,8 @@ typedef enum {
     CUTE_IG_GADDR, /* a global address: one ptr<T,gmem> register (in[]), "[%n]" */
     CUTE_IG_K,     /* a constant of the row (value), printed as is; no register */
     CUTE_IG_IMM,   /* the op's immediate (inst.imm), printed as is; no register */
+    CUTE_IG_TMAP,  /* a tensor map: a tmap parameter or a ptr<T,gmem> to its 128 bytes (in[]),
+                      "%n" (its generic address; the row's template places it) */
 } cute_inst_role;
 
 /* the class of a register group's registers */
@@ -81,6 +86,8 @@ typedef enum {
     CUTE_RC_F32,
     CUTE_RC_I32,
     CUTE_RC_F64,
+    CUTE_RC_B16, /* any 16-bit scalar: u16, i16 (a TMA multicast mask) */
+    CUTE_RC_B64, /* u64 or i64 (a tensor map's address or stride) */
 } cute_inst_class;
 
 typedef struct cute_inst_group {

@@ -39,6 +39,9 @@ typedef enum {
     CUTE_CHECK_UNSUPPORTED,       /* an operation the interpreter cannot emulate */
     CUTE_CHECK_ASYNC_COPY,        /* shared bytes of a cp.async used before its wait, or a copy
                                      still pending when the kernel ends */
+    CUTE_CHECK_TMA,               /* a TMA operand the hardware would refuse or misread: not a
+                                     tensor map, a map breaking the driver's rules, a shared
+                                     destination or barrier misaligned (docs/tma.md) */
     CUTE_CHECK_COUNT
 } cute_interp_check;
 

@@ -1,8 +1,8 @@
 /* INST under the interpreter: each row of the instruction table (ir_insts.def) runs its
  * emulation, named by the row's EMULATION column; operands are the op's registers, outputs
  * first (d->flags of them).  The emulations live beside this file: inst_mma.c (mma.sync),
- * inst_matrix.c (ldmatrix, stmatrix), inst_async.c (cp.async and its groups), and the
- * register conversions below. */
+ * inst_matrix.c (ldmatrix, stmatrix), inst_async.c (cp.async and its groups), inst_tma.c
+ * (TMA copies, bulk groups, tensor-map updates), and the register conversions below. */
 #include <string.h>
 
 #include "cutec/inst.h"
@@ -18,6 +18,14 @@ static void cvt_pack(ictx *X, const dinst *d, const imask *m);
 #define CP_WAIT {inst_cp_wait, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define CP_WAIT_ALL {inst_cp_wait_all, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define CVT_PACK(T) {cvt_pack, 0, 0, 0, {E_##T, 0, 0, 0}, 0, 0}
+#define TMA_LOAD(rank, multicast) {inst_tma_load, 0, 0, 0, {0, 0, 0, 0}, rank, multicast}
+#define TMA_STORE(rank, reduce) {inst_tma_store, 0, 0, 0, {0, 0, 0, 0}, rank, reduce}
+#define TMA_PREFETCH(rank) {inst_tma_prefetch, 0, 0, 0, {0, 0, 0, 0}, rank, 0}
+#define BULK_COMMIT {inst_tma_nothing, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define BULK_WAIT {inst_tma_nothing, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define TMAP_PREFETCH {inst_tmap_prefetch, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define TMAP_REPLACE(field) {inst_tmap_replace, 0, 0, 0, {0, 0, 0, 0}, 0, field}
+#define TMAP_FENCE {inst_tma_nothing, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 
 static const irow rows[CUTE_INST_COUNT] = {
 #define X(id, mnemonic, tmpl, arch, flags, emu, meaning, ...) [CUTE_INST_##id] = emu,
