@@ -31,6 +31,7 @@ typedef struct cute_tma_atom {
     int modes;               /* the global tensor's modes */
     int64_t extent[CUTE_TMA_MAX_RANK]; /* the tile's extent per mode of the global tensor */
     int num_multicast;       /* LOAD_MULTICAST: CTAs sharing a tile, each loading 1/num of it */
+    int split;               /* ... along this TMA dimension (the outermost of extent > 1) */
     int64_t bytes;           /* bytes one tile delivers to each CTA's mbarrier */
 } cute_tma_atom;
 
@@ -42,12 +43,27 @@ typedef struct cute_tma_atom {
 cute_tma_atom cute_make_tma_atom(cute_ctx *c, cute_tma_op op, cute_tensor gmem, cute_layout smem,
                                  cute_swizzle sw, int num_multicast);
 
+/* CuTe DSL's cute.copy(tma_atom, src, dst, tma_bar_ptr=, mcast_mask=), by one thread: one
+ * side is a tile of the TMA tensor (a coordinate tensor of the global tensor's shape,
+ * cute_make_identity_tensor, tiled like the shared tile by local_tile / zipped_divide: its
+ * base coordinate is the box's first element, CuTe's tma_partition), the other a shared tile
+ * of the atom's layout.  Coordinate tile -> shared: a load (multicast with o.mask and
+ * o.mc_rank), completing on o.bar; shared -> coordinate tile: a store or reduce-add. */
+typedef struct cute_tma_copy_opts {
+    cute_val bar;    /* loads: the mbarrier */
+    cute_val mask;   /* multicast loads: the CTAs (cute_tma_multicast_mask) */
+    cute_int mc_rank;/* multicast loads: this CTA's share */
+} cute_tma_copy_opts;
+void cute_tma_copy(cute_ctx *c, const cute_tma_atom *a, cute_val map, cute_tensor src,
+                   cute_tensor dst, cute_tma_copy_opts o);
+
 /* In a kernel, by one thread: tile -> smem (a tensor of the atom's shared layout), the tile's
  * bytes completing on bar (a ptr<u64,smem>).  coord: the tile's first element, per mode. */
 void cute_tma_load(cute_ctx *c, const cute_tma_atom *a, cute_val map, cute_tensor smem,
                    const cute_int *coord, cute_val bar);
 /* the same for LOAD_MULTICAST: this CTA, number mc_rank of the num_multicast sharing the
- * tile, loads its 1/num slice (along the tile's outermost TMA dimension) into smem and bar
+ * tile, loads its 1/num slice (along the tile's outermost TMA dimension of extent > 1, as
+ * CuTe splits it) into smem and bar
  * of every CTA in mask (a u16 of cluster ranks, cute_tma_multicast_mask) */
 void cute_tma_load_multicast(cute_ctx *c, const cute_tma_atom *a, cute_val map, cute_tensor smem,
                              const cute_int *coord, cute_val bar, cute_val mask, cute_int mc_rank);
@@ -65,6 +81,7 @@ cute_val cute_tma_multicast_mask(cute_ctx *c, cute_layout cluster, const cute_in
 
 #ifndef CUTEC_NO_SITE_MACROS
 #define cute_make_tma_atom(c, ...) CUTE__CTX_AT((c), cute_make_tma_atom((c), __VA_ARGS__))
+#define cute_tma_copy(c, ...) CUTE__CTX_AT((c), cute_tma_copy((c), __VA_ARGS__))
 #define cute_tma_load(c, ...) CUTE__CTX_AT((c), cute_tma_load((c), __VA_ARGS__))
 #define cute_tma_load_multicast(c, ...) CUTE__CTX_AT((c), cute_tma_load_multicast((c), __VA_ARGS__))
 #define cute_tma_store(c, ...) CUTE__CTX_AT((c), cute_tma_store((c), __VA_ARGS__))

@@ -66,28 +66,29 @@ static bool usable(cute_ctx *c, const cute_tma_atom *a, cute_val map, const cute
     return smem_matches(c, a, s);
 }
 
-/* in[first..]: the coordinates in the map's order (i32); the outermost moved by `shift` */
-static void put_coords(cute_ctx *c, const cute_tma_atom *a, const cute_int *coord, cute_int shift,
-                       cute_vreg *in)
+/* in[first..]: the coordinates in the map's order (i32); dimension `moved` shifted by `shift` */
+static void put_coords(cute_ctx *c, const cute_tma_atom *a, const cute_int *coord, int moved,
+                       cute_int shift, cute_vreg *in)
 {
     for (int j = 0; j < a->spec.rank; j++) {
         cute_int x = coord[a->spec.mode[j]];
-        if (j == a->spec.rank - 1) x = cute_add(&c->alg, x, shift);
+        if (j == moved) x = cute_add(&c->alg, x, shift);
         in[j] = cute_int_value(c, x, CUTE_I32).r;
     }
 }
 
+/* the load of slice `slice` of the tile (multicast: this CTA's share; else the whole) */
 static void load(cute_ctx *c, const cute_tma_atom *a, cute_val map, cute_tensor smem,
                  const cute_int *coord, cute_val bar, cute_val mask, cute_int slice)
 {
-    int last = a->spec.mode[a->spec.rank - 1];
-    int64_t before = 1; /* elements of smem's index before the outermost mode's (colexicographic) */
-    for (int m = 0; m < last; m++) before *= a->extent[m];
-    cute_int first = cute_mul(&c->alg, slice, cute_i((int64_t)a->spec.box[a->spec.rank - 1]));
+    int split = a->spec.mode[a->split];
+    int64_t before = 1; /* elements of smem's index before the split mode's (colexicographic) */
+    for (int m = 0; m < split; m++) before *= a->extent[m];
+    cute_int first = cute_mul(&c->alg, slice, cute_i((int64_t)a->spec.box[a->split]));
     cute_vreg in[9];
     in[0] = cute_tensor_ptr(c, smem, cute_mul(&c->alg, first, cute_i(before))).r;
     in[1] = map.r;
-    put_coords(c, a, coord, first, in + 2);
+    put_coords(c, a, coord, a->split, first, in + 2);
     in[2 + a->spec.rank] = bar.r;
     in[3 + a->spec.rank] = mask.r;
     cute_ir_inst_op(&c->b, row_for(a->op, a->spec.rank), NULL, 0, in,
@@ -122,7 +123,7 @@ void cute_tma_store(cute_ctx *c, const cute_tma_atom *a, cute_val map, cute_tens
     if (!usable(c, a, map, &smem, false)) return;
     cute_vreg in[7];
     in[0] = map.r;
-    put_coords(c, a, coord, cute_i(0), in + 1);
+    put_coords(c, a, coord, -1, cute_i(0), in + 1);
     in[1 + a->spec.rank] = cute_tensor_ptr(c, smem, cute_i(0)).r;
     cute_ir_inst_op(&c->b, row_for(a->op, a->spec.rank), NULL, 0, in, 2 + a->spec.rank, 0);
     cute_ir_inst_op(&c->b, CUTE_INST_BULK_COMMIT_GROUP, NULL, 0, NULL, 0, 0);
@@ -137,6 +138,35 @@ void cute_tma_store_wait(cute_ctx *c, int n, bool read_only)
     }
     cute_ir_inst_op(&c->b, read_only ? CUTE_INST_BULK_WAIT_GROUP_READ : CUTE_INST_BULK_WAIT_GROUP,
                     NULL, 0, NULL, 0, n);
+}
+
+/* the coordinate tile's first element, one index per mode of the global tensor; false after
+ * a report when t is not a tile of the TMA tensor shaped like the atom's tile */
+static bool tile_coord(cute_ctx *c, const cute_tma_atom *a, const cute_tensor *t, cute_int *coord)
+{
+    cute_layout L = cute_flatten(&c->alg, &t->layout);
+    cute_tuple base = cute_tuple_flatten(&t->coord);
+    bool ok = t->kind == CUTE_TENSOR_COORD && L.shape.nleaves == a->modes && base.nleaves == a->modes;
+    for (int m = 0; ok && m < a->modes; m++) ok = cute_is_const(L.shape.leaf[m], a->extent[m]);
+    if (!ok) {
+        char got[256];
+        cute_layout_str(&t->layout, got, sizeof got);
+        return cute_ctx_fail(c, "cute_tma_copy: %s is not a tile of the TMA tensor (a coordinate tensor "
+                             "tiled like the atom's %d-mode tile)", got, a->modes);
+    }
+    for (int m = 0; m < a->modes; m++) coord[m] = base.leaf[m];
+    return true;
+}
+
+void cute_tma_copy(cute_ctx *c, const cute_tma_atom *a, cute_val map, cute_tensor src,
+                   cute_tensor dst, cute_tma_copy_opts o)
+{
+    cute_int coord[CUTE_TMA_MAX_RANK];
+    bool load = src.kind == CUTE_TENSOR_COORD;
+    if (!ctx_ok(c) || !tile_coord(c, a, load ? &src : &dst, coord)) return;
+    if (!load) cute_tma_store(c, a, map, src, coord);
+    else if (a->op == CUTE_TMA_OP_LOAD_MULTICAST) cute_tma_load_multicast(c, a, map, dst, coord, o.bar, o.mask, o.mc_rank);
+    else cute_tma_load(c, a, map, dst, coord, o.bar);
 }
 
 cute_val cute_tma_multicast_mask(cute_ctx *c, cute_layout cluster, const cute_int *cta, int mode)

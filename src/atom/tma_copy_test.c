@@ -37,6 +37,7 @@ typedef struct tcfg {
 /* what the host function hands its kernel at trace time */
 static tcfg now;
 static cute_tma_atom atom_now;
+static int misuse = -1; /* which misuse host_misuse and load_kernel commit (-1: none) */
 
 static cute_tuple tile_shape(cute_ctx *c)
 {
@@ -102,8 +103,16 @@ static cute_tensor block_tile(cute_ctx *c, cute_tensor g, cute_int *coord)
     return cute_tensor_local_tile(c, g, tile_shape(c), at, NULL);
 }
 
+/* the block's tile of the TMA tensor of t (a coordinate tensor of t's shape: CuTe's TMA
+ * tensor, whose tile's base coordinate is the box's first element) */
+static cute_tensor tma_tile(cute_ctx *c, cute_tensor t)
+{
+    cute_int unused[2];
+    return block_tile(c, cute_make_identity_tensor(c, t.layout.shape), unused);
+}
+
 /* each block: its tile of A by TMA into shared memory, then out to its tile of O */
-static void load_kernel(cute_ctx *c, cute_tensor mO, cute_val map)
+static void load_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mO, cute_val map)
 {
     bool gpu = !cute_ctx_on_interp(c);
     cute_val bar;
@@ -114,7 +123,8 @@ static void load_kernel(cute_ctx *c, cute_tensor mO, cute_val map)
     CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)))
     {
         if (gpu) bar_expect(c, bar, atom_now.bytes);
-        cute_tma_load(c, &atom_now, map, s, coord, bar);
+        cute_tensor from = misuse == 5 ? gO : tma_tile(c, mA); /* 5: a global tile, not TMA's */
+        cute_tma_copy(c, &atom_now, map, from, s, (cute_tma_copy_opts){.bar = bar});
     }
     if (gpu) bar_wait(c, bar);
     else cute_barrier(c);
@@ -123,7 +133,7 @@ static void load_kernel(cute_ctx *c, cute_tensor mO, cute_val map)
 
 /* each block: its tile of A into shared memory by plain loads, then by TMA into O (store or
  * reduce-add; the parts outside O are dropped) */
-static void store_kernel(cute_ctx *c, cute_tensor mA, cute_val map)
+static void store_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mO, cute_val map)
 {
     cute_val bar;
     cute_tensor s = smem_tile(c, &bar);
@@ -133,7 +143,7 @@ static void store_kernel(cute_ctx *c, cute_tensor mA, cute_val map)
     cute_barrier(c);
     CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)))
     {
-        cute_tma_store(c, &atom_now, map, s, coord);
+        cute_tma_copy(c, &atom_now, map, s, tma_tile(c, mO), (cute_tma_copy_opts){.mc_rank = cute_i(0)});
         cute_tma_store_wait(c, 0, false);
     }
 }
@@ -151,7 +161,7 @@ static void host_load(cute_ctx *c, const cute_arg *arg)
 {
     cute_layout tile = cute_make_layout_row_major(cute_ctx_alg(c), tile_shape(c));
     atom_now = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, arg[0].tensor, tile, now.sw, 1);
-    CUTE_LAUNCH(c, load_kernel, grid_of(c, arg[1].tensor), arg[1].tensor, atom_now.map);
+    CUTE_LAUNCH(c, load_kernel, grid_of(c, arg[1].tensor), arg[0].tensor, arg[1].tensor, atom_now.map);
 }
 
 /* arguments: A (whole tiles, read plainly), O (the TMA side, odd extents) */
@@ -159,7 +169,7 @@ static void host_store(cute_ctx *c, const cute_arg *arg)
 {
     cute_layout tile = cute_make_layout_row_major(cute_ctx_alg(c), tile_shape(c));
     atom_now = cute_make_tma_atom(c, now.op, arg[1].tensor, tile, now.sw, 1);
-    CUTE_LAUNCH(c, store_kernel, grid_of(c, arg[0].tensor), arg[0].tensor, atom_now.map);
+    CUTE_LAUNCH(c, store_kernel, grid_of(c, arg[0].tensor), arg[0].tensor, arg[1].tensor, atom_now.map);
 }
 
 /* --- running a case -------------------------------------------------------------------------- */
@@ -379,8 +389,6 @@ static int run_multicast(cute_runtime *rt, cute_dtype dt, int sw)
 
 /* --- misuse ---------------------------------------------------------------------------------- */
 
-static int misuse;
-
 static void host_misuse(cute_ctx *c, const cute_arg *arg)
 {
     cute_alg *a = cute_ctx_alg(c);
@@ -395,15 +403,15 @@ static void host_misuse(cute_ctx *c, const cute_arg *arg)
     if (misuse == 4) op = CUTE_TMA_OP_LOAD_MULTICAST, mc = 3; /* 3 does not divide 8 rows */
     atom_now = cute_make_tma_atom(c, op, arg[0].tensor, tile, sw, mc);
     if (misuse == 3) now.sw = (cute_swizzle){0, 0, 0}; /* the kernel's tile is not swizzled */
-    CUTE_LAUNCH(c, load_kernel, grid_of(c, arg[1].tensor), arg[1].tensor, atom_now.map);
+    CUTE_LAUNCH(c, load_kernel, grid_of(c, arg[1].tensor), arg[0].tensor, arg[1].tensor, atom_now.map);
 }
 
 static void misuses(cute_runtime *rt)
 {
     static const char *want[] = {"must be compact", "Sw<3,3,3> is not one TMA applies to f32",
                                  "needs rows of exactly 128 bytes", "is not a tile of the atom's layout",
-                                 "3 CTAs cannot share a tile"};
-    for (misuse = 0; misuse < 5; misuse++) {
+                                 "3 CTAs cannot share a tile", "is not a tile of the TMA tensor"};
+    for (misuse = 0; misuse < 6; misuse++) {
         pick(CUTE_F32, misuse == 3 ? 64 : 0);
         if (misuse == 2) now.sw = (cute_swizzle){3, 2, 3}, now.bk = 16;
         cute_arg_spec specs[2] = {cute_spec_tensor(CUTE_F32, "(?,?):(?,1)", 16), cute_spec_tensor(CUTE_F32, "(?,?):(?,1)", 16)};
@@ -413,6 +421,7 @@ static void misuses(cute_runtime *rt)
               "misuse %d: want \"%s\" at this file's line, got: %s", misuse, want[misuse], err);
         cute_fn_free(f);
     }
+    misuse = -1;
 }
 
 /* a call whose tensor TMA cannot describe fails before any launch, naming the argument */

@@ -67,10 +67,13 @@ static bool swizzle_of(cute_ctx *c, cute_swizzle sw, cute_tma_atom *a)
     return true;
 }
 
-/* LOAD_MULTICAST: each CTA loads 1/num of the tile along its outermost TMA dimension */
+/* LOAD_MULTICAST: each CTA loads 1/num of the tile along its outermost TMA dimension of
+ * extent > 1 */
 static bool split_multicast(cute_ctx *c, cute_tma_atom *a)
 {
     int last = a->spec.rank - 1, span = cute_tma_swizzle_bytes(a->spec.swizzle);
+    while (last > 0 && a->spec.box[last] == 1) last--;
+    a->split = last;
     uint32_t box = a->spec.box[last];
     int64_t slice = a->bytes / a->num_multicast, period = span ? span * 8 : 128;
     if (a->num_multicast < 1 || a->num_multicast > 16 || box % (uint32_t)a->num_multicast)
