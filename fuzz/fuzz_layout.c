@@ -73,7 +73,7 @@ static cute_truth unk_decide(void *self, cute_cmp cmp, cute_int a, cute_int b)
 }
 
 static int64_t unk_next;
-static const cute_arith unknowns = {&unk_next, unk_make, unk_compute, unk_decide, NULL};
+static const cute_arith unknowns = {&unk_next, unk_make, unk_compute, unk_decide, NULL, NULL};
 
 /* ---------------------------------------------------------------------------------- */
 /* invariants */

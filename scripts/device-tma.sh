@@ -6,8 +6,9 @@
 # What it should show: every test line "N passed, 0 failed, 0 skipped" (tma_copy: the load
 # round trips of u8/f16/f32/u64 x swizzle none/32/64/128B, stores and reduce-adds, multicast
 # in 2-CTA clusters; tma_desc: the driver's encoding, its cache's hit/miss counts, threads;
-# launch_v2: clusters through __cluster_dims__ and cuLaunchKernelEx), and the SASS holding
-# UTMALDG (loads, .MULTICAST for the cluster kernel), UTMASTG and UTMAREDG.
+# launch_v2: clusters through __cluster_dims__ and cuLaunchKernelEx), the example printing
+# the same 8 x 16 table as docs/tma.md, and the SASS holding UTMALDG (loads, .MULTICAST for
+# the cluster kernel), UTMASTG and UTMAREDG.
 set -u
 out=${OUT:-build/device-out}
 mkdir -p "$out"
@@ -27,6 +28,9 @@ log="$out/tma.log"
         echo "$t: $(tail -n 1 "$out/$(basename $t).log")"
         grep -m 8 -E "FAIL|skipped" "$out/$(basename $t).log" | cut -c1-400
     done
+    echo "== docs/examples/tma_example on the GPU (the transcript of docs/tma.md)"
+    cc -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude docs/examples/tma_example.c build/libcutec.a \
+        -lm -ldl -lpthread -o "$out/tma_example" && CUTEC_BACKEND=cuda "$out/tma_example"
     echo "== TMA instructions in the SASS of the kernels the tests compiled"
     cat "$out"/sass/* 2>/dev/null | grep -oE "UTMA(LDG|STG|REDG|PF|CCTL)[.A-Z0-9_]*|UBLKCP[.A-Z0-9_]*|SYNCS[.A-Z0-9_]*" | sort | uniq -c
 } >"$log" 2>&1

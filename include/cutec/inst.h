@@ -24,6 +24,8 @@
  *   TMAP  a tensor map: a `tmap` parameter (by value, its address) or a `ptr<T, gmem>` to
  *         the 128 bytes of one (grouped GEMM's maps updated in global memory).
  *   B16, B64   a 16-bit (u16, i16) / 64-bit integer (u64, i64) register.
+ *   CADDR a u32 register holding a shared::cluster address (MAPA's result; a shared-window
+ *         address of the block's own shared memory is one too).
  * Example, mma m16n8k16 f32 += f16 x f16: out = 4 x f32 (d), in = 4 x B32 (a, f16x2 each),
  * 2 x B32 (b), 4 x f32 (c); ldmatrix x4: out = 4 x B32, in = one ptr<T,smem>;
  * cp.async.cg 16 with zero fill: out = none, in = ptr<T,smem>, ptr<T,gmem>, I32 src-size.
@@ -73,6 +75,7 @@ typedef enum {
     CUTE_IG_IN,    /* registers it reads (in[]) */
     CUTE_IG_SADDR, /* a shared-memory address: one ptr<T,smem> register (in[]), "[%n]" */
     CUTE_IG_GADDR, /* a global address: one ptr<T,gmem> register (in[]), "[%n]" */
+    CUTE_IG_CADDR, /* a shared::cluster address: one u32 register (in[], from mapa), "[%n]" */
     CUTE_IG_K,     /* a constant of the row (value), printed as is; no register */
     CUTE_IG_IMM,   /* the op's immediate (inst.imm), printed as is; no register */
     CUTE_IG_TMAP,  /* a tensor map: a tmap parameter or a ptr<T,gmem> to its 128 bytes (in[]),

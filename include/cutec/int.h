@@ -67,6 +67,9 @@ typedef struct cute_arith {
     cute_truth (*decide)(void *self, cute_cmp cmp, cute_int a, cute_int b);
     /* write a readable form of a dynamic value (for diagnostics); may be NULL */
     int (*describe)(void *self, cute_int a, char *buf, size_t n);
+    /* the constant term k of a dynamic value a = rest + k, rest's terms all dynamic (0 when
+     * a has none, or the backend cannot tell); may be NULL */
+    int64_t (*constant)(void *self, cute_int a);
 } cute_arith;
 
 /* A call site: the user's file:line, for diagnostics. */
@@ -133,6 +136,8 @@ cute_int cute_int_dynamic(cute_alg *c, int64_t div, const char *name);
 /* Arithmetic: folds when every operand is static (failing on 64-bit overflow or division by
  * zero), else asks the backend.  On error the result is cute_i(0) and c->failed is set. */
 cute_int cute_int_op2(cute_alg *c, cute_int_op op, cute_int a, cute_int b);
+/* x's constant term: x itself when static, else what the backend sees of it (0: none) */
+int64_t cute_int_constant_term(cute_alg *c, cute_int x);
 static inline cute_int cute_add(cute_alg *c, cute_int a, cute_int b) { return cute_int_op2(c, CUTE_IADD, a, b); }
 static inline cute_int cute_sub(cute_alg *c, cute_int a, cute_int b) { return cute_int_op2(c, CUTE_ISUB, a, b); }
 static inline cute_int cute_mul(cute_alg *c, cute_int a, cute_int b) { return cute_int_op2(c, CUTE_IMUL, a, b); }

@@ -153,14 +153,19 @@ cute_val cute__karg_opaque(cute_ctx *c, cute_host_opaque h);
 #define CUTE__K10(c, a, ...) CUTE__KARG(c, a), CUTE__K9(c, __VA_ARGS__)
 #define CUTE__K11(c, a, ...) CUTE__KARG(c, a), CUTE__K10(c, __VA_ARGS__)
 #define CUTE__K12(c, a, ...) CUTE__KARG(c, a), CUTE__K11(c, __VA_ARGS__)
-#define CUTE__NTH(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, N, ...) N
+#define CUTE__K13(c, a, ...) CUTE__KARG(c, a), CUTE__K12(c, __VA_ARGS__)
+#define CUTE__K14(c, a, ...) CUTE__KARG(c, a), CUTE__K13(c, __VA_ARGS__)
+#define CUTE__K15(c, a, ...) CUTE__KARG(c, a), CUTE__K14(c, __VA_ARGS__)
+#define CUTE__K16(c, a, ...) CUTE__KARG(c, a), CUTE__K15(c, __VA_ARGS__)
+#define CUTE__NTH(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) N
 #define CUTE__KARGS(c, ...)                                                                  \
-    CUTE__NTH(__VA_ARGS__, CUTE__K12, CUTE__K11, CUTE__K10, CUTE__K9, CUTE__K8, CUTE__K7,    \
-              CUTE__K6, CUTE__K5, CUTE__K4, CUTE__K3, CUTE__K2, CUTE__K1, )(c, __VA_ARGS__)
+    CUTE__NTH(__VA_ARGS__, CUTE__K16, CUTE__K15, CUTE__K14, CUTE__K13, CUTE__K12, CUTE__K11, \
+              CUTE__K10, CUTE__K9, CUTE__K8, CUTE__K7, CUTE__K6, CUTE__K5, CUTE__K4,         \
+              CUTE__K3, CUTE__K2, CUTE__K1, )(c, __VA_ARGS__)
 
 /* CUTE_LAUNCH(c, kernel, cfg, args...): trace `kernel(c, args...)` as a kernel of this
  * compile, with each argument turned into its kernel-side value (dynamic leaves become
- * kernel parameters), and record the launch.  Up to 12 arguments: tensors, index ints,
+ * kernel parameters), and record the launch.  Up to 16 arguments: tensors, index ints,
  * layouts, host scalars. */
 #define CUTE_LAUNCH(c, kernel, cfg, ...)                                                     \
     do {                                                                                     \
@@ -190,7 +195,8 @@ const cute_ir_func *cute_fn_kernel(const cute_fn *f, int i);
 
 /* The code of f's kernels, whatever the backend that runs them: what = "cuda" (the CUDA C
  * cutec generates, one translation unit), "ptx" (NVRTC's, for arch; NULL: $CUTEC_ARCH, else
- * sm_90a) or "sass" (cuobjdump of NVRTC's cubin).  *out malloc'd; an error (no NVRTC, no
+ * sm_90a), "sass" (cuobjdump of NVRTC's cubin) or "usage" (ptxas's report of each kernel's
+ * registers, spills and stack for arch, from NVRTC's log).  *out malloc'd; an error (no NVRTC, no
  * cuobjdump) with why in err.  CUTEC_KEEP=src,ptx,cubin,sass writes the same as files at
  * each compile, on the interpreter as on the GPU (docs/dsl.md). */
 cute_status cute_fn_code(const cute_fn *f, const char *what, const char *arch, char **out,

@@ -3,7 +3,8 @@
  * A tensor is where data lives and how coordinates map to it:
  *   gmem / smem : a pointer (an IR value) + an element offset (an index integer, kept
  *                 symbolic so slicing costs nothing until an access) + the layout
- *   rmem        : registers, one per element of a static layout (always statically indexed)
+ *   rmem        : registers, one per element of a static layout (always statically indexed),
+ *                 or 16- and 8-bit elements packed into 32-bit words (the MMA fragments)
  *   coord       : an identity (coordinate) tensor: a base coordinate + a basis-stride layout
  * TensorSSA (cute_ssa) is a statically shaped value: one register per element, the result of
  * cute_tensor_load and the operand of elementwise arithmetic, reductions and stores.
@@ -24,7 +25,10 @@ typedef struct cute_tensor {
     int host_arg;     /* in a host function: the argument whose pointer this is (else -1) */
     cute_int offset;  /* gmem/smem/rmem: elements from base (rmem: static) */
     cute_tuple coord; /* coord: the base coordinate */
-    cute_vreg *regs;  /* rmem: the registers, indexed by layout offsets */
+    cute_vreg *regs;  /* rmem: the registers, indexed by layout offsets (packed: offset / pack) */
+    uint8_t pack;     /* rmem: elements per register: 1, or 2 / 4 for 16- / 8-bit elements
+                       * packed into 32-bit words as the tensor cores hold them (CuTe's
+                       * recast<uint32_t> of a fragment; offset o is lane o % pack) */
     uint32_t kernel;  /* rmem: the serial of the kernel whose registers they are (cute_val) */
     cute_layout layout;
     /* gmem/smem: element i lives at base + sw(offset + layout(i)) (CuTe's ComposedLayout

@@ -14,19 +14,25 @@ cute_tiler int_tiler(cute_alg *c, cute_int n);
 
 /* is this a UniversalCopy atom (one access of its values, as tensor_access_chunk does)? */
 bool copy_atom_is_universal(const cute_copy_atom *a);
-/* the registers of a register tensor's n elements, in order (false: not a register tensor,
- * or not statically indexed; the context is failed naming `who`) */
-bool atom_rmem_regs(cute_ctx *c, const cute_tensor *t, int n, cute_vreg *out, const char *who);
+/* the values of a register tensor's n elements in order, and assignments to them (false:
+ * not a register tensor, or not statically indexed; the context is failed naming `who`) */
+bool atom_rmem_read(cute_ctx *c, const cute_tensor *t, int n, cute_vreg *out, const char *who);
+bool atom_rmem_write(cute_ctx *c, const cute_tensor *t, int n, const cute_vreg *vals, const char *who);
 
 /* A fragment's values packed into an instruction's registers and back: n values of d, k
  * per register (4 bytes / size of d, at least 1), value i in lane i % k of register i / k
  * (PTX's order: lane 0 is the low half or byte).  The register type is d for 4- and 8-byte
- * types, else the 32-bit vector of d. */
+ * types, else the 32-bit vector of d (tensor_word_type). */
+#define ATOM_MAX_VALS 64
 cute_type atom_reg_type(cute_dtype d);
 int atom_vals_per_reg(cute_dtype d);
 void atom_pack(cute_ctx *c, cute_dtype d, const cute_vreg *vals, int n, cute_vreg *regs);
-/* regs (new registers the instruction writes) unpacked into the mutable vals */
-void atom_unpack(cute_ctx *c, cute_dtype d, const cute_vreg *regs, int n, const cute_vreg *vals);
+/* An instruction's operand from register fragment t (n values of d): its registers, read
+ * (in) or assigned from the instruction's new registers regs (out).  A packed fragment
+ * whose words hold the values in order is used in place; any other is packed or unpacked. */
+bool atom_operand_in(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, cute_vreg *regs,
+                     const char *who);
+void atom_operand_out(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, const cute_vreg *regs);
 /* n new registers of type t, for an instruction's outputs */
 void atom_new_regs(cute_ctx *c, cute_type t, int n, cute_vreg *out);
 

@@ -68,10 +68,7 @@ static void zero_where_not(cute_ctx *c, cute_tensor dst, int n)
 {
     if (dst.kind != CUTE_TENSOR_RMEM) return;
     cute_vreg z = ctx_const_int(c, (cute_dtype)dst.dtype, 0); /* 0 and 0.0: all bits zero */
-    for (int i = 0; i < n && !c->alg.failed; i++) {
-        cute_int off = cute_add(&c->alg, dst.offset, cute_layout_eval(&c->alg, &dst.layout, cute_i(i)));
-        cute_ir_mov(&c->b, dst.regs[off.v], z);
-    }
+    for (int i = 0; i < n && !c->alg.failed; i++) tensor_rmem_set(c, &dst, i, z);
 }
 
 static void autovec(cute_ctx *c, cute_tensor src, cute_tensor dst, const cute_ssa *pred)
@@ -173,10 +170,12 @@ static cute_layout by_atom(cute_ctx *c, const cute_layout *L, int vals)
 static void atom_if(cute_ctx *c, const cute_copy_atom *atom, cute_tensor sj, cute_tensor dj,
                     int vals, cute_vreg all, const cute_vreg *each)
 {
-    if (sj.kind != CUTE_TENSOR_RMEM && dj.kind == CUTE_TENSOR_RMEM && copy_atom_is_universal(atom) &&
-        tensor_load_by_words(&sj, vals) && tensor_vector_width(c, &sj, vals) == vals) {
+    if (sj.kind != CUTE_TENSOR_RMEM && dj.kind == CUTE_TENSOR_RMEM && dj.pack <= 1 &&
+        copy_atom_is_universal(atom) && tensor_load_by_words(&sj, vals) &&
+        tensor_vector_width(c, &sj, vals) == vals) {
         cute_vreg regs[64];
-        if (atom_rmem_regs(c, &dj, vals, regs, "cute_copy_if")) tensor_load_chunk_if(c, &sj, 0, vals, all, each, 0.0, regs);
+        if (atom_rmem_read(c, &dj, vals, regs, "cute_copy_if")) /* unpacked: the registers themselves */
+            tensor_load_chunk_if(c, &sj, 0, vals, all, each, 0.0, regs);
         return;
     }
     zero_where_not(c, dj, vals);

@@ -68,13 +68,11 @@ static void universal_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor 
     if (pred) ctx_open_if(c, pred);
     cute_vreg regs[64];
     if (src.kind == CUTE_TENSOR_RMEM)
-        atom_rmem_regs(c, &src, n, regs, atom->name);
+        atom_rmem_read(c, &src, n, regs, atom->name);
     else
         tensor_access_chunk(c, &src, 0, n, true, regs, false);
     if (dst.kind == CUTE_TENSOR_RMEM) {
-        cute_vreg out[64];
-        if (atom_rmem_regs(c, &dst, n, out, atom->name))
-            for (int i = 0; i < n; i++) cute_ir_mov(&c->b, out[i], regs[i]);
+        atom_rmem_write(c, &dst, n, regs, atom->name);
     } else {
         tensor_access_chunk(c, &dst, 0, n, false, regs, false);
     }

@@ -71,17 +71,17 @@ static void matrix_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor sme
         return;
     }
     cute_inst row = row_of(c, atom, r->info.inst);
-    cute_vreg vals[64], packed[4], addr = cute_tensor_ptr(c, smem, cute_i(0)).r;
-    if (row == CUTE_INST_COUNT || !atom_rmem_regs(c, &regs, n, vals, atom->name)) return;
+    cute_vreg words[4], addr = cute_tensor_ptr(c, smem, cute_i(0)).r;
+    if (row == CUTE_INST_COUNT) return;
     if (load) {
-        atom_new_regs(c, atom_reg_type(d), r->matrices, packed);
-        cute_ir_inst_op(&c->b, row, packed, r->matrices, &addr, 1, 0);
-        atom_unpack(c, d, packed, n, vals);
+        atom_new_regs(c, atom_reg_type(d), r->matrices, words);
+        cute_ir_inst_op(&c->b, row, words, r->matrices, &addr, 1, 0);
+        atom_operand_out(c, d, &regs, n, words);
         return;
     }
     cute_vreg in[5] = {addr};
-    atom_pack(c, d, vals, n, in + 1);
-    cute_ir_inst_op(&c->b, row, NULL, 0, in, 1 + r->matrices, 0);
+    if (atom_operand_in(c, d, &regs, n, in + 1, atom->name))
+        cute_ir_inst_op(&c->b, row, NULL, 0, in, 1 + r->matrices, 0);
 }
 
 void ldsm_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,

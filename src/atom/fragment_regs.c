@@ -1,81 +1,92 @@
-/* Register fragments as instruction operands: a fragment's registers in order, and values
- * packed into 32-bit registers (two 16-bit, four 8-bit) and unpacked. */
+/* Register fragments as instruction operands: a fragment's values in order, and values
+ * packed into an instruction's 32-bit registers (two 16-bit, four 8-bit) and unpacked.  A
+ * packed fragment (packed_regs.c) whose words hold the operand's values in order gives its
+ * words to the instruction as they are: nothing is packed or unpacked. */
 #define CUTEC_NO_SITE_MACROS
 #include "atom/atom_internal.h"
+#include "tensor/tensor_internal.h"
 #include "trace/ctx_internal.h"
 
-bool atom_rmem_regs(cute_ctx *c, const cute_tensor *t, int n, cute_vreg *out, const char *who)
+static bool statically_indexed(cute_ctx *c, const cute_tensor *t, int n, const char *who)
 {
     if (t->kind != CUTE_TENSOR_RMEM)
         return cute_ctx_fail(c, "%s: this operand must be registers", who);
-    for (int i = 0; i < n; i++) {
-        cute_int off =
-            cute_add(&c->alg, t->offset, cute_layout_eval(&c->alg, &t->layout, cute_i(i)));
-        if (!cute_is_static(off))
-            return cute_ctx_fail(c, "%s: registers are statically indexed", who);
-        out[i] = t->regs[off.v];
-    }
+    cute_int last = cute_add(&c->alg, t->offset, cute_layout_eval(&c->alg, &t->layout, cute_i(n - 1)));
+    if (n > 0 && !cute_is_static(last)) return cute_ctx_fail(c, "%s: registers are statically indexed", who);
     return !c->alg.failed;
 }
 
-/* the type values travel in inside an instruction's registers: the narrow floats (tf32,
- * float8), which no arithmetic runs in, as the unsigned integers of their width */
-static cute_dtype carrier(cute_dtype d)
+bool atom_rmem_read(cute_ctx *c, const cute_tensor *t, int n, cute_vreg *out, const char *who)
 {
-    if (!cute_dtype_is_narrow_float(d)) return d;
-    int b = cute_dtype_bytes(d);
-    return b == 1 ? CUTE_U8 : b == 2 ? CUTE_U16 : CUTE_U32;
+    if (!statically_indexed(c, t, n, who)) return false;
+    for (int i = 0; i < n && !c->alg.failed; i++) out[i] = tensor_rmem_get(c, t, i);
+    return !c->alg.failed;
 }
 
-/* v (of d) as its carrier */
-static cute_vreg carried(cute_ctx *c, cute_dtype d, cute_vreg v)
+bool atom_rmem_write(cute_ctx *c, const cute_tensor *t, int n, const cute_vreg *vals, const char *who)
 {
-    cute_dtype k = carrier(d);
-    return k == d ? v : cute_ir_op(&c->b, CUTE_OP_BITCAST, cute_type_of(k), v, 0, 0);
+    if (!statically_indexed(c, t, n, who)) return false;
+    for (int i = 0; i < n && !c->alg.failed; i++) tensor_rmem_set(c, t, i, vals[i]);
+    return !c->alg.failed;
 }
 
-int atom_vals_per_reg(cute_dtype d)
-{
-    int b = cute_dtype_bytes(d);
-    return b >= 4 ? 1 : 4 / b;
-}
+int atom_vals_per_reg(cute_dtype d) { return tensor_vals_per_word(d); }
 
-cute_type atom_reg_type(cute_dtype d)
-{
-    int k = atom_vals_per_reg(d);
-    return k == 1 ? cute_type_of(carrier(d)) : cute_type_vec(carrier(d), k);
-}
+cute_type atom_reg_type(cute_dtype d) { return tensor_word_type(d); }
 
 void atom_pack(cute_ctx *c, cute_dtype d, const cute_vreg *vals, int n, cute_vreg *regs)
 {
     int k = atom_vals_per_reg(d);
-    cute_type rt = atom_reg_type(d);
+    cute_type vt = tensor_word_lanes(d);
     for (int r = 0; r < n / k; r++) {
         if (k == 1) {
-            regs[r] = carried(c, d, vals[r]);
+            regs[r] = tensor_carried(c, d, vals[r]);
             continue;
         }
-        cute_vreg v = cute_ir_op(&c->b, CUTE_OP_CONST, rt, 0, 0, 0); /* every lane is set below */
+        cute_vreg v = cute_ir_op(&c->b, CUTE_OP_CONST, vt, 0, 0, 0); /* every lane is set below */
         for (int j = 0; j < k; j++) {
-            v = cute_ir_op(&c->b, CUTE_OP_INSERT, rt, v, carried(c, d, vals[r * k + j]), 0);
+            v = cute_ir_op(&c->b, CUTE_OP_INSERT, vt, v, tensor_carried(c, d, vals[r * k + j]), 0);
             c->b.last->imm = j;
         }
-        regs[r] = v;
+        regs[r] = cute_ir_op(&c->b, CUTE_OP_BITCAST, atom_reg_type(d), v, 0, 0);
     }
 }
 
-void atom_unpack(cute_ctx *c, cute_dtype d, const cute_vreg *regs, int n, const cute_vreg *vals)
+/* value i of the instruction's registers regs, as d */
+static cute_vreg unpacked(cute_ctx *c, cute_dtype d, const cute_vreg *regs, int i)
 {
     int k = atom_vals_per_reg(d);
-    for (int i = 0; i < n; i++) {
-        cute_vreg e = regs[i / k];
-        if (k > 1) {
-            e = cute_ir_op(&c->b, CUTE_OP_EXTRACT, cute_type_of(carrier(d)), regs[i / k], 0, 0);
-            c->b.last->imm = i % k;
-        }
-        if (carrier(d) != d) e = cute_ir_op(&c->b, CUTE_OP_BITCAST, cute_type_of(d), e, 0, 0);
-        cute_ir_mov(&c->b, vals[i], e);
+    return k == 1 ? tensor_bits_as(c, regs[i], d) : tensor_word_lane(c, d, regs[i / k], i % k);
+}
+
+/* the words of a packed fragment that hold the instruction's n values of d as they are */
+static bool in_place(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, cute_vreg *words)
+{
+    if (!tensor_rmem_words(c, t, n, words)) return false;
+    cute_type want = atom_reg_type(d), have = cute_ir_type(c->fn, words[0]);
+    return want.dtype == have.dtype && want.lanes == have.lanes;
+}
+
+bool atom_operand_in(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, cute_vreg *regs,
+                     const char *who)
+{
+    if (in_place(c, d, t, n, regs)) return true;
+    cute_vreg vals[ATOM_MAX_VALS];
+    if (n > ATOM_MAX_VALS) return cute_ctx_fail(c, "%s: %d values per thread (at most %d)", who, n, ATOM_MAX_VALS);
+    if (!atom_rmem_read(c, t, n, vals, who)) return false;
+    atom_pack(c, d, vals, n, regs);
+    return true;
+}
+
+void atom_operand_out(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, const cute_vreg *regs)
+{
+    cute_vreg words[ATOM_MAX_VALS];
+    if (!statically_indexed(c, t, n, "an instruction's result")) return;
+    if (in_place(c, d, t, n, words)) {
+        for (int w = 0; w < n / atom_vals_per_reg(d); w++) cute_ir_mov(&c->b, words[w], regs[w]);
+        return;
     }
+    for (int i = 0; i < n && !c->alg.failed; i++) tensor_rmem_set(c, t, i, unpacked(c, d, regs, i));
 }
 
 void atom_new_regs(cute_ctx *c, cute_type t, int n, cute_vreg *out)

@@ -25,7 +25,7 @@ cute_tensor cute_mma_make_fragment(cute_ctx *c, const cute_tiled_mma *t, cute_mm
 {
     cute_dtype d = (cute_dtype)(op == CUTE_MMA_A ? t->atom.a_type : op == CUTE_MMA_B ? t->atom.b_type : t->atom.c_type);
     cute_layout L = cute_make_layout(&c->alg, part.layout.shape);
-    return cute_make_rmem_tensor(c, d, L);
+    return tensor_make_packed_rmem(c, d, L); /* the instruction's registers: see packed_regs.c */
 }
 
 static int64_t extent(cute_ctx *c, cute_tensor t, int mode)
@@ -69,12 +69,17 @@ void cute_gemm(cute_ctx *c, const cute_tiled_mma *t, cute_tensor D, cute_tensor 
         return;
     }
     const cute_mma_atom *atom = &t->atom;
-    /* k outermost: each accumulator is touched once per k, in order (CuTe's order) */
+    /* k outermost: each accumulator is touched once per k.  Within a k, the serpentine that
+     * CuTe's gemm walks (column-major): down m for even n, back up for odd n, so consecutive
+     * instructions share an operand at every step, the turns included (ptxas's register
+     * reuse cache; the pipelined SGEMM's FFMAs had 7x the bank conflicts in plain order) */
     for (int64_t k = 0; k < K && !c->alg.failed; k++)
         for (int64_t n = 0; n < N; n++)
-            for (int64_t m = 0; m < M && !c->alg.failed; m++)
+            for (int64_t i = 0; i < M && !c->alg.failed; i++) {
+                int64_t m = n % 2 ? M - 1 - i : i;
                 atom->emit(c, atom, atom_values(c, D, m, n), atom_values(c, A, m, k),
                            atom_values(c, B, n, k), atom_values(c, k == 0 ? C : D, m, n));
+            }
 }
 
 void cute_fill(cute_ctx *c, cute_tensor t, double v)
@@ -84,9 +89,9 @@ void cute_fill(cute_ctx *c, cute_tensor t, double v)
         cute_ctx_fail(c, "cute_fill needs a register tensor");
         return;
     }
-    cute_int cos = cute_cosize(&c->alg, &t.layout);
+    cute_int n = cute_size(&c->alg, &t.layout);
     cute_vreg k = cute_val_const(c, (cute_dtype)t.dtype, v).r;
-    for (int64_t i = 0; i < cos.v; i++) cute_ir_mov(&c->b, t.regs[i], k);
+    for (int64_t i = 0; i < n.v && !c->alg.failed; i++) tensor_rmem_set(c, &t, i, k);
 }
 
 cute_thr_mma cute_tiled_mma_slice(const cute_tiled_mma *t, cute_int thr)

@@ -7,7 +7,8 @@
  * reference.  Then again with B N-major (a "TT" GEMM's B): its shared tile is the MN-major
  * atom and ldmatrix transposes it on the way (SM75_U16x8_LDSM_T); and with no N permutation,
  * B by SM75_U32x2_LDSM_N (a lane's row address, two registers).  Nothing in the body
- * knows a fragment layout or a majorness: atoms and layouts decide. */
+ * knows a fragment layout or a majorness: atoms and layouts decide.  The fragments are
+ * packed (tensor/packed_regs.c): the IR moves no value in or out of a register's lanes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,19 @@ static bool make_plan(cute_alg *a, plan *p)
     return !a->failed;
 }
 
+/* the INSERT and EXTRACT ops of a block and the blocks inside it */
+static int lane_moves(const cute_ir_block *b)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        const cute_ir_inst *in = &b->inst[i];
+        n += in->op == CUTE_OP_INSERT || in->op == CUTE_OP_EXTRACT;
+        for (int k = 0; k < 2; k++)
+            if (in->body[k]) n += lane_moves(in->body[k]);
+    }
+    return n;
+}
+
 static void run(cute_runtime *rt, const char *where, int variant, uint64_t *seed)
 {
     cute_alg a;
@@ -117,6 +131,9 @@ static void run(cute_runtime *rt, const char *where, int variant, uint64_t *seed
     const cute_fn *f = cute_compile(rt, "ldsm_mma", host, &p, 3, specs, err, sizeof err);
     CHECK(f != NULL, "%s: %s", where, err);
     if (!f) return;
+    /* packed fragments: what ldmatrix writes, mma.sync reads, no value unpacked in between */
+    int moves = lane_moves(&cute_fn_kernel(f, 0)->body);
+    CHECK(moves == 0, "variant %d: %d INSERT/EXTRACT ops between ldmatrix and mma.sync, want 0", variant, moves);
     cute_backend *be = cute_runtime_backend(rt);
     uint16_t hA[M * K], hB[N * K];
     float hC[M * N];

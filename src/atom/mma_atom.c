@@ -5,27 +5,28 @@
 #define CUTEC_NO_SITE_MACROS
 #include "cutec/atom.h"
 #include "cutec/notation.h"
+#include "tensor/tensor_internal.h"
 #include "trace/ctx_internal.h"
 
-/* the register of value 0 of a rank-1 register tensor */
-static cute_vreg reg0(cute_ctx *c, cute_tensor t)
+/* value 0 of a rank-1 register tensor */
+static cute_vreg val0(cute_ctx *c, cute_tensor t)
 {
     if (t.kind != CUTE_TENSOR_RMEM || !cute_is_static(t.offset)) {
         cute_ctx_fail(c, "UniversalFMA: operands are register fragments");
         return 0;
     }
-    return t.regs[t.offset.v];
+    return tensor_rmem_get(c, &t, 0);
 }
 
 static void universal_fma_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_tensor A,
                                cute_tensor B, cute_tensor C)
 {
-    cute_vreg a = reg0(c, A), b = reg0(c, B), acc = reg0(c, C), d = reg0(c, D);
-    if (c->alg.failed) return;
+    cute_vreg a = val0(c, A), b = val0(c, B), acc = val0(c, C);
+    if (c->alg.failed || D.kind != CUTE_TENSOR_RMEM) return;
     cute_type ty = cute_type_of((cute_dtype)atom->c_type);
     if (atom->a_type != atom->c_type) a = cute_ir_op(&c->b, CUTE_OP_CVT, ty, a, 0, 0);
     if (atom->b_type != atom->c_type) b = cute_ir_op(&c->b, CUTE_OP_CVT, ty, b, 0, 0);
-    cute_ir_mov(&c->b, d, cute_ir_op(&c->b, CUTE_OP_FMA, ty, a, b, acc));
+    tensor_rmem_set(c, &D, 0, cute_ir_op(&c->b, CUTE_OP_FMA, ty, a, b, acc));
 }
 
 cute_mma_atom cute_mma_atom_universal_mixed(cute_alg *c, cute_dtype ab, cute_dtype acc)

@@ -2,8 +2,8 @@
  * call's tensor map), the kernel issues the copies.  Against a CPU reference on fresh random
  * data, poisoned outputs, tensors of odd extents whose edge tiles hang over:
  *  - load -> shared -> global round trip of every tile, for every swizzle and element width
- *    (1, 2, 4, 8 bytes): on the interpreter, and on an sm_90 GPU (else skipped), where the
- *    kernel waits on an mbarrier for the tile's transaction bytes;
+ *    (1, 2, 4, 8 bytes), the kernel waiting on an mbarrier for the tile's transaction bytes:
+ *    on the interpreter, and on an sm_90 GPU (else skipped);
  *  - store and reduce-add of shared tiles into a tensor (interpreter and GPU);
  *  - multicast of one tile to the two CTAs of a cluster, each loading half (GPU only: the
  *    interpreter does not co-schedule a cluster's blocks yet);
@@ -23,6 +23,7 @@
 #include "cutec/nvrtc.h"
 #include "cutec/numeric.h"
 #include "cutec/smem.h"
+#include "cutec/sync.h"
 #include "cutec/tma_copy.h"
 
 enum { NTHR = 128 };
@@ -44,32 +45,29 @@ static cute_tuple tile_shape(cute_ctx *c)
     return cute_tuple_ints(cute_ctx_alg(c), 2, (int64_t[]){now.bm, now.bk});
 }
 
-/* --- GPU-side waiting (the interpreter's copies have landed when they are issued) -------- */
+/* --- the tile's mbarrier (cutec/sync.h): the same calls on the GPU and the interpreter ---- */
 
-static void asm0(cute_ctx *c, const char *ptx)
-{
-    cute_asm(c, ptx, NULL, 0, 0);
-}
-
+/* thread 0 initializes it (one arrival: the issuing thread's); visible to the block (and
+ * to the cluster's other blocks, whose multicasts complete on it) */
 static void bar_init(cute_ctx *c, cute_val bar, bool cluster)
 {
     CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)))
-    cute_asm(c, "mbarrier.init.shared::cta.b64 [%0], 1;", (cute_asm_operand[]){{.kind = CUTE_ASM_IN, .v = bar}}, 1, 0);
-    asm0(c, "fence.mbarrier_init.release.cluster;");
+    {
+        cute_mbarrier_init(c, bar, cute_val_int(c, CUTE_U32, 1));
+        cute_mbarrier_init_fence(c);
+    }
     cute_barrier(c);
-    if (cluster) asm0(c, "barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;");
+    if (cluster) cute_cluster_arrive(c), cute_cluster_wait(c);
 }
 
 static void bar_expect(cute_ctx *c, cute_val bar, int64_t bytes)
 {
-    cute_asm(c, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;",
-             (cute_asm_operand[]){{.kind = CUTE_ASM_IN, .v = bar}, {.kind = CUTE_ASM_IMM, .imm = bytes}}, 2, 0);
+    cute_mbarrier_arrive_and_expect_tx(c, bar, cute_val_int(c, CUTE_U32, bytes));
 }
 
 static void bar_wait(cute_ctx *c, cute_val bar)
 {
-    cute_asm(c, "{ .reg .pred p; WAIT: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0; @!p bra WAIT; }",
-             (cute_asm_operand[]){{.kind = CUTE_ASM_IN, .v = bar}}, 1, 0);
+    cute_mbarrier_wait(c, bar, cute_val_int(c, CUTE_U32, 0));
 }
 
 /* --- kernels ------------------------------------------------------------------------------- */
@@ -114,20 +112,18 @@ static cute_tensor tma_tile(cute_ctx *c, cute_tensor t)
 /* each block: its tile of A by TMA into shared memory, then out to its tile of O */
 static void load_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mO, cute_val map)
 {
-    bool gpu = !cute_ctx_on_interp(c);
     cute_val bar;
     cute_tensor s = smem_tile(c, &bar);
     cute_int coord[2];
     cute_tensor gO = block_tile(c, mO, coord);
-    if (gpu) bar_init(c, bar, false);
+    bar_init(c, bar, false);
     CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)))
     {
-        if (gpu) bar_expect(c, bar, atom_now.bytes);
+        bar_expect(c, bar, atom_now.bytes);
         cute_tensor from = misuse == 5 ? gO : tma_tile(c, mA); /* 5: a global tile, not TMA's */
         cute_tma_copy(c, &atom_now, map, from, s, (cute_tma_copy_opts){.bar = bar});
     }
-    if (gpu) bar_wait(c, bar);
-    else cute_barrier(c);
+    bar_wait(c, bar);
     copy_tile(c, s, gO);
 }
 
@@ -139,7 +135,7 @@ static void store_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mO, cute_val m
     cute_tensor s = smem_tile(c, &bar);
     cute_int coord[2];
     copy_tile(c, block_tile(c, mA, coord), s);
-    if (!cute_ctx_on_interp(c)) asm0(c, "fence.proxy.async.shared::cta;"); /* generic writes -> TMA */
+    cute_fence_proxy_async_shared_cta(c); /* the threads' writes, visible to TMA's reads */
     cute_barrier(c);
     CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)))
     {
@@ -338,7 +334,7 @@ static void mc_kernel(cute_ctx *c, cute_tensor mO, cute_val map)
     }
     bar_wait(c, bar);
     copy_tile(c, s, gO);
-    asm0(c, "barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;");
+    cute_cluster_arrive(c), cute_cluster_wait(c);
 }
 
 static void host_mc(cute_ctx *c, const cute_arg *arg)

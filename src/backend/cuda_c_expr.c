@@ -247,7 +247,8 @@ static bool cvt(cc_fn *e, const cute_ir_inst *in)
 static bool bitcast(cc_fn *e, const cute_ir_inst *in)
 {
     cute_type s = cute_ir_type(e->f, in->a[0]), t = in->type;
-    if (s.dtype == CUTE_E2M1 || t.dtype == CUTE_E2M1) return cc_narrow_bitcast(e, in);
+    /* (e2m1 to e2m1, a register tensor's load, is a copy like any same-type BITCAST) */
+    if ((s.dtype == CUTE_E2M1 || t.dtype == CUTE_E2M1) && !cute_type_eq(s, t)) return cc_narrow_bitcast(e, in);
     char x[CC_NAME], def[CC_NAME], tbuf[CC_NAME], ex[CC_EXPR];
     const char *ty = cc_type(e, t, tbuf);
     if (!ty) return false;

@@ -30,7 +30,7 @@ static void group_text(ptx_text *t, const cute_inst_group *G, int first, int64_t
 {
     if (G->role == CUTE_IG_K) return put(t, "%d", G->value);
     if (G->role == CUTE_IG_IMM) return put(t, "%lld", (long long)imm);
-    bool addr = G->role == CUTE_IG_SADDR || G->role == CUTE_IG_GADDR;
+    bool addr = G->role == CUTE_IG_SADDR || G->role == CUTE_IG_GADDR || G->role == CUTE_IG_CADDR;
     put(t, "%s", addr ? "[" : G->braced ? "{" : "");
     for (int k = 0; k < G->count; k++) put(t, "%s%%%d", k ? ", " : "", first + k);
     put(t, "%s", addr ? "]" : G->braced ? "}" : "");
@@ -46,7 +46,8 @@ static void row_text(ptx_text *t, const cute_inst_info *I, int64_t imm)
         first[g] = *next;
         *next += G->count;
     }
-    put(t, "%s ", I->mnemonic);
+    bool whole = I->tmpl && strstr(I->tmpl, "$M"); /* the template is the whole statement */
+    if (!whole) put(t, "%s ", I->mnemonic);
     if (!I->tmpl) {
         for (int g = 0; g < I->ngroups; g++) {
             if (g) put(t, ", ");
@@ -54,7 +55,10 @@ static void row_text(ptx_text *t, const cute_inst_info *I, int64_t imm)
         }
     } else {
         for (const char *s = I->tmpl; *s; s++) {
-            if (*s == '$' && s[1] >= '0' && s[1] < '0' + I->ngroups) {
+            if (*s == '$' && s[1] == 'M') {
+                put(t, "%s", I->mnemonic);
+                s++;
+            } else if (*s == '$' && s[1] >= '0' && s[1] < '0' + I->ngroups) {
                 s++;
                 group_text(t, &I->groups[*s - '0'], first[*s - '0'], imm);
             } else {
@@ -62,7 +66,7 @@ static void row_text(ptx_text *t, const cute_inst_info *I, int64_t imm)
             }
         }
     }
-    put(t, ";");
+    if (!whole) put(t, ";");
 }
 
 /* outputs then inputs; b32 registers travel as their bits ("r"), whatever their type */

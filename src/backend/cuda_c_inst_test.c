@@ -73,7 +73,8 @@ static cute_ir_func *row_kernel(cute_inst r)
             }
         }
     }
-    cute_ir_inst_op(&b, r, out, no, in, ni, I->has_imm ? 1 : 0);
+    int64_t imm = !I->has_imm ? 0 : strstr(I->id, "SETMAXNREG") ? 240 : 1; /* one the row takes */
+    cute_ir_inst_op(&b, r, out, no, in, ni, imm);
     for (int k = 0; k < no; k++) {
         cute_type t = f->vregs[out[k]].type;
         bool wide = t.dtype == CUTE_F64;

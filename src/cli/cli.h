@@ -22,6 +22,7 @@ int cmd_show_atom(int argc, char **argv); /* show_atom.c: cutec show atom NAME|l
 int cmd_run_gemm(int argc, char **argv);   /* gemm_cmd.c: cutec run gemm ... */
 int cmd_bench_gemm(int argc, char **argv); /* gemm_cmd.c: cutec bench gemm ... */
 int cmd_bench_mma(int argc, char **argv);  /* mma_bench.c: cutec bench mma ... */
+int cmd_gemv(int argc, char **argv); /* gemv_cmd.c: cutec compile|run|bench gemv ... */
 
 /* cli_int.c: the one integer parser of the CLI.  A whole decimal in [lo, hi] into *out, or
  * false and why (naming the text) in why[n]: nothing is wrapped, clamped or half-read. */

@@ -1,8 +1,10 @@
 /* fp8 (e4m3, e5m2) products through cublasLtMatmul, libcublasLt opened with dlopen on the
  * first fp8 call ($CUTEC_CUBLASLT, else libcublasLt.so[.13|.12|.11]).  cuBLASLt's fp8 kernels
  * take only "TN": A transposed, B not, i.e. both K-major in cutec's terms; the compute type
- * is f32, the per-tensor scales of A and B are device floats of 1 (callers fold scales into
- * alpha, as cutec_gemm's contract says), C has the result's dtype. */
+ * is f32, the per-tensor scales of A and B are left unset, which cuBLASLt reads as 1 (callers
+ * fold scales into alpha, as cutec_gemm's contract says), C has the result's dtype.  Setting
+ * them to device floats of 1 made every cublasLtMatmul answer NOT_SUPPORTED after a heuristic
+ * that had found a kernel (seen on the H100 and H200, cuBLASLt 13.1). */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,7 +28,7 @@ typedef struct lt_heuristic { /* cublasLtMatmulHeuristicResult_t */
 } lt_heuristic;
 
 enum { /* cublasLtMatmulDescAttributes_t, cublasLtMatrixLayoutAttribute_t, preferences */
-    DESC_TRANSA = 3, DESC_TRANSB = 4, DESC_A_SCALE_POINTER = 17, DESC_B_SCALE_POINTER = 18,
+    DESC_TRANSA = 3, DESC_TRANSB = 4,
     LAYOUT_BATCH_COUNT = 5, LAYOUT_STRIDED_BATCH_OFFSET = 6, PREF_MAX_WORKSPACE_BYTES = 1,
 };
 enum { WORKSPACE_BYTES = 32 << 20 };
@@ -35,7 +37,6 @@ struct cublaslt {
     void *lib;
     char path[256];
     cublaslt_handle handle;
-    cute_devptr ones;      /* two device floats of 1: the scales of A and B */
     cute_devptr workspace; /* WORKSPACE_BYTES */
     cublas_status (*Create)(cublaslt_handle *);
     cublas_status (*Destroy)(cublaslt_handle);
@@ -88,10 +89,7 @@ static bool lt_load(cute_cublas *h, cublaslt *lt)
         }
         memcpy((char *)lt + syms[i].at, &p, sizeof p); /* object -> function pointer (POSIX) */
     }
-    const float ones[2] = {1.0f, 1.0f};
-    if (cute_cuda_alloc(h->cu, sizeof ones, &lt->ones) != CUTE_OK ||
-        cute_cuda_copy_htod(h->cu, lt->ones, ones, sizeof ones) != CUTE_OK ||
-        cute_cuda_alloc(h->cu, WORKSPACE_BYTES, &lt->workspace) != CUTE_OK) {
+    if (cute_cuda_alloc(h->cu, WORKSPACE_BYTES, &lt->workspace) != CUTE_OK) {
         cublas_say(h->err, sizeof h->err, "cuBLASLt: %s", cute_cuda_error(h->cu));
         return false;
     }
@@ -118,7 +116,6 @@ void cublaslt_close(cute_cublas *h)
     cublaslt *lt = h->lt;
     if (!lt) return;
     if (lt->handle) lt->Destroy(lt->handle);
-    if (lt->ones) cute_cuda_free(h->cu, lt->ones);
     if (lt->workspace) cute_cuda_free(h->cu, lt->workspace);
     /* no dlclose, as for cuBLAS */
     free(lt);
@@ -157,13 +154,10 @@ typedef struct lt_call {
 static cublas_status lt_describe(cublaslt *lt, const cm_gemm *g, int tin, lt_call *x)
 {
     int32_t ta = OP_T, tb = OP_N;
-    const float *sa = (const float *)(uintptr_t)lt->ones, *sb = sa + 1;
     uint64_t ws = WORKSPACE_BYTES;
     cublas_status s = lt->DescCreate(&x->desc, COMPUTE_32F, CUDA_R_32F);
     if (s == 0) s = lt->DescSet(x->desc, DESC_TRANSA, &ta, sizeof ta);
     if (s == 0) s = lt->DescSet(x->desc, DESC_TRANSB, &tb, sizeof tb);
-    if (s == 0) s = lt->DescSet(x->desc, DESC_A_SCALE_POINTER, &sa, sizeof sa);
-    if (s == 0) s = lt->DescSet(x->desc, DESC_B_SCALE_POINTER, &sb, sizeof sb);
     if (s == 0) s = lt_layout_make(lt, &x->a, tin, g->k, g->m, g->a.ld, g->l, g->a.lstride);
     if (s == 0) s = lt_layout_make(lt, &x->b, tin, g->k, g->n, g->b.ld, g->l, g->b.lstride);
     if (s == 0) s = lt_layout_make(lt, &x->c, lt_type(g->out), g->m, g->n, g->c.ld, g->l, g->c.lstride);

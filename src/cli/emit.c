@@ -20,6 +20,7 @@ int cli_emit_kernel(const cute_fn *f, const char *emit, const char *arch)
         return CLI_FAIL;
     }
     fputs(text, stdout);
+    if (*text && text[strlen(text) - 1] != '\n') putchar('\n'); /* ptxas's report ends without one */
     free(text);
     return CLI_OK;
 }

@@ -14,6 +14,11 @@ const char *cli_gemm_dtype_name(cute_dtype d);
 /* "f16, bf16 or f32": C's dtypes for inputs of dtype in */
 const char *cli_gemm_out_list(cute_dtype in);
 
+/* --tile BMxBNxBK, --warps WMxWN, --stages S into t: true if k is one of them (*known) and
+ * v is good (else why says what is wrong) */
+bool cli_gemm_tiling_option(const char *k, const char *v, cute_gemm_tiling *t, bool *known, char *why,
+                            size_t wn);
+
 /* one operand, (rows, cols[, L]) = A (M,K,L), B (N,K,L) or C (M,N,L), stored with a unit
  * stride in mode `major`, leading dimension ld, batch l at l * lstride */
 typedef struct gemm_operand {

@@ -115,20 +115,6 @@ static bool parse_variants(const char *s, gemm_opts *o)
     return o->nvariants > 0;
 }
 
-/* "AxBxC" (n numbers, each 1 to 4096) */
-static bool parse_x(const char *s, int n, int *out)
-{
-    int64_t v[4];
-    int k = 0;
-    if (!cli_dims(s, n, INT64_MAX, v, &k, why, sizeof why)) return false;
-    for (int i = 0; i < k; i++)
-        if (v[i] < 1 || v[i] > 4096)
-            return snprintf(why, sizeof why, "each of \"%s\" must be 1 to 4096", s), false;
-    if (k != n) return snprintf(why, sizeof why, "\"%s\" is not %d extents", s, n), false;
-    for (int i = 0; i < k; i++) out[i] = (int)v[i];
-    return true;
-}
-
 static bool parse_double(const char *s, double *out)
 {
     char *end;
@@ -170,9 +156,9 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (!strcmp(k, "--alpha")) return o->alpha_given = true, parse_double(v, &o->alpha);
     if (!strcmp(k, "--beta")) return o->beta_given = true, parse_double(v, &o->beta);
     if (!strcmp(k, "--batch")) return parse_int(v, &o->l, 1, INT64_MAX);
-    if (!strcmp(k, "--tile")) return parse_x(v, 3, &o->tiling.bm);
-    if (!strcmp(k, "--warps")) return parse_x(v, 2, &o->tiling.warps_m);
-    if (!strcmp(k, "--stages")) return parse_x(v, 1, &o->tiling.stages);
+    bool tiling = cli_gemm_tiling_option(k, v, &o->tiling, known, why, sizeof why);
+    if (*known) return tiling;
+    *known = true;
     if (!strcmp(k, "--iters")) return parse_int(v, &x, 1, 1000) && (o->iters = (int)x);
     if (!strcmp(k, "--seed")) return parse_int(v, &x, 0, INT64_MAX) && ((o->seed = (uint64_t)x), true);
     if (!strcmp(k, "--index")) {

@@ -12,7 +12,8 @@ static int usage(void)
 {
     fputs("usage: cutec compile gemm [--variant auto|registers|shared|pipelined] [--dtype D]\n"
           "         [--out-dtype D] [--layout XYZ] [--align BYTES] [--index 32|64]\n"
-          "         [--emit ir|cuda|ptx|sass] [--arch sm_80|sm_90a]\n"
+          "         [--emit ir|cuda|ptx|sass|usage] [--arch sm_80|sm_90a]\n"
+          "         [--tile BMxBNxBK] [--warps WMxWN] [--stages S]\n"
           "  --dtype:  f32 (default), f64, f16, bf16, tf32, s8, e4m3, e5m2; --out-dtype as in\n"
           "            `cutec run gemm help`\n"
           "  --variant: auto (default) is the library's choice: the most advanced variant that\n"
@@ -21,7 +22,10 @@ static int usage(void)
           "            B N-major, C column-major)\n"
           "  --index:  32 (default): the kernel for extents and leading dimensions up to\n"
           "            32768, its index arithmetic in 32 bits; 64: any size (which of the two\n"
-          "            the library runs for each variant: docs/gemm.md)\n", stderr);
+          "            the library runs for each variant: docs/gemm.md)\n"
+          "  --emit usage: ptxas's registers, spills and stack of each kernel (NVRTC)\n"
+          "  --tile, --warps, --stages: the multi-stage kernels' tiling, as in `cutec bench\n"
+          "            gemm` (default: the library's for the dtype)\n", stderr);
     return CLI_USAGE;
 }
 
@@ -89,6 +93,14 @@ int cmd_compile_gemm(int argc, char **argv)
             return usage();
         }
         i++;
+        bool known;
+        char why[160];
+        bool tiling = cli_gemm_tiling_option(k, v, &cfg.tiling, &known, why, sizeof why);
+        if (known && !tiling) {
+            fprintf(stderr, "cutec compile gemm: %s %s: %s\n", k, v, why);
+            return usage();
+        }
+        if (known) continue;
         if (!strcmp(k, "--variant")) {
             if (!cute_gemm_variant_parse(v, &cfg.variant)) {
                 fprintf(stderr, "cutec compile gemm: unknown variant \"%s\"\n", v);
@@ -130,7 +142,9 @@ int cmd_compile_gemm(int argc, char **argv)
             return usage();
         }
     }
-    if (strcmp(emit, "ir") && strcmp(emit, "cuda") && strcmp(emit, "ptx") && strcmp(emit, "sass")) return usage();
+    if (strcmp(emit, "ir") && strcmp(emit, "cuda") && strcmp(emit, "ptx") && strcmp(emit, "sass") &&
+        strcmp(emit, "usage"))
+        return usage();
     if (out != CUTE_VOID && !gemm_ref_pair_ok(cfg.dtype, out)) {
         fprintf(stderr, "cutec compile gemm: --out-dtype %s: %s inputs give C of %s\n", cli_gemm_dtype_name(out),
                 cli_gemm_dtype_name(cfg.dtype), cli_gemm_out_list(cfg.dtype));

@@ -49,11 +49,11 @@ void interp_banks_request(ictx *X, const dinst *d, const uint64_t *addr, uint32_
 static void per_warp(ictx *X, const dinst *d, const imask *m, const islot *P, uint32_t k,
                      uint32_t bytes)
 {
-    for (uint32_t w = 0; w < X->nthr; w += 32) {
+    for (uint32_t w = m->lo; w < m->hi; w += 32) {
         uint64_t a[32];
         uint32_t n = 0;
-        for (uint32_t t = w; t < w + 32 && t < X->nthr; t++)
-            if (m->n == X->nthr || m->on[t]) a[n++] = P ? P[t].u64 : interp_addr(X, d, k, t);
+        for (uint32_t t = w; t < w + 32 && t < m->hi; t++)
+            if (m->n == m->hi - m->lo || m->on[t]) a[n++] = P ? P[t].u64 : interp_addr(X, d, k, t);
         interp_banks_request(X, d, a, n, bytes);
     }
 }

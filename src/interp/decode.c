@@ -133,6 +133,7 @@ static bool decode_inst(decoder *D, dinst *d, const cute_ir_inst *in)
     const cute_inst_info *I = cute_inst_info_of((cute_inst)in->imm2);
     if (!d->row) return fail(D, in, "not supported in the interpreter: %s", I ? I->mnemonic : "?");
     d->fn = d->row->fn;
+    if (I->flags & (CUTE_INST_BARRIER | CUTE_INST_MBAR_WAIT)) D->P->needs_warps = true;
     return true;
 }
 
@@ -211,6 +212,7 @@ static bool decode_control(decoder *D, const cute_ir_inst *in, int depth)
     int i = emit(D, in, kind);
     if (i < 0) return false;
     if (depth + 1 > D->P->maxdepth) D->P->maxdepth = depth + 1;
+    if (op == CUTE_OP_WHILE) D->P->needs_warps = true; /* it may wait for another warp */
     dinst *d = &D->P->code[i];
     d->depth = (uint8_t)depth;
     d->imm = in->imm;

@@ -1,4 +1,5 @@
-/* Running a block: the threads in lockstep through structured control flow.
+/* Running a block: the threads in lockstep through structured control flow (all of the
+ * block's at once, or one warp's under the warp scheduler, sched.c).
  *
  * interp_exec runs code[lo, hi) for the threads of mask m and leaves in m the threads that
  * fall through to what follows: BREAK and RETURN take threads out of the current mask (a
@@ -15,21 +16,21 @@
 static void rejoin(ictx *X, const uint8_t *entry, imask *m)
 {
     uint32_t c = 0;
-    for (uint32_t t = 0; t < X->nthr; t++) c += m->on[t] = entry[t] & !X->returned[t];
+    for (uint32_t t = m->lo; t < m->hi; t++) c += m->on[t] = entry[t] & !X->returned[t];
     m->n = c;
 }
 
-static uint32_t first_on(const imask *m, uint32_t n)
+static uint32_t first_on(const imask *m)
 {
-    for (uint32_t t = 0; t < n; t++)
+    for (uint32_t t = m->lo; t < m->hi; t++)
         if (m->on[t]) return t;
-    return 0;
+    return m->lo;
 }
 
 static bool step(ictx *X, const dinst *d, const imask *m)
 {
     if (++X->steps <= X->L->budget) return true;
-    interp_report(X, d, first_on(m, X->nthr), CUTE_CHECK_STEP_BUDGET, 0, 0, 0,
+    interp_report(X, d, first_on(m), CUTE_CHECK_STEP_BUDGET, 0, 0, 0,
                   "the block ran more than %" PRId64 " loop iterations (the step budget: "
                   "cute_interp_opts.step_budget or CUTEC_INTERP_STEPS)", X->L->budget);
     X->stop = true;
@@ -41,7 +42,7 @@ static void exec_if(ictx *X, const dinst *d, uint32_t i, imask *m)
     uint8_t *th = MBUF(X, d->depth, 0), *el = MBUF(X, d->depth, 1);
     const islot *C = REG(X, d->a[0]);
     uint32_t ct = 0, ce = 0;
-    for (uint32_t t = 0; t < X->nthr; t++) {
+    for (uint32_t t = m->lo; t < m->hi; t++) {
         uint8_t on = m->on[t], c = C[t].u8 & on;
         th[t] = c;
         el[t] = on & !c;
@@ -50,27 +51,28 @@ static void exec_if(ictx *X, const dinst *d, uint32_t i, imask *m)
     ce = m->n - ct;
     if (X->trace_t >= 0 && m->on[X->trace_t])
         interp_trace_ctl(X, d, th[X->trace_t] ? "then" : "else");
-    imask mt = {th, ct}, me = {el, ce};
+    imask mt = {th, ct, m->lo, m->hi}, me = {el, ce, m->lo, m->hi};
     if (ct) interp_exec(X, i + 1, d->mid, &mt);
     if (ce && d->mid < d->end) interp_exec(X, d->mid, d->end, &me);
     uint32_t c = 0;
-    for (uint32_t t = 0; t < X->nthr; t++) c += m->on[t] = th[t] | el[t];
+    for (uint32_t t = m->lo; t < m->hi; t++) c += m->on[t] = th[t] | el[t];
     m->n = c;
 }
 
 /* live[t] &= var < hi (var > hi for a negative step); the count of those left */
 #define FOR_COND(M)                                                                      \
-    for (uint32_t t = 0; t < n; t++)                                                     \
+    for (uint32_t t = lo; t < n; t++)                                                    \
         if (live[t]) {                                                                   \
             uint8_t in = up ? V[t].M < H[t].M : V[t].M > H[t].M;                         \
             live[t] = in;                                                                \
             c += in;                                                                     \
         }
 #define FOR_STEP(M, T, W)                                                                \
-    for (uint32_t t = 0; t < n; t++)                                                     \
+    for (uint32_t t = lo; t < n; t++)                                                    \
         if (live[t]) V[t].M = (T)((W)V[t].M + (W)st);
 
-static uint32_t for_cond(const dinst *d, islot *V, const islot *H, uint8_t *live, uint32_t n)
+static uint32_t for_cond(const dinst *d, islot *V, const islot *H, uint8_t *live, uint32_t lo,
+                         uint32_t n)
 {
     uint32_t c = 0;
     bool up = d->imm2 > 0;
@@ -87,7 +89,7 @@ static uint32_t for_cond(const dinst *d, islot *V, const islot *H, uint8_t *live
     return c;
 }
 
-static void for_step(const dinst *d, islot *V, const uint8_t *live, uint32_t n)
+static void for_step(const dinst *d, islot *V, const uint8_t *live, uint32_t lo, uint32_t n)
 {
     int64_t st = d->imm2;
     switch (d->dt) {
@@ -104,61 +106,72 @@ static void for_step(const dinst *d, islot *V, const uint8_t *live, uint32_t n)
 
 static void exec_for(ictx *X, const dinst *d, uint32_t i, imask *m)
 {
-    uint32_t n = X->nthr;
+    uint32_t lo = m->lo, n = m->hi;
     uint8_t *entry = MBUF(X, d->depth, 0), *live = MBUF(X, d->depth, 1);
     islot *V = REG(X, d->a[0]);
     const islot *LO = REG(X, d->a[1]), *H = REG(X, d->a[2]);
-    memcpy(entry, m->on, n);
-    memcpy(live, m->on, n);
-    for (uint32_t t = 0; t < n; t++)
+    memcpy(entry + lo, m->on + lo, n - lo);
+    memcpy(live + lo, m->on + lo, n - lo);
+    for (uint32_t t = lo; t < n; t++)
         if (live[t]) V[t] = LO[t];
     for (;;) {
-        uint32_t c = for_cond(d, V, H, live, n);
+        uint32_t c = for_cond(d, V, H, live, lo, n);
         if (!c || !step(X, d, m)) break;
         if (X->trace_t >= 0 && live[X->trace_t]) interp_trace_ctl(X, d, "iteration");
-        imask it = {live, c};
+        imask it = {live, c, lo, n};
         interp_exec(X, i + 1, d->end, &it);
         if (X->stop || !it.n) break;
-        for_step(d, V, live, n);
+        for_step(d, V, live, lo, n);
     }
     rejoin(X, entry, m);
 }
 
+/* under the warp scheduler, each iteration of a while loop lets the other warps run: the
+ * loop may be waiting for one of them (a spin on shared memory) */
 static void exec_while(ictx *X, const dinst *d, uint32_t i, imask *m)
 {
-    uint32_t n = X->nthr;
+    uint32_t lo = m->lo, n = m->hi;
     uint8_t *entry = MBUF(X, d->depth, 0), *live = MBUF(X, d->depth, 1);
     const islot *C = REG(X, d->a[0]);
-    memcpy(entry, m->on, n);
-    memcpy(live, m->on, n);
-    imask lm = {live, m->n};
+    memcpy(entry + lo, m->on + lo, n - lo);
+    memcpy(live + lo, m->on + lo, n - lo);
+    imask lm = {live, m->n, lo, n};
     for (;;) {
         interp_exec(X, i + 1, d->mid, &lm); /* the condition */
         if (X->stop) break;
         uint32_t c = 0;
-        for (uint32_t t = 0; t < n; t++) c += live[t] = live[t] & C[t].u8;
+        for (uint32_t t = lo; t < n; t++) c += live[t] = live[t] & C[t].u8;
         lm.n = c;
         if (!c || !step(X, d, m)) break;
         if (X->trace_t >= 0 && live[X->trace_t]) interp_trace_ctl(X, d, "iteration");
         interp_exec(X, d->mid, d->end, &lm);
         if (X->stop || !lm.n) break;
+        if (X->warps && !interp_sched_spin(X, d, &lm)) break;
     }
     rejoin(X, entry, m);
 }
 
+/* the live threads of m's range that m lacks: a barrier reached by part of them */
+static void divergent_barrier(ictx *X, const dinst *d, const imask *m, uint32_t live)
+{
+    uint32_t miss = m->lo;
+    while (miss < m->hi && (m->on[miss] || X->returned[miss])) miss++;
+    cute_dim3 o;
+    interp_thread_dim3(X, miss, &o);
+    interp_report(X, d, first_on(m), CUTE_CHECK_DIVERGENT_BARRIER, 0, 0, 0,
+                  "barrier reached by %u of the %s %u live threads (thread (%u,%u,%u) does not "
+                  "reach it)", m->n, X->warps ? "warp's" : "block's", live, o.x, o.y, o.z);
+}
+
 static void exec_barrier(ictx *X, const dinst *d, imask *m)
 {
-    uint32_t live = X->nthr - X->nreturned;
-    if (m->n != live && checking(X, CUTE_CHECK_DIVERGENT_BARRIER)) {
-        uint32_t miss = 0;
-        while (miss < X->nthr && (m->on[miss] || X->returned[miss])) miss++;
-        cute_dim3 o;
-        interp_thread_dim3(X, miss, &o);
-        interp_report(X, d, first_on(m, X->nthr), CUTE_CHECK_DIVERGENT_BARRIER, 0, 0, 0,
-                      "barrier reached by %u of the block's %u live threads (thread "
-                      "(%u,%u,%u) does not reach it)", m->n, live, o.x, o.y, o.z);
-    }
+    uint32_t live = X->warps ? interp_sched_live(X, m) : X->nthr - X->nreturned;
+    if (m->n != live && checking(X, CUTE_CHECK_DIVERGENT_BARRIER)) divergent_barrier(X, d, m, live);
     if (X->trace_t >= 0 && m->on[X->trace_t]) interp_trace_ctl(X, d, "");
+    if (X->warps) {
+        interp_sched_block_barrier(X, d, m);
+        return;
+    }
     interp_race_epoch_end(X);
     X->epoch++;
 }
@@ -182,14 +195,14 @@ void interp_exec(ictx *X, uint32_t lo, uint32_t hi, imask *m)
         case K_WHILE: exec_while(X, d, i, m), i = d->end; break;
         case K_BARRIER: exec_barrier(X, d, m), i++; break;
         case K_RETURN:
-            for (uint32_t t = 0; t < X->nthr; t++)
+            for (uint32_t t = m->lo; t < m->hi; t++)
                 if (m->on[t]) X->returned[t] = 1;
             X->nreturned += m->n;
             /* they leave like a break, for good */
             __attribute__((fallthrough));
         default: /* K_BREAK */
             if (X->trace_t >= 0 && m->on[X->trace_t]) interp_trace_ctl(X, d, "");
-            memset(m->on, 0, X->nthr);
+            memset(m->on + m->lo, 0, m->hi - m->lo);
             m->n = 0;
             break;
         }
@@ -215,8 +228,13 @@ void interp_run_block(ictx *X, uint64_t blin)
     X->trace_t = L->trace && blin == L->trace_block && L->trace_thread < X->nthr
                      ? (int64_t)L->trace_thread : -1;
     memset(X->top, 1, X->nthr);
-    imask m = {X->top, X->nthr};
-    interp_exec(X, 0, X->P->ncode, &m);
+    if (X->P->needs_warps) {
+        interp_sched_run_block(X);
+    } else {
+        imask m = {X->top, X->nthr, 0, X->nthr};
+        interp_exec(X, 0, X->P->ncode, &m);
+    }
+    interp_mbarrier_block_end(X);
     interp_async_block_end(X);
     if (!X->stop) interp_race_epoch_end(X);
     else if (X->glogs)

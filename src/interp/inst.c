@@ -1,8 +1,10 @@
 /* INST under the interpreter: each row of the instruction table (ir_insts.def) runs its
  * emulation, named by the row's EMULATION column; operands are the op's registers, outputs
  * first (d->flags of them).  The emulations live beside this file: inst_mma.c (mma.sync),
- * inst_matrix.c (ldmatrix, stmatrix), inst_async.c (cp.async and its groups), inst_tma.c
- * (TMA copies, bulk groups, tensor-map updates), and the register conversions below. */
+ * inst_matrix.c (ldmatrix, stmatrix), inst_async.c (cp.async and its groups), mbarrier.c,
+ * barrier.c (named and cluster barriers), inst_sync.c (the other sm_90 synchronization
+ * rows), inst_tma.c (TMA copies, bulk groups, tensor-map updates), and the register
+ * conversions below. */
 #include <string.h>
 
 #include "cutec/inst.h"
@@ -26,6 +28,13 @@ static void cvt_pack(ictx *X, const dinst *d, const imask *m);
 #define TMAP_PREFETCH {inst_tmap_prefetch, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define TMAP_REPLACE(field) {inst_tmap_replace, 0, 0, 0, {0, 0, 0, 0}, 0, field}
 #define TMAP_FENCE {inst_tma_nothing, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define MBAR(kind, cluster) {inst_mbarrier, 0, 0, 0, {0, 0, 0, 0}, kind, cluster}
+#define SYNC(kind) {inst_sync, 0, 0, 0, {0, 0, 0, 0}, kind, 0}
+#define NAMED_BAR(sync) {inst_named_barrier, 0, 0, 0, {0, 0, 0, 0}, 0, sync}
+#define SREG90(which, dim) {inst_sreg90, 0, 0, 0, {0, 0, 0, 0}, which, dim}
+#define DSMEM(store) {inst_dsmem, 0, 0, 0, {0, 0, 0, 0}, 0, store}
+#define CLUSTER_BAR(kind) {inst_cluster_barrier, 0, 0, 0, {0, 0, 0, 0}, kind, 0}
+#define BULK_G2S {inst_bulk_g2s, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 
 static const irow rows[CUTE_INST_COUNT] = {
 #define X(id, mnemonic, tmpl, arch, flags, emu, meaning, ...) [CUTE_INST_##id] = emu,

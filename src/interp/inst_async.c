@@ -66,7 +66,7 @@ static void land(ictx *X, const imask *m, const uint32_t *limit)
     uint32_t keep = 0;
     for (uint32_t i = 0; i < X->ncopies; i++) {
         icopy c = X->copies[i];
-        if (!m->on[c.tid] || c.group >= limit[c.tid]) {
+        if (c.tid < m->lo || c.tid >= m->hi || !m->on[c.tid] || c.group >= limit[c.tid]) {
             X->copies[keep++] = c;
             continue;
         }

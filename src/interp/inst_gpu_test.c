@@ -144,14 +144,11 @@ static bool tested_elsewhere(const cute_inst_info *I)
 /* without a GPU: every kernel of the test still goes through the CUDA C backend and NVRTC */
 static void compile_only(void)
 {
-    char err[512], *src = NULL;
-    cute_nvrtc *nv;
-    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) return;
     cute_ir_func *k[2 * CUTE_INST_COUNT];
     int n = 0;
     for (int r = 0; r < CUTE_INST_COUNT; r++) {
         const cute_inst_info *I = cute_inst_info_of((cute_inst)r);
-        if (I->flags & (CUTE_INST_ASYNC_COMMIT | CUTE_INST_ASYNC_WAIT) || tested_elsewhere(I)) continue;
+        if (I->flags & (CUTE_INST_ASYNC_COMMIT | CUTE_INST_ASYNC_WAIT) || sync_row(r) || tested_elsewhere(I)) continue;
         if (I->flags & CUTE_INST_ASYNC_SWRITE) k[n++] = copy_func((cute_inst)r, false), k[n++] = copy_func((cute_inst)r, true);
         else k[n++] = row_func((cute_inst)r);
     }
@@ -160,15 +157,7 @@ static void compile_only(void)
         snprintf(name, sizeof name, "k%d_%s", i, k[i]->name);
         k[i]->name = cute_ir_strdup(k[i], name);
     }
-    cute_status s = cute_cuda_c_emit((const cute_ir_func *const *)k, n, &(cute_cuda_c_opts){.arch = "sm_90a"}, &src,
-                                     err, sizeof err);
-    CHECK(s == CUTE_OK, "emit: %s", err);
-    cute_nvrtc_output o = {0};
-    if (s == CUTE_OK) CHECK(cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = "sm_90a"}, &o) == CUTE_OK, "%s", o.log);
-    cute_nvrtc_output_free(&o);
-    free(src);
-    for (int i = 0; i < n; i++) cute_ir_func_free(k[i]);
-    cute_nvrtc_close(nv);
+    kt_compiles_sm90a(k, n);
 }
 
 int main(void)
@@ -189,6 +178,7 @@ int main(void)
         const cute_inst_info *I = cute_inst_info_of((cute_inst)r);
         if (I->flags & (CUTE_INST_ASYNC_COMMIT | CUTE_INST_ASYNC_WAIT)) continue; /* with the copies */
         if (tested_elsewhere(I)) continue;
+        if (sync_row(r)) continue;                                                 /* sync_gpu_test.c */
         if (I->flags & CUTE_INST_ASYNC_SWRITE) copy_row((cute_inst)r);
         else register_row((cute_inst)r);
     }

@@ -14,7 +14,7 @@ void inst_ldmatrix(ictx *X, const dinst *d, const imask *m)
 {
     int num = d->row->num;
     bool trans = d->row->flag;
-    for (uint32_t w0 = 0; w0 < X->nthr; w0 += 32) {
+    for (uint32_t w0 = m->lo; w0 < m->hi; w0 += 32) {
         if (!interp_whole_warp(X, d, m, w0)) continue;
         uint16_t mat[4][8][8] = {{{0}}};
         uint64_t rows[32];
@@ -41,7 +41,7 @@ void inst_stmatrix(ictx *X, const dinst *d, const imask *m)
 {
     int num = d->row->num;
     bool trans = d->row->flag;
-    for (uint32_t w0 = 0; w0 < X->nthr; w0 += 32) {
+    for (uint32_t w0 = m->lo; w0 < m->hi; w0 += 32) {
         if (!interp_whole_warp(X, d, m, w0)) continue;
         uint16_t mat[4][8][8];
         for (int l = 0; l < 32; l++)

@@ -181,7 +181,7 @@ void inst_mma(ictx *X, const dinst *d, const imask *m)
     const cute_inst_info *I = cute_inst_info_of((cute_inst)d->imm2);
     mshape S = {d->row, I->groups[1].count, I->groups[2].count, I->groups[3].count, I->nout};
     mats M;
-    for (uint32_t w0 = 0; w0 < X->nthr; w0 += 32) {
+    for (uint32_t w0 = m->lo; w0 < m->hi; w0 += 32) {
         if (!interp_whole_warp(X, d, m, w0)) continue;
         memset(&M, 0, sizeof M);
         gather(X, d, &S, w0, &M);

@@ -13,6 +13,12 @@
 
 enum { T_F16, T_BF16, T_TF32, T_F32, T_F64, T_S8, T_U8, T_S32, T_E4M3, T_E5M2 };
 
+/* the sm_90 synchronization rows: tested by their behaviour (sync_test.c), not by lanes */
+static inline bool sync_row(int r)
+{
+    return r >= CUTE_INST_MBARRIER_INIT && r <= CUTE_INST_CP_ASYNC_BULK_G2S;
+}
+
 static inline cute_type class_type(const cute_inst_group *G)
 {
     return G->cls == CUTE_RC_F32 ? cute_type_of(CUTE_F32) : G->cls == CUTE_RC_F64 ? cute_type_of(CUTE_F64)

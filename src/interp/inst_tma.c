@@ -9,8 +9,9 @@
  *
  * Timing: a copy moves its data when it is issued (loads land at once, stores read their
  * source at once), which is one of the executions the hardware allows; the bulk groups'
- * commit and wait have nothing left to wait for.  A load's transaction bytes go to its
- * mbarrier through tma_complete_tx, the one place that accounting lives. */
+ * commit and wait have nothing left to wait for.  A load's bytes are the async proxy's
+ * writes: a read acquires them through the mbarrier the load completes its transaction
+ * bytes on (tma_complete_tx), so a read of the tile before its wait is a reported race. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "cutec/numeric.h"
 #include "cutec/tma.h"
 #include "interp/interp_internal.h"
+#include "interp/mbarrier.h"
 
 #define TMA_SMEM_ALIGN 128 /* a tensor copy's shared address (PTX ISA) */
 
@@ -140,16 +142,16 @@ static bool smem_box_ok(ictx *X, const dinst *d, uint32_t t, const cute_tma_desc
 
 /* --- the transaction count ------------------------------------------------------------------ */
 
-/* bytes a load delivers to the mbarrier at bar.  The mbarrier's state (expected and arrived
- * transaction bytes) belongs to the interpreter's mbarrier emulation; until that is merged
- * this checks the barrier operand only, and the copy's data is already in place. */
-static void tma_complete_tx(ictx *X, const dinst *d, uint32_t t, uint64_t bar, uint64_t bytes)
+/* the load's bytes land on the mbarrier at bar: its phase completes when its arrivals and
+ * transaction bytes are all in (a wrong expect_tx then never completes it: the deadlock
+ * report shows the bytes expected and those that came) */
+static void tma_complete_tx(ictx *X, const dinst *d, uint32_t t, uint64_t bar, uint64_t bytes,
+                            uint32_t stamp)
 {
-    (void)bytes;
     if (bar % 8)
         tma_bad(X, d, t, CUTE_CHECK_TMA, "mbarrier address %" PRIu64 " is not 8-byte aligned", bar);
-    else
-        interp_sbounds(X, d, t, bar, 8, 8, 0);
+    else if (interp_sbounds(X, d, t, bar, 8, 8, 0))
+        interp_mbarrier_complete_tx(X, d, t, bar, (uint32_t)bytes, stamp);
 }
 
 /* --- loads ------------------------------------------------------------------------------- */
@@ -163,6 +165,8 @@ static void oob_fill(const cute_tma_desc *M, uint8_t *v, int esize)
     v[esize - 1] = 0x7f;
 }
 
+/* the box written by the async proxy: element by element into shared memory, then the
+ * whole box marked as the proxy's write (a read must acquire it through the mbarrier) */
 static void load_thread(ictx *X, const dinst *d, uint32_t t)
 {
     cute_tma_desc M;
@@ -173,22 +177,21 @@ static void load_thread(ictx *X, const dinst *d, uint32_t t)
         return;
     }
     uint64_t dst = interp_addr(X, d, 0, t), bar = interp_addr(X, d, 2 + (uint32_t)M.rank, t);
+    uint64_t bytes = cute_tma_box_bytes(&M);
     if (!smem_box_ok(X, d, t, &M, dst, 1)) return;
     int esize = cute_dtype_bytes(M.dtype);
+    uint32_t stamp = interp_hb_async_stamp(X);
     box_walk w;
     walk_init(&w, &M, X, d, 2, t);
     uint64_t e = 0, g;
     do {
-        uint8_t v[8];
-        if (!walk_inside(&w, &g)) oob_fill(&M, v, esize);
-        else if (tma_gcheck(X, d, t, g, (uint32_t)esize, 0))
-            memcpy(v, (const void *)(uintptr_t)g, (size_t)esize);
+        uint8_t *s = X->smem + smem_at(&M, dst, e++);
+        if (!walk_inside(&w, &g)) oob_fill(&M, s, esize);
+        else if (tma_gcheck(X, d, t, g, (uint32_t)esize, 0)) memcpy(s, (const void *)(uintptr_t)g, (size_t)esize);
         else return;
-        uint64_t s = smem_at(&M, dst, e++);
-        if (!interp_scheck(X, d, t, s, (uint32_t)esize, (uint32_t)esize, 1)) return;
-        memcpy(X->smem + s, v, (size_t)esize);
     } while (walk_next(&w));
-    tma_complete_tx(X, d, t, bar, cute_tma_box_bytes(&M));
+    if (interp_async_proxy_write(X, d, t, dst, (uint32_t)bytes, stamp))
+        tma_complete_tx(X, d, t, bar, bytes, stamp);
 }
 
 void inst_tma_load(ictx *X, const dinst *d, const imask *m)

@@ -37,10 +37,12 @@ typedef union islot {
     double f64;
 } islot;
 
-/* the active threads of a block: on[t] is 0 or 1; n counts the ones */
+/* the active threads of a block: on[t] is 0 or 1 for t in [lo, hi) (the block, or one warp
+ * under the warp scheduler: nothing outside the range is read or written); n counts the ones */
 typedef struct imask {
     uint8_t *on;
     uint32_t n;
+    uint32_t lo, hi;
 } imask;
 
 typedef struct ictx ictx;
@@ -118,6 +120,8 @@ typedef struct iprog {
     int maxdepth;   /* deepest control-flow nesting + 1 */
     int64_t smem_bytes;
     bool has_printf;
+    bool needs_warps; /* a wait on other warps (mbarrier, named barriers, a while loop): the
+                         block runs under the warp scheduler (sched.c) */
     void **owned; /* every allocation the program owns (strings, operand lists) */
     uint32_t nowned, cowned;
 } iprog;
@@ -199,6 +203,7 @@ typedef struct ilaunch {
     uint32_t nthr;
     uint64_t nblocks;
     uint64_t smem; /* the shared-memory window in bytes */
+    cute_dim3 cluster; /* blocks per cluster (1,1,1 without clusters) */
     ibuf *bufs;    /* sorted by base */
     int nbufs;
     islot *params; /* per parameter */
@@ -260,7 +265,100 @@ struct ictx {
     uint32_t ncopies, ccopies;
     uint32_t *groups;  /* per thread: the cp.async groups it committed */
     uint8_t *pending;  /* per shared byte: copies in flight that write it */
+    /* the warp scheduler (sched.c): NULL warps when the block runs in lockstep */
+    struct iwarp *warps;
+    uint32_t nwarps, cur, ndone;
+    struct isched *sched;
+    uint64_t writes;   /* memory writes so far (a spin that sees none spins for ever) */
+    uint64_t accesses; /* memory accesses so far (a loop that makes none waits for nobody) */
+    uint32_t fell_off; /* threads whose warp ended without a RETURN */
+    struct ibarrier *bars; /* named barriers 0..15 (0 is also the block barrier) */
+    /* mbarriers initialized in this block (mbarrier.c) */
+    struct imbar *mbars;
+    uint32_t nmbars, cmbars;
 };
+
+/* --- sched.c: warps as cooperative units ---------------------------------------------
+ * Under the scheduler each warp runs on a thread of its own, one warp at a time: a warp runs
+ * (its threads in lockstep) until it waits; then the next warp that may go on runs, in
+ * round-robin order.  When none may, the block is deadlocked and each waiting warp is
+ * reported with its site and what it waits for. */
+/* whether the warp of m (blocked at d) may go on; may complete what it waits for */
+typedef bool (*iready_fn)(ictx *X, const dinst *d, const imask *m);
+/* what the warp of m waits for at d, in words (the deadlock report) */
+typedef void (*idescribe_fn)(ictx *X, const dinst *d, const imask *m, char *buf, size_t n);
+
+typedef struct iwarp {
+    uint32_t lo, hi; /* its threads */
+    uint8_t state;   /* W_READY, W_BLOCKED, W_SPIN, W_DONE */
+    const dinst *site;
+    const imask *mask;
+    iready_fn ready;
+    idescribe_fn describe;
+    uint64_t spin_writes, spin_hash, spin_accesses; /* at its last loop iteration */
+    bool idle;                       /* that iteration repeated the one before, unchanged */
+    uint32_t wait_gen;               /* a barrier's phase it waits to see completed */
+    uint32_t cluster_gen;            /* the cluster barrier's phase it arrived in */
+    bool cluster_arrived;            /* arrived on the cluster barrier, not waited yet */
+    uint32_t clock; /* happens-before: its current interval (a stamp, unique in the block) */
+    uint32_t *vc;   /* per warp (and the async proxy, last): the newest interval it has seen */
+} iwarp;
+enum { W_READY, W_BLOCKED, W_SPIN, W_DONE };
+
+/* run the block's warps to their end (or to a deadlock, reported) */
+void interp_sched_run_block(ictx *X);
+/* the warp of m waits at d until ready() holds: true then, false when the block stopped */
+bool interp_wait(ictx *X, const dinst *d, const imask *m, iready_fn ready, idescribe_fn describe);
+/* a while loop's iteration ended: let the other warps run; false when the block stopped */
+bool interp_sched_spin(ictx *X, const dinst *d, const imask *m);
+/* __syncthreads under the scheduler */
+void interp_sched_block_barrier(ictx *X, const dinst *d, const imask *m);
+/* the live threads of m's warp (not returned) */
+uint32_t interp_sched_live(ictx *X, const imask *m);
+void interp_sched_free(ictx *X);
+/* barrier.c: the block barrier and named barriers under the scheduler */
+bool interp_sched_barriers_new(ictx *X);
+void interp_sched_barriers_reset(ictx *X);
+void interp_sched_barriers_free(ictx *X);
+
+/* --- hb.c: happens-before between warps ----------------------------------------------
+ * Lockstep: an access is stamped with the block's barrier interval (X->epoch) and two
+ * accesses race when they share it.  Under the scheduler each warp has a clock that moves
+ * at each of its synchronizations and a vector of the other warps' clocks it has acquired
+ * (through a barrier or an mbarrier phase); the async proxy (bulk copies, TMA) is one more
+ * "warp", thread X->nthr, whose writes are acquired through the mbarrier they complete on. */
+#define HB_PROXY(X) ((X)->nthr) /* the thread id of the async proxy's writes */
+uint32_t interp_hb_now(const ictx *X, uint32_t t);
+bool interp_hb_concurrent_slow(const ictx *X, uint32_t stamp, uint32_t other, uint32_t t);
+static inline bool interp_hb_concurrent(const ictx *X, uint32_t stamp, uint32_t other, uint32_t t)
+{
+    return X->warps ? interp_hb_concurrent_slow(X, stamp, other, t) : stamp == X->epoch;
+}
+/* the clocks a synchronization object carries: nwarps + 1 entries */
+uint32_t *interp_hb_new_vc(ictx *X);
+/* the warp of thread t releases into vc (joins its view and its clock), then moves on */
+void interp_hb_release(ictx *X, uint32_t t, uint32_t *vc);
+/* the warp of thread t acquires vc */
+void interp_hb_acquire(ictx *X, uint32_t t, const uint32_t *vc);
+/* a new stamp for writes of the async proxy */
+uint32_t interp_hb_async_stamp(ictx *X);
+
+/* --- mbarrier.c and inst_sync.c: the sm_90 synchronization rows ----------------------- */
+void interp_mbarrier_block_end(ictx *X);
+void inst_mbarrier(ictx *X, const dinst *d, const imask *m);
+void inst_sync(ictx *X, const dinst *d, const imask *m);
+void inst_named_barrier(ictx *X, const dinst *d, const imask *m);
+void inst_sreg90(ictx *X, const dinst *d, const imask *m);
+void inst_dsmem(ictx *X, const dinst *d, const imask *m);
+void inst_cluster_barrier(ictx *X, const dinst *d, const imask *m);
+void inst_bulk_g2s(ictx *X, const dinst *d, const imask *m);
+/* a shared::cluster address of thread t as an offset into this block's shared memory; false
+ * after a report (another block's: clusters run one block each for now) */
+bool interp_cluster_local(ictx *X, const dinst *d, uint32_t t, uint32_t caddr, uint64_t *off);
+enum { MB_INIT, MB_ARRIVE, MB_ARRIVE_TX, MB_EXPECT_TX, MB_TRY_WAIT, MB_TEST_WAIT };
+enum { SY_FENCE_ASYNC, SY_FENCE_MBAR_INIT, SY_ELECT, SY_SETMAXNREG, SY_MAPA, SY_NOTHING };
+enum { SR_CLUSTERID, SR_NCLUSTERID, SR_CLUSTER_CTAID, SR_CLUSTER_NCTAID, SR_CLUSTER_CTARANK,
+       SR_CLUSTER_NCTARANK };
 
 #define REG(X, s) ((X)->regs + (size_t)(s) * (X)->nthr)
 #define MBUF(X, depth, k) ((X)->mbuf + ((size_t)(depth) * 2 + (k)) * (X)->nthr)
@@ -268,12 +366,13 @@ struct ictx {
 /* the braced block after t for every active thread t; `continue` skips to the next one */
 #define EACH(X, m, t, ...)                                                               \
     do {                                                                                 \
-        const uint32_t n_ = (X)->nthr;                                                   \
-        if ((m)->n == n_) {                                                              \
-            for (uint32_t t = 0; t < n_; t++) __VA_ARGS__                                \
+        (void)(X);                                                                       \
+        const uint32_t lo_ = (m)->lo, hi_ = (m)->hi;                                     \
+        if ((m)->n == hi_ - lo_) {                                                       \
+            for (uint32_t t = lo_; t < hi_; t++) __VA_ARGS__                             \
         } else {                                                                         \
             const uint8_t *on_ = (m)->on;                                                \
-            for (uint32_t t = 0; t < n_; t++)                                            \
+            for (uint32_t t = lo_; t < hi_; t++)                                         \
                 if (on_[t]) __VA_ARGS__                                                  \
         }                                                                                \
     } while (0)

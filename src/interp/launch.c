@@ -104,6 +104,8 @@ static cute_status setup(struct interp *B, ilaunch *L, const cute_launch *cfg,
     L->nthr = (uint32_t)nthr;
     L->nblocks = (uint64_t)g.x * g.y * g.z;
     L->smem = P->smem_bytes ? (uint64_t)P->smem_bytes : cfg->smem_bytes;
+    L->cluster = cfg->cluster.x || cfg->cluster.y || cfg->cluster.z ? cfg->cluster
+                                                                      : (cute_dim3){1, 1, 1};
     L->params = calloc(P->nparams + 1, sizeof *L->params);
     L->bufs = calloc(P->nparams + 1, sizeof *L->bufs);
     for (int d = 0; d < 3; d++) L->tid[d] = malloc(nthr * sizeof *L->tid[d]);
@@ -178,6 +180,9 @@ static void worker_free(ictx *X)
     free(X->pending);
     free(X->groups);
     free(X->copies);
+    interp_sched_free(X);
+    interp_mbarrier_block_end(X);
+    free(X->mbars);
     free(X->reps);
     free(X->rep_inst);
     free(X->out);
@@ -287,7 +292,8 @@ static int by_block(const void *a, const void *b)
     return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-/* keep the reports of blocks up to the one that stopped, in block order, at most `limit` */
+/* keep the reports of blocks up to the one that stopped, in block order, at most `limit`
+ * (and the rest of a deadlock's) */
 static cute_status gather(struct interp *B, ilaunch *L)
 {
     int limit = L->max_reports > 1 ? L->max_reports : 1, n = 0;
@@ -300,8 +306,11 @@ static cute_status gather(struct interp *B, ilaunch *L)
     }
     for (int i = 0; i < L->nreps; i++) order[i][0] = L->rep_block[i], order[i][1] = (uint64_t)i;
     qsort(order, (size_t)L->nreps, sizeof *order, by_block);
-    for (int i = 0; i < L->nreps && n < limit; i++)
-        if (order[i][0] <= stop) out[n++] = L->reps[order[i][1]];
+    for (int i = 0; i < L->nreps; i++) { /* a deadlock's waiting warps all come (report.c) */
+        const cute_interp_report *r = &L->reps[order[i][1]];
+        if (order[i][0] <= stop && (n < limit || (r->kind == CUTE_CHECK_DEADLOCK && n && out[n - 1].kind == r->kind)))
+            out[n++] = *r;
+    }
     free(order);
     free(B->reps);
     B->reps = out;

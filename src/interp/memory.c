@@ -136,6 +136,8 @@ const ibuf *interp_gcheck(ictx *X, const dinst *d, uint32_t t, uint64_t addr, ui
                       " is not a multiple of %u", how_name(how), bytes, addr - b->base, b->id,
                       align);
     if (how != 2 && checking(X, CUTE_CHECK_GLOBAL_RACE)) log_access(X, b, d, t, addr, bytes, how == 1);
+    X->writes += how != 0;
+    X->accesses++;
     return b;
 }
 
@@ -152,6 +154,14 @@ static void race_report(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint3
         interp_report(X, d, t, CUTE_CHECK_SHARED_RACE, 0, (int64_t)off, bytes,
                       "shared-memory race on bytes [%" PRIu64 ",%" PRIu64 "): a %s here, and "
                       "atomic updates by other threads at %s, with no barrier between",
+                      off, off + bytes, how_name(how), site);
+        return;
+    }
+    if (other == HB_PROXY(X)) {
+        interp_report(X, d, t, CUTE_CHECK_SHARED_RACE, 0, (int64_t)off, bytes,
+                      "shared-memory race on bytes [%" PRIu64 ",%" PRIu64 "): a %s here of what "
+                      "the asynchronous copy at %s wrote, not waited for (no wait on the "
+                      "mbarrier phase it completes on)",
                       off, off + bytes, how_name(how), site);
         return;
     }
@@ -206,8 +216,10 @@ bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t b
         interp_async_conflict(X, d, t, off, bytes, how);
     bool uninit = how != 1 && checking(X, CUTE_CHECK_UNINIT_SHARED);
     bool race = checking(X, CUTE_CHECK_SHARED_RACE);
-    uint32_t idx = (uint32_t)(d - X->P->code), ep = X->epoch;
+    uint32_t idx = (uint32_t)(d - X->P->code), ep = interp_hb_now(X, t);
     uint16_t me = (uint16_t)t;
+    X->writes += how != 0;
+    X->accesses++;
     for (uint32_t i = 0; i < bytes; i++) {
         sshadow *s = &X->shadow[off + i];
         if (uninit && s->w_epoch < X->block_epoch) {
@@ -217,10 +229,10 @@ bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t b
             uninit = false;
         }
         if (race && how != 2) {
-            if (s->w_epoch == ep && s->writer != me) {
+            if (s->writer != me && interp_hb_concurrent(X, s->w_epoch, s->writer, t)) {
                 race_report(X, d, t, off, bytes, how, s->writer, true, s->w_inst);
                 race = false;
-            } else if (how == 1 && s->r_epoch == ep && s->reader != me) {
+            } else if (how == 1 && s->reader != me && interp_hb_concurrent(X, s->r_epoch, s->reader, t)) {
                 race_report(X, d, t, off, bytes, how, s->reader, false, s->r_inst);
                 race = false;
             }
@@ -235,6 +247,18 @@ bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t b
             s->writer = how == 2 ? SH_ATOMIC : me;
             s->w_inst = idx;
         }
+    }
+    return true;
+}
+
+bool interp_async_proxy_write(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
+                              uint32_t stamp)
+{
+    if (!interp_scheck(X, d, t, off, bytes, 1, 1)) return false;
+    for (uint32_t i = 0; i < bytes; i++) {
+        sshadow *s = &X->shadow[off + i];
+        s->w_epoch = stamp;
+        s->writer = (uint16_t)HB_PROXY(X);
     }
     return true;
 }

@@ -15,7 +15,7 @@ static void shfl(ictx *X, const dinst *d, const imask *m)
     const islot *A = REG(X, d->a[0]), *B = REG(X, d->a[1]);
     islot *D = REG(X, d->d), got[32];
     const uint8_t *on = m->on;
-    for (uint32_t w0 = 0; w0 < X->nthr; w0 += 32) {
+    for (uint32_t w0 = m->lo; w0 < m->hi; w0 += 32) {
         uint32_t nl = X->nthr - w0 < 32 ? X->nthr - w0 : 32;
         for (uint32_t i = 0; i < nl; i++) {
             uint32_t t = w0 + i;
@@ -47,7 +47,7 @@ static void vote(ictx *X, const dinst *d, const imask *m)
     const islot *A = REG(X, d->a[0]);
     islot *D = REG(X, d->d);
     const uint8_t *on = m->on;
-    for (uint32_t w0 = 0; w0 < X->nthr; w0 += 32) {
+    for (uint32_t w0 = m->lo; w0 < m->hi; w0 += 32) {
         uint32_t nl = X->nthr - w0 < 32 ? X->nthr - w0 : 32, ballot = 0, active = 0;
         for (uint32_t i = 0; i < nl; i++)
             if (on[w0 + i]) {

@@ -22,6 +22,8 @@ static const char *names[CUTE_CHECK_COUNT] = {
     [CUTE_CHECK_UNSUPPORTED] = "not supported in the interpreter",
     [CUTE_CHECK_ASYNC_COPY] = "asynchronous copy not waited for",
     [CUTE_CHECK_TMA] = "bad TMA operand",
+    [CUTE_CHECK_DEADLOCK] = "deadlock",
+    [CUTE_CHECK_SYNC_MISUSE] = "synchronization misuse",
 };
 
 const char *cute_interp_check_name(cute_interp_check k)
@@ -47,13 +49,15 @@ const char *interp_site(const dinst *d, char *buf, size_t n)
 bool interp_report(ictx *X, const dinst *d, uint32_t t, cute_interp_check kind,
                    uint64_t buffer, int64_t offset, uint32_t bytes, const char *fmt, ...)
 {
-    for (int i = 0; i < X->nreps; i++)
+    /* a deadlock is one finding: every waiting warp of it is reported, whatever the limit */
+    bool each = kind == CUTE_CHECK_DEADLOCK;
+    for (int i = 0; i < X->nreps && !each; i++)
         if (X->rep_inst[i] == d && X->reps[i].kind == kind) {
             X->reps[i].more++;
             return false;
         }
     int limit = X->L->max_reports > 1 ? X->L->max_reports : 1;
-    if (X->nreps >= limit) {
+    if (X->nreps >= limit && !each) {
         X->stop = true;
         return false;
     }

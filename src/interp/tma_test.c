@@ -76,24 +76,37 @@ typedef struct tk {
     cute_vreg tm, o, c0, c1, tid;
 } tk;
 
+static bool skip_init; /* a kernel that forgets mbarrier.init */
+
+/* the kernel's parameters, and its mbarrier initialized (one arrival) by thread 0 */
 static void begin(tk *t, const char *name, bool map_in_gmem)
 {
     kt_begin(&t->k, name);
-    t->tm = map_in_gmem ? kt_param_ptr(&t->k, CUTE_U8, "tm") : kt_param(&t->k, CUTE_TMAP, "tm");
-    t->o = kt_param_ptr(&t->k, CUTE_U32, "o");
-    t->c0 = kt_param(&t->k, CUTE_I32, "c0");
-    t->c1 = kt_param(&t->k, CUTE_I32, "c1");
-    t->k.f->smem_bytes = SMEM;
-    t->tid = kt_sreg64(&t->k, CUTE_SREG_TID_X);
+    kt *k = &t->k;
+    t->tm = map_in_gmem ? kt_param_ptr(k, CUTE_U8, "tm") : kt_param(k, CUTE_TMAP, "tm");
+    t->o = kt_param_ptr(k, CUTE_U32, "o");
+    t->c0 = kt_param(k, CUTE_I32, "c0");
+    t->c1 = kt_param(k, CUTE_I32, "c1");
+    k->f->smem_bytes = SMEM;
+    t->tid = kt_sreg64(k, CUTE_SREG_TID_X);
+    if (skip_init) return;
+    cute_ir_if(&k->b, kt_cmp(k, CUTE_OP_EQ, t->tid, kt_i64(k, 0)));
+    cute_vreg init[2] = {kt_smem(k, CUTE_U64, SBAR), kt_i32(k, 1)};
+    cute_ir_inst_op(&k->b, CUTE_INST_MBARRIER_INIT, NULL, 0, init, 2, 0);
+    cute_ir_end(&k->b);
+    kt_barrier(k);
 }
 
-/* if (tid == 0) { row(dst/src at sbase, the map, c0, c1[, bar]) } */
-static void issue(tk *t, cute_inst row, int64_t sbase)
+/* if (tid == 0) { [expect tx bytes on the mbarrier,] row(dst/src at sbase, the map, c0, c1
+ * [, the mbarrier]) }; a load's tx: the box's bytes (or a wrong count, to be caught) */
+static void issue(tk *t, cute_inst row, int64_t sbase, int64_t tx)
 {
     kt *k = &t->k;
     cute_ir_if(&k->b, kt_cmp(k, CUTE_OP_EQ, t->tid, kt_i64(k, 0)));
     cute_vreg s = kt_smem(k, CUTE_U8, sbase), bar = kt_smem(k, CUTE_U64, SBAR);
     bool load = row == CUTE_INST_TMA_LOAD_2D;
+    if (load)
+        cute_ir_inst_op(&k->b, CUTE_INST_MBARRIER_ARRIVE_EXPECT_TX, NULL, 0, (cute_vreg[]){bar, kt_i32(k, tx)}, 2, 0);
     cute_vreg in[5] = {s, t->tm, t->c0, t->c1, bar}, st[4] = {t->tm, t->c0, t->c1, s};
     KT_AT(&k->b);
     cute_ir_inst_op(&k->b, row, NULL, 0, load ? in : st, load ? 5 : 4, 0);
@@ -102,6 +115,16 @@ static void issue(tk *t, cute_inst row, int64_t sbase)
         cute_ir_inst_op(&k->b, CUTE_INST_BULK_WAIT_GROUP, NULL, 0, NULL, 0, 0);
     }
     cute_ir_end(&k->b);
+}
+
+/* every thread waits for phase 0 of the mbarrier (the interpreter's try_wait blocks until it
+ * completes) */
+static void wait_phase0(tk *t)
+{
+    kt *k = &t->k;
+    cute_vreg done = cute_ir_new_vreg(k->f, cute_type_of(CUTE_U32), "done", false);
+    cute_ir_inst_op(&k->b, CUTE_INST_MBARRIER_TRY_WAIT_PARITY, &done, 1,
+                    (cute_vreg[]){kt_smem(k, CUTE_U64, SBAR), kt_i32(k, 0)}, 2, 0);
 }
 
 /* o[w] <-> shared word SBASE/4 + w, w < words, spread over the threads */
@@ -181,8 +204,8 @@ static int load_case(const tcase *k)
     encode_map(k, &bg, map);
     tk t;
     begin(&t, "load", false);
-    issue(&t, CUTE_INST_TMA_LOAD_2D, SBASE);
-    kt_barrier(&t.k);
+    issue(&t, CUTE_INST_TMA_LOAD_2D, SBASE, (int64_t)nb);
+    wait_phase0(&t);
     move_words(&t, (int64_t)nb / 4, false);
     cute_status s = launch(&t, map, NULL, &bo, k);
     CHECK(s == CUTE_OK, "load runs: %s", be.vt->error(be.self));
@@ -282,7 +305,7 @@ static int store_case(const tcase *k, bool reduce)
     begin(&t, reduce ? "reduce" : "store", false);
     move_words(&t, (int64_t)nb / 4, true);
     kt_barrier(&t.k);
-    issue(&t, reduce ? CUTE_INST_TMA_REDUCE_ADD_2D : CUTE_INST_TMA_STORE_2D, SBASE);
+    issue(&t, reduce ? CUTE_INST_TMA_REDUCE_ADD_2D : CUTE_INST_TMA_STORE_2D, SBASE, 0);
     cute_status s = launch(&t, map, NULL, &bs, k);
     CHECK(s == CUTE_OK, "%s runs: %s", reduce ? "reduce" : "store", be.vt->error(be.self));
     be.vt->download(be.self, g, &bg, 0, gbytes);
@@ -319,15 +342,18 @@ static const cute_interp_report *bad_load(const void *map, int64_t sbase, cute_i
 {
     tk t;
     begin(&t, "bad", false);
-    issue(&t, row, sbase);
+    issue(&t, row, sbase, (int64_t)box_bytes(k));
     cute_status s = launch(&t, map, NULL, o, k);
     CHECK(s == CUTE_ERR_CHECK, "a check, not %s", cute_status_name(s));
     return kt_report(be, 0);
 }
 
 #define EXPECT(r, kind_, text)                                                                \
-    CHECK((r) && (r)->kind == (kind_) && strstr((r)->msg, (text)), "want \"%s\", got: %s", text, \
-          (r) ? (r)->msg : "no report")
+    do {                                                                                      \
+        const cute_interp_report *r_ = (r);                                                   \
+        CHECK(r_ && r_->kind == (kind_) && strstr(r_->msg, (text)), "want \"%s\", got: %s",  \
+              text, r_ ? r_->msg : "no report");                                              \
+    } while (0)
 
 static void checks(void)
 {
@@ -366,6 +392,43 @@ static void checks(void)
     free(g);
 }
 
+/* a load of k's first box after expecting tx bytes, its tile read after the mbarrier's wait
+ * (or before it: the async proxy's writes are not acquired yet): the first report */
+static const cute_interp_report *sync_case(const tcase *k, int64_t tx, bool wait_first)
+{
+    size_t gbytes = row_bytes(k) * k->d1, nb = box_bytes(k);
+    uint8_t *g = calloc(1, gbytes);
+    cute_buffer bg = kt_buf(be, g, gbytes), bo = kt_buf(be, NULL, nb);
+    _Alignas(64) uint8_t map[CUTE_TMA_MAP_BYTES];
+    encode_map(k, &bg, map);
+    tk t;
+    begin(&t, "sync", false);
+    issue(&t, CUTE_INST_TMA_LOAD_2D, SBASE, tx);
+    if (wait_first) wait_phase0(&t);
+    cute_ir_if(&t.k.b, kt_cmp(&t.k, CUTE_OP_LT, t.tid, kt_i64(&t.k, 32))); /* the issuing warp */
+    move_words(&t, (int64_t)nb / 4, false);
+    cute_ir_end(&t.k.b);
+    if (!wait_first) wait_phase0(&t);
+    cute_status s = launch(&t, map, NULL, &bo, k);
+    CHECK(s == CUTE_ERR_CHECK, "a check, not %s", cute_status_name(s));
+    be.vt->free(be.self, &bg), be.vt->free(be.self, &bo);
+    free(g);
+    return kt_report(be, 0);
+}
+
+/* the transaction bytes and the mbarrier: TMA's half of the pipeline checks */
+static void sync_checks(void)
+{
+    tcase k = {CUTE_F16, CUTE_TMA_SWIZZLE_128B, CUTE_TMA_OOB_ZERO, 100, 20, 64, 4, 0, 0};
+    int64_t nb = (int64_t)box_bytes(&k);
+    EXPECT(sync_case(&k, nb - 16, true), CUTE_CHECK_DEADLOCK, "transaction bytes");
+    EXPECT(sync_case(&k, nb + 16, true), CUTE_CHECK_DEADLOCK, "transaction bytes");
+    EXPECT(sync_case(&k, nb, false), CUTE_CHECK_SHARED_RACE, "race");
+    skip_init = true;
+    EXPECT(sync_case(&k, nb, true), CUTE_CHECK_SYNC_MISUSE, "no mbarrier.init");
+    skip_init = false;
+}
+
 /* --- tensormap.replace: a map in global memory retargeted by the kernel ------------------- */
 
 /* thread 0: the map at tm (global) gets address a2 and extent d1 in dimension 1, fences, then
@@ -381,8 +444,8 @@ static void replace_kernel(tk *t, int64_t words)
     cute_ir_inst_op(&k->b, CUTE_INST_FENCE_PROXY_TENSORMAP_ACQUIRE, NULL, 0, &t->tm, 1, 0);
     cute_ir_inst_op(&k->b, CUTE_INST_PREFETCH_TENSORMAP, NULL, 0, &t->tm, 1, 0);
     cute_ir_end(&k->b);
-    issue(t, CUTE_INST_TMA_LOAD_2D, SBASE);
-    kt_barrier(k);
+    issue(t, CUTE_INST_TMA_LOAD_2D, SBASE, 4 * words);
+    wait_phase0(t);
     move_words(t, words, false);
 }
 
@@ -424,6 +487,7 @@ int main(void)
     loads();
     stores();
     checks();
+    sync_checks();
     replace();
     be.vt->destroy(be.self);
     return CHECK_DONE("interp/tma");

@@ -23,6 +23,7 @@
 #define R(nm, role, cls) {CUTE_IG_##role, 1, CUTE_RC_##cls, 0, 0, #nm}
 #define SADDR(nm) {CUTE_IG_SADDR, 1, CUTE_RC_NONE, 0, 0, #nm}
 #define GADDR(nm) {CUTE_IG_GADDR, 1, CUTE_RC_NONE, 0, 0, #nm}
+#define CADDR(nm) {CUTE_IG_CADDR, 1, CUTE_RC_I32, 0, 0, #nm}
 #define K(nm, v) {CUTE_IG_K, 0, CUTE_RC_NONE, 0, v, #nm}
 #define IMM(nm) {CUTE_IG_IMM, 0, CUTE_RC_NONE, 0, 0, #nm}
 #define TMAP(nm) {CUTE_IG_TMAP, 1, CUTE_RC_NONE, 0, 0, #nm}

@@ -16,7 +16,7 @@ static void table(void)
         int regs = 0;
         for (int g = 0; g < I->ngroups; g++) {
             const cute_inst_group *G = &I->groups[g];
-            bool reg = G->role == CUTE_IG_OUT || G->role == CUTE_IG_IN;
+            bool reg = G->role == CUTE_IG_OUT || G->role == CUTE_IG_IN || G->role == CUTE_IG_CADDR;
             CHECK(reg == (G->cls != CUTE_RC_NONE), "%s group %s: class", I->id, G->name);
             regs += G->count;
         }

@@ -28,14 +28,16 @@ static cute_status cuda_source(const cute_fn *f, const char *arch, char **src, c
     return cute_cuda_c_emit((const cute_ir_func *const *)f->kernels, f->nkernels, &o, src, err, n);
 }
 
-static cute_status nvrtc_of(const char *src, const char *arch, cute_nvrtc_output *out, char *err,
-                            size_t n)
+/* NVRTC's PTX and cubin of src; usage: with ptxas's resource report in out->log */
+static cute_status nvrtc_of(const char *src, const char *arch, bool usage, cute_nvrtc_output *out,
+                            char *err, size_t n)
 {
     cute_nvrtc *nv;
     memset(out, 0, sizeof *out);
     cute_status s = cute_nvrtc_open(&nv, NULL, err, n);
     if (s != CUTE_OK) return s;
-    s = cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = arch}, out);
+    static const char *const verbose[] = {"--ptxas-options=-v"};
+    s = cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = arch, .extra = verbose, .nextra = usage}, out);
     if (s != CUTE_OK) snprintf(err, n, "NVRTC: %s", out->log ? out->log : "");
     cute_nvrtc_close(nv);
     return s;
@@ -69,16 +71,17 @@ cute_status cute_fn_code(const cute_fn *f, const char *what, const char *arch, c
 {
     *out = NULL;
     bool cuda = what && !strcmp(what, "cuda"), ptx = what && !strcmp(what, "ptx");
-    if (!cuda && !ptx && !(what && !strcmp(what, "sass")))
-        return snprintf(err, n, "code \"%s\": cuda, ptx or sass", what ? what : ""),
+    bool usage = what && !strcmp(what, "usage");
+    if (!cuda && !ptx && !usage && !(what && !strcmp(what, "sass")))
+        return snprintf(err, n, "code \"%s\": cuda, ptx, sass or usage", what ? what : ""),
                CUTE_ERR_INVALID;
     char *src = NULL;
     cute_status s = cuda_source(f, target_arch(arch), &src, err, n);
     if (s != CUTE_OK || cuda) return *out = src, s;
     cute_nvrtc_output o;
-    s = nvrtc_of(src, target_arch(arch), &o, err, n);
+    s = nvrtc_of(src, target_arch(arch), usage, &o, err, n);
     free(src);
-    if (s == CUTE_OK && ptx) *out = strdup(o.ptx), s = *out ? CUTE_OK : CUTE_ERR_OOM;
+    if (s == CUTE_OK && (ptx || usage)) *out = strdup(ptx ? o.ptx : o.log), s = *out ? CUTE_OK : CUTE_ERR_OOM;
     else if (s == CUTE_OK) s = sass_of(o.cubin, o.cubin_size, out, err, n);
     cute_nvrtc_output_free(&o);
     return s;
@@ -101,7 +104,7 @@ void cute__fn_keep(const cute_fn *f)
         cute_nvrtc_output out;
         memset(&out, 0, sizeof out);
         if (o.keep & (CUTE_KEEP_PTX | CUTE_KEEP_CUBIN | CUTE_KEEP_SASS) &&
-            nvrtc_of(src, arch, &out, err, sizeof err) != CUTE_OK)
+            nvrtc_of(src, arch, false, &out, err, sizeof err) != CUTE_OK)
             cute_cache_write_artifact(c, &k, "ptx", err, strlen(err), NULL, 0); /* why not */
         cuda_keep_artifacts(c, &k, o.keep, src, out.ptx, out.cubin, out.cubin_size);
         cute_nvrtc_output_free(&out);

@@ -332,7 +332,11 @@ static void kernel_code(void)
     if (s != CUTE_OK) SKIP("no SASS of the user's kernel (no NVRTC or no cuobjdump)");
     else CHECK(strstr(text, "square") != NULL, "cute_fn_code sass names the kernel");
     free(text), text = NULL;
-    CHECK(cute_fn_code(f, "asm", NULL, &text, err, sizeof err) == CUTE_ERR_INVALID && strstr(err, "cuda, ptx or sass"),
+    s = cute_fn_code(f, "usage", "sm_80", &text, err, sizeof err);
+    if (s != CUTE_OK) SKIP("no ptxas report of the user's kernel (no NVRTC)");
+    else CHECK(strstr(text, "square") && strstr(text, "registers"), "cute_fn_code usage: %s", text);
+    free(text), text = NULL;
+    CHECK(cute_fn_code(f, "asm", NULL, &text, err, sizeof err) == CUTE_ERR_INVALID && strstr(err, "cuda, ptx, sass or usage"),
           "an unknown kind of code: %s", err);
     cute_fn_free(f);
     cute_runtime_free(ip);

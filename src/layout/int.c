@@ -168,6 +168,13 @@ cute_int cute_int_op2(cute_alg *c, cute_int_op op, cute_int a, cute_int b)
     return c->arith->compute(c->arith->self, op, a, b);
 }
 
+int64_t cute_int_constant_term(cute_alg *c, cute_int x)
+{
+    if (cute_is_static(x)) return x.v;
+    if (c->failed || cute_is_underscore(x) || !c->arith || !c->arith->constant) return 0;
+    return c->arith->constant(c->arith->self, x);
+}
+
 cute_truth cute_int_cmp(cute_alg *c, cute_cmp cmp, cute_int a, cute_int b)
 {
     if (cute_is_underscore(a) || cute_is_underscore(b)) return CUTE_UNKNOWN;

@@ -63,7 +63,8 @@ int64_t cute_swizzle_period(cute_swizzle sw)
  * q a multiple of P, sw(q + y) = q + sw(y) (two's complement too: q leaves y's low bits
  * alone).  Parts of the sum that are multiples of P are therefore kept out of the swizzle:
  * a dynamic offset proven a multiple of P (a stage of a pipeline), and the multiple-of-P
- * part of a static inner offset (so values P apart share one swizzled dynamic address). */
+ * part of the static terms, of inner and of a dynamic offset (a slice's constant: so
+ * values P apart, the MMA's tiles along M or N, share one swizzled dynamic address). */
 cute_int cute_composed_eval(cute_alg *c, const cute_composed *L, cute_int i)
 {
     cute_int inner = cute_layout_eval(c, &L->layout, i);
@@ -71,8 +72,9 @@ cute_int cute_composed_eval(cute_alg *c, const cute_composed *L, cute_int i)
     cute_int off = L->offset, q = cute_i(0);
     if (P > 1 && cute_is_dynamic(off) && off.div % P == 0) q = off, off = cute_i(0);
     if (P > 1 && cute_is_static(inner) && cute_is_dynamic(off)) {
-        int64_t r = ((inner.v % P) + P) % P;
-        q = cute_add(c, q, cute_i(inner.v - r));
+        int64_t k = inner.v + cute_int_constant_term(c, off), r = ((k % P) + P) % P;
+        q = cute_add(c, q, cute_i(k - r));
+        off = cute_sub(c, off, cute_i(k - inner.v)); /* off's dynamic terms */
         inner = cute_i(r);
     }
     return cute_add(c, q, swizzle_int(c, L->sw, cute_add(c, off, inner)));

@@ -51,6 +51,16 @@ static int sym_describe(void *self, cute_int a, char *buf, size_t n)
     return cute_symbolic_describe(self, a, buf, n);
 }
 
+/* the degree-0 term of the normal form */
+static int64_t sym_constant(void *self, cute_int a)
+{
+    cute_symbolic_term t;
+    int n = cute_symbolic_nterms(self, a);
+    for (int i = 0; i < n; i++)
+        if (cute_symbolic_get_term(self, a, i, &t) && t.deg == 0) return t.coef;
+    return 0;
+}
+
 cute_symbolic *cute_symbolic_new(void)
 {
     cute_symbolic *S = calloc(1, sizeof *S);
@@ -60,6 +70,7 @@ cute_symbolic *cute_symbolic_new(void)
     S->arith.compute = sym_compute;
     S->arith.decide = sym_decide;
     S->arith.describe = sym_describe;
+    S->arith.constant = sym_constant;
     uint64_t h = sym_mix(0x7a61, (uint64_t)(uintptr_t)S);
     S->tag = (int64_t)((h & 0x3fffffff) | 1) << 32;
     S->make_lb = CUTE_SYM_NO_BOUND;

@@ -8,14 +8,6 @@
 #include "tensor_internal.h"
 #include "trace/ctx_internal.h"
 
-static cute_ssa bad_ssa(void)
-{
-    cute_ssa s;
-    memset(&s, 0, sizeof s);
-    s.shape = cute_tuple_poison();
-    return s;
-}
-
 static cute_ssa new_ssa(cute_ctx *c, cute_dtype d, cute_tuple shape, int n)
 {
     cute_ssa s;
@@ -221,14 +213,6 @@ static int64_t reg_index(cute_ctx *c, const cute_tensor *t, int i)
     return cute_is_static(off) ? off.v : -1;
 }
 
-/* v as dtype d: itself, or its bits reinterpreted (registers of a recast tensor keep the
- * type they were made with) */
-static cute_vreg as_dtype(cute_ctx *c, cute_vreg v, cute_dtype d)
-{
-    if (cute_ir_type(c->fn, v).dtype == d) return v;
-    return cute_ir_op(&c->b, CUTE_OP_BITCAST, cute_type_of(d), v, 0, 0);
-}
-
 cute_ssa cute_tensor_load(cute_ctx *c, cute_tensor t)
 {
     if (!ctx_ok(c) || !memory_tensor(c, &t, "load")) return bad_ssa();
@@ -242,8 +226,9 @@ cute_ssa cute_tensor_load(cute_ctx *c, cute_tensor t)
          * a recast register differs from) defines a register holding the value now (one
          * definition, where a mutable copy needs a declaration and an assignment) */
         for (int i = 0; i < n; i++)
-            s.v[i] = cute_ir_op(&c->b, CUTE_OP_BITCAST, cute_type_of((cute_dtype)t.dtype),
-                                t.regs[reg_index(c, &t, i)], 0, 0);
+            s.v[i] = t.pack > 1 ? tensor_rmem_get(c, &t, i) /* an EXTRACT: a value already */
+                                : cute_ir_op(&c->b, CUTE_OP_BITCAST, cute_type_of((cute_dtype)t.dtype),
+                                             t.regs[reg_index(c, &t, i)], 0, 0);
         return c->alg.failed ? bad_ssa() : s;
     }
     int w = vector_width(c, &t, n);
@@ -269,10 +254,7 @@ void cute_tensor_store(cute_ctx *c, cute_tensor t, cute_ssa v)
         return;
     }
     if (t.kind == CUTE_TENSOR_RMEM) {
-        for (int i = 0; i < n; i++) {
-            cute_vreg r = t.regs[reg_index(c, &t, i)];
-            cute_ir_mov(&c->b, r, as_dtype(c, v.v[i], (cute_dtype)cute_ir_type(c->fn, r).dtype));
-        }
+        for (int i = 0; i < n; i++) tensor_rmem_set(c, &t, i, v.v[i]);
         return;
     }
     int w = vector_width(c, &t, n);

@@ -8,7 +8,7 @@
 #include "tensor_internal.h"
 #include "trace/ctx_internal.h"
 
-static cute_ssa bad_ssa(void)
+cute_ssa bad_ssa(void)
 {
     cute_ssa s;
     memset(&s, 0, sizeof s);

@@ -77,7 +77,8 @@ cute_tensor cute_make_identity_tensor(cute_ctx *c, cute_tuple shape)
     return c->alg.failed ? bad_tensor() : t;
 }
 
-cute_tensor cute_make_rmem_tensor(cute_ctx *c, cute_dtype d, cute_layout layout)
+/* registers for a static layout, k elements to a register of type rt (packed_regs.c) */
+cute_tensor tensor_rmem_alloc(cute_ctx *c, cute_dtype d, cute_layout layout, int k, cute_type rt)
 {
     if (!ctx_ok(c)) return bad_tensor();
     if (!cute_tuple_is_static(&layout.shape) || !cute_tuple_is_static(&layout.stride)) {
@@ -90,20 +91,26 @@ cute_tensor cute_make_rmem_tensor(cute_ctx *c, cute_dtype d, cute_layout layout)
         cute_ctx_fail(c, "a register tensor of %lld registers (at most 4096)", (long long)cos.v);
         return bad_tensor();
     }
+    int64_t n = (cos.v + k - 1) / k;
     cute_tensor t = bad_tensor();
     t.kind = CUTE_TENSOR_RMEM;
     t.kernel = c->kernel;
     t.dtype = (uint8_t)d;
+    t.pack = (uint8_t)k;
     t.offset = cute_i(0);
     t.layout = layout;
-    t.regs = cute_ir_alloc(c->fn, (size_t)(cos.v ? cos.v : 1) * sizeof(cute_vreg));
+    t.regs = cute_ir_alloc(c->fn, (size_t)(n ? n : 1) * sizeof(cute_vreg));
     if (!t.regs) {
         cute_ctx_fail(c, "out of memory");
         return bad_tensor();
     }
-    for (int64_t i = 0; i < cos.v; i++)
-        t.regs[i] = cute_ir_new_vreg(c->fn, cute_type_of(d), "f", true);
+    for (int64_t i = 0; i < n; i++) t.regs[i] = cute_ir_new_vreg(c->fn, rt, "f", true);
     return t;
+}
+
+cute_tensor cute_make_rmem_tensor(cute_ctx *c, cute_dtype d, cute_layout layout)
+{
+    return tensor_rmem_alloc(c, d, layout, 1, cute_type_of(d));
 }
 
 cute_tensor cute_make_fragment_like(cute_ctx *c, cute_tensor t)

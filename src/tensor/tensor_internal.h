@@ -8,6 +8,31 @@
  * coordinate for coordinate tensors): the result of any slice or partition */
 cute_tensor tensor_moved(cute_ctx *c, cute_tensor t, cute_layout L, cute_tuple off);
 
+/* Register tensors (tensor.c, packed_regs.c).  tensor_rmem_alloc: registers of type rt
+ * for a static layout, k elements to a register.  A packed tensor keeps its 8- and 16-bit
+ * elements in 32-bit words (k = tensor_vals_per_word: 4 bytes / element size, else 1), of
+ * type tensor_word_type: u32 (a plain 32-bit value, which the C compiler keeps whole where
+ * it splits a vector into its lanes), the element's carrier for 4- and 8-byte types (the
+ * narrow floats travel as unsigned integers of their width).  tensor_word_lanes is the
+ * word seen as the vector of its lanes, tensor_word_lane one lane of word w, as d. */
+cute_tensor tensor_rmem_alloc(cute_ctx *c, cute_dtype d, cute_layout layout, int k, cute_type rt);
+cute_tensor tensor_make_packed_rmem(cute_ctx *c, cute_dtype d, cute_layout layout);
+int tensor_vals_per_word(cute_dtype d);
+cute_type tensor_word_type(cute_dtype d);
+cute_type tensor_word_lanes(cute_dtype d);
+cute_vreg tensor_word_lane(cute_ctx *c, cute_dtype d, cute_vreg w, int lane);
+/* v's bits as d (v itself when it is of d already); v of d as its carrier */
+cute_vreg tensor_bits_as(cute_ctx *c, cute_vreg v, cute_dtype d);
+cute_vreg tensor_carried(cute_ctx *c, cute_dtype d, cute_vreg v);
+/* element i (in layout order) of a register tensor: its value now (of the tensor's dtype;
+ * for an unpacked tensor of its own type, the mutable register itself), and an assignment */
+cute_vreg tensor_rmem_get(cute_ctx *c, const cute_tensor *t, int64_t i);
+void tensor_rmem_set(cute_ctx *c, const cute_tensor *t, int64_t i, cute_vreg v);
+/* the words holding elements 0..n of a packed tensor, when each word holds k consecutive
+ * elements in lane order (false otherwise, and for unpacked tensors): an instruction's
+ * operands, read or written in place */
+bool tensor_rmem_words(cute_ctx *c, const cute_tensor *t, int n, cute_vreg *words);
+
 /* one access of w elements at element i of a global/shared tensor: a LOAD into regs[i..i+w)
  * (assign: into existing mutable registers) or a STORE from them; the caller has proved the
  * chunk contiguous */
@@ -35,6 +60,8 @@ int tensor_vector_width(cute_ctx *c, const cute_tensor *t, int n);
 /* the alignment, in bytes, the algebra proves for element 0 of a global/shared tensor: the
  * base pointer's, as far as the element offset keeps it */
 int tensor_proven_align(cute_ctx *c, const cute_tensor *t);
+/* the TensorSSA a failed operation gives (no registers, the poison shape) */
+cute_ssa bad_ssa(void);
 /* a TensorSSA operand of the kernel being traced (made by it, not by an earlier error) */
 bool ssa_usable(cute_ctx *c, const cute_ssa *a, const char *what);
 /* a tensor whose iterator belongs to the kernel being traced: its pointer (a value of this

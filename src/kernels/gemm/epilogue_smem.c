@@ -13,12 +13,20 @@ void gemm_epilogue_smem(cute_ctx *c, const gemm_plan *p, cute_int tid, const gem
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tuple MN = cute_tuple_fmt(a, "(%I,%I)", t->M, t->N);
-    /* 1. alpha acc + beta C in the MMA's layout, into shared memory */
+    /* 1. alpha acc + beta C in the MMA's layout, into shared memory, one MMA column (mode 2)
+     * at a time: each reads its part of C under a branch of its own, so the loads of C are
+     * not all in flight beside the accumulators (they spilled, as one branch) */
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
-    cute_tensor tCgC = cute_partition_C(c, thr, t->gC);
-    cute_ssa in = cute_elem_less(c, cute_partition_C(c, thr, t->kC), MN);
-    cute_tensor_store(c, cute_partition_C(c, thr, sC),
-                      gemm_scale(c, p, cute_tensor_load(c, acc), alpha, beta, tCgC, in));
+    cute_tensor tCgC = cute_partition_C(c, thr, t->gC), tCkC = cute_partition_C(c, thr, t->kC);
+    cute_tensor tCsC = cute_partition_C(c, thr, sC);
+    cute_layout cols = cute_get(a, &acc.layout, 2);
+    for (int64_t n = 0; n < cute_size(a, &cols).v && !a->failed; n++) {
+        cute_tuple at = cute_tuple_fmt(a, "(_,_,%lld)", (long long)n);
+        cute_ssa in = cute_elem_less(c, cute_tensor_slice(c, tCkC, at), MN);
+        cute_ssa v = gemm_scale(c, p, cute_tensor_load(c, cute_tensor_slice(c, acc, at)), alpha, beta,
+                                cute_tensor_slice(c, tCgC, at), in);
+        cute_tensor_store(c, cute_tensor_slice(c, tCsC, at), v);
+    }
     cute_barrier(c);
     /* 2. back in 16-byte runs of C's unit-stride mode, and out with one store per run */
     cute_thr_copy tc = cute_tiled_copy_slice(&p->copy_c, tid);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cutec/gemv.h"
 #include "cutec/kernels.h"
 #include "kernels/gemm/gemm_ref.h"
 
@@ -54,6 +55,7 @@ struct cute_gemm_lib {
     size_t zeros_bytes;
     cute_buffer *retired; /* smaller zeros that kernels on other threads may still read */
     int nretired;
+    cute_gemv_lib *skinny; /* AUTO's skinny shapes: the GEMV kernels (cutec_gemm_skinny) */
 };
 
 cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt)
@@ -61,6 +63,8 @@ cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt)
     cute_gemm_lib *lib = calloc(1, sizeof *lib);
     if (!lib) return NULL;
     lib->rt = rt;
+    lib->skinny = cute_gemv_lib_new(rt);
+    if (!lib->skinny) return free(lib), NULL;
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
 }
@@ -73,6 +77,7 @@ void cute_gemm_lib_free(cute_gemm_lib *lib)
     if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
     free(lib->retired);
+    cute_gemv_lib_free(lib->skinny);
     pthread_mutex_destroy(&lib->lock);
     free(lib->e);
     free(lib);
@@ -417,6 +422,11 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     if (C->dtype == CUTE_I32 && (alpha != floor(alpha) || beta != floor(beta)))
         return invalid(err, n, "gemm: an s32 C takes integral alpha and beta (got %g and %g)", alpha, beta);
     if (C->shape[0] == 0 || C->shape[1] == 0) return CUTE_OK; /* nothing to write */
+    if (variant == CUTE_GEMM_AUTO) { /* N or M at most 8: streamed once by the GEMV kernels */
+        s = cutec_gemm_skinny(lib->skinny, A, B, C, alpha, beta, stream, err, n);
+        if (s != CUTE_ERR_UNSUPPORTED) return s;
+        s = CUTE_OK, err[0] = 0;
+    }
     cute_call_arg args[5] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta)};
     pthread_mutex_lock(&lib->lock);
     if (A->shape[1] == 0) s = zero_k(lib, &args[0], &args[1], err, n);

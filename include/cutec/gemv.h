@@ -1,0 +1,107 @@
+/* cutec/gemv.h — matrix-vector products at the memory limit (docs/gemv.md).
+ *
+ *   y(M,L) = alpha * A(M,K,L) x(K,L) + beta * y(M,L)
+ *
+ * and its form with a few vectors at once (up to CUTE_GEMV_MAX_VECTORS), which is the
+ * skinny GEMM C(M,N) = A(M,K) B(N,K)^T with N (or, transposed, M) at most 8: A is read
+ * once for all of them.
+ *
+ * A is K-major (row-major: each row contiguous) or M-major (column-major); x is contiguous
+ * along K; y takes any strides.  f32, f16, bf16 and e4m3 inputs (one dtype for A and x),
+ * accumulated in f32; y is f32, f16 or bf16 (e4m3 inputs: not e4m3).  An fp8 product with
+ * per-tensor scales passes scale_A * scale_x in alpha.
+ *
+ * Two kernels, chosen by A's unit-stride mode: K-major A has a warp per row (each lane
+ * streams 16-byte vectors of the row and of x, the warp reduces by shuffles); M-major A has
+ * a thread per vector of rows (a 16-byte load down the column, x broadcast through a
+ * stride-0 view).  When rows are too few to fill the card, K is split: each split writes an
+ * f32 partial sum per row to a workspace and a second kernel adds the splits in order, so
+ * the result is the same bits run to run whatever the split count's launch order.
+ */
+#ifndef CUTEC_GEMV_H
+#define CUTEC_GEMV_H
+
+#include "cutec/jit.h"
+
+typedef struct cute_gemv_config {
+    cute_dtype dtype;   /* A's and x's elements */
+    cute_dtype y_dtype; /* y's (CUTE_VOID: dtype; e4m3 inputs: f16) */
+    int a_major;        /* A's unit-stride mode: 1 K-major (row-major), 0 M-major */
+    int vec;            /* elements per vector access of A (and, K-major, of x): a power of
+                           two up to 16 bytes that divides the address, leading dimension,
+                           batch stride and unit-stride extent of A (and x) */
+    bool split;         /* split-K: partials to the workspace, then the ordered reduction */
+    int vectors;        /* x's and y's vectors, 1 to CUTE_GEMV_MAX_VECTORS (0: 1) */
+    int sf_vec;         /* block-scaled (cutec_gemv_blockscaled): elements per scale, 16
+                           (NVFP4: e2m1 with ue4m3 scales) or 32 (MXFP8: e4m3 with ue8m0);
+                           0: none */
+} cute_gemv_config;
+
+/* the scales' dtype of a block-scaled configuration: ue4m3 for e2m1, ue8m0 for e4m3 */
+cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
+
+#define CUTE_GEMV_MAX_VECTORS 8
+
+/* the y dtype a configuration writes */
+cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg);
+
+/* Compile one configuration.  The function's arguments: A (M,K,L), x (K,N,L), y (M,N,L)
+ * (N = vectors), the workspace W (M,N,L,S) f32 compact (split-K; else any such f32 tensor,
+ * unread), kchunk (the K
+ * extent of each split, a multiple of the kernel's k-tile; S = ceil(K / kchunk)), alpha,
+ * beta. */
+const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, char *err, size_t n);
+/* the K extent a K-major configuration's warp reads per iteration (kchunk's multiple) */
+int cute_gemv_k_tile(const cute_gemv_config *cfg);
+
+/* The library: compiles each configuration once per runtime; owns the workspace.  One
+ * library may be shared by threads (a lock guards its table and workspace). */
+typedef struct cute_gemv_lib cute_gemv_lib;
+cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt);
+void cute_gemv_lib_free(cute_gemv_lib *lib);
+/* Force the number of K splits of later calls (0: the library's choice from the shape and
+ * the device's SM count); false for a negative count. */
+bool cute_gemv_lib_splits(cute_gemv_lib *lib, int splits);
+/* the configuration and split count of the last call (for tests and the CLI) */
+void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
+
+/* y = alpha A x + beta y.  A (M,K) or (M,K,L); x (K) or (K,L); y (M) or (M,L).  beta = 0
+ * reads no y.  A malformed call is CUTE_ERR_INVALID with the reason in err. */
+cute_status cutec_gemv(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *x,
+                       const cute_call_arg *y, double alpha, double beta, void *stream,
+                       char *err, size_t n);
+/* the same for N vectors at once (1 to CUTE_GEMV_MAX_VECTORS): X (K,N) or (K,N,L), each
+ * vector contiguous along K; Y (M,N) or (M,N,L), any strides */
+cute_status cutec_gemv_vectors(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *X,
+                               const cute_call_arg *Y, double alpha, double beta, void *stream,
+                               char *err, size_t n);
+
+/* Block-scaled GEMV, seed 001's NVFP4 GEMV and MXFP8:
+ *   y(M,L) = alpha sum_k A(m,k,l) SFA(m,k,l) x(k,l) SFB(k,l) + beta y
+ * NVFP4: A (M,K[,L]) and x (K[,L]) e2m1, K-major and contiguous, one ue4m3 scale per 16
+ * elements of each.  MXFP8: e4m3 with one ue8m0 scale per 32.  SFA and SFB are rank-1
+ * buffers of scales in the layout CuTe and cuBLAS use (tiles of 128 rows x 4 scales, see
+ * docs/gemv.md; x is the one row of a (1,K,L) operand): at least
+ * ceil(rows/128)*128 * ceil(K/(4 sf_vec))*4 * L scales.  y (M[,L]) f16, bf16 or f32.  K a
+ * multiple of 32; A's and x's rows 16-byte aligned.  cutec_gemv_nvfp4 takes only NVFP4. */
+cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
+                                   const cute_call_arg *x, const cute_call_arg *SFB,
+                                   const cute_call_arg *y, double alpha, double beta, void *stream,
+                                   char *err, size_t n);
+cute_status cutec_gemv_nvfp4(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
+                             const cute_call_arg *x, const cute_call_arg *SFB, const cute_call_arg *y,
+                             double alpha, double beta, void *stream, char *err, size_t n);
+/* the number of scales a (rows, K, L) operand's scale buffer holds (with its padding), and
+ * where the scale of element (row, k, l) is in it (for host code that fills one) */
+int64_t cute_gemv_sf_count(int64_t rows, int64_t K, int64_t L, int sf_vec);
+int64_t cute_gemv_sf_index(int64_t row, int64_t k, int64_t l, int64_t rows, int64_t K, int sf_vec);
+
+/* The skinny GEMM C(M,N) = alpha A(M,K) B(N,K)^T + beta C (operands as cutec_gemm takes
+ * them, checked by it) where N, or M, is at most CUTE_GEMV_MAX_VECTORS and that operand's
+ * rows are contiguous along K: through cutec_gemv_vectors, reading the other operand once.
+ * CUTE_ERR_UNSUPPORTED, having done nothing, for any other shape, layout or dtype. */
+cute_status cutec_gemm_skinny(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *B,
+                              const cute_call_arg *C, double alpha, double beta, void *stream,
+                              char *err, size_t n);
+
+#endif

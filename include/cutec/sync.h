@@ -1,0 +1,97 @@
+/* cutec/sync.h — sm_90 synchronization as DSL calls, with CuTe DSL's names (cute.arch /
+ * nvvm wrappers): mbarriers, fences, named barriers, elect, register reallocation, clusters
+ * and distributed shared memory, programmatic dependent launch, the non-tensor bulk copy.
+ *
+ * Each call appends one row of the instruction table (cutec/inst.h, docs/instructions.md).
+ * An mbarrier is a shared-memory pointer (ptr<T,smem>, 8-byte aligned, 8 bytes); counts,
+ * byte counts, phases and ranks are integer values (any integer type; cute_val_int makes a
+ * constant).  A misuse (a barrier that is not a shared pointer, a row newer than the
+ * target's sm) is a diagnostic at the call site.  The interpreter runs them all
+ * (docs/interpreter.md: a kernel that waits runs under its warp scheduler). */
+#ifndef CUTEC_SYNC_H
+#define CUTEC_SYNC_H
+
+#include "cutec/trace.h"
+
+/* --- mbarriers -------------------------------------------------------------------------- */
+void cute_mbarrier_init(cute_ctx *c, cute_val bar, cute_val count);
+void cute_mbarrier_init_fence(cute_ctx *c); /* fence.mbarrier_init.release.cluster */
+void cute_mbarrier_arrive(cute_ctx *c, cute_val bar);
+/* arrive on the mbarrier at bar's offset in the shared memory of cluster block `rank` */
+void cute_mbarrier_arrive_cluster(cute_ctx *c, cute_val bar, cute_val rank);
+void cute_mbarrier_arrive_and_expect_tx(cute_ctx *c, cute_val bar, cute_val bytes);
+void cute_mbarrier_expect_tx(cute_ctx *c, cute_val bar, cute_val bytes);
+/* i1: whether the phase of parity `phase` completed (try_wait may wait a while first) */
+cute_val cute_mbarrier_try_wait(cute_ctx *c, cute_val bar, cute_val phase);
+cute_val cute_mbarrier_test_wait(cute_ctx *c, cute_val bar, cute_val phase);
+/* waits until the phase of parity `phase` completed (a try_wait loop) */
+void cute_mbarrier_wait(cute_ctx *c, cute_val bar, cute_val phase);
+
+/* --- fences, barriers, warps ----------------------------------------------------------- */
+void cute_fence_proxy_async(cute_ctx *c);            /* fence.proxy.async */
+void cute_fence_proxy_async_shared_cta(cute_ctx *c); /* fence.proxy.async.shared::cta */
+/* named barrier `id` (1..15; 0 is __syncthreads') for `threads` threads (a multiple of 32) */
+void cute_named_barrier_sync(cute_ctx *c, int id, int threads);
+void cute_named_barrier_arrive(cute_ctx *c, int id, int threads);
+cute_val cute_elect_one(cute_ctx *c); /* i1: true in one lane of the (converged) warp */
+void cute_setmaxregister_increase(cute_ctx *c, int regs); /* setmaxnreg.inc, 24..256 by 8 */
+void cute_setmaxregister_decrease(cute_ctx *c, int regs);
+
+/* --- clusters ---------------------------------------------------------------------------- */
+cute_val cute_block_idx_in_cluster(cute_ctx *c);         /* %cluster_ctarank (u32) */
+cute_val cute_cluster_size(cute_ctx *c);                 /* %cluster_nctarank */
+cute_val cute_block_in_cluster_idx(cute_ctx *c, int dim); /* %cluster_ctaid.{x,y,z} */
+cute_val cute_cluster_dim(cute_ctx *c, int dim);          /* %cluster_nctaid.{x,y,z} */
+cute_val cute_cluster_idx(cute_ctx *c, int dim);          /* %clusterid.{x,y,z} */
+cute_val cute_cluster_grid_dim(cute_ctx *c, int dim);     /* %nclusterid.{x,y,z} */
+/* the shared::cluster address (u32) of shared pointer p in the block of cluster rank `rank` */
+cute_val cute_mapa(cute_ctx *c, cute_val p, cute_val rank);
+cute_val cute_ld_shared_cluster_u32(cute_ctx *c, cute_val addr);
+void cute_st_shared_cluster_u32(cute_ctx *c, cute_val addr, cute_val v);
+void cute_cluster_arrive(cute_ctx *c);
+void cute_cluster_arrive_relaxed(cute_ctx *c);
+void cute_cluster_wait(cute_ctx *c);
+
+/* --- grids and copies -------------------------------------------------------------------- */
+void cute_griddepcontrol_wait(cute_ctx *c);
+void cute_griddepcontrol_launch_dependents(cute_ctx *c);
+/* `bytes` (a multiple of 16) from global src to shared dst, both 16-byte aligned, completing
+ * as transaction bytes on the mbarrier bar */
+void cute_cp_async_bulk_g2s(cute_ctx *c, cute_val dst, cute_val src, cute_val bytes, cute_val bar);
+
+#ifndef CUTEC_NO_SITE_MACROS
+#define cute_mbarrier_init(c, ...) CUTE__CTX_AT((c), cute_mbarrier_init((c), __VA_ARGS__))
+#define cute_mbarrier_init_fence(c) CUTE__CTX_AT((c), cute_mbarrier_init_fence(c))
+#define cute_mbarrier_arrive(c, ...) CUTE__CTX_AT((c), cute_mbarrier_arrive((c), __VA_ARGS__))
+#define cute_mbarrier_arrive_cluster(c, ...) CUTE__CTX_AT((c), cute_mbarrier_arrive_cluster((c), __VA_ARGS__))
+#define cute_mbarrier_arrive_and_expect_tx(c, ...) CUTE__CTX_AT((c), cute_mbarrier_arrive_and_expect_tx((c), __VA_ARGS__))
+#define cute_mbarrier_expect_tx(c, ...) CUTE__CTX_AT((c), cute_mbarrier_expect_tx((c), __VA_ARGS__))
+#define cute_mbarrier_try_wait(c, ...) CUTE__CTX_AT((c), cute_mbarrier_try_wait((c), __VA_ARGS__))
+#define cute_mbarrier_test_wait(c, ...) CUTE__CTX_AT((c), cute_mbarrier_test_wait((c), __VA_ARGS__))
+#define cute_mbarrier_wait(c, ...) CUTE__CTX_AT((c), cute_mbarrier_wait((c), __VA_ARGS__))
+#define cute_fence_proxy_async(c) CUTE__CTX_AT((c), cute_fence_proxy_async(c))
+#define cute_fence_proxy_async_shared_cta(c) CUTE__CTX_AT((c), cute_fence_proxy_async_shared_cta(c))
+#define cute_named_barrier_sync(c, ...) CUTE__CTX_AT((c), cute_named_barrier_sync((c), __VA_ARGS__))
+#define cute_named_barrier_arrive(c, ...) CUTE__CTX_AT((c), cute_named_barrier_arrive((c), __VA_ARGS__))
+#define cute_elect_one(c) CUTE__CTX_AT((c), cute_elect_one(c))
+#define cute_setmaxregister_increase(c, ...) CUTE__CTX_AT((c), cute_setmaxregister_increase((c), __VA_ARGS__))
+#define cute_setmaxregister_decrease(c, ...) CUTE__CTX_AT((c), cute_setmaxregister_decrease((c), __VA_ARGS__))
+#define cute_block_idx_in_cluster(c) CUTE__CTX_AT((c), cute_block_idx_in_cluster(c))
+#define cute_cluster_size(c) CUTE__CTX_AT((c), cute_cluster_size(c))
+#define cute_block_in_cluster_idx(c, ...) CUTE__CTX_AT((c), cute_block_in_cluster_idx((c), __VA_ARGS__))
+#define cute_cluster_dim(c, ...) CUTE__CTX_AT((c), cute_cluster_dim((c), __VA_ARGS__))
+#define cute_cluster_idx(c, ...) CUTE__CTX_AT((c), cute_cluster_idx((c), __VA_ARGS__))
+#define cute_cluster_grid_dim(c, ...) CUTE__CTX_AT((c), cute_cluster_grid_dim((c), __VA_ARGS__))
+#define cute_mapa(c, ...) CUTE__CTX_AT((c), cute_mapa((c), __VA_ARGS__))
+#define cute_ld_shared_cluster_u32(c, ...) CUTE__CTX_AT((c), cute_ld_shared_cluster_u32((c), __VA_ARGS__))
+#define cute_st_shared_cluster_u32(c, ...) CUTE__CTX_AT((c), cute_st_shared_cluster_u32((c), __VA_ARGS__))
+#define cute_cluster_arrive(c) CUTE__CTX_AT((c), cute_cluster_arrive(c))
+#define cute_cluster_arrive_relaxed(c) CUTE__CTX_AT((c), cute_cluster_arrive_relaxed(c))
+#define cute_cluster_wait(c) CUTE__CTX_AT((c), cute_cluster_wait(c))
+#define cute_griddepcontrol_wait(c) CUTE__CTX_AT((c), cute_griddepcontrol_wait(c))
+#define cute_griddepcontrol_launch_dependents(c) CUTE__CTX_AT((c), cute_griddepcontrol_launch_dependents(c))
+#define cute_cp_async_bulk_g2s(c, ...) CUTE__CTX_AT((c), cute_cp_async_bulk_g2s((c), __VA_ARGS__))
+
+#endif
+
+#endif

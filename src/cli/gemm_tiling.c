@@ -1,0 +1,31 @@
+/* The GEMM commands' tiling options (--tile BMxBNxBK, --warps WMxWN, --stages S), shared by
+ * `cutec run|bench gemm` and `cutec compile gemm`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli/gemm_cli.h"
+
+/* "AxBxC" (n numbers, each 1 to 4096) */
+static bool parse_x(const char *s, int n, int *out, char *why, size_t wn)
+{
+    int64_t v[4];
+    int k = 0;
+    if (!cli_dims(s, n, INT64_MAX, v, &k, why, wn)) return false;
+    for (int i = 0; i < k; i++)
+        if (v[i] < 1 || v[i] > 4096) return snprintf(why, wn, "each of \"%s\" must be 1 to 4096", s), false;
+    if (k != n) return snprintf(why, wn, "\"%s\" is not %d extents", s, n), false;
+    for (int i = 0; i < k; i++) out[i] = (int)v[i];
+    return true;
+}
+
+bool cli_gemm_tiling_option(const char *k, const char *v, cute_gemm_tiling *t, bool *known, char *why,
+                            size_t wn)
+{
+    *known = true;
+    if (!strcmp(k, "--tile")) return parse_x(v, 3, &t->bm, why, wn);
+    if (!strcmp(k, "--warps")) return parse_x(v, 2, &t->warps_m, why, wn);
+    if (!strcmp(k, "--stages")) return parse_x(v, 1, &t->stages, why, wn);
+    *known = false;
+    return false;
+}

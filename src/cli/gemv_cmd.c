@@ -1,0 +1,397 @@
+/* cutec compile|run|bench gemv: the GEMV kernels' code (no GPU needed), a run checked
+ * element by element against a float64 reference with its time and bandwidth, and a
+ * benchmark table against a device-to-device copy in the same process. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "cutec/gemv.h"
+#include "cutec/numeric.h"
+#include "cutec/runtime.h"
+#include "gpu_timing.h"
+#include "kernels/ew_ref.h"
+
+typedef struct gemv_opts {
+    cute_dtype dtype, y_dtype;
+    int64_t M, K, L;
+    int major;          /* A's unit-stride mode: 1 rows (K-major), 0 cols (M-major) */
+    int splits;         /* 0: the library's choice */
+    int vectors;        /* 0: cutec_gemv; else cutec_gemv_vectors with N of them */
+    int sf_vec;         /* nvfp4 (16) or mxfp8 (32): cutec_gemv_blockscaled; else 0 */
+    int iters;
+    const char *emit, *arch, *backend;
+} gemv_opts;
+
+static int64_t nvec(const gemv_opts *o) { return o->vectors ? o->vectors : 1; }
+
+static int usage(const char *cmd)
+{
+    fprintf(stderr,
+            "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
+            "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N] [--iters N]\n"
+            "         [--emit ir|cuda|ptx|sass] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
+            "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: column-major;\n"
+            "  --vectors N: N vectors at once, x (K,N,L) and y (M,N,L) (the skinny GEMM's path, N <= 8)\n"
+            "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per 32\n",
+            cmd);
+    return CLI_USAGE;
+}
+
+static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, char *why, size_t n)
+{
+    int64_t x = 0, dims[2];
+    int nd = 0;
+    bool ok = true;
+    if (!strcmp(k, "--dtype")) {
+        o->sf_vec = !strcmp(v, "nvfp4") ? 16 : !strcmp(v, "mxfp8") ? 32 : 0;
+        if (o->sf_vec) o->dtype = o->sf_vec == 16 ? CUTE_E2M1 : CUTE_E4M3;
+        else ok = cute_dtype_parse(v, &o->dtype) && (o->dtype == CUTE_F32 || o->dtype == CUTE_F16 ||
+                                                    o->dtype == CUTE_BF16 || o->dtype == CUTE_E4M3);
+        if (!ok) snprintf(why, n, "f32, f16, bf16, e4m3, nvfp4 or mxfp8");
+    }
+    else if (!strcmp(k, "--out-dtype")) ok = cute_dtype_parse(v, &o->y_dtype), *out_given = true;
+    else if (!strcmp(k, "--shape")) {
+        ok = cli_dims(v, 2, (int64_t)1 << 40, dims, &nd, why, n) && nd == 2;
+        if (ok) o->M = dims[0], o->K = dims[1];
+        else if (!why[0]) snprintf(why, n, "MxK");
+    } else if (!strcmp(k, "--batch")) ok = cli_int(v, 1, 1 << 20, &o->L, why, n);
+    else if (!strcmp(k, "--layout")) ok = !strcmp(v, "rows") || !strcmp(v, "cols"), o->major = !strcmp(v, "rows");
+    else if (!strcmp(k, "--vectors")) ok = cli_int(v, 1, 64, &x, why, n), o->vectors = (int)x;
+    else if (!strcmp(k, "--splits")) ok = cli_int(v, 0, 1 << 16, &x, why, n), o->splits = (int)x;
+    else if (!strcmp(k, "--iters")) ok = cli_int(v, 1, 1000000, &x, why, n), o->iters = (int)x;
+    else if (!strcmp(k, "--emit")) o->emit = v;
+    else if (!strcmp(k, "--arch")) o->arch = v;
+    else if (!strcmp(k, "--backend")) o->backend = v;
+    else ok = false;
+    return ok;
+}
+
+static int parse(int argc, char **argv, gemv_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
+    bool out_given = false;
+    if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
+    for (int i = 2; i < argc; i += 2) {
+        char why[160] = "";
+        if (i + 1 >= argc) return usage(argv[0]);
+        if (!option(o, argv[i], argv[i + 1], &out_given, why, sizeof why)) {
+            fprintf(stderr, "cutec %s gemv: bad option %s %s%s%s\n", argv[0], argv[i], argv[i + 1],
+                    why[0] ? ": " : "", why);
+            return CLI_USAGE;
+        }
+    }
+    if (!out_given) o->y_dtype = o->dtype == CUTE_E4M3 || o->dtype == CUTE_E2M1 ? CUTE_F16 : o->dtype;
+    if (o->sf_vec && (o->vectors || !o->major)) {
+        fprintf(stderr, "cutec %s gemv: nvfp4 and mxfp8 take row-major A and one vector\n", argv[0]);
+        return CLI_USAGE;
+    }
+    if (!o->arch) o->arch = getenv("CUTEC_ARCH");
+    return CLI_OK;
+}
+
+/* --- compile: the widest vectors, no split (--splits 2: the split-K pair) ------------- */
+static int emit(const gemv_opts *o)
+{
+    char err[4096];
+    cute_runtime *rt;
+    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
+        fprintf(stderr, "cutec compile gemv: %s\n", err);
+        return CLI_FAIL;
+    }
+    cute_runtime_set_target_arch(rt, o->arch);
+    cute_gemv_config cfg = {o->dtype, o->y_dtype, o->major, 128 / cute_dtype_bits(o->dtype), o->splits > 1,
+                            (int)nvec(o), o->sf_vec};
+    const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
+    int rc = f ? cli_emit_kernel(f, o->emit, o->arch) : CLI_FAIL;
+    if (!f) fprintf(stderr, "cutec compile gemv: %s\n", err);
+    cute_fn_free(f);
+    cute_runtime_free(rt);
+    return rc;
+}
+
+/* --- run and bench ------------------------------------------------------------------- */
+typedef struct problem {
+    cute_runtime *rt;
+    cute_gemv_lib *lib;
+    cute_buffer buf[5]; /* A, x, y, and block-scaled SFA, SFB */
+    void *host[5], *y0;
+    size_t bytes[5];
+    cute_call_arg A, x, y, sfa, sfb;
+    bool vectors;
+    int sf_vec;
+    char err[1024];
+} problem;
+
+
+
+/* n random elements of d: uniform in [-2, 2) rounded to d; e2m1 any code; scales (ue4m3,
+ * ue8m0) in [1/8, 8) */
+static bool upload_random(problem *p, int i, cute_dtype d, int64_t n, uint64_t *seed)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    p->bytes[i] = (size_t)((n ? n : 1) * cute_dtype_bits(d) + 7) / 8;
+    p->host[i] = malloc(p->bytes[i]);
+    if (!p->host[i] || b->vt->alloc(b->self, p->bytes[i], &p->buf[i]) != CUTE_OK) return false;
+    uint8_t *u8 = p->host[i];
+    for (int64_t k = 0; k < n; k++) {
+        double r = ew_random(seed);
+        if (d == CUTE_E2M1) u8[k / 2] = (uint8_t)(k % 2 ? u8[k / 2] | cute_f64_to_e2m1(3 * r) << 4 : cute_f64_to_e2m1(3 * r));
+        else if (d == CUTE_UE4M3) u8[k] = cute_f64_to_ue4m3(pow(2.0, 1.5 * r));
+        else if (d == CUTE_UE8M0) u8[k] = cute_f64_to_ue8m0(pow(2.0, 1.5 * r));
+        else ew_set(d, p->host[i], k, r);
+    }
+    return b->vt->upload(b->self, &p->buf[i], 0, p->host[i], p->bytes[i]) == CUTE_OK;
+}
+
+/* block-scaled: the scale buffers in their layout, and their call arguments */
+static bool make_scales(problem *p, const gemv_opts *o, uint64_t *seed)
+{
+    cute_dtype sd = o->sf_vec == 16 ? CUTE_UE4M3 : CUTE_UE8M0;
+    int64_t na = cute_gemv_sf_count(o->M, o->K, o->L, o->sf_vec), nb = cute_gemv_sf_count(1, o->K, o->L, o->sf_vec);
+    if (!upload_random(p, 3, sd, na, seed) || !upload_random(p, 4, sd, nb, seed)) return false;
+    p->sfa = cute_call_tensor(&p->buf[3], 0, sd, 1, (int64_t[]){na}, (int64_t[]){1});
+    p->sfb = cute_call_tensor(&p->buf[4], 0, sd, 1, (int64_t[]){nb}, (int64_t[]){1});
+    p->sf_vec = o->sf_vec;
+    return true;
+}
+
+static bool problem_make(problem *p, const gemv_opts *o)
+{
+    uint64_t seed = (uint64_t)time(NULL) | 1;
+    int64_t M = o->M, K = o->K, L = o->L, N = nvec(o);
+    int64_t sA[3] = {o->major ? K : 1, o->major ? 1 : M, M * K};
+    if (!upload_random(p, 0, o->dtype, M * K * L, &seed) || !upload_random(p, 1, o->dtype, K * N * L, &seed) ||
+        !upload_random(p, 2, o->y_dtype, M * N * L, &seed))
+        return false;
+    p->y0 = malloc(p->bytes[2]);
+    if (!p->y0) return false;
+    memcpy(p->y0, p->host[2], p->bytes[2]);
+    p->A = cute_call_tensor(&p->buf[0], 0, o->dtype, 3, (int64_t[]){M, K, L}, sA);
+    if (o->vectors) {
+        p->x = cute_call_tensor(&p->buf[1], 0, o->dtype, 3, (int64_t[]){K, N, L}, (int64_t[]){1, K, K * N});
+        p->y = cute_call_tensor(&p->buf[2], 0, o->y_dtype, 3, (int64_t[]){M, N, L}, (int64_t[]){1, M, M * N});
+    } else {
+        p->x = cute_call_tensor(&p->buf[1], 0, o->dtype, 2, (int64_t[]){K, L}, (int64_t[]){1, K});
+        p->y = cute_call_tensor(&p->buf[2], 0, o->y_dtype, 2, (int64_t[]){M, L}, (int64_t[]){1, M});
+    }
+    p->vectors = o->vectors > 0;
+    return !o->sf_vec || make_scales(p, o, &seed);
+}
+
+static void problem_drop(problem *p)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    for (int i = 0; i < 5; i++)
+        if (p->host[i]) b->vt->free(b->self, &p->buf[i]), free(p->host[i]);
+    free(p->y0);
+}
+
+static cute_status call_gemv(void *user, int set)
+{
+    (void)set;
+    problem *p = user;
+    if (p->sf_vec)
+        return cutec_gemv_blockscaled(p->lib, &p->A, &p->sfa, &p->x, &p->sfb, &p->y, 1.5, -0.5, NULL, p->err, sizeof p->err);
+    if (p->vectors) return cutec_gemv_vectors(p->lib, &p->A, &p->x, &p->y, 1.5, -0.5, NULL, p->err, sizeof p->err);
+    return cutec_gemv(p->lib, &p->A, &p->x, &p->y, 1.5, -0.5, NULL, p->err, sizeof p->err);
+}
+
+/* element i of buffer `which` decoded exactly; block-scaled, times its scale at
+ * (row, k, l) of an operand of `rows` rows */
+static double value(const problem *p, const gemv_opts *o, int which, int64_t i, int64_t row, int64_t k,
+                    int64_t l, int64_t rows)
+{
+    const uint8_t *u8 = p->host[which];
+    if (!o->sf_vec) return ew_get(o->dtype, u8, i);
+    double v = o->dtype == CUTE_E2M1 ? cute_e2m1_to_f32((uint8_t)(u8[i / 2] >> 4 * (i % 2))) : cute_e4m3_to_f32(u8[i]);
+    uint8_t s = ((const uint8_t *)p->host[3 + which])[cute_gemv_sf_index(row, k, l, rows, o->K, o->sf_vec)];
+    return v * (o->sf_vec == 16 ? cute_ue4m3_to_f32(s) : cute_ue8m0_to_f32(s));
+}
+
+/* row m of vector v (of batch l) of y against the float64 reference: wrong or not */
+static bool wrong(const problem *p, const gemv_opts *o, int64_t m, int64_t v, int64_t l)
+{
+    double ulp = o->y_dtype == CUTE_F32 ? 0x1p-23 : o->y_dtype == CUTE_F16 ? 0x1p-10 : 0x1p-7;
+    int64_t N = nvec(o), xo = (v + l * N) * o->K, yi = m + (v + l * N) * o->M;
+    double sum = 0, mag = 0;
+    for (int64_t k = 0; k < o->K; k++) {
+        int64_t ia = (o->major ? m * o->K + k : m + k * o->M) + l * o->M * o->K;
+        double t = value(p, o, 0, ia, m, k, l, o->M) * value(p, o, 1, xo + k, 0, k, l, 1);
+        sum += t, mag += fabs(t);
+    }
+    double y0 = ew_get(o->y_dtype, p->y0, yi);
+    double want = 1.5 * sum - 0.5 * y0, got = ew_get(o->y_dtype, p->host[2], yi);
+    double tol = (1.5 * mag + 0.5 * fabs(y0)) * (o->K + 2) * 0x1p-23 + fabs(want) * ulp;
+    return !(fabs(got - want) <= tol);
+}
+
+/* every element of y against the float64 reference (inputs as stored, decoded exactly) */
+static int64_t verify(const problem *p, const gemv_opts *o)
+{
+    int64_t bad = 0;
+    for (int64_t l = 0; l < o->L; l++)
+        for (int64_t v = 0; v < nvec(o); v++)
+            for (int64_t m = 0; m < o->M; m++) bad += wrong(p, o, m, v, l);
+    return bad;
+}
+
+/* one checked call, then the median time (device events on the GPU, else the wall clock) */
+static double run_one(problem *p, const gemv_opts *o, int64_t *bad)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    cute_gemv_lib_splits(p->lib, o->splits);
+    if (call_gemv(p, 0) != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK) {
+        fprintf(stderr, "cutec: %s\n", p->err[0] ? p->err : b->vt->error(b->self));
+        return -1;
+    }
+    b->vt->download(b->self, p->host[2], &p->buf[2], 0, p->bytes[2]);
+    *bad = verify(p, o);
+    cute_cuda *cu = cute_cuda_backend_driver(b);
+    if (cu) return gpu_time_calls(cu, call_gemv, p, 1, o->iters);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    call_gemv(p, 0);
+    b->vt->sync(b->self, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+}
+
+/* the bytes a GEMV must move: A and x read, y read and written */
+static double moved(const gemv_opts *o)
+{
+    double n = (double)nvec(o), es = cute_dtype_bits(o->dtype) / 8.0, ys = cute_dtype_bytes(o->y_dtype);
+    if (o->sf_vec) es += 1.0 / o->sf_vec; /* a byte of scale per block */
+    return (double)o->L * ((double)o->M * o->K * es + n * o->K * es + 2.0 * n * o->M * ys);
+}
+
+static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
+{
+    cute_gemv_config cfg;
+    int splits;
+    cute_gemv_lib_last(p->lib, &cfg, &splits);
+    const char *kind = o->sf_vec == 16 ? "nvfp4" : o->sf_vec == 32 ? "mxfp8" : o->major ? "rows" : "cols";
+    snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s", kind, cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M, (long long)o->K,
+             (long long)nvec(o), (long long)o->L, cfg.vec, splits, splits == 1 ? "" : "s");
+    (void)p;
+}
+
+static int run(const gemv_opts *o)
+{
+    problem p = {0};
+    if (cute_runtime_new(o->backend, &p.rt, p.err, sizeof p.err) != CUTE_OK) {
+        fprintf(stderr, "cutec run gemv: %s\n", p.err);
+        return CLI_FAIL;
+    }
+    p.lib = cute_gemv_lib_new(p.rt);
+    int64_t bad = -1;
+    double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
+    char what[160];
+    describe(&p, o, what, sizeof what);
+    bool gpu = !strcmp(cute_runtime_backend_name(p.rt), "cuda"); /* times mean something */
+    if (ms >= 0)
+        printf("gemv %s, backend %s: %s (%lld wrong of %lld)", what, cute_runtime_backend_name(p.rt),
+               bad ? "FAILED" : "verified against float64", (long long)bad, (long long)(o->M * nvec(o) * o->L));
+    if (ms >= 0 && gpu) printf(", %.4f ms, %.1f GB/s", ms, moved(o) / ms / 1e6);
+    if (ms >= 0) printf("\n");
+    problem_drop(&p);
+    cute_gemv_lib_free(p.lib);
+    cute_runtime_free(p.rt);
+    return ms >= 0 && bad == 0 ? CLI_OK : CLI_FAIL;
+}
+
+typedef struct copy_call {
+    cute_cuda *cu;
+    cute_buffer *dst, *src;
+    size_t bytes;
+} copy_call;
+
+static cute_status call_copy(void *user, int set)
+{
+    (void)set;
+    copy_call *c = user;
+    return cute_cuda_copy_dtod_async(c->cu, (cute_devptr)(uintptr_t)c->dst->ptr,
+                                     (cute_devptr)(uintptr_t)c->src->ptr, c->bytes, NULL);
+}
+
+/* GB/s of a device-to-device copy of A's bytes (read + write), in the same process */
+static double copy_gbs(cute_runtime *rt, size_t bytes, int iters)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    cute_buffer s, d;
+    double ms = -1;
+    if (b->vt->alloc(b->self, bytes, &s) != CUTE_OK) return -1;
+    if (b->vt->alloc(b->self, bytes, &d) == CUTE_OK) {
+        copy_call cc = {cute_cuda_backend_driver(b), &d, &s, bytes};
+        ms = gpu_time_calls(cc.cu, call_copy, &cc, 1, iters);
+        b->vt->free(b->self, &d);
+    }
+    b->vt->free(b->self, &s);
+    return ms > 0 ? 2.0 * (double)bytes / ms / 1e6 : -1;
+}
+
+static int bench_one(cute_runtime *rt, cute_gemv_lib *lib, const gemv_opts *o)
+{
+    problem p = {.rt = rt, .lib = lib};
+    int64_t bad = -1;
+    double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
+    char what[160];
+    describe(&p, o, what, sizeof what);
+    double gbs = moved(o) / ms / 1e6, copy = copy_gbs(rt, (size_t)moved(o), o->iters);
+    printf("%-44s %9.4f %9.1f %9.1f %7.1f%%%s\n", what, ms, gbs, copy, 100 * gbs / copy,
+           bad ? "  WRONG" : "");
+    problem_drop(&p);
+    return ms >= 0 && bad == 0 ? CLI_OK : CLI_FAIL;
+}
+
+static int bench(const gemv_opts *base, bool shape_given)
+{
+    char err[1024], clock[128];
+    cute_runtime *rt;
+    if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {
+        printf("cutec bench gemv: skipped: no GPU (%s)\n", err);
+        return CLI_OK;
+    }
+    const cute_device_info *dev = cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
+    gpu_sm_clock(clock, sizeof clock);
+    printf("# %s, %d SMs, %s; uniform inputs in [-2, 2); GB/s of A + x + y; copy: A's bytes D2D\n",
+           dev->name, dev->sm_count, clock);
+    printf("%-44s %9s %9s %9s %8s\n", "gemv", "ms", "GB/s", "copy GB/s", "of copy");
+    static const int64_t shapes[][3] = {{8192, 8192, 1}, {16384, 4096, 1}, {4096, 16384, 1}};
+    static const int64_t seed001[][3] = {{7168, 16384, 1}, {4096, 7168, 8}, {7168, 2048, 4}};
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    int rc = CLI_OK;
+    for (int s = 0; s < (shape_given ? 1 : 3); s++) {
+        gemv_opts o = *base;
+        const int64_t *sh = base->sf_vec ? seed001[s] : shapes[s];
+        if (!shape_given) o.M = sh[0], o.K = sh[1], o.L = sh[2];
+        if (bench_one(rt, lib, &o) != CLI_OK) rc = CLI_FAIL;
+    }
+    cute_gemv_lib_free(lib);
+    cute_runtime_free(rt);
+    return rc;
+}
+
+static bool has_shape(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--shape")) return true;
+    return false;
+}
+
+int cmd_gemv(int argc, char **argv)
+{
+    gemv_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc || cli_parse_only()) return rc;
+    if (!strcmp(argv[0], "compile")) {
+        if (!o.emit) o.emit = "cuda";
+        if (strcmp(o.emit, "ir") && strcmp(o.emit, "cuda") && strcmp(o.emit, "ptx") && strcmp(o.emit, "sass"))
+            return usage(argv[0]);
+        return emit(&o);
+    }
+    return !strcmp(argv[0], "run") ? run(&o) : bench(&o, has_shape(argc, argv));
+}

@@ -1,0 +1,222 @@
+/* Block-scaled GEMV (cutec_gemv_nvfp4, cutec_gemv_blockscaled) on the interpreter: NVFP4
+ * (e2m1 with a ue4m3 scale per 16) and MXFP8 (e4m3 with a ue8m0 scale per 32), scales placed
+ * by an independent transcription of cuBLAS's 128x4 tile layout, y against the float64
+ * decode of every code, at odd M (a partial 128-row scale tile), K not a multiple of the
+ * k-tile (the predicated tail), batches; beta = 0 over a NaN-poisoned y; malformed calls
+ * refused by name; the sm_100a PTX converting with cvt, the sm_90a PTX without. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "cutec/gemv.h"
+#include "cutec/numeric.h"
+#include "kernels/ew_ref.h"
+
+static uint64_t seed;
+
+static uint64_t next(void)
+{
+    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+    return seed;
+}
+
+/* cuBLAS's block-scaling-factor layout, as its documentation draws it: 128x4 tiles of 512
+ * bytes, K's tiles first; inside, row r at (r % 32) * 16 + (r / 32) * 4, scale column j at +j */
+static int64_t sf_offset(int64_t row, int64_t kb, int64_t l, int64_t rows, int64_t K, int sfv)
+{
+    int64_t rk = (K + 4 * sfv - 1) / (4 * sfv), rm = (rows + 127) / 128;
+    int64_t tile = (l * rm + row / 128) * rk + kb / 4;
+    return tile * 512 + (row % 32) * 16 + (row % 128) / 32 * 4 + kb % 4;
+}
+
+typedef struct host_op {
+    uint8_t *codes; /* A or x: e2m1 two to a byte, or e4m3 */
+    uint8_t *sf;    /* scales, in the layout */
+    int64_t rows, nsf;
+    cute_buffer buf, sfbuf;
+} host_op;
+
+/* value (r, k, l) of an operand: its code decoded times its scale, exactly */
+static double value(const host_op *o, cute_dtype d, int64_t r, int64_t k, int64_t l, int64_t K, int sfv)
+{
+    int64_t i = (l * o->rows + r) * K + k;
+    double v = d == CUTE_E2M1 ? cute_e2m1_to_f32((uint8_t)(o->codes[i / 2] >> (4 * (i % 2)))) : cute_e4m3_to_f32(o->codes[i]);
+    uint8_t s = o->sf[sf_offset(r, k / sfv, l, o->rows, K, sfv)];
+    return v * (d == CUTE_E2M1 ? cute_ue4m3_to_f32(s) : cute_ue8m0_to_f32(s));
+}
+
+/* random codes (never NaN) and random scales in [1/8, 8], uploaded */
+static void make(cute_backend *b, host_op *o, cute_dtype d, int64_t rows, int64_t K, int64_t L, int sfv)
+{
+    int64_t n = rows * K * L, bytes = d == CUTE_E2M1 ? n / 2 : n;
+    o->rows = rows;
+    o->nsf = cute_gemv_sf_count(rows, K, L, sfv);
+    o->codes = malloc((size_t)bytes + 16), o->sf = malloc((size_t)o->nsf);
+    for (int64_t i = 0; i < bytes; i++) /* any e2m1 pair; e4m3 of [-2, 2) */
+        o->codes[i] = d == CUTE_E2M1 ? (uint8_t)next() : cute_f64_to_e4m3(ew_random(&seed));
+    for (int64_t i = 0; i < o->nsf; i++) {
+        double s = pow(2.0, (double)(next() % 7) - 3.0) * (1 + (double)(next() % 8) / 8);
+        o->sf[i] = d == CUTE_E2M1 ? cute_f64_to_ue4m3(s) : cute_f64_to_ue8m0(s);
+    }
+    b->vt->alloc(b->self, (size_t)bytes + 16, &o->buf);
+    b->vt->upload(b->self, &o->buf, 0, o->codes, (size_t)bytes + 16);
+    b->vt->alloc(b->self, (size_t)o->nsf, &o->sfbuf);
+    b->vt->upload(b->self, &o->sfbuf, 0, o->sf, (size_t)o->nsf);
+}
+
+static void drop(cute_backend *b, host_op *o)
+{
+    b->vt->free(b->self, &o->buf), b->vt->free(b->self, &o->sfbuf);
+    free(o->codes), free(o->sf);
+}
+
+static int64_t compare(const host_op *A, const host_op *x, cute_dtype d, cute_dtype yd, const void *y,
+                       const void *y0, int64_t M, int64_t K, int64_t L, int sfv, double beta)
+{
+    double ulp = yd == CUTE_F32 ? 0x1p-23 : yd == CUTE_F16 ? 0x1p-10 : 0x1p-7;
+    int64_t bad = 0;
+    for (int64_t l = 0; l < L; l++)
+        for (int64_t m = 0; m < M; m++) {
+            double sum = 0, mag = 0;
+            for (int64_t k = 0; k < K; k++) {
+                double t = value(A, d, m, k, l, K, sfv) * value(x, d, 0, k, l, K, sfv);
+                sum += t, mag += fabs(t);
+            }
+            double yin = beta != 0 ? ew_get(yd, y0, m + l * M) : 0;
+            double want = 1.5 * sum + beta * yin, got = ew_get(yd, y, m + l * M);
+            double tol = (1.5 * mag + fabs(beta * yin)) * (K + 4) * 0x1p-23 + fabs(want) * ulp;
+            if (!(fabs(got - want) <= tol)) bad++;
+        }
+    return bad;
+}
+
+static void run_case(cute_runtime *rt, cute_gemv_lib *lib, cute_dtype d, cute_dtype yd, int64_t M,
+                     int64_t K, int64_t L, double beta)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    int sfv = d == CUTE_E2M1 ? 16 : 32;
+    host_op A, x;
+    make(b, &A, d, M, K, L, sfv);
+    make(b, &x, d, 1, K, L, sfv);
+    size_t ybytes = (size_t)(M * L) * (size_t)cute_dtype_bytes(yd);
+    void *y = malloc(ybytes), *y0 = malloc(ybytes);
+    for (int64_t i = 0; i < M * L; i++) ew_set(yd, y, i, beta != 0 ? ew_random(&seed) : NAN);
+    memcpy(y0, y, ybytes);
+    cute_buffer ybuf;
+    b->vt->alloc(b->self, ybytes, &ybuf);
+    b->vt->upload(b->self, &ybuf, 0, y, ybytes);
+    int nd = L > 1 ? 3 : 2;
+    cute_call_arg a = cute_call_tensor(&A.buf, 0, d, nd, (int64_t[]){M, K, L}, (int64_t[]){K, 1, M * K});
+    cute_call_arg v = cute_call_tensor(&x.buf, 0, d, nd - 1, (int64_t[]){K, L}, (int64_t[]){1, K});
+    cute_call_arg ya = cute_call_tensor(&ybuf, 0, yd, nd - 1, (int64_t[]){M, L}, (int64_t[]){1, M});
+    cute_dtype sd = d == CUTE_E2M1 ? CUTE_UE4M3 : CUTE_UE8M0;
+    cute_call_arg sa = cute_call_tensor(&A.sfbuf, 0, sd, 1, (int64_t[]){A.nsf}, (int64_t[]){1});
+    cute_call_arg sb = cute_call_tensor(&x.sfbuf, 0, sd, 1, (int64_t[]){x.nsf}, (int64_t[]){1});
+    char err[1024] = "";
+    cute_status s = d == CUTE_E2M1 ? cutec_gemv_nvfp4(lib, &a, &sa, &v, &sb, &ya, 1.5, beta, NULL, err, sizeof err)
+                                   : cutec_gemv_blockscaled(lib, &a, &sa, &v, &sb, &ya, 1.5, beta, NULL, err, sizeof err);
+    CHECK(s == CUTE_OK, "%s %lldx%lld L=%lld: %s", cute_dtype_name(d), (long long)M, (long long)K, (long long)L, err);
+    b->vt->download(b->self, y, &ybuf, 0, ybytes);
+    int64_t bad = s == CUTE_OK ? compare(&A, &x, d, yd, y, y0, M, K, L, sfv, beta) : -1;
+    CHECK(bad == 0, "%s -> %s %lldx%lld L=%lld beta %g: %lld wrong", cute_dtype_name(d), cute_dtype_name(yd),
+          (long long)M, (long long)K, (long long)L, beta, (long long)bad);
+    drop(b, &A), drop(b, &x);
+    b->vt->free(b->self, &ybuf);
+    free(y), free(y0);
+}
+
+static void results(cute_runtime *rt)
+{
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 131, 2112, 1, 0);     /* partial scale tile, tail */
+    run_case(rt, lib, CUTE_E2M1, CUTE_F32, 9, 96, 3, -0.5);      /* batched, one partial k-tile */
+    run_case(rt, lib, CUTE_E4M3, CUTE_BF16, 37, 544, 2, 0.25);   /* MXFP8 */
+    run_case(rt, lib, CUTE_E4M3, CUTE_F16, 5, 32, 1, 0);
+    cute_gemv_lib_free(lib);
+}
+
+/* a call expected to be refused: INVALID, and `word` in the message */
+static void refused(cute_gemv_lib *lib, const char *what, const cute_call_arg *A, const cute_call_arg *sa,
+                    const cute_call_arg *x, const cute_call_arg *sb, const cute_call_arg *y, const char *word)
+{
+    char err[512] = "";
+    cute_status s = cutec_gemv_nvfp4(lib, A, sa, x, sb, y, 1, 0, NULL, err, sizeof err);
+    CHECK(s == CUTE_ERR_INVALID && strstr(err, word), "%s: %s (%s), want \"%s\"", what, cute_status_name(s), err, word);
+}
+
+static void validation(cute_runtime *rt)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    cute_buffer buf;
+    CHECK(b->vt->alloc(b->self, 1 << 16, &buf) == CUTE_OK, "alloc");
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    int64_t M = 4, K = 64, nsa = cute_gemv_sf_count(M, K, 1, 16), nsb = cute_gemv_sf_count(1, K, 1, 16);
+    cute_call_arg A = cute_call_tensor(&buf, 0, CUTE_E2M1, 2, (int64_t[]){M, K}, (int64_t[]){K, 1});
+    cute_call_arg x = cute_call_tensor(&buf, 4096, CUTE_E2M1, 1, (int64_t[]){K}, (int64_t[]){1});
+    cute_call_arg sa = cute_call_tensor(&buf, 8192, CUTE_UE4M3, 1, (int64_t[]){nsa}, (int64_t[]){1});
+    cute_call_arg sb = cute_call_tensor(&buf, 16384, CUTE_UE4M3, 1, (int64_t[]){nsb}, (int64_t[]){1});
+    cute_call_arg y = cute_call_tensor(&buf, 24576, CUTE_F16, 1, (int64_t[]){M}, (int64_t[]){1});
+    cute_call_arg t;
+    t = A, t.dtype = CUTE_F16;
+    refused(lib, "f16 A", &t, &sa, &x, &sb, &y, "NVFP4 is e2m1");
+    t = sa, t.shape[0] = nsa - 1;
+    refused(lib, "short SFA", &A, &t, &x, &sb, &y, "SFA holds");
+    t = sb, t.dtype = CUTE_UE8M0;
+    refused(lib, "ue8m0 SFB", &A, &sa, &x, &t, &y, "scales of this format are ue4m3");
+    t = A, t.shape[1] = 48;
+    cute_call_arg x48 = x;
+    x48.shape[0] = 48;
+    refused(lib, "K = 48", &t, &sa, &x48, &sb, &y, "multiple of 32");
+    t = A, t.offset = 8;
+    refused(lib, "A 8 bytes off", &t, &sa, &x, &sb, &y, "16-byte aligned");
+    t = y, t.shape[0] = 5;
+    refused(lib, "y of 5 rows", &A, &sa, &x, &sb, &t, "M mismatch");
+    cute_gemv_lib_free(lib);
+    b->vt->free(b->self, &buf);
+}
+
+static int count(const char *text, const char *word)
+{
+    int k = 0;
+    for (const char *p = text; (p = strstr(p, word)); p++) k++;
+    return k;
+}
+
+/* the same kernel body for sm_90a (decoding e2m1 in bit operations) and sm_100a (PTX's
+ * cvt.rn.f16x2.e2m1x2), both through NVRTC */
+static void machine_code(cute_runtime *rt)
+{
+    cute_gemv_config cfg = {CUTE_E2M1, CUTE_F16, 1, 32, false, 1, 16};
+    char err[2048] = "", *ptx = NULL;
+    const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
+    CHECK(f != NULL, "the NVFP4 kernel compiles: %s", err);
+    cute_status s = f ? cute_fn_code(f, "ptx", "sm_100a", &ptx, err, sizeof err) : CUTE_ERR_INVALID;
+    if (s == CUTE_ERR_NO_NVRTC) SKIP("NVRTC not found: no PTX of the NVFP4 kernel");
+    else CHECK(s == CUTE_OK && count(ptx, "cvt.rn.f16x2.e2m1x2") >= 32, "sm_100a: one cvt per element (%s)", err);
+    free(ptx), ptx = NULL;
+    s = f ? cute_fn_code(f, "ptx", "sm_90a", &ptx, err, sizeof err) : CUTE_ERR_INVALID;
+    if (s != CUTE_ERR_NO_NVRTC)
+        CHECK(s == CUTE_OK && !strstr(ptx, "e2m1x2") && strstr(ptx, "ld.global.nc.v4"), "sm_90a: no fp4 cvt, 128-bit loads (%s)", err);
+    free(ptx);
+    cute_fn_free(f);
+}
+
+int main(void)
+{
+    const char *env = getenv("CUTEC_SEED"); /* to repeat a run */
+    seed = env ? strtoull(env, NULL, 10) | 1 : (uint64_t)time(NULL) | 1;
+    printf("blockscaled_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
+    char err[512];
+    cute_runtime *rt;
+    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
+        CHECK(false, "interpreter: %s", err);
+        return CHECK_DONE("blockscaled_test");
+    }
+    results(rt);
+    validation(rt);
+    machine_code(rt);
+    cute_runtime_free(rt);
+    return CHECK_DONE("blockscaled_test");
+}

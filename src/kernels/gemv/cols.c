@@ -1,0 +1,76 @@
+/* GEMV with M-major A (each column contiguous): a thread per vector of rows.  A block's
+ * tile is (threads x vec rows, unroll columns); the TiledCopy of threads x 1 by vec x unroll
+ * values gives each thread `unroll` 16-byte vectors down its rows.  Each vector x_v enters
+ * as a stride-0 view shaped like A, partitioned exactly as A is, so each thread reads the
+ * x of its columns.  Every step is predicated by a coordinate tensor (rows past M, columns
+ * past the split's end). */
+#include "cutec/notation.h"
+#include "kernels/gemv/gemv_internal.h"
+
+/* the sum over the columns of acc (vec rows first, compact): one value per row */
+static cute_tensor row_sums(cute_ctx *c, const gemv_plan *p, cute_tensor acc)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int vec = p->cfg.vec;
+    int64_t cols = cute_size(a, &acc.layout).v / vec;
+    cute_tensor byrow = acc;
+    byrow.layout = cute_layout_fmt(a, "(%d,%lld):(1,%d)", vec, (long long)cols, vec);
+    cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(a, "(%d):(1)", vec));
+    cute_tensor_store(c, r, cute_tensor_load(c, CUTE_SLICE(c, byrow, CUTE_ALL, 0)));
+    for (int64_t j = 1; j < cols; j++)
+        cute_tensor_store(c, r, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, r),
+                                               cute_tensor_load(c, CUTE_SLICE(c, byrow, CUTE_ALL, j))));
+    return r;
+}
+
+/* acc[v] += A's step * x_v's step where `in` holds */
+static void step_fma(cute_ctx *c, const gemv_plan *p, cute_thr_copy thr, const gemv_tiles *t,
+                     cute_tuple at, const cute_tensor *acc)
+{
+    cute_copy_atom scalar = cute_copy_atom_autovec(cute_ctx_alg(c), p->cfg.dtype);
+    cute_tensor tA = cute_partition_S(c, thr, cute_tensor_slice(c, t->gA, at));
+    cute_ssa in = cute_elem_less(c, cute_partition_S(c, thr, cute_tensor_slice(c, t->cA, at)), t->bound);
+    cute_tensor rA = cute_make_fragment_like(c, tA);
+    cute_copy_if_whole(c, &p->tc.atom, in, tA, rA); /* vec divides M: whole vectors */
+    cute_ssa va = cute_ssa_cvt(c, cute_tensor_load(c, rA), CUTE_F32);
+    for (int v = 0; v < p->nvec; v++) {
+        cute_tensor tX = cute_partition_S(c, thr, cute_tensor_slice(c, t->gX[v], at));
+        cute_tensor rX = cute_make_fragment_like(c, tX);
+        cute_copy_if(c, &scalar, in, tX, rX); /* stride 0 down the rows: element by element */
+        cute_ssa prod = cute_ssa_binop(c, CUTE_OP_MUL, va, cute_ssa_cvt(c, cute_tensor_load(c, rX), CUTE_F32));
+        cute_tensor_store(c, acc[v], cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc[v]), prod));
+    }
+}
+
+static void cols_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY,
+                        cute_tensor mW, cute_int kchunk, cute_val alpha, cute_val beta)
+{
+    const gemv_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    gemv_tiles t = gemv_block_tiles(c, p, mA, mX, kchunk);
+    cute_thr_copy thr = cute_tiled_copy_slice(&p->tc, cute_thread_idx(c, 0));
+    cute_tensor first = cute_partition_S(c, thr, CUTE_SLICE(c, t.cA, CUTE_ALL, CUTE_ALL, 0));
+    cute_tensor acc[CUTE_GEMV_MAX_VECTORS];
+    for (int v = 0; v < p->nvec; v++) acc[v] = cute_make_rmem_tensor_like(c, first, CUTE_F32), cute_clear(c, acc[v]);
+    cute_int steps = cute_ceil_div(a, cute_sub(a, t.kend, t.k0), cute_i(p->unroll));
+    CUTE_FOR(c, kt, cute_i(0), steps) {
+        step_fma(c, p, thr, &t, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), acc);
+    }
+    cute_int m0 = first.coord.leaf[0]; /* this thread's first row */
+    for (int v = 0; v < p->nvec; v++) gemv_finish(c, p, row_sums(c, p, acc[v]), m0, v, mY, mW, &t, alpha, beta);
+}
+
+void gemv_cols_host(cute_ctx *c, const cute_arg *arg)
+{
+    const gemv_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor mA = arg[0].tensor, mY = arg[2].tensor, mW = arg[3].tensor;
+    cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1], L = mA.layout.shape.leaf[2];
+    cute_tensor xb = gemv_broadcast_x(c, arg[1].tensor, M);
+    cute_int kchunk = arg[4].i;
+    int64_t rows = (int64_t)p->threads * p->cfg.vec;
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, M, cute_i(rows)), gemv_splits(c, K, kchunk), L},
+                           .block = {cute_i(p->threads)}};
+    CUTE_LAUNCH(c, cols_kernel, cfg, mA, xb, mY, mW, kchunk, arg[5].f, arg[6].f);
+    gemv_reduce_launch(c, p, mY, mW, arg[5].f, arg[6].f);
+}

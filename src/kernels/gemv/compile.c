@@ -1,0 +1,181 @@
+/* cute_gemv_compile: the plan of a configuration (threads, unroll, the TiledCopy), the
+ * argument specs its alignment promises, and the host function of A's major. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutec/notation.h"
+#include "kernels/gemv/gemv_internal.h"
+
+#define GEMV_THREADS 128
+#define COLS_UNROLL 8
+/* bytes each lane of the K-major kernel has in flight per operand and k-tile: four 16-byte
+ * loads of A and four of x */
+#define ROWS_LANE_BYTES 64
+
+cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg)
+{
+    if (cfg->y_dtype != CUTE_VOID) return cfg->y_dtype;
+    return cfg->dtype == CUTE_E4M3 || cfg->dtype == CUTE_E2M1 ? CUTE_F16 : cfg->dtype;
+}
+
+/* (with several vectors, fewer: each adds a vector of x and of accumulators per A vector) */
+static int rows_unroll(const cute_gemv_config *cfg)
+{
+    if (cfg->sf_vec) return 1; /* block-scaled: one vector per lane and k-tile */
+    int u = ROWS_LANE_BYTES * 8 / (cfg->vec * cute_dtype_bits(cfg->dtype)) / gemv_nvec(cfg);
+    return u < 1 ? 1 : u > 16 ? 16 : u;
+}
+
+int cute_gemv_k_tile(const cute_gemv_config *cfg)
+{
+    return cfg->a_major == 1 ? 32 * cfg->vec * rows_unroll(cfg) : COLS_UNROLL;
+}
+
+static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg = *cfg;
+    p->nvec = gemv_nvec(cfg);
+    p->threads = GEMV_THREADS;
+    int bits = cfg->vec * cute_dtype_bits(cfg->dtype);
+    cute_copy_atom atom = cute_copy_atom_universal(a, cfg->dtype, bits);
+    cute_layout thr, val;
+    if (cfg->a_major == 1) { /* a warp's k-tile: 32 lanes x vec, repeated unroll times */
+        p->unroll = rows_unroll(cfg);
+        thr = cute_layout_fmt(a, "(%d,32):(32,1)", p->threads / 32); /* a warp per row */
+        val = cute_layout_fmt(a, "(1,%d):(0,1)", cfg->vec);
+    } else {                 /* a block's (threads x vec rows, unroll columns) */
+        p->unroll = COLS_UNROLL;
+        thr = cute_layout_fmt(a, "(%d,1):(1,0)", p->threads);
+        val = cute_layout_fmt(a, "(%d,%d):(1,%d)", cfg->vec, p->unroll, cfg->vec);
+    }
+    p->tc = cute_make_tiled_copy_tv(a, &atom, &thr, &val);
+    cute_tuple step = cfg->a_major == 1 ? cute_tuple_fmt(a, "(%d,%d)", p->threads / 32, cute_gemv_k_tile(cfg))
+                                        : cute_tuple_fmt(a, "(%d,%d)", p->threads * cfg->vec, p->unroll);
+    p->tile = step;
+    return !a->failed;
+}
+
+static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
+{
+    bool nvfp4 = cfg->dtype == CUTE_E2M1 && cfg->sf_vec == 16, mxfp8 = cfg->dtype == CUTE_E4M3 && cfg->sf_vec == 32;
+    if (!nvfp4 && !mxfp8) {
+        snprintf(err, n, "gemv: block-scaled %s with a scale per %d (e2m1 per 16 or e4m3 per 32)",
+                 cute_dtype_name(cfg->dtype), cfg->sf_vec);
+        return false;
+    }
+    if (cfg->vec * cute_dtype_bits(cfg->dtype) != 128 || cfg->a_major != 1 || gemv_nvec(cfg) != 1 || cfg->split) {
+        snprintf(err, n, "gemv: block-scaled takes 16-byte vectors of K-major A, one vector, no split");
+        return false;
+    }
+    cute_dtype y = cute_gemv_y_dtype(cfg);
+    if (y != CUTE_F32 && y != CUTE_F16 && y != CUTE_BF16) {
+        snprintf(err, n, "gemv: a %s y (f32, f16 or bf16)", cute_dtype_name(y));
+        return false;
+    }
+    return true;
+}
+
+static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
+{
+    if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
+    cute_dtype d = cfg->dtype, y = cute_gemv_y_dtype(cfg);
+    if (d != CUTE_F32 && d != CUTE_F16 && d != CUTE_BF16 && d != CUTE_E4M3) {
+        snprintf(err, n, "gemv: %s inputs (f32, f16, bf16 or e4m3)", cute_dtype_name(d));
+        return false;
+    }
+    if (y != CUTE_F32 && y != CUTE_F16 && y != CUTE_BF16) {
+        snprintf(err, n, "gemv: a %s y (f32, f16 or bf16)", cute_dtype_name(y));
+        return false;
+    }
+    int es = cute_dtype_bytes(d);
+    if (cfg->vec < 1 || cfg->vec * es > 16 || (cfg->vec & (cfg->vec - 1))) {
+        snprintf(err, n, "gemv: vectors of %d elements (a power of two, at most 16 bytes)", cfg->vec);
+        return false;
+    }
+    if (cfg->vectors < 0 || cfg->vectors > CUTE_GEMV_MAX_VECTORS) {
+        snprintf(err, n, "gemv: %d vectors (1 to %d)", cfg->vectors, CUTE_GEMV_MAX_VECTORS);
+        return false;
+    }
+    if (cfg->a_major != 0 && cfg->a_major != 1) {
+        snprintf(err, n, "gemv: A's unit-stride mode is %d (0 or 1)", cfg->a_major);
+        return false;
+    }
+    return true;
+}
+
+/* "?{div=v}" or "?" */
+static const char *dyn(int v, char *buf, size_t n)
+{
+    if (v > 1) snprintf(buf, n, "?{div=%d}", v);
+    else snprintf(buf, n, "?");
+    return buf;
+}
+
+static void make_specs(const cute_gemv_config *cfg, cute_arg_spec specs[7])
+{
+    char t[160], d[24];
+    int v = cfg->vec, es = cute_dtype_bytes(cfg->dtype);
+    dyn(v, d, sizeof d);
+    if (cfg->a_major == 1)
+        snprintf(t, sizeof t, "(?,%s,?):(%s,1,%s)", d, d, d);
+    else
+        snprintf(t, sizeof t, "(%s,?,?):(1,%s,%s)", d, d, d);
+    specs[0] = cute_spec_tensor(cfg->dtype, t, v * es);
+    int xv = cfg->a_major == 1 ? v : 1; /* the M-major kernel reads x element by element */
+    char xd[24];
+    int nv = gemv_nvec(cfg);
+    snprintf(t, sizeof t, "(%s,%d,?):(1,%s,%s)", dyn(xv, xd, sizeof xd), nv, xd, xd);
+    specs[1] = cute_spec_tensor(cfg->dtype, t, xv * es);
+    cute_dtype y = cute_gemv_y_dtype(cfg);
+    snprintf(t, sizeof t, "(?,%d,?):(?,?,?)", nv);
+    specs[2] = cute_spec_tensor(y, t, cute_dtype_bytes(y));
+    snprintf(t, sizeof t, "(?,%d,?,?)", nv);
+    specs[3] = cute_spec_tensor_compact(CUTE_F32, t, false, 4);
+    char kt[32]; /* each split starts at a multiple of the k-tile: vectors stay aligned */
+    snprintf(kt, sizeof kt, "?{div=%d}", cute_gemv_k_tile(cfg));
+    specs[4] = cute_spec_int(kt);
+    specs[5] = cute_spec_float(CUTE_F32);
+    specs[6] = cute_spec_float(CUTE_F32);
+}
+
+/* block-scaled: A (M,K,L), SFA (n), x (K,1,L), SFB (n), y (M,1,L), alpha, beta */
+static void make_blockscaled_specs(const cute_gemv_config *cfg, cute_arg_spec specs[7])
+{
+    char t[160];
+    int v = cfg->vec;
+    snprintf(t, sizeof t, "(?,?{div=%d},?):(?{div=%d},1,?{div=%d})", v, v, v);
+    specs[0] = cute_spec_tensor(cfg->dtype, t, 16);
+    snprintf(t, sizeof t, "(?{div=%d},1,?):(1,?{div=%d},?{div=%d})", v, v, v);
+    specs[2] = cute_spec_tensor(cfg->dtype, t, 16);
+    specs[1] = specs[3] = cute_spec_tensor(cute_gemv_sf_dtype(cfg), "(?):(1)", 1);
+    cute_dtype y = cute_gemv_y_dtype(cfg);
+    specs[4] = cute_spec_tensor(y, "(?,1,?):(?,?,?)", cute_dtype_bytes(y));
+    specs[5] = cute_spec_float(CUTE_F32);
+    specs[6] = cute_spec_float(CUTE_F32);
+}
+
+const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, char *err, size_t n)
+{
+    if (!config_ok(cfg, err, n)) return NULL;
+    cute_alg a;
+    cute_alg_init(&a, NULL);
+    gemv_plan *plan = malloc(sizeof *plan);
+    if (!plan || !plan_make(&a, cfg, plan)) {
+        snprintf(err, n, "gemv plan: %s", plan ? a.error : "out of memory");
+        free(plan);
+        return NULL;
+    }
+    cute_arg_spec specs[7];
+    if (cfg->sf_vec) make_blockscaled_specs(cfg, specs);
+    else make_specs(cfg, specs);
+    char name[80];
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s", cfg->sf_vec ? "blockscaled" : cfg->a_major ? "rows" : "cols",
+             cute_dtype_name(cfg->dtype), cute_dtype_name(cute_gemv_y_dtype(cfg)), cfg->vec,
+             gemv_nvec(cfg), cfg->split ? "_split" : "");
+    cute_host_fn host = cfg->sf_vec ? gemv_blockscaled_host : cfg->a_major ? gemv_rows_host : gemv_cols_host;
+    const cute_fn *f = cute_compile(rt, name, host, plan, 7, specs, err, n);
+    free(plan); /* only needed while tracing */
+    return f;
+}

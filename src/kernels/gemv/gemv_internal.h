@@ -1,0 +1,78 @@
+/* The GEMV kernels' shared plan and parts (src/kernels/gemv/). */
+#ifndef CUTEC_GEMV_INTERNAL_H
+#define CUTEC_GEMV_INTERNAL_H
+
+#include "cutec/copy.h"
+#include "cutec/gemv.h"
+
+/* What a host function and its kernels need, fixed at trace time. */
+typedef struct gemv_plan {
+    cute_gemv_config cfg;
+    int nvec;           /* the vectors x holds (cfg.vectors, at least 1) */
+    int threads;        /* per block */
+    int unroll;         /* rows: vectors per lane per k-tile; cols: k columns per step */
+    cute_tiled_copy tc; /* rows: (warps rows, 32 lanes x vec); cols: (threads x vec rows,
+                           unroll columns) */
+    cute_tuple tile;    /* a block's step: rows (warps, 32 x vec x unroll); cols tc's tile */
+} gemv_plan;
+
+static inline int gemv_nvec(const cute_gemv_config *cfg)
+{
+    return cfg->vectors > 0 ? cfg->vectors : 1;
+}
+
+/* K-major A: a warp per row (rows.c); M-major A: a thread per vector of rows (cols.c) */
+void gemv_rows_host(cute_ctx *c, const cute_arg *arg);
+void gemv_cols_host(cute_ctx *c, const cute_arg *arg);
+/* block-scaled (NVFP4, MXFP8) K-major A: the rows kernel's body with scales (blockscaled.c) */
+void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg);
+
+/* the number of K splits, ceil(K / kchunk), and 1 for K = 0 (whose one split writes
+ * y = beta y) */
+cute_int gemv_splits(cute_ctx *c, cute_int K, cute_int kchunk);
+
+/* x (K,N,L) as N matrices shaped like A, (M,K,N,L):(0,1,ldn,ldl): every row reads the
+ * vector, so it is partitioned exactly as A is */
+cute_tensor gemv_broadcast_x(cute_ctx *c, cute_tensor mX, cute_int M);
+
+/* A block's work: its row of tiles (TileM, TileK, RestK) of A, of each vector's view and of
+ * A's coordinates, from the split's first column k0 on; the coordinates' bound (M, kend);
+ * the block's batch l and split s (block indices 1 and 2). */
+typedef struct gemv_tiles {
+    cute_tensor gA, gX[CUTE_GEMV_MAX_VECTORS], cA;
+    cute_tuple bound;
+    cute_int k0, kend, l, s;
+} gemv_tiles;
+gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
+                            cute_int kchunk);
+
+/* The end of a product: the f32 sums `acc` (rank 1, n of them) of rows m0 .. m0+n-1 of
+ * vector v of batch l, split s: to the workspace W (M,N,L,S) when the plan splits K, else
+ * y = alpha acc + beta y in f32, rounded once to y's dtype.  Rows past M are not touched. */
+void gemv_finish(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_int m0, int v,
+                 cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta);
+/* the K-major kernels' end: each vector's lane sums added over the warp, lane 0 finishing
+ * row `row` */
+void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cute_int row,
+                      cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta);
+/* the launch of the ordered reduction of W's splits into y (split-K's second kernel) */
+void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
+                        cute_host_scalar alpha, cute_host_scalar beta);
+
+/* A call's operands, checked and made batched: A (M,K,L), x (K,N,L), y (M,N,L); A's
+ * unit-stride mode and the vector width every address, stride and extent the kernel steps
+ * allows. */
+typedef struct gemv_operands {
+    cute_call_arg A, x, y;
+    int major, vec;
+} gemv_operands;
+/* CUTE_ERR_INVALID and the reason, in words naming the operand, for a malformed call;
+ * vectors: x and y carry the vectors' mode (cutec_gemv_vectors) */
+cute_status gemv_check(const cute_call_arg *A, const cute_call_arg *x, const cute_call_arg *y,
+                       bool vectors, double alpha, double beta, gemv_operands *out, char *err,
+                       size_t n);
+
+/* the library's compiled function for cfg (compiled the first time), or NULL and why */
+const cute_fn *gemv_lib_fn(cute_gemv_lib *lib, const cute_gemv_config *cfg, char *err, size_t n);
+
+#endif

@@ -1,0 +1,276 @@
+/* The GEMV library (cutec_gemv) on the interpreter: y = alpha A x + beta y within f32
+ * rounding of a float64 reference, for K-major and M-major A, every input dtype, tails in M
+ * and K, padded leading dimensions and strided y (whose gaps stay untouched), batches,
+ * split-K (forced and chosen), misaligned operands (narrower vectors), K = 0, and beta = 0
+ * over a y poisoned with NaN; and every malformed call refused with a message naming it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "cutec/gemv.h"
+#include "cutec/kernels.h"
+#include "kernels/ew_ref.h"
+
+static uint64_t seed;
+
+typedef struct operand {
+    cute_call_arg arg;
+    void *host;
+    int64_t elems;
+    cute_buffer buf;
+} operand;
+
+/* a tensor of `elems` random elements (shape and strides given), `offset` bytes into its
+ * buffer */
+static void make(cute_backend *b, operand *o, cute_dtype d, int nd, const int64_t *shape,
+                 const int64_t *stride, int64_t elems, size_t offset)
+{
+    int es = cute_dtype_bytes(d);
+    o->elems = elems;
+    size_t bytes = (size_t)elems * (size_t)es + offset + 16;
+    o->host = malloc(bytes);
+    for (size_t i = 0; i < bytes; i++) ((uint8_t *)o->host)[i] = (uint8_t)i;
+    for (int64_t i = 0; i < elems; i++) ew_set(d, (uint8_t *)o->host + offset, i, ew_random(&seed));
+    b->vt->alloc(b->self, bytes, &o->buf);
+    b->vt->upload(b->self, &o->buf, 0, o->host, bytes);
+    o->arg = cute_call_tensor(&o->buf, offset, d, nd, shape, stride);
+}
+
+static void drop(cute_backend *b, operand *o)
+{
+    b->vt->free(b->self, &o->buf);
+    free(o->host);
+}
+
+typedef struct gemv_case {
+    cute_dtype d, yd;
+    int64_t M, K, L;
+    int major;        /* A's unit-stride mode */
+    int64_t pad;      /* A's leading dimension: the unit extent + pad */
+    int64_t ystride;  /* y's element stride */
+    size_t offset;    /* bytes A and x start into their buffers */
+    int splits;       /* 0: the library's choice */
+    double beta;      /* 0: y is poisoned with NaN first */
+    int nvec;         /* 0: cutec_gemv; else cutec_gemv_vectors with this many */
+} gemv_case;
+
+static int64_t vectors_of(const gemv_case *t) { return t->nvec ? t->nvec : 1; }
+
+static double elem(const operand *o, cute_dtype d, int64_t i)
+{
+    return ew_get(d, (const uint8_t *)o->host + o->arg.offset, i);
+}
+
+/* |got - want| within the f32 accumulation's rounding and y's */
+static bool close_enough(double got, double want, double mag, int64_t K, cute_dtype yd)
+{
+    double ulp = yd == CUTE_F32 ? 0x1p-23 : yd == CUTE_F16 ? 0x1p-10 : 0x1p-7;
+    double tol = mag * (K + 2) * 0x1p-23 + fabs(want) * ulp + 1e-30;
+    return fabs(got - want) <= tol;
+}
+
+/* y's elements checked against the reference; the gaps between them against the bytes
+ * before the run */
+static int64_t compare(const gemv_case *t, const operand *A, const operand *x, const operand *y,
+                       const void *y0)
+{
+    int64_t bad = 0, M = t->M, K = t->K, N = vectors_of(t);
+    for (int64_t l = 0; l < t->L; l++)
+        for (int64_t n = 0; n < N; n++)
+        for (int64_t m = 0; m < M; m++) {
+            double sum = 0, mag = 0;
+            for (int64_t k = 0; k < K; k++) {
+                double a = elem(A, t->d, m * A->arg.stride[0] + k * A->arg.stride[1] + l * (A->arg.ndim == 3 ? A->arg.stride[2] : 0));
+                double v = elem(x, t->d, k + (n + l * N) * K);
+                sum += a * v, mag += fabs(a * v);
+            }
+            int64_t i = (m + (n + l * N) * M) * t->ystride;
+            double yin = t->beta != 0 ? ew_get(t->yd, y0, i) : 0;
+            double want = 1.5 * sum + t->beta * yin, got = ew_get(t->yd, y->host, i);
+            if (!close_enough(got, want, 1.5 * mag + fabs(t->beta * yin), K, t->yd)) bad++;
+        }
+    int es = cute_dtype_bytes(t->yd);
+    for (int64_t i = 0; i < y->elems; i++)
+        if (i % t->ystride && memcmp((const uint8_t *)y->host + i * es, (const uint8_t *)y0 + i * es, (size_t)es)) bad++;
+    return bad;
+}
+
+static void run_case(cute_runtime *rt, cute_gemv_lib *lib, const gemv_case *t)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    int64_t M = t->M, K = t->K, L = t->L, ld = (t->major ? K : M) + t->pad;
+    int64_t sA[3] = {t->major ? ld : 1, t->major ? 1 : ld, ld * (t->major ? M : K)};
+    int nd = L > 1 ? 3 : 2, vd = t->nvec ? nd : nd - 1; /* x's and y's rank */
+    int64_t N = vectors_of(t), ys = t->ystride;
+    operand A, x, y;
+    make(b, &A, t->d, nd, (int64_t[]){M, K, L}, sA, sA[2] * L, t->offset);
+    /* x (K[,N][,L]), y (M[,N][,L]): the vector mode only for cutec_gemv_vectors */
+    int64_t xe[3] = {K, t->nvec ? N : L, L}, xs[3] = {1, K, K * N};
+    int64_t ye[3] = {M, t->nvec ? N : L, L}, yst[3] = {ys, M * ys, M * N * ys};
+    make(b, &x, t->d, vd, xe, xs, K * N * L, t->offset);
+    make(b, &y, t->yd, vd, ye, yst, M * N * L * ys, 0);
+    if (t->beta == 0) /* poison: beta = 0 must not read y */
+        for (int64_t i = 0; i < M * N * L; i++) ew_set(t->yd, y.host, i * ys, NAN);
+    size_t ybytes = (size_t)(M * N * L * ys) * (size_t)cute_dtype_bytes(t->yd);
+    b->vt->upload(b->self, &y.buf, 0, y.host, ybytes);
+    void *y0 = malloc(ybytes + 1);
+    memcpy(y0, y.host, ybytes);
+    cute_gemv_lib_splits(lib, t->splits);
+    char err[1024] = "";
+    cute_status s = t->nvec ? cutec_gemv_vectors(lib, &A.arg, &x.arg, &y.arg, 1.5, t->beta, NULL, err, sizeof err)
+                            : cutec_gemv(lib, &A.arg, &x.arg, &y.arg, 1.5, t->beta, NULL, err, sizeof err);
+    cute_gemv_config cfg;
+    int splits;
+    cute_gemv_lib_last(lib, &cfg, &splits);
+    CHECK(s == CUTE_OK, "gemv %s %lldx%lldx%lld: %s", cute_dtype_name(t->d), (long long)M, (long long)K, (long long)L, err);
+    b->vt->download(b->self, y.host, &y.buf, 0, ybytes);
+    int64_t bad = s == CUTE_OK ? compare(t, &A, &x, &y, y0) : -1;
+    CHECK(bad == 0, "gemv %s->%s %lldx%lldx%lld major %d pad %lld ystride %lld offset %zu: %lld wrong "
+          "(vec %d, %d splits)", cute_dtype_name(t->d), cute_dtype_name(t->yd), (long long)M, (long long)K,
+          (long long)L, t->major, (long long)t->pad, (long long)t->ystride, t->offset, (long long)bad, cfg.vec, splits);
+    if (t->splits > 1 && K >= t->splits * cute_gemv_k_tile(&cfg))
+        CHECK(splits == t->splits && cfg.split, "forced %d splits: ran %d", t->splits, splits);
+    drop(b, &A), drop(b, &x), drop(b, &y);
+    free(y0);
+}
+
+static void results(cute_runtime *rt)
+{
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    static const gemv_case cases[] = {
+        /* K-major: a warp per row; tails in K (not a multiple of the k-tile) and in M */
+        {CUTE_F32, CUTE_F32, 37, 300, 1, 1, 0, 1, 0, 0, -0.5, 0},
+        {CUTE_BF16, CUTE_BF16, 9, 1100, 1, 1, 8, 2, 0, 0, 0, 0},
+        {CUTE_F16, CUTE_F32, 6, 520, 2, 1, 0, 1, 0, 0, 0.25, 0},
+        {CUTE_E4M3, CUTE_F16, 5, 700, 1, 1, 16, 1, 0, 0, -0.5, 0},
+        /* split-K, forced: the ordered reduction writes y */
+        {CUTE_BF16, CUTE_F32, 3, 2500, 2, 1, 0, 1, 0, 3, -0.5, 0},
+        {CUTE_F32, CUTE_F32, 1, 1900, 1, 1, 0, 3, 0, 4, 0, 0},
+        /* misaligned: A and x 4 bytes into their buffers, odd K: narrower vectors */
+        {CUTE_F16, CUTE_F16, 7, 333, 1, 1, 0, 1, 2, 0, 2.0, 0},
+        /* M-major: a thread per vector of rows; x through a stride-0 view */
+        {CUTE_F32, CUTE_F32, 600, 37, 1, 0, 4, 1, 0, 0, -0.5, 0},
+        {CUTE_BF16, CUTE_BF16, 1030, 21, 2, 0, 0, 3, 0, 0, 0, 0},
+        {CUTE_F16, CUTE_F32, 77, 50, 1, 0, 1, 1, 0, 2, 0.5, 0},
+        {CUTE_E4M3, CUTE_BF16, 33, 19, 1, 0, 0, 1, 0, 3, 0, 0},
+        /* degenerate: one row, one column, K = 0 (y = beta y; and with beta = 0, y = 0) */
+        {CUTE_F32, CUTE_F32, 1, 1, 1, 1, 0, 1, 0, 0, -0.5, 0},
+        {CUTE_F32, CUTE_F32, 5, 0, 1, 1, 0, 1, 0, 0, -0.5, 0},
+        {CUTE_BF16, CUTE_BF16, 5, 0, 2, 0, 0, 1, 0, 0, 0, 0},
+        /* several vectors at once (the skinny GEMM's path): one, three, eight; split-K */
+        {CUTE_F32, CUTE_F32, 13, 600, 1, 1, 0, 1, 0, 0, -0.5, 1},
+        {CUTE_BF16, CUTE_F32, 3, 5000, 2, 1, 0, 2, 0, 0, 0, 5},
+        {CUTE_F16, CUTE_F16, 21, 1100, 1, 1, 8, 1, 0, 3, 0.5, 8},
+        {CUTE_F32, CUTE_BF16, 300, 45, 2, 0, 0, 1, 0, 2, -0.5, 3},
+        {CUTE_E4M3, CUTE_F32, 5, 0, 1, 1, 0, 1, 0, 0, -0.5, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(rt, lib, &cases[i]);
+    cute_gemv_lib_free(lib);
+}
+
+/* cutec_gemm (AUTO) on a skinny shape: C = 1.5 A B^T - 0.5 C against float64; whether it
+ * went through the GEMV kernels (no GEMM pattern compiled) as expected */
+static void skinny_case(cute_runtime *rt, cute_dtype d, cute_dtype cd, int64_t M, int64_t N, int64_t K,
+                        int64_t L, int c_major, bool routed)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    int nd = L > 1 ? 3 : 2;
+    int64_t sc[3] = {c_major ? N : 1, c_major ? 1 : M, M * N};
+    operand A, B, C;
+    make(b, &A, d, nd, (int64_t[]){M, K, L}, (int64_t[]){K, 1, M * K}, M * K * L, 0);
+    make(b, &B, d, nd, (int64_t[]){N, K, L}, (int64_t[]){K, 1, N * K}, N * K * L, 0);
+    make(b, &C, cd, nd, (int64_t[]){M, N, L}, sc, M * N * L, 0);
+    size_t cbytes = (size_t)(M * N * L) * (size_t)cute_dtype_bytes(cd);
+    void *c0 = malloc(cbytes);
+    memcpy(c0, C.host, cbytes);
+    char err[1024] = "";
+    cute_status s = cutec_gemm(lib, CUTE_GEMM_AUTO, &A.arg, &B.arg, &C.arg, 1.5, -0.5, NULL, err, sizeof err);
+    CHECK(s == CUTE_OK, "skinny gemm %lldx%lldx%lld: %s", (long long)M, (long long)N, (long long)K, err);
+    b->vt->download(b->self, C.host, &C.buf, 0, cbytes);
+    int64_t bad = 0;
+    for (int64_t l = 0; l < L; l++)
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++) {
+                double sum = 0, mag = 0;
+                for (int64_t k = 0; k < K; k++) {
+                    double v = elem(&A, d, i * K + k + l * M * K) * elem(&B, d, j * K + k + l * N * K);
+                    sum += v, mag += fabs(v);
+                }
+                int64_t at = i * sc[0] + j * sc[1] + l * sc[2];
+                double y0 = ew_get(cd, c0, at), want = 1.5 * sum - 0.5 * y0;
+                if (!close_enough(ew_get(cd, C.host, at), want, 1.5 * mag + 0.5 * fabs(y0), K, cd)) bad++;
+            }
+    CHECK(bad == 0, "skinny gemm %s %lldx%lldx%lld L=%lld: %lld wrong", cute_dtype_name(d), (long long)M,
+          (long long)N, (long long)K, (long long)L, (long long)bad);
+    CHECK((cute_gemm_lib_size(lib) == 0) == routed, "skinny gemm %lldx%lldx%lld %s the GEMV kernels",
+          (long long)M, (long long)N, (long long)K, routed ? "goes through" : "does not go through");
+    drop(b, &A), drop(b, &B), drop(b, &C);
+    free(c0);
+    cute_gemm_lib_free(lib);
+}
+
+static void skinny(cute_runtime *rt)
+{
+    skinny_case(rt, CUTE_F32, CUTE_F32, 3, 5, 3000, 1, 1, true);     /* N small: A streamed */
+    skinny_case(rt, CUTE_BF16, CUTE_F32, 300, 3, 700, 2, 0, true);   /* tall and thin, batched */
+    skinny_case(rt, CUTE_F16, CUTE_F16, 2, 200, 900, 1, 1, true);    /* M small: B streamed */
+    skinny_case(rt, CUTE_F32, CUTE_F32, 1, 1, 77, 1, 0, true);
+    skinny_case(rt, CUTE_F32, CUTE_F32, 20, 9, 40, 1, 0, false);     /* 9 vectors: the GEMM */
+}
+
+static int count(const char *text, const char *word)
+{
+    int k = 0;
+    for (const char *p = text; (p = strstr(p, word)); p++) k++;
+    return k;
+}
+
+/* the generated CUDA C compiles through NVRTC for sm_80, sm_90a and sm_100a; for sm_90a
+ * the K-major kernel reads A and x only with 128-bit loads (ld.global.nc.v4: four of A and
+ * four of x per k-tile, the tail's as many), the one other global load being y's */
+static void machine_code(cute_runtime *rt)
+{
+    static const cute_gemv_config cfgs[] = {
+        {CUTE_BF16, CUTE_BF16, 1, 8, false, 1, 0}, {CUTE_F32, CUTE_F32, 1, 4, true, 1, 0},
+        {CUTE_E4M3, CUTE_F16, 1, 16, false, 1, 0}, {CUTE_F16, CUTE_F32, 0, 8, true, 1, 0},
+        {CUTE_BF16, CUTE_F32, 1, 8, true, 8, 0}, {CUTE_F32, CUTE_F32, 0, 4, false, 3, 0}};
+    static const char *const arch[] = {"sm_80", "sm_100a", "sm_90a"};
+    for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
+        char err[2048] = "";
+        const cute_fn *f = cute_gemv_compile(rt, &cfgs[i], err, sizeof err);
+        CHECK(f != NULL, "gemv config %zu compiles: %s", i, err);
+        for (int a = 0; a < 3 && f; a++) {
+            char *text = NULL;
+            cute_status s = cute_fn_code(f, "ptx", arch[a], &text, err, sizeof err);
+            if (s == CUTE_ERR_NO_NVRTC) SKIP("NVRTC not found: no PTX of the GEMV kernels");
+            else CHECK(s == CUTE_OK && strstr(text, ".entry"), "gemv config %zu for %s: %s", i, arch[a], err);
+            if (s == CUTE_OK && a == 2 && cfgs[i].a_major == 1 && !cfgs[i].split && cfgs[i].vectors == 1) {
+                int v4 = count(text, "ld.global.nc.v4"), all = count(text, "ld.global");
+                CHECK(v4 == 16 && all == v4 + 1, "gemv config %zu: %d loads, %d of 128 bits (want 16 + y's)", i, all, v4);
+            }
+            free(text);
+        }
+        cute_fn_free(f);
+    }
+}
+
+int main(void)
+{
+    const char *env = getenv("CUTEC_SEED"); /* to repeat a run */
+    seed = env ? strtoull(env, NULL, 10) | 1 : (uint64_t)time(NULL) | 1;
+    printf("gemv_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
+    char err[512];
+    cute_runtime *rt;
+    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
+        CHECK(false, "interpreter: %s", err);
+        return CHECK_DONE("gemv_test");
+    }
+    results(rt);
+    machine_code(rt);
+    skinny(rt);
+    cute_runtime_free(rt);
+    return CHECK_DONE("gemv_test");
+}

@@ -1,0 +1,257 @@
+/* The GEMV library (cutec_gemv): checks a call and names what is wrong in words, picks the
+ * kernel (A's major), the vector width (what every address, stride and extent allows) and
+ * the number of K splits (enough blocks to stream the whole card), compiles each
+ * configuration once and keeps the split-K workspace. */
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutec/runtime.h"
+#include "kernels/gemv/gemv_internal.h"
+
+typedef struct entry {
+    cute_gemv_config cfg;
+    const cute_fn *fn; /* NULL: compiling failed, for the reason in err */
+    char err[1024];
+} entry;
+
+struct cute_gemv_lib {
+    cute_runtime *rt;
+    pthread_mutex_t lock;
+    entry **e;
+    int n, cap;
+    int splits;              /* cute_gemv_lib_splits */
+    cute_gemv_config last;   /* cute_gemv_lib_last */
+    int last_splits;
+    cute_buffer ws;          /* the split-K workspace */
+    size_t ws_bytes;
+    cute_buffer zeros;       /* K = 0: a zero column for A and x */
+    size_t zeros_bytes;
+    cute_buffer *retired;    /* smaller workspaces that kernels in flight may still use */
+    int nretired;
+};
+
+cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
+{
+    cute_gemv_lib *lib = calloc(1, sizeof *lib);
+    if (!lib) return NULL;
+    lib->rt = rt;
+    pthread_mutex_init(&lib->lock, NULL);
+    return lib;
+}
+
+void cute_gemv_lib_free(cute_gemv_lib *lib)
+{
+    if (!lib) return;
+    for (int i = 0; i < lib->n; i++) cute_fn_free(lib->e[i]->fn), free(lib->e[i]);
+    cute_backend *b = cute_runtime_backend(lib->rt);
+    if (lib->ws_bytes) b->vt->free(b->self, &lib->ws);
+    if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
+    for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
+    free(lib->retired);
+    pthread_mutex_destroy(&lib->lock);
+    free(lib->e);
+    free(lib);
+}
+
+bool cute_gemv_lib_splits(cute_gemv_lib *lib, int splits)
+{
+    if (!lib || splits < 0) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->splits = splits;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits)
+{
+    pthread_mutex_lock(&lib->lock);
+    if (cfg) *cfg = lib->last;
+    if (splits) *splits = lib->last_splits;
+    pthread_mutex_unlock(&lib->lock);
+}
+
+static bool same_config(const cute_gemv_config *a, const cute_gemv_config *b)
+{
+    return a->dtype == b->dtype && a->y_dtype == b->y_dtype && a->a_major == b->a_major &&
+           a->vec == b->vec && a->split == b->split && gemv_nvec(a) == gemv_nvec(b) &&
+           a->sf_vec == b->sf_vec;
+}
+
+/* the entry for cfg, compiling it the first time (lock held); NULL when out of memory */
+static entry *lookup(cute_gemv_lib *lib, const cute_gemv_config *cfg)
+{
+    for (int i = 0; i < lib->n; i++)
+        if (same_config(&lib->e[i]->cfg, cfg)) return lib->e[i];
+    if (lib->n == lib->cap) {
+        int cap = lib->cap ? 2 * lib->cap : 8;
+        entry **e = realloc(lib->e, (size_t)cap * sizeof *e);
+        if (!e) return NULL;
+        lib->e = e, lib->cap = cap;
+    }
+    entry *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    lib->e[lib->n++] = e;
+    e->cfg = *cfg;
+    e->fn = cute_gemv_compile(lib->rt, cfg, e->err, sizeof e->err);
+    if (!e->fn && !e->err[0]) snprintf(e->err, sizeof e->err, "compile failed");
+    return e;
+}
+
+const cute_fn *gemv_lib_fn(cute_gemv_lib *lib, const cute_gemv_config *cfg, char *err, size_t n)
+{
+    pthread_mutex_lock(&lib->lock);
+    const entry *e = lookup(lib, cfg);
+    if (!e) snprintf(err, n, "gemv: out of memory");
+    else if (!e->fn) snprintf(err, n, "%s", e->err);
+    lib->last = *cfg, lib->last_splits = 1;
+    pthread_mutex_unlock(&lib->lock);
+    return e ? e->fn : NULL;
+}
+
+/* a buffer of at least `bytes` in *buf (lock held), zero-filled when `zero`; a smaller one
+ * is kept until the library is freed, since kernels in flight on another stream may still
+ * use it */
+static cute_status grow(cute_gemv_lib *lib, cute_buffer *buf, size_t *have, size_t bytes, bool zero,
+                        char *err, size_t n)
+{
+    if (bytes <= *have) return CUTE_OK;
+    cute_backend *b = cute_runtime_backend(lib->rt);
+    cute_buffer *r = realloc(lib->retired, (size_t)(lib->nretired + 1) * sizeof *r);
+    void *host = zero ? calloc(1, bytes) : NULL;
+    if (r) lib->retired = r;
+    if (!r || (zero && !host)) {
+        free(host);
+        return snprintf(err, n, "gemv: workspace: out of memory"), CUTE_ERR_OOM;
+    }
+    if (*have) lib->retired[lib->nretired++] = *buf;
+    *have = 0;
+    cute_status s = b->vt->alloc(b->self, bytes, buf);
+    if (s == CUTE_OK && zero) s = b->vt->upload(b->self, buf, 0, host, bytes);
+    free(host);
+    if (s != CUTE_OK) return snprintf(err, n, "gemv: workspace of %zu bytes: %s", bytes, cute_status_name(s)), s;
+    *have = bytes;
+    return CUTE_OK;
+}
+
+/* K = 0 leaves y = beta y, but the JIT launches nothing for an empty A: the product is
+ * computed with K = 1 from a zero column of A (M-major; the batches overlap, one element
+ * apart, as strides must be positive) and a zero x */
+static cute_status zero_k(cute_gemv_lib *lib, gemv_operands *o, char *err, size_t n)
+{
+    int64_t M = o->A.shape[0], N = o->x.shape[1], L = o->A.shape[2];
+    cute_dtype d = (cute_dtype)o->A.dtype;
+    cute_status s = grow(lib, &lib->zeros, &lib->zeros_bytes, (size_t)(M + N + L + 16) * 4, true, err, n);
+    if (s != CUTE_OK) return s;
+    o->A = cute_call_tensor(&lib->zeros, 0, d, 3, (int64_t[]){M, 1, L}, (int64_t[]){1, M, 1});
+    o->x = cute_call_tensor(&lib->zeros, 0, d, 3, (int64_t[]){1, N, L}, (int64_t[]){1, 1, 1});
+    o->major = 0, o->vec = 1;
+    return CUTE_OK;
+}
+
+/* the SMs to fill: the device's, or a few on the interpreter */
+static int sm_count(cute_runtime *rt)
+{
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
+    return cu ? cute_cuda_device(cu)->sm_count : 2;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* How many splits of K: enough blocks for about `waves` rows of blocks on every SM (the
+ * K-major kernel's blocks are 4 warps, 16 fit an SM; the M-major kernel's likewise), no
+ * more splits than k-tiles. */
+static int64_t choose_splits(const gemv_operands *o, int64_t ktile, int sms)
+{
+    int64_t M = o->A.shape[0], K = o->A.shape[1], L = o->A.shape[2];
+    int64_t rows_per_block = o->major == 1 ? 4 : 128 * (int64_t)o->vec;
+    int64_t blocks = ceil_div(M, rows_per_block) * L, want = (int64_t)sms * 16;
+    int64_t tiles = ceil_div(K, ktile);
+    if (blocks >= want / 2 || tiles <= 1) return 1;
+    int64_t s = ceil_div(want, blocks);
+    return s < tiles ? s : tiles;
+}
+
+/* the configuration, splits and K extent per split of a call (lock held) */
+static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, int64_t *splits,
+                                  int64_t *kchunk)
+{
+    cute_gemv_config cfg = {.dtype = (cute_dtype)o->A.dtype, .y_dtype = (cute_dtype)o->y.dtype,
+                            .a_major = o->major, .vec = o->vec, .vectors = (int)o->x.shape[1]};
+    int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
+    int64_t s = lib->splits ? lib->splits : choose_splits(o, tk, sm_count(lib->rt));
+    int64_t tiles = ceil_div(K, tk);
+    if (s > tiles) s = tiles;
+    *kchunk = tiles ? ceil_div(tiles, s ? s : 1) * tk : tk;
+    *splits = K ? ceil_div(K, *kchunk) : 1; /* K = 0: one split of nothing, y = beta y */
+    cfg.split = *splits != 1;
+    return cfg;
+}
+
+/* the call's arguments: the operands, the workspace (M,N,L,S) or (1,N,1,1), unread */
+static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o, bool split,
+                             int64_t splits, int64_t kchunk, double alpha, double beta,
+                             cute_call_arg args[7], char *err, size_t n)
+{
+    int64_t M = o->A.shape[0], N = o->x.shape[1], L = o->A.shape[2];
+    int64_t w[4] = {split ? M : 1, N, split ? L : 1, split ? splits : 1};
+    size_t bytes = (size_t)(w[0] * w[1] * w[2] * w[3]) * 4;
+    cute_status s = grow(lib, &lib->ws, &lib->ws_bytes, bytes, false, err, n);
+    if (s != CUTE_OK) return s;
+    args[0] = o->A, args[1] = o->x, args[2] = o->y;
+    /* compact; the static mode of one vector has stride 0, as CuTe's compact layouts give it */
+    int64_t ws[4] = {1, N > 1 ? w[0] : 0, w[0] * w[1], w[0] * w[1] * w[2]};
+    args[3] = cute_call_tensor(&lib->ws, 0, CUTE_F32, 4, w, ws);
+    args[4] = cute_call_int(kchunk);
+    args[5] = cute_call_float(alpha), args[6] = cute_call_float(beta);
+    return CUTE_OK;
+}
+
+static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *x,
+                             const cute_call_arg *y, bool vectors, double alpha, double beta,
+                             void *stream, char *err, size_t n)
+{
+    char scratch[512];
+    if (!err || !n) err = scratch, n = sizeof scratch;
+    err[0] = 0;
+    if (!lib) return snprintf(err, n, "gemv: no library"), CUTE_ERR_INVALID;
+    gemv_operands o;
+    cute_status s = gemv_check(A, x, y, vectors, alpha, beta, &o, err, n);
+    if (s != CUTE_OK) return s;
+    if (o.A.dtype == CUTE_E2M1)
+        return snprintf(err, n, "gemv: e2m1 A takes scales: cutec_gemv_nvfp4"), CUTE_ERR_INVALID;
+    if (o.A.shape[0] == 0 || o.A.shape[2] == 0) return CUTE_OK; /* nothing to write */
+    int64_t splits, kchunk;
+    cute_call_arg args[7];
+    pthread_mutex_lock(&lib->lock);
+    if (o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
+    cute_gemv_config cfg = configure(lib, &o, &splits, &kchunk);
+    if (s == CUTE_OK) s = arguments(lib, &o, cfg.split, splits, kchunk, alpha, beta, args, err, n);
+    const entry *e = s == CUTE_OK ? lookup(lib, &cfg) : NULL;
+    if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemv: out of memory");
+    if (s == CUTE_OK && !e->fn) s = CUTE_ERR_COMPILE, snprintf(err, n, "%s", e->err);
+    lib->last = cfg, lib->last_splits = (int)splits;
+    pthread_mutex_unlock(&lib->lock);
+    if (s != CUTE_OK) return s;
+    char why[1024];
+    s = cute_call(e->fn, stream, 7, args, why, sizeof why);
+    if (s != CUTE_OK) snprintf(err, n, "gemv: %s", why);
+    return s;
+}
+
+cute_status cutec_gemv(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *x,
+                       const cute_call_arg *y, double alpha, double beta, void *stream,
+                       char *err, size_t n)
+{
+    return gemv_call(lib, A, x, y, false, alpha, beta, stream, err, n);
+}
+
+cute_status cutec_gemv_vectors(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *X,
+                               const cute_call_arg *Y, double alpha, double beta, void *stream,
+                               char *err, size_t n)
+{
+    return gemv_call(lib, A, X, Y, true, alpha, beta, stream, err, n);
+}

@@ -1,0 +1,145 @@
+/* The parts every GEMV kernel shares: a block's tiles, x's broadcast view, the end of a
+ * product (partial sums to the split-K workspace, or the scaled result to y), and split-K's
+ * second kernel, which adds the splits of each row in split order (the same bits every
+ * run, whatever order the splits' blocks ran in). */
+#include "cutec/notation.h"
+#include "kernels/gemv/gemv_internal.h"
+
+cute_int gemv_splits(cute_ctx *c, cute_int K, cute_int kchunk)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    return cute_max(a, cute_ceil_div(a, K, kchunk), cute_i(1));
+}
+
+cute_tensor gemv_broadcast_x(cute_ctx *c, cute_tensor mX, cute_int M)
+{
+    const cute_int *e = mX.layout.shape.leaf, *d = mX.layout.stride.leaf;
+    cute_tensor xb = mX;
+    xb.layout = cute_layout_fmt(cute_ctx_alg(c), "(%I,%I,%I,%I):(0,1,%I,%I)", M, e[0], e[1], e[2], d[1], d[2]);
+    return xb;
+}
+
+/* this block's row of tiles of t (M,K) from column k0 on */
+static cute_tensor block_row(cute_ctx *c, const gemv_plan *p, cute_tensor t, cute_int k0)
+{
+    cute_tensor from = cute_tensor_domain_offset(c, t, CUTE_CRD(0, k0));
+    return cute_tensor_local_tile(c, from, p->tile, CUTE_CRD(cute_block_idx(c, 0), CUTE_ALL), NULL);
+}
+
+gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
+                            cute_int kchunk)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    gemv_tiles t;
+    t.s = cute_block_idx(c, 1), t.l = cute_block_idx(c, 2);
+    cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1];
+    t.k0 = cute_mul(a, t.s, kchunk), t.kend = cute_min(a, K, cute_add(a, t.k0, kchunk));
+    t.bound = cute_tuple_fmt(a, "(%I,%I)", M, t.kend);
+    t.gA = block_row(c, p, CUTE_SLICE(c, mA, CUTE_ALL, CUTE_ALL, t.l), t.k0);
+    for (int v = 0; v < p->nvec; v++)
+        t.gX[v] = block_row(c, p, CUTE_SLICE(c, mX, CUTE_ALL, CUTE_ALL, v, t.l), t.k0);
+    t.cA = block_row(c, p, cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%I)", M, K)), t.k0);
+    return t;
+}
+
+/* t (M) viewed at row m0 for n rows: CuTe's domain_offset, composed with (n):(1) */
+static cute_tensor rows_at(cute_ctx *c, cute_tensor t, cute_int m0, int n)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor at = cute_tensor_domain_offset(c, t, CUTE_CRD(m0));
+    cute_layout run = cute_layout_fmt(a, "(%d):(1)", n); /* shaped as the sums: (n) */
+    at.layout = cute_compose(a, &at.layout, &run);
+    return at;
+}
+
+/* y = alpha acc + beta y where pred holds, in f32; beta == 0 reads no y (BLAS's rule) */
+static void scale_into(cute_ctx *c, cute_tensor acc, cute_tensor y, cute_ssa pred, cute_val alpha,
+                       cute_val beta)
+{
+    cute_ssa v = cute_tensor_load(c, acc);
+    cute_ssa ax = cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape));
+    cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_make_layout(cute_ctx_alg(c), v.shape));
+    cute_tensor_store(c, r, ax);
+    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0))) {
+        cute_ssa yin = cute_ssa_cvt(c, cute_tensor_load_if(c, y, pred, 0.0), CUTE_F32);
+        cute_ssa by = cute_ssa_binop(c, CUTE_OP_MUL, yin, cute_ssa_scalar(c, beta, yin.shape));
+        cute_tensor_store(c, r, cute_ssa_binop(c, CUTE_OP_ADD, ax, by));
+    }
+    cute_tensor_store_if(c, y, cute_ssa_cvt(c, cute_tensor_load(c, r), (cute_dtype)y.dtype), pred);
+}
+
+void gemv_finish(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_int m0, int v,
+                 cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta)
+{
+    cute_int M = mY.layout.shape.leaf[0];
+    int n = (int)cute_size(cute_ctx_alg(c), &acc.layout).v;
+    cute_tensor crd = rows_at(c, cute_make_identity_tensor(c, cute_tuple_int(M)), m0, n);
+    cute_ssa in = cute_elem_less(c, crd, cute_tuple_int(M));
+    if (p->cfg.split) {
+        cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, t->l, t->s), m0, n);
+        cute_tensor_store_if(c, w, cute_tensor_load(c, acc), in);
+        return;
+    }
+    scale_into(c, acc, rows_at(c, CUTE_SLICE(c, mY, CUTE_ALL, v, t->l), m0, n), in, alpha, beta);
+}
+
+/* the sum over the warp's lanes (butterfly: every lane gets it) */
+static cute_val warp_sum(cute_ctx *c, cute_val v)
+{
+    for (int off = 16; off >= 1; off /= 2) {
+        cute_val o = cute_val_shfl(c, v, cute_val_int(c, CUTE_I32, off), CUTE_SHFL_XOR);
+        v = cute_val_binop(c, CUTE_OP_ADD, v, o);
+    }
+    return v;
+}
+
+void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cute_int row,
+                      cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_val sum[CUTE_GEMV_MAX_VECTORS];
+    for (int v = 0; v < p->nvec; v++) sum[v] = warp_sum(c, sums[v]);
+    CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0))) {
+        for (int v = 0; v < p->nvec; v++) {
+            cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "(1):(1)"));
+            cute_tensor_store(c, r, cute_ssa_scalar(c, sum[v], r.layout.shape));
+            gemv_finish(c, p, r, row, v, mY, mW, t, alpha, beta);
+        }
+    }
+}
+
+#define REDUCE_THREADS 256
+
+/* one thread per row of y: for each vector, the sum of W's splits in order, then y = alpha
+ * sum + beta y */
+static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta)
+{
+    const gemv_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int m = cute_add(a, cute_mul(a, cute_block_idx(c, 0), cute_i(REDUCE_THREADS)), cute_thread_idx(c, 0));
+    cute_int l = cute_block_idx(c, 1), M = mY.layout.shape.leaf[0];
+    cute_int S = mW.layout.shape.leaf[3];
+    CUTE_IF(c, cute_int_lt(c, m, M)) {
+        for (int v = 0; v < p->nvec; v++) {
+            cute_tensor acc = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "(1):(1)"));
+            cute_clear(c, acc);
+            CUTE_FOR(c, s, cute_i(0), S) {
+                cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, l, s), m, 1);
+                cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc), cute_tensor_load(c, w)));
+            }
+            cute_tensor y = rows_at(c, CUTE_SLICE(c, mY, CUTE_ALL, v, l), m, 1);
+            scale_into(c, acc, y, cute_ssa_fill(c, CUTE_I1, acc.layout.shape, 1.0), alpha, beta);
+        }
+    }
+}
+
+void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
+                        cute_host_scalar alpha, cute_host_scalar beta)
+{
+    if (!p->cfg.split) return;
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int M = mY.layout.shape.leaf[0], L = mY.layout.shape.leaf[2];
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, M, cute_i(REDUCE_THREADS)), L},
+                           .block = {cute_i(REDUCE_THREADS)}};
+    CUTE_LAUNCH(c, gemv_reduce, cfg, mY, mW, alpha, beta);
+}

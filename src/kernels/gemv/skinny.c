@@ -1,0 +1,46 @@
+/* The skinny GEMM through the GEMV kernels: C(M,N) = alpha A(M,K) B(N,K)^T + beta C where
+ * N (or M) is at most CUTE_GEMV_MAX_VECTORS.  The larger operand is the matrix, streamed
+ * once; the rows of the small one are the vectors (each must be contiguous along K), and C
+ * (or C transposed) is y.  cutec_gemm's AUTO variant routes such shapes here. */
+#include "cutec/gemv.h"
+
+/* a (rows,K[,L]) operand whose rows are contiguous along K */
+static bool k_major(const cute_call_arg *t)
+{
+    return t->stride[1] == 1 || t->shape[1] <= 1;
+}
+
+static bool dtypes_taken(const cute_call_arg *A, const cute_call_arg *C)
+{
+    cute_dtype d = (cute_dtype)A->dtype, c = (cute_dtype)C->dtype;
+    bool in = d == CUTE_F32 || d == CUTE_F16 || d == CUTE_BF16 || d == CUTE_E4M3;
+    return in && (c == CUTE_F32 || c == CUTE_F16 || c == CUTE_BF16) && (d != CUTE_F32 || c == CUTE_F32);
+}
+
+/* t (rows,K[,L]) as vectors (K,rows[,L]) */
+static cute_call_arg as_vectors(const cute_call_arg *t)
+{
+    cute_call_arg v = *t;
+    v.shape[0] = t->shape[1], v.stride[0] = 1;
+    v.shape[1] = t->shape[0], v.stride[1] = t->stride[0];
+    return v;
+}
+
+cute_status cutec_gemm_skinny(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *B,
+                              const cute_call_arg *C, double alpha, double beta, void *stream,
+                              char *err, size_t n)
+{
+    if (!A || !B || !C || A->ndim != B->ndim || A->ndim != C->ndim || A->ndim < 2 || A->ndim > 3 ||
+        !dtypes_taken(A, C))
+        return CUTE_ERR_UNSUPPORTED;
+    int64_t M = A->shape[0], N = B->shape[0];
+    bool b_small = N <= CUTE_GEMV_MAX_VECTORS && N <= M && k_major(B);
+    bool a_small = !b_small && M <= CUTE_GEMV_MAX_VECTORS && k_major(A);
+    if (!a_small && !b_small) return CUTE_ERR_UNSUPPORTED;
+    cute_call_arg X = as_vectors(b_small ? B : A), Y = *C;
+    if (a_small) { /* C^T (N,M) = B A^T */
+        Y.shape[0] = C->shape[1], Y.stride[0] = C->stride[1];
+        Y.shape[1] = C->shape[0], Y.stride[1] = C->stride[0];
+    }
+    return cutec_gemv_vectors(lib, b_small ? A : B, &X, &Y, alpha, beta, stream, err, n);
+}

@@ -1,0 +1,94 @@
+/* Cross-entropy of rows of logits against labels, forward and backward fused: one online
+ * reduction of (max, sum of exp, sum of the logits, the label's logit); then
+ * loss = lse - (1 - s) x[label] - s mean(x) and, where asked, the gradient
+ * scale (softmax - (1 - s) onehot - s/N), from the registers.  A row whose label is the
+ * ignore index gets loss 0 and gradient 0; a label outside [0, N) (and not ignored) gets a
+ * NaN loss, so that the mistake shows. */
+#include <math.h>
+
+#include "kernels/rows/rows_internal.h"
+
+enum { X, LABELS, LOSS, LSE, DX };
+
+static void combine(cute_ctx *c, const cute_val *a, const cute_val *b, cute_val *out, const void *user)
+{
+    (void)user;
+    cute_reducer online = cute_reducer_online_softmax();
+    cute_reducer_apply(c, &online, a, b, out);
+    out[2] = cute_val_binop(c, CUTE_OP_ADD, a[2], b[2]);
+    out[3] = cute_val_binop(c, CUTE_OP_ADD, a[3], b[3]);
+}
+
+static cute_reducer stats4(int stage)
+{
+    (void)stage;
+    return (cute_reducer){4, CUTE_OP_ADD, combine, NULL, "cross-entropy statistics"};
+}
+
+static cute_int label_of(cute_ctx *c, const row_io *io)
+{
+    return cute_int_from_val(c, cute_val_cvt(c, io->v[LABELS], CUTE_I64), INT32_MIN);
+}
+
+/* the element at the label's column */
+static cute_ssa at_label(cute_ctx *c, const row_io *io)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int label = label_of(c, io);
+    cute_ssa before_next = cute_elem_less(c, io->crd, CUTE_CRD(io->m, cute_add(a, label, cute_i(1))));
+    cute_ssa before = cute_elem_less(c, io->crd, CUTE_CRD(io->m, label));
+    return cute_ssa_binop(c, CUTE_OP_AND, before_next, cute_ssa_unop(c, CUTE_OP_NOT, before));
+}
+
+static void partial(cute_ctx *c, const row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+{
+    (void)stage, (void)stats;
+    cute_online_softmax_of(c, io->t[X], out);
+    out[2] = row_sum_inside(c, io, io->t[X]);
+    cute_ssa zero = cute_ssa_fill(c, CUTE_F32, io->t[X].shape, 0);
+    out[3] = cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_select(c, at_label(c, io), io->t[X], zero));
+}
+
+static cute_val label_ok(cute_ctx *c, const row_io *io)
+{
+    cute_int label = label_of(c, io);
+    cute_val low = cute_int_lt(c, label, cute_i(0)), high = cute_int_lt(c, label, io->n);
+    return cute_val_binop(c, CUTE_OP_AND, cute_val_unop(c, CUTE_OP_NOT, low), high);
+}
+
+/* d0 max, d1 1/sum, d2 the gradient's scale (0 where ignored), d3 s/N */
+static void row_values(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    cute_val smooth = io->p[1], n = row_n(c, io), one = row_f32(c, 1), zero = row_f32(c, 0);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_val ignored = cute_int_eq(c, cute_add(a, label_of(c, io), cute_i(ROW_IGNORE_BIAS)), io->ignore);
+    cute_val lse = cute_val_binop(c, CUTE_OP_ADD, stats[0][0], cute_val_unop(c, CUTE_OP_LOG, stats[0][1]));
+    cute_val hit = cute_val_binop(c, CUTE_OP_MUL, cute_val_binop(c, CUTE_OP_SUB, one, smooth), stats[0][3]);
+    cute_val spread = cute_val_binop(c, CUTE_OP_MUL, smooth, cute_val_binop(c, CUTE_OP_DIV, stats[0][2], n));
+    cute_val loss = cute_val_binop(c, CUTE_OP_SUB, cute_val_binop(c, CUTE_OP_SUB, lse, hit), spread);
+    loss = cute_val_select(c, label_ok(c, io), loss, row_f32(c, NAN));
+    io->v[LOSS] = cute_val_select(c, ignored, zero, loss);
+    io->v[LSE] = lse;
+    io->d[0] = stats[0][0];
+    io->d[1] = cute_val_binop(c, CUTE_OP_DIV, one, stats[0][1]);
+    io->d[2] = cute_val_select(c, ignored, zero, io->p[0]);
+    io->d[3] = cute_val_binop(c, CUTE_OP_DIV, smooth, n);
+}
+
+static void finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    (void)stats;
+    if (!io->has[DX]) return;
+    cute_ssa p = row_scalar_op(c, CUTE_OP_MUL, row_exp(c, row_scalar_op(c, CUTE_OP_SUB, io->t[X], io->d[0])), io->d[1]);
+    cute_val hit = cute_val_binop(c, CUTE_OP_SUB, row_f32(c, 1), io->p[1]);
+    cute_ssa onehot = cute_ssa_select(c, at_label(c, io), cute_ssa_scalar(c, hit, p.shape), cute_ssa_fill(c, CUTE_F32, p.shape, 0));
+    cute_ssa g = row_scalar_op(c, CUTE_OP_SUB, cute_ssa_binop(c, CUTE_OP_SUB, p, onehot), io->d[3]);
+    io->t[DX] = row_scalar_op(c, CUTE_OP_MUL, g, io->d[2]);
+}
+
+const row_op row_cross_entropy = {
+    "cross_entropy", 5,
+    {{"logits", ROW_IN, false, -INFINITY}, {"labels", ROWVAL_IN, false, 0}, {"loss", ROWVAL_OUT, false, 0},
+     {"lse", ROWVAL_OUT, true, 0}, {"dlogits", ROW_OUT, true, 0}},
+    1, stats4, partial, row_values, finish,
+};

@@ -1,0 +1,113 @@
+/* LayerNorm over rows.  Forward: h = x (+ residual); two sums from the registers, the mean
+ * and then the squares about it (no cancellation); y = (h - mean) rstd (* w) (+ b).
+ * Backward: with xhat = (x - mean) rstd and g = dy (* w),
+ * dx = rstd (g - mean(g) - xhat mean(g xhat)); dw, db = the column sums of dy xhat, dy. */
+#include "kernels/rows/rows_internal.h"
+
+enum { X, RES, W, B, Y, RES_OUT, MEAN, RSTD };
+
+static cute_reducer sum(int stage)
+{
+    (void)stage;
+    return cute_reducer_op(CUTE_OP_ADD);
+}
+
+static cute_ssa h_of(cute_ctx *c, const row_io *io)
+{
+    return io->has[RES] ? cute_ssa_binop(c, CUTE_OP_ADD, io->t[X], io->t[RES]) : io->t[X];
+}
+
+static cute_val mean_of(cute_ctx *c, const row_io *io, const cute_val stats[][4])
+{
+    return cute_val_binop(c, CUTE_OP_DIV, stats[0][0], row_n(c, io));
+}
+
+/* stage 0: sum(h); stage 1: sum((h - mean)^2) over the elements inside */
+static void fwd_partial(cute_ctx *c, const row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+{
+    cute_ssa h = h_of(c, io);
+    if (stage == 0) {
+        out[0] = cute_ssa_reduce(c, CUTE_OP_ADD, h);
+        return;
+    }
+    cute_ssa dev = row_scalar_op(c, CUTE_OP_SUB, h, mean_of(c, io, stats));
+    out[0] = row_sum_inside(c, io, cute_ssa_binop(c, CUTE_OP_MUL, dev, dev));
+}
+
+static void fwd_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    cute_val var = cute_val_binop(c, CUTE_OP_DIV, stats[1][0], row_n(c, io));
+    io->d[0] = io->v[MEAN] = mean_of(c, io, stats);
+    io->d[1] = io->v[RSTD] = cute_val_unop(c, CUTE_OP_RSQRT, cute_val_binop(c, CUTE_OP_ADD, var, io->p[0]));
+}
+
+static void fwd_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    (void)stats;
+    cute_ssa h = h_of(c, io);
+    cute_ssa y = row_scalar_op(c, CUTE_OP_MUL, row_scalar_op(c, CUTE_OP_SUB, h, io->d[0]), io->d[1]);
+    if (io->has[W]) y = cute_ssa_binop(c, CUTE_OP_MUL, y, io->t[W]);
+    if (io->has[B]) y = cute_ssa_binop(c, CUTE_OP_ADD, y, io->t[B]);
+    io->t[Y] = y;
+    io->t[RES_OUT] = h;
+}
+
+const row_op row_layernorm_fwd = {
+    "layernorm", 8,
+    {{"x", ROW_IN, false, 0}, {"residual", ROW_IN, true, 0}, {"weight", COL_IN, true, 0},
+     {"bias", COL_IN, true, 0}, {"y", ROW_OUT, false, 0}, {"residual_out", ROW_OUT, true, 0},
+     {"mean", ROWVAL_OUT, true, 0}, {"rstd", ROWVAL_OUT, true, 0}},
+    2, sum, fwd_partial, fwd_row, fwd_finish,
+};
+
+enum { DY, XB, WB, MEAN_IN, RSTD_IN, DX, DW, DB };
+
+static cute_reducer sums(int stage)
+{
+    (void)stage;
+    return row_reducer_sums(2);
+}
+
+static cute_ssa g_of(cute_ctx *c, const row_io *io)
+{
+    return io->has[WB] ? cute_ssa_binop(c, CUTE_OP_MUL, io->t[DY], io->t[WB]) : io->t[DY];
+}
+
+static cute_ssa xhat_of(cute_ctx *c, const row_io *io)
+{
+    return row_scalar_op(c, CUTE_OP_MUL, row_scalar_op(c, CUTE_OP_SUB, io->t[XB], io->v[MEAN_IN]), io->v[RSTD_IN]);
+}
+
+/* (sum g, sum g xhat) over the elements inside (x - mean is not 0 past the row's end) */
+static void bwd_partial(cute_ctx *c, const row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+{
+    (void)stage, (void)stats;
+    cute_ssa g = g_of(c, io);
+    out[0] = cute_ssa_reduce(c, CUTE_OP_ADD, g);
+    out[1] = row_sum_inside(c, io, cute_ssa_binop(c, CUTE_OP_MUL, g, xhat_of(c, io)));
+}
+
+static void bwd_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    io->d[0] = cute_val_binop(c, CUTE_OP_DIV, stats[0][0], row_n(c, io));
+    io->d[1] = cute_val_binop(c, CUTE_OP_DIV, stats[0][1], row_n(c, io));
+}
+
+static void bwd_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    (void)stats;
+    cute_ssa xhat = xhat_of(c, io);
+    cute_ssa inner = row_scalar_op(c, CUTE_OP_SUB, g_of(c, io), io->d[0]);
+    inner = cute_ssa_binop(c, CUTE_OP_SUB, inner, row_scalar_op(c, CUTE_OP_MUL, xhat, io->d[1]));
+    io->t[DX] = row_scalar_op(c, CUTE_OP_MUL, inner, io->v[RSTD_IN]);
+    io->t[DW] = cute_ssa_binop(c, CUTE_OP_MUL, io->t[DY], xhat);
+    io->t[DB] = io->t[DY];
+}
+
+const row_op row_layernorm_bwd = {
+    "layernorm_backward", 8,
+    {{"dy", ROW_IN, false, 0}, {"x", ROW_IN, false, 0}, {"weight", COL_IN, true, 0},
+     {"mean", ROWVAL_IN, false, 0}, {"rstd", ROWVAL_IN, false, 0}, {"dx", ROW_OUT, false, 0},
+     {"dweight", COL_PARTIAL, true, 0}, {"dbias", COL_PARTIAL, true, 0}},
+    1, sums, bwd_partial, bwd_row, bwd_finish,
+};

@@ -1,0 +1,127 @@
+/* RMSNorm and LayerNorm, forward (weight, bias, residual add, saved statistics; or none of
+ * them) and backward (dx, and dw, db summed over the rows by the second pass), on the
+ * interpreter against the float64 reference: odd row lengths, padded rows, the 16-byte
+ * path, a forward row longer than one tile; fresh random inputs, poisoned outputs. */
+#include "cutec/interp.h"
+#include "kernels/rows/rows_ref.h"
+#include "kernels/rows/rows_testkit.h"
+
+typedef struct shape_case {
+    int64_t m, n, pad;
+} shape_case;
+
+static const shape_case cases[] = {{7, 1003, 5}, {3, 1, 0}, {5, 33, 3}, {2, 4097, 0}, {37, 4096, 8}};
+
+static void check_vals(const char *what, const char *name, cute_dtype d, shape_case sc, const tmat *t, const double *want,
+                       int64_t cnt, double floor)
+{
+    double *got = tk_get(t);
+    char first[256] = "";
+    int64_t bad = tk_compare(got, want, cnt, tk_tol(t->d), floor, first, sizeof first);
+    int64_t pad = tk_padding_written(t);
+    CHECK(bad == 0 && pad == 0, "%s %s %s %lldx%lld (+%lld): %lld of %lld wrong (%s), %lld padding writes", what, name,
+          cute_dtype_name(d), (long long)sc.m, (long long)sc.n, (long long)sc.pad, (long long)bad, (long long)cnt, first,
+          (long long)pad);
+    free(got);
+}
+
+typedef struct norm_bufs {
+    tmat x, res, w, b, y, h, mean, rstd;
+} norm_bufs;
+
+static void forward(cutec_rows *lib, cute_backend *be, bool layer, cute_dtype d, shape_case sc, bool full)
+{
+    int64_t ld = sc.n + sc.pad, mn = sc.m * sc.n;
+    norm_bufs B;
+    tk_init(&B.x, be, d, 2, sc.m, sc.n, ld, 6), tk_init(&B.res, be, d, 2, sc.m, sc.n, ld, 2);
+    tk_init(&B.w, be, d, 1, sc.n, 1, 1, 4), tk_init(&B.b, be, d, 1, sc.n, 1, 1, 2);
+    tk_init(&B.y, be, d, 2, sc.m, sc.n, ld, 0), tk_init(&B.h, be, d, 2, sc.m, sc.n, ld, 0);
+    tk_init(&B.mean, be, CUTE_F32, 1, sc.m, 1, 1, 0), tk_init(&B.rstd, be, CUTE_F32, 1, sc.m, 1, 1, 0);
+    cutec_norm_args a = {&B.x.arg, full ? &B.res.arg : NULL, full ? &B.w.arg : NULL, full && layer ? &B.b.arg : NULL,
+                         &B.y.arg, full ? &B.h.arg : NULL, full && layer ? &B.mean.arg : NULL, full ? &B.rstd.arg : NULL,
+                         1e-5};
+    char err[1024] = "";
+    cute_status s = layer ? cutec_layernorm(lib, &a, NULL, err, sizeof err) : cutec_rmsnorm(lib, &a, NULL, err, sizeof err);
+    const char *name = layer ? "layernorm" : "rmsnorm";
+    CHECK(s == CUTE_OK, "%s %s %lldx%lld: %s", name, cute_dtype_name(d), (long long)sc.m, (long long)sc.n, err);
+    double *x = tk_get(&B.x), *res = full ? tk_get(&B.res) : NULL, *w = full ? tk_get(&B.w) : NULL;
+    double *b = full && layer ? tk_get(&B.b) : NULL;
+    double *y = malloc(sizeof(double) * (size_t)mn * 2), *h = y + mn, *st = malloc(sizeof(double) * (size_t)sc.m * 2);
+    if (layer)
+        rows_ref_layernorm(x, res, w, b, 1e-5, y, h, st, st + sc.m, sc.m, sc.n);
+    else
+        rows_ref_rmsnorm(x, res, w, 1e-5, y, h, st + sc.m, sc.m, sc.n);
+    if (s == CUTE_OK) {
+        check_vals("forward y", name, d, sc, &B.y, y, mn, 1);
+        if (full) check_vals("forward residual_out", name, d, sc, &B.h, h, mn, 1);
+        if (full) check_vals("forward rstd", name, d, sc, &B.rstd, st + sc.m, sc.m, 0);
+        if (full && layer) check_vals("forward mean", name, d, sc, &B.mean, st, sc.m, 1);
+    }
+    free(x), free(res), free(w), free(b), free(y), free(st);
+    tmat *all = &B.x;
+    for (int i = 0; i < 8; i++) tk_free(&all[i]);
+}
+
+typedef struct grad_bufs {
+    tmat x, w, y, mean, rstd, dy, dx, dw, db;
+} grad_bufs;
+
+/* the forward saves the statistics the backward takes; the reference takes the same */
+static void backward(cutec_rows *lib, cute_backend *be, bool layer, cute_dtype d, shape_case sc, bool full)
+{
+    int64_t ld = sc.n + sc.pad, mn = sc.m * sc.n;
+    grad_bufs B;
+    tk_init(&B.x, be, d, 2, sc.m, sc.n, ld, 6), tk_init(&B.w, be, d, 1, sc.n, 1, 1, 4);
+    tk_init(&B.y, be, d, 2, sc.m, sc.n, ld, 0), tk_init(&B.mean, be, CUTE_F32, 1, sc.m, 1, 1, 0);
+    tk_init(&B.rstd, be, CUTE_F32, 1, sc.m, 1, 1, 0), tk_init(&B.dy, be, d, 2, sc.m, sc.n, ld, 2);
+    tk_init(&B.dx, be, d, 2, sc.m, sc.n, ld, 0), tk_init(&B.dw, be, d, 1, sc.n, 1, 1, 0);
+    tk_init(&B.db, be, d, 1, sc.n, 1, 1, 0);
+    const cute_call_arg *w = full ? &B.w.arg : NULL;
+    cutec_norm_args f = {&B.x.arg, NULL, w, NULL, &B.y.arg, NULL, layer ? &B.mean.arg : NULL, &B.rstd.arg, 1e-5};
+    cutec_norm_grad_args g = {&B.dy.arg, &B.x.arg, w, layer ? &B.mean.arg : NULL, &B.rstd.arg, &B.dx.arg,
+                              full ? &B.dw.arg : NULL, full && layer ? &B.db.arg : NULL};
+    char err[1024] = "";
+    const char *name = layer ? "layernorm backward" : "rmsnorm backward";
+    cute_status s = layer ? cutec_layernorm(lib, &f, NULL, err, sizeof err) : cutec_rmsnorm(lib, &f, NULL, err, sizeof err);
+    if (s == CUTE_OK)
+        s = layer ? cutec_layernorm_backward(lib, &g, NULL, err, sizeof err) : cutec_rmsnorm_backward(lib, &g, NULL, err, sizeof err);
+    CHECK(s == CUTE_OK, "%s %s %lldx%lld: %s", name, cute_dtype_name(d), (long long)sc.m, (long long)sc.n, err);
+    double *x = tk_get(&B.x), *wv = full ? tk_get(&B.w) : NULL, *dy = tk_get(&B.dy), *rstd = tk_get(&B.rstd);
+    double *mean = layer ? tk_get(&B.mean) : NULL;
+    double *dx = malloc(sizeof(double) * (size_t)mn), *dw = malloc(sizeof(double) * (size_t)sc.n * 2), *db = dw + sc.n;
+    if (layer)
+        rows_ref_layernorm_backward(dy, x, wv, mean, rstd, dx, dw, db, sc.m, sc.n);
+    else
+        rows_ref_rmsnorm_backward(dy, x, wv, rstd, dx, dw, sc.m, sc.n);
+    if (s == CUTE_OK) {
+        check_vals("dx", name, d, (shape_case){sc.m, sc.n, sc.pad}, &B.dx, dx, mn, 4);
+        if (full) check_vals("dweight", name, d, sc, &B.dw, dw, sc.n, 2 * sqrt((double)sc.m));
+        if (full && layer) check_vals("dbias", name, d, sc, &B.db, db, sc.n, 2 * sqrt((double)sc.m));
+    }
+    free(x), free(wv), free(dy), free(rstd), free(mean), free(dx), free(dw);
+    tmat *all = &B.x;
+    for (int i = 0; i < 9; i++) tk_free(&all[i]);
+}
+
+int main(void)
+{
+    cute_runtime *rt;
+    char err[256];
+    cutec_rows *lib = tk_begin("interp", &rt, err, sizeof err);
+    CHECK(lib != NULL, "interpreter: %s", err);
+    if (!lib) return CHECK_DONE("norms_test");
+    cute_backend *be = cute_runtime_backend(rt);
+    const cute_dtype dts[] = {CUTE_F32, CUTE_F16, CUTE_BF16};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+        for (int d = 0; d < 3; d++)
+            for (int layer = 0; layer < 2; layer++) {
+                forward(lib, be, layer, dts[d], cases[k], true);
+                forward(lib, be, layer, dts[d], cases[k], k % 2 == 0);
+                backward(lib, be, layer, dts[d], cases[k], true);
+                if (k == 1) backward(lib, be, layer, dts[d], cases[k], false);
+            }
+    forward(lib, be, false, CUTE_BF16, (shape_case){2, 33000, 0}, true); /* rows of two chunks */
+    forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, true);
+    tk_end(lib, rt);
+    return CHECK_DONE("norms_test");
+}

@@ -1,0 +1,81 @@
+/* RMSNorm over rows.  Forward: h = x (+ residual); y = h rstd (* w), rstd = rsqrt(mean(h^2)
+ * + eps); one sum.  Backward: with xhat = x rstd and g = dy (* w),
+ * dx = rstd (g - xhat mean(g xhat)); dw = the column sums of dy xhat. */
+#include "kernels/rows/rows_internal.h"
+
+enum { X, RES, W, Y, RES_OUT, RSTD };
+
+static cute_reducer sum(int stage)
+{
+    (void)stage;
+    return cute_reducer_op(CUTE_OP_ADD);
+}
+
+static cute_ssa h_of(cute_ctx *c, const row_io *io)
+{
+    return io->has[RES] ? cute_ssa_binop(c, CUTE_OP_ADD, io->t[X], io->t[RES]) : io->t[X];
+}
+
+static void fwd_partial(cute_ctx *c, const row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+{
+    (void)stage, (void)stats;
+    cute_ssa h = h_of(c, io);
+    out[0] = cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_binop(c, CUTE_OP_MUL, h, h));
+}
+
+static void fwd_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    cute_val ms = cute_val_binop(c, CUTE_OP_DIV, stats[0][0], row_n(c, io));
+    io->d[0] = cute_val_unop(c, CUTE_OP_RSQRT, cute_val_binop(c, CUTE_OP_ADD, ms, io->p[0]));
+    io->v[RSTD] = io->d[0];
+}
+
+static void fwd_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    (void)stats;
+    cute_ssa h = h_of(c, io), y = row_scalar_op(c, CUTE_OP_MUL, h, io->d[0]);
+    io->t[Y] = io->has[W] ? cute_ssa_binop(c, CUTE_OP_MUL, y, io->t[W]) : y;
+    io->t[RES_OUT] = h;
+}
+
+const row_op row_rmsnorm_fwd = {
+    "rmsnorm", 6,
+    {{"x", ROW_IN, false, 0}, {"residual", ROW_IN, true, 0}, {"weight", COL_IN, true, 0},
+     {"y", ROW_OUT, false, 0}, {"residual_out", ROW_OUT, true, 0}, {"rstd", ROWVAL_OUT, true, 0}},
+    1, sum, fwd_partial, fwd_row, fwd_finish,
+};
+
+enum { DY, XB, WB, RSTD_IN, DX, DW };
+
+static cute_ssa g_of(cute_ctx *c, const row_io *io)
+{
+    return io->has[WB] ? cute_ssa_binop(c, CUTE_OP_MUL, io->t[DY], io->t[WB]) : io->t[DY];
+}
+
+static void bwd_partial(cute_ctx *c, const row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+{
+    (void)stage, (void)stats;
+    cute_ssa xhat = row_scalar_op(c, CUTE_OP_MUL, io->t[XB], io->v[RSTD_IN]);
+    out[0] = cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_binop(c, CUTE_OP_MUL, g_of(c, io), xhat));
+}
+
+static void bwd_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    io->d[0] = cute_val_binop(c, CUTE_OP_DIV, stats[0][0], row_n(c, io));
+}
+
+static void bwd_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    (void)stats;
+    cute_ssa xhat = row_scalar_op(c, CUTE_OP_MUL, io->t[XB], io->v[RSTD_IN]);
+    cute_ssa inner = cute_ssa_binop(c, CUTE_OP_SUB, g_of(c, io), row_scalar_op(c, CUTE_OP_MUL, xhat, io->d[0]));
+    io->t[DX] = row_scalar_op(c, CUTE_OP_MUL, inner, io->v[RSTD_IN]);
+    io->t[DW] = cute_ssa_binop(c, CUTE_OP_MUL, io->t[DY], xhat);
+}
+
+const row_op row_rmsnorm_bwd = {
+    "rmsnorm_backward", 6,
+    {{"dy", ROW_IN, false, 0}, {"x", ROW_IN, false, 0}, {"weight", COL_IN, true, 0},
+     {"rstd", ROWVAL_IN, false, 0}, {"dx", ROW_OUT, false, 0}, {"dweight", COL_PARTIAL, true, 0}},
+    1, sum, bwd_partial, bwd_row, bwd_finish,
+};

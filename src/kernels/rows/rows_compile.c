@@ -1,0 +1,72 @@
+/* The plan of a row-reduction kernel (threads per row, values per thread, rows per block)
+ * and its compile: each given slot's spec from the plan, the host function of rows_kernel.c.
+ *
+ * Sizing (docs/reductions.md): a thread holds at most 32 f32 values of each row-sized array
+ * (16 where the op keeps three or more: inputs, weights, column sums), so that a block of
+ * 1024 threads stays within 64 registers a thread.  Threads per row are the fewest powers
+ * of two that hold the row so; a row longer than 1024 threads hold is walked in chunks. */
+#include <stdio.h>
+
+#include "kernels/rows/rows_internal.h"
+
+static int64_t pow2_at_least(int64_t x)
+{
+    int64_t p = 1;
+    while (p < x) p *= 2;
+    return p;
+}
+
+static int row_arrays(const row_plan *p)
+{
+    int arrays = 0;
+    for (int s = 0; s < p->op->nslots; s++) {
+        uint8_t r = p->op->slot[s].role;
+        arrays += p->has[s] && (r == ROW_IN || r == COL_IN || r == COL_PARTIAL);
+    }
+    return arrays;
+}
+
+void row_plan_choose(row_plan *p, int64_t n, int vec)
+{
+    int per = row_arrays(p) <= 2 ? 32 : 16;
+    int kmax = per / vec > 0 ? per / vec : 1;
+    int64_t vectors = (n + vec - 1) / vec;
+    int64_t tpr = pow2_at_least((vectors + kmax - 1) / kmax);
+    p->vec = vec;
+    p->looped = tpr > 1024;
+    p->tpr = (int)(tpr > 1024 ? 1024 : tpr);
+    p->k = p->looped ? kmax : (int)((vectors + p->tpr - 1) / p->tpr);
+    p->rows = p->tpr >= 256 ? 1 : 256 / p->tpr;
+}
+
+static cute_arg_spec slot_spec(const row_plan *p, int s)
+{
+    char text[96];
+    int v = p->vec, role = p->op->slot[s].role;
+    cute_dtype d = p->dtype[s];
+    int esize = cute_dtype_bytes(d);
+    if (role == ROWVAL_IN || role == ROWVAL_OUT) return cute_spec_tensor(d, "?:1", esize);
+    if (role == COL_IN) {
+        snprintf(text, sizeof text, v > 1 ? "?{div=%d}:1" : "?:1", v);
+        return cute_spec_tensor(d, text, v * esize);
+    }
+    if (v > 1)
+        snprintf(text, sizeof text, "(?,?{div=%d}):(?{div=%d},1)", v, v);
+    else
+        snprintf(text, sizeof text, "(?,?):(?,1)");
+    return cute_spec_tensor(d, text, v * esize);
+}
+
+const cute_fn *row_compile(cute_runtime *rt, const row_plan *p, char *err, size_t n)
+{
+    cute_arg_spec specs[ROW_SLOTS + 4];
+    int k = 0;
+    for (int s = 0; s < p->op->nslots; s++)
+        if (p->has[s]) specs[k++] = slot_spec(p, s);
+    specs[k++] = cute_spec_int("?"); /* row blocks per block */
+    specs[k++] = cute_spec_int("?"); /* the integer parameter */
+    specs[k++] = cute_spec_float(CUTE_F32);
+    specs[k++] = cute_spec_float(CUTE_F32);
+    row_plan copy = *p; /* the host function sets its TiledCopy */
+    return cute_compile(rt, p->op->name, row_host_fn(), &copy, k, specs, err, n);
+}

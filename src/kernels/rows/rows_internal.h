@@ -1,0 +1,111 @@
+/* Internal: the row-reduction kernels (softmax, RMSNorm, LayerNorm, cross-entropy) share one
+ * traced kernel, rows_kernel.c; each op is a table row (its tensors) and the math of its
+ * reduction stages and its outputs.
+ *
+ * A kernel works on the rows of (M,N) matrices whose columns are unit-stride (any row
+ * stride).  A block holds R rows, `tpr` threads per row; a thread holds K accesses of V
+ * elements of each row input (a TiledCopy of tpr threads by V values), so a row tile is
+ * T = tpr K V columns.  Rows up to T stay in registers: read once, reduced, written once.
+ * Longer rows are walked in chunks of T: each reduction stage reads the row again (the
+ * second read mostly from L2), then the write pass. */
+#ifndef CUTEC_ROWS_INTERNAL_H
+#define CUTEC_ROWS_INTERNAL_H
+
+#include "cutec/copy.h"
+#include "cutec/reduce.h"
+#include "cutec/row_kernels.h"
+
+#define ROW_SLOTS 8
+#define ROW_STAGES 2
+#define ROW_IGNORE_BIAS (1ll << 32)
+
+typedef enum {
+    ROW_IN,      /* (M,N) input, read */
+    ROW_OUT,     /* (M,N) output */
+    COL_IN,      /* (N) input: weight, bias */
+    ROWVAL_IN,   /* (M) input: a value per row (saved statistics, labels) */
+    ROWVAL_OUT,  /* (M) output: f32 statistics, losses */
+    COL_PARTIAL, /* (P,N) f32: the block's column sums (dw, db), summed by a second pass */
+} row_role;
+
+typedef struct row_slot {
+    const char *name;
+    uint8_t role;  /* row_role */
+    bool optional;
+    double fill;   /* ROW_IN: the value of elements past the row's end */
+} row_slot;
+
+/* What the op's math sees of one row (one chunk of it in the looped form): f32 values. */
+typedef struct row_io {
+    const bool *has;         /* the slots given */
+    cute_ssa t[ROW_SLOTS];   /* ROW_IN / COL_IN: this thread's (V,K) values; ROW_OUT and
+                                COL_PARTIAL: set by finish */
+    cute_val v[ROW_SLOTS];   /* ROWVAL_IN: the row's value; ROWVAL_OUT: set by row_values */
+    cute_val d[4];           /* per-row values row_values derives for finish (rstd, ...) */
+    cute_ssa inside;         /* i1 (V,K): the element lies in the matrix */
+    cute_tensor crd;         /* (V,K) coordinates (row, column) of the values */
+    cute_int m, n;           /* the matrix's rows and row length */
+    cute_int ignore;         /* an integer parameter (cross-entropy's ignore index plus
+                                ROW_IGNORE_BIAS: integer arguments are not negative) */
+    cute_val p[2];           /* float parameters (eps; smoothing, gradient scale) */
+    int variant;             /* the op's variant (log-softmax, ...) */
+} row_io;
+
+typedef struct row_op {
+    const char *name;
+    int nslots;
+    row_slot slot[ROW_SLOTS];
+    int stages;                                       /* reductions, one after the other */
+    cute_reducer (*reducer)(int stage);
+    /* this thread's contribution to a stage, from its values and earlier stages' results */
+    void (*partial)(cute_ctx *c, const row_io *io, int stage, const cute_val stats[][4], cute_val *out);
+    /* the per-row outputs (io->v) and what finish needs of the row (io->d), from the
+     * stages' results and the per-row inputs: once per row */
+    void (*row_values)(cute_ctx *c, row_io *io, const cute_val stats[][4]);
+    /* the row and column outputs (io->t) of the values at hand (a chunk of a long row) */
+    void (*finish)(cute_ctx *c, row_io *io, const cute_val stats[][4]);
+} row_op;
+
+typedef struct row_plan {
+    const row_op *op;
+    bool has[ROW_SLOTS];
+    int variant;
+    cute_dtype dtype[ROW_SLOTS];
+    int vec, tpr, k, rows; /* V, threads per row, accesses per thread, rows per block */
+    bool looped;           /* rows longer than one tile: walked in chunks */
+    cute_tiled_copy tc;    /* tpr threads x V values (set while tracing) */
+} row_plan;
+
+/* the tile's columns: tpr K V */
+static inline int64_t row_plan_tile(const row_plan *p) { return (int64_t)p->tpr * p->k * p->vec; }
+/* Choose V, tpr, K, R for rows of n elements and this op; `vec` the widest access every
+ * row tensor allows (elements) */
+void row_plan_choose(row_plan *p, int64_t n, int vec);
+
+/* rows_kernel.c's host function (its user pointer: a row_plan) */
+cute_host_fn row_host_fn(void);
+/* the compiled function of a plan: arguments are the given slots in order, then the
+ * iteration count (row blocks per block), the integer and the two float parameters */
+const cute_fn *row_compile(cute_runtime *rt, const row_plan *p, char *err, size_t n);
+
+/* the second pass of dw/db: out(N) = sum over rows of partial(P,N), converted */
+const cute_fn *row_colsum_compile(cute_runtime *rt, cute_dtype out, char *err, size_t n);
+
+/* the ops */
+extern const row_op row_softmax_fwd, row_softmax_bwd;
+extern const row_op row_rmsnorm_fwd, row_rmsnorm_bwd;
+extern const row_op row_layernorm_fwd, row_layernorm_bwd;
+extern const row_op row_cross_entropy;
+
+/* shared math: e^x (as 2^(x log2 e)) of every element, and a TensorSSA op with a scalar */
+cute_ssa row_exp(cute_ctx *c, cute_ssa x);
+cute_ssa row_scalar_op(cute_ctx *c, cute_op op, cute_ssa x, cute_val s);
+/* the sum of x's elements where io->inside holds */
+cute_val row_sum_inside(cute_ctx *c, const row_io *io, cute_ssa x);
+cute_val row_f32(cute_ctx *c, double v);
+/* the row length as an f32 value */
+cute_val row_n(cute_ctx *c, const row_io *io);
+/* elementwise sums of `arity` values (1 to 4) */
+cute_reducer row_reducer_sums(int arity);
+
+#endif

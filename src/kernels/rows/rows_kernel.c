@@ -1,0 +1,266 @@
+/* The one traced kernel of the row-reduction ops (rows_internal.h): a block of R rows,
+ * tpr threads per row, each thread V K values of each row input, partitioned by a TiledCopy
+ * from the (R,T) tile of a zipped_divide, predicated by a coordinate tensor partitioned the
+ * same way.  Per row: load, each stage's thread-local partial, its all-reduce over the
+ * row's threads (cute_group_allreduce), the op's outputs, predicated stores.  Blocks walk
+ * `iters` row blocks (grid-strided), so that column sums (dw, db) stay in registers across
+ * rows and leave one partial row per block row. */
+#include "cutec/notation.h"
+#include "kernels/rows/rows_internal.h"
+
+typedef struct row_kargs {
+    cute_tensor g[ROW_SLOTS];     /* zipped: rows ((R,T),(RB,CB)); columns (T,CB); per row (M) */
+    cute_tensor rows, cols;       /* coordinates of (M,N) and (N), zipped likewise */
+    cute_int m, n, iters, ignore;
+    cute_val p[2];
+} row_kargs;
+
+typedef struct row_thread {
+    const row_plan *p;
+    const row_kargs *k;
+    cute_thr_copy thr;
+    cute_int tid, tx, ty; /* in the block; in the row; the block's row */
+    cute_reducer red[ROW_STAGES];
+    cute_reduce_scratch scratch[ROW_STAGES];
+    cute_tensor acc[ROW_SLOTS]; /* COL_PARTIAL: this thread's column sums */
+} row_thread;
+
+/* this thread's part of a tensor's (R,T) tile of row block rb, column chunk cb (column
+ * tensors are broadcast over the rows: row block 0, stride 0) */
+static cute_tensor part(cute_ctx *c, const row_thread *th, cute_tensor g, cute_int rb, cute_int cb)
+{
+    cute_tensor blk = cute_tensor_slice(c, g, CUTE_CRD(CUTE_CRD(CUTE_ALL, CUTE_ALL), CUTE_CRD(rb, cb)));
+    return cute_partition_S(c, th->thr, blk);
+}
+
+static cute_ssa load_f32(cute_ctx *c, cute_tensor t, cute_ssa pred, double fill)
+{
+    return cute_ssa_cvt(c, cute_tensor_load_if(c, t, pred, fill), CUTE_F32);
+}
+
+/* the row inputs and column inputs of chunk cb of row block rb, and where they lie */
+static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb)
+{
+    const row_op *op = th->p->op;
+    io->crd = part(c, th, th->k->rows, rb, cb);
+    io->inside = cute_elem_less(c, io->crd, CUTE_CRD(th->k->m, th->k->n));
+    cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
+    for (int s = 0; s < op->nslots; s++) {
+        if (!th->p->has[s]) continue;
+        if (op->slot[s].role == ROW_IN)
+            io->t[s] = load_f32(c, part(c, th, th->k->g[s], rb, cb), io->inside, op->slot[s].fill);
+        if (op->slot[s].role == COL_IN) io->t[s] = load_f32(c, part(c, th, th->k->g[s], cute_i(0), cb), in_cols, 0);
+    }
+}
+
+/* the row's value of each per-row input (rows past M read nothing) */
+static void load_row_values(cute_ctx *c, const row_thread *th, row_io *io, cute_int row)
+{
+    const row_op *op = th->p->op;
+    cute_ssa in = cute_ssa_scalar(c, cute_int_lt(c, row, th->k->m), cute_tuple_int(cute_i(1)));
+    for (int s = 0; s < op->nslots; s++)
+        if (th->p->has[s] && op->slot[s].role == ROWVAL_IN) {
+            cute_tensor t = cute_tensor_slice(c, th->k->g[s], cute_tuple_int(row));
+            io->v[s] = cute_ssa_get(c, cute_tensor_load_if(c, t, in, 0), 0);
+        }
+}
+
+/* the outputs of one chunk: row outputs stored where inside, column sums accumulated */
+static void store_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb)
+{
+    const row_op *op = th->p->op;
+    for (int s = 0; s < op->nslots; s++) {
+        if (!th->p->has[s]) continue;
+        if (op->slot[s].role == ROW_OUT)
+            cute_tensor_store_if(c, part(c, th, th->k->g[s], rb, cb),
+                                 cute_ssa_cvt(c, io->t[s], th->p->dtype[s]), io->inside);
+        if (op->slot[s].role == COL_PARTIAL) {
+            cute_ssa zero = cute_ssa_fill(c, CUTE_F32, io->t[s].shape, 0);
+            cute_ssa add = cute_ssa_select(c, io->inside, io->t[s], zero);
+            cute_tensor_store(c, th->acc[s], cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th->acc[s]), add));
+        }
+    }
+}
+
+/* the per-row outputs, from the row's first thread */
+static void store_row_values(cute_ctx *c, const row_thread *th, row_io *io, cute_int row)
+{
+    const row_op *op = th->p->op;
+    CUTE_IF(c, cute_int_lt(c, row, th->k->m)) {
+        CUTE_IF(c, cute_int_eq(c, th->tx, cute_i(0))) {
+            for (int s = 0; s < op->nslots; s++)
+                if (th->p->has[s] && op->slot[s].role == ROWVAL_OUT)
+                    cute_tensor_store(c, cute_tensor_slice(c, th->k->g[s], cute_tuple_int(row)),
+                                      cute_ssa_scalar(c, io->v[s], cute_tuple_int(cute_i(1))));
+        }
+    }
+}
+
+/* stage st's all-reduce of this thread's values */
+static void reduce_stage(cute_ctx *c, const row_thread *th, cute_val *v, int st)
+{
+    cute_group_allreduce(c, &th->red[st], v, th->tid, th->p->tpr, &th->scratch[st]);
+}
+
+/* a row that fits the tile: loaded once, every stage from the registers */
+static void row_resident(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb)
+{
+    cute_val stats[ROW_STAGES][4];
+    load_chunk(c, th, io, rb, cute_i(0));
+    for (int st = 0; st < th->p->op->stages; st++) {
+        th->p->op->partial(c, io, st, (const cute_val(*)[4])stats, stats[st]);
+        reduce_stage(c, th, stats[st], st);
+    }
+    th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
+    th->p->op->finish(c, io, (const cute_val(*)[4])stats);
+    store_chunk(c, th, io, rb, cute_i(0));
+}
+
+/* a longer row: each stage walks the chunks, combining as it goes; then the write pass */
+static void row_looped(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb)
+{
+    const row_op *op = th->p->op;
+    cute_alg *a = cute_ctx_alg(c);
+    cute_val stats[ROW_STAGES][4];
+    cute_int chunks = cute_ceil_div(a, th->k->n, cute_i(row_plan_tile(th->p)));
+    for (int st = 0; st < op->stages; st++) {
+        int arity = th->red[st].arity;
+        cute_val first[4], var[4];
+        load_chunk(c, th, io, rb, cute_i(0));
+        op->partial(c, io, st, (const cute_val(*)[4])stats, first);
+        for (int i = 0; i < arity; i++) var[i] = cute_val_var(c, first[i]);
+        CUTE_FOR(c, cb, cute_i(1), chunks) {
+            cute_val more[4], sum[4];
+            load_chunk(c, th, io, rb, cb);
+            op->partial(c, io, st, (const cute_val(*)[4])stats, more);
+            cute_reducer_apply(c, &th->red[st], var, more, sum);
+            for (int i = 0; i < arity; i++) cute_val_assign(c, var[i], sum[i]);
+        }
+        for (int i = 0; i < arity; i++) stats[st][i] = var[i];
+        reduce_stage(c, th, stats[st], st);
+    }
+    op->row_values(c, io, (const cute_val(*)[4])stats);
+    CUTE_FOR(c, cb, cute_i(0), chunks) {
+        load_chunk(c, th, io, rb, cb);
+        op->finish(c, io, (const cute_val(*)[4])stats);
+        store_chunk(c, th, io, rb, cb);
+    }
+}
+
+/* column sums: zero before the rows, written as the block's partial rows after them */
+static void column_sums_begin(cute_ctx *c, row_thread *th)
+{
+    const row_op *op = th->p->op;
+    cute_tensor like = part(c, th, th->k->cols, cute_i(0), cute_i(0));
+    for (int s = 0; s < op->nslots; s++)
+        if (th->p->has[s] && op->slot[s].role == COL_PARTIAL) {
+            th->acc[s] = cute_make_rmem_tensor_like(c, like, CUTE_F32);
+            cute_clear(c, th->acc[s]);
+        }
+}
+
+static void column_sums_end(cute_ctx *c, const row_thread *th)
+{
+    const row_op *op = th->p->op;
+    cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cute_i(0)), CUTE_CRD(th->p->rows, th->k->n));
+    for (int s = 0; s < op->nslots; s++)
+        if (th->p->has[s] && op->slot[s].role == COL_PARTIAL)
+            cute_tensor_store_if(c, part(c, th, th->k->g[s], cute_block_idx(c, 0), cute_i(0)),
+                                 cute_tensor_load(c, th->acc[s]), in_cols);
+}
+
+static void rows_body(cute_ctx *c, const row_kargs *k)
+{
+    const row_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    row_thread th = {.p = p, .k = k};
+    th.tid = cute_thread_idx(c, 0);
+    th.tx = cute_mod(a, th.tid, cute_i(p->tpr)), th.ty = cute_div(a, th.tid, cute_i(p->tpr));
+    th.thr = cute_tiled_copy_slice(&p->tc, th.tid);
+    cute_smem_allocator A = cute_smem_allocator_new(c);
+    for (int st = 0; st < p->op->stages; st++) {
+        th.red[st] = p->op->reducer(st);
+        if (p->tpr > 32) th.scratch[st] = cute_reduce_scratch_alloc(c, &A, &th.red[st], CUTE_F32, p->tpr * p->rows);
+    }
+    row_io io = {.has = p->has, .m = k->m, .n = k->n, .ignore = k->ignore, .p = {k->p[0], k->p[1]}, .variant = p->variant};
+    column_sums_begin(c, &th);
+    CUTE_FOR(c, it, cute_i(0), k->iters) {
+        cute_int rb = cute_add(a, cute_block_idx(c, 0), cute_mul(a, it, cute_grid_dim(c, 0)));
+        cute_int row = cute_add(a, cute_mul(a, rb, cute_i(p->rows)), th.ty);
+        load_row_values(c, &th, &io, row);
+        if (p->looped)
+            row_looped(c, &th, &io, rb);
+        else
+            row_resident(c, &th, &io, rb);
+        store_row_values(c, &th, &io, row);
+        if (p->tpr > 32) cute_barrier(c); /* the next row block's reductions reuse the scratch */
+    }
+    column_sums_end(c, &th);
+}
+
+static void rows_kernel(cute_ctx *c, cute_tensor g0, cute_tensor g1, cute_tensor g2, cute_tensor g3,
+                        cute_tensor g4, cute_tensor g5, cute_tensor g6, cute_tensor g7, cute_tensor rows,
+                        cute_tensor cols, cute_int m, cute_int n, cute_int iters, cute_int ignore,
+                        cute_val p0, cute_val p1)
+{
+    row_kargs k = {{g0, g1, g2, g3, g4, g5, g6, g7}, rows, cols, m, n, iters, ignore, {p0, p1}};
+    rows_body(c, &k);
+}
+
+/* the argument of each slot as the kernel takes it: rows and column partials zipped by
+ * (R,T), columns by T, per-row values as they are; a slot not given stands in as slot 0
+ * (never accessed) */
+static cute_tiler tile_of(cute_ctx *c, const row_plan *p)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tuple rt = cute_tuple_fmt(a, "(%d,%lld)", p->rows, (long long)row_plan_tile(p));
+    return cute_tiler_shape(a, &rt);
+}
+
+/* a column tensor (N) seen as R rows of itself: (R,N):(0,1) */
+static cute_tensor broadcast_rows(cute_ctx *c, const row_plan *p, cute_tensor t)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int n = t.layout.shape.leaf[0];
+    t.layout = cute_layout_fmt(a, "(%d,%I):(0,1)", p->rows, n);
+    return t;
+}
+
+static cute_tensor slot_view(cute_ctx *c, const row_plan *p, int s, cute_tensor t)
+{
+    cute_tiler tile = tile_of(c, p);
+    switch (p->op->slot[s].role) {
+    case COL_IN: return cute_tensor_zipped_divide(c, broadcast_rows(c, p, t), &tile);
+    case ROWVAL_IN: case ROWVAL_OUT: return t;
+    default: return cute_tensor_zipped_divide(c, t, &tile);
+    }
+}
+
+static void rows_host(cute_ctx *c, const cute_arg *args)
+{
+    row_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor g[ROW_SLOTS];
+    int k = 0;
+    for (int s = 0; s < p->op->nslots; s++)
+        if (p->has[s]) g[s] = slot_view(c, p, s, args[k++].tensor);
+    for (int s = 0; s < ROW_SLOTS; s++)
+        if (s >= p->op->nslots || !p->has[s]) g[s] = g[0];
+    cute_int m = args[0].tensor.layout.shape.leaf[0], n = args[0].tensor.layout.shape.leaf[1];
+    cute_int iters = args[k].i, ignore = args[k + 1].i;
+    cute_tiler tile = tile_of(c, p);
+    cute_tensor rows = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, CUTE_CRD(m, n)), &tile);
+    /* the columns' coordinates: R rows (all inside) by N */
+    cute_tensor cols = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, CUTE_CRD(cute_i(p->rows), n)), &tile);
+    /* thread tid = tx + tpr ty takes values (ty, tx V .. tx V + V - 1) of each tpr V columns */
+    cute_layout thr = cute_layout_fmt(a, "(%d,%d):(%d,1)", p->rows, p->tpr, p->tpr);
+    cute_layout val = cute_layout_fmt(a, "(1,%d):(0,1)", p->vec);
+    cute_copy_atom atom = cute_copy_atom_autovec(a, p->dtype[0]);
+    p->tc = cute_make_tiled_copy_tv(a, &atom, &thr, &val);
+    cute_int blocks = cute_ceil_div(a, cute_ceil_div(a, m, cute_i(p->rows)), iters);
+    cute_launch_cfg cfg = {.grid = {blocks}, .block = {cute_i(p->tpr * p->rows)}};
+    CUTE_LAUNCH(c, rows_kernel, cfg, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], rows, cols, m, n,
+                iters, ignore, args[k + 2].f, args[k + 3].f);
+}
+
+cute_host_fn row_host_fn(void) { return rows_host; }

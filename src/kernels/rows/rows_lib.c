@@ -1,0 +1,89 @@
+/* The row-reduction library: arguments checked against the op's table, the plan chosen for
+ * the row length and alignment, the compiled function found or made (one per plan), the
+ * call; the column sums' second pass. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutec/runtime.h"
+#include "kernels/rows/rows_internal.h"
+#include "kernels/rows/rows_lib.h"
+
+typedef struct entry {
+    char key[192];
+    const cute_fn *fn;
+} entry;
+
+struct cutec_rows {
+    cute_runtime *rt;
+    pthread_mutex_t lock; /* the table and the column-sum scratch */
+    entry *e;
+    int n, cap;
+    cute_buffer scratch; /* column partial sums, grown as needed */
+};
+
+cutec_rows *cutec_rows_new(cute_runtime *rt)
+{
+    cutec_rows *lib = calloc(1, sizeof *lib);
+    if (!lib) return NULL;
+    lib->rt = rt;
+    pthread_mutex_init(&lib->lock, NULL);
+    return lib;
+}
+
+void cutec_rows_free(cutec_rows *lib)
+{
+    if (!lib) return;
+    for (int i = 0; i < lib->n; i++) cute_fn_free(lib->e[i].fn);
+    cute_backend *b = cute_runtime_backend(lib->rt);
+    if (lib->scratch.bytes) b->vt->free(b->self, &lib->scratch);
+    pthread_mutex_destroy(&lib->lock);
+    free(lib->e);
+    free(lib);
+}
+
+cute_runtime *rows_lib_runtime(cutec_rows *lib) { return lib->rt; }
+
+/* the compiled function for a key (lock held); make() compiles it */
+const cute_fn *rows_lib_find(cutec_rows *lib, const char *key, const cute_fn *(*make)(cute_runtime *, const void *, char *, size_t),
+                             const void *user, char *err, size_t n)
+{
+    for (int i = 0; i < lib->n; i++)
+        if (strcmp(lib->e[i].key, key) == 0) return lib->e[i].fn;
+    if (lib->n == lib->cap) {
+        int cap = lib->cap ? 2 * lib->cap : 16;
+        entry *e = realloc(lib->e, (size_t)cap * sizeof *e);
+        if (!e) return snprintf(err, n, "%s: out of memory", key), NULL;
+        lib->e = e, lib->cap = cap;
+    }
+    const cute_fn *fn = make(lib->rt, user, err, n);
+    if (!fn) return NULL;
+    snprintf(lib->e[lib->n].key, sizeof lib->e[lib->n].key, "%s", key);
+    lib->e[lib->n++].fn = fn;
+    return fn;
+}
+
+void rows_lib_lock(cutec_rows *lib) { pthread_mutex_lock(&lib->lock); }
+void rows_lib_unlock(cutec_rows *lib) { pthread_mutex_unlock(&lib->lock); }
+
+/* at least `bytes` of device scratch, 16-byte aligned (lock held) */
+cute_status rows_lib_scratch(cutec_rows *lib, size_t bytes, const cute_buffer **out)
+{
+    cute_backend *b = cute_runtime_backend(lib->rt);
+    if (lib->scratch.bytes < bytes) {
+        if (lib->scratch.bytes) b->vt->free(b->self, &lib->scratch);
+        memset(&lib->scratch, 0, sizeof lib->scratch);
+        cute_status s = b->vt->alloc(b->self, bytes, &lib->scratch);
+        if (s != CUTE_OK) return memset(&lib->scratch, 0, sizeof lib->scratch), s;
+    }
+    *out = &lib->scratch;
+    return CUTE_OK;
+}
+
+/* the blocks that keep every SM busy: the device's SM count (8 on the interpreter) times 2 */
+int64_t rows_lib_resident_blocks(cutec_rows *lib)
+{
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(lib->rt));
+    const cute_device_info *d = cu ? cute_cuda_device(cu) : NULL;
+    return 2 * (d && d->sm_count > 0 ? d->sm_count : 4);
+}

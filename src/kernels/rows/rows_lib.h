@@ -1,0 +1,33 @@
+/* Internal: the row library's table of compiled functions and its scratch, and the one
+ * call path every public entry point takes (rows_call.c). */
+#ifndef CUTEC_ROWS_LIB_H
+#define CUTEC_ROWS_LIB_H
+
+#include "kernels/rows/rows_internal.h"
+
+cute_runtime *rows_lib_runtime(cutec_rows *lib);
+void rows_lib_lock(cutec_rows *lib);
+void rows_lib_unlock(cutec_rows *lib);
+const cute_fn *rows_lib_find(cutec_rows *lib, const char *key,
+                             const cute_fn *(*make)(cute_runtime *, const void *, char *, size_t),
+                             const void *user, char *err, size_t n);
+cute_status rows_lib_scratch(cutec_rows *lib, size_t bytes, const cute_buffer **out);
+int64_t rows_lib_resident_blocks(cutec_rows *lib);
+
+/* One call of an op.  slot[s]: the argument of slot s (NULL: not given); for a
+ * COL_PARTIAL slot, the (N) tensor its column sums go to.  ignore, p0, p1: the op's
+ * parameters. */
+typedef struct row_call {
+    const row_op *op;
+    int variant;
+    const cute_call_arg *slot[ROW_SLOTS];
+    int64_t ignore;
+    double p[2];
+} row_call;
+/* out(N) = the column sums of the partial (rows, N) f32 matrix at offset in buf, in out's
+ * dtype (lock held) */
+cute_status rows_colsum(cutec_rows *lib, const cute_buffer *buf, size_t offset, int64_t rows,
+                        const cute_call_arg *out, void *stream, char *err, size_t n);
+cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *err, size_t n);
+
+#endif
