@@ -5,7 +5,8 @@
 #   sh scripts/device-tma.sh
 # What it should show: every test line "N passed, 0 failed, 0 skipped" (tma_copy: the load
 # round trips of u8/f16/f32/u64 x swizzle none/32/64/128B, stores and reduce-adds, multicast
-# in 2-CTA clusters; tma_desc: the driver's encoding, its cache's hit/miss counts, threads;
+# in 2-CTA clusters; interp/tma: the rows against the PTX ISA's reference on the GPU too,
+# tensormap.replace included; tma_desc: the driver's encoding, its cache's hit/miss counts, threads;
 # launch_v2: clusters through __cluster_dims__ and cuLaunchKernelEx), the example printing
 # the same 8 x 16 table as docs/tma.md, and the SASS holding UTMALDG (loads, .MULTICAST for
 # the cluster kernel), UTMASTG and UTMAREDG.

@@ -1,14 +1,17 @@
-/* TMA under the interpreter, against a CPU reference written from the PTX ISA's description
- * (not from the emulation's code): a box lands densely in shared memory, innermost
- * dimension first, each 16-byte chunk of byte address a moved to a ^ ((a >> 7) & (span/16 - 1))
- * << 4; elements outside the tensor load as the fill and are not stored.  Every swizzle,
- * element widths 1 to 8 bytes, odd tensors, boxes over every edge (negative coordinates
- * too), zero and NaN fill; stores and reduce-adds; a tensor map updated in global memory
- * (tensormap.replace); and the checks: not a map, a map breaking the driver's rules, a map
- * whose tensor overruns its buffer, a misaligned shared box or barrier, a rank mismatch. */
+/* TMA against a CPU reference written from the PTX ISA's description (not from the
+ * emulation's code): a box lands densely in shared memory, innermost dimension first, each
+ * 16-byte chunk of byte address a moved to a ^ ((a >> 7) & (span/16 - 1)) << 4; elements
+ * outside the tensor load as the fill and are not stored.  Every swizzle, element widths 1
+ * to 8 bytes, odd tensors, boxes over every edge (negative coordinates too), zero and NaN
+ * fill; stores and reduce-adds; a tensor map updated in global memory (tensormap.replace):
+ * on the interpreter, and the same kernels on an sm_90 GPU (else skipped).  The
+ * interpreter's checks: not a map, a map breaking the driver's rules, a map whose tensor
+ * overruns its buffer, a misaligned shared box or barrier, a rank mismatch, a wrong expect-tx,
+ * a read before the wait, an uninitialized mbarrier. */
 #include <math.h>
 
 #include "cutec/inst.h"
+#include "cutec/jit.h"
 #include "cutec/numeric.h"
 #include "cutec/tma.h"
 #include "interp/interp_testkit.h"
@@ -88,6 +91,7 @@ static void begin(tk *t, const char *name, bool map_in_gmem)
     t->c0 = kt_param(k, CUTE_I32, "c0");
     t->c1 = kt_param(k, CUTE_I32, "c1");
     k->f->smem_bytes = SMEM;
+    k->f->smem_align = 1024; /* on a GPU the swizzle acts on the address: SBASE is aligned */
     t->tid = kt_sreg64(k, CUTE_SREG_TID_X);
     if (skip_init) return;
     cute_ir_if(&k->b, kt_cmp(k, CUTE_OP_EQ, t->tid, kt_i64(k, 0)));
@@ -117,14 +121,16 @@ static void issue(tk *t, cute_inst row, int64_t sbase, int64_t tx)
     cute_ir_end(&k->b);
 }
 
-/* every thread waits for phase 0 of the mbarrier (the interpreter's try_wait blocks until it
- * completes) */
+/* every thread waits for phase 0 of the mbarrier: while (!try_wait(bar, 0)) {} */
 static void wait_phase0(tk *t)
 {
     kt *k = &t->k;
+    cute_ir_while(&k->b);
     cute_vreg done = cute_ir_new_vreg(k->f, cute_type_of(CUTE_U32), "done", false);
     cute_ir_inst_op(&k->b, CUTE_INST_MBARRIER_TRY_WAIT_PARITY, &done, 1,
                     (cute_vreg[]){kt_smem(k, CUTE_U64, SBAR), kt_i32(k, 0)}, 2, 0);
+    cute_ir_while_body(&k->b, kt_cmp(k, CUTE_OP_EQ, done, cute_ir_const_int(&k->b, CUTE_U32, 0)));
+    cute_ir_end(&k->b);
 }
 
 /* o[w] <-> shared word SBASE/4 + w, w < words, spread over the threads */
@@ -136,6 +142,25 @@ static void move_words(tk *t, int64_t words, bool to_shared)
     if (to_shared) kt_store(k, s, kt_load(k, g));
     else kt_store(k, g, kt_load(k, s));
     cute_ir_end(&k->b);
+}
+
+/* the box (nb bytes) loaded through the map at (c0, c1), waited for, copied out to o */
+static void load_kernel(tk *t, int64_t nb)
+{
+    begin(t, "load", false);
+    issue(t, CUTE_INST_TMA_LOAD_2D, SBASE, nb);
+    wait_phase0(t);
+    move_words(t, nb / 4, false);
+}
+
+/* the box (nb bytes) copied in from o, stored (or added) through the map at (c0, c1) */
+static void store_kernel(tk *t, bool reduce, int64_t nb)
+{
+    begin(t, reduce ? "reduce" : "store", false);
+    move_words(t, nb / 4, true);
+    cute_ir_inst_op(&t->k.b, CUTE_INST_FENCE_PROXY_ASYNC_SHARED_CTA, NULL, 0, NULL, 0, 0); /* for TMA's reads */
+    kt_barrier(&t->k);
+    issue(t, reduce ? CUTE_INST_TMA_REDUCE_ADD_2D : CUTE_INST_TMA_STORE_2D, SBASE, 0);
 }
 
 /* launch: the map (its 128 bytes, or a global buffer holding them), o, c0, c1 */
@@ -203,10 +228,7 @@ static int load_case(const tcase *k)
     _Alignas(64) uint8_t map[CUTE_TMA_MAP_BYTES];
     encode_map(k, &bg, map);
     tk t;
-    begin(&t, "load", false);
-    issue(&t, CUTE_INST_TMA_LOAD_2D, SBASE, (int64_t)nb);
-    wait_phase0(&t);
-    move_words(&t, (int64_t)nb / 4, false);
+    load_kernel(&t, (int64_t)nb);
     cute_status s = launch(&t, map, NULL, &bo, k);
     CHECK(s == CUTE_OK, "load runs: %s", be.vt->error(be.self));
     be.vt->download(be.self, o, &bo, 0, nb);
@@ -302,10 +324,7 @@ static int store_case(const tcase *k, bool reduce)
     _Alignas(64) uint8_t map[CUTE_TMA_MAP_BYTES];
     encode_map(k, &bg, map);
     tk t;
-    begin(&t, reduce ? "reduce" : "store", false);
-    move_words(&t, (int64_t)nb / 4, true);
-    kt_barrier(&t.k);
-    issue(&t, reduce ? CUTE_INST_TMA_REDUCE_ADD_2D : CUTE_INST_TMA_STORE_2D, SBASE, 0);
+    store_kernel(&t, reduce, (int64_t)nb);
     cute_status s = launch(&t, map, NULL, &bs, k);
     CHECK(s == CUTE_OK, "%s runs: %s", reduce ? "reduce" : "store", be.vt->error(be.self));
     be.vt->download(be.self, g, &bg, 0, gbytes);
@@ -480,6 +499,31 @@ static void replace(void)
     free(g1), free(g2), free(o);
 }
 
+/* the same loads, stores, reduce-adds and map update on an sm_90 GPU, against the same
+ * reference: the reference (and so the emulation) is the hardware's */
+static void on_gpu(void)
+{
+    char err[512];
+    cute_runtime *rt;
+    if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {
+        tk l, st, rd, rp; /* what would run there, compiled for sm_90a */
+        load_kernel(&l, 512), store_kernel(&st, false, 512), store_kernel(&rd, true, 512);
+        begin(&rp, "replace", true), replace_kernel(&rp, 128);
+        kt_compiles_sm90a((cute_ir_func *[]){l.k.f, st.k.f, rd.k.f, rp.k.f}, 4);
+        SKIP("no GPU: the TMA rows were not run against the reference on hardware");
+        return;
+    }
+    if (cute_runtime_target_arch(rt) >= 90) {
+        be = *cute_runtime_backend(rt);
+        loads();
+        stores();
+        replace();
+    } else {
+        SKIP("a GPU before sm_90: no TMA");
+    }
+    cute_runtime_free(rt);
+}
+
 int main(void)
 {
     srand((unsigned)time(NULL));
@@ -490,5 +534,6 @@ int main(void)
     sync_checks();
     replace();
     be.vt->destroy(be.self);
+    on_gpu();
     return CHECK_DONE("interp/tma");
 }
