@@ -6,7 +6,8 @@
  *    on the interpreter, and on an sm_90 GPU (else skipped);
  *  - store and reduce-add of shared tiles into a tensor (interpreter and GPU);
  *  - multicast of one tile to the two CTAs of a cluster, each loading half (GPU only: the
- *    interpreter does not co-schedule a cluster's blocks yet);
+ *    interpreter does not co-schedule a cluster's blocks yet); the multicast masks of
+ *    column- and row-major cluster layouts against their definition (interpreter);
  *  - compile-only: the GPU kernels of all of it (TMA rows, mbarrier waits, clusters) as CUDA C
  *    that NVRTC compiles for sm_90a, with the SASS's UTMALDG/UTMASTG/UTMAREDG where cuobjdump
  *    would look (checked in the PTX: the rows' instructions);
@@ -383,6 +384,68 @@ static int run_multicast(cute_runtime *rt, cute_dtype dt, int sw)
     return s == CUTE_OK ? bad : -1;
 }
 
+/* --- multicast masks from cluster layouts, on the interpreter ----------------------------- */
+
+static int64_t mask_stride[2]; /* the cluster layout (2,4):(mask_stride) */
+
+/* block (x, y) stands for the CTA at cluster coordinate (x, y): out[2 (x + 2y) + mode] */
+static void mask_kernel(cute_ctx *c, cute_tensor out)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_layout L = cute_make_layout_stride(a, cute_tuple_ints(a, 2, (int64_t[]){2, 4}),
+                                            cute_tuple_ints(a, 2, mask_stride));
+    cute_int cta[2] = {cute_block_idx(c, 0), cute_block_idx(c, 1)};
+    cute_int at = cute_mul(a, cute_add(a, cta[0], cute_mul(a, cta[1], cute_i(2))), cute_i(2));
+    CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)))
+    for (int mode = 0; mode < 2; mode++) {
+        cute_val m = cute_val_cvt(c, cute_tma_multicast_mask(c, L, cta, mode), CUTE_U32);
+        cute_tensor o = cute_tensor_slice(c, out, cute_tuple_int(cute_add(a, at, cute_i(mode))));
+        cute_tensor_store(c, o, cute_ssa_scalar(c, m, cute_tuple_int(cute_i(1))));
+    }
+}
+
+static void host_masks(cute_ctx *c, const cute_arg *arg)
+{
+    cute_launch_cfg cfg = {.grid = {cute_i(2), cute_i(4)}, .block = {cute_i(32)}};
+    CUTE_LAUNCH(c, mask_kernel, cfg, arg[0].tensor);
+}
+
+/* the masks against the definition: bit r set for every cluster coordinate r = L(x', y')
+ * that agrees with the CTA's in the other mode */
+static void masks(cute_runtime *rt)
+{
+    static const int64_t strides[2][2] = {{1, 2}, {4, 1}}; /* column-major, row-major ranks */
+    for (int l = 0; l < 2; l++) {
+        mask_stride[0] = strides[l][0], mask_stride[1] = strides[l][1];
+        cute_arg_spec spec = cute_spec_tensor(CUTE_U32, "(16):(1)", 4);
+        char err[512] = "";
+        const cute_fn *f = cute_compile(rt, "masks", host_masks, NULL, 1, &spec, err, sizeof err);
+        cute_backend *be = cute_runtime_backend(rt);
+        cute_buffer b;
+        uint32_t got[16];
+        memset(got, 0xa5, sizeof got);
+        be->vt->alloc(be->self, sizeof got, &b);
+        be->vt->upload(be->self, &b, 0, got, sizeof got);
+        cute_call_arg arg = cute_call_tensor(&b, 0, CUTE_U32, 1, (int64_t[]){16}, (int64_t[]){1});
+        cute_status s = f ? cute_call(f, NULL, 1, &arg, err, sizeof err) : CUTE_ERR_COMPILE;
+        if (s == CUTE_OK) be->vt->download(be->self, got, &b, 0, sizeof got);
+        CHECK(s == CUTE_OK, "masks: %s", err);
+        int bad = 0;
+        for (int x = 0; s == CUTE_OK && x < 2; x++)
+            for (int y = 0; y < 4; y++)
+                for (int mode = 0; mode < 2; mode++) {
+                    uint32_t want = 0;
+                    for (int i = 0; i < (mode ? 4 : 2); i++)
+                        want |= 1u << ((mode ? x : i) * mask_stride[0] + (mode ? i : y) * mask_stride[1]);
+                    bad += got[2 * (x + 2 * y) + mode] != want;
+                }
+        CHECK(bad == 0, "multicast masks of the cluster layout (2,4):(%lld,%lld): %d wrong",
+              (long long)mask_stride[0], (long long)mask_stride[1], bad);
+        be->vt->free(be->self, &b);
+        cute_fn_free(f);
+    }
+}
+
 /* --- misuse ---------------------------------------------------------------------------------- */
 
 static void host_misuse(cute_ctx *c, const cute_arg *arg)
@@ -561,6 +624,7 @@ int main(void)
     round_trips(rt, "interpreter");
     misuses(rt);
     call_errors(rt);
+    masks(rt);
     cute_runtime_free(rt);
     compile_only_gpu();
     on_gpu();
