@@ -8,7 +8,7 @@
  *   C, D: element i (f32/s32/f64 one per register, f16 two): row g + 8 (i/2), column
  *         2 q + i%2 (M = 8: row g, column 2 q + i)
  * Arithmetic: integers exactly (s32 wraps); f64 as a chain of fused multiply-adds over k;
- * the others as the H200's tensor cores add (dot() below). */
+ * the others as the GH100's tensor cores add (tc_sum() below, exact against the hardware). */
 #include <math.h>
 #include <string.h>
 
@@ -39,34 +39,97 @@ static int elem_bits(int type)
     return type == E_F16 || type == E_BF16 ? 16 : type == E_S8 || type == E_U8 || type == E_E4M3 || type == E_E5M2 ? 8 : 32;
 }
 
-/* c + sum p[i] as the H200's tensor cores compute it (fitted to its results, exact on all
- * f16 samples of src/interp/hw_mma_cases.h): the products are exact; every term is
- * truncated toward zero to 2 bits below f32 precision at the largest term's exponent, the
- * terms are summed exactly, and the sum is truncated to 24 bits. */
-static float dot(double c, const double *p, int n)
+/* The exponent by which the tensor cores align an element's products: its own, no lower than
+ * its format's least normal exponent (a subnormal counts as that).  fp8 reaches them as f16. */
+static int align_exp(double x, int type)
+{
+    int e, emin = type == E_F16 ? -14 : -126; /* bf16, tf32 and f32 have f32's range */
+    frexp(x, &e);
+    return e - 1 < emin ? emin : e - 1;
+}
+
+/* One k-step of the GH100 tensor cores as mma.sync runs it (HMMA; f16, bf16 or tf32 inputs),
+ * established bit for bit on every result of every such row in 201 recordings of
+ * src/interp/gpu/hw_mma.cu (seeds 1-200 and 11; an H100, 2026-11-26; 360,192 f32 and 102,912
+ * f16 results): the products are exact; each term, c and the products, is truncated toward
+ * zero at 2^(emax - 25), emax being the largest of c's exponent and every nonzero product's
+ * a-exponent plus b-exponent (not the product's own exponent: significands whose product is
+ * 2 or more align one bit lower than the value); the truncated terms add exactly.  The sum is
+ * S 2^e0; false when no term is nonzero (IEEE's signed zeros then) or one is not finite. */
+static bool tc_sum(double c, const double *a, const double *b, int n, int ta, int tb, int64_t *S, int *e0)
+{
+    int emax = INT32_MIN;
+    double t[33];
+    for (int k = 0; k < n; k++) {
+        t[k] = a[k] * b[k];
+        if (!isfinite(t[k])) return false;
+        if (t[k] != 0 && align_exp(a[k], ta) + align_exp(b[k], tb) > emax)
+            emax = align_exp(a[k], ta) + align_exp(b[k], tb);
+    }
+    if (!isfinite(c)) return false;
+    if (c != 0 && align_exp(c, E_F32) > emax) emax = align_exp(c, E_F32);
+    if (emax == INT32_MIN) return false;
+    t[n] = c;
+    *e0 = emax - 25, *S = 0;
+    for (int k = 0; k <= n; k++) *S += (int64_t)trunc(ldexp(t[k], -*e0));
+    return true;
+}
+
+/* S 2^e0 truncated to f32 (24 bits, toward zero; nothing below 2^-149) */
+static float truncate_f32(int64_t S, int e0)
+{
+    uint64_t mag = S < 0 ? 0 - (uint64_t)S : (uint64_t)S;
+    int bits = mag ? 64 - __builtin_clzll(mag) : 0, drop = bits > 24 ? bits - 24 : 0;
+    if (e0 + drop < -149) drop = -149 - e0;
+    mag = drop >= 64 ? 0 : mag >> drop << drop;
+    return (float)ldexp(S < 0 ? -(double)mag : (double)mag, e0);
+}
+
+/* the IEEE sum where tc_sum has none: infinities, NaN (canonical), signed zeros */
+static double ieee_dot(double c, const double *a, const double *b, int n)
 {
     double sum = c;
-    int emax = INT32_MIN, e;
-    for (int i = 0; i < n; i++) sum += p[i];
-    if (!isfinite(sum) || sum != sum) { /* infinities and NaN: IEEE, canonical NaN */
+    for (int k = 0; k < n; k++) sum += a[k] * b[k];
+    if (sum != sum) {
         uint32_t nan = 0x7fffffffu;
         float f;
         memcpy(&f, &nan, 4);
-        return sum != sum ? f : (float)sum;
+        return f;
     }
-    for (int i = -1; i < n; i++) {
-        double t = i < 0 ? c : p[i];
-        if (t != 0 && (frexp(t, &e), e - 1 > emax)) emax = e - 1;
+    return sum;
+}
+
+/* c + a.b into f32: the k-step truncated to 24 bits */
+static float dot_f32(double c, const double *a, const double *b, int n, int ta, int tb)
+{
+    int64_t S;
+    int e0;
+    return tc_sum(c, a, b, n, ta, tb, &S, &e0) ? truncate_f32(S, e0) : (float)ieee_dot(c, a, b, n);
+}
+
+/* c + a.b into f16: the same k-step, its sum rounded once to nearest f16 */
+static uint16_t dot_f16(double c, const double *a, const double *b, int n)
+{
+    int64_t S;
+    int e0;
+    return cute_f64_to_f16(tc_sum(c, a, b, n, E_F16, E_F16, &S, &e0) ? ldexp((double)S, e0)
+                                                                       : ieee_dot(c, a, b, n));
+}
+
+/* fp8 (m16n8k32) on sm_90, as ptxas builds it (SASS of src/interp/gpu/hw_mma.cu): the elements
+ * converted to f16 (exactly), two HMMA k16 steps from a zero accumulator, the first over the
+ * k with k % 4 < 2 (bytes 0 and 1 of each register), the second over the rest, then one
+ * FADD of c (round to nearest) */
+static float dot_fp8(double c, const double *a, const double *b)
+{
+    double a0[16], b0[16], a1[16], b1[16];
+    for (int k = 0, i = 0, j = 0; k < 32; k++) {
+        if (k % 4 < 2) a0[i] = a[k], b0[i++] = b[k];
+        else a1[j] = a[k], b1[j++] = b[k];
     }
-    if (emax == INT32_MIN) return (float)sum; /* all zero: IEEE's sign of zero */
-    int e0 = emax - 25;
-    int64_t S = 0;
-    for (int i = -1; i < n; i++) S += (int64_t)trunc(ldexp(i < 0 ? c : p[i], -e0));
-    uint64_t mag = S < 0 ? 0 - (uint64_t)S : (uint64_t)S;
-    int bits = mag ? 64 - __builtin_clzll(mag) : 0, drop = bits > 24 ? bits - 24 : 0;
-    if (e0 + drop < -149) drop = -149 - e0; /* f32 subnormals: nothing below 2^-149 */
-    mag = drop >= 64 ? 0 : mag >> drop << drop;
-    return (float)ldexp(S < 0 ? -(double)mag : (double)mag, e0);
+    float d = dot_f32(0.0, a0, b0, 16, E_F16, E_F16);
+    d = dot_f32(d, a1, b1, 16, E_F16, E_F16);
+    return d + (float)c;
 }
 
 /* a warp's operands as matrices */
@@ -140,7 +203,7 @@ static void gather(ictx *X, const dinst *d, const mshape *S, uint32_t w0, mats *
 static uint64_t result(const mshape *S, const mats *M, int row, int col)
 {
     int K = S->R->k, type = S->R->types[0];
-    double p[32];
+    double a[32], b[32];
     if (type == E_S32) {
         int64_t s = (int64_t)M->c[row][col];
         for (int k = 0; k < K; k++) s += (int64_t)M->a[row][k] * (int64_t)M->b[k][col];
@@ -153,11 +216,14 @@ static uint64_t result(const mshape *S, const mats *M, int row, int col)
         memcpy(&u, &s, 8);
         return u;
     }
-    for (int k = 0; k < K; k++) p[k] = M->a[row][k] * M->b[k][col];
-    float f = dot(M->c[row][col], p, K);
+    int ta = S->R->types[1], tb = S->R->types[2];
+    for (int k = 0; k < K; k++) a[k] = M->a[row][k], b[k] = M->b[k][col];
+    if (type == E_F16) return dot_f16(M->c[row][col], a, b, K);
+    float f = ta == E_E4M3 || ta == E_E5M2 ? dot_fp8(M->c[row][col], a, b)
+                                           : dot_f32(M->c[row][col], a, b, K, ta, tb);
     uint32_t u;
     memcpy(&u, &f, 4);
-    return type == E_F16 ? cute_f32_to_f16(f) : u;
+    return u;
 }
 
 static void scatter(ictx *X, const dinst *d, const mshape *S, uint32_t w0, const mats *M)

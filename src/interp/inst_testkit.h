@@ -224,14 +224,6 @@ static inline void pack(uint32_t *w, int t, int v, uint64_t bits)
  * similar magnitudes are exact (the model of the tensor cores' addition reproduces them);
  * bf16, tf32 and f16 of spread magnitudes differ by a few ulp in some results; fp8 and f64
  * (no model fitted yet) by more: a wrong layout or decoding is off by far more than that. */
-static inline int tolerance(const char *row, const char *name)
-{
-    const struct mma_case *mc = mma_case_of(row);
-    if (!mc || strstr(name, "small") || mc->d == T_S32) return 0;
-    if (mc->a == T_F16 && !strstr(name, "wide")) return 0;
-    return mc->a == T_E4M3 || mc->a == T_E5M2 ? 1 << 12 : mc->a == T_F64 ? 1 << 16 : 4;
-}
-
 /* register r of a lane's words (f64: two words) as a signed integer, for ulp distances */
 static inline int64_t reg_bits(const uint32_t *w, int r, bool wide)
 {
