@@ -8,6 +8,7 @@
 #include "cuda_c_internal.h"
 
 static bool block(cc_fn *e, const cute_ir_block *b);
+static bool inst(cc_fn *e, const cute_ir_block *b, uint32_t i);
 
 /* announce a new call site: a comment, or a #line for -lineinfo */
 static void site(cc_fn *e, const cute_ir_inst *in)
@@ -66,6 +67,12 @@ static bool for_loop(cc_fn *e, const cute_ir_inst *in)
 static bool if_else(cc_fn *e, const cute_ir_inst *in)
 {
     char c[CC_NAME];
+    int at = cc_pred_at(e, in);
+    if (at >= 0) { /* a predicated access: its address here, then the access */
+        for (int i = 0; i < at; i++)
+            if (!inst(e, in->body[0], (uint32_t)i)) return false;
+        return cc_pred_access(e, in, at);
+    }
     cc_line(e, "if (%s) {", cc_reg(e, in->a[0], c));
     bool ok = body(e, in->body[0], e->cond_depth);
     if (ok && in->body[1] && in->body[1]->n) {
@@ -115,10 +122,13 @@ static bool control(cc_fn *e, const cute_ir_inst *in)
 
 /* by the op's group (ir_ops.def): values in cuda_c_expr.c, memory and the rest in
  * cuda_c_mem.c, instruction rows in cuda_c_inst.c */
-static bool inst(cc_fn *e, const cute_ir_inst *in)
+static bool inst(cc_fn *e, const cute_ir_block *b, uint32_t i)
 {
+    const cute_ir_inst *in = &b->inst[i];
     e->in = in;
     if (in->op >= CUTE_OP_COUNT) return cc_fail(e, CUTE_ERR_INVALID, "unknown op %u", in->op);
+    bool folded;
+    if (!cc_fold(e, b, i, &folded) || folded) return !e->m->failed;
     site(e, in);
     switch (cute_op_group_of((cute_op)in->op)) {
     case CUTE_GROUP_CONTROL:
@@ -138,7 +148,7 @@ static bool inst(cc_fn *e, const cute_ir_inst *in)
 static bool block(cc_fn *e, const cute_ir_block *b)
 {
     for (uint32_t i = 0; i < b->n; i++)
-        if (!inst(e, &b->inst[i])) return false;
+        if (!inst(e, b, i)) return false;
     return true;
 }
 
@@ -201,7 +211,8 @@ static bool kernel(cc_module *m, const cute_ir_func *f)
         if (!ty) return false;
         cc_line(&e, "%s%s%s;", ty, ty[strlen(ty) - 1] == '*' ? "" : " ", cc_reg(&e, r, name));
     }
-    bool ok = block(&e, &f->body);
+    bool ok = cc_fold_begin(&e) && block(&e, &f->body);
+    cc_fold_end(&e);
     cc_puts(&m->body, "}\n");
     return ok;
 }

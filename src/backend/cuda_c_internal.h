@@ -80,6 +80,8 @@ typedef struct cc_fn {
     const cute_ir_inst *in; /* the instruction being emitted (for messages) */
     const char *site_file;  /* the call site last announced */
     int site_line;
+    struct cc_value *val;     /* per register: uses, folded text (cuda_c_fold.c) */
+    struct cc_pending *pend;  /* a vector whose lanes wait for the INSERT after it */
 } cc_fn;
 
 /* errors: the first one wins; returns false so callers can `return cc_fail(...)` */
@@ -142,6 +144,21 @@ bool cc_asm(cc_fn *e, const char *text, const cute_vreg *var, const cc_asm_dir *
 int cc_arch_number(const char *arch);
 /* an INST op: its row's PTX (cuda_c_inst.c) */
 bool cc_inst(cc_fn *e, const cute_ir_inst *in);
+
+/* folding (cuda_c_fold.c): count each register's uses before a kernel, free after it;
+ * cc_fold emits instruction i of b as a folded expression where it can (*done), else
+ * leaves it to the caller; cc_fold_text: a folded register's expression, or NULL */
+bool cc_fold_begin(cc_fn *e);
+void cc_fold_end(cc_fn *e);
+bool cc_fold(cc_fn *e, const cute_ir_block *b, uint32_t i, bool *done);
+const char *cc_fold_text(const cc_fn *e, cute_vreg r, char *buf);
+bool cc_fold_uses_one(const cc_fn *e, cute_vreg r); /* r is read exactly once */
+/* an IF that only computes an address and loads a scalar from global memory, as one
+ * predicated ld (cuda_c_pred.c): cc_pred_at gives the index of the access in the
+ * IF's body (-1: not such an IF); the caller emits what comes before it, then
+ * cc_pred_access the access */
+int cc_pred_at(const cc_fn *e, const cute_ir_inst *in);
+bool cc_pred_access(cc_fn *e, const cute_ir_inst *in, int at);
 
 /* the prelude for what m needs (cuda_c_prelude.c) */
 void cc_prelude(cc_module *m, cc_buf *out);

@@ -210,6 +210,7 @@ const char *cc_type(cc_fn *e, cute_type t, char *buf)
 
 const char *cc_reg(const cc_fn *e, cute_vreg r, char *buf)
 {
+    if (cc_fold_text(e, r, buf)) return buf;
     const char *hint = r < e->f->nvregs ? e->f->vregs[r].name : NULL;
     int n = snprintf(buf, CC_NAME, "r%u", r);
     if (hint && *hint) {
@@ -247,7 +248,8 @@ const char *cc_def(cc_fn *e, cute_vreg r, char *buf)
 
 void cc_decl(cc_fn *e, cute_vreg r)
 {
-    if (e->f->vregs[r].mutable_) return;
+    char folded[CC_NAME];
+    if (e->f->vregs[r].mutable_ || cc_fold_text(e, r, folded)) return; /* declared elsewhere */
     char t[CC_NAME], name[CC_NAME];
     const char *ty = cc_type(e, e->f->vregs[r].type, t);
     if (ty) cc_line(e, "%s%s%s;", ty, ty[strlen(ty) - 1] == '*' ? "" : " ", cc_reg(e, r, name));

@@ -37,9 +37,19 @@ bool cli_dims(const char *s, int max, int64_t hi, int64_t *dims, int *ndims, cha
 void cli_parse_only_set(bool on);
 bool cli_parse_only(void);
 
-/* emit.c: print a compiled function's first kernel as ir | cuda | ptx | sass (no GPU) */
+/* CPU time of the process and wall time, in ms (compile_timing.c) */
+typedef struct cli_clock {
+    double cpu_ms, wall_ms;
+} cli_clock;
+cli_clock cli_clock_now(void);
+cli_clock cli_clock_since(cli_clock t0);
+
+/* emit.c: print a compiled function's first kernel as ir | cuda | ptx | sass (no GPU), or
+ * `time`: where its cold compile goes, phase by phase; trace: the time its compile took */
 struct cute_fn;
-int cli_emit_kernel(const struct cute_fn *f, const char *emit, const char *arch);
+int cli_emit_kernel(const struct cute_fn *f, const char *emit, const char *arch, cli_clock trace);
+/* compile_timing.c: the phases of f's cold compile for arch (an sm_XX) after tracing */
+int cli_compile_timing(const struct cute_fn *f, const char *arch, cli_clock trace, cli_clock verify);
 int cmd_compile_gemm(int argc, char **argv); /* gemm_compile_cmd.c: cutec compile gemm ... */
 /* gemm_cmd.c: BLAS's layout letters ("tn", "ntt") as the unit-stride mode of A, B, C */
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 /* What `cutec compile ... --emit` prints for a traced kernel: its IR, or the CUDA C, PTX or
  * SASS of it (cute_fn_code: the library's own path, which any program can call for its own
- * kernels).  No GPU is needed. */
+ * kernels), or the time each phase of its cold compile takes.  No GPU is needed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +8,28 @@
 #include "cli.h"
 #include "cutec/jit.h"
 
-int cli_emit_kernel(const cute_fn *f, const char *emit, const char *arch)
+/* the verifier over every kernel of f, timed (it ran once already, in the compile) */
+static cli_clock verify_time(const cute_fn *f)
 {
+    char err[1024];
+    cli_clock t0 = cli_clock_now();
+    for (int i = 0; i < cute_fn_kernel_count(f); i++) cute_ir_verify(cute_fn_kernel(f, i), err, sizeof err);
+    return cli_clock_since(t0);
+}
+
+int cli_emit_kernel(const cute_fn *f, const char *emit, const char *arch, cli_clock trace)
+{
+    if (!strcmp(emit, "time")) {
+        const char *env = getenv("CUTEC_ARCH");
+        const char *a = arch ? arch : env && *env ? env : "sm_90a";
+        if (strncmp(a, "sm_", 3)) {
+            fprintf(stderr, "cutec compile: --emit time needs a real architecture (sm_XX), not %s\n", a);
+            return CLI_USAGE;
+        }
+        cli_clock v = verify_time(f);
+        trace.cpu_ms -= v.cpu_ms, trace.wall_ms -= v.wall_ms;
+        return cli_compile_timing(f, a, trace, v);
+    }
     if (!strcmp(emit, "ir")) {
         cute_ir_dump(stdout, cute_fn_kernel(f, 0));
         return CLI_OK;

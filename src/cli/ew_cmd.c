@@ -28,7 +28,7 @@ static int usage(const char *cmd)
     fprintf(stderr,
             "usage: cutec %s elementwise [--op add|sub|mul|div|max|min|relu|gelu|silu|exp|neg|abs|cast]\n"
             "         [--dtype f32|f16|bf16] [--out-dtype T] [--shape 8192x8192]\n"
-            "         [--emit ir|cuda|ptx|sass] [--arch sm_90a] [--backend cuda|interp] [--iters N]\n"
+            "         [--emit ir|cuda|ptx|sass|time] [--arch sm_90a] [--backend cuda|interp] [--iters N]\n"
             "       cutec %s gemm ...           (`cutec %s gemm help`)\n",
             cmd, cmd, cmd);
     return CLI_USAGE;
@@ -114,15 +114,17 @@ static int emit(const ew_opts *o)
     cute_call_arg a = cute_call_tensor(&fake, 0, o->dtype, o->ndim, o->shape, stride);
     cute_call_arg c = cute_call_tensor(&fake_out, 0, o->out_dtype, o->ndim, o->shape, stride);
     cute_call_arg in[2] = {a, a};
+    cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_ew_compile(rt, "ew", cute_ew_op_expr, (void *)(intptr_t)o->op,
                                  cute_ew_op_arity(o->op), in, &c, NULL, err, sizeof err);
+    cli_clock trace = cli_clock_since(t0);
     int rc = CLI_OK;
     if (!f) {
         fprintf(stderr, "cutec compile: %s\n", err);
         cute_runtime_free(rt);
         return CLI_FAIL;
     }
-    rc = cli_emit_kernel(f, o->emit, o->arch);
+    rc = cli_emit_kernel(f, o->emit, o->arch, trace);
     cute_fn_free(f);
     cute_runtime_free(rt);
     return rc;
@@ -357,7 +359,8 @@ int cmd_compile(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc) return rc;
     if (!o.emit) o.emit = "cuda";
-    if (strcmp(o.emit, "ir") && strcmp(o.emit, "cuda") && strcmp(o.emit, "ptx") && strcmp(o.emit, "sass"))
+    if (strcmp(o.emit, "ir") && strcmp(o.emit, "cuda") && strcmp(o.emit, "ptx") && strcmp(o.emit, "sass") &&
+        strcmp(o.emit, "time"))
         return usage(argv[0]);
     return cli_parse_only() ? CLI_OK : emit(&o);
 }

@@ -12,7 +12,7 @@ static int usage(void)
 {
     fputs("usage: cutec compile gemm [--variant auto|registers|shared|pipelined] [--dtype D]\n"
           "         [--out-dtype D] [--layout XYZ] [--align BYTES] [--index 32|64]\n"
-          "         [--emit ir|cuda|ptx|sass|usage] [--arch sm_80|sm_90a]\n"
+          "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a]\n"
           "         [--tile BMxBNxBK] [--warps WMxWN] [--stages S]\n"
           "  --dtype:  f32 (default), f64, f16, bf16, tf32, s8, e4m3, e5m2; --out-dtype as in\n"
           "            `cutec run gemm help`\n"
@@ -64,7 +64,9 @@ static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *e
     gemm_ref_out_dtypes(cfg->dtype, &outs, &n);
     if (out == CUTE_VOID) out = outs[0];
     cfg->c_dtype = out;
+    cli_clock t0 = cli_clock_now();
     const cute_fn *f = compile_pick(rt, cfg, err, sizeof err);
+    cli_clock trace = cli_clock_since(t0);
     int rc = CLI_FAIL;
     if (!f)
         fprintf(stderr, "cutec compile gemm: the library has no %s kernel for this layout yet: %s\n",
@@ -72,7 +74,7 @@ static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *e
     else {
         fprintf(stderr, "# kernel: %s, %s -> %s, %d-bit index arithmetic\n", cute_gemm_variant_name(cfg->variant),
                 cli_gemm_dtype_name(cfg->dtype), cli_gemm_dtype_name(out), cfg->index_bound ? 32 : 64);
-        rc = cli_emit_kernel(f, emit, arch);
+        rc = cli_emit_kernel(f, emit, arch, trace);
     }
     cute_fn_free(f);
     cute_runtime_free(rt);
@@ -143,7 +145,7 @@ int cmd_compile_gemm(int argc, char **argv)
         }
     }
     if (strcmp(emit, "ir") && strcmp(emit, "cuda") && strcmp(emit, "ptx") && strcmp(emit, "sass") &&
-        strcmp(emit, "usage"))
+        strcmp(emit, "usage") && strcmp(emit, "time"))
         return usage();
     if (out != CUTE_VOID && !gemm_ref_pair_ok(cfg.dtype, out)) {
         fprintf(stderr, "cutec compile gemm: --out-dtype %s: %s inputs give C of %s\n", cli_gemm_dtype_name(out),

@@ -32,7 +32,7 @@ static int usage(const char *cmd)
     fprintf(stderr,
             "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
             "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N] [--iters N]\n"
-            "         [--emit ir|cuda|ptx|sass] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
+            "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
             "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: column-major;\n"
             "  --vectors N: N vectors at once, x (K,N,L) and y (M,N,L) (the skinny GEMM's path, N <= 8)\n"
             "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per 32\n",
@@ -105,8 +105,9 @@ static int emit(const gemv_opts *o)
     cute_runtime_set_target_arch(rt, o->arch);
     cute_gemv_config cfg = {o->dtype, o->y_dtype, o->major, 128 / cute_dtype_bits(o->dtype), o->splits > 1,
                             (int)nvec(o), o->sf_vec};
+    cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
-    int rc = f ? cli_emit_kernel(f, o->emit, o->arch) : CLI_FAIL;
+    int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
     if (!f) fprintf(stderr, "cutec compile gemv: %s\n", err);
     cute_fn_free(f);
     cute_runtime_free(rt);
@@ -389,7 +390,8 @@ int cmd_gemv(int argc, char **argv)
     if (rc || cli_parse_only()) return rc;
     if (!strcmp(argv[0], "compile")) {
         if (!o.emit) o.emit = "cuda";
-        if (strcmp(o.emit, "ir") && strcmp(o.emit, "cuda") && strcmp(o.emit, "ptx") && strcmp(o.emit, "sass"))
+        if (strcmp(o.emit, "ir") && strcmp(o.emit, "cuda") && strcmp(o.emit, "ptx") && strcmp(o.emit, "sass") &&
+            strcmp(o.emit, "time"))
             return usage(argv[0]);
         return emit(&o);
     }

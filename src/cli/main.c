@@ -19,7 +19,7 @@ static const command commands[] = {
      cmd_layout},
     {"cache", "list|size|clear|path", "the JIT cache (docs/cache.md)", cmd_cache},
     {"compile", "elementwise|gemm OPTIONS",
-     "what cutec generates for a kernel: --emit ir|cuda|ptx|sass (no GPU needed)", cmd_compile},
+     "what cutec generates for a kernel: --emit ir|cuda|ptx|sass|time (no GPU)", cmd_compile},
     {"run", "elementwise|gemm OPTIONS", "run a kernel, verify it, time it", cmd_run},
     {"bench", "elementwise|gemm|mma|jit", "benchmark table against a device copy / cuBLAS / the mma ceiling", cmd_bench},
     {"show", "atom|tiled-mma|tiled-copy", "pictures: which thread and value own each element", cmd_show},

@@ -355,6 +355,7 @@ static void access_if(cute_ctx *c, const cute_tensor *t, int n, cute_ssa pred, b
             continue;
         }
         cute_vreg all = chunk_pred(c, pred, i, w);
+        if (!cute_dtype_is_packed((cute_dtype)t->dtype)) tensor_hoist_ptr(c, t, i, w);
         ctx_open_if(c, all);
         access(c, t, i, w, load, regs, true);
         int unit = cute_dtype_is_packed((cute_dtype)t->dtype) ? 8 / cute_dtype_bits((cute_dtype)t->dtype) : 1;

@@ -20,25 +20,18 @@ extern "C" __global__ void axpy(f32 *__restrict__ r1_x, f32 *__restrict__ r2_y, 
     i32 r7 = (i32)threadIdx.x;
     i32 r8 = r5 * r6 + r7;
     // axpy.c:4
-    bool r9 = r8 < r4_n;
-    if (r9) {
+    if ((r8 < r4_n)) {
         // axpy.c:5
-        f32 *r10 = r1_x + r8;
         f32 *r11 = r2_y + r8;
         f32 r12 = *r11;
-        f32 r13 = *r10;
-        f32 r14 = fmaf(r3_a, r13, r12);
-        *r11 = r14;
+        *r11 = (fmaf(r3_a, (*(r1_x + r8)), r12));
     } else {
         // axpy.c:7
-        f32 r16 = 0.5f;
-        r15_sum = r16;
-        i32 r18 = 0;
+        r15_sum = 0.5f;
         #pragma unroll 4
-        for (i32 r17_k = r18; r17_k < r4_n; r17_k += 2) {
+        for (i32 r17_k = 0; r17_k < r4_n; r17_k += 2) {
             // axpy.c:8
-            f32 r19 = expf(r15_sum);
-            r15_sum = r19;
+            r15_sum = (expf(r15_sum));
         }
         // axpy.c:9
         *r2_y = r15_sum;

@@ -1,0 +1,121 @@
+/* `cutec compile ... --emit time`: where a kernel's cold compile goes, phase by phase
+ * (docs/compile_time.md).  Tracing and the verifier are timed by the command around its
+ * compile (cli_trace_time); here the CUDA C emission, then NVRTC twice: once to PTX only
+ * (compute_XX: front end and NVVM), once to a cubin (sm_XX: the same and ptxas), so that
+ * ptxas's share is a difference of two CPU times; NVRTC's own --time report of the second
+ * compile splits it again (wall clock, as NVRTC measures).  CPU times are the process's:
+ * on a busy machine they move less than wall time. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cutec/cuda_c.h"
+#include "cutec/jit.h"
+#include "cutec/nvrtc.h"
+
+cli_clock cli_clock_now(void)
+{
+    struct timespec c, w;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
+    clock_gettime(CLOCK_MONOTONIC, &w);
+    return (cli_clock){c.tv_sec * 1e3 + c.tv_nsec / 1e6, w.tv_sec * 1e3 + w.tv_nsec / 1e6};
+}
+
+cli_clock cli_clock_since(cli_clock t0)
+{
+    cli_clock t = cli_clock_now();
+    return (cli_clock){t.cpu_ms - t0.cpu_ms, t.wall_ms - t0.wall_ms};
+}
+
+static void row(const char *phase, cli_clock t, const char *note)
+{
+    printf("%-34s %9.1f %9.1f%s%s\n", phase, t.cpu_ms, t.wall_ms, *note ? "  " : "", note);
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; s && *s; s++) n += *s == '\n';
+    return n;
+}
+
+/* NVRTC's --time report: the last value of each phase it names, in ms (-1: absent) */
+static void nvrtc_phases(const char *path, double ms[3])
+{
+    static const char *names[3] = {"CUDA C++ Frontend", "NVVM Optimizer", "PTX Translation"};
+    ms[0] = ms[1] = ms[2] = -1;
+    FILE *f = fopen(path, "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        for (int k = 0; k < 3; k++) {
+            const char *at = strstr(line, names[k]);
+            if (at) ms[k] = atof(at + strlen(names[k]) + 1);
+        }
+    if (f) fclose(f);
+}
+
+/* one NVRTC compile of src for arch, timed; extra: one more option or NULL */
+static bool nvrtc_timed(cute_nvrtc *nv, const char *src, const char *arch, const char *extra,
+                        cli_clock *t, size_t *ptx_lines)
+{
+    cute_nvrtc_output o;
+    const char *opts[1] = {extra};
+    cli_clock t0 = cli_clock_now();
+    cute_status s = cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = arch, .extra = opts, .nextra = extra != NULL}, &o);
+    *t = cli_clock_since(t0);
+    if (s != CUTE_OK) fprintf(stderr, "cutec compile: NVRTC (%s): %s\n", arch, o.log ? o.log : "");
+    else if (ptx_lines) *ptx_lines = (size_t)count_lines(o.ptx);
+    cute_nvrtc_output_free(&o);
+    return s == CUTE_OK;
+}
+
+static int timing_of(const char *src, const char *arch, cute_nvrtc *nv)
+{
+    char virt[32], tfile[] = "/tmp/cutec-time-XXXXXX", topt[64];
+    snprintf(virt, sizeof virt, "compute_%s", strncmp(arch, "sm_", 3) ? arch : arch + 3);
+    int fd = mkstemp(tfile);
+    if (fd < 0) return fprintf(stderr, "cutec compile: no temporary file for NVRTC's times\n"), CLI_FAIL;
+    close(fd);
+    snprintf(topt, sizeof topt, "--time=%s", tfile);
+    cli_clock to_ptx, to_cubin;
+    size_t ptx_lines = 0;
+    bool ok = nvrtc_timed(nv, src, virt, NULL, &to_ptx, &ptx_lines) &&
+              nvrtc_timed(nv, src, arch, topt, &to_cubin, NULL);
+    double ms[3];
+    nvrtc_phases(tfile, ms);
+    unlink(tfile);
+    if (!ok) return CLI_FAIL;
+    char note[96];
+    snprintf(note, sizeof note, "%zu lines of PTX", ptx_lines);
+    row("NVRTC to PTX (front end + NVVM)", to_ptx, note);
+    row("ptxas (PTX to cubin, difference)", (cli_clock){to_cubin.cpu_ms - to_ptx.cpu_ms, to_cubin.wall_ms - to_ptx.wall_ms}, "");
+    row("NVRTC to cubin (all of it)", to_cubin, "");
+    printf("  NVRTC's own split of that, wall ms: front end %.0f, NVVM %.0f, ptxas %.0f\n", ms[0], ms[1], ms[2]);
+    return CLI_OK;
+}
+
+int cli_compile_timing(const struct cute_fn *f, const char *arch, cli_clock trace, cli_clock verify)
+{
+    char err[4096], *src = NULL;
+    cli_clock t0 = cli_clock_now();
+    if (cute_fn_code(f, "cuda", arch, &src, err, sizeof err) != CUTE_OK) {
+        fprintf(stderr, "cutec compile: %s\n", err);
+        return CLI_FAIL;
+    }
+    cli_clock emit = cli_clock_since(t0);
+    printf("%-34s %9s %9s\n", "phase", "cpu ms", "wall ms");
+    row("trace (with lowering)", trace, "");
+    row("verify the IR", verify, "");
+    char note[96];
+    snprintf(note, sizeof note, "%d lines, %zu bytes of CUDA C", count_lines(src), strlen(src));
+    row("emit CUDA C", emit, note);
+    cute_nvrtc *nv = NULL;
+    int rc = cute_nvrtc_open(&nv, NULL, err, sizeof err) == CUTE_OK ? timing_of(src, arch, nv) : CLI_FAIL;
+    if (!nv) fprintf(stderr, "cutec compile: %s\n", err);
+    cute_nvrtc_close(nv);
+    free(src);
+    return rc;
+}
