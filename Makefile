@@ -19,7 +19,10 @@ SANFLAGS =
 OPT      = -O2 -g
 endif
 CFLAGS  ?= $(OPT)
+# -fPIC and -fvisibility=hidden: the same objects make the static archive and the shared
+# library, which exports only what the public headers declare (cutec/api.h)
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude -MMD -MP $(SANFLAGS)
+CFLAGS  += -fPIC -fvisibility=hidden
 LDFLAGS += $(SANFLAGS)
 LDLIBS  += -lm -ldl -lpthread
 
@@ -35,16 +38,42 @@ CLI_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
 # everything of the CLI but main(), so CLI tests can link it
 CLI_LIB_OBJ := $(filter-out %/main.o,$(CLI_OBJ))
 
-all: $(BUILD)/libcutec.a $(BUILD)/cutec
+# the shared library's version, from cutec/api.h: libcutec.so.MAJOR is its soname
+api_version = $(shell sed -n 's/^\#define CUTEC_VERSION_$(1) //p' include/cutec/api.h)
+SO_MAJOR := $(call api_version,MAJOR)
+SO_VERSION := $(SO_MAJOR).$(call api_version,MINOR).$(call api_version,PATCH)
+SO_NAME := libcutec.so.$(SO_MAJOR)
+
+all: $(BUILD)/libcutec.a $(BUILD)/libcutec.so $(BUILD)/cutec
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
-	@$(CC) $(CFLAGS) -Isrc/layout -Isrc -Itests -c $< -o $@
+	@$(CC) $(CFLAGS) -Isrc/layout -Isrc -Itests -I$(BUILD)/gen -c $< -o $@
+
+# the exported launcher's runtime (cute_export writes it): real C in src/jit/*.inc, as
+# strings for export.c
+$(BUILD)/gen/export_launcher_text.h: src/jit/export_types.inc src/jit/export_launcher.inc
+	@mkdir -p $(dir $@)
+	@for f in $^; do \
+	    name=$$(case $$f in *types*) echo EXPORT_TYPES_TEXT;; *) echo EXPORT_LAUNCHER_TEXT;; esac); \
+	    echo "static const char $$name[] ="; \
+	    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $$f; \
+	    echo ';'; \
+	done > $@
+$(BUILD)/obj/src/jit/export.o: $(BUILD)/gen/export_launcher_text.h
 
 $(BUILD)/libcutec.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libcutec.so.$(SO_VERSION): $(LIB_OBJ)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SO_NAME) -o $@ $^ $(LDLIBS)
+
+# the names a program links (-lcutec) and the loader looks for (the soname)
+$(BUILD)/libcutec.so: $(BUILD)/libcutec.so.$(SO_VERSION)
+	ln -sf libcutec.so.$(SO_VERSION) $(BUILD)/$(SO_NAME)
+	ln -sf libcutec.so.$(SO_VERSION) $@
 
 $(BUILD)/libcutec_cli.a: $(CLI_LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -93,10 +122,47 @@ test: tests
 tour: all
 	@sh scripts/tour.sh $(BUILD)
 
+# --- make install PREFIX=... [DESTDIR=...], make uninstall (docs/install.md) ---------------
+PREFIX     ?= /usr/local
+bindir     ?= $(PREFIX)/bin
+libdir     ?= $(PREFIX)/lib
+includedir ?= $(PREFIX)/include
+pkgconfigdir ?= $(libdir)/pkgconfig
+HEADERS    := $(notdir $(wildcard include/cutec/*.h include/cutec/*.def))
+SO_LINKS   := libcutec.so $(SO_NAME)
+# what install puts where (uninstall removes exactly these, then the folders it made if empty)
+INSTALLED  := $(bindir)/cutec $(libdir)/libcutec.a $(libdir)/libcutec.so.$(SO_VERSION) \
+              $(addprefix $(libdir)/,$(SO_LINKS)) $(pkgconfigdir)/cutec.pc \
+              $(addprefix $(includedir)/cutec/,$(HEADERS))
+
+$(BUILD)/cutec.pc: cutec.pc.in include/cutec/api.h FORCE
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(libdir)|' -e 's|@INCLUDEDIR@|$(includedir)|' \
+	    -e 's|@VERSION@|$(SO_VERSION)|' $< > $@
+
+install: all $(BUILD)/cutec.pc
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(pkgconfigdir) \
+	    $(DESTDIR)$(includedir)/cutec
+	install -m 755 $(BUILD)/cutec $(DESTDIR)$(bindir)/cutec
+	install -m 644 $(BUILD)/libcutec.a $(DESTDIR)$(libdir)/libcutec.a
+	install -m 755 $(BUILD)/libcutec.so.$(SO_VERSION) $(DESTDIR)$(libdir)/
+	for l in $(SO_LINKS); do ln -sf libcutec.so.$(SO_VERSION) $(DESTDIR)$(libdir)/$$l; done
+	install -m 644 $(BUILD)/cutec.pc $(DESTDIR)$(pkgconfigdir)/cutec.pc
+	install -m 644 $(addprefix include/cutec/,$(HEADERS)) $(DESTDIR)$(includedir)/cutec/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(includedir)/cutec $(DESTDIR)$(pkgconfigdir) 2>/dev/null
+	-rmdir $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) 2>/dev/null
+
+# install into a fresh prefix, build and run examples/ against it, uninstall (a CI stage)
+install-check: all
+	@sh scripts/install-check.sh $(BUILD)
+
 clean:
 	rm -rf build build-san build-tsan
 
-.PHONY: all tests test tsan-test tour clean
+FORCE:
+.PHONY: all tests test tsan-test tour clean install uninstall install-check FORCE
 # keep the objects of the test programs (make would delete them as intermediates)
 .SECONDARY:
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,21 +1,7 @@
 """torch.add on the sizes `cutec bench elementwise` uses: the reference of the elementwise
 figures in bench/RESULTS.md (CUDA events, warm-up, median of 30)."""
 import torch
-
-def median_ms(fn, iters=30):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(iters):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    times.sort()
-    return times[len(times) // 2]
+from torch_timing import median_ms
 
 print(f"# {torch.cuda.get_device_name()} torch {torch.__version__}")
 print(f"{'dtype':6} {'elements':>12} {'ms':>10} {'GB/s':>10}")

@@ -5,23 +5,12 @@
 # (default build/device-out); the log's tail is printed.
 #   SIZES=4096,8192 ITERS=10 DTYPES="bf16 f16" sh scripts/device-tc.sh
 #   DTYPES="bf16 f16 tf32 s8 e4m3 f64" for every dtype the library and cuBLAS share
-set -u
-out=${OUT:-build/device-out}
-mkdir -p "$out"
+. scripts/device-common.sh
 log="$out/tc.log"
-sizes=${SIZES:-4096,8192}
-iters=${ITERS:-10}
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    echo "== build"
-    make -j16 all tests 2>&1 | grep -E "error|warning" | head -40
-    echo "== tests on the GPU"
-    for t in ${TESTS:-atom/atom_lane_test atom/ldsm_mma_test atom/atom_swap_test interp/inst_test kernels/gemm/tensorop_test kernels/mma_peak_test cli/cublas_test}; do
-        [ -x build/tests/$t ] && timeout 300 build/tests/$t > "$out/$(basename $t).log" 2>&1
-        echo "$t: $(tail -n 1 "$out/$(basename $t).log")"
-        grep -m 5 FAIL "$out/$(basename $t).log" | cut -c1-400
-    done
+    device_begin
+    # shellcheck disable=SC2086
+    device_tests ${TESTS:-atom/atom_lane_test atom/ldsm_mma_test atom/atom_swap_test interp/inst_test kernels/gemm/tensorop_test kernels/mma_peak_test cli/cublas_test}
     echo "== bench mma (the mma.sync ceiling)"
     build/cutec bench mma --iters 5 2>&1
     echo "== run gemm: every element of odd-sized, batched products against float64"

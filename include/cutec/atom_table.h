@@ -20,6 +20,9 @@
 #ifndef CUTEC_ATOM_TABLE_H
 #define CUTEC_ATOM_TABLE_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/copy.h"
 
 bool cute_mma_atom_named(cute_alg *c, const char *name, cute_mma_atom *out);
@@ -64,4 +67,5 @@ void cute_cp_async_wait_all(cute_ctx *c);
 #define cute_copy_atom_named(a, ...) CUTE__ALG_AT((a), cute_copy_atom_named((a), __VA_ARGS__))
 #endif
 
+CUTE_API_END
 #endif

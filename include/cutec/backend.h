@@ -9,6 +9,9 @@
 #ifndef CUTEC_BACKEND_H
 #define CUTEC_BACKEND_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -97,4 +100,5 @@ typedef struct cute_backend {
     void *self;
 } cute_backend;
 
+CUTE_API_END
 #endif

@@ -37,6 +37,9 @@
 #ifndef CUTEC_CACHE_H
 #define CUTEC_CACHE_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -150,4 +153,5 @@ bool cute_cache_size(cute_cache *c, uint64_t *bytes, uint64_t *files);
  * else; the memory map too.  *removed counts the files deleted. */
 bool cute_cache_clear(cute_cache *c, uint64_t *removed);
 
+CUTE_API_END
 #endif

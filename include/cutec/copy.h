@@ -17,7 +17,10 @@
 #ifndef CUTEC_COPY_H
 #define CUTEC_COPY_H
 
-#include "cutec/atom.h"
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
+#include "cutec/mma.h"
 
 typedef struct cute_copy_atom cute_copy_atom;
 
@@ -143,4 +146,5 @@ void cute_axpby_if(cute_ctx *c, cute_ssa pred, cute_val alpha, cute_tensor x, cu
 #define cute_tiled_copy_retile(a, ...) CUTE__ALG_AT((a), cute_tiled_copy_retile((a), __VA_ARGS__))
 #endif
 
+CUTE_API_END
 #endif

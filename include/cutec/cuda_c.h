@@ -36,6 +36,9 @@
 #ifndef CUTEC_CUDA_C_H
 #define CUTEC_CUDA_C_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -66,4 +69,5 @@ void cute_cuda_c_param_abi(cute_type t, size_t *size, size_t *align);
 unsigned short cute_f16_bits(double d);
 unsigned short cute_bf16_bits(double d);
 
+CUTE_API_END
 #endif

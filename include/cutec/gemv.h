@@ -21,6 +21,9 @@
 #ifndef CUTEC_GEMV_H
 #define CUTEC_GEMV_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/jit.h"
 
 typedef struct cute_gemv_config {
@@ -104,4 +107,5 @@ cute_status cutec_gemm_skinny(cute_gemv_lib *lib, const cute_call_arg *A, const 
                               const cute_call_arg *C, double alpha, double beta, void *stream,
                               char *err, size_t n);
 
+CUTE_API_END
 #endif

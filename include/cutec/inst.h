@@ -33,6 +33,9 @@
 #ifndef CUTEC_INST_H
 #define CUTEC_INST_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include <stdint.h>
 
 #include "cutec/ir.h"
@@ -131,4 +134,5 @@ const char *cute_inst_class_name(cute_inst_class cls); /* "b32" */
 void cute_ir_inst_op(cute_ir_builder *b, cute_inst row, const cute_vreg *out, int nout,
                      const cute_vreg *in, int nin, int64_t imm);
 
+CUTE_API_END
 #endif

@@ -10,6 +10,9 @@
 #ifndef CUTEC_INT_H
 #define CUTEC_INT_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -180,4 +183,5 @@ bool cute_assume(cute_alg *c, cute_truth t);
 /* Write an int in notation: "4", "-2", "?", "?{div=16}", "_".  Returns the length. */
 int cute_int_str(cute_int x, char *buf, size_t n);
 
+CUTE_API_END
 #endif

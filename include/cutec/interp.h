@@ -16,6 +16,9 @@
 #ifndef CUTEC_INTERP_H
 #define CUTEC_INTERP_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -119,4 +122,5 @@ const cute_interp_bank_site *cute_interp_bank_sites(cute_backend b, int *n);
 void cute_interp_bank_print_sites(const cute_interp_bank_site *s, int n, FILE *f);
 
 
+CUTE_API_END
 #endif

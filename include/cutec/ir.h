@@ -10,6 +10,9 @@
 #ifndef CUTEC_IR_H
 #define CUTEC_IR_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -236,4 +239,5 @@ void cute_ir_dump(FILE *out, const cute_ir_func *f);
 /* the same text in a malloc'd string (the caller frees it); NULL when out of memory */
 char *cute_ir_text(const cute_ir_func *f);
 
+CUTE_API_END
 #endif

@@ -23,19 +23,37 @@
 #ifndef CUTEC_JIT_H
 #define CUTEC_JIT_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/backend.h"
 #include "cutec/tensor.h"
 #include "cutec/tma.h"
 #include "cutec/trace.h"
 
+/* --- the backends cutec has: a registry, in the order the automatic choice tries them ---- */
+typedef struct cute_backend_info {
+    const char *name; /* "cuda", "interp" */
+    const char *what; /* one line, for listings */
+    bool gpu;         /* runs kernels on a GPU (buffers are device memory) */
+    bool interprets;  /* runs them on the CPU with the interpreter's checks */
+    cute_status (*open)(cute_backend *out, char *err, size_t n);
+} cute_backend_info;
+int cute_backend_count(void);
+const cute_backend_info *cute_backend_at(int i);        /* NULL out of range */
+const cute_backend_info *cute_backend_find(const char *name); /* NULL: no such backend */
+
 /* --- the runtime: one backend, chosen at creation ------------------------------------ */
 typedef struct cute_runtime cute_runtime;
-/* backend: "cuda", "interp", or NULL for $CUTEC_BACKEND, else cuda when a GPU is present,
- * else the interpreter.  err gets why a requested backend is unavailable. */
+/* backend: a registry name ("cuda", "interp"), or NULL for $CUTEC_BACKEND, else the first
+ * of the registry that opens: cuda when a GPU is present, else the interpreter.  err gets
+ * why a requested backend is unavailable. */
 cute_status cute_runtime_new(const char *backend, cute_runtime **out, char *err, size_t n);
 void cute_runtime_free(cute_runtime *rt);
 cute_backend *cute_runtime_backend(cute_runtime *rt);
 const char *cute_runtime_backend_name(const cute_runtime *rt);
+bool cute_runtime_on_gpu(const cute_runtime *rt);     /* its backend's cute_backend_info.gpu */
+bool cute_runtime_interprets(const cute_runtime *rt); /* ... and .interprets */
 /* register a backend-specific runtime: for tests and for the CUDA/interp constructors */
 cute_runtime *cute_runtime_wrap(cute_backend b);
 /* the SM version compiles on rt target (80, 90; 0: not known, e.g. the interpreter without
@@ -98,7 +116,7 @@ typedef struct cute_launch_cfg {
  * a CUtensorMap of 128 bytes, passed as a __grid_constant__ parameter).  At each call, after
  * the arguments are checked and before any launch (the call's prepare step, on the calling
  * thread), build() writes the 128 bytes into out (64-byte aligned) from the call's arguments,
- * e.g. with cute_cuda_tensor_map_encode_tiled (cutec/runtime.h).  A failure fails the call
+ * e.g. with cute_cuda_tensor_map_encode_tiled (cutec/cuda_driver.h).  A failure fails the call
  * with build's message. */
 struct cute_call_arg; /* below */
 typedef cute_status (*cute_opaque_build)(void *user, cute_runtime *rt,
@@ -262,4 +280,10 @@ cute_status cute_call_launch(const cute_fn *f, cute_call_frame *fr, void *stream
 /* the runtime a function was compiled for */
 cute_runtime *cute_fn_runtime(const cute_fn *f);
 
+/* sizeof a structure bindings copy ("cute_call_arg", "cute_buffer", "cute_dlpack_tensor",
+ * "cute_backend_vtable");
+ * 0 for another name.  python/ checks its ctypes mirrors with it. */
+size_t cute_abi_sizeof(const char *type);
+
+CUTE_API_END
 #endif

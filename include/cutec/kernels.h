@@ -8,6 +8,9 @@
 #ifndef CUTEC_KERNELS_H
 #define CUTEC_KERNELS_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/jit.h"
 
 typedef enum {
@@ -150,4 +153,5 @@ static inline cute_status cutec_sgemm(cute_gemm_lib *lib, const cute_call_arg *A
     return cutec_gemm(lib, CUTE_GEMM_AUTO, A, B, C, alpha, beta, stream, err, n);
 }
 
+CUTE_API_END
 #endif

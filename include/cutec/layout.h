@@ -11,6 +11,9 @@
 #ifndef CUTEC_LAYOUT_H
 #define CUTEC_LAYOUT_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/tuple.h"
 
 typedef struct cute_layout {
@@ -203,4 +206,5 @@ cute_composed cute_composed_slice(cute_alg *c, const cute_tuple *crd, const cute
 cute_composed cute_composed_tile_to_shape(cute_alg *c, const cute_composed *block,
                                           const cute_tuple *shape, const cute_tuple *order);
 
+CUTE_API_END
 #endif

@@ -10,6 +10,9 @@
 #ifndef CUTEC_LAYOUT_SITES_H
 #define CUTEC_LAYOUT_SITES_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/int.h"
 #include "cutec/layout.h"
 #include "cutec/notation.h"
@@ -130,4 +133,5 @@
 #define cute_layout_fmt(a, ...) CUTE__ALG_AT((a), cute_layout_fmt((a), __VA_ARGS__))
 #define cute_tuple_fmt(a, ...) CUTE__ALG_AT((a), cute_tuple_fmt((a), __VA_ARGS__))
 
+CUTE_API_END
 #endif

@@ -11,6 +11,9 @@
 #ifndef CUTEC_NOTATION_H
 #define CUTEC_NOTATION_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include <stdio.h>
 
 #include "cutec/layout.h"
@@ -42,4 +45,5 @@ typedef int (*cute_leaf_writer)(void *user, cute_int x, char *buf, size_t n);
 int cute_tuple_str_with(const cute_tuple *t, char *buf, size_t n, cute_leaf_writer fn, void *user);
 int cute_layout_str_with(const cute_layout *L, char *buf, size_t n, cute_leaf_writer fn, void *user);
 
+CUTE_API_END
 #endif

@@ -21,6 +21,9 @@
 #ifndef CUTEC_NUMERIC_H
 #define CUTEC_NUMERIC_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include <stdint.h>
 
 #include "cutec/ir.h"
@@ -65,4 +68,5 @@ float cute_ue4m3_to_f32(uint8_t v);
 uint32_t cute_narrow_encode(cute_dtype d, double v);
 float cute_narrow_decode(cute_dtype d, uint32_t code);
 
+CUTE_API_END
 #endif

@@ -16,6 +16,9 @@
 #ifndef CUTEC_NVRTC_H
 #define CUTEC_NVRTC_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -64,4 +67,5 @@ cute_status cute_nvrtc_compile(cute_nvrtc *nv, const char *src, const cute_nvrtc
                                cute_nvrtc_output *out);
 void cute_nvrtc_output_free(cute_nvrtc_output *o);
 
+CUTE_API_END
 #endif

@@ -20,6 +20,9 @@
 #ifndef CUTEC_REDUCE_H
 #define CUTEC_REDUCE_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/smem.h"
 #include "cutec/tensor.h"
 
@@ -43,8 +46,10 @@ cute_reducer cute_reducer_op(cute_op op);
  * (max, s1 exp(m1 - max) + s2 exp(m2 - max)); the identity is (-inf, 0) and combining two
  * identities gives it back (no NaN from -inf - -inf).  f32 values. */
 cute_reducer cute_reducer_online_softmax(void);
-/* one thread's (m, s) of a TensorSSA of f32 values (m = max, s = sum exp(x - m)) */
-void cute_online_softmax_of(cute_ctx *c, cute_ssa x, cute_val out[2]);
+/* one thread's (m, s) of a TensorSSA of f32 values (m = max, s = sum exp(x - m)); exps (may
+ * be NULL) gets exp(x - m) of each element, for a softmax that scales them afterwards by
+ * exp(m - row max) / row sum instead of taking each exponential again */
+void cute_online_softmax_of(cute_ctx *c, cute_ssa x, cute_val out[2], cute_ssa *exps);
 /* apply a reducer: out = a (+) b */
 void cute_reducer_apply(cute_ctx *c, const cute_reducer *r, const cute_val *a, const cute_val *b,
                         cute_val *out);
@@ -94,4 +99,5 @@ cute_ssa cute_ssa_reduce_modes(cute_ctx *c, cute_op op, cute_ssa a, double init,
 #define cute_ssa_reduce_modes(c, ...) CUTE__CTX_AT((c), cute_ssa_reduce_modes((c), __VA_ARGS__))
 #endif
 
+CUTE_API_END
 #endif

@@ -10,6 +10,9 @@
 #ifndef CUTEC_RENDER_H
 #define CUTEC_RENDER_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include <stdio.h>
 
 #include "cutec/layout.h"
@@ -54,4 +57,5 @@ typedef struct cute_render_panel {
 int cute_render_panels(cute_alg *c, FILE *f, cute_render_format fmt, const char *title,
                        const cute_render_panel *panels, int n);
 
+CUTE_API_END
 #endif

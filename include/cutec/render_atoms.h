@@ -11,6 +11,9 @@
 #ifndef CUTEC_RENDER_ATOMS_H
 #define CUTEC_RENDER_ATOMS_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include <stdio.h>
 
 #include "cutec/copy.h"
@@ -19,4 +22,5 @@
 int cute_render_tiled_mma(cute_alg *c, const cute_tiled_mma *t, cute_render_format fmt, FILE *f);
 int cute_render_tiled_copy(cute_alg *c, const cute_tiled_copy *t, cute_render_format fmt, FILE *f);
 
+CUTE_API_END
 #endif

@@ -13,6 +13,9 @@
 #ifndef CUTEC_ROW_KERNELS_H
 #define CUTEC_ROW_KERNELS_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/jit.h"
 
 typedef struct cutec_rows cutec_rows;
@@ -72,4 +75,5 @@ typedef struct cutec_xent_args {
 cute_status cutec_cross_entropy(cutec_rows *lib, const cutec_xent_args *a, void *stream, char *err,
                                 size_t n);
 
+CUTE_API_END
 #endif

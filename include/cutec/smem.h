@@ -27,6 +27,9 @@
 #ifndef CUTEC_SMEM_H
 #define CUTEC_SMEM_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/tensor.h"
 
 #define CUTE_SMEM_BASE_ALIGN 1024
@@ -143,4 +146,5 @@ cute_val cute_smem_field_ptr(cute_ctx *c, cute_smem_storage st, int field);
 #define cute_smem_field_ptr(c, ...) CUTE__CTX_AT((c), cute_smem_field_ptr((c), __VA_ARGS__))
 #endif
 
+CUTE_API_END
 #endif

@@ -20,6 +20,9 @@
 #ifndef CUTEC_SMEM_ATOMS_H
 #define CUTEC_SMEM_ATOMS_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/ir.h"
 #include "cutec/layout.h"
 
@@ -44,4 +47,5 @@ cute_composed cute_smem_layout_staged(cute_alg *c, const cute_composed *atom,
 /* (the alignment a swizzled layout needs from its base: cute_swizzle_align_bytes in
  * cutec/smem.h; cute_smem_alloc_tensor_swizzled gives it) */
 
+CUTE_API_END
 #endif

@@ -31,6 +31,9 @@
 #ifndef CUTEC_SYMBOLIC_H
 #define CUTEC_SYMBOLIC_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/layout.h"
 
 typedef struct cute_symbolic cute_symbolic;
@@ -118,4 +121,5 @@ int cute_symbolic_nterms(cute_symbolic *s, cute_int x);
 bool cute_symbolic_get_term(cute_symbolic *s, cute_int x, int i, cute_symbolic_term *out);
 bool cute_symbolic_get_atom(cute_symbolic *s, uint32_t atom, cute_symbolic_atom *out);
 
+CUTE_API_END
 #endif

@@ -11,6 +11,9 @@
 #ifndef CUTEC_SYNC_H
 #define CUTEC_SYNC_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/trace.h"
 
 /* --- mbarriers -------------------------------------------------------------------------- */
@@ -58,6 +61,12 @@ void cute_griddepcontrol_launch_dependents(cute_ctx *c);
 /* `bytes` (a multiple of 16) from global src to shared dst, both 16-byte aligned, completing
  * as transaction bytes on the mbarrier bar */
 void cute_cp_async_bulk_g2s(cute_ctx *c, cute_val dst, cute_val src, cute_val bytes, cute_val bar);
+/* `bytes` from shared src to global dst (a TMA store's non-tensor twin), in the thread's
+ * bulk groups: commit closes a group; wait_group_read(n) waits until at most n groups still
+ * read their shared sources (then they may be overwritten) */
+void cute_cp_async_bulk_s2g(cute_ctx *c, cute_val dst, cute_val src, cute_val bytes);
+void cute_cp_async_bulk_commit_group(cute_ctx *c);
+void cute_cp_async_bulk_wait_group_read(cute_ctx *c, int n);
 
 #ifndef CUTEC_NO_SITE_MACROS
 #define cute_mbarrier_init(c, ...) CUTE__CTX_AT((c), cute_mbarrier_init((c), __VA_ARGS__))
@@ -91,7 +100,11 @@ void cute_cp_async_bulk_g2s(cute_ctx *c, cute_val dst, cute_val src, cute_val by
 #define cute_griddepcontrol_wait(c) CUTE__CTX_AT((c), cute_griddepcontrol_wait(c))
 #define cute_griddepcontrol_launch_dependents(c) CUTE__CTX_AT((c), cute_griddepcontrol_launch_dependents(c))
 #define cute_cp_async_bulk_g2s(c, ...) CUTE__CTX_AT((c), cute_cp_async_bulk_g2s((c), __VA_ARGS__))
+#define cute_cp_async_bulk_s2g(c, ...) CUTE__CTX_AT((c), cute_cp_async_bulk_s2g((c), __VA_ARGS__))
+#define cute_cp_async_bulk_commit_group(c) CUTE__CTX_AT((c), cute_cp_async_bulk_commit_group(c))
+#define cute_cp_async_bulk_wait_group_read(c, ...) CUTE__CTX_AT((c), cute_cp_async_bulk_wait_group_read((c), __VA_ARGS__))
 
 #endif
 
+CUTE_API_END
 #endif

@@ -12,6 +12,9 @@
 #ifndef CUTEC_TENSOR_H
 #define CUTEC_TENSOR_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/layout.h"
 #include "cutec/trace.h"
 
@@ -154,6 +157,10 @@ cute_ssa cute_elem_less(cute_ctx *c, cute_tensor coords, cute_tuple shape);
 /* --- TensorSSA arithmetic ------------------------------------------------------------- */
 cute_ssa cute_ssa_binop(cute_ctx *c, cute_op op, cute_ssa a, cute_ssa b);
 cute_ssa cute_ssa_unop(cute_ctx *c, cute_op op, cute_ssa a);
+/* a b + d elementwise (one dtype).  On f16 and bf16, add, sub, mul, min, max, neg and fma
+ * run two elements to a paired instruction (fma.rn/min/max/neg .f16x2 / .bf16x2, sm_80 on),
+ * fma rounded once; the interpreter computes the same bits */
+cute_ssa cute_ssa_fma(cute_ctx *c, cute_ssa a, cute_ssa b, cute_ssa d);
 cute_ssa cute_ssa_cmp(cute_ctx *c, cute_op op, cute_ssa a, cute_ssa b);
 cute_ssa cute_ssa_select(cute_ctx *c, cute_ssa p, cute_ssa a, cute_ssa b);
 cute_ssa cute_ssa_cvt(cute_ctx *c, cute_ssa a, cute_dtype d);
@@ -190,6 +197,7 @@ cute_val cute_ssa_get(cute_ctx *c, cute_ssa a, int i);
 #define cute_elem_less(c, ...) CUTE__CTX_AT((c), cute_elem_less((c), __VA_ARGS__))
 #define cute_ssa_binop(c, ...) CUTE__CTX_AT((c), cute_ssa_binop((c), __VA_ARGS__))
 #define cute_ssa_unop(c, ...) CUTE__CTX_AT((c), cute_ssa_unop((c), __VA_ARGS__))
+#define cute_ssa_fma(c, ...) CUTE__CTX_AT((c), cute_ssa_fma((c), __VA_ARGS__))
 #define cute_ssa_cmp(c, ...) CUTE__CTX_AT((c), cute_ssa_cmp((c), __VA_ARGS__))
 #define cute_ssa_select(c, ...) CUTE__CTX_AT((c), cute_ssa_select((c), __VA_ARGS__))
 #define cute_ssa_cvt(c, ...) CUTE__CTX_AT((c), cute_ssa_cvt((c), __VA_ARGS__))
@@ -199,4 +207,5 @@ cute_val cute_ssa_get(cute_ctx *c, cute_ssa a, int i);
 #define cute_ssa_get(c, ...) CUTE__CTX_AT((c), cute_ssa_get((c), __VA_ARGS__))
 #endif
 
+CUTE_API_END
 #endif

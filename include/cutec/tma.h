@@ -14,6 +14,9 @@
 #ifndef CUTEC_TMA_H
 #define CUTEC_TMA_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,4 +81,5 @@ cute_status cute_tma_encode(cute_backend *b, const cute_tma_desc *d, void *map, 
 /* the encode cache's counts since the process began (hits, misses): for tests */
 void cute_tma_cache_counts(uint64_t *hits, uint64_t *misses);
 
+CUTE_API_END
 #endif

@@ -13,6 +13,9 @@
 #ifndef CUTEC_TMA_COPY_H
 #define CUTEC_TMA_COPY_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/jit.h"
 #include "cutec/tma.h"
 
@@ -89,4 +92,5 @@ cute_val cute_tma_multicast_mask(cute_ctx *c, cute_layout cluster, const cute_in
 #define cute_tma_multicast_mask(c, ...) CUTE__CTX_AT((c), cute_tma_multicast_mask((c), __VA_ARGS__))
 #endif
 
+CUTE_API_END
 #endif

@@ -17,6 +17,9 @@
 #ifndef CUTEC_TRACE_H
 #define CUTEC_TRACE_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/ir.h"
 #include "cutec/layout.h"
 
@@ -261,4 +264,5 @@ bool cute_asm(cute_ctx *c, const char *ptx, cute_asm_operand *ops, int n, unsign
 #include "cutec/layout_sites.h"
 #endif
 
+CUTE_API_END
 #endif

@@ -11,6 +11,9 @@
 #ifndef CUTEC_TUPLE_H
 #define CUTEC_TUPLE_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/int.h"
 
 #define CUTE_MAX_LEAVES 32
@@ -79,4 +82,5 @@ cute_int cute_crd2idx(cute_alg *c, const cute_tuple *crd, const cute_tuple *shap
 /* Index of the leaf of mode i at top level and how many leaves it has; -1 if bad i. */
 int cute_tuple_mode_leaves(const cute_tuple *t, int i, int *first_leaf);
 
+CUTE_API_END
 #endif

@@ -37,19 +37,8 @@ cute_type atom_reg_type(cute_dtype d) { return tensor_word_type(d); }
 void atom_pack(cute_ctx *c, cute_dtype d, const cute_vreg *vals, int n, cute_vreg *regs)
 {
     int k = atom_vals_per_reg(d);
-    cute_type vt = tensor_word_lanes(d);
-    for (int r = 0; r < n / k; r++) {
-        if (k == 1) {
-            regs[r] = tensor_carried(c, d, vals[r]);
-            continue;
-        }
-        cute_vreg v = cute_ir_op(&c->b, CUTE_OP_CONST, vt, 0, 0, 0); /* every lane is set below */
-        for (int j = 0; j < k; j++) {
-            v = cute_ir_op(&c->b, CUTE_OP_INSERT, vt, v, tensor_carried(c, d, vals[r * k + j]), 0);
-            c->b.last->imm = j;
-        }
-        regs[r] = cute_ir_op(&c->b, CUTE_OP_BITCAST, atom_reg_type(d), v, 0, 0);
-    }
+    for (int r = 0; r < n / k; r++)
+        regs[r] = k == 1 ? tensor_carried(c, d, vals[r]) : tensor_word_of(c, d, vals + r * k);
 }
 
 /* value i of the instruction's registers regs, as d */

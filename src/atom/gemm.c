@@ -3,7 +3,7 @@
 #include <string.h>
 
 #define CUTEC_NO_SITE_MACROS
-#include "cutec/atom.h"
+#include "cutec/mma.h"
 #include "cutec/notation.h"
 #include "atom/atom_internal.h"
 #include "tensor/tensor_internal.h"

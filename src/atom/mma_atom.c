@@ -3,7 +3,7 @@
 #include <string.h>
 
 #define CUTEC_NO_SITE_MACROS
-#include "cutec/atom.h"
+#include "cutec/mma.h"
 #include "cutec/notation.h"
 #include "tensor/tensor_internal.h"
 #include "trace/ctx_internal.h"

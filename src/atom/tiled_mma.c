@@ -4,7 +4,7 @@
 #include <string.h>
 
 #define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
-#include "cutec/atom.h"
+#include "cutec/mma.h"
 #include "cutec/notation.h"
 #include "atom/atom_internal.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "cutec/atom.h"
+#include "cutec/mma.h"
 #include "cutec/notation.h"
 
 static char buf[4096];

@@ -9,7 +9,7 @@
  */
 #define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
 #include "atom/atom_internal.h"
-#include "cutec/atom.h"
+#include "cutec/mma.h"
 
 static cute_int vmnk_size(cute_alg *c, const cute_tiled_mma *t, int i)
 {

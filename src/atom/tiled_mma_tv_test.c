@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "cutec/atom.h"
+#include "cutec/mma.h"
 #include "cutec/notation.h"
 
 static const char *const names[3] = {"A", "B", "C"};

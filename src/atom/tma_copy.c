@@ -126,7 +126,7 @@ void cute_tma_store(cute_ctx *c, const cute_tma_atom *a, cute_val map, cute_tens
     put_coords(c, a, coord, -1, cute_i(0), in + 1);
     in[1 + a->spec.rank] = cute_tensor_ptr(c, smem, cute_i(0)).r;
     cute_ir_inst_op(&c->b, row_for(a->op, a->spec.rank), NULL, 0, in, 2 + a->spec.rank, 0);
-    cute_ir_inst_op(&c->b, CUTE_INST_BULK_COMMIT_GROUP, NULL, 0, NULL, 0, 0);
+    cute_ir_inst_op(&c->b, CUTE_INST_CP_ASYNC_BULK_COMMIT_GROUP, NULL, 0, NULL, 0, 0);
 }
 
 void cute_tma_store_wait(cute_ctx *c, int n, bool read_only)
@@ -136,7 +136,7 @@ void cute_tma_store_wait(cute_ctx *c, int n, bool read_only)
         cute_ctx_fail(c, "cute_tma_store_wait: %d groups", n);
         return;
     }
-    cute_ir_inst_op(&c->b, read_only ? CUTE_INST_BULK_WAIT_GROUP_READ : CUTE_INST_BULK_WAIT_GROUP,
+    cute_ir_inst_op(&c->b, read_only ? CUTE_INST_CP_ASYNC_BULK_WAIT_GROUP_READ : CUTE_INST_CP_ASYNC_BULK_WAIT_GROUP,
                     NULL, 0, NULL, 0, n);
 }
 

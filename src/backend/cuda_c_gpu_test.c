@@ -17,7 +17,7 @@
 #include "cutec/cuda_c.h"
 #include "cutec/ir.h"
 #include "cutec/nvrtc.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 
 #define T(d) cute_type_of(CUTE_##d)
 #define GPTR(d) cute_type_ptr(CUTE_##d, CUTE_GMEM)

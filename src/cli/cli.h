@@ -22,6 +22,12 @@ int cmd_show_atom(int argc, char **argv); /* show_atom.c: cutec show atom NAME|l
 int cmd_run_gemm(int argc, char **argv);   /* gemm_cmd.c: cutec run gemm ... */
 int cmd_bench_gemm(int argc, char **argv); /* gemm_cmd.c: cutec bench gemm ... */
 int cmd_bench_mma(int argc, char **argv);  /* mma_bench.c: cutec bench mma ... */
+/* rows_cmd.c: cutec compile|run|bench softmax|log-softmax|rmsnorm|layernorm|cross-entropy */
+#include <stdbool.h>
+bool cli_rows_op(const char *name);
+int cmd_compile_rows(int argc, char **argv);
+int cmd_run_rows(int argc, char **argv);
+int cmd_bench_rows(int argc, char **argv);
 int cmd_gemv(int argc, char **argv); /* gemv_cmd.c: cutec compile|run|bench gemv ... */
 
 /* cli_int.c: the one integer parser of the CLI.  A whole decimal in [lo, hi] into *out, or
@@ -50,6 +56,12 @@ struct cute_fn;
 int cli_emit_kernel(const struct cute_fn *f, const char *emit, const char *arch, cli_clock trace);
 /* compile_timing.c: the phases of f's cold compile for arch (an sm_XX) after tracing */
 int cli_compile_timing(const struct cute_fn *f, const char *arch, cli_clock trace, cli_clock verify);
+/* --emit's value: itself when it names a form (ir, cuda, ptx, sass, usage, time, export),
+ * "cuda" when not given, NULL when unknown */
+const char *cli_emit_form(const char *emit);
+/* export_cmd.c: `cutec export`, and the kernel written where it asked (--emit export) */
+int cmd_export(int argc, char **argv);
+int cli_export_kernel(const struct cute_fn *f);
 int cmd_compile_gemm(int argc, char **argv); /* gemm_compile_cmd.c: cutec compile gemm ... */
 /* gemm_cmd.c: BLAS's layout letters ("tn", "ntt") as the unit-stride mode of A, B, C */
 #include <stdbool.h>

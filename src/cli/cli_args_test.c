@@ -75,6 +75,9 @@ static void commands(void)
     refused(cmd_compile, (const char *const[]){"compile", "gemm", "--align", "4x", NULL},
             "not a decimal");
     refused(cmd_cache, (const char *const[]){"cache", NULL}, "usage: cutec cache");
+    refused(cmd_export, (const char *const[]){"export", "gemm", NULL}, "--out DIR is needed");
+    refused(cmd_export, (const char *const[]){"export", "gemm", "--out", NULL}, "--out needs a value");
+    refused(cmd_export, (const char *const[]){"export", "gemm", "--emit", "ptx", NULL}, "no --emit");
 }
 
 int main(void)

@@ -13,7 +13,7 @@
 #define CUTEC_CLI_CUBLAS_H
 
 #include "cutec/jit.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 
 typedef struct cute_cublas cute_cublas;
 

@@ -14,7 +14,7 @@
 #include "cli/cublas.h"
 #include "cli/gemm_cli.h"
 #include "cutec/kernels.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 
 static uint64_t seed;
 

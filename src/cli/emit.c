@@ -8,6 +8,15 @@
 #include "cli.h"
 #include "cutec/jit.h"
 
+const char *cli_emit_form(const char *emit)
+{
+    static const char *const forms[] = {"ir", "cuda", "ptx", "sass", "usage", "time", "export"};
+    if (!emit) return "cuda";
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+        if (!strcmp(emit, forms[i])) return emit;
+    return NULL;
+}
+
 /* the verifier over every kernel of f, timed (it ran once already, in the compile) */
 static cli_clock verify_time(const cute_fn *f)
 {
@@ -30,6 +39,7 @@ int cli_emit_kernel(const cute_fn *f, const char *emit, const char *arch, cli_cl
         trace.cpu_ms -= v.cpu_ms, trace.wall_ms -= v.wall_ms;
         return cli_compile_timing(f, a, trace, v);
     }
+    if (!strcmp(emit, "export")) return cli_export_kernel(f);
     if (!strcmp(emit, "ir")) {
         cute_ir_dump(stdout, cute_fn_kernel(f, 0));
         return CLI_OK;

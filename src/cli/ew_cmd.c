@@ -7,10 +7,11 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cli/plot.h"
 #include "cutec/cuda_c.h"
 #include "cutec/kernels.h"
 #include "cutec/nvrtc.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 #include "kernels/ew_ref.h"
 
 typedef struct ew_opts {
@@ -19,6 +20,7 @@ typedef struct ew_opts {
     int ndim;
     int64_t shape[4];
     const char *emit, *arch, *backend;
+    const char *plot; /* bench: the chart's SVG file */
     int iters;
     bool transpose_a; /* rank 2: A stored column-major (the strided path) */
 } ew_opts;
@@ -29,8 +31,10 @@ static int usage(const char *cmd)
             "usage: cutec %s elementwise [--op add|sub|mul|div|max|min|relu|gelu|silu|exp|neg|abs|cast]\n"
             "         [--dtype f32|f16|bf16] [--out-dtype T] [--shape 8192x8192]\n"
             "         [--emit ir|cuda|ptx|sass|time] [--arch sm_90a] [--backend cuda|interp] [--iters N]\n"
-            "       cutec %s gemm ...           (`cutec %s gemm help`)\n",
-            cmd, cmd, cmd);
+            "         [--plot FILE.svg] (bench: GB/s of each dtype and of a device copy against size)\n"
+            "       cutec %s gemm ...           (`cutec %s gemm help`)\n"
+            "       cutec %s softmax|log-softmax|rmsnorm|layernorm|cross-entropy ... (docs/reductions.md)\n",
+            cmd, cmd, cmd, cmd);
     return CLI_USAGE;
 }
 
@@ -65,6 +69,7 @@ static int parse(int argc, char **argv, ew_opts *o)
         else if (!strcmp(k, "--emit")) o->emit = v;
         else if (!strcmp(k, "--arch")) o->arch = v;
         else if (!strcmp(k, "--backend")) o->backend = v;
+        else if (!strcmp(k, "--plot")) o->plot = v;
         else if (!strcmp(k, "--iters")) {
             ok = cli_int(v, 1, 1000000, &x, why, sizeof why);
             o->iters = (int)x;
@@ -170,7 +175,7 @@ typedef cute_status (*timed_fn)(void *user);
 static double time_median(cute_runtime *rt, timed_fn fn, void *user, int iters)
 {
     cute_backend *b = cute_runtime_backend(rt);
-    bool cuda = !strcmp(cute_runtime_backend_name(rt), "cuda");
+    bool cuda = cute_runtime_on_gpu(rt);
     cute_cuda *cu = cuda ? cute_cuda_backend_driver(b) : NULL;
     for (int w = 0; w < 3; w++) fn(user); /* warm-up */
     b->vt->sync(b->self, NULL);
@@ -292,8 +297,28 @@ static int run(const ew_opts *o)
     return ms >= 0 && bad == 0 ? CLI_OK : CLI_FAIL;
 }
 
+/* --plot: one line per dtype, the device copy as the reference and its best as the ceiling */
+static void chart_point(plot *c, const ew_opts *o, double bytes, double gbs, double copy)
+{
+    char name[48];
+    snprintf(name, sizeof name, "%s %s", cute_ew_op_name(o->op), cute_dtype_name(o->dtype));
+    if (gbs > 0) plot_add(c, name, false, bytes, gbs);
+    if (copy > 0) plot_add(c, "device copy", true, bytes, copy), c->ceiling = fmax(c->ceiling, copy);
+}
+
+static bool write_chart(plot *c, const ew_opts *o, const char *device)
+{
+    snprintf(c->title, sizeof c->title, "elementwise %s, %.100s", cute_ew_op_name(o->op), device);
+    snprintf(c->x_label, sizeof c->x_label, "bytes per tensor");
+    snprintf(c->y_label, sizeof c->y_label, "GB/s (bytes read + written)");
+    snprintf(c->ceiling_label, sizeof c->ceiling_label, "device copy's best");
+    return plot_write(c, o->plot);
+}
+
 static int bench(const ew_opts *base)
 {
+    static plot chart; /* large for a stack frame */
+    memset(&chart, 0, sizeof chart);
     char err[1024];
     cute_runtime *rt;
     if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {
@@ -316,7 +341,10 @@ static int bench(const ew_opts *base)
             o.ndim = 1;
             o.shape[0] = sizes[s];
             int bad = 0;
+            plot_progress("%s %s, %lld elements", cute_ew_op_name(o.op), cute_dtype_name(dts[d]),
+                          (long long)sizes[s]);
             double ms = run_one(rt, lib, &o, s < 2, &bad); /* verify all but the largest */
+            plot_progress_done();
             if (ms < 0 || bad) rc = CLI_FAIL;
             size_t bytes = (size_t)sizes[s] * (size_t)cute_dtype_bytes(dts[d]);
             cute_buffer x, y;
@@ -328,6 +356,7 @@ static int bench(const ew_opts *base)
             }
             int nin = cute_ew_op_arity(o.op);
             double moved = (double)bytes * (nin + 1), gbs = moved / ms / 1e6, copy = 2.0 * bytes / copy_ms / 1e6;
+            chart_point(&chart, &o, (double)bytes, gbs, copy);
             printf("%-6s %-5s %12lld %10.4f %10.1f %10.1f %7.1f%%%s\n", cute_ew_op_name(o.op),
                    cute_dtype_name(dts[d]), (long long)sizes[s], ms, gbs, copy, 100 * gbs / copy,
                    bad ? "  WRONG" : "");
@@ -347,6 +376,7 @@ static int bench(const ew_opts *base)
                "16384^2 A^T", ms, moved / ms / 1e6);
     }
     cute_ew_lib_free(lib);
+    if (base->plot && !write_chart(&chart, base, dev->name)) rc = CLI_FAIL;
     cute_runtime_free(rt);
     return rc;
 }
@@ -354,20 +384,19 @@ static int bench(const ew_opts *base)
 int cmd_compile(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_compile_gemm(argc, argv);
+    if (argc >= 2 && cli_rows_op(argv[1])) return cmd_compile_rows(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "gemv") == 0) return cmd_gemv(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
     if (rc) return rc;
-    if (!o.emit) o.emit = "cuda";
-    if (strcmp(o.emit, "ir") && strcmp(o.emit, "cuda") && strcmp(o.emit, "ptx") && strcmp(o.emit, "sass") &&
-        strcmp(o.emit, "time"))
-        return usage(argv[0]);
+    if (!(o.emit = cli_emit_form(o.emit))) return usage(argv[0]);
     return cli_parse_only() ? CLI_OK : emit(&o);
 }
 
 int cmd_run(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_run_gemm(argc, argv);
+    if (argc >= 2 && cli_rows_op(argv[1])) return cmd_run_rows(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "gemv") == 0) return cmd_gemv(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
@@ -380,6 +409,7 @@ int cmd_bench(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_bench_gemm(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "gemv") == 0) return cmd_gemv(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "mma") == 0) return cmd_bench_mma(argc, argv);
+    if (argc >= 2 && cli_rows_op(argv[1])) return cmd_bench_rows(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
     return rc || cli_parse_only() ? rc : bench(&o);

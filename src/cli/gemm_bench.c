@@ -11,6 +11,7 @@
 #include "cli/cublas.h"
 #include "cli/gemm_cli.h"
 #include "cli/gpu_timing.h"
+#include "cli/plot.h"
 #include "kernels/ew_ref.h"
 
 enum { SAMPLES = 256 };
@@ -22,6 +23,7 @@ typedef struct bench_ctx {
     cute_cuda *cu;
     cute_gemm_lib *lib;
     cute_cublas *h;
+    plot chart; /* --plot */
 } bench_ctx;
 
 typedef struct ref_call {
@@ -108,6 +110,7 @@ static double bench_cublas(bench_ctx *x, const gemm_problem *p, int sets, void *
     gemm_check_sample(p, ref, o->alpha, o->beta, gemm_ref_tolerance(o->in, o->out), o->seed, SAMPLES, &v);
     double ms = gpu_time_calls(x->cu, call_ref, &rc, sets, o->iters);
     if (ms < 0) return printf("%-6lld cublas     timing failed: %s\n", (long long)p->m, cute_cublas_error(x->h)), -1;
+    plot_add(&x->chart, "cuBLAS", true, (double)p->m, gemm_flops(p) / ms / 1e9);
     print_row(p->m, "cublas", ms, gemm_flops(p), ms, -1,
               v.bad ? "WRONG vs float64 (sampled)" : "ok vs float64 (256 samples)");
     return v.bad ? -1 : ms;
@@ -137,7 +140,10 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
     gemm_check_sample(p, got, o->alpha, o->beta, gemm_ref_tolerance(o->in, o->out), o->seed + 1, SAMPLES, &v);
     double diff = ref_ms > 0 ? max_rel_diff(p, got, ref) : -1;
     bool ok = v.bad == 0 && !(diff > diff_bound(o->in, p->k)) && diff == diff;
+    plot_progress("size %lld: %s", (long long)p->m, name);
     double ms = gpu_time_calls(x->cu, gemm_call_lib, &c, sets, o->iters);
+    plot_progress_done();
+    if (ms >= 0) plot_add(&x->chart, name, false, (double)p->m, gemm_flops(p) / ms / 1e9);
     if (ms < 0) {
         printf("%-6lld %-10s timing failed: %s\n", (long long)p->m, name, c.err[0] ? c.err : b->vt->error(b->self));
         return CLI_FAIL;
@@ -213,10 +219,31 @@ static void print_header(bench_ctx *x)
            "diff", "check");
 }
 
+/* --plot: each variant and cuBLAS against size, the ceiling given or cuBLAS's best */
+static bool write_chart(bench_ctx *x)
+{
+    const gemm_opts *o = x->o;
+    plot *c = &x->chart;
+    const cute_device_info *d = cute_cuda_device(x->cu);
+    snprintf(c->title, sizeof c->title, "GEMM %s -> %s, layout %s, %.100s", cli_gemm_dtype_name(o->in),
+             cli_gemm_dtype_name(o->out), o->layout, d->name);
+    snprintf(c->x_label, sizeof c->x_label, "M = N = K");
+    snprintf(c->y_label, sizeof c->y_label, "%s", gemm_rate_unit(o->in));
+    c->ceiling = o->ceiling;
+    snprintf(c->ceiling_label, sizeof c->ceiling_label, "ceiling (--ceiling)");
+    for (int i = 0; !o->ceiling && i < c->nseries; i++)
+        for (int k = 0; c->series[i].reference && k < c->series[i].n; k++)
+            c->ceiling = fmax(c->ceiling, c->series[i].y[k]);
+    if (!o->ceiling) snprintf(c->ceiling_label, sizeof c->ceiling_label, "cuBLAS's best");
+    return plot_write(c, o->plot);
+}
+
 int gemm_bench(const gemm_opts *o)
 {
     char err[1024];
-    bench_ctx x = {o, NULL, NULL, NULL, NULL, NULL};
+    static bench_ctx x; /* the chart is large for a stack frame */
+    memset(&x, 0, sizeof x);
+    x.o = o;
     if (cute_runtime_new("cuda", &x.rt, err, sizeof err) != CUTE_OK) {
         printf("cutec bench gemm: skipped: no GPU (%s)\n", err);
         return CLI_OK;
@@ -234,6 +261,7 @@ int gemm_bench(const gemm_opts *o)
     int rc = x.lib ? CLI_OK : CLI_FAIL;
     for (int i = 0; i < o->nsizes && x.lib; i++)
         if (bench_size(&x, o->sizes[i]) != CLI_OK) rc = CLI_FAIL;
+    if (o->plot && !write_chart(&x)) rc = CLI_FAIL;
     cute_gemm_lib_free(x.lib);
     cute_cublas_close(x.h);
     cute_runtime_free(x.rt);

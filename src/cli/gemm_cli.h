@@ -5,7 +5,7 @@
 #define CUTEC_CLI_GEMM_CLI_H
 
 #include "cutec/kernels.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 #include "kernels/gemm/gemm_ref.h"
 
 /* --dtype / --out-dtype names: cute_dtype_parse's, and s8, s32 for i8, i32 */
@@ -87,6 +87,8 @@ typedef struct gemm_opts {
     int nsizes;
     cute_gemm_variant variants[CUTE_GEMM_VARIANT_COUNT];
     int nvariants;
+    const char *plot; /* bench: the chart's SVG file (NULL: none) */
+    double ceiling;   /* bench: the chart's ceiling (0: cuBLAS's best rate) */
 } gemm_opts;
 
 /* one library call on input set `set` (a gpu_timed_call) */

@@ -32,7 +32,7 @@ static void usage(void)
             "       cutec bench gemm [--dtype D] [--out-dtype D] [--sizes 4096,8192] [--batch L]\n"
             "         [--layout XY[Z]] [--variants V,V,... (default: all)] [--alpha A]\n"
             "         [--beta B] [--iters N] [--seed S] [--index auto|32|64] [--tile BMxBNxBK]\n"
-            "         [--stages S] [--warps WMxWN]\n"
+            "         [--stages S] [--warps WMxWN] [--plot FILE.svg [--ceiling TFLOPS]]\n"
             "\n"
             "C(M,N,L) = alpha * A(M,K,L) * B(N,K,L)^T + beta * C, B given as (N,K) (CuTe's\n"
             "convention), L batches (--batch, default 1: rank-2 operands).\n"
@@ -49,7 +49,8 @@ static void usage(void)
             "CUBLAS_COMPUTE_32F_FAST_TF32; fp8 through cuBLASLt) timed with CUDA events (median\n"
             "of --iters), TFLOP/s = 2MNKL/t, the ratio to cuBLAS, each result's largest\n"
             "difference from cuBLAS's relative to max |C|, and 256 of its elements checked\n"
-            "against float64.\n"
+            "against float64.  --plot draws each variant and cuBLAS against size, the ceiling\n"
+            "(--ceiling, e.g. `cutec bench mma`'s; default cuBLAS's best) as a dashed line.\n"
             "\n"
             "layout: BLAS's letters, one per operand (the op cuBLAS would get for a column-major C):\n"
             "  A  n: M-major (column-major A(M,K))   t: K-major\n"
@@ -174,6 +175,11 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (!bench && !strcmp(k, "--backend")) return o->backend = v, true;
     if (bench && !strcmp(k, "--sizes")) return parse_sizes(v, o);
     if (bench && !strcmp(k, "--variants")) return parse_variants(v, o);
+    if (bench && !strcmp(k, "--plot")) return o->plot = v, true;
+    if (bench && !strcmp(k, "--ceiling")) {
+        int64_t c = 0;
+        return parse_int(v, &c, 1, INT64_MAX) && (o->ceiling = (double)c, true);
+    }
     *known = false;
     return false;
 }
@@ -273,7 +279,7 @@ static int verify_and_time(const gemm_opts *o, cute_runtime *rt, gemm_lib_call *
     }
     gemm_verdict_print(&v, tol);
     int rc = v.bad == 0 ? CLI_OK : CLI_FAIL;
-    if (strcmp(cute_runtime_backend_name(rt), "cuda")) return rc;
+    if (!cute_runtime_on_gpu(rt)) return rc;
     double ms = gpu_time_calls(cute_cuda_backend_driver(b), gemm_call_lib, c, 1, o->iters);
     if (ms < 0) {
         fprintf(stderr, "cutec run gemm: timing: %s\n", c->err[0] ? c->err : b->vt->error(b->self));

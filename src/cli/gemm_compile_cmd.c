@@ -144,9 +144,7 @@ int cmd_compile_gemm(int argc, char **argv)
             return usage();
         }
     }
-    if (strcmp(emit, "ir") && strcmp(emit, "cuda") && strcmp(emit, "ptx") && strcmp(emit, "sass") &&
-        strcmp(emit, "usage") && strcmp(emit, "time"))
-        return usage();
+    if (!(emit = cli_emit_form(emit))) return usage();
     if (out != CUTE_VOID && !gemm_ref_pair_ok(cfg.dtype, out)) {
         fprintf(stderr, "cutec compile gemm: --out-dtype %s: %s inputs give C of %s\n", cli_gemm_dtype_name(out),
                 cli_gemm_dtype_name(cfg.dtype), cli_gemm_out_list(cfg.dtype));

@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "cutec/gemv.h"
 #include "cutec/numeric.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 #include "gpu_timing.h"
 #include "kernels/ew_ref.h"
 
@@ -389,10 +389,7 @@ int cmd_gemv(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc || cli_parse_only()) return rc;
     if (!strcmp(argv[0], "compile")) {
-        if (!o.emit) o.emit = "cuda";
-        if (strcmp(o.emit, "ir") && strcmp(o.emit, "cuda") && strcmp(o.emit, "ptx") && strcmp(o.emit, "sass") &&
-            strcmp(o.emit, "time"))
-            return usage(argv[0]);
+        if (!(o.emit = cli_emit_form(o.emit))) return usage(argv[0]);
         return emit(&o);
     }
     return !strcmp(argv[0], "run") ? run(&o) : bench(&o, has_shape(argc, argv));

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 
 /* one call of the thing timed, on input set `set` */
 typedef cute_status (*gpu_timed_call)(void *user, int set);

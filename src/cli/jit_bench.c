@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "cutec/kernels.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 
 static double now_us(void)
 {

@@ -22,22 +22,28 @@ typedef struct ibarrier {
 
 void interp_sched_barriers_reset(ictx *X)
 {
-    for (int i = 0; i < NBARS; i++) {
+    for (int i = 0; X->bars && i < NBARS; i++) {
         ibarrier *b = &X->bars[i];
         free(b->vc), free(b->done_vc);
         *b = (ibarrier){0};
     }
 }
 
-bool interp_sched_barriers_new(ictx *X)
-{
-    return (X->bars = calloc(NBARS, sizeof *X->bars)) != NULL;
-}
-
 void interp_sched_barriers_free(ictx *X)
 {
-    if (X->bars) interp_sched_barriers_reset(X);
+    interp_sched_barriers_reset(X);
     free(X->bars);
+    X->bars = NULL;
+}
+
+/* barrier i, the barriers made at the first use (NULL when out of memory: the block stops) */
+static ibarrier *bar(ictx *X, int i)
+{
+    if (!X->bars && !(X->bars = calloc(NBARS, sizeof *X->bars))) {
+        X->oom = X->stop = true;
+        return NULL;
+    }
+    return &X->bars[i];
 }
 
 static void complete(ictx *X, ibarrier *b)
@@ -90,7 +96,8 @@ static void block_barrier_state(ictx *X, const dinst *d, const imask *m, char *b
 
 void interp_sched_block_barrier(ictx *X, const dinst *d, const imask *m)
 {
-    ibarrier *b = &X->bars[0];
+    ibarrier *b = bar(X, 0);
+    if (!b) return;
     warp_of_mask(X, m)->wait_gen = b->gen;
     arrive(X, b, m);
     interp_wait(X, d, m, block_barrier_done, block_barrier_state);
@@ -139,7 +146,8 @@ void inst_named_barrier(ictx *X, const dinst *d, const imask *m)
                       "named barriers need the warp scheduler");
         return;
     }
-    ibarrier *b = &X->bars[id];
+    ibarrier *b = bar(X, (int)id);
+    if (!b) return;
     if (b->expected && b->expected != count) {
         interp_report(X, d, m->lo, CUTE_CHECK_SYNC_MISUSE, 0, 0, 0,
                       "bar.%s %u, %u: this phase of barrier %u expects %u threads (another "
@@ -172,8 +180,9 @@ static void cluster_state(ictx *X, const dinst *d, const imask *m, char *buf, si
 
 void inst_cluster_barrier(ictx *X, const dinst *d, const imask *m)
 {
-    ibarrier *b = &X->bars[CLUSTER_BAR];
+    ibarrier *b = bar(X, CLUSTER_BAR);
     iwarp *w = warp_of_mask(X, m);
+    if (!b) return;
     if (X->L->cluster.x * X->L->cluster.y * X->L->cluster.z > 1) {
         interp_report(X, d, m->lo, CUTE_CHECK_UNSUPPORTED, 0, 0, 0, "the cluster barrier of a "
                       "cluster of several blocks: the interpreter runs them one at a time yet");

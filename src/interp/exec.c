@@ -209,6 +209,9 @@ void interp_exec(ictx *X, uint32_t lo, uint32_t hi, imask *m)
     }
 }
 
+/* one warp's run under the scheduler */
+static void run_warp(ictx *X, imask *m) { interp_exec(X, 0, X->P->ncode, m); }
+
 void interp_run_block(ictx *X, uint64_t blin)
 {
     const ilaunch *L = X->L;
@@ -229,13 +232,16 @@ void interp_run_block(ictx *X, uint64_t blin)
                      ? (int64_t)L->trace_thread : -1;
     memset(X->top, 1, X->nthr);
     if (X->P->needs_warps) {
-        interp_sched_run_block(X);
+        interp_sched_barriers_reset(X);
+        interp_sched_run_block(X, run_warp);
     } else {
         imask m = {X->top, X->nthr, 0, X->nthr};
         interp_exec(X, 0, X->P->ncode, &m);
     }
     interp_mbarrier_block_end(X);
     interp_async_block_end(X);
+    interp_async_read_block_end(X);
+    if (X->bulk_groups) memset(X->bulk_groups, 0, X->nthr * sizeof *X->bulk_groups);
     if (!X->stop) interp_race_epoch_end(X);
     else if (X->glogs)
         for (int i = 0; i < L->nbufs; i++) X->glogs[i].nr = X->glogs[i].nw = 0;

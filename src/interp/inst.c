@@ -23,11 +23,10 @@ static void cvt_pack(ictx *X, const dinst *d, const imask *m);
 #define TMA_LOAD(rank, multicast) {inst_tma_load, 0, 0, 0, {0, 0, 0, 0}, rank, multicast}
 #define TMA_STORE(rank, reduce) {inst_tma_store, 0, 0, 0, {0, 0, 0, 0}, rank, reduce}
 #define TMA_PREFETCH(rank) {inst_tma_prefetch, 0, 0, 0, {0, 0, 0, 0}, rank, 0}
-#define BULK_COMMIT {inst_tma_nothing, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
-#define BULK_WAIT {inst_tma_nothing, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define TMAP_PREFETCH {inst_tmap_prefetch, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define TMAP_REPLACE(field) {inst_tmap_replace, 0, 0, 0, {0, 0, 0, 0}, 0, field}
 #define TMAP_FENCE {inst_tma_nothing, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define HALF2(OP, T) {inst_half2, 0, 0, 0, {E_##T, 0, 0, 0}, HALF2_##OP, 0}
 #define MBAR(kind, cluster) {inst_mbarrier, 0, 0, 0, {0, 0, 0, 0}, kind, cluster}
 #define SYNC(kind) {inst_sync, 0, 0, 0, {0, 0, 0, 0}, kind, 0}
 #define NAMED_BAR(sync) {inst_named_barrier, 0, 0, 0, {0, 0, 0, 0}, 0, sync}
@@ -35,6 +34,9 @@ static void cvt_pack(ictx *X, const dinst *d, const imask *m);
 #define DSMEM(store) {inst_dsmem, 0, 0, 0, {0, 0, 0, 0}, 0, store}
 #define CLUSTER_BAR(kind) {inst_cluster_barrier, 0, 0, 0, {0, 0, 0, 0}, kind, 0}
 #define BULK_G2S {inst_bulk_g2s, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define BULK_S2G {inst_bulk_s2g, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define BULK_COMMIT {inst_bulk_commit, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define BULK_WAIT_READ {inst_bulk_wait_read, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 
 static const irow rows[CUTE_INST_COUNT] = {
 #define X(id, mnemonic, tmpl, arch, flags, emu, meaning, ...) [CUTE_INST_##id] = emu,

@@ -14,23 +14,9 @@
 #include "cutec/inst.h"
 #include "interp/interp_internal.h"
 
-typedef struct icopy {
-    uint64_t dst;        /* shared offset */
-    uint32_t tid, group; /* the issuing thread; the group it belongs to (its commit count then) */
-    uint32_t bytes;
-    const dinst *site;
-    uint8_t data[16];
-} icopy;
-
 static bool add_copy(ictx *X, const icopy *c)
 {
-    if (X->ncopies == X->ccopies) {
-        uint32_t nc = X->ccopies ? X->ccopies * 2 : 256;
-        icopy *p = realloc(X->copies, nc * sizeof *p);
-        if (!p) return X->oom = X->stop = true, false;
-        X->copies = p;
-        X->ccopies = nc;
-    }
+    if (!interp_grow(X, (void **)&X->copies, X->ncopies, &X->ccopies, sizeof *X->copies, 256)) return false;
     X->copies[X->ncopies++] = *c;
     for (uint32_t i = 0; i < c->bytes; i++)
         if (X->pending[c->dst + i] < UINT8_MAX) X->pending[c->dst + i]++;
@@ -100,25 +86,6 @@ void inst_cp_wait_all(ictx *X, const dinst *d, const imask *m)
 {
     inst_cp_commit(X, d, m);
     if (X->ncopies) wait_groups(X, m, 0);
-}
-
-bool interp_async_conflict(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
-                           int how)
-{
-    const icopy *c = NULL;
-    for (uint32_t i = 0; i < X->ncopies && !c; i++)
-        if (X->copies[i].dst < off + bytes && off < X->copies[i].dst + X->copies[i].bytes)
-            c = &X->copies[i];
-    if (!c) return true;
-    char site[160];
-    cute_dim3 o;
-    interp_site(c->site, site, sizeof site);
-    interp_thread_dim3(X, c->tid, &o);
-    return interp_report(X, d, t, CUTE_CHECK_ASYNC_COPY, 0, (int64_t)off, bytes,
-                         "%s of shared bytes [%" PRIu64 ",%" PRIu64 ") before the cp.async that "
-                         "writes them landed: thread (%u,%u,%u) issued it at %s, and no "
-                         "cp.async.wait_group covering it ran since",
-                         how == 0 ? "read" : "write", off, off + bytes, o.x, o.y, o.z, site);
 }
 
 void interp_async_block_end(ictx *X)

@@ -9,6 +9,7 @@
 #include "cutec/cuda_c.h"
 #include "cutec/jit.h"
 #include "cutec/nvrtc.h"
+#include "interp/gpu_testkit.h"
 #include "interp/inst_testkit.h"
 
 static cute_backend gpu, cpu;

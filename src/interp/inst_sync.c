@@ -1,41 +1,13 @@
 /* The sm_90 synchronization rows that are not mbarriers (mbarrier.c) or named barriers
  * (barrier.c): fences, elect.sync, setmaxnreg, the cluster special registers, mapa and
- * distributed shared memory, griddepcontrol, and the non-tensor bulk copy.
- *
- * A shared::cluster address (mapa's result) is, in the interpreter, a shared offset with
- * the target block's cluster rank + 1 in bits 24..31 (0: the block's own shared memory, as
- * a plain shared-window address is on the GPU too). */
+ * distributed shared memory (addresses as cluster.c says), griddepcontrol, and the
+ * non-tensor bulk copy. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cutec/inst.h"
 #include "interp/mbarrier.h"
-
-#define CLUSTER_RANK_SHIFT 24
-
-static const char *row_name(const dinst *d)
-{
-    const cute_inst_info *I = cute_inst_info_of((cute_inst)d->imm2);
-    return I ? I->mnemonic : "?";
-}
-
-/* the block's place in its cluster, along dimension k */
-static uint32_t cluster_dim(const ictx *X, int k)
-{
-    const cute_dim3 c = X->L->cluster;
-    return k == 0 ? c.x : k == 1 ? c.y : c.z;
-}
-
-static uint32_t cluster_rank(const ictx *X)
-{
-    uint32_t cx = cluster_dim(X, 0), cy = cluster_dim(X, 1);
-    return X->ctaid[0] % cx + X->ctaid[1] % cy * cx + X->ctaid[2] % cluster_dim(X, 2) * cx * cy;
-}
-
-static uint32_t cluster_size(const ictx *X)
-{
-    return cluster_dim(X, 0) * cluster_dim(X, 1) * cluster_dim(X, 2);
-}
 
 static uint32_t grid_dim(const ictx *X, int k)
 {
@@ -47,32 +19,20 @@ void inst_sreg90(ictx *X, const dinst *d, const imask *m)
     int k = d->row->flag;
     uint32_t v = 0;
     switch (d->row->num) {
-    case SR_CLUSTERID: v = X->ctaid[k] / cluster_dim(X, k); break;
-    case SR_NCLUSTERID: v = grid_dim(X, k) / cluster_dim(X, k); break;
-    case SR_CLUSTER_CTAID: v = X->ctaid[k] % cluster_dim(X, k); break;
-    case SR_CLUSTER_NCTAID: v = cluster_dim(X, k); break;
-    case SR_CLUSTER_CTARANK: v = cluster_rank(X); break;
-    default: v = cluster_size(X); break;
+    case SR_CLUSTERID: v = X->ctaid[k] / interp_cluster_dim(X, k); break;
+    case SR_NCLUSTERID: v = grid_dim(X, k) / interp_cluster_dim(X, k); break;
+    case SR_CLUSTER_CTAID: v = X->ctaid[k] % interp_cluster_dim(X, k); break;
+    case SR_CLUSTER_NCTAID: v = interp_cluster_dim(X, k); break;
+    case SR_CLUSTER_CTARANK: v = interp_cluster_rank(X); break;
+    default: v = interp_cluster_size(X); break;
     }
     EACH(X, m, t, { interp_put32(X, d, 0, t, v); });
-}
-
-bool interp_cluster_local(ictx *X, const dinst *d, uint32_t t, uint32_t caddr, uint64_t *off)
-{
-    uint32_t r = caddr >> CLUSTER_RANK_SHIFT;
-    *off = caddr & ((1u << CLUSTER_RANK_SHIFT) - 1);
-    if (r == 0 || r - 1 == cluster_rank(X)) return true;
-    interp_report(X, d, t, CUTE_CHECK_UNSUPPORTED, 0, (int64_t)*off, 0,
-                  "%s: shared memory of the cluster's block %u (this is block %u): the "
-                  "interpreter does not run a cluster's blocks together yet",
-                  row_name(d), r - 1, cluster_rank(X));
-    return false;
 }
 
 /* mapa d, a, rank */
 static void mapa(ictx *X, const dinst *d, const imask *m)
 {
-    uint32_t n = cluster_size(X);
+    uint32_t n = interp_cluster_size(X);
     EACH(X, m, t, {
         uint32_t a = interp_get32(X, d, 1, t), rank = interp_get32(X, d, 2, t);
         if (rank >= n) {
@@ -81,8 +41,8 @@ static void mapa(ictx *X, const dinst *d, const imask *m)
                           n > 1 ? "s" : "");
             return;
         }
-        uint32_t off = a & ((1u << CLUSTER_RANK_SHIFT) - 1);
-        interp_put32(X, d, 0, t, off | (rank + 1) << CLUSTER_RANK_SHIFT);
+        uint32_t off = a & (INTERP_CLUSTER_OFFSET_MASK);
+        interp_put32(X, d, 0, t, off | (rank + 1) << INTERP_CLUSTER_RANK_SHIFT);
     });
 }
 
@@ -122,7 +82,7 @@ static void setmaxnreg(ictx *X, const dinst *d, const imask *m)
                                                   : NULL;
     if (bad) {
         interp_report(X, d, m->lo, CUTE_CHECK_SYNC_MISUSE, 0, 0, 0, "%s %" PRId64 ": %s",
-                      row_name(d), n, bad);
+                      interp_op_name(d), n, bad);
         return;
     }
     for (uint32_t w0 = m->lo; w0 < m->hi; w0 += 32) interp_whole_warp(X, d, m, w0);
@@ -140,16 +100,16 @@ void inst_sync(ictx *X, const dinst *d, const imask *m)
 
 /* --- cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes dst, src, n, bar --- */
 
-static bool bulk_operands_ok(ictx *X, const dinst *d, uint32_t t, uint64_t dst, uint64_t src,
-                             uint32_t n)
+/* a bulk copy's operands: n a positive multiple of 16, both addresses 16-byte aligned */
+static bool bulk_operands_ok(ictx *X, const dinst *d, uint32_t t, uint64_t shared, uint64_t global, uint32_t n)
 {
     const char *bad = n == 0 || n % 16 ? "the size is not a positive multiple of 16"
-                      : dst % 16       ? "the shared destination is not 16-byte aligned"
-                      : src % 16       ? "the global source is not 16-byte aligned"
+                      : shared % 16    ? "the shared address is not 16-byte aligned"
+                      : global % 16    ? "the global address is not 16-byte aligned"
                                        : NULL;
     if (bad)
-        interp_report(X, d, t, CUTE_CHECK_MISALIGNED, 0, (int64_t)dst, n,
-                      "cp.async.bulk of %u bytes to shared offset %" PRIu64 ": %s", n, dst, bad);
+        interp_report(X, d, t, CUTE_CHECK_MISALIGNED, 0, (int64_t)shared, n,
+                      "%s of %u bytes at shared offset %" PRIu64 ": %s", interp_op_name(d), n, shared, bad);
     return !bad;
 }
 
@@ -164,5 +124,44 @@ void inst_bulk_g2s(ictx *X, const dinst *d, const imask *m)
         memcpy(X->smem + dst, (const void *)(uintptr_t)src, n);
         if (!interp_async_proxy_write(X, d, t, dst, n, stamp)) return;
         if (!interp_mbarrier_complete_tx(X, d, t, interp_addr(X, d, 3, t), n, stamp)) return;
+    });
+}
+
+/* --- cp.async.bulk.global.shared::cta.bulk_group dst, src, n; its groups ------------------ */
+
+static uint32_t *bulk_groups(ictx *X)
+{
+    if (!X->bulk_groups && !(X->bulk_groups = calloc(X->nthr, sizeof *X->bulk_groups))) X->oom = X->stop = true;
+    return X->bulk_groups;
+}
+
+void inst_bulk_s2g(ictx *X, const dinst *d, const imask *m)
+{
+    uint32_t *groups = bulk_groups(X);
+    if (!groups) return;
+    EACH(X, m, t, {
+        uint64_t dst = interp_addr(X, d, 0, t), src = interp_addr(X, d, 1, t);
+        uint32_t n = interp_get32(X, d, 2, t);
+        if (!bulk_operands_ok(X, d, t, src, dst, n)) return;
+        if (!interp_scheck(X, d, t, src, n, 16, 0) || !interp_gcheck(X, d, t, dst, n, 16, 1)) return;
+        memcpy((void *)(uintptr_t)dst, X->smem + src, n);
+        if (!interp_async_read_begin(X, d, t, src, n, groups[t])) return;
+    });
+}
+
+void inst_bulk_commit(ictx *X, const dinst *d, const imask *m)
+{
+    (void)d;
+    uint32_t *groups = bulk_groups(X);
+    if (groups) EACH(X, m, t, { groups[t]++; });
+}
+
+void inst_bulk_wait_read(ictx *X, const dinst *d, const imask *m)
+{
+    uint32_t *groups = bulk_groups(X);
+    if (!groups || !X->nareads) return;
+    EACH(X, m, t, {
+        uint32_t below = (int64_t)groups[t] > d->imm ? groups[t] - (uint32_t)d->imm : 0;
+        interp_async_read_end(X, t, below);
     });
 }

@@ -16,7 +16,7 @@ enum { T_F16, T_BF16, T_TF32, T_F32, T_F64, T_S8, T_U8, T_S32, T_E4M3, T_E5M2 };
 /* the sm_90 synchronization rows: tested by their behaviour (sync_test.c), not by lanes */
 static inline bool sync_row(int r)
 {
-    return r >= CUTE_INST_MBARRIER_INIT && r <= CUTE_INST_CP_ASYNC_BULK_G2S;
+    return r >= CUTE_INST_MBARRIER_INIT && r <= CUTE_INST_CP_ASYNC_BULK_WAIT_GROUP_READ;
 }
 
 static inline cute_type class_type(const cute_inst_group *G)

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cutec/interp.h"
 
@@ -231,6 +232,15 @@ typedef struct ilaunch {
     uint32_t trace_thread;
 } ilaunch;
 
+/* a cp.async copy in flight (inst_async.c) */
+typedef struct icopy {
+    uint64_t dst;        /* shared offset */
+    uint32_t tid, group; /* the issuing thread; the group it belongs to (its commit count then) */
+    uint32_t bytes;
+    const dinst *site;
+    uint8_t data[16];
+} icopy;
+
 /* One worker running one block. */
 struct ictx {
     ilaunch *L;
@@ -273,6 +283,10 @@ struct ictx {
     uint64_t accesses; /* memory accesses so far (a loop that makes none waits for nobody) */
     uint32_t fell_off; /* threads whose warp ended without a RETURN */
     struct ibarrier *bars; /* named barriers 0..15 (0 is also the block barrier) */
+    /* shared memory asynchronous operations still read (async_read.c) */
+    struct iaread *areads;
+    uint32_t nareads, careads;
+    uint32_t *bulk_groups; /* per thread: its committed bulk groups (inst_sync.c) */
     /* mbarriers initialized in this block (mbarrier.c) */
     struct imbar *mbars;
     uint32_t nmbars, cmbars;
@@ -305,8 +319,10 @@ typedef struct iwarp {
 } iwarp;
 enum { W_READY, W_BLOCKED, W_SPIN, W_DONE };
 
-/* run the block's warps to their end (or to a deadlock, reported) */
-void interp_sched_run_block(ictx *X);
+/* run the block's warps to their end (or to a deadlock, reported), each running body over
+ * its threads (m: the warp's mask, left with the threads that fell off the end) */
+typedef void (*iwarp_body)(ictx *X, imask *m);
+void interp_sched_run_block(ictx *X, iwarp_body body);
 /* the warp of m waits at d until ready() holds: true then, false when the block stopped */
 bool interp_wait(ictx *X, const dinst *d, const imask *m, iready_fn ready, idescribe_fn describe);
 /* a while loop's iteration ended: let the other warps run; false when the block stopped */
@@ -317,7 +333,6 @@ void interp_sched_block_barrier(ictx *X, const dinst *d, const imask *m);
 uint32_t interp_sched_live(ictx *X, const imask *m);
 void interp_sched_free(ictx *X);
 /* barrier.c: the block barrier and named barriers under the scheduler */
-bool interp_sched_barriers_new(ictx *X);
 void interp_sched_barriers_reset(ictx *X);
 void interp_sched_barriers_free(ictx *X);
 
@@ -343,6 +358,17 @@ void interp_hb_acquire(ictx *X, uint32_t t, const uint32_t *vc);
 /* a new stamp for writes of the async proxy */
 uint32_t interp_hb_async_stamp(ictx *X);
 
+/* --- async_read.c: shared bytes an asynchronous operation (bulk store, wgmma) reads until
+ * its wait: a write to them before it is reported ------------------------------------- */
+/* thread t's operation d reads [off, off+bytes) in its group `group` */
+bool interp_async_read_begin(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes, uint32_t group);
+/* thread t's reads of groups below `below` are done */
+void interp_async_read_end(ictx *X, uint32_t t, uint32_t below);
+/* a write of [off, off+bytes) by d, thread t: true when no pending read covers it (else reported) */
+bool interp_async_read_conflict(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes);
+/* the reads still pending when the block ends, reported; forgotten */
+void interp_async_read_block_end(ictx *X);
+
 /* --- mbarrier.c and inst_sync.c: the sm_90 synchronization rows ----------------------- */
 void interp_mbarrier_block_end(ictx *X);
 void inst_mbarrier(ictx *X, const dinst *d, const imask *m);
@@ -352,8 +378,17 @@ void inst_sreg90(ictx *X, const dinst *d, const imask *m);
 void inst_dsmem(ictx *X, const dinst *d, const imask *m);
 void inst_cluster_barrier(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_g2s(ictx *X, const dinst *d, const imask *m);
-/* a shared::cluster address of thread t as an offset into this block's shared memory; false
- * after a report (another block's: clusters run one block each for now) */
+void inst_bulk_s2g(ictx *X, const dinst *d, const imask *m);
+void inst_bulk_commit(ictx *X, const dinst *d, const imask *m);
+void inst_bulk_wait_read(ictx *X, const dinst *d, const imask *m);
+/* cluster.c: the block's place in its cluster; a shared::cluster address of thread t as an
+ * offset into this block's shared memory (false after a report: another block's, as
+ * clusters run one block at a time for now) */
+#define INTERP_CLUSTER_RANK_SHIFT 24
+#define INTERP_CLUSTER_OFFSET_MASK ((1u << INTERP_CLUSTER_RANK_SHIFT) - 1)
+uint32_t interp_cluster_dim(const ictx *X, int k);
+uint32_t interp_cluster_rank(const ictx *X);
+uint32_t interp_cluster_size(const ictx *X);
 bool interp_cluster_local(ictx *X, const dinst *d, uint32_t t, uint32_t caddr, uint64_t *off);
 enum { MB_INIT, MB_ARRIVE, MB_ARRIVE_TX, MB_EXPECT_TX, MB_TRY_WAIT, MB_TEST_WAIT };
 enum { SY_FENCE_ASYNC, SY_FENCE_MBAR_INIT, SY_ELECT, SY_SETMAXNREG, SY_MAPA, SY_NOTHING };
@@ -393,6 +428,19 @@ static inline double interp_fmax(double a, double b)
     return a > b ? a : b;
 }
 
+/* room for one more element in the array *arr of n, capacity *cap (doubling from first);
+ * false, the block stopped, when out of memory */
+static inline bool interp_grow(ictx *X, void **arr, uint32_t n, uint32_t *cap, size_t elem, uint32_t first)
+{
+    if (n < *cap) return true;
+    uint32_t nc = *cap ? *cap * 2 : first;
+    void *p = realloc(*arr, nc * elem);
+    if (!p) return X->oom = X->stop = true, false;
+    *arr = p;
+    *cap = nc;
+    return true;
+}
+
 static inline bool checking(const ictx *X, cute_interp_check k)
 {
     return !(X->L->disable & (1u << k));
@@ -408,8 +456,6 @@ iop_fn interp_pick_convert(const dinst *d, const char **why);
 iop_fn interp_pick_mem(const dinst *d, const char **why);
 iop_fn interp_pick_warp(const dinst *d, const char **why);
 iop_fn interp_pick_misc(const dinst *d, const char **why);
-/* the value of a slot as a double (math on f16/bf16, printf, the trace) */
-double interp_slot_f64(islot s, int dtype);
 void interp_store_const(islot *s, int dtype, int64_t imm);
 
 /* --- inst*.c: the instruction table's emulations ------------------------------------ */
@@ -421,6 +467,9 @@ uint64_t interp_addr(ictx *X, const dinst *d, uint32_t k, uint32_t t);
 /* the warp of threads [w0, w0+32) is whole and all active; else false (after a report) */
 bool interp_whole_warp(ictx *X, const dinst *d, const imask *m, uint32_t w0);
 void inst_mma(ictx *X, const dinst *d, const imask *m);
+/* the paired 16-bit rows (inst_half2.c): irow.num says which, types[0] the lane type */
+enum { HALF2_FMA = 1, HALF2_MIN, HALF2_MAX, HALF2_NEG };
+void inst_half2(ictx *X, const dinst *d, const imask *m);
 void inst_ldmatrix(ictx *X, const dinst *d, const imask *m);
 void inst_stmatrix(ictx *X, const dinst *d, const imask *m);
 void inst_cp_async(ictx *X, const dinst *d, const imask *m);
@@ -435,11 +484,10 @@ void inst_tmap_replace(ictx *X, const dinst *d, const imask *m);
 void inst_tma_nothing(ictx *X, const dinst *d, const imask *m);
 /* at the end of a block: report the copies still pending, forget them */
 void interp_async_block_end(ictx *X);
-/* a shared access of [off, off+bytes) by d meets a copy that has not landed: report it */
-bool interp_async_conflict(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
-                           int how);
 
 /* --- numeric.c -------------------------------------------------------------------- */
+/* the value of a slot as a double (math on f16/bf16, printf, the trace) */
+double interp_slot_f64(islot s, int dtype);
 uint16_t interp_small_from_int(int small, int64_t v, bool is_unsigned); /* small: 0 f16, 1 bf16 */
 uint16_t interp_small_fma(int small, float a, float b, float c);
 
@@ -489,6 +537,8 @@ bool interp_report(ictx *X, const dinst *d, uint32_t t, cute_interp_check kind,
                    uint64_t buffer, int64_t offset, uint32_t bytes, const char *fmt, ...)
     __attribute__((format(printf, 8, 9)));
 void interp_thread_dim3(const ictx *X, uint32_t t, cute_dim3 *out);
+/* d's op: "LOAD", or an INST's mnemonic */
+const char *interp_op_name(const dinst *d);
 /* the site of d as "file:line" (or "?") into buf */
 const char *interp_site(const dinst *d, char *buf, size_t n);
 

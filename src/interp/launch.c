@@ -181,8 +181,11 @@ static void worker_free(ictx *X)
     free(X->groups);
     free(X->copies);
     interp_sched_free(X);
+    interp_sched_barriers_free(X);
     interp_mbarrier_block_end(X);
     free(X->mbars);
+    free(X->areads);
+    free(X->bulk_groups);
     free(X->reps);
     free(X->rep_inst);
     free(X->out);

@@ -25,22 +25,10 @@ static imbar *find(ictx *X, uint64_t off)
 
 static imbar *add(ictx *X, uint64_t off)
 {
-    if (X->nmbars == X->cmbars) {
-        uint32_t nc = X->cmbars ? X->cmbars * 2 : 8;
-        imbar *p = realloc(X->mbars, nc * sizeof *p);
-        if (!p) return X->oom = X->stop = true, NULL;
-        X->mbars = p;
-        X->cmbars = nc;
-    }
+    if (!interp_grow(X, (void **)&X->mbars, X->nmbars, &X->cmbars, sizeof *X->mbars, 8)) return NULL;
     imbar *b = &X->mbars[X->nmbars++];
     *b = (imbar){.off = off};
     return b;
-}
-
-static const char *row_name(const dinst *d)
-{
-    const cute_inst_info *I = cute_inst_info_of((cute_inst)d->imm2);
-    return I ? I->mnemonic : "?";
 }
 
 imbar *interp_mbarrier_at(ictx *X, const dinst *d, uint32_t t, uint64_t off)
@@ -49,7 +37,7 @@ imbar *interp_mbarrier_at(ictx *X, const dinst *d, uint32_t t, uint64_t off)
     if (!b) {
         interp_report(X, d, t, CUTE_CHECK_SYNC_MISUSE, 0, (int64_t)off, 8,
                       "%s on shared bytes [%" PRIu64 ",%" PRIu64 "), where no mbarrier.init ran "
-                      "in this block", row_name(d), off, off + 8);
+                      "in this block", interp_op_name(d), off, off + 8);
         return NULL;
     }
     if (t != b->init_tid && t < X->nthr && interp_hb_concurrent(X, b->init_stamp, b->init_tid, t)) {
@@ -59,7 +47,7 @@ imbar *interp_mbarrier_at(ictx *X, const dinst *d, uint32_t t, uint64_t off)
         interp_report(X, d, t, CUTE_CHECK_SYNC_MISUSE, 0, (int64_t)off, 8,
                       "%s on the mbarrier at shared offset %" PRIu64 " before its init is "
                       "visible here: thread (%u,%u,%u) initialized it at %s, with no barrier between",
-                      row_name(d), off, o.x, o.y, o.z, interp_site(b->init_site, site, sizeof site));
+                      interp_op_name(d), off, o.x, o.y, o.z, interp_site(b->init_site, site, sizeof site));
         return NULL;
     }
     return b;

@@ -199,6 +199,26 @@ bool interp_sbounds(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t 
     return true;
 }
 
+/* a shared access of [off, off+bytes) by d meets a cp.async copy that has not landed */
+static bool async_conflict(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
+                           int how)
+{
+    const icopy *c = NULL;
+    for (uint32_t i = 0; i < X->ncopies && !c; i++)
+        if (X->copies[i].dst < off + bytes && off < X->copies[i].dst + X->copies[i].bytes)
+            c = &X->copies[i];
+    if (!c) return true;
+    char site[160];
+    cute_dim3 o;
+    interp_site(c->site, site, sizeof site);
+    interp_thread_dim3(X, c->tid, &o);
+    return interp_report(X, d, t, CUTE_CHECK_ASYNC_COPY, 0, (int64_t)off, bytes,
+                         "%s of shared bytes [%" PRIu64 ",%" PRIu64 ") before the cp.async that "
+                         "writes them landed: thread (%u,%u,%u) issued it at %s, and no "
+                         "cp.async.wait_group covering it ran since",
+                         how == 0 ? "read" : "write", off, off + bytes, o.x, o.y, o.z, site);
+}
+
 /* a copy still in flight writes one of the bytes: the access comes before its wait */
 static bool async_pending(ictx *X, uint64_t off, uint32_t bytes)
 {
@@ -213,7 +233,8 @@ bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t b
 {
     if (!interp_sbounds(X, d, t, off, bytes, align, how)) return false;
     if (X->ncopies && async_pending(X, off, bytes) && checking(X, CUTE_CHECK_ASYNC_COPY))
-        interp_async_conflict(X, d, t, off, bytes, how);
+        async_conflict(X, d, t, off, bytes, how);
+    if (X->nareads && how != 0 && checking(X, CUTE_CHECK_ASYNC_COPY)) interp_async_read_conflict(X, d, t, off, bytes);
     bool uninit = how != 1 && checking(X, CUTE_CHECK_UNINIT_SHARED);
     bool race = checking(X, CUTE_CHECK_SHARED_RACE);
     uint32_t idx = (uint32_t)(d - X->P->code), ep = interp_hb_now(X, t);
@@ -297,12 +318,20 @@ static bool overlap(const gacc *x, const gacc *y)
     return x->off < y->off + y->bytes && y->off < x->off + x->bytes;
 }
 
+/* two accesses of one barrier interval by different threads: unordered, in lockstep.  Under
+ * the warp scheduler, warps also order each other through mbarriers and named barriers,
+ * which these logs do not see: only two threads of one warp are surely unordered. */
+static bool unordered(const ictx *X, const gacc *x, const gacc *y)
+{
+    return x->tid != y->tid && (!X->warps || x->tid / 32 == y->tid / 32);
+}
+
 static void sweep(ictx *X, const ibuf *b, glog *g)
 {
     qsort(g->w, g->nw, sizeof *g->w, by_offset);
     for (uint32_t i = 0; i < g->nw && !X->stop; i++)
         for (uint32_t j = i + 1; j < g->nw && g->w[j].off < g->w[i].off + g->w[i].bytes; j++)
-            if (g->w[j].tid != g->w[i].tid) {
+            if (unordered(X, &g->w[j], &g->w[i])) {
                 global_race(X, b, &g->w[i], &g->w[j]);
                 break;
             }
@@ -318,7 +347,7 @@ static void sweep(ictx *X, const ibuf *b, glog *g)
                 hi = mid;
         }
         for (uint32_t j = lo; j < g->nw && g->w[j].off < r->off + r->bytes; j++)
-            if (g->w[j].tid != r->tid && overlap(&g->w[j], r)) {
+            if (unordered(X, &g->w[j], r) && overlap(&g->w[j], r)) {
                 global_race(X, b, &g->w[j], r);
                 break;
             }

@@ -238,3 +238,25 @@ float cute_narrow_decode(cute_dtype d, uint32_t code)
     default: return cute_ue4m3_to_f32((uint8_t)code);
     }
 }
+
+/* the value of a slot of dtype dt as a double (printf, the trace, narrow-float math) */
+double interp_slot_f64(islot s, int dt)
+{
+    switch (dt) {
+    case CUTE_TF32: case CUTE_E4M3: case CUTE_E5M2: case CUTE_E2M1: case CUTE_UE8M0:
+    case CUTE_UE4M3: return cute_narrow_decode((cute_dtype)dt, s.u32);
+    case CUTE_F16: return cute_f16_to_f32(s.u16);
+    case CUTE_BF16: return cute_bf16_to_f32(s.u16);
+    case CUTE_F32: return s.f32;
+    case CUTE_F64: return s.f64;
+    case CUTE_I1: return s.u8;
+    case CUTE_I8: return s.i8;
+    case CUTE_I16: return s.i16;
+    case CUTE_I32: return s.i32;
+    case CUTE_I64: return (double)s.i64;
+    case CUTE_U8: return s.u8;
+    case CUTE_U16: return s.u16;
+    case CUTE_U32: return s.u32;
+    default: return (double)s.u64;
+    }
+}

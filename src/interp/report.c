@@ -26,6 +26,14 @@ static const char *names[CUTE_CHECK_COUNT] = {
     [CUTE_CHECK_SYNC_MISUSE] = "synchronization misuse",
 };
 
+const char *interp_op_name(const dinst *d)
+{
+    if (!d) return "?";
+    if (d->op != CUTE_OP_INST) return cute_op_name((cute_op)d->op);
+    const cute_inst_info *I = cute_inst_info_of((cute_inst)d->imm2);
+    return I ? I->mnemonic : "?";
+}
+
 const char *cute_interp_check_name(cute_interp_check k)
 {
     return (unsigned)k < CUTE_CHECK_COUNT ? names[k] : "?";
@@ -79,8 +87,7 @@ bool interp_report(ictx *X, const dinst *d, uint32_t t, cute_interp_check kind,
     r->kind = kind;
     r->block = (cute_dim3){X->ctaid[0], X->ctaid[1], X->ctaid[2]};
     if (t != UINT32_MAX) interp_thread_dim3(X, t, &r->thread);
-    r->op = !d ? "?" : d->op == CUTE_OP_INST ? cute_inst_info_of((cute_inst)d->imm2)->mnemonic
-                                             : cute_op_name((cute_op)d->op);
+    r->op = interp_op_name(d);
     r->file = d ? d->file : NULL;
     r->line = d ? d->line : 0;
     r->buffer = buffer;

@@ -1,8 +1,9 @@
 /* The warp scheduler: a block's warps as cooperative units.
  *
- * Each warp runs interp_exec on a thread of its own over its 32 threads (lockstep inside
- * the warp), and exactly one warp runs at a time: it holds the baton (X->cur) until it
- * waits (a barrier, an mbarrier wait) or ends an iteration of a while loop (a spin, maybe).
+ * Each warp runs the body it is given (exec.c's executor) on a thread of its own over its
+ * 32 threads (lockstep inside the warp), and exactly one warp runs at a time: it holds the
+ * baton (X->cur) until it waits (a barrier, an mbarrier wait) or ends an iteration of a
+ * while loop that touched memory (a spin, maybe).
  * Then the next warp in round-robin order that may go on takes the baton: a ready one, a
  * spinning one whose loop can still change, or a waiting one whose condition now holds.
  * Execution is therefore deterministic.  When no warp may go on, nothing can ever change:
@@ -15,6 +16,7 @@
 #include "interp/interp_internal.h"
 
 typedef struct isched {
+    iwarp_body body; /* what each warp runs */
     pthread_mutex_t mu;
     pthread_cond_t *go; /* per warp: its turn */
     pthread_cond_t done;
@@ -103,7 +105,7 @@ static void *warp_main(void *arg)
     pthread_mutex_unlock(&S->mu);
     iwarp *w = &X->warps[me];
     imask m = {X->top, w->hi - w->lo, w->lo, w->hi};
-    interp_exec(X, 0, X->P->ncode, &m);
+    S->body(X, &m);
     X->fell_off += m.n;
     pthread_mutex_lock(&S->mu);
     w->state = W_DONE;
@@ -118,18 +120,16 @@ static bool sched_init(ictx *X)
     uint32_t nw = (X->nthr + 31) / 32;
     X->nwarps = nw;
     X->warps = calloc(nw, sizeof *X->warps);
-    X->sched = calloc(1, sizeof *X->sched);
-    if (!X->warps || !X->sched || !interp_sched_barriers_new(X)) return false;
-    isched *S = X->sched;
-    S->go = calloc(nw, sizeof *S->go);
-    S->th = calloc(nw, sizeof *S->th);
-    if (!S->go || !S->th) return false;
+    isched *S = X->sched = calloc(1, sizeof *X->sched);
+    pthread_cond_t *go = calloc(nw, sizeof *go);
+    pthread_t *th = calloc(nw, sizeof *th);
+    if (!X->warps || !S || !go || !th) return free(go), free(th), false;
+    S->go = go, S->th = th; /* from here on interp_sched_free destroys what is made */
     pthread_mutex_init(&S->mu, NULL);
     pthread_cond_init(&S->done, NULL);
-    for (uint32_t i = 0; i < nw; i++) {
-        pthread_cond_init(&S->go[i], NULL);
+    for (uint32_t i = 0; i < nw; i++) pthread_cond_init(&S->go[i], NULL);
+    for (uint32_t i = 0; i < nw; i++)
         if (!(X->warps[i].vc = calloc(nw + 1, sizeof *X->warps[i].vc))) return false;
-    }
     return true;
 }
 
@@ -146,10 +146,9 @@ static void block_begin(ictx *X)
         w->clock = ++X->epoch;
         memset(w->vc, 0, (X->nwarps + 1) * sizeof *w->vc);
     }
-    interp_sched_barriers_reset(X);
 }
 
-void interp_sched_run_block(ictx *X)
+void interp_sched_run_block(ictx *X, iwarp_body body)
 {
     if (!X->warps && !sched_init(X)) {
         X->oom = X->stop = true;
@@ -157,6 +156,7 @@ void interp_sched_run_block(ictx *X)
     }
     block_begin(X);
     isched *S = X->sched;
+    S->body = body;
     warp_arg *args = malloc(X->nwarps * sizeof *args);
     uint32_t started = 0;
     pthread_mutex_lock(&S->mu);
@@ -248,5 +248,4 @@ void interp_sched_free(ictx *X)
     free(S);
     for (uint32_t i = 0; X->warps && i < X->nwarps; i++) free(X->warps[i].vc);
     free(X->warps);
-    interp_sched_barriers_free(X);
 }

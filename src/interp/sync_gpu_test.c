@@ -6,14 +6,16 @@
 #include "cutec/cuda_c.h"
 #include "cutec/jit.h"
 #include "cutec/nvrtc.h"
+#include "interp/gpu_testkit.h"
 #include "interp/sync_testkit.h"
 
 static void compile_only(void)
 {
     sk_lines L;
     int line;
-    cute_ir_func *k[4] = {sk_pipeline(SK_GOOD, &L), sk_named(false, &line), sk_flag(), sk_rows()};
-    kt_compiles_sm90a(k, 4);
+    cute_ir_func *k[6] = {sk_pipeline(SK_GOOD, &L), sk_named(false, &line), sk_flag(), sk_rows(), sk_bulk_store(false, &line),
+                          sk_cluster_forms()};
+    kt_compiles_sm90a(k, 6);
 }
 
 int main(void)
@@ -33,7 +35,9 @@ int main(void)
     sk_named_good(gpu);
     sk_flag_spin(gpu);
     sk_rows_check(gpu);
-    printf("sync rows on the GPU: pipeline, named barriers, flag spin, rows checked\n");
+    sk_bulk_store_check(gpu);
+    sk_cluster_forms_check(gpu);
+    printf("sync rows on the GPU: pipeline, named barriers, flag spin, rows, bulk store, cluster forms checked\n");
     cute_runtime_free(rt);
     return CHECK_DONE("interp sync_gpu");
 }

@@ -68,6 +68,45 @@ static void named_deadlock(void)
     }
 }
 
+/* warp 1 writes global words and arrives on an mbarrier; warp 0 waits on it, then reads
+ * them: ordered (the global race logs of a barrier interval must not compare the warps) */
+static void global_handoff(void)
+{
+    kt k;
+    kt_begin(&k, "global_handoff");
+    cute_vreg g = kt_param_ptr(&k, CUTE_U32, "g"), out = kt_param_ptr(&k, CUTE_U32, "out");
+    k.f->smem_bytes = 8;
+    cute_vreg t = sk_tid(&k), bar = kt_smem(&k, CUTE_U64, 0), lane = kt_cvt(&k, kt_bin(&k, CUTE_OP_REM, t, sk_u32(&k, 32)), CUTE_I64);
+    sk_if(&k, CUTE_OP_EQ, t, sk_u32(&k, 0));
+    SK_DO(&k, CUTE_INST_MBARRIER_INIT, bar, sk_u32(&k, 32));
+    cute_ir_end(&k.b);
+    kt_barrier(&k);
+    sk_if(&k, CUTE_OP_GE, t, sk_u32(&k, 32));
+    kt_store(&k, kt_ptr_add(&k, g, lane), t);
+    SK_DO(&k, CUTE_INST_MBARRIER_ARRIVE, bar);
+    cute_ir_else(&k.b);
+    sk_wait(&k, bar, sk_u32(&k, 0));
+    kt_store(&k, kt_ptr_add(&k, out, lane), kt_bin(&k, CUTE_OP_ADD, kt_load(&k, kt_ptr_add(&k, g, lane)), sk_u32(&k, 1)));
+    cute_ir_end(&k.b);
+    uint32_t gw[32], out_w[32];
+    for (int i = 0; i < 32; i++) gw[i] = (uint32_t)rand();
+    CHECK(sk_run(be, k.f, 64, gw, 32, out_w, 32) == CUTE_OK, "global handoff: %s", be.vt->error(be.self));
+    int bad = 0;
+    for (uint32_t i = 0; i < 32; i++) bad += out_w[i] != i + 33;
+    CHECK(bad == 0, "global handoff: %d of 32 wrong", bad);
+}
+
+/* overwriting what a bulk store still reads */
+static void bulk_store_early(void)
+{
+    uint32_t out[64];
+    int line;
+    CHECK(sk_run(be, sk_bulk_store(true, &line), 64, NULL, 0, out, 64) == CUTE_ERR_CHECK, "early write: a check");
+    const cute_interp_report *r = report_at(0, CUTE_CHECK_ASYNC_COPY, line, "early write");
+    CHECK(r && strstr(r->msg, "write of shared bytes [0,4) that cp.async.bulk.global.shared::cta.bulk_group issued by "
+                              "thread (0,0,0) at") && strstr(r->msg, "still reads"), "%s", r ? r->msg : "");
+}
+
 int main(void)
 {
     be = kt_backend(&(cute_interp_opts){.threads = 1});
@@ -78,6 +117,10 @@ int main(void)
     named_deadlock();
     sk_flag_spin(be);
     sk_rows_check(be);
+    sk_bulk_store_check(be);
+    sk_cluster_forms_check(be);
+    bulk_store_early();
+    global_handoff();
     be.vt->destroy(be.self);
     return CHECK_DONE("interp sync");
 }

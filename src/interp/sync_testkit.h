@@ -230,6 +230,69 @@ static inline cute_ir_func *sk_flag(void)
     return k.f;
 }
 
+/* --- a bulk store (shared -> global): 64 threads write a stage, thread 0 stores it --------
+ * out[t] = t * 5 + 3.  early: thread 0 overwrites word 0 before its wait_group.read */
+static inline cute_ir_func *sk_bulk_store(bool early, int *line)
+{
+    kt k;
+    kt_begin(&k, "sync_bulk_store");
+    cute_vreg out = kt_param_ptr(&k, CUTE_U32, "out");
+    k.f->smem_bytes = 256;
+    cute_vreg t = sk_tid(&k), buf = kt_smem(&k, CUTE_U32, 0);
+    kt_store(&k, kt_ptr_add(&k, buf, kt_cvt(&k, t, CUTE_I64)), kt_bin(&k, CUTE_OP_ADD, kt_bin(&k, CUTE_OP_MUL, t, sk_u32(&k, 5)), sk_u32(&k, 3)));
+    SK_DO(&k, CUTE_INST_FENCE_PROXY_ASYNC_SHARED_CTA);
+    kt_barrier(&k);
+    sk_if(&k, CUTE_OP_EQ, t, sk_u32(&k, 0));
+    KT_AT(&k.b);
+    SK_DO(&k, CUTE_INST_CP_ASYNC_BULK_S2G, out, buf, sk_u32(&k, 256));
+    SK_DO(&k, CUTE_INST_CP_ASYNC_BULK_COMMIT_GROUP);
+    KT_AT(&k.b); *line = __LINE__;
+    if (early) kt_store(&k, buf, sk_u32(&k, 9));
+    sk_do(&k, CUTE_INST_CP_ASYNC_BULK_WAIT_GROUP_READ, NULL, 0, 0);
+    kt_store(&k, buf, sk_u32(&k, 11)); /* after the wait: free to reuse */
+    cute_ir_end(&k.b);
+    return k.f;
+}
+
+/* --- the cluster forms, in a cluster of one block: 32 threads, 4 words each ----------------
+ * out[4t + 0] = the OR of the registers that are 0 (clusterid.y/z, cluster_ctaid.x/y/z);
+ * 1 = the sum of those that are 1 (nclusterid.x/y/z, cluster_nctaid.y/z): 5; thread 0 only,
+ * 2 = 0b11: an arrive.expect_tx and an arrive through the mbarrier's shared::cluster address
+ * each complete a phase, seen by try_wait.acquire.cluster and test_wait */
+static inline cute_ir_func *sk_cluster_forms(void)
+{
+    kt k;
+    kt_begin(&k, "sync_cluster_forms");
+    cute_vreg out = kt_param_ptr(&k, CUTE_U32, "out");
+    k.f->smem_bytes = 8;
+    cute_vreg t = sk_tid(&k), o = kt_ptr_add(&k, out, kt_bin(&k, CUTE_OP_MUL, kt_cvt(&k, t, CUTE_I64), kt_i64(&k, 4)));
+    cute_inst zeros[5] = {CUTE_INST_CLUSTERID_Y, CUTE_INST_CLUSTERID_Z, CUTE_INST_CLUSTER_CTAID_X, CUTE_INST_CLUSTER_CTAID_Y,
+                          CUTE_INST_CLUSTER_CTAID_Z};
+    cute_inst ones[5] = {CUTE_INST_NCLUSTERID_X, CUTE_INST_NCLUSTERID_Y, CUTE_INST_NCLUSTERID_Z, CUTE_INST_CLUSTER_NCTAID_Y,
+                         CUTE_INST_CLUSTER_NCTAID_Z};
+    cute_vreg z = sk_u32(&k, 0), n = sk_u32(&k, 0);
+    for (int q = 0; q < 5; q++) {
+        z = kt_bin(&k, CUTE_OP_OR, z, sk_get(&k, zeros[q], NULL, 0));
+        n = kt_bin(&k, CUTE_OP_ADD, n, sk_get(&k, ones[q], NULL, 0));
+    }
+    kt_store(&k, o, z);
+    kt_store(&k, kt_ptr_add(&k, o, kt_i64(&k, 1)), n);
+    SK_DO(&k, CUTE_INST_BARRIER_CLUSTER_ARRIVE_RELAXED);
+    SK_DO(&k, CUTE_INST_BARRIER_CLUSTER_WAIT);
+    sk_if(&k, CUTE_OP_EQ, t, sk_u32(&k, 0));
+    cute_vreg bar = kt_smem(&k, CUTE_U64, 0);
+    SK_DO(&k, CUTE_INST_MBARRIER_INIT, bar, sk_u32(&k, 1));
+    cute_vreg cb = SK_GET(&k, CUTE_INST_MAPA, kt_op(&k, CUTE_OP_CVT, cute_type_of(CUTE_U32), bar, 0, 0),
+                          SK_GET(&k, CUTE_INST_CLUSTER_CTARANK));
+    SK_DO(&k, CUTE_INST_MBARRIER_ARRIVE_EXPECT_TX_CLUSTER, cb, sk_u32(&k, 0));
+    cute_vreg b0 = SK_GET(&k, CUTE_INST_MBARRIER_TRY_WAIT_PARITY_CLUSTER, bar, sk_u32(&k, 0));
+    SK_DO(&k, CUTE_INST_MBARRIER_ARRIVE_CLUSTER, cb);
+    cute_vreg b1 = SK_GET(&k, CUTE_INST_MBARRIER_TEST_WAIT_PARITY, bar, sk_u32(&k, 1));
+    kt_store(&k, kt_ptr_add(&k, o, kt_i64(&k, 2)), kt_bin(&k, CUTE_OP_OR, b0, kt_bin(&k, CUTE_OP_SHL, b1, sk_u32(&k, 1))));
+    cute_ir_end(&k.b);
+    return k.f;
+}
+
 /* --- running them and checking the results ---------------------------------------------- */
 
 /* launch f on 1 block of `threads`: the status; out (n words) downloaded after poisoning */
@@ -305,6 +368,26 @@ static inline void sk_rows_check(cute_backend be)
     }
     CHECK(bad == 0, "rows: %d threads wrong (thread 0: %x %x %x %x %x %x %x %x)", bad, out[0], out[1], out[2],
           out[3], out[4], out[5], out[6], out[7]);
+}
+
+static inline void sk_cluster_forms_check(cute_backend be)
+{
+    uint32_t out[32 * 4];
+    CHECK(sk_run(be, sk_cluster_forms(), 32, NULL, 0, out, 32 * 4) == CUTE_OK, "cluster forms run: %s", be.vt->error(be.self));
+    int bad = 0;
+    for (uint32_t t = 0; t < 32; t++)
+        bad += out[4 * t] != 0 || out[4 * t + 1] != 5 || out[4 * t + 2] != (t == 0 ? 3u : 0xdeadbeef);
+    CHECK(bad == 0, "cluster forms: %d threads wrong (thread 0: %u %u %u)", bad, out[0], out[1], out[2]);
+}
+
+static inline void sk_bulk_store_check(cute_backend be)
+{
+    uint32_t out[64];
+    int line;
+    CHECK(sk_run(be, sk_bulk_store(false, &line), 64, NULL, 0, out, 64) == CUTE_OK, "bulk store runs: %s", be.vt->error(be.self));
+    int bad = 0;
+    for (uint32_t t = 0; t < 64; t++) bad += out[t] != t * 5 + 3;
+    CHECK(bad == 0, "bulk store: %d of 64 wrong", bad);
 }
 
 #endif

@@ -14,6 +14,7 @@
 #include "cutec/jit.h"
 #include "cutec/numeric.h"
 #include "cutec/tma.h"
+#include "interp/gpu_testkit.h"
 #include "interp/interp_testkit.h"
 
 static cute_backend be;
@@ -115,8 +116,8 @@ static void issue(tk *t, cute_inst row, int64_t sbase, int64_t tx)
     KT_AT(&k->b);
     cute_ir_inst_op(&k->b, row, NULL, 0, load ? in : st, load ? 5 : 4, 0);
     if (!load) {
-        cute_ir_inst_op(&k->b, CUTE_INST_BULK_COMMIT_GROUP, NULL, 0, NULL, 0, 0);
-        cute_ir_inst_op(&k->b, CUTE_INST_BULK_WAIT_GROUP, NULL, 0, NULL, 0, 0);
+        cute_ir_inst_op(&k->b, CUTE_INST_CP_ASYNC_BULK_COMMIT_GROUP, NULL, 0, NULL, 0, 0);
+        cute_ir_inst_op(&k->b, CUTE_INST_CP_ASYNC_BULK_WAIT_GROUP, NULL, 0, NULL, 0, 0);
     }
     cute_ir_end(&k->b);
 }

@@ -66,11 +66,13 @@ void jit_mark_aliasing(cute_fn *f)
     for (int i = 0; i < f->nlaunches; i++) mark_written(f, &f->launches[i]);
 }
 
-/* the bytes a tensor argument spans, [lo, hi) as addresses; false for an empty tensor or
- * one whose span does not fit (the call refuses those before) */
+/* the bytes a tensor argument spans, [lo, hi) as addresses (a 4-bit element shares its
+ * byte: the span is in bits, then rounded out to bytes); false for an empty tensor or one
+ * whose span does not fit (the call refuses those before) */
 static bool span(const cute_call_arg *x, uintptr_t *lo, uintptr_t *hi)
 {
-    int64_t first = 0, last = 0, esize = cute_dtype_bytes((cute_dtype)x->dtype);
+    cute_dtype d = (cute_dtype)x->dtype;
+    int64_t first = 0, last = 0, bits = cute_dtype_is_packed(d) ? cute_dtype_bits(d) : 8 * cute_dtype_bytes(d);
     for (int i = 0; i < x->ndim && i < 8; i++) {
         int64_t reach;
         if (x->shape[i] <= 0) return false;
@@ -79,8 +81,10 @@ static bool span(const cute_call_arg *x, uintptr_t *lo, uintptr_t *hi)
             return false;
     }
     int64_t a, b;
-    if (__builtin_mul_overflow(first, esize, &a) || __builtin_mul_overflow(last + 1, esize, &b))
+    if (__builtin_mul_overflow(first, bits, &a) || __builtin_mul_overflow(last + 1, bits, &b) ||
+        b > INT64_MAX - 7)
         return false;
+    a = a >= 0 ? a / 8 : -((-a + 7) / 8), b = (b + 7) / 8; /* whole bytes around the bits */
     uintptr_t base = (uintptr_t)x->buf->ptr + x->offset;
     *lo = base + (uintptr_t)a, *hi = base + (uintptr_t)b;
     return true;

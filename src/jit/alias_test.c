@@ -132,8 +132,21 @@ static void library_in_place(cute_runtime *rt, uint64_t *seed)
     cute_ew_lib_free(lib);
 }
 
+/* 4-bit elements share bytes: 2048 e2m1 values fill 1024 bytes, and a tensor right after
+ * them does not overlap (counted as one byte each, they reached 1024 bytes into it) */
+static void packed_spans(void)
+{
+    cute_buffer a = {(void *)(uintptr_t)0x10000, 1024, 0, 1}, b = {(void *)(uintptr_t)0x10400, 64, 0, 2};
+    cute_call_arg x = cute_call_tensor(&a, 0, CUTE_E2M1, 1, (int64_t[]){2048}, (int64_t[]){1});
+    cute_call_arg y = cute_call_tensor(&b, 0, CUTE_F32, 1, (int64_t[]){16}, (int64_t[]){1});
+    CHECK(!cute_call_args_overlap(&x, &y), "e2m1 [0x10000, 0x10400) and f32 from 0x10400");
+    x.shape[0] = 2049; /* half of byte 0x10400 */
+    CHECK(cute_call_args_overlap(&x, &y), "2049 e2m1 values reach the byte at 0x10400");
+}
+
 int main(void)
 {
+    packed_spans();
     uint64_t seed = (uint64_t)time(NULL) | 1;
     printf("alias_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
     static const char *const backends[] = {"interp", "cuda"};

@@ -24,18 +24,27 @@ cute_call_arg cute_call_tensor(const cute_buffer *buf, size_t offset, cute_dtype
 /* DLPack type codes (dlpack.h's DLDataTypeCode): 0 int, 1 uint, 2 float, 4 bfloat,
  * 10 float8_e4m3fn, 12 float8_e5m2, 14 float8_e8m0fnu, 17 float4_e2m1fn (4 bits); tf32 and
  * ue4m3 have no code */
+static const struct { int code, bits; cute_dtype d; } dlpack_map[] = {
+    {0, 8, CUTE_I8}, {0, 16, CUTE_I16}, {0, 32, CUTE_I32}, {0, 64, CUTE_I64},
+    {1, 8, CUTE_U8}, {1, 16, CUTE_U16}, {1, 32, CUTE_U32}, {1, 64, CUTE_U64},
+    {2, 16, CUTE_F16}, {2, 32, CUTE_F32}, {2, 64, CUTE_F64}, {4, 16, CUTE_BF16},
+    {10, 8, CUTE_E4M3}, {12, 8, CUTE_E5M2}, {14, 8, CUTE_UE8M0}, {17, 4, CUTE_E2M1}};
+#define NDLPACK (sizeof dlpack_map / sizeof *dlpack_map)
+
 static bool dlpack_dtype(int code, int bits, int lanes, cute_dtype *d)
 {
-    static const struct { int code, bits; cute_dtype d; } map[] = {
-        {0, 8, CUTE_I8}, {0, 16, CUTE_I16}, {0, 32, CUTE_I32}, {0, 64, CUTE_I64},
-        {1, 8, CUTE_U8}, {1, 16, CUTE_U16}, {1, 32, CUTE_U32}, {1, 64, CUTE_U64},
-        {2, 16, CUTE_F16}, {2, 32, CUTE_F32}, {2, 64, CUTE_F64}, {4, 16, CUTE_BF16},
-        {10, 8, CUTE_E4M3}, {12, 8, CUTE_E5M2}, {14, 8, CUTE_UE8M0}, {17, 4, CUTE_E2M1}};
-    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (map[i].code == code && map[i].bits == bits && lanes == 1) {
-            *d = map[i].d;
+    for (size_t i = 0; i < NDLPACK; i++)
+        if (dlpack_map[i].code == code && dlpack_map[i].bits == bits && lanes == 1) {
+            *d = dlpack_map[i].d;
             return true;
         }
+    return false;
+}
+
+bool cute__dtype_dlpack(cute_dtype d, int *code, int *bits)
+{
+    for (size_t i = 0; i < NDLPACK; i++)
+        if (dlpack_map[i].d == d) return *code = dlpack_map[i].code, *bits = dlpack_map[i].bits, true;
     return false;
 }
 

@@ -20,7 +20,7 @@ static const char *target_arch(const char *arch)
     return arch ? arch : env && *env ? env : "sm_90a";
 }
 
-static cute_status cuda_source(const cute_fn *f, const char *arch, char **src, char *err, size_t n)
+cute_status cute__fn_cuda_source(const cute_fn *f, const char *arch, char **src, char *err, size_t n)
 {
     cute_cuda_c_opts o;
     memset(&o, 0, sizeof o);
@@ -29,8 +29,8 @@ static cute_status cuda_source(const cute_fn *f, const char *arch, char **src, c
 }
 
 /* NVRTC's PTX and cubin of src; usage: with ptxas's resource report in out->log */
-static cute_status nvrtc_of(const char *src, const char *arch, bool usage, cute_nvrtc_output *out,
-                            char *err, size_t n)
+cute_status cute__nvrtc_of(const char *src, const char *arch, bool usage, cute_nvrtc_output *out,
+                           char *err, size_t n)
 {
     cute_nvrtc *nv;
     memset(out, 0, sizeof *out);
@@ -76,10 +76,10 @@ cute_status cute_fn_code(const cute_fn *f, const char *what, const char *arch, c
         return snprintf(err, n, "code \"%s\": cuda, ptx, sass or usage", what ? what : ""),
                CUTE_ERR_INVALID;
     char *src = NULL;
-    cute_status s = cuda_source(f, target_arch(arch), &src, err, n);
+    cute_status s = cute__fn_cuda_source(f, target_arch(arch), &src, err, n);
     if (s != CUTE_OK || cuda) return *out = src, s;
     cute_nvrtc_output o;
-    s = nvrtc_of(src, target_arch(arch), usage, &o, err, n);
+    s = cute__nvrtc_of(src, target_arch(arch), usage, &o, err, n);
     free(src);
     if (s == CUTE_OK && (ptx || usage)) *out = strdup(ptx ? o.ptx : o.log), s = *out ? CUTE_OK : CUTE_ERR_OOM;
     else if (s == CUTE_OK) s = sass_of(o.cubin, o.cubin_size, out, err, n);
@@ -93,18 +93,18 @@ void cute__fn_keep(const cute_fn *f)
 {
     cute_cache_opts o;
     cute_cache_opts_from_env(&o);
-    if (!o.keep || !f->nkernels || !strcmp(f->rt->name, "cuda")) return;
+    if (!o.keep || !f->nkernels || cute_runtime_on_gpu(f->rt)) return;
     o.no_memory = true;
     cute_cache *c = cute_cache_open(&o);
     char *src = NULL, err[1024];
     const char *arch = target_arch(NULL);
-    if (c && cuda_source(f, arch, &src, err, sizeof err) == CUTE_OK) {
+    if (c && cute__fn_cuda_source(f, arch, &src, err, sizeof err) == CUTE_OK) {
         cute_cache_key k;
         cute_cache_key_compute(&(cute_cache_key_input){.source = src, .arch = arch}, &k);
         cute_nvrtc_output out;
         memset(&out, 0, sizeof out);
         if (o.keep & (CUTE_KEEP_PTX | CUTE_KEEP_CUBIN | CUTE_KEEP_SASS) &&
-            nvrtc_of(src, arch, false, &out, err, sizeof err) != CUTE_OK)
+            cute__nvrtc_of(src, arch, false, &out, err, sizeof err) != CUTE_OK)
             cute_cache_write_artifact(c, &k, "ptx", err, strlen(err), NULL, 0); /* why not */
         cuda_keep_artifacts(c, &k, o.keep, src, out.ptx, out.cubin, out.cubin_size);
         cute_nvrtc_output_free(&out);

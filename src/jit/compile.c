@@ -282,11 +282,12 @@ const cute_fn *cute_compile(cute_runtime *rt, const char *name, cute_host_fn hos
         return NULL;
     }
     f->rt = rt;
+    snprintf(f->name, sizeof f->name, "%s", name ? name : "fn");
     f->nargs = nargs;
     f->c->jit = f;
     f->c->user = user;
     cute_ctx_target_arch(f->c, rt ? rt->target_sm : 0);
-    cute_ctx_target_interp(f->c, rt && !strcmp(cute_runtime_backend_name(rt), "interp"));
+    cute_ctx_target_interp(f->c, cute_runtime_interprets(rt));
     trace(f, host, specs, args);
     free(args);
     if (f->c->alg.failed) {

@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include "cutec/jit.h"
+#include "cutec/nvrtc.h"
 #include "cutec/symbolic.h"
 #include "trace/ctx_internal.h"
 
@@ -118,6 +119,7 @@ typedef struct launch_rec {
 } launch_rec;
 
 struct cute_fn {
+    char name[64]; /* cute_compile's */
     cute_runtime *rt;
     cute_ctx *c; /* the tracing context: NULL once cute_compile returns */
     cute_module *module;
@@ -174,9 +176,22 @@ void cute__fn_keep(const cute_fn *f);
 
 struct cute_runtime {
     cute_backend b;
+    const cute_backend_info *info; /* its row of the registry (NULL: a backend of a test's) */
     char name[16];
     int target_sm; /* what compiles target (cute_ctx_target_arch); 0: not known */
 };
+
+/* call.c: DLPack's type code and bits of a dtype; false for one DLPack has no code for */
+bool cute__dtype_dlpack(cute_dtype d, int *code, int *bits);
+/* code.c: the CUDA C of f's kernels for arch, and NVRTC's output for it (usage: ptxas's
+ * resource report in out->log) */
+cute_status cute__fn_cuda_source(const cute_fn *f, const char *arch, char **src, char *err,
+                                 size_t n);
+cute_status cute__nvrtc_of(const char *src, const char *arch, bool usage, cute_nvrtc_output *out,
+                           char *err, size_t n);
+
+/* backends.c: the registry's names, "cuda, interp" */
+void cute__backend_names(char *buf, size_t n);
 
 /* alias.c: after tracing, which tensors the kernels write and whether their pointers are
  * __restrict__ (sets each kernel's noalias); at a call, refuse arguments that break it */

@@ -16,7 +16,7 @@
 #include "cutec/cuda_c.h"
 #include "cutec/jit.h"
 #include "cutec/nvrtc.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 #include "trace/ctx_internal.h" /* the test's kernels append raw PTX (no DSL call does yet) */
 
 /* --- a backend that records the launches ------------------------------------------------ */

@@ -3,9 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cutec/cuda_c.h"
-#include "cutec/interp.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 #include "jit_internal.h"
 
 const char *cute_status_name(cute_status s)
@@ -14,18 +12,6 @@ const char *cute_status_name(cute_status s)
                                   "launch error", "check failed", "out of memory",
                                   "invalid argument", "unsupported"};
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
-}
-
-/* the CUDA backend's code generator: cutec's own CUDA C emitter */
-static cute_status emit_cuda_c(void *user, cute_ir_func *const *kernels, int n, const char *arch,
-                               bool lineinfo, char **source, char *err, size_t errn)
-{
-    (void)user;
-    cute_cuda_c_opts o;
-    memset(&o, 0, sizeof o);
-    o.arch = arch;
-    o.line_directives = lineinfo;
-    return cute_cuda_c_emit((const cute_ir_func *const *)kernels, n, &o, source, err, errn);
 }
 
 /* "sm_90a" -> 90; 0 for anything else */
@@ -51,16 +37,29 @@ cute_runtime *cute_runtime_wrap(cute_backend b)
     if (!rt) return NULL;
     rt->b = b;
     snprintf(rt->name, sizeof rt->name, "%s", b.vt->name);
+    rt->info = cute_backend_find(b.vt->name);
     rt->target_sm = target_sm(&b);
     return rt;
 }
 
-static cute_status open_cuda(cute_backend *b, char *err, size_t n)
+/* the backend named, or the first of the registry that opens (the GPU when there is one) */
+static cute_status open_backend(const char *name, cute_backend *b, const cute_backend_info **info,
+                                char *err, size_t n)
 {
-    cute_cuda_backend_opts o;
-    memset(&o, 0, sizeof o);
-    o.emit = emit_cuda_c;
-    return cute_cuda_backend_new(&o, b, err, n);
+    if (name && *name) {
+        *info = cute_backend_find(name);
+        if (*info) return (*info)->open(b, err, n);
+        char names[128];
+        cute__backend_names(names, sizeof names);
+        snprintf(err, n, "CUTEC_BACKEND=%s: the backends are %s", name, names);
+        return CUTE_ERR_INVALID;
+    }
+    cute_status s = CUTE_ERR_UNSUPPORTED;
+    for (int i = 0; s != CUTE_OK && i < cute_backend_count(); i++) {
+        *info = cute_backend_at(i);
+        s = (*info)->open(b, err, n);
+    }
+    return s;
 }
 
 cute_status cute_runtime_new(const char *backend, cute_runtime **out, char *err, size_t n)
@@ -69,19 +68,8 @@ cute_status cute_runtime_new(const char *backend, cute_runtime **out, char *err,
     if (n) err[0] = 0;
     if (!backend) backend = getenv("CUTEC_BACKEND");
     cute_backend b;
-    cute_status s;
-    if (backend && strcmp(backend, "interp") == 0) {
-        s = cute_interp_new(NULL, &b);
-        if (s != CUTE_OK) snprintf(err, n, "interpreter: %s", cute_status_name(s));
-    } else if (backend && strcmp(backend, "cuda") == 0) {
-        s = open_cuda(&b, err, n);
-    } else if (backend && *backend) {
-        snprintf(err, n, "CUTEC_BACKEND=%s: the backends are cuda and interp", backend);
-        return CUTE_ERR_INVALID;
-    } else { /* automatic: the GPU when there is one */
-        s = open_cuda(&b, err, n);
-        if (s != CUTE_OK) s = cute_interp_new(NULL, &b);
-    }
+    const cute_backend_info *info = NULL;
+    cute_status s = open_backend(backend, &b, &info, err, n);
     if (s != CUTE_OK) return s;
     *out = cute_runtime_wrap(b);
     if (!*out) {
@@ -100,6 +88,11 @@ void cute_runtime_free(cute_runtime *rt)
 
 cute_backend *cute_runtime_backend(cute_runtime *rt) { return &rt->b; }
 const char *cute_runtime_backend_name(const cute_runtime *rt) { return rt->name; }
+bool cute_runtime_on_gpu(const cute_runtime *rt) { return rt && rt->info && rt->info->gpu; }
+bool cute_runtime_interprets(const cute_runtime *rt)
+{
+    return rt && rt->info && rt->info->interprets;
+}
 int cute_runtime_target_arch(const cute_runtime *rt) { return rt ? rt->target_sm : 0; }
 void cute_runtime_set_target_arch(cute_runtime *rt, const char *arch)
 {

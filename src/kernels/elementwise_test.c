@@ -9,7 +9,7 @@
 #include "check.h"
 #include "cutec/interp.h"
 #include "cutec/kernels.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 #include "kernels/ew_ref.h"
 
 typedef struct layout_case {

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 
 static const char *good = "extern \"C\" __global__ void cutec_k(int *out) { out[0] = 7; }\n";
 /* same name and parameters, and a fault: what a stale or planted cubin may do */

@@ -19,7 +19,7 @@
 #include "cuda_args.h"
 #include "cache_internal.h"
 #include "cuda_keep.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 
 typedef struct cuda_kernel {
     char *name;

@@ -1,4 +1,4 @@
-/* The CUDA backend's vtable (cutec/runtime.h, cutec/backend.h) on a GPU, with hand-written
+/* The CUDA backend's vtable (cutec/cuda_driver.h, cutec/backend.h) on a GPU, with hand-written
  * CUDA C standing in for the code generator: compile through NVRTC and the cache, launch
  * with every parameter type, pointers at offsets, > 48 KB of dynamic shared memory; the
  * second compile shares the module, a second process (a fresh cache) hits the disk, a
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 
 static const char *source =
     "extern \"C\" __global__ void cutec_axpy(float *y, const float *x, float a, int n)\n"

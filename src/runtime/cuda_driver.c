@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 
 /* --- from cuda.h: the types, and the enum values we pass ----------------------------- */
 typedef int CUresult; /* 0 is CUDA_SUCCESS */

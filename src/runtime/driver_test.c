@@ -1,4 +1,4 @@
-/* The CUDA driver wrapper (cutec/runtime.h).  Everywhere: a missing libcuda is
+/* The CUDA driver wrapper (cutec/cuda_driver.h).  Everywhere: a missing libcuda is
  * CUTE_ERR_NO_DRIVER with a message, never a crash, and compute capabilities name the right
  * arch.  With a GPU: the device describes itself sensibly, and memory round-trips through
  * every copy (sync and async), memset and events. */
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 
 static void test_no_driver(void)
 {

@@ -46,6 +46,18 @@ cute_vreg tensor_word_lane(cute_ctx *c, cute_dtype d, cute_vreg w, int lane)
     return tensor_bits_as(c, e, d);
 }
 
+cute_vreg tensor_word_of(cute_ctx *c, cute_dtype d, const cute_vreg *vals)
+{
+    int k = tensor_vals_per_word(d);
+    cute_type vt = tensor_word_lanes(d);
+    cute_vreg v = cute_ir_op(&c->b, CUTE_OP_CONST, vt, 0, 0, 0); /* every lane is set below */
+    for (int j = 0; j < k; j++) {
+        v = cute_ir_op(&c->b, CUTE_OP_INSERT, vt, v, tensor_carried(c, d, vals[j]), 0);
+        c->b.last->imm = j;
+    }
+    return cute_ir_op(&c->b, CUTE_OP_BITCAST, tensor_word_type(d), v, 0, 0);
+}
+
 cute_vreg tensor_bits_as(cute_ctx *c, cute_vreg v, cute_dtype d)
 {
     if (cute_ir_type(c->fn, v).dtype == d) return v;

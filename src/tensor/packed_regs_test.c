@@ -2,7 +2,8 @@
  * any register tensor.  A kernel writes a packed (3,5) tensor whole, copies it element by
  * element through slices into a second one with another layout (mirroring the columns),
  * overwrites one row of it with ones, and stores it: every bit of every element comes back, on the
- * interpreter and the GPU.  15 elements: the last word is partly used. */
+ * interpreter and the GPU.  15 elements: the last word is partly used.  (That the CUDA C of
+ * packed fragments compiles, with no GPU, is kernels/gemm/spill_test's part.) */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -10,7 +11,6 @@
 #include "check.h"
 #include "cutec/jit.h"
 #include "cutec/numeric.h"
-#include "cutec/nvrtc.h"
 #include "tensor/tensor_internal.h"
 #include "trace/ctx_internal.h"
 
@@ -57,16 +57,6 @@ static void run(cute_runtime *rt, const char *where, cute_dtype d, uint64_t *see
     const cute_fn *f = cute_compile(rt, "packed", host, NULL, 2, specs, err, sizeof err);
     CHECK(f != NULL, "%s %s: %s", where, cute_dtype_name(d), err);
     if (!f) return;
-    cute_nvrtc *nv; /* and its CUDA C compiles (NVRTC, no GPU needed) */
-    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) == CUTE_OK) {
-        cute_nvrtc_close(nv);
-        char *ptx = NULL;
-        CHECK(cute_fn_code(f, "ptx", "sm_80", &ptx, err, sizeof err) == CUTE_OK && strstr(ptx, ".entry"),
-              "%s: CUDA C of the packed tensors: %s", cute_dtype_name(d), ptx ? "no kernel" : err);
-        free(ptx);
-    } else {
-        SKIP("no NVRTC: the packed tensors' CUDA C was not compiled");
-    }
     uint8_t x[R * C * 2], y[R * C * 2];
     for (int i = 0; i < R * C * es; i++) {
         *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;

@@ -51,7 +51,7 @@ static void reduce_kernel(cute_ctx *c, cute_tensor x, cute_tensor y)
     case K_WARP_DOWN: cute_warp_reduce(c, &mx, r, tc->width); break;
     case K_GROUP_SUM: cute_group_allreduce(c, &sum, r, t, tc->width, &s); break;
     case K_GROUP_SOFTMAX:
-        cute_online_softmax_of(c, v, r);
+        cute_online_softmax_of(c, v, r, NULL);
         cute_group_allreduce(c, &sm, r, t, tc->width, &s);
         put(c, y, cute_add(a, cute_mul(a, t, cute_i(4)), cute_i(1)), r[1]);
         break;

@@ -57,13 +57,14 @@ void cute_reducer_apply(cute_ctx *c, const cute_reducer *r, const cute_val *a, c
     out[0] = cute_val_binop(c, r->op, a[0], b[0]);
 }
 
-void cute_online_softmax_of(cute_ctx *c, cute_ssa x, cute_val out[2])
+void cute_online_softmax_of(cute_ctx *c, cute_ssa x, cute_val out[2], cute_ssa *exps)
 {
     cute_val m = cute_ssa_reduce(c, CUTE_OP_MAX, x);
     cute_ssa shifted = cute_ssa_binop(c, CUTE_OP_SUB, x, cute_ssa_scalar(c, m, x.shape));
     cute_ssa l2e = cute_ssa_fill(c, CUTE_F32, x.shape, LOG2_E);
     cute_ssa e = cute_ssa_unop(c, CUTE_OP_EXP2, cute_ssa_binop(c, CUTE_OP_MUL, shifted, l2e));
     cute_val s = cute_ssa_reduce(c, CUTE_OP_ADD, e);
+    if (exps) *exps = e;
     /* a row of -inf only: m = -inf, e^(-inf - -inf) = NaN; its sum is 0 */
     cute_val none = cute_val_cmp(c, CUTE_OP_EQ, m, cute_val_const(c, CUTE_F32, -INFINITY));
     out[0] = m;

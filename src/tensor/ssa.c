@@ -62,8 +62,25 @@ cute_ssa cute_ssa_binop(cute_ctx *c, cute_op op, cute_ssa a, cute_ssa b)
 {
     if (!same_shape(c, &a, &b, cute_op_name(op))) return bad_ssa();
     cute_ssa r = like(c, (cute_dtype)a.dtype, &a);
+    if (r.v && a.dtype == b.dtype && ssa_half2_binop(c, op, &a, &b, &r)) return c->alg.failed ? bad_ssa() : r;
     for (int i = 0; i < a.n && r.v && !c->alg.failed; i++)
         r.v[i] = cute_val_binop(c, op, el(&a, i), el(&b, i)).r;
+    return c->alg.failed ? bad_ssa() : r;
+}
+
+cute_ssa cute_ssa_fma(cute_ctx *c, cute_ssa a, cute_ssa b, cute_ssa d)
+{
+    if (!same_shape(c, &a, &b, "fma") || !same_shape(c, &a, &d, "fma")) return bad_ssa();
+    if (a.dtype != b.dtype || a.dtype != d.dtype) {
+        cute_ctx_fail(c, "cute_ssa_fma: operands of %s, %s and %s (convert with cute_ssa_cvt)",
+                      cute_dtype_name((cute_dtype)a.dtype), cute_dtype_name((cute_dtype)b.dtype),
+                      cute_dtype_name((cute_dtype)d.dtype));
+        return bad_ssa();
+    }
+    cute_ssa r = like(c, (cute_dtype)a.dtype, &a);
+    if (r.v && ssa_half2_fma(c, &a, &b, &d, &r)) return c->alg.failed ? bad_ssa() : r;
+    for (int i = 0; i < a.n && r.v && !c->alg.failed; i++)
+        r.v[i] = cute_val_fma(c, el(&a, i), el(&b, i), el(&d, i)).r;
     return c->alg.failed ? bad_ssa() : r;
 }
 
@@ -71,6 +88,7 @@ cute_ssa cute_ssa_unop(cute_ctx *c, cute_op op, cute_ssa a)
 {
     if (!ssa_ok(c, &a, cute_op_name(op))) return bad_ssa();
     cute_ssa r = like(c, (cute_dtype)a.dtype, &a);
+    if (r.v && op == CUTE_OP_NEG && ssa_half2_neg(c, &a, &r)) return c->alg.failed ? bad_ssa() : r;
     for (int i = 0; i < a.n && r.v && !c->alg.failed; i++) r.v[i] = cute_val_unop(c, op, el(&a, i)).r;
     return c->alg.failed ? bad_ssa() : r;
 }

@@ -21,6 +21,8 @@ int tensor_vals_per_word(cute_dtype d);
 cute_type tensor_word_type(cute_dtype d);
 cute_type tensor_word_lanes(cute_dtype d);
 cute_vreg tensor_word_lane(cute_ctx *c, cute_dtype d, cute_vreg w, int lane);
+/* the word of the k (tensor_vals_per_word) values vals[0..k) of d, value j in lane j */
+cute_vreg tensor_word_of(cute_ctx *c, cute_dtype d, const cute_vreg *vals);
 /* v's bits as d (v itself when it is of d already); v of d as its carrier */
 cute_vreg tensor_bits_as(cute_ctx *c, cute_vreg v, cute_dtype d);
 cute_vreg tensor_carried(cute_ctx *c, cute_dtype d, cute_vreg v);
@@ -60,6 +62,13 @@ int tensor_vector_width(cute_ctx *c, const cute_tensor *t, int n);
 /* the alignment, in bytes, the algebra proves for element 0 of a global/shared tensor: the
  * base pointer's, as far as the element offset keeps it */
 int tensor_proven_align(cute_ctx *c, const cute_tensor *t);
+/* TensorSSA arithmetic on f16/bf16 in the paired instructions (ssa_half2.c): r (made like
+ * the operands) gets a op b, a b + d, or -a two elements to an instruction; false (and
+ * nothing emitted) for another dtype or op, or a target older than sm_80 */
+bool ssa_half2_binop(cute_ctx *c, cute_op op, const cute_ssa *a, const cute_ssa *b, cute_ssa *r);
+bool ssa_half2_fma(cute_ctx *c, const cute_ssa *a, const cute_ssa *b, const cute_ssa *d, cute_ssa *r);
+bool ssa_half2_neg(cute_ctx *c, const cute_ssa *a, cute_ssa *r);
+
 /* the TensorSSA a failed operation gives (no registers, the poison shape) */
 cute_ssa bad_ssa(void);
 /* a TensorSSA operand of the kernel being traced (made by it, not by an earlier error) */

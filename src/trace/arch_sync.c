@@ -273,3 +273,33 @@ void cute_cp_async_bulk_g2s(cute_ctx *c, cute_val dst, cute_val src, cute_val by
     in[0] = dst.r, in[1] = src.r, in[3] = bar.r;
     emit(c, CUTE_INST_CP_ASYNC_BULK_G2S, in, 4, 0);
 }
+
+void cute_cp_async_bulk_s2g(cute_ctx *c, cute_val dst, cute_val src, cute_val bytes)
+{
+    const char *call = "cute_cp_async_bulk_s2g";
+    cute_vreg in[3];
+    if (!row_ok(c, CUTE_INST_CP_ASYNC_BULK_S2G, call) || !smem_ptr(c, src, call, "the source") ||
+        !ctx_usable(c, dst, "the destination") || !u32_of(c, bytes, call, "the bytes", &in[2]))
+        return;
+    if (dst.t.dtype != CUTE_PTR || dst.t.space != CUTE_GMEM) {
+        cute_ctx_fail(c, "%s: the destination must be a global pointer", call);
+        return;
+    }
+    in[0] = dst.r, in[1] = src.r;
+    emit(c, CUTE_INST_CP_ASYNC_BULK_S2G, in, 3, 0);
+}
+
+void cute_cp_async_bulk_commit_group(cute_ctx *c)
+{
+    bare(c, CUTE_INST_CP_ASYNC_BULK_COMMIT_GROUP, "cute_cp_async_bulk_commit_group");
+}
+
+void cute_cp_async_bulk_wait_group_read(cute_ctx *c, int n)
+{
+    if (!row_ok(c, CUTE_INST_CP_ASYNC_BULK_WAIT_GROUP_READ, "cute_cp_async_bulk_wait_group_read")) return;
+    if (n < 0 || n > 63) {
+        cute_ctx_fail(c, "cute_cp_async_bulk_wait_group_read(%d): n must be in 0..63", n);
+        return;
+    }
+    emit(c, CUTE_INST_CP_ASYNC_BULK_WAIT_GROUP_READ, NULL, 0, n);
+}

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 #include "kernels/gemv/gemv_internal.h"
 
 typedef struct entry {

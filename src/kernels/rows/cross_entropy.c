@@ -40,10 +40,11 @@ static cute_ssa at_label(cute_ctx *c, const row_io *io)
     return cute_ssa_binop(c, CUTE_OP_AND, before_next, cute_ssa_unop(c, CUTE_OP_NOT, before));
 }
 
-static void partial(cute_ctx *c, const row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+static void partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
 {
     (void)stage, (void)stats;
-    cute_online_softmax_of(c, io->t[X], out);
+    cute_online_softmax_of(c, io->t[X], out, &io->keep);
+    io->keep_v = out[0];
     out[2] = row_sum_inside(c, io, io->t[X]);
     cute_ssa zero = cute_ssa_fill(c, CUTE_F32, io->t[X].shape, 0);
     out[3] = cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_select(c, at_label(c, io), io->t[X], zero));
@@ -79,7 +80,7 @@ static void finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
 {
     (void)stats;
     if (!io->has[DX]) return;
-    cute_ssa p = row_scalar_op(c, CUTE_OP_MUL, row_exp(c, row_scalar_op(c, CUTE_OP_SUB, io->t[X], io->d[0])), io->d[1]);
+    cute_ssa p = row_probabilities(c, io, io->t[X], io->d[0], io->d[1]);
     cute_val hit = cute_val_binop(c, CUTE_OP_SUB, row_f32(c, 1), io->p[1]);
     cute_ssa onehot = cute_ssa_select(c, at_label(c, io), cute_ssa_scalar(c, hit, p.shape), cute_ssa_fill(c, CUTE_F32, p.shape, 0));
     cute_ssa g = row_scalar_op(c, CUTE_OP_SUB, cute_ssa_binop(c, CUTE_OP_SUB, p, onehot), io->d[3]);

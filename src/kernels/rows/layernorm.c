@@ -23,7 +23,7 @@ static cute_val mean_of(cute_ctx *c, const row_io *io, const cute_val stats[][4]
 }
 
 /* stage 0: sum(h); stage 1: sum((h - mean)^2) over the elements inside */
-static void fwd_partial(cute_ctx *c, const row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+static void fwd_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
 {
     cute_ssa h = h_of(c, io);
     if (stage == 0) {
@@ -79,7 +79,7 @@ static cute_ssa xhat_of(cute_ctx *c, const row_io *io)
 }
 
 /* (sum g, sum g xhat) over the elements inside (x - mean is not 0 past the row's end) */
-static void bwd_partial(cute_ctx *c, const row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+static void bwd_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
 {
     (void)stage, (void)stats;
     cute_ssa g = g_of(c, io);

@@ -122,6 +122,9 @@ int main(void)
             }
     forward(lib, be, false, CUTE_BF16, (shape_case){2, 33000, 0}, true); /* rows of two chunks */
     forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, true);
+    /* backward over rows longer than a tile: dx in chunks, dw and db by a pass of their own */
+    backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
+    backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
     tk_end(lib, rt);
     return CHECK_DONE("norms_test");
 }

@@ -16,7 +16,7 @@ static cute_ssa h_of(cute_ctx *c, const row_io *io)
     return io->has[RES] ? cute_ssa_binop(c, CUTE_OP_ADD, io->t[X], io->t[RES]) : io->t[X];
 }
 
-static void fwd_partial(cute_ctx *c, const row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+static void fwd_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
 {
     (void)stage, (void)stats;
     cute_ssa h = h_of(c, io);
@@ -52,7 +52,7 @@ static cute_ssa g_of(cute_ctx *c, const row_io *io)
     return io->has[WB] ? cute_ssa_binop(c, CUTE_OP_MUL, io->t[DY], io->t[WB]) : io->t[DY];
 }
 
-static void bwd_partial(cute_ctx *c, const row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+static void bwd_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
 {
     (void)stage, (void)stats;
     cute_ssa xhat = row_scalar_op(c, CUTE_OP_MUL, io->t[XB], io->v[RSTD_IN]);

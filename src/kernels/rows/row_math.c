@@ -35,3 +35,16 @@ cute_reducer row_reducer_sums(int arity)
 {
     return (cute_reducer){arity, CUTE_OP_ADD, add_each, (const void *)(intptr_t)arity, "sums"};
 }
+
+/* exp(x - max) / sum: in a whole row, partial's exp(x - m_thread) (io->keep) scaled by
+ * exp(m_thread - max) / sum, one exponential a thread instead of one an element (the
+ * exponentials, not the bytes, would bound a bf16 softmax at the card's bandwidth); in
+ * chunks, taken again */
+cute_ssa row_probabilities(cute_ctx *c, const row_io *io, cute_ssa x, cute_val max, cute_val inv_sum)
+{
+    if (!io->resident) return row_scalar_op(c, CUTE_OP_MUL, row_exp(c, row_scalar_op(c, CUTE_OP_SUB, x, max)), inv_sum);
+    cute_val l2e = row_f32(c, LOG2_E);
+    cute_val shift = cute_val_binop(c, CUTE_OP_MUL, cute_val_binop(c, CUTE_OP_SUB, io->keep_v, max), l2e);
+    cute_val scale = cute_val_binop(c, CUTE_OP_MUL, cute_val_unop(c, CUTE_OP_EXP2, shift), inv_sum);
+    return row_scalar_op(c, CUTE_OP_MUL, io->keep, scale);
+}

@@ -83,10 +83,23 @@ static const cute_fn *make_rows(cute_runtime *rt, const void *plan, char *err, s
 
 static void key_of(const row_plan *p, char *key, size_t n)
 {
-    int len = snprintf(key, n, "%s/%d/v%d/t%d/k%d/r%d/%c/", p->op->name, p->variant, p->vec, p->tpr, p->k,
-                       p->rows, p->looped ? 'L' : 'R');
+    int len = snprintf(key, n, "%s/%d/v%d/t%d/k%d/r%d/%c%s/", p->op->name, p->variant, p->vec, p->tpr, p->k,
+                       p->rows, p->looped ? 'L' : 'R', p->in_place ? "/in-place" : "");
     for (int s = 0; s < p->op->nslots; s++)
         len += snprintf(key + len, n - (size_t)len, "%s,", p->has[s] ? cute_dtype_name(p->dtype[s]) : "-");
+}
+
+/* does an output share memory with another argument (y = softmax(y))? */
+static bool in_place(const row_call *rc)
+{
+    for (int s = 0; s < rc->op->nslots; s++) {
+        int role = rc->op->slot[s].role;
+        if (!rc->slot[s] || (role != ROW_OUT && role != ROWVAL_OUT)) continue;
+        for (int t = 0; t < rc->op->nslots; t++)
+            if (t != s && rc->slot[t] && rc->op->slot[t].role != COL_PARTIAL && cute_call_args_overlap(rc->slot[s], rc->slot[t]))
+                return true;
+    }
+    return false;
 }
 
 static void plan_of(const row_call *rc, row_plan *p)
@@ -99,13 +112,20 @@ static void plan_of(const row_call *rc, row_plan *p)
                       : rc->slot[s] ? (cute_dtype)rc->slot[s]->dtype : CUTE_F32;
     }
     row_plan_choose(p, rc->slot[0]->shape[1], widest_vector(rc));
+    p->in_place = in_place(rc);
+    if (p->looped && rc->op->stages == 0) p->looped = false, p->column_grid = true; /* chunks by blocks */
 }
 
 /* blocks and row blocks per block: one row block each, unless column sums are kept, which
  * take as few blocks as keep the device busy (fewer partial rows to sum) */
-static void grid_of(cutec_rows *lib, const row_plan *p, int64_t m, bool sums, int64_t *blocks, int64_t *iters)
+static void grid_of(cutec_rows *lib, const row_plan *p, int64_t m, int64_t n, bool sums, int64_t *blocks,
+                    int64_t *iters)
 {
     int64_t rb = (m + p->rows - 1) / p->rows, most = rows_lib_resident_blocks(lib);
+    if (p->column_grid) { /* the column chunks share the device */
+        int64_t chunks = (n + row_plan_tile(p) - 1) / row_plan_tile(p);
+        most = most / chunks > 0 ? most / chunks : 1;
+    }
     *iters = sums && rb > most ? (rb + most - 1) / most : 1;
     *blocks = (rb + *iters - 1) / *iters;
 }
@@ -140,15 +160,16 @@ static cute_status run_locked(cutec_rows *lib, const row_call *rc, const row_pla
     int64_t m = rc->slot[0]->shape[0], cols = rc->slot[0]->shape[1], blocks, iters;
     int sums = 0;
     for (int s = 0; s < rc->op->nslots; s++) sums += p->has[s] && rc->op->slot[s].role == COL_PARTIAL;
-    grid_of(lib, p, m, sums > 0, &blocks, &iters);
+    grid_of(lib, p, m, cols, sums > 0, &blocks, &iters);
     int64_t partial_rows = blocks * p->rows;
     const cute_buffer *scratch = NULL;
-    if (sums && rows_lib_scratch(lib, (size_t)(sums * partial_rows * cols) * sizeof(float), &scratch) != CUTE_OK)
+    if (sums && !rows_lib_dry(lib) && rows_lib_scratch(lib, (size_t)(sums * partial_rows * cols) * sizeof(float), &scratch) != CUTE_OK)
         return snprintf(err, n, "%s: no memory for the column sums", rc->op->name), CUTE_ERR_OOM;
     char key[192];
     key_of(p, key, sizeof key);
     const cute_fn *fn = rows_lib_find(lib, key, make_rows, p, err, n);
     if (!fn) return CUTE_ERR_COMPILE;
+    if (rows_lib_dry(lib)) return CUTE_OK;
     cute_call_arg args[ROW_SLOTS + 4];
     int k = call_args(rc, p, scratch, partial_rows, iters, args);
     cute_status st = cute_call(fn, stream, k, args, err, n);
@@ -160,6 +181,31 @@ static cute_status run_locked(cutec_rows *lib, const row_call *rc, const row_pla
     return st;
 }
 
+/* the slot of rc's op named `name` (-1: none) */
+static int slot_named(const row_call *rc, const char *name)
+{
+    for (int s = 0; s < rc->op->nslots; s++)
+        if (!strcmp(rc->op->slot[s].name, name)) return s;
+    return -1;
+}
+
+/* A call with column sums over rows longer than a tile, as two: the call without them, and
+ * row_norm_dweight's over the same tensors (by slot name).  False when it has none. */
+static bool split_sums(const row_call *rc, row_call *dx_only, row_call *sums)
+{
+    bool any = false;
+    *dx_only = *rc;
+    for (int s = 0; s < rc->op->nslots; s++)
+        if (rc->op->slot[s].role == COL_PARTIAL && rc->slot[s]) any = true, dx_only->slot[s] = NULL;
+    memset(sums, 0, sizeof *sums);
+    sums->op = &row_norm_dweight;
+    for (int s = 0; s < row_norm_dweight.nslots; s++) {
+        int from = slot_named(rc, row_norm_dweight.slot[s].name);
+        sums->slot[s] = from >= 0 ? rc->slot[from] : NULL;
+    }
+    return any;
+}
+
 cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *err, size_t n)
 {
     char scratch[512];
@@ -169,11 +215,17 @@ cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *er
     if (rc->slot[0]->shape[0] == 0) return CUTE_OK; /* no rows */
     row_plan p;
     plan_of(rc, &p);
-    for (int s = 0; s < rc->op->nslots; s++)
-        if (p.looped && p.has[s] && rc->op->slot[s].role == COL_PARTIAL)
-            return FAIL("%s: %s of rows longer than %lld is not supported yet (such rows are walked in "
-                        "chunks; the column sums need them whole)", rc->op->name, rc->op->slot[s].name,
-                        (long long)row_plan_tile(&p));
+    row_call dx_only, sums;
+    if (p.looped && split_sums(rc, &dx_only, &sums)) { /* dw, db by a pass of their own */
+        plan_of(&dx_only, &p);
+        row_plan q;
+        plan_of(&sums, &q);
+        rows_lib_lock(lib);
+        st = run_locked(lib, &dx_only, &p, stream, err, n);
+        if (st == CUTE_OK) st = run_locked(lib, &sums, &q, stream, err, n);
+        rows_lib_unlock(lib);
+        return st;
+    }
     rows_lib_lock(lib);
     st = run_locked(lib, rc, &p, stream, err, n);
     rows_lib_unlock(lib);

@@ -62,7 +62,10 @@ const cute_fn *row_compile(cute_runtime *rt, const row_plan *p, char *err, size_
     cute_arg_spec specs[ROW_SLOTS + 4];
     int k = 0;
     for (int s = 0; s < p->op->nslots; s++)
-        if (p->has[s]) specs[k++] = slot_spec(p, s);
+        if (p->has[s]) {
+            specs[k] = slot_spec(p, s);
+            specs[k++].may_alias = p->in_place;
+        }
     specs[k++] = cute_spec_int("?"); /* row blocks per block */
     specs[k++] = cute_spec_int("?"); /* the integer parameter */
     specs[k++] = cute_spec_float(CUTE_F32);

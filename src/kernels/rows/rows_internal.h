@@ -49,6 +49,10 @@ typedef struct row_io {
                                 ROW_IGNORE_BIAS: integer arguments are not negative) */
     cute_val p[2];           /* float parameters (eps; smoothing, gradient scale) */
     int variant;             /* the op's variant (log-softmax, ...) */
+    bool resident;           /* the row is whole in the registers: what partial keeps
+                                below is there for finish (in chunks it is not) */
+    cute_ssa keep;           /* partial's per-element values finish may reuse */
+    cute_val keep_v;         /* ... and a per-thread value */
 } row_io;
 
 typedef struct row_op {
@@ -58,7 +62,7 @@ typedef struct row_op {
     int stages;                                       /* reductions, one after the other */
     cute_reducer (*reducer)(int stage);
     /* this thread's contribution to a stage, from its values and earlier stages' results */
-    void (*partial)(cute_ctx *c, const row_io *io, int stage, const cute_val stats[][4], cute_val *out);
+    void (*partial)(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out);
     /* the per-row outputs (io->v) and what finish needs of the row (io->d), from the
      * stages' results and the per-row inputs: once per row */
     void (*row_values)(cute_ctx *c, row_io *io, const cute_val stats[][4]);
@@ -73,6 +77,9 @@ typedef struct row_plan {
     cute_dtype dtype[ROW_SLOTS];
     int vec, tpr, k, rows; /* V, threads per row, accesses per thread, rows per block */
     bool looped;           /* rows longer than one tile: walked in chunks */
+    bool in_place;         /* an output overlaps an input: no __restrict__ pointers */
+    bool column_grid;      /* an op without row reductions over rows longer than a tile:
+                              blocks tile the columns too (grid.y), each its chunk */
     cute_tiled_copy tc;    /* tpr threads x V values (set while tracing) */
 } row_plan;
 
@@ -96,6 +103,9 @@ extern const row_op row_softmax_fwd, row_softmax_bwd;
 extern const row_op row_rmsnorm_fwd, row_rmsnorm_bwd;
 extern const row_op row_layernorm_fwd, row_layernorm_bwd;
 extern const row_op row_cross_entropy;
+/* the norms' dw (and db) alone, for rows longer than a tile: no row reduction, the grid
+ * tiles the columns; the backward's dx pass then runs without them */
+extern const row_op row_norm_dweight;
 
 /* shared math: e^x (as 2^(x log2 e)) of every element, and a TensorSSA op with a scalar */
 cute_ssa row_exp(cute_ctx *c, cute_ssa x);
@@ -103,6 +113,9 @@ cute_ssa row_scalar_op(cute_ctx *c, cute_op op, cute_ssa x, cute_val s);
 /* the sum of x's elements where io->inside holds */
 cute_val row_sum_inside(cute_ctx *c, const row_io *io, cute_ssa x);
 cute_val row_f32(cute_ctx *c, double v);
+/* softmax's exp(x - max) / sum of the values at hand (reusing partial's exponentials,
+ * io->keep and io->keep_v from cute_online_softmax_of, in a whole row) */
+cute_ssa row_probabilities(cute_ctx *c, const row_io *io, cute_ssa x, cute_val max, cute_val inv_sum);
 /* the row length as an f32 value */
 cute_val row_n(cute_ctx *c, const row_io *io);
 /* elementwise sums of `arity` values (1 to 4) */

@@ -20,6 +20,7 @@ typedef struct row_thread {
     const row_kargs *k;
     cute_thr_copy thr;
     cute_int tid, tx, ty; /* in the block; in the row; the block's row */
+    cute_int cb;          /* the block's column chunk (0 unless the grid tiles the columns) */
     cute_reducer red[ROW_STAGES];
     cute_reduce_scratch scratch[ROW_STAGES];
     cute_tensor acc[ROW_SLOTS]; /* COL_PARTIAL: this thread's column sums */
@@ -106,14 +107,14 @@ static void reduce_stage(cute_ctx *c, const row_thread *th, cute_val *v, int st)
 static void row_resident(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb)
 {
     cute_val stats[ROW_STAGES][4];
-    load_chunk(c, th, io, rb, cute_i(0));
+    load_chunk(c, th, io, rb, th->cb);
     for (int st = 0; st < th->p->op->stages; st++) {
         th->p->op->partial(c, io, st, (const cute_val(*)[4])stats, stats[st]);
         reduce_stage(c, th, stats[st], st);
     }
     th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
     th->p->op->finish(c, io, (const cute_val(*)[4])stats);
-    store_chunk(c, th, io, rb, cute_i(0));
+    store_chunk(c, th, io, rb, th->cb);
 }
 
 /* a longer row: each stage walks the chunks, combining as it goes; then the write pass */
@@ -151,7 +152,7 @@ static void row_looped(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
 static void column_sums_begin(cute_ctx *c, row_thread *th)
 {
     const row_op *op = th->p->op;
-    cute_tensor like = part(c, th, th->k->cols, cute_i(0), cute_i(0));
+    cute_tensor like = part(c, th, th->k->cols, cute_i(0), th->cb);
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == COL_PARTIAL) {
             th->acc[s] = cute_make_rmem_tensor_like(c, like, CUTE_F32);
@@ -162,10 +163,10 @@ static void column_sums_begin(cute_ctx *c, row_thread *th)
 static void column_sums_end(cute_ctx *c, const row_thread *th)
 {
     const row_op *op = th->p->op;
-    cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cute_i(0)), CUTE_CRD(th->p->rows, th->k->n));
+    cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), th->cb), CUTE_CRD(th->p->rows, th->k->n));
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == COL_PARTIAL)
-            cute_tensor_store_if(c, part(c, th, th->k->g[s], cute_block_idx(c, 0), cute_i(0)),
+            cute_tensor_store_if(c, part(c, th, th->k->g[s], cute_block_idx(c, 0), th->cb),
                                  cute_tensor_load(c, th->acc[s]), in_cols);
 }
 
@@ -177,12 +178,13 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     th.tid = cute_thread_idx(c, 0);
     th.tx = cute_mod(a, th.tid, cute_i(p->tpr)), th.ty = cute_div(a, th.tid, cute_i(p->tpr));
     th.thr = cute_tiled_copy_slice(&p->tc, th.tid);
+    th.cb = p->column_grid ? cute_block_idx(c, 1) : cute_i(0);
     cute_smem_allocator A = cute_smem_allocator_new(c);
     for (int st = 0; st < p->op->stages; st++) {
         th.red[st] = p->op->reducer(st);
         if (p->tpr > 32) th.scratch[st] = cute_reduce_scratch_alloc(c, &A, &th.red[st], CUTE_F32, p->tpr * p->rows);
     }
-    row_io io = {.has = p->has, .m = k->m, .n = k->n, .ignore = k->ignore, .p = {k->p[0], k->p[1]}, .variant = p->variant};
+    row_io io = {.has = p->has, .resident = !p->looped, .m = k->m, .n = k->n, .ignore = k->ignore, .p = {k->p[0], k->p[1]}, .variant = p->variant};
     column_sums_begin(c, &th);
     CUTE_FOR(c, it, cute_i(0), k->iters) {
         cute_int rb = cute_add(a, cute_block_idx(c, 0), cute_mul(a, it, cute_grid_dim(c, 0)));
@@ -258,7 +260,8 @@ static void rows_host(cute_ctx *c, const cute_arg *args)
     cute_copy_atom atom = cute_copy_atom_autovec(a, p->dtype[0]);
     p->tc = cute_make_tiled_copy_tv(a, &atom, &thr, &val);
     cute_int blocks = cute_ceil_div(a, cute_ceil_div(a, m, cute_i(p->rows)), iters);
-    cute_launch_cfg cfg = {.grid = {blocks}, .block = {cute_i(p->tpr * p->rows)}};
+    cute_launch_cfg cfg = {.grid = {blocks, p->column_grid ? cute_ceil_div(a, n, cute_i(row_plan_tile(p))) : cute_i(1)},
+                           .block = {cute_i(p->tpr * p->rows)}};
     CUTE_LAUNCH(c, rows_kernel, cfg, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], rows, cols, m, n,
                 iters, ignore, args[k + 2].f, args[k + 3].f);
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cutec/runtime.h"
+#include "cutec/cuda_driver.h"
 #include "kernels/rows/rows_internal.h"
 #include "kernels/rows/rows_lib.h"
 
@@ -20,6 +20,8 @@ struct cutec_rows {
     entry *e;
     int n, cap;
     cute_buffer scratch; /* column partial sums, grown as needed */
+    bool dry;            /* compile, do not launch (cutec compile) */
+    const cute_fn *last; /* the function the last call compiled or found */
 };
 
 cutec_rows *cutec_rows_new(cute_runtime *rt)
@@ -49,7 +51,7 @@ const cute_fn *rows_lib_find(cutec_rows *lib, const char *key, const cute_fn *(*
                              const void *user, char *err, size_t n)
 {
     for (int i = 0; i < lib->n; i++)
-        if (strcmp(lib->e[i].key, key) == 0) return lib->e[i].fn;
+        if (strcmp(lib->e[i].key, key) == 0) return lib->last = lib->e[i].fn;
     if (lib->n == lib->cap) {
         int cap = lib->cap ? 2 * lib->cap : 16;
         entry *e = realloc(lib->e, (size_t)cap * sizeof *e);
@@ -60,8 +62,12 @@ const cute_fn *rows_lib_find(cutec_rows *lib, const char *key, const cute_fn *(*
     if (!fn) return NULL;
     snprintf(lib->e[lib->n].key, sizeof lib->e[lib->n].key, "%s", key);
     lib->e[lib->n++].fn = fn;
-    return fn;
+    return lib->last = fn;
 }
+
+void rows_lib_dry_run(cutec_rows *lib, bool on) { lib->dry = on; }
+bool rows_lib_dry(const cutec_rows *lib) { return lib->dry; }
+const cute_fn *rows_lib_last(const cutec_rows *lib) { return lib->last; }
 
 void rows_lib_lock(cutec_rows *lib) { pthread_mutex_lock(&lib->lock); }
 void rows_lib_unlock(cutec_rows *lib) { pthread_mutex_unlock(&lib->lock); }

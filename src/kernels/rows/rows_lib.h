@@ -6,6 +6,11 @@
 #include "kernels/rows/rows_internal.h"
 
 cute_runtime *rows_lib_runtime(cutec_rows *lib);
+/* dry: calls compile (or find) their function and stop before launching it; last: the
+ * function of the last call (for cutec compile) */
+void rows_lib_dry_run(cutec_rows *lib, bool on);
+bool rows_lib_dry(const cutec_rows *lib);
+const cute_fn *rows_lib_last(const cutec_rows *lib);
 void rows_lib_lock(cutec_rows *lib);
 void rows_lib_unlock(cutec_rows *lib);
 const cute_fn *rows_lib_find(cutec_rows *lib, const char *key,

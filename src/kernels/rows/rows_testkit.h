@@ -26,7 +26,7 @@ static uint64_t tk_seed;
 /* (the argument points at the tmat's buffer: the tmat stays where it is made)
  * random values of scale `scale` (poison: NaN) into an (m, n) matrix of row stride ld
  * (rank 2) or an m-vector (rank 1); the padding is poison too */
-static void tk_init(tmat *out, cute_backend *be, cute_dtype d, int rank, int64_t m, int64_t n, int64_t ld, double scale)
+static inline void tk_init(tmat *out, cute_backend *be, cute_dtype d, int rank, int64_t m, int64_t n, int64_t ld, double scale)
 {
     tmat t = {be, {0}, d, m, n, ld, rank, {0}};
     int64_t elems = rank == 2 ? (m ? m : 1) * ld : m;
@@ -47,7 +47,7 @@ static void tk_init(tmat *out, cute_backend *be, cute_dtype d, int rank, int64_t
 }
 
 /* the values (m x n compact, or m), as doubles (malloc'd) */
-static double *tk_get(const tmat *t)
+static inline double *tk_get(const tmat *t)
 {
     int64_t elems = t->rank == 2 ? t->m * t->ld : t->m, cnt = t->rank == 2 ? t->m * t->n : t->m;
     size_t bytes = (size_t)(elems ? elems : 1) * (size_t)cute_dtype_bytes(t->d);
@@ -61,7 +61,7 @@ static double *tk_get(const tmat *t)
 }
 
 /* the padding of a matrix still poison (the kernel wrote only inside) */
-static int64_t tk_padding_written(const tmat *t)
+static inline int64_t tk_padding_written(const tmat *t)
 {
     if (t->rank != 2 || t->ld == t->n) return 0;
     size_t bytes = (size_t)(t->m * t->ld) * (size_t)cute_dtype_bytes(t->d);
@@ -73,14 +73,14 @@ static int64_t tk_padding_written(const tmat *t)
     return bad;
 }
 
-static void tk_free(tmat *t) { t->be->vt->free(t->be->self, &t->buf); }
+static inline void tk_free(tmat *t) { t->be->vt->free(t->be->self, &t->buf); }
 
 /* relative tolerance of results in dtype d */
-static double tk_tol(cute_dtype d) { return d == CUTE_F32 ? 2e-5 : d == CUTE_F16 ? 2e-3 : 1.6e-2; }
+static inline double tk_tol(cute_dtype d) { return d == CUTE_F32 ? 2e-5 : d == CUTE_F16 ? 2e-3 : 1.6e-2; }
 
 /* got against want (cnt values): |got - want| <= tol (|want| + floor); the first miss in
  * `first`; the misses counted */
-static int64_t tk_compare(const double *got, const double *want, int64_t cnt, double tol, double floor, char *first,
+static inline int64_t tk_compare(const double *got, const double *want, int64_t cnt, double tol, double floor, char *first,
                           size_t n)
 {
     int64_t bad = 0;
@@ -94,7 +94,7 @@ static int64_t tk_compare(const double *got, const double *want, int64_t cnt, do
 
 /* a fresh seed (printed) and a library on a runtime of `backend`; NULL (and why) when that
  * backend is not there */
-static cutec_rows *tk_begin(const char *backend, cute_runtime **rt, char *err, size_t n)
+static inline cutec_rows *tk_begin(const char *backend, cute_runtime **rt, char *err, size_t n)
 {
     tk_seed = (uint64_t)time(NULL);
     printf("seed %llu\n", (unsigned long long)tk_seed);
@@ -102,7 +102,7 @@ static cutec_rows *tk_begin(const char *backend, cute_runtime **rt, char *err, s
     return cutec_rows_new(*rt);
 }
 
-static void tk_end(cutec_rows *lib, cute_runtime *rt)
+static inline void tk_end(cutec_rows *lib, cute_runtime *rt)
 {
     cutec_rows_free(lib);
     cute_runtime_free(rt);

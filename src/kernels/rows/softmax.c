@@ -12,10 +12,11 @@ static cute_reducer online(int stage)
     return cute_reducer_online_softmax();
 }
 
-static void fwd_partial(cute_ctx *c, const row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+static void fwd_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
 {
     (void)stage, (void)stats;
-    cute_online_softmax_of(c, io->t[X], out);
+    cute_online_softmax_of(c, io->t[X], out, &io->keep);
+    io->keep_v = out[0];
 }
 
 /* d0 = max, d1 = 1/sum (softmax) or log(sum) (log-softmax) */
@@ -29,9 +30,10 @@ static void fwd_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
 static void fwd_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
 {
     (void)stats;
-    cute_ssa shifted = row_scalar_op(c, CUTE_OP_SUB, io->t[X], io->d[0]);
-    io->t[Y] = io->variant ? row_scalar_op(c, CUTE_OP_SUB, shifted, io->d[1])
-                           : row_scalar_op(c, CUTE_OP_MUL, row_exp(c, shifted), io->d[1]);
+    if (io->variant)
+        io->t[Y] = row_scalar_op(c, CUTE_OP_SUB, row_scalar_op(c, CUTE_OP_SUB, io->t[X], io->d[0]), io->d[1]);
+    else
+        io->t[Y] = row_probabilities(c, io, io->t[X], io->d[0], io->d[1]);
 }
 
 const row_op row_softmax_fwd = {
@@ -48,7 +50,7 @@ static cute_reducer sum(int stage)
 }
 
 /* sum(dy y), or (log-softmax) sum(dy) */
-static void bwd_partial(cute_ctx *c, const row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+static void bwd_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
 {
     (void)stage, (void)stats;
     cute_ssa x = io->variant ? io->t[DY] : cute_ssa_binop(c, CUTE_OP_MUL, io->t[DY], io->t[YIN]);

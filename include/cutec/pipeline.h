@@ -1,0 +1,78 @@
+/* cutec/pipeline.h — producer/consumer pipelines over mbarriers, with CuTe DSL's names
+ * (cutlass.pipeline: PipelineAsync, PipelineTmaAsync, PipelineState), so no kernel computes
+ * a stage index or an mbarrier phase by hand.
+ *
+ * A pipeline of `stages` buffers has a "full" and an "empty" mbarrier per stage (in shared
+ * memory from the allocator).  The producer acquires a stage (waits until its consumers
+ * released it), fills it and commits it; the consumer waits until the stage is full, reads
+ * it and releases it.  A PipelineState walks the stages: index (the stage), phase (the
+ * parity to wait for, flipping at each wrap) and count (stages passed); a producer's
+ * starts at phase 1 (every stage is free), a consumer's at phase 0.
+ *
+ *   PipelineAsync     the producer's threads commit by arriving on the full barrier
+ *                     (producer_threads arrivals per phase; cp.async or plain stores);
+ *   PipelineTmaAsync  one producer thread acquires (it arrives with the stage's expected
+ *                     transaction bytes, tx_bytes) and the copies (TMA, or the bulk copy
+ *                     cute_cp_async_bulk_g2s on cute_pipeline_producer_barrier) complete
+ *                     them: commit does nothing.
+ * Consumers release by each of consumer_threads arriving on the empty barrier.
+ * try_acquire / try_wait peek without blocking and give a token (i1) that acquire / wait
+ * then take (no wait when it is true); pass a token with .r == 0 for none.
+ *
+ * create initializes the barriers in thread 0 of the block, then a block barrier: call it
+ * where every thread of the block runs.  Under the interpreter a pipeline's misuse is
+ * reported with the warp, the site and the barrier's state (docs/interpreter.md). */
+#ifndef CUTEC_PIPELINE_H
+#define CUTEC_PIPELINE_H
+
+#include "cutec/smem.h"
+#include "cutec/tensor.h"
+
+typedef enum { CUTE_PIPELINE_PRODUCER, CUTE_PIPELINE_CONSUMER } cute_pipeline_role;
+typedef enum { CUTE_PIPELINE_ASYNC, CUTE_PIPELINE_TMA_ASYNC } cute_pipeline_kind;
+
+typedef struct cute_pipeline_state {
+    int stages;
+    cute_val index, phase, count; /* u32 variables */
+} cute_pipeline_state;
+
+typedef struct cute_pipeline {
+    cute_pipeline_kind kind;
+    int stages;
+    cute_tensor full, empty; /* u64 mbarriers, one per stage */
+    int producer_threads, consumer_threads;
+    int64_t tx_bytes; /* TMA: per stage */
+} cute_pipeline;
+
+cute_pipeline_state cute_make_pipeline_state(cute_ctx *c, cute_pipeline_role role, int stages);
+void cute_pipeline_state_advance(cute_ctx *c, cute_pipeline_state *s);
+
+cute_pipeline cute_pipeline_async_create(cute_ctx *c, cute_smem_allocator *a, int stages,
+                                         int producer_threads, int consumer_threads);
+cute_pipeline cute_pipeline_tma_async_create(cute_ctx *c, cute_smem_allocator *a, int stages,
+                                             int consumer_threads, int64_t tx_bytes);
+
+cute_val cute_pipeline_producer_try_acquire(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s);
+void cute_pipeline_producer_acquire(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s, cute_val token);
+void cute_pipeline_producer_commit(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s);
+/* the stage's full mbarrier: what a TMA or bulk copy completes its bytes on */
+cute_val cute_pipeline_producer_barrier(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s);
+cute_val cute_pipeline_consumer_try_wait(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s);
+void cute_pipeline_consumer_wait(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s, cute_val token);
+void cute_pipeline_consumer_release(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s);
+
+#ifndef CUTEC_NO_SITE_MACROS
+#define cute_make_pipeline_state(c, ...) CUTE__CTX_AT((c), cute_make_pipeline_state((c), __VA_ARGS__))
+#define cute_pipeline_state_advance(c, ...) CUTE__CTX_AT((c), cute_pipeline_state_advance((c), __VA_ARGS__))
+#define cute_pipeline_async_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_async_create((c), __VA_ARGS__))
+#define cute_pipeline_tma_async_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_async_create((c), __VA_ARGS__))
+#define cute_pipeline_producer_try_acquire(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_try_acquire((c), __VA_ARGS__))
+#define cute_pipeline_producer_acquire(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_acquire((c), __VA_ARGS__))
+#define cute_pipeline_producer_commit(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_commit((c), __VA_ARGS__))
+#define cute_pipeline_producer_barrier(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_barrier((c), __VA_ARGS__))
+#define cute_pipeline_consumer_try_wait(c, ...) CUTE__CTX_AT((c), cute_pipeline_consumer_try_wait((c), __VA_ARGS__))
+#define cute_pipeline_consumer_wait(c, ...) CUTE__CTX_AT((c), cute_pipeline_consumer_wait((c), __VA_ARGS__))
+#define cute_pipeline_consumer_release(c, ...) CUTE__CTX_AT((c), cute_pipeline_consumer_release((c), __VA_ARGS__))
+#endif
+
+#endif

@@ -1,0 +1,28 @@
+# Shared steps of the scripts/device-*.sh passes (sourced, POSIX sh): the output folder
+# $out ($OUT, default build/device-out), $sizes and $iters of the benchmarks, and
+#   device_begin: the run's head (time, commit, the GPU's clocks) and the build
+#   device_tests T...: each test binary build/tests/T on the GPU, its log in $out, its
+#                      last line and first failures printed ($TEST_TIMEOUT, default 300 s)
+set -u
+out=${OUT:-build/device-out}
+mkdir -p "$out"
+sizes=${SIZES:-4096,8192}
+iters=${ITERS:-10}
+
+device_begin()
+{
+    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    echo "== build"
+    make -j16 all tests 2>&1 | grep -E "error|warning" | head -40
+}
+
+device_tests()
+{
+    echo "== tests on the GPU"
+    for t in "$@"; do
+        [ -x build/tests/$t ] && timeout "${TEST_TIMEOUT:-300}" build/tests/$t > "$out/$(basename $t).log" 2>&1
+        echo "$t: $(tail -n 1 "$out/$(basename $t).log")"
+        grep -m 5 FAIL "$out/$(basename $t).log" | cut -c1-400
+    done
+}

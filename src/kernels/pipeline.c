@@ -1,0 +1,136 @@
+/* cutec/pipeline.h: PipelineAsync and PipelineTmaAsync over the mbarrier rows (cutec/sync.h),
+ * and the PipelineState that walks their stages. */
+#define CUTEC_NO_SITE_MACROS /* the user's call site stays the site of what this emits */
+#include "cutec/pipeline.h"
+#include "cutec/sync.h"
+#include "trace/ctx_internal.h"
+
+static cute_val u32(cute_ctx *c, int64_t v) { return cute_val_int(c, CUTE_U32, v); }
+
+cute_pipeline_state cute_make_pipeline_state(cute_ctx *c, cute_pipeline_role role, int stages)
+{
+    cute_pipeline_state s = {stages, {0}, {0}, {0}};
+    if (!ctx_ok(c)) return s;
+    if (stages < 1) {
+        cute_ctx_fail(c, "cute_make_pipeline_state: %d stages (at least 1)", stages);
+        return s;
+    }
+    s.index = cute_val_var(c, u32(c, 0));
+    s.phase = cute_val_var(c, u32(c, role == CUTE_PIPELINE_PRODUCER)); /* every stage starts free */
+    s.count = cute_val_var(c, u32(c, 0));
+    return s;
+}
+
+/* index + 1, wrapping to 0 (and flipping the phase) at `stages` */
+void cute_pipeline_state_advance(cute_ctx *c, cute_pipeline_state *s)
+{
+    if (!ctx_ok(c)) return;
+    cute_val next = cute_val_binop(c, CUTE_OP_ADD, s->index, u32(c, 1));
+    cute_val wrap = cute_val_cmp(c, CUTE_OP_EQ, next, u32(c, s->stages));
+    cute_val_assign(c, s->index, cute_val_select(c, wrap, u32(c, 0), next));
+    cute_val_assign(c, s->phase, cute_val_binop(c, CUTE_OP_XOR, s->phase, cute_val_cvt(c, wrap, CUTE_U32)));
+    cute_val_assign(c, s->count, cute_val_binop(c, CUTE_OP_ADD, s->count, u32(c, 1)));
+}
+
+/* the stages' barriers, initialized by thread 0 with these arrival counts, then a barrier */
+static cute_pipeline create(cute_ctx *c, cute_smem_allocator *a, cute_pipeline p, const char *call)
+{
+    if (!ctx_ok(c)) return p;
+    if (p.stages < 1 || p.producer_threads < 1 || p.consumer_threads < 1 || p.tx_bytes < 0 || p.tx_bytes >= 1 << 20) {
+        cute_ctx_fail(c, "%s: %d stages, %d producer and %d consumer threads, %lld transaction bytes: "
+                      "each count must be positive (bytes below 2^20)", call, p.stages, p.producer_threads,
+                      p.consumer_threads, (long long)p.tx_bytes);
+        return p;
+    }
+    cute_alg *alg = cute_ctx_alg(c);
+    cute_layout L = cute_make_layout(alg, cute_tuple_int(cute_i(p.stages))); /* stages:1 */
+    p.full = cute_make_tensor(c, cute_smem_alloc_array(c, a, CUTE_U64, p.stages, 8), L, 8);
+    p.empty = cute_make_tensor(c, cute_smem_alloc_array(c, a, CUTE_U64, p.stages, 8), L, 8);
+    ctx_open_if(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)).r);
+    for (int i = 0; i < p.stages; i++) {
+        cute_mbarrier_init(c, cute_tensor_ptr(c, p.full, cute_i(i)), u32(c, p.producer_threads));
+        cute_mbarrier_init(c, cute_tensor_ptr(c, p.empty, cute_i(i)), u32(c, p.consumer_threads));
+    }
+    cute_mbarrier_init_fence(c);
+    ctx_close(c);
+    cute_barrier(c);
+    return p;
+}
+
+cute_pipeline cute_pipeline_async_create(cute_ctx *c, cute_smem_allocator *a, int stages, int producer_threads,
+                                         int consumer_threads)
+{
+    cute_pipeline p = {CUTE_PIPELINE_ASYNC, stages, {0}, {0}, producer_threads, consumer_threads, 0};
+    return create(c, a, p, "cute_pipeline_async_create");
+}
+
+cute_pipeline cute_pipeline_tma_async_create(cute_ctx *c, cute_smem_allocator *a, int stages, int consumer_threads,
+                                             int64_t tx_bytes)
+{
+    cute_pipeline p = {CUTE_PIPELINE_TMA_ASYNC, stages, {0}, {0}, 1, consumer_threads, tx_bytes};
+    return create(c, a, p, "cute_pipeline_tma_async_create");
+}
+
+/* the mbarrier of the state's stage in barriers t */
+static cute_val stage_barrier(cute_ctx *c, cute_tensor t, const cute_pipeline_state *s)
+{
+    return cute_tensor_ptr(c, t, cute_int_from_val(c, s->index, 0));
+}
+
+static bool state_fits(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s, const char *call)
+{
+    if (!ctx_ok(c)) return false;
+    if (s->stages != p->stages)
+        return cute_ctx_fail(c, "%s: a state of %d stages for a pipeline of %d", call, s->stages, p->stages);
+    return true;
+}
+
+/* wait for the stage's phase on t unless the token (a peek's result) says it completed */
+static void wait_unless(cute_ctx *c, cute_tensor t, const cute_pipeline_state *s, cute_val token)
+{
+    if (token.r) ctx_open_if(c, cute_val_unop(c, CUTE_OP_NOT, token).r);
+    cute_mbarrier_wait(c, stage_barrier(c, t, s), s->phase);
+    if (token.r) ctx_close(c);
+}
+
+cute_val cute_pipeline_producer_try_acquire(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s)
+{
+    if (!state_fits(c, p, s, "cute_pipeline_producer_try_acquire")) return (cute_val){0, cute_type_of(CUTE_I1), 0};
+    return cute_mbarrier_try_wait(c, stage_barrier(c, p->empty, s), s->phase);
+}
+
+void cute_pipeline_producer_acquire(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s, cute_val token)
+{
+    if (!state_fits(c, p, s, "cute_pipeline_producer_acquire")) return;
+    wait_unless(c, p->empty, s, token);
+    if (p->kind == CUTE_PIPELINE_TMA_ASYNC) /* the copies complete the bytes */
+        cute_mbarrier_arrive_and_expect_tx(c, stage_barrier(c, p->full, s), u32(c, p->tx_bytes));
+}
+
+void cute_pipeline_producer_commit(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s)
+{
+    if (!state_fits(c, p, s, "cute_pipeline_producer_commit")) return;
+    if (p->kind == CUTE_PIPELINE_ASYNC) cute_mbarrier_arrive(c, stage_barrier(c, p->full, s));
+}
+
+cute_val cute_pipeline_producer_barrier(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s)
+{
+    if (!state_fits(c, p, s, "cute_pipeline_producer_barrier")) return (cute_val){0, cute_type_ptr(CUTE_U64, CUTE_SMEM), 0};
+    return stage_barrier(c, p->full, s);
+}
+
+cute_val cute_pipeline_consumer_try_wait(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s)
+{
+    if (!state_fits(c, p, s, "cute_pipeline_consumer_try_wait")) return (cute_val){0, cute_type_of(CUTE_I1), 0};
+    return cute_mbarrier_try_wait(c, stage_barrier(c, p->full, s), s->phase);
+}
+
+void cute_pipeline_consumer_wait(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s, cute_val token)
+{
+    if (state_fits(c, p, s, "cute_pipeline_consumer_wait")) wait_unless(c, p->full, s, token);
+}
+
+void cute_pipeline_consumer_release(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s)
+{
+    if (state_fits(c, p, s, "cute_pipeline_consumer_release")) cute_mbarrier_arrive(c, stage_barrier(c, p->empty, s));
+}

@@ -1,0 +1,86 @@
+/* The row-reduction kernels on the GPU at the benchmark sizes (bf16 16384x4096, 4096x32768,
+ * 1024x262144; each op forward and backward), sampled rows against float64; and, with no
+ * GPU, their CUDA C compiled by NVRTC for sm_80, sm_90a and sm_100a, the bf16 kernels
+ * checked for 16-byte loads and stores.  Skipped visibly where there is neither. */
+#include <string.h>
+
+#include "check.h"
+#include "cli/rows_problem.h"
+#include "cutec/runtime.h"
+#include "kernels/rows/rows_lib.h"
+
+static const int64_t shapes[3][2] = {{16384, 4096}, {4096, 32768}, {1024, 262144}};
+
+static void on_gpu(cute_runtime *rt)
+{
+    cutec_rows *lib = cutec_rows_new(rt);
+    for (int op = 0; op < RP_COUNT; op++)
+        for (int bwd = 0; bwd < 2; bwd++)
+            for (int s = 0; s < 3; s++) {
+                rows_problem p;
+                rp_init(&p, (rp_op)op, bwd, CUTE_BF16, shapes[s][0], shapes[s][1], cute_runtime_backend(rt), lib);
+                char first[256] = "";
+                cute_status st = rp_setup(&p, false) ? rp_call(&p) : CUTE_ERR_OOM;
+                if (st == CUTE_OK) st = p.be->vt->sync(p.be->self, NULL);
+                CHECK(st == CUTE_OK, "%s %s %lldx%lld: %s", rp_op_name(p.op), bwd ? "bwd" : "fwd", (long long)p.m,
+                      (long long)p.n, p.err);
+                int64_t bad = st == CUTE_OK ? rp_check(&p, false, first, sizeof first) : 0;
+                CHECK(bad == 0, "%s %s %lldx%lld: %lld wrong (%s)", rp_op_name(p.op), bwd ? "bwd" : "fwd",
+                      (long long)p.m, (long long)p.n, (long long)bad, first);
+                rp_free(&p);
+            }
+    cutec_rows_free(lib);
+}
+
+/* PTX of op for arch through NVRTC; false (and a skip) without NVRTC */
+static bool ptx_of(cutec_rows *lib, cute_runtime *rt, rp_op op, bool bwd, const char *arch, char **ptx)
+{
+    rows_problem p;
+    rp_init(&p, op, bwd, CUTE_BF16, 16384, 4096, cute_runtime_backend(rt), lib);
+    char err[2048];
+    cute_runtime_set_target_arch(rt, arch);
+    CHECK(rp_setup(&p, true) && rp_call(&p) == CUTE_OK, "%s %s: %s", rp_op_name(op), arch, p.err);
+    cute_status s = cute_fn_code(rows_lib_last(lib), "ptx", arch, ptx, err, sizeof err);
+    if (s == CUTE_ERR_NO_NVRTC) return false;
+    CHECK(s == CUTE_OK, "%s %s for %s: %s", rp_op_name(op), bwd ? "bwd" : "fwd", arch, err);
+    return s == CUTE_OK;
+}
+
+static void compiled_only(cute_runtime *rt)
+{
+    const char *archs[] = {"sm_80", "sm_90a", "sm_100a"};
+    for (int a = 0; a < 3; a++)
+        for (int op = 0; op < RP_COUNT; op++)
+            for (int bwd = 0; bwd < 2; bwd++) {
+                if (a != 1 && (op != RP_SOFTMAX || bwd)) continue; /* every op for sm_90a, softmax for the others */
+                cutec_rows *lib = cutec_rows_new(rt);
+                rows_lib_dry_run(lib, true);
+                char *ptx = NULL;
+                if (!ptx_of(lib, rt, (rp_op)op, bwd, archs[a], &ptx)) {
+                    SKIP("no NVRTC: the row kernels' CUDA C was not compiled");
+                    cutec_rows_free(lib);
+                    return;
+                }
+                /* rows of 4096 bf16: every row tensor moves 16 bytes an access */
+                bool load16 = ptx && (strstr(ptx, "ld.global.nc.v4") || strstr(ptx, "ld.global.v4"));
+                bool store16 = ptx && strstr(ptx, "st.global.v4"); /* cross-entropy's forward stores none */
+                CHECK(load16 && (store16 || (op == RP_XENT && !bwd)),
+                      "%s %s for %s: no 16-byte accesses", rp_op_name((rp_op)op), bwd ? "bwd" : "fwd", archs[a]);
+                free(ptx);
+                cutec_rows_free(lib);
+            }
+}
+
+int main(void)
+{
+    cute_runtime *rt;
+    char err[512];
+    if (cute_runtime_new("cuda", &rt, err, sizeof err) == CUTE_OK) {
+        on_gpu(rt);
+        cute_runtime_free(rt);
+    } else {
+        SKIP("no GPU: the row kernels were compiled, not run");
+        if (cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK) compiled_only(rt), cute_runtime_free(rt);
+    }
+    return CHECK_DONE("rows_gpu_test");
+}
