@@ -58,7 +58,21 @@ void cute_cp_async_wait_group(cute_ctx *c, int n);
 /* wait for every cp.async this thread issued */
 void cute_cp_async_wait_all(cute_ctx *c);
 
+/* --- wgmma's ordering: CuTe's warpgroup_arrive / warpgroup_commit_batch / warpgroup_wait<N>,
+ * each executed by the whole warpgroup (128 threads), converged ---------------------------- */
+/* wgmma.fence: the warpgroup's register writes are ordered before the wgmma that follow
+ * (needed before the first wgmma, and after any write of an accumulator or A register) */
+void cute_warpgroup_arrive(cute_ctx *c);
+/* the wgmma issued since the last commit form one group */
+void cute_warpgroup_commit_batch(cute_ctx *c);
+/* wait until at most n of the warpgroup's groups are in flight; only then may their
+ * accumulators be read and the shared memory they read be written */
+void cute_warpgroup_wait(cute_ctx *c, int n);
+
 #ifndef CUTEC_NO_SITE_MACROS
+#define cute_warpgroup_arrive(c) CUTE__CTX_AT((c), cute_warpgroup_arrive(c))
+#define cute_warpgroup_commit_batch(c) CUTE__CTX_AT((c), cute_warpgroup_commit_batch(c))
+#define cute_warpgroup_wait(c, ...) CUTE__CTX_AT((c), cute_warpgroup_wait((c), __VA_ARGS__))
 #define cute_cp_async_commit_group(c) CUTE__CTX_AT((c), cute_cp_async_commit_group(c))
 #define cute_cp_async_wait_group(c, ...) CUTE__CTX_AT((c), cute_cp_async_wait_group((c), __VA_ARGS__))
 #define cute_cp_async_wait_all(c) CUTE__CTX_AT((c), cute_cp_async_wait_all(c))

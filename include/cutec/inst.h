@@ -8,22 +8,26 @@
  * PTX text that someone else parses back; raw PTX is the ASM op's business (the escape hatch).
  *
  * How an emitter passes operands (cute_ir_inst_op below; docs/instructions.md has the table):
- *   out[]  the registers of the row's OUT groups, in row order, each group's registers in
- *          order (mma: d0..d3).  They are new (or mutable) registers the op defines.
+ *   out[]  the registers of the row's OUT and INOUT groups, in row order, each group's
+ *          registers in order (mma: d0..d3).  OUT registers are new (or mutable) registers
+ *          the op defines; INOUT ones (wgmma's accumulators) mutable and defined before.
  *   in[]   the registers of every other group that takes registers, in row order: IN
- *          groups, shared addresses, global addresses.  K and IMM groups take none.
- *   imm    the row's IMM group, when it has one (cp.async.wait_group's N); else 0.
+ *          groups, predicates, shared addresses, global addresses.  K, IMM and IMM_BIT /
+ *          IMM_SIGN groups take none.
+ *   imm    the row's IMM group, when it has one (cp.async.wait_group's N), or the bits its
+ *          IMM_BIT / IMM_SIGN groups read (wgmma: CUTE_WGMMA_* below); else 0.
  * Register classes:
  *   B32   any 32-bit register: u32, i32, f32, or a 32-bit vector (f16x2, bf16x2, i16x2,
  *         u16x2, i8x4, u8x4, e4m3x4, e5m2x4).  A vector's lane 0 is the low half/byte, as PTX packs them.
  *   F32, F64   exactly f32 / f64.
  *   I32   i32 or u32.
+ *   U64   u64 or i64 (a wgmma shared-memory descriptor).
  *   SADDR a `ptr<T, smem>` register (any T): the 32-bit shared-window address (the same in
  *         every backend; cute_smem_addr gives it as a u32 value).
  *   GADDR a `ptr<T, gmem>` register (any T): the generic 64-bit address.
  *   TMAP  a tensor map: a `tmap` parameter (by value, its address) or a `ptr<T, gmem>` to
  *         the 128 bytes of one (grouped GEMM's maps updated in global memory).
- *   B16, B64   a 16-bit (u16, i16) / 64-bit integer (u64, i64) register.
+ *   B16   a 16-bit integer register (u16, i16).
  *   CADDR a u32 register holding a shared::cluster address (MAPA's result; a shared-window
  *         address of the block's own shared memory is one too).
  * Example, mma m16n8k16 f32 += f16 x f16: out = 4 x f32 (d), in = 4 x B32 (a, f16x2 each),
@@ -83,6 +87,10 @@ typedef enum {
     CUTE_IG_IMM,   /* the op's immediate (inst.imm), printed as is; no register */
     CUTE_IG_TMAP,  /* a tensor map: a tmap parameter or a ptr<T,gmem> to its 128 bytes (in[]),
                       "%n" (its generic address; the row's template places it) */
+    CUTE_IG_INOUT, /* registers it reads and writes (out[]; mutable, defined before): "+" */
+    CUTE_IG_PRED,  /* one i32 register (in[]) the PTX takes as a predicate: nonzero is true */
+    CUTE_IG_IMM_BIT,  /* bit `value` of the immediate, printed 0 or 1; no register */
+    CUTE_IG_IMM_SIGN, /* bit `value` of the immediate, printed 1 (clear) or -1 (set) */
 } cute_inst_role;
 
 /* the class of a register group's registers */
@@ -92,8 +100,8 @@ typedef enum {
     CUTE_RC_F32,
     CUTE_RC_I32,
     CUTE_RC_F64,
+    CUTE_RC_U64, /* a 64-bit integer: u64 or i64 (wgmma's shared-memory descriptors) */
     CUTE_RC_B16, /* any 16-bit scalar: u16, i16 (a TMA multicast mask) */
-    CUTE_RC_B64, /* u64 or i64 (a tensor map's address or stride) */
 } cute_inst_class;
 
 typedef struct cute_inst_group {
@@ -101,7 +109,7 @@ typedef struct cute_inst_group {
     uint8_t count;    /* registers (1 for addresses; 0 for K and IMM) */
     uint8_t cls;      /* cute_inst_class */
     uint8_t braced;   /* PTX writes the group as a vector {%a, %b, ...} */
-    int32_t value;    /* CUTE_IG_K: the constant */
+    int32_t value;    /* CUTE_IG_K: the constant; CUTE_IG_IMM_BIT/SIGN: the bit */
     const char *name; /* "d", "a", "src" (for messages and docs) */
 } cute_inst_group;
 
@@ -117,7 +125,17 @@ typedef struct cute_inst_info {
     cute_inst_group groups[CUTE_INST_MAX_GROUPS];
     int nout, nin; /* registers in out[] and in[] */
     int has_imm;   /* the row has an IMM group */
+    int imm_bits;  /* the bits of the immediate its IMM_BIT / IMM_SIGN groups read */
 } cute_inst_info;
+
+/* the immediate of a wgmma.mma_async row: which operands are MN-major (transposed, 16-bit
+ * types only) and which are negated (floating-point types only) */
+enum {
+    CUTE_WGMMA_TNSP_A = 1 << 0,
+    CUTE_WGMMA_TNSP_B = 1 << 1,
+    CUTE_WGMMA_NEG_A = 1 << 2,
+    CUTE_WGMMA_NEG_B = 1 << 3,
+};
 
 /* the row (NULL for a value out of range) */
 const cute_inst_info *cute_inst_info_of(cute_inst row);

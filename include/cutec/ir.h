@@ -232,7 +232,11 @@ void cute_ir_while_body(cute_ir_builder *b, cute_vreg cond);
 void cute_ir_end(cute_ir_builder *b); /* closes the innermost body */
 
 /* --- checking and printing ---------------------------------------------------------- */
-/* 0 when f is well formed; else -1 with the first problem (and its call site) in err */
+/* 0 when f is well formed; else -1 with the first problem (and its call site) in err, or
+ * CUTE_IR_VERIFY_MISUSE when the IR is well formed but breaks a rule of the instructions'
+ * use that the user's kernel decides (wgmma without the wgmma.fence or wait_group the PTX
+ * ISA asks for) */
+#define CUTE_IR_VERIFY_MISUSE (-2)
 int cute_ir_verify(const cute_ir_func *f, char *err, size_t n);
 /* the text form: one instruction per line, bodies indented */
 void cute_ir_dump(FILE *out, const cute_ir_func *f);

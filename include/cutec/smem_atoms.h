@@ -44,6 +44,11 @@ extern const char *const cute_smem_atom_gmma_names[];
 cute_composed cute_smem_layout_staged(cute_alg *c, const cute_composed *atom,
                                       const cute_tuple *shape);
 
+/* A wgmma operand's tile: GMMA atom `name` of d staged over (rows, max(K, the atom's
+ * width)), as a GEMM's K tile holds it (the operand is its first (rows, K) block). */
+cute_composed cute_smem_layout_gmma_tile(cute_alg *c, const char *name, cute_dtype d, int64_t rows,
+                                         int64_t K);
+
 /* (the alignment a swizzled layout needs from its base: cute_swizzle_align_bytes in
  * cutec/smem.h; cute_smem_alloc_tensor_swizzled gives it) */
 

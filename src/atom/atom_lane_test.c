@@ -387,7 +387,7 @@ static void mma_cases(cute_runtime *rt, const char *where)
 {
     for (int i = 0; i < cute_atom_count(); i++) {
         cute_atom_info r = cute_atom_info_at(i);
-        if (!r.mma || !r.min_arch) continue;
+        if (!r.mma || !r.min_arch || r.traits.scope == CUTE_SCOPE_WARPGROUP) continue; /* wgmma_test.c */
         lane_case k;
         memset(&k, 0, sizeof k);
         cute_alg a;
@@ -513,7 +513,7 @@ static void compile_all(void)
         memset(&k, 0, sizeof k);
         cute_alg a;
         cute_alg_init(&a, NULL);
-        if (!r.min_arch) continue;
+        if (!r.min_arch || r.traits.scope == CUTE_SCOPE_WARPGROUP) continue; /* wgmma_test.c */
         if (r.mma ? !cute_mma_atom_named(&a, r.name, &k.mma) : !cute_copy_atom_named(&a, r.name, CUTE_BF16, &k.copy))
             continue; /* a type cutec lacks: skipped (and said so) by the lane cases */
         if (r.mma)

@@ -14,8 +14,8 @@ static void nearest(const char *name, char *buf, size_t n)
     for (int pass = 0; pass < 2; pass++) {
         size_t used = 0;
         buf[0] = 0;
-        for (int i = 0; i < cute_atom_nrows; i++) {
-            const char *r = cute_atom_rows[i].info.name;
+        for (int i = 0; i < atom_row_count(); i++) {
+            const char *r = atom_row_at(i)->info.name;
             size_t k = 0;
             while (r[k] && r[k] == name[k]) k++;
             if (pass == 0 && k > best) best = k;
@@ -76,7 +76,8 @@ bool cute_mma_atom_named(cute_alg *c, const char *name, cute_mma_atom *out)
     out->c_tv = cute_layout_parse(c, r->info.field[4]);
     out->min_arch = r->info.min_arch;
     out->traits = r->info.traits;
-    out->emit = mma_sync_emit;
+    bool wg = r->kind == ROW_WGMMA_SS || r->kind == ROW_WGMMA_RS;
+    out->emit = wg ? wgmma_emit : mma_sync_emit;
     return !c->failed;
 }
 

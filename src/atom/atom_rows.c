@@ -155,10 +155,33 @@ static bool same_name(const char *name, const char *row)
     return !strncmp(name, row, n - 1) && !strcmp(name + n - 1, "_t>");
 }
 
+/* the table's MMA rows come first in it */
+static int table_mma_rows(void)
+{
+    int k = 0;
+    while (k < cute_atom_nrows && cute_atom_rows[k].info.mma) k++;
+    return k;
+}
+
+int atom_row_count(void)
+{
+    int nw;
+    atom_wgmma_rows(&nw);
+    return cute_atom_nrows + nw;
+}
+
+const atom_row *atom_row_at(int i)
+{
+    int nw, m = table_mma_rows();
+    const atom_row *w = atom_wgmma_rows(&nw);
+    if (i < 0 || i >= cute_atom_nrows + nw) return NULL;
+    return i < m ? &cute_atom_rows[i] : i < m + nw ? &w[i - m] : &cute_atom_rows[i - nw];
+}
+
 const atom_row *atom_row_find(const char *name)
 {
-    for (int i = 0; i < cute_atom_nrows; i++)
-        if (same_name(name, cute_atom_rows[i].info.name)) return &cute_atom_rows[i];
+    for (int i = 0; i < atom_row_count(); i++)
+        if (same_name(name, atom_row_at(i)->info.name)) return atom_row_at(i);
     /* CuTe's SM80_CP_ASYNC_*_ZFILL<T> are the same rows: every cp.async row zero-fills */
     const char *z = strstr(name, "_ZFILL<");
     if (!z || strncmp(name, "SM80_CP_ASYNC_", 14) != 0 || z - name > 40) return NULL;
@@ -169,12 +192,12 @@ const atom_row *atom_row_find(const char *name)
 
 int cute_atom_count(void)
 {
-    return cute_atom_nrows;
+    return atom_row_count();
 }
 
 cute_atom_info cute_atom_info_at(int i)
 {
-    return cute_atom_rows[i].info;
+    return atom_row_at(i)->info;
 }
 
 bool cute_atom_info_find(const char *name, cute_atom_info *out)

@@ -12,6 +12,8 @@ typedef enum {
     ROW_LDSM,           /* ldmatrix: warp, shared -> registers */
     ROW_STSM,           /* stmatrix: warp, registers -> shared */
     ROW_CP_ASYNC,       /* cp.async: thread, global -> shared, asynchronous, zero-fill */
+    ROW_WGMMA_SS,       /* wgmma: warpgroup, A and B from shared memory (descriptors) */
+    ROW_WGMMA_RS,       /* wgmma: warpgroup, A from registers, B from shared memory */
 } row_kind;
 
 typedef struct atom_row {
@@ -28,6 +30,14 @@ extern const int cute_atom_nrows;
 
 /* the row called name (also with a "_t" after a uintN type: "<uint128_t>"), or NULL */
 const atom_row *atom_row_find(const char *name);
+/* every row (the table's MMA rows, the generated wgmma rows, then the table's copy rows) */
+int atom_row_count(void);
+const atom_row *atom_row_at(int i);
+
+/* the wgmma rows (atom_wgmma.c), generated once: one per family, N and SS/RS; and the id of
+ * a row's instruction ("WGMMA_64x128x16_F32BF16BF16_SS"), NULL for another row */
+const atom_row *atom_wgmma_rows(int *n);
+const char *atom_wgmma_inst_id(const atom_row *r);
 
 /* the emitters of the rows (atom_emit_*.c) */
 void mma_sync_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_tensor A,
@@ -38,5 +48,7 @@ void stsm_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_te
                cute_vreg pred);
 void cp_async_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,
                    cute_vreg pred);
+void wgmma_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_tensor A,
+                cute_tensor B, cute_tensor C);
 
 #endif

@@ -49,8 +49,12 @@ static void check_mma_row(cute_alg *c, const cute_atom_info *r)
     int64_t extent[3] = {m * k, n * k, m * n};
     for (int op = 0; op < 3; op++) {
         cute_layout L = cute_layout_parse(c, r->field[2 + op]);
-        CHECK(!c->failed && bijective(c, &L, extent[op]), "%s %s: not one (thread, value) per element",
-              r->name, r->field_name[2 + op]);
+        cute_layout thr = cute_get(c, &L, 0), val = cute_get(c, &L, 1);
+        /* a wgmma operand read from shared memory: every thread sees the whole tile
+         * (CuTe's ABLayout, thread stride 0), its values once each */
+        bool shared = !c->failed && cute_size(c, &thr).v == 128 && cute_layout_eval(c, &thr, cute_i(127)).v == 0;
+        CHECK(!c->failed && (shared ? bijective(c, &val, extent[op]) : bijective(c, &L, extent[op])),
+              "%s %s: not one (thread, value) per element", r->name, r->field_name[2 + op]);
     }
 }
 
@@ -104,6 +108,25 @@ static void check_cute_text(cute_alg *c)
     CHECK(cute_copy_atom_named(c, "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", CUTE_F16, &ld), "%s", c->error);
     CHECK_STR(lay(c, ld.src_tv), "(1,8):(0,1)");
     CHECK(ld.traits.async && ld.traits.pred == CUTE_PRED_ZFILL && ld.min_arch == 80, "cp.async traits");
+    /* mma_traits_sm90_gmma.hpp: SM90_64x128x16_F32BF16BF16_SS, _RS, and a k32 _TN atom */
+    CHECK(cute_mma_atom_named(c, "SM90_64x128x16_F32BF16BF16_SS", &a), "%s", c->error);
+    CHECK_STR(lay(c, a.thr_id), "128:1");
+    CHECK_STR(lay(c, a.a_tv), "(128,(64,16)):(0,(1,64))");
+    CHECK_STR(lay(c, a.b_tv), "(128,(128,16)):(0,(1,128))");
+    CHECK_STR(lay(c, a.c_tv), "((4,8,4),(2,2,16)):((128,1,16),(64,8,512))");
+    CHECK(a.m == 64 && a.n == 128 && a.k == 16 && a.traits.scope == CUTE_SCOPE_WARPGROUP && a.traits.async &&
+              a.min_arch == 90,
+          "wgmma shape and traits");
+    CHECK(cute_mma_atom_named(c, "SM90_64x8x16_F16F16F16_RS", &a), "%s", c->error);
+    CHECK_STR(lay(c, a.a_tv), "((4,8,4),(2,2,2)):((128,1,16),(64,8,512))");
+    CHECK_STR(lay(c, a.c_tv), "((4,8,4),(2,2)):((128,1,16),(64,8))");
+    CHECK(cute_mma_atom_named(c, "SM90_64x256x8_F32TF32TF32_RS_TN", &a), "%s", c->error);
+    CHECK_STR(lay(c, a.a_tv), "((4,8,4),(2,2)):((64,1,16),(8,256))");
+    CHECK(cute_mma_atom_named(c, "SM90_64x48x32_S32S8U8_SS_TN", &a) && a.b_type == CUTE_U8 && a.k == 32,
+          "%s", c->error);
+    CHECK(!cute_mma_atom_named(c, "SM90_64x40x32_S32S8S8_SS_TN", &a) && strstr(c->error, "SM90_64x"),
+          "no integer wgmma of N 40 (ptxas refuses it): %s", c->error);
+    cute_alg_clear(c);
 }
 
 static void check_refusals(cute_alg *c)

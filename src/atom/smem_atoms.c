@@ -83,3 +83,14 @@ cute_composed cute_smem_layout_staged(cute_alg *c, const cute_composed *atom,
 {
     return cute_composed_tile_to_shape(c, atom, shape, NULL);
 }
+
+cute_composed cute_smem_layout_gmma_tile(cute_alg *c, const char *name, cute_dtype d, int64_t rows,
+                                         int64_t K)
+{
+    cute_composed atom;
+    if (!cute_smem_atom_gmma(c, name, d, &atom)) return atom;
+    cute_layout cols = cute_get(c, &atom.layout, 1);
+    int64_t w = cute_size(c, &cols).v > K ? cute_size(c, &cols).v : K;
+    cute_tuple shape = cute_tuple_fmt(c, "(%lld,%lld)", (long long)rows, (long long)w);
+    return cute_smem_layout_staged(c, &atom, &shape);
+}

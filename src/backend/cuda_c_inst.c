@@ -25,28 +25,40 @@ static void put(ptx_text *t, const char *fmt, ...)
     t->len = n < 0 || (size_t)n >= t->cap - t->len ? t->cap : t->len + (size_t)n;
 }
 
-/* group g: {%a, %b}, %a, [%a], or its constant; first[g] is its first operand number */
+/* group g: {%a, %b}, %a, [%a], or its constant; first[g] is its first operand number; a
+ * predicate is the `p` that row_text sets from its register */
 static void group_text(ptx_text *t, const cute_inst_group *G, int first, int64_t imm)
 {
     if (G->role == CUTE_IG_K) return put(t, "%d", G->value);
     if (G->role == CUTE_IG_IMM) return put(t, "%lld", (long long)imm);
+    if (G->role == CUTE_IG_IMM_BIT) return put(t, "%d", (int)(imm >> G->value & 1));
+    if (G->role == CUTE_IG_IMM_SIGN) return put(t, "%d", imm >> G->value & 1 ? -1 : 1);
+    if (G->role == CUTE_IG_PRED) return put(t, "p");
     bool addr = G->role == CUTE_IG_SADDR || G->role == CUTE_IG_GADDR || G->role == CUTE_IG_CADDR;
     put(t, "%s", addr ? "[" : G->braced ? "{" : "");
     for (int k = 0; k < G->count; k++) put(t, "%s%%%d", k ? ", " : "", first + k);
     put(t, "%s", addr ? "]" : G->braced ? "}" : "");
 }
 
-/* the row's PTX for an op whose outputs are numbered from 0 and inputs from nout */
+static bool is_out(const cute_inst_group *G)
+{
+    return G->role == CUTE_IG_OUT || G->role == CUTE_IG_INOUT;
+}
+
+/* the row's PTX for an op whose outputs are numbered from 0 and inputs from nout; a row
+ * with a predicate operand sets it from its i32 register in a scope of its own */
 static void row_text(ptx_text *t, const cute_inst_info *I, int64_t imm)
 {
-    int first[CUTE_INST_MAX_GROUPS], nout = 0, nin = I->nout;
+    int first[CUTE_INST_MAX_GROUPS], nout = 0, nin = I->nout, pred = -1;
     for (int g = 0; g < I->ngroups; g++) {
         const cute_inst_group *G = &I->groups[g];
-        int *next = G->role == CUTE_IG_OUT ? &nout : &nin;
+        int *next = is_out(G) ? &nout : &nin;
         first[g] = *next;
+        if (G->role == CUTE_IG_PRED) pred = *next;
         *next += G->count;
     }
     bool whole = I->tmpl && strstr(I->tmpl, "$M"); /* the template is the whole statement */
+    if (pred >= 0) put(t, "{ .reg .pred p; setp.ne.b32 p, %%%d, 0; ", pred);
     if (!whole) put(t, "%s ", I->mnemonic);
     if (!I->tmpl) {
         for (int g = 0; g < I->ngroups; g++) {
@@ -67,6 +79,7 @@ static void row_text(ptx_text *t, const cute_inst_info *I, int64_t imm)
         }
     }
     if (!whole) put(t, ";");
+    if (pred >= 0) put(t, " }");
 }
 
 /* outputs then inputs; b32 registers travel as their bits ("r"), whatever their type */
@@ -77,8 +90,8 @@ static void operand_modes(const cute_inst_info *I, const cute_ir_inst *in, cc_as
     for (int g = 0; g < I->ngroups; g++) {
         const cute_inst_group *G = &I->groups[g];
         for (int k = 0; k < G->count; k++) {
-            uint32_t at = G->role == CUTE_IG_OUT ? o++ : i++;
-            dir[at] = G->role == CUTE_IG_OUT ? CC_ASM_OUT : CC_ASM_IN;
+            uint32_t at = is_out(G) ? o++ : i++;
+            dir[at] = G->role == CUTE_IG_OUT ? CC_ASM_OUT : G->role == CUTE_IG_INOUT ? CC_ASM_INOUT : CC_ASM_IN;
             raw[at] = G->cls == CUTE_RC_B32;
         }
     }
@@ -92,7 +105,7 @@ bool cc_inst(cc_fn *e, const cute_ir_inst *in)
     if (arch && cc_arch_number(arch) < I->arch)
         return cc_fail(e, CUTE_ERR_UNSUPPORTED, "%s (%s) needs sm_%d; this module is for %s", I->id,
                        I->mnemonic, I->arch, arch);
-    char buf[1024];
+    char buf[4096]; /* m64n256: 128 accumulators */
     ptx_text t = {buf, 0, sizeof buf};
     row_text(&t, I, in->imm);
     if (t.len >= t.cap) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "%s: PTX text too long", I->id);

@@ -21,12 +21,11 @@ static cute_type type_for(const cute_inst_group *G, int n)
     case CUTE_RC_F64: return cute_type_of(CUTE_F64);
     case CUTE_RC_I32: return cute_type_of(n % 2 ? CUTE_I32 : CUTE_U32);
     case CUTE_RC_B16: return cute_type_of(n % 2 ? CUTE_I16 : CUTE_U16);
-    case CUTE_RC_B64: return cute_type_of(n % 2 ? CUTE_I64 : CUTE_U64);
     default: return b32_types[n % (sizeof b32_types / sizeof b32_types[0])];
     }
 }
 
-/* an input of a 16- or 64-bit integer class: loaded from gd's bits and converted */
+/* an input of a 16-bit integer class: loaded from gd's bits and converted */
 static cute_vreg int_input(cute_ir_builder *b, cute_vreg gd, cute_type t)
 {
     cute_vreg v = cute_ir_op(b, CUTE_OP_LOAD, cute_type_of(CUTE_F64), gd, 0, 0);
@@ -51,7 +50,7 @@ static cute_ir_func *row_kernel(cute_inst r)
     cute_vreg tm = cute_ir_add_param(f, cute_type_of(CUTE_TMAP), "tm");
     f->smem_bytes = 1024;
     cute_vreg s = cute_ir_op(&b, CUTE_OP_SMEM_PTR, cute_type_ptr(CUTE_U32, CUTE_SMEM), 0, 0, 0);
-    cute_vreg out[16], in[16];
+    cute_vreg out[160], in[16];
     int no = 0, ni = 0, n = 0;
     for (int q = 0; q < I->ngroups; q++) {
         const cute_inst_group *G = &I->groups[q];
@@ -59,9 +58,19 @@ static cute_ir_func *row_kernel(cute_inst r)
             if (G->role == CUTE_IG_SADDR) in[ni++] = s;
             else if (G->role == CUTE_IG_GADDR) in[ni++] = g;
             else if (G->role == CUTE_IG_TMAP) in[ni++] = r % 2 ? g : tm;
-            else if (G->cls == CUTE_RC_B16 || G->cls == CUTE_RC_B64) in[ni++] = int_input(&b, gd, type_for(G, n));
+            else if (G->cls == CUTE_RC_B16) in[ni++] = int_input(&b, gd, type_for(G, n));
             else if (G->role == CUTE_IG_OUT) out[no++] = cute_ir_new_vreg(f, type_for(G, n), "d", false);
-            else if (G->cls == CUTE_RC_F64) {
+            else if (G->role == CUTE_IG_INOUT) { /* an accumulator: mutable, loaded first */
+                out[no] = cute_ir_new_vreg(f, type_for(G, n), "d", true);
+                cute_vreg v = cute_ir_op(&b, CUTE_OP_LOAD, cute_type_of(CUTE_U32), g, 0, 0);
+                b.last->imm = 4;
+                cute_type t = type_for(G, n);
+                cute_ir_mov(&b, out[no++], cute_type_eq(t, cute_type_of(CUTE_U32)) ? v : cute_ir_op(&b, CUTE_OP_BITCAST, t, v, 0, 0));
+            } else if (G->cls == CUTE_RC_U64) { /* a descriptor */
+                cute_vreg v = cute_ir_op(&b, CUTE_OP_LOAD, cute_type_of(CUTE_U32), g, 0, 0);
+                b.last->imm = 4;
+                in[ni++] = cute_ir_op(&b, CUTE_OP_CVT, cute_type_of(CUTE_U64), v, 0, 0);
+            } else if (G->cls == CUTE_RC_F64) {
                 cute_vreg v = cute_ir_op(&b, CUTE_OP_LOAD, cute_type_of(CUTE_F64), gd, 0, 0);
                 b.last->imm = 8;
                 in[ni++] = v;
@@ -73,8 +82,14 @@ static cute_ir_func *row_kernel(cute_inst r)
             }
         }
     }
-    int64_t imm = !I->has_imm ? 0 : strstr(I->id, "SETMAXNREG") ? 240 : 1; /* one the row takes */
+    int64_t imm = !I->has_imm ? I->imm_bits : strstr(I->id, "SETMAXNREG") ? 240 : 1; /* one the row takes */
+    bool wgmma = (I->flags & CUTE_INST_WARPGROUP) && I->nout; /* ordered as the PTX ISA asks */
+    if (wgmma) cute_ir_inst_op(&b, CUTE_INST_WGMMA_FENCE, NULL, 0, NULL, 0, 0);
     cute_ir_inst_op(&b, r, out, no, in, ni, imm);
+    if (wgmma) {
+        cute_ir_inst_op(&b, CUTE_INST_WGMMA_COMMIT_GROUP, NULL, 0, NULL, 0, 0);
+        cute_ir_inst_op(&b, CUTE_INST_WGMMA_WAIT_GROUP, NULL, 0, NULL, 0, 0);
+    }
     for (int k = 0; k < no; k++) {
         cute_type t = f->vregs[out[k]].type;
         bool wide = t.dtype == CUTE_F64;
@@ -86,12 +101,22 @@ static cute_ir_func *row_kernel(cute_inst r)
     return f;
 }
 
+/* the rows a module holds: every row up to max_arch, but of the 656 generated wgmma rows
+ * (one per N) only N = 8, 24, 144 and 256 of each family, which keeps the compile short */
+static bool in_module(const cute_inst_info *I, int max_arch)
+{
+    if (I->arch > max_arch) return false;
+    if (strncmp(I->id, "WGMMA_64x", 9) != 0) return true;
+    int N = atoi(I->id + 9);
+    return N == 8 || N == 24 || N == 144 || N == 256;
+}
+
 static char *emit_rows(int max_arch, const char *arch, char *err, size_t n)
 {
     cute_ir_func *k[CUTE_INST_COUNT];
     int nk = 0;
     for (int r = 0; r < CUTE_INST_COUNT; r++)
-        if (cute_inst_info_of((cute_inst)r)->arch <= max_arch) {
+        if (in_module(cute_inst_info_of((cute_inst)r), max_arch)) {
             k[nk] = row_kernel((cute_inst)r);
             CHECK(cute_ir_verify(k[nk], err, n) == 0, "%s", err);
             nk++;
@@ -104,25 +129,32 @@ static char *emit_rows(int max_arch, const char *arch, char *err, size_t n)
     return src;
 }
 
-/* the asm statement of kernel k_ID in src: from its "asm volatile(" to the end of line */
+/* the asm statement of row ID in kernel k_ID of src: from its "asm volatile(" to the end of
+ * line (a wgmma row's kernel has the fence, commit and wait around it: the statement that
+ * holds the row's mnemonic) */
 static const char *statement_of(const char *src, const char *id, char *buf, size_t n)
 {
     char head[96];
     snprintf(head, sizeof head, "k_%s(", id);
-    const char *p = strstr(src, head);
-    p = p ? strstr(p, "asm volatile(") : NULL;
-    const char *e = p ? strchr(p, '\n') : NULL;
-    snprintf(buf, n, "%.*s", p && e ? (int)(e - p) : 0, p ? p : "");
+    const char *mn = cute_inst_info_of(cute_inst_lookup(id))->mnemonic, *p = strstr(src, head), *e = NULL;
+    const char *end = p ? strstr(p + 1, "\n}") : NULL;
+    for (p = p ? strstr(p, "asm volatile(") : NULL; p && (!end || p < end); p = strstr(p + 1, "asm volatile(")) {
+        e = strchr(p, '\n');
+        snprintf(buf, n, "%.*s", e ? (int)(e - p) : 0, p);
+        if (strstr(buf, mn)) return buf;
+    }
+    snprintf(buf, n, "%s", "");
     return buf;
 }
 
 static void text(void)
 {
-    char err[512], st[2048];
+    char err[512], st[16384];
     char *src = emit_rows(100, "sm_90a", err, sizeof err);
     if (!src) return;
     for (int r = 0; r < CUTE_INST_COUNT; r++) {
         const cute_inst_info *I = cute_inst_info_of((cute_inst)r);
+        if (!in_module(I, 100)) continue;
         statement_of(src, I->id, st, sizeof st);
         CHECK(strstr(st, I->mnemonic), "%s: %s", I->id, st);
         bool memory = strstr(st, "\"memory\"") != NULL;
@@ -136,6 +168,13 @@ static void text(void)
                  "\"cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\" : : \"r\"("),
           "the shared address is the u32 window address: %s", st);
     CHECK(strstr(statement_of(src, "CP_ASYNC_WAIT_GROUP", st, sizeof st), "\"cp.async.wait_group 1;\""), "%s", st);
+    /* accumulators in-out, descriptors 64-bit, scale-d a predicate, negations and transposes
+     * from the immediate's bits (all set here) */
+    CHECK(strstr(statement_of(src, "WGMMA_64x8x16_F32BF16BF16_SS", st, sizeof st),
+                 "\"{ .reg .pred p; setp.ne.b32 p, %6, 0; wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 "
+                 "{%0, %1, %2, %3}, %4, %5, p, -1, -1, 1, 1; }\" : \"+f\"("),
+          "%s", st);
+    CHECK(strstr(st, "\"l\"(") && strstr(st, ": \"memory\");"), "descriptors and clobber: %s", st);
     CHECK(strstr(statement_of(src, "LDMATRIX_X4", st, sizeof st), "[%4];\" : \"=r\"("), "%s", st);
     free(src);
     src = emit_rows(1000, "sm_80", err, sizeof err);
@@ -158,7 +197,7 @@ static void compile(cute_nvrtc *nv)
         if ((s != CUTE_OK || m == 2) && getenv("CUTEC_TEST_VERBOSE")) fputs(src, stderr);
         for (int r = 0; s == CUTE_OK && r < CUTE_INST_COUNT; r++) {
             const cute_inst_info *I = cute_inst_info_of((cute_inst)r);
-            if (I->arch <= mods[m].max) CHECK(strstr(o.ptx, I->mnemonic), "%s: no %s in the PTX", mods[m].arch, I->id);
+            if (in_module(I, mods[m].max)) CHECK(strstr(o.ptx, I->mnemonic), "%s: no %s in the PTX", mods[m].arch, I->id);
         }
         cute_nvrtc_output_free(&o);
         free(src);

@@ -1,9 +1,11 @@
-/* `cutec bench mma`: the card's mma.sync ceiling per dtype and shape.  Each SM runs
- * BLOCKS_PER_SM blocks of THREADS threads; every thread keeps CHAINS independent
- * accumulators and issues mma.sync back to back from registers (kernels/mma_peak.h), the
- * loop long enough for a run of about RUN_MS.  Each row is first run with constant operands
- * and its result checked exactly (every mma counted), then timed with operands whose
- * fraction bits vary per thread and register; TFLOP/s (TOPS for s8) = mmas x 2MNK / t. */
+/* `cutec bench mma`: the card's mma.sync and wgmma ceilings per dtype and shape.  mma.sync:
+ * each SM runs BLOCKS_PER_SM blocks of THREADS threads; every thread keeps CHAINS
+ * independent accumulators and issues mma.sync back to back from registers
+ * (kernels/mma_peak.h).  wgmma: each SM runs one block of two warpgroups, each issuing
+ * m64n256 from shared memory back to back into its accumulators (kernels/wgmma_peak.h).
+ * The loop is long enough for a run of about RUN_MS.  Each row is first run with constant
+ * operands and its result checked exactly (every instruction counted), then timed with
+ * operands whose fraction bits vary; TFLOP/s (TOPS for s8) = instructions x 2MNK / t. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +14,9 @@
 #include "cli.h"
 #include "cli/gpu_timing.h"
 #include "kernels/mma_peak.h"
+#include "kernels/wgmma_peak.h"
 
-enum { THREADS = 256, BLOCKS_PER_SM = 2, CHAINS = 4, UNROLL = 2, CHECK_ITERS = 4 };
+enum { THREADS = 256, BLOCKS_PER_SM = 2, CHAINS = 4, UNROLL = 2, CHECK_ITERS = 4, WG_UNROLL = 4 };
 static const double RUN_MS = 1.0;
 
 typedef struct mma_opts {
@@ -21,10 +24,21 @@ typedef struct mma_opts {
     int iters;        /* timings per row */
 } mma_opts;
 
+/* how a kind of row is compiled and counted */
+typedef struct peak_kind {
+    const cute_fn *(*compile)(cute_runtime *, const mma_peak_row *, const mma_peak_shape *, char *, size_t);
+    mma_peak_shape shape;
+    int inst_threads; /* threads one instruction takes: 32 (mma.sync), 128 (wgmma) */
+} peak_kind;
+
+static const peak_kind mma_sync_kind = {mma_peak_compile, {THREADS, CHAINS, UNROLL, BLOCKS_PER_SM}, 32};
+static const peak_kind wgmma_kind = {wgmma_peak_compile, {THREADS, 1, WG_UNROLL, 1}, 128};
+
 typedef struct peak_run {
     const cute_fn *f;
     cute_buffer *out;
     const mma_peak_row *row;
+    const peak_kind *kind;
     int64_t blocks, iters;
     uint32_t vary;
     char err[1024];
@@ -34,8 +48,9 @@ static cute_status call_peak(void *user, int set)
 {
     (void)set;
     peak_run *r = user;
-    cute_call_arg args[5] = {cute_call_tensor(r->out, 0, r->row->acc, 2, (int64_t[]){THREADS, r->blocks},
-                                              (int64_t[]){1, THREADS}),
+    int64_t threads = r->kind->shape.threads;
+    cute_call_arg args[5] = {cute_call_tensor(r->out, 0, r->row->acc, 2, (int64_t[]){threads, r->blocks},
+                                              (int64_t[]){1, threads}),
                              cute_call_int(r->iters), cute_call_int(r->row->a_bits), cute_call_int(r->row->b_bits),
                              cute_call_int(r->vary)};
     return cute_call(r->f, NULL, 5, args, r->err, sizeof r->err);
@@ -49,14 +64,14 @@ static double element(cute_dtype d, const void *p, int64_t i)
 /* constant operands, CHECK_ITERS rounds: every thread must write the exact count */
 static bool check_row(cute_backend *b, peak_run *r, size_t bytes, char *why, size_t n)
 {
-    const mma_peak_shape s = {THREADS, CHAINS, UNROLL, BLOCKS_PER_SM};
+    const mma_peak_shape s = r->kind->shape;
     void *host = malloc(bytes);
     r->iters = CHECK_ITERS, r->vary = 0;
     bool ok = host && call_peak(r, 0) == CUTE_OK && b->vt->sync(b->self, NULL) == CUTE_OK &&
               b->vt->download(b->self, host, r->out, 0, bytes) == CUTE_OK;
     if (!ok) snprintf(why, n, "%s", !host ? "out of memory" : r->err[0] ? r->err : b->vt->error(b->self));
     double want = mma_peak_expected(r->row, &s, CHECK_ITERS);
-    for (int64_t i = 0; ok && i < r->blocks * THREADS; i++)
+    for (int64_t i = 0; ok && i < r->blocks * s.threads; i++)
         if (element(r->row->acc, host, i) != want) {
             snprintf(why, n, "thread %lld wrote %g, want %g", (long long)i, element(r->row->acc, host, i), want);
             ok = false;
@@ -76,7 +91,7 @@ static bool wanted(const mma_opts *o, const char *name)
 }
 
 /* one row: checked, then timed; CLI_OK or CLI_FAIL */
-static int bench_row(cute_runtime *rt, const mma_opts *o, const mma_peak_row *row)
+static int bench_row(cute_runtime *rt, const mma_opts *o, const mma_peak_row *row, const peak_kind *kind)
 {
     cute_backend *b = cute_runtime_backend(rt);
     cute_cuda *cu = cute_cuda_backend_driver(b);
@@ -87,10 +102,10 @@ static int bench_row(cute_runtime *rt, const mma_opts *o, const mma_peak_row *ro
         return CLI_OK;
     }
     char err[2048];
-    const mma_peak_shape s = {THREADS, CHAINS, UNROLL, BLOCKS_PER_SM};
-    peak_run r = {mma_peak_compile(rt, row, &s, err, sizeof err), NULL, row, (int64_t)d->sm_count * BLOCKS_PER_SM, 0, 0, ""};
+    const mma_peak_shape s = kind->shape;
+    peak_run r = {kind->compile(rt, row, &s, err, sizeof err), NULL, row, kind, (int64_t)d->sm_count * s.blocks_per_sm, 0, 0, ""};
     cute_buffer out = {0};
-    size_t bytes = (size_t)r.blocks * THREADS * (size_t)cute_dtype_bytes(row->acc);
+    size_t bytes = (size_t)r.blocks * (size_t)s.threads * (size_t)cute_dtype_bytes(row->acc);
     int rc = CLI_FAIL;
     if (!r.f) {
         printf("%-13s %-52s  failed: %s\n", row->name, mnemonic, err);
@@ -104,7 +119,7 @@ static int bench_row(cute_runtime *rt, const mma_opts *o, const mma_peak_row *ro
         double ms = gpu_time_calls(cu, call_peak, &r, 1, 3);
         r.iters = ms > 0 ? (int64_t)ceil(256 * RUN_MS / ms) : 256;
         ms = ms > 0 ? gpu_time_calls(cu, call_peak, &r, 1, o->iters) : -1;
-        double mmas = (double)r.blocks * (THREADS / 32) * CHAINS * UNROLL * (double)r.iters;
+        double mmas = (double)r.blocks * (s.threads / kind->inst_threads) * s.chains * s.unroll * (double)r.iters;
         if (ms > 0)
             printf("%-13s %-52s %9.1f %-7s %8.3f %10lld  ok\n", row->name, mnemonic,
                    mmas * mma_peak_flops(row) / ms / 1e9, row->acc == CUTE_I32 ? "TOPS" : "TFLOP/s", ms,
@@ -120,11 +135,13 @@ static int bench_row(cute_runtime *rt, const mma_opts *o, const mma_peak_row *ro
 
 static int usage(void)
 {
-    fputs("usage: cutec bench mma [--dtypes bf16,f16,tf32,s8,e4m3,f64] [--iters N]\n"
+    fputs("usage: cutec bench mma [--dtypes bf16,f16,tf32,s8,e4m3,f64,wgmma] [--iters N]\n"
           "  The mma.sync ceiling: independent mma.sync back to back from registers on every SM\n"
           "  (2 blocks of 256 threads per SM, 4 accumulators per thread, runs of about 1 ms),\n"
-          "  TFLOP/s (TOPS for s8) per dtype and shape.  --dtypes picks rows by name (\"f64\":\n"
-          "  all four f64 shapes, \"f64 m8n8k4\" one); --iters: timings per row (median, default 10).\n",
+          "  and the wgmma ceiling: two warpgroups per SM issuing wgmma m64n256 from shared\n"
+          "  memory back to back; TFLOP/s (TOPS for s8) per dtype and shape.  --dtypes picks rows\n"
+          "  by name (\"f64\": all four f64 shapes, \"f64 m8n8k4\" one, \"wgmma\": every wgmma\n"
+          "  row, \"wgmma bf16\" one); --iters: timings per row (median, default 10).\n",
           stdout);
     return CLI_OK;
 }
@@ -164,11 +181,17 @@ int cmd_bench_mma(int argc, char **argv)
     printf("# independent mma.sync back to back from registers: %d blocks of %d threads per SM, %d accumulators\n"
            "# per thread, %d mmas per loop iteration; median of %d timings of about %.0f ms; operands vary per thread\n",
            BLOCKS_PER_SM, THREADS, CHAINS, CHAINS * UNROLL, o.iters, RUN_MS);
+    printf("# wgmma: %d block of %d threads (two warpgroups) per SM, m64n256 from shared memory (K-major,\n"
+           "# 128-byte swizzle), %d per commit group, at most 2 groups in flight\n",
+           wgmma_kind.shape.blocks_per_sm, wgmma_kind.shape.threads, WG_UNROLL);
     printf("%-13s %-52s %17s %8s %10s  %s\n", "dtype", "instruction", "rate", "ms", "iters", "check");
     const mma_peak_row *rows;
     int n = mma_peak_rows(&rows);
     for (int i = 0; i < n; i++)
-        if (wanted(&o, rows[i].name) && bench_row(rt, &o, &rows[i]) != CLI_OK) rc = CLI_FAIL;
+        if (wanted(&o, rows[i].name) && bench_row(rt, &o, &rows[i], &mma_sync_kind) != CLI_OK) rc = CLI_FAIL;
+    n = wgmma_peak_rows(&rows);
+    for (int i = 0; i < n; i++)
+        if (wanted(&o, rows[i].name) && bench_row(rt, &o, &rows[i], &wgmma_kind) != CLI_OK) rc = CLI_FAIL;
     char clock[128];
     gpu_sm_clock(clock, sizeof clock);
     if (clock[0]) printf("# SM clock after the runs (now, max): %s\n", clock);

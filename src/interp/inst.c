@@ -3,8 +3,8 @@
  * first (d->flags of them).  The emulations live beside this file: inst_mma.c (mma.sync),
  * inst_matrix.c (ldmatrix, stmatrix), inst_async.c (cp.async and its groups), mbarrier.c,
  * barrier.c (named and cluster barriers), inst_sync.c (the other sm_90 synchronization
- * rows), inst_tma.c (TMA copies, bulk groups, tensor-map updates), and the register
- * conversions below. */
+ * rows), inst_wgmma.c (wgmma and its fence / commit / wait), inst_tma.c (TMA copies, bulk
+ * groups, tensor-map updates), and the register conversions below. */
 #include <string.h>
 
 #include "cutec/inst.h"
@@ -37,6 +37,10 @@ static void cvt_pack(ictx *X, const dinst *d, const imask *m);
 #define BULK_S2G {inst_bulk_s2g, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define BULK_COMMIT {inst_bulk_commit, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define BULK_WAIT_READ {inst_bulk_wait_read, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define WGMMA(N, K, D, A, B, rs) {inst_wgmma, 64, N, K, {E_##D, E_##A, E_##B, E_##D}, 0, rs}
+#define WG_FENCE {inst_wgmma_sync, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define WG_COMMIT {inst_wgmma_sync, 0, 0, 0, {0, 0, 0, 0}, 1, 0}
+#define WG_WAIT {inst_wgmma_sync, 0, 0, 0, {0, 0, 0, 0}, 2, 0}
 
 static const irow rows[CUTE_INST_COUNT] = {
 #define X(id, mnemonic, tmpl, arch, flags, emu, meaning, ...) [CUTE_INST_##id] = emu,
@@ -87,20 +91,26 @@ uint64_t interp_addr(ictx *X, const dinst *d, uint32_t k, uint32_t t)
     return REG(X, d->var[k])[t].u64;
 }
 
-bool interp_whole_warp(ictx *X, const dinst *d, const imask *m, uint32_t w0)
+bool interp_whole_lanes(ictx *X, const dinst *d, const imask *m, uint32_t w0, uint32_t n)
 {
-    uint32_t nl = X->nthr - w0 < 32 ? X->nthr - w0 : 32, on = 0;
+    uint32_t nl = X->nthr - w0 < n ? X->nthr - w0 : n, on = 0;
     for (uint32_t i = 0; i < nl; i++) on += m->on[w0 + i];
-    if (on == 32) return true;
+    if (on == n) return true;
     if (on && checking(X, CUTE_CHECK_WARP_INACTIVE)) {
         uint32_t i = 0;
         while (i < nl && m->on[w0 + i]) i++;
         const cute_inst_info *I = cute_inst_info_of((cute_inst)d->imm2);
         interp_report(X, d, w0, CUTE_CHECK_WARP_INACTIVE, 0, 0, 0,
-                      "%s is warp-collective: %u of 32 lanes active (lane %u %s)",
-                      I ? I->mnemonic : "?", on, i, i < nl ? "is not" : "does not exist");
+                      "%s is %s-collective: %u of %u lanes active (lane %u %s)",
+                      I ? I->mnemonic : "?", n == 32 ? "warp" : "warpgroup", on, n, i,
+                      i < nl ? "is not" : "does not exist");
     }
     return false;
+}
+
+bool interp_whole_warp(ictx *X, const dinst *d, const imask *m, uint32_t w0)
+{
+    return interp_whole_lanes(X, d, m, w0, 32);
 }
 
 /* cvt.rn.{f16x2,bf16x2}.f32 d, hi, lo */

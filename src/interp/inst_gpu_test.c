@@ -142,7 +142,9 @@ static void compile_only(void)
     int n = 0;
     for (int r = 0; r < CUTE_INST_COUNT; r++) {
         const cute_inst_info *I = cute_inst_info_of((cute_inst)r);
-        if (I->flags & (CUTE_INST_ASYNC_COMMIT | CUTE_INST_ASYNC_WAIT) || sync_row(r) || tested_elsewhere(I)) continue;
+        if (I->flags & (CUTE_INST_ASYNC_COMMIT | CUTE_INST_ASYNC_WAIT | CUTE_INST_WARPGROUP) || sync_row(r) ||
+            tested_elsewhere(I))
+            continue;
         if (I->flags & CUTE_INST_ASYNC_SWRITE) k[n++] = copy_func((cute_inst)r, false), k[n++] = copy_func((cute_inst)r, true);
         else k[n++] = row_func((cute_inst)r);
     }
@@ -173,6 +175,7 @@ int main(void)
         if (I->flags & (CUTE_INST_ASYNC_COMMIT | CUTE_INST_ASYNC_WAIT)) continue; /* with the copies */
         if (tested_elsewhere(I)) continue;
         if (sync_row(r)) continue;                                                 /* sync_gpu_test.c */
+        if (I->flags & CUTE_INST_WARPGROUP) continue; /* wgmma: atom/wgmma_test.c */
         if (I->flags & CUTE_INST_ASYNC_SWRITE) copy_row((cute_inst)r);
         else register_row((cute_inst)r);
     }

@@ -254,3 +254,22 @@ void inst_mma(ictx *X, const dinst *d, const imask *m)
         scatter(X, d, &S, w0, &M);
     }
 }
+
+/* --- for wgmma (inst_wgmma.c): the same elements and arithmetic -------------------------- */
+
+double interp_mma_elem(int type, uint32_t v) { return elem(type, v); }
+
+int interp_mma_elem_bits(int type) { return elem_bits(type); }
+
+/* c + a.b as the bits of out (E_F32 or E_F16): mma.sync's k-step over all n (fp8 elements
+ * align as f16, as ptxas feeds them to the tensor cores); not fitted to wgmma's own results */
+uint32_t interp_mma_dot_bits(double c, const double *a, const double *b, int n, int ta, int tb, int out)
+{
+    if (ta == E_E4M3 || ta == E_E5M2) ta = E_F16;
+    if (tb == E_E4M3 || tb == E_E5M2) tb = E_F16;
+    if (out == E_F16) return dot_f16(c, a, b, n);
+    float f = dot_f32(c, a, b, n, ta, tb);
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}

@@ -466,6 +466,15 @@ void interp_put32(ictx *X, const dinst *d, uint32_t k, uint32_t t, uint32_t v);
 uint64_t interp_addr(ictx *X, const dinst *d, uint32_t k, uint32_t t);
 /* the warp of threads [w0, w0+32) is whole and all active; else false (after a report) */
 bool interp_whole_warp(ictx *X, const dinst *d, const imask *m, uint32_t w0);
+/* threads w0 .. w0+n-1 all active (n = 128: a warpgroup); a check names the first missing */
+bool interp_whole_lanes(ictx *X, const dinst *d, const imask *m, uint32_t w0, uint32_t n);
+/* the tensor cores' arithmetic, shared by mma.sync and wgmma (inst_mma.c): an element of
+ * type E_* from the low bits of v, its width, and c + a.b as the bits of out (E_F32, E_F16) */
+double interp_mma_elem(int type, uint32_t v);
+int interp_mma_elem_bits(int type);
+uint32_t interp_mma_dot_bits(double c, const double *a, const double *b, int n, int ta, int tb, int out);
+void inst_wgmma(ictx *X, const dinst *d, const imask *m);
+void inst_wgmma_sync(ictx *X, const dinst *d, const imask *m); /* fence, commit, wait */
 void inst_mma(ictx *X, const dinst *d, const imask *m);
 /* the paired 16-bit rows (inst_half2.c): irow.num says which, types[0] the lane type */
 enum { HALF2_FMA = 1, HALF2_MIN, HALF2_MAX, HALF2_NEG };

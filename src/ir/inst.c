@@ -27,6 +27,9 @@
 #define K(nm, v) {CUTE_IG_K, 0, CUTE_RC_NONE, 0, v, #nm}
 #define IMM(nm) {CUTE_IG_IMM, 0, CUTE_RC_NONE, 0, 0, #nm}
 #define TMAP(nm) {CUTE_IG_TMAP, 1, CUTE_RC_NONE, 0, 0, #nm}
+#define PRED(nm) {CUTE_IG_PRED, 1, CUTE_RC_I32, 0, 0, #nm}
+#define IMM_BIT(nm, bit) {CUTE_IG_IMM_BIT, 0, CUTE_RC_NONE, 0, bit, #nm}
+#define IMM_SIGN(nm, bit) {CUTE_IG_IMM_SIGN, 0, CUTE_RC_NONE, 0, bit, #nm}
 #define GROUPS(...) sizeof((cute_inst_group[]){{0}, ##__VA_ARGS__}) / sizeof(cute_inst_group) - 1
 
 static cute_inst_info rows[CUTE_INST_COUNT] = {
@@ -44,8 +47,9 @@ static void count_registers(void)
         cute_inst_info *I = &rows[r];
         for (int g = 0; g < I->ngroups; g++) {
             const cute_inst_group *G = &I->groups[g];
-            if (G->role == CUTE_IG_OUT) I->nout += G->count;
+            if (G->role == CUTE_IG_OUT || G->role == CUTE_IG_INOUT) I->nout += G->count;
             else if (G->role == CUTE_IG_IMM) I->has_imm = 1;
+            else if (G->role == CUTE_IG_IMM_BIT || G->role == CUTE_IG_IMM_SIGN) I->imm_bits |= 1 << G->value;
             else I->nin += G->count;
         }
     }
@@ -76,15 +80,15 @@ bool cute_inst_class_accepts(cute_inst_class cls, cute_type t)
     case CUTE_RC_F32: return d == CUTE_F32 && t.lanes == 1;
     case CUTE_RC_I32: return (d == CUTE_I32 || d == CUTE_U32) && t.lanes == 1;
     case CUTE_RC_F64: return d == CUTE_F64 && t.lanes == 1;
+    case CUTE_RC_U64: return (d == CUTE_U64 || d == CUTE_I64) && t.lanes == 1;
     case CUTE_RC_B16: return (d == CUTE_U16 || d == CUTE_I16) && t.lanes == 1;
-    case CUTE_RC_B64: return (d == CUTE_U64 || d == CUTE_I64) && t.lanes == 1;
     default: return false;
     }
 }
 
 const char *cute_inst_class_name(cute_inst_class cls)
 {
-    static const char *names[] = {"none", "b32", "f32", "i32/u32", "f64", "u16/i16", "u64/i64"};
+    static const char *names[] = {"none", "b32", "f32", "i32/u32", "f64", "u64/i64", "u16/i16"};
     return (unsigned)cls < sizeof names / sizeof names[0] ? names[cls] : "?";
 }
 

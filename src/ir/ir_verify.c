@@ -2,11 +2,13 @@
  * escape it, except assignments to mutable registers defined outside), types as the op
  * table's class says, control flow well nested. */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cutec/inst.h"
 #include "cutec/ir.h"
+#include "ir/ir_internal.h"
 
 typedef enum { SAME, CMP, UNARY, MATH, CAST, NONE, SPEC, OTHER } op_class;
 
@@ -33,10 +35,15 @@ static bool fail(verifier *v, const cute_ir_inst *in, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(v->err, v->n, "verify %s: %s:%d: %s: %s", v->f->name, in && in->file ? in->file : "?",
-             in ? in->line : 0, in ? cute_op_name((cute_op)in->op) : "function", msg);
+    ir_verify_message(v->err, v->n, v->f, in, msg);
     v->failed = true;
     return false;
+}
+
+void ir_verify_message(char *err, size_t n, const cute_ir_func *f, const cute_ir_inst *in, const char *msg)
+{
+    snprintf(err, n, "verify %s: %s:%d: %s: %s", f->name, in && in->file ? in->file : "?", in ? in->line : 0,
+             in ? cute_op_name((cute_op)in->op) : "function", msg);
 }
 
 static bool reg_ok(verifier *v, const cute_ir_inst *in, cute_vreg r, const char *what)
@@ -143,6 +150,19 @@ static bool check_group(verifier *v, const cute_ir_inst *in, const cute_inst_inf
     return true;
 }
 
+/* registers an instruction reads and writes (wgmma's accumulators): mutable, defined */
+static bool check_inout(verifier *v, const cute_ir_inst *in, const cute_inst_info *I,
+                        const cute_inst_group *G, const cute_vreg *r)
+{
+    for (int k = 0; k < G->count; k++) {
+        if (!v->f->vregs[r[k]].mutable_)
+            return fail(v, in, "%s: %s[%d] (%%%u) is read and written: it must be mutable", I->id,
+                        G->name, k, r[k]);
+        if (!reg_ok(v, in, r[k], "an accumulator")) return false;
+    }
+    return true;
+}
+
 /* an INST op against its row: counts, then each group's registers */
 static bool check_inst_row(verifier *v, const cute_ir_inst *in)
 {
@@ -153,8 +173,9 @@ static bool check_inst_row(verifier *v, const cute_ir_inst *in)
         return fail(v, in, "%s (%s) takes %d outputs and %d inputs, got %u and %u", I->id,
                     I->mnemonic, I->nout, I->nin, nout < in->nvar ? nout : in->nvar,
                     nout < in->nvar ? in->nvar - nout : 0);
-    if (!I->has_imm && in->imm != 0)
-        return fail(v, in, "%s takes no immediate (got %lld)", I->id, (long long)in->imm);
+    if (!I->has_imm && (in->imm & ~(int64_t)I->imm_bits) != 0)
+        return fail(v, in, "%s takes no immediate%s (got %lld)", I->id,
+                    I->imm_bits ? " but its flag bits" : "", (long long)in->imm);
     if (I->has_imm && (in->imm < 0 || in->imm > INT32_MAX))
         return fail(v, in, "%s: immediate %lld out of range", I->id, (long long)in->imm);
     for (uint32_t k = nout; k < in->nvar; k++)
@@ -165,8 +186,10 @@ static bool check_inst_row(verifier *v, const cute_ir_inst *in)
     const cute_vreg *out = in->var, *inp = in->var + nout;
     for (int g = 0; g < I->ngroups; g++) {
         const cute_inst_group *G = &I->groups[g];
-        const cute_vreg **at = G->role == CUTE_IG_OUT ? &out : &inp;
+        bool written = G->role == CUTE_IG_OUT || G->role == CUTE_IG_INOUT;
+        const cute_vreg **at = written ? &out : &inp;
         if (!check_group(v, in, I, G, *at)) return false;
+        if (G->role == CUTE_IG_INOUT && !check_inout(v, in, I, G, *at)) return false;
         *at += G->count;
     }
     return true;
@@ -382,5 +405,5 @@ int cute_ir_verify(const cute_ir_func *f, char *err, size_t n)
     bool ok = check_block(&v, &f->body);
     free(v.defined);
     if (ok && n) err[0] = 0;
-    return ok ? 0 : -1;
+    return ok ? ir_verify_wgmma(f, err, n) : -1;
 }

@@ -136,15 +136,20 @@ static void peak_kernel(cute_ctx *c, cute_tensor out, cute_int iters, cute_int a
     cute_tensor_store(c, mine, cute_ssa_scalar(c, sum, cute_tuple_int(cute_i(1))));
 }
 
+cute_launch_cfg mma_peak_launch(cute_ctx *c, cute_tensor *out, int threads)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_layout mode1 = cute_get(a, &out->layout, 1);
+    cute_int blocks = cute_size(a, &mode1);
+    out->layout = cute_make_layout(a, cute_tuple_int(cute_size(a, &out->layout)));
+    return (cute_launch_cfg){.grid = {blocks}, .block = {cute_i(threads)}, .smem_bytes = cute_i(0)};
+}
+
 static void peak_host(cute_ctx *c, const cute_arg *args)
 {
     const peak_plan *p = cute_ctx_user(c);
     cute_tensor out = args[0].tensor;
-    cute_alg *a = cute_ctx_alg(c);
-    cute_layout mode1 = cute_get(a, &out.layout, 1);
-    cute_int blocks = cute_size(a, &mode1);
-    out.layout = cute_make_layout(a, cute_tuple_int(cute_size(a, &out.layout)));
-    cute_launch_cfg cfg = {.grid = {blocks}, .block = {cute_i(p->shape.threads)}, .smem_bytes = cute_i(0)};
+    cute_launch_cfg cfg = mma_peak_launch(c, &out, p->shape.threads);
     CUTE_LAUNCH(c, peak_kernel, cfg, out, args[1].i, args[2].i, args[3].i, args[4].i);
 }
 

@@ -42,6 +42,9 @@ typedef struct mma_peak_shape {
  * column-major), iters, a_bits, b_bits, vary (ints); grid = out's second extent. */
 const cute_fn *mma_peak_compile(cute_runtime *rt, const mma_peak_row *row, const mma_peak_shape *s,
                           char *err, size_t n);
+/* The launch of a peak kernel (this one and wgmma_peak.h's): out, (threads, blocks), made
+ * one mode; a grid of `blocks` blocks of `threads` */
+cute_launch_cfg mma_peak_launch(cute_ctx *c, cute_tensor *out, int threads);
 /* What every thread writes when vary = 0: chains x acc registers x iters x unroll x K x a x b */
 double mma_peak_expected(const mma_peak_row *row, const mma_peak_shape *s, int64_t iters);
 /* flops (ops) one mma instruction does: 2 M N K */

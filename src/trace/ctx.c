@@ -191,7 +191,10 @@ cute_ir_func *cute_kernel_end(cute_ctx *c)
     if (!c->alg.failed && c->b.oom) cute_ctx_fail(c, "out of memory while tracing");
     if (!c->alg.failed) {
         char err[1024];
-        if (cute_ir_verify(f, err, sizeof err) != 0)
+        int rc = cute_ir_verify(f, err, sizeof err);
+        if (rc == CUTE_IR_VERIFY_MISUSE) /* the kernel's own mistake, at its call site */
+            cute_ctx_fail(c, "%s", err);
+        else if (rc != 0)
             cute_ctx_fail(c, "internal: the traced IR does not verify: %s", err);
     }
     if (c->alg.failed) {

@@ -1,0 +1,220 @@
+/* wgmma under the interpreter: a warpgroup (128 consecutive threads, all active) computes
+ * D = A B + D with M = 64.  A and B are read from shared memory through their descriptors
+ * (the PTX ISA's matrix descriptor: start address, leading and stride byte offsets, swizzle
+ * mode; K-major, or MN-major where the row's transpose bit says so), A of an RS row from
+ * registers.  Each warp computes its own part (so it runs alone under the warp scheduler
+ * too).  The fragments are mma.sync's, warp w of the group holding rows 16w..16w+15:
+ *   A (RS): register r, element h: row 16w + g + 8 (r%2), column e q + h + 4 e (r/2)
+ *           (e elements per register: 2 for 16-bit types, 4 for 8-bit, 1 for tf32)
+ *   D: value v = i + 4 j: row 16w + g + 8 (i/2), column 8 j + 2 q + i%2 (f16: two a register)
+ * with g = lane/4, q = lane%4: CuTe's ALayout_64xK and CLayout_64xN.  Arithmetic is
+ * mma.sync's k-step model (inst_mma.c) over the whole K: integers exactly, the rest as the
+ * tensor cores add; not yet fitted to wgmma's own results (no recordings of them).
+ *
+ * The instruction completes when it is issued: its shared reads and accumulator writes are
+ * not yet held open until the wgmma.wait_group that covers them (docs/interpreter.md says
+ * what is checked instead); fence, commit and wait order nothing more here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutec/inst.h"
+#include "cutec/numeric.h"
+#include "interp/interp_internal.h"
+
+enum { WG_THREADS = 128, WG_K_MAX = 32, WG_N_MAX = 256 };
+
+typedef struct wg_desc {
+    uint64_t start, lbo, sbo; /* bytes */
+    int width;                /* 16-byte chunks a swizzled row holds: 1 (none), 2, 4, 8 */
+} wg_desc;
+
+/* the PTX ISA's shared-memory matrix descriptor: start address, LBO and SBO in 16-byte
+ * units in bits 0-13, 16-29 and 32-45; the swizzle in bits 62-63 (0 none, 1 128-byte,
+ * 2 64-byte, 3 32-byte) */
+static wg_desc decode(uint64_t desc)
+{
+    static const int width[4] = {1, 8, 4, 2};
+    wg_desc D = {(desc & 0x3fff) << 4, (desc >> 16 & 0x3fff) << 4, (desc >> 32 & 0x3fff) << 4,
+                 width[desc >> 62]};
+    return D;
+}
+
+/* the shared offset of element (r, k) of an operand with rows along M or N */
+static uint64_t elem_offset(const wg_desc *D, bool mn_major, int r, int k, int bytes)
+{
+    int T = 16 / bytes, W = D->width;
+    uint64_t off;
+    if (!mn_major) { /* 8-row core matrices, K in 16-byte chunks */
+        int j = k / T, e = k % T;
+        off = W == 1 ? D->start + (uint64_t)(r / 8) * D->sbo + (uint64_t)j * D->lbo + (uint64_t)(r % 8) * 16
+                     : D->start + (uint64_t)(r / 8) * D->sbo + (uint64_t)(r % 8) * 16 * (uint64_t)W + (uint64_t)j * 16;
+        off += (uint64_t)e * (uint64_t)bytes;
+    } else { /* 16-byte chunks of rows, 8 K each */
+        int c = r / T, e = r % T;
+        off = W == 1 ? D->start + (uint64_t)c * D->sbo + (uint64_t)(k / 8) * D->lbo + (uint64_t)(k % 8) * 16
+                     : D->start + (uint64_t)(c / W) * D->lbo + (uint64_t)(k / 8) * D->sbo +
+                           (uint64_t)(k % 8) * 16 * (uint64_t)W + (uint64_t)(c % W) * 16;
+        off += (uint64_t)e * (uint64_t)bytes;
+    }
+    /* CuTe's Swizzle<log2 W, 4, 3> on the byte address */
+    return off ^ ((off >> 7) & (uint64_t)(W - 1)) << 4;
+}
+
+/* an operand of rows x K elements of `type` from shared memory into M[row][k] */
+static bool read_shared(ictx *X, const dinst *d, uint32_t t, uint64_t desc, bool mn_major,
+                        int type, int rows, int K, double (*M)[WG_K_MAX])
+{
+    wg_desc D = decode(desc);
+    int bytes = interp_mma_elem_bits(type) / 8;
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < K; k++) {
+            uint64_t off = elem_offset(&D, mn_major, r, k, bytes);
+            if (!interp_scheck(X, d, t, off, (uint32_t)bytes, (uint32_t)bytes, 0)) return false;
+            uint32_t v = 0;
+            memcpy(&v, X->smem + off, (size_t)bytes);
+            M[r][k] = interp_mma_elem(type, v);
+        }
+    return true;
+}
+
+/* A of an RS row, warp q's rows (16q .. 16q + 15): its mma.sync A fragment */
+static void read_regs_a(ictx *X, const dinst *d, uint32_t w0, int q, uint32_t k0, int type,
+                        double (*A)[WG_K_MAX])
+{
+    int bits = interp_mma_elem_bits(type), e = 32 / bits;
+    for (uint32_t l = 0; l < 32; l++) {
+        int g = (int)l / 4, c = (int)l % 4;
+        for (int r = 0; r < 4; r++) {
+            uint32_t v = interp_get32(X, d, k0 + (uint32_t)r, w0 + l);
+            for (int h = 0; h < e; h++)
+                A[16 * q + g + 8 * (r % 2)][e * c + h + 4 * e * (r / 2)] =
+                    interp_mma_elem(type, bits == 32 ? v : v >> (bits * h));
+        }
+    }
+}
+
+typedef struct wg_op {
+    const irow *R;
+    int nd;             /* D registers a thread holds */
+    double a[64][WG_K_MAX], b[WG_N_MAX][WG_K_MAX];
+} wg_op;
+
+/* lane l of warp q's D value v: its row and column */
+static void d_pos(int q, uint32_t l, int v, int *row, int *col)
+{
+    int g = (int)l / 4, c = (int)l % 4, i = v % 4, j = v / 4;
+    *row = 16 * q + g + 8 * (i / 2), *col = 8 * j + 2 * c + i % 2;
+}
+
+/* D value v of thread t as it is held (f32, s32, or half of an f16x2) */
+static double d_get(ictx *X, const dinst *d, const irow *R, uint32_t t, int v)
+{
+    if (R->types[0] == E_F16)
+        return interp_mma_elem(E_F16, interp_get32(X, d, (uint32_t)v / 2, t) >> (16 * (v % 2)));
+    uint32_t u = interp_get32(X, d, (uint32_t)v, t);
+    return R->types[0] == E_S32 ? (double)(int32_t)u : interp_mma_elem(E_F32, u);
+}
+
+/* D[row][col] = c + sum_k a b, as the hardware rounds it, as D's bits */
+static uint32_t result(const wg_op *O, double c, int row, int col)
+{
+    int K = O->R->k;
+    if (O->R->types[0] == E_S32) {
+        int64_t s = (int64_t)c;
+        for (int k = 0; k < K; k++) s += (int64_t)O->a[row][k] * (int64_t)O->b[col][k];
+        return (uint32_t)s;
+    }
+    return interp_mma_dot_bits(c, O->a[row], O->b[col], K, O->R->types[1], O->R->types[2], O->R->types[0]);
+}
+
+/* warp q's D, lanes w0 .. w0 + 31 */
+static void write_d(ictx *X, const dinst *d, const wg_op *O, uint32_t w0, int q, bool keep_d)
+{
+    int row, col, nv = O->R->types[0] == E_F16 ? 2 * O->nd : O->nd;
+    for (uint32_t l = 0; l < 32; l++) {
+        uint32_t lo = 0, t = w0 + l;
+        for (int v = 0; v < nv; v++) {
+            d_pos(q, l, v, &row, &col);
+            uint32_t bits = result(O, keep_d ? d_get(X, d, O->R, t, v) : 0, row, col);
+            if (O->R->types[0] != E_F16) interp_put32(X, d, (uint32_t)v, t, bits);
+            else if (v % 2 == 0) lo = bits;
+            else interp_put32(X, d, (uint32_t)v / 2, t, lo | bits << 16);
+        }
+    }
+}
+
+static void negate(double (*M)[WG_K_MAX], int rows, int K)
+{
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < K; k++) M[r][k] = -M[r][k];
+}
+
+/* warp w0's part of the warpgroup's instruction (warp q of its group: D rows 16q .. 16q +
+ * 15, which need only its own A registers, or the shared A and B); operands: d (in-out),
+ * then a_desc or a[4], b_desc, scale_d */
+static void one_warp(ictx *X, const dinst *d, wg_op *O, uint32_t w0)
+{
+    const irow *R = O->R;
+    uint32_t k = (uint32_t)O->nd, imm = (uint32_t)d->imm;
+    int q = (int)(w0 / 32 % 4);
+    bool ok = true;
+    if (R->flag) {
+        read_regs_a(X, d, w0, q, k, R->types[1], O->a);
+        k += 4;
+    } else {
+        ok = read_shared(X, d, w0, REG(X, d->var[k])[w0].u64, imm & CUTE_WGMMA_TNSP_A, R->types[1], 64,
+                         R->k, O->a);
+        k++;
+    }
+    ok = ok && read_shared(X, d, w0, REG(X, d->var[k])[w0].u64, imm & CUTE_WGMMA_TNSP_B, R->types[2], R->n,
+                           R->k, O->b);
+    if (!ok) return;
+    if (imm & CUTE_WGMMA_NEG_A) negate(O->a, 64, R->k);
+    if (imm & CUTE_WGMMA_NEG_B) negate(O->b, R->n, R->k);
+    write_d(X, d, O, w0, q, interp_get32(X, d, k + 1, w0) != 0);
+}
+
+/* the warps of m that take part: whole warps; in lockstep (no warp scheduler) whole
+ * warpgroups, checked once each (under the scheduler a warp runs alone, its own part) */
+static bool warp_takes_part(ictx *X, const dinst *d, const imask *m, uint32_t w0, int *group_ok)
+{
+    if (X->warps) return interp_whole_warp(X, d, m, w0);
+    if (w0 % WG_THREADS == 0 || *group_ok < 0) /* a new group, or the mask's first */
+        *group_ok = interp_whole_lanes(X, d, m, w0 - w0 % WG_THREADS, WG_THREADS);
+    return *group_ok;
+}
+
+static bool whole_groups(ictx *X, const dinst *d)
+{
+    if (X->nthr % WG_THREADS == 0) return true;
+    if (checking(X, CUTE_CHECK_WARP_INACTIVE))
+        interp_report(X, d, X->nthr - X->nthr % WG_THREADS, CUTE_CHECK_WARP_INACTIVE, 0, 0, 0,
+                      "%s is warpgroup-collective: the block's last %u threads make no whole "
+                      "warpgroup of 128", cute_inst_info_of((cute_inst)d->imm2)->mnemonic,
+                      X->nthr % WG_THREADS);
+    return false;
+}
+
+void inst_wgmma(ictx *X, const dinst *d, const imask *m)
+{
+    if (!whole_groups(X, d)) return;
+    wg_op *O = malloc(sizeof *O);
+    if (!O) {
+        X->oom = X->stop = true;
+        return;
+    }
+    O->R = d->row, O->nd = cute_inst_info_of((cute_inst)d->imm2)->nout;
+    int group_ok = -1;
+    for (uint32_t w0 = m->lo - m->lo % 32; w0 < m->hi && !X->stop; w0 += 32) /* the mask's warps */
+        if (warp_takes_part(X, d, m, w0, &group_ok)) one_warp(X, d, O, w0);
+    free(O);
+}
+
+/* wgmma.fence / commit_group / wait_group: the warpgroup converged; nothing is in flight
+ * to order (inst_wgmma completes when issued) */
+void inst_wgmma_sync(ictx *X, const dinst *d, const imask *m)
+{
+    int group_ok = -1;
+    if (whole_groups(X, d))
+        for (uint32_t w0 = m->lo - m->lo % 32; w0 < m->hi; w0 += 32) (void)warp_takes_part(X, d, m, w0, &group_ok);
+}
