@@ -5,20 +5,7 @@ import sys
 import torch
 
 
-def median_ms(fn, iters=50):
-    for _ in range(5):
-        fn()
-    torch.cuda.synchronize()
-    t = []
-    for _ in range(iters):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        t.append(a.elapsed_time(b))
-    return sorted(t)[len(t) // 2]
-
+from torch_timing import median_ms
 
 print(f"# {torch.cuda.get_device_name()} torch {torch.__version__}; uniform inputs in [-2, 2)")
 for dt in (torch.bfloat16, torch.float16, torch.float32):

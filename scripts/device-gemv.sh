@@ -38,6 +38,11 @@ log="$out/gemv.log"
     done; done
     timeout 60 build/cutec bench gemv --dtype bf16 --shape 4097x8191 --vectors 3 --iters 20 2>&1 | tail -n 1
     timeout 60 build/cutec bench gemv --dtype bf16 --shape 5x100000 --vectors 3 --iters 20 2>&1 | tail -n 1
+    echo "== split-K's atomic (non-deterministic) reduction beside the ordered one"
+    for r in ordered atomic; do
+        timeout 60 build/cutec bench gemv --dtype bf16 --shape 64x65536 --reduction $r --iters 20 2>&1 | tail -n 1
+        timeout 60 build/cutec bench gemv --dtype f32 --shape 5x100000 --vectors 3 --reduction $r --iters 20 2>&1 | tail -n 1
+    done
     echo "== cutec run gemm on skinny shapes (AUTO routes them to the GEMV kernels; checked against float64)"
     for s in "--m 1 --n 8192 --k 8192" "--m 8 --n 8192 --k 8192" "--m 4097 --n 3 --k 8191" "--m 3 --n 5 --k 100000"; do
         # shellcheck disable=SC2086

@@ -16,7 +16,8 @@
  * a thread per vector of rows (a 16-byte load down the column, x broadcast through a
  * stride-0 view).  When rows are too few to fill the card, K is split: each split writes an
  * f32 partial sum per row to a workspace and a second kernel adds the splits in order, so
- * the result is the same bits run to run whatever the split count's launch order.
+ * the result is the same bits run to run whatever order the blocks ran in (or, selectable,
+ * the partials are added atomically: faster, not bit-reproducible).
  */
 #ifndef CUTEC_GEMV_H
 #define CUTEC_GEMV_H
@@ -34,6 +35,10 @@ typedef struct cute_gemv_config {
                            two up to 16 bytes that divides the address, leading dimension,
                            batch stride and unit-stride extent of A (and x) */
     bool split;         /* split-K: partials to the workspace, then the ordered reduction */
+    bool atomic;        /* with split: the partials added atomically into one f32 sum per
+                           row instead (faster, not bit-reproducible: the order of the
+                           additions is the blocks'); the second kernel scales it into y and
+                           zeroes it for the next call */
     int vectors;        /* x's and y's vectors, 1 to CUTE_GEMV_MAX_VECTORS (0: 1) */
     int sf_vec;         /* block-scaled (cutec_gemv_blockscaled): elements per scale, 16
                            (NVFP4: e2m1 with ue4m3 scales) or 32 (MXFP8: e4m3 with ue8m0);
@@ -53,7 +58,8 @@ cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg);
  * unread), kchunk (the K
  * extent of each split, a multiple of the kernel's k-tile; S = ceil(K / kchunk)), alpha,
  * beta. */
-const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, char *err, size_t n);
+const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, char *err,
+                                 size_t n);
 /* the K extent a K-major configuration's warp reads per iteration (kchunk's multiple) */
 int cute_gemv_k_tile(const cute_gemv_config *cfg);
 
@@ -65,14 +71,17 @@ void cute_gemv_lib_free(cute_gemv_lib *lib);
 /* Force the number of K splits of later calls (0: the library's choice from the shape and
  * the device's SM count); false for a negative count. */
 bool cute_gemv_lib_splits(cute_gemv_lib *lib, int splits);
+/* Split-K's reduction for later calls: deterministic (the default: partials added in split
+ * order, the same bits every run) or not (atomic additions, cute_gemv_config.atomic). */
+void cute_gemv_lib_deterministic(cute_gemv_lib *lib, bool deterministic);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 
 /* y = alpha A x + beta y.  A (M,K) or (M,K,L); x (K) or (K,L); y (M) or (M,L).  beta = 0
  * reads no y.  A malformed call is CUTE_ERR_INVALID with the reason in err. */
 cute_status cutec_gemv(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *x,
-                       const cute_call_arg *y, double alpha, double beta, void *stream,
-                       char *err, size_t n);
+                       const cute_call_arg *y, double alpha, double beta, void *stream, char *err,
+                       size_t n);
 /* the same for N vectors at once (1 to CUTE_GEMV_MAX_VECTORS): X (K,N) or (K,N,L), each
  * vector contiguous along K; Y (M,N) or (M,N,L), any strides */
 cute_status cutec_gemv_vectors(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *X,
@@ -87,13 +96,14 @@ cute_status cutec_gemv_vectors(cute_gemv_lib *lib, const cute_call_arg *A, const
  * docs/gemv.md; x is the one row of a (1,K,L) operand): at least
  * ceil(rows/128)*128 * ceil(K/(4 sf_vec))*4 * L scales.  y (M[,L]) f16, bf16 or f32.  K a
  * multiple of 32; A's and x's rows 16-byte aligned.  cutec_gemv_nvfp4 takes only NVFP4. */
-cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
-                                   const cute_call_arg *x, const cute_call_arg *SFB,
-                                   const cute_call_arg *y, double alpha, double beta, void *stream,
-                                   char *err, size_t n);
+cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
+                                   const cute_call_arg *SFA, const cute_call_arg *x,
+                                   const cute_call_arg *SFB, const cute_call_arg *y, double alpha,
+                                   double beta, void *stream, char *err, size_t n);
 cute_status cutec_gemv_nvfp4(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
-                             const cute_call_arg *x, const cute_call_arg *SFB, const cute_call_arg *y,
-                             double alpha, double beta, void *stream, char *err, size_t n);
+                             const cute_call_arg *x, const cute_call_arg *SFB,
+                             const cute_call_arg *y, double alpha, double beta, void *stream,
+                             char *err, size_t n);
 /* the number of scales a (rows, K, L) operand's scale buffer holds (with its padding), and
  * where the scale of element (row, k, l) is in it (for host code that fills one) */
 int64_t cute_gemv_sf_count(int64_t rows, int64_t K, int64_t L, int sf_vec);

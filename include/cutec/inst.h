@@ -25,6 +25,9 @@
  *   SADDR a `ptr<T, smem>` register (any T): the 32-bit shared-window address (the same in
  *         every backend; cute_smem_addr gives it as a u32 value).
  *   GADDR a `ptr<T, gmem>` register (any T): the generic 64-bit address.
+ *   TMAP  a tensor map: a `tmap` parameter (by value, its address) or a `ptr<T, gmem>` to
+ *         the 128 bytes of one (grouped GEMM's maps updated in global memory).
+ *   B16   a 16-bit integer register (u16, i16).
  *   CADDR a u32 register holding a shared::cluster address (MAPA's result; a shared-window
  *         address of the block's own shared memory is one too).
  * Example, mma m16n8k16 f32 += f16 x f16: out = 4 x f32 (d), in = 4 x B32 (a, f16x2 each),
@@ -82,6 +85,8 @@ typedef enum {
     CUTE_IG_CADDR, /* a shared::cluster address: one u32 register (in[], from mapa), "[%n]" */
     CUTE_IG_K,     /* a constant of the row (value), printed as is; no register */
     CUTE_IG_IMM,   /* the op's immediate (inst.imm), printed as is; no register */
+    CUTE_IG_TMAP,  /* a tensor map: a tmap parameter or a ptr<T,gmem> to its 128 bytes (in[]),
+                      "%n" (its generic address; the row's template places it) */
     CUTE_IG_INOUT, /* registers it reads and writes (out[]; mutable, defined before): "+" */
     CUTE_IG_PRED,  /* one i32 register (in[]) the PTX takes as a predicate: nonzero is true */
     CUTE_IG_IMM_BIT,  /* bit `value` of the immediate, printed 0 or 1; no register */
@@ -96,6 +101,7 @@ typedef enum {
     CUTE_RC_I32,
     CUTE_RC_F64,
     CUTE_RC_U64, /* a 64-bit integer: u64 or i64 (wgmma's shared-memory descriptors) */
+    CUTE_RC_B16, /* any 16-bit scalar: u16, i16 (a TMA multicast mask) */
 } cute_inst_class;
 
 typedef struct cute_inst_group {

@@ -42,6 +42,9 @@ typedef enum {
     CUTE_CHECK_UNSUPPORTED,       /* an operation the interpreter cannot emulate */
     CUTE_CHECK_ASYNC_COPY,        /* shared bytes of a cp.async used before its wait, or a copy
                                      still pending when the kernel ends */
+    CUTE_CHECK_TMA,               /* a TMA operand the hardware would refuse or misread: not a
+                                     tensor map, a map breaking the driver's rules, a shared
+                                     destination or barrier misaligned (docs/tma.md) */
     CUTE_CHECK_DEADLOCK,          /* every warp of a block waits for another (each reported
                                      with its site and what it waits for) */
     CUTE_CHECK_SYNC_MISUSE,       /* an mbarrier, named barrier or cluster instruction used

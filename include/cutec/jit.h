@@ -28,6 +28,7 @@ CUTE_API_BEGIN
 
 #include "cutec/backend.h"
 #include "cutec/tensor.h"
+#include "cutec/tma.h"
 #include "cutec/trace.h"
 
 /* --- the backends cutec has: a registry, in the order the automatic choice tries them ---- */
@@ -128,6 +129,22 @@ typedef struct cute_host_opaque {
  * function); passed to CUTE_LAUNCH, the kernel receives a cute_val of type tmap, whose
  * address asm operands take (cp.async.bulk.tensor, prefetch.tensormap) */
 cute_host_opaque cute_host_tensor_map(cute_ctx *c, cute_opaque_build build, void *user);
+
+/* A tensor map of a tensor argument, made at each call by the library (docs/tma.md): TMA
+ * dimension j is the argument's mode mode[j] (mode[0] must have stride 1: the contiguous
+ * one), box[j] elements of it per copy.  The argument's other modes must have extent 1.
+ * Checked when the host function runs (the box against the driver's rules, a static stride
+ * of mode[0] other than 1) and at each call (the extents and strides the call passes). */
+typedef struct cute_tma_map_spec {
+    int arg;                         /* the host function's tensor argument */
+    int rank;                        /* 1 to 5 */
+    int mode[CUTE_TMA_MAX_RANK];
+    uint32_t box[CUTE_TMA_MAX_RANK];
+    cute_tma_swizzle swizzle;
+    cute_tma_l2 l2;
+    cute_tma_oob oob;
+} cute_tma_map_spec;
+cute_host_opaque cute_host_tma_map(cute_ctx *c, const cute_tma_map_spec *s);
 
 bool cute__launch_begin(cute_ctx *c, const char *kernel, cute_launch_cfg cfg, const char *file,
                         int line);

@@ -224,6 +224,17 @@ static void fill(cute_alg *a, const wg_plan *p, wg_mats *X, wg_bufs *B)
 }
 
 /* values of D that differ from A B + C, thread t's value v read at CLayout(t, v + shift) */
+/* How far an fp8 wgmma may sit from the exact A B + C: the H200 keeps about 14 bits of an
+ * fp8 wgmma's sum (seen on the GPU, 2026-11-26: 6257.25 came out 6257, 2748.875 as 2748.75;
+ * DeepSeek-V3 reports the same of the H800), so 2^-13 of the sum of the terms' magnitudes.
+ * The interpreter adds them as mma.sync does (25 bits), closer to exact than the hardware:
+ * the fp8 wgmma rounding is not modelled yet.  Other types: exact (the sums fit). */
+static double fp8_slack(const wg_plan *p, double magnitude)
+{
+    cute_dtype a = (cute_dtype)p->mma.a_type;
+    return a == CUTE_E4M3 || a == CUTE_E5M2 ? ldexp(magnitude, -13) : 0;
+}
+
 static int compare(cute_alg *a, const wg_plan *p, const wg_mats *X, const void *D, int shift, const char *what)
 {
     int wrong = 0;
@@ -231,10 +242,13 @@ static int compare(cute_alg *a, const wg_plan *p, const wg_mats *X, const void *
         for (int v = 0; v < p->nc; v++) {
             int64_t at = cute_layout_eval(a, &p->mma.c_tv, cute_i(t + 128 * ((v + shift) % p->nc))).v;
             int mm = (int)(at % X->M), n = (int)(at / X->M);
-            double ref = X->C[at];
-            for (int k = 0; k < X->K; k++) ref += X->A[mm + X->M * k] * X->B[n + X->N * k];
+            double ref = X->C[at], mag = fabs(ref);
+            for (int k = 0; k < X->K; k++) {
+                double term = X->A[mm + X->M * k] * X->B[n + X->N * k];
+                ref += term, mag += fabs(term);
+            }
             double got = load((cute_dtype)p->mma.c_type, D, t * p->nc + v);
-            if (got != ref && wrong++ < 3 && !shift && !p->k->lie)
+            if (fabs(got - ref) > fp8_slack(p, mag) && wrong++ < 3 && !shift && !p->k->lie)
                 fprintf(stderr, "%s: thread %d value %d (D[%d][%d]): got %.9g, want %.9g\n", what, t, v, mm, n, got, ref);
         }
     return wrong;

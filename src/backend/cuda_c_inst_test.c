@@ -20,11 +20,23 @@ static cute_type type_for(const cute_inst_group *G, int n)
     case CUTE_RC_F32: return cute_type_of(CUTE_F32);
     case CUTE_RC_F64: return cute_type_of(CUTE_F64);
     case CUTE_RC_I32: return cute_type_of(n % 2 ? CUTE_I32 : CUTE_U32);
+    case CUTE_RC_B16: return cute_type_of(n % 2 ? CUTE_I16 : CUTE_U16);
     default: return b32_types[n % (sizeof b32_types / sizeof b32_types[0])];
     }
 }
 
-/* a kernel running row r once: inputs loaded from g (32-bit) or gd (f64), outputs stored */
+/* an input of a 16-bit integer class: loaded from gd's bits and converted */
+static cute_vreg int_input(cute_ir_builder *b, cute_vreg gd, cute_type t)
+{
+    cute_vreg v = cute_ir_op(b, CUTE_OP_LOAD, cute_type_of(CUTE_F64), gd, 0, 0);
+    b->last->imm = 8;
+    v = cute_ir_op(b, CUTE_OP_BITCAST, cute_type_of(CUTE_U64), v, 0, 0);
+    return cute_type_eq(t, cute_type_of(CUTE_U64)) ? v : cute_ir_op(b, CUTE_OP_CVT, t, v, 0, 0);
+}
+
+/* a kernel running row r once: inputs loaded from g (32-bit) or gd (f64, and the 16- and
+ * 64-bit integers), outputs stored; a tensor-map operand is the tmap parameter (even
+ * groups) or the global pointer g (odd: a map in global memory) */
 static cute_ir_func *row_kernel(cute_inst r)
 {
     const cute_inst_info *I = cute_inst_info_of(r);
@@ -35,6 +47,7 @@ static cute_ir_func *row_kernel(cute_inst r)
     cute_ir_builder_init(&b, f);
     cute_vreg g = cute_ir_add_param(f, cute_type_ptr(CUTE_U32, CUTE_GMEM), "g");
     cute_vreg gd = cute_ir_add_param(f, cute_type_ptr(CUTE_F64, CUTE_GMEM), "gd");
+    cute_vreg tm = cute_ir_add_param(f, cute_type_of(CUTE_TMAP), "tm");
     f->smem_bytes = 1024;
     cute_vreg s = cute_ir_op(&b, CUTE_OP_SMEM_PTR, cute_type_ptr(CUTE_U32, CUTE_SMEM), 0, 0, 0);
     cute_vreg out[160], in[16];
@@ -44,6 +57,8 @@ static cute_ir_func *row_kernel(cute_inst r)
         for (int k = 0; k < G->count; k++, n++) {
             if (G->role == CUTE_IG_SADDR) in[ni++] = s;
             else if (G->role == CUTE_IG_GADDR) in[ni++] = g;
+            else if (G->role == CUTE_IG_TMAP) in[ni++] = r % 2 ? g : tm;
+            else if (G->cls == CUTE_RC_B16) in[ni++] = int_input(&b, gd, type_for(G, n));
             else if (G->role == CUTE_IG_OUT) out[no++] = cute_ir_new_vreg(f, type_for(G, n), "d", false);
             else if (G->role == CUTE_IG_INOUT) { /* an accumulator: mutable, loaded first */
                 out[no] = cute_ir_new_vreg(f, type_for(G, n), "d", true);

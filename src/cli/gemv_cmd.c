@@ -17,26 +17,35 @@
 typedef struct gemv_opts {
     cute_dtype dtype, y_dtype;
     int64_t M, K, L;
-    int major;          /* A's unit-stride mode: 1 rows (K-major), 0 cols (M-major) */
-    int splits;         /* 0: the library's choice */
-    int vectors;        /* 0: cutec_gemv; else cutec_gemv_vectors with N of them */
-    int sf_vec;         /* nvfp4 (16) or mxfp8 (32): cutec_gemv_blockscaled; else 0 */
+    int major;   /* A's unit-stride mode: 1 rows (K-major), 0 cols (M-major) */
+    int splits;  /* 0: the library's choice */
+    int vectors; /* 0: cutec_gemv; else cutec_gemv_vectors with N of them */
+    int sf_vec;  /* nvfp4 (16) or mxfp8 (32): cutec_gemv_blockscaled; else 0 */
+    bool atomic; /* --reduction atomic: split-K's non-deterministic reduction */
     int iters;
     const char *emit, *arch, *backend;
 } gemv_opts;
 
-static int64_t nvec(const gemv_opts *o) { return o->vectors ? o->vectors : 1; }
+static int64_t nvec(const gemv_opts *o)
+{
+    return o->vectors ? o->vectors : 1;
+}
 
 static int usage(const char *cmd)
 {
-    fprintf(stderr,
-            "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
-            "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N] [--iters N]\n"
-            "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
-            "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: column-major;\n"
-            "  --vectors N: N vectors at once, x (K,N,L) and y (M,N,L) (the skinny GEMM's path, N <= 8)\n"
-            "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per 32\n",
-            cmd);
+    fprintf(
+        stderr,
+        "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
+        "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
+        "         [--reduction ordered|atomic] [--iters N]\n"
+        "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
+        "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
+        "column-major;\n"
+        "  --vectors N: N vectors at once, x (K,N,L) and y (M,N,L) (the skinny GEMM's path, N <= "
+        "8)\n"
+        "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
+        "32\n",
+        cmd);
     return CLI_USAGE;
 }
 
@@ -47,25 +56,40 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
     bool ok = true;
     if (!strcmp(k, "--dtype")) {
         o->sf_vec = !strcmp(v, "nvfp4") ? 16 : !strcmp(v, "mxfp8") ? 32 : 0;
-        if (o->sf_vec) o->dtype = o->sf_vec == 16 ? CUTE_E2M1 : CUTE_E4M3;
-        else ok = cute_dtype_parse(v, &o->dtype) && (o->dtype == CUTE_F32 || o->dtype == CUTE_F16 ||
+        if (o->sf_vec)
+            o->dtype = o->sf_vec == 16 ? CUTE_E2M1 : CUTE_E4M3;
+        else
+            ok = cute_dtype_parse(v, &o->dtype) && (o->dtype == CUTE_F32 || o->dtype == CUTE_F16 ||
                                                     o->dtype == CUTE_BF16 || o->dtype == CUTE_E4M3);
         if (!ok) snprintf(why, n, "f32, f16, bf16, e4m3, nvfp4 or mxfp8");
-    }
-    else if (!strcmp(k, "--out-dtype")) ok = cute_dtype_parse(v, &o->y_dtype), *out_given = true;
+    } else if (!strcmp(k, "--out-dtype"))
+        ok = cute_dtype_parse(v, &o->y_dtype), *out_given = true;
     else if (!strcmp(k, "--shape")) {
         ok = cli_dims(v, 2, (int64_t)1 << 40, dims, &nd, why, n) && nd == 2;
-        if (ok) o->M = dims[0], o->K = dims[1];
-        else if (!why[0]) snprintf(why, n, "MxK");
-    } else if (!strcmp(k, "--batch")) ok = cli_int(v, 1, 1 << 20, &o->L, why, n);
-    else if (!strcmp(k, "--layout")) ok = !strcmp(v, "rows") || !strcmp(v, "cols"), o->major = !strcmp(v, "rows");
-    else if (!strcmp(k, "--vectors")) ok = cli_int(v, 1, 64, &x, why, n), o->vectors = (int)x;
-    else if (!strcmp(k, "--splits")) ok = cli_int(v, 0, 1 << 16, &x, why, n), o->splits = (int)x;
-    else if (!strcmp(k, "--iters")) ok = cli_int(v, 1, 1000000, &x, why, n), o->iters = (int)x;
-    else if (!strcmp(k, "--emit")) o->emit = v;
-    else if (!strcmp(k, "--arch")) o->arch = v;
-    else if (!strcmp(k, "--backend")) o->backend = v;
-    else ok = false;
+        if (ok)
+            o->M = dims[0], o->K = dims[1];
+        else if (!why[0])
+            snprintf(why, n, "MxK");
+    } else if (!strcmp(k, "--batch"))
+        ok = cli_int(v, 1, 1 << 20, &o->L, why, n);
+    else if (!strcmp(k, "--layout"))
+        ok = !strcmp(v, "rows") || !strcmp(v, "cols"), o->major = !strcmp(v, "rows");
+    else if (!strcmp(k, "--vectors"))
+        ok = cli_int(v, 1, 64, &x, why, n), o->vectors = (int)x;
+    else if (!strcmp(k, "--reduction"))
+        ok = !strcmp(v, "ordered") || !strcmp(v, "atomic"), o->atomic = !strcmp(v, "atomic");
+    else if (!strcmp(k, "--splits"))
+        ok = cli_int(v, 0, 1 << 16, &x, why, n), o->splits = (int)x;
+    else if (!strcmp(k, "--iters"))
+        ok = cli_int(v, 1, 1000000, &x, why, n), o->iters = (int)x;
+    else if (!strcmp(k, "--emit"))
+        o->emit = v;
+    else if (!strcmp(k, "--arch"))
+        o->arch = v;
+    else if (!strcmp(k, "--backend"))
+        o->backend = v;
+    else
+        ok = false;
     return ok;
 }
 
@@ -84,9 +108,11 @@ static int parse(int argc, char **argv, gemv_opts *o)
             return CLI_USAGE;
         }
     }
-    if (!out_given) o->y_dtype = o->dtype == CUTE_E4M3 || o->dtype == CUTE_E2M1 ? CUTE_F16 : o->dtype;
+    if (!out_given)
+        o->y_dtype = o->dtype == CUTE_E4M3 || o->dtype == CUTE_E2M1 ? CUTE_F16 : o->dtype;
     if (o->sf_vec && (o->vectors || !o->major)) {
-        fprintf(stderr, "cutec %s gemv: nvfp4 and mxfp8 take row-major A and one vector\n", argv[0]);
+        fprintf(stderr, "cutec %s gemv: nvfp4 and mxfp8 take row-major A and one vector\n",
+                argv[0]);
         return CLI_USAGE;
     }
     if (!o->arch) o->arch = getenv("CUTEC_ARCH");
@@ -103,8 +129,13 @@ static int emit(const gemv_opts *o)
         return CLI_FAIL;
     }
     cute_runtime_set_target_arch(rt, o->arch);
-    cute_gemv_config cfg = {o->dtype, o->y_dtype, o->major, 128 / cute_dtype_bits(o->dtype), o->splits > 1,
-                            (int)nvec(o), o->sf_vec};
+    cute_gemv_config cfg = {.dtype = o->dtype,
+                            .y_dtype = o->y_dtype,
+                            .a_major = o->major,
+                            .vec = 128 / cute_dtype_bits(o->dtype),
+                            .split = o->splits > 1,
+                            .vectors = (int)nvec(o),
+                            .sf_vec = o->sf_vec};
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -127,10 +158,8 @@ typedef struct problem {
     char err[1024];
 } problem;
 
-
-
-/* n random elements of d: uniform in [-2, 2) rounded to d; e2m1 any code; scales (ue4m3,
- * ue8m0) in [1/8, 8) */
+/* n random elements of d: uniform in [-2, 2) rounded to d; e2m1 of [-6, 6); scales (ue4m3,
+ * ue8m0) in [1/2, 2) (an f16 y of K = 16384 such products stays finite) */
 static bool upload_random(problem *p, int i, cute_dtype d, int64_t n, uint64_t *seed)
 {
     cute_backend *b = cute_runtime_backend(p->rt);
@@ -140,10 +169,15 @@ static bool upload_random(problem *p, int i, cute_dtype d, int64_t n, uint64_t *
     uint8_t *u8 = p->host[i];
     for (int64_t k = 0; k < n; k++) {
         double r = ew_random(seed);
-        if (d == CUTE_E2M1) u8[k / 2] = (uint8_t)(k % 2 ? u8[k / 2] | cute_f64_to_e2m1(3 * r) << 4 : cute_f64_to_e2m1(3 * r));
-        else if (d == CUTE_UE4M3) u8[k] = cute_f64_to_ue4m3(pow(2.0, 1.5 * r));
-        else if (d == CUTE_UE8M0) u8[k] = cute_f64_to_ue8m0(pow(2.0, 1.5 * r));
-        else ew_set(d, p->host[i], k, r);
+        if (d == CUTE_E2M1)
+            u8[k / 2] = (uint8_t)(k % 2 ? u8[k / 2] | cute_f64_to_e2m1(3 * r) << 4
+                                        : cute_f64_to_e2m1(3 * r));
+        else if (d == CUTE_UE4M3)
+            u8[k] = cute_f64_to_ue4m3(pow(2.0, 0.5 * r));
+        else if (d == CUTE_UE8M0)
+            u8[k] = cute_f64_to_ue8m0(pow(2.0, 0.5 * r));
+        else
+            ew_set(d, p->host[i], k, r);
     }
     return b->vt->upload(b->self, &p->buf[i], 0, p->host[i], p->bytes[i]) == CUTE_OK;
 }
@@ -152,7 +186,8 @@ static bool upload_random(problem *p, int i, cute_dtype d, int64_t n, uint64_t *
 static bool make_scales(problem *p, const gemv_opts *o, uint64_t *seed)
 {
     cute_dtype sd = o->sf_vec == 16 ? CUTE_UE4M3 : CUTE_UE8M0;
-    int64_t na = cute_gemv_sf_count(o->M, o->K, o->L, o->sf_vec), nb = cute_gemv_sf_count(1, o->K, o->L, o->sf_vec);
+    int64_t na = cute_gemv_sf_count(o->M, o->K, o->L, o->sf_vec),
+            nb = cute_gemv_sf_count(1, o->K, o->L, o->sf_vec);
     if (!upload_random(p, 3, sd, na, seed) || !upload_random(p, 4, sd, nb, seed)) return false;
     p->sfa = cute_call_tensor(&p->buf[3], 0, sd, 1, (int64_t[]){na}, (int64_t[]){1});
     p->sfb = cute_call_tensor(&p->buf[4], 0, sd, 1, (int64_t[]){nb}, (int64_t[]){1});
@@ -165,7 +200,8 @@ static bool problem_make(problem *p, const gemv_opts *o)
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int64_t M = o->M, K = o->K, L = o->L, N = nvec(o);
     int64_t sA[3] = {o->major ? K : 1, o->major ? 1 : M, M * K};
-    if (!upload_random(p, 0, o->dtype, M * K * L, &seed) || !upload_random(p, 1, o->dtype, K * N * L, &seed) ||
+    if (!upload_random(p, 0, o->dtype, M * K * L, &seed) ||
+        !upload_random(p, 1, o->dtype, K * N * L, &seed) ||
         !upload_random(p, 2, o->y_dtype, M * N * L, &seed))
         return false;
     p->y0 = malloc(p->bytes[2]);
@@ -173,8 +209,10 @@ static bool problem_make(problem *p, const gemv_opts *o)
     memcpy(p->y0, p->host[2], p->bytes[2]);
     p->A = cute_call_tensor(&p->buf[0], 0, o->dtype, 3, (int64_t[]){M, K, L}, sA);
     if (o->vectors) {
-        p->x = cute_call_tensor(&p->buf[1], 0, o->dtype, 3, (int64_t[]){K, N, L}, (int64_t[]){1, K, K * N});
-        p->y = cute_call_tensor(&p->buf[2], 0, o->y_dtype, 3, (int64_t[]){M, N, L}, (int64_t[]){1, M, M * N});
+        p->x = cute_call_tensor(&p->buf[1], 0, o->dtype, 3, (int64_t[]){K, N, L},
+                                (int64_t[]){1, K, K * N});
+        p->y = cute_call_tensor(&p->buf[2], 0, o->y_dtype, 3, (int64_t[]){M, N, L},
+                                (int64_t[]){1, M, M * N});
     } else {
         p->x = cute_call_tensor(&p->buf[1], 0, o->dtype, 2, (int64_t[]){K, L}, (int64_t[]){1, K});
         p->y = cute_call_tensor(&p->buf[2], 0, o->y_dtype, 2, (int64_t[]){M, L}, (int64_t[]){1, M});
@@ -196,20 +234,25 @@ static cute_status call_gemv(void *user, int set)
     (void)set;
     problem *p = user;
     if (p->sf_vec)
-        return cutec_gemv_blockscaled(p->lib, &p->A, &p->sfa, &p->x, &p->sfb, &p->y, 1.5, -0.5, NULL, p->err, sizeof p->err);
-    if (p->vectors) return cutec_gemv_vectors(p->lib, &p->A, &p->x, &p->y, 1.5, -0.5, NULL, p->err, sizeof p->err);
+        return cutec_gemv_blockscaled(p->lib, &p->A, &p->sfa, &p->x, &p->sfb, &p->y, 1.5, -0.5,
+                                      NULL, p->err, sizeof p->err);
+    if (p->vectors)
+        return cutec_gemv_vectors(p->lib, &p->A, &p->x, &p->y, 1.5, -0.5, NULL, p->err,
+                                  sizeof p->err);
     return cutec_gemv(p->lib, &p->A, &p->x, &p->y, 1.5, -0.5, NULL, p->err, sizeof p->err);
 }
 
 /* element i of buffer `which` decoded exactly; block-scaled, times its scale at
  * (row, k, l) of an operand of `rows` rows */
-static double value(const problem *p, const gemv_opts *o, int which, int64_t i, int64_t row, int64_t k,
-                    int64_t l, int64_t rows)
+static double value(const problem *p, const gemv_opts *o, int which, int64_t i, int64_t row,
+                    int64_t k, int64_t l, int64_t rows)
 {
     const uint8_t *u8 = p->host[which];
     if (!o->sf_vec) return ew_get(o->dtype, u8, i);
-    double v = o->dtype == CUTE_E2M1 ? cute_e2m1_to_f32((uint8_t)(u8[i / 2] >> 4 * (i % 2))) : cute_e4m3_to_f32(u8[i]);
-    uint8_t s = ((const uint8_t *)p->host[3 + which])[cute_gemv_sf_index(row, k, l, rows, o->K, o->sf_vec)];
+    double v = o->dtype == CUTE_E2M1 ? cute_e2m1_to_f32((uint8_t)(u8[i / 2] >> 4 * (i % 2)))
+                                     : cute_e4m3_to_f32(u8[i]);
+    uint8_t s =
+        ((const uint8_t *)p->host[3 + which])[cute_gemv_sf_index(row, k, l, rows, o->K, o->sf_vec)];
     return v * (o->sf_vec == 16 ? cute_ue4m3_to_f32(s) : cute_ue8m0_to_f32(s));
 }
 
@@ -245,6 +288,7 @@ static double run_one(problem *p, const gemv_opts *o, int64_t *bad)
 {
     cute_backend *b = cute_runtime_backend(p->rt);
     cute_gemv_lib_splits(p->lib, o->splits);
+    cute_gemv_lib_deterministic(p->lib, !o->atomic);
     if (call_gemv(p, 0) != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK) {
         fprintf(stderr, "cutec: %s\n", p->err[0] ? p->err : b->vt->error(b->self));
         return -1;
@@ -264,7 +308,8 @@ static double run_one(problem *p, const gemv_opts *o, int64_t *bad)
 /* the bytes a GEMV must move: A and x read, y read and written */
 static double moved(const gemv_opts *o)
 {
-    double n = (double)nvec(o), es = cute_dtype_bits(o->dtype) / 8.0, ys = cute_dtype_bytes(o->y_dtype);
+    double n = (double)nvec(o), es = cute_dtype_bits(o->dtype) / 8.0,
+           ys = cute_dtype_bytes(o->y_dtype);
     if (o->sf_vec) es += 1.0 / o->sf_vec; /* a byte of scale per block */
     return (double)o->L * ((double)o->M * o->K * es + n * o->K * es + 2.0 * n * o->M * ys);
 }
@@ -274,10 +319,14 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     cute_gemv_config cfg;
     int splits;
     cute_gemv_lib_last(p->lib, &cfg, &splits);
-    const char *kind = o->sf_vec == 16 ? "nvfp4" : o->sf_vec == 32 ? "mxfp8" : o->major ? "rows" : "cols";
-    snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s", kind, cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M, (long long)o->K,
-             (long long)nvec(o), (long long)o->L, cfg.vec, splits, splits == 1 ? "" : "s");
-    (void)p;
+    const char *kind = o->sf_vec == 16   ? "nvfp4"
+                       : o->sf_vec == 32 ? "mxfp8"
+                       : o->major        ? "rows"
+                                         : "cols";
+    snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s", kind,
+             cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
+             (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
+             splits == 1 ? "" : "s", cfg.atomic ? " (atomic)" : "");
 }
 
 static int run(const gemv_opts *o)
@@ -294,8 +343,9 @@ static int run(const gemv_opts *o)
     describe(&p, o, what, sizeof what);
     bool gpu = !strcmp(cute_runtime_backend_name(p.rt), "cuda"); /* times mean something */
     if (ms >= 0)
-        printf("gemv %s, backend %s: %s (%lld wrong of %lld)", what, cute_runtime_backend_name(p.rt),
-               bad ? "FAILED" : "verified against float64", (long long)bad, (long long)(o->M * nvec(o) * o->L));
+        printf("gemv %s, backend %s: %s (%lld wrong of %lld)", what,
+               cute_runtime_backend_name(p.rt), bad ? "FAILED" : "verified against float64",
+               (long long)bad, (long long)(o->M * nvec(o) * o->L));
     if (ms >= 0 && gpu) printf(", %.4f ms, %.1f GB/s", ms, moved(o) / ms / 1e6);
     if (ms >= 0) printf("\n");
     problem_drop(&p);
@@ -356,7 +406,8 @@ static int bench(const gemv_opts *base, bool shape_given)
         printf("cutec bench gemv: skipped: no GPU (%s)\n", err);
         return CLI_OK;
     }
-    const cute_device_info *dev = cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
+    const cute_device_info *dev =
+        cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
     gpu_sm_clock(clock, sizeof clock);
     printf("# %s, %d SMs, %s; uniform inputs in [-2, 2); GB/s of A + x + y; copy: A's bytes D2D\n",
            dev->name, dev->sm_count, clock);

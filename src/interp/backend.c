@@ -20,6 +20,16 @@ static const char *error(void *self)
 
 /* --- buffers (their table: buffers.c) --------------------------------------------------- */
 
+bool interp_backend_holds(const struct interp *B, uint64_t addr, uint64_t bytes)
+{
+    for (int i = 0; i < B->nbufs; i++) {
+        uint64_t base = (uint64_t)(uintptr_t)B->bufs[i].ptr;
+        if (addr >= base && addr - base <= B->bufs[i].bytes && bytes <= B->bufs[i].bytes - (addr - base))
+            return true;
+    }
+    return false;
+}
+
 static cute_status alloc_locked(void *self, size_t bytes, cute_buffer *out)
 {
     struct interp *B = me(self);

@@ -3,8 +3,8 @@
  * first (d->flags of them).  The emulations live beside this file: inst_mma.c (mma.sync),
  * inst_matrix.c (ldmatrix, stmatrix), inst_async.c (cp.async and its groups), mbarrier.c,
  * barrier.c (named and cluster barriers), inst_sync.c (the other sm_90 synchronization
- * rows), inst_wgmma.c (wgmma and its fence / commit / wait), and the register conversions
- * below. */
+ * rows), inst_wgmma.c (wgmma and its fence / commit / wait), inst_tma.c (TMA copies, bulk
+ * groups, tensor-map updates), and the register conversions below. */
 #include <string.h>
 
 #include "cutec/inst.h"
@@ -20,6 +20,12 @@ static void cvt_pack(ictx *X, const dinst *d, const imask *m);
 #define CP_WAIT {inst_cp_wait, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define CP_WAIT_ALL {inst_cp_wait_all, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define CVT_PACK(T) {cvt_pack, 0, 0, 0, {E_##T, 0, 0, 0}, 0, 0}
+#define TMA_LOAD(rank, multicast) {inst_tma_load, 0, 0, 0, {0, 0, 0, 0}, rank, multicast}
+#define TMA_STORE(rank, reduce) {inst_tma_store, 0, 0, 0, {0, 0, 0, 0}, rank, reduce}
+#define TMA_PREFETCH(rank) {inst_tma_prefetch, 0, 0, 0, {0, 0, 0, 0}, rank, 0}
+#define TMAP_PREFETCH {inst_tmap_prefetch, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define TMAP_REPLACE(field) {inst_tmap_replace, 0, 0, 0, {0, 0, 0, 0}, 0, field}
+#define TMAP_FENCE {inst_tma_nothing, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define HALF2(OP, T) {inst_half2, 0, 0, 0, {E_##T, 0, 0, 0}, HALF2_##OP, 0}
 #define MBAR(kind, cluster) {inst_mbarrier, 0, 0, 0, {0, 0, 0, 0}, kind, cluster}
 #define SYNC(kind) {inst_sync, 0, 0, 0, {0, 0, 0, 0}, kind, 0}

@@ -60,8 +60,10 @@ typedef struct irow {
     iop_fn fn;
     int m, n, k;      /* mma: the shape */
     uint8_t types[4]; /* mma: D, A, B, C (E_*); CVT_PACK: the packed type */
-    int num;          /* ldmatrix/stmatrix: matrices; cp.async: bytes */
-    int flag;         /* ldmatrix/stmatrix: transposed; cp.async: zero fill (a src-size) */
+    int num;          /* ldmatrix/stmatrix: matrices; cp.async: bytes; TMA: the rank */
+    int flag;         /* ldmatrix/stmatrix: transposed; cp.async: zero fill (a src-size);
+                         TMA loads: multicast; stores: reduce-add; tensormap.replace: the
+                         field (0 address, 1 extent, 2 stride) */
 } irow;
 
 /* A decoded instruction. */
@@ -483,6 +485,12 @@ void inst_cp_async(ictx *X, const dinst *d, const imask *m);
 void inst_cp_commit(ictx *X, const dinst *d, const imask *m);
 void inst_cp_wait(ictx *X, const dinst *d, const imask *m);
 void inst_cp_wait_all(ictx *X, const dinst *d, const imask *m);
+void inst_tma_load(ictx *X, const dinst *d, const imask *m);   /* inst_tma.c */
+void inst_tma_store(ictx *X, const dinst *d, const imask *m);
+void inst_tma_prefetch(ictx *X, const dinst *d, const imask *m);
+void inst_tmap_prefetch(ictx *X, const dinst *d, const imask *m);
+void inst_tmap_replace(ictx *X, const dinst *d, const imask *m);
+void inst_tma_nothing(ictx *X, const dinst *d, const imask *m);
 /* at the end of a block: report the copies still pending, forget them */
 void interp_async_block_end(ictx *X);
 
@@ -522,6 +530,8 @@ bool interp_banks_gather(struct interp *B, const ilaunch *L);
 /* --- backend.c -------------------------------------------------------------------- */
 /* the id of the live buffer holding addr, or 0 */
 uint64_t interp_backend_buffer_at(const struct interp *B, uint64_t addr);
+/* [addr, addr+bytes) lies inside one live buffer of the backend */
+bool interp_backend_holds(const struct interp *B, uint64_t addr, uint64_t bytes);
 
 /* --- launch.c --------------------------------------------------------------------- */
 cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *cfg,

@@ -21,6 +21,7 @@ static const char *names[CUTE_CHECK_COUNT] = {
     [CUTE_CHECK_WARP_INACTIVE] = "inactive lane in a warp-collective op",
     [CUTE_CHECK_UNSUPPORTED] = "not supported in the interpreter",
     [CUTE_CHECK_ASYNC_COPY] = "asynchronous copy not waited for",
+    [CUTE_CHECK_TMA] = "bad TMA operand",
     [CUTE_CHECK_DEADLOCK] = "deadlock",
     [CUTE_CHECK_SYNC_MISUSE] = "synchronization misuse",
 };

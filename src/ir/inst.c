@@ -26,6 +26,7 @@
 #define CADDR(nm) {CUTE_IG_CADDR, 1, CUTE_RC_I32, 0, 0, #nm}
 #define K(nm, v) {CUTE_IG_K, 0, CUTE_RC_NONE, 0, v, #nm}
 #define IMM(nm) {CUTE_IG_IMM, 0, CUTE_RC_NONE, 0, 0, #nm}
+#define TMAP(nm) {CUTE_IG_TMAP, 1, CUTE_RC_NONE, 0, 0, #nm}
 #define PRED(nm) {CUTE_IG_PRED, 1, CUTE_RC_I32, 0, 0, #nm}
 #define IMM_BIT(nm, bit) {CUTE_IG_IMM_BIT, 0, CUTE_RC_NONE, 0, bit, #nm}
 #define IMM_SIGN(nm, bit) {CUTE_IG_IMM_SIGN, 0, CUTE_RC_NONE, 0, bit, #nm}
@@ -80,13 +81,14 @@ bool cute_inst_class_accepts(cute_inst_class cls, cute_type t)
     case CUTE_RC_I32: return (d == CUTE_I32 || d == CUTE_U32) && t.lanes == 1;
     case CUTE_RC_F64: return d == CUTE_F64 && t.lanes == 1;
     case CUTE_RC_U64: return (d == CUTE_U64 || d == CUTE_I64) && t.lanes == 1;
+    case CUTE_RC_B16: return (d == CUTE_U16 || d == CUTE_I16) && t.lanes == 1;
     default: return false;
     }
 }
 
 const char *cute_inst_class_name(cute_inst_class cls)
 {
-    static const char *names[] = {"none", "b32", "f32", "i32/u32", "f64", "u64/i64"};
+    static const char *names[] = {"none", "b32", "f32", "i32/u32", "f64", "u64/i64", "u16/i16"};
     return (unsigned)cls < sizeof names / sizeof names[0] ? names[cls] : "?";
 }
 

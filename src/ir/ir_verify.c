@@ -135,12 +135,14 @@ static bool check_group(verifier *v, const cute_ir_inst *in, const cute_inst_inf
         cute_type t = T(v, r[k]);
         bool ok = G->role == CUTE_IG_SADDR   ? t.dtype == CUTE_PTR && t.space == CUTE_SMEM
                   : G->role == CUTE_IG_GADDR ? t.dtype == CUTE_PTR && t.space == CUTE_GMEM
+                  : G->role == CUTE_IG_TMAP  ? t.dtype == CUTE_TMAP || (t.dtype == CUTE_PTR && t.space == CUTE_GMEM)
                                              : cute_inst_class_accepts((cute_inst_class)G->cls, t);
         if (ok) continue;
         char have[64];
         cute_type_str(t, have, sizeof have);
         const char *want = G->role == CUTE_IG_SADDR   ? "a shared-memory pointer ptr<T,smem>"
                            : G->role == CUTE_IG_GADDR ? "a global pointer ptr<T,gmem>"
+                           : G->role == CUTE_IG_TMAP  ? "a tensor map (tmap, or ptr<T,gmem> to one)"
                                                       : cute_inst_class_name((cute_inst_class)G->cls);
         return fail(v, in, "%s: operand %s[%d] (%%%u) is %s, the row takes %s", I->id, G->name, k,
                     r[k], have, want);

@@ -102,6 +102,7 @@ typedef struct kmap_entry {
 typedef struct opaque_rec {
     cute_opaque_build build;
     void *user;
+    cute_tma_map_spec tma; /* cute_host_tma_map's maps: their recipe (user points here) */
 } opaque_rec;
 
 typedef struct launch_rec {

@@ -172,7 +172,7 @@ cute_host_opaque cute_host_tensor_map(cute_ctx *c, cute_opaque_build build, void
     if (!build) return cute_ctx_fail(c, "cute_host_tensor_map: no build function"), none;
     if (f->nopaques == MAX_OPAQUE)
         return cute_ctx_fail(c, "more than %d tensor maps in one function", MAX_OPAQUE), none;
-    f->opaques[f->nopaques] = (opaque_rec){build, user};
+    f->opaques[f->nopaques] = (opaque_rec){.build = build, .user = user};
     return (cute_host_opaque){f->nopaques++};
 }
 

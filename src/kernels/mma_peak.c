@@ -63,22 +63,25 @@ static cute_val operand(cute_ctx *c, cute_val bits, cute_val hash, cute_val vary
     return f64 ? cute_val_cvt(c, x, CUTE_F64) : x;
 }
 
-/* The operands change every round (and, for fp8, every chain): ab[j] = base[j] ^ (flip &
- * hash(step)), flip the lowest varied bit of each element (f64's integers excepted).  With
- * operands fixed for the whole loop, or shared by the chains, ptxas hoists or shares what it
- * can: sm_90's fp8 mma.sync, which it emulates as HMMAs from zero plus FADDs into the
- * accumulators, became FADDs alone (a 1,475 TFLOP/s "ceiling", twice the f16 one). */
+/* the row's instruction, emulated from others where the target lacks it (fp8 on sm_90) */
+static bool maybe_emulated(const mma_peak_row *row) { return row->arch == 89; }
+
+/* An emulated row's operands change every round and every chain: ab[j] = base[j] ^ (flip &
+ * hash(step)), flip the lowest varied bit of each element.  With operands fixed for the
+ * whole loop, or shared by the chains, ptxas hoists or shares what it can: sm_90's fp8
+ * mma.sync, which it emulates as HMMAs from zero plus FADDs into the accumulators, became
+ * FADDs alone (a 1,475 TFLOP/s "ceiling", twice the f16 one).  A native row's mma depends
+ * on its accumulator, so nothing of it can be hoisted: its operands stay fixed, as varying
+ * them costs issue slots the instruction would use (bf16 measured 530 TFLOP/s varied, 630
+ * fixed, on the H200) */
 static void vary_operands(cute_ctx *c, const peak_plan *p, const cute_val *base, cute_vreg *ab, int nab,
                           cute_val flip, cute_val step)
 {
-    if (p->row->acc == CUTE_F64) return;
+    if (p->row->acc == CUTE_F64 || !maybe_emulated(p->row)) return;
     cute_val h = cute_val_binop(c, CUTE_OP_MUL, step, cute_val_int(c, CUTE_U32, 0x9E3779B9));
     cute_val m = cute_val_binop(c, CUTE_OP_AND, flip, h);
     for (int j = 0; j < nab; j++) ab[j] = cute_val_binop(c, CUTE_OP_XOR, base[j], m).r;
 }
-
-/* the row's instruction, emulated from others where the target lacks it (fp8 on sm_90) */
-static bool maybe_emulated(const mma_peak_row *row) { return row->arch == 89; }
 
 /* one round (number `round`): every chain's accumulator D = A B + D, D both the row's C input
  * and its output */

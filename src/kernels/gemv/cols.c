@@ -18,8 +18,9 @@ static cute_tensor row_sums(cute_ctx *c, const gemv_plan *p, cute_tensor acc)
     cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(a, "(%d):(1)", vec));
     cute_tensor_store(c, r, cute_tensor_load(c, CUTE_SLICE(c, byrow, CUTE_ALL, 0)));
     for (int64_t j = 1; j < cols; j++)
-        cute_tensor_store(c, r, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, r),
-                                               cute_tensor_load(c, CUTE_SLICE(c, byrow, CUTE_ALL, j))));
+        cute_tensor_store(c, r,
+                          cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, r),
+                                         cute_tensor_load(c, CUTE_SLICE(c, byrow, CUTE_ALL, j))));
     return r;
 }
 
@@ -29,7 +30,8 @@ static void step_fma(cute_ctx *c, const gemv_plan *p, cute_thr_copy thr, const g
 {
     cute_copy_atom scalar = cute_copy_atom_autovec(cute_ctx_alg(c), p->cfg.dtype);
     cute_tensor tA = cute_partition_S(c, thr, cute_tensor_slice(c, t->gA, at));
-    cute_ssa in = cute_elem_less(c, cute_partition_S(c, thr, cute_tensor_slice(c, t->cA, at)), t->bound);
+    cute_ssa in =
+        cute_elem_less(c, cute_partition_S(c, thr, cute_tensor_slice(c, t->cA, at)), t->bound);
     cute_tensor rA = cute_make_fragment_like(c, tA);
     cute_copy_if_whole(c, &p->tc.atom, in, tA, rA); /* vec divides M: whole vectors */
     cute_ssa va = cute_ssa_cvt(c, cute_tensor_load(c, rA), CUTE_F32);
@@ -37,27 +39,27 @@ static void step_fma(cute_ctx *c, const gemv_plan *p, cute_thr_copy thr, const g
         cute_tensor tX = cute_partition_S(c, thr, cute_tensor_slice(c, t->gX[v], at));
         cute_tensor rX = cute_make_fragment_like(c, tX);
         cute_copy_if(c, &scalar, in, tX, rX); /* stride 0 down the rows: element by element */
-        cute_ssa prod = cute_ssa_binop(c, CUTE_OP_MUL, va, cute_ssa_cvt(c, cute_tensor_load(c, rX), CUTE_F32));
-        cute_tensor_store(c, acc[v], cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc[v]), prod));
+        cute_ssa prod =
+            cute_ssa_binop(c, CUTE_OP_MUL, va, cute_ssa_cvt(c, cute_tensor_load(c, rX), CUTE_F32));
+        cute_tensor_store(c, acc[v],
+                          cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc[v]), prod));
     }
 }
 
-static void cols_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY,
-                        cute_tensor mW, cute_int kchunk, cute_val alpha, cute_val beta)
+static void cols_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
+                        cute_int kchunk, cute_val alpha, cute_val beta)
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, kchunk);
-    cute_thr_copy thr = cute_tiled_copy_slice(&p->tc, cute_thread_idx(c, 0));
-    cute_tensor first = cute_partition_S(c, thr, CUTE_SLICE(c, t.cA, CUTE_ALL, CUTE_ALL, 0));
-    cute_tensor acc[CUTE_GEMV_MAX_VECTORS];
-    for (int v = 0; v < p->nvec; v++) acc[v] = cute_make_rmem_tensor_like(c, first, CUTE_F32), cute_clear(c, acc[v]);
+    gemv_thread th = gemv_thread_start(c, p, &t, true);
     cute_int steps = cute_ceil_div(a, cute_sub(a, t.kend, t.k0), cute_i(p->unroll));
     CUTE_FOR(c, kt, cute_i(0), steps) {
-        step_fma(c, p, thr, &t, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), acc);
+        step_fma(c, p, th.thr, &t, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), th.acc);
     }
-    cute_int m0 = first.coord.leaf[0]; /* this thread's first row */
-    for (int v = 0; v < p->nvec; v++) gemv_finish(c, p, row_sums(c, p, acc[v]), m0, v, mY, mW, &t, alpha, beta);
+    cute_int m0 = th.first.coord.leaf[0]; /* this thread's first row */
+    for (int v = 0; v < p->nvec; v++)
+        gemv_finish(c, p, row_sums(c, p, th.acc[v]), m0, v, mY, mW, &t, alpha, beta);
 }
 
 void gemv_cols_host(cute_ctx *c, const cute_arg *arg)
@@ -69,8 +71,9 @@ void gemv_cols_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor xb = gemv_broadcast_x(c, arg[1].tensor, M);
     cute_int kchunk = arg[4].i;
     int64_t rows = (int64_t)p->threads * p->cfg.vec;
-    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, M, cute_i(rows)), gemv_splits(c, K, kchunk), L},
-                           .block = {cute_i(p->threads)}};
+    cute_launch_cfg cfg = {
+        .grid = {cute_ceil_div(a, M, cute_i(rows)), gemv_splits(c, K, kchunk), L},
+        .block = {cute_i(p->threads)}};
     CUTE_LAUNCH(c, cols_kernel, cfg, mA, xb, mY, mW, kchunk, arg[5].f, arg[6].f);
     gemv_reduce_launch(c, p, mY, mW, arg[5].f, arg[6].f);
 }

@@ -32,41 +32,50 @@ int cute_gemv_k_tile(const cute_gemv_config *cfg)
     return cfg->a_major == 1 ? 32 * cfg->vec * rows_unroll(cfg) : COLS_UNROLL;
 }
 
-static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
+/* arch: the compile target's SM version (0: not known) */
+static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
     p->nvec = gemv_nvec(cfg);
     p->threads = GEMV_THREADS;
+    /* without sm_100's fp4 cvt, e2m1 is decoded from whole words by bit operations */
+    p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1 && arch < 100;
     int bits = cfg->vec * cute_dtype_bits(cfg->dtype);
-    cute_copy_atom atom = cute_copy_atom_universal(a, cfg->dtype, bits);
+    cute_copy_atom atom = p->words ? cute_copy_atom_universal(a, CUTE_U32, bits)
+                                   : cute_copy_atom_universal(a, cfg->dtype, bits);
     cute_layout thr, val;
     if (cfg->a_major == 1) { /* a warp's k-tile: 32 lanes x vec, repeated unroll times */
         p->unroll = rows_unroll(cfg);
         thr = cute_layout_fmt(a, "(%d,32):(32,1)", p->threads / 32); /* a warp per row */
-        val = cute_layout_fmt(a, "(1,%d):(0,1)", cfg->vec);
-    } else {                 /* a block's (threads x vec rows, unroll columns) */
+        val = cute_layout_fmt(a, "(1,%d):(0,1)", p->words ? bits / 32 : cfg->vec);
+    } else { /* a block's (threads x vec rows, unroll columns) */
         p->unroll = COLS_UNROLL;
         thr = cute_layout_fmt(a, "(%d,1):(1,0)", p->threads);
         val = cute_layout_fmt(a, "(%d,%d):(1,%d)", cfg->vec, p->unroll, cfg->vec);
     }
     p->tc = cute_make_tiled_copy_tv(a, &atom, &thr, &val);
-    cute_tuple step = cfg->a_major == 1 ? cute_tuple_fmt(a, "(%d,%d)", p->threads / 32, cute_gemv_k_tile(cfg))
-                                        : cute_tuple_fmt(a, "(%d,%d)", p->threads * cfg->vec, p->unroll);
+    int tk = cute_gemv_k_tile(cfg) / (p->words ? 8 : 1); /* words: 8 elements each */
+    cute_tuple step = cfg->a_major == 1
+                          ? cute_tuple_fmt(a, "(%d,%d)", p->threads / 32, tk)
+                          : cute_tuple_fmt(a, "(%d,%d)", p->threads * cfg->vec, p->unroll);
     p->tile = step;
     return !a->failed;
 }
 
 static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
 {
-    bool nvfp4 = cfg->dtype == CUTE_E2M1 && cfg->sf_vec == 16, mxfp8 = cfg->dtype == CUTE_E4M3 && cfg->sf_vec == 32;
+    bool nvfp4 = cfg->dtype == CUTE_E2M1 && cfg->sf_vec == 16,
+         mxfp8 = cfg->dtype == CUTE_E4M3 && cfg->sf_vec == 32;
     if (!nvfp4 && !mxfp8) {
         snprintf(err, n, "gemv: block-scaled %s with a scale per %d (e2m1 per 16 or e4m3 per 32)",
                  cute_dtype_name(cfg->dtype), cfg->sf_vec);
         return false;
     }
-    if (cfg->vec * cute_dtype_bits(cfg->dtype) != 128 || cfg->a_major != 1 || gemv_nvec(cfg) != 1 || cfg->split) {
-        snprintf(err, n, "gemv: block-scaled takes 16-byte vectors of K-major A, one vector, no split");
+    if (cfg->vec * cute_dtype_bits(cfg->dtype) != 128 || cfg->a_major != 1 || gemv_nvec(cfg) != 1 ||
+        cfg->split) {
+        snprintf(err, n,
+                 "gemv: block-scaled takes 16-byte vectors of K-major A, one vector, no split");
         return false;
     }
     cute_dtype y = cute_gemv_y_dtype(cfg);
@@ -91,11 +100,16 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
     }
     int es = cute_dtype_bytes(d);
     if (cfg->vec < 1 || cfg->vec * es > 16 || (cfg->vec & (cfg->vec - 1))) {
-        snprintf(err, n, "gemv: vectors of %d elements (a power of two, at most 16 bytes)", cfg->vec);
+        snprintf(err, n, "gemv: vectors of %d elements (a power of two, at most 16 bytes)",
+                 cfg->vec);
         return false;
     }
     if (cfg->vectors < 0 || cfg->vectors > CUTE_GEMV_MAX_VECTORS) {
         snprintf(err, n, "gemv: %d vectors (1 to %d)", cfg->vectors, CUTE_GEMV_MAX_VECTORS);
+        return false;
+    }
+    if (cfg->atomic && !cfg->split) {
+        snprintf(err, n, "gemv: an atomic reduction is split-K's (split must be set)");
         return false;
     }
     if (cfg->a_major != 0 && cfg->a_major != 1) {
@@ -108,8 +122,10 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
 /* "?{div=v}" or "?" */
 static const char *dyn(int v, char *buf, size_t n)
 {
-    if (v > 1) snprintf(buf, n, "?{div=%d}", v);
-    else snprintf(buf, n, "?");
+    if (v > 1)
+        snprintf(buf, n, "?{div=%d}", v);
+    else
+        snprintf(buf, n, "?");
     return buf;
 }
 
@@ -162,19 +178,29 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     cute_alg a;
     cute_alg_init(&a, NULL);
     gemv_plan *plan = malloc(sizeof *plan);
-    if (!plan || !plan_make(&a, cfg, plan)) {
+    if (!plan || !plan_make(&a, cfg, cute_runtime_target_arch(rt), plan)) {
         snprintf(err, n, "gemv plan: %s", plan ? a.error : "out of memory");
         free(plan);
         return NULL;
     }
     cute_arg_spec specs[7];
-    if (cfg->sf_vec) make_blockscaled_specs(cfg, specs);
-    else make_specs(cfg, specs);
+    if (cfg->sf_vec)
+        make_blockscaled_specs(cfg, specs);
+    else
+        make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s", cfg->sf_vec ? "blockscaled" : cfg->a_major ? "rows" : "cols",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s",
+             cfg->sf_vec    ? "blockscaled"
+             : cfg->a_major ? "rows"
+                            : "cols",
              cute_dtype_name(cfg->dtype), cute_dtype_name(cute_gemv_y_dtype(cfg)), cfg->vec,
-             gemv_nvec(cfg), cfg->split ? "_split" : "");
-    cute_host_fn host = cfg->sf_vec ? gemv_blockscaled_host : cfg->a_major ? gemv_rows_host : gemv_cols_host;
+             gemv_nvec(cfg),
+             cfg->atomic  ? "_atomic"
+             : cfg->split ? "_split"
+                          : "");
+    cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
+                        : cfg->a_major ? gemv_rows_host
+                                       : gemv_cols_host;
     const cute_fn *f = cute_compile(rt, name, host, plan, 7, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;

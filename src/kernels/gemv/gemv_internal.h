@@ -14,6 +14,7 @@ typedef struct gemv_plan {
     cute_tiled_copy tc; /* rows: (warps rows, 32 lanes x vec); cols: (threads x vec rows,
                            unroll columns) */
     cute_tuple tile;    /* a block's step: rows (warps, 32 x vec x unroll); cols tc's tile */
+    bool words;         /* NVFP4 before sm_100: A and x move and decode as u32 words of 8 */
 } gemv_plan;
 
 static inline int gemv_nvec(const cute_gemv_config *cfg)
@@ -46,15 +47,26 @@ typedef struct gemv_tiles {
 gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
                             cute_int kchunk);
 
+/* A thread's start in a block's tiles: its slice of the TiledCopy, the partition of the
+ * first tile's coordinates (its first row and column), and (acc) one f32 accumulator per
+ * vector shaped like that partition, zeroed. */
+typedef struct gemv_thread {
+    cute_thr_copy thr;
+    cute_tensor first, acc[CUTE_GEMV_MAX_VECTORS];
+} gemv_thread;
+gemv_thread gemv_thread_start(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, bool acc);
+
 /* The end of a product: the f32 sums `acc` (rank 1, n of them) of rows m0 .. m0+n-1 of
  * vector v of batch l, split s: to the workspace W (M,N,L,S) when the plan splits K, else
  * y = alpha acc + beta y in f32, rounded once to y's dtype.  Rows past M are not touched. */
 void gemv_finish(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_int m0, int v,
-                 cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta);
+                 cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
+                 cute_val beta);
 /* the K-major kernels' end: each vector's lane sums added over the warp, lane 0 finishing
  * row `row` */
 void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cute_int row,
-                      cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta);
+                      cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
+                      cute_val beta);
 /* the launch of the ordered reduction of W's splits into y (split-K's second kernel) */
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
                         cute_host_scalar alpha, cute_host_scalar beta);
@@ -66,6 +78,9 @@ typedef struct gemv_operands {
     cute_call_arg A, x, y;
     int major, vec;
 } gemv_operands;
+/* CUTE_ERR_INVALID, with the message formatted into err */
+cute_status gemv_invalid(char *err, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* CUTE_ERR_INVALID and the reason, in words naming the operand, for a malformed call;
  * vectors: x and y carry the vectors' mode (cutec_gemv_vectors) */
 cute_status gemv_check(const cute_call_arg *A, const cute_call_arg *x, const cute_call_arg *y,

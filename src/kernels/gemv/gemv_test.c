@@ -47,16 +47,19 @@ static void drop(cute_backend *b, operand *o)
 typedef struct gemv_case {
     cute_dtype d, yd;
     int64_t M, K, L;
-    int major;        /* A's unit-stride mode */
-    int64_t pad;      /* A's leading dimension: the unit extent + pad */
-    int64_t ystride;  /* y's element stride */
-    size_t offset;    /* bytes A and x start into their buffers */
-    int splits;       /* 0: the library's choice */
-    double beta;      /* 0: y is poisoned with NaN first */
-    int nvec;         /* 0: cutec_gemv; else cutec_gemv_vectors with this many */
+    int major;       /* A's unit-stride mode */
+    int64_t pad;     /* A's leading dimension: the unit extent + pad */
+    int64_t ystride; /* y's element stride */
+    size_t offset;   /* bytes A and x start into their buffers */
+    int splits;      /* 0: the library's choice */
+    double beta;     /* 0: y is poisoned with NaN first */
+    int nvec;        /* 0: cutec_gemv; else cutec_gemv_vectors with this many */
 } gemv_case;
 
-static int64_t vectors_of(const gemv_case *t) { return t->nvec ? t->nvec : 1; }
+static int64_t vectors_of(const gemv_case *t)
+{
+    return t->nvec ? t->nvec : 1;
+}
 
 static double elem(const operand *o, cute_dtype d, int64_t i)
 {
@@ -79,21 +82,25 @@ static int64_t compare(const gemv_case *t, const operand *A, const operand *x, c
     int64_t bad = 0, M = t->M, K = t->K, N = vectors_of(t);
     for (int64_t l = 0; l < t->L; l++)
         for (int64_t n = 0; n < N; n++)
-        for (int64_t m = 0; m < M; m++) {
-            double sum = 0, mag = 0;
-            for (int64_t k = 0; k < K; k++) {
-                double a = elem(A, t->d, m * A->arg.stride[0] + k * A->arg.stride[1] + l * (A->arg.ndim == 3 ? A->arg.stride[2] : 0));
-                double v = elem(x, t->d, k + (n + l * N) * K);
-                sum += a * v, mag += fabs(a * v);
+            for (int64_t m = 0; m < M; m++) {
+                double sum = 0, mag = 0;
+                for (int64_t k = 0; k < K; k++) {
+                    double a = elem(A, t->d,
+                                    m * A->arg.stride[0] + k * A->arg.stride[1] +
+                                        l * (A->arg.ndim == 3 ? A->arg.stride[2] : 0));
+                    double v = elem(x, t->d, k + (n + l * N) * K);
+                    sum += a * v, mag += fabs(a * v);
+                }
+                int64_t i = (m + (n + l * N) * M) * t->ystride;
+                double yin = t->beta != 0 ? ew_get(t->yd, y0, i) : 0;
+                double want = 1.5 * sum + t->beta * yin, got = ew_get(t->yd, y->host, i);
+                if (!close_enough(got, want, 1.5 * mag + fabs(t->beta * yin), K, t->yd)) bad++;
             }
-            int64_t i = (m + (n + l * N) * M) * t->ystride;
-            double yin = t->beta != 0 ? ew_get(t->yd, y0, i) : 0;
-            double want = 1.5 * sum + t->beta * yin, got = ew_get(t->yd, y->host, i);
-            if (!close_enough(got, want, 1.5 * mag + fabs(t->beta * yin), K, t->yd)) bad++;
-        }
     int es = cute_dtype_bytes(t->yd);
     for (int64_t i = 0; i < y->elems; i++)
-        if (i % t->ystride && memcmp((const uint8_t *)y->host + i * es, (const uint8_t *)y0 + i * es, (size_t)es)) bad++;
+        if (i % t->ystride &&
+            memcmp((const uint8_t *)y->host + i * es, (const uint8_t *)y0 + i * es, (size_t)es))
+            bad++;
     return bad;
 }
 
@@ -119,17 +126,23 @@ static void run_case(cute_runtime *rt, cute_gemv_lib *lib, const gemv_case *t)
     memcpy(y0, y.host, ybytes);
     cute_gemv_lib_splits(lib, t->splits);
     char err[1024] = "";
-    cute_status s = t->nvec ? cutec_gemv_vectors(lib, &A.arg, &x.arg, &y.arg, 1.5, t->beta, NULL, err, sizeof err)
-                            : cutec_gemv(lib, &A.arg, &x.arg, &y.arg, 1.5, t->beta, NULL, err, sizeof err);
+    cute_status s =
+        t->nvec
+            ? cutec_gemv_vectors(lib, &A.arg, &x.arg, &y.arg, 1.5, t->beta, NULL, err, sizeof err)
+            : cutec_gemv(lib, &A.arg, &x.arg, &y.arg, 1.5, t->beta, NULL, err, sizeof err);
     cute_gemv_config cfg;
     int splits;
     cute_gemv_lib_last(lib, &cfg, &splits);
-    CHECK(s == CUTE_OK, "gemv %s %lldx%lldx%lld: %s", cute_dtype_name(t->d), (long long)M, (long long)K, (long long)L, err);
+    CHECK(s == CUTE_OK, "gemv %s %lldx%lldx%lld: %s", cute_dtype_name(t->d), (long long)M,
+          (long long)K, (long long)L, err);
     b->vt->download(b->self, y.host, &y.buf, 0, ybytes);
     int64_t bad = s == CUTE_OK ? compare(t, &A, &x, &y, y0) : -1;
-    CHECK(bad == 0, "gemv %s->%s %lldx%lldx%lld major %d pad %lld ystride %lld offset %zu: %lld wrong "
-          "(vec %d, %d splits)", cute_dtype_name(t->d), cute_dtype_name(t->yd), (long long)M, (long long)K,
-          (long long)L, t->major, (long long)t->pad, (long long)t->ystride, t->offset, (long long)bad, cfg.vec, splits);
+    CHECK(bad == 0,
+          "gemv %s->%s %lldx%lldx%lld major %d pad %lld ystride %lld offset %zu: %lld wrong "
+          "(vec %d, %d splits)",
+          cute_dtype_name(t->d), cute_dtype_name(t->yd), (long long)M, (long long)K, (long long)L,
+          t->major, (long long)t->pad, (long long)t->ystride, t->offset, (long long)bad, cfg.vec,
+          splits);
     if (t->splits > 1 && K >= t->splits * cute_gemv_k_tile(&cfg))
         CHECK(splits == t->splits && cfg.split, "forced %d splits: ran %d", t->splits, splits);
     drop(b, &A), drop(b, &x), drop(b, &y);
@@ -167,13 +180,89 @@ static void results(cute_runtime *rt)
         {CUTE_E4M3, CUTE_F32, 5, 0, 1, 1, 0, 1, 0, 0, -0.5, 2},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(rt, lib, &cases[i]);
+    /* the atomic reduction, on every forced split: the same answers within rounding, twice in
+     * a row (its sums are zeroed for the next call), and one call without splits between */
+    cute_gemv_lib_deterministic(lib, false);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].splits < 2 || cases[i].K == 0) continue;
+        for (int twice = 0; twice < 2; twice++) run_case(rt, lib, &cases[i]);
+        cute_gemv_config cfg;
+        cute_gemv_lib_last(lib, &cfg, NULL);
+        CHECK(cfg.atomic && cfg.split, "case %zu ran the atomic reduction", i);
+        run_case(rt, lib, &cases[0]);
+    }
     cute_gemv_lib_free(lib);
+}
+
+/* a call expected to be refused: INVALID, and `word` in the message */
+static void refused(cute_gemv_lib *lib, const char *what, const cute_call_arg *A,
+                    const cute_call_arg *x, const cute_call_arg *y, double beta, const char *word)
+{
+    char err[512] = "";
+    cute_status s = cutec_gemv(lib, A, x, y, 1, beta, NULL, err, sizeof err);
+    CHECK(s == CUTE_ERR_INVALID && strstr(err, word), "%s: %s (%s), want \"%s\"", what,
+          cute_status_name(s), err, word);
+}
+
+/* every malformed call refused before anything compiles, the operand named */
+static void validation(cute_runtime *rt)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    cute_buffer buf;
+    CHECK(b->vt->alloc(b->self, 1 << 16, &buf) == CUTE_OK, "alloc");
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    cute_call_arg A =
+        cute_call_tensor(&buf, 0, CUTE_F32, 2, (int64_t[]){8, 12}, (int64_t[]){12, 1});
+    cute_call_arg x = cute_call_tensor(&buf, 4096, CUTE_F32, 1, (int64_t[]){12}, (int64_t[]){1});
+    cute_call_arg y = cute_call_tensor(&buf, 8192, CUTE_F32, 1, (int64_t[]){8}, (int64_t[]){1});
+    cute_call_arg t;
+    t = x, t.shape[0] = 11;
+    refused(lib, "short x", &A, &t, &y, 0, "K mismatch");
+    t = y, t.shape[0] = 9;
+    refused(lib, "long y", &A, &x, &t, 0, "M mismatch");
+    t = x, t.stride[0] = 2;
+    refused(lib, "strided x", &A, &t, &y, 0, "x has stride 2 along K");
+    t = A, t.stride[0] = 2, t.stride[1] = 16;
+    refused(lib, "A without a unit stride", &t, &x, &y, 0, "one mode must have stride 1");
+    t = A, t.dtype = CUTE_F64;
+    refused(lib, "f64 A", &t, &x, &y, 0, "A is f64");
+    t = x, t.dtype = CUTE_F16;
+    refused(lib, "f16 x with f32 A", &A, &t, &y, 0, "x is f16 but A is f32");
+    t = y, t.dtype = CUTE_E4M3;
+    refused(lib, "e4m3 y", &A, &x, &t, 0, "y is f8E4M3FN");
+    t = A, t.offset = 2;
+    refused(lib, "A 2 bytes off", &t, &x, &y, 0, "not aligned");
+    t = x, t.ndim = 2, t.shape[1] = 2, t.stride[1] = 12;
+    refused(lib, "a batch of x alone", &A, &t, &y, 0, "rank");
+    t = A, t.shape[0] = -1;
+    refused(lib, "negative M", &t, &x, &y, 0, "negative extent");
+    t = y, t.stride[0] = -1;
+    refused(lib, "negative y stride", &A, &x, &t, 0, "y has a negative stride");
+    refused(lib, "NaN beta", &A, &x, &y, NAN, "finite");
+    t = cute_call_float(1);
+    refused(lib, "a scalar for A", &t, &x, &y, 0, "A is not a tensor");
+    t = A, t.dtype = CUTE_E2M1;
+    cute_call_arg x4 = x;
+    x4.dtype = CUTE_E2M1;
+    refused(lib, "e2m1 without scales", &t, &x4, &y, 0, "cutec_gemv_nvfp4");
+    cute_call_arg X =
+        cute_call_tensor(&buf, 4096, CUTE_F32, 2, (int64_t[]){12, 9}, (int64_t[]){1, 12});
+    cute_call_arg Y =
+        cute_call_tensor(&buf, 8192, CUTE_F32, 2, (int64_t[]){8, 9}, (int64_t[]){1, 8});
+    char err[512] = "";
+    CHECK(cutec_gemv_vectors(lib, &A, &X, &Y, 1, 0, NULL, err, sizeof err) == CUTE_ERR_INVALID &&
+              strstr(err, "9 vectors"),
+          "nine vectors: %s", err);
+    CHECK(cutec_gemv(NULL, &A, &x, &y, 1, 0, NULL, NULL, 0) == CUTE_ERR_INVALID,
+          "no library, no err buffer");
+    cute_gemv_lib_free(lib);
+    b->vt->free(b->self, &buf);
 }
 
 /* cutec_gemm (AUTO) on a skinny shape: C = 1.5 A B^T - 0.5 C against float64; whether it
  * went through the GEMV kernels (no GEMM pattern compiled) as expected */
-static void skinny_case(cute_runtime *rt, cute_dtype d, cute_dtype cd, int64_t M, int64_t N, int64_t K,
-                        int64_t L, int c_major, bool routed)
+static void skinny_case(cute_runtime *rt, cute_dtype d, cute_dtype cd, int64_t M, int64_t N,
+                        int64_t K, int64_t L, int c_major, bool routed)
 {
     cute_backend *b = cute_runtime_backend(rt);
     cute_gemm_lib *lib = cute_gemm_lib_new(rt);
@@ -187,8 +276,10 @@ static void skinny_case(cute_runtime *rt, cute_dtype d, cute_dtype cd, int64_t M
     void *c0 = malloc(cbytes);
     memcpy(c0, C.host, cbytes);
     char err[1024] = "";
-    cute_status s = cutec_gemm(lib, CUTE_GEMM_AUTO, &A.arg, &B.arg, &C.arg, 1.5, -0.5, NULL, err, sizeof err);
-    CHECK(s == CUTE_OK, "skinny gemm %lldx%lldx%lld: %s", (long long)M, (long long)N, (long long)K, err);
+    cute_status s =
+        cutec_gemm(lib, CUTE_GEMM_AUTO, &A.arg, &B.arg, &C.arg, 1.5, -0.5, NULL, err, sizeof err);
+    CHECK(s == CUTE_OK, "skinny gemm %lldx%lldx%lld: %s", (long long)M, (long long)N, (long long)K,
+          err);
     b->vt->download(b->self, C.host, &C.buf, 0, cbytes);
     int64_t bad = 0;
     for (int64_t l = 0; l < L; l++)
@@ -196,17 +287,20 @@ static void skinny_case(cute_runtime *rt, cute_dtype d, cute_dtype cd, int64_t M
             for (int64_t j = 0; j < N; j++) {
                 double sum = 0, mag = 0;
                 for (int64_t k = 0; k < K; k++) {
-                    double v = elem(&A, d, i * K + k + l * M * K) * elem(&B, d, j * K + k + l * N * K);
+                    double v =
+                        elem(&A, d, i * K + k + l * M * K) * elem(&B, d, j * K + k + l * N * K);
                     sum += v, mag += fabs(v);
                 }
                 int64_t at = i * sc[0] + j * sc[1] + l * sc[2];
                 double y0 = ew_get(cd, c0, at), want = 1.5 * sum - 0.5 * y0;
-                if (!close_enough(ew_get(cd, C.host, at), want, 1.5 * mag + 0.5 * fabs(y0), K, cd)) bad++;
+                if (!close_enough(ew_get(cd, C.host, at), want, 1.5 * mag + 0.5 * fabs(y0), K, cd))
+                    bad++;
             }
-    CHECK(bad == 0, "skinny gemm %s %lldx%lldx%lld L=%lld: %lld wrong", cute_dtype_name(d), (long long)M,
-          (long long)N, (long long)K, (long long)L, (long long)bad);
-    CHECK((cute_gemm_lib_size(lib) == 0) == routed, "skinny gemm %lldx%lldx%lld %s the GEMV kernels",
-          (long long)M, (long long)N, (long long)K, routed ? "goes through" : "does not go through");
+    CHECK(bad == 0, "skinny gemm %s %lldx%lldx%lld L=%lld: %lld wrong", cute_dtype_name(d),
+          (long long)M, (long long)N, (long long)K, (long long)L, (long long)bad);
+    CHECK((cute_gemm_lib_size(lib) == 0) == routed,
+          "skinny gemm %lldx%lldx%lld %s the GEMV kernels", (long long)M, (long long)N,
+          (long long)K, routed ? "goes through" : "does not go through");
     drop(b, &A), drop(b, &B), drop(b, &C);
     free(c0);
     cute_gemm_lib_free(lib);
@@ -214,11 +308,11 @@ static void skinny_case(cute_runtime *rt, cute_dtype d, cute_dtype cd, int64_t M
 
 static void skinny(cute_runtime *rt)
 {
-    skinny_case(rt, CUTE_F32, CUTE_F32, 3, 5, 3000, 1, 1, true);     /* N small: A streamed */
-    skinny_case(rt, CUTE_BF16, CUTE_F32, 300, 3, 700, 2, 0, true);   /* tall and thin, batched */
-    skinny_case(rt, CUTE_F16, CUTE_F16, 2, 200, 900, 1, 1, true);    /* M small: B streamed */
+    skinny_case(rt, CUTE_F32, CUTE_F32, 3, 5, 3000, 1, 1, true);   /* N small: A streamed */
+    skinny_case(rt, CUTE_BF16, CUTE_F32, 300, 3, 700, 2, 0, true); /* tall and thin, batched */
+    skinny_case(rt, CUTE_F16, CUTE_F16, 2, 200, 900, 1, 1, true);  /* M small: B streamed */
     skinny_case(rt, CUTE_F32, CUTE_F32, 1, 1, 77, 1, 0, true);
-    skinny_case(rt, CUTE_F32, CUTE_F32, 20, 9, 40, 1, 0, false);     /* 9 vectors: the GEMM */
+    skinny_case(rt, CUTE_F32, CUTE_F32, 20, 9, 40, 1, 0, false); /* 9 vectors: the GEMM */
 }
 
 static int count(const char *text, const char *word)
@@ -234,9 +328,34 @@ static int count(const char *text, const char *word)
 static void machine_code(cute_runtime *rt)
 {
     static const cute_gemv_config cfgs[] = {
-        {CUTE_BF16, CUTE_BF16, 1, 8, false, 1, 0}, {CUTE_F32, CUTE_F32, 1, 4, true, 1, 0},
-        {CUTE_E4M3, CUTE_F16, 1, 16, false, 1, 0}, {CUTE_F16, CUTE_F32, 0, 8, true, 1, 0},
-        {CUTE_BF16, CUTE_F32, 1, 8, true, 8, 0}, {CUTE_F32, CUTE_F32, 0, 4, false, 3, 0}};
+        {.dtype = CUTE_BF16, .y_dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1},
+        {.dtype = CUTE_F32,
+         .y_dtype = CUTE_F32,
+         .a_major = 1,
+         .vec = 4,
+         .split = true,
+         .vectors = 1},
+        {.dtype = CUTE_E4M3, .y_dtype = CUTE_F16, .a_major = 1, .vec = 16, .vectors = 1},
+        {.dtype = CUTE_F16,
+         .y_dtype = CUTE_F32,
+         .a_major = 0,
+         .vec = 8,
+         .split = true,
+         .vectors = 1},
+        {.dtype = CUTE_BF16,
+         .y_dtype = CUTE_F32,
+         .a_major = 1,
+         .vec = 8,
+         .split = true,
+         .vectors = 8},
+        {.dtype = CUTE_F32, .y_dtype = CUTE_F32, .a_major = 0, .vec = 4, .vectors = 3},
+        {.dtype = CUTE_BF16,
+         .y_dtype = CUTE_BF16,
+         .a_major = 1,
+         .vec = 8,
+         .split = true,
+         .atomic = true,
+         .vectors = 2}};
     static const char *const arch[] = {"sm_80", "sm_100a", "sm_90a"};
     for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
         char err[2048] = "";
@@ -245,11 +364,16 @@ static void machine_code(cute_runtime *rt)
         for (int a = 0; a < 3 && f; a++) {
             char *text = NULL;
             cute_status s = cute_fn_code(f, "ptx", arch[a], &text, err, sizeof err);
-            if (s == CUTE_ERR_NO_NVRTC) SKIP("NVRTC not found: no PTX of the GEMV kernels");
-            else CHECK(s == CUTE_OK && strstr(text, ".entry"), "gemv config %zu for %s: %s", i, arch[a], err);
-            if (s == CUTE_OK && a == 2 && cfgs[i].a_major == 1 && !cfgs[i].split && cfgs[i].vectors == 1) {
+            if (s == CUTE_ERR_NO_NVRTC)
+                SKIP("NVRTC not found: no PTX of the GEMV kernels");
+            else
+                CHECK(s == CUTE_OK && strstr(text, ".entry"), "gemv config %zu for %s: %s", i,
+                      arch[a], err);
+            if (s == CUTE_OK && a == 2 && cfgs[i].a_major == 1 && !cfgs[i].split &&
+                cfgs[i].vectors == 1) {
                 int v4 = count(text, "ld.global.nc.v4"), all = count(text, "ld.global");
-                CHECK(v4 == 16 && all == v4 + 1, "gemv config %zu: %d loads, %d of 128 bits (want 16 + y's)", i, all, v4);
+                CHECK(v4 == 16 && all == v4 + 1,
+                      "gemv config %zu: %d loads, %d of 128 bits (want 16 + y's)", i, all, v4);
             }
             free(text);
         }
@@ -268,6 +392,7 @@ int main(void)
         CHECK(false, "interpreter: %s", err);
         return CHECK_DONE("gemv_test");
     }
+    validation(rt);
     results(rt);
     machine_code(rt);
     skinny(rt);

@@ -23,14 +23,18 @@ struct cute_gemv_lib {
     pthread_mutex_t lock;
     entry **e;
     int n, cap;
-    int splits;              /* cute_gemv_lib_splits */
-    cute_gemv_config last;   /* cute_gemv_lib_last */
+    int splits;            /* cute_gemv_lib_splits */
+    cute_gemv_config last; /* cute_gemv_lib_last */
     int last_splits;
-    cute_buffer ws;          /* the split-K workspace */
+    cute_buffer ws; /* the split-K workspace */
     size_t ws_bytes;
-    cute_buffer zeros;       /* K = 0: a zero column for A and x */
+    cute_buffer zeros; /* K = 0: a zero column for A and x */
     size_t zeros_bytes;
-    cute_buffer *retired;    /* smaller workspaces that kernels in flight may still use */
+    bool nondeterministic; /* cute_gemv_lib_deterministic(lib, false) */
+    cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
+    size_t sums_bytes;
+    bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
+    cute_buffer *retired; /* smaller workspaces that kernels in flight may still use */
     int nretired;
 };
 
@@ -50,6 +54,7 @@ void cute_gemv_lib_free(cute_gemv_lib *lib)
     cute_backend *b = cute_runtime_backend(lib->rt);
     if (lib->ws_bytes) b->vt->free(b->self, &lib->ws);
     if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
+    if (lib->sums_bytes) b->vt->free(b->self, &lib->sums);
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
     free(lib->retired);
     pthread_mutex_destroy(&lib->lock);
@@ -66,6 +71,13 @@ bool cute_gemv_lib_splits(cute_gemv_lib *lib, int splits)
     return true;
 }
 
+void cute_gemv_lib_deterministic(cute_gemv_lib *lib, bool deterministic)
+{
+    pthread_mutex_lock(&lib->lock);
+    lib->nondeterministic = !deterministic;
+    pthread_mutex_unlock(&lib->lock);
+}
+
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits)
 {
     pthread_mutex_lock(&lib->lock);
@@ -78,7 +90,7 @@ static bool same_config(const cute_gemv_config *a, const cute_gemv_config *b)
 {
     return a->dtype == b->dtype && a->y_dtype == b->y_dtype && a->a_major == b->a_major &&
            a->vec == b->vec && a->split == b->split && gemv_nvec(a) == gemv_nvec(b) &&
-           a->sf_vec == b->sf_vec;
+           a->sf_vec == b->sf_vec && a->atomic == b->atomic;
 }
 
 /* the entry for cfg, compiling it the first time (lock held); NULL when out of memory */
@@ -105,8 +117,10 @@ const cute_fn *gemv_lib_fn(cute_gemv_lib *lib, const cute_gemv_config *cfg, char
 {
     pthread_mutex_lock(&lib->lock);
     const entry *e = lookup(lib, cfg);
-    if (!e) snprintf(err, n, "gemv: out of memory");
-    else if (!e->fn) snprintf(err, n, "%s", e->err);
+    if (!e)
+        snprintf(err, n, "gemv: out of memory");
+    else if (!e->fn)
+        snprintf(err, n, "%s", e->err);
     lib->last = *cfg, lib->last_splits = 1;
     pthread_mutex_unlock(&lib->lock);
     return e ? e->fn : NULL;
@@ -132,7 +146,8 @@ static cute_status grow(cute_gemv_lib *lib, cute_buffer *buf, size_t *have, size
     cute_status s = b->vt->alloc(b->self, bytes, buf);
     if (s == CUTE_OK && zero) s = b->vt->upload(b->self, buf, 0, host, bytes);
     free(host);
-    if (s != CUTE_OK) return snprintf(err, n, "gemv: workspace of %zu bytes: %s", bytes, cute_status_name(s)), s;
+    if (s != CUTE_OK)
+        return snprintf(err, n, "gemv: workspace of %zu bytes: %s", bytes, cute_status_name(s)), s;
     *have = bytes;
     return CUTE_OK;
 }
@@ -144,7 +159,8 @@ static cute_status zero_k(cute_gemv_lib *lib, gemv_operands *o, char *err, size_
 {
     int64_t M = o->A.shape[0], N = o->x.shape[1], L = o->A.shape[2];
     cute_dtype d = (cute_dtype)o->A.dtype;
-    cute_status s = grow(lib, &lib->zeros, &lib->zeros_bytes, (size_t)(M + N + L + 16) * 4, true, err, n);
+    cute_status s =
+        grow(lib, &lib->zeros, &lib->zeros_bytes, (size_t)(M + N + L + 16) * 4, true, err, n);
     if (s != CUTE_OK) return s;
     o->A = cute_call_tensor(&lib->zeros, 0, d, 3, (int64_t[]){M, 1, L}, (int64_t[]){1, M, 1});
     o->x = cute_call_tensor(&lib->zeros, 0, d, 3, (int64_t[]){1, N, L}, (int64_t[]){1, 1, 1});
@@ -159,7 +175,10 @@ static int sm_count(cute_runtime *rt)
     return cu ? cute_cuda_device(cu)->sm_count : 2;
 }
 
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
 
 /* How many splits of K: enough blocks for about `waves` rows of blocks on every SM (the
  * K-major kernel's blocks are 4 warps, 16 fit an SM; the M-major kernel's likewise), no
@@ -179,8 +198,11 @@ static int64_t choose_splits(const gemv_operands *o, int64_t ktile, int sms)
 static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, int64_t *splits,
                                   int64_t *kchunk)
 {
-    cute_gemv_config cfg = {.dtype = (cute_dtype)o->A.dtype, .y_dtype = (cute_dtype)o->y.dtype,
-                            .a_major = o->major, .vec = o->vec, .vectors = (int)o->x.shape[1]};
+    cute_gemv_config cfg = {.dtype = (cute_dtype)o->A.dtype,
+                            .y_dtype = (cute_dtype)o->y.dtype,
+                            .a_major = o->major,
+                            .vec = o->vec,
+                            .vectors = (int)o->x.shape[1]};
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, tk, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);
@@ -188,23 +210,43 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     *kchunk = tiles ? ceil_div(tiles, s ? s : 1) * tk : tk;
     *splits = K ? ceil_div(K, *kchunk) : 1; /* K = 0: one split of nothing, y = beta y */
     cfg.split = *splits != 1;
+    cfg.atomic = cfg.split && lib->nondeterministic;
     return cfg;
 }
 
-/* the call's arguments: the operands, the workspace (M,N,L,S) or (1,N,1,1), unread */
-static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o, bool split,
-                             int64_t splits, int64_t kchunk, double alpha, double beta,
-                             cute_call_arg args[7], char *err, size_t n)
+/* the atomic reduction's sums: M*N*L zeroed f32 (lock held) */
+static cute_status zeroed_sums(cute_gemv_lib *lib, size_t bytes, char *err, size_t n)
+{
+    if (bytes > lib->sums_bytes) lib->sums_dirty = false; /* grow() zeroes what it makes */
+    cute_status s = grow(lib, &lib->sums, &lib->sums_bytes, bytes, true, err, n);
+    if (s != CUTE_OK || !lib->sums_dirty) return s;
+    void *host = calloc(1, lib->sums_bytes);
+    cute_backend *b = cute_runtime_backend(lib->rt);
+    s = host ? b->vt->upload(b->self, &lib->sums, 0, host, lib->sums_bytes) : CUTE_ERR_OOM;
+    free(host);
+    if (s != CUTE_OK) return snprintf(err, n, "gemv: zeroing the sums: %s", cute_status_name(s)), s;
+    lib->sums_dirty = false;
+    return CUTE_OK;
+}
+
+/* the call's arguments: the operands, the workspace (M,N,L,S), the atomic sums (M,N,L,1),
+ * or (1,N,1,1) unread */
+static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o,
+                             const cute_gemv_config *cfg, int64_t splits, int64_t kchunk,
+                             double alpha, double beta, cute_call_arg args[7], char *err, size_t n)
 {
     int64_t M = o->A.shape[0], N = o->x.shape[1], L = o->A.shape[2];
-    int64_t w[4] = {split ? M : 1, N, split ? L : 1, split ? splits : 1};
+    bool split = cfg->split;
+    int64_t w[4] = {split ? M : 1, N, split ? L : 1, split && !cfg->atomic ? splits : 1};
     size_t bytes = (size_t)(w[0] * w[1] * w[2] * w[3]) * 4;
-    cute_status s = grow(lib, &lib->ws, &lib->ws_bytes, bytes, false, err, n);
+    cute_buffer *buf = cfg->atomic ? &lib->sums : &lib->ws;
+    cute_status s = cfg->atomic ? zeroed_sums(lib, bytes, err, n)
+                                : grow(lib, &lib->ws, &lib->ws_bytes, bytes, false, err, n);
     if (s != CUTE_OK) return s;
     args[0] = o->A, args[1] = o->x, args[2] = o->y;
     /* compact; the static mode of one vector has stride 0, as CuTe's compact layouts give it */
     int64_t ws[4] = {1, N > 1 ? w[0] : 0, w[0] * w[1], w[0] * w[1] * w[2]};
-    args[3] = cute_call_tensor(&lib->ws, 0, CUTE_F32, 4, w, ws);
+    args[3] = cute_call_tensor(buf, 0, CUTE_F32, 4, w, ws);
     args[4] = cute_call_int(kchunk);
     args[5] = cute_call_float(alpha), args[6] = cute_call_float(beta);
     return CUTE_OK;
@@ -229,7 +271,7 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     pthread_mutex_lock(&lib->lock);
     if (o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
     cute_gemv_config cfg = configure(lib, &o, &splits, &kchunk);
-    if (s == CUTE_OK) s = arguments(lib, &o, cfg.split, splits, kchunk, alpha, beta, args, err, n);
+    if (s == CUTE_OK) s = arguments(lib, &o, &cfg, splits, kchunk, alpha, beta, args, err, n);
     const entry *e = s == CUTE_OK ? lookup(lib, &cfg) : NULL;
     if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemv: out of memory");
     if (s == CUTE_OK && !e->fn) s = CUTE_ERR_COMPILE, snprintf(err, n, "%s", e->err);
@@ -239,12 +281,17 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     char why[1024];
     s = cute_call(e->fn, stream, 7, args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemv: %s", why);
+    if (s != CUTE_OK && cfg.atomic) { /* the sums may hold this call's partials */
+        pthread_mutex_lock(&lib->lock);
+        lib->sums_dirty = true;
+        pthread_mutex_unlock(&lib->lock);
+    }
     return s;
 }
 
 cute_status cutec_gemv(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *x,
-                       const cute_call_arg *y, double alpha, double beta, void *stream,
-                       char *err, size_t n)
+                       const cute_call_arg *y, double alpha, double beta, void *stream, char *err,
+                       size_t n)
 {
     return gemv_call(lib, A, x, y, false, alpha, beta, stream, err, n);
 }

@@ -1,19 +1,8 @@
 /* cutec_gemv_blockscaled and cutec_gemv_nvfp4: the call checked in words (the operands, the
  * scale buffers' sizes), made batched, and run through the block-scaled kernel. */
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "kernels/gemv/gemv_internal.h"
-
-static cute_status invalid(char *err, size_t n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, n, fmt, ap);
-    va_end(ap);
-    return CUTE_ERR_INVALID;
-}
 
 int64_t cute_gemv_sf_count(int64_t rows, int64_t K, int64_t L, int sf_vec)
 {
@@ -31,15 +20,16 @@ int64_t cute_gemv_sf_index(int64_t row, int64_t k, int64_t l, int64_t rows, int6
 static cute_status scales(const cute_call_arg *sf, const char *name, cute_dtype d, int64_t want,
                           char *err, size_t n)
 {
-    if (!sf || sf->kind != CUTE_ARG_TENSOR || !sf->buf) return invalid(err, n, "gemv: %s is not a tensor", name);
+    if (!sf || sf->kind != CUTE_ARG_TENSOR || !sf->buf)
+        return gemv_invalid(err, n, "gemv: %s is not a tensor", name);
     if (sf->dtype != d)
-        return invalid(err, n, "gemv: %s is %s (the scales of this format are %s)", name,
-                       cute_dtype_name((cute_dtype)sf->dtype), cute_dtype_name(d));
+        return gemv_invalid(err, n, "gemv: %s is %s (the scales of this format are %s)", name,
+                            cute_dtype_name((cute_dtype)sf->dtype), cute_dtype_name(d));
     if (sf->ndim != 1 || (sf->shape[0] > 1 && sf->stride[0] != 1))
-        return invalid(err, n, "gemv: %s must be a contiguous rank-1 buffer of scales", name);
+        return gemv_invalid(err, n, "gemv: %s must be a contiguous rank-1 buffer of scales", name);
     if (sf->shape[0] < want)
-        return invalid(err, n, "gemv: %s holds %lld scales; the layout needs %lld", name,
-                       (long long)sf->shape[0], (long long)want);
+        return gemv_invalid(err, n, "gemv: %s holds %lld scales; the layout needs %lld", name,
+                            (long long)sf->shape[0], (long long)want);
     return CUTE_OK;
 }
 
@@ -48,38 +38,52 @@ static cute_status configure(const gemv_operands *o, cute_gemv_config *cfg, char
 {
     cute_dtype d = (cute_dtype)o->A.dtype;
     if (d != CUTE_E2M1 && d != CUTE_E4M3)
-        return invalid(err, n, "gemv: block-scaled A is %s (e2m1 for NVFP4, e4m3 for MXFP8)", cute_dtype_name(d));
-    *cfg = (cute_gemv_config){.dtype = d, .y_dtype = (cute_dtype)o->y.dtype, .a_major = 1,
-                              .vec = d == CUTE_E2M1 ? 32 : 16, .vectors = 1, .sf_vec = d == CUTE_E2M1 ? 16 : 32};
+        return gemv_invalid(err, n, "gemv: block-scaled A is %s (e2m1 for NVFP4, e4m3 for MXFP8)",
+                            cute_dtype_name(d));
+    *cfg = (cute_gemv_config){.dtype = d,
+                              .y_dtype = (cute_dtype)o->y.dtype,
+                              .a_major = 1,
+                              .vec = d == CUTE_E2M1 ? 32 : 16,
+                              .vectors = 1,
+                              .sf_vec = d == CUTE_E2M1 ? 16 : 32};
     if (o->major != 1 || o->A.shape[1] % 32)
-        return invalid(err, n, "gemv: block-scaled A must be K-major with K a multiple of 32 (K = %lld)",
-                       (long long)o->A.shape[1]);
+        return gemv_invalid(
+            err, n, "gemv: block-scaled A must be K-major with K a multiple of 32 (K = %lld)",
+            (long long)o->A.shape[1]);
     if (o->vec < cfg->vec)
-        return invalid(err, n, "gemv: block-scaled A and x must be 16-byte aligned (rows and batches too)");
+        return gemv_invalid(
+            err, n, "gemv: block-scaled A and x must be 16-byte aligned (rows and batches too)");
     return CUTE_OK;
 }
 
-cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
-                                   const cute_call_arg *x, const cute_call_arg *SFB,
-                                   const cute_call_arg *y, double alpha, double beta, void *stream,
-                                   char *err, size_t n)
+cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
+                                   const cute_call_arg *SFA, const cute_call_arg *x,
+                                   const cute_call_arg *SFB, const cute_call_arg *y, double alpha,
+                                   double beta, void *stream, char *err, size_t n)
 {
     char scratch[512];
     if (!err || !n) err = scratch, n = sizeof scratch;
     err[0] = 0;
-    if (!lib) return invalid(err, n, "gemv: no library");
+    if (!lib) return gemv_invalid(err, n, "gemv: no library");
     gemv_operands o;
     cute_gemv_config cfg;
     cute_status s = gemv_check(A, x, y, false, alpha, beta, &o, err, n);
     if (s == CUTE_OK) s = configure(&o, &cfg, err, n);
     int64_t M = o.A.shape[0], K = o.A.shape[1], L = o.A.shape[2];
-    if (s == CUTE_OK) s = scales(SFA, "SFA", cute_gemv_sf_dtype(&cfg), cute_gemv_sf_count(M, K, L, cfg.sf_vec), err, n);
-    if (s == CUTE_OK) s = scales(SFB, "SFB", cute_gemv_sf_dtype(&cfg), cute_gemv_sf_count(1, K, L, cfg.sf_vec), err, n);
+    if (s == CUTE_OK)
+        s = scales(SFA, "SFA", cute_gemv_sf_dtype(&cfg), cute_gemv_sf_count(M, K, L, cfg.sf_vec),
+                   err, n);
+    if (s == CUTE_OK)
+        s = scales(SFB, "SFB", cute_gemv_sf_dtype(&cfg), cute_gemv_sf_count(1, K, L, cfg.sf_vec),
+                   err, n);
     if (s != CUTE_OK || M == 0 || L == 0) return s;
-    if (K == 0) return invalid(err, n, "gemv: block-scaled K = 0 (K must be a positive multiple of 32)");
+    if (K == 0)
+        return gemv_invalid(err, n,
+                            "gemv: block-scaled K = 0 (K must be a positive multiple of 32)");
     const cute_fn *f = gemv_lib_fn(lib, &cfg, err, n);
     if (!f) return CUTE_ERR_COMPILE;
-    cute_call_arg args[7] = {o.A, *SFA, o.x, *SFB, o.y, cute_call_float(alpha), cute_call_float(beta)};
+    cute_call_arg args[7] = {
+        o.A, *SFA, o.x, *SFB, o.y, cute_call_float(alpha), cute_call_float(beta)};
     char why[1024];
     s = cute_call(f, stream, 7, args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemv: %s", why);
@@ -87,11 +91,14 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A, c
 }
 
 cute_status cutec_gemv_nvfp4(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
-                             const cute_call_arg *x, const cute_call_arg *SFB, const cute_call_arg *y,
-                             double alpha, double beta, void *stream, char *err, size_t n)
+                             const cute_call_arg *x, const cute_call_arg *SFB,
+                             const cute_call_arg *y, double alpha, double beta, void *stream,
+                             char *err, size_t n)
 {
     if (A && A->kind == CUTE_ARG_TENSOR && A->dtype != CUTE_E2M1) {
-        if (err && n) snprintf(err, n, "gemv nvfp4: A is %s (NVFP4 is e2m1)", cute_dtype_name((cute_dtype)A->dtype));
+        if (err && n)
+            snprintf(err, n, "gemv nvfp4: A is %s (NVFP4 is e2m1)",
+                     cute_dtype_name((cute_dtype)A->dtype));
         return CUTE_ERR_INVALID;
     }
     return cutec_gemv_blockscaled(lib, A, SFA, x, SFB, y, alpha, beta, stream, err, n);

@@ -15,7 +15,8 @@ cute_tensor gemv_broadcast_x(cute_ctx *c, cute_tensor mX, cute_int M)
 {
     const cute_int *e = mX.layout.shape.leaf, *d = mX.layout.stride.leaf;
     cute_tensor xb = mX;
-    xb.layout = cute_layout_fmt(cute_ctx_alg(c), "(%I,%I,%I,%I):(0,1,%I,%I)", M, e[0], e[1], e[2], d[1], d[2]);
+    xb.layout = cute_layout_fmt(cute_ctx_alg(c), "(%I,%I,%I,%I):(0,1,%I,%I)", M, e[0], e[1], e[2],
+                                d[1], d[2]);
     return xb;
 }
 
@@ -40,6 +41,18 @@ gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cut
         t.gX[v] = block_row(c, p, CUTE_SLICE(c, mX, CUTE_ALL, CUTE_ALL, v, t.l), t.k0);
     t.cA = block_row(c, p, cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%I)", M, K)), t.k0);
     return t;
+}
+
+gemv_thread gemv_thread_start(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, bool acc)
+{
+    gemv_thread th;
+    th.thr = cute_tiled_copy_slice(&p->tc, cute_thread_idx(c, 0));
+    th.first = cute_partition_S(c, th.thr, CUTE_SLICE(c, t->cA, CUTE_ALL, CUTE_ALL, 0));
+    for (int v = 0; v < p->nvec && acc; v++) {
+        th.acc[v] = cute_make_rmem_tensor_like(c, th.first, CUTE_F32);
+        cute_clear(c, th.acc[v]);
+    }
+    return th;
 }
 
 /* t (M) viewed at row m0 for n rows: CuTe's domain_offset, composed with (n):(1) */
@@ -75,6 +88,16 @@ void gemv_finish(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_int m0, 
     int n = (int)cute_size(cute_ctx_alg(c), &acc.layout).v;
     cute_tensor crd = rows_at(c, cute_make_identity_tensor(c, cute_tuple_int(M)), m0, n);
     cute_ssa in = cute_elem_less(c, crd, cute_tuple_int(M));
+    if (p->cfg.split && p->cfg.atomic) { /* W (M,N,L,1): every split adds into one sum */
+        cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, t->l, 0), m0, n);
+        cute_ssa sums = cute_tensor_load(c, acc);
+        for (int i = 0; i < n; i++)
+            CUTE_IF(c, cute_ssa_get(c, in, i)) {
+                cute_val_atomic(c, cute_tensor_ptr(c, w, cute_i(i)), cute_ssa_get(c, sums, i),
+                                CUTE_ATOMIC_ADD);
+            }
+        return;
+    }
     if (p->cfg.split) {
         cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, t->l, t->s), m0, n);
         cute_tensor_store_if(c, w, cute_tensor_load(c, acc), in);
@@ -94,7 +117,8 @@ static cute_val warp_sum(cute_ctx *c, cute_val v)
 }
 
 void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cute_int row,
-                      cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta)
+                      cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
+                      cute_val beta)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_val sum[CUTE_GEMV_MAX_VECTORS];
@@ -111,12 +135,13 @@ void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cut
 #define REDUCE_THREADS 256
 
 /* one thread per row of y: for each vector, the sum of W's splits in order, then y = alpha
- * sum + beta y */
+ * sum + beta y (atomic: W's one sum, which is then zeroed for the next call) */
 static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta)
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
-    cute_int m = cute_add(a, cute_mul(a, cute_block_idx(c, 0), cute_i(REDUCE_THREADS)), cute_thread_idx(c, 0));
+    cute_int m = cute_add(a, cute_mul(a, cute_block_idx(c, 0), cute_i(REDUCE_THREADS)),
+                          cute_thread_idx(c, 0));
     cute_int l = cute_block_idx(c, 1), M = mY.layout.shape.leaf[0];
     cute_int S = mW.layout.shape.leaf[3];
     CUTE_IF(c, cute_int_lt(c, m, M)) {
@@ -125,10 +150,15 @@ static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val al
             cute_clear(c, acc);
             CUTE_FOR(c, s, cute_i(0), S) {
                 cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, l, s), m, 1);
-                cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc), cute_tensor_load(c, w)));
+                cute_tensor_store(c, acc,
+                                  cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc),
+                                                 cute_tensor_load(c, w)));
             }
             cute_tensor y = rows_at(c, CUTE_SLICE(c, mY, CUTE_ALL, v, l), m, 1);
             scale_into(c, acc, y, cute_ssa_fill(c, CUTE_I1, acc.layout.shape, 1.0), alpha, beta);
+            if (p->cfg.atomic)
+                cute_tensor_store(c, rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, l, 0), m, 1),
+                                  cute_ssa_fill(c, CUTE_F32, acc.layout.shape, 0.0));
         }
     }
 }

@@ -14,7 +14,8 @@ static bool dtypes_taken(const cute_call_arg *A, const cute_call_arg *C)
 {
     cute_dtype d = (cute_dtype)A->dtype, c = (cute_dtype)C->dtype;
     bool in = d == CUTE_F32 || d == CUTE_F16 || d == CUTE_BF16 || d == CUTE_E4M3;
-    return in && (c == CUTE_F32 || c == CUTE_F16 || c == CUTE_BF16) && (d != CUTE_F32 || c == CUTE_F32);
+    return in && (c == CUTE_F32 || c == CUTE_F16 || c == CUTE_BF16) &&
+           (d != CUTE_F32 || c == CUTE_F32);
 }
 
 /* t (rows,K[,L]) as vectors (K,rows[,L]) */
