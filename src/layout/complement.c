@@ -107,7 +107,10 @@ cute_layout cute_right_inverse(cute_alg *c, const cute_layout *L)
     mode_list m, out = {0};
     int idx[CUTE_MAX_LEAVES];
     cute_int pre[CUTE_MAX_LEAVES];
-    if (!coalesced_modes(c, L, &m, false, "right_inverse") ||
+    /* exact: which modes merge decides which strides continue the image (CuTe's answer for
+     * (2,8,4):(2,4,1) is 4:16 since 2:2 and 8:4 merge; unmerged they would give (4,8):(16,2)),
+     * so a form the launch-time values could change is refused, never guessed */
+    if (!coalesced_modes(c, L, &m, true, "right_inverse") ||
         !sort_by_stride(c, &m, idx, "right_inverse"))
         return cute_layout_poison();
     domain_strides(c, &m, pre);
