@@ -235,7 +235,8 @@ static int load_case(const tcase *k)
     load_kernel(&t, (int64_t)nb);
     cute_status s = launch(&t, map, NULL, &bo, k);
     CHECK(s == CUTE_OK, "load runs: %s", be.vt->error(be.self));
-    be.vt->download(be.self, o, &bo, 0, nb);
+    if (s == CUTE_OK) s = be.vt->download(be.self, o, &bo, 0, nb); /* a GPU fault shows here */
+    CHECK(s == CUTE_OK, "load of %s finishes: %s", cute_dtype_name(k->dt), be.vt->error(be.self));
     int bad = 0;
     for (uint32_t j = 0; j < k->b1; j++)
         for (uint32_t i = 0; i < k->b0; i++) bad += !element_right(k, o, g, i, j);
@@ -331,7 +332,9 @@ static int store_case(const tcase *k, bool reduce)
     store_kernel(&t, reduce, (int64_t)nb);
     cute_status s = launch(&t, map, NULL, &bs, k);
     CHECK(s == CUTE_OK, "%s runs: %s", reduce ? "reduce" : "store", be.vt->error(be.self));
-    be.vt->download(be.self, g, &bg, 0, gbytes);
+    if (s == CUTE_OK) s = be.vt->download(be.self, g, &bg, 0, gbytes); /* a GPU fault shows here */
+    CHECK(s == CUTE_OK, "%s of %s finishes: %s", reduce ? "reduce" : "store", cute_dtype_name(k->dt),
+          be.vt->error(be.self));
     int bad = 0;
     for (size_t b = 0; b < gbytes; b++) bad += g[b] != want[b];
     be.vt->free(be.self, &bg), be.vt->free(be.self, &bs);
