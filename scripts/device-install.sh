@@ -54,6 +54,7 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
     fi
     (cd python/tests && PYTHONPATH="$pypath" CUTEC_LIB=$lib \
         python3 -m unittest -v test_torch test_interp 2>&1 | tail -n 25)
-    PYTHONPATH="$pypath" CUTEC_LIB=$lib python3 python/bench_overhead.py 2>&1
+    # -P: not python/ (the script's folder, the tree's package without its library) first
+    PYTHONPATH="$pypath" CUTEC_LIB=$lib python3 -P python/bench_overhead.py 2>&1
 } >"$log" 2>&1
 tail -n 80 "$log"

@@ -10,23 +10,32 @@
 typedef struct iaread {
     uint64_t off;
     uint32_t bytes, tid, group;
+    interp_areader who; /* whose groups (and wait) it belongs to */
     const dinst *site;
 } iaread;
 
-bool interp_async_read_begin(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes, uint32_t group)
+bool interp_async_read_begin(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
+                             interp_areader who, uint32_t group)
 {
-    (void)d;
     if (!interp_grow(X, (void **)&X->areads, X->nareads, &X->careads, sizeof *X->areads, 64)) return false;
-    X->areads[X->nareads++] = (iaread){off, bytes, t, group, d};
+    X->areads[X->nareads++] = (iaread){off, bytes, t, group, who, d};
     return true;
 }
 
-void interp_async_read_end(ictx *X, uint32_t t, uint32_t below)
+void interp_async_read_end(ictx *X, uint32_t t, interp_areader who, uint32_t below)
 {
     uint32_t keep = 0;
-    for (uint32_t i = 0; i < X->nareads; i++)
-        if (X->areads[i].tid != t || X->areads[i].group >= below) X->areads[keep++] = X->areads[i];
+    for (uint32_t i = 0; i < X->nareads; i++) {
+        const iaread *r = &X->areads[i];
+        if (r->tid != t || r->who != who || r->group >= below) X->areads[keep++] = *r;
+    }
     X->nareads = keep;
+}
+
+/* the wait that would have covered a read of `who` */
+static const char *wait_of(interp_areader who)
+{
+    return who == AREAD_WGMMA ? "wgmma.wait_group" : "cp.async.bulk.wait_group.read";
 }
 
 bool interp_async_read_conflict(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes)
@@ -39,9 +48,9 @@ bool interp_async_read_conflict(ictx *X, const dinst *d, uint32_t t, uint64_t of
         interp_thread_dim3(X, r->tid, &o);
         return interp_report(X, d, t, CUTE_CHECK_ASYNC_COPY, 0, (int64_t)off, bytes,
                              "write of shared bytes [%" PRIu64 ",%" PRIu64 ") that %s issued by "
-                             "thread (%u,%u,%u) at %s still reads: no wait covering it ran since",
+                             "thread (%u,%u,%u) at %s still reads: no %s covering it ran since",
                              off, off + bytes, interp_op_name(r->site), o.x, o.y, o.z,
-                             interp_site(r->site, site, sizeof site));
+                             interp_site(r->site, site, sizeof site), wait_of(r->who));
     }
     return true;
 }
@@ -52,8 +61,8 @@ void interp_async_read_block_end(ictx *X)
         const iaread *r = &X->areads[i];
         interp_report(X, r->site, r->tid, CUTE_CHECK_ASYNC_COPY, 0, (int64_t)r->off, r->bytes,
                       "this asynchronous read of shared bytes [%" PRIu64 ",%" PRIu64 ") is still "
-                      "pending when the kernel ends: no wait after it covers its group",
-                      r->off, r->off + r->bytes);
+                      "pending when the kernel ends: no %s after it covers its group",
+                      r->off, r->off + r->bytes, wait_of(r->who));
     }
     X->nareads = 0;
 }

@@ -242,6 +242,8 @@ void interp_run_block(ictx *X, uint64_t blin)
     interp_async_block_end(X);
     interp_async_read_block_end(X);
     if (X->bulk_groups) memset(X->bulk_groups, 0, X->nthr * sizeof *X->bulk_groups);
+    if (X->wgmma_groups) memset(X->wgmma_groups, 0, X->nthr * sizeof *X->wgmma_groups);
+    interp_proxy_block_end(X);
     if (!X->stop) interp_race_epoch_end(X);
     else if (X->glogs)
         for (int i = 0; i < L->nbufs; i++) X->glogs[i].nr = X->glogs[i].nw = 0;

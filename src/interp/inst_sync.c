@@ -94,6 +94,7 @@ void inst_sync(ictx *X, const dinst *d, const imask *m)
     case SY_ELECT: elect(X, d, m); break;
     case SY_SETMAXNREG: setmaxnreg(X, d, m); break;
     case SY_MAPA: mapa(X, d, m); break;
+    case SY_FENCE_ASYNC: interp_proxy_fence(X, m); break;
     default: break; /* fences order what the interpreter already runs in order */
     }
 }
@@ -144,8 +145,9 @@ void inst_bulk_s2g(ictx *X, const dinst *d, const imask *m)
         uint32_t n = interp_get32(X, d, 2, t);
         if (!bulk_operands_ok(X, d, t, src, dst, n)) return;
         if (!interp_scheck(X, d, t, src, n, 16, 0) || !interp_gcheck(X, d, t, dst, n, 16, 1)) return;
+        if (checking(X, CUTE_CHECK_SHARED_RACE) && !interp_proxy_fenced(X, d, t, src, n)) return;
         memcpy((void *)(uintptr_t)dst, X->smem + src, n);
-        if (!interp_async_read_begin(X, d, t, src, n, groups[t])) return;
+        if (!interp_async_read_begin(X, d, t, src, n, AREAD_BULK, groups[t])) return;
     });
 }
 
@@ -162,6 +164,6 @@ void inst_bulk_wait_read(ictx *X, const dinst *d, const imask *m)
     if (!groups || !X->nareads) return;
     EACH(X, m, t, {
         uint32_t below = (int64_t)groups[t] > d->imm ? groups[t] - (uint32_t)d->imm : 0;
-        interp_async_read_end(X, t, below);
+        interp_async_read_end(X, t, AREAD_BULK, below);
     });
 }

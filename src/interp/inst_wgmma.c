@@ -11,9 +11,12 @@
  * mma.sync's k-step model (inst_mma.c) over the whole K: integers exactly, the rest as the
  * tensor cores add; not yet fitted to wgmma's own results (no recordings of them).
  *
- * The instruction completes when it is issued: its shared reads and accumulator writes are
- * not yet held open until the wgmma.wait_group that covers them (docs/interpreter.md says
- * what is checked instead); fence, commit and wait order nothing more here. */
+ * The arithmetic is done when the instruction is issued, but the shared bytes it read stay
+ * read (async_read.c) in the warp's open group until a wgmma.wait_group covers that group
+ * (commit_group closes it; wait_group N ends all but the N newest): a write to them before,
+ * by any thread, is reported with both sites.  The operands are read through the async
+ * proxy: a byte stored through the generic proxy whose writer ran no fence.proxy.async since
+ * is reported (proxy.c).  The accumulators' window is the IR verifier's (docs/interpreter.md). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,10 +73,48 @@ static bool read_shared(ictx *X, const dinst *d, uint32_t t, uint64_t desc, bool
         for (int k = 0; k < K; k++) {
             uint64_t off = elem_offset(&D, mn_major, r, k, bytes);
             if (!interp_scheck(X, d, t, off, (uint32_t)bytes, (uint32_t)bytes, 0)) return false;
+            if (checking(X, CUTE_CHECK_SHARED_RACE) && !interp_proxy_fenced(X, d, t, off, (uint32_t)bytes)) return false;
             uint32_t v = 0;
             memcpy(&v, X->smem + off, (size_t)bytes);
             M[r][k] = interp_mma_elem(type, v);
         }
+    return true;
+}
+
+typedef struct wg_op {
+    const irow *R;
+    int nd;             /* D registers a thread holds */
+    double a[64][WG_K_MAX], b[WG_N_MAX][WG_K_MAX];
+    uint64_t chunk[WG_N_MAX * WG_K_MAX]; /* hold_reads' chunks of an operand */
+} wg_op;
+
+static int by_offset(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* the 16-byte chunks an operand read (elements never straddle one, the swizzle moves whole
+ * chunks) held read by thread t's open wgmma group, as runs of adjacent chunks */
+static bool hold_reads(ictx *X, const dinst *d, uint32_t t, wg_op *O, uint64_t desc, bool mn_major, int type, int rows,
+                       int K)
+{
+    if (!checking(X, CUTE_CHECK_ASYNC_COPY)) return true;
+    uint64_t *chunk = O->chunk;
+    wg_desc D = decode(desc);
+    int bytes = interp_mma_elem_bits(type) / 8, n = 0;
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < K; k++) {
+            uint64_t c = elem_offset(&D, mn_major, r, k, bytes) & ~(uint64_t)15;
+            if (n == 0 || chunk[n - 1] != c) chunk[n++] = c;
+        }
+    qsort(chunk, (size_t)n, sizeof *chunk, by_offset);
+    uint32_t group = X->wgmma_groups[t];
+    for (int i = 0, j; i < n; i = j) {
+        uint64_t end = chunk[i] + 16;
+        for (j = i + 1; j < n && chunk[j] <= end; j++) end = chunk[j] + 16;
+        if (!interp_async_read_begin(X, d, t, chunk[i], (uint32_t)(end - chunk[i]), AREAD_WGMMA, group)) return false;
+    }
     return true;
 }
 
@@ -92,12 +133,6 @@ static void read_regs_a(ictx *X, const dinst *d, uint32_t w0, int q, uint32_t k0
         }
     }
 }
-
-typedef struct wg_op {
-    const irow *R;
-    int nd;             /* D registers a thread holds */
-    double a[64][WG_K_MAX], b[WG_N_MAX][WG_K_MAX];
-} wg_op;
 
 /* lane l of warp q's D value v: its row and column */
 static void d_pos(int q, uint32_t l, int v, int *row, int *col)
@@ -162,12 +197,14 @@ static void one_warp(ictx *X, const dinst *d, wg_op *O, uint32_t w0)
         read_regs_a(X, d, w0, q, k, R->types[1], O->a);
         k += 4;
     } else {
-        ok = read_shared(X, d, w0, REG(X, d->var[k])[w0].u64, imm & CUTE_WGMMA_TNSP_A, R->types[1], 64,
-                         R->k, O->a);
+        uint64_t a = REG(X, d->var[k])[w0].u64;
+        ok = read_shared(X, d, w0, a, imm & CUTE_WGMMA_TNSP_A, R->types[1], 64, R->k, O->a) &&
+             hold_reads(X, d, w0, O, a, imm & CUTE_WGMMA_TNSP_A, R->types[1], 64, R->k);
         k++;
     }
-    ok = ok && read_shared(X, d, w0, REG(X, d->var[k])[w0].u64, imm & CUTE_WGMMA_TNSP_B, R->types[2], R->n,
-                           R->k, O->b);
+    uint64_t b = REG(X, d->var[k])[w0].u64;
+    ok = ok && read_shared(X, d, w0, b, imm & CUTE_WGMMA_TNSP_B, R->types[2], R->n, R->k, O->b) &&
+         hold_reads(X, d, w0, O, b, imm & CUTE_WGMMA_TNSP_B, R->types[2], R->n, R->k);
     if (!ok) return;
     if (imm & CUTE_WGMMA_NEG_A) negate(O->a, 64, R->k);
     if (imm & CUTE_WGMMA_NEG_B) negate(O->b, R->n, R->k);
@@ -195,9 +232,16 @@ static bool whole_groups(ictx *X, const dinst *d)
     return false;
 }
 
+/* per thread: its wgmma groups committed so far (the open group's number) */
+static uint32_t *wgmma_groups(ictx *X)
+{
+    if (!X->wgmma_groups && !(X->wgmma_groups = calloc(X->nthr, sizeof *X->wgmma_groups))) X->oom = X->stop = true;
+    return X->wgmma_groups;
+}
+
 void inst_wgmma(ictx *X, const dinst *d, const imask *m)
 {
-    if (!whole_groups(X, d)) return;
+    if (!whole_groups(X, d) || !wgmma_groups(X)) return;
     wg_op *O = malloc(sizeof *O);
     if (!O) {
         X->oom = X->stop = true;
@@ -210,11 +254,23 @@ void inst_wgmma(ictx *X, const dinst *d, const imask *m)
     free(O);
 }
 
-/* wgmma.fence / commit_group / wait_group: the warpgroup converged; nothing is in flight
- * to order (inst_wgmma completes when issued) */
+/* commit_group: each thread's open group closes; wait_group N: the reads of all but its N
+ * newest committed groups end (the open group's go on) */
+static void close_or_wait(ictx *X, const dinst *d, uint32_t w0)
+{
+    uint32_t *groups = wgmma_groups(X);
+    if (!groups) return;
+    for (uint32_t t = w0; t < w0 + 32 && t < X->nthr; t++)
+        if (d->imm2 == CUTE_INST_WGMMA_COMMIT_GROUP) groups[t]++;
+        else if (d->imm2 == CUTE_INST_WGMMA_WAIT_GROUP)
+            interp_async_read_end(X, t, AREAD_WGMMA, (int64_t)groups[t] > d->imm ? groups[t] - (uint32_t)d->imm : 0);
+}
+
+/* wgmma.fence / commit_group / wait_group, by whole warps (of whole warpgroups in lockstep) */
 void inst_wgmma_sync(ictx *X, const dinst *d, const imask *m)
 {
     int group_ok = -1;
     if (whole_groups(X, d))
-        for (uint32_t w0 = m->lo - m->lo % 32; w0 < m->hi; w0 += 32) (void)warp_takes_part(X, d, m, w0, &group_ok);
+        for (uint32_t w0 = m->lo - m->lo % 32; w0 < m->hi && !X->stop; w0 += 32)
+            if (warp_takes_part(X, d, m, w0, &group_ok)) close_or_wait(X, d, w0);
 }

@@ -158,6 +158,7 @@ typedef struct sshadow {
     uint32_t w_epoch, r_epoch; /* the barrier interval of the last write / reads */
     uint16_t writer, reader;   /* thread of the last write / of the reads (SH_MANY: several) */
     uint32_t w_inst, r_inst;
+    uint32_t w_fences;         /* the writer's fence.proxy.async count at the write (proxy.c) */
 } sshadow;
 #define SH_MANY 0xffffu   /* several threads read it this interval */
 #define SH_ATOMIC 0xfffeu /* written by atomics this interval */
@@ -287,6 +288,8 @@ struct ictx {
     struct iaread *areads;
     uint32_t nareads, careads;
     uint32_t *bulk_groups; /* per thread: its committed bulk groups (inst_sync.c) */
+    uint32_t *wgmma_groups; /* per thread: its committed wgmma groups (inst_wgmma.c) */
+    uint32_t *proxy_fences; /* per thread: its fence.proxy.async count (proxy.c) */
     /* mbarriers initialized in this block (mbarrier.c) */
     struct imbar *mbars;
     uint32_t nmbars, cmbars;
@@ -360,14 +363,28 @@ uint32_t interp_hb_async_stamp(ictx *X);
 
 /* --- async_read.c: shared bytes an asynchronous operation (bulk store, wgmma) reads until
  * its wait: a write to them before it is reported ------------------------------------- */
-/* thread t's operation d reads [off, off+bytes) in its group `group` */
-bool interp_async_read_begin(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes, uint32_t group);
-/* thread t's reads of groups below `below` are done */
-void interp_async_read_end(ictx *X, uint32_t t, uint32_t below);
+/* whose groups a read belongs to: a bulk store's (cp.async.bulk.commit_group / wait_group.read)
+ * or a wgmma's (wgmma.commit_group / wait_group), each counted per thread */
+typedef enum { AREAD_BULK, AREAD_WGMMA } interp_areader;
+/* thread t's operation d reads [off, off+bytes) in its group `group` of who's groups */
+bool interp_async_read_begin(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
+                             interp_areader who, uint32_t group);
+/* thread t's reads of who's groups below `below` are done */
+void interp_async_read_end(ictx *X, uint32_t t, interp_areader who, uint32_t below);
 /* a write of [off, off+bytes) by d, thread t: true when no pending read covers it (else reported) */
 bool interp_async_read_conflict(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes);
 /* the reads still pending when the block ends, reported; forgotten */
 void interp_async_read_block_end(ictx *X);
+
+/* --- proxy.c: generic-proxy shared stores the async proxy reads need a fence.proxy.async -- */
+/* the active threads of m ran fence.proxy.async */
+void interp_proxy_fence(ictx *X, const imask *m);
+/* thread t's fence.proxy.async count */
+uint32_t interp_proxy_fences(const ictx *X, uint32_t t);
+/* the async proxy reads [off, off+bytes) for d, thread t: true when every generic store to
+ * them was fenced by its thread (else reported) */
+bool interp_proxy_fenced(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes);
+void interp_proxy_block_end(ictx *X);
 
 /* --- mbarrier.c and inst_sync.c: the sm_90 synchronization rows ----------------------- */
 void interp_mbarrier_block_end(ictx *X);

@@ -186,6 +186,8 @@ static void worker_free(ictx *X)
     free(X->mbars);
     free(X->areads);
     free(X->bulk_groups);
+    free(X->wgmma_groups);
+    free(X->proxy_fences);
     free(X->reps);
     free(X->rep_inst);
     free(X->out);

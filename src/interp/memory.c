@@ -267,6 +267,7 @@ bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t b
             s->w_epoch = ep;
             s->writer = how == 2 ? SH_ATOMIC : me;
             s->w_inst = idx;
+            s->w_fences = interp_proxy_fences(X, t);
         }
     }
     return true;

@@ -13,7 +13,7 @@ static void compile_only(void)
 {
     sk_lines L;
     int line;
-    cute_ir_func *k[6] = {sk_pipeline(SK_GOOD, &L), sk_named(false, &line), sk_flag(), sk_rows(), sk_bulk_store(false, &line),
+    cute_ir_func *k[6] = {sk_pipeline(SK_GOOD, &L), sk_named(false, &line), sk_flag(), sk_rows(), sk_bulk_store(SK_BULK_GOOD, &line),
                           sk_cluster_forms()};
     kt_compiles_sm90a(k, 6);
 }

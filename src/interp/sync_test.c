@@ -101,10 +101,21 @@ static void bulk_store_early(void)
 {
     uint32_t out[64];
     int line;
-    CHECK(sk_run(be, sk_bulk_store(true, &line), 64, NULL, 0, out, 64) == CUTE_ERR_CHECK, "early write: a check");
+    CHECK(sk_run(be, sk_bulk_store(SK_BULK_EARLY, &line), 64, NULL, 0, out, 64) == CUTE_ERR_CHECK, "early write: a check");
     const cute_interp_report *r = report_at(0, CUTE_CHECK_ASYNC_COPY, line, "early write");
     CHECK(r && strstr(r->msg, "write of shared bytes [0,4) that cp.async.bulk.global.shared::cta.bulk_group issued by "
                               "thread (0,0,0) at") && strstr(r->msg, "still reads"), "%s", r ? r->msg : "");
+}
+
+/* the stage stored through the generic proxy, read by the bulk store without a proxy fence */
+static void bulk_store_unfenced(void)
+{
+    uint32_t out[64];
+    int line;
+    CHECK(sk_run(be, sk_bulk_store(SK_BULK_NO_FENCE, &line), 64, NULL, 0, out, 64) == CUTE_ERR_CHECK, "no fence: a check");
+    const cute_interp_report *r = report_at(0, CUTE_CHECK_SHARED_RACE, line, "no proxy fence");
+    CHECK(r && strstr(r->msg, "async-proxy read of shared byte 0, which thread (0,0,0) stored at src/interp/sync_testkit.h:") &&
+              strstr(r->msg, "with no fence.proxy.async since"), "%s", r ? r->msg : "");
 }
 
 int main(void)
@@ -120,6 +131,7 @@ int main(void)
     sk_bulk_store_check(be);
     sk_cluster_forms_check(be);
     bulk_store_early();
+    bulk_store_unfenced();
     global_handoff();
     be.vt->destroy(be.self);
     return CHECK_DONE("interp sync");

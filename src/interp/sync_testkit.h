@@ -231,23 +231,27 @@ static inline cute_ir_func *sk_flag(void)
 }
 
 /* --- a bulk store (shared -> global): 64 threads write a stage, thread 0 stores it --------
- * out[t] = t * 5 + 3.  early: thread 0 overwrites word 0 before its wait_group.read */
-static inline cute_ir_func *sk_bulk_store(bool early, int *line)
+ * out[t] = t * 5 + 3.  SK_BULK_EARLY: thread 0 overwrites word 0 before its wait_group.read
+ * (*line: that store); SK_BULK_NO_FENCE: no fence.proxy.async after the stage's stores
+ * (*line: the bulk store, which reads them through the async proxy) */
+typedef enum { SK_BULK_GOOD, SK_BULK_EARLY, SK_BULK_NO_FENCE } sk_bulk_variant;
+static inline cute_ir_func *sk_bulk_store(sk_bulk_variant v, int *line)
 {
     kt k;
     kt_begin(&k, "sync_bulk_store");
     cute_vreg out = kt_param_ptr(&k, CUTE_U32, "out");
     k.f->smem_bytes = 256;
-    cute_vreg t = sk_tid(&k), buf = kt_smem(&k, CUTE_U32, 0);
-    kt_store(&k, kt_ptr_add(&k, buf, kt_cvt(&k, t, CUTE_I64)), kt_bin(&k, CUTE_OP_ADD, kt_bin(&k, CUTE_OP_MUL, t, sk_u32(&k, 5)), sk_u32(&k, 3)));
-    SK_DO(&k, CUTE_INST_FENCE_PROXY_ASYNC_SHARED_CTA);
+    cute_vreg t = sk_tid(&k), buf = kt_smem(&k, CUTE_U32, 0), word = kt_bin(&k, CUTE_OP_ADD, kt_bin(&k, CUTE_OP_MUL, t, sk_u32(&k, 5)), sk_u32(&k, 3));
+    KT_AT(&k.b);
+    kt_store(&k, kt_ptr_add(&k, buf, kt_cvt(&k, t, CUTE_I64)), word);
+    if (v != SK_BULK_NO_FENCE) SK_DO(&k, CUTE_INST_FENCE_PROXY_ASYNC_SHARED_CTA);
     kt_barrier(&k);
     sk_if(&k, CUTE_OP_EQ, t, sk_u32(&k, 0));
-    KT_AT(&k.b);
+    KT_AT(&k.b); *line = __LINE__;
     SK_DO(&k, CUTE_INST_CP_ASYNC_BULK_S2G, out, buf, sk_u32(&k, 256));
     SK_DO(&k, CUTE_INST_CP_ASYNC_BULK_COMMIT_GROUP);
-    KT_AT(&k.b); *line = __LINE__;
-    if (early) kt_store(&k, buf, sk_u32(&k, 9));
+    KT_AT(&k.b); if (v == SK_BULK_EARLY) *line = __LINE__;
+    if (v == SK_BULK_EARLY) kt_store(&k, buf, sk_u32(&k, 9));
     sk_do(&k, CUTE_INST_CP_ASYNC_BULK_WAIT_GROUP_READ, NULL, 0, 0);
     kt_store(&k, buf, sk_u32(&k, 11)); /* after the wait: free to reuse */
     cute_ir_end(&k.b);
@@ -384,7 +388,7 @@ static inline void sk_bulk_store_check(cute_backend be)
 {
     uint32_t out[64];
     int line;
-    CHECK(sk_run(be, sk_bulk_store(false, &line), 64, NULL, 0, out, 64) == CUTE_OK, "bulk store runs: %s", be.vt->error(be.self));
+    CHECK(sk_run(be, sk_bulk_store(SK_BULK_GOOD, &line), 64, NULL, 0, out, 64) == CUTE_OK, "bulk store runs: %s", be.vt->error(be.self));
     int bad = 0;
     for (uint32_t t = 0; t < 64; t++) bad += out[t] != t * 5 + 3;
     CHECK(bad == 0, "bulk store: %d of 64 wrong", bad);
