@@ -227,22 +227,24 @@ static void ref_element(uint8_t *o, const uint8_t *a, bool add)
     }
 }
 
-/* the bytes of O a correct run leaves: T is the TMA side (odd), P the whole-tile side */
+/* the bytes of O a correct run leaves: T is the TMA side (odd), P the whole-tile side.  A
+ * store or reduce clips T's rows at 16-byte granularity (as the H200 does: it writes the
+ * elements past T's extent up to the next 16-byte boundary, inside T's padded rows) */
 static uint8_t *expected(const mat *T, const mat *P, bool store)
 {
     const mat *O = store ? T : P;
     uint8_t *want = malloc(mat_bytes(O));
     memcpy(want, O->h, mat_bytes(O));
-    size_t es = (size_t)cute_dtype_bytes(now.dt);
+    int64_t es = cute_dtype_bytes(now.dt), cols = store ? (T->cols * es + 15) / 16 * 16 / es : T->cols;
     for (int64_t i = 0; i < P->rows; i++)
         for (int64_t j = 0; j < P->cols; j++) {
-            bool inside = i < T->rows && j < T->cols;
+            bool inside = i < T->rows && j < cols;
             if (store && inside)
                 ref_element(want + (at(T, i, j) - T->h), at(P, i, j), now.op == CUTE_TMA_OP_REDUCE_ADD);
             if (store) continue;
             uint8_t *o = want + (at(P, i, j) - P->h);
-            if (inside) memcpy(o, at(T, i, j), es);
-            else memset(o, 0, es);
+            if (inside) memcpy(o, at(T, i, j), (size_t)es);
+            else memset(o, 0, (size_t)es);
         }
     return want;
 }

@@ -5,7 +5,8 @@
  * through the map's swizzle (Sw<B,4,3> on byte addresses, the layout algebra's own
  * cute_swizzle_apply), so a kernel whose shared layout names another swizzle reads what a
  * GPU would put there.  Elements outside the tensor load as the map's fill (zero or NaN)
- * and are skipped by stores and reduces.
+ * and are skipped by stores and reduces, except that these clip dimension 0 at the next
+ * 16-byte boundary of the row, as the hardware does (store_inner_extent).
  *
  * Timing: a copy moves its data when it is issued (loads land at once, stores read their
  * source at once), which is one of the executions the hardware allows; the bulk groups'
@@ -91,17 +92,32 @@ static void walk_init(box_walk *w, const cute_tma_desc *M, ictx *X, const dinst 
     }
 }
 
-/* the current element's global address, or false when it lies outside the tensor */
-static bool walk_inside(const box_walk *w, uint64_t *addr)
+/* the current element's global address, or false when it lies outside the tensor; `inner`:
+ * the extent of dimension 0 that counts as inside */
+static bool walk_inside_to(const box_walk *w, uint64_t inner, uint64_t *addr)
 {
     const cute_tma_desc *M = w->M;
     uint64_t a = M->address;
     for (int i = 0; i < M->rank; i++) {
         int64_t g = w->at[i] + (int64_t)w->j[i] * (M->elem_strides[i] ? M->elem_strides[i] : 1);
-        if (g < 0 || (uint64_t)g >= M->dims[i]) return false;
+        if (g < 0 || (uint64_t)g >= (i ? M->dims[i] : inner)) return false;
         a += (uint64_t)g * (i ? M->strides[i] : (uint64_t)cute_dtype_bytes(M->dtype));
     }
     return *addr = a, true;
+}
+
+static bool walk_inside(const box_walk *w, uint64_t *addr)
+{
+    return walk_inside_to(w, w->M->dims[0], addr);
+}
+
+/* where a store or reduce stops in dimension 0: the hardware clips a row at 16-byte
+ * granularity of the global address, so it also writes the elements from the extent up to
+ * the next 16-byte boundary (seen on H100 and H200; the base address is 16-byte aligned) */
+static uint64_t store_inner_extent(const cute_tma_desc *M)
+{
+    uint64_t es = (uint64_t)cute_dtype_bytes(M->dtype);
+    return (M->dims[0] * es + 15) / 16 * 16 / es;
 }
 
 static bool walk_next(box_walk *w)
@@ -238,7 +254,7 @@ static void store_thread(ictx *X, const dinst *d, uint32_t t)
     uint64_t e = 0, g;
     do {
         uint64_t s = smem_at(&M, src, e++);
-        if (!walk_inside(&w, &g)) continue;
+        if (!walk_inside_to(&w, store_inner_extent(&M), &g)) continue;
         if (!interp_scheck(X, d, t, s, (uint32_t)esize, (uint32_t)esize, 0)) return;
         if (!tma_gcheck(X, d, t, g, (uint32_t)esize, reduce ? 2 : 1)) return;
         if (reduce) add_element(M.dtype, (void *)(uintptr_t)g, X->smem + s);

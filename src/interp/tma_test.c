@@ -64,11 +64,14 @@ static uint64_t ref_smem(const tcase *k, uint64_t e)
     return a - SBASE;
 }
 
-/* where box element (i, j) lies in the tensor: its byte offset, or false outside */
-static bool ref_global(const tcase *k, uint32_t i, uint32_t j, uint64_t *off)
+/* where box element (i, j) lies in the tensor: its byte offset, or false outside.  A store
+ * (or reduce) clips rows at 16-byte granularity, as the hardware does: it also writes the
+ * elements from d0 up to the row's next 16-byte boundary */
+static bool ref_global(const tcase *k, uint32_t i, uint32_t j, bool store, uint64_t *off)
 {
-    int64_t x = k->c0 + (int64_t)i, y = k->c1 + (int64_t)j;
-    if (x < 0 || y < 0 || (uint64_t)x >= k->d0 || (uint64_t)y >= k->d1) return false;
+    int64_t x = k->c0 + (int64_t)i, y = k->c1 + (int64_t)j, es = cute_dtype_bytes(k->dt);
+    uint64_t d0 = store ? (k->d0 * (uint64_t)es + 15) / 16 * 16 / (uint64_t)es : k->d0;
+    if (x < 0 || y < 0 || (uint64_t)x >= d0 || (uint64_t)y >= k->d1) return false;
     *off = (uint64_t)y * row_bytes(k) + (uint64_t)x * (uint64_t)cute_dtype_bytes(k->dt);
     return true;
 }
@@ -211,7 +214,7 @@ static bool element_right(const tcase *k, const uint8_t *s, const uint8_t *g, ui
     int es = cute_dtype_bytes(k->dt);
     const uint8_t *got = s + ref_smem(k, (uint64_t)j * k->b0 + i);
     uint64_t off;
-    if (ref_global(k, i, j, &off)) return !memcmp(got, g + off, (size_t)es);
+    if (ref_global(k, i, j, false, &off)) return !memcmp(got, g + off, (size_t)es);
     if (k->oob == CUTE_TMA_OOB_NAN) return is_nan(k->dt, got);
     for (int b = 0; b < es; b++)
         if (got[b]) return false;
@@ -232,7 +235,8 @@ static int load_case(const tcase *k)
     load_kernel(&t, (int64_t)nb);
     cute_status s = launch(&t, map, NULL, &bo, k);
     CHECK(s == CUTE_OK, "load runs: %s", be.vt->error(be.self));
-    be.vt->download(be.self, o, &bo, 0, nb);
+    if (s == CUTE_OK) s = be.vt->download(be.self, o, &bo, 0, nb); /* a GPU fault shows here */
+    CHECK(s == CUTE_OK, "load of %s finishes: %s", cute_dtype_name(k->dt), be.vt->error(be.self));
     int bad = 0;
     for (uint32_t j = 0; j < k->b1; j++)
         for (uint32_t i = 0; i < k->b0; i++) bad += !element_right(k, o, g, i, j);
@@ -317,7 +321,7 @@ static int store_case(const tcase *k, bool reduce)
     for (uint32_t j = 0; j < k->b1; j++)
         for (uint32_t i = 0; i < k->b0; i++) {
             uint64_t off, e = ref_smem(k, (uint64_t)j * k->b0 + i);
-            if (!ref_global(k, i, j, &off)) continue;
+            if (!ref_global(k, i, j, true, &off)) continue;
             if (reduce) ref_add(k->dt, want + off, src + e);
             else memcpy(want + off, src + e, (size_t)es);
         }
@@ -328,7 +332,9 @@ static int store_case(const tcase *k, bool reduce)
     store_kernel(&t, reduce, (int64_t)nb);
     cute_status s = launch(&t, map, NULL, &bs, k);
     CHECK(s == CUTE_OK, "%s runs: %s", reduce ? "reduce" : "store", be.vt->error(be.self));
-    be.vt->download(be.self, g, &bg, 0, gbytes);
+    if (s == CUTE_OK) s = be.vt->download(be.self, g, &bg, 0, gbytes); /* a GPU fault shows here */
+    CHECK(s == CUTE_OK, "%s of %s finishes: %s", reduce ? "reduce" : "store", cute_dtype_name(k->dt),
+          be.vt->error(be.self));
     int bad = 0;
     for (size_t b = 0; b < gbytes; b++) bad += g[b] != want[b];
     be.vt->free(be.self, &bg), be.vt->free(be.self, &bs);
