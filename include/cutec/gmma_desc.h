@@ -22,6 +22,9 @@
 #ifndef CUTEC_GMMA_DESC_H
 #define CUTEC_GMMA_DESC_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include <stdint.h>
 
 #include "cutec/layout.h"
@@ -54,4 +57,5 @@ uint64_t cute_gmma_desc_bits(const cute_gmma_desc *g, uint32_t addr);
 /* "K-major SW128, LBO 16, SBO 1024" */
 int cute_gmma_desc_str(const cute_gmma_desc *g, char *buf, size_t n);
 
+CUTE_API_END
 #endif

@@ -25,6 +25,9 @@
 #ifndef CUTEC_PIPELINE_H
 #define CUTEC_PIPELINE_H
 
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
 #include "cutec/smem.h"
 #include "cutec/tensor.h"
 
@@ -75,4 +78,5 @@ void cute_pipeline_consumer_release(cute_ctx *c, const cute_pipeline *p, const c
 #define cute_pipeline_consumer_release(c, ...) CUTE__CTX_AT((c), cute_pipeline_consumer_release((c), __VA_ARGS__))
 #endif
 
+CUTE_API_END
 #endif
