@@ -137,7 +137,11 @@ static const tc_shape tc_shapes[] = {
     {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", true},
     /* tf32: f32 in memory, 4-byte values (ldmatrix moves them K-major only) */
     {CUTE_TF32, 80, "SM80_16x8x8_F32TF32TF32F32_TN", 256, 128, 32, 3, "SM75_U32x4_LDSM_N", "", true},
-    /* fp8 fragments carried across the back edge spill 1.5 KB: within tiles, 2.3x faster */
+    /* fp8 fragments carried across the back edge spill 1.5 KB: within tiles, 2.3x faster.
+     * sm_90 has no fp8 mma.sync: ptxas's own lowering (two HMMA from zero, four FADDs of C)
+     * spilled 68-104 bytes here; as f16 steps into C (ir_insts.def) none, and no FADDs */
+    {CUTE_E4M3, 90, "SM89_16x8x32_F32E4M3E4M3F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false},
+    {CUTE_E5M2, 90, "SM89_16x8x32_F32E5M2E5M2F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false},
     {CUTE_E4M3, 89, "SM89_16x8x32_F32E4M3E4M3F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false},
     {CUTE_E5M2, 89, "SM89_16x8x32_F32E5M2E5M2F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false},
     /* Hopper's DMMA shapes run at twice m8n8k4's rate (bench mma: 66.6 against 33.1 TFLOP/s) */

@@ -223,6 +223,25 @@ static void on(const char *backend, const int64_t (*shapes)[4], int nshapes)
     cute_runtime_free(rt);
 }
 
+/* fp8 as sm_90 runs it (the _VIA_F16 rows: f16 steps into C), on the interpreter: the library
+ * picks its kernel for the target, so these compile for sm_90a */
+static void fp8_sm90(const int64_t shape[4])
+{
+    char err[512];
+    cute_runtime *rt;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
+    if (check_failed) return;
+    cute_runtime_set_target_arch(rt, "sm_90a");
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    const cute_dtype in[2] = {CUTE_E4M3, CUTE_E5M2}, out[2] = {CUTE_F32, CUTE_F16};
+    for (int i = 0; i < 2; i++) {
+        problem pr = {shape[0], shape[1], shape[2], shape[3], {1, 1, 0}, in[i], out[i], 1.5, -0.5};
+        run(lib, cute_runtime_backend(rt), CUTE_GEMM_AUTO, &pr, "interp");
+    }
+    cute_gemm_lib_free(lib);
+    cute_runtime_free(rt);
+}
+
 int main(void)
 {
     seed = (uint64_t)time(NULL) | 1;
@@ -231,6 +250,7 @@ int main(void)
     /* {M, N, K, L}: the odd 129x67x33, a batch of 3 with tails, one full tile */
     static const int64_t small[][4] = {{129, 67, 33, 1}, {40, 72, 24, 3}, {128, 256, 64, 1}};
     on("interp", small, 3);
+    fp8_sm90(small[0]);
     static const int64_t big[][4] = {{1021, 509, 263, 1}, {1024, 768, 520, 2}, {2048, 2048, 2048, 1}};
     on("cuda", big, 3);
     return CHECK_DONE("tensorop_test");
