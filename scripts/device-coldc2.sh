@@ -57,6 +57,8 @@ cold_compile() # dtype, extra arguments: both trees, five rounds interleaved
     done
     TEST_TIMEOUT=150 device_tests interp/inst_gpu_test atom/atom_lane_test kernels/gemm/tensorop_test \
         kernels/gemm/lib_test kernels/gemm/spill_test kernels/gemm/broken_test
+    echo "== bench mma: the f16 ceiling, fp8 as ptxas lowers it and as the _VIA_F16 row runs it"
+    build/cutec bench mma --dtypes f16,e4m3 --iters 5 2>&1
     echo "== run gemm, beta != 0, odd sizes, batched (every element against float64)"
     for d in "bf16" "f16 --out-dtype f32" "tf32" "s8" "f64" "e4m3 --out-dtype bf16"; do
         # shellcheck disable=SC2086
