@@ -188,13 +188,18 @@ static cute_tiled_copy tc_s2r(cute_alg *a, const tc_shape *s, const gemm_plan *p
  * lines apart) and the copy that reads it back in 16-byte runs of C's unit-stride mode (32
  * bytes of f32 accumulators for a run of bf16: two reads, each two wavefronts per 8 lanes,
  * and one predicate per run; runs of 8 bytes of bf16 read conflict-free, but their element
- * predicates stay apart: 250 registers against 238, and more code) */
+ * predicates stay apart: 250 registers against 238, and more code).  A tiling whose
+ * accumulators would need more shared memory than its stages and C's tile keeps C's dtype
+ * there. */
 static void tc_c_tile(cute_alg *a, gemm_plan *p)
 {
-    cute_dtype cd = cute_gemm_c_dtype(&p->cfg);
+    cute_dtype cd = cute_gemm_c_dtype(&p->cfg), acc = (cute_dtype)p->mma.atom.c_type;
     int major = p->cfg.major[2], bytes = gemm_vector_bytes(&p->cfg, cd);
     int vec = bytes / cute_dtype_bytes(cd);
-    p->smem_c = swizzled(a, (cute_dtype)p->mma.atom.c_type, major, p->bm, p->bn, 0);
+    int64_t stages = (int64_t)p->stages * (p->bm + p->bn) * p->bk * cute_dtype_bytes(p->cfg.dtype);
+    int64_t tile = p->bm * p->bn, fits = stages > tile * cute_dtype_bytes(cd) ? stages : tile * cute_dtype_bytes(cd);
+    p->smem_c_dtype = tile * cute_dtype_bytes(acc) <= fits ? acc : cd;
+    p->smem_c = swizzled(a, p->smem_c_dtype, major, p->bm, p->bn, 0);
     cute_copy_atom st = cute_copy_atom_universal(a, cd, 8 * bytes);
     p->copy_c = tile_copy(a, &st, p->bm, p->bn, p->threads, vec, major);
 }

@@ -242,6 +242,23 @@ static void fp8_sm90(const int64_t shape[4])
     cute_runtime_free(rt);
 }
 
+/* a tiling whose f32 accumulators would not fit over its stages (256x256: 256 KB against
+ * 96 KB of stages and 128 KB of bf16 C): the epilogue scales them before shared memory */
+static void big_tile(void)
+{
+    char err[512];
+    cute_runtime *rt;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
+    if (check_failed) return;
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    cute_gemm_tiling t = {.bm = 256, .bn = 256, .bk = 32, .stages = 3, .warps_m = 4, .warps_n = 2};
+    CHECK(cute_gemm_lib_tiling(lib, &t), "tiling 256x256x32");
+    problem pr = {256, 200, 40, 1, {1, 1, 0}, CUTE_BF16, CUTE_BF16, 1.5, -0.5};
+    run(lib, cute_runtime_backend(rt), CUTE_GEMM_TENSOROP_SMEM, &pr, "interp");
+    cute_gemm_lib_free(lib);
+    cute_runtime_free(rt);
+}
+
 int main(void)
 {
     seed = (uint64_t)time(NULL) | 1;
@@ -251,6 +268,7 @@ int main(void)
     static const int64_t small[][4] = {{129, 67, 33, 1}, {40, 72, 24, 3}, {128, 256, 64, 1}};
     on("interp", small, 3);
     fp8_sm90(small[0]);
+    big_tile();
     static const int64_t big[][4] = {{1021, 509, 263, 1}, {1024, 768, 520, 2}, {2048, 2048, 2048, 1}};
     on("cuda", big, 3);
     return CHECK_DONE("tensorop_test");
