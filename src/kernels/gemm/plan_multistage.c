@@ -123,6 +123,7 @@ typedef struct tc_shape {
     int stages;
     const char *ldsm_k, *ldsm_mn; /* K-major / MN-major operands */
     bool across; /* gemm_plan.prefetch_across: the faster on the H200 (bench/RESULTS.md) */
+    int until;   /* 0, or the first sm_<until> the tiling is not for */
 } tc_shape;
 
 /* 8 warps as 4 x 2 (the default warps_m is then 4), each 64 x 64 of C per k-block:
@@ -132,21 +133,22 @@ typedef struct tc_shape {
  * tiles at two blocks per SM.  f64's DMMA reads its fragments element by element (ldmatrix
  * moves 16-bit pieces). */
 static const tc_shape tc_shapes[] = {
-    {CUTE_F16, 80, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", true},
-    {CUTE_BF16, 80, "SM80_16x8x16_F32BF16BF16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", true},
-    {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", true},
+    {CUTE_F16, 80, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", true, 0},
+    {CUTE_BF16, 80, "SM80_16x8x16_F32BF16BF16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", true, 0},
+    {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", true, 0},
     /* tf32: f32 in memory, 4-byte values (ldmatrix moves them K-major only) */
-    {CUTE_TF32, 80, "SM80_16x8x8_F32TF32TF32F32_TN", 256, 128, 32, 3, "SM75_U32x4_LDSM_N", "", true},
+    {CUTE_TF32, 80, "SM80_16x8x8_F32TF32TF32F32_TN", 256, 128, 32, 3, "SM75_U32x4_LDSM_N", "", true, 0},
     /* fp8 fragments carried across the back edge spill 1.5 KB: within tiles, 2.3x faster.
      * sm_90 has no fp8 mma.sync: ptxas's own lowering (two HMMA from zero, four FADDs of C)
-     * spilled 68-104 bytes here; as f16 steps into C (ir_insts.def) none, and no FADDs */
-    {CUTE_E4M3, 90, "SM89_16x8x32_F32E4M3E4M3F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false},
-    {CUTE_E5M2, 90, "SM89_16x8x32_F32E5M2E5M2F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false},
-    {CUTE_E4M3, 89, "SM89_16x8x32_F32E4M3E4M3F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false},
-    {CUTE_E5M2, 89, "SM89_16x8x32_F32E5M2E5M2F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false},
+     * spilled 68-104 bytes here; as f16 steps into C (ir_insts.def) none, and no FADDs
+     * (sm_90 only: untried on later targets, which keep CuTe's row) */
+    {CUTE_E4M3, 90, "SM89_16x8x32_F32E4M3E4M3F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false, 100},
+    {CUTE_E5M2, 90, "SM89_16x8x32_F32E5M2E5M2F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false, 100},
+    {CUTE_E4M3, 89, "SM89_16x8x32_F32E4M3E4M3F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false, 0},
+    {CUTE_E5M2, 89, "SM89_16x8x32_F32E5M2E5M2F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false, 0},
     /* Hopper's DMMA shapes run at twice m8n8k4's rate (bench mma: 66.6 against 33.1 TFLOP/s) */
-    {CUTE_F64, 90, "SM90_16x8x16_F64F64F64F64_TN", 64, 64, 32, 3, "", "", false},
-    {CUTE_F64, 80, "SM80_8x8x4_F64F64F64F64_TN", 64, 64, 16, 3, "", "", false},
+    {CUTE_F64, 90, "SM90_16x8x16_F64F64F64F64_TN", 64, 64, 32, 3, "", "", false, 0},
+    {CUTE_F64, 80, "SM80_8x8x4_F64F64F64F64_TN", 64, 64, 16, 3, "", "", false, 0},
 };
 
 /* the first tiling of d for the target (arch 0, unknown: those of sm_89 and older, which
@@ -155,7 +157,8 @@ static const tc_shape *tc_shape_of(cute_dtype d, int arch)
 {
     if (arch == 0) arch = 89; /* sm_89's fp8 rows too: the interpreter runs them */
     for (size_t i = 0; i < sizeof tc_shapes / sizeof tc_shapes[0]; i++)
-        if (tc_shapes[i].d == d && tc_shapes[i].arch <= arch) return &tc_shapes[i];
+        if (tc_shapes[i].d == d && tc_shapes[i].arch <= arch && (!tc_shapes[i].until || arch < tc_shapes[i].until))
+            return &tc_shapes[i];
     return NULL;
 }
 
