@@ -63,16 +63,16 @@ void gemm_epilogue_smem(cute_ctx *c, const gemm_plan *p, cute_int tid, const gem
     else
         scale_in(c, p, tid, t, acc, alpha, beta, sC, MN);
     cute_barrier(c);
-    /* 2. back in runs of C's unit-stride mode, one run per iteration: (CPY, RestM, RestN) */
+    /* 2. back in runs of C's unit-stride mode, one run per iteration of one loop (two nested
+     * short loops NVVM unrolls): (CPY, RestM, RestN) */
     cute_thr_copy tc = cute_tiled_copy_slice(&p->copy_c, tid);
     cute_tensor tXs = cute_partition_S(c, tc, sC), tXg = cute_partition_D(c, tc, t->gC);
     cute_tensor tXk = cute_partition_D(c, tc, t->kC);
     cute_layout rest_m = cute_get(a, &tXs.layout, 1), rest_n = cute_get(a, &tXs.layout, 2);
-    CUTE_FOR(c, i, cute_i(0), cute_i(cute_size(a, &rest_m).v)) {
-        CUTE_FOR(c, j, cute_i(0), cute_i(cute_size(a, &rest_n).v)) {
-            cute_tuple at = cute_tuple_fmt(a, "(_,%I,%I)", i, j);
-            store_run(c, p, MN, alpha, beta, raw, cute_tensor_slice(c, tXs, at), cute_tensor_slice(c, tXg, at),
-                      cute_tensor_slice(c, tXk, at));
-        }
+    cute_int rm = cute_size(a, &rest_m);
+    CUTE_FOR(c, r, cute_i(0), cute_mul(a, rm, cute_size(a, &rest_n))) {
+        cute_tuple at = cute_tuple_fmt(a, "(_,%I,%I)", cute_mod(a, r, rm), cute_div(a, r, rm));
+        store_run(c, p, MN, alpha, beta, raw, cute_tensor_slice(c, tXs, at), cute_tensor_slice(c, tXg, at),
+                  cute_tensor_slice(c, tXk, at));
     }
 }

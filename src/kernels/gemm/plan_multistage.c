@@ -40,22 +40,31 @@ static cute_composed padded_stages(cute_alg *a, cute_dtype d, int major, int64_t
 }
 
 /* A TiledCopy of `atom` (moving vec elements per thread) over a (rows, cols) tile whose mode
- * `major` is contiguous: threads run along that mode first, vec values each
- * (ampere/tensorop_gemm.py's _make_gmem_tiled_copy_AB / _C). */
-static cute_tiled_copy tile_copy(cute_alg *a, const cute_copy_atom *atom, int64_t rows, int64_t cols,
-                                 int threads, int vec, int major)
+ * `major` is contiguous: threads run along that mode first, vec values each, at most `along`
+ * of them (ampere/tensorop_gemm.py's _make_gmem_tiled_copy_AB / _C). */
+static cute_tiled_copy tile_copy_along(cute_alg *a, const cute_copy_atom *atom, int64_t rows, int64_t cols,
+                                       int threads, int vec, int major, int64_t along)
 {
     cute_layout thr, val;
+    int64_t extent = major == 1 ? cols : rows;
+    if (along > extent / vec) along = extent / vec;
+    if (along > threads) along = threads;
     if (major == 1) {
-        int64_t tc = cols / vec < threads ? cols / vec : threads;
+        int64_t tc = along;
         thr = cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", (long long)(threads / tc), (long long)tc, (long long)tc);
         val = cute_layout_fmt(a, "(1,%d):(0,1)", vec);
     } else {
-        int64_t tr = rows / vec < threads ? rows / vec : threads;
+        int64_t tr = along;
         thr = cute_layout_fmt(a, "(%lld,%lld):(1,%lld)", (long long)tr, (long long)(threads / tr), (long long)tr);
         val = cute_layout_fmt(a, "(%d,1):(1,0)", vec);
     }
     return cute_make_tiled_copy_tv(a, atom, &thr, &val);
+}
+
+static cute_tiled_copy tile_copy(cute_alg *a, const cute_copy_atom *atom, int64_t rows, int64_t cols,
+                                 int threads, int vec, int major)
+{
+    return tile_copy_along(a, atom, rows, cols, threads, vec, major, threads);
 }
 
 /* The global -> shared atom for `bytes`-wide pieces: cp.async of 16 bytes bypassing L1
@@ -189,11 +198,11 @@ static cute_tiled_copy tc_s2r(cute_alg *a, const tc_shape *s, const gemm_plan *p
 
 /* The accumulators' tile in shared memory (swizzled like the operands: 16-byte chunks of 8
  * lines apart) and the copy that reads it back in 16-byte runs of C's unit-stride mode (32
- * bytes of f32 accumulators for a run of bf16: two reads, each two wavefronts per 8 lanes,
- * and one predicate per run; runs of 8 bytes of bf16 read conflict-free, but their element
- * predicates stay apart: 250 registers against 238, and more code).  A tiling whose
- * accumulators would need more shared memory than its stages and C's tile keeps C's dtype
- * there. */
+ * bytes of f32 accumulators for a run of bf16).  The copy's threads run along that mode only
+ * as far as one 128-byte line of the tile, so the 8 lanes of each phase of a 16-byte read
+ * hit one swizzled line: conflict-free (32 threads along it read two lines a phase, twice
+ * the wavefronts).  A tiling whose accumulators would need more shared memory than its
+ * stages and C's tile keeps C's dtype there. */
 static void tc_c_tile(cute_alg *a, gemm_plan *p)
 {
     cute_dtype cd = cute_gemm_c_dtype(&p->cfg), acc = (cute_dtype)p->mma.atom.c_type;
@@ -204,7 +213,9 @@ static void tc_c_tile(cute_alg *a, gemm_plan *p)
     p->smem_c_dtype = tile * cute_dtype_bytes(acc) <= fits ? acc : cd;
     p->smem_c = swizzled(a, p->smem_c_dtype, major, p->bm, p->bn, 0);
     cute_copy_atom st = cute_copy_atom_universal(a, cd, 8 * bytes);
-    p->copy_c = tile_copy(a, &st, p->bm, p->bn, p->threads, vec, major);
+    /* a warp's 8-lane phases read one 128-byte line of the swizzled tile each */
+    int64_t along = 128 / (vec * cute_dtype_bytes(p->smem_c_dtype));
+    p->copy_c = tile_copy_along(a, &st, p->bm, p->bn, p->threads, vec, major, along > 0 ? along : 1);
 }
 
 /* the tiling asked for (cute_gemm_tiling: zero fields take the dtype's defaults), checked

@@ -259,6 +259,44 @@ static void big_tile(void)
     cute_runtime_free(rt);
 }
 
+/* The step-5 kernel's shared-memory accesses are conflict-free, counted by the interpreter:
+ * cp.async, ldmatrix, and the epilogue's stores and reads of the f32 accumulators (its reads
+ * took twice the wavefronts when 32 threads ran along a 1 KB column of the tile).  Row-major
+ * C: the accumulators' 8-byte stores take twice the ideal, as they did for f32 C before (one
+ * swizzle cannot serve those stores and the reads' 16-byte phases both). */
+static void banks(void)
+{
+    char err[512];
+    cute_runtime *rt;
+    setenv("CUTEC_BANK_CONFLICTS", "1", 1); /* read when the backend is made */
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
+    unsetenv("CUTEC_BANK_CONFLICTS");
+    if (check_failed) return;
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    cute_backend *be = cute_runtime_backend(rt);
+    for (int mc = 0; mc < 2; mc++) {
+        problem pr = {256, 128, 64, 1, {1, 1, mc}, CUTE_BF16, CUTE_BF16, 1.5, -0.5};
+        run(lib, be, CUTE_GEMM_TENSOROP_SMEM, &pr, "interp");
+        int n, epilogue = 0;
+        const cute_interp_bank_site *site = cute_interp_bank_sites(*be, &n);
+        for (int i = 0; i < n; i++) {
+            bool epi = site[i].file && strstr(site[i].file, "epilogue_smem.c") != NULL;
+            epilogue += epi;
+            if (mc == 1 && epi && !strcmp(site[i].op, "STORE")) {
+                CHECK(site[i].wavefronts <= 2 * site[i].ideal, "row-major C: the accumulators' stores %llu, ideal %llu",
+                      (unsigned long long)site[i].wavefronts, (unsigned long long)site[i].ideal);
+                continue;
+            }
+            CHECK(site[i].wavefronts == site[i].ideal, "C major %d: %s:%d %s: %llu wavefronts, ideal %llu", mc,
+                  site[i].file ? site[i].file : "?", site[i].line, site[i].op,
+                  (unsigned long long)site[i].wavefronts, (unsigned long long)site[i].ideal);
+        }
+        CHECK(epilogue == 2, "C major %d: %d epilogue sites (its store and its read)", mc, epilogue);
+    }
+    cute_gemm_lib_free(lib);
+    cute_runtime_free(rt);
+}
+
 int main(void)
 {
     seed = (uint64_t)time(NULL) | 1;
@@ -269,6 +307,7 @@ int main(void)
     on("interp", small, 3);
     fp8_sm90(small[0]);
     big_tile();
+    banks();
     static const int64_t big[][4] = {{1021, 509, 263, 1}, {1024, 768, 520, 2}, {2048, 2048, 2048, 1}};
     on("cuda", big, 3);
     return CHECK_DONE("tensorop_test");
