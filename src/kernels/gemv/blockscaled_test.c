@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "check.h"
 #include "cutec/gemv.h"
@@ -215,13 +214,6 @@ static void validation(cute_runtime *rt)
     b->vt->free(b->self, &buf);
 }
 
-static int count(const char *text, const char *word)
-{
-    int k = 0;
-    for (const char *p = text; (p = strstr(p, word)); p++) k++;
-    return k;
-}
-
 /* the NVFP4 kernel's PTX for `arch`, traced for that target (NULL: no NVRTC) */
 static char *nvfp4_ptx(const char *arch)
 {
@@ -253,21 +245,19 @@ static void machine_code(void)
 {
     char *ptx = nvfp4_ptx("sm_100a");
     if (ptx)
-        CHECK(count(ptx, "cvt.rn.f16x2.e2m1x2") == 128, "sm_100a: %d fp4 cvt",
-              count(ptx, "cvt.rn.f16x2.e2m1x2"));
+        CHECK(check_count(ptx, "cvt.rn.f16x2.e2m1x2") == 128, "sm_100a: %d fp4 cvt",
+              check_count(ptx, "cvt.rn.f16x2.e2m1x2"));
     free(ptx);
     ptx = nvfp4_ptx("sm_90a");
     if (ptx)
-        CHECK(!strstr(ptx, "e2m1x2") && count(ptx, "ld.global.nc.v4.u32") == 4,
-              "sm_90a: no fp4 cvt, %d 128-bit loads", count(ptx, "ld.global.nc.v4.u32"));
+        CHECK(!strstr(ptx, "e2m1x2") && check_count(ptx, "ld.global.nc.v4.u32") == 4,
+              "sm_90a: no fp4 cvt, %d 128-bit loads", check_count(ptx, "ld.global.nc.v4.u32"));
     free(ptx);
 }
 
 int main(void)
 {
-    const char *env = getenv("CUTEC_SEED"); /* to repeat a run */
-    seed = env ? strtoull(env, NULL, 10) | 1 : (uint64_t)time(NULL) | 1;
-    printf("blockscaled_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
+    seed = check_seed("blockscaled_test");
     char err[512];
     cute_runtime *rt;
     if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
