@@ -2,6 +2,7 @@
  * strings), a failure is remembered with its reason, the cache keeps its own copy of each
  * key, and entries stay where they are while the table grows. */
 #include "check.h"
+#include "check_interp.h"
 #include "kernels/fn_cache.h"
 
 typedef struct key {
@@ -89,12 +90,8 @@ static void string_keys(cute_runtime *rt)
 
 int main(void)
 {
-    cute_runtime *rt;
-    char err[256];
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        CHECK(0, "interp runtime: %s", err);
-        return CHECK_DONE("fn_cache_test");
-    }
+    cute_runtime *rt = check_interp();
+    if (!rt) return CHECK_DONE("fn_cache_test");
     struct_keys(rt);
     failures(rt);
     string_keys(rt);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "check_interp.h"
 #include "cutec/kernels.h"
 #include "kernels/ew_ref.h"
 
@@ -90,12 +91,8 @@ static void *calls(void *arg)
 int main(void)
 {
     uint64_t seed = check_seed("lib_threads_test");
-    char err[256];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        CHECK(false, "interpreter: %s", err);
-        return CHECK_DONE("lib_threads_test");
-    }
+    cute_runtime *rt = check_interp();
+    if (!rt) return CHECK_DONE("lib_threads_test");
     cute_gemm_lib *shared = cute_gemm_lib_new(rt), *alone = cute_gemm_lib_new(rt);
     cute_ew_lib *ew = cute_ew_lib_new(rt);
     job jobs[THREADS];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "check_interp.h"
 #include "cutec/kernels.h"
 #include "cutec/packed_call.h"
 #include "kernels/ew_ref.h"
@@ -115,12 +116,8 @@ static void refused(void)
 int main(void)
 {
     seed = check_seed("packed_call_test");
-    char err[256];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        CHECK(false, "interpreter: %s", err);
-        return CHECK_DONE("packed_call_test");
-    }
+    cute_runtime *rt = check_interp();
+    if (!rt) return CHECK_DONE("packed_call_test");
     gemm_twice(rt);
     add(rt);
     refused();

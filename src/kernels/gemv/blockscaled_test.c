@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "check_interp.h"
 #include "cutec/gemv.h"
 #include "cutec/numeric.h"
 #include "kernels/ew_ref.h"
@@ -149,12 +150,8 @@ static void run_case(cute_runtime *rt, cute_gemv_lib *lib, cute_dtype d, cute_dt
 /* on a runtime tracing for `arch`: sm_100a's body (cvt) or the one before it (words) */
 static void results(const char *arch)
 {
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        CHECK(false, "interpreter: %s", err);
-        return;
-    }
+    cute_runtime *rt = check_interp();
+    if (!rt) return;
     cute_runtime_set_target_arch(rt, arch);
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
     uint64_t fresh = seed;
@@ -258,12 +255,8 @@ static void machine_code(void)
 int main(void)
 {
     seed = check_seed("blockscaled_test");
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        CHECK(false, "interpreter: %s", err);
-        return CHECK_DONE("blockscaled_test");
-    }
+    cute_runtime *rt = check_interp();
+    if (!rt) return CHECK_DONE("blockscaled_test");
     results("sm_90a");
     results("sm_100a");
     validation(rt);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "check_interp.h"
 #include "cutec/gemv.h"
 #include "cutec/kernels.h"
 #include "kernels/ew_ref.h"
@@ -376,12 +377,8 @@ static void machine_code(cute_runtime *rt)
 int main(void)
 {
     seed = check_seed("gemv_test");
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        CHECK(false, "interpreter: %s", err);
-        return CHECK_DONE("gemv_test");
-    }
+    cute_runtime *rt = check_interp();
+    if (!rt) return CHECK_DONE("gemv_test");
     validation(rt);
     results(rt);
     machine_code(rt);
