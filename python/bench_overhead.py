@@ -1,7 +1,9 @@
 """Host overhead per call of the Python package against the C call, in one process:
-    python3 -P python/bench_overhead.py            (GPU and PyTorch: the real launches)
-    python3 -P python/bench_overhead.py --stub     (no GPU: the interpreter's runtime with
-                                                    its launches stubbed out)
+    python3 python/bench_overhead.py            (GPU and PyTorch: the real launches)
+    python3 python/bench_overhead.py --stub     (no GPU: the interpreter's runtime with its
+                                                 launches stubbed out)
+(the package on PYTHONPATH or installed: this folder's cutec/ holds no library, and is
+taken off the path)
 A tiny bf16 GEMM (64x64x64: the GPU is never the bottleneck) and a 4096-element add, each
 call's host time (rounds of 100 calls, each round timed alone, then the GPU drained; the
 median round): cutec_gemm and cutec_call_packed called from C (bench/call_overhead.c,
@@ -17,11 +19,14 @@ import sys
 import tempfile
 import time
 
-import cutec
-from cutec import _calls, _lib, _runtime
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+if sys.path and os.path.abspath(sys.path[0] or os.curdir) == HERE:
+    del sys.path[0]  # as python3 -P would, on any Python
+sys.path.append(os.path.join(HERE, "tests"))  # torch_like (the --stub tensors)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python", "tests"))  # torch_like (the --stub tensors)
+import cutec  # noqa: E402
+from cutec import _calls, _lib, _runtime  # noqa: E402
 from torch_like import TorchLike  # noqa: E402
 ROUNDS, CALLS = 101, 100
 

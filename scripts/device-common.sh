@@ -5,7 +5,7 @@
 #                      last line and first failures printed ($TEST_TIMEOUT, default 300 s)
 #   device_python: pip install ./python into a scratch target ($out/pip.log), then its
 #                  tests (torch on the GPU, the kept calls, the interpreter) and the host
-#                  overhead bench (python3 -P: the installed package, not the tree's)
+#                  overhead bench (the installed package, not the tree's)
 set -u
 out=${OUT:-build/device-out}
 mkdir -p "$out"
@@ -42,5 +42,5 @@ device_python()
     fi
     (cd python/tests && PYTHONPATH="$pypath" CUTEC_LIB=$lib timeout 120 \
         python3 -m unittest -v test_torch test_fast_path test_interp 2>&1 | tail -n 40)
-    PYTHONPATH="$pypath" CUTEC_LIB=$lib timeout 120 python3 -P python/bench_overhead.py "$@" 2>&1
+    PYTHONPATH="$pypath" CUTEC_LIB=$lib timeout 120 python3 python/bench_overhead.py "$@" 2>&1
 }

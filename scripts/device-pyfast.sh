@@ -3,8 +3,8 @@
 # test, pip install ./python into a scratch target, its tests (PyTorch on the GPU: bf16
 # cutec.mm against torch.mm, every dtype, int8 against an exact int64 product on the CPU;
 # the kept calls; the interpreter), then in one process the host time per call of
-# cutec_gemm called from C beside cutec.mm from Python (python3 -P: the installed package,
-# not the tree's), the same bench with the launches stubbed out (the host path alone), and
+# cutec_gemm called from C beside cutec.mm from Python (the installed package, not the
+# tree's), the same bench with the launches stubbed out (the host path alone), and
 # cute_call's own overhead (bench jit).  The log is printed and tarred with pip's into
 # $OUT/pyfast-logs.tar.gz (default build/device-out).  About a minute.
 #   sh scripts/device-pyfast.sh
@@ -19,7 +19,7 @@ log="$out/pyfast.log"
     device_tests kernels/packed_call_test
     device_python  # the tests, then the bench on the GPU's launches
     echo "== the same with the launches stubbed out (interpreter runtime, host path only)"
-    PYTHONPATH="$pypath" CUTEC_LIB=$lib timeout 120 python3 -P python/bench_overhead.py --stub 2>&1
+    PYTHONPATH="$pypath" CUTEC_LIB=$lib timeout 120 python3 python/bench_overhead.py --stub 2>&1
     echo "== cute_call's own overhead (bench jit)"
     timeout 60 build/cutec bench jit 2>&1 | tail -n 12
 } >"$log" 2>&1
