@@ -8,8 +8,9 @@ the current stream and the scales into it and calls the library (whose own check
 that depend on the pointers too, run on every call)."""
 import threading
 
-from ._packed import Packed
-from ._runtime import InterpreterCopies, check, current_stream, runtime
+from ._lib import call_packed
+from ._packed import HEAD, Packed
+from ._runtime import InterpreterCopies, check, current_stream, runtime, stream_function
 
 _local = threading.local()
 MAX_CALLS = 1024  # signatures kept per thread (a struct each, 1.4 KB)
@@ -24,14 +25,17 @@ def cached():
 
 
 class Call:
-    """A packed call kept for a signature whose tensors are torch's on cuda:index."""
-    __slots__ = ("packed", "index", "what")
+    """A packed call kept for a signature whose tensors are torch's on cuda:index.  run()
+    is the whole per-call path: one pack_into, one ctypes call."""
+    __slots__ = ("packed", "mem", "addr", "index", "stream", "what")
 
     def __init__(self, packed, index, what):
-        self.packed, self.index, self.what = packed, index, what
+        self.packed, self.mem, self.addr = packed, packed.mem, packed.addr
+        self.index, self.stream, self.what = index, stream_function(), what
 
     def run(self, d0, d1, d2, alpha=1.0, beta=0.0):
-        status = self.packed.run(d0, d1, d2, 0, current_stream(self.index), alpha, beta)
+        HEAD.pack_into(self.mem, 0, d0, d1, d2, 0, self.stream(self.index) or 0, alpha, beta)
+        status = call_packed(self.addr)
         if status != 0:
             check(status, self.packed, self.what)
 

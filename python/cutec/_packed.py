@@ -10,11 +10,11 @@ from . import _lib
 TENSORS = 4
 GEMM, EW = 1, 2  # cutec_packed_kernel
 
-_HEAD = struct.Struct("@4PPdd")   # data[4], stream, alpha, beta: written for every call
+HEAD = struct.Struct("@4PPdd")   # data[4], stream, alpha, beta: written for every call
 _SIG = struct.Struct("@Iiii")     # size, kernel, which, ntensors
 BUF = struct.Struct("@PNiQ")      # cute_buffer: ptr, bytes, backend, id
 ARG = struct.Struct("@BBPNi8q8qqd")  # cute_call_arg: kind, dtype, buf, offset, ndim, ...
-_LIB_AT = _HEAD.size + _SIG.size
+_LIB_AT = HEAD.size + _SIG.size
 _BUF_AT = _LIB_AT + ctypes.sizeof(ctypes.c_void_p)
 _ARG_AT = _BUF_AT + TENSORS * BUF.size
 _ERR_AT = _ARG_AT + TENSORS * ARG.size
@@ -32,11 +32,11 @@ class Packed:
     def __init__(self, kernel, which, ntensors, lib):
         self.mem = ctypes.create_string_buffer(SIZE)
         self.addr = ctypes.addressof(self.mem)
-        _SIG.pack_into(self.mem, _HEAD.size, SIZE, kernel, which, ntensors)
+        _SIG.pack_into(self.mem, HEAD.size, SIZE, kernel, which, ntensors)
         self.set_lib(lib)
 
     def kernel(self):
-        return _SIG.unpack_from(self.mem, _HEAD.size)[1]
+        return _SIG.unpack_from(self.mem, HEAD.size)[1]
 
     def set_lib(self, lib):
         struct.pack_into("@P", self.mem, _LIB_AT, lib or 0)
@@ -59,7 +59,7 @@ class Packed:
 
     def run(self, d0, d1, d2, d3, stream, alpha, beta):
         """The call on memory d0..d3 (each tensor's buffer start): cutec's status."""
-        _HEAD.pack_into(self.mem, 0, d0, d1, d2, d3, stream or 0, alpha, beta)
+        HEAD.pack_into(self.mem, 0, d0, d1, d2, d3, stream or 0, alpha, beta)
         return _call(self.addr)
 
     def error(self):

@@ -77,15 +77,19 @@ class InterpreterCopies:
 _current_stream = None
 
 
-def current_stream(index):
-    """PyTorch's current stream of cuda:index, as a CUstream (an int; 0: the legacy default
-    stream)."""
+def stream_function():
+    """PyTorch's function of a device index giving its current stream as a CUstream (an
+    int; 0: the legacy default stream), found once"""
     global _current_stream
     if _current_stream is None:
         import torch  # only once tensors are torch's
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # what Triton calls: fast
         _current_stream = raw or (lambda i: torch.cuda.current_stream(i).cuda_stream)
-    return _current_stream(index) or 0
+    return _current_stream
+
+
+def current_stream(index):
+    return stream_function()(index) or 0
 
 
 def check(status, packed, what):
