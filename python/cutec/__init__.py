@@ -115,18 +115,29 @@ def elementwise(op, a, b=None, *, out=None):
     """out = op(a[, b]) for tensors of one shape (no broadcasting); op: add, sub, mul, div,
     max, min, relu, gelu, silu, exp, neg, abs."""
     code, binary = _op_code(op)
-    if out is not None:
-        key = None
-        try:
-            x = b if binary else out  # a unary op's struct has two slots: (a, out, -)
-            key = (code, a.dtype, x.dtype, out.dtype, a.shape, x.shape, out.shape, a.stride(),
-                   x.stride(), out.stride(), a.get_device(), x.get_device(), out.get_device())
-            call = cached()[key]
-        except (AttributeError, KeyError, TypeError):
-            return _ew_checked(op, code, binary, a, b, out, key)
-        call.run(a.data_ptr(), x.data_ptr(), out.data_ptr())
-        return out
-    return _ew_checked(op, code, binary, a, b, out, None)
+    if out is None:
+        out = _ew_out(a, b, binary)
+    key = None
+    try:
+        x = b if binary else out  # a unary op's struct has two slots: (a, out, -)
+        key = (code, a.dtype, x.dtype, out.dtype, a.shape, x.shape, out.shape, a.stride(),
+               x.stride(), out.stride(), a.get_device(), x.get_device(), out.get_device())
+        call = cached()[key]
+    except (AttributeError, KeyError, TypeError):
+        return _ew_checked(op, code, binary, a, b, out, key)
+    call.run(a.data_ptr(), x.data_ptr(), out.data_ptr())
+    return out
+
+
+def _ew_out(a, b, binary):
+    """a new output like a, for torch tensors of one shape and device; None: _ew_checked
+    finds what is wrong (or makes it)"""
+    try:
+        if binary and (b.shape != a.shape or b.device != a.device):
+            return None
+        return a.new_empty(a.shape)
+    except (AttributeError, TypeError):
+        return None
 
 
 def _ew_checked(op, code, binary, a, b, out, key):
