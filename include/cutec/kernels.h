@@ -76,6 +76,9 @@ typedef enum {
     CUTE_GEMM_TENSOROP,       /* step 4: the same body with mma.sync fed by ldmatrix */
     CUTE_GEMM_TENSOROP_SMEM,  /* step 5: step 4 with the epilogue through shared memory and
                                  128-bit stores (ampere/tensorop_gemm.py) */
+    CUTE_GEMM_HOPPER,         /* sm_90 (seed 001, hopper/dense_gemm.py): TMA into a multi-stage
+                                 PipelineTmaAsync, wgmma from swizzled shared memory, a
+                                 producer warpgroup and two consumer warpgroups */
     CUTE_GEMM_VARIANT_COUNT
 } cute_gemm_variant;
 

@@ -5,6 +5,7 @@
 
 #include "cutec/copy.h"
 #include "cutec/kernels.h"
+#include "cutec/tma_copy.h"
 
 /* Everything static about one compiled GEMM: the configuration and the atoms tiled over
  * the block's threads.  The kernel bodies read it through cute_ctx_user. */
@@ -27,6 +28,10 @@ typedef struct gemm_plan {
                                  the interpreter's checks; 0 always but there */
     cute_composed smem_c;     /* (bm,bn) of C's dtype, over the A/B stages' memory */
     cute_tiled_copy copy_c;   /* shared -> global of the C tile */
+    /* the Hopper kernel (hopper.c): TMA atoms of A's and B's k-tiles, which its host function
+     * makes from the call's tensors (the maps are per call), and its consumer warpgroups */
+    cute_tma_atom tma_a, tma_b;
+    int consumers;
 } gemm_plan;
 
 bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p);
@@ -34,6 +39,10 @@ bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p);
 /* Kernels with a synchronization left out, which the interpreter must catch (tests only):
  * the main loop's cp.async wait_group, or its barrier. */
 enum { GEMM_BREAK_WAIT = 1, GEMM_BREAK_BARRIER = 2 };
+/* ... and the Hopper kernel's pipeline broken: the producer expects too few transaction
+ * bytes, the consumers wait for the wrong phase, never release a stage, or read a stage
+ * (their first wgmma) before waiting for it */
+enum { GEMM_BREAK_EXPECT_TX = 4, GEMM_BREAK_PHASE = 8, GEMM_BREAK_RELEASE = 16, GEMM_BREAK_EARLY_READ = 32 };
 const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
                                    char *err, size_t n);
 
@@ -42,6 +51,10 @@ void gemm_registers_host(cute_ctx *c, const cute_arg *arg);
 void gemm_shared_host(cute_ctx *c, const cute_arg *arg);
 void gemm_pipelined_host(cute_ctx *c, const cute_arg *arg);
 void gemm_multistage_host(cute_ctx *c, const cute_arg *arg);
+void gemm_hopper_host(cute_ctx *c, const cute_arg *arg);
+/* the plan of the Hopper kernel (hopper_plan.c); false with the reason in a's error when the
+ * configuration is not one it takes */
+bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
 /* the plan of the multi-stage family (plan_multistage.c) */
 /* arch: the compile target (cute_runtime_target_arch; 0 unknown), which picks the atoms */
 bool gemm_plan_multistage(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);

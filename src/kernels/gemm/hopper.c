@@ -1,0 +1,184 @@
+/* The Hopper GEMM (seed 001; CuTe DSL's hopper/dense_gemm.py), warp-specialized:
+ *
+ *   warpgroup 0, the producer: one elected thread walks the k-tiles, acquiring a stage of a
+ *     PipelineTmaAsync (its empty barrier, then an arrive with the stage's transaction bytes
+ *     on its full barrier) and issuing the TMA loads of A's and B's k-tiles into it;
+ *   warpgroups 1..consumers: each waits for a stage, multiplies its 64 rows of the k-tile
+ *     with wgmma straight from the swizzled stage (one batch per k-tile), keeps one batch in
+ *     flight (wait_group 1) and releases the stage the batch before read once it retired;
+ *     then the epilogue, alpha * acc + beta * C in registers, stored with bounds predicates.
+ *
+ * The producer gives its registers to the consumers (setmaxnreg 40 / 232).  TMA clips the
+ * edge tiles: what lies outside A or B loads as zeros, so the partial k-tile and the partial
+ * M and N tiles need no predicates in the main loop.  The plan (hopper_plan.c) picks the
+ * tile, the atoms and the stages; nothing below computes an index by hand. */
+#include "cutec/atom_table.h"
+#include "cutec/notation.h"
+#include "cutec/pipeline.h"
+#include "cutec/smem.h"
+#include "cutec/sync.h"
+#include "kernels/gemm/gemm_internal.h"
+
+enum { WARPGROUP = 128, PRODUCER_REGS = 40, CONSUMER_REGS = 232 };
+
+/* slice the last of `modes` modes of t (its stages) at the state's stage */
+static cute_tensor stage(cute_ctx *c, cute_tensor t, int modes, const cute_pipeline_state *s)
+{
+    cute_int i = cute_int_from_val(c, s->index, 0);
+    const char *at = modes == 3 ? "(_,_,%I)" : "(_,_,_,%I)";
+    return cute_tensor_slice(c, t, cute_tuple_fmt(cute_ctx_alg(c), at, i));
+}
+
+/* k-tile kt of a (rows, bk, k) tile of a TMA (coordinate) tensor */
+static cute_tensor ktile(cute_ctx *c, cute_tensor t, cute_int kt)
+{
+    return cute_tensor_slice(c, t, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,%I)", kt));
+}
+
+typedef struct hopper_smem {
+    cute_tensor sA, sB; /* (bm, bk, stages), (bn, bk, stages) */
+    cute_pipeline pipe;
+} hopper_smem;
+
+static void producer(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const hopper_smem *m, cute_val mapA,
+                     cute_val mapB)
+{
+    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
+    CUTE_FOR(c, kt, cute_i(0), t->k_tiles) {
+        cute_pipeline_producer_acquire(c, &m->pipe, &s, (cute_val){0});
+        cute_tma_copy_opts to = {.bar = cute_pipeline_producer_barrier(c, &m->pipe, &s)};
+        cute_tma_copy(c, &p->tma_a, mapA, ktile(c, t->kA, kt), stage(c, m->sA, 3, &s), to);
+        cute_tma_copy(c, &p->tma_b, mapB, ktile(c, t->kB, kt), stage(c, m->sB, 3, &s), to);
+        cute_pipeline_producer_commit(c, &m->pipe, &s);
+        cute_pipeline_state_advance(c, &s);
+    }
+}
+
+/* The consumer's fragments: its wgmma views of the stages (MMA, M, K, stages) and its
+ * accumulators */
+typedef struct hopper_frag {
+    cute_tensor tCsA, tCsB, acc;
+} hopper_frag;
+
+/* the next full stage, multiplied into the accumulators as one wgmma batch (not waited for) */
+static void mma_ktile(cute_ctx *c, const gemm_plan *p, const hopper_smem *m, cute_pipeline_state *s,
+                      const hopper_frag *f)
+{
+    if (!(p->broken & GEMM_BREAK_EARLY_READ)) cute_pipeline_consumer_wait(c, &m->pipe, s, (cute_val){0});
+    cute_warpgroup_arrive(c);
+    cute_gemm(c, &p->mma, f->acc, stage(c, f->tCsA, 4, s), stage(c, f->tCsB, 4, s), f->acc);
+    cute_warpgroup_commit_batch(c);
+    cute_pipeline_state_advance(c, s);
+}
+
+static void release(cute_ctx *c, const gemm_plan *p, const hopper_smem *m, cute_pipeline_state *s)
+{
+    if (!(p->broken & GEMM_BREAK_RELEASE)) cute_pipeline_consumer_release(c, &m->pipe, s);
+    cute_pipeline_state_advance(c, s);
+}
+
+/* C = alpha acc + beta C on one piece of the thread's part of the tile (values of the
+ * accumulator fragment, their places in C and in its coordinates), in bounds only; beta == 0
+ * reads no C.  The scaling happens in the accumulators themselves. */
+static void epilogue_piece(cute_ctx *c, const gemm_tiles *t, cute_tensor acc, cute_tensor gC, cute_tensor kC,
+                           cute_val alpha, cute_val beta)
+{
+    cute_ssa in = cute_elem_less(c, kC, cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", t->M, t->N));
+    cute_ssa v = cute_tensor_load(c, acc);
+    cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape)));
+    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0))) {
+        cute_ssa old = cute_ssa_cvt(c, cute_tensor_load_if(c, gC, in, 0.0), CUTE_F32);
+        cute_ssa bc = cute_ssa_binop(c, CUTE_OP_MUL, old, cute_ssa_scalar(c, beta, v.shape));
+        cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc), bc));
+    }
+    cute_tensor_store_if(c, gC, cute_ssa_cvt(c, cute_tensor_load(c, acc), (cute_dtype)gC.dtype), in);
+}
+
+/* The epilogue one 8-column block of the wgmma's accumulators at a time (the last sub-mode
+ * of CuTe's CLayout_64xN values, (2,2,N/8)): its predicates and addresses then live only
+ * while their four values are stored, and the 128 accumulators of a 64 x 256 tile keep the
+ * registers. */
+static void epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
+                     cute_val alpha, cute_val beta)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
+    cute_tensor tCgC = cute_partition_C(c, thr, t->gC), tCkC = cute_partition_C(c, thr, t->kC);
+    for (int64_t j = 0; j < p->bn / 8; j++) {
+        cute_tuple at = cute_tuple_fmt(a, "((_,_,%lld),_,_)", (long long)j);
+        epilogue_piece(c, t, cute_tensor_slice(c, acc, at), cute_tensor_slice(c, tCgC, at),
+                       cute_tensor_slice(c, tCkC, at), alpha, beta);
+    }
+}
+
+/* tid: the thread's index among the consumers */
+static void consumer(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const hopper_smem *m, cute_int tid,
+                     cute_val alpha, cute_val beta)
+{
+    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
+    hopper_frag f = {cute_partition_A(c, thr, m->sA), cute_partition_B(c, thr, m->sB),
+                     cute_partition_fragment_C(c, thr, t->gC)};
+    cute_fill(c, f.acc, 0);
+    /* a consumer's state made as a producer's waits for the wrong phase (a broken kernel) */
+    cute_pipeline_role role = p->broken & GEMM_BREAK_PHASE ? CUTE_PIPELINE_PRODUCER : CUTE_PIPELINE_CONSUMER;
+    cute_pipeline_state read = cute_make_pipeline_state(c, role, p->stages);
+    cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    mma_ktile(c, p, m, &read, &f);
+    CUTE_FOR(c, kt, cute_i(1), t->k_tiles) {
+        (void)kt;
+        mma_ktile(c, p, m, &read, &f);
+        cute_warpgroup_wait(c, 1); /* the batch before this one has retired: its stage is free */
+        release(c, p, m, &done);
+    }
+    cute_warpgroup_wait(c, 0);
+    release(c, p, m, &done);
+    epilogue(c, p, tid, t, f.acc, alpha, beta);
+}
+
+static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
+                          cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
+                          cute_val mapB)
+{
+    const gemm_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_kernel_min_blocks(c, 1);
+    gemm_tiles t = gemm_block_tiles(c, p, mA, mB, mC, cA, cB, cC);
+    cute_smem_allocator al = cute_smem_allocator_new(c);
+    hopper_smem m;
+    m.sA = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_a.sw, p->smem_a.layout, 16);
+    m.sB = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_b.sw, p->smem_b.layout, 16);
+    int64_t tx = p->tma_a.bytes + p->tma_b.bytes - (p->broken & GEMM_BREAK_EXPECT_TX ? 16 : 0);
+    m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, WARPGROUP * p->consumers, tx);
+    cute_int tid = cute_thread_idx(c, 0);
+    CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
+        cute_setmaxregister_decrease(c, PRODUCER_REGS);
+        CUTE_IF(c, cute_int_eq(c, cute_warp_idx(c), cute_i(0))) {
+            CUTE_IF(c, cute_elect_one(c)) producer(c, p, &t, &m, mapA, mapB);
+        }
+    }
+    CUTE_ELSE(c) {
+        cute_setmaxregister_increase(c, CONSUMER_REGS);
+        consumer(c, p, &t, &m, cute_sub(a, tid, cute_i(WARPGROUP)), alpha, beta);
+    }
+}
+
+/* one stage of an operand's (rows, bk, stages) layout: the box of its TMA loads */
+static cute_layout one_stage(cute_alg *a, const cute_composed *L)
+{
+    return cute_take(a, &L->layout, 0, 2);
+}
+
+void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
+{
+    gemm_plan *p = cute_ctx_user(c); /* the atoms join the plan: the kernel reads them */
+    cute_alg *a = cute_ctx_alg(c);
+    if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
+    cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor;
+    p->tma_a = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, mA, one_stage(a, &p->smem_a), p->smem_a.sw, 1);
+    p->tma_b = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, mB, one_stage(a, &p->smem_b), p->smem_b.sw, 1);
+    cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));
+    cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
+    cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
+    CUTE_LAUNCH(c, hopper_kernel, gemm_launch_cfg(c, p, mC, 0), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
+                p->tma_a.map, p->tma_b.map);
+}

@@ -1,0 +1,87 @@
+/* The plan of the Hopper GEMM (hopper.c), as CuTe DSL's hopper/dense_gemm.py makes it: a
+ * 128 x 256 tile of C per block by two consumer warpgroups (64 x 256 each, one wgmma atom
+ * SM90_64x256x16 repeated over M), k-tiles of 128 bytes of K (64 16-bit elements: one row
+ * of the 128-byte swizzle), as many stages as shared memory holds.
+ *
+ * Taken: f16 and bf16 inputs (f32 accumulators; C of f16, bf16 or f32), A and B K-major
+ * ("TN"), every pointer and leading dimension 16-byte aligned (what TMA needs), unbatched.
+ * The rest is refused here with the reason, and the library's AUTO falls back to the SM80
+ * kernels. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cutec/atom_table.h"
+#include "cutec/notation.h"
+#include "cutec/smem_atoms.h"
+#include "kernels/gemm/gemm_internal.h"
+
+/* sm_90's largest shared memory per block (the opt-in limit of the architecture, 227 KB);
+ * the stages get what the barriers and the swizzle's alignment leave */
+enum { HOPPER_SMEM_BYTES = 227 * 1024, HOPPER_SMEM_RESERVED = 2048, HOPPER_MAX_STAGES = 8 };
+
+static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
+{
+    if (arch && arch != 90)
+        return cute_alg_fail(a, "gemm hopper: wgmma and TMA need sm_90 (the target is sm_%d)", arch);
+    if (cfg->dtype != CUTE_BF16 && cfg->dtype != CUTE_F16)
+        return cute_alg_fail(a, "gemm hopper: %s inputs (it takes f16 and bf16)", cute_dtype_name(cfg->dtype));
+    if (cfg->major[0] != 1 || cfg->major[1] != 1)
+        return cute_alg_fail(a, "gemm hopper: A and B must be K-major (A %s-major, B %s-major)",
+                             cfg->major[0] ? "K" : "M", cfg->major[1] ? "K" : "N");
+    if (cfg->align_bytes < 16)
+        return cute_alg_fail(a, "gemm hopper: TMA needs 16-byte aligned pointers and leading dimensions "
+                             "(these are %d-byte aligned)", cfg->align_bytes);
+    if (cfg->batched) return cute_alg_fail(a, "gemm hopper: batched operands are not taken yet");
+    return true;
+}
+
+/* the tile asked for (cute_gemm_tiling; zero fields: 128 x 256, k 64, stages that fit) */
+static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
+{
+    const cute_gemm_tiling *t = &cfg->tiling;
+    int es = cute_dtype_bytes(cfg->dtype);
+    p->bm = t->bm ? t->bm : 128, p->bn = t->bn ? t->bn : 256, p->bk = 128 / es;
+    if ((p->bm != 64 && p->bm != 128) || p->bn < 16 || p->bn > 256 || p->bn % 16 || (t->bk && t->bk != p->bk))
+        return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, bn a multiple of 16 up to 256, "
+                             "bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
+    int64_t stage = (p->bm + p->bn) * p->bk * es, fit = (HOPPER_SMEM_BYTES - HOPPER_SMEM_RESERVED) / stage;
+    p->stages = t->stages ? t->stages : (int)(fit < HOPPER_MAX_STAGES ? fit : HOPPER_MAX_STAGES);
+    if (p->stages < 2 || p->stages > fit)
+        return cute_alg_fail(a, "gemm hopper: %d stages of %lld bytes (2 to %lld fit in shared memory)",
+                             p->stages, (long long)stage, (long long)fit);
+    return true;
+}
+
+/* (rows, bk, stages) of one operand: CuTe's K-major 128-byte GMMA atom repeated over a stage,
+ * each mode coalesced, so that one stage is the (rows, bk) box one TMA load writes */
+static cute_composed stages_of(cute_alg *a, cute_dtype d, int64_t rows, int64_t bk, int stages)
+{
+    cute_composed atom;
+    cute_smem_atom_gmma(a, "Layout_K_SW128_Atom", d, &atom);
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)rows, (long long)bk, stages);
+    cute_composed L = cute_smem_layout_staged(a, &atom, &shape);
+    cute_tuple by_mode = cute_tuple_parse(a, "(1,1,1)");
+    L.layout = cute_coalesce_profile(a, &L.layout, &by_mode);
+    return L;
+}
+
+bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg = *cfg;
+    p->raster = 1;
+    if (!takes(a, cfg, arch) || !tiling(a, cfg, p)) return false;
+    p->consumers = (int)(p->bm / 64);
+    p->threads = 128 * (1 + p->consumers); /* a producer warpgroup, then the consumers */
+    char name[64];
+    snprintf(name, sizeof name, "SM90_64x%lldx16_F32%s_SS", (long long)p->bn,
+             cfg->dtype == CUTE_BF16 ? "BF16BF16" : "F16F16");
+    cute_mma_atom atom;
+    if (!cute_mma_atom_named(a, name, &atom)) return false;
+    /* the consumers' warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
+    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->consumers);
+    p->mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
+    p->smem_a = stages_of(a, cfg->dtype, p->bm, p->bk, p->stages);
+    p->smem_b = stages_of(a, cfg->dtype, p->bn, p->bk, p->stages);
+    return !a->failed;
+}
