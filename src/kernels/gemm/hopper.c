@@ -19,7 +19,7 @@
 #include "cutec/sync.h"
 #include "kernels/gemm/gemm_internal.h"
 
-enum { WARPGROUP = 128, PRODUCER_REGS = 40, CONSUMER_REGS = 232 };
+enum { WARPGROUP = 128, PRODUCER_REGS = 40, CONSUMER_REGS = 232, EPILOGUE_BARRIER = 1 };
 
 /* slice the last of `modes` modes of t (its stages) at the state's stage */
 static cute_tensor stage(cute_ctx *c, cute_tensor t, int modes, const cute_pipeline_state *s)
@@ -37,6 +37,7 @@ static cute_tensor ktile(cute_ctx *c, cute_tensor t, cute_int kt)
 
 typedef struct hopper_smem {
     cute_tensor sA, sB; /* (bm, bk, stages), (bn, bk, stages) */
+    cute_tensor sC;     /* (bm, bn) over the stages (p->smem_epilogue) */
     cute_pipeline pipe;
 } hopper_smem;
 
@@ -77,13 +78,11 @@ static void release(cute_ctx *c, const gemm_plan *p, const hopper_smem *m, cute_
     cute_pipeline_state_advance(c, s);
 }
 
-/* C = alpha acc + beta C on one piece of the thread's part of the tile (values of the
- * accumulator fragment, their places in C and in its coordinates), in bounds only; beta == 0
- * reads no C.  The scaling happens in the accumulators themselves. */
-static void epilogue_piece(cute_ctx *c, const gemm_tiles *t, cute_tensor acc, cute_tensor gC, cute_tensor kC,
-                           cute_val alpha, cute_val beta)
+/* alpha acc + beta C on one piece of the thread's part of the tile (accumulators, their
+ * places in C, their coordinates), in C's dtype; beta == 0 reads no C.  The scaling happens
+ * in the accumulators themselves: a second fragment beside them would not fit. */
+static cute_ssa scaled(cute_ctx *c, cute_tensor acc, cute_tensor gC, cute_ssa in, cute_val alpha, cute_val beta)
 {
-    cute_ssa in = cute_elem_less(c, kC, cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", t->M, t->N));
     cute_ssa v = cute_tensor_load(c, acc);
     cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape)));
     CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0))) {
@@ -91,24 +90,52 @@ static void epilogue_piece(cute_ctx *c, const gemm_tiles *t, cute_tensor acc, cu
         cute_ssa bc = cute_ssa_binop(c, CUTE_OP_MUL, old, cute_ssa_scalar(c, beta, v.shape));
         cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc), bc));
     }
-    cute_tensor_store_if(c, gC, cute_ssa_cvt(c, cute_tensor_load(c, acc), (cute_dtype)gC.dtype), in);
+    return cute_ssa_cvt(c, cute_tensor_load(c, acc), (cute_dtype)gC.dtype);
 }
 
-/* The epilogue one 8-column block of the wgmma's accumulators at a time (the last sub-mode
- * of CuTe's CLayout_64xN values, (2,2,N/8)): its predicates and addresses then live only
- * while their four values are stored, and the 128 accumulators of a 64 x 256 tile keep the
- * registers. */
-static void epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
-                     cute_val alpha, cute_val beta)
+/* The epilogue's pieces: one 8-column block of the wgmma's accumulators at a time (the last
+ * sub-mode of CuTe's CLayout_64xN values, (2,2,N/8)), so that the predicates and addresses
+ * of a piece live only while its four values are stored.  Each piece goes straight to C
+ * (sC.kind == CUTE_TENSOR_RMEM: no shared tile), or to C's tile in shared memory. */
+static void epilogue_pieces(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
+                            cute_val alpha, cute_val beta, const cute_tensor *sC)
 {
     cute_alg *a = cute_ctx_alg(c);
+    cute_tuple MN = cute_tuple_fmt(a, "(%I,%I)", t->M, t->N);
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
     cute_tensor tCgC = cute_partition_C(c, thr, t->gC), tCkC = cute_partition_C(c, thr, t->kC);
+    cute_tensor tCsC = sC ? cute_partition_C(c, thr, *sC) : tCgC;
     for (int64_t j = 0; j < p->bn / 8; j++) {
         cute_tuple at = cute_tuple_fmt(a, "((_,_,%lld),_,_)", (long long)j);
-        epilogue_piece(c, t, cute_tensor_slice(c, acc, at), cute_tensor_slice(c, tCgC, at),
-                       cute_tensor_slice(c, tCkC, at), alpha, beta);
+        cute_ssa in = cute_elem_less(c, cute_tensor_slice(c, tCkC, at), MN);
+        cute_ssa v = scaled(c, cute_tensor_slice(c, acc, at), cute_tensor_slice(c, tCgC, at), in, alpha, beta);
+        if (sC) cute_tensor_store(c, cute_tensor_slice(c, tCsC, at), v);
+        else cute_tensor_store_if(c, cute_tensor_slice(c, tCgC, at), v, in);
     }
+}
+
+/* C through shared memory (GEMM step 5's epilogue, epilogue_smem.c): the accumulators' 2-
+ * and 4-byte pieces scattered over the tile are written to sC, which lies over the stages,
+ * and read back by p->copy_c in 16-byte runs of C's unit-stride mode, each leaving with one
+ * 128-bit store.  The consumers meet at a named barrier (the producer takes no part) before
+ * sC is written, when every wgmma has read its stages, and before it is read back. */
+static void epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
+                     cute_val alpha, cute_val beta, cute_tensor sC)
+{
+    if (!p->smem_epilogue) {
+        epilogue_pieces(c, p, tid, t, acc, alpha, beta, NULL);
+        return;
+    }
+    int consumers = WARPGROUP * p->consumers;
+    cute_named_barrier_sync(c, EPILOGUE_BARRIER, consumers);
+    epilogue_pieces(c, p, tid, t, acc, alpha, beta, &sC);
+    cute_named_barrier_sync(c, EPILOGUE_BARRIER, consumers);
+    cute_thr_copy tc = cute_tiled_copy_slice(&p->copy_c, tid);
+    cute_tensor tXsC = cute_partition_S(c, tc, sC), r = cute_make_fragment_like(c, tXsC);
+    cute_autovec_copy(c, tXsC, r);
+    cute_tuple MN = cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", t->M, t->N);
+    cute_ssa out = cute_elem_less(c, cute_partition_D(c, tc, t->kC), MN);
+    cute_copy_if(c, &p->copy_c.atom, out, r, cute_partition_D(c, tc, t->gC));
 }
 
 /* tid: the thread's index among the consumers */
@@ -132,7 +159,7 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const
     }
     cute_warpgroup_wait(c, 0);
     release(c, p, m, &done);
-    epilogue(c, p, tid, t, f.acc, alpha, beta);
+    epilogue(c, p, tid, t, f.acc, alpha, beta, m->sC);
 }
 
 static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
@@ -147,6 +174,12 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tens
     hopper_smem m;
     m.sA = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_a.sw, p->smem_a.layout, 16);
     m.sB = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_b.sw, p->smem_b.layout, 16);
+    m.sC = m.sA;
+    if (p->smem_epilogue) {
+        cute_smem_allocator over = cute_smem_allocator_overlay(c, &al);
+        m.sC = cute_smem_alloc_tensor_swizzled(c, &over, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw,
+                                               p->smem_c.layout, 16);
+    }
     int64_t tx = p->tma_a.bytes + p->tma_b.bytes - (p->broken & GEMM_BREAK_EXPECT_TX ? 16 : 0);
     m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, WARPGROUP * p->consumers, tx);
     cute_int tid = cute_thread_idx(c, 0);

@@ -83,5 +83,11 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     p->mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
     p->smem_a = stages_of(a, cfg->dtype, p->bm, p->bk, p->stages);
     p->smem_b = stages_of(a, cfg->dtype, p->bn, p->bk, p->stages);
+    /* C through shared memory, over the stages, where it fits in them and its rows are whole
+     * 128-byte lines of the swizzle atom (else the accumulators go straight to C) */
+    int64_t c_bytes = p->bm * p->bn * cute_dtype_bytes(cute_gemm_c_dtype(cfg));
+    p->smem_epilogue = c_bytes <= (p->bm + p->bn) * p->bk * cute_dtype_bytes(cfg->dtype) * p->stages &&
+                       p->bn % 64 == 0;
+    if (p->smem_epilogue) gemm_plan_c_tile(a, p, 128 * p->consumers);
     return !a->failed;
 }
