@@ -32,6 +32,8 @@ typedef struct gemm_plan {
      * makes from the call's tensors (the maps are per call), and its consumer warpgroups */
     cute_tma_atom tma_a, tma_b;
     int consumers;
+    int sms;                  /* persistent kernels: the blocks resident at once (the device's
+                                 SMs), each walking the tiles */
 } gemm_plan;
 
 bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p);
@@ -106,6 +108,24 @@ typedef struct gemm_tiles {
 
 gemm_tiles gemm_block_tiles(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_tensor mB,
                             cute_tensor mC, cute_tensor cA, cute_tensor cB, cute_tensor cC);
+/* the same for tile (tm, tn) of C (a persistent kernel's, from its tile scheduler) */
+gemm_tiles gemm_tiles_at(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_tensor mB, cute_tensor mC,
+                         cute_tensor cA, cute_tensor cB, cute_tensor cC, cute_int tm, cute_int tn);
+/* The persistent tile scheduler (tile_sched.c): at most p->sms blocks, each walking tiles
+ * grid apart of a grouped raster order (bands of `raster` N-tiles walked down M). */
+typedef struct gemm_sched {
+    cute_int tiles_m, tiles_n, count;
+    int raster;
+} gemm_sched;
+gemm_sched gemm_sched_make(cute_ctx *c, const gemm_plan *p, cute_tensor mC, int raster);
+cute_launch_cfg gemm_sched_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s);
+/* in the kernel: how many tiles this block takes, and its w-th tile (tm, tn) */
+cute_int gemm_sched_mine(cute_ctx *c, const gemm_sched *s);
+void gemm_sched_tile(cute_ctx *c, const gemm_sched *s, cute_int w, cute_int *tm, cute_int *tn);
+/* the SMs a persistent kernel fills on rt's device (2 on the interpreter: a block then
+ * walks several tiles there too) */
+int gemm_resident_blocks(cute_runtime *rt);
+
 /* k-tile kt of a (rows,bk,k) tile and its coordinates, partitioned for thread `thr` of a
  * TiledCopy: the source partition, and the predicate "inside the operand's shape" */
 cute_tensor gemm_ktile_src(cute_ctx *c, cute_thr_copy thr, cute_tensor g, cute_int kt);

@@ -41,17 +41,36 @@ typedef struct hopper_smem {
     cute_pipeline pipe;
 } hopper_smem;
 
-static void producer(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const hopper_smem *m, cute_val mapA,
+/* The call's operands, for the tiles of C each role walks */
+typedef struct hopper_args {
+    cute_tensor mA, mB, mC, cA, cB, cC;
+    gemm_sched sched;
+} hopper_args;
+
+/* the w-th tile this block takes */
+static gemm_tiles tile(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cute_int w)
+{
+    cute_int tm, tn;
+    gemm_sched_tile(c, &g->sched, w, &tm, &tn);
+    return gemm_tiles_at(c, p, g->mA, g->mB, g->mC, g->cA, g->cB, g->cC, tm, tn);
+}
+
+/* The producer walks the block's tiles and their k-tiles, running ahead of the consumers by
+ * as many stages as there are: the next tile's loads overlap this one's epilogue. */
+static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const hopper_smem *m, cute_val mapA,
                      cute_val mapB)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
-    CUTE_FOR(c, kt, cute_i(0), t->k_tiles) {
-        cute_pipeline_producer_acquire(c, &m->pipe, &s, (cute_val){0});
-        cute_tma_copy_opts to = {.bar = cute_pipeline_producer_barrier(c, &m->pipe, &s)};
-        cute_tma_copy(c, &p->tma_a, mapA, ktile(c, t->kA, kt), stage(c, m->sA, 3, &s), to);
-        cute_tma_copy(c, &p->tma_b, mapB, ktile(c, t->kB, kt), stage(c, m->sB, 3, &s), to);
-        cute_pipeline_producer_commit(c, &m->pipe, &s);
-        cute_pipeline_state_advance(c, &s);
+    CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
+        gemm_tiles t = tile(c, p, g, w);
+        CUTE_FOR(c, kt, cute_i(0), t.k_tiles) {
+            cute_pipeline_producer_acquire(c, &m->pipe, &s, (cute_val){0});
+            cute_tma_copy_opts to = {.bar = cute_pipeline_producer_barrier(c, &m->pipe, &s)};
+            cute_tma_copy(c, &p->tma_a, mapA, ktile(c, t.kA, kt), stage(c, m->sA, 3, &s), to);
+            cute_tma_copy(c, &p->tma_b, mapB, ktile(c, t.kB, kt), stage(c, m->sB, 3, &s), to);
+            cute_pipeline_producer_commit(c, &m->pipe, &s);
+            cute_pipeline_state_advance(c, &s);
+        }
     }
 }
 
@@ -93,73 +112,135 @@ static cute_ssa scaled(cute_ctx *c, cute_tensor acc, cute_tensor gC, cute_ssa in
     return cute_ssa_cvt(c, cute_tensor_load(c, acc), (cute_dtype)gC.dtype);
 }
 
-/* The epilogue's pieces: one 8-column block of the wgmma's accumulators at a time (the last
- * sub-mode of CuTe's CLayout_64xN values, (2,2,N/8)), so that the predicates and addresses
- * of a piece live only while its four values are stored.  Each piece goes straight to C
- * (sC.kind == CUTE_TENSOR_RMEM: no shared tile), or to C's tile in shared memory. */
+/* C straight from the accumulators (tiles whose C does not go through shared memory), one
+ * 8-column block of the wgmma's accumulators at a time (the last sub-mode of CuTe's
+ * CLayout_64xN values, (2,2,N/8)), so that the predicates and addresses of a piece live only
+ * while its four values are stored. */
 static void epilogue_pieces(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
-                            cute_val alpha, cute_val beta, const cute_tensor *sC)
+                            cute_val alpha, cute_val beta)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tuple MN = cute_tuple_fmt(a, "(%I,%I)", t->M, t->N);
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
     cute_tensor tCgC = cute_partition_C(c, thr, t->gC), tCkC = cute_partition_C(c, thr, t->kC);
-    cute_tensor tCsC = sC ? cute_partition_C(c, thr, *sC) : tCgC;
     for (int64_t j = 0; j < p->bn / 8; j++) {
         cute_tuple at = cute_tuple_fmt(a, "((_,_,%lld),_,_)", (long long)j);
         cute_ssa in = cute_elem_less(c, cute_tensor_slice(c, tCkC, at), MN);
         cute_ssa v = scaled(c, cute_tensor_slice(c, acc, at), cute_tensor_slice(c, tCgC, at), in, alpha, beta);
-        if (sC) cute_tensor_store(c, cute_tensor_slice(c, tCsC, at), v);
-        else cute_tensor_store_if(c, cute_tensor_slice(c, tCgC, at), v, in);
+        cute_tensor_store_if(c, cute_tensor_slice(c, tCgC, at), v, in);
     }
 }
 
-/* C through shared memory (GEMM step 5's epilogue, epilogue_smem.c): the accumulators' 2-
- * and 4-byte pieces scattered over the tile are written to sC, which lies over the stages,
- * and read back by p->copy_c in 16-byte runs of C's unit-stride mode, each leaving with one
- * 128-bit store.  The consumers meet at a named barrier (the producer takes no part) before
- * sC is written, when every wgmma has read its stages, and before it is read back. */
+/* beta C + x on a fragment x of C's dtype, in f32, rounded once more to C's dtype; C read
+ * where `in` holds, only when beta != 0 */
+static void add_beta_c(cute_ctx *c, cute_tensor x, cute_tensor gC, cute_ssa in, cute_val beta)
+{
+    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0))) {
+        cute_ssa old = cute_ssa_cvt(c, cute_tensor_load_if(c, gC, in, 0.0), CUTE_F32);
+        cute_ssa bc = cute_ssa_binop(c, CUTE_OP_MUL, old, cute_ssa_scalar(c, beta, old.shape));
+        cute_ssa sum = cute_ssa_binop(c, CUTE_OP_ADD, cute_ssa_cvt(c, cute_tensor_load(c, x), CUTE_F32), bc);
+        cute_tensor_store(c, x, cute_ssa_cvt(c, sum, (cute_dtype)x.dtype));
+    }
+}
+
+/* sC back in 16-byte runs of C's unit-stride mode (p->copy_c), beta C added, one 128-bit
+ * store a run.  A dynamic loop over the runs' longer rest mode: unrolled whole, ptxas kept
+ * every run's global address live from the kernel's start (32 of them for an f32 C: spilled) */
+static void runs_out(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val beta,
+                     cute_tensor sC)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_thr_copy tc = cute_tiled_copy_slice(&p->copy_c, tid);
+    cute_tensor tXsC = cute_partition_S(c, tc, sC), tXgC = cute_partition_D(c, tc, t->gC);
+    cute_tensor tXkC = cute_partition_D(c, tc, t->kC);
+    cute_layout m1 = cute_get(a, &tXsC.layout, 1), m2 = cute_get(a, &tXsC.layout, 2);
+    bool along2 = cute_size(a, &m2).v > cute_size(a, &m1).v;
+    cute_tuple MN = cute_tuple_fmt(a, "(%I,%I)", t->M, t->N);
+    CUTE_FOR_STEP(c, i, cute_i(0), cute_size(a, along2 ? &m2 : &m1), 1, 4) {
+        cute_tuple at = cute_tuple_fmt(a, along2 ? "(_,_,%I)" : "(_,%I,_)", i);
+        cute_tensor s = cute_tensor_slice(c, tXsC, at), g = cute_tensor_slice(c, tXgC, at);
+        cute_tensor r = cute_make_fragment_like(c, s);
+        cute_autovec_copy(c, s, r);
+        cute_ssa out = cute_elem_less(c, cute_tensor_slice(c, tXkC, at), MN);
+        add_beta_c(c, r, g, out, beta);
+        cute_copy_if(c, &p->copy_c.atom, out, r, g);
+    }
+}
+
+/* C through shared memory (GEMM step 5's epilogue, epilogue_smem.c): alpha acc, in C's
+ * dtype, is written to sC in the MMA's layout (static shared offsets: nothing of C's
+ * addresses is computed for it), then read back by p->copy_c in 16-byte runs of C's
+ * unit-stride mode, where beta C is added (C read in the same runs) and each run leaves with
+ * one 128-bit store.  The consumers meet at a named barrier (the producer, loading the next
+ * tile, takes no part) before sC is written, when the previous tile's reads of it are done,
+ * and before it is read back. */
 static void epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
                      cute_val alpha, cute_val beta, cute_tensor sC)
 {
     if (!p->smem_epilogue) {
-        epilogue_pieces(c, p, tid, t, acc, alpha, beta, NULL);
+        epilogue_pieces(c, p, tid, t, acc, alpha, beta);
         return;
     }
     int consumers = WARPGROUP * p->consumers;
+    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
+    cute_ssa v = cute_tensor_load(c, acc);
+    cute_ssa ax = cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape));
     cute_named_barrier_sync(c, EPILOGUE_BARRIER, consumers);
-    epilogue_pieces(c, p, tid, t, acc, alpha, beta, &sC);
+    cute_tensor_store(c, cute_partition_C(c, thr, sC), cute_ssa_cvt(c, ax, (cute_dtype)sC.dtype));
     cute_named_barrier_sync(c, EPILOGUE_BARRIER, consumers);
-    cute_thr_copy tc = cute_tiled_copy_slice(&p->copy_c, tid);
-    cute_tensor tXsC = cute_partition_S(c, tc, sC), r = cute_make_fragment_like(c, tXsC);
-    cute_autovec_copy(c, tXsC, r);
-    cute_tuple MN = cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", t->M, t->N);
-    cute_ssa out = cute_elem_less(c, cute_partition_D(c, tc, t->kC), MN);
-    cute_copy_if(c, &p->copy_c.atom, out, r, cute_partition_D(c, tc, t->gC));
+    runs_out(c, p, tid, t, beta, sC);
+}
+
+/* One tile's main loop: one wgmma batch per k-tile, one batch in flight, each stage
+ * released once the batch that read it has retired. */
+static void mainloop(cute_ctx *c, const gemm_plan *p, const hopper_smem *m, const gemm_tiles *t,
+                     cute_pipeline_state *read, cute_pipeline_state *done, const hopper_frag *f)
+{
+    cute_fill(c, f->acc, 0);
+    mma_ktile(c, p, m, read, f);
+    CUTE_FOR(c, kt, cute_i(1), t->k_tiles) {
+        (void)kt;
+        mma_ktile(c, p, m, read, f);
+        cute_warpgroup_wait(c, 1); /* the batch before this one has retired: its stage is free */
+        release(c, p, m, done);
+    }
+    cute_warpgroup_wait(c, 0);
+    release(c, p, m, done);
 }
 
 /* tid: the thread's index among the consumers */
-static void consumer(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const hopper_smem *m, cute_int tid,
+static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const hopper_smem *m, cute_int tid,
                      cute_val alpha, cute_val beta)
 {
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
+    gemm_tiles first = tile(c, p, g, cute_i(0)); /* (the accumulators' shape: any tile's) */
     hopper_frag f = {cute_partition_A(c, thr, m->sA), cute_partition_B(c, thr, m->sB),
-                     cute_partition_fragment_C(c, thr, t->gC)};
-    cute_fill(c, f.acc, 0);
+                     cute_partition_fragment_C(c, thr, first.gC)};
     /* a consumer's state made as a producer's waits for the wrong phase (a broken kernel) */
     cute_pipeline_role role = p->broken & GEMM_BREAK_PHASE ? CUTE_PIPELINE_PRODUCER : CUTE_PIPELINE_CONSUMER;
     cute_pipeline_state read = cute_make_pipeline_state(c, role, p->stages);
     cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    mma_ktile(c, p, m, &read, &f);
-    CUTE_FOR(c, kt, cute_i(1), t->k_tiles) {
-        (void)kt;
-        mma_ktile(c, p, m, &read, &f);
-        cute_warpgroup_wait(c, 1); /* the batch before this one has retired: its stage is free */
-        release(c, p, m, &done);
+    CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
+        gemm_tiles t = tile(c, p, g, w);
+        mainloop(c, p, m, &t, &read, &done, &f);
+        epilogue(c, p, tid, &t, f.acc, alpha, beta, m->sC);
     }
-    cute_warpgroup_wait(c, 0);
-    release(c, p, m, &done);
-    epilogue(c, p, tid, t, f.acc, alpha, beta, m->sC);
+}
+
+/* the stages, C's tile (its own memory: the producer fills the stages with the next tile
+ * while the consumers write this one's C) and the pipeline */
+static hopper_smem shared_memory(cute_ctx *c, const gemm_plan *p)
+{
+    cute_smem_allocator al = cute_smem_allocator_new(c);
+    hopper_smem m;
+    m.sA = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_a.sw, p->smem_a.layout, 16);
+    m.sB = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_b.sw, p->smem_b.layout, 16);
+    m.sC = m.sA;
+    if (p->smem_epilogue)
+        m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw, p->smem_c.layout, 16);
+    int64_t tx = p->tma_a.bytes + p->tma_b.bytes - (p->broken & GEMM_BREAK_EXPECT_TX ? 16 : 0);
+    m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, WARPGROUP * p->consumers, tx);
+    return m;
 }
 
 static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
@@ -169,29 +250,18 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tens
     const gemm_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     cute_kernel_min_blocks(c, 1);
-    gemm_tiles t = gemm_block_tiles(c, p, mA, mB, mC, cA, cB, cC);
-    cute_smem_allocator al = cute_smem_allocator_new(c);
-    hopper_smem m;
-    m.sA = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_a.sw, p->smem_a.layout, 16);
-    m.sB = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_b.sw, p->smem_b.layout, 16);
-    m.sC = m.sA;
-    if (p->smem_epilogue) {
-        cute_smem_allocator over = cute_smem_allocator_overlay(c, &al);
-        m.sC = cute_smem_alloc_tensor_swizzled(c, &over, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw,
-                                               p->smem_c.layout, 16);
-    }
-    int64_t tx = p->tma_a.bytes + p->tma_b.bytes - (p->broken & GEMM_BREAK_EXPECT_TX ? 16 : 0);
-    m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, WARPGROUP * p->consumers, tx);
+    hopper_args g = {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)};
+    hopper_smem m = shared_memory(c, p);
     cute_int tid = cute_thread_idx(c, 0);
     CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
         cute_setmaxregister_decrease(c, PRODUCER_REGS);
         CUTE_IF(c, cute_int_eq(c, cute_warp_idx(c), cute_i(0))) {
-            CUTE_IF(c, cute_elect_one(c)) producer(c, p, &t, &m, mapA, mapB);
+            CUTE_IF(c, cute_elect_one(c)) producer(c, p, &g, &m, mapA, mapB);
         }
     }
     CUTE_ELSE(c) {
         cute_setmaxregister_increase(c, CONSUMER_REGS);
-        consumer(c, p, &t, &m, cute_sub(a, tid, cute_i(WARPGROUP)), alpha, beta);
+        consumer(c, p, &g, &m, cute_sub(a, tid, cute_i(WARPGROUP)), alpha, beta);
     }
 }
 
@@ -212,6 +282,7 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));
     cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
-    CUTE_LAUNCH(c, hopper_kernel, gemm_launch_cfg(c, p, mC, 0), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
+    gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
+    CUTE_LAUNCH(c, hopper_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
                 p->tma_a.map, p->tma_b.map);
 }

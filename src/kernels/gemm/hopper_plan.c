@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cutec/atom_table.h"
+#include "cutec/cuda_driver.h"
 #include "cutec/notation.h"
 #include "cutec/smem_atoms.h"
 #include "kernels/gemm/gemm_internal.h"
@@ -35,7 +36,12 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
     return true;
 }
 
-/* the tile asked for (cute_gemm_tiling; zero fields: 128 x 256, k 64, stages that fit) */
+/* The tile asked for (cute_gemm_tiling; zero fields: 128 x 256, k 64) and the stages.  C's
+ * tile goes through shared memory of its own beside the stages (the persistent kernel's
+ * producer fills them with the next tile meanwhile) where that leaves at least 2 stages
+ * (16-bit C: 64 KB and 3 stages of 48 KB; f32 C: 128 KB and 2); else (N tiles not a whole
+ * number of 128-byte lines, stages asked for that leave no room) the accumulators go
+ * straight to C, and the stages take all the memory. */
 static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
 {
     const cute_gemm_tiling *t = &cfg->tiling;
@@ -44,8 +50,12 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if ((p->bm != 64 && p->bm != 128) || p->bn < 16 || p->bn > 256 || p->bn % 16 || (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, bn a multiple of 16 up to 256, "
                              "bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
-    int64_t stage = (p->bm + p->bn) * p->bk * es, fit = (HOPPER_SMEM_BYTES - HOPPER_SMEM_RESERVED) / stage;
-    p->stages = t->stages ? t->stages : (int)(fit < HOPPER_MAX_STAGES ? fit : HOPPER_MAX_STAGES);
+    int64_t stage = (p->bm + p->bn) * p->bk * es, room = HOPPER_SMEM_BYTES - HOPPER_SMEM_RESERVED;
+    int64_t c_bytes = p->bm * p->bn * cute_dtype_bytes(cute_gemm_c_dtype(cfg));
+    int64_t fit = room / stage, fit_beside_c = (room - c_bytes) / stage;
+    p->smem_epilogue = p->bn % 64 == 0 && (t->stages ? t->stages <= fit_beside_c : fit_beside_c >= 2);
+    int64_t most = p->smem_epilogue ? fit_beside_c : fit;
+    p->stages = t->stages ? t->stages : (int)(most < HOPPER_MAX_STAGES ? most : HOPPER_MAX_STAGES);
     if (p->stages < 2 || p->stages > fit)
         return cute_alg_fail(a, "gemm hopper: %d stages of %lld bytes (2 to %lld fit in shared memory)",
                              p->stages, (long long)stage, (long long)fit);
@@ -69,7 +79,6 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
 {
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
-    p->raster = 1;
     if (!takes(a, cfg, arch) || !tiling(a, cfg, p)) return false;
     p->consumers = (int)(p->bm / 64);
     p->threads = 128 * (1 + p->consumers); /* a producer warpgroup, then the consumers */
@@ -83,11 +92,14 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     p->mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
     p->smem_a = stages_of(a, cfg->dtype, p->bm, p->bk, p->stages);
     p->smem_b = stages_of(a, cfg->dtype, p->bn, p->bk, p->stages);
-    /* C through shared memory, over the stages, where it fits in them and its rows are whole
-     * 128-byte lines of the swizzle atom (else the accumulators go straight to C) */
-    int64_t c_bytes = p->bm * p->bn * cute_dtype_bytes(cute_gemm_c_dtype(cfg));
-    p->smem_epilogue = c_bytes <= (p->bm + p->bn) * p->bk * cute_dtype_bytes(cfg->dtype) * p->stages &&
-                       p->bn % 64 == 0;
     if (p->smem_epilogue) gemm_plan_c_tile(a, p, 128 * p->consumers);
+    p->raster = 8; /* 16.5 A rows and 8 B columns of 128 x 256 tiles in flight on 132 SMs */
     return !a->failed;
+}
+
+int gemm_resident_blocks(cute_runtime *rt)
+{
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
+    const cute_device_info *d = cu ? cute_cuda_device(cu) : NULL;
+    return d && d->sm_count > 0 ? d->sm_count : 2;
 }

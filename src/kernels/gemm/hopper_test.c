@@ -2,7 +2,9 @@
  * inputs, C poisoned (NaN where beta is 0, random where it is not):
  *  - on the interpreter, every check on, at small odd sizes whose edge tiles are partial in
  *    M, N and K (136x200x72 with the 128x256 tile: two M tiles, N and K tails), bf16 and f16,
- *    C of f32, bf16 and f16, row- and column-major, more k-tiles than stages;
+ *    C of f32, bf16 and f16, row- and column-major, more k-tiles than stages, C through
+ *    shared memory and straight from the accumulators, blocks walking several tiles (the
+ *    persistent scheduler; the interpreter has 2 "SMs");
  *  - the broken pipelines, each reported by the interpreter with the warp, the site and the
  *    barrier's state: too few transaction bytes expected, a consumer waiting for the wrong
  *    phase, a consumer that never releases a stage, a wgmma that reads a stage before its
@@ -184,6 +186,9 @@ static void interp(void)
         {136, 200, 72, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {0}},
         {136, 200, 72, CUTE_F16, CUTE_F16, 0, -1.0, 0.0, {128, 128, 0, 0, 0, 0}},
         {72, 48, 328, CUTE_BF16, CUTE_BF16, 1, 0.75, 2.0, {64, 48, 0, 2, 0, 0}},
+        /* 12 tiles on the interpreter's 2 resident blocks: 6 each, the raster's band narrower
+         * than 8 N-tiles, C through shared memory */
+        {200, 136, 200, CUTE_F16, CUTE_F32, 0, 1.0, 0.5, {64, 64, 0, 2, 0, 0}},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
     broken_all(rt);
