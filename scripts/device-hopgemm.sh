@@ -20,6 +20,12 @@ log="$out/hop.log"
         echo "== bench gemm $d tn (K-major A and B): hopper, tensorop_smem, cuBLAS"
         build/cutec bench gemm --dtype $d --layout tn --sizes $sizes --variants hopper,tensorop_smem --iters $iters 2>&1
     done
+    echo "== bench gemm bf16 tnt (row-major C) and bf16 -> f32: hopper, cuBLAS"
+    build/cutec bench gemm --dtype bf16 --layout tnt --sizes 4096,8192 --variants hopper --iters $iters 2>&1 | grep -E "^[0-9]"
+    build/cutec bench gemm --dtype bf16 --out-dtype f32 --layout tn --sizes 4096,8192 --variants hopper --iters $iters 2>&1 | grep -E "^[0-9]"
+    echo "== bench gemm bf16 tn, 4 stages (C straight from the accumulators), and 128x128 tiles"
+    build/cutec bench gemm --dtype bf16 --layout tn --sizes 4096,8192 --variants hopper --stages 4 --iters $iters 2>&1 | grep -E "^[0-9]"
+    build/cutec bench gemm --dtype bf16 --layout tn --sizes 4096,8192 --variants hopper --tile 128x128x64 --iters $iters 2>&1 | grep -E "^[0-9]"
     echo "== registers, spills and SASS of the Hopper kernel"
     CUTEC_ARCH=sm_90a build/cutec compile gemm --dtype bf16 --variant hopper --layout tn --emit cuda > "$out/k.cu" 2>/dev/null
     nvcc -arch=sm_90a -cubin -Xptxas -v "$out/k.cu" -o "$out/k.cubin" 2>&1 | grep -E "registers|spill|serial"

@@ -121,7 +121,8 @@ static inline cute_dtype cute_gemm_c_dtype(const cute_gemm_config *cfg)
  * largest offset is about K * ld + M); the library uses the 32-bit kernels up to it. */
 #define CUTE_GEMM_INDEX_BOUND 32768
 
-/* The variants AUTO tries for inputs of dtype d, best first (tensor cores for 16-bit, 8-bit
+/* The variants AUTO tries for inputs of dtype d, best first (a library on sm_90 tries
+ * CUTE_GEMM_HOPPER before them for f16 and bf16) (tensor cores for 16-bit, 8-bit
  * and f64 inputs, then f64's FMA steps; the FMA steps for f32); their number. */
 int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT]);
 
