@@ -32,6 +32,7 @@ typedef struct gemm_plan {
      * makes from the call's tensors (the maps are per call), and its consumer warpgroups */
     cute_tma_atom tma_a, tma_b;
     int consumers;
+    int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N */
     int sms;                  /* persistent kernels: the blocks resident at once (the device's
                                  SMs), each walking the tiles */
 } gemm_plan;
@@ -62,10 +63,10 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
 bool gemm_plan_multistage(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
 bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p,
                         bool smem_epilogue);
-/* C's tile in shared memory, p->smem_c (swizzled like the operands: 16-byte chunks of 8
- * lines apart), and p->copy_c, which `threads` threads read it back with in 16-byte runs of
- * C's unit-stride mode (plan_multistage.c) */
-void gemm_plan_c_tile(cute_alg *a, gemm_plan *p, int threads);
+/* C's tile (bm, cols) in shared memory, p->smem_c (swizzled like the operands: 16-byte
+ * chunks of 8 lines apart), and p->copy_c, which `threads` threads read it back with in
+ * 16-byte runs of C's unit-stride mode (plan_multistage.c) */
+void gemm_plan_c_tile(cute_alg *a, gemm_plan *p, int threads, int64_t cols);
 /* the global -> shared copy atom for pieces of `bytes` (cp.async where it can) */
 cute_copy_atom gemm_g2s_atom(cute_alg *a, cute_dtype d, int bytes);
 

@@ -146,13 +146,13 @@ static void add_beta_c(cute_ctx *c, cute_tensor x, cute_tensor gC, cute_ssa in, 
 /* sC back in 16-byte runs of C's unit-stride mode (p->copy_c), beta C added, one 128-bit
  * store a run.  A dynamic loop over the runs' longer rest mode: unrolled whole, ptxas kept
  * every run's global address live from the kernel's start (32 of them for an f32 C: spilled) */
-static void runs_out(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val beta,
-                     cute_tensor sC)
+static void runs_out(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor gC,
+                     cute_tensor kC, cute_val beta, cute_tensor sC)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_thr_copy tc = cute_tiled_copy_slice(&p->copy_c, tid);
-    cute_tensor tXsC = cute_partition_S(c, tc, sC), tXgC = cute_partition_D(c, tc, t->gC);
-    cute_tensor tXkC = cute_partition_D(c, tc, t->kC);
+    cute_tensor tXsC = cute_partition_S(c, tc, sC), tXgC = cute_partition_D(c, tc, gC);
+    cute_tensor tXkC = cute_partition_D(c, tc, kC);
     cute_layout m1 = cute_get(a, &tXsC.layout, 1), m2 = cute_get(a, &tXsC.layout, 2);
     bool along2 = cute_size(a, &m2).v > cute_size(a, &m1).v;
     cute_tuple MN = cute_tuple_fmt(a, "(%I,%I)", t->M, t->N);
@@ -167,13 +167,28 @@ static void runs_out(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_t
     }
 }
 
+/* C's shared tile (bm, bn / parts) seen as the whole (bm, bn) tile, part q of N on top of
+ * part 0 (a stride-0 mode of the parts): the MMA partitions the whole tile, and the pieces of
+ * part q land in the one buffer */
+static cute_tensor parts_on_top(cute_ctx *c, const gemm_plan *p, cute_tensor sC)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t w = p->bn / p->c_parts;
+    cute_layout over = cute_layout_fmt(a, "(%lld,(%lld,%d)):(1,(%lld,0))", (long long)p->bm, (long long)w,
+                                       p->c_parts, (long long)p->bm);
+    cute_tiler T = cute_tiler_layout(&over);
+    sC.layout = cute_composition(a, &sC.layout, &T);
+    return sC;
+}
+
 /* C through shared memory (GEMM step 5's epilogue, epilogue_smem.c): alpha acc, in C's
  * dtype, is written to sC in the MMA's layout (static shared offsets: nothing of C's
  * addresses is computed for it), then read back by p->copy_c in 16-byte runs of C's
  * unit-stride mode, where beta C is added (C read in the same runs) and each run leaves with
  * one 128-bit store.  The consumers meet at a named barrier (the producer, loading the next
  * tile, takes no part) before sC is written, when the previous tile's reads of it are done,
- * and before it is read back. */
+ * and before it is read back.  An f32 C's tile (128 KB) goes in halves of N through a buffer
+ * of 64 KB (p->c_parts), leaving 3 stages beside it, not 2 (2 ran at 54-56% of cuBLAS). */
 static void epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
                      cute_val alpha, cute_val beta, cute_tensor sC)
 {
@@ -181,14 +196,26 @@ static void epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_t
         epilogue_pieces(c, p, tid, t, acc, alpha, beta);
         return;
     }
+    cute_alg *a = cute_ctx_alg(c);
     int consumers = WARPGROUP * p->consumers;
+    int64_t pieces = p->bn / 8 / p->c_parts; /* 8-column blocks of the accumulators a part */
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
+    cute_tensor tCsC = cute_partition_C(c, thr, parts_on_top(c, p, sC));
     cute_ssa v = cute_tensor_load(c, acc);
-    cute_ssa ax = cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape));
-    cute_named_barrier_sync(c, EPILOGUE_BARRIER, consumers);
-    cute_tensor_store(c, cute_partition_C(c, thr, sC), cute_ssa_cvt(c, ax, (cute_dtype)sC.dtype));
-    cute_named_barrier_sync(c, EPILOGUE_BARRIER, consumers);
-    runs_out(c, p, tid, t, beta, sC);
+    cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape)));
+    cute_tuple part = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)(p->bn / p->c_parts));
+    for (int q = 0; q < p->c_parts; q++) {
+        cute_named_barrier_sync(c, EPILOGUE_BARRIER, consumers);
+        for (int64_t j = q * pieces; j < (q + 1) * pieces; j++) {
+            cute_tuple at = cute_tuple_fmt(a, "((_,_,%lld),_,_)", (long long)j);
+            cute_ssa x = cute_tensor_load(c, cute_tensor_slice(c, acc, at));
+            cute_tensor_store(c, cute_tensor_slice(c, tCsC, at), cute_ssa_cvt(c, x, (cute_dtype)sC.dtype));
+        }
+        cute_named_barrier_sync(c, EPILOGUE_BARRIER, consumers);
+        cute_tuple at = cute_tuple_fmt(a, "(0,%d)", q);
+        runs_out(c, p, tid, t, cute_tensor_local_tile(c, t->gC, part, at, NULL),
+                 cute_tensor_local_tile(c, t->kC, part, at, NULL), beta, sC);
+    }
 }
 
 /* One tile's main loop: one wgmma batch per k-tile, one batch in flight, each stage

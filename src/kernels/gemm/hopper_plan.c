@@ -38,10 +38,10 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
 
 /* The tile asked for (cute_gemm_tiling; zero fields: 128 x 256, k 64) and the stages.  C's
  * tile goes through shared memory of its own beside the stages (the persistent kernel's
- * producer fills them with the next tile meanwhile) where that leaves at least 2 stages
- * (16-bit C: 64 KB and 3 stages of 48 KB; f32 C: 128 KB and 2); else (N tiles not a whole
- * number of 128-byte lines, stages asked for that leave no room) the accumulators go
- * straight to C, and the stages take all the memory. */
+ * producer fills them with the next tile meanwhile), in parts of N where the whole tile
+ * would leave fewer than 3 stages (16-bit C: 64 KB, one part, and 3 stages of 48 KB; f32 C:
+ * two parts of 64 KB and 3 stages); where no part leaves 2 stages, or N is not whole 64-column
+ * blocks, the accumulators go straight to C and the stages take all the memory. */
 static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
 {
     const cute_gemm_tiling *t = &cfg->tiling;
@@ -52,7 +52,11 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
                              "bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
     int64_t stage = (p->bm + p->bn) * p->bk * es, room = HOPPER_SMEM_BYTES - HOPPER_SMEM_RESERVED;
     int64_t c_bytes = p->bm * p->bn * cute_dtype_bytes(cute_gemm_c_dtype(cfg));
-    int64_t fit = room / stage, fit_beside_c = (room - c_bytes) / stage;
+    /* C's tile in parts of N (whole 64-column blocks) until the stages wanted fit beside one */
+    int want = t->stages ? t->stages : 3;
+    p->c_parts = 1;
+    while ((p->bn / (2 * p->c_parts)) % 64 == 0 && (room - c_bytes / p->c_parts) / stage < want) p->c_parts *= 2;
+    int64_t fit = room / stage, fit_beside_c = (room - c_bytes / p->c_parts) / stage;
     p->smem_epilogue = p->bn % 64 == 0 && (t->stages ? t->stages <= fit_beside_c : fit_beside_c >= 2);
     int64_t most = p->smem_epilogue ? fit_beside_c : fit;
     p->stages = t->stages ? t->stages : (int)(most < HOPPER_MAX_STAGES ? most : HOPPER_MAX_STAGES);
@@ -92,7 +96,7 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     p->mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
     p->smem_a = stages_of(a, cfg->dtype, p->bm, p->bk, p->stages);
     p->smem_b = stages_of(a, cfg->dtype, p->bn, p->bk, p->stages);
-    if (p->smem_epilogue) gemm_plan_c_tile(a, p, 128 * p->consumers);
+    if (p->smem_epilogue) gemm_plan_c_tile(a, p, 128 * p->consumers, p->bn / p->c_parts);
     p->raster = 8; /* 16.5 A rows and 8 B columns of 128 x 256 tiles in flight on 132 SMs */
     return !a->failed;
 }

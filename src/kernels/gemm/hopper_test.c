@@ -189,6 +189,8 @@ static void interp(void)
         /* 12 tiles on the interpreter's 2 resident blocks: 6 each, the raster's band narrower
          * than 8 N-tiles, C through shared memory */
         {200, 136, 200, CUTE_F16, CUTE_F32, 0, 1.0, 0.5, {64, 64, 0, 2, 0, 0}},
+        /* an f32 C's 128 x 256 tile in two parts of N (and the first case row-major) */
+        {136, 264, 136, CUTE_BF16, CUTE_F32, 0, 1.0, -1.0, {0}},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
     broken_all(rt);
