@@ -11,9 +11,9 @@ log="$out/hop.log"
     device_begin
     device_tests kernels/gemm/hopper_test kernels/gemm/lib_test kernels/gemm/spill_test
     echo "== run gemm --variant hopper: odd sizes, every element against float64"
-    for d in "bf16 --out-dtype f32" "f16" "bf16"; do
+    for d in "bf16 --out-dtype f32 --layout tnt" "f16 --layout tnt" "bf16 --layout nnt" "bf16 --layout tt"; do
         # shellcheck disable=SC2086
-        build/cutec run gemm --variant hopper --dtype $d --m 1021 --n 512 --k 264 --layout tnt 2>&1 | tail -n 2
+        build/cutec run gemm --variant hopper --dtype $d --m 1021 --n 512 --k 264 2>&1 | tail -n 2
     done
     build/cutec run gemm --dtype bf16 --m 4096 --n 4096 --k 4096 --layout tn 2>&1 | tail -n 3
     for d in bf16 f16; do
@@ -23,9 +23,8 @@ log="$out/hop.log"
     echo "== bench gemm bf16 tnt (row-major C) and bf16 -> f32: hopper, cuBLAS"
     build/cutec bench gemm --dtype bf16 --layout tnt --sizes 4096,8192 --variants hopper --iters $iters 2>&1 | grep -E "^[0-9]"
     build/cutec bench gemm --dtype bf16 --out-dtype f32 --layout tn --sizes 4096,8192 --variants hopper --iters $iters 2>&1 | grep -E "^[0-9]"
-    echo "== bench gemm bf16 tn, 4 stages (C straight from the accumulators), and 128x128 tiles"
-    build/cutec bench gemm --dtype bf16 --layout tn --sizes 4096,8192 --variants hopper --stages 4 --iters $iters 2>&1 | grep -E "^[0-9]"
-    build/cutec bench gemm --dtype bf16 --layout tn --sizes 4096,8192 --variants hopper --tile 128x128x64 --iters $iters 2>&1 | grep -E "^[0-9]"
+    echo "== bench gemm bf16 nt (M-major A, N-major B: 64-row TMA boxes, transposed wgmma operands)"
+    build/cutec bench gemm --dtype bf16 --layout nt --sizes 4096,8192 --variants hopper,tensorop_smem --iters $iters 2>&1 | grep -E "^[0-9]"
     echo "== registers, spills and SASS of the Hopper kernel"
     CUTEC_ARCH=sm_90a build/cutec compile gemm --dtype bf16 --variant hopper --layout tn --emit cuda > "$out/k.cu" 2>/dev/null
     nvcc -arch=sm_90a -cubin -Xptxas -v "$out/k.cu" -o "$out/k.cubin" 2>&1 | grep -E "registers|spill|serial"

@@ -31,6 +31,7 @@ typedef struct gemm_plan {
     /* the Hopper kernel (hopper.c): TMA atoms of A's and B's k-tiles, which its host function
      * makes from the call's tensors (the maps are per call), and its consumer warpgroups */
     cute_tma_atom tma_a, tma_b;
+    int64_t box_rows[2];      /* rows of A's / B's stage one TMA box loads (all, or 64: MN-major) */
     int consumers;
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N */
     int sms;                  /* persistent kernels: the blocks resident at once (the device's

@@ -55,6 +55,23 @@ static gemm_tiles tile(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cu
     return gemm_tiles_at(c, p, g->mA, g->mB, g->mC, g->cA, g->cB, g->cC, tm, tn);
 }
 
+/* One operand's k-tile (a tile of its TMA coordinate tensor) into its stage, one box of
+ * p->box_rows rows at a time: the whole k-tile when K-major, 64 rows a box when M- or
+ * N-major (a box spans the swizzle's 128 bytes at most) */
+static void load_boxes(cute_ctx *c, const gemm_plan *p, int operand, cute_val map, cute_tensor tile,
+                       cute_tensor smem, cute_tma_copy_opts to)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t rows = operand ? p->bn : p->bm, box = p->box_rows[operand];
+    const cute_tma_atom *atom = operand ? &p->tma_b : &p->tma_a;
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld)", (long long)box, (long long)p->bk);
+    for (int64_t i = 0; i < rows / box; i++) {
+        cute_tuple at = cute_tuple_fmt(a, "(%lld,0)", (long long)i);
+        cute_tma_copy(c, atom, map, cute_tensor_local_tile(c, tile, shape, at, NULL),
+                      cute_tensor_local_tile(c, smem, shape, at, NULL), to);
+    }
+}
+
 /* The producer walks the block's tiles and their k-tiles, running ahead of the consumers by
  * as many stages as there are: the next tile's loads overlap this one's epilogue. */
 static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const hopper_smem *m, cute_val mapA,
@@ -66,8 +83,8 @@ static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
         CUTE_FOR(c, kt, cute_i(0), t.k_tiles) {
             cute_pipeline_producer_acquire(c, &m->pipe, &s, (cute_val){0});
             cute_tma_copy_opts to = {.bar = cute_pipeline_producer_barrier(c, &m->pipe, &s)};
-            cute_tma_copy(c, &p->tma_a, mapA, ktile(c, t.kA, kt), stage(c, m->sA, 3, &s), to);
-            cute_tma_copy(c, &p->tma_b, mapB, ktile(c, t.kB, kt), stage(c, m->sB, 3, &s), to);
+            load_boxes(c, p, 0, mapA, ktile(c, t.kA, kt), stage(c, m->sA, 3, &s), to);
+            load_boxes(c, p, 1, mapB, ktile(c, t.kB, kt), stage(c, m->sB, 3, &s), to);
             cute_pipeline_producer_commit(c, &m->pipe, &s);
             cute_pipeline_state_advance(c, &s);
         }
@@ -265,7 +282,8 @@ static hopper_smem shared_memory(cute_ctx *c, const gemm_plan *p)
     m.sC = m.sA;
     if (p->smem_epilogue)
         m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw, p->smem_c.layout, 16);
-    int64_t tx = p->tma_a.bytes + p->tma_b.bytes - (p->broken & GEMM_BREAK_EXPECT_TX ? 16 : 0);
+    int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]) -
+                 (p->broken & GEMM_BREAK_EXPECT_TX ? 16 : 0);
     m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, WARPGROUP * p->consumers, tx);
     return m;
 }
@@ -292,10 +310,16 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tens
     }
 }
 
-/* one stage of an operand's (rows, bk, stages) layout: the box of its TMA loads */
-static cute_layout one_stage(cute_alg *a, const cute_composed *L)
+/* the first box of an operand's (rows, bk, stages) layout: the shared layout of its TMA
+ * loads (the whole stage when K-major) */
+static cute_layout first_box(cute_alg *a, const gemm_plan *p, int operand)
 {
-    return cute_take(a, &L->layout, 0, 2);
+    cute_layout stage = cute_take(a, operand ? &p->smem_b.layout : &p->smem_a.layout, 0, 2);
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->box_rows[operand], (long long)p->bk);
+    cute_tiler box = cute_tiler_shape(a, &shape);
+    cute_layout L = cute_composition(a, &stage, &box);
+    cute_tuple by_mode = cute_tuple_parse(a, "(1,1)");
+    return cute_coalesce_profile(a, &L, &by_mode);
 }
 
 void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
@@ -304,8 +328,8 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
     cute_alg *a = cute_ctx_alg(c);
     if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
     cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor;
-    p->tma_a = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, mA, one_stage(a, &p->smem_a), p->smem_a.sw, 1);
-    p->tma_b = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, mB, one_stage(a, &p->smem_b), p->smem_b.sw, 1);
+    p->tma_a = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, mA, first_box(a, p, 0), p->smem_a.sw, 1);
+    p->tma_b = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, mB, first_box(a, p, 1), p->smem_b.sw, 1);
     cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));
     cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));

@@ -3,8 +3,9 @@
  * SM90_64x256x16 repeated over M), k-tiles of 128 bytes of K (64 16-bit elements: one row
  * of the 128-byte swizzle), as many stages as shared memory holds.
  *
- * Taken: f16 and bf16 inputs (f32 accumulators; C of f16, bf16 or f32), A and B K-major
- * ("TN"), every pointer and leading dimension 16-byte aligned (what TMA needs), unbatched.
+ * Taken: f16 and bf16 inputs (f32 accumulators; C of f16, bf16 or f32), A and B of either
+ * major (K-major "TN" the fastest-tested), every pointer and leading dimension 16-byte
+ * aligned (what TMA needs), unbatched.
  * The rest is refused here with the reason, and the library's AUTO falls back to the SM80
  * kernels. */
 #include <stdio.h>
@@ -26,9 +27,6 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
         return cute_alg_fail(a, "gemm hopper: wgmma and TMA need sm_90 (the target is sm_%d)", arch);
     if (cfg->dtype != CUTE_BF16 && cfg->dtype != CUTE_F16)
         return cute_alg_fail(a, "gemm hopper: %s inputs (it takes f16 and bf16)", cute_dtype_name(cfg->dtype));
-    if (cfg->major[0] != 1 || cfg->major[1] != 1)
-        return cute_alg_fail(a, "gemm hopper: A and B must be K-major (A %s-major, B %s-major)",
-                             cfg->major[0] ? "K" : "M", cfg->major[1] ? "K" : "N");
     if (cfg->align_bytes < 16)
         return cute_alg_fail(a, "gemm hopper: TMA needs 16-byte aligned pointers and leading dimensions "
                              "(these are %d-byte aligned)", cfg->align_bytes);
@@ -50,6 +48,9 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if ((p->bm != 64 && p->bm != 128) || p->bn < 16 || p->bn > 256 || p->bn % 16 || (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, bn a multiple of 16 up to 256, "
                              "bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
+    if (cfg->major[1] == 0 && p->bn % 64)
+        return cute_alg_fail(a, "gemm hopper: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
+                             "multiple of 64", (long long)p->bn);
     int64_t stage = (p->bm + p->bn) * p->bk * es, room = HOPPER_SMEM_BYTES - HOPPER_SMEM_RESERVED;
     int64_t c_bytes = p->bm * p->bn * cute_dtype_bytes(cute_gemm_c_dtype(cfg));
     /* C's tile in parts of N (whole 64-column blocks) until the stages wanted fit beside one */
@@ -66,16 +67,28 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     return true;
 }
 
-/* (rows, bk, stages) of one operand: CuTe's K-major 128-byte GMMA atom repeated over a stage,
- * each mode coalesced, so that one stage is the (rows, bk) box one TMA load writes */
-static cute_composed stages_of(cute_alg *a, cute_dtype d, int64_t rows, int64_t bk, int stages)
+/* An operand's stages, (rows, bk, stages), from CuTe's 128-byte GMMA atoms, and the rows of
+ * one TMA box of it.  K-major: Layout_K_SW128_Atom (8 rows of 64 16-bit K) repeated over the
+ * stage, each mode coalesced: one stage is one box (rows, 64).  M- or N-major: the box can
+ * span only the swizzle's 128 bytes of rows, so Layout_MN_SW128_Atom (64 rows x 8 K) is first
+ * repeated over a (64, bk) block, one box, and the blocks over the stage: ((64, rows/64),
+ * bk, stages), wgmma's MN-major layout with the blocks LBO apart. */
+static cute_composed stages_of(cute_alg *a, cute_dtype d, int major, int64_t rows, int64_t bk, int stages,
+                               int64_t *box_rows)
 {
     cute_composed atom;
-    cute_smem_atom_gmma(a, "Layout_K_SW128_Atom", d, &atom);
     cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)rows, (long long)bk, stages);
-    cute_composed L = cute_smem_layout_staged(a, &atom, &shape);
     cute_tuple by_mode = cute_tuple_parse(a, "(1,1,1)");
-    L.layout = cute_coalesce_profile(a, &L.layout, &by_mode);
+    *box_rows = major == 1 ? rows : 64;
+    cute_smem_atom_gmma(a, major == 1 ? "Layout_K_SW128_Atom" : "Layout_MN_SW128_Atom", d, &atom);
+    if (major != 1) {
+        cute_tuple block = cute_tuple_fmt(a, "(64,%lld)", (long long)bk);
+        cute_tuple whole = cute_tuple_parse(a, "(1,1)");
+        atom = cute_smem_layout_staged(a, &atom, &block);
+        atom.layout = cute_coalesce_profile(a, &atom.layout, &whole);
+    }
+    cute_composed L = cute_smem_layout_staged(a, &atom, &shape);
+    if (major == 1) L.layout = cute_coalesce_profile(a, &L.layout, &by_mode);
     return L;
 }
 
@@ -94,8 +107,8 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     /* the consumers' warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
     cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->consumers);
     p->mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
-    p->smem_a = stages_of(a, cfg->dtype, p->bm, p->bk, p->stages);
-    p->smem_b = stages_of(a, cfg->dtype, p->bn, p->bk, p->stages);
+    p->smem_a = stages_of(a, cfg->dtype, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);
+    p->smem_b = stages_of(a, cfg->dtype, cfg->major[1], p->bn, p->bk, p->stages, &p->box_rows[1]);
     if (p->smem_epilogue) gemm_plan_c_tile(a, p, 128 * p->consumers, p->bn / p->c_parts);
     p->raster = 8; /* 16.5 A rows and 8 B columns of 128 x 256 tiles in flight on 132 SMs */
     return !a->failed;

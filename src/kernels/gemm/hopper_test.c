@@ -9,7 +9,9 @@
  *    barrier's state: too few transaction bytes expected, a consumer waiting for the wrong
  *    phase, a consumer that never releases a stage, a wgmma that reads a stage before its
  *    wait;
- *  - what it refuses, named: M-major A, unaligned rows, fp32;
+ *  - A M-major, B N-major and both (64-row TMA boxes, wgmma's transposed operands);
+ *  - what it refuses, named: an N-major B in tiles not a multiple of 64, unaligned rows,
+ *    fp32, stages that do not fit;
  *  - on an sm_90 GPU (else skipped, visibly), larger sizes (sampled) and the library's AUTO
  *    choosing it. */
 #include <math.h>
@@ -31,6 +33,7 @@ typedef struct hcase {
     int cmajor;            /* C: 1 row-major, 0 column-major */
     double alpha, beta;
     cute_gemm_tiling tile; /* zero: the plan's */
+    int mn;                /* 1: A M-major, 2: B N-major, 3: both (0: both K-major) */
 } hcase;
 
 typedef struct operand {
@@ -60,14 +63,15 @@ static cute_call_arg arg(const operand *x, cute_dtype d)
 static cute_gemm_config config(const hcase *k)
 {
     return (cute_gemm_config){.variant = CUTE_GEMM_HOPPER, .dtype = k->d, .c_dtype = k->cd,
-                              .major = {1, 1, k->cmajor}, .align_bytes = 16, .tiling = k->tile};
+                              .major = {!(k->mn & 1), !(k->mn & 2), k->cmajor}, .align_bytes = 16,
+                              .tiling = k->tile};
 }
 
 /* elements off the reference: all of them when few, else a sample of 4096 */
 static int64_t wrong(const hcase *k, const operand *A, const operand *B, const operand *C, const void *got,
                      double *worst)
 {
-    gemm_ref_problem p = {{A->host, A->ld, 1}, {B->host, B->ld, 1}, {C->host, C->ld, C->major}, k->d, k->cd,
+    gemm_ref_problem p = {{A->host, A->ld, A->major}, {B->host, B->ld, B->major}, {C->host, C->ld, C->major}, k->d, k->cd,
                           {0, 0, 0}, k->M, k->N, k->K, 1, k->alpha, k->beta};
     double tol = gemm_ref_tolerance(k->d, k->cd);
     int64_t total = k->M * k->N, samples = total <= 1 << 16 ? total : 4096, bad = 0;
@@ -93,7 +97,7 @@ static cute_status run(cute_runtime *rt, const hcase *k, unsigned broken, int64_
     const cute_fn *f = gemm_compile_broken(rt, &cfg, broken, why, n);
     if (!f) return CUTE_ERR_COMPILE;
     operand A, B, C;
-    bool ok = make(b, &A, k->d, k->M, k->K, 1, false) && make(b, &B, k->d, k->N, k->K, 1, false) &&
+    bool ok = make(b, &A, k->d, k->M, k->K, !(k->mn & 1), false) && make(b, &B, k->d, k->N, k->K, !(k->mn & 2), false) &&
               make(b, &C, k->cd, k->M, k->N, k->cmajor, k->beta == 0);
     cute_call_arg args[5] = {arg(&A, k->d), arg(&B, k->d), arg(&C, k->cd), cute_call_float(k->alpha),
                              cute_call_float(k->beta)};
@@ -119,16 +123,17 @@ static void correct(cute_runtime *rt, const hcase *k, const char *where)
     char why[4096];
     int64_t bad;
     cute_status s = run(rt, k, 0, &bad, why, sizeof why);
-    CHECK(s == CUTE_OK && bad == 0, "%s hopper %s->%s %lldx%lldx%lld C %s-major tile %dx%d, %d stages: %s %s", where,
-          cute_dtype_name(k->d), cute_dtype_name(k->cd), (long long)k->M, (long long)k->N, (long long)k->K,
-          k->cmajor ? "row" : "column", k->tile.bm, k->tile.bn, k->tile.stages, cute_status_name(s), why);
+    CHECK(s == CUTE_OK && bad == 0, "%s hopper %s->%s %lldx%lldx%lld A %s-major, B %s-major, C %s-major tile %dx%d, "
+          "%d stages: %s %s", where, cute_dtype_name(k->d), cute_dtype_name(k->cd), (long long)k->M, (long long)k->N,
+          (long long)k->K, k->mn & 1 ? "M" : "K", k->mn & 2 ? "N" : "K", k->cmajor ? "row" : "column", k->tile.bm,
+          k->tile.bn, k->tile.stages, cute_status_name(s), why);
 }
 
 /* the interpreter's report of a broken pipeline: not OK, and naming each thing in `want` */
 static void broken(cute_runtime *rt, unsigned how, const char *const *want, const char *what)
 {
     /* one N tile of 64, 64 rows (one consumer), 3 stages and 5 k-tiles: the producer wraps */
-    hcase k = {72, 40, 5 * 64 - 8, CUTE_BF16, CUTE_F32, 1, 1.0, 0.0, {64, 64, 0, 3, 0, 0}};
+    hcase k = {72, 40, 5 * 64 - 8, CUTE_BF16, CUTE_F32, 1, 1.0, 0.0, {64, 64, 0, 3, 0, 0}, 0};
     char why[8192];
     int64_t bad;
     cute_status s = run(rt, &k, how, &bad, why, sizeof why);
@@ -160,7 +165,8 @@ static void refused(cute_runtime *rt)
         cute_gemm_config cfg;
         const char *want;
     } r[] = {
-        {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {0, 1, 1}, .align_bytes = 16}, "K-major"},
+        {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 0, 1}, .align_bytes = 16,
+          .tiling = {128, 48, 0, 0, 0, 0}}, "multiple of 64"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 4}, "16-byte"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_F32, .major = {1, 1, 1}, .align_bytes = 16}, "f16 and bf16"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16,
@@ -183,14 +189,18 @@ static void interp(void)
         return;
     }
     static const hcase k[] = {
-        {136, 200, 72, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {0}},
-        {136, 200, 72, CUTE_F16, CUTE_F16, 0, -1.0, 0.0, {128, 128, 0, 0, 0, 0}},
-        {72, 48, 328, CUTE_BF16, CUTE_BF16, 1, 0.75, 2.0, {64, 48, 0, 2, 0, 0}},
+        {136, 200, 72, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {0}, 0},
+        {136, 200, 72, CUTE_F16, CUTE_F16, 0, -1.0, 0.0, {128, 128, 0, 0, 0, 0}, 0},
+        {72, 48, 328, CUTE_BF16, CUTE_BF16, 1, 0.75, 2.0, {64, 48, 0, 2, 0, 0}, 0},
         /* 12 tiles on the interpreter's 2 resident blocks: 6 each, the raster's band narrower
          * than 8 N-tiles, C through shared memory */
-        {200, 136, 200, CUTE_F16, CUTE_F32, 0, 1.0, 0.5, {64, 64, 0, 2, 0, 0}},
+        {200, 136, 200, CUTE_F16, CUTE_F32, 0, 1.0, 0.5, {64, 64, 0, 2, 0, 0}, 0},
         /* an f32 C's 128 x 256 tile in two parts of N (and the first case row-major) */
-        {136, 264, 136, CUTE_BF16, CUTE_F32, 0, 1.0, -1.0, {0}},
+        {136, 264, 136, CUTE_BF16, CUTE_F32, 0, 1.0, -1.0, {0}, 0},
+        /* M-major A, N-major B, both: TMA boxes of 64 rows, wgmma's transposed operands */
+        {136, 264, 136, CUTE_BF16, CUTE_BF16, 1, 1.5, 0.0, {0}, 1},
+        {136, 200, 72, CUTE_F16, CUTE_F32, 0, 1.0, 0.25, {128, 128, 0, 0, 0, 0}, 2},
+        {72, 136, 200, CUTE_BF16, CUTE_F16, 1, -0.5, 0.0, {64, 64, 0, 2, 0, 0}, 3},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
     broken_all(rt);
@@ -210,11 +220,13 @@ static void gpu(void)
         return;
     }
     static const hcase k[] = {
-        {1021, 512, 264, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {0}},
-        {1024, 509, 264, CUTE_F16, CUTE_F16, 0, 1.0, 0.0, {0}},
-        {2048, 2048, 2048, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0}},
-        {4096, 4096, 4096, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0}},
-        {777, 1000, 1000, CUTE_BF16, CUTE_BF16, 1, 1.0, 1.0, {128, 128, 0, 0, 0, 0}},
+        {1021, 512, 264, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {0}, 0},
+        {1024, 520, 264, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {0}, 3},
+        {2048, 2048, 2048, CUTE_F16, CUTE_F16, 0, 1.0, 0.0, {0}, 1},
+        {1024, 509, 264, CUTE_F16, CUTE_F16, 0, 1.0, 0.0, {0}, 0},
+        {2048, 2048, 2048, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0}, 0},
+        {4096, 4096, 4096, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0}, 0},
+        {777, 1000, 1000, CUTE_BF16, CUTE_BF16, 1, 1.0, 1.0, {128, 128, 0, 0, 0, 0}, 0},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "cuda");
     cute_runtime_free(rt);
