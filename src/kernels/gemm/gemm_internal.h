@@ -110,6 +110,10 @@ typedef struct gemm_tiles {
 
 gemm_tiles gemm_block_tiles(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_tensor mB,
                             cute_tensor mC, cute_tensor cA, cute_tensor cB, cute_tensor cC);
+/* the Hopper kernel's epilogue (hopper_epilogue.c): tid the thread's index among the
+ * consumers, sC C's shared tile when p->smem_epilogue */
+void gemm_hopper_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
+                          cute_val alpha, cute_val beta, cute_tensor sC);
 /* the same for tile (tm, tn) of C (a persistent kernel's, from its tile scheduler) */
 gemm_tiles gemm_tiles_at(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_tensor mB, cute_tensor mC,
                          cute_tensor cA, cute_tensor cB, cute_tensor cC, cute_int tm, cute_int tn);
