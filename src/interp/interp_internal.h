@@ -142,6 +142,8 @@ typedef struct ibuf {
 typedef struct gacc {
     uint64_t off; /* into the buffer */
     uint64_t seq; /* order of execution */
+    uint32_t stamp; /* the thread's warp's interval (interp_hb_now): a sync of the warp between
+                       two of its threads' accesses orders them */
     uint32_t inst;
     uint16_t tid;
     uint8_t bytes, write;

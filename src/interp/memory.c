@@ -111,8 +111,8 @@ static void log_access(ictx *X, const ibuf *b, const dinst *d, uint32_t t, uint6
         *arr = p;
         *cap = nc;
     }
-    (*arr)[(*n)++] = (gacc){addr - b->base, X->seq++, (uint32_t)(d - X->P->code), (uint16_t)t,
-                            (uint8_t)bytes, write};
+    (*arr)[(*n)++] = (gacc){addr - b->base, X->seq++, interp_hb_now(X, t), (uint32_t)(d - X->P->code),
+                            (uint16_t)t, (uint8_t)bytes, write};
 }
 
 const ibuf *interp_gcheck(ictx *X, const dinst *d, uint32_t t, uint64_t addr, uint32_t bytes,
@@ -321,10 +321,12 @@ static bool overlap(const gacc *x, const gacc *y)
 
 /* two accesses of one barrier interval by different threads: unordered, in lockstep.  Under
  * the warp scheduler, warps also order each other through mbarriers and named barriers,
- * which these logs do not see: only two threads of one warp are surely unordered. */
+ * which these logs do not see: only two threads of one warp are surely unordered, and only
+ * when no synchronization of their warp (a named barrier, an mbarrier wait) came between. */
 static bool unordered(const ictx *X, const gacc *x, const gacc *y)
 {
-    return x->tid != y->tid && (!X->warps || x->tid / 32 == y->tid / 32);
+    if (x->tid == y->tid) return false;
+    return !X->warps || (x->tid / 32 == y->tid / 32 && x->stamp == y->stamp);
 }
 
 static void sweep(ictx *X, const ibuf *b, glog *g)

@@ -17,7 +17,7 @@
 #include "kernels/gemm/gemm_ref.h"
 
 static const char *const names[CUTE_GEMM_VARIANT_COUNT] = {
-    "auto", "registers", "shared", "pipelined", "multistage", "tensorop", "tensorop_smem"};
+    "auto", "registers", "shared", "pipelined", "multistage", "tensorop", "tensorop_smem", "hopper"};
 
 const char *cute_gemm_variant_name(cute_gemm_variant v)
 {
@@ -131,7 +131,8 @@ bool cute_gemm_lib_index_width(cute_gemm_lib *lib, int bits)
  * it reloads every k-tile; the 64-bit build spills one, outside the loop). */
 static const bool narrow_is_faster[CUTE_GEMM_VARIANT_COUNT] = {
     [CUTE_GEMM_REGISTERS] = true, [CUTE_GEMM_SHARED] = true, [CUTE_GEMM_PIPELINED] = false,
-    [CUTE_GEMM_MULTISTAGE] = false, [CUTE_GEMM_TENSOROP] = true, [CUTE_GEMM_TENSOROP_SMEM] = true};
+    [CUTE_GEMM_MULTISTAGE] = false, [CUTE_GEMM_TENSOROP] = true, [CUTE_GEMM_TENSOROP_SMEM] = true,
+    [CUTE_GEMM_HOPPER] = false};
 
 static int64_t index_bound_for(const cute_gemm_lib *lib, cute_gemm_variant v, bool fits)
 {
@@ -320,10 +321,22 @@ int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIAN
     return n;
 }
 
+/* AUTO's order on the library's target: on sm_90 the Hopper kernel first for 16-bit inputs
+ * (it refuses the patterns it does not take, M- or N-major operands for one, and the SM80
+ * kernels follow) */
+static int auto_order(const cute_gemm_lib *lib, cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT])
+{
+    int n = cute_gemm_auto_variants(d, out);
+    if (cute_runtime_target_arch(lib->rt) != 90 || (d != CUTE_BF16 && d != CUTE_F16)) return n;
+    memmove(out + 1, out, (size_t)n * sizeof *out);
+    out[0] = CUTE_GEMM_HOPPER;
+    return n + 1;
+}
+
 static const entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg, bool fits)
 {
     cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT] = {v};
-    int count = v != CUTE_GEMM_AUTO ? 1 : cute_gemm_auto_variants(cfg->dtype, order);
+    int count = v != CUTE_GEMM_AUTO ? 1 : auto_order(lib, cfg->dtype, order);
     const entry *first = NULL;
     for (int i = 0; i < count; i++) {
         cfg->variant = order[i];
