@@ -150,6 +150,118 @@ static void on(const char *backend, const attn_case *cases, int n)
     cute_runtime_free(rt);
 }
 
+/* The fact P V stands on: for every thread, A value i of the (bm, bn) tile of P (M x K) is
+ * the element its C fragment of S holds at attn_c_as_a(i), by the TiledMMA's own layouts. */
+static void p_is_the_a_fragment(cute_dtype d, int D)
+{
+    cute_alg a;
+    cute_alg_init(&a, NULL);
+    attn_plan p;
+    cute_attention_config cfg = {d, D, false, true};
+    CHECK(attn_plan_make(&a, &cfg, &p), "plan: %s", a.error);
+    cute_layout tile = cute_layout_fmt(&a, "(%lld,%lld):(1,%lld)", (long long)p.bm, (long long)p.bn, (long long)p.bm);
+    int64_t bad = 0, n = 0;
+    for (int t = 0; t < p.threads && !a.failed; t++) {
+        cute_tuple oc, oa;
+        cute_layout C = cute_tiled_mma_partition(&a, &p.mma, CUTE_MMA_C, cute_i(t), &tile, &oc);
+        cute_layout A = cute_tiled_mma_partition(&a, &p.mma, CUTE_MMA_A, cute_i(t), &tile, &oa);
+        cute_layout to_c = attn_c_as_a(&a, &C);
+        int64_t size = cute_size(&a, &A).v;
+        CHECK(size == cute_size(&a, &to_c).v && size == cute_size(&a, &C).v, "thread %d: sizes differ", t);
+        for (int64_t i = 0; i < size && !a.failed; i++, n++) {
+            int64_t at_a = cute_layout_eval(&a, &A, cute_i(i)).v + oa.leaf[0].v;
+            int64_t j = cute_layout_eval(&a, &to_c, cute_i(i)).v;
+            bad += at_a != cute_layout_eval(&a, &C, cute_i(j)).v + oc.leaf[0].v;
+        }
+    }
+    CHECK(!a.failed && bad == 0 && n == p.bm * p.bn, "%s D%d: %lld of %lld A values are not where the C "
+          "fragment holds them (%s)", cute_dtype_name(d), D, (long long)bad, (long long)n, a.error);
+}
+
+/* calls the library refuses, each with the message that names the problem */
+static void misuse(void)
+{
+    char err[512];
+    cute_runtime *rt;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interp: %s", err);
+    cute_attention_lib *lib = cute_attention_lib_new(rt);
+    cute_buffer none = {0};
+    int64_t st[4] = {2 * 4 * 64, 4 * 64, 64, 1}, sq[4] = {2 * 4 * 128, 4 * 128, 128, 1};
+    cute_call_arg q = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 64}, st);
+    cute_call_arg k = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 3, 64}, st);
+    cute_call_arg q32 = cute_call_tensor(&none, 0, CUTE_F32, 4, (int64_t[]){1, 2, 4, 64}, st);
+    cute_call_arg q96 = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 96}, sq);
+    cute_call_arg qt = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 64}, (int64_t[]){512, 256, 1, 4});
+    cute_call_arg lse = cute_call_tensor(&none, 0, CUTE_F32, 3, (int64_t[]){1, 2, 4}, (int64_t[]){8, 4, 1});
+    static const struct {
+        int which;
+        const char *says;
+    } cases[] = {
+        {0, "3 key/value heads do not divide 4 query heads"}, {1, "Q is f32 (f16 or bf16)"},
+        {2, "head dim 96 (64 or 128)"}, {3, "head dim has stride 4"},
+        {4, "lse is (1, 2, 4), not (B, H, Sq) = (1, 4, 2)"}, {5, "softmax scale -1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int w = cases[i].which;
+        const cute_call_arg *Q = w == 1 ? &q32 : w == 2 ? &q96 : w == 3 ? &qt : &q;
+        const cute_call_arg *K = w == 0 ? &k : Q;
+        cute_status s = cutec_attention_fwd(lib, Q, K, K, Q, w == 4 ? &lse : NULL, w == 5 ? -1 : 0, false,
+                                            NULL, err, sizeof err);
+        CHECK(s == CUTE_ERR_INVALID && strstr(err, cases[i].says), "case %d: %s (want \"%s\")", w, err,
+              cases[i].says);
+    }
+    cute_attention_lib_free(lib);
+    cute_runtime_free(rt);
+}
+
+/* the number before `what` in a ptxas report (-1: none) */
+static long number_before(const char *text, const char *what)
+{
+    const char *p = strstr(text, what);
+    if (!p) return -1;
+    while (p > text && p[-1] == ' ') p--;
+    while (p > text && p[-1] >= '0' && p[-1] <= '9') p--;
+    return strtol(p, NULL, 10);
+}
+
+/* Compile-only: NVRTC's ptxas report of the kernels for sm_80 and sm_90a (each head dim on
+ * both, causal on one, f16 and bf16).  Head dim 64 must not spill; head dim 128 keeps O's
+ * 128 and S's 64 accumulators a thread and sits at 255 registers with a few loop-invariant
+ * words spilled before the loop (reloaded in its rare branches: the mask, the next K
+ * issue): reported, and held to at most 64 bytes. */
+static void register_reports(void)
+{
+    char err[2048];
+    cute_nvrtc *nv;
+    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
+        SKIP("no NVRTC: the attention kernels' register reports were not made");
+        return;
+    }
+    cute_nvrtc_close(nv);
+    cute_runtime *rt;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interp: %s", err);
+    for (int i = 0; i < 4; i++) { /* d64 sm_80, d64 causal sm_90a, d128 sm_90a, d128 causal sm_80 */
+        const char *arch = (i == 1 || i == 2) ? "sm_90a" : "sm_80";
+        cute_attention_config cfg = {i & 1 ? CUTE_F16 : CUTE_BF16, i & 2 ? 128 : 64, (i & 1) != 0, true};
+        cute_runtime_set_target_arch(rt, arch);
+        const cute_fn *f = cute_attention_compile(rt, &cfg, err, sizeof err);
+        char *report = NULL;
+        cute_status s = f ? cute_fn_code(f, "usage", arch, &report, err, sizeof err) : CUTE_ERR_COMPILE;
+        CHECK(s == CUTE_OK, "d%d %s: %s", cfg.head_dim, arch, err);
+        if (s == CUTE_OK) {
+            long regs = strstr(report, "Used ") ? strtol(strstr(report, "Used ") + 5, NULL, 10) : -1;
+            long spill = number_before(report, "bytes spill stores");
+            printf("  %s d%d %s%s: %ld registers, %ld bytes spilled\n", cute_dtype_name(cfg.dtype), cfg.head_dim,
+                   arch, cfg.causal ? " causal" : "", regs, spill);
+            CHECK(regs > 0 && spill >= 0 && spill <= (cfg.head_dim == 64 ? 0 : 64), "d%d %s: %ld registers, %ld "
+                  "bytes spilled:\n%s", cfg.head_dim, arch, regs, spill, report);
+        }
+        free(report);
+        cute_fn_free(f);
+    }
+    cute_runtime_free(rt);
+}
+
 int main(void)
 {
     seed = (uint64_t)time(NULL) | 1;
@@ -163,6 +275,17 @@ int main(void)
         {1, 70, 37, 2, 2, 128, true, false, CUTE_F16, 0},
         {1, 130, 130, 2, 1, 128, false, true, CUTE_BF16, 0},
     };
+    p_is_the_a_fragment(CUTE_BF16, 128);
+    p_is_the_a_fragment(CUTE_F16, 64);
+    misuse();
     on("interp", small, (int)(sizeof small / sizeof small[0]));
+    register_reports();
+    static const attn_case moderate[] = {
+        {2, 1000, 1000, 6, 2, 128, true, true, CUTE_BF16, 0},
+        {3, 777, 1025, 4, 4, 64, false, false, CUTE_F16, 0},
+        {1, 2049, 2049, 8, 1, 64, true, false, CUTE_BF16, 0.05},
+        {2, 513, 300, 2, 2, 128, false, true, CUTE_F16, 0},
+    };
+    on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]));
     return CHECK_DONE("attention_test");
 }

@@ -101,6 +101,10 @@ static bool shapes_ok(const cute_call_arg *const t[4], char *err, size_t n)
                         (long long)k[0], (long long)k[3], (long long)q[0], (long long)q[3]), false;
     if (q[3] != 64 && q[3] != 128)
         return snprintf(err, n, "attention: head dim %lld (64 or 128)", (long long)q[3]), false;
+    for (int m = 0; m < 4; m++) /* the kernel addresses V with K's offsets (fwd_kernel.c) */
+        if (t[2]->stride[m] != t[1]->stride[m] && k[m] > 1)
+            return snprintf(err, n, "attention: V's strides must be K's (mode %d: V %lld, K %lld)", m,
+                            (long long)t[2]->stride[m], (long long)t[1]->stride[m]), false;
     if (k[2] < 1 || q[2] % k[2])
         return snprintf(err, n, "attention: %lld key/value heads do not divide %lld query heads",
                         (long long)k[2], (long long)q[2]), false;

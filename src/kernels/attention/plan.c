@@ -25,16 +25,19 @@ static cute_tiled_mma make_mma(cute_alg *a, const cute_mma_atom *atom, int warps
     return cute_make_tiled_mma(a, atom, &w, &pm, &pn, &pk);
 }
 
-/* (rows, D) tiles, D contiguous: each thread moves 16 bytes, a row's D/vec threads side by
- * side (ampere/flash_attention_v2.py's gmem_tiled_copy_QKV) */
+/* (rows, D) tiles, D contiguous: 4 threads a row, each a run of D/4 elements in 16-byte
+ * cp.async pieces.  A thread's pieces of a row share one address register (their offsets are
+ * immediates), and its rows are few (a 64-row tile: two), so the offsets of a K or V tile
+ * cost 4 registers across the loop where 16-byte pieces side by side cost 16. */
 static cute_tiled_copy make_g2s(cute_alg *a, cute_dtype d, int64_t D, int threads)
 {
     cute_copy_atom atom;
     cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", d, &atom);
-    int64_t vec = 16 / cute_dtype_bytes(d), per_row = D / vec;
+    int64_t per_row = 4;
     cute_layout thr = cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", (long long)(threads / per_row),
                                       (long long)per_row, (long long)per_row);
-    cute_layout val = cute_layout_fmt(a, "(1,%lld):(0,1)", (long long)vec);
+    cute_layout val = cute_layout_fmt(a, "(1,%lld):(0,1)", (long long)(D / per_row));
+    (void)d;
     return cute_make_tiled_copy_tv(a, &atom, &thr, &val);
 }
 
@@ -65,7 +68,7 @@ bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
     p->d = cfg->head_dim;
     /* 128 x 64 tiles of S at head dim 128 (O's 128 accumulators a thread leave room for S's
      * 64), 128 x 128 at 64: FlashAttention 2's SM80 tiles */
-    p->bm = 128, p->bn = p->d == 128 ? 64 : 128, p->threads = 128;
+    p->bm = 128, p->bn = 64, p->threads = 128;
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, mma_name(cfg->dtype), &atom)) return false;
     p->mma = make_mma(a, &atom, p->threads / 32);

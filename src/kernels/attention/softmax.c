@@ -120,14 +120,16 @@ void attn_mask(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int sk, 
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_ssa s = cute_tensor_load(c, acc_s);
-    /* rows are never out of range here: those past Sq are computed and not stored */
-    cute_ssa keep = cute_elem_less(c, coords, cute_tuple_fmt(a, "(%lld,%I)", (long long)INT32_MAX, sk));
-    for (int i = 0; causal && i < s.n; i++) { /* key col <= query row */
+    cute_val ninf = cute_val_const(c, CUTE_F32, -INFINITY);
+    for (int i = 0; i < s.n; i++) {
         cute_int row, col;
         coord_at(c, coords, i, &row, &col);
-        cute_val seen = cute_int_lt(c, col, cute_add(a, row, cute_i(1)));
-        keep.v[i] = cute_val_binop(c, CUTE_OP_AND, cute_ssa_get(c, keep, i), seen).r;
+        cute_val keep = cute_int_lt(c, col, sk);
+        /* key col <= query row; the difference shares one base per thread, so each element
+         * is an add of a constant and a compare */
+        if (causal)
+            keep = cute_val_binop(c, CUTE_OP_AND, keep, cute_int_lt(c, cute_sub(a, col, row), cute_i(1)));
+        s.v[i] = cute_val_select(c, keep, cute_ssa_get(c, s, i), ninf).r;
     }
-    cute_ssa ninf = cute_ssa_fill(c, CUTE_F32, s.shape, -INFINITY);
-    cute_tensor_store(c, acc_s, cute_ssa_select(c, keep, s, ninf));
+    cute_tensor_store(c, acc_s, s);
 }
