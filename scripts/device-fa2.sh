@@ -2,7 +2,7 @@
 # The FlashAttention 2 (SM80 instructions) pass on a GPU machine (issue 18 item 1): build,
 # the attention test on the GPU (its cuda path: moderate sizes against float64), `cutec run
 # attention` at odd sizes, `cutec bench attention` at 8x16x4096 d128 and 16x32x2048 d64,
-# causal and not, torch SDPA on the same shapes in the same session, and the kernels'
+# causal and not, with torch SDPA on the same shapes in the same run, and the kernels'
 # registers and spills.  Results go to $OUT (default build/device-out), tarred with the
 # logs; the log's tail is printed.  Under 4 minutes on an H200.
 . scripts/device-common.sh
@@ -17,10 +17,8 @@ log="$out/fa2.log"
         # shellcheck disable=SC2086
         timeout 120 build/cutec run attention $a 2>&1 | tail -n 2
     done
-    echo "== bench attention (cutec)"
-    timeout 240 build/cutec bench attention --iters 20 2>&1
-    echo "== torch SDPA, same session"
-    timeout 120 python3 bench/torch_attention.py 2>&1
+    echo "== bench attention: cutec and torch SDPA (bench/torch_attention.py) in one run"
+    timeout 300 build/cutec bench attention --iters 20 2>&1
     echo "== registers and spills (ptxas -v)"
     for d in 64 128; do for arch in sm_80 sm_90a; do
         for c in "" "--causal"; do

@@ -32,7 +32,8 @@ static int usage(const char *cmd)
             "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
             "  O = softmax(scale Q K^T) V, Q and O (B,S,H,D), K and V (B,S,G,D), G dividing H;\n"
             "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
-            "  bench: 8x16x4096 d128 and 16x32x2048 d64 (or the shape given), causal and not\n",
+            "  bench: 8x16x4096 d128 and 16x32x2048 d64 (or the shape given), causal and not, with torch\n"
+            "  SDPA (bench/torch_attention.py) beside; --backend interp checks without timing\n",
             cmd);
     return CLI_USAGE;
 }
@@ -42,7 +43,8 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
     int64_t x = 0;
     bool ok = true;
     if (!strcmp(k, "--dtype"))
-        ok = cute_dtype_parse(v, &o->dtype) && (o->dtype == CUTE_BF16 || o->dtype == CUTE_F16);
+        ok = cute_dtype_parse(v, &o->dtype) && (o->dtype == CUTE_BF16 || o->dtype == CUTE_F16),
+        snprintf(why, n, "bf16 or f16");
     else if (!strcmp(k, "--batch"))
         ok = cli_int(v, 1, 1 << 20, &o->B, why, n), o->shape_given = true;
     else if (!strcmp(k, "--heads"))
@@ -52,7 +54,8 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
     else if (!strcmp(k, "--seqlen"))
         ok = cli_int(v, 1, 1 << 24, &o->S, why, n), o->shape_given = true;
     else if (!strcmp(k, "--headdim"))
-        ok = cli_int(v, 64, 128, &o->D, why, n) && (o->D == 64 || o->D == 128);
+        ok = cli_int(v, 64, 128, &o->D, why, n) && (o->D == 64 || o->D == 128),
+        snprintf(why, n, "64 or 128");
     else if (!strcmp(k, "--scale"))
         ok = sscanf(v, "%lf", &o->scale) == 1 && isfinite(o->scale) && o->scale > 0;
     else if (!strcmp(k, "--iters"))
@@ -248,42 +251,83 @@ static int run(const attn_opts *o)
     return ms > -2 && bad == 0 ? CLI_OK : CLI_FAIL;
 }
 
-static int bench_one(cute_runtime *rt, cute_attention_lib *lib, const attn_opts *o, uint64_t *seed)
+/* SDPA's ms for each shape, non-causal and causal (< 0: not taken), from one run of
+ * bench/torch_attention.py ($CUTEC_TORCH_ATTENTION): its own gaussian inputs */
+static void torch_ms(cute_dtype d, const int64_t (*shapes)[4], int n, double (*ms)[2])
+{
+    const char *script = getenv("CUTEC_TORCH_ATTENTION");
+    char cmd[1024], line[512];
+    int len = snprintf(cmd, sizeof cmd, "python3 %s %s", script ? script : "bench/torch_attention.py",
+                       cute_dtype_name(d));
+    for (int i = 0; i < n; i++) {
+        const int64_t *x = shapes[i];
+        len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %lldx%lldx%lldx%lld", (long long)x[0],
+                        (long long)x[1], (long long)x[2], (long long)x[3]);
+        ms[i][0] = ms[i][1] = -1;
+    }
+    snprintf(cmd + len, sizeof cmd - (size_t)len, " 2>&1");
+    FILE *f = popen(cmd, "r");
+    if (!f) return;
+    while (fgets(line, sizeof line, f)) {
+        long long b, h, sq, dd;
+        int causal;
+        double t;
+        if (sscanf(line, "torch %lldx%lldx%lldx%lld %d %lf", &b, &h, &sq, &dd, &causal, &t) != 6) {
+            if (line[0] == '#') printf("%s", line); /* the version, a figure not taken */
+            continue;
+        }
+        for (int i = 0; i < n; i++)
+            if (shapes[i][0] == b && shapes[i][1] == h && shapes[i][2] == sq && shapes[i][3] == dd)
+                ms[i][causal != 0] = t;
+    }
+    pclose(f);
+}
+
+static int bench_one(cute_runtime *rt, cute_attention_lib *lib, const attn_opts *o, double sdpa, uint64_t *seed)
 {
     problem p = {.rt = rt, .lib = lib};
     int64_t bad = -1, rows = 0;
     double ms = problem_make(&p, o, seed) ? run_one(&p, o, &bad, &rows) : -2;
     char what[160];
     describe(o, what, sizeof what);
-    printf("%-40s %9.4f %9.1f %8lld%s\n", what, ms, ms > 0 ? flops(o) / ms / 1e9 : 0.0, (long long)rows,
-           bad ? "  WRONG" : "");
+    printf("%-40s %9.4f %9.1f %8lld", what, ms, ms > 0 ? flops(o) / ms / 1e9 : 0.0, (long long)rows);
+    if (sdpa > 0) printf(" %9.1f %6.1f%%", flops(o) / sdpa / 1e9, 100 * sdpa / ms); else printf(" %9s %7s", "-", "-");
+    printf("%s\n", bad ? "  WRONG" : "");
+    fflush(stdout);
     problem_drop(&p);
-    return ms > 0 && bad == 0 ? CLI_OK : CLI_FAIL;
+    bool timed = cute_cuda_backend_driver(cute_runtime_backend(rt)) != NULL;
+    return bad == 0 && (timed ? ms > 0 : ms > -2) ? CLI_OK : CLI_FAIL;
 }
 
 static int bench(const attn_opts *base)
 {
     char err[1024], clock[128];
     cute_runtime *rt;
-    if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {
+    if (cute_runtime_new(base->backend ? base->backend : "cuda", &rt, err, sizeof err) != CUTE_OK) {
         printf("cutec bench attention: skipped: no GPU (%s)\n", err);
         return CLI_OK;
     }
-    const cute_device_info *dev = cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt)); /* NULL: --backend interp, checks only */
+    int64_t shapes[2][4] = {{8, 16, 4096, 128}, {16, 32, 2048, 64}}; /* B, H, S, D */
+    int n = base->shape_given ? 1 : 2;
+    if (base->shape_given) shapes[0][0] = base->B, shapes[0][1] = base->H, shapes[0][2] = base->S, shapes[0][3] = base->D;
+    double sdpa[2][2] = {{-1, -1}, {-1, -1}};
+    if (cu) torch_ms(base->dtype, (const int64_t (*)[4])shapes, n, sdpa);
+    const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;
     gpu_sm_clock(clock, sizeof clock);
-    printf("# %s, %d SMs, %s; gaussian inputs; TFLOP/s = 4 B H S^2 D / t (half causal)\n", dev->name,
-           dev->sm_count, clock);
-    printf("%-40s %9s %9s %8s\n", "attention forward", "ms", "TFLOP/s", "checked");
-    static const int64_t shapes[][4] = {{8, 16, 4096, 128}, {16, 32, 2048, 64}}; /* B, H, S, D */
+    printf("# %s, %d SMs, %s; gaussian inputs; TFLOP/s = 4 B H S^2 D / t (half causal)\n",
+           dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock);
+    printf("%-40s %9s %9s %8s %9s %7s\n", "attention forward", "ms", "TFLOP/s", "checked", "SDPA", "of SDPA");
     cute_attention_lib *lib = cute_attention_lib_new(rt);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int rc = CLI_OK;
-    for (int s = 0; s < (base->shape_given ? 1 : 2); s++)
+    for (int s = 0; s < n; s++)
         for (int causal = 0; causal < 2; causal++) {
             attn_opts o = *base;
-            if (!base->shape_given) o.B = shapes[s][0], o.H = o.G = shapes[s][1], o.S = shapes[s][2], o.D = shapes[s][3];
+            o.B = shapes[s][0], o.H = shapes[s][1], o.S = shapes[s][2], o.D = shapes[s][3];
+            if (!base->shape_given) o.G = o.H;
             o.causal = causal;
-            if (bench_one(rt, lib, &o, &seed) != CLI_OK) rc = CLI_FAIL;
+            if (bench_one(rt, lib, &o, sdpa[s][causal], &seed) != CLI_OK) rc = CLI_FAIL;
         }
     cute_attention_lib_free(lib);
     cute_runtime_free(rt);
