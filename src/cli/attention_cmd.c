@@ -20,8 +20,7 @@ typedef struct attn_opts {
     int64_t B, H, G, S, D;
     bool causal, shape_given;
     double scale;
-    int iters;
-    const char *emit, *arch, *backend;
+    cli_kernel_opts k; /* --iters, --emit, --arch, --backend */
 } attn_opts;
 
 static int usage(const char *cmd)
@@ -40,8 +39,9 @@ static int usage(const char *cmd)
 
 static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t n)
 {
-    int64_t x = 0;
     bool ok = true;
+    if (cli_kernel_option(&o->k, k, v, &ok, why, n))
+        return ok;
     if (!strcmp(k, "--dtype"))
         ok = cute_dtype_parse(v, &o->dtype) && (o->dtype == CUTE_BF16 || o->dtype == CUTE_F16),
         snprintf(why, n, "bf16 or f16");
@@ -58,14 +58,6 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
         snprintf(why, n, "64 or 128");
     else if (!strcmp(k, "--scale"))
         ok = sscanf(v, "%lf", &o->scale) == 1 && isfinite(o->scale) && o->scale > 0;
-    else if (!strcmp(k, "--iters"))
-        ok = cli_int(v, 1, 1000, &x, why, n), o->iters = (int)x;
-    else if (!strcmp(k, "--emit"))
-        o->emit = v;
-    else if (!strcmp(k, "--arch"))
-        o->arch = v;
-    else if (!strcmp(k, "--backend"))
-        o->backend = v;
     else
         ok = false;
     return ok;
@@ -74,7 +66,7 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
 static int parse(int argc, char **argv, attn_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->dtype = CUTE_BF16, o->B = 8, o->H = 16, o->S = 4096, o->D = 128, o->iters = 20;
+    o->dtype = CUTE_BF16, o->B = 8, o->H = 16, o->S = 4096, o->D = 128, o->k.iters = 20;
     if (argc < 2 || strcmp(argv[1], "attention") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
         char why[160] = "";
@@ -95,7 +87,7 @@ static int parse(int argc, char **argv, attn_opts *o)
                 (long long)o->G, (long long)o->H);
         return CLI_USAGE;
     }
-    if (!o->arch) o->arch = getenv("CUTEC_ARCH");
+    if (!o->k.arch) o->k.arch = getenv("CUTEC_ARCH");
     return CLI_OK;
 }
 
@@ -108,7 +100,7 @@ static const cute_fn *compile(cute_runtime *rt, const void *cfg, char *err, size
 static int emit(const attn_opts *o)
 {
     cute_attention_config cfg = {o->dtype, (int)o->D, o->causal, true};
-    return cli_emit_compiled("attention", compile, &cfg, o->emit, o->arch);
+    return cli_emit_compiled("attention", compile, &cfg, o->k.emit, o->k.arch);
 }
 
 /* --- run and bench ------------------------------------------------------------------- */
@@ -219,7 +211,7 @@ static double run_one(problem *p, const attn_opts *o, int64_t *bad, int64_t *row
     b->vt->download(b->self, p->host[4], &p->buf[4], 0, p->bytes[4]);
     *bad = verify(p, o, rows);
     cute_cuda *cu = cute_cuda_backend_driver(b);
-    return cu ? gpu_time_calls(cu, call_fwd, p, 1, o->iters) : -1;
+    return cu ? gpu_time_calls(cu, call_fwd, p, 1, o->k.iters) : -1;
 }
 
 static void describe(const attn_opts *o, char *buf, size_t n)
@@ -231,7 +223,7 @@ static void describe(const attn_opts *o, char *buf, size_t n)
 static int run(const attn_opts *o)
 {
     problem p = {0};
-    if (cute_runtime_new(o->backend, &p.rt, p.err, sizeof p.err) != CUTE_OK) {
+    if (cute_runtime_new(o->k.backend, &p.rt, p.err, sizeof p.err) != CUTE_OK) {
         fprintf(stderr, "cutec run attention: %s\n", p.err);
         return CLI_FAIL;
     }
@@ -303,7 +295,7 @@ static int bench(const attn_opts *base)
 {
     char err[1024], clock[128];
     cute_runtime *rt;
-    if (cute_runtime_new(base->backend ? base->backend : "cuda", &rt, err, sizeof err) != CUTE_OK) {
+    if (cute_runtime_new(base->k.backend ? base->k.backend : "cuda", &rt, err, sizeof err) != CUTE_OK) {
         printf("cutec bench attention: skipped: no GPU (%s)\n", err);
         return CLI_OK;
     }
@@ -340,7 +332,7 @@ int cmd_attention(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc || cli_parse_only()) return rc;
     if (!strcmp(argv[0], "compile")) {
-        if (!(o.emit = cli_emit_form(o.emit))) return usage(argv[0]);
+        if (!(o.k.emit = cli_emit_form(o.k.emit))) return usage(argv[0]);
         return emit(&o);
     }
     return !strcmp(argv[0], "run") ? run(&o) : bench(&o);

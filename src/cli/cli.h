@@ -60,6 +60,13 @@ int cli_emit_kernel(const struct cute_fn *f, const char *emit, const char *arch,
 struct cute_runtime;
 typedef const struct cute_fn *(*cli_compile_fn)(struct cute_runtime *rt, const void *cfg, char *err,
                                                 size_t n);
+/* cli_opts.c: the options of every kernel command; cli_kernel_option takes option k with
+ * value v when it is one of them (*ok: whether v is good, why in why[n]) */
+typedef struct cli_kernel_opts {
+    int iters;
+    const char *emit, *arch, *backend;
+} cli_kernel_opts;
+bool cli_kernel_option(cli_kernel_opts *o, const char *k, const char *v, bool *ok, char *why, size_t n);
 int cli_emit_compiled(const char *kernel, cli_compile_fn compile, const void *cfg, const char *emit,
                       const char *arch);
 /* compile_timing.c: the phases of f's cold compile for arch (an sm_XX) after tracing */

@@ -8,19 +8,13 @@
 #include <string.h>
 
 #include "kernels/attention/attention_internal.h"
+#include "kernels/kern_table.h"
 
-typedef struct entry {
-    cute_attention_config cfg;
-    const cute_fn *fn; /* NULL: compiling failed, for the reason in err */
-    char err[1024];
-} entry;
-
-/* an entry, once made, never moves or changes, so a call reads its entry unlocked */
+/* the lock guards the table (kern_table.h) */
 struct cute_attention_lib {
     cute_runtime *rt;
     pthread_mutex_t lock;
-    entry **e;
-    int n, cap;
+    kern_table fns;
 };
 
 cute_attention_lib *cute_attention_lib_new(cute_runtime *rt)
@@ -35,36 +29,21 @@ cute_attention_lib *cute_attention_lib_new(cute_runtime *rt)
 void cute_attention_lib_free(cute_attention_lib *lib)
 {
     if (!lib) return;
-    for (int i = 0; i < lib->n; i++) cute_fn_free(lib->e[i]->fn), free(lib->e[i]);
+    kern_table_free(&lib->fns);
     pthread_mutex_destroy(&lib->lock);
-    free(lib->e);
     free(lib);
 }
 
-static bool same(const cute_attention_config *a, const cute_attention_config *b)
+static bool same(const void *x, const void *y)
 {
+    const cute_attention_config *a = x, *b = y;
     return a->dtype == b->dtype && a->head_dim == b->head_dim && a->causal == b->causal &&
            a->lse == b->lse;
 }
 
-/* the entry for cfg, compiling it the first time (lock held); NULL when out of memory */
-static entry *lookup(cute_attention_lib *lib, const cute_attention_config *cfg)
+static const cute_fn *compile(cute_runtime *rt, const void *cfg, char *err, size_t n)
 {
-    for (int i = 0; i < lib->n; i++)
-        if (same(&lib->e[i]->cfg, cfg)) return lib->e[i];
-    if (lib->n == lib->cap) {
-        int cap = lib->cap ? 2 * lib->cap : 8;
-        entry **e = realloc(lib->e, (size_t)cap * sizeof *e);
-        if (!e) return NULL;
-        lib->e = e, lib->cap = cap;
-    }
-    entry *e = calloc(1, sizeof *e);
-    if (!e) return NULL;
-    lib->e[lib->n++] = e;
-    e->cfg = *cfg;
-    e->fn = cute_attention_compile(lib->rt, cfg, e->err, sizeof e->err);
-    if (!e->fn && !e->err[0]) snprintf(e->err, sizeof e->err, "compile failed");
-    return e;
+    return cute_attention_compile(rt, cfg, err, n);
 }
 
 static const char *const names[] = {"Q", "K", "V", "O"};
@@ -141,7 +120,7 @@ static bool call_ok(const cute_call_arg *const t[4], const cute_call_arg *lse, d
 static const cute_fn *fn_for(cute_attention_lib *lib, const cute_attention_config *cfg, char *err, size_t n)
 {
     pthread_mutex_lock(&lib->lock);
-    const entry *e = lookup(lib, cfg);
+    const kern_entry *e = kern_table_get(&lib->fns, cfg, sizeof *cfg, same, compile, lib->rt);
     pthread_mutex_unlock(&lib->lock);
     if (!e) snprintf(err, n, "attention: out of memory");
     else if (!e->fn) snprintf(err, n, "%s", e->err);
