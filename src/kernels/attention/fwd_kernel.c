@@ -45,8 +45,12 @@ static attn_block block_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mQ, c
     cute_alg *a = cute_ctx_alg(c);
     attn_block t;
     cute_int b = cute_block_idx(c, 2), h = cute_block_idx(c, 1);
-    t.m_block = cute_block_idx(c, 0);
     t.sq = mQ.layout.shape.leaf[1], t.sk = mK.layout.shape.leaf[1];
+    /* causal: the longest Q tiles (the last, which see every key) first, so that the short
+     * ones fill the end of the grid instead of a long one running alone there */
+    t.m_block = cute_block_idx(c, 0);
+    if (p->cfg.causal)
+        t.m_block = cute_sub(a, cute_ceil_div(a, t.sq, cute_i(p->bm)), cute_add(a, t.m_block, cute_i(1)));
     /* grouped-query: H / G query heads share a key/value head */
     cute_int hk = cute_div(a, h, cute_div(a, mQ.layout.shape.leaf[2], mK.layout.shape.leaf[2]));
     cute_tuple qt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d);

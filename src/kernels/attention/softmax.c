@@ -116,19 +116,31 @@ static void coord_at(cute_ctx *c, cute_tensor coords, int i, cute_int *row, cute
     *col = cute_add(a, f.nleaves > 1 ? f.leaf[1] : cute_i(0), base.leaf[1]);
 }
 
+/* keep element i: key col < sk and, causal, col <= row.  A thread's elements sit at static
+ * offsets from its element 0, so the dynamic parts are two values (sk - col0 and col0 - row0)
+ * computed once and each element is a compare with an immediate. */
 void attn_mask(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int sk, bool causal)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_ssa s = cute_tensor_load(c, acc_s);
     cute_val ninf = cute_val_const(c, CUTE_F32, -INFINITY);
+    cute_int row0, col0;
+    coord_at(c, coords, 0, &row0, &col0);
+    cute_val room = cute_int_value(c, cute_sub(a, sk, col0), CUTE_I64);
+    cute_val ahead = cute_int_value(c, cute_sub(a, col0, row0), CUTE_I64);
     for (int i = 0; i < s.n; i++) {
         cute_int row, col;
         coord_at(c, coords, i, &row, &col);
-        cute_val keep = cute_int_lt(c, col, sk);
-        /* key col <= query row; the difference shares one base per thread, so each element
-         * is an add of a constant and a compare */
+        cute_int dc = cute_sub(a, col, col0), dr = cute_sub(a, row, row0);
+        if (!cute_is_static(dc) || !cute_is_static(dr)) {
+            cute_ctx_fail(c, "attention mask: a thread's elements are not at static offsets");
+            return;
+        }
+        /* col0 + dc < sk, and col0 + dc <= row0 + dr */
+        cute_val keep = cute_val_cmp(c, CUTE_OP_LT, cute_val_int(c, CUTE_I64, dc.v), room);
         if (causal)
-            keep = cute_val_binop(c, CUTE_OP_AND, keep, cute_int_lt(c, cute_sub(a, col, row), cute_i(1)));
+            keep = cute_val_binop(c, CUTE_OP_AND, keep,
+                                  cute_val_cmp(c, CUTE_OP_LE, ahead, cute_val_int(c, CUTE_I64, dr.v - dc.v)));
         s.v[i] = cute_val_select(c, keep, cute_ssa_get(c, s, i), ninf).r;
     }
     cute_tensor_store(c, acc_s, s);
