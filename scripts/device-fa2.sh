@@ -13,14 +13,16 @@ log="$out/fa2.log"
     echo "== run attention on the GPU: odd sizes, GQA, causal, checked against float64"
     for a in "--batch 2 --heads 6 --kv-heads 2 --seqlen 1000 --headdim 128 --causal" \
              "--batch 3 --heads 4 --seqlen 777 --headdim 64 --dtype f16" \
-             "--batch 1 --heads 8 --kv-heads 1 --seqlen 2049 --headdim 64 --causal"; do
+             "--batch 1 --heads 8 --kv-heads 1 --seqlen 2049 --headdim 64 --causal" \
+             "--batch 2 --heads 4 --kv-heads 2 --seqlen 1500 --headdim 256"; do
         # shellcheck disable=SC2086
         timeout 120 build/cutec run attention $a 2>&1 | tail -n 2
     done
     echo "== bench attention: cutec and torch SDPA (bench/torch_attention.py) in one run"
     timeout 300 build/cutec bench attention --iters 20 2>&1
+    timeout 120 build/cutec bench attention --batch 4 --heads 16 --seqlen 4096 --headdim 256 --iters 10 2>&1 | tail -n 2
     echo "== registers and spills (ptxas -v, sm_90a; the test reports sm_80)"
-    for d in 64 128; do for c in "" "--causal"; do
+    for d in 64 128 256; do for c in "" "--causal"; do
         # shellcheck disable=SC2086
         build/cutec compile attention --headdim $d --arch sm_90a --emit usage $c 2>&1 | grep -E "registers|spill" | tr '\n' ' '
         echo " <- d$d $c"

@@ -7,7 +7,7 @@
  * with hk = h / (H / G) (grouped-query: G key/value heads shared by H query heads; G = H
  * is plain multi-head, G = 1 multi-query).  Tensors are (B, S, H, D) as PyTorch SDPA's
  * (B, H, S, D) inputs are after a transpose: any strides, D contiguous.  Causal masking is
- * SDPA's is_causal (top-left: query i sees keys j <= i).  f16 or bf16, head dim 64 or 128,
+ * SDPA's is_causal (top-left: query i sees keys j <= i).  f16 or bf16, head dim 64, 128 or 256,
  * f32 accumulation; any sequence lengths (Sq for Q and O, Sk for K and V).
  */
 #ifndef CUTEC_ATTENTION_H
@@ -20,7 +20,7 @@ CUTE_API_BEGIN
 
 typedef struct cute_attention_config {
     cute_dtype dtype; /* Q, K, V and O: CUTE_F16 or CUTE_BF16 */
-    int head_dim;     /* D: 64 or 128 */
+    int head_dim;     /* D: 64, 128 or 256 */
     bool causal;      /* SDPA's is_causal (top-left) */
     bool lse;         /* also write the log-sum-exp (B, H, Sq), f32 */
 } cute_attention_config;

@@ -27,7 +27,7 @@ static int usage(const char *cmd)
 {
     fprintf(stderr,
             "usage: cutec %s attention [--batch B] [--heads H] [--kv-heads G] [--seqlen S]\n"
-            "         [--headdim 64|128] [--causal] [--dtype bf16|f16] [--scale X] [--iters N]\n"
+            "         [--headdim 64|128|256] [--causal] [--dtype bf16|f16] [--scale X] [--iters N]\n"
             "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
             "  O = softmax(scale Q K^T) V, Q and O (B,S,H,D), K and V (B,S,G,D), G dividing H;\n"
             "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
@@ -54,8 +54,8 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
     else if (!strcmp(k, "--seqlen"))
         ok = cli_int(v, 1, 1 << 24, &o->S, why, n), o->shape_given = true;
     else if (!strcmp(k, "--headdim"))
-        ok = cli_int(v, 64, 128, &o->D, why, n) && (o->D == 64 || o->D == 128),
-        snprintf(why, n, "64 or 128");
+        ok = cli_int(v, 64, 256, &o->D, why, n) && (o->D == 64 || o->D == 128 || o->D == 256),
+        snprintf(why, n, "64, 128 or 256");
     else if (!strcmp(k, "--scale"))
         ok = sscanf(v, "%lf", &o->scale) == 1 && isfinite(o->scale) && o->scale > 0;
     else
@@ -169,7 +169,7 @@ static cute_status call_fwd(void *user, int set)
 static int64_t verify(const problem *p, const attn_opts *o, int64_t *rows)
 {
     int64_t n = o->D * o->B * o->S * o->G, total = o->B * o->S * o->H, bad = 0;
-    double *w[3], want[128], mag[128], l;
+    double *w[3], want[256], mag[256], l;
     for (int i = 0; i < 3; i++) {
         int64_t m = i ? n : total * o->D;
         w[i] = malloc((size_t)m * sizeof(double));

@@ -63,12 +63,13 @@ bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
     p->cfg = *cfg;
     if (cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_BF16)
         return cute_alg_fail(a, "attention: %s inputs (f16 or bf16)", cute_dtype_name(cfg->dtype));
-    if (cfg->head_dim != 64 && cfg->head_dim != 128)
-        return cute_alg_fail(a, "attention: head dim %d (64 or 128)", cfg->head_dim);
+    if (cfg->head_dim != 64 && cfg->head_dim != 128 && cfg->head_dim != 256)
+        return cute_alg_fail(a, "attention: head dim %d (64, 128 or 256)", cfg->head_dim);
     p->d = cfg->head_dim;
-    /* 128 x 64 tiles of S at head dim 128 (O's 128 accumulators a thread leave room for S's
-     * 64), 128 x 128 at 64: FlashAttention 2's SM80 tiles */
-    p->bm = 128, p->bn = 64, p->threads = 128;
+    /* 128 x 64 tiles of S (O's accumulators a thread: D / 2 at 64 and 128, S's 64); at head
+     * dim 256, 64 x 64 (each warp 16 rows: O's 128 and S's 32 a thread), as FlashAttention
+     * 2's SM80 kernel tiles it */
+    p->bm = p->d == 256 ? 64 : 128, p->bn = 64, p->threads = 128;
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, mma_name(cfg->dtype), &atom)) return false;
     p->mma = make_mma(a, &atom, p->threads / 32);
