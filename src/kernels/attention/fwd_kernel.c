@@ -1,5 +1,6 @@
 /* The forward kernel, FlashAttention 2 as CuTe DSL's ampere/flash_attention_v2.py writes it:
- * one block per (128-row Q tile, head, batch), 4 warps of 16 rows of every 64.  Q is loaded
+ * one block per (128-row Q tile, head, batch; 64 rows at head dim 256), 4 warps of 16 rows of
+ * every 64.  Q is loaded
  * once into swizzled shared memory; each K/V tile of the loop is loaded by cp.async into a
  * shared tile of its own, so K of tile n+1 lands while P V of tile n runs and V of tile n
  * while Q K^T of tile n runs:
@@ -39,6 +40,45 @@ static cute_int key_tiles(cute_ctx *c, const attn_plan *p, cute_int sk, cute_int
     return cute_min(a, all, cute_ceil_div(a, last, cute_i(p->bn)));
 }
 
+/* the Q tile this block computes: by block index, or (causal) the longest first (the last
+ * Q tile sees every key), so that the short ones fill the end of the grid instead of a long
+ * one running alone there */
+static cute_int q_tile(cute_ctx *c, const attn_plan *p, cute_int sq)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int x = cute_block_idx(c, 0);
+    if (!p->cfg.causal) return x;
+    return cute_sub(a, cute_ceil_div(a, sq, cute_i(p->bm)), cute_add(a, x, cute_i(1)));
+}
+
+/* the LSE of the block's rows, (bm):(s) of LSE (B,H,Sq), seen as (bm,D):(s,0): shaped like
+ * O, so that O's partition finds each row's value */
+static cute_tensor lse_tile(cute_ctx *c, const attn_plan *p, cute_tensor mL, cute_int b, cute_int h,
+                            cute_int m_block)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor rows = cute_tensor_local_tile(c, CUTE_SLICE(c, mL, b, h, CUTE_ALL),
+                                              cute_tuple_fmt(a, "(%lld)", (long long)p->bm), CUTE_CRD(m_block), NULL);
+    cute_layout bcast = cute_layout_fmt(a, "(%lld,%lld):(1,0)", (long long)p->bm, (long long)p->d);
+    cute_tiler bt = cute_tiler_layout(&bcast);
+    return cute_tensor_compose(c, rows, &bt);
+}
+
+/* the identity tensors of Q (Sq,D), K (Sk,D) and S (Sq,Sk), tiled as their data */
+static void coord_tiles(cute_ctx *c, const attn_plan *p, attn_block *t)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tuple qt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d);
+    cute_tuple kt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bn, (long long)p->d);
+    cute_tuple st = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
+    cute_tensor q = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", t->sq, (long long)p->d));
+    cute_tensor k = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", t->sk, (long long)p->d));
+    cute_tensor s = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%I)", t->sq, t->sk));
+    t->cQ = cute_tensor_local_tile(c, q, qt, CUTE_CRD(t->m_block, 0), NULL);
+    t->cK = cute_tensor_local_tile(c, k, kt, CUTE_CRD(CUTE_ALL, 0), NULL);
+    t->cS = cute_tensor_local_tile(c, s, st, CUTE_CRD(t->m_block, CUTE_ALL), NULL);
+}
+
 static attn_block block_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mQ, cute_tensor mK,
                               cute_tensor mV, cute_tensor mO, cute_tensor mL)
 {
@@ -46,35 +86,19 @@ static attn_block block_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mQ, c
     attn_block t;
     cute_int b = cute_block_idx(c, 2), h = cute_block_idx(c, 1);
     t.sq = mQ.layout.shape.leaf[1], t.sk = mK.layout.shape.leaf[1];
-    /* causal: the longest Q tiles (the last, which see every key) first, so that the short
-     * ones fill the end of the grid instead of a long one running alone there */
-    t.m_block = cute_block_idx(c, 0);
-    if (p->cfg.causal)
-        t.m_block = cute_sub(a, cute_ceil_div(a, t.sq, cute_i(p->bm)), cute_add(a, t.m_block, cute_i(1)));
+    t.m_block = q_tile(c, p, t.sq);
     /* grouped-query: H / G query heads share a key/value head */
     cute_int hk = cute_div(a, h, cute_div(a, mQ.layout.shape.leaf[2], mK.layout.shape.leaf[2]));
     cute_tuple qt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d);
     cute_tuple kt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bn, (long long)p->d);
-    cute_tuple st = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
     cute_tuple at_m = CUTE_CRD(t.m_block, 0), every = CUTE_CRD(CUTE_ALL, 0);
     t.gQ = cute_tensor_local_tile(c, rows_of(c, mQ, b, h), qt, at_m, NULL);
     t.gO = cute_tensor_local_tile(c, rows_of(c, mO, b, h), qt, at_m, NULL);
     t.gK = cute_tensor_local_tile(c, rows_of(c, mK, b, hk), kt, every, NULL);
     t.gV = cute_tensor_local_tile(c, rows_of(c, mV, b, hk), kt, every, NULL);
-    cute_tuple qs = cute_tuple_fmt(a, "(%I,%lld)", t.sq, (long long)p->d);
-    cute_tuple ks = cute_tuple_fmt(a, "(%I,%lld)", t.sk, (long long)p->d);
-    t.cQ = cute_tensor_local_tile(c, cute_make_identity_tensor(c, qs), qt, at_m, NULL);
-    t.cK = cute_tensor_local_tile(c, cute_make_identity_tensor(c, ks), kt, every, NULL);
-    cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%I)", t.sq, t.sk));
-    t.cS = cute_tensor_local_tile(c, ids, st, CUTE_CRD(t.m_block, CUTE_ALL), NULL);
+    coord_tiles(c, p, &t);
     t.n_end = key_tiles(c, p, t.sk, t.m_block);
-    if (!p->cfg.lse) return t;
-    cute_tensor lrow = cute_tensor_local_tile(c, CUTE_SLICE(c, mL, b, h, CUTE_ALL),
-                                              cute_tuple_fmt(a, "(%lld)", (long long)p->bm),
-                                              CUTE_CRD(t.m_block), NULL);
-    cute_layout bcast = cute_layout_fmt(a, "(%lld,%lld):(1,0)", (long long)p->bm, (long long)p->d);
-    cute_tiler bt = cute_tiler_layout(&bcast);
-    t.gL = cute_tensor_compose(c, lrow, &bt);
+    if (p->cfg.lse) t.gL = lse_tile(c, p, mL, b, h, t.m_block);
     return t;
 }
 
