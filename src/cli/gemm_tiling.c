@@ -1,4 +1,4 @@
-/* The GEMM commands' tiling options (--tile BMxBNxBK, --warps WMxWN, --stages S), shared by
+/* The GEMM commands' tiling options (--tile BMxBNxBK, --warps WMxWN, --stages S, --raster F), shared by
  * `cutec run|bench gemm` and `cutec compile gemm`. */
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +26,7 @@ bool cli_gemm_tiling_option(const char *k, const char *v, cute_gemm_tiling *t, b
     if (!strcmp(k, "--tile")) return parse_x(v, 3, &t->bm, why, wn);
     if (!strcmp(k, "--warps")) return parse_x(v, 2, &t->warps_m, why, wn);
     if (!strcmp(k, "--stages")) return parse_x(v, 1, &t->stages, why, wn);
+    if (!strcmp(k, "--raster")) return parse_x(v, 1, &t->raster, why, wn);
     *known = false;
     return false;
 }

@@ -8,6 +8,7 @@
  *                         128-byte rows; ldmatrix (.trans for M-major) into the fragments
  *   step 5 (tensorop_smem) step 4 with C through shared memory (epilogue_smem.c)
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cutec/atom_table.h"
@@ -122,7 +123,7 @@ typedef struct tc_shape {
     int64_t bm, bn, bk;
     int stages;
     const char *ldsm_k, *ldsm_mn; /* K-major / MN-major operands */
-    bool across; /* gemm_plan.prefetch_across: the faster on the H200 (bench/RESULTS.md) */
+    gemm_prefetch prefetch; /* the faster on the H200 (bench/RESULTS.md) */
 } tc_shape;
 
 /* 8 warps as 4 x 2 (the default warps_m is then 4), each 64 x 64 of C per k-block:
@@ -132,17 +133,20 @@ typedef struct tc_shape {
  * tiles at two blocks per SM.  f64's DMMA reads its fragments element by element (ldmatrix
  * moves 16-bit pieces). */
 static const tc_shape tc_shapes[] = {
-    {CUTE_F16, 80, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", true},
-    {CUTE_BF16, 80, "SM80_16x8x16_F32BF16BF16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", true},
-    {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", true},
+    {CUTE_F16, 80, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS},
+    {CUTE_BF16, 80, "SM80_16x8x16_F32BF16BF16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS},
+    {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_ACROSS},
     /* tf32: f32 in memory, 4-byte values (ldmatrix moves them K-major only) */
-    {CUTE_TF32, 80, "SM80_16x8x8_F32TF32TF32F32_TN", 256, 128, 32, 3, "SM75_U32x4_LDSM_N", "", true},
+    {CUTE_TF32, 80, "SM80_16x8x8_F32TF32TF32F32_TN", 256, 128, 32, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_ACROSS},
     /* fp8 fragments carried across the back edge spill 1.5 KB: within tiles, 2.3x faster */
-    {CUTE_E4M3, 89, "SM89_16x8x32_F32E4M3E4M3F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false},
-    {CUTE_E5M2, 89, "SM89_16x8x32_F32E5M2E5M2F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false},
-    /* Hopper's DMMA shapes run at twice m8n8k4's rate (bench mma: 66.6 against 33.1 TFLOP/s) */
-    {CUTE_F64, 90, "SM90_16x8x16_F64F64F64F64_TN", 64, 64, 32, 3, "", "", false},
-    {CUTE_F64, 80, "SM80_8x8x4_F64F64F64F64_TN", 64, 64, 16, 3, "", "", false},
+    {CUTE_E4M3, 89, "SM89_16x8x32_F32E4M3E4M3F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_WITHIN},
+    {CUTE_E5M2, 89, "SM89_16x8x32_F32E5M2E5M2F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_WITHIN},
+    /* Hopper's DMMA shapes run at twice m8n8k4's rate (bench mma: 66.6 against 33.1 TFLOP/s).
+     * f64 is bound by shared memory: 2 x 2 warps of 64 x 32 (each A value read feeds 4 DMMA,
+     * each B value 4), k8 fragments read 16 bytes at a time without bank conflicts
+     * (f64_perms), ptxas scheduling the reads (a second set of fragments spills) */
+    {CUTE_F64, 90, "SM90_16x8x8_F64F64F64F64_TN", 128, 64, 16, 4, "", "", GEMM_PREFETCH_NONE},
+    {CUTE_F64, 80, "SM80_8x8x4_F64F64F64F64_TN", 64, 64, 16, 3, "", "", GEMM_PREFETCH_WITHIN},
 };
 
 /* the first tiling of d for the target (arch 0, unknown: those of sm_89 and older, which
@@ -155,14 +159,43 @@ static const tc_shape *tc_shape_of(cute_dtype d, int arch)
     return NULL;
 }
 
-/* the tiled MMA: warps 2 x 4 (f64: 2 x 2), each atom repeated so that one ldmatrix.x4 feeds
- * it (N doubled, as ampere/tensorop_gemm.py's permutation_mnk does) */
-static cute_tiled_mma tc_mma(cute_alg *a, const cute_mma_atom *atom, int wm, int wn)
+/* f64's fragments are read from shared memory element by element (ldmatrix moves 16-bit
+ * pieces); on K-major tiles two renumberings (CuTe's permutation_mnk) make those reads
+ * 16 bytes wide and free of bank conflicts.  A product over K may take its terms in any
+ * order A and B agree on, and rows of A and C (B and C) may be renumbered together.
+ *   K: lane t of a quad holds the atom's k = t + 4i (i < v = atom k / 4); (4,v):(v,1) puts
+ *      them at v t + i, v consecutive values: LDS.128 pairs.
+ *   rows (v = 2 only): a quarter warp (lanes 0-7: rows 0 and 1) reads the same 64-byte half
+ *      of two 128-byte lines, which the swizzle (16-byte chunk ^ line % 8) sends to the same
+ *      banks; rows (2,4):(4,1) puts those two on lines 0 and 4, the other half of the banks.
+ *      With v = 4 the pairs of a quad are 32 bytes apart and the swizzle separates them.
+ * kperm: the K permutation's layout (else the atom's k in order); rows: the renumbering of
+ * each 8 rows (else none). */
+static bool f64_perms(const cute_gemm_config *cfg, const cute_mma_atom *atom, char kperm[32], bool *rows)
 {
+    int v = (int)atom->k / 4;
+    *rows = false;
+    if (cfg->dtype != CUTE_F64 || cfg->major[0] != 1 || cfg->major[1] != 1 || atom->m != 16 || v < 2)
+        return false;
+    snprintf(kperm, 32, "(4,%d):(%d,1)", v, v);
+    *rows = v == 2;
+    return true;
+}
+
+/* the tiled MMA: warps wm x wn, each atom repeated so that one ldmatrix.x4 feeds it (N
+ * doubled, as ampere/tensorop_gemm.py's permutation_mnk does); f64's renumberings above */
+static cute_tiled_mma tc_mma(cute_alg *a, const cute_gemm_config *cfg, const cute_mma_atom *atom, int wm, int wn)
+{
+    char kperm[32];
+    bool rows;
+    bool permuted = f64_perms(cfg, atom, kperm, &rows);
     cute_layout warps = cute_layout_fmt(a, "(%d,%d,1):(1,%d,0)", wm, wn, wm);
-    cute_layout lm = cute_layout_fmt(a, "%lld:1", (long long)(wm * atom->m));
-    cute_layout ln = cute_layout_fmt(a, "%lld:1", (long long)(wn * atom->n * 2));
-    cute_layout lk = cute_layout_fmt(a, "%lld:1", (long long)atom->k);
+    /* M: atoms of 16 rows (g, g+8) per warp; N: two atoms of 8 per warp */
+    cute_layout lm = rows ? cute_layout_fmt(a, "(((2,4),2),%d):(((4,1),8),16)", wm)
+                          : cute_layout_fmt(a, "%lld:1", (long long)(wm * atom->m));
+    cute_layout ln = rows ? cute_layout_fmt(a, "((2,4),%d):((4,1),8)", 2 * wn)
+                          : cute_layout_fmt(a, "%lld:1", (long long)(wn * atom->n * 2));
+    cute_layout lk = permuted ? cute_layout_parse(a, kperm) : cute_layout_fmt(a, "%lld:1", (long long)atom->k);
     cute_tiler pm = cute_tiler_layout(&lm), pn = cute_tiler_layout(&ln), pk = cute_tiler_layout(&lk);
     return cute_make_tiled_mma(a, atom, &warps, &pm, &pn, &pk);
 }
@@ -222,9 +255,9 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     cute_mma_atom atom;
     int wm, wn;
     if (!cute_mma_atom_named(a, s->mma, &atom) || !tc_tiling(a, cfg, s, &atom, p, &wm, &wn)) return false;
-    p->threads = 32 * wm * wn, p->raster = 8;
-    p->prefetch_across = s->across;
-    p->mma = tc_mma(a, &atom, wm, wn);
+    p->threads = 32 * wm * wn, p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
+    p->prefetch = s->prefetch;
+    p->mma = tc_mma(a, cfg, &atom, wm, wn);
     int esize = cute_dtype_bytes(s->d);
     int bytes = gemm_vector_bytes(cfg, s->d);
     for (int op = 0; op < 2; op++) {
