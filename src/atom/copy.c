@@ -71,15 +71,16 @@ static void zero_where_not(cute_ctx *c, cute_tensor dst, int n)
     for (int i = 0; i < n && !c->alg.failed; i++) tensor_rmem_set(c, &dst, i, z);
 }
 
-/* The vectors of an autovectorizing copy run along the memory side's first mode.  Where its
+/* The vectors of an autovectorizing copy run along the source's first mode.  Where a load's
  * unit-stride mode comes later (an MMA fragment's values go down M first while the shared
  * tile is K-major: f64's fragments), both sides are viewed with that mode first: element j
- * of one still pairs with element j of the other, and the accesses widen.  Registers have no
- * order of their own, so nothing else changes. */
+ * of one still pairs with element j of the other, and the loads widen.  Registers have no
+ * order of their own, so nothing else changes.  (Stores keep their order: the transposing
+ * stores of a padded tile are laid out for scalar accesses, ampere/sgemm.py's padding.) */
 static void unit_mode_first(cute_ctx *c, cute_tensor *src, cute_tensor *dst)
 {
-    cute_tensor *mem = src->kind != CUTE_TENSOR_RMEM ? src : dst, *other = mem == src ? dst : src;
-    if (mem->kind == CUTE_TENSOR_RMEM) return;
+    cute_tensor *mem = src, *other = dst;
+    if (src->kind == CUTE_TENSOR_RMEM || dst->kind != CUTE_TENSOR_RMEM) return;
     cute_alg *a = &c->alg;
     cute_alg_trial trial;
     cute_alg_trial_begin(a, &trial);
