@@ -33,12 +33,13 @@ sweep()
         tile=${t%%:*} rest=${t#*:}
         st=${rest%%:*} rest=${rest#*:}
         w=${rest%%:*} r=${rest#*:}
+        f="$out/bench-$d-$n-$(echo "$t" | tr ':' '_').log"
         build/cutec bench gemm --dtype "$d" --layout tn --sizes "$n" --iters "$iters" --variants tensorop_smem \
-            --tile "$tile" --stages "$st" --warps "$w" --raster "$r" > "$out/bench-$d-$n-$t.log" 2>&1
+            --tile "$tile" --stages "$st" --warps "$w" --raster "$r" > "$f" 2>&1
         # "size variant ms TFLOP/s of-cuBLAS diff check": the kernel's row, then cuBLAS's ms and rate
-        row=$(grep -m 1 -E "^$n +tensorop_smem" "$out/bench-$d-$n-$t.log")
-        cub=$(grep -m 1 -E "^$n +cublas" "$out/bench-$d-$n-$t.log" | awk '{print $3, $4}')
-        echo "$d $t | ${row:-no result: $(tail -n 1 "$out/bench-$d-$n-$t.log")} | cublas $cub"
+        row=$(grep -m 1 -E "^$n +tensorop_smem" "$f")
+        cub=$(grep -m 1 -E "^$n +cublas" "$f" | awk '{print $3, $4}')
+        echo "$d $n $t | ${row:-no result: $(tail -n 1 "$f" | cut -c1-160)} | cublas $cub"
     done
 }
 
