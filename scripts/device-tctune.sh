@@ -1,8 +1,9 @@
 #!/bin/sh
 # The SM80 tensor-core GEMMs' tiling sweep (issue 13, engineer tctune): for bf16, f16, s8 and
-# f64 (A and B K-major) each candidate tiling "BMxBNxBK:STAGES:WMxWN:RASTER" benched at
+# f64 (A and B K-major) each candidate tiling "BMxBNxBK:STAGES:WMxWN:RASTER[:READ_BYTES]" benched at
 # 4096^3 (and the short list at 8192^3) against cuBLAS in the same process
-# (`cutec bench gemm --variants tensorop_smem --tile ... --stages ... --warps ... --raster`),
+# (`cutec bench gemm --variants tensorop_smem --tile ... --stages ... --warps ... --raster ...
+# [--read-bytes 8|16]`: f64's fragment reads, LDS.128 (the default) or LDS.64),
 # then the f64 kernel's ptxas report and main-loop instruction counts.  The winners go into
 # the by_size table of src/kernels/gemm/lib.c (one row per dtype, sizes up to 4096^2) or,
 # for every size, the dtype's row of tc_shapes in src/kernels/gemm/plan_multistage.c.
@@ -17,8 +18,8 @@ c16="256x128x64:3:4x2:8 256x128x64:3:4x2:16 128x256x64:3:2x4:8 128x128x64:3:2x2:
 c16_8192="256x128x64:3:4x2:8 128x256x64:3:2x4:8"
 c8="256x128x128:3:4x2:8 128x256x128:3:2x4:8 128x128x128:3:2x2:8"
 c8_8192="256x128x128:3:4x2:8 128x256x128:3:2x4:8"
-c64="128x64x16:4:2x2:8 64x64x32:3:2x2:8 128x128x16:4:2x4:8 64x128x16:4:2x2:8"
-c64_8192="128x64x16:4:2x2:8 64x64x32:3:2x2:8"
+c64="128x64x16:4:2x2:8 128x64x16:4:2x2:8:8 64x64x32:3:2x2:8 64x64x32:3:2x2:8:8 128x128x16:4:2x4:8 128x128x16:4:2x4:8:8"
+c64_8192="128x64x16:4:2x2:8 128x64x16:4:2x2:8:8 64x64x32:3:2x2:8"
 
 # bench one dtype at one size over its candidates, one line each
 sweep()
@@ -32,10 +33,12 @@ sweep()
         fi
         tile=${t%%:*} rest=${t#*:}
         st=${rest%%:*} rest=${rest#*:}
-        w=${rest%%:*} r=${rest#*:}
+        w=${rest%%:*} rest=${rest#*:}
+        r=${rest%%:*} rb=${rest#"$r"}
+        rb=${rb#:}
         f="$out/bench-$d-$n-$(echo "$t" | tr ':' '_').log"
         build/cutec bench gemm --dtype "$d" --layout tn --sizes "$n" --iters "$iters" --variants tensorop_smem \
-            --tile "$tile" --stages "$st" --warps "$w" --raster "$r" > "$f" 2>&1
+            --tile "$tile" --stages "$st" --warps "$w" --raster "$r" ${rb:+--read-bytes $rb} > "$f" 2>&1
         # "size variant ms TFLOP/s of-cuBLAS diff check": the kernel's row, then cuBLAS's ms and rate
         row=$(grep -m 1 -E "^$n +tensorop_smem" "$f")
         cub=$(grep -m 1 -E "^$n +cublas" "$f" | awk '{print $3, $4}')

@@ -1,6 +1,6 @@
 /* The f64 GEMM on Hopper's DMMA (sm_90a tiling: m16n8k8, 2 x 2 warps of 64 x 32) reads its
- * fragments from K-major shared tiles 16 bytes at a time without bank conflicts
- * (plan_multistage.c's f64_perms).  On the interpreter, with the sm_90a plan: every element
+ * fragments from K-major shared tiles 16 bytes at a time (8 with read_bytes 8) without bank
+ * conflicts (plan_multistage.c's f64_perms).  On the interpreter, with the sm_90a plan: every element
  * of odd-sized and full-tile products in every majors combination against float64; the
  * main loop's shared-memory loads conflict-free (bank counts); and, where NVRTC is, no
  * scalar f64 shared load left in the PTX (the vectors the plan promises). */
@@ -87,6 +87,17 @@ static void loads_conflict_free(cute_backend *b)
     CHECK(loads == 2, "%d main-loop load sites counted (want A's and B's)", loads);
 }
 
+/* a read width for a dtype whose fragments come another way is refused, saying why */
+static void read_width_refused(cute_runtime *rt)
+{
+    char err[2048] = "";
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_BF16, .major = {1, 1, 0},
+                            .align_bytes = 16, .tiling = {.read_bytes = 8}};
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(!f && strstr(err, "read_bytes 8: only f64"), "bf16 with read_bytes 8: %s", f ? "compiled" : err);
+    cute_fn_free(f);
+}
+
 /* the tn kernel's PTX: f64 shared loads only as v2 vectors */
 static void vector_loads(cute_runtime *rt)
 {
@@ -129,6 +140,14 @@ int main(void)
     cute_backend *b = cute_runtime_backend(rt);
     product(lib, b, 128, 64, 48, (int[]){1, 1, 0}, 0.0); /* one full tile, three k-tiles */
     loads_conflict_free(b);
+    /* 8-byte reads, each value straight into its DMMA register: conflict-free as well */
+    cute_gemm_lib_tiling(lib, &(cute_gemm_tiling){.read_bytes = 8});
+    product(lib, b, 128, 64, 48, (int[]){1, 1, 0}, 0.0);
+    loads_conflict_free(b);
+    product(lib, b, 129, 67, 33, (int[]){1, 1, 1}, -0.5);
+    cute_gemm_lib_tiling(lib, NULL);
+    CHECK(!cute_gemm_lib_tiling(lib, &(cute_gemm_tiling){.read_bytes = 4}), "read_bytes 4 accepted (8 or 16)");
+    read_width_refused(rt);
     for (int mj = 0; mj < 8; mj++) /* the odd shape, every majors combination */
         product(lib, b, 129, 67, 33, (int[]){mj & 1, (mj >> 1) & 1, (mj >> 2) & 1}, mj % 2 ? -0.5 : 0.0);
     cute_gemm_lib_free(lib);

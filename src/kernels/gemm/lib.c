@@ -88,7 +88,7 @@ bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t)
     cute_gemm_tiling z = {0};
     if (!t) t = &z;
     if (!lib || t->bm < 0 || t->bn < 0 || t->bk < 0 || t->stages < 0 || t->warps_m < 0 || t->warps_n < 0 ||
-        t->raster < 0)
+        t->raster < 0 || (t->read_bytes && t->read_bytes != 8 && t->read_bytes != 16))
         return false;
     pthread_mutex_lock(&lib->lock);
     lib->tiling = *t;
@@ -326,7 +326,7 @@ static bool fits_index_bound(const cute_call_arg x[3])
 static const struct {
     cute_dtype d;
     int64_t up_to;
-    cute_gemm_tiling t; /* {bm, bn, bk, stages, warps_m, warps_n, raster} */
+    cute_gemm_tiling t; /* {bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes} */
 } by_size[] = {
     {CUTE_BF16, 4096LL * 4096, {0}},
     {CUTE_F16, 4096LL * 4096, {0}},

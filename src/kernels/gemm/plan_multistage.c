@@ -160,26 +160,34 @@ static const tc_shape *tc_shape_of(cute_dtype d, int arch)
 }
 
 /* f64's fragments are read from shared memory element by element (ldmatrix moves 16-bit
- * pieces); on K-major tiles two renumberings (CuTe's permutation_mnk) make those reads
- * 16 bytes wide and free of bank conflicts.  A product over K may take its terms in any
- * order A and B agree on, and rows of A and C (B and C) may be renumbered together.
- *   K: lane t of a quad holds the atom's k = t + 4i (i < v = atom k / 4); (4,v):(v,1) puts
- *      them at v t + i, v consecutive values: LDS.128 pairs.
- *   rows (v = 2 only): a quarter warp (lanes 0-7: rows 0 and 1) reads the same 64-byte half
- *      of two 128-byte lines, which the swizzle (16-byte chunk ^ line % 8) sends to the same
- *      banks; rows (2,4):(4,1) puts those two on lines 0 and 4, the other half of the banks.
- *      With v = 4 the pairs of a quad are 32 bytes apart and the swizzle separates them.
- * kperm: the K permutation's layout (else the atom's k in order); rows: the renumbering of
- * each 8 rows (else none). */
-static bool f64_perms(const cute_gemm_config *cfg, const cute_mma_atom *atom, char kperm[32], bool *rows)
+ * pieces); on K-major tiles renumberings (CuTe's permutation_mnk) make those reads wide and
+ * free of bank conflicts.  A product over K may take its terms in any order A and B agree
+ * on, and rows of A and C (B and C) may be renumbered together.  Lane (g, t) of the atom
+ * reads rows g (and g+8) at k = t + 4i (i < v = atom k / 4); the swizzle puts 16-byte
+ * chunk c of line r at c ^ (r % 8).
+ *   16-byte reads: K (4,v):(v,1) puts a lane's k at v t + i, v consecutive values (LDS.128
+ *      pairs).  With v = 2 a quarter warp (lanes 0-7: rows 0 and 1) then reads the same
+ *      64-byte half of two lines, which the swizzle sends to the same banks: rows
+ *      (2,4):(4,1) put those two on lines 0 and 4, the other half.  (v = 4: the pairs of a
+ *      quad are 32 bytes apart, and the swizzle separates them.)
+ *   8-byte reads (read_bytes 8): K in order; a half warp (rows 0-3) reads 32 bytes of each
+ *      of four lines, which rows (4,2):(2,1) put on lines 0, 2, 4, 6: four disjoint
+ *      quarters of the banks.  Each value lands in its DMMA register (a 16-byte read holds
+ *      A's a0 and a2, which ptxas must move apart).
+ * kperm: the K permutation's layout ("": the atom's k in order); rows: each 8 rows'
+ * renumbering, shape and stride (NULL: none). */
+static void f64_perms(const cute_gemm_config *cfg, const cute_mma_atom *atom, char kperm[32], const char *rows[2])
 {
     int v = (int)atom->k / 4;
-    *rows = false;
+    kperm[0] = 0, rows[0] = rows[1] = NULL;
     if (cfg->dtype != CUTE_F64 || cfg->major[0] != 1 || cfg->major[1] != 1 || atom->m != 16 || v < 2)
-        return false;
+        return;
+    if (cfg->tiling.read_bytes == 8) {
+        rows[0] = "(4,2)", rows[1] = "(2,1)";
+        return;
+    }
     snprintf(kperm, 32, "(4,%d):(%d,1)", v, v);
-    *rows = v == 2;
-    return true;
+    if (v == 2) rows[0] = "(2,4)", rows[1] = "(4,1)";
 }
 
 /* the tiled MMA: warps wm x wn, each atom repeated so that one ldmatrix.x4 feeds it (N
@@ -187,15 +195,20 @@ static bool f64_perms(const cute_gemm_config *cfg, const cute_mma_atom *atom, ch
 static cute_tiled_mma tc_mma(cute_alg *a, const cute_gemm_config *cfg, const cute_mma_atom *atom, int wm, int wn)
 {
     char kperm[32];
-    bool rows;
-    bool permuted = f64_perms(cfg, atom, kperm, &rows);
+    const char *rows[2];
+    f64_perms(cfg, atom, kperm, rows);
     cute_layout warps = cute_layout_fmt(a, "(%d,%d,1):(1,%d,0)", wm, wn, wm);
-    /* M: atoms of 16 rows (g, g+8) per warp; N: two atoms of 8 per warp */
-    cute_layout lm = rows ? cute_layout_fmt(a, "(((2,4),2),%d):(((4,1),8),16)", wm)
-                          : cute_layout_fmt(a, "%lld:1", (long long)(wm * atom->m));
-    cute_layout ln = rows ? cute_layout_fmt(a, "((2,4),%d):((4,1),8)", 2 * wn)
-                          : cute_layout_fmt(a, "%lld:1", (long long)(wn * atom->n * 2));
-    cute_layout lk = permuted ? cute_layout_parse(a, kperm) : cute_layout_fmt(a, "%lld:1", (long long)atom->k);
+    /* M: atoms of 16 rows (g, g+8) per warp, each 8 renumbered; N: two atoms of 8 per warp */
+    char m[64], n[64];
+    if (rows[0]) {
+        snprintf(m, sizeof m, "((%s,2),%d):((%s,8),16)", rows[0], wm, rows[1]);
+        snprintf(n, sizeof n, "(%s,%d):(%s,8)", rows[0], 2 * wn, rows[1]);
+    } else {
+        snprintf(m, sizeof m, "%lld:1", (long long)(wm * atom->m));
+        snprintf(n, sizeof n, "%lld:1", (long long)(wn * atom->n * 2));
+    }
+    cute_layout lm = cute_layout_parse(a, m), ln = cute_layout_parse(a, n);
+    cute_layout lk = kperm[0] ? cute_layout_parse(a, kperm) : cute_layout_fmt(a, "%lld:1", (long long)atom->k);
     cute_tiler pm = cute_tiler_layout(&lm), pn = cute_tiler_layout(&ln), pk = cute_tiler_layout(&lk);
     return cute_make_tiled_mma(a, atom, &warps, &pm, &pn, &pk);
 }
@@ -237,6 +250,10 @@ static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *
     *wm = t->warps_m ? t->warps_m : s->d == CUTE_F64 ? 2 : 4;
     *wn = t->warps_n ? t->warps_n : 2;
     int64_t pm = *wm * atom->m, pn = *wn * atom->n * 2;
+    if (t->read_bytes && s->d != CUTE_F64)
+        return cute_alg_fail(a, "gemm tiling: read_bytes %d: only f64's fragment reads take a width "
+                             "(%s reads through %s)", t->read_bytes, cute_dtype_name(s->d),
+                             s->ldsm_k[0] ? "ldmatrix" : "the widest accesses its layout proves");
     if (p->bm % pm || p->bn % pn || p->bk % atom->k || p->bk / atom->k < 2 || p->stages < 3 ||
         *wm * *wn > 32)
         return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, %dx%d warps: with %s each "
