@@ -107,7 +107,8 @@ bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t)
 {
     cute_gemm_tiling z = {0};
     if (!t) t = &z;
-    if (!lib || t->bm < 0 || t->bn < 0 || t->bk < 0 || t->stages < 0 || t->warps_m < 0 || t->warps_n < 0)
+    if (!lib || t->bm < 0 || t->bn < 0 || t->bk < 0 || t->stages < 0 || t->warps_m < 0 || t->warps_n < 0 ||
+        t->raster < 0 || (t->read_bytes && t->read_bytes != 8 && t->read_bytes != 16))
         return false;
     pthread_mutex_lock(&lib->lock);
     lib->tiling = *t;
@@ -306,6 +307,34 @@ static bool fits_index_bound(const cute_call_arg x[3])
     return true;
 }
 
+/* The library's tiling by dtype and size where the caller set none (cute_gemm_lib_tiling):
+ * the first row of the input dtype whose `up_to` the call's M N L (C's elements) does not
+ * exceed; zero fields, and sizes no row takes, keep the plan's defaults (plan_multistage.c:
+ * 256x128x64 in 3 stages, 4x2 warps, raster 8 for 16- and 8-bit inputs; f64 128x64x16, 4,
+ * 2x2).  scripts/device-tctune.sh measures the candidates at 4096^3 and 8192^3 against
+ * cuBLAS; a row takes the winner's tiling.  (A tiling the dtype's atom cannot take makes
+ * AUTO fall back to the next variant: tensorop_test runs these rows.) */
+static const struct {
+    cute_dtype d;
+    int64_t up_to;
+    cute_gemm_tiling t; /* {bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes} */
+} by_size[] = {
+    {CUTE_BF16, 4096LL * 4096, {0}},
+    {CUTE_F16, 4096LL * 4096, {0}},
+    {CUTE_I8, 4096LL * 4096, {0}},
+    {CUTE_F64, 4096LL * 4096, {0}},
+};
+
+static cute_gemm_tiling tiling_for(const cute_gemm_lib *lib, cute_dtype d, const cute_call_arg *C)
+{
+    static const cute_gemm_tiling none;
+    if (memcmp(&lib->tiling, &none, sizeof none)) return lib->tiling;
+    int64_t mnl = C->shape[0] * C->shape[1] * (C->ndim == 3 ? C->shape[2] : 1);
+    for (size_t i = 0; i < sizeof by_size / sizeof by_size[0]; i++)
+        if (by_size[i].d == d && mnl <= by_size[i].up_to) return by_size[i].t;
+    return none;
+}
+
 /* the variant's entry; AUTO: the most advanced kernel that compiles for the pattern, else
  * the first failure */
 int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT])
@@ -434,7 +463,7 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     pthread_mutex_lock(&lib->lock);
     if (A->shape[1] == 0) s = zero_k(lib, &args[0], &args[1], err, n);
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype,
-                            .batched = A->ndim == 3, .tiling = lib->tiling};
+                            .batched = A->ndim == 3, .tiling = tiling_for(lib, (cute_dtype)A->dtype, C)};
     if (s == CUTE_OK) s = check_layouts(args, &cfg, err, n);
     const entry *e = s == CUTE_OK ? pick(lib, variant, &cfg, fits_index_bound(args)) : NULL;
     if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemm: out of memory");
