@@ -225,6 +225,7 @@ void interp_run_block(ictx *X, uint64_t blin)
     X->stop = false;
     X->nreps = 0;
     X->seq = 0;
+    X->rng = X->L->try_wait_seed ^ (blin + 1) * 0x9e3779b97f4a7c15ull;
     X->nreturned = 0;
     memset(X->returned, 0, X->nthr);
     if (L->smem) memset(X->smem, 0, L->smem);

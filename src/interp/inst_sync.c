@@ -130,7 +130,7 @@ void inst_bulk_g2s(ictx *X, const dinst *d, const imask *m)
 
 /* --- cp.async.bulk.global.shared::cta.bulk_group dst, src, n; its groups ------------------ */
 
-static uint32_t *bulk_groups(ictx *X)
+uint32_t *interp_bulk_groups(ictx *X)
 {
     if (!X->bulk_groups && !(X->bulk_groups = calloc(X->nthr, sizeof *X->bulk_groups))) X->oom = X->stop = true;
     return X->bulk_groups;
@@ -138,7 +138,7 @@ static uint32_t *bulk_groups(ictx *X)
 
 void inst_bulk_s2g(ictx *X, const dinst *d, const imask *m)
 {
-    uint32_t *groups = bulk_groups(X);
+    uint32_t *groups = interp_bulk_groups(X);
     if (!groups) return;
     EACH(X, m, t, {
         uint64_t dst = interp_addr(X, d, 0, t), src = interp_addr(X, d, 1, t);
@@ -154,13 +154,13 @@ void inst_bulk_s2g(ictx *X, const dinst *d, const imask *m)
 void inst_bulk_commit(ictx *X, const dinst *d, const imask *m)
 {
     (void)d;
-    uint32_t *groups = bulk_groups(X);
+    uint32_t *groups = interp_bulk_groups(X);
     if (groups) EACH(X, m, t, { groups[t]++; });
 }
 
 void inst_bulk_wait_read(ictx *X, const dinst *d, const imask *m)
 {
-    uint32_t *groups = bulk_groups(X);
+    uint32_t *groups = interp_bulk_groups(X);
     if (!groups || !X->nareads) return;
     EACH(X, m, t, {
         uint32_t below = (int64_t)groups[t] > d->imm ? groups[t] - (uint32_t)d->imm : 0;

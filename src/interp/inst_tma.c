@@ -9,10 +9,13 @@
  * 16-byte boundary of the row, as the hardware does (store_inner_extent).
  *
  * Timing: a copy moves its data when it is issued (loads land at once, stores read their
- * source at once), which is one of the executions the hardware allows; the bulk groups'
- * commit and wait have nothing left to wait for.  A load's bytes are the async proxy's
- * writes: a read acquires them through the mbarrier the load completes its transaction
- * bytes on (tma_complete_tx), so a read of the tile before its wait is a reported race. */
+ * source at once), which is one of the executions the hardware allows.  A load's bytes are
+ * the async proxy's writes: a read acquires them through the mbarrier the load completes its
+ * transaction bytes on (tma_complete_tx), so a read of the tile before its wait is a
+ * reported race.  A store's (or reduce-add's) shared box stays read, as the hardware may read
+ * it any time before, until a cp.async.bulk.wait_group(.read) covers its bulk group: a write
+ * to it before then is reported (async_read.c), and its source must have been fenced for
+ * the async proxy (proxy.c), as the bulk store's. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -249,6 +252,9 @@ static void store_thread(ictx *X, const dinst *d, uint32_t t)
                 "elements, not %s", cute_dtype_name(M.dtype));
         return;
     }
+    uint32_t *groups = interp_bulk_groups(X), bytes = (uint32_t)cute_tma_box_bytes(&M);
+    if (!groups || (checking(X, CUTE_CHECK_SHARED_RACE) && !interp_proxy_fenced(X, d, t, src, bytes)))
+        return;
     box_walk w;
     walk_init(&w, &M, X, d, 1, t);
     uint64_t e = 0, g;
@@ -260,6 +266,7 @@ static void store_thread(ictx *X, const dinst *d, uint32_t t)
         if (reduce) add_element(M.dtype, (void *)(uintptr_t)g, X->smem + s);
         else memcpy((void *)(uintptr_t)g, X->smem + s, (size_t)esize);
     } while (walk_next(&w));
+    interp_async_read_begin(X, d, t, src, bytes, AREAD_BULK, groups[t]); /* until its wait */
 }
 
 void inst_tma_store(ictx *X, const dinst *d, const imask *m)

@@ -190,6 +190,8 @@ struct interp {
     cute_interp_report *reps; /* of the last launch */
     int nreps;
     cute_interp_stats stats;  /* of the last launch */
+    bool try_wait_false;          /* cute_interp_opts: try_wait may answer false */
+    uint64_t try_wait_seed;
     bool banks;                   /* count bank conflicts */
     FILE *banks_out;              /* and print them here after each launch (NULL: don't) */
     cute_interp_bank_site *bank_sites; /* of the last launch */
@@ -212,6 +214,8 @@ typedef struct ilaunch {
     int64_t budget;
     int max_reports;
     unsigned disable;
+    bool try_wait_false; /* try_wait may answer false (cute_interp_opts) */
+    uint64_t try_wait_seed;
     uint32_t *tid[3]; /* per thread of a block: threadIdx */
     int workers;
     atomic_uint_least64_t next;    /* the next block to run */
@@ -293,6 +297,7 @@ struct ictx {
     /* mbarriers initialized in this block (mbarrier.c) */
     struct imbar *mbars;
     uint32_t nmbars, cmbars;
+    uint64_t rng; /* the block's draws for try_wait (try_wait_seed) */
 };
 
 /* --- sched.c: warps as cooperative units ---------------------------------------------
@@ -317,6 +322,7 @@ typedef struct iwarp {
     uint32_t wait_gen;               /* a barrier's phase it waits to see completed */
     uint32_t cluster_gen;            /* the cluster barrier's phase it arrived in */
     bool cluster_arrived;            /* arrived on the cluster barrier, not waited yet */
+    const dinst *false_at;           /* the try_wait that last answered false (try_wait_false) */
     uint32_t clock; /* happens-before: its current interval (a stamp, unique in the block) */
     uint32_t *vc;   /* per warp (and the async proxy, last): the newest interval it has seen */
 } iwarp;
@@ -398,6 +404,9 @@ void inst_bulk_g2s(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_s2g(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_commit(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_wait_read(ictx *X, const dinst *d, const imask *m);
+/* per thread: the bulk groups it committed (bulk stores, TMA stores and reduce-adds read
+ * their shared source until a wait_group.read covers their group); NULL when out of memory */
+uint32_t *interp_bulk_groups(ictx *X);
 /* cluster.c: the block's place in its cluster; a shared::cluster address of thread t as an
  * offset into this block's shared memory (false after a report: another block's, as
  * clusters run one block at a time for now) */

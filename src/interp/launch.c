@@ -373,6 +373,8 @@ cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *c
     L.budget = B->budget;
     L.max_reports = B->max_reports;
     L.disable = B->disable;
+    L.try_wait_false = B->try_wait_false;
+    L.try_wait_seed = B->try_wait_seed;
     L.pout = B->printf_out ? B->printf_out : stdout;
     atomic_init(&L.next, 0);
     atomic_init(&L.stop_at, UINT64_MAX);

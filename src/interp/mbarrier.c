@@ -7,8 +7,9 @@
  * phase's parity is not p.  Arrivals release their warp's clocks into the phase; a wait that
  * sees the phase completed acquires them, and with them the async proxy's writes that
  * completed on it, so a read of a stage before its wait is a reported race.  try_wait blocks
- * the warp until its phase completes (the GPU may return false first; the programs that
- * spin on it behave the same), test_wait never blocks. */
+ * the warp until its phase completes, or, as the GPU may, answers false first where the
+ * options ask for it (cute_interp_opts.try_wait_false, try_wait_seed); test_wait never
+ * blocks. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +187,35 @@ static void test(ictx *X, const dinst *d, const imask *m)
     });
 }
 
+/* xorshift64: the block's next draw */
+static uint64_t draw(ictx *X)
+{
+    X->rng ^= X->rng << 13, X->rng ^= X->rng >> 7, X->rng ^= X->rng << 17;
+    return X->rng;
+}
+
+/* whether this try_wait of the warp of m, whose phase has not completed for every thread,
+ * answers (false) at once rather than wait (cute_interp_opts.try_wait_false / _seed): never
+ * twice running at one site, so that the next one waits and a deadlock is reported with the
+ * barrier's state */
+static bool answer_now(ictx *X, const dinst *d, const imask *m)
+{
+    const ilaunch *L = X->L;
+    if (!X->warps || !(L->try_wait_false || L->try_wait_seed)) return false;
+    iwarp *w = &X->warps[m->lo / 32];
+    bool now = w->false_at != d && (!L->try_wait_seed || draw(X) >> 63);
+    w->false_at = now ? d : NULL;
+    return now;
+}
+
+/* try_wait: when its phase has completed, or it answers at once, each thread's answer;
+ * else the warp waits for the phase (false when the block stopped meanwhile) */
+static bool try_wait(ictx *X, const dinst *d, const imask *m)
+{
+    if (waits_done(X, d, m) || X->stop || answer_now(X, d, m)) return !X->stop;
+    return interp_wait(X, d, m, waits_done, wait_state);
+}
+
 void inst_mbarrier(ictx *X, const dinst *d, const imask *m)
 {
     int kind = d->row->num;
@@ -193,7 +223,7 @@ void inst_mbarrier(ictx *X, const dinst *d, const imask *m)
         EACH(X, m, t, { init(X, d, t); });
         return;
     }
-    if (kind == MB_TRY_WAIT && !interp_wait(X, d, m, waits_done, wait_state)) return;
+    if (kind == MB_TRY_WAIT && !try_wait(X, d, m)) return;
     if (kind == MB_TRY_WAIT || kind == MB_TEST_WAIT) {
         test(X, d, m);
         return;

@@ -142,6 +142,7 @@ static void block_begin(ictx *X)
         w->hi = w->lo + 32 < X->nthr ? w->lo + 32 : X->nthr;
         w->state = W_READY;
         w->idle = w->cluster_arrived = false;
+        w->false_at = NULL;
         w->spin_accesses = UINT64_MAX;
         w->clock = ++X->epoch;
         memset(w->vc, 0, (X->nwarps + 1) * sizeof *w->vc);

@@ -455,6 +455,56 @@ static void sync_checks(void)
     skip_init = false;
 }
 
+/* --- a store's shared source is the store's until cp.async.bulk.wait_group.read ----------- */
+
+/* the box stored from SBASE by thread 0, which then writes (or reads) the box's first word
+ * before its wait_group.read 0, and writes it again after: the first report (NULL: none) */
+static const cute_interp_report *store_source_case(bool write_early, int *store_line, int *early_line)
+{
+    tcase k = {CUTE_F32, CUTE_TMA_SWIZZLE_NONE, CUTE_TMA_OOB_ZERO, 40, 9, 12, 4, 4, 2};
+    size_t gbytes = row_bytes(&k) * k.d1, nb = box_bytes(&k);
+    uint8_t *src = malloc(nb);
+    fill_values(k.dt, src, nb);
+    cute_buffer bg = kt_buf(be, NULL, gbytes), bs = kt_buf(be, src, nb);
+    _Alignas(64) uint8_t map[CUTE_TMA_MAP_BYTES];
+    encode_map(&k, &bg, map);
+    tk t;
+    begin(&t, "store_source", false);
+    kt *kk = &t.k;
+    move_words(&t, (int64_t)nb / 4, true);
+    cute_ir_inst_op(&kk->b, CUTE_INST_FENCE_PROXY_ASYNC_SHARED_CTA, NULL, 0, NULL, 0, 0);
+    kt_barrier(kk);
+    cute_ir_if(&kk->b, kt_cmp(kk, CUTE_OP_EQ, t.tid, kt_i64(kk, 0)));
+    cute_vreg word = kt_smem(kk, CUTE_U32, SBASE);
+    KT_AT(&kk->b); *store_line = __LINE__;
+    cute_ir_inst_op(&kk->b, CUTE_INST_TMA_STORE_2D, NULL, 0, (cute_vreg[]){t.tm, t.c0, t.c1, kt_smem(kk, CUTE_U8, SBASE)}, 4, 0);
+    cute_ir_inst_op(&kk->b, CUTE_INST_CP_ASYNC_BULK_COMMIT_GROUP, NULL, 0, NULL, 0, 0);
+    KT_AT(&kk->b); *early_line = __LINE__;
+    if (write_early) kt_store(kk, word, cute_ir_const_int(&kk->b, CUTE_U32, 7));
+    else kt_store(kk, kt_ptr_add(kk, t.o, kt_i64(kk, 0)), kt_load(kk, word)); /* reading is fine */
+    cute_ir_inst_op(&kk->b, CUTE_INST_CP_ASYNC_BULK_WAIT_GROUP_READ, NULL, 0, NULL, 0, 0);
+    kt_store(kk, word, cute_ir_const_int(&kk->b, CUTE_U32, 9)); /* after the wait: free again */
+    cute_ir_end(&kk->b);
+    cute_status s = launch(&t, map, NULL, &bs, &k);
+    CHECK(s == (write_early ? CUTE_ERR_CHECK : CUTE_OK), "store source %s: %s", write_early ? "overwritten" : "read",
+          be.vt->error(be.self));
+    be.vt->free(be.self, &bg), be.vt->free(be.self, &bs);
+    free(src);
+    return s == CUTE_OK ? NULL : kt_report(be, 0);
+}
+
+static void store_source(void)
+{
+    int store_line, early_line;
+    const cute_interp_report *r = store_source_case(true, &store_line, &early_line);
+    char want[160];
+    snprintf(want, sizeof want, "at src/interp/tma_test.c:%d (thread (0,0,0), warp 0, group 0): no "
+             "cp.async.bulk.wait_group.read since", store_line);
+    EXPECT(r, CUTE_CHECK_ASYNC_COPY, want);
+    CHECK(r && r->line == early_line, "the report is the early write's (line %d), not line %d", early_line, r ? r->line : -1);
+    CHECK(store_source_case(false, &store_line, &early_line) == NULL, "reading a store's source before its wait is fine");
+}
+
 /* --- tensormap.replace: a map in global memory retargeted by the kernel ------------------- */
 
 /* thread 0: the map at tm (global) gets address a2 and extent d1 in dimension 1, fences, then
@@ -539,6 +589,7 @@ int main(void)
     stores();
     checks();
     sync_checks();
+    store_source();
     replace();
     be.vt->destroy(be.self);
     on_gpu();
