@@ -5,9 +5,9 @@
  *    (1, 2, 4, 8 bytes), the kernel waiting on an mbarrier for the tile's transaction bytes:
  *    on the interpreter, and on an sm_90 GPU (else skipped);
  *  - store and reduce-add of shared tiles into a tensor (interpreter and GPU);
- *  - multicast of one tile to the two CTAs of a cluster, each loading half (GPU only: the
- *    interpreter does not co-schedule a cluster's blocks yet); the multicast masks of
- *    column- and row-major cluster layouts against their definition (interpreter);
+ *  - multicast of one tile to the two CTAs of a cluster, each loading half, on the
+ *    interpreter (which runs a cluster's blocks together) and an sm_90 GPU; the multicast
+ *    masks of column- and row-major cluster layouts against their definition (interpreter);
  *  - compile-only: the GPU kernels of all of it (TMA rows, mbarrier waits, clusters) as CUDA C
  *    that NVRTC compiles for sm_90a, with the SASS's UTMALDG/UTMASTG/UTMAREDG where cuobjdump
  *    would look (checked in the PTX: the rows' instructions);
@@ -595,6 +595,16 @@ static void compile_only_gpu(void)
 
 /* --- main -------------------------------------------------------------------------------- */
 
+/* multicast f16 tiles of every swizzle in clusters of 2 (where: the backend's name) */
+static void multicasts(cute_runtime *rt, const char *where)
+{
+    static const int sws[] = {0, 32, 64, 128};
+    for (int i = 0; i < 4; i++) {
+        int bad = run_multicast(rt, CUTE_F16, sws[i]);
+        CHECK(bad == 0, "%s: multicast f16 swizzle %dB in clusters of 2: %d elements wrong", where, sws[i], bad);
+    }
+}
+
 static void on_gpu(void)
 {
     char err[512];
@@ -609,11 +619,7 @@ static void on_gpu(void)
         return;
     }
     round_trips(rt, "GPU");
-    static const int sws[] = {0, 32, 64, 128};
-    for (int i = 0; i < 4; i++) {
-        int bad = run_multicast(rt, CUTE_F16, sws[i]);
-        CHECK(bad == 0, "GPU: multicast f16 swizzle %dB in clusters of 2: %d elements wrong", sws[i], bad);
-    }
+    multicasts(rt, "GPU");
     cute_runtime_free(rt);
 }
 
@@ -624,6 +630,7 @@ int main(void)
     cute_runtime *rt;
     CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
     round_trips(rt, "interpreter");
+    multicasts(rt, "interpreter");
     misuses(rt);
     call_errors(rt);
     masks(rt);

@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cutec/inst.h"
@@ -161,16 +162,17 @@ static bool smem_box_ok(ictx *X, const dinst *d, uint32_t t, const cute_tma_desc
 
 /* --- the transaction count ------------------------------------------------------------------ */
 
-/* the load's bytes land on the mbarrier at bar: its phase completes when its arrivals and
- * transaction bytes are all in (a wrong expect_tx then never completes it: the deadlock
- * report shows the bytes expected and those that came) */
-static void tma_complete_tx(ictx *X, const dinst *d, uint32_t t, uint64_t bar, uint64_t bytes,
+/* the load's bytes land on the mbarrier at bar of block Y (the issuer's, or a multicast's
+ * destination): its phase completes when its arrivals and transaction bytes are all in (a
+ * wrong expect_tx then never completes it: the deadlock report shows the bytes expected and
+ * those that came) */
+static void tma_complete_tx(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t bar, uint64_t bytes,
                             uint32_t stamp)
 {
     if (bar % 8)
         tma_bad(X, d, t, CUTE_CHECK_TMA, "mbarrier address %" PRIu64 " is not 8-byte aligned", bar);
     else if (interp_sbounds(X, d, t, bar, 8, 8, 0))
-        interp_mbarrier_complete_tx(X, d, t, bar, (uint32_t)bytes, stamp);
+        interp_mbarrier_complete_tx(X, Y, d, t, bar, (uint32_t)bytes, stamp);
 }
 
 /* --- loads ------------------------------------------------------------------------------- */
@@ -184,33 +186,73 @@ static void oob_fill(const cute_tma_desc *M, uint8_t *v, int esize)
     v[esize - 1] = 0x7f;
 }
 
-/* the box written by the async proxy: element by element into shared memory, then the
- * whole box marked as the proxy's write (a read must acquire it through the mbarrier) */
+/* the box at the coordinates of thread t as the shared image the load writes at dst (img:
+ * its bytes from dst on, swizzled as TMA places them); false after a report */
+static bool gather_box(ictx *X, const dinst *d, uint32_t t, const cute_tma_desc *M, uint64_t dst, uint8_t *img)
+{
+    int esize = cute_dtype_bytes(M->dtype);
+    box_walk w;
+    walk_init(&w, M, X, d, 2, t);
+    uint64_t e = 0, g;
+    do {
+        uint8_t *s = img + (smem_at(M, dst, e++) - dst);
+        if (!walk_inside(&w, &g)) oob_fill(M, s, esize);
+        else if (tma_gcheck(X, d, t, g, (uint32_t)esize, 0)) memcpy(s, (const void *)(uintptr_t)g, (size_t)esize);
+        else return false;
+    } while (walk_next(&w));
+    return true;
+}
+
+/* the CTAs a load writes: a multicast's mask (each bit a rank of the cluster), else the
+ * issuer alone; 0 after a report */
+static uint32_t destinations(ictx *X, const dinst *d, uint32_t t, int rank)
+{
+    if (!d->row->flag) return 1u << X->rank;
+    uint32_t mask = interp_get32(X, d, 3 + (uint32_t)rank, t) & 0xffff, n = interp_cluster_size(X);
+    if (mask && !(mask >> n)) return mask;
+    tma_bad(X, d, t, CUTE_CHECK_TMA, "multicast mask 0x%x %s (the cluster has %u block%s)", mask,
+            mask ? "names a CTA rank outside the cluster" : "names no CTA", n, n > 1 ? "s" : "");
+    return 0;
+}
+
+/* the image written by the async proxy into block Y at dst, its bytes then completing on
+ * Y's mbarrier at bar: in the issuer's own block a write checked as its thread's (bounds,
+ * pending reads, races); in another block of the cluster only bounds and exit are checked */
+static void land(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t dst, uint64_t bar,
+                 const uint8_t *img, uint32_t bytes)
+{
+    uint32_t stamp = interp_hb_async_stamp(Y);
+    memcpy(Y->smem + dst, img, bytes);
+    if (Y == X && !interp_async_proxy_write(X, d, t, dst, bytes, stamp)) return;
+    if (Y != X) {
+        Y->writes++;
+        for (uint32_t i = 0; i < bytes; i++)
+            Y->shadow[dst + i] = (sshadow){.w_epoch = stamp, .writer = (uint16_t)HB_PROXY(Y)};
+    }
+    tma_complete_tx(X, Y, d, t, bar, bytes, stamp);
+}
+
+/* the box into shared memory (of every CTA of a multicast's mask, at the same offset, each
+ * CTA's mbarrier at the same offset receiving the bytes), as the async proxy writes it */
 static void load_thread(ictx *X, const dinst *d, uint32_t t)
 {
     cute_tma_desc M;
     if (!map_of(X, d, 1, t, &M)) return;
-    if (d->row->flag) {
-        tma_bad(X, d, t, CUTE_CHECK_UNSUPPORTED, "multicast into other CTAs of a cluster needs "
-                "the cluster's blocks scheduled together (not yet in the interpreter)");
+    uint64_t dst = interp_addr(X, d, 0, t), bar = interp_addr(X, d, 2 + (uint32_t)M.rank, t);
+    uint32_t bytes = (uint32_t)cute_tma_box_bytes(&M), mask = destinations(X, d, t, M.rank);
+    if (!mask || !smem_box_ok(X, d, t, &M, dst, 1)) return;
+    uint8_t *img = malloc(bytes);
+    if (!img) {
+        X->oom = X->stop = true;
         return;
     }
-    uint64_t dst = interp_addr(X, d, 0, t), bar = interp_addr(X, d, 2 + (uint32_t)M.rank, t);
-    uint64_t bytes = cute_tma_box_bytes(&M);
-    if (!smem_box_ok(X, d, t, &M, dst, 1)) return;
-    int esize = cute_dtype_bytes(M.dtype);
-    uint32_t stamp = interp_hb_async_stamp(X);
-    box_walk w;
-    walk_init(&w, &M, X, d, 2, t);
-    uint64_t e = 0, g;
-    do {
-        uint8_t *s = X->smem + smem_at(&M, dst, e++);
-        if (!walk_inside(&w, &g)) oob_fill(&M, s, esize);
-        else if (tma_gcheck(X, d, t, g, (uint32_t)esize, 0)) memcpy(s, (const void *)(uintptr_t)g, (size_t)esize);
-        else return;
-    } while (walk_next(&w));
-    if (interp_async_proxy_write(X, d, t, dst, (uint32_t)bytes, stamp))
-        tma_complete_tx(X, d, t, bar, bytes, stamp);
+    ictx *Y[16];
+    bool ok = gather_box(X, d, t, &M, dst, img);
+    for (uint32_t r = 0; ok && r < 16; r++) /* every destination there before any lands */
+        ok = !(mask >> r & 1) || interp_cluster_block(X, d, t, r, "the multicast mask", &Y[r]);
+    for (uint32_t r = 0; ok && r < 16 && !X->stop; r++)
+        if (mask >> r & 1) land(X, Y[r], d, t, dst, bar, img, bytes);
+    free(img);
 }
 
 void inst_tma_load(ictx *X, const dinst *d, const imask *m)

@@ -374,6 +374,23 @@ static const cute_interp_report *bad_load(const void *map, int64_t sbase, cute_i
     return kt_report(be, 0);
 }
 
+/* a multicast load whose mask names CTA rank 1, in a launch without clusters: the report */
+static const cute_interp_report *bad_multicast(const void *map, const tcase *k, cute_buffer *o)
+{
+    tk t;
+    begin(&t, "bad_multicast", false);
+    kt *kk = &t.k;
+    cute_ir_if(&kk->b, kt_cmp(kk, CUTE_OP_EQ, t.tid, kt_i64(kk, 0)));
+    cute_vreg bar = kt_smem(kk, CUTE_U64, SBAR), mask = cute_ir_const_int(&kk->b, CUTE_U16, 2);
+    cute_ir_inst_op(&kk->b, CUTE_INST_MBARRIER_ARRIVE_EXPECT_TX, NULL, 0, (cute_vreg[]){bar, kt_i32(kk, (int64_t)box_bytes(k))}, 2, 0);
+    cute_vreg in[6] = {kt_smem(kk, CUTE_U8, SBASE), t.tm, t.c0, t.c1, bar, mask};
+    cute_ir_inst_op(&kk->b, CUTE_INST_TMA_LOAD_MC_2D, NULL, 0, in, 6, 0);
+    cute_ir_end(&kk->b);
+    cute_status s = launch(&t, map, NULL, o, k);
+    CHECK(s == CUTE_ERR_CHECK, "a check, not %s", cute_status_name(s));
+    return kt_report(be, 0);
+}
+
 #define EXPECT(r, kind_, text)                                                                \
     do {                                                                                      \
         const cute_interp_report *r_ = (r);                                                   \
@@ -390,6 +407,9 @@ static void checks(void)
     _Alignas(64) uint8_t map[CUTE_TMA_MAP_BYTES] = {0};
     EXPECT(bad_load(map, SBASE, CUTE_INST_TMA_LOAD_2D, &k, &bo), CUTE_CHECK_TMA, "holds no tensor map");
     cute_tma_desc d = desc_of(&k, &bg);
+    cute_tma_pack(&d, map);
+    EXPECT(bad_multicast(map, &k, &bo), CUTE_CHECK_TMA, "multicast mask 0x2 names a CTA rank outside the cluster "
+           "(the cluster has 1 block)");
     d.box[0] = 6; /* 24 bytes: not a multiple of 16 */
     cute_tma_pack(&d, map);
     EXPECT(bad_load(map, SBASE, CUTE_INST_TMA_LOAD_2D, &k, &bo), CUTE_CHECK_TMA, "not a multiple of 16 bytes");
