@@ -160,6 +160,19 @@ static bool smem_box_ok(ictx *X, const dinst *d, uint32_t t, const cute_tma_desc
     return interp_sbounds(X, d, t, base, (uint32_t)cute_tma_box_bytes(M), 1, how);
 }
 
+/* the box of thread t (coordinates from operand `first`) starts at a 16-byte boundary of its
+ * row in dimension 0: an H200 ran a load starting one byte into its row (interp/tma_test, u8
+ * at column 1) into CUDA_ERROR_ILLEGAL_INSTRUCTION, so that is refused here as there (and by
+ * the TMA atoms for a static coordinate, src/atom/tma_copy.c) */
+static bool inner_start_ok(ictx *X, const dinst *d, uint32_t t, const cute_tma_desc *M, uint32_t first)
+{
+    int64_t c0 = (int32_t)interp_get32(X, d, first, t), es = cute_dtype_bytes(M->dtype);
+    if (c0 * es % 16 == 0) return true;
+    return tma_bad(X, d, t, CUTE_CHECK_TMA, "the box starts at element %lld of dimension 0, byte "
+                   "%lld of its row: a box must start at a 16-byte boundary there (the GPU traps "
+                   "with an illegal instruction)", (long long)c0, (long long)(c0 * es));
+}
+
 /* --- the transaction count ------------------------------------------------------------------ */
 
 /* the load's bytes land on the mbarrier at bar of block Y (the issuer's, or a multicast's
@@ -240,7 +253,7 @@ static void load_thread(ictx *X, const dinst *d, uint32_t t)
     if (!map_of(X, d, 1, t, &M)) return;
     uint64_t dst = interp_addr(X, d, 0, t), bar = interp_addr(X, d, 2 + (uint32_t)M.rank, t);
     uint32_t bytes = (uint32_t)cute_tma_box_bytes(&M), mask = destinations(X, d, t, M.rank);
-    if (!mask || !smem_box_ok(X, d, t, &M, dst, 1)) return;
+    if (!mask || !inner_start_ok(X, d, t, &M, 2) || !smem_box_ok(X, d, t, &M, dst, 1)) return;
     uint8_t *img = malloc(bytes);
     if (!img) {
         X->oom = X->stop = true;
@@ -286,7 +299,7 @@ static void store_thread(ictx *X, const dinst *d, uint32_t t)
     if (!map_of(X, d, 0, t, &M)) return;
     bool reduce = d->row->flag;
     uint64_t src = interp_addr(X, d, 1 + (uint32_t)M.rank, t);
-    if (!smem_box_ok(X, d, t, &M, src, 0)) return;
+    if (!inner_start_ok(X, d, t, &M, 1) || !smem_box_ok(X, d, t, &M, src, 0)) return;
     int esize = cute_dtype_bytes(M.dtype);
     uint8_t probe[8] = {0};
     if (reduce && !add_element(M.dtype, probe, probe)) {

@@ -261,7 +261,10 @@ static void loads(void)
             k.b0 = inner_box(k.dt, k.sw);
             k.d0 = 2 * k.b0 + 3;
             bool flt = dts[a] != CUTE_U8 && dts[a] != CUTE_I32;
-            const int32_t at[3][2] = {{1, 2}, {(int32_t)(k.d0 - k.b0 / 2), 8}, {-3, -2}};
+            /* the box's first column at a 16-byte boundary (inner_start_ok), a chunk in, over
+             * the right edge, before the left one */
+            int32_t chunk = 16 / cute_dtype_bytes(k.dt);
+            const int32_t at[3][2] = {{chunk, 2}, {(int32_t)(k.d0 - k.b0 / 2) / chunk * chunk, 8}, {-chunk, -2}};
             for (int p = 0; p < 3; p++) {
                 k.c0 = at[p][0], k.c1 = at[p][1];
                 k.oob = flt && p % 2 ? CUTE_TMA_OOB_NAN : CUTE_TMA_OOB_ZERO;
@@ -410,6 +413,11 @@ static void checks(void)
     cute_tma_pack(&d, map);
     EXPECT(bad_multicast(map, &k, &bo), CUTE_CHECK_TMA, "multicast mask 0x2 names a CTA rank outside the cluster "
            "(the cluster has 1 block)");
+    k.c0 = 3; /* 12 bytes into the rows: the H200 trapped on such a box (1 byte in, u8) */
+    EXPECT(bad_load(map, SBASE, CUTE_INST_TMA_LOAD_2D, &k, &bo), CUTE_CHECK_TMA, "byte 12 of its row: a box must start "
+           "at a 16-byte boundary");
+    EXPECT(bad_load(map, SBASE, CUTE_INST_TMA_STORE_2D, &k, &bo), CUTE_CHECK_TMA, "byte 12 of its row");
+    k.c0 = 0;
     d.box[0] = 6; /* 24 bytes: not a multiple of 16 */
     cute_tma_pack(&d, map);
     EXPECT(bad_load(map, SBASE, CUTE_INST_TMA_LOAD_2D, &k, &bo), CUTE_CHECK_TMA, "not a multiple of 16 bytes");
@@ -547,7 +555,7 @@ static void replace_kernel(tk *t, int64_t words)
 
 static void replace(void)
 {
-    tcase k = {CUTE_F16, CUTE_TMA_SWIZZLE_64B, CUTE_TMA_OOB_ZERO, 70, 12, 32, 6, 5, 3};
+    tcase k = {CUTE_F16, CUTE_TMA_SWIZZLE_64B, CUTE_TMA_OOB_ZERO, 70, 12, 32, 6, 8, 3};
     size_t gbytes = row_bytes(&k) * k.d1, nb = box_bytes(&k);
     uint8_t *g1 = malloc(gbytes), *g2 = malloc(gbytes), *o = malloc(nb);
     fill_random(g1, gbytes), fill_random(g2, gbytes);
