@@ -13,6 +13,10 @@
 #    load, store and reduce-add case at 16-byte-aligned first columns, no
 #    CUDA_ERROR_ILLEGAL_INSTRUCTION; tma_copy_test: the 2-CTA multicast on the GPU and on the
 #    interpreter);
+#  - the fp8 wgmma recorder: "recorded: 10 cases" ($OUT/hw_wgmma_cases.h, to commit as
+#    src/interp/hw_wgmma_cases.h for fitting the interpreter's fp8 wgmma arithmetic; a
+#    message "... differ from the exact product of small values" instead means its layout
+#    assumption is wrong and nothing was recorded);
 #  - the probe: "ok, 0 of N elements wrong" for every box whose first column is at a 16-byte
 #    boundary (c0 * es % 16 == 0, negative ones included) and "TRAP
 #    CUDA_ERROR_ILLEGAL_INSTRUCTION" for the others (c0 = 1 of u8 was the trap seen).  If an
@@ -38,6 +42,12 @@ tests="interp/tma_test atom/tma_copy_test interp/sync_gpu_test interp/sync_test 
     done
     echo "== the try_wait answers on the pipeline tests (interpreter): CUTEC_INTERP_TRY_WAIT=false"
     CUTEC_INTERP_TRY_WAIT=false timeout 60 build/tests/interp/sync_test 2>&1 | tail -n 1
+    echo "== the fp8 wgmma recorder (src/interp/gpu/hw_wgmma.cu): $out/hw_wgmma_cases.h"
+    if nvcc -O2 -gencode arch=compute_90a,code=sm_90a src/interp/gpu/hw_wgmma.cu -o "$out/hw_wgmma" > "$out/hw_wgmma_build.log" 2>&1; then
+        timeout 60 "$out/hw_wgmma" > "$out/hw_wgmma_cases.h" && echo "recorded: $(grep -c '^    {"' "$out/hw_wgmma_cases.h") cases"
+    else
+        echo "nvcc failed:"; head -20 "$out/hw_wgmma_build.log"
+    fi
     echo "== TMA probe: which boxes trap (one process each)"
     if nvcc -O2 -arch=sm_90a src/interp/gpu/tma_probe.cu -lcuda -o "$out/tma_probe" > "$out/probe_build.log" 2>&1; then
         for v in "load 1 48 0" "load 1 48 16" "load 1 48 -16" "load 2 24 8" "load 4 12 4" "store 4 12 4" \
@@ -49,5 +59,5 @@ tests="interp/tma_test atom/tma_copy_test interp/sync_gpu_test interp/sync_test 
         echo "nvcc failed:"; head -20 "$out/probe_build.log"
     fi
 } >"$log" 2>&1
-tar czf "$out/hopfix-logs.tgz" -C "$out" $(cd "$out" && ls *.log) 2>/dev/null
+tar czf "$out/hopfix-logs.tgz" -C "$out" $(cd "$out" && ls *.log hw_wgmma_cases.h 2>/dev/null) 2>/dev/null
 tail -n 80 "$log"
