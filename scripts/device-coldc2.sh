@@ -8,9 +8,9 @@
 # of every dtype against float64 (the epilogue's reads of C); bf16 and e4m3 GEMMs against
 # cuBLAS from both trees in the same call (bf16: speed unchanged; e4m3: no FADDs, faster).
 # Results and logs (tarred) go to $OUT (default build/device-out).  Under 4 minutes on an H200.
-#   BASE=7160274 sh scripts/device-coldc2.sh
+#   BASE=c816cec sh scripts/device-coldc2.sh   (main before this branch merged)
 . scripts/device-common.sh
-base=${BASE:-7160274}
+base=${BASE:-c816cec}
 log="$out/coldc2.log"
 basedir="${TMPDIR:-/tmp}/coldc2-base"
 
@@ -43,16 +43,16 @@ cold_compile() # dtype, extra arguments: both trees, five rounds interleaved
     rm -rf "$basedir" && mkdir -p "$basedir" && git archive "$base" | tar -x -C "$basedir"
     (cd "$basedir" && make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20)
     echo "== cold compile, CPU ms, best of 5, base and new interleaved (sm_90a, NVRTC)"
-    cold_compile bf16
-    cold_compile e4m3 --layout tn --out-dtype bf16
+    cold_compile bf16 --variant tensorop_smem
+    cold_compile e4m3 --variant tensorop_smem --layout tn --out-dtype bf16
     cold_compile f32
     echo "== one --emit time of each, this tree"
-    for d in bf16 e4m3 f32; do CUTEC_NO_CACHE=1 build/cutec compile gemm --dtype $d --arch sm_90a --emit time 2>&1; done
+    for d in "bf16 --variant tensorop_smem" "e4m3 --variant tensorop_smem" f32; do CUTEC_NO_CACHE=1 build/cutec compile gemm --dtype $d --arch sm_90a --emit time 2>&1; done
     echo "== registers and spills (ptxas through NVRTC), base then new"
     for d in "bf16" "bf16 --layout tn" "f16 --layout tn" "tf32 --layout tn" "s8 --layout tn" "f64 --layout tn" "e4m3 --layout tn" "e5m2 --layout tn"; do
         for b in "$basedir/build/cutec" build/cutec; do
             # shellcheck disable=SC2086
-            echo "$d: $($b compile gemm --dtype $d --arch sm_90a --emit usage 2>&1 | grep -E 'Used|spill stores' | tr -s ' ' | tr '\n' ' ')"
+            echo "$d: $($b compile gemm --variant tensorop_smem --dtype $d --arch sm_90a --emit usage 2>&1 | grep -E 'Used|spill stores' | tr -s ' ' | tr '\n' ' ')"
         done
     done
     echo "== bench mma: the f16 ceiling, fp8 as ptxas lowers it and as the _VIA_F16 row runs it"
