@@ -1,15 +1,17 @@
 /* The register banks of a cubin's FFMAs, read from the instruction bits (no disassembler):
  * how many FFMAs read two source registers of one bank that the reuse cache does not supply.
- * Such an FFMA waits a cycle for the second read; in an FMA-bound loop the count is the cost
- * (the pipelined SGEMM: 78 of the main loop's 1,024 at 94.9% of cuBLAS, 265 at 86.7% and 378
- * at 80.5% on an H100, bench/RESULTS.md).
+ * Such an FFMA needs a second register-file read cycle; in an FMA-bound loop the count
+ * follows the speed (the pipelined SGEMM: 78 of the main loop's 1,024 at 94.9% of cuBLAS,
+ * 265 at 86.7% and 378 at 80.5% on an H100, bench/RESULTS.md).
  *
- * The encoding, as cuobjdump -sass shows it for sm_80 to sm_100 (checked against its output
- * by ffma_banks_test): 16-byte instructions; bits 0-11 the opcode (0x223: FFMA with four
+ * The encoding, as cuobjdump -sass shows it for sm_90a (checked against its output on
+ * recorded words by ffma_banks_test, and on whole SGEMM cubins; other architectures are
+ * not checked): 16-byte instructions; bits 0-11 the opcode (0x223: FFMA with four
  * register operands, 0x947: BRA), 16-23 Rd, 24-31 Ra, 32-39 Rb, 64-71 Rc (255 is RZ), bits
  * 122-124 the reuse flags of Ra, Rb, Rc; a BRA's target is the next instruction plus 4 x
- * (64 x the signed bits 32-63, plus bits 16-23).  The bank of Rn is n mod 4 (mod 2 counted
- * too: which of the two Volta-and-later reports describe, measurement decides). */
+ * (64 x the signed bits 32-63, plus bits 16-23).  The bank of Rn is taken as n mod 4, and
+ * n mod 2 is counted too (microbenchmark papers on Volta and later describe two banks; on
+ * Hopper both counts followed the measured speed). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
