@@ -17,7 +17,7 @@
 #include "kernels/gemm/gemm_ref.h"
 
 static const char *const names[CUTE_GEMM_VARIANT_COUNT] = {
-    "auto", "registers", "shared", "pipelined", "multistage", "tensorop", "tensorop_smem"};
+    "auto", "registers", "shared", "pipelined", "multistage", "tensorop", "tensorop_smem", "hopper"};
 
 const char *cute_gemm_variant_name(cute_gemm_variant v)
 {
@@ -107,7 +107,8 @@ bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t)
 {
     cute_gemm_tiling z = {0};
     if (!t) t = &z;
-    if (!lib || t->bm < 0 || t->bn < 0 || t->bk < 0 || t->stages < 0 || t->warps_m < 0 || t->warps_n < 0)
+    if (!lib || t->bm < 0 || t->bn < 0 || t->bk < 0 || t->stages < 0 || t->warps_m < 0 || t->warps_n < 0 ||
+        t->raster < 0 || (t->read_bytes && t->read_bytes != 8 && t->read_bytes != 16))
         return false;
     pthread_mutex_lock(&lib->lock);
     lib->tiling = *t;
@@ -131,7 +132,8 @@ bool cute_gemm_lib_index_width(cute_gemm_lib *lib, int bits)
  * it reloads every k-tile; the 64-bit build spills one, outside the loop). */
 static const bool narrow_is_faster[CUTE_GEMM_VARIANT_COUNT] = {
     [CUTE_GEMM_REGISTERS] = true, [CUTE_GEMM_SHARED] = true, [CUTE_GEMM_PIPELINED] = false,
-    [CUTE_GEMM_MULTISTAGE] = false, [CUTE_GEMM_TENSOROP] = true, [CUTE_GEMM_TENSOROP_SMEM] = true};
+    [CUTE_GEMM_MULTISTAGE] = false, [CUTE_GEMM_TENSOROP] = true, [CUTE_GEMM_TENSOROP_SMEM] = true,
+    [CUTE_GEMM_HOPPER] = false};
 
 static int64_t index_bound_for(const cute_gemm_lib *lib, cute_gemm_variant v, bool fits)
 {
@@ -305,6 +307,34 @@ static bool fits_index_bound(const cute_call_arg x[3])
     return true;
 }
 
+/* The library's tiling by dtype and size where the caller set none (cute_gemm_lib_tiling):
+ * the first row of the input dtype whose `up_to` the call's M N L (C's elements) does not
+ * exceed; zero fields, and sizes no row takes, keep the plan's defaults (plan_multistage.c:
+ * 256x128x64 in 3 stages, 4x2 warps, raster 8 for 16- and 8-bit inputs; f64 128x64x16, 4,
+ * 2x2).  scripts/device-tctune.sh measures the candidates at 4096^3 and 8192^3 against
+ * cuBLAS; a row takes the winner's tiling.  (A tiling the dtype's atom cannot take makes
+ * AUTO fall back to the next variant: tensorop_test runs these rows.) */
+static const struct {
+    cute_dtype d;
+    int64_t up_to;
+    cute_gemm_tiling t; /* {bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes} */
+} by_size[] = {
+    {CUTE_BF16, 4096LL * 4096, {0}},
+    {CUTE_F16, 4096LL * 4096, {0}},
+    {CUTE_I8, 4096LL * 4096, {0}},
+    {CUTE_F64, 4096LL * 4096, {0}},
+};
+
+static cute_gemm_tiling tiling_for(const cute_gemm_lib *lib, cute_dtype d, const cute_call_arg *C)
+{
+    static const cute_gemm_tiling none;
+    if (memcmp(&lib->tiling, &none, sizeof none)) return lib->tiling;
+    int64_t mnl = C->shape[0] * C->shape[1] * (C->ndim == 3 ? C->shape[2] : 1);
+    for (size_t i = 0; i < sizeof by_size / sizeof by_size[0]; i++)
+        if (by_size[i].d == d && mnl <= by_size[i].up_to) return by_size[i].t;
+    return none;
+}
+
 /* the variant's entry; AUTO: the most advanced kernel that compiles for the pattern, else
  * the first failure */
 int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT])
@@ -320,10 +350,22 @@ int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIAN
     return n;
 }
 
+/* AUTO's order on the library's target: on sm_90 the Hopper kernel first for 16-bit inputs
+ * (it refuses the patterns it does not take, M- or N-major operands for one, and the SM80
+ * kernels follow) */
+static int auto_order(const cute_gemm_lib *lib, cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT])
+{
+    int n = cute_gemm_auto_variants(d, out);
+    if (cute_runtime_target_arch(lib->rt) != 90 || (d != CUTE_BF16 && d != CUTE_F16)) return n;
+    memmove(out + 1, out, (size_t)n * sizeof *out);
+    out[0] = CUTE_GEMM_HOPPER;
+    return n + 1;
+}
+
 static const entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg, bool fits)
 {
     cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT] = {v};
-    int count = v != CUTE_GEMM_AUTO ? 1 : cute_gemm_auto_variants(cfg->dtype, order);
+    int count = v != CUTE_GEMM_AUTO ? 1 : auto_order(lib, cfg->dtype, order);
     const entry *first = NULL;
     for (int i = 0; i < count; i++) {
         cfg->variant = order[i];
@@ -421,7 +463,7 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     pthread_mutex_lock(&lib->lock);
     if (A->shape[1] == 0) s = zero_k(lib, &args[0], &args[1], err, n);
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype,
-                            .batched = A->ndim == 3, .tiling = lib->tiling};
+                            .batched = A->ndim == 3, .tiling = tiling_for(lib, (cute_dtype)A->dtype, C)};
     if (s == CUTE_OK) s = check_layouts(args, &cfg, err, n);
     const entry *e = s == CUTE_OK ? pick(lib, variant, &cfg, fits_index_bound(args)) : NULL;
     if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemm: out of memory");
