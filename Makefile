@@ -98,7 +98,9 @@ $(BUILD)/tests/fuzz/replay_%: $(BUILD)/obj/fuzz/replay_%.o $(BUILD)/obj/fuzz/fuz
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-tests: $(TEST_BIN) $(FUZZ_BIN) $(BUILD)/cutec
+# bench/call_overhead.c (python/bench_overhead.py compiles it into a .so of its own) built
+# with the tests, so that it keeps compiling
+tests: $(TEST_BIN) $(FUZZ_BIN) $(BUILD)/cutec $(BUILD)/obj/bench/call_overhead.o
 	@rm -f $(BUILD)/tests/fuzz/fuzz_replay # the one replay before each target had its own
 
 # the thread tests under ThreadSanitizer: the layers a compiled function runs on, no more
