@@ -89,6 +89,7 @@ int main(void)
         }
     forward(lib, be, CUTE_BF16, (shape_case){2, 33000, 0, 8}, false); /* staged in shared memory */
     forward(lib, be, CUTE_F16, (shape_case){3, 16392, 8, 8}, true);   /* staged, padded rows */
+    forward(lib, be, CUTE_F32, (shape_case){2, 12000, 4, 8}, false);  /* staged f32 */
     forward(lib, be, CUTE_F32, (shape_case){2, 33000, 0, 8}, false);  /* two chunks of 32768 */
     in_place(lib, be, CUTE_F32), in_place(lib, be, CUTE_BF16);
     tk_end(lib, rt);
