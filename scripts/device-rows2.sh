@@ -6,7 +6,8 @@
 # run; registers and spills), then cross-entropy at the issue's 8192x131072.  What changed
 # on rows2: rows of up to 100 KB of inputs are staged in shared memory by bulk copies (read
 # once, 256-thread blocks, several an SM), the block reduction's second level is a butterfly,
-# exponentials are ex2.approx.ftz, cross-entropy gathers its label's logit.
+# exponentials are ex2.approx.ftz, cross-entropy gathers its label's logit; and bf16 GEMV
+# with forced split-K (is its 84% the last wave's?).
 # Logs under $OUT (default build/device-out), tarred as rows2-logs.tar.gz.  About 3.5 minutes
 # on an H200.
 set -u
@@ -20,6 +21,13 @@ log="$out/rows2.log"
         # shellcheck disable=SC2086
         timeout 100 build/cutec bench cross-entropy $dir --dtype bf16 --shape 8192x131072 --iters "${ITERS:-10}" 2>&1
     done
+    # bf16 GEMV at 84% of the copy: is it the last wave?  8192 rows of 16 KB are 3.1 waves of
+    # the resident warps (a tenth-full fourth one, starved of loads in flight); split-K turns
+    # them into 6.2 or 12.4.  The library's choice (splits 0) beside forced splits.
+    echo "== bench gemv bf16: forced split-K against the library's choice"
+    for shape in 8192x8192 4096x16384; do for s in 0 2 4; do
+        timeout 60 build/cutec bench gemv --dtype bf16 --shape $shape --splits $s --iters 20 2>&1 | tail -n 1
+    done; done
 } >"$log" 2>&1
 tar -czf "$out/rows2-logs.tar.gz" -C "$out" $(cd "$out" && ls ./*.log) 2>/dev/null
 grep -vE "^(make|cc |  CC|ar )" "$out/redux.log" | tail -n 70
