@@ -175,6 +175,18 @@ static void column_sums_end(cute_ctx *c, const row_thread *th)
                                  cute_tensor_load(c, th->acc[s]), in_cols);
 }
 
+/* what the op's math sees of every row: the kernel's sizes and parameters, this thread's
+ * coordinates in the (R,T) tile */
+static row_io io_start(cute_ctx *c, const row_thread *th)
+{
+    const row_plan *p = th->p;
+    const row_kargs *k = th->k;
+    cute_tensor tile = cute_make_identity_tensor(c, CUTE_CRD(cute_i(p->rows), cute_i(row_plan_tile(p))));
+    return (row_io){.has = p->has, .resident = !p->looped, .variant = p->variant,
+                    .tile_crd = cute_partition_S(c, th->thr, tile), .tile = {p->rows, row_plan_tile(p)},
+                    .m = k->m, .n = k->n, .ignore = k->ignore, .p = {k->p[0], k->p[1]}, .whole = k->whole};
+}
+
 static void rows_body(cute_ctx *c, const row_kargs *k)
 {
     const row_plan *p = cute_ctx_user(c);
@@ -189,10 +201,8 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
         th.red[st] = p->op->reducer(st);
         if (p->tpr > 32) th.scratch[st] = cute_reduce_scratch_alloc(c, &A, &th.red[st], CUTE_F32, p->tpr * p->rows);
     }
-    cute_tensor tile = cute_make_identity_tensor(c, CUTE_CRD(cute_i(p->rows), cute_i(row_plan_tile(p))));
     th.stage = row_stage_alloc(c, &A, p);
-    row_io io = {.tile_crd = cute_partition_S(c, th.thr, tile), .tile = {p->rows, row_plan_tile(p)}, .has = p->has, .resident = !p->looped, .m = k->m, .n = k->n, .ignore = k->ignore,
-                 .p = {k->p[0], k->p[1]}, .variant = p->variant, .whole = k->whole};
+    row_io io = io_start(c, &th);
     column_sums_begin(c, &th);
     CUTE_FOR(c, it, cute_i(0), k->iters) {
         cute_int rb = cute_add(a, cute_block_idx(c, 0), cute_mul(a, it, cute_grid_dim(c, 0)));
