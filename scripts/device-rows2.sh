@@ -25,9 +25,9 @@ log="$out/rows2.log"
     # the resident warps (a tenth-full fourth one, starved of loads in flight); split-K turns
     # them into 6.2 or 12.4.  The library's choice (splits 0) beside forced splits.
     echo "== bench gemv bf16: forced split-K against the library's choice"
-    for shape in 8192x8192 4096x16384; do for s in 0 2 4; do
-        timeout 60 build/cutec bench gemv --dtype bf16 --shape $shape --splits $s --iters 20 2>&1 | tail -n 1
-    done; done
+    for run in 8192x8192:0 8192x8192:2 8192x8192:4 4096x16384:0 4096x16384:2; do
+        timeout 30 build/cutec bench gemv --dtype bf16 --shape "${run%:*}" --splits "${run#*:}" --iters 20 2>&1 | tail -n 1
+    done
 } >"$log" 2>&1
 tar -czf "$out/rows2-logs.tar.gz" -C "$out" $(cd "$out" && ls ./*.log) 2>/dev/null
 grep -vE "^(make|cc |  CC|ar )" "$out/redux.log" | tail -n 70
