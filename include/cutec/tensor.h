@@ -157,7 +157,7 @@ cute_ssa cute_elem_less(cute_ctx *c, cute_tensor coords, cute_tuple shape);
 /* --- TensorSSA arithmetic ------------------------------------------------------------- */
 cute_ssa cute_ssa_binop(cute_ctx *c, cute_op op, cute_ssa a, cute_ssa b);
 cute_ssa cute_ssa_unop(cute_ctx *c, cute_op op, cute_ssa a);
-/* a math function (EXP..ERF) of each element in its fast form (cute_val_fast) */
+/* a math function (EXP..ERF) elementwise in its fast, approximate form (cute_val_fast) */
 cute_ssa cute_ssa_fast(cute_ctx *c, cute_op op, cute_ssa a);
 /* a b + d elementwise (one dtype).  On f16 and bf16, add, sub, mul, min, max, neg and fma
  * run two elements to a paired instruction (fma.rn/min/max/neg .f16x2 / .bf16x2, sm_80 on),

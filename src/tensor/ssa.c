@@ -93,6 +93,7 @@ cute_ssa cute_ssa_unop(cute_ctx *c, cute_op op, cute_ssa a)
     return c->alg.failed ? bad_ssa() : r;
 }
 
+/* elementwise cute_val_fast: the math function's fast, approximate form */
 cute_ssa cute_ssa_fast(cute_ctx *c, cute_op op, cute_ssa a)
 {
     if (!ssa_ok(c, &a, cute_op_name(op))) return bad_ssa();
