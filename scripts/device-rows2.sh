@@ -6,7 +6,7 @@
 # run; registers and spills), then cross-entropy at the 8192x131072.  What changed
 # on rows2: rows of up to 100 KB of inputs are staged in shared memory by bulk copies (read
 # once, 256-thread blocks, several an SM), the block reduction's second level is a butterfly,
-# exponentials are ex2.approx.ftz, cross-entropy gathers its label's logit; and bf16 GEMV
+# cross-entropy gathers its label's logit, LayerNorm takes one reduction; and bf16 GEMV
 # with forced split-K (is its 84% the last wave's?).
 # Logs under $OUT (default build/device-out), tarred as rows2-logs.tar.gz.  About 3.5 minutes
 # on an H200.

@@ -49,8 +49,8 @@ cute_reducer cute_reducer_online_softmax(void);
 /* one thread's (m, s) of a TensorSSA of f32 values (m = max, s = sum exp(x - m)); exps (may
  * be NULL) gets exp(x - m) of each element, for a softmax that scales them afterwards by
  * exp(m - row max) / row sum instead of taking each exponential again.  The exponentials
- * here and in the online combine are the fast ex2 (ex2.approx.ftz on the GPU: a term below
- * 2^-126 counts 0; the interpreter computes exp2 exactly). */
+ * here and in the online combine are the fast ex2 (ex2.approx on the GPU; the interpreter
+ * computes exp2 exactly). */
 void cute_online_softmax_of(cute_ctx *c, cute_ssa x, cute_val out[2], cute_ssa *exps);
 /* apply a reducer: out = a (+) b */
 void cute_reducer_apply(cute_ctx *c, const cute_reducer *r, const cute_val *a, const cute_val *b,

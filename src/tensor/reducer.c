@@ -12,8 +12,7 @@ cute_reducer cute_reducer_op(cute_op op)
 
 #define LOG2_E 1.4426950408889634
 
-/* e^x as 2^(x log2 e): a multiply and ex2.approx.ftz on the GPU (2 ulp; a result below
- * 2^-126 is 0: nothing next to the max's term e^0 = 1 of a softmax sum); e^-inf = 0 */
+/* e^x as 2^(x log2 e): a multiply and ex2.approx on the GPU (2 ulp); e^-inf = 0 */
 static cute_val exp_fast(cute_ctx *c, cute_val x)
 {
     cute_val l2e = cute_val_const(c, CUTE_F32, LOG2_E);

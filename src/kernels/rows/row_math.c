@@ -11,7 +11,7 @@ cute_ssa row_scalar_op(cute_ctx *c, cute_op op, cute_ssa x, cute_val s)
     return cute_ssa_binop(c, op, x, cute_ssa_scalar(c, s, x.shape));
 }
 
-/* 2^(x log2 e): a multiply and ex2.approx.ftz per element on the GPU */
+/* 2^(x log2 e): a multiply and ex2.approx per element on the GPU */
 cute_ssa row_exp(cute_ctx *c, cute_ssa x)
 {
     return cute_ssa_fast(c, CUTE_OP_EXP2, row_scalar_op(c, CUTE_OP_MUL, x, row_f32(c, LOG2_E)));
