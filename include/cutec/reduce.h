@@ -48,7 +48,9 @@ cute_reducer cute_reducer_op(cute_op op);
 cute_reducer cute_reducer_online_softmax(void);
 /* one thread's (m, s) of a TensorSSA of f32 values (m = max, s = sum exp(x - m)); exps (may
  * be NULL) gets exp(x - m) of each element, for a softmax that scales them afterwards by
- * exp(m - row max) / row sum instead of taking each exponential again */
+ * exp(m - row max) / row sum instead of taking each exponential again.  The exponentials
+ * here and in the online combine are the fast ex2 (ex2.approx on the GPU; the interpreter
+ * computes exp2 exactly). */
 void cute_online_softmax_of(cute_ctx *c, cute_ssa x, cute_val out[2], cute_ssa *exps);
 /* apply a reducer: out = a (+) b */
 void cute_reducer_apply(cute_ctx *c, const cute_reducer *r, const cute_val *a, const cute_val *b,
@@ -75,8 +77,9 @@ cute_reduce_scratch cute_reduce_scratch_alloc(cute_ctx *c, cute_smem_allocator *
 /* All-reduce v over each group of `group` consecutive threads of the block (tid: the
  * thread's linear index in the block; group a power of two up to 1024).  Up to 32 it is
  * cute_warp_allreduce; beyond, each warp all-reduces, its lane 0 writes the warp's value to
- * the scratch, one barrier, and every thread combines its group's warps' values in warp
- * order.  Every thread of the block must reach it (the barrier).  A scratch serves one
+ * the scratch, one barrier, and every warp reads its group's warps' values back (lane l
+ * the value of warp l mod warps) and all-reduces them by a butterfly of log2(warps) steps.
+ * Every thread of the block must reach it (the barrier).  A scratch serves one
  * reduction: a second one through the same scratch needs a barrier before it (its writes
  * would race with the first one's reads), or a scratch of its own. */
 void cute_group_allreduce(cute_ctx *c, const cute_reducer *r, cute_val *v, cute_int tid, int group,

@@ -1,6 +1,6 @@
 /* All-reduce over groups of consecutive threads of a block: within a warp by shuffles;
- * across warps by one shared-memory value per warp, one barrier, and every thread combining
- * its group's warps' values in warp order (so each thread of a group gets the same bits). */
+ * across warps by one shared-memory value per warp, one barrier, and a butterfly over the
+ * group's warps' values in every warp (so each thread of a group gets the same bits). */
 #define CUTEC_NO_SITE_MACROS /* internal calls keep the user's call site */
 #include "cutec/notation.h"
 #include "cutec/reduce.h"
@@ -49,15 +49,13 @@ void cute_group_allreduce(cute_ctx *c, const cute_reducer *r, cute_val *v, cute_
         for (int k = 0; k < r->arity; k++) cute_tensor_store(c, slot(c, s, warp, k), cute_ssa_scalar(c, v[k], one));
     }
     cute_barrier(c);
+    /* lane l of every warp of the group takes warp (l mod warps)'s value, and a butterfly
+     * over aligned groups of `warps` lanes combines them: log2(warps) steps, not warps - 1
+     * in a chain (each lane group applies the same steps to the same values: the same bits
+     * in every thread) */
     int warps = group / 32;
     cute_int first = cute_mul(a, cute_div(a, tid, cute_i(group)), cute_i(warps));
-    for (int w = 0; w < warps; w++) { /* unrolled: warp order, the same in every thread */
-        cute_val x[CUTE_REDUCER_MAX_ARITY];
-        cute_int at = cute_add(a, first, cute_i(w));
-        for (int k = 0; k < r->arity; k++) x[k] = cute_ssa_get(c, cute_tensor_load(c, slot(c, s, at, k)), 0);
-        if (w == 0)
-            for (int k = 0; k < r->arity; k++) v[k] = x[k];
-        else
-            cute_reducer_apply(c, r, v, x, v);
-    }
+    cute_int at = cute_add(a, first, cute_mod(a, cute_mod(a, tid, cute_i(32)), cute_i(warps)));
+    for (int k = 0; k < r->arity; k++) v[k] = cute_ssa_get(c, cute_tensor_load(c, slot(c, s, at, k)), 0);
+    cute_warp_allreduce(c, r, v, warps);
 }

@@ -12,11 +12,11 @@ cute_reducer cute_reducer_op(cute_op op)
 
 #define LOG2_E 1.4426950408889634
 
-/* e^x as 2^(x log2 e) (exp2f: 2 ulp; one multiply and ex2 on the GPU); e^-inf = 0 */
+/* e^x as 2^(x log2 e): a multiply and ex2.approx on the GPU (2 ulp); e^-inf = 0 */
 static cute_val exp_fast(cute_ctx *c, cute_val x)
 {
     cute_val l2e = cute_val_const(c, CUTE_F32, LOG2_E);
-    return cute_val_unop(c, CUTE_OP_EXP2, cute_val_binop(c, CUTE_OP_MUL, x, l2e));
+    return cute_val_fast(c, CUTE_OP_EXP2, cute_val_binop(c, CUTE_OP_MUL, x, l2e));
 }
 
 /* exp(m_i - m) where m = max(m1, m2) >= m_i; 1 when m_i == m (also both -inf, whose
@@ -62,7 +62,7 @@ void cute_online_softmax_of(cute_ctx *c, cute_ssa x, cute_val out[2], cute_ssa *
     cute_val m = cute_ssa_reduce(c, CUTE_OP_MAX, x);
     cute_ssa shifted = cute_ssa_binop(c, CUTE_OP_SUB, x, cute_ssa_scalar(c, m, x.shape));
     cute_ssa l2e = cute_ssa_fill(c, CUTE_F32, x.shape, LOG2_E);
-    cute_ssa e = cute_ssa_unop(c, CUTE_OP_EXP2, cute_ssa_binop(c, CUTE_OP_MUL, shifted, l2e));
+    cute_ssa e = cute_ssa_fast(c, CUTE_OP_EXP2, cute_ssa_binop(c, CUTE_OP_MUL, shifted, l2e));
     cute_val s = cute_ssa_reduce(c, CUTE_OP_ADD, e);
     if (exps) *exps = e;
     /* a row of -inf only: m = -inf, e^(-inf - -inf) = NaN; its sum is 0 */

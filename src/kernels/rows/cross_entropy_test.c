@@ -17,13 +17,14 @@ static const xcase cases[] = {
     {2, 4097, 0, 8, 0, CUTE_I32}, {37, 4096, 8, 8, 0.05, CUTE_I64}, {2, 33000, 0, 8, 0.1, CUTE_I32},
 };
 
-/* labels in [0, n), every third row ignored (-100), row `bad` (if >= 0) out of range */
+/* labels in [0, n), every third row ignored (-100), row `bad` (if >= 0) out of range; row 0's
+ * the last column (in a row of chunks, the last chunk's) */
 static void make_labels(tmat *t, cute_backend *be, cute_dtype d, int64_t m, int64_t n, int64_t bad, int64_t *host)
 {
     tk_init(t, be, d, 1, m, 1, 1, 0);
     int32_t *h32 = malloc(sizeof(int32_t) * (size_t)m);
     for (int64_t i = 0; i < m; i++) {
-        host[i] = i % 3 == 1 ? -100 : i == bad ? n : (int64_t)(fabs(ew_random(&tk_seed)) * 1e6) % n;
+        host[i] = i % 3 == 1 ? -100 : i == bad ? n : i == 0 ? n - 1 : (int64_t)(fabs(ew_random(&tk_seed)) * 1e6) % n;
         h32[i] = (int32_t)host[i];
     }
     be->vt->upload(be->self, &t->buf, 0, d == CUTE_I32 ? (void *)h32 : (void *)host, (size_t)m * (size_t)cute_dtype_bytes(d));

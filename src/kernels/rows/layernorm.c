@@ -1,43 +1,60 @@
-/* LayerNorm over rows.  Forward: h = x (+ residual); two sums from the registers, the mean
- * and then the squares about it (no cancellation); y = (h - mean) rstd (* w) (+ b).
+/* LayerNorm over rows.  Forward: h = x (+ residual); each thread's (count, mean, sum of
+ * squares about its mean) from its registers, merged over the row by Chan's rule (one
+ * reduction, no cancellation); y = (h - mean) rstd (* w) (+ b).
  * Backward: with xhat = (x - mean) rstd and g = dy (* w),
  * dx = rstd (g - mean(g) - xhat mean(g xhat)); dw, db = the column sums of dy xhat, dy. */
 #include "kernels/rows/rows_internal.h"
 
 enum { X, RES, W, B, Y, RES_OUT, MEAN, RSTD };
 
-static cute_reducer sum(int stage)
-{
-    (void)stage;
-    return cute_reducer_op(CUTE_OP_ADD);
-}
-
 static cute_ssa h_of(cute_ctx *c, const row_io *io)
 {
     return io->has[RES] ? cute_ssa_binop(c, CUTE_OP_ADD, io->t[X], io->t[RES]) : io->t[X];
 }
 
-static cute_val mean_of(cute_ctx *c, const row_io *io, const cute_val stats[][4])
+static cute_val f32_op(cute_ctx *c, cute_op op, cute_val a, cute_val b) { return cute_val_binop(c, op, a, b); }
+
+/* (n, mean, m2) (+) (n, mean, m2): n = na + nb, mean = lo + d nb / n, m2 = m2a + m2b + d^2 na nb / n
+ * with d = hi - lo the means' difference, the operands ordered by their means first, so that
+ * both lanes of a butterfly compute the same bits (equal means: d = 0, symmetric anyway);
+ * n = 0 (two threads past the row's end) stays (0, 0, 0) */
+static void chan(cute_ctx *c, const cute_val *a, const cute_val *b, cute_val *out, const void *user)
 {
-    return cute_val_binop(c, CUTE_OP_DIV, stats[0][0], row_n(c, io));
+    (void)user;
+    cute_val a_lo = cute_val_cmp(c, CUTE_OP_LE, a[1], b[1]), lo[3], hi[3];
+    for (int i = 0; i < 3; i++) lo[i] = cute_val_select(c, a_lo, a[i], b[i]), hi[i] = cute_val_select(c, a_lo, b[i], a[i]);
+    cute_val n = f32_op(c, CUTE_OP_ADD, lo[0], hi[0]), zero = row_f32(c, 0);
+    cute_val w = cute_val_select(c, cute_val_cmp(c, CUTE_OP_GT, n, zero), f32_op(c, CUTE_OP_DIV, hi[0], n), zero);
+    cute_val d = f32_op(c, CUTE_OP_SUB, hi[1], lo[1]);
+    out[0] = n;
+    out[1] = cute_val_fma(c, d, w, lo[1]);
+    cute_val extra = f32_op(c, CUTE_OP_MUL, f32_op(c, CUTE_OP_MUL, d, d), f32_op(c, CUTE_OP_MUL, lo[0], w));
+    out[2] = f32_op(c, CUTE_OP_ADD, f32_op(c, CUTE_OP_ADD, lo[2], hi[2]), extra);
 }
 
-/* stage 0: sum(h); stage 1: sum((h - mean)^2) over the elements inside */
+static cute_reducer moments(int stage)
+{
+    (void)stage;
+    return (cute_reducer){3, CUTE_OP_ADD, chan, NULL, "count, mean, squares"};
+}
+
+/* this thread's (count, mean, sum of squares about the mean) of the elements inside */
 static void fwd_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
 {
+    (void)stage, (void)stats;
     cute_ssa h = h_of(c, io);
-    if (stage == 0) {
-        out[0] = cute_ssa_reduce(c, CUTE_OP_ADD, h);
-        return;
-    }
-    cute_ssa dev = row_scalar_op(c, CUTE_OP_SUB, h, mean_of(c, io, stats));
-    out[0] = row_sum_inside(c, io, cute_ssa_binop(c, CUTE_OP_MUL, dev, dev));
+    cute_val n = row_sum_inside(c, io, cute_ssa_fill(c, CUTE_F32, h.shape, 1)), zero = row_f32(c, 0);
+    cute_val mean = cute_val_select(c, cute_val_cmp(c, CUTE_OP_GT, n, zero),
+                                    f32_op(c, CUTE_OP_DIV, row_sum_inside(c, io, h), n), zero);
+    cute_ssa dev = row_scalar_op(c, CUTE_OP_SUB, h, mean);
+    out[0] = n, out[1] = mean;
+    out[2] = row_sum_inside(c, io, cute_ssa_binop(c, CUTE_OP_MUL, dev, dev));
 }
 
 static void fwd_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
 {
-    cute_val var = cute_val_binop(c, CUTE_OP_DIV, stats[1][0], row_n(c, io));
-    io->d[0] = io->v[MEAN] = mean_of(c, io, stats);
+    cute_val var = cute_val_binop(c, CUTE_OP_DIV, stats[0][2], row_n(c, io));
+    io->d[0] = io->v[MEAN] = stats[0][1];
     io->d[1] = io->v[RSTD] = cute_val_unop(c, CUTE_OP_RSQRT, cute_val_binop(c, CUTE_OP_ADD, var, io->p[0]));
 }
 
@@ -57,7 +74,7 @@ const row_op row_layernorm_fwd = {
     {{"x", ROW_IN, false, 0}, {"residual", ROW_IN, true, 0}, {"weight", COL_IN, true, 0},
      {"bias", COL_IN, true, 0}, {"y", ROW_OUT, false, 0}, {"residual_out", ROW_OUT, true, 0},
      {"mean", ROWVAL_OUT, true, 0}, {"rstd", ROWVAL_OUT, true, 0}},
-    2, sum, fwd_partial, fwd_row, fwd_finish,
+    1, moments, fwd_partial, fwd_row, fwd_finish,
 };
 
 enum { DY, XB, WB, MEAN_IN, RSTD_IN, DX, DW, DB };

@@ -29,11 +29,13 @@ typedef struct norm_bufs {
     tmat x, res, w, b, y, h, mean, rstd;
 } norm_bufs;
 
-static void forward(cutec_rows *lib, cute_backend *be, bool layer, cute_dtype d, shape_case sc, bool full)
+/* shift: added to x (rows whose mean dwarfs their spread) */
+static void forward(cutec_rows *lib, cute_backend *be, bool layer, cute_dtype d, shape_case sc, bool full, double shift)
 {
     int64_t ld = sc.n + sc.pad, mn = sc.m * sc.n;
     norm_bufs B;
     tk_init(&B.x, be, d, 2, sc.m, sc.n, ld, 6), tk_init(&B.res, be, d, 2, sc.m, sc.n, ld, 2);
+    if (shift) tk_shift(&B.x, shift);
     tk_init(&B.w, be, d, 1, sc.n, 1, 1, 4), tk_init(&B.b, be, d, 1, sc.n, 1, 1, 2);
     tk_init(&B.y, be, d, 2, sc.m, sc.n, ld, 0), tk_init(&B.h, be, d, 2, sc.m, sc.n, ld, 0);
     tk_init(&B.mean, be, CUTE_F32, 1, sc.m, 1, 1, 0), tk_init(&B.rstd, be, CUTE_F32, 1, sc.m, 1, 1, 0);
@@ -52,7 +54,9 @@ static void forward(cutec_rows *lib, cute_backend *be, bool layer, cute_dtype d,
     else
         rows_ref_rmsnorm(x, res, w, 1e-5, y, h, st + sc.m, sc.m, sc.n);
     if (s == CUTE_OK) {
-        check_vals("forward y", name, d, sc, &B.y, y, mn, 1);
+        /* a shifted row's mean is rounded to f32 (2^-24 of the shift), which moves y by
+         * about 1e-4; E[x^2] - E[x]^2 would move it by percents */
+        check_vals("forward y", name, d, sc, &B.y, y, mn, shift ? 16 : 1);
         if (full) check_vals("forward residual_out", name, d, sc, &B.h, h, mn, 1);
         if (full) check_vals("forward rstd", name, d, sc, &B.rstd, st + sc.m, sc.m, 0);
         if (full && layer) check_vals("forward mean", name, d, sc, &B.mean, st, sc.m, 1);
@@ -115,13 +119,16 @@ int main(void)
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
         for (int d = 0; d < 3; d++)
             for (int layer = 0; layer < 2; layer++) {
-                forward(lib, be, layer, dts[d], cases[k], true);
-                forward(lib, be, layer, dts[d], cases[k], k % 2 == 0);
+                forward(lib, be, layer, dts[d], cases[k], true, 0);
+                forward(lib, be, layer, dts[d], cases[k], k % 2 == 0, 0);
                 backward(lib, be, layer, dts[d], cases[k], true);
                 if (k == 1) backward(lib, be, layer, dts[d], cases[k], false);
             }
-    forward(lib, be, false, CUTE_BF16, (shape_case){2, 33000, 0}, true); /* rows of two chunks */
-    forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, true);
+    forward(lib, be, false, CUTE_BF16, (shape_case){2, 33000, 0}, true, 0); /* rows of two chunks */
+    forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, true, 0);
+    /* a mean 1000 times the spread: E[x^2] - E[x]^2 would cancel to noise */
+    forward(lib, be, true, CUTE_F32, (shape_case){3, 4097, 0}, false, 3000);
+    forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, false, 3000);
     /* backward over rows longer than a tile: dx in chunks, dw and db by a pass of their own */
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);

@@ -11,10 +11,10 @@ cute_ssa row_scalar_op(cute_ctx *c, cute_op op, cute_ssa x, cute_val s)
     return cute_ssa_binop(c, op, x, cute_ssa_scalar(c, s, x.shape));
 }
 
-/* 2^(x log2 e): a multiply and ex2 per element on the GPU */
+/* 2^(x log2 e): a multiply and ex2.approx per element on the GPU */
 cute_ssa row_exp(cute_ctx *c, cute_ssa x)
 {
-    return cute_ssa_unop(c, CUTE_OP_EXP2, row_scalar_op(c, CUTE_OP_MUL, x, row_f32(c, LOG2_E)));
+    return cute_ssa_fast(c, CUTE_OP_EXP2, row_scalar_op(c, CUTE_OP_MUL, x, row_f32(c, LOG2_E)));
 }
 
 cute_val row_sum_inside(cute_ctx *c, const row_io *io, cute_ssa x)
@@ -45,6 +45,6 @@ cute_ssa row_probabilities(cute_ctx *c, const row_io *io, cute_ssa x, cute_val m
     if (!io->resident) return row_scalar_op(c, CUTE_OP_MUL, row_exp(c, row_scalar_op(c, CUTE_OP_SUB, x, max)), inv_sum);
     cute_val l2e = row_f32(c, LOG2_E);
     cute_val shift = cute_val_binop(c, CUTE_OP_MUL, cute_val_binop(c, CUTE_OP_SUB, io->keep_v, max), l2e);
-    cute_val scale = cute_val_binop(c, CUTE_OP_MUL, cute_val_unop(c, CUTE_OP_EXP2, shift), inv_sum);
+    cute_val scale = cute_val_binop(c, CUTE_OP_MUL, cute_val_fast(c, CUTE_OP_EXP2, shift), inv_sum);
     return row_scalar_op(c, CUTE_OP_MUL, io->keep, scale);
 }

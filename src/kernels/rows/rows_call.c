@@ -85,8 +85,8 @@ static const cute_fn *make_rows(cute_runtime *rt, const void *key, const void *p
 
 static void key_of(const row_plan *p, char *key, size_t n)
 {
-    int len = snprintf(key, n, "%s/%d/v%d/t%d/k%d/r%d/%c%s/", p->op->name, p->variant, p->vec, p->tpr, p->k,
-                       p->rows, p->looped ? 'L' : 'R', p->in_place ? "/in-place" : "");
+    int len = snprintf(key, n, "%s/%d/v%d/t%d/k%d/r%d/%c%d%s/", p->op->name, p->variant, p->vec, p->tpr, p->k,
+                       p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->in_place ? "/in-place" : "");
     for (int s = 0; s < p->op->nslots; s++)
         len += snprintf(key + len, n - (size_t)len, "%s,", p->has[s] ? cute_dtype_name(p->dtype[s]) : "-");
 }
@@ -104,10 +104,11 @@ static bool in_place(const row_call *rc)
     return false;
 }
 
-static void plan_of(const row_call *rc, row_plan *p)
+static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->op = rc->op, p->variant = rc->variant;
+    p->arch = cute_runtime_target_arch(rows_lib_runtime(lib));
     for (int s = 0; s < rc->op->nslots; s++) {
         p->has[s] = rc->slot[s] != NULL;
         p->dtype[s] = rc->op->slot[s].role == COL_PARTIAL ? CUTE_F32
@@ -216,12 +217,12 @@ cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *er
     if (st) return st;
     if (rc->slot[0]->shape[0] == 0) return CUTE_OK; /* no rows */
     row_plan p;
-    plan_of(rc, &p);
+    plan_of(lib, rc, &p);
     row_call dx_only, sums;
     if (p.looped && split_sums(rc, &dx_only, &sums)) { /* dw, db by a pass of their own */
-        plan_of(&dx_only, &p);
+        plan_of(lib, &dx_only, &p);
         row_plan q;
-        plan_of(&sums, &q);
+        plan_of(lib, &sums, &q);
         rows_lib_lock(lib);
         st = run_locked(lib, &dx_only, &p, stream, err, n);
         if (st == CUTE_OK) st = run_locked(lib, &sums, &q, stream, err, n);

@@ -4,7 +4,11 @@
  * Sizing (docs/reductions.md): a thread holds at most 32 f32 values of each row-sized array
  * (16 where the op keeps three or more: inputs, weights, column sums), so that a block of
  * 1024 threads stays within 64 registers a thread.  Threads per row are the fewest powers
- * of two that hold the row so; a row longer than 1024 threads hold is walked in chunks. */
+ * of two that hold the row so; a row longer than 1024 threads hold is walked in chunks.
+ *
+ * A row that would take more than 256 threads (one or two blocks an SM, whose reductions
+ * leave the SM's loads idle) is staged in shared memory instead, where its row inputs fit
+ * STAGE_BYTES (two blocks an SM): blocks of 256 threads walk it in chunks from there. */
 #include <stdio.h>
 
 #include "kernels/rows/rows_internal.h"
@@ -14,6 +18,29 @@ static int64_t pow2_at_least(int64_t x)
     int64_t p = 1;
     while (p < x) p *= 2;
     return p;
+}
+
+#define STAGE_THREADS 256
+#define STAGE_BYTES (100 * 1024)
+
+static int row_inputs(const row_plan *p)
+{
+    int inputs = 0;
+    for (int s = 0; s < p->op->nslots; s++) inputs += p->has[s] && p->op->slot[s].role == ROW_IN;
+    return inputs;
+}
+
+/* tiles of STAGE_THREADS K V columns that stage a row of n (0: the row is not staged: it
+ * fits 256 threads' registers, its accesses are narrower than 16 bytes (a bulk copy moves
+ * 16-byte units), the op has no row reduction, the target is older than sm_90, or the row
+ * is too long) */
+static int stage_chunks(const row_plan *p, int64_t n, int kmax)
+{
+    int esize = cute_dtype_bytes(p->dtype[0]);
+    int64_t tile = (int64_t)STAGE_THREADS * kmax * p->vec, chunks = (n + tile - 1) / tile;
+    if (n <= tile || p->vec * esize != 16 || p->op->stages == 0) return 0;
+    if (p->arch && p->arch < 90) return 0; /* bulk copies and transaction counts: sm_90 */
+    return chunks * tile * esize * row_inputs(p) <= STAGE_BYTES ? (int)chunks : 0;
 }
 
 static int row_arrays(const row_plan *p)
@@ -37,6 +64,8 @@ void row_plan_choose(row_plan *p, int64_t n, int vec)
     p->tpr = (int)(tpr > 1024 ? 1024 : tpr);
     p->k = p->looped ? kmax : (int)((vectors + p->tpr - 1) / p->tpr);
     p->rows = p->tpr >= 256 ? 1 : 256 / p->tpr;
+    p->stage_chunks = stage_chunks(p, n, kmax);
+    if (p->stage_chunks) p->tpr = STAGE_THREADS, p->k = kmax, p->rows = 1, p->looped = true;
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)

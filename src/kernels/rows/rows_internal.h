@@ -44,7 +44,14 @@ typedef struct row_io {
     cute_val d[4];           /* per-row values row_values derives for finish (rstd, ...) */
     cute_ssa inside;         /* i1 (V,K): the element lies in the matrix */
     cute_tensor crd;         /* (V,K) coordinates (row, column) of the values */
+    cute_tensor tile_crd;    /* ... and in the block's (R,T) tile: static bounds (32-bit) */
+    cute_int col0;           /* the tile's first column */
+    int64_t tile[2];         /* the tile's shape (R,T) */
     cute_int m, n;           /* the matrix's rows and row length */
+    cute_int row;            /* this thread's row */
+    cute_tensor whole;       /* slot 0's (M,N) tensor, for a gather at a column of the row's
+                                choosing (cross-entropy's logit at the label) */
+    cute_val gathered;       /* what partial gathered, for row_values */
     cute_int ignore;         /* an integer parameter (cross-entropy's ignore index plus
                                 ROW_IGNORE_BIAS: integer arguments are not negative) */
     cute_val p[2];           /* float parameters (eps; smoothing, gradient scale) */
@@ -72,11 +79,14 @@ typedef struct row_op {
 
 typedef struct row_plan {
     const row_op *op;
+    int arch;              /* the target SM (90 for sm_90a; 0: not known, the interpreter) */
     bool has[ROW_SLOTS];
     int variant;
     cute_dtype dtype[ROW_SLOTS];
     int vec, tpr, k, rows; /* V, threads per row, accesses per thread, rows per block */
     bool looped;           /* rows longer than one tile: walked in chunks */
+    int stage_chunks;      /* > 0: the row inputs are staged in shared memory, that many
+                              tiles of each (rows_stage.c); the chunks are read from there */
     bool in_place;         /* an output overlaps an input: no __restrict__ pointers */
     bool column_grid;      /* an op without row reductions over rows longer than a tile:
                               blocks tile the columns too (grid.y), each its chunk */
@@ -94,6 +104,21 @@ cute_host_fn row_host_fn(void);
 /* the compiled function of a plan: arguments are the given slots in order, then the
  * iteration count (row blocks per block), the integer and the two float parameters */
 const cute_fn *row_compile(cute_runtime *rt, const row_plan *p, char *err, size_t n);
+
+/* A row staged in shared memory: each row input's (1,T) tiles there, zipped as the inputs
+ * are, and the mbarrier its bulk copies complete on */
+typedef struct row_stage {
+    bool on;
+    cute_tensor s[ROW_SLOTS];
+    cute_val bar;
+} row_stage;
+/* the staging buffers of a plan with stage_chunks (none without); the mbarrier initialized */
+row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p);
+/* copy row block rb's row of each row input (g: the zipped inputs) into the buffers and wait
+ * for them; `it`: the block's row iteration (its parity is the mbarrier's phase).  Every
+ * thread of the block calls it, after the previous row's last read of the buffers. */
+void row_stage_fetch(cute_ctx *c, const row_stage *st, const row_plan *p, const cute_tensor *g, cute_int rb,
+                     cute_int n, cute_int it);
 
 /* the second pass of dw/db: out(N) = sum over rows of partial(P,N), converted */
 const cute_fn *row_colsum_compile(cute_runtime *rt, cute_dtype out, char *err, size_t n);

@@ -11,6 +11,7 @@
 typedef struct row_kargs {
     cute_tensor g[ROW_SLOTS];     /* zipped: rows ((R,T),(RB,CB)); columns (T,CB); per row (M) */
     cute_tensor rows, cols;       /* coordinates of (M,N) and (N), zipped likewise */
+    cute_tensor whole;            /* slot 0 as given, (M,N): for gathers at a column of a row's own */
     cute_int m, n, iters, ignore;
     cute_val p[2];
 } row_kargs;
@@ -24,6 +25,7 @@ typedef struct row_thread {
     cute_reducer red[ROW_STAGES];
     cute_reduce_scratch scratch[ROW_STAGES];
     cute_tensor acc[ROW_SLOTS]; /* COL_PARTIAL: this thread's column sums */
+    row_stage stage;            /* the row inputs in shared memory (plans that stage) */
 } row_thread;
 
 /* this thread's part of a tensor's (R,T) tile of row block rb, column chunk cb (column
@@ -44,12 +46,15 @@ static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
 {
     const row_op *op = th->p->op;
     io->crd = part(c, th, th->k->rows, rb, cb);
+    io->col0 = cute_mul(cute_ctx_alg(c), cb, cute_i(row_plan_tile(th->p)));
     io->inside = cute_elem_less(c, io->crd, CUTE_CRD(th->k->m, th->k->n));
     cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
     for (int s = 0; s < op->nslots; s++) {
         if (!th->p->has[s]) continue;
-        if (op->slot[s].role == ROW_IN)
-            io->t[s] = load_f32(c, part(c, th, th->k->g[s], rb, cb), io->inside, op->slot[s].fill);
+        if (op->slot[s].role == ROW_IN) {
+            cute_tensor from = th->stage.on ? part(c, th, th->stage.s[s], cute_i(0), cb) : part(c, th, th->k->g[s], rb, cb);
+            io->t[s] = load_f32(c, from, io->inside, op->slot[s].fill);
+        }
         if (op->slot[s].role == COL_IN) io->t[s] = load_f32(c, part(c, th, th->k->g[s], cute_i(0), cb), in_cols, 0);
     }
 }
@@ -170,6 +175,18 @@ static void column_sums_end(cute_ctx *c, const row_thread *th)
                                  cute_tensor_load(c, th->acc[s]), in_cols);
 }
 
+/* what the op's math sees of every row: the kernel's sizes and parameters, this thread's
+ * coordinates in the (R,T) tile */
+static row_io io_start(cute_ctx *c, const row_thread *th)
+{
+    const row_plan *p = th->p;
+    const row_kargs *k = th->k;
+    cute_tensor tile = cute_make_identity_tensor(c, CUTE_CRD(cute_i(p->rows), cute_i(row_plan_tile(p))));
+    return (row_io){.has = p->has, .resident = !p->looped, .variant = p->variant,
+                    .tile_crd = cute_partition_S(c, th->thr, tile), .tile = {p->rows, row_plan_tile(p)},
+                    .m = k->m, .n = k->n, .ignore = k->ignore, .p = {k->p[0], k->p[1]}, .whole = k->whole};
+}
+
 static void rows_body(cute_ctx *c, const row_kargs *k)
 {
     const row_plan *p = cute_ctx_user(c);
@@ -184,12 +201,17 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
         th.red[st] = p->op->reducer(st);
         if (p->tpr > 32) th.scratch[st] = cute_reduce_scratch_alloc(c, &A, &th.red[st], CUTE_F32, p->tpr * p->rows);
     }
-    row_io io = {.has = p->has, .resident = !p->looped, .m = k->m, .n = k->n, .ignore = k->ignore, .p = {k->p[0], k->p[1]}, .variant = p->variant};
+    th.stage = row_stage_alloc(c, &A, p);
+    row_io io = io_start(c, &th);
     column_sums_begin(c, &th);
     CUTE_FOR(c, it, cute_i(0), k->iters) {
         cute_int rb = cute_add(a, cute_block_idx(c, 0), cute_mul(a, it, cute_grid_dim(c, 0)));
         cute_int row = cute_add(a, cute_mul(a, rb, cute_i(p->rows)), th.ty);
+        io.row = row;
         load_row_values(c, &th, &io, row);
+        if (th.stage.on) { /* one row a block: the whole block fetches it or not */
+            CUTE_IF(c, cute_int_lt(c, row, k->m)) { row_stage_fetch(c, &th.stage, p, k->g, rb, k->n, it); }
+        }
         if (p->looped)
             row_looped(c, &th, &io, rb);
         else
@@ -200,12 +222,18 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     column_sums_end(c, &th);
 }
 
+static cute_tiler tile_of(cute_ctx *c, const row_plan *p);
+
 static void rows_kernel(cute_ctx *c, cute_tensor g0, cute_tensor g1, cute_tensor g2, cute_tensor g3,
-                        cute_tensor g4, cute_tensor g5, cute_tensor g6, cute_tensor g7, cute_tensor rows,
-                        cute_tensor cols, cute_int m, cute_int n, cute_int iters, cute_int ignore,
-                        cute_val p0, cute_val p1)
+                        cute_tensor g4, cute_tensor g5, cute_tensor g6, cute_tensor g7, cute_tensor whole,
+                        cute_int m, cute_int n, cute_int iters, cute_int ignore, cute_val p0, cute_val p1)
 {
-    row_kargs k = {{g0, g1, g2, g3, g4, g5, g6, g7}, rows, cols, m, n, iters, ignore, {p0, p1}};
+    const row_plan *p = cute_ctx_user(c);
+    cute_tiler tile = tile_of(c, p);
+    cute_tensor rows = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, CUTE_CRD(m, n)), &tile);
+    /* the columns' coordinates: R rows (all inside) by N */
+    cute_tensor cols = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, CUTE_CRD(cute_i(p->rows), n)), &tile);
+    row_kargs k = {{g0, g1, g2, g3, g4, g5, g6, g7}, rows, cols, whole, m, n, iters, ignore, {p0, p1}};
     rows_body(c, &k);
 }
 
@@ -250,10 +278,6 @@ static void rows_host(cute_ctx *c, const cute_arg *args)
         if (s >= p->op->nslots || !p->has[s]) g[s] = g[0];
     cute_int m = args[0].tensor.layout.shape.leaf[0], n = args[0].tensor.layout.shape.leaf[1];
     cute_int iters = args[k].i, ignore = args[k + 1].i;
-    cute_tiler tile = tile_of(c, p);
-    cute_tensor rows = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, CUTE_CRD(m, n)), &tile);
-    /* the columns' coordinates: R rows (all inside) by N */
-    cute_tensor cols = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, CUTE_CRD(cute_i(p->rows), n)), &tile);
     /* thread tid = tx + tpr ty takes values (ty, tx V .. tx V + V - 1) of each tpr V columns */
     cute_layout thr = cute_layout_fmt(a, "(%d,%d):(%d,1)", p->rows, p->tpr, p->tpr);
     cute_layout val = cute_layout_fmt(a, "(1,%d):(0,1)", p->vec);
@@ -262,8 +286,7 @@ static void rows_host(cute_ctx *c, const cute_arg *args)
     cute_int blocks = cute_ceil_div(a, cute_ceil_div(a, m, cute_i(p->rows)), iters);
     cute_launch_cfg cfg = {.grid = {blocks, p->column_grid ? cute_ceil_div(a, n, cute_i(row_plan_tile(p))) : cute_i(1)},
                            .block = {cute_i(p->tpr * p->rows)}};
-    CUTE_LAUNCH(c, rows_kernel, cfg, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], rows, cols, m, n,
-                iters, ignore, args[k + 2].f, args[k + 3].f);
+    CUTE_LAUNCH(c, rows_kernel, cfg, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], args[0].tensor, m, n, iters, ignore, args[k + 2].f, args[k + 3].f);
 }
 
 cute_host_fn row_host_fn(void) { return rows_host; }

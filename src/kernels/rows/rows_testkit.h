@@ -60,6 +60,19 @@ static inline double *tk_get(const tmat *t)
     return out;
 }
 
+/* every element inside a matrix plus `shift` (rounded to its dtype): rows whose mean is
+ * far from 0 next to their spread */
+static inline void tk_shift(tmat *t, double shift)
+{
+    size_t bytes = (size_t)(t->m * t->ld) * (size_t)cute_dtype_bytes(t->d);
+    void *host = malloc(bytes ? bytes : 1);
+    t->be->vt->download(t->be->self, host, &t->buf, 0, bytes);
+    for (int64_t i = 0; i < t->m * t->ld; i++)
+        if (i % t->ld < t->n) ew_set(t->d, host, i, ew_get(t->d, host, i) + shift);
+    t->be->vt->upload(t->be->self, &t->buf, 0, host, bytes);
+    free(host);
+}
+
 /* the padding of a matrix still poison (the kernel wrote only inside) */
 static inline int64_t tk_padding_written(const tmat *t)
 {

@@ -1,6 +1,6 @@
 /* Softmax and log-softmax, forward and backward, on the interpreter against the float64
  * reference: odd row lengths (1, 33, 1003, 4097), padded rows, the 16-byte path, a row
- * longer than one tile (walked in chunks), logits of +-1e4; fresh random inputs, poisoned
+ * longer than one tile (staged in shared memory, or walked in chunks), logits of +-1e4; fresh random inputs, poisoned
  * outputs whose padding must stay poison. */
 #include "cutec/interp.h"
 #include "kernels/rows/rows_ref.h"
@@ -87,7 +87,10 @@ int main(void)
             forward(lib, be, dts[d], cases[k], true);
             backward(lib, be, dts[d], cases[k], k % 2 == 1);
         }
-    forward(lib, be, CUTE_BF16, (shape_case){2, 33000, 0, 8}, false); /* two chunks of 32768 */
+    forward(lib, be, CUTE_BF16, (shape_case){2, 33000, 0, 8}, false); /* staged in shared memory */
+    forward(lib, be, CUTE_F16, (shape_case){3, 16392, 8, 8}, true);   /* staged, padded rows */
+    forward(lib, be, CUTE_F32, (shape_case){2, 12000, 4, 8}, false);  /* staged f32 */
+    forward(lib, be, CUTE_F32, (shape_case){2, 33000, 0, 8}, false);  /* two chunks of 32768 */
     in_place(lib, be, CUTE_F32), in_place(lib, be, CUTE_BF16);
     tk_end(lib, rt);
     return CHECK_DONE("softmax_test");
