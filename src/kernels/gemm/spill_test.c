@@ -82,6 +82,7 @@ int main(void)
     /* the Hopper kernel: 128 f32 accumulators a consumer thread, within its 168 registers */
     check_kernel(rt, CUTE_GEMM_HOPPER, CUTE_BF16, "sm_90a");
     check_kernel(rt, CUTE_GEMM_HOPPER, CUTE_F16, "sm_90a");
+    check_kernel(rt, CUTE_GEMM_HOPPER, CUTE_E4M3, "sm_90a");
     check_kernel(rt, CUTE_GEMM_TENSOROP_SMEM, CUTE_BF16, "sm_80");
     check_kernel(rt, CUTE_GEMM_TENSOROP_SMEM, CUTE_F64, "sm_80"); /* m8n8k4 DMMA, another tiling */
     SKIP("e4m3/e5m2 on sm_90a: ptxas emulates fp8 mma.sync (F2FP, two HMMA, four FADD) and "
