@@ -86,10 +86,13 @@ const char *cute_gemm_variant_name(cute_gemm_variant v); /* "auto", "registers",
 bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out);
 
 /* The tiling of the multi-stage kernels (multistage, tensorop, tensorop_smem); 0 in a field:
- * the library's choice for the dtype (docs/gemm.md).  bm x bn of C per block, k-tiles of bk,
- * `stages` k-tiles in shared memory, warps_m x warps_n warps. */
+ * the library's choice for the dtype and size (docs/gemm.md).  bm x bn of C per block,
+ * k-tiles of bk, `stages` k-tiles in shared memory, warps_m x warps_n warps; the tensor-core
+ * kernels' blocks rasterized `raster` tiles along N (L2 reuse; 1: none); read_bytes, f64's
+ * tensor-core fragment reads from K-major tiles: 16 (LDS.128, ptxas then moves A's values
+ * into DMMA order) or 8 (LDS.64 straight into place), both free of bank conflicts. */
 typedef struct cute_gemm_tiling {
-    int bm, bn, bk, stages, warps_m, warps_n;
+    int bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes;
 } cute_gemm_tiling;
 
 /* Which mode of an operand has stride 1: 0 (M-major A / N-major B / column-major C) or 1. */

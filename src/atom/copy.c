@@ -71,10 +71,48 @@ static void zero_where_not(cute_ctx *c, cute_tensor dst, int n)
     for (int i = 0; i < n && !c->alg.failed; i++) tensor_rmem_set(c, &dst, i, z);
 }
 
+/* The vectors of an autovectorizing copy run along the source's first mode.  Where a load's
+ * unit-stride mode comes later (an MMA fragment's values go down M first while the shared
+ * tile is K-major: f64's fragments), both sides are viewed with that mode first: element j
+ * of one still pairs with element j of the other, and the loads widen.  Registers have no
+ * order of their own, so nothing else changes.  (Stores keep their order: the transposing
+ * stores of a padded tile are laid out for scalar accesses, ampere/sgemm.py's padding.) */
+static void unit_mode_first(cute_ctx *c, cute_tensor *src, cute_tensor *dst)
+{
+    cute_tensor *mem = src, *other = dst;
+    if (src->kind == CUTE_TENSOR_RMEM || dst->kind != CUTE_TENSOR_RMEM) return;
+    cute_alg *a = &c->alg;
+    cute_alg_trial trial;
+    cute_alg_trial_begin(a, &trial);
+    cute_layout flat = cute_flatten(a, &mem->layout);
+    int r = flat.shape.nleaves, u = -1;
+    for (int i = 0; i < r && u < 0 && !a->failed; i++)
+        if (cute_is_const(flat.stride.leaf[i], 1) && cute_is_static(flat.shape.leaf[i]) &&
+            flat.shape.leaf[i].v > 1)
+            u = i;
+    if (u <= 0) { /* none, or first already */
+        cute_alg_trial_end(a, &trial);
+        return;
+    }
+    /* the other side indexed by the memory side's flat coordinates */
+    cute_layout compact = cute_make_layout(a, flat.shape);
+    cute_tiler by = cute_tiler_layout(&compact);
+    cute_layout o = cute_composition(a, &other->layout, &by);
+    cute_layout m_modes[CUTE_MAX_RANK], o_modes[CUTE_MAX_RANK];
+    for (int i = 0; i < r && !a->failed; i++) {
+        int from = i == 0 ? u : i <= u ? i - 1 : i; /* u, then the others in order */
+        m_modes[i] = cute_get(a, &flat, from), o_modes[i] = cute_get(a, &o, from);
+    }
+    cute_layout ml = cute_make_layout_modes(a, r, m_modes), ol = cute_make_layout_modes(a, r, o_modes);
+    if (cute_alg_trial_end(a, &trial)) /* else a view the algebra cannot build: keep the order */
+        mem->layout = ml, other->layout = ol;
+}
+
 static void autovec(cute_ctx *c, cute_tensor src, cute_tensor dst, const cute_ssa *pred)
 {
     int n = static_size(c, &src, "cute_autovec_copy");
     if (n < 0) return;
+    if (!pred) unit_mode_first(c, &src, &dst);
     /* each side with its own widest proven accesses; the values pass through registers */
     cute_ssa v;
     if (!pred)

@@ -1,4 +1,5 @@
-/* The GEMM commands' tiling options (--tile BMxBNxBK, --warps WMxWN, --stages S), shared by
+/* The GEMM commands' tiling options (--tile BMxBNxBK, --warps WMxWN, --stages S, --raster F,
+ * --read-bytes 8|16), shared by
  * `cutec run|bench gemm` and `cutec compile gemm`. */
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +27,12 @@ bool cli_gemm_tiling_option(const char *k, const char *v, cute_gemm_tiling *t, b
     if (!strcmp(k, "--tile")) return parse_x(v, 3, &t->bm, why, wn);
     if (!strcmp(k, "--warps")) return parse_x(v, 2, &t->warps_m, why, wn);
     if (!strcmp(k, "--stages")) return parse_x(v, 1, &t->stages, why, wn);
+    if (!strcmp(k, "--raster")) return parse_x(v, 1, &t->raster, why, wn);
+    if (!strcmp(k, "--read-bytes")) {
+        if (!parse_x(v, 1, &t->read_bytes, why, wn)) return false;
+        if (t->read_bytes == 8 || t->read_bytes == 16) return true;
+        return snprintf(why, wn, "--read-bytes is 8 or 16, not %s", v), false;
+    }
     *known = false;
     return false;
 }

@@ -7,6 +7,14 @@
 #include "cutec/kernels.h"
 #include "cutec/tma_copy.h"
 
+/* When the multi-stage body reads a k-block's fragments from shared memory. */
+typedef enum gemm_prefetch {
+    GEMM_PREFETCH_ACROSS, /* one k-block ahead, the next k-tile's first during this one's last */
+    GEMM_PREFETCH_WITHIN, /* one k-block ahead inside each k-tile */
+    GEMM_PREFETCH_NONE,   /* just before its MMAs: ptxas schedules the loads as registers
+                             allow (f64's large warp tiles spill with a second set) */
+} gemm_prefetch;
+
 /* Everything static about one compiled GEMM: the configuration and the atoms tiled over
  * the block's threads.  The kernel bodies read it through cute_ctx_user. */
 typedef struct gemm_plan {
@@ -22,8 +30,7 @@ typedef struct gemm_plan {
     cute_composed smem_a, smem_b; /* (bm,bk,stages), (bn,bk,stages), swizzled */
     cute_tiled_copy s2r_a, s2r_b; /* shared -> registers in the MMA's fragments */
     bool smem_epilogue;       /* step 5: C through shared memory, 128-bit stores */
-    bool prefetch_across;     /* the next k-tile's first fragments read during this one's last
-                                 k-block (multistage.c) */
+    gemm_prefetch prefetch;   /* when a k-block's fragments are read (multistage.c) */
     unsigned broken;          /* GEMM_BREAK_*: a deliberately wrong kernel, for the tests of
                                  the interpreter's checks; 0 always but there */
     cute_composed smem_c;     /* (bm,bn) of C's dtype, over the A/B stages' memory */

@@ -13,6 +13,7 @@
 
 #include "cutec/gemv.h"
 #include "cutec/kernels.h"
+#include "kernels/fn_cache.h"
 #include "kernels/gemm/gemm_ref.h"
 
 static const char *const names[CUTE_GEMM_VARIANT_COUNT] = {
@@ -33,22 +34,22 @@ bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out)
     return false;
 }
 
-/* --- the table: one entry per pattern, also for patterns that failed to compile (so AUTO
- * does not retry a variant that cannot take the pattern on every call) ------------------ */
+/* --- the table (fn_cache): one entry per pattern, also for patterns that failed to compile
+ * (so AUTO does not retry a variant that cannot take the pattern on every call) --------- */
 
-typedef struct entry {
-    cute_gemm_config cfg;
-    const cute_fn *fn;  /* NULL: compiling failed, for the reason in err */
-    char err[1024];
-} entry;
+typedef fn_cache_entry entry;
+
+static const cute_gemm_config *config_of(const entry *e)
+{
+    return e->key;
+}
 
 /* Shared by threads: the lock guards the table and the zeros; an entry, once made, never
  * moves or changes (the table holds pointers), so a call reads its entry unlocked. */
 struct cute_gemm_lib {
     cute_runtime *rt;
     pthread_mutex_t lock;
-    entry **e;
-    int n, cap;
+    fn_cache fns; /* the compiled patterns, cute_gemm_config keys */
     int index_bits;    /* cute_gemm_lib_index_width: 0, 32 or 64 */
     cute_gemm_tiling tiling; /* cute_gemm_lib_tiling */
     cute_buffer zeros; /* for K = 0: A and B of one zero column each */
@@ -58,6 +59,25 @@ struct cute_gemm_lib {
     cute_gemv_lib *skinny; /* AUTO's skinny shapes: the GEMV kernels (cutec_gemm_skinny) */
 };
 
+/* fn_cache_same for cute_gemm_config keys */
+static bool same_config(const void *x, const void *y)
+{
+    const cute_gemm_config *a = x, *b = y;
+    return a->variant == b->variant && a->dtype == b->dtype && a->c_dtype == b->c_dtype &&
+           a->batched == b->batched && !memcmp(&a->tiling, &b->tiling, sizeof a->tiling) &&
+           a->major[0] == b->major[0] &&
+           a->major[1] == b->major[1] && a->major[2] == b->major[2] &&
+           a->align_bytes == b->align_bytes && a->index_bound == b->index_bound;
+}
+
+/* fn_cache_compile for cute_gemm_config keys */
+static const cute_fn *compile_config(cute_runtime *rt, const void *cfg, const void *user,
+                                     char *err, size_t n)
+{
+    (void)user;
+    return cute_gemm_compile(rt, cfg, err, n);
+}
+
 cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt)
 {
     cute_gemm_lib *lib = calloc(1, sizeof *lib);
@@ -65,6 +85,7 @@ cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt)
     lib->rt = rt;
     lib->skinny = cute_gemv_lib_new(rt);
     if (!lib->skinny) return free(lib), NULL;
+    fn_cache_init(&lib->fns, sizeof(cute_gemm_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
 }
@@ -72,14 +93,13 @@ cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt)
 void cute_gemm_lib_free(cute_gemm_lib *lib)
 {
     if (!lib) return;
-    for (int i = 0; i < lib->n; i++) cute_fn_free(lib->e[i]->fn), free(lib->e[i]);
+    fn_cache_free(&lib->fns);
     cute_backend *b = cute_runtime_backend(lib->rt);
     if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
     free(lib->retired);
     cute_gemv_lib_free(lib->skinny);
     pthread_mutex_destroy(&lib->lock);
-    free(lib->e);
     free(lib);
 }
 
@@ -87,7 +107,8 @@ bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t)
 {
     cute_gemm_tiling z = {0};
     if (!t) t = &z;
-    if (!lib || t->bm < 0 || t->bn < 0 || t->bk < 0 || t->stages < 0 || t->warps_m < 0 || t->warps_n < 0)
+    if (!lib || t->bm < 0 || t->bn < 0 || t->bk < 0 || t->stages < 0 || t->warps_m < 0 || t->warps_n < 0 ||
+        t->raster < 0 || (t->read_bytes && t->read_bytes != 8 && t->read_bytes != 16))
         return false;
     pthread_mutex_lock(&lib->lock);
     lib->tiling = *t;
@@ -124,7 +145,7 @@ int cute_gemm_lib_size(cute_gemm_lib *lib)
 {
     if (!lib) return 0;
     pthread_mutex_lock(&lib->lock);
-    int n = lib->n;
+    int n = lib->fns.n;
     pthread_mutex_unlock(&lib->lock);
     return n;
 }
@@ -133,39 +154,9 @@ const cute_gemm_config *cute_gemm_lib_entry(cute_gemm_lib *lib, int i)
 {
     if (!lib) return NULL;
     pthread_mutex_lock(&lib->lock);
-    const cute_gemm_config *c = i >= 0 && i < lib->n ? &lib->e[i]->cfg : NULL;
+    const cute_gemm_config *c = i >= 0 && i < lib->fns.n ? config_of(lib->fns.e[i]) : NULL;
     pthread_mutex_unlock(&lib->lock);
     return c;
-}
-
-static bool same_config(const cute_gemm_config *a, const cute_gemm_config *b)
-{
-    return a->variant == b->variant && a->dtype == b->dtype && a->c_dtype == b->c_dtype &&
-           a->batched == b->batched && !memcmp(&a->tiling, &b->tiling, sizeof a->tiling) &&
-           a->major[0] == b->major[0] &&
-           a->major[1] == b->major[1] && a->major[2] == b->major[2] &&
-           a->align_bytes == b->align_bytes && a->index_bound == b->index_bound;
-}
-
-/* the entry for cfg, compiling it the first time (with the lock held); NULL only when out
- * of memory */
-static entry *lookup(cute_gemm_lib *lib, const cute_gemm_config *cfg)
-{
-    for (int i = 0; i < lib->n; i++)
-        if (same_config(&lib->e[i]->cfg, cfg)) return lib->e[i];
-    if (lib->n == lib->cap) {
-        int cap = lib->cap ? 2 * lib->cap : 8;
-        entry **e = realloc(lib->e, (size_t)cap * sizeof *e);
-        if (!e) return NULL;
-        lib->e = e, lib->cap = cap;
-    }
-    entry *e = calloc(1, sizeof *e);
-    if (!e) return NULL;
-    lib->e[lib->n++] = e;
-    e->cfg = *cfg;
-    e->fn = cute_gemm_compile(lib->rt, cfg, e->err, sizeof e->err);
-    if (!e->fn && !e->err[0]) snprintf(e->err, sizeof e->err, "compile failed");
-    return e;
 }
 
 /* --- checking the call ----------------------------------------------------------------- */
@@ -316,6 +307,34 @@ static bool fits_index_bound(const cute_call_arg x[3])
     return true;
 }
 
+/* The library's tiling by dtype and size where the caller set none (cute_gemm_lib_tiling):
+ * the first row of the input dtype whose `up_to` the call's M N L (C's elements) does not
+ * exceed; zero fields, and sizes no row takes, keep the plan's defaults (plan_multistage.c:
+ * 256x128x64 in 3 stages, 4x2 warps, raster 8 for 16- and 8-bit inputs; f64 128x64x16, 4,
+ * 2x2).  scripts/device-tctune.sh measures the candidates at 4096^3 and 8192^3 against
+ * cuBLAS; a row takes the winner's tiling.  (A tiling the dtype's atom cannot take makes
+ * AUTO fall back to the next variant: tensorop_test runs these rows.) */
+static const struct {
+    cute_dtype d;
+    int64_t up_to;
+    cute_gemm_tiling t; /* {bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes} */
+} by_size[] = {
+    {CUTE_BF16, 4096LL * 4096, {0}},
+    {CUTE_F16, 4096LL * 4096, {0}},
+    {CUTE_I8, 4096LL * 4096, {0}},
+    {CUTE_F64, 4096LL * 4096, {0}},
+};
+
+static cute_gemm_tiling tiling_for(const cute_gemm_lib *lib, cute_dtype d, const cute_call_arg *C)
+{
+    static const cute_gemm_tiling none;
+    if (memcmp(&lib->tiling, &none, sizeof none)) return lib->tiling;
+    int64_t mnl = C->shape[0] * C->shape[1] * (C->ndim == 3 ? C->shape[2] : 1);
+    for (size_t i = 0; i < sizeof by_size / sizeof by_size[0]; i++)
+        if (by_size[i].d == d && mnl <= by_size[i].up_to) return by_size[i].t;
+    return none;
+}
+
 /* the variant's entry; AUTO: the most advanced kernel that compiles for the pattern, else
  * the first failure */
 int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT])
@@ -343,15 +362,15 @@ static int auto_order(const cute_gemm_lib *lib, cute_dtype d, cute_gemm_variant 
     return n + 1;
 }
 
-static entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg, bool fits)
+static const entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg, bool fits)
 {
     cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT] = {v};
     int count = v != CUTE_GEMM_AUTO ? 1 : auto_order(lib, cfg->dtype, order);
-    entry *first = NULL;
+    const entry *first = NULL;
     for (int i = 0; i < count; i++) {
         cfg->variant = order[i];
         cfg->index_bound = index_bound_for(lib, order[i], fits);
-        entry *e = lookup(lib, cfg);
+        const entry *e = fn_cache_get(&lib->fns, lib->rt, cfg, compile_config, NULL);
         if (!e) return NULL;
         if (e->fn) return e;
         if (!first) first = e;
@@ -367,12 +386,12 @@ static void explain(cute_gemm_lib *lib, cute_gemm_variant v, const cute_gemm_con
                        "%d-byte aligned", names[v], cute_dtype_name(cfg->dtype),
                        cfg->major[0] ? "K" : "M", cfg->major[1] ? "K" : "N",
                        cfg->major[2] ? "row" : "column", cfg->align_bytes);
-    for (int i = 0; i < lib->n && len >= 0 && (size_t)len < n; i++) {
-        const entry *e = lib->e[i];
+    for (int i = 0; i < lib->fns.n && len >= 0 && (size_t)len < n; i++) {
+        const entry *e = lib->fns.e[i];
         cute_gemm_config c = *cfg;
-        c.variant = e->cfg.variant;
-        c.index_bound = e->cfg.index_bound; /* each variant's own width */
-        if (!e->fn && same_config(&e->cfg, &c) && (v == CUTE_GEMM_AUTO || v == c.variant))
+        c.variant = config_of(e)->variant;
+        c.index_bound = config_of(e)->index_bound; /* each variant's own width */
+        if (!e->fn && same_config(config_of(e), &c) && (v == CUTE_GEMM_AUTO || v == c.variant))
             len += snprintf(err + len, n - (size_t)len, "; %s: %s", names[c.variant], e->err);
     }
 }
@@ -444,7 +463,7 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     pthread_mutex_lock(&lib->lock);
     if (A->shape[1] == 0) s = zero_k(lib, &args[0], &args[1], err, n);
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype,
-                            .batched = A->ndim == 3, .tiling = lib->tiling};
+                            .batched = A->ndim == 3, .tiling = tiling_for(lib, (cute_dtype)A->dtype, C)};
     if (s == CUTE_OK) s = check_layouts(args, &cfg, err, n);
     const entry *e = s == CUTE_OK ? pick(lib, variant, &cfg, fits_index_bound(args)) : NULL;
     if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemm: out of memory");
@@ -453,6 +472,6 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     if (s != CUTE_OK) return s;
     char why[1024];
     s = cute_call(e->fn, stream, 5, args, why, sizeof why);
-    if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", names[e->cfg.variant], why);
+    if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", names[config_of(e)->variant], why);
     return s;
 }

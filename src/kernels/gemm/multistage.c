@@ -110,7 +110,8 @@ static void across_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
  * the tile, k-block kb+1 during kb's MMAs, and the tile ends at the barrier.  No fragment
  * lives across the loop's back edge, so the compiler keeps each one in the instruction's
  * packed registers (the across-tiles form carries them one element per register, which
- * spills at 16- and 8-bit types). */
+ * spills at 16- and 8-bit types).  GEMM_PREFETCH_NONE reads each k-block just before its
+ * MMAs instead. */
 static void within_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g,
                          const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC, int64_t kbs)
 {
@@ -119,9 +120,10 @@ static void within_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
     CUTE_FOR(c, kt, cute_i(0), t->k_tiles) {
         cute_int read = cute_mod(a, kt, S);
         cute_int write = cute_mod(a, cute_add(a, kt, cute_i(p->stages - 1)), S);
-        load_kblock(c, p, x, 0, read);
+        bool ahead = p->prefetch == GEMM_PREFETCH_WITHIN;
+        if (ahead) load_kblock(c, p, x, 0, read);
         for (int64_t kb = 0; kb < kbs; kb++) { /* unrolled at trace time */
-            if (kb + 1 < kbs) load_kblock(c, p, x, kb + 1, read);
+            if (!ahead || kb + 1 < kbs) load_kblock(c, p, x, ahead ? kb + 1 : kb, read);
             if (kb == 0) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
             cute_tuple at = cute_tuple_fmt(a, "(_,_,%lld)", (long long)kb);
             cute_gemm(c, &p->mma, tCrC, cute_tensor_slice(c, tCrA, at), cute_tensor_slice(c, tCrB, at), tCrC);
@@ -138,7 +140,7 @@ static void mainloop(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const
     int64_t kbs = cute_size(cute_ctx_alg(c), &k_mode).v;
     cute_cp_async_wait_group(c, p->stages - 2);
     cute_barrier(c);
-    if (p->prefetch_across)
+    if (p->prefetch == GEMM_PREFETCH_ACROSS)
         across_tiles(c, p, t, g, x, tCrA, tCrB, tCrC, kbs);
     else
         within_tiles(c, p, t, g, x, tCrA, tCrB, tCrC, kbs);

@@ -8,6 +8,7 @@
  *                         128-byte rows; ldmatrix (.trans for M-major) into the fragments
  *   step 5 (tensorop_smem) step 4 with C through shared memory (epilogue_smem.c)
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cutec/atom_table.h"
@@ -122,7 +123,7 @@ typedef struct tc_shape {
     int64_t bm, bn, bk;
     int stages;
     const char *ldsm_k, *ldsm_mn; /* K-major / MN-major operands */
-    bool across; /* gemm_plan.prefetch_across: the faster on the H200 (bench/RESULTS.md) */
+    gemm_prefetch prefetch; /* the faster on the H200 (bench/RESULTS.md) */
 } tc_shape;
 
 /* 8 warps as 4 x 2 (the default warps_m is then 4), each 64 x 64 of C per k-block:
@@ -132,17 +133,20 @@ typedef struct tc_shape {
  * tiles at two blocks per SM.  f64's DMMA reads its fragments element by element (ldmatrix
  * moves 16-bit pieces). */
 static const tc_shape tc_shapes[] = {
-    {CUTE_F16, 80, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", true},
-    {CUTE_BF16, 80, "SM80_16x8x16_F32BF16BF16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", true},
-    {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", true},
+    {CUTE_F16, 80, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS},
+    {CUTE_BF16, 80, "SM80_16x8x16_F32BF16BF16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS},
+    {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_ACROSS},
     /* tf32: f32 in memory, 4-byte values (ldmatrix moves them K-major only) */
-    {CUTE_TF32, 80, "SM80_16x8x8_F32TF32TF32F32_TN", 256, 128, 32, 3, "SM75_U32x4_LDSM_N", "", true},
+    {CUTE_TF32, 80, "SM80_16x8x8_F32TF32TF32F32_TN", 256, 128, 32, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_ACROSS},
     /* fp8 fragments carried across the back edge spill 1.5 KB: within tiles, 2.3x faster */
-    {CUTE_E4M3, 89, "SM89_16x8x32_F32E4M3E4M3F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false},
-    {CUTE_E5M2, 89, "SM89_16x8x32_F32E5M2E5M2F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", false},
-    /* Hopper's DMMA shapes run at twice m8n8k4's rate (bench mma: 66.6 against 33.1 TFLOP/s) */
-    {CUTE_F64, 90, "SM90_16x8x16_F64F64F64F64_TN", 64, 64, 32, 3, "", "", false},
-    {CUTE_F64, 80, "SM80_8x8x4_F64F64F64F64_TN", 64, 64, 16, 3, "", "", false},
+    {CUTE_E4M3, 89, "SM89_16x8x32_F32E4M3E4M3F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_WITHIN},
+    {CUTE_E5M2, 89, "SM89_16x8x32_F32E5M2E5M2F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_WITHIN},
+    /* Hopper's DMMA shapes run at twice m8n8k4's rate (bench mma: 66.6 against 33.1 TFLOP/s).
+     * f64 is bound by shared memory: 2 x 2 warps of 64 x 32 (each A value read feeds 4 DMMA,
+     * each B value 4), k8 fragments read 16 bytes at a time without bank conflicts
+     * (f64_perms), ptxas scheduling the reads (a second set of fragments spills) */
+    {CUTE_F64, 90, "SM90_16x8x8_F64F64F64F64_TN", 128, 64, 16, 4, "", "", GEMM_PREFETCH_NONE},
+    {CUTE_F64, 80, "SM80_8x8x4_F64F64F64F64_TN", 64, 64, 16, 3, "", "", GEMM_PREFETCH_WITHIN},
 };
 
 /* the first tiling of d for the target (arch 0, unknown: those of sm_89 and older, which
@@ -155,14 +159,56 @@ static const tc_shape *tc_shape_of(cute_dtype d, int arch)
     return NULL;
 }
 
-/* the tiled MMA: warps 2 x 4 (f64: 2 x 2), each atom repeated so that one ldmatrix.x4 feeds
- * it (N doubled, as ampere/tensorop_gemm.py's permutation_mnk does) */
-static cute_tiled_mma tc_mma(cute_alg *a, const cute_mma_atom *atom, int wm, int wn)
+/* f64's fragments are read from shared memory element by element (ldmatrix moves 16-bit
+ * pieces); on K-major tiles renumberings (CuTe's permutation_mnk) make those reads wide and
+ * free of bank conflicts.  A product over K may take its terms in any order A and B agree
+ * on, and rows of A and C (B and C) may be renumbered together.  Lane (g, t) of the atom
+ * reads rows g (and g+8) at k = t + 4i (i < v = atom k / 4); the swizzle puts 16-byte
+ * chunk c of line r at c ^ (r % 8).
+ *   16-byte reads: K (4,v):(v,1) puts a lane's k at v t + i, v consecutive values (LDS.128
+ *      pairs).  With v = 2 a quarter warp (lanes 0-7: rows 0 and 1) then reads the same
+ *      64-byte half of two lines, which the swizzle sends to the same banks: rows
+ *      (2,4):(4,1) put those two on lines 0 and 4, the other half.  (v = 4: the pairs of a
+ *      quad are 32 bytes apart, and the swizzle separates them.)
+ *   8-byte reads (read_bytes 8): K in order; a half warp (rows 0-3) reads 32 bytes of each
+ *      of four lines, which rows (4,2):(2,1) put on lines 0, 2, 4, 6: four disjoint
+ *      quarters of the banks.  Each value lands in its DMMA register (a 16-byte read holds
+ *      A's a0 and a2, which ptxas must move apart).
+ * kperm: the K permutation's layout ("": the atom's k in order); rows: each 8 rows'
+ * renumbering, shape and stride (NULL: none). */
+static void f64_perms(const cute_gemm_config *cfg, const cute_mma_atom *atom, char kperm[32], const char *rows[2])
 {
+    int v = (int)atom->k / 4;
+    kperm[0] = 0, rows[0] = rows[1] = NULL;
+    if (cfg->dtype != CUTE_F64 || cfg->major[0] != 1 || cfg->major[1] != 1 || atom->m != 16 || v < 2)
+        return;
+    if (cfg->tiling.read_bytes == 8) {
+        rows[0] = "(4,2)", rows[1] = "(2,1)";
+        return;
+    }
+    snprintf(kperm, 32, "(4,%d):(%d,1)", v, v);
+    if (v == 2) rows[0] = "(2,4)", rows[1] = "(4,1)";
+}
+
+/* the tiled MMA: warps wm x wn, each atom repeated so that one ldmatrix.x4 feeds it (N
+ * doubled, as ampere/tensorop_gemm.py's permutation_mnk does); f64's renumberings above */
+static cute_tiled_mma tc_mma(cute_alg *a, const cute_gemm_config *cfg, const cute_mma_atom *atom, int wm, int wn)
+{
+    char kperm[32];
+    const char *rows[2];
+    f64_perms(cfg, atom, kperm, rows);
     cute_layout warps = cute_layout_fmt(a, "(%d,%d,1):(1,%d,0)", wm, wn, wm);
-    cute_layout lm = cute_layout_fmt(a, "%lld:1", (long long)(wm * atom->m));
-    cute_layout ln = cute_layout_fmt(a, "%lld:1", (long long)(wn * atom->n * 2));
-    cute_layout lk = cute_layout_fmt(a, "%lld:1", (long long)atom->k);
+    /* M: atoms of 16 rows (g, g+8) per warp, each 8 renumbered; N: two atoms of 8 per warp */
+    char m[64], n[64];
+    if (rows[0]) {
+        snprintf(m, sizeof m, "((%s,2),%d):((%s,8),16)", rows[0], wm, rows[1]);
+        snprintf(n, sizeof n, "(%s,%d):(%s,8)", rows[0], 2 * wn, rows[1]);
+    } else {
+        snprintf(m, sizeof m, "%lld:1", (long long)(wm * atom->m));
+        snprintf(n, sizeof n, "%lld:1", (long long)(wn * atom->n * 2));
+    }
+    cute_layout lm = cute_layout_parse(a, m), ln = cute_layout_parse(a, n);
+    cute_layout lk = kperm[0] ? cute_layout_parse(a, kperm) : cute_layout_fmt(a, "%lld:1", (long long)atom->k);
     cute_tiler pm = cute_tiler_layout(&lm), pn = cute_tiler_layout(&ln), pk = cute_tiler_layout(&lk);
     return cute_make_tiled_mma(a, atom, &warps, &pm, &pn, &pk);
 }
@@ -202,6 +248,10 @@ static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *
     *wm = t->warps_m ? t->warps_m : s->d == CUTE_F64 ? 2 : 4;
     *wn = t->warps_n ? t->warps_n : 2;
     int64_t pm = *wm * atom->m, pn = *wn * atom->n * 2;
+    if (t->read_bytes && s->d != CUTE_F64)
+        return cute_alg_fail(a, "gemm tiling: read_bytes %d: only f64's fragment reads take a width "
+                             "(%s reads through %s)", t->read_bytes, cute_dtype_name(s->d),
+                             s->ldsm_k[0] ? "ldmatrix" : "the widest accesses its layout proves");
     if (p->bm % pm || p->bn % pn || p->bk % atom->k || p->bk / atom->k < 2 || p->stages < 3 ||
         *wm * *wn > 32)
         return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, %dx%d warps: with %s each "
@@ -220,9 +270,9 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     cute_mma_atom atom;
     int wm, wn;
     if (!cute_mma_atom_named(a, s->mma, &atom) || !tc_tiling(a, cfg, s, &atom, p, &wm, &wn)) return false;
-    p->threads = 32 * wm * wn, p->raster = 8;
-    p->prefetch_across = s->across;
-    p->mma = tc_mma(a, &atom, wm, wn);
+    p->threads = 32 * wm * wn, p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
+    p->prefetch = s->prefetch;
+    p->mma = tc_mma(a, cfg, &atom, wm, wn);
     int esize = cute_dtype_bytes(s->d);
     int bytes = gemm_vector_bytes(cfg, s->d);
     for (int op = 0; op < 2; op++) {
