@@ -11,14 +11,16 @@ log="$out/hop.log"
     device_begin
     device_tests kernels/gemm/hopper_test kernels/gemm/lib_test
     echo "== run gemm --variant hopper: odd sizes, every element against float64"
-    for d in "bf16 --out-dtype f32 --layout tnt" "f16 --layout tnt" "bf16 --layout nnt" "bf16 --layout tt"; do
+    for d in "bf16 --out-dtype f32 --layout tnt" "f16 --layout tnt" "bf16 --layout nnt" "bf16 --layout tt" "e4m3 --layout tn"; do
         # shellcheck disable=SC2086
         build/cutec run gemm --variant hopper --dtype $d --m 1021 --n 512 --k 264 2>&1 | tail -n 2
     done
     build/cutec run gemm --dtype bf16 --m 4096 --n 4096 --k 4096 --layout tn 2>&1 | tail -n 3
-    for d in bf16 f16; do
-        echo "== bench gemm $d tn (K-major A and B): hopper, tensorop_smem, cuBLAS"
-        build/cutec bench gemm --dtype $d --layout tn --sizes $sizes --variants hopper,tensorop_smem --iters $iters 2>&1
+    echo "== bench gemm bf16 tn (K-major A and B): hopper, tensorop_smem, cuBLAS"
+    build/cutec bench gemm --dtype bf16 --layout tn --sizes $sizes --variants hopper,tensorop_smem --iters $iters 2>&1
+    for d in f16 e4m3; do
+        echo "== bench gemm $d tn: hopper, cuBLAS (fp8: cuBLASLt)"
+        build/cutec bench gemm --dtype $d --layout tn --sizes 4096,8192 --variants hopper --iters $iters 2>&1 | grep -E "^[0-9]"
     done
     echo "== bench gemm bf16 tnt (row-major C) and bf16 -> f32: hopper, cuBLAS"
     build/cutec bench gemm --dtype bf16 --layout tnt --sizes 4096,8192 --variants hopper --iters $iters 2>&1 | grep -E "^[0-9]"

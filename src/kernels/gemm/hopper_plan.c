@@ -25,8 +25,13 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
 {
     if (arch && arch != 90)
         return cute_alg_fail(a, "gemm hopper: wgmma and TMA need sm_90 (the target is sm_%d)", arch);
-    if (cfg->dtype != CUTE_BF16 && cfg->dtype != CUTE_F16)
-        return cute_alg_fail(a, "gemm hopper: %s inputs (it takes f16 and bf16)", cute_dtype_name(cfg->dtype));
+    bool fp8 = cfg->dtype == CUTE_E4M3 || cfg->dtype == CUTE_E5M2;
+    if (cfg->dtype != CUTE_BF16 && cfg->dtype != CUTE_F16 && !fp8)
+        return cute_alg_fail(a, "gemm hopper: %s inputs (it takes f16, bf16, e4m3 and e5m2)",
+                             cute_dtype_name(cfg->dtype));
+    if (fp8 && (cfg->major[0] != 1 || cfg->major[1] != 1)) /* wgmma transposes only 16-bit types */
+        return cute_alg_fail(a, "gemm hopper: %s operands must be K-major (A %s-major, B %s-major)",
+                             cute_dtype_name(cfg->dtype), cfg->major[0] ? "K" : "M", cfg->major[1] ? "K" : "N");
     if (cfg->align_bytes < 16)
         return cute_alg_fail(a, "gemm hopper: TMA needs 16-byte aligned pointers and leading dimensions "
                              "(these are %d-byte aligned)", cfg->align_bytes);
@@ -100,8 +105,12 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     p->consumers = (int)(p->bm / 64);
     p->threads = 128 * (1 + p->consumers); /* a producer warpgroup, then the consumers */
     char name[64];
-    snprintf(name, sizeof name, "SM90_64x%lldx16_F32%s_SS", (long long)p->bn,
-             cfg->dtype == CUTE_BF16 ? "BF16BF16" : "F16F16");
+    if (cute_dtype_bytes(cfg->dtype) == 1) /* 32 of K an instruction */
+        snprintf(name, sizeof name, "SM90_64x%lldx32_F32%s_SS_TN", (long long)p->bn,
+                 cfg->dtype == CUTE_E4M3 ? "E4M3E4M3" : "E5M2E5M2");
+    else
+        snprintf(name, sizeof name, "SM90_64x%lldx16_F32%s_SS", (long long)p->bn,
+                 cfg->dtype == CUTE_BF16 ? "BF16BF16" : "F16F16");
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, name, &atom)) return false;
     /* the consumers' warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
@@ -110,7 +119,8 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     p->smem_a = stages_of(a, cfg->dtype, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);
     p->smem_b = stages_of(a, cfg->dtype, cfg->major[1], p->bn, p->bk, p->stages, &p->box_rows[1]);
     if (p->smem_epilogue) gemm_plan_c_tile(a, p, 128 * p->consumers, p->bn / p->c_parts);
-    p->raster = 8; /* 16.5 A rows and 8 B columns of 128 x 256 tiles in flight on 132 SMs */
+    /* 8: 16.5 A rows and 8 B columns of 128 x 256 tiles in flight on 132 SMs (--raster F) */
+    p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
     return !a->failed;
 }
 

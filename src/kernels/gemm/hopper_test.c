@@ -168,7 +168,9 @@ static void refused(cute_runtime *rt)
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 0, 1}, .align_bytes = 16,
           .tiling = {128, 48, 0, 0, 0, 0, 0, 0}}, "multiple of 64"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 4}, "16-byte"},
-        {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_F32, .major = {1, 1, 1}, .align_bytes = 16}, "f16 and bf16"},
+        {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_F32, .major = {1, 1, 1}, .align_bytes = 16}, "f16, bf16"},
+        {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_E4M3, .c_dtype = CUTE_F32, .major = {0, 1, 1}, .align_bytes = 16},
+         "K-major"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16,
           .tiling = {128, 256, 0, 9, 0, 0, 0, 0}}, "stages"},
     };
@@ -201,6 +203,9 @@ static void interp(void)
         {136, 264, 136, CUTE_BF16, CUTE_BF16, 1, 1.5, 0.0, {0}, 1},
         {136, 200, 72, CUTE_F16, CUTE_F32, 0, 1.0, 0.25, {128, 128, 0, 0, 0, 0, 0, 0}, 2},
         {72, 136, 200, CUTE_BF16, CUTE_F16, 1, -0.5, 0.0, {64, 64, 0, 2, 0, 0, 0, 0}, 3},
+        /* fp8: k-tiles of 128, wgmma of 32 of K */
+        {136, 200, 336, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, {0}, 0},
+        {72, 136, 208, CUTE_E5M2, CUTE_F32, 0, 0.5, -1.0, {64, 64, 0, 2, 0, 0, 0, 0}, 0},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
     broken_all(rt);

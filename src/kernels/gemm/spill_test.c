@@ -122,6 +122,7 @@ int main(void)
     /* the Hopper kernel: 128 f32 accumulators a consumer thread, within its 168 registers */
     check_kernel(rt, CUTE_GEMM_HOPPER, CUTE_BF16, "sm_90a");
     check_kernel(rt, CUTE_GEMM_HOPPER, CUTE_F16, "sm_90a");
+    check_kernel(rt, CUTE_GEMM_HOPPER, CUTE_E4M3, "sm_90a");
     check_kernel(rt, CUTE_GEMM_TENSOROP_SMEM, CUTE_BF16, "sm_80");
     check_kernel(rt, CUTE_GEMM_TENSOROP_SMEM, CUTE_F64, "sm_80"); /* m8n8k4 DMMA, another tiling */
     SKIP("s8, e4m3 and e5m2 with M- or N-major operands (fragments read element by element: no "
