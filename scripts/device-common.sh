@@ -3,6 +3,9 @@
 #   device_begin: the run's head (time, commit, the GPU's clocks) and the build
 #   device_tests T...: each test binary build/tests/T on the GPU, its log in $out, its
 #                      last line and first failures printed ($TEST_TIMEOUT, default 300 s)
+#   device_python: pip install ./python into a scratch target ($out/pip.log), then its
+#                  tests (torch on the GPU, the kept calls, the interpreter) and the host
+#                  overhead bench (the installed package, not the tree's)
 set -u
 out=${OUT:-build/device-out}
 mkdir -p "$out"
@@ -25,4 +28,19 @@ device_tests()
         echo "$t: $(tail -n 1 "$out/$(basename $t).log")"
         grep -m 5 FAIL "$out/$(basename $t).log" | cut -c1-400
     done
+}
+
+device_python()
+{
+    echo "== python/: pip install into a scratch target, its tests, host overhead per call"
+    site=$(mktemp -d)
+    if pip install -q --no-build-isolation --target "$site" ./python >"$out/pip.log" 2>&1; then
+        pypath=$site lib=
+    else
+        echo "pip install failed ($(tail -n 1 "$out/pip.log")): the package from the tree"
+        pypath=$PWD/python lib=$PWD/build/libcutec.so
+    fi
+    (cd python/tests && PYTHONPATH="$pypath" CUTEC_LIB=$lib timeout 120 \
+        python3 -m unittest -v test_torch test_fast_path test_interp 2>&1 | tail -n 40)
+    PYTHONPATH="$pypath" CUTEC_LIB=$lib timeout 120 python3 python/bench_overhead.py "$@" 2>&1
 }

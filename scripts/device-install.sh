@@ -9,9 +9,7 @@
 # PyTorch tests (bf16 cutec.mm against torch.mm, every dtype), its host overhead per call
 # against torch.mm and the C call.  Results in $OUT (default build/device-out).
 #   sh scripts/device-install.sh
-set -u
-out=${OUT:-build/device-out}
-mkdir -p "$out"
+. scripts/device-common.sh
 log="$out/install.log"
 prefix=$(mktemp -d)/prefix
 exp=$(mktemp -d)
@@ -44,17 +42,6 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
     ls -l "$out"/*.svg
     echo "== cute_call's host overhead (bench jit)"
     timeout 60 build/cutec bench jit 2>&1 | tail -n 12
-    echo "== python/: pip install into a scratch target, the PyTorch tests, host overhead"
-    site=$(mktemp -d)
-    if pip install -q --no-build-isolation --target "$site" ./python >"$out/pip.log" 2>&1; then
-        pypath=$site lib=
-    else
-        echo "pip install failed ($(tail -n 1 "$out/pip.log")): the package from the tree"
-        pypath=$PWD/python lib=$PWD/build/libcutec.so
-    fi
-    (cd python/tests && PYTHONPATH="$pypath" CUTEC_LIB=$lib \
-        python3 -m unittest -v test_torch test_interp 2>&1 | tail -n 25)
-    # -P: not python/ (the script's folder, the tree's package without its library) first
-    PYTHONPATH="$pypath" CUTEC_LIB=$lib python3 -P python/bench_overhead.py 2>&1
+    device_python
 } >"$log" 2>&1
 tail -n 80 "$log"

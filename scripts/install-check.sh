@@ -107,7 +107,7 @@ check "examples/gemm.c linked statically (pkg-config --static)" example gemm sta
 # PyTorch tests where torch and a GPU are (they skip visibly otherwise)
 python_tests() {
     (cd python/tests && CUTEC_LIB="$prefix/lib/libcutec.so" PYTHONPATH=.. \
-        PYTHONDONTWRITEBYTECODE=1 python3 -m unittest test_interp test_torch)
+        PYTHONDONTWRITEBYTECODE=1 python3 -m unittest test_interp test_fast_path test_torch)
 }
 if command -v python3 >/dev/null 2>&1; then
     check "python/: the package's tests on the installed libcutec.so" python_tests

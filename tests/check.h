@@ -5,7 +5,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 static int check_passed, check_failed, check_skipped;
 
@@ -47,6 +49,24 @@ static inline char *check_read_file(const char *path)
     if (s) s[n] = 0;
     fclose(f);
     return s;
+}
+
+/* how often word occurs in text (instructions in generated PTX or CUDA C) */
+static inline int check_count(const char *text, const char *word)
+{
+    int k = 0;
+    for (const char *p = text; (p = strstr(p, word)); p++) k++;
+    return k;
+}
+
+/* the run's random seed, odd: CUTEC_SEED (to repeat a run) or the time; printed so that a
+ * failure can be repeated */
+static inline uint64_t check_seed(const char *name)
+{
+    const char *env = getenv("CUTEC_SEED");
+    uint64_t seed = env ? strtoull(env, NULL, 10) | 1 : (uint64_t)time(NULL) | 1;
+    printf("%s: CUTEC_SEED=%llu\n", name, (unsigned long long)seed);
+    return seed;
 }
 
 #define CHECK_DONE(name)                                                                \

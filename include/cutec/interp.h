@@ -84,6 +84,17 @@ typedef struct cute_interp_opts {
     /* count shared-memory bank conflicts per access site (cute_interp_bank_sites);
      * $CUTEC_BANK_CONFLICTS=1 turns it on and prints each launch's sites to stderr */
     bool bank_conflicts;
+    /* mbarrier.try_wait on a phase that has not completed.  Both off (the default): the
+     * warp waits until the phase completes, and try_wait answers true.  The GPU may answer
+     * false first (after a time limit), so a kernel's not-ready path (a try_wait token, a
+     * try_wait loop) must be right too: try_wait_false answers false, and the warp's next
+     * try_wait at the same site waits as above (so a deadlock is still reported with the
+     * barrier's state); try_wait_seed != 0 answers false or waits by a pseudo-random draw
+     * from the seed instead (never false twice running at one site), to explore schedules;
+     * each block draws from the seed and its index, so a run repeats exactly whatever the
+     * number of workers.  $CUTEC_INTERP_TRY_WAIT: "false", or a seed */
+    bool try_wait_false;
+    uint64_t try_wait_seed;
 } cute_interp_opts;
 
 /* A new interpreter backend (opts may be NULL: defaults and environment).  Free it with

@@ -76,6 +76,9 @@ typedef enum {
     CUTE_GEMM_TENSOROP,       /* step 4: the same body with mma.sync fed by ldmatrix */
     CUTE_GEMM_TENSOROP_SMEM,  /* step 5: step 4 with the epilogue through shared memory and
                                  128-bit stores (ampere/tensorop_gemm.py) */
+    CUTE_GEMM_HOPPER,         /* sm_90 (seed 001, hopper/dense_gemm.py): TMA into a multi-stage
+                                 PipelineTmaAsync, wgmma from swizzled shared memory, a
+                                 producer warpgroup and two consumer warpgroups */
     CUTE_GEMM_VARIANT_COUNT
 } cute_gemm_variant;
 
@@ -121,7 +124,8 @@ static inline cute_dtype cute_gemm_c_dtype(const cute_gemm_config *cfg)
  * largest offset is about K * ld + M); the library uses the 32-bit kernels up to it. */
 #define CUTE_GEMM_INDEX_BOUND 32768
 
-/* The variants AUTO tries for inputs of dtype d, best first (tensor cores for 16-bit, 8-bit
+/* The variants AUTO tries for inputs of dtype d, best first (a library on sm_90 tries
+ * CUTE_GEMM_HOPPER before them for f16 and bf16) (tensor cores for 16-bit, 8-bit
  * and f64 inputs, then f64's FMA steps; the FMA steps for f32); their number. */
 int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT]);
 

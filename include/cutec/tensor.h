@@ -157,6 +157,8 @@ cute_ssa cute_elem_less(cute_ctx *c, cute_tensor coords, cute_tuple shape);
 /* --- TensorSSA arithmetic ------------------------------------------------------------- */
 cute_ssa cute_ssa_binop(cute_ctx *c, cute_op op, cute_ssa a, cute_ssa b);
 cute_ssa cute_ssa_unop(cute_ctx *c, cute_op op, cute_ssa a);
+/* a math function (EXP..ERF) elementwise in its fast, approximate form (cute_val_fast) */
+cute_ssa cute_ssa_fast(cute_ctx *c, cute_op op, cute_ssa a);
 /* a b + d elementwise (one dtype).  On f16 and bf16, add, sub, mul, min, max, neg and fma
  * run two elements to a paired instruction (fma.rn/min/max/neg .f16x2 / .bf16x2, sm_80 on),
  * fma rounded once; the interpreter computes the same bits */
@@ -197,6 +199,7 @@ cute_val cute_ssa_get(cute_ctx *c, cute_ssa a, int i);
 #define cute_elem_less(c, ...) CUTE__CTX_AT((c), cute_elem_less((c), __VA_ARGS__))
 #define cute_ssa_binop(c, ...) CUTE__CTX_AT((c), cute_ssa_binop((c), __VA_ARGS__))
 #define cute_ssa_unop(c, ...) CUTE__CTX_AT((c), cute_ssa_unop((c), __VA_ARGS__))
+#define cute_ssa_fast(c, ...) CUTE__CTX_AT((c), cute_ssa_fast((c), __VA_ARGS__))
 #define cute_ssa_fma(c, ...) CUTE__CTX_AT((c), cute_ssa_fma((c), __VA_ARGS__))
 #define cute_ssa_cmp(c, ...) CUTE__CTX_AT((c), cute_ssa_cmp((c), __VA_ARGS__))
 #define cute_ssa_select(c, ...) CUTE__CTX_AT((c), cute_ssa_select((c), __VA_ARGS__))

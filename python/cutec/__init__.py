@@ -9,12 +9,15 @@ CUDA tensors stay where they are (zero-copy: cutec reads their pointers, shapes 
 strides) and run on the current PyTorch stream of cuda:0; CPU tensors run on cutec's
 interpreter, which checks every access against buffers of its own (their bytes are copied
 in, and the output's back).  Wrong dtypes, shapes, devices and strides raise
-TypeError/RuntimeError as PyTorch's own operators do.
+TypeError/RuntimeError as PyTorch's own operators do.  A call with the dtypes, shapes,
+strides and device of an earlier one (torch tensors on the GPU) reuses that call's packed
+arguments: it reads only the data pointers and the current stream (python/cutec/_calls.py).
 """
 import ctypes
 
 from . import _lib
-from ._runtime import check, error_buffer, on_device, runtime, stream_of
+from ._calls import cached, new_packed, run_args
+from ._packed import EW, GEMM
 from ._tensor import Arg
 
 __version__ = "0.1.0"
@@ -22,41 +25,55 @@ __all__ = ["mm", "gemm", "elementwise", "add", "sub", "mul", "div", "maximum", "
            "relu", "gelu", "silu", "exp", "neg", "abs"]
 
 
-def _same_device(what, args):
-    devices = {a.device for a in args}
-    if len(devices) > 1:
-        raise RuntimeError(f"{what}: expected all tensors to be on the same device, but found "
-                           f"at least two devices, {' and '.join(sorted(devices))}!")
-    return args[0].device
-
-
-def _new_like(a, shape, dtype=None):
-    if a.torch_dtype is None:
-        raise TypeError("cutec: pass out= for tensors that are not torch.Tensors")
-    import torch
-    return torch.empty(shape, dtype=dtype or a.torch_dtype, device=a.obj.device)
-
-
 def gemm(A, B, C, alpha=1.0, beta=0.0):
     """C = alpha A B^T + beta C in CuTe's convention: A (M,K), B (N,K), C (M,N), each with a
     unit stride in one dimension.  Returns C."""
-    return _gemm([Arg(A, "A", 0), Arg(B, "B", 1), Arg(C, "C", 2)], alpha, beta)
-
-
-def _gemm(args, alpha, beta, what="cutec.gemm"):
-    rt = runtime(_same_device(what, args))
-    err = error_buffer()
-    with on_device(rt, args, outputs=[args[2]]):
-        status = _lib.gemm(rt.gemm, 0, args[0].arg, args[1].arg, args[2].arg, alpha, beta,
-                           stream_of(args), err, 1024)
-    check(status, err, what)
-    return args[2].obj
+    key = None  # stays None for tensors that are not torch's
+    try:
+        key = ("gemm", A.dtype, B.dtype, C.dtype, A.shape, B.shape, C.shape, A.stride(),
+               B.stride(), C.stride(), A.get_device(), B.get_device(), C.get_device())
+        call = cached()[key]
+    except (AttributeError, KeyError, TypeError):
+        p = new_packed(GEMM, 0, 3)
+        args = [Arg(A, "A", p, 0), Arg(B, "B", p, 1), Arg(C, "C", p, 2)]
+        run_args(p, args, args[2:], "cutec.gemm", alpha, beta, key)
+        return C
+    call.run(A.data_ptr(), B.data_ptr(), C.data_ptr(), alpha, beta)
+    return C
 
 
 def mm(a, b, *, out=None, alpha=1.0, beta=0.0, out_dtype=None):
     """out = alpha (a @ b) + beta out for a (M,K) and b (K,N), as torch.mm (out new when
     None, of out_dtype or a's dtype)."""
-    A, B = Arg(a, "mat1", 0), Arg(b, "mat2", 1, transpose=True)
+    if out is None:
+        out = _mm_out(a, b, out_dtype)
+    key = None
+    try:
+        key = ("mm", a.dtype, b.dtype, out.dtype, a.shape, b.shape, out.shape, a.stride(),
+               b.stride(), out.stride(), a.get_device(), b.get_device(), out.get_device())
+        call = cached()[key]
+    except (AttributeError, KeyError, TypeError):
+        return _mm_checked(a, b, out, alpha, beta, out_dtype, key)
+    # b (K,N) is CuTe's B (N,K) with its strides swapped: the same memory, no copy
+    call.run(a.data_ptr(), b.data_ptr(), out.data_ptr(), alpha, beta)
+    return out
+
+
+def _mm_out(a, b, out_dtype):
+    """torch.mm's new output, for 2-D torch tensors that multiply; None: _mm_checked finds
+    what is wrong (or makes it)"""
+    try:
+        (m, k), (k2, n) = a.shape, b.shape
+        if k != k2 or a.dtype != b.dtype or a.device != b.device:
+            return None
+        return a.new_empty((m, n), dtype=out_dtype or a.dtype)
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def _mm_checked(a, b, out, alpha, beta, out_dtype, key):
+    p = new_packed(GEMM, 0, 3)
+    A, B = Arg(a, "mat1", p, 0), Arg(b, "mat2", p, 1, transpose=True)
     sa, sb = A.shape, B.shape
     if len(sa) != 2 or len(sb) != 2:
         raise RuntimeError(f"cutec.mm: expected 2-D tensors, got {len(sa)}-D and {len(sb)}-D")
@@ -68,34 +85,74 @@ def mm(a, b, *, out=None, alpha=1.0, beta=0.0, out_dtype=None):
         raise RuntimeError(f"cutec.mm: mat1 and mat2 shapes cannot be multiplied ({m}x{k} and "
                            f"{k2}x{n})")
     if out is None:
-        out = _new_like(A, (m, n), out_dtype)
-    # b (K,N) is CuTe's B (N,K) with its strides swapped: the same memory, no copy
-    return _gemm([A, B, Arg(out, "out", 2)], alpha, beta, "cutec.mm")
+        out, key = _new_like(A, (m, n), out_dtype), None
+    args = [A, B, Arg(out, "out", p, 2)]
+    run_args(p, args, args[2:], "cutec.mm", alpha, beta, key)
+    return out
+
+
+def _new_like(a, shape, dtype=None):
+    if a.torch_dtype is None:
+        raise TypeError("cutec: pass out= for tensors that are not torch.Tensors")
+    return a.obj.new_empty(shape, dtype=dtype or a.torch_dtype)
+
+
+_op_codes = {}
+
+
+def _op_code(op):
+    """cute_ew_op's number of op, and whether it takes two inputs"""
+    found = _op_codes.get(op)
+    if found is None:
+        code = ctypes.c_int()
+        if not _lib.ew_op_parse(op.encode(), ctypes.byref(code)):
+            raise ValueError(f"cutec.elementwise: no op {op!r}")
+        found = _op_codes[op] = (code.value, _lib.ew_op_arity(code.value) == 2)
+    return found
 
 
 def elementwise(op, a, b=None, *, out=None):
     """out = op(a[, b]) for tensors of one shape (no broadcasting); op: add, sub, mul, div,
     max, min, relu, gelu, silu, exp, neg, abs."""
-    code = ctypes.c_int()
-    if not _lib.ew_op_parse(op.encode(), ctypes.byref(code)):
-        raise ValueError(f"cutec.elementwise: no op {op!r}")
-    binary = _lib.ew_op_arity(code.value) == 2
+    code, binary = _op_code(op)
+    if out is None:
+        out = _ew_out(a, b, binary)
+    key = None
+    try:
+        x = b if binary else out  # a unary op's struct has two slots: (a, out, -)
+        key = (code, a.dtype, x.dtype, out.dtype, a.shape, x.shape, out.shape, a.stride(),
+               x.stride(), out.stride(), a.get_device(), x.get_device(), out.get_device())
+        call = cached()[key]
+    except (AttributeError, KeyError, TypeError):
+        return _ew_checked(op, code, binary, a, b, out, key)
+    call.run(a.data_ptr(), x.data_ptr(), out.data_ptr())
+    return out
+
+
+def _ew_out(a, b, binary):
+    """a new output like a, for torch tensors of one shape and device; None: _ew_checked
+    finds what is wrong (or makes it)"""
+    try:
+        if binary and (b.shape != a.shape or b.device != a.device):
+            return None
+        return a.new_empty(a.shape)
+    except (AttributeError, TypeError):
+        return None
+
+
+def _ew_checked(op, code, binary, a, b, out, key):
     if binary and b is None:
         raise TypeError(f"cutec.{op}: missing the second tensor")
-    args = [Arg(a, "input", 0)] + ([Arg(b, "other", 1)] if binary else [])
+    n = 3 if binary else 2
+    p = new_packed(EW, code, n)
+    args = [Arg(a, "input", p, 0)] + ([Arg(b, "other", p, 1)] if binary else [])
     for x in args[1:]:
         _same_shape(op, args[0], x)
     if out is None:
         out = _new_like(args[0], args[0].shape)
-    args.append(Arg(out, "out", 2))
+    args.append(Arg(out, "out", p, n - 1))
     _same_shape(op, args[0], args[-1])
-    rt = runtime(_same_device(f"cutec.{op}", args))
-    err = error_buffer()
-    with on_device(rt, args, outputs=[args[-1]]):
-        second = args[1].arg if binary else None
-        status = _lib.ew(rt.ew, code.value, args[-1].arg, args[0].arg, second, stream_of(args),
-                         err, 1024)
-    check(status, err, f"cutec.{op}")
+    run_args(p, args, args[-1:], f"cutec.{op}", key=key)
     return out
 
 

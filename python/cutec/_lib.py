@@ -83,7 +83,7 @@ def _sig(name, restype, *argtypes):
 
 
 _vp, _cp, _sz, _err = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p
-_arg = ctypes.c_void_p  # the address of a cute_call_arg (python/cutec/_tensor.py packs them)
+_arg = ctypes.c_void_p  # the address of a cute_call_arg (python/cutec/_packed.py packs them)
 abi_sizeof = _sig("cute_abi_sizeof", _sz, _cp)
 status_name = _sig("cute_status_name", _cp, ctypes.c_int)
 dtype_parse = _sig("cute_dtype_parse", ctypes.c_bool, _cp, ctypes.POINTER(ctypes.c_int))
@@ -94,13 +94,12 @@ call_dlpack = _sig("cute_call_dlpack", ctypes.c_bool, ctypes.POINTER(DLTensor), 
                    _err, _sz)
 gemm_lib_new = _sig("cute_gemm_lib_new", _vp, _vp)
 gemm_lib_free = _sig("cute_gemm_lib_free", None, _vp)
-gemm = _sig("cutec_gemm", ctypes.c_int, _vp, ctypes.c_int, _arg, _arg, _arg, ctypes.c_double,
-            ctypes.c_double, _vp, _err, _sz)
 ew_lib_new = _sig("cute_ew_lib_new", _vp, _vp)
 ew_lib_free = _sig("cute_ew_lib_free", None, _vp)
 ew_op_parse = _sig("cute_ew_op_parse", ctypes.c_bool, _cp, ctypes.POINTER(ctypes.c_int))
 ew_op_arity = _sig("cute_ew_op_arity", ctypes.c_int, ctypes.c_int)
-ew = _sig("cute_ew", ctypes.c_int, _vp, ctypes.c_int, _arg, _arg, _arg, _vp, _err, _sz)
+# every kernel call: one struct (python/cutec/_packed.py), one conversion
+call_packed = _sig("cutec_call_packed", ctypes.c_int, _vp)
 
 for _name, _mirror in (("cute_call_arg", CallArg), ("cute_buffer", Buffer),
                        ("cute_dlpack_tensor", DLTensor), ("cute_backend_vtable", BackendVtable)):

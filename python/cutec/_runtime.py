@@ -4,14 +4,17 @@ import ctypes
 import threading
 
 from . import _lib
+from ._packed import GEMM
 
 _lock = threading.Lock()
 _runtimes = {}
 
 
 class Runtime:
-    def __init__(self, device):
-        backend = b"interp" if device == "cpu" else b"cuda"
+    def __init__(self, device, backend=None):
+        """backend: the cutec backend's name, by default the device's (python/bench_overhead.py
+        names the interpreter for cuda:0 to time the host path without a GPU)"""
+        backend = backend or (b"interp" if device == "cpu" else b"cuda")
         if device not in ("cpu", "cuda:0"):
             raise RuntimeError(f"cutec: tensors on {device}; this version runs on cuda:0 "
                                f"(and the CPU, interpreted) only")
@@ -25,6 +28,10 @@ class Runtime:
         if not self.gemm or not self.ew:
             raise MemoryError("cutec: out of memory")
 
+    def lib(self, kernel):
+        """the library of a cutec_packed_kernel"""
+        return self.gemm if kernel == GEMM else self.ew
+
 
 def runtime(device):
     rt = _runtimes.get(device)
@@ -36,74 +43,55 @@ def runtime(device):
     return rt
 
 
-_local = threading.local()
-
-
-def error_buffer():
-    """This thread's buffer for cutec's messages (made once: calls are hot)."""
-    buf = getattr(_local, "err", None)
-    if buf is None:
-        buf = _local.err = ctypes.create_string_buffer(1024)
-    return buf
-
-
 class InterpreterCopies:
     """CPU tensors on the interpreter: it checks every access against buffers of its own,
-    so each tensor's bytes are copied into one for the call, and the outputs back after."""
+    so each tensor's bytes are copied into one for the call (the Packed call's slot then
+    names that buffer, and `with` gives the data pointers to call with), and the outputs
+    back after."""
 
-    def __init__(self, rt, args, outputs):
+    def __init__(self, rt, packed, args, outputs):
         self.be = _lib.runtime_backend(rt.rt).contents
-        self.args, self.outputs, self.host, self.bufs = args, outputs, [], []
+        self.packed, self.args, self.outputs, self.bufs = packed, args, outputs, []
 
     def __enter__(self):
         vt, me = self.be.vt.contents, self.be.self
         for a in self.args:
             buf = _lib.Buffer()
-            ptr, n = a.buffer
-            if vt.alloc(me, max(n, 1), ctypes.byref(buf)) != 0:
+            if vt.alloc(me, max(a.nbytes, 1), ctypes.byref(buf)) != 0:
                 raise MemoryError(f"cutec: the interpreter cannot hold {a.name}")
             self.bufs.append(buf)
-            vt.upload(me, ctypes.byref(buf), 0, ptr, n)
-            self.host.append((ptr, n))
-            a.point_at(ctypes.addressof(buf))
-        return self
+            vt.upload(me, ctypes.byref(buf), 0, a.data, a.nbytes)
+            self.packed.set_buffer(a.slot, buf.ptr or 0, buf.bytes, buf.backend, buf.id)
+        return [b.ptr or 0 for b in self.bufs] + [0] * (4 - len(self.bufs))  # the data[]
 
     def __exit__(self, kind, value, tb):
         vt, me = self.be.vt.contents, self.be.self
         vt.sync(me, None)
-        for a, buf, (ptr, n) in zip(self.args, self.bufs, self.host):
+        for a, buf in zip(self.args, self.bufs):
             if kind is None and a in self.outputs:
-                vt.download(me, ptr, ctypes.byref(buf), 0, n)
+                vt.download(me, a.data, ctypes.byref(buf), 0, a.nbytes)
             vt.free(me, ctypes.byref(buf))
-            a.point_at(a.buf)
         return False
 
 
-def on_device(rt, args, outputs):
-    """Where the call's tensors are: as they are on the GPU, copies on the interpreter."""
-    return InterpreterCopies(rt, args, outputs) if rt.device == "cpu" else _Nothing()
+_current_stream = None
 
 
-class _Nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-def stream_of(args):
-    """The current PyTorch stream of the tensors' GPU (None: the legacy default stream)."""
-    first = args[0].obj
-    if args[0].device == "cpu" or args[0].torch_dtype is None:
-        return None
-    import torch  # only when the tensors are torch's
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # what Triton calls: fast
-    if raw is not None:
-        return raw(first.device.index or 0)
-    return torch.cuda.current_stream(first.device).cuda_stream
+def stream_function():
+    """PyTorch's function of a device index giving its current stream as a CUstream (an
+    int; 0: the legacy default stream), found once"""
+    global _current_stream
+    if _current_stream is None:
+        import torch  # only once tensors are torch's
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # what Triton calls: fast
+        _current_stream = raw or (lambda i: torch.cuda.current_stream(i).cuda_stream)
+    return _current_stream
 
 
-def check(status, err, what):
+def current_stream(index):
+    return stream_function()(index) or 0
+
+
+def check(status, packed, what):
     if status != 0:
-        raise RuntimeError(f"{what}: {err.value.decode() or _lib.status_name(status).decode()}")
+        raise RuntimeError(f"{what}: {packed.error() or _lib.status_name(status).decode()}")

@@ -2,10 +2,9 @@
 shape and strides; anything else with __dlpack__ (CuPy, JAX, NumPy, ...) through its DLPack
 capsule.  Either way cutec sees the tensor's memory, never a copy."""
 import ctypes
-import struct
-import threading
 
 from . import _lib
+from ._packed import ARG
 
 # DLPack device types: what runs a tensor of each (the GPU, or the CPU interpreter)
 _KDL_CPU, _KDL_CUDA = 1, 2
@@ -16,40 +15,14 @@ _TORCH_DTYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float6
 _get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _get_pointer.restype, _get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
 
-
-# A call's tensors are packed into this thread's scratch memory, one slot each: a
-# cute_buffer, then the cute_call_arg pointing at it (one struct.pack_into each: building
-# ctypes structures per call would cost more than the launch).  _lib checks the layouts.
-_BUF = struct.Struct("@PNiQ")          # cute_buffer: ptr, bytes, backend, id
-_ARG = struct.Struct("@BBPNi8q8qqd")   # cute_call_arg: kind, dtype, buf, offset, ndim, ...
-_SLOT, _SLOTS = 256, 4
-if _BUF.size != _lib.abi_sizeof(b"cute_buffer") or _ARG.size != _lib.abi_sizeof(b"cute_call_arg") \
-        or _BUF.size + _ARG.size > _SLOT:
-    raise ImportError("cutec: the library's cute_buffer or cute_call_arg is not laid out as this "
-                      "package packs them: reinstall it")
-_ZEROS = (0,) * 8
-_local = threading.local()
-
-
-def _scratch():
-    mem = getattr(_local, "mem", None)
-    if mem is None:
-        mem = _local.mem = ctypes.create_string_buffer(_SLOT * _SLOTS)
-        _local.base = ctypes.addressof(mem)
-    return mem, _local.base
-
-
 class Arg:
-    """One tensor as cutec takes it, in slot `slot` of this thread's scratch: `buf` and
-    `arg` are the addresses of its cute_buffer and cute_call_arg; its device ("cpu" or
-    "cuda:N"), its torch dtype (None for other producers) and the object itself."""
+    """One tensor as cutec takes it, written into slot `slot` of a Packed call (its
+    cute_buffer and cute_call_arg): its device ("cpu" or "cuda:N"), its torch dtype (None
+    for other producers), its memory (data, nbytes), shape, strides and the object itself."""
 
-    def __init__(self, obj, name, slot, transpose=False):
+    def __init__(self, obj, name, packed, slot, transpose=False):
         self.obj, self.name = obj, name
-        self.mem, base = _scratch()
-        self.off = slot * _SLOT
-        self.buf = base + self.off
-        self.arg = self.buf + _BUF.size
+        self.packed, self.slot = packed, slot
         if _is_torch(obj):
             self._from_torch(obj, transpose)
         elif hasattr(obj, "__dlpack__"):
@@ -62,23 +35,15 @@ class Arg:
         self.device = _device_names.get(t.device) or _device_name(t.device, self.name)
         self.torch_dtype = t.dtype
         number = _torch_dtype_number(t.dtype, self.name)
-        shape, stride = tuple(t.shape), t.stride()
-        nd = len(shape)
-        if nd > 8:
-            raise RuntimeError(f"{self.name}: {nd} dimensions (cutec takes at most 8)")
-        # the buffer is the bytes the tensor reaches from its data pointer (torch's strides
-        # are never negative)
-        reach = 1
-        for n, s in zip(shape, stride):
-            reach += (n - 1) * s
-        if 0 in shape:
-            reach = 0
-        _BUF.pack_into(self.mem, self.off, t.data_ptr(), reach * t.element_size(), 0, 0)
+        shape, stride = tuple(t.shape), tuple(t.stride())
+        if len(shape) > 8:
+            raise RuntimeError(f"{self.name}: {len(shape)} dimensions (cutec takes at most 8)")
+        self.data, self.nbytes = t.data_ptr(), torch_reach(shape, stride) * t.element_size()
         if transpose:
             shape, stride = shape[::-1], stride[::-1]
-        self.shape, self.stride = shape, tuple(stride)
-        _ARG.pack_into(self.mem, self.off + _BUF.size, 0, number, self.buf, 0, nd,
-                       *(shape + _ZEROS)[:8], *(tuple(stride) + _ZEROS)[:8], 0, 0.0)
+        self.shape, self.stride = shape, stride
+        self.packed.set_buffer(self.slot, self.data, self.nbytes)
+        self.packed.set_tensor(self.slot, number, shape, stride)
 
     def _from_dlpack(self, obj, transpose):
         kind, index = obj.__dlpack_device__()
@@ -89,40 +54,31 @@ class Arg:
         self.torch_dtype = None
         self.capsule = obj.__dlpack__() if kind == _KDL_CPU else obj.__dlpack__(stream=1)
         dl = _lib.DLTensor.from_address(_get_pointer(self.capsule, b"dltensor"))
-        _BUF.pack_into(self.mem, self.off, *_span(dl), 0, 0)
+        self.data, self.nbytes = _span(dl)
+        p = self.packed
+        p.set_buffer(self.slot, self.data, self.nbytes)
         err = ctypes.create_string_buffer(256)
-        if not _lib.call_dlpack(ctypes.byref(dl), self.buf, self.arg, err, 256):
+        if not _lib.call_dlpack(ctypes.byref(dl), p.addr + p.buf(self.slot),
+                                p.addr + p.arg(self.slot), err, 256):
             raise TypeError(f"{self.name}: {err.value.decode()}")
-        f = self._fields()
-        self.shape, self.stride = tuple(f[5:5 + f[4]]), tuple(f[13:13 + f[4]])
+        f = ARG.unpack_from(p.mem, p.arg(self.slot))
+        nd, number, offset = f[4], f[1], f[3]
+        self.shape, self.stride = tuple(f[5:5 + nd]), tuple(f[13:13 + nd])
         if transpose:
             self.shape, self.stride = self.shape[::-1], self.stride[::-1]
-            self._set_dims(self.shape, self.stride)
+        p.set_tensor(self.slot, number, self.shape, self.stride, offset)
 
-    def _fields(self):
-        return _ARG.unpack_from(self.mem, self.off + _BUF.size)
-
-    def _set_dims(self, shape, stride):
-        f = list(self._fields())
-        f[5:13], f[13:21] = (tuple(shape) + _ZEROS)[:8], (tuple(stride) + _ZEROS)[:8]
-        _ARG.pack_into(self.mem, self.off + _BUF.size, *f)
-
-    def point_at(self, buffer_address):
-        """Make the argument point into another cute_buffer (the interpreter's copy)."""
-        f = list(self._fields())
-        f[2] = buffer_address
-        _ARG.pack_into(self.mem, self.off + _BUF.size, *f)
-
-    @property
-    def buffer(self):
-        """(address, bytes) of the tensor's memory"""
-        ptr, n, _, _ = _BUF.unpack_from(self.mem, self.off)
-        return ptr or 0, n
-
-
+def torch_reach(shape, stride):
+    """The elements a tensor reaches from its data pointer (torch's strides are never
+    negative): its buffer."""
+    if 0 in shape:
+        return 0
+    reach = 1
+    for n, s in zip(shape, stride):
+        reach += (n - 1) * s
+    return reach
 
 _device_names = {}
-
 
 def _device_name(device, name):
     """"cuda:N" or "cpu" for a torch.device (cached: calls are hot)"""
@@ -131,7 +87,6 @@ def _device_name(device, name):
     text = "cpu" if device.type == "cpu" else f"cuda:{device.index or 0}"
     _device_names[device] = text
     return text
-
 
 def _torch_dtype_number(dtype, name):
     number = _numbers.get(dtype)
@@ -142,13 +97,10 @@ def _torch_dtype_number(dtype, name):
         number = _numbers[dtype] = _lib.dtype(short)
     return number
 
-
 _numbers = {}
-
 
 def _is_torch(obj):
     return type(obj).__module__.startswith("torch") and hasattr(obj, "untyped_storage")
-
 
 def _span(dl):
     """The bytes a DLTensor reaches, as a buffer: DLPack does not say the allocation's."""
@@ -163,7 +115,6 @@ def _span(dl):
     size = (dl.dtype.bits * dl.dtype.lanes + 7) // 8
     base = (dl.data or 0) + dl.byte_offset
     return base + lo * size, (hi - lo + 1) * size
-
 
 def _row_major_stride(dl, i):
     s = 1

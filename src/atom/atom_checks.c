@@ -15,6 +15,7 @@ bool atom_arch_ok(cute_ctx *c, int min_arch, const char *atom, const char *what)
 bool atom_threads_ok(cute_ctx *c, int64_t threads, const char *tiled, const char *what)
 {
     if (!c->block_threads || threads == c->block_threads) return true;
+    if (atom_threads_here(c) == threads) return true; /* the branch of a warp-specialized kernel */
     return cute_ctx_fail(c, "%s: the %s is made for %lld threads but the kernel is launched "
                             "with %lld threads per block (%s): make the block %lld threads, or "
                             "the %s's thread layout %lld",

@@ -46,5 +46,8 @@ bool atom_check_converged(cute_ctx *c, const char *atom);
 typedef struct cute_ctx cute_ctx;
 bool atom_arch_ok(cute_ctx *c, int min_arch, const char *atom, const char *what);
 bool atom_threads_ok(cute_ctx *c, int64_t threads, const char *tiled, const char *what);
+/* the threads of the block that reach the trace's point, proven from the dynamic IFs around
+ * it (divergence.c); -1 when unproven */
+int64_t atom_threads_here(const cute_ctx *c);
 
 #endif

@@ -132,6 +132,30 @@ static int64_t split_warp(const cute_ctx *c, cute_vreg cond)
     return -1;
 }
 
+/* Threads of the block that reach the builder's point, when every dynamic IF around it has a
+ * condition proven per thread (a function of threadIdx.x): a warp-specialized kernel's
+ * branch for its consumers, say.  -1 when some condition proves nothing, or there is none. */
+int64_t atom_threads_here(const cute_ctx *c)
+{
+    int64_t threads = c->block_max[0] ? c->block_max[0] : 0, here = 0;
+    bool any = false;
+    if (!threads || c->block_max[1] > 1 || c->block_max[2] > 1) return -1;
+    defs D = {.f = c->fn};
+    for (int64_t tid = 0; tid < threads; tid++) {
+        bool ok = true, in = true;
+        for (int k = 1; k <= c->b.depth && in; k++) {
+            const cute_ir_inst *own = c->b.owner[k];
+            if (!own || own->op != CUTE_OP_IF) continue;
+            bool taken = eval(&D, own->a[0], tid, 0, &ok) != 0;
+            if (!ok) return -1;
+            in = c->b.stack[k] == own->body[1] ? !taken : taken; /* the else body: the others */
+            any = true;
+        }
+        here += in;
+    }
+    return any ? here : -1;
+}
+
 bool atom_check_converged(cute_ctx *c, const char *atom)
 {
     for (int k = 1; k <= c->b.depth; k++) {

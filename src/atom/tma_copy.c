@@ -66,15 +66,33 @@ static bool usable(cute_ctx *c, const cute_tma_atom *a, cute_val map, const cute
     return smem_matches(c, a, s);
 }
 
-/* in[first..]: the coordinates in the map's order (i32); dimension `moved` shifted by `shift` */
-static void put_coords(cute_ctx *c, const cute_tma_atom *a, const cute_int *coord, int moved,
+/* the box's first element in the map's dimension 0 (the contiguous one) lies at a 16-byte
+ * boundary of its row: an H200 ran a load starting one byte into its row into
+ * CUDA_ERROR_ILLEGAL_INSTRUCTION (interp/tma_test, u8 at column 1).  A static coordinate is
+ * held to it here; a dynamic one whose divisor does not prove it, by the interpreter at run
+ * time (inst_tma.c) */
+static bool inner_aligned(cute_ctx *c, const cute_tma_atom *a, cute_int x)
+{
+    int64_t es = cute_dtype_bytes(a->dtype);
+    if (!cute_is_static(x) || x.v * es % 16 == 0) return true;
+    return cute_ctx_fail(c, "TMA %s: the box starts at element %lld of the contiguous mode, byte "
+                         "%lld of the row: a TMA box must start at a 16-byte boundary there (a "
+                         "multiple of %lld %s elements)", op_name(a->op), (long long)x.v,
+                         (long long)(x.v * es), (long long)(16 / es), cute_dtype_name(a->dtype));
+}
+
+/* in[first..]: the coordinates in the map's order (i32); dimension `moved` shifted by `shift`;
+ * false after a report */
+static bool put_coords(cute_ctx *c, const cute_tma_atom *a, const cute_int *coord, int moved,
                        cute_int shift, cute_vreg *in)
 {
     for (int j = 0; j < a->spec.rank; j++) {
         cute_int x = coord[a->spec.mode[j]];
         if (j == moved) x = cute_add(&c->alg, x, shift);
+        if (j == 0 && !inner_aligned(c, a, x)) return false;
         in[j] = cute_int_value(c, x, CUTE_I32).r;
     }
+    return true;
 }
 
 /* the load of slice `slice` of the tile (multicast: this CTA's share; else the whole) */
@@ -88,7 +106,7 @@ static void load(cute_ctx *c, const cute_tma_atom *a, cute_val map, cute_tensor 
     cute_vreg in[9];
     in[0] = cute_tensor_ptr(c, smem, cute_mul(&c->alg, first, cute_i(before))).r;
     in[1] = map.r;
-    put_coords(c, a, coord, a->split, first, in + 2);
+    if (!put_coords(c, a, coord, a->split, first, in + 2)) return;
     in[2 + a->spec.rank] = bar.r;
     in[3 + a->spec.rank] = mask.r;
     cute_ir_inst_op(&c->b, row_for(a->op, a->spec.rank), NULL, 0, in,
@@ -123,7 +141,7 @@ void cute_tma_store(cute_ctx *c, const cute_tma_atom *a, cute_val map, cute_tens
     if (!usable(c, a, map, &smem, false)) return;
     cute_vreg in[7];
     in[0] = map.r;
-    put_coords(c, a, coord, -1, cute_i(0), in + 1);
+    if (!put_coords(c, a, coord, -1, cute_i(0), in + 1)) return;
     in[1 + a->spec.rank] = cute_tensor_ptr(c, smem, cute_i(0)).r;
     cute_ir_inst_op(&c->b, row_for(a->op, a->spec.rank), NULL, 0, in, 2 + a->spec.rank, 0);
     cute_ir_inst_op(&c->b, CUTE_INST_CP_ASYNC_BULK_COMMIT_GROUP, NULL, 0, NULL, 0, 0);

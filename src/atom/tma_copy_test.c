@@ -5,14 +5,15 @@
  *    (1, 2, 4, 8 bytes), the kernel waiting on an mbarrier for the tile's transaction bytes:
  *    on the interpreter, and on an sm_90 GPU (else skipped);
  *  - store and reduce-add of shared tiles into a tensor (interpreter and GPU);
- *  - multicast of one tile to the two CTAs of a cluster, each loading half (GPU only: the
- *    interpreter does not co-schedule a cluster's blocks yet); the multicast masks of
- *    column- and row-major cluster layouts against their definition (interpreter);
+ *  - multicast of one tile to the two CTAs of a cluster, each loading half, on the
+ *    interpreter (which runs a cluster's blocks together) and an sm_90 GPU; the multicast
+ *    masks of column- and row-major cluster layouts against their definition (interpreter);
  *  - compile-only: the GPU kernels of all of it (TMA rows, mbarrier waits, clusters) as CUDA C
  *    that NVRTC compiles for sm_90a, with the SASS's UTMALDG/UTMASTG/UTMAREDG where cuobjdump
  *    would look (checked in the PTX: the rows' instructions);
  *  - misuse named at the call site: a layout TMA cannot write, a swizzle it has not, a shared
- *    tensor that is not the atom's tile, a multicast that does not divide the tile. */
+ *    tensor that is not the atom's tile, a multicast that does not divide the tile, a box
+ *    that does not start at a 16-byte boundary of its rows. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +123,9 @@ static void load_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mO, cute_val ma
     {
         bar_expect(c, bar, atom_now.bytes);
         cute_tensor from = misuse == 5 ? gO : tma_tile(c, mA); /* 5: a global tile, not TMA's */
-        cute_tma_copy(c, &atom_now, map, from, s, (cute_tma_copy_opts){.bar = bar});
+        if (misuse == 6) /* 6: a box starting 12 bytes into its rows */
+            cute_tma_load(c, &atom_now, map, s, (cute_int[]){cute_i(0), cute_i(3)}, bar);
+        else cute_tma_copy(c, &atom_now, map, from, s, (cute_tma_copy_opts){.bar = bar});
     }
     bar_wait(c, bar);
     copy_tile(c, s, gO);
@@ -471,8 +474,9 @@ static void misuses(cute_runtime *rt)
 {
     static const char *want[] = {"must be compact", "Sw<3,3,3> is not one TMA applies to f32",
                                  "needs rows of exactly 128 bytes", "is not a tile of the atom's layout",
-                                 "3 CTAs cannot share a tile", "is not a tile of the TMA tensor"};
-    for (misuse = 0; misuse < 6; misuse++) {
+                                 "3 CTAs cannot share a tile", "is not a tile of the TMA tensor",
+                                 "byte 12 of the row: a TMA box must start at a 16-byte boundary"};
+    for (misuse = 0; misuse < 7; misuse++) {
         pick(CUTE_F32, misuse == 3 ? 64 : 0);
         if (misuse == 2) now.sw = (cute_swizzle){3, 2, 3}, now.bk = 16;
         cute_arg_spec specs[2] = {cute_spec_tensor(CUTE_F32, "(?,?):(?,1)", 16), cute_spec_tensor(CUTE_F32, "(?,?):(?,1)", 16)};
@@ -595,6 +599,16 @@ static void compile_only_gpu(void)
 
 /* --- main -------------------------------------------------------------------------------- */
 
+/* multicast f16 tiles of every swizzle in clusters of 2 (where: the backend's name) */
+static void multicasts(cute_runtime *rt, const char *where)
+{
+    static const int sws[] = {0, 32, 64, 128};
+    for (int i = 0; i < 4; i++) {
+        int bad = run_multicast(rt, CUTE_F16, sws[i]);
+        CHECK(bad == 0, "%s: multicast f16 swizzle %dB in clusters of 2: %d elements wrong", where, sws[i], bad);
+    }
+}
+
 static void on_gpu(void)
 {
     char err[512];
@@ -609,11 +623,7 @@ static void on_gpu(void)
         return;
     }
     round_trips(rt, "GPU");
-    static const int sws[] = {0, 32, 64, 128};
-    for (int i = 0; i < 4; i++) {
-        int bad = run_multicast(rt, CUTE_F16, sws[i]);
-        CHECK(bad == 0, "GPU: multicast f16 swizzle %dB in clusters of 2: %d elements wrong", sws[i], bad);
-    }
+    multicasts(rt, "GPU");
     cute_runtime_free(rt);
 }
 
@@ -624,6 +634,7 @@ int main(void)
     cute_runtime *rt;
     CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
     round_trips(rt, "interpreter");
+    multicasts(rt, "interpreter");
     misuses(rt);
     call_errors(rt);
     masks(rt);

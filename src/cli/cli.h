@@ -29,6 +29,7 @@ int cmd_compile_rows(int argc, char **argv);
 int cmd_run_rows(int argc, char **argv);
 int cmd_bench_rows(int argc, char **argv);
 int cmd_gemv(int argc, char **argv); /* gemv_cmd.c: cutec compile|run|bench gemv ... */
+int cmd_attention(int argc, char **argv); /* attention_cmd.c: cutec compile|run|bench attention */
 
 /* cli_int.c: the one integer parser of the CLI.  A whole decimal in [lo, hi] into *out, or
  * false and why (naming the text) in why[n]: nothing is wrapped, clamped or half-read. */
@@ -54,6 +55,20 @@ cli_clock cli_clock_since(cli_clock t0);
  * `time`: where its cold compile goes, phase by phase; trace: the time its compile took */
 struct cute_fn;
 int cli_emit_kernel(const struct cute_fn *f, const char *emit, const char *arch, cli_clock trace);
+/* the same for a library kernel: compile(rt, cfg) on the interpreter's runtime targeting
+ * arch (no GPU), then cli_emit_kernel; `kernel` names it in messages */
+struct cute_runtime;
+typedef const struct cute_fn *(*cli_compile_fn)(struct cute_runtime *rt, const void *cfg, char *err,
+                                                size_t n);
+/* cli_opts.c: the options of every kernel command; cli_kernel_option takes option k with
+ * value v when it is one of them (*ok: whether v is good, why in why[n]) */
+typedef struct cli_kernel_opts {
+    int iters;
+    const char *emit, *arch, *backend;
+} cli_kernel_opts;
+bool cli_kernel_option(cli_kernel_opts *o, const char *k, const char *v, bool *ok, char *why, size_t n);
+int cli_emit_compiled(const char *kernel, cli_compile_fn compile, const void *cfg, const char *emit,
+                      const char *arch);
 /* compile_timing.c: the phases of f's cold compile for arch (an sm_XX) after tracing */
 int cli_compile_timing(const struct cute_fn *f, const char *arch, cli_clock trace, cli_clock verify);
 /* --emit's value: itself when it names a form (ir, cuda, ptx, sass, usage, time, export),

@@ -54,3 +54,22 @@ int cli_emit_kernel(const cute_fn *f, const char *emit, const char *arch, cli_cl
     free(text);
     return CLI_OK;
 }
+
+int cli_emit_compiled(const char *kernel, cli_compile_fn compile, const void *cfg, const char *emit,
+                      const char *arch)
+{
+    char err[4096];
+    cute_runtime *rt;
+    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
+        fprintf(stderr, "cutec compile %s: %s\n", kernel, err);
+        return CLI_FAIL;
+    }
+    cute_runtime_set_target_arch(rt, arch);
+    cli_clock t0 = cli_clock_now();
+    const cute_fn *f = compile(rt, cfg, err, sizeof err);
+    int rc = f ? cli_emit_kernel(f, emit, arch, cli_clock_since(t0)) : CLI_FAIL;
+    if (!f) fprintf(stderr, "cutec compile %s: %s\n", kernel, err);
+    cute_fn_free(f);
+    cute_runtime_free(rt);
+    return rc;
+}

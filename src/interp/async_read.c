@@ -47,10 +47,11 @@ bool interp_async_read_conflict(ictx *X, const dinst *d, uint32_t t, uint64_t of
         cute_dim3 o;
         interp_thread_dim3(X, r->tid, &o);
         return interp_report(X, d, t, CUTE_CHECK_ASYNC_COPY, 0, (int64_t)off, bytes,
-                             "write of shared bytes [%" PRIu64 ",%" PRIu64 ") that %s issued by "
-                             "thread (%u,%u,%u) at %s still reads: no %s covering it ran since",
-                             off, off + bytes, interp_op_name(r->site), o.x, o.y, o.z,
-                             interp_site(r->site, site, sizeof site), wait_of(r->who));
+                             "write of shared bytes [%" PRIu64 ",%" PRIu64 ") still read by %s at "
+                             "%s (thread (%u,%u,%u), warp %u, group %u): no %s since", off,
+                             off + bytes, interp_op_name(r->site),
+                             interp_site(r->site, site, sizeof site), o.x, o.y, o.z, r->tid / 32,
+                             r->group, wait_of(r->who));
     }
     return true;
 }

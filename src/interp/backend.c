@@ -264,6 +264,15 @@ static void env_trace(struct interp *B)
     B->trace_thread = (cute_dim3){v[3], v[4], v[5]};
 }
 
+/* $CUTEC_INTERP_TRY_WAIT: "false", or a seed, where the options say nothing */
+static void env_try_wait(cute_interp_opts *o)
+{
+    const char *s = getenv("CUTEC_INTERP_TRY_WAIT");
+    if (o->try_wait_false || o->try_wait_seed || !s || !*s) return;
+    if (!strcmp(s, "false")) o->try_wait_false = true;
+    else o->try_wait_seed = strtoull(s, NULL, 0);
+}
+
 cute_status cute_interp_new(const cute_interp_opts *opts, cute_backend *out)
 {
     cute_interp_opts o = {0};
@@ -283,6 +292,9 @@ cute_status cute_interp_new(const cute_interp_opts *opts, cute_backend *out)
     B->trace_block = o.trace_block;
     B->trace_thread = o.trace_thread;
     if (!B->trace_out) env_trace(B);
+    env_try_wait(&o);
+    B->try_wait_false = o.try_wait_false;
+    B->try_wait_seed = o.try_wait_seed;
     B->banks = o.bank_conflicts || env_int("CUTEC_BANK_CONFLICTS", 0) > 0;
     if (!o.bank_conflicts && env_int("CUTEC_BANK_CONFLICTS", 0) > 0) B->banks_out = stderr;
     out->vt = &vt;

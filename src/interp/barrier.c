@@ -162,20 +162,45 @@ void inst_named_barrier(ictx *X, const dinst *d, const imask *m)
     if (d->row->flag) interp_wait(X, d, m, named_done, named_state);
 }
 
-/* --- barrier.cluster.arrive / wait: every thread of the cluster; a cluster of one block
- * for now (the interpreter runs a cluster's blocks one at a time) ------------------------ */
+/* --- barrier.cluster.arrive / wait: every live thread of every block of the cluster -------
+ * The phase is counted for the cluster (icluster.bar_arrived, bar_gen); each block's barrier
+ * CLUSTER_BAR gathers the clocks its own warps release, which its waiters acquire (clocks do
+ * not cross blocks: races through distributed shared memory are not checked). */
+
+static uint32_t cluster_live(const icluster *C)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < C->n; i++) n += live_threads(&C->blk[i]);
+    return n;
+}
+
+/* the phase's last arrival came: each block's part of it completes */
+static void cluster_complete(icluster *C)
+{
+    for (uint32_t i = 0; i < C->n; i++) {
+        ibarrier *b = bar(&C->blk[i], CLUSTER_BAR);
+        if (b) complete(&C->blk[i], b);
+    }
+    C->bar_gen++;
+    C->bar_arrived = 0;
+}
 
 static bool cluster_done(ictx *X, const dinst *d, const imask *m)
 {
     (void)d;
-    return all_live_done(X, &X->bars[CLUSTER_BAR], warp_of_mask(X, m)->cluster_gen, m);
+    icluster *C = X->cl;
+    uint32_t gen = warp_of_mask(X, m)->cluster_gen;
+    if (C->bar_gen == gen && C->bar_arrived >= cluster_live(C)) cluster_complete(C);
+    if (C->bar_gen == gen) return false;
+    interp_hb_acquire(X, m->lo, X->bars[CLUSTER_BAR].done_vc);
+    return true;
 }
 
 static void cluster_state(ictx *X, const dinst *d, const imask *m, char *buf, size_t n)
 {
     (void)d, (void)m;
-    snprintf(buf, n, "waits at barrier.cluster.wait: %u of the cluster's %u live threads arrived",
-             X->bars[CLUSTER_BAR].arrived, live_threads(X));
+    snprintf(buf, n, "waits at barrier.cluster.wait: %u of the cluster's %u live threads arrived "
+             "(%u block%s)", X->cl->bar_arrived, cluster_live(X->cl), X->cl->n, X->cl->n > 1 ? "s" : "");
 }
 
 void inst_cluster_barrier(ictx *X, const dinst *d, const imask *m)
@@ -183,11 +208,6 @@ void inst_cluster_barrier(ictx *X, const dinst *d, const imask *m)
     ibarrier *b = bar(X, CLUSTER_BAR);
     iwarp *w = warp_of_mask(X, m);
     if (!b) return;
-    if (X->L->cluster.x * X->L->cluster.y * X->L->cluster.z > 1) {
-        interp_report(X, d, m->lo, CUTE_CHECK_UNSUPPORTED, 0, 0, 0, "the cluster barrier of a "
-                      "cluster of several blocks: the interpreter runs them one at a time yet");
-        return;
-    }
     if (d->row->num != 2) { /* arrive (.relaxed: the same here, ordering being stronger) */
         if (w->cluster_arrived) {
             interp_report(X, d, m->lo, CUTE_CHECK_SYNC_MISUSE, 0, 0, 0, "barrier.cluster.arrive "
@@ -195,8 +215,9 @@ void inst_cluster_barrier(ictx *X, const dinst *d, const imask *m)
             return;
         }
         w->cluster_arrived = true;
-        w->cluster_gen = b->gen;
+        w->cluster_gen = X->cl->bar_gen;
         arrive(X, b, m);
+        X->cl->bar_arrived += m->n;
         return;
     }
     if (!w->cluster_arrived) {

@@ -1,6 +1,7 @@
 /* Deliberately broken kernels: each check fires with the right kind, block, thread, op,
  * buffer/offset and call site (file:line), the launch returns CUTE_ERR_CHECK, and nothing
  * crashes (this program also runs under ASan+UBSan: make SAN=1 test). */
+#include "cutec/inst.h"
 #include "interp/interp_testkit.h"
 
 static cute_backend be;
@@ -222,6 +223,34 @@ static void global_race(void)
     if (r) CHECK(r->thread.x == 1 && r->offset == 4 && strstr(r->msg, "thread (0,0,0) read"), "%s", r->msg);
     /* different blocks may do this (no barrier can order them): not a report */
     be.vt->module_free(be.self, m);
+}
+
+/* --- a named barrier orders the global accesses of one warp's threads: thread t reads
+ * out[(t+1) % 32], all meet at bar.sync 1, 32, thread t writes out[t].  Not a race (the warp
+ * scheduler runs it; its logs once saw only a block barrier end an interval) -------------- */
+static void global_named_barrier(void)
+{
+    fresh();
+    kt k;
+    kt_begin(&k, "global_named");
+    cute_vreg out = kt_param_ptr(&k, CUTE_I32, "out");
+    cute_vreg t = kt_sreg64(&k, CUTE_SREG_TID_X);
+    cute_vreg nb = kt_bin(&k, CUTE_OP_REM, kt_bin(&k, CUTE_OP_ADD, t, kt_i64(&k, 1)), kt_i64(&k, 32));
+    cute_vreg v = kt_load(&k, kt_ptr_add(&k, out, nb));
+    cute_vreg bar[2] = {kt_i32(&k, 1), kt_i32(&k, 32)};
+    cute_ir_inst_op(&k.b, CUTE_INST_BAR_SYNC, NULL, 0, bar, 2, 0);
+    kt_store(&k, kt_ptr_add(&k, out, t), v);
+    cute_module *m = kt_compile(be, &k);
+    int32_t in[32], got[32];
+    for (int i = 0; i < 32; i++) in[i] = 1000 + 7 * i;
+    cute_buffer o = kt_buf(be, in, sizeof in);
+    cute_launch_arg arg = kt_arg_buf(&o, CUTE_I32);
+    CHECK(m && kt_launch(be, m, 1, 32, 0, &arg, 1) == CUTE_OK, "read, bar.sync, write: %s", be.vt->error(be.self));
+    be.vt->download(be.self, got, &o, 0, sizeof got);
+    int bad = 0;
+    for (int i = 0; i < 32; i++) bad += got[i] != in[(i + 1) % 32];
+    CHECK(bad == 0, "read, bar.sync, write: %d values", bad);
+    if (m) be.vt->module_free(be.self, m);
 }
 
 /* --- a barrier in divergent code ---------------------------------------------------------- */
@@ -455,6 +484,7 @@ int main(void)
     uninit_shared();
     shared_race();
     global_race();
+    global_named_barrier();
     divergent_barrier();
     misaligned();
     endless();

@@ -212,7 +212,7 @@ void interp_exec(ictx *X, uint32_t lo, uint32_t hi, imask *m)
 /* one warp's run under the scheduler */
 static void run_warp(ictx *X, imask *m) { interp_exec(X, 0, X->P->ncode, m); }
 
-void interp_run_block(ictx *X, uint64_t blin)
+static void block_start(ictx *X, uint64_t blin)
 {
     const ilaunch *L = X->L;
     X->blin = blin;
@@ -222,22 +222,21 @@ void interp_run_block(ictx *X, uint64_t blin)
     X->epoch++;
     X->block_epoch = X->epoch;
     X->steps = 0;
-    X->stop = false;
+    X->stop = X->halted = false;
     X->nreps = 0;
     X->seq = 0;
+    X->rng = L->try_wait_seed ^ (blin + 1) * 0x9e3779b97f4a7c15ull;
     X->nreturned = 0;
     memset(X->returned, 0, X->nthr);
     if (L->smem) memset(X->smem, 0, L->smem);
     X->trace_t = L->trace && blin == L->trace_block && L->trace_thread < X->nthr
                      ? (int64_t)L->trace_thread : -1;
     memset(X->top, 1, X->nthr);
-    if (X->P->needs_warps) {
-        interp_sched_barriers_reset(X);
-        interp_sched_run_block(X, run_warp);
-    } else {
-        imask m = {X->top, X->nthr, 0, X->nthr};
-        interp_exec(X, 0, X->P->ncode, &m);
-    }
+}
+
+static void block_finish(ictx *X)
+{
+    const ilaunch *L = X->L;
     interp_mbarrier_block_end(X);
     interp_async_block_end(X);
     interp_async_read_block_end(X);
@@ -247,4 +246,21 @@ void interp_run_block(ictx *X, uint64_t blin)
     if (!X->stop) interp_race_epoch_end(X);
     else if (X->glogs)
         for (int i = 0; i < L->nbufs; i++) X->glogs[i].nr = X->glogs[i].nw = 0;
+}
+
+/* a block of a kernel that waits for no other warp, alone in its cluster, runs in lockstep;
+ * every other under the warp scheduler, with the other blocks of its cluster */
+void interp_run_cluster(icluster *C, uint64_t cid)
+{
+    for (uint32_t r = 0; r < C->n; r++) block_start(&C->blk[r], interp_cluster_block_index(C->blk[0].L, cid, r));
+    ictx *X = &C->blk[0];
+    if (C->n == 1 && !X->P->needs_warps) {
+        imask m = {X->top, X->nthr, 0, X->nthr};
+        interp_exec(X, 0, X->P->ncode, &m);
+    } else {
+        for (uint32_t r = 0; r < C->n; r++) interp_sched_barriers_reset(&C->blk[r]);
+        C->bar_arrived = 0;
+        interp_sched_run(C, run_warp);
+    }
+    for (uint32_t r = 0; r < C->n; r++) block_finish(&C->blk[r]);
 }

@@ -18,7 +18,8 @@ uint32_t interp_hb_now(const ictx *X, uint32_t t)
 
 bool interp_hb_concurrent_slow(const ictx *X, uint32_t stamp, uint32_t other, uint32_t t)
 {
-    if (stamp < X->block_epoch) return false; /* an earlier block's */
+    if (stamp < X->block_epoch || other == SH_REMOTE) return false; /* an earlier block's; another
+                                                                       block's (not checked) */
     const iwarp *w = &X->warps[t / 32];
     if (other == SH_MANY || other == SH_ATOMIC) /* several threads: after w's last sync, surely */
         return stamp >= w->clock;

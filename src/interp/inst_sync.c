@@ -46,21 +46,24 @@ static void mapa(ictx *X, const dinst *d, const imask *m)
     });
 }
 
-/* ld/st.shared::cluster.u32: the checks of shared memory, in the target block's */
+/* ld/st.shared::cluster.u32: the checks of shared memory in the block's own; in another
+ * block's of the cluster, those of interp_remote_access */
 void inst_dsmem(ictx *X, const dinst *d, const imask *m)
 {
     bool store = d->row->flag;
     uint32_t k = store ? 0 : 1;
     EACH(X, m, t, {
         uint64_t off;
-        if (!interp_cluster_local(X, d, t, interp_get32(X, d, k, t), &off)) return;
-        if (!interp_scheck(X, d, t, off, 4, 4, store)) continue;
+        ictx *Y;
+        if (!interp_cluster_target(X, d, t, interp_get32(X, d, k, t), &Y, &off)) return;
+        if (Y == X ? !interp_scheck(X, d, t, off, 4, 4, store) : !interp_remote_access(X, Y, d, t, off, 4, 4, store))
+            continue;
         uint32_t v;
         if (store) {
             v = interp_get32(X, d, 1, t);
-            memcpy(X->smem + off, &v, 4);
+            memcpy(Y->smem + off, &v, 4);
         } else {
-            memcpy(&v, X->smem + off, 4);
+            memcpy(&v, Y->smem + off, 4);
             interp_put32(X, d, 0, t, v);
         }
     });
@@ -124,13 +127,13 @@ void inst_bulk_g2s(ictx *X, const dinst *d, const imask *m)
         uint32_t stamp = interp_hb_async_stamp(X);
         memcpy(X->smem + dst, (const void *)(uintptr_t)src, n);
         if (!interp_async_proxy_write(X, d, t, dst, n, stamp)) return;
-        if (!interp_mbarrier_complete_tx(X, d, t, interp_addr(X, d, 3, t), n, stamp)) return;
+        if (!interp_mbarrier_complete_tx(X, X, d, t, interp_addr(X, d, 3, t), n, stamp)) return;
     });
 }
 
 /* --- cp.async.bulk.global.shared::cta.bulk_group dst, src, n; its groups ------------------ */
 
-static uint32_t *bulk_groups(ictx *X)
+uint32_t *interp_bulk_groups(ictx *X)
 {
     if (!X->bulk_groups && !(X->bulk_groups = calloc(X->nthr, sizeof *X->bulk_groups))) X->oom = X->stop = true;
     return X->bulk_groups;
@@ -138,7 +141,7 @@ static uint32_t *bulk_groups(ictx *X)
 
 void inst_bulk_s2g(ictx *X, const dinst *d, const imask *m)
 {
-    uint32_t *groups = bulk_groups(X);
+    uint32_t *groups = interp_bulk_groups(X);
     if (!groups) return;
     EACH(X, m, t, {
         uint64_t dst = interp_addr(X, d, 0, t), src = interp_addr(X, d, 1, t);
@@ -154,13 +157,13 @@ void inst_bulk_s2g(ictx *X, const dinst *d, const imask *m)
 void inst_bulk_commit(ictx *X, const dinst *d, const imask *m)
 {
     (void)d;
-    uint32_t *groups = bulk_groups(X);
+    uint32_t *groups = interp_bulk_groups(X);
     if (groups) EACH(X, m, t, { groups[t]++; });
 }
 
 void inst_bulk_wait_read(ictx *X, const dinst *d, const imask *m)
 {
-    uint32_t *groups = bulk_groups(X);
+    uint32_t *groups = interp_bulk_groups(X);
     if (!groups || !X->nareads) return;
     EACH(X, m, t, {
         uint32_t below = (int64_t)groups[t] > d->imm ? groups[t] - (uint32_t)d->imm : 0;

@@ -9,13 +9,17 @@
  * 16-byte boundary of the row, as the hardware does (store_inner_extent).
  *
  * Timing: a copy moves its data when it is issued (loads land at once, stores read their
- * source at once), which is one of the executions the hardware allows; the bulk groups'
- * commit and wait have nothing left to wait for.  A load's bytes are the async proxy's
- * writes: a read acquires them through the mbarrier the load completes its transaction
- * bytes on (tma_complete_tx), so a read of the tile before its wait is a reported race. */
+ * source at once), which is one of the executions the hardware allows.  A load's bytes are
+ * the async proxy's writes: a read acquires them through the mbarrier the load completes its
+ * transaction bytes on (tma_complete_tx), so a read of the tile before its wait is a
+ * reported race.  A store's (or reduce-add's) shared box stays read, as the hardware may read
+ * it any time before, until a cp.async.bulk.wait_group(.read) covers its bulk group: a write
+ * to it before then is reported (async_read.c), and its source must have been fenced for
+ * the async proxy (proxy.c), as the bulk store's. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cutec/inst.h"
@@ -156,18 +160,32 @@ static bool smem_box_ok(ictx *X, const dinst *d, uint32_t t, const cute_tma_desc
     return interp_sbounds(X, d, t, base, (uint32_t)cute_tma_box_bytes(M), 1, how);
 }
 
+/* the box of thread t (coordinates from operand `first`) starts at a 16-byte boundary of its
+ * row in dimension 0: an H200 ran a load starting one byte into its row (interp/tma_test, u8
+ * at column 1) into CUDA_ERROR_ILLEGAL_INSTRUCTION, so that is refused here as there (and by
+ * the TMA atoms for a static coordinate, src/atom/tma_copy.c) */
+static bool inner_start_ok(ictx *X, const dinst *d, uint32_t t, const cute_tma_desc *M, uint32_t first)
+{
+    int64_t c0 = (int32_t)interp_get32(X, d, first, t), es = cute_dtype_bytes(M->dtype);
+    if (c0 * es % 16 == 0) return true;
+    return tma_bad(X, d, t, CUTE_CHECK_TMA, "the box starts at element %lld of dimension 0, byte "
+                   "%lld of its row: a box must start at a 16-byte boundary there (the GPU traps "
+                   "with an illegal instruction)", (long long)c0, (long long)(c0 * es));
+}
+
 /* --- the transaction count ------------------------------------------------------------------ */
 
-/* the load's bytes land on the mbarrier at bar: its phase completes when its arrivals and
- * transaction bytes are all in (a wrong expect_tx then never completes it: the deadlock
- * report shows the bytes expected and those that came) */
-static void tma_complete_tx(ictx *X, const dinst *d, uint32_t t, uint64_t bar, uint64_t bytes,
+/* the load's bytes land on the mbarrier at bar of block Y (the issuer's, or a multicast's
+ * destination): its phase completes when its arrivals and transaction bytes are all in (a
+ * wrong expect_tx then never completes it: the deadlock report shows the bytes expected and
+ * those that came) */
+static void tma_complete_tx(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t bar, uint64_t bytes,
                             uint32_t stamp)
 {
     if (bar % 8)
         tma_bad(X, d, t, CUTE_CHECK_TMA, "mbarrier address %" PRIu64 " is not 8-byte aligned", bar);
     else if (interp_sbounds(X, d, t, bar, 8, 8, 0))
-        interp_mbarrier_complete_tx(X, d, t, bar, (uint32_t)bytes, stamp);
+        interp_mbarrier_complete_tx(X, Y, d, t, bar, (uint32_t)bytes, stamp);
 }
 
 /* --- loads ------------------------------------------------------------------------------- */
@@ -181,33 +199,73 @@ static void oob_fill(const cute_tma_desc *M, uint8_t *v, int esize)
     v[esize - 1] = 0x7f;
 }
 
-/* the box written by the async proxy: element by element into shared memory, then the
- * whole box marked as the proxy's write (a read must acquire it through the mbarrier) */
+/* the box at the coordinates of thread t as the shared image the load writes at dst (img:
+ * its bytes from dst on, swizzled as TMA places them); false after a report */
+static bool gather_box(ictx *X, const dinst *d, uint32_t t, const cute_tma_desc *M, uint64_t dst, uint8_t *img)
+{
+    int esize = cute_dtype_bytes(M->dtype);
+    box_walk w;
+    walk_init(&w, M, X, d, 2, t);
+    uint64_t e = 0, g;
+    do {
+        uint8_t *s = img + (smem_at(M, dst, e++) - dst);
+        if (!walk_inside(&w, &g)) oob_fill(M, s, esize);
+        else if (tma_gcheck(X, d, t, g, (uint32_t)esize, 0)) memcpy(s, (const void *)(uintptr_t)g, (size_t)esize);
+        else return false;
+    } while (walk_next(&w));
+    return true;
+}
+
+/* the CTAs a load writes: a multicast's mask (each bit a rank of the cluster), else the
+ * issuer alone; 0 after a report */
+static uint32_t destinations(ictx *X, const dinst *d, uint32_t t, int rank)
+{
+    if (!d->row->flag) return 1u << X->rank;
+    uint32_t mask = interp_get32(X, d, 3 + (uint32_t)rank, t) & 0xffff, n = interp_cluster_size(X);
+    if (mask && !(mask >> n)) return mask;
+    tma_bad(X, d, t, CUTE_CHECK_TMA, "multicast mask 0x%x %s (the cluster has %u block%s)", mask,
+            mask ? "names a CTA rank outside the cluster" : "names no CTA", n, n > 1 ? "s" : "");
+    return 0;
+}
+
+/* the image written by the async proxy into block Y at dst, its bytes then completing on
+ * Y's mbarrier at bar: in the issuer's own block a write checked as its thread's (bounds,
+ * pending reads, races); in another block of the cluster only bounds and exit are checked */
+static void land(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t dst, uint64_t bar,
+                 const uint8_t *img, uint32_t bytes)
+{
+    uint32_t stamp = interp_hb_async_stamp(Y);
+    memcpy(Y->smem + dst, img, bytes);
+    if (Y == X && !interp_async_proxy_write(X, d, t, dst, bytes, stamp)) return;
+    if (Y != X) {
+        Y->writes++;
+        for (uint32_t i = 0; i < bytes; i++)
+            Y->shadow[dst + i] = (sshadow){.w_epoch = stamp, .writer = (uint16_t)HB_PROXY(Y)};
+    }
+    tma_complete_tx(X, Y, d, t, bar, bytes, stamp);
+}
+
+/* the box into shared memory (of every CTA of a multicast's mask, at the same offset, each
+ * CTA's mbarrier at the same offset receiving the bytes), as the async proxy writes it */
 static void load_thread(ictx *X, const dinst *d, uint32_t t)
 {
     cute_tma_desc M;
     if (!map_of(X, d, 1, t, &M)) return;
-    if (d->row->flag) {
-        tma_bad(X, d, t, CUTE_CHECK_UNSUPPORTED, "multicast into other CTAs of a cluster needs "
-                "the cluster's blocks scheduled together (not yet in the interpreter)");
+    uint64_t dst = interp_addr(X, d, 0, t), bar = interp_addr(X, d, 2 + (uint32_t)M.rank, t);
+    uint32_t bytes = (uint32_t)cute_tma_box_bytes(&M), mask = destinations(X, d, t, M.rank);
+    if (!mask || !inner_start_ok(X, d, t, &M, 2) || !smem_box_ok(X, d, t, &M, dst, 1)) return;
+    uint8_t *img = malloc(bytes);
+    if (!img) {
+        X->oom = X->stop = true;
         return;
     }
-    uint64_t dst = interp_addr(X, d, 0, t), bar = interp_addr(X, d, 2 + (uint32_t)M.rank, t);
-    uint64_t bytes = cute_tma_box_bytes(&M);
-    if (!smem_box_ok(X, d, t, &M, dst, 1)) return;
-    int esize = cute_dtype_bytes(M.dtype);
-    uint32_t stamp = interp_hb_async_stamp(X);
-    box_walk w;
-    walk_init(&w, &M, X, d, 2, t);
-    uint64_t e = 0, g;
-    do {
-        uint8_t *s = X->smem + smem_at(&M, dst, e++);
-        if (!walk_inside(&w, &g)) oob_fill(&M, s, esize);
-        else if (tma_gcheck(X, d, t, g, (uint32_t)esize, 0)) memcpy(s, (const void *)(uintptr_t)g, (size_t)esize);
-        else return;
-    } while (walk_next(&w));
-    if (interp_async_proxy_write(X, d, t, dst, (uint32_t)bytes, stamp))
-        tma_complete_tx(X, d, t, bar, bytes, stamp);
+    ictx *Y[16];
+    bool ok = gather_box(X, d, t, &M, dst, img);
+    for (uint32_t r = 0; ok && r < 16; r++) /* every destination there before any lands */
+        ok = !(mask >> r & 1) || interp_cluster_block(X, d, t, r, "the multicast mask", &Y[r]);
+    for (uint32_t r = 0; ok && r < 16 && !X->stop; r++)
+        if (mask >> r & 1) land(X, Y[r], d, t, dst, bar, img, bytes);
+    free(img);
 }
 
 void inst_tma_load(ictx *X, const dinst *d, const imask *m)
@@ -241,7 +299,7 @@ static void store_thread(ictx *X, const dinst *d, uint32_t t)
     if (!map_of(X, d, 0, t, &M)) return;
     bool reduce = d->row->flag;
     uint64_t src = interp_addr(X, d, 1 + (uint32_t)M.rank, t);
-    if (!smem_box_ok(X, d, t, &M, src, 0)) return;
+    if (!inner_start_ok(X, d, t, &M, 1) || !smem_box_ok(X, d, t, &M, src, 0)) return;
     int esize = cute_dtype_bytes(M.dtype);
     uint8_t probe[8] = {0};
     if (reduce && !add_element(M.dtype, probe, probe)) {
@@ -249,6 +307,9 @@ static void store_thread(ictx *X, const dinst *d, uint32_t t)
                 "elements, not %s", cute_dtype_name(M.dtype));
         return;
     }
+    uint32_t *groups = interp_bulk_groups(X), bytes = (uint32_t)cute_tma_box_bytes(&M);
+    if (!groups || (checking(X, CUTE_CHECK_SHARED_RACE) && !interp_proxy_fenced(X, d, t, src, bytes)))
+        return;
     box_walk w;
     walk_init(&w, &M, X, d, 1, t);
     uint64_t e = 0, g;
@@ -260,6 +321,7 @@ static void store_thread(ictx *X, const dinst *d, uint32_t t)
         if (reduce) add_element(M.dtype, (void *)(uintptr_t)g, X->smem + s);
         else memcpy((void *)(uintptr_t)g, X->smem + s, (size_t)esize);
     } while (walk_next(&w));
+    interp_async_read_begin(X, d, t, src, bytes, AREAD_BULK, groups[t]); /* until its wait */
 }
 
 void inst_tma_store(ictx *X, const dinst *d, const imask *m)

@@ -142,6 +142,8 @@ typedef struct ibuf {
 typedef struct gacc {
     uint64_t off; /* into the buffer */
     uint64_t seq; /* order of execution */
+    uint32_t stamp; /* the thread's warp's interval (interp_hb_now): a sync of the warp between
+                       two of its threads' accesses orders them */
     uint32_t inst;
     uint16_t tid;
     uint8_t bytes, write;
@@ -162,6 +164,7 @@ typedef struct sshadow {
 } sshadow;
 #define SH_MANY 0xffffu   /* several threads read it this interval */
 #define SH_ATOMIC 0xfffeu /* written by atomics this interval */
+#define SH_REMOTE 0xfffdu /* written by another block of the cluster (not race-checked) */
 
 /* a buffer of the backend: host memory between guard gaps */
 typedef struct ibuffer {
@@ -190,6 +193,8 @@ struct interp {
     cute_interp_report *reps; /* of the last launch */
     int nreps;
     cute_interp_stats stats;  /* of the last launch */
+    bool try_wait_false;          /* cute_interp_opts: try_wait may answer false */
+    uint64_t try_wait_seed;
     bool banks;                   /* count bank conflicts */
     FILE *banks_out;              /* and print them here after each launch (NULL: don't) */
     cute_interp_bank_site *bank_sites; /* of the last launch */
@@ -212,6 +217,8 @@ typedef struct ilaunch {
     int64_t budget;
     int max_reports;
     unsigned disable;
+    bool try_wait_false; /* try_wait may answer false (cute_interp_opts) */
+    uint64_t try_wait_seed;
     uint32_t *tid[3]; /* per thread of a block: threadIdx */
     int workers;
     atomic_uint_least64_t next;    /* the next block to run */
@@ -242,9 +249,22 @@ typedef struct icopy {
     uint8_t data[16];
 } icopy;
 
-/* One worker running one block. */
+/* The blocks of one thread-block cluster, which run together (co-scheduled, as the
+ * hardware guarantees): a worker runs one cluster at a time, a launch without clusters
+ * being clusters of one block. */
+typedef struct icluster {
+    ictx *blk;             /* by cluster rank */
+    uint32_t n;
+    struct isched *sched;  /* the warp scheduler all its blocks' warps share (sched.c) */
+    uint32_t bar_arrived;  /* barrier.cluster: threads arrived in the current phase */
+    uint32_t bar_gen;      /* and the phases completed (barrier.c) */
+} icluster;
+
+/* One worker's block (one of its cluster's). */
 struct ictx {
     ilaunch *L;
+    icluster *cl; /* its cluster, and its rank there */
+    uint32_t rank;
     const iprog *P;
     uint32_t nthr;
     islot *regs;
@@ -260,6 +280,7 @@ struct ictx {
     glog *glogs; /* per launch buffer */
     uint64_t seq;
     int64_t steps;
+    bool halted; /* stopped because another block of its cluster did (its own checks passed) */
     uint64_t dispatched, thread_ops; /* this block's counts (cute_interp_stats) */
     bool stop;
     cute_interp_report *reps; /* this block's */
@@ -278,8 +299,7 @@ struct ictx {
     uint8_t *pending;  /* per shared byte: copies in flight that write it */
     /* the warp scheduler (sched.c): NULL warps when the block runs in lockstep */
     struct iwarp *warps;
-    uint32_t nwarps, cur, ndone;
-    struct isched *sched;
+    uint32_t nwarps, ndone; /* the block's warps, and those that ended (all: it exited) */
     uint64_t writes;   /* memory writes so far (a spin that sees none spins for ever) */
     uint64_t accesses; /* memory accesses so far (a loop that makes none waits for nobody) */
     uint32_t fell_off; /* threads whose warp ended without a RETURN */
@@ -293,13 +313,14 @@ struct ictx {
     /* mbarriers initialized in this block (mbarrier.c) */
     struct imbar *mbars;
     uint32_t nmbars, cmbars;
+    uint64_t rng; /* the block's draws for try_wait (try_wait_seed) */
 };
 
 /* --- sched.c: warps as cooperative units ---------------------------------------------
- * Under the scheduler each warp runs on a thread of its own, one warp at a time: a warp runs
- * (its threads in lockstep) until it waits; then the next warp that may go on runs, in
- * round-robin order.  When none may, the block is deadlocked and each waiting warp is
- * reported with its site and what it waits for. */
+ * Under the scheduler each warp runs on a thread of its own, one warp of the cluster at a
+ * time: a warp runs (its threads in lockstep) until it waits; then the next warp of the
+ * cluster that may go on runs, in round-robin order.  When none may, the cluster is
+ * deadlocked and each waiting warp is reported with its site and what it waits for. */
 /* whether the warp of m (blocked at d) may go on; may complete what it waits for */
 typedef bool (*iready_fn)(ictx *X, const dinst *d, const imask *m);
 /* what the warp of m waits for at d, in words (the deadlock report) */
@@ -317,15 +338,17 @@ typedef struct iwarp {
     uint32_t wait_gen;               /* a barrier's phase it waits to see completed */
     uint32_t cluster_gen;            /* the cluster barrier's phase it arrived in */
     bool cluster_arrived;            /* arrived on the cluster barrier, not waited yet */
+    const dinst *false_at;           /* the try_wait that last answered false (try_wait_false) */
     uint32_t clock; /* happens-before: its current interval (a stamp, unique in the block) */
     uint32_t *vc;   /* per warp (and the async proxy, last): the newest interval it has seen */
 } iwarp;
 enum { W_READY, W_BLOCKED, W_SPIN, W_DONE };
 
-/* run the block's warps to their end (or to a deadlock, reported), each running body over
- * its threads (m: the warp's mask, left with the threads that fell off the end) */
+/* run the warps of the cluster's blocks to their end (or to a deadlock, reported), each
+ * running body over its threads (m: the warp's mask, left with the threads that fell off
+ * the end) */
 typedef void (*iwarp_body)(ictx *X, imask *m);
-void interp_sched_run_block(ictx *X, iwarp_body body);
+void interp_sched_run(icluster *C, iwarp_body body);
 /* the warp of m waits at d until ready() holds: true then, false when the block stopped */
 bool interp_wait(ictx *X, const dinst *d, const imask *m, iready_fn ready, idescribe_fn describe);
 /* a while loop's iteration ended: let the other warps run; false when the block stopped */
@@ -335,6 +358,9 @@ void interp_sched_block_barrier(ictx *X, const dinst *d, const imask *m);
 /* the live threads of m's warp (not returned) */
 uint32_t interp_sched_live(ictx *X, const imask *m);
 void interp_sched_free(ictx *X);
+void interp_sched_cluster_free(icluster *C);
+/* every warp of block X ended: it exited, and its shared memory with it */
+bool interp_sched_exited(const ictx *X);
 /* barrier.c: the block barrier and named barriers under the scheduler */
 void interp_sched_barriers_reset(ictx *X);
 void interp_sched_barriers_free(ictx *X);
@@ -398,15 +424,23 @@ void inst_bulk_g2s(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_s2g(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_commit(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_wait_read(ictx *X, const dinst *d, const imask *m);
-/* cluster.c: the block's place in its cluster; a shared::cluster address of thread t as an
- * offset into this block's shared memory (false after a report: another block's, as
- * clusters run one block at a time for now) */
+/* per thread: the bulk groups it committed (bulk stores, TMA stores and reduce-adds read
+ * their shared source until a wait_group.read covers their group); NULL when out of memory */
+uint32_t *interp_bulk_groups(ictx *X);
+/* cluster.c: the block's place in its cluster; a shared::cluster address of thread t as the
+ * block of the cluster it names (*Y: X itself for its own) and the offset into its shared
+ * memory (false after a report: a rank outside the cluster, a block that exited) */
 #define INTERP_CLUSTER_RANK_SHIFT 24
 #define INTERP_CLUSTER_OFFSET_MASK ((1u << INTERP_CLUSTER_RANK_SHIFT) - 1)
 uint32_t interp_cluster_dim(const ictx *X, int k);
 uint32_t interp_cluster_rank(const ictx *X);
 uint32_t interp_cluster_size(const ictx *X);
-bool interp_cluster_local(ictx *X, const dinst *d, uint32_t t, uint32_t caddr, uint64_t *off);
+bool interp_cluster_target(ictx *X, const dinst *d, uint32_t t, uint32_t caddr, ictx **Y, uint64_t *off);
+/* block `rank` of the cluster, checked as an access's target (false after a report naming
+ * `what`: not in the cluster, or exited) */
+bool interp_cluster_block(ictx *X, const dinst *d, uint32_t t, uint32_t rank, const char *what, ictx **Y);
+/* the linear index of the block of rank `rank` in cluster `cid` (clusters in linear order) */
+uint64_t interp_cluster_block_index(const ilaunch *L, uint64_t cid, uint32_t rank);
 enum { MB_INIT, MB_ARRIVE, MB_ARRIVE_TX, MB_EXPECT_TX, MB_TRY_WAIT, MB_TEST_WAIT };
 enum { SY_FENCE_ASYNC, SY_FENCE_MBAR_INIT, SY_ELECT, SY_SETMAXNREG, SY_MAPA, SY_NOTHING };
 enum { SR_CLUSTERID, SR_NCLUSTERID, SR_CLUSTER_CTAID, SR_CLUSTER_NCTAID, SR_CLUSTER_CTARANK,
@@ -519,7 +553,8 @@ uint16_t interp_small_fma(int small, float a, float b, float c);
 
 /* --- exec.c ------------------------------------------------------------------------ */
 void interp_exec(ictx *X, uint32_t lo, uint32_t hi, imask *m);
-void interp_run_block(ictx *X, uint64_t blin);
+/* run cluster cid (its blocks together) on C's blocks */
+void interp_run_cluster(icluster *C, uint64_t cid);
 
 /* --- memory.c ---------------------------------------------------------------------- */
 /* a global access of `bytes` at addr by thread t: the buffer it lies in, or NULL after a
@@ -535,6 +570,11 @@ bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t b
 bool interp_sbounds(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
                     uint32_t align, int how);
 void interp_race_epoch_end(ictx *X); /* at a barrier and at the block's end */
+/* thread t of X accesses [off, off+bytes) of another block Y of its cluster (distributed
+ * shared memory): bounds and alignment, reads of bytes Y never wrote; writes are marked
+ * written (SH_REMOTE: races across blocks are not checked).  False after a report. */
+bool interp_remote_access(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
+                          uint32_t align, int how);
 
 /* bank conflicts (banks.c): one warp-level request of n addresses of `bytes` each; a
  * load/store's request per warp; a block's counts into the launch; the launch's into B */

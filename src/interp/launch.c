@@ -1,5 +1,6 @@
-/* A launch: check the configuration and arguments, give each worker its register file and
- * shadows, run the blocks (in increasing order, on `threads` workers), then gather the
+/* A launch: check the configuration and arguments, give each worker a cluster of blocks
+ * (each its register file and shadows; one block without clusters), run the clusters (in
+ * increasing order, on `threads` workers, each cluster's blocks together), then gather the
  * reports and the printf output in block order, so that neither depends on the number of
  * workers. */
 #include <inttypes.h>
@@ -83,10 +84,15 @@ static cute_status setup(struct interp *B, ilaunch *L, const cute_launch *cfg,
                          k.x, k.y, k.z);
         return CUTE_ERR_INVALID;
     }
-    cute_dim3 c = cfg->cluster; /* checked like the driver; the blocks then run as without */
+    cute_dim3 c = cfg->cluster; /* checked like the driver; a cluster's blocks run together */
     if ((c.x || c.y || c.z) && (!c.x || !c.y || !c.z || g.x % c.x || g.y % c.y || g.z % c.z)) {
         interp_set_error(B, "launch of %s: clusters of (%u,%u,%u) blocks do not tile the grid "
                          "(%u,%u,%u)", P->name, c.x, c.y, c.z, g.x, g.y, g.z);
+        return CUTE_ERR_INVALID;
+    }
+    if ((uint64_t)c.x * c.y * c.z > 16) { /* 8 portable, 16 with the non-portable opt-in */
+        interp_set_error(B, "launch of %s: clusters of (%u,%u,%u) blocks: a cluster has at most "
+                         "16 blocks", P->name, c.x, c.y, c.z);
         return CUTE_ERR_INVALID;
     }
     if (nargs != (int)P->nparams || (nargs && !args)) {
@@ -256,7 +262,7 @@ static void publish(ictx *X)
     interp_banks_publish(X);
     /* a block that stopped ends the launch after it; `limit` reports in all end it after
      * the block holding the limit-th (in block order: lower blocks may still add some) */
-    uint64_t cut = X->stop || X->oom ? X->blin : UINT64_MAX;
+    uint64_t cut = (X->stop && !X->halted) || X->oom ? X->blin : UINT64_MAX;
     if (L->nreps >= limit) {
         uint64_t kth = nth_block(L->rep_block, L->nreps, limit);
         if (kth < cut) cut = kth;
@@ -275,17 +281,42 @@ static void publish(ictx *X)
     pthread_mutex_unlock(&L->lock);
 }
 
+static uint32_t cluster_blocks(const ilaunch *L) { return L->cluster.x * L->cluster.y * L->cluster.z; }
+
+/* a worker: clusters (their blocks together) until none is left or a check stopped the
+ * launch before the next */
 static void *work(void *arg)
 {
-    ictx *X = arg;
-    ilaunch *L = X->L;
+    icluster *C = arg;
+    ilaunch *L = C->blk[0].L;
     for (;;) {
-        uint64_t b = atomic_fetch_add(&L->next, 1);
-        if (b >= L->nblocks || b > atomic_load(&L->stop_at)) break;
-        interp_run_block(X, b);
-        publish(X);
+        uint64_t c = atomic_fetch_add(&L->next, 1);
+        if (c >= L->nblocks / C->n || interp_cluster_block_index(L, c, 0) > atomic_load(&L->stop_at)) break;
+        interp_run_cluster(C, c);
+        for (uint32_t r = 0; r < C->n; r++) publish(&C->blk[r]);
     }
     return NULL;
+}
+
+/* worker w's cluster of blocks (each its register file and shadows); false: out of memory */
+static bool cluster_init(icluster *C, ilaunch *L)
+{
+    memset(C, 0, sizeof *C);
+    C->n = cluster_blocks(L);
+    if (!(C->blk = calloc(C->n, sizeof *C->blk))) return false;
+    for (uint32_t r = 0; r < C->n; r++) {
+        if (!worker_init(&C->blk[r], L)) return false;
+        C->blk[r].cl = C, C->blk[r].rank = r;
+    }
+    return true;
+}
+
+static void cluster_free(icluster *C)
+{
+    for (uint32_t r = 0; C->blk && r < C->n; r++)
+        if (C->blk[r].L) worker_free(&C->blk[r]);
+    free(C->blk);
+    interp_sched_cluster_free(C);
 }
 
 /* --- the launch ---------------------------------------------------------------------------- */
@@ -351,7 +382,7 @@ static void launch_free(ilaunch *L)
     pthread_mutex_destroy(&L->lock);
 }
 
-static void run_workers(ilaunch *L, ictx *X, int nw)
+static void run_workers(ilaunch *L, icluster *X, int nw)
 {
     pthread_t th[256];
     int started = 0;
@@ -373,6 +404,8 @@ cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *c
     L.budget = B->budget;
     L.max_reports = B->max_reports;
     L.disable = B->disable;
+    L.try_wait_false = B->try_wait_false;
+    L.try_wait_seed = B->try_wait_seed;
     L.pout = B->printf_out ? B->printf_out : stdout;
     atomic_init(&L.next, 0);
     atomic_init(&L.stop_at, UINT64_MAX);
@@ -396,7 +429,7 @@ cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *c
         return CUTE_ERR_OOM;
     }
     int nw = B->threads < 1 ? 1 : B->threads;
-    if ((uint64_t)nw > L.nblocks) nw = (int)L.nblocks;
+    if ((uint64_t)nw > L.nblocks / cluster_blocks(&L)) nw = (int)(L.nblocks / cluster_blocks(&L));
     L.workers = nw;
     if (P->has_printf && nw > 1) {
         L.out = calloc(L.nblocks, sizeof *L.out);
@@ -407,14 +440,13 @@ cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *c
         }
         for (uint64_t b = 0; b < L.nblocks; b++) L.outn[b] = SIZE_MAX;
     }
-    ictx *X = calloc((size_t)nw, sizeof *X);
+    icluster *X = calloc((size_t)nw, sizeof *X);
     bool ok = X != NULL;
-    for (int w = 0; ok && w < nw; w++) ok = worker_init(&X[w], &L);
+    for (int w = 0; ok && w < nw; w++) ok = cluster_init(&X[w], &L);
     if (ok) run_workers(&L, X, nw);
     if (L.out) flush_output(&L, true);
     fflush(L.pout);
-    for (int w = 0; X && w < nw; w++)
-        if (X[w].L) worker_free(&X[w]);
+    for (int w = 0; X && w < nw; w++) cluster_free(&X[w]);
     free(X);
     if (!ok) {
         interp_set_error(B, "launch of %s: out of memory for %u threads of %u registers", P->name,

@@ -7,8 +7,9 @@
  * phase's parity is not p.  Arrivals release their warp's clocks into the phase; a wait that
  * sees the phase completed acquires them, and with them the async proxy's writes that
  * completed on it, so a read of a stage before its wait is a reported race.  try_wait blocks
- * the warp until its phase completes (the GPU may return false first; the programs that
- * spin on it behave the same), test_wait never blocks. */
+ * the warp until its phase completes, or, as the GPU may, answers false first where the
+ * options ask for it (cute_interp_opts.try_wait_false, try_wait_seed); test_wait never
+ * blocks. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,22 @@ imbar *interp_mbarrier_at(ictx *X, const dinst *d, uint32_t t, uint64_t off)
     return b;
 }
 
+/* the mbarrier at off in block Y of X's cluster (not X), for thread t of X: reported in X */
+static imbar *remote(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off)
+{
+    imbar *b = find(Y, off);
+    if (!b)
+        interp_report(X, d, t, CUTE_CHECK_SYNC_MISUSE, 0, (int64_t)off, 8,
+                      "%s on shared bytes [%" PRIu64 ",%" PRIu64 ") of the cluster's block %u, "
+                      "where no mbarrier.init ran", interp_op_name(d), off, off + 8, Y->rank);
+    return b;
+}
+
+static imbar *target(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off)
+{
+    return Y == X ? interp_mbarrier_at(X, d, t, off) : remote(X, Y, d, t, off);
+}
+
 static void complete_phase(ictx *X, imbar *b)
 {
     free(b->done_vc);
@@ -69,7 +86,9 @@ static void maybe_complete(ictx *X, imbar *b)
     if (b->pending == 0 && b->tx == 0) complete_phase(X, b);
 }
 
-static bool arrive(ictx *X, const dinst *d, uint32_t t, imbar *b)
+/* thread t of X arrives on b, an mbarrier of block Y (X itself, or another block of its
+ * cluster, whose clocks are not X's: a remote arrival releases none) */
+static bool arrive(ictx *X, ictx *Y, const dinst *d, uint32_t t, imbar *b)
 {
     if (b->pending == 0) { /* it waits for transaction bytes only */
         interp_report(X, d, t, CUTE_CHECK_SYNC_MISUSE, 0, (int64_t)b->off, 8,
@@ -78,11 +97,11 @@ static bool arrive(ictx *X, const dinst *d, uint32_t t, imbar *b)
                       b->off, b->expected, b->phase, b->tx);
         return false;
     }
-    if (!b->vc && !(b->vc = interp_hb_new_vc(X))) return false;
-    interp_hb_release(X, t, b->vc);
+    if (Y == X && !b->vc && !(b->vc = interp_hb_new_vc(X))) return false;
+    if (Y == X) interp_hb_release(X, t, b->vc);
     b->pending--;
-    X->writes++;
-    maybe_complete(X, b);
+    Y->writes++;
+    maybe_complete(Y, b);
     return true;
 }
 
@@ -93,17 +112,17 @@ static void expect_tx(ictx *X, imbar *b, uint32_t bytes)
     X->writes++;
 }
 
-bool interp_mbarrier_complete_tx(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
-                                 uint32_t stamp)
+bool interp_mbarrier_complete_tx(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off,
+                                 uint32_t bytes, uint32_t stamp)
 {
-    imbar *b = interp_mbarrier_at(X, d, t, off);
+    imbar *b = target(X, Y, d, t, off);
     if (!b) return false;
-    if (!b->vc && !(b->vc = interp_hb_new_vc(X))) return false;
-    if (stamp > b->vc[X->nwarps]) b->vc[X->nwarps] = stamp;
+    if (!b->vc && !(b->vc = interp_hb_new_vc(Y))) return false;
+    if (stamp > b->vc[Y->nwarps]) b->vc[Y->nwarps] = stamp;
     b->tx -= bytes;
     b->tx_came += bytes;
-    X->writes++;
-    maybe_complete(X, b);
+    Y->writes++;
+    maybe_complete(Y, b);
     return true;
 }
 
@@ -126,13 +145,15 @@ static void init(ictx *X, const dinst *d, uint32_t t)
     X->writes++;
 }
 
-/* the mbarrier operand of thread t: a shared address, or a shared::cluster one */
-static imbar *operand(ictx *X, const dinst *d, uint32_t t)
+/* the mbarrier operand of thread t: a shared address, or a shared::cluster one (*Y: the
+ * block of the cluster it lies in) */
+static imbar *operand(ictx *X, const dinst *d, uint32_t t, ictx **Y)
 {
     uint64_t off = interp_addr(X, d, 0, t);
-    if (d->row->flag && !interp_cluster_local(X, d, t, interp_get32(X, d, 0, t), &off)) return NULL;
+    *Y = X;
+    if (d->row->flag && !interp_cluster_target(X, d, t, interp_get32(X, d, 0, t), Y, &off)) return NULL;
     if (!interp_sbounds(X, d, t, off, 8, 8, 0)) return NULL;
-    return interp_mbarrier_at(X, d, t, off);
+    return target(X, *Y, d, t, off);
 }
 
 /* the phase of parity p has completed: the current phase is of the other parity */
@@ -186,6 +207,35 @@ static void test(ictx *X, const dinst *d, const imask *m)
     });
 }
 
+/* xorshift64: the block's next draw */
+static uint64_t draw(ictx *X)
+{
+    X->rng ^= X->rng << 13, X->rng ^= X->rng >> 7, X->rng ^= X->rng << 17;
+    return X->rng;
+}
+
+/* whether this try_wait of the warp of m, whose phase has not completed for every thread,
+ * answers (false) at once rather than wait (cute_interp_opts.try_wait_false / _seed): never
+ * twice running at one site, so that the next one waits and a deadlock is reported with the
+ * barrier's state */
+static bool answer_now(ictx *X, const dinst *d, const imask *m)
+{
+    const ilaunch *L = X->L;
+    if (!X->warps || !(L->try_wait_false || L->try_wait_seed)) return false;
+    iwarp *w = &X->warps[m->lo / 32];
+    bool now = w->false_at != d && (!L->try_wait_seed || draw(X) >> 63);
+    w->false_at = now ? d : NULL;
+    return now;
+}
+
+/* try_wait: when its phase has completed, or it answers at once, each thread's answer;
+ * else the warp waits for the phase (false when the block stopped meanwhile) */
+static bool try_wait(ictx *X, const dinst *d, const imask *m)
+{
+    if (waits_done(X, d, m) || X->stop || answer_now(X, d, m)) return !X->stop;
+    return interp_wait(X, d, m, waits_done, wait_state);
+}
+
 void inst_mbarrier(ictx *X, const dinst *d, const imask *m)
 {
     int kind = d->row->num;
@@ -193,16 +243,17 @@ void inst_mbarrier(ictx *X, const dinst *d, const imask *m)
         EACH(X, m, t, { init(X, d, t); });
         return;
     }
-    if (kind == MB_TRY_WAIT && !interp_wait(X, d, m, waits_done, wait_state)) return;
+    if (kind == MB_TRY_WAIT && !try_wait(X, d, m)) return;
     if (kind == MB_TRY_WAIT || kind == MB_TEST_WAIT) {
         test(X, d, m);
         return;
     }
     EACH(X, m, t, {
-        imbar *b = operand(X, d, t);
+        ictx *Y;
+        imbar *b = operand(X, d, t, &Y);
         if (!b) return;
-        if (kind == MB_ARRIVE_TX || kind == MB_EXPECT_TX) expect_tx(X, b, interp_get32(X, d, 1, t));
-        if (kind != MB_EXPECT_TX && !arrive(X, d, t, b)) return;
+        if (kind == MB_ARRIVE_TX || kind == MB_EXPECT_TX) expect_tx(Y, b, interp_get32(X, d, 1, t));
+        if (kind != MB_EXPECT_TX && !arrive(X, Y, d, t, b)) return;
     });
 }
 

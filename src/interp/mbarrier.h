@@ -21,11 +21,12 @@ typedef struct imbar {
 
 /* the mbarrier at shared offset off, or NULL after a report naming d and thread t */
 imbar *interp_mbarrier_at(ictx *X, const dinst *d, uint32_t t, uint64_t off);
-/* `bytes` of transactions completed on the mbarrier at off (a bulk copy or a TMA load that
- * thread t issued at d landed); stamp: the async proxy's stamp of the written bytes (from
- * interp_hb_async_stamp), which the phase hands to its waiters.  False after a report. */
-bool interp_mbarrier_complete_tx(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
-                                 uint32_t stamp);
+/* `bytes` of transactions completed on the mbarrier at off of block Y of X's cluster (X
+ * itself, or a multicast's other destination): a bulk copy or a TMA load that thread t of X
+ * issued at d landed; stamp: the async proxy's stamp (interp_hb_async_stamp of Y) of the
+ * bytes it wrote in Y, which the phase hands to its waiters.  False after a report (in X). */
+bool interp_mbarrier_complete_tx(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off,
+                                 uint32_t bytes, uint32_t stamp);
 /* the bytes [off, off+bytes) were written by the async proxy with `stamp` for thread t's
  * instruction d: checked as t's write, then marked as the proxy's (a read must acquire them
  * through the mbarrier) */

@@ -111,8 +111,8 @@ static void log_access(ictx *X, const ibuf *b, const dinst *d, uint32_t t, uint6
         *arr = p;
         *cap = nc;
     }
-    (*arr)[(*n)++] = (gacc){addr - b->base, X->seq++, (uint32_t)(d - X->P->code), (uint16_t)t,
-                            (uint8_t)bytes, write};
+    (*arr)[(*n)++] = (gacc){addr - b->base, X->seq++, interp_hb_now(X, t), (uint32_t)(d - X->P->code),
+                            (uint16_t)t, (uint8_t)bytes, write};
 }
 
 const ibuf *interp_gcheck(ictx *X, const dinst *d, uint32_t t, uint64_t addr, uint32_t bytes,
@@ -273,6 +273,26 @@ bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t b
     return true;
 }
 
+bool interp_remote_access(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
+                          uint32_t align, int how)
+{
+    if (!interp_sbounds(X, d, t, off, bytes, align, how)) return false; /* Y's size is X's */
+    X->accesses++;
+    Y->writes += how != 0;
+    uint32_t idx = (uint32_t)(d - X->P->code);
+    for (uint32_t i = 0; i < bytes; i++) {
+        sshadow *s = &Y->shadow[off + i];
+        if (how == 0 && s->w_epoch < Y->block_epoch && checking(X, CUTE_CHECK_UNINIT_SHARED))
+            return interp_report(X, d, t, CUTE_CHECK_UNINIT_SHARED, 0, (int64_t)(off + i), bytes,
+                                 "read of uninitialized shared memory: byte %" PRIu64 " of the "
+                                 "cluster's block %u was not written by it", off + i, Y->rank);
+        if (how != 0)
+            *s = (sshadow){.w_epoch = Y->block_epoch, .writer = SH_REMOTE, .w_inst = idx,
+                           .r_epoch = s->r_epoch, .reader = s->reader, .r_inst = s->r_inst};
+    }
+    return true;
+}
+
 bool interp_async_proxy_write(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
                               uint32_t stamp)
 {
@@ -321,10 +341,12 @@ static bool overlap(const gacc *x, const gacc *y)
 
 /* two accesses of one barrier interval by different threads: unordered, in lockstep.  Under
  * the warp scheduler, warps also order each other through mbarriers and named barriers,
- * which these logs do not see: only two threads of one warp are surely unordered. */
+ * which these logs do not see: only two threads of one warp are surely unordered, and only
+ * when no synchronization of their warp (a named barrier, an mbarrier wait) came between. */
 static bool unordered(const ictx *X, const gacc *x, const gacc *y)
 {
-    return x->tid != y->tid && (!X->warps || x->tid / 32 == y->tid / 32);
+    if (x->tid == y->tid) return false;
+    return !X->warps || (x->tid / 32 == y->tid / 32 && x->stamp == y->stamp);
 }
 
 static void sweep(ictx *X, const ibuf *b, glog *g)

@@ -1,9 +1,10 @@
-/* The warp scheduler: a block's warps as cooperative units.
+/* The warp scheduler: the warps of a cluster's blocks (one block without clusters) as
+ * cooperative units.
  *
  * Each warp runs the body it is given (exec.c's executor) on a thread of its own over its
- * 32 threads (lockstep inside the warp), and exactly one warp runs at a time: it holds the
- * baton (X->cur) until it waits (a barrier, an mbarrier wait) or ends an iteration of a
- * while loop that touched memory (a spin, maybe).
+ * 32 threads (lockstep inside the warp), and exactly one warp of the cluster runs at a
+ * time: it holds the baton (isched.cur) until it waits (a barrier, an mbarrier wait) or ends
+ * an iteration of a while loop that touched memory (a spin, maybe).
  * Then the next warp in round-robin order that may go on takes the baton: a ready one, a
  * spinning one whose loop can still change, or a waiting one whose condition now holds.
  * Execution is therefore deterministic.  When no warp may go on, nothing can ever change:
@@ -18,37 +19,65 @@
 typedef struct isched {
     iwarp_body body; /* what each warp runs */
     pthread_mutex_t mu;
-    pthread_cond_t *go; /* per warp: its turn */
+    pthread_cond_t *go; /* per warp of the cluster (block by block): its turn */
     pthread_cond_t done;
     pthread_t *th;
+    uint32_t nw;    /* warps per block */
+    uint32_t total; /* warps of the cluster */
+    uint32_t cur;   /* the warp holding the baton (an index into the cluster's warps) */
+    uint32_t ndone; /* warps of the cluster that ended */
 } isched;
 
 typedef struct warp_arg {
-    ictx *X;
-    uint32_t w;
+    icluster *C;
+    uint32_t g;
 } warp_arg;
 
-static iwarp *current(ictx *X) { return &X->warps[X->cur]; }
+#define NONE UINT32_MAX
 
-/* whether warp w may take the baton */
-static bool may_run(ictx *X, iwarp *w)
+static ictx *block_of(const icluster *C, uint32_t g) { return &C->blk[g / C->sched->nw]; }
+static iwarp *warp_at(const icluster *C, uint32_t g) { return &block_of(C, g)->warps[g % C->sched->nw]; }
+static iwarp *current(ictx *X) { return warp_at(X->cl, X->cl->sched->cur); }
+
+/* memory writes anywhere in the cluster (a spinning warp may read another block's) */
+static uint64_t cluster_writes(const icluster *C)
 {
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < C->n; i++) n += C->blk[i].writes;
+    return n;
+}
+
+/* a block that stopped (a failed check, out of memory) stops its cluster: the others would
+ * wait for it */
+static void stop_together(icluster *C)
+{
+    bool stop = false;
+    for (uint32_t i = 0; i < C->n; i++) stop |= C->blk[i].stop;
+    for (uint32_t i = 0; stop && i < C->n; i++)
+        if (!C->blk[i].stop) C->blk[i].stop = C->blk[i].halted = true;
+}
+
+/* whether warp g may take the baton */
+static bool may_run(icluster *C, uint32_t g)
+{
+    ictx *X = block_of(C, g);
+    iwarp *w = warp_at(C, g);
     if (w->state == W_DONE) return false;
     if (X->stop || w->state == W_READY) return true;
-    if (w->state == W_SPIN) return !(w->idle && X->writes == w->spin_writes);
+    if (w->state == W_SPIN) return !(w->idle && cluster_writes(C) == w->spin_writes);
     if (!w->ready(X, w->site, w->mask)) return false;
     w->state = W_READY;
     return true;
 }
 
-/* the next warp after `from` (itself last) that may run, or NULL */
-static iwarp *choose(ictx *X, uint32_t from)
+/* the next warp after `from` (itself last) that may run, or NONE */
+static uint32_t choose(icluster *C, uint32_t from)
 {
-    for (uint32_t k = 1; k <= X->nwarps; k++) {
-        iwarp *w = &X->warps[(from + k) % X->nwarps];
-        if (may_run(X, w)) return w;
-    }
-    return NULL;
+    uint32_t total = C->sched->total;
+    stop_together(C);
+    for (uint32_t k = 1; k <= total; k++)
+        if (may_run(C, (from + k) % total)) return (from + k) % total;
+    return NONE;
 }
 
 static void report_waiter(ictx *X, iwarp *w, uint32_t nwait)
@@ -65,112 +94,139 @@ static void report_waiter(ictx *X, iwarp *w, uint32_t nwait)
                   "no warp can go on (%u wait): warp %u %s", nwait, (uint32_t)(w - X->warps), what);
 }
 
-/* nobody may run: report every waiting warp, then let them all unwind */
-static void deadlock(ictx *X)
+/* nobody may run: report every waiting warp of every block, then let them all unwind */
+static void deadlock(icluster *C)
 {
-    uint32_t nwait = X->nwarps - X->ndone;
-    for (uint32_t i = 0; i < X->nwarps; i++)
-        if (X->warps[i].state != W_DONE && checking(X, CUTE_CHECK_DEADLOCK))
-            report_waiter(X, &X->warps[i], nwait);
-    X->stop = true;
+    isched *S = C->sched;
+    uint32_t nwait = S->total - S->ndone;
+    for (uint32_t i = 0; i < C->n; i++) C->blk[i].halted = true; /* until a warp of it waits */
+    for (uint32_t g = 0; g < S->total; g++) {
+        ictx *X = block_of(C, g);
+        if (warp_at(C, g)->state == W_DONE) continue;
+        X->halted = false;
+        if (checking(X, CUTE_CHECK_DEADLOCK)) report_waiter(X, warp_at(C, g), nwait);
+    }
+    for (uint32_t i = 0; i < C->n; i++) C->blk[i].stop = true;
 }
 
 /* (under mu) the warp `me` gives the baton away and, unless it is done, waits for it back */
-static void pass(ictx *X, uint32_t me)
+static void pass(icluster *C, uint32_t me)
 {
-    isched *S = X->sched;
-    iwarp *next = choose(X, me);
-    if (!next && X->ndone < X->nwarps) {
-        deadlock(X);
-        next = choose(X, me);
+    isched *S = C->sched;
+    uint32_t next = choose(C, me);
+    if (next == NONE && S->ndone < S->total) {
+        deadlock(C);
+        next = choose(C, me);
     }
-    if (!next) { /* every warp is done */
+    if (next == NONE) { /* every warp is done */
         pthread_cond_signal(&S->done);
         return;
     }
-    X->cur = (uint32_t)(next - X->warps);
-    pthread_cond_signal(&S->go[X->cur]);
-    if (X->warps[me].state == W_DONE) return;
-    while (X->cur != me) pthread_cond_wait(&S->go[me], &S->mu);
+    S->cur = next;
+    pthread_cond_signal(&S->go[next]);
+    if (warp_at(C, me)->state == W_DONE) return;
+    while (S->cur != me) pthread_cond_wait(&S->go[me], &S->mu);
 }
 
 static void *warp_main(void *arg)
 {
     warp_arg *a = arg;
-    ictx *X = a->X;
-    uint32_t me = a->w;
-    isched *S = X->sched;
+    icluster *C = a->C;
+    uint32_t me = a->g;
+    isched *S = C->sched;
     pthread_mutex_lock(&S->mu);
-    while (X->cur != me) pthread_cond_wait(&S->go[me], &S->mu);
+    while (S->cur != me) pthread_cond_wait(&S->go[me], &S->mu);
     pthread_mutex_unlock(&S->mu);
-    iwarp *w = &X->warps[me];
+    ictx *X = block_of(C, me);
+    iwarp *w = warp_at(C, me);
     imask m = {X->top, w->hi - w->lo, w->lo, w->hi};
     S->body(X, &m);
     X->fell_off += m.n;
     pthread_mutex_lock(&S->mu);
     w->state = W_DONE;
     X->ndone++;
-    pass(X, me);
+    S->ndone++;
+    pass(C, me);
     pthread_mutex_unlock(&S->mu);
     return NULL;
 }
 
-static bool sched_init(ictx *X)
+static bool block_init(ictx *X)
 {
     uint32_t nw = (X->nthr + 31) / 32;
     X->nwarps = nw;
-    X->warps = calloc(nw, sizeof *X->warps);
-    isched *S = X->sched = calloc(1, sizeof *X->sched);
-    pthread_cond_t *go = calloc(nw, sizeof *go);
-    pthread_t *th = calloc(nw, sizeof *th);
-    if (!X->warps || !S || !go || !th) return free(go), free(th), false;
-    S->go = go, S->th = th; /* from here on interp_sched_free destroys what is made */
-    pthread_mutex_init(&S->mu, NULL);
-    pthread_cond_init(&S->done, NULL);
-    for (uint32_t i = 0; i < nw; i++) pthread_cond_init(&S->go[i], NULL);
+    if (!(X->warps = calloc(nw, sizeof *X->warps))) return false;
     for (uint32_t i = 0; i < nw; i++)
         if (!(X->warps[i].vc = calloc(nw + 1, sizeof *X->warps[i].vc))) return false;
     return true;
 }
 
+static bool sched_init(icluster *C)
+{
+    isched *S = C->sched = calloc(1, sizeof *C->sched);
+    if (!S) return false;
+    S->nw = (C->blk[0].nthr + 31) / 32;
+    S->total = S->nw * C->n;
+    pthread_cond_t *go = calloc(S->total, sizeof *go);
+    pthread_t *th = calloc(S->total, sizeof *th);
+    if (!go || !th) return free(go), free(th), false;
+    S->go = go, S->th = th; /* from here on interp_sched_cluster_free destroys what is made */
+    pthread_mutex_init(&S->mu, NULL);
+    pthread_cond_init(&S->done, NULL);
+    for (uint32_t i = 0; i < S->total; i++) pthread_cond_init(&S->go[i], NULL);
+    for (uint32_t i = 0; i < C->n; i++)
+        if (!block_init(&C->blk[i])) return false;
+    return true;
+}
+
 static void block_begin(ictx *X)
 {
-    X->cur = X->ndone = X->fell_off = 0;
+    X->ndone = X->fell_off = 0;
     for (uint32_t i = 0; i < X->nwarps; i++) {
         iwarp *w = &X->warps[i];
         w->lo = i * 32;
         w->hi = w->lo + 32 < X->nthr ? w->lo + 32 : X->nthr;
         w->state = W_READY;
         w->idle = w->cluster_arrived = false;
+        w->false_at = NULL;
         w->spin_accesses = UINT64_MAX;
         w->clock = ++X->epoch;
         memset(w->vc, 0, (X->nwarps + 1) * sizeof *w->vc);
     }
 }
 
-void interp_sched_run_block(ictx *X, iwarp_body body)
+/* no thread for every warp: what was not started counts as done, and nothing runs */
+static void start_failed(icluster *C, uint32_t started)
 {
-    if (!X->warps && !sched_init(X)) {
-        X->oom = X->stop = true;
+    isched *S = C->sched;
+    for (uint32_t g = started; g < S->total; g++) {
+        warp_at(C, g)->state = W_DONE;
+        block_of(C, g)->ndone++;
+    }
+    S->ndone += S->total - started;
+    for (uint32_t i = 0; i < C->n; i++) C->blk[i].oom = C->blk[i].stop = true;
+}
+
+void interp_sched_run(icluster *C, iwarp_body body)
+{
+    if (!C->sched && !sched_init(C)) {
+        for (uint32_t i = 0; i < C->n; i++) C->blk[i].oom = C->blk[i].stop = true;
         return;
     }
-    block_begin(X);
-    isched *S = X->sched;
+    isched *S = C->sched;
+    for (uint32_t i = 0; i < C->n; i++) block_begin(&C->blk[i]);
     S->body = body;
-    warp_arg *args = malloc(X->nwarps * sizeof *args);
+    S->cur = S->ndone = 0;
+    warp_arg *args = malloc(S->total * sizeof *args);
     uint32_t started = 0;
     pthread_mutex_lock(&S->mu);
-    for (; args && started < X->nwarps; started++) {
-        args[started] = (warp_arg){X, started};
+    for (; args && started < S->total; started++) {
+        args[started] = (warp_arg){C, started};
         if (pthread_create(&S->th[started], NULL, warp_main, &args[started])) break;
     }
-    if (started < X->nwarps) { /* no thread for every warp: nothing runs */
-        X->oom = X->stop = true;
-        for (uint32_t i = started; i < X->nwarps; i++) X->warps[i].state = W_DONE;
-        X->ndone += X->nwarps - started;
-    }
+    if (started < S->total) start_failed(C, started);
     pthread_cond_signal(&S->go[0]);
-    while (X->ndone < X->nwarps) pthread_cond_wait(&S->done, &S->mu);
+    while (S->ndone < S->total) pthread_cond_wait(&S->done, &S->mu);
     pthread_mutex_unlock(&S->mu);
     for (uint32_t i = 0; i < started; i++) pthread_join(S->th[i], NULL);
     free(args);
@@ -193,9 +249,10 @@ bool interp_wait(ictx *X, const dinst *d, const imask *m, iready_fn ready, idesc
     w->mask = m;
     w->ready = ready;
     w->describe = describe;
-    pthread_mutex_lock(&X->sched->mu);
-    pass(X, X->cur);
-    pthread_mutex_unlock(&X->sched->mu);
+    isched *S = X->cl->sched;
+    pthread_mutex_lock(&S->mu);
+    pass(X->cl, S->cur);
+    pthread_mutex_unlock(&S->mu);
     return !X->stop;
 }
 
@@ -214,16 +271,17 @@ bool interp_sched_spin(ictx *X, const dinst *d, const imask *m)
 {
     iwarp *w = current(X);
     if (w->spin_accesses == X->accesses) return !X->stop; /* no memory: it waits for nobody */
-    uint64_t h = warp_hash(X, w);
-    w->idle = w->site == d && w->spin_hash == h && w->spin_writes == X->writes;
+    uint64_t h = warp_hash(X, w), writes = cluster_writes(X->cl);
+    w->idle = w->site == d && w->spin_hash == h && w->spin_writes == writes;
     w->site = d;
     w->mask = m;
     w->spin_hash = h;
-    w->spin_writes = X->writes;
+    w->spin_writes = writes;
     w->state = W_SPIN;
-    pthread_mutex_lock(&X->sched->mu);
-    pass(X, X->cur);
-    pthread_mutex_unlock(&X->sched->mu);
+    isched *S = X->cl->sched;
+    pthread_mutex_lock(&S->mu);
+    pass(X->cl, S->cur);
+    pthread_mutex_unlock(&S->mu);
     w->state = W_READY;
     w->spin_accesses = X->accesses;
     return !X->stop;
@@ -236,16 +294,27 @@ uint32_t interp_sched_live(ictx *X, const imask *m)
     return n;
 }
 
+bool interp_sched_exited(const ictx *X)
+{
+    return X->warps && X->ndone == X->nwarps;
+}
+
 void interp_sched_free(ictx *X)
 {
-    isched *S = X->sched;
+    for (uint32_t i = 0; X->warps && i < X->nwarps; i++) free(X->warps[i].vc);
+    free(X->warps);
+    X->warps = NULL;
+}
+
+void interp_sched_cluster_free(icluster *C)
+{
+    isched *S = C->sched;
     if (S && S->go) {
-        for (uint32_t i = 0; i < X->nwarps; i++) pthread_cond_destroy(&S->go[i]);
+        for (uint32_t i = 0; i < S->total; i++) pthread_cond_destroy(&S->go[i]);
         pthread_cond_destroy(&S->done);
         pthread_mutex_destroy(&S->mu);
     }
     if (S) free(S->go), free(S->th);
     free(S);
-    for (uint32_t i = 0; X->warps && i < X->nwarps; i++) free(X->warps[i].vc);
-    free(X->warps);
+    C->sched = NULL;
 }

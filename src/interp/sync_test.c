@@ -103,8 +103,8 @@ static void bulk_store_early(void)
     int line;
     CHECK(sk_run(be, sk_bulk_store(SK_BULK_EARLY, &line), 64, NULL, 0, out, 64) == CUTE_ERR_CHECK, "early write: a check");
     const cute_interp_report *r = report_at(0, CUTE_CHECK_ASYNC_COPY, line, "early write");
-    CHECK(r && strstr(r->msg, "write of shared bytes [0,4) that cp.async.bulk.global.shared::cta.bulk_group issued by "
-                              "thread (0,0,0) at") && strstr(r->msg, "still reads"), "%s", r ? r->msg : "");
+    CHECK(r && strstr(r->msg, "write of shared bytes [0,4) still read by cp.async.bulk.global.shared::cta.bulk_group at ") &&
+              strstr(r->msg, "(thread (0,0,0), warp 0, group 0): no cp.async.bulk.wait_group.read since"), "%s", r ? r->msg : "");
 }
 
 /* the stage stored through the generic proxy, read by the bulk store without a proxy fence */

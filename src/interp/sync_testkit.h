@@ -27,6 +27,17 @@ static inline cute_vreg sk_get(kt *k, cute_inst row, const cute_vreg *in, int ni
 #define SK_DO(k, row, ...) sk_do(k, row, (cute_vreg[]){__VA_ARGS__}, sizeof((cute_vreg[]){__VA_ARGS__}) / sizeof(cute_vreg), 0)
 #define SK_GET(k, row, ...) sk_get(k, row, (cute_vreg[]){__VA_ARGS__}, sizeof((cute_vreg[]){__VA_ARGS__}) / sizeof(cute_vreg))
 
+/* a kernel `name` with `smem` bytes of shared memory and u32 pointer parameters "src" (when
+ * src is given) and "out"; returns out */
+static inline cute_vreg sk_begin(kt *k, const char *name, int smem, cute_vreg *src)
+{
+    kt_begin(k, name);
+    if (src) *src = kt_param_ptr(k, CUTE_U32, "src");
+    cute_vreg out = kt_param_ptr(k, CUTE_U32, "out");
+    k->f->smem_bytes = smem;
+    return out;
+}
+
 /* `if (a op b) {` on u32 values (close with cute_ir_end) */
 static inline void sk_if(kt *k, cute_op op, cute_vreg a, cute_vreg b) { cute_ir_if(&k->b, kt_cmp(k, op, a, b)); }
 
@@ -96,9 +107,7 @@ static inline void sk_consumer(kt *k, cute_vreg out, cute_vreg lane, sk_variant 
 static inline cute_ir_func *sk_pipeline(sk_variant v, sk_lines *L)
 {
     kt k;
-    kt_begin(&k, "sync_pipeline");
-    cute_vreg src = kt_param_ptr(&k, CUTE_U32, "src"), out = kt_param_ptr(&k, CUTE_U32, "out");
-    k.f->smem_bytes = SK_PIPE_SMEM;
+    cute_vreg src, out = sk_begin(&k, "sync_pipeline", SK_PIPE_SMEM, &src);
     cute_vreg t = sk_tid(&k), warp = kt_bin(&k, CUTE_OP_DIV, t, sk_u32(&k, 32)), lane = kt_bin(&k, CUTE_OP_REM, t, sk_u32(&k, 32));
     sk_if(&k, CUTE_OP_EQ, t, sk_u32(&k, 0));
     for (int b = 0; b < 2 * SK_STAGES; b++)
@@ -123,9 +132,7 @@ static inline cute_ir_func *sk_pipeline(sk_variant v, sk_lines *L)
 static inline cute_ir_func *sk_named(bool count96, int *line)
 {
     kt k;
-    kt_begin(&k, "sync_named");
-    cute_vreg out = kt_param_ptr(&k, CUTE_U32, "out");
-    k.f->smem_bytes = 512;
+    cute_vreg out = sk_begin(&k, "sync_named", 512, NULL);
     cute_vreg buf = kt_smem(&k, CUTE_U32, 0), t = sk_tid(&k), warp = kt_bin(&k, CUTE_OP_DIV, t, sk_u32(&k, 32));
     cute_vreg ti = kt_cvt(&k, t, CUTE_I64);
     sk_if(&k, CUTE_OP_LT, warp, sk_u32(&k, 3));
@@ -155,9 +162,7 @@ static inline cute_ir_func *sk_named(bool count96, int *line)
 static inline cute_ir_func *sk_rows(void)
 {
     kt k;
-    kt_begin(&k, "sync_rows");
-    cute_vreg src = kt_param_ptr(&k, CUTE_U32, "src"), out = kt_param_ptr(&k, CUTE_U32, "out");
-    k.f->smem_bytes = 1024 + 64;
+    cute_vreg src, out = sk_begin(&k, "sync_rows", 1024 + 64, &src);
     cute_vreg t = sk_tid(&k), ti = kt_cvt(&k, t, CUTE_I64), buf = kt_smem(&k, CUTE_U32, 0);
     cute_vreg o = kt_ptr_add(&k, out, kt_bin(&k, CUTE_OP_MUL, ti, kt_i64(&k, 8)));
     SK_DO(&k, CUTE_INST_GRIDDEPCONTROL_WAIT);
@@ -204,9 +209,7 @@ static inline cute_ir_func *sk_rows(void)
 static inline cute_ir_func *sk_flag(void)
 {
     kt k;
-    kt_begin(&k, "sync_flag");
-    cute_vreg out = kt_param_ptr(&k, CUTE_U32, "out");
-    k.f->smem_bytes = 16;
+    cute_vreg out = sk_begin(&k, "sync_flag", 16, NULL);
     cute_vreg t = sk_tid(&k), flag = kt_smem(&k, CUTE_U32, 0), ti = kt_cvt(&k, t, CUTE_I64);
     sk_if(&k, CUTE_OP_EQ, t, sk_u32(&k, 0));
     kt_store(&k, flag, sk_u32(&k, 0));
@@ -238,9 +241,7 @@ typedef enum { SK_BULK_GOOD, SK_BULK_EARLY, SK_BULK_NO_FENCE } sk_bulk_variant;
 static inline cute_ir_func *sk_bulk_store(sk_bulk_variant v, int *line)
 {
     kt k;
-    kt_begin(&k, "sync_bulk_store");
-    cute_vreg out = kt_param_ptr(&k, CUTE_U32, "out");
-    k.f->smem_bytes = 256;
+    cute_vreg out = sk_begin(&k, "sync_bulk_store", 256, NULL);
     cute_vreg t = sk_tid(&k), buf = kt_smem(&k, CUTE_U32, 0), word = kt_bin(&k, CUTE_OP_ADD, kt_bin(&k, CUTE_OP_MUL, t, sk_u32(&k, 5)), sk_u32(&k, 3));
     KT_AT(&k.b);
     kt_store(&k, kt_ptr_add(&k, buf, kt_cvt(&k, t, CUTE_I64)), word);
@@ -266,9 +267,7 @@ static inline cute_ir_func *sk_bulk_store(sk_bulk_variant v, int *line)
 static inline cute_ir_func *sk_cluster_forms(void)
 {
     kt k;
-    kt_begin(&k, "sync_cluster_forms");
-    cute_vreg out = kt_param_ptr(&k, CUTE_U32, "out");
-    k.f->smem_bytes = 8;
+    cute_vreg out = sk_begin(&k, "sync_cluster_forms", 8, NULL);
     cute_vreg t = sk_tid(&k), o = kt_ptr_add(&k, out, kt_bin(&k, CUTE_OP_MUL, kt_cvt(&k, t, CUTE_I64), kt_i64(&k, 4)));
     cute_inst zeros[5] = {CUTE_INST_CLUSTERID_Y, CUTE_INST_CLUSTERID_Z, CUTE_INST_CLUSTER_CTAID_X, CUTE_INST_CLUSTER_CTAID_Y,
                           CUTE_INST_CLUSTER_CTAID_Z};
@@ -324,74 +323,72 @@ static inline void sk_random_words(uint32_t *w, size_t n)
     for (size_t i = 0; i < n; i++) w[i] = (uint32_t)rand() & 0xffffff;
 }
 
+/* f run on `threads` threads writes want's n words (a word no thread writes keeps the
+ * poison, 0xdeadbeef) */
+static inline void sk_expect(cute_backend be, const char *what, cute_ir_func *f, uint32_t threads, const uint32_t *src,
+                             size_t nsrc, const uint32_t *want, size_t n)
+{
+    uint32_t out[4096];
+    CHECK(sk_run(be, f, threads, src, nsrc, out, n) == CUTE_OK, "%s runs: %s", what, be.vt->error(be.self));
+    size_t bad = 0, first = n;
+    for (size_t i = 0; i < n; i++)
+        if (out[i] != want[i]) bad++, first = first < n ? first : i;
+    CHECK(bad == 0, "%s: %zu of %zu words wrong (word %zu: %#x, want %#x)", what, bad, n, first, first < n ? out[first] : 0,
+          first < n ? want[first] : 0);
+}
+
 static inline void sk_pipeline_good(cute_backend be)
 {
     enum { N = SK_ITERS * SK_WORDS };
-    uint32_t src[N], out[N];
+    uint32_t src[N], want[N];
     sk_random_words(src, N);
+    for (int i = 0; i < N; i++) want[i] = src[i] * 2 + 1;
     sk_lines L;
-    CHECK(sk_run(be, sk_pipeline(SK_GOOD, &L), 64, src, N, out, N) == CUTE_OK, "pipeline runs: %s", be.vt->error(be.self));
-    int bad = 0;
-    for (int i = 0; i < N; i++) bad += out[i] != src[i] * 2 + 1;
-    CHECK(bad == 0, "pipeline: %d of %d words wrong", bad, N);
+    sk_expect(be, "pipeline", sk_pipeline(SK_GOOD, &L), 64, src, N, want, N);
 }
 
 /* named barriers: every thread's word as the barriers ordered them */
 static inline void sk_named_good(cute_backend be)
 {
-    uint32_t out[128];
+    uint32_t want[128];
+    for (uint32_t t = 0; t < 128; t++) want[t] = t < 64 ? (t ^ 32) + 100 : t < 96 ? t + 100 : t - 32 + 100;
     int line;
-    CHECK(sk_run(be, sk_named(false, &line), 128, NULL, 0, out, 128) == CUTE_OK, "named barriers run: %s", be.vt->error(be.self));
-    int bad = 0;
-    for (uint32_t t = 0; t < 128; t++) {
-        uint32_t want = t < 64 ? (t ^ 32) + 100 : t < 96 ? t + 100 : t - 32 + 100;
-        bad += out[t] != want;
-    }
-    CHECK(bad == 0, "named barriers: %d of 128 wrong", bad);
+    sk_expect(be, "named barriers", sk_named(false, &line), 128, NULL, 0, want, 128);
 }
 
 static inline void sk_flag_spin(cute_backend be)
 {
-    uint32_t out[64];
-    CHECK(sk_run(be, sk_flag(), 64, NULL, 0, out, 64) == CUTE_OK, "flag spin runs: %s", be.vt->error(be.self));
-    int bad = 0;
-    for (int t = 0; t < 64; t++) bad += out[t] != (t < 32 ? 42u : 7u);
-    CHECK(bad == 0, "flag spin: %d of 64 wrong", bad);
+    uint32_t want[64];
+    for (int t = 0; t < 64; t++) want[t] = t < 32 ? 42u : 7u;
+    sk_expect(be, "flag spin", sk_flag(), 64, NULL, 0, want, 64);
 }
 
 static inline void sk_rows_check(cute_backend be)
 {
-    uint32_t src[4] = {(uint32_t)rand(), 2, 3, 4}, out[128 * 8];
-    CHECK(sk_run(be, sk_rows(), 128, src, 4, out, 128 * 8) == CUTE_OK, "rows run: %s", be.vt->error(be.self));
-    int bad = 0;
+    uint32_t src[4] = {(uint32_t)rand(), 2, 3, 4}, want[128 * 8];
     for (uint32_t t = 0; t < 128; t++) {
-        const uint32_t *o = &out[8 * t];
-        bad += o[0] != (t % 32 == 0) || o[1] != 0 || o[2] != 1 || o[3] != 0 || o[4] != 1;
-        bad += o[5] != (t + 1) % 128 * 3 + 1;
-        bad += t == 0 ? o[6] != 0x8 || o[7] != src[0] : o[6] != 0xdeadbeef;
+        uint32_t *w = &want[8 * t];
+        w[0] = t % 32 == 0, w[1] = 0, w[2] = 1, w[3] = 0, w[4] = 1;
+        w[5] = (t + 1) % 128 * 3 + 1;
+        w[6] = t == 0 ? 0x8 : 0xdeadbeef, w[7] = t == 0 ? src[0] : 0xdeadbeef; /* thread 0's */
     }
-    CHECK(bad == 0, "rows: %d threads wrong (thread 0: %x %x %x %x %x %x %x %x)", bad, out[0], out[1], out[2],
-          out[3], out[4], out[5], out[6], out[7]);
+    sk_expect(be, "rows", sk_rows(), 128, src, 4, want, 128 * 8);
 }
 
 static inline void sk_cluster_forms_check(cute_backend be)
 {
-    uint32_t out[32 * 4];
-    CHECK(sk_run(be, sk_cluster_forms(), 32, NULL, 0, out, 32 * 4) == CUTE_OK, "cluster forms run: %s", be.vt->error(be.self));
-    int bad = 0;
+    uint32_t want[32 * 4];
     for (uint32_t t = 0; t < 32; t++)
-        bad += out[4 * t] != 0 || out[4 * t + 1] != 5 || out[4 * t + 2] != (t == 0 ? 3u : 0xdeadbeef);
-    CHECK(bad == 0, "cluster forms: %d threads wrong (thread 0: %u %u %u)", bad, out[0], out[1], out[2]);
+        want[4 * t] = 0, want[4 * t + 1] = 5, want[4 * t + 2] = t == 0 ? 3u : 0xdeadbeef, want[4 * t + 3] = 0xdeadbeef;
+    sk_expect(be, "cluster forms", sk_cluster_forms(), 32, NULL, 0, want, 32 * 4);
 }
 
 static inline void sk_bulk_store_check(cute_backend be)
 {
-    uint32_t out[64];
+    uint32_t want[64];
+    for (uint32_t t = 0; t < 64; t++) want[t] = t * 5 + 3;
     int line;
-    CHECK(sk_run(be, sk_bulk_store(SK_BULK_GOOD, &line), 64, NULL, 0, out, 64) == CUTE_OK, "bulk store runs: %s", be.vt->error(be.self));
-    int bad = 0;
-    for (uint32_t t = 0; t < 64; t++) bad += out[t] != t * 5 + 3;
-    CHECK(bad == 0, "bulk store: %d of 64 wrong", bad);
+    sk_expect(be, "bulk store", sk_bulk_store(SK_BULK_GOOD, &line), 64, NULL, 0, want, 64);
 }
 
 #endif

@@ -261,7 +261,10 @@ static void loads(void)
             k.b0 = inner_box(k.dt, k.sw);
             k.d0 = 2 * k.b0 + 3;
             bool flt = dts[a] != CUTE_U8 && dts[a] != CUTE_I32;
-            const int32_t at[3][2] = {{1, 2}, {(int32_t)(k.d0 - k.b0 / 2), 8}, {-3, -2}};
+            /* the box's first column at a 16-byte boundary (inner_start_ok), a chunk in, over
+             * the right edge, before the left one */
+            int32_t chunk = 16 / cute_dtype_bytes(k.dt);
+            const int32_t at[3][2] = {{chunk, 2}, {(int32_t)(k.d0 - k.b0 / 2) / chunk * chunk, 8}, {-chunk, -2}};
             for (int p = 0; p < 3; p++) {
                 k.c0 = at[p][0], k.c1 = at[p][1];
                 k.oob = flt && p % 2 ? CUTE_TMA_OOB_NAN : CUTE_TMA_OOB_ZERO;
@@ -374,6 +377,23 @@ static const cute_interp_report *bad_load(const void *map, int64_t sbase, cute_i
     return kt_report(be, 0);
 }
 
+/* a multicast load whose mask names CTA rank 1, in a launch without clusters: the report */
+static const cute_interp_report *bad_multicast(const void *map, const tcase *k, cute_buffer *o)
+{
+    tk t;
+    begin(&t, "bad_multicast", false);
+    kt *kk = &t.k;
+    cute_ir_if(&kk->b, kt_cmp(kk, CUTE_OP_EQ, t.tid, kt_i64(kk, 0)));
+    cute_vreg bar = kt_smem(kk, CUTE_U64, SBAR), mask = cute_ir_const_int(&kk->b, CUTE_U16, 2);
+    cute_ir_inst_op(&kk->b, CUTE_INST_MBARRIER_ARRIVE_EXPECT_TX, NULL, 0, (cute_vreg[]){bar, kt_i32(kk, (int64_t)box_bytes(k))}, 2, 0);
+    cute_vreg in[6] = {kt_smem(kk, CUTE_U8, SBASE), t.tm, t.c0, t.c1, bar, mask};
+    cute_ir_inst_op(&kk->b, CUTE_INST_TMA_LOAD_MC_2D, NULL, 0, in, 6, 0);
+    cute_ir_end(&kk->b);
+    cute_status s = launch(&t, map, NULL, o, k);
+    CHECK(s == CUTE_ERR_CHECK, "a check, not %s", cute_status_name(s));
+    return kt_report(be, 0);
+}
+
 #define EXPECT(r, kind_, text)                                                                \
     do {                                                                                      \
         const cute_interp_report *r_ = (r);                                                   \
@@ -390,6 +410,14 @@ static void checks(void)
     _Alignas(64) uint8_t map[CUTE_TMA_MAP_BYTES] = {0};
     EXPECT(bad_load(map, SBASE, CUTE_INST_TMA_LOAD_2D, &k, &bo), CUTE_CHECK_TMA, "holds no tensor map");
     cute_tma_desc d = desc_of(&k, &bg);
+    cute_tma_pack(&d, map);
+    EXPECT(bad_multicast(map, &k, &bo), CUTE_CHECK_TMA, "multicast mask 0x2 names a CTA rank outside the cluster "
+           "(the cluster has 1 block)");
+    k.c0 = 3; /* 12 bytes into the rows: the H200 trapped on such a box (1 byte in, u8) */
+    EXPECT(bad_load(map, SBASE, CUTE_INST_TMA_LOAD_2D, &k, &bo), CUTE_CHECK_TMA, "byte 12 of its row: a box must start "
+           "at a 16-byte boundary");
+    EXPECT(bad_load(map, SBASE, CUTE_INST_TMA_STORE_2D, &k, &bo), CUTE_CHECK_TMA, "byte 12 of its row");
+    k.c0 = 0;
     d.box[0] = 6; /* 24 bytes: not a multiple of 16 */
     cute_tma_pack(&d, map);
     EXPECT(bad_load(map, SBASE, CUTE_INST_TMA_LOAD_2D, &k, &bo), CUTE_CHECK_TMA, "not a multiple of 16 bytes");
@@ -455,6 +483,56 @@ static void sync_checks(void)
     skip_init = false;
 }
 
+/* --- a store's shared source is the store's until cp.async.bulk.wait_group.read ----------- */
+
+/* the box stored from SBASE by thread 0, which then writes (or reads) the box's first word
+ * before its wait_group.read 0, and writes it again after: the first report (NULL: none) */
+static const cute_interp_report *store_source_case(bool write_early, int *store_line, int *early_line)
+{
+    tcase k = {CUTE_F32, CUTE_TMA_SWIZZLE_NONE, CUTE_TMA_OOB_ZERO, 40, 9, 12, 4, 4, 2};
+    size_t gbytes = row_bytes(&k) * k.d1, nb = box_bytes(&k);
+    uint8_t *src = malloc(nb);
+    fill_values(k.dt, src, nb);
+    cute_buffer bg = kt_buf(be, NULL, gbytes), bs = kt_buf(be, src, nb);
+    _Alignas(64) uint8_t map[CUTE_TMA_MAP_BYTES];
+    encode_map(&k, &bg, map);
+    tk t;
+    begin(&t, "store_source", false);
+    kt *kk = &t.k;
+    move_words(&t, (int64_t)nb / 4, true);
+    cute_ir_inst_op(&kk->b, CUTE_INST_FENCE_PROXY_ASYNC_SHARED_CTA, NULL, 0, NULL, 0, 0);
+    kt_barrier(kk);
+    cute_ir_if(&kk->b, kt_cmp(kk, CUTE_OP_EQ, t.tid, kt_i64(kk, 0)));
+    cute_vreg word = kt_smem(kk, CUTE_U32, SBASE);
+    KT_AT(&kk->b); *store_line = __LINE__;
+    cute_ir_inst_op(&kk->b, CUTE_INST_TMA_STORE_2D, NULL, 0, (cute_vreg[]){t.tm, t.c0, t.c1, kt_smem(kk, CUTE_U8, SBASE)}, 4, 0);
+    cute_ir_inst_op(&kk->b, CUTE_INST_CP_ASYNC_BULK_COMMIT_GROUP, NULL, 0, NULL, 0, 0);
+    KT_AT(&kk->b); *early_line = __LINE__;
+    if (write_early) kt_store(kk, word, cute_ir_const_int(&kk->b, CUTE_U32, 7));
+    else kt_store(kk, kt_ptr_add(kk, t.o, kt_i64(kk, 0)), kt_load(kk, word)); /* reading is fine */
+    cute_ir_inst_op(&kk->b, CUTE_INST_CP_ASYNC_BULK_WAIT_GROUP_READ, NULL, 0, NULL, 0, 0);
+    kt_store(kk, word, cute_ir_const_int(&kk->b, CUTE_U32, 9)); /* after the wait: free again */
+    cute_ir_end(&kk->b);
+    cute_status s = launch(&t, map, NULL, &bs, &k);
+    CHECK(s == (write_early ? CUTE_ERR_CHECK : CUTE_OK), "store source %s: %s", write_early ? "overwritten" : "read",
+          be.vt->error(be.self));
+    be.vt->free(be.self, &bg), be.vt->free(be.self, &bs);
+    free(src);
+    return s == CUTE_OK ? NULL : kt_report(be, 0);
+}
+
+static void store_source(void)
+{
+    int store_line, early_line;
+    const cute_interp_report *r = store_source_case(true, &store_line, &early_line);
+    char want[160];
+    snprintf(want, sizeof want, "at src/interp/tma_test.c:%d (thread (0,0,0), warp 0, group 0): no "
+             "cp.async.bulk.wait_group.read since", store_line);
+    EXPECT(r, CUTE_CHECK_ASYNC_COPY, want);
+    CHECK(r && r->line == early_line, "the report is the early write's (line %d), not line %d", early_line, r ? r->line : -1);
+    CHECK(store_source_case(false, &store_line, &early_line) == NULL, "reading a store's source before its wait is fine");
+}
+
 /* --- tensormap.replace: a map in global memory retargeted by the kernel ------------------- */
 
 /* thread 0: the map at tm (global) gets address a2 and extent d1 in dimension 1, fences, then
@@ -477,7 +555,7 @@ static void replace_kernel(tk *t, int64_t words)
 
 static void replace(void)
 {
-    tcase k = {CUTE_F16, CUTE_TMA_SWIZZLE_64B, CUTE_TMA_OOB_ZERO, 70, 12, 32, 6, 5, 3};
+    tcase k = {CUTE_F16, CUTE_TMA_SWIZZLE_64B, CUTE_TMA_OOB_ZERO, 70, 12, 32, 6, 8, 3};
     size_t gbytes = row_bytes(&k) * k.d1, nb = box_bytes(&k);
     uint8_t *g1 = malloc(gbytes), *g2 = malloc(gbytes), *o = malloc(nb);
     fill_random(g1, gbytes), fill_random(g2, gbytes);
@@ -539,6 +617,7 @@ int main(void)
     stores();
     checks();
     sync_checks();
+    store_source();
     replace();
     be.vt->destroy(be.self);
     on_gpu();

@@ -147,8 +147,8 @@ static bool names_sites(const rd_plan *p, const char *why)
         return strstr(why, "shared-memory race") && strstr(why, store_at) && strstr(why, mma_at) && strstr(why, "fence.proxy.async");
     }
     snprintf(store_at, sizeof store_at, "wgmma_read_test.c:%d: write of shared bytes", store_line);
-    snprintf(mma_at, sizeof mma_at, "wgmma_read_test.c:%d still reads: no wgmma.wait_group", p->mma_line);
-    return strstr(why, store_at) && strstr(why, mma_at);
+    snprintf(mma_at, sizeof mma_at, "wgmma_read_test.c:%d (thread (", p->mma_line);
+    return strstr(why, store_at) && strstr(why, mma_at) && strstr(why, "no wgmma.wait_group since");
 }
 
 static void one(cute_runtime *rt, reload_when when, bool scheduled, bool reported, const char *what)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cutec/kernels.h"
+#include "kernels/fn_cache.h"
 
 static const char *const names[CUTE_EW_COUNT] = {"add", "sub",  "mul",  "div", "max",
                                                  "min", "relu", "gelu", "silu", "exp",
@@ -72,17 +73,11 @@ cute_ssa cute_ew_op_expr(cute_ctx *c, const cute_ssa *in, int nin, void *user)
 
 /* --- the table ------------------------------------------------------------------------- */
 
-typedef struct entry {
-    char key[128];
-    const cute_fn *fn;
-} entry;
-
 /* Shared by threads: the lock guards the table; a compiled function is called unlocked. */
 struct cute_ew_lib {
     cute_runtime *rt;
     pthread_mutex_t lock;
-    entry *e;
-    int n, cap;
+    fn_cache fns; /* key_of's strings */
 };
 
 cute_ew_lib *cute_ew_lib_new(cute_runtime *rt)
@@ -90,6 +85,7 @@ cute_ew_lib *cute_ew_lib_new(cute_runtime *rt)
     cute_ew_lib *lib = calloc(1, sizeof *lib);
     if (!lib) return NULL;
     lib->rt = rt;
+    fn_cache_init(&lib->fns, 0, NULL);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
 }
@@ -97,9 +93,8 @@ cute_ew_lib *cute_ew_lib_new(cute_runtime *rt)
 void cute_ew_lib_free(cute_ew_lib *lib)
 {
     if (!lib) return;
-    for (int i = 0; i < lib->n; i++) cute_fn_free(lib->e[i].fn);
+    fn_cache_free(&lib->fns);
     pthread_mutex_destroy(&lib->lock);
-    free(lib->e);
     free(lib);
 }
 
@@ -121,26 +116,23 @@ static void key_of(char *key, size_t n, cute_ew_op op, int nin, const cute_call_
     }
 }
 
-/* the compiled function for key (with the lock held); NULL and why in err */
-static const cute_fn *find_or_compile(cute_ew_lib *lib, cute_ew_op op, const char *key, int nin,
-                                      const cute_call_arg *args, char *err, size_t n)
+/* what compiling an op's key needs: the op and the call's arguments (inputs, then out) */
+typedef struct ew_request {
+    cute_ew_op op;
+    int nin;
+    const cute_call_arg *args;
+} ew_request;
+
+/* fn_cache_compile: the op of an ew_request */
+static const cute_fn *compile_op(cute_runtime *rt, const void *key, const void *request,
+                                 char *err, size_t n)
 {
-    for (int i = 0; i < lib->n; i++)
-        if (strcmp(lib->e[i].key, key) == 0) return lib->e[i].fn;
-    if (lib->n == lib->cap) {
-        int cap = lib->cap ? 2 * lib->cap : 16;
-        entry *e = realloc(lib->e, (size_t)cap * sizeof *e);
-        if (!e) return snprintf(err, n, "elementwise: out of memory"), NULL;
-        lib->e = e, lib->cap = cap;
-    }
+    const ew_request *r = request;
+    (void)key;
     char name[32];
-    snprintf(name, sizeof name, "ew_%s", names[op]);
-    const cute_fn *fn = cute_ew_compile(lib->rt, name, cute_ew_op_expr, (void *)(intptr_t)op, nin,
-                                        args, &args[nin], NULL, err, n);
-    if (!fn) return NULL;
-    snprintf(lib->e[lib->n].key, sizeof lib->e[lib->n].key, "%s", key);
-    lib->e[lib->n++].fn = fn;
-    return fn;
+    snprintf(name, sizeof name, "ew_%s", names[r->op]);
+    return cute_ew_compile(rt, name, cute_ew_op_expr, (void *)(intptr_t)r->op, r->nin, r->args,
+                           &r->args[r->nin], NULL, err, n);
 }
 
 cute_status cute_ew(cute_ew_lib *lib, cute_ew_op op, const cute_call_arg *out,
@@ -181,7 +173,8 @@ cute_status cute_ew(cute_ew_lib *lib, cute_ew_op op, const cute_call_arg *out,
     char key[128];
     key_of(key, sizeof key, op, nin, args);
     pthread_mutex_lock(&lib->lock);
-    const cute_fn *fn = find_or_compile(lib, op, key, nin, args, err, n);
+    ew_request r = {op, nin, args};
+    const cute_fn *fn = fn_cache_fn(&lib->fns, lib->rt, key, compile_op, &r, "elementwise", err, n);
     pthread_mutex_unlock(&lib->lock);
     if (!fn) return CUTE_ERR_COMPILE;
     return cute_ew_call(fn, stream, nin, args, &args[nin], err, n);

@@ -93,6 +93,15 @@ cute_ssa cute_ssa_unop(cute_ctx *c, cute_op op, cute_ssa a)
     return c->alg.failed ? bad_ssa() : r;
 }
 
+/* elementwise cute_val_fast: the math function's fast, approximate form */
+cute_ssa cute_ssa_fast(cute_ctx *c, cute_op op, cute_ssa a)
+{
+    if (!ssa_ok(c, &a, cute_op_name(op))) return bad_ssa();
+    cute_ssa r = like(c, (cute_dtype)a.dtype, &a);
+    for (int i = 0; i < a.n && r.v && !c->alg.failed; i++) r.v[i] = cute_val_fast(c, op, el(&a, i)).r;
+    return c->alg.failed ? bad_ssa() : r;
+}
+
 cute_ssa cute_ssa_cmp(cute_ctx *c, cute_op op, cute_ssa a, cute_ssa b)
 {
     if (!same_shape(c, &a, &b, cute_op_name(op))) return bad_ssa();

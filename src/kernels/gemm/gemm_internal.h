@@ -5,6 +5,7 @@
 
 #include "cutec/copy.h"
 #include "cutec/kernels.h"
+#include "cutec/tma_copy.h"
 
 /* When the multi-stage body reads a k-block's fragments from shared memory. */
 typedef enum gemm_prefetch {
@@ -34,6 +35,14 @@ typedef struct gemm_plan {
                                  the interpreter's checks; 0 always but there */
     cute_composed smem_c;     /* (bm,bn) of C's dtype, over the A/B stages' memory */
     cute_tiled_copy copy_c;   /* shared -> global of the C tile */
+    /* the Hopper kernel (hopper.c): TMA atoms of A's and B's k-tiles, which its host function
+     * makes from the call's tensors (the maps are per call), and its consumer warpgroups */
+    cute_tma_atom tma_a, tma_b;
+    int64_t box_rows[2];      /* rows of A's / B's stage one TMA box loads (all, or 64: MN-major) */
+    int consumers;
+    int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N */
+    int sms;                  /* persistent kernels: the blocks resident at once (the device's
+                                 SMs), each walking the tiles */
 } gemm_plan;
 
 bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p);
@@ -41,6 +50,10 @@ bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p);
 /* Kernels with a synchronization left out, which the interpreter must catch (tests only):
  * the main loop's cp.async wait_group, or its barrier. */
 enum { GEMM_BREAK_WAIT = 1, GEMM_BREAK_BARRIER = 2 };
+/* ... and the Hopper kernel's pipeline broken: the producer expects too few transaction
+ * bytes, the consumers wait for the wrong phase, never release a stage, or read a stage
+ * (their first wgmma) before waiting for it */
+enum { GEMM_BREAK_EXPECT_TX = 4, GEMM_BREAK_PHASE = 8, GEMM_BREAK_RELEASE = 16, GEMM_BREAK_EARLY_READ = 32 };
 const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
                                    char *err, size_t n);
 
@@ -49,11 +62,19 @@ void gemm_registers_host(cute_ctx *c, const cute_arg *arg);
 void gemm_shared_host(cute_ctx *c, const cute_arg *arg);
 void gemm_pipelined_host(cute_ctx *c, const cute_arg *arg);
 void gemm_multistage_host(cute_ctx *c, const cute_arg *arg);
+void gemm_hopper_host(cute_ctx *c, const cute_arg *arg);
+/* the plan of the Hopper kernel (hopper_plan.c); false with the reason in a's error when the
+ * configuration is not one it takes */
+bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
 /* the plan of the multi-stage family (plan_multistage.c) */
 /* arch: the compile target (cute_runtime_target_arch; 0 unknown), which picks the atoms */
 bool gemm_plan_multistage(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
 bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p,
                         bool smem_epilogue);
+/* C's tile (bm, cols) in shared memory, p->smem_c (swizzled like the operands: 16-byte
+ * chunks of 8 lines apart), and p->copy_c, which `threads` threads read it back with in
+ * 16-byte runs of C's unit-stride mode (plan_multistage.c) */
+void gemm_plan_c_tile(cute_alg *a, gemm_plan *p, int threads, int64_t cols);
 /* the global -> shared copy atom for pieces of `bytes` (cp.async where it can) */
 cute_copy_atom gemm_g2s_atom(cute_alg *a, cute_dtype d, int bytes);
 
@@ -96,6 +117,28 @@ typedef struct gemm_tiles {
 
 gemm_tiles gemm_block_tiles(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_tensor mB,
                             cute_tensor mC, cute_tensor cA, cute_tensor cB, cute_tensor cC);
+/* the Hopper kernel's epilogue (hopper_epilogue.c): tid the thread's index among the
+ * consumers, sC C's shared tile when p->smem_epilogue */
+void gemm_hopper_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
+                          cute_val alpha, cute_val beta, cute_tensor sC);
+/* the same for tile (tm, tn) of C (a persistent kernel's, from its tile scheduler) */
+gemm_tiles gemm_tiles_at(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_tensor mB, cute_tensor mC,
+                         cute_tensor cA, cute_tensor cB, cute_tensor cC, cute_int tm, cute_int tn);
+/* The persistent tile scheduler (tile_sched.c): at most p->sms blocks, each walking tiles
+ * grid apart of a grouped raster order (bands of `raster` N-tiles walked down M). */
+typedef struct gemm_sched {
+    cute_int tiles_m, tiles_n, count;
+    int raster;
+} gemm_sched;
+gemm_sched gemm_sched_make(cute_ctx *c, const gemm_plan *p, cute_tensor mC, int raster);
+cute_launch_cfg gemm_sched_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s);
+/* in the kernel: how many tiles this block takes, and its w-th tile (tm, tn) */
+cute_int gemm_sched_mine(cute_ctx *c, const gemm_sched *s);
+void gemm_sched_tile(cute_ctx *c, const gemm_sched *s, cute_int w, cute_int *tm, cute_int *tn);
+/* the SMs a persistent kernel fills on rt's device (2 on the interpreter: a block then
+ * walks several tiles there too) */
+int gemm_resident_blocks(cute_runtime *rt);
+
 /* k-tile kt of a (rows,bk,k) tile and its coordinates, partitioned for thread `thr` of a
  * TiledCopy: the source partition, and the predicate "inside the operand's shape" */
 cute_tensor gemm_ktile_src(cute_ctx *c, cute_thr_copy thr, cute_tensor g, cute_int kt);

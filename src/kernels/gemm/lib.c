@@ -13,10 +13,11 @@
 
 #include "cutec/gemv.h"
 #include "cutec/kernels.h"
+#include "kernels/fn_cache.h"
 #include "kernels/gemm/gemm_ref.h"
 
 static const char *const names[CUTE_GEMM_VARIANT_COUNT] = {
-    "auto", "registers", "shared", "pipelined", "multistage", "tensorop", "tensorop_smem"};
+    "auto", "registers", "shared", "pipelined", "multistage", "tensorop", "tensorop_smem", "hopper"};
 
 const char *cute_gemm_variant_name(cute_gemm_variant v)
 {
@@ -33,22 +34,22 @@ bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out)
     return false;
 }
 
-/* --- the table: one entry per pattern, also for patterns that failed to compile (so AUTO
- * does not retry a variant that cannot take the pattern on every call) ------------------ */
+/* --- the table (fn_cache): one entry per pattern, also for patterns that failed to compile
+ * (so AUTO does not retry a variant that cannot take the pattern on every call) --------- */
 
-typedef struct entry {
-    cute_gemm_config cfg;
-    const cute_fn *fn;  /* NULL: compiling failed, for the reason in err */
-    char err[1024];
-} entry;
+typedef fn_cache_entry entry;
+
+static const cute_gemm_config *config_of(const entry *e)
+{
+    return e->key;
+}
 
 /* Shared by threads: the lock guards the table and the zeros; an entry, once made, never
  * moves or changes (the table holds pointers), so a call reads its entry unlocked. */
 struct cute_gemm_lib {
     cute_runtime *rt;
     pthread_mutex_t lock;
-    entry **e;
-    int n, cap;
+    fn_cache fns; /* the compiled patterns, cute_gemm_config keys */
     int index_bits;    /* cute_gemm_lib_index_width: 0, 32 or 64 */
     cute_gemm_tiling tiling; /* cute_gemm_lib_tiling */
     cute_buffer zeros; /* for K = 0: A and B of one zero column each */
@@ -58,6 +59,25 @@ struct cute_gemm_lib {
     cute_gemv_lib *skinny; /* AUTO's skinny shapes: the GEMV kernels (cutec_gemm_skinny) */
 };
 
+/* fn_cache_same for cute_gemm_config keys */
+static bool same_config(const void *x, const void *y)
+{
+    const cute_gemm_config *a = x, *b = y;
+    return a->variant == b->variant && a->dtype == b->dtype && a->c_dtype == b->c_dtype &&
+           a->batched == b->batched && !memcmp(&a->tiling, &b->tiling, sizeof a->tiling) &&
+           a->major[0] == b->major[0] &&
+           a->major[1] == b->major[1] && a->major[2] == b->major[2] &&
+           a->align_bytes == b->align_bytes && a->index_bound == b->index_bound;
+}
+
+/* fn_cache_compile for cute_gemm_config keys */
+static const cute_fn *compile_config(cute_runtime *rt, const void *cfg, const void *user,
+                                     char *err, size_t n)
+{
+    (void)user;
+    return cute_gemm_compile(rt, cfg, err, n);
+}
+
 cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt)
 {
     cute_gemm_lib *lib = calloc(1, sizeof *lib);
@@ -65,6 +85,7 @@ cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt)
     lib->rt = rt;
     lib->skinny = cute_gemv_lib_new(rt);
     if (!lib->skinny) return free(lib), NULL;
+    fn_cache_init(&lib->fns, sizeof(cute_gemm_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
 }
@@ -72,14 +93,13 @@ cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt)
 void cute_gemm_lib_free(cute_gemm_lib *lib)
 {
     if (!lib) return;
-    for (int i = 0; i < lib->n; i++) cute_fn_free(lib->e[i]->fn), free(lib->e[i]);
+    fn_cache_free(&lib->fns);
     cute_backend *b = cute_runtime_backend(lib->rt);
     if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
     free(lib->retired);
     cute_gemv_lib_free(lib->skinny);
     pthread_mutex_destroy(&lib->lock);
-    free(lib->e);
     free(lib);
 }
 
@@ -112,7 +132,8 @@ bool cute_gemm_lib_index_width(cute_gemm_lib *lib, int bits)
  * it reloads every k-tile; the 64-bit build spills one, outside the loop). */
 static const bool narrow_is_faster[CUTE_GEMM_VARIANT_COUNT] = {
     [CUTE_GEMM_REGISTERS] = true, [CUTE_GEMM_SHARED] = true, [CUTE_GEMM_PIPELINED] = false,
-    [CUTE_GEMM_MULTISTAGE] = false, [CUTE_GEMM_TENSOROP] = true, [CUTE_GEMM_TENSOROP_SMEM] = true};
+    [CUTE_GEMM_MULTISTAGE] = false, [CUTE_GEMM_TENSOROP] = true, [CUTE_GEMM_TENSOROP_SMEM] = true,
+    [CUTE_GEMM_HOPPER] = false};
 
 static int64_t index_bound_for(const cute_gemm_lib *lib, cute_gemm_variant v, bool fits)
 {
@@ -124,7 +145,7 @@ int cute_gemm_lib_size(cute_gemm_lib *lib)
 {
     if (!lib) return 0;
     pthread_mutex_lock(&lib->lock);
-    int n = lib->n;
+    int n = lib->fns.n;
     pthread_mutex_unlock(&lib->lock);
     return n;
 }
@@ -133,39 +154,9 @@ const cute_gemm_config *cute_gemm_lib_entry(cute_gemm_lib *lib, int i)
 {
     if (!lib) return NULL;
     pthread_mutex_lock(&lib->lock);
-    const cute_gemm_config *c = i >= 0 && i < lib->n ? &lib->e[i]->cfg : NULL;
+    const cute_gemm_config *c = i >= 0 && i < lib->fns.n ? config_of(lib->fns.e[i]) : NULL;
     pthread_mutex_unlock(&lib->lock);
     return c;
-}
-
-static bool same_config(const cute_gemm_config *a, const cute_gemm_config *b)
-{
-    return a->variant == b->variant && a->dtype == b->dtype && a->c_dtype == b->c_dtype &&
-           a->batched == b->batched && !memcmp(&a->tiling, &b->tiling, sizeof a->tiling) &&
-           a->major[0] == b->major[0] &&
-           a->major[1] == b->major[1] && a->major[2] == b->major[2] &&
-           a->align_bytes == b->align_bytes && a->index_bound == b->index_bound;
-}
-
-/* the entry for cfg, compiling it the first time (with the lock held); NULL only when out
- * of memory */
-static entry *lookup(cute_gemm_lib *lib, const cute_gemm_config *cfg)
-{
-    for (int i = 0; i < lib->n; i++)
-        if (same_config(&lib->e[i]->cfg, cfg)) return lib->e[i];
-    if (lib->n == lib->cap) {
-        int cap = lib->cap ? 2 * lib->cap : 8;
-        entry **e = realloc(lib->e, (size_t)cap * sizeof *e);
-        if (!e) return NULL;
-        lib->e = e, lib->cap = cap;
-    }
-    entry *e = calloc(1, sizeof *e);
-    if (!e) return NULL;
-    lib->e[lib->n++] = e;
-    e->cfg = *cfg;
-    e->fn = cute_gemm_compile(lib->rt, cfg, e->err, sizeof e->err);
-    if (!e->fn && !e->err[0]) snprintf(e->err, sizeof e->err, "compile failed");
-    return e;
 }
 
 /* --- checking the call ----------------------------------------------------------------- */
@@ -361,15 +352,27 @@ int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIAN
     return n;
 }
 
-static entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg, bool fits)
+/* AUTO's order on the library's target: on sm_90 the Hopper kernel first for 16-bit inputs
+ * (it refuses the patterns it does not take, M- or N-major operands for one, and the SM80
+ * kernels follow) */
+static int auto_order(const cute_gemm_lib *lib, cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT])
+{
+    int n = cute_gemm_auto_variants(d, out);
+    if (cute_runtime_target_arch(lib->rt) != 90 || (d != CUTE_BF16 && d != CUTE_F16)) return n;
+    memmove(out + 1, out, (size_t)n * sizeof *out);
+    out[0] = CUTE_GEMM_HOPPER;
+    return n + 1;
+}
+
+static const entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg, bool fits)
 {
     cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT] = {v};
-    int count = v != CUTE_GEMM_AUTO ? 1 : cute_gemm_auto_variants(cfg->dtype, order);
-    entry *first = NULL;
+    int count = v != CUTE_GEMM_AUTO ? 1 : auto_order(lib, cfg->dtype, order);
+    const entry *first = NULL;
     for (int i = 0; i < count; i++) {
         cfg->variant = order[i];
         cfg->index_bound = index_bound_for(lib, order[i], fits);
-        entry *e = lookup(lib, cfg);
+        const entry *e = fn_cache_get(&lib->fns, lib->rt, cfg, compile_config, NULL);
         if (!e) return NULL;
         if (e->fn) return e;
         if (!first) first = e;
@@ -385,12 +388,12 @@ static void explain(cute_gemm_lib *lib, cute_gemm_variant v, const cute_gemm_con
                        "%d-byte aligned", names[v], cute_dtype_name(cfg->dtype),
                        cfg->major[0] ? "K" : "M", cfg->major[1] ? "K" : "N",
                        cfg->major[2] ? "row" : "column", cfg->align_bytes);
-    for (int i = 0; i < lib->n && len >= 0 && (size_t)len < n; i++) {
-        const entry *e = lib->e[i];
+    for (int i = 0; i < lib->fns.n && len >= 0 && (size_t)len < n; i++) {
+        const entry *e = lib->fns.e[i];
         cute_gemm_config c = *cfg;
-        c.variant = e->cfg.variant;
-        c.index_bound = e->cfg.index_bound; /* each variant's own width */
-        if (!e->fn && same_config(&e->cfg, &c) && (v == CUTE_GEMM_AUTO || v == c.variant))
+        c.variant = config_of(e)->variant;
+        c.index_bound = config_of(e)->index_bound; /* each variant's own width */
+        if (!e->fn && same_config(config_of(e), &c) && (v == CUTE_GEMM_AUTO || v == c.variant))
             len += snprintf(err + len, n - (size_t)len, "; %s: %s", names[c.variant], e->err);
     }
 }
@@ -471,6 +474,6 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     if (s != CUTE_OK) return s;
     char why[1024];
     s = cute_call(e->fn, stream, 5, args, why, sizeof why);
-    if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", names[e->cfg.variant], why);
+    if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", names[config_of(e)->variant], why);
     return s;
 }

@@ -38,16 +38,26 @@ static void tile_coord(cute_ctx *c, const gemm_plan *p, cute_int N, cute_int *tm
 gemm_tiles gemm_block_tiles(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_tensor mB,
                             cute_tensor mC, cute_tensor cA, cute_tensor cB, cute_tensor cC)
 {
+    cute_int tm, tn;
+    cute_val inside;
+    tile_coord(c, p, mC.layout.shape.leaf[1], &tm, &tn, &inside);
+    gemm_tiles t = gemm_tiles_at(c, p, mA, mB, mC, cA, cB, cC, tm, tn);
+    t.inside = inside;
+    return t;
+}
+
+gemm_tiles gemm_tiles_at(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_tensor mB, cute_tensor mC,
+                         cute_tensor cA, cute_tensor cB, cute_tensor cC, cute_int tm, cute_int tn)
+{
     cute_alg *a = cute_ctx_alg(c);
     gemm_tiles t;
     t.M = mC.layout.shape.leaf[0];
     t.N = mC.layout.shape.leaf[1];
     t.shape_a = gemm_matrix_shape(c, mA);
     t.shape_b = gemm_matrix_shape(c, mB);
+    t.inside = cute_val_int(c, CUTE_I1, 1);
     cute_int l = p->cfg.batched ? cute_block_idx(c, 2) : cute_i(0);
     mA = batch(c, p, mA, l), mB = batch(c, p, mB, l), mC = batch(c, p, mC, l);
-    cute_int tm, tn;
-    tile_coord(c, p, t.N, &tm, &tn, &t.inside);
     cute_tuple cta = cute_tuple_fmt(a, "(%lld,%lld,%lld)", (long long)p->bm, (long long)p->bn, (long long)p->bk);
     cute_tuple coord = cute_tuple_fmt(a, "(%I,%I,_)", tm, tn);
     /* seed 002's projections: A takes (M,K), B (N,K), C (M,N) of the (bm,bn,bk) tiler */

@@ -226,16 +226,14 @@ static cute_tiled_copy tc_s2r(cute_alg *a, const tc_shape *s, const gemm_plan *p
     return cute_make_tiled_copy_mma(a, &atom, &p->mma, op == 0 ? CUTE_MMA_A : CUTE_MMA_B);
 }
 
-/* C's tile in shared memory (swizzled like the operands: 16-byte chunks of 8 lines apart)
- * and the copy that reads it back in 16-byte runs of C's unit-stride mode */
-static void tc_c_tile(cute_alg *a, gemm_plan *p)
+void gemm_plan_c_tile(cute_alg *a, gemm_plan *p, int threads, int64_t cols)
 {
     cute_dtype cd = cute_gemm_c_dtype(&p->cfg);
     int major = p->cfg.major[2], bytes = gemm_vector_bytes(&p->cfg, cd);
     int vec = bytes / cute_dtype_bytes(cd);
-    p->smem_c = swizzled(a, cd, major, p->bm, p->bn, 0);
+    p->smem_c = swizzled(a, cd, major, p->bm, cols, 0);
     cute_copy_atom st = cute_copy_atom_universal(a, cd, 8 * bytes);
-    p->copy_c = tile_copy(a, &st, p->bm, p->bn, p->threads, vec, major);
+    p->copy_c = tile_copy(a, &st, p->bm, cols, threads, vec, major);
 }
 
 /* the tiling asked for (cute_gemm_tiling: zero fields take the dtype's defaults), checked
@@ -287,6 +285,6 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
         *(op == 0 ? &p->s2r_a : &p->s2r_b) = tc_s2r(a, s, p, op);
     }
     p->smem_epilogue = smem_epilogue;
-    if (smem_epilogue) tc_c_tile(a, p);
+    if (smem_epilogue) gemm_plan_c_tile(a, p, p->threads, p->bn);
     return !a->failed;
 }

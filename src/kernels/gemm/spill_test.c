@@ -32,9 +32,9 @@ static long sum_before(const char *text, const char *what)
     return sum;
 }
 
-static void check_kernel(cute_runtime *rt, cute_dtype d, const char *arch)
+static void check_kernel(cute_runtime *rt, cute_gemm_variant v, cute_dtype d, const char *arch)
 {
-    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = d, .major = {1, 1, 0},
+    cute_gemm_config cfg = {.variant = v, .dtype = d, .major = {1, 1, 0},
                             .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND};
     const cute_dtype *outs;
     int nouts;
@@ -50,12 +50,16 @@ static void check_kernel(cute_runtime *rt, cute_dtype d, const char *arch)
     if (s == CUTE_OK) {
         long regs = number_after(report, "Used "), stores = sum_before(report, "bytes spill stores"),
              loads = sum_before(report, "bytes spill loads"), stack = sum_before(report, "bytes stack frame");
-        printf("  %-9s %-7s %3ld registers, %ld/%ld bytes spilled, %ld of stack\n", cute_dtype_name(d), arch,
+        printf("  %-13s %-9s %-7s %3ld registers, %ld/%ld bytes spilled, %ld of stack\n", cute_gemm_variant_name(v), cute_dtype_name(d), arch,
                regs, stores, loads, stack);
         CHECK(regs > 0 && strstr(report, "spill stores"), "%s %s: an unreadable report:\n%s", cute_dtype_name(d),
               arch, report);
         CHECK(stores == 0 && loads == 0 && stack == 0, "%s %s spills: %ld bytes stored, %ld loaded, %ld of stack",
               cute_dtype_name(d), arch, stores, loads, stack);
+        /* ptxas says so when wgmma's fences are wrong ("... wgmma.mma_async instructions are
+         * serialized due to ...") */
+        CHECK(!strstr(report, "serialized"), "%s %s: ptxas serializes the wgmma:\n%s", cute_dtype_name(d), arch,
+              report);
     }
     free(report);
     cute_fn_free(f);
@@ -74,9 +78,12 @@ int main(void)
     CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
     if (check_failed) return CHECK_DONE("spill_test");
     static const cute_dtype sm90[] = {CUTE_BF16, CUTE_F16, CUTE_TF32, CUTE_I8, CUTE_F64};
-    for (size_t i = 0; i < sizeof sm90 / sizeof sm90[0]; i++) check_kernel(rt, sm90[i], "sm_90a");
-    check_kernel(rt, CUTE_BF16, "sm_80");
-    check_kernel(rt, CUTE_F64, "sm_80"); /* m8n8k4 DMMA, another tiling */
+    for (size_t i = 0; i < sizeof sm90 / sizeof sm90[0]; i++) check_kernel(rt, CUTE_GEMM_TENSOROP_SMEM, sm90[i], "sm_90a");
+    /* the Hopper kernel: 128 f32 accumulators a consumer thread, within its 168 registers */
+    check_kernel(rt, CUTE_GEMM_HOPPER, CUTE_BF16, "sm_90a");
+    check_kernel(rt, CUTE_GEMM_HOPPER, CUTE_F16, "sm_90a");
+    check_kernel(rt, CUTE_GEMM_TENSOROP_SMEM, CUTE_BF16, "sm_80");
+    check_kernel(rt, CUTE_GEMM_TENSOROP_SMEM, CUTE_F64, "sm_80"); /* m8n8k4 DMMA, another tiling */
     SKIP("e4m3/e5m2 on sm_90a: ptxas emulates fp8 mma.sync (F2FP, two HMMA, four FADD) and "
          "spills 68 bytes; s8 with M- or N-major operands (element-wise fragments) spills 8-36");
     cute_runtime_free(rt);

@@ -35,6 +35,29 @@ static cute_ssa scale_at(cute_ctx *c, cute_tensor t, cute_tuple crd)
     return cute_ssa_cvt(c, cute_tensor_load(c, at), CUTE_F32);
 }
 
+/* this lane's fragments of A and of x at `at`, copied in (the elements *in allows, when
+ * given), and the coordinate (m, k) of its first element */
+typedef struct lane_fragments {
+    cute_tensor rA, rX;
+    cute_int m, k;
+} lane_fragments;
+
+static lane_fragments load_fragments(cute_ctx *c, const gemv_plan *p, cute_thr_copy thr,
+                                     const gemv_tiles *t, cute_tuple at, const cute_ssa *in)
+{
+    cute_tensor tA = cute_partition_S(c, thr, cute_tensor_slice(c, t->gA, at));
+    cute_tensor tX = cute_partition_S(c, thr, cute_tensor_slice(c, t->gX[0], at));
+    lane_fragments f = {.rA = cute_make_fragment_like(c, tA), .rX = cute_make_fragment_like(c, tX)};
+    if (in)
+        cute_copy_if_whole(c, &p->tc.atom, *in, tA, f.rA),
+            cute_copy_if_whole(c, &p->tc.atom, *in, tX, f.rX);
+    else
+        cute_copy(c, &p->tc.atom, tA, f.rA), cute_copy(c, &p->tc.atom, tX, f.rX);
+    cute_tensor crd = cute_partition_S(c, thr, cute_tensor_slice(c, t->cA, at));
+    f.m = crd.coord.leaf[0], f.k = crd.coord.leaf[1];
+    return f;
+}
+
 /* this lane's vector of A and of x at `at`: products summed per scale block, each sum times
  * its scales, added to acc */
 static void vector_fma(cute_ctx *c, const gemv_plan *p, cute_thr_copy thr, const gemv_tiles *t,
@@ -42,23 +65,15 @@ static void vector_fma(cute_ctx *c, const gemv_plan *p, cute_thr_copy thr, const
                        const cute_ssa *in)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_tensor tA = cute_partition_S(c, thr, cute_tensor_slice(c, t->gA, at));
-    cute_tensor tX = cute_partition_S(c, thr, cute_tensor_slice(c, t->gX[0], at));
-    cute_tensor rA = cute_make_fragment_like(c, tA), rX = cute_make_fragment_like(c, tX);
-    if (in)
-        cute_copy_if_whole(c, &p->tc.atom, *in, tA, rA),
-            cute_copy_if_whole(c, &p->tc.atom, *in, tX, rX);
-    else
-        cute_copy(c, &p->tc.atom, tA, rA), cute_copy(c, &p->tc.atom, tX, rX);
+    lane_fragments f = load_fragments(c, p, thr, t, at, in);
     cute_ssa prod =
-        cute_ssa_binop(c, CUTE_OP_MUL, cute_ssa_cvt(c, cute_tensor_load(c, rA), CUTE_F32),
-                       cute_ssa_cvt(c, cute_tensor_load(c, rX), CUTE_F32));
+        cute_ssa_binop(c, CUTE_OP_MUL, cute_ssa_cvt(c, cute_tensor_load(c, f.rA), CUTE_F32),
+                       cute_ssa_cvt(c, cute_tensor_load(c, f.rX), CUTE_F32));
     int vec = p->cfg.vec, per = vec < p->cfg.sf_vec ? vec : p->cfg.sf_vec;
-    cute_tensor blocks = cute_make_rmem_tensor_like(c, rA, CUTE_F32);
+    cute_tensor blocks = cute_make_rmem_tensor_like(c, f.rA, CUTE_F32);
     cute_tensor_store(c, blocks, prod);
     blocks.layout = cute_layout_fmt(a, "(%d,%d):(1,%d)", per, vec / per, per); /* (block, blocks) */
-    cute_tensor crd = cute_partition_S(c, thr, cute_tensor_slice(c, t->cA, at));
-    cute_int m = crd.coord.leaf[0], k = crd.coord.leaf[1];
+    cute_int m = f.m, k = f.k;
     cute_int last = cute_sub(a, t->kend, cute_i(1)); /* a tail vector past K reads K - 1's */
     for (int j = 0; j < vec / per; j++) {
         cute_int kj = cute_min(a, cute_add(a, k, cute_i((int64_t)j * per)), last);
@@ -103,17 +118,9 @@ static void words_fma(cute_ctx *c, const gemv_plan *p, cute_thr_copy thr, const 
                       const cute_ssa *in)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_tensor tA = cute_partition_S(c, thr, cute_tensor_slice(c, t->gA, at));
-    cute_tensor tX = cute_partition_S(c, thr, cute_tensor_slice(c, t->gX[0], at));
-    cute_tensor rA = cute_make_fragment_like(c, tA), rX = cute_make_fragment_like(c, tX);
-    if (in)
-        cute_copy_if_whole(c, &p->tc.atom, *in, tA, rA),
-            cute_copy_if_whole(c, &p->tc.atom, *in, tX, rX);
-    else
-        cute_copy(c, &p->tc.atom, tA, rA), cute_copy(c, &p->tc.atom, tX, rX);
-    cute_ssa wa = cute_tensor_load(c, rA), wx = cute_tensor_load(c, rX);
-    cute_tensor crd = cute_partition_S(c, thr, cute_tensor_slice(c, t->cA, at));
-    cute_int m = crd.coord.leaf[0], kw = crd.coord.leaf[1];
+    lane_fragments f = load_fragments(c, p, thr, t, at, in);
+    cute_ssa wa = cute_tensor_load(c, f.rA), wx = cute_tensor_load(c, f.rX);
+    cute_int m = f.m, kw = f.k;
     cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(1));
     int per = p->cfg.sf_vec / 8; /* words per scale block */
     cute_val two28 = cute_val_const(c, CUTE_F32, 268435456.0);

@@ -7,9 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "check.h"
+#include "check_interp.h"
 #include "cutec/gemv.h"
 #include "cutec/numeric.h"
 #include "kernels/ew_ref.h"
@@ -150,12 +150,8 @@ static void run_case(cute_runtime *rt, cute_gemv_lib *lib, cute_dtype d, cute_dt
 /* on a runtime tracing for `arch`: sm_100a's body (cvt) or the one before it (words) */
 static void results(const char *arch)
 {
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        CHECK(false, "interpreter: %s", err);
-        return;
-    }
+    cute_runtime *rt = check_interp();
+    if (!rt) return;
     cute_runtime_set_target_arch(rt, arch);
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
     uint64_t fresh = seed;
@@ -215,13 +211,6 @@ static void validation(cute_runtime *rt)
     b->vt->free(b->self, &buf);
 }
 
-static int count(const char *text, const char *word)
-{
-    int k = 0;
-    for (const char *p = text; (p = strstr(p, word)); p++) k++;
-    return k;
-}
-
 /* the NVFP4 kernel's PTX for `arch`, traced for that target (NULL: no NVRTC) */
 static char *nvfp4_ptx(const char *arch)
 {
@@ -253,27 +242,21 @@ static void machine_code(void)
 {
     char *ptx = nvfp4_ptx("sm_100a");
     if (ptx)
-        CHECK(count(ptx, "cvt.rn.f16x2.e2m1x2") == 128, "sm_100a: %d fp4 cvt",
-              count(ptx, "cvt.rn.f16x2.e2m1x2"));
+        CHECK(check_count(ptx, "cvt.rn.f16x2.e2m1x2") == 128, "sm_100a: %d fp4 cvt",
+              check_count(ptx, "cvt.rn.f16x2.e2m1x2"));
     free(ptx);
     ptx = nvfp4_ptx("sm_90a");
     if (ptx)
-        CHECK(!strstr(ptx, "e2m1x2") && count(ptx, "ld.global.nc.v4.u32") == 4,
-              "sm_90a: no fp4 cvt, %d 128-bit loads", count(ptx, "ld.global.nc.v4.u32"));
+        CHECK(!strstr(ptx, "e2m1x2") && check_count(ptx, "ld.global.nc.v4.u32") == 4,
+              "sm_90a: no fp4 cvt, %d 128-bit loads", check_count(ptx, "ld.global.nc.v4.u32"));
     free(ptx);
 }
 
 int main(void)
 {
-    const char *env = getenv("CUTEC_SEED"); /* to repeat a run */
-    seed = env ? strtoull(env, NULL, 10) | 1 : (uint64_t)time(NULL) | 1;
-    printf("blockscaled_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        CHECK(false, "interpreter: %s", err);
-        return CHECK_DONE("blockscaled_test");
-    }
+    seed = check_seed("blockscaled_test");
+    cute_runtime *rt = check_interp();
+    if (!rt) return CHECK_DONE("blockscaled_test");
     results("sm_90a");
     results("sm_100a");
     validation(rt);

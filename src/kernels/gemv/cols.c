@@ -65,15 +65,8 @@ static void cols_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
 void gemv_cols_host(cute_ctx *c, const cute_arg *arg)
 {
     const gemv_plan *p = cute_ctx_user(c);
-    cute_alg *a = cute_ctx_alg(c);
-    cute_tensor mA = arg[0].tensor, mY = arg[2].tensor, mW = arg[3].tensor;
-    cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1], L = mA.layout.shape.leaf[2];
-    cute_tensor xb = gemv_broadcast_x(c, arg[1].tensor, M);
-    cute_int kchunk = arg[4].i;
-    int64_t rows = (int64_t)p->threads * p->cfg.vec;
-    cute_launch_cfg cfg = {
-        .grid = {cute_ceil_div(a, M, cute_i(rows)), gemv_splits(c, K, kchunk), L},
-        .block = {cute_i(p->threads)}};
-    CUTE_LAUNCH(c, cols_kernel, cfg, mA, xb, mY, mW, kchunk, arg[5].f, arg[6].f);
-    gemv_reduce_launch(c, p, mY, mW, arg[5].f, arg[6].f);
+    /* a thread per vector of rows */
+    gemv_host_args g = gemv_host_unpack(c, arg, (int64_t)p->threads * p->cfg.vec);
+    CUTE_LAUNCH(c, cols_kernel, g.launch, g.mA, g.xb, g.mY, g.mW, g.kchunk, g.alpha, g.beta);
+    gemv_reduce_launch(c, p, g.mY, g.mW, g.alpha, g.beta);
 }

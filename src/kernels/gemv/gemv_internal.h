@@ -28,6 +28,17 @@ void gemv_cols_host(cute_ctx *c, const cute_arg *arg);
 /* block-scaled (NVFP4, MXFP8) K-major A: the rows kernel's body with scales (blockscaled.c) */
 void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg);
 
+/* The rows and cols host functions' arguments, A (M,K,L), x (K,N,L), y, the split-K
+ * workspace W, kchunk, alpha, beta, with x broadcast as A (gemv_broadcast_x), and their
+ * kernel's launch: blocks of `rows` rows of A, one per split of K, per batch. */
+typedef struct gemv_host_args {
+    cute_tensor mA, xb, mY, mW;
+    cute_int kchunk;
+    cute_host_scalar alpha, beta;
+    cute_launch_cfg launch;
+} gemv_host_args;
+gemv_host_args gemv_host_unpack(cute_ctx *c, const cute_arg *arg, int64_t rows);
+
 /* the number of K splits, ceil(K / kchunk), and 1 for K = 0 (whose one split writes
  * y = beta y) */
 cute_int gemv_splits(cute_ctx *c, cute_int K, cute_int kchunk);

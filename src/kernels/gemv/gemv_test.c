@@ -6,9 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "check.h"
+#include "check_interp.h"
 #include "cutec/gemv.h"
 #include "cutec/kernels.h"
 #include "kernels/ew_ref.h"
@@ -315,13 +315,6 @@ static void skinny(cute_runtime *rt)
     skinny_case(rt, CUTE_F32, CUTE_F32, 20, 9, 40, 1, 0, false); /* 9 vectors: the GEMM */
 }
 
-static int count(const char *text, const char *word)
-{
-    int k = 0;
-    for (const char *p = text; (p = strstr(p, word)); p++) k++;
-    return k;
-}
-
 /* the generated CUDA C compiles through NVRTC for sm_80, sm_90a and sm_100a; for sm_90a
  * the K-major kernel reads A and x only with 128-bit loads (ld.global.nc.v4: four of A and
  * four of x per k-tile, the tail's as many), the one other global load being y's */
@@ -371,7 +364,7 @@ static void machine_code(cute_runtime *rt)
                       arch[a], err);
             if (s == CUTE_OK && a == 2 && cfgs[i].a_major == 1 && !cfgs[i].split &&
                 cfgs[i].vectors == 1) {
-                int v4 = count(text, "ld.global.nc.v4"), all = count(text, "ld.global");
+                int v4 = check_count(text, "ld.global.nc.v4"), all = check_count(text, "ld.global");
                 CHECK(v4 == 16 && all == v4 + 1,
                       "gemv config %zu: %d loads, %d of 128 bits (want 16 + y's)", i, all, v4);
             }
@@ -383,15 +376,9 @@ static void machine_code(cute_runtime *rt)
 
 int main(void)
 {
-    const char *env = getenv("CUTEC_SEED"); /* to repeat a run */
-    seed = env ? strtoull(env, NULL, 10) | 1 : (uint64_t)time(NULL) | 1;
-    printf("gemv_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        CHECK(false, "interpreter: %s", err);
-        return CHECK_DONE("gemv_test");
-    }
+    seed = check_seed("gemv_test");
+    cute_runtime *rt = check_interp();
+    if (!rt) return CHECK_DONE("gemv_test");
     validation(rt);
     results(rt);
     machine_code(rt);

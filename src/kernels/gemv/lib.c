@@ -10,19 +10,13 @@
 #include <string.h>
 
 #include "cutec/cuda_driver.h"
+#include "kernels/fn_cache.h"
 #include "kernels/gemv/gemv_internal.h"
-
-typedef struct entry {
-    cute_gemv_config cfg;
-    const cute_fn *fn; /* NULL: compiling failed, for the reason in err */
-    char err[1024];
-} entry;
 
 struct cute_gemv_lib {
     cute_runtime *rt;
     pthread_mutex_t lock;
-    entry **e;
-    int n, cap;
+    fn_cache fns; /* the compiled configurations, cute_gemv_config keys */
     int splits;            /* cute_gemv_lib_splits */
     cute_gemv_config last; /* cute_gemv_lib_last */
     int last_splits;
@@ -38,11 +32,29 @@ struct cute_gemv_lib {
     int nretired;
 };
 
+/* fn_cache_same for cute_gemv_config keys */
+static bool same_config(const void *x, const void *y)
+{
+    const cute_gemv_config *a = x, *b = y;
+    return a->dtype == b->dtype && a->y_dtype == b->y_dtype && a->a_major == b->a_major &&
+           a->vec == b->vec && a->split == b->split && gemv_nvec(a) == gemv_nvec(b) &&
+           a->sf_vec == b->sf_vec && a->atomic == b->atomic;
+}
+
+/* fn_cache_compile for cute_gemv_config keys */
+static const cute_fn *compile_config(cute_runtime *rt, const void *cfg, const void *user,
+                                     char *err, size_t n)
+{
+    (void)user;
+    return cute_gemv_compile(rt, cfg, err, n);
+}
+
 cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
 {
     cute_gemv_lib *lib = calloc(1, sizeof *lib);
     if (!lib) return NULL;
     lib->rt = rt;
+    fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
 }
@@ -50,7 +62,7 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
 void cute_gemv_lib_free(cute_gemv_lib *lib)
 {
     if (!lib) return;
-    for (int i = 0; i < lib->n; i++) cute_fn_free(lib->e[i]->fn), free(lib->e[i]);
+    fn_cache_free(&lib->fns);
     cute_backend *b = cute_runtime_backend(lib->rt);
     if (lib->ws_bytes) b->vt->free(b->self, &lib->ws);
     if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
@@ -58,7 +70,6 @@ void cute_gemv_lib_free(cute_gemv_lib *lib)
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
     free(lib->retired);
     pthread_mutex_destroy(&lib->lock);
-    free(lib->e);
     free(lib);
 }
 
@@ -86,44 +97,13 @@ void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits)
     pthread_mutex_unlock(&lib->lock);
 }
 
-static bool same_config(const cute_gemv_config *a, const cute_gemv_config *b)
-{
-    return a->dtype == b->dtype && a->y_dtype == b->y_dtype && a->a_major == b->a_major &&
-           a->vec == b->vec && a->split == b->split && gemv_nvec(a) == gemv_nvec(b) &&
-           a->sf_vec == b->sf_vec && a->atomic == b->atomic;
-}
-
-/* the entry for cfg, compiling it the first time (lock held); NULL when out of memory */
-static entry *lookup(cute_gemv_lib *lib, const cute_gemv_config *cfg)
-{
-    for (int i = 0; i < lib->n; i++)
-        if (same_config(&lib->e[i]->cfg, cfg)) return lib->e[i];
-    if (lib->n == lib->cap) {
-        int cap = lib->cap ? 2 * lib->cap : 8;
-        entry **e = realloc(lib->e, (size_t)cap * sizeof *e);
-        if (!e) return NULL;
-        lib->e = e, lib->cap = cap;
-    }
-    entry *e = calloc(1, sizeof *e);
-    if (!e) return NULL;
-    lib->e[lib->n++] = e;
-    e->cfg = *cfg;
-    e->fn = cute_gemv_compile(lib->rt, cfg, e->err, sizeof e->err);
-    if (!e->fn && !e->err[0]) snprintf(e->err, sizeof e->err, "compile failed");
-    return e;
-}
-
 const cute_fn *gemv_lib_fn(cute_gemv_lib *lib, const cute_gemv_config *cfg, char *err, size_t n)
 {
     pthread_mutex_lock(&lib->lock);
-    const entry *e = lookup(lib, cfg);
-    if (!e)
-        snprintf(err, n, "gemv: out of memory");
-    else if (!e->fn)
-        snprintf(err, n, "%s", e->err);
+    const cute_fn *fn = fn_cache_fn(&lib->fns, lib->rt, cfg, compile_config, NULL, "gemv", err, n);
     lib->last = *cfg, lib->last_splits = 1;
     pthread_mutex_unlock(&lib->lock);
-    return e ? e->fn : NULL;
+    return fn;
 }
 
 /* a buffer of at least `bytes` in *buf (lock held), zero-filled when `zero`; a smaller one
@@ -272,7 +252,7 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     if (o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
     cute_gemv_config cfg = configure(lib, &o, &splits, &kchunk);
     if (s == CUTE_OK) s = arguments(lib, &o, &cfg, splits, kchunk, alpha, beta, args, err, n);
-    const entry *e = s == CUTE_OK ? lookup(lib, &cfg) : NULL;
+    const fn_cache_entry *e = s == CUTE_OK ? fn_cache_get(&lib->fns, lib->rt, &cfg, compile_config, NULL) : NULL;
     if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemv: out of memory");
     if (s == CUTE_OK && !e->fn) s = CUTE_ERR_COMPILE, snprintf(err, n, "%s", e->err);
     lib->last = cfg, lib->last_splits = (int)splits;

@@ -11,6 +11,20 @@ cute_int gemv_splits(cute_ctx *c, cute_int K, cute_int kchunk)
     return cute_max(a, cute_ceil_div(a, K, kchunk), cute_i(1));
 }
 
+gemv_host_args gemv_host_unpack(cute_ctx *c, const cute_arg *arg, int64_t rows)
+{
+    const gemv_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    gemv_host_args g = {.mA = arg[0].tensor, .mY = arg[2].tensor, .mW = arg[3].tensor,
+                        .kchunk = arg[4].i, .alpha = arg[5].f, .beta = arg[6].f};
+    const cute_int *e = g.mA.layout.shape.leaf; /* M, K, L */
+    g.xb = gemv_broadcast_x(c, arg[1].tensor, e[0]);
+    g.launch = (cute_launch_cfg){
+        .grid = {cute_ceil_div(a, e[0], cute_i(rows)), gemv_splits(c, e[1], g.kchunk), e[2]},
+        .block = {cute_i(p->threads)}};
+    return g;
+}
+
 cute_tensor gemv_broadcast_x(cute_ctx *c, cute_tensor mX, cute_int M)
 {
     const cute_int *e = mX.layout.shape.leaf, *d = mX.layout.stride.leaf;

@@ -76,8 +76,10 @@ static int widest_vector(const row_call *rc)
     return v;
 }
 
-static const cute_fn *make_rows(cute_runtime *rt, const void *plan, char *err, size_t n)
+static const cute_fn *make_rows(cute_runtime *rt, const void *key, const void *plan, char *err,
+                                size_t n)
 {
+    (void)key;
     return row_compile(rt, plan, err, n);
 }
 

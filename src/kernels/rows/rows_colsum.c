@@ -54,8 +54,10 @@ static void colsum_host(cute_ctx *c, const cute_arg *args)
     CUTE_LAUNCH(c, colsum_kernel, cfg, gP, cP, gOut, cOut, shape.leaf[0], shape.leaf[1]);
 }
 
-static const cute_fn *make_colsum(cute_runtime *rt, const void *dtype, char *err, size_t n)
+static const cute_fn *make_colsum(cute_runtime *rt, const void *key, const void *dtype, char *err,
+                                  size_t n)
 {
+    (void)key;
     cute_dtype d = *(const cute_dtype *)dtype;
     cute_arg_spec specs[2] = {cute_spec_tensor(CUTE_F32, "(?,?):(?,1)", 4), cute_spec_tensor(d, "?:1", cute_dtype_bytes(d))};
     return cute_compile(rt, "column_sums", colsum_host, NULL, 2, specs, err, n);

@@ -9,16 +9,10 @@
 #include "kernels/rows/rows_internal.h"
 #include "kernels/rows/rows_lib.h"
 
-typedef struct entry {
-    char key[192];
-    const cute_fn *fn;
-} entry;
-
 struct cutec_rows {
     cute_runtime *rt;
     pthread_mutex_t lock; /* the table and the column-sum scratch */
-    entry *e;
-    int n, cap;
+    fn_cache fns;         /* the plans' key strings */
     cute_buffer scratch; /* column partial sums, grown as needed */
     bool dry;            /* compile, do not launch (cutec compile) */
     const cute_fn *last; /* the function the last call compiled or found */
@@ -29,6 +23,7 @@ cutec_rows *cutec_rows_new(cute_runtime *rt)
     cutec_rows *lib = calloc(1, sizeof *lib);
     if (!lib) return NULL;
     lib->rt = rt;
+    fn_cache_init(&lib->fns, 0, NULL);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
 }
@@ -36,33 +31,21 @@ cutec_rows *cutec_rows_new(cute_runtime *rt)
 void cutec_rows_free(cutec_rows *lib)
 {
     if (!lib) return;
-    for (int i = 0; i < lib->n; i++) cute_fn_free(lib->e[i].fn);
+    fn_cache_free(&lib->fns);
     cute_backend *b = cute_runtime_backend(lib->rt);
     if (lib->scratch.bytes) b->vt->free(b->self, &lib->scratch);
     pthread_mutex_destroy(&lib->lock);
-    free(lib->e);
     free(lib);
 }
 
 cute_runtime *rows_lib_runtime(cutec_rows *lib) { return lib->rt; }
 
 /* the compiled function for a key (lock held); make() compiles it */
-const cute_fn *rows_lib_find(cutec_rows *lib, const char *key, const cute_fn *(*make)(cute_runtime *, const void *, char *, size_t),
+const cute_fn *rows_lib_find(cutec_rows *lib, const char *key, fn_cache_compile *make,
                              const void *user, char *err, size_t n)
 {
-    for (int i = 0; i < lib->n; i++)
-        if (strcmp(lib->e[i].key, key) == 0) return lib->last = lib->e[i].fn;
-    if (lib->n == lib->cap) {
-        int cap = lib->cap ? 2 * lib->cap : 16;
-        entry *e = realloc(lib->e, (size_t)cap * sizeof *e);
-        if (!e) return snprintf(err, n, "%s: out of memory", key), NULL;
-        lib->e = e, lib->cap = cap;
-    }
-    const cute_fn *fn = make(lib->rt, user, err, n);
-    if (!fn) return NULL;
-    snprintf(lib->e[lib->n].key, sizeof lib->e[lib->n].key, "%s", key);
-    lib->e[lib->n++].fn = fn;
-    return lib->last = fn;
+    const cute_fn *fn = fn_cache_fn(&lib->fns, lib->rt, key, make, user, key, err, n);
+    return fn ? lib->last = fn : NULL;
 }
 
 void rows_lib_dry_run(cutec_rows *lib, bool on) { lib->dry = on; }

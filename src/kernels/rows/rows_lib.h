@@ -3,6 +3,7 @@
 #ifndef CUTEC_ROWS_LIB_H
 #define CUTEC_ROWS_LIB_H
 
+#include "kernels/fn_cache.h"
 #include "kernels/rows/rows_internal.h"
 
 cute_runtime *rows_lib_runtime(cutec_rows *lib);
@@ -13,8 +14,9 @@ bool rows_lib_dry(const cutec_rows *lib);
 const cute_fn *rows_lib_last(const cutec_rows *lib);
 void rows_lib_lock(cutec_rows *lib);
 void rows_lib_unlock(cutec_rows *lib);
-const cute_fn *rows_lib_find(cutec_rows *lib, const char *key,
-                             const cute_fn *(*make)(cute_runtime *, const void *, char *, size_t),
+/* key's function, compiled by make(rt, key, user) the first time (lock held); NULL and
+ * why in err */
+const cute_fn *rows_lib_find(cutec_rows *lib, const char *key, fn_cache_compile *make,
                              const void *user, char *err, size_t n);
 cute_status rows_lib_scratch(cutec_rows *lib, size_t bytes, const cute_buffer **out);
 int64_t rows_lib_resident_blocks(cutec_rows *lib);

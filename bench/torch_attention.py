@@ -1,0 +1,31 @@
+"""PyTorch SDPA's times for the shapes of `cutec bench attention`, which runs this script
+(one process for all its shapes) and prints SDPA's TFLOP/s beside cutec's (issue 18).
+Gaussian inputs in SDPA's (B, H, S, D) layout, multi-head (K and V with H heads); CUDA
+events, warm-up, median.  One line per shape and causality:
+    torch BxHxSxD CAUSAL MS          (CAUSAL 0 or 1; MS -1 where a figure was not taken)
+usage: python3 bench/torch_attention.py bf16|f16 BxHxSxD [BxHxSxD ...]"""
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch_timing import median_ms
+
+
+def one(b, h, s, d, causal, dtype):
+    q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=dtype) for _ in range(3))
+    with torch.no_grad():
+        return median_ms(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+
+
+dtype = torch.float16 if sys.argv[1] == "f16" else torch.bfloat16
+print(f"# torch {torch.__version__} SDPA on {torch.cuda.get_device_name()}")
+for text in sys.argv[2:]:
+    b, h, s, d = (int(x) for x in text.split("x"))
+    for causal in (0, 1):
+        try:
+            ms = one(b, h, s, d, bool(causal), dtype)
+        except Exception as e:  # a figure not taken, said why
+            print(f"# {text} causal {causal}: {e}")
+            ms = -1
+        print(f"torch {text} {causal} {ms:.5f}")
+    sys.stdout.flush()

@@ -1,0 +1,339 @@
+/* cutec compile|run|bench attention: the forward kernel's code (no GPU needed), a run
+ * checked against the float64 reference with its time and TFLOP/s, and a benchmark table
+ * of the issue's shapes, causal and not. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "cutec/attention.h"
+#include "cutec/cuda_driver.h"
+#include "gpu_timing.h"
+#include "kernels/attention/attention_ref.h"
+#include "kernels/ew_ref.h"
+#include "kernels/gemm/gemm_ref.h"
+
+typedef struct attn_opts {
+    cute_dtype dtype;
+    int64_t B, H, G, S, D;
+    bool causal, shape_given;
+    double scale;
+    cli_kernel_opts k; /* --iters, --emit, --arch, --backend */
+} attn_opts;
+
+static int usage(const char *cmd)
+{
+    fprintf(stderr,
+            "usage: cutec %s attention [--batch B] [--heads H] [--kv-heads G] [--seqlen S]\n"
+            "         [--headdim 64|128|256] [--causal] [--dtype bf16|f16] [--scale X] [--iters N]\n"
+            "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
+            "  O = softmax(scale Q K^T) V, Q and O (B,S,H,D), K and V (B,S,G,D), G dividing H;\n"
+            "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
+            "  bench: 8x16x4096 d128 and 16x32x2048 d64 (or the shape given), causal and not, with torch\n"
+            "  SDPA (bench/torch_attention.py) beside; --backend interp checks without timing\n",
+            cmd);
+    return CLI_USAGE;
+}
+
+static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t n)
+{
+    bool ok = true;
+    if (cli_kernel_option(&o->k, k, v, &ok, why, n))
+        return ok;
+    if (!strcmp(k, "--dtype"))
+        ok = cute_dtype_parse(v, &o->dtype) && (o->dtype == CUTE_BF16 || o->dtype == CUTE_F16),
+        snprintf(why, n, "bf16 or f16");
+    else if (!strcmp(k, "--batch"))
+        ok = cli_int(v, 1, 1 << 20, &o->B, why, n), o->shape_given = true;
+    else if (!strcmp(k, "--heads"))
+        ok = cli_int(v, 1, 1 << 16, &o->H, why, n), o->shape_given = true;
+    else if (!strcmp(k, "--kv-heads"))
+        ok = cli_int(v, 1, 1 << 16, &o->G, why, n);
+    else if (!strcmp(k, "--seqlen"))
+        ok = cli_int(v, 1, 1 << 24, &o->S, why, n), o->shape_given = true;
+    else if (!strcmp(k, "--headdim"))
+        ok = cli_int(v, 64, 256, &o->D, why, n) && (o->D == 64 || o->D == 128 || o->D == 256),
+        snprintf(why, n, "64, 128 or 256");
+    else if (!strcmp(k, "--scale"))
+        ok = sscanf(v, "%lf", &o->scale) == 1 && isfinite(o->scale) && o->scale > 0;
+    else
+        ok = false;
+    return ok;
+}
+
+static int parse(int argc, char **argv, attn_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->dtype = CUTE_BF16, o->B = 8, o->H = 16, o->S = 4096, o->D = 128, o->k.iters = 20;
+    if (argc < 2 || strcmp(argv[1], "attention") != 0) return usage(argv[0]);
+    for (int i = 2; i < argc; i += 2) {
+        char why[160] = "";
+        if (!strcmp(argv[i], "--causal")) { /* a flag: no value */
+            o->causal = true, i--;
+            continue;
+        }
+        if (i + 1 >= argc) return usage(argv[0]);
+        if (!option(o, argv[i], argv[i + 1], why, sizeof why)) {
+            fprintf(stderr, "cutec %s attention: bad option %s %s%s%s\n", argv[0], argv[i], argv[i + 1],
+                    why[0] ? ": " : "", why);
+            return CLI_USAGE;
+        }
+    }
+    if (!o->G) o->G = o->H;
+    if (o->H % o->G) {
+        fprintf(stderr, "cutec %s attention: --kv-heads %lld does not divide --heads %lld\n", argv[0],
+                (long long)o->G, (long long)o->H);
+        return CLI_USAGE;
+    }
+    if (!o->k.arch) o->k.arch = getenv("CUTEC_ARCH");
+    return CLI_OK;
+}
+
+/* --- compile --------------------------------------------------------------------------- */
+static const cute_fn *compile(cute_runtime *rt, const void *cfg, char *err, size_t n)
+{
+    return cute_attention_compile(rt, cfg, err, n);
+}
+
+static int emit(const attn_opts *o)
+{
+    cute_attention_config cfg = {o->dtype, (int)o->D, o->causal, true};
+    return cli_emit_compiled("attention", compile, &cfg, o->k.emit, o->k.arch);
+}
+
+/* --- run and bench ------------------------------------------------------------------- */
+typedef struct problem {
+    cute_runtime *rt;
+    cute_attention_lib *lib;
+    cute_buffer buf[5]; /* Q, K, V, O, LSE */
+    void *host[5];
+    size_t bytes[5];
+    cute_call_arg q, k, v, o, lse;
+    bool causal;
+    double scale;
+    char err[1024];
+} problem;
+
+static bool alloc_one(problem *p, int i, size_t bytes)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    p->bytes[i] = bytes;
+    p->host[i] = malloc(bytes);
+    return p->host[i] && b->vt->alloc(b->self, bytes, &p->buf[i]) == CUTE_OK;
+}
+
+/* Q, K, V gaussian in dtype, O and LSE poisoned (all ones bits: NaN) */
+static bool problem_make(problem *p, const attn_opts *o, uint64_t *seed)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    int64_t nq = o->B * o->S * o->H * o->D, nk = o->B * o->S * o->G * o->D;
+    size_t es = (size_t)cute_dtype_bytes(o->dtype);
+    size_t sizes[5] = {nq * es, nk * es, nk * es, nq * es, (size_t)(o->B * o->H * o->S) * 4};
+    for (int i = 0; i < 5; i++) {
+        if (!alloc_one(p, i, sizes[i])) return false;
+        if (i < 3)
+            gemm_ref_fill(o->dtype, p->host[i], (int64_t)(sizes[i] / es), seed);
+        else
+            memset(p->host[i], 0xff, sizes[i]);
+        if (b->vt->upload(b->self, &p->buf[i], 0, p->host[i], sizes[i]) != CUTE_OK) return false;
+    }
+    int64_t sq[4] = {o->S * o->H * o->D, o->H * o->D, o->D, 1}, sk[4] = {o->S * o->G * o->D, o->G * o->D, o->D, 1};
+    p->q = cute_call_tensor(&p->buf[0], 0, o->dtype, 4, (int64_t[]){o->B, o->S, o->H, o->D}, sq);
+    p->k = cute_call_tensor(&p->buf[1], 0, o->dtype, 4, (int64_t[]){o->B, o->S, o->G, o->D}, sk);
+    p->v = cute_call_tensor(&p->buf[2], 0, o->dtype, 4, (int64_t[]){o->B, o->S, o->G, o->D}, sk);
+    p->o = cute_call_tensor(&p->buf[3], 0, o->dtype, 4, (int64_t[]){o->B, o->S, o->H, o->D}, sq);
+    p->lse = cute_call_tensor(&p->buf[4], 0, CUTE_F32, 3, (int64_t[]){o->B, o->H, o->S},
+                              (int64_t[]){o->H * o->S, o->S, 1});
+    p->causal = o->causal, p->scale = o->scale;
+    return true;
+}
+
+static void problem_drop(problem *p)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    for (int i = 0; i < 5; i++)
+        if (p->host[i]) b->vt->free(b->self, &p->buf[i]), free(p->host[i]);
+}
+
+static cute_status call_fwd(void *user, int set)
+{
+    (void)set;
+    problem *p = user;
+    return cutec_attention_fwd(p->lib, &p->q, &p->k, &p->v, &p->o, &p->lse, p->scale, p->causal, NULL,
+                               p->err, sizeof p->err);
+}
+
+/* the rows checked: all up to 4096, else 2048 spread over the whole output */
+static int64_t verify(const problem *p, const attn_opts *o, int64_t *rows)
+{
+    int64_t n = o->D * o->B * o->S * o->G, total = o->B * o->S * o->H, bad = 0;
+    double *w[3], want[256], mag[256], l;
+    for (int i = 0; i < 3; i++) {
+        int64_t m = i ? n : total * o->D;
+        w[i] = malloc((size_t)m * sizeof(double));
+        for (int64_t j = 0; j < m; j++) w[i][j] = ew_get(o->dtype, p->host[i], j);
+    }
+    attn_ref_problem rp = {o->B, o->S, o->S, o->H, o->G, o->D, o->causal, p->scale > 0 ? p->scale : 1 / sqrt((double)o->D),
+                           {w[0], {p->q.stride[0], p->q.stride[1], p->q.stride[2], 1}},
+                           {w[1], {p->k.stride[0], p->k.stride[1], p->k.stride[2], 1}},
+                           {w[2], {p->k.stride[0], p->k.stride[1], p->k.stride[2], 1}}};
+    int64_t step = total <= 4096 ? 1 : total / 2048;
+    *rows = 0;
+    for (int64_t e = 0; e < total; e += step, ++*rows) {
+        int64_t b = e / (o->S * o->H), i = e / o->H % o->S, h = e % o->H;
+        attn_ref_row(&rp, b, i, h, want, mag, &l);
+        for (int64_t d = 0; d < o->D; d++)
+            bad += !attn_ref_close(ew_get(o->dtype, p->host[3], e * o->D + d), want[d], mag[d], o->dtype == CUTE_BF16);
+        float got = ((const float *)p->host[4])[(b * o->H + h) * o->S + i];
+        bad += !(fabs(got - l) <= 1e-4 * (1 + fabs(l)));
+    }
+    for (int i = 0; i < 3; i++) free(w[i]);
+    return bad;
+}
+
+/* the flops FlashAttention counts: 4 B H S^2 D, half of it causal */
+static double flops(const attn_opts *o)
+{
+    return 4.0 * (double)o->B * o->H * o->S * o->S * o->D / (o->causal ? 2 : 1);
+}
+
+/* one checked call, then the median time (device events on the GPU, else < 0: not timed) */
+static double run_one(problem *p, const attn_opts *o, int64_t *bad, int64_t *rows)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    if (call_fwd(p, 0) != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK) {
+        fprintf(stderr, "cutec: %s\n", p->err[0] ? p->err : b->vt->error(b->self));
+        return -2;
+    }
+    b->vt->download(b->self, p->host[3], &p->buf[3], 0, p->bytes[3]);
+    b->vt->download(b->self, p->host[4], &p->buf[4], 0, p->bytes[4]);
+    *bad = verify(p, o, rows);
+    cute_cuda *cu = cute_cuda_backend_driver(b);
+    return cu ? gpu_time_calls(cu, call_fwd, p, 1, o->k.iters) : -1;
+}
+
+static void describe(const attn_opts *o, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s B=%lld H=%lld G=%lld S=%lld D=%lld%s", cute_dtype_name(o->dtype), (long long)o->B,
+             (long long)o->H, (long long)o->G, (long long)o->S, (long long)o->D, o->causal ? " causal" : "");
+}
+
+static int run(const attn_opts *o)
+{
+    problem p = {0};
+    if (cute_runtime_new(o->k.backend, &p.rt, p.err, sizeof p.err) != CUTE_OK) {
+        fprintf(stderr, "cutec run attention: %s\n", p.err);
+        return CLI_FAIL;
+    }
+    p.lib = cute_attention_lib_new(p.rt);
+    uint64_t seed = (uint64_t)time(NULL) | 1;
+    int64_t bad = -1, rows = 0;
+    double ms = problem_make(&p, o, &seed) ? run_one(&p, o, &bad, &rows) : -2;
+    char what[160];
+    describe(o, what, sizeof what);
+    if (ms > -2) printf("attention %s, backend %s: %s (%lld wrong in %lld rows)", what, cute_runtime_backend_name(p.rt),
+                        bad ? "FAILED" : "verified against float64", (long long)bad, (long long)rows);
+    if (ms >= 0) printf(", %.4f ms, %.1f TFLOP/s", ms, flops(o) / ms / 1e9);
+    if (ms > -2) printf("\n");
+    problem_drop(&p);
+    cute_attention_lib_free(p.lib);
+    cute_runtime_free(p.rt);
+    return ms > -2 && bad == 0 ? CLI_OK : CLI_FAIL;
+}
+
+/* SDPA's ms for each shape, non-causal and causal (< 0: not taken), from one run of
+ * bench/torch_attention.py ($CUTEC_TORCH_ATTENTION): its own gaussian inputs */
+static void torch_ms(cute_dtype d, const int64_t (*shapes)[4], int n, double (*ms)[2])
+{
+    const char *script = getenv("CUTEC_TORCH_ATTENTION");
+    char cmd[1024], line[512];
+    int len = snprintf(cmd, sizeof cmd, "python3 %s %s", script ? script : "bench/torch_attention.py",
+                       cute_dtype_name(d));
+    for (int i = 0; i < n; i++) {
+        const int64_t *x = shapes[i];
+        len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %lldx%lldx%lldx%lld", (long long)x[0],
+                        (long long)x[1], (long long)x[2], (long long)x[3]);
+        ms[i][0] = ms[i][1] = -1;
+    }
+    snprintf(cmd + len, sizeof cmd - (size_t)len, " 2>&1");
+    FILE *f = popen(cmd, "r");
+    if (!f) return;
+    while (fgets(line, sizeof line, f)) {
+        long long b, h, sq, dd;
+        int causal;
+        double t;
+        if (sscanf(line, "torch %lldx%lldx%lldx%lld %d %lf", &b, &h, &sq, &dd, &causal, &t) != 6) {
+            if (line[0] == '#') printf("%s", line); /* the version, a figure not taken */
+            continue;
+        }
+        for (int i = 0; i < n; i++)
+            if (shapes[i][0] == b && shapes[i][1] == h && shapes[i][2] == sq && shapes[i][3] == dd)
+                ms[i][causal != 0] = t;
+    }
+    pclose(f);
+}
+
+static int bench_one(cute_runtime *rt, cute_attention_lib *lib, const attn_opts *o, double sdpa, uint64_t *seed)
+{
+    problem p = {.rt = rt, .lib = lib};
+    int64_t bad = -1, rows = 0;
+    double ms = problem_make(&p, o, seed) ? run_one(&p, o, &bad, &rows) : -2;
+    char what[160];
+    describe(o, what, sizeof what);
+    printf("%-40s %9.4f %9.1f %8lld", what, ms, ms > 0 ? flops(o) / ms / 1e9 : 0.0, (long long)rows);
+    if (sdpa > 0) printf(" %9.1f %6.1f%%", flops(o) / sdpa / 1e9, 100 * sdpa / ms); else printf(" %9s %7s", "-", "-");
+    printf("%s\n", bad ? "  WRONG" : "");
+    fflush(stdout);
+    problem_drop(&p);
+    bool timed = cute_cuda_backend_driver(cute_runtime_backend(rt)) != NULL;
+    return bad == 0 && (timed ? ms > 0 : ms > -2) ? CLI_OK : CLI_FAIL;
+}
+
+static int bench(const attn_opts *base)
+{
+    char err[1024], clock[128];
+    cute_runtime *rt;
+    if (cute_runtime_new(base->k.backend ? base->k.backend : "cuda", &rt, err, sizeof err) != CUTE_OK) {
+        printf("cutec bench attention: skipped: no GPU (%s)\n", err);
+        return CLI_OK;
+    }
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt)); /* NULL: --backend interp, checks only */
+    int64_t shapes[2][4] = {{8, 16, 4096, 128}, {16, 32, 2048, 64}}; /* B, H, S, D */
+    int n = base->shape_given ? 1 : 2;
+    if (base->shape_given) shapes[0][0] = base->B, shapes[0][1] = base->H, shapes[0][2] = base->S, shapes[0][3] = base->D;
+    double sdpa[2][2] = {{-1, -1}, {-1, -1}};
+    if (cu) torch_ms(base->dtype, (const int64_t (*)[4])shapes, n, sdpa);
+    const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;
+    gpu_sm_clock(clock, sizeof clock);
+    printf("# %s, %d SMs, %s; gaussian inputs; TFLOP/s = 4 B H S^2 D / t (half causal)\n",
+           dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock);
+    printf("%-40s %9s %9s %8s %9s %7s\n", "attention forward", "ms", "TFLOP/s", "checked", "SDPA", "of SDPA");
+    cute_attention_lib *lib = cute_attention_lib_new(rt);
+    uint64_t seed = (uint64_t)time(NULL) | 1;
+    int rc = CLI_OK;
+    for (int s = 0; s < n; s++)
+        for (int causal = 0; causal < 2; causal++) {
+            attn_opts o = *base;
+            o.B = shapes[s][0], o.H = shapes[s][1], o.S = shapes[s][2], o.D = shapes[s][3];
+            if (!base->shape_given) o.G = o.H;
+            o.causal = causal;
+            if (bench_one(rt, lib, &o, sdpa[s][causal], &seed) != CLI_OK) rc = CLI_FAIL;
+        }
+    cute_attention_lib_free(lib);
+    cute_runtime_free(rt);
+    return rc;
+}
+
+int cmd_attention(int argc, char **argv)
+{
+    attn_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc || cli_parse_only()) return rc;
+    if (!strcmp(argv[0], "compile")) {
+        if (!(o.k.emit = cli_emit_form(o.k.emit))) return usage(argv[0]);
+        return emit(&o);
+    }
+    return !strcmp(argv[0], "run") ? run(&o) : bench(&o);
+}

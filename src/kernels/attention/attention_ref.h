@@ -1,0 +1,31 @@
+/* The float64 reference of attention forward on the CPU, one query row at a time (the tests
+ * and `cutec run attention` check every row, or a sample of rows at large sizes). */
+#ifndef CUTEC_ATTENTION_REF_H
+#define CUTEC_ATTENTION_REF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* a (B, S, heads, D) tensor of the inputs' values, widened exactly, with element strides */
+typedef struct attn_ref_tensor {
+    const double *v;
+    int64_t stride[4];
+} attn_ref_tensor;
+
+typedef struct attn_ref_problem {
+    int64_t B, Sq, Sk, H, G, D;
+    bool causal; /* top-left: query i sees keys j <= i */
+    double scale;
+    attn_ref_tensor q, k, v;
+} attn_ref_problem;
+
+/* Row (b, i, h): o[D] the output, mag[D] = sum_j p_j |v_jd| (what the rounding of P and of
+ * the accumulation is relative to), *lse the natural log of sum_j exp(scale q.k_j). */
+void attn_ref_row(const attn_ref_problem *p, int64_t b, int64_t i, int64_t h, double *o, double *mag,
+                  double *lse);
+
+/* |got - want| within the rounding a correct f16/bf16 kernel makes: P rounded to the dtype
+ * (u = 2^-8 bf16, 2^-11 f16) on each term, O rounded once to the dtype */
+bool attn_ref_close(double got, double want, double mag, bool bf16);
+
+#endif

@@ -1,0 +1,313 @@
+/* Attention forward (cutec_attention_fwd) against the float64 reference: on the interpreter
+ * at small odd sizes (partial Q and K tiles, causal and not, grouped-query, Q and O in
+ * SDPA's transposed (B,H,S,D) memory, head dims 64, 128 and 256, f16 and bf16), every row of O and
+ * the LSE, the outputs poisoned first; on a GPU, where there is one, at moderate sizes.
+ * Beside them: the layout fact the kernel stands on (P's accumulator fragment is the A
+ * fragment of P V), the misuses the library refuses, and the kernels' register reports for
+ * sm_80 and sm_90a (no spills), where NVRTC is installed. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "cutec/attention.h"
+#include "cutec/numeric.h"
+#include "cutec/nvrtc.h"
+#include "kernels/attention/attention_internal.h"
+#include "kernels/attention/attention_ref.h"
+#include "kernels/ew_ref.h"
+
+static uint64_t seed;
+
+typedef struct attn_case {
+    int64_t B, Sq, Sk, H, G, D;
+    bool causal, sdpa; /* sdpa: Q and O live as (B,H,S,D), seen through (B,S,H,D) strides */
+    cute_dtype d;
+    double scale;      /* 0: 1/sqrt(D) */
+} attn_case;
+
+/* a tensor of the test: host values, their widened copy, the device buffer, the strides */
+typedef struct buf {
+    cute_dtype d;
+    size_t n;
+    void *host;
+    double *wide;
+    cute_buffer dev;
+} buf;
+
+static void make(cute_backend *b, buf *x, cute_dtype d, size_t n, bool poison)
+{
+    x->d = d, x->n = n;
+    size_t es = (size_t)cute_dtype_bytes(d);
+    x->host = malloc(n * es);
+    x->wide = malloc(n * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        if (poison)
+            memset((char *)x->host + i * es, 0xff, es); /* NaN in every float type */
+        else
+            ew_set(d, x->host, (int64_t)i, ew_random(&seed));
+        x->wide[i] = ew_get(d, x->host, (int64_t)i);
+    }
+    b->vt->alloc(b->self, n * es, &x->dev);
+    b->vt->upload(b->self, &x->dev, 0, x->host, n * es);
+}
+
+static void drop(cute_backend *b, buf *x)
+{
+    b->vt->free(b->self, &x->dev);
+    free(x->host), free(x->wide);
+}
+
+/* (B, S, heads, D) strides: compact, or (sdpa) of memory laid out (B, heads, S, D) */
+static void strides(int64_t S, int64_t heads, int64_t D, bool sdpa, int64_t st[4])
+{
+    st[0] = S * heads * D, st[3] = 1;
+    st[1] = sdpa ? D : heads * D;
+    st[2] = sdpa ? S * D : D;
+}
+
+typedef struct run_result {
+    int64_t bad_o, bad_lse, rows;
+    double worst;
+} run_result;
+
+static void check_rows(const attn_case *k, const attn_ref_problem *p, const buf *o, const buf *lse,
+                       const int64_t so[4], int64_t stride_rows, run_result *r)
+{
+    double *want = malloc((size_t)k->D * 2 * sizeof(double)), *mag = want + k->D;
+    int64_t total = k->B * k->Sq * k->H;
+    for (int64_t e = 0; e < total; e += stride_rows, r->rows++) {
+        int64_t b = e / (k->Sq * k->H), i = e / k->H % k->Sq, h = e % k->H;
+        double l;
+        attn_ref_row(p, b, i, h, want, mag, &l);
+        for (int64_t d = 0; d < k->D; d++) {
+            double got = ew_get(k->d, o->host, b * so[0] + i * so[1] + h * so[2] + d);
+            double err = fabs(got - want[d]);
+            if (!attn_ref_close(got, want[d], mag[d], k->d == CUTE_BF16)) r->bad_o++;
+            if (!(err <= r->worst)) r->worst = err;
+        }
+        double got_l = ((const float *)lse->host)[(b * k->H + h) * k->Sq + i];
+        if (!(fabs(got_l - l) <= 1e-4 * (1 + fabs(l)))) r->bad_lse++;
+    }
+    free(want);
+}
+
+/* the configuration without the LSE (another kernel) writes the same O, bit for bit */
+static void same_without_lse(cute_attention_lib *lib, cute_backend *b, const attn_case *k, const cute_call_arg *q,
+                             const cute_call_arg *kk, const cute_call_arg *v, const buf *o, const char *what)
+{
+    char err[1024];
+    buf o2;
+    make(b, &o2, k->d, o->n, true);
+    cute_call_arg ao = *q;
+    ao.buf = &o2.dev;
+    cute_status s = cutec_attention_fwd(lib, q, kk, v, &ao, NULL, k->scale, k->causal, NULL, err, sizeof err);
+    if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
+    size_t bytes = o->n * (size_t)cute_dtype_bytes(k->d);
+    if (s == CUTE_OK) b->vt->download(b->self, o2.host, &o2.dev, 0, bytes);
+    CHECK(s == CUTE_OK && !memcmp(o2.host, o->host, bytes), "%s without the LSE: %s", what,
+          s == CUTE_OK ? "another O" : err);
+    drop(b, &o2);
+}
+
+static void run_case(cute_attention_lib *lib, cute_backend *b, const attn_case *k, const char *backend)
+{
+    char what[200], err[2048];
+    snprintf(what, sizeof what, "%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
+             cute_dtype_name(k->d), (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H,
+             (long long)k->G, (long long)k->D, k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "");
+    int64_t sq[4], sk[4];
+    strides(k->Sq, k->H, k->D, k->sdpa, sq);
+    strides(k->Sk, k->G, k->D, false, sk);
+    buf q, kk, v, o, lse;
+    make(b, &q, k->d, (size_t)(k->B * k->Sq * k->H * k->D), false);
+    make(b, &kk, k->d, (size_t)(k->B * k->Sk * k->G * k->D), false);
+    make(b, &v, k->d, (size_t)(k->B * k->Sk * k->G * k->D), false);
+    make(b, &o, k->d, q.n, true);
+    make(b, &lse, CUTE_F32, (size_t)(k->B * k->H * k->Sq), true);
+    cute_call_arg aq = cute_call_tensor(&q.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sq, k->H, k->D}, sq);
+    cute_call_arg ak = cute_call_tensor(&kk.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sk, k->G, k->D}, sk);
+    cute_call_arg av = cute_call_tensor(&v.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sk, k->G, k->D}, sk);
+    cute_call_arg ao = cute_call_tensor(&o.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sq, k->H, k->D}, sq);
+    cute_call_arg al = cute_call_tensor(&lse.dev, 0, CUTE_F32, 3, (int64_t[]){k->B, k->H, k->Sq},
+                                        (int64_t[]){k->H * k->Sq, k->Sq, 1});
+    cute_status s = cutec_attention_fwd(lib, &aq, &ak, &av, &ao, &al, k->scale, k->causal, NULL, err, sizeof err);
+    if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
+    CHECK(s == CUTE_OK, "%s: %s %s", what, err, b->vt->error(b->self));
+    if (s == CUTE_OK) {
+        b->vt->download(b->self, o.host, &o.dev, 0, o.n * (size_t)cute_dtype_bytes(k->d));
+        b->vt->download(b->self, lse.host, &lse.dev, 0, lse.n * sizeof(float));
+        attn_ref_problem p = {k->B, k->Sq, k->Sk, k->H, k->G, k->D, k->causal,
+                              k->scale > 0 ? k->scale : 1 / sqrt((double)k->D),
+                              {q.wide, {sq[0], sq[1], sq[2], sq[3]}}, {kk.wide, {sk[0], sk[1], sk[2], sk[3]}},
+                              {v.wide, {sk[0], sk[1], sk[2], sk[3]}}};
+        run_result r = {0};
+        int64_t total = k->B * k->Sq * k->H;
+        check_rows(k, &p, &o, &lse, sq, total > 4096 ? total / 4096 + 1 : 1, &r);
+        printf("  %s: %lld rows checked, worst |O - O_ref| %.3g\n", what, (long long)r.rows, r.worst);
+        CHECK(r.bad_o == 0 && r.bad_lse == 0, "%s: %lld wrong O elements, %lld wrong LSE of %lld rows (worst %g)",
+              what, (long long)r.bad_o, (long long)r.bad_lse, (long long)r.rows, r.worst);
+    }
+    if (s == CUTE_OK && k->B == 1) same_without_lse(lib, b, k, &aq, &ak, &av, &o, what);
+    buf *all[5] = {&q, &kk, &v, &o, &lse};
+    for (int i = 0; i < 5; i++) drop(b, all[i]);
+}
+
+static void on(const char *backend, const attn_case *cases, int n)
+{
+    char err[512];
+    cute_runtime *rt;
+    if (cute_runtime_new(backend, &rt, err, sizeof err) != CUTE_OK) {
+        printf("%s: %s\n", backend, err);
+        SKIP("no GPU: attention ran on the interpreter only");
+        return;
+    }
+    cute_attention_lib *lib = cute_attention_lib_new(rt);
+    for (int i = 0; i < n; i++) run_case(lib, cute_runtime_backend(rt), &cases[i], backend);
+    cute_attention_lib_free(lib);
+    cute_runtime_free(rt);
+}
+
+/* The fact P V stands on: for every thread, A value i of the (bm, bn) tile of P (M x K) is
+ * the element its C fragment of S holds at attn_c_as_a(i), by the TiledMMA's own layouts. */
+static void p_is_the_a_fragment(cute_dtype d, int D)
+{
+    cute_alg a;
+    cute_alg_init(&a, NULL);
+    attn_plan p;
+    cute_attention_config cfg = {d, D, false, true};
+    CHECK(attn_plan_make(&a, &cfg, &p), "plan: %s", a.error);
+    cute_layout tile = cute_layout_fmt(&a, "(%lld,%lld):(1,%lld)", (long long)p.bm, (long long)p.bn, (long long)p.bm);
+    int64_t bad = 0, n = 0;
+    for (int t = 0; t < p.threads && !a.failed; t++) {
+        cute_tuple oc, oa;
+        cute_layout C = cute_tiled_mma_partition(&a, &p.mma, CUTE_MMA_C, cute_i(t), &tile, &oc);
+        cute_layout A = cute_tiled_mma_partition(&a, &p.mma, CUTE_MMA_A, cute_i(t), &tile, &oa);
+        cute_layout to_c = attn_c_as_a(&a, &C);
+        int64_t size = cute_size(&a, &A).v;
+        CHECK(size == cute_size(&a, &to_c).v && size == cute_size(&a, &C).v, "thread %d: sizes differ", t);
+        for (int64_t i = 0; i < size && !a.failed; i++, n++) {
+            int64_t at_a = cute_layout_eval(&a, &A, cute_i(i)).v + oa.leaf[0].v;
+            int64_t j = cute_layout_eval(&a, &to_c, cute_i(i)).v;
+            bad += at_a != cute_layout_eval(&a, &C, cute_i(j)).v + oc.leaf[0].v;
+        }
+    }
+    CHECK(!a.failed && bad == 0 && n == p.bm * p.bn, "%s D%d: %lld of %lld A values are not where the C "
+          "fragment holds them (%s)", cute_dtype_name(d), D, (long long)bad, (long long)n, a.error);
+}
+
+/* calls the library refuses, each with the message that names the problem */
+static void misuse(void)
+{
+    char err[512];
+    cute_runtime *rt;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interp: %s", err);
+    cute_attention_lib *lib = cute_attention_lib_new(rt);
+    cute_buffer none = {0};
+    int64_t st[4] = {2 * 4 * 64, 4 * 64, 64, 1}, sq[4] = {2 * 4 * 128, 4 * 128, 128, 1};
+    cute_call_arg q = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 64}, st);
+    cute_call_arg k = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 3, 64}, st);
+    cute_call_arg q32 = cute_call_tensor(&none, 0, CUTE_F32, 4, (int64_t[]){1, 2, 4, 64}, st);
+    cute_call_arg q96 = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 96}, sq);
+    cute_call_arg qt = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 64}, (int64_t[]){512, 256, 1, 4});
+    cute_call_arg lse = cute_call_tensor(&none, 0, CUTE_F32, 3, (int64_t[]){1, 2, 4}, (int64_t[]){8, 4, 1});
+    static const struct {
+        int which;
+        const char *says;
+    } cases[] = {
+        {0, "3 key/value heads do not divide 4 query heads"}, {1, "Q is f32 (f16 or bf16)"},
+        {2, "head dim 96 (64, 128 or 256)"}, {3, "head dim has stride 4"},
+        {4, "lse is (1, 2, 4), not (B, H, Sq) = (1, 4, 2)"}, {5, "softmax scale -1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int w = cases[i].which;
+        const cute_call_arg *Q = w == 1 ? &q32 : w == 2 ? &q96 : w == 3 ? &qt : &q;
+        const cute_call_arg *K = w == 0 ? &k : Q;
+        cute_status s = cutec_attention_fwd(lib, Q, K, K, Q, w == 4 ? &lse : NULL, w == 5 ? -1 : 0, false,
+                                            NULL, err, sizeof err);
+        CHECK(s == CUTE_ERR_INVALID && strstr(err, cases[i].says), "case %d: %s (want \"%s\")", w, err,
+              cases[i].says);
+    }
+    cute_attention_lib_free(lib);
+    cute_runtime_free(rt);
+}
+
+/* the number before `what` in a ptxas report (-1: none) */
+static long number_before(const char *text, const char *what)
+{
+    const char *p = strstr(text, what);
+    if (!p) return -1;
+    while (p > text && p[-1] == ' ') p--;
+    while (p > text && p[-1] >= '0' && p[-1] <= '9') p--;
+    return strtol(p, NULL, 10);
+}
+
+/* Compile-only: NVRTC's ptxas report of the kernels for sm_80 and sm_90a (head dims 64 and
+ * 128 on both, causal on one, f16 and bf16; 256 on sm_90a).  Head dims 64 and 256 (64-row
+ * Q tiles) must not spill; head dim 128 keeps O's
+ * 128 and S's 64 accumulators a thread and sits at 255 registers with a few loop-invariant
+ * words spilled before the loop (reloaded in its rare branches: the mask, the next K
+ * issue): reported, and held to at most 64 bytes. */
+static void register_reports(void)
+{
+    char err[2048];
+    cute_nvrtc *nv;
+    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
+        SKIP("no NVRTC: the attention kernels' register reports were not made");
+        return;
+    }
+    cute_nvrtc_close(nv);
+    cute_runtime *rt;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interp: %s", err);
+    for (int i = 0; i < 5; i++) { /* d64 sm_80, d64 causal sm_90a, d128 sm_90a, d128 causal sm_80, d256 sm_90a */
+        const char *arch = (i == 1 || i == 2 || i == 4) ? "sm_90a" : "sm_80";
+        cute_attention_config cfg = {i & 1 ? CUTE_F16 : CUTE_BF16, i == 4 ? 256 : i & 2 ? 128 : 64, (i & 1) != 0, true};
+        cute_runtime_set_target_arch(rt, arch);
+        const cute_fn *f = cute_attention_compile(rt, &cfg, err, sizeof err);
+        char *report = NULL;
+        cute_status s = f ? cute_fn_code(f, "usage", arch, &report, err, sizeof err) : CUTE_ERR_COMPILE;
+        CHECK(s == CUTE_OK, "d%d %s: %s", cfg.head_dim, arch, err);
+        if (s == CUTE_OK) {
+            long regs = strstr(report, "Used ") ? strtol(strstr(report, "Used ") + 5, NULL, 10) : -1;
+            long spill = number_before(report, "bytes spill stores");
+            printf("  %s d%d %s%s: %ld registers, %ld bytes spilled\n", cute_dtype_name(cfg.dtype), cfg.head_dim,
+                   arch, cfg.causal ? " causal" : "", regs, spill);
+            CHECK(regs > 0 && spill >= 0 && spill <= (cfg.head_dim == 128 ? 64 : 0), "d%d %s: %ld registers, %ld "
+                  "bytes spilled:\n%s", cfg.head_dim, arch, regs, spill, report);
+        }
+        free(report);
+        cute_fn_free(f);
+    }
+    cute_runtime_free(rt);
+}
+
+int main(void)
+{
+    seed = (uint64_t)time(NULL) | 1;
+    if (getenv("CUTEC_SEED")) seed = strtoull(getenv("CUTEC_SEED"), NULL, 10);
+    printf("attention_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
+    static const attn_case small[] = {
+        {1, 37, 37, 2, 2, 64, false, false, CUTE_BF16, 0},
+        {1, 70, 70, 2, 1, 64, true, true, CUTE_F16, 0},
+        {2, 37, 70, 4, 2, 64, false, true, CUTE_BF16, 0.2},
+        {1, 150, 150, 1, 1, 64, true, false, CUTE_BF16, 0},
+        {1, 70, 37, 2, 2, 128, true, false, CUTE_F16, 0},
+        {1, 130, 130, 2, 1, 128, false, true, CUTE_BF16, 0},
+        {1, 70, 70, 2, 1, 256, true, false, CUTE_BF16, 0},
+    };
+    p_is_the_a_fragment(CUTE_BF16, 128);
+    p_is_the_a_fragment(CUTE_F16, 64);
+    misuse();
+    on("interp", small, (int)(sizeof small / sizeof small[0]));
+    register_reports();
+    static const attn_case moderate[] = {
+        {2, 1000, 1000, 6, 2, 128, true, true, CUTE_BF16, 0},
+        {3, 777, 1025, 4, 4, 64, false, false, CUTE_F16, 0},
+        {1, 2049, 2049, 8, 1, 64, true, false, CUTE_BF16, 0.05},
+        {2, 513, 300, 2, 2, 128, false, true, CUTE_F16, 0},
+        {1, 1000, 1000, 4, 2, 256, true, true, CUTE_F16, 0},
+    };
+    on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]));
+    return CHECK_DONE("attention_test");
+}

@@ -1,0 +1,153 @@
+/* The attention library (cutec_attention_fwd): checks a call and names what is wrong in
+ * words, picks the configuration (dtype, head dim, causal, LSE or not), compiles each once
+ * per runtime and calls it. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/attention/attention_internal.h"
+#include "kernels/fn_cache.h"
+
+static fn_cache_same same;
+
+/* the lock guards the compiled configurations (fn_cache.h) */
+struct cute_attention_lib {
+    cute_runtime *rt;
+    pthread_mutex_t lock;
+    fn_cache fns; /* cute_attention_config keys */
+};
+
+cute_attention_lib *cute_attention_lib_new(cute_runtime *rt)
+{
+    cute_attention_lib *lib = calloc(1, sizeof *lib);
+    if (!lib) return NULL;
+    lib->rt = rt;
+    pthread_mutex_init(&lib->lock, NULL);
+    fn_cache_init(&lib->fns, sizeof(cute_attention_config), same);
+    return lib;
+}
+
+void cute_attention_lib_free(cute_attention_lib *lib)
+{
+    if (!lib) return;
+    fn_cache_free(&lib->fns);
+    pthread_mutex_destroy(&lib->lock);
+    free(lib);
+}
+
+static bool same(const void *x, const void *y)
+{
+    const cute_attention_config *a = x, *b = y;
+    return a->dtype == b->dtype && a->head_dim == b->head_dim && a->causal == b->causal &&
+           a->lse == b->lse;
+}
+
+static const cute_fn *compile(cute_runtime *rt, const void *cfg, const void *user, char *err, size_t n)
+{
+    (void)user;
+    return cute_attention_compile(rt, cfg, err, n);
+}
+
+static const char *const names[] = {"Q", "K", "V", "O"};
+
+/* one of Q, K, V, O: rank 4, the dtype of Q, f16 or bf16, D contiguous */
+static bool operand_ok(const cute_call_arg *t, int i, cute_dtype d, char *err, size_t n)
+{
+    if (!t || t->kind != CUTE_ARG_TENSOR || t->ndim != 4)
+        return snprintf(err, n, "attention: %s is not a (B, S, H, D) tensor", names[i]), false;
+    if (t->dtype != d)
+        return snprintf(err, n, "attention: %s is %s, Q %s (one dtype for Q, K, V and O)", names[i],
+                        cute_dtype_name((cute_dtype)t->dtype), cute_dtype_name(d)), false;
+    if (t->shape[3] > 1 && t->stride[3] != 1)
+        return snprintf(err, n, "attention: %s's head dim has stride %lld (it must be contiguous)",
+                        names[i], (long long)t->stride[3]), false;
+    for (int m = 0; m < 3; m++)
+        if (t->stride[m] % 8 || t->stride[m] < 0)
+            return snprintf(err, n, "attention: %s's stride %d is %lld (a multiple of 8 elements: "
+                            "rows start 16 bytes aligned)", names[i], m, (long long)t->stride[m]), false;
+    return true;
+}
+
+/* the shapes agree: Q and O (B,Sq,H,D), K and V (B,Sk,G,D), G divides H */
+static bool shapes_ok(const cute_call_arg *const t[4], char *err, size_t n)
+{
+    const int64_t *q = t[0]->shape, *k = t[1]->shape;
+    for (int m = 0; m < 4; m++)
+        if (t[3]->shape[m] != q[m] || t[2]->shape[m] != k[m])
+            return snprintf(err, n, "attention: O must be shaped as Q and V as K (mode %d: O %lld, Q "
+                            "%lld, V %lld, K %lld)", m, (long long)t[3]->shape[m], (long long)q[m],
+                            (long long)t[2]->shape[m], (long long)k[m]), false;
+    if (k[0] != q[0] || k[3] != q[3])
+        return snprintf(err, n, "attention: K is (B=%lld, Sk, G, D=%lld) but Q (B=%lld, Sq, H, D=%lld)",
+                        (long long)k[0], (long long)k[3], (long long)q[0], (long long)q[3]), false;
+    if (q[3] != 64 && q[3] != 128 && q[3] != 256)
+        return snprintf(err, n, "attention: head dim %lld (64, 128 or 256)", (long long)q[3]), false;
+    for (int m = 0; m < 4; m++) /* the kernel addresses V with K's offsets (fwd_kernel.c) */
+        if (t[2]->stride[m] != t[1]->stride[m] && k[m] > 1)
+            return snprintf(err, n, "attention: V's strides must be K's (mode %d: V %lld, K %lld)", m,
+                            (long long)t[2]->stride[m], (long long)t[1]->stride[m]), false;
+    if (k[2] < 1 || q[2] % k[2])
+        return snprintf(err, n, "attention: %lld key/value heads do not divide %lld query heads",
+                        (long long)k[2], (long long)q[2]), false;
+    if (k[1] < 1 && q[1] > 0 && q[0] > 0)
+        return snprintf(err, n, "attention: no keys (Sk = 0): the softmax of nothing"), false;
+    return true;
+}
+
+static bool lse_ok(const cute_call_arg *l, const cute_call_arg *q, char *err, size_t n)
+{
+    if (!l) return true;
+    if (l->kind != CUTE_ARG_TENSOR || l->ndim != 3 || l->dtype != CUTE_F32)
+        return snprintf(err, n, "attention: lse is not an f32 (B, H, Sq) tensor"), false;
+    if (l->shape[0] != q->shape[0] || l->shape[1] != q->shape[2] || l->shape[2] != q->shape[1])
+        return snprintf(err, n, "attention: lse is (%lld, %lld, %lld), not (B, H, Sq) = (%lld, %lld, %lld)",
+                        (long long)l->shape[0], (long long)l->shape[1], (long long)l->shape[2],
+                        (long long)q->shape[0], (long long)q->shape[2], (long long)q->shape[1]), false;
+    return true;
+}
+
+static bool call_ok(const cute_call_arg *const t[4], const cute_call_arg *lse, double scale,
+                    char *err, size_t n)
+{
+    cute_dtype d = t[0] ? (cute_dtype)t[0]->dtype : CUTE_VOID;
+    if (d != CUTE_F16 && d != CUTE_BF16)
+        return snprintf(err, n, "attention: Q is %s (f16 or bf16)", t[0] ? cute_dtype_name(d) : "missing"), false;
+    for (int i = 0; i < 4; i++)
+        if (!operand_ok(t[i], i, d, err, n)) return false;
+    if (!isfinite(scale) || scale < 0)
+        return snprintf(err, n, "attention: softmax scale %g (finite, > 0; 0 for 1/sqrt(D))", scale), false;
+    return shapes_ok(t, err, n) && lse_ok(lse, t[0], err, n);
+}
+
+static const cute_fn *fn_for(cute_attention_lib *lib, const cute_attention_config *cfg, char *err, size_t n)
+{
+    pthread_mutex_lock(&lib->lock);
+    const cute_fn *fn = fn_cache_fn(&lib->fns, lib->rt, cfg, compile, NULL, "attention", err, n);
+    pthread_mutex_unlock(&lib->lock);
+    return fn;
+}
+
+cute_status cutec_attention_fwd(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
+                                const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *lse,
+                                double scale, bool causal, void *stream, char *err, size_t n)
+{
+    char scratch[512];
+    if (!err || !n) err = scratch, n = sizeof scratch;
+    err[0] = 0;
+    if (!lib) return snprintf(err, n, "attention: no library"), CUTE_ERR_INVALID;
+    const cute_call_arg *t[4] = {Q, K, V, O};
+    if (!call_ok(t, lse, scale, err, n)) return CUTE_ERR_INVALID;
+    if (Q->shape[0] == 0 || Q->shape[1] == 0 || Q->shape[2] == 0) return CUTE_OK;
+    cute_attention_config cfg = {(cute_dtype)Q->dtype, (int)Q->shape[3], causal, lse != NULL};
+    const cute_fn *f = fn_for(lib, &cfg, err, n);
+    if (!f) return CUTE_ERR_COMPILE;
+    double s = scale > 0 ? scale : 1.0 / sqrt((double)Q->shape[3]);
+    cute_call_arg args[6] = {*Q, *K, *V, *O, cute_call_float(s * 1.4426950408889634), {0}};
+    if (lse) args[5] = *lse;
+    char why[1024];
+    cute_status st = cute_call(f, stream, lse ? 6 : 5, args, why, sizeof why);
+    if (st != CUTE_OK) snprintf(err, n, "attention: %s", why);
+    return st;
+}

@@ -1,0 +1,83 @@
+/* The plan of the forward kernel, as CuTe DSL's ampere/flash_attention_v2.py builds it:
+ * 4 warps tiled along M over mma.sync m16n8k16 (each warp 16 rows of every 64, N doubled to
+ * 16 so that one ldmatrix.x4 feeds two n8 atoms), 128-byte-swizzled shared tiles filled by
+ * 16-byte cp.async, and ldmatrix for the three operands that come from shared memory (Q, K
+ * and, transposed, V). */
+#include <string.h>
+
+#include "cutec/atom_table.h"
+#include "cutec/notation.h"
+#include "kernels/attention/attention_internal.h"
+
+/* the MMA atom of a dtype: f32 accumulation */
+static const char *mma_name(cute_dtype d)
+{
+    return d == CUTE_BF16 ? "SM80_16x8x16_F32BF16BF16F32_TN" : "SM80_16x8x16_F32F16F16F32_TN";
+}
+
+static cute_tiled_mma make_mma(cute_alg *a, const cute_mma_atom *atom, int warps)
+{
+    cute_layout w = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", warps);
+    cute_layout lm = cute_layout_fmt(a, "%lld:1", (long long)(warps * atom->m));
+    cute_layout ln = cute_layout_fmt(a, "%lld:1", (long long)(2 * atom->n));
+    cute_layout lk = cute_layout_fmt(a, "%lld:1", (long long)atom->k);
+    cute_tiler pm = cute_tiler_layout(&lm), pn = cute_tiler_layout(&ln), pk = cute_tiler_layout(&lk);
+    return cute_make_tiled_mma(a, atom, &w, &pm, &pn, &pk);
+}
+
+/* (rows, D) tiles, D contiguous: 4 threads a row, each a run of D/4 elements in 16-byte
+ * cp.async pieces.  A thread's pieces of a row share one address register (their offsets are
+ * immediates), and its rows are few (a 64-row tile: two), so the offsets of a K or V tile
+ * cost 4 registers across the loop where 16-byte pieces side by side cost 16. */
+static cute_tiled_copy make_g2s(cute_alg *a, cute_dtype d, int64_t D, int threads)
+{
+    cute_copy_atom atom;
+    cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", d, &atom);
+    int64_t per_row = 4;
+    cute_layout thr = cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", (long long)(threads / per_row),
+                                      (long long)per_row, (long long)per_row);
+    cute_layout val = cute_layout_fmt(a, "(1,%lld):(0,1)", (long long)(D / per_row));
+    (void)d;
+    return cute_make_tiled_copy_tv(a, &atom, &thr, &val);
+}
+
+static cute_tiled_copy make_s2r(cute_alg *a, const attn_plan *p, const char *ldsm,
+                                cute_mma_operand op)
+{
+    cute_copy_atom atom;
+    cute_copy_atom_named(a, ldsm, p->cfg.dtype, &atom);
+    return cute_make_tiled_copy_mma(a, &atom, &p->mma, op);
+}
+
+/* CuTe's SM80 swizzle atom (128-byte rows of D) tiled over (rows, D) */
+static cute_composed smem_tile(cute_alg *a, cute_dtype d, int64_t rows, int64_t D)
+{
+    cute_composed atom = cute_smem_atom_sm80(a, d, CUTE_MAJOR_K, D, 128);
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld)", (long long)rows, (long long)D);
+    return cute_smem_layout_staged(a, &atom, &shape);
+}
+
+bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg = *cfg;
+    if (cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_BF16)
+        return cute_alg_fail(a, "attention: %s inputs (f16 or bf16)", cute_dtype_name(cfg->dtype));
+    if (cfg->head_dim != 64 && cfg->head_dim != 128 && cfg->head_dim != 256)
+        return cute_alg_fail(a, "attention: head dim %d (64, 128 or 256)", cfg->head_dim);
+    p->d = cfg->head_dim;
+    /* 128 x 64 tiles of S (O's accumulators a thread: D / 2 at 64 and 128, S's 64); at head
+     * dim 256, 64 x 64 (each warp 16 rows: O's 128 and S's 32 a thread), as FlashAttention
+     * 2's SM80 kernel tiles it */
+    p->bm = p->d == 256 ? 64 : 128, p->bn = 64, p->threads = 128;
+    cute_mma_atom atom;
+    if (!cute_mma_atom_named(a, mma_name(cfg->dtype), &atom)) return false;
+    p->mma = make_mma(a, &atom, p->threads / 32);
+    p->g2s = make_g2s(a, cfg->dtype, p->d, p->threads);
+    p->s2r_q = make_s2r(a, p, "SM75_U32x4_LDSM_N", CUTE_MMA_A);
+    p->s2r_k = make_s2r(a, p, "SM75_U32x4_LDSM_N", CUTE_MMA_B);
+    p->s2r_v = make_s2r(a, p, "SM75_U16x8_LDSM_T", CUTE_MMA_B);
+    p->smem_q = smem_tile(a, cfg->dtype, p->bm, p->d);
+    p->smem_kv = smem_tile(a, cfg->dtype, p->bn, p->d);
+    return !a->failed;
+}

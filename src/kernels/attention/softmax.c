@@ -1,0 +1,147 @@
+/* The online softmax of FlashAttention 2, in registers: the accumulators of S and O seen as
+ * (rows, cols) of the thread, row maxima and sums through the quad of threads that share a
+ * row (m16n8k16's C fragment gives a row's 8 columns of an n8 atom to 4 neighbouring
+ * lanes), exp2 with the scale folded in log2(e) units, and the causal / sequence-end mask. */
+#include <math.h>
+
+#include "cutec/notation.h"
+#include "cutec/reduce.h"
+#include "kernels/attention/attention_internal.h"
+
+/* the extents of an accumulator's M and N modes (MMA_M, MMA_N) */
+static void acc_extents(cute_alg *a, const cute_layout *acc, int64_t *mm, int64_t *nn)
+{
+    cute_layout m = cute_get(a, acc, 1), n = cute_get(a, acc, 2);
+    *mm = cute_size(a, &m).v, *nn = cute_size(a, &n).v;
+}
+
+/* ((2,MMA_M),(2,MMA_N)) -> the fragment's colexicographic index v0 + 2 v1 + 4 m + 4 MMA_M n */
+cute_tensor attn_rowcol(cute_ctx *c, cute_tensor acc)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t mm, nn;
+    acc_extents(a, &acc.layout, &mm, &nn);
+    cute_layout rc = cute_layout_fmt(a, "((2,%lld),(2,%lld)):((2,4),(1,%lld))", (long long)mm,
+                                     (long long)nn, (long long)(4 * mm));
+    cute_tiler t = cute_tiler_layout(&rc);
+    return cute_tensor_compose(c, acc, &t);
+}
+
+/* ((2,2,2),MMA_M,MMA_N/2) -> the C fragment's index: A value (v0,v1,v2) of k block j is C
+ * value (v0,v1) of n8 atom 2j + v2 */
+cute_layout attn_c_as_a(cute_alg *a, const cute_layout *acc)
+{
+    int64_t mm, nn;
+    acc_extents(a, acc, &mm, &nn);
+    return cute_layout_fmt(a, "((2,2,2),%lld,%lld):((1,2,%lld),4,%lld)", (long long)mm,
+                           (long long)(nn / 2), (long long)(4 * mm), (long long)(8 * mm));
+}
+
+attn_rows attn_rows_start(cute_ctx *c, int n)
+{
+    attn_rows r = {.n = n};
+    for (int i = 0; i < n; i++) {
+        r.m[i] = cute_val_var(c, cute_val_const(c, CUTE_F32, -INFINITY));
+        r.l[i] = cute_val_var(c, cute_val_const(c, CUTE_F32, 0));
+    }
+    return r;
+}
+
+/* m scale_log2, or 0 for a row that has seen no key yet (m = -inf: exp2(-inf - 0) = 0
+ * where -inf - -inf would be NaN) */
+static cute_val scaled_max(cute_ctx *c, cute_val m, cute_val scale_log2)
+{
+    cute_val none = cute_val_cmp(c, CUTE_OP_EQ, m, cute_val_const(c, CUTE_F32, -INFINITY));
+    return cute_val_select(c, none, cute_val_const(c, CUTE_F32, 0),
+                           cute_val_binop(c, CUTE_OP_MUL, m, scale_log2));
+}
+
+static cute_ssa times(cute_ctx *c, cute_ssa x, cute_val k)
+{
+    return cute_ssa_binop(c, CUTE_OP_MUL, x, cute_ssa_scalar(c, k, x.shape));
+}
+
+void attn_softmax_tile(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o,
+                       cute_val scale_log2)
+{
+    cute_tensor S = attn_rowcol(c, acc_s), O = attn_rowcol(c, acc_o);
+    cute_reducer max = cute_reducer_op(CUTE_OP_MAX);
+    for (int i = 0; i < r->n; i++) { /* the thread's rows, unrolled */
+        cute_tensor srow = CUTE_SLICE(c, S, i, CUTE_ALL), orow = CUTE_SLICE(c, O, i, CUTE_ALL);
+        cute_ssa s = cute_tensor_load(c, srow);
+        cute_val m = cute_ssa_reduce(c, CUTE_OP_MAX, s);
+        cute_warp_allreduce(c, &max, &m, 4);
+        m = cute_val_binop(c, CUTE_OP_MAX, m, r->m[i]);
+        cute_val ms = scaled_max(c, m, scale_log2);
+        cute_val neg_ms = cute_val_unop(c, CUTE_OP_NEG, ms);
+        /* exp2(m_old scale_log2 - m_new scale_log2): 0 on the first tile (m_old = -inf) */
+        cute_val corr = cute_val_fast(c, CUTE_OP_EXP2, cute_val_fma(c, r->m[i], scale_log2, neg_ms));
+        cute_ssa p = cute_ssa_fast(c, CUTE_OP_EXP2,
+                                   cute_ssa_fma(c, s, cute_ssa_scalar(c, scale_log2, s.shape),
+                                                cute_ssa_scalar(c, neg_ms, s.shape)));
+        cute_tensor_store(c, srow, p);
+        cute_val_assign(c, r->l[i], cute_val_fma(c, r->l[i], corr, cute_ssa_reduce(c, CUTE_OP_ADD, p)));
+        cute_tensor_store(c, orow, times(c, cute_tensor_load(c, orow), corr));
+        cute_val_assign(c, r->m[i], m);
+    }
+}
+
+void attn_softmax_finish(cute_ctx *c, attn_rows *r, cute_tensor acc_o, cute_val scale_log2,
+                         cute_val *lse)
+{
+    cute_tensor O = attn_rowcol(c, acc_o);
+    cute_reducer add = cute_reducer_op(CUTE_OP_ADD);
+    cute_val one = cute_val_const(c, CUTE_F32, 1), zero = cute_val_const(c, CUTE_F32, 0);
+    for (int i = 0; i < r->n; i++) {
+        cute_val l = cute_val_binop(c, CUTE_OP_ADD, r->l[i], zero); /* a value, not the variable */
+        cute_warp_allreduce(c, &add, &l, 4);
+        cute_val some = cute_val_cmp(c, CUTE_OP_GT, l, zero); /* a row with no key: O = 0 */
+        cute_val inv = cute_val_select(c, some, cute_val_binop(c, CUTE_OP_DIV, one, l), one);
+        cute_tensor orow = CUTE_SLICE(c, O, i, CUTE_ALL);
+        cute_tensor_store(c, orow, times(c, cute_tensor_load(c, orow), inv));
+        /* ln(sum exp(s scale)) = ln2 (m scale_log2 + log2 l) */
+        cute_val log2l = cute_val_binop(c, CUTE_OP_ADD, scaled_max(c, r->m[i], scale_log2),
+                                        cute_val_unop(c, CUTE_OP_LOG2, l));
+        lse[i] = cute_val_binop(c, CUTE_OP_MUL, log2l, cute_val_const(c, CUTE_F32, 0.69314718055994531));
+    }
+}
+
+/* the (row, col) of element i of a coordinate tensor */
+static void coord_at(cute_ctx *c, cute_tensor coords, int i, cute_int *row, cute_int *col)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tuple crd = cute_layout_eval_basis(a, &coords.layout, cute_i(i));
+    cute_tuple f = cute_tuple_flatten(&crd), base = cute_tuple_flatten(&coords.coord);
+    *row = cute_add(a, f.nleaves > 0 ? f.leaf[0] : cute_i(0), base.leaf[0]);
+    *col = cute_add(a, f.nleaves > 1 ? f.leaf[1] : cute_i(0), base.leaf[1]);
+}
+
+/* keep element i: key col < sk and, causal, col <= row.  A thread's elements sit at static
+ * offsets from its element 0, so the dynamic parts are two values (sk - col0 and col0 - row0)
+ * computed once and each element is a compare with an immediate. */
+void attn_mask(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int sk, bool causal)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_ssa s = cute_tensor_load(c, acc_s);
+    cute_val ninf = cute_val_const(c, CUTE_F32, -INFINITY);
+    cute_int row0, col0;
+    coord_at(c, coords, 0, &row0, &col0);
+    cute_val room = cute_int_value(c, cute_sub(a, sk, col0), CUTE_I64);
+    cute_val ahead = cute_int_value(c, cute_sub(a, col0, row0), CUTE_I64);
+    for (int i = 0; i < s.n; i++) {
+        cute_int row, col;
+        coord_at(c, coords, i, &row, &col);
+        cute_int dc = cute_sub(a, col, col0), dr = cute_sub(a, row, row0);
+        if (!cute_is_static(dc) || !cute_is_static(dr)) {
+            cute_ctx_fail(c, "attention mask: a thread's elements are not at static offsets");
+            return;
+        }
+        /* col0 + dc < sk, and col0 + dc <= row0 + dr */
+        cute_val keep = cute_val_cmp(c, CUTE_OP_LT, cute_val_int(c, CUTE_I64, dc.v), room);
+        if (causal)
+            keep = cute_val_binop(c, CUTE_OP_AND, keep,
+                                  cute_val_cmp(c, CUTE_OP_LE, ahead, cute_val_int(c, CUTE_I64, dr.v - dc.v)));
+        s.v[i] = cute_val_select(c, keep, cute_ssa_get(c, s, i), ninf).r;
+    }
+    cute_tensor_store(c, acc_s, s);
+}

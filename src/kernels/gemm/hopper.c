@@ -1,0 +1,220 @@
+/* The Hopper GEMM (seed 001; CuTe DSL's hopper/dense_gemm.py), warp-specialized and
+ * persistent (each block walks tiles of C from the tile scheduler, tile_sched.c):
+ *
+ *   warpgroup 0, the producer: one elected thread walks the tiles' k-tiles, acquiring a
+ *     stage of a PipelineTmaAsync (its empty barrier, then an arrive with the stage's
+ *     transaction bytes on its full barrier) and issuing the TMA loads of A's and B's k-tiles
+ *     into it, running ahead into the next tile while the consumers finish this one;
+ *   warpgroups 1..consumers: each waits for a stage, multiplies its 64 rows of the k-tile
+ *     with wgmma straight from the swizzled stage (one batch per k-tile), keeps one batch in
+ *     flight (wait_group 1) and releases the stage the batch before read once it retired;
+ *     then the epilogue (hopper_epilogue.c).
+ *
+ * The producer gives its registers to the consumers (setmaxnreg 40 / 232).  TMA clips the
+ * edge tiles: what lies outside A or B loads as zeros, so the partial k-tile and the partial
+ * M and N tiles need no predicates in the main loop.  The plan (hopper_plan.c) picks the
+ * tile, the atoms and the stages; nothing below computes an index by hand. */
+#include "cutec/atom_table.h"
+#include "cutec/notation.h"
+#include "cutec/pipeline.h"
+#include "cutec/smem.h"
+#include "cutec/sync.h"
+#include "kernels/gemm/gemm_internal.h"
+
+enum { WARPGROUP = 128, PRODUCER_REGS = 40, CONSUMER_REGS = 232 };
+
+/* slice the last of `modes` modes of t (its stages) at the state's stage */
+static cute_tensor stage(cute_ctx *c, cute_tensor t, int modes, const cute_pipeline_state *s)
+{
+    cute_int i = cute_int_from_val(c, s->index, 0);
+    const char *at = modes == 3 ? "(_,_,%I)" : "(_,_,_,%I)";
+    return cute_tensor_slice(c, t, cute_tuple_fmt(cute_ctx_alg(c), at, i));
+}
+
+/* k-tile kt of a (rows, bk, k) tile of a TMA (coordinate) tensor */
+static cute_tensor ktile(cute_ctx *c, cute_tensor t, cute_int kt)
+{
+    return cute_tensor_slice(c, t, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,%I)", kt));
+}
+
+typedef struct hopper_smem {
+    cute_tensor sA, sB; /* (bm, bk, stages), (bn, bk, stages) */
+    cute_tensor sC;     /* (bm, bn / c_parts), of its own (p->smem_epilogue) */
+    cute_pipeline pipe;
+} hopper_smem;
+
+/* The call's operands, for the tiles of C each role walks */
+typedef struct hopper_args {
+    cute_tensor mA, mB, mC, cA, cB, cC;
+    gemm_sched sched;
+} hopper_args;
+
+/* the w-th tile this block takes */
+static gemm_tiles tile(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cute_int w)
+{
+    cute_int tm, tn;
+    gemm_sched_tile(c, &g->sched, w, &tm, &tn);
+    return gemm_tiles_at(c, p, g->mA, g->mB, g->mC, g->cA, g->cB, g->cC, tm, tn);
+}
+
+/* One operand's k-tile (a tile of its TMA coordinate tensor) into its stage, one box of
+ * p->box_rows rows at a time: the whole k-tile when K-major, 64 rows a box when M- or
+ * N-major (a box spans the swizzle's 128 bytes at most) */
+static void load_boxes(cute_ctx *c, const gemm_plan *p, int operand, cute_val map, cute_tensor tile,
+                       cute_tensor smem, cute_tma_copy_opts to)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t rows = operand ? p->bn : p->bm, box = p->box_rows[operand];
+    const cute_tma_atom *atom = operand ? &p->tma_b : &p->tma_a;
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld)", (long long)box, (long long)p->bk);
+    for (int64_t i = 0; i < rows / box; i++) {
+        cute_tuple at = cute_tuple_fmt(a, "(%lld,0)", (long long)i);
+        cute_tma_copy(c, atom, map, cute_tensor_local_tile(c, tile, shape, at, NULL),
+                      cute_tensor_local_tile(c, smem, shape, at, NULL), to);
+    }
+}
+
+/* The producer walks the block's tiles and their k-tiles, running ahead of the consumers by
+ * as many stages as there are: the next tile's loads overlap this one's epilogue. */
+static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const hopper_smem *m, cute_val mapA,
+                     cute_val mapB)
+{
+    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
+    CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
+        gemm_tiles t = tile(c, p, g, w);
+        CUTE_FOR(c, kt, cute_i(0), t.k_tiles) {
+            cute_pipeline_producer_acquire(c, &m->pipe, &s, (cute_val){0});
+            cute_tma_copy_opts to = {.bar = cute_pipeline_producer_barrier(c, &m->pipe, &s)};
+            load_boxes(c, p, 0, mapA, ktile(c, t.kA, kt), stage(c, m->sA, 3, &s), to);
+            load_boxes(c, p, 1, mapB, ktile(c, t.kB, kt), stage(c, m->sB, 3, &s), to);
+            cute_pipeline_producer_commit(c, &m->pipe, &s);
+            cute_pipeline_state_advance(c, &s);
+        }
+    }
+}
+
+/* The consumer's fragments: its wgmma views of the stages (MMA, M, K, stages) and its
+ * accumulators */
+typedef struct hopper_frag {
+    cute_tensor tCsA, tCsB, acc;
+} hopper_frag;
+
+/* the next full stage, multiplied into the accumulators as one wgmma batch (not waited for) */
+static void mma_ktile(cute_ctx *c, const gemm_plan *p, const hopper_smem *m, cute_pipeline_state *s,
+                      const hopper_frag *f)
+{
+    if (!(p->broken & GEMM_BREAK_EARLY_READ)) cute_pipeline_consumer_wait(c, &m->pipe, s, (cute_val){0});
+    cute_warpgroup_arrive(c);
+    cute_gemm(c, &p->mma, f->acc, stage(c, f->tCsA, 4, s), stage(c, f->tCsB, 4, s), f->acc);
+    cute_warpgroup_commit_batch(c);
+    cute_pipeline_state_advance(c, s);
+}
+
+static void release(cute_ctx *c, const gemm_plan *p, const hopper_smem *m, cute_pipeline_state *s)
+{
+    if (!(p->broken & GEMM_BREAK_RELEASE)) cute_pipeline_consumer_release(c, &m->pipe, s);
+    cute_pipeline_state_advance(c, s);
+}
+
+/* One tile's main loop: one wgmma batch per k-tile, one batch in flight, each stage
+ * released once the batch that read it has retired. */
+static void mainloop(cute_ctx *c, const gemm_plan *p, const hopper_smem *m, const gemm_tiles *t,
+                     cute_pipeline_state *read, cute_pipeline_state *done, const hopper_frag *f)
+{
+    cute_fill(c, f->acc, 0);
+    mma_ktile(c, p, m, read, f);
+    CUTE_FOR(c, kt, cute_i(1), t->k_tiles) {
+        (void)kt;
+        mma_ktile(c, p, m, read, f);
+        cute_warpgroup_wait(c, 1); /* the batch before this one has retired: its stage is free */
+        release(c, p, m, done);
+    }
+    cute_warpgroup_wait(c, 0);
+    release(c, p, m, done);
+}
+
+/* tid: the thread's index among the consumers */
+static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const hopper_smem *m, cute_int tid,
+                     cute_val alpha, cute_val beta)
+{
+    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
+    gemm_tiles first = tile(c, p, g, cute_i(0)); /* (the accumulators' shape: any tile's) */
+    hopper_frag f = {cute_partition_A(c, thr, m->sA), cute_partition_B(c, thr, m->sB),
+                     cute_partition_fragment_C(c, thr, first.gC)};
+    /* a consumer's state made as a producer's waits for the wrong phase (a broken kernel) */
+    cute_pipeline_role role = p->broken & GEMM_BREAK_PHASE ? CUTE_PIPELINE_PRODUCER : CUTE_PIPELINE_CONSUMER;
+    cute_pipeline_state read = cute_make_pipeline_state(c, role, p->stages);
+    cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
+        gemm_tiles t = tile(c, p, g, w);
+        mainloop(c, p, m, &t, &read, &done, &f);
+        gemm_hopper_epilogue(c, p, tid, &t, f.acc, alpha, beta, m->sC);
+    }
+}
+
+/* the stages, C's tile (its own memory: the producer fills the stages with the next tile
+ * while the consumers write this one's C) and the pipeline */
+static hopper_smem shared_memory(cute_ctx *c, const gemm_plan *p)
+{
+    cute_smem_allocator al = cute_smem_allocator_new(c);
+    hopper_smem m;
+    m.sA = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_a.sw, p->smem_a.layout, 16);
+    m.sB = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_b.sw, p->smem_b.layout, 16);
+    m.sC = m.sA;
+    if (p->smem_epilogue)
+        m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw, p->smem_c.layout, 16);
+    int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]) -
+                 (p->broken & GEMM_BREAK_EXPECT_TX ? 16 : 0);
+    m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, WARPGROUP * p->consumers, tx);
+    return m;
+}
+
+static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
+                          cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
+                          cute_val mapB)
+{
+    const gemm_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_kernel_min_blocks(c, 1);
+    hopper_args g = {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)};
+    hopper_smem m = shared_memory(c, p);
+    cute_int tid = cute_thread_idx(c, 0);
+    CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
+        cute_setmaxregister_decrease(c, PRODUCER_REGS);
+        CUTE_IF(c, cute_int_eq(c, cute_warp_idx(c), cute_i(0))) {
+            CUTE_IF(c, cute_elect_one(c)) producer(c, p, &g, &m, mapA, mapB);
+        }
+    }
+    CUTE_ELSE(c) {
+        cute_setmaxregister_increase(c, CONSUMER_REGS);
+        consumer(c, p, &g, &m, cute_sub(a, tid, cute_i(WARPGROUP)), alpha, beta);
+    }
+}
+
+/* the first box of an operand's (rows, bk, stages) layout: the shared layout of its TMA
+ * loads (the whole stage when K-major) */
+static cute_layout first_box(cute_alg *a, const gemm_plan *p, int operand)
+{
+    cute_layout stage = cute_take(a, operand ? &p->smem_b.layout : &p->smem_a.layout, 0, 2);
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->box_rows[operand], (long long)p->bk);
+    cute_tiler box = cute_tiler_shape(a, &shape);
+    cute_layout L = cute_composition(a, &stage, &box);
+    cute_tuple by_mode = cute_tuple_parse(a, "(1,1)");
+    return cute_coalesce_profile(a, &L, &by_mode);
+}
+
+void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
+{
+    gemm_plan *p = cute_ctx_user(c); /* the atoms join the plan: the kernel reads them */
+    cute_alg *a = cute_ctx_alg(c);
+    if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
+    cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor;
+    p->tma_a = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, mA, first_box(a, p, 0), p->smem_a.sw, 1);
+    p->tma_b = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, mB, first_box(a, p, 1), p->smem_b.sw, 1);
+    cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));
+    cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
+    cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
+    gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
+    CUTE_LAUNCH(c, hopper_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
+                p->tma_a.map, p->tma_b.map);
+}

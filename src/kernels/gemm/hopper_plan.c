@@ -1,0 +1,122 @@
+/* The plan of the Hopper GEMM (hopper.c), as CuTe DSL's hopper/dense_gemm.py makes it: a
+ * 128 x 256 tile of C per block by two consumer warpgroups (64 x 256 each, one wgmma atom
+ * SM90_64x256x16 repeated over M), k-tiles of 128 bytes of K (64 16-bit elements: one row
+ * of the 128-byte swizzle), as many stages as shared memory holds.
+ *
+ * Taken: f16 and bf16 inputs (f32 accumulators; C of f16, bf16 or f32), A and B of either
+ * major (K-major "TN" the fastest-tested), every pointer and leading dimension 16-byte
+ * aligned (what TMA needs), unbatched.
+ * The rest is refused here with the reason, and the library's AUTO falls back to the SM80
+ * kernels. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cutec/atom_table.h"
+#include "cutec/cuda_driver.h"
+#include "cutec/notation.h"
+#include "cutec/smem_atoms.h"
+#include "kernels/gemm/gemm_internal.h"
+
+/* sm_90's largest shared memory per block (the opt-in limit of the architecture, 227 KB);
+ * the stages get what the barriers and the swizzle's alignment leave */
+enum { HOPPER_SMEM_BYTES = 227 * 1024, HOPPER_SMEM_RESERVED = 2048, HOPPER_MAX_STAGES = 8 };
+
+static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
+{
+    if (arch && arch != 90)
+        return cute_alg_fail(a, "gemm hopper: wgmma and TMA need sm_90 (the target is sm_%d)", arch);
+    if (cfg->dtype != CUTE_BF16 && cfg->dtype != CUTE_F16)
+        return cute_alg_fail(a, "gemm hopper: %s inputs (it takes f16 and bf16)", cute_dtype_name(cfg->dtype));
+    if (cfg->align_bytes < 16)
+        return cute_alg_fail(a, "gemm hopper: TMA needs 16-byte aligned pointers and leading dimensions "
+                             "(these are %d-byte aligned)", cfg->align_bytes);
+    if (cfg->batched) return cute_alg_fail(a, "gemm hopper: batched operands are not taken yet");
+    return true;
+}
+
+/* The tile asked for (cute_gemm_tiling; zero fields: 128 x 256, k 64) and the stages.  C's
+ * tile goes through shared memory of its own beside the stages (the persistent kernel's
+ * producer fills them with the next tile meanwhile), in parts of N where the whole tile
+ * would leave fewer than 3 stages (16-bit C: 64 KB, one part, and 3 stages of 48 KB; f32 C:
+ * two parts of 64 KB and 3 stages); where no part leaves 2 stages, or N is not whole 64-column
+ * blocks, the accumulators go straight to C and the stages take all the memory. */
+static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
+{
+    const cute_gemm_tiling *t = &cfg->tiling;
+    int es = cute_dtype_bytes(cfg->dtype);
+    p->bm = t->bm ? t->bm : 128, p->bn = t->bn ? t->bn : 256, p->bk = 128 / es;
+    if ((p->bm != 64 && p->bm != 128) || p->bn < 16 || p->bn > 256 || p->bn % 16 || (t->bk && t->bk != p->bk))
+        return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, bn a multiple of 16 up to 256, "
+                             "bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
+    if (cfg->major[1] == 0 && p->bn % 64)
+        return cute_alg_fail(a, "gemm hopper: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
+                             "multiple of 64", (long long)p->bn);
+    int64_t stage = (p->bm + p->bn) * p->bk * es, room = HOPPER_SMEM_BYTES - HOPPER_SMEM_RESERVED;
+    int64_t c_bytes = p->bm * p->bn * cute_dtype_bytes(cute_gemm_c_dtype(cfg));
+    /* C's tile in parts of N (whole 64-column blocks) until the stages wanted fit beside one */
+    int want = t->stages ? t->stages : 3;
+    p->c_parts = 1;
+    while ((p->bn / (2 * p->c_parts)) % 64 == 0 && (room - c_bytes / p->c_parts) / stage < want) p->c_parts *= 2;
+    int64_t fit = room / stage, fit_beside_c = (room - c_bytes / p->c_parts) / stage;
+    p->smem_epilogue = p->bn % 64 == 0 && (t->stages ? t->stages <= fit_beside_c : fit_beside_c >= 2);
+    int64_t most = p->smem_epilogue ? fit_beside_c : fit;
+    p->stages = t->stages ? t->stages : (int)(most < HOPPER_MAX_STAGES ? most : HOPPER_MAX_STAGES);
+    if (p->stages < 2 || p->stages > fit)
+        return cute_alg_fail(a, "gemm hopper: %d stages of %lld bytes (2 to %lld fit in shared memory)",
+                             p->stages, (long long)stage, (long long)fit);
+    return true;
+}
+
+/* An operand's stages, (rows, bk, stages), from CuTe's 128-byte GMMA atoms, and the rows of
+ * one TMA box of it.  K-major: Layout_K_SW128_Atom (8 rows of 64 16-bit K) repeated over the
+ * stage, each mode coalesced: one stage is one box (rows, 64).  M- or N-major: the box can
+ * span only the swizzle's 128 bytes of rows, so Layout_MN_SW128_Atom (64 rows x 8 K) is first
+ * repeated over a (64, bk) block, one box, and the blocks over the stage: ((64, rows/64),
+ * bk, stages), wgmma's MN-major layout with the blocks LBO apart. */
+static cute_composed stages_of(cute_alg *a, cute_dtype d, int major, int64_t rows, int64_t bk, int stages,
+                               int64_t *box_rows)
+{
+    cute_composed atom;
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)rows, (long long)bk, stages);
+    cute_tuple by_mode = cute_tuple_parse(a, "(1,1,1)");
+    *box_rows = major == 1 ? rows : 64;
+    cute_smem_atom_gmma(a, major == 1 ? "Layout_K_SW128_Atom" : "Layout_MN_SW128_Atom", d, &atom);
+    if (major != 1) {
+        cute_tuple block = cute_tuple_fmt(a, "(64,%lld)", (long long)bk);
+        cute_tuple whole = cute_tuple_parse(a, "(1,1)");
+        atom = cute_smem_layout_staged(a, &atom, &block);
+        atom.layout = cute_coalesce_profile(a, &atom.layout, &whole);
+    }
+    cute_composed L = cute_smem_layout_staged(a, &atom, &shape);
+    if (major == 1) L.layout = cute_coalesce_profile(a, &L.layout, &by_mode);
+    return L;
+}
+
+bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg = *cfg;
+    if (!takes(a, cfg, arch) || !tiling(a, cfg, p)) return false;
+    p->consumers = (int)(p->bm / 64);
+    p->threads = 128 * (1 + p->consumers); /* a producer warpgroup, then the consumers */
+    char name[64];
+    snprintf(name, sizeof name, "SM90_64x%lldx16_F32%s_SS", (long long)p->bn,
+             cfg->dtype == CUTE_BF16 ? "BF16BF16" : "F16F16");
+    cute_mma_atom atom;
+    if (!cute_mma_atom_named(a, name, &atom)) return false;
+    /* the consumers' warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
+    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->consumers);
+    p->mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
+    p->smem_a = stages_of(a, cfg->dtype, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);
+    p->smem_b = stages_of(a, cfg->dtype, cfg->major[1], p->bn, p->bk, p->stages, &p->box_rows[1]);
+    if (p->smem_epilogue) gemm_plan_c_tile(a, p, 128 * p->consumers, p->bn / p->c_parts);
+    p->raster = 8; /* 16.5 A rows and 8 B columns of 128 x 256 tiles in flight on 132 SMs */
+    return !a->failed;
+}
+
+int gemm_resident_blocks(cute_runtime *rt)
+{
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
+    const cute_device_info *d = cu ? cute_cuda_device(cu) : NULL;
+    return d && d->sm_count > 0 ? d->sm_count : 2;
+}
