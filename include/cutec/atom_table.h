@@ -37,7 +37,8 @@ typedef struct cute_atom_info {
     int min_arch; /* 80 = sm_80 */
     cute_atom_traits traits;
     const char *types; /* MMA: "D,A,B,C" types ("f32,bf16,bf16,f32"); copy: "" (any) */
-    const char *inst;  /* the instruction, in PTX's words ("mma.sync.aligned.m16n8k16...") */
+    const char *inst;  /* the instruction, in PTX's words ("mma.sync.aligned.m16n8k16..."), or
+                        * the id of its row where rows share a mnemonic (..._VIA_F16) */
     /* MMA: Shape_MNK, ThrID, ALayout, BLayout, CLayout; copy: ThrID, SrcLayout, DstLayout,
      * RefLayout (bits); unused fields NULL */
     const char *field_name[5];

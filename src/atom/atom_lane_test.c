@@ -20,6 +20,7 @@
 #include "check.h"
 #include "cutec/atom_table.h"
 #include "cutec/cuda_c.h"
+#include "cutec/inst.h"
 #include "cutec/interp.h"
 #include "cutec/jit.h"
 #include "cutec/notation.h"
@@ -482,9 +483,12 @@ static void compile_only(cute_nvrtc *nv, lane_case *k, const cute_atom_info *r)
         memset(&o, 0, sizeof o);
         cute_status s = cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = arch}, &o);
         CHECK(s == CUTE_OK, "%s for %s: %s", r->name, arch, o.log ? o.log : "");
-        /* the PTX holds the row's instruction (cp.async rows: their mnemonic's stem) */
+        /* the PTX holds the row's instruction (cp.async rows: their mnemonic's stem; a row
+         * named by its id: its mnemonic) */
+        const cute_inst_info *I = cute_inst_info_of(cute_inst_lookup(r->inst));
+        const char *mn = I && !strcmp(I->id, r->inst) ? I->mnemonic : r->inst;
         char stem[64];
-        snprintf(stem, sizeof stem, "%.*s", (int)strcspn(r->inst, " "), r->inst);
+        snprintf(stem, sizeof stem, "%.*s", (int)strcspn(mn, " "), mn);
         CHECK(s != CUTE_OK || (o.ptx && strstr(o.ptx, stem)), "%s: no %s in the PTX", r->name, stem);
         cute_nvrtc_output_free(&o);
     } else if (f && strstr(err, "no C type")) {

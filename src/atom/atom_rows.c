@@ -108,6 +108,12 @@ const atom_row cute_atom_rows[] = {
     QMMA("E4M3E5M2", "f32,e4m3,e5m2,f32", "", "e4m3", "e5m2"),
     QMMA("E5M2E4M3", "f32,e5m2,e4m3,f32", "", "e5m2", "e4m3"),
     QMMA("E5M2E5M2", "f32,e5m2,e5m2,f32", "MmaFP8Op(Float8E5M2, Float32, (16,8,32))", "e5m2", "e5m2"),
+    /* the same on sm_90 as f16 steps accumulating into C (ir_insts.def: ptxas's own lowering
+     * spills the library's GEMM); not CuTe's */
+    MMA("SM89_16x8x32_F32E4M3E4M3F32_TN_VIA_F16", "", "f32,e4m3,e4m3,f32", 89, 16, 8, 32,
+        "MMA_16x8x32_F32E4M3E4M3F32_VIA_F16", A_16x8x32_8BIT, B_16x8x32_8BIT, SM80_16x8_ROW),
+    MMA("SM89_16x8x32_F32E5M2E5M2F32_TN_VIA_F16", "", "f32,e5m2,e5m2,f32", 89, 16, 8, 32,
+        "MMA_16x8x32_F32E5M2E5M2F32_VIA_F16", A_16x8x32_8BIT, B_16x8x32_8BIT, SM80_16x8_ROW),
     /* the scalar FMA (CuTe's UniversalFMA) */
     UFMA("UniversalFMA<f32>", "f32,f32,f32,f32"),
     UFMA("UniversalFMA<f64>", "f64,f64,f64,f64"),

@@ -69,16 +69,18 @@ void cute_gemm(cute_ctx *c, const cute_tiled_mma *t, cute_tensor D, cute_tensor 
         return;
     }
     const cute_mma_atom *atom = &t->atom;
-    /* k outermost: each accumulator is touched once per k.  Within a k, a serpentine (across
-     * n for even m, back for odd m), so consecutive instructions share an operand at every
-     * step, the turns included (ptxas's register reuse cache).  The order decides how ptxas
-     * banks the pipelined SGEMM's FFMA operands: with today's emitted C, 265 conflicting
-     * FFMAs of 1,024 in its main loop for this order against 378 down m (NVRTC, sm_90a), and
-     * 44.6 against 41.4 TFLOP/s at 4096^3 on an H100 (bench/RESULTS.md) */
+    /* k outermost: each accumulator is touched once per k.  Within a k, a serpentine down m
+     * for even n and back up for odd n: the column-major order of the accumulator fragment,
+     * so consecutive instructions share an operand at every step, the turns included
+     * (ptxas's register reuse cache), and update accumulators in the order a column-major
+     * C's vector runs store them.  The order decides how ptxas banks the pipelined SGEMM's
+     * FFMA operands (with the epilogue one run of C at a time, parts.c): 131 bank-conflicted
+     * FFMAs of its main loop's 1,024 in this order, 289 across n (NVRTC, sm_90a;
+     * bench/RESULTS.md) */
     for (int64_t k = 0; k < K && !c->alg.failed; k++)
-        for (int64_t m = 0; m < M; m++)
-            for (int64_t i = 0; i < N && !c->alg.failed; i++) {
-                int64_t n = m % 2 ? N - 1 - i : i;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t i = 0; i < M && !c->alg.failed; i++) {
+                int64_t m = n % 2 ? M - 1 - i : i;
                 atom->emit(c, atom, atom_values(c, D, m, n), atom_values(c, A, m, k),
                            atom_values(c, B, n, k), atom_values(c, k == 0 ? C : D, m, n));
             }

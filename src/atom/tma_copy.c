@@ -81,6 +81,18 @@ static bool inner_aligned(cute_ctx *c, const cute_tma_atom *a, cute_int x)
                          (long long)(x.v * es), (long long)(16 / es), cute_dtype_name(a->dtype));
 }
 
+/* a store's or reduce-add's box may run past the tensor's end, but a box starting before it
+ * traps on the GPU (src/interp/gpu/tma_probe.cu, an H100): a static negative coordinate is
+ * refused here, a dynamic one by the interpreter at run time (inst_tma.c) */
+static bool store_start_inside(cute_ctx *c, const cute_tma_atom *a, int j, cute_int x)
+{
+    if ((a->op != CUTE_TMA_OP_STORE && a->op != CUTE_TMA_OP_REDUCE_ADD) || !cute_is_static(x) || x.v >= 0)
+        return true;
+    return cute_ctx_fail(c, "TMA %s: the box starts at coordinate %lld of TMA dimension %d, before the "
+                         "tensor: a store may run past the tensor's end but not start before its start",
+                         op_name(a->op), (long long)x.v, j);
+}
+
 /* in[first..]: the coordinates in the map's order (i32); dimension `moved` shifted by `shift`;
  * false after a report */
 static bool put_coords(cute_ctx *c, const cute_tma_atom *a, const cute_int *coord, int moved,
@@ -89,7 +101,7 @@ static bool put_coords(cute_ctx *c, const cute_tma_atom *a, const cute_int *coor
     for (int j = 0; j < a->spec.rank; j++) {
         cute_int x = coord[a->spec.mode[j]];
         if (j == moved) x = cute_add(&c->alg, x, shift);
-        if (j == 0 && !inner_aligned(c, a, x)) return false;
+        if ((j == 0 && !inner_aligned(c, a, x)) || !store_start_inside(c, a, j, x)) return false;
         in[j] = cute_int_value(c, x, CUTE_I32).r;
     }
     return true;

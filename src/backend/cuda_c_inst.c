@@ -70,6 +70,12 @@ static void row_text(ptx_text *t, const cute_inst_info *I, int64_t imm)
             if (*s == '$' && s[1] == 'M') {
                 put(t, "%s", I->mnemonic);
                 s++;
+            } else if (*s == '$' && s[1] >= '0' && s[1] < '0' + I->ngroups && s[2] == '[') {
+                /* $g[i]: register i of group g alone */
+                char *end;
+                int g = s[1] - '0', i = (int)strtol(s + 3, &end, 10);
+                put(t, "%%%d", first[g] + i);
+                s = end; /* at the ']' */
             } else if (*s == '$' && s[1] >= '0' && s[1] < '0' + I->ngroups) {
                 s++;
                 group_text(t, &I->groups[*s - '0'], first[*s - '0'], imm);

@@ -176,6 +176,12 @@ static void text(void)
           "%s", st);
     CHECK(strstr(st, "\"l\"(") && strstr(st, ": \"memory\");"), "descriptors and clobber: %s", st);
     CHECK(strstr(statement_of(src, "LDMATRIX_X4", st, sizeof st), "[%4];\" : \"=r\"("), "%s", st);
+    /* $g[i]: one register of a group (A is group 1 from %4, B group 2 from %8) */
+    statement_of(src, "MMA_16x8x32_F32E4M3E4M3F32_VIA_F16", st, sizeof st);
+    CHECK(strstr(st, "mov.b32 {l0, h0}, %4; mov.b32 {l1, h1}, %5;") && strstr(st, "mov.b32 {l5, h5}, %9;") &&
+              strstr(st, "cvt.rn.f16x2.e4m3x2 x0, l0;") &&
+              strstr(st, "f32.f16.f16.f32 {%0, %1, %2, %3}, {x0, x1, x2, x3}, {x8, x9}, {%10, %11, %12, %13}; "),
+          "%s", st);
     free(src);
     src = emit_rows(1000, "sm_80", err, sizeof err);
     CHECK(!src && strstr(err, "MMA_16x8x4_F64F64F64F64 (mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64) "

@@ -10,7 +10,7 @@
 
 const char *cli_emit_form(const char *emit)
 {
-    static const char *const forms[] = {"ir", "cuda", "ptx", "sass", "usage", "time", "export"};
+    static const char *const forms[] = {"ir", "cuda", "ptx", "sass", "usage", "banks", "time", "export"};
     if (!emit) return "cuda";
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
         if (!strcmp(emit, forms[i])) return emit;

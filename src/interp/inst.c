@@ -13,6 +13,7 @@
 static void cvt_pack(ictx *X, const dinst *d, const imask *m);
 
 #define MMA(M, N, K, D, A, B, C) {inst_mma, M, N, K, {E_##D, E_##A, E_##B, E_##C}, 0, 0}
+#define MMA_VIA_F16(M, N, K, D, A, B, C) {inst_mma, M, N, K, {E_##D, E_##A, E_##B, E_##C}, 0, 1}
 #define LDSM(n, t) {inst_ldmatrix, 0, 0, 0, {0, 0, 0, 0}, n, t}
 #define STSM(n, t) {inst_stmatrix, 0, 0, 0, {0, 0, 0, 0}, n, t}
 #define CPASYNC(bytes, zfill) {inst_cp_async, 0, 0, 0, {0, 0, 0, 0}, bytes, zfill}

@@ -132,6 +132,14 @@ static float dot_fp8(double c, const double *a, const double *b)
     return d + (float)c;
 }
 
+/* fp8 as the _VIA_F16 rows run it: the elements as f16, an HMMA k16 step over k 0-15 into c,
+ * then one over k 16-31 into that */
+static float dot_fp8_via_f16(double c, const double *a, const double *b)
+{
+    float d = dot_f32(c, a, b, 16, E_F16, E_F16);
+    return dot_f32(d, a + 16, b + 16, 16, E_F16, E_F16);
+}
+
 /* a warp's operands as matrices */
 typedef struct mats {
     double a[16][32], b[32][8], c[16][8];
@@ -219,8 +227,10 @@ static uint64_t result(const mshape *S, const mats *M, int row, int col)
     int ta = S->R->types[1], tb = S->R->types[2];
     for (int k = 0; k < K; k++) a[k] = M->a[row][k], b[k] = M->b[k][col];
     if (type == E_F16) return dot_f16(M->c[row][col], a, b, K);
-    float f = ta == E_E4M3 || ta == E_E5M2 ? dot_fp8(M->c[row][col], a, b)
-                                           : dot_f32(M->c[row][col], a, b, K, ta, tb);
+    bool fp8 = ta == E_E4M3 || ta == E_E5M2;
+    float f = fp8 && S->R->flag ? dot_fp8_via_f16(M->c[row][col], a, b)
+              : fp8             ? dot_fp8(M->c[row][col], a, b)
+                                : dot_f32(M->c[row][col], a, b, K, ta, tb);
     uint32_t u;
     memcpy(&u, &f, 4);
     return u;

@@ -167,6 +167,8 @@ static const struct mma_case {
     {"MMA_16x8x32_F32E4M3E5M2F32", A16x8x32_8b, B8x32_8b, C16x8, 16, 8, 32, T_F32, T_E4M3, T_E5M2},
     {"MMA_16x8x32_F32E5M2E4M3F32", A16x8x32_8b, B8x32_8b, C16x8, 16, 8, 32, T_F32, T_E5M2, T_E4M3},
     {"MMA_16x8x32_F32E5M2E5M2F32", A16x8x32_8b, B8x32_8b, C16x8, 16, 8, 32, T_F32, T_E5M2, T_E5M2},
+    {"MMA_16x8x32_F32E4M3E4M3F32_VIA_F16", A16x8x32_8b, B8x32_8b, C16x8, 16, 8, 32, T_F32, T_E4M3, T_E4M3},
+    {"MMA_16x8x32_F32E5M2E5M2F32_VIA_F16", A16x8x32_8b, B8x32_8b, C16x8, 16, 8, 32, T_F32, T_E5M2, T_E5M2},
 };
 
 static inline const struct mma_case *mma_case_of(const char *row)

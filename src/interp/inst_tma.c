@@ -173,6 +173,24 @@ static bool inner_start_ok(ictx *X, const dinst *d, uint32_t t, const cute_tma_d
                    "with an illegal instruction)", (long long)c0, (long long)(c0 * es));
 }
 
+/* a store's or reduce-add's box starts inside the tensor in every dimension: it may run past
+ * the end (those elements are not written) but not start before the start.  Measured on an
+ * H100 with src/interp/gpu/tma_probe.cu: a store at row -2 or column -16 ends in
+ * CUDA_ERROR_ILLEGAL_INSTRUCTION; a load there is zero-filled; a store past the last row or
+ * column is clipped */
+static bool store_start_ok(ictx *X, const dinst *d, uint32_t t, const cute_tma_desc *M, uint32_t first)
+{
+    for (uint32_t j = 0; j < (uint32_t)M->rank; j++) {
+        int64_t cj = (int32_t)interp_get32(X, d, first + j, t);
+        if (cj < 0)
+            return tma_bad(X, d, t, CUTE_CHECK_TMA, "the store's box starts at coordinate %lld of "
+                           "dimension %u, before the tensor: a TMA store or reduce-add may run past "
+                           "the tensor's end but not start before its start (the GPU traps with an "
+                           "illegal instruction)", (long long)cj, j);
+    }
+    return true;
+}
+
 /* --- the transaction count ------------------------------------------------------------------ */
 
 /* the load's bytes land on the mbarrier at bar of block Y (the issuer's, or a multicast's
@@ -299,7 +317,8 @@ static void store_thread(ictx *X, const dinst *d, uint32_t t)
     if (!map_of(X, d, 0, t, &M)) return;
     bool reduce = d->row->flag;
     uint64_t src = interp_addr(X, d, 1 + (uint32_t)M.rank, t);
-    if (!inner_start_ok(X, d, t, &M, 1) || !smem_box_ok(X, d, t, &M, src, 0)) return;
+    if (!inner_start_ok(X, d, t, &M, 1) || !store_start_ok(X, d, t, &M, 1) || !smem_box_ok(X, d, t, &M, src, 0))
+        return;
     int esize = cute_dtype_bytes(M.dtype);
     uint8_t probe[8] = {0};
     if (reduce && !add_element(M.dtype, probe, probe)) {

@@ -61,7 +61,8 @@ typedef struct irow {
     int m, n, k;      /* mma: the shape */
     uint8_t types[4]; /* mma: D, A, B, C (E_*); CVT_PACK: the packed type */
     int num;          /* ldmatrix/stmatrix: matrices; cp.async: bytes; TMA: the rank */
-    int flag;         /* ldmatrix/stmatrix: transposed; cp.async: zero fill (a src-size);
+    int flag;         /* mma: fp8 as f16 steps into C (_VIA_F16); ldmatrix/stmatrix: transposed;
+                         cp.async: zero fill (a src-size);
                          TMA loads: multicast; stores: reduce-add; tensormap.replace: the
                          field (0 address, 1 extent, 2 stride) */
 } irow;

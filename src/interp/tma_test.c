@@ -355,7 +355,9 @@ static void stores(void)
                 tcase k = {dts[a], (cute_tma_swizzle)sw, CUTE_TMA_OOB_ZERO, 0, 9, 0, 5, 0, 0};
                 k.b0 = inner_box(k.dt, k.sw);
                 k.d0 = k.b0 + k.b0 / 2 + 1;
-                k.c0 = (int32_t)(k.d0 - k.b0 / 2 - 1), k.c1 = sw % 2 ? 6 : -2; /* over two edges */
+                /* over two edges (past the last column and row: a store starting before the
+                 * tensor traps, store_start_ok) */
+                k.c0 = (int32_t)(k.d0 - k.b0 / 2 - 1), k.c1 = sw % 2 ? 6 : 7;
                 int bad = store_case(&k, reduce);
                 CHECK(bad == 0, "%s %s swizzle %dB at (%d,%d): %d bytes wrong",
                       reduce ? "reduce-add" : "store", cute_dtype_name(k.dt),
@@ -417,7 +419,10 @@ static void checks(void)
     EXPECT(bad_load(map, SBASE, CUTE_INST_TMA_LOAD_2D, &k, &bo), CUTE_CHECK_TMA, "byte 12 of its row: a box must start "
            "at a 16-byte boundary");
     EXPECT(bad_load(map, SBASE, CUTE_INST_TMA_STORE_2D, &k, &bo), CUTE_CHECK_TMA, "byte 12 of its row");
-    k.c0 = 0;
+    k.c0 = 0, k.c1 = -2; /* a load there is zero-filled; a store traps on the GPU */
+    EXPECT(bad_load(map, SBASE, CUTE_INST_TMA_STORE_2D, &k, &bo), CUTE_CHECK_TMA, "starts at coordinate -2 of "
+           "dimension 1, before the tensor");
+    k.c1 = 0;
     d.box[0] = 6; /* 24 bytes: not a multiple of 16 */
     cute_tma_pack(&d, map);
     EXPECT(bad_load(map, SBASE, CUTE_INST_TMA_LOAD_2D, &k, &bo), CUTE_CHECK_TMA, "not a multiple of 16 bytes");

@@ -27,7 +27,7 @@ static void table(void)
         if (!strncmp(I->mnemonic, "mma", 3))
             CHECK(!(I->flags & CUTE_INST_MEMORY_EFFECTS), "%s has memory effects", I->id);
     }
-    CHECK(mma == 24, "%d mma rows", mma);
+    CHECK(mma == 26, "%d mma rows", mma);
     CHECK(cute_inst_info_of(CUTE_INST_COUNT) == NULL, "out of range");
     CHECK(cute_inst_lookup("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == CUTE_INST_LDMATRIX_X4_TRANS,
           "lookup by mnemonic");

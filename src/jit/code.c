@@ -66,14 +66,27 @@ static cute_status sass_of(const void *cubin, size_t len, char **out, char *err,
     return ok ? CUTE_OK : CUTE_ERR_UNSUPPORTED;
 }
 
+/* the FFMA register-bank report of a cubin (ffma_banks.c), one line */
+static cute_status banks_text(const void *cubin, size_t len, char **out, char *err, size_t n)
+{
+    cute_ffma_bank_report r;
+    if (!cute__ffma_banks(cubin, len, &r, err, n)) return CUTE_ERR_INVALID;
+    char line[256];
+    snprintf(line, sizeof line, "ffma: longest loop %ld, bank-conflicted %ld (mod 4) %ld (mod 2); "
+             "all kernels %ld, %ld, %ld\n", r.loop.ffma, r.loop.conflicts4, r.loop.conflicts2,
+             r.kernel.ffma, r.kernel.conflicts4, r.kernel.conflicts2);
+    *out = strdup(line);
+    return *out ? CUTE_OK : CUTE_ERR_OOM;
+}
+
 cute_status cute_fn_code(const cute_fn *f, const char *what, const char *arch, char **out,
                          char *err, size_t n)
 {
     *out = NULL;
     bool cuda = what && !strcmp(what, "cuda"), ptx = what && !strcmp(what, "ptx");
-    bool usage = what && !strcmp(what, "usage");
-    if (!cuda && !ptx && !usage && !(what && !strcmp(what, "sass")))
-        return snprintf(err, n, "code \"%s\": cuda, ptx, sass or usage", what ? what : ""),
+    bool usage = what && !strcmp(what, "usage"), banks = what && !strcmp(what, "banks");
+    if (!cuda && !ptx && !usage && !banks && !(what && !strcmp(what, "sass")))
+        return snprintf(err, n, "code \"%s\": cuda, ptx, sass, usage or banks", what ? what : ""),
                CUTE_ERR_INVALID;
     char *src = NULL;
     cute_status s = cute__fn_cuda_source(f, target_arch(arch), &src, err, n);
@@ -82,6 +95,7 @@ cute_status cute_fn_code(const cute_fn *f, const char *what, const char *arch, c
     s = cute__nvrtc_of(src, target_arch(arch), usage, &o, err, n);
     free(src);
     if (s == CUTE_OK && (ptx || usage)) *out = strdup(ptx ? o.ptx : o.log), s = *out ? CUTE_OK : CUTE_ERR_OOM;
+    else if (s == CUTE_OK && banks) s = banks_text(o.cubin, o.cubin_size, out, err, n);
     else if (s == CUTE_OK) s = sass_of(o.cubin, o.cubin_size, out, err, n);
     cute_nvrtc_output_free(&o);
     return s;

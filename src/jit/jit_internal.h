@@ -190,6 +190,18 @@ cute_status cute__fn_cuda_source(const cute_fn *f, const char *arch, char **src,
 cute_status cute__nvrtc_of(const char *src, const char *arch, bool usage, cute_nvrtc_output *out,
                            char *err, size_t n);
 
+/* ffma_banks.c: a cubin's FFMAs with two source registers of one bank not supplied by the
+ * reuse cache (bank = register number mod 4, and mod 2), in every kernel and in each
+ * kernel's longest loop (its longest backward branch) */
+typedef struct cute_ffma_banks {
+    long ffma, conflicts4, conflicts2;
+} cute_ffma_banks;
+typedef struct cute_ffma_bank_report {
+    int kernels;
+    cute_ffma_banks kernel, loop;
+} cute_ffma_bank_report;
+bool cute__ffma_banks(const void *cubin, size_t len, cute_ffma_bank_report *r, char *err, size_t n);
+
 /* backends.c: the registry's names, "cuda, interp" */
 void cute__backend_names(char *buf, size_t n);
 

@@ -336,7 +336,12 @@ static void kernel_code(void)
     if (s != CUTE_OK) SKIP("no ptxas report of the user's kernel (no NVRTC)");
     else CHECK(strstr(text, "square") && strstr(text, "registers"), "cute_fn_code usage: %s", text);
     free(text), text = NULL;
-    CHECK(cute_fn_code(f, "asm", NULL, &text, err, sizeof err) == CUTE_ERR_INVALID && strstr(err, "cuda, ptx, sass or usage"),
+    s = cute_fn_code(f, "banks", "sm_90a", &text, err, sizeof err);
+    if (s != CUTE_OK) SKIP("no FFMA bank report of the user's kernel (no NVRTC)");
+    else CHECK(!strncmp(text, "ffma: longest loop ", 19), "cute_fn_code banks: %s", text);
+    free(text), text = NULL;
+    CHECK(cute_fn_code(f, "asm", NULL, &text, err, sizeof err) == CUTE_ERR_INVALID &&
+              strstr(err, "cuda, ptx, sass, usage or banks"),
           "an unknown kind of code: %s", err);
     cute_fn_free(f);
     cute_runtime_free(ip);

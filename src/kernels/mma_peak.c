@@ -21,6 +21,9 @@ static const mma_peak_row rows[] = {
      0x03030303u, 0xFEFEFEFEu},
     {"e4m3", CUTE_INST_MMA_16x8x32_F32E4M3E4M3F32, CUTE_F32, 16, 8, 32, 89, 0x07070707u, 1.5, 0.5,
      0x3C3C3C3Cu, 0x30303030u},
+    /* what the library's fp8 GEMM runs on sm_90 (ir_insts.def: f16 steps into C) */
+    {"e4m3 via f16", CUTE_INST_MMA_16x8x32_F32E4M3E4M3F32_VIA_F16, CUTE_F32, 16, 8, 32, 89, 0x07070707u, 1.5,
+     0.5, 0x3C3C3C3Cu, 0x30303030u},
     {"f64 m8n8k4", CUTE_INST_MMA_8x8x4_F64F64F64F64, CUTE_F64, 8, 8, 4, 80, 0xFFFFu, 3, 5, 3, 5},
     {"f64 m16n8k4", CUTE_INST_MMA_16x8x4_F64F64F64F64, CUTE_F64, 16, 8, 4, 90, 0xFFFFu, 3, 5, 3, 5},
     {"f64 m16n8k8", CUTE_INST_MMA_16x8x8_F64F64F64F64, CUTE_F64, 16, 8, 8, 90, 0xFFFFu, 3, 5, 3, 5},

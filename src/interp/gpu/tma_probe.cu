@@ -5,7 +5,7 @@
 // columns passed.  The interpreter and the TMA atoms now refuse a box whose first column is
 // not at a 16-byte boundary of its row: this probe is the evidence for (or against) that rule.
 //   nvcc -O2 -arch=sm_90a tma_probe.cu -lcuda -o tma_probe
-//   ./tma_probe load|store ELEMENT_BYTES BOX0 C0
+//   ./tma_probe load|store ELEMENT_BYTES BOX0 C0 [C1, the first row: 2]
 // prints "load es=1 box0=48 c0=1: ok, 0 of 336 elements wrong" or "...: TRAP <the error>".
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { D1 = 11, ROW = 128, BOX1 = 7, C1 = 2, SBASE = 1024 };
+enum { D1 = 11, ROW = 128, BOX1 = 7, SBASE = 1024 };
+static int C1 = 2; // the box's first row (argument 5)
 
 __global__ void load(const __grid_constant__ CUtensorMap map, unsigned char *out, int c0, int c1, int bytes)
 {
@@ -65,7 +66,7 @@ static int wrong(const unsigned char *g, const unsigned char *o, int es, long d0
             long x = c0 + i, y = C1 + j;
             const unsigned char *got = o + (j * box0 + i) * es;
             unsigned char zero[8] = {0};
-            const unsigned char *want = x >= 0 && x < d0 && y < D1 ? g + y * ROW + x * es : zero;
+            const unsigned char *want = x >= 0 && x < d0 && y >= 0 && y < D1 ? g + y * ROW + x * es : zero;
             bad += memcmp(got, want, es) != 0;
         }
     return bad;
@@ -73,10 +74,11 @@ static int wrong(const unsigned char *g, const unsigned char *o, int es, long d0
 
 int main(int argc, char **argv)
 {
-    if (argc != 5) return fprintf(stderr, "usage: tma_probe load|store ELEMENT_BYTES BOX0 C0\n"), 2;
+    if (argc != 5 && argc != 6) return fprintf(stderr, "usage: tma_probe load|store ELEMENT_BYTES BOX0 C0 [C1]\n"), 2;
+    if (argc == 6) C1 = atoi(argv[5]);
     bool is_load = !strcmp(argv[1], "load");
     int es = atoi(argv[2]), box0 = atoi(argv[3]), c0 = atoi(argv[4]), bytes = box0 * BOX1 * es;
-    printf("%s es=%d box0=%d c0=%d (byte %d of the row): ", argv[1], es, box0, c0, c0 * es);
+    printf("%s es=%d box0=%d c0=%d (byte %d of the row) c1=%d: ", argv[1], es, box0, c0, c0 * es, C1);
     unsigned char *g, *o, h[ROW * D1], ho[4096];
     for (int i = 0; i < ROW * D1; i++) h[i] = (unsigned char)(rand() | 1);
     cudaMalloc(&g, ROW * D1), cudaMalloc(&o, 4096);

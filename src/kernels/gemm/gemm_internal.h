@@ -33,7 +33,9 @@ typedef struct gemm_plan {
     gemm_prefetch prefetch;   /* when a k-block's fragments are read (multistage.c) */
     unsigned broken;          /* GEMM_BREAK_*: a deliberately wrong kernel, for the tests of
                                  the interpreter's checks; 0 always but there */
-    cute_composed smem_c;     /* (bm,bn) of C's dtype, over the A/B stages' memory */
+    cute_composed smem_c;     /* (bm,bn) of smem_c_dtype, over the A/B stages' memory */
+    cute_dtype smem_c_dtype;  /* the accumulators' where their tile fits over the stages (the
+                                 epilogue scales on the way out), else C's (scaled on the way in) */
     cute_tiled_copy copy_c;   /* shared -> global of the C tile */
     /* the Hopper kernel (hopper.c): TMA atoms of A's and B's k-tiles, which its host function
      * makes from the call's tensors (the maps are per call), and its consumer warpgroups */
@@ -158,10 +160,11 @@ cute_dtype gemm_scalar_dtype(const cute_gemm_config *cfg);
  * rounded once to C's dtype */
 cute_ssa gemm_scale(cute_ctx *c, const gemm_plan *p, cute_ssa acc, cute_val alpha, cute_val beta,
                     cute_tensor C, cute_ssa in);
-/* the same through shared memory (step 5): the accumulators, scaled and converted to C's
- * dtype, are stored in the MMA's layout into p->smem_c over `smem` (the A/B stages, done
- * with), then read back by p->copy_c in 128-bit runs of C's unit-stride mode and stored
- * with one predicated 128-bit store each (epilogue_smem.c) */
+/* the same through shared memory (step 5): the accumulators are stored in the MMA's layout
+ * into p->smem_c over `smem` (the A/B stages, done with), as they are or (a tile too large
+ * for that) scaled and rounded to C's dtype, then read back by p->copy_c in runs of C's
+ * unit-stride mode, scaled if not yet, and stored with one predicated 128-bit store each, one
+ * run per iteration of a dynamic loop (epilogue_smem.c) */
 void gemm_epilogue_smem(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                         cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor smem);
 

@@ -171,7 +171,7 @@ static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     cute_tensor sC = sA;
     if (p->smem_epilogue) { /* over the stages: the main loop ends with every read done */
         cute_smem_allocator over = cute_smem_allocator_overlay(c, &smem);
-        sC = alloc(c, &over, cute_gemm_c_dtype(&p->cfg), &p->smem_c);
+        sC = alloc(c, &over, p->smem_c_dtype, &p->smem_c);
     }
     CUTE_IF(c, t.inside) {
         cute_thr_copy tA = cute_tiled_copy_slice(&p->copy_a, tid), tB = cute_tiled_copy_slice(&p->copy_b, tid);

@@ -120,16 +120,40 @@ cute_ssa gemm_scale(cute_ctx *c, const gemm_plan *p, cute_ssa acc, cute_val alph
     return cute_ssa_cvt(c, cute_tensor_load(c, r), (cute_dtype)C.dtype);
 }
 
-void gemm_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
-                   cute_tensor acc, cute_val alpha, cute_val beta)
+/* C = alpha acc + beta C on one run of the thread's tile, where `pred` (a predicate fragment
+ * of the run's shape) holds */
+static void epilogue_part(cute_ctx *c, const gemm_plan *p, cute_tensor acc, cute_tensor tCgC,
+                          cute_tensor pred, cute_val alpha, cute_val beta)
 {
-    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
-    cute_tensor tCgC = cute_partition_C(c, thr, t->gC);
-    cute_tensor tCkC = cute_partition_C(c, thr, t->kC);
-    cute_ssa in = cute_elem_less(c, tCkC, cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", t->M, t->N));
+    cute_ssa in = cute_tensor_load(c, pred);
     if (acc.dtype == tCgC.dtype && acc.dtype == gemm_scalar_dtype(&p->cfg)) {
         cute_axpby_if(c, in, alpha, acc, beta, tCgC);
         return;
     }
     cute_tensor_store_if(c, tCgC, gemm_scale(c, p, cute_tensor_load(c, acc), alpha, beta, tCgC, in), in);
+}
+
+/* One run of C at a time (the accumulators of one n for a column-major C, of one m for a
+ * row-major one): at most a run's values of C and of its scaled accumulators are live at
+ * once, not the tile's.  The whole tile at once spilled 60 bytes in the pipelined SGEMM,
+ * and ptxas banked its main loop's FFMA operands worse (bench/RESULTS.md). */
+void gemm_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
+                   cute_tensor acc, cute_val alpha, cute_val beta)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
+    cute_tensor tCgC = cute_partition_C(c, thr, t->gC);
+    cute_tensor tCkC = cute_partition_C(c, thr, t->kC);
+    /* the tile's bounds first, in a predicate fragment (CuTe's tCpC) that each run slices */
+    cute_tensor tCpC = cute_make_rmem_tensor(c, CUTE_I1, cute_make_layout(a, acc.layout.shape));
+    cute_tensor_store(c, tCpC, cute_elem_less(c, tCkC, cute_tuple_fmt(a, "(%I,%I)", t->M, t->N)));
+    int across = p->cfg.major[2] == 0 ? 2 : 1; /* the (V,M,N) mode that is not C's runs */
+    cute_layout mode = cute_get(a, &acc.layout, across);
+    int64_t runs = cute_size(a, &mode).v;
+    const char *fmt = across == 2 ? "(_,_,%lld)" : "(_,%lld,_)";
+    for (int64_t j = 0; j < runs && !a->failed; j++) {
+        cute_tuple at = cute_tuple_fmt(a, fmt, (long long)j);
+        epilogue_part(c, p, cute_tensor_slice(c, acc, at), cute_tensor_slice(c, tCgC, at),
+                      cute_tensor_slice(c, tCpC, at), alpha, beta);
+    }
 }

@@ -41,22 +41,31 @@ static cute_composed padded_stages(cute_alg *a, cute_dtype d, int major, int64_t
 }
 
 /* A TiledCopy of `atom` (moving vec elements per thread) over a (rows, cols) tile whose mode
- * `major` is contiguous: threads run along that mode first, vec values each
- * (ampere/tensorop_gemm.py's _make_gmem_tiled_copy_AB / _C). */
-static cute_tiled_copy tile_copy(cute_alg *a, const cute_copy_atom *atom, int64_t rows, int64_t cols,
-                                 int threads, int vec, int major)
+ * `major` is contiguous: threads run along that mode first, vec values each, at most `along`
+ * of them (ampere/tensorop_gemm.py's _make_gmem_tiled_copy_AB / _C). */
+static cute_tiled_copy tile_copy_along(cute_alg *a, const cute_copy_atom *atom, int64_t rows, int64_t cols,
+                                       int threads, int vec, int major, int64_t along)
 {
     cute_layout thr, val;
+    int64_t extent = major == 1 ? cols : rows;
+    if (along > extent / vec) along = extent / vec;
+    if (along > threads) along = threads;
     if (major == 1) {
-        int64_t tc = cols / vec < threads ? cols / vec : threads;
+        int64_t tc = along;
         thr = cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", (long long)(threads / tc), (long long)tc, (long long)tc);
         val = cute_layout_fmt(a, "(1,%d):(0,1)", vec);
     } else {
-        int64_t tr = rows / vec < threads ? rows / vec : threads;
+        int64_t tr = along;
         thr = cute_layout_fmt(a, "(%lld,%lld):(1,%lld)", (long long)tr, (long long)(threads / tr), (long long)tr);
         val = cute_layout_fmt(a, "(%d,1):(1,0)", vec);
     }
     return cute_make_tiled_copy_tv(a, atom, &thr, &val);
+}
+
+static cute_tiled_copy tile_copy(cute_alg *a, const cute_copy_atom *atom, int64_t rows, int64_t cols,
+                                 int threads, int vec, int major)
+{
+    return tile_copy_along(a, atom, rows, cols, threads, vec, major, threads);
 }
 
 /* The global -> shared atom for `bytes`-wide pieces: cp.async of 16 bytes bypassing L1
@@ -124,6 +133,7 @@ typedef struct tc_shape {
     int stages;
     const char *ldsm_k, *ldsm_mn; /* K-major / MN-major operands */
     gemm_prefetch prefetch; /* the faster on the H200 (bench/RESULTS.md) */
+    int until;   /* 0, or the first sm_<until> the tiling is not for */
 } tc_shape;
 
 /* 8 warps as 4 x 2 (the default warps_m is then 4), each 64 x 64 of C per k-block:
@@ -133,20 +143,25 @@ typedef struct tc_shape {
  * tiles at two blocks per SM.  f64's DMMA reads its fragments element by element (ldmatrix
  * moves 16-bit pieces). */
 static const tc_shape tc_shapes[] = {
-    {CUTE_F16, 80, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS},
-    {CUTE_BF16, 80, "SM80_16x8x16_F32BF16BF16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS},
-    {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_ACROSS},
+    {CUTE_F16, 80, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS, 0},
+    {CUTE_BF16, 80, "SM80_16x8x16_F32BF16BF16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS, 0},
+    {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_ACROSS, 0},
     /* tf32: f32 in memory, 4-byte values (ldmatrix moves them K-major only) */
-    {CUTE_TF32, 80, "SM80_16x8x8_F32TF32TF32F32_TN", 256, 128, 32, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_ACROSS},
-    /* fp8 fragments carried across the back edge spill 1.5 KB: within tiles, 2.3x faster */
-    {CUTE_E4M3, 89, "SM89_16x8x32_F32E4M3E4M3F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_WITHIN},
-    {CUTE_E5M2, 89, "SM89_16x8x32_F32E5M2E5M2F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_WITHIN},
+    {CUTE_TF32, 80, "SM80_16x8x8_F32TF32TF32F32_TN", 256, 128, 32, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_ACROSS, 0},
+    /* fp8 fragments carried across the back edge spill 1.5 KB: within tiles, 2.3x faster.
+     * sm_90 has no fp8 mma.sync: ptxas's own lowering (two HMMA from zero, four FADDs of C)
+     * spilled 68-104 bytes here; as f16 steps into C (ir_insts.def) none, and no FADDs
+     * (sm_90 only: untried on later targets, which keep CuTe's row) */
+    {CUTE_E4M3, 90, "SM89_16x8x32_F32E4M3E4M3F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_WITHIN, 100},
+    {CUTE_E5M2, 90, "SM89_16x8x32_F32E5M2E5M2F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_WITHIN, 100},
+    {CUTE_E4M3, 89, "SM89_16x8x32_F32E4M3E4M3F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_WITHIN, 0},
+    {CUTE_E5M2, 89, "SM89_16x8x32_F32E5M2E5M2F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_WITHIN, 0},
     /* Hopper's DMMA shapes run at twice m8n8k4's rate (bench mma: 66.6 against 33.1 TFLOP/s).
      * f64 is bound by shared memory: 2 x 2 warps of 64 x 32 (each A value read feeds 4 DMMA,
      * each B value 4), k8 fragments read 16 bytes at a time without bank conflicts
      * (f64_perms), ptxas scheduling the reads (a second set of fragments spills) */
-    {CUTE_F64, 90, "SM90_16x8x8_F64F64F64F64_TN", 128, 64, 16, 4, "", "", GEMM_PREFETCH_NONE},
-    {CUTE_F64, 80, "SM80_8x8x4_F64F64F64F64_TN", 64, 64, 16, 3, "", "", GEMM_PREFETCH_WITHIN},
+    {CUTE_F64, 90, "SM90_16x8x8_F64F64F64F64_TN", 128, 64, 16, 4, "", "", GEMM_PREFETCH_NONE, 0},
+    {CUTE_F64, 80, "SM80_8x8x4_F64F64F64F64_TN", 64, 64, 16, 3, "", "", GEMM_PREFETCH_WITHIN, 0},
 };
 
 /* the first tiling of d for the target (arch 0, unknown: those of sm_89 and older, which
@@ -155,7 +170,8 @@ static const tc_shape *tc_shape_of(cute_dtype d, int arch)
 {
     if (arch == 0) arch = 89; /* sm_89's fp8 rows too: the interpreter runs them */
     for (size_t i = 0; i < sizeof tc_shapes / sizeof tc_shapes[0]; i++)
-        if (tc_shapes[i].d == d && tc_shapes[i].arch <= arch) return &tc_shapes[i];
+        if (tc_shapes[i].d == d && tc_shapes[i].arch <= arch && (!tc_shapes[i].until || arch < tc_shapes[i].until))
+            return &tc_shapes[i];
     return NULL;
 }
 
@@ -226,14 +242,39 @@ static cute_tiled_copy tc_s2r(cute_alg *a, const tc_shape *s, const gemm_plan *p
     return cute_make_tiled_copy_mma(a, &atom, &p->mma, op == 0 ? CUTE_MMA_A : CUTE_MMA_B);
 }
 
-void gemm_plan_c_tile(cute_alg *a, gemm_plan *p, int threads, int64_t cols)
+/* C's tile of `smem` dtype and its copy, whose threads run at most `along` along C's
+ * contiguous mode */
+static void c_tile(cute_alg *a, gemm_plan *p, int threads, int64_t cols, cute_dtype smem, int64_t along)
 {
     cute_dtype cd = cute_gemm_c_dtype(&p->cfg);
     int major = p->cfg.major[2], bytes = gemm_vector_bytes(&p->cfg, cd);
     int vec = bytes / cute_dtype_bytes(cd);
-    p->smem_c = swizzled(a, cd, major, p->bm, cols, 0);
+    p->smem_c_dtype = smem;
+    p->smem_c = swizzled(a, smem, major, p->bm, cols, 0);
     cute_copy_atom st = cute_copy_atom_universal(a, cd, 8 * bytes);
-    p->copy_c = tile_copy(a, &st, p->bm, cols, threads, vec, major);
+    p->copy_c = tile_copy_along(a, &st, p->bm, cols, threads, vec, major, along);
+}
+
+void gemm_plan_c_tile(cute_alg *a, gemm_plan *p, int threads, int64_t cols)
+{
+    c_tile(a, p, threads, cols, cute_gemm_c_dtype(&p->cfg), threads);
+}
+
+/* Step 5's tile in shared memory holds the accumulators (f32, s32, f64) where they fit over
+ * the stages or in C's own size, else C's dtype (plan and epilogue_smem.c).  The copy that
+ * reads it back in 16-byte runs of C's unit-stride mode (32 bytes of f32 accumulators for a
+ * run of bf16) has its threads run along that mode only as far as one 128-byte line of the
+ * tile, so the 8 lanes of each phase of a 16-byte read hit one swizzled line: conflict-free
+ * (32 threads along it read two lines a phase, twice the wavefronts). */
+static void tc_c_tile(cute_alg *a, gemm_plan *p)
+{
+    cute_dtype cd = cute_gemm_c_dtype(&p->cfg), acc = (cute_dtype)p->mma.atom.c_type;
+    int64_t stages = (int64_t)p->stages * (p->bm + p->bn) * p->bk * cute_dtype_bytes(p->cfg.dtype);
+    int64_t tile = p->bm * p->bn, fits = stages > tile * cute_dtype_bytes(cd) ? stages : tile * cute_dtype_bytes(cd);
+    cute_dtype smem = tile * cute_dtype_bytes(acc) <= fits ? acc : cd;
+    int vec = gemm_vector_bytes(&p->cfg, cd) / cute_dtype_bytes(cd);
+    int64_t along = 128 / (vec * cute_dtype_bytes(smem));
+    c_tile(a, p, p->threads, p->bn, smem, along > 0 ? along : 1);
 }
 
 /* the tiling asked for (cute_gemm_tiling: zero fields take the dtype's defaults), checked
@@ -285,6 +326,6 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
         *(op == 0 ? &p->s2r_a : &p->s2r_b) = tc_s2r(a, s, p, op);
     }
     p->smem_epilogue = smem_epilogue;
-    if (smem_epilogue) gemm_plan_c_tile(a, p, p->threads, p->bn);
+    if (smem_epilogue) tc_c_tile(a, p);
     return !a->failed;
 }

@@ -223,6 +223,80 @@ static void on(const char *backend, const int64_t (*shapes)[4], int nshapes)
     cute_runtime_free(rt);
 }
 
+/* fp8 as sm_90 runs it (the _VIA_F16 rows: f16 steps into C), on the interpreter: the library
+ * picks its kernel for the target, so these compile for sm_90a */
+static void fp8_sm90(const int64_t shape[4])
+{
+    char err[512];
+    cute_runtime *rt;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
+    if (check_failed) return;
+    cute_runtime_set_target_arch(rt, "sm_90a");
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    const cute_dtype in[2] = {CUTE_E4M3, CUTE_E5M2}, out[2] = {CUTE_F32, CUTE_F16};
+    for (int i = 0; i < 2; i++) {
+        problem pr = {shape[0], shape[1], shape[2], shape[3], {1, 1, 0}, in[i], out[i], 1.5, -0.5};
+        run(lib, cute_runtime_backend(rt), CUTE_GEMM_AUTO, &pr, "interp");
+    }
+    cute_gemm_lib_free(lib);
+    cute_runtime_free(rt);
+}
+
+/* a tiling whose f32 accumulators would not fit over its stages (256x256: 256 KB against
+ * 96 KB of stages and 128 KB of bf16 C): the epilogue scales them before shared memory */
+static void big_tile(void)
+{
+    char err[512];
+    cute_runtime *rt;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
+    if (check_failed) return;
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    cute_gemm_tiling t = {.bm = 256, .bn = 256, .bk = 32, .stages = 3, .warps_m = 4, .warps_n = 2};
+    CHECK(cute_gemm_lib_tiling(lib, &t), "tiling 256x256x32");
+    problem pr = {256, 200, 40, 1, {1, 1, 0}, CUTE_BF16, CUTE_BF16, 1.5, -0.5};
+    run(lib, cute_runtime_backend(rt), CUTE_GEMM_TENSOROP_SMEM, &pr, "interp");
+    cute_gemm_lib_free(lib);
+    cute_runtime_free(rt);
+}
+
+/* The step-5 kernel's shared-memory accesses are conflict-free, counted by the interpreter:
+ * cp.async, ldmatrix, and the epilogue's stores and reads of the f32 accumulators (its reads
+ * took twice the wavefronts when 32 threads ran along a 1 KB column of the tile).  Row-major
+ * C: the accumulators' 8-byte stores take twice the ideal, as they did for f32 C before (one
+ * swizzle cannot serve those stores and the reads' 16-byte phases both). */
+static void banks(void)
+{
+    char err[512];
+    cute_runtime *rt;
+    setenv("CUTEC_BANK_CONFLICTS", "1", 1); /* read when the backend is made */
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
+    unsetenv("CUTEC_BANK_CONFLICTS");
+    if (check_failed) return;
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    cute_backend *be = cute_runtime_backend(rt);
+    for (int mc = 0; mc < 2; mc++) {
+        problem pr = {256, 128, 64, 1, {1, 1, mc}, CUTE_BF16, CUTE_BF16, 1.5, -0.5};
+        run(lib, be, CUTE_GEMM_TENSOROP_SMEM, &pr, "interp");
+        int n, epilogue = 0;
+        const cute_interp_bank_site *site = cute_interp_bank_sites(*be, &n);
+        for (int i = 0; i < n; i++) {
+            bool epi = site[i].file && strstr(site[i].file, "epilogue_smem.c") != NULL;
+            epilogue += epi;
+            if (mc == 1 && epi && !strcmp(site[i].op, "STORE")) {
+                CHECK(site[i].wavefronts <= 2 * site[i].ideal, "row-major C: the accumulators' stores %llu, ideal %llu",
+                      (unsigned long long)site[i].wavefronts, (unsigned long long)site[i].ideal);
+                continue;
+            }
+            CHECK(site[i].wavefronts == site[i].ideal, "C major %d: %s:%d %s: %llu wavefronts, ideal %llu", mc,
+                  site[i].file ? site[i].file : "?", site[i].line, site[i].op,
+                  (unsigned long long)site[i].wavefronts, (unsigned long long)site[i].ideal);
+        }
+        CHECK(epilogue == 2, "C major %d: %d epilogue sites (its store and its read)", mc, epilogue);
+    }
+    cute_gemm_lib_free(lib);
+    cute_runtime_free(rt);
+}
+
 int main(void)
 {
     seed = (uint64_t)time(NULL) | 1;
@@ -231,6 +305,9 @@ int main(void)
     /* {M, N, K, L}: the odd 129x67x33, a batch of 3 with tails, one full tile */
     static const int64_t small[][4] = {{129, 67, 33, 1}, {40, 72, 24, 3}, {128, 256, 64, 1}};
     on("interp", small, 3);
+    fp8_sm90(small[0]);
+    big_tile();
+    banks();
     static const int64_t big[][4] = {{1021, 509, 263, 1}, {1024, 768, 520, 2}, {2048, 2048, 2048, 1}};
     on("cuda", big, 3);
     return CHECK_DONE("tensorop_test");
