@@ -143,7 +143,8 @@ void cute_gemm_lib_free(cute_gemm_lib *lib);
  * wherever the extents allow.  64: always 64-bit.  False (and no change) for another value. */
 bool cute_gemm_lib_index_width(cute_gemm_lib *lib, int bits);
 /* The tiling every later compile of the multi-stage kernels uses (NULL or all zero: the
- * defaults), for tuning; false (and no change) when a field is negative. */
+ * defaults), for tuning; false (and no change) when a field is negative or read_bytes is not
+ * 0, 8 or 16. */
 bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t);
 /* the patterns compiled so far (those that failed included), in order of first use */
 int cute_gemm_lib_size(cute_gemm_lib *lib);

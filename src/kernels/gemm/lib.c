@@ -312,8 +312,10 @@ static bool fits_index_bound(const cute_call_arg x[3])
  * exceed; zero fields, and sizes no row takes, keep the plan's defaults (plan_multistage.c:
  * 256x128x64 in 3 stages, 4x2 warps, raster 8 for 16- and 8-bit inputs; f64 128x64x16, 4,
  * 2x2).  scripts/device-tctune.sh measures the candidates at 4096^3 and 8192^3 against
- * cuBLAS; a row takes the winner's tiling.  (A tiling the dtype's atom cannot take makes
- * AUTO fall back to the next variant: tensorop_test runs these rows.) */
+ * cuBLAS; a row takes the winner's tiling (rows of one dtype in increasing up_to; INT64_MAX
+ * for every size, e.g. {CUTE_F64, INT64_MAX, {.read_bytes = 8}}).  (A tiling the dtype's
+ * atom cannot take makes AUTO fall back to the next variant: tensorop_test runs these
+ * rows.) */
 static const struct {
     cute_dtype d;
     int64_t up_to;
@@ -325,11 +327,13 @@ static const struct {
     {CUTE_F64, 4096LL * 4096, {0}},
 };
 
-static cute_gemm_tiling tiling_for(const cute_gemm_lib *lib, cute_dtype d, const cute_call_arg *C)
+/* the tiling variant v compiles with for a call of mnl elements of C: the caller's, else for
+ * the SM80 tensor-core kernels the by_size row (the Hopper kernel has tilings of its own) */
+static cute_gemm_tiling tiling_for(const cute_gemm_lib *lib, cute_gemm_variant v, cute_dtype d, int64_t mnl)
 {
     static const cute_gemm_tiling none;
     if (memcmp(&lib->tiling, &none, sizeof none)) return lib->tiling;
-    int64_t mnl = C->shape[0] * C->shape[1] * (C->ndim == 3 ? C->shape[2] : 1);
+    if (v != CUTE_GEMM_TENSOROP && v != CUTE_GEMM_TENSOROP_SMEM) return none;
     for (size_t i = 0; i < sizeof by_size / sizeof by_size[0]; i++)
         if (by_size[i].d == d && mnl <= by_size[i].up_to) return by_size[i].t;
     return none;
@@ -362,7 +366,8 @@ static int auto_order(const cute_gemm_lib *lib, cute_dtype d, cute_gemm_variant 
     return n + 1;
 }
 
-static const entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg, bool fits)
+static const entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg, bool fits,
+                         int64_t mnl)
 {
     cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT] = {v};
     int count = v != CUTE_GEMM_AUTO ? 1 : auto_order(lib, cfg->dtype, order);
@@ -370,6 +375,7 @@ static const entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_conf
     for (int i = 0; i < count; i++) {
         cfg->variant = order[i];
         cfg->index_bound = index_bound_for(lib, order[i], fits);
+        cfg->tiling = tiling_for(lib, order[i], cfg->dtype, mnl);
         const entry *e = fn_cache_get(&lib->fns, lib->rt, cfg, compile_config, NULL);
         if (!e) return NULL;
         if (e->fn) return e;
@@ -380,7 +386,7 @@ static const entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_conf
 
 /* why no kernel runs: the reason of each variant tried */
 static void explain(cute_gemm_lib *lib, cute_gemm_variant v, const cute_gemm_config *cfg,
-                    char *err, size_t n)
+                    int64_t mnl, char *err, size_t n)
 {
     int len = snprintf(err, n, "gemm %s: no kernel for %s, A %s-major, B %s-major, C %s-major, "
                        "%d-byte aligned", names[v], cute_dtype_name(cfg->dtype),
@@ -391,6 +397,7 @@ static void explain(cute_gemm_lib *lib, cute_gemm_variant v, const cute_gemm_con
         cute_gemm_config c = *cfg;
         c.variant = config_of(e)->variant;
         c.index_bound = config_of(e)->index_bound; /* each variant's own width */
+        c.tiling = tiling_for(lib, c.variant, c.dtype, mnl);
         if (!e->fn && same_config(config_of(e), &c) && (v == CUTE_GEMM_AUTO || v == c.variant))
             len += snprintf(err + len, n - (size_t)len, "; %s: %s", names[c.variant], e->err);
     }
@@ -463,11 +470,12 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     pthread_mutex_lock(&lib->lock);
     if (A->shape[1] == 0) s = zero_k(lib, &args[0], &args[1], err, n);
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype,
-                            .batched = A->ndim == 3, .tiling = tiling_for(lib, (cute_dtype)A->dtype, C)};
+                            .batched = A->ndim == 3};
+    int64_t mnl = C->shape[0] * C->shape[1] * (C->ndim == 3 ? C->shape[2] : 1);
     if (s == CUTE_OK) s = check_layouts(args, &cfg, err, n);
-    const entry *e = s == CUTE_OK ? pick(lib, variant, &cfg, fits_index_bound(args)) : NULL;
+    const entry *e = s == CUTE_OK ? pick(lib, variant, &cfg, fits_index_bound(args), mnl) : NULL;
     if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemm: out of memory");
-    if (s == CUTE_OK && !e->fn) s = CUTE_ERR_COMPILE, explain(lib, variant, &cfg, err, n);
+    if (s == CUTE_OK && !e->fn) s = CUTE_ERR_COMPILE, explain(lib, variant, &cfg, mnl, err, n);
     pthread_mutex_unlock(&lib->lock);
     if (s != CUTE_OK) return s;
     char why[1024];
