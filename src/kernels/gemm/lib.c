@@ -321,10 +321,12 @@ static const struct {
     int64_t up_to;
     cute_gemm_tiling t; /* {bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes} */
 } by_size[] = {
-    {CUTE_BF16, 4096LL * 4096, {0}},
-    {CUTE_F16, 4096LL * 4096, {0}},
-    {CUTE_I8, 4096LL * 4096, {0}},
-    {CUTE_F64, 4096LL * 4096, {0}},
+    /* H200, 2026-11-26 15:14 (bench/RESULTS.md): s8 128x128 tiles, two blocks an SM, 61.2% of
+     * cuBLAS at 4096^3 against 58.3% for 256x128; f64 8-byte fragment reads 92.6% / 95.0% at
+     * 4096^3 / 8192^3 against 85.8% / 89.3% for 16-byte ones.  bf16/f16: no candidate beat
+     * the default by more than the noise (and sm_90 takes the Hopper kernel first). */
+    {CUTE_I8, 4096LL * 4096, {128, 128, 128, 3, 2, 2, 8, 0}},
+    {CUTE_F64, INT64_MAX, {.read_bytes = 8}},
 };
 
 /* the tiling variant v compiles with for a call of mnl elements of C: the caller's, else for
