@@ -222,7 +222,8 @@ static void index_widths(cute_runtime *rt)
     } cases[] = {
         {0, CUTE_GEMM_SHARED, 0, CUTE_GEMM_INDEX_BOUND},
         {0, CUTE_GEMM_SHARED, CUTE_GEMM_INDEX_BOUND - 2, 0}, /* ld 32769: past the bound */
-        {0, CUTE_GEMM_PIPELINED, 0, 0},                      /* measured faster in 64 bits */
+        {0, CUTE_GEMM_PIPELINED, 0, CUTE_GEMM_INDEX_BOUND},  /* measured faster in 32 bits */
+        {0, CUTE_GEMM_MULTISTAGE, 0, 0},                     /* measured faster in 64 bits */
         {32, CUTE_GEMM_PIPELINED, 0, CUTE_GEMM_INDEX_BOUND},
         {32, CUTE_GEMM_PIPELINED, CUTE_GEMM_INDEX_BOUND - 2, 0},
         {64, CUTE_GEMM_REGISTERS, 0, 0},

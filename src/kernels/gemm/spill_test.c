@@ -128,8 +128,8 @@ int main(void)
     SKIP("s8, e4m3 and e5m2 with M- or N-major operands (fragments read element by element: no "
          "ldmatrix transposes 8-bit values) spill 8-36 (s8) and 68-112 bytes (fp8, sm_90a)");
     cute_runtime_set_target_arch(rt, "sm_90a");
-    check_banks(rt, "nt", 0, 0, 0, 0); /* the library's choice: 64-bit index arithmetic */
-    check_banks(rt, "nt", 0, 0, 0, CUTE_GEMM_INDEX_BOUND);
+    check_banks(rt, "nt", 0, 0, 0, 0); /* 64-bit index arithmetic */
+    check_banks(rt, "nt", 0, 0, 0, CUTE_GEMM_INDEX_BOUND); /* the library's choice: 32 bits */
     check_banks(rt, "tn", 1, 1, 0, CUTE_GEMM_INDEX_BOUND);
     check_banks(rt, "tnt", 1, 1, 1, 0);
     check_banks(rt, "nnt", 0, 1, 1, 0);
