@@ -57,14 +57,16 @@ static void nvrtc_phases(const char *path, double ms[3])
     if (f) fclose(f);
 }
 
-/* one NVRTC compile of src for arch, timed; extra: one more option or NULL */
+/* one NVRTC compile of src for arch, timed; extra: one more option or NULL.  NVRTC's own
+ * cache is off: with it, the cubin run after the PTX run of the same source came back on a
+ * GPU machine in 40 ms with "ptxas 0" (bench/RESULTS.md, session 24) */
 static bool nvrtc_timed(cute_nvrtc *nv, const char *src, const char *arch, const char *extra,
                         cli_clock *t, size_t *ptx_lines)
 {
     cute_nvrtc_output o;
-    const char *opts[1] = {extra};
+    const char *opts[2] = {"--no-cache", extra};
     cli_clock t0 = cli_clock_now();
-    cute_status s = cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = arch, .extra = opts, .nextra = extra != NULL}, &o);
+    cute_status s = cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = arch, .extra = opts, .nextra = extra != NULL ? 2 : 1}, &o);
     *t = cli_clock_since(t0);
     if (s != CUTE_OK) fprintf(stderr, "cutec compile: NVRTC (%s): %s\n", arch, o.log ? o.log : "");
     else if (ptx_lines) *ptx_lines = (size_t)count_lines(o.ptx);
