@@ -18,8 +18,7 @@ typedef struct rows_opts {
     bool backward;
     cute_dtype dtype;
     int64_t m, n;
-    const char *emit, *arch, *backend;
-    int iters;
+    cli_kernel_opts k; /* --iters, --emit, --arch, --backend */
 } rows_opts;
 
 static int usage(const char *cmd)
@@ -34,7 +33,7 @@ static int usage(const char *cmd)
 
 static bool option(rows_opts *o, const char *k, const char *v, char *why, size_t n)
 {
-    int64_t x, dims[2];
+    int64_t dims[2];
     int nd = 0;
     if (!strcmp(k, "--dtype"))
         return cute_dtype_parse(v, &o->dtype) && (o->dtype == CUTE_F32 || o->dtype == CUTE_F16 || o->dtype == CUTE_BF16);
@@ -43,17 +42,14 @@ static bool option(rows_opts *o, const char *k, const char *v, char *why, size_t
         if (nd != 2 || dims[1] < 1) return snprintf(why, n, "the shape is MxN, N at least 1"), false;
         return o->m = dims[0], o->n = dims[1], true;
     }
-    if (!strcmp(k, "--iters")) return cli_int(v, 1, 1000, &x, why, n) && (o->iters = (int)x, true);
-    if (!strcmp(k, "--emit")) return o->emit = v, true;
-    if (!strcmp(k, "--arch")) return o->arch = v, true;
-    if (!strcmp(k, "--backend")) return o->backend = v, true;
-    return false;
+    bool ok = false;
+    return cli_kernel_option(&o->k, k, v, &ok, why, n) && ok;
 }
 
 static int parse(int argc, char **argv, rows_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->dtype = CUTE_BF16, o->m = 4096, o->n = 4096, o->iters = 20;
+    o->dtype = CUTE_BF16, o->m = 4096, o->n = 4096, o->k.iters = 20;
     if (argc < 2 || !rp_op_parse(argv[1], &o->op)) return usage(argv[0]);
     for (int i = 2; i < argc; i++) {
         char why[160] = "";
@@ -68,7 +64,7 @@ static int parse(int argc, char **argv, rows_opts *o)
         }
         i++;
     }
-    if (!o->arch) o->arch = getenv("CUTEC_ARCH");
+    if (!o->k.arch) o->k.arch = getenv("CUTEC_ARCH");
     return CLI_OK;
 }
 
@@ -83,7 +79,7 @@ static int emit(const rows_opts *o)
     char err[1024];
     cute_runtime *rt;
     if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) return fprintf(stderr, "cutec compile: %s\n", err), CLI_FAIL;
-    cute_runtime_set_target_arch(rt, o->arch);
+    cute_runtime_set_target_arch(rt, o->k.arch);
     cutec_rows *lib = cutec_rows_new(rt);
     rows_problem p;
     problem_of(o, rt, lib, &p);
@@ -91,7 +87,7 @@ static int emit(const rows_opts *o)
     int rc = CLI_FAIL;
     cli_clock t0 = cli_clock_now();
     if (rp_setup(&p, true) && rp_call(&p) == CUTE_OK)
-        rc = cli_emit_kernel(rows_lib_last(lib), o->emit, o->arch, cli_clock_since(t0));
+        rc = cli_emit_kernel(rows_lib_last(lib), o->k.emit, o->k.arch, cli_clock_since(t0));
     else fprintf(stderr, "cutec compile %s: %s\n", rp_op_name(o->op), p.err);
     cutec_rows_free(lib);
     cute_runtime_free(rt);
@@ -164,11 +160,11 @@ static int run(const rows_opts *o)
 {
     char err[1024];
     cute_runtime *rt;
-    if (cute_runtime_new(o->backend, &rt, err, sizeof err) != CUTE_OK) return fprintf(stderr, "cutec run: %s\n", err), CLI_FAIL;
+    if (cute_runtime_new(o->k.backend, &rt, err, sizeof err) != CUTE_OK) return fprintf(stderr, "cutec run: %s\n", err), CLI_FAIL;
     cutec_rows *lib = cutec_rows_new(rt);
     rows_problem p;
     int64_t bad = run_checked(rt, lib, o, &p);
-    double ms = bad < 0 ? -1 : time_problem(rt, &p, o->iters);
+    double ms = bad < 0 ? -1 : time_problem(rt, &p, o->k.iters);
     if (ms >= 0)
         printf("%s%s %s %lldx%lld backend=%s: %s (%lld wrong), %.4f ms, %.1f GB/s\n", rp_op_name(o->op),
                o->backward ? " backward" : "", cute_dtype_name(o->dtype), (long long)o->m, (long long)o->n,
@@ -211,10 +207,10 @@ static void bench_one(cute_runtime *rt, cutec_rows *lib, const rows_opts *o, con
 {
     rows_problem p;
     int64_t bad = run_checked(rt, lib, o, &p);
-    double ms = bad < 0 ? -1 : time_problem(rt, &p, o->iters), bytes = rp_bytes(&p);
+    double ms = bad < 0 ? -1 : time_problem(rt, &p, o->k.iters), bytes = rp_bytes(&p);
     rp_free(&p);
     /* the copy moves the bytes the op moves: half read, half written */
-    double copy = copy_ms(cute_runtime_backend(rt), (size_t)(bytes / 2), o->iters), copy_gbs = bytes / copy / 1e6;
+    double copy = copy_ms(cute_runtime_backend(rt), (size_t)(bytes / 2), o->k.iters), copy_gbs = bytes / copy / 1e6;
     double gbs = bytes / ms / 1e6;
     if (ms < 0 || bad) *rc = CLI_FAIL;
     char shape[48];
@@ -269,7 +265,7 @@ int cmd_compile_rows(int argc, char **argv)
     rows_opts o;
     int rc = parse(argc, argv, &o);
     if (rc) return rc;
-    if (!(o.emit = cli_emit_form(o.emit))) return usage(argv[0]);
+    if (!(o.k.emit = cli_emit_form(o.k.emit))) return usage(argv[0]);
     return cli_parse_only() ? CLI_OK : emit(&o);
 }
 
