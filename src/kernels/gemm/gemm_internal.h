@@ -45,6 +45,8 @@ typedef struct gemm_plan {
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N */
     int sms;                  /* persistent kernels: the blocks resident at once (the device's
                                  SMs), each walking the tiles */
+    int cluster_m, cluster_n; /* the Hopper kernel's clusters: blocks along M (sharing B, which
+                                 TMA multicasts) and along N (sharing A) */
 } gemm_plan;
 
 bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p);
@@ -129,8 +131,10 @@ gemm_tiles gemm_tiles_at(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_t
 /* The persistent tile scheduler (tile_sched.c): at most p->sms blocks, each walking tiles
  * grid apart of a grouped raster order (bands of `raster` N-tiles walked down M). */
 typedef struct gemm_sched {
-    cute_int tiles_m, tiles_n, count;
-    int raster;
+    cute_int tiles_m, tiles_n; /* C's tiles */
+    cute_int count;            /* ... in clusters' tiles (cluster_m x cluster_n of them) */
+    int raster;                /* in clusters' tiles */
+    int cluster_m, cluster_n;
 } gemm_sched;
 gemm_sched gemm_sched_make(cute_ctx *c, const gemm_plan *p, cute_tensor mC, int raster);
 cute_launch_cfg gemm_sched_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s);
