@@ -4,11 +4,12 @@
 # `cutec bench gemm --variants hopper` beside cuBLAS in one process on the same gaussian
 # inputs: bf16 tn at 2048^3, 4096^3, 8192^3 and the LLM shapes (M x N x K) swept over the
 # clusters (--cluster 1x1,2x1,1x2: a row each, hopper1x1 ...), f16 likewise at the squares,
-# the library's own choice (no --cluster) last; registers and SASS of a 2x1 kernel.
+# with CHOICE=1 the library's own choice (no --cluster) last; registers and SASS of a 2x1
+# kernel.
 # Logs go to $OUT (default build/device-out).
-#   CLUSTERS=1x1,2x1,1x2 RASTERS=8 sh scripts/device-hopsched.sh
+#   CLUSTERS=1x1,2x1,1x2,2x2 RASTERS=8 F16_CLUSTERS=1x1,2x1 CHOICE=1 sh scripts/device-hopsched.sh
 . scripts/device-common.sh
-clusters=${CLUSTERS:-1x1,2x1,1x2}
+clusters=${CLUSTERS:-1x1,2x1,1x2,2x2}
 rasters=${RASTERS:-8}
 shapes=${SHAPES:-2048,4096,8192,8192x8192x1024,8192x28672x4096,8192x4096x14336,8192x6144x4096}
 log="$out/hopsched.log"
@@ -28,10 +29,12 @@ bench() # dtype, sizes, extra options
     device_tests kernels/gemm/hopper_test
     echo "== bench bf16 tn, clusters $clusters, rasters $rasters"
     bench bf16 "$shapes" --cluster "$clusters" --raster "$rasters"
-    echo "== bench f16 tn, clusters $clusters"
-    bench f16 2048,4096,8192 --cluster "$clusters"
-    echo "== bench bf16 tn, the library's choice"
-    bench bf16 "$shapes"
+    echo "== bench f16 tn, clusters ${F16_CLUSTERS:-1x1,2x1}"
+    bench f16 2048,4096,8192 --cluster "${F16_CLUSTERS:-1x1,2x1}"
+    if [ -n "${CHOICE:-}" ]; then
+        echo "== bench bf16 tn, the library's choice"
+        bench bf16 "$shapes"
+    fi
     echo "== registers, spills and SASS of the 2x1 kernel"
     CUTEC_ARCH=sm_90a build/cutec compile gemm --dtype bf16 --variant hopper --layout tn --cluster 2x1 --emit cuda > "$out/k.cu" 2>/dev/null
     nvcc -arch=sm_90a -cubin -Xptxas -v "$out/k.cu" -o "$out/k.cubin" 2>&1 | grep -E "registers|spill|serial"
