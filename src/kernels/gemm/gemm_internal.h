@@ -141,9 +141,11 @@ cute_launch_cfg gemm_sched_launch_cfg(cute_ctx *c, const gemm_plan *p, const gem
 /* in the kernel: how many tiles this block takes, and its w-th tile (tm, tn) */
 cute_int gemm_sched_mine(cute_ctx *c, const gemm_sched *s);
 void gemm_sched_tile(cute_ctx *c, const gemm_sched *s, cute_int w, cute_int *tm, cute_int *tn);
-/* the SMs a persistent kernel fills on rt's device (2 on the interpreter: a block then
- * walks several tiles there too) */
-int gemm_resident_blocks(cute_runtime *rt);
+/* the blocks a persistent kernel of `threads`-thread blocks, one an SM, in clusters of
+ * cluster_size, fills on rt's device: the SMs, or the blocks of the clusters that can be
+ * resident at once (resident.c); 2 clusters' worth on the interpreter (blocks then walk
+ * several tiles there too) */
+int gemm_resident_blocks(cute_runtime *rt, int cluster_size, int threads);
 
 /* k-tile kt of a (rows,bk,k) tile and its coordinates, partitioned for thread `thr` of a
  * TiledCopy: the source partition, and the predicate "inside the operand's shape" */

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "cutec/atom_table.h"
-#include "cutec/cuda_driver.h"
 #include "cutec/notation.h"
 #include "cutec/smem_atoms.h"
 #include "kernels/gemm/gemm_internal.h"
@@ -128,11 +127,4 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     /* 8: 16.5 A rows and 8 B columns of 128 x 256 tiles in flight on 132 SMs (--raster F) */
     p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
     return !a->failed;
-}
-
-int gemm_resident_blocks(cute_runtime *rt)
-{
-    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
-    const cute_device_info *d = cu ? cute_cuda_device(cu) : NULL;
-    return d && d->sm_count > 0 ? d->sm_count : 2;
 }

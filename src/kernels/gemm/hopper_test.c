@@ -249,6 +249,8 @@ static void gpu(void)
         {2048, 2048, 1024, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 2, 2}, 0},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "cuda");
+    printf("resident blocks of 384 threads (one an SM): %d alone, %d in clusters of 2, %d of 4\n",
+           gemm_resident_blocks(rt, 1, 384), gemm_resident_blocks(rt, 2, 384), gemm_resident_blocks(rt, 4, 384));
     cute_runtime_free(rt);
 }
 

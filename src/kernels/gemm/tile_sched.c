@@ -9,6 +9,7 @@
  * many tiles as the others (they multicast into each other's stages), so where the tiles do
  * not divide by the cluster, a block's tile may lie wholly outside C: it loads TMA's zeros and
  * stores nothing.  This is tile-level scheduling; inside a tile the layouts take over. */
+#include "cutec/notation.h"
 #include "kernels/gemm/gemm_internal.h"
 
 static int cluster_size(const gemm_sched *s) { return s->cluster_m * s->cluster_n; }
@@ -51,17 +52,24 @@ cute_int gemm_sched_mine(cute_ctx *c, const gemm_sched *s)
     return cute_ceil_div(a, cute_sub(a, s->count, cluster_idx(c, s)), clusters(c, s));
 }
 
+/* Tile w of the block: its cluster's tile in the grouped raster, then the block's place in
+ * that.  The bands are whole but for the last (narrower where the band does not divide the
+ * clusters' N tiles); inside a band the order is a layout of basis strides, C's tile
+ * coordinates (tm, tn) of the band's clusters' tiles walked across the band's width first,
+ * then down M: (width, tiles_m):(cluster_n@1, cluster_m@0). */
 void gemm_sched_tile(cute_ctx *c, const gemm_sched *s, cute_int w, cute_int *tm, cute_int *tn)
 {
     cute_alg *a = cute_ctx_alg(c);
+    int cm = s->cluster_m, cn = s->cluster_n;
     cute_int idx = cute_add(a, cluster_idx(c, s), cute_mul(a, w, clusters(c, s)));
-    cute_int tiles_m = cute_ceil_div(a, s->tiles_m, cute_i(s->cluster_m));
-    cute_int tiles_n = cute_ceil_div(a, s->tiles_n, cute_i(s->cluster_n));
+    cute_int tiles_m = cute_ceil_div(a, s->tiles_m, cute_i(cm)), tiles_n = cute_ceil_div(a, s->tiles_n, cute_i(cn));
     cute_int f = cute_i(s->raster), band_tiles = cute_mul(a, f, tiles_m);
-    cute_int first = cute_mul(a, cute_div(a, idx, band_tiles), f), r = cute_mod(a, idx, band_tiles);
-    cute_int width = cute_min(a, f, cute_sub(a, tiles_n, first)); /* the last band may be narrower */
-    cute_int rank = cute_mod(a, cute_block_idx(c, 0), cute_i(cluster_size(s)));
-    *tm = cute_add(a, cute_mul(a, cute_div(a, r, width), cute_i(s->cluster_m)), cute_mod(a, rank, cute_i(s->cluster_m)));
-    *tn = cute_add(a, cute_mul(a, cute_add(a, first, cute_mod(a, r, width)), cute_i(s->cluster_n)),
-                   cute_div(a, rank, cute_i(s->cluster_m)));
+    cute_int first = cute_mul(a, cute_div(a, idx, band_tiles), f); /* the band's first cluster column */
+    cute_int width = cute_min(a, f, cute_sub(a, tiles_n, first));
+    cute_layout band = cute_layout_fmt(a, "(%I,%I):(%d@1,%d@0)", width, tiles_m, cn, cm);
+    cute_tuple at = cute_layout_eval_basis(a, &band, cute_mod(a, idx, band_tiles));
+    cute_layout in_cluster = cute_layout_fmt(a, "(%d,%d):(1@0,1@1)", cm, cn); /* rank -> (m, n) */
+    cute_tuple r = cute_layout_eval_basis(a, &in_cluster, cute_mod(a, cute_block_idx(c, 0), cute_i(cm * cn)));
+    *tm = cute_add(a, at.leaf[0], r.leaf[0]);
+    *tn = cute_add(a, cute_add(a, cute_mul(a, first, cute_i(cn)), at.leaf[1]), r.leaf[1]);
 }
