@@ -7,8 +7,8 @@
  *    persistent scheduler; the interpreter has 2 "SMs");
  *  - the broken pipelines, each reported by the interpreter with the warp, the site and the
  *    barrier's state: too few transaction bytes expected, a consumer waiting for the wrong
- *    phase, a consumer that never releases a stage, a wgmma that reads a stage before its
- *    wait;
+ *    phase, a consumer that never releases a stage (alone and in a 2x1 cluster), a wgmma
+ *    that reads a stage before its wait;
  *  - A M-major, B N-major and both (64-row TMA boxes, wgmma's transposed operands);
  *  - what it refuses, named: an N-major B in tiles not a multiple of 64, unaligned rows,
  *    fp32, stages that do not fit;
@@ -130,10 +130,10 @@ static void correct(cute_runtime *rt, const hcase *k, const char *where)
 }
 
 /* the interpreter's report of a broken pipeline: not OK, and naming each thing in `want` */
-static void broken(cute_runtime *rt, unsigned how, const char *const *want, const char *what)
+static void broken(cute_runtime *rt, unsigned how, const char *const *want, const char *what, int cluster_m)
 {
     /* one N tile of 64, 64 rows (one consumer), 3 stages and 5 k-tiles: the producer wraps */
-    hcase k = {72, 40, 5 * 64 - 8, CUTE_BF16, CUTE_F32, 1, 1.0, 0.0, {64, 64, 0, 3, 0, 0, 0, 0, 0, 0}, 0};
+    hcase k = {72, 40, 5 * 64 - 8, CUTE_BF16, CUTE_F32, 1, 1.0, 0.0, {64, 64, 0, 3, 0, 0, 0, 0, cluster_m, 1}, 0};
     char why[8192];
     int64_t bad;
     cute_status s = run(rt, &k, how, &bad, why, sizeof why);
@@ -152,10 +152,13 @@ static void broken_all(cute_runtime *rt)
     static const char *const phase[] = {"shared", "wgmma", "hopper.c", NULL};
     static const char *const rel[] = {"deadlock", "0 of 128 arrivals", "hopper.c", NULL};
     static const char *const early[] = {"shared", "wgmma", "hopper.c", NULL};
-    broken(rt, GEMM_BREAK_EXPECT_TX, tx, "too few transaction bytes expected");
-    broken(rt, GEMM_BREAK_PHASE, phase, "a consumer waiting for the wrong phase");
-    broken(rt, GEMM_BREAK_RELEASE, rel, "a consumer that never releases");
-    broken(rt, GEMM_BREAK_EARLY_READ, early, "a wgmma reading a stage before its wait");
+    /* in a 2x1 cluster each of the 4 consumer warps of both blocks releases once */
+    static const char *const rel2[] = {"deadlock", "0 of 8 arrivals", "hopper.c", NULL};
+    broken(rt, GEMM_BREAK_EXPECT_TX, tx, "too few transaction bytes expected", 1);
+    broken(rt, GEMM_BREAK_PHASE, phase, "a consumer waiting for the wrong phase", 1);
+    broken(rt, GEMM_BREAK_RELEASE, rel, "a consumer that never releases", 1);
+    broken(rt, GEMM_BREAK_RELEASE, rel2, "a consumer that never releases, in a 2x1 cluster", 2);
+    broken(rt, GEMM_BREAK_EARLY_READ, early, "a wgmma reading a stage before its wait", 1);
 }
 
 /* what the plan refuses, and why, in words */
