@@ -15,4 +15,4 @@ log="$out/every-caller.log"
     echo "== bench elementwise add against a device-to-device copy"
     build/cutec bench elementwise --op add --iters 30 2>&1
 } 2>&1 | tee "$log" | tail -n "${TAIL:-80}"
-tar czf "$out/every-caller.tgz" -C "$out" . 2>/dev/null
+tar czf /tmp/every-caller.tgz -C "$out" . && mv /tmp/every-caller.tgz "$out/"
