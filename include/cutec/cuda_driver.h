@@ -116,6 +116,8 @@ cute_status cute_cuda_module_unload(cute_cuda *cu, void *module);
 cute_status cute_cuda_module_function(cute_cuda *cu, void *module, const char *name, void **func);
 /* allow func up to bytes of dynamic shared memory (needed above 48 KB) */
 cute_status cute_cuda_func_max_dynamic_smem(cute_cuda *cu, void *func, int bytes);
+/* allow func clusters of more than the 8 portable blocks (up to 16 on sm_90) */
+cute_status cute_cuda_func_allow_large_clusters(cute_cuda *cu, void *func);
 /* the registers per thread and static shared memory the compiled kernel uses */
 cute_status cute_cuda_func_usage(cute_cuda *cu, void *func, int *regs, int *static_smem);
 /* params: one pointer per kernel parameter, to its value (cuLaunchKernel's kernelParams) */
