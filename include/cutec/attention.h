@@ -46,5 +46,23 @@ cute_status cutec_attention_fwd(cute_attention_lib *lib, const cute_call_arg *Q,
                                 const cute_call_arg *O, const cute_call_arg *lse, double scale,
                                 bool causal, void *stream, char *err, size_t n);
 
+/* The backward (FlashAttention 2's, SM80 instructions; docs/attention.md): from the forward's
+ * inputs, its O and LSE and the gradient dO of O,
+ *
+ *   dQ, dK, dV = the gradients of Q, K, V      (grouped-query: dK, dV summed over the group)
+ *   delta(b,h,i) = sum_d dO(b,i,h,d) O(b,i,h,d)  (FlashAttention's softmax_d, f32)
+ *
+ * dQ, dO shaped as Q; dK, dV as K; lse and delta (B, H, Sq) f32; the strides' rules are the
+ * forward's (dO and the gradients any strides of their own).  Head dims 64 and 128.
+ * Deterministic: every sum is made in one fixed order (dQ by a pass of its own, not by
+ * atomics).  A malformed call is CUTE_ERR_INVALID with the reason in err. */
+const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err,
+                                          size_t n);
+cute_status cutec_attention_bwd(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
+                                const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *dO,
+                                const cute_call_arg *lse, const cute_call_arg *dQ, const cute_call_arg *dK,
+                                const cute_call_arg *dV, const cute_call_arg *delta, double scale, bool causal,
+                                void *stream, char *err, size_t n);
+
 CUTE_API_END
 #endif

@@ -16,7 +16,7 @@
 #include "cutec/nvrtc.h"
 #include "kernels/attention/attention_internal.h"
 #include "kernels/attention/attention_ref.h"
-#include "kernels/ew_ref.h"
+#include "kernels/attention/attention_testbuf.h"
 
 static uint64_t seed;
 
@@ -26,46 +26,6 @@ typedef struct attn_case {
     cute_dtype d;
     double scale;      /* 0: 1/sqrt(D) */
 } attn_case;
-
-/* a tensor of the test: host values, their widened copy, the device buffer, the strides */
-typedef struct buf {
-    cute_dtype d;
-    size_t n;
-    void *host;
-    double *wide;
-    cute_buffer dev;
-} buf;
-
-static void make(cute_backend *b, buf *x, cute_dtype d, size_t n, bool poison)
-{
-    x->d = d, x->n = n;
-    size_t es = (size_t)cute_dtype_bytes(d);
-    x->host = malloc(n * es);
-    x->wide = malloc(n * sizeof(double));
-    for (size_t i = 0; i < n; i++) {
-        if (poison)
-            memset((char *)x->host + i * es, 0xff, es); /* NaN in every float type */
-        else
-            ew_set(d, x->host, (int64_t)i, ew_random(&seed));
-        x->wide[i] = ew_get(d, x->host, (int64_t)i);
-    }
-    b->vt->alloc(b->self, n * es, &x->dev);
-    b->vt->upload(b->self, &x->dev, 0, x->host, n * es);
-}
-
-static void drop(cute_backend *b, buf *x)
-{
-    b->vt->free(b->self, &x->dev);
-    free(x->host), free(x->wide);
-}
-
-/* (B, S, heads, D) strides: compact, or (sdpa) of memory laid out (B, heads, S, D) */
-static void strides(int64_t S, int64_t heads, int64_t D, bool sdpa, int64_t st[4])
-{
-    st[0] = S * heads * D, st[3] = 1;
-    st[1] = sdpa ? D : heads * D;
-    st[2] = sdpa ? S * D : D;
-}
 
 typedef struct run_result {
     int64_t bad_o, bad_lse, rows;
@@ -99,7 +59,7 @@ static void same_without_lse(cute_attention_lib *lib, cute_backend *b, const att
 {
     char err[1024];
     buf o2;
-    make(b, &o2, k->d, o->n, true);
+    make(b, &o2, k->d, o->n, true, &seed);
     cute_call_arg ao = *q;
     ao.buf = &o2.dev;
     cute_status s = cutec_attention_fwd(lib, q, kk, v, &ao, NULL, k->scale, k->causal, NULL, err, sizeof err);
@@ -121,11 +81,11 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const attn_case *
     strides(k->Sq, k->H, k->D, k->sdpa, sq);
     strides(k->Sk, k->G, k->D, false, sk);
     buf q, kk, v, o, lse;
-    make(b, &q, k->d, (size_t)(k->B * k->Sq * k->H * k->D), false);
-    make(b, &kk, k->d, (size_t)(k->B * k->Sk * k->G * k->D), false);
-    make(b, &v, k->d, (size_t)(k->B * k->Sk * k->G * k->D), false);
-    make(b, &o, k->d, q.n, true);
-    make(b, &lse, CUTE_F32, (size_t)(k->B * k->H * k->Sq), true);
+    make(b, &q, k->d, (size_t)(k->B * k->Sq * k->H * k->D), false, &seed);
+    make(b, &kk, k->d, (size_t)(k->B * k->Sk * k->G * k->D), false, &seed);
+    make(b, &v, k->d, (size_t)(k->B * k->Sk * k->G * k->D), false, &seed);
+    make(b, &o, k->d, q.n, true, &seed);
+    make(b, &lse, CUTE_F32, (size_t)(k->B * k->H * k->Sq), true, &seed);
     cute_call_arg aq = cute_call_tensor(&q.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sq, k->H, k->D}, sq);
     cute_call_arg ak = cute_call_tensor(&kk.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sk, k->G, k->D}, sk);
     cute_call_arg av = cute_call_tensor(&v.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sk, k->G, k->D}, sk);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/attention/attention_internal.h"
+#include "kernels/attention/attention_bwd.h"
 #include "kernels/fn_cache.h"
 
 static fn_cache_same same;
@@ -17,6 +17,7 @@ struct cute_attention_lib {
     cute_runtime *rt;
     pthread_mutex_t lock;
     fn_cache fns; /* cute_attention_config keys */
+    fn_cache bwd; /* the backward's, likewise (bwd_lib.c) */
 };
 
 cute_attention_lib *cute_attention_lib_new(cute_runtime *rt)
@@ -26,6 +27,7 @@ cute_attention_lib *cute_attention_lib_new(cute_runtime *rt)
     lib->rt = rt;
     pthread_mutex_init(&lib->lock, NULL);
     fn_cache_init(&lib->fns, sizeof(cute_attention_config), same);
+    fn_cache_init(&lib->bwd, sizeof(cute_attention_config), same);
     return lib;
 }
 
@@ -33,6 +35,7 @@ void cute_attention_lib_free(cute_attention_lib *lib)
 {
     if (!lib) return;
     fn_cache_free(&lib->fns);
+    fn_cache_free(&lib->bwd);
     pthread_mutex_destroy(&lib->lock);
     free(lib);
 }
@@ -52,21 +55,25 @@ static const cute_fn *compile(cute_runtime *rt, const void *cfg, const void *use
 
 static const char *const names[] = {"Q", "K", "V", "O"};
 
-/* one of Q, K, V, O: rank 4, the dtype of Q, f16 or bf16, D contiguous */
 static bool operand_ok(const cute_call_arg *t, int i, cute_dtype d, char *err, size_t n)
 {
+    return attn_operand_ok(t, names[i], d, err, n);
+}
+
+bool attn_operand_ok(const cute_call_arg *t, const char *name, cute_dtype d, char *err, size_t n)
+{
     if (!t || t->kind != CUTE_ARG_TENSOR || t->ndim != 4)
-        return snprintf(err, n, "attention: %s is not a (B, S, H, D) tensor", names[i]), false;
+        return snprintf(err, n, "attention: %s is not a (B, S, H, D) tensor", name), false;
     if (t->dtype != d)
-        return snprintf(err, n, "attention: %s is %s, Q %s (one dtype for Q, K, V and O)", names[i],
+        return snprintf(err, n, "attention: %s is %s, Q %s (one dtype for Q, K, V and O)", name,
                         cute_dtype_name((cute_dtype)t->dtype), cute_dtype_name(d)), false;
     if (t->shape[3] > 1 && t->stride[3] != 1)
         return snprintf(err, n, "attention: %s's head dim has stride %lld (it must be contiguous)",
-                        names[i], (long long)t->stride[3]), false;
+                        name, (long long)t->stride[3]), false;
     for (int m = 0; m < 3; m++)
         if (t->stride[m] % 8 || t->stride[m] < 0)
             return snprintf(err, n, "attention: %s's stride %d is %lld (a multiple of 8 elements: "
-                            "rows start 16 bytes aligned)", names[i], m, (long long)t->stride[m]), false;
+                            "rows start 16 bytes aligned)", name, m, (long long)t->stride[m]), false;
     return true;
 }
 
@@ -108,8 +115,7 @@ static bool lse_ok(const cute_call_arg *l, const cute_call_arg *q, char *err, si
     return true;
 }
 
-static bool call_ok(const cute_call_arg *const t[4], const cute_call_arg *lse, double scale,
-                    char *err, size_t n)
+bool attn_call_ok(const cute_call_arg *const t[4], const cute_call_arg *lse, double scale, char *err, size_t n)
 {
     cute_dtype d = t[0] ? (cute_dtype)t[0]->dtype : CUTE_VOID;
     if (d != CUTE_F16 && d != CUTE_BF16)
@@ -129,6 +135,20 @@ static const cute_fn *fn_for(cute_attention_lib *lib, const cute_attention_confi
     return fn;
 }
 
+static const cute_fn *compile_bwd(cute_runtime *rt, const void *cfg, const void *user, char *err, size_t n)
+{
+    (void)user;
+    return cute_attention_bwd_compile(rt, cfg, err, n);
+}
+
+const cute_fn *attn_lib_bwd_fn(cute_attention_lib *lib, const cute_attention_config *cfg, char *err, size_t n)
+{
+    pthread_mutex_lock(&lib->lock);
+    const cute_fn *fn = fn_cache_fn(&lib->bwd, lib->rt, cfg, compile_bwd, NULL, "attention backward", err, n);
+    pthread_mutex_unlock(&lib->lock);
+    return fn;
+}
+
 cute_status cutec_attention_fwd(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
                                 const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *lse,
                                 double scale, bool causal, void *stream, char *err, size_t n)
@@ -138,7 +158,7 @@ cute_status cutec_attention_fwd(cute_attention_lib *lib, const cute_call_arg *Q,
     err[0] = 0;
     if (!lib) return snprintf(err, n, "attention: no library"), CUTE_ERR_INVALID;
     const cute_call_arg *t[4] = {Q, K, V, O};
-    if (!call_ok(t, lse, scale, err, n)) return CUTE_ERR_INVALID;
+    if (!attn_call_ok(t, lse, scale, err, n)) return CUTE_ERR_INVALID;
     if (Q->shape[0] == 0 || Q->shape[1] == 0 || Q->shape[2] == 0) return CUTE_OK;
     cute_attention_config cfg = {(cute_dtype)Q->dtype, (int)Q->shape[3], causal, lse != NULL};
     const cute_fn *f = fn_for(lib, &cfg, err, n);
