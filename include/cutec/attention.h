@@ -64,5 +64,19 @@ cute_status cutec_attention_bwd(cute_attention_lib *lib, const cute_call_arg *Q,
                                 const cute_call_arg *dV, const cute_call_arg *delta, double scale, bool causal,
                                 void *stream, char *err, size_t n);
 
+/* Decode (flash-decoding; docs/attention.md): one query row a sequence against a long KV
+ * cache, Q and O (B, 1, H, D), K and V (B, Sk, G, D), lse (B, H, 1) f32 or NULL, not causal
+ * (the row sees every key).  Split over the keys (splits chosen from the device's SM count,
+ * or cute_attention_lib_decode_splits) and combined in split order.  The splits' partial
+ * results live in a workspace the library owns: calls that share a library must run on one
+ * stream.  H / G at most 16. */
+const cute_fn *cute_attention_decode_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err,
+                                             size_t n);
+cute_status cutec_attention_decode(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
+                                   const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *lse,
+                                   double scale, void *stream, char *err, size_t n);
+/* the splits of later decode calls (0: the library's choice); false for a negative count */
+bool cute_attention_lib_decode_splits(cute_attention_lib *lib, int splits);
+
 CUTE_API_END
 #endif

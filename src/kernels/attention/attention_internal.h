@@ -22,6 +22,8 @@ typedef struct attn_plan {
 } attn_plan;
 
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);
+/* the plan with bm-row Q tiles and `warps` warps along M (bm a multiple of 16 warps) */
+bool attn_plan_sized(cute_alg *a, const cute_attention_config *cfg, attn_plan *p, int64_t bm, int warps);
 /* the host function: one block per (Q tile, head, batch) running the kernel (fwd_kernel.c) */
 void attn_fwd_host(cute_ctx *c, const cute_arg *arg);
 
@@ -33,6 +35,7 @@ typedef struct attn_block {
     cute_tensor gL;          /* (bm,D): the LSE of each row, broadcast along D */
     cute_int sq, sk, m_block, n_end;
     cute_int b, h, hk;       /* batch, query head, key/value head */
+    cute_int n_begin;        /* the first key tile visited (0 but in a split: decode.c) */
 } attn_block;
 attn_block attn_block_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mQ, cute_tensor mK,
                             cute_tensor mV, cute_tensor mO, cute_tensor mL);
@@ -40,6 +43,12 @@ attn_block attn_block_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mQ, cut
  * O, so that O's partition finds each row's value (the backward's D likewise) */
 cute_tensor attn_lse_tile(cute_ctx *c, const attn_plan *p, cute_tensor mL, cute_int b, cute_int h,
                           cute_int m_block);
+/* the identity tensors of Q (Sq,D), K (Sk,D) and S (Sq,Sk), tiled as their data (cQ, cK, cS
+ * of t, from its sq, sk and m_block) */
+void attn_coord_tiles(cute_ctx *c, const attn_plan *p, attn_block *t);
+/* the kernel after its tiles: Q resident, K and V tiles n_begin..n_end-1 streamed, the
+ * online softmax, O and the LSE stored (O in gO's dtype) */
+void attn_fwd_body(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_val scale_log2);
 /* key tile n of S needs the mask: keys past Sk in it, or (causal) a key after its first query */
 cute_val attn_needs_mask(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_int n);
 

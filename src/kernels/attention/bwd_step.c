@@ -16,11 +16,9 @@ bool attn_bwd_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan
     c.lse = true;
     if (cfg->head_dim != 64 && cfg->head_dim != 128)
         return cute_alg_fail(a, "attention backward: head dim %d (64 or 128)", cfg->head_dim);
-    if (!attn_plan_make(a, &c, p)) return false;
     /* both kernels keep two (64, D) tiles resident and stream two, with two f32 (64, D)
      * accumulators a block at most (dK and dV): 64-row tiles everywhere */
-    p->bm = 64, p->smem_q = p->smem_kv;
-    return true;
+    return attn_plan_sized(a, &c, p, 64, 4);
 }
 
 /* element 0 of a tensor, as a one-element tensor */

@@ -54,7 +54,7 @@ cute_tensor attn_lse_tile(cute_ctx *c, const attn_plan *p, cute_tensor mL, cute_
 }
 
 /* the identity tensors of Q (Sq,D), K (Sk,D) and S (Sq,Sk), tiled as their data */
-static void coord_tiles(cute_ctx *c, const attn_plan *p, attn_block *t)
+void attn_coord_tiles(cute_ctx *c, const attn_plan *p, attn_block *t)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tuple qt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d);
@@ -86,8 +86,8 @@ attn_block attn_block_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mQ, cut
     t.gO = cute_tensor_local_tile(c, rows_of(c, mO, b, h), qt, at_m, NULL);
     t.gK = cute_tensor_local_tile(c, rows_of(c, mK, b, hk), kt, every, NULL);
     t.gV = cute_tensor_local_tile(c, rows_of(c, mV, b, hk), kt, every, NULL);
-    coord_tiles(c, p, &t);
-    t.n_end = key_tiles(c, p, t.sk, t.m_block);
+    attn_coord_tiles(c, p, &t);
+    t.n_end = key_tiles(c, p, t.sk, t.m_block), t.n_begin = cute_i(0);
     if (p->cfg.lse) t.gL = attn_lse_tile(c, p, mL, b, h, t.m_block);
     return t;
 }
@@ -135,7 +135,7 @@ void attn_epilogue(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, const attn
     attn_softmax_finish(c, r, acc_o, scale_log2, lse);
     cute_tensor cO = cute_partition_C(c, thr, t->cQ);
     cute_ssa in = cute_elem_less(c, cO, cute_tuple_fmt(a, "(%I,%lld)", t->sq, (long long)p->d));
-    cute_tensor_store_if(c, cute_partition_C(c, thr, t->gO), cute_ssa_cvt(c, cute_tensor_load(c, acc_o), p->cfg.dtype), in);
+    cute_tensor_store_if(c, cute_partition_C(c, thr, t->gO), cute_ssa_cvt(c, cute_tensor_load(c, acc_o), (cute_dtype)t->gO.dtype), in);
     if (!p->cfg.lse) return;
     /* each row's value from the thread holding its column 0 */
     cute_tensor gl = attn_rowcol(c, cute_partition_C(c, thr, t->gL)), cl = attn_rowcol(c, cO);
@@ -149,15 +149,13 @@ void attn_epilogue(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, const attn
     }
 }
 
-static void fwd_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO,
-                       cute_tensor mL, cute_val scale_log2)
+void attn_fwd_body(cute_ctx *c, const attn_plan *p, const attn_block *tp, cute_val scale_log2)
 {
-    const attn_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
-    attn_block t = attn_block_tiles(c, p, mQ, mK, mV, mO, mL);
+    attn_block t = *tp;
     attn_smem s = smem_tiles(c, p);
     attn_load_tile(c, p, t.gQ, t.cQ, t.sq, s.q);
-    load_kv(c, p, &t, t.gK, cute_i(0), s.k);
+    load_kv(c, p, &t, t.gK, t.n_begin, s.k);
     attn_operand q = attn_operand_make(c, p, &p->s2r_q, s.q, true), k = attn_operand_make(c, p, &p->s2r_k, s.k, false);
     attn_operand vt = attn_operand_make(c, p, &p->s2r_v, s.vt, false);
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0));
@@ -167,7 +165,7 @@ static void fwd_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor 
     cute_clear(c, acc_s);
     cute_layout rows_mode = cute_get(a, &acc_o.layout, 1);
     attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
-    CUTE_FOR(c, n, cute_i(0), t.n_end) {
+    CUTE_FOR(c, n, t.n_begin, t.n_end) {
         cute_cp_async_wait_group(c, 0); /* K(n) (and, the first time, Q) has landed */
         cute_barrier(c);
         load_kv(c, p, &t, t.gV, n, s.v);
@@ -184,6 +182,14 @@ static void fwd_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor 
         attn_gemm_rs(c, p, acc_s, &vt, acc_o);
     }
     attn_epilogue(c, p, thr, &t, &r, acc_o, scale_log2);
+}
+
+static void fwd_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO,
+                       cute_tensor mL, cute_val scale_log2)
+{
+    const attn_plan *p = cute_ctx_user(c);
+    attn_block t = attn_block_tiles(c, p, mQ, mK, mV, mO, mL);
+    attn_fwd_body(c, p, &t, scale_log2);
 }
 
 void attn_fwd_host(cute_ctx *c, const cute_arg *arg)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kernels/attention/attention_bwd.h"
+#include "kernels/attention/attention_decode.h"
 #include "kernels/fn_cache.h"
 
 static fn_cache_same same;
@@ -18,6 +19,12 @@ struct cute_attention_lib {
     pthread_mutex_t lock;
     fn_cache fns; /* cute_attention_config keys */
     fn_cache bwd; /* the backward's, likewise (bwd_lib.c) */
+    fn_cache dec; /* decode's (decode_lib.c) */
+    int decode_splits;    /* cute_attention_lib_decode_splits (0: the library's choice) */
+    cute_buffer ws;       /* decode's workspace */
+    size_t ws_bytes;
+    cute_buffer *retired; /* smaller workspaces that kernels in flight may still use */
+    int nretired;
 };
 
 cute_attention_lib *cute_attention_lib_new(cute_runtime *rt)
@@ -28,6 +35,7 @@ cute_attention_lib *cute_attention_lib_new(cute_runtime *rt)
     pthread_mutex_init(&lib->lock, NULL);
     fn_cache_init(&lib->fns, sizeof(cute_attention_config), same);
     fn_cache_init(&lib->bwd, sizeof(cute_attention_config), same);
+    fn_cache_init(&lib->dec, sizeof(cute_attention_config), same);
     return lib;
 }
 
@@ -36,6 +44,11 @@ void cute_attention_lib_free(cute_attention_lib *lib)
     if (!lib) return;
     fn_cache_free(&lib->fns);
     fn_cache_free(&lib->bwd);
+    fn_cache_free(&lib->dec);
+    cute_backend *b = cute_runtime_backend(lib->rt);
+    if (lib->ws_bytes) b->vt->free(b->self, &lib->ws);
+    for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
+    free(lib->retired);
     pthread_mutex_destroy(&lib->lock);
     free(lib);
 }
@@ -170,4 +183,66 @@ cute_status cutec_attention_fwd(cute_attention_lib *lib, const cute_call_arg *Q,
     cute_status st = cute_call(f, stream, lse ? 6 : 5, args, why, sizeof why);
     if (st != CUTE_OK) snprintf(err, n, "attention: %s", why);
     return st;
+}
+
+static const cute_fn *compile_decode(cute_runtime *rt, const void *cfg, const void *user, char *err, size_t n)
+{
+    (void)user;
+    return cute_attention_decode_compile(rt, cfg, err, n);
+}
+
+const cute_fn *attn_lib_decode_fn(cute_attention_lib *lib, const cute_attention_config *cfg, char *err, size_t n)
+{
+    pthread_mutex_lock(&lib->lock);
+    const cute_fn *fn = fn_cache_fn(&lib->dec, lib->rt, cfg, compile_decode, NULL, "attention decode", err, n);
+    pthread_mutex_unlock(&lib->lock);
+    return fn;
+}
+
+bool cute_attention_lib_decode_splits(cute_attention_lib *lib, int splits)
+{
+    if (!lib || splits < 0) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->decode_splits = splits;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+int attn_lib_splits(cute_attention_lib *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    int s = lib->decode_splits;
+    pthread_mutex_unlock(&lib->lock);
+    return s;
+}
+
+/* grows the workspace (lock held); the smaller one is kept until the library is freed, as
+ * kernels in flight may still use it */
+static cute_status grow(cute_attention_lib *lib, size_t bytes)
+{
+    cute_backend *b = cute_runtime_backend(lib->rt);
+    cute_buffer fresh;
+    cute_buffer *r = realloc(lib->retired, (size_t)(lib->nretired + 1) * sizeof *r);
+    if (!r) return CUTE_ERR_OOM;
+    lib->retired = r;
+    cute_status s = b->vt->alloc(b->self, bytes, &fresh);
+    if (s != CUTE_OK) return s;
+    if (lib->ws_bytes) lib->retired[lib->nretired++] = lib->ws;
+    lib->ws = fresh, lib->ws_bytes = bytes;
+    return CUTE_OK;
+}
+
+cute_status attn_lib_workspace(cute_attention_lib *lib, size_t bytes, cute_buffer *ws, char *err, size_t n)
+{
+    pthread_mutex_lock(&lib->lock);
+    cute_status s = bytes > lib->ws_bytes ? grow(lib, bytes) : CUTE_OK;
+    *ws = lib->ws;
+    pthread_mutex_unlock(&lib->lock);
+    if (s != CUTE_OK) snprintf(err, n, "attention decode: a workspace of %zu bytes: %s", bytes, cute_status_name(s));
+    return s;
+}
+
+cute_runtime *attn_lib_runtime(const cute_attention_lib *lib)
+{
+    return lib->rt;
 }
