@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cli/attention_cli.h"
 #include "cutec/attention.h"
 #include "cutec/cuda_driver.h"
 #include "gpu_timing.h"
@@ -15,13 +16,6 @@
 #include "kernels/ew_ref.h"
 #include "kernels/gemm/gemm_ref.h"
 
-typedef struct attn_opts {
-    cute_dtype dtype;
-    int64_t B, H, G, S, D;
-    bool causal, shape_given, bwd;
-    double scale;
-    cli_kernel_opts k; /* --iters, --emit, --arch, --backend */
-} attn_opts;
 
 static int usage(const char *cmd)
 {
@@ -33,7 +27,9 @@ static int usage(const char *cmd)
             "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
             "  bench: 8x16x4096 d128 and 16x32x2048 d64 (or the shape given), causal and not, with torch\n"
             "  SDPA (bench/torch_attention.py) beside; --backend interp checks without timing;\n"
-            "  --bwd (or --backward): the backward (dQ, dK, dV; head dim 64 or 128), SDPA's beside\n",
+            "  --bwd (or --backward): the backward (dQ, dK, dV; head dim 64 or 128), SDPA's beside;\n"
+            "  --decode [--splits N]: one query row against --seqlen keys (bench: 8x32x32768 d128,\n"
+            "  32 and 8 KV heads), GB/s of K and V read beside a device copy's and SDPA's\n",
             cmd);
     return CLI_USAGE;
 }
@@ -57,6 +53,8 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
     else if (!strcmp(k, "--headdim"))
         ok = cli_int(v, 64, 256, &o->D, why, n) && (o->D == 64 || o->D == 128 || o->D == 256),
         snprintf(why, n, "64, 128 or 256");
+    else if (!strcmp(k, "--splits"))
+        ok = cli_int(v, 1, 1 << 16, &o->splits, why, n);
     else if (!strcmp(k, "--scale"))
         ok = sscanf(v, "%lf", &o->scale) == 1 && isfinite(o->scale) && o->scale > 0;
     else
@@ -71,9 +69,9 @@ static int parse(int argc, char **argv, attn_opts *o)
     if (argc < 2 || strcmp(argv[1], "attention") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
         char why[160] = "";
-        bool bwd = !strcmp(argv[i], "--bwd") || !strcmp(argv[i], "--backward");
-        if (!strcmp(argv[i], "--causal") || bwd) { /* flags: no value */
-            *(bwd ? &o->bwd : &o->causal) = true, i--;
+        bool bwd = !strcmp(argv[i], "--bwd") || !strcmp(argv[i], "--backward"), dec = !strcmp(argv[i], "--decode");
+        if (!strcmp(argv[i], "--causal") || bwd || dec) { /* flags: no value */
+            *(bwd ? &o->bwd : dec ? &o->decode : &o->causal) = true, i--;
             continue;
         }
         if (i + 1 >= argc) return usage(argv[0]);
@@ -104,10 +102,16 @@ static const cute_fn *compile_bwd(cute_runtime *rt, const void *cfg, char *err, 
     return cute_attention_bwd_compile(rt, cfg, err, n);
 }
 
+static const cute_fn *compile_decode(cute_runtime *rt, const void *cfg, char *err, size_t n)
+{
+    return cute_attention_decode_compile(rt, cfg, err, n);
+}
+
 static int emit(const attn_opts *o)
 {
-    cute_attention_config cfg = {o->dtype, (int)o->D, o->causal, true};
-    return cli_emit_compiled("attention", o->bwd ? compile_bwd : compile, &cfg, o->k.emit, o->k.arch);
+    cute_attention_config cfg = {o->dtype, (int)o->D, o->causal && !o->decode, true};
+    return cli_emit_compiled("attention", o->bwd ? compile_bwd : o->decode ? compile_decode : compile, &cfg, o->k.emit,
+                             o->k.arch);
 }
 
 /* --- run and bench ------------------------------------------------------------------- */
@@ -418,5 +422,6 @@ int cmd_attention(int argc, char **argv)
         if (!(o.k.emit = cli_emit_form(o.k.emit))) return usage(argv[0]);
         return emit(&o);
     }
+    if (o.decode) return attention_decode_cmd(&o, !strcmp(argv[0], "bench"));
     return !strcmp(argv[0], "run") ? run(&o) : bench(&o);
 }

@@ -147,8 +147,9 @@ static void check_grads(bwd_run *r, const char *what)
     free(w);
 }
 
-static void run_case(cute_attention_lib *lib, cute_backend *b, const bwd_case *k, const char *backend)
+static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, const char *backend)
 {
+    const bwd_case *k = one;
     char what[200], err[2048];
     snprintf(what, sizeof what, "%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend, cute_dtype_name(k->d),
              (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H, (long long)k->G, (long long)k->D,
@@ -166,21 +167,6 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const bwd_case *k
     }
     for (int i = 0; i < NBUF; i++) drop(b, &r.t[i]);
     free(r.lse);
-}
-
-static void on(const char *backend, const bwd_case *cases, int n)
-{
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new(backend, &rt, err, sizeof err) != CUTE_OK) {
-        printf("%s: %s\n", backend, err);
-        SKIP("no GPU: the attention backward ran on the interpreter only");
-        return;
-    }
-    cute_attention_lib *lib = cute_attention_lib_new(rt);
-    for (int i = 0; i < n; i++) run_case(lib, cute_runtime_backend(rt), &cases[i], backend);
-    cute_attention_lib_free(lib);
-    cute_runtime_free(rt);
 }
 
 /* calls the library refuses, each with the message that names the problem */
@@ -235,35 +221,19 @@ static void print_usage(int D, const char *arch, const char *report)
  * are 128 registers a thread) */
 static void register_reports(void)
 {
-    char err[2048];
-    cute_nvrtc *nv;
-    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
-        SKIP("no NVRTC: the backward's register reports were not made");
-        return;
-    }
-    cute_nvrtc_close(nv);
-    cute_runtime *rt;
-    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interp: %s", err);
     for (int i = 0; i < 2; i++) {
         const char *arch = i ? "sm_90a" : "sm_80";
         cute_attention_config cfg = {i ? CUTE_BF16 : CUTE_F16, i ? 128 : 64, i == 1, true};
-        cute_runtime_set_target_arch(rt, arch);
-        const cute_fn *f = cute_attention_bwd_compile(rt, &cfg, err, sizeof err);
-        char *report = NULL;
-        cute_status s = f ? cute_fn_code(f, "usage", arch, &report, err, sizeof err) : CUTE_ERR_COMPILE;
-        CHECK(s == CUTE_OK, "backward d%d %s: %s", cfg.head_dim, arch, err);
-        if (s == CUTE_OK) print_usage(cfg.head_dim, arch, report);
+        char *report;
+        if (!attn_test_usage(cute_attention_bwd_compile, &cfg, arch, &report)) return;
+        print_usage(cfg.head_dim, arch, report);
         free(report);
-        cute_fn_free(f);
     }
-    cute_runtime_free(rt);
 }
 
 int main(void)
 {
-    seed = (uint64_t)time(NULL) | 1;
-    if (getenv("CUTEC_SEED")) seed = strtoull(getenv("CUTEC_SEED"), NULL, 10);
-    printf("attention_bwd_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
+    seed = attn_test_seed("attention_bwd_test");
     static const bwd_case small[] = {
         {1, 37, 37, 2, 2, 64, false, false, CUTE_BF16, 0},
         {1, 70, 70, 4, 2, 64, true, true, CUTE_F16, 0},
@@ -272,13 +242,13 @@ int main(void)
         {1, 45, 130, 2, 2, 64, true, false, CUTE_BF16, 0},
     };
     misuse();
-    on("interp", small, (int)(sizeof small / sizeof small[0]));
+    ATTN_TEST_ON("interp", "the attention backward", small);
     register_reports();
     static const bwd_case moderate[] = {
         {2, 300, 300, 6, 2, 128, true, true, CUTE_BF16, 0},
         {1, 257, 513, 4, 4, 64, false, false, CUTE_F16, 0},
         {1, 400, 200, 8, 1, 64, true, false, CUTE_BF16, 0.05},
     };
-    on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]));
+    ATTN_TEST_ON("cuda", "the attention backward", moderate);
     return CHECK_DONE("attention_bwd_test");
 }

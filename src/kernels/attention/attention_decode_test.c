@@ -43,8 +43,9 @@ static int64_t check(const dec_case *k, const attn_ref_problem *p, const buf *o,
     return bad;
 }
 
-static void run_case(cute_attention_lib *lib, cute_backend *b, const dec_case *k, const char *backend)
+static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, const char *backend)
 {
+    const dec_case *k = one;
     char what[200], err[2048];
     snprintf(what, sizeof what, "%s %s B%lld Sk%lld H%lld G%lld D%lld splits %d%s", backend, cute_dtype_name(k->d),
              (long long)k->B, (long long)k->Sk, (long long)k->H, (long long)k->G, (long long)k->D, k->splits,
@@ -81,21 +82,6 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const dec_case *k
     for (int i = 0; i < 5; i++) drop(b, all[i]);
 }
 
-static void on(const char *backend, const dec_case *cases, int n)
-{
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new(backend, &rt, err, sizeof err) != CUTE_OK) {
-        printf("%s: %s\n", backend, err);
-        SKIP("no GPU: attention decode ran on the interpreter only");
-        return;
-    }
-    cute_attention_lib *lib = cute_attention_lib_new(rt);
-    for (int i = 0; i < n; i++) run_case(lib, cute_runtime_backend(rt), &cases[i], backend);
-    cute_attention_lib_free(lib);
-    cute_runtime_free(rt);
-}
-
 static void misuse(void)
 {
     char err[512];
@@ -118,9 +104,7 @@ static void misuse(void)
 
 int main(void)
 {
-    seed = (uint64_t)time(NULL) | 1;
-    if (getenv("CUTEC_SEED")) seed = strtoull(getenv("CUTEC_SEED"), NULL, 10);
-    printf("attention_decode_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
+    seed = attn_test_seed("attention_decode_test");
     misuse();
     static const dec_case small[] = {
         {2, 300, 8, 2, 128, true, 0, CUTE_BF16},
@@ -128,12 +112,12 @@ int main(void)
         {1, 130, 16, 1, 64, true, 100, CUTE_BF16},
         {1, 37, 6, 2, 128, false, 1, CUTE_F16},
     };
-    on("interp", small, (int)(sizeof small / sizeof small[0]));
+    ATTN_TEST_ON("interp", "attention decode", small);
     static const dec_case gpu[] = {
         {8, 32768, 32, 8, 128, true, 0, CUTE_BF16},
         {2, 5000, 32, 32, 128, false, 0, CUTE_F16},
         {3, 777, 16, 2, 64, true, 7, CUTE_BF16},
     };
-    on("cuda", gpu, (int)(sizeof gpu / sizeof gpu[0]));
+    ATTN_TEST_ON("cuda", "attention decode", gpu);
     return CHECK_DONE("attention_decode_test");
 }

@@ -71,8 +71,9 @@ static void same_without_lse(cute_attention_lib *lib, cute_backend *b, const att
     drop(b, &o2);
 }
 
-static void run_case(cute_attention_lib *lib, cute_backend *b, const attn_case *k, const char *backend)
+static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, const char *backend)
 {
+    const attn_case *k = one;
     char what[200], err[2048];
     snprintf(what, sizeof what, "%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
              cute_dtype_name(k->d), (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H,
@@ -112,21 +113,6 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const attn_case *
     if (s == CUTE_OK && k->B == 1) same_without_lse(lib, b, k, &aq, &ak, &av, &o, what);
     buf *all[5] = {&q, &kk, &v, &o, &lse};
     for (int i = 0; i < 5; i++) drop(b, all[i]);
-}
-
-static void on(const char *backend, const attn_case *cases, int n)
-{
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new(backend, &rt, err, sizeof err) != CUTE_OK) {
-        printf("%s: %s\n", backend, err);
-        SKIP("no GPU: attention ran on the interpreter only");
-        return;
-    }
-    cute_attention_lib *lib = cute_attention_lib_new(rt);
-    for (int i = 0; i < n; i++) run_case(lib, cute_runtime_backend(rt), &cases[i], backend);
-    cute_attention_lib_free(lib);
-    cute_runtime_free(rt);
 }
 
 /* The fact P V stands on: for every thread, A value i of the (bm, bn) tile of P (M x K) is
@@ -211,42 +197,24 @@ static long number_before(const char *text, const char *what)
  * issue): reported, and held to at most 64 bytes. */
 static void register_reports(void)
 {
-    char err[2048];
-    cute_nvrtc *nv;
-    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
-        SKIP("no NVRTC: the attention kernels' register reports were not made");
-        return;
-    }
-    cute_nvrtc_close(nv);
-    cute_runtime *rt;
-    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interp: %s", err);
     for (int i = 0; i < 5; i++) { /* d64 sm_80, d64 causal sm_90a, d128 sm_90a, d128 causal sm_80, d256 sm_90a */
         const char *arch = (i == 1 || i == 2 || i == 4) ? "sm_90a" : "sm_80";
         cute_attention_config cfg = {i & 1 ? CUTE_F16 : CUTE_BF16, i == 4 ? 256 : i & 2 ? 128 : 64, (i & 1) != 0, true};
-        cute_runtime_set_target_arch(rt, arch);
-        const cute_fn *f = cute_attention_compile(rt, &cfg, err, sizeof err);
-        char *report = NULL;
-        cute_status s = f ? cute_fn_code(f, "usage", arch, &report, err, sizeof err) : CUTE_ERR_COMPILE;
-        CHECK(s == CUTE_OK, "d%d %s: %s", cfg.head_dim, arch, err);
-        if (s == CUTE_OK) {
-            long regs = strstr(report, "Used ") ? strtol(strstr(report, "Used ") + 5, NULL, 10) : -1;
-            long spill = number_before(report, "bytes spill stores");
-            printf("  %s d%d %s%s: %ld registers, %ld bytes spilled\n", cute_dtype_name(cfg.dtype), cfg.head_dim,
-                   arch, cfg.causal ? " causal" : "", regs, spill);
-            CHECK(regs > 0 && spill >= 0 && spill <= (cfg.head_dim == 128 ? 64 : 0), "d%d %s: %ld registers, %ld "
-                  "bytes spilled:\n%s", cfg.head_dim, arch, regs, spill, report);
-        }
+        char *report;
+        if (!attn_test_usage(cute_attention_compile, &cfg, arch, &report)) return;
+        long regs = strstr(report, "Used ") ? strtol(strstr(report, "Used ") + 5, NULL, 10) : -1;
+        long spill = number_before(report, "bytes spill stores");
+        printf("  %s d%d %s%s: %ld registers, %ld bytes spilled\n", cute_dtype_name(cfg.dtype), cfg.head_dim, arch,
+               cfg.causal ? " causal" : "", regs, spill);
+        CHECK(regs > 0 && spill >= 0 && spill <= (cfg.head_dim == 128 ? 64 : 0), "d%d %s: %ld registers, %ld "
+              "bytes spilled:\n%s", cfg.head_dim, arch, regs, spill, report);
         free(report);
-        cute_fn_free(f);
     }
-    cute_runtime_free(rt);
 }
 
 int main(void)
 {
-    seed = (uint64_t)time(NULL) | 1;
-    if (getenv("CUTEC_SEED")) seed = strtoull(getenv("CUTEC_SEED"), NULL, 10);
-    printf("attention_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
+    seed = attn_test_seed("attention_test");
     static const attn_case small[] = {
         {1, 37, 37, 2, 2, 64, false, false, CUTE_BF16, 0},
         {1, 70, 70, 2, 1, 64, true, true, CUTE_F16, 0},
@@ -259,7 +227,7 @@ int main(void)
     p_is_the_a_fragment(CUTE_BF16, 128);
     p_is_the_a_fragment(CUTE_F16, 64);
     misuse();
-    on("interp", small, (int)(sizeof small / sizeof small[0]));
+    ATTN_TEST_ON("interp", "attention", small);
     register_reports();
     static const attn_case moderate[] = {
         {2, 1000, 1000, 6, 2, 128, true, true, CUTE_BF16, 0},
@@ -268,6 +236,6 @@ int main(void)
         {2, 513, 300, 2, 2, 128, false, true, CUTE_F16, 0},
         {1, 1000, 1000, 4, 2, 256, true, true, CUTE_F16, 0},
     };
-    on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]));
+    ATTN_TEST_ON("cuda", "attention", moderate);
     return CHECK_DONE("attention_test");
 }
