@@ -11,7 +11,8 @@
 log="$out/attnbwd.log"
 {
     device_begin
-    device_tests kernels/attention/attention_bwd_test kernels/attention/attention_decode_test kernels/attention/attention_test
+    device_tests kernels/attention/attention_bwd_test kernels/attention/attention_decode_test \
+        kernels/attention/attention_varlen_test kernels/attention/attention_test
     echo "== run attention --bwd on the GPU: odd sizes, GQA, causal, sampled rows against float64"
     for a in "--batch 2 --heads 6 --kv-heads 2 --seqlen 1000 --headdim 128 --causal" \
              "--batch 3 --heads 4 --seqlen 777 --headdim 64 --dtype f16"; do

@@ -23,6 +23,11 @@ typedef struct cute_attention_config {
     int head_dim;     /* D: 64, 128 or 256 */
     bool causal;      /* SDPA's is_causal (top-left) */
     bool lse;         /* also write the log-sum-exp (B, H, Sq), f32 */
+    /* a sliding window: query i sees keys i - window_left .. i + window_right (with causal,
+     * at most i); FlashAttention's window_size */
+    bool window;
+    int window_left, window_right;
+    bool varlen;      /* packed sequences: cu_seqlens (cutec_attention_fwd_options) */
 } cute_attention_config;
 
 /* Compile one configuration.  The function's arguments: Q (B,Sq,H,D), K (B,Sk,G,D),
@@ -45,6 +50,28 @@ cute_status cutec_attention_fwd(cute_attention_lib *lib, const cute_call_arg *Q,
                                 const cute_call_arg *K, const cute_call_arg *V,
                                 const cute_call_arg *O, const cute_call_arg *lse, double scale,
                                 bool causal, void *stream, char *err, size_t n);
+
+/* The forward's options beyond cutec_attention_fwd's (which is this with scale and causal
+ * only). */
+typedef struct cute_attention_options {
+    double scale; /* 0: 1/sqrt(D) */
+    bool causal;
+    /* a sliding window: query i sees keys i - window_left .. i + window_right (with causal,
+     * at most i); sizes 0 or more, at most 2^30 */
+    bool window;
+    int64_t window_left, window_right;
+    /* packed sequences (FlashAttention's varlen): Q and O (1, total_q, H, D), K and V
+     * (1, total_k, G, D), lse (1, H, total_q); cu_seqlens_q and cu_seqlens_k (B + 1) i32
+     * contiguous: sequence b's query rows are cu_seqlens_q[b] .. cu_seqlens_q[b+1] - 1 and its
+     * keys likewise (offsets read on the device: the library cannot check them; the kernel
+     * clamps them into the packed rows); max_seqlen_q >= the longest query sequence.  NULL:
+     * every batch entry is one sequence of the tensors' lengths. */
+    const cute_call_arg *cu_seqlens_q, *cu_seqlens_k;
+    int64_t max_seqlen_q;
+} cute_attention_options;
+cute_status cutec_attention_fwd_options(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
+                                        const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *lse,
+                                        const cute_attention_options *opt, void *stream, char *err, size_t n);
 
 /* The backward (FlashAttention 2's, SM80 instructions; docs/attention.md): from the forward's
  * inputs, its O and LSE and the gradient dO of O,

@@ -109,7 +109,7 @@ static const cute_fn *compile_decode(cute_runtime *rt, const void *cfg, char *er
 
 static int emit(const attn_opts *o)
 {
-    cute_attention_config cfg = {o->dtype, (int)o->D, o->causal && !o->decode, true};
+    cute_attention_config cfg = {.dtype = o->dtype, .head_dim = (int)o->D, .causal = o->causal && !o->decode, .lse = true};
     return cli_emit_compiled("attention", o->bwd ? compile_bwd : o->decode ? compile_decode : compile, &cfg, o->k.emit,
                              o->k.arch);
 }

@@ -34,12 +34,6 @@ void attn_bwd_grads(cute_ctx *c, cute_tensor acc_s, cute_tensor acc_dp, const cu
 void attn_bwd_store(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, cute_tensor acc, const cute_val *scale,
                     cute_tensor g, cute_tensor coords, cute_int rows);
 
-/* lib.c: the forward's checks of a call (Q, K, V, O, lse, scale), one operand's (rank 4,
- * dtype d, D contiguous, strides multiples of 8), and the library's compiled backward */
-bool attn_call_ok(const cute_call_arg *const t[4], const cute_call_arg *lse, double scale, char *err, size_t n);
-bool attn_operand_ok(const cute_call_arg *t, const char *name, cute_dtype d, char *err, size_t n);
-const cute_fn *attn_lib_bwd_fn(cute_attention_lib *lib, const cute_attention_config *cfg, char *err, size_t n);
-
 /* tile `at` of (rows, D) tiles of batch b, head h of a (B, S, heads, D) tensor */
 cute_tensor attn_bwd_rows_tile(cute_ctx *c, const attn_plan *p, cute_tensor m, cute_int b, cute_int h, cute_int at,
                                int64_t rows);

@@ -223,7 +223,7 @@ static void register_reports(void)
 {
     for (int i = 0; i < 2; i++) {
         const char *arch = i ? "sm_90a" : "sm_80";
-        cute_attention_config cfg = {i ? CUTE_BF16 : CUTE_F16, i ? 128 : 64, i == 1, true};
+        cute_attention_config cfg = {.dtype = i ? CUTE_BF16 : CUTE_F16, .head_dim = i ? 128 : 64, .causal = i == 1, .lse = true};
         char *report;
         if (!attn_test_usage(cute_attention_bwd_compile, &cfg, arch, &report)) return;
         print_usage(cfg.head_dim, arch, report);

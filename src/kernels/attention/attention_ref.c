@@ -15,38 +15,47 @@ static int64_t keys_seen(const attn_ref_problem *p, int64_t i)
     return p->causal && i + 1 < p->Sk ? i + 1 : p->Sk;
 }
 
-/* s[j] = exp(scale q.k_j - max) for the n keys row i sees; the sum of them; *m the max */
-static double unnormalized(const attn_ref_problem *p, int64_t b, int64_t i, int64_t h, int64_t n, double *s,
-                           double *m)
+/* s[j - j0] = exp(scale q.k_j - max) for keys j0 .. j1 - 1; the sum of them; *m the max */
+static double unnormalized(const attn_ref_problem *p, int64_t b, int64_t i, int64_t h, int64_t j0, int64_t j1,
+                           double *s, double *m)
 {
     int64_t hk = h / (p->H / p->G);
     double sum = 0;
     *m = -INFINITY;
-    for (int64_t j = 0; j < n; j++) {
+    for (int64_t j = j0; j < j1; j++) {
         double dot = 0;
         for (int64_t d = 0; d < p->D; d++) dot += at(&p->q, b, i, h, d) * at(&p->k, b, j, hk, d);
-        s[j] = p->scale * dot;
-        if (s[j] > *m) *m = s[j];
+        s[j - j0] = p->scale * dot;
+        if (s[j - j0] > *m) *m = s[j - j0];
     }
-    for (int64_t j = 0; j < n; j++) sum += s[j] = exp(s[j] - *m);
+    for (int64_t j = 0; j < j1 - j0; j++) sum += s[j] = exp(s[j] - *m);
     return sum;
 }
 
 void attn_ref_row(const attn_ref_problem *p, int64_t b, int64_t i, int64_t h, double *o, double *mag,
                   double *lse)
 {
-    int64_t hk = h / (p->H / p->G), n = keys_seen(p, i);
-    double *s = malloc((size_t)(n ? n : 1) * sizeof *s), m;
-    double sum = unnormalized(p, b, i, h, n, s, &m);
+    attn_ref_row_window(p, NULL, b, i, h, o, mag, lse);
+}
+
+void attn_ref_row_window(const attn_ref_problem *p, const attn_ref_window *w, int64_t b, int64_t i, int64_t h,
+                         double *o, double *mag, double *lse)
+{
+    int64_t hk = h / (p->H / p->G), j0 = 0, j1 = keys_seen(p, i);
+    if (w && i - w->left > j0) j0 = i - w->left;
+    if (w && i + w->right + 1 < j1) j1 = i + w->right + 1;
+    if (j1 < j0) j1 = j0;
+    double *s = malloc((size_t)(j1 > j0 ? j1 - j0 : 1) * sizeof *s), m;
+    double sum = unnormalized(p, b, i, h, j0, j1, s, &m);
     for (int64_t d = 0; d < p->D; d++) {
         double acc = 0, abs_acc = 0;
-        for (int64_t j = 0; j < n; j++) {
+        for (int64_t j = j0; j < j1; j++) {
             double v = at(&p->v, b, j, hk, d);
-            acc += s[j] * v, abs_acc += s[j] * fabs(v);
+            acc += s[j - j0] * v, abs_acc += s[j - j0] * fabs(v);
         }
-        o[d] = acc / sum, mag[d] = abs_acc / sum;
+        o[d] = sum > 0 ? acc / sum : 0, mag[d] = sum > 0 ? abs_acc / sum : 0;
     }
-    *lse = m + log(sum);
+    *lse = m + log(sum); /* -inf for a row that sees no key */
     free(s);
 }
 

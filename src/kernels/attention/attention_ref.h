@@ -24,6 +24,14 @@ typedef struct attn_ref_problem {
 void attn_ref_row(const attn_ref_problem *p, int64_t b, int64_t i, int64_t h, double *o, double *mag,
                   double *lse);
 
+/* Row (b, i, h) with a sliding window (NULL: none): keys i - left .. i + right (and causal's);
+ * a row that sees no key has O = 0 and LSE = -inf */
+typedef struct attn_ref_window {
+    int64_t left, right;
+} attn_ref_window;
+void attn_ref_row_window(const attn_ref_problem *p, const attn_ref_window *w, int64_t b, int64_t i, int64_t h,
+                         double *o, double *mag, double *lse);
+
 /* |got - want| within the rounding a correct f16/bf16 kernel makes: P rounded to the dtype
  * (u = 2^-8 bf16, 2^-11 f16) on each term, O rounded once to the dtype */
 bool attn_ref_close(double got, double want, double mag, bool bf16);

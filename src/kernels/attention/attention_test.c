@@ -122,7 +122,7 @@ static void p_is_the_a_fragment(cute_dtype d, int D)
     cute_alg a;
     cute_alg_init(&a, NULL);
     attn_plan p;
-    cute_attention_config cfg = {d, D, false, true};
+    cute_attention_config cfg = {.dtype = d, .head_dim = D, .causal = false, .lse = true};
     CHECK(attn_plan_make(&a, &cfg, &p), "plan: %s", a.error);
     cute_layout tile = cute_layout_fmt(&a, "(%lld,%lld):(1,%lld)", (long long)p.bm, (long long)p.bn, (long long)p.bm);
     int64_t bad = 0, n = 0;
@@ -199,7 +199,8 @@ static void register_reports(void)
 {
     for (int i = 0; i < 5; i++) { /* d64 sm_80, d64 causal sm_90a, d128 sm_90a, d128 causal sm_80, d256 sm_90a */
         const char *arch = (i == 1 || i == 2 || i == 4) ? "sm_90a" : "sm_80";
-        cute_attention_config cfg = {i & 1 ? CUTE_F16 : CUTE_BF16, i == 4 ? 256 : i & 2 ? 128 : 64, (i & 1) != 0, true};
+        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = i == 4 ? 256 : i & 2 ? 128 : 64,
+                                     .causal = (i & 1) != 0, .lse = true};
         char *report;
         if (!attn_test_usage(cute_attention_compile, &cfg, arch, &report)) return;
         long regs = strstr(report, "Used ") ? strtol(strstr(report, "Used ") + 5, NULL, 10) : -1;

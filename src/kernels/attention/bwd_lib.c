@@ -49,7 +49,7 @@ cute_status cutec_attention_bwd(cute_attention_lib *lib, const cute_call_arg *Q,
     const cute_call_arg *t[10] = {Q, K, V, O, dO, lse, dQ, dK, dV, delta};
     if (!bwd_ok(t, scale, err, n)) return CUTE_ERR_INVALID;
     if (Q->shape[0] == 0 || Q->shape[1] == 0 || Q->shape[2] == 0) return CUTE_OK;
-    cute_attention_config cfg = {(cute_dtype)Q->dtype, (int)Q->shape[3], causal, true};
+    cute_attention_config cfg = {.dtype = (cute_dtype)Q->dtype, .head_dim = (int)Q->shape[3], .causal = causal, .lse = true};
     const cute_fn *f = attn_lib_bwd_fn(lib, &cfg, err, n);
     if (!f) return CUTE_ERR_COMPILE;
     double s = scale > 0 ? scale : 1.0 / sqrt((double)Q->shape[3]);

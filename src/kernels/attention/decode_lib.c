@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "cutec/cuda_driver.h"
-#include "kernels/attention/attention_bwd.h"
+#include "kernels/attention/attention_internal.h"
 #include "kernels/attention/attention_decode.h"
 
 static bool decode_ok(const cute_call_arg *const t[4], const cute_call_arg *lse, double scale, char *err, size_t n)
@@ -56,7 +56,7 @@ cute_status cutec_attention_decode(cute_attention_lib *lib, const cute_call_arg 
     if (!decode_ok(t, lse, scale, err, n)) return CUTE_ERR_INVALID;
     int64_t B = Q->shape[0], H = Q->shape[2], G = K->shape[2], D = Q->shape[3], group = H / G;
     if (B == 0 || H == 0) return CUTE_OK;
-    cute_attention_config cfg = {(cute_dtype)Q->dtype, (int)D, false, lse != NULL};
+    cute_attention_config cfg = {.dtype = (cute_dtype)Q->dtype, .head_dim = (int)D, .causal = false, .lse = lse != NULL};
     const cute_fn *f = attn_lib_decode_fn(lib, &cfg, err, n);
     if (!f) return CUTE_ERR_COMPILE;
     cute_buffer ws;

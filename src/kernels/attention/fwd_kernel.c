@@ -21,16 +21,6 @@ static cute_tensor rows_of(cute_ctx *c, cute_tensor t, cute_int b, cute_int h)
     return CUTE_SLICE(c, t, b, CUTE_ALL, h, CUTE_ALL);
 }
 
-/* the key tiles a block visits: all, or (causal) those holding a key <= its last query */
-static cute_int key_tiles(cute_ctx *c, const attn_plan *p, cute_int sk, cute_int m_block)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int all = cute_ceil_div(a, sk, cute_i(p->bn));
-    if (!p->cfg.causal) return all;
-    cute_int last = cute_mul(a, cute_add(a, m_block, cute_i(1)), cute_i(p->bm));
-    return cute_min(a, all, cute_ceil_div(a, last, cute_i(p->bn)));
-}
-
 /* the Q tile this block computes: by block index, or (causal) the longest first (the last
  * Q tile sees every key), so that the short ones fill the end of the grid instead of a long
  * one running alone there */
@@ -39,7 +29,8 @@ static cute_int q_tile(cute_ctx *c, const attn_plan *p, cute_int sq)
     cute_alg *a = cute_ctx_alg(c);
     cute_int x = cute_block_idx(c, 0);
     if (!p->cfg.causal) return x;
-    return cute_sub(a, cute_ceil_div(a, sq, cute_i(p->bm)), cute_add(a, x, cute_i(1)));
+    /* (0 for a block past a packed sequence's end: fwd_varlen.c) */
+    return cute_max(a, cute_i(0), cute_sub(a, cute_ceil_div(a, sq, cute_i(p->bm)), cute_add(a, x, cute_i(1))));
 }
 
 cute_tensor attn_lse_tile(cute_ctx *c, const attn_plan *p, cute_tensor mL, cute_int b, cute_int h,
@@ -71,24 +62,39 @@ void attn_coord_tiles(cute_ctx *c, const attn_plan *p, attn_block *t)
 attn_block attn_block_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mQ, cute_tensor mK,
                             cute_tensor mV, cute_tensor mO, cute_tensor mL)
 {
+    attn_seq seq = {cute_block_idx(c, 2), cute_block_idx(c, 2), cute_i(0), cute_i(0), mQ.layout.shape.leaf[1],
+                    mK.layout.shape.leaf[1]};
+    const cute_tensor m[5] = {mQ, mK, mV, mO, mL};
+    return attn_block_tiles_seq(c, p, m, &seq);
+}
+
+/* rows h of batch b of a (B,S,H,D) tensor from row r0 on */
+static cute_tensor seq_rows(cute_ctx *c, cute_tensor t, cute_int b, cute_int h, cute_int r0)
+{
+    return cute_tensor_domain_offset(c, rows_of(c, t, b, h), CUTE_CRD(r0, 0));
+}
+
+attn_block attn_block_tiles_seq(cute_ctx *c, const attn_plan *p, const cute_tensor m[5], const attn_seq *seq)
+{
     cute_alg *a = cute_ctx_alg(c);
     attn_block t;
     cute_int b = cute_block_idx(c, 2), h = cute_block_idx(c, 1);
-    t.sq = mQ.layout.shape.leaf[1], t.sk = mK.layout.shape.leaf[1];
+    t.sq = seq->sq, t.sk = seq->sk;
     t.m_block = q_tile(c, p, t.sq);
     /* grouped-query: H / G query heads share a key/value head */
-    cute_int hk = cute_div(a, h, cute_div(a, mQ.layout.shape.leaf[2], mK.layout.shape.leaf[2]));
+    cute_int hk = cute_div(a, h, cute_div(a, m[0].layout.shape.leaf[2], m[1].layout.shape.leaf[2]));
     t.b = b, t.h = h, t.hk = hk;
     cute_tuple qt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d);
     cute_tuple kt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bn, (long long)p->d);
     cute_tuple at_m = CUTE_CRD(t.m_block, 0), every = CUTE_CRD(CUTE_ALL, 0);
-    t.gQ = cute_tensor_local_tile(c, rows_of(c, mQ, b, h), qt, at_m, NULL);
-    t.gO = cute_tensor_local_tile(c, rows_of(c, mO, b, h), qt, at_m, NULL);
-    t.gK = cute_tensor_local_tile(c, rows_of(c, mK, b, hk), kt, every, NULL);
-    t.gV = cute_tensor_local_tile(c, rows_of(c, mV, b, hk), kt, every, NULL);
+    t.gQ = cute_tensor_local_tile(c, seq_rows(c, m[0], seq->qb, h, seq->q0), qt, at_m, NULL);
+    t.gO = cute_tensor_local_tile(c, seq_rows(c, m[3], seq->qb, h, seq->q0), qt, at_m, NULL);
+    t.gK = cute_tensor_local_tile(c, seq_rows(c, m[1], seq->kb, hk, seq->k0), kt, every, NULL);
+    t.gV = cute_tensor_local_tile(c, seq_rows(c, m[2], seq->kb, hk, seq->k0), kt, every, NULL);
     attn_coord_tiles(c, p, &t);
-    t.n_end = key_tiles(c, p, t.sk, t.m_block), t.n_begin = cute_i(0);
-    if (p->cfg.lse) t.gL = attn_lse_tile(c, p, mL, b, h, t.m_block);
+    attn_key_range(c, p, t.sk, t.m_block, &t.n_begin, &t.n_end);
+    if (p->cfg.lse) /* the LSE (B,H,Sq) of the sequence's rows */
+        t.gL = attn_lse_tile(c, p, cute_tensor_domain_offset(c, m[4], CUTE_CRD(0, 0, seq->q0)), seq->qb, h, t.m_block);
     return t;
 }
 
@@ -102,12 +108,7 @@ static void load_kv(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_t
 
 cute_val attn_needs_mask(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_int n)
 {
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int end = cute_mul(a, cute_add(a, n, cute_i(1)), cute_i(p->bn));
-    cute_val tail = cute_int_lt(c, t->sk, end);
-    if (!p->cfg.causal) return tail;
-    cute_int first = cute_add(a, cute_mul(a, t->m_block, cute_i(p->bm)), cute_i(1));
-    return cute_val_binop(c, CUTE_OP_OR, tail, cute_int_lt(c, first, end));
+    return attn_tile_needs_mask(c, p, t->sk, t->m_block, n);
 }
 
 /* the shared tiles */
@@ -171,8 +172,8 @@ void attn_fwd_body(cute_ctx *c, const attn_plan *p, const attn_block *tp, cute_v
         load_kv(c, p, &t, t.gV, n, s.v);
         attn_gemm_ss(c, p, &q, &k, acc_s);
         CUTE_IF(c, attn_needs_mask(c, p, &t, n)) {
-            attn_mask(c, acc_s, cute_partition_C(c, thr, CUTE_SLICE(c, t.cS, CUTE_ALL, CUTE_ALL, n)),
-                      t.sk, p->cfg.causal);
+            attn_mask_band(c, acc_s, cute_partition_C(c, thr, CUTE_SLICE(c, t.cS, CUTE_ALL, CUTE_ALL, n)), t.sk,
+                           attn_cfg_band(&p->cfg));
         }
         attn_softmax_tile(c, &r, acc_s, acc_o, scale_log2);
         cute_cp_async_wait_group(c, 0); /* V(n) has landed; every warp is done with K(n) */
@@ -181,6 +182,7 @@ void attn_fwd_body(cute_ctx *c, const attn_plan *p, const attn_block *tp, cute_v
         CUTE_IF(c, cute_int_lt(c, next, t.n_end)) { load_kv(c, p, &t, t.gK, next, s.k); }
         attn_gemm_rs(c, p, acc_s, &vt, acc_o);
     }
+    cute_cp_async_wait_group(c, 0); /* a Q tile whose band holds no key loaded Q and K all the same */
     attn_epilogue(c, p, thr, &t, &r, acc_o, scale_log2);
 }
 

@@ -57,7 +57,8 @@ static bool same(const void *x, const void *y)
 {
     const cute_attention_config *a = x, *b = y;
     return a->dtype == b->dtype && a->head_dim == b->head_dim && a->causal == b->causal &&
-           a->lse == b->lse;
+           a->lse == b->lse && a->window == b->window && a->varlen == b->varlen &&
+           (!a->window || (a->window_left == b->window_left && a->window_right == b->window_right));
 }
 
 static const cute_fn *compile(cute_runtime *rt, const void *cfg, const void *user, char *err, size_t n)
@@ -166,21 +167,35 @@ cute_status cutec_attention_fwd(cute_attention_lib *lib, const cute_call_arg *Q,
                                 const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *lse,
                                 double scale, bool causal, void *stream, char *err, size_t n)
 {
+    cute_attention_options opt = {.scale = scale, .causal = causal};
+    return cutec_attention_fwd_options(lib, Q, K, V, O, lse, &opt, stream, err, n);
+}
+
+cute_status cutec_attention_fwd_options(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
+                                        const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *lse,
+                                        const cute_attention_options *opt, void *stream, char *err, size_t n)
+{
     char scratch[512];
     if (!err || !n) err = scratch, n = sizeof scratch;
     err[0] = 0;
-    if (!lib) return snprintf(err, n, "attention: no library"), CUTE_ERR_INVALID;
+    if (!lib || !opt) return snprintf(err, n, "attention: no %s", lib ? "options" : "library"), CUTE_ERR_INVALID;
     const cute_call_arg *t[4] = {Q, K, V, O};
-    if (!attn_call_ok(t, lse, scale, err, n)) return CUTE_ERR_INVALID;
+    if (!attn_call_ok(t, lse, opt->scale, err, n) || !attn_options_ok(t, opt, err, n)) return CUTE_ERR_INVALID;
     if (Q->shape[0] == 0 || Q->shape[1] == 0 || Q->shape[2] == 0) return CUTE_OK;
-    cute_attention_config cfg = {(cute_dtype)Q->dtype, (int)Q->shape[3], causal, lse != NULL};
+    cute_attention_config cfg = {.dtype = (cute_dtype)Q->dtype, .head_dim = (int)Q->shape[3], .causal = opt->causal,
+                                 .lse = lse != NULL, .window = opt->window, .window_left = (int)opt->window_left,
+                                 .window_right = (int)opt->window_right, .varlen = opt->cu_seqlens_q != NULL};
     const cute_fn *f = fn_for(lib, &cfg, err, n);
     if (!f) return CUTE_ERR_COMPILE;
-    double s = scale > 0 ? scale : 1.0 / sqrt((double)Q->shape[3]);
-    cute_call_arg args[6] = {*Q, *K, *V, *O, cute_call_float(s * 1.4426950408889634), {0}};
-    if (lse) args[5] = *lse;
+    double s = opt->scale > 0 ? opt->scale : 1.0 / sqrt((double)Q->shape[3]);
+    cute_call_arg args[ATTN_VARLEN_NARGS] = {*Q, *K, *V, *O, cute_call_float(s * 1.4426950408889634)};
+    int nargs = 5;
+    if (cfg.varlen)
+        args[nargs++] = *opt->cu_seqlens_q, args[nargs++] = *opt->cu_seqlens_k,
+        args[nargs++] = cute_call_int(opt->max_seqlen_q);
+    if (lse) args[nargs++] = *lse;
     char why[1024];
-    cute_status st = cute_call(f, stream, lse ? 6 : 5, args, why, sizeof why);
+    cute_status st = cute_call(f, stream, nargs, args, why, sizeof why);
     if (st != CUTE_OK) snprintf(err, n, "attention: %s", why);
     return st;
 }

@@ -73,6 +73,9 @@ bool attn_plan_sized(cute_alg *a, const cute_attention_config *cfg, attn_plan *p
         return cute_alg_fail(a, "attention: %s inputs (f16 or bf16)", cute_dtype_name(cfg->dtype));
     if (cfg->head_dim != 64 && cfg->head_dim != 128 && cfg->head_dim != 256)
         return cute_alg_fail(a, "attention: head dim %d (64, 128 or 256)", cfg->head_dim);
+    if (cfg->window && (cfg->window_left < 0 || cfg->window_right < 0))
+        return cute_alg_fail(a, "attention: window (%d, %d): sizes of 0 or more", cfg->window_left,
+                             cfg->window_right);
     p->d = cfg->head_dim;
     p->bm = bm, p->bn = 64, p->threads = 32 * warps;
     cute_mma_atom atom;
