@@ -1,6 +1,7 @@
 /* The backward's dK/dV kernel: one block of 4 warps per (64 key rows, key/value head,
  * batch), K and V resident in shared memory; for each query head of its group and each
- * query tile that sees its keys, Q and dO loaded by cp.async and
+ * query tile that sees its keys, Q and dO loaded by cp.async into one of two stages (the
+ * next tile's in flight while this one's products run) and
  *
  *   S^T = K Q^T, dP^T = V dO^T          (K and V the A operands, Q and dO K-major B)
  *   mask; P^T and dS^T per column (the query's LSE and D; bwd_step.c)

@@ -1,5 +1,6 @@
 /* The backward's dQ kernel: one block of 4 warps per (64 query rows, head, batch), Q and dO
- * resident in shared memory, each key tile's K and V loaded by cp.async:
+ * resident in shared memory, each key tile's K and V loaded by cp.async into one of two
+ * stages (tile n + 1's in flight while tile n's products run):
  *
  *   S = Q K^T, dP = dO V^T            (ldmatrix, mma.sync; the forward's operands)
  *   mask S; P = exp2(S scale log2 e - LSE log2 e), dS = P (dP - D)   per row (bwd_step.c)
