@@ -18,11 +18,19 @@ CUTE_API_BEGIN
 
 #include "cutec/jit.h"
 
+/* Which kernel: AUTO picks the Hopper one on sm_90 and the SM80 one elsewhere. */
+typedef enum {
+    CUTE_ATTENTION_AUTO,
+    CUTE_ATTENTION_SM80,   /* FlashAttention 2: mma.sync, ldmatrix, cp.async (sm_80 and later) */
+    CUTE_ATTENTION_HOPPER, /* FlashAttention 3: TMA, wgmma, warp-specialized (sm_90) */
+} cute_attention_variant;
+
 typedef struct cute_attention_config {
     cute_dtype dtype; /* Q, K, V and O: CUTE_F16 or CUTE_BF16 */
     int head_dim;     /* D: 64, 128 or 256 */
     bool causal;      /* SDPA's is_causal (top-left) */
     bool lse;         /* also write the log-sum-exp (B, H, Sq), f32 */
+    cute_attention_variant variant; /* AUTO (0) unless a kernel is wanted */
 } cute_attention_config;
 
 /* Compile one configuration.  The function's arguments: Q (B,Sq,H,D), K (B,Sk,G,D),
@@ -37,6 +45,8 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
 typedef struct cute_attention_lib cute_attention_lib;
 cute_attention_lib *cute_attention_lib_new(cute_runtime *rt);
 void cute_attention_lib_free(cute_attention_lib *lib);
+/* The kernel the library's calls use from now on (AUTO, the default: by the target). */
+void cute_attention_lib_set_variant(cute_attention_lib *lib, cute_attention_variant v);
 
 /* O = attention(Q, K, V).  Q, O (B,Sq,H,D); K, V (B,Sk,G,D), G dividing H; lse (B,H,Sq) f32
  * or NULL; scale 0 means 1/sqrt(D).  A malformed call is CUTE_ERR_INVALID with the reason

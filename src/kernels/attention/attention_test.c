@@ -154,7 +154,7 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const attn_case *
     for (int i = 0; i < 5; i++) drop(b, all[i]);
 }
 
-static void on(const char *backend, const attn_case *cases, int n)
+static void on(const char *backend, const attn_case *cases, int n, cute_attention_variant v)
 {
     char err[512];
     cute_runtime *rt;
@@ -163,27 +163,37 @@ static void on(const char *backend, const attn_case *cases, int n)
         SKIP("no GPU: attention ran on the interpreter only");
         return;
     }
+    if (v == CUTE_ATTENTION_HOPPER && strcmp(backend, "interp") && cute_runtime_target_arch(rt) != 90) {
+        SKIP("no sm_90 GPU: the Hopper attention ran on the interpreter only");
+        cute_runtime_free(rt);
+        return;
+    }
     cute_attention_lib *lib = cute_attention_lib_new(rt);
-    for (int i = 0; i < n; i++) run_case(lib, cute_runtime_backend(rt), &cases[i], backend);
+    cute_attention_lib_set_variant(lib, v);
+    char what[64];
+    snprintf(what, sizeof what, "%s%s", backend, v == CUTE_ATTENTION_HOPPER ? " hopper" : "");
+    for (int i = 0; i < n; i++) run_case(lib, cute_runtime_backend(rt), &cases[i], what);
     cute_attention_lib_free(lib);
     cute_runtime_free(rt);
 }
 
 /* The fact P V stands on: for every thread, A value i of the (bm, bn) tile of P (M x K) is
  * the element its C fragment of S holds at attn_c_as_a(i), by the TiledMMA's own layouts. */
-static void p_is_the_a_fragment(cute_dtype d, int D)
+static void p_is_the_a_fragment(cute_dtype d, int D, bool hopper)
 {
     cute_alg a;
     cute_alg_init(&a, NULL);
     attn_plan p;
-    cute_attention_config cfg = {d, D, false, true};
-    CHECK(attn_plan_make(&a, &cfg, &p), "plan: %s", a.error);
+    cute_attention_config cfg = {d, D, false, true, hopper ? CUTE_ATTENTION_HOPPER : CUTE_ATTENTION_SM80};
+    CHECK(hopper ? attn_plan_hopper(&a, &cfg, &p) : attn_plan_make(&a, &cfg, &p), "plan: %s", a.error);
+    /* Hopper: S's C fragment is wgmma SS's, P's A fragment wgmma RS's */
+    const cute_tiled_mma *pv = hopper ? &p.pv : &p.mma;
     cute_layout tile = cute_layout_fmt(&a, "(%lld,%lld):(1,%lld)", (long long)p.bm, (long long)p.bn, (long long)p.bm);
     int64_t bad = 0, n = 0;
-    for (int t = 0; t < p.threads && !a.failed; t++) {
+    for (int t = 0; t < cute_tiled_mma_threads(&p.mma) && !a.failed; t++) {
         cute_tuple oc, oa;
         cute_layout C = cute_tiled_mma_partition(&a, &p.mma, CUTE_MMA_C, cute_i(t), &tile, &oc);
-        cute_layout A = cute_tiled_mma_partition(&a, &p.mma, CUTE_MMA_A, cute_i(t), &tile, &oa);
+        cute_layout A = cute_tiled_mma_partition(&a, pv, CUTE_MMA_A, cute_i(t), &tile, &oa);
         cute_layout to_c = attn_c_as_a(&a, &C);
         int64_t size = cute_size(&a, &A).v;
         CHECK(size == cute_size(&a, &to_c).v && size == cute_size(&a, &C).v, "thread %d: sizes differ", t);
@@ -193,8 +203,9 @@ static void p_is_the_a_fragment(cute_dtype d, int D)
             bad += at_a != cute_layout_eval(&a, &C, cute_i(j)).v + oc.leaf[0].v;
         }
     }
-    CHECK(!a.failed && bad == 0 && n == p.bm * p.bn, "%s D%d: %lld of %lld A values are not where the C "
-          "fragment holds them (%s)", cute_dtype_name(d), D, (long long)bad, (long long)n, a.error);
+    CHECK(!a.failed && bad == 0 && n == p.bm * p.bn, "%s D%d%s: %lld of %lld A values are not where the C "
+          "fragment holds them (%s)", cute_dtype_name(d), D, hopper ? " hopper" : "", (long long)bad, (long long)n,
+          a.error);
 }
 
 /* calls the library refuses, each with the message that names the problem */
@@ -243,12 +254,35 @@ static long number_before(const char *text, const char *what)
     return strtol(p, NULL, 10);
 }
 
+/* one kernel's ptxas report: its registers, and its spills held to max_spill bytes */
+static void report(cute_runtime *rt, const cute_attention_config *cfg, const char *arch, long max_spill)
+{
+    char err[2048], *text = NULL;
+    cute_runtime_set_target_arch(rt, arch);
+    const cute_fn *f = cute_attention_compile(rt, cfg, err, sizeof err);
+    cute_status s = f ? cute_fn_code(f, "usage", arch, &text, err, sizeof err) : CUTE_ERR_COMPILE;
+    const char *kind = cfg->variant == CUTE_ATTENTION_HOPPER ? " hopper" : "";
+    CHECK(s == CUTE_OK, "d%d %s%s: %s", cfg->head_dim, arch, kind, err);
+    if (s == CUTE_OK) {
+        long regs = strstr(text, "Used ") ? strtol(strstr(text, "Used ") + 5, NULL, 10) : -1;
+        long spill = number_before(text, "bytes spill stores");
+        printf("  %s d%d %s%s%s: %ld registers, %ld bytes spilled\n", cute_dtype_name(cfg->dtype), cfg->head_dim,
+               arch, cfg->causal ? " causal" : "", kind, regs, spill);
+        CHECK(regs > 0 && spill >= 0 && spill <= max_spill, "d%d %s%s: %ld registers, %ld bytes spilled:\n%s",
+              cfg->head_dim, arch, kind, regs, spill, text);
+    }
+    free(text);
+    cute_fn_free(f);
+}
+
 /* Compile-only: NVRTC's ptxas report of the kernels for sm_80 and sm_90a (head dims 64 and
- * 128 on both, causal on one, f16 and bf16; 256 on sm_90a).  Head dims 64 and 256 (64-row
- * Q tiles) must not spill; head dim 128 keeps O's
- * 128 and S's 64 accumulators a thread and sits at 255 registers with a few loop-invariant
- * words spilled before the loop (reloaded in its rare branches: the mask, the next K
- * issue): reported, and held to at most 64 bytes. */
+ * 128 on both, causal on one, f16 and bf16; 256 on sm_90a), and of the Hopper kernels (every
+ * head dim, causal and not).  Head dims 64 and 256 (64-row Q tiles) must not spill; the
+ * SM80 kernel's head dim 128 keeps O's 128 and S's 64 accumulators a thread and sits at 255
+ * registers with a few loop-invariant words spilled before the loop (reloaded in its rare
+ * branches: the mask, the next K issue): reported, and held to at most 64 bytes.  The
+ * Hopper kernels must not spill (ptxas reports the launch's 168 registers: setmaxnreg gives
+ * the consumers 240). */
 static void register_reports(void)
 {
     char err[2048];
@@ -262,22 +296,14 @@ static void register_reports(void)
     CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interp: %s", err);
     for (int i = 0; i < 5; i++) { /* d64 sm_80, d64 causal sm_90a, d128 sm_90a, d128 causal sm_80, d256 sm_90a */
         const char *arch = (i == 1 || i == 2 || i == 4) ? "sm_90a" : "sm_80";
-        cute_attention_config cfg = {i & 1 ? CUTE_F16 : CUTE_BF16, i == 4 ? 256 : i & 2 ? 128 : 64, (i & 1) != 0, true};
-        cute_runtime_set_target_arch(rt, arch);
-        const cute_fn *f = cute_attention_compile(rt, &cfg, err, sizeof err);
-        char *report = NULL;
-        cute_status s = f ? cute_fn_code(f, "usage", arch, &report, err, sizeof err) : CUTE_ERR_COMPILE;
-        CHECK(s == CUTE_OK, "d%d %s: %s", cfg.head_dim, arch, err);
-        if (s == CUTE_OK) {
-            long regs = strstr(report, "Used ") ? strtol(strstr(report, "Used ") + 5, NULL, 10) : -1;
-            long spill = number_before(report, "bytes spill stores");
-            printf("  %s d%d %s%s: %ld registers, %ld bytes spilled\n", cute_dtype_name(cfg.dtype), cfg.head_dim,
-                   arch, cfg.causal ? " causal" : "", regs, spill);
-            CHECK(regs > 0 && spill >= 0 && spill <= (cfg.head_dim == 128 ? 64 : 0), "d%d %s: %ld registers, %ld "
-                  "bytes spilled:\n%s", cfg.head_dim, arch, regs, spill, report);
-        }
-        free(report);
-        cute_fn_free(f);
+        cute_attention_config cfg = {i & 1 ? CUTE_F16 : CUTE_BF16, i == 4 ? 256 : i & 2 ? 128 : 64, (i & 1) != 0, true,
+                                     CUTE_ATTENTION_SM80};
+        report(rt, &cfg, arch, cfg.head_dim == 128 ? 64 : 0);
+    }
+    for (int i = 0; i < 6; i++) { /* the Hopper kernel: d64, d128, d256, each causal and not */
+        cute_attention_config cfg = {i & 1 ? CUTE_F16 : CUTE_BF16, 64 << (i / 2), (i & 1) != 0, true,
+                                     CUTE_ATTENTION_HOPPER};
+        report(rt, &cfg, "sm_90a", 0);
     }
     cute_runtime_free(rt);
 }
@@ -296,10 +322,21 @@ int main(void)
         {1, 130, 130, 2, 1, 128, false, true, CUTE_BF16, 0},
         {1, 70, 70, 2, 1, 256, true, false, CUTE_BF16, 0},
     };
-    p_is_the_a_fragment(CUTE_BF16, 128);
-    p_is_the_a_fragment(CUTE_F16, 64);
+    static const attn_case hopper_small[] = {
+        {1, 200, 200, 2, 2, 64, false, false, CUTE_BF16, 0},
+        {1, 200, 131, 4, 2, 64, true, true, CUTE_F16, 0},
+        {1, 200, 200, 2, 1, 128, true, false, CUTE_BF16, 0.2},
+        {2, 70, 150, 1, 1, 128, false, true, CUTE_F16, 0},
+        {1, 150, 150, 1, 1, 256, true, false, CUTE_BF16, 0},
+    };
+    for (int hopper = 0; hopper < 2; hopper++) {
+        p_is_the_a_fragment(CUTE_BF16, 128, hopper);
+        p_is_the_a_fragment(CUTE_F16, 64, hopper);
+    }
+    p_is_the_a_fragment(CUTE_BF16, 256, true);
     misuse();
-    on("interp", small, (int)(sizeof small / sizeof small[0]));
+    on("interp", small, (int)(sizeof small / sizeof small[0]), CUTE_ATTENTION_SM80);
+    on("interp", hopper_small, (int)(sizeof hopper_small / sizeof hopper_small[0]), CUTE_ATTENTION_HOPPER);
     register_reports();
     static const attn_case moderate[] = {
         {2, 1000, 1000, 6, 2, 128, true, true, CUTE_BF16, 0},
@@ -308,6 +345,7 @@ int main(void)
         {2, 513, 300, 2, 2, 128, false, true, CUTE_F16, 0},
         {1, 1000, 1000, 4, 2, 256, true, true, CUTE_F16, 0},
     };
-    on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]));
+    on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]), CUTE_ATTENTION_SM80);
+    on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]), CUTE_ATTENTION_HOPPER);
     return CHECK_DONE("attention_test");
 }

@@ -15,13 +15,20 @@ static void make_specs(const cute_attention_config *cfg, cute_arg_spec specs[6])
     specs[5] = cute_spec_tensor(CUTE_F32, "(?,?,?):(?,?,?)", 4);
 }
 
+cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg)
+{
+    if (cfg->variant != CUTE_ATTENTION_AUTO) return cfg->variant;
+    return cute_runtime_target_arch(rt) == 90 ? CUTE_ATTENTION_HOPPER : CUTE_ATTENTION_SM80;
+}
+
 const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err,
                                       size_t n)
 {
     cute_alg a;
     cute_alg_init(&a, NULL);
     attn_plan *plan = malloc(sizeof *plan);
-    if (!plan || !attn_plan_make(&a, cfg, plan)) {
+    bool hopper = attn_variant(rt, cfg) == CUTE_ATTENTION_HOPPER;
+    if (!plan || !(hopper ? attn_plan_hopper(&a, cfg, plan) : attn_plan_make(&a, cfg, plan))) {
         snprintf(err, n, "%s", plan ? a.error : "attention: out of memory");
         free(plan);
         return NULL;
@@ -29,9 +36,10 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
     cute_arg_spec specs[6];
     make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "attention_fwd_%s_d%d%s%s", cute_dtype_name(cfg->dtype),
+    snprintf(name, sizeof name, "attention_fwd%s_%s_d%d%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
              cfg->head_dim, cfg->causal ? "_causal" : "", cfg->lse ? "_lse" : "");
-    const cute_fn *f = cute_compile(rt, name, attn_fwd_host, plan, cfg->lse ? 6 : 5, specs, err, n);
+    const cute_fn *f = cute_compile(rt, name, hopper ? attn_hopper_host : attn_fwd_host, plan, cfg->lse ? 6 : 5,
+                                    specs, err, n);
     free(plan); /* only needed while tracing */
     return f;
 }

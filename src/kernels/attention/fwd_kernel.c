@@ -16,15 +16,6 @@
 #include "cutec/smem.h"
 #include "kernels/attention/attention_internal.h"
 
-/* This block's tiles of the (B,S,H,D) tensors and their coordinates. */
-typedef struct attn_block {
-    cute_tensor gQ, gO, cQ;  /* (bm,D) */
-    cute_tensor gK, gV, cK;  /* (bn,D,n) */
-    cute_tensor cS;          /* (bm,bn,n): (query row, key column) of S */
-    cute_tensor gL;          /* (bm,D): the LSE of each row, broadcast along D */
-    cute_int sq, sk, m_block, n_end;
-} attn_block;
-
 static cute_tensor rows_of(cute_ctx *c, cute_tensor t, cute_int b, cute_int h)
 {
     return CUTE_SLICE(c, t, b, CUTE_ALL, h, CUTE_ALL);
@@ -79,8 +70,8 @@ static void coord_tiles(cute_ctx *c, const attn_plan *p, attn_block *t)
     t->cS = cute_tensor_local_tile(c, s, st, CUTE_CRD(t->m_block, CUTE_ALL), NULL);
 }
 
-static attn_block block_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mQ, cute_tensor mK,
-                              cute_tensor mV, cute_tensor mO, cute_tensor mL)
+attn_block attn_block_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mQ, cute_tensor mK,
+                            cute_tensor mV, cute_tensor mO, cute_tensor mL)
 {
     cute_alg *a = cute_ctx_alg(c);
     attn_block t;
@@ -89,6 +80,7 @@ static attn_block block_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mQ, c
     t.m_block = q_tile(c, p, t.sq);
     /* grouped-query: H / G query heads share a key/value head */
     cute_int hk = cute_div(a, h, cute_div(a, mQ.layout.shape.leaf[2], mK.layout.shape.leaf[2]));
+    t.b = b, t.h = h, t.hk = hk;
     cute_tuple qt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d);
     cute_tuple kt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bn, (long long)p->d);
     cute_tuple at_m = CUTE_CRD(t.m_block, 0), every = CUTE_CRD(CUTE_ALL, 0);
@@ -180,8 +172,7 @@ static void attend(cute_ctx *c, const attn_plan *p, cute_tensor acc_s, const ope
     }
 }
 
-/* tile n of S needs the mask: keys past Sk in it, or (causal) a key after its first query */
-static cute_val needs_mask(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_int n)
+cute_val attn_needs_mask(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_int n)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int end = cute_mul(a, cute_add(a, n, cute_i(1)), cute_i(p->bn));
@@ -191,34 +182,28 @@ static cute_val needs_mask(cute_ctx *c, const attn_plan *p, const attn_block *t,
     return cute_val_binop(c, CUTE_OP_OR, tail, cute_int_lt(c, first, end));
 }
 
-/* the shared tiles */
-typedef struct attn_smem {
-    cute_tensor q, k, v, vt; /* vt: V seen as (D, bn), the B operand of P V */
-} attn_smem;
-
-static attn_smem smem_tiles(cute_ctx *c, const attn_plan *p)
+attn_smem attn_smem_tiles(cute_ctx *c, const attn_plan *p, cute_smem_allocator *A)
 {
-    cute_smem_allocator A = cute_smem_allocator_new(c);
     cute_dtype d = p->cfg.dtype;
     attn_smem s;
-    s.q = cute_smem_alloc_tensor_swizzled(c, &A, d, p->smem_q.sw, p->smem_q.layout, 16);
-    s.k = cute_smem_alloc_tensor_swizzled(c, &A, d, p->smem_kv.sw, p->smem_kv.layout, 16);
-    s.v = cute_smem_alloc_tensor_swizzled(c, &A, d, p->smem_kv.sw, p->smem_kv.layout, 16);
-    cute_layout tr = cute_layout_fmt(cute_ctx_alg(c), "(%lld,%lld):(%lld,1)", (long long)p->d,
-                                     (long long)p->bn, (long long)p->bn);
+    s.q = cute_smem_alloc_tensor_swizzled(c, A, d, p->smem_q.sw, p->smem_q.layout, 16);
+    s.k = cute_smem_alloc_tensor_swizzled(c, A, d, p->smem_kv.sw, p->smem_kv.layout, 16);
+    s.v = cute_smem_alloc_tensor_swizzled(c, A, d, p->smem_kv.sw, p->smem_kv.layout, 16);
+    cute_alg *a = cute_ctx_alg(c);
+    long long D = p->d, bn = p->bn;
+    cute_layout tr = p->hopper ? cute_layout_fmt(a, "(%lld,%lld,%d):(%lld,1,%lld)", D, bn, p->stages, bn, bn * D)
+                               : cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", D, bn, bn);
     cute_tiler t = cute_tiler_layout(&tr);
     s.vt = cute_tensor_compose(c, s.v, &t);
     return s;
 }
 
-/* O (normalized, in the inputs' dtype) and the LSE of the rows inside Sq */
-static void epilogue(cute_ctx *c, const attn_plan *p, const attn_block *t, attn_rows *r,
-                     cute_tensor acc_o, cute_val scale_log2)
+void attn_epilogue(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, const attn_block *t,
+                   attn_rows *r, cute_tensor acc_o, cute_val scale_log2)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_val lse[8];
     attn_softmax_finish(c, r, acc_o, scale_log2, lse);
-    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0));
     cute_tensor cO = cute_partition_C(c, thr, t->cQ);
     cute_ssa in = cute_elem_less(c, cO, cute_tuple_fmt(a, "(%I,%lld)", t->sq, (long long)p->d));
     cute_tensor_store_if(c, cute_partition_C(c, thr, t->gO), cute_ssa_cvt(c, cute_tensor_load(c, acc_o), p->cfg.dtype), in);
@@ -240,8 +225,9 @@ static void fwd_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor 
 {
     const attn_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
-    attn_block t = block_tiles(c, p, mQ, mK, mV, mO, mL);
-    attn_smem s = smem_tiles(c, p);
+    attn_block t = attn_block_tiles(c, p, mQ, mK, mV, mO, mL);
+    cute_smem_allocator A = cute_smem_allocator_new(c);
+    attn_smem s = attn_smem_tiles(c, p, &A);
     load_tile(c, p, t.gQ, t.cQ, t.sq, s.q);
     load_kv(c, p, &t, t.gK, cute_i(0), s.k);
     operand q = make_operand(c, p, &p->s2r_q, s.q, true), k = make_operand(c, p, &p->s2r_k, s.k, false);
@@ -258,7 +244,7 @@ static void fwd_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor 
         cute_barrier(c);
         load_kv(c, p, &t, t.gV, n, s.v);
         scores(c, p, &q, &k, acc_s);
-        CUTE_IF(c, needs_mask(c, p, &t, n)) {
+        CUTE_IF(c, attn_needs_mask(c, p, &t, n)) {
             attn_mask(c, acc_s, cute_partition_C(c, thr, CUTE_SLICE(c, t.cS, CUTE_ALL, CUTE_ALL, n)),
                       t.sk, p->cfg.causal);
         }
@@ -269,7 +255,7 @@ static void fwd_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor 
         CUTE_IF(c, cute_int_lt(c, next, t.n_end)) { load_kv(c, p, &t, t.gK, next, s.k); }
         attend(c, p, acc_s, &vt, acc_o);
     }
-    epilogue(c, p, &t, &r, acc_o, scale_log2);
+    attn_epilogue(c, p, thr, &t, &r, acc_o, scale_log2);
 }
 
 void attn_fwd_host(cute_ctx *c, const cute_arg *arg)
