@@ -31,6 +31,9 @@ typedef struct cute_attention_config {
     bool causal;      /* SDPA's is_causal (top-left) */
     bool lse;         /* also write the log-sum-exp (B, H, Sq), f32 */
     cute_attention_variant variant; /* AUTO (0) unless a kernel is wanted */
+    int block_n;      /* keys a tile of the Hopper kernel: a multiple of 16, 64 to 256 that fits
+                         2 stages in shared memory (0: its choice, 176 at head dim 128
+                         non-causal, 128 at 64 and causal 128, 64 at 256) */
 } cute_attention_config;
 
 /* Compile one configuration.  The function's arguments: Q (B,Sq,H,D), K (B,Sk,G,D),
@@ -45,8 +48,9 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
 typedef struct cute_attention_lib cute_attention_lib;
 cute_attention_lib *cute_attention_lib_new(cute_runtime *rt);
 void cute_attention_lib_free(cute_attention_lib *lib);
-/* The kernel the library's calls use from now on (AUTO, the default: by the target). */
-void cute_attention_lib_set_variant(cute_attention_lib *lib, cute_attention_variant v);
+/* The kernel the library's calls use from now on (AUTO, the default: by the target) and its
+ * key tile (block_n, cute_attention_config's; 0, the default: the kernel's choice). */
+void cute_attention_lib_set_kernel(cute_attention_lib *lib, cute_attention_variant v, int block_n);
 
 /* O = attention(Q, K, V).  Q, O (B,Sq,H,D); K, V (B,Sk,G,D), G dividing H; lse (B,H,Sq) f32
  * or NULL; scale 0 means 1/sqrt(D).  A malformed call is CUTE_ERR_INVALID with the reason

@@ -21,6 +21,7 @@ typedef struct attn_opts {
     bool causal, shape_given;
     double scale;
     cute_attention_variant variant; /* --variant */
+    int64_t block_n;                /* --block-n */
     cli_kernel_opts k; /* --iters, --emit, --arch, --backend */
 } attn_opts;
 
@@ -29,13 +30,13 @@ static int usage(const char *cmd)
     fprintf(stderr,
             "usage: cutec %s attention [--batch B] [--heads H] [--kv-heads G] [--seqlen S]\n"
             "         [--headdim 64|128|256] [--causal] [--dtype bf16|f16] [--scale X] [--iters N]\n"
-            "         [--variant auto|sm80|hopper]\n"
+            "         [--variant auto|sm80|hopper] [--block-n N]\n"
             "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
             "  O = softmax(scale Q K^T) V, Q and O (B,S,H,D), K and V (B,S,G,D), G dividing H;\n"
             "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
             "  bench: 8x16x4096 d128 and 16x32x2048 d64 (or the shape given), causal and not, with torch\n"
             "  SDPA (bench/torch_attention.py) beside; --backend interp checks without timing;\n"
-            "  --variant: the kernel (auto: hopper on sm_90, sm80 elsewhere)\n",
+            "  --variant: the kernel (auto: hopper on sm_90, sm80 elsewhere); --block-n: its keys a tile\n",
             cmd);
     return CLI_USAGE;
 }
@@ -70,6 +71,8 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
         snprintf(why, n, "64, 128 or 256");
     else if (!strcmp(k, "--variant"))
         ok = variant_parse(v, &o->variant), snprintf(why, n, "auto, sm80 or hopper");
+    else if (!strcmp(k, "--block-n"))
+        ok = cli_int(v, 16, 256, &o->block_n, why, n);
     else if (!strcmp(k, "--scale"))
         ok = sscanf(v, "%lf", &o->scale) == 1 && isfinite(o->scale) && o->scale > 0;
     else
@@ -113,7 +116,7 @@ static const cute_fn *compile(cute_runtime *rt, const void *cfg, char *err, size
 
 static int emit(const attn_opts *o)
 {
-    cute_attention_config cfg = {o->dtype, (int)o->D, o->causal, true, o->variant};
+    cute_attention_config cfg = {o->dtype, (int)o->D, o->causal, true, o->variant, (int)o->block_n};
     return cli_emit_compiled("attention", compile, &cfg, o->k.emit, o->k.arch);
 }
 
@@ -230,9 +233,10 @@ static double run_one(problem *p, const attn_opts *o, int64_t *bad, int64_t *row
 
 static void describe(const attn_opts *o, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s B=%lld H=%lld G=%lld S=%lld D=%lld%s%s%s", cute_dtype_name(o->dtype), (long long)o->B,
-             (long long)o->H, (long long)o->G, (long long)o->S, (long long)o->D, o->causal ? " causal" : "",
-             o->variant ? " " : "", o->variant ? variant_names[o->variant] : "");
+    int len = snprintf(buf, n, "%s B=%lld H=%lld G=%lld S=%lld D=%lld%s%s%s", cute_dtype_name(o->dtype),
+                       (long long)o->B, (long long)o->H, (long long)o->G, (long long)o->S, (long long)o->D,
+                       o->causal ? " causal" : "", o->variant ? " " : "", o->variant ? variant_names[o->variant] : "");
+    if (o->block_n && len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, " bn%lld", (long long)o->block_n);
 }
 
 static int run(const attn_opts *o)
@@ -243,7 +247,7 @@ static int run(const attn_opts *o)
         return CLI_FAIL;
     }
     p.lib = cute_attention_lib_new(p.rt);
-    cute_attention_lib_set_variant(p.lib, o->variant);
+    cute_attention_lib_set_kernel(p.lib, o->variant, (int)o->block_n);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int64_t bad = -1, rows = 0;
     double ms = problem_make(&p, o, &seed) ? run_one(&p, o, &bad, &rows) : -2;
@@ -327,7 +331,7 @@ static int bench(const attn_opts *base)
            dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock);
     printf("%-40s %9s %9s %8s %9s %7s\n", "attention forward", "ms", "TFLOP/s", "checked", "SDPA", "of SDPA");
     cute_attention_lib *lib = cute_attention_lib_new(rt);
-    cute_attention_lib_set_variant(lib, base->variant);
+    cute_attention_lib_set_kernel(lib, base->variant, (int)base->block_n);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int rc = CLI_OK;
     for (int s = 0; s < n; s++)

@@ -169,7 +169,7 @@ static void on(const char *backend, const attn_case *cases, int n, cute_attentio
         return;
     }
     cute_attention_lib *lib = cute_attention_lib_new(rt);
-    cute_attention_lib_set_variant(lib, v);
+    cute_attention_lib_set_kernel(lib, v, 0);
     char what[64];
     snprintf(what, sizeof what, "%s%s", backend, v == CUTE_ATTENTION_HOPPER ? " hopper" : "");
     for (int i = 0; i < n; i++) run_case(lib, cute_runtime_backend(rt), &cases[i], what);
@@ -184,7 +184,7 @@ static void p_is_the_a_fragment(cute_dtype d, int D, bool hopper)
     cute_alg a;
     cute_alg_init(&a, NULL);
     attn_plan p;
-    cute_attention_config cfg = {d, D, false, true, hopper ? CUTE_ATTENTION_HOPPER : CUTE_ATTENTION_SM80};
+    cute_attention_config cfg = {d, D, false, true, hopper ? CUTE_ATTENTION_HOPPER : CUTE_ATTENTION_SM80, 0};
     CHECK(hopper ? attn_plan_hopper(&a, &cfg, &p) : attn_plan_make(&a, &cfg, &p), "plan: %s", a.error);
     /* Hopper: S's C fragment is wgmma SS's, P's A fragment wgmma RS's */
     const cute_tiled_mma *pv = hopper ? &p.pv : &p.mma;
@@ -241,6 +241,15 @@ static void misuse(void)
               cases[i].says);
     }
     cute_attention_lib_free(lib);
+    /* key tiles the kernels do not take */
+    cute_attention_config bad[2] = {{CUTE_BF16, 128, false, true, CUTE_ATTENTION_HOPPER, 100},
+                                    {CUTE_BF16, 64, false, true, CUTE_ATTENTION_SM80, 128}};
+    const char *says[2] = {"100 keys a tile at head dim 128 (a multiple of 16", "key tiles are 64 keys (block_n 128)"};
+    for (int i = 0; i < 2; i++) {
+        const cute_fn *f = cute_attention_compile(rt, &bad[i], err, sizeof err);
+        CHECK(!f && strstr(err, says[i]), "block_n %d: %s (want \"%s\")", bad[i].block_n, f ? "compiled" : err, says[i]);
+        cute_fn_free(f);
+    }
     cute_runtime_free(rt);
 }
 
@@ -297,12 +306,12 @@ static void register_reports(void)
     for (int i = 0; i < 5; i++) { /* d64 sm_80, d64 causal sm_90a, d128 sm_90a, d128 causal sm_80, d256 sm_90a */
         const char *arch = (i == 1 || i == 2 || i == 4) ? "sm_90a" : "sm_80";
         cute_attention_config cfg = {i & 1 ? CUTE_F16 : CUTE_BF16, i == 4 ? 256 : i & 2 ? 128 : 64, (i & 1) != 0, true,
-                                     CUTE_ATTENTION_SM80};
+                                     CUTE_ATTENTION_SM80, 0};
         report(rt, &cfg, arch, cfg.head_dim == 128 ? 64 : 0);
     }
     for (int i = 0; i < 6; i++) { /* the Hopper kernel: d64, d128, d256, each causal and not */
         cute_attention_config cfg = {i & 1 ? CUTE_F16 : CUTE_BF16, 64 << (i / 2), (i & 1) != 0, true,
-                                     CUTE_ATTENTION_HOPPER};
+                                     CUTE_ATTENTION_HOPPER, 0};
         report(rt, &cfg, "sm_90a", 0);
     }
     cute_runtime_free(rt);
@@ -326,7 +335,7 @@ int main(void)
         {1, 200, 200, 2, 2, 64, false, false, CUTE_BF16, 0},
         {1, 200, 131, 4, 2, 64, true, true, CUTE_F16, 0},
         {1, 200, 200, 2, 1, 128, true, false, CUTE_BF16, 0.2},
-        {2, 70, 150, 1, 1, 128, false, true, CUTE_F16, 0},
+        {2, 70, 400, 1, 1, 128, false, true, CUTE_F16, 0}, /* 176-key tiles: 3, the last partial */
         {1, 150, 150, 1, 1, 256, true, false, CUTE_BF16, 0},
     };
     for (int hopper = 0; hopper < 2; hopper++) {

@@ -36,8 +36,8 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
     cute_arg_spec specs[6];
     make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "attention_fwd%s_%s_d%d%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
-             cfg->head_dim, cfg->causal ? "_causal" : "", cfg->lse ? "_lse" : "");
+    snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
+             cfg->head_dim, (long long)plan->bn, cfg->causal ? "_causal" : "", cfg->lse ? "_lse" : "");
     const cute_fn *f = cute_compile(rt, name, hopper ? attn_hopper_host : attn_fwd_host, plan, cfg->lse ? 6 : 5,
                                     specs, err, n);
     free(plan); /* only needed while tracing */

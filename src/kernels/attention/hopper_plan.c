@@ -47,11 +47,16 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, attn_plan *
     if (cfg->head_dim != 64 && cfg->head_dim != 128 && cfg->head_dim != 256)
         return cute_alg_fail(a, "attention hopper: head dim %d (64, 128 or 256)", cfg->head_dim);
     p->d = cfg->head_dim, p->bm = 128, p->threads = 3 * 128;
-    /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers */
-    p->bn = p->d == 256 ? 64 : 128;
+    /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
+     * (and P's bn / 4); FlashAttention 3's tiles */
+    p->bn = cfg->block_n ? cfg->block_n : p->d == 256 ? 64 : p->d == 128 && !cfg->causal ? 176 : 128;
     int64_t es = 2, q = p->bm * p->d * es, stage = 2 * p->bn * p->d * es;
     int64_t fit = (SMEM_BYTES - q) / stage;
     p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
+    if (p->bn < 64 || p->bn > 256 || p->bn % 16 || p->stages < 2)
+        return cute_alg_fail(a, "attention hopper: %lld keys a tile at head dim %lld (a multiple of 16, 64 "
+                             "to 256, whose K and V tiles fit twice in shared memory beside Q's)",
+                             (long long)p->bn, (long long)p->d);
     if (!make_mma(a, cfg->dtype, p->bn, false, &p->mma) || !make_mma(a, cfg->dtype, p->d, true, &p->pv))
         return false;
     p->smem_q = tile_of(a, cfg->dtype, p->bm, p->d, 0);

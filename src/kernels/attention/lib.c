@@ -18,6 +18,7 @@ struct cute_attention_lib {
     pthread_mutex_t lock;
     fn_cache fns; /* cute_attention_config keys */
     cute_attention_variant variant;
+    int block_n;
 };
 
 cute_attention_lib *cute_attention_lib_new(cute_runtime *rt)
@@ -38,16 +39,16 @@ void cute_attention_lib_free(cute_attention_lib *lib)
     free(lib);
 }
 
-void cute_attention_lib_set_variant(cute_attention_lib *lib, cute_attention_variant v)
+void cute_attention_lib_set_kernel(cute_attention_lib *lib, cute_attention_variant v, int block_n)
 {
-    if (lib) lib->variant = v;
+    if (lib) lib->variant = v, lib->block_n = block_n;
 }
 
 static bool same(const void *x, const void *y)
 {
     const cute_attention_config *a = x, *b = y;
     return a->dtype == b->dtype && a->head_dim == b->head_dim && a->causal == b->causal &&
-           a->lse == b->lse && a->variant == b->variant;
+           a->lse == b->lse && a->variant == b->variant && a->block_n == b->block_n;
 }
 
 static const cute_fn *compile(cute_runtime *rt, const void *cfg, const void *user, char *err, size_t n)
@@ -146,7 +147,8 @@ cute_status cutec_attention_fwd(cute_attention_lib *lib, const cute_call_arg *Q,
     const cute_call_arg *t[4] = {Q, K, V, O};
     if (!call_ok(t, lse, scale, err, n)) return CUTE_ERR_INVALID;
     if (Q->shape[0] == 0 || Q->shape[1] == 0 || Q->shape[2] == 0) return CUTE_OK;
-    cute_attention_config cfg = {(cute_dtype)Q->dtype, (int)Q->shape[3], causal, lse != NULL, lib->variant};
+    cute_attention_config cfg = {(cute_dtype)Q->dtype, (int)Q->shape[3], causal, lse != NULL, lib->variant,
+                                 lib->block_n};
     cfg.variant = attn_variant(lib->rt, &cfg);
     const cute_fn *f = fn_for(lib, &cfg, err, n);
     if (!f) return CUTE_ERR_COMPILE;

@@ -66,6 +66,8 @@ bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
     if (cfg->head_dim != 64 && cfg->head_dim != 128 && cfg->head_dim != 256)
         return cute_alg_fail(a, "attention: head dim %d (64, 128 or 256)", cfg->head_dim);
     p->d = cfg->head_dim;
+    if (cfg->block_n && cfg->block_n != 64)
+        return cute_alg_fail(a, "attention: the SM80 kernel's key tiles are 64 keys (block_n %d)", cfg->block_n);
     /* 128 x 64 tiles of S (O's accumulators a thread: D / 2 at 64 and 128, S's 64); at head
      * dim 256, 64 x 64 (each warp 16 rows: O's 128 and S's 32 a thread), as FlashAttention
      * 2's SM80 kernel tiles it */
