@@ -90,9 +90,13 @@ bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out);
  * k-tiles of bk, `stages` k-tiles in shared memory, warps_m x warps_n warps; the tensor-core
  * kernels' blocks rasterized `raster` tiles along N (L2 reuse; 1: none); read_bytes, f64's
  * tensor-core fragment reads from K-major tiles: 16 (LDS.128, ptxas then moves A's values
- * into DMMA order) or 8 (LDS.64 straight into place), both free of bank conflicts. */
+ * into DMMA order) or 8 (LDS.64 straight into place), both free of bank conflicts.
+ * cluster_m x cluster_n: the Hopper kernel's thread-block clusters (1x1, 2x1 or 1x2; 0: the
+ * library's choice), the blocks of a cluster taking neighbouring tiles and multicasting the
+ * operand they share (B along M, A along N) with TMA. */
 typedef struct cute_gemm_tiling {
     int bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes;
+    int cluster_m, cluster_n;
 } cute_gemm_tiling;
 
 /* Which mode of an operand has stride 1: 0 (M-major A / N-major B / column-major C) or 1. */

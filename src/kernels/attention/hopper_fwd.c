@@ -76,7 +76,7 @@ static void producer(cute_ctx *c, const attn_plan *p, const attn_block *t, const
               cute_pipeline_producer_barrier(c, &m->pq, &sq));
     cute_pipeline_producer_commit(c, &m->pq, &sq);
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
-    CUTE_FOR(c, n, cute_i(0), t->n_end) {
+    CUTE_FOR(c, n, t->n_begin, t->n_end) {
         cute_pipeline_producer_acquire(c, &m->pk, &s, (cute_val){0});
         load_rows(c, p, &p->tma_k, x->k, x->tk, t->b, n, t->hk, stage(c, m->k, 3, &s),
                   cute_pipeline_producer_barrier(c, &m->pk, &s));
@@ -147,7 +147,7 @@ static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const 
 {
     /* (partitioned here: in the branch below the tracer cannot tell which threads run) */
     cute_tensor coords = cute_partition_C(c, f->qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
-    CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask(c, f->acc_s, coords, t->sk, p->cfg.causal); }
+    CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, attn_cfg_band(&p->cfg)); }
     attn_softmax_scores(c, r, f->acc_s, scale_log2, corr);
 }
 
@@ -196,9 +196,9 @@ static void consumer(cute_ctx *c, const attn_plan *p, const attn_block *t, const
     issue_scores(c, p, m, &f, &sk);
     your_turn(c, first);
     retire(c, 0, &m->pk, &sk);
-    softmax(c, p, t, &f, &r, cute_i(0), scale_log2, corr); /* (O is 0: no rescale) */
+    softmax(c, p, t, &f, &r, t->n_begin, scale_log2, corr); /* (O is 0: no rescale) */
     to_p(c, p, &f, rp);
-    CUTE_FOR(c, n, cute_i(1), t->n_end) {
+    CUTE_FOR(c, n, cute_add(a, t->n_begin, cute_i(1)), t->n_end) {
         my_turn(c, first);
         issue_scores(c, p, m, &f, &sk);
         issue_attend(c, p, m, &f, rp, &sv);
@@ -220,8 +220,15 @@ static void consumer(cute_ctx *c, const attn_plan *p, const attn_block *t, const
 static hop_smem shared_memory(cute_ctx *c, const attn_plan *p)
 {
     cute_smem_allocator al = cute_smem_allocator_new(c);
-    attn_smem t = attn_smem_tiles(c, p, &al);
-    hop_smem m = {t.q, t.k, t.v, t.vt, {0}, {0}, {0}};
+    cute_dtype d = p->cfg.dtype;
+    hop_smem m;
+    m.q = cute_smem_alloc_tensor_swizzled(c, &al, d, p->smem_q.sw, p->smem_q.layout, 16);
+    m.k = cute_smem_alloc_tensor_swizzled(c, &al, d, p->smem_kv.sw, p->smem_kv.layout, 16);
+    m.v = cute_smem_alloc_tensor_swizzled(c, &al, d, p->smem_kv.sw, p->smem_kv.layout, 16);
+    long long D = p->d, bn = p->bn;
+    cute_layout tr = cute_layout_fmt(cute_ctx_alg(c), "(%lld,%lld,%d):(%lld,1,%lld)", D, bn, p->stages, bn, bn * D);
+    cute_tiler t = cute_tiler_layout(&tr);
+    m.vt = cute_tensor_compose(c, m.v, &t); /* V's stages seen as (D, bn, stages) */
     int threads = CONSUMERS * WARPGROUP;
     m.pq = cute_pipeline_tma_async_create(c, &al, 1, threads, p->tma_q.bytes * (p->d / 64));
     m.pk = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_k.bytes * (p->d / 64));

@@ -46,6 +46,9 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, attn_plan *
         return cute_alg_fail(a, "attention hopper: %s inputs (f16 or bf16)", cute_dtype_name(cfg->dtype));
     if (cfg->head_dim != 64 && cfg->head_dim != 128 && cfg->head_dim != 256)
         return cute_alg_fail(a, "attention hopper: head dim %d (64, 128 or 256)", cfg->head_dim);
+    if (cfg->window || cfg->varlen)
+        return cute_alg_fail(a, "attention hopper: %s are not taken yet (the SM80 kernel takes them)",
+                             cfg->window ? "sliding windows" : "packed sequences");
     p->d = cfg->head_dim, p->bm = 128, p->threads = 3 * 128;
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles */

@@ -124,16 +124,16 @@ static void correct(cute_runtime *rt, const hcase *k, const char *where)
     int64_t bad;
     cute_status s = run(rt, k, 0, &bad, why, sizeof why);
     CHECK(s == CUTE_OK && bad == 0, "%s hopper %s->%s %lldx%lldx%lld A %s-major, B %s-major, C %s-major tile %dx%d, "
-          "%d stages: %s %s", where, cute_dtype_name(k->d), cute_dtype_name(k->cd), (long long)k->M, (long long)k->N,
+          "%d stages, cluster %dx%d: %s %s", where, cute_dtype_name(k->d), cute_dtype_name(k->cd), (long long)k->M, (long long)k->N,
           (long long)k->K, k->mn & 1 ? "M" : "K", k->mn & 2 ? "N" : "K", k->cmajor ? "row" : "column", k->tile.bm,
-          k->tile.bn, k->tile.stages, cute_status_name(s), why);
+          k->tile.bn, k->tile.stages, k->tile.cluster_m, k->tile.cluster_n, cute_status_name(s), why);
 }
 
 /* the interpreter's report of a broken pipeline: not OK, and naming each thing in `want` */
 static void broken(cute_runtime *rt, unsigned how, const char *const *want, const char *what)
 {
     /* one N tile of 64, 64 rows (one consumer), 3 stages and 5 k-tiles: the producer wraps */
-    hcase k = {72, 40, 5 * 64 - 8, CUTE_BF16, CUTE_F32, 1, 1.0, 0.0, {64, 64, 0, 3, 0, 0, 0, 0}, 0};
+    hcase k = {72, 40, 5 * 64 - 8, CUTE_BF16, CUTE_F32, 1, 1.0, 0.0, {64, 64, 0, 3, 0, 0, 0, 0, 0, 0}, 0};
     char why[8192];
     int64_t bad;
     cute_status s = run(rt, &k, how, &bad, why, sizeof why);
@@ -166,13 +166,13 @@ static void refused(cute_runtime *rt)
         const char *want;
     } r[] = {
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 0, 1}, .align_bytes = 16,
-          .tiling = {128, 48, 0, 0, 0, 0, 0, 0}}, "multiple of 64"},
+          .tiling = {128, 48, 0, 0, 0, 0, 0, 0, 0, 0}}, "multiple of 64"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 4}, "16-byte"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_F32, .major = {1, 1, 1}, .align_bytes = 16}, "f16, bf16"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_E4M3, .c_dtype = CUTE_F32, .major = {0, 1, 1}, .align_bytes = 16},
          "K-major"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16,
-          .tiling = {128, 256, 0, 9, 0, 0, 0, 0}}, "stages"},
+          .tiling = {128, 256, 0, 9, 0, 0, 0, 0, 0, 0}}, "stages"},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         char err[1024] = "";
@@ -192,20 +192,29 @@ static void interp(void)
     }
     static const hcase k[] = {
         {136, 200, 72, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {0}, 0},
-        {136, 200, 72, CUTE_F16, CUTE_F16, 0, -1.0, 0.0, {128, 128, 0, 0, 0, 0, 0, 0}, 0},
-        {72, 48, 328, CUTE_BF16, CUTE_BF16, 1, 0.75, 2.0, {64, 48, 0, 2, 0, 0, 0, 0}, 0},
+        {136, 200, 72, CUTE_F16, CUTE_F16, 0, -1.0, 0.0, {128, 128, 0, 0, 0, 0, 0, 0, 0, 0}, 0},
+        {72, 48, 328, CUTE_BF16, CUTE_BF16, 1, 0.75, 2.0, {64, 48, 0, 2, 0, 0, 0, 0, 0, 0}, 0},
         /* 12 tiles on the interpreter's 2 resident blocks: 6 each, the raster's band narrower
          * than 8 N-tiles, C through shared memory */
-        {200, 136, 200, CUTE_F16, CUTE_F32, 0, 1.0, 0.5, {64, 64, 0, 2, 0, 0, 0, 0}, 0},
+        {200, 136, 200, CUTE_F16, CUTE_F32, 0, 1.0, 0.5, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0}, 0},
         /* an f32 C's 128 x 256 tile in two parts of N (and the first case row-major) */
         {136, 264, 136, CUTE_BF16, CUTE_F32, 0, 1.0, -1.0, {0}, 0},
         /* M-major A, N-major B, both: TMA boxes of 64 rows, wgmma's transposed operands */
         {136, 264, 136, CUTE_BF16, CUTE_BF16, 1, 1.5, 0.0, {0}, 1},
-        {136, 200, 72, CUTE_F16, CUTE_F32, 0, 1.0, 0.25, {128, 128, 0, 0, 0, 0, 0, 0}, 2},
-        {72, 136, 200, CUTE_BF16, CUTE_F16, 1, -0.5, 0.0, {64, 64, 0, 2, 0, 0, 0, 0}, 3},
+        {136, 200, 72, CUTE_F16, CUTE_F32, 0, 1.0, 0.25, {128, 128, 0, 0, 0, 0, 0, 0, 0, 0}, 2},
+        {72, 136, 200, CUTE_BF16, CUTE_F16, 1, -0.5, 0.0, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0}, 3},
+        /* clusters: 2x1 multicasting B (one cluster walking two tiles), 1x2 multicasting A
+         * with 3 N tiles (the last cluster's second tile wholly outside C), 2x1 with
+         * M-/N-major operands (each 64-row box split between the two blocks along K) */
+        {136, 200, 72, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {128, 128, 0, 0, 0, 0, 0, 0, 2, 1}, 0},
+        {200, 136, 200, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {64, 64, 0, 2, 0, 0, 0, 0, 1, 2}, 0},
+        {136, 264, 136, CUTE_BF16, CUTE_BF16, 1, 1.5, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 2, 1}, 3},
+        /* 2x2: each stage filled by the block's row and column (3 releases a warp) */
+        {136, 264, 72, CUTE_BF16, CUTE_F32, 0, 1.0, 0.0, {128, 128, 0, 0, 0, 0, 0, 0, 2, 2}, 0},
         /* fp8: k-tiles of 128, wgmma of 32 of K */
         {136, 200, 336, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, {0}, 0},
-        {72, 136, 208, CUTE_E5M2, CUTE_F32, 0, 0.5, -1.0, {64, 64, 0, 2, 0, 0, 0, 0}, 0},
+        {72, 136, 208, CUTE_E5M2, CUTE_F32, 0, 0.5, -1.0, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0}, 0},
+        {136, 200, 336, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, {0, 128, 0, 0, 0, 0, 0, 0, 1, 2}, 0},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
     broken_all(rt);
@@ -231,9 +240,17 @@ static void gpu(void)
         {1024, 509, 264, CUTE_F16, CUTE_F16, 0, 1.0, 0.0, {0}, 0},
         {2048, 2048, 2048, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0}, 0},
         {4096, 4096, 4096, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0}, 0},
-        {777, 1000, 1000, CUTE_BF16, CUTE_BF16, 1, 1.0, 1.0, {128, 128, 0, 0, 0, 0, 0, 0}, 0},
+        {777, 1000, 1000, CUTE_BF16, CUTE_BF16, 1, 1.0, 1.0, {128, 128, 0, 0, 0, 0, 0, 0, 0, 0}, 0},
+        /* clusters: B multicast along M (odd M tiles: a block of the last cluster has none),
+         * A along N with M-/N-major operands, and 2x2 */
+        {1921, 1024, 1000, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {0, 0, 0, 0, 0, 0, 0, 0, 2, 1}, 0},
+        {1024, 1280, 264, CUTE_F16, CUTE_F32, 0, 1.0, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 1, 2}, 3},
+        {4096, 4096, 4096, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 2, 1}, 0},
+        {2048, 2048, 1024, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 2, 2}, 0},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "cuda");
+    printf("resident blocks of 384 threads (one an SM): %d alone, %d in clusters of 2, %d of 4\n",
+           gemm_resident_blocks(rt, 1, 384), gemm_resident_blocks(rt, 2, 384), gemm_resident_blocks(rt, 4, 384));
     cute_runtime_free(rt);
 }
 
