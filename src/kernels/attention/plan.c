@@ -67,6 +67,8 @@ bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
     /* 128 x 64 tiles of S (O's accumulators a thread: D / 2 at 64 and 128, S's 64); at head
      * dim 256, 64 x 64 (each warp 16 rows: O's 128 and S's 32 a thread), as FlashAttention
      * 2's SM80 kernel tiles it */
+    if (cfg->block_n && cfg->block_n != 64)
+        return cute_alg_fail(a, "attention: the SM80 kernel's key tiles are 64 keys (block_n %d)", cfg->block_n);
     return attn_plan_sized(a, cfg, p, cfg->head_dim == 256 ? 64 : 128, 4);
 }
 
