@@ -90,6 +90,7 @@ static void each_broken(cute_backend be)
         {TC_WRONG_LANES, CUTE_CHECK_TMEM, "may access tensor-memory lanes", L.ld},
         {TC_TOO_MANY, CUTE_CHECK_TMEM, "64 of the 512 are allocated", L.alloc},
         {TC_HOPPER_DESC, CUTE_CHECK_TMEM, "version 0 in bits 46-47", L.mma},
+        {TC_BARRIER_NOT_WAIT, CUTE_CHECK_TMEM, "reads before waiting for the mbarrier", L.ld},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const broken *c = &cases[i];
