@@ -142,7 +142,7 @@ static void p_is_the_a_fragment(cute_dtype d, int D, bool hopper)
     cute_alg_init(&a, NULL);
     attn_plan p;
     cute_attention_config cfg = {.dtype = d, .head_dim = D, .causal = false, .lse = true};
-    CHECK(hopper ? attn_plan_hopper(&a, &cfg, &p) : attn_plan_make(&a, &cfg, &p), "plan: %s", a.error);
+    CHECK(hopper ? attn_plan_hopper(&a, &cfg, 0, &p) : attn_plan_make(&a, &cfg, &p), "plan: %s", a.error);
     const cute_tiled_mma *pv = hopper ? &p.pv : &p.mma;
     cute_layout tile = cute_layout_fmt(&a, "(%lld,%lld):(1,%lld)", (long long)p.bm, (long long)p.bn, (long long)p.bm);
     int64_t bad = 0, n = 0;
