@@ -81,6 +81,26 @@ cute_val cute_pipeline_consumer_try_wait(cute_ctx *c, const cute_pipeline *p, co
 void cute_pipeline_consumer_wait(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s, cute_val token);
 void cute_pipeline_consumer_release(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s);
 
+/* PipelineTmaStore (CuTe DSL's cutlass.pipeline.PipelineTmaStore): `stages` shared buffers
+ * that TMA stores (cute_tma_store / cute_tma_copy to a coordinate tile) read out, in the bulk
+ * groups of the one thread that issues them, with no barriers: acquire waits until at most
+ * stages - 1 of that thread's stores still read their buffer (cp.async.bulk.wait_group.read),
+ * so that the oldest buffer may be written again; commit closes the stores issued since
+ * into a group (a cute_tma_store closes its own, so after one it adds an empty group, which
+ * is never pending); tail waits until every store is complete (before the block exits, or
+ * before the buffers are given another use).  One buffer's stores a group: a kernel that
+ * writes buffer i % stages for its i-th group, acquiring after each commit, never writes a
+ * buffer a store still reads.  The other threads that write the buffers meet the issuing
+ * thread at a barrier after its acquire. */
+typedef struct cute_pipeline_tma_store {
+    int stages;
+} cute_pipeline_tma_store;
+
+cute_pipeline_tma_store cute_pipeline_tma_store_create(cute_ctx *c, int stages);
+void cute_pipeline_tma_store_producer_acquire(cute_ctx *c, const cute_pipeline_tma_store *p);
+void cute_pipeline_tma_store_producer_commit(cute_ctx *c, const cute_pipeline_tma_store *p);
+void cute_pipeline_tma_store_producer_tail(cute_ctx *c, const cute_pipeline_tma_store *p);
+
 #ifndef CUTEC_NO_SITE_MACROS
 #define cute_make_pipeline_state(c, ...) CUTE__CTX_AT((c), cute_make_pipeline_state((c), __VA_ARGS__))
 #define cute_pipeline_state_advance(c, ...) CUTE__CTX_AT((c), cute_pipeline_state_advance((c), __VA_ARGS__))
@@ -96,6 +116,10 @@ void cute_pipeline_consumer_release(cute_ctx *c, const cute_pipeline *p, const c
 #define cute_pipeline_consumer_try_wait(c, ...) CUTE__CTX_AT((c), cute_pipeline_consumer_try_wait((c), __VA_ARGS__))
 #define cute_pipeline_consumer_wait(c, ...) CUTE__CTX_AT((c), cute_pipeline_consumer_wait((c), __VA_ARGS__))
 #define cute_pipeline_consumer_release(c, ...) CUTE__CTX_AT((c), cute_pipeline_consumer_release((c), __VA_ARGS__))
+#define cute_pipeline_tma_store_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_store_create((c), __VA_ARGS__))
+#define cute_pipeline_tma_store_producer_acquire(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_store_producer_acquire((c), __VA_ARGS__))
+#define cute_pipeline_tma_store_producer_commit(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_store_producer_commit((c), __VA_ARGS__))
+#define cute_pipeline_tma_store_producer_tail(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_store_producer_tail((c), __VA_ARGS__))
 #endif
 
 CUTE_API_END

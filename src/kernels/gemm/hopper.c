@@ -8,7 +8,8 @@
  *   warpgroups 1..consumers: each waits for a stage, multiplies its 64 rows of the k-tile
  *     with wgmma straight from the swizzled stage (one batch per k-tile), keeps one batch in
  *     flight (wait_group 1) and releases the stage the batch before read once it retired;
- *     then the epilogue (hopper_epilogue.c).
+ *     then the epilogue (hopper_store.c: stmatrix and TMA stores; hopper_epilogue.c: the
+ *     16-byte stores of an f32 C).
  *
  * In clusters of cluster_m x cluster_n blocks (tile_sched.c), the blocks of a cluster that
  * share B's tile (along M) or A's (along N) each load 1/cluster of it and TMA multicasts it to
@@ -73,6 +74,7 @@ static void multicast_opts(cute_ctx *c, const gemm_plan *p, cute_tma_copy_opts *
 /* The call's operands, for the tiles of C each role walks */
 typedef struct hopper_args {
     cute_tensor mA, mB, mC, cA, cB, cC;
+    cute_tensor mV; /* the fused epilogue's vector (C where it has none) */
     gemm_sched sched;
 } hopper_args;
 
@@ -165,7 +167,7 @@ static void mainloop(cute_ctx *c, const gemm_plan *p, const hopper_smem *m, cons
 
 /* tid: the thread's index among the consumers */
 static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const hopper_smem *m, cute_int tid,
-                     cute_val alpha, cute_val beta)
+                     cute_val alpha, cute_val beta, cute_val mapC)
 {
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
     gemm_tiles first = tile(c, p, g, cute_i(0)); /* (the accumulators' shape: any tile's) */
@@ -178,8 +180,10 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
     CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
         gemm_tiles t = tile(c, p, g, w);
         mainloop(c, p, m, &t, &read, &done, &f);
-        gemm_hopper_epilogue(c, p, tid, &t, f.acc, alpha, beta, m->sC);
+        if (p->tma_store) gemm_hopper_store_epilogue(c, p, tid, &t, f.acc, alpha, beta, m->sC, mapC, g->mV);
+        else gemm_hopper_epilogue(c, p, tid, &t, f.acc, alpha, beta, m->sC);
     }
+    gemm_hopper_store_drain(c, p, tid);
 }
 
 /* the stages, C's tile (its own memory: the producer fills the stages with the next tile
@@ -191,7 +195,9 @@ static hopper_smem shared_memory(cute_ctx *c, const gemm_plan *p)
     m.sA = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_a.sw, p->smem_a.layout, 16);
     m.sB = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_b.sw, p->smem_b.layout, 16);
     m.sC = m.sA;
-    if (p->smem_epilogue)
+    if (p->tma_store)
+        m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_store.sw, p->smem_store.layout, 16);
+    else if (p->smem_epilogue)
         m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw, p->smem_c.layout, 16);
     int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]) -
                  (p->broken & GEMM_BREAK_EXPECT_TX ? 16 : 0);
@@ -205,12 +211,12 @@ static hopper_smem shared_memory(cute_ctx *c, const gemm_plan *p)
 
 static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
                           cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
-                          cute_val mapB)
+                          cute_val mapB, cute_val mapC, cute_tensor mV)
 {
     const gemm_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     cute_kernel_min_blocks(c, 1);
-    hopper_args g = {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)};
+    hopper_args g = {mA, mB, mC, cA, cB, cC, mV, gemm_sched_make(c, p, mC, p->raster)};
     hopper_smem m = shared_memory(c, p);
     cute_int tid = cute_thread_idx(c, 0);
     CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
@@ -221,7 +227,7 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tens
     }
     CUTE_ELSE(c) {
         cute_setmaxregister_increase(c, CONSUMER_REGS);
-        consumer(c, p, &g, &m, cute_sub(a, tid, cute_i(WARPGROUP)), alpha, beta);
+        consumer(c, p, &g, &m, cute_sub(a, tid, cute_i(WARPGROUP)), alpha, beta, mapC);
     }
 }
 
@@ -254,6 +260,9 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
     gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
+    if (p->tma_store) gemm_hopper_store_atom(c, p, mC);
+    /* (C's store map; A's, unused, where C does not leave by TMA) */
     CUTE_LAUNCH(c, hopper_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
-                p->tma_a.map, p->tma_b.map);
+                p->tma_a.map, p->tma_b.map, p->tma_store ? p->tma_c.map : p->tma_a.map,
+                p->cfg.epilogue.bias ? arg[5].tensor : mC);
 }
