@@ -161,7 +161,7 @@ typedef cute_status (*cute_cuda_emit_fn)(void *user, cute_ir_func *const *kernel
                                          size_t errn);
 
 typedef struct cute_cuda_backend_opts {
-    cute_cuda *cuda;        /* borrowed; NULL: open device 0 and own it */
+    cute_cuda *cuda;        /* borrowed; NULL: open device `device` and own it */
     cute_nvrtc *nvrtc;      /* borrowed; NULL: open NVRTC at the first compile and own it */
     cute_cache *cache;      /* borrowed; NULL: open one from the environment and own it */
     cute_cuda_emit_fn emit; /* the code generator */
@@ -169,6 +169,7 @@ typedef struct cute_cuda_backend_opts {
     const char *arch;                 /* NULL: the device's (cute_device_info.arch) */
     const char *const *extra_options; /* more NVRTC options; part of the cache key */
     int nextra_options;
+    int device; /* the ordinal of the device to open when cuda is NULL (0: the first) */
 } cute_cuda_backend_opts;
 
 /* A backend on the CUDA driver.  CUTE_ERR_NO_DRIVER (with err) when no device is there. */

@@ -699,7 +699,7 @@ cute_status cute_cuda_backend_new(const cute_cuda_backend_opts *o, cute_backend 
     b->emit = o->emit, b->emit_user = o->emit_user;
     cute_status s = CUTE_OK;
     if (!b->cu) {
-        s = cute_cuda_open(NULL, &b->cu, err, n);
+        s = cute_cuda_open(&(cute_cuda_opts){.device = o->device}, &b->cu, err, n);
         b->own_cu = s == CUTE_OK;
     }
     if (s == CUTE_OK && !b->cache) {
