@@ -116,7 +116,17 @@ static double bench_cublas(bench_ctx *x, const gemm_problem *p, int sets, void *
     return v.bad ? -1 : ms;
 }
 
-/* one variant: C back to C0, one call checked, then timed; CLI_OK, CLI_FAIL */
+/* the row's name: the variant's, "+" the fused epilogue's */
+static const char *row_name(const gemm_problem *p, cute_gemm_variant var, char *buf, size_t n)
+{
+    if (!cute_gemm_epilogue_fused(&p->epi)) return cute_gemm_variant_name(var);
+    snprintf(buf, n, "%s%s%s%s", cute_gemm_variant_name(var), p->epi.bias ? "+bias" : "", p->epi.act ? "+" : "",
+             p->epi.act ? cute_gemm_act_name(p->epi.act) : "");
+    return buf;
+}
+
+/* one variant: C back to C0, one call checked (against cuBLAS too where there is no fused
+ * epilogue), then timed; CLI_OK, CLI_FAIL */
 static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant var,
                          const void *ref, double ref_ms, void *got)
 {
@@ -124,7 +134,8 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
     cute_backend *b = x->b;
     size_t cbytes = gemm_operand_bytes(&p->c);
     gemm_lib_call c = {x->lib, var, p, o->alpha, o->beta, ""};
-    const char *name = cute_gemm_variant_name(var);
+    char buf[64];
+    const char *name = row_name(p, var, buf, sizeof buf);
     if (b->vt->upload(b->self, &p[0].c.buf, 0, p[0].c0, cbytes) != CUTE_OK) return CLI_FAIL;
     cute_status s = gemm_call_lib(&c, 0);
     if (s == CUTE_ERR_COMPILE || s == CUTE_ERR_INVALID) { /* a variant that cannot take this (yet) */
@@ -138,7 +149,7 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
     }
     gemm_verdict v;
     gemm_check_sample(p, got, o->alpha, o->beta, gemm_ref_tolerance(o->in, o->out), o->seed + 1, SAMPLES, &v);
-    double diff = ref_ms > 0 ? max_rel_diff(p, got, ref) : -1;
+    double diff = ref_ms > 0 && !cute_gemm_epilogue_fused(&p->epi) ? max_rel_diff(p, got, ref) : -1;
     bool ok = v.bad == 0 && !(diff > diff_bound(o->in, p->k)) && diff == diff;
     plot_progress("size %lld: %s", (long long)p->m, name);
     double ms = gpu_time_calls(x->cu, gemm_call_lib, &c, sets, o->iters);
@@ -174,6 +185,11 @@ static int bench_size(bench_ctx *x, int64_t size)
     if (ref_ms < 0) rc = CLI_FAIL;
     for (int i = 0; i < o->nvariants && rc == CLI_OK; i++)
         if (bench_variant(x, p, sets, o->variants[i], ref, ref_ms, got) != CLI_OK) rc = CLI_FAIL;
+    /* --epilogue: each variant again with it (those without one say so), on the same inputs */
+    for (int i = 0; i < made && rc == CLI_OK && cute_gemm_epilogue_fused(&o->epi); i++)
+        if (!gemm_problem_fuse(x->b, &p[i], &o->epi, o->seed + (uint64_t)i)) rc = CLI_FAIL;
+    for (int i = 0; i < o->nvariants && rc == CLI_OK && cute_gemm_epilogue_fused(&o->epi); i++)
+        if (bench_variant(x, p, sets, o->variants[i], ref, ref_ms, got) != CLI_OK) rc = CLI_FAIL;
     char clock[128];
     gpu_sm_clock(clock, sizeof clock);
     if (clock[0]) printf("#      SM clock after these runs (now, max): %s; %d input set%s rotated\n", clock,
@@ -207,6 +223,10 @@ static void print_header(bench_ctx *x)
     printf(", layout %s (%s), alpha %g, beta %g, seed %llu, gaussian inputs\n", o->layout,
            cli_gemm_major_words(o->layout), o->alpha, o->beta, (unsigned long long)o->seed);
     printf("# cuBLAS: %s\n", cublas_words(o->in));
+    if (cute_gemm_epilogue_fused(&o->epi))
+        printf("# then each variant with the fused epilogue%s%s (its check: float64 with the epilogue; of cuBLAS: plain "
+               "cuBLAS's time)\n", o->epi.bias ? o->epi.bias == CUTE_GEMM_BIAS_ROW ? ", row bias" : ", column bias" : "",
+               o->epi.act ? cute_gemm_act_name(o->epi.act) : "");
     static const char *widths[] = {("each variant's faster width where extents and leading dimensions are <= 32768"),
                                    "32-bit where extents and leading dimensions are <= 32768 (--index 32)",
                                    "64-bit (--index 64)"};
