@@ -4,7 +4,8 @@
 # on the GPU; odd sizes through `cutec run gemm` (every element against float64); then, in
 # one process per line on the same gaussian inputs with cuBLAS beside, the previous epilogue
 # (--store st) against the TMA store, and the plain kernel against each fused epilogue, bf16
-# tn at 8192^3.  Logs go to $OUT (default build/device-out).
+# tn at 8192^3, and the dual GEMM with SwiGLU against two cuBLAS calls + silu(x) * y.  Logs
+# go to $OUT (default build/device-out).
 #   ITERS=10 SIZES=8192 sh scripts/device-hopepi.sh
 . scripts/device-common.sh
 sizes=${SIZES:-8192}
@@ -16,25 +17,25 @@ bench() { timeout 60 build/cutec bench gemm --dtype bf16 --sizes "$sizes" --vari
     make -j16 all build/tests/kernels/gemm/hopper_test 2>&1 | grep -E "error|warning" | head -20
     TEST_TIMEOUT=100 device_tests kernels/gemm/hopper_test
     echo "== run gemm --variant hopper bf16 1024x1000x264: every element against float64"
-    for e in "--store st" "--store tma" "--epilogue gelu_tanh --bias row" "--epilogue silu --bias col --beta 1"; do
+    for e in "--store st" "--store tma" "--epilogue gelu_tanh --bias row" "--epilogue silu --bias col --beta 1" "--epilogue swiglu"; do
         for l in tn tnt; do
             # shellcheck disable=SC2086
             echo "$l $e: $(timeout 30 build/cutec run gemm --variant hopper --dtype bf16 --layout $l --m 1024 --n 1000 --k 264 $e 2>&1 | tail -n 2 | tr '\n' ' ')"
         done
     done
-    echo "== bench bf16: the 16-byte-store epilogue (--store st), then the TMA store (tn: column-major C, tnt: row-major)"
+    echo "== bench bf16 tn: the 16-byte-store epilogue (--store st), then the TMA store"
     bench --layout tn --store st
     bench --layout tn --store tma
-    bench --layout tnt --store st
-    bench --layout tnt --store tma
     echo "== bench bf16 tn: plain, then fused (lines: cuBLAS, hopper, hopper+epilogue)"
     for e in "--epilogue bias" "--epilogue relu --bias col" "--epilogue gelu --bias col" "--epilogue gelu_tanh --bias col" "--epilogue silu"; do
         echo "-- $e"
         # shellcheck disable=SC2086
         bench --layout tn $e
     done
-    echo "== registers and spills (TMA store; gelu_tanh with a column bias)"
-    for e in "--store tma" "--epilogue gelu_tanh --bias col"; do
+    echo "== bench bf16 tn: the dual GEMM with SwiGLU against two cuBLAS calls and cutec's silu(x) * y"
+    bench --layout tn --epilogue swiglu
+    echo "== registers and spills (TMA store; gelu_tanh with a column bias; the dual GEMM)"
+    for e in "--store tma" "--epilogue gelu_tanh --bias col" "--epilogue swiglu"; do
         # shellcheck disable=SC2086
         build/cutec compile gemm --dtype bf16 --variant hopper --layout tn --arch sm_90a $e --emit usage 2>&1 | grep -E "registers|spill"
     done

@@ -119,6 +119,7 @@ static double bench_cublas(bench_ctx *x, const gemm_problem *p, int sets, void *
 /* the row's name: the variant's, "+" the fused epilogue's */
 static const char *row_name(const gemm_problem *p, cute_gemm_variant var, char *buf, size_t n)
 {
+    if (p->dual) return snprintf(buf, n, "%s+swiglu", cute_gemm_variant_name(var)), buf;
     if (!cute_gemm_epilogue_fused(&p->epi)) return cute_gemm_variant_name(var);
     snprintf(buf, n, "%s%s%s%s", cute_gemm_variant_name(var), p->epi.bias ? "+bias" : "", p->epi.act ? "+" : "",
              p->epi.act ? cute_gemm_act_name(p->epi.act) : "");
@@ -149,7 +150,7 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
     }
     gemm_verdict v;
     gemm_check_sample(p, got, o->alpha, o->beta, gemm_ref_tolerance(o->in, o->out), o->seed + 1, SAMPLES, &v);
-    double diff = ref_ms > 0 && !cute_gemm_epilogue_fused(&p->epi) ? max_rel_diff(p, got, ref) : -1;
+    double diff = ref_ms > 0 && !cute_gemm_epilogue_fused(&p->epi) && !p->dual ? max_rel_diff(p, got, ref) : -1;
     bool ok = v.bad == 0 && !(diff > diff_bound(o->in, p->k)) && diff == diff;
     plot_progress("size %lld: %s", (long long)p->m, name);
     double ms = gpu_time_calls(x->cu, gemm_call_lib, &c, sets, o->iters);
@@ -162,6 +163,23 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
     print_row(p->m, name, ms, gemm_flops(p), ref_ms, diff,
               ok ? "ok" : v.bad ? "WRONG vs float64 (sampled)" : "WRONG vs cuBLAS");
     return ok ? CLI_OK : CLI_FAIL;
+}
+
+/* --epilogue swiglu: the unfused reference (two cuBLAS GEMMs and silu(x) * y), then each
+ * variant's dual GEMM against it, on the problems with a B1 added */
+static int bench_swiglu(bench_ctx *x, gemm_problem *p, int sets, const void *ref, void *got)
+{
+    const gemm_opts *o = x->o;
+    for (int i = 0; i < sets; i++)
+        if (!gemm_problem_dual(x->b, &p[i], o->seed + 100 + (uint64_t)i)) return CLI_FAIL;
+    char err[512] = "";
+    double ms = gemm_bench_swiglu_ref(x->rt, x->h, p, sets, o->iters, err, sizeof err);
+    if (ms < 0) return printf("%-6lld cublas x2 + silu*mul failed: %s\n", (long long)p->m, err), CLI_FAIL;
+    print_row(p->m, "cublas x2 + silu*mul", ms, gemm_flops(p), ms, -1, "(the unfused reference)");
+    int rc = CLI_OK;
+    for (int i = 0; i < o->nvariants && rc == CLI_OK; i++)
+        rc = bench_variant(x, p, sets, o->variants[i], ref, ms, got);
+    return rc;
 }
 
 static int bench_size(bench_ctx *x, int64_t size)
@@ -190,6 +208,7 @@ static int bench_size(bench_ctx *x, int64_t size)
         if (!gemm_problem_fuse(x->b, &p[i], &o->epi, o->seed + (uint64_t)i)) rc = CLI_FAIL;
     for (int i = 0; i < o->nvariants && rc == CLI_OK && cute_gemm_epilogue_fused(&o->epi); i++)
         if (bench_variant(x, p, sets, o->variants[i], ref, ref_ms, got) != CLI_OK) rc = CLI_FAIL;
+    if (rc == CLI_OK && o->dual) rc = bench_swiglu(x, p, made, ref, got);
     char clock[128];
     gpu_sm_clock(clock, sizeof clock);
     if (clock[0]) printf("#      SM clock after these runs (now, max): %s; %d input set%s rotated\n", clock,
@@ -223,6 +242,9 @@ static void print_header(bench_ctx *x)
     printf(", layout %s (%s), alpha %g, beta %g, seed %llu, gaussian inputs\n", o->layout,
            cli_gemm_major_words(o->layout), o->alpha, o->beta, (unsigned long long)o->seed);
     printf("# cuBLAS: %s\n", cublas_words(o->in));
+    if (o->dual)
+        printf("# then --epilogue swiglu: C = silu(A B0^T) (A B1^T), two cuBLAS calls and cutec's elementwise silu(x) y, "
+               "then each variant's dual GEMM (TFLOP/s of both products; of cuBLAS: of that)\n");
     if (cute_gemm_epilogue_fused(&o->epi))
         printf("# then each variant with the fused epilogue%s%s (its check: float64 with the epilogue; of cuBLAS: plain "
                "cuBLAS's time)\n", o->epi.bias ? o->epi.bias == CUTE_GEMM_BIAS_ROW ? ", row bias" : ", column bias" : "",

@@ -118,6 +118,7 @@ bool gemm_problem_make(cute_backend *b, gemm_problem *p, cute_dtype in, cute_dty
 void gemm_problem_drop(cute_backend *b, gemm_problem *p)
 {
     operand_drop(b, &p->a), operand_drop(b, &p->b), operand_drop(b, &p->c), operand_drop(b, &p->v);
+    operand_drop(b, &p->b1);
     free(p->c0);
     p->c0 = NULL;
 }
@@ -164,7 +165,14 @@ double gemm_problem_fused_ref(const gemm_problem *p, int64_t m, int64_t n, doubl
     return gemm_ref_epilogue(&p->epi, ref, v);
 }
 
-bool cli_gemm_epilogue_option(const char *k, const char *v, cute_gemm_epilogue *e, bool *known)
+bool gemm_problem_dual(cute_backend *b, gemm_problem *p, uint64_t seed)
+{
+    uint64_t s = seed * 2654435761u + 11;
+    p->dual = true;
+    return operand_make(b, &p->b1, p->in, p->n, p->k, p->l, p->b.major, p->b.ld - (p->b.major ? p->k : p->n), &s);
+}
+
+bool cli_gemm_epilogue_option(const char *k, const char *v, cute_gemm_epilogue *e, bool *dual, bool *known)
 {
     *known = true;
     if (!strcmp(k, "--bias")) {
@@ -172,6 +180,7 @@ bool cli_gemm_epilogue_option(const char *k, const char *v, cute_gemm_epilogue *
         return e->bias != CUTE_GEMM_BIAS_NONE || !strcmp(v, "none");
     }
     if (!strcmp(k, "--epilogue")) {
+        if (!strcmp(v, "swiglu")) return *dual = true;
         if (!strcmp(v, "bias")) return e->bias = e->bias ? e->bias : CUTE_GEMM_BIAS_COL, true;
         return cute_gemm_act_parse(v, &e->act);
     }

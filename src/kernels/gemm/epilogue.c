@@ -40,7 +40,7 @@ static cute_ssa gelu_tanh(cute_ctx *c, cute_ssa x)
 /* x sigmoid(x) = h + h tanh(h), h = x / 2: one tanh.approx and an FMA.  The elementwise
  * library's x / (1 + exp(-x)) costs an IEEE division a value: the 8192^3 bf16 GEMM ran 25%
  * slower with it (H100, bench/RESULTS.md) */
-static cute_ssa silu(cute_ctx *c, cute_ssa x)
+cute_ssa gemm_epilogue_silu(cute_ctx *c, cute_ssa x)
 {
     cute_ssa h = cute_ssa_binop(c, CUTE_OP_MUL, x, k(c, x, 0.5));
     return cute_ssa_fma(c, h, cute_ssa_fast(c, CUTE_OP_TANH, h), h);
@@ -52,7 +52,7 @@ static cute_ssa act(cute_ctx *c, cute_gemm_act a, cute_ssa x)
     case CUTE_GEMM_ACT_RELU: return cute_ew_op_expr(c, &x, 1, (void *)(intptr_t)CUTE_EW_RELU);
     case CUTE_GEMM_ACT_GELU_ERF: return cute_ew_op_expr(c, &x, 1, (void *)(intptr_t)CUTE_EW_GELU);
     case CUTE_GEMM_ACT_GELU_TANH: return gelu_tanh(c, x);
-    case CUTE_GEMM_ACT_SILU: return silu(c, x);
+    case CUTE_GEMM_ACT_SILU: return gemm_epilogue_silu(c, x);
     default: return x;
     }
 }

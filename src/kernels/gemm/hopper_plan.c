@@ -36,6 +36,7 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
         return cute_alg_fail(a, "gemm hopper: TMA needs 16-byte aligned pointers and leading dimensions "
                              "(these are %d-byte aligned)", cfg->align_bytes);
     if (cfg->batched) return cute_alg_fail(a, "gemm hopper: batched operands are not taken yet");
+    if (cfg->dual && cfg->major[1] != 1) return cute_alg_fail(a, "gemm hopper: the dual GEMM's B0 and B1 must be K-major");
     return true;
 }
 
@@ -122,9 +123,11 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     p->mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
     p->smem_a = stages_of(a, cfg->dtype, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);
     p->smem_b = stages_of(a, cfg->dtype, cfg->major[1], p->bn, p->bk, p->stages, &p->box_rows[1]);
-    if (cute_gemm_epilogue_fused(&cfg->epilogue) && !p->tma_store)
-        return cute_alg_fail(a, "gemm hopper: a fused epilogue runs in the TMA-store epilogue (a 16-bit C, tiles of "
-                             "whole 64-column blocks, not --store st, stages that fit beside its buffers)");
+    if (cfg->dual) p->box_rows[1] = p->bn / 2; /* B0's half of the stage, then B1's (hopper.c) */
+    if ((cute_gemm_epilogue_fused(&cfg->epilogue) || cfg->dual) && !p->tma_store)
+        return cute_alg_fail(a, "gemm hopper: a fused epilogue%s runs in the TMA-store epilogue (a 16-bit C, tiles of "
+                             "whole 64-column blocks, not --store st, stages that fit beside its buffers)",
+                             cfg->dual ? " (the dual GEMM's SwiGLU)" : "");
     if (p->tma_store || cfg->tiling.c_store == CUTE_GEMM_STORE_TMA) gemm_hopper_store_plan(a, p);
     else if (p->smem_epilogue) gemm_plan_c_tile(a, p, 128 * p->consumers, p->bn / p->c_parts);
     /* 8: 16.5 A rows and 8 B columns of 128 x 256 tiles in flight on 132 SMs (--raster F) */
