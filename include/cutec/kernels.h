@@ -91,6 +91,9 @@ bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out);
  * kernels' blocks rasterized `raster` tiles along N (L2 reuse; 1: none); read_bytes, f64's
  * tensor-core fragment reads from K-major tiles: 16 (LDS.128, ptxas then moves A's values
  * into DMMA order) or 8 (LDS.64 straight into place), both free of bank conflicts.
+ * cluster_m x cluster_n: the Hopper kernel's thread-block clusters (1x1, 2x1 or 1x2; 0: the
+ * library's choice), the blocks of a cluster taking neighbouring tiles and multicasting the
+ * operand they share (B along M, A along N) with TMA.
  * c_store, the Hopper kernel's way out for C: CUTE_GEMM_STORE_TMA (stmatrix into swizzled
  * 64 x 64 buffers, each sent by one TMA store that overlaps the next tile's main loop; a
  * 16-bit C in tiles of whole 64-column blocks) or CUTE_GEMM_STORE_ST (C's tile through
@@ -98,6 +101,7 @@ bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out);
  * applies. */
 typedef struct cute_gemm_tiling {
     int bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes;
+    int cluster_m, cluster_n;
     int c_store;
 } cute_gemm_tiling;
 enum { CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TMA, CUTE_GEMM_STORE_ST };

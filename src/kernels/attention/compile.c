@@ -6,13 +6,27 @@
 
 #include "kernels/attention/attention_internal.h"
 
-static void make_specs(const cute_attention_config *cfg, cute_arg_spec specs[6])
+/* the specs and their count: varlen's cu_seqlens (i32, contiguous) and longest query
+ * sequence come before the LSE */
+static int make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATTN_VARLEN_NARGS])
 {
     char t[160];
     snprintf(t, sizeof t, "(?,?,?,%d):(?{div=8},?{div=8},?{div=8},1)", cfg->head_dim);
     for (int i = 0; i < 4; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
     specs[4] = cute_spec_float(CUTE_F32);
-    specs[5] = cute_spec_tensor(CUTE_F32, "(?,?,?):(?,?,?)", 4);
+    cute_arg_spec lse = cute_spec_tensor(CUTE_F32, "(?,?,?):(?,?,?)", 4);
+    if (!cfg->varlen) return specs[5] = lse, cfg->lse ? 6 : 5;
+    specs[ATTN_VARLEN_CU_Q] = specs[ATTN_VARLEN_CU_K] = cute_spec_tensor(CUTE_I32, "(?):(1)", 4);
+    specs[ATTN_VARLEN_MAX_SQ] = cute_spec_int("?");
+    specs[ATTN_VARLEN_LSE] = lse;
+    return cfg->lse ? ATTN_VARLEN_NARGS : ATTN_VARLEN_LSE;
+}
+
+cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg)
+{
+    if (cfg->variant != CUTE_ATTENTION_AUTO) return cfg->variant;
+    bool hopper = cute_runtime_target_arch(rt) == 90 && !cfg->window && !cfg->varlen; /* what it takes */
+    return hopper ? CUTE_ATTENTION_HOPPER : CUTE_ATTENTION_SM80;
 }
 
 const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err,
@@ -21,17 +35,23 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
     cute_alg a;
     cute_alg_init(&a, NULL);
     attn_plan *plan = malloc(sizeof *plan);
-    if (!plan || !attn_plan_make(&a, cfg, plan)) {
+    bool hopper = attn_variant(rt, cfg) == CUTE_ATTENTION_HOPPER;
+    if (!plan || !(hopper ? attn_plan_hopper(&a, cfg, plan) : attn_plan_make(&a, cfg, plan))) {
         snprintf(err, n, "%s", plan ? a.error : "attention: out of memory");
         free(plan);
         return NULL;
     }
-    cute_arg_spec specs[6];
-    make_specs(cfg, specs);
+    cute_arg_spec specs[ATTN_VARLEN_NARGS];
+    int nargs = make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "attention_fwd_%s_d%d%s%s", cute_dtype_name(cfg->dtype),
-             cfg->head_dim, cfg->causal ? "_causal" : "", cfg->lse ? "_lse" : "");
-    const cute_fn *f = cute_compile(rt, name, attn_fwd_host, plan, cfg->lse ? 6 : 5, specs, err, n);
+    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s", hopper ? "_hopper" : "",
+                       cute_dtype_name(cfg->dtype), cfg->head_dim, (long long)plan->bn, cfg->causal ? "_causal" : "",
+                       cfg->lse ? "_lse" : "", cfg->varlen ? "_varlen" : "");
+    if (cfg->window)
+        snprintf(name + len, sizeof name - (size_t)len, "_w%d_%d", cfg->window_left, cfg->window_right);
+    cute_host_fn host = hopper ? attn_hopper_host : cfg->varlen ? attn_fwd_varlen_host : attn_fwd_host;
+    const cute_fn *f = cute_compile(rt, name, host, plan, nargs,
+                                    specs, err, n);
     free(plan); /* only needed while tracing */
     return f;
 }

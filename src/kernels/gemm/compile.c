@@ -174,7 +174,8 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
         return NULL;
     }
     plan->broken = broken;
-    if (cfg->variant == CUTE_GEMM_HOPPER) plan->sms = gemm_resident_blocks(rt);
+    if (cfg->variant == CUTE_GEMM_HOPPER)
+        plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads);
     char text[3][64];
     cute_arg_spec specs[6];
     cute_dtype cd = cute_gemm_c_dtype(cfg);

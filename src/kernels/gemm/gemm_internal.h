@@ -45,6 +45,8 @@ typedef struct gemm_plan {
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N */
     int sms;                  /* persistent kernels: the blocks resident at once (the device's
                                  SMs), each walking the tiles */
+    int cluster_m, cluster_n; /* the Hopper kernel's clusters: blocks along M (sharing B, which
+                                 TMA multicasts) and along N (sharing A) */
     /* the Hopper kernel's TMA-store epilogue (hopper_store.c) */
     bool tma_store;           /* C leaves by stmatrix into buffers and TMA stores */
     int store_stages;         /* buffers a consumer warpgroup cycles through */
@@ -160,17 +162,21 @@ gemm_tiles gemm_tiles_at(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_t
 /* The persistent tile scheduler (tile_sched.c): at most p->sms blocks, each walking tiles
  * grid apart of a grouped raster order (bands of `raster` N-tiles walked down M). */
 typedef struct gemm_sched {
-    cute_int tiles_m, tiles_n, count;
-    int raster;
+    cute_int tiles_m, tiles_n; /* C's tiles */
+    cute_int count;            /* ... in clusters' tiles (cluster_m x cluster_n of them) */
+    int raster;                /* in clusters' tiles */
+    int cluster_m, cluster_n;
 } gemm_sched;
 gemm_sched gemm_sched_make(cute_ctx *c, const gemm_plan *p, cute_tensor mC, int raster);
 cute_launch_cfg gemm_sched_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s);
 /* in the kernel: how many tiles this block takes, and its w-th tile (tm, tn) */
 cute_int gemm_sched_mine(cute_ctx *c, const gemm_sched *s);
 void gemm_sched_tile(cute_ctx *c, const gemm_sched *s, cute_int w, cute_int *tm, cute_int *tn);
-/* the SMs a persistent kernel fills on rt's device (2 on the interpreter: a block then
- * walks several tiles there too) */
-int gemm_resident_blocks(cute_runtime *rt);
+/* the blocks a persistent kernel of `threads`-thread blocks, one an SM, in clusters of
+ * cluster_size, fills on rt's device: the SMs, or the blocks of the clusters that can be
+ * resident at once (resident.c); 2 clusters' worth on the interpreter (blocks then walk
+ * several tiles there too) */
+int gemm_resident_blocks(cute_runtime *rt, int cluster_size, int threads);
 
 /* k-tile kt of a (rows,bk,k) tile and its coordinates, partitioned for thread `thr` of a
  * TiledCopy: the source partition, and the predicate "inside the operand's shape" */

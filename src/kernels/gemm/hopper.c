@@ -11,6 +11,11 @@
  *     then the epilogue (hopper_store.c: stmatrix and TMA stores; hopper_epilogue.c: the
  *     16-byte stores of an f32 C).
  *
+ * In clusters of cluster_m x cluster_n blocks (tile_sched.c), the blocks of a cluster that
+ * share B's tile (along M) or A's (along N) each load 1/cluster of it and TMA multicasts it to
+ * all of them; their consumers release each stage to every block that filled it (a cluster
+ * PipelineTmaAsync), and each producer waits for the last releases before its block exits.
+ *
  * The producer gives its registers to the consumers (setmaxnreg 40 / 232).  TMA clips the
  * edge tiles: what lies outside A or B loads as zeros, so the partial k-tile and the partial
  * M and N tiles need no predicates in the main loop.  The plan (hopper_plan.c) picks the
@@ -43,6 +48,28 @@ typedef struct hopper_smem {
     cute_tensor sC;     /* (bm, bn / c_parts), of its own (p->smem_epilogue) */
     cute_pipeline pipe;
 } hopper_smem;
+
+static bool clustered(const gemm_plan *p) { return p->cluster_m * p->cluster_n > 1; }
+
+/* the cluster's blocks: (cluster M, cluster N) -> cluster rank */
+static cute_layout cluster_layout(cute_alg *a, const gemm_plan *p)
+{
+    return cute_layout_fmt(a, "(%d,%d):(1,%d)", p->cluster_m, p->cluster_n, p->cluster_m);
+}
+
+/* how the producer's loads of A and B go (the stage's barrier set by the caller): multicast
+ * to the blocks of the cluster that share the operand, this block loading its share */
+static void multicast_opts(cute_ctx *c, const gemm_plan *p, cute_tma_copy_opts *to)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    to[0] = to[1] = (cute_tma_copy_opts){0};
+    if (!clustered(p)) return;
+    cute_int rank = cute_int_from_val(c, cute_block_idx_in_cluster(c), 0);
+    cute_int at[2] = {cute_mod(a, rank, cute_i(p->cluster_m)), cute_div(a, rank, cute_i(p->cluster_m))};
+    cute_layout L = cluster_layout(a, p);
+    to[0].mask = cute_tma_multicast_mask(c, L, at, 1), to[0].mc_rank = at[1]; /* A: along N */
+    to[1].mask = cute_tma_multicast_mask(c, L, at, 0), to[1].mc_rank = at[0]; /* B: along M */
+}
 
 /* The call's operands, for the tiles of C each role walks */
 typedef struct hopper_args {
@@ -94,17 +121,20 @@ static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
                      const cute_val *mapB)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
+    cute_tma_copy_opts to[2];
+    multicast_opts(c, p, to);
     CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
         gemm_tiles t = tile(c, p, g, w);
         CUTE_FOR(c, kt, cute_i(0), t.k_tiles) {
             cute_pipeline_producer_acquire(c, &m->pipe, &s, (cute_val){0});
-            cute_tma_copy_opts to = {.bar = cute_pipeline_producer_barrier(c, &m->pipe, &s)};
-            load_boxes(c, p, 0, &mapA, ktile(c, t.kA, kt), stage(c, m->sA, 3, &s), to);
-            load_boxes(c, p, 1, mapB, ktile(c, t.kB, kt), stage(c, m->sB, 3, &s), to);
+            to[0].bar = to[1].bar = cute_pipeline_producer_barrier(c, &m->pipe, &s);
+            load_boxes(c, p, 0, &mapA, ktile(c, t.kA, kt), stage(c, m->sA, 3, &s), to[0]);
+            load_boxes(c, p, 1, mapB, ktile(c, t.kB, kt), stage(c, m->sB, 3, &s), to[1]);
             cute_pipeline_producer_commit(c, &m->pipe, &s);
             cute_pipeline_state_advance(c, &s);
         }
     }
+    if (clustered(p)) cute_pipeline_producer_tail(c, &m->pipe, &s);
 }
 
 /* The consumer's fragments: its wgmma views of the stages (MMA, M, K, stages) and its
@@ -185,7 +215,11 @@ static hopper_smem shared_memory(cute_ctx *c, const gemm_plan *p)
         m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw, p->smem_c.layout, 16);
     int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]) -
                  (p->broken & GEMM_BREAK_EXPECT_TX ? 16 : 0);
-    m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, WARPGROUP * p->consumers, tx);
+    if (clustered(p))
+        m.pipe = cute_pipeline_tma_async_create_cluster(c, &al, p->stages, WARPGROUP * p->consumers, tx,
+                                                        cluster_layout(cute_ctx_alg(c), p));
+    else
+        m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, WARPGROUP * p->consumers, tx);
     return m;
 }
 
@@ -196,8 +230,8 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tens
     const gemm_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     cute_kernel_min_blocks(c, 1);
-    hopper_args g = {mA, mB, mC, cA, cB, cC, mV, {{0}, {0}, {0}, 0}, tiles_plan(p)};
-    g.sched = gemm_sched_make(c, &g.tiles, mC, p->raster);
+    gemm_plan tiles = tiles_plan(p);
+    hopper_args g = {mA, mB, mC, cA, cB, cC, mV, gemm_sched_make(c, &tiles, mC, p->raster), tiles};
     cute_val mapBs[2] = {mapB, mapB1};
     hopper_smem m = shared_memory(c, p);
     cute_int tid = cute_thread_idx(c, 0);
@@ -231,8 +265,13 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
     cute_alg *a = cute_ctx_alg(c);
     if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
     cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor;
-    p->tma_a = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, mA, first_box(a, p, 0), p->smem_a.sw, 1);
-    p->tma_b = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, mB, first_box(a, p, 1), p->smem_b.sw, 1);
+    /* A is shared by the cluster's blocks along N, B by those along M */
+    int share[2] = {p->cluster_n, p->cluster_m};
+    for (int i = 0; i < 2; i++) {
+        cute_tma_op op = share[i] > 1 ? CUTE_TMA_OP_LOAD_MULTICAST : CUTE_TMA_OP_LOAD;
+        *(i ? &p->tma_b : &p->tma_a) = cute_make_tma_atom(c, op, i ? mB : mA, first_box(a, p, i),
+                                                            i ? p->smem_b.sw : p->smem_a.sw, share[i]);
+    }
     cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));
     cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));

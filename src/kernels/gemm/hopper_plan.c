@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "cutec/atom_table.h"
-#include "cutec/cuda_driver.h"
 #include "cutec/notation.h"
 #include "cutec/smem_atoms.h"
 #include "kernels/gemm/gemm_internal.h"
@@ -40,6 +39,8 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
     return true;
 }
 
+static bool power_of_2_upto(int x, int most) { return x >= 1 && x <= most && !(x & (x - 1)); }
+
 /* The tile asked for (cute_gemm_tiling; zero fields: 128 x 256, k 64) and the stages.  C's
  * tile goes through shared memory of its own beside the stages (the persistent kernel's
  * producer fills them with the next tile meanwhile), in parts of N where the whole tile
@@ -54,6 +55,13 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if ((p->bm != 64 && p->bm != 128) || p->bn < 16 || p->bn > 256 || p->bn % 16 || (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, bn a multiple of 16 up to 256, "
                              "bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
+    p->cluster_m = t->cluster_m ? t->cluster_m : 1, p->cluster_n = t->cluster_n ? t->cluster_n : 1;
+    if (!power_of_2_upto(p->cluster_m, 4) || !power_of_2_upto(p->cluster_n, 4) || p->cluster_m * p->cluster_n > 4)
+        return cute_alg_fail(a, "gemm hopper: cluster %dx%d (1, 2 or 4 blocks along M and along N, at most 4 in "
+                             "all)", t->cluster_m, t->cluster_n);
+    if (cfg->dual && p->cluster_m * p->cluster_n > 1) /* B's multicast would split B0's and B1's boxes: untried */
+        return cute_alg_fail(a, "gemm hopper: the dual GEMM runs without clusters (cluster %dx%d asked)",
+                             p->cluster_m, p->cluster_n);
     if (cfg->major[1] == 0 && p->bn % 64)
         return cute_alg_fail(a, "gemm hopper: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
                              "multiple of 64", (long long)p->bn);
@@ -133,11 +141,4 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     /* 8: 16.5 A rows and 8 B columns of 128 x 256 tiles in flight on 132 SMs (--raster F) */
     p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
     return !a->failed;
-}
-
-int gemm_resident_blocks(cute_runtime *rt)
-{
-    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
-    const cute_device_info *d = cu ? cute_cuda_device(cu) : NULL;
-    return d && d->sm_count > 0 ? d->sm_count : 2;
 }
