@@ -236,10 +236,10 @@ static void fused_all(cute_runtime *rt)
     } f[] = {
         {{136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {0}, 0}, {CUTE_GEMM_BIAS_COL, CUTE_GEMM_ACT_RELU, 0, 0, 0}},
         {{136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.0, 0.0, {0}, 0}, {CUTE_GEMM_BIAS_ROW, CUTE_GEMM_ACT_GELU_TANH, 0, 0, 0}},
-        {{72, 136, 200, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {64, 64, 0, 2, 0, 0, 0, 0, 0}, 0},
+        {{72, 136, 200, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0, 0}, 0},
          {CUTE_GEMM_BIAS_NONE, CUTE_GEMM_ACT_GELU_ERF, 0, 0, 0}},
         {{136, 200, 72, CUTE_BF16, CUTE_BF16, 0, 1.0, 1.0, {0}, 0}, {CUTE_GEMM_BIAS_COL, CUTE_GEMM_ACT_SILU, 0, 0, 0}},
-        {{136, 200, 72, CUTE_F16, CUTE_F16, 1, 0.5, 0.0, {128, 128, 0, 0, 0, 0, 0, 0, 0}, 0},
+        {{136, 200, 72, CUTE_F16, CUTE_F16, 1, 0.5, 0.0, {128, 128, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0},
          {CUTE_GEMM_BIAS_ROW, CUTE_GEMM_ACT_NONE, half_minus_v, NULL, "half_minus_v"}},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
