@@ -8,10 +8,10 @@
  *    stores (one or two buffers a warpgroup) and by 16-byte stores;
  *  - the broken pipelines, each reported by the interpreter with the warp, the site and the
  *    barrier's state: too few transaction bytes expected, a consumer waiting for the wrong
- *    phase, a consumer that never releases a stage, a wgmma that reads a stage before its
- *    wait; and the TMA-store epilogue's, with both sites: a buffer written again before its
- *    store read it (no PipelineTmaStore acquire), stmatrix's writes not fenced for TMA, a
- *    store issued before the consumers met;
+ *    phase, a consumer that never releases a stage (alone and in a 2x1 cluster), a wgmma
+ *    that reads a stage before its wait; and the TMA-store epilogue's, with both sites: a
+ *    buffer written again before its store read it (no PipelineTmaStore acquire),
+ *    stmatrix's writes not fenced for TMA, a store issued before the consumers met;
  *  - A M-major, B N-major and both (64-row TMA boxes, wgmma's transposed operands);
  *  - what it refuses, named: an N-major B in tiles not a multiple of 64, unaligned rows,
  *    fp32, stages that do not fit, a TMA-store epilogue for an f32 C;
@@ -162,11 +162,11 @@ static void correct(cute_runtime *rt, const hcase *k, const char *where)
 }
 
 /* the interpreter's report of a broken pipeline: not OK, and naming each thing in `want` */
-static void broken(cute_runtime *rt, unsigned how, const char *const *want, const char *what)
+static void broken(cute_runtime *rt, unsigned how, const char *const *want, const char *what, int cluster_m)
 {
     /* one N tile of 64, 64 rows (one consumer), 3 stages and 5 k-tiles: the producer wraps;
      * the TMA-store epilogue's: a bf16 C, 3 N tiles, each block's tiles reusing its buffer */
-    hcase k = {72, 40, 5 * 64 - 8, CUTE_BF16, CUTE_F32, 1, 1.0, 0.0, {64, 64, 0, 3, 0, 0, 0, 0, 0, 0, 0}, 0};
+    hcase k = {72, 40, 5 * 64 - 8, CUTE_BF16, CUTE_F32, 1, 1.0, 0.0, {64, 64, 0, 3, 0, 0, 0, 0, cluster_m, 1, 0}, 0};
     if (how >= GEMM_BREAK_STORE_ACQUIRE) k.N = 136, k.cd = CUTE_BF16;
     char why[8192];
     int64_t bad;
@@ -185,20 +185,24 @@ static void broken_all(cute_runtime *rt)
     static const struct {
         unsigned how;
         const char *want[4], *what;
+        int cluster_m;
     } b[] = {
         {GEMM_BREAK_EXPECT_TX, {"deadlock", "16384 of 16368 transaction bytes", "hopper.c", NULL},
-         "too few transaction bytes expected"},
-        {GEMM_BREAK_PHASE, {"shared", "wgmma", "hopper.c", NULL}, "a consumer waiting for the wrong phase"},
-        {GEMM_BREAK_RELEASE, {"deadlock", "0 of 128 arrivals", "hopper.c", NULL}, "a consumer that never releases"},
-        {GEMM_BREAK_EARLY_READ, {"shared", "wgmma", "hopper.c", NULL}, "a wgmma reading a stage before its wait"},
+         "too few transaction bytes expected", 1},
+        {GEMM_BREAK_PHASE, {"shared", "wgmma", "hopper.c", NULL}, "a consumer waiting for the wrong phase", 1},
+        {GEMM_BREAK_RELEASE, {"deadlock", "0 of 128 arrivals", "hopper.c", NULL}, "a consumer that never releases", 1},
+        /* in a 2x1 cluster each of the 4 consumer warps of both blocks releases once */
+        {GEMM_BREAK_RELEASE, {"deadlock", "0 of 8 arrivals", "hopper.c", NULL},
+         "a consumer that never releases, in a 2x1 cluster", 2},
+        {GEMM_BREAK_EARLY_READ, {"shared", "wgmma", "hopper.c", NULL}, "a wgmma reading a stage before its wait", 1},
         {GEMM_BREAK_STORE_ACQUIRE, {"still read by", "cp.async.bulk.tensor", "hopper_store.c", NULL},
-         "a buffer written again before its TMA store read it"},
+         "a buffer written again before its TMA store read it", 1},
         {GEMM_BREAK_STORE_FENCE, {"no fence.proxy.async", "cp.async.bulk.tensor", "hopper_store.c", NULL},
-         "stmatrix's writes stored by TMA with no proxy fence"},
+         "stmatrix's writes stored by TMA with no proxy fence", 1},
         {GEMM_BREAK_STORE_BARRIER, {"race on bytes", "cp.async.bulk.tensor", "hopper_store.c", NULL},
-         "a TMA store issued before the consumers met"},
+         "a TMA store issued before the consumers met", 1},
     };
-    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) broken(rt, b[i].how, b[i].want, b[i].what);
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) broken(rt, b[i].how, b[i].want, b[i].what, b[i].cluster_m);
 }
 
 /* what the plan refuses, and why, in words */
