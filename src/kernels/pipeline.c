@@ -208,7 +208,7 @@ static void release_in_cluster(cute_ctx *c, const cute_pipeline *p, const cute_p
     cute_val lane = cute_int_value(c, cute_lane_idx(c), CUTE_U32);
     cute_val bit = cute_val_binop(c, CUTE_OP_AND, cute_val_binop(c, CUTE_OP_SHR, p->peers, lane), u32(c, 1));
     ctx_open_if(c, cute_val_cmp(c, CUTE_OP_NE, bit, u32(c, 0)).r);
-    cute_mbarrier_arrive_cluster(c, stage_barrier(c, p->empty, s), lane);
+    cute_mbarrier_arrive_cluster_cta(c, stage_barrier(c, p->empty, s), lane); /* no cluster-wide fence */
     ctx_close(c);
 }
 

@@ -76,11 +76,20 @@ void cute_mbarrier_arrive(cute_ctx *c, cute_val bar)
         emit(c, CUTE_INST_MBARRIER_ARRIVE, &bar.r, 1, 0);
 }
 
-void cute_mbarrier_arrive_cluster(cute_ctx *c, cute_val bar, cute_val rank)
+static void arrive_remote(cute_ctx *c, cute_inst row, cute_val bar, cute_val rank, const char *call)
 {
     cute_val a = cute_mapa(c, bar, rank);
-    if (ctx_row_ok(c, CUTE_INST_MBARRIER_ARRIVE_CLUSTER, "cute_mbarrier_arrive_cluster"))
-        emit(c, CUTE_INST_MBARRIER_ARRIVE_CLUSTER, &a.r, 1, 0);
+    if (ctx_row_ok(c, row, call)) emit(c, row, &a.r, 1, 0);
+}
+
+void cute_mbarrier_arrive_cluster(cute_ctx *c, cute_val bar, cute_val rank)
+{
+    arrive_remote(c, CUTE_INST_MBARRIER_ARRIVE_CLUSTER, bar, rank, "cute_mbarrier_arrive_cluster");
+}
+
+void cute_mbarrier_arrive_cluster_cta(cute_ctx *c, cute_val bar, cute_val rank)
+{
+    arrive_remote(c, CUTE_INST_MBARRIER_ARRIVE_CLUSTER_CTA, bar, rank, "cute_mbarrier_arrive_cluster_cta");
 }
 
 void cute_mbarrier_arrive_and_expect_tx(cute_ctx *c, cute_val bar, cute_val bytes)
