@@ -1,5 +1,5 @@
-/* cutec/attention.h — attention forward, FlashAttention 2 on SM80 instructions
- * (docs/attention.md).
+/* cutec/attention.h — attention forward (FlashAttention 2 on SM80 instructions; on sm_90,
+ * FlashAttention 3's TMA and wgmma kernel), backward and decode (docs/attention.md).
  *
  *   O(b,i,h,:) = sum_j softmax_j(scale * Q(b,i,h,:) . K(b,j,hk,:)) V(b,j,hk,:)
  *   LSE(b,h,i) = log sum_j exp(scale * Q(b,i,h,:) . K(b,j,hk,:))      (natural log)

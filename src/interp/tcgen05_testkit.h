@@ -16,7 +16,7 @@ enum { TC_A_OFF = 0, TC_B_OFF = TC_M * TC_K * 2, TC_BAR_OFF = TC_B_OFF + TC_N * 
        TC_SLOT_OFF = TC_BAR_OFF + 8, TC_SMEM = TC_SLOT_OFF + 8, TC_WORDS = TC_BAR_OFF / 4 };
 typedef enum {
     TC_GOOD, TC_NO_WAIT, TC_NO_COMMIT, TC_NO_DEALLOC, TC_FREE_TWICE, TC_WRONG_LANES, TC_TOO_MANY,
-    TC_HOPPER_DESC, TC_VARIANTS
+    TC_HOPPER_DESC, TC_BARRIER_NOT_WAIT, TC_VARIANTS
 } tc_variant;
 
 typedef struct tc_lines {
@@ -119,7 +119,8 @@ static inline cute_ir_func *tc_kernel(tc_variant v, tc_lines *L)
     cute_vreg taddr = kt_load(&k, kt_smem(&k, CUTE_U32, TC_SLOT_OFF));
     tc_issue(&k, v, tid, taddr, bar, L);
     KT_AT(&k.b), L->wait = __LINE__;
-    if (v != TC_NO_WAIT) sk_wait(&k, bar, sk_u32(&k, 0));
+    if (v == TC_BARRIER_NOT_WAIT) kt_barrier(&k); /* orders the threads, not the MMA's completion */
+    else if (v != TC_NO_WAIT) sk_wait(&k, bar, sk_u32(&k, 0));
     SK_DO(&k, CUTE_INST_TCGEN05_FENCE_AFTER_THREAD_SYNC);
     tc_drain(&k, v, out, tid, taddr, L);
     tc_dealloc(&k, v, tid, taddr, L);

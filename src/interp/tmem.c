@@ -98,8 +98,12 @@ bool interp_tmem_readable(ictx *X, const dinst *d, uint32_t t, uint32_t lane, ui
                              "warp %u reads tensor memory lane %u column %u, never written",
                              t / 32, lane, col);
     const itmem_write *w = &T->w[who - 1];
-    if (!interp_hb_concurrent(X, w->stamp, w->async ? HB_PROXY(X) : w->tid, t)) return true;
-    if (!w->async && w->tid / 32 == t / 32) return true; /* its own warp's store */
+    /* an MMA's or copy's result is seen through a commit and a wait only (a block in lockstep
+     * waits for none: one that waits runs under the warp scheduler); a store, by its own
+     * warp or after a synchronization */
+    bool hidden = w->async ? w->bar < 0 || !X->warps || interp_hb_concurrent(X, w->stamp, HB_PROXY(X), t)
+                           : w->tid / 32 != t / 32 && interp_hb_concurrent(X, w->stamp, w->tid, t);
+    if (!hidden) return true;
     char why[400];
     unseen(X, w, t / 32, why, sizeof why);
     return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, col, 4, "%s (lane %u column %u)", why, lane, col);

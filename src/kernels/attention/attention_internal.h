@@ -45,7 +45,8 @@ void attn_fwd_host(cute_ctx *c, const cute_arg *arg);
 enum { ATTN_VARLEN_CU_Q = 5, ATTN_VARLEN_CU_K, ATTN_VARLEN_MAX_SQ, ATTN_VARLEN_LSE, ATTN_VARLEN_NARGS };
 void attn_fwd_varlen_host(cute_ctx *c, const cute_arg *arg);
 /* the Hopper kernel's plan and host function (hopper_plan.c, hopper_fwd.c) */
-bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);
+/* arch: the compile target (cute_runtime_target_arch; 0 unknown) */
+bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p);
 void attn_hopper_host(cute_ctx *c, const cute_arg *arg);
 
 /* This block's tiles of the (B,S,H,D) tensors and their coordinates (fwd_kernel.c). */

@@ -36,7 +36,7 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
     cute_alg_init(&a, NULL);
     attn_plan *plan = malloc(sizeof *plan);
     bool hopper = attn_variant(rt, cfg) == CUTE_ATTENTION_HOPPER;
-    if (!plan || !(hopper ? attn_plan_hopper(&a, cfg, plan) : attn_plan_make(&a, cfg, plan))) {
+    if (!plan || !(hopper ? attn_plan_hopper(&a, cfg, cute_runtime_target_arch(rt), plan) : attn_plan_make(&a, cfg, plan))) {
         snprintf(err, n, "%s", plan ? a.error : "attention: out of memory");
         free(plan);
         return NULL;

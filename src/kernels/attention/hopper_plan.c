@@ -38,10 +38,12 @@ static cute_composed tile_of(cute_alg *a, cute_dtype d, int64_t rows, int64_t D,
     return cute_smem_layout_staged(a, &atom, &shape);
 }
 
-bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
+bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->cfg = *cfg, p->hopper = true;
+    if (arch && arch != 90)
+        return cute_alg_fail(a, "attention hopper: TMA and wgmma need sm_90 (the target is sm_%d)", arch);
     if (cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_BF16)
         return cute_alg_fail(a, "attention hopper: %s inputs (f16 or bf16)", cute_dtype_name(cfg->dtype));
     if (cfg->head_dim != 64 && cfg->head_dim != 128 && cfg->head_dim != 256)

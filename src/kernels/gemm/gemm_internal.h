@@ -140,6 +140,7 @@ void gemm_hopper_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const g
  * (v: the vector broadcast over x's shape); whether e's fields are in range (else the
  * reason); the kernel-name tag of e ("" for none) */
 cute_ssa gemm_epilogue_apply(cute_ctx *c, const cute_gemm_epilogue *e, cute_ssa x, cute_ssa v);
+cute_ssa gemm_epilogue_silu(cute_ctx *c, cute_ssa x); /* x sigmoid(x), on tanh.approx */
 bool gemm_epilogue_valid(const cute_gemm_epilogue *e, char *err, size_t n);
 void gemm_epilogue_tag(const cute_gemm_epilogue *e, char *out, size_t n);
 /* The TMA-store epilogue (hopper_store.c).  In the plan: whether it takes the configuration
