@@ -121,6 +121,7 @@ typedef struct iprog {
     uint32_t nconsts, cconsts;
     int maxdepth;   /* deepest control-flow nesting + 1 */
     int64_t smem_bytes;
+    bool reaches_buffers; /* every live buffer is the launch's (cute_kernel_reaches_buffers) */
     bool has_printf;
     bool needs_warps; /* a wait on other warps (mbarrier, named barriers, a while loop): the
                          block runs under the warp scheduler (sched.c) */
@@ -239,6 +240,9 @@ typedef struct ilaunch {
     FILE *trace;
     uint64_t trace_block;
     uint32_t trace_thread;
+    /* tensor maps in global memory changed by tensormap.replace (tmap_fence.c) */
+    struct itmap *tmaps;
+    int ntmaps, ctmaps;
 } ilaunch;
 
 /* a cp.async copy in flight (inst_async.c) */
@@ -542,7 +546,13 @@ void inst_tma_store(ictx *X, const dinst *d, const imask *m);
 void inst_tma_prefetch(ictx *X, const dinst *d, const imask *m);
 void inst_tmap_prefetch(ictx *X, const dinst *d, const imask *m);
 void inst_tmap_replace(ictx *X, const dinst *d, const imask *m);
-void inst_tma_nothing(ictx *X, const dinst *d, const imask *m);
+/* tmap_fence.c: the tensormap proxy.  A map that tensormap.replace changed is TMA's to use
+ * only after its writer's release fence and the using thread's acquire fence; the words of
+ * a map parameter, read to copy it */
+void interp_tmap_written(ictx *X, uint32_t t, uint64_t map);
+bool interp_tmap_fenced(ictx *X, const dinst *d, uint32_t t, uint64_t map);
+void inst_tmap_fence(ictx *X, const dinst *d, const imask *m);
+void inst_tmap_words(ictx *X, const dinst *d, const imask *m);
 /* at the end of a block: report the copies still pending, forget them */
 void interp_async_block_end(ictx *X);
 

@@ -24,6 +24,7 @@
 #include "kernels/ew_ref.h"
 #include "kernels/gemm/gemm_internal.h"
 #include "kernels/gemm/gemm_ref.h"
+#include "kernels/gemm/gemm_testkit.h"
 
 static uint64_t seed;
 
@@ -36,29 +37,13 @@ typedef struct hcase {
     int mn;                /* 1: A M-major, 2: B N-major, 3: both (0: both K-major) */
 } hcase;
 
-typedef struct operand {
-    int64_t rows, cols, ld;
-    int major;
-    void *host;
-    cute_buffer dev;
-} operand;
+typedef gtk_operand operand;
 
 static bool make(cute_backend *b, operand *x, cute_dtype d, int64_t rows, int64_t cols, int major, bool nan)
 {
-    x->rows = rows, x->cols = cols, x->major = major, x->ld = major ? cols : rows;
-    size_t n = (size_t)(rows * cols), es = (size_t)cute_dtype_bytes(d);
-    x->host = malloc(n * es);
-    gemm_ref_fill(d, x->host, (int64_t)n, &seed);
-    for (size_t i = 0; nan && i < n; i++) ew_set(d, x->host, (int64_t)i, NAN);
-    return b->vt->alloc(b->self, n * es, &x->dev) == CUTE_OK &&
-           b->vt->upload(b->self, &x->dev, 0, x->host, n * es) == CUTE_OK;
+    return gtk_make(b, x, d, rows, cols, major, 0, nan, &seed);
 }
-
-static cute_call_arg arg(const operand *x, cute_dtype d)
-{
-    int64_t shape[2] = {x->rows, x->cols}, stride[2] = {x->major ? x->ld : 1, x->major ? 1 : x->ld};
-    return cute_call_tensor(&x->dev, 0, d, 2, shape, stride);
-}
+#define arg gtk_arg
 
 static cute_gemm_config config(const hcase *k)
 {
@@ -73,18 +58,8 @@ static int64_t wrong(const hcase *k, const operand *A, const operand *B, const o
 {
     gemm_ref_problem p = {{A->host, A->ld, A->major}, {B->host, B->ld, B->major}, {C->host, C->ld, C->major}, k->d, k->cd,
                           {0, 0, 0}, k->M, k->N, k->K, 1, k->alpha, k->beta};
-    double tol = gemm_ref_tolerance(k->d, k->cd);
-    int64_t total = k->M * k->N, samples = total <= 1 << 16 ? total : 4096, bad = 0;
     *worst = 0;
-    for (int64_t i = 0; i < samples; i++) {
-        int64_t e = samples == total ? i : (int64_t)((ew_random(&seed) + 2.0) / 4.0 * (double)total) % total;
-        int64_t m = e % k->M, n = e / k->M;
-        double mag, ref = gemm_ref_value(&p, m, n, 0, &mag);
-        double err = gemm_ref_error(ew_get(k->cd, got, gemm_ref_at(&p.C0, m, n)), ref, mag);
-        if (!(err <= tol)) bad++;
-        if (!(err <= *worst)) *worst = err;
-    }
-    return bad;
+    return gtk_wrong(&p, got, 1 << 16, 4096, &seed, worst);
 }
 
 /* one run of the kernel (broken as asked): the call's status, its message in why, and
@@ -216,12 +191,9 @@ static void interp(void)
 /* on an sm_90 GPU: sizes with tails, and the library's AUTO picking the kernel */
 static void gpu(void)
 {
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK || cute_runtime_target_arch(rt) != 90) {
-        printf("cuda: %s\n", err);
+    cute_runtime *rt = gtk_sm90();
+    if (!rt) {
         SKIP("no sm_90 GPU: the Hopper GEMM ran on the interpreter only");
-        if (rt) cute_runtime_free(rt);
         return;
     }
     static const hcase k[] = {
