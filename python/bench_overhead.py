@@ -98,6 +98,22 @@ def only_call(fn):
     return call
 
 
+def accessors(t):
+    """what each way of reading a torch tensor's signature costs (the kept call's key reads
+    dtype, shape, stride() and get_device() of each tensor, then data_ptr())"""
+    import torch
+    ways = [("t.dtype", lambda: t.dtype), ("t.shape", lambda: t.shape),
+            ("t.stride()", lambda: t.stride()), ("t.get_device()", lambda: t.get_device()),
+            ("t.device", lambda: t.device), ("t.is_cuda", lambda: t.is_cuda),
+            ("t.data_ptr()", lambda: t.data_ptr()), ("t.storage_offset()", lambda: t.storage_offset()),
+            ("t._cdata", lambda: t._cdata), ("t.__dlpack_device__()", lambda: t.__dlpack_device__()),
+            ("torch raw stream", lambda: torch._C._cuda_getCurrentRawStream(0)),
+            ("empty lambda", lambda: None)]
+    print("torch accessors, ns per read (median of 101 rounds of 100, the lambda included):")
+    for name, fn in ways:
+        print(f"  {name:28s} {median_us(fn, lambda: None) * 1e3:8.0f}")
+
+
 def main():
     stub = "--stub" in sys.argv
     h = helper()
@@ -138,6 +154,8 @@ def main():
         rows.append(("torch.mm(a, b, out=c)", median_us(lambda: torch.mm(a, b, out=c), sync)))
         rows.append(("cutec.mm(a, b) (allocates)", median_us(lambda: cutec.mm(a, b), sync)))
         rows.append(("torch.mm(a, b) (allocates)", median_us(lambda: torch.mm(a, b), sync)))
+    if not stub:
+        accessors(a)
     print(f"host microseconds per call, median of {ROUNDS} rounds of {CALLS}:")
     for name, us in rows:
         print(f"  {name:40s} {us:8.2f}")

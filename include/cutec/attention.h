@@ -23,6 +23,11 @@ typedef struct cute_attention_config {
     int head_dim;     /* D: 64, 128 or 256 */
     bool causal;      /* SDPA's is_causal (top-left) */
     bool lse;         /* also write the log-sum-exp (B, H, Sq), f32 */
+    /* a sliding window: query i sees keys i - window_left .. i + window_right (with causal,
+     * at most i); FlashAttention's window_size */
+    bool window;
+    int window_left, window_right;
+    bool varlen;      /* packed sequences: cu_seqlens (cutec_attention_fwd_options) */
 } cute_attention_config;
 
 /* Compile one configuration.  The function's arguments: Q (B,Sq,H,D), K (B,Sk,G,D),
@@ -45,6 +50,60 @@ cute_status cutec_attention_fwd(cute_attention_lib *lib, const cute_call_arg *Q,
                                 const cute_call_arg *K, const cute_call_arg *V,
                                 const cute_call_arg *O, const cute_call_arg *lse, double scale,
                                 bool causal, void *stream, char *err, size_t n);
+
+/* The forward's options beyond cutec_attention_fwd's (which is this with scale and causal
+ * only). */
+typedef struct cute_attention_options {
+    double scale; /* 0: 1/sqrt(D) */
+    bool causal;
+    /* a sliding window: query i sees keys i - window_left .. i + window_right (with causal,
+     * at most i); sizes 0 or more, at most 2^30 */
+    bool window;
+    int64_t window_left, window_right;
+    /* packed sequences (FlashAttention's varlen): Q and O (1, total_q, H, D), K and V
+     * (1, total_k, G, D), lse (1, H, total_q); cu_seqlens_q and cu_seqlens_k (B + 1) i32
+     * contiguous: sequence b's query rows are cu_seqlens_q[b] .. cu_seqlens_q[b+1] - 1 and its
+     * keys likewise (offsets read on the device: the library cannot check them; the kernel
+     * clamps them into the packed rows); max_seqlen_q >= the longest query sequence.  NULL:
+     * every batch entry is one sequence of the tensors' lengths. */
+    const cute_call_arg *cu_seqlens_q, *cu_seqlens_k;
+    int64_t max_seqlen_q;
+} cute_attention_options;
+cute_status cutec_attention_fwd_options(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
+                                        const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *lse,
+                                        const cute_attention_options *opt, void *stream, char *err, size_t n);
+
+/* The backward (FlashAttention 2's, SM80 instructions; docs/attention.md): from the forward's
+ * inputs, its O and LSE and the gradient dO of O,
+ *
+ *   dQ, dK, dV = the gradients of Q, K, V      (grouped-query: dK, dV summed over the group)
+ *   delta(b,h,i) = sum_d dO(b,i,h,d) O(b,i,h,d)  (FlashAttention's softmax_d, f32)
+ *
+ * dQ, dO shaped as Q; dK, dV as K; lse and delta (B, H, Sq) f32; the strides' rules are the
+ * forward's (dO and the gradients any strides of their own).  Head dims 64 and 128.
+ * Deterministic: every sum is made in one fixed order (dQ by a pass of its own, not by
+ * atomics).  A malformed call is CUTE_ERR_INVALID with the reason in err. */
+const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err,
+                                          size_t n);
+cute_status cutec_attention_bwd(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
+                                const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *dO,
+                                const cute_call_arg *lse, const cute_call_arg *dQ, const cute_call_arg *dK,
+                                const cute_call_arg *dV, const cute_call_arg *delta, double scale, bool causal,
+                                void *stream, char *err, size_t n);
+
+/* Decode (flash-decoding; docs/attention.md): one query row a sequence against a long KV
+ * cache, Q and O (B, 1, H, D), K and V (B, Sk, G, D), lse (B, H, 1) f32 or NULL, not causal
+ * (the row sees every key).  Split over the keys (splits chosen from the device's SM count,
+ * or cute_attention_lib_decode_splits) and combined in split order.  The splits' partial
+ * results live in a workspace the library owns: calls that share a library must run on one
+ * stream.  H / G at most 16. */
+const cute_fn *cute_attention_decode_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err,
+                                             size_t n);
+cute_status cutec_attention_decode(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
+                                   const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *lse,
+                                   double scale, void *stream, char *err, size_t n);
+/* the splits of later decode calls (0: the library's choice); false for a negative count */
+bool cute_attention_lib_decode_splits(cute_attention_lib *lib, int splits);
 
 CUTE_API_END
 #endif

@@ -116,6 +116,8 @@ cute_status cute_cuda_module_unload(cute_cuda *cu, void *module);
 cute_status cute_cuda_module_function(cute_cuda *cu, void *module, const char *name, void **func);
 /* allow func up to bytes of dynamic shared memory (needed above 48 KB) */
 cute_status cute_cuda_func_max_dynamic_smem(cute_cuda *cu, void *func, int bytes);
+/* allow func clusters of more than the 8 portable blocks (up to 16 on sm_90) */
+cute_status cute_cuda_func_allow_large_clusters(cute_cuda *cu, void *func);
 /* the registers per thread and static shared memory the compiled kernel uses */
 cute_status cute_cuda_func_usage(cute_cuda *cu, void *func, int *regs, int *static_smem);
 /* params: one pointer per kernel parameter, to its value (cuLaunchKernel's kernelParams) */
@@ -159,7 +161,7 @@ typedef cute_status (*cute_cuda_emit_fn)(void *user, cute_ir_func *const *kernel
                                          size_t errn);
 
 typedef struct cute_cuda_backend_opts {
-    cute_cuda *cuda;        /* borrowed; NULL: open device 0 and own it */
+    cute_cuda *cuda;        /* borrowed; NULL: open device `device` and own it */
     cute_nvrtc *nvrtc;      /* borrowed; NULL: open NVRTC at the first compile and own it */
     cute_cache *cache;      /* borrowed; NULL: open one from the environment and own it */
     cute_cuda_emit_fn emit; /* the code generator */
@@ -167,6 +169,7 @@ typedef struct cute_cuda_backend_opts {
     const char *arch;                 /* NULL: the device's (cute_device_info.arch) */
     const char *const *extra_options; /* more NVRTC options; part of the cache key */
     int nextra_options;
+    int device; /* the ordinal of the device to open when cuda is NULL (0: the first) */
 } cute_cuda_backend_opts;
 
 /* A backend on the CUDA driver.  CUTE_ERR_NO_DRIVER (with err) when no device is there. */

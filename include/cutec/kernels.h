@@ -90,10 +90,50 @@ bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out);
  * k-tiles of bk, `stages` k-tiles in shared memory, warps_m x warps_n warps; the tensor-core
  * kernels' blocks rasterized `raster` tiles along N (L2 reuse; 1: none); read_bytes, f64's
  * tensor-core fragment reads from K-major tiles: 16 (LDS.128, ptxas then moves A's values
- * into DMMA order) or 8 (LDS.64 straight into place), both free of bank conflicts. */
+ * into DMMA order) or 8 (LDS.64 straight into place), both free of bank conflicts.
+ * cluster_m x cluster_n: the Hopper kernel's thread-block clusters (1x1, 2x1 or 1x2; 0: the
+ * library's choice), the blocks of a cluster taking neighbouring tiles and multicasting the
+ * operand they share (B along M, A along N) with TMA.
+ * c_store, the Hopper kernel's way out for C: CUTE_GEMM_STORE_TMA (stmatrix into swizzled
+ * 64 x 64 buffers, each sent by one TMA store that overlaps the next tile's main loop; a
+ * 16-bit C in tiles of whole 64-column blocks) or CUTE_GEMM_STORE_ST (C's tile through
+ * shared memory, read back in 16-byte runs and stored by each thread); 0: TMA where it
+ * applies. */
 typedef struct cute_gemm_tiling {
     int bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes;
+    int cluster_m, cluster_n;
+    int c_store;
 } cute_gemm_tiling;
+enum { CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TMA, CUTE_GEMM_STORE_ST };
+
+/* A fused epilogue (seed 001's epilogue fusion; docs/gemm.md, "Fused epilogues"): on each
+ * thread's fragment of C, in f32, after x = alpha * acc + beta * C,
+ *   x = x + v       where bias is ROW (v[m], one value per row of C) or COL (v[n]), the
+ *                   vector argument (a rank-1 tensor of C's dtype, M or N long);
+ *   x = act(x)      ReLU, GELU (tanh or erf form) or SiLU;
+ *   x = fn(x, v)    the caller's TensorSSA function of the fragment and of the vector
+ *                   broadcast over it (v: zeros where bias is NONE), after act;
+ * then x is rounded to C's dtype (the output cast).  A residual add is beta = 1 with the
+ * residual in C.  The Hopper kernel's TMA-store epilogue runs it (a 16-bit C on sm_90 and on
+ * the interpreter); the other kernels refuse a configuration with one, naming why. */
+typedef enum {
+    CUTE_GEMM_ACT_NONE, CUTE_GEMM_ACT_RELU, CUTE_GEMM_ACT_GELU_TANH, CUTE_GEMM_ACT_GELU_ERF,
+    CUTE_GEMM_ACT_SILU, CUTE_GEMM_ACT_COUNT
+} cute_gemm_act;
+typedef enum { CUTE_GEMM_BIAS_NONE, CUTE_GEMM_BIAS_ROW, CUTE_GEMM_BIAS_COL } cute_gemm_bias;
+typedef cute_ssa (*cute_gemm_epilogue_fn)(cute_ctx *c, cute_ssa x, cute_ssa v, const void *user);
+typedef struct cute_gemm_epilogue {
+    cute_gemm_bias bias;
+    cute_gemm_act act;
+    cute_gemm_epilogue_fn fn; /* NULL: none */
+    const void *user;         /* fn's */
+    const char *name;         /* fn's name, a C identifier: in the kernel's name (the JIT
+                                 cache tells two fns apart by their code anyway) */
+} cute_gemm_epilogue;
+const char *cute_gemm_act_name(cute_gemm_act a); /* "none", "relu", "gelu_tanh", "gelu", "silu" */
+bool cute_gemm_act_parse(const char *name, cute_gemm_act *out);
+/* whether e does anything (NULL or all zero: the plain alpha/beta epilogue) */
+bool cute_gemm_epilogue_fused(const cute_gemm_epilogue *e);
 
 /* Which mode of an operand has stride 1: 0 (M-major A / N-major B / column-major C) or 1. */
 typedef struct cute_gemm_config {
@@ -112,6 +152,7 @@ typedef struct cute_gemm_config {
     bool batched;             /* rank-3 operands A (M,K,L), B (N,K,L), C (M,N,L): one
                                  product per index of the L mode */
     cute_gemm_tiling tiling;  /* the multi-stage kernels' tiles (zero: the defaults) */
+    cute_gemm_epilogue epilogue; /* zero: C = alpha A B^T + beta C, no more */
 } cute_gemm_config;
 
 /* the C dtype a configuration writes (c_dtype, or dtype when it is CUTE_VOID) */
@@ -129,7 +170,8 @@ static inline cute_dtype cute_gemm_c_dtype(const cute_gemm_config *cfg)
  * and f64 inputs, then f64's FMA steps; the FMA steps for f32); their number. */
 int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT]);
 
-/* Compile one kernel; call it with (A, B, C, alpha, beta). */
+/* Compile one kernel; call it with (A, B, C, alpha, beta), and the epilogue's vector after
+ * them where it has one. */
 const cute_fn *cute_gemm_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n);
 
 /* The library: compiles each (variant, dtype, majors, alignment) once per runtime.  One
@@ -154,6 +196,11 @@ const cute_gemm_config *cute_gemm_lib_entry(cute_gemm_lib *lib, int i);
 cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute_call_arg *A,
                        const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,
                        void *stream, char *err, size_t n);
+/* the same with a fused epilogue (NULL: none) and its vector (NULL where bias is NONE) */
+cute_status cutec_gemm_ex(cute_gemm_lib *lib, cute_gemm_variant variant, const cute_call_arg *A,
+                          const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,
+                          const cute_gemm_epilogue *epilogue, const cute_call_arg *v, void *stream,
+                          char *err, size_t n);
 static inline cute_status cutec_sgemm(cute_gemm_lib *lib, const cute_call_arg *A,
                                       const cute_call_arg *B, const cute_call_arg *C, double alpha,
                                       double beta, void *stream, char *err, size_t n)

@@ -45,6 +45,9 @@ typedef struct cute_pipeline {
     cute_tensor full, empty; /* u64 mbarriers, one per stage */
     int producer_threads, consumer_threads;
     int64_t tx_bytes; /* TMA: per stage */
+    cute_layout cluster; /* ..._create_cluster: (cluster M, cluster N) -> cluster rank; else unset */
+    cute_val peers;      /* ... and the cluster ranks that share this block's row or column (u32
+                            mask): whose multicasts fill its stages, and it theirs */
 } cute_pipeline;
 
 cute_pipeline_state cute_make_pipeline_state(cute_ctx *c, cute_pipeline_role role, int stages);
@@ -54,28 +57,69 @@ cute_pipeline cute_pipeline_async_create(cute_ctx *c, cute_smem_allocator *a, in
                                          int producer_threads, int consumer_threads);
 cute_pipeline cute_pipeline_tma_async_create(cute_ctx *c, cute_smem_allocator *a, int stages,
                                              int consumer_threads, int64_t tx_bytes);
+/* PipelineTmaAsync in a cluster (CuTe DSL's create(..., cta_layout_vmnk=)): `cluster` is a
+ * static rank-2 layout (cluster M, cluster N) -> cluster rank, and the blocks of one row or
+ * column of it multicast their tiles into each other's stages (A along N, B along M), so a
+ * stage is free only when the consumers of every such block released it.  Each consumer warp
+ * releases once to each of them (lane r arrives on block r's empty barrier): consumer_threads
+ * must be whole warps.  The barriers are initialized, then the cluster meets (every thread of
+ * every block must call it); a block must not exit while the others may still release into
+ * it: the producer ends with cute_pipeline_producer_tail. */
+cute_pipeline cute_pipeline_tma_async_create_cluster(cute_ctx *c, cute_smem_allocator *a, int stages,
+                                                     int consumer_threads, int64_t tx_bytes, cute_layout cluster);
 
 cute_val cute_pipeline_producer_try_acquire(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s);
 void cute_pipeline_producer_acquire(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s, cute_val token);
 void cute_pipeline_producer_commit(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s);
 /* the stage's full mbarrier: what a TMA or bulk copy completes its bytes on */
 cute_val cute_pipeline_producer_barrier(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s);
+/* CuTe DSL's producer_tail: the producer, after its last commit, waits until the consumers
+ * (in a cluster, those of every block that shares its multicasts) released every stage, so
+ * that nothing is in flight into its block's shared memory when the block exits.  Advances s. */
+void cute_pipeline_producer_tail(cute_ctx *c, const cute_pipeline *p, cute_pipeline_state *s);
 cute_val cute_pipeline_consumer_try_wait(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s);
 void cute_pipeline_consumer_wait(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s, cute_val token);
 void cute_pipeline_consumer_release(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s);
+
+/* PipelineTmaStore (CuTe DSL's cutlass.pipeline.PipelineTmaStore): `stages` shared buffers
+ * that TMA stores (cute_tma_store / cute_tma_copy to a coordinate tile) read out, in the bulk
+ * groups of the one thread that issues them, with no barriers: acquire waits until at most
+ * stages - 1 of that thread's stores still read their buffer (cp.async.bulk.wait_group.read),
+ * so that the oldest buffer may be written again; commit closes the stores issued since
+ * into a group (a cute_tma_store closes its own, so after one it adds an empty group, which
+ * is never pending); tail waits until every store is complete (before the block exits, or
+ * before the buffers are given another use).  One buffer's stores a group: a kernel that
+ * writes buffer i % stages for its i-th group, acquiring after each commit, never writes a
+ * buffer a store still reads.  The other threads that write the buffers meet the issuing
+ * thread at a barrier after its acquire. */
+typedef struct cute_pipeline_tma_store {
+    int stages;
+} cute_pipeline_tma_store;
+
+cute_pipeline_tma_store cute_pipeline_tma_store_create(cute_ctx *c, int stages);
+void cute_pipeline_tma_store_producer_acquire(cute_ctx *c, const cute_pipeline_tma_store *p);
+void cute_pipeline_tma_store_producer_commit(cute_ctx *c, const cute_pipeline_tma_store *p);
+void cute_pipeline_tma_store_producer_tail(cute_ctx *c, const cute_pipeline_tma_store *p);
 
 #ifndef CUTEC_NO_SITE_MACROS
 #define cute_make_pipeline_state(c, ...) CUTE__CTX_AT((c), cute_make_pipeline_state((c), __VA_ARGS__))
 #define cute_pipeline_state_advance(c, ...) CUTE__CTX_AT((c), cute_pipeline_state_advance((c), __VA_ARGS__))
 #define cute_pipeline_async_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_async_create((c), __VA_ARGS__))
 #define cute_pipeline_tma_async_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_async_create((c), __VA_ARGS__))
+#define cute_pipeline_tma_async_create_cluster(c, ...)                                                          \
+    CUTE__CTX_AT((c), cute_pipeline_tma_async_create_cluster((c), __VA_ARGS__))
 #define cute_pipeline_producer_try_acquire(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_try_acquire((c), __VA_ARGS__))
 #define cute_pipeline_producer_acquire(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_acquire((c), __VA_ARGS__))
 #define cute_pipeline_producer_commit(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_commit((c), __VA_ARGS__))
 #define cute_pipeline_producer_barrier(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_barrier((c), __VA_ARGS__))
+#define cute_pipeline_producer_tail(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_tail((c), __VA_ARGS__))
 #define cute_pipeline_consumer_try_wait(c, ...) CUTE__CTX_AT((c), cute_pipeline_consumer_try_wait((c), __VA_ARGS__))
 #define cute_pipeline_consumer_wait(c, ...) CUTE__CTX_AT((c), cute_pipeline_consumer_wait((c), __VA_ARGS__))
 #define cute_pipeline_consumer_release(c, ...) CUTE__CTX_AT((c), cute_pipeline_consumer_release((c), __VA_ARGS__))
+#define cute_pipeline_tma_store_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_store_create((c), __VA_ARGS__))
+#define cute_pipeline_tma_store_producer_acquire(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_store_producer_acquire((c), __VA_ARGS__))
+#define cute_pipeline_tma_store_producer_commit(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_store_producer_commit((c), __VA_ARGS__))
+#define cute_pipeline_tma_store_producer_tail(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_store_producer_tail((c), __VA_ARGS__))
 #endif
 
 CUTE_API_END

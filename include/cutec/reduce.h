@@ -14,8 +14,9 @@
  *   cute_reduce_scratch sc = cute_reduce_scratch_alloc(c, &A, &r, CUTE_F32, 256);
  *   cute_group_allreduce(c, &r, &s, tid, 128, &sc);           // each 128 threads' sum
  *
- * The cluster reduction through distributed shared memory (rows longer than one block holds)
- * is not here yet: it needs the mbarriers of issue 14.
+ * Rows longer than one block holds are split over a thread-block cluster by the row kernels
+ * (src/kernels/rows/rows_cluster.c: each block's all-reduced values through distributed
+ * shared memory and a cluster barrier; docs/reductions.md).
  */
 #ifndef CUTEC_REDUCE_H
 #define CUTEC_REDUCE_H

@@ -16,7 +16,7 @@ arguments: it reads only the data pointers and the current stream (python/cutec/
 import ctypes
 
 from . import _lib
-from ._calls import cached, new_packed, run_args
+from ._calls import kept, new_packed, run_args
 from ._packed import EW, GEMM
 from ._tensor import Arg
 
@@ -32,7 +32,7 @@ def gemm(A, B, C, alpha=1.0, beta=0.0):
     try:
         key = ("gemm", A.dtype, B.dtype, C.dtype, A.shape, B.shape, C.shape, A.stride(),
                B.stride(), C.stride(), A.get_device(), B.get_device(), C.get_device())
-        call = cached()[key]
+        call = kept.calls[key]  # AttributeError: none kept in this thread yet
     except (AttributeError, KeyError, TypeError):
         p = new_packed(GEMM, 0, 3)
         args = [Arg(A, "A", p, 0), Arg(B, "B", p, 1), Arg(C, "C", p, 2)]
@@ -51,7 +51,7 @@ def mm(a, b, *, out=None, alpha=1.0, beta=0.0, out_dtype=None):
     try:
         key = ("mm", a.dtype, b.dtype, out.dtype, a.shape, b.shape, out.shape, a.stride(),
                b.stride(), out.stride(), a.get_device(), b.get_device(), out.get_device())
-        call = cached()[key]
+        call = kept.calls[key]  # AttributeError: none kept in this thread yet
     except (AttributeError, KeyError, TypeError):
         return _mm_checked(a, b, out, alpha, beta, out_dtype, key)
     # b (K,N) is CuTe's B (N,K) with its strides swapped: the same memory, no copy
@@ -122,7 +122,7 @@ def elementwise(op, a, b=None, *, out=None):
         x = b if binary else out  # a unary op's struct has two slots: (a, out, -)
         key = (code, a.dtype, x.dtype, out.dtype, a.shape, x.shape, out.shape, a.stride(),
                x.stride(), out.stride(), a.get_device(), x.get_device(), out.get_device())
-        call = cached()[key]
+        call = kept.calls[key]  # AttributeError: none kept in this thread yet
     except (AttributeError, KeyError, TypeError):
         return _ew_checked(op, code, binary, a, b, out, key)
     call.run(a.data_ptr(), x.data_ptr(), out.data_ptr())

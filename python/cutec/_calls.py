@@ -12,15 +12,15 @@ from ._lib import call_packed
 from ._packed import HEAD, Packed
 from ._runtime import InterpreterCopies, check, current_stream, runtime, stream_function
 
-_local = threading.local()
+kept = threading.local()  # .calls: this thread's packed calls by signature (the hot path reads it)
 MAX_CALLS = 1024  # signatures kept per thread (a struct each, 1.4 KB)
 
 
 def cached():
     """This thread's packed calls by signature."""
-    calls = getattr(_local, "calls", None)
+    calls = getattr(kept, "calls", None)
     if calls is None:
-        calls = _local.calls = {}
+        calls = kept.calls = {}
     return calls
 
 

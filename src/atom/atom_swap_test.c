@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "ir_loads.h"
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "kernels/ew_ref.h"
@@ -83,20 +84,7 @@ static int run_case(cute_runtime *rt, swap_case *sc, int64_t K, uint64_t *seed, 
     CHECK(f != NULL, "%s: %s", what, err);
     if (!f) return -1;
     /* how wide are the global loads of the body? */
-    const cute_ir_func *k = cute_fn_kernel(f, 0);
-    char *text = cute_ir_text(k);
-    if (!text) return -1;
-    int widest = 0;
-    /* "%540:f32x4 = LOAD ...": the width is the xN of the result type, else 1 */
-    for (const char *p = text; (p = strstr(p, " = LOAD")) != NULL; p++) {
-        const char *q = p;
-        while (q > text && q[-1] != ':') q--;
-        int w = 1;
-        for (const char *x = q; x < p; x++)
-            if (*x == 'x') w = atoi(x + 1);
-        if (w > widest) widest = w;
-    }
-    free(text);
+    int widest = ir_widest_load(cute_fn_kernel(f, 0));
     cute_backend *b = cute_runtime_backend(rt);
     size_t es = (size_t)cute_dtype_bytes(sc->in);
     double *A = malloc(sizeof(double) * 32 * (size_t)K), *B = malloc(sizeof(double) * 32 * (size_t)K);

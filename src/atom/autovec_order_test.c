@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "ir_loads.h"
 #include "cutec/atom_table.h"
 #include "cutec/jit.h"
 #include "cutec/notation.h"
@@ -29,23 +30,6 @@ static void host(cute_ctx *c, const cute_arg *arg)
     CUTE_LAUNCH(c, body, cfg, arg[0].tensor, arg[1].tensor);
 }
 
-/* the widest LOAD of the kernel's IR, in elements ("%5:f32x4 = LOAD ...") */
-static int widest_load(const cute_fn *f)
-{
-    char *text = cute_ir_text(cute_fn_kernel(f, 0));
-    int widest = 0;
-    for (const char *p = text; p && (p = strstr(p, " = LOAD")) != NULL; p++) {
-        const char *q = p;
-        while (q > text && q[-1] != ':') q--;
-        int w = 1;
-        for (const char *x = q; x < p; x++)
-            if (*x == 'x') w = atoi(x + 1);
-        if (w > widest) widest = w;
-    }
-    free(text);
-    return widest;
-}
-
 /* X in the given layout (strides s0, s1), Y = X element by element */
 static void run(cute_runtime *rt, const char *layout, int64_t s0, int64_t s1, int want_width)
 {
@@ -54,7 +38,7 @@ static void run(cute_runtime *rt, const char *layout, int64_t s0, int64_t s1, in
     const cute_fn *f = cute_compile(rt, "autovec_order", host, NULL, 2, specs, err, sizeof err);
     CHECK(f != NULL, "%s: %s", layout, err);
     if (!f) return;
-    int w = widest_load(f);
+    int w = ir_widest_load(cute_fn_kernel(f, 0));
     CHECK(w == want_width, "%s: widest load %d elements, want %d", layout, w, want_width);
     float x[64], y[32];
     for (int i = 0; i < 64; i++) x[i] = 1.0f + (float)i * 0.25f;

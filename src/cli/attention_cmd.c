@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cli/attention_cli.h"
 #include "cutec/attention.h"
 #include "cutec/cuda_driver.h"
 #include "gpu_timing.h"
@@ -15,24 +16,20 @@
 #include "kernels/ew_ref.h"
 #include "kernels/gemm/gemm_ref.h"
 
-typedef struct attn_opts {
-    cute_dtype dtype;
-    int64_t B, H, G, S, D;
-    bool causal, shape_given;
-    double scale;
-    cli_kernel_opts k; /* --iters, --emit, --arch, --backend */
-} attn_opts;
 
 static int usage(const char *cmd)
 {
     fprintf(stderr,
             "usage: cutec %s attention [--batch B] [--heads H] [--kv-heads G] [--seqlen S]\n"
-            "         [--headdim 64|128|256] [--causal] [--dtype bf16|f16] [--scale X] [--iters N]\n"
+            "         [--headdim 64|128|256] [--causal] [--bwd] [--dtype bf16|f16] [--scale X] [--iters N]\n"
             "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
             "  O = softmax(scale Q K^T) V, Q and O (B,S,H,D), K and V (B,S,G,D), G dividing H;\n"
             "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
             "  bench: 8x16x4096 d128 and 16x32x2048 d64 (or the shape given), causal and not, with torch\n"
-            "  SDPA (bench/torch_attention.py) beside; --backend interp checks without timing\n",
+            "  SDPA (bench/torch_attention.py) beside; --backend interp checks without timing;\n"
+            "  --bwd (or --backward): the backward (dQ, dK, dV; head dim 64 or 128), SDPA's beside;\n"
+            "  --decode [--splits N]: one query row against --seqlen keys (bench: 8x32x32768 d128,\n"
+            "  32 and 8 KV heads), GB/s of K and V read beside a device copy's and SDPA's\n",
             cmd);
     return CLI_USAGE;
 }
@@ -56,6 +53,8 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
     else if (!strcmp(k, "--headdim"))
         ok = cli_int(v, 64, 256, &o->D, why, n) && (o->D == 64 || o->D == 128 || o->D == 256),
         snprintf(why, n, "64, 128 or 256");
+    else if (!strcmp(k, "--splits"))
+        ok = cli_int(v, 1, 1 << 16, &o->splits, why, n);
     else if (!strcmp(k, "--scale"))
         ok = sscanf(v, "%lf", &o->scale) == 1 && isfinite(o->scale) && o->scale > 0;
     else
@@ -70,8 +69,9 @@ static int parse(int argc, char **argv, attn_opts *o)
     if (argc < 2 || strcmp(argv[1], "attention") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
         char why[160] = "";
-        if (!strcmp(argv[i], "--causal")) { /* a flag: no value */
-            o->causal = true, i--;
+        bool bwd = !strcmp(argv[i], "--bwd") || !strcmp(argv[i], "--backward"), dec = !strcmp(argv[i], "--decode");
+        if (!strcmp(argv[i], "--causal") || bwd || dec) { /* flags: no value */
+            *(bwd ? &o->bwd : dec ? &o->decode : &o->causal) = true, i--;
             continue;
         }
         if (i + 1 >= argc) return usage(argv[0]);
@@ -97,20 +97,33 @@ static const cute_fn *compile(cute_runtime *rt, const void *cfg, char *err, size
     return cute_attention_compile(rt, cfg, err, n);
 }
 
+static const cute_fn *compile_bwd(cute_runtime *rt, const void *cfg, char *err, size_t n)
+{
+    return cute_attention_bwd_compile(rt, cfg, err, n);
+}
+
+static const cute_fn *compile_decode(cute_runtime *rt, const void *cfg, char *err, size_t n)
+{
+    return cute_attention_decode_compile(rt, cfg, err, n);
+}
+
 static int emit(const attn_opts *o)
 {
-    cute_attention_config cfg = {o->dtype, (int)o->D, o->causal, true};
-    return cli_emit_compiled("attention", compile, &cfg, o->k.emit, o->k.arch);
+    cute_attention_config cfg = {.dtype = o->dtype, .head_dim = (int)o->D, .causal = o->causal && !o->decode, .lse = true};
+    return cli_emit_compiled("attention", o->bwd ? compile_bwd : o->decode ? compile_decode : compile, &cfg, o->k.emit,
+                             o->k.arch);
 }
 
 /* --- run and bench ------------------------------------------------------------------- */
+enum { NFWD = 5, NBUF = 10 };
+
 typedef struct problem {
     cute_runtime *rt;
     cute_attention_lib *lib;
-    cute_buffer buf[5]; /* Q, K, V, O, LSE */
-    void *host[5];
-    size_t bytes[5];
-    cute_call_arg q, k, v, o, lse;
+    cute_buffer buf[NBUF]; /* Q, K, V, O, LSE; with --bwd dO, dQ, dK, dV, delta */
+    void *host[NBUF];
+    size_t bytes[NBUF];
+    cute_call_arg q, k, v, o, lse, grad[5]; /* grad: dO, dQ, dK, dV, delta */
     bool causal;
     double scale;
     char err[1024];
@@ -124,16 +137,16 @@ static bool alloc_one(problem *p, int i, size_t bytes)
     return p->host[i] && b->vt->alloc(b->self, bytes, &p->buf[i]) == CUTE_OK;
 }
 
-/* Q, K, V gaussian in dtype, O and LSE poisoned (all ones bits: NaN) */
+/* Q, K, V (and dO) gaussian in dtype, the outputs poisoned (all ones bits: NaN) */
 static bool problem_make(problem *p, const attn_opts *o, uint64_t *seed)
 {
     cute_backend *b = cute_runtime_backend(p->rt);
     int64_t nq = o->B * o->S * o->H * o->D, nk = o->B * o->S * o->G * o->D;
-    size_t es = (size_t)cute_dtype_bytes(o->dtype);
-    size_t sizes[5] = {nq * es, nk * es, nk * es, nq * es, (size_t)(o->B * o->H * o->S) * 4};
-    for (int i = 0; i < 5; i++) {
+    size_t es = (size_t)cute_dtype_bytes(o->dtype), nl = (size_t)(o->B * o->H * o->S) * 4;
+    size_t sizes[NBUF] = {nq * es, nk * es, nk * es, nq * es, nl, nq * es, nq * es, nk * es, nk * es, nl};
+    for (int i = 0; i < (o->bwd ? NBUF : NFWD); i++) {
         if (!alloc_one(p, i, sizes[i])) return false;
-        if (i < 3)
+        if (i < 3 || i == NFWD)
             gemm_ref_fill(o->dtype, p->host[i], (int64_t)(sizes[i] / es), seed);
         else
             memset(p->host[i], 0xff, sizes[i]);
@@ -146,6 +159,13 @@ static bool problem_make(problem *p, const attn_opts *o, uint64_t *seed)
     p->o = cute_call_tensor(&p->buf[3], 0, o->dtype, 4, (int64_t[]){o->B, o->S, o->H, o->D}, sq);
     p->lse = cute_call_tensor(&p->buf[4], 0, CUTE_F32, 3, (int64_t[]){o->B, o->H, o->S},
                               (int64_t[]){o->H * o->S, o->S, 1});
+    for (int i = 0; i < 4 && o->bwd; i++) {
+        bool kv = i >= 2;
+        p->grad[i] = kv ? p->k : p->q;
+        p->grad[i].buf = &p->buf[NFWD + i];
+    }
+    p->grad[4] = p->lse;
+    p->grad[4].buf = &p->buf[NBUF - 1];
     p->causal = o->causal, p->scale = o->scale;
     return true;
 }
@@ -153,7 +173,7 @@ static bool problem_make(problem *p, const attn_opts *o, uint64_t *seed)
 static void problem_drop(problem *p)
 {
     cute_backend *b = cute_runtime_backend(p->rt);
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < NBUF; i++)
         if (p->host[i]) b->vt->free(b->self, &p->buf[i]), free(p->host[i]);
 }
 
@@ -163,6 +183,15 @@ static cute_status call_fwd(void *user, int set)
     problem *p = user;
     return cutec_attention_fwd(p->lib, &p->q, &p->k, &p->v, &p->o, &p->lse, p->scale, p->causal, NULL,
                                p->err, sizeof p->err);
+}
+
+static cute_status call_bwd(void *user, int set)
+{
+    (void)set;
+    problem *p = user;
+    const cute_call_arg *g = p->grad;
+    return cutec_attention_bwd(p->lib, &p->q, &p->k, &p->v, &p->o, &g[0], &p->lse, &g[1], &g[2], &g[3], &g[4],
+                               p->scale, p->causal, NULL, p->err, sizeof p->err);
 }
 
 /* the rows checked: all up to 4096, else 2048 spread over the whole output */
@@ -193,10 +222,56 @@ static int64_t verify(const problem *p, const attn_opts *o, int64_t *rows)
     return bad;
 }
 
-/* the flops FlashAttention counts: 4 B H S^2 D, half of it causal */
+static double *widen(const attn_opts *o, const void *host, int64_t n, bool f32)
+{
+    double *w = malloc((size_t)n * sizeof *w);
+    for (int64_t j = 0; j < n; j++) w[j] = f32 ? ((const float *)host)[j] : ew_get(o->dtype, host, j);
+    return w;
+}
+
+/* bad elements of D values at got against want within the backward's rounding */
+static int64_t bad_grads(const attn_opts *o, const void *got, int64_t at, const double *want, const double *mag)
+{
+    int64_t bad = 0;
+    for (int64_t d = 0; d < o->D; d++)
+        bad += !attn_ref_close_grad(ew_get(o->dtype, got, at + d), want[d], mag[d], o->dtype == CUTE_BF16);
+    return bad;
+}
+
+/* the backward against float64 given the forward's O and LSE: up to 256 query rows of dQ and
+ * 256 key rows of dK and dV, spread over the outputs */
+static int64_t verify_bwd(const problem *p, const attn_opts *o, int64_t *rows)
+{
+    int64_t nq = o->B * o->S * o->H * o->D, nk = o->B * o->S * o->G * o->D, bad = 0;
+    int64_t tq = o->B * o->S * o->H, tk = o->B * o->S * o->G;
+    double *q = widen(o, p->host[0], nq, false), *k = widen(o, p->host[1], nk, false), *v = widen(o, p->host[2], nk, false);
+    double *out = widen(o, p->host[3], nq, false), *dout = widen(o, p->host[NFWD], nq, false);
+    double *lse = widen(o, p->host[4], tq, true), w[4][256], *row[4] = {w[0], w[1], w[2], w[3]};
+    attn_ref_tensor tq4 = {q, {o->S * o->H * o->D, o->H * o->D, o->D, 1}}, tk4 = {k, {o->S * o->G * o->D, o->G * o->D, o->D, 1}};
+    attn_ref_problem rp = {o->B, o->S, o->S, o->H, o->G, o->D, o->causal, p->scale > 0 ? p->scale : 1 / sqrt((double)o->D),
+                           tq4, tk4, tk4};
+    rp.v.v = v;
+    attn_ref_given f = {tq4, tq4, lse};
+    f.dout.v = dout, f.o.v = out;
+    *rows = 0;
+    for (int64_t e = 0; e < tq; e += tq <= 256 ? 1 : tq / 256, ++*rows) {
+        attn_ref_dq_row(&rp, &f, e / (o->S * o->H), e / o->H % o->S, e % o->H, w[0], w[1]);
+        bad += bad_grads(o, p->host[NFWD + 1], e * o->D, w[0], w[1]);
+    }
+    for (int64_t e = 0; e < tk; e += tk <= 256 ? 1 : tk / 256, ++*rows) {
+        attn_ref_dkv_row(&rp, &f, e / (o->S * o->G), e / o->G % o->S, e % o->G, row);
+        bad += bad_grads(o, p->host[NFWD + 2], e * o->D, w[0], w[1]) + bad_grads(o, p->host[NFWD + 3], e * o->D, w[2], w[3]);
+    }
+    double *all[6] = {q, k, v, out, dout, lse};
+    for (int i = 0; i < 6; i++) free(all[i]);
+    return bad;
+}
+
+/* the flops FlashAttention counts: 4 B H S^2 D forward, 2.5 times that backward (its five
+ * products to the forward's two), half of it causal */
 static double flops(const attn_opts *o)
 {
-    return 4.0 * (double)o->B * o->H * o->S * o->S * o->D / (o->causal ? 2 : 1);
+    return (o->bwd ? 10.0 : 4.0) * (double)o->B * o->H * o->S * o->S * o->D / (o->causal ? 2 : 1);
 }
 
 /* one checked call, then the median time (device events on the GPU, else < 0: not timed) */
@@ -210,14 +285,25 @@ static double run_one(problem *p, const attn_opts *o, int64_t *bad, int64_t *row
     b->vt->download(b->self, p->host[3], &p->buf[3], 0, p->bytes[3]);
     b->vt->download(b->self, p->host[4], &p->buf[4], 0, p->bytes[4]);
     *bad = verify(p, o, rows);
+    if (o->bwd) {
+        if (call_bwd(p, 0) != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK) {
+            fprintf(stderr, "cutec: %s\n", p->err[0] ? p->err : b->vt->error(b->self));
+            return -2;
+        }
+        for (int i = NFWD + 1; i < NBUF - 1; i++) b->vt->download(b->self, p->host[i], &p->buf[i], 0, p->bytes[i]);
+        int64_t brows = 0;
+        *bad += verify_bwd(p, o, &brows);
+        *rows += brows;
+    }
     cute_cuda *cu = cute_cuda_backend_driver(b);
-    return cu ? gpu_time_calls(cu, call_fwd, p, 1, o->k.iters) : -1;
+    return cu ? gpu_time_calls(cu, o->bwd ? call_bwd : call_fwd, p, 1, o->k.iters) : -1;
 }
 
 static void describe(const attn_opts *o, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s B=%lld H=%lld G=%lld S=%lld D=%lld%s", cute_dtype_name(o->dtype), (long long)o->B,
-             (long long)o->H, (long long)o->G, (long long)o->S, (long long)o->D, o->causal ? " causal" : "");
+    snprintf(buf, n, "%s B=%lld H=%lld G=%lld S=%lld D=%lld%s%s", cute_dtype_name(o->dtype), (long long)o->B,
+             (long long)o->H, (long long)o->G, (long long)o->S, (long long)o->D, o->causal ? " causal" : "",
+             o->bwd ? " bwd" : "");
 }
 
 static int run(const attn_opts *o)
@@ -245,12 +331,12 @@ static int run(const attn_opts *o)
 
 /* SDPA's ms for each shape, non-causal and causal (< 0: not taken), from one run of
  * bench/torch_attention.py ($CUTEC_TORCH_ATTENTION): its own gaussian inputs */
-static void torch_ms(cute_dtype d, const int64_t (*shapes)[4], int n, double (*ms)[2])
+static void torch_ms(cute_dtype d, bool bwd, const int64_t (*shapes)[4], int n, double (*ms)[2])
 {
     const char *script = getenv("CUTEC_TORCH_ATTENTION");
     char cmd[1024], line[512];
-    int len = snprintf(cmd, sizeof cmd, "python3 %s %s", script ? script : "bench/torch_attention.py",
-                       cute_dtype_name(d));
+    int len = snprintf(cmd, sizeof cmd, "python3 %s%s %s", script ? script : "bench/torch_attention.py",
+                       bwd ? " --bwd" : "", cute_dtype_name(d));
     for (int i = 0; i < n; i++) {
         const int64_t *x = shapes[i];
         len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %lldx%lldx%lldx%lld", (long long)x[0],
@@ -304,12 +390,13 @@ static int bench(const attn_opts *base)
     int n = base->shape_given ? 1 : 2;
     if (base->shape_given) shapes[0][0] = base->B, shapes[0][1] = base->H, shapes[0][2] = base->S, shapes[0][3] = base->D;
     double sdpa[2][2] = {{-1, -1}, {-1, -1}};
-    if (cu) torch_ms(base->dtype, (const int64_t (*)[4])shapes, n, sdpa);
+    if (cu) torch_ms(base->dtype, base->bwd, (const int64_t (*)[4])shapes, n, sdpa);
     const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;
     gpu_sm_clock(clock, sizeof clock);
-    printf("# %s, %d SMs, %s; gaussian inputs; TFLOP/s = 4 B H S^2 D / t (half causal)\n",
-           dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock);
-    printf("%-40s %9s %9s %8s %9s %7s\n", "attention forward", "ms", "TFLOP/s", "checked", "SDPA", "of SDPA");
+    printf("# %s, %d SMs, %s; gaussian inputs; TFLOP/s = %s B H S^2 D / t (half causal)\n",
+           dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock, base->bwd ? "10" : "4");
+    printf("%-40s %9s %9s %8s %9s %7s\n", base->bwd ? "attention backward" : "attention forward", "ms", "TFLOP/s",
+           "checked", "SDPA", "of SDPA");
     cute_attention_lib *lib = cute_attention_lib_new(rt);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int rc = CLI_OK;
@@ -335,5 +422,6 @@ int cmd_attention(int argc, char **argv)
         if (!(o.k.emit = cli_emit_form(o.k.emit))) return usage(argv[0]);
         return emit(&o);
     }
+    if (o.decode) return attention_decode_cmd(&o, !strcmp(argv[0], "bench"));
     return !strcmp(argv[0], "run") ? run(&o) : bench(&o);
 }

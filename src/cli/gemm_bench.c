@@ -1,5 +1,5 @@
 /* `cutec bench gemm`: the library's variants against cuBLAS in one process, on the same
- * gaussian inputs in device memory, for square sizes: time, TFLOP/s (TOPS), the ratio to
+ * gaussian inputs in device memory, for square sizes or M x N x K: time, TFLOP/s (TOPS), the ratio to
  * cuBLAS, each result's largest difference from cuBLAS's, and a sample of its elements
  * against float64. */
 #include <math.h>
@@ -78,11 +78,11 @@ static void print_row(int64_t size, const char *name, double ms, double flops, d
 }
 
 /* input sets rotated so that the timings are not of the L2: as many as fill 3 x L2, <= 8 */
-static int sets_for(bench_ctx *x, int64_t size)
+static int sets_for(bench_ctx *x, const int64_t mnk[3])
 {
     const gemm_opts *o = x->o;
-    size_t mn = (size_t)size * (size_t)size * (size_t)o->l;
-    size_t set_bytes = mn * (2 * (size_t)cute_dtype_bytes(o->in) + (size_t)cute_dtype_bytes(o->out));
+    size_t m = (size_t)mnk[0], n = (size_t)mnk[1], k = (size_t)mnk[2];
+    size_t set_bytes = (size_t)o->l * ((m + n) * k * (size_t)cute_dtype_bytes(o->in) + m * n * (size_t)cute_dtype_bytes(o->out));
     size_t l2 = (size_t)cute_cuda_device(x->cu)->l2_bytes;
     int sets = (int)((3 * l2 + set_bytes - 1) / set_bytes);
     return sets < 1 ? 1 : sets > 8 ? 8 : sets;
@@ -117,14 +117,13 @@ static double bench_cublas(bench_ctx *x, const gemm_problem *p, int sets, void *
 }
 
 /* one variant: C back to C0, one call checked, then timed; CLI_OK, CLI_FAIL */
-static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant var,
+static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant var, const char *name,
                          const void *ref, double ref_ms, void *got)
 {
     const gemm_opts *o = x->o;
     cute_backend *b = x->b;
     size_t cbytes = gemm_operand_bytes(&p->c);
     gemm_lib_call c = {x->lib, var, p, o->alpha, o->beta, ""};
-    const char *name = cute_gemm_variant_name(var);
     if (b->vt->upload(b->self, &p[0].c.buf, 0, p[0].c0, cbytes) != CUTE_OK) return CLI_FAIL;
     cute_status s = gemm_call_lib(&c, 0);
     if (s == CUTE_ERR_COMPILE || s == CUTE_ERR_INVALID) { /* a variant that cannot take this (yet) */
@@ -153,12 +152,39 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
     return ok ? CLI_OK : CLI_FAIL;
 }
 
-static int bench_size(bench_ctx *x, int64_t size)
+/* the variant with each --cluster x --raster of the sweep (the lib's tiling set for each), a
+ * row each named by what it sets: hopper2x1r16 */
+static int bench_sweep(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant var, const void *ref,
+                       double ref_ms, void *got)
 {
     const gemm_opts *o = x->o;
-    int sets = sets_for(x, size), made = 0, rc = CLI_OK;
+    int nc = o->nclusters ? o->nclusters : 1, nr = o->nrasters ? o->nrasters : 1, rc = CLI_OK;
+    for (int i = 0; i < nc * nr && rc == CLI_OK; i++) {
+        cute_gemm_tiling t = o->tiling;
+        char name[64];
+        int len = snprintf(name, sizeof name, "%s", cute_gemm_variant_name(var));
+        if (o->nclusters) {
+            t.cluster_m = o->clusters[i % nc][0], t.cluster_n = o->clusters[i % nc][1];
+            len += snprintf(name + len, sizeof name - (size_t)len, "%dx%d", t.cluster_m, t.cluster_n);
+        }
+        if (o->nrasters) {
+            t.raster = o->rasters[i / nc];
+            snprintf(name + len, sizeof name - (size_t)len, "r%d", t.raster);
+        }
+        cute_gemm_lib_tiling(x->lib, &t);
+        rc = bench_variant(x, p, sets, var, name, ref, ref_ms, got);
+    }
+    return rc;
+}
+
+static int bench_size(bench_ctx *x, const int64_t mnk[3])
+{
+    const gemm_opts *o = x->o;
+    int sets = sets_for(x, mnk), made = 0, rc = CLI_OK;
     gemm_problem p[8];
-    int64_t mnkl[4] = {size, size, size, o->l};
+    int64_t size = mnk[0], mnkl[4] = {mnk[0], mnk[1], mnk[2], o->l};
+    if (mnk[1] != size || mnk[2] != size) /* the rows name M only */
+        printf("# M %lld, N %lld, K %lld:\n", (long long)mnk[0], (long long)mnk[1], (long long)mnk[2]);
     for (; made < sets; made++)
         if (!gemm_problem_make(x->b, &p[made], o->in, o->out, mnkl, o->layout, 0, o->seed + (uint64_t)made)) {
             gemm_problem_drop(x->b, &p[made]);
@@ -173,7 +199,7 @@ static int bench_size(bench_ctx *x, int64_t size)
     double ref_ms = got ? bench_cublas(x, p, sets, ref) : -1;
     if (ref_ms < 0) rc = CLI_FAIL;
     for (int i = 0; i < o->nvariants && rc == CLI_OK; i++)
-        if (bench_variant(x, p, sets, o->variants[i], ref, ref_ms, got) != CLI_OK) rc = CLI_FAIL;
+        if (bench_sweep(x, p, sets, o->variants[i], ref, ref_ms, got) != CLI_OK) rc = CLI_FAIL;
     char clock[128];
     gpu_sm_clock(clock, sizeof clock);
     if (clock[0]) printf("#      SM clock after these runs (now, max): %s; %d input set%s rotated\n", clock,

@@ -70,6 +70,7 @@ void gemm_verdict_print(const gemm_verdict *v, double tol);
 /* --- the commands' options and calls (gemm_cmd.c, gemm_bench.c) ------------------------- */
 
 #define GEMM_MAX_SIZES 16
+#define GEMM_MAX_SWEEP 8
 
 typedef struct gemm_opts {
     cute_dtype in, out; /* out CUTE_VOID: the input dtype's default */
@@ -82,8 +83,11 @@ typedef struct gemm_opts {
     int iters;
     int index_bits; /* cute_gemm_lib_index_width: 0 (auto), 32 or 64 */
     cute_gemm_tiling tiling; /* cute_gemm_lib_tiling (zero: the defaults) */
+    /* bench: --cluster and --raster may list values (1x1,2x1 / 8,16): each variant runs
+     * with each combination, a row each (a sweep in one process, on the same inputs) */
+    int clusters[GEMM_MAX_SWEEP][2], nclusters, rasters[GEMM_MAX_SWEEP], nrasters;
     uint64_t seed;
-    int64_t sizes[GEMM_MAX_SIZES];
+    int64_t sizes[GEMM_MAX_SIZES][3]; /* bench: M, N, K of each problem (--sizes S or MxNxK) */
     int nsizes;
     cute_gemm_variant variants[CUTE_GEMM_VARIANT_COUNT];
     int nvariants;

@@ -29,11 +29,12 @@ static void usage(void)
             "         [--layout XY[Z]] [--variant auto|registers|shared|pipelined]\n"
             "         [--backend cuda|interp] [--alpha A] [--beta B] [--pad P] [--iters N]\n"
             "         [--seed S] [--index auto|32|64] [--tile BMxBNxBK] [--stages S] [--warps WMxWN]\n"
-            "         [--raster F] [--read-bytes 8|16] [--groups G]\n"
-            "       cutec bench gemm [--dtype D] [--out-dtype D] [--sizes 4096,8192] [--batch L]\n"
+            "         [--raster F] [--read-bytes 8|16] [--cluster CMxCN] [--store tma|st] [--groups G]\n"
+            "       cutec bench gemm [--dtype D] [--out-dtype D] [--sizes 4096,8192,MxNxK] [--batch L]\n"
             "         [--layout XY[Z]] [--variants V,V,... (default: all)] [--alpha A]\n"
             "         [--beta B] [--iters N] [--seed S] [--index auto|32|64] [--tile BMxBNxBK]\n"
-            "         [--stages S] [--warps WMxWN] [--raster F] [--read-bytes 8|16]\n"
+            "         [--stages S] [--warps WMxWN] [--raster F] [--read-bytes 8|16] [--cluster CMxCN]\n"
+            "         [--store tma|st]\n"
             "         [--plot FILE.svg [--ceiling TFLOPS]] [--groups G [--tokens T]]\n"
             "\n"
             "C(M,N,L) = alpha * A(M,K,L) * B(N,K,L)^T + beta * C, B given as (N,K) (CuTe's\n"
@@ -47,7 +48,7 @@ static void usage(void)
             "CPU reference: error relative to the sum of |terms|, tolerance by dtype (f32 1e-5,\n"
             "f64 1e-12, s8 exact, the others 2^-10 plus C's rounding; docs/gemm.md); on a GPU\n"
             "also the median time and TFLOP/s (TOPS for s8).\n"
-            "bench: square sizes, each variant and cuBLAS (f32 without TF32; tf32 through\n"
+            "bench: square sizes (or MxNxK), each variant and cuBLAS (f32 without TF32; tf32 through\n"
             "CUBLAS_COMPUTE_32F_FAST_TF32; fp8 through cuBLASLt) timed with CUDA events (median\n"
             "of --iters), TFLOP/s = 2MNKL/t, the ratio to cuBLAS, each result's largest\n"
             "difference from cuBLAS's relative to max |C|, and 256 of its elements checked\n"
@@ -65,6 +66,11 @@ static void usage(void)
             "  --stages 4 --warps 2x4; --raster F: F tiles along N side by side, tensor cores),\n"
             "  for tuning; unset: the library's choice for the dtype and size (docs/gemm.md).\n"
             "  --read-bytes: f64's fragment reads from K-major tiles, LDS.128 (16) or LDS.64 (8).\n"
+            "  --cluster CMxCN: the hopper kernel's thread-block clusters (1x1, 2x1, 1x2, ...): CM\n"
+            "  blocks along M share B's tile, CN along N share A's, each loading its share (TMA\n"
+            "  multicast).\n"
+            "  --store: the Hopper kernel's C path, stmatrix + TMA store (tma, the default for a\n"
+            "  16-bit C) or 16-byte st.global from shared memory (st).\n"
             "index: the width of the kernels' index arithmetic.  auto (the default): each variant\n"
             "  in the width measured faster for it (docs/gemm.md); 32: 32-bit kernels wherever\n"
             "  every extent and leading dimension is at most 32768; 64: always 64-bit.\n"
@@ -101,15 +107,47 @@ static bool sizes_fit(const gemm_opts *o)
     return true;
 }
 
+/* one problem of --sizes: S (M = N = K = S) or MxNxK, each 1 to 2^28 */
+static bool parse_size(const char *t, int64_t mnk[3])
+{
+    int n = 0;
+    if (!cli_dims(t, 3, INT64_MAX, mnk, &n, why, sizeof why)) return false;
+    if (n == 1) mnk[1] = mnk[2] = mnk[0];
+    for (int i = 0; i < 3; i++)
+        if (mnk[i] < 1 || mnk[i] > (int64_t)1 << 28)
+            return snprintf(why, sizeof why, "\"%s\": each extent 1 to 2^28", t), false;
+    return n == 1 || n == 3 || (snprintf(why, sizeof why, "\"%s\" is not S or MxNxK", t), false);
+}
+
 static bool parse_sizes(const char *s, gemm_opts *o)
 {
     o->nsizes = 0;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", s);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        if (o->nsizes == GEMM_MAX_SIZES || !parse_int(t, &o->sizes[o->nsizes++], 1, (int64_t)1 << 28))
-            return false;
+        if (o->nsizes == GEMM_MAX_SIZES || !parse_size(t, o->sizes[o->nsizes++])) return false;
     return o->nsizes > 0;
+}
+
+/* bench's --cluster CMxCN,... and --raster F,...: the values each variant is swept over */
+static bool parse_sweep(const char *s, bool cluster, gemm_opts *o)
+{
+    int *n = cluster ? &o->nclusters : &o->nrasters, dims = cluster ? 2 : 1;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    *n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int64_t v[2] = {0, 0};
+        int k = 0;
+        if (*n == GEMM_MAX_SWEEP || !cli_dims(t, dims, 4096, v, &k, why, sizeof why) || k != dims || v[0] < 1 ||
+            (cluster && v[1] < 1))
+            return snprintf(why, sizeof why, "up to %d values of %s, each 1 to 4096", GEMM_MAX_SWEEP,
+                            cluster ? "CMxCN" : "F"), false;
+        if (cluster) o->clusters[*n][0] = (int)v[0], o->clusters[*n][1] = (int)v[1];
+        else o->rasters[*n] = (int)v[0];
+        ++*n;
+    }
+    return *n > 0;
 }
 
 static bool parse_variants(const char *s, gemm_opts *o)
@@ -148,7 +186,8 @@ static void defaults(gemm_opts *o, bool bench)
     o->beta = bench ? 0.0 : -0.5;
     o->iters = 10;
     o->seed = (uint64_t)time(NULL);
-    o->sizes[0] = 4096, o->sizes[1] = 8192, o->nsizes = 2;
+    for (int i = 0; i < 3; i++) o->sizes[0][i] = 4096, o->sizes[1][i] = 8192;
+    o->nsizes = 2;
     o->tokens = 512;
     for (int v = CUTE_GEMM_AUTO + 1; v < CUTE_GEMM_VARIANT_COUNT; v++) /* every kernel the library has */
         o->variants[o->nvariants++] = (cute_gemm_variant)v;
@@ -168,6 +207,8 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (!strcmp(k, "--batch")) return parse_int(v, &o->l, 1, INT64_MAX);
     if (!strcmp(k, "--groups")) return parse_int(v, &x, 1, 4096) && (o->groups = (int)x);
     if (bench && !strcmp(k, "--tokens")) return parse_int(v, &o->tokens, 1, 1 << 20);
+    if (bench && !strcmp(k, "--cluster")) return parse_sweep(v, true, o);
+    if (bench && !strcmp(k, "--raster")) return parse_sweep(v, false, o);
     bool tiling = cli_gemm_tiling_option(k, v, &o->tiling, known, why, sizeof why);
     if (*known) return tiling;
     *known = true;

@@ -153,11 +153,12 @@ static int run_groups(grouped *x)
     return CLI_OK;
 }
 
-/* bench, one size (N = K = size): cuBLAS's loop, then the grouped kernel, sampled */
-static int bench_groups(grouped *x, int64_t size)
+/* bench, one size (its N and K; M is the groups'): cuBLAS's loop, then the grouped kernel,
+ * sampled */
+static int bench_groups(grouped *x, const int64_t size[3])
 {
     const gemm_opts *o = x->o;
-    if (!make(x, o->tokens, size, size)) return fprintf(stderr, "cutec bench gemm: out of memory\n"), CLI_FAIL;
+    if (!make(x, o->tokens, size[1], size[2])) return fprintf(stderr, "cutec bench gemm: out of memory\n"), CLI_FAIL;
     int64_t total = 0;
     for (int i = 0; i < x->n; i++) total += x->p[i].m;
     double ref = timed(x, call_cublas, "cuBLAS");
@@ -170,8 +171,8 @@ static int bench_groups(grouped *x, int64_t size)
     double ms = timed(x, call_cutec, "the grouped kernel");
     if (ms < 0 || ref < 0) return CLI_FAIL;
     double f = flops(x);
-    printf("%-6lld %-6d %-8lld cublas loop %8.4f ms %8.1f %s | grouped %8.4f ms %8.1f %s  %6.1f%%  %s\n",
-           (long long)size, x->n, (long long)total, ref, f / ref / 1e9, gemm_rate_unit(o->in), ms, f / ms / 1e9,
+    printf("%-6lld %-6lld %-6d %-8lld cublas loop %8.4f ms %8.1f %s | grouped %8.4f ms %8.1f %s  %6.1f%%  %s\n",
+           (long long)size[1], (long long)size[2], x->n, (long long)total, ref, f / ref / 1e9, gemm_rate_unit(o->in), ms, f / ms / 1e9,
            gemm_rate_unit(o->in), 100.0 * ref / ms, bad ? "WRONG vs float64 (sampled)" : "ok vs float64 (sampled)");
     return bad ? CLI_FAIL : CLI_OK;
 }
@@ -190,7 +191,7 @@ int gemm_grouped(const gemm_opts *o, bool bench)
     } else if (cute_cublas_open(cute_cuda_backend_driver(x.b), &x.h, x.err, sizeof x.err) != CUTE_OK) {
         fprintf(stderr, "cutec bench gemm: %s\n", x.err);
     } else {
-        printf("size = N = K; groups; tokens (their M, summed; each uniform in [0, %lld]); cuBLAS called once a group\n",
+        printf("N, K; groups; tokens (their M, summed; each uniform in [0, %lld]); cuBLAS called once a group\n",
                (long long)(2 * o->tokens));
         rc = CLI_OK;
         for (int i = 0; i < o->nsizes; i++) {

@@ -1,5 +1,5 @@
 /* The GEMM commands' tiling options (--tile BMxBNxBK, --warps WMxWN, --stages S, --raster F,
- * --read-bytes 8|16), shared by
+ * --read-bytes 8|16, --cluster CMxCN, --store tma|st), shared by
  * `cutec run|bench gemm` and `cutec compile gemm`. */
 #include <stdio.h>
 #include <string.h>
@@ -28,10 +28,16 @@ bool cli_gemm_tiling_option(const char *k, const char *v, cute_gemm_tiling *t, b
     if (!strcmp(k, "--warps")) return parse_x(v, 2, &t->warps_m, why, wn);
     if (!strcmp(k, "--stages")) return parse_x(v, 1, &t->stages, why, wn);
     if (!strcmp(k, "--raster")) return parse_x(v, 1, &t->raster, why, wn);
+    if (!strcmp(k, "--cluster")) return parse_x(v, 2, &t->cluster_m, why, wn);
     if (!strcmp(k, "--read-bytes")) {
         if (!parse_x(v, 1, &t->read_bytes, why, wn)) return false;
         if (t->read_bytes == 8 || t->read_bytes == 16) return true;
         return snprintf(why, wn, "--read-bytes is 8 or 16, not %s", v), false;
+    }
+    if (!strcmp(k, "--store")) {
+        t->c_store = !strcmp(v, "tma") ? CUTE_GEMM_STORE_TMA : !strcmp(v, "st") ? CUTE_GEMM_STORE_ST : -1;
+        if (t->c_store >= 0) return true;
+        return snprintf(why, wn, "--store is tma or st, not %s", v), false;
     }
     *known = false;
     return false;

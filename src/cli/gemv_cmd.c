@@ -354,36 +354,6 @@ static int run(const gemv_opts *o)
     return ms >= 0 && bad == 0 ? CLI_OK : CLI_FAIL;
 }
 
-typedef struct copy_call {
-    cute_cuda *cu;
-    cute_buffer *dst, *src;
-    size_t bytes;
-} copy_call;
-
-static cute_status call_copy(void *user, int set)
-{
-    (void)set;
-    copy_call *c = user;
-    return cute_cuda_copy_dtod_async(c->cu, (cute_devptr)(uintptr_t)c->dst->ptr,
-                                     (cute_devptr)(uintptr_t)c->src->ptr, c->bytes, NULL);
-}
-
-/* GB/s of a device-to-device copy of A's bytes (read + write), in the same process */
-static double copy_gbs(cute_runtime *rt, size_t bytes, int iters)
-{
-    cute_backend *b = cute_runtime_backend(rt);
-    cute_buffer s, d;
-    double ms = -1;
-    if (b->vt->alloc(b->self, bytes, &s) != CUTE_OK) return -1;
-    if (b->vt->alloc(b->self, bytes, &d) == CUTE_OK) {
-        copy_call cc = {cute_cuda_backend_driver(b), &d, &s, bytes};
-        ms = gpu_time_calls(cc.cu, call_copy, &cc, 1, iters);
-        b->vt->free(b->self, &d);
-    }
-    b->vt->free(b->self, &s);
-    return ms > 0 ? 2.0 * (double)bytes / ms / 1e6 : -1;
-}
-
 static int bench_one(cute_runtime *rt, cute_gemv_lib *lib, const gemv_opts *o)
 {
     problem p = {.rt = rt, .lib = lib};
@@ -391,7 +361,7 @@ static int bench_one(cute_runtime *rt, cute_gemv_lib *lib, const gemv_opts *o)
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
     describe(&p, o, what, sizeof what);
-    double gbs = moved(o) / ms / 1e6, copy = copy_gbs(rt, (size_t)moved(o), o->iters);
+    double gbs = moved(o) / ms / 1e6, copy = gpu_copy_gbs(rt, (size_t)moved(o), o->iters);
     printf("%-44s %9.4f %9.1f %9.1f %7.1f%%%s\n", what, ms, gbs, copy, 100 * gbs / copy,
            bad ? "  WRONG" : "");
     problem_drop(&p);

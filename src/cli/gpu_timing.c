@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "cli/gpu_timing.h"
+#include "cutec/backend.h"
+#include "cutec/jit.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -52,4 +54,33 @@ void gpu_sm_clock(char *buf, size_t n)
     if (!fgets(buf, (int)n, f)) buf[0] = 0;
     pclose(f);
     buf[strcspn(buf, "\n")] = 0;
+}
+
+typedef struct copy_call {
+    cute_cuda *cu;
+    cute_buffer *dst, *src;
+    size_t bytes;
+} copy_call;
+
+static cute_status call_copy(void *user, int set)
+{
+    (void)set;
+    copy_call *c = user;
+    return cute_cuda_copy_dtod_async(c->cu, (cute_devptr)(uintptr_t)c->dst->ptr,
+                                     (cute_devptr)(uintptr_t)c->src->ptr, c->bytes, NULL);
+}
+
+double gpu_copy_gbs(struct cute_runtime *rt, size_t bytes, int iters)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    cute_buffer s, d;
+    double ms = -1;
+    if (b->vt->alloc(b->self, bytes, &s) != CUTE_OK) return -1;
+    if (b->vt->alloc(b->self, bytes, &d) == CUTE_OK) {
+        copy_call cc = {cute_cuda_backend_driver(b), &d, &s, bytes};
+        ms = gpu_time_calls(cc.cu, call_copy, &cc, 1, iters);
+        b->vt->free(b->self, &d);
+    }
+    b->vt->free(b->self, &s);
+    return ms > 0 ? 2.0 * (double)bytes / ms / 1e6 : -1;
 }

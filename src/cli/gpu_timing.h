@@ -15,6 +15,10 @@ typedef cute_status (*gpu_timed_call)(void *user, int set);
  * are not timed from it); the batch is chosen so that one timing spans about 2 ms.  < 0 on
  * failure. */
 double gpu_time_calls(cute_cuda *cu, gpu_timed_call fn, void *user, int sets, int reps);
+/* GB/s of a device-to-device copy of `bytes` (read + write: 2 bytes / t), the same process's
+ * device; < 0 on failure */
+struct cute_runtime;
+double gpu_copy_gbs(struct cute_runtime *rt, size_t bytes, int iters);
 /* the SM clock now and its maximum, by nvidia-smi where it is installed ("" if not) */
 void gpu_sm_clock(char *buf, size_t n);
 

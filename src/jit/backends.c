@@ -21,12 +21,18 @@ static cute_status emit_cuda_c(void *user, cute_ir_func *const *kernels, int n, 
     return cute_cuda_c_emit((const cute_ir_func *const *)kernels, n, &o, source, err, errn);
 }
 
-static cute_status open_cuda(cute_backend *b, char *err, size_t n)
+cute_status cute__open_cuda_device(int device, cute_backend *b, char *err, size_t n)
 {
     cute_cuda_backend_opts o;
     memset(&o, 0, sizeof o);
     o.emit = emit_cuda_c;
+    o.device = device;
     return cute_cuda_backend_new(&o, b, err, n);
+}
+
+static cute_status open_cuda(cute_backend *b, char *err, size_t n)
+{
+    return cute__open_cuda_device(0, b, err, n);
 }
 
 static cute_status open_interp(cute_backend *b, char *err, size_t n)

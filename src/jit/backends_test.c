@@ -36,9 +36,29 @@ static void runtime_takes_the_row(void)
     CHECK(!cute_runtime_on_gpu(NULL) && !cute_runtime_interprets(NULL), "NULL runtime");
 }
 
+/* "cuda:N" opens the GPU of ordinal N; a malformed one is an unknown backend, and a device
+ * that is not there is the driver's error naming it */
+static void cuda_by_ordinal(void)
+{
+    const char *bad[] = {"cuda:", "cuda:x", "cuda:-1", "cuda: 1", "cuda:1x", "cuda1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char err[256] = "";
+        cute_runtime *rt = NULL;
+        cute_status s = cute_runtime_new(bad[i], &rt, err, sizeof err);
+        CHECK(s == CUTE_ERR_INVALID && !rt && strstr(err, bad[i]), "%s: %s (%s)", bad[i],
+              cute_status_name(s), err);
+    }
+    char err[256] = "";
+    cute_runtime *rt = NULL;
+    cute_status s = cute_runtime_new("cuda:4096", &rt, err, sizeof err);
+    CHECK(s == CUTE_ERR_NO_DRIVER && !rt, "no device 4096: %s (%s)", cute_status_name(s), err);
+    CHECK(strstr(err, "4096") || strstr(err, "libcuda"), "says which: %s", err);
+}
+
 int main(void)
 {
     rows_are_complete();
     runtime_takes_the_row();
+    cuda_by_ordinal();
     return CHECK_DONE("backends_test");
 }

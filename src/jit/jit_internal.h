@@ -204,6 +204,8 @@ bool cute__ffma_banks(const void *cubin, size_t len, cute_ffma_bank_report *r, c
 
 /* backends.c: the registry's names, "cuda, interp" */
 void cute__backend_names(char *buf, size_t n);
+/* the CUDA backend on device `device` (the registry's "cuda" row opens device 0) */
+cute_status cute__open_cuda_device(int device, cute_backend *b, char *err, size_t n);
 
 /* alias.c: after tracing, which tensors the kernels write and whether their pointers are
  * __restrict__ (sets each kernel's noalias); at a call, refuse arguments that break it */

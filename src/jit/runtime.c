@@ -46,12 +46,19 @@ cute_runtime *cute_runtime_wrap(cute_backend b)
 static cute_status open_backend(const char *name, cute_backend *b, const cute_backend_info **info,
                                 char *err, size_t n)
 {
+    int device, end = 0; /* "cuda:N": the GPU of ordinal N */
+    if (name && !strncmp(name, "cuda:", 5) && name[5] >= '0' && name[5] <= '9' &&
+        sscanf(name, "cuda:%d%n", &device, &end) == 1 && !name[end]) {
+        *info = cute_backend_find("cuda");
+        return cute__open_cuda_device(device, b, err, n);
+    }
     if (name && *name) {
         *info = cute_backend_find(name);
         if (*info) return (*info)->open(b, err, n);
         char names[128];
         cute__backend_names(names, sizeof names);
-        snprintf(err, n, "CUTEC_BACKEND=%s: the backends are %s", name, names);
+        snprintf(err, n, "CUTEC_BACKEND=%s: the backends are %s (cuda:N: the GPU of ordinal N)",
+                 name, names);
         return CUTE_ERR_INVALID;
     }
     cute_status s = CUTE_ERR_UNSUPPORTED;

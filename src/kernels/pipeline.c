@@ -1,8 +1,10 @@
 /* cutec/pipeline.h: PipelineAsync and PipelineTmaAsync over the mbarrier rows (cutec/sync.h),
  * and the PipelineState that walks their stages. */
 #define CUTEC_NO_SITE_MACROS /* the user's call site stays the site of what this emits */
+#include "cutec/notation.h"
 #include "cutec/pipeline.h"
 #include "cutec/sync.h"
+#include "cutec/tma_copy.h"
 #include "trace/ctx_internal.h"
 
 static cute_val u32(cute_ctx *c, int64_t v) { return cute_val_int(c, CUTE_U32, v); }
@@ -53,22 +55,66 @@ static cute_pipeline create(cute_ctx *c, cute_smem_allocator *a, cute_pipeline p
     }
     cute_mbarrier_init_fence(c);
     ctx_close(c);
-    cute_barrier(c);
+    if (p.peers.r) /* the other blocks release into and multicast onto these barriers */
+        cute_cluster_arrive(c), cute_cluster_wait(c);
+    else
+        cute_barrier(c);
     return p;
 }
 
 cute_pipeline cute_pipeline_async_create(cute_ctx *c, cute_smem_allocator *a, int stages, int producer_threads,
                                          int consumer_threads)
 {
-    cute_pipeline p = {CUTE_PIPELINE_ASYNC, stages, {0}, {0}, producer_threads, consumer_threads, 0};
+    cute_pipeline p = {.kind = CUTE_PIPELINE_ASYNC, .stages = stages, .producer_threads = producer_threads,
+                       .consumer_threads = consumer_threads};
     return create(c, a, p, "cute_pipeline_async_create");
 }
 
 cute_pipeline cute_pipeline_tma_async_create(cute_ctx *c, cute_smem_allocator *a, int stages, int consumer_threads,
                                              int64_t tx_bytes)
 {
-    cute_pipeline p = {CUTE_PIPELINE_TMA_ASYNC, stages, {0}, {0}, 1, consumer_threads, tx_bytes};
+    cute_pipeline p = {.kind = CUTE_PIPELINE_TMA_ASYNC, .stages = stages, .producer_threads = 1,
+                       .consumer_threads = consumer_threads, .tx_bytes = tx_bytes};
     return create(c, a, p, "cute_pipeline_tma_async_create");
+}
+
+/* the cluster ranks in this block's row or column of `cluster`, a static rank-2 layout
+ * (cluster M, cluster N) -> rank: a u32 mask (unset after a report of a bad layout) */
+static cute_val peers_of(cute_ctx *c, cute_layout cluster, const char *call)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_layout L = cute_flatten(a, &cluster);
+    if (L.shape.nleaves != 2 || !cute_tuple_is_static(&L.shape) || !cute_tuple_is_static(&L.stride)) {
+        char got[256];
+        cute_layout_str(&cluster, got, sizeof got);
+        cute_ctx_fail(c, "%s: the cluster %s is not a static (cluster M, cluster N) layout", call, got);
+        return (cute_val){0};
+    }
+    cute_int rank = cute_int_from_val(c, cute_block_idx_in_cluster(c), 0), at[2];
+    for (int m = 0; m < 2; m++) /* rank -> coordinate: the layout is a bijection onto its ranks */
+        at[m] = cute_mod(a, cute_div(a, rank, L.stride.leaf[m]), L.shape.leaf[m]);
+    cute_val row = cute_tma_multicast_mask(c, L, at, 1), column = cute_tma_multicast_mask(c, L, at, 0);
+    return cute_val_cvt(c, cute_val_binop(c, CUTE_OP_OR, row, column), CUTE_U32);
+}
+
+cute_pipeline cute_pipeline_tma_async_create_cluster(cute_ctx *c, cute_smem_allocator *a, int stages,
+                                                     int consumer_threads, int64_t tx_bytes, cute_layout cluster)
+{
+    static const char call[] = "cute_pipeline_tma_async_create_cluster";
+    cute_pipeline p = {.kind = CUTE_PIPELINE_TMA_ASYNC, .stages = stages, .producer_threads = 1,
+                       .consumer_threads = consumer_threads, .tx_bytes = tx_bytes, .cluster = cluster};
+    if (!ctx_ok(c)) return p;
+    if (consumer_threads < 32 || consumer_threads % 32) {
+        cute_ctx_fail(c, "%s: %d consumer threads (whole warps: each warp releases once to each block)", call,
+                      consumer_threads);
+        return p;
+    }
+    p.peers = peers_of(c, cluster, call);
+    if (!p.peers.r) return p;
+    cute_layout L = cute_flatten(cute_ctx_alg(c), &cluster);
+    /* a release per consumer warp from each block of this one's row and column */
+    p.consumer_threads = consumer_threads / 32 * (int)(L.shape.leaf[0].v + L.shape.leaf[1].v - 1);
+    return create(c, a, p, call);
 }
 
 /* the mbarrier of the state's stage in barriers t */
@@ -119,6 +165,15 @@ cute_val cute_pipeline_producer_barrier(cute_ctx *c, const cute_pipeline *p, con
     return stage_barrier(c, p->full, s);
 }
 
+void cute_pipeline_producer_tail(cute_ctx *c, const cute_pipeline *p, cute_pipeline_state *s)
+{
+    if (!state_fits(c, p, s, "cute_pipeline_producer_tail")) return;
+    for (int i = 0; i < p->stages; i++) {
+        cute_mbarrier_wait(c, stage_barrier(c, p->empty, s), s->phase);
+        cute_pipeline_state_advance(c, s);
+    }
+}
+
 cute_val cute_pipeline_consumer_try_wait(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s)
 {
     if (!state_fits(c, p, s, "cute_pipeline_consumer_try_wait")) return (cute_val){0, cute_type_of(CUTE_I1), 0};
@@ -130,7 +185,19 @@ void cute_pipeline_consumer_wait(cute_ctx *c, const cute_pipeline *p, const cute
     if (state_fits(c, p, s, "cute_pipeline_consumer_wait")) wait_unless(c, p->full, s, token);
 }
 
+/* in a cluster: lane r of the warp releases the stage of block r when r is a peer */
+static void release_in_cluster(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s)
+{
+    cute_val lane = cute_int_value(c, cute_lane_idx(c), CUTE_U32);
+    cute_val bit = cute_val_binop(c, CUTE_OP_AND, cute_val_binop(c, CUTE_OP_SHR, p->peers, lane), u32(c, 1));
+    ctx_open_if(c, cute_val_cmp(c, CUTE_OP_NE, bit, u32(c, 0)).r);
+    cute_mbarrier_arrive_cluster(c, stage_barrier(c, p->empty, s), lane);
+    ctx_close(c);
+}
+
 void cute_pipeline_consumer_release(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s)
 {
-    if (state_fits(c, p, s, "cute_pipeline_consumer_release")) cute_mbarrier_arrive(c, stage_barrier(c, p->empty, s));
+    if (!state_fits(c, p, s, "cute_pipeline_consumer_release")) return;
+    if (p->peers.r) release_in_cluster(c, p, s);
+    else cute_mbarrier_arrive(c, stage_barrier(c, p->empty, s));
 }

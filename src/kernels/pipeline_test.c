@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "cutec/interp.h"
+#include "cutec/notation.h"
 #include "cutec/pipeline.h"
 #include "cutec/sync.h"
 
@@ -191,6 +192,28 @@ static void misuse(void)
     cute_ctx_free(c);
 }
 
+/* a cluster pipeline's misuse, named at the call: consumers not whole warps, a cluster
+ * that is not a static (M, N) layout */
+static void cluster_misuse(void)
+{
+    static const struct {
+        int threads;
+        const char *cluster, *want;
+    } k[] = {{48, "(2,1):(1,2)", "48 consumer threads (whole warps"},
+             {64, "(2,2,2):(1,2,4)", "the cluster (2,2,2):(1,2,4) is not a static (cluster M, cluster N)"}};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        cute_ctx *c = cute_ctx_new();
+        cute_kernel_begin(c, "bad");
+        cute_smem_allocator A = cute_smem_allocator_new(c);
+        int line = __LINE__ + 1;
+        cute_pipeline_tma_async_create_cluster(c, &A, 2, k[i].threads, 256, cute_layout_parse(cute_ctx_alg(c), k[i].cluster));
+        char want[200];
+        snprintf(want, sizeof want, "pipeline_test.c:%d: cute_pipeline_tma_async_create_cluster: ", line);
+        CHECK(strstr(cute_ctx_error(c), want) && strstr(cute_ctx_error(c), k[i].want), "%s", cute_ctx_error(c));
+        cute_ctx_free(c);
+    }
+}
+
 int main(void)
 {
     CHECK(cute_interp_new(&(cute_interp_opts){.threads = 1}, &be) == CUTE_OK, "interp");
@@ -198,6 +221,7 @@ int main(void)
     good();
     broken();
     misuse();
+    cluster_misuse();
     be.vt->destroy(be.self);
     return CHECK_DONE("kernels pipeline");
 }

@@ -239,6 +239,9 @@ static cute_module *module_find(cuda_backend *b, const cute_cache_key *k)
 }
 
 /* each kernel's function, parameter types and static shared memory */
+/* more blocks than the 8 a cluster may portably have (a launch must opt in) */
+static bool large_cluster(cute_dim3 c) { return (uint64_t)c.x * c.y * c.z > 8; }
+
 static cute_status module_bind(cuda_backend *b, cute_module *m, cute_ir_func *const *kernels)
 {
     for (int i = 0; i < m->n; i++) {
@@ -257,6 +260,7 @@ static cute_status module_bind(cuda_backend *b, cute_module *m, cute_ir_func *co
             k->cluster = (cute_dim3){(uint32_t)cd[0], (uint32_t)cd[1], (uint32_t)cd[2]};
         cute_status s = cute_cuda_module_function(b->cu, m->mod, k->name, &k->func);
         if (s == CUTE_OK) s = cute_cuda_func_usage(b->cu, k->func, NULL, &k->static_smem);
+        if (s == CUTE_OK && large_cluster(k->cluster)) s = cute_cuda_func_allow_large_clusters(b->cu, k->func);
         if (s != CUTE_OK) return driver_failed(b, s);
     }
     return CUTE_OK;
@@ -569,7 +573,8 @@ static cute_status smem_opt_in(cuda_backend *b, cuda_kernel *k, uint32_t bytes)
 }
 
 /* cuLaunchKernel, or cuLaunchKernelEx where the launch asks for clusters the kernel was not
- * compiled with (__cluster_dims__ needs no launch attribute) */
+ * compiled with (__cluster_dims__ needs no launch attribute; more than 8 blocks need the
+ * kernel's opt-in, which module_bind gave a kernel compiled so) */
 static cute_status launch_kernel(cuda_backend *b, const cuda_kernel *k, const cute_launch *cfg,
                                  void **ptrs)
 {
@@ -578,6 +583,8 @@ static cute_status launch_kernel(cuda_backend *b, const cuda_kernel *k, const cu
     if (!clustered || (c.x == kc.x && c.y == kc.y && c.z == kc.z))
         return cute_cuda_launch(b->cu, k->func, cfg->grid, cfg->block, cfg->smem_bytes,
                                 cfg->stream, ptrs);
+    cute_status s = large_cluster(c) ? cute_cuda_func_allow_large_clusters(b->cu, k->func) : CUTE_OK;
+    if (s != CUTE_OK) return s;
     return cute_cuda_launch_cluster(b->cu, k->func, cfg->grid, cfg->block, c, cfg->smem_bytes,
                                     cfg->stream, ptrs);
 }
@@ -692,7 +699,7 @@ cute_status cute_cuda_backend_new(const cute_cuda_backend_opts *o, cute_backend 
     b->emit = o->emit, b->emit_user = o->emit_user;
     cute_status s = CUTE_OK;
     if (!b->cu) {
-        s = cute_cuda_open(NULL, &b->cu, err, n);
+        s = cute_cuda_open(&(cute_cuda_opts){.device = o->device}, &b->cu, err, n);
         b->own_cu = s == CUTE_OK;
     }
     if (s == CUTE_OK && !b->cache) {

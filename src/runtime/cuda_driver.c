@@ -53,6 +53,7 @@ enum { /* CUfunction_attribute */
        FUNC_ATTR_SHARED_SIZE_BYTES = 1,
        FUNC_ATTR_NUM_REGS = 4,
        FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+       FUNC_ATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
 };
 
 enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
@@ -577,6 +578,12 @@ cute_status cute_cuda_func_max_dynamic_smem(cute_cuda *cu, void *func, int bytes
 {
     CALL(cu, cu->FuncSetAttribute(func, FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes),
          "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+}
+
+cute_status cute_cuda_func_allow_large_clusters(cute_cuda *cu, void *func)
+{
+    CALL(cu, cu->FuncSetAttribute(func, FUNC_ATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+         "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)");
 }
 
 cute_status cute_cuda_func_usage(cute_cuda *cu, void *func, int *regs, int *static_smem)

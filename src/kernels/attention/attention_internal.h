@@ -22,8 +22,45 @@ typedef struct attn_plan {
 } attn_plan;
 
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);
+/* the plan with bm-row Q tiles and `warps` warps along M (bm a multiple of 16 warps) */
+bool attn_plan_sized(cute_alg *a, const cute_attention_config *cfg, attn_plan *p, int64_t bm, int warps);
 /* the host function: one block per (Q tile, head, batch) running the kernel (fwd_kernel.c) */
 void attn_fwd_host(cute_ctx *c, const cute_arg *arg);
+/* the packed sequences' (fwd_varlen.c): the arguments Q, K, V, O, scale_log2, then these */
+enum { ATTN_VARLEN_CU_Q = 5, ATTN_VARLEN_CU_K, ATTN_VARLEN_MAX_SQ, ATTN_VARLEN_LSE, ATTN_VARLEN_NARGS };
+void attn_fwd_varlen_host(cute_ctx *c, const cute_arg *arg);
+
+/* This block's tiles of the (B,S,H,D) tensors and their coordinates (fwd_kernel.c). */
+typedef struct attn_block {
+    cute_tensor gQ, gO, cQ;  /* (bm,D) */
+    cute_tensor gK, gV, cK;  /* (bn,D,n) */
+    cute_tensor cS;          /* (bm,bn,n): (query row, key column) of S */
+    cute_tensor gL;          /* (bm,D): the LSE of each row, broadcast along D */
+    cute_int sq, sk, m_block, n_end;
+    cute_int b, h, hk;       /* batch, query head, key/value head */
+    cute_int n_begin;        /* the first key tile visited (0 but in a split: decode.c) */
+} attn_block;
+attn_block attn_block_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mQ, cute_tensor mK,
+                            cute_tensor mV, cute_tensor mO, cute_tensor mL);
+/* The block's sequence: its Q and O rows are qb's from row q0 on (sq of them), its K and V
+ * rows kb's from k0 (sk): batch b's whole rows, or (varlen) a packed sequence's. */
+typedef struct attn_seq {
+    cute_int qb, kb, q0, k0, sq, sk;
+} attn_seq;
+/* the tiles of the sequence seq of m = {Q, K, V, O, LSE} */
+attn_block attn_block_tiles_seq(cute_ctx *c, const attn_plan *p, const cute_tensor m[5], const attn_seq *seq);
+/* the LSE of the block's rows, (bm):(s) of LSE (B,H,Sq), seen as (bm,D):(s,0): shaped like
+ * O, so that O's partition finds each row's value (the backward's D likewise) */
+cute_tensor attn_lse_tile(cute_ctx *c, const attn_plan *p, cute_tensor mL, cute_int b, cute_int h,
+                          cute_int m_block);
+/* the identity tensors of Q (Sq,D), K (Sk,D) and S (Sq,Sk), tiled as their data (cQ, cK, cS
+ * of t, from its sq, sk and m_block) */
+void attn_coord_tiles(cute_ctx *c, const attn_plan *p, attn_block *t);
+/* the kernel after its tiles: Q resident, K and V tiles n_begin..n_end-1 streamed, the
+ * online softmax, O and the LSE stored (O in gO's dtype) */
+void attn_fwd_body(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_val scale_log2);
+/* key tile n of S needs the mask: keys past Sk in it, or (causal) a key after its first query */
+cute_val attn_needs_mask(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_int n);
 
 /* A fragment of the MMA's accumulator, ((2,2),MMA_M,MMA_N), viewed as (rows, cols): the
  * thread's 2 MMA_M rows (v1 picks row r or r+8 of an m16 atom) by its 2 MMA_N columns (v0
@@ -53,5 +90,51 @@ void attn_softmax_finish(cute_ctx *c, attn_rows *r, cute_tensor acc_o, cute_val 
 /* S = -inf where the key is past Sk or, causal, after the query: coords is the identity
  * tensor of (Sq, Sk) partitioned like acc_s */
 void attn_mask(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int sk, bool causal);
+
+/* O (normalized, in the inputs' dtype) and the LSE of the rows inside Sq, from the
+ * accumulators of thread `thr` of the TiledMMA that computed O */
+void attn_epilogue(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, const attn_block *t,
+                   attn_rows *r, cute_tensor acc_o, cute_val scale_log2);
+/* The general mask: S = -inf where col >= bound or col - row leaves [lo, hi] (each bound
+ * only where has_lo / has_hi).  Causal is hi = 0; the backward's transposed scores S^T
+ * (key rows, query columns) are causal with lo = 0. */
+typedef struct attn_band {
+    bool has_lo, has_hi;
+    int64_t lo, hi;
+} attn_band;
+void attn_mask_band(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int bound, attn_band band);
+/* band.c: the band of a configuration (causal, sliding window); the key tiles [begin, end)
+ * of Q tile m_block; whether key tile n of it needs the mask (keys past sk, or outside the
+ * band) */
+attn_band attn_cfg_band(const cute_attention_config *cfg);
+void attn_key_range(cute_ctx *c, const attn_plan *p, cute_int sk, cute_int m_block, cute_int *begin, cute_int *end);
+cute_val attn_tile_needs_mask(cute_ctx *c, const attn_plan *p, cute_int sk, cute_int m_block, cute_int n);
+
+/* operand.c: a shared tile as one MMA operand's fragments, loaded one k-block at a time by
+ * the ldmatrix copy s2r (smem: its partition; regs: the fragment; view: regs retiled) */
+typedef struct attn_operand {
+    const cute_tiled_copy *s2r;
+    cute_tensor smem, regs, view;
+} attn_operand;
+attn_operand attn_operand_make(cute_ctx *c, const attn_plan *p, const cute_tiled_copy *s2r, cute_tensor s,
+                               bool a_side);
+/* acc = X Y^T (acc cleared first): X the A operand, Y the B operand, both from shared tiles */
+void attn_gemm_ss(cute_ctx *c, const attn_plan *p, const attn_operand *x, const attn_operand *y, cute_tensor acc);
+/* acc += P Y: P an accumulator of the MMA converted to the dtype in registers and read as
+ * the A operand (attn_c_as_a) */
+void attn_gemm_rs(cute_ctx *c, const attn_plan *p, cute_tensor acc_p, const attn_operand *y, cute_tensor acc);
+/* one (rows, D) tile into shared memory by cp.async, rows past `rows` zero-filled (each
+ * 16-byte piece lies in one row: D is whole); id: the tile's identity tensor */
+void attn_load_tile(cute_ctx *c, const attn_plan *p, cute_tensor g, cute_tensor id, cute_int rows, cute_tensor s);
+/* a (rows, D) shared tile seen as (D, rows): the N-major B operand of a product by it */
+cute_tensor attn_transposed(cute_ctx *c, const attn_plan *p, cute_tensor s, int64_t rows);
+
+/* lib.c: the forward's checks of a call (Q, K, V, O, lse, scale), one operand's (rank 4,
+ * dtype d, D contiguous, strides multiples of 8), and the library's compiled backward */
+bool attn_call_ok(const cute_call_arg *const t[4], const cute_call_arg *lse, double scale, char *err, size_t n);
+bool attn_operand_ok(const cute_call_arg *t, const char *name, cute_dtype d, char *err, size_t n);
+/* options.c: cute_attention_options' checks against the call's Q, K, V, O */
+bool attn_options_ok(const cute_call_arg *const t[4], const cute_attention_options *o, char *err, size_t n);
+const cute_fn *attn_lib_bwd_fn(cute_attention_lib *lib, const cute_attention_config *cfg, char *err, size_t n);
 
 #endif

@@ -24,8 +24,38 @@ typedef struct attn_ref_problem {
 void attn_ref_row(const attn_ref_problem *p, int64_t b, int64_t i, int64_t h, double *o, double *mag,
                   double *lse);
 
+/* Row (b, i, h) with a sliding window (NULL: none): keys i - left .. i + right (and causal's);
+ * a row that sees no key has O = 0 and LSE = -inf */
+typedef struct attn_ref_window {
+    int64_t left, right;
+} attn_ref_window;
+void attn_ref_row_window(const attn_ref_problem *p, const attn_ref_window *w, int64_t b, int64_t i, int64_t h,
+                         double *o, double *mag, double *lse);
+
 /* |got - want| within the rounding a correct f16/bf16 kernel makes: P rounded to the dtype
  * (u = 2^-8 bf16, 2^-11 f16) on each term, O rounded once to the dtype */
 bool attn_ref_close(double got, double want, double mag, bool bf16);
+
+/* What the backward is given beside the problem: dO, O (B, Sq, H, D) and the forward's LSE
+ * (B, H, Sq) compact, natural log.  P comes from the LSE and D = rowsum(dO O) from this O,
+ * as the kernels compute them, so a row is checked at the cost of one row of S (dQ) or
+ * one column (dK, dV). */
+typedef struct attn_ref_given {
+    attn_ref_tensor dout, o;
+    const double *lse;
+} attn_ref_given;
+
+/* dQ of query row (b, i, h) and each element's magnitude (the sum of its terms' absolute
+ * values, what the rounding of P, dS and O to the dtype is relative to) */
+void attn_ref_dq_row(const attn_ref_problem *p, const attn_ref_given *f, int64_t b, int64_t i, int64_t h, double *dq,
+                     double *mq);
+/* dK, its magnitude, dV, its magnitude (out[0..3], D each) of key row (b, j, hk): summed
+ * over every query row of every head of the group */
+void attn_ref_dkv_row(const attn_ref_problem *p, const attn_ref_given *f, int64_t b, int64_t j, int64_t hk,
+                      double *out[4]);
+
+/* a gradient within the rounding a correct f16/bf16 backward makes: P and dS rounded to the
+ * dtype before their products, D from O rounded to it */
+bool attn_ref_close_grad(double got, double want, double mag, bool bf16);
 
 #endif

@@ -16,7 +16,7 @@
 #include "cutec/nvrtc.h"
 #include "kernels/attention/attention_internal.h"
 #include "kernels/attention/attention_ref.h"
-#include "kernels/ew_ref.h"
+#include "kernels/attention/attention_testbuf.h"
 
 static uint64_t seed;
 
@@ -26,46 +26,6 @@ typedef struct attn_case {
     cute_dtype d;
     double scale;      /* 0: 1/sqrt(D) */
 } attn_case;
-
-/* a tensor of the test: host values, their widened copy, the device buffer, the strides */
-typedef struct buf {
-    cute_dtype d;
-    size_t n;
-    void *host;
-    double *wide;
-    cute_buffer dev;
-} buf;
-
-static void make(cute_backend *b, buf *x, cute_dtype d, size_t n, bool poison)
-{
-    x->d = d, x->n = n;
-    size_t es = (size_t)cute_dtype_bytes(d);
-    x->host = malloc(n * es);
-    x->wide = malloc(n * sizeof(double));
-    for (size_t i = 0; i < n; i++) {
-        if (poison)
-            memset((char *)x->host + i * es, 0xff, es); /* NaN in every float type */
-        else
-            ew_set(d, x->host, (int64_t)i, ew_random(&seed));
-        x->wide[i] = ew_get(d, x->host, (int64_t)i);
-    }
-    b->vt->alloc(b->self, n * es, &x->dev);
-    b->vt->upload(b->self, &x->dev, 0, x->host, n * es);
-}
-
-static void drop(cute_backend *b, buf *x)
-{
-    b->vt->free(b->self, &x->dev);
-    free(x->host), free(x->wide);
-}
-
-/* (B, S, heads, D) strides: compact, or (sdpa) of memory laid out (B, heads, S, D) */
-static void strides(int64_t S, int64_t heads, int64_t D, bool sdpa, int64_t st[4])
-{
-    st[0] = S * heads * D, st[3] = 1;
-    st[1] = sdpa ? D : heads * D;
-    st[2] = sdpa ? S * D : D;
-}
 
 typedef struct run_result {
     int64_t bad_o, bad_lse, rows;
@@ -99,7 +59,7 @@ static void same_without_lse(cute_attention_lib *lib, cute_backend *b, const att
 {
     char err[1024];
     buf o2;
-    make(b, &o2, k->d, o->n, true);
+    make(b, &o2, k->d, o->n, true, &seed);
     cute_call_arg ao = *q;
     ao.buf = &o2.dev;
     cute_status s = cutec_attention_fwd(lib, q, kk, v, &ao, NULL, k->scale, k->causal, NULL, err, sizeof err);
@@ -111,8 +71,9 @@ static void same_without_lse(cute_attention_lib *lib, cute_backend *b, const att
     drop(b, &o2);
 }
 
-static void run_case(cute_attention_lib *lib, cute_backend *b, const attn_case *k, const char *backend)
+static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, const char *backend)
 {
+    const attn_case *k = one;
     char what[200], err[2048];
     snprintf(what, sizeof what, "%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
              cute_dtype_name(k->d), (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H,
@@ -121,11 +82,11 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const attn_case *
     strides(k->Sq, k->H, k->D, k->sdpa, sq);
     strides(k->Sk, k->G, k->D, false, sk);
     buf q, kk, v, o, lse;
-    make(b, &q, k->d, (size_t)(k->B * k->Sq * k->H * k->D), false);
-    make(b, &kk, k->d, (size_t)(k->B * k->Sk * k->G * k->D), false);
-    make(b, &v, k->d, (size_t)(k->B * k->Sk * k->G * k->D), false);
-    make(b, &o, k->d, q.n, true);
-    make(b, &lse, CUTE_F32, (size_t)(k->B * k->H * k->Sq), true);
+    make(b, &q, k->d, (size_t)(k->B * k->Sq * k->H * k->D), false, &seed);
+    make(b, &kk, k->d, (size_t)(k->B * k->Sk * k->G * k->D), false, &seed);
+    make(b, &v, k->d, (size_t)(k->B * k->Sk * k->G * k->D), false, &seed);
+    make(b, &o, k->d, q.n, true, &seed);
+    make(b, &lse, CUTE_F32, (size_t)(k->B * k->H * k->Sq), true, &seed);
     cute_call_arg aq = cute_call_tensor(&q.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sq, k->H, k->D}, sq);
     cute_call_arg ak = cute_call_tensor(&kk.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sk, k->G, k->D}, sk);
     cute_call_arg av = cute_call_tensor(&v.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sk, k->G, k->D}, sk);
@@ -154,21 +115,6 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const attn_case *
     for (int i = 0; i < 5; i++) drop(b, all[i]);
 }
 
-static void on(const char *backend, const attn_case *cases, int n)
-{
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new(backend, &rt, err, sizeof err) != CUTE_OK) {
-        printf("%s: %s\n", backend, err);
-        SKIP("no GPU: attention ran on the interpreter only");
-        return;
-    }
-    cute_attention_lib *lib = cute_attention_lib_new(rt);
-    for (int i = 0; i < n; i++) run_case(lib, cute_runtime_backend(rt), &cases[i], backend);
-    cute_attention_lib_free(lib);
-    cute_runtime_free(rt);
-}
-
 /* The fact P V stands on: for every thread, A value i of the (bm, bn) tile of P (M x K) is
  * the element its C fragment of S holds at attn_c_as_a(i), by the TiledMMA's own layouts. */
 static void p_is_the_a_fragment(cute_dtype d, int D)
@@ -176,7 +122,7 @@ static void p_is_the_a_fragment(cute_dtype d, int D)
     cute_alg a;
     cute_alg_init(&a, NULL);
     attn_plan p;
-    cute_attention_config cfg = {d, D, false, true};
+    cute_attention_config cfg = {.dtype = d, .head_dim = D, .causal = false, .lse = true};
     CHECK(attn_plan_make(&a, &cfg, &p), "plan: %s", a.error);
     cute_layout tile = cute_layout_fmt(&a, "(%lld,%lld):(1,%lld)", (long long)p.bm, (long long)p.bn, (long long)p.bm);
     int64_t bad = 0, n = 0;
@@ -251,42 +197,25 @@ static long number_before(const char *text, const char *what)
  * issue): reported, and held to at most 64 bytes. */
 static void register_reports(void)
 {
-    char err[2048];
-    cute_nvrtc *nv;
-    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
-        SKIP("no NVRTC: the attention kernels' register reports were not made");
-        return;
-    }
-    cute_nvrtc_close(nv);
-    cute_runtime *rt;
-    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interp: %s", err);
     for (int i = 0; i < 5; i++) { /* d64 sm_80, d64 causal sm_90a, d128 sm_90a, d128 causal sm_80, d256 sm_90a */
         const char *arch = (i == 1 || i == 2 || i == 4) ? "sm_90a" : "sm_80";
-        cute_attention_config cfg = {i & 1 ? CUTE_F16 : CUTE_BF16, i == 4 ? 256 : i & 2 ? 128 : 64, (i & 1) != 0, true};
-        cute_runtime_set_target_arch(rt, arch);
-        const cute_fn *f = cute_attention_compile(rt, &cfg, err, sizeof err);
-        char *report = NULL;
-        cute_status s = f ? cute_fn_code(f, "usage", arch, &report, err, sizeof err) : CUTE_ERR_COMPILE;
-        CHECK(s == CUTE_OK, "d%d %s: %s", cfg.head_dim, arch, err);
-        if (s == CUTE_OK) {
-            long regs = strstr(report, "Used ") ? strtol(strstr(report, "Used ") + 5, NULL, 10) : -1;
-            long spill = number_before(report, "bytes spill stores");
-            printf("  %s d%d %s%s: %ld registers, %ld bytes spilled\n", cute_dtype_name(cfg.dtype), cfg.head_dim,
-                   arch, cfg.causal ? " causal" : "", regs, spill);
-            CHECK(regs > 0 && spill >= 0 && spill <= (cfg.head_dim == 128 ? 64 : 0), "d%d %s: %ld registers, %ld "
-                  "bytes spilled:\n%s", cfg.head_dim, arch, regs, spill, report);
-        }
+        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = i == 4 ? 256 : i & 2 ? 128 : 64,
+                                     .causal = (i & 1) != 0, .lse = true};
+        char *report;
+        if (!attn_test_usage(cute_attention_compile, &cfg, arch, &report)) return;
+        long regs = strstr(report, "Used ") ? strtol(strstr(report, "Used ") + 5, NULL, 10) : -1;
+        long spill = number_before(report, "bytes spill stores");
+        printf("  %s d%d %s%s: %ld registers, %ld bytes spilled\n", cute_dtype_name(cfg.dtype), cfg.head_dim, arch,
+               cfg.causal ? " causal" : "", regs, spill);
+        CHECK(regs > 0 && spill >= 0 && spill <= (cfg.head_dim == 128 ? 64 : 0), "d%d %s: %ld registers, %ld "
+              "bytes spilled:\n%s", cfg.head_dim, arch, regs, spill, report);
         free(report);
-        cute_fn_free(f);
     }
-    cute_runtime_free(rt);
 }
 
 int main(void)
 {
-    seed = (uint64_t)time(NULL) | 1;
-    if (getenv("CUTEC_SEED")) seed = strtoull(getenv("CUTEC_SEED"), NULL, 10);
-    printf("attention_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
+    seed = attn_test_seed("attention_test");
     static const attn_case small[] = {
         {1, 37, 37, 2, 2, 64, false, false, CUTE_BF16, 0},
         {1, 70, 70, 2, 1, 64, true, true, CUTE_F16, 0},
@@ -299,7 +228,7 @@ int main(void)
     p_is_the_a_fragment(CUTE_BF16, 128);
     p_is_the_a_fragment(CUTE_F16, 64);
     misuse();
-    on("interp", small, (int)(sizeof small / sizeof small[0]));
+    ATTN_TEST_ON("interp", "attention", small);
     register_reports();
     static const attn_case moderate[] = {
         {2, 1000, 1000, 6, 2, 128, true, true, CUTE_BF16, 0},
@@ -308,6 +237,6 @@ int main(void)
         {2, 513, 300, 2, 2, 128, false, true, CUTE_F16, 0},
         {1, 1000, 1000, 4, 2, 256, true, true, CUTE_F16, 0},
     };
-    on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]));
+    ATTN_TEST_ON("cuda", "attention", moderate);
     return CHECK_DONE("attention_test");
 }

@@ -6,13 +6,20 @@
 
 #include "kernels/attention/attention_internal.h"
 
-static void make_specs(const cute_attention_config *cfg, cute_arg_spec specs[6])
+/* the specs and their count: varlen's cu_seqlens (i32, contiguous) and longest query
+ * sequence come before the LSE */
+static int make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATTN_VARLEN_NARGS])
 {
     char t[160];
     snprintf(t, sizeof t, "(?,?,?,%d):(?{div=8},?{div=8},?{div=8},1)", cfg->head_dim);
     for (int i = 0; i < 4; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
     specs[4] = cute_spec_float(CUTE_F32);
-    specs[5] = cute_spec_tensor(CUTE_F32, "(?,?,?):(?,?,?)", 4);
+    cute_arg_spec lse = cute_spec_tensor(CUTE_F32, "(?,?,?):(?,?,?)", 4);
+    if (!cfg->varlen) return specs[5] = lse, cfg->lse ? 6 : 5;
+    specs[ATTN_VARLEN_CU_Q] = specs[ATTN_VARLEN_CU_K] = cute_spec_tensor(CUTE_I32, "(?):(1)", 4);
+    specs[ATTN_VARLEN_MAX_SQ] = cute_spec_int("?");
+    specs[ATTN_VARLEN_LSE] = lse;
+    return cfg->lse ? ATTN_VARLEN_NARGS : ATTN_VARLEN_LSE;
 }
 
 const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err,
@@ -26,12 +33,15 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
         free(plan);
         return NULL;
     }
-    cute_arg_spec specs[6];
-    make_specs(cfg, specs);
+    cute_arg_spec specs[ATTN_VARLEN_NARGS];
+    int nargs = make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "attention_fwd_%s_d%d%s%s", cute_dtype_name(cfg->dtype),
-             cfg->head_dim, cfg->causal ? "_causal" : "", cfg->lse ? "_lse" : "");
-    const cute_fn *f = cute_compile(rt, name, attn_fwd_host, plan, cfg->lse ? 6 : 5, specs, err, n);
+    int len = snprintf(name, sizeof name, "attention_fwd_%s_d%d%s%s%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
+                       cfg->causal ? "_causal" : "", cfg->lse ? "_lse" : "", cfg->varlen ? "_varlen" : "");
+    if (cfg->window)
+        snprintf(name + len, sizeof name - (size_t)len, "_w%d_%d", cfg->window_left, cfg->window_right);
+    const cute_fn *f = cute_compile(rt, name, cfg->varlen ? attn_fwd_varlen_host : attn_fwd_host, plan, nargs,
+                                    specs, err, n);
     free(plan); /* only needed while tracing */
     return f;
 }

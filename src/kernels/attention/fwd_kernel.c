@@ -16,28 +16,9 @@
 #include "cutec/smem.h"
 #include "kernels/attention/attention_internal.h"
 
-/* This block's tiles of the (B,S,H,D) tensors and their coordinates. */
-typedef struct attn_block {
-    cute_tensor gQ, gO, cQ;  /* (bm,D) */
-    cute_tensor gK, gV, cK;  /* (bn,D,n) */
-    cute_tensor cS;          /* (bm,bn,n): (query row, key column) of S */
-    cute_tensor gL;          /* (bm,D): the LSE of each row, broadcast along D */
-    cute_int sq, sk, m_block, n_end;
-} attn_block;
-
 static cute_tensor rows_of(cute_ctx *c, cute_tensor t, cute_int b, cute_int h)
 {
     return CUTE_SLICE(c, t, b, CUTE_ALL, h, CUTE_ALL);
-}
-
-/* the key tiles a block visits: all, or (causal) those holding a key <= its last query */
-static cute_int key_tiles(cute_ctx *c, const attn_plan *p, cute_int sk, cute_int m_block)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int all = cute_ceil_div(a, sk, cute_i(p->bn));
-    if (!p->cfg.causal) return all;
-    cute_int last = cute_mul(a, cute_add(a, m_block, cute_i(1)), cute_i(p->bm));
-    return cute_min(a, all, cute_ceil_div(a, last, cute_i(p->bn)));
 }
 
 /* the Q tile this block computes: by block index, or (causal) the longest first (the last
@@ -48,13 +29,12 @@ static cute_int q_tile(cute_ctx *c, const attn_plan *p, cute_int sq)
     cute_alg *a = cute_ctx_alg(c);
     cute_int x = cute_block_idx(c, 0);
     if (!p->cfg.causal) return x;
-    return cute_sub(a, cute_ceil_div(a, sq, cute_i(p->bm)), cute_add(a, x, cute_i(1)));
+    /* (0 for a block past a packed sequence's end: fwd_varlen.c) */
+    return cute_max(a, cute_i(0), cute_sub(a, cute_ceil_div(a, sq, cute_i(p->bm)), cute_add(a, x, cute_i(1))));
 }
 
-/* the LSE of the block's rows, (bm):(s) of LSE (B,H,Sq), seen as (bm,D):(s,0): shaped like
- * O, so that O's partition finds each row's value */
-static cute_tensor lse_tile(cute_ctx *c, const attn_plan *p, cute_tensor mL, cute_int b, cute_int h,
-                            cute_int m_block)
+cute_tensor attn_lse_tile(cute_ctx *c, const attn_plan *p, cute_tensor mL, cute_int b, cute_int h,
+                          cute_int m_block)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tensor rows = cute_tensor_local_tile(c, CUTE_SLICE(c, mL, b, h, CUTE_ALL),
@@ -65,7 +45,7 @@ static cute_tensor lse_tile(cute_ctx *c, const attn_plan *p, cute_tensor mL, cut
 }
 
 /* the identity tensors of Q (Sq,D), K (Sk,D) and S (Sq,Sk), tiled as their data */
-static void coord_tiles(cute_ctx *c, const attn_plan *p, attn_block *t)
+void attn_coord_tiles(cute_ctx *c, const attn_plan *p, attn_block *t)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tuple qt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d);
@@ -79,116 +59,56 @@ static void coord_tiles(cute_ctx *c, const attn_plan *p, attn_block *t)
     t->cS = cute_tensor_local_tile(c, s, st, CUTE_CRD(t->m_block, CUTE_ALL), NULL);
 }
 
-static attn_block block_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mQ, cute_tensor mK,
-                              cute_tensor mV, cute_tensor mO, cute_tensor mL)
+attn_block attn_block_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mQ, cute_tensor mK,
+                            cute_tensor mV, cute_tensor mO, cute_tensor mL)
+{
+    attn_seq seq = {cute_block_idx(c, 2), cute_block_idx(c, 2), cute_i(0), cute_i(0), mQ.layout.shape.leaf[1],
+                    mK.layout.shape.leaf[1]};
+    const cute_tensor m[5] = {mQ, mK, mV, mO, mL};
+    return attn_block_tiles_seq(c, p, m, &seq);
+}
+
+/* rows h of batch b of a (B,S,H,D) tensor from row r0 on */
+static cute_tensor seq_rows(cute_ctx *c, cute_tensor t, cute_int b, cute_int h, cute_int r0)
+{
+    return cute_tensor_domain_offset(c, rows_of(c, t, b, h), CUTE_CRD(r0, 0));
+}
+
+attn_block attn_block_tiles_seq(cute_ctx *c, const attn_plan *p, const cute_tensor m[5], const attn_seq *seq)
 {
     cute_alg *a = cute_ctx_alg(c);
     attn_block t;
     cute_int b = cute_block_idx(c, 2), h = cute_block_idx(c, 1);
-    t.sq = mQ.layout.shape.leaf[1], t.sk = mK.layout.shape.leaf[1];
+    t.sq = seq->sq, t.sk = seq->sk;
     t.m_block = q_tile(c, p, t.sq);
     /* grouped-query: H / G query heads share a key/value head */
-    cute_int hk = cute_div(a, h, cute_div(a, mQ.layout.shape.leaf[2], mK.layout.shape.leaf[2]));
+    cute_int hk = cute_div(a, h, cute_div(a, m[0].layout.shape.leaf[2], m[1].layout.shape.leaf[2]));
+    t.b = b, t.h = h, t.hk = hk;
     cute_tuple qt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d);
     cute_tuple kt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bn, (long long)p->d);
     cute_tuple at_m = CUTE_CRD(t.m_block, 0), every = CUTE_CRD(CUTE_ALL, 0);
-    t.gQ = cute_tensor_local_tile(c, rows_of(c, mQ, b, h), qt, at_m, NULL);
-    t.gO = cute_tensor_local_tile(c, rows_of(c, mO, b, h), qt, at_m, NULL);
-    t.gK = cute_tensor_local_tile(c, rows_of(c, mK, b, hk), kt, every, NULL);
-    t.gV = cute_tensor_local_tile(c, rows_of(c, mV, b, hk), kt, every, NULL);
-    coord_tiles(c, p, &t);
-    t.n_end = key_tiles(c, p, t.sk, t.m_block);
-    if (p->cfg.lse) t.gL = lse_tile(c, p, mL, b, h, t.m_block);
+    t.gQ = cute_tensor_local_tile(c, seq_rows(c, m[0], seq->qb, h, seq->q0), qt, at_m, NULL);
+    t.gO = cute_tensor_local_tile(c, seq_rows(c, m[3], seq->qb, h, seq->q0), qt, at_m, NULL);
+    t.gK = cute_tensor_local_tile(c, seq_rows(c, m[1], seq->kb, hk, seq->k0), kt, every, NULL);
+    t.gV = cute_tensor_local_tile(c, seq_rows(c, m[2], seq->kb, hk, seq->k0), kt, every, NULL);
+    attn_coord_tiles(c, p, &t);
+    attn_key_range(c, p, t.sk, t.m_block, &t.n_begin, &t.n_end);
+    if (p->cfg.lse) /* the LSE (B,H,Sq) of the sequence's rows */
+        t.gL = attn_lse_tile(c, p, cute_tensor_domain_offset(c, m[4], CUTE_CRD(0, 0, seq->q0)), seq->qb, h, t.m_block);
     return t;
-}
-
-/* One (rows, D) tile into shared memory by cp.async, rows past `rows` zero-filled (each
- * 16-byte piece lies in one row: D is whole). */
-static void load_tile(cute_ctx *c, const attn_plan *p, cute_tensor g, cute_tensor id, cute_int rows,
-                      cute_tensor s)
-{
-    cute_thr_copy thr = cute_tiled_copy_slice(&p->g2s, cute_thread_idx(c, 0));
-    cute_tuple bound = cute_tuple_fmt(cute_ctx_alg(c), "(%I,%lld)", rows, (long long)p->d);
-    cute_ssa in = cute_elem_less(c, cute_partition_S(c, thr, id), bound);
-    cute_copy_if_whole(c, &p->g2s.atom, in, cute_partition_S(c, thr, g), cute_partition_D(c, thr, s));
 }
 
 static void load_kv(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_tensor g, cute_int n,
                     cute_tensor s)
 {
-    load_tile(c, p, CUTE_SLICE(c, g, CUTE_ALL, CUTE_ALL, n), CUTE_SLICE(c, t->cK, CUTE_ALL, CUTE_ALL, n),
-              t->sk, s);
+    attn_load_tile(c, p, CUTE_SLICE(c, g, CUTE_ALL, CUTE_ALL, n), CUTE_SLICE(c, t->cK, CUTE_ALL, CUTE_ALL, n),
+                   t->sk, s);
     cute_cp_async_commit_group(c);
 }
 
-/* a shared operand and its registers, as one MMA operand's k-blocks */
-typedef struct operand {
-    const cute_tiled_copy *s2r;
-    cute_tensor smem; /* the s2r partition (CPY, M|N, K) */
-    cute_tensor regs; /* the MMA fragment (V, M|N, K) */
-    cute_tensor view; /* the same registers retiled for the s2r copy */
-} operand;
-
-static operand make_operand(cute_ctx *c, const attn_plan *p, const cute_tiled_copy *s2r,
-                            cute_tensor s, bool a_side)
+cute_val attn_needs_mask(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_int n)
 {
-    cute_int tid = cute_thread_idx(c, 0);
-    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
-    cute_thr_copy x = cute_tiled_copy_slice(s2r, tid);
-    operand o = {s2r, cute_partition_S(c, x, s), {0}, {0}};
-    o.regs = a_side ? cute_partition_fragment_A(c, thr, s) : cute_partition_fragment_B(c, thr, s);
-    o.view = cute_retile_D(c, x, o.regs);
-    return o;
-}
-
-static void load_kblock(cute_ctx *c, const operand *o, int64_t kb)
-{
-    cute_copy(c, &o->s2r->atom, CUTE_SLICE(c, o->smem, CUTE_ALL, CUTE_ALL, kb),
-              CUTE_SLICE(c, o->view, CUTE_ALL, CUTE_ALL, kb));
-}
-
-static int64_t kblocks(cute_ctx *c, const operand *o)
-{
-    cute_layout k = cute_get(cute_ctx_alg(c), &o->regs.layout, 2);
-    return cute_size(cute_ctx_alg(c), &k).v;
-}
-
-/* acc = Q K^T (acc cleared first) */
-static void scores(cute_ctx *c, const attn_plan *p, const operand *q, const operand *k, cute_tensor acc)
-{
-    cute_clear(c, acc);
-    for (int64_t kb = 0; kb < kblocks(c, q); kb++) { /* unrolled */
-        load_kblock(c, q, kb);
-        load_kblock(c, k, kb);
-        cute_gemm(c, &p->mma, acc, CUTE_SLICE(c, q->regs, CUTE_ALL, CUTE_ALL, kb),
-                  CUTE_SLICE(c, k->regs, CUTE_ALL, CUTE_ALL, kb), acc);
-    }
-}
-
-/* acc_o += P V: P is acc_s converted in registers and read as the A operand */
-static void attend(cute_ctx *c, const attn_plan *p, cute_tensor acc_s, const operand *vt, cute_tensor acc_o)
-{
-    cute_tensor rp = cute_make_rmem_tensor_like(c, acc_s, p->cfg.dtype);
-    cute_tensor_store(c, rp, cute_ssa_cvt(c, cute_tensor_load(c, acc_s), p->cfg.dtype));
-    cute_layout as_a = attn_c_as_a(cute_ctx_alg(c), &acc_s.layout);
-    cute_tiler t = cute_tiler_layout(&as_a);
-    cute_tensor pa = cute_tensor_compose(c, rp, &t);
-    for (int64_t kb = 0; kb < kblocks(c, vt); kb++) {
-        load_kblock(c, vt, kb);
-        cute_gemm(c, &p->mma, acc_o, CUTE_SLICE(c, pa, CUTE_ALL, CUTE_ALL, kb),
-                  CUTE_SLICE(c, vt->regs, CUTE_ALL, CUTE_ALL, kb), acc_o);
-    }
-}
-
-/* tile n of S needs the mask: keys past Sk in it, or (causal) a key after its first query */
-static cute_val needs_mask(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_int n)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int end = cute_mul(a, cute_add(a, n, cute_i(1)), cute_i(p->bn));
-    cute_val tail = cute_int_lt(c, t->sk, end);
-    if (!p->cfg.causal) return tail;
-    cute_int first = cute_add(a, cute_mul(a, t->m_block, cute_i(p->bm)), cute_i(1));
-    return cute_val_binop(c, CUTE_OP_OR, tail, cute_int_lt(c, first, end));
+    return attn_tile_needs_mask(c, p, t->sk, t->m_block, n);
 }
 
 /* the shared tiles */
@@ -204,24 +124,19 @@ static attn_smem smem_tiles(cute_ctx *c, const attn_plan *p)
     s.q = cute_smem_alloc_tensor_swizzled(c, &A, d, p->smem_q.sw, p->smem_q.layout, 16);
     s.k = cute_smem_alloc_tensor_swizzled(c, &A, d, p->smem_kv.sw, p->smem_kv.layout, 16);
     s.v = cute_smem_alloc_tensor_swizzled(c, &A, d, p->smem_kv.sw, p->smem_kv.layout, 16);
-    cute_layout tr = cute_layout_fmt(cute_ctx_alg(c), "(%lld,%lld):(%lld,1)", (long long)p->d,
-                                     (long long)p->bn, (long long)p->bn);
-    cute_tiler t = cute_tiler_layout(&tr);
-    s.vt = cute_tensor_compose(c, s.v, &t);
+    s.vt = attn_transposed(c, p, s.v, p->bn);
     return s;
 }
 
-/* O (normalized, in the inputs' dtype) and the LSE of the rows inside Sq */
-static void epilogue(cute_ctx *c, const attn_plan *p, const attn_block *t, attn_rows *r,
-                     cute_tensor acc_o, cute_val scale_log2)
+void attn_epilogue(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, const attn_block *t,
+                   attn_rows *r, cute_tensor acc_o, cute_val scale_log2)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_val lse[8];
     attn_softmax_finish(c, r, acc_o, scale_log2, lse);
-    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0));
     cute_tensor cO = cute_partition_C(c, thr, t->cQ);
     cute_ssa in = cute_elem_less(c, cO, cute_tuple_fmt(a, "(%I,%lld)", t->sq, (long long)p->d));
-    cute_tensor_store_if(c, cute_partition_C(c, thr, t->gO), cute_ssa_cvt(c, cute_tensor_load(c, acc_o), p->cfg.dtype), in);
+    cute_tensor_store_if(c, cute_partition_C(c, thr, t->gO), cute_ssa_cvt(c, cute_tensor_load(c, acc_o), (cute_dtype)t->gO.dtype), in);
     if (!p->cfg.lse) return;
     /* each row's value from the thread holding its column 0 */
     cute_tensor gl = attn_rowcol(c, cute_partition_C(c, thr, t->gL)), cl = attn_rowcol(c, cO);
@@ -235,17 +150,15 @@ static void epilogue(cute_ctx *c, const attn_plan *p, const attn_block *t, attn_
     }
 }
 
-static void fwd_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO,
-                       cute_tensor mL, cute_val scale_log2)
+void attn_fwd_body(cute_ctx *c, const attn_plan *p, const attn_block *tp, cute_val scale_log2)
 {
-    const attn_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
-    attn_block t = block_tiles(c, p, mQ, mK, mV, mO, mL);
+    attn_block t = *tp;
     attn_smem s = smem_tiles(c, p);
-    load_tile(c, p, t.gQ, t.cQ, t.sq, s.q);
-    load_kv(c, p, &t, t.gK, cute_i(0), s.k);
-    operand q = make_operand(c, p, &p->s2r_q, s.q, true), k = make_operand(c, p, &p->s2r_k, s.k, false);
-    operand vt = make_operand(c, p, &p->s2r_v, s.vt, false);
+    attn_load_tile(c, p, t.gQ, t.cQ, t.sq, s.q);
+    load_kv(c, p, &t, t.gK, t.n_begin, s.k);
+    attn_operand q = attn_operand_make(c, p, &p->s2r_q, s.q, true), k = attn_operand_make(c, p, &p->s2r_k, s.k, false);
+    attn_operand vt = attn_operand_make(c, p, &p->s2r_v, s.vt, false);
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0));
     cute_tensor acc_o = cute_partition_fragment_C(c, thr, t.gO);
     cute_tensor acc_s = cute_partition_fragment_C(c, thr, CUTE_SLICE(c, t.cS, CUTE_ALL, CUTE_ALL, 0));
@@ -253,23 +166,32 @@ static void fwd_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor 
     cute_clear(c, acc_s);
     cute_layout rows_mode = cute_get(a, &acc_o.layout, 1);
     attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
-    CUTE_FOR(c, n, cute_i(0), t.n_end) {
+    CUTE_FOR(c, n, t.n_begin, t.n_end) {
         cute_cp_async_wait_group(c, 0); /* K(n) (and, the first time, Q) has landed */
         cute_barrier(c);
         load_kv(c, p, &t, t.gV, n, s.v);
-        scores(c, p, &q, &k, acc_s);
-        CUTE_IF(c, needs_mask(c, p, &t, n)) {
-            attn_mask(c, acc_s, cute_partition_C(c, thr, CUTE_SLICE(c, t.cS, CUTE_ALL, CUTE_ALL, n)),
-                      t.sk, p->cfg.causal);
+        attn_gemm_ss(c, p, &q, &k, acc_s);
+        CUTE_IF(c, attn_needs_mask(c, p, &t, n)) {
+            attn_mask_band(c, acc_s, cute_partition_C(c, thr, CUTE_SLICE(c, t.cS, CUTE_ALL, CUTE_ALL, n)), t.sk,
+                           attn_cfg_band(&p->cfg));
         }
         attn_softmax_tile(c, &r, acc_s, acc_o, scale_log2);
         cute_cp_async_wait_group(c, 0); /* V(n) has landed; every warp is done with K(n) */
         cute_barrier(c);
         cute_int next = cute_add(a, n, cute_i(1));
         CUTE_IF(c, cute_int_lt(c, next, t.n_end)) { load_kv(c, p, &t, t.gK, next, s.k); }
-        attend(c, p, acc_s, &vt, acc_o);
+        attn_gemm_rs(c, p, acc_s, &vt, acc_o);
     }
-    epilogue(c, p, &t, &r, acc_o, scale_log2);
+    cute_cp_async_wait_group(c, 0); /* a Q tile whose band holds no key loaded Q and K all the same */
+    attn_epilogue(c, p, thr, &t, &r, acc_o, scale_log2);
+}
+
+static void fwd_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO,
+                       cute_tensor mL, cute_val scale_log2)
+{
+    const attn_plan *p = cute_ctx_user(c);
+    attn_block t = attn_block_tiles(c, p, mQ, mK, mV, mO, mL);
+    attn_fwd_body(c, p, &t, scale_log2);
 }
 
 void attn_fwd_host(cute_ctx *c, const cute_arg *arg)

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/attention/attention_internal.h"
+#include "kernels/attention/attention_bwd.h"
+#include "kernels/attention/attention_decode.h"
 #include "kernels/fn_cache.h"
 
 static fn_cache_same same;
@@ -17,6 +18,13 @@ struct cute_attention_lib {
     cute_runtime *rt;
     pthread_mutex_t lock;
     fn_cache fns; /* cute_attention_config keys */
+    fn_cache bwd; /* the backward's, likewise (bwd_lib.c) */
+    fn_cache dec; /* decode's (decode_lib.c) */
+    int decode_splits;    /* cute_attention_lib_decode_splits (0: the library's choice) */
+    cute_buffer ws;       /* decode's workspace */
+    size_t ws_bytes;
+    cute_buffer *retired; /* smaller workspaces that kernels in flight may still use */
+    int nretired;
 };
 
 cute_attention_lib *cute_attention_lib_new(cute_runtime *rt)
@@ -26,6 +34,8 @@ cute_attention_lib *cute_attention_lib_new(cute_runtime *rt)
     lib->rt = rt;
     pthread_mutex_init(&lib->lock, NULL);
     fn_cache_init(&lib->fns, sizeof(cute_attention_config), same);
+    fn_cache_init(&lib->bwd, sizeof(cute_attention_config), same);
+    fn_cache_init(&lib->dec, sizeof(cute_attention_config), same);
     return lib;
 }
 
@@ -33,6 +43,12 @@ void cute_attention_lib_free(cute_attention_lib *lib)
 {
     if (!lib) return;
     fn_cache_free(&lib->fns);
+    fn_cache_free(&lib->bwd);
+    fn_cache_free(&lib->dec);
+    cute_backend *b = cute_runtime_backend(lib->rt);
+    if (lib->ws_bytes) b->vt->free(b->self, &lib->ws);
+    for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
+    free(lib->retired);
     pthread_mutex_destroy(&lib->lock);
     free(lib);
 }
@@ -41,7 +57,8 @@ static bool same(const void *x, const void *y)
 {
     const cute_attention_config *a = x, *b = y;
     return a->dtype == b->dtype && a->head_dim == b->head_dim && a->causal == b->causal &&
-           a->lse == b->lse;
+           a->lse == b->lse && a->window == b->window && a->varlen == b->varlen &&
+           (!a->window || (a->window_left == b->window_left && a->window_right == b->window_right));
 }
 
 static const cute_fn *compile(cute_runtime *rt, const void *cfg, const void *user, char *err, size_t n)
@@ -52,21 +69,25 @@ static const cute_fn *compile(cute_runtime *rt, const void *cfg, const void *use
 
 static const char *const names[] = {"Q", "K", "V", "O"};
 
-/* one of Q, K, V, O: rank 4, the dtype of Q, f16 or bf16, D contiguous */
 static bool operand_ok(const cute_call_arg *t, int i, cute_dtype d, char *err, size_t n)
 {
+    return attn_operand_ok(t, names[i], d, err, n);
+}
+
+bool attn_operand_ok(const cute_call_arg *t, const char *name, cute_dtype d, char *err, size_t n)
+{
     if (!t || t->kind != CUTE_ARG_TENSOR || t->ndim != 4)
-        return snprintf(err, n, "attention: %s is not a (B, S, H, D) tensor", names[i]), false;
+        return snprintf(err, n, "attention: %s is not a (B, S, H, D) tensor", name), false;
     if (t->dtype != d)
-        return snprintf(err, n, "attention: %s is %s, Q %s (one dtype for Q, K, V and O)", names[i],
+        return snprintf(err, n, "attention: %s is %s, Q %s (one dtype for Q, K, V and O)", name,
                         cute_dtype_name((cute_dtype)t->dtype), cute_dtype_name(d)), false;
     if (t->shape[3] > 1 && t->stride[3] != 1)
         return snprintf(err, n, "attention: %s's head dim has stride %lld (it must be contiguous)",
-                        names[i], (long long)t->stride[3]), false;
+                        name, (long long)t->stride[3]), false;
     for (int m = 0; m < 3; m++)
         if (t->stride[m] % 8 || t->stride[m] < 0)
             return snprintf(err, n, "attention: %s's stride %d is %lld (a multiple of 8 elements: "
-                            "rows start 16 bytes aligned)", names[i], m, (long long)t->stride[m]), false;
+                            "rows start 16 bytes aligned)", name, m, (long long)t->stride[m]), false;
     return true;
 }
 
@@ -108,8 +129,7 @@ static bool lse_ok(const cute_call_arg *l, const cute_call_arg *q, char *err, si
     return true;
 }
 
-static bool call_ok(const cute_call_arg *const t[4], const cute_call_arg *lse, double scale,
-                    char *err, size_t n)
+bool attn_call_ok(const cute_call_arg *const t[4], const cute_call_arg *lse, double scale, char *err, size_t n)
 {
     cute_dtype d = t[0] ? (cute_dtype)t[0]->dtype : CUTE_VOID;
     if (d != CUTE_F16 && d != CUTE_BF16)
@@ -129,25 +149,115 @@ static const cute_fn *fn_for(cute_attention_lib *lib, const cute_attention_confi
     return fn;
 }
 
+static const cute_fn *compile_bwd(cute_runtime *rt, const void *cfg, const void *user, char *err, size_t n)
+{
+    (void)user;
+    return cute_attention_bwd_compile(rt, cfg, err, n);
+}
+
+const cute_fn *attn_lib_bwd_fn(cute_attention_lib *lib, const cute_attention_config *cfg, char *err, size_t n)
+{
+    pthread_mutex_lock(&lib->lock);
+    const cute_fn *fn = fn_cache_fn(&lib->bwd, lib->rt, cfg, compile_bwd, NULL, "attention backward", err, n);
+    pthread_mutex_unlock(&lib->lock);
+    return fn;
+}
+
 cute_status cutec_attention_fwd(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
                                 const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *lse,
                                 double scale, bool causal, void *stream, char *err, size_t n)
 {
+    cute_attention_options opt = {.scale = scale, .causal = causal};
+    return cutec_attention_fwd_options(lib, Q, K, V, O, lse, &opt, stream, err, n);
+}
+
+cute_status cutec_attention_fwd_options(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
+                                        const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *lse,
+                                        const cute_attention_options *opt, void *stream, char *err, size_t n)
+{
     char scratch[512];
     if (!err || !n) err = scratch, n = sizeof scratch;
     err[0] = 0;
-    if (!lib) return snprintf(err, n, "attention: no library"), CUTE_ERR_INVALID;
+    if (!lib || !opt) return snprintf(err, n, "attention: no %s", lib ? "options" : "library"), CUTE_ERR_INVALID;
     const cute_call_arg *t[4] = {Q, K, V, O};
-    if (!call_ok(t, lse, scale, err, n)) return CUTE_ERR_INVALID;
+    if (!attn_call_ok(t, lse, opt->scale, err, n) || !attn_options_ok(t, opt, err, n)) return CUTE_ERR_INVALID;
     if (Q->shape[0] == 0 || Q->shape[1] == 0 || Q->shape[2] == 0) return CUTE_OK;
-    cute_attention_config cfg = {(cute_dtype)Q->dtype, (int)Q->shape[3], causal, lse != NULL};
+    cute_attention_config cfg = {.dtype = (cute_dtype)Q->dtype, .head_dim = (int)Q->shape[3], .causal = opt->causal,
+                                 .lse = lse != NULL, .window = opt->window, .window_left = (int)opt->window_left,
+                                 .window_right = (int)opt->window_right, .varlen = opt->cu_seqlens_q != NULL};
     const cute_fn *f = fn_for(lib, &cfg, err, n);
     if (!f) return CUTE_ERR_COMPILE;
-    double s = scale > 0 ? scale : 1.0 / sqrt((double)Q->shape[3]);
-    cute_call_arg args[6] = {*Q, *K, *V, *O, cute_call_float(s * 1.4426950408889634), {0}};
-    if (lse) args[5] = *lse;
+    double s = opt->scale > 0 ? opt->scale : 1.0 / sqrt((double)Q->shape[3]);
+    cute_call_arg args[ATTN_VARLEN_NARGS] = {*Q, *K, *V, *O, cute_call_float(s * 1.4426950408889634)};
+    int nargs = 5;
+    if (cfg.varlen)
+        args[nargs++] = *opt->cu_seqlens_q, args[nargs++] = *opt->cu_seqlens_k,
+        args[nargs++] = cute_call_int(opt->max_seqlen_q);
+    if (lse) args[nargs++] = *lse;
     char why[1024];
-    cute_status st = cute_call(f, stream, lse ? 6 : 5, args, why, sizeof why);
+    cute_status st = cute_call(f, stream, nargs, args, why, sizeof why);
     if (st != CUTE_OK) snprintf(err, n, "attention: %s", why);
     return st;
+}
+
+static const cute_fn *compile_decode(cute_runtime *rt, const void *cfg, const void *user, char *err, size_t n)
+{
+    (void)user;
+    return cute_attention_decode_compile(rt, cfg, err, n);
+}
+
+const cute_fn *attn_lib_decode_fn(cute_attention_lib *lib, const cute_attention_config *cfg, char *err, size_t n)
+{
+    pthread_mutex_lock(&lib->lock);
+    const cute_fn *fn = fn_cache_fn(&lib->dec, lib->rt, cfg, compile_decode, NULL, "attention decode", err, n);
+    pthread_mutex_unlock(&lib->lock);
+    return fn;
+}
+
+bool cute_attention_lib_decode_splits(cute_attention_lib *lib, int splits)
+{
+    if (!lib || splits < 0) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->decode_splits = splits;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+int attn_lib_splits(cute_attention_lib *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    int s = lib->decode_splits;
+    pthread_mutex_unlock(&lib->lock);
+    return s;
+}
+
+/* grows the workspace (lock held); the smaller one is kept until the library is freed, as
+ * kernels in flight may still use it */
+static cute_status grow(cute_attention_lib *lib, size_t bytes)
+{
+    cute_backend *b = cute_runtime_backend(lib->rt);
+    cute_buffer fresh;
+    cute_buffer *r = realloc(lib->retired, (size_t)(lib->nretired + 1) * sizeof *r);
+    if (!r) return CUTE_ERR_OOM;
+    lib->retired = r;
+    cute_status s = b->vt->alloc(b->self, bytes, &fresh);
+    if (s != CUTE_OK) return s;
+    if (lib->ws_bytes) lib->retired[lib->nretired++] = lib->ws;
+    lib->ws = fresh, lib->ws_bytes = bytes;
+    return CUTE_OK;
+}
+
+cute_status attn_lib_workspace(cute_attention_lib *lib, size_t bytes, cute_buffer *ws, char *err, size_t n)
+{
+    pthread_mutex_lock(&lib->lock);
+    cute_status s = bytes > lib->ws_bytes ? grow(lib, bytes) : CUTE_OK;
+    *ws = lib->ws;
+    pthread_mutex_unlock(&lib->lock);
+    if (s != CUTE_OK) snprintf(err, n, "attention decode: a workspace of %zu bytes: %s", bytes, cute_status_name(s));
+    return s;
+}
+
+cute_runtime *attn_lib_runtime(const cute_attention_lib *lib)
+{
+    return lib->rt;
 }

@@ -59,17 +59,25 @@ static cute_composed smem_tile(cute_alg *a, cute_dtype d, int64_t rows, int64_t 
 
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
 {
+    /* 128 x 64 tiles of S (O's accumulators a thread: D / 2 at 64 and 128, S's 64); at head
+     * dim 256, 64 x 64 (each warp 16 rows: O's 128 and S's 32 a thread), as FlashAttention
+     * 2's SM80 kernel tiles it */
+    return attn_plan_sized(a, cfg, p, cfg->head_dim == 256 ? 64 : 128, 4);
+}
+
+bool attn_plan_sized(cute_alg *a, const cute_attention_config *cfg, attn_plan *p, int64_t bm, int warps)
+{
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
     if (cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_BF16)
         return cute_alg_fail(a, "attention: %s inputs (f16 or bf16)", cute_dtype_name(cfg->dtype));
     if (cfg->head_dim != 64 && cfg->head_dim != 128 && cfg->head_dim != 256)
         return cute_alg_fail(a, "attention: head dim %d (64, 128 or 256)", cfg->head_dim);
+    if (cfg->window && (cfg->window_left < 0 || cfg->window_right < 0))
+        return cute_alg_fail(a, "attention: window (%d, %d): sizes of 0 or more", cfg->window_left,
+                             cfg->window_right);
     p->d = cfg->head_dim;
-    /* 128 x 64 tiles of S (O's accumulators a thread: D / 2 at 64 and 128, S's 64); at head
-     * dim 256, 64 x 64 (each warp 16 rows: O's 128 and S's 32 a thread), as FlashAttention
-     * 2's SM80 kernel tiles it */
-    p->bm = p->d == 256 ? 64 : 128, p->bn = 64, p->threads = 128;
+    p->bm = bm, p->bn = 64, p->threads = 32 * warps;
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, mma_name(cfg->dtype), &atom)) return false;
     p->mma = make_mma(a, &atom, p->threads / 32);

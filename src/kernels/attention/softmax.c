@@ -116,17 +116,18 @@ static void coord_at(cute_ctx *c, cute_tensor coords, int i, cute_int *row, cute
     *col = cute_add(a, f.nleaves > 1 ? f.leaf[1] : cute_i(0), base.leaf[1]);
 }
 
-/* keep element i: key col < sk and, causal, col <= row.  A thread's elements sit at static
- * offsets from its element 0, so the dynamic parts are two values (sk - col0 and col0 - row0)
- * computed once and each element is a compare with an immediate. */
-void attn_mask(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int sk, bool causal)
+/* keep element i: col < bound and, where the band says, lo <= col - row <= hi.  A thread's
+ * elements sit at static offsets from its element 0, so the dynamic parts are two values
+ * (bound - col0 and col0 - row0) computed once and each element is a compare with an
+ * immediate. */
+void attn_mask_band(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int bound, attn_band band)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_ssa s = cute_tensor_load(c, acc_s);
     cute_val ninf = cute_val_const(c, CUTE_F32, -INFINITY);
     cute_int row0, col0;
     coord_at(c, coords, 0, &row0, &col0);
-    cute_val room = cute_int_value(c, cute_sub(a, sk, col0), CUTE_I64);
+    cute_val room = cute_int_value(c, cute_sub(a, bound, col0), CUTE_I64);
     cute_val ahead = cute_int_value(c, cute_sub(a, col0, row0), CUTE_I64);
     for (int i = 0; i < s.n; i++) {
         cute_int row, col;
@@ -136,12 +137,20 @@ void attn_mask(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int sk, 
             cute_ctx_fail(c, "attention mask: a thread's elements are not at static offsets");
             return;
         }
-        /* col0 + dc < sk, and col0 + dc <= row0 + dr */
+        /* col0 + dc < bound; col - row = ahead + dc - dr within [lo, hi] */
         cute_val keep = cute_val_cmp(c, CUTE_OP_LT, cute_val_int(c, CUTE_I64, dc.v), room);
-        if (causal)
+        if (band.has_hi)
             keep = cute_val_binop(c, CUTE_OP_AND, keep,
-                                  cute_val_cmp(c, CUTE_OP_LE, ahead, cute_val_int(c, CUTE_I64, dr.v - dc.v)));
+                                  cute_val_cmp(c, CUTE_OP_LE, ahead, cute_val_int(c, CUTE_I64, band.hi - dc.v + dr.v)));
+        if (band.has_lo)
+            keep = cute_val_binop(c, CUTE_OP_AND, keep,
+                                  cute_val_cmp(c, CUTE_OP_GE, ahead, cute_val_int(c, CUTE_I64, band.lo - dc.v + dr.v)));
         s.v[i] = cute_val_select(c, keep, cute_ssa_get(c, s, i), ninf).r;
     }
     cute_tensor_store(c, acc_s, s);
+}
+
+void attn_mask(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int sk, bool causal)
+{
+    attn_mask_band(c, acc_s, coords, sk, (attn_band){.has_hi = causal, .hi = 0});
 }

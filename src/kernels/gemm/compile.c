@@ -154,6 +154,12 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
             snprintf(err, n, "gemm: operand %c's unit-stride mode is %d (0 or 1)", "ABC"[i], cfg->major[i]);
             return NULL;
         }
+    if (!gemm_epilogue_valid(&cfg->epilogue, err, n)) return NULL;
+    if (cute_gemm_epilogue_fused(&cfg->epilogue) && cfg->variant != CUTE_GEMM_HOPPER) {
+        snprintf(err, n, "gemm %s: a fused epilogue runs in the hopper kernel only (sm_90, a 16-bit C)",
+                 cute_gemm_variant_name(cfg->variant));
+        return NULL;
+    }
     cute_host_fn hosts[CUTE_GEMM_VARIANT_COUNT] = {
         gemm_pipelined_host, gemm_registers_host, gemm_shared_host, gemm_pipelined_host,
         gemm_multistage_host, gemm_multistage_host, gemm_multistage_host, gemm_hopper_host};
@@ -170,18 +176,22 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
         return NULL;
     }
     plan->broken = broken;
-    if (cfg->variant == CUTE_GEMM_HOPPER) plan->sms = gemm_resident_blocks(rt);
+    if (cfg->variant == CUTE_GEMM_HOPPER)
+        plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads);
     char text[3][64];
-    cute_arg_spec specs[5];
+    cute_arg_spec specs[6];
     cute_dtype cd = cute_gemm_c_dtype(cfg);
     for (int i = 0; i < 3; i++) specs[i] = gemm_operand_spec(cfg, i, text[i], sizeof text[i]);
     specs[3] = cute_spec_float(gemm_scalar_dtype(cfg));
     specs[4] = cute_spec_float(gemm_scalar_dtype(cfg));
-    char name[80];
-    snprintf(name, sizeof name, "gemm_%s_%s_%s_%c%c%c_a%d%s%s", cute_gemm_variant_name(cfg->variant),
+    specs[5] = cute_spec_tensor(cd, "?:1", cute_dtype_bytes(cd)); /* the epilogue's vector */
+    char name[160], tag[64];
+    gemm_epilogue_tag(&cfg->epilogue, tag, sizeof tag);
+    snprintf(name, sizeof name, "gemm_%s_%s_%s_%c%c%c_a%d%s%s%s", cute_gemm_variant_name(cfg->variant),
              cute_dtype_name(cfg->dtype), cute_dtype_name(cd), "nt"[cfg->major[0]], "nt"[cfg->major[1]],
-             "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "", cfg->batched ? "_batched" : "");
-    const cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, 5, specs, err, n);
+             "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "", cfg->batched ? "_batched" : "", tag);
+    int nargs = cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE ? 6 : 5;
+    const cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, nargs, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;
 }

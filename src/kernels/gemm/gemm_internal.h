@@ -46,6 +46,15 @@ typedef struct gemm_plan {
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N */
     int sms;                  /* persistent kernels: the blocks resident at once (the device's
                                  SMs), each walking the tiles */
+    int cluster_m, cluster_n; /* the Hopper kernel's clusters: blocks along M (sharing B, which
+                                 TMA multicasts) and along N (sharing A) */
+    /* the Hopper kernel's TMA-store epilogue (hopper_store.c) */
+    bool tma_store;           /* C leaves by stmatrix into buffers and TMA stores */
+    int store_stages;         /* buffers a consumer warpgroup cycles through */
+    cute_composed smem_store; /* (64, 64, store_stages * consumers), swizzled as TMA writes */
+    cute_tiled_mma epi_mma;   /* one warpgroup's 64 x 64 wgmma: a 64-column piece of C's fragment */
+    cute_tiled_copy r2s;      /* stmatrix of epi_mma's C into a buffer */
+    cute_tma_atom tma_c;      /* the store of one buffer, made by the host function */
 } gemm_plan;
 
 bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p);
@@ -57,8 +66,12 @@ enum { GEMM_BREAK_WAIT = 1, GEMM_BREAK_BARRIER = 2 };
  * bytes, the consumers wait for the wrong phase, never release a stage, or read a stage
  * (their first wgmma) before waiting for it */
 enum { GEMM_BREAK_EXPECT_TX = 4, GEMM_BREAK_PHASE = 8, GEMM_BREAK_RELEASE = 16, GEMM_BREAK_EARLY_READ = 32 };
+/* ... and its TMA-store epilogue broken: a buffer written again before the store that
+ * reads it has read it (no PipelineTmaStore acquire), stmatrix's writes not fenced for the
+ * async proxy, the store issued before the warpgroups met (no barrier) */
+enum { GEMM_BREAK_STORE_ACQUIRE = 64, GEMM_BREAK_STORE_FENCE = 128, GEMM_BREAK_STORE_BARRIER = 256 };
 /* ... and the grouped kernel's producer retargeting its maps without the release fence */
-enum { GEMM_BREAK_MAP_FENCE = 64 };
+enum { GEMM_BREAK_MAP_FENCE = 512 };
 const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
                                    char *err, size_t n);
 const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
@@ -135,11 +148,31 @@ gemm_tiles gemm_block_tiles(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cut
  * consumers, sC C's shared tile when p->smem_epilogue */
 void gemm_hopper_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
                           cute_val alpha, cute_val beta, cute_tensor sC);
+/* Fused epilogues (epilogue.c): x after alpha and beta (f32) -> bias, act, the caller's fn
+ * (v: the vector broadcast over x's shape); whether e's fields are in range (else the
+ * reason); the kernel-name tag of e ("" for none) */
+cute_ssa gemm_epilogue_apply(cute_ctx *c, const cute_gemm_epilogue *e, cute_ssa x, cute_ssa v);
+bool gemm_epilogue_valid(const cute_gemm_epilogue *e, char *err, size_t n);
+void gemm_epilogue_tag(const cute_gemm_epilogue *e, char *out, size_t n);
+/* The TMA-store epilogue (hopper_store.c).  In the plan: whether it takes the configuration
+ * (a 16-bit C, bn whole 64-column blocks, c_store not ST), the shared memory its buffers
+ * take, and its atoms (false with the reason in a's error).  In the host function: the store
+ * atom of C (p->tma_c).  In the kernel: the epilogue of one tile (sC the buffers, mapC the
+ * store's map, mV the fused epilogue's vector), and, after the last tile, the wait for the stores still running. */
+bool gemm_hopper_store_takes(const gemm_plan *p);
+int64_t gemm_hopper_store_bytes(const gemm_plan *p);
+bool gemm_hopper_store_plan(cute_alg *a, gemm_plan *p);
+void gemm_hopper_store_atom(cute_ctx *c, gemm_plan *p, cute_tensor mC);
+void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
+                                cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, cute_val mapC,
+                                cute_tensor mV);
+void gemm_hopper_store_drain(cute_ctx *c, const gemm_plan *p, cute_int tid);
 /* The Hopper kernel's pieces (hopper.c), which the grouped GEMM (hopper_grouped.c) shares:
  * the stages, C's tile and the pipeline in shared memory; the TMA atoms of A's and B's
  * k-tiles (the host function's, from tensors of the call); the producer's loads of one
  * k-tile into the next stage through maps mapA/mapB (parameters, or copies in global
- * memory); a consumer's fragments and one tile's main loop. */
+ * memory), to[2] A's and B's copy options (multicast; the barrier set here); a consumer's
+ * fragments and one tile's main loop. */
 typedef struct gemm_hopper_smem {
     cute_tensor sA, sB; /* (bm, bk, stages), (bn, bk, stages) */
     cute_tensor sC;     /* (bm, bn / c_parts), of its own (p->smem_epilogue) */
@@ -156,7 +189,7 @@ typedef void gemm_hopper_role(cute_ctx *c, const void *user, cute_int tid);
 void gemm_hopper_roles(cute_ctx *c, gemm_hopper_role *producer, gemm_hopper_role *consumer, const void *user);
 void gemm_hopper_atoms(cute_ctx *c, gemm_plan *p, cute_tensor mA, cute_tensor mB);
 void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
-                            cute_val mapA, cute_val mapB, const gemm_tiles *t, cute_int kt);
+                            cute_val mapA, cute_val mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to);
 void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
                           cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f);
 /* the same for tile (tm, tn) of C (a persistent kernel's, from its tile scheduler) */
@@ -165,17 +198,21 @@ gemm_tiles gemm_tiles_at(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_t
 /* The persistent tile scheduler (tile_sched.c): at most p->sms blocks, each walking tiles
  * grid apart of a grouped raster order (bands of `raster` N-tiles walked down M). */
 typedef struct gemm_sched {
-    cute_int tiles_m, tiles_n, count;
-    int raster;
+    cute_int tiles_m, tiles_n; /* C's tiles */
+    cute_int count;            /* ... in clusters' tiles (cluster_m x cluster_n of them) */
+    int raster;                /* in clusters' tiles */
+    int cluster_m, cluster_n;
 } gemm_sched;
 gemm_sched gemm_sched_make(cute_ctx *c, const gemm_plan *p, cute_tensor mC, int raster);
 cute_launch_cfg gemm_sched_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s);
 /* in the kernel: how many tiles this block takes, and its w-th tile (tm, tn) */
 cute_int gemm_sched_mine(cute_ctx *c, const gemm_sched *s);
 void gemm_sched_tile(cute_ctx *c, const gemm_sched *s, cute_int w, cute_int *tm, cute_int *tn);
-/* the SMs a persistent kernel fills on rt's device (2 on the interpreter: a block then
- * walks several tiles there too) */
-int gemm_resident_blocks(cute_runtime *rt);
+/* the blocks a persistent kernel of `threads`-thread blocks, one an SM, in clusters of
+ * cluster_size, fills on rt's device: the SMs, or the blocks of the clusters that can be
+ * resident at once (resident.c); 2 clusters' worth on the interpreter (blocks then walk
+ * several tiles there too) */
+int gemm_resident_blocks(cute_runtime *rt, int cluster_size, int threads);
 
 /* k-tile kt of a (rows,bk,k) tile and its coordinates, partitioned for thread `thr` of a
  * TiledCopy: the source partition, and the predicate "inside the operand's shape" */

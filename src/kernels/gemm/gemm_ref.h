@@ -6,6 +6,7 @@
 #define CUTEC_GEMM_REF_H
 
 #include "cutec/ir.h"
+#include "cutec/kernels.h"
 
 /* a host operand (rows, cols) = A (M,K), B (N,K) or C (M,N), stored with a unit stride in
  * mode `major` and leading dimension ld */
@@ -35,6 +36,9 @@ int64_t gemm_ref_at_l(const gemm_ref_problem *p, int which, int64_t i, int64_t j
 double gemm_ref_value(const gemm_ref_problem *p, int64_t m, int64_t n, int64_t l, double *mag);
 /* |got - ref| relative to the scale mag (NaN stays NaN, and so passes no tolerance) */
 double gemm_ref_error(double got, double ref, double mag);
+/* a fused epilogue's bias and activation on x, the reference's alpha A B^T + beta C, with v
+ * the element's value of the epilogue's vector (gemm_ref_epilogue.c; e->fn is the caller's) */
+double gemm_ref_epilogue(const cute_gemm_epilogue *e, double x, double v);
 /* every element of the result C (laid out as C0) against the reference: how many are off
  * by more than tol (NaN included), and in *worst the largest error (NaN if any is) */
 int64_t gemm_ref_check(const gemm_ref_problem *p, const void *C, double tol, double *worst);

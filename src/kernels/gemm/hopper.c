@@ -8,7 +8,13 @@
  *   warpgroups 1..consumers: each waits for a stage, multiplies its 64 rows of the k-tile
  *     with wgmma straight from the swizzled stage (one batch per k-tile), keeps one batch in
  *     flight (wait_group 1) and releases the stage the batch before read once it retired;
- *     then the epilogue (hopper_epilogue.c).
+ *     then the epilogue (hopper_store.c: stmatrix and TMA stores; hopper_epilogue.c: the
+ *     16-byte stores of an f32 C).
+ *
+ * In clusters of cluster_m x cluster_n blocks (tile_sched.c), the blocks of a cluster that
+ * share B's tile (along M) or A's (along N) each load 1/cluster of it and TMA multicasts it to
+ * all of them; their consumers release each stage to every block that filled it (a cluster
+ * PipelineTmaAsync), and each producer waits for the last releases before its block exits.
  *
  * The producer gives its registers to the consumers (setmaxnreg 40 / 232).  TMA clips the
  * edge tiles: what lies outside A or B loads as zeros, so the partial k-tile and the partial
@@ -37,9 +43,32 @@ static cute_tensor ktile(cute_ctx *c, cute_tensor t, cute_int kt)
     return cute_tensor_slice(c, t, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,%I)", kt));
 }
 
+static bool clustered(const gemm_plan *p) { return p->cluster_m * p->cluster_n > 1; }
+
+/* the cluster's blocks: (cluster M, cluster N) -> cluster rank */
+static cute_layout cluster_layout(cute_alg *a, const gemm_plan *p)
+{
+    return cute_layout_fmt(a, "(%d,%d):(1,%d)", p->cluster_m, p->cluster_n, p->cluster_m);
+}
+
+/* how the producer's loads of A and B go (the stage's barrier set by the caller): multicast
+ * to the blocks of the cluster that share the operand, this block loading its share */
+static void multicast_opts(cute_ctx *c, const gemm_plan *p, cute_tma_copy_opts *to)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    to[0] = to[1] = (cute_tma_copy_opts){0};
+    if (!clustered(p)) return;
+    cute_int rank = cute_int_from_val(c, cute_block_idx_in_cluster(c), 0);
+    cute_int at[2] = {cute_mod(a, rank, cute_i(p->cluster_m)), cute_div(a, rank, cute_i(p->cluster_m))};
+    cute_layout L = cluster_layout(a, p);
+    to[0].mask = cute_tma_multicast_mask(c, L, at, 1), to[0].mc_rank = at[1]; /* A: along N */
+    to[1].mask = cute_tma_multicast_mask(c, L, at, 0), to[1].mc_rank = at[0]; /* B: along M */
+}
+
 /* The call's operands, for the tiles of C each role walks */
 typedef struct hopper_args {
     cute_tensor mA, mB, mC, cA, cB, cC;
+    cute_tensor mV; /* the fused epilogue's vector (C where it has none) */
     gemm_sched sched;
 } hopper_args;
 
@@ -69,12 +98,12 @@ static void load_boxes(cute_ctx *c, const gemm_plan *p, int operand, cute_val ma
 }
 
 void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
-                            cute_val mapA, cute_val mapB, const gemm_tiles *t, cute_int kt)
+                            cute_val mapA, cute_val mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to)
 {
     cute_pipeline_producer_acquire(c, &m->pipe, s, (cute_val){0});
-    cute_tma_copy_opts to = {.bar = cute_pipeline_producer_barrier(c, &m->pipe, s)};
-    load_boxes(c, p, 0, mapA, ktile(c, t->kA, kt), stage(c, m->sA, 3, s), to);
-    load_boxes(c, p, 1, mapB, ktile(c, t->kB, kt), stage(c, m->sB, 3, s), to);
+    to[0].bar = to[1].bar = cute_pipeline_producer_barrier(c, &m->pipe, s);
+    load_boxes(c, p, 0, mapA, ktile(c, t->kA, kt), stage(c, m->sA, 3, s), to[0]);
+    load_boxes(c, p, 1, mapB, ktile(c, t->kB, kt), stage(c, m->sB, 3, s), to[1]);
     cute_pipeline_producer_commit(c, &m->pipe, s);
     cute_pipeline_state_advance(c, s);
 }
@@ -85,10 +114,13 @@ static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
                      cute_val mapB)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
+    cute_tma_copy_opts to[2];
+    multicast_opts(c, p, to);
     CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
         gemm_tiles t = tile(c, p, g, w);
-        CUTE_FOR(c, kt, cute_i(0), t.k_tiles) gemm_hopper_load_ktile(c, p, m, &s, mapA, mapB, &t, kt);
+        CUTE_FOR(c, kt, cute_i(0), t.k_tiles) gemm_hopper_load_ktile(c, p, m, &s, mapA, mapB, &t, kt, to);
     }
+    if (clustered(p)) cute_pipeline_producer_tail(c, &m->pipe, &s);
 }
 
 /* the next full stage, multiplied into the accumulators as one wgmma batch (not waited for) */
@@ -111,7 +143,7 @@ static void release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, 
 /* One tile's main loop: one wgmma batch per k-tile, one batch in flight, each stage
  * released once the batch that read it has retired. */
 void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
-                     cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f)
+                          cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f)
 {
     cute_fill(c, f->acc, 0);
     mma_ktile(c, p, m, read, f);
@@ -127,7 +159,7 @@ void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_sme
 
 /* tid: the thread's index among the consumers */
 static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m, cute_int tid,
-                     cute_val alpha, cute_val beta)
+                     cute_val alpha, cute_val beta, cute_val mapC)
 {
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
     gemm_tiles first = tile(c, p, g, cute_i(0)); /* (the accumulators' shape: any tile's) */
@@ -140,8 +172,10 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
     CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
         gemm_tiles t = tile(c, p, g, w);
         gemm_hopper_mainloop(c, p, m, &t, &read, &done, &f);
-        gemm_hopper_epilogue(c, p, tid, &t, f.acc, alpha, beta, m->sC);
+        if (p->tma_store) gemm_hopper_store_epilogue(c, p, tid, &t, f.acc, alpha, beta, m->sC, mapC, g->mV);
+        else gemm_hopper_epilogue(c, p, tid, &t, f.acc, alpha, beta, m->sC);
     }
+    gemm_hopper_store_drain(c, p, tid);
 }
 
 /* the stages, C's tile (its own memory: the producer fills the stages with the next tile
@@ -153,11 +187,17 @@ gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p)
     m.sA = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_a.sw, p->smem_a.layout, 16);
     m.sB = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_b.sw, p->smem_b.layout, 16);
     m.sC = m.sA;
-    if (p->smem_epilogue)
+    if (p->tma_store)
+        m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_store.sw, p->smem_store.layout, 16);
+    else if (p->smem_epilogue)
         m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw, p->smem_c.layout, 16);
     int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]) -
                  (p->broken & GEMM_BREAK_EXPECT_TX ? 16 : 0);
-    m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, WARPGROUP * p->consumers, tx);
+    if (clustered(p))
+        m.pipe = cute_pipeline_tma_async_create_cluster(c, &al, p->stages, WARPGROUP * p->consumers, tx,
+                                                        cluster_layout(cute_ctx_alg(c), p));
+    else
+        m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, WARPGROUP * p->consumers, tx);
     return m;
 }
 
@@ -181,7 +221,7 @@ typedef struct hopper_roles {
     const gemm_plan *p;
     hopper_args g;
     gemm_hopper_smem m;
-    cute_val alpha, beta, mapA, mapB;
+    cute_val alpha, beta, mapA, mapB, mapC;
 } hopper_roles;
 
 static void producer_role(cute_ctx *c, const void *user, cute_int tid)
@@ -194,17 +234,17 @@ static void producer_role(cute_ctx *c, const void *user, cute_int tid)
 static void consumer_role(cute_ctx *c, const void *user, cute_int tid)
 {
     const hopper_roles *r = user;
-    consumer(c, r->p, &r->g, &r->m, tid, r->alpha, r->beta);
+    consumer(c, r->p, &r->g, &r->m, tid, r->alpha, r->beta, r->mapC);
 }
 
 static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
                           cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
-                          cute_val mapB)
+                          cute_val mapB, cute_val mapC, cute_tensor mV)
 {
     const gemm_plan *p = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
-    hopper_roles r = {p, {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)},
-                      gemm_hopper_shared_memory(c, p), alpha, beta, mapA, mapB};
+    hopper_roles r = {p, {mA, mB, mC, cA, cB, cC, mV, gemm_sched_make(c, p, mC, p->raster)},
+                      gemm_hopper_shared_memory(c, p), alpha, beta, mapA, mapB, mapC};
     gemm_hopper_roles(c, producer_role, consumer_role, &r);
 }
 
@@ -223,8 +263,13 @@ static cute_layout first_box(cute_alg *a, const gemm_plan *p, int operand)
 void gemm_hopper_atoms(cute_ctx *c, gemm_plan *p, cute_tensor mA, cute_tensor mB)
 {
     cute_alg *a = cute_ctx_alg(c);
-    p->tma_a = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, mA, first_box(a, p, 0), p->smem_a.sw, 1);
-    p->tma_b = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, mB, first_box(a, p, 1), p->smem_b.sw, 1);
+    /* A is shared by the cluster's blocks along N, B by those along M */
+    int share[2] = {p->cluster_n, p->cluster_m};
+    for (int i = 0; i < 2; i++) {
+        cute_tma_op op = share[i] > 1 ? CUTE_TMA_OP_LOAD_MULTICAST : CUTE_TMA_OP_LOAD;
+        *(i ? &p->tma_b : &p->tma_a) = cute_make_tma_atom(c, op, i ? mB : mA, first_box(a, p, i),
+                                                            i ? p->smem_b.sw : p->smem_a.sw, share[i]);
+    }
 }
 
 void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
@@ -237,6 +282,9 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
     gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
+    if (p->tma_store) gemm_hopper_store_atom(c, p, mC);
+    /* (C's store map; A's, unused, where C does not leave by TMA) */
     CUTE_LAUNCH(c, hopper_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
-                p->tma_a.map, p->tma_b.map);
+                p->tma_a.map, p->tma_b.map, p->tma_store ? p->tma_c.map : p->tma_a.map,
+                p->cfg.epilogue.bias ? arg[5].tensor : mC);
 }

@@ -169,6 +169,8 @@ static void producer(cute_ctx *c, const gemm_plan *p, const grouped_args *g, con
         cute_tma_map_copy(c, mapB, map_slot(c, g, sv, 1));
     }
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
+    cute_tma_copy_opts to[2];
+    memset(to, 0, sizeof to); /* no clusters: no multicast */
     cursor k = cursor_make(c, p, g);
     cute_val mapped = cute_val_var(c, cute_val_int(c, CUTE_I64, -1));
     cute_val slot = cute_val_var(c, cute_val_int(c, CUTE_I64, MAP_SLOTS - 1));
@@ -176,7 +178,7 @@ static void producer(cute_ctx *c, const gemm_plan *p, const grouped_args *g, con
         gemm_tiles t = tile(c, p, g, &k, w);
         follow_group(c, p, g, &k, mapped, slot);
         cute_val gA = map_slot(c, g, slot, 0), gB = map_slot(c, g, slot, 1);
-        CUTE_FOR(c, kt, cute_i(0), t.k_tiles) gemm_hopper_load_ktile(c, p, m, &s, gA, gB, &t, kt);
+        CUTE_FOR(c, kt, cute_i(0), t.k_tiles) gemm_hopper_load_ktile(c, p, m, &s, gA, gB, &t, kt, to);
     }
 }
 
@@ -246,9 +248,10 @@ static void grouped_host(cute_ctx *c, const cute_arg *arg)
                 p->tma_a.map, p->tma_b.map);
 }
 
+/* blocks of one SM each (no clusters): the threads do not change how many are resident */
 size_t cute_gemm_grouped_workspace(cute_runtime *rt)
 {
-    return (size_t)gemm_resident_blocks(rt) * 2 * MAP_SLOTS * MAP_BYTES;
+    return (size_t)gemm_resident_blocks(rt, 1, 384) * 2 * MAP_SLOTS * MAP_BYTES;
 }
 
 const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
@@ -257,14 +260,19 @@ const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_con
     cute_gemm_config k = *cfg;
     k.variant = CUTE_GEMM_HOPPER;
     k.align_bytes = 16;
+    /* no clusters (a cluster's blocks would need one group), C by plain 16-byte stores (a TMA
+     * store would need C's map retargeted too) */
+    k.tiling.cluster_m = k.tiling.cluster_n = 1, k.tiling.c_store = CUTE_GEMM_STORE_ST;
     cute_alg a;
     cute_alg_init(&a, NULL);
     gemm_plan plan;
-    if (k.batched || k.index_bound) return snprintf(err, n, "gemm grouped: batched or 32-bit configurations are not taken"), NULL;
+    cute_gemm_epilogue none = {0};
+    if (k.batched || k.index_bound || memcmp(&k.epilogue, &none, sizeof none))
+        return snprintf(err, n, "gemm grouped: batched, 32-bit or fused-epilogue configurations are not taken (yet)"), NULL;
     if (!gemm_plan_hopper(&a, &k, cute_runtime_target_arch(rt), &plan))
         return snprintf(err, n, "gemm grouped: %s", a.error), NULL;
     plan.broken = broken;
-    plan.sms = gemm_resident_blocks(rt);
+    plan.sms = gemm_resident_blocks(rt, 1, plan.threads);
     char text[3][64], name[80];
     cute_arg_spec specs[8];
     for (int i = 0; i < 3; i++) specs[i] = gemm_operand_spec(&k, i, text[i], sizeof text[i]);

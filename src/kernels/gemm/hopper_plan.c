@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "cutec/atom_table.h"
-#include "cutec/cuda_driver.h"
 #include "cutec/notation.h"
 #include "cutec/smem_atoms.h"
 #include "kernels/gemm/gemm_internal.h"
@@ -39,6 +38,8 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
     return true;
 }
 
+static bool power_of_2_upto(int x, int most) { return x >= 1 && x <= most && !(x & (x - 1)); }
+
 /* The tile asked for (cute_gemm_tiling; zero fields: 128 x 256, k 64) and the stages.  C's
  * tile goes through shared memory of its own beside the stages (the persistent kernel's
  * producer fills them with the next tile meanwhile), in parts of N where the whole tile
@@ -53,17 +54,25 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if ((p->bm != 64 && p->bm != 128) || p->bn < 16 || p->bn > 256 || p->bn % 16 || (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, bn a multiple of 16 up to 256, "
                              "bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
+    p->cluster_m = t->cluster_m ? t->cluster_m : 1, p->cluster_n = t->cluster_n ? t->cluster_n : 1;
+    if (!power_of_2_upto(p->cluster_m, 4) || !power_of_2_upto(p->cluster_n, 4) || p->cluster_m * p->cluster_n > 4)
+        return cute_alg_fail(a, "gemm hopper: cluster %dx%d (1, 2 or 4 blocks along M and along N, at most 4 in "
+                             "all)", t->cluster_m, t->cluster_n);
     if (cfg->major[1] == 0 && p->bn % 64)
         return cute_alg_fail(a, "gemm hopper: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
                              "multiple of 64", (long long)p->bn);
     int64_t stage = (p->bm + p->bn) * p->bk * es, room = HOPPER_SMEM_BYTES - HOPPER_SMEM_RESERVED;
-    int64_t c_bytes = p->bm * p->bn * cute_dtype_bytes(cute_gemm_c_dtype(cfg));
+    /* the TMA-store epilogue's buffers (hopper_store.c), else C's whole tile */
+    p->tma_store = gemm_hopper_store_takes(p);
+    int64_t c_bytes = p->tma_store ? gemm_hopper_store_bytes(p) : p->bm * p->bn * cute_dtype_bytes(cute_gemm_c_dtype(cfg));
     /* C's tile in parts of N (whole 64-column blocks) until the stages wanted fit beside one */
     int want = t->stages ? t->stages : 3;
     p->c_parts = 1;
-    while ((p->bn / (2 * p->c_parts)) % 64 == 0 && (room - c_bytes / p->c_parts) / stage < want) p->c_parts *= 2;
+    while (!p->tma_store && (p->bn / (2 * p->c_parts)) % 64 == 0 && (room - c_bytes / p->c_parts) / stage < want)
+        p->c_parts *= 2;
     int64_t fit = room / stage, fit_beside_c = (room - c_bytes / p->c_parts) / stage;
     p->smem_epilogue = p->bn % 64 == 0 && (t->stages ? t->stages <= fit_beside_c : fit_beside_c >= 2);
+    p->tma_store = p->tma_store && p->smem_epilogue;
     int64_t most = p->smem_epilogue ? fit_beside_c : fit;
     p->stages = t->stages ? t->stages : (int)(most < HOPPER_MAX_STAGES ? most : HOPPER_MAX_STAGES);
     if (p->stages < 2 || p->stages > fit)
@@ -118,15 +127,12 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     p->mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
     p->smem_a = stages_of(a, cfg->dtype, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);
     p->smem_b = stages_of(a, cfg->dtype, cfg->major[1], p->bn, p->bk, p->stages, &p->box_rows[1]);
-    if (p->smem_epilogue) gemm_plan_c_tile(a, p, 128 * p->consumers, p->bn / p->c_parts);
+    if (cute_gemm_epilogue_fused(&cfg->epilogue) && !p->tma_store)
+        return cute_alg_fail(a, "gemm hopper: a fused epilogue runs in the TMA-store epilogue (a 16-bit C, tiles of "
+                             "whole 64-column blocks, not --store st, stages that fit beside its buffers)");
+    if (p->tma_store || cfg->tiling.c_store == CUTE_GEMM_STORE_TMA) gemm_hopper_store_plan(a, p);
+    else if (p->smem_epilogue) gemm_plan_c_tile(a, p, 128 * p->consumers, p->bn / p->c_parts);
     /* 8: 16.5 A rows and 8 B columns of 128 x 256 tiles in flight on 132 SMs (--raster F) */
     p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
     return !a->failed;
-}
-
-int gemm_resident_blocks(cute_runtime *rt)
-{
-    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
-    const cute_device_info *d = cu ? cute_cuda_device(cu) : NULL;
-    return d && d->sm_count > 0 ? d->sm_count : 2;
 }

@@ -4,14 +4,17 @@
  *    M, N and K (136x200x72 with the 128x256 tile: two M tiles, N and K tails), bf16 and f16,
  *    C of f32, bf16 and f16, row- and column-major, more k-tiles than stages, C through
  *    shared memory and straight from the accumulators, blocks walking several tiles (the
- *    persistent scheduler; the interpreter has 2 "SMs");
+ *    persistent scheduler; the interpreter has 2 "SMs"); a 16-bit C by stmatrix and TMA
+ *    stores (one or two buffers a warpgroup) and by 16-byte stores;
  *  - the broken pipelines, each reported by the interpreter with the warp, the site and the
  *    barrier's state: too few transaction bytes expected, a consumer waiting for the wrong
  *    phase, a consumer that never releases a stage, a wgmma that reads a stage before its
- *    wait;
+ *    wait; and the TMA-store epilogue's, with both sites: a buffer written again before its
+ *    store read it (no PipelineTmaStore acquire), stmatrix's writes not fenced for TMA, a
+ *    store issued before the consumers met;
  *  - A M-major, B N-major and both (64-row TMA boxes, wgmma's transposed operands);
  *  - what it refuses, named: an N-major B in tiles not a multiple of 64, unaligned rows,
- *    fp32, stages that do not fit;
+ *    fp32, stages that do not fit, a TMA-store epilogue for an f32 C;
  *  - on an sm_90 GPU (else skipped, visibly), larger sizes (sampled) and the library's AUTO
  *    choosing it. */
 #include <math.h>
@@ -53,44 +56,83 @@ static cute_gemm_config config(const hcase *k)
 }
 
 /* elements off the reference: all of them when few, else a sample of 4096 */
-static int64_t wrong(const hcase *k, const operand *A, const operand *B, const operand *C, const void *got,
-                     double *worst)
+/* the test's own epilogue function (TensorSSA) and its float64 reference: 0.5 x - v */
+static cute_ssa half_minus_v(cute_ctx *c, cute_ssa x, cute_ssa v, const void *user)
+{
+    (void)user;
+    cute_ssa half = cute_ssa_binop(c, CUTE_OP_MUL, x, cute_ssa_fill(c, CUTE_F32, x.shape, 0.5));
+    return cute_ssa_binop(c, CUTE_OP_SUB, half, v);
+}
+
+/* the reference of element (m, n) after e (NULL: none): *mag grows by |v| */
+static double fused_ref(const cute_gemm_epilogue *e, const operand *V, cute_dtype vd, double ref, int64_t m,
+                        int64_t n, double *mag)
+{
+    if (!e) return ref;
+    double v = e->bias == CUTE_GEMM_BIAS_NONE ? 0 : ew_get(vd, V->host, e->bias == CUTE_GEMM_BIAS_ROW ? m : n);
+    *mag += fabs(v);
+    double y = gemm_ref_epilogue(e, ref, v);
+    return e->fn ? 0.5 * y - v : y;
+}
+
+static int64_t wrong(const hcase *k, const cute_gemm_epilogue *ep, const operand *A, const operand *B,
+                     const operand *C, const operand *V, const void *got, double *worst)
 {
     gemm_ref_problem p = {{A->host, A->ld, A->major}, {B->host, B->ld, B->major}, {C->host, C->ld, C->major}, k->d, k->cd,
                           {0, 0, 0}, k->M, k->N, k->K, 1, k->alpha, k->beta};
+    double tol = gemm_ref_tolerance(k->d, k->cd);
+    int64_t total = k->M * k->N, samples = total <= 1 << 16 ? total : 4096, bad = 0;
     *worst = 0;
-    return gtk_wrong(&p, got, 1 << 16, 4096, &seed, worst);
+    for (int64_t i = 0; i < samples; i++) {
+        int64_t e = samples == total ? i : (int64_t)((ew_random(&seed) + 2.0) / 4.0 * (double)total) % total;
+        int64_t m = e % k->M, n = e / k->M;
+        double mag, ref = gemm_ref_value(&p, m, n, 0, &mag);
+        ref = fused_ref(ep, V, k->cd, ref, m, n, &mag);
+        double err = gemm_ref_error(ew_get(k->cd, got, gemm_ref_at(&p.C0, m, n)), ref, mag);
+        if (!(err <= tol)) bad++;
+        if (!(err <= *worst)) *worst = err;
+    }
+    return bad;
 }
 
 /* one run of the kernel (broken as asked): the call's status, its message in why, and
  * *bad the elements off the reference (-1: not checked) */
-static cute_status run(cute_runtime *rt, const hcase *k, unsigned broken, int64_t *bad, char *why, size_t n)
+static cute_status run_fused(cute_runtime *rt, const hcase *k, const cute_gemm_epilogue *e, unsigned broken,
+                             int64_t *bad, char *why, size_t n)
 {
     cute_backend *b = cute_runtime_backend(rt);
     cute_gemm_config cfg = config(k);
+    if (e) cfg.epilogue = *e;
     *bad = -1, why[0] = 0;
     const cute_fn *f = gemm_compile_broken(rt, &cfg, broken, why, n);
     if (!f) return CUTE_ERR_COMPILE;
-    operand A, B, C;
+    operand A, B, C, V; /* V: the epilogue's vector (a column: one value per row or column of C) */
+    bool vec = e && e->bias != CUTE_GEMM_BIAS_NONE;
     bool ok = make(b, &A, k->d, k->M, k->K, !(k->mn & 1), false) && make(b, &B, k->d, k->N, k->K, !(k->mn & 2), false) &&
-              make(b, &C, k->cd, k->M, k->N, k->cmajor, k->beta == 0);
-    cute_call_arg args[5] = {arg(&A, k->d), arg(&B, k->d), arg(&C, k->cd), cute_call_float(k->alpha),
-                             cute_call_float(k->beta)};
-    cute_status s = ok ? cute_call(f, NULL, 5, args, why, n) : CUTE_ERR_OOM;
+              make(b, &C, k->cd, k->M, k->N, k->cmajor, k->beta == 0) &&
+              make(b, &V, k->cd, vec && e->bias == CUTE_GEMM_BIAS_ROW ? k->M : k->N, 1, 0, false);
+    cute_call_arg args[6] = {arg(&A, k->d), arg(&B, k->d), arg(&C, k->cd), cute_call_float(k->alpha),
+                             cute_call_float(k->beta), cute_call_tensor(&V.dev, 0, k->cd, 1, &V.rows, (int64_t[]){1})};
+    cute_status s = ok ? cute_call(f, NULL, vec ? 6 : 5, args, why, n) : CUTE_ERR_OOM;
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
     if (s != CUTE_OK && !why[0]) snprintf(why, n, "%s", b->vt->error(b->self));
     size_t bytes = (size_t)(k->M * k->N * cute_dtype_bytes(k->cd));
     void *got = malloc(bytes);
     double worst;
     if (s == CUTE_OK && b->vt->download(b->self, got, &C.dev, 0, bytes) == CUTE_OK) {
-        *bad = wrong(k, &A, &B, &C, got, &worst);
+        *bad = wrong(k, e, &A, &B, &C, &V, got, &worst);
         if (*bad) snprintf(why, n, "%lld wrong, worst relative error %g", (long long)*bad, worst);
     }
-    operand *all[3] = {&A, &B, &C};
-    for (int i = 0; i < 3; i++) b->vt->free(b->self, &all[i]->dev), free(all[i]->host);
+    operand *all[4] = {&A, &B, &C, &V};
+    for (int i = 0; i < 4; i++) b->vt->free(b->self, &all[i]->dev), free(all[i]->host);
     free(got);
     cute_fn_free(f);
     return s;
+}
+
+static cute_status run(cute_runtime *rt, const hcase *k, unsigned broken, int64_t *bad, char *why, size_t n)
+{
+    return run_fused(rt, k, NULL, broken, bad, why, n);
 }
 
 static void correct(cute_runtime *rt, const hcase *k, const char *where)
@@ -99,16 +141,18 @@ static void correct(cute_runtime *rt, const hcase *k, const char *where)
     int64_t bad;
     cute_status s = run(rt, k, 0, &bad, why, sizeof why);
     CHECK(s == CUTE_OK && bad == 0, "%s hopper %s->%s %lldx%lldx%lld A %s-major, B %s-major, C %s-major tile %dx%d, "
-          "%d stages: %s %s", where, cute_dtype_name(k->d), cute_dtype_name(k->cd), (long long)k->M, (long long)k->N,
+          "%d stages, cluster %dx%d: %s %s", where, cute_dtype_name(k->d), cute_dtype_name(k->cd), (long long)k->M, (long long)k->N,
           (long long)k->K, k->mn & 1 ? "M" : "K", k->mn & 2 ? "N" : "K", k->cmajor ? "row" : "column", k->tile.bm,
-          k->tile.bn, k->tile.stages, cute_status_name(s), why);
+          k->tile.bn, k->tile.stages, k->tile.cluster_m, k->tile.cluster_n, cute_status_name(s), why);
 }
 
 /* the interpreter's report of a broken pipeline: not OK, and naming each thing in `want` */
 static void broken(cute_runtime *rt, unsigned how, const char *const *want, const char *what)
 {
-    /* one N tile of 64, 64 rows (one consumer), 3 stages and 5 k-tiles: the producer wraps */
-    hcase k = {72, 40, 5 * 64 - 8, CUTE_BF16, CUTE_F32, 1, 1.0, 0.0, {64, 64, 0, 3, 0, 0, 0, 0}, 0};
+    /* one N tile of 64, 64 rows (one consumer), 3 stages and 5 k-tiles: the producer wraps;
+     * the TMA-store epilogue's: a bf16 C, 3 N tiles, each block's tiles reusing its buffer */
+    hcase k = {72, 40, 5 * 64 - 8, CUTE_BF16, CUTE_F32, 1, 1.0, 0.0, {64, 64, 0, 3, 0, 0, 0, 0, 0, 0, 0}, 0};
+    if (how >= GEMM_BREAK_STORE_ACQUIRE) k.N = 136, k.cd = CUTE_BF16;
     char why[8192];
     int64_t bad;
     cute_status s = run(rt, &k, how, &bad, why, sizeof why);
@@ -121,16 +165,25 @@ static void broken(cute_runtime *rt, unsigned how, const char *const *want, cons
 
 static void broken_all(cute_runtime *rt)
 {
-    static const char *const tx[] = {"deadlock", "16384 of 16368 transaction bytes", "hopper.c", NULL};
     /* a fresh barrier's phase of parity 1 counts as completed: the wrong parity does not wait,
      * and the wgmma reads the stage before TMA wrote it */
-    static const char *const phase[] = {"shared", "wgmma", "hopper.c", NULL};
-    static const char *const rel[] = {"deadlock", "0 of 128 arrivals", "hopper.c", NULL};
-    static const char *const early[] = {"shared", "wgmma", "hopper.c", NULL};
-    broken(rt, GEMM_BREAK_EXPECT_TX, tx, "too few transaction bytes expected");
-    broken(rt, GEMM_BREAK_PHASE, phase, "a consumer waiting for the wrong phase");
-    broken(rt, GEMM_BREAK_RELEASE, rel, "a consumer that never releases");
-    broken(rt, GEMM_BREAK_EARLY_READ, early, "a wgmma reading a stage before its wait");
+    static const struct {
+        unsigned how;
+        const char *want[4], *what;
+    } b[] = {
+        {GEMM_BREAK_EXPECT_TX, {"deadlock", "16384 of 16368 transaction bytes", "hopper.c", NULL},
+         "too few transaction bytes expected"},
+        {GEMM_BREAK_PHASE, {"shared", "wgmma", "hopper.c", NULL}, "a consumer waiting for the wrong phase"},
+        {GEMM_BREAK_RELEASE, {"deadlock", "0 of 128 arrivals", "hopper.c", NULL}, "a consumer that never releases"},
+        {GEMM_BREAK_EARLY_READ, {"shared", "wgmma", "hopper.c", NULL}, "a wgmma reading a stage before its wait"},
+        {GEMM_BREAK_STORE_ACQUIRE, {"still read by", "cp.async.bulk.tensor", "hopper_store.c", NULL},
+         "a buffer written again before its TMA store read it"},
+        {GEMM_BREAK_STORE_FENCE, {"no fence.proxy.async", "cp.async.bulk.tensor", "hopper_store.c", NULL},
+         "stmatrix's writes stored by TMA with no proxy fence"},
+        {GEMM_BREAK_STORE_BARRIER, {"race on bytes", "cp.async.bulk.tensor", "hopper_store.c", NULL},
+         "a TMA store issued before the consumers met"},
+    };
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) broken(rt, b[i].how, b[i].want, b[i].what);
 }
 
 /* what the plan refuses, and why, in words */
@@ -141,13 +194,15 @@ static void refused(cute_runtime *rt)
         const char *want;
     } r[] = {
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 0, 1}, .align_bytes = 16,
-          .tiling = {128, 48, 0, 0, 0, 0, 0, 0}}, "multiple of 64"},
+          .tiling = {128, 48, 0, 0, 0, 0, 0, 0, 0, 0, 0}}, "multiple of 64"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 4}, "16-byte"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_F32, .major = {1, 1, 1}, .align_bytes = 16}, "f16, bf16"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_E4M3, .c_dtype = CUTE_F32, .major = {0, 1, 1}, .align_bytes = 16},
          "K-major"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16,
-          .tiling = {128, 256, 0, 9, 0, 0, 0, 0}}, "stages"},
+          .tiling = {128, 256, 0, 9, 0, 0, 0, 0, 0, 0, 0}}, "stages"},
+        {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .c_dtype = CUTE_F32, .major = {1, 1, 1}, .align_bytes = 16,
+          .tiling = {.c_store = CUTE_GEMM_STORE_TMA}}, "16-bit C"},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         char err[1024] = "";
@@ -155,6 +210,74 @@ static void refused(cute_runtime *rt)
         CHECK(!f && strstr(err, r[i].want), "refusal %zu: wanted '%s' in: %s", i, r[i].want, err);
         cute_fn_free(f);
     }
+}
+
+/* fused epilogues on the interpreter at small odd sizes, each against float64 */
+static void fused_all(cute_runtime *rt)
+{
+    static const struct {
+        hcase k;
+        cute_gemm_epilogue e;
+    } f[] = {
+        {{136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {0}, 0}, {CUTE_GEMM_BIAS_COL, CUTE_GEMM_ACT_RELU, 0, 0, 0}},
+        {{136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.0, 0.0, {0}, 0}, {CUTE_GEMM_BIAS_ROW, CUTE_GEMM_ACT_GELU_TANH, 0, 0, 0}},
+        {{72, 136, 200, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0, 0}, 0},
+         {CUTE_GEMM_BIAS_NONE, CUTE_GEMM_ACT_GELU_ERF, 0, 0, 0}},
+        {{136, 200, 72, CUTE_BF16, CUTE_BF16, 0, 1.0, 1.0, {0}, 0}, {CUTE_GEMM_BIAS_COL, CUTE_GEMM_ACT_SILU, 0, 0, 0}},
+        {{136, 200, 72, CUTE_F16, CUTE_F16, 1, 0.5, 0.0, {128, 128, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0},
+         {CUTE_GEMM_BIAS_ROW, CUTE_GEMM_ACT_NONE, half_minus_v, NULL, "half_minus_v"}},
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        char why[4096];
+        int64_t bad;
+        cute_status s = run_fused(rt, &f[i].k, &f[i].e, 0, &bad, why, sizeof why);
+        CHECK(s == CUTE_OK && bad == 0, "fused epilogue %zu (bias %d, %s%s) %lldx%lldx%lld: %s %s", i, (int)f[i].e.bias,
+              cute_gemm_act_name(f[i].e.act), f[i].e.fn ? ", a function" : "", (long long)f[i].k.M,
+              (long long)f[i].k.N, (long long)f[i].k.K, cute_status_name(s), why);
+    }
+    /* refused, with the reason: an f32 C (no TMA-store epilogue), an SM80 kernel */
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .c_dtype = CUTE_F32, .major = {1, 1, 1},
+                            .align_bytes = 16, .epilogue = {.act = CUTE_GEMM_ACT_RELU}};
+    char err[1024] = "";
+    const cute_fn *fn = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(!fn && strstr(err, "fused epilogue runs in the TMA-store epilogue"), "f32 C with an epilogue: %s", err);
+    cute_fn_free(fn);
+    cfg.variant = CUTE_GEMM_TENSOROP_SMEM, cfg.c_dtype = CUTE_BF16, err[0] = 0;
+    fn = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(!fn && strstr(err, "hopper kernel only"), "tensorop_smem with an epilogue: %s", err);
+    cute_fn_free(fn);
+}
+
+/* cutec_gemm_ex: the library compiles the epilogue's kernel once and checks the vector */
+static void lib_fused(cute_runtime *rt)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    hcase k = {72, 136, 200, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0}, 0};
+    cute_gemm_epilogue e = {CUTE_GEMM_BIAS_COL, CUTE_GEMM_ACT_SILU, 0, 0, 0};
+    operand A, B, C, V;
+    bool ok = make(b, &A, k.d, k.M, k.K, 1, false) && make(b, &B, k.d, k.N, k.K, 1, false) &&
+              make(b, &C, k.cd, k.M, k.N, 1, true) && make(b, &V, k.cd, k.N, 1, 0, false);
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    cute_call_arg a = arg(&A, k.d), bb = arg(&B, k.d), cc = arg(&C, k.cd);
+    cute_call_arg v = cute_call_tensor(&V.dev, 0, k.cd, 1, &V.rows, (int64_t[]){1});
+    char err[1024] = "";
+    cute_status s = ok ? cutec_gemm_ex(lib, CUTE_GEMM_HOPPER, &a, &bb, &cc, 1.0, 0.0, &e, &v, NULL, err, sizeof err)
+                       : CUTE_ERR_OOM;
+    if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
+    size_t bytes = (size_t)(k.M * k.N * 2);
+    void *got = malloc(bytes);
+    double worst;
+    int64_t bad = s == CUTE_OK && b->vt->download(b->self, got, &C.dev, 0, bytes) == CUTE_OK
+                      ? wrong(&k, &e, &A, &B, &C, &V, got, &worst) : -1;
+    CHECK(s == CUTE_OK && bad == 0, "cutec_gemm_ex bias + silu: %s %s, %lld wrong", cute_status_name(s), err,
+          (long long)bad);
+    s = cutec_gemm_ex(lib, CUTE_GEMM_HOPPER, &a, &bb, &cc, 1.0, 0.0, &e, NULL, NULL, err, sizeof err);
+    CHECK(s == CUTE_ERR_INVALID && strstr(err, "column bias must be a unit-stride rank-1 tensor"), "no vector: %s", err);
+    CHECK(cute_gemm_lib_size(lib) == 1, "one kernel compiled, %d", cute_gemm_lib_size(lib));
+    cute_gemm_lib_free(lib);
+    operand *all[4] = {&A, &B, &C, &V};
+    for (int i = 0; i < 4; i++) b->vt->free(b->self, &all[i]->dev), free(all[i]->host);
+    free(got);
 }
 
 static void interp(void)
@@ -167,22 +290,37 @@ static void interp(void)
     }
     static const hcase k[] = {
         {136, 200, 72, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {0}, 0},
-        {136, 200, 72, CUTE_F16, CUTE_F16, 0, -1.0, 0.0, {128, 128, 0, 0, 0, 0, 0, 0}, 0},
-        {72, 48, 328, CUTE_BF16, CUTE_BF16, 1, 0.75, 2.0, {64, 48, 0, 2, 0, 0, 0, 0}, 0},
+        {136, 200, 72, CUTE_F16, CUTE_F16, 0, -1.0, 0.0, {128, 128, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0},
+        {72, 48, 328, CUTE_BF16, CUTE_BF16, 1, 0.75, 2.0, {64, 48, 0, 2, 0, 0, 0, 0, 0, 0, 0}, 0},
         /* 12 tiles on the interpreter's 2 resident blocks: 6 each, the raster's band narrower
          * than 8 N-tiles, C through shared memory */
-        {200, 136, 200, CUTE_F16, CUTE_F32, 0, 1.0, 0.5, {64, 64, 0, 2, 0, 0, 0, 0}, 0},
+        {200, 136, 200, CUTE_F16, CUTE_F32, 0, 1.0, 0.5, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0, 0}, 0},
         /* an f32 C's 128 x 256 tile in two parts of N (and the first case row-major) */
         {136, 264, 136, CUTE_BF16, CUTE_F32, 0, 1.0, -1.0, {0}, 0},
         /* M-major A, N-major B, both: TMA boxes of 64 rows, wgmma's transposed operands */
         {136, 264, 136, CUTE_BF16, CUTE_BF16, 1, 1.5, 0.0, {0}, 1},
-        {136, 200, 72, CUTE_F16, CUTE_F32, 0, 1.0, 0.25, {128, 128, 0, 0, 0, 0, 0, 0}, 2},
-        {72, 136, 200, CUTE_BF16, CUTE_F16, 1, -0.5, 0.0, {64, 64, 0, 2, 0, 0, 0, 0}, 3},
+        {136, 200, 72, CUTE_F16, CUTE_F32, 0, 1.0, 0.25, {128, 128, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 2},
+        {72, 136, 200, CUTE_BF16, CUTE_F16, 1, -0.5, 0.0, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0, 0}, 3},
+        /* clusters: 2x1 multicasting B (one cluster walking two tiles), 1x2 multicasting A
+         * with 3 N tiles (the last cluster's second tile wholly outside C), 2x1 with
+         * M-/N-major operands (each 64-row box split between the two blocks along K) */
+        {136, 200, 72, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {128, 128, 0, 0, 0, 0, 0, 0, 2, 1, 0}, 0},
+        {200, 136, 200, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {64, 64, 0, 2, 0, 0, 0, 0, 1, 2, 0}, 0},
+        {136, 264, 136, CUTE_BF16, CUTE_BF16, 1, 1.5, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0}, 3},
+        /* 2x2: each stage filled by the block's row and column (3 releases a warp) */
+        {136, 264, 72, CUTE_BF16, CUTE_F32, 0, 1.0, 0.0, {128, 128, 0, 0, 0, 0, 0, 0, 2, 2, 0}, 0},
         /* fp8: k-tiles of 128, wgmma of 32 of K */
         {136, 200, 336, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, {0}, 0},
-        {72, 136, 208, CUTE_E5M2, CUTE_F32, 0, 0.5, -1.0, {64, 64, 0, 2, 0, 0, 0, 0}, 0},
+        {72, 136, 208, CUTE_E5M2, CUTE_F32, 0, 0.5, -1.0, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0, 0}, 0},
+        {136, 200, 336, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, {0, 128, 0, 0, 0, 0, 0, 0, 1, 2, 0}, 0},
+        /* a 16-bit C through shared memory and 16-byte stores (not the TMA store), and TMA
+         * stores from one buffer a warpgroup (bn 192: three 64-column pieces a tile) */
+        {136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, CUTE_GEMM_STORE_ST}, 0},
+        {136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {128, 192, 0, 0, 0, 0, 0, 0, 0, 0, CUTE_GEMM_STORE_TMA}, 0},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
+    fused_all(rt);
+    lib_fused(rt);
     broken_all(rt);
     refused(rt);
     cute_runtime_free(rt);
@@ -203,9 +341,19 @@ static void gpu(void)
         {1024, 509, 264, CUTE_F16, CUTE_F16, 0, 1.0, 0.0, {0}, 0},
         {2048, 2048, 2048, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0}, 0},
         {4096, 4096, 4096, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0}, 0},
-        {777, 1000, 1000, CUTE_BF16, CUTE_BF16, 1, 1.0, 1.0, {128, 128, 0, 0, 0, 0, 0, 0}, 0},
+        {777, 1000, 1000, CUTE_BF16, CUTE_BF16, 1, 1.0, 1.0, {128, 128, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0},
+        /* clusters: B multicast along M (odd M tiles: a block of the last cluster has none),
+         * A along N with M-/N-major operands, and 2x2 */
+        {1921, 1024, 1000, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0}, 0},
+        {1024, 1280, 264, CUTE_F16, CUTE_F32, 0, 1.0, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0}, 3},
+        {4096, 4096, 4096, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0}, 0},
+        {2048, 2048, 1024, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 0}, 0},
+        {1021, 1000, 264, CUTE_BF16, CUTE_BF16, 0, 1.0, -1.0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, CUTE_GEMM_STORE_ST}, 0},
+        {1021, 1000, 264, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {128, 192, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "cuda");
+    printf("resident blocks of 384 threads (one an SM): %d alone, %d in clusters of 2, %d of 4\n",
+           gemm_resident_blocks(rt, 1, 384), gemm_resident_blocks(rt, 2, 384), gemm_resident_blocks(rt, 4, 384));
     cute_runtime_free(rt);
 }
 

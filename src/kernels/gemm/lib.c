@@ -68,7 +68,8 @@ static bool same_config(const void *x, const void *y)
            a->batched == b->batched && !memcmp(&a->tiling, &b->tiling, sizeof a->tiling) &&
            a->major[0] == b->major[0] &&
            a->major[1] == b->major[1] && a->major[2] == b->major[2] &&
-           a->align_bytes == b->align_bytes && a->index_bound == b->index_bound;
+           a->align_bytes == b->align_bytes && a->index_bound == b->index_bound &&
+           !memcmp(&a->epilogue, &b->epilogue, sizeof a->epilogue);
 }
 
 /* fn_cache_compile for cute_gemm_config keys */
@@ -127,7 +128,8 @@ bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t)
     cute_gemm_tiling z = {0};
     if (!t) t = &z;
     if (!lib || t->bm < 0 || t->bn < 0 || t->bk < 0 || t->stages < 0 || t->warps_m < 0 || t->warps_n < 0 ||
-        t->raster < 0 || (t->read_bytes && t->read_bytes != 8 && t->read_bytes != 16))
+        t->raster < 0 || (t->read_bytes && t->read_bytes != 8 && t->read_bytes != 16) || t->cluster_m < 0 ||
+        t->cluster_n < 0 || t->c_store < CUTE_GEMM_STORE_AUTO || t->c_store > CUTE_GEMM_STORE_ST)
         return false;
     pthread_mutex_lock(&lib->lock);
     lib->tiling = *t;
@@ -341,13 +343,13 @@ static bool fits_index_bound(const cute_call_arg x[3])
 static const struct {
     cute_dtype d;
     int64_t up_to;
-    cute_gemm_tiling t; /* {bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes} */
+    cute_gemm_tiling t; /* {bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes, cluster_m, cluster_n, c_store} */
 } by_size[] = {
     /* H200, 2026-11-26 15:14 (bench/RESULTS.md): s8 128x128 tiles, two blocks an SM, 61.2% of
      * cuBLAS at 4096^3 against 58.3% for 256x128; f64 8-byte fragment reads 92.6% / 95.0% at
      * 4096^3 / 8192^3 against 85.8% / 89.3% for 16-byte ones.  bf16/f16: no candidate beat
      * the default by more than the noise (and sm_90 takes the Hopper kernel first). */
-    {CUTE_I8, 4096LL * 4096, {128, 128, 128, 3, 2, 2, 8, 0}},
+    {CUTE_I8, 4096LL * 4096, {128, 128, 128, 3, 2, 2, 8, 0, 0, 0, 0}},
     {CUTE_F64, INT64_MAX, {.read_bytes = 8}},
 };
 
@@ -469,6 +471,31 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
                        const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,
                        void *stream, char *err, size_t n)
 {
+    return cutec_gemm_ex(lib, variant, A, B, C, alpha, beta, NULL, NULL, stream, err, n);
+}
+
+/* the epilogue's vector: given where the epilogue has one (a rank-1 tensor of C's dtype,
+ * unit stride, M or N long), and not otherwise */
+static cute_status check_vector(const cute_gemm_epilogue *e, const cute_call_arg *v, const cute_call_arg *C,
+                                char *err, size_t n)
+{
+    bool wanted = e && e->bias != CUTE_GEMM_BIAS_NONE;
+    if (!wanted) return v ? invalid(err, n, "gemm: a vector argument but the epilogue has no bias") : CUTE_OK;
+    int64_t len = C->shape[e->bias == CUTE_GEMM_BIAS_ROW ? 0 : 1];
+    if (!v || v->kind != CUTE_ARG_TENSOR || v->ndim != 1 || v->dtype != C->dtype || v->shape[0] != len ||
+        (len > 1 && v->stride[0] != 1))
+        return invalid(err, n, "gemm: the epilogue's %s bias must be a unit-stride rank-1 tensor of C's dtype (%s), "
+                       "%lld long (C's %s)", e->bias == CUTE_GEMM_BIAS_ROW ? "row" : "column",
+                       cute_dtype_name((cute_dtype)C->dtype), (long long)len, e->bias == CUTE_GEMM_BIAS_ROW ? "M" : "N");
+    return CUTE_OK;
+}
+
+cute_status cutec_gemm_ex(cute_gemm_lib *lib, cute_gemm_variant variant, const cute_call_arg *A,
+                          const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,
+                          const cute_gemm_epilogue *epilogue, const cute_call_arg *v, void *stream, char *err,
+                          size_t n)
+{
+    bool fused = cute_gemm_epilogue_fused(epilogue);
     char scratch[512];
     if (!err || !n) err = scratch, n = sizeof scratch;
     err[0] = 0;
@@ -478,6 +505,7 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     const cute_call_arg *in[3] = {A, B, C};
     cute_status s = check_operands(in, err, n);
     if (s == CUTE_OK) s = check_shapes(A, B, C, err, n);
+    if (s == CUTE_OK) s = check_vector(fused ? epilogue : NULL, v, C, err, n);
     if (s != CUTE_OK) return s;
     if (!isfinite(alpha) || !isfinite(beta))
         return invalid(err, n, "gemm: alpha (%g) and beta (%g) must be finite", alpha, beta);
@@ -485,16 +513,17 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     if (C->dtype == CUTE_I32 && (alpha != floor(alpha) || beta != floor(beta)))
         return invalid(err, n, "gemm: an s32 C takes integral alpha and beta (got %g and %g)", alpha, beta);
     if (C->shape[0] == 0 || C->shape[1] == 0) return CUTE_OK; /* nothing to write */
-    if (variant == CUTE_GEMM_AUTO) { /* N or M at most 8: streamed once by the GEMV kernels */
+    if (variant == CUTE_GEMM_AUTO && !fused) { /* N or M at most 8: streamed once by the GEMV kernels */
         s = cutec_gemm_skinny(lib->skinny, A, B, C, alpha, beta, stream, err, n);
         if (s != CUTE_ERR_UNSUPPORTED) return s;
         s = CUTE_OK, err[0] = 0;
     }
-    cute_call_arg args[5] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta)};
+    cute_call_arg args[6] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta), v ? *v : *C};
     pthread_mutex_lock(&lib->lock);
     if (A->shape[1] == 0) s = zero_k(lib, &args[0], &args[1], err, n);
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype,
                             .batched = A->ndim == 3};
+    if (fused) cfg.epilogue = *epilogue;
     int64_t mnl = C->shape[0] * C->shape[1] * (C->ndim == 3 ? C->shape[2] : 1);
     if (s == CUTE_OK) s = check_layouts(args, &cfg, err, n);
     const entry *e = s == CUTE_OK ? pick(lib, variant, &cfg, fits_index_bound(args), mnl) : NULL;
@@ -503,7 +532,7 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
     pthread_mutex_unlock(&lib->lock);
     if (s != CUTE_OK) return s;
     char why[1024];
-    s = cute_call(e->fn, stream, 5, args, why, sizeof why);
+    s = cute_call(e->fn, stream, v && fused ? 6 : 5, args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", names[config_of(e)->variant], why);
     return s;
 }

@@ -74,7 +74,7 @@ const row_op row_layernorm_fwd = {
     {{"x", ROW_IN, false, 0}, {"residual", ROW_IN, true, 0}, {"weight", COL_IN, true, 0},
      {"bias", COL_IN, true, 0}, {"y", ROW_OUT, false, 0}, {"residual_out", ROW_OUT, true, 0},
      {"mean", ROWVAL_OUT, true, 0}, {"rstd", ROWVAL_OUT, true, 0}},
-    1, moments, fwd_partial, fwd_row, fwd_finish,
+    1, moments, fwd_partial, fwd_row, fwd_finish, true,
 };
 
 enum { DY, XB, WB, MEAN_IN, RSTD_IN, DX, DW, DB };
@@ -126,5 +126,5 @@ const row_op row_layernorm_bwd = {
     {{"dy", ROW_IN, false, 0}, {"x", ROW_IN, false, 0}, {"weight", COL_IN, true, 0},
      {"mean", ROWVAL_IN, false, 0}, {"rstd", ROWVAL_IN, false, 0}, {"dx", ROW_OUT, false, 0},
      {"dweight", COL_PARTIAL, true, 0}, {"dbias", COL_PARTIAL, true, 0}},
-    1, sums, bwd_partial, bwd_row, bwd_finish,
+    1, sums, bwd_partial, bwd_row, bwd_finish, false,
 };

@@ -124,12 +124,20 @@ int main(void)
                 backward(lib, be, layer, dts[d], cases[k], true);
                 if (k == 1) backward(lib, be, layer, dts[d], cases[k], false);
             }
-    forward(lib, be, false, CUTE_BF16, (shape_case){2, 33000, 0}, true, 0); /* rows of two chunks */
-    forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, true, 0);
+    forward(lib, be, false, CUTE_BF16, (shape_case){2, 33000, 0}, true, 0); /* staged */
     /* a mean 1000 times the spread: E[x^2] - E[x]^2 would cancel to noise */
     forward(lib, be, true, CUTE_F32, (shape_case){3, 4097, 0}, false, 3000);
+    /* rows split over a cluster's blocks: statistics (Chan's merge too) through distributed
+     * shared memory; backward with dw and db kept in each block's registers over its rows */
+    forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, true, 0);
     forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, false, 3000);
-    /* backward over rows longer than a tile: dx in chunks, dw and db by a pass of their own */
+    forward(lib, be, false, CUTE_BF16, (shape_case){3, 70000, 8}, true, 0);
+    backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
+    backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
+    backward(lib, be, true, CUTE_BF16, (shape_case){4, 70000, 8}, true);
+    /* before sm_90: rows walked in chunks; dw and db by a pass of their own */
+    cute_runtime_set_target_arch(rt, "sm_80");
+    forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, false, 3000);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
     tk_end(lib, rt);

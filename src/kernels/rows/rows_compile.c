@@ -48,9 +48,37 @@ static int row_arrays(const row_plan *p)
     int arrays = 0;
     for (int s = 0; s < p->op->nslots; s++) {
         uint8_t r = p->op->slot[s].role;
-        arrays += p->has[s] && (r == ROW_IN || r == COL_IN || r == COL_PARTIAL);
+        arrays += p->has[s] && (r == ROW_IN || (r == COL_IN && !p->op->columns_late) || r == COL_PARTIAL);
     }
     return arrays;
+}
+
+/* A row too long for one block's registers and too long to stage in its shared memory
+ * (sm_90 and later, an op with a row reduction): split over a cluster of up to CLUSTER_MAX
+ * blocks, each a tile of the row in its registers: the fewest threads a block (256, 512,
+ * 1024: more, smaller blocks an SM keep its loads going while one of them reduces) whose
+ * tiles cover the row so.  False: none does. */
+#define CLUSTER_MAX 16
+static bool cluster_split(row_plan *p, int64_t n, int kmax)
+{
+    if ((p->arch && p->arch < 90) || p->op->stages == 0) return false;
+    for (int threads = 256; threads <= 1024; threads *= 2) {
+        int64_t tile = (int64_t)threads * kmax * p->vec, blocks = (n + tile - 1) / tile;
+        if (blocks > CLUSTER_MAX) continue;
+        p->tpr = threads, p->k = kmax, p->rows = 1, p->cluster = (int)blocks;
+        p->looped = false, p->column_grid = true;
+        return true;
+    }
+    return false;
+}
+
+int row_plan_blocks_per_sm(const row_plan *p)
+{
+    if (p->cluster < 2) return 0;
+    bool sums = false;
+    for (int s = 0; s < p->op->nslots; s++) sums |= p->has[s] && p->op->slot[s].role == COL_PARTIAL;
+    int blocks = (sums ? 768 : 1024) / (p->tpr * p->rows);
+    return blocks > 0 ? blocks : 1;
 }
 
 void row_plan_choose(row_plan *p, int64_t n, int vec)
@@ -66,6 +94,7 @@ void row_plan_choose(row_plan *p, int64_t n, int vec)
     p->rows = p->tpr >= 256 ? 1 : 256 / p->tpr;
     p->stage_chunks = stage_chunks(p, n, kmax);
     if (p->stage_chunks) p->tpr = STAGE_THREADS, p->k = kmax, p->rows = 1, p->looped = true;
+    else if (p->looped) cluster_split(p, n, kmax);
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)

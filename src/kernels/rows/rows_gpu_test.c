@@ -1,7 +1,7 @@
 /* The row-reduction kernels on the GPU at the benchmark sizes (bf16 16384x4096, 4096x32768,
  * 1024x262144; each op forward and backward), sampled rows against float64; and, with no
  * GPU, their CUDA C compiled by NVRTC for sm_80, sm_90a and sm_100a, the bf16 kernels
- * checked for 16-byte loads and stores.  Skipped visibly where there is neither. */
+ * checked for 16-byte loads and stores, rows of 262144 for their cluster exchange.  Skipped visibly where there is neither. */
 #include <string.h>
 
 #include "check.h"
@@ -33,10 +33,10 @@ static void on_gpu(cute_runtime *rt)
 }
 
 /* PTX of op for arch through NVRTC; false (and a skip) without NVRTC */
-static bool ptx_of(cutec_rows *lib, cute_runtime *rt, rp_op op, bool bwd, const char *arch, char **ptx)
+static bool ptx_of(cutec_rows *lib, cute_runtime *rt, rp_op op, bool bwd, const char *arch, int64_t n, char **ptx)
 {
     rows_problem p;
-    rp_init(&p, op, bwd, CUTE_BF16, 16384, 4096, cute_runtime_backend(rt), lib);
+    rp_init(&p, op, bwd, CUTE_BF16, 16, n, cute_runtime_backend(rt), lib);
     char err[2048];
     cute_runtime_set_target_arch(rt, arch);
     CHECK(rp_setup(&p, true) && rp_call(&p) == CUTE_OK, "%s %s: %s", rp_op_name(op), arch, p.err);
@@ -56,7 +56,7 @@ static void compiled_only(cute_runtime *rt)
                 cutec_rows *lib = cutec_rows_new(rt);
                 rows_lib_dry_run(lib, true);
                 char *ptx = NULL;
-                if (!ptx_of(lib, rt, (rp_op)op, bwd, archs[a], &ptx)) {
+                if (!ptx_of(lib, rt, (rp_op)op, bwd, archs[a], 4096, &ptx)) {
                     SKIP("no NVRTC: the row kernels' CUDA C was not compiled");
                     cutec_rows_free(lib);
                     return;
@@ -71,6 +71,28 @@ static void compiled_only(cute_runtime *rt)
             }
 }
 
+/* rows of 262144 bf16 on sm_90a and sm_100a: split over a cluster whose blocks exchange
+ * their partials through distributed shared memory, 16 bytes an access */
+static void cluster_compiled(cute_runtime *rt)
+{
+    const char *archs[] = {"sm_90a", "sm_100a"};
+    for (int a = 0; a < 2; a++)
+        for (int op = 0; op < RP_COUNT; op++)
+            for (int bwd = 0; bwd < 2; bwd++) {
+                cutec_rows *lib = cutec_rows_new(rt);
+                rows_lib_dry_run(lib, true);
+                char *ptx = NULL;
+                bool ok = ptx_of(lib, rt, (rp_op)op, bwd, archs[a], 262144, &ptx);
+                cutec_rows_free(lib);
+                if (!ok) return; /* no NVRTC: compiled_only said so */
+                bool cluster = ptx && strstr(ptx, "mapa.shared::cluster") && strstr(ptx, "barrier.cluster.wait");
+                bool load16 = ptx && (strstr(ptx, "ld.global.nc.v4") || strstr(ptx, "ld.global.v4"));
+                CHECK(cluster && load16, "%s %s 1024x262144 for %s: %s", rp_op_name((rp_op)op), bwd ? "bwd" : "fwd",
+                      archs[a], cluster ? "no 16-byte loads" : "not split over a cluster");
+                free(ptx);
+            }
+}
+
 int main(void)
 {
     cute_runtime *rt;
@@ -80,7 +102,8 @@ int main(void)
         cute_runtime_free(rt);
     } else {
         SKIP("no GPU: the row kernels were compiled, not run");
-        if (cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK) compiled_only(rt), cute_runtime_free(rt);
+        if (cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK)
+            compiled_only(rt), cluster_compiled(rt), cute_runtime_free(rt);
     }
     return CHECK_DONE("rows_gpu_test");
 }

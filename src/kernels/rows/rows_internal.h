@@ -75,6 +75,10 @@ typedef struct row_op {
     void (*row_values)(cute_ctx *c, row_io *io, const cute_val stats[][4]);
     /* the row and column outputs (io->t) of the values at hand (a chunk of a long row) */
     void (*finish)(cute_ctx *c, row_io *io, const cute_val stats[][4]);
+    /* the column inputs (weight, bias) are used by finish only: loaded after the
+     * reductions, they take no registers while the row's loads are in flight (the plan
+     * sizes the row's tile by the row inputs alone) */
+    bool columns_late;
 } row_op;
 
 typedef struct row_plan {
@@ -88,8 +92,12 @@ typedef struct row_plan {
     int stage_chunks;      /* > 0: the row inputs are staged in shared memory, that many
                               tiles of each (rows_stage.c); the chunks are read from there */
     bool in_place;         /* an output overlaps an input: no __restrict__ pointers */
-    bool column_grid;      /* an op without row reductions over rows longer than a tile:
-                              blocks tile the columns too (grid.y), each its chunk */
+    bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
+                              without row reductions over rows longer than a tile, or a
+                              cluster's blocks */
+    int cluster;           /* > 1: a row is split over a cluster of that many blocks (grid.y,
+                              each a tile of it in registers), their partial reductions
+                              exchanged through distributed shared memory (rows_cluster.c) */
     cute_tiled_copy tc;    /* tpr threads x V values (set while tracing) */
 } row_plan;
 
@@ -98,6 +106,12 @@ static inline int64_t row_plan_tile(const row_plan *p) { return (int64_t)p->tpr 
 /* Choose V, tpr, K, R for rows of n elements and this op; `vec` the widest access every
  * row tensor allows (elements) */
 void row_plan_choose(row_plan *p, int64_t n, int vec);
+
+/* the blocks an SM a cluster plan's kernel asks room for (0: no request): 1024 threads
+ * (64 registers a thread, what the plan's sizing allows for), so that some load while
+ * others reduce and wait at the cluster barrier; 768 where column sums are kept in
+ * registers too (80 registers: at 64 they spill) */
+int row_plan_blocks_per_sm(const row_plan *p);
 
 /* rows_kernel.c's host function (its user pointer: a row_plan) */
 cute_host_fn row_host_fn(void);
@@ -119,6 +133,21 @@ row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p
  * thread of the block calls it, after the previous row's last read of the buffers. */
 void row_stage_fetch(cute_ctx *c, const row_stage *st, const row_plan *p, const cute_tensor *g, cute_int rb,
                      cute_int n, cute_int it);
+
+/* The cluster exchange of a plan with `cluster`: each stage's partials of every block of
+ * the cluster, twice (by the row iteration's parity: a block may write the next row's while
+ * a peer still reads this one's) */
+typedef struct row_cluster {
+    bool on;
+    int n;             /* blocks in the cluster */
+    cute_tensor slots; /* f32 (cluster, 4, 2 ROW_STAGES): (rank, value, parity and stage) */
+} row_cluster;
+row_cluster row_cluster_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p);
+/* v: this block's all-reduced values of stage st (every thread the same); made the
+ * cluster's, combined in rank order (the same bits in every block).  Every thread of every
+ * block of the cluster calls it; `it`: the block's row iteration. */
+void row_cluster_allreduce(cute_ctx *c, const row_cluster *cl, const cute_reducer *r, cute_val *v, int st,
+                           cute_int it);
 
 /* the second pass of dw/db: out(N) = sum over rows of partial(P,N), converted */
 const cute_fn *row_colsum_compile(cute_runtime *rt, cute_dtype out, char *err, size_t n);

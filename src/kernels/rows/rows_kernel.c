@@ -26,6 +26,8 @@ typedef struct row_thread {
     cute_reduce_scratch scratch[ROW_STAGES];
     cute_tensor acc[ROW_SLOTS]; /* COL_PARTIAL: this thread's column sums */
     row_stage stage;            /* the row inputs in shared memory (plans that stage) */
+    row_cluster cluster;        /* the exchange of a row split over a cluster */
+    cute_int it;                /* the block's row iteration */
 } row_thread;
 
 /* this thread's part of a tensor's (R,T) tile of row block rb, column chunk cb (column
@@ -41,22 +43,29 @@ static cute_ssa load_f32(cute_ctx *c, cute_tensor t, cute_ssa pred, double fill)
     return cute_ssa_cvt(c, cute_tensor_load_if(c, t, pred, fill), CUTE_F32);
 }
 
-/* the row inputs and column inputs of chunk cb of row block rb, and where they lie */
-static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb)
+/* the column inputs (weight, bias) of chunk cb */
+static void load_columns(cute_ctx *c, const row_thread *th, row_io *io, cute_int cb)
+{
+    const row_op *op = th->p->op;
+    cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
+    for (int s = 0; s < op->nslots; s++)
+        if (th->p->has[s] && op->slot[s].role == COL_IN) io->t[s] = load_f32(c, part(c, th, th->k->g[s], cute_i(0), cb), in_cols, 0);
+}
+
+/* the row inputs of chunk cb of row block rb and where they lie; the column inputs too
+ * unless `for_stages` and the op's stages do not use them (finish loads them then) */
+static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb, bool for_stages)
 {
     const row_op *op = th->p->op;
     io->crd = part(c, th, th->k->rows, rb, cb);
     io->col0 = cute_mul(cute_ctx_alg(c), cb, cute_i(row_plan_tile(th->p)));
     io->inside = cute_elem_less(c, io->crd, CUTE_CRD(th->k->m, th->k->n));
-    cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
-    for (int s = 0; s < op->nslots; s++) {
-        if (!th->p->has[s]) continue;
-        if (op->slot[s].role == ROW_IN) {
+    for (int s = 0; s < op->nslots; s++)
+        if (th->p->has[s] && op->slot[s].role == ROW_IN) {
             cute_tensor from = th->stage.on ? part(c, th, th->stage.s[s], cute_i(0), cb) : part(c, th, th->k->g[s], rb, cb);
             io->t[s] = load_f32(c, from, io->inside, op->slot[s].fill);
         }
-        if (op->slot[s].role == COL_IN) io->t[s] = load_f32(c, part(c, th, th->k->g[s], cute_i(0), cb), in_cols, 0);
-    }
+    if (!(for_stages && op->columns_late)) load_columns(c, th, io, cb);
 }
 
 /* the row's value of each per-row input (rows past M read nothing) */
@@ -88,12 +97,13 @@ static void store_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     }
 }
 
-/* the per-row outputs, from the row's first thread */
+/* the per-row outputs, from the row's first thread (of the cluster's first block) */
 static void store_row_values(cute_ctx *c, const row_thread *th, row_io *io, cute_int row)
 {
     const row_op *op = th->p->op;
+    cute_int first = th->p->cluster > 1 ? cute_add(cute_ctx_alg(c), th->tx, th->cb) : th->tx;
     CUTE_IF(c, cute_int_lt(c, row, th->k->m)) {
-        CUTE_IF(c, cute_int_eq(c, th->tx, cute_i(0))) {
+        CUTE_IF(c, cute_int_eq(c, first, cute_i(0))) {
             for (int s = 0; s < op->nslots; s++)
                 if (th->p->has[s] && op->slot[s].role == ROWVAL_OUT)
                     cute_tensor_store(c, cute_tensor_slice(c, th->k->g[s], cute_tuple_int(row)),
@@ -102,22 +112,25 @@ static void store_row_values(cute_ctx *c, const row_thread *th, row_io *io, cute
     }
 }
 
-/* stage st's all-reduce of this thread's values */
+/* stage st's all-reduce of this thread's values over the row's threads (and the row's
+ * blocks, in a cluster) */
 static void reduce_stage(cute_ctx *c, const row_thread *th, cute_val *v, int st)
 {
     cute_group_allreduce(c, &th->red[st], v, th->tid, th->p->tpr, &th->scratch[st]);
+    row_cluster_allreduce(c, &th->cluster, &th->red[st], v, st, th->it);
 }
 
 /* a row that fits the tile: loaded once, every stage from the registers */
 static void row_resident(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb)
 {
     cute_val stats[ROW_STAGES][4];
-    load_chunk(c, th, io, rb, th->cb);
+    load_chunk(c, th, io, rb, th->cb, true);
     for (int st = 0; st < th->p->op->stages; st++) {
         th->p->op->partial(c, io, st, (const cute_val(*)[4])stats, stats[st]);
         reduce_stage(c, th, stats[st], st);
     }
     th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
+    if (th->p->op->columns_late) load_columns(c, th, io, th->cb);
     th->p->op->finish(c, io, (const cute_val(*)[4])stats);
     store_chunk(c, th, io, rb, th->cb);
 }
@@ -132,12 +145,12 @@ static void row_looped(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     for (int st = 0; st < op->stages; st++) {
         int arity = th->red[st].arity;
         cute_val first[4], var[4];
-        load_chunk(c, th, io, rb, cute_i(0));
+        load_chunk(c, th, io, rb, cute_i(0), true);
         op->partial(c, io, st, (const cute_val(*)[4])stats, first);
         for (int i = 0; i < arity; i++) var[i] = cute_val_var(c, first[i]);
         CUTE_FOR(c, cb, cute_i(1), chunks) {
             cute_val more[4], sum[4];
-            load_chunk(c, th, io, rb, cb);
+            load_chunk(c, th, io, rb, cb, true);
             op->partial(c, io, st, (const cute_val(*)[4])stats, more);
             cute_reducer_apply(c, &th->red[st], var, more, sum);
             for (int i = 0; i < arity; i++) cute_val_assign(c, var[i], sum[i]);
@@ -147,7 +160,7 @@ static void row_looped(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     }
     op->row_values(c, io, (const cute_val(*)[4])stats);
     CUTE_FOR(c, cb, cute_i(0), chunks) {
-        load_chunk(c, th, io, rb, cb);
+        load_chunk(c, th, io, rb, cb, false);
         op->finish(c, io, (const cute_val(*)[4])stats);
         store_chunk(c, th, io, rb, cb);
     }
@@ -202,12 +215,13 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
         if (p->tpr > 32) th.scratch[st] = cute_reduce_scratch_alloc(c, &A, &th.red[st], CUTE_F32, p->tpr * p->rows);
     }
     th.stage = row_stage_alloc(c, &A, p);
+    th.cluster = row_cluster_alloc(c, &A, p);
     row_io io = io_start(c, &th);
     column_sums_begin(c, &th);
     CUTE_FOR(c, it, cute_i(0), k->iters) {
         cute_int rb = cute_add(a, cute_block_idx(c, 0), cute_mul(a, it, cute_grid_dim(c, 0)));
         cute_int row = cute_add(a, cute_mul(a, rb, cute_i(p->rows)), th.ty);
-        io.row = row;
+        io.row = row, th.it = it;
         load_row_values(c, &th, &io, row);
         if (th.stage.on) { /* one row a block: the whole block fetches it or not */
             CUTE_IF(c, cute_int_lt(c, row, k->m)) { row_stage_fetch(c, &th.stage, p, k->g, rb, k->n, it); }
@@ -224,11 +238,13 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
 
 static cute_tiler tile_of(cute_ctx *c, const row_plan *p);
 
+
 static void rows_kernel(cute_ctx *c, cute_tensor g0, cute_tensor g1, cute_tensor g2, cute_tensor g3,
                         cute_tensor g4, cute_tensor g5, cute_tensor g6, cute_tensor g7, cute_tensor whole,
                         cute_int m, cute_int n, cute_int iters, cute_int ignore, cute_val p0, cute_val p1)
 {
     const row_plan *p = cute_ctx_user(c);
+    if (p->cluster > 1) cute_kernel_min_blocks(c, row_plan_blocks_per_sm(p));
     cute_tiler tile = tile_of(c, p);
     cute_tensor rows = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, CUTE_CRD(m, n)), &tile);
     /* the columns' coordinates: R rows (all inside) by N */
@@ -286,6 +302,7 @@ static void rows_host(cute_ctx *c, const cute_arg *args)
     cute_int blocks = cute_ceil_div(a, cute_ceil_div(a, m, cute_i(p->rows)), iters);
     cute_launch_cfg cfg = {.grid = {blocks, p->column_grid ? cute_ceil_div(a, n, cute_i(row_plan_tile(p))) : cute_i(1)},
                            .block = {cute_i(p->tpr * p->rows)}};
+    if (p->cluster > 1) cfg.cluster[0] = cute_i(1), cfg.cluster[1] = cute_i(p->cluster);
     CUTE_LAUNCH(c, rows_kernel, cfg, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], args[0].tensor, m, n, iters, ignore, args[k + 2].f, args[k + 3].f);
 }
 

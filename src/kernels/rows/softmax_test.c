@@ -90,7 +90,17 @@ int main(void)
     forward(lib, be, CUTE_BF16, (shape_case){2, 33000, 0, 8}, false); /* staged in shared memory */
     forward(lib, be, CUTE_F16, (shape_case){3, 16392, 8, 8}, true);   /* staged, padded rows */
     forward(lib, be, CUTE_F32, (shape_case){2, 12000, 4, 8}, false);  /* staged f32 */
-    forward(lib, be, CUTE_F32, (shape_case){2, 33000, 0, 8}, false);  /* two chunks of 32768 */
+    /* rows split over a cluster's blocks (partials through distributed shared memory): 9
+     * blocks of 256 threads x 32 values; padded; odd (one element in the last block) */
+    forward(lib, be, CUTE_BF16, (shape_case){3, 70000, 8, 8}, false);
+    forward(lib, be, CUTE_F16, (shape_case){2, 65537, 0, 2e4}, true);
+    backward(lib, be, CUTE_BF16, (shape_case){2, 70000, 0, 8}, false);
+    backward(lib, be, CUTE_F32, (shape_case){2, 33001, 3, 8}, true);
+    /* before sm_90 (no clusters, no bulk copies) the same rows are walked in chunks */
+    cute_runtime_set_target_arch(rt, "sm_80");
+    forward(lib, be, CUTE_F32, (shape_case){2, 33000, 0, 8}, false); /* two chunks of 32768 */
+    forward(lib, be, CUTE_BF16, (shape_case){2, 70000, 8, 8}, true);
+    backward(lib, be, CUTE_BF16, (shape_case){2, 70000, 0, 8}, false);
     in_place(lib, be, CUTE_F32), in_place(lib, be, CUTE_BF16);
     tk_end(lib, rt);
     return CHECK_DONE("softmax_test");

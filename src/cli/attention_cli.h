@@ -1,0 +1,21 @@
+/* Internal to the attention command: its options (attention_cmd.c parses them) and the
+ * decode mode (attention_decode_cmd.c). */
+#ifndef CUTEC_CLI_ATTENTION_CLI_H
+#define CUTEC_CLI_ATTENTION_CLI_H
+
+#include "cli.h"
+#include "cutec/numeric.h"
+
+typedef struct attn_opts {
+    cute_dtype dtype;
+    int64_t B, H, G, S, D;
+    bool causal, shape_given, bwd, decode;
+    int64_t splits;    /* --splits: decode's (0: the library's choice) */
+    double scale;
+    cli_kernel_opts k; /* --iters, --emit, --arch, --backend */
+} attn_opts;
+
+/* `cutec run|bench attention --decode`: a checked run of one shape, or the benchmark table */
+int attention_decode_cmd(const attn_opts *o, bool bench);
+
+#endif

@@ -1,0 +1,212 @@
+/* cutec run|bench attention --decode: one query row a sequence against a KV cache of
+ * --seqlen keys (cutec_attention_decode), checked against the float64 reference (up to 64
+ * rows of O and their LSE), timed, and measured as bytes of K and V read per second beside a
+ * device-to-device copy's (read + write) and PyTorch SDPA's on the same shape
+ * (bench/torch_attention.py --decode, enable_gqa). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/attention_cli.h"
+#include "cli/gpu_timing.h"
+#include "cutec/attention.h"
+#include "cutec/cuda_driver.h"
+#include "kernels/attention/attention_ref.h"
+#include "kernels/ew_ref.h"
+#include "kernels/gemm/gemm_ref.h"
+
+typedef struct decode_problem {
+    cute_runtime *rt;
+    cute_attention_lib *lib;
+    cute_buffer buf[5]; /* Q, K, V, O, LSE */
+    void *host[5];
+    size_t bytes[5];
+    cute_call_arg arg[5];
+    char err[1024];
+} decode_problem;
+
+static bool make(decode_problem *p, const attn_opts *o, uint64_t *seed)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    size_t es = (size_t)cute_dtype_bytes(o->dtype), nq = (size_t)(o->B * o->H * o->D), nk = (size_t)(o->B * o->S * o->G * o->D);
+    size_t sizes[5] = {nq * es, nk * es, nk * es, nq * es, (size_t)(o->B * o->H) * 4};
+    for (int i = 0; i < 5; i++) {
+        p->bytes[i] = sizes[i], p->host[i] = malloc(sizes[i]);
+        if (!p->host[i] || b->vt->alloc(b->self, sizes[i], &p->buf[i]) != CUTE_OK) return false;
+        if (i < 3) gemm_ref_fill(o->dtype, p->host[i], (int64_t)(sizes[i] / es), seed);
+        else memset(p->host[i], 0xff, sizes[i]);
+        if (b->vt->upload(b->self, &p->buf[i], 0, p->host[i], sizes[i]) != CUTE_OK) return false;
+    }
+    int64_t sq[4] = {o->H * o->D, o->H * o->D, o->D, 1}, sk[4] = {o->S * o->G * o->D, o->G * o->D, o->D, 1};
+    for (int i = 0; i < 4; i++)
+        p->arg[i] = cute_call_tensor(&p->buf[i], 0, o->dtype, 4, (int64_t[]){o->B, i % 3 ? o->S : 1, i % 3 ? o->G : o->H, o->D},
+                                     i % 3 ? sk : sq);
+    p->arg[4] = cute_call_tensor(&p->buf[4], 0, CUTE_F32, 3, (int64_t[]){o->B, o->H, 1}, (int64_t[]){o->H, 1, 1});
+    return true;
+}
+
+static void drop(decode_problem *p)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    for (int i = 0; i < 5; i++)
+        if (p->host[i]) b->vt->free(b->self, &p->buf[i]), free(p->host[i]);
+}
+
+static cute_status call(void *user, int set)
+{
+    (void)set;
+    decode_problem *p = user;
+    const cute_call_arg *a = p->arg;
+    return cutec_attention_decode(p->lib, &a[0], &a[1], &a[2], &a[3], &a[4], 0, NULL, p->err, sizeof p->err);
+}
+
+/* up to 64 rows of O and their LSE against float64 */
+static int64_t verify(const decode_problem *p, const attn_opts *o, int64_t *rows)
+{
+    int64_t nq = o->B * o->H * o->D, nk = o->B * o->S * o->G * o->D, bad = 0, total = o->B * o->H;
+    double *w[3], want[256], mag[256], l;
+    for (int i = 0; i < 3; i++) {
+        int64_t m = i ? nk : nq;
+        w[i] = malloc((size_t)m * sizeof(double));
+        for (int64_t j = 0; j < m; j++) w[i][j] = ew_get(o->dtype, p->host[i], j);
+    }
+    attn_ref_tensor tq = {w[0], {o->H * o->D, o->H * o->D, o->D, 1}}, tk = {w[1], {o->S * o->G * o->D, o->G * o->D, o->D, 1}};
+    attn_ref_problem rp = {o->B, 1, o->S, o->H, o->G, o->D, false, 1 / sqrt((double)o->D), tq, tk, tk};
+    rp.v.v = w[2];
+    *rows = 0;
+    for (int64_t e = 0; e < total; e += total <= 64 ? 1 : total / 64, ++*rows) {
+        attn_ref_row(&rp, e / o->H, 0, e % o->H, want, mag, &l);
+        for (int64_t d = 0; d < o->D; d++)
+            bad += !attn_ref_close(ew_get(o->dtype, p->host[3], e * o->D + d), want[d], mag[d], o->dtype == CUTE_BF16);
+        bad += !(fabs(((const float *)p->host[4])[e] - l) <= 1e-4 * (1 + fabs(l)));
+    }
+    for (int i = 0; i < 3; i++) free(w[i]);
+    return bad;
+}
+
+/* one checked call, then the median ms (< 0: not timed; -2: failed) */
+static double run_one(decode_problem *p, const attn_opts *o, int64_t *bad, int64_t *rows)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    cute_attention_lib_decode_splits(p->lib, (int)o->splits);
+    if (call(p, 0) != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK) {
+        fprintf(stderr, "cutec: %s\n", p->err[0] ? p->err : b->vt->error(b->self));
+        return -2;
+    }
+    for (int i = 3; i < 5; i++) b->vt->download(b->self, p->host[i], &p->buf[i], 0, p->bytes[i]);
+    *bad = verify(p, o, rows);
+    cute_cuda *cu = cute_cuda_backend_driver(b);
+    return cu ? gpu_time_calls(cu, call, p, 1, o->k.iters) : -1;
+}
+
+static double kv_bytes(const attn_opts *o)
+{
+    return 2.0 * (double)o->B * o->S * o->G * o->D * cute_dtype_bytes(o->dtype);
+}
+
+/* SDPA's ms on each shape (< 0: not taken), one run of bench/torch_attention.py --decode */
+static void torch_ms(cute_dtype d, const attn_opts *shapes, int n, double *ms)
+{
+    const char *script = getenv("CUTEC_TORCH_ATTENTION");
+    char cmd[1024], line[512];
+    int len = snprintf(cmd, sizeof cmd, "python3 %s --decode %s", script ? script : "bench/torch_attention.py",
+                       cute_dtype_name(d));
+    for (int i = 0; i < n; i++, ms[i - 1] = -1)
+        len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %lldx%lldx%lldx%lldx%lld", (long long)shapes[i].B,
+                        (long long)shapes[i].H, (long long)shapes[i].G, (long long)shapes[i].S, (long long)shapes[i].D);
+    snprintf(cmd + len, sizeof cmd - (size_t)len, " 2>&1");
+    FILE *f = popen(cmd, "r");
+    if (!f) return;
+    while (fgets(line, sizeof line, f)) {
+        long long b, h, g, s, dd;
+        int causal;
+        double t;
+        if (sscanf(line, "torch %lldx%lldx%lldx%lldx%lld %d %lf", &b, &h, &g, &s, &dd, &causal, &t) != 7) {
+            if (line[0] == '#') printf("%s", line);
+            continue;
+        }
+        for (int i = 0; i < n; i++)
+            if (shapes[i].B == b && shapes[i].H == h && shapes[i].G == g && shapes[i].S == s && shapes[i].D == dd) ms[i] = t;
+    }
+    pclose(f);
+}
+
+static void describe(const attn_opts *o, char *buf, size_t n)
+{
+    snprintf(buf, n, "decode %s B=%lld H=%lld G=%lld Sk=%lld D=%lld", cute_dtype_name(o->dtype), (long long)o->B,
+             (long long)o->H, (long long)o->G, (long long)o->S, (long long)o->D);
+}
+
+static int bench_one(cute_runtime *rt, cute_attention_lib *lib, const attn_opts *o, double sdpa, uint64_t *seed)
+{
+    decode_problem p = {.rt = rt, .lib = lib};
+    int64_t bad = -1, rows = 0;
+    double ms = make(&p, o, seed) ? run_one(&p, o, &bad, &rows) : -2, gbs = ms > 0 ? kv_bytes(o) / ms / 1e6 : 0;
+    double copy = ms > 0 ? gpu_copy_gbs(rt, (size_t)kv_bytes(o), o->k.iters) : -1;
+    char what[160];
+    describe(o, what, sizeof what);
+    printf("%-44s %8.4f %8.1f %9.1f %6.1f%%", what, ms, gbs, copy, copy > 0 ? 100 * gbs / copy : 0.0);
+    if (sdpa > 0) printf(" %8.1f %6.1f%%", kv_bytes(o) / sdpa / 1e6, 100 * sdpa / ms); else printf(" %8s %7s", "-", "-");
+    printf(" %5lld%s\n", (long long)rows, bad ? "  WRONG" : "");
+    fflush(stdout);
+    drop(&p);
+    return bad == 0 && ms > -2 ? CLI_OK : CLI_FAIL;
+}
+
+static int bench(const attn_opts *base, cute_runtime *rt)
+{
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
+    attn_opts shapes[2] = {*base, *base};
+    int n = base->shape_given ? 1 : 2;
+    if (!base->shape_given)
+        for (int i = 0; i < 2; i++) shapes[i].B = 8, shapes[i].H = 32, shapes[i].G = i ? 8 : 32, shapes[i].S = 32768, shapes[i].D = 128;
+    double sdpa[2] = {-1, -1};
+    if (cu) torch_ms(base->dtype, shapes, n, sdpa);
+    char clock[128];
+    gpu_sm_clock(clock, sizeof clock);
+    const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;
+    printf("# %s, %d SMs, %s; gaussian inputs; GB/s of K and V read; copy: the same bytes D2D, (read + write) / t\n",
+           dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock);
+    printf("%-44s %8s %8s %9s %7s %8s %7s %5s\n", "attention decode", "ms", "GB/s", "copy GB/s", "of copy", "SDPA",
+           "of SDPA", "rows");
+    cute_attention_lib *lib = cute_attention_lib_new(rt);
+    uint64_t seed = (uint64_t)time(NULL) | 1;
+    int rc = CLI_OK;
+    for (int i = 0; i < n; i++)
+        if (bench_one(rt, lib, &shapes[i], sdpa[i], &seed) != CLI_OK) rc = CLI_FAIL;
+    cute_attention_lib_free(lib);
+    return rc;
+}
+
+static int run(const attn_opts *o, cute_runtime *rt)
+{
+    decode_problem p = {.rt = rt, .lib = cute_attention_lib_new(rt)};
+    uint64_t seed = (uint64_t)time(NULL) | 1;
+    int64_t bad = -1, rows = 0;
+    double ms = make(&p, o, &seed) ? run_one(&p, o, &bad, &rows) : -2;
+    char what[160];
+    describe(o, what, sizeof what);
+    if (ms > -2) printf("attention %s, backend %s: %s (%lld wrong in %lld rows)", what, cute_runtime_backend_name(rt),
+                        bad ? "FAILED" : "verified against float64", (long long)bad, (long long)rows);
+    if (ms >= 0) printf(", %.4f ms, %.1f GB/s of K and V", ms, kv_bytes(o) / ms / 1e6);
+    if (ms > -2) printf("\n");
+    drop(&p);
+    cute_attention_lib_free(p.lib);
+    return ms > -2 && bad == 0 ? CLI_OK : CLI_FAIL;
+}
+
+int attention_decode_cmd(const attn_opts *o, bool bench_it)
+{
+    char err[1024];
+    cute_runtime *rt;
+    const char *backend = o->k.backend ? o->k.backend : bench_it ? "cuda" : NULL;
+    if (cute_runtime_new(backend, &rt, err, sizeof err) != CUTE_OK) {
+        if (bench_it) return printf("cutec bench attention: skipped: no GPU (%s)\n", err), CLI_OK;
+        return fprintf(stderr, "cutec run attention: %s\n", err), CLI_FAIL;
+    }
+    int rc = bench_it ? bench(o, rt) : run(o, rt);
+    cute_runtime_free(rt);
+    return rc;
+}

@@ -1,0 +1,254 @@
+/* Attention backward (cutec_attention_bwd) against the float64 reference (attn_ref_bwd): on
+ * the interpreter at small odd sizes (partial tiles, causal and not, Sq != Sk both ways,
+ * grouped- and multi-query, Q, O, dO and dQ in SDPA's transposed memory, head dims 64 and
+ * 128, f16 and bf16), every element of dQ, dK, dV and delta, the outputs poisoned first; O
+ * and the LSE are the reference's (O rounded to the dtype), so the backward is checked on
+ * its own.  On a GPU, where there is one, at moderate sizes.  Beside them: the misuses the
+ * library refuses and the kernels' register reports (NVRTC, where installed). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "cutec/attention.h"
+#include "cutec/nvrtc.h"
+#include "kernels/attention/attention_ref.h"
+#include "kernels/attention/attention_testbuf.h"
+
+static uint64_t seed;
+
+typedef struct bwd_case {
+    int64_t B, Sq, Sk, H, G, D;
+    bool causal, sdpa;
+    cute_dtype d;
+    double scale; /* 0: 1/sqrt(D) */
+} bwd_case;
+
+enum { Q, K, V, O, DO, LSE, DQ, DK, DV, DELTA, NBUF };
+
+typedef struct bwd_run {
+    const bwd_case *k;
+    buf t[NBUF];
+    int64_t sq[4], sk[4];
+    cute_call_arg arg[NBUF];
+    attn_ref_problem p;
+    double *lse; /* the reference's, (B,H,Sq) */
+} bwd_run;
+
+/* O and the LSE of the reference, O rounded to the dtype, into the run's buffers */
+static void forward_by_reference(cute_backend *b, bwd_run *r)
+{
+    const bwd_case *k = r->k;
+    double *o = malloc((size_t)k->D * 2 * sizeof *o), lse;
+    r->lse = malloc((size_t)(k->B * k->H * k->Sq) * sizeof *r->lse);
+    for (int64_t bb = 0; bb < k->B; bb++)
+        for (int64_t i = 0; i < k->Sq; i++)
+            for (int64_t h = 0; h < k->H; h++) {
+                attn_ref_row(&r->p, bb, i, h, o, o + k->D, &lse);
+                int64_t at = bb * r->sq[0] + i * r->sq[1] + h * r->sq[2];
+                for (int64_t d = 0; d < k->D; d++) ew_set(k->d, r->t[O].host, at + d, o[d]);
+                ((float *)r->t[LSE].host)[(bb * k->H + h) * k->Sq + i] = (float)lse;
+                r->lse[(bb * k->H + h) * k->Sq + i] = lse;
+            }
+    free(o);
+    for (int i = O; i <= LSE; i += LSE - O) {
+        buf *x = &r->t[i];
+        for (size_t e = 0; e < x->n; e++) x->wide[e] = ew_get(x->d, x->host, (int64_t)e);
+        b->vt->upload(b->self, &x->dev, 0, x->host, x->n * (size_t)cute_dtype_bytes(x->d));
+    }
+}
+
+static void setup(cute_backend *b, bwd_run *r)
+{
+    const bwd_case *k = r->k;
+    strides(k->Sq, k->H, k->D, k->sdpa, r->sq);
+    strides(k->Sk, k->G, k->D, false, r->sk);
+    size_t nq = (size_t)(k->B * k->Sq * k->H * k->D), nk = (size_t)(k->B * k->Sk * k->G * k->D);
+    size_t n[NBUF] = {nq, nk, nk, nq, nq, (size_t)(k->B * k->H * k->Sq), nq, nk, nk, (size_t)(k->B * k->H * k->Sq)};
+    for (int i = 0; i < NBUF; i++)
+        make(b, &r->t[i], i == LSE || i == DELTA ? CUTE_F32 : k->d, n[i], !(i == Q || i == K || i == V || i == DO), &seed);
+    for (int i = 0; i < NBUF; i++) {
+        bool kv = i == K || i == V || i == DK || i == DV;
+        if (i == LSE || i == DELTA)
+            r->arg[i] = cute_call_tensor(&r->t[i].dev, 0, CUTE_F32, 3, (int64_t[]){k->B, k->H, k->Sq},
+                                         (int64_t[]){k->H * k->Sq, k->Sq, 1});
+        else
+            r->arg[i] = cute_call_tensor(&r->t[i].dev, 0, k->d, 4,
+                                         (int64_t[]){k->B, kv ? k->Sk : k->Sq, kv ? k->G : k->H, k->D}, kv ? r->sk : r->sq);
+    }
+    attn_ref_problem p = {k->B, k->Sq, k->Sk, k->H, k->G, k->D, k->causal, k->scale > 0 ? k->scale : 1 / sqrt((double)k->D),
+                          {r->t[Q].wide, {r->sq[0], r->sq[1], r->sq[2], 1}}, {r->t[K].wide, {r->sk[0], r->sk[1], r->sk[2], 1}},
+                          {r->t[V].wide, {r->sk[0], r->sk[1], r->sk[2], 1}}};
+    r->p = p;
+    forward_by_reference(b, r);
+}
+
+/* bad elements of one row of D values against the reference's */
+static int64_t compare_row(const bwd_run *r, const buf *got, const int64_t at, const double *want, const double *mag,
+                           double *worst)
+{
+    int64_t bad = 0;
+    for (int64_t d = 0; d < r->k->D; d++) {
+        double g = got->wide[at + d], err = fabs(g - want[d]);
+        bad += !attn_ref_close_grad(g, want[d], mag[d], r->k->d == CUTE_BF16);
+        if (!(err <= *worst)) *worst = err;
+    }
+    return bad;
+}
+
+/* delta = rowsum(dO O) of the O the kernel was given, within f32 summation */
+static int64_t compare_delta(const bwd_run *r)
+{
+    const bwd_case *k = r->k;
+    int64_t bad = 0;
+    for (int64_t b = 0; b < k->B; b++)
+        for (int64_t i = 0; i < k->Sq; i++)
+            for (int64_t h = 0; h < k->H; h++) {
+                double want = 0, mag = 0;
+                int64_t at = b * r->sq[0] + i * r->sq[1] + h * r->sq[2];
+                for (int64_t d = 0; d < k->D; d++) {
+                    double x = r->t[DO].wide[at + d] * r->t[O].wide[at + d];
+                    want += x, mag += fabs(x);
+                }
+                double got = r->t[DELTA].wide[(b * k->H + h) * k->Sq + i];
+                bad += !(fabs(got - want) <= 1e-5 * mag + 1e-6);
+            }
+    return bad;
+}
+
+static void check_grads(bwd_run *r, const char *what)
+{
+    const bwd_case *k = r->k;
+    attn_ref_given f = {{r->t[DO].wide, {r->sq[0], r->sq[1], r->sq[2], 1}}, {r->t[O].wide, {r->sq[0], r->sq[1], r->sq[2], 1}},
+                        r->lse};
+    double *w = malloc((size_t)k->D * 4 * sizeof *w), *out[4] = {w, w + k->D, w + 2 * k->D, w + 3 * k->D};
+    double wq = 0, wk = 0, wv = 0;
+    int64_t bq = 0, bk = 0, bv = 0;
+    for (int64_t b = 0; b < k->B; b++) {
+        for (int64_t i = 0; i < k->Sq; i++)
+            for (int64_t h = 0; h < k->H; h++) {
+                attn_ref_dq_row(&r->p, &f, b, i, h, out[0], out[1]);
+                bq += compare_row(r, &r->t[DQ], b * r->sq[0] + i * r->sq[1] + h * r->sq[2], out[0], out[1], &wq);
+            }
+        for (int64_t j = 0; j < k->Sk; j++)
+            for (int64_t g = 0; g < k->G; g++) {
+                attn_ref_dkv_row(&r->p, &f, b, j, g, out);
+                int64_t at = b * r->sk[0] + j * r->sk[1] + g * r->sk[2];
+                bk += compare_row(r, &r->t[DK], at, out[0], out[1], &wk);
+                bv += compare_row(r, &r->t[DV], at, out[2], out[3], &wv);
+            }
+    }
+    int64_t bd = compare_delta(r);
+    printf("  %s: worst |dQ - ref| %.3g, |dK - ref| %.3g, |dV - ref| %.3g\n", what, wq, wk, wv);
+    CHECK(bq == 0 && bk == 0 && bv == 0 && bd == 0, "%s: wrong elements: dQ %lld of %zu, dK %lld, dV %lld of %zu, "
+          "delta %lld", what, (long long)bq, r->t[DQ].n, (long long)bk, (long long)bv, r->t[DK].n, (long long)bd);
+    free(w);
+}
+
+static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, const char *backend)
+{
+    const bwd_case *k = one;
+    char what[200], err[2048];
+    snprintf(what, sizeof what, "%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend, cute_dtype_name(k->d),
+             (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H, (long long)k->G, (long long)k->D,
+             k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "");
+    bwd_run r = {.k = k};
+    setup(b, &r);
+    const cute_call_arg *a = r.arg;
+    cute_status s = cutec_attention_bwd(lib, &a[Q], &a[K], &a[V], &a[O], &a[DO], &a[LSE], &a[DQ], &a[DK], &a[DV],
+                                        &a[DELTA], k->scale, k->causal, NULL, err, sizeof err);
+    if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
+    CHECK(s == CUTE_OK, "%s: %s %s", what, err, b->vt->error(b->self));
+    if (s == CUTE_OK) {
+        for (int i = DQ; i < NBUF; i++) fetch(b, &r.t[i]);
+        check_grads(&r, what);
+    }
+    for (int i = 0; i < NBUF; i++) drop(b, &r.t[i]);
+    free(r.lse);
+}
+
+/* calls the library refuses, each with the message that names the problem */
+static void misuse(void)
+{
+    char err[512];
+    cute_runtime *rt;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interp: %s", err);
+    cute_attention_lib *lib = cute_attention_lib_new(rt);
+    cute_buffer none = {0};
+    int64_t st[4] = {2 * 4 * 64, 4 * 64, 64, 1}, s256[4] = {2 * 4 * 256, 4 * 256, 256, 1};
+    cute_call_arg q = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 64}, st);
+    cute_call_arg q3 = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 3, 4, 64}, st);
+    cute_call_arg q256 = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 256}, s256);
+    cute_call_arg l = cute_call_tensor(&none, 0, CUTE_F32, 3, (int64_t[]){1, 4, 2}, (int64_t[]){8, 2, 1});
+    cute_call_arg l16 = cute_call_tensor(&none, 0, CUTE_F16, 3, (int64_t[]){1, 4, 2}, (int64_t[]){8, 2, 1});
+    static const struct {
+        int which;
+        const char *says;
+    } cases[] = {
+        {0, "head dim 256 (64 or 128)"}, {1, "no lse"}, {2, "dK must be shaped as K (mode 1: 3, K 2)"},
+        {3, "delta is not an f32 (B, H, Sq) tensor"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int w = cases[i].which;
+        const cute_call_arg *Q = w == 0 ? &q256 : &q;
+        cute_status s = cutec_attention_bwd(lib, Q, Q, Q, Q, Q, w == 1 ? NULL : &l, Q, w == 2 ? &q3 : Q, Q,
+                                            w == 3 ? &l16 : &l, 0, false, NULL, err, sizeof err);
+        CHECK(s == CUTE_ERR_INVALID && strstr(err, cases[i].says), "case %d: %s (want \"%s\")", w, err, cases[i].says);
+    }
+    cute_attention_lib_free(lib);
+    cute_runtime_free(rt);
+}
+
+/* each kernel's registers and spills from a ptxas report (its lines, in its order) */
+static void print_usage(int D, const char *arch, const char *report)
+{
+    for (const char *l = report; l && *l;) {
+        const char *e = strchr(l, '\n');
+        int len = e ? (int)(e - l) : (int)strlen(l);
+        if (strstr(l, "Compiling entry") < l + len && strstr(l, "Compiling entry"))
+            printf("  backward d%d %s:%.*s\n", D, arch, len, strstr(l, "function") + 8);
+        else if ((strstr(l, "spill stores") && strstr(l, "spill stores") < l + len) ||
+                 (strstr(l, "Used ") && strstr(l, "Used ") < l + len))
+            printf("   %.*s\n", len, l + 13);
+        l = e ? e + 1 : NULL;
+    }
+}
+
+/* Compile-only: the ptxas report of the backward's kernels for sm_80 and sm_90a, where NVRTC
+ * is installed: printed (d128's dK/dV kernel spills 104 bytes: its dK and dV accumulators
+ * are 128 registers a thread) */
+static void register_reports(void)
+{
+    for (int i = 0; i < 2; i++) {
+        const char *arch = i ? "sm_90a" : "sm_80";
+        cute_attention_config cfg = {.dtype = i ? CUTE_BF16 : CUTE_F16, .head_dim = i ? 128 : 64, .causal = i == 1, .lse = true};
+        char *report;
+        if (!attn_test_usage(cute_attention_bwd_compile, &cfg, arch, &report)) return;
+        print_usage(cfg.head_dim, arch, report);
+        free(report);
+    }
+}
+
+int main(void)
+{
+    seed = attn_test_seed("attention_bwd_test");
+    static const bwd_case small[] = {
+        {1, 37, 37, 2, 2, 64, false, false, CUTE_BF16, 0},
+        {1, 70, 70, 4, 2, 64, true, true, CUTE_F16, 0},
+        {2, 37, 70, 2, 1, 128, false, true, CUTE_BF16, 0.2},
+        {1, 70, 37, 2, 2, 128, true, false, CUTE_F16, 0},
+        {1, 45, 130, 2, 2, 64, true, false, CUTE_BF16, 0},
+    };
+    misuse();
+    ATTN_TEST_ON("interp", "the attention backward", small);
+    register_reports();
+    static const bwd_case moderate[] = {
+        {2, 300, 300, 6, 2, 128, true, true, CUTE_BF16, 0},
+        {1, 257, 513, 4, 4, 64, false, false, CUTE_F16, 0},
+        {1, 400, 200, 8, 1, 64, true, false, CUTE_BF16, 0.05},
+    };
+    ATTN_TEST_ON("cuda", "the attention backward", moderate);
+    return CHECK_DONE("attention_bwd_test");
+}

@@ -1,0 +1,122 @@
+/* The attention tests' tensors (attention_test.c, attention_bwd_test.c): host values, their
+ * exact widening to double, the device buffer; random or poisoned. */
+#ifndef CUTEC_ATTENTION_TESTBUF_H
+#define CUTEC_ATTENTION_TESTBUF_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "cutec/attention.h"
+#include "cutec/backend.h"
+#include "cutec/nvrtc.h"
+#include "kernels/ew_ref.h"
+
+typedef struct buf {
+    cute_dtype d;
+    size_t n;
+    void *host;
+    double *wide;
+    cute_buffer dev;
+} buf;
+
+/* n elements of d: random (ew_random), or poisoned (all ones bits: NaN in every float type) */
+static inline void make(cute_backend *b, buf *x, cute_dtype d, size_t n, bool poison, uint64_t *seed)
+{
+    x->d = d, x->n = n;
+    size_t es = (size_t)cute_dtype_bytes(d);
+    x->host = malloc(n * es);
+    x->wide = malloc(n * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        if (poison)
+            memset((char *)x->host + i * es, 0xff, es);
+        else
+            ew_set(d, x->host, (int64_t)i, ew_random(seed));
+        x->wide[i] = ew_get(d, x->host, (int64_t)i);
+    }
+    b->vt->alloc(b->self, n * es, &x->dev);
+    b->vt->upload(b->self, &x->dev, 0, x->host, n * es);
+}
+
+static inline void drop(cute_backend *b, buf *x)
+{
+    b->vt->free(b->self, &x->dev);
+    free(x->host), free(x->wide);
+}
+
+/* the device's values back into host and wide */
+static inline void fetch(cute_backend *b, buf *x)
+{
+    b->vt->download(b->self, x->host, &x->dev, 0, x->n * (size_t)cute_dtype_bytes(x->d));
+    for (size_t i = 0; i < x->n; i++) x->wide[i] = ew_get(x->d, x->host, (int64_t)i);
+}
+
+/* (B, S, heads, D) strides: compact, or (sdpa) of memory laid out (B, heads, S, D) */
+static inline void strides(int64_t S, int64_t heads, int64_t D, bool sdpa, int64_t st[4])
+{
+    st[0] = S * heads * D, st[3] = 1;
+    st[1] = sdpa ? D : heads * D;
+    st[2] = sdpa ? S * D : D;
+}
+
+/* the test's random seed: the clock's, or $CUTEC_SEED; printed to repeat a run */
+static inline uint64_t attn_test_seed(const char *test)
+{
+    uint64_t seed = (uint64_t)time(NULL) | 1;
+    if (getenv("CUTEC_SEED")) seed = strtoull(getenv("CUTEC_SEED"), NULL, 10);
+    printf("%s: CUTEC_SEED=%llu\n", test, (unsigned long long)seed);
+    return seed;
+}
+
+/* each of n cases (case_bytes apart) through run on a fresh library of the backend, or a
+ * visible skip (`what`) where the backend cannot start (no GPU) */
+typedef void attn_test_run(cute_attention_lib *lib, cute_backend *b, const void *one, const char *backend);
+static inline void attn_test_on(const char *backend, const char *what, attn_test_run *run, const void *cases,
+                                size_t case_bytes, int n)
+{
+    char err[512];
+    cute_runtime *rt;
+    if (cute_runtime_new(backend, &rt, err, sizeof err) != CUTE_OK) {
+        printf("%s: %s\n", backend, err);
+        printf("no GPU: %s ran on the interpreter only\n", what);
+        SKIP("no GPU");
+        return;
+    }
+    cute_attention_lib *lib = cute_attention_lib_new(rt);
+    for (int i = 0; i < n; i++) run(lib, cute_runtime_backend(rt), (const char *)cases + (size_t)i * case_bytes, backend);
+    cute_attention_lib_free(lib);
+    cute_runtime_free(rt);
+}
+
+/* the ptxas report (--emit usage) of cfg compiled by `compile` for arch, in *report (the
+ * caller frees it); false (and a skip) where NVRTC is not installed */
+typedef const cute_fn *attn_test_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err, size_t n);
+static inline bool attn_test_usage(attn_test_compile *compile, const cute_attention_config *cfg, const char *arch,
+                                   char **report)
+{
+    char err[2048];
+    cute_nvrtc *nv;
+    *report = NULL;
+    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
+        SKIP("no NVRTC: a register report was not made");
+        return false;
+    }
+    cute_nvrtc_close(nv);
+    cute_runtime *rt;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interp: %s", err);
+    cute_runtime_set_target_arch(rt, arch);
+    const cute_fn *f = compile(rt, cfg, err, sizeof err);
+    cute_status s = f ? cute_fn_code(f, "usage", arch, report, err, sizeof err) : CUTE_ERR_COMPILE;
+    CHECK(s == CUTE_OK, "d%d %s: %s", cfg->head_dim, arch, err);
+    cute_fn_free(f);
+    cute_runtime_free(rt);
+    return s == CUTE_OK;
+}
+
+/* a static array of cases through the file's run_case */
+#define ATTN_TEST_ON(backend, what, cases) \
+    attn_test_on(backend, what, run_case, cases, sizeof cases[0], (int)(sizeof cases / sizeof cases[0]))
+
+#endif

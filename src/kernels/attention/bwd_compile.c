@@ -1,0 +1,44 @@
+/* cute_attention_bwd_compile: the backward's plan, its argument specs (the forward's: D
+ * static and contiguous, every other stride a multiple of 8 elements) and the host function
+ * launching its three kernels in order on one stream. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kernels/attention/attention_bwd.h"
+
+static void bwd_host(cute_ctx *c, const cute_arg *arg)
+{
+    const attn_plan *p = cute_ctx_user(c);
+    attn_bwd_pre_launch(c, p, arg);
+    attn_bwd_dq_launch(c, p, arg);
+    attn_bwd_dkdv_launch(c, p, arg);
+}
+
+static void make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATTN_BWD_NARGS])
+{
+    char t[160];
+    snprintf(t, sizeof t, "(?,?,?,%d):(?{div=8},?{div=8},?{div=8},1)", cfg->head_dim);
+    for (int i = 0; i < ATTN_BWD_D; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
+    specs[ATTN_BWD_LSE] = specs[ATTN_BWD_D] = cute_spec_tensor(CUTE_F32, "(?,?,?):(?,?,?)", 4);
+    specs[ATTN_BWD_SCALE_LOG2] = specs[ATTN_BWD_SCALE] = cute_spec_float(CUTE_F32);
+}
+
+const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err, size_t n)
+{
+    cute_alg a;
+    cute_alg_init(&a, NULL);
+    attn_plan *plan = malloc(sizeof *plan);
+    if (!plan || !attn_bwd_plan_make(&a, cfg, plan)) {
+        snprintf(err, n, "%s", plan ? a.error : "attention backward: out of memory");
+        free(plan);
+        return NULL;
+    }
+    cute_arg_spec specs[ATTN_BWD_NARGS];
+    make_specs(cfg, specs);
+    char name[80];
+    snprintf(name, sizeof name, "attention_bwd_%s_d%d%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
+             cfg->causal ? "_causal" : "");
+    const cute_fn *f = cute_compile(rt, name, bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
+    free(plan); /* only needed while tracing */
+    return f;
+}

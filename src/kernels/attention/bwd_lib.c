@@ -1,0 +1,62 @@
+/* cutec_attention_bwd: the forward's checks of Q, K, V, O, the LSE and the scale, then dO and
+ * the gradients shaped as what they are gradients of and delta shaped as the LSE; the
+ * configuration compiled once per library (lib.c) and called. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/attention/attention_bwd.h"
+
+/* t (named `name`) shaped as `like` */
+static bool same_shape(const cute_call_arg *t, const char *name, const cute_call_arg *like, const char *like_name,
+                       cute_dtype d, char *err, size_t n)
+{
+    if (!attn_operand_ok(t, name, d, err, n)) return false;
+    for (int m = 0; m < 4; m++)
+        if (t->shape[m] != like->shape[m])
+            return snprintf(err, n, "attention backward: %s must be shaped as %s (mode %d: %lld, %s %lld)", name,
+                            like_name, m, (long long)t->shape[m], like_name, (long long)like->shape[m]), false;
+    return true;
+}
+
+static bool bwd_ok(const cute_call_arg *const t[10], double scale, char *err, size_t n)
+{
+    if (!t[5]) return snprintf(err, n, "attention backward: no lse (the forward's, (B, H, Sq) f32)"), false;
+    if (!attn_call_ok(t, t[5], scale, err, n)) return false;
+    if (!t[9] || t[9]->kind != CUTE_ARG_TENSOR || t[9]->ndim != 3 || t[9]->dtype != CUTE_F32)
+        return snprintf(err, n, "attention backward: delta is not an f32 (B, H, Sq) tensor"), false;
+    for (int m = 0; m < 3; m++)
+        if (t[9]->shape[m] != t[5]->shape[m])
+            return snprintf(err, n, "attention backward: delta must be shaped as lse (mode %d: %lld, lse %lld)", m,
+                            (long long)t[9]->shape[m], (long long)t[5]->shape[m]), false;
+    cute_dtype d = (cute_dtype)t[0]->dtype;
+    if (t[0]->shape[3] != 64 && t[0]->shape[3] != 128)
+        return snprintf(err, n, "attention backward: head dim %lld (64 or 128)", (long long)t[0]->shape[3]), false;
+    return same_shape(t[4], "dO", t[0], "Q", d, err, n) && same_shape(t[6], "dQ", t[0], "Q", d, err, n) &&
+           same_shape(t[7], "dK", t[1], "K", d, err, n) && same_shape(t[8], "dV", t[1], "K", d, err, n);
+}
+
+cute_status cutec_attention_bwd(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
+                                const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *dO,
+                                const cute_call_arg *lse, const cute_call_arg *dQ, const cute_call_arg *dK,
+                                const cute_call_arg *dV, const cute_call_arg *delta, double scale, bool causal,
+                                void *stream, char *err, size_t n)
+{
+    char scratch[512];
+    if (!err || !n) err = scratch, n = sizeof scratch;
+    err[0] = 0;
+    if (!lib) return snprintf(err, n, "attention backward: no library"), CUTE_ERR_INVALID;
+    const cute_call_arg *t[10] = {Q, K, V, O, dO, lse, dQ, dK, dV, delta};
+    if (!bwd_ok(t, scale, err, n)) return CUTE_ERR_INVALID;
+    if (Q->shape[0] == 0 || Q->shape[1] == 0 || Q->shape[2] == 0) return CUTE_OK;
+    cute_attention_config cfg = {.dtype = (cute_dtype)Q->dtype, .head_dim = (int)Q->shape[3], .causal = causal, .lse = true};
+    const cute_fn *f = attn_lib_bwd_fn(lib, &cfg, err, n);
+    if (!f) return CUTE_ERR_COMPILE;
+    double s = scale > 0 ? scale : 1.0 / sqrt((double)Q->shape[3]);
+    cute_call_arg args[ATTN_BWD_NARGS] = {*Q, *K, *V, *O, *dO, *lse, *dQ, *dK, *dV, *delta,
+                                          cute_call_float(s * 1.4426950408889634), cute_call_float(s)};
+    char why[1024];
+    cute_status st = cute_call(f, stream, ATTN_BWD_NARGS, args, why, sizeof why);
+    if (st != CUTE_OK) snprintf(err, n, "attention backward: %s", why);
+    return st;
+}

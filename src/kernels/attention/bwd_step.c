@@ -1,0 +1,78 @@
+/* The pieces the two backward kernels share: their plan (the forward's, with 64 x 64 tiles
+ * of S), the per-row (or per-column) values they read beside S (the LSE and D = rowsum(dO O)),
+ * and the step from the scores to the gradients of S:
+ *
+ *   P = exp2(S scale log2(e) - LSE log2(e))     (the forward's softmax, recomputed)
+ *   dS = P (dP - D)                              (dP = dO V^T; dS without the scale)
+ *
+ * dQ kernel: S is (query rows, key columns), the values are per row.  dK/dV kernel: it
+ * computes S^T (key rows, query columns), the values are per column. */
+#include "cutec/notation.h"
+#include "kernels/attention/attention_bwd.h"
+
+bool attn_bwd_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
+{
+    cute_attention_config c = *cfg;
+    c.lse = true;
+    if (cfg->head_dim != 64 && cfg->head_dim != 128)
+        return cute_alg_fail(a, "attention backward: head dim %d (64 or 128)", cfg->head_dim);
+    /* both kernels keep two (64, D) tiles resident and stream two, with two f32 (64, D)
+     * accumulators a block at most (dK and dV): 64-row tiles everywhere */
+    return attn_plan_sized(a, &c, p, 64, 4);
+}
+
+/* element 0 of a tensor, as a one-element tensor */
+static cute_tensor first_of(cute_ctx *c, cute_tensor t)
+{
+    cute_layout first = cute_layout_parse(cute_ctx_alg(c), "1:0");
+    cute_tiler one = cute_tiler_layout(&first);
+    return cute_tensor_compose(c, t, &one);
+}
+
+void attn_bwd_line_values(cute_ctx *c, cute_tensor g, cute_tensor coords, cute_tuple bound, bool by_row,
+                          double mul, cute_val *out, int *n)
+{
+    cute_tensor G = attn_rowcol(c, g), C = attn_rowcol(c, coords);
+    cute_layout lines = cute_get(cute_ctx_alg(c), &G.layout, by_row ? 0 : 1);
+    *n = (int)cute_size(cute_ctx_alg(c), &lines).v;
+    for (int i = 0; i < *n; i++) {
+        cute_tensor gi = first_of(c, by_row ? CUTE_SLICE(c, G, i, CUTE_ALL) : CUTE_SLICE(c, G, CUTE_ALL, i));
+        cute_tensor ci = first_of(c, by_row ? CUTE_SLICE(c, C, i, CUTE_ALL) : CUTE_SLICE(c, C, CUTE_ALL, i));
+        cute_ssa v = cute_tensor_load_if(c, gi, cute_elem_less(c, ci, bound), 0.0);
+        out[i] = cute_val_binop(c, CUTE_OP_MUL, cute_ssa_get(c, v, 0), cute_val_const(c, CUTE_F32, mul));
+    }
+}
+
+void attn_bwd_grads(cute_ctx *c, cute_tensor acc_s, cute_tensor acc_dp, const cute_val *lse2, const cute_val *dsum,
+                    int n, bool by_row, cute_val scale_log2)
+{
+    cute_tensor S = attn_rowcol(c, acc_s), dP = attn_rowcol(c, acc_dp);
+    for (int i = 0; i < n; i++) { /* the thread's rows or columns, unrolled */
+        cute_tensor si = by_row ? CUTE_SLICE(c, S, i, CUTE_ALL) : CUTE_SLICE(c, S, CUTE_ALL, i);
+        cute_tensor di = by_row ? CUTE_SLICE(c, dP, i, CUTE_ALL) : CUTE_SLICE(c, dP, CUTE_ALL, i);
+        cute_ssa s = cute_tensor_load(c, si);
+        cute_ssa p = cute_ssa_fast(c, CUTE_OP_EXP2,
+                                   cute_ssa_fma(c, s, cute_ssa_scalar(c, scale_log2, s.shape),
+                                                cute_ssa_scalar(c, cute_val_unop(c, CUTE_OP_NEG, lse2[i]), s.shape)));
+        cute_tensor_store(c, si, p);
+        cute_ssa dp = cute_ssa_binop(c, CUTE_OP_SUB, cute_tensor_load(c, di), cute_ssa_scalar(c, dsum[i], s.shape));
+        cute_tensor_store(c, di, cute_ssa_binop(c, CUTE_OP_MUL, p, dp));
+    }
+}
+
+void attn_bwd_store(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, cute_tensor acc, const cute_val *scale,
+                    cute_tensor g, cute_tensor coords, cute_int rows)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_ssa v = cute_tensor_load(c, acc);
+    if (scale) v = cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, *scale, v.shape));
+    cute_ssa in = cute_elem_less(c, cute_partition_C(c, thr, coords), cute_tuple_fmt(a, "(%I,%lld)", rows, (long long)p->d));
+    cute_tensor_store_if(c, cute_partition_C(c, thr, g), cute_ssa_cvt(c, v, p->cfg.dtype), in);
+}
+
+cute_tensor attn_bwd_rows_tile(cute_ctx *c, const attn_plan *p, cute_tensor m, cute_int b, cute_int h, cute_int at,
+                               int64_t rows)
+{
+    cute_tuple t = cute_tuple_fmt(cute_ctx_alg(c), "(%lld,%lld)", (long long)rows, (long long)p->d);
+    return cute_tensor_local_tile(c, CUTE_SLICE(c, m, b, CUTE_ALL, h, CUTE_ALL), t, CUTE_CRD(at, 0), NULL);
+}

@@ -1,0 +1,78 @@
+/* cutec_attention_decode: the forward's checks and decode's own (one query row, at most 16
+ * query heads a KV head), the split count, the workspace, and the call with Q, O and the LSE
+ * seen with the group's heads as rows (decode.c). */
+#include <math.h>
+#include <stdio.h>
+
+#include "cutec/cuda_driver.h"
+#include "kernels/attention/attention_internal.h"
+#include "kernels/attention/attention_decode.h"
+
+static bool decode_ok(const cute_call_arg *const t[4], const cute_call_arg *lse, double scale, char *err, size_t n)
+{
+    if (!attn_call_ok(t, lse, scale, err, n)) return false;
+    if (t[0]->shape[1] != 1)
+        return snprintf(err, n, "attention decode: Q has %lld rows a sequence (decode takes one)",
+                        (long long)t[0]->shape[1]), false;
+    if (t[0]->shape[2] / t[1]->shape[2] > 16)
+        return snprintf(err, n, "attention decode: %lld query heads a key/value head (at most 16)",
+                        (long long)(t[0]->shape[2] / t[1]->shape[2])), false;
+    return true;
+}
+
+/* about 8 blocks an SM (one warp each), at most one split a key tile */
+static int64_t choose_splits(cute_attention_lib *lib, int asked, int64_t B, int64_t G, int64_t tiles)
+{
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(attn_lib_runtime(lib)));
+    int64_t sms = cu ? cute_cuda_device(cu)->sm_count : 4, want = asked ? asked : (8 * sms + B * G - 1) / (B * G);
+    return want < 1 ? 1 : want > tiles ? tiles : want;
+}
+
+/* x (B, 1, H, D) seen as (B, H/G, G, D): row r of KV head g is query head g H/G + r */
+static cute_call_arg grouped(const cute_call_arg *x, int64_t G)
+{
+    int64_t group = x->shape[2] / G, s = x->shape[2] > 1 ? x->stride[2] : x->shape[3];
+    return cute_call_tensor(x->buf, x->offset, (cute_dtype)x->dtype, 4, (int64_t[]){x->shape[0], group, G, x->shape[3]},
+                            (int64_t[]){x->stride[0], s, group * s, 1});
+}
+
+/* the LSE (B, H, 1) seen as (B, G, H/G) */
+static cute_call_arg grouped_lse(const cute_call_arg *l, int64_t G)
+{
+    int64_t group = l->shape[1] / G;
+    return cute_call_tensor(l->buf, l->offset, CUTE_F32, 3, (int64_t[]){l->shape[0], G, group},
+                            (int64_t[]){l->stride[0], group * l->stride[1], l->stride[1]});
+}
+
+cute_status cutec_attention_decode(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
+                                   const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *lse,
+                                   double scale, void *stream, char *err, size_t n)
+{
+    char scratch[512];
+    if (!err || !n) err = scratch, n = sizeof scratch;
+    err[0] = 0;
+    if (!lib) return snprintf(err, n, "attention decode: no library"), CUTE_ERR_INVALID;
+    const cute_call_arg *t[4] = {Q, K, V, O};
+    if (!decode_ok(t, lse, scale, err, n)) return CUTE_ERR_INVALID;
+    int64_t B = Q->shape[0], H = Q->shape[2], G = K->shape[2], D = Q->shape[3], group = H / G;
+    if (B == 0 || H == 0) return CUTE_OK;
+    cute_attention_config cfg = {.dtype = (cute_dtype)Q->dtype, .head_dim = (int)D, .causal = false, .lse = lse != NULL};
+    const cute_fn *f = attn_lib_decode_fn(lib, &cfg, err, n);
+    if (!f) return CUTE_ERR_COMPILE;
+    cute_buffer ws;
+    int64_t tiles = (K->shape[1] + 63) / 64, splits = choose_splits(lib, attn_lib_splits(lib), B, G, tiles);
+    int64_t chunk = (tiles + splits - 1) / splits, S = (tiles + chunk - 1) / chunk;
+    size_t os = (size_t)(S * B * H * D) * 4;
+    cute_status st = attn_lib_workspace(lib, os + (size_t)(S * B * H) * 4, &ws, err, n);
+    if (st != CUTE_OK) return st;
+    cute_call_arg args[ATTN_DEC_NARGS] = {
+        grouped(Q, G), *K, *V, grouped(O, G),
+        lse ? grouped_lse(lse, G) : cute_call_tensor(&ws, 0, CUTE_F32, 3, (int64_t[]){B, G, group}, (int64_t[]){G * group, group, 1}),
+        cute_call_tensor(&ws, 0, CUTE_F32, 5, (int64_t[]){S, B, group, G, D}, (int64_t[]){B * H * D, H * D, G * D, D, 1}),
+        cute_call_tensor(&ws, os, CUTE_F32, 4, (int64_t[]){S, B, G, group}, (int64_t[]){B * H, H, group, 1}),
+        cute_call_int(chunk), cute_call_float((scale > 0 ? scale : 1.0 / sqrt((double)D)) * 1.4426950408889634)};
+    char why[1024];
+    st = cute_call(f, stream, ATTN_DEC_NARGS, args, why, sizeof why);
+    if (st != CUTE_OK) snprintf(err, n, "attention decode: %s", why);
+    return st;
+}

@@ -1,0 +1,71 @@
+/* Fused GEMM epilogues (cutec/kernels.h, cute_gemm_epilogue): their names, and the TensorSSA
+ * a kernel applies to its f32 fragment after alpha and beta.  ReLU, GELU (erf) and SiLU are
+ * the elementwise library's expressions (ew_ops.c); GELU's tanh form is here. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/gemm/gemm_internal.h"
+
+static const char *const act_names[CUTE_GEMM_ACT_COUNT] = {"none", "relu", "gelu_tanh", "gelu", "silu"};
+
+const char *cute_gemm_act_name(cute_gemm_act a) { return (unsigned)a < CUTE_GEMM_ACT_COUNT ? act_names[a] : "?"; }
+
+bool cute_gemm_act_parse(const char *name, cute_gemm_act *out)
+{
+    for (int i = 0; i < CUTE_GEMM_ACT_COUNT; i++)
+        if (!strcmp(name, act_names[i])) return *out = (cute_gemm_act)i, true;
+    return false;
+}
+
+bool cute_gemm_epilogue_fused(const cute_gemm_epilogue *e)
+{
+    return e && (e->bias != CUTE_GEMM_BIAS_NONE || e->act != CUTE_GEMM_ACT_NONE || e->fn);
+}
+
+static cute_ssa k(cute_ctx *c, cute_ssa like, double v) { return cute_ssa_fill(c, (cute_dtype)like.dtype, like.shape, v); }
+
+/* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+static cute_ssa gelu_tanh(cute_ctx *c, cute_ssa x)
+{
+    cute_ssa x3 = cute_ssa_binop(c, CUTE_OP_MUL, cute_ssa_binop(c, CUTE_OP_MUL, x, x), x);
+    cute_ssa in = cute_ssa_fma(c, x3, k(c, x, 0.044715), x);
+    cute_ssa t = cute_ssa_unop(c, CUTE_OP_TANH, cute_ssa_binop(c, CUTE_OP_MUL, in, k(c, x, 0.79788456080286535588)));
+    cute_ssa h = cute_ssa_binop(c, CUTE_OP_MUL, x, k(c, x, 0.5));
+    return cute_ssa_fma(c, h, t, h);
+}
+
+static cute_ssa act(cute_ctx *c, cute_gemm_act a, cute_ssa x)
+{
+    static const cute_ew_op ew[CUTE_GEMM_ACT_COUNT] = {0, CUTE_EW_RELU, 0, CUTE_EW_GELU, CUTE_EW_SILU};
+    if (a == CUTE_GEMM_ACT_NONE) return x;
+    if (a == CUTE_GEMM_ACT_GELU_TANH) return gelu_tanh(c, x);
+    return cute_ew_op_expr(c, &x, 1, (void *)(intptr_t)ew[a]);
+}
+
+cute_ssa gemm_epilogue_apply(cute_ctx *c, const cute_gemm_epilogue *e, cute_ssa x, cute_ssa v)
+{
+    if (e->bias != CUTE_GEMM_BIAS_NONE) x = cute_ssa_binop(c, CUTE_OP_ADD, x, v);
+    x = act(c, e->act, x);
+    if (e->fn) x = cute_ssa_cvt(c, e->fn(c, x, v, e->user), CUTE_F32);
+    return x;
+}
+
+bool gemm_epilogue_valid(const cute_gemm_epilogue *e, char *err, size_t n)
+{
+    if ((unsigned)e->act < CUTE_GEMM_ACT_COUNT && (unsigned)e->bias <= CUTE_GEMM_BIAS_COL) return true;
+    snprintf(err, n, "gemm epilogue: activation %d, bias %d (a cute_gemm_act below %d, a cute_gemm_bias)", (int)e->act,
+             (int)e->bias, CUTE_GEMM_ACT_COUNT);
+    return false;
+}
+
+/* "_epi_<bias><act>[_<fn's name, its identifier characters>]", or "" for none */
+void gemm_epilogue_tag(const cute_gemm_epilogue *e, char *out, size_t n)
+{
+    static const char *const bias[] = {"", "row_", "col_"};
+    out[0] = 0;
+    if (!cute_gemm_epilogue_fused(e)) return;
+    int len = snprintf(out, n, "_epi_%s%s%s", bias[e->bias], act_names[e->act], e->fn ? "_" : "");
+    for (const char *s = e->fn && e->name ? e->name : e->fn ? "fn" : ""; *s && len + 1 < (int)n && len < 48; s++)
+        if (isalnum((unsigned char)*s) || *s == '_') out[len++] = *s, out[len] = 0;
+}

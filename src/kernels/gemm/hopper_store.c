@@ -1,0 +1,204 @@
+/* The Hopper GEMM's TMA-store epilogue (CuTe DSL's hopper/dense_gemm.py epilogue): each
+ * consumer warpgroup cuts its 64 x bn accumulators into 64 x 64 pieces; a piece is scaled
+ * (alpha acc + beta C) in f32, rounded to C's dtype, written by stmatrix into one of the
+ * warpgroup's store_stages shared buffers (swizzled by 128 bytes, as the TMA box lies), and
+ * sent to C by one TMA store that thread 0 of the warpgroup issues.  A PipelineTmaStore
+ * counts the stores: before a buffer is written again, the store that read it has read it;
+ * the last stores of a tile run on while the consumers start the next tile's main loop.
+ * TMA clips the edge pieces (rows past M, columns past N are not written), so no predicate
+ * guards the stores; C is read (beta != 0) with predicated loads in the MMA's layout.
+ *
+ * Per piece: stmatrix -> fence.proxy.async (the writes become visible to TMA) -> the
+ * consumers meet (every piece's writes are done) -> the store, and the acquire of the next
+ * buffer -> the consumers meet (the next buffer is free). */
+#include "cutec/atom_table.h"
+#include "cutec/notation.h"
+#include "cutec/pipeline.h"
+#include "cutec/smem_atoms.h"
+#include "cutec/sync.h"
+#include "kernels/gemm/gemm_internal.h"
+
+/* A piece is 64 x 64: the box's contiguous mode spans the 128-byte swizzle exactly for a
+ * 16-bit C; EPILOGUE_BARRIER the consumers' named barrier (hopper_epilogue.c's too) */
+enum { PIECE = 64, PIECE_BLOCKS = PIECE / 8, WARPGROUP = 128, EPILOGUE_BARRIER = 1 };
+
+bool gemm_hopper_store_takes(const gemm_plan *p)
+{
+    bool fits = cute_dtype_bytes(cute_gemm_c_dtype(&p->cfg)) == 2 && p->bn % PIECE == 0;
+    return fits && p->cfg.tiling.c_store != CUTE_GEMM_STORE_ST;
+}
+
+/* two buffers a warpgroup where its pieces a tile are even (buffer j % 2 is then the same in
+ * every tile), else one */
+static int store_stages(const gemm_plan *p) { return (p->bn / PIECE) % 2 ? 1 : 2; }
+
+int64_t gemm_hopper_store_bytes(const gemm_plan *p)
+{
+    return (p->bm / 64) * store_stages(p) * PIECE * PIECE * cute_dtype_bytes(cute_gemm_c_dtype(&p->cfg));
+}
+
+/* The buffers take CuTe's 128-byte GMMA atom of C's unit-stride mode (K_SW128: 8 rows of 64
+ * contiguous N; MN_SW128: 64 contiguous M by 8), and stmatrix its matching form (.trans
+ * for a column-major C: the accumulators' pairs run along N). */
+bool gemm_hopper_store_plan(cute_alg *a, gemm_plan *p)
+{
+    cute_dtype cd = cute_gemm_c_dtype(&p->cfg);
+    if (p->cfg.tiling.c_store == CUTE_GEMM_STORE_TMA && !gemm_hopper_store_takes(p))
+        return cute_alg_fail(a, "gemm hopper: the TMA-store epilogue takes a 16-bit C in tiles of whole 64-column "
+                             "blocks (C is %s, bn %lld)", cute_dtype_name(cd), (long long)p->bn);
+    bool row_major = p->cfg.major[2] == 1;
+    p->store_stages = store_stages(p);
+    cute_mma_atom piece;
+    cute_copy_atom stsm;
+    cute_composed atom;
+    if (!cute_mma_atom_named(a, "SM90_64x64x16_F32BF16BF16_SS", &piece) ||
+        !cute_copy_atom_named(a, row_major ? "SM90_U32x4_STSM_N" : "SM90_U16x8_STSM_T", cd, &stsm) ||
+        !cute_smem_atom_gmma(a, row_major ? "Layout_K_SW128_Atom" : "Layout_MN_SW128_Atom", cd, &atom))
+        return false;
+    cute_layout wgs = cute_layout_fmt(a, "(%lld,1,1):(1,0,0)", (long long)(p->bm / 64)); /* as p->mma's */
+    p->epi_mma = cute_make_tiled_mma(a, &piece, &wgs, NULL, NULL, NULL);
+    p->r2s = cute_make_tiled_copy_mma(a, &stsm, &p->epi_mma, CUTE_MMA_C);
+    cute_tuple shape = cute_tuple_fmt(a, "(%d,%d,%lld)", PIECE, PIECE, (long long)(p->store_stages * p->bm / 64));
+    cute_tuple by_mode = cute_tuple_parse(a, "(1,1,1)");
+    p->smem_store = cute_smem_layout_staged(a, &atom, &shape);
+    p->smem_store.layout = cute_coalesce_profile(a, &p->smem_store.layout, &by_mode);
+    return !a->failed;
+}
+
+void gemm_hopper_store_atom(cute_ctx *c, gemm_plan *p, cute_tensor mC)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_layout box = cute_take(a, &p->smem_store.layout, 0, 2);
+    p->tma_c = cute_make_tma_atom(c, CUTE_TMA_OP_STORE, mC, box, p->smem_store.sw, 1);
+}
+
+/* A piece of the tile (bm, 64) for one thread: its fragment of C, of C's coordinates, of
+ * the epilogue's vector (broadcast over C), and which of them lie inside C */
+typedef struct piece_of {
+    cute_tensor gC, vC;
+    cute_ssa in;
+} piece_of;
+
+static piece_of piece_at(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, const gemm_tiles *t, cute_tensor vC,
+                         int64_t j)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%d)", (long long)p->bm, PIECE);
+    cute_tuple at = cute_tuple_fmt(a, "(0,%lld)", (long long)j), MN = cute_tuple_fmt(a, "(%I,%I)", t->M, t->N);
+    piece_of q;
+    q.gC = cute_partition_C(c, thr, cute_tensor_local_tile(c, t->gC, shape, at, NULL));
+    q.vC = cute_partition_C(c, thr, cute_tensor_local_tile(c, vC, shape, at, NULL));
+    q.in = cute_elem_less(c, cute_partition_C(c, thr, cute_tensor_local_tile(c, t->kC, shape, at, NULL)), MN);
+    return q;
+}
+
+/* the fused epilogue's step (epilogue.c) on x, the vector read where it has one */
+static cute_ssa fused(cute_ctx *c, const gemm_plan *p, const piece_of *q, cute_ssa x)
+{
+    const cute_gemm_epilogue *e = &p->cfg.epilogue;
+    if (!cute_gemm_epilogue_fused(e)) return x;
+    cute_ssa v = e->bias == CUTE_GEMM_BIAS_NONE ? cute_ssa_fill(c, CUTE_F32, x.shape, 0.0)
+                                                : cute_ssa_cvt(c, cute_tensor_load_if(c, q->vC, q->in, 0.0), CUTE_F32);
+    return gemm_epilogue_apply(c, e, x, v);
+}
+
+/* Piece j of the thread's accumulators (the values (2,2,8j..8j+7) of CuTe's CLayout_64xN,
+ * which are epi_mma's fragment of the piece), alpha acc + beta C in f32, the fused
+ * epilogue, rounded to C's dtype; beta == 0 reads no C. */
+static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, cute_tensor acc, int64_t j, const piece_of *q,
+                                cute_val alpha, cute_val beta)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor f = cute_make_rmem_tensor_like(c, q->gC, CUTE_F32);
+    for (int64_t i = 0; i < PIECE_BLOCKS; i++) {
+        cute_tuple from = cute_tuple_fmt(a, "((_,_,%lld),_,_)", (long long)(j * PIECE_BLOCKS + i));
+        cute_tuple to = cute_tuple_fmt(a, "((_,_,%lld),_,_)", (long long)i);
+        cute_tensor_store(c, cute_tensor_slice(c, f, to), cute_tensor_load(c, cute_tensor_slice(c, acc, from)));
+    }
+    cute_ssa v = cute_tensor_load(c, f);
+    cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape)));
+    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0))) {
+        cute_ssa old = cute_ssa_cvt(c, cute_tensor_load_if(c, q->gC, q->in, 0.0), CUTE_F32);
+        cute_ssa bc = cute_ssa_binop(c, CUTE_OP_MUL, old, cute_ssa_scalar(c, beta, v.shape));
+        cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, f), bc));
+    }
+    cute_tensor out = cute_make_rmem_tensor_like(c, f, cute_gemm_c_dtype(&p->cfg));
+    cute_tensor_store(c, out, cute_ssa_cvt(c, fused(c, p, q, cute_tensor_load(c, f)), (cute_dtype)out.dtype));
+    return out;
+}
+
+/* The buffers (64, 64, buffer), buffer s * warpgroups + w (stage s of warpgroup w: one TMA
+ * box), seen as the consumers' (bm, 64) pieces, one a stage: ((64, warpgroups), 64, stages) */
+static cute_tensor pieces(cute_ctx *c, const gemm_plan *p, cute_tensor sC)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_layout T = cute_layout_fmt(a, "((%d,%d),%d,%d):((1,%d),%d,%d)", PIECE, p->consumers, PIECE,
+                                    p->store_stages, PIECE * PIECE, PIECE, PIECE * PIECE * p->consumers);
+    cute_tiler tiler = cute_tiler_layout(&T);
+    sC.layout = cute_composition(a, &sC.layout, &tiler);
+    return sC;
+}
+
+/* the thread that issues its warpgroup's stores (thread 0 of it) */
+static cute_val issuer(cute_ctx *c, cute_int tid)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    return cute_int_eq(c, cute_mod(a, tid, cute_i(WARPGROUP)), cute_i(0));
+}
+
+/* thread 0 of warpgroup wg: the store of its box of the piece (buffer buf, C's coordinates
+ * kC), and the wait that frees the buffer the next piece will take */
+static void store_box(cute_ctx *c, const gemm_plan *p, cute_tensor sC, cute_int buf, cute_tensor kC, cute_val mapC,
+                      const cute_pipeline_tma_store *pipe)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor src = cute_tensor_slice(c, sC, cute_tuple_fmt(a, "(_,_,%I)", buf));
+    cute_tma_copy(c, &p->tma_c, mapC, src, kC, (cute_tma_copy_opts){0});
+    if (!(p->broken & GEMM_BREAK_STORE_ACQUIRE)) cute_pipeline_tma_store_producer_acquire(c, pipe);
+}
+
+/* the epilogue's vector (a rank-1 tensor along M or N; unused where bias is NONE) as a
+ * broadcast (M, N) tensor, from the tile's first element */
+static cute_tensor broadcast(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cute_tensor v)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    if (p->cfg.epilogue.bias == CUTE_GEMM_BIAS_NONE) return t->gC;
+    bool row = p->cfg.epilogue.bias == CUTE_GEMM_BIAS_ROW;
+    v.layout = cute_layout_fmt(a, row ? "(%I,%I):(1,0)" : "(%I,%I):(0,1)", t->M, t->N);
+    return cute_tensor_domain_offset(c, v, t->kC.coord);
+}
+
+void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
+                                cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, cute_val mapC,
+                                cute_tensor mV)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int consumers = WARPGROUP * p->consumers;
+    cute_int wg = cute_div(a, tid, cute_i(WARPGROUP));
+    cute_thr_mma thr = cute_tiled_mma_slice(&p->epi_mma, tid);
+    cute_thr_copy r2s = cute_tiled_copy_slice(&p->r2s, tid);
+    cute_tensor tRS_sC = cute_partition_D(c, r2s, pieces(c, p, sC)); /* (CPY, M, N, stage) */
+    cute_tensor vC = broadcast(c, p, t, mV);
+    cute_tuple box = cute_tuple_fmt(a, "(%d,%d)", PIECE, PIECE);
+    cute_pipeline_tma_store pipe = cute_pipeline_tma_store_create(c, p->store_stages);
+    for (int64_t j = 0; j < p->bn / PIECE; j++) {
+        int64_t s = j % p->store_stages;
+        piece_of q = piece_at(c, p, thr, t, vC, j);
+        cute_tensor out = piece_values(c, p, acc, j, &q, alpha, beta);
+        cute_tensor dst = cute_tensor_slice(c, tRS_sC, cute_tuple_fmt(a, "(_,_,_,%lld)", (long long)s));
+        cute_copy(c, &p->r2s.atom, cute_retile_S(c, r2s, out), dst);
+        if (!(p->broken & GEMM_BREAK_STORE_FENCE)) cute_fence_proxy_async_shared_cta(c);
+        if (!(p->broken & GEMM_BREAK_STORE_BARRIER)) cute_named_barrier_sync(c, EPILOGUE_BARRIER, consumers);
+        cute_int buf = cute_add(a, cute_i(s * p->consumers), wg);
+        cute_tensor kC = cute_tensor_local_tile(c, t->kC, box, cute_tuple_fmt(a, "(%I,%lld)", wg, (long long)j), NULL);
+        CUTE_IF(c, issuer(c, tid)) store_box(c, p, sC, buf, kC, mapC, &pipe);
+        cute_named_barrier_sync(c, EPILOGUE_BARRIER, consumers);
+    }
+}
+
+void gemm_hopper_store_drain(cute_ctx *c, const gemm_plan *p, cute_int tid)
+{
+    if (!p->tma_store) return;
+    cute_pipeline_tma_store pipe = cute_pipeline_tma_store_create(c, p->store_stages);
+    CUTE_IF(c, issuer(c, tid)) cute_pipeline_tma_store_producer_tail(c, &pipe);
+}
