@@ -529,6 +529,9 @@ bool interp_whole_lanes(ictx *X, const dinst *d, const imask *m, uint32_t w0, ui
 double interp_mma_elem(int type, uint32_t v);
 int interp_mma_elem_bits(int type);
 uint32_t interp_mma_dot_bits(double c, const double *a, const double *b, int n, int ta, int tb, int out);
+/* c + a.b of an fp8 wgmma into f32, as the hardware sums it (wgmma_fp8_sum.c); false for
+ * the sums its rule does not cover (non-finite terms, all zero) */
+bool interp_wgmma_fp8_sum(double c, const double *a, const double *b, int n, int ta, int tb, float *out);
 void inst_wgmma(ictx *X, const dinst *d, const imask *m);
 void inst_wgmma_sync(ictx *X, const dinst *d, const imask *m); /* fence, commit, wait */
 void inst_mma(ictx *X, const dinst *d, const imask *m);
