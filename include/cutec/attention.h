@@ -1,5 +1,5 @@
-/* cutec/attention.h — attention forward, FlashAttention 2 on SM80 instructions
- * (docs/attention.md).
+/* cutec/attention.h — attention forward (FlashAttention 2 on SM80 instructions; on sm_90,
+ * FlashAttention 3's TMA and wgmma kernel), backward and decode (docs/attention.md).
  *
  *   O(b,i,h,:) = sum_j softmax_j(scale * Q(b,i,h,:) . K(b,j,hk,:)) V(b,j,hk,:)
  *   LSE(b,h,i) = log sum_j exp(scale * Q(b,i,h,:) . K(b,j,hk,:))      (natural log)
@@ -18,6 +18,13 @@ CUTE_API_BEGIN
 
 #include "cutec/jit.h"
 
+/* Which kernel: AUTO picks the Hopper one on sm_90 and the SM80 one elsewhere. */
+typedef enum {
+    CUTE_ATTENTION_AUTO,
+    CUTE_ATTENTION_SM80,   /* FlashAttention 2: mma.sync, ldmatrix, cp.async (sm_80 and later) */
+    CUTE_ATTENTION_HOPPER, /* FlashAttention 3: TMA, wgmma, warp-specialized (sm_90) */
+} cute_attention_variant;
+
 typedef struct cute_attention_config {
     cute_dtype dtype; /* Q, K, V and O: CUTE_F16 or CUTE_BF16 */
     int head_dim;     /* D: 64, 128 or 256 */
@@ -28,6 +35,11 @@ typedef struct cute_attention_config {
     bool window;
     int window_left, window_right;
     bool varlen;      /* packed sequences: cu_seqlens (cutec_attention_fwd_options) */
+    cute_attention_variant variant; /* AUTO (0) unless a kernel is wanted (the Hopper kernel
+                                       takes neither windows nor packed sequences) */
+    int block_n;      /* keys a tile of the Hopper kernel: a multiple of 16, 64 to 256 that fits
+                         2 stages in shared memory (0: its choice, 176 at head dim 128
+                         non-causal, 128 at 64 and causal 128, 64 at 256) */
 } cute_attention_config;
 
 /* Compile one configuration.  The function's arguments: Q (B,Sq,H,D), K (B,Sk,G,D),
@@ -42,6 +54,9 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
 typedef struct cute_attention_lib cute_attention_lib;
 cute_attention_lib *cute_attention_lib_new(cute_runtime *rt);
 void cute_attention_lib_free(cute_attention_lib *lib);
+/* The kernel the library's calls use from now on (AUTO, the default: by the target) and its
+ * key tile (block_n, cute_attention_config's; 0, the default: the kernel's choice). */
+void cute_attention_lib_set_kernel(cute_attention_lib *lib, cute_attention_variant v, int block_n);
 
 /* O = attention(Q, K, V).  Q, O (B,Sq,H,D); K, V (B,Sk,G,D), G dividing H; lse (B,H,Sq) f32
  * or NULL; scale 0 means 1/sqrt(D).  A malformed call is CUTE_ERR_INVALID with the reason

@@ -49,6 +49,10 @@ typedef enum {
                                      with its site and what it waits for) */
     CUTE_CHECK_SYNC_MISUSE,       /* an mbarrier, named barrier or cluster instruction used
                                      against its rules (uninitialized, counts out of range) */
+    CUTE_CHECK_TMEM,              /* tensor memory (sm_100 tcgen05) used against its rules: read
+                                     before written or before the MMA's commit was waited for,
+                                     outside the allocation or the warp's lanes, an allocation
+                                     never freed or freed twice, more columns than exist */
     CUTE_CHECK_COUNT
 } cute_interp_check;
 

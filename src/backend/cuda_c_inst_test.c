@@ -104,11 +104,12 @@ static cute_ir_func *row_kernel(cute_inst r)
     return f;
 }
 
-/* the rows a module holds: every row up to max_arch, but of the 656 generated wgmma rows
- * (one per N) only N = 8, 24, 144 and 256 of each family, which keeps the compile short */
+/* the rows a module holds: every row up to max_arch (for sm_100a: the sm_100 rows alone, as
+ * wgmma is sm_90a's only), but of the 656 generated wgmma rows (one per N) only N = 8, 24,
+ * 144 and 256 of each family, which keeps the compile short */
 static bool in_module(const cute_inst_info *I, int max_arch)
 {
-    if (I->arch > max_arch) return false;
+    if (I->arch > max_arch || (max_arch == 100 && I->arch < 100)) return false;
     if (strncmp(I->id, "WGMMA_64x", 9) != 0) return true;
     int N = atoi(I->id + 9);
     return N == 8 || N == 24 || N == 144 || N == 256;
@@ -153,11 +154,11 @@ static const char *statement_of(const char *src, const char *id, char *buf, size
 static void text(void)
 {
     char err[512], st[16384];
-    char *src = emit_rows(100, "sm_90a", err, sizeof err);
+    char *src = emit_rows(90, "sm_90a", err, sizeof err);
     if (!src) return;
     for (int r = 0; r < CUTE_INST_COUNT; r++) {
         const cute_inst_info *I = cute_inst_info_of((cute_inst)r);
-        if (!in_module(I, 100)) continue;
+        if (!in_module(I, 90)) continue;
         statement_of(src, I->id, st, sizeof st);
         CHECK(strstr(st, I->mnemonic), "%s: %s", I->id, st);
         bool memory = strstr(st, "\"memory\"") != NULL;
@@ -195,8 +196,9 @@ static void text(void)
 
 static void compile(cute_nvrtc *nv)
 {
-    static const struct { int max; const char *arch; } mods[] = {{80, "sm_80"}, {89, "sm_89"}, {100, "sm_90a"}};
-    for (int m = 0; m < 3; m++) {
+    static const struct { int max; const char *arch; } mods[] = {{80, "sm_80"}, {89, "sm_89"}, {90, "sm_90a"},
+                                                                 {100, "sm_100a"}};
+    for (int m = 0; m < 4; m++) {
         char err[512];
         char *src = emit_rows(mods[m].max, mods[m].arch, err, sizeof err);
         if (!src) continue;

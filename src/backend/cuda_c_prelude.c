@@ -80,7 +80,11 @@ static const char f2i[] =
 static const char approx[] =
     "#define CUTE_APPROX(name, ptx) CUTE_DEV f32 name(f32 x) { f32 y; asm(ptx \".approx.f32 %0, "
     "%1;\" : \"=f\"(y) : \"f\"(x)); return y; }\n"
-    "CUTE_APPROX(cute_ex2_approx, \"ex2\") CUTE_APPROX(cute_sqrt_approx, \"sqrt\")\n"
+    "CUTE_APPROX(cute_sqrt_approx, \"sqrt\")\n"
+    /* .ftz: one MUFU.EX2; without it ptxas wraps each in a compare and two multiplies to
+     * reach the results below 2^-126 (which the fast form flushes to 0 instead) */
+    "CUTE_DEV f32 cute_ex2_approx(f32 x) { f32 y; asm(\"ex2.approx.ftz.f32 %0, %1;\" : \"=f\"(y) : "
+    "\"f\"(x)); return y; }\n"
     "CUTE_APPROX(cute_rsqrt_approx, \"rsqrt\")\n"
     "#if __CUDA_ARCH__ >= 750\n"
     "CUTE_APPROX(cute_tanh_approx, \"tanh\")\n"

@@ -4,6 +4,7 @@
 #define CUTEC_CLI_ATTENTION_CLI_H
 
 #include "cli.h"
+#include "cutec/attention.h"
 #include "cutec/numeric.h"
 
 typedef struct attn_opts {
@@ -12,6 +13,8 @@ typedef struct attn_opts {
     bool causal, shape_given, bwd, decode;
     int64_t splits;    /* --splits: decode's (0: the library's choice) */
     double scale;
+    cute_attention_variant variant; /* --variant: the forward's kernel */
+    int64_t block_n;                /* --block-n: its keys a tile (0: its choice) */
     cli_kernel_opts k; /* --iters, --emit, --arch, --backend */
 } attn_opts;
 

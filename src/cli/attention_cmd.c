@@ -22,6 +22,7 @@ static int usage(const char *cmd)
     fprintf(stderr,
             "usage: cutec %s attention [--batch B] [--heads H] [--kv-heads G] [--seqlen S]\n"
             "         [--headdim 64|128|256] [--causal] [--bwd] [--dtype bf16|f16] [--scale X] [--iters N]\n"
+            "         [--variant auto|sm80|hopper] [--block-n N]\n"
             "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
             "  O = softmax(scale Q K^T) V, Q and O (B,S,H,D), K and V (B,S,G,D), G dividing H;\n"
             "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
@@ -29,9 +30,19 @@ static int usage(const char *cmd)
             "  SDPA (bench/torch_attention.py) beside; --backend interp checks without timing;\n"
             "  --bwd (or --backward): the backward (dQ, dK, dV; head dim 64 or 128), SDPA's beside;\n"
             "  --decode [--splits N]: one query row against --seqlen keys (bench: 8x32x32768 d128,\n"
-            "  32 and 8 KV heads), GB/s of K and V read beside a device copy's and SDPA's\n",
+            "  32 and 8 KV heads), GB/s of K and V read beside a device copy's and SDPA's;\n"
+            "  --variant: the forward's kernel (auto: hopper on sm_90, sm80 elsewhere); --block-n: its keys a tile\n",
             cmd);
     return CLI_USAGE;
+}
+
+static const char *const variant_names[] = {"auto", "sm80", "hopper"};
+
+static bool variant_parse(const char *v, cute_attention_variant *out)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(v, variant_names[i])) return *out = (cute_attention_variant)i, true;
+    return false;
 }
 
 static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t n)
@@ -53,6 +64,10 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
     else if (!strcmp(k, "--headdim"))
         ok = cli_int(v, 64, 256, &o->D, why, n) && (o->D == 64 || o->D == 128 || o->D == 256),
         snprintf(why, n, "64, 128 or 256");
+    else if (!strcmp(k, "--variant"))
+        ok = variant_parse(v, &o->variant), snprintf(why, n, "auto, sm80 or hopper");
+    else if (!strcmp(k, "--block-n"))
+        ok = cli_int(v, 16, 256, &o->block_n, why, n);
     else if (!strcmp(k, "--splits"))
         ok = cli_int(v, 1, 1 << 16, &o->splits, why, n);
     else if (!strcmp(k, "--scale"))
@@ -109,7 +124,9 @@ static const cute_fn *compile_decode(cute_runtime *rt, const void *cfg, char *er
 
 static int emit(const attn_opts *o)
 {
-    cute_attention_config cfg = {.dtype = o->dtype, .head_dim = (int)o->D, .causal = o->causal && !o->decode, .lse = true};
+    cute_attention_config cfg = {.dtype = o->dtype, .head_dim = (int)o->D, .causal = o->causal && !o->decode, .lse = true,
+                                 .variant = o->bwd || o->decode ? CUTE_ATTENTION_AUTO : o->variant,
+                                 .block_n = o->bwd || o->decode ? 0 : (int)o->block_n};
     return cli_emit_compiled("attention", o->bwd ? compile_bwd : o->decode ? compile_decode : compile, &cfg, o->k.emit,
                              o->k.arch);
 }
@@ -301,9 +318,11 @@ static double run_one(problem *p, const attn_opts *o, int64_t *bad, int64_t *row
 
 static void describe(const attn_opts *o, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s B=%lld H=%lld G=%lld S=%lld D=%lld%s%s", cute_dtype_name(o->dtype), (long long)o->B,
-             (long long)o->H, (long long)o->G, (long long)o->S, (long long)o->D, o->causal ? " causal" : "",
-             o->bwd ? " bwd" : "");
+    int len = snprintf(buf, n, "%s B=%lld H=%lld G=%lld S=%lld D=%lld%s%s%s%s", cute_dtype_name(o->dtype),
+                       (long long)o->B, (long long)o->H, (long long)o->G, (long long)o->S, (long long)o->D,
+                       o->causal ? " causal" : "", o->bwd ? " bwd" : "", o->variant ? " " : "",
+                       o->variant ? variant_names[o->variant] : "");
+    if (o->block_n && len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, " bn%lld", (long long)o->block_n);
 }
 
 static int run(const attn_opts *o)
@@ -314,6 +333,7 @@ static int run(const attn_opts *o)
         return CLI_FAIL;
     }
     p.lib = cute_attention_lib_new(p.rt);
+    cute_attention_lib_set_kernel(p.lib, o->variant, (int)o->block_n);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int64_t bad = -1, rows = 0;
     double ms = problem_make(&p, o, &seed) ? run_one(&p, o, &bad, &rows) : -2;
@@ -398,6 +418,7 @@ static int bench(const attn_opts *base)
     printf("%-40s %9s %9s %8s %9s %7s\n", base->bwd ? "attention backward" : "attention forward", "ms", "TFLOP/s",
            "checked", "SDPA", "of SDPA");
     cute_attention_lib *lib = cute_attention_lib_new(rt);
+    cute_attention_lib_set_kernel(lib, base->variant, (int)base->block_n);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int rc = CLI_OK;
     for (int s = 0; s < n; s++)

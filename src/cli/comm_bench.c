@@ -105,7 +105,7 @@ static bool open_gpus(gpus *g, const comm_opts *o, char *err, size_t n)
     if (g->n > have) return snprintf(err, n, "--gpus %d: this host has %d", g->n, have), false;
     size_t bytes = (size_t)largest(o);
     for (int r = 0; r < g->n; r++) {
-        char name[16];
+        char name[24]; /* "cuda:" and any int */
         snprintf(name, sizeof name, "cuda:%d", r);
         if (cute_runtime_new(name, &g->rt[r], err, n) != CUTE_OK) return false;
         cute_backend *b = cute_runtime_backend(g->rt[r]);

@@ -275,7 +275,7 @@ static bool group_open(group *g, char *err, size_t n)
     cute_cuda_close(cu);
     if (g->n > MAX_RANKS) g->n = MAX_RANKS;
     for (int r = 0; r < g->n; r++) {
-        char name[16];
+        char name[24];
         snprintf(name, sizeof name, "cuda:%d", r);
         if (cute_runtime_new(name, &g->rt[r], err, n) != CUTE_OK) return false;
         cute_backend *b = cute_runtime_backend(g->rt[r]);

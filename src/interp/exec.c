@@ -237,6 +237,7 @@ static void block_start(ictx *X, uint64_t blin)
 static void block_finish(ictx *X)
 {
     const ilaunch *L = X->L;
+    interp_tmem_block_end(X);
     interp_mbarrier_block_end(X);
     interp_async_block_end(X);
     interp_async_read_block_end(X);

@@ -24,12 +24,9 @@
 #include "cutec/numeric.h"
 #include "interp/interp_internal.h"
 
-enum { WG_THREADS = 128, WG_K_MAX = 32, WG_N_MAX = 256 };
+enum { WG_THREADS = 128, WG_K_MAX = INTERP_DESC_K_MAX, WG_N_MAX = 256 };
 
-typedef struct wg_desc {
-    uint64_t start, lbo, sbo; /* bytes */
-    int width;                /* 16-byte chunks a swizzled row holds: 1 (none), 2, 4, 8 */
-} wg_desc;
+typedef interp_smem_desc wg_desc;
 
 /* the PTX ISA's shared-memory matrix descriptor: start address, LBO and SBO in 16-byte
  * units in bits 0-13, 16-29 and 32-45; the swizzle in bits 62-63 (0 none, 1 128-byte,
@@ -43,7 +40,7 @@ static wg_desc decode(uint64_t desc)
 }
 
 /* the shared offset of element (r, k) of an operand with rows along M or N */
-static uint64_t elem_offset(const wg_desc *D, bool mn_major, int r, int k, int bytes)
+uint64_t interp_smem_desc_offset(const wg_desc *D, bool mn_major, int r, int k, int bytes)
 {
     int T = 16 / bytes, W = D->width;
     uint64_t off;
@@ -63,15 +60,13 @@ static uint64_t elem_offset(const wg_desc *D, bool mn_major, int r, int k, int b
     return off ^ ((off >> 7) & (uint64_t)(W - 1)) << 4;
 }
 
-/* an operand of rows x K elements of `type` from shared memory into M[row][k] */
-static bool read_shared(ictx *X, const dinst *d, uint32_t t, uint64_t desc, bool mn_major,
-                        int type, int rows, int K, double (*M)[WG_K_MAX])
+bool interp_smem_desc_read(ictx *X, const dinst *d, uint32_t t, const interp_smem_desc *D, bool mn_major,
+                           int type, int rows, int K, double (*M)[INTERP_DESC_K_MAX])
 {
-    wg_desc D = decode(desc);
     int bytes = interp_mma_elem_bits(type) / 8;
     for (int r = 0; r < rows; r++)
         for (int k = 0; k < K; k++) {
-            uint64_t off = elem_offset(&D, mn_major, r, k, bytes);
+            uint64_t off = interp_smem_desc_offset(D, mn_major, r, k, bytes);
             if (!interp_scheck(X, d, t, off, (uint32_t)bytes, (uint32_t)bytes, 0)) return false;
             if (checking(X, CUTE_CHECK_SHARED_RACE) && !interp_proxy_fenced(X, d, t, off, (uint32_t)bytes)) return false;
             uint32_t v = 0;
@@ -79,6 +74,14 @@ static bool read_shared(ictx *X, const dinst *d, uint32_t t, uint64_t desc, bool
             M[r][k] = interp_mma_elem(type, v);
         }
     return true;
+}
+
+/* an operand of rows x K elements of `type` from shared memory into M[row][k] */
+static bool read_shared(ictx *X, const dinst *d, uint32_t t, uint64_t desc, bool mn_major,
+                        int type, int rows, int K, double (*M)[WG_K_MAX])
+{
+    wg_desc D = decode(desc);
+    return interp_smem_desc_read(X, d, t, &D, mn_major, type, rows, K, M);
 }
 
 typedef struct wg_op {
@@ -105,7 +108,7 @@ static bool hold_reads(ictx *X, const dinst *d, uint32_t t, wg_op *O, uint64_t d
     int bytes = interp_mma_elem_bits(type) / 8, n = 0;
     for (int r = 0; r < rows; r++)
         for (int k = 0; k < K; k++) {
-            uint64_t c = elem_offset(&D, mn_major, r, k, bytes) & ~(uint64_t)15;
+            uint64_t c = interp_smem_desc_offset(&D, mn_major, r, k, bytes) & ~(uint64_t)15;
             if (n == 0 || chunk[n - 1] != c) chunk[n++] = c;
         }
     qsort(chunk, (size_t)n, sizeof *chunk, by_offset);

@@ -314,6 +314,7 @@ struct ictx {
     uint32_t nareads, careads;
     uint32_t *bulk_groups; /* per thread: its committed bulk groups (inst_sync.c) */
     uint32_t *wgmma_groups; /* per thread: its committed wgmma groups (inst_wgmma.c) */
+    struct itmem *tmem;     /* tensor memory (tmem.c), from the block's first tcgen05 */
     uint32_t *proxy_fences; /* per thread: its fence.proxy.async count (proxy.c) */
     /* mbarriers initialized in this block (mbarrier.c) */
     struct imbar *mbars;
@@ -533,6 +534,30 @@ uint32_t interp_mma_dot_bits(double c, const double *a, const double *b, int n, 
  * the sums its rule does not cover (non-finite terms, all zero) */
 bool interp_wgmma_fp8_sum(double c, const double *a, const double *b, int n, int ta, int tb, float *out);
 void inst_wgmma(ictx *X, const dinst *d, const imask *m);
+/* a shared-memory matrix descriptor (wgmma's and tcgen05's: start address, leading and stride
+ * byte offsets, swizzle), decoded; the byte offset of element (r, k) of an operand with rows
+ * along M or N, K-major or MN-major, of `bytes`-byte elements (inst_wgmma.c) */
+typedef struct interp_smem_desc {
+    uint64_t start, lbo, sbo; /* bytes */
+    int width;                /* 16-byte chunks a swizzled row holds: 1 (none), 2, 4, 8 */
+} interp_smem_desc;
+uint64_t interp_smem_desc_offset(const interp_smem_desc *D, bool mn_major, int r, int k, int bytes);
+/* an operand of rows x K elements of type E_* through D into M[row][k], each element checked
+ * as thread t's shared read through the async proxy (bounds, written, fence.proxy.async) */
+enum { INTERP_DESC_K_MAX = 32 };
+bool interp_smem_desc_read(ictx *X, const dinst *d, uint32_t t, const interp_smem_desc *D, bool mn_major,
+                           int type, int rows, int K, double (*M)[INTERP_DESC_K_MAX]);
+/* sm_100 tcgen05 (tmem.c, inst_tcgen05.c): irow.num of a TC05 row says which */
+enum { TC_ALLOC, TC_DEALLOC, TC_RELINQUISH, TC_COMMIT, TC_NOTHING };
+enum { TC_KIND_F16, TC_KIND_TF32, TC_KIND_F8F6F4 };
+void inst_tcgen05(ictx *X, const dinst *d, const imask *m);      /* alloc, dealloc, commit ... */
+void inst_tcgen05_mma(ictx *X, const dinst *d, const imask *m);
+void inst_tcgen05_ldst(ictx *X, const dinst *d, const imask *m);
+void inst_tcgen05_cp(ictx *X, const dinst *d, const imask *m);
+/* at the end of a block: allocations never freed and operations never committed, reported;
+ * the tensor memory forgotten (free: released) */
+void interp_tmem_block_end(ictx *X);
+void interp_tmem_free(ictx *X);
 void inst_wgmma_sync(ictx *X, const dinst *d, const imask *m); /* fence, commit, wait */
 void inst_mma(ictx *X, const dinst *d, const imask *m);
 /* the paired 16-bit rows (inst_half2.c): irow.num says which, types[0] the lane type */

@@ -209,6 +209,7 @@ static void worker_free(ictx *X)
     free(X->areads);
     free(X->bulk_groups);
     free(X->wgmma_groups);
+    interp_tmem_free(X);
     free(X->proxy_fences);
     free(X->reps);
     free(X->rep_inst);

@@ -126,6 +126,14 @@ bool interp_mbarrier_complete_tx(ictx *X, ictx *Y, const dinst *d, uint32_t t, u
     return true;
 }
 
+bool interp_mbarrier_arrive_async(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t stamp)
+{
+    imbar *b = interp_sbounds(X, d, t, off, 8, 8, 0) ? interp_mbarrier_at(X, d, t, off) : NULL;
+    if (!b || (!b->vc && !(b->vc = interp_hb_new_vc(X)))) return false;
+    if (stamp > b->vc[X->nwarps]) b->vc[X->nwarps] = stamp;
+    return arrive(X, X, d, t, b);
+}
+
 static void init(ictx *X, const dinst *d, uint32_t t)
 {
     uint64_t off = interp_addr(X, d, 0, t);
@@ -192,6 +200,14 @@ static void wait_state(ictx *X, const dinst *d, const imask *m, char *buf, size_
              "initialized at %s)", interp_get32(X, d, 2, t) & 1, b->off, b->phase,
              b->expected - b->pending, b->expected, b->tx_came, b->tx_expected,
              interp_site(b->init_site, site, sizeof site));
+}
+
+void interp_mbarrier_state(const ictx *X, uint64_t off, char *buf, size_t n)
+{
+    const imbar *b = find((ictx *)X, off);
+    if (!b) snprintf(buf, n, "no mbarrier there now");
+    else snprintf(buf, n, "phase %u, %u of %u arrivals, %" PRId64 " of %" PRId64 " tx bytes",
+                  b->phase, b->expected - b->pending, b->expected, b->tx_came, b->tx_expected);
 }
 
 /* done = whether each thread's phase completed; those that see it acquire its clocks */

@@ -24,6 +24,7 @@ static const char *names[CUTE_CHECK_COUNT] = {
     [CUTE_CHECK_TMA] = "bad TMA operand",
     [CUTE_CHECK_DEADLOCK] = "deadlock",
     [CUTE_CHECK_SYNC_MISUSE] = "synchronization misuse",
+    [CUTE_CHECK_TMEM] = "tensor-memory misuse",
 };
 
 const char *interp_op_name(const dinst *d)

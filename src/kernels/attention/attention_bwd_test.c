@@ -204,14 +204,14 @@ static void misuse(void)
 /* each kernel's registers and spills from a ptxas report (its lines, in its order) */
 static void print_usage(int D, const char *arch, const char *report)
 {
+    char line[512];
     for (const char *l = report; l && *l;) {
         const char *e = strchr(l, '\n');
-        int len = e ? (int)(e - l) : (int)strlen(l);
-        if (strstr(l, "Compiling entry") < l + len && strstr(l, "Compiling entry"))
-            printf("  backward d%d %s:%.*s\n", D, arch, len, strstr(l, "function") + 8);
-        else if ((strstr(l, "spill stores") && strstr(l, "spill stores") < l + len) ||
-                 (strstr(l, "Used ") && strstr(l, "Used ") < l + len))
-            printf("   %.*s\n", len, l + 13);
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), l);
+        const char *fn = strstr(line, "entry function"), *sp = strstr(line, "bytes stack frame"), *used = strstr(line, "Used ");
+        if (fn) printf("  backward d%d %s: %s\n", D, arch, fn + 15);
+        if (sp || used) printf("    %s\n", sp ? sp + 18 : used);
         l = e ? e + 1 : NULL;
     }
 }

@@ -5,7 +5,10 @@
 
 #include "cutec/attention.h"
 #include "cutec/copy.h"
+#include "cutec/pipeline.h"
+#include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
+#include "cutec/tma_copy.h"
 
 /* Everything static about one compiled forward kernel. */
 typedef struct attn_plan {
@@ -18,10 +21,22 @@ typedef struct attn_plan {
     cute_tiled_copy s2r_k;   /* ldmatrix of K (the B operand of S, K-major) */
     cute_tiled_copy s2r_v;   /* ldmatrix.trans of V^T (the B operand of O, N-major) */
     cute_composed smem_q;    /* (bm, D), swizzled, D contiguous */
-    cute_composed smem_kv;   /* (bn, D), likewise: one for K, one for V */
+    cute_composed smem_kv;   /* (bn, D), likewise: one for K, one for V; Hopper: (bn, D, stages) */
+    /* the Hopper kernel (hopper_plan.c, hopper_fwd.c): mma is S = Q K^T by wgmma from shared
+     * memory (SS), pv is O += P V by wgmma with P from registers (RS); both tiled over the two
+     * consumer warpgroups along M; K and V tiles in `stages` stages of a TMA pipeline each;
+     * the TMA atoms are made by the host function from the call's tensors */
+    bool hopper;
+    int stages;
+    cute_tiled_mma pv;
+    cute_tma_atom tma_q, tma_k, tma_v;
 } attn_plan;
 
+/* the variant cute_attention_compile builds for cfg on rt's target (AUTO resolved) */
+cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg);
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);
+/* CuTe's SM80 swizzle atom (128-byte rows of D) tiled over (rows, D), or (rows, D, stages) */
+cute_composed attn_smem_tile(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages);
 /* the plan with bm-row Q tiles and `warps` warps along M (bm a multiple of 16 warps) */
 bool attn_plan_sized(cute_alg *a, const cute_attention_config *cfg, attn_plan *p, int64_t bm, int warps);
 /* the host function: one block per (Q tile, head, batch) running the kernel (fwd_kernel.c) */
@@ -29,6 +44,10 @@ void attn_fwd_host(cute_ctx *c, const cute_arg *arg);
 /* the packed sequences' (fwd_varlen.c): the arguments Q, K, V, O, scale_log2, then these */
 enum { ATTN_VARLEN_CU_Q = 5, ATTN_VARLEN_CU_K, ATTN_VARLEN_MAX_SQ, ATTN_VARLEN_LSE, ATTN_VARLEN_NARGS };
 void attn_fwd_varlen_host(cute_ctx *c, const cute_arg *arg);
+/* the Hopper kernel's plan and host function (hopper_plan.c, hopper_fwd.c) */
+/* arch: the compile target (cute_runtime_target_arch; 0 unknown) */
+bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p);
+void attn_hopper_host(cute_ctx *c, const cute_arg *arg);
 
 /* This block's tiles of the (B,S,H,D) tensors and their coordinates (fwd_kernel.c). */
 typedef struct attn_block {
@@ -83,6 +102,10 @@ typedef struct attn_rows {
 attn_rows attn_rows_start(cute_ctx *c, int n);
 void attn_softmax_tile(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o,
                        cute_val scale_log2);
+/* the same in two steps, as the Hopper kernel overlaps them with P V: S replaced by P, m and
+ * l updated, corr[i] the factor O's row i is to be scaled by; then O scaled */
+void attn_softmax_scores(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr);
+void attn_rescale(cute_ctx *c, const attn_rows *r, cute_tensor acc_o, const cute_val *corr);
 /* the end: l summed over the quad of threads sharing each row, O divided by it; the
  * log-sum-exp of each row (natural log) into lse[row] */
 void attn_softmax_finish(cute_ctx *c, attn_rows *r, cute_tensor acc_o, cute_val scale_log2,

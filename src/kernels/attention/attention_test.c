@@ -1,10 +1,11 @@
-/* Attention forward (cutec_attention_fwd) against the float64 reference: on the interpreter
- * at small odd sizes (partial Q and K tiles, causal and not, grouped-query, Q and O in
- * SDPA's transposed (B,H,S,D) memory, head dims 64, 128 and 256, f16 and bf16), every row of O and
- * the LSE, the outputs poisoned first; on a GPU, where there is one, at moderate sizes.
- * Beside them: the layout fact the kernel stands on (P's accumulator fragment is the A
- * fragment of P V), the misuses the library refuses, and the kernels' register reports for
- * sm_80 and sm_90a (no spills), where NVRTC is installed. */
+/* Attention forward (cutec_attention_fwd), the SM80 kernel and the Hopper one, against the
+ * float64 reference: on the interpreter at small odd sizes (partial Q and K tiles, causal
+ * and not, grouped-query, Q and O in SDPA's transposed (B,H,S,D) memory, head dims 64, 128
+ * and 256, f16 and bf16), every row of O and the LSE, the outputs poisoned first; on a GPU,
+ * where there is one, at moderate sizes (the Hopper kernel on sm_90 only).  Beside them: the
+ * layout fact the kernels stand on (P's accumulator fragment is the A fragment of P V), the
+ * misuses the library refuses, and the kernels' register reports for sm_80 and sm_90a,
+ * where NVRTC is installed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "check.h"
 #include "cutec/attention.h"
+#include "cutec/cuda_driver.h"
 #include "cutec/numeric.h"
 #include "cutec/nvrtc.h"
 #include "kernels/attention/attention_internal.h"
@@ -71,11 +73,27 @@ static void same_without_lse(cute_attention_lib *lib, cute_backend *b, const att
     drop(b, &o2);
 }
 
+/* the kernel run_case asks the library for (AUTO: the target's) */
+static cute_attention_variant wanted;
+
+/* the Hopper kernel on a GPU that is not sm_90: skipped, visibly */
+static bool hopper_here(cute_backend *b)
+{
+    cute_cuda *cu = cute_cuda_backend_driver(b);
+    const cute_device_info *d = cu ? cute_cuda_device(cu) : NULL;
+    if (wanted != CUTE_ATTENTION_HOPPER || !d || d->cc_major == 9) return true;
+    SKIP("not an sm_90 GPU: the Hopper attention ran on the interpreter only");
+    return false;
+}
+
 static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, const char *backend)
 {
     const attn_case *k = one;
     char what[200], err[2048];
-    snprintf(what, sizeof what, "%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
+    if (!hopper_here(b)) return;
+    cute_attention_lib_set_kernel(lib, wanted, 0);
+    snprintf(what, sizeof what, "%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
+             wanted == CUTE_ATTENTION_HOPPER ? " hopper" : wanted == CUTE_ATTENTION_SM80 ? " sm80" : "",
              cute_dtype_name(k->d), (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H,
              (long long)k->G, (long long)k->D, k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "");
     int64_t sq[4], sk[4];
@@ -116,20 +134,22 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
 }
 
 /* The fact P V stands on: for every thread, A value i of the (bm, bn) tile of P (M x K) is
- * the element its C fragment of S holds at attn_c_as_a(i), by the TiledMMA's own layouts. */
-static void p_is_the_a_fragment(cute_dtype d, int D)
+ * the element its C fragment of S holds at attn_c_as_a(i), by the TiledMMA's own layouts
+ * (Hopper: S's C fragment is wgmma SS's, P's A fragment wgmma RS's). */
+static void p_is_the_a_fragment(cute_dtype d, int D, bool hopper)
 {
     cute_alg a;
     cute_alg_init(&a, NULL);
     attn_plan p;
     cute_attention_config cfg = {.dtype = d, .head_dim = D, .causal = false, .lse = true};
-    CHECK(attn_plan_make(&a, &cfg, &p), "plan: %s", a.error);
+    CHECK(hopper ? attn_plan_hopper(&a, &cfg, 0, &p) : attn_plan_make(&a, &cfg, &p), "plan: %s", a.error);
+    const cute_tiled_mma *pv = hopper ? &p.pv : &p.mma;
     cute_layout tile = cute_layout_fmt(&a, "(%lld,%lld):(1,%lld)", (long long)p.bm, (long long)p.bn, (long long)p.bm);
     int64_t bad = 0, n = 0;
-    for (int t = 0; t < p.threads && !a.failed; t++) {
+    for (int t = 0; t < cute_tiled_mma_threads(&p.mma) && !a.failed; t++) {
         cute_tuple oc, oa;
         cute_layout C = cute_tiled_mma_partition(&a, &p.mma, CUTE_MMA_C, cute_i(t), &tile, &oc);
-        cute_layout A = cute_tiled_mma_partition(&a, &p.mma, CUTE_MMA_A, cute_i(t), &tile, &oa);
+        cute_layout A = cute_tiled_mma_partition(&a, pv, CUTE_MMA_A, cute_i(t), &tile, &oa);
         cute_layout to_c = attn_c_as_a(&a, &C);
         int64_t size = cute_size(&a, &A).v;
         CHECK(size == cute_size(&a, &to_c).v && size == cute_size(&a, &C).v, "thread %d: sizes differ", t);
@@ -139,8 +159,9 @@ static void p_is_the_a_fragment(cute_dtype d, int D)
             bad += at_a != cute_layout_eval(&a, &C, cute_i(j)).v + oc.leaf[0].v;
         }
     }
-    CHECK(!a.failed && bad == 0 && n == p.bm * p.bn, "%s D%d: %lld of %lld A values are not where the C "
-          "fragment holds them (%s)", cute_dtype_name(d), D, (long long)bad, (long long)n, a.error);
+    CHECK(!a.failed && bad == 0 && n == p.bm * p.bn, "%s D%d%s: %lld of %lld A values are not where the C "
+          "fragment holds them (%s)", cute_dtype_name(d), D, hopper ? " hopper" : "", (long long)bad, (long long)n,
+          a.error);
 }
 
 /* calls the library refuses, each with the message that names the problem */
@@ -176,6 +197,18 @@ static void misuse(void)
               cases[i].says);
     }
     cute_attention_lib_free(lib);
+    /* key tiles the kernels do not take; windows the Hopper kernel does not take */
+    cute_attention_config bad[3] = {
+        {.dtype = CUTE_BF16, .head_dim = 128, .variant = CUTE_ATTENTION_HOPPER, .block_n = 100},
+        {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_SM80, .block_n = 128},
+        {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_HOPPER, .window = true}};
+    const char *says[3] = {"100 keys a tile at head dim 128 (a multiple of 16", "key tiles are 64 keys (block_n 128)",
+                           "hopper: sliding windows are not taken yet"};
+    for (int i = 0; i < 3; i++) {
+        const cute_fn *f = cute_attention_compile(rt, &bad[i], err, sizeof err);
+        CHECK(!f && strstr(err, says[i]), "case %d: %s (want \"%s\")", i, f ? "compiled" : err, says[i]);
+        cute_fn_free(f);
+    }
     cute_runtime_free(rt);
 }
 
@@ -189,27 +222,45 @@ static long number_before(const char *text, const char *what)
     return strtol(p, NULL, 10);
 }
 
-/* Compile-only: NVRTC's ptxas report of the kernels for sm_80 and sm_90a (head dims 64 and
- * 128 on both, causal on one, f16 and bf16; 256 on sm_90a).  Head dims 64 and 256 (64-row
- * Q tiles) must not spill; head dim 128 keeps O's
- * 128 and S's 64 accumulators a thread and sits at 255 registers with a few loop-invariant
- * words spilled before the loop (reloaded in its rare branches: the mask, the next K
- * issue): reported, and held to at most 64 bytes. */
+/* one kernel's ptxas report: its registers, and its spills held to max_spill bytes; false
+ * where NVRTC is not installed */
+static bool report(const cute_attention_config *cfg, const char *arch, long max_spill)
+{
+    char *text;
+    if (!attn_test_usage(cute_attention_compile, cfg, arch, &text)) return false;
+    const char *kind = cfg->variant == CUTE_ATTENTION_HOPPER ? " hopper" : "";
+    long regs = strstr(text, "Used ") ? strtol(strstr(text, "Used ") + 5, NULL, 10) : -1;
+    long spill = number_before(text, "bytes spill stores");
+    printf("  %s d%d %s%s%s: %ld registers, %ld bytes spilled\n", cute_dtype_name(cfg->dtype), cfg->head_dim, arch,
+           cfg->causal ? " causal" : "", kind, regs, spill);
+    CHECK(regs > 0 && spill >= 0 && spill <= max_spill, "d%d %s%s: %ld registers, %ld bytes spilled:\n%s",
+          cfg->head_dim, arch, kind, regs, spill, text);
+    /* ptxas serializes wgmmas whose registers it cannot keep in place (a performance warning) */
+    CHECK(!strstr(text, "serialized"), "d%d %s%s: ptxas serialized the wgmmas:\n%s", cfg->head_dim, arch, kind, text);
+    free(text);
+    return true;
+}
+
+/* Compile-only: NVRTC's ptxas report of the SM80 kernel for sm_80 and sm_90a (head dims 64
+ * and 128 on both, causal on one, f16 and bf16; 256 on sm_90a), and of the Hopper kernel
+ * (every head dim, causal and not).  SM80: head dims 64 and 256 (64-row Q tiles) must not
+ * spill; head dim 128 keeps O's 128 and S's 64 accumulators a thread and sits at 255
+ * registers with a few loop-invariant words spilled before the loop (reloaded in its rare
+ * branches: the mask, the next K issue): reported, and held to at most 64 bytes.  Hopper:
+ * no spills (ptxas reports the launch's 168 registers; setmaxnreg gives the consumers 240),
+ * and no wgmma serialized. */
 static void register_reports(void)
 {
     for (int i = 0; i < 5; i++) { /* d64 sm_80, d64 causal sm_90a, d128 sm_90a, d128 causal sm_80, d256 sm_90a */
         const char *arch = (i == 1 || i == 2 || i == 4) ? "sm_90a" : "sm_80";
         cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = i == 4 ? 256 : i & 2 ? 128 : 64,
-                                     .causal = (i & 1) != 0, .lse = true};
-        char *report;
-        if (!attn_test_usage(cute_attention_compile, &cfg, arch, &report)) return;
-        long regs = strstr(report, "Used ") ? strtol(strstr(report, "Used ") + 5, NULL, 10) : -1;
-        long spill = number_before(report, "bytes spill stores");
-        printf("  %s d%d %s%s: %ld registers, %ld bytes spilled\n", cute_dtype_name(cfg.dtype), cfg.head_dim, arch,
-               cfg.causal ? " causal" : "", regs, spill);
-        CHECK(regs > 0 && spill >= 0 && spill <= (cfg.head_dim == 128 ? 64 : 0), "d%d %s: %ld registers, %ld "
-              "bytes spilled:\n%s", cfg.head_dim, arch, regs, spill, report);
-        free(report);
+                                     .causal = (i & 1) != 0, .lse = true, .variant = CUTE_ATTENTION_SM80};
+        if (!report(&cfg, arch, cfg.head_dim == 128 ? 64 : 0)) return;
+    }
+    for (int i = 0; i < 6; i++) { /* the Hopper kernel: d64, d128, d256, each causal and not */
+        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = 64 << (i / 2),
+                                     .causal = (i & 1) != 0, .lse = true, .variant = CUTE_ATTENTION_HOPPER};
+        report(&cfg, "sm_90a", 0);
     }
 }
 
@@ -225,10 +276,24 @@ int main(void)
         {1, 130, 130, 2, 1, 128, false, true, CUTE_BF16, 0},
         {1, 70, 70, 2, 1, 256, true, false, CUTE_BF16, 0},
     };
-    p_is_the_a_fragment(CUTE_BF16, 128);
-    p_is_the_a_fragment(CUTE_F16, 64);
+    /* the Hopper kernel: several key tiles (128 keys; 176 at d128 non-causal), partial ones */
+    static const attn_case hopper_small[] = {
+        {1, 200, 200, 2, 2, 64, false, false, CUTE_BF16, 0},
+        {1, 200, 131, 4, 2, 64, true, true, CUTE_F16, 0},
+        {1, 200, 200, 2, 1, 128, true, false, CUTE_BF16, 0.2},
+        {2, 70, 400, 1, 1, 128, false, true, CUTE_F16, 0},
+        {1, 150, 150, 1, 1, 256, true, false, CUTE_BF16, 0},
+    };
+    for (int hopper = 0; hopper < 2; hopper++) {
+        p_is_the_a_fragment(CUTE_BF16, 128, hopper);
+        p_is_the_a_fragment(CUTE_F16, 64, hopper);
+    }
+    p_is_the_a_fragment(CUTE_BF16, 256, true);
     misuse();
+    wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("interp", "attention", small);
+    wanted = CUTE_ATTENTION_HOPPER;
+    ATTN_TEST_ON("interp", "attention", hopper_small);
     register_reports();
     static const attn_case moderate[] = {
         {2, 1000, 1000, 6, 2, 128, true, true, CUTE_BF16, 0},
@@ -237,6 +302,9 @@ int main(void)
         {2, 513, 300, 2, 2, 128, false, true, CUTE_F16, 0},
         {1, 1000, 1000, 4, 2, 256, true, true, CUTE_F16, 0},
     };
+    wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("cuda", "attention", moderate);
+    wanted = CUTE_ATTENTION_HOPPER;
+    ATTN_TEST_ON("cuda", "attention (hopper)", moderate);
     return CHECK_DONE("attention_test");
 }

@@ -1,6 +1,7 @@
 /* The backward's dK/dV kernel: one block of 4 warps per (64 key rows, key/value head,
  * batch), K and V resident in shared memory; for each query head of its group and each
- * query tile that sees its keys, Q and dO loaded by cp.async and
+ * query tile that sees its keys, Q and dO loaded by cp.async into one of two stages (the
+ * next tile's in flight while this one's products run) and
  *
  *   S^T = K Q^T, dP^T = V dO^T          (K and V the A operands, Q and dO K-major B)
  *   mask; P^T and dS^T per column (the query's LSE and D; bwd_step.c)
@@ -43,19 +44,28 @@ static kv_block kv_tiles(cute_ctx *c, const attn_plan *p, const cute_tensor *m)
 }
 
 typedef struct kv_smem {
-    cute_tensor k, v, q, dout, qt, dot; /* (64, D); qt, dot: Q and dO seen as (D, 64) */
+    cute_tensor k, v;     /* (64, D) */
+    cute_tensor q, dout;  /* (64, D, 2): two stages, the next tile landing while this one is used */
 } kv_smem;
 
 static kv_smem kv_smem_tiles(cute_ctx *c, const attn_plan *p)
 {
     cute_smem_allocator A = cute_smem_allocator_new(c);
+    cute_composed two = attn_smem_tile(cute_ctx_alg(c), p->cfg.dtype, p->bm, p->d, 2);
     kv_smem s;
-    cute_tensor *all[4] = {&s.k, &s.v, &s.q, &s.dout};
-    for (int i = 0; i < 4; i++)
-        *all[i] = cute_smem_alloc_tensor_swizzled(c, &A, p->cfg.dtype, p->smem_kv.sw, p->smem_kv.layout, 16);
-    s.qt = attn_transposed(c, p, s.q, p->bm);
-    s.dot = attn_transposed(c, p, s.dout, p->bm);
+    s.k = cute_smem_alloc_tensor_swizzled(c, &A, p->cfg.dtype, p->smem_kv.sw, p->smem_kv.layout, 16);
+    s.v = cute_smem_alloc_tensor_swizzled(c, &A, p->cfg.dtype, p->smem_kv.sw, p->smem_kv.layout, 16);
+    s.q = cute_smem_alloc_tensor_swizzled(c, &A, p->cfg.dtype, two.sw, two.layout, 16);
+    s.dout = cute_smem_alloc_tensor_swizzled(c, &A, p->cfg.dtype, two.sw, two.layout, 16);
     return s;
+}
+
+/* step `it` of the block's loop: query head h of the group, query tile mb */
+static void step_of(cute_ctx *c, const kv_block *t, cute_int it, cute_int *h, cute_int *mb)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    *h = cute_add(a, cute_mul(a, t->hk, t->group), cute_div(a, it, t->m_count));
+    *mb = cute_add(a, t->m_first, cute_mod(a, it, t->m_count));
 }
 
 /* one query tile (h, m): its Q and dO into shared memory, and S^T's coordinates (key j,
@@ -75,16 +85,26 @@ static cute_tensor along_queries(cute_ctx *c, const attn_plan *p, cute_tensor mL
     return cute_tensor_compose(c, cols, &bt);
 }
 
-static q_step load_q_tile(cute_ctx *c, const attn_plan *p, const cute_tensor *m, const kv_block *t, cute_int h,
-                          cute_int mb, const kv_smem *s)
+/* step it's Q and dO tiles into stage it % 2 (not committed) */
+static void issue_q_tile(cute_ctx *c, const attn_plan *p, const cute_tensor *m, const kv_block *t, cute_int it,
+                         const kv_smem *s)
 {
     cute_alg *a = cute_ctx_alg(c);
+    cute_int h, mb, stage = cute_mod(a, it, cute_i(2));
+    step_of(c, t, it, &h, &mb);
     cute_tensor idq = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", t->sq, (long long)p->d));
     cute_tensor cQ = cute_tensor_local_tile(c, idq, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d),
                                             CUTE_CRD(mb, 0), NULL);
-    attn_load_tile(c, p, attn_bwd_rows_tile(c, p, m[0], t->b, h, mb, p->bm), cQ, t->sq, s->q);
-    attn_load_tile(c, p, attn_bwd_rows_tile(c, p, m[5], t->b, h, mb, p->bm), cQ, t->sq, s->dout);
-    cute_cp_async_commit_group(c);
+    attn_load_tile(c, p, attn_bwd_rows_tile(c, p, m[0], t->b, h, mb, p->bm), cQ, t->sq,
+                   CUTE_SLICE(c, s->q, CUTE_ALL, CUTE_ALL, stage));
+    attn_load_tile(c, p, attn_bwd_rows_tile(c, p, m[5], t->b, h, mb, p->bm), cQ, t->sq,
+                   CUTE_SLICE(c, s->dout, CUTE_ALL, CUTE_ALL, stage));
+}
+
+static q_step step_tiles(cute_ctx *c, const attn_plan *p, const cute_tensor *m, const kv_block *t, cute_int h,
+                         cute_int mb)
+{
+    cute_alg *a = cute_ctx_alg(c);
     cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%I)", t->sk, t->sq));
     q_step q = {cute_tensor_local_tile(c, ids, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bn, (long long)p->bm),
                                        CUTE_CRD(t->n_block, mb), NULL),
@@ -113,11 +133,14 @@ typedef struct kv_ops {
     attn_operand k, v, q, dout, qt, dot;
 } kv_ops;
 
-static kv_ops kv_operands(cute_ctx *c, const attn_plan *p, const kv_smem *s)
+/* K and V's operands, and Q's and dO's of stage `stage` */
+static kv_ops kv_operands(cute_ctx *c, const attn_plan *p, const kv_smem *s, cute_int stage)
 {
+    cute_tensor q = CUTE_SLICE(c, s->q, CUTE_ALL, CUTE_ALL, stage), dout = CUTE_SLICE(c, s->dout, CUTE_ALL, CUTE_ALL, stage);
     kv_ops o = {attn_operand_make(c, p, &p->s2r_q, s->k, true), attn_operand_make(c, p, &p->s2r_q, s->v, true),
-                attn_operand_make(c, p, &p->s2r_k, s->q, false), attn_operand_make(c, p, &p->s2r_k, s->dout, false),
-                attn_operand_make(c, p, &p->s2r_v, s->qt, false), attn_operand_make(c, p, &p->s2r_v, s->dot, false)};
+                attn_operand_make(c, p, &p->s2r_k, q, false), attn_operand_make(c, p, &p->s2r_k, dout, false),
+                attn_operand_make(c, p, &p->s2r_v, attn_transposed(c, p, q, p->bm), false),
+                attn_operand_make(c, p, &p->s2r_v, attn_transposed(c, p, dout, p->bm), false)};
     return o;
 }
 
@@ -152,8 +175,9 @@ static void dkdv_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor
     kv_smem s = kv_smem_tiles(c, p);
     attn_load_tile(c, p, t.gK, t.cK, t.sk, s.k);
     attn_load_tile(c, p, t.gV, t.cK, t.sk, s.v);
+    cute_int steps = cute_mul(a, t.group, t.m_count); /* every (head of the group, query tile), in order */
+    CUTE_IF(c, cute_int_lt(c, cute_i(0), steps)) { issue_q_tile(c, p, m, &t, cute_i(0), &s); }
     cute_cp_async_commit_group(c);
-    kv_ops o = kv_operands(c, p, &s);
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0));
     kv_acc acc = {cute_partition_fragment_C(c, thr, t.gK), cute_partition_fragment_C(c, thr, t.gV), {0}, {0}};
     cute_tensor st = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bn, (long long)p->bm));
@@ -161,15 +185,17 @@ static void dkdv_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor
     acc.dp = cute_make_fragment_like(c, acc.s);
     cute_clear(c, acc.dk);
     cute_clear(c, acc.dv);
-    /* every (head of the group, query tile) in order: one flat loop */
-    CUTE_FOR(c, it, cute_i(0), cute_mul(a, t.group, t.m_count)) {
-        cute_int h = cute_add(a, cute_mul(a, t.hk, t.group), cute_div(a, it, t.m_count));
-        cute_int mb = cute_add(a, t.m_first, cute_mod(a, it, t.m_count));
-        cute_barrier(c); /* every warp is done with the last Q and dO */
-        q_step q = load_q_tile(c, p, m, &t, h, mb, &s);
-        cute_cp_async_wait_group(c, 0); /* (and, the first time, K and V) */
+    CUTE_FOR(c, it, cute_i(0), steps) {
+        cute_int next = cute_add(a, it, cute_i(1)), h, mb;
+        CUTE_IF(c, cute_int_lt(c, next, steps)) { issue_q_tile(c, p, m, &t, next, &s); }
+        cute_cp_async_commit_group(c); /* (empty at the last step: the wait below stays one group behind) */
+        cute_cp_async_wait_group(c, 1); /* step it's tiles (and, the first time, K and V) have landed */
         cute_barrier(c);
+        step_of(c, &t, it, &h, &mb);
+        q_step q = step_tiles(c, p, m, &t, h, mb);
+        kv_ops o = kv_operands(c, p, &s, cute_mod(a, it, cute_i(2)));
         q_tile_step(c, p, &t, &q, &o, &acc, mb, scale_log2);
+        cute_barrier(c); /* every warp is done with this stage before step it + 1 refills it */
     }
     cute_cp_async_wait_group(c, 0); /* a block whose keys no query sees loaded K and V all the same */
     attn_bwd_store(c, p, thr, acc.dk, &scale, t.gdK, t.cK, t.sk);

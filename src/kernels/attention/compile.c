@@ -22,13 +22,21 @@ static int make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATTN
     return cfg->lse ? ATTN_VARLEN_NARGS : ATTN_VARLEN_LSE;
 }
 
+cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg)
+{
+    if (cfg->variant != CUTE_ATTENTION_AUTO) return cfg->variant;
+    bool hopper = cute_runtime_target_arch(rt) == 90 && !cfg->window && !cfg->varlen; /* what it takes */
+    return hopper ? CUTE_ATTENTION_HOPPER : CUTE_ATTENTION_SM80;
+}
+
 const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err,
                                       size_t n)
 {
     cute_alg a;
     cute_alg_init(&a, NULL);
     attn_plan *plan = malloc(sizeof *plan);
-    if (!plan || !attn_plan_make(&a, cfg, plan)) {
+    bool hopper = attn_variant(rt, cfg) == CUTE_ATTENTION_HOPPER;
+    if (!plan || !(hopper ? attn_plan_hopper(&a, cfg, cute_runtime_target_arch(rt), plan) : attn_plan_make(&a, cfg, plan))) {
         snprintf(err, n, "%s", plan ? a.error : "attention: out of memory");
         free(plan);
         return NULL;
@@ -36,11 +44,13 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
     cute_arg_spec specs[ATTN_VARLEN_NARGS];
     int nargs = make_specs(cfg, specs);
     char name[80];
-    int len = snprintf(name, sizeof name, "attention_fwd_%s_d%d%s%s%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
-                       cfg->causal ? "_causal" : "", cfg->lse ? "_lse" : "", cfg->varlen ? "_varlen" : "");
+    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s", hopper ? "_hopper" : "",
+                       cute_dtype_name(cfg->dtype), cfg->head_dim, (long long)plan->bn, cfg->causal ? "_causal" : "",
+                       cfg->lse ? "_lse" : "", cfg->varlen ? "_varlen" : "");
     if (cfg->window)
         snprintf(name + len, sizeof name - (size_t)len, "_w%d_%d", cfg->window_left, cfg->window_right);
-    const cute_fn *f = cute_compile(rt, name, cfg->varlen ? attn_fwd_varlen_host : attn_fwd_host, plan, nargs,
+    cute_host_fn host = hopper ? attn_hopper_host : cfg->varlen ? attn_fwd_varlen_host : attn_fwd_host;
+    const cute_fn *f = cute_compile(rt, name, host, plan, nargs,
                                     specs, err, n);
     free(plan); /* only needed while tracing */
     return f;

@@ -49,11 +49,16 @@ static cute_tiled_copy make_s2r(cute_alg *a, const attn_plan *p, const char *lds
     return cute_make_tiled_copy_mma(a, &atom, &p->mma, op);
 }
 
-/* CuTe's SM80 swizzle atom (128-byte rows of D) tiled over (rows, D) */
 static cute_composed smem_tile(cute_alg *a, cute_dtype d, int64_t rows, int64_t D)
 {
+    return attn_smem_tile(a, d, rows, D, 1);
+}
+
+cute_composed attn_smem_tile(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages)
+{
     cute_composed atom = cute_smem_atom_sm80(a, d, CUTE_MAJOR_K, D, 128);
-    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld)", (long long)rows, (long long)D);
+    cute_tuple shape = stages > 1 ? cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)rows, (long long)D, stages)
+                                  : cute_tuple_fmt(a, "(%lld,%lld)", (long long)rows, (long long)D);
     return cute_smem_layout_staged(a, &atom, &shape);
 }
 
@@ -62,6 +67,8 @@ bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
     /* 128 x 64 tiles of S (O's accumulators a thread: D / 2 at 64 and 128, S's 64); at head
      * dim 256, 64 x 64 (each warp 16 rows: O's 128 and S's 32 a thread), as FlashAttention
      * 2's SM80 kernel tiles it */
+    if (cfg->block_n && cfg->block_n != 64)
+        return cute_alg_fail(a, "attention: the SM80 kernel's key tiles are 64 keys (block_n %d)", cfg->block_n);
     return attn_plan_sized(a, cfg, p, cfg->head_dim == 256 ? 64 : 128, 4);
 }
 

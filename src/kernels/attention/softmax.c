@@ -8,33 +8,41 @@
 #include "cutec/reduce.h"
 #include "kernels/attention/attention_internal.h"
 
-/* the extents of an accumulator's M and N modes (MMA_M, MMA_N) */
-static void acc_extents(cute_alg *a, const cute_layout *acc, int64_t *mm, int64_t *nn)
+/* the extents of an accumulator's modes: its values (4 vn: vn n8 atoms' C fragments, 1 for
+ * mma.sync, N / 8 for a wgmma 64xN), MMA_M and MMA_N */
+static void acc_extents(cute_alg *a, const cute_layout *acc, int64_t *vn, int64_t *mm, int64_t *nn)
 {
-    cute_layout m = cute_get(a, acc, 1), n = cute_get(a, acc, 2);
-    *mm = cute_size(a, &m).v, *nn = cute_size(a, &n).v;
+    cute_layout v = cute_get(a, acc, 0), m = cute_get(a, acc, 1), n = cute_get(a, acc, 2);
+    *vn = cute_size(a, &v).v / 4, *mm = cute_size(a, &m).v, *nn = cute_size(a, &n).v;
 }
 
-/* ((2,MMA_M),(2,MMA_N)) -> the fragment's colexicographic index v0 + 2 v1 + 4 m + 4 MMA_M n */
+/* ((2,MMA_M),(2,vn,MMA_N)) -> the fragment's colexicographic index v0 + 2 v1 + 4 v2 +
+ * 4 vn m + 4 vn MMA_M n (v2: the n8 atom within the value mode) */
 cute_tensor attn_rowcol(cute_ctx *c, cute_tensor acc)
 {
     cute_alg *a = cute_ctx_alg(c);
-    int64_t mm, nn;
-    acc_extents(a, &acc.layout, &mm, &nn);
-    cute_layout rc = cute_layout_fmt(a, "((2,%lld),(2,%lld)):((2,4),(1,%lld))", (long long)mm,
-                                     (long long)nn, (long long)(4 * mm));
+    int64_t vn, mm, nn;
+    acc_extents(a, &acc.layout, &vn, &mm, &nn);
+    cute_layout rc = cute_layout_fmt(a, "((2,%lld),(2,%lld,%lld)):((2,%lld),(1,4,%lld))", (long long)mm,
+                                     (long long)vn, (long long)nn, (long long)(4 * vn), (long long)(4 * vn * mm));
     cute_tiler t = cute_tiler_layout(&rc);
     return cute_tensor_compose(c, acc, &t);
 }
 
-/* ((2,2,2),MMA_M,MMA_N/2) -> the C fragment's index: A value (v0,v1,v2) of k block j is C
- * value (v0,v1) of n8 atom 2j + v2 */
+/* ((2,2,2),MMA_M,K blocks) -> the C fragment's index: A value (v0,v1,v2) of k block j is C
+ * value (v0,v1) of n8 atom 2j + v2.  mma.sync (vn = 1): the atoms are MMA_N's; wgmma (one
+ * atom along N: MMA_N = 1): the value mode's */
 cute_layout attn_c_as_a(cute_alg *a, const cute_layout *acc)
 {
-    int64_t mm, nn;
-    acc_extents(a, acc, &mm, &nn);
-    return cute_layout_fmt(a, "((2,2,2),%lld,%lld):((1,2,%lld),4,%lld)", (long long)mm,
-                           (long long)(nn / 2), (long long)(4 * mm), (long long)(8 * mm));
+    int64_t vn, mm, nn;
+    acc_extents(a, acc, &vn, &mm, &nn);
+    if (vn == 1)
+        return cute_layout_fmt(a, "((2,2,2),%lld,%lld):((1,2,%lld),4,%lld)", (long long)mm,
+                               (long long)(nn / 2), (long long)(4 * mm), (long long)(8 * mm));
+    if (nn != 1 || vn % 2) cute_alg_fail(a, "attention: P's accumulators (%lld n8 atoms a value mode, MMA_N "
+                                         "%lld) are not a wgmma's", (long long)vn, (long long)nn);
+    return cute_layout_fmt(a, "((2,2,2),%lld,%lld):((1,2,4),%lld,8)", (long long)mm, (long long)(vn / 2),
+                           (long long)(4 * vn));
 }
 
 attn_rows attn_rows_start(cute_ctx *c, int n)
@@ -61,13 +69,12 @@ static cute_ssa times(cute_ctx *c, cute_ssa x, cute_val k)
     return cute_ssa_binop(c, CUTE_OP_MUL, x, cute_ssa_scalar(c, k, x.shape));
 }
 
-void attn_softmax_tile(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o,
-                       cute_val scale_log2)
+void attn_softmax_scores(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr)
 {
-    cute_tensor S = attn_rowcol(c, acc_s), O = attn_rowcol(c, acc_o);
+    cute_tensor S = attn_rowcol(c, acc_s);
     cute_reducer max = cute_reducer_op(CUTE_OP_MAX);
     for (int i = 0; i < r->n; i++) { /* the thread's rows, unrolled */
-        cute_tensor srow = CUTE_SLICE(c, S, i, CUTE_ALL), orow = CUTE_SLICE(c, O, i, CUTE_ALL);
+        cute_tensor srow = CUTE_SLICE(c, S, i, CUTE_ALL);
         cute_ssa s = cute_tensor_load(c, srow);
         cute_val m = cute_ssa_reduce(c, CUTE_OP_MAX, s);
         cute_warp_allreduce(c, &max, &m, 4);
@@ -75,15 +82,31 @@ void attn_softmax_tile(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor
         cute_val ms = scaled_max(c, m, scale_log2);
         cute_val neg_ms = cute_val_unop(c, CUTE_OP_NEG, ms);
         /* exp2(m_old scale_log2 - m_new scale_log2): 0 on the first tile (m_old = -inf) */
-        cute_val corr = cute_val_fast(c, CUTE_OP_EXP2, cute_val_fma(c, r->m[i], scale_log2, neg_ms));
+        corr[i] = cute_val_fast(c, CUTE_OP_EXP2, cute_val_fma(c, r->m[i], scale_log2, neg_ms));
         cute_ssa p = cute_ssa_fast(c, CUTE_OP_EXP2,
                                    cute_ssa_fma(c, s, cute_ssa_scalar(c, scale_log2, s.shape),
                                                 cute_ssa_scalar(c, neg_ms, s.shape)));
         cute_tensor_store(c, srow, p);
-        cute_val_assign(c, r->l[i], cute_val_fma(c, r->l[i], corr, cute_ssa_reduce(c, CUTE_OP_ADD, p)));
-        cute_tensor_store(c, orow, times(c, cute_tensor_load(c, orow), corr));
+        cute_val_assign(c, r->l[i], cute_val_fma(c, r->l[i], corr[i], cute_ssa_reduce(c, CUTE_OP_ADD, p)));
         cute_val_assign(c, r->m[i], m);
     }
+}
+
+void attn_rescale(cute_ctx *c, const attn_rows *r, cute_tensor acc_o, const cute_val *corr)
+{
+    cute_tensor O = attn_rowcol(c, acc_o);
+    for (int i = 0; i < r->n; i++) {
+        cute_tensor orow = CUTE_SLICE(c, O, i, CUTE_ALL);
+        cute_tensor_store(c, orow, times(c, cute_tensor_load(c, orow), corr[i]));
+    }
+}
+
+void attn_softmax_tile(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o,
+                       cute_val scale_log2)
+{
+    cute_val corr[8];
+    attn_softmax_scores(c, r, acc_s, scale_log2, corr);
+    attn_rescale(c, r, acc_o, corr);
 }
 
 void attn_softmax_finish(cute_ctx *c, attn_rows *r, cute_tensor acc_o, cute_val scale_log2,

@@ -35,37 +35,41 @@ static cute_ssa scale_at(cute_ctx *c, cute_tensor t, cute_tuple crd)
     return cute_ssa_cvt(c, cute_tensor_load(c, at), CUTE_F32);
 }
 
-/* this lane's fragments of A and of x at `at`, copied in (the elements *in allows, when
- * given), and the coordinate (m, k) of its first element */
+/* a warp's state: its rows' f32 sums, the scales, and what ends its rows */
+typedef struct bs_warp {
+    cute_val acc[GEMV_MAX_ROWS];
+    cute_tensor sfa, sfb, mY;
+    cute_val alpha, beta;
+    const gemv_tiles *tiles;
+} bs_warp;
+
+/* this lane's fragments of A (its rows) and of x (once) at `at`, copied in (pred: the
+ * vectors inside the bounds), and the coordinates of A's */
 typedef struct lane_fragments {
-    cute_tensor rA, rX;
-    cute_int m, k;
+    cute_tensor rA, rX, crd;
 } lane_fragments;
 
 static lane_fragments load_fragments(cute_ctx *c, const gemv_plan *p, cute_thr_copy thr,
-                                     const gemv_tiles *t, cute_tuple at, const cute_ssa *in)
+                                     const gemv_tiles *t, cute_tuple at, bool pred)
 {
-    cute_tensor tA = cute_partition_S(c, thr, cute_tensor_slice(c, t->gA, at));
+    lane_fragments f;
+    f.crd = cute_partition_S(c, thr, cute_tensor_slice(c, t->cA, at));
+    cute_tensor crd0 = gemv_lane_row(c, p, f.crd, 0);
+    f.rA = gemv_load_part(c, p, cute_partition_S(c, thr, cute_tensor_slice(c, t->gA, at)),
+                          pred ? &f.crd : NULL, t->bound);
     cute_tensor tX = cute_partition_S(c, thr, cute_tensor_slice(c, t->gX[0], at));
-    lane_fragments f = {.rA = cute_make_fragment_like(c, tA), .rX = cute_make_fragment_like(c, tX)};
-    if (in)
-        cute_copy_if_whole(c, &p->tc.atom, *in, tA, f.rA),
-            cute_copy_if_whole(c, &p->tc.atom, *in, tX, f.rX);
-    else
-        cute_copy(c, &p->tc.atom, tA, f.rA), cute_copy(c, &p->tc.atom, tX, f.rX);
-    cute_tensor crd = cute_partition_S(c, thr, cute_tensor_slice(c, t->cA, at));
-    f.m = crd.coord.leaf[0], f.k = crd.coord.leaf[1];
+    f.rX = gemv_load_part(c, p, gemv_lane_row(c, p, tX, 0), pred ? &crd0 : NULL, t->bound);
     return f;
 }
 
-/* this lane's vector of A and of x at `at`: products summed per scale block, each sum times
- * its scales, added to acc */
-static void vector_fma(cute_ctx *c, const gemv_plan *p, cute_thr_copy thr, const gemv_tiles *t,
-                       cute_tuple at, cute_tensor sfa, cute_tensor sfb, cute_val acc,
-                       const cute_ssa *in)
+/* sm_100a: this lane's vector of A and of x at `at` (one row, one vector): products summed
+ * per scale block, each sum times its scales, added to acc */
+static void vector_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                       cute_tuple at, bool pred, void *user)
 {
     cute_alg *a = cute_ctx_alg(c);
-    lane_fragments f = load_fragments(c, p, thr, t, at, in);
+    bs_warp *w = user;
+    lane_fragments f = load_fragments(c, p, th->thr, t, at, pred);
     cute_ssa prod =
         cute_ssa_binop(c, CUTE_OP_MUL, cute_ssa_cvt(c, cute_tensor_load(c, f.rA), CUTE_F32),
                        cute_ssa_cvt(c, cute_tensor_load(c, f.rX), CUTE_F32));
@@ -73,71 +77,125 @@ static void vector_fma(cute_ctx *c, const gemv_plan *p, cute_thr_copy thr, const
     cute_tensor blocks = cute_make_rmem_tensor_like(c, f.rA, CUTE_F32);
     cute_tensor_store(c, blocks, prod);
     blocks.layout = cute_layout_fmt(a, "(%d,%d):(1,%d)", per, vec / per, per); /* (block, blocks) */
-    cute_int m = f.m, k = f.k;
+    cute_int m = f.crd.coord.leaf[0], k = f.crd.coord.leaf[1];
     cute_int last = cute_sub(a, t->kend, cute_i(1)); /* a tail vector past K reads K - 1's */
     for (int j = 0; j < vec / per; j++) {
         cute_int kj = cute_min(a, cute_add(a, k, cute_i((int64_t)j * per)), last);
         cute_val s = cute_ssa_reduce(c, CUTE_OP_ADD,
                                      cute_tensor_load(c, CUTE_SLICE(c, blocks, CUTE_ALL, j)));
-        cute_val sa = cute_ssa_get(c, scale_at(c, sfa, CUTE_CRD(m, kj, t->l)), 0);
-        cute_val sb = cute_ssa_get(c, scale_at(c, sfb, CUTE_CRD(0, kj, t->l)), 0);
-        cute_val_assign(c, acc, cute_val_fma(c, s, cute_val_binop(c, CUTE_OP_MUL, sa, sb), acc));
+        cute_val sa = cute_ssa_get(c, scale_at(c, w->sfa, CUTE_CRD(m, kj, t->l)), 0);
+        cute_val sb = cute_ssa_get(c, scale_at(c, w->sfb, CUTE_CRD(0, kj, t->l)), 0);
+        cute_val_assign(c, w->acc[0],
+                        cute_val_fma(c, s, cute_val_binop(c, CUTE_OP_MUL, sa, sb), w->acc[0]));
     }
 }
 
-/* The 8 e2m1 of a word, times 2^-14, in the order 0,4,1,5,2,6,3,7.  Each pair of nibbles
- * 16 bits apart (i, i+4) is moved into an f16 pair in one step: the sign to bit 15, the
- * exponent and fraction bits to bits 9-11, so the f16 of exponent field e and fraction m is
- * exactly 2^-14 times the e2m1 of e and m (e = 0 included: both are subnormal-like, m/2).
- * cvt.f32.f16 is exact. */
-static void decode_word(cute_ctx *c, cute_val w, cute_val out[8])
+/* The 8 e2m1 of a word (element 0 in the low nibble) as f16 into out (8), each 2^-14 times
+ * its e2m1, in the order 0,4,1,5,2,6,3,7.  Each pair of nibbles 16 bits apart (i, i+4) moves
+ * into an f16 pair in one step: the sign to bit 15, the exponent and fraction bits to bits
+ * 9-11, so the f16 of exponent field e and fraction m is exactly 2^-14 times the e2m1 of e
+ * and m (e = 0 included: both are subnormal-like, m/2). */
+static void word_to_f16(cute_ctx *c, cute_val w, cute_tensor out)
 {
     static const int mag_shift[4] = {9, 5, 1, -3}, sign_shift[4] = {12, 8, 4, 0};
-    cute_val mags = cute_val_int(c, CUTE_U32, 0x0E000E00),
-             signs = cute_val_int(c, CUTE_U32, 0x80008000);
+#define U32(v) cute_val_int(c, CUTE_U32, (v))
+    cute_val mags = U32(0x0E000E00), signs = U32(0x80008000);
     for (int i = 0; i < 4; i++) {
         int ms = mag_shift[i], ss = sign_shift[i];
-        cute_val m = cute_val_binop(c, ms >= 0 ? CUTE_OP_SHL : CUTE_OP_SHR, w,
-                                    cute_val_int(c, CUTE_U32, ms >= 0 ? ms : -ms));
-        cute_val sg = cute_val_binop(c, CUTE_OP_SHL, w, cute_val_int(c, CUTE_U32, ss));
+        cute_val m =
+            cute_val_binop(c, ms >= 0 ? CUTE_OP_SHL : CUTE_OP_SHR, w, U32(ms >= 0 ? ms : -ms));
+        cute_val sg = ss ? cute_val_binop(c, CUTE_OP_SHL, w, U32(ss)) : w;
         cute_val h = cute_val_binop(c, CUTE_OP_OR, cute_val_binop(c, CUTE_OP_AND, m, mags),
                                     cute_val_binop(c, CUTE_OP_AND, sg, signs));
-        cute_val hi = cute_val_binop(c, CUTE_OP_SHR, h, cute_val_int(c, CUTE_U32, 16));
         for (int half = 0; half < 2; half++) {
-            cute_val bits = cute_val_cvt(c, half ? hi : h, CUTE_U16); /* the low 16 bits */
-            out[2 * i + half] =
-                cute_val_cvt(c, cute_val_bitcast(c, bits, cute_type_of(CUTE_F16)), CUTE_F32);
+            cute_val bits = cute_val_cvt(c, half ? cute_val_binop(c, CUTE_OP_SHR, h, U32(16)) : h,
+                                         CUTE_U16); /* the low 16 bits */
+            cute_val f = cute_val_bitcast(c, bits, cute_type_of(CUTE_F16));
+            cute_tensor_store(c, CUTE_SLICE(c, out, 2 * i + half),
+                              cute_ssa_scalar(c, f, cute_tuple_int(cute_i(1))));
+        }
+    }
+#undef U32
+}
+
+/* decoded f16 of one vector (4 words: 32 elements) as (pair, pair of the block, block),
+ * times `scale` (a power of two: exact) when given */
+static cute_tensor decoded(cute_ctx *c, cute_tensor words, const cute_val *scale)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_ssa w = cute_tensor_load(c, words);
+    cute_tensor t = cute_make_rmem_tensor(c, CUTE_F16, cute_layout_fmt(a, "(%d):(1)", 8 * w.n));
+    cute_tensor by_word = t;
+    by_word.layout = cute_layout_fmt(a, "(8,%d):(1,8)", w.n);
+    for (int j = 0; j < w.n; j++)
+        word_to_f16(c, cute_ssa_get(c, w, j), CUTE_SLICE(c, by_word, CUTE_ALL, j));
+    if (scale)
+        cute_tensor_store(c, t,
+                          cute_ssa_binop(c, CUTE_OP_MUL, cute_tensor_load(c, t),
+                                         cute_ssa_scalar(c, *scale, t.layout.shape)));
+    t.layout = cute_layout_fmt(a, "(2,8,%d):(1,2,16)", w.n / 2);
+    return t;
+}
+
+/* sum of a scale block's 16 products (f16 pairs chained: each half of the pair adds 8
+ * products, 2^-14 times multiples of 1/4 up to 36: multiples of 2^-16 below 2^-5, exact in
+ * f16, subnormals included), in f32 */
+static cute_val block_sum(cute_ctx *c, cute_tensor da, cute_tensor dx, int b)
+{
+    cute_ssa s =
+        cute_ssa_binop(c, CUTE_OP_MUL, cute_tensor_load(c, CUTE_SLICE(c, da, CUTE_ALL, 0, b)),
+                       cute_tensor_load(c, CUTE_SLICE(c, dx, CUTE_ALL, 0, b)));
+    for (int j = 1; j < 8; j++)
+        s = cute_ssa_fma(c, cute_tensor_load(c, CUTE_SLICE(c, da, CUTE_ALL, j, b)),
+                         cute_tensor_load(c, CUTE_SLICE(c, dx, CUTE_ALL, j, b)), s);
+    return cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_cvt(c, s, CUTE_F32));
+}
+
+/* words: the lane's `unroll` vectors of A (each of its rows) and of x at `at`; x decoded
+ * once for the rows; each scale block's sum times its two scales added to the row's acc
+ * (in units of 2^-14: the decode's factor, applied at the end) */
+static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                      cute_tuple at, bool pred, void *user)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    bs_warp *w = user;
+    lane_fragments f = load_fragments(c, p, th->thr, t, at, pred);
+    cute_tensor crd = f.crd;
+    /* x decoded to its values (2^14 times the decode), A to 2^-14 times its */
+    cute_val two14 = cute_val_const(c, CUTE_F16, 16384.0);
+    cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(1));
+    for (int u = 0; u < p->unroll; u++) {
+        cute_tuple vu = CUTE_CRD(CUTE_ALL, 0, u);
+        cute_tensor dx = decoded(c, cute_tensor_slice(c, f.rX, vu), &two14);
+        for (int r = 0; r < p->rows; r++) {
+            cute_tensor da =
+                decoded(c, cute_tensor_slice(c, gemv_lane_row(c, p, f.rA, r), vu), NULL);
+            cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, crd, r), vu);
+            cute_int m = cu.coord.leaf[0], kw = cu.coord.leaf[1];
+            for (int b = 0; b < 2; b++) { /* two blocks of 16 in a vector of 32 */
+                cute_int k =
+                    cute_min(a, cute_add(a, cute_mul(a, kw, cute_i(8)), cute_i(16 * b)), last);
+                cute_val sa = cute_ssa_get(c, scale_at(c, w->sfa, CUTE_CRD(m, k, t->l)), 0);
+                cute_val sb = cute_ssa_get(c, scale_at(c, w->sfb, CUTE_CRD(0, k, t->l)), 0);
+                cute_val_assign(c, w->acc[r],
+                                cute_val_fma(c, block_sum(c, da, dx, b),
+                                             cute_val_binop(c, CUTE_OP_MUL, sa, sb), w->acc[r]));
+            }
         }
     }
 }
 
-/* words: this lane's 4 words of A and of x at `at` decoded, products summed per scale block
- * (sf_vec / 8 words), each sum times its scales (and 2^28, the decode's factor), added to acc */
-static void words_fma(cute_ctx *c, const gemv_plan *p, cute_thr_copy thr, const gemv_tiles *t,
-                      cute_tuple at, cute_tensor sfa, cute_tensor sfb, cute_val acc,
-                      const cute_ssa *in)
+/* each row's sum over the warp (words: times 2^14, the decode's factor), lane 0 writing */
+static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *user)
 {
     cute_alg *a = cute_ctx_alg(c);
-    lane_fragments f = load_fragments(c, p, thr, t, at, in);
-    cute_ssa wa = cute_tensor_load(c, f.rA), wx = cute_tensor_load(c, f.rX);
-    cute_int m = f.m, kw = f.k;
-    cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(1));
-    int per = p->cfg.sf_vec / 8; /* words per scale block */
-    cute_val two28 = cute_val_const(c, CUTE_F32, 268435456.0);
-    for (int b = 0; b < wa.n / per; b++) {
-        cute_val s = cute_val_const(c, CUTE_F32, 0.0);
-        for (int j = b * per; j < (b + 1) * per; j++) {
-            cute_val da[8], dx[8];
-            decode_word(c, cute_ssa_get(c, wa, j), da);
-            decode_word(c, cute_ssa_get(c, wx, j), dx);
-            for (int e = 0; e < 8; e++) s = cute_val_fma(c, da[e], dx[e], s);
-        }
-        cute_int k = cute_min(a, cute_mul(a, cute_add(a, kw, cute_i(b * per)), cute_i(8)), last);
-        cute_val sa = cute_ssa_get(c, scale_at(c, sfa, CUTE_CRD(m, k, t->l)), 0);
-        cute_val sb = cute_ssa_get(c, scale_at(c, sfb, CUTE_CRD(0, k, t->l)), 0);
-        cute_val scale =
-            cute_val_binop(c, CUTE_OP_MUL, cute_val_binop(c, CUTE_OP_MUL, sa, sb), two28);
-        cute_val_assign(c, acc, cute_val_fma(c, s, scale, acc));
+    bs_warp *w = user;
+    for (int r = 0; r < p->rows; r++) {
+        cute_val sum = w->acc[r];
+        if (p->words)
+            sum = cute_val_binop(c, CUTE_OP_MUL, sum, cute_val_const(c, CUTE_F32, 16384.0));
+        gemv_finish_warp(c, p, &sum, cute_add(a, row0, cute_i(r)), w->mY, w->mY, w->tiles, w->alpha,
+                         w->beta);
     }
 }
 
@@ -148,27 +206,11 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
     cute_alg *a = cute_ctx_alg(c);
     cute_int K = mA.layout.shape.leaf[1]; /* (words: in words) */
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, cute_max(a, K, cute_i(1)));
-    gemv_thread th = gemv_thread_start(c, p, &t, false); /* one f32 sum: below */
-    cute_thr_copy thr = th.thr;
-    cute_int row = th.first.coord.leaf[0]; /* this warp's row */
-    int64_t tk = cute_gemv_k_tile(&p->cfg) / (p->words ? 8 : 1);
-    void (*fma)(cute_ctx *, const gemv_plan *, cute_thr_copy, const gemv_tiles *, cute_tuple,
-                cute_tensor, cute_tensor, cute_val, const cute_ssa *) =
-        p->words ? words_fma : vector_fma;
-    CUTE_IF(c, cute_int_lt(c, row, mA.layout.shape.leaf[0])) {
-        cute_val acc = cute_val_var(c, cute_val_const(c, CUTE_F32, 0.0));
-        cute_int full = cute_div(a, K, cute_i(tk));
-        CUTE_FOR(c, kt, cute_i(0), full) {
-            fma(c, p, thr, &t, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), sfa, sfb, acc, NULL);
-        }
-        CUTE_IF(c, cute_int_lt(c, cute_mul(a, full, cute_i(tk)), K)) {
-            cute_tuple at = CUTE_CRD(CUTE_ALL, CUTE_ALL, full);
-            cute_ssa in = cute_elem_less(
-                c, cute_partition_S(c, thr, cute_tensor_slice(c, t.cA, at)), t.bound);
-            fma(c, p, thr, &t, at, sfa, sfb, acc, &in);
-        }
-        gemv_finish_warp(c, p, &acc, row, mY, mY, &t, alpha, beta);
-    }
+    gemv_thread th = gemv_thread_start(c, p, &t, false); /* f32 sums: below */
+    bs_warp w = {.sfa = sfa, .sfb = sfb, .mY = mY, .alpha = alpha, .beta = beta, .tiles = &t};
+    for (int r = 0; r < p->rows; r++) w.acc[r] = cute_val_var(c, cute_val_const(c, CUTE_F32, 0.0));
+    gemv_warp_rows(c, p, &th, &t, mA.layout.shape.leaf[0], p->ktile,
+                   p->words ? words_fma : vector_fma, finish_rows, &w);
 }
 
 /* arguments: A (M,K,L), SFA (n), x (K,1,L), SFB (n), y (M,1,L), alpha, beta */
@@ -184,7 +226,8 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg)
     if (p->words) /* 8 e2m1 to a u32 */
         mA = cute_tensor_recast(c, mA, CUTE_U32), mX = cute_tensor_recast(c, mX, CUTE_U32);
     cute_tensor xb = gemv_broadcast_x(c, mX, M);
-    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, M, cute_i(p->threads / 32)), cute_i(1), L},
-                           .block = {cute_i(p->threads)}};
+    cute_launch_cfg cfg = {
+        .grid = {cute_ceil_div(a, M, cute_i(p->threads / 32 * p->rows)), cute_i(1), L},
+        .block = {cute_i(p->threads)}};
     CUTE_LAUNCH(c, blockscaled_kernel, cfg, mA, sfa, xb, sfb, mY, arg[5].f, arg[6].f);
 }

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "check_interp.h"
+#include "kernels/gemv/refusal_testkit.h"
 #include "cutec/gemv.h"
 #include "cutec/numeric.h"
 #include "kernels/ew_ref.h"
@@ -172,17 +173,14 @@ static void refused(cute_gemv_lib *lib, const char *what, const cute_call_arg *A
                     const cute_call_arg *y, const char *word)
 {
     char err[512] = "";
-    cute_status s = cutec_gemv_nvfp4(lib, A, sa, x, sb, y, 1, 0, NULL, err, sizeof err);
-    CHECK(s == CUTE_ERR_INVALID && strstr(err, word), "%s: %s (%s), want \"%s\"", what,
-          cute_status_name(s), err, word);
+    check_refused(what, cutec_gemv_nvfp4(lib, A, sa, x, sb, y, 1, 0, NULL, err, sizeof err), err, word);
 }
 
 static void validation(cute_runtime *rt)
 {
-    cute_backend *b = cute_runtime_backend(rt);
-    cute_buffer buf;
-    CHECK(b->vt->alloc(b->self, 1 << 16, &buf) == CUTE_OK, "alloc");
-    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    refusal_kit kit = refusal_kit_new(rt);
+    cute_buffer buf = kit.buf;
+    cute_gemv_lib *lib = kit.lib;
     int64_t M = 4, K = 64, nsa = cute_gemv_sf_count(M, K, 1, 16),
             nsb = cute_gemv_sf_count(1, K, 1, 16);
     cute_call_arg A = cute_call_tensor(&buf, 0, CUTE_E2M1, 2, (int64_t[]){M, K}, (int64_t[]){K, 1});
@@ -207,8 +205,7 @@ static void validation(cute_runtime *rt)
     refused(lib, "A 8 bytes off", &t, &sa, &x, &sb, &y, "16-byte aligned");
     t = y, t.shape[0] = 5;
     refused(lib, "y of 5 rows", &A, &sa, &x, &sb, &t, "M mismatch");
-    cute_gemv_lib_free(lib);
-    b->vt->free(b->self, &buf);
+    refusal_kit_free(&kit);
 }
 
 /* the NVFP4 kernel's PTX for `arch`, traced for that target (NULL: no NVRTC) */
@@ -237,7 +234,11 @@ static char *nvfp4_ptx(const char *arch)
 }
 
 /* sm_100a converts with PTX's cvt.rn.f16x2.e2m1x2 (one per element of A and of x, loop and
- * tail); sm_90a has no fp4 cvt: 128-bit loads of words and bit operations */
+ * tail); sm_90a has no fp4 cvt: A and x move in 128-bit loads of words only (a k-tile's ten:
+ * two vectors of four rows and two of x), decoded by bit operations into f16 pairs whose
+ * products add in paired f16 instructions (per k-tile 4 rows x 2 vectors x 2 scale blocks x
+ * 8 pairs, and x's 32 pairs scaled by 2^14, in each of the four walks' bodies); the other
+ * loads are the scales' bytes and y */
 static void machine_code(void)
 {
     char *ptx = nvfp4_ptx("sm_100a");
@@ -246,9 +247,15 @@ static void machine_code(void)
               check_count(ptx, "cvt.rn.f16x2.e2m1x2"));
     free(ptx);
     ptx = nvfp4_ptx("sm_90a");
-    if (ptx)
-        CHECK(!strstr(ptx, "e2m1x2") && check_count(ptx, "ld.global.nc.v4.u32") == 4,
-              "sm_90a: no fp4 cvt, %d 128-bit loads", check_count(ptx, "ld.global.nc.v4.u32"));
+    if (ptx) {
+        int v4 = check_count(ptx, "ld.global.nc.v4.u32"), all = check_count(ptx, "ld.global");
+        int bytes = check_count(ptx, "ld.global.nc.u8"), y = check_count(ptx, "ld.global.b16");
+        CHECK(!strstr(ptx, "e2m1x2") && v4 >= 20 && all == v4 + bytes + y,
+              "sm_90a: no fp4 cvt, %d loads: %d of 128 bits, %d scales, %d of y", all, v4,
+              bytes, y);
+        CHECK(check_count(ptx, "fma.rn.f16x2") == 4 * 128 + 4 * 32,
+              "sm_90a: %d paired f16 fma", check_count(ptx, "fma.rn.f16x2"));
+    }
     free(ptx);
 }
 

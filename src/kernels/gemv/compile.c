@@ -9,9 +9,11 @@
 
 #define GEMV_THREADS 128
 #define COLS_UNROLL 8
-/* bytes each lane of the K-major kernel has in flight per operand and k-tile: four 16-byte
- * loads of A and four of x */
-#define ROWS_LANE_BYTES 64
+/* bytes of A each lane of the K-major kernel has in flight per k-tile (over its rows): eight
+ * 16-byte loads, four for 8-bit elements (whose conversions take more registers).  What an SM
+ * has in flight is this times the lanes it holds, and registers bound those (docs/gemv.md,
+ * "Bytes in flight") */
+#define ROWS_LANE_BYTES 128
 
 cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg)
 {
@@ -23,7 +25,8 @@ cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg)
 static int rows_unroll(const cute_gemv_config *cfg)
 {
     if (cfg->sf_vec) return 1; /* block-scaled: one vector per lane and k-tile */
-    int u = ROWS_LANE_BYTES * 8 / (cfg->vec * cute_dtype_bits(cfg->dtype)) / gemv_nvec(cfg);
+    int bits = cute_dtype_bits(cfg->dtype), bytes = ROWS_LANE_BYTES / (bits <= 8 ? 2 : 1);
+    int u = bytes * 8 / (cfg->vec * bits) / gemv_nvec(cfg) / gemv_rows_per_warp(cfg);
     return u < 1 ? 1 : u > 16 ? 16 : u;
 }
 
@@ -45,19 +48,25 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     cute_copy_atom atom = p->words ? cute_copy_atom_universal(a, CUTE_U32, bits)
                                    : cute_copy_atom_universal(a, cfg->dtype, bits);
     cute_layout thr, val;
-    if (cfg->a_major == 1) { /* a warp's k-tile: 32 lanes x vec, repeated unroll times */
+    if (cfg->a_major == 1) { /* a warp's k-tile: rows x 32 lanes x vec, repeated unroll times */
         p->unroll = rows_unroll(cfg);
-        thr = cute_layout_fmt(a, "(%d,32):(32,1)", p->threads / 32); /* a warp per row */
-        val = cute_layout_fmt(a, "(1,%d):(0,1)", p->words ? bits / 32 : cfg->vec);
+        p->rows = gemv_rows_per_warp(cfg);
+        if (p->words) /* the decode of x serves four rows; 64 bytes of A a lane in flight */
+            p->rows = 4, p->unroll = 2;
+        thr = cute_layout_fmt(a, "(%d,32):(32,1)", p->threads / 32); /* a warp per `rows` rows */
+        int v = p->words ? bits / 32 : cfg->vec; /* a lane's rows, each a vector */
+        val = p->rows > 1 ? cute_layout_fmt(a, "(%d,%d):(%d,1)", p->rows, v, v)
+                          : cute_layout_fmt(a, "(1,%d):(0,1)", v);
     } else { /* a block's (threads x vec rows, unroll columns) */
         p->unroll = COLS_UNROLL;
         thr = cute_layout_fmt(a, "(%d,1):(1,0)", p->threads);
         val = cute_layout_fmt(a, "(%d,%d):(1,%d)", cfg->vec, p->unroll, cfg->vec);
     }
     p->tc = cute_make_tiled_copy_tv(a, &atom, &thr, &val);
-    int tk = cute_gemv_k_tile(cfg) / (p->words ? 8 : 1); /* words: 8 elements each */
+    p->ktile = p->words ? 32 * (bits / 32) * p->unroll : cute_gemv_k_tile(cfg);
+    int64_t tk = p->ktile;
     cute_tuple step = cfg->a_major == 1
-                          ? cute_tuple_fmt(a, "(%d,%d)", p->threads / 32, tk)
+                          ? cute_tuple_fmt(a, "(%d,%lld)", p->threads / 32 * p->rows, (long long)tk)
                           : cute_tuple_fmt(a, "(%d,%d)", p->threads * cfg->vec, p->unroll);
     p->tile = step;
     return !a->failed;

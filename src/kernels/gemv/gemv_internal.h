@@ -10,12 +10,25 @@ typedef struct gemv_plan {
     cute_gemv_config cfg;
     int nvec;           /* the vectors x holds (cfg.vectors, at least 1) */
     int threads;        /* per block */
-    int unroll;         /* rows: vectors per lane per k-tile; cols: k columns per step */
+    int rows;           /* K-major: rows per warp (1 to GEMV_MAX_ROWS; x loaded once for them) */
+    int unroll;         /* rows: vectors per lane per row and k-tile; cols: k columns per step */
+    int64_t ktile;      /* K-major: a k-tile's columns (words: in words) */
     cute_tiled_copy tc; /* rows: (warps rows, 32 lanes x vec); cols: (threads x vec rows,
                            unroll columns) */
     cute_tuple tile;    /* a block's step: rows (warps, 32 x vec x unroll); cols tc's tile */
     bool words;         /* NVFP4 before sm_100: A and x move and decode as u32 words of 8 */
 } gemv_plan;
+
+#define GEMV_MAX_ROWS 4
+
+/* the K-major kernel's rows per warp: two for one vector, four for several (each load of
+ * x serves them all: with N vectors a lane reads N/rows bytes of x through L1 for each byte
+ * of A); block-scaled: plan_make's choice */
+static inline int gemv_rows_per_warp(const cute_gemv_config *cfg)
+{
+    if (cfg->a_major != 1 || cfg->sf_vec) return 1;
+    return cfg->vectors > 1 ? 4 : 2;
+}
 
 static inline int gemv_nvec(const cute_gemv_config *cfg)
 {
@@ -66,6 +79,25 @@ typedef struct gemv_thread {
     cute_tensor first, acc[CUTE_GEMV_MAX_VECTORS];
 } gemv_thread;
 gemv_thread gemv_thread_start(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, bool acc);
+
+/* The K-major kernels' lane: row r of its partition ((vec, rows), 1, unroll) of a k-tile
+ * (vec elements, or words, of each row; the rest along K) */
+cute_tensor gemv_lane_row(cute_ctx *c, const gemv_plan *p, cute_tensor t, int r);
+/* src copied into a new register fragment with the plan's atom; where crd is given, only
+ * the vectors whose coordinates are inside `bound` (the others zero) */
+cute_tensor gemv_load_part(cute_ctx *c, const gemv_plan *p, cute_tensor src, const cute_tensor *crd,
+                           cute_tuple bound);
+
+/* A K-major kernel's work on one k-tile at `at` (pred: bounds-check every vector), and the
+ * end of a warp's rows from row0 on (rows past M are not written) */
+typedef void (*gemv_tile_fn)(cute_ctx *c, const gemv_plan *p, const gemv_thread *th,
+                             const gemv_tiles *t, cute_tuple at, bool pred, void *user);
+typedef void (*gemv_rows_end_fn)(cute_ctx *c, const gemv_plan *p, cute_int row0, void *user);
+/* A warp's rows over its split of K in k-tiles of tk: a warp whose rows are all in A runs
+ * its full k-tiles unpredicated and the partial last one predicated; one past A's last row
+ * predicates every tile; then `end` */
+void gemv_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                    cute_int M, int64_t tk, gemv_tile_fn tile, gemv_rows_end_fn end, void *user);
 
 /* The end of a product: the f32 sums `acc` (rank 1, n of them) of rows m0 .. m0+n-1 of
  * vector v of batch l, split s: to the workspace W (M,N,L,S) when the plan splits K, else

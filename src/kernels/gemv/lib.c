@@ -16,7 +16,7 @@
 struct cute_gemv_lib {
     cute_runtime *rt;
     pthread_mutex_t lock;
-    fn_cache fns; /* the compiled configurations, cute_gemv_config keys */
+    fn_cache fns;          /* the compiled configurations, cute_gemv_config keys */
     int splits;            /* cute_gemv_lib_splits */
     cute_gemv_config last; /* cute_gemv_lib_last */
     int last_splits;
@@ -42,8 +42,8 @@ static bool same_config(const void *x, const void *y)
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
-static const cute_fn *compile_config(cute_runtime *rt, const void *cfg, const void *user,
-                                     char *err, size_t n)
+static const cute_fn *compile_config(cute_runtime *rt, const void *cfg, const void *user, char *err,
+                                     size_t n)
 {
     (void)user;
     return cute_gemv_compile(rt, cfg, err, n);
@@ -160,17 +160,18 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
-/* How many splits of K: enough blocks for about `waves` rows of blocks on every SM (the
- * K-major kernel's blocks are 4 warps, 16 fit an SM; the M-major kernel's likewise), no
- * more splits than k-tiles. */
-static int64_t choose_splits(const gemv_operands *o, int64_t ktile, int sms)
+/* How many splits of K: enough work for the whole card, no more splits than k-tiles.  The
+ * K-major kernel wants about 16 warps an SM (each a few KB of loads in flight: about what
+ * keeps an SM's share of the memory's bandwidth busy), splitting only below half that, as a
+ * split costs a second kernel; the M-major kernel about 16 blocks of 128 threads an SM. */
+static int64_t choose_splits(const gemv_operands *o, const cute_gemv_config *cfg, int sms)
 {
     int64_t M = o->A.shape[0], K = o->A.shape[1], L = o->A.shape[2];
-    int64_t rows_per_block = o->major == 1 ? 4 : 128 * (int64_t)o->vec;
-    int64_t blocks = ceil_div(M, rows_per_block) * L, want = (int64_t)sms * 16;
-    int64_t tiles = ceil_div(K, ktile);
-    if (blocks >= want / 2 || tiles <= 1) return 1;
-    int64_t s = ceil_div(want, blocks);
+    int64_t rows_per_unit = o->major == 1 ? gemv_rows_per_warp(cfg) : 128 * (int64_t)o->vec;
+    int64_t units = ceil_div(M, rows_per_unit) * L, want = (int64_t)sms * 16;
+    int64_t tiles = ceil_div(K, cute_gemv_k_tile(cfg));
+    if (units >= want / 2 || tiles <= 1) return 1;
+    int64_t s = ceil_div(want, units);
     return s < tiles ? s : tiles;
 }
 
@@ -184,7 +185,7 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
                             .vec = o->vec,
                             .vectors = (int)o->x.shape[1]};
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
-    int64_t s = lib->splits ? lib->splits : choose_splits(o, tk, sm_count(lib->rt));
+    int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);
     if (s > tiles) s = tiles;
     *kchunk = tiles ? ceil_div(tiles, s ? s : 1) * tk : tk;
@@ -252,7 +253,8 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     if (o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
     cute_gemv_config cfg = configure(lib, &o, &splits, &kchunk);
     if (s == CUTE_OK) s = arguments(lib, &o, &cfg, splits, kchunk, alpha, beta, args, err, n);
-    const fn_cache_entry *e = s == CUTE_OK ? fn_cache_get(&lib->fns, lib->rt, &cfg, compile_config, NULL) : NULL;
+    const fn_cache_entry *e =
+        s == CUTE_OK ? fn_cache_get(&lib->fns, lib->rt, &cfg, compile_config, NULL) : NULL;
     if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemv: out of memory");
     if (s == CUTE_OK && !e->fn) s = CUTE_ERR_COMPILE, snprintf(err, n, "%s", e->err);
     lib->last = cfg, lib->last_splits = (int)splits;

@@ -15,8 +15,12 @@ gemv_host_args gemv_host_unpack(cute_ctx *c, const cute_arg *arg, int64_t rows)
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
-    gemv_host_args g = {.mA = arg[0].tensor, .mY = arg[2].tensor, .mW = arg[3].tensor,
-                        .kchunk = arg[4].i, .alpha = arg[5].f, .beta = arg[6].f};
+    gemv_host_args g = {.mA = arg[0].tensor,
+                        .mY = arg[2].tensor,
+                        .mW = arg[3].tensor,
+                        .kchunk = arg[4].i,
+                        .alpha = arg[5].f,
+                        .beta = arg[6].f};
     const cute_int *e = g.mA.layout.shape.leaf; /* M, K, L */
     g.xb = gemv_broadcast_x(c, arg[1].tensor, e[0]);
     g.launch = (cute_launch_cfg){
@@ -69,6 +73,60 @@ gemv_thread gemv_thread_start(cute_ctx *c, const gemv_plan *p, const gemv_tiles 
     return th;
 }
 
+cute_tensor gemv_lane_row(cute_ctx *c, const gemv_plan *p, cute_tensor t, int r)
+{
+    if (p->rows == 1) return t;
+    return cute_tensor_slice(c, t, CUTE_CRD(CUTE_CRD(CUTE_ALL, r), CUTE_ALL, CUTE_ALL));
+}
+
+cute_tensor gemv_load_part(cute_ctx *c, const gemv_plan *p, cute_tensor src, const cute_tensor *crd,
+                           cute_tuple bound)
+{
+    cute_tensor r = cute_make_fragment_like(c, src);
+    /* vec divides K (the library's choice of vec): no vector straddles the tail */
+    if (crd)
+        cute_copy_if_whole(c, &p->tc.atom, cute_elem_less(c, *crd, bound), src, r);
+    else
+        cute_copy(c, &p->tc.atom, src, r);
+    return r;
+}
+
+/* full k-tiles (predicated where `pred`), then the partial last one, predicated */
+static void walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                 int64_t tk, bool pred, gemv_tile_fn tile, void *user)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int full = cute_div(a, cute_sub(a, t->kend, t->k0), cute_i(tk));
+    CUTE_FOR(c, kt, cute_i(0), full)
+    {
+        tile(c, p, th, t, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), pred, user);
+    }
+    CUTE_IF(c, cute_int_lt(c, cute_add(a, t->k0, cute_mul(a, full, cute_i(tk))), t->kend))
+    {
+        tile(c, p, th, t, CUTE_CRD(CUTE_ALL, CUTE_ALL, full), true, user);
+    }
+}
+
+void gemv_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                    cute_int M, int64_t tk, gemv_tile_fn tile, gemv_rows_end_fn end, void *user)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int row0 = th->first.coord.leaf[0]; /* the warp's first row */
+    cute_int last = cute_add(a, row0, cute_i(p->rows - 1));
+    CUTE_IF(c, cute_int_lt(c, last, M))
+    {
+        walk(c, p, th, t, tk, false, tile, user);
+        end(c, p, row0, user);
+    }
+    if (p->rows > 1)
+        CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, row0, M),
+                                  cute_int_lt(c, cute_sub(a, M, cute_i(1)), last)))
+        {
+            walk(c, p, th, t, tk, true, tile, user);
+            end(c, p, row0, user);
+        }
+}
+
 /* t (M) viewed at row m0 for n rows: CuTe's domain_offset, composed with (n):(1) */
 static cute_tensor rows_at(cute_ctx *c, cute_tensor t, cute_int m0, int n)
 {
@@ -87,7 +145,8 @@ static void scale_into(cute_ctx *c, cute_tensor acc, cute_tensor y, cute_ssa pre
     cute_ssa ax = cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape));
     cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_make_layout(cute_ctx_alg(c), v.shape));
     cute_tensor_store(c, r, ax);
-    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0))) {
+    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0)))
+    {
         cute_ssa yin = cute_ssa_cvt(c, cute_tensor_load_if(c, y, pred, 0.0), CUTE_F32);
         cute_ssa by = cute_ssa_binop(c, CUTE_OP_MUL, yin, cute_ssa_scalar(c, beta, yin.shape));
         cute_tensor_store(c, r, cute_ssa_binop(c, CUTE_OP_ADD, ax, by));
@@ -105,8 +164,8 @@ void gemv_finish(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_int m0, 
     if (p->cfg.split && p->cfg.atomic) { /* W (M,N,L,1): every split adds into one sum */
         cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, t->l, 0), m0, n);
         cute_ssa sums = cute_tensor_load(c, acc);
-        for (int i = 0; i < n; i++)
-            CUTE_IF(c, cute_ssa_get(c, in, i)) {
+        for (int i = 0; i < n; i++) CUTE_IF(c, cute_ssa_get(c, in, i))
+            {
                 cute_val_atomic(c, cute_tensor_ptr(c, w, cute_i(i)), cute_ssa_get(c, sums, i),
                                 CUTE_ATOMIC_ADD);
             }
@@ -137,7 +196,8 @@ void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cut
     cute_alg *a = cute_ctx_alg(c);
     cute_val sum[CUTE_GEMV_MAX_VECTORS];
     for (int v = 0; v < p->nvec; v++) sum[v] = warp_sum(c, sums[v]);
-    CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0))) {
+    CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0)))
+    {
         for (int v = 0; v < p->nvec; v++) {
             cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "(1):(1)"));
             cute_tensor_store(c, r, cute_ssa_scalar(c, sum[v], r.layout.shape));
@@ -158,11 +218,13 @@ static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val al
                           cute_thread_idx(c, 0));
     cute_int l = cute_block_idx(c, 1), M = mY.layout.shape.leaf[0];
     cute_int S = mW.layout.shape.leaf[3];
-    CUTE_IF(c, cute_int_lt(c, m, M)) {
+    CUTE_IF(c, cute_int_lt(c, m, M))
+    {
         for (int v = 0; v < p->nvec; v++) {
             cute_tensor acc = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "(1):(1)"));
             cute_clear(c, acc);
-            CUTE_FOR(c, s, cute_i(0), S) {
+            CUTE_FOR(c, s, cute_i(0), S)
+            {
                 cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, l, s), m, 1);
                 cute_tensor_store(c, acc,
                                   cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc),

@@ -1,49 +1,81 @@
-/* GEMV with K-major A (each row contiguous): a warp per row.  A block's step is a tile of
- * (warps rows, 32 x vec x unroll columns); the TiledCopy of (warps, 32) threads by (1, vec)
- * values gives warp w row w and each lane `unroll` 16-byte vectors of it (neighbouring
- * lanes, neighbouring vectors: each load instruction of a warp reads 32 x 16 contiguous
- * bytes).  Each vector x_v enters as a stride-0 view shaped like A, partitioned as A is, so
- * one load of A serves every vector.  Full k-tiles run unpredicated; the split's last,
- * partial one is predicated by a coordinate tensor partitioned like the data.  The lanes'
- * f32 sums meet through shuffles. */
+/* GEMV with K-major A (each row contiguous): a warp per `rows` rows (gemv_plan).  A block's
+ * step is a tile of (warps x rows, 32 x vec x unroll columns); the TiledCopy of (warps, 32)
+ * threads by (rows, vec) values gives warp w rows w*rows .. w*rows+rows-1 and each lane
+ * `unroll` 16-byte vectors of each (neighbouring lanes, neighbouring vectors: each load
+ * instruction of a warp reads 32 x 16 contiguous bytes).  Each vector x_v enters as a
+ * stride-0 view shaped like A, partitioned as A is; the lane loads its first row's slice of
+ * it, which serves all its rows (one load of x per `rows` rows of A).  A warp whose rows are
+ * all in A runs its full k-tiles unpredicated and its split's last, partial one predicated by
+ * a coordinate tensor partitioned like the data; a warp past A's last row predicates every
+ * tile.  Accumulators are one vector's worth per row (one value a row and vector with
+ * several vectors), in f32; the lanes' sums
+ * meet through shuffles. */
 #include "cutec/notation.h"
 #include "kernels/gemv/gemv_internal.h"
 
-/* acc[v] += A's tile * x_v's tile, elementwise in f32; in: the tail's bounds (NULL: none) */
-static void tile_fma(cute_ctx *c, const gemv_plan *p, cute_thr_copy thr, const gemv_tiles *t,
-                     cute_tuple at, const cute_tensor *acc, const cute_ssa *in)
+/* a warp's accumulators, f32 per vector and row ((vec), or (1) with several vectors), and
+ * what ends its rows */
+typedef struct row_acc {
+    cute_tensor t[CUTE_GEMV_MAX_VECTORS][GEMV_MAX_ROWS];
+    cute_tensor mY, mW;
+    cute_val alpha, beta;
+    const gemv_tiles *tiles;
+} row_acc;
+
+/* acc += the products of A's tile at `at` and each x_v's, summed over the lane's unroll
+ * vectors (a vector's worth of accumulators, not a tile's: registers bound the warps an SM
+ * holds, and with them the bytes in flight); pred: predicate by the coordinates */
+static void tile_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                     cute_tuple at, bool pred, void *user)
 {
-    cute_tensor tA = cute_partition_S(c, thr, cute_tensor_slice(c, t->gA, at));
-    cute_tensor rA = cute_make_fragment_like(c, tA);
-    /* vec divides K (the library's choice of vec): no vector straddles the tail */
-    if (in)
-        cute_copy_if_whole(c, &p->tc.atom, *in, tA, rA);
-    else
-        cute_copy(c, &p->tc.atom, tA, rA);
-    cute_ssa va = cute_ssa_cvt(c, cute_tensor_load(c, rA), CUTE_F32);
+    cute_alg *a = cute_ctx_alg(c);
+    row_acc *acc = user;
+    cute_tensor crd = cute_partition_S(c, th->thr, cute_tensor_slice(c, t->cA, at));
+    cute_tensor rA =
+        gemv_load_part(c, p, cute_partition_S(c, th->thr, cute_tensor_slice(c, t->gA, at)),
+                       pred ? &crd : NULL, t->bound);
+    cute_tensor crd0 = gemv_lane_row(c, p, crd, 0);
+    cute_layout prod_layout =
+        cute_layout_fmt(a, "(%d,%d):(1,%d)", p->cfg.vec, p->unroll, p->cfg.vec);
     for (int v = 0; v < p->nvec; v++) {
-        cute_tensor tX = cute_partition_S(c, thr, cute_tensor_slice(c, t->gX[v], at));
-        cute_tensor rX = cute_make_fragment_like(c, tX);
-        if (in)
-            cute_copy_if_whole(c, &p->tc.atom, *in, tX, rX);
-        else
-            cute_copy(c, &p->tc.atom, tX, rX);
+        /* x is the same for every row: the first row's slice of the broadcast view */
+        cute_tensor tX = cute_partition_S(c, th->thr, cute_tensor_slice(c, t->gX[v], at));
+        cute_tensor rX =
+            gemv_load_part(c, p, gemv_lane_row(c, p, tX, 0), pred ? &crd0 : NULL, t->bound);
         cute_ssa vx = cute_ssa_cvt(c, cute_tensor_load(c, rX), CUTE_F32);
-        cute_tensor_store(c, acc[v],
-                          cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc[v]),
-                                         cute_ssa_binop(c, CUTE_OP_MUL, va, vx)));
+        for (int r = 0; r < p->rows; r++) {
+            cute_ssa va =
+                cute_ssa_cvt(c, cute_tensor_load(c, gemv_lane_row(c, p, rA, r)), CUTE_F32);
+            cute_tensor prod = cute_make_rmem_tensor(c, CUTE_F32, prod_layout);
+            cute_tensor_store(c, prod, cute_ssa_binop(c, CUTE_OP_MUL, va, vx));
+            cute_tensor s = acc->t[v][r];
+            if (p->nvec > 1) { /* one accumulator a row and vector: the products' sum */
+                cute_val sum = cute_ssa_reduce(c, CUTE_OP_ADD, cute_tensor_load(c, prod));
+                cute_tensor_store(c, s, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, s),
+                                                       cute_ssa_scalar(c, sum, s.layout.shape)));
+                continue;
+            }
+            for (int u = 0; u < p->unroll; u++)
+                cute_tensor_store(
+                    c, s,
+                    cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, s),
+                                   cute_tensor_load(c, CUTE_SLICE(c, prod, CUTE_ALL, u))));
+        }
     }
 }
 
-/* each vector's sum over the warp, written by lane 0 */
-static void finish_row(cute_ctx *c, const gemv_plan *p, const cute_tensor *acc, cute_int row,
-                       cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
-                       cute_val beta)
+/* each row's sum over the warp for each vector, written by lane 0 (rows past M are not) */
+static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *user)
 {
-    cute_val sum[CUTE_GEMV_MAX_VECTORS];
-    for (int v = 0; v < p->nvec; v++)
-        sum[v] = cute_ssa_reduce(c, CUTE_OP_ADD, cute_tensor_load(c, acc[v]));
-    gemv_finish_warp(c, p, sum, row, mY, mW, t, alpha, beta);
+    cute_alg *a = cute_ctx_alg(c);
+    const row_acc *acc = user;
+    for (int r = 0; r < p->rows; r++) {
+        cute_val sum[CUTE_GEMV_MAX_VECTORS];
+        for (int v = 0; v < p->nvec; v++)
+            sum[v] = cute_ssa_reduce(c, CUTE_OP_ADD, cute_tensor_load(c, acc->t[v][r]));
+        gemv_finish_warp(c, p, sum, cute_add(a, row0, cute_i(r)), acc->mY, acc->mW, acc->tiles,
+                         acc->alpha, acc->beta);
+    }
 }
 
 static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
@@ -52,28 +84,21 @@ static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, kchunk);
-    gemv_thread th = gemv_thread_start(c, p, &t, true);
-    cute_int row = th.first.coord.leaf[0]; /* this warp's row */
-    int64_t tk = cute_gemv_k_tile(&p->cfg);
-    CUTE_IF(c, cute_int_lt(c, row, mA.layout.shape.leaf[0])) {
-        cute_int full = cute_div(a, cute_sub(a, t.kend, t.k0), cute_i(tk));
-        CUTE_FOR(c, kt, cute_i(0), full) {
-            tile_fma(c, p, th.thr, &t, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), th.acc, NULL);
+    gemv_thread th = gemv_thread_start(c, p, &t, false);
+    row_acc acc = {.mY = mY, .mW = mW, .alpha = alpha, .beta = beta, .tiles = &t};
+    int accw = p->nvec > 1 ? 1 : p->cfg.vec; /* several vectors: registers go to x */
+    for (int v = 0; v < p->nvec; v++)
+        for (int r = 0; r < p->rows; r++) {
+            acc.t[v][r] = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(a, "(%d):(1)", accw));
+            cute_clear(c, acc.t[v][r]);
         }
-        CUTE_IF(c, cute_int_lt(c, cute_add(a, t.k0, cute_mul(a, full, cute_i(tk))), t.kend)) {
-            cute_tuple at = CUTE_CRD(CUTE_ALL, CUTE_ALL, full);
-            cute_ssa in = cute_elem_less(
-                c, cute_partition_S(c, th.thr, cute_tensor_slice(c, t.cA, at)), t.bound);
-            tile_fma(c, p, th.thr, &t, at, th.acc, &in);
-        }
-        finish_row(c, p, th.acc, row, mY, mW, &t, alpha, beta);
-    }
+    gemv_warp_rows(c, p, &th, &t, mA.layout.shape.leaf[0], p->ktile, tile_fma, finish_rows, &acc);
 }
 
 void gemv_rows_host(cute_ctx *c, const cute_arg *arg)
 {
     const gemv_plan *p = cute_ctx_user(c);
-    gemv_host_args g = gemv_host_unpack(c, arg, p->threads / 32); /* a warp per row */
+    gemv_host_args g = gemv_host_unpack(c, arg, p->threads / 32 * p->rows);
     CUTE_LAUNCH(c, rows_kernel, g.launch, g.mA, g.xb, g.mY, g.mW, g.kchunk, g.alpha, g.beta);
     gemv_reduce_launch(c, p, g.mY, g.mW, g.alpha, g.beta);
 }

@@ -125,7 +125,7 @@ static void grid_of(cutec_rows *lib, const row_plan *p, int64_t m, int64_t n, bo
                     int64_t *iters)
 {
     int64_t rb = (m + p->rows - 1) / p->rows, most = rows_lib_resident_blocks(lib);
-    if (p->cluster > 1) most = most / 2 * row_plan_blocks_per_sm(p); /* (two an SM, by default) */
+    if (row_plan_blocks_per_sm(p)) most = most / 2 * row_plan_blocks_per_sm(p); /* (two an SM, by default) */
     if (p->column_grid) { /* the column chunks share the device */
         int64_t chunks = (n + row_plan_tile(p) - 1) / row_plan_tile(p);
         most = most / chunks > 0 ? most / chunks : 1;

@@ -54,14 +54,17 @@ static int row_arrays(const row_plan *p)
 }
 
 /* A row too long for one block's registers and too long to stage in its shared memory
- * (sm_90 and later, an op with a row reduction): split over a cluster of up to CLUSTER_MAX
+ * (sm_90 and later; an op whose chunked walk would read the row more than once: not
+ * cross-entropy's forward without dlogits, one streaming pass at ~93% of the copy): split over a cluster of up to CLUSTER_MAX
  * blocks, each a tile of the row in its registers: the fewest threads a block (256, 512,
  * 1024: more, smaller blocks an SM keep its loads going while one of them reduces) whose
  * tiles cover the row so.  False: none does. */
 #define CLUSTER_MAX 16
 static bool cluster_split(row_plan *p, int64_t n, int kmax)
 {
-    if ((p->arch && p->arch < 90) || p->op->stages == 0) return false;
+    bool writes = false; /* a write pass, which reads the row again in chunks */
+    for (int s = 0; s < p->op->nslots; s++) writes |= p->has[s] && p->op->slot[s].role == ROW_OUT;
+    if ((p->arch && p->arch < 90) || p->op->stages + writes < 2) return false; /* chunks read it once */
     for (int threads = 256; threads <= 1024; threads *= 2) {
         int64_t tile = (int64_t)threads * kmax * p->vec, blocks = (n + tile - 1) / tile;
         if (blocks > CLUSTER_MAX) continue;
@@ -74,9 +77,9 @@ static bool cluster_split(row_plan *p, int64_t n, int kmax)
 
 int row_plan_blocks_per_sm(const row_plan *p)
 {
-    if (p->cluster < 2) return 0;
     bool sums = false;
     for (int s = 0; s < p->op->nslots; s++) sums |= p->has[s] && p->op->slot[s].role == COL_PARTIAL;
+    if (p->cluster < 2 && !(sums && !p->looped && !p->column_grid)) return 0;
     int blocks = (sums ? 768 : 1024) / (p->tpr * p->rows);
     return blocks > 0 ? blocks : 1;
 }

@@ -244,7 +244,7 @@ static void rows_kernel(cute_ctx *c, cute_tensor g0, cute_tensor g1, cute_tensor
                         cute_int m, cute_int n, cute_int iters, cute_int ignore, cute_val p0, cute_val p1)
 {
     const row_plan *p = cute_ctx_user(c);
-    if (p->cluster > 1) cute_kernel_min_blocks(c, row_plan_blocks_per_sm(p));
+    cute_kernel_min_blocks(c, row_plan_blocks_per_sm(p));
     cute_tiler tile = tile_of(c, p);
     cute_tensor rows = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, CUTE_CRD(m, n)), &tile);
     /* the columns' coordinates: R rows (all inside) by N */

@@ -1,0 +1,210 @@
+/* tcgen05.mma, tcgen05.ld / st and tcgen05.cp under the interpreter (sm_100; the rules of
+ * tensor memory: tmem.c).
+ *
+ * tcgen05.mma is one thread's: each active thread issues its own.  Its instruction
+ * descriptor gives D's format (f32 only, so far), A's and B's formats, their negations and
+ * majors, N (bits 17-22, N >> 3) and M (bits 24-28, M >> 4; 128 only, so far); A (M x K) and
+ * B (N x K) come through sm_100 shared-memory descriptors: wgmma's fields (start, LBO, SBO in
+ * 16-byte units) plus version 1 in bits 46-47, a base offset in 49-51 (0 here), and the
+ * swizzle in 61-63 (0 none, 2 128-byte, 4 64-byte, 6 32-byte); the canonical layouts are
+ * wgmma's.  D row m lies in lane m, column n at d's column + n.  The arithmetic is the
+ * tensor cores' k-step model of inst_mma.c (fitted to mma.sync on sm_80/sm_90): assumed, not
+ * recorded on a Blackwell.  It is done when issued; tmem.c makes the result visible only
+ * through the thread's next tcgen05.commit.  The shared bytes it read are not held until
+ * that commit (a write to them before it is not reported, unlike wgmma's). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutec/inst.h"
+#include "interp/tmem.h"
+
+enum { MMA_M = 128, MMA_N_MAX = 256 };
+
+typedef struct tc_mma {
+    int m, n, k, ta, tb; /* shape; A's and B's element types (E_*) */
+    bool neg_a, neg_b, mn_a, mn_b;
+    double a[MMA_M][INTERP_DESC_K_MAX], b[MMA_N_MAX][INTERP_DESC_K_MAX];
+} tc_mma;
+
+static bool unsupported(ictx *X, const dinst *d, uint32_t t, const char *what, uint32_t v)
+{
+    return interp_report(X, d, t, CUTE_CHECK_UNSUPPORTED, 0, 0, 0, "%s %u (warp %u)", what, v, t / 32);
+}
+
+/* an operand format of the row's kind as E_*, or 0 */
+static int format(int kind, uint32_t f)
+{
+    if (kind == TC_KIND_F16) return f == 0 ? E_F16 : f == 1 ? E_BF16 : 0;
+    if (kind == TC_KIND_TF32) return f == 2 ? E_TF32 : 0;
+    return f == 0 ? E_E4M3 : f == 1 ? E_E5M2 : 0; /* fp6 and fp4 (3, 4, 5): not yet */
+}
+
+/* the instruction descriptor into O; false after a report */
+static bool decode_idesc(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, tc_mma *O)
+{
+    O->m = (int)(idesc >> 24 & 31) << 4, O->n = (int)(idesc >> 17 & 63) << 3, O->k = d->row->k;
+    O->ta = format(d->row->num, idesc >> 7 & 7), O->tb = format(d->row->num, idesc >> 10 & 7);
+    O->neg_a = idesc >> 13 & 1, O->neg_b = idesc >> 14 & 1, O->mn_a = idesc >> 15 & 1, O->mn_b = idesc >> 16 & 1;
+    if (idesc & 7) return unsupported(X, d, t, "a sparse tcgen05.mma is not emulated: idesc bits 0-2 =", idesc & 7);
+    if ((idesc >> 4 & 3) != 1) return unsupported(X, d, t, "tcgen05.mma with D format (idesc bits 4-5, 1 = f32)", idesc >> 4 & 3);
+    if (!O->ta || !O->tb || (d->row->num == TC_KIND_F16 && O->ta != O->tb))
+        return unsupported(X, d, t, "tcgen05.mma: A/B formats (idesc bits 7-9, 10-12) not emulated for this kind: idesc", idesc);
+    if (O->m != MMA_M) return unsupported(X, d, t, "tcgen05.mma.cta_group::1 is emulated with M = 128 only; idesc's M is", (uint32_t)O->m);
+    if (O->n < 16 || O->n > MMA_N_MAX || O->n % 16)
+        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma with M = 128 needs N a "
+                             "multiple of 16 in 16..256; idesc (0x%x) says %d", idesc, O->n);
+    return true;
+}
+
+/* an sm_100 shared-memory descriptor; false after a report */
+static bool decode_sdesc(ictx *X, const dinst *d, uint32_t t, uint64_t desc, interp_smem_desc *D)
+{
+    static const int width[8] = {1, 0, 8, 0, 4, 0, 2, 0};
+    if ((desc >> 46 & 3) != 1)
+        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "warp %u's shared-memory descriptor "
+                             "0x%llx has version %u in bits 46-47: sm_100 needs 1 (a Hopper descriptor?)",
+                             t / 32, (unsigned long long)desc, (unsigned)(desc >> 46 & 3));
+    if (desc >> 49 & 0xf) return unsupported(X, d, t, "a descriptor's base offset / LBO mode (bits 49-52)", (uint32_t)(desc >> 49 & 0xf));
+    if (!width[desc >> 61]) return unsupported(X, d, t, "a descriptor's swizzle mode (bits 61-63)", (uint32_t)(desc >> 61));
+    *D = (interp_smem_desc){(desc & 0x3fff) << 4, (desc >> 16 & 0x3fff) << 4, (desc >> 32 & 0x3fff) << 4,
+                            width[desc >> 61]};
+    return true;
+}
+
+static bool read_operand(ictx *X, const dinst *d, uint32_t t, uint64_t desc, bool mn, bool neg, int type,
+                         int rows, int K, double (*M)[INTERP_DESC_K_MAX])
+{
+    interp_smem_desc D;
+    if (!decode_sdesc(X, d, t, desc, &D) || !interp_smem_desc_read(X, d, t, &D, mn, type, rows, K, M)) return false;
+    for (int r = 0; r < rows && neg; r++)
+        for (int k = 0; k < K; k++) M[r][k] = -M[r][k];
+    return true;
+}
+
+/* D = A B (+ D) into tensor memory at taddr, as one write of thread t */
+static void accumulate(ictx *X, const dinst *d, uint32_t t, const tc_mma *O, uint32_t col, bool keep)
+{
+    itmem *T = X->tmem;
+    uint32_t rec = interp_tmem_record(X, d, t, true);
+    if (!rec) return;
+    for (int m = 0; m < O->m; m++)
+        for (int n = 0; n < O->n; n++) {
+            size_t at = TMEM_AT(m, col + (uint32_t)n);
+            if (keep && !T->who[at] && checking(X, CUTE_CHECK_TMEM)) {
+                interp_report(X, d, t, CUTE_CHECK_TMEM, 0, col + n, 4, "tcgen05.mma (warp %u) "
+                              "accumulates into lane %d column %u, never written (enable_input_d "
+                              "set on the first MMA?)", t / 32, m, col + (uint32_t)n);
+                return;
+            }
+            float c = 0;
+            if (keep) memcpy(&c, &T->cell[at], 4);
+            T->cell[at] = interp_mma_dot_bits(c, O->a[m], O->b[n], O->k, O->ta, O->tb, E_F32);
+            T->who[at] = rec;
+        }
+}
+
+static void one_mma(ictx *X, const dinst *d, uint32_t t, tc_mma *O)
+{
+    uint32_t taddr = interp_get32(X, d, 0, t);
+    if (!decode_idesc(X, d, t, interp_get32(X, d, 3, t), O)) return;
+    if (TMEM_LANE(taddr) != 0) {
+        interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma with M = 128 writes lanes "
+                      "0..127: d must name lane 0, not %u", TMEM_LANE(taddr));
+        return;
+    }
+    if (!interp_tmem_columns(X, d, t, TMEM_COL(taddr), (uint32_t)O->n)) return;
+    if (!read_operand(X, d, t, REG(X, d->var[1])[t].u64, O->mn_a, O->neg_a, O->ta, O->m, O->k, O->a) ||
+        !read_operand(X, d, t, REG(X, d->var[2])[t].u64, O->mn_b, O->neg_b, O->tb, O->n, O->k, O->b))
+        return;
+    accumulate(X, d, t, O, TMEM_COL(taddr), interp_get32(X, d, 4, t) != 0);
+}
+
+void inst_tcgen05_mma(ictx *X, const dinst *d, const imask *m)
+{
+    tc_mma *O = interp_tmem(X) ? malloc(sizeof *O) : NULL;
+    if (!O) {
+        X->oom = X->stop = true;
+        return;
+    }
+    EACH(X, m, t, {
+        if (X->stop) break;
+        one_mma(X, d, t, O);
+    });
+    free(O);
+}
+
+/* warp w0 may touch lanes 32 (w % 4) .. + 31, w its warp in the block */
+static bool own_lanes(ictx *X, const dinst *d, uint32_t w0, uint32_t lane)
+{
+    uint32_t base = 32 * (w0 / 32 % 4);
+    if (lane == base || !checking(X, CUTE_CHECK_TMEM)) return true;
+    return interp_report(X, d, w0, CUTE_CHECK_TMEM, 0, 0, 0, "warp %u (%u mod 4) may access tensor-"
+                         "memory lanes %u..%u only; taddr names lane %u", w0 / 32, w0 / 32 % 4, base,
+                         base + 31, lane);
+}
+
+/* warp w0's tcgen05.ld (T2R) or st (R2T) of n columns, shape 32x32b */
+static void ldst_warp(ictx *X, const dinst *d, uint32_t w0, uint32_t n, bool store)
+{
+    itmem *T = X->tmem;
+    uint32_t taddr = interp_get32(X, d, store ? 0 : n, w0), lane0 = TMEM_LANE(taddr), col = TMEM_COL(taddr);
+    if (!own_lanes(X, d, w0, lane0) || !interp_tmem_columns(X, d, w0, col, n)) return;
+    uint32_t rec = store ? interp_tmem_record(X, d, w0, false) : 0;
+    if (store && !rec) return;
+    for (uint32_t i = 0; i < 32; i++)
+        for (uint32_t j = 0; j < n; j++) {
+            size_t at = TMEM_AT(lane0 + i, col + j);
+            if (store) {
+                T->cell[at] = interp_get32(X, d, 1 + j, w0 + i);
+                T->who[at] = rec;
+            } else if (interp_tmem_readable(X, d, w0 + i, lane0 + i, col + j)) {
+                interp_put32(X, d, j, w0 + i, T->cell[at]);
+            } else {
+                return;
+            }
+        }
+}
+
+void inst_tcgen05_ldst(ictx *X, const dinst *d, const imask *m)
+{
+    if (!interp_tmem(X)) return;
+    for (uint32_t w0 = m->lo - m->lo % 32; w0 < m->hi && !X->stop; w0 += 32)
+        if (interp_whole_warp(X, d, m, w0)) ldst_warp(X, d, w0, (uint32_t)d->row->num, d->row->flag);
+}
+
+/* thread t's tcgen05.cp: rows x cols 32-bit words of the descriptor's K-major matrix into
+ * lanes (row, or row in each 32-lane quarter for .warpx4), columns from taddr's */
+static void one_cp(ictx *X, const dinst *d, uint32_t t)
+{
+    const irow *R = d->row;
+    uint32_t taddr = interp_get32(X, d, 0, t), col = TMEM_COL(taddr), rec;
+    interp_smem_desc D;
+    if (TMEM_LANE(taddr) != 0)
+        return (void)interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.cp writes from lane 0: "
+                                   "taddr names lane %u", TMEM_LANE(taddr));
+    if (!interp_tmem_columns(X, d, t, col, (uint32_t)R->n) ||
+        !decode_sdesc(X, d, t, REG(X, d->var[1])[t].u64, &D) || !(rec = interp_tmem_record(X, d, t, true)))
+        return;
+    for (int r = 0; r < R->m; r++)
+        for (int c = 0; c < R->n; c++) {
+            uint64_t off = interp_smem_desc_offset(&D, false, r, c, 4);
+            if (!interp_scheck(X, d, t, off, 4, 4, 0)) return;
+            if (checking(X, CUTE_CHECK_SHARED_RACE) && !interp_proxy_fenced(X, d, t, off, 4)) return;
+            uint32_t word;
+            memcpy(&word, X->smem + off, 4);
+            for (int q = 0; q < R->num; q++) {
+                size_t at = TMEM_AT((uint32_t)(32 * q + r), col + (uint32_t)c);
+                X->tmem->cell[at] = word;
+                X->tmem->who[at] = rec;
+            }
+        }
+}
+
+void inst_tcgen05_cp(ictx *X, const dinst *d, const imask *m)
+{
+    if (!interp_tmem(X)) return;
+    EACH(X, m, t, {
+        if (X->stop) break;
+        one_cp(X, d, t);
+    });
+}

@@ -1,0 +1,146 @@
+/* The sm_100 tcgen05 rows on the interpreter: a 128 x 64 x 32 bf16 MMA into tensor memory,
+ * committed to an mbarrier and read back by four warps (tcgen05_testkit.h), against a
+ * float64 reference; each broken variant reported with its warp, site and state, none
+ * hanging; the same kernel through the CUDA C backend and NVRTC for sm_100a (compile only:
+ * no Blackwell here). */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "cutec/cuda_c.h"
+#include "cutec/numeric.h"
+#include "cutec/nvrtc.h"
+#include "interp/tcgen05_testkit.h"
+
+static uint16_t A[TC_M][TC_K], B[TC_N][TC_K];
+
+/* random bf16 operands and their shared-memory image */
+static void operands(uint32_t *img)
+{
+    uint8_t *bytes = (uint8_t *)img;
+    for (int r = 0; r < TC_M; r++)
+        for (int k = 0; k < TC_K; k++) {
+            A[r][k] = cute_f32_to_bf16((float)(rand() % 2001 - 1000) / 256.0f);
+            memcpy(bytes + TC_A_OFF + tc_kmajor_offset(r, k), &A[r][k], 2);
+        }
+    for (int r = 0; r < TC_N; r++)
+        for (int k = 0; k < TC_K; k++) {
+            B[r][k] = cute_f32_to_bf16((float)(rand() % 2001 - 1000) / 300.0f);
+            memcpy(bytes + TC_B_OFF + tc_kmajor_offset(r, k), &B[r][k], 2);
+        }
+}
+
+/* variant v on one block of four warps: the status; out (128 x 64 words) poisoned first */
+static cute_status run(cute_backend be, tc_variant v, tc_lines *L, uint32_t *out)
+{
+    static uint32_t img[TC_WORDS];
+    operands(img);
+    for (int i = 0; i < TC_M * TC_N; i++) out[i] = 0xdeadbeef;
+    kt k = {tc_kernel(v, L), {0}};
+    cute_module *m = kt_compile(be, &k);
+    CHECK(m != NULL, "variant %d compiles", (int)v);
+    if (!m) return CUTE_ERR_COMPILE;
+    cute_buffer bs = kt_buf(be, img, sizeof img), bo = kt_buf(be, out, TC_M * TC_N * 4);
+    cute_launch_arg args[2] = {kt_arg_buf(&bs, CUTE_U32), kt_arg_buf(&bo, CUTE_U32)};
+    cute_status s = kt_launch(be, m, 1, 128, 0, args, 2);
+    be.vt->download(be.self, out, &bo, 0, TC_M * TC_N * 4);
+    be.vt->module_free(be.self, m);
+    be.vt->free(be.self, &bs), be.vt->free(be.self, &bo);
+    return s;
+}
+
+static void good(cute_backend be)
+{
+    static uint32_t out[TC_M * TC_N];
+    tc_lines L;
+    CHECK(run(be, TC_GOOD, &L, out) == CUTE_OK, "the tcgen05 kernel runs: %s", be.vt->error(be.self));
+    double worst = 0;
+    for (int m = 0; m < TC_M; m++)
+        for (int n = 0; n < TC_N; n++) {
+            double want = 0, mag = 0;
+            for (int k = 0; k < TC_K; k++) {
+                double p = (double)cute_bf16_to_f32(A[m][k]) * cute_bf16_to_f32(B[n][k]);
+                want += p, mag += fabs(p);
+            }
+            float got;
+            memcpy(&got, &out[m * TC_N + n], 4);
+            double err = fabs(got - want) / (mag + 1e-30);
+            worst = err > worst ? err : worst;
+        }
+    CHECK(worst < 1e-6, "D = A B (128x64x32 bf16, f32 in tensor memory) against float64: worst %.3g of sum |ab|", worst);
+}
+
+typedef struct broken {
+    tc_variant v;
+    cute_interp_check kind;
+    const char *words; /* in the message */
+    int line;          /* the site it names (0: any) */
+} broken;
+
+static void each_broken(cute_backend be)
+{
+    tc_lines L;
+    static uint32_t out[TC_M * TC_N];
+    cute_ir_func_free(tc_kernel(TC_GOOD, &L)); /* for its lines */
+    const broken cases[] = {
+        {TC_NO_WAIT, CUTE_CHECK_TMEM, "reads before waiting for the mbarrier", L.ld},
+        {TC_NO_COMMIT, CUTE_CHECK_DEADLOCK, "0 of 1 arrivals", L.wait},
+        {TC_NO_DEALLOC, CUTE_CHECK_TMEM, "never freed", L.alloc},
+        {TC_FREE_TWICE, CUTE_CHECK_TMEM, "freed already", L.dealloc},
+        {TC_WRONG_LANES, CUTE_CHECK_TMEM, "may access tensor-memory lanes", L.ld},
+        {TC_TOO_MANY, CUTE_CHECK_TMEM, "64 of the 512 are allocated", L.alloc},
+        {TC_HOPPER_DESC, CUTE_CHECK_TMEM, "version 0 in bits 46-47", L.mma},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const broken *c = &cases[i];
+        cute_status s = run(be, c->v, &L, out);
+        const cute_interp_report *r = kt_report(be, 0);
+        CHECK(s != CUTE_OK && r && r->kind == c->kind && strstr(r->msg, c->words) && strstr(r->msg, "warp") &&
+                  r->line == c->line,
+              "variant %d: reported (%s), want kind %d at line %d with \"%s\"", (int)c->v, r ? r->msg : "none",
+              (int)c->kind, c->line, c->words);
+    }
+}
+
+/* the kernel as CUDA C, compiled by NVRTC for sm_100a (ptxas accepts every tcgen05 row it uses) */
+static void compiles_for_sm100a(void)
+{
+    char err[512], *src = NULL;
+    cute_nvrtc *nv;
+    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
+        SKIP("no NVRTC: the sm_100a compile is not checked");
+        return;
+    }
+    tc_lines L;
+    cute_ir_func *f = tc_kernel(TC_GOOD, &L);
+    cute_status s = cute_cuda_c_emit((const cute_ir_func *const *)&f, 1, &(cute_cuda_c_opts){.arch = "sm_100a"}, &src,
+                                     err, sizeof err);
+    CHECK(s == CUTE_OK && src, "emit for sm_100a: %s", err);
+    cute_nvrtc_output o = {0};
+    if (src) {
+        s = cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = "sm_100a"}, &o);
+        CHECK(s == CUTE_OK && o.cubin_size > 0, "NVRTC/ptxas for sm_100a: %s", o.log ? o.log : "?");
+        CHECK(o.ptx && strstr(o.ptx, "tcgen05.mma.cta_group::1.kind::f16") && strstr(o.ptx, "tcgen05.ld.sync.aligned.32x32b.x64.b32"),
+              "the PTX holds the tcgen05 rows");
+        cute_nvrtc_output_free(&o);
+    }
+    free(src);
+    src = NULL;
+    s = cute_cuda_c_emit((const cute_ir_func *const *)&f, 1, &(cute_cuda_c_opts){.arch = "sm_90a"}, &src, err, sizeof err);
+    CHECK(s != CUTE_OK && strstr(err, "sm_100"), "refused for sm_90a: %s", err);
+    free(src);
+    cute_ir_func_free(f);
+    cute_nvrtc_close(nv);
+}
+
+int main(void)
+{
+    srand(21);
+    cute_interp_opts o = {0};
+    cute_backend be = kt_backend(&o);
+    good(be);
+    each_broken(be);
+    be.vt->destroy(be.self);
+    compiles_for_sm100a();
+    return CHECK_DONE("interp/tcgen05");
+}

@@ -1,0 +1,129 @@
+/* A one-block kernel of the sm_100 tcgen05 rows (tcgen05_test.c runs it on the interpreter and
+ * compiles it for sm_100a): four warps; shared memory holds A (128 x K) and B (N x K) bf16,
+ * K-major in the canonical layout without swizzle (8-row core matrices of 16 bytes, LBO 128
+ * between the K halves of a core row, SBO K*16 between 8-row groups), copied in from `src`;
+ * warp 0 allocates tensor memory, thread 0 issues K/16 tcgen05.mma and commits them to an
+ * mbarrier, every warp waits for it and reads its 32 lanes of D (tcgen05.ld 32x32b) into
+ * `out` (row-major 128 x N f32), warp 0 frees the columns.  Each variant breaks one rule. */
+#ifndef CUTEC_TCGEN05_TESTKIT_H
+#define CUTEC_TCGEN05_TESTKIT_H
+
+#include "cutec/inst.h"
+#include "interp/sync_testkit.h"
+
+enum { TC_M = 128, TC_N = 64, TC_K = 32, TC_COLS = 64 };
+enum { TC_A_OFF = 0, TC_B_OFF = TC_M * TC_K * 2, TC_BAR_OFF = TC_B_OFF + TC_N * TC_K * 2,
+       TC_SLOT_OFF = TC_BAR_OFF + 8, TC_SMEM = TC_SLOT_OFF + 8, TC_WORDS = TC_BAR_OFF / 4 };
+typedef enum {
+    TC_GOOD, TC_NO_WAIT, TC_NO_COMMIT, TC_NO_DEALLOC, TC_FREE_TWICE, TC_WRONG_LANES, TC_TOO_MANY,
+    TC_HOPPER_DESC, TC_VARIANTS
+} tc_variant;
+
+typedef struct tc_lines {
+    int alloc, mma, ld, dealloc, wait;
+} tc_lines;
+
+/* byte offset of element (r, k) of a K-major bf16 operand of TC_K columns (the canonical
+ * layout without swizzle, as the PTX ISA draws it) */
+static inline uint32_t tc_kmajor_offset(int r, int k)
+{
+    return (uint32_t)((r / 8) * (TC_K * 16) + (k / 8) * 128 + (r % 8) * 16 + (k % 8) * 2);
+}
+
+/* the sm_100 descriptor of an operand starting at shared address `addr` (u32) + k0 columns */
+static inline cute_vreg tc_desc(kt *k, cute_vreg addr, int k0, bool hopper)
+{
+    uint64_t fixed = (uint64_t)(128 >> 4) << 16 | (uint64_t)((TC_K * 16) >> 4) << 32 | (hopper ? 0 : 1ull << 46);
+    cute_vreg start = kt_bin(k, CUTE_OP_ADD, addr, sk_u32(k, (k0 / 8) * 128));
+    cute_vreg lo = kt_cvt(k, kt_bin(k, CUTE_OP_SHR, start, sk_u32(k, 4)), CUTE_U64);
+    return kt_bin(k, CUTE_OP_OR, lo, cute_ir_const_int(&k->b, CUTE_U64, (int64_t)fixed));
+}
+
+/* kind::f16 instruction descriptor: f32 D, bf16 A and B, both K-major, M 128, N */
+static inline uint32_t tc_idesc(int n) { return 1u << 4 | 1u << 7 | 1u << 10 | (uint32_t)(n >> 3) << 17 | (128u >> 4) << 24; }
+
+static inline void tc_copy_in(kt *k, cute_vreg src, cute_vreg tid)
+{
+    cute_vreg s = kt_smem(k, CUTE_U32, 0);
+    for (int i = 0; i < TC_WORDS / 128; i++) {
+        cute_vreg at = kt_cvt(k, kt_bin(k, CUTE_OP_ADD, tid, sk_u32(k, 128 * i)), CUTE_I64);
+        kt_store(k, kt_ptr_add(k, s, at), kt_load(k, kt_ptr_add(k, src, at)));
+    }
+}
+
+/* thread 0: the MMAs over K, then the commit */
+static inline void tc_issue(kt *k, tc_variant v, cute_vreg tid, cute_vreg taddr, cute_vreg bar, tc_lines *L)
+{
+    sk_if(k, CUTE_OP_EQ, tid, sk_u32(k, 0));
+    cute_vreg a = kt_cvt(k, kt_smem(k, CUTE_U8, TC_A_OFF), CUTE_U32), b = kt_cvt(k, kt_smem(k, CUTE_U8, TC_B_OFF), CUTE_U32);
+    for (int k0 = 0; k0 < TC_K; k0 += 16) {
+        KT_AT(&k->b), L->mma = __LINE__;
+        SK_DO(k, CUTE_INST_TCGEN05_MMA_F16, taddr, tc_desc(k, a, k0, v == TC_HOPPER_DESC), tc_desc(k, b, k0, false),
+              sk_u32(k, tc_idesc(TC_N)), sk_u32(k, k0 > 0));
+    }
+    if (v != TC_NO_COMMIT) SK_DO(k, CUTE_INST_TCGEN05_COMMIT, bar);
+    cute_ir_end(&k->b);
+}
+
+/* every warp: its 32 lanes of D, TC_N columns, into out */
+static inline void tc_drain(kt *k, tc_variant v, cute_vreg out, cute_vreg tid, cute_vreg taddr, tc_lines *L)
+{
+    cute_vreg warp = kt_bin(k, CUTE_OP_SHR, tid, sk_u32(k, 5));
+    if (v == TC_WRONG_LANES) warp = kt_bin(k, CUTE_OP_AND, kt_bin(k, CUTE_OP_ADD, warp, sk_u32(k, 1)), sk_u32(k, 3));
+    cute_vreg at = kt_bin(k, CUTE_OP_ADD, taddr, kt_bin(k, CUTE_OP_SHL, warp, sk_u32(k, 21)));
+    cute_vreg d[TC_N];
+    for (int j = 0; j < TC_N; j++) d[j] = cute_ir_new_vreg(k->f, cute_type_of(CUTE_U32), "d", false);
+    KT_AT(&k->b), L->ld = __LINE__;
+    cute_ir_inst_op(&k->b, CUTE_INST_TCGEN05_LD_32x32b_X64, d, TC_N, &at, 1, 0);
+    SK_DO(k, CUTE_INST_TCGEN05_WAIT_LD);
+    cute_vreg row = kt_cvt(k, kt_bin(k, CUTE_OP_MUL, tid, sk_u32(k, TC_N)), CUTE_I64);
+    for (int j = 0; j < TC_N; j++) kt_store(k, kt_ptr_add(k, out, kt_bin(k, CUTE_OP_ADD, row, kt_i64(k, j))), d[j]);
+}
+
+/* warp 0: alloc (and, for TC_TOO_MANY, 512 columns more) into the slot */
+static inline void tc_alloc(kt *k, tc_variant v, cute_vreg tid, tc_lines *L)
+{
+    sk_if(k, CUTE_OP_LT, tid, sk_u32(k, 32));
+    KT_AT(&k->b), L->alloc = __LINE__;
+    SK_DO(k, CUTE_INST_TCGEN05_ALLOC, kt_smem(k, CUTE_U32, TC_SLOT_OFF), sk_u32(k, TC_COLS));
+    if (v == TC_TOO_MANY) SK_DO(k, CUTE_INST_TCGEN05_ALLOC, kt_smem(k, CUTE_U32, TC_SLOT_OFF + 4), sk_u32(k, 512));
+    SK_DO(k, CUTE_INST_TCGEN05_RELINQUISH_ALLOC_PERMIT);
+    cute_ir_end(&k->b);
+}
+
+static inline void tc_dealloc(kt *k, tc_variant v, cute_vreg tid, cute_vreg taddr, tc_lines *L)
+{
+    SK_DO(k, CUTE_INST_TCGEN05_FENCE_BEFORE_THREAD_SYNC);
+    kt_barrier(k);
+    sk_if(k, CUTE_OP_LT, tid, sk_u32(k, 32));
+    KT_AT(&k->b), L->dealloc = __LINE__;
+    if (v != TC_NO_DEALLOC) SK_DO(k, CUTE_INST_TCGEN05_DEALLOC, taddr, sk_u32(k, TC_COLS));
+    if (v == TC_FREE_TWICE) SK_DO(k, CUTE_INST_TCGEN05_DEALLOC, taddr, sk_u32(k, TC_COLS));
+    cute_ir_end(&k->b);
+}
+
+static inline cute_ir_func *tc_kernel(tc_variant v, tc_lines *L)
+{
+    kt k;
+    cute_vreg src, out = sk_begin(&k, "tcgen05_gemm", TC_SMEM, &src), tid = sk_tid(&k);
+    cute_vreg bar = kt_smem(&k, CUTE_U64, TC_BAR_OFF);
+    tc_copy_in(&k, src, tid);
+    sk_if(&k, CUTE_OP_EQ, tid, sk_u32(&k, 0));
+    SK_DO(&k, CUTE_INST_MBARRIER_INIT, bar, sk_u32(&k, 1));
+    cute_ir_end(&k.b);
+    tc_alloc(&k, v, tid, L);
+    SK_DO(&k, CUTE_INST_FENCE_PROXY_ASYNC_SHARED_CTA);
+    SK_DO(&k, CUTE_INST_TCGEN05_FENCE_BEFORE_THREAD_SYNC);
+    kt_barrier(&k);
+    SK_DO(&k, CUTE_INST_TCGEN05_FENCE_AFTER_THREAD_SYNC);
+    cute_vreg taddr = kt_load(&k, kt_smem(&k, CUTE_U32, TC_SLOT_OFF));
+    tc_issue(&k, v, tid, taddr, bar, L);
+    KT_AT(&k.b), L->wait = __LINE__;
+    if (v != TC_NO_WAIT) sk_wait(&k, bar, sk_u32(&k, 0));
+    SK_DO(&k, CUTE_INST_TCGEN05_FENCE_AFTER_THREAD_SYNC);
+    tc_drain(&k, v, out, tid, taddr, L);
+    tc_dealloc(&k, v, tid, taddr, L);
+    return k.f;
+}
+
+#endif

@@ -1,0 +1,51 @@
+/* The interpreter's tensor memory (sm_100): per block, 128 lanes x 512 columns of 32 bits,
+ * the allocations made of its columns, and for every cell the write that put its value
+ * there, so that a read is checked against it (tmem.c says the rules). */
+#ifndef CUTEC_INTERP_TMEM_H
+#define CUTEC_INTERP_TMEM_H
+
+#include "interp/interp_internal.h"
+
+enum { TMEM_LANES = 128, TMEM_COLS = 512 };
+
+/* a write of tensor memory: by the async proxy (tcgen05.mma, tcgen05.cp; visible after the
+ * mbarrier its thread's tcgen05.commit arrives on) or by a warp (tcgen05.st) */
+typedef struct itmem_write {
+    const dinst *site;
+    uint32_t tid, stamp; /* the writing thread; its stamp (interp_hb_*) */
+    bool async;
+    int64_t bar; /* async: the shared offset of its commit's mbarrier; -1: not committed yet */
+} itmem_write;
+
+typedef struct itmem_alloc {
+    uint32_t col, ncols, tid;
+    const dinst *site, *freed; /* where it was allocated; freed (NULL: live) */
+} itmem_alloc;
+
+typedef struct itmem {
+    uint32_t cell[TMEM_LANES * TMEM_COLS];
+    uint32_t who[TMEM_LANES * TMEM_COLS]; /* 1 + the index of its write; 0: never written */
+    itmem_write *w;
+    uint32_t nw, cw;
+    itmem_alloc *a;
+    uint32_t na, ca;
+    const dinst *relinquished; /* the relinquish_alloc_permit that ran, or NULL */
+    uint32_t uncommitted;      /* async writes no commit covers yet */
+} itmem;
+
+#define TMEM_AT(lane, col) ((size_t)(lane) * TMEM_COLS + (col))
+#define TMEM_LANE(addr) ((addr) >> 16)
+#define TMEM_COL(addr) ((addr) & 0xffffu)
+
+/* the block's tensor memory (made at its first use); NULL when out of memory */
+itmem *interp_tmem(ictx *X);
+/* columns [col, col + n) lie in one live allocation (else reported for thread t at d) */
+bool interp_tmem_columns(ictx *X, const dinst *d, uint32_t t, uint32_t col, uint32_t n);
+/* a new write by thread t at d (async: the async proxy's, for its commit to cover): its
+ * number for `who`; 0 when out of memory */
+uint32_t interp_tmem_record(ictx *X, const dinst *d, uint32_t t, bool async);
+/* thread t reads cell (lane, col): true when it was written, and the write is visible to t
+ * (else reported) */
+bool interp_tmem_readable(ictx *X, const dinst *d, uint32_t t, uint32_t lane, uint32_t col);
+
+#endif

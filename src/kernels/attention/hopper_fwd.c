@@ -1,0 +1,282 @@
+/* The Hopper forward, FlashAttention 3's shape (CuTe DSL's hopper/fmha.py): one block of
+ * three warpgroups per (128-row Q tile, head, batch), warp-specialized:
+ *
+ *   warpgroup 0, the producer: one elected thread loads Q's tile once, then K(n) and V(n)
+ *     of every key tile by TMA into the stages of two PipelineTmaAsync (K's and V's), as far
+ *     ahead as the stages allow;
+ *   warpgroups 1 and 2, the consumers, 64 query rows each: wait K(n), S = Q K(n)^T by wgmma
+ *     from the swizzled tiles, release K(n); mask where needed, the online softmax on the
+ *     accumulator fragment (softmax.c: the same code as the SM80 kernel's, the wgmma's C
+ *     fragment being m16n8's repeated along N); P converted to f16/bf16 in registers; wait
+ *     V(n), O += P V(n) by wgmma with P as the A operand from registers (RS) and V^T read
+ *     from V's tile as an MN-major B; release V(n).  Then O / l and the LSE (fwd_kernel.c's
+ *     epilogue).
+ *
+ * The producer gives registers to the consumers (setmaxnreg 24 / 240).  TMA clips the
+ * tiles at Sq and Sk (zeros past them), so only the mask and the epilogue's predicate know
+ * the sequence ends.  Nothing below computes an index by hand: the boxes are tiles of TMA
+ * coordinate tensors, the stages slices picked by the pipeline's state. */
+#include "cutec/atom_table.h"
+#include "cutec/notation.h"
+#include "cutec/pipeline.h"
+#include "cutec/smem.h"
+#include "cutec/sync.h"
+#include "kernels/attention/attention_internal.h"
+
+enum { WARPGROUP = 128, CONSUMERS = 2, PRODUCER_REGS = 24, CONSUMER_REGS = 240 };
+
+typedef struct hop_smem {
+    cute_tensor q, k, v, vt; /* (bm,D); (bn,D,stages) each; V as (D,bn,stages): O's B operand */
+    cute_pipeline pq, pk, pv; /* Q (one stage, filled once), K, V */
+} hop_smem;
+
+/* the TMA maps of Q, K and V and their coordinate tensors (B,S,heads,D) */
+typedef struct hop_maps {
+    cute_val q, k, v;
+    cute_tensor tq, tk;
+} hop_maps;
+
+/* the last of `modes` modes of t (its stages) at the state's stage */
+static cute_tensor stage(cute_ctx *c, cute_tensor t, int modes, const cute_pipeline_state *s)
+{
+    cute_int i = cute_int_from_val(c, s->index, 0);
+    return cute_tensor_slice(c, t, cute_tuple_fmt(cute_ctx_alg(c), modes == 3 ? "(_,_,%I)" : "(_,_,_,%I)", i));
+}
+
+/* The (rows, D) tile `tile` of (batch b, head h) of a TMA tensor (B,S,heads,D) into the shared
+ * (rows, D) tile s, one box of 64 columns (the swizzle's 128 bytes) at a time: each box a
+ * (1,rows,1,64) tile of the coordinate tensor and the (rows,64) block of s seen with the
+ * global tensor's four modes */
+static void load_rows(cute_ctx *c, const attn_plan *p, const cute_tma_atom *atom, cute_val map, cute_tensor tma,
+                      cute_int b, cute_int tile, cute_int h, cute_tensor s, cute_val bar)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t rows = atom->extent[1], d = p->d;
+    cute_tuple box = cute_tuple_fmt(a, "(1,%lld,1,64)", (long long)rows);
+    cute_tuple block = cute_tuple_fmt(a, "(%lld,64)", (long long)rows);
+    cute_layout as4 = cute_layout_fmt(a, "(1,%lld,1,64):(0,1,0,%lld)", (long long)rows, (long long)rows);
+    cute_tiler four = cute_tiler_layout(&as4);
+    cute_tuple by_mode = cute_tuple_parse(a, "(1,1,1,1)");
+    for (int64_t j = 0; j < d / 64; j++) {
+        cute_tensor g = cute_tensor_local_tile(c, tma, box, cute_tuple_fmt(a, "(%I,%I,%I,%lld)", b, tile, h,
+                                                                           (long long)j), NULL);
+        cute_tensor sj = cute_tensor_local_tile(c, s, block, cute_tuple_fmt(a, "(0,%lld)", (long long)j), NULL);
+        sj = cute_tensor_compose(c, sj, &four);
+        sj.layout = cute_coalesce_profile(a, &sj.layout, &by_mode);
+        cute_tma_copy(c, atom, map, g, sj, (cute_tma_copy_opts){.bar = bar});
+    }
+}
+
+/* Q's tile once, then K(n) and V(n) of every key tile the block visits */
+static void producer(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_maps *x)
+{
+    cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
+    cute_pipeline_producer_acquire(c, &m->pq, &sq, (cute_val){0});
+    load_rows(c, p, &p->tma_q, x->q, x->tq, t->b, t->m_block, t->h, m->q,
+              cute_pipeline_producer_barrier(c, &m->pq, &sq));
+    cute_pipeline_producer_commit(c, &m->pq, &sq);
+    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
+    CUTE_FOR(c, n, t->n_begin, t->n_end) {
+        cute_pipeline_producer_acquire(c, &m->pk, &s, (cute_val){0});
+        load_rows(c, p, &p->tma_k, x->k, x->tk, t->b, n, t->hk, stage(c, m->k, 3, &s),
+                  cute_pipeline_producer_barrier(c, &m->pk, &s));
+        cute_pipeline_producer_commit(c, &m->pk, &s);
+        cute_pipeline_producer_acquire(c, &m->pv, &s, (cute_val){0});
+        load_rows(c, p, &p->tma_v, x->v, x->tk, t->b, n, t->hk, stage(c, m->v, 3, &s),
+                  cute_pipeline_producer_barrier(c, &m->pv, &s));
+        cute_pipeline_producer_commit(c, &m->pv, &s);
+        cute_pipeline_state_advance(c, &s);
+    }
+}
+
+/* a consumer thread's operands: its wgmma views of the shared tiles and its accumulators */
+typedef struct hop_frag {
+    cute_thr_mma qk, pv;
+    cute_tensor sQ, sK, sVt; /* (MMA,M,K); (MMA,N,K,stages) */
+    cute_tensor acc_s, acc_o;
+} hop_frag;
+
+static hop_frag fragments(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid)
+{
+    hop_frag f;
+    f.qk = cute_tiled_mma_slice(&p->mma, tid), f.pv = cute_tiled_mma_slice(&p->pv, tid);
+    f.sQ = cute_partition_A(c, f.qk, m->q);
+    f.sK = cute_partition_B(c, f.qk, m->k);
+    f.sVt = cute_partition_B(c, f.pv, m->vt);
+    f.acc_s = cute_partition_fragment_C(c, f.qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, 0));
+    f.acc_o = cute_partition_fragment_C(c, f.pv, t->gO);
+    return f;
+}
+
+/* issue acc_s = Q K^T of the state's K tile (a wgmma batch, not waited for) */
+static void issue_scores(cute_ctx *c, const attn_plan *p, const hop_smem *m, const hop_frag *f,
+                         const cute_pipeline_state *s)
+{
+    cute_pipeline_consumer_wait(c, &m->pk, s, (cute_val){0});
+    cute_fill(c, f->acc_s, 0);
+    cute_warpgroup_arrive(c);
+    cute_gemm(c, &p->mma, f->acc_s, f->sQ, stage(c, f->sK, 4, s), f->acc_s);
+    cute_warpgroup_commit_batch(c);
+}
+
+/* issue acc_o += P V of the state's V tile: P (f16/bf16 registers laid out as S's
+ * accumulators) read as the RS wgmma's A operand */
+static void issue_attend(cute_ctx *c, const attn_plan *p, const hop_smem *m, const hop_frag *f, cute_tensor rp,
+                         const cute_pipeline_state *s)
+{
+    cute_layout as_a = attn_c_as_a(cute_ctx_alg(c), &f->acc_s.layout);
+    cute_tiler ta = cute_tiler_layout(&as_a);
+    cute_tensor pa = cute_tensor_compose(c, rp, &ta);
+    cute_pipeline_consumer_wait(c, &m->pv, s, (cute_val){0});
+    cute_warpgroup_arrive(c);
+    cute_gemm(c, &p->pv, f->acc_o, pa, stage(c, f->sVt, 4, s), f->acc_o);
+    cute_warpgroup_commit_batch(c);
+}
+
+/* the batch's wgmmas before `pending` have retired: release their stage, on to the next */
+static void retire(cute_ctx *c, int pending, const cute_pipeline *pipe, cute_pipeline_state *s)
+{
+    cute_warpgroup_wait(c, pending);
+    cute_pipeline_consumer_release(c, pipe, s);
+    cute_pipeline_state_advance(c, s);
+}
+
+/* S masked where key tile n needs it, then the softmax: P in place of S, O's factors in corr */
+static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_frag *f, attn_rows *r,
+                    cute_int n, cute_val scale_log2, cute_val *corr)
+{
+    /* (partitioned here: in the branch below the tracer cannot tell which threads run) */
+    cute_tensor coords = cute_partition_C(c, f->qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
+    CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, attn_cfg_band(&p->cfg)); }
+    attn_softmax_scores(c, r, f->acc_s, scale_log2, corr);
+}
+
+static void to_p(cute_ctx *c, const attn_plan *p, const hop_frag *f, cute_tensor rp)
+{
+    cute_tensor_store(c, rp, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_s), p->cfg.dtype));
+}
+
+/* Ping-pong: the consumer warpgroups take turns issuing their GEMMs, so that one's softmax
+ * runs while the other's GEMMs do.  Warpgroup w waits at named barrier 1 + w (its own 128
+ * threads and the other's 128 arriving) before issuing, and arrives at the other's after. */
+static void my_turn(cute_ctx *c, cute_val first)
+{
+    CUTE_IF(c, first) { cute_named_barrier_sync(c, 1, CONSUMERS * WARPGROUP); }
+    CUTE_ELSE(c) { cute_named_barrier_sync(c, 2, CONSUMERS * WARPGROUP); }
+}
+
+static void your_turn(cute_ctx *c, cute_val first)
+{
+    CUTE_IF(c, first) { cute_named_barrier_arrive(c, 2, CONSUMERS * WARPGROUP); }
+    CUTE_ELSE(c) { cute_named_barrier_arrive(c, 1, CONSUMERS * WARPGROUP); }
+}
+
+/* tid: the thread's index among the consumers (0 .. 255).  As FlashAttention 3 overlaps a
+ * warpgroup's softmax with its GEMMs: S(n) = Q K(n)^T and O += P(n-1) V(n-1) are issued
+ * together, the softmax of S(n) runs while P V does, and O is rescaled once P V retired;
+ * and across the two warpgroups by turns (my_turn).  The first warpgroup goes first: the
+ * second arrives at its barrier once before its first turn, and the first syncs there once
+ * after its last, taking that arrival back (each barrier ends with nothing pending). */
+static void consumer(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid,
+                     cute_val scale_log2)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    hop_frag f = fragments(c, p, t, m, tid);
+    cute_fill(c, f.acc_o, 0);
+    cute_layout rows_mode = cute_get(a, &f.acc_o.layout, 1);
+    attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
+    cute_tensor rp = cute_make_rmem_tensor_like(c, f.acc_s, p->cfg.dtype); /* P(n-1) */
+    cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
+    cute_pipeline_consumer_wait(c, &m->pq, &sq, (cute_val){0});
+    cute_pipeline_state sk = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    cute_pipeline_state sv = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    cute_val corr[8], first = cute_int_lt(c, tid, cute_i(WARPGROUP));
+    CUTE_IF(c, cute_int_lt(c, cute_i(WARPGROUP - 1), tid)) { cute_named_barrier_arrive(c, 1, CONSUMERS * WARPGROUP); }
+    my_turn(c, first);
+    issue_scores(c, p, m, &f, &sk);
+    your_turn(c, first);
+    retire(c, 0, &m->pk, &sk);
+    softmax(c, p, t, &f, &r, t->n_begin, scale_log2, corr); /* (O is 0: no rescale) */
+    to_p(c, p, &f, rp);
+    CUTE_FOR(c, n, cute_add(a, t->n_begin, cute_i(1)), t->n_end) {
+        my_turn(c, first);
+        issue_scores(c, p, m, &f, &sk);
+        issue_attend(c, p, m, &f, rp, &sv);
+        your_turn(c, first);
+        retire(c, 1, &m->pk, &sk); /* S(n) is in */
+        softmax(c, p, t, &f, &r, n, scale_log2, corr);
+        retire(c, 0, &m->pv, &sv); /* O += P(n-1) V(n-1) is in */
+        attn_rescale(c, &r, f.acc_o, corr);
+        to_p(c, p, &f, rp);
+    }
+    my_turn(c, first);
+    issue_attend(c, p, m, &f, rp, &sv);
+    your_turn(c, first);
+    CUTE_IF(c, first) { cute_named_barrier_sync(c, 1, CONSUMERS * WARPGROUP); }
+    retire(c, 0, &m->pv, &sv);
+    attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
+}
+
+static hop_smem shared_memory(cute_ctx *c, const attn_plan *p)
+{
+    cute_smem_allocator al = cute_smem_allocator_new(c);
+    cute_dtype d = p->cfg.dtype;
+    hop_smem m;
+    m.q = cute_smem_alloc_tensor_swizzled(c, &al, d, p->smem_q.sw, p->smem_q.layout, 16);
+    m.k = cute_smem_alloc_tensor_swizzled(c, &al, d, p->smem_kv.sw, p->smem_kv.layout, 16);
+    m.v = cute_smem_alloc_tensor_swizzled(c, &al, d, p->smem_kv.sw, p->smem_kv.layout, 16);
+    long long D = p->d, bn = p->bn;
+    cute_layout tr = cute_layout_fmt(cute_ctx_alg(c), "(%lld,%lld,%d):(%lld,1,%lld)", D, bn, p->stages, bn, bn * D);
+    cute_tiler t = cute_tiler_layout(&tr);
+    m.vt = cute_tensor_compose(c, m.v, &t); /* V's stages seen as (D, bn, stages) */
+    int threads = CONSUMERS * WARPGROUP;
+    m.pq = cute_pipeline_tma_async_create(c, &al, 1, threads, p->tma_q.bytes * (p->d / 64));
+    m.pk = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_k.bytes * (p->d / 64));
+    m.pv = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_v.bytes * (p->d / 64));
+    return m;
+}
+
+static void hopper_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO,
+                          cute_tensor mL, cute_val scale_log2, cute_val map_q, cute_val map_k, cute_val map_v)
+{
+    const attn_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_kernel_min_blocks(c, 1);
+    attn_block t = attn_block_tiles(c, p, mQ, mK, mV, mO, mL);
+    hop_smem m = shared_memory(c, p);
+    hop_maps x = {map_q, map_k, map_v, cute_make_identity_tensor(c, mQ.layout.shape),
+                  cute_make_identity_tensor(c, mK.layout.shape)};
+    cute_int tid = cute_thread_idx(c, 0);
+    CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
+        cute_setmaxregister_decrease(c, PRODUCER_REGS);
+        CUTE_IF(c, cute_int_eq(c, cute_warp_idx(c), cute_i(0))) {
+            CUTE_IF(c, cute_elect_one(c)) producer(c, p, &t, &m, &x);
+        }
+    }
+    CUTE_ELSE(c) {
+        cute_setmaxregister_increase(c, CONSUMER_REGS);
+        consumer(c, p, &t, &m, cute_sub(a, tid, cute_i(WARPGROUP)), scale_log2);
+    }
+}
+
+/* the TMA atom of an operand's boxes: (1, rows, 1, 64) of its (B,S,heads,D), D innermost */
+static cute_tma_atom box_atom(cute_ctx *c, const attn_plan *p, cute_tensor g, int64_t rows)
+{
+    cute_layout box = cute_layout_fmt(cute_ctx_alg(c), "(1,%lld,1,64):(0,64,0,1)", (long long)rows);
+    return cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, g, box, p->smem_q.sw, 1);
+}
+
+void attn_hopper_host(cute_ctx *c, const cute_arg *arg)
+{
+    attn_plan *p = cute_ctx_user(c); /* the atoms join the plan: the kernel reads them */
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor mQ = arg[0].tensor, mL = p->cfg.lse ? arg[5].tensor : arg[3].tensor;
+    p->tma_q = box_atom(c, p, mQ, p->bm);
+    p->tma_k = box_atom(c, p, arg[1].tensor, p->bn);
+    p->tma_v = box_atom(c, p, arg[2].tensor, p->bn);
+    const cute_int *e = mQ.layout.shape.leaf; /* (B, Sq, H, D) */
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0]},
+                           .block = {cute_i(p->threads)}};
+    CUTE_LAUNCH(c, hopper_kernel, cfg, mQ, arg[1].tensor, arg[2].tensor, arg[3].tensor, mL, arg[4].f,
+                p->tma_q.map, p->tma_k.map, p->tma_v.map);
+}

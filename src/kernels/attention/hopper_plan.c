@@ -1,0 +1,70 @@
+/* The plan of the Hopper forward (hopper_fwd.c), after FlashAttention 3 and CuTe DSL's
+ * hopper/fmha.py: 128-row Q tiles, 64 rows to each of two consumer warpgroups; S = Q K^T by
+ * wgmma with both operands in shared memory (SS), O += P V by wgmma with P in registers (RS)
+ * and V^T read from V's tile as an MN-major operand; Q, K and V tiles in shared memory laid
+ * out by the 128-byte K-major GMMA atom (8 rows of 64 elements: one TMA box of 64 columns
+ * fills a (rows, 64) block of it), K and V in `stages` stages each. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cutec/atom_table.h"
+#include "cutec/notation.h"
+#include "kernels/attention/attention_internal.h"
+
+/* sm_90's opt-in shared memory per block, less room for the barriers and the alignment */
+enum { SMEM_BYTES = 227 * 1024 - 2048, MAX_STAGES = 4 };
+
+/* the two consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
+static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, cute_tiled_mma *out)
+{
+    char name[64];
+    snprintf(name, sizeof name, "SM90_64x%lldx16_F32%s_%s", (long long)n,
+             d == CUTE_BF16 ? "BF16BF16" : "F16F16", rs ? "RS" : "SS");
+    cute_mma_atom atom;
+    if (!cute_mma_atom_named(a, name, &atom)) return false;
+    cute_layout wgs = cute_layout_parse(a, "(2,1,1):(1,0,0)");
+    *out = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
+    return !a->failed;
+}
+
+/* (rows, D[, stages]) of 128-byte K-major GMMA atoms, atoms down the rows first: the
+ * (rows, 64) block j (columns 64 j ..) is dense, one TMA box */
+static cute_composed tile_of(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages)
+{
+    cute_composed atom;
+    cute_smem_atom_gmma(a, "Layout_K_SW128_Atom", d, &atom);
+    cute_tuple shape = stages ? cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)rows, (long long)D, stages)
+                              : cute_tuple_fmt(a, "(%lld,%lld)", (long long)rows, (long long)D);
+    return cute_smem_layout_staged(a, &atom, &shape);
+}
+
+bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg = *cfg, p->hopper = true;
+    if (arch && arch != 90)
+        return cute_alg_fail(a, "attention hopper: TMA and wgmma need sm_90 (the target is sm_%d)", arch);
+    if (cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_BF16)
+        return cute_alg_fail(a, "attention hopper: %s inputs (f16 or bf16)", cute_dtype_name(cfg->dtype));
+    if (cfg->head_dim != 64 && cfg->head_dim != 128 && cfg->head_dim != 256)
+        return cute_alg_fail(a, "attention hopper: head dim %d (64, 128 or 256)", cfg->head_dim);
+    if (cfg->window || cfg->varlen)
+        return cute_alg_fail(a, "attention hopper: %s are not taken yet (the SM80 kernel takes them)",
+                             cfg->window ? "sliding windows" : "packed sequences");
+    p->d = cfg->head_dim, p->bm = 128, p->threads = 3 * 128;
+    /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
+     * (and P's bn / 4); FlashAttention 3's tiles */
+    p->bn = cfg->block_n ? cfg->block_n : p->d == 256 ? 64 : p->d == 128 && !cfg->causal ? 176 : 128;
+    int64_t es = 2, q = p->bm * p->d * es, stage = 2 * p->bn * p->d * es;
+    int64_t fit = (SMEM_BYTES - q) / stage;
+    p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
+    if (p->bn < 64 || p->bn > 256 || p->bn % 16 || p->stages < 2)
+        return cute_alg_fail(a, "attention hopper: %lld keys a tile at head dim %lld (a multiple of 16, 64 "
+                             "to 256, whose K and V tiles fit twice in shared memory beside Q's)",
+                             (long long)p->bn, (long long)p->d);
+    if (!make_mma(a, cfg->dtype, p->bn, false, &p->mma) || !make_mma(a, cfg->dtype, p->d, true, &p->pv))
+        return false;
+    p->smem_q = tile_of(a, cfg->dtype, p->bm, p->d, 0);
+    p->smem_kv = tile_of(a, cfg->dtype, p->bn, p->d, p->stages);
+    return !a->failed;
+}
