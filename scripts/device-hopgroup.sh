@@ -1,6 +1,7 @@
 #!/bin/sh
 # The grouped GEMM pass (issue 15 item 4, issue 14's tensormap.replace): build, the grouped
-# kernel's and the TMA rows' tests on the GPU, `cutec run gemm --groups` at odd sizes (every
+# kernel's and the TMA rows' tests on the GPU (and wgmma_test: the fp8 wgmma's modelled sum
+# against fresh hardware results), `cutec run gemm --groups` at odd sizes (every
 # element of every group against float64), then the MoE shapes (experts of varied token
 # counts, N = K = 4096) against a loop of cuBLAS calls over the same groups in one process.
 # Logs go to $OUT (default build/device-out) and $OUT/hopgroup.tgz.
@@ -9,7 +10,7 @@
 log="$out/hopgroup.log"
 {
     device_begin
-    device_tests kernels/gemm/grouped_test interp/tma_test
+    device_tests kernels/gemm/grouped_test interp/tma_test atom/wgmma_test interp/wgmma_fp8_test
     echo "== run gemm --groups: odd sizes, every element of every group against float64"
     build/cutec run gemm --groups 7 --m 300 --n 520 --k 264 --dtype bf16 2>&1 | tail -n 3
     build/cutec run gemm --groups 5 --m 200 --n 512 --k 272 --dtype e4m3 --out-dtype bf16 2>&1 | tail -n 3
