@@ -1,6 +1,7 @@
 #!/bin/sh
 # The Hopper GEMM's clusters and scheduling (issue 15 item 1, engineer hopsched): build,
-# hopper_test on the GPU (clusters 2x1 / 1x2 / 2x2 with TMA multicast among its cases), then
+# hopper_test on the GPU (clusters 2x1 / 1x2 / 2x2 with TMA multicast among its cases) and
+# sync_gpu_test (the remote-arrive rows), then
 # `cutec bench gemm --variants hopper` beside cuBLAS in one process on the same gaussian
 # inputs: bf16 tn at 2048^3, 4096^3, 8192^3 and the LLM shapes (M x N x K) swept over the
 # clusters (--cluster 1x1,2x1,1x2: a row each, hopper1x1 ...), f16 likewise at the squares,
@@ -25,8 +26,8 @@ bench() # dtype, sizes, extra options
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     echo "== build"
-    make -j16 build/cutec build/tests/kernels/gemm/hopper_test 2>&1 | grep -E "error|warning" | head -20
-    device_tests kernels/gemm/hopper_test
+    make -j16 build/cutec build/tests/kernels/gemm/hopper_test build/tests/interp/sync_gpu_test 2>&1 | grep -E "error|warning" | head -20
+    device_tests kernels/gemm/hopper_test interp/sync_gpu_test
     echo "== bench bf16 tn, clusters $clusters, rasters $rasters"
     bench bf16 "$shapes" --cluster "$clusters" --raster "$rasters"
     echo "== bench f16 tn, clusters ${F16_CLUSTERS:-1x1,2x1}"

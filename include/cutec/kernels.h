@@ -153,6 +153,9 @@ typedef struct cute_gemm_config {
                                  product per index of the L mode */
     cute_gemm_tiling tiling;  /* the multi-stage kernels' tiles (zero: the defaults) */
     cute_gemm_epilogue epilogue; /* zero: C = alpha A B^T + beta C, no more */
+    bool dual;                /* the dual GEMM with SwiGLU (cutec_gemm_swiglu): called with
+                                 (A, B0, C, alpha, beta, B1), C = alpha silu(A B0^T) (A B1^T)
+                                 + beta C; the hopper kernel only */
 } cute_gemm_config;
 
 /* the C dtype a configuration writes (c_dtype, or dtype when it is CUTE_VOID) */
@@ -201,6 +204,13 @@ cute_status cutec_gemm_ex(cute_gemm_lib *lib, cute_gemm_variant variant, const c
                           const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,
                           const cute_gemm_epilogue *epilogue, const cute_call_arg *v, void *stream,
                           char *err, size_t n);
+/* The dual GEMM with a SwiGLU epilogue (seed 001): C = alpha * silu(A B0^T) * (A B1^T)
+ * + beta * C in one kernel, A read once: B0 and B1 (N,K) of A's dtype, laid out alike,
+ * K-major; C (M,N) 16-bit.  The Hopper kernel only (sm_90, and the interpreter): a block's
+ * 128 x 256 product is 128 columns of A B0^T beside the same 128 of A B1^T (docs/gemm.md). */
+cute_status cutec_gemm_swiglu(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *B0,
+                              const cute_call_arg *B1, const cute_call_arg *C, double alpha, double beta,
+                              void *stream, char *err, size_t n);
 static inline cute_status cutec_sgemm(cute_gemm_lib *lib, const cute_call_arg *A,
                                       const cute_call_arg *B, const cute_call_arg *C, double alpha,
                                       double beta, void *stream, char *err, size_t n)

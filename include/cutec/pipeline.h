@@ -32,7 +32,12 @@ CUTE_API_BEGIN
 #include "cutec/tensor.h"
 
 typedef enum { CUTE_PIPELINE_PRODUCER, CUTE_PIPELINE_CONSUMER } cute_pipeline_role;
-typedef enum { CUTE_PIPELINE_ASYNC, CUTE_PIPELINE_TMA_ASYNC } cute_pipeline_kind;
+typedef enum {
+    CUTE_PIPELINE_ASYNC,
+    CUTE_PIPELINE_TMA_ASYNC,
+    CUTE_PIPELINE_TMA_UMMA,   /* sm_100: TMA fills, tcgen05.mma consumes */
+    CUTE_PIPELINE_UMMA_ASYNC, /* sm_100: tcgen05.mma fills (an accumulator), threads consume */
+} cute_pipeline_kind;
 
 typedef struct cute_pipeline_state {
     int stages;
@@ -57,6 +62,17 @@ cute_pipeline cute_pipeline_async_create(cute_ctx *c, cute_smem_allocator *a, in
                                          int producer_threads, int consumer_threads);
 cute_pipeline cute_pipeline_tma_async_create(cute_ctx *c, cute_smem_allocator *a, int stages,
                                              int consumer_threads, int64_t tx_bytes);
+/* sm_100a (cutec/tcgen05.h; verified on the interpreter and by ptxas only):
+ *   PipelineTmaUmma   PipelineTmaAsync whose consumer is the one thread issuing tcgen05.mma:
+ *                     its release is a tcgen05.commit on the stage's empty barrier, which
+ *                     arrives once the MMAs issued so far have read the stage;
+ *   PipelineUmmaAsync the MMA thread produces (an accumulator stage in tensor memory): its
+ *                     commit is a tcgen05.commit on the full barrier; consumer_threads (the
+ *                     epilogue's) wait on it and release by arriving on the empty barrier.
+ * The calls that commit must run in exactly one thread (cute_elect_one, or a thread test). */
+cute_pipeline cute_pipeline_tma_umma_create(cute_ctx *c, cute_smem_allocator *a, int stages, int64_t tx_bytes);
+cute_pipeline cute_pipeline_umma_async_create(cute_ctx *c, cute_smem_allocator *a, int stages,
+                                              int consumer_threads);
 /* PipelineTmaAsync in a cluster (CuTe DSL's create(..., cta_layout_vmnk=)): `cluster` is a
  * static rank-2 layout (cluster M, cluster N) -> cluster rank, and the blocks of one row or
  * column of it multicast their tiles into each other's stages (A along N, B along M), so a
@@ -106,6 +122,8 @@ void cute_pipeline_tma_store_producer_tail(cute_ctx *c, const cute_pipeline_tma_
 #define cute_pipeline_state_advance(c, ...) CUTE__CTX_AT((c), cute_pipeline_state_advance((c), __VA_ARGS__))
 #define cute_pipeline_async_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_async_create((c), __VA_ARGS__))
 #define cute_pipeline_tma_async_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_async_create((c), __VA_ARGS__))
+#define cute_pipeline_tma_umma_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_umma_create((c), __VA_ARGS__))
+#define cute_pipeline_umma_async_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_umma_async_create((c), __VA_ARGS__))
 #define cute_pipeline_tma_async_create_cluster(c, ...)                                                          \
     CUTE__CTX_AT((c), cute_pipeline_tma_async_create_cluster((c), __VA_ARGS__))
 #define cute_pipeline_producer_try_acquire(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_try_acquire((c), __VA_ARGS__))

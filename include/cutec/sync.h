@@ -22,6 +22,10 @@ void cute_mbarrier_init_fence(cute_ctx *c); /* fence.mbarrier_init.release.clust
 void cute_mbarrier_arrive(cute_ctx *c, cute_val bar);
 /* arrive on the mbarrier at bar's offset in the shared memory of cluster block `rank` */
 void cute_mbarrier_arrive_cluster(cute_ctx *c, cute_val bar, cute_val rank);
+/* the same with release at CTA scope (CUTLASS's ClusterBarrier::arrive(cta_id)), without the
+ * cluster-wide fence (MEMBAR.ALL.GPU) the form above costs: where the waiter needs only the
+ * arrival, e.g. a consumer releasing a stage it read through wgmma */
+void cute_mbarrier_arrive_cluster_cta(cute_ctx *c, cute_val bar, cute_val rank);
 void cute_mbarrier_arrive_and_expect_tx(cute_ctx *c, cute_val bar, cute_val bytes);
 void cute_mbarrier_expect_tx(cute_ctx *c, cute_val bar, cute_val bytes);
 /* i1: whether the phase of parity `phase` completed (try_wait may wait a while first) */
@@ -73,6 +77,7 @@ void cute_cp_async_bulk_wait_group_read(cute_ctx *c, int n);
 #define cute_mbarrier_init_fence(c) CUTE__CTX_AT((c), cute_mbarrier_init_fence(c))
 #define cute_mbarrier_arrive(c, ...) CUTE__CTX_AT((c), cute_mbarrier_arrive((c), __VA_ARGS__))
 #define cute_mbarrier_arrive_cluster(c, ...) CUTE__CTX_AT((c), cute_mbarrier_arrive_cluster((c), __VA_ARGS__))
+#define cute_mbarrier_arrive_cluster_cta(c, ...) CUTE__CTX_AT((c), cute_mbarrier_arrive_cluster_cta((c), __VA_ARGS__))
 #define cute_mbarrier_arrive_and_expect_tx(c, ...) CUTE__CTX_AT((c), cute_mbarrier_arrive_and_expect_tx((c), __VA_ARGS__))
 #define cute_mbarrier_expect_tx(c, ...) CUTE__CTX_AT((c), cute_mbarrier_expect_tx((c), __VA_ARGS__))
 #define cute_mbarrier_try_wait(c, ...) CUTE__CTX_AT((c), cute_mbarrier_try_wait((c), __VA_ARGS__))

@@ -51,7 +51,7 @@ static cute_ir_func *row_kernel(cute_inst r)
     cute_vreg tm = cute_ir_add_param(f, cute_type_of(CUTE_TMAP), "tm");
     f->smem_bytes = 1024;
     cute_vreg s = cute_ir_op(&b, CUTE_OP_SMEM_PTR, cute_type_ptr(CUTE_U32, CUTE_SMEM), 0, 0, 0);
-    cute_vreg out[160], in[16];
+    cute_vreg out[160], in[160]; /* tcgen05.ld/st x128: 128 registers a side */
     int no = 0, ni = 0, n = 0;
     for (int q = 0; q < I->ngroups; q++) {
         const cute_inst_group *G = &I->groups[q];

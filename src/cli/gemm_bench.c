@@ -116,14 +116,28 @@ static double bench_cublas(bench_ctx *x, const gemm_problem *p, int sets, void *
     return v.bad ? -1 : ms;
 }
 
-/* one variant: C back to C0, one call checked, then timed; CLI_OK, CLI_FAIL */
-static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant var, const char *name,
+/* the row's name: the sweep's (the variant's, its cluster and raster), "+" the fused
+ * epilogue's */
+static const char *row_name(const gemm_problem *p, const char *name, char *buf, size_t n)
+{
+    if (p->dual) return snprintf(buf, n, "%s+swiglu", name), buf;
+    if (!cute_gemm_epilogue_fused(&p->epi)) return name;
+    snprintf(buf, n, "%s%s%s%s", name, p->epi.bias ? "+bias" : "", p->epi.act ? "+" : "",
+             p->epi.act ? cute_gemm_act_name(p->epi.act) : "");
+    return buf;
+}
+
+/* one variant: C back to C0, one call checked (against cuBLAS too where there is no fused
+ * epilogue), then timed; CLI_OK, CLI_FAIL */
+static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant var, const char *sweep_name,
                          const void *ref, double ref_ms, void *got)
 {
     const gemm_opts *o = x->o;
     cute_backend *b = x->b;
     size_t cbytes = gemm_operand_bytes(&p->c);
     gemm_lib_call c = {x->lib, var, p, o->alpha, o->beta, ""};
+    char buf[96];
+    const char *name = row_name(p, sweep_name, buf, sizeof buf);
     if (b->vt->upload(b->self, &p[0].c.buf, 0, p[0].c0, cbytes) != CUTE_OK) return CLI_FAIL;
     cute_status s = gemm_call_lib(&c, 0);
     if (s == CUTE_ERR_COMPILE || s == CUTE_ERR_INVALID) { /* a variant that cannot take this (yet) */
@@ -137,7 +151,7 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
     }
     gemm_verdict v;
     gemm_check_sample(p, got, o->alpha, o->beta, gemm_ref_tolerance(o->in, o->out), o->seed + 1, SAMPLES, &v);
-    double diff = ref_ms > 0 ? max_rel_diff(p, got, ref) : -1;
+    double diff = ref_ms > 0 && !cute_gemm_epilogue_fused(&p->epi) && !p->dual ? max_rel_diff(p, got, ref) : -1;
     bool ok = v.bad == 0 && !(diff > diff_bound(o->in, p->k)) && diff == diff;
     plot_progress("size %lld: %s", (long long)p->m, name);
     double ms = gpu_time_calls(x->cu, gemm_call_lib, &c, sets, o->iters);
@@ -177,6 +191,22 @@ static int bench_sweep(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_varian
     return rc;
 }
 
+/* --epilogue swiglu: the unfused reference (two cuBLAS GEMMs and silu(x) * y), then each
+ * variant's dual GEMM against it, on the problems with a B1 added */
+static int bench_swiglu(bench_ctx *x, gemm_problem *p, int sets, const void *ref, void *got)
+{
+    const gemm_opts *o = x->o;
+    for (int i = 0; i < sets; i++)
+        if (!gemm_problem_dual(x->b, &p[i], o->seed + 100 + (uint64_t)i)) return CLI_FAIL;
+    char err[512] = "";
+    double ms = gemm_bench_swiglu_ref(x->rt, x->h, p, sets, o->iters, err, sizeof err);
+    if (ms < 0) return printf("%-6lld cublas x2 + silu*mul failed: %s\n", (long long)p->m, err), CLI_FAIL;
+    print_row(p->m, "cublas x2 + silu*mul", ms, gemm_flops(p), ms, -1, "(the unfused reference)");
+    int rc = CLI_OK;
+    for (int i = 0; i < o->nvariants && rc == CLI_OK; i++) rc = bench_sweep(x, p, sets, o->variants[i], ref, ms, got);
+    return rc;
+}
+
 static int bench_size(bench_ctx *x, const int64_t mnk[3])
 {
     const gemm_opts *o = x->o;
@@ -200,6 +230,12 @@ static int bench_size(bench_ctx *x, const int64_t mnk[3])
     if (ref_ms < 0) rc = CLI_FAIL;
     for (int i = 0; i < o->nvariants && rc == CLI_OK; i++)
         if (bench_sweep(x, p, sets, o->variants[i], ref, ref_ms, got) != CLI_OK) rc = CLI_FAIL;
+    /* --epilogue: each variant again with it (those without one say so), on the same inputs */
+    for (int i = 0; i < made && rc == CLI_OK && cute_gemm_epilogue_fused(&o->epi); i++)
+        if (!gemm_problem_fuse(x->b, &p[i], &o->epi, o->seed + (uint64_t)i)) rc = CLI_FAIL;
+    for (int i = 0; i < o->nvariants && rc == CLI_OK && cute_gemm_epilogue_fused(&o->epi); i++)
+        if (bench_sweep(x, p, sets, o->variants[i], ref, ref_ms, got) != CLI_OK) rc = CLI_FAIL;
+    if (rc == CLI_OK && o->dual) rc = bench_swiglu(x, p, made, ref, got);
     char clock[128];
     gpu_sm_clock(clock, sizeof clock);
     if (clock[0]) printf("#      SM clock after these runs (now, max): %s; %d input set%s rotated\n", clock,
@@ -233,6 +269,13 @@ static void print_header(bench_ctx *x)
     printf(", layout %s (%s), alpha %g, beta %g, seed %llu, gaussian inputs\n", o->layout,
            cli_gemm_major_words(o->layout), o->alpha, o->beta, (unsigned long long)o->seed);
     printf("# cuBLAS: %s\n", cublas_words(o->in));
+    if (o->dual)
+        printf("# then --epilogue swiglu: C = silu(A B0^T) (A B1^T), two cuBLAS calls and cutec's elementwise silu(x) y, "
+               "then each variant's dual GEMM (TFLOP/s of both products; of cuBLAS: of that)\n");
+    if (cute_gemm_epilogue_fused(&o->epi))
+        printf("# then each variant with the fused epilogue%s%s (its check: float64 with the epilogue; of cuBLAS: plain "
+               "cuBLAS's time)\n", o->epi.bias ? o->epi.bias == CUTE_GEMM_BIAS_ROW ? ", row bias" : ", column bias" : "",
+               o->epi.act ? cute_gemm_act_name(o->epi.act) : "");
     static const char *widths[] = {("each variant's faster width where extents and leading dimensions are <= 32768"),
                                    "32-bit where extents and leading dimensions are <= 32768 (--index 32)",
                                    "64-bit (--index 64)"};

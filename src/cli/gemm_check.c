@@ -36,6 +36,7 @@ typedef struct ref_job {
     const gemm_ref_problem *r;
     const double *a, *b; /* (M,K,L) and (N,K,L), K contiguous */
     const void *got;     /* C after the kernel (host copy, C's layout) */
+    const gemm_problem *p; /* its fused epilogue */
     double tol;
     int64_t r0, r1;      /* rows l * M + m */
     gemm_verdict v;
@@ -56,6 +57,8 @@ static void ref_row(ref_job *j, int64_t n0, int64_t row)
         int64_t at = gemm_ref_at_l(r, 2, m, n, l);
         double c = r->beta == 0 ? 0 : ew_get(r->out, r->C0.data, at);
         double ref = r->alpha * s + r->beta * c, mag = fabs(r->alpha) * t + fabs(r->beta * c);
+        ref = gemm_problem_fused_ref(j->p, m, n, ref, &mag);
+        if (j->p->dual) ref = gemm_problem_swiglu_ref(j->p, r->alpha, r->beta, m, n, l, &mag);
         judge(&j->v, ew_get(r->out, j->got, at), ref, mag, j->tol, m, n, l);
     }
 }
@@ -96,7 +99,7 @@ bool gemm_check_all(const gemm_problem *p, const void *got, double alpha, double
     pthread_t th[64];
     bool ok = a && b, started[64] = {false};
     for (int t = 0; t < nt && ok; t++) {
-        jobs[t] = (ref_job){&r, a, b, got, tol, rows * t / nt, rows * (t + 1) / nt, {0}};
+        jobs[t] = (ref_job){&r, a, b, got, p, tol, rows * t / nt, rows * (t + 1) / nt, {0}};
         /* the last share, or one no thread could be started for, runs here */
         if (t < nt - 1) started[t] = pthread_create(&th[t], NULL, ref_rows, &jobs[t]) == 0;
         if (!started[t]) ref_rows(&jobs[t]);
@@ -119,6 +122,8 @@ void gemm_check_sample(const gemm_problem *p, const void *got, double alpha, dou
         int64_t m = (int64_t)(s % (uint64_t)p->m), n = (int64_t)((s >> 24) % (uint64_t)p->n);
         int64_t l = (int64_t)((s >> 48) % (uint64_t)p->l);
         double mag, ref = gemm_ref_value(&r, m, n, l, &mag);
+        ref = gemm_problem_fused_ref(p, m, n, ref, &mag);
+        if (p->dual) ref = gemm_problem_swiglu_ref(p, alpha, beta, m, n, l, &mag);
         judge(v, ew_get(p->out, got, gemm_ref_at_l(&r, 2, m, n, l)), ref, mag, tol, m, n, l);
     }
 }

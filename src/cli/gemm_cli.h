@@ -34,6 +34,10 @@ typedef struct gemm_problem {
     int64_t m, n, k, l;
     gemm_operand a, b, c;
     void *c0; /* C's initial values (host) */
+    cute_gemm_epilogue epi; /* a fused epilogue (gemm_problem_fuse; zero: none) */
+    gemm_operand v;         /* its vector, (M or N, 1), where it has a bias */
+    bool dual;              /* the dual GEMM with SwiGLU: C = alpha silu(A B^T) (A B1^T) + beta C */
+    gemm_operand b1;        /* its B1, laid out as B */
 } gemm_problem;
 
 /* the unit-stride modes BLAS's layout letters mean ("nt", "tnt"; see gemm_cmd.c); false:
@@ -44,6 +48,24 @@ const char *cli_gemm_major_words(const char *layout);
 bool gemm_problem_make(cute_backend *b, gemm_problem *p, cute_dtype in, cute_dtype out,
                        const int64_t mnkl[4], const char *layout, int64_t pad, uint64_t seed);
 void gemm_problem_drop(cute_backend *b, gemm_problem *p);
+/* the problem with a fused epilogue e (NULL or zero: none), and fresh values of its vector;
+ * false: out of memory */
+bool gemm_problem_fuse(cute_backend *b, gemm_problem *p, const cute_gemm_epilogue *e, uint64_t seed);
+/* the problem as the dual GEMM with SwiGLU, with a fresh B1 (false: out of memory) */
+bool gemm_problem_dual(cute_backend *b, gemm_problem *p, uint64_t seed);
+/* the dual GEMM's float64 reference of element (m, n, l), and its magnitude (gemm_swiglu.c) */
+double gemm_problem_swiglu_ref(const gemm_problem *p, double alpha, double beta, int64_t m, int64_t n, int64_t l,
+                               double *mag);
+/* `cutec bench gemm --epilogue swiglu`'s reference: two cuBLAS GEMMs and cutec's
+ * elementwise silu(x) * y, timed together on the problem's sets; < 0 on failure (gemm_swiglu.c) */
+double gemm_bench_swiglu_ref(cute_runtime *rt, void *cublas, const gemm_problem *p, int sets, int iters, char *err,
+                             size_t n);
+/* the float64 reference of element (m, n) after the problem's epilogue; *mag grows by the
+ * vector's |v| */
+double gemm_problem_fused_ref(const gemm_problem *p, int64_t m, int64_t n, double ref, double *mag);
+/* --epilogue NAME (bias, relu, gelu, gelu_tanh, silu, none; swiglu: *dual) and --bias
+ * row|col into e */
+bool cli_gemm_epilogue_option(const char *k, const char *v, cute_gemm_epilogue *e, bool *dual, bool *known);
 size_t gemm_operand_bytes(const gemm_operand *x);
 /* the operand as a call argument: rank 2, or rank 3 with the batch mode when L > 1 */
 cute_call_arg gemm_operand_arg(const gemm_operand *x, int64_t l);
@@ -95,6 +117,8 @@ typedef struct gemm_opts {
     int64_t tokens;   /* bench --groups: the mean M of a group (an expert's tokens) */
     const char *plot; /* bench: the chart's SVG file (NULL: none) */
     double ceiling;   /* bench: the chart's ceiling (0: cuBLAS's best rate) */
+    cute_gemm_epilogue epi; /* --epilogue, --bias */
+    bool dual;              /* --epilogue swiglu */
 } gemm_opts;
 
 /* one library call on input set `set` (a gpu_timed_call) */

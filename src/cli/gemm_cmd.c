@@ -29,12 +29,13 @@ static void usage(void)
             "         [--layout XY[Z]] [--variant auto|registers|shared|pipelined]\n"
             "         [--backend cuda|interp] [--alpha A] [--beta B] [--pad P] [--iters N]\n"
             "         [--seed S] [--index auto|32|64] [--tile BMxBNxBK] [--stages S] [--warps WMxWN]\n"
-            "         [--raster F] [--read-bytes 8|16] [--cluster CMxCN] [--store tma|st] [--groups G]\n"
+            "         [--raster F] [--read-bytes 8|16] [--cluster CMxCN] [--store tma|st]\n"
+            "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--bias row|col] [--groups G]\n"
             "       cutec bench gemm [--dtype D] [--out-dtype D] [--sizes 4096,8192,MxNxK] [--batch L]\n"
             "         [--layout XY[Z]] [--variants V,V,... (default: all)] [--alpha A]\n"
             "         [--beta B] [--iters N] [--seed S] [--index auto|32|64] [--tile BMxBNxBK]\n"
             "         [--stages S] [--warps WMxWN] [--raster F] [--read-bytes 8|16] [--cluster CMxCN]\n"
-            "         [--store tma|st]\n"
+            "         [--store tma|st] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--bias row|col]\n"
             "         [--plot FILE.svg [--ceiling TFLOPS]] [--groups G [--tokens T]]\n"
             "\n"
             "C(M,N,L) = alpha * A(M,K,L) * B(N,K,L)^T + beta * C, B given as (N,K) (CuTe's\n"
@@ -71,6 +72,12 @@ static void usage(void)
             "  multicast).\n"
             "  --store: the Hopper kernel's C path, stmatrix + TMA store (tma, the default for a\n"
             "  16-bit C) or 16-byte st.global from shared memory (st).\n"
+            "epilogue: a fused epilogue after alpha and beta (the hopper kernel, a 16-bit C):\n"
+            "  bias (x + v, v one value per column: --bias col, the default, or row), relu,\n"
+            "  gelu (erf), gelu_tanh, silu (with --bias, after it); run checks it against\n"
+            "  float64, bench adds a row per variant with it after the plain ones.  swiglu:\n"
+            "  the dual GEMM C = alpha silu(A B0^T) (A B1^T) + beta C in one kernel (hopper, B\n"
+            "  K-major), benched against two cuBLAS calls and cutec's elementwise silu(x) y.\n"
             "index: the width of the kernels' index arithmetic.  auto (the default): each variant\n"
             "  in the width measured faster for it (docs/gemm.md); 32: 32-bit kernels wherever\n"
             "  every extent and leading dimension is at most 32768; 64: always 64-bit.\n"
@@ -211,6 +218,8 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (bench && !strcmp(k, "--raster")) return parse_sweep(v, false, o);
     bool tiling = cli_gemm_tiling_option(k, v, &o->tiling, known, why, sizeof why);
     if (*known) return tiling;
+    bool epi = cli_gemm_epilogue_option(k, v, &o->epi, &o->dual, known);
+    if (*known) return epi;
     *known = true;
     if (!strcmp(k, "--iters")) return parse_int(v, &x, 1, 1000) && (o->iters = (int)x);
     if (!strcmp(k, "--seed")) return parse_int(v, &x, 0, INT64_MAX) && ((o->seed = (uint64_t)x), true);
@@ -247,8 +256,8 @@ static int settle(gemm_opts *o, const char *cmd, bool bench)
     if ((o->in == CUTE_E4M3 || o->in == CUTE_E5M2) && !o->layout_given) o->layout[0] = 't', o->layout[1] = 'n';
     /* grouped: K-major A and B, row-major C (an MoE layer's activations and weights) */
     if (o->groups && !o->layout_given) snprintf(o->layout, sizeof o->layout, "tnt");
-    if (o->groups && o->l > 1) {
-        fprintf(stderr, "cutec %s gemm: --groups and --batch do not go together\n", cmd);
+    if (o->groups && (o->l > 1 || o->dual || cute_gemm_epilogue_fused(&o->epi))) {
+        fprintf(stderr, "cutec %s gemm: --groups goes with neither --batch nor --epilogue\n", cmd);
         return CLI_USAGE;
     }
     if (!gemm_ref_pair_ok(o->in, o->out)) {
@@ -303,7 +312,7 @@ const char *gemm_rate_unit(cute_dtype in) { return gemm_ref_integral(in) ? "TOPS
 
 double gemm_flops(const gemm_problem *p)
 {
-    return 2.0 * (double)p->m * (double)p->n * (double)p->k * (double)p->l;
+    return (p->dual ? 4.0 : 2.0) * (double)p->m * (double)p->n * (double)p->k * (double)p->l; /* dual: 2 products */
 }
 
 /* --- run --------------------------------------------------------------------------------- */
@@ -314,7 +323,14 @@ cute_status gemm_call_lib(void *user, int set)
     const gemm_problem *p = &c->p[set];
     cute_call_arg A = gemm_operand_arg(&p->a, p->l), B = gemm_operand_arg(&p->b, p->l),
                   C = gemm_operand_arg(&p->c, p->l);
-    return cutec_gemm(c->lib, c->variant, &A, &B, &C, c->alpha, c->beta, NULL, c->err, sizeof c->err);
+    if (p->dual) {
+        cute_call_arg B1 = gemm_operand_arg(&p->b1, p->l);
+        return cutec_gemm_swiglu(c->lib, &A, &B, &B1, &C, c->alpha, c->beta, NULL, c->err, sizeof c->err);
+    }
+    cute_call_arg V = gemm_operand_arg(&p->v, 1);
+    V.ndim = 1;
+    return cutec_gemm_ex(c->lib, c->variant, &A, &B, &C, c->alpha, c->beta, &p->epi,
+                         p->epi.bias != CUTE_GEMM_BIAS_NONE ? &V : NULL, NULL, c->err, sizeof c->err);
 }
 
 static void print_kernel(cute_gemm_lib *lib)
@@ -354,6 +370,10 @@ static void print_problem(const gemm_opts *o, cute_runtime *rt)
     printf(" M=%lld N=%lld K=%lld", (long long)o->m, (long long)o->n, (long long)o->k);
     if (o->l > 1) printf(" L=%lld", (long long)o->l);
     printf(" layout %s (%s), alpha %g, beta %g\n", o->layout, cli_gemm_major_words(o->layout), o->alpha, o->beta);
+    if (o->dual) printf("epilogue: swiglu, the dual GEMM: C = alpha silu(A B0^T) (A B1^T) + beta C\n");
+    if (cute_gemm_epilogue_fused(&o->epi))
+        printf("epilogue: %s%s\n", o->epi.bias ? o->epi.bias == CUTE_GEMM_BIAS_ROW ? "row bias, " : "column bias, " : "",
+               cute_gemm_act_name(o->epi.act));
     printf("variant %s, backend %s, seed %llu%s\n", cute_gemm_variant_name(o->variant),
            cute_runtime_backend_name(rt), (unsigned long long)o->seed, o->pad ? ", leading dimensions padded" : "");
 }
@@ -374,7 +394,8 @@ static int run(const gemm_opts *o)
     if (lib) cute_gemm_lib_index_width(lib, o->index_bits), cute_gemm_lib_tiling(lib, &o->tiling);
     gemm_lib_call c = {lib, o->variant, &p, o->alpha, o->beta, ""};
     int64_t mnkl[4] = {o->m, o->n, o->k, o->l};
-    if (!lib || !gemm_problem_make(b, &p, o->in, o->out, mnkl, o->layout, o->pad, o->seed)) {
+    if (!lib || !gemm_problem_make(b, &p, o->in, o->out, mnkl, o->layout, o->pad, o->seed) ||
+        !gemm_problem_fuse(b, &p, &o->epi, o->seed) || (o->dual && !gemm_problem_dual(b, &p, o->seed))) {
         fprintf(stderr, "cutec run gemm: out of memory\n");
     } else if (gemm_call_lib(&c, 0) != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK) {
         fprintf(stderr, "cutec run gemm: %s\n", c.err[0] ? c.err : b->vt->error(b->self));

@@ -14,7 +14,8 @@ static int usage(void)
           "         [--out-dtype D] [--layout XYZ] [--align BYTES] [--index 32|64]\n"
           "         [--emit ir|cuda|ptx|sass|usage|banks|time] [--arch sm_80|sm_90a]\n"
           "         [--tile BMxBNxBK] [--warps WMxWN] [--stages S] [--raster F] [--read-bytes 8|16]\n"
-          "         [--cluster CMxCN]\n"
+          "         [--cluster CMxCN] [--store tma|st] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu]\n"
+          "         [--bias row|col]\n"
           "  --dtype:  f32 (default), f64, f16, bf16, tf32, s8, e4m3, e5m2; --out-dtype as in\n"
           "            `cutec run gemm help`\n"
           "  --variant: auto (default) is the library's choice: the most advanced variant that\n"
@@ -105,6 +106,12 @@ int cmd_compile_gemm(int argc, char **argv)
             return usage();
         }
         if (known) continue;
+        if (cli_gemm_epilogue_option(k, v, &cfg.epilogue, &cfg.dual, &known)) continue;
+        if (known) {
+            fprintf(stderr, "cutec compile gemm: %s %s: not an epilogue (bias, relu, gelu, gelu_tanh, silu; --bias "
+                    "row|col)\n", k, v);
+            return usage();
+        }
         if (!strcmp(k, "--variant")) {
             if (!cute_gemm_variant_parse(v, &cfg.variant)) {
                 fprintf(stderr, "cutec compile gemm: unknown variant \"%s\"\n", v);

@@ -1,10 +1,12 @@
 /* A GEMM problem of the CLI: operands of the input and output dtypes, batched, laid out as
  * BLAS's layout letters say, filled with fresh inputs on the host and the device. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/gemm_cli.h"
+#include "kernels/ew_ref.h"
 
 bool cli_gemm_dtype_parse(const char *name, cute_dtype *out)
 {
@@ -115,7 +117,8 @@ bool gemm_problem_make(cute_backend *b, gemm_problem *p, cute_dtype in, cute_dty
 
 void gemm_problem_drop(cute_backend *b, gemm_problem *p)
 {
-    operand_drop(b, &p->a), operand_drop(b, &p->b), operand_drop(b, &p->c);
+    operand_drop(b, &p->a), operand_drop(b, &p->b), operand_drop(b, &p->c), operand_drop(b, &p->v);
+    operand_drop(b, &p->b1);
     free(p->c0);
     p->c0 = NULL;
 }
@@ -141,4 +144,46 @@ gemm_ref_problem gemm_problem_ref(const gemm_problem *p, double alpha, double be
                               p->l,
                               alpha,
                               beta};
+}
+
+bool gemm_problem_fuse(cute_backend *b, gemm_problem *p, const cute_gemm_epilogue *e, uint64_t seed)
+{
+    operand_drop(b, &p->v);
+    memset(&p->epi, 0, sizeof p->epi);
+    if (!cute_gemm_epilogue_fused(e)) return true;
+    p->epi = *e;
+    uint64_t s = seed * 2654435761u + 7;
+    if (e->bias == CUTE_GEMM_BIAS_NONE) return true;
+    return operand_make(b, &p->v, p->out, e->bias == CUTE_GEMM_BIAS_ROW ? p->m : p->n, 1, 1, 0, 0, &s);
+}
+
+double gemm_problem_fused_ref(const gemm_problem *p, int64_t m, int64_t n, double ref, double *mag)
+{
+    if (!cute_gemm_epilogue_fused(&p->epi)) return ref;
+    double v = p->epi.bias == CUTE_GEMM_BIAS_NONE ? 0 : ew_get(p->out, p->v.host, p->epi.bias == CUTE_GEMM_BIAS_ROW ? m : n);
+    *mag += fabs(v);
+    return gemm_ref_epilogue(&p->epi, ref, v);
+}
+
+bool gemm_problem_dual(cute_backend *b, gemm_problem *p, uint64_t seed)
+{
+    uint64_t s = seed * 2654435761u + 11;
+    p->dual = true;
+    return operand_make(b, &p->b1, p->in, p->n, p->k, p->l, p->b.major, p->b.ld - (p->b.major ? p->k : p->n), &s);
+}
+
+bool cli_gemm_epilogue_option(const char *k, const char *v, cute_gemm_epilogue *e, bool *dual, bool *known)
+{
+    *known = true;
+    if (!strcmp(k, "--bias")) {
+        e->bias = !strcmp(v, "row") ? CUTE_GEMM_BIAS_ROW : !strcmp(v, "col") ? CUTE_GEMM_BIAS_COL : CUTE_GEMM_BIAS_NONE;
+        return e->bias != CUTE_GEMM_BIAS_NONE || !strcmp(v, "none");
+    }
+    if (!strcmp(k, "--epilogue")) {
+        if (!strcmp(v, "swiglu")) return *dual = true;
+        if (!strcmp(v, "bias")) return e->bias = e->bias ? e->bias : CUTE_GEMM_BIAS_COL, true;
+        return cute_gemm_act_parse(v, &e->act);
+    }
+    *known = false;
+    return false;
 }

@@ -262,8 +262,9 @@ static inline cute_ir_func *sk_bulk_store(sk_bulk_variant v, int *line)
 /* --- the cluster forms, in a cluster of one block: 32 threads, 4 words each ----------------
  * out[4t + 0] = the OR of the registers that are 0 (clusterid.y/z, cluster_ctaid.x/y/z);
  * 1 = the sum of those that are 1 (nclusterid.x/y/z, cluster_nctaid.y/z): 5; thread 0 only,
- * 2 = 0b11: an arrive.expect_tx and an arrive through the mbarrier's shared::cluster address
- * each complete a phase, seen by try_wait.acquire.cluster and test_wait */
+ * 2 = 0b111: an arrive.expect_tx and an arrive through the mbarrier's shared::cluster address
+ * (release at cluster scope, then at CTA scope) each complete a phase, seen by
+ * try_wait.acquire.cluster and test_wait */
 static inline cute_ir_func *sk_cluster_forms(void)
 {
     kt k;
@@ -291,7 +292,10 @@ static inline cute_ir_func *sk_cluster_forms(void)
     cute_vreg b0 = SK_GET(&k, CUTE_INST_MBARRIER_TRY_WAIT_PARITY_CLUSTER, bar, sk_u32(&k, 0));
     SK_DO(&k, CUTE_INST_MBARRIER_ARRIVE_CLUSTER, cb);
     cute_vreg b1 = SK_GET(&k, CUTE_INST_MBARRIER_TEST_WAIT_PARITY, bar, sk_u32(&k, 1));
-    kt_store(&k, kt_ptr_add(&k, o, kt_i64(&k, 2)), kt_bin(&k, CUTE_OP_OR, b0, kt_bin(&k, CUTE_OP_SHL, b1, sk_u32(&k, 1))));
+    SK_DO(&k, CUTE_INST_MBARRIER_ARRIVE_CLUSTER_CTA, cb);
+    cute_vreg b2 = SK_GET(&k, CUTE_INST_MBARRIER_TEST_WAIT_PARITY, bar, sk_u32(&k, 0));
+    cute_vreg b12 = kt_bin(&k, CUTE_OP_OR, kt_bin(&k, CUTE_OP_SHL, b1, sk_u32(&k, 1)), kt_bin(&k, CUTE_OP_SHL, b2, sk_u32(&k, 2)));
+    kt_store(&k, kt_ptr_add(&k, o, kt_i64(&k, 2)), kt_bin(&k, CUTE_OP_OR, b0, b12));
     cute_ir_end(&k.b);
     return k.f;
 }
@@ -379,7 +383,7 @@ static inline void sk_cluster_forms_check(cute_backend be)
 {
     uint32_t want[32 * 4];
     for (uint32_t t = 0; t < 32; t++)
-        want[4 * t] = 0, want[4 * t + 1] = 5, want[4 * t + 2] = t == 0 ? 3u : 0xdeadbeef, want[4 * t + 3] = 0xdeadbeef;
+        want[4 * t] = 0, want[4 * t + 1] = 5, want[4 * t + 2] = t == 0 ? 7u : 0xdeadbeef, want[4 * t + 3] = 0xdeadbeef;
     sk_expect(be, "cluster forms", sk_cluster_forms(), 32, NULL, 0, want, 32 * 4);
 }
 

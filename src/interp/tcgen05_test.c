@@ -9,7 +9,7 @@
 #include "check.h"
 #include "cutec/cuda_c.h"
 #include "cutec/numeric.h"
-#include "cutec/nvrtc.h"
+#include "interp/gpu_testkit.h"
 #include "interp/tcgen05_testkit.h"
 
 static uint16_t A[TC_M][TC_K], B[TC_N][TC_K];
@@ -102,35 +102,19 @@ static void each_broken(cute_backend be)
     }
 }
 
-/* the kernel as CUDA C, compiled by NVRTC for sm_100a (ptxas accepts every tcgen05 row it uses) */
+/* the kernel as CUDA C, compiled by NVRTC for sm_100a (ptxas accepts every tcgen05 row it
+ * uses); refused for sm_90a */
 static void compiles_for_sm100a(void)
 {
-    char err[512], *src = NULL;
-    cute_nvrtc *nv;
-    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
-        SKIP("no NVRTC: the sm_100a compile is not checked");
-        return;
-    }
     tc_lines L;
+    kt_compiles_for((cute_ir_func *[]){tc_kernel(TC_GOOD, &L)}, 1, "sm_100a", "tcgen05.ld.sync.aligned.32x32b.x64.b32");
+    char err[512], *src = NULL;
     cute_ir_func *f = tc_kernel(TC_GOOD, &L);
-    cute_status s = cute_cuda_c_emit((const cute_ir_func *const *)&f, 1, &(cute_cuda_c_opts){.arch = "sm_100a"}, &src,
+    cute_status s = cute_cuda_c_emit((const cute_ir_func *const *)&f, 1, &(cute_cuda_c_opts){.arch = "sm_90a"}, &src,
                                      err, sizeof err);
-    CHECK(s == CUTE_OK && src, "emit for sm_100a: %s", err);
-    cute_nvrtc_output o = {0};
-    if (src) {
-        s = cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = "sm_100a"}, &o);
-        CHECK(s == CUTE_OK && o.cubin_size > 0, "NVRTC/ptxas for sm_100a: %s", o.log ? o.log : "?");
-        CHECK(o.ptx && strstr(o.ptx, "tcgen05.mma.cta_group::1.kind::f16") && strstr(o.ptx, "tcgen05.ld.sync.aligned.32x32b.x64.b32"),
-              "the PTX holds the tcgen05 rows");
-        cute_nvrtc_output_free(&o);
-    }
-    free(src);
-    src = NULL;
-    s = cute_cuda_c_emit((const cute_ir_func *const *)&f, 1, &(cute_cuda_c_opts){.arch = "sm_90a"}, &src, err, sizeof err);
-    CHECK(s != CUTE_OK && strstr(err, "sm_100"), "refused for sm_90a: %s", err);
+    CHECK(s != CUTE_OK && strstr(err, "needs sm_100"), "refused for sm_90a: %s", err);
     free(src);
     cute_ir_func_free(f);
-    cute_nvrtc_close(nv);
 }
 
 int main(void)

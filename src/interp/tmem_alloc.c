@@ -97,16 +97,18 @@ static void dealloc(ictx *X, itmem *T, const dinst *d, uint32_t w0)
                     "live allocation is that", w0 / 32, ncols, TMEM_LANE(taddr), col);
 }
 
-/* thread t's tcgen05.commit: its MMAs and copies so far complete on the mbarrier at bar */
+/* thread t's tcgen05.commit: every MMA and copy it issued so far (committed before or not)
+ * completes on the mbarrier at bar, which hands their writes to its waiters */
 static void commit(ictx *X, itmem *T, const dinst *d, uint32_t t)
 {
     uint64_t bar = interp_addr(X, d, 0, t);
     uint32_t stamp = 0;
-    for (uint32_t i = T->nw; i-- > 0 && T->uncommitted;) {
+    for (uint32_t i = T->nw; i-- > 0;) {
         itmem_write *w = &T->w[i];
-        if (!w->async || w->tid != t || w->bar >= 0) continue;
-        w->bar = (int64_t)bar;
+        if (!w->async || w->tid != t) continue;
         if (w->stamp > stamp) stamp = w->stamp;
+        if (w->bar >= 0) break; /* this one and those before it: committed already */
+        w->bar = (int64_t)bar;
         T->uncommitted--;
     }
     interp_mbarrier_arrive_async(X, d, t, bar, stamp);

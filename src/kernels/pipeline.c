@@ -1,9 +1,11 @@
-/* cutec/pipeline.h: PipelineAsync and PipelineTmaAsync over the mbarrier rows (cutec/sync.h),
+/* cutec/pipeline.h: PipelineAsync, PipelineTmaAsync, and sm_100's PipelineTmaUmma and
+ * PipelineUmmaAsync over the mbarrier rows (cutec/sync.h) and tcgen05.commit (cutec/tcgen05.h),
  * and the PipelineState that walks their stages. */
 #define CUTEC_NO_SITE_MACROS /* the user's call site stays the site of what this emits */
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
 #include "cutec/sync.h"
+#include "cutec/tcgen05.h"
 #include "cutec/tma_copy.h"
 #include "trace/ctx_internal.h"
 
@@ -78,6 +80,20 @@ cute_pipeline cute_pipeline_tma_async_create(cute_ctx *c, cute_smem_allocator *a
     return create(c, a, p, "cute_pipeline_tma_async_create");
 }
 
+cute_pipeline cute_pipeline_tma_umma_create(cute_ctx *c, cute_smem_allocator *a, int stages, int64_t tx_bytes)
+{
+    cute_pipeline p = {.kind = CUTE_PIPELINE_TMA_UMMA, .stages = stages, .producer_threads = 1,
+                       .consumer_threads = 1, .tx_bytes = tx_bytes};
+    return create(c, a, p, "cute_pipeline_tma_umma_create");
+}
+
+cute_pipeline cute_pipeline_umma_async_create(cute_ctx *c, cute_smem_allocator *a, int stages, int consumer_threads)
+{
+    cute_pipeline p = {.kind = CUTE_PIPELINE_UMMA_ASYNC, .stages = stages, .producer_threads = 1,
+                       .consumer_threads = consumer_threads};
+    return create(c, a, p, "cute_pipeline_umma_async_create");
+}
+
 /* the cluster ranks in this block's row or column of `cluster`, a static rank-2 layout
  * (cluster M, cluster N) -> rank: a u32 mask (unset after a report of a bad layout) */
 static cute_val peers_of(cute_ctx *c, cute_layout cluster, const char *call)
@@ -149,7 +165,7 @@ void cute_pipeline_producer_acquire(cute_ctx *c, const cute_pipeline *p, const c
 {
     if (!state_fits(c, p, s, "cute_pipeline_producer_acquire")) return;
     wait_unless(c, p->empty, s, token);
-    if (p->kind == CUTE_PIPELINE_TMA_ASYNC) /* the copies complete the bytes */
+    if (p->kind == CUTE_PIPELINE_TMA_ASYNC || p->kind == CUTE_PIPELINE_TMA_UMMA) /* the copies complete the bytes */
         cute_mbarrier_arrive_and_expect_tx(c, stage_barrier(c, p->full, s), u32(c, p->tx_bytes));
 }
 
@@ -157,6 +173,7 @@ void cute_pipeline_producer_commit(cute_ctx *c, const cute_pipeline *p, const cu
 {
     if (!state_fits(c, p, s, "cute_pipeline_producer_commit")) return;
     if (p->kind == CUTE_PIPELINE_ASYNC) cute_mbarrier_arrive(c, stage_barrier(c, p->full, s));
+    if (p->kind == CUTE_PIPELINE_UMMA_ASYNC) cute_tcgen05_commit(c, stage_barrier(c, p->full, s));
 }
 
 cute_val cute_pipeline_producer_barrier(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s)
@@ -191,7 +208,7 @@ static void release_in_cluster(cute_ctx *c, const cute_pipeline *p, const cute_p
     cute_val lane = cute_int_value(c, cute_lane_idx(c), CUTE_U32);
     cute_val bit = cute_val_binop(c, CUTE_OP_AND, cute_val_binop(c, CUTE_OP_SHR, p->peers, lane), u32(c, 1));
     ctx_open_if(c, cute_val_cmp(c, CUTE_OP_NE, bit, u32(c, 0)).r);
-    cute_mbarrier_arrive_cluster(c, stage_barrier(c, p->empty, s), lane);
+    cute_mbarrier_arrive_cluster_cta(c, stage_barrier(c, p->empty, s), lane); /* no cluster-wide fence */
     ctx_close(c);
 }
 
@@ -199,5 +216,6 @@ void cute_pipeline_consumer_release(cute_ctx *c, const cute_pipeline *p, const c
 {
     if (!state_fits(c, p, s, "cute_pipeline_consumer_release")) return;
     if (p->peers.r) release_in_cluster(c, p, s);
+    else if (p->kind == CUTE_PIPELINE_TMA_UMMA) cute_tcgen05_commit(c, stage_barrier(c, p->empty, s));
     else cute_mbarrier_arrive(c, stage_barrier(c, p->empty, s));
 }

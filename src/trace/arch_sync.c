@@ -8,8 +8,7 @@
 #include "cutec/inst.h"
 #include "cutec/sync.h"
 
-/* the row may be used on this target; else a diagnostic naming the call */
-static bool row_ok(cute_ctx *c, cute_inst row, const char *call)
+bool ctx_row_ok(cute_ctx *c, cute_inst row, const char *call)
 {
     if (!ctx_ok(c)) return false;
     const cute_inst_info *I = cute_inst_info_of(row);
@@ -19,7 +18,7 @@ static bool row_ok(cute_ctx *c, cute_inst row, const char *call)
     return true;
 }
 
-static bool smem_ptr(cute_ctx *c, cute_val p, const char *call, const char *what)
+bool ctx_smem_operand(cute_ctx *c, cute_val p, const char *call, const char *what)
 {
     if (!ctx_usable(c, p, what)) return false;
     if (p.t.dtype != CUTE_PTR || p.t.space != CUTE_SMEM)
@@ -27,8 +26,7 @@ static bool smem_ptr(cute_ctx *c, cute_val p, const char *call, const char *what
     return true;
 }
 
-/* an integer operand as the u32 the row takes */
-static bool u32_of(cute_ctx *c, cute_val v, const char *call, const char *what, cute_vreg *out)
+bool ctx_u32_operand(cute_ctx *c, cute_val v, const char *call, const char *what, cute_vreg *out)
 {
     if (!ctx_usable(c, v, what)) return false;
     if (v.t.lanes > 1 || !cute_dtype_is_int((cute_dtype)v.t.dtype) || v.t.dtype == CUTE_I1)
@@ -52,14 +50,14 @@ static cute_val emit_get(cute_ctx *c, cute_inst row, const cute_vreg *in, int ni
 
 static void bare(cute_ctx *c, cute_inst row, const char *call)
 {
-    if (row_ok(c, row, call)) emit(c, row, NULL, 0, 0);
+    if (ctx_row_ok(c, row, call)) emit(c, row, NULL, 0, 0);
 }
 
 /* a row of (bar, value) */
 static void bar_value(cute_ctx *c, cute_inst row, cute_val bar, cute_val v, const char *call, const char *what)
 {
     cute_vreg in[2];
-    if (row_ok(c, row, call) && smem_ptr(c, bar, call, "the mbarrier") && u32_of(c, v, call, what, &in[1])) {
+    if (ctx_row_ok(c, row, call) && ctx_smem_operand(c, bar, call, "the mbarrier") && ctx_u32_operand(c, v, call, what, &in[1])) {
         in[0] = bar.r;
         emit(c, row, in, 2, 0);
     }
@@ -74,15 +72,24 @@ void cute_mbarrier_init_fence(cute_ctx *c) { bare(c, CUTE_INST_FENCE_MBARRIER_IN
 
 void cute_mbarrier_arrive(cute_ctx *c, cute_val bar)
 {
-    if (row_ok(c, CUTE_INST_MBARRIER_ARRIVE, "cute_mbarrier_arrive") && smem_ptr(c, bar, "cute_mbarrier_arrive", "the mbarrier"))
+    if (ctx_row_ok(c, CUTE_INST_MBARRIER_ARRIVE, "cute_mbarrier_arrive") && ctx_smem_operand(c, bar, "cute_mbarrier_arrive", "the mbarrier"))
         emit(c, CUTE_INST_MBARRIER_ARRIVE, &bar.r, 1, 0);
+}
+
+static void arrive_remote(cute_ctx *c, cute_inst row, cute_val bar, cute_val rank, const char *call)
+{
+    cute_val a = cute_mapa(c, bar, rank);
+    if (ctx_row_ok(c, row, call)) emit(c, row, &a.r, 1, 0);
 }
 
 void cute_mbarrier_arrive_cluster(cute_ctx *c, cute_val bar, cute_val rank)
 {
-    cute_val a = cute_mapa(c, bar, rank);
-    if (row_ok(c, CUTE_INST_MBARRIER_ARRIVE_CLUSTER, "cute_mbarrier_arrive_cluster"))
-        emit(c, CUTE_INST_MBARRIER_ARRIVE_CLUSTER, &a.r, 1, 0);
+    arrive_remote(c, CUTE_INST_MBARRIER_ARRIVE_CLUSTER, bar, rank, "cute_mbarrier_arrive_cluster");
+}
+
+void cute_mbarrier_arrive_cluster_cta(cute_ctx *c, cute_val bar, cute_val rank)
+{
+    arrive_remote(c, CUTE_INST_MBARRIER_ARRIVE_CLUSTER_CTA, bar, rank, "cute_mbarrier_arrive_cluster_cta");
 }
 
 void cute_mbarrier_arrive_and_expect_tx(cute_ctx *c, cute_val bar, cute_val bytes)
@@ -100,7 +107,7 @@ static cute_val wait_row(cute_ctx *c, cute_inst row, cute_val bar, cute_val phas
 {
     cute_vreg in[2];
     cute_val none = {0, cute_type_of(CUTE_I1), 0};
-    if (!row_ok(c, row, call) || !smem_ptr(c, bar, call, "the mbarrier") || !u32_of(c, phase, call, "the phase", &in[1]))
+    if (!ctx_row_ok(c, row, call) || !ctx_smem_operand(c, bar, call, "the mbarrier") || !ctx_u32_operand(c, phase, call, "the phase", &in[1]))
         return none;
     in[0] = bar.r;
     cute_val done = emit_get(c, row, in, 2);
@@ -119,7 +126,7 @@ cute_val cute_mbarrier_test_wait(cute_ctx *c, cute_val bar, cute_val phase)
 
 void cute_mbarrier_wait(cute_ctx *c, cute_val bar, cute_val phase)
 {
-    if (!row_ok(c, CUTE_INST_MBARRIER_TRY_WAIT_PARITY, "cute_mbarrier_wait")) return;
+    if (!ctx_row_ok(c, CUTE_INST_MBARRIER_TRY_WAIT_PARITY, "cute_mbarrier_wait")) return;
     cute__while_begin(c);
     cute_val done = cute_mbarrier_try_wait(c, bar, phase);
     cute__while_cond(c, cute_val_unop(c, CUTE_OP_NOT, done));
@@ -136,7 +143,7 @@ void cute_fence_proxy_async_shared_cta(cute_ctx *c)
 
 static void named(cute_ctx *c, cute_inst row, int id, int threads, const char *call)
 {
-    if (!row_ok(c, row, call)) return;
+    if (!ctx_row_ok(c, row, call)) return;
     if (id < 0 || id > 15 || threads <= 0 || threads % 32 || threads > 1024) {
         cute_ctx_fail(c, "%s(%d, %d): the id must be in 0..15 and the threads a multiple of 32 up to 1024",
                       call, id, threads);
@@ -158,14 +165,14 @@ void cute_named_barrier_arrive(cute_ctx *c, int id, int threads)
 
 cute_val cute_elect_one(cute_ctx *c)
 {
-    if (!row_ok(c, CUTE_INST_ELECT_SYNC, "cute_elect_one")) return (cute_val){0, cute_type_of(CUTE_I1), 0};
+    if (!ctx_row_ok(c, CUTE_INST_ELECT_SYNC, "cute_elect_one")) return (cute_val){0, cute_type_of(CUTE_I1), 0};
     cute_val leader = emit_get(c, CUTE_INST_ELECT_SYNC, NULL, 0);
     return ctx_val(c, cute_ir_op(&c->b, CUTE_OP_CVT, cute_type_of(CUTE_I1), leader.r, 0, 0));
 }
 
 static void setmaxnreg(cute_ctx *c, cute_inst row, int regs, const char *call)
 {
-    if (!row_ok(c, row, call)) return;
+    if (!ctx_row_ok(c, row, call)) return;
     if (regs < 24 || regs > 256 || regs % 8) {
         cute_ctx_fail(c, "%s(%d): the register count must be in 24..256, a multiple of 8", call, regs);
         return;
@@ -185,7 +192,7 @@ void cute_setmaxregister_decrease(cute_ctx *c, int regs)
 
 static cute_val sreg(cute_ctx *c, cute_inst row, const char *call)
 {
-    if (!row_ok(c, row, call)) return (cute_val){0, cute_type_of(CUTE_U32), 0};
+    if (!ctx_row_ok(c, row, call)) return (cute_val){0, cute_type_of(CUTE_U32), 0};
     return emit_get(c, row, NULL, 0);
 }
 
@@ -216,8 +223,8 @@ cute_val cute_mapa(cute_ctx *c, cute_val p, cute_val rank)
 {
     cute_vreg in[2];
     cute_val none = {0, cute_type_of(CUTE_U32), 0};
-    if (!row_ok(c, CUTE_INST_MAPA, "cute_mapa") || !smem_ptr(c, p, "cute_mapa", "the pointer") ||
-        !u32_of(c, rank, "cute_mapa", "the rank", &in[1]))
+    if (!ctx_row_ok(c, CUTE_INST_MAPA, "cute_mapa") || !ctx_smem_operand(c, p, "cute_mapa", "the pointer") ||
+        !ctx_u32_operand(c, rank, "cute_mapa", "the rank", &in[1]))
         return none;
     in[0] = cute_ir_op(&c->b, CUTE_OP_CVT, cute_type_of(CUTE_U32), p.r, 0, 0);
     return emit_get(c, CUTE_INST_MAPA, in, 2);
@@ -226,8 +233,8 @@ cute_val cute_mapa(cute_ctx *c, cute_val p, cute_val rank)
 cute_val cute_ld_shared_cluster_u32(cute_ctx *c, cute_val addr)
 {
     cute_vreg a;
-    if (!row_ok(c, CUTE_INST_LD_SHARED_CLUSTER_U32, "cute_ld_shared_cluster_u32") ||
-        !u32_of(c, addr, "cute_ld_shared_cluster_u32", "the address", &a))
+    if (!ctx_row_ok(c, CUTE_INST_LD_SHARED_CLUSTER_U32, "cute_ld_shared_cluster_u32") ||
+        !ctx_u32_operand(c, addr, "cute_ld_shared_cluster_u32", "the address", &a))
         return (cute_val){0, cute_type_of(CUTE_U32), 0};
     return emit_get(c, CUTE_INST_LD_SHARED_CLUSTER_U32, &a, 1);
 }
@@ -236,7 +243,7 @@ void cute_st_shared_cluster_u32(cute_ctx *c, cute_val addr, cute_val v)
 {
     cute_vreg in[2];
     const char *call = "cute_st_shared_cluster_u32";
-    if (!row_ok(c, CUTE_INST_ST_SHARED_CLUSTER_U32, call) || !u32_of(c, addr, call, "the address", &in[0])) return;
+    if (!ctx_row_ok(c, CUTE_INST_ST_SHARED_CLUSTER_U32, call) || !ctx_u32_operand(c, addr, call, "the address", &in[0])) return;
     if (!ctx_usable(c, v, "the value")) return;
     if (cute_dtype_bits((cute_dtype)v.t.dtype) * (v.t.lanes ? v.t.lanes : 1) != 32 || v.t.dtype == CUTE_PTR) {
         cute_ctx_fail(c, "%s: the value must have 32 bits", call);
@@ -262,9 +269,9 @@ void cute_cp_async_bulk_g2s(cute_ctx *c, cute_val dst, cute_val src, cute_val by
 {
     const char *call = "cute_cp_async_bulk_g2s";
     cute_vreg in[4];
-    if (!row_ok(c, CUTE_INST_CP_ASYNC_BULK_G2S, call) || !smem_ptr(c, dst, call, "the destination") ||
-        !smem_ptr(c, bar, call, "the mbarrier") || !ctx_usable(c, src, "the source") ||
-        !u32_of(c, bytes, call, "the bytes", &in[2]))
+    if (!ctx_row_ok(c, CUTE_INST_CP_ASYNC_BULK_G2S, call) || !ctx_smem_operand(c, dst, call, "the destination") ||
+        !ctx_smem_operand(c, bar, call, "the mbarrier") || !ctx_usable(c, src, "the source") ||
+        !ctx_u32_operand(c, bytes, call, "the bytes", &in[2]))
         return;
     if (src.t.dtype != CUTE_PTR || src.t.space != CUTE_GMEM) {
         cute_ctx_fail(c, "%s: the source must be a global pointer", call);
@@ -278,8 +285,8 @@ void cute_cp_async_bulk_s2g(cute_ctx *c, cute_val dst, cute_val src, cute_val by
 {
     const char *call = "cute_cp_async_bulk_s2g";
     cute_vreg in[3];
-    if (!row_ok(c, CUTE_INST_CP_ASYNC_BULK_S2G, call) || !smem_ptr(c, src, call, "the source") ||
-        !ctx_usable(c, dst, "the destination") || !u32_of(c, bytes, call, "the bytes", &in[2]))
+    if (!ctx_row_ok(c, CUTE_INST_CP_ASYNC_BULK_S2G, call) || !ctx_smem_operand(c, src, call, "the source") ||
+        !ctx_usable(c, dst, "the destination") || !ctx_u32_operand(c, bytes, call, "the bytes", &in[2]))
         return;
     if (dst.t.dtype != CUTE_PTR || dst.t.space != CUTE_GMEM) {
         cute_ctx_fail(c, "%s: the destination must be a global pointer", call);
@@ -296,7 +303,7 @@ void cute_cp_async_bulk_commit_group(cute_ctx *c)
 
 void cute_cp_async_bulk_wait_group_read(cute_ctx *c, int n)
 {
-    if (!row_ok(c, CUTE_INST_CP_ASYNC_BULK_WAIT_GROUP_READ, "cute_cp_async_bulk_wait_group_read")) return;
+    if (!ctx_row_ok(c, CUTE_INST_CP_ASYNC_BULK_WAIT_GROUP_READ, "cute_cp_async_bulk_wait_group_read")) return;
     if (n < 0 || n > 63) {
         cute_ctx_fail(c, "cute_cp_async_bulk_wait_group_read(%d): n must be in 0..63", n);
         return;

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 
+#include "cutec/inst.h"
 #include "cutec/symbolic.h"
 #include "cutec/trace.h"
 
@@ -91,6 +92,12 @@ bool ctx_alive(cute_ctx *c);         /* not failed (host or kernel) */
 bool scope_open(const cute_ctx *c, uint32_t id);
 void ctx_bind(cute_ctx *c, cute_int sym, cute_vreg reg);
 cute_val ctx_val(cute_ctx *c, cute_vreg r);
+/* operands of instruction rows as DSL calls (arch_sync.c): the row may be used on this
+ * target; p is a shared-memory pointer; v an integer, as the u32 a row takes (*out); each
+ * false after a diagnostic naming the call and the operand */
+bool ctx_row_ok(cute_ctx *c, cute_inst row, const char *call);
+bool ctx_smem_operand(cute_ctx *c, cute_val p, const char *call, const char *what);
+bool ctx_u32_operand(cute_ctx *c, cute_val v, const char *call, const char *what, cute_vreg *out);
 /* identity (origin.c).  ctx_walk checks the instructions appended since its last call
  * (each operand defined, in a scope still open) and records their results' origins; the
  * tracer calls it whenever the scope or the call site changes.  ctx_usable: v is a value

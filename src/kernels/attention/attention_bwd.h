@@ -1,7 +1,7 @@
 /* Internal: the attention backward on SM80 instructions (docs/attention.md, "The backward"):
  * three kernels launched by one host function (bwd_compile.c):
  *
- *   bwd_pre.c   D = rowsum(dO O), one value per (b, h, query row), into an f32 workspace
+ *   bwd_pre.c   D = rowsum(dO O), one value per (b, h, query row), into delta (the caller's)
  *   bwd_dq.c    one block per (64 query rows, head, batch): over the key tiles,
  *               S = Q K^T, dP = dO V^T, P and dS (bwd_step.c), dQ += dS K
  *   bwd_dkdv.c  one block per (64 key rows, key/value head, batch): over the query tiles of

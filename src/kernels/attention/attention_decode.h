@@ -5,8 +5,8 @@
 #include "kernels/attention/attention_internal.h"
 
 /* the compiled function's arguments, in order: Q and O seen as (B, H/G, G, D) (the group's
- * heads as rows), K, V (B,Sk,G,D), the LSE seen as (B, G, H/G) f32 (unwritten without
- * cfg->lse), the workspace's O_s (S, B, H/G, G, D) and LSE_s (S, B, G, H/G) f32 compact, the
+ * heads as rows), K, V (B,Sk,G,D), the LSE seen as (B, G, H/G) f32 (always written: a
+ * workspace slot when the caller wants none), the workspace's O_s (S, B, H/G, G, D) and LSE_s (S, B, G, H/G) f32 compact, the
  * key tiles of a split (S = ceil(tiles / chunk)), the scale times log2(e) */
 enum {
     ATTN_DEC_Q, ATTN_DEC_K, ATTN_DEC_V, ATTN_DEC_O, ATTN_DEC_L, ATTN_DEC_OS, ATTN_DEC_LS, ATTN_DEC_CHUNK,

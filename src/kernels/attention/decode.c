@@ -90,7 +90,6 @@ static void combine_kernel(cute_ctx *c, cute_tensor mOs, cute_tensor mLs, cute_t
     }
     cute_val o = cute_val_binop(c, CUTE_OP_DIV, run.o, run.sum);
     store_one(c, CUTE_SLICE(c, mO, b, r, hk, d), cute_val_cvt(c, o, p->cfg.dtype));
-    if (!p->cfg.lse) return;
     CUTE_IF(c, cute_int_lt(c, d, cute_i(1))) {
         cute_val l2 = cute_val_unop(c, CUTE_OP_LOG2, run.sum);
         store_one(c, CUTE_SLICE(c, mL, b, hk, r),
@@ -120,8 +119,12 @@ const cute_fn *cute_attention_decode_compile(cute_runtime *rt, const cute_attent
     cute_alg a;
     cute_alg_init(&a, NULL);
     attn_plan *plan = malloc(sizeof *plan);
-    /* one warp, 16 rows: a group of up to 16 query heads a tile */
-    if (!plan || !attn_plan_sized(&a, cfg, plan, 16, 1)) {
+    /* one warp, 16 rows: a group of up to 16 query heads a tile; the splits' LSE always
+     * written (the combine weighs them), the call's LSE always too (the library passes a
+     * workspace slot when the caller wants none) */
+    cute_attention_config c = *cfg;
+    c.lse = true;
+    if (!plan || !attn_plan_sized(&a, &c, plan, 16, 1)) {
         snprintf(err, n, "%s", plan ? a.error : "attention decode: out of memory");
         free(plan);
         return NULL;
@@ -136,8 +139,7 @@ const cute_fn *cute_attention_decode_compile(cute_runtime *rt, const cute_attent
     specs[ATTN_DEC_CHUNK] = cute_spec_int("?");
     specs[ATTN_DEC_SCALE_LOG2] = cute_spec_float(CUTE_F32);
     char name[80];
-    snprintf(name, sizeof name, "attention_decode_%s_d%d%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
-             cfg->lse ? "_lse" : "");
+    snprintf(name, sizeof name, "attention_decode_%s_d%d", cute_dtype_name(cfg->dtype), cfg->head_dim);
     const cute_fn *f = cute_compile(rt, name, decode_host, plan, ATTN_DEC_NARGS, specs, err, n);
     free(plan);
     return f;

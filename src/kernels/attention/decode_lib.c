@@ -56,18 +56,18 @@ cute_status cutec_attention_decode(cute_attention_lib *lib, const cute_call_arg 
     if (!decode_ok(t, lse, scale, err, n)) return CUTE_ERR_INVALID;
     int64_t B = Q->shape[0], H = Q->shape[2], G = K->shape[2], D = Q->shape[3], group = H / G;
     if (B == 0 || H == 0) return CUTE_OK;
-    cute_attention_config cfg = {.dtype = (cute_dtype)Q->dtype, .head_dim = (int)D, .causal = false, .lse = lse != NULL};
+    cute_attention_config cfg = {.dtype = (cute_dtype)Q->dtype, .head_dim = (int)D, .causal = false, .lse = true};
     const cute_fn *f = attn_lib_decode_fn(lib, &cfg, err, n);
     if (!f) return CUTE_ERR_COMPILE;
     cute_buffer ws;
     int64_t tiles = (K->shape[1] + 63) / 64, splits = choose_splits(lib, attn_lib_splits(lib), B, G, tiles);
     int64_t chunk = (tiles + splits - 1) / splits, S = (tiles + chunk - 1) / chunk;
-    size_t os = (size_t)(S * B * H * D) * 4;
-    cute_status st = attn_lib_workspace(lib, os + (size_t)(S * B * H) * 4, &ws, err, n);
+    size_t os = (size_t)(S * B * H * D) * 4, ls = os + (size_t)(S * B * H) * 4; /* O_s, LSE_s, then a spare LSE */
+    cute_status st = attn_lib_workspace(lib, ls + (size_t)(B * H) * 4, &ws, err, n);
     if (st != CUTE_OK) return st;
     cute_call_arg args[ATTN_DEC_NARGS] = {
         grouped(Q, G), *K, *V, grouped(O, G),
-        lse ? grouped_lse(lse, G) : cute_call_tensor(&ws, 0, CUTE_F32, 3, (int64_t[]){B, G, group}, (int64_t[]){G * group, group, 1}),
+        lse ? grouped_lse(lse, G) : cute_call_tensor(&ws, ls, CUTE_F32, 3, (int64_t[]){B, G, group}, (int64_t[]){H, group, 1}),
         cute_call_tensor(&ws, 0, CUTE_F32, 5, (int64_t[]){S, B, group, G, D}, (int64_t[]){B * H * D, H * D, G * D, D, 1}),
         cute_call_tensor(&ws, os, CUTE_F32, 4, (int64_t[]){S, B, G, group}, (int64_t[]){B * H, H, group, 1}),
         cute_call_int(chunk), cute_call_float((scale > 0 ? scale : 1.0 / sqrt((double)D)) * 1.4426950408889634)};

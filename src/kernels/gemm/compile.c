@@ -155,6 +155,11 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
             return NULL;
         }
     if (!gemm_epilogue_valid(&cfg->epilogue, err, n)) return NULL;
+    if (cfg->dual && (cfg->variant != CUTE_GEMM_HOPPER || cute_gemm_epilogue_fused(&cfg->epilogue))) {
+        snprintf(err, n, "gemm %s: the dual GEMM (SwiGLU) runs in the hopper kernel only, with no other epilogue",
+                 cute_gemm_variant_name(cfg->variant));
+        return NULL;
+    }
     if (cute_gemm_epilogue_fused(&cfg->epilogue) && cfg->variant != CUTE_GEMM_HOPPER) {
         snprintf(err, n, "gemm %s: a fused epilogue runs in the hopper kernel only (sm_90, a 16-bit C)",
                  cute_gemm_variant_name(cfg->variant));
@@ -185,12 +190,14 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     specs[3] = cute_spec_float(gemm_scalar_dtype(cfg));
     specs[4] = cute_spec_float(gemm_scalar_dtype(cfg));
     specs[5] = cute_spec_tensor(cd, "?:1", cute_dtype_bytes(cd)); /* the epilogue's vector */
+    if (cfg->dual) specs[5] = specs[1];                               /* or the dual GEMM's B1 */
     char name[160], tag[64];
     gemm_epilogue_tag(&cfg->epilogue, tag, sizeof tag);
     snprintf(name, sizeof name, "gemm_%s_%s_%s_%c%c%c_a%d%s%s%s", cute_gemm_variant_name(cfg->variant),
              cute_dtype_name(cfg->dtype), cute_dtype_name(cd), "nt"[cfg->major[0]], "nt"[cfg->major[1]],
-             "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "", cfg->batched ? "_batched" : "", tag);
-    int nargs = cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE ? 6 : 5;
+             "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "", cfg->batched ? "_batched" : "",
+             cfg->dual ? "_swiglu" : tag);
+    int nargs = cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
     const cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, nargs, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;

@@ -152,6 +152,7 @@ void gemm_hopper_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const g
  * (v: the vector broadcast over x's shape); whether e's fields are in range (else the
  * reason); the kernel-name tag of e ("" for none) */
 cute_ssa gemm_epilogue_apply(cute_ctx *c, const cute_gemm_epilogue *e, cute_ssa x, cute_ssa v);
+cute_ssa gemm_epilogue_silu(cute_ctx *c, cute_ssa x); /* x sigmoid(x), on tanh.approx */
 bool gemm_epilogue_valid(const cute_gemm_epilogue *e, char *err, size_t n);
 void gemm_epilogue_tag(const cute_gemm_epilogue *e, char *out, size_t n);
 /* The TMA-store epilogue (hopper_store.c).  In the plan: whether it takes the configuration
@@ -189,7 +190,7 @@ typedef void gemm_hopper_role(cute_ctx *c, const void *user, cute_int tid);
 void gemm_hopper_roles(cute_ctx *c, gemm_hopper_role *producer, gemm_hopper_role *consumer, const void *user);
 void gemm_hopper_atoms(cute_ctx *c, gemm_plan *p, cute_tensor mA, cute_tensor mB);
 void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
-                            cute_val mapA, cute_val mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to);
+                            cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to);
 void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
                           cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f);
 /* the same for tile (tm, tn) of C (a persistent kernel's, from its tile scheduler) */

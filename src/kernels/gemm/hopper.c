@@ -70,39 +70,51 @@ typedef struct hopper_args {
     cute_tensor mA, mB, mC, cA, cB, cC;
     cute_tensor mV; /* the fused epilogue's vector (C where it has none) */
     gemm_sched sched;
+    gemm_plan tiles; /* the plan with C's tile: p's, but bn / 2 for the dual GEMM (its MMA's
+                        N holds A B0^T's columns beside A B1^T's) */
 } hopper_args;
 
 /* the w-th tile this block takes */
 static gemm_tiles tile(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cute_int w)
 {
+    (void)p;
     cute_int tm, tn;
     gemm_sched_tile(c, &g->sched, w, &tm, &tn);
-    return gemm_tiles_at(c, p, g->mA, g->mB, g->mC, g->cA, g->cB, g->cC, tm, tn);
+    return gemm_tiles_at(c, &g->tiles, g->mA, g->mB, g->mC, g->cA, g->cB, g->cC, tm, tn);
+}
+
+static gemm_plan tiles_plan(const gemm_plan *p)
+{
+    gemm_plan t = *p;
+    if (p->cfg.dual) t.bn /= 2;
+    return t;
 }
 
 /* One operand's k-tile (a tile of its TMA coordinate tensor) into its stage, one box of
  * p->box_rows rows at a time: the whole k-tile when K-major, 64 rows a box when M- or
- * N-major (a box spans the swizzle's 128 bytes at most) */
-static void load_boxes(cute_ctx *c, const gemm_plan *p, int operand, cute_val map, cute_tensor tile,
+ * N-major (a box spans the swizzle's 128 bytes at most).  The dual GEMM's B: its k-tile of
+ * B0 (map) into the stage's first half, the same of B1 (map1) into the second. */
+static void load_boxes(cute_ctx *c, const gemm_plan *p, int operand, const cute_val *map, cute_tensor tile,
                        cute_tensor smem, cute_tma_copy_opts to)
 {
     cute_alg *a = cute_ctx_alg(c);
     int64_t rows = operand ? p->bn : p->bm, box = p->box_rows[operand];
     const cute_tma_atom *atom = operand ? &p->tma_b : &p->tma_a;
+    bool dual = operand && p->cfg.dual;
     cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld)", (long long)box, (long long)p->bk);
     for (int64_t i = 0; i < rows / box; i++) {
         cute_tuple at = cute_tuple_fmt(a, "(%lld,0)", (long long)i);
-        cute_tma_copy(c, atom, map, cute_tensor_local_tile(c, tile, shape, at, NULL),
-                      cute_tensor_local_tile(c, smem, shape, at, NULL), to);
+        cute_tensor src = dual ? tile : cute_tensor_local_tile(c, tile, shape, at, NULL);
+        cute_tma_copy(c, atom, map[dual ? i : 0], src, cute_tensor_local_tile(c, smem, shape, at, NULL), to);
     }
 }
 
 void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
-                            cute_val mapA, cute_val mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to)
+                            cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to)
 {
     cute_pipeline_producer_acquire(c, &m->pipe, s, (cute_val){0});
     to[0].bar = to[1].bar = cute_pipeline_producer_barrier(c, &m->pipe, s);
-    load_boxes(c, p, 0, mapA, ktile(c, t->kA, kt), stage(c, m->sA, 3, s), to[0]);
+    load_boxes(c, p, 0, &mapA, ktile(c, t->kA, kt), stage(c, m->sA, 3, s), to[0]);
     load_boxes(c, p, 1, mapB, ktile(c, t->kB, kt), stage(c, m->sB, 3, s), to[1]);
     cute_pipeline_producer_commit(c, &m->pipe, s);
     cute_pipeline_state_advance(c, s);
@@ -111,7 +123,7 @@ void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_s
 /* The producer walks the block's tiles and their k-tiles, running ahead of the consumers by
  * as many stages as there are: the next tile's loads overlap this one's epilogue. */
 static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m, cute_val mapA,
-                     cute_val mapB)
+                     const cute_val *mapB)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
     cute_tma_copy_opts to[2];
@@ -162,9 +174,11 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
                      cute_val alpha, cute_val beta, cute_val mapC)
 {
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
-    gemm_tiles first = tile(c, p, g, cute_i(0)); /* (the accumulators' shape: any tile's) */
+    /* the accumulators: the MMA's whole (bm, bn) tile */
+    cute_tensor mn = cute_make_identity_tensor(c, cute_tuple_fmt(cute_ctx_alg(c), "(%lld,%lld)", (long long)p->bm,
+                                                                 (long long)p->bn));
     gemm_hopper_frag f = {cute_partition_A(c, thr, m->sA), cute_partition_B(c, thr, m->sB),
-                     cute_partition_fragment_C(c, thr, first.gC)};
+                     cute_partition_fragment_C(c, thr, mn)};
     /* a consumer's state made as a producer's waits for the wrong phase (a broken kernel) */
     cute_pipeline_role role = p->broken & GEMM_BREAK_PHASE ? CUTE_PIPELINE_PRODUCER : CUTE_PIPELINE_CONSUMER;
     cute_pipeline_state read = cute_make_pipeline_state(c, role, p->stages);
@@ -221,14 +235,14 @@ typedef struct hopper_roles {
     const gemm_plan *p;
     hopper_args g;
     gemm_hopper_smem m;
-    cute_val alpha, beta, mapA, mapB, mapC;
+    cute_val alpha, beta, mapA, mapBs[2], mapC;
 } hopper_roles;
 
 static void producer_role(cute_ctx *c, const void *user, cute_int tid)
 {
     const hopper_roles *r = user;
     (void)tid;
-    producer(c, r->p, &r->g, &r->m, r->mapA, r->mapB);
+    producer(c, r->p, &r->g, &r->m, r->mapA, r->mapBs);
 }
 
 static void consumer_role(cute_ctx *c, const void *user, cute_int tid)
@@ -239,12 +253,13 @@ static void consumer_role(cute_ctx *c, const void *user, cute_int tid)
 
 static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
                           cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
-                          cute_val mapB, cute_val mapC, cute_tensor mV)
+                          cute_val mapB, cute_val mapC, cute_tensor mV, cute_val mapB1)
 {
     const gemm_plan *p = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
-    hopper_roles r = {p, {mA, mB, mC, cA, cB, cC, mV, gemm_sched_make(c, p, mC, p->raster)},
-                      gemm_hopper_shared_memory(c, p), alpha, beta, mapA, mapB, mapC};
+    gemm_plan tiles = tiles_plan(p);
+    hopper_roles r = {p, {mA, mB, mC, cA, cB, cC, mV, gemm_sched_make(c, &tiles, mC, p->raster), tiles},
+                      gemm_hopper_shared_memory(c, p), alpha, beta, mapA, {mapB, mapB1}, mapC};
     gemm_hopper_roles(c, producer_role, consumer_role, &r);
 }
 
@@ -275,16 +290,20 @@ void gemm_hopper_atoms(cute_ctx *c, gemm_plan *p, cute_tensor mA, cute_tensor mB
 void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
 {
     gemm_plan *p = cute_ctx_user(c); /* the atoms join the plan: the kernel reads them */
+    cute_alg *a = cute_ctx_alg(c);
     if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
     cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor;
     gemm_hopper_atoms(c, p, mA, mB);
     cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));
     cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
-    gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
+    gemm_plan half = tiles_plan(p);
+    gemm_sched s = gemm_sched_make(c, &half, mC, p->raster);
+    cute_tma_atom b1 = p->tma_b; /* the dual GEMM's B1: B0's box and swizzle, its own map */
+    if (p->cfg.dual) b1 = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, arg[5].tensor, first_box(a, p, 1), p->smem_b.sw, 1);
     if (p->tma_store) gemm_hopper_store_atom(c, p, mC);
     /* (C's store map; A's, unused, where C does not leave by TMA) */
     CUTE_LAUNCH(c, hopper_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
                 p->tma_a.map, p->tma_b.map, p->tma_store ? p->tma_c.map : p->tma_a.map,
-                p->cfg.epilogue.bias ? arg[5].tensor : mC);
+                p->cfg.epilogue.bias ? arg[5].tensor : mC, b1.map);
 }

@@ -178,7 +178,7 @@ static void producer(cute_ctx *c, const gemm_plan *p, const grouped_args *g, con
         gemm_tiles t = tile(c, p, g, &k, w);
         follow_group(c, p, g, &k, mapped, slot);
         cute_val gA = map_slot(c, g, slot, 0), gB = map_slot(c, g, slot, 1);
-        CUTE_FOR(c, kt, cute_i(0), t.k_tiles) gemm_hopper_load_ktile(c, p, m, &s, gA, gB, &t, kt, to);
+        CUTE_FOR(c, kt, cute_i(0), t.k_tiles) gemm_hopper_load_ktile(c, p, m, &s, gA, &gB, &t, kt, to);
     }
 }
 
@@ -267,8 +267,8 @@ const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_con
     cute_alg_init(&a, NULL);
     gemm_plan plan;
     cute_gemm_epilogue none = {0};
-    if (k.batched || k.index_bound || memcmp(&k.epilogue, &none, sizeof none))
-        return snprintf(err, n, "gemm grouped: batched, 32-bit or fused-epilogue configurations are not taken (yet)"), NULL;
+    if (k.batched || k.index_bound || k.dual || memcmp(&k.epilogue, &none, sizeof none))
+        return snprintf(err, n, "gemm grouped: batched, 32-bit, dual or fused-epilogue configurations are not taken (yet)"), NULL;
     if (!gemm_plan_hopper(&a, &k, cute_runtime_target_arch(rt), &plan))
         return snprintf(err, n, "gemm grouped: %s", a.error), NULL;
     plan.broken = broken;

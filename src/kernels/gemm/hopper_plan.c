@@ -35,6 +35,7 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
         return cute_alg_fail(a, "gemm hopper: TMA needs 16-byte aligned pointers and leading dimensions "
                              "(these are %d-byte aligned)", cfg->align_bytes);
     if (cfg->batched) return cute_alg_fail(a, "gemm hopper: batched operands are not taken yet");
+    if (cfg->dual && cfg->major[1] != 1) return cute_alg_fail(a, "gemm hopper: the dual GEMM's B0 and B1 must be K-major");
     return true;
 }
 
@@ -58,6 +59,9 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if (!power_of_2_upto(p->cluster_m, 4) || !power_of_2_upto(p->cluster_n, 4) || p->cluster_m * p->cluster_n > 4)
         return cute_alg_fail(a, "gemm hopper: cluster %dx%d (1, 2 or 4 blocks along M and along N, at most 4 in "
                              "all)", t->cluster_m, t->cluster_n);
+    if (cfg->dual && p->cluster_m * p->cluster_n > 1) /* B's multicast would split B0's and B1's boxes: untried */
+        return cute_alg_fail(a, "gemm hopper: the dual GEMM runs without clusters (cluster %dx%d asked)",
+                             p->cluster_m, p->cluster_n);
     if (cfg->major[1] == 0 && p->bn % 64)
         return cute_alg_fail(a, "gemm hopper: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
                              "multiple of 64", (long long)p->bn);
@@ -127,9 +131,11 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     p->mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
     p->smem_a = stages_of(a, cfg->dtype, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);
     p->smem_b = stages_of(a, cfg->dtype, cfg->major[1], p->bn, p->bk, p->stages, &p->box_rows[1]);
-    if (cute_gemm_epilogue_fused(&cfg->epilogue) && !p->tma_store)
-        return cute_alg_fail(a, "gemm hopper: a fused epilogue runs in the TMA-store epilogue (a 16-bit C, tiles of "
-                             "whole 64-column blocks, not --store st, stages that fit beside its buffers)");
+    if (cfg->dual) p->box_rows[1] = p->bn / 2; /* B0's half of the stage, then B1's (hopper.c) */
+    if ((cute_gemm_epilogue_fused(&cfg->epilogue) || cfg->dual) && !p->tma_store)
+        return cute_alg_fail(a, "gemm hopper: a fused epilogue%s runs in the TMA-store epilogue (a 16-bit C, tiles of "
+                             "whole 64-column blocks, not --store st, stages that fit beside its buffers)",
+                             cfg->dual ? " (the dual GEMM's SwiGLU)" : "");
     if (p->tma_store || cfg->tiling.c_store == CUTE_GEMM_STORE_TMA) gemm_hopper_store_plan(a, p);
     else if (p->smem_epilogue) gemm_plan_c_tile(a, p, 128 * p->consumers, p->bn / p->c_parts);
     /* 8: 16.5 A rows and 8 B columns of 128 x 256 tiles in flight on 132 SMs (--raster F) */

@@ -22,15 +22,19 @@
  * 16-bit C; EPILOGUE_BARRIER the consumers' named barrier (hopper_epilogue.c's too) */
 enum { PIECE = 64, PIECE_BLOCKS = PIECE / 8, WARPGROUP = 128, EPILOGUE_BARRIER = 1 };
 
+/* the columns of C a tile has: the MMA's, or half of them for the dual GEMM (A B0^T's
+ * beside A B1^T's) */
+static int64_t c_cols(const gemm_plan *p) { return p->cfg.dual ? p->bn / 2 : p->bn; }
+
 bool gemm_hopper_store_takes(const gemm_plan *p)
 {
-    bool fits = cute_dtype_bytes(cute_gemm_c_dtype(&p->cfg)) == 2 && p->bn % PIECE == 0;
+    bool fits = cute_dtype_bytes(cute_gemm_c_dtype(&p->cfg)) == 2 && c_cols(p) % PIECE == 0;
     return fits && p->cfg.tiling.c_store != CUTE_GEMM_STORE_ST;
 }
 
 /* two buffers a warpgroup where its pieces a tile are even (buffer j % 2 is then the same in
  * every tile), else one */
-static int store_stages(const gemm_plan *p) { return (p->bn / PIECE) % 2 ? 1 : 2; }
+static int store_stages(const gemm_plan *p) { return (c_cols(p) / PIECE) % 2 ? 1 : 2; }
 
 int64_t gemm_hopper_store_bytes(const gemm_plan *p)
 {
@@ -45,7 +49,7 @@ bool gemm_hopper_store_plan(cute_alg *a, gemm_plan *p)
     cute_dtype cd = cute_gemm_c_dtype(&p->cfg);
     if (p->cfg.tiling.c_store == CUTE_GEMM_STORE_TMA && !gemm_hopper_store_takes(p))
         return cute_alg_fail(a, "gemm hopper: the TMA-store epilogue takes a 16-bit C in tiles of whole 64-column "
-                             "blocks (C is %s, bn %lld)", cute_dtype_name(cd), (long long)p->bn);
+                             "blocks (C is %s, %lld columns)", cute_dtype_name(cd), (long long)c_cols(p));
     bool row_major = p->cfg.major[2] == 1;
     p->store_stages = store_stages(p);
     cute_mma_atom piece;
@@ -102,20 +106,34 @@ static cute_ssa fused(cute_ctx *c, const gemm_plan *p, const piece_of *q, cute_s
     return gemm_epilogue_apply(c, e, x, v);
 }
 
-/* Piece j of the thread's accumulators (the values (2,2,8j..8j+7) of CuTe's CLayout_64xN,
- * which are epi_mma's fragment of the piece), alpha acc + beta C in f32, the fused
- * epilogue, rounded to C's dtype; beta == 0 reads no C. */
-static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, cute_tensor acc, int64_t j, const piece_of *q,
-                                cute_val alpha, cute_val beta)
+/* the 64 columns of the accumulators from column 64 j (the values (2,2,8j..8j+7) of CuTe's
+ * CLayout_64xN, which are epi_mma's fragment of a piece), into f */
+static cute_ssa columns(cute_ctx *c, cute_tensor acc, int64_t j, cute_tensor f)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_tensor f = cute_make_rmem_tensor_like(c, q->gC, CUTE_F32);
     for (int64_t i = 0; i < PIECE_BLOCKS; i++) {
         cute_tuple from = cute_tuple_fmt(a, "((_,_,%lld),_,_)", (long long)(j * PIECE_BLOCKS + i));
         cute_tuple to = cute_tuple_fmt(a, "((_,_,%lld),_,_)", (long long)i);
         cute_tensor_store(c, cute_tensor_slice(c, f, to), cute_tensor_load(c, cute_tensor_slice(c, acc, from)));
     }
-    cute_ssa v = cute_tensor_load(c, f);
+    return cute_tensor_load(c, f);
+}
+
+/* Piece j of C's tile from the thread's accumulators: their 64 columns from 64 j, or for
+ * the dual GEMM silu of those (A B0^T) times the same columns of A B1^T (c_cols further
+ * on); then alpha x + beta C in f32, the fused epilogue, rounded to C's dtype; beta == 0
+ * reads no C. */
+static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, cute_tensor acc, int64_t j, const piece_of *q,
+                                cute_val alpha, cute_val beta)
+{
+    cute_tensor f = cute_make_rmem_tensor_like(c, q->gC, CUTE_F32);
+    cute_ssa v = columns(c, acc, j, f);
+    if (p->cfg.dual) {
+        cute_tensor up = cute_make_rmem_tensor_like(c, q->gC, CUTE_F32);
+        cute_ssa u = columns(c, acc, j + c_cols(p) / PIECE, up);
+        cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_MUL, gemm_epilogue_silu(c, v), u));
+        v = cute_tensor_load(c, f);
+    }
     cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape)));
     CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0))) {
         cute_ssa old = cute_ssa_cvt(c, cute_tensor_load_if(c, q->gC, q->in, 0.0), CUTE_F32);
@@ -181,7 +199,7 @@ void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, c
     cute_tensor vC = broadcast(c, p, t, mV);
     cute_tuple box = cute_tuple_fmt(a, "(%d,%d)", PIECE, PIECE);
     cute_pipeline_tma_store pipe = cute_pipeline_tma_store_create(c, p->store_stages);
-    for (int64_t j = 0; j < p->bn / PIECE; j++) {
+    for (int64_t j = 0; j < c_cols(p) / PIECE; j++) {
         int64_t s = j % p->store_stages;
         piece_of q = piece_at(c, p, thr, t, vC, j);
         cute_tensor out = piece_values(c, p, acc, j, &q, alpha, beta);

@@ -8,15 +8,15 @@
  *    stores (one or two buffers a warpgroup) and by 16-byte stores;
  *  - the broken pipelines, each reported by the interpreter with the warp, the site and the
  *    barrier's state: too few transaction bytes expected, a consumer waiting for the wrong
- *    phase, a consumer that never releases a stage, a wgmma that reads a stage before its
- *    wait; and the TMA-store epilogue's, with both sites: a buffer written again before its
- *    store read it (no PipelineTmaStore acquire), stmatrix's writes not fenced for TMA, a
- *    store issued before the consumers met;
+ *    phase, a consumer that never releases a stage (alone and in a 2x1 cluster), a wgmma
+ *    that reads a stage before its wait; and the TMA-store epilogue's, with both sites: a
+ *    buffer written again before its store read it (no PipelineTmaStore acquire),
+ *    stmatrix's writes not fenced for TMA, a store issued before the consumers met;
  *  - A M-major, B N-major and both (64-row TMA boxes, wgmma's transposed operands);
  *  - what it refuses, named: an N-major B in tiles not a multiple of 64, unaligned rows,
  *    fp32, stages that do not fit, a TMA-store epilogue for an f32 C;
  *  - on an sm_90 GPU (else skipped, visibly), larger sizes (sampled) and the library's AUTO
- *    choosing it. */
+ *    choosing it, and the fused epilogues' cases again. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,11 +147,11 @@ static void correct(cute_runtime *rt, const hcase *k, const char *where)
 }
 
 /* the interpreter's report of a broken pipeline: not OK, and naming each thing in `want` */
-static void broken(cute_runtime *rt, unsigned how, const char *const *want, const char *what)
+static void broken(cute_runtime *rt, unsigned how, const char *const *want, const char *what, int cluster_m)
 {
     /* one N tile of 64, 64 rows (one consumer), 3 stages and 5 k-tiles: the producer wraps;
      * the TMA-store epilogue's: a bf16 C, 3 N tiles, each block's tiles reusing its buffer */
-    hcase k = {72, 40, 5 * 64 - 8, CUTE_BF16, CUTE_F32, 1, 1.0, 0.0, {64, 64, 0, 3, 0, 0, 0, 0, 0, 0, 0}, 0};
+    hcase k = {72, 40, 5 * 64 - 8, CUTE_BF16, CUTE_F32, 1, 1.0, 0.0, {64, 64, 0, 3, 0, 0, 0, 0, cluster_m, 1, 0}, 0};
     if (how >= GEMM_BREAK_STORE_ACQUIRE) k.N = 136, k.cd = CUTE_BF16;
     char why[8192];
     int64_t bad;
@@ -170,20 +170,24 @@ static void broken_all(cute_runtime *rt)
     static const struct {
         unsigned how;
         const char *want[4], *what;
+        int cluster_m;
     } b[] = {
         {GEMM_BREAK_EXPECT_TX, {"deadlock", "16384 of 16368 transaction bytes", "hopper.c", NULL},
-         "too few transaction bytes expected"},
-        {GEMM_BREAK_PHASE, {"shared", "wgmma", "hopper.c", NULL}, "a consumer waiting for the wrong phase"},
-        {GEMM_BREAK_RELEASE, {"deadlock", "0 of 128 arrivals", "hopper.c", NULL}, "a consumer that never releases"},
-        {GEMM_BREAK_EARLY_READ, {"shared", "wgmma", "hopper.c", NULL}, "a wgmma reading a stage before its wait"},
+         "too few transaction bytes expected", 1},
+        {GEMM_BREAK_PHASE, {"shared", "wgmma", "hopper.c", NULL}, "a consumer waiting for the wrong phase", 1},
+        {GEMM_BREAK_RELEASE, {"deadlock", "0 of 128 arrivals", "hopper.c", NULL}, "a consumer that never releases", 1},
+        /* in a 2x1 cluster each of the 4 consumer warps of both blocks releases once */
+        {GEMM_BREAK_RELEASE, {"deadlock", "0 of 8 arrivals", "hopper.c", NULL},
+         "a consumer that never releases, in a 2x1 cluster", 2},
+        {GEMM_BREAK_EARLY_READ, {"shared", "wgmma", "hopper.c", NULL}, "a wgmma reading a stage before its wait", 1},
         {GEMM_BREAK_STORE_ACQUIRE, {"still read by", "cp.async.bulk.tensor", "hopper_store.c", NULL},
-         "a buffer written again before its TMA store read it"},
+         "a buffer written again before its TMA store read it", 1},
         {GEMM_BREAK_STORE_FENCE, {"no fence.proxy.async", "cp.async.bulk.tensor", "hopper_store.c", NULL},
-         "stmatrix's writes stored by TMA with no proxy fence"},
+         "stmatrix's writes stored by TMA with no proxy fence", 1},
         {GEMM_BREAK_STORE_BARRIER, {"race on bytes", "cp.async.bulk.tensor", "hopper_store.c", NULL},
-         "a TMA store issued before the consumers met"},
+         "a TMA store issued before the consumers met", 1},
     };
-    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) broken(rt, b[i].how, b[i].want, b[i].what);
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) broken(rt, b[i].how, b[i].want, b[i].what, b[i].cluster_m);
 }
 
 /* what the plan refuses, and why, in words */
@@ -280,6 +284,77 @@ static void lib_fused(cute_runtime *rt)
     free(got);
 }
 
+/* the dual GEMM's reference of element (m, n): alpha silu(g) u + beta C0, g and u the
+ * float64 products with B0 and B1; its magnitude bounds the rounding through silu (slope
+ * below 1.1) and the product */
+static double swiglu_ref(const hcase *k, const operand *A, const operand *B0, const operand *B1, const operand *C,
+                         int64_t m, int64_t n, double *mag)
+{
+    gemm_ref_problem p = {{A->host, A->ld, A->major}, {B0->host, B0->ld, B0->major}, {C->host, C->ld, C->major}, k->d,
+                          k->cd, {0, 0, 0}, k->M, k->N, k->K, 1, 1.0, 0.0};
+    double mg, mu, g = gemm_ref_value(&p, m, n, 0, &mg);
+    p.B.data = B1->host;
+    double u = gemm_ref_value(&p, m, n, 0, &mu), c0 = k->beta == 0 ? 0 : ew_get(k->cd, C->host, gemm_ref_at(&p.C0, m, n));
+    *mag = fabs(k->alpha) * (1.1 * mg * fabs(u) + fabs(g) * mu) + fabs(k->beta * c0);
+    return k->alpha * g / (1 + exp(-g)) * u + k->beta * c0;
+}
+
+/* one dual GEMM through cutec_gemm_swiglu: its status, *bad the elements off float64 */
+static cute_status swiglu_run(cute_runtime *rt, const hcase *k, int64_t *bad, char *err, size_t n)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    operand A, B0, B1, C;
+    bool ok = make(b, &A, k->d, k->M, k->K, 1, false) && make(b, &B0, k->d, k->N, k->K, 1, false) &&
+              make(b, &B1, k->d, k->N, k->K, 1, false) && make(b, &C, k->cd, k->M, k->N, k->cmajor, k->beta == 0);
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    cute_call_arg a = arg(&A, k->d), b0 = arg(&B0, k->d), b1 = arg(&B1, k->d), c = arg(&C, k->cd);
+    cute_status s = ok ? cutec_gemm_swiglu(lib, &a, &b0, &b1, &c, k->alpha, k->beta, NULL, err, n) : CUTE_ERR_OOM;
+    if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
+    size_t bytes = (size_t)(k->M * k->N * cute_dtype_bytes(k->cd));
+    void *got = malloc(bytes);
+    *bad = -1;
+    if (s == CUTE_OK && b->vt->download(b->self, got, &C.dev, 0, bytes) == CUTE_OK) {
+        *bad = 0;
+        for (int64_t e = 0; e < k->M * k->N; e++) {
+            int64_t m = e % k->M, col = e / k->M;
+            double mag, ref = swiglu_ref(k, &A, &B0, &B1, &C, m, col, &mag);
+            gemm_ref_operand at = {C.host, C.ld, C.major};
+            *bad += !(gemm_ref_error(ew_get(k->cd, got, gemm_ref_at(&at, m, col)), ref, mag) <= gemm_ref_tolerance(k->d, k->cd));
+        }
+    }
+    cute_gemm_lib_free(lib);
+    operand *all[4] = {&A, &B0, &B1, &C};
+    for (int i = 0; i < 4; i++) b->vt->free(b->self, &all[i]->dev), free(all[i]->host);
+    free(got);
+    return s;
+}
+
+/* the dual GEMM with SwiGLU: odd sizes against float64, and what it refuses */
+static void swiglu_all(cute_runtime *rt)
+{
+    static const hcase k[] = {
+        {136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0}, 0},
+        {72, 136, 200, CUTE_F16, CUTE_F16, 0, 0.5, 1.0, {0}, 0},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        char err[2048] = "";
+        int64_t bad;
+        cute_status s = swiglu_run(rt, &k[i], &bad, err, sizeof err);
+        CHECK(s == CUTE_OK && bad == 0, "swiglu %s %lldx%lldx%lld: %s %s, %lld wrong", cute_dtype_name(k[i].d),
+              (long long)k[i].M, (long long)k[i].N, (long long)k[i].K, cute_status_name(s), err, (long long)bad);
+    }
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 0, 1}, .align_bytes = 16,
+                            .dual = true};
+    char err[1024] = "";
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(!f && strstr(err, "B0 and B1 must be K-major"), "swiglu with an N-major B: %s", err);
+    cute_fn_free(f);
+    cfg.major[1] = 1, cfg.c_dtype = CUTE_F32, err[0] = 0;
+    f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(!f && strstr(err, "SwiGLU"), "swiglu with an f32 C: %s", err);
+    cute_fn_free(f);
+}
+
 static void interp(void)
 {
     char err[512];
@@ -321,6 +396,7 @@ static void interp(void)
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
     fused_all(rt);
     lib_fused(rt);
+    swiglu_all(rt);
     broken_all(rt);
     refused(rt);
     cute_runtime_free(rt);
@@ -348,10 +424,13 @@ static void gpu(void)
         {1024, 1280, 264, CUTE_F16, CUTE_F32, 0, 1.0, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0}, 3},
         {4096, 4096, 4096, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0}, 0},
         {2048, 2048, 1024, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 0}, 0},
-        {1021, 1000, 264, CUTE_BF16, CUTE_BF16, 0, 1.0, -1.0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, CUTE_GEMM_STORE_ST}, 0},
-        {1021, 1000, 264, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {128, 192, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0},
+        {1024, 1000, 264, CUTE_BF16, CUTE_BF16, 0, 1.0, -1.0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, CUTE_GEMM_STORE_ST}, 0},
+        {1021, 1000, 264, CUTE_F16, CUTE_F16, 1, 1.0, 0.5, {128, 192, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "cuda");
+    fused_all(rt);
+    lib_fused(rt);
+    swiglu_all(rt);
     printf("resident blocks of 384 threads (one an SM): %d alone, %d in clusters of 2, %d of 4\n",
            gemm_resident_blocks(rt, 1, 384), gemm_resident_blocks(rt, 2, 384), gemm_resident_blocks(rt, 4, 384));
     cute_runtime_free(rt);

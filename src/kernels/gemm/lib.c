@@ -69,7 +69,7 @@ static bool same_config(const void *x, const void *y)
            a->major[0] == b->major[0] &&
            a->major[1] == b->major[1] && a->major[2] == b->major[2] &&
            a->align_bytes == b->align_bytes && a->index_bound == b->index_bound &&
-           !memcmp(&a->epilogue, &b->epilogue, sizeof a->epilogue);
+           !memcmp(&a->epilogue, &b->epilogue, sizeof a->epilogue) && a->dual == b->dual;
 }
 
 /* fn_cache_compile for cute_gemm_config keys */
@@ -467,6 +467,38 @@ static cute_status zero_k(cute_gemm_lib *lib, cute_call_arg *A, cute_call_arg *B
     return CUTE_OK;
 }
 
+/* The kernel of cfg's pattern (compiled at its first use) picked and run with args, nargs
+ * of them (A, B, C, alpha, beta, then the epilogue's vector or the dual GEMM's B1); K = 0
+ * through the library's zero columns (B1's too) */
+static cute_status run_pattern(cute_gemm_lib *lib, cute_gemm_variant variant, cute_gemm_config *cfg,
+                               cute_call_arg *args, int nargs, void *stream, char *err, size_t n)
+{
+    cute_status s = CUTE_OK;
+    pthread_mutex_lock(&lib->lock);
+    if (args[0].shape[1] == 0) s = zero_k(lib, &args[0], &args[1], err, n);
+    if (args[0].shape[1] == 0 && cfg->dual) args[5] = args[1];
+    const cute_call_arg *C = &args[2];
+    int64_t mnl = C->shape[0] * C->shape[1] * (C->ndim == 3 ? C->shape[2] : 1);
+    if (s == CUTE_OK) s = check_layouts(args, cfg, err, n);
+    bool fits = fits_index_bound(args);
+    if (s == CUTE_OK && cfg->dual) { /* B1's alignment and extents count too */
+        cute_call_arg b1[3] = {args[0], args[5], args[2]};
+        cute_gemm_config other = *cfg;
+        s = check_layouts(b1, &other, err, n);
+        if (other.align_bytes < cfg->align_bytes) cfg->align_bytes = other.align_bytes;
+        fits = fits && fits_index_bound(b1);
+    }
+    const entry *e = s == CUTE_OK ? pick(lib, variant, cfg, fits, mnl) : NULL;
+    if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemm: out of memory");
+    if (s == CUTE_OK && !e->fn) s = CUTE_ERR_COMPILE, explain(lib, variant, cfg, mnl, err, n);
+    pthread_mutex_unlock(&lib->lock);
+    if (s != CUTE_OK) return s;
+    char why[1024];
+    s = cute_call(e->fn, stream, nargs, args, why, sizeof why);
+    if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", names[config_of(e)->variant], why);
+    return s;
+}
+
 cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute_call_arg *A,
                        const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,
                        void *stream, char *err, size_t n)
@@ -519,20 +551,43 @@ cute_status cutec_gemm_ex(cute_gemm_lib *lib, cute_gemm_variant variant, const c
         s = CUTE_OK, err[0] = 0;
     }
     cute_call_arg args[6] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta), v ? *v : *C};
-    pthread_mutex_lock(&lib->lock);
-    if (A->shape[1] == 0) s = zero_k(lib, &args[0], &args[1], err, n);
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype,
                             .batched = A->ndim == 3};
     if (fused) cfg.epilogue = *epilogue;
-    int64_t mnl = C->shape[0] * C->shape[1] * (C->ndim == 3 ? C->shape[2] : 1);
-    if (s == CUTE_OK) s = check_layouts(args, &cfg, err, n);
-    const entry *e = s == CUTE_OK ? pick(lib, variant, &cfg, fits_index_bound(args), mnl) : NULL;
-    if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemm: out of memory");
-    if (s == CUTE_OK && !e->fn) s = CUTE_ERR_COMPILE, explain(lib, variant, &cfg, mnl, err, n);
-    pthread_mutex_unlock(&lib->lock);
+    return run_pattern(lib, variant, &cfg, args, v && fused ? 6 : 5, stream, err, n);
+}
+
+/* the dual GEMM's B1 beside B0: the same dtype, shape and strides (so one kernel's layout
+ * and alignment serve both) */
+static cute_status check_b1(const cute_call_arg *B0, const cute_call_arg *B1, char *err, size_t n)
+{
+    if (!B1 || B1->kind != CUTE_ARG_TENSOR || !B1->buf)
+        return invalid(err, n, "gemm swiglu: B1 must be a tensor");
+    bool same = B1->dtype == B0->dtype && B1->ndim == B0->ndim;
+    for (int i = 0; same && i < B0->ndim; i++) same = B1->shape[i] == B0->shape[i] && B1->stride[i] == B0->stride[i];
+    if (!same)
+        return invalid(err, n, "gemm swiglu: B1 must be laid out as B0 (the same dtype, shape (N,K) and strides)");
+    return CUTE_OK;
+}
+
+cute_status cutec_gemm_swiglu(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *B0,
+                              const cute_call_arg *B1, const cute_call_arg *C, double alpha, double beta,
+                              void *stream, char *err, size_t n)
+{
+    char scratch[512];
+    if (!err || !n) err = scratch, n = sizeof scratch;
+    err[0] = 0;
+    if (!lib) return snprintf(err, n, "gemm swiglu: no library"), CUTE_ERR_INVALID;
+    const cute_call_arg *in[3] = {A, B0, C};
+    cute_status s = check_operands(in, err, n);
+    if (s == CUTE_OK) s = check_shapes(A, B0, C, err, n);
+    if (s == CUTE_OK) s = check_b1(B0, B1, err, n);
     if (s != CUTE_OK) return s;
-    char why[1024];
-    s = cute_call(e->fn, stream, v && fused ? 6 : 5, args, why, sizeof why);
-    if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", names[config_of(e)->variant], why);
-    return s;
+    if (!isfinite(alpha) || !isfinite(beta))
+        return invalid(err, n, "gemm swiglu: alpha (%g) and beta (%g) must be finite", alpha, beta);
+    if (C->shape[0] == 0 || C->shape[1] == 0) return CUTE_OK; /* nothing to write */
+    cute_call_arg args[6] = {*A, *B0, *C, cute_call_float(alpha), cute_call_float(beta), *B1};
+    cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype, .batched = A->ndim == 3,
+                            .dual = true};
+    return run_pattern(lib, CUTE_GEMM_HOPPER, &cfg, args, 6, stream, err, n);
 }

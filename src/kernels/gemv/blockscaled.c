@@ -2,11 +2,12 @@
  *   y(M,L) = alpha * sum_k A(m,k,l) SFA(m,k,l) x(k,l) SFB(k,l) + beta * y
  * A is K-major e2m1 (two to a byte) or e4m3, x likewise; one scale per sf_vec elements
  * along K (ue4m3 per 16, ue8m0 per 32), laid out as CuTe and cuBLAS lay them out (below).
- * The body is the K-major GEMV's (a warp per row, a lane a 16-byte vector of A and of x per
- * k-tile): the vectors are converted to f32, multiplied, summed per scale block, and each
- * block's sum multiplied by its two scales, found at the lane's coordinates.  On sm_100a
- * e2m1 converts with PTX's cvt; before it (no fp4 instructions) A and x move as u32 words
- * and each word's eight nibbles are decoded by bit operations (decode_word). */
+ * The body is the K-major GEMV's walk (gemv_warp_rows).  On sm_100a a warp per row, a lane
+ * a 16-byte vector of A and of x per k-tile converted by PTX's cvt to f32, multiplied,
+ * summed per scale block, each block's sum times its two scales found at the lane's
+ * coordinates (vector_fma).  Before it (no fp4 instructions) A and x move as u32 words, a
+ * warp takes four rows and decodes x once for them, and each word's nibbles become f16
+ * pairs by bit operations whose products add in paired f16 instructions (words_fma). */
 #include "cutec/notation.h"
 #include "kernels/gemv/gemv_internal.h"
 

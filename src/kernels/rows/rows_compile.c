@@ -53,18 +53,19 @@ static int row_arrays(const row_plan *p)
     return arrays;
 }
 
-/* A row too long for one block's registers and too long to stage in its shared memory
- * (sm_90 and later; an op whose chunked walk would read the row more than once: not
- * cross-entropy's forward without dlogits, one streaming pass at ~93% of the copy): split over a cluster of up to CLUSTER_MAX
- * blocks, each a tile of the row in its registers: the fewest threads a block (256, 512,
- * 1024: more, smaller blocks an SM keep its loads going while one of them reduces) whose
- * tiles cover the row so.  False: none does. */
+/* A row that needs more than 256 threads' registers and is too long to stage in shared
+ * memory, on sm_90 and later: split over a cluster of up to CLUSTER_MAX blocks, each a tile
+ * of the row in its registers, the fewest threads a block (256, 512, 1024: more, smaller
+ * blocks an SM keep its loads going while one of them reduces, as staging does) whose tiles
+ * cover the row so.  Not where a longer row's chunked walk reads it once anyway
+ * (cross-entropy's forward without dlogits: one streaming pass at ~93% of the copy), nor
+ * for an op without a row reduction.  False: no split. */
 #define CLUSTER_MAX 16
 static bool cluster_split(row_plan *p, int64_t n, int kmax)
 {
     bool writes = false; /* a write pass, which reads the row again in chunks */
     for (int s = 0; s < p->op->nslots; s++) writes |= p->has[s] && p->op->slot[s].role == ROW_OUT;
-    if ((p->arch && p->arch < 90) || p->op->stages + writes < 2) return false; /* chunks read it once */
+    if ((p->arch && p->arch < 90) || p->op->stages == 0 || (p->looped && p->op->stages + writes < 2)) return false;
     for (int threads = 256; threads <= 1024; threads *= 2) {
         int64_t tile = (int64_t)threads * kmax * p->vec, blocks = (n + tile - 1) / tile;
         if (blocks > CLUSTER_MAX) continue;
@@ -97,7 +98,7 @@ void row_plan_choose(row_plan *p, int64_t n, int vec)
     p->rows = p->tpr >= 256 ? 1 : 256 / p->tpr;
     p->stage_chunks = stage_chunks(p, n, kmax);
     if (p->stage_chunks) p->tpr = STAGE_THREADS, p->k = kmax, p->rows = 1, p->looped = true;
-    else if (p->looped) cluster_split(p, n, kmax);
+    else if (p->tpr > 256) cluster_split(p, n, kmax);
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)

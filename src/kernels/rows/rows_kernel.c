@@ -238,7 +238,6 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
 
 static cute_tiler tile_of(cute_ctx *c, const row_plan *p);
 
-
 static void rows_kernel(cute_ctx *c, cute_tensor g0, cute_tensor g1, cute_tensor g2, cute_tensor g3,
                         cute_tensor g4, cute_tensor g5, cute_tensor g6, cute_tensor g7, cute_tensor whole,
                         cute_int m, cute_int n, cute_int iters, cute_int ignore, cute_val p0, cute_val p1)

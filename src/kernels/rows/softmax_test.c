@@ -96,6 +96,7 @@ int main(void)
     forward(lib, be, CUTE_F16, (shape_case){2, 65537, 0, 2e4}, true);
     backward(lib, be, CUTE_BF16, (shape_case){2, 70000, 0, 8}, false);
     backward(lib, be, CUTE_F32, (shape_case){2, 33001, 3, 8}, true);
+    backward(lib, be, CUTE_F32, (shape_case){3, 20000, 4, 8}, false); /* 1024 threads' row: 3 blocks of 256 */
     /* before sm_90 (no clusters, no bulk copies) the same rows are walked in chunks */
     cute_runtime_set_target_arch(rt, "sm_80");
     forward(lib, be, CUTE_F32, (shape_case){2, 33000, 0, 8}, false); /* two chunks of 32768 */

@@ -1,0 +1,60 @@
+/* cutec/tcgen05.h — sm_100a tensor memory and the fifth-generation tensor cores as DSL calls
+ * (CuTe DSL's cute.arch / tcgen05 wrappers; docs/blackwell.md).  Each call appends rows of
+ * the instruction table (cutec/inst.h) after checking its operands and the target's sm at
+ * the user's call site.  A tensor-memory address is a u32 value (lane << 16 | column).
+ * Verified by the interpreter and by ptxas for sm_100a only: no Blackwell has run them. */
+#ifndef CUTEC_TCGEN05_H
+#define CUTEC_TCGEN05_H
+
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
+#include "cutec/trace.h"
+
+/* --- the allocator: one warp, converged, calls each ---------------------------------------- */
+/* ncols columns (a power of two in 32..512, static) of all 128 lanes; their address is
+ * written to the u32 at dst (a shared-memory pointer), for every warp to read after a barrier */
+void cute_tmem_alloc(cute_ctx *c, cute_val dst, int ncols);
+void cute_tmem_dealloc(cute_ctx *c, cute_val taddr, int ncols);
+void cute_tmem_relinquish_alloc_permit(cute_ctx *c);
+
+/* --- the MMA: one thread issues it ------------------------------------------------------- */
+/* the instruction descriptor (kind f16: f16 / bf16 A and B; tf32; f8f6f4: e4m3 / e5m2) with an
+ * f32 D, M x N, A and B K-major or MN-major; 0 after a diagnostic (a type or shape tcgen05.mma
+ * has not) */
+uint32_t cute_tcgen05_idesc(cute_ctx *c, cute_dtype a, cute_dtype b, int m, int n, bool a_mn_major,
+                            bool b_mn_major);
+/* the sm_100 shared-memory descriptor of the operand at p (a shared pointer): leading and
+ * stride byte offsets (multiples of 16), swizzle 0 (none), 32, 64 or 128 bytes; a u64 value */
+cute_val cute_tcgen05_smem_desc(cute_ctx *c, cute_val p, int lbo, int sbo, int swizzle_bytes);
+/* D (tensor memory at d) = A B, + D where accumulate (an integer, nonzero: yes); the kind
+ * follows A's type in idesc: f16 / bf16, tf32, or 8-bit floats */
+void cute_tcgen05_mma(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_desc, cute_val b_desc,
+                      uint32_t idesc, cute_val accumulate);
+/* the calling thread's earlier MMAs and copies arrive once on the mbarrier bar when done */
+void cute_tcgen05_commit(cute_ctx *c, cute_val bar);
+void cute_tcgen05_fence_before_thread_sync(cute_ctx *c);
+void cute_tcgen05_fence_after_thread_sync(cute_ctx *c);
+
+/* --- tensor memory <-> registers (warp-collective, shape 32x32b) ------------------------ */
+/* lane i of the warp reads lane (taddr's + i), n columns (1, 2, 4 ... 128, static) from
+ * taddr's, into out[0..n-1] (u32 values); they may be used after cute_tcgen05_wait_ld */
+void cute_tmem_load_32dp32b(cute_ctx *c, cute_val taddr, int n, cute_val *out);
+void cute_tcgen05_wait_ld(cute_ctx *c);
+
+#ifndef CUTEC_NO_SITE_MACROS
+#define cute_tmem_alloc(c, ...) CUTE__CTX_AT((c), cute_tmem_alloc((c), __VA_ARGS__))
+#define cute_tmem_dealloc(c, ...) CUTE__CTX_AT((c), cute_tmem_dealloc((c), __VA_ARGS__))
+#define cute_tmem_relinquish_alloc_permit(c) CUTE__CTX_AT((c), cute_tmem_relinquish_alloc_permit((c)))
+#define cute_tcgen05_idesc(c, ...) CUTE__CTX_AT((c), cute_tcgen05_idesc((c), __VA_ARGS__))
+#define cute_tcgen05_smem_desc(c, ...) CUTE__CTX_AT((c), cute_tcgen05_smem_desc((c), __VA_ARGS__))
+#define cute_tcgen05_mma(c, ...) CUTE__CTX_AT((c), cute_tcgen05_mma((c), __VA_ARGS__))
+#define cute_tcgen05_commit(c, ...) CUTE__CTX_AT((c), cute_tcgen05_commit((c), __VA_ARGS__))
+#define cute_tcgen05_fence_before_thread_sync(c) CUTE__CTX_AT((c), cute_tcgen05_fence_before_thread_sync((c)))
+#define cute_tcgen05_fence_after_thread_sync(c) CUTE__CTX_AT((c), cute_tcgen05_fence_after_thread_sync((c)))
+#define cute_tmem_load_32dp32b(c, ...) CUTE__CTX_AT((c), cute_tmem_load_32dp32b((c), __VA_ARGS__))
+#define cute_tcgen05_wait_ld(c) CUTE__CTX_AT((c), cute_tcgen05_wait_ld((c)))
+#endif
+
+CUTE_API_END
+#endif

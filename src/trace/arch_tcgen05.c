@@ -1,0 +1,160 @@
+/* cutec/tcgen05.h: the sm_100a tcgen05 rows as DSL calls.  The instruction descriptor's
+ * fields are CUTLASS's UMMA::InstrDescriptor (docs/blackwell.md); the shared-memory
+ * descriptor is wgmma's plus version 1 in bits 46-47 and the swizzle in bits 61-63. */
+#define CUTEC_NO_SITE_MACROS /* this file defines the functions themselves */
+#include "ctx_internal.h"
+#include "cutec/inst.h"
+#include "cutec/tcgen05.h"
+
+static cute_val u32(cute_ctx *c, int64_t v) { return cute_val_int(c, CUTE_U32, v); }
+
+static void emit(cute_ctx *c, cute_inst row, const cute_vreg *in, int nin)
+{
+    cute_ir_inst_op(&c->b, row, NULL, 0, in, nin, 0);
+}
+
+static bool columns_ok(cute_ctx *c, int ncols, const char *call)
+{
+    if (ncols >= 32 && ncols <= 512 && !(ncols & (ncols - 1))) return true;
+    return cute_ctx_fail(c, "%s: %d columns (a power of two in 32..512)", call, ncols);
+}
+
+void cute_tmem_alloc(cute_ctx *c, cute_val dst, int ncols)
+{
+    static const char call[] = "cute_tmem_alloc";
+    if (ctx_row_ok(c, CUTE_INST_TCGEN05_ALLOC, call) && ctx_smem_operand(c, dst, call, "the address slot") &&
+        columns_ok(c, ncols, call))
+        emit(c, CUTE_INST_TCGEN05_ALLOC, (cute_vreg[]){dst.r, u32(c, ncols).r}, 2);
+}
+
+void cute_tmem_dealloc(cute_ctx *c, cute_val taddr, int ncols)
+{
+    static const char call[] = "cute_tmem_dealloc";
+    cute_vreg a;
+    if (ctx_row_ok(c, CUTE_INST_TCGEN05_DEALLOC, call) && ctx_u32_operand(c, taddr, call, "the address", &a) &&
+        columns_ok(c, ncols, call))
+        emit(c, CUTE_INST_TCGEN05_DEALLOC, (cute_vreg[]){a, u32(c, ncols).r}, 2);
+}
+
+static void bare(cute_ctx *c, cute_inst row, const char *call)
+{
+    if (ctx_row_ok(c, row, call)) emit(c, row, NULL, 0);
+}
+
+void cute_tmem_relinquish_alloc_permit(cute_ctx *c)
+{
+    bare(c, CUTE_INST_TCGEN05_RELINQUISH_ALLOC_PERMIT, "cute_tmem_relinquish_alloc_permit");
+}
+void cute_tcgen05_fence_before_thread_sync(cute_ctx *c)
+{
+    bare(c, CUTE_INST_TCGEN05_FENCE_BEFORE_THREAD_SYNC, "cute_tcgen05_fence_before_thread_sync");
+}
+void cute_tcgen05_fence_after_thread_sync(cute_ctx *c)
+{
+    bare(c, CUTE_INST_TCGEN05_FENCE_AFTER_THREAD_SYNC, "cute_tcgen05_fence_after_thread_sync");
+}
+void cute_tcgen05_wait_ld(cute_ctx *c) { bare(c, CUTE_INST_TCGEN05_WAIT_LD, "cute_tcgen05_wait_ld"); }
+
+void cute_tcgen05_commit(cute_ctx *c, cute_val bar)
+{
+    static const char call[] = "cute_tcgen05_commit";
+    if (ctx_row_ok(c, CUTE_INST_TCGEN05_COMMIT, call) && ctx_smem_operand(c, bar, call, "the mbarrier"))
+        emit(c, CUTE_INST_TCGEN05_COMMIT, &bar.r, 1);
+}
+
+/* a type's format code in the descriptor, or -1 */
+static int format_of(cute_dtype t)
+{
+    switch (t) {
+    case CUTE_F16: case CUTE_E4M3: return 0;
+    case CUTE_BF16: case CUTE_E5M2: return 1;
+    case CUTE_TF32: return 2;
+    default: return -1;
+    }
+}
+
+uint32_t cute_tcgen05_idesc(cute_ctx *c, cute_dtype a, cute_dtype b, int m, int n, bool a_mn_major, bool b_mn_major)
+{
+    if (!ctx_ok(c)) return 0;
+    int fa = format_of(a), fb = format_of(b);
+    if (fa < 0 || fb < 0 || (cute_dtype_bits(a) == 8) != (cute_dtype_bits(b) == 8) || (a == CUTE_TF32) != (b == CUTE_TF32)) {
+        cute_ctx_fail(c, "cute_tcgen05_idesc: A %s, B %s: no tcgen05.mma kind takes them (f16/bf16, tf32, e4m3/e5m2)",
+                      cute_dtype_name(a), cute_dtype_name(b));
+        return 0;
+    }
+    if ((m != 64 && m != 128) || n < 8 || n > 256 || n % (m == 128 ? 16 : 8)) {
+        cute_ctx_fail(c, "cute_tcgen05_idesc: M %d, N %d (M 64 or 128; N a multiple of 8 (M 64) or 16 (M 128) up to 256)",
+                      m, n);
+        return 0;
+    }
+    return 1u << 4 | (uint32_t)fa << 7 | (uint32_t)fb << 10 | (uint32_t)a_mn_major << 15 |
+           (uint32_t)b_mn_major << 16 | (uint32_t)(n >> 3) << 17 | (uint32_t)(m >> 4) << 24;
+}
+
+cute_val cute_tcgen05_smem_desc(cute_ctx *c, cute_val p, int lbo, int sbo, int swizzle_bytes)
+{
+    static const char call[] = "cute_tcgen05_smem_desc";
+    cute_val none = {0, cute_type_of(CUTE_U64), 0};
+    int mode = swizzle_bytes == 0 ? 0 : swizzle_bytes == 32 ? 6 : swizzle_bytes == 64 ? 4 : swizzle_bytes == 128 ? 2 : -1;
+    if (!ctx_smem_operand(c, p, call, "the operand")) return none;
+    if (mode < 0 || lbo < 0 || sbo < 0 || lbo % 16 || sbo % 16 || lbo >> 18 || sbo >> 18) {
+        cute_ctx_fail(c, "%s: LBO %d, SBO %d, swizzle %d (offsets multiples of 16 below 2^18; swizzle 0, 32, 64, 128)",
+                      call, lbo, sbo, swizzle_bytes);
+        return none;
+    }
+    uint64_t fixed = (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 | 1ull << 46 | (uint64_t)mode << 61;
+    cute_val addr = ctx_val(c, cute_ir_op(&c->b, CUTE_OP_CVT, cute_type_of(CUTE_U32), p.r, 0, 0));
+    cute_val start = cute_val_cvt(c, cute_val_binop(c, CUTE_OP_AND, cute_val_binop(c, CUTE_OP_SHR, addr, u32(c, 4)),
+                                                    u32(c, 0x3fff)), CUTE_U64);
+    return cute_val_binop(c, CUTE_OP_OR, start, cute_val_int(c, CUTE_U64, (int64_t)fixed));
+}
+
+void cute_tcgen05_mma(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_desc, cute_val b_desc, uint32_t idesc,
+                      cute_val accumulate)
+{
+    static const char call[] = "cute_tcgen05_mma";
+    cute_inst row = a_type == CUTE_TF32 ? CUTE_INST_TCGEN05_MMA_TF32
+                    : cute_dtype_bits(a_type) == 8 ? CUTE_INST_TCGEN05_MMA_F8F6F4 : CUTE_INST_TCGEN05_MMA_F16;
+    cute_vreg in[5];
+    if (!ctx_row_ok(c, row, call) || !ctx_u32_operand(c, d, call, "D's address", &in[0]) ||
+        !ctx_u32_operand(c, accumulate, call, "accumulate", &in[4]))
+        return;
+    if (!ctx_usable(c, a_desc, "A's descriptor") || !ctx_usable(c, b_desc, "B's descriptor")) return;
+    if (a_desc.t.dtype != CUTE_U64 || b_desc.t.dtype != CUTE_U64 || !idesc) {
+        cute_ctx_fail(c, "%s: the descriptors must be u64 values (cute_tcgen05_smem_desc) and idesc nonzero "
+                      "(cute_tcgen05_idesc)", call);
+        return;
+    }
+    in[1] = a_desc.r, in[2] = b_desc.r, in[3] = u32(c, idesc).r;
+    emit(c, row, in, 5);
+}
+
+static cute_inst load_row(int n)
+{
+    switch (n) {
+    case 1: return CUTE_INST_TCGEN05_LD_32x32b_X1;
+    case 2: return CUTE_INST_TCGEN05_LD_32x32b_X2;
+    case 4: return CUTE_INST_TCGEN05_LD_32x32b_X4;
+    case 8: return CUTE_INST_TCGEN05_LD_32x32b_X8;
+    case 16: return CUTE_INST_TCGEN05_LD_32x32b_X16;
+    case 32: return CUTE_INST_TCGEN05_LD_32x32b_X32;
+    case 64: return CUTE_INST_TCGEN05_LD_32x32b_X64;
+    case 128: return CUTE_INST_TCGEN05_LD_32x32b_X128;
+    default: return CUTE_INST_COUNT;
+    }
+}
+
+void cute_tmem_load_32dp32b(cute_ctx *c, cute_val taddr, int n, cute_val *out)
+{
+    static const char call[] = "cute_tmem_load_32dp32b";
+    cute_inst row = load_row(n);
+    cute_vreg a, r[128];
+    if (row == CUTE_INST_COUNT) {
+        cute_ctx_fail(c, "%s: %d columns (1, 2, 4, 8, 16, 32, 64 or 128)", call, n);
+        return;
+    }
+    if (!ctx_row_ok(c, row, call) || !ctx_u32_operand(c, taddr, call, "the address", &a)) return;
+    for (int j = 0; j < n; j++) r[j] = cute_ir_new_vreg(c->fn, cute_type_of(CUTE_U32), "t", false);
+    cute_ir_inst_op(&c->b, row, r, n, &a, 1, 0);
+    for (int j = 0; j < n; j++) out[j] = ctx_val(c, r[j]);
+}
