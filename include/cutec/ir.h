@@ -169,6 +169,9 @@ typedef struct cute_ir_func {
     bool noalias;           /* no memory is reached through two pointer parameters (the
                                JIT proves it at each call): CUDA C gives them __restrict__ */
     int min_blocks;         /* ... and its blocks-per-SM hint when > 0 */
+    bool reaches_buffers;   /* reaches memory through pointers it reads from memory (a grouped
+                               GEMM's per-group tensors): the interpreter admits every live
+                               buffer of its backend, not only the arguments' */
     int cluster_dims[3];    /* __cluster_dims__ when all > 0: blocks per cluster, fixed */
     cute_ir_arena *arena;
 } cute_ir_func;

@@ -218,5 +218,36 @@ static inline cute_status cutec_sgemm(cute_gemm_lib *lib, const cute_call_arg *A
     return cutec_gemm(lib, CUTE_GEMM_AUTO, A, B, C, alpha, beta, stream, err, n);
 }
 
+/* --- grouped GEMM: C_g = alpha A_g B_g^T + beta C_g for every group g, in one persistent
+ * launch of the Hopper kernel (sm_90; the interpreter runs it too).  The groups share the
+ * configuration (dtypes, majors; 16-byte alignment) and differ in sizes, pointers and
+ * leading dimensions, which a device array gives, one row of CUTE_GEMM_GROUP_WORDS int64
+ * per group (the tile scheduler walks (group, tile); the producer retargets its copies of
+ * the TMA maps in global memory when its group changes, docs/gemm.md). */
+enum {
+    CUTE_GEMM_GROUP_A, CUTE_GEMM_GROUP_B, CUTE_GEMM_GROUP_C, /* device addresses (16-byte aligned) */
+    CUTE_GEMM_GROUP_M, CUTE_GEMM_GROUP_N, CUTE_GEMM_GROUP_K, /* extents, M, N >= 0, K >= 1 */
+    CUTE_GEMM_GROUP_LDA, CUTE_GEMM_GROUP_LDB, CUTE_GEMM_GROUP_LDC, /* leading dimensions, elements */
+    CUTE_GEMM_GROUP_WORDS = 16 /* a row's int64 (the rest unused) */
+};
+typedef struct cute_gemm_group {
+    cute_call_arg A, B, C; /* (M,K), (N,K), (M,N) tensors of one group */
+} cute_gemm_group;
+/* group g's row from its tensors (their buffers' device addresses): CUTE_ERR_INVALID, naming
+ * the operand and what is wrong, when they do not match cfg (dtype, majors, shapes, 16-byte
+ * alignment of the pointers, leading dimensions and unit-stride extents) */
+cute_status cute_gemm_group_row(const cute_gemm_config *cfg, const cute_gemm_group *g, int64_t *row, char *err,
+                                size_t n);
+/* the workspace a grouped call needs on rt's device (the blocks' tensor maps), in bytes */
+size_t cute_gemm_grouped_workspace(cute_runtime *rt);
+/* Compile the grouped kernel; call it with (A, B, C of group 0 (the maps' templates), the rows
+ * (a (CUTE_GEMM_GROUP_WORDS, groups) int64 tensor, column-major), the workspace (a u8 tensor
+ * of cute_gemm_grouped_workspace bytes), alpha, beta, groups). */
+const cute_fn *cute_gemm_grouped_compile(cute_runtime *rt, const cute_gemm_config *cfg, char *err, size_t n);
+/* The library's grouped call: the rows and the workspace in buffers of its own (uploaded at
+ * each call; the configuration from group 0's tensors). */
+cute_status cutec_gemm_grouped(cute_gemm_lib *lib, const cute_gemm_group *groups, int count, double alpha,
+                               double beta, void *stream, char *err, size_t n);
+
 CUTE_API_END
 #endif

@@ -82,7 +82,25 @@ void cute_tma_store_wait(cute_ctx *c, int n, bool read_only);
  * (CuTe's create_tma_multicast_mask).  A u16 value. */
 cute_val cute_tma_multicast_mask(cute_ctx *c, cute_layout cluster, const cute_int *cta, int mode);
 
+/* Maps retargeted on the device (grouped GEMM; docs/tma.md).  gmap: a ptr<T,gmem> to 128
+ * bytes of global memory, 64-byte aligned, that one thread owns.
+ * cute_tma_map_copy: copy the map parameter `map` (an atom's .map, CUTE_LAUNCHed) there;
+ * cute_tma_map_retarget: point the copy at tensor t (the atom's dtype and modes, any extents
+ * and strides TMA takes: a 16-byte-aligned base, byte strides multiples of 16), keeping the
+ * box, swizzle and fill (tensormap.replace);
+ * then the writer's cute_tma_map_fence_release and the issuing thread's
+ * cute_tma_map_fence_acquire(gmap) before TMA goes through gmap (the interpreter reports a
+ * copy through a map replaced and not so fenced). */
+void cute_tma_map_copy(cute_ctx *c, cute_val map, cute_val gmap);
+void cute_tma_map_retarget(cute_ctx *c, const cute_tma_atom *a, cute_val gmap, cute_tensor t);
+void cute_tma_map_fence_release(cute_ctx *c);
+void cute_tma_map_fence_acquire(cute_ctx *c, cute_val gmap);
+
 #ifndef CUTEC_NO_SITE_MACROS
+#define cute_tma_map_copy(c, ...) CUTE__CTX_AT((c), cute_tma_map_copy((c), __VA_ARGS__))
+#define cute_tma_map_retarget(c, ...) CUTE__CTX_AT((c), cute_tma_map_retarget((c), __VA_ARGS__))
+#define cute_tma_map_fence_release(c) CUTE__CTX_AT((c), cute_tma_map_fence_release(c))
+#define cute_tma_map_fence_acquire(c, ...) CUTE__CTX_AT((c), cute_tma_map_fence_acquire((c), __VA_ARGS__))
 #define cute_make_tma_atom(c, ...) CUTE__CTX_AT((c), cute_make_tma_atom((c), __VA_ARGS__))
 #define cute_tma_copy(c, ...) CUTE__CTX_AT((c), cute_tma_copy((c), __VA_ARGS__))
 #define cute_tma_load(c, ...) CUTE__CTX_AT((c), cute_tma_load((c), __VA_ARGS__))

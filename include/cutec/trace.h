@@ -168,6 +168,10 @@ void cute_barrier(cute_ctx *c);
 /* ask the compiler to keep this kernel's registers low enough for blocks_per_sm resident
  * blocks (the second argument of __launch_bounds__; 0: no request) */
 void cute_kernel_min_blocks(cute_ctx *c, int blocks_per_sm);
+/* the kernel reaches tensors through pointers it reads from memory (a device array of
+ * per-group pointers): on the interpreter every live buffer is then accessible to it, each
+ * still bounds- and race-checked; otherwise only the launch's arguments are */
+void cute_kernel_reaches_buffers(cute_ctx *c);
 void cute_printf(cute_ctx *c, const char *fmt, int n, const cute_val *args);
 
 /* --- shared-memory addresses and inline PTX ------------------------------------------ */

@@ -21,6 +21,7 @@ static cute_type type_for(const cute_inst_group *G, int n)
     case CUTE_RC_F64: return cute_type_of(CUTE_F64);
     case CUTE_RC_I32: return cute_type_of(n % 2 ? CUTE_I32 : CUTE_U32);
     case CUTE_RC_B16: return cute_type_of(n % 2 ? CUTE_I16 : CUTE_U16);
+    case CUTE_RC_U64: return cute_type_of(CUTE_U64);
     default: return b32_types[n % (sizeof b32_types / sizeof b32_types[0])];
     }
 }
@@ -82,7 +83,10 @@ static cute_ir_func *row_kernel(cute_inst r)
             }
         }
     }
-    int64_t imm = !I->has_imm ? I->imm_bits : strstr(I->id, "SETMAXNREG") ? 240 : 1; /* one the row takes */
+    int64_t imm = !I->has_imm                       ? I->imm_bits /* one the row takes */
+                  : strstr(I->id, "SETMAXNREG")      ? 240
+                  : strstr(I->id, "TMAP_LOAD_WORDS") ? 16 /* a byte offset: whole 16 bytes */
+                                                     : 1;
     bool wgmma = (I->flags & CUTE_INST_WARPGROUP) && I->nout; /* ordered as the PTX ISA asks */
     if (wgmma) cute_ir_inst_op(&b, CUTE_INST_WGMMA_FENCE, NULL, 0, NULL, 0, 0);
     cute_ir_inst_op(&b, r, out, no, in, ni, imm);
@@ -92,11 +96,10 @@ static cute_ir_func *row_kernel(cute_inst r)
     }
     for (int k = 0; k < no; k++) {
         cute_type t = f->vregs[out[k]].type;
-        bool wide = t.dtype == CUTE_F64;
-        cute_vreg v = wide || cute_type_eq(t, cute_type_of(CUTE_U32))
-                          ? out[k]
-                          : cute_ir_op(&b, CUTE_OP_BITCAST, cute_type_of(CUTE_U32), out[k], 0, 0);
-        cute_ir_op_void(&b, CUTE_OP_STORE, t, wide ? gd : g, v, 0, wide ? 8 : 4);
+        bool wide = t.dtype == CUTE_F64 || t.dtype == CUTE_U64; /* stored through gd as f64 */
+        cute_type st = wide ? cute_type_of(CUTE_F64) : cute_type_of(CUTE_U32);
+        cute_vreg v = cute_type_eq(t, st) ? out[k] : cute_ir_op(&b, CUTE_OP_BITCAST, st, out[k], 0, 0);
+        cute_ir_op_void(&b, CUTE_OP_STORE, st, wide ? gd : g, v, 0, wide ? 8 : 4);
     }
     return f;
 }

@@ -113,6 +113,8 @@ typedef struct gemm_opts {
     int nsizes;
     cute_gemm_variant variants[CUTE_GEMM_VARIANT_COUNT];
     int nvariants;
+    int groups;       /* --groups: the grouped GEMM of that many problems (0: none) */
+    int64_t tokens;   /* bench --groups: the mean M of a group (an expert's tokens) */
     const char *plot; /* bench: the chart's SVG file (NULL: none) */
     double ceiling;   /* bench: the chart's ceiling (0: cuBLAS's best rate) */
     cute_gemm_epilogue epi; /* --epilogue, --bias */
@@ -131,5 +133,6 @@ cute_status gemm_call_lib(void *user, int set);
 double gemm_flops(const gemm_problem *p);
 const char *gemm_rate_unit(cute_dtype in); /* TFLOP/s, TOPS for integers */
 int gemm_bench(const gemm_opts *o);        /* gemm_bench.c: `cutec bench gemm` */
+int gemm_grouped(const gemm_opts *o, bool bench); /* gemm_grouped.c: --groups */
 
 #endif

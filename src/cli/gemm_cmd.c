@@ -30,13 +30,13 @@ static void usage(void)
             "         [--backend cuda|interp] [--alpha A] [--beta B] [--pad P] [--iters N]\n"
             "         [--seed S] [--index auto|32|64] [--tile BMxBNxBK] [--stages S] [--warps WMxWN]\n"
             "         [--raster F] [--read-bytes 8|16] [--cluster CMxCN] [--store tma|st]\n"
-            "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--bias row|col]\n"
+            "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--bias row|col] [--groups G]\n"
             "       cutec bench gemm [--dtype D] [--out-dtype D] [--sizes 4096,8192,MxNxK] [--batch L]\n"
             "         [--layout XY[Z]] [--variants V,V,... (default: all)] [--alpha A]\n"
             "         [--beta B] [--iters N] [--seed S] [--index auto|32|64] [--tile BMxBNxBK]\n"
             "         [--stages S] [--warps WMxWN] [--raster F] [--read-bytes 8|16] [--cluster CMxCN]\n"
             "         [--store tma|st] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--bias row|col]\n"
-            "         [--plot FILE.svg [--ceiling TFLOPS]]\n"
+            "         [--plot FILE.svg [--ceiling TFLOPS]] [--groups G [--tokens T]]\n"
             "\n"
             "C(M,N,L) = alpha * A(M,K,L) * B(N,K,L)^T + beta * C, B given as (N,K) (CuTe's\n"
             "convention), L batches (--batch, default 1: rank-2 operands).\n"
@@ -81,6 +81,10 @@ static void usage(void)
             "index: the width of the kernels' index arithmetic.  auto (the default): each variant\n"
             "  in the width measured faster for it (docs/gemm.md); 32: 32-bit kernels wherever\n"
             "  every extent and leading dimension is at most 32768; 64: always 64-bit.\n"
+            "groups: the grouped GEMM (sm_90's kernel, or the interpreter), G problems of one N and\n"
+            "  K and M uniform in [0, 2 M] (run: --m; bench: --tokens T, default 512, and N = K =\n"
+            "  each size), layout tnt (K-major A and B, row-major C) unless given; bench times a\n"
+            "  loop of cuBLAS calls over the same groups beside it.\n"
             "defaults: run --m 256 --n 256 --k 256 --alpha 1.5 --beta -0.5 (s8: 2, -1) --iters 10;\n"
             "          bench --sizes 4096,8192 --alpha 1 --beta 0 --iters 10\n",
           stdout);
@@ -191,6 +195,7 @@ static void defaults(gemm_opts *o, bool bench)
     o->seed = (uint64_t)time(NULL);
     for (int i = 0; i < 3; i++) o->sizes[0][i] = 4096, o->sizes[1][i] = 8192;
     o->nsizes = 2;
+    o->tokens = 512;
     for (int v = CUTE_GEMM_AUTO + 1; v < CUTE_GEMM_VARIANT_COUNT; v++) /* every kernel the library has */
         o->variants[o->nvariants++] = (cute_gemm_variant)v;
 }
@@ -207,6 +212,8 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (!strcmp(k, "--alpha")) return o->alpha_given = true, parse_double(v, &o->alpha);
     if (!strcmp(k, "--beta")) return o->beta_given = true, parse_double(v, &o->beta);
     if (!strcmp(k, "--batch")) return parse_int(v, &o->l, 1, INT64_MAX);
+    if (!strcmp(k, "--groups")) return parse_int(v, &x, 1, 4096) && (o->groups = (int)x);
+    if (bench && !strcmp(k, "--tokens")) return parse_int(v, &o->tokens, 1, 1 << 20);
     if (bench && !strcmp(k, "--cluster")) return parse_sweep(v, true, o);
     if (bench && !strcmp(k, "--raster")) return parse_sweep(v, false, o);
     bool tiling = cli_gemm_tiling_option(k, v, &o->tiling, known, why, sizeof why);
@@ -247,6 +254,12 @@ static int settle(gemm_opts *o, const char *cmd, bool bench)
     if (o->out == CUTE_VOID) o->out = outs[0];
     /* fp8: K-major A and B unless told otherwise, the only layout cuBLASLt's fp8 takes */
     if ((o->in == CUTE_E4M3 || o->in == CUTE_E5M2) && !o->layout_given) o->layout[0] = 't', o->layout[1] = 'n';
+    /* grouped: K-major A and B, row-major C (an MoE layer's activations and weights) */
+    if (o->groups && !o->layout_given) snprintf(o->layout, sizeof o->layout, "tnt");
+    if (o->groups && (o->l > 1 || o->dual || cute_gemm_epilogue_fused(&o->epi))) {
+        fprintf(stderr, "cutec %s gemm: --groups goes with neither --batch nor --epilogue\n", cmd);
+        return CLI_USAGE;
+    }
     if (!gemm_ref_pair_ok(o->in, o->out)) {
         fprintf(stderr, "cutec %s gemm: --out-dtype %s: %s inputs give C of %s\n", cmd,
                 cli_gemm_dtype_name(o->out), cli_gemm_dtype_name(o->in), cli_gemm_out_list(o->in));
@@ -402,12 +415,12 @@ int cmd_run_gemm(int argc, char **argv)
 {
     gemm_opts o;
     int rc = parse(argc, argv, &o, false);
-    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : run(&o);
+    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : o.groups ? gemm_grouped(&o, false) : run(&o);
 }
 
 int cmd_bench_gemm(int argc, char **argv)
 {
     gemm_opts o;
     int rc = parse(argc, argv, &o, true);
-    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : gemm_bench(&o);
+    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : o.groups ? gemm_grouped(&o, true) : gemm_bench(&o);
 }

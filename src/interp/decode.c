@@ -289,6 +289,7 @@ cute_status interp_compile_one(const cute_ir_func *f, iprog **out, char *log, si
     decoder D = {f, P, log, n, false, NULL, NULL};
     P->name = (char *)own_str(&D, f->name ? f->name : "kernel");
     P->smem_bytes = f->smem_bytes;
+    P->reaches_buffers = f->reaches_buffers;
     if (layout_registers(&D)) decode_block(&D, &f->body, 0);
     if (D.failed) {
         bool oom = strstr(log, "out of memory") != NULL;

@@ -26,7 +26,8 @@ static void cvt_pack(ictx *X, const dinst *d, const imask *m);
 #define TMA_PREFETCH(rank) {inst_tma_prefetch, 0, 0, 0, {0, 0, 0, 0}, rank, 0}
 #define TMAP_PREFETCH {inst_tmap_prefetch, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define TMAP_REPLACE(field) {inst_tmap_replace, 0, 0, 0, {0, 0, 0, 0}, 0, field}
-#define TMAP_FENCE {inst_tma_nothing, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define TMAP_FENCE(acquire) {inst_tmap_fence, 0, 0, 0, {0, 0, 0, 0}, 0, acquire}
+#define TMAP_WORDS {inst_tmap_words, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define HALF2(OP, T) {inst_half2, 0, 0, 0, {E_##T, 0, 0, 0}, HALF2_##OP, 0}
 #define MBAR(kind, cluster) {inst_mbarrier, 0, 0, 0, {0, 0, 0, 0}, kind, cluster}
 #define SYNC(kind) {inst_sync, 0, 0, 0, {0, 0, 0, 0}, kind, 0}

@@ -61,7 +61,8 @@ static bool tma_gcheck(ictx *X, const dinst *d, uint32_t t, uint64_t addr, uint3
 static bool map_of(ictx *X, const dinst *d, uint32_t k, uint32_t t, cute_tma_desc *M)
 {
     uint64_t a = interp_addr(X, d, k, t);
-    if (d->vtype[k].dtype != CUTE_TMAP && !interp_gcheck(X, d, t, a, CUTE_TMA_MAP_BYTES, 64, 0))
+    bool in_gmem = d->vtype[k].dtype != CUTE_TMAP;
+    if (in_gmem && (!interp_gcheck(X, d, t, a, CUTE_TMA_MAP_BYTES, 64, 0) || !interp_tmap_fenced(X, d, t, a)))
         return false;
     if (!a || !cute_tma_unpack((const void *)(uintptr_t)a, M))
         return tma_bad(X, d, t, CUTE_CHECK_TMA, "the map operand holds no tensor map encoded "
@@ -368,12 +369,6 @@ void inst_tmap_prefetch(ictx *X, const dinst *d, const imask *m)
     });
 }
 
-/* bulk groups, and the tensormap proxy fences: copies are done when issued (see the top) */
-void inst_tma_nothing(ictx *X, const dinst *d, const imask *m)
-{
-    (void)X, (void)d, (void)m;
-}
-
 /* --- tensormap.replace: one field of a map in global memory ------------------------------ */
 
 static bool replace_field(cute_tma_desc *M, int field, int64_t dim, uint64_t v)
@@ -404,5 +399,6 @@ void inst_tmap_replace(ictx *X, const dinst *d, const imask *m)
             continue;
         }
         cute_tma_pack(&M, map);
+        interp_tmap_written(X, t, a);
     });
 }

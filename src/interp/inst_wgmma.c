@@ -162,6 +162,13 @@ static uint32_t result(const wg_op *O, double c, int row, int col)
         for (int k = 0; k < K; k++) s += (int64_t)O->a[row][k] * (int64_t)O->b[col][k];
         return (uint32_t)s;
     }
+    float f;
+    bool fp8 = O->R->types[1] == E_E4M3 || O->R->types[1] == E_E5M2;
+    if (fp8 && O->R->types[0] == E_F32 && interp_wgmma_fp8_sum(c, O->a[row], O->b[col], K, O->R->types[1], O->R->types[2], &f)) {
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        return u;
+    }
     return interp_mma_dot_bits(c, O->a[row], O->b[col], K, O->R->types[1], O->R->types[2], O->R->types[0]);
 }
 

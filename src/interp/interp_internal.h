@@ -121,6 +121,7 @@ typedef struct iprog {
     uint32_t nconsts, cconsts;
     int maxdepth;   /* deepest control-flow nesting + 1 */
     int64_t smem_bytes;
+    bool reaches_buffers; /* every live buffer is the launch's (cute_kernel_reaches_buffers) */
     bool has_printf;
     bool needs_warps; /* a wait on other warps (mbarrier, named barriers, a while loop): the
                          block runs under the warp scheduler (sched.c) */
@@ -239,6 +240,9 @@ typedef struct ilaunch {
     FILE *trace;
     uint64_t trace_block;
     uint32_t trace_thread;
+    /* tensor maps in global memory changed by tensormap.replace (tmap_fence.c) */
+    struct itmap *tmaps;
+    int ntmaps, ctmaps;
 } ilaunch;
 
 /* a cp.async copy in flight (inst_async.c) */
@@ -526,6 +530,9 @@ bool interp_whole_lanes(ictx *X, const dinst *d, const imask *m, uint32_t w0, ui
 double interp_mma_elem(int type, uint32_t v);
 int interp_mma_elem_bits(int type);
 uint32_t interp_mma_dot_bits(double c, const double *a, const double *b, int n, int ta, int tb, int out);
+/* c + a.b of an fp8 wgmma into f32, as the hardware sums it (wgmma_fp8_sum.c); false for
+ * the sums its rule does not cover (non-finite terms, all zero) */
+bool interp_wgmma_fp8_sum(double c, const double *a, const double *b, int n, int ta, int tb, float *out);
 void inst_wgmma(ictx *X, const dinst *d, const imask *m);
 /* a shared-memory matrix descriptor (wgmma's and tcgen05's: start address, leading and stride
  * byte offsets, swizzle), decoded; the byte offset of element (r, k) of an operand with rows
@@ -567,7 +574,13 @@ void inst_tma_store(ictx *X, const dinst *d, const imask *m);
 void inst_tma_prefetch(ictx *X, const dinst *d, const imask *m);
 void inst_tmap_prefetch(ictx *X, const dinst *d, const imask *m);
 void inst_tmap_replace(ictx *X, const dinst *d, const imask *m);
-void inst_tma_nothing(ictx *X, const dinst *d, const imask *m);
+/* tmap_fence.c: the tensormap proxy.  A map that tensormap.replace changed is TMA's to use
+ * only after its writer's release fence and the using thread's acquire fence; the words of
+ * a map parameter, read to copy it */
+void interp_tmap_written(ictx *X, uint32_t t, uint64_t map);
+bool interp_tmap_fenced(ictx *X, const dinst *d, uint32_t t, uint64_t map);
+void inst_tmap_fence(ictx *X, const dinst *d, const imask *m);
+void inst_tmap_words(ictx *X, const dinst *d, const imask *m);
 /* at the end of a block: report the copies still pending, forget them */
 void interp_async_block_end(ictx *X);
 

@@ -72,6 +72,21 @@ static cute_status arg_value(struct interp *B, ilaunch *L, uint32_t i, const cut
     return CUTE_OK;
 }
 
+/* a kernel that reads pointers from memory may reach any live buffer (the arguments' first;
+ * the launch holds B's lock) */
+static cute_status every_buffer(struct interp *B, ilaunch *L)
+{
+    ibuf *all = realloc(L->bufs, ((size_t)L->nbufs + (size_t)B->nbufs + 1) * sizeof *all);
+    if (all) L->bufs = all;
+    for (int i = 0; all && i < B->nbufs; i++) {
+        const ibuffer *b = &B->bufs[i];
+        bool known = false;
+        for (int k = 0; k < L->nbufs && !known; k++) known = L->bufs[k].id == b->id;
+        if (!known) L->bufs[L->nbufs++] = (ibuf){(uint64_t)(uintptr_t)b->ptr, b->bytes, b->id, "a buffer"};
+    }
+    return all ? CUTE_OK : CUTE_ERR_OOM;
+}
+
 static cute_status setup(struct interp *B, ilaunch *L, const cute_launch *cfg,
                          const cute_launch_arg *args, int nargs)
 {
@@ -120,6 +135,7 @@ static cute_status setup(struct interp *B, ilaunch *L, const cute_launch *cfg,
         cute_status s = arg_value(B, L, i, &args[i], &L->params[i]);
         if (s != CUTE_OK) return s;
     }
+    if (P->reaches_buffers && every_buffer(B, L) != CUTE_OK) return CUTE_ERR_OOM;
     qsort(L->bufs, (size_t)L->nbufs, sizeof *L->bufs, by_base);
     for (uint32_t t = 0; t < nthr; t++) {
         L->tid[0][t] = t % k.x;
@@ -380,6 +396,7 @@ static void launch_free(ilaunch *L)
         for (uint64_t b = 0; b < L->nblocks; b++) free(L->out[b]);
     free(L->out);
     free(L->outn);
+    free(L->tmaps);
     pthread_mutex_destroy(&L->lock);
 }
 

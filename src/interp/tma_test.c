@@ -540,17 +540,19 @@ static void store_source(void)
 
 /* --- tensormap.replace: a map in global memory retargeted by the kernel ------------------- */
 
-/* thread 0: the map at tm (global) gets address a2 and extent d1 in dimension 1, fences, then
- * loads the box (c0, c1) through it; the box is copied out to o */
-static void replace_kernel(tk *t, int64_t words)
+enum { FENCE_RELEASE = 1, FENCE_ACQUIRE = 2, FENCES = 3 };
+
+/* thread 0: the map at tm (global) gets address a2 and extent d1 in dimension 1, fences (as
+ * `fences` says), then loads the box (c0, c1) through it; the box is copied out to o */
+static void replace_kernel(tk *t, int64_t words, int fences)
 {
     kt *k = &t->k;
     cute_vreg a2 = kt_param(k, CUTE_U64, "a2"), d1 = kt_param(k, CUTE_U32, "d1");
     cute_ir_if(&k->b, kt_cmp(k, CUTE_OP_EQ, t->tid, kt_i64(k, 0)));
     cute_ir_inst_op(&k->b, CUTE_INST_TENSORMAP_REPLACE_ADDRESS, NULL, 0, (cute_vreg[]){t->tm, a2}, 2, 0);
     cute_ir_inst_op(&k->b, CUTE_INST_TENSORMAP_REPLACE_DIM, NULL, 0, (cute_vreg[]){t->tm, d1}, 2, 1);
-    cute_ir_inst_op(&k->b, CUTE_INST_FENCE_PROXY_TENSORMAP_RELEASE, NULL, 0, NULL, 0, 0);
-    cute_ir_inst_op(&k->b, CUTE_INST_FENCE_PROXY_TENSORMAP_ACQUIRE, NULL, 0, &t->tm, 1, 0);
+    if (fences & FENCE_RELEASE) cute_ir_inst_op(&k->b, CUTE_INST_FENCE_PROXY_TENSORMAP_RELEASE, NULL, 0, NULL, 0, 0);
+    if (fences & FENCE_ACQUIRE) cute_ir_inst_op(&k->b, CUTE_INST_FENCE_PROXY_TENSORMAP_ACQUIRE, NULL, 0, &t->tm, 1, 0);
     cute_ir_inst_op(&k->b, CUTE_INST_PREFETCH_TENSORMAP, NULL, 0, &t->tm, 1, 0);
     cute_ir_end(&k->b);
     issue(t, CUTE_INST_TMA_LOAD_2D, SBASE, 4 * words);
@@ -558,35 +560,98 @@ static void replace_kernel(tk *t, int64_t words)
     move_words(t, words, false);
 }
 
-static void replace(void)
+/* the retargeted map's load, fenced as `fences` says: the launch's status, and the box in o */
+static cute_status replace_run(int fences, tcase *k, uint8_t *g2, uint8_t *o)
 {
-    tcase k = {CUTE_F16, CUTE_TMA_SWIZZLE_64B, CUTE_TMA_OOB_ZERO, 70, 12, 32, 6, 8, 3};
-    size_t gbytes = row_bytes(&k) * k.d1, nb = box_bytes(&k);
-    uint8_t *g1 = malloc(gbytes), *g2 = malloc(gbytes), *o = malloc(nb);
+    size_t gbytes = row_bytes(k) * k->d1, nb = box_bytes(k);
+    uint8_t *g1 = malloc(gbytes);
     fill_random(g1, gbytes), fill_random(g2, gbytes);
     memset(o, 0xa5, nb);
     cute_buffer b1 = kt_buf(be, g1, gbytes), b2 = kt_buf(be, g2, gbytes), bo = kt_buf(be, o, nb);
     _Alignas(64) uint8_t map[CUTE_TMA_MAP_BYTES];
-    encode_map(&k, &b1, map);
+    encode_map(k, &b1, map);
     cute_buffer bm = kt_buf(be, map, sizeof map);
     tk t;
     begin(&t, "replace", true);
-    replace_kernel(&t, (int64_t)nb / 4);
+    replace_kernel(&t, (int64_t)nb / 4, fences);
     cute_module *m = kt_compile(be, &t.k);
-    cute_launch_arg a[6] = {kt_arg_buf(&bm, CUTE_U8), kt_arg_buf(&bo, CUTE_U32), kt_arg_int(CUTE_I32, k.c0),
-                            kt_arg_int(CUTE_I32, k.c1), kt_arg_int(CUTE_U64, (int64_t)(uintptr_t)b2.ptr),
+    cute_launch_arg a[6] = {kt_arg_buf(&bm, CUTE_U8), kt_arg_buf(&bo, CUTE_U32), kt_arg_int(CUTE_I32, k->c0),
+                            kt_arg_int(CUTE_I32, k->c1), kt_arg_int(CUTE_U64, (int64_t)(uintptr_t)b2.ptr),
                             kt_arg_int(CUTE_U32, 7)};
     cute_status s = m ? kt_launch(be, m, 1, NTHR, 0, a, 6) : CUTE_ERR_COMPILE;
-    CHECK(s == CUTE_OK, "replace runs: %s", be.vt->error(be.self));
     if (m) be.vt->module_free(be.self, m);
     be.vt->download(be.self, o, &bo, 0, nb);
+    be.vt->free(be.self, &b1), be.vt->free(be.self, &b2), be.vt->free(be.self, &bo), be.vt->free(be.self, &bm);
+    free(g1);
+    return s;
+}
+
+static void replace(void)
+{
+    tcase k = {CUTE_F16, CUTE_TMA_SWIZZLE_64B, CUTE_TMA_OOB_ZERO, 70, 12, 32, 6, 8, 3};
+    size_t gbytes = row_bytes(&k) * k.d1, nb = box_bytes(&k);
+    uint8_t *g2 = malloc(gbytes), *o = malloc(nb);
+    cute_status s = replace_run(FENCES, &k, g2, o);
+    CHECK(s == CUTE_OK, "replace runs: %s", be.vt->error(be.self));
     k.d1 = 7; /* rows 7.. now lie outside: zero */
     int bad = 0;
     for (uint32_t j = 0; j < k.b1; j++)
         for (uint32_t i = 0; i < k.b0; i++) bad += !element_right(&k, o, g2, i, j);
     CHECK(bad == 0, "a load through the retargeted map: %d elements wrong", bad);
-    be.vt->free(be.self, &b1), be.vt->free(be.self, &b2), be.vt->free(be.self, &bo), be.vt->free(be.self, &bm);
-    free(g1), free(g2), free(o);
+    free(g2), free(o);
+}
+
+/* a load through a replaced map without the writer's release, or without the acquire: each
+ * reported, naming the fence that is missing and the writer */
+static void replace_unfenced(void)
+{
+    static const struct {
+        int fences;
+        const char *want;
+    } c[] = {{FENCE_ACQUIRE, "used without the writer's fence.proxy.tensormap::generic.release"},
+             {FENCE_RELEASE, "without this thread's fence.proxy.tensormap::generic.acquire"},
+             {0, "map changed by tensormap.replace (block 0, thread 0), used without the writer's"}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        tcase k = {CUTE_F16, CUTE_TMA_SWIZZLE_64B, CUTE_TMA_OOB_ZERO, 70, 12, 32, 6, 8, 3};
+        uint8_t *g2 = malloc(row_bytes(&k) * k.d1), *o = malloc(box_bytes(&k));
+        cute_status s = replace_run(c[i].fences, &k, g2, o);
+        CHECK(s == CUTE_ERR_CHECK, "unfenced case %zu: a check, not %s", i, cute_status_name(s));
+        EXPECT(kt_report(be, 0), CUTE_CHECK_TMA, c[i].want);
+        free(g2), free(o);
+    }
+}
+
+/* thread 0 copies the map parameter's 128 bytes, 16 at a time (TMAP_LOAD_WORDS), to o */
+static void words_kernel(tk *t)
+{
+    begin(t, "words", false);
+    kt *kk = &t->k;
+    cute_vreg o64 = cute_ir_op(&kk->b, CUTE_OP_BITCAST, cute_type_ptr(CUTE_U64, CUTE_GMEM), t->o, 0, 0);
+    cute_ir_if(&kk->b, kt_cmp(kk, CUTE_OP_EQ, t->tid, kt_i64(kk, 0)));
+    for (int i = 0; i < CUTE_TMA_MAP_BYTES / 16; i++) {
+        cute_vreg w[2] = {cute_ir_new_vreg(kk->f, cute_type_of(CUTE_U64), NULL, false),
+                          cute_ir_new_vreg(kk->f, cute_type_of(CUTE_U64), NULL, false)};
+        cute_ir_inst_op(&kk->b, CUTE_INST_TMAP_LOAD_WORDS, w, 2, &t->tm, 1, 16 * i);
+        for (int j = 0; j < 2; j++) kt_store(kk, kt_ptr_add(kk, o64, kt_i64(kk, 2 * i + j)), w[j]);
+    }
+    cute_ir_end(&kk->b);
+}
+
+static void words(void)
+{
+    tcase k = {CUTE_F16, CUTE_TMA_SWIZZLE_64B, CUTE_TMA_OOB_ZERO, 70, 12, 32, 6, 8, 3};
+    uint8_t *g = calloc(1, row_bytes(&k) * k.d1);
+    cute_buffer bg = kt_buf(be, g, row_bytes(&k) * k.d1), bo = kt_buf(be, NULL, CUTE_TMA_MAP_BYTES);
+    _Alignas(64) uint8_t map[CUTE_TMA_MAP_BYTES], got[CUTE_TMA_MAP_BYTES];
+    encode_map(&k, &bg, map);
+    tk t;
+    words_kernel(&t);
+    cute_status s = launch(&t, map, NULL, &bo, &k);
+    CHECK(s == CUTE_OK, "words runs: %s", be.vt->error(be.self));
+    be.vt->download(be.self, got, &bo, 0, sizeof got);
+    CHECK(memcmp(got, map, sizeof map) == 0, "the map's 128 bytes copied word by word");
+    be.vt->free(be.self, &bg), be.vt->free(be.self, &bo);
+    free(g);
 }
 
 /* the same loads, stores, reduce-adds and map update on an sm_90 GPU, against the same
@@ -596,10 +661,10 @@ static void on_gpu(void)
     char err[512];
     cute_runtime *rt;
     if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {
-        tk l, st, rd, rp; /* what would run there, compiled for sm_90a */
+        tk l, st, rd, rp, wd; /* what would run there, compiled for sm_90a */
         load_kernel(&l, 512), store_kernel(&st, false, 512), store_kernel(&rd, true, 512);
-        begin(&rp, "replace", true), replace_kernel(&rp, 128);
-        kt_compiles_sm90a((cute_ir_func *[]){l.k.f, st.k.f, rd.k.f, rp.k.f}, 4);
+        begin(&rp, "replace", true), replace_kernel(&rp, 128, FENCES), words_kernel(&wd);
+        kt_compiles_sm90a((cute_ir_func *[]){l.k.f, st.k.f, rd.k.f, rp.k.f, wd.k.f}, 5);
         SKIP("no GPU: the TMA rows were not run against the reference on hardware");
         return;
     }
@@ -608,6 +673,7 @@ static void on_gpu(void)
         loads();
         stores();
         replace();
+        words();
     } else {
         SKIP("a GPU before sm_90: no TMA");
     }
@@ -624,6 +690,8 @@ int main(void)
     sync_checks();
     store_source();
     replace();
+    replace_unfenced();
+    words();
     be.vt->destroy(be.self);
     on_gpu();
     return CHECK_DONE("interp/tma");

@@ -91,6 +91,13 @@ static const char *major_text(int major, int align_elems, bool batched, char *bu
     return buf;
 }
 
+cute_arg_spec gemm_operand_spec(const cute_gemm_config *cfg, int i, char *text, size_t n)
+{
+    cute_dtype d = i == 2 ? cute_gemm_c_dtype(cfg) : cfg->dtype;
+    int al = cfg->align_bytes < cute_dtype_bytes(d) ? cute_dtype_bytes(d) : cfg->align_bytes; /* C may be wider */
+    return cute_spec_tensor(d, major_text(cfg->major[i], al / cute_dtype_bytes(d), cfg->batched, text, n), al);
+}
+
 /* the (A/B dtype, C dtype) pairs the kernels take: the reference's table (gemm_ref_dtypes.c) */
 static bool dtypes_ok(const cute_gemm_config *cfg, char *err, size_t n)
 {
@@ -179,11 +186,7 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     char text[3][64];
     cute_arg_spec specs[6];
     cute_dtype cd = cute_gemm_c_dtype(cfg);
-    for (int i = 0; i < 3; i++) {
-        cute_dtype d = i == 2 ? cd : cfg->dtype;
-        int al = align < cute_dtype_bytes(d) ? cute_dtype_bytes(d) : align; /* C may be wider */
-        specs[i] = cute_spec_tensor(d, major_text(cfg->major[i], al / cute_dtype_bytes(d), cfg->batched, text[i], sizeof text[i]), al);
-    }
+    for (int i = 0; i < 3; i++) specs[i] = gemm_operand_spec(cfg, i, text[i], sizeof text[i]);
     specs[3] = cute_spec_float(gemm_scalar_dtype(cfg));
     specs[4] = cute_spec_float(gemm_scalar_dtype(cfg));
     specs[5] = cute_spec_tensor(cd, "?:1", cute_dtype_bytes(cd)); /* the epilogue's vector */

@@ -5,6 +5,7 @@
 
 #include "cutec/copy.h"
 #include "cutec/kernels.h"
+#include "cutec/pipeline.h"
 #include "cutec/tma_copy.h"
 
 /* When the multi-stage body reads a k-block's fragments from shared memory. */
@@ -69,8 +70,19 @@ enum { GEMM_BREAK_EXPECT_TX = 4, GEMM_BREAK_PHASE = 8, GEMM_BREAK_RELEASE = 16, 
  * reads it has read it (no PipelineTmaStore acquire), stmatrix's writes not fenced for the
  * async proxy, the store issued before the warpgroups met (no barrier) */
 enum { GEMM_BREAK_STORE_ACQUIRE = 64, GEMM_BREAK_STORE_FENCE = 128, GEMM_BREAK_STORE_BARRIER = 256 };
+/* ... and the grouped kernel's producer retargeting its maps without the release fence */
+enum { GEMM_BREAK_MAP_FENCE = 512 };
 const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
                                    char *err, size_t n);
+const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
+                                           char *err, size_t n);
+
+/* the library's grouped kernel for cfg (compiled once; grouped_call.c), and its runtime */
+const cute_fn *gemm_lib_grouped(cute_gemm_lib *lib, const cute_gemm_config *cfg, cute_runtime **rt, char *err,
+                                size_t n);
+/* the argument spec of operand i (0 A, 1 B, 2 C) of a configuration: its dtype, the
+ * alignment and majors it promises (text: the layout's notation, n bytes) */
+cute_arg_spec gemm_operand_spec(const cute_gemm_config *cfg, int i, char *text, size_t n);
 
 /* the host functions of the variants (each launches its kernel) */
 void gemm_registers_host(cute_ctx *c, const cute_arg *arg);
@@ -156,6 +168,31 @@ void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, c
                                 cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, cute_val mapC,
                                 cute_tensor mV);
 void gemm_hopper_store_drain(cute_ctx *c, const gemm_plan *p, cute_int tid);
+/* The Hopper kernel's pieces (hopper.c), which the grouped GEMM (hopper_grouped.c) shares:
+ * the stages, C's tile and the pipeline in shared memory; the TMA atoms of A's and B's
+ * k-tiles (the host function's, from tensors of the call); the producer's loads of one
+ * k-tile into the next stage through maps mapA/mapB (parameters, or copies in global
+ * memory), to[2] A's and B's copy options (multicast; the barrier set here); a consumer's
+ * fragments and one tile's main loop. */
+typedef struct gemm_hopper_smem {
+    cute_tensor sA, sB; /* (bm, bk, stages), (bn, bk, stages) */
+    cute_tensor sC;     /* (bm, bn / c_parts), of its own (p->smem_epilogue) */
+    cute_pipeline pipe;
+} gemm_hopper_smem;
+typedef struct gemm_hopper_frag {
+    cute_tensor tCsA, tCsB, acc; /* wgmma views of the stages (MMA, M, K, stages); accumulators */
+} gemm_hopper_frag;
+gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p);
+/* the kernel's roles: warpgroup 0 gives its registers away (setmaxnreg 40) and one elected
+ * thread of its first warp runs `producer`; the other warpgroups take registers (232) and
+ * run `consumer`, tid their thread's index among the consumers */
+typedef void gemm_hopper_role(cute_ctx *c, const void *user, cute_int tid);
+void gemm_hopper_roles(cute_ctx *c, gemm_hopper_role *producer, gemm_hopper_role *consumer, const void *user);
+void gemm_hopper_atoms(cute_ctx *c, gemm_plan *p, cute_tensor mA, cute_tensor mB);
+void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
+                            cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to);
+void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
+                          cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f);
 /* the same for tile (tm, tn) of C (a persistent kernel's, from its tile scheduler) */
 gemm_tiles gemm_tiles_at(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_tensor mB, cute_tensor mC,
                          cute_tensor cA, cute_tensor cB, cute_tensor cC, cute_int tm, cute_int tn);

@@ -43,12 +43,6 @@ static cute_tensor ktile(cute_ctx *c, cute_tensor t, cute_int kt)
     return cute_tensor_slice(c, t, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,%I)", kt));
 }
 
-typedef struct hopper_smem {
-    cute_tensor sA, sB; /* (bm, bk, stages), (bn, bk, stages) */
-    cute_tensor sC;     /* (bm, bn / c_parts), of its own (p->smem_epilogue) */
-    cute_pipeline pipe;
-} hopper_smem;
-
 static bool clustered(const gemm_plan *p) { return p->cluster_m * p->cluster_n > 1; }
 
 /* the cluster's blocks: (cluster M, cluster N) -> cluster rank */
@@ -115,9 +109,20 @@ static void load_boxes(cute_ctx *c, const gemm_plan *p, int operand, const cute_
     }
 }
 
+void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
+                            cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to)
+{
+    cute_pipeline_producer_acquire(c, &m->pipe, s, (cute_val){0});
+    to[0].bar = to[1].bar = cute_pipeline_producer_barrier(c, &m->pipe, s);
+    load_boxes(c, p, 0, &mapA, ktile(c, t->kA, kt), stage(c, m->sA, 3, s), to[0]);
+    load_boxes(c, p, 1, mapB, ktile(c, t->kB, kt), stage(c, m->sB, 3, s), to[1]);
+    cute_pipeline_producer_commit(c, &m->pipe, s);
+    cute_pipeline_state_advance(c, s);
+}
+
 /* The producer walks the block's tiles and their k-tiles, running ahead of the consumers by
  * as many stages as there are: the next tile's loads overlap this one's epilogue. */
-static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const hopper_smem *m, cute_val mapA,
+static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m, cute_val mapA,
                      const cute_val *mapB)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
@@ -125,27 +130,14 @@ static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
     multicast_opts(c, p, to);
     CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
         gemm_tiles t = tile(c, p, g, w);
-        CUTE_FOR(c, kt, cute_i(0), t.k_tiles) {
-            cute_pipeline_producer_acquire(c, &m->pipe, &s, (cute_val){0});
-            to[0].bar = to[1].bar = cute_pipeline_producer_barrier(c, &m->pipe, &s);
-            load_boxes(c, p, 0, &mapA, ktile(c, t.kA, kt), stage(c, m->sA, 3, &s), to[0]);
-            load_boxes(c, p, 1, mapB, ktile(c, t.kB, kt), stage(c, m->sB, 3, &s), to[1]);
-            cute_pipeline_producer_commit(c, &m->pipe, &s);
-            cute_pipeline_state_advance(c, &s);
-        }
+        CUTE_FOR(c, kt, cute_i(0), t.k_tiles) gemm_hopper_load_ktile(c, p, m, &s, mapA, mapB, &t, kt, to);
     }
     if (clustered(p)) cute_pipeline_producer_tail(c, &m->pipe, &s);
 }
 
-/* The consumer's fragments: its wgmma views of the stages (MMA, M, K, stages) and its
- * accumulators */
-typedef struct hopper_frag {
-    cute_tensor tCsA, tCsB, acc;
-} hopper_frag;
-
 /* the next full stage, multiplied into the accumulators as one wgmma batch (not waited for) */
-static void mma_ktile(cute_ctx *c, const gemm_plan *p, const hopper_smem *m, cute_pipeline_state *s,
-                      const hopper_frag *f)
+static void mma_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
+                      const gemm_hopper_frag *f)
 {
     if (!(p->broken & GEMM_BREAK_EARLY_READ)) cute_pipeline_consumer_wait(c, &m->pipe, s, (cute_val){0});
     cute_warpgroup_arrive(c);
@@ -154,7 +146,7 @@ static void mma_ktile(cute_ctx *c, const gemm_plan *p, const hopper_smem *m, cut
     cute_pipeline_state_advance(c, s);
 }
 
-static void release(cute_ctx *c, const gemm_plan *p, const hopper_smem *m, cute_pipeline_state *s)
+static void release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s)
 {
     if (!(p->broken & GEMM_BREAK_RELEASE)) cute_pipeline_consumer_release(c, &m->pipe, s);
     cute_pipeline_state_advance(c, s);
@@ -162,8 +154,8 @@ static void release(cute_ctx *c, const gemm_plan *p, const hopper_smem *m, cute_
 
 /* One tile's main loop: one wgmma batch per k-tile, one batch in flight, each stage
  * released once the batch that read it has retired. */
-static void mainloop(cute_ctx *c, const gemm_plan *p, const hopper_smem *m, const gemm_tiles *t,
-                     cute_pipeline_state *read, cute_pipeline_state *done, const hopper_frag *f)
+void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
+                          cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f)
 {
     cute_fill(c, f->acc, 0);
     mma_ktile(c, p, m, read, f);
@@ -178,14 +170,14 @@ static void mainloop(cute_ctx *c, const gemm_plan *p, const hopper_smem *m, cons
 }
 
 /* tid: the thread's index among the consumers */
-static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const hopper_smem *m, cute_int tid,
+static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m, cute_int tid,
                      cute_val alpha, cute_val beta, cute_val mapC)
 {
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
     /* the accumulators: the MMA's whole (bm, bn) tile */
     cute_tensor mn = cute_make_identity_tensor(c, cute_tuple_fmt(cute_ctx_alg(c), "(%lld,%lld)", (long long)p->bm,
                                                                  (long long)p->bn));
-    hopper_frag f = {cute_partition_A(c, thr, m->sA), cute_partition_B(c, thr, m->sB),
+    gemm_hopper_frag f = {cute_partition_A(c, thr, m->sA), cute_partition_B(c, thr, m->sB),
                      cute_partition_fragment_C(c, thr, mn)};
     /* a consumer's state made as a producer's waits for the wrong phase (a broken kernel) */
     cute_pipeline_role role = p->broken & GEMM_BREAK_PHASE ? CUTE_PIPELINE_PRODUCER : CUTE_PIPELINE_CONSUMER;
@@ -193,7 +185,7 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
     cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
         gemm_tiles t = tile(c, p, g, w);
-        mainloop(c, p, m, &t, &read, &done, &f);
+        gemm_hopper_mainloop(c, p, m, &t, &read, &done, &f);
         if (p->tma_store) gemm_hopper_store_epilogue(c, p, tid, &t, f.acc, alpha, beta, m->sC, mapC, g->mV);
         else gemm_hopper_epilogue(c, p, tid, &t, f.acc, alpha, beta, m->sC);
     }
@@ -202,10 +194,10 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
 
 /* the stages, C's tile (its own memory: the producer fills the stages with the next tile
  * while the consumers write this one's C) and the pipeline */
-static hopper_smem shared_memory(cute_ctx *c, const gemm_plan *p)
+gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p)
 {
     cute_smem_allocator al = cute_smem_allocator_new(c);
-    hopper_smem m;
+    gemm_hopper_smem m;
     m.sA = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_a.sw, p->smem_a.layout, 16);
     m.sB = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_b.sw, p->smem_b.layout, 16);
     m.sC = m.sA;
@@ -223,28 +215,52 @@ static hopper_smem shared_memory(cute_ctx *c, const gemm_plan *p)
     return m;
 }
 
+void gemm_hopper_roles(cute_ctx *c, gemm_hopper_role *producer, gemm_hopper_role *consumer, const void *user)
+{
+    cute_int tid = cute_thread_idx(c, 0);
+    CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
+        cute_setmaxregister_decrease(c, PRODUCER_REGS);
+        CUTE_IF(c, cute_int_eq(c, cute_warp_idx(c), cute_i(0))) {
+            CUTE_IF(c, cute_elect_one(c)) producer(c, user, tid);
+        }
+    }
+    CUTE_ELSE(c) {
+        cute_setmaxregister_increase(c, CONSUMER_REGS);
+        consumer(c, user, cute_sub(cute_ctx_alg(c), tid, cute_i(WARPGROUP)));
+    }
+}
+
+/* what the roles see */
+typedef struct hopper_roles {
+    const gemm_plan *p;
+    hopper_args g;
+    gemm_hopper_smem m;
+    cute_val alpha, beta, mapA, mapBs[2], mapC;
+} hopper_roles;
+
+static void producer_role(cute_ctx *c, const void *user, cute_int tid)
+{
+    const hopper_roles *r = user;
+    (void)tid;
+    producer(c, r->p, &r->g, &r->m, r->mapA, r->mapBs);
+}
+
+static void consumer_role(cute_ctx *c, const void *user, cute_int tid)
+{
+    const hopper_roles *r = user;
+    consumer(c, r->p, &r->g, &r->m, tid, r->alpha, r->beta, r->mapC);
+}
+
 static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
                           cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
                           cute_val mapB, cute_val mapC, cute_tensor mV, cute_val mapB1)
 {
     const gemm_plan *p = cute_ctx_user(c);
-    cute_alg *a = cute_ctx_alg(c);
     cute_kernel_min_blocks(c, 1);
     gemm_plan tiles = tiles_plan(p);
-    hopper_args g = {mA, mB, mC, cA, cB, cC, mV, gemm_sched_make(c, &tiles, mC, p->raster), tiles};
-    cute_val mapBs[2] = {mapB, mapB1};
-    hopper_smem m = shared_memory(c, p);
-    cute_int tid = cute_thread_idx(c, 0);
-    CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
-        cute_setmaxregister_decrease(c, PRODUCER_REGS);
-        CUTE_IF(c, cute_int_eq(c, cute_warp_idx(c), cute_i(0))) {
-            CUTE_IF(c, cute_elect_one(c)) producer(c, p, &g, &m, mapA, mapBs);
-        }
-    }
-    CUTE_ELSE(c) {
-        cute_setmaxregister_increase(c, CONSUMER_REGS);
-        consumer(c, p, &g, &m, cute_sub(a, tid, cute_i(WARPGROUP)), alpha, beta, mapC);
-    }
+    hopper_roles r = {p, {mA, mB, mC, cA, cB, cC, mV, gemm_sched_make(c, &tiles, mC, p->raster), tiles},
+                      gemm_hopper_shared_memory(c, p), alpha, beta, mapA, {mapB, mapB1}, mapC};
+    gemm_hopper_roles(c, producer_role, consumer_role, &r);
 }
 
 /* the first box of an operand's (rows, bk, stages) layout: the shared layout of its TMA
@@ -259,12 +275,9 @@ static cute_layout first_box(cute_alg *a, const gemm_plan *p, int operand)
     return cute_coalesce_profile(a, &L, &by_mode);
 }
 
-void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
+void gemm_hopper_atoms(cute_ctx *c, gemm_plan *p, cute_tensor mA, cute_tensor mB)
 {
-    gemm_plan *p = cute_ctx_user(c); /* the atoms join the plan: the kernel reads them */
     cute_alg *a = cute_ctx_alg(c);
-    if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
-    cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor;
     /* A is shared by the cluster's blocks along N, B by those along M */
     int share[2] = {p->cluster_n, p->cluster_m};
     for (int i = 0; i < 2; i++) {
@@ -272,6 +285,15 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
         *(i ? &p->tma_b : &p->tma_a) = cute_make_tma_atom(c, op, i ? mB : mA, first_box(a, p, i),
                                                             i ? p->smem_b.sw : p->smem_a.sw, share[i]);
     }
+}
+
+void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
+{
+    gemm_plan *p = cute_ctx_user(c); /* the atoms join the plan: the kernel reads them */
+    cute_alg *a = cute_ctx_alg(c);
+    if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
+    cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor;
+    gemm_hopper_atoms(c, p, mA, mB);
     cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));
     cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));

@@ -27,6 +27,7 @@
 #include "kernels/ew_ref.h"
 #include "kernels/gemm/gemm_internal.h"
 #include "kernels/gemm/gemm_ref.h"
+#include "kernels/gemm/gemm_testkit.h"
 
 static uint64_t seed;
 
@@ -39,29 +40,13 @@ typedef struct hcase {
     int mn;                /* 1: A M-major, 2: B N-major, 3: both (0: both K-major) */
 } hcase;
 
-typedef struct operand {
-    int64_t rows, cols, ld;
-    int major;
-    void *host;
-    cute_buffer dev;
-} operand;
+typedef gtk_operand operand;
 
 static bool make(cute_backend *b, operand *x, cute_dtype d, int64_t rows, int64_t cols, int major, bool nan)
 {
-    x->rows = rows, x->cols = cols, x->major = major, x->ld = major ? cols : rows;
-    size_t n = (size_t)(rows * cols), es = (size_t)cute_dtype_bytes(d);
-    x->host = malloc(n * es);
-    gemm_ref_fill(d, x->host, (int64_t)n, &seed);
-    for (size_t i = 0; nan && i < n; i++) ew_set(d, x->host, (int64_t)i, NAN);
-    return b->vt->alloc(b->self, n * es, &x->dev) == CUTE_OK &&
-           b->vt->upload(b->self, &x->dev, 0, x->host, n * es) == CUTE_OK;
+    return gtk_make(b, x, d, rows, cols, major, 0, nan, &seed);
 }
-
-static cute_call_arg arg(const operand *x, cute_dtype d)
-{
-    int64_t shape[2] = {x->rows, x->cols}, stride[2] = {x->major ? x->ld : 1, x->major ? 1 : x->ld};
-    return cute_call_tensor(&x->dev, 0, d, 2, shape, stride);
-}
+#define arg gtk_arg
 
 static cute_gemm_config config(const hcase *k)
 {
@@ -420,12 +405,9 @@ static void interp(void)
 /* on an sm_90 GPU: sizes with tails, and the library's AUTO picking the kernel */
 static void gpu(void)
 {
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK || cute_runtime_target_arch(rt) != 90) {
-        printf("cuda: %s\n", err);
+    cute_runtime *rt = gtk_sm90();
+    if (!rt) {
         SKIP("no sm_90 GPU: the Hopper GEMM ran on the interpreter only");
-        if (rt) cute_runtime_free(rt);
         return;
     }
     static const hcase k[] = {

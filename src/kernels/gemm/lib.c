@@ -57,6 +57,7 @@ struct cute_gemm_lib {
     cute_buffer *retired; /* smaller zeros that kernels on other threads may still read */
     int nretired;
     cute_gemv_lib *skinny; /* AUTO's skinny shapes: the GEMV kernels (cutec_gemm_skinny) */
+    fn_cache grouped;      /* the grouped kernels (grouped_call.c), cute_gemm_config keys */
 };
 
 /* fn_cache_same for cute_gemm_config keys */
@@ -87,6 +88,7 @@ cute_gemm_lib *cute_gemm_lib_new(cute_runtime *rt)
     lib->skinny = cute_gemv_lib_new(rt);
     if (!lib->skinny) return free(lib), NULL;
     fn_cache_init(&lib->fns, sizeof(cute_gemm_config), same_config);
+    fn_cache_init(&lib->grouped, sizeof(cute_gemm_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
 }
@@ -95,6 +97,7 @@ void cute_gemm_lib_free(cute_gemm_lib *lib)
 {
     if (!lib) return;
     fn_cache_free(&lib->fns);
+    fn_cache_free(&lib->grouped);
     cute_backend *b = cute_runtime_backend(lib->rt);
     if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
@@ -102,6 +105,22 @@ void cute_gemm_lib_free(cute_gemm_lib *lib)
     cute_gemv_lib_free(lib->skinny);
     pthread_mutex_destroy(&lib->lock);
     free(lib);
+}
+
+static const cute_fn *compile_grouped(cute_runtime *rt, const void *key, const void *user, char *err, size_t n)
+{
+    (void)user;
+    return cute_gemm_grouped_compile(rt, key, err, n);
+}
+
+const cute_fn *gemm_lib_grouped(cute_gemm_lib *lib, const cute_gemm_config *cfg, cute_runtime **rt, char *err,
+                                size_t n)
+{
+    *rt = lib->rt;
+    pthread_mutex_lock(&lib->lock);
+    const cute_fn *f = fn_cache_fn(&lib->grouped, lib->rt, cfg, compile_grouped, NULL, "gemm grouped", err, n);
+    pthread_mutex_unlock(&lib->lock);
+    return f;
 }
 
 bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t)

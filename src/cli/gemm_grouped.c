@@ -1,0 +1,208 @@
+/* cutec run|bench gemm --groups G: the grouped GEMM (cutec_gemm_grouped) on G problems of
+ * one N and K and varied M, an MoE layer's shape (experts of different token counts):
+ * every group's C checked against float64 (run) or sampled (bench), and timed beside a
+ * loop of cuBLAS calls over the same groups in the same process (bench, on a GPU). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli/cublas.h"
+#include "cli/gemm_cli.h"
+#include "cli/gpu_timing.h"
+
+enum { SAMPLES = 256 };
+
+typedef struct grouped {
+    const gemm_opts *o;
+    cute_runtime *rt;
+    cute_backend *b;
+    int n;
+    gemm_problem *p;
+    cute_gemm_group *g;
+    cute_gemm_lib *lib;
+    /* the kernel called with its rows and workspace uploaded once (what is timed) */
+    const cute_fn *f;
+    cute_buffer rows, ws;
+    cute_call_arg args[8];
+    cute_cublas *h;
+    char err[2048];
+} grouped;
+
+/* group g's M: uniform in [0, 2 mean], seeded (an MoE router's uneven split) */
+static int64_t tokens(const gemm_opts *o, int64_t mean, int g)
+{
+    uint64_t z = o->seed + 0x9e3779b97f4a7c15u * (uint64_t)(g + 1); /* splitmix64 of (seed, g) */
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    double u = (double)((z ^ (z >> 31)) >> 11) * 0x1p-53; /* [0, 1) */
+    return (int64_t)(u * (double)(2 * mean + 1));
+}
+
+static bool make(grouped *x, int64_t mean, int64_t n, int64_t k)
+{
+    const gemm_opts *o = x->o;
+    x->n = o->groups;
+    x->p = calloc((size_t)x->n, sizeof *x->p), x->g = calloc((size_t)x->n, sizeof *x->g);
+    if (!x->p || !x->g) return false;
+    for (int i = 0; i < x->n; i++) {
+        int64_t mnkl[4] = {tokens(o, mean, i), n, k, 1};
+        if (!gemm_problem_make(x->b, &x->p[i], o->in, o->out, mnkl, o->layout, 0, o->seed + (uint64_t)i)) return false;
+        x->g[i] = (cute_gemm_group){gemm_operand_arg(&x->p[i].a, 1), gemm_operand_arg(&x->p[i].b, 1),
+                                    gemm_operand_arg(&x->p[i].c, 1)};
+    }
+    return true;
+}
+
+static void drop(grouped *x)
+{
+    for (int i = 0; x->p && i < x->n; i++) gemm_problem_drop(x->b, &x->p[i]);
+    if (x->rows.ptr) x->b->vt->free(x->b->self, &x->rows);
+    if (x->ws.ptr) x->b->vt->free(x->b->self, &x->ws);
+    cute_fn_free(x->f);
+    free(x->p), free(x->g);
+}
+
+static double flops(const grouped *x)
+{
+    double f = 0;
+    for (int i = 0; i < x->n; i++) f += gemm_flops(&x->p[i]);
+    return f;
+}
+
+/* the compiled kernel and its arguments, the rows uploaded, for timing */
+static cute_status prepare(grouped *x)
+{
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = x->o->in, .c_dtype = x->o->out, .align_bytes = 16};
+    cfg.major[0] = x->p[0].a.major, cfg.major[1] = x->p[0].b.major, cfg.major[2] = x->p[0].c.major;
+    if (!(x->f = cute_gemm_grouped_compile(x->rt, &cfg, x->err, sizeof x->err))) return CUTE_ERR_COMPILE;
+    size_t rbytes = (size_t)x->n * CUTE_GEMM_GROUP_WORDS * sizeof(int64_t), wbytes = cute_gemm_grouped_workspace(x->rt);
+    int64_t *rows = malloc(rbytes);
+    cute_status s = rows ? CUTE_OK : CUTE_ERR_OOM;
+    for (int i = 0; i < x->n && s == CUTE_OK; i++)
+        s = cute_gemm_group_row(&cfg, &x->g[i], rows + (size_t)i * CUTE_GEMM_GROUP_WORDS, x->err, sizeof x->err);
+    if (s == CUTE_OK) s = x->b->vt->alloc(x->b->self, rbytes, &x->rows);
+    if (s == CUTE_OK) s = x->b->vt->upload(x->b->self, &x->rows, 0, rows, rbytes);
+    if (s == CUTE_OK) s = x->b->vt->alloc(x->b->self, wbytes, &x->ws);
+    free(rows);
+    int64_t rs[2] = {CUTE_GEMM_GROUP_WORDS, x->n}, rst[2] = {1, CUTE_GEMM_GROUP_WORDS}, ws[1] = {(int64_t)wbytes}, one[1] = {1};
+    cute_call_arg a[8] = {x->g[0].A, x->g[0].B, x->g[0].C, cute_call_tensor(&x->rows, 0, CUTE_I64, 2, rs, rst),
+                          cute_call_tensor(&x->ws, 0, CUTE_U8, 1, ws, one), cute_call_float(x->o->alpha),
+                          cute_call_float(x->o->beta), cute_call_int(x->n)};
+    memcpy(x->args, a, sizeof a);
+    return s;
+}
+
+static cute_status call_cutec(void *user, int set)
+{
+    grouped *x = user;
+    (void)set;
+    return cute_call(x->f, NULL, 8, x->args, x->err, sizeof x->err);
+}
+
+static cute_status call_cublas(void *user, int set)
+{
+    grouped *x = user;
+    cute_status s = CUTE_OK;
+    (void)set;
+    for (int i = 0; i < x->n && s == CUTE_OK; i++)
+        if (x->p[i].m) s = cute_ref_gemm(x->h, &x->g[i].A, &x->g[i].B, &x->g[i].C, x->o->alpha, x->o->beta, NULL);
+    return s;
+}
+
+/* every group's C against float64 (all of it, or `samples` elements); the groups off */
+static int check(grouped *x, int samples)
+{
+    int bad = 0;
+    double tol = gemm_ref_tolerance(x->o->in, x->o->out);
+    for (int i = 0; i < x->n; i++) {
+        gemm_problem *p = &x->p[i];
+        gemm_verdict v = {0};
+        if (x->b->vt->download(x->b->self, p->c.host, &p->c.buf, 0, gemm_operand_bytes(&p->c)) != CUTE_OK) return x->n;
+        if (!samples && !gemm_check_all(p, p->c.host, x->o->alpha, x->o->beta, tol, &v)) return x->n;
+        if (samples) gemm_check_sample(p, p->c.host, x->o->alpha, x->o->beta, tol, x->o->seed, samples, &v);
+        bad += v.bad != 0;
+        if (v.bad || !samples) printf("group %d: M=%lld: ", i, (long long)p->m), gemm_verdict_print(&v, tol);
+    }
+    return bad;
+}
+
+static double timed(grouped *x, gpu_timed_call fn, const char *what)
+{
+    double ms = gpu_time_calls(cute_cuda_backend_driver(x->b), fn, x, 1, x->o->iters);
+    if (ms < 0) fprintf(stderr, "cutec gemm --groups: timing %s: %s\n", what, x->err[0] ? x->err : x->b->vt->error(x->b->self));
+    return ms;
+}
+
+/* run: the library's call, every element checked; on a GPU the prepared call timed */
+static int run_groups(grouped *x)
+{
+    const gemm_opts *o = x->o;
+    printf("gemm grouped %s -> %s, %d groups of M in [0, %lld] (seeded), N=%lld K=%lld, layout %s, alpha %g, beta %g\n",
+           cli_gemm_dtype_name(o->in), cli_gemm_dtype_name(o->out), o->groups, (long long)(2 * o->m), (long long)o->n,
+           (long long)o->k, o->layout, o->alpha, o->beta);
+    if (!make(x, o->m, o->n, o->k)) return fprintf(stderr, "cutec run gemm: out of memory\n"), CLI_FAIL;
+    cute_status s = cutec_gemm_grouped(x->lib, x->g, x->n, o->alpha, o->beta, NULL, x->err, sizeof x->err);
+    if (s != CUTE_OK) return fprintf(stderr, "cutec run gemm --groups: %s\n", x->err), CLI_FAIL;
+    int bad = check(x, 0);
+    if (bad || !cute_runtime_on_gpu(x->rt)) return bad ? CLI_FAIL : CLI_OK;
+    if (prepare(x) != CUTE_OK) return fprintf(stderr, "cutec run gemm --groups: %s\n", x->err), CLI_FAIL;
+    double ms = timed(x, call_cutec, "the grouped kernel");
+    if (ms < 0) return CLI_FAIL;
+    printf("time: %.4f ms (median of %d), %.2f %s\n", ms, o->iters, flops(x) / ms / 1e9, gemm_rate_unit(o->in));
+    return CLI_OK;
+}
+
+/* bench, one size (its N and K; M is the groups'): cuBLAS's loop, then the grouped kernel,
+ * sampled */
+static int bench_groups(grouped *x, const int64_t size[3])
+{
+    const gemm_opts *o = x->o;
+    if (!make(x, o->tokens, size[1], size[2])) return fprintf(stderr, "cutec bench gemm: out of memory\n"), CLI_FAIL;
+    int64_t total = 0;
+    for (int i = 0; i < x->n; i++) total += x->p[i].m;
+    double ref = timed(x, call_cublas, "cuBLAS");
+    if (prepare(x) != CUTE_OK) return fprintf(stderr, "cutec bench gemm --groups: %s\n", x->err), CLI_FAIL;
+    for (int i = 0; i < x->n; i++) /* C back to C0 before the checked call */
+        x->b->vt->upload(x->b->self, &x->p[i].c.buf, 0, x->p[i].c0, gemm_operand_bytes(&x->p[i].c));
+    if (call_cutec(x, 0) != CUTE_OK || x->b->vt->sync(x->b->self, NULL) != CUTE_OK)
+        return fprintf(stderr, "cutec bench gemm --groups: %s\n", x->err), CLI_FAIL;
+    int bad = check(x, SAMPLES);
+    double ms = timed(x, call_cutec, "the grouped kernel");
+    if (ms < 0 || ref < 0) return CLI_FAIL;
+    double f = flops(x);
+    printf("%-6lld %-6lld %-6d %-8lld cublas loop %8.4f ms %8.1f %s | grouped %8.4f ms %8.1f %s  %6.1f%%  %s\n",
+           (long long)size[1], (long long)size[2], x->n, (long long)total, ref, f / ref / 1e9, gemm_rate_unit(o->in), ms, f / ms / 1e9,
+           gemm_rate_unit(o->in), 100.0 * ref / ms, bad ? "WRONG vs float64 (sampled)" : "ok vs float64 (sampled)");
+    return bad ? CLI_FAIL : CLI_OK;
+}
+
+int gemm_grouped(const gemm_opts *o, bool bench)
+{
+    grouped x = {.o = o};
+    if (cute_runtime_new(bench ? "cuda" : o->backend, &x.rt, x.err, sizeof x.err) != CUTE_OK)
+        return fprintf(stderr, "cutec %s gemm: %s\n", bench ? "bench" : "run", x.err), CLI_FAIL;
+    x.b = cute_runtime_backend(x.rt);
+    x.lib = cute_gemm_lib_new(x.rt);
+    int rc = CLI_FAIL;
+    if (!bench) {
+        rc = x.lib ? run_groups(&x) : CLI_FAIL;
+        drop(&x);
+    } else if (cute_cublas_open(cute_cuda_backend_driver(x.b), &x.h, x.err, sizeof x.err) != CUTE_OK) {
+        fprintf(stderr, "cutec bench gemm: %s\n", x.err);
+    } else {
+        printf("N, K; groups; tokens (their M, summed; each uniform in [0, %lld]); cuBLAS called once a group\n",
+               (long long)(2 * o->tokens));
+        rc = CLI_OK;
+        for (int i = 0; i < o->nsizes; i++) {
+            int r = bench_groups(&x, o->sizes[i]);
+            rc = rc ? rc : r;
+            drop(&x);
+            x.p = NULL, x.g = NULL, x.f = NULL, x.rows = x.ws = (cute_buffer){0};
+        }
+        cute_cublas_close(x.h);
+    }
+    cute_gemm_lib_free(x.lib);
+    cute_runtime_free(x.rt);
+    return rc;
+}
