@@ -73,6 +73,9 @@ cute_tensor cute_smem_alloc_tensor(cute_ctx *c, cute_smem_allocator *a, cute_dty
  * sw o 0 o layout); the span covers the swizzle's image */
 cute_tensor cute_smem_alloc_tensor_swizzled(cute_ctx *c, cute_smem_allocator *a, cute_dtype d,
                                             cute_swizzle sw, cute_layout layout, int align_bytes);
+/* the same for a composed layout (its swizzle and its layout), as plans hold them */
+cute_tensor cute_smem_alloc_tensor_composed(cute_ctx *c, cute_smem_allocator *a, cute_dtype d,
+                                            cute_composed t, int align_bytes);
 
 /* --- structs: fields laid out by C's rules with the declared alignments ---------------- */
 typedef enum {
@@ -137,6 +140,7 @@ cute_val cute_smem_field_ptr(cute_ctx *c, cute_smem_storage st, int field);
 #define cute_smem_alloc_array(c, ...) CUTE__CTX_AT((c), cute_smem_alloc_array((c), __VA_ARGS__))
 #define cute_smem_alloc_tensor(c, ...) CUTE__CTX_AT((c), cute_smem_alloc_tensor((c), __VA_ARGS__))
 #define cute_smem_alloc_tensor_swizzled(c, ...) CUTE__CTX_AT((c), cute_smem_alloc_tensor_swizzled((c), __VA_ARGS__))
+#define cute_smem_alloc_tensor_composed(c, ...) CUTE__CTX_AT((c), cute_smem_alloc_tensor_composed((c), __VA_ARGS__))
 #define cute_smem_struct_scalar(c, ...) CUTE__CTX_AT((c), cute_smem_struct_scalar((c), __VA_ARGS__))
 #define cute_smem_struct_array(c, ...) CUTE__CTX_AT((c), cute_smem_struct_array((c), __VA_ARGS__))
 #define cute_smem_struct_barriers(c, ...) CUTE__CTX_AT((c), cute_smem_struct_barriers((c), __VA_ARGS__))

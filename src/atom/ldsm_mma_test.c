@@ -35,7 +35,7 @@ typedef struct plan {
 
 static cute_tensor to_smem(cute_ctx *c, const plan *p, cute_smem_allocator *A, cute_tensor g, cute_int tid, int op)
 {
-    cute_tensor s = cute_smem_alloc_tensor_swizzled(c, A, CUTE_BF16, p->smem[op].sw, p->smem[op].layout, 128);
+    cute_tensor s = cute_smem_alloc_tensor_composed(c, A, CUTE_BF16, p->smem[op], 128);
     cute_thr_copy t = cute_tiled_copy_slice(&p->g2s[op], tid);
     cute_copy(c, &p->g2s[op].atom, cute_partition_S(c, t, g), cute_partition_D(c, t, s));
     return s;

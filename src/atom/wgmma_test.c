@@ -66,7 +66,7 @@ static cute_tensor smem_tile(cute_ctx *c, cute_smem_allocator *al, const char *n
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_composed L = cute_smem_layout_gmma_tile(a, name, d, rows, K);
-    cute_tensor t = cute_smem_alloc_tensor_swizzled(c, al, d, L.sw, L.layout, 16);
+    cute_tensor t = cute_smem_alloc_tensor_composed(c, al, d, L, 16);
     char first[32];
     snprintf(first, sizeof first, "(%d,%d)", rows, K);
     cute_tiler T = cute_tiler_parse(a, first);

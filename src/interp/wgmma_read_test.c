@@ -46,7 +46,7 @@ enum { M = 64, N = 64, K = 16 };
 static cute_tensor stage_tile(cute_ctx *c, cute_smem_allocator *al, int rows)
 {
     cute_composed L = cute_smem_layout_gmma_tile(cute_ctx_alg(c), "Layout_K_SW128_Atom", CUTE_BF16, rows, 64);
-    return cute_smem_alloc_tensor_swizzled(c, al, CUTE_BF16, L.sw, L.layout, 16);
+    return cute_smem_alloc_tensor_composed(c, al, CUTE_BF16, L, 16);
 }
 
 /* K block kb of a stage tile: (rows, 16) */

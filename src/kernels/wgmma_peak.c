@@ -50,7 +50,7 @@ static cute_tensor filled_tile(cute_ctx *c, cute_smem_allocator *al, cute_dtype 
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_composed L = cute_smem_layout_gmma_tile(a, "Layout_K_SW128_Atom", d, rows, K);
-    cute_tensor t = cute_smem_alloc_tensor_swizzled(c, al, d, L.sw, L.layout, 16);
+    cute_tensor t = cute_smem_alloc_tensor_composed(c, al, d, L, 16);
     char block[32];
     snprintf(block, sizeof block, "(%d,%d)", rows, K);
     cute_tiler first = cute_tiler_parse(a, block);

@@ -206,6 +206,12 @@ cute_tensor cute_smem_alloc_tensor(cute_ctx *c, cute_smem_allocator *a, cute_dty
     return cute_smem_alloc_tensor_swizzled(c, a, d, CUTE_SW_NONE, layout, align_bytes);
 }
 
+cute_tensor cute_smem_alloc_tensor_composed(cute_ctx *c, cute_smem_allocator *a, cute_dtype d,
+                                            cute_composed t, int align_bytes)
+{
+    return cute_smem_alloc_tensor_swizzled(c, a, d, t.sw, t.layout, align_bytes);
+}
+
 /* --- structs ---------------------------------------------------------------------------- */
 
 void cute_smem_struct_init(cute_smem_struct *s, const char *name)

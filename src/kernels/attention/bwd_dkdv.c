@@ -53,10 +53,10 @@ static kv_smem kv_smem_tiles(cute_ctx *c, const attn_plan *p)
     cute_smem_allocator A = cute_smem_allocator_new(c);
     cute_composed two = attn_smem_tile(cute_ctx_alg(c), p->cfg.dtype, p->bm, p->d, 2);
     kv_smem s;
-    s.k = cute_smem_alloc_tensor_swizzled(c, &A, p->cfg.dtype, p->smem_kv.sw, p->smem_kv.layout, 16);
-    s.v = cute_smem_alloc_tensor_swizzled(c, &A, p->cfg.dtype, p->smem_kv.sw, p->smem_kv.layout, 16);
-    s.q = cute_smem_alloc_tensor_swizzled(c, &A, p->cfg.dtype, two.sw, two.layout, 16);
-    s.dout = cute_smem_alloc_tensor_swizzled(c, &A, p->cfg.dtype, two.sw, two.layout, 16);
+    s.k = cute_smem_alloc_tensor_composed(c, &A, p->cfg.dtype, p->smem_kv, 16);
+    s.v = cute_smem_alloc_tensor_composed(c, &A, p->cfg.dtype, p->smem_kv, 16);
+    s.q = cute_smem_alloc_tensor_composed(c, &A, p->cfg.dtype, two, 16);
+    s.dout = cute_smem_alloc_tensor_composed(c, &A, p->cfg.dtype, two, 16);
     return s;
 }
 

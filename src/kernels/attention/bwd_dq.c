@@ -23,10 +23,10 @@ static dq_smem dq_tiles(cute_ctx *c, const attn_plan *p)
     cute_smem_allocator A = cute_smem_allocator_new(c);
     cute_composed two = attn_smem_tile(cute_ctx_alg(c), p->cfg.dtype, p->bn, p->d, 2);
     dq_smem s;
-    s.q = cute_smem_alloc_tensor_swizzled(c, &A, p->cfg.dtype, p->smem_kv.sw, p->smem_kv.layout, 16);
-    s.dout = cute_smem_alloc_tensor_swizzled(c, &A, p->cfg.dtype, p->smem_kv.sw, p->smem_kv.layout, 16);
-    s.k = cute_smem_alloc_tensor_swizzled(c, &A, p->cfg.dtype, two.sw, two.layout, 16);
-    s.v = cute_smem_alloc_tensor_swizzled(c, &A, p->cfg.dtype, two.sw, two.layout, 16);
+    s.q = cute_smem_alloc_tensor_composed(c, &A, p->cfg.dtype, p->smem_kv, 16);
+    s.dout = cute_smem_alloc_tensor_composed(c, &A, p->cfg.dtype, p->smem_kv, 16);
+    s.k = cute_smem_alloc_tensor_composed(c, &A, p->cfg.dtype, two, 16);
+    s.v = cute_smem_alloc_tensor_composed(c, &A, p->cfg.dtype, two, 16);
     return s;
 }
 

@@ -121,9 +121,9 @@ static attn_smem smem_tiles(cute_ctx *c, const attn_plan *p)
     cute_smem_allocator A = cute_smem_allocator_new(c);
     cute_dtype d = p->cfg.dtype;
     attn_smem s;
-    s.q = cute_smem_alloc_tensor_swizzled(c, &A, d, p->smem_q.sw, p->smem_q.layout, 16);
-    s.k = cute_smem_alloc_tensor_swizzled(c, &A, d, p->smem_kv.sw, p->smem_kv.layout, 16);
-    s.v = cute_smem_alloc_tensor_swizzled(c, &A, d, p->smem_kv.sw, p->smem_kv.layout, 16);
+    s.q = cute_smem_alloc_tensor_composed(c, &A, d, p->smem_q, 16);
+    s.k = cute_smem_alloc_tensor_composed(c, &A, d, p->smem_kv, 16);
+    s.v = cute_smem_alloc_tensor_composed(c, &A, d, p->smem_kv, 16);
     s.vt = attn_transposed(c, p, s.v, p->bn);
     return s;
 }

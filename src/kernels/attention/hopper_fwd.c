@@ -222,9 +222,9 @@ static hop_smem shared_memory(cute_ctx *c, const attn_plan *p)
     cute_smem_allocator al = cute_smem_allocator_new(c);
     cute_dtype d = p->cfg.dtype;
     hop_smem m;
-    m.q = cute_smem_alloc_tensor_swizzled(c, &al, d, p->smem_q.sw, p->smem_q.layout, 16);
-    m.k = cute_smem_alloc_tensor_swizzled(c, &al, d, p->smem_kv.sw, p->smem_kv.layout, 16);
-    m.v = cute_smem_alloc_tensor_swizzled(c, &al, d, p->smem_kv.sw, p->smem_kv.layout, 16);
+    m.q = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_q, 16);
+    m.k = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_kv, 16);
+    m.v = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_kv, 16);
     long long D = p->d, bn = p->bn;
     cute_layout tr = cute_layout_fmt(cute_ctx_alg(c), "(%lld,%lld,%d):(%lld,1,%lld)", D, bn, p->stages, bn, bn * D);
     cute_tiler t = cute_tiler_layout(&tr);

@@ -198,8 +198,8 @@ gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p)
 {
     cute_smem_allocator al = cute_smem_allocator_new(c);
     gemm_hopper_smem m;
-    m.sA = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_a.sw, p->smem_a.layout, 16);
-    m.sB = cute_smem_alloc_tensor_swizzled(c, &al, p->cfg.dtype, p->smem_b.sw, p->smem_b.layout, 16);
+    m.sA = cute_smem_alloc_tensor_composed(c, &al, p->cfg.dtype, p->smem_a, 16);
+    m.sB = cute_smem_alloc_tensor_composed(c, &al, p->cfg.dtype, p->smem_b, 16);
     m.sC = m.sA;
     if (p->tma_store)
         m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_store.sw, p->smem_store.layout, 16);
