@@ -1,8 +1,8 @@
 #!/bin/sh
 # The Hopper attention backward on an sm_90 GPU (issue 18 item 3), most wanted first: build;
 # `cutec bench attention --bwd` (AUTO: the Hopper kernels on sm_90) at 8x16x4096 and
-# 2x16x16384 d128 (causal and not) and the default shapes (d64 too), with torch SDPA's
-# backward in the same run; the SM80 backward at 8x16x4096 beside it (--variant sm80);
+# 2x16x16384 d128 and 16x32x2048 d64 (causal and not), with torch SDPA's backward in the
+# same run;
 # `cutec run attention --bwd` at odd sizes against float64; attention_bwd_test on the GPU
 # (moderate sizes, both kernels, every element against float64); the kernels' registers.
 # Each section is stamped with the time.  Results go to $OUT (default build/device-out); the
@@ -21,9 +21,6 @@ stamp() { echo "== $(date -u +%T) $*"; }
     timeout 60 build/cutec bench attention --bwd --batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 5 2>&1 | tail -n 3
     stamp "bench attention --bwd 16x32x2048 d64"
     timeout 40 build/cutec bench attention --bwd --batch 16 --heads 32 --seqlen 2048 --headdim 64 --iters 10 2>&1 | tail -n 3
-    stamp "the SM80 backward, 8x16x4096 d128"
-    timeout 40 build/cutec bench attention --bwd --variant sm80 --batch 8 --heads 16 --seqlen 4096 --headdim 128 \
-        --iters 5 2>&1 | tail -n 3
     stamp "run attention --bwd (hopper): odd sizes, GQA, causal, against float64"
     for a in "--batch 2 --heads 6 --kv-heads 2 --seqlen 1000 --headdim 128 --causal" \
              "--batch 3 --heads 4 --seqlen 777 --headdim 64 --dtype f16" \

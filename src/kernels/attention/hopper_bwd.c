@@ -175,22 +175,38 @@ static cute_tensor line_tile(cute_ctx *c, const attn_plan *p, const hb_job *j, c
     return cute_tensor_compose(c, v, &bt);
 }
 
-/* the scores of step (yh, yt) masked where the tile needs it, then P and dS in place of
- * them (f32) */
-static void gradients(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const cute_tensor *m,
-                      cute_int yh, cute_int yt, cute_val scale_log2)
+/* what step i reads beside its scores, partitioned like them: their coordinates, the LSE
+ * and D.  (Partitioned outside the branches that use them: in a branch on a dynamic value
+ * the tracer cannot tell which threads run.) */
+typedef struct hb_step {
+    cute_int yt;
+    cute_tensor cs, gl, gd;
+} hb_step;
+
+static hb_step step_views(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const cute_tensor *m,
+                          cute_int i)
 {
     cute_alg *a = cute_ctx_alg(c);
+    cute_int yh;
+    hb_step st;
+    y_tile_of(c, j, i, &yh, &st.yt);
     cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%I)", j->sx, j->sy));
-    cute_tensor cs = cute_partition_C(c, f->ss, cute_tensor_local_tile(c, ids, cute_tuple_fmt(a, "(%lld,%lld)",
-                                                     (long long)p->bm, (long long)p->bn), CUTE_CRD(j->xt, yt), NULL));
-    CUTE_IF(c, attn_band_needs_mask(c, j->band, p->bm, p->bn, j->sy, j->xt, yt)) {
-        attn_mask_band(c, f->acc_a, cs, j->sy, j->band);
+    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
+    st.cs = cute_partition_C(c, f->ss, cute_tensor_local_tile(c, ids, tile, CUTE_CRD(j->xt, st.yt), NULL));
+    st.gl = cute_partition_C(c, f->ss, line_tile(c, p, j, m[LSE], yh, st.yt));
+    st.gd = cute_partition_C(c, f->ss, line_tile(c, p, j, m[DSUM], yh, st.yt));
+    return st;
+}
+
+/* the step's scores masked where its tile needs it, then P and dS in place of them (f32) */
+static void gradients(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const hb_step *st,
+                      cute_val scale_log2)
+{
+    CUTE_IF(c, attn_band_needs_mask(c, j->band, p->bm, p->bn, j->sy, j->xt, st->yt)) {
+        attn_mask_band(c, f->acc_a, st->cs, j->sy, j->band);
     }
-    cute_tuple bound = cute_tuple_fmt(a, "(%I,%I)", j->sx, j->sy);
-    attn_bwd_grads_loading(c, f->acc_a, f->acc_b, cute_partition_C(c, f->ss, line_tile(c, p, j, m[LSE], yh, yt)),
-                           cute_partition_C(c, f->ss, line_tile(c, p, j, m[DSUM], yh, yt)), cs, bound, !j->kv,
-                           scale_log2);
+    cute_tuple bound = cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", j->sx, j->sy);
+    attn_bwd_grads_loading(c, f->acc_a, f->acc_b, st->gl, st->gd, st->cs, bound, !j->kv, scale_log2);
 }
 
 /* acc += R Y^T: R (registers laid out as the scores' accumulator) as the RS wgmma's A */
@@ -201,12 +217,10 @@ static void gemm_rs(cute_ctx *c, const attn_plan *p, const hb_frag *f, cute_tens
     cute_gemm(c, &p->pv, acc, cute_tensor_compose(c, r, &ta), yt, acc);
 }
 
-/* one step: both score products, the gradients, the products into out0 (and out1) */
-static void consume(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
-                    const cute_tensor *mt, cute_pipeline_state *s, cute_int i, cute_val scale_log2)
+/* issue A = X1 Y1^T and B = X2 Y2^T of the state's stage, once it is full (a batch) */
+static void issue_scores(cute_ctx *c, const attn_plan *p, const hb_smem *m, const hb_frag *f,
+                         const cute_pipeline_state *s)
 {
-    cute_int yh, yt;
-    y_tile_of(c, j, i, &yh, &yt);
     cute_pipeline_consumer_wait(c, &m->py, s, (cute_val){0});
     cute_fill(c, f->acc_a, 0);
     cute_fill(c, f->acc_b, 0);
@@ -215,17 +229,83 @@ static void consume(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_s
     cute_warpgroup_arrive(c); /* (again: the compiler may set acc_b's zeros after the first) */
     cute_gemm(c, &p->mma, f->acc_b, f->sx2, attn_hop_stage(c, f->sy2, 4, s), f->acc_b);
     cute_warpgroup_commit_batch(c);
-    cute_warpgroup_wait(c, 0);
-    gradients(c, p, j, f, mt, yh, yt, scale_log2);
+}
+
+/* dS (and P) into the registers the products read, freeing the accumulators */
+static void convert(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f)
+{
     cute_tensor_store(c, f->rds, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_b), p->cfg.dtype));
     if (j->kv) cute_tensor_store(c, f->rp, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_a), p->cfg.dtype));
+}
+
+/* issue out0 += dS Y1 (and out1 += P Y2) of the state's stage (a batch) */
+static void issue_products(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f,
+                           const cute_pipeline_state *s)
+{
     cute_warpgroup_arrive(c);
     gemm_rs(c, p, f, f->rds, attn_hop_stage(c, f->sy1t, 4, s), f->out[0]);
     if (j->kv) gemm_rs(c, p, f, f->rp, attn_hop_stage(c, f->sy2t, 4, s), f->out[1]);
     cute_warpgroup_commit_batch(c);
+}
+
+/* a step's products issued (its dS and P converted first) and retired, its stage released */
+static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
+                          cute_pipeline_state *r)
+{
+    convert(c, p, j, f);
+    issue_products(c, p, j, f, r);
     cute_warpgroup_wait(c, 0);
-    cute_pipeline_consumer_release(c, &m->py, s);
-    cute_pipeline_state_advance(c, s);
+    cute_pipeline_consumer_release(c, &m->py, r);
+    cute_pipeline_state_advance(c, r);
+}
+
+/* The steps, overlapped as FlashAttention 3 overlaps a warpgroup's softmax with its GEMMs:
+ * once step i's dS and P are in registers, the scores of step i + 1 are issued, then step
+ * i's products; wait_group 1 says the scores are in, and their gradients (in f32, in the
+ * accumulators) are computed while step i's products run; wait_group 0, and step i's stage
+ * is released.  The first step's scores and the last step's products are peeled out of the
+ * loop (no wgmma in a branch inside it).  s: the state of the stage the next scores read,
+ * r: of the stage the products read.  The dK/dV kernel at head dim 128 runs its steps one
+ * after the other: the overlap needs more registers than a consumer has. */
+static void steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
+                  const cute_tensor *mt, cute_val scale_log2)
+{
+    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    cute_pipeline_state r = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    cute_fill(c, f->acc_a, 0); /* (registers the loop reads, first written in the branch below) */
+    cute_fill(c, f->acc_b, 0);
+    if (j->kv && p->d == 128) { /* dK, dV, the scores, dS and P in flight: more than 240 registers */
+        CUTE_FOR(c, i, cute_i(0), j->steps) {
+            hb_step st = step_views(c, p, j, f, mt, i);
+            issue_scores(c, p, m, f, &s);
+            cute_pipeline_state_advance(c, &s);
+            cute_warpgroup_wait(c, 0);
+            gradients(c, p, j, f, &st, scale_log2);
+            last_products(c, p, j, m, f, &r);
+        }
+        return;
+    }
+    hb_step first = step_views(c, p, j, f, mt, cute_i(0));
+    cute_val any = cute_int_lt(c, cute_i(0), j->steps);
+    CUTE_IF(c, any) {
+        issue_scores(c, p, m, f, &s);
+        cute_pipeline_state_advance(c, &s);
+        cute_warpgroup_wait(c, 0);
+        gradients(c, p, j, f, &first, scale_log2);
+    }
+    CUTE_FOR(c, i, cute_i(1), j->steps) { /* i: the step whose scores are issued */
+        hb_step st = step_views(c, p, j, f, mt, i);
+        convert(c, p, j, f);
+        issue_scores(c, p, m, f, &s);
+        cute_pipeline_state_advance(c, &s);
+        issue_products(c, p, j, f, &r);
+        cute_warpgroup_wait(c, 1);
+        gradients(c, p, j, f, &st, scale_log2);
+        cute_warpgroup_wait(c, 0);
+        cute_pipeline_consumer_release(c, &m->py, &r);
+        cute_pipeline_state_advance(c, &r);
+    }
+    CUTE_IF(c, any) { last_products(c, p, j, m, f, &r); }
 }
 
 /* tid: the thread's index among the consumers; out0 times the scale (dQ, dK), out1 as is */
@@ -238,8 +318,7 @@ static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
     if (j->kv) cute_fill(c, f.out[1], 0);
     cute_pipeline_state sx = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
     cute_pipeline_consumer_wait(c, &m->px, &sx, (cute_val){0});
-    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    CUTE_FOR(c, i, cute_i(0), j->steps) { consume(c, p, j, m, &f, mt, &s, i, scale_log2); }
+    steps(c, p, j, m, &f, mt, scale_log2);
     cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", j->sx, (long long)p->d));
     cute_tensor cx = cute_tensor_local_tile(c, ids, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d),
                                             CUTE_CRD(j->xt, 0), NULL);
