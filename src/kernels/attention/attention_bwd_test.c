@@ -150,21 +150,11 @@ static void check_grads(bwd_run *r, const char *what)
     free(w);
 }
 
-/* the Hopper kernels on a GPU that is not sm_90: skipped, visibly */
-static bool hopper_here(cute_backend *b)
-{
-    cute_cuda *cu = cute_cuda_backend_driver(b);
-    const cute_device_info *d = cu ? cute_cuda_device(cu) : NULL;
-    if (wanted != CUTE_ATTENTION_HOPPER || !d || d->cc_major == 9) return true;
-    SKIP("not an sm_90 GPU: the Hopper backward ran on the interpreter only");
-    return false;
-}
-
 static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, const char *backend)
 {
     const bwd_case *k = one;
     char what[200], err[2048];
-    if (!hopper_here(b)) return;
+    if (!attn_test_hopper_here(b, wanted, "the Hopper backward")) return;
     cute_attention_lib_set_kernel(lib, wanted, 0);
     snprintf(what, sizeof what, "%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
              wanted == CUTE_ATTENTION_HOPPER ? " hopper" : "", cute_dtype_name(k->d),

@@ -57,6 +57,11 @@ bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arc
  * into the plan's swizzle); tile `tile` of rows of (batch b, head h) of that tensor's
  * coordinate tensor `tma` into the shared (rows, D) tile s, completing on bar */
 cute_tensor attn_hop_stage(cute_ctx *c, cute_tensor t, int modes, const cute_pipeline_state *s);
+/* hopper_roles.c: warpgroup 0 gives up registers (setmaxnreg 24) and one elected thread of
+ * its first warp runs produce; the other warpgroups take 240 registers and run consume; tid:
+ * the thread's index among the consumers (produce: the block's) */
+typedef void attn_hop_role(cute_ctx *c, void *arg, cute_int tid);
+void attn_hop_roles(cute_ctx *c, attn_hop_role *produce, attn_hop_role *consume, void *arg);
 cute_tma_atom attn_hop_box_atom(cute_ctx *c, const attn_plan *p, cute_tensor g, int64_t rows);
 void attn_hop_load_rows(cute_ctx *c, const attn_plan *p, const cute_tma_atom *atom, cute_val map, cute_tensor tma,
                         cute_int b, cute_int tile, cute_int h, cute_tensor s, cute_val bar);

@@ -22,10 +22,9 @@
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
 #include "cutec/smem.h"
-#include "cutec/sync.h"
 #include "kernels/attention/attention_bwd.h"
 
-enum { WARPGROUP = 128, CONSUMERS = 2, PRODUCER_REGS = 24, CONSUMER_REGS = 240 };
+enum { WARPGROUP = 128, CONSUMERS = 2 };
 
 /* the kernel's tensors: X1, X2, Y1, Y2 (B, S, heads, D), the LSE and D (B, H, Sq), out0,
  * out1 (X's shape; the dQ kernel's out1 is unused) */
@@ -327,6 +326,29 @@ static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
                        attn_bwd_rows_tile(c, p, mt[OUT0 + o], j->b, j->xh, j->xt, p->bm), cx, j->sx);
 }
 
+/* what the roles (attn_hop_roles) read */
+typedef struct hb_roles {
+    const attn_plan *p;
+    const hb_job *j;
+    const hb_smem *m;
+    const hb_maps *x;
+    const cute_tensor *mt;
+    cute_val scale_log2, scale;
+} hb_roles;
+
+static void produce(cute_ctx *c, void *arg, cute_int tid)
+{
+    const hb_roles *r = arg;
+    (void)tid;
+    producer(c, r->p, r->j, r->m, r->x);
+}
+
+static void consume(cute_ctx *c, void *arg, cute_int tid)
+{
+    const hb_roles *r = arg;
+    consumer(c, r->p, r->j, r->m, r->mt, tid, r->scale_log2, r->scale);
+}
+
 static void body(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor *mt, cute_val scale_log2, cute_val scale,
                  const cute_val *maps)
 {
@@ -335,17 +357,8 @@ static void body(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor *mt
     hb_smem m = shared_memory(c, p);
     hb_maps x = {{maps[0], maps[1], maps[2], maps[3]}, cute_make_identity_tensor(c, mt[X1].layout.shape),
                  cute_make_identity_tensor(c, mt[Y1].layout.shape)};
-    cute_int tid = cute_thread_idx(c, 0);
-    CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
-        cute_setmaxregister_decrease(c, PRODUCER_REGS);
-        CUTE_IF(c, cute_int_eq(c, cute_warp_idx(c), cute_i(0))) {
-            CUTE_IF(c, cute_elect_one(c)) producer(c, p, &j, &m, &x);
-        }
-    }
-    CUTE_ELSE(c) {
-        cute_setmaxregister_increase(c, CONSUMER_REGS);
-        consumer(c, p, &j, &m, mt, cute_sub(cute_ctx_alg(c), tid, cute_i(WARPGROUP)), scale_log2, scale);
-    }
+    hb_roles r = {p, &j, &m, &x, mt, scale_log2, scale};
+    attn_hop_roles(c, produce, consume, &r);
 }
 
 static void dq_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mdO, cute_tensor mK, cute_tensor mV, cute_tensor mL,

@@ -12,7 +12,7 @@
  *     from V's tile as an MN-major B; release V(n).  Then O / l and the LSE (fwd_kernel.c's
  *     epilogue).
  *
- * The producer gives registers to the consumers (setmaxnreg 24 / 240).  TMA clips the
+ * The producer gives registers to the consumers (setmaxnreg 24 / 240: hopper_roles.c).  TMA clips the
  * tiles at Sq and Sk (zeros past them), so only the mask and the epilogue's predicate know
  * the sequence ends.  Nothing below computes an index by hand: the boxes are tiles of TMA
  * coordinate tensors, the stages slices picked by the pipeline's state. */
@@ -23,7 +23,7 @@
 #include "cutec/sync.h"
 #include "kernels/attention/attention_internal.h"
 
-enum { WARPGROUP = 128, CONSUMERS = 2, PRODUCER_REGS = 24, CONSUMER_REGS = 240 };
+enum { WARPGROUP = 128, CONSUMERS = 2 };
 
 typedef struct hop_smem {
     cute_tensor q, k, v, vt; /* (bm,D); (bn,D,stages) each; V as (D,bn,stages): O's B operand */
@@ -205,27 +205,39 @@ static hop_smem shared_memory(cute_ctx *c, const attn_plan *p)
     return m;
 }
 
+/* what the roles (attn_hop_roles) read */
+typedef struct hop_roles {
+    const attn_plan *p;
+    const attn_block *t;
+    const hop_smem *m;
+    const hop_maps *x;
+    cute_val scale_log2;
+} hop_roles;
+
+static void produce(cute_ctx *c, void *arg, cute_int tid)
+{
+    const hop_roles *r = arg;
+    (void)tid;
+    producer(c, r->p, r->t, r->m, r->x);
+}
+
+static void consume(cute_ctx *c, void *arg, cute_int tid)
+{
+    const hop_roles *r = arg;
+    consumer(c, r->p, r->t, r->m, tid, r->scale_log2);
+}
+
 static void hopper_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO,
                           cute_tensor mL, cute_val scale_log2, cute_val map_q, cute_val map_k, cute_val map_v)
 {
     const attn_plan *p = cute_ctx_user(c);
-    cute_alg *a = cute_ctx_alg(c);
     cute_kernel_min_blocks(c, 1);
     attn_block t = attn_block_tiles(c, p, mQ, mK, mV, mO, mL);
     hop_smem m = shared_memory(c, p);
     hop_maps x = {map_q, map_k, map_v, cute_make_identity_tensor(c, mQ.layout.shape),
                   cute_make_identity_tensor(c, mK.layout.shape)};
-    cute_int tid = cute_thread_idx(c, 0);
-    CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
-        cute_setmaxregister_decrease(c, PRODUCER_REGS);
-        CUTE_IF(c, cute_int_eq(c, cute_warp_idx(c), cute_i(0))) {
-            CUTE_IF(c, cute_elect_one(c)) producer(c, p, &t, &m, &x);
-        }
-    }
-    CUTE_ELSE(c) {
-        cute_setmaxregister_increase(c, CONSUMER_REGS);
-        consumer(c, p, &t, &m, cute_sub(a, tid, cute_i(WARPGROUP)), scale_log2);
-    }
+    hop_roles r = {p, &t, &m, &x, scale_log2};
+    attn_hop_roles(c, produce, consume, &r);
 }
 
 void attn_hopper_host(cute_ctx *c, const cute_arg *arg)
