@@ -83,36 +83,54 @@ cute_gemm_scales gemm_problem_scales(const gemm_problem *p, cute_call_arg args[4
                               .amax = p->amax ? &args[3] : NULL};
 }
 
-/* the element's reference before the output scale (for amax), and its magnitude */
-static double pre_scale(const gemm_problem *p, double alpha, double beta, int64_t m, int64_t n, double *mag)
+/* operand `which` (0 A, 1 B) as float64 rows of K elements */
+static double *rows_of(const gemm_problem *p, int which)
 {
-    double *ar = malloc(sizeof(double) * (size_t)(p->k + 1)), *br = malloc(sizeof(double) * (size_t)(p->k + 1));
-    gemm_ref_problem r = gemm_problem_ref(p, alpha, beta);
-    for (int64_t k = 0; ar && br && k < p->k; k++)
-        ar[k] = ew_get(p->in, p->a.host, gemm_ref_at(&r.A, m, k)), br[k] = ew_get(p->in, p->b.host, gemm_ref_at(&r.B, n, k));
-    double t = 0, s = ar && br ? gemm_problem_scaled_dot(p, ar, br, m, n, &t) : NAN;
-    free(ar), free(br);
-    double c = beta == 0 ? 0 : ew_get(p->out, p->c0, gemm_ref_at(&r.C0, m, n));
+    const gemm_operand *x = which ? &p->b : &p->a;
+    double *d = malloc(sizeof(double) * (size_t)(x->rows * p->k + 1));
+    for (int64_t i = 0; d && i < x->rows; i++)
+        for (int64_t k = 0; k < p->k; k++)
+            d[i * p->k + k] = ew_get(p->in, x->host, x->major == 0 ? i + k * x->ld : i * x->ld + k);
+    return d;
+}
+
+/* the element's reference before the output scale (for amax), and its magnitude; ar, br:
+ * row m of A and n of B as float64 */
+static double pre_scale(const gemm_problem *p, const double *ar, const double *br, double alpha, double beta,
+                        int64_t m, int64_t n, double *mag)
+{
+    double t = 0, s = gemm_problem_scaled_dot(p, ar, br, m, n, &t);
+    double c = beta == 0 ? 0 : ew_get(p->out, p->c0, p->c.major == 0 ? m + n * p->c.ld : m * p->c.ld + n);
     *mag = fabs(alpha) * t + fabs(beta * c);
     return gemm_problem_fused_ref(p, m, n, alpha * s + beta * c, mag);
 }
 
 double gemm_problem_scaled_value(const gemm_problem *p, double alpha, double beta, int64_t m, int64_t n, double *mag)
 {
-    return gemm_problem_out(p, pre_scale(p, alpha, beta, m, n, mag), mag);
+    double *a = malloc(sizeof(double) * (size_t)(p->k + 1)), *b = malloc(sizeof(double) * (size_t)(p->k + 1));
+    for (int64_t k = 0; a && b && k < p->k; k++) {
+        a[k] = ew_get(p->in, p->a.host, p->a.major == 0 ? m + k * p->a.ld : m * p->a.ld + k);
+        b[k] = ew_get(p->in, p->b.host, p->b.major == 0 ? n + k * p->b.ld : n * p->b.ld + k);
+    }
+    double x = a && b ? gemm_problem_out(p, pre_scale(p, a, b, alpha, beta, m, n, mag), mag) : NAN;
+    free(a), free(b);
+    return x;
 }
 
 bool gemm_problem_amax_check(cute_backend *b, const gemm_problem *p, double alpha, double beta, double tol)
 {
     if (!p->amax) return true;
     float got;
-    if (b->vt->download(b->self, &got, &p->amax_v.buf, 0, sizeof got) != CUTE_OK) return false;
+    double *ar = rows_of(p, 0), *br = rows_of(p, 1);
+    if (!ar || !br || b->vt->download(b->self, &got, &p->amax_v.buf, 0, sizeof got) != CUTE_OK)
+        return free(ar), free(br), false;
     double want = 0, slack = 0, mag;
     for (int64_t m = 0; m < p->m; m++)
         for (int64_t n = 0; n < p->n; n++) {
-            want = fmax(want, fabs(pre_scale(p, alpha, beta, m, n, &mag)));
+            want = fmax(want, fabs(pre_scale(p, ar + m * p->k, br + n * p->k, alpha, beta, m, n, &mag)));
             slack = fmax(slack, tol * mag);
         }
+    free(ar), free(br);
     bool ok = fabs((double)got - want) <= slack;
     printf("amax: %.9g, float64 %.9g (%s, allowed %.3g)\n", (double)got, want, ok ? "ok" : "WRONG", slack);
     return ok;
