@@ -152,8 +152,9 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_smem *m, cute
     f.sx1 = cute_partition_A(c, f.ss, m->x1), f.sx2 = cute_partition_A(c, f.ss, m->x2);
     f.sy1 = cute_partition_B(c, f.ss, m->y1), f.sy2 = cute_partition_B(c, f.ss, m->y2);
     f.sy1t = cute_partition_B(c, f.rs, m->y1t), f.sy2t = cute_partition_B(c, f.rs, m->y2t);
-    cute_tensor scores = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn));
-    cute_tensor rows = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d));
+    long long bm = p->bm, bn = p->bn, d = p->d;
+    cute_tensor scores = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", bm, bn));
+    cute_tensor rows = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", bm, d));
     f.acc_a = cute_partition_fragment_C(c, f.ss, scores);
     f.acc_b = cute_make_fragment_like(c, f.acc_a);
     f.rp = cute_make_rmem_tensor_like(c, f.acc_a, p->cfg.dtype);
@@ -170,8 +171,9 @@ static cute_tensor line_tile(cute_ctx *c, const attn_plan *p, const hb_job *j, c
 {
     cute_alg *a = cute_ctx_alg(c);
     int64_t n = j->kv ? p->bn : p->bm;
-    cute_tensor v = cute_tensor_local_tile(c, CUTE_SLICE(c, mL, j->b, j->kv ? yh : j->xh, CUTE_ALL),
-                                           cute_tuple_fmt(a, "(%lld)", (long long)n), CUTE_CRD(j->kv ? yt : j->xt), NULL);
+    cute_tensor line = CUTE_SLICE(c, mL, j->b, j->kv ? yh : j->xh, CUTE_ALL);
+    cute_tensor v = cute_tensor_local_tile(c, line, cute_tuple_fmt(a, "(%lld)", (long long)n),
+                                           CUTE_CRD(j->kv ? yt : j->xt), NULL);
     cute_layout bcast = cute_layout_fmt(a, j->kv ? "(%lld,%lld):(0,1)" : "(%lld,%lld):(1,0)", (long long)p->bm,
                                         (long long)p->bn);
     cute_tiler bt = cute_tiler_layout(&bcast);
@@ -275,10 +277,10 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
     cute_pipeline_state_advance(c, r);
 }
 
-/* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other (dK, dV, the next
- * scores and this step's dS and P in flight at once would need more than 240 registers;
- * the ping-pong's turns, too, spill a few bytes here: the two warpgroups interleave as the
- * pipeline's waits let them). */
+/* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other, since dK, dV,
+ * the next scores and this step's dS and P in flight at once would need more than 240
+ * registers; and without the ping-pong's turns, which spill a few bytes here (the two
+ * warpgroups interleave as the pipeline's waits let them). */
 static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
                          const cute_tensor *mt, cute_val scale_log2)
 {
@@ -301,8 +303,8 @@ static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const
  * i's products (in one turn); wait_group 1 says the scores are in, and their gradients (in
  * f32, in the accumulators) are computed while step i's products run; wait_group 0, and step
  * i's stage is released.  The first step's scores and the last step's products are peeled
- * out of the loop (no wgmma in a branch inside it; every block has a step: job_of).  s: the state of the stage the next
- * scores read, r: of the stage the products read. */
+ * out of the loop (no wgmma in a branch: every block has a step, job_of).  s: the state of
+ * the stage the next scores read, r: of the stage the products read. */
 static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
                              const cute_tensor *mt, cute_val scale_log2, cute_val first)
 {
