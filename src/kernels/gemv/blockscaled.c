@@ -36,6 +36,15 @@ static cute_ssa scale_at(cute_ctx *c, cute_tensor t, cute_tuple crd)
     return cute_ssa_cvt(c, cute_tensor_load(c, at), CUTE_F32);
 }
 
+/* the scales of the two blocks of a vector of 32 from element crd on (its k a multiple of
+ * 32: the two are scales 2j and 2j+1 of a row's group of four, adjacent bytes), in f32 */
+static cute_ssa scale_pair(cute_ctx *c, cute_tensor t, cute_tuple crd)
+{
+    cute_tensor at = cute_tensor_domain_offset(c, t, crd);
+    at.layout = cute_layout_parse(cute_ctx_alg(c), "(2):(1)");
+    return cute_ssa_cvt(c, cute_tensor_load(c, at), CUTE_F32);
+}
+
 /* a warp's state: its rows' f32 sums, the scales, and what ends its rows */
 typedef struct bs_warp {
     cute_val acc[GEMV_MAX_ROWS];
@@ -91,12 +100,13 @@ static void vector_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, c
     }
 }
 
-/* The 8 e2m1 of a word (element 0 in the low nibble) as f16 into out (8), each 2^-14 times
- * its e2m1, in the order 0,4,1,5,2,6,3,7.  Each pair of nibbles 16 bits apart (i, i+4) moves
- * into an f16 pair in one step: the sign to bit 15, the exponent and fraction bits to bits
- * 9-11, so the f16 of exponent field e and fraction m is exactly 2^-14 times the e2m1 of e
- * and m (e = 0 included: both are subnormal-like, m/2). */
-static void word_to_f16(cute_ctx *c, cute_val w, cute_tensor out)
+/* The 8 e2m1 of a word (element 0 in the low nibble) as four paired f16 values (out[i]:
+ * nibbles i and i+4, in the low and high half of one word), each 2^-14 times its e2m1.
+ * Each pair of nibbles 16 bits apart moves into its word in one step: the sign to bit 15,
+ * the exponent and fraction bits to bits 9-11, so the f16 of exponent field e and fraction
+ * m is exactly 2^-14 times the e2m1 of e and m (e = 0 included: both are subnormal-like,
+ * m/2).  The words stay words: the paired products read them as they are. */
+static void word_to_pairs(cute_ctx *c, cute_val w, cute_ssa out[4])
 {
     static const int mag_shift[4] = {9, 5, 1, -3}, sign_shift[4] = {12, 8, 4, 0};
 #define U32(v) cute_val_int(c, CUTE_U32, (v))
@@ -108,47 +118,28 @@ static void word_to_f16(cute_ctx *c, cute_val w, cute_tensor out)
         cute_val sg = ss ? cute_val_binop(c, CUTE_OP_SHL, w, U32(ss)) : w;
         cute_val h = cute_val_binop(c, CUTE_OP_OR, cute_val_binop(c, CUTE_OP_AND, m, mags),
                                     cute_val_binop(c, CUTE_OP_AND, sg, signs));
-        for (int half = 0; half < 2; half++) {
-            cute_val bits = cute_val_cvt(c, half ? cute_val_binop(c, CUTE_OP_SHR, h, U32(16)) : h,
-                                         CUTE_U16); /* the low 16 bits */
-            cute_val f = cute_val_bitcast(c, bits, cute_type_of(CUTE_F16));
-            cute_tensor_store(c, CUTE_SLICE(c, out, 2 * i + half),
-                              cute_ssa_scalar(c, f, cute_tuple_int(cute_i(1))));
-        }
+        out[i] = cute_ssa_from_words(c, cute_ssa_scalar(c, h, cute_tuple_int(cute_i(1))), CUTE_F16);
     }
 #undef U32
 }
 
-/* decoded f16 of one vector (4 words: 32 elements) as (pair, pair of the block, block),
- * times `scale` (a power of two: exact) when given */
-static cute_tensor decoded(cute_ctx *c, cute_tensor words, const cute_val *scale)
+/* one vector (4 words: 32 elements, two scale blocks) decoded into 16 paired values, a
+ * block's eight in pair[8b .. 8b+7], times `scale` (a power of two: exact) when given */
+static void decoded(cute_ctx *c, cute_tensor words, const cute_val *scale, cute_ssa pair[16])
 {
-    cute_alg *a = cute_ctx_alg(c);
     cute_ssa w = cute_tensor_load(c, words);
-    cute_tensor t = cute_make_rmem_tensor(c, CUTE_F16, cute_layout_fmt(a, "(%d):(1)", 8 * w.n));
-    cute_tensor by_word = t;
-    by_word.layout = cute_layout_fmt(a, "(8,%d):(1,8)", w.n);
-    for (int j = 0; j < w.n; j++)
-        word_to_f16(c, cute_ssa_get(c, w, j), CUTE_SLICE(c, by_word, CUTE_ALL, j));
-    if (scale)
-        cute_tensor_store(c, t,
-                          cute_ssa_binop(c, CUTE_OP_MUL, cute_tensor_load(c, t),
-                                         cute_ssa_scalar(c, *scale, t.layout.shape)));
-    t.layout = cute_layout_fmt(a, "(2,8,%d):(1,2,16)", w.n / 2);
-    return t;
+    for (int j = 0; j < w.n && j < 4; j++) word_to_pairs(c, cute_ssa_get(c, w, j), pair + 4 * j);
+    for (int p = 0; scale && p < 4 * w.n; p++)
+        pair[p] = cute_ssa_binop(c, CUTE_OP_MUL, pair[p], cute_ssa_scalar(c, *scale, pair[p].shape));
 }
 
-/* sum of a scale block's 16 products (f16 pairs chained: each half of the pair adds 8
+/* sum of scale block b's 16 products (f16 pairs chained: each half of the pair adds 8
  * products, 2^-14 times multiples of 1/4 up to 36: multiples of 2^-16 below 2^-5, exact in
  * f16, subnormals included), in f32 */
-static cute_val block_sum(cute_ctx *c, cute_tensor da, cute_tensor dx, int b)
+static cute_val block_sum(cute_ctx *c, const cute_ssa da[16], const cute_ssa dx[16], int b)
 {
-    cute_ssa s =
-        cute_ssa_binop(c, CUTE_OP_MUL, cute_tensor_load(c, CUTE_SLICE(c, da, CUTE_ALL, 0, b)),
-                       cute_tensor_load(c, CUTE_SLICE(c, dx, CUTE_ALL, 0, b)));
-    for (int j = 1; j < 8; j++)
-        s = cute_ssa_fma(c, cute_tensor_load(c, CUTE_SLICE(c, da, CUTE_ALL, j, b)),
-                         cute_tensor_load(c, CUTE_SLICE(c, dx, CUTE_ALL, j, b)), s);
+    cute_ssa s = cute_ssa_binop(c, CUTE_OP_MUL, da[8 * b], dx[8 * b]);
+    for (int j = 1; j < 8; j++) s = cute_ssa_fma(c, da[8 * b + j], dx[8 * b + j], s);
     return cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_cvt(c, s, CUTE_F32));
 }
 
@@ -164,24 +155,25 @@ static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
     cute_tensor crd = f.crd;
     /* x decoded to its values (2^14 times the decode), A to 2^-14 times its */
     cute_val two14 = cute_val_const(c, CUTE_F16, 16384.0);
-    cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(1));
+    cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(32)); /* last vector */
     for (int u = 0; u < p->unroll; u++) {
         cute_tuple vu = CUTE_CRD(CUTE_ALL, 0, u);
-        cute_tensor dx = decoded(c, cute_tensor_slice(c, f.rX, vu), &two14);
+        cute_ssa dx[16], da[16];
+        decoded(c, cute_tensor_slice(c, f.rX, vu), &two14, dx);
         for (int r = 0; r < p->rows; r++) {
-            cute_tensor da =
-                decoded(c, cute_tensor_slice(c, gemv_lane_row(c, p, f.rA, r), vu), NULL);
+            decoded(c, cute_tensor_slice(c, gemv_lane_row(c, p, f.rA, r), vu), NULL, da);
             cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, crd, r), vu);
             cute_int m = cu.coord.leaf[0], kw = cu.coord.leaf[1];
-            for (int b = 0; b < 2; b++) { /* two blocks of 16 in a vector of 32 */
-                cute_int k =
-                    cute_min(a, cute_add(a, cute_mul(a, kw, cute_i(8)), cute_i(16 * b)), last);
-                cute_val sa = cute_ssa_get(c, scale_at(c, w->sfa, CUTE_CRD(m, k, t->l)), 0);
-                cute_val sb = cute_ssa_get(c, scale_at(c, w->sfb, CUTE_CRD(0, k, t->l)), 0);
+            cute_int k = cute_mul(a, kw, cute_i(8));
+            if (pred) k = cute_min(a, k, last); /* a tail vector past K reads the last one's */
+            cute_ssa sa = scale_pair(c, w->sfa, CUTE_CRD(m, k, t->l));
+            cute_ssa sb = scale_pair(c, w->sfb, CUTE_CRD(0, k, t->l));
+            for (int b = 0; b < 2; b++) /* two blocks of 16 in a vector of 32 */
                 cute_val_assign(c, w->acc[r],
                                 cute_val_fma(c, block_sum(c, da, dx, b),
-                                             cute_val_binop(c, CUTE_OP_MUL, sa, sb), w->acc[r]));
-            }
+                                             cute_val_binop(c, CUTE_OP_MUL, cute_ssa_get(c, sa, b),
+                                                            cute_ssa_get(c, sb, b)),
+                                             w->acc[r]));
         }
     }
 }
