@@ -184,6 +184,13 @@ cute_val cute_ssa_get(cute_ctx *c, cute_ssa a, int i);
  * takes the words as they are, and gives paired values too: a chain of HFMA2 on decoded
  * words moves no halves. */
 cute_ssa cute_ssa_from_words(cute_ctx *c, cute_ssa words, cute_dtype d);
+/* the n/2 u32 words of f16 or bf16 a (n even): a paired value's own words, else its halves
+ * packed (element 2i in the low half) */
+cute_ssa cute_ssa_words(cute_ctx *c, cute_ssa a);
+/* The 8n e2m1 of n u32 words (two to a byte, element 0 in the low nibble) as a paired f16
+ * value of 8n elements in the same order, shape (8n), by PTX's cvt.rn.f16x2.e2m1x2 (one a
+ * byte, exact); sm_100a on (a clear error for an older target) */
+cute_ssa cute_ssa_e2m1_words(cute_ctx *c, cute_ssa words);
 
 
 /* call-site capture, as in trace.h */
@@ -221,6 +228,9 @@ cute_ssa cute_ssa_from_words(cute_ctx *c, cute_ssa words, cute_dtype d);
 #define cute_ssa_scalar(c, ...) CUTE__CTX_AT((c), cute_ssa_scalar((c), __VA_ARGS__))
 #define cute_ssa_reduce(c, ...) CUTE__CTX_AT((c), cute_ssa_reduce((c), __VA_ARGS__))
 #define cute_ssa_get(c, ...) CUTE__CTX_AT((c), cute_ssa_get((c), __VA_ARGS__))
+#define cute_ssa_from_words(c, ...) CUTE__CTX_AT((c), cute_ssa_from_words((c), __VA_ARGS__))
+#define cute_ssa_words(c, ...) CUTE__CTX_AT((c), cute_ssa_words((c), __VA_ARGS__))
+#define cute_ssa_e2m1_words(c, ...) CUTE__CTX_AT((c), cute_ssa_e2m1_words((c), __VA_ARGS__))
 #endif
 
 CUTE_API_END

@@ -2,12 +2,18 @@
  * through a chain of paired instructions (fma, then mul of the result by an operand) as the
  * words themselves: the kernel's IR packs no halves (no INSERT), and every half of every
  * result is the exact value rounded once to nearest even, checked bit for bit against a
- * float64 reference on the interpreter and the GPU. */
+ * float64 reference on the interpreter and the GPU.  And sm_100a's e2m1 decode
+ * (cute_ssa_e2m1_words, cvt.rn.f16x2.e2m1x2 four bytes to a row) on the interpreter: every
+ * element the f16 of its nibble, its words (cute_ssa_words) those the row wrote; refused,
+ * naming the instruction, when tracing for sm_90a. */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "check.h"
+#include "ir_count.h"
+#include "check_interp.h"
 #include "cutec/jit.h"
 #include "cutec/numeric.h"
 #include "kernels/ew_ref.h"
@@ -35,18 +41,6 @@ static void host(cute_ctx *c, const cute_arg *arg)
 static double widen(cute_dtype d, uint16_t v) { return d == CUTE_F16 ? cute_f16_to_f32(v) : cute_bf16_to_f32(v); }
 static uint16_t narrow(cute_dtype d, double x) { return d == CUTE_F16 ? cute_f64_to_f16(x) : cute_f64_to_bf16(x); }
 
-/* the IR's ops of kind op, nested bodies included */
-static int ops_of(const cute_ir_block *blk, cute_op op)
-{
-    int n = 0;
-    for (uint32_t i = 0; i < blk->n; i++) {
-        n += blk->inst[i].op == op;
-        for (int k = 0; k < 2; k++)
-            if (blk->inst[i].body[k]) n += ops_of(blk->inst[i].body[k], op);
-    }
-    return n;
-}
-
 /* halves in [2^-6, 8) in magnitude: a b + c and r a are exact in float64, so rounding the
  * float64 once is the correctly rounded result */
 static uint16_t random_half(cute_dtype d, uint64_t *seed)
@@ -67,7 +61,7 @@ static void run(cute_runtime *rt, const char *where, cute_dtype d, uint64_t *see
     if (!f) return;
     /* the stores' vectors take one INSERT an element (2 x 16); packing the halves of the
      * operands again would add 2 a pair and operand (80) */
-    int inserts = ops_of(&cute_fn_kernel(f, 0)->body, CUTE_OP_INSERT);
+    int inserts = ir_count_ops(&cute_fn_kernel(f, 0)->body, CUTE_OP_INSERT);
     CHECK(inserts == 4 * W, "%s: %d INSERTs, want %d: the paired operands were packed again",
           cute_dtype_name(d), inserts, 4 * W);
     uint16_t in[3][2 * W], out[4 * W];
@@ -96,6 +90,57 @@ static void run(cute_runtime *rt, const char *where, cute_dtype d, uint64_t *see
     cute_fn_free(f);
 }
 
+static void e2m1_kernel(cute_ctx *c, cute_tensor in, cute_tensor out, cute_tensor words)
+{
+    cute_ssa h = cute_ssa_e2m1_words(c, cute_tensor_load(c, in));
+    cute_tensor_store(c, out, h);
+    cute_tensor_store(c, words, cute_ssa_words(c, h));
+}
+
+static void e2m1_host(cute_ctx *c, const cute_arg *arg)
+{
+    cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(1)}};
+    CUTE_LAUNCH(c, e2m1_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
+}
+
+static void e2m1(uint64_t *seed)
+{
+    char err[1024];
+    cute_runtime *rt = check_interp();
+    if (!rt) return;
+    cute_backend *be = cute_runtime_backend(rt);
+    cute_arg_spec specs[3] = {cute_spec_tensor(CUTE_U32, "4:1", 4), cute_spec_tensor(CUTE_F16, "32:1", 4),
+                              cute_spec_tensor(CUTE_U32, "16:1", 4)};
+    cute_runtime_set_target_arch(rt, "sm_90a");
+    const cute_fn *f = cute_compile(rt, "e2m1", e2m1_host, NULL, 3, specs, err, sizeof err);
+    CHECK(!f && strstr(err, "cvt.rn.f16x2.e2m1x2 needs sm_100a"), "sm_90a refused: %s", err);
+    cute_runtime_set_target_arch(rt, "sm_100a");
+    f = cute_compile(rt, "e2m1", e2m1_host, NULL, 3, specs, err, sizeof err);
+    CHECK(f != NULL, "sm_100a: %s", err);
+    uint32_t in[4];
+    uint16_t out[32];
+    uint32_t words[16];
+    for (int i = 0; i < 4; i++) in[i] = (uint32_t)(ew_random(seed) * 0x7fffffff) * 2654435761u; /* every nibble */
+    cute_buffer B[3];
+    be->vt->alloc(be->self, sizeof in, &B[0]), be->vt->upload(be->self, &B[0], 0, in, sizeof in);
+    be->vt->alloc(be->self, sizeof out, &B[1]), be->vt->alloc(be->self, sizeof words, &B[2]);
+    cute_call_arg args[3] = {cute_call_tensor(&B[0], 0, CUTE_U32, 1, (int64_t[]){4}, (int64_t[]){1}),
+                             cute_call_tensor(&B[1], 0, CUTE_F16, 1, (int64_t[]){32}, (int64_t[]){1}),
+                             cute_call_tensor(&B[2], 0, CUTE_U32, 1, (int64_t[]){16}, (int64_t[]){1})};
+    cute_status s = f ? cute_call(f, NULL, 3, args, err, sizeof err) : CUTE_ERR_INVALID;
+    CHECK(s == CUTE_OK, "e2m1 runs: %s", err);
+    be->vt->download(be->self, out, &B[1], 0, sizeof out), be->vt->download(be->self, words, &B[2], 0, sizeof words);
+    int bad = 0;
+    for (int e = 0; e < 32; e++) { /* element e: nibble e % 8 of word e / 8 */
+        uint16_t want = cute_f32_to_f16(cute_e2m1_to_f32((uint8_t)(in[e / 8] >> 4 * (e % 8) & 0xf)));
+        bad += out[e] != want || (uint16_t)(words[e / 2] >> 16 * (e % 2)) != want;
+    }
+    CHECK(bad == 0, "e2m1 decode: %d of 32 elements wrong (words 0x%08x ...)", bad, in[0]);
+    for (int k = 0; k < 3; k++) be->vt->free(be->self, &B[k]);
+    cute_fn_free(f);
+    cute_runtime_free(rt);
+}
+
 static void run_all(const char *backend, const char *where, uint64_t *seed)
 {
     char err[512];
@@ -114,6 +159,7 @@ int main(void)
     uint64_t seed = (uint64_t)time(NULL) | 1;
     printf("half2_words_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
     for (int round = 0; round < 10; round++) run_all("interp", "the interpreter", &seed);
+    for (int round = 0; round < 4; round++) e2m1(&seed);
     run_all("cuda", "the GPU", &seed);
     return CHECK_DONE("half2_words_test");
 }

@@ -126,3 +126,37 @@ bool ssa_half2_neg(cute_ctx *c, const cute_ssa *a, cute_ssa *r)
     pairs(c, d == CUTE_BF16 ? CUTE_INST_NEG_BF16X2 : CUTE_INST_NEG_F16X2, d, ops, 1, NULL, r);
     return true;
 }
+
+cute_ssa cute_ssa_e2m1_words(cute_ctx *c, cute_ssa words)
+{
+    if (!ctx_ok(c) || !ssa_usable(c, &words, "cute_ssa_e2m1_words")) return bad_ssa();
+    if (words.dtype != CUTE_U32 || 8 * words.n > 4096) {
+        cute_ctx_fail(c, "cute_ssa_e2m1_words: %d %s words (u32 words of 8 e2m1, at most 512)",
+                      words.n, cute_dtype_name((cute_dtype)words.dtype));
+        return bad_ssa();
+    }
+    if (c->target_sm && c->target_sm < 100) {
+        cute_ctx_fail(c, "cute_ssa_e2m1_words: cvt.rn.f16x2.e2m1x2 needs sm_100a (the target is sm_%d)",
+                      c->target_sm);
+        return bad_ssa();
+    }
+    cute_ssa w = cute_ssa_fill(c, CUTE_U32, cute_tuple_int(cute_i(4 * words.n)), 0);
+    for (int i = 0; i < words.n && w.v && !c->alg.failed; i++) {
+        for (int j = 0; j < 4; j++) w.v[4 * i + j] = cute_ir_new_vreg(c->fn, cute_type_of(CUTE_U32), NULL, false);
+        cute_ir_inst_op(&c->b, CUTE_INST_CVT_RN_F16X2_E2M1X2_X4, w.v + 4 * i, 4, &words.v[i], 1, 0);
+    }
+    return c->alg.failed ? bad_ssa() : cute_ssa_from_words(c, w, CUTE_F16);
+}
+
+cute_ssa cute_ssa_words(cute_ctx *c, cute_ssa a)
+{
+    if (!ctx_ok(c) || !ssa_usable(c, &a, "cute_ssa_words")) return bad_ssa();
+    if ((a.dtype != CUTE_F16 && a.dtype != CUTE_BF16) || a.n % 2) {
+        cute_ctx_fail(c, "cute_ssa_words: %d %s elements (an even number of f16 or bf16)", a.n,
+                      cute_dtype_name((cute_dtype)a.dtype));
+        return bad_ssa();
+    }
+    cute_ssa w = cute_ssa_fill(c, CUTE_U32, cute_tuple_int(cute_i(a.n / 2)), 0);
+    for (int i = 0; i < a.n / 2 && w.v && !c->alg.failed; i++) w.v[i] = word_of(c, (cute_dtype)a.dtype, &a, 2 * i);
+    return c->alg.failed ? bad_ssa() : w;
+}

@@ -2,12 +2,12 @@
  *   y(M,L) = alpha * sum_k A(m,k,l) SFA(m,k,l) x(k,l) SFB(k,l) + beta * y
  * A is K-major e2m1 (two to a byte) or e4m3, x likewise; one scale per sf_vec elements
  * along K (ue4m3 per 16, ue8m0 per 32), laid out as CuTe and cuBLAS lay them out (below).
- * The body is the K-major GEMV's walk (gemv_warp_rows).  On sm_100a a warp per row, a lane
- * a 16-byte vector of A and of x per k-tile converted by PTX's cvt to f32, multiplied,
- * summed per scale block, each block's sum times its two scales found at the lane's
- * coordinates (vector_fma).  Before it (no fp4 instructions) A and x move as u32 words, a
- * warp takes four rows and decodes x once for them, and each word's nibbles become f16
- * pairs by bit operations whose products add in paired f16 instructions (words_fma). */
+ * The body is the K-major GEMV's walk (gemv_warp_rows).  NVFP4: A and x move as u32 words
+ * of 8 e2m1, a warp takes four rows and decodes x once for them, each word becomes four
+ * paired f16 values (sm_100a: PTX's cvt.rn.f16x2.e2m1x2; before it, bit operations) whose
+ * products add in paired f16 instructions, each block's sum times its two scales found at
+ * the lane's coordinates (words_fma).  MXFP8: a warp per row, a lane a 16-byte vector of A
+ * and of x per k-tile converted to f32, multiplied, summed per scale block (vector_fma). */
 #include "cutec/notation.h"
 #include "kernels/gemv/gemv_internal.h"
 
@@ -27,6 +27,10 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
     return cute_layout_fmt(a, "(((32,4),%I),((%d,4),%I),%I):(((16,4),%I),((0,1),512),%I)", rm, sfv,
                            rk, L, row_tiles, batch);
 }
+
+/* the words body's resident blocks an SM asked of ptxas: left alone it takes 128 registers
+ * (4 blocks of 128 threads), and a warp's 64 bytes of A in flight need the warps */
+#define BS_WORDS_BLOCKS 5
 
 /* the one element of t at coordinate crd, as a tensor of one element */
 static cute_ssa scale_at(cute_ctx *c, cute_tensor t, cute_tuple crd)
@@ -123,19 +127,33 @@ static void word_to_pairs(cute_ctx *c, cute_val w, cute_ssa out[4])
 #undef U32
 }
 
+/* sm_100a: the 8 e2m1 of a word as four paired f16 values (out[i]: elements 2i and 2i+1,
+ * their own values), by cvt.rn.f16x2.e2m1x2 */
+static void word_to_pairs_cvt(cute_ctx *c, cute_val w, cute_ssa out[4])
+{
+    cute_tuple one = cute_tuple_int(cute_i(1));
+    cute_ssa h = cute_ssa_words(c, cute_ssa_e2m1_words(c, cute_ssa_scalar(c, w, one)));
+    for (int i = 0; i < 4; i++)
+        out[i] = cute_ssa_from_words(c, cute_ssa_scalar(c, cute_ssa_get(c, h, i), one), CUTE_F16);
+}
+
 /* one vector (4 words: 32 elements, two scale blocks) decoded into 16 paired values, a
- * block's eight in pair[8b .. 8b+7], times `scale` (a power of two: exact) when given */
-static void decoded(cute_ctx *c, cute_tensor words, const cute_val *scale, cute_ssa pair[16])
+ * block's eight in pair[8b .. 8b+7]; by bit operations (2^-14 times the values) times
+ * `scale` (a power of two: exact) when given */
+static void decoded(cute_ctx *c, const gemv_plan *p, cute_tensor words, const cute_val *scale,
+                    cute_ssa pair[16])
 {
     cute_ssa w = cute_tensor_load(c, words);
-    for (int j = 0; j < w.n && j < 4; j++) word_to_pairs(c, cute_ssa_get(c, w, j), pair + 4 * j);
-    for (int p = 0; scale && p < 4 * w.n; p++)
-        pair[p] = cute_ssa_binop(c, CUTE_OP_MUL, pair[p], cute_ssa_scalar(c, *scale, pair[p].shape));
+    for (int j = 0; j < w.n && j < 4; j++)
+        (p->fp4_cvt ? word_to_pairs_cvt : word_to_pairs)(c, cute_ssa_get(c, w, j), pair + 4 * j);
+    for (int i = 0; scale && !p->fp4_cvt && i < 4 * w.n; i++)
+        pair[i] = cute_ssa_binop(c, CUTE_OP_MUL, pair[i], cute_ssa_scalar(c, *scale, pair[i].shape));
 }
 
 /* sum of scale block b's 16 products (f16 pairs chained: each half of the pair adds 8
- * products, 2^-14 times multiples of 1/4 up to 36: multiples of 2^-16 below 2^-5, exact in
- * f16, subnormals included), in f32 */
+ * products, multiples of 1/4 up to 36 (bit operations: 2^-14 times those), so a half's sum
+ * is a multiple of 1/4 below 288, at most 1,152 units of its last place: exact in f16,
+ * subnormals included), in f32 */
 static cute_val block_sum(cute_ctx *c, const cute_ssa da[16], const cute_ssa dx[16], int b)
 {
     cute_ssa s = cute_ssa_binop(c, CUTE_OP_MUL, da[8 * b], dx[8 * b]);
@@ -159,9 +177,9 @@ static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
     for (int u = 0; u < p->unroll; u++) {
         cute_tuple vu = CUTE_CRD(CUTE_ALL, 0, u);
         cute_ssa dx[16], da[16];
-        decoded(c, cute_tensor_slice(c, f.rX, vu), &two14, dx);
+        decoded(c, p, cute_tensor_slice(c, f.rX, vu), &two14, dx);
         for (int r = 0; r < p->rows; r++) {
-            decoded(c, cute_tensor_slice(c, gemv_lane_row(c, p, f.rA, r), vu), NULL, da);
+            decoded(c, p, cute_tensor_slice(c, gemv_lane_row(c, p, f.rA, r), vu), NULL, da);
             cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, crd, r), vu);
             cute_int m = cu.coord.leaf[0], kw = cu.coord.leaf[1];
             cute_int k = cute_mul(a, kw, cute_i(8));
@@ -185,7 +203,7 @@ static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *us
     bs_warp *w = user;
     for (int r = 0; r < p->rows; r++) {
         cute_val sum = w->acc[r];
-        if (p->words)
+        if (p->words && !p->fp4_cvt)
             sum = cute_val_binop(c, CUTE_OP_MUL, sum, cute_val_const(c, CUTE_F32, 16384.0));
         gemv_finish_warp(c, p, &sum, cute_add(a, row0, cute_i(r)), w->mY, w->mY, w->tiles, w->alpha,
                          w->beta);
@@ -197,6 +215,7 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
+    if (p->words) cute_kernel_min_blocks(c, BS_WORDS_BLOCKS);
     cute_int K = mA.layout.shape.leaf[1]; /* (words: in words) */
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, cute_max(a, K, cute_i(1)));
     gemv_thread th = gemv_thread_start(c, p, &t, false); /* f32 sums: below */
