@@ -12,6 +12,7 @@
 
 static void cvt_pack(ictx *X, const dinst *d, const imask *m);
 static void cvt_e2m1x8(ictx *X, const dinst *d, const imask *m);
+static void prmt(ictx *X, const dinst *d, const imask *m);
 
 #define MMA(M, N, K, D, A, B, C) {inst_mma, M, N, K, {E_##D, E_##A, E_##B, E_##C}, 0, 0}
 #define MMA_VIA_F16(M, N, K, D, A, B, C) {inst_mma, M, N, K, {E_##D, E_##A, E_##B, E_##C}, 0, 1}
@@ -23,6 +24,7 @@ static void cvt_e2m1x8(ictx *X, const dinst *d, const imask *m);
 #define CP_WAIT_ALL {inst_cp_wait_all, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define CVT_PACK(T) {cvt_pack, 0, 0, 0, {E_##T, 0, 0, 0}, 0, 0}
 #define CVT_E2M1X8 {cvt_e2m1x8, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define PRMT {prmt, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define TMA_LOAD(rank, multicast) {inst_tma_load, 0, 0, 0, {0, 0, 0, 0}, rank, multicast}
 #define TMA_STORE(rank, reduce) {inst_tma_store, 0, 0, 0, {0, 0, 0, 0}, rank, reduce}
 #define TMA_PREFETCH(rank) {inst_tma_prefetch, 0, 0, 0, {0, 0, 0, 0}, rank, 0}
@@ -143,5 +145,22 @@ static void cvt_e2m1x8(ictx *X, const dinst *d, const imask *m)
         uint32_t a = REG(X, d->var[4])[t].u32;
         for (uint32_t j = 0; j < 4; j++)
             interp_put32(X, d, j, t, e2m1_f16(a >> (8 * j + 4)) << 16 | e2m1_f16(a >> 8 * j));
+    });
+}
+
+/* prmt.b32 d, a, b, sel (PTX's default mode): byte i of d is byte (nibble i of sel) & 7 of
+ * the eight bytes b:a, or with the nibble's bit 3 set that byte's sign bit in all 8 bits */
+static void prmt(ictx *X, const dinst *d, const imask *m)
+{
+    uint32_t sel = (uint32_t)d->imm;
+    EACH(X, m, t, {
+        uint64_t ab = (uint64_t)interp_get32(X, d, 2, t) << 32 | interp_get32(X, d, 1, t);
+        uint32_t v = 0;
+        for (int i = 0; i < 4; i++) {
+            uint32_t n = sel >> (4 * i) & 0xf, byte = (uint32_t)(ab >> (8 * (n & 7))) & 0xff;
+            if (n & 8) byte = byte & 0x80 ? 0xff : 0;
+            v |= byte << (8 * i);
+        }
+        interp_put32(X, d, 0, t, v);
     });
 }
