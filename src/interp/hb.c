@@ -27,9 +27,14 @@ bool interp_hb_concurrent_slow(const ictx *X, uint32_t stamp, uint32_t other, ui
     return o == t / 32 ? stamp == w->clock : stamp > w->vc[o];
 }
 
+uint32_t interp_hb_len(const ictx *X)
+{
+    return X->nwarps + 1 + (X->group ? interp_group_warps(X->group) : 0);
+}
+
 uint32_t *interp_hb_new_vc(ictx *X)
 {
-    uint32_t *vc = calloc(X->nwarps + 1, sizeof *vc);
+    uint32_t *vc = calloc(interp_hb_len(X), sizeof *vc);
     if (!vc) X->oom = X->stop = true;
     return vc;
 }
@@ -44,16 +49,17 @@ void interp_hb_release(ictx *X, uint32_t t, uint32_t *vc)
 {
     if (!X->warps || !vc) return;
     iwarp *w = &X->warps[t / 32];
-    join(vc, w->vc, X->nwarps + 1);
+    join(vc, w->vc, interp_hb_len(X));
     if (w->clock > vc[t / 32]) vc[t / 32] = w->clock;
     w->clock = ++X->epoch;
+    if (X->group) interp_group_release(X, t, vc + X->nwarps + 1);
 }
 
 void interp_hb_acquire(ictx *X, uint32_t t, const uint32_t *vc)
 {
     if (!X->warps || !vc) return;
     iwarp *w = &X->warps[t / 32];
-    join(w->vc, vc, X->nwarps + 1);
+    join(w->vc, vc, interp_hb_len(X));
     w->clock = ++X->epoch;
 }
 
