@@ -42,6 +42,10 @@ typedef struct tp_group {
  * (ours: cutec's GEMM), or GEMM then NCCL (ours: cutec's GEMM, else cuBLAS) */
 cute_status tp_overlapped(tp_group *g);
 cute_status tp_sequential(tp_group *g, bool ours);
+/* row parallel on 2 GPUs: the chunk rank r multiplies at step k of J (J even), and whether
+ * it owns it: the other's chunks p0 p1, then own and other alternately o0 p2 o1 ... o(J/2-1),
+ * so that an owned chunk's partial was pushed by the other rank two steps before */
+int tp_row_chunk(int r, int k, int J, bool *own);
 /* one part alone, to fit the model: every rank's local GEMM (cutec), the NCCL collective,
  * or one push (rank 0 -> 1 of tp_push_bytes: a row chunk of C, or a shard of A) */
 typedef enum { TP_PART_GEMM, TP_PART_COLLECTIVE, TP_PART_PUSH } tp_part_kind;

@@ -82,12 +82,11 @@ cute_status tp_join(tp_group *g)
 
 /* --- row parallel ------------------------------------------------------------------------- */
 
-/* the chunk rank r works on at step k of J, and whether it owns it (see the top) */
-static int row_chunk(int r, int k, int J, bool *own)
+int tp_row_chunk(int r, int k, int J, bool *own)
 {
-    int q = k - 2, half;
-    *own = k >= 2 && (k == J - 1 || q % 2 == 0);
-    half = k < 2 ? k : k == J - 1 ? J / 2 - 1 : *own ? q / 2 : q / 2 + 2;
+    int q = k - 2;
+    *own = k == J - 1 || (k >= 2 && q % 2 == 0);
+    int half = k == J - 1 ? J / 2 - 1 : k < 2 ? k : *own ? q / 2 : q / 2 + 2;
     return 2 * half + (*own ? r : 1 - r);
 }
 
@@ -116,7 +115,7 @@ static cute_status row_overlapped(tp_group *g)
     for (int k = 0; k < g->chunks && s == CUTE_OK; k++)
         for (int r = 0; r < 2 && s == CUTE_OK; r++) {
             bool own;
-            int j = row_chunk(r, k, g->chunks, &own);
+            int j = tp_row_chunk(r, k, g->chunks, &own);
             s = row_step(g, r, j, own);
         }
     return s;
