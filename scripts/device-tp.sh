@@ -15,7 +15,9 @@ log="$out/tp.log"
     make -j32 build/cutec build/tests/comm/peer_test build/tests/comm/comm_test 2>&1 | grep -E "error|warning" | head -20
     TEST_TIMEOUT=60 device_tests comm/peer_test
     echo "== cutec bench tp-gemm (row: 8192x8192x16384, 8 chunks; column: 8192x8192x8192)"
-    timeout 120 build/cutec bench tp-gemm --iters ${ITERS:-10} 2>&1
+    timeout 100 build/cutec bench tp-gemm --iters ${ITERS:-10} 2>&1
+    echo "== cutec bench tp-gemm --dtype e4m3 (fp8 in, bf16 out; cuBLASLt the baseline)"
+    timeout 60 build/cutec bench tp-gemm --dtype e4m3 --iters ${ITERS:-10} 2>&1
     echo "== cutec model tp-gemm (defaults)"
     build/cutec model tp-gemm 2>&1
 } 2>&1 | tee "$log" | tail -n "${TAIL:-80}"

@@ -31,6 +31,8 @@ typedef struct tp_group {
     tp_mode mode;
     int n;                   /* ranks */
     int64_t m, nn, k;        /* the whole problem: C (m, nn) = A (m, k) B (nn, k)^T */
+    cute_dtype in;           /* A's and B's dtype: bf16 or e4m3 (C is bf16) */
+    int es;                  /* its bytes */
     int chunks;              /* row parallel: C's row chunks (a multiple of n) */
     tp_rank r[TP_MAX];
     cute_comm *comm;

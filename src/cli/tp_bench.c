@@ -1,6 +1,6 @@
 /* cutec bench tp-gemm [--mode row|column|both] [--m M] [--n N] [--k K] [--chunks J]
- *                     [--gpus N] [--iters N]
- * Tensor-parallel bf16 GEMM over the GPUs of this host: the overlapped schedules of
+ *                     [--gpus N] [--iters N] [--dtype bf16|e4m3]
+ * Tensor-parallel GEMM (bf16 or e4m3 in, f32 accumulation, bf16 out) over the GPUs of this host: the overlapped schedules of
  * tp_plans.c against cuBLAS GEMM then NCCL (and cutec's GEMM then NCCL) in the same run,
  * the overlapped result checked against the baseline's, and the scale model fitted to what
  * was measured (tp_model.c).  Row parallel: C = A B^T with K split and C all-reduced
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cutec/numeric.h"
 #include "gpu_timing.h"
 #include "tp.h"
 
@@ -19,11 +20,12 @@ typedef struct tp_opts {
     int modes; /* bit 0 row, bit 1 column */
     int64_t m, n, k; /* 0: the mode's default */
     int chunks, gpus, iters;
+    cute_dtype in; /* A's and B's dtype */
 } tp_opts;
 
 static int parse(int argc, char **argv, tp_opts *o)
 {
-    *o = (tp_opts){.modes = 3, .chunks = 8, .iters = 10};
+    *o = (tp_opts){.modes = 3, .chunks = 8, .iters = 10, .in = CUTE_BF16};
     char why[256] = "";
     for (int i = 2; i < argc; i += 2) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -36,6 +38,9 @@ static int parse(int argc, char **argv, tp_opts *o)
         } else if (!strcmp(k, "--m") || !strcmp(k, "--n") || !strcmp(k, "--k")) {
             ok = cli_int(v, 256, 65536, &x, why, sizeof why);
             *(k[2] == 'm' ? &o->m : k[2] == 'n' ? &o->n : &o->k) = x;
+        } else if (!strcmp(k, "--dtype")) {
+            o->in = !strcmp(v, "bf16") ? CUTE_BF16 : !strcmp(v, "e4m3") ? CUTE_E4M3 : CUTE_VOID;
+            if (!(ok = o->in != CUTE_VOID)) snprintf(why, sizeof why, "--dtype %s: bf16 or e4m3", v);
         } else if (!strcmp(k, "--chunks")) {
             ok = cli_int(v, 2, TP_MAX_CHUNKS, &x, why, sizeof why), o->chunks = (int)x;
         } else if (!strcmp(k, "--gpus")) {
@@ -69,26 +74,30 @@ static float float_of(uint16_t h)
     return f;
 }
 
-/* bytes of uniform values in [-1, 1) into b at off, from seed */
-static cute_status fill(tp_rank *x, const cute_buffer *b, size_t off, size_t bytes, uint64_t seed)
+/* bytes of uniform values in [-1, 1) of dtype d (bf16 or e4m3) into b at off, from seed */
+static cute_status fill(tp_rank *x, const cute_buffer *b, size_t off, size_t bytes, cute_dtype d, uint64_t seed)
 {
-    uint16_t *h = malloc(bytes);
+    uint8_t *h = malloc(bytes);
     if (!h) return CUTE_ERR_OOM;
-    for (size_t i = 0; i < bytes / 2; i++) {
+    for (size_t i = 0; i < bytes / (d == CUTE_E4M3 ? 1 : 2); i++) {
         seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-        h[i] = bf16_of((float)(seed >> 40) / 8388608.0f - 1.0f);
+        float v = (float)(seed >> 40) / 8388608.0f - 1.0f;
+        if (d == CUTE_E4M3) h[i] = cute_f32_to_e4m3(v);
+        else ((uint16_t *)h)[i] = bf16_of(v);
     }
     cute_status s = cute_cuda_copy_htod(x->cu, (cute_devptr)(uintptr_t)b->ptr + off, h, bytes);
     free(h);
     return s;
 }
 
-static cute_status alloc(tp_rank *x, cute_buffer *b, int64_t elems)
+/* elems elements of es bytes, poisoned: 0xff bytes are a NaN in bf16 and in e4m3, so what is
+ * never written shows */
+static cute_status alloc(tp_rank *x, cute_buffer *b, int64_t elems, int es)
 {
     cute_backend *be = cute_runtime_backend(x->rt);
-    cute_status s = be->vt->alloc(be->self, (size_t)elems * 2, b);
-    if (s == CUTE_OK) s = cute_cuda_memset8(x->cu, (cute_devptr)(uintptr_t)b->ptr, 0xff, (size_t)elems * 2);
-    return s; /* 0xffff: a bf16 NaN, so what is never written shows */
+    cute_status s = be->vt->alloc(be->self, (size_t)(elems * es), b);
+    if (s == CUTE_OK) s = cute_cuda_memset8(x->cu, (cute_devptr)(uintptr_t)b->ptr, 0xff, (size_t)(elems * es));
+    return s;
 }
 
 /* rank r's runtime, libraries, streams, events and the mode's buffers */
@@ -106,19 +115,20 @@ static cute_status open_rank(tp_group *g, int r)
     if (s == CUTE_OK) s = cute_cuda_stream_new(x->cu, &x->s1);
     for (size_t i = 0; s == CUTE_OK && i < sizeof x->ev / sizeof x->ev[0]; i++) s = cute_cuda_event_new(x->cu, &x->ev[i]);
     int64_t n = g->n, m = g->m, nn = g->nn, k = g->k;
+    int es = g->es;
     if (g->mode == TP_ROW) {
-        if (s == CUTE_OK) s = alloc(x, &x->a, m * k / n);
-        if (s == CUTE_OK) s = alloc(x, &x->b, nn * k / n);
-        if (s == CUTE_OK) s = alloc(x, &x->p, m * nn);
-        if (s == CUTE_OK) s = alloc(x, &x->cb, m * nn);
-        if (s == CUTE_OK) s = fill(x, &x->a, 0, (size_t)(m * k / n * 2), 0x9e3779b97f4a7c15ull * (uint64_t)(r + 1));
+        if (s == CUTE_OK) s = alloc(x, &x->a, m * k / n, es);
+        if (s == CUTE_OK) s = alloc(x, &x->b, nn * k / n, es);
+        if (s == CUTE_OK) s = alloc(x, &x->p, m * nn, 2);
+        if (s == CUTE_OK) s = alloc(x, &x->cb, m * nn, 2);
+        if (s == CUTE_OK) s = fill(x, &x->a, 0, x->a.bytes, g->in, 0x9e3779b97f4a7c15ull * (uint64_t)(r + 1));
     } else {
-        if (s == CUTE_OK) s = alloc(x, &x->p, m * nn / n);
-        if (s == CUTE_OK) s = alloc(x, &x->cb, m * nn / n);
-        if (s == CUTE_OK) s = alloc(x, &x->ab, m * k);
-        if (s == CUTE_OK) s = alloc(x, &x->b, nn / n * k);
+        if (s == CUTE_OK) s = alloc(x, &x->p, m * nn / n, 2);
+        if (s == CUTE_OK) s = alloc(x, &x->cb, m * nn / n, 2);
+        if (s == CUTE_OK) s = alloc(x, &x->ab, m * k, es);
+        if (s == CUTE_OK) s = alloc(x, &x->b, nn / n * k, es);
     }
-    if (s == CUTE_OK) s = fill(x, &x->b, 0, (size_t)(x->b.bytes), 0xc2b2ae3d27d4eb4full * (uint64_t)(r + 7));
+    if (s == CUTE_OK) s = fill(x, &x->b, 0, x->b.bytes, g->in, 0xc2b2ae3d27d4eb4full * (uint64_t)(r + 7));
     if (s != CUTE_OK && !g->err[0]) snprintf(g->err, sizeof g->err, "GPU %d: %s", r, cute_cuda_error(x->cu));
     return s;
 }
@@ -149,12 +159,13 @@ static cute_status open_group(tp_group *g)
     cute_runtime *rts[TP_MAX];
     cute_status s = CUTE_OK;
     for (int r = 0; r < g->n && s == CUTE_OK; r++) s = open_rank(g, r), rts[r] = g->r[r].rt;
-    size_t sym = (size_t)(g->m * (g->mode == TP_ROW ? g->nn : g->k) * 2);
+    size_t sym = (size_t)(g->mode == TP_ROW ? g->m * g->nn * 2 : g->m * g->k * g->es);
     if (s == CUTE_OK) s = cute_peer_alloc(g->n, rts, sym, &g->sym, g->err, sizeof g->err);
     if (s == CUTE_OK) s = cute_comm_open(g->n, rts, &g->comm, g->err, sizeof g->err);
-    int64_t shard = g->m / g->n * g->k * 2; /* column: each rank's rows of A, in its gathered A */
+    int64_t shard = g->m / g->n * g->k * g->es; /* column: each rank's rows of A, in its gathered A */
     for (int r = 0; r < g->n && s == CUTE_OK && g->mode == TP_COLUMN; r++)
-        s = fill(&g->r[r], cute_peer_buffer(g->sym, r), (size_t)(r * shard), (size_t)shard, 0x94d049bb133111ebull * (uint64_t)(r + 3));
+        s = fill(&g->r[r], cute_peer_buffer(g->sym, r), (size_t)(r * shard), (size_t)shard, g->in,
+                 0x94d049bb133111ebull * (uint64_t)(r + 3));
     return s == CUTE_OK ? sync_all(g) : s; /* the fills and memsets ran on the legacy stream */
 }
 
@@ -313,6 +324,7 @@ static int run_mode(const tp_opts *o, tp_mode mode, int gpus)
     static tp_group g;
     memset(&g, 0, sizeof g);
     g.mode = mode, g.n = gpus, g.chunks = mode == TP_ROW ? o->chunks : 1;
+    g.in = o->in, g.es = cute_dtype_bytes(o->in);
     g.m = o->m ? o->m : 8192, g.nn = o->n ? o->n : 8192, g.k = o->k ? o->k : mode == TP_ROW ? 16384 : 8192;
     if (g.m % (g.n * g.chunks) || g.nn % g.n || g.k % g.n) {
         fprintf(stderr, "cutec bench tp-gemm: M must divide into %d chunks of %d GPUs, N and K by the GPUs\n",
@@ -324,10 +336,10 @@ static int run_mode(const tp_opts *o, tp_mode mode, int gpus)
     tp_times t;
     bool ok = s == CUTE_OK && err >= 0 && measure(&g, o->iters, &t);
     if (ok) {
-        printf("\n# tp-gemm %s parallel over %d GPUs (%s): C (%lld, %lld) = A (%lld, %lld) B^T, bf16, %s; "
+        printf("\n# tp-gemm %s parallel over %d GPUs (%s): C (%lld, %lld) = A (%lld, %lld) B^T, %s in, bf16 out, %s; "
                "median of 5 timings of %d iterations\n", mode == TP_ROW ? "row" : "column", g.n,
                cute_cuda_device(g.r[0].cu)->name, (long long)g.m, (long long)g.nn, (long long)g.m, (long long)g.k,
-               mode == TP_ROW ? "K split, C all-reduced" : "A's rows gathered, B's rows split", o->iters);
+               cute_dtype_name(g.in), mode == TP_ROW ? "K split, C all-reduced" : "A's rows gathered, B's rows split", o->iters);
         printf("%-44s %9s %8s\n", "schedule", "ms", "vs cuBLAS+NCCL");
         report(&g, &t, err);
         model(&g, &t);

@@ -41,6 +41,14 @@ static cute_status copy(tp_group *g, int r, const cute_buffer *dst, const cute_b
     return fail(g, cute_cuda_copy_dtod_async(g->r[r].cu, d, s, bytes, g->r[r].s1), r, "peer copy");
 }
 
+/* a row-major (rows, cols) matrix at byte off of b: an operand (A, B) of g's input dtype */
+static cute_call_arg operand(const tp_group *g, const cute_buffer *b, size_t off, int64_t rows, int64_t cols)
+{
+    int64_t shape[2] = {rows, cols}, stride[2] = {cols, 1};
+    return cute_call_tensor(b, off, g->in, 2, shape, stride);
+}
+
+/* ... or a C (bf16) */
 static cute_call_arg matrix(const cute_buffer *b, size_t off, int64_t rows, int64_t cols)
 {
     int64_t shape[2] = {rows, cols}, stride[2] = {cols, 1};
@@ -93,10 +101,10 @@ int tp_row_chunk(int r, int k, int J, bool *own)
 static cute_status row_step(tp_group *g, int r, int j, bool own)
 {
     int64_t mc = g->m / g->chunks, kr = g->k / g->n;
-    size_t arow = (size_t)(j * mc * kr * 2), crow = (size_t)(j * mc * g->nn * 2), bytes = (size_t)(mc * g->nn * 2);
+    size_t arow = (size_t)(j * mc * kr * g->es), crow = (size_t)(j * mc * g->nn * 2), bytes = (size_t)(mc * g->nn * 2);
     tp_rank *x = &g->r[r];
     const cute_buffer *mine = cute_peer_buffer(g->sym, r), *theirs = cute_peer_buffer(g->sym, 1 - r);
-    cute_call_arg A = matrix(&x->a, arow, mc, kr), B = matrix(&x->b, 0, g->nn, kr);
+    cute_call_arg A = operand(g, &x->a, arow, mc, kr), B = operand(g, &x->b, 0, g->nn, kr);
     cute_status s = own ? wait_for(g, r, x->s0, 1 - r, EV_PUSH + j) : CUTE_OK;
     if (s == CUTE_OK) s = gemm(g, r, true, A, B, matrix(own ? mine : &x->p, crow, mc, g->nn), own ? 1.0 : 0.0);
     if (s == CUTE_OK) s = record(g, r, x->s0, EV_G + j);
@@ -127,7 +135,7 @@ static cute_status column_overlapped(tp_group *g)
 {
     int n = g->n;
     int64_t ms = g->m / n, nr = g->nn / n;
-    size_t shard = (size_t)(ms * g->k * 2);
+    size_t shard = (size_t)(ms * g->k * g->es);
     cute_status s = CUTE_OK;
     for (int r = 0; r < n && s == CUTE_OK; r++) /* pushes: to r-1 first, whom r+1 ... feeds last */
         for (int d = 1; d < n && s == CUTE_OK; d++) {
@@ -137,12 +145,12 @@ static cute_status column_overlapped(tp_group *g)
         }
     for (int r = 0; r < n && s == CUTE_OK; r++) {
         const cute_buffer *ag = cute_peer_buffer(g->sym, r);
-        cute_call_arg B = matrix(&g->r[r].b, 0, nr, g->k);
+        cute_call_arg B = operand(g, &g->r[r].b, 0, nr, g->k);
         for (int d = 0; d < n && s == CUTE_OK; d++) { /* its own shard first, then as they land */
             int q = (r + d) % n;
             if (d) s = wait_for(g, r, g->r[r].s0, q, EV_PUSH + r);
             if (s == CUTE_OK)
-                s = gemm(g, r, true, matrix(ag, (size_t)q * shard, ms, g->k), B,
+                s = gemm(g, r, true, operand(g, ag, (size_t)q * shard, ms, g->k), B,
                          matrix(&g->r[r].p, (size_t)(q * ms * nr * 2), ms, nr), 0.0);
         }
     }
@@ -164,10 +172,10 @@ static cute_status local_gemms(tp_group *g, bool ours)
     for (int r = 0; r < n && s == CUTE_OK; r++) {
         tp_rank *x = &g->r[r];
         if (g->mode == TP_ROW)
-            s = gemm(g, r, ours, matrix(&x->a, 0, g->m, g->k / n), matrix(&x->b, 0, g->nn, g->k / n),
+            s = gemm(g, r, ours, operand(g, &x->a, 0, g->m, g->k / n), operand(g, &x->b, 0, g->nn, g->k / n),
                      matrix(&x->cb, 0, g->m, g->nn), 0.0);
         else
-            s = gemm(g, r, ours, matrix(&x->ab, 0, g->m, g->k), matrix(&x->b, 0, g->nn / n, g->k),
+            s = gemm(g, r, ours, operand(g, &x->ab, 0, g->m, g->k), operand(g, &x->b, 0, g->nn / n, g->k),
                      matrix(&x->cb, 0, g->m, g->nn / n), 0.0);
     }
     return s;
@@ -185,8 +193,8 @@ static cute_status collective(tp_group *g)
         if (g->mode == TP_ROW) {
             send[r] = recv[r] = cute_call_tensor(&g->r[r].cb, 0, CUTE_BF16, 1, &cn, &one);
         } else {
-            send[r] = cute_call_tensor(cute_peer_buffer(g->sym, r), (size_t)(r * sn * 2), CUTE_BF16, 1, &sn, &one);
-            recv[r] = cute_call_tensor(&g->r[r].ab, 0, CUTE_BF16, 1, &an, &one);
+            send[r] = cute_call_tensor(cute_peer_buffer(g->sym, r), (size_t)(r * sn * g->es), g->in, 1, &sn, &one);
+            recv[r] = cute_call_tensor(&g->r[r].ab, 0, g->in, 1, &an, &one);
         }
     }
     return g->mode == TP_ROW ? cute_comm_all_reduce(g->comm, send, recv, CUTE_COMM_SUM, streams, g->err, sizeof g->err)
@@ -209,5 +217,5 @@ cute_status tp_part(tp_group *g, tp_part_kind k)
 
 size_t tp_push_bytes(const tp_group *g)
 {
-    return g->mode == TP_ROW ? (size_t)(g->m / g->chunks * g->nn * 2) : (size_t)(g->m / g->n * g->k * 2);
+    return g->mode == TP_ROW ? (size_t)(g->m / g->chunks * g->nn * 2) : (size_t)(g->m / g->n * g->k * g->es);
 }

@@ -2,7 +2,8 @@
  * where there are: every block pushes its tile of `src` into the peer's `recv`, signals the
  * peer's flag, waits for its own and reads the tile the peer pushed (out = 2 x recv).  The
  * checks: the values (fresh random inputs, outputs poisoned); a kernel that reads its tile
- * without waiting is a reported race naming both ranks' sites and the flag; one whose flag
+ * without waiting, or pushes it after its signal, is a reported race naming both ranks'
+ * sites and the flag; one whose flag
  * is never signalled is a reported deadlock, not a hang; misuse and bad runtimes refused
  * with words; the generated CUDA C holds the release and acquire (and compiles for sm_90a
  * where NVRTC is installed). */
@@ -17,7 +18,7 @@
 #include "cutec/tensor.h"
 
 enum { TILES = 4, E = 64, N = TILES * E, ARGS = 7 };
-enum { CORRECT, NO_WAIT, NO_SIGNAL, BAD_FLAGS };
+enum { CORRECT, NO_WAIT, NO_SIGNAL, BAD_FLAGS, SIGNAL_FIRST };
 
 static uint64_t seed;
 static float rnd(void)
@@ -34,8 +35,9 @@ static void exchange_kernel(cute_ctx *c, cute_tensor src, cute_tensor dst, cute_
     int mode = *(const int *)cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     cute_int b = cute_block_idx(c, 0), i = cute_add(a, cute_mul(a, b, cute_i(E)), cute_thread_idx(c, 0));
+    if (mode == SIGNAL_FIRST) cute_peer_signal(c, fpeer, b, epoch); /* wrong: before the push */
     cute_tensor_store(c, at(c, dst, i), cute_tensor_load(c, at(c, src, i))); /* the push */
-    if (mode != NO_SIGNAL) cute_peer_signal(c, mode == BAD_FLAGS ? src : fpeer, b, epoch);
+    if (mode != NO_SIGNAL && mode != SIGNAL_FIRST) cute_peer_signal(c, mode == BAD_FLAGS ? src : fpeer, b, epoch);
     if (mode != NO_WAIT) cute_peer_wait(c, fmine, b, epoch);
     cute_ssa v = cute_tensor_load(c, at(c, recv, i));
     cute_tensor_store(c, at(c, out, i), cute_ssa_binop(c, CUTE_OP_MUL, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 2.0), v.shape), v));
@@ -146,12 +148,12 @@ static void on_interp(void)
 {
     ranks g = {0};
     char err[2048] = "";
-    int modes[3] = {CORRECT, NO_WAIT, NO_SIGNAL};
+    int modes[4] = {CORRECT, NO_WAIT, NO_SIGNAL, SIGNAL_FIRST};
     CHECK(cute_runtime_new("interp", &g.rt[0], err, sizeof err) == CUTE_OK, "%s", err);
     g.rt[1] = g.rt[0]; /* two emulated devices of one interpreter */
     CHECK(ranks_open(&g, err, sizeof err), "%s", err);
-    const cute_fn *f[3];
-    for (int m = 0; m < 3; m++) CHECK((f[m] = compile(g.rt[0], &modes[m], err, sizeof err)) != NULL, "%s", err);
+    const cute_fn *f[4];
+    for (int m = 0; m < 4; m++) CHECK((f[m] = compile(g.rt[0], &modes[m], err, sizeof err)) != NULL, "%s", err);
     for (int64_t epoch = 1; epoch <= 2 && f[0]; epoch++) { /* flags count up: a second round works */
         const cute_fn *fs[2] = {f[0], f[0]};
         cute_status s = exchange(&g, fs, epoch, err, sizeof err);
@@ -163,7 +165,7 @@ static void on_interp(void)
         bool said = false;
         cute_status s = exchange(&g, fs, 3, err, sizeof err);
         CHECK(s == CUTE_ERR_CHECK, "a read before the signal passed: %s", cute_status_name(s));
-        CHECK(reports_of(g.rt[0], CUTE_CHECK_PEER_RACE, "rank 0 block (", &said) > 0 && said, "%s", err);
+        CHECK(reports_of(g.rt[0], CUTE_CHECK_PEER_RACE, "stored by rank 0 block (", &said) > 0 && said, "%s", err);
         CHECK(strstr(err, "peer_test.c:") != NULL, "the sites: %s", err);
     }
     if (f[2]) { /* nobody signals: every waiting warp is reported, with the flags, no hang */
@@ -173,7 +175,14 @@ static void on_interp(void)
         CHECK(s == CUTE_ERR_CHECK, "a wait nobody satisfies passed: %s", cute_status_name(s));
         CHECK(reports_of(g.rt[0], CUTE_CHECK_DEADLOCK, "flag", &said) >= 2 && said, "%s", err);
     }
-    for (int m = 0; m < 3; m++)
+    if (f[3]) { /* the tile stored after the signal: the waiter saw the flag, not the tile */
+        const cute_fn *fs[2] = {f[3], f[3]};
+        bool said = false;
+        cute_status s = exchange(&g, fs, 5, err, sizeof err);
+        CHECK(s == CUTE_ERR_CHECK, "a push after its signal passed: %s", cute_status_name(s));
+        CHECK(reports_of(g.rt[0], CUTE_CHECK_PEER_RACE, "released by rank 0)", &said) > 0 && said, "%s", err);
+    }
+    for (int m = 0; m < 4; m++)
         if (f[m]) cute_fn_free(f[m]);
     ranks_close(&g);
     cute_runtime_free(g.rt[0]);

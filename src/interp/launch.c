@@ -525,7 +525,8 @@ static bool group_run(ilaunch *L, int nranks, ilaunch **Lp)
     for (uint32_t i = 0; ok && i < C.n; i++) {
         ictx *X = &C.blk[i];
         ok = worker_init(X, &L[i / nb]);
-        X->cl = &C, X->rank = i, X->group = G, X->grank = (uint32_t)(i / nb), X->gwarp0 = i * nwarps;
+        /* each block is a cluster of one (rank 0 in it); the group's index says which */
+        X->cl = &C, X->rank = 0, X->group = G, X->grank = (uint32_t)(i / nb), X->gwarp0 = i * nwarps;
     }
     if (ok) interp_run_group(&C, nb);
     for (uint32_t i = 0; ok && i < C.n; i++) publish(&C.blk[i]);

@@ -14,7 +14,7 @@
 #include "interp/interp_internal.h"
 #include "interp/peers.h"
 
-enum { SHADOW_LIMIT = 64 << 20 }; /* bytes of buffers a group shadows at most */
+enum { SHADOW_LIMIT = 16 << 20 }; /* bytes of buffers a group shadows at most (16 bytes of shadow each) */
 
 static void join(uint32_t *into, const uint32_t *from, uint32_t n)
 {
@@ -119,7 +119,7 @@ static void writer_text(const igroup *G, const ipshadow *s, const iprog *P, char
     uint32_t o = s->gw - 1, r = o / G->rank_warps, blin = o % G->rank_warps / G->nwarps;
     const ilaunch *L = G->L[r];
     char site[160];
-    snprintf(buf, n, "rank %u block (%u,%u,%u) thread (%u,%u,%u) stored them at %s", r,
+    snprintf(buf, n, "stored by rank %u block (%u,%u,%u) thread (%u,%u,%u) at %s", r,
              blin % L->grid.x, blin / L->grid.x % L->grid.y, blin / L->grid.x / L->grid.y,
              L->tid[0][s->tid], L->tid[1][s->tid], L->tid[2][s->tid],
              interp_site(&P->code[s->inst], site, sizeof site));
@@ -132,8 +132,8 @@ static void race(ictx *X, const dinst *d, uint32_t t, const ipbuf *b, uint64_t o
     writer_text(X->group, s, X->P, who, sizeof who);
     interp_peer_flag_text(X, X->warps[t / 32].flag, flags, sizeof flags);
     interp_report(X, d, t, CUTE_CHECK_PEER_RACE, b->id, (int64_t)off, bytes,
-                  "read of bytes [%" PRIu64 ",%" PRIu64 ") of buffer %" PRIu64 " (%s): %s, and warp %u "
-                  "acquired no signal since (%s)", off, off + bytes, b->id, b->param ? b->param : "?",
+                  "read of bytes [%" PRIu64 ",%" PRIu64 ") of buffer %" PRIu64 " (%s) %s; warp %u "
+                  "acquired no release since (%s)", off, off + bytes, b->id, b->param ? b->param : "?",
                   who, t / 32, flags[0] ? flags : "it read no flag");
 }
 
@@ -167,9 +167,9 @@ void interp_peer_flag_text(const ictx *X, uint64_t addr, char *buf, size_t n)
     uint32_t v;
     memcpy(&v, (const void *)(uintptr_t)f->addr, 4);
     char from[48] = "never released in this launch";
-    if (f->gw) snprintf(from, sizeof from, "last released by rank %u", (f->gw - 1) / G->rank_warps);
-    snprintf(buf, n, "the flag at byte %" PRIu64 " of buffer %" PRIu64 " holds %u, %s",
-             b ? f->addr - b->base : 0, b ? b->id : 0, v, from);
+    if (f->gw) snprintf(from, sizeof from, "released by rank %u", (f->gw - 1) / G->rank_warps);
+    snprintf(buf, n, "flag %" PRIu64 ":%" PRIu64 " (buffer:byte) = %u, %s", b ? b->id : 0,
+             b ? f->addr - b->base : 0, v, from);
 }
 
 /* --- st.release.sys / ld.acquire.sys ------------------------------------------------------ */
