@@ -77,7 +77,7 @@ void interp_group_free(igroup *G)
 uint32_t interp_group_warps(const igroup *G) { return G->warps; }
 uint32_t interp_group_tick(igroup *G) { return ++G->epoch; }
 
-static uint32_t *group_view(const ictx *X, uint32_t t) { return X->warps[t / 32].vc + X->nwarps + 1; }
+static uint32_t *group_view(const ictx *X, uint32_t t) { return X->warps[t / 32].vc + interp_hb_group_at(X); }
 
 void interp_group_release(ictx *X, uint32_t t, uint32_t *gvc)
 {
