@@ -37,6 +37,7 @@ static void prmt(ictx *X, const dinst *d, const imask *m);
 #define SYNC(kind) {inst_sync, 0, 0, 0, {0, 0, 0, 0}, kind, 0}
 #define NAMED_BAR(sync) {inst_named_barrier, 0, 0, 0, {0, 0, 0, 0}, 0, sync}
 #define SREG90(which, dim) {inst_sreg90, 0, 0, 0, {0, 0, 0, 0}, which, dim}
+#define PEER_FLAG(store) {inst_peer_flag, 0, 0, 0, {0, 0, 0, 0}, 0, store}
 #define DSMEM(store) {inst_dsmem, 0, 0, 0, {0, 0, 0, 0}, 0, store}
 #define CLUSTER_BAR(kind) {inst_cluster_barrier, 0, 0, 0, {0, 0, 0, 0}, kind, 0}
 #define BULK_G2S {inst_bulk_g2s, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
