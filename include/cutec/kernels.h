@@ -79,6 +79,10 @@ typedef enum {
     CUTE_GEMM_HOPPER,         /* sm_90 (seed 001, hopper/dense_gemm.py): TMA into a multi-stage
                                  PipelineTmaAsync, wgmma from swizzled shared memory, a
                                  producer warpgroup and two consumer warpgroups */
+    CUTE_GEMM_BLACKWELL,      /* sm_100a (seed 001, blackwell/dense_gemm_persistent.py): TMA into a
+                                 PipelineTmaUmma, tcgen05.mma into tensor memory, a
+                                 PipelineUmmaAsync to the T2R epilogue; verified on the
+                                 interpreter and by ptxas only (docs/blackwell.md) */
     CUTE_GEMM_VARIANT_COUNT
 } cute_gemm_variant;
 
@@ -169,9 +173,12 @@ static inline cute_dtype cute_gemm_c_dtype(const cute_gemm_config *cfg)
 #define CUTE_GEMM_INDEX_BOUND 32768
 
 /* The variants AUTO tries for inputs of dtype d, best first (a library on sm_90 tries
- * CUTE_GEMM_HOPPER before them for f16 and bf16) (tensor cores for 16-bit, 8-bit
+ * CUTE_GEMM_HOPPER before them for f16 and bf16, on sm_100 CUTE_GEMM_BLACKWELL) (tensor cores for 16-bit, 8-bit
  * and f64 inputs, then f64's FMA steps; the FMA steps for f32); their number. */
 int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT]);
+/* the same on a target of sm_`arch` (0: unknown): the arch's own kernel first where it has
+ * one for d (hopper on sm_90, blackwell on sm_100, for f16 and bf16) */
+int cute_gemm_auto_variants_for(cute_dtype d, int arch, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT]);
 
 /* Compile one kernel; call it with (A, B, C, alpha, beta), and the epilogue's vector after
  * them where it has one. */

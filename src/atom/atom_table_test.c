@@ -61,7 +61,7 @@ static void check_mma_row(cute_alg *c, const cute_atom_info *r)
 static void check_copy_row(cute_alg *c, const cute_atom_info *r)
 {
     cute_layout S = cute_layout_parse(c, r->field[1]), D = cute_layout_parse(c, r->field[2]);
-    bool ldsm = strstr(r->name, "LDSM") != NULL;
+    bool ldsm = strstr(r->name, "LDSM") || strstr(r->name, "TMEM_LOAD"); /* registers at the destination */
     const cute_layout *regs = ldsm ? &D : &S, *mem = ldsm ? &S : &D;
     int64_t n = cute_size(c, regs).v;
     CHECK(!c->failed && bijective(c, regs, n), "%s: the register side does not hold every bit once", r->name);

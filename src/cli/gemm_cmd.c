@@ -27,7 +27,8 @@ static void usage(void)
     fputs(
             "usage: cutec run gemm [--dtype D] [--out-dtype D] [--m M --n N --k K] [--batch L]\n"
             "         [--layout XY[Z]] [--variant auto|registers|shared|pipelined]\n"
-            "         [--backend cuda|interp] [--alpha A] [--beta B] [--pad P] [--iters N]\n"
+            "         [--backend cuda|interp [--arch sm_80|sm_90a|sm_100a]] [--alpha A] [--beta B]\n"
+            "         [--pad P] [--iters N]\n"
             "         [--seed S] [--index auto|32|64] [--tile BMxBNxBK] [--stages S] [--warps WMxWN]\n"
             "         [--raster F] [--read-bytes 8|16] [--cluster CMxCN] [--store tma|st]\n"
             "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--bias row|col] [--groups G]\n"
@@ -234,6 +235,7 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (!bench && !strcmp(k, "--pad")) return parse_int(v, &o->pad, 0, INT64_MAX);
     if (!bench && !strcmp(k, "--variant")) return cute_gemm_variant_parse(v, &o->variant);
     if (!bench && !strcmp(k, "--backend")) return o->backend = v, true;
+    if (!bench && !strcmp(k, "--arch")) return o->arch = v, !strncmp(v, "sm_", 3);
     if (bench && !strcmp(k, "--sizes")) return parse_sizes(v, o);
     if (bench && !strcmp(k, "--variants")) return parse_variants(v, o);
     if (bench && !strcmp(k, "--plot")) return o->plot = v, true;
@@ -387,6 +389,13 @@ static int run(const gemm_opts *o)
         return CLI_FAIL;
     }
     cute_backend *b = cute_runtime_backend(rt);
+    if (o->arch && cute_runtime_on_gpu(rt)) {
+        fprintf(stderr, "cutec run gemm: --arch %s is the interpreter's target (--backend interp); a GPU runs "
+                        "its own arch\n", o->arch);
+        cute_runtime_free(rt);
+        return CLI_USAGE;
+    }
+    cute_runtime_set_target_arch(rt, o->arch);
     print_problem(o, rt);
     gemm_problem p;
     int rc = CLI_FAIL;

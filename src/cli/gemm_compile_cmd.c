@@ -32,14 +32,13 @@ static int usage(void)
     return CLI_USAGE;
 }
 
-/* the variant's kernel; AUTO: the first of pipelined, shared, registers that compiles, as
- * the library picks.  NULL with every reason in err. */
-/* the library's kernel for cfg: the variant asked for, or the first of AUTO's that compiles */
+/* the library's kernel for cfg: the variant asked for, or the first of AUTO's on the target that
+ * compiles (the arch's own kernel first: cute_gemm_auto_variants_for), as the library picks */
 static const cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, char *err, size_t n)
 {
     if (cfg->variant != CUTE_GEMM_AUTO) return cute_gemm_compile(rt, cfg, err, n);
     cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT];
-    int count = cute_gemm_auto_variants(cfg->dtype, order);
+    int count = cute_gemm_auto_variants_for(cfg->dtype, cute_runtime_target_arch(rt), order);
     size_t len = 0;
     for (int i = 0; i < count; i++) {
         cfg->variant = order[i];

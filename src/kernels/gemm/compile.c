@@ -118,6 +118,7 @@ static bool is_tensorop(cute_gemm_variant v)
 static bool plan_for(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p)
 {
     if (cfg->variant == CUTE_GEMM_HOPPER) return gemm_plan_hopper(a, cfg, arch, p);
+    if (cfg->variant == CUTE_GEMM_BLACKWELL) return gemm_plan_blackwell(a, cfg, arch, p);
     if (cfg->variant == CUTE_GEMM_MULTISTAGE || is_tensorop(cfg->variant))
         return gemm_plan_multistage(a, cfg, arch, p);
     return gemm_plan_make(a, cfg, p);
@@ -167,7 +168,7 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     }
     cute_host_fn hosts[CUTE_GEMM_VARIANT_COUNT] = {
         gemm_pipelined_host, gemm_registers_host, gemm_shared_host, gemm_pipelined_host,
-        gemm_multistage_host, gemm_multistage_host, gemm_multistage_host, gemm_hopper_host};
+        gemm_multistage_host, gemm_multistage_host, gemm_multistage_host, gemm_hopper_host, gemm_blackwell_host};
     if ((int)cfg->variant < 0 || cfg->variant >= CUTE_GEMM_VARIANT_COUNT) {
         snprintf(err, n, "gemm: unknown variant %d", (int)cfg->variant);
         return NULL;
@@ -181,7 +182,7 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
         return NULL;
     }
     plan->broken = broken;
-    if (cfg->variant == CUTE_GEMM_HOPPER)
+    if (cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_BLACKWELL)
         plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads);
     char text[3][64];
     cute_arg_spec specs[6];
