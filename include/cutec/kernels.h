@@ -206,6 +206,16 @@ const cute_gemm_config *cute_gemm_lib_entry(cute_gemm_lib *lib, int i);
 cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute_call_arg *A,
                        const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,
                        void *stream, char *err, size_t n);
+/* Seed 001's NVFP4 block-scaled GEMM, C(M,N) = alpha sum_k A(m,k) SFA(m,k) B(n,k) SFB(n,k) +
+ * beta C: A (M,K) and B (N,K) e2m1 (two a byte), K-major, K a multiple of 32, every row
+ * 16-byte aligned; SFA and SFB rank-1 ue4m3 buffers, one scale per 16 of K, in the layout
+ * CuTe and cuBLAS use (cute_gemv_sf_count / cute_gemv_sf_index, cutec/gemv.h); C f16, bf16
+ * or f32, either major, 16-byte aligned.  The Blackwell kernel (sm_100a): on the interpreter
+ * with an sm_100 target, or a Blackwell GPU — verified by emulation and ptxas only
+ * (docs/blackwell.md).  A malformed call is CUTE_ERR_INVALID with the reason in err. */
+cute_status cutec_gemm_nvfp4(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
+                             const cute_call_arg *B, const cute_call_arg *SFB, const cute_call_arg *C, double alpha,
+                             double beta, void *stream, char *err, size_t n);
 /* the same with a fused epilogue (NULL: none) and its vector (NULL where bias is NONE) */
 cute_status cutec_gemm_ex(cute_gemm_lib *lib, cute_gemm_variant variant, const cute_call_arg *A,
                           const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,

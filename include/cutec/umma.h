@@ -26,8 +26,21 @@ bool cute_umma_atom(cute_alg *c, const char *name, cute_dtype ab, int m, int n, 
 void cute_umma_gemm(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_tensor A, cute_tensor B,
                     cute_val accumulate);
 
+/* NVFP4 (SM100_MMA_MXF4NVF4_SS, cute_umma_atom with CUTE_E2M1): A (M, K) and B (N, K) are
+ * shared tiles of their e2m1 as bytes (u8, K / 2 of them a row, K-major), one instruction per
+ * 64 of K; the scales of k-block i are in tensor memory at sfa + i M / 32 and sfb + i N / 32
+ * columns, where cute_umma_copy_scales puts them. */
+void cute_umma_gemm_nvf4(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_tensor A, cute_tensor B,
+                         cute_val sfa, cute_val sfb, cute_val accumulate);
+/* S2T (SM100_UTCCP_4x32dp128bit_1cta): the scales in shared tile sf (bytes, whole 512-byte
+ * SfKMajorAtoms of 128 rows by 4 scales) into tensor memory from taddr, 4 columns an atom,
+ * duplicated into the four lane quarters; one thread, before the MMAs that read them */
+void cute_umma_copy_scales(cute_ctx *c, cute_val taddr, cute_tensor sf);
+
 #ifndef CUTEC_NO_SITE_MACROS
 #define cute_umma_gemm(c, ...) CUTE__CTX_AT((c), cute_umma_gemm((c), __VA_ARGS__))
+#define cute_umma_gemm_nvf4(c, ...) CUTE__CTX_AT((c), cute_umma_gemm_nvf4((c), __VA_ARGS__))
+#define cute_umma_copy_scales(c, ...) CUTE__CTX_AT((c), cute_umma_copy_scales((c), __VA_ARGS__))
 #endif
 
 CUTE_API_END

@@ -16,14 +16,17 @@
 
 /* sm_100's shared memory per block is sm_90's (227 KB opt-in) */
 enum { BW_SMEM_BYTES = 227 * 1024, BW_SMEM_RESERVED = 2048, BW_MAX_STAGES = 8, BW_THREADS = 192,
-       BW_ACC_STAGES = 2 };
+       BW_ACC_STAGES = 2, BW_SF_KTILE = GEMM_BW_SF_KTILE, BW_SF_COLUMNS = 16 /* 4 atoms of 4 columns */ };
 
 static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
 {
     if (arch && arch != 100)
         return cute_alg_fail(a, "gemm blackwell: tcgen05 and tensor memory need sm_100 (the target is sm_%d)", arch);
-    if (cfg->dtype != CUTE_BF16 && cfg->dtype != CUTE_F16)
-        return cute_alg_fail(a, "gemm blackwell: %s inputs (it takes f16 and bf16)", cute_dtype_name(cfg->dtype));
+    if (cfg->dtype != CUTE_BF16 && cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_E2M1)
+        return cute_alg_fail(a, "gemm blackwell: %s inputs (it takes f16 and bf16, and e2m1 with ue4m3 scales: "
+                             "NVFP4)", cute_dtype_name(cfg->dtype));
+    if (cfg->dtype == CUTE_E2M1 && (cfg->major[0] != 1 || cfg->major[1] != 1))
+        return cute_alg_fail(a, "gemm blackwell: NVFP4's A and B must be K-major");
     if (cfg->align_bytes < 16)
         return cute_alg_fail(a, "gemm blackwell: TMA needs 16-byte aligned pointers and leading dimensions "
                              "(these are %d-byte aligned)", cfg->align_bytes);
@@ -37,24 +40,30 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
     return true;
 }
 
+/* NVFP4: 128 x 128 tiles (one SfKMajorAtom of B's scales a k-block), k-tiles of 256 e2m1 (128
+ * bytes: A and B go through the kernel as their bytes), each with its 4 atoms of SFA and SFB */
 static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
 {
     const cute_gemm_tiling *t = &cfg->tiling;
+    bool fp4 = cfg->dtype == CUTE_E2M1;
     int es = cute_dtype_bytes(cfg->dtype);
-    p->bm = 128, p->bn = t->bn ? t->bn : 256, p->bk = 128 / es;
+    p->bm = 128, p->bn = t->bn ? t->bn : fp4 ? 128 : 256, p->bk = 128 / es;
+    if (fp4 && p->bn != 128)
+        return cute_alg_fail(a, "gemm blackwell: NVFP4 tiles are 128 x 128 (bn %d asked)", t->bn);
     if ((t->bm && t->bm != 128) || p->bn < 32 || p->bn > 256 || p->bn % 32 || (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm blackwell: tile %dx%dx%d (bm 128, bn a multiple of 32 up to 256, bk %lld)",
                              t->bm, t->bn, t->bk, (long long)p->bk);
     if (cfg->major[1] == 0 && p->bn % 64)
         return cute_alg_fail(a, "gemm blackwell: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
                              "multiple of 64", (long long)p->bn);
-    int64_t stage = (p->bm + p->bn) * p->bk * es, fit = (BW_SMEM_BYTES - BW_SMEM_RESERVED) / stage;
+    int64_t stage = (p->bm + p->bn) * p->bk * es + (fp4 ? 2 * BW_SF_KTILE : 0);
+    int64_t fit = (BW_SMEM_BYTES - BW_SMEM_RESERVED) / stage;
     p->stages = t->stages ? t->stages : (int)(fit < BW_MAX_STAGES ? fit : BW_MAX_STAGES);
     if (p->stages < 2 || p->stages > fit)
         return cute_alg_fail(a, "gemm blackwell: %d stages of %lld bytes (2 to %lld fit in shared memory)", p->stages,
                              (long long)stage, (long long)fit);
     p->tmem_columns = 32; /* a power of two, 32 at least */
-    while (p->tmem_columns < BW_ACC_STAGES * p->bn) p->tmem_columns *= 2;
+    while (p->tmem_columns < BW_ACC_STAGES * p->bn + (fp4 ? 2 * BW_SF_COLUMNS : 0)) p->tmem_columns *= 2;
     return true;
 }
 
@@ -65,9 +74,12 @@ bool gemm_plan_blackwell(cute_alg *a, const cute_gemm_config *cfg, int arch, gem
     if (!takes(a, cfg, arch) || !tiling(a, cfg, p)) return false;
     p->threads = BW_THREADS; /* four epilogue warps, the MMA warp, the TMA warp */
     p->cluster_m = p->cluster_n = 1;
-    if (!cute_umma_atom(a, "SM100_MMA_F16BF16_SS", cfg->dtype, (int)p->bm, (int)p->bn, &p->umma)) return false;
-    p->smem_a = gemm_tma_stages(a, cfg->dtype, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);
-    p->smem_b = gemm_tma_stages(a, cfg->dtype, cfg->major[1], p->bn, p->bk, p->stages, &p->box_rows[1]);
+    bool fp4 = cfg->dtype == CUTE_E2M1;
+    const char *atom = fp4 ? "SM100_MMA_MXF4NVF4_SS" : "SM100_MMA_F16BF16_SS";
+    if (!cute_umma_atom(a, atom, cfg->dtype, (int)p->bm, (int)p->bn, &p->umma)) return false;
+    cute_dtype staged = fp4 ? CUTE_U8 : cfg->dtype; /* e2m1 staged as its bytes */
+    p->smem_a = gemm_tma_stages(a, staged, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);
+    p->smem_b = gemm_tma_stages(a, staged, cfg->major[1], p->bn, p->bk, p->stages, &p->box_rows[1]);
     p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
     return !a->failed;
 }

@@ -102,6 +102,12 @@ cute_arg_spec gemm_operand_spec(const cute_gemm_config *cfg, int i, char *text, 
 static bool dtypes_ok(const cute_gemm_config *cfg, char *err, size_t n)
 {
     cute_dtype d = cfg->dtype, cd = cute_gemm_c_dtype(cfg);
+    if (d == CUTE_E2M1) { /* NVFP4: the Blackwell kernel's (its scales are arguments 6 and 7) */
+        if (cfg->variant == CUTE_GEMM_BLACKWELL && (cd == CUTE_F16 || cd == CUTE_BF16 || cd == CUTE_F32)) return true;
+        snprintf(err, n, "gemm: e2m1 (NVFP4) inputs run in the blackwell kernel, with C of f16, bf16 or f32 (asked: "
+                 "%s, C %s)", cute_gemm_variant_name(cfg->variant), cute_dtype_name(cd));
+        return false;
+    }
     if (gemm_ref_pair_ok(d, cd)) return true;
     char outs[64];
     gemm_ref_out_text(d, cute_dtype_name, outs, sizeof outs);
@@ -185,20 +191,25 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     if (cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_BLACKWELL)
         plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads);
     char text[3][64];
-    cute_arg_spec specs[6];
+    cute_arg_spec specs[7];
     cute_dtype cd = cute_gemm_c_dtype(cfg);
     for (int i = 0; i < 3; i++) specs[i] = gemm_operand_spec(cfg, i, text[i], sizeof text[i]);
     specs[3] = cute_spec_float(gemm_scalar_dtype(cfg));
     specs[4] = cute_spec_float(gemm_scalar_dtype(cfg));
     specs[5] = cute_spec_tensor(cd, "?:1", cute_dtype_bytes(cd)); /* the epilogue's vector */
     if (cfg->dual) specs[5] = specs[1];                               /* or the dual GEMM's B1 */
+    bool fp4 = cfg->dtype == CUTE_E2M1;
+    if (fp4) { /* NVFP4: rows of whole 16 bytes (32 e2m1), then SFA and SFB (ue4m3) */
+        specs[0] = specs[1] = cute_spec_tensor(CUTE_E2M1, "(?,?{div=32}):(?{div=32},1)", 16);
+        specs[5] = specs[6] = cute_spec_tensor(CUTE_UE4M3, "?:1", 16);
+    }
     char name[160], tag[64];
     gemm_epilogue_tag(&cfg->epilogue, tag, sizeof tag);
     snprintf(name, sizeof name, "gemm_%s_%s_%s_%c%c%c_a%d%s%s%s", cute_gemm_variant_name(cfg->variant),
              cute_dtype_name(cfg->dtype), cute_dtype_name(cd), "nt"[cfg->major[0]], "nt"[cfg->major[1]],
              "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "", cfg->batched ? "_batched" : "",
              cfg->dual ? "_swiglu" : tag);
-    int nargs = cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
+    int nargs = fp4 ? 7 : cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
     const cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, nargs, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;

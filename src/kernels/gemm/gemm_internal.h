@@ -84,6 +84,12 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
 const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
                                            char *err, size_t n);
 
+/* operand x (A, B or C: which) as a TMA kernel wants it: a 2-D tensor of dtype d, unit stride
+ * in mode `major`, 16-byte aligned pointer, leading dimension and unit-stride extent, inside
+ * its buffer (grouped_call.c); else CUTE_ERR_INVALID with the mistake named */
+cute_status gemm_tma_operand_ok(const cute_call_arg *x, char which, cute_dtype d, int major, char *err, size_t n);
+/* the library's kernel for cfg (compiled once, lib.c's table) and its runtime */
+const cute_fn *gemm_lib_fn(cute_gemm_lib *lib, const cute_gemm_config *cfg, cute_runtime **rt, char *err, size_t n);
 /* the library's grouped kernel for cfg (compiled once; grouped_call.c), and its runtime */
 const cute_fn *gemm_lib_grouped(cute_gemm_lib *lib, const cute_gemm_config *cfg, cute_runtime **rt, char *err,
                                 size_t n);
@@ -107,6 +113,8 @@ cute_composed gemm_tma_stages(cute_alg *a, cute_dtype d, int major, int64_t rows
 /* the Blackwell kernel (blackwell_plan.c, blackwell.c): its plan, false with the reason in
  * a's error, and its host function */
 bool gemm_plan_blackwell(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
+/* NVFP4's scales of a k-tile of one 128-row tile: 4 SfKMajorAtoms of 512 bytes */
+enum { GEMM_BW_SF_ATOM = 512, GEMM_BW_SF_KTILE = 4 * GEMM_BW_SF_ATOM };
 void gemm_blackwell_host(cute_ctx *c, const cute_arg *arg);
 /* the plan of the multi-stage family (plan_multistage.c) */
 /* arch: the compile target (cute_runtime_target_arch; 0 unknown), which picks the atoms */
@@ -206,6 +214,10 @@ void gemm_hopper_roles(cute_ctx *c, gemm_hopper_role *producer, gemm_hopper_role
 void gemm_hopper_atoms(cute_ctx *c, gemm_plan *p, cute_tensor mA, cute_tensor mB);
 void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
                             cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to);
+/* the same up to the stage's commit: acquired and loading, the stage's full barrier returned
+ * (for more copies into the stage: the Blackwell NVFP4 kernel's scale factors) */
+cute_val gemm_hopper_load_ab(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
+                             cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to);
 void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
                           cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f);
 /* the same for tile (tm, tn) of C (a persistent kernel's, from its tile scheduler) */

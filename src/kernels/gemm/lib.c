@@ -123,6 +123,15 @@ const cute_fn *gemm_lib_grouped(cute_gemm_lib *lib, const cute_gemm_config *cfg,
     return f;
 }
 
+const cute_fn *gemm_lib_fn(cute_gemm_lib *lib, const cute_gemm_config *cfg, cute_runtime **rt, char *err, size_t n)
+{
+    *rt = lib->rt;
+    pthread_mutex_lock(&lib->lock);
+    const cute_fn *f = fn_cache_fn(&lib->fns, lib->rt, cfg, compile_config, NULL, "gemm", err, n);
+    pthread_mutex_unlock(&lib->lock);
+    return f;
+}
+
 bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t)
 {
     cute_gemm_tiling z = {0};
