@@ -177,7 +177,7 @@ static inline cute_dtype cute_gemm_c_dtype(const cute_gemm_config *cfg)
  * and f64 inputs, then f64's FMA steps; the FMA steps for f32); their number. */
 int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT]);
 /* the same on a target of sm_`arch` (0: unknown): the arch's own kernel first where it has
- * one for d (hopper on sm_90, blackwell on sm_100, for f16 and bf16) */
+ * one for d (hopper on sm_90, blackwell on sm_100, for f16 and bf16); e2m1 (NVFP4): blackwell */
 int cute_gemm_auto_variants_for(cute_dtype d, int arch, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT]);
 
 /* Compile one kernel; call it with (A, B, C, alpha, beta), and the epilogue's vector after

@@ -394,6 +394,7 @@ int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIAN
  * kernels follow) */
 int cute_gemm_auto_variants_for(cute_dtype d, int arch, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT])
 {
+    if (d == CUTE_E2M1) return out[0] = CUTE_GEMM_BLACKWELL, 1; /* NVFP4: only it */
     int n = cute_gemm_auto_variants(d, out);
     if ((arch != 90 && arch != 100) || (d != CUTE_BF16 && d != CUTE_F16)) return n;
     memmove(out + 1, out, (size_t)n * sizeof *out);
