@@ -26,8 +26,9 @@ static void usage(void)
 {
     fputs(
             "usage: cutec run gemm [--dtype D] [--out-dtype D] [--m M --n N --k K] [--batch L]\n"
-            "         [--layout XY[Z]] [--variant auto|registers|shared|pipelined]\n"
-            "         [--backend cuda|interp [--arch sm_80|sm_90a|sm_100a]] [--alpha A] [--beta B]\n"
+            "         [--layout XY[Z]] [--variant auto|registers|shared|pipelined|multistage|tensorop|\n"
+            "         tensorop_smem|hopper|blackwell] [--backend cuda|interp [--arch sm_80|sm_90a|sm_100a]]\n"
+            "         [--alpha A] [--beta B]\n"
             "         [--pad P] [--iters N]\n"
             "         [--seed S] [--index auto|32|64] [--tile BMxBNxBK] [--stages S] [--warps WMxWN]\n"
             "         [--raster F] [--read-bytes 8|16] [--cluster CMxCN] [--store tma|st]\n"
@@ -82,6 +83,9 @@ static void usage(void)
             "index: the width of the kernels' index arithmetic.  auto (the default): each variant\n"
             "  in the width measured faster for it (docs/gemm.md); 32: 32-bit kernels wherever\n"
             "  every extent and leading dimension is at most 32768; 64: always 64-bit.\n"
+            "arch (run, --backend interp): the target the interpreter compiles for: sm_90a picks the\n"
+            "  Hopper kernel, sm_100a the Blackwell one (tcgen05 and tensor memory, emulated: no\n"
+            "  Blackwell has run it; docs/blackwell.md).\n"
             "groups: the grouped GEMM (sm_90's kernel, or the interpreter), G problems of one N and\n"
             "  K and M uniform in [0, 2 M] (run: --m; bench: --tokens T, default 512, and N = K =\n"
             "  each size), layout tnt (K-major A and B, row-major C) unless given; bench times a\n"
