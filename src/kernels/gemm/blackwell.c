@@ -72,8 +72,8 @@ static void load_scales(cute_ctx *c, cute_tensor g, cute_tensor s, cute_int r, c
     cute_alg *a = cute_ctx_alg(c);
     cute_int last = cute_sub(a, g.layout.shape.leaf[1], cute_i(1)); /* K's last atom */
     cute_tensor dst = stage(c, s, st);
-    for (int i = 0; i < GEMM_BW_SF_KTILE / GEMM_BW_SF_ATOM; i++) {
-        cute_int at = cute_min(a, cute_add(a, cute_mul(a, kt, cute_i(4)), cute_i(i)), last);
+    for (int i = 0; i < GEMM_BW_SF_ATOMS; i++) {
+        cute_int at = cute_min(a, cute_add(a, cute_mul(a, kt, cute_i(GEMM_BW_SF_ATOMS)), cute_i(i)), last);
         cute_val from = cute_tensor_ptr(c, cute_tensor_slice(c, g, cute_tuple_fmt(a, "(%I,%I)", r, at)), cute_i(0));
         cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, dst, cute_i(i * GEMM_BW_SF_ATOM)), from,
                                cute_val_int(c, CUTE_U32, GEMM_BW_SF_ATOM), bar);
@@ -116,8 +116,8 @@ static void mma_tile(cute_ctx *c, const bw_kernel *k, const gemm_tiles *t, cute_
         cute_tcgen05_fence_after_thread_sync(c);
         cute_val more = cute_val_cvt(c, cute_int_lt(c, cute_i(0), kt), CUTE_U32); /* accumulate after the first */
         if (nvfp4(p)) { /* the k-tile's scales into tensor memory, after the accumulators */
-            cute_val sfa = cute_val_binop(c, CUTE_OP_ADD, k->taddr, cute_val_int(c, CUTE_U32, 2 * p->bn));
-            cute_val sfb = cute_val_binop(c, CUTE_OP_ADD, sfa, cute_val_int(c, CUTE_U32, GEMM_BW_SF_KTILE / 128));
+            cute_val sfa = cute_val_binop(c, CUTE_OP_ADD, k->taddr, cute_val_int(c, CUTE_U32, ACC_STAGES * p->bn));
+            cute_val sfb = cute_val_binop(c, CUTE_OP_ADD, sfa, cute_val_int(c, CUTE_U32, GEMM_BW_SF_COLUMNS));
             cute_umma_copy_scales(c, sfa, stage(c, k->sSFA, read));
             cute_umma_copy_scales(c, sfb, stage(c, k->sSFB, read));
             cute_umma_gemm_nvf4(c, &p->umma, d, stage(c, k->m.sA, read), stage(c, k->m.sB, read), sfa, sfb, more);

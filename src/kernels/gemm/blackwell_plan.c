@@ -16,7 +16,7 @@
 
 /* sm_100's shared memory per block is sm_90's (227 KB opt-in) */
 enum { BW_SMEM_BYTES = 227 * 1024, BW_SMEM_RESERVED = 2048, BW_MAX_STAGES = 8, BW_THREADS = 192,
-       BW_ACC_STAGES = 2, BW_SF_KTILE = GEMM_BW_SF_KTILE, BW_SF_COLUMNS = 16 /* 4 atoms of 4 columns */ };
+       BW_ACC_STAGES = 2 };
 
 static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
 {
@@ -56,14 +56,14 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if (cfg->major[1] == 0 && p->bn % 64)
         return cute_alg_fail(a, "gemm blackwell: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
                              "multiple of 64", (long long)p->bn);
-    int64_t stage = (p->bm + p->bn) * p->bk * es + (fp4 ? 2 * BW_SF_KTILE : 0);
+    int64_t stage = (p->bm + p->bn) * p->bk * es + (fp4 ? 2 * GEMM_BW_SF_KTILE : 0);
     int64_t fit = (BW_SMEM_BYTES - BW_SMEM_RESERVED) / stage;
     p->stages = t->stages ? t->stages : (int)(fit < BW_MAX_STAGES ? fit : BW_MAX_STAGES);
     if (p->stages < 2 || p->stages > fit)
         return cute_alg_fail(a, "gemm blackwell: %d stages of %lld bytes (2 to %lld fit in shared memory)", p->stages,
                              (long long)stage, (long long)fit);
     p->tmem_columns = 32; /* a power of two, 32 at least */
-    while (p->tmem_columns < BW_ACC_STAGES * p->bn + (fp4 ? 2 * BW_SF_COLUMNS : 0)) p->tmem_columns *= 2;
+    while (p->tmem_columns < BW_ACC_STAGES * p->bn + (fp4 ? 2 * GEMM_BW_SF_COLUMNS : 0)) p->tmem_columns *= 2;
     return true;
 }
 

@@ -113,8 +113,10 @@ cute_composed gemm_tma_stages(cute_alg *a, cute_dtype d, int major, int64_t rows
 /* the Blackwell kernel (blackwell_plan.c, blackwell.c): its plan, false with the reason in
  * a's error, and its host function */
 bool gemm_plan_blackwell(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
-/* NVFP4's scales of a k-tile of one 128-row tile: 4 SfKMajorAtoms of 512 bytes */
-enum { GEMM_BW_SF_ATOM = 512, GEMM_BW_SF_KTILE = 4 * GEMM_BW_SF_ATOM };
+/* NVFP4's scales of a k-tile of one 128-row tile: 4 SfKMajorAtoms of 512 bytes, each 4
+ * columns of tensor memory */
+enum { GEMM_BW_SF_ATOMS = 4, GEMM_BW_SF_ATOM = 512, GEMM_BW_SF_KTILE = GEMM_BW_SF_ATOMS * GEMM_BW_SF_ATOM,
+       GEMM_BW_SF_COLUMNS = 4 * GEMM_BW_SF_ATOMS };
 void gemm_blackwell_host(cute_ctx *c, const cute_arg *arg);
 /* the plan of the multi-stage family (plan_multistage.c) */
 /* arch: the compile target (cute_runtime_target_arch; 0 unknown), which picks the atoms */
