@@ -120,7 +120,8 @@ static bool bytes_ok(cute_ctx *c, const cute_mma_atom *atom, cute_tensor t, char
         cute_is_static(nk) && nr.v == rows && nk.v % (atom->k / 2) == 0)
         return true;
     return cute_ctx_fail(c, "cute_umma_gemm_nvf4: %s: operand %c must be a shared tile of its e2m1 as bytes (u8), "
-                         "(%lld, a multiple of %lld bytes)", atom->name, which, (long long)rows, (long long)atom->k / 2);
+                         "(%lld, a multiple of %lld bytes)", atom->name, which, (long long)rows,
+                         (long long)atom->k / 2);
 }
 
 void cute_umma_gemm_nvf4(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_tensor A, cute_tensor B,

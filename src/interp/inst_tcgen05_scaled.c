@@ -38,7 +38,8 @@ static bool decode(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, sc_mma *
     if (idesc & 7) return refuse(X, d, t, CUTE_CHECK_UNSUPPORTED, "a sparse MMA is not emulated", idesc);
     if ((idesc >> 7 & 7) != 1 || (idesc >> 10 & 7) != 1)
         return refuse(X, d, t, CUTE_CHECK_TMEM, "A's and B's formats (bits 7-9, 10-12) must be E2M1 (1)", idesc);
-    if (idesc >> 15 & 3) return refuse(X, d, t, CUTE_CHECK_TMEM, "4-bit operands are K-major only (bits 15, 16)", idesc);
+    if (idesc >> 15 & 3)
+        return refuse(X, d, t, CUTE_CHECK_TMEM, "4-bit operands are K-major only (bits 15, 16)", idesc);
     if ((idesc >> 4 & 3) || (idesc >> 29 & 3) || (idesc >> 13 & 3) || (idesc >> 23 & 1) || (idesc >> 31))
         return refuse(X, d, t, CUTE_CHECK_UNSUPPORTED, "scale-factor ids, negation, ue8m0 scales and K 96 are not "
                       "emulated", idesc);

@@ -146,7 +146,8 @@ void cute_tcgen05_mma_nvf4(cute_ctx *c, cute_val d, cute_val a_desc, cute_val b_
     static const char call[] = "cute_tcgen05_mma_nvf4";
     cute_vreg in[7];
     if (!ctx_row_ok(c, CUTE_INST_TCGEN05_MMA_MXF4NVF4, call) || !ctx_u32_operand(c, d, call, "D's address", &in[0]) ||
-        !ctx_u32_operand(c, sfa, call, "SFA's address", &in[4]) || !ctx_u32_operand(c, sfb, call, "SFB's address", &in[5]) ||
+        !ctx_u32_operand(c, sfa, call, "SFA's address", &in[4]) ||
+        !ctx_u32_operand(c, sfb, call, "SFB's address", &in[5]) ||
         !ctx_u32_operand(c, accumulate, call, "accumulate", &in[6]))
         return;
     if (!ctx_usable(c, a_desc, "A's descriptor") || !ctx_usable(c, b_desc, "B's descriptor")) return;
@@ -162,7 +163,8 @@ void cute_tcgen05_mma_nvf4(cute_ctx *c, cute_val d, cute_val a_desc, cute_val b_
 void cute_tcgen05_cp(cute_ctx *c, cute_tcgen05_cp_shape shape, cute_val taddr, cute_val s_desc)
 {
     static const char call[] = "cute_tcgen05_cp";
-    cute_inst row = shape == CUTE_TCGEN05_CP_128x256b ? CUTE_INST_TCGEN05_CP_128x256b : CUTE_INST_TCGEN05_CP_32x128b_WARPX4;
+    cute_inst row = shape == CUTE_TCGEN05_CP_128x256b ? CUTE_INST_TCGEN05_CP_128x256b
+                                                      : CUTE_INST_TCGEN05_CP_32x128b_WARPX4;
     cute_vreg a;
     if ((unsigned)shape > CUTE_TCGEN05_CP_32x128b_WARPX4) {
         cute_ctx_fail(c, "%s: shape %d (CUTE_TCGEN05_CP_128x256b or _32x128b_WARPX4)", call, (int)shape);

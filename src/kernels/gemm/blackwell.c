@@ -91,7 +91,10 @@ static void producer(cute_ctx *c, const bw_kernel *k)
         gemm_tiles t = tile(c, k, w, &tm, &tn);
         CUTE_FOR(c, kt, cute_i(0), t.k_tiles) {
             cute_val bar = gemm_hopper_load_ab(c, p, &k->m, &s, k->mapA, &k->mapB, &t, kt, to);
-            if (nvfp4(p)) load_scales(c, k->gSFA, k->sSFA, tm, kt, &s, bar), load_scales(c, k->gSFB, k->sSFB, tn, kt, &s, bar);
+            if (nvfp4(p)) {
+                load_scales(c, k->gSFA, k->sSFA, tm, kt, &s, bar);
+                load_scales(c, k->gSFB, k->sSFB, tn, kt, &s, bar);
+            }
             cute_pipeline_producer_commit(c, &k->m.pipe, &s);
             cute_pipeline_state_advance(c, &s);
         }
@@ -184,9 +187,11 @@ static void shared_memory(cute_ctx *c, const gemm_plan *p, bw_kernel *k, cute_in
     k->m.sC = k->m.sA;
     int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]);
     if (nvfp4(p)) {
-        cute_layout L = cute_layout_fmt(cute_ctx_alg(c), "(%d,%d):(1,%d)", GEMM_BW_SF_KTILE, p->stages, GEMM_BW_SF_KTILE);
-        k->sSFA = cute_make_tensor(c, cute_smem_alloc_array(c, &al, CUTE_U8, GEMM_BW_SF_KTILE * p->stages, 128), L, 128);
-        k->sSFB = cute_make_tensor(c, cute_smem_alloc_array(c, &al, CUTE_U8, GEMM_BW_SF_KTILE * p->stages, 128), L, 128);
+        int64_t n = GEMM_BW_SF_KTILE * p->stages;
+        cute_layout L = cute_layout_fmt(cute_ctx_alg(c), "(%d,%d):(1,%d)", GEMM_BW_SF_KTILE, p->stages,
+                                        GEMM_BW_SF_KTILE);
+        k->sSFA = cute_make_tensor(c, cute_smem_alloc_array(c, &al, CUTE_U8, n, 128), L, 128);
+        k->sSFB = cute_make_tensor(c, cute_smem_alloc_array(c, &al, CUTE_U8, n, 128), L, 128);
         tx += 2 * GEMM_BW_SF_KTILE;
     }
     k->m.pipe = cute_pipeline_tma_umma_create(c, &al, p->stages, tx);
@@ -218,7 +223,8 @@ static void blackwell_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_t
                    .mapB = mapB};
     if (nvfp4(p)) { /* (the operands are A's and B's bytes: K / 2 of them a row) */
         cute_int K = cute_mul(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(2));
-        k.gSFA = scale_atoms(c, sfA, mA.layout.shape.leaf[0], K), k.gSFB = scale_atoms(c, sfB, mB.layout.shape.leaf[0], K);
+        k.gSFA = scale_atoms(c, sfA, mA.layout.shape.leaf[0], K);
+        k.gSFB = scale_atoms(c, sfB, mB.layout.shape.leaf[0], K);
     }
     cute_int warp = cute_warp_idx(c);
     shared_memory(c, p, &k, warp);

@@ -18,7 +18,8 @@ static cute_tensor t2r(cute_ctx *c, cute_val at, cute_tensor g)
     cute_tensor r = cute_make_rmem_tensor_like(c, g, CUTE_F32);
     for (int j = 0; j < CHUNK; j++) {
         cute_tensor one = cute_tensor_slice(c, r, cute_tuple_fmt(cute_ctx_alg(c), "%d", j));
-        cute_tensor_store(c, one, cute_ssa_scalar(c, cute_val_bitcast(c, w[j], cute_type_of(CUTE_F32)), one.layout.shape));
+        cute_val f = cute_val_bitcast(c, w[j], cute_type_of(CUTE_F32));
+        cute_tensor_store(c, one, cute_ssa_scalar(c, f, one.layout.shape));
     }
     return r;
 }

@@ -109,7 +109,8 @@ static bool fp4_make(cute_backend *b, fp4_operand *o, int64_t rows, int64_t K)
 {
     o->rows = rows, o->K = K, o->nsf = cute_gemv_sf_count(rows, K, 1, 16);
     o->codes = malloc((size_t)(rows * K / 2)), o->sf = malloc((size_t)o->nsf);
-    for (int64_t i = 0; i < rows * K / 2; i++) o->codes[i] = (uint8_t)(ew_random(&seed) * 1e4);
+    for (int64_t i = 0; i < rows * K / 2; i++) /* any two e2m1 */
+        o->codes[i] = (uint8_t)((int64_t)(ew_random(&seed) * 1e4) & 0xff);
     for (int64_t i = 0; i < o->nsf; i++) o->sf[i] = cute_f64_to_ue4m3(0.25 + fabs(ew_random(&seed)));
     return b->vt->alloc(b->self, (size_t)(rows * K / 2), &o->dc) == CUTE_OK &&
            b->vt->upload(b->self, &o->dc, 0, o->codes, (size_t)(rows * K / 2)) == CUTE_OK &&
@@ -175,9 +176,9 @@ static void nvfp4_case(cute_runtime *rt, cute_gemm_lib *lib, int64_t M, int64_t 
     double worst = 0;
     int64_t bad = s == CUTE_OK && b->vt->download(b->self, got, &C.dev, 0, bytes) == CUTE_OK
                       ? fp4_wrong(&A, &B, &C, cd, alpha, beta, got, &worst) : -1;
-    CHECK(s == CUTE_OK && bad == 0, "NVFP4 %lldx%lldx%lld -> %s (%s-major)%s: %s %s, %lld wrong, worst %g", (long long)M,
-          (long long)N, (long long)K, cute_dtype_name(cd), cmajor ? "row" : "column", lib ? " by cutec_gemm_nvfp4" : "",
-          cute_status_name(s), why, (long long)bad, worst);
+    CHECK(s == CUTE_OK && bad == 0, "NVFP4 %lldx%lldx%lld -> %s (%s-major)%s: %s %s, %lld wrong, worst %g",
+          (long long)M, (long long)N, (long long)K, cute_dtype_name(cd), cmajor ? "row" : "column",
+          lib ? " by cutec_gemm_nvfp4" : "", cute_status_name(s), why, (long long)bad, worst);
     if (lib && ok) { /* a scale buffer one scale short, and an N-major B: refused, named */
         args[5].shape[0]--;
         s = cutec_gemm_nvfp4(lib, &args[0], &args[5], &args[1], &args[6], &args[2], alpha, beta, NULL, why, sizeof why);
@@ -270,7 +271,8 @@ static void library(cute_runtime *rt)
 {
     cute_backend *b = cute_runtime_backend(rt);
     gtk_operand A, B, C;
-    bool ok = gtk_make(b, &A, CUTE_BF16, 72, 64, 1, 0, false, &seed) && gtk_make(b, &B, CUTE_BF16, 40, 64, 1, 0, false, &seed) &&
+    bool ok = gtk_make(b, &A, CUTE_BF16, 72, 64, 1, 0, false, &seed) &&
+              gtk_make(b, &B, CUTE_BF16, 40, 64, 1, 0, false, &seed) &&
               gtk_make(b, &C, CUTE_BF16, 72, 40, 1, 0, true, &seed);
     cute_gemm_lib *lib = cute_gemm_lib_new(rt);
     cute_call_arg a = gtk_arg(&A, CUTE_BF16), bb = gtk_arg(&B, CUTE_BF16), cc = gtk_arg(&C, CUTE_BF16);

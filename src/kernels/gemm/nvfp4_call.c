@@ -17,8 +17,8 @@ static cute_status scales_ok(const cute_call_arg *sf, const char *name, int64_t 
     if (!sf || sf->kind != CUTE_ARG_TENSOR || !sf->buf || sf->ndim != 1 || sf->dtype != CUTE_UE4M3 ||
         (sf->shape[0] > 1 && sf->stride[0] != 1) || sf->shape[0] < want ||
         ((uint64_t)(uintptr_t)sf->buf->ptr + sf->offset) % 16 || sf->offset + (size_t)sf->shape[0] > sf->buf->bytes)
-        return snprintf(err, n, "gemm nvfp4: %s must be a unit-stride rank-1 ue4m3 tensor, 16-byte aligned, of at least "
-                        "%" PRId64 " scales (CuTe's layout of a %" PRId64 " x %" PRId64 " operand: "
+        return snprintf(err, n, "gemm nvfp4: %s must be a unit-stride rank-1 ue4m3 tensor, 16-byte aligned, of "
+                        "at least %" PRId64 " scales (CuTe's layout of a %" PRId64 " x %" PRId64 " operand: "
                         "cute_gemv_sf_count)", name, want, rows, K), CUTE_ERR_INVALID;
     return CUTE_OK;
 }
