@@ -29,7 +29,7 @@
 
 #define UMMA(nm, dsl_, ty, kind_, ptx, m, k, cta, ...)                                              \
     {{nm, dsl_, true, 100, UMMA_TRAITS, ty, "tcgen05.mma.cta_group::" #cta ".kind::" ptx, SF_FIELDS, \
-      {"(" #m ",256," #k ")", __VA_ARGS__}}, kind_, {m, 256, k}, 0, 0, false}
+      {"(" #m ",256," #k ")", __VA_ARGS__}}, kind_, {m, 256, k}, 0, 0, false, NULL}
 
 #define COPY_FIELDS {"ThrID", "SrcLayout", "DstLayout", "RefLayout", NULL}
 /* tcgen05.ld .32x32b.xN: lane i of the warp reads data path (lane) i, N 32-bit columns */
@@ -37,16 +37,16 @@
 #define T2R(n, bits, mine) {{"SM100_TMEM_LOAD_32dp32b" #n "x", "", false, 100, {CUTE_SCOPE_WARP, CUTE_PRED_NONE, true}, \
     "", "tcgen05.ld.sync.aligned.32x32b.x" #n ".b32", COPY_FIELDS, \
     {"32:1", "(32," #bits "):(0,1)", "(32," #mine "):(" #mine ",1)", "(32," #bits "):(0,1)", NULL}}, \
-    ROW_TMEM_LOAD, {0, 0, 0}, 32 * n, 0, false}
+    ROW_TMEM_LOAD, {0, 0, 0}, 32 * n, 0, false, NULL}
 #define R2T(n, bits, mine) {{"SM100_TMEM_STORE_32dp32b" #n "x", "", false, 100, {CUTE_SCOPE_WARP, CUTE_PRED_NONE, true}, \
     "", "tcgen05.st.sync.aligned.32x32b.x" #n ".b32", COPY_FIELDS, \
     {"32:1", "(32," #mine "):(" #mine ",1)", "(32," #bits "):(0,1)", "(32," #bits "):(0,1)", NULL}}, \
-    ROW_TMEM_STORE, {0, 0, 0}, 32 * n, 0, false}
+    ROW_TMEM_STORE, {0, 0, 0}, 32 * n, 0, false, NULL}
 /* tcgen05.cp: one thread copies a shared-memory matrix (a descriptor) into tensor memory */
 #define UTCCP(nm, ptx, bits) {{nm, "", false, 100, {CUTE_SCOPE_THREAD, CUTE_PRED_NONE, true}, "", \
     "tcgen05.cp.cta_group::1." ptx, COPY_FIELDS, \
     {"1:0", "(1," #bits "):(0,1)", "(1," #bits "):(0,1)", "(1," #bits "):(0,1)", NULL}}, \
-    ROW_UTCCP, {0, 0, 0}, bits, 0, false}
+    ROW_UTCCP, {0, 0, 0}, bits, 0, false, NULL}
 
 static const atom_row rows[] = {
     UMMA("SM100_MMA_TF32_SS", "tcgen05.MmaTF32Op", "f32,tf32,tf32,f32", ROW_UMMA_SS, "tf32", 128, 8, 1, ONE_CTA(8)),
