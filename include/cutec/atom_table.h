@@ -39,10 +39,11 @@ typedef struct cute_atom_info {
     const char *types; /* MMA: "D,A,B,C" types ("f32,bf16,bf16,f32"); copy: "" (any) */
     const char *inst;  /* the instruction, in PTX's words ("mma.sync.aligned.m16n8k16..."), or
                         * the id of its row where rows share a mnemonic (..._VIA_F16) */
-    /* MMA: Shape_MNK, ThrID, ALayout, BLayout, CLayout; copy: ThrID, SrcLayout, DstLayout,
-     * RefLayout (bits); unused fields NULL */
-    const char *field_name[5];
-    const char *field[5];
+    /* MMA: Shape_MNK, ThrID, ALayout, BLayout, CLayout (and a block-scaled sm_100 MMA's
+     * scale factors' layout, SFLayout); copy: ThrID, SrcLayout, DstLayout, RefLayout (bits);
+     * unused fields NULL */
+    const char *field_name[6];
+    const char *field[6];
 } cute_atom_info;
 
 int cute_atom_count(void);

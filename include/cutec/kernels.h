@@ -79,6 +79,10 @@ typedef enum {
     CUTE_GEMM_HOPPER,         /* sm_90 (seed 001, hopper/dense_gemm.py): TMA into a multi-stage
                                  PipelineTmaAsync, wgmma from swizzled shared memory, a
                                  producer warpgroup and two consumer warpgroups */
+    CUTE_GEMM_BLACKWELL,      /* sm_100a (seed 001, blackwell/dense_gemm_persistent.py): TMA into a
+                                 PipelineTmaUmma, tcgen05.mma into tensor memory, a
+                                 PipelineUmmaAsync to the T2R epilogue; verified on the
+                                 interpreter and by ptxas only (docs/blackwell.md) */
     CUTE_GEMM_VARIANT_COUNT
 } cute_gemm_variant;
 
@@ -193,9 +197,12 @@ static inline cute_dtype cute_gemm_c_dtype(const cute_gemm_config *cfg)
 #define CUTE_GEMM_INDEX_BOUND 32768
 
 /* The variants AUTO tries for inputs of dtype d, best first (a library on sm_90 tries
- * CUTE_GEMM_HOPPER before them for f16 and bf16) (tensor cores for 16-bit, 8-bit
+ * CUTE_GEMM_HOPPER before them for f16 and bf16, on sm_100 CUTE_GEMM_BLACKWELL) (tensor cores for 16-bit, 8-bit
  * and f64 inputs, then f64's FMA steps; the FMA steps for f32); their number. */
 int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT]);
+/* the same on a target of sm_`arch` (0: unknown): the arch's own kernel first where it has
+ * one for d (hopper on sm_90, blackwell on sm_100, for f16 and bf16); e2m1 (NVFP4): blackwell */
+int cute_gemm_auto_variants_for(cute_dtype d, int arch, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT]);
 
 /* Compile one kernel; call it with (A, B, C, alpha, beta), and the epilogue's vector after
  * them where it has one. */
@@ -223,6 +230,16 @@ const cute_gemm_config *cute_gemm_lib_entry(cute_gemm_lib *lib, int i);
 cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute_call_arg *A,
                        const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,
                        void *stream, char *err, size_t n);
+/* Seed 001's NVFP4 block-scaled GEMM, C(M,N) = alpha sum_k A(m,k) SFA(m,k) B(n,k) SFB(n,k) +
+ * beta C: A (M,K) and B (N,K) e2m1 (two a byte), K-major, K a multiple of 32, every row
+ * 16-byte aligned; SFA and SFB rank-1 ue4m3 buffers, one scale per 16 of K, in the layout
+ * CuTe and cuBLAS use (cute_gemv_sf_count / cute_gemv_sf_index, cutec/gemv.h); C f16, bf16
+ * or f32, either major, 16-byte aligned.  The Blackwell kernel (sm_100a): on the interpreter
+ * with an sm_100 target, or a Blackwell GPU — verified by emulation and ptxas only
+ * (docs/blackwell.md).  A malformed call is CUTE_ERR_INVALID with the reason in err. */
+cute_status cutec_gemm_nvfp4(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
+                             const cute_call_arg *B, const cute_call_arg *SFB, const cute_call_arg *C, double alpha,
+                             double beta, void *stream, char *err, size_t n);
 /* the same with a fused epilogue (NULL: none) and its vector (NULL where bias is NONE) */
 cute_status cutec_gemm_ex(cute_gemm_lib *lib, cute_gemm_variant variant, const cute_call_arg *A,
                           const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,

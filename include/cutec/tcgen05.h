@@ -31,6 +31,18 @@ cute_val cute_tcgen05_smem_desc(cute_ctx *c, cute_val p, int lbo, int sbo, int s
  * follows A's type in idesc: f16 / bf16, tf32, or 8-bit floats */
 void cute_tcgen05_mma(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_desc, cute_val b_desc,
                       uint32_t idesc, cute_val accumulate);
+/* NVFP4, the block-scaled kind mxf4nvf4 with scale_vec::4X: e2m1 A and B (K-major, 64 of K an
+ * instruction, two values a byte), one ue4m3 scale per 16 of K of each row of A and of B,
+ * read from tensor memory at sfa and sfb (lane r % 32 of every quarter, column + r / 32, byte
+ * k / 16: what cute_tcgen05_cp's 32x128b.warpx4 copies there from CuTe's SfKMajorAtom) */
+uint32_t cute_tcgen05_idesc_nvf4(cute_ctx *c, int m, int n);
+void cute_tcgen05_mma_nvf4(cute_ctx *c, cute_val d, cute_val a_desc, cute_val b_desc, uint32_t idesc, cute_val sfa,
+                           cute_val sfb, cute_val accumulate);
+/* tcgen05.cp (S2T), one thread: the shared matrix of descriptor s_desc into tensor memory at
+ * taddr (lane 0), 128 rows of 32 bytes into lanes 0..127 (8 columns), or 32 rows of 16 bytes
+ * into every 32-lane quarter (4 columns; scale factors) */
+typedef enum { CUTE_TCGEN05_CP_128x256b, CUTE_TCGEN05_CP_32x128b_WARPX4 } cute_tcgen05_cp_shape;
+void cute_tcgen05_cp(cute_ctx *c, cute_tcgen05_cp_shape shape, cute_val taddr, cute_val s_desc);
 /* the calling thread's earlier MMAs and copies arrive once on the mbarrier bar when done */
 void cute_tcgen05_commit(cute_ctx *c, cute_val bar);
 void cute_tcgen05_fence_before_thread_sync(cute_ctx *c);
@@ -50,6 +62,9 @@ void cute_tcgen05_wait_ld(cute_ctx *c);
 #define cute_tcgen05_smem_desc(c, ...) CUTE__CTX_AT((c), cute_tcgen05_smem_desc((c), __VA_ARGS__))
 #define cute_tcgen05_mma(c, ...) CUTE__CTX_AT((c), cute_tcgen05_mma((c), __VA_ARGS__))
 #define cute_tcgen05_commit(c, ...) CUTE__CTX_AT((c), cute_tcgen05_commit((c), __VA_ARGS__))
+#define cute_tcgen05_idesc_nvf4(c, ...) CUTE__CTX_AT((c), cute_tcgen05_idesc_nvf4((c), __VA_ARGS__))
+#define cute_tcgen05_mma_nvf4(c, ...) CUTE__CTX_AT((c), cute_tcgen05_mma_nvf4((c), __VA_ARGS__))
+#define cute_tcgen05_cp(c, ...) CUTE__CTX_AT((c), cute_tcgen05_cp((c), __VA_ARGS__))
 #define cute_tcgen05_fence_before_thread_sync(c) CUTE__CTX_AT((c), cute_tcgen05_fence_before_thread_sync((c)))
 #define cute_tcgen05_fence_after_thread_sync(c) CUTE__CTX_AT((c), cute_tcgen05_fence_after_thread_sync((c)))
 #define cute_tmem_load_32dp32b(c, ...) CUTE__CTX_AT((c), cute_tmem_load_32dp32b((c), __VA_ARGS__))

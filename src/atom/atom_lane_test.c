@@ -11,7 +11,8 @@
  *
  * It runs on the interpreter (CI) and, when a GPU is there, on the GPU (else skipped,
  * visibly).  Atoms whose value types cutec lacks (tf32, fp8) and rows newer than the GPU
- * are skipped with their reason. */
+ * are skipped with their reason; the sm_100 rows (one thread issues the MMA; tensor memory)
+ * are checked by interp/tcgen05_test and kernels/gemm/blackwell_test instead. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,7 +389,8 @@ static void mma_cases(cute_runtime *rt, const char *where)
 {
     for (int i = 0; i < cute_atom_count(); i++) {
         cute_atom_info r = cute_atom_info_at(i);
-        if (!r.mma || !r.min_arch || r.traits.scope == CUTE_SCOPE_WARPGROUP) continue; /* wgmma_test.c */
+        if (!r.mma || !r.min_arch || r.traits.scope == CUTE_SCOPE_WARPGROUP || r.min_arch >= 100)
+            continue; /* wgmma_test.c; sm_100's: interp/tcgen05_test.c, kernels/gemm/blackwell_test.c */
         lane_case k;
         memset(&k, 0, sizeof k);
         cute_alg a;
@@ -435,7 +437,7 @@ static void copy_cases(cute_runtime *rt, const char *where)
     static const cute_dtype types[] = {CUTE_U16, CUTE_BF16, CUTE_I8};
     for (int i = 0; i < cute_atom_count(); i++) {
         cute_atom_info r = cute_atom_info_at(i);
-        if (r.mma || !r.min_arch) continue;
+        if (r.mma || !r.min_arch || r.min_arch >= 100) continue; /* tensor memory: interp/tcgen05_test.c */
         for (int ty = bytes_only(&r) ? 2 : 0; ty < 3; ty++)
             for (int z = 0; z < (r.traits.pred == CUTE_PRED_ZFILL ? 2 : 1); z++) {
                 lane_case k;
@@ -523,7 +525,7 @@ static void compile_all(void)
         memset(&k, 0, sizeof k);
         cute_alg a;
         cute_alg_init(&a, NULL);
-        if (!r.min_arch || r.traits.scope == CUTE_SCOPE_WARPGROUP) continue; /* wgmma_test.c */
+        if (!r.min_arch || r.traits.scope == CUTE_SCOPE_WARPGROUP || r.min_arch >= 100) continue; /* wgmma_test.c */
         if (r.mma ? !cute_mma_atom_named(&a, r.name, &k.mma) : !cute_copy_atom_named(&a, r.name, bytes_only(&r) ? CUTE_I8 : CUTE_BF16, &k.copy))
             continue; /* a type cutec lacks: skipped (and said so) by the lane cases */
         if (r.mma)

@@ -77,7 +77,8 @@ bool cute_mma_atom_named(cute_alg *c, const char *name, cute_mma_atom *out)
     out->min_arch = r->info.min_arch;
     out->traits = r->info.traits;
     bool wg = r->kind == ROW_WGMMA_SS || r->kind == ROW_WGMMA_RS;
-    out->emit = wg ? wgmma_emit : mma_sync_emit;
+    bool umma = r->kind == ROW_UMMA_SS || r->kind == ROW_UMMA_TS; /* cute_umma_gemm issues these */
+    out->emit = umma ? umma_refuse_emit : wg ? wgmma_emit : mma_sync_emit;
     return !c->failed;
 }
 
@@ -101,6 +102,7 @@ static bool to_elements(cute_alg *c, const atom_row *r, int field, int ebits, cu
 
 static cute_copy_emit_fn copy_emitter(const atom_row *r)
 {
+    if (r->kind == ROW_TMEM_LOAD || r->kind == ROW_TMEM_STORE || r->kind == ROW_UTCCP) return tmem_copy_refuse_emit;
     return r->kind == ROW_LDSM ? ldsm_emit : r->kind == ROW_STSM ? stsm_emit : cp_async_emit;
 }
 

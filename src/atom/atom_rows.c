@@ -186,17 +186,25 @@ static int table_mma_rows(void)
 
 int atom_row_count(void)
 {
-    int nw;
-    atom_wgmma_rows(&nw);
-    return cute_atom_nrows + nw;
+    int nw, ns;
+    atom_wgmma_rows(&nw), atom_sm100_rows(&ns);
+    return cute_atom_nrows + nw + ns;
 }
 
+/* the MMA rows first: the table's, the wgmma rows, the sm_100 MMA rows; then the copy rows:
+ * the table's, the sm_100 ones */
 const atom_row *atom_row_at(int i)
 {
-    int nw, m = table_mma_rows();
-    const atom_row *w = atom_wgmma_rows(&nw);
-    if (i < 0 || i >= cute_atom_nrows + nw) return NULL;
-    return i < m ? &cute_atom_rows[i] : i < m + nw ? &w[i - m] : &cute_atom_rows[i - nw];
+    int nw, ns, m = table_mma_rows(), sm = 0;
+    const atom_row *w = atom_wgmma_rows(&nw), *s = atom_sm100_rows(&ns);
+    while (sm < ns && s[sm].info.mma) sm++;
+    int copies = cute_atom_nrows - m;
+    if (i < 0 || i >= cute_atom_nrows + nw + ns) return NULL;
+    if (i < m) return &cute_atom_rows[i];
+    if ((i -= m) < nw) return &w[i];
+    if ((i -= nw) < sm) return &s[i];
+    if ((i -= sm) < copies) return &cute_atom_rows[m + i];
+    return &s[sm + i - copies];
 }
 
 const atom_row *atom_row_find(const char *name)

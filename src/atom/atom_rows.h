@@ -3,6 +3,7 @@
 #define CUTEC_ATOM_ROWS_H
 
 #include "cutec/atom_table.h"
+#include "cutec/smem_atoms.h" /* cute_major */
 
 /* how a row is turned into a cute_mma_atom / cute_copy_atom */
 typedef enum {
@@ -14,6 +15,11 @@ typedef enum {
     ROW_CP_ASYNC,       /* cp.async: thread, global -> shared, asynchronous, zero-fill */
     ROW_WGMMA_SS,       /* wgmma: warpgroup, A and B from shared memory (descriptors) */
     ROW_WGMMA_RS,       /* wgmma: warpgroup, A from registers, B from shared memory */
+    ROW_UMMA_SS,        /* tcgen05.mma: one thread, A and B from shared memory, D in tensor memory */
+    ROW_UMMA_TS,        /* tcgen05.mma: A from tensor memory */
+    ROW_TMEM_LOAD,      /* tcgen05.ld: warp, tensor memory -> registers (T2R) */
+    ROW_TMEM_STORE,     /* tcgen05.st: warp, registers -> tensor memory (R2T) */
+    ROW_UTCCP,          /* tcgen05.cp: thread, shared memory -> tensor memory (S2T) */
 } row_kind;
 
 typedef struct atom_row {
@@ -42,6 +48,8 @@ const atom_row *atom_row_at(int i);
  * a row's instruction ("WGMMA_64x128x16_F32BF16BF16_SS"), NULL for another row */
 const atom_row *atom_wgmma_rows(int *n);
 const char *atom_wgmma_inst_id(const atom_row *r);
+/* the sm_100 rows (atom_sm100.c): tcgen05.mma families, T2R / R2T, UTCCP */
+const atom_row *atom_sm100_rows(int *n);
 
 /* the emitters of the rows (atom_emit_*.c) */
 void mma_sync_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_tensor A,
@@ -55,7 +63,18 @@ void stsm_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_te
                cute_vreg pred);
 void cp_async_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,
                    cute_vreg pred);
+/* the 64-bit wgmma descriptor (cutec/gmma_desc.h) of shared operand t (rows x K, K of 32
+ * bytes) as a u64 value; major gets its major mode; 0 after a diagnostic naming `name` and
+ * operand `which` (wgmma_emit.c) */
+cute_vreg atom_smem_descriptor(cute_ctx *c, const char *name, cute_tensor t, char which, cute_major *major);
 void wgmma_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_tensor A,
                 cute_tensor B, cute_tensor C);
+
+/* the sm_100 atoms through cute_gemm / cute_copy: a diagnostic naming what issues them
+ * (cute_umma_gemm, cutec/tcgen05.h), umma.c */
+void umma_refuse_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_tensor A, cute_tensor B,
+                      cute_tensor C);
+void tmem_copy_refuse_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,
+                           cute_vreg pred);
 
 #endif

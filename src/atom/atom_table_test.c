@@ -9,6 +9,7 @@
 #include "check.h"
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
+#include "cutec/umma.h"
 
 static char buf[4096];
 
@@ -61,7 +62,7 @@ static void check_mma_row(cute_alg *c, const cute_atom_info *r)
 static void check_copy_row(cute_alg *c, const cute_atom_info *r)
 {
     cute_layout S = cute_layout_parse(c, r->field[1]), D = cute_layout_parse(c, r->field[2]);
-    bool ldsm = strstr(r->name, "LDSM") != NULL;
+    bool ldsm = strstr(r->name, "LDSM") || strstr(r->name, "TMEM_LOAD"); /* registers at the destination */
     const cute_layout *regs = ldsm ? &D : &S, *mem = ldsm ? &S : &D;
     int64_t n = cute_size(c, regs).v;
     CHECK(!c->failed && bijective(c, regs, n), "%s: the register side does not hold every bit once", r->name);
@@ -150,6 +151,44 @@ static void check_refusals(cute_alg *c)
     cute_alg_clear(c);
 }
 
+/* the sm_100 rows print as CuTe's traits (mma_traits_sm100.hpp, copy_traits_sm100.hpp);
+ * cute_umma_atom makes an atom of any M and N the instruction has, and refuses the rest */
+static void check_sm100(cute_alg *c)
+{
+    cute_atom_info r;
+    CHECK(cute_atom_info_find("SM100_MMA_F16BF16_2x1SM_SS", &r) && r.mma && r.min_arch == 100, "2x1SM row");
+    CHECK_STR(r.field[1], "2:1");
+    CHECK_STR(r.field[2], "(2,(128,16)):(128,(1,256))"); /* (_2,(M/2,K)):(M/2,(_1,M)) at M = N = 256 */
+    CHECK_STR(r.field[4], "(2,(128,256)):(128,(1,256))");
+    CHECK(cute_atom_info_find("SM100_MMA_MXF4NVF4_SS", &r) && r.field[5], "NVF4 row");
+    CHECK_STR(r.field[5], "((32,4),(16,4)):((16,4),(0,1))"); /* Sm1xxBlockScaledBasicChunk<16>::SfKMajorAtom */
+    CHECK_STR(r.field[0], "(128,256,64)");
+    CHECK(cute_atom_info_find("SM100_TMEM_LOAD_32dp32b2x", &r) && !r.mma, "T2R row");
+    CHECK_STR(r.field[1], "(32,2048):(0,1)");
+    CHECK_STR(r.field[2], "(32,64):(64,1)");
+    cute_mma_atom a;
+    CHECK(cute_umma_atom(c, "SM100_MMA_F16BF16_SS", CUTE_F16, 64, 40, &a) && a.k == 16 && a.a_type == CUTE_F16, "%s",
+          c->error);
+    CHECK_STR(lay(c, a.a_tv), "(1,(64,16)):(0,(1,64))");
+    CHECK_STR(lay(c, a.c_tv), "(1,(64,40)):(0,(1,64))");
+    CHECK(cute_umma_atom(c, "SM100_MMA_TF32_SS", CUTE_TF32, 128, 256, &a) && a.k == 8, "%s", c->error);
+    static const struct {
+        const char *name;
+        cute_dtype d;
+        int m, n;
+        const char *want;
+    } bad[] = {{"SM100_MMA_F16BF16_SS", CUTE_F32, 128, 64, "does not take f32"},
+               {"SM100_MMA_F16BF16_SS", CUTE_BF16, 128, 72, "128 x 72"},
+               {"SM100_MMA_F16BF16_2x1SM_SS", CUTE_BF16, 256, 64, "not a one-CTA"},
+               {"SM90_64x64x16_F32BF16BF16_SS", CUTE_BF16, 128, 64, "not a one-CTA"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cute_alg_clear(c);
+        CHECK(!cute_umma_atom(c, bad[i].name, bad[i].d, bad[i].m, bad[i].n, &a) && strstr(c->error, bad[i].want),
+              "cute_umma_atom %s: %s", bad[i].name, c->error);
+    }
+    cute_alg_clear(c);
+}
+
 int main(void)
 {
     cute_alg c;
@@ -158,6 +197,7 @@ int main(void)
     check_cute_text(&c);
     cute_alg_clear(&c);
     check_refusals(&c);
+    check_sm100(&c);
     cute_atom_info info;
     CHECK(cute_atom_info_find("SM75_U32x4_LDSM_N", &info) && !info.mma && info.min_arch == 75, "find");
     CHECK(cute_atom_info_find("SM80_CP_ASYNC_CACHEGLOBAL_ZFILL<uint128_t>", &info) &&

@@ -20,8 +20,7 @@ enum { WG_MAX_ACC = 128 };
 /* the tile's first element, from a base aligned as the swizzle needs, must lie in the first
  * row of the swizzle's pattern (bits 7 and up that the swizzle reads clear), on a 16-byte
  * chunk: the descriptor's base offset is then 0 */
-static bool start_aligned(cute_ctx *c, const cute_mma_atom *atom, const cute_tensor *t, const cute_gmma_desc *g,
-                          char which)
+static bool start_aligned(cute_ctx *c, const char *name, const cute_tensor *t, const cute_gmma_desc *g, char which)
 {
     int bytes = cute_dtype_bytes((cute_dtype)t->dtype);
     int64_t W = g->layout_type == CUTE_GMMA_INTERLEAVE ? 1 : g->align / 128, period = W == 1 ? 16 : g->align;
@@ -36,16 +35,15 @@ static bool start_aligned(cute_ctx *c, const cute_mma_atom *atom, const cute_ten
         cute_ctx_fail(c, "%s: operand %c starts %s shared memory where a wgmma descriptor cannot begin: on a "
                          "16-byte chunk of its swizzle pattern's first row (offsets a multiple of %lld bytes "
                          "apart)",
-                      atom->name, which, cute_is_static(t->offset) ? "at a place in" : "at an offset into",
+                      name, which, cute_is_static(t->offset) ? "at a place in" : "at an offset into",
                       (long long)period);
     return ok;
 }
 
-/* the 64-bit descriptor of shared operand t (rows x K); major gets its major mode */
-static cute_vreg descriptor(cute_ctx *c, const cute_mma_atom *atom, cute_tensor t, char which, cute_major *major)
+cute_vreg atom_smem_descriptor(cute_ctx *c, const char *name, cute_tensor t, char which, cute_major *major)
 {
     if (t.kind != CUTE_TENSOR_SMEM)
-        return cute_ctx_fail(c, "%s: operand %c is read from shared memory: it must be a shared tensor", atom->name,
+        return cute_ctx_fail(c, "%s: operand %c is read from shared memory: it must be a shared tensor", name,
                              which), 0;
     cute_gmma_desc g;
     cute_layout L = t.layout, v = cute_get(&c->alg, &L, 0);
@@ -54,7 +52,7 @@ static cute_vreg descriptor(cute_ctx *c, const cute_mma_atom *atom, cute_tensor 
     /* the base: a swizzled shared tensor is placed aligned to its swizzle's period
      * (cute_smem_alloc_tensor_swizzled), which for a GMMA swizzle is g.align (1024 bytes for
      * SW128); the recognizer has checked that the swizzle is the layout's */
-    if (!start_aligned(c, atom, &t, &g, which)) return 0;
+    if (!start_aligned(c, name, &t, &g, which)) return 0;
     *major = g.major;
     cute_val addr = cute_smem_addr(c, cute_tensor_ptr(c, t, cute_i(0)));
     cute_val units = cute_val_binop(c, CUTE_OP_AND, cute_val_binop(c, CUTE_OP_SHR, addr, cute_val_int(c, CUTE_U32, 4)),
@@ -125,10 +123,10 @@ void wgmma_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_tens
      * that reads them only through wgmma.fence */
     bool wrote = accumulators(c, atom, D, C, I->nout, d);
     if (c->alg.failed) return;
-    if (rs ? !a_registers(c, atom, A, in) : !(in[0] = descriptor(c, atom, A, 'A', &ma))) return;
+    if (rs ? !a_registers(c, atom, A, in) : !(in[0] = atom_smem_descriptor(c, atom->name, A, 'A', &ma))) return;
     if (wrote || rs) cute_ir_inst_op(&c->b, CUTE_INST_WGMMA_FENCE, NULL, 0, NULL, 0, 0);
     nin = rs ? 4 : 1;
-    if (!(in[nin++] = descriptor(c, atom, B, 'B', &mb))) return;
+    if (!(in[nin++] = atom_smem_descriptor(c, atom->name, B, 'B', &mb))) return;
     bool sixteen = cute_dtype_bytes((cute_dtype)atom->a_type) == 2;
     if (!sixteen && (ma == CUTE_MAJOR_MN || mb == CUTE_MAJOR_MN)) {
         cute_ctx_fail(c, "%s: operand %c is MN-major in shared memory; wgmma transposes only 16-bit types, so %s "

@@ -103,6 +103,7 @@ typedef struct gemm_opts {
     char layout[4];
     cute_gemm_variant variant;
     const char *backend;
+    const char *arch; /* run --arch: the interpreter's target (sm_100a picks the Blackwell kernel) */
     double alpha, beta;
     bool alpha_given, beta_given, layout_given;
     int iters;

@@ -26,8 +26,10 @@ static void usage(void)
 {
     fputs(
             "usage: cutec run gemm [--dtype D] [--out-dtype D] [--m M --n N --k K] [--batch L]\n"
-            "         [--layout XY[Z]] [--variant auto|registers|shared|pipelined]\n"
-            "         [--backend cuda|interp] [--alpha A] [--beta B] [--pad P] [--iters N]\n"
+            "         [--layout XY[Z]] [--variant auto|registers|shared|pipelined|multistage|tensorop|\n"
+            "         tensorop_smem|hopper|blackwell] [--backend cuda|interp [--arch sm_80|sm_90a|sm_100a]]\n"
+            "         [--alpha A] [--beta B]\n"
+            "         [--pad P] [--iters N]\n"
             "         [--seed S] [--index auto|32|64] [--tile BMxBNxBK] [--stages S] [--warps WMxWN]\n"
             "         [--raster F] [--read-bytes 8|16] [--cluster CMxCN] [--store tma|st]\n"
             "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--bias row|col] [--groups G]\n"
@@ -88,6 +90,9 @@ static void usage(void)
             "index: the width of the kernels' index arithmetic.  auto (the default): each variant\n"
             "  in the width measured faster for it (docs/gemm.md); 32: 32-bit kernels wherever\n"
             "  every extent and leading dimension is at most 32768; 64: always 64-bit.\n"
+            "arch (run, --backend interp): the target the interpreter compiles for: sm_90a picks the\n"
+            "  Hopper kernel, sm_100a the Blackwell one (tcgen05 and tensor memory, emulated: no\n"
+            "  Blackwell has run it; docs/blackwell.md).\n"
             "groups: the grouped GEMM (sm_90's kernel, or the interpreter), G problems of one N and\n"
             "  K and M uniform in [0, 2 M] (run: --m; bench: --tokens T, default 512, and N = K =\n"
             "  each size), layout tnt (K-major A and B, row-major C) unless given; bench times a\n"
@@ -243,6 +248,7 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (!bench && !strcmp(k, "--pad")) return parse_int(v, &o->pad, 0, INT64_MAX);
     if (!bench && !strcmp(k, "--variant")) return cute_gemm_variant_parse(v, &o->variant);
     if (!bench && !strcmp(k, "--backend")) return o->backend = v, true;
+    if (!bench && !strcmp(k, "--arch")) return o->arch = v, !strncmp(v, "sm_", 3);
     if (bench && !strcmp(k, "--sizes")) return parse_sizes(v, o);
     if (bench && !strcmp(k, "--variants")) return parse_variants(v, o);
     if (bench && !strcmp(k, "--plot")) return o->plot = v, true;
@@ -408,6 +414,13 @@ static int run(const gemm_opts *o)
         return CLI_FAIL;
     }
     cute_backend *b = cute_runtime_backend(rt);
+    if (o->arch && cute_runtime_on_gpu(rt)) {
+        fprintf(stderr, "cutec run gemm: --arch %s is the interpreter's target (--backend interp); a GPU runs "
+                        "its own arch\n", o->arch);
+        cute_runtime_free(rt);
+        return CLI_USAGE;
+    }
+    cute_runtime_set_target_arch(rt, o->arch);
     print_problem(o, rt);
     gemm_problem p;
     int rc = CLI_FAIL;

@@ -33,14 +33,13 @@ static int usage(void)
     return CLI_USAGE;
 }
 
-/* the variant's kernel; AUTO: the first of pipelined, shared, registers that compiles, as
- * the library picks.  NULL with every reason in err. */
-/* the library's kernel for cfg: the variant asked for, or the first of AUTO's that compiles */
+/* the library's kernel for cfg: the variant asked for, or the first of AUTO's on the target that
+ * compiles (the arch's own kernel first: cute_gemm_auto_variants_for), as the library picks */
 static const cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, char *err, size_t n)
 {
     if (cfg->variant != CUTE_GEMM_AUTO) return cute_gemm_compile(rt, cfg, err, n);
     cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT];
-    int count = cute_gemm_auto_variants(cfg->dtype, order);
+    int count = cute_gemm_auto_variants_for(cfg->dtype, cute_runtime_target_arch(rt), order);
     size_t len = 0;
     for (int i = 0; i < count; i++) {
         cfg->variant = order[i];
@@ -65,7 +64,11 @@ static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *e
     cute_runtime_set_target_arch(rt, arch); /* atoms are checked against it */
     const cute_dtype *outs;
     int n;
-    gemm_ref_out_dtypes(cfg->dtype, &outs, &n);
+    static const cute_dtype f32[] = {CUTE_F32};
+    if (cfg->dtype == CUTE_E2M1) /* NVFP4: K-major A and B, C f32 unless asked */
+        cfg->major[0] = cfg->major[1] = 1, outs = f32;
+    else
+        gemm_ref_out_dtypes(cfg->dtype, &outs, &n);
     if (out == CUTE_VOID) out = outs[0];
     cfg->c_dtype = out;
     cli_clock t0 = cli_clock_now();
@@ -132,8 +135,9 @@ int cmd_compile_gemm(int argc, char **argv)
             cute_dtype *d = !strcmp(k, "--dtype") ? &cfg.dtype : &out;
             const cute_dtype *outs;
             int nouts;
-            if (!cli_gemm_dtype_parse(v, d) || (d == &cfg.dtype && !gemm_ref_out_dtypes(*d, &outs, &nouts))) {
-                fprintf(stderr, "cutec compile gemm: %s %s (f32, f64, f16, bf16, tf32, s8, e4m3 or e5m2)\n", k, v);
+            bool fp4 = d == &cfg.dtype && !strcmp(v, "e2m1"); /* NVFP4: the blackwell kernel's */
+            if (!cli_gemm_dtype_parse(v, d) || (d == &cfg.dtype && !fp4 && !gemm_ref_out_dtypes(*d, &outs, &nouts))) {
+                fprintf(stderr, "cutec compile gemm: %s %s (f32, f64, f16, bf16, tf32, s8, e4m3, e5m2 or e2m1)\n", k, v);
                 return usage();
             }
         } else if (!strcmp(k, "--layout")) {

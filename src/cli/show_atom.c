@@ -27,7 +27,7 @@ static void print_row(const cute_atom_info *r)
            cute_atom_scope_name((cute_atom_scope)r->traits.scope),
            cute_atom_pred_name((cute_atom_pred)r->traits.pred), r->traits.async ? "yes" : "no");
     if (r->mma) printf("Types (D,A,B,C): %s\n", r->types);
-    for (int i = 0; i < 5 && r->field_name[i]; i++)
+    for (int i = 0; i < 6 && r->field_name[i] && r->field[i]; i++)
         printf("%s: %s%s\n", r->field_name[i], r->field[i], !r->mma && i > 0 ? "  (bits)" : "");
 }
 

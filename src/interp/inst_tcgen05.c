@@ -56,8 +56,7 @@ static bool decode_idesc(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, tc
     return true;
 }
 
-/* an sm_100 shared-memory descriptor; false after a report */
-static bool decode_sdesc(ictx *X, const dinst *d, uint32_t t, uint64_t desc, interp_smem_desc *D)
+bool interp_tcgen05_sdesc(ictx *X, const dinst *d, uint32_t t, uint64_t desc, interp_smem_desc *D)
 {
     static const int width[8] = {1, 0, 8, 0, 4, 0, 2, 0};
     if ((desc >> 46 & 3) != 1)
@@ -75,7 +74,7 @@ static bool read_operand(ictx *X, const dinst *d, uint32_t t, uint64_t desc, boo
                          int rows, int K, double (*M)[INTERP_DESC_K_MAX])
 {
     interp_smem_desc D;
-    if (!decode_sdesc(X, d, t, desc, &D) || !interp_smem_desc_read(X, d, t, &D, mn, type, rows, K, M)) return false;
+    if (!interp_tcgen05_sdesc(X, d, t, desc, &D) || !interp_smem_desc_read(X, d, t, &D, mn, type, rows, K, M)) return false;
     for (int r = 0; r < rows && neg; r++)
         for (int k = 0; k < K; k++) M[r][k] = -M[r][k];
     return true;
@@ -183,7 +182,7 @@ static void one_cp(ictx *X, const dinst *d, uint32_t t)
         return (void)interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.cp writes from lane 0: "
                                    "taddr names lane %u", TMEM_LANE(taddr));
     if (!interp_tmem_columns(X, d, t, col, (uint32_t)R->n) ||
-        !decode_sdesc(X, d, t, REG(X, d->var[1])[t].u64, &D) || !(rec = interp_tmem_record(X, d, t, true)))
+        !interp_tcgen05_sdesc(X, d, t, REG(X, d->var[1])[t].u64, &D) || !(rec = interp_tmem_record(X, d, t, true)))
         return;
     for (int r = 0; r < R->m; r++)
         for (int c = 0; c < R->n; c++) {

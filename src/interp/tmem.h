@@ -48,4 +48,8 @@ uint32_t interp_tmem_record(ictx *X, const dinst *d, uint32_t t, bool async);
  * (else reported) */
 bool interp_tmem_readable(ictx *X, const dinst *d, uint32_t t, uint32_t lane, uint32_t col);
 
+/* an sm_100 shared-memory descriptor of thread t's tcgen05 instruction at d (version 1, no
+ * base offset, a swizzle emulated); false after a report (inst_tcgen05.c) */
+bool interp_tcgen05_sdesc(ictx *X, const dinst *d, uint32_t t, uint64_t desc, interp_smem_desc *D);
+
 #endif

@@ -1,17 +1,22 @@
 /* Tensor maps of a compiled function's tensor arguments (cute_host_tma_map): the recipe is
  * checked when the host function runs, as far as the argument's spec tells, and kept in the
  * function; each call's prepare step turns it and the call's argument (pointer, extents,
- * strides) into the map's fields and encodes them for the runtime's backend. */
+ * strides) into the map's fields and encodes them for the runtime's backend.  An argument of
+ * elements narrower than a byte (e2m1) is mapped as its bytes (the kernel recasts it to u8:
+ * the box is in bytes), its contiguous extent and its strides halved. */
 #include <stdio.h>
 #include <string.h>
 
 #define CUTEC_NO_SITE_MACROS
 #include "jit_internal.h"
 
+/* the type TMA moves for elements of d: bytes for a packed sub-byte type */
+static cute_dtype mapped(cute_dtype d) { return cute_dtype_bits(d) < 8 ? CUTE_U8 : d; }
+
 /* the box against the driver's rules, on a tensor as large as the box */
 static bool box_ok(cute_ctx *c, const cute_tma_map_spec *s, cute_dtype dt)
 {
-    cute_tma_desc d = {.dtype = dt, .rank = s->rank, .swizzle = s->swizzle, .l2 = s->l2, .oob = s->oob};
+    cute_tma_desc d = {.dtype = mapped(dt), .rank = s->rank, .swizzle = s->swizzle, .l2 = s->l2, .oob = s->oob};
     for (int j = 0; j < s->rank; j++) {
         if (s->box[j] < 1 || s->box[j] > 256)
             return cute_ctx_fail(c, "cute_host_tma_map: box[%d] = %u: a box extent is 1 to 256", j, s->box[j]);
@@ -46,16 +51,20 @@ static bool modes_ok(cute_ctx *c, const cute_tma_map_spec *s, const arg_info *a)
 static cute_status dim_from(const cute_tma_map_spec *s, const cute_call_arg *x, int j,
                             cute_tma_desc *d, char *err, size_t n)
 {
-    int m = s->mode[j];
-    int64_t es = cute_dtype_bytes((cute_dtype)x->dtype), st = x->stride[m];
+    int m = s->mode[j], bits = cute_dtype_bits((cute_dtype)x->dtype);
+    int64_t st = x->stride[m];
     if (j == 0 && st != 1 && x->shape[m] > 1)
         return snprintf(err, n, "argument %d: mode %d has stride %lld, TMA's first dimension "
                         "must be contiguous", s->arg, m, (long long)st), CUTE_ERR_INVALID;
     if (st < 0)
         return snprintf(err, n, "argument %d: mode %d has a negative stride (%lld), which TMA "
                         "cannot walk", s->arg, m, (long long)st), CUTE_ERR_INVALID;
-    d->dims[j] = (uint64_t)x->shape[m];
-    d->strides[j] = (uint64_t)(st * es);
+    if (bits < 8 && (j == 0 ? x->shape[m] * bits % 8 : st * bits % 8))
+        return snprintf(err, n, "argument %d: mode %d (extent %lld, stride %lld) is not whole bytes of %s, which TMA "
+                        "moves as bytes", s->arg, m, (long long)x->shape[m], (long long)st,
+                        cute_dtype_name((cute_dtype)x->dtype)), CUTE_ERR_INVALID;
+    d->dims[j] = (uint64_t)(j == 0 && bits < 8 ? x->shape[m] * bits / 8 : x->shape[m]);
+    d->strides[j] = (uint64_t)(st * bits / 8);
     d->box[j] = s->box[j];
     return CUTE_OK;
 }
@@ -67,7 +76,7 @@ static cute_status build_map(void *user, cute_runtime *rt, const cute_call_arg *
     const cute_call_arg *x = s->arg < nargs ? &args[s->arg] : NULL;
     if (!x || x->kind != CUTE_ARG_TENSOR || !x->buf)
         return snprintf(err, n, "argument %d is not a tensor", s->arg), CUTE_ERR_INVALID;
-    cute_tma_desc d = {.dtype = (cute_dtype)x->dtype, .rank = s->rank, .swizzle = s->swizzle,
+    cute_tma_desc d = {.dtype = mapped((cute_dtype)x->dtype), .rank = s->rank, .swizzle = s->swizzle,
                        .l2 = s->l2, .oob = s->oob};
     d.address = (uint64_t)(uintptr_t)x->buf->ptr + x->offset;
     unsigned used = 0;

@@ -129,6 +129,57 @@ void cute_tcgen05_mma(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_des
     emit(c, row, in, 5);
 }
 
+uint32_t cute_tcgen05_idesc_nvf4(cute_ctx *c, int m, int n)
+{
+    if (!ctx_ok(c)) return 0;
+    if (m != 128 || n < 16 || n > 256 || n % 16) {
+        cute_ctx_fail(c, "cute_tcgen05_idesc_nvf4: M %d, N %d (M 128; N a multiple of 16 up to 256)", m, n);
+        return 0;
+    }
+    /* InstrDescriptorBlockScaled: A and B E2M1 (1), K-major, ue4m3 scales (bit 23 clear), K 64 */
+    return 1u << 7 | 1u << 10 | (uint32_t)(n >> 3) << 17 | (uint32_t)(m >> 4) << 24;
+}
+
+void cute_tcgen05_mma_nvf4(cute_ctx *c, cute_val d, cute_val a_desc, cute_val b_desc, uint32_t idesc, cute_val sfa,
+                           cute_val sfb, cute_val accumulate)
+{
+    static const char call[] = "cute_tcgen05_mma_nvf4";
+    cute_vreg in[7];
+    if (!ctx_row_ok(c, CUTE_INST_TCGEN05_MMA_MXF4NVF4, call) || !ctx_u32_operand(c, d, call, "D's address", &in[0]) ||
+        !ctx_u32_operand(c, sfa, call, "SFA's address", &in[4]) ||
+        !ctx_u32_operand(c, sfb, call, "SFB's address", &in[5]) ||
+        !ctx_u32_operand(c, accumulate, call, "accumulate", &in[6]))
+        return;
+    if (!ctx_usable(c, a_desc, "A's descriptor") || !ctx_usable(c, b_desc, "B's descriptor")) return;
+    if (a_desc.t.dtype != CUTE_U64 || b_desc.t.dtype != CUTE_U64 || !idesc) {
+        cute_ctx_fail(c, "%s: the descriptors must be u64 values (cute_tcgen05_smem_desc) and idesc nonzero "
+                      "(cute_tcgen05_idesc_nvf4)", call);
+        return;
+    }
+    in[1] = a_desc.r, in[2] = b_desc.r, in[3] = u32(c, idesc).r;
+    emit(c, CUTE_INST_TCGEN05_MMA_MXF4NVF4, in, 7);
+}
+
+void cute_tcgen05_cp(cute_ctx *c, cute_tcgen05_cp_shape shape, cute_val taddr, cute_val s_desc)
+{
+    static const char call[] = "cute_tcgen05_cp";
+    cute_inst row = shape == CUTE_TCGEN05_CP_128x256b ? CUTE_INST_TCGEN05_CP_128x256b
+                                                      : CUTE_INST_TCGEN05_CP_32x128b_WARPX4;
+    cute_vreg a;
+    if ((unsigned)shape > CUTE_TCGEN05_CP_32x128b_WARPX4) {
+        cute_ctx_fail(c, "%s: shape %d (CUTE_TCGEN05_CP_128x256b or _32x128b_WARPX4)", call, (int)shape);
+        return;
+    }
+    if (!ctx_row_ok(c, row, call) || !ctx_u32_operand(c, taddr, call, "the address", &a) ||
+        !ctx_usable(c, s_desc, "the descriptor"))
+        return;
+    if (s_desc.t.dtype != CUTE_U64) {
+        cute_ctx_fail(c, "%s: the descriptor must be a u64 value (cute_tcgen05_smem_desc)", call);
+        return;
+    }
+    emit(c, row, (cute_vreg[]){a, s_desc.r}, 2);
+}
+
 static cute_inst load_row(int n)
 {
     switch (n) {

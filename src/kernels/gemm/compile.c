@@ -102,6 +102,12 @@ cute_arg_spec gemm_operand_spec(const cute_gemm_config *cfg, int i, char *text, 
 static bool dtypes_ok(const cute_gemm_config *cfg, char *err, size_t n)
 {
     cute_dtype d = cfg->dtype, cd = cute_gemm_c_dtype(cfg);
+    if (d == CUTE_E2M1) { /* NVFP4: the Blackwell kernel's (its scales are arguments 6 and 7) */
+        if (cfg->variant == CUTE_GEMM_BLACKWELL && (cd == CUTE_F16 || cd == CUTE_BF16 || cd == CUTE_F32)) return true;
+        snprintf(err, n, "gemm: e2m1 (NVFP4) inputs run in the blackwell kernel, with C of f16, bf16 or f32 (asked: "
+                 "%s, C %s)", cute_gemm_variant_name(cfg->variant), cute_dtype_name(cd));
+        return false;
+    }
     if (gemm_ref_pair_ok(d, cd)) return true;
     char outs[64];
     gemm_ref_out_text(d, cute_dtype_name, outs, sizeof outs);
@@ -118,6 +124,7 @@ static bool is_tensorop(cute_gemm_variant v)
 static bool plan_for(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p)
 {
     if (cfg->variant == CUTE_GEMM_HOPPER) return gemm_plan_hopper(a, cfg, arch, p);
+    if (cfg->variant == CUTE_GEMM_BLACKWELL) return gemm_plan_blackwell(a, cfg, arch, p);
     if (cfg->variant == CUTE_GEMM_MULTISTAGE || is_tensorop(cfg->variant))
         return gemm_plan_multistage(a, cfg, arch, p);
     return gemm_plan_make(a, cfg, p);
@@ -174,7 +181,7 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     }
     cute_host_fn hosts[CUTE_GEMM_VARIANT_COUNT] = {
         gemm_pipelined_host, gemm_registers_host, gemm_shared_host, gemm_pipelined_host,
-        gemm_multistage_host, gemm_multistage_host, gemm_multistage_host, gemm_hopper_host};
+        gemm_multistage_host, gemm_multistage_host, gemm_multistage_host, gemm_hopper_host, gemm_blackwell_host};
     if ((int)cfg->variant < 0 || cfg->variant >= CUTE_GEMM_VARIANT_COUNT) {
         snprintf(err, n, "gemm: unknown variant %d", (int)cfg->variant);
         return NULL;
@@ -188,7 +195,7 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
         return NULL;
     }
     plan->broken = broken;
-    if (cfg->variant == CUTE_GEMM_HOPPER)
+    if (cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_BLACKWELL)
         plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads);
     char text[3][64];
     cute_arg_spec specs[10];
@@ -201,6 +208,11 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     /* fp8's scales, f32: sa, sb (one value each, or block scales: rank 2), out scale, amax */
     for (int i = 6; i < 10; i++)
         specs[i] = cute_spec_tensor(CUTE_F32, i < 8 && cfg->scale == CUTE_GEMM_SCALE_BLOCK ? "(?,?):(?,?)" : "?:?", 4);
+    bool fp4 = cfg->dtype == CUTE_E2M1;
+    if (fp4) { /* NVFP4: rows of whole 16 bytes (32 e2m1), then SFA and SFB (ue4m3) */
+        specs[0] = specs[1] = cute_spec_tensor(CUTE_E2M1, "(?,?{div=32}):(?{div=32},1)", 16);
+        specs[5] = specs[6] = cute_spec_tensor(CUTE_UE4M3, "?:1", 16);
+    }
     char name[192], tag[64];
     gemm_epilogue_tag(&cfg->epilogue, tag, sizeof tag);
     snprintf(name, sizeof name, "gemm_%s_%s_%s_%c%c%c_a%d%s%s%s%s%s%s", cute_gemm_variant_name(cfg->variant),
@@ -208,7 +220,7 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
              "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "", cfg->batched ? "_batched" : "",
              cfg->dual ? "_swiglu" : tag, cfg->scale == CUTE_GEMM_SCALE_BLOCK ? "_blockscaled" : cfg->scale ? "_scaled" : "",
              cfg->out_scale ? "_oscale" : "", cfg->amax ? "_amax" : "");
-    int nargs = cfg->scale ? 10 : cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
+    int nargs = fp4 ? 7 : cfg->scale ? 10 : cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
     const cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, nargs, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;

@@ -55,6 +55,9 @@ typedef struct gemm_plan {
     cute_tiled_mma epi_mma;   /* one warpgroup's 64 x 64 wgmma: a 64-column piece of C's fragment */
     cute_tiled_copy r2s;      /* stmatrix of epi_mma's C into a buffer */
     cute_tma_atom tma_c;      /* the store of one buffer, made by the host function */
+    /* the Blackwell kernel (blackwell.c) */
+    cute_mma_atom umma;       /* SM100_MMA_F16BF16_SS of bm x bn: one thread issues it */
+    int tmem_columns;         /* its accumulator stages' tensor memory */
 } gemm_plan;
 
 bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p);
@@ -72,11 +75,21 @@ enum { GEMM_BREAK_EXPECT_TX = 4, GEMM_BREAK_PHASE = 8, GEMM_BREAK_RELEASE = 16, 
 enum { GEMM_BREAK_STORE_ACQUIRE = 64, GEMM_BREAK_STORE_FENCE = 128, GEMM_BREAK_STORE_BARRIER = 256 };
 /* ... and the grouped kernel's producer retargeting its maps without the release fence */
 enum { GEMM_BREAK_MAP_FENCE = 512 };
+/* ... and the Blackwell kernel's: the MMA thread never commits the accumulator (the epilogue
+ * waits for it forever), the tensor memory never freed, the epilogue's T2R reading the
+ * accumulator before waiting for its barrier */
+enum { GEMM_BREAK_ACC_COMMIT = 1024, GEMM_BREAK_TMEM_FREE = 2048, GEMM_BREAK_ACC_WAIT = 4096 };
 const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
                                    char *err, size_t n);
 const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
                                            char *err, size_t n);
 
+/* operand x (A, B or C: which) as a TMA kernel wants it: a 2-D tensor of dtype d, unit stride
+ * in mode `major`, 16-byte aligned pointer, leading dimension and unit-stride extent, inside
+ * its buffer (grouped_call.c); else CUTE_ERR_INVALID with the mistake named */
+cute_status gemm_tma_operand_ok(const cute_call_arg *x, char which, cute_dtype d, int major, char *err, size_t n);
+/* the library's kernel for cfg (compiled once, lib.c's table) and its runtime */
+const cute_fn *gemm_lib_fn(cute_gemm_lib *lib, const cute_gemm_config *cfg, cute_runtime **rt, char *err, size_t n);
 /* the library's grouped kernel for cfg (compiled once; grouped_call.c), and its runtime */
 const cute_fn *gemm_lib_grouped(cute_gemm_lib *lib, const cute_gemm_config *cfg, cute_runtime **rt, char *err,
                                 size_t n);
@@ -93,6 +106,18 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg);
 /* the plan of the Hopper kernel (hopper_plan.c); false with the reason in a's error when the
  * configuration is not one it takes */
 bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
+/* An operand's TMA stages (rows, bk, stages) from CuTe's 128-byte GMMA swizzle atoms, and the
+ * rows one TMA box of them loads (hopper_plan.c; the Blackwell kernel's too) */
+cute_composed gemm_tma_stages(cute_alg *a, cute_dtype d, int major, int64_t rows, int64_t bk, int stages,
+                              int64_t *box_rows);
+/* the Blackwell kernel (blackwell_plan.c, blackwell.c): its plan, false with the reason in
+ * a's error, and its host function */
+bool gemm_plan_blackwell(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
+/* NVFP4's scales of a k-tile of one 128-row tile: 4 SfKMajorAtoms of 512 bytes, each 4
+ * columns of tensor memory */
+enum { GEMM_BW_SF_ATOMS = 4, GEMM_BW_SF_ATOM = 512, GEMM_BW_SF_KTILE = GEMM_BW_SF_ATOMS * GEMM_BW_SF_ATOM,
+       GEMM_BW_SF_COLUMNS = 4 * GEMM_BW_SF_ATOMS };
+void gemm_blackwell_host(cute_ctx *c, const cute_arg *arg);
 /* the plan of the multi-stage family (plan_multistage.c) */
 /* arch: the compile target (cute_runtime_target_arch; 0 unknown), which picks the atoms */
 bool gemm_plan_multistage(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
@@ -208,6 +233,10 @@ void gemm_hopper_roles(cute_ctx *c, gemm_hopper_role *producer, gemm_hopper_role
 void gemm_hopper_atoms(cute_ctx *c, gemm_plan *p, cute_tensor mA, cute_tensor mB);
 void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
                             cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to);
+/* the same up to the stage's commit: acquired and loading, the stage's full barrier returned
+ * (for more copies into the stage: the Blackwell NVFP4 kernel's scale factors) */
+cute_val gemm_hopper_load_ab(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
+                             cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to);
 void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
                           cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f);
 /* the stage of a consumer's wgmma view (MMA, M, K, stages) the state points at, and the
@@ -271,5 +300,11 @@ void gemm_epilogue_smem(cute_ctx *c, const gemm_plan *p, cute_int tid, const gem
 /* the shared tile of operand 0 (A) or 1 (B): (rows, bk, stages), rows contiguous
  * (see smem_layouts.c) */
 cute_layout gemm_smem_layout(cute_alg *a, const gemm_plan *p, int operand, int stages);
+
+/* The Blackwell kernel's epilogue of one tile (blackwell_epilogue.c): thread tid (0..127, the four epilogue
+ * warps) reads row tid of the accumulators at tensor-memory address acc (T2R) and stores
+ * alpha acc + beta C to the tile's row of C */
+void gemm_blackwell_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val acc,
+                             cute_val alpha, cute_val beta);
 
 #endif

@@ -19,9 +19,7 @@ static cute_status bad(char *err, size_t n, const char *fmt, ...)
     return CUTE_ERR_INVALID;
 }
 
-/* operand x (A, B or C: which) as cfg wants it: a 2-D tensor of dtype d, unit stride in mode
- * `major`, 16-byte aligned pointer, leading dimension and unit-stride extent */
-static cute_status operand_ok(const cute_call_arg *x, char which, cute_dtype d, int major, char *err, size_t n)
+cute_status gemm_tma_operand_ok(const cute_call_arg *x, char which, cute_dtype d, int major, char *err, size_t n)
 {
     if (x->kind != CUTE_ARG_TENSOR || x->ndim != 2 || !x->buf)
         return bad(err, n, "%c is not a 2-D tensor", which);
@@ -30,13 +28,13 @@ static cute_status operand_ok(const cute_call_arg *x, char which, cute_dtype d, 
     if (x->stride[major] != 1)
         return bad(err, n, "%c has stride %" PRId64 " in mode %d (the configuration's unit-stride mode)", which,
                    x->stride[major], major);
-    int64_t es = cute_dtype_bytes(d), ld = x->stride[!major];
+    int64_t bits = cute_dtype_bits(d), ld = x->stride[!major]; /* (e2m1: two elements a byte) */
     uint64_t at = (uint64_t)(uintptr_t)x->buf->ptr + x->offset;
-    if (at % 16 || (ld * es) % 16 || (x->shape[major] * es) % 16 || ld < x->shape[major])
+    if (at % 16 || (ld * bits) % 128 || (x->shape[major] * bits) % 128 || ld < x->shape[major])
         return bad(err, n, "%c (%" PRId64 "x%" PRId64 ", leading dimension %" PRId64 ", at byte %" PRIu64 " mod 16) "
                    "is not 16-byte aligned: TMA needs the pointer, the leading dimension and the unit-stride "
                    "extent in whole 16 bytes", which, x->shape[0], x->shape[1], ld, at % 16);
-    if (x->offset + (size_t)((x->shape[0] - 1) * x->stride[0] + (x->shape[1] - 1) * x->stride[1] + 1) * (size_t)es >
+    if (x->offset + (size_t)(((x->shape[0] - 1) * x->stride[0] + (x->shape[1] - 1) * x->stride[1] + 1) * bits + 7) / 8 >
             x->buf->bytes && x->shape[0] && x->shape[1])
         return bad(err, n, "%c reaches past the end of its buffer", which);
     return CUTE_OK;
@@ -48,7 +46,7 @@ cute_status cute_gemm_group_row(const cute_gemm_config *cfg, const cute_gemm_gro
     const cute_call_arg *x[3] = {&g->A, &g->B, &g->C};
     for (int i = 0; i < 3; i++) {
         cute_dtype d = i == 2 ? cute_gemm_c_dtype(cfg) : cfg->dtype;
-        cute_status s = operand_ok(x[i], "ABC"[i], d, cfg->major[i], err, n);
+        cute_status s = gemm_tma_operand_ok(x[i], "ABC"[i], d, cfg->major[i], err, n);
         if (s != CUTE_OK) return s;
     }
     int64_t M = g->C.shape[0], N = g->C.shape[1], K = g->A.shape[1];

@@ -110,13 +110,20 @@ static void load_boxes(cute_ctx *c, const gemm_plan *p, int operand, const cute_
     }
 }
 
-void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
-                            cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to)
+cute_val gemm_hopper_load_ab(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
+                             cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to)
 {
     cute_pipeline_producer_acquire(c, &m->pipe, s, (cute_val){0});
     to[0].bar = to[1].bar = cute_pipeline_producer_barrier(c, &m->pipe, s);
     load_boxes(c, p, 0, &mapA, ktile(c, t->kA, kt), stage(c, m->sA, 3, s), to[0]);
     load_boxes(c, p, 1, mapB, ktile(c, t->kB, kt), stage(c, m->sB, 3, s), to[1]);
+    return to[0].bar;
+}
+
+void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
+                            cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to)
+{
+    gemm_hopper_load_ab(c, p, m, s, mapA, mapB, t, kt, to);
     cute_pipeline_producer_commit(c, &m->pipe, s);
     cute_pipeline_state_advance(c, s);
 }

@@ -99,8 +99,8 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
  * span only the swizzle's 128 bytes of rows, so Layout_MN_SW128_Atom (64 rows x 8 K) is first
  * repeated over a (64, bk) block, one box, and the blocks over the stage: ((64, rows/64),
  * bk, stages), wgmma's MN-major layout with the blocks LBO apart. */
-static cute_composed stages_of(cute_alg *a, cute_dtype d, int major, int64_t rows, int64_t bk, int stages,
-                               int64_t *box_rows)
+cute_composed gemm_tma_stages(cute_alg *a, cute_dtype d, int major, int64_t rows, int64_t bk, int stages,
+                              int64_t *box_rows)
 {
     cute_composed atom;
     cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)rows, (long long)bk, stages);
@@ -137,8 +137,8 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     /* the consumers' warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
     cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->consumers);
     p->mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
-    p->smem_a = stages_of(a, cfg->dtype, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);
-    p->smem_b = stages_of(a, cfg->dtype, cfg->major[1], p->bn, p->bk, p->stages, &p->box_rows[1]);
+    p->smem_a = gemm_tma_stages(a, cfg->dtype, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);
+    p->smem_b = gemm_tma_stages(a, cfg->dtype, cfg->major[1], p->bn, p->bk, p->stages, &p->box_rows[1]);
     if (cfg->dual) p->box_rows[1] = p->bn / 2; /* B0's half of the stage, then B1's (hopper.c) */
     if ((cute_gemm_epilogue_fused(&cfg->epilogue) || cfg->dual) && !p->tma_store)
         return cute_alg_fail(a, "gemm hopper: a fused epilogue%s runs in the TMA-store epilogue (a 16-bit C, tiles of "

@@ -18,7 +18,7 @@
 #include "kernels/gemm/gemm_ref.h"
 
 static const char *const names[CUTE_GEMM_VARIANT_COUNT] = {
-    "auto", "registers", "shared", "pipelined", "multistage", "tensorop", "tensorop_smem", "hopper"};
+    "auto", "registers", "shared", "pipelined", "multistage", "tensorop", "tensorop_smem", "hopper", "blackwell"};
 
 const char *cute_gemm_variant_name(cute_gemm_variant v)
 {
@@ -125,6 +125,15 @@ const cute_fn *gemm_lib_grouped(cute_gemm_lib *lib, const cute_gemm_config *cfg,
     return f;
 }
 
+const cute_fn *gemm_lib_fn(cute_gemm_lib *lib, const cute_gemm_config *cfg, cute_runtime **rt, char *err, size_t n)
+{
+    *rt = lib->rt;
+    pthread_mutex_lock(&lib->lock);
+    const cute_fn *f = fn_cache_fn(&lib->fns, lib->rt, cfg, compile_config, NULL, "gemm", err, n);
+    pthread_mutex_unlock(&lib->lock);
+    return f;
+}
+
 bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t)
 {
     cute_gemm_tiling z = {0};
@@ -159,7 +168,7 @@ bool cute_gemm_lib_index_width(cute_gemm_lib *lib, int bits)
 static const bool narrow_is_faster[CUTE_GEMM_VARIANT_COUNT] = {
     [CUTE_GEMM_REGISTERS] = true, [CUTE_GEMM_SHARED] = true, [CUTE_GEMM_PIPELINED] = true,
     [CUTE_GEMM_MULTISTAGE] = false, [CUTE_GEMM_TENSOROP] = true, [CUTE_GEMM_TENSOROP_SMEM] = true,
-    [CUTE_GEMM_HOPPER] = false};
+    [CUTE_GEMM_HOPPER] = false, [CUTE_GEMM_BLACKWELL] = false};
 
 static int64_t index_bound_for(const cute_gemm_lib *lib, cute_gemm_variant v, bool fits)
 {
@@ -382,16 +391,22 @@ int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIAN
     return n;
 }
 
-/* AUTO's order on the library's target: on sm_90 the Hopper kernel first for 16-bit inputs
- * (it refuses the patterns it does not take, M- or N-major operands for one, and the SM80
+/* AUTO's order on the library's target: on sm_90 the Hopper kernel first for 16-bit inputs,
+ * on sm_100 the Blackwell kernel (each refuses the patterns it does not take, and the SM80
  * kernels follow) */
+int cute_gemm_auto_variants_for(cute_dtype d, int arch, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT])
+{
+    if (d == CUTE_E2M1) return out[0] = CUTE_GEMM_BLACKWELL, 1; /* NVFP4: only it */
+    int n = cute_gemm_auto_variants(d, out);
+    if ((arch != 90 && arch != 100) || (d != CUTE_BF16 && d != CUTE_F16)) return n;
+    memmove(out + 1, out, (size_t)n * sizeof *out);
+    out[0] = arch == 90 ? CUTE_GEMM_HOPPER : CUTE_GEMM_BLACKWELL;
+    return n + 1;
+}
+
 static int auto_order(const cute_gemm_lib *lib, cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT])
 {
-    int n = cute_gemm_auto_variants(d, out);
-    if (cute_runtime_target_arch(lib->rt) != 90 || (d != CUTE_BF16 && d != CUTE_F16)) return n;
-    memmove(out + 1, out, (size_t)n * sizeof *out);
-    out[0] = CUTE_GEMM_HOPPER;
-    return n + 1;
+    return cute_gemm_auto_variants_for(d, cute_runtime_target_arch(lib->rt), out);
 }
 
 static const entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg, bool fits,

@@ -1,0 +1,47 @@
+/* cutec/umma.h — sm_100's tcgen05.mma as CuTe atoms (CuTe's SM100_MMA_*_SS traits and the
+ * cute::gemm that issues them; CuTe DSL's tcgen05.MmaF16BF16Op ...).  An sm_100 MMA is issued
+ * by one thread: A and B are shared-memory tiles (their descriptors come from their layouts,
+ * cutec/gmma_desc.h), D is tensor memory (cutec/tcgen05.h).  The rows and their layouts:
+ * `cutec show atom SM100_MMA_F16BF16_SS`; docs/blackwell.md.  Verified by the interpreter
+ * and by ptxas for sm_100a only: no Blackwell has run them. */
+#ifndef CUTEC_UMMA_H
+#define CUTEC_UMMA_H
+
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
+#include "cutec/atom_table.h"
+#include "cutec/tcgen05.h"
+
+/* The atom `name` (a one-CTA _SS row of the table: SM100_MMA_F16BF16_SS, _TF32_SS,
+ * _F8F6F4_SS) for A and B of type ab and an f32 accumulator, of shape M x N (M 64 or 128, N a
+ * multiple of 8 (M 64) or 16 (M 128) up to 256) and the row's K; false with the reason in
+ * c's error (an unknown name, a type or shape the instruction has not). */
+bool cute_umma_atom(cute_alg *c, const char *name, cute_dtype ab, int m, int n, cute_mma_atom *out);
+
+/* D (tensor memory at d: lane 0, D's first column) = A B^T, + D where accumulate (a u32,
+ * nonzero: yes) — A (M, K) and B (N, K) shared tiles of the atom's type, K a multiple of the
+ * atom's: one tcgen05.mma per K of the atom, the later ones accumulating.  Issue it from one
+ * thread (cute_elect_one); its completion is a tcgen05.commit's (cute_tcgen05_commit). */
+void cute_umma_gemm(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_tensor A, cute_tensor B,
+                    cute_val accumulate);
+
+/* NVFP4 (SM100_MMA_MXF4NVF4_SS, cute_umma_atom with CUTE_E2M1): A (M, K) and B (N, K) are
+ * shared tiles of their e2m1 as bytes (u8, K / 2 of them a row, K-major), one instruction per
+ * 64 of K; the scales of k-block i are in tensor memory at sfa + i M / 32 and sfb + i N / 32
+ * columns, where cute_umma_copy_scales puts them. */
+void cute_umma_gemm_nvf4(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_tensor A, cute_tensor B,
+                         cute_val sfa, cute_val sfb, cute_val accumulate);
+/* S2T (SM100_UTCCP_4x32dp128bit_1cta): the scales in shared tile sf (bytes, whole 512-byte
+ * SfKMajorAtoms of 128 rows by 4 scales) into tensor memory from taddr, 4 columns an atom,
+ * duplicated into the four lane quarters; one thread, before the MMAs that read them */
+void cute_umma_copy_scales(cute_ctx *c, cute_val taddr, cute_tensor sf);
+
+#ifndef CUTEC_NO_SITE_MACROS
+#define cute_umma_gemm(c, ...) CUTE__CTX_AT((c), cute_umma_gemm((c), __VA_ARGS__))
+#define cute_umma_gemm_nvf4(c, ...) CUTE__CTX_AT((c), cute_umma_gemm_nvf4((c), __VA_ARGS__))
+#define cute_umma_copy_scales(c, ...) CUTE__CTX_AT((c), cute_umma_copy_scales((c), __VA_ARGS__))
+#endif
+
+CUTE_API_END
+#endif

@@ -1,0 +1,192 @@
+/* cutec/umma.h: the one-CTA sm_100 MMA atoms at any M and N, and cute_umma_gemm (CuTe's
+ * cute::gemm over SM100_MMA_*_SS: one tcgen05.mma per K of the atom, each operand's
+ * descriptor read off its shared layout as wgmma's is, plus the sm_100 version bit). */
+#include <stdio.h>
+#include <string.h>
+
+#define CUTEC_NO_SITE_MACROS
+#include "atom/atom_internal.h"
+#include "atom/atom_rows.h"
+#include "cutec/notation.h"
+#include "cutec/umma.h"
+#include "tensor/tensor_internal.h"
+#include "trace/ctx_internal.h"
+
+/* the row's family takes A and B of type ab */
+static bool family_takes(const atom_row *r, cute_dtype ab)
+{
+    int bits = 8 * cute_dtype_bytes(ab);
+    if (strstr(r->info.name, "F16BF16")) return ab == CUTE_F16 || ab == CUTE_BF16;
+    if (strstr(r->info.name, "TF32")) return ab == CUTE_TF32;
+    if (strstr(r->info.name, "MXF4NVF4")) return ab == CUTE_E2M1;
+    return strstr(r->info.name, "F8F6F4") && bits == 8 && ab != CUTE_I8 && ab != CUTE_U8;
+}
+
+bool cute_umma_atom(cute_alg *c, const char *name, cute_dtype ab, int m, int n, cute_mma_atom *out)
+{
+    memset(out, 0, sizeof *out);
+    const atom_row *r = name ? atom_row_find(name) : NULL;
+    bool nvf4 = r && !strcmp(r->info.name, "SM100_MMA_MXF4NVF4_SS");
+    if (!r || r->kind != ROW_UMMA_SS || (r->info.field[5] && !nvf4) || r->mnk[0] != 128)
+        return cute_alg_fail(c, "cute_umma_atom: \"%s\" is not a one-CTA SM100_MMA_*_SS atom cutec issues "
+                             "(SM100_MMA_F16BF16_SS, SM100_MMA_TF32_SS, SM100_MMA_F8F6F4_SS, SM100_MMA_MXF4NVF4_SS)",
+                             name ? name : "(null)");
+    if (nvf4 && (m != 128 || n % 16))
+        return cute_alg_fail(c, "cute_umma_atom: %s of %d x %d (M 128, N a multiple of 16 up to 256)", name, m, n);
+    if (!family_takes(r, ab))
+        return cute_alg_fail(c, "cute_umma_atom: %s does not take %s operands", name, cute_dtype_name(ab));
+    if ((m != 64 && m != 128) || n < 8 || n > 256 || n % (m == 128 ? 16 : 8))
+        return cute_alg_fail(c, "cute_umma_atom: %s of %d x %d (M 64 or 128; N a multiple of 8 (M 64) or 16 "
+                             "(M 128) up to 256)", name, m, n);
+    int k = r->mnk[2];
+    *out = (cute_mma_atom){.name = r->info.name, .a_type = (uint8_t)ab, .b_type = (uint8_t)ab,
+                           .c_type = CUTE_F32, .m = m, .n = n, .k = k, .min_arch = 100, .traits = r->info.traits,
+                           .emit = umma_refuse_emit};
+    out->thr_id = cute_layout_parse(c, "1:0");
+    out->a_tv = cute_layout_fmt(c, "(1,(%d,%d)):(0,(1,%d))", m, k, m);
+    out->b_tv = cute_layout_fmt(c, "(1,(%d,%d)):(0,(1,%d))", n, k, n);
+    out->c_tv = cute_layout_fmt(c, "(1,(%d,%d)):(0,(1,%d))", m, n, m);
+    return !c->failed;
+}
+
+/* operand t: a static (rows, K) shared tile, K a multiple of k */
+static bool operand_ok(cute_ctx *c, const cute_mma_atom *atom, cute_tensor t, char which, int64_t rows)
+{
+    cute_alg *a = &c->alg;
+    cute_layout r = cute_get(a, &t.layout, 0), k = cute_get(a, &t.layout, 1);
+    cute_int nr = cute_size(a, &r), nk = cute_size(a, &k);
+    if (t.kind == CUTE_TENSOR_SMEM && t.dtype == atom->a_type && cute_rank(&t.layout) == 2 && cute_is_static(nr) &&
+        cute_is_static(nk) && nr.v == rows && nk.v % atom->k == 0)
+        return true;
+    char got[256];
+    cute_layout_str(&t.layout, got, sizeof got);
+    return cute_ctx_fail(c, "cute_umma_gemm: %s: operand %c must be a shared %s tile of (%lld, a multiple of %lld); "
+                         "got %s %s", atom->name, which, cute_dtype_name((cute_dtype)atom->a_type), (long long)rows,
+                         (long long)atom->k, t.kind == CUTE_TENSOR_SMEM ? cute_dtype_name((cute_dtype)t.dtype)
+                                                                        : "a tensor not in shared memory", got);
+}
+
+/* k-block i of a (rows, K) tile: (rows, atom K) */
+static cute_tensor kblock(cute_ctx *c, const cute_mma_atom *atom, cute_tensor t, int64_t rows, int64_t i)
+{
+    cute_alg *a = &c->alg;
+    return cute_tensor_local_tile(c, t, cute_tuple_fmt(a, "(%lld,%lld)", (long long)rows, (long long)atom->k),
+                                  cute_tuple_fmt(a, "(0,%lld)", (long long)i), NULL);
+}
+
+/* an sm_100 descriptor: wgmma's (the same fields, the swizzle one bit up in 61-63 reads the
+ * same) with version 1 in bits 46-47 */
+static cute_val descriptor(cute_ctx *c, const cute_mma_atom *atom, cute_tensor t, char which, cute_major *major)
+{
+    cute_vreg d = atom_smem_descriptor(c, atom->name, t, which, major);
+    if (!d) return (cute_val){0, cute_type_of(CUTE_U64), 0};
+    return cute_val_binop(c, CUTE_OP_OR, ctx_val(c, d), cute_val_int(c, CUTE_U64, (int64_t)(1ull << 46)));
+}
+
+void cute_umma_gemm(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_tensor A, cute_tensor B,
+                    cute_val accumulate)
+{
+    static const char what[] = "cute_umma_gemm";
+    if (!ctx_ok(c) || !tensor_usable(c, &A, what) || !tensor_usable(c, &B, what)) return;
+    if (atom->emit != umma_refuse_emit) {
+        cute_ctx_fail(c, "%s: %s is not an sm_100 MMA atom (cute_umma_atom)", what, atom->name);
+        return;
+    }
+    if (!atom_arch_ok(c, atom->min_arch, atom->name, what) || !operand_ok(c, atom, A, 'A', atom->m) ||
+        !operand_ok(c, atom, B, 'B', atom->n))
+        return;
+    cute_layout k = cute_get(&c->alg, &A.layout, 1);
+    int64_t blocks = cute_size(&c->alg, &k).v / atom->k;
+    for (int64_t i = 0; i < blocks && ctx_ok(c); i++) {
+        cute_major ma, mb;
+        cute_val da = descriptor(c, atom, kblock(c, atom, A, atom->m, i), 'A', &ma);
+        cute_val db = descriptor(c, atom, kblock(c, atom, B, atom->n, i), 'B', &mb);
+        if (!da.r || !db.r) return;
+        uint32_t idesc = cute_tcgen05_idesc(c, (cute_dtype)atom->a_type, (cute_dtype)atom->b_type, (int)atom->m,
+                                            (int)atom->n, ma == CUTE_MAJOR_MN, mb == CUTE_MAJOR_MN);
+        cute_tcgen05_mma(c, (cute_dtype)atom->a_type, d, da, db, idesc, i ? cute_val_int(c, CUTE_U32, 1) : accumulate);
+    }
+}
+
+/* --- NVFP4: SM100_MMA_MXF4NVF4_SS (kind mxf4nvf4, scale_vec::4X) ---------------------------- */
+
+/* operand t of the 4-bit atom: a static (rows, 32 k) tile of its e2m1 as bytes (u8) */
+static bool bytes_ok(cute_ctx *c, const cute_mma_atom *atom, cute_tensor t, char which, int64_t rows)
+{
+    cute_alg *a = &c->alg;
+    cute_layout r = cute_get(a, &t.layout, 0), k = cute_get(a, &t.layout, 1);
+    cute_int nr = cute_size(a, &r), nk = cute_size(a, &k);
+    if (t.kind == CUTE_TENSOR_SMEM && t.dtype == CUTE_U8 && cute_rank(&t.layout) == 2 && cute_is_static(nr) &&
+        cute_is_static(nk) && nr.v == rows && nk.v % (atom->k / 2) == 0)
+        return true;
+    return cute_ctx_fail(c, "cute_umma_gemm_nvf4: %s: operand %c must be a shared tile of its e2m1 as bytes (u8), "
+                         "(%lld, a multiple of %lld bytes)", atom->name, which, (long long)rows,
+                         (long long)atom->k / 2);
+}
+
+void cute_umma_gemm_nvf4(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_tensor A, cute_tensor B,
+                         cute_val sfa, cute_val sfb, cute_val accumulate)
+{
+    static const char what[] = "cute_umma_gemm_nvf4";
+    if (!ctx_ok(c) || !tensor_usable(c, &A, what) || !tensor_usable(c, &B, what)) return;
+    if (atom->emit != umma_refuse_emit || atom->a_type != CUTE_E2M1) {
+        cute_ctx_fail(c, "%s: %s is not SM100_MMA_MXF4NVF4_SS (cute_umma_atom)", what, atom->name);
+        return;
+    }
+    if (!atom_arch_ok(c, atom->min_arch, atom->name, what) || !bytes_ok(c, atom, A, 'A', atom->m) ||
+        !bytes_ok(c, atom, B, 'B', atom->n))
+        return;
+    cute_mma_atom bytes = *atom; /* a k-block of the byte tiles: 32 bytes, 64 e2m1 */
+    bytes.k = atom->k / 2, bytes.a_type = bytes.b_type = CUTE_U8;
+    cute_layout k = cute_get(&c->alg, &A.layout, 1);
+    int64_t blocks = cute_size(&c->alg, &k).v / bytes.k;
+    uint32_t idesc = cute_tcgen05_idesc_nvf4(c, (int)atom->m, (int)atom->n);
+    for (int64_t i = 0; i < blocks && ctx_ok(c); i++) {
+        cute_major ma, mb;
+        cute_val da = descriptor(c, atom, kblock(c, &bytes, A, atom->m, i), 'A', &ma);
+        cute_val db = descriptor(c, atom, kblock(c, &bytes, B, atom->n, i), 'B', &mb);
+        if (!da.r || !db.r) return;
+        if (ma != CUTE_MAJOR_K || mb != CUTE_MAJOR_K) {
+            cute_ctx_fail(c, "%s: 4-bit operands are K-major only", what);
+            return;
+        }
+        /* k-block i's scales: M / 32 (N / 32) columns each, one after another */
+        cute_val a_sf = cute_val_binop(c, CUTE_OP_ADD, sfa, cute_val_int(c, CUTE_U32, i * (atom->m / 32)));
+        cute_val b_sf = cute_val_binop(c, CUTE_OP_ADD, sfb, cute_val_int(c, CUTE_U32, i * (atom->n / 32)));
+        cute_tcgen05_mma_nvf4(c, d, da, db, idesc, a_sf, b_sf, i ? cute_val_int(c, CUTE_U32, 1) : accumulate);
+    }
+}
+
+void cute_umma_copy_scales(cute_ctx *c, cute_val taddr, cute_tensor sf)
+{
+    static const char what[] = "cute_umma_copy_scales";
+    if (!ctx_ok(c) || !tensor_usable(c, &sf, what)) return;
+    cute_int n = cute_size(&c->alg, &sf.layout);
+    if (sf.kind != CUTE_TENSOR_SMEM || cute_dtype_bytes((cute_dtype)sf.dtype) != 1 || !cute_is_static(n) ||
+        n.v % 512 || cute_rank(&sf.layout) != 1) {
+        cute_ctx_fail(c, "%s: the scales must be a shared rank-1 tile of bytes, whole 512-byte SfKMajorAtoms", what);
+        return;
+    }
+    for (int64_t j = 0; j < n.v / 512 && ctx_ok(c); j++) {
+        /* an atom's 32 rows of 16 bytes: K-major, no swizzle, 8-row groups 128 bytes apart */
+        cute_val p = cute_tensor_ptr(c, sf, cute_i(512 * j));
+        cute_val desc = cute_tcgen05_smem_desc(c, p, 0, 128, 0);
+        cute_val at = cute_val_binop(c, CUTE_OP_ADD, taddr, cute_val_int(c, CUTE_U32, 4 * j));
+        cute_tcgen05_cp(c, CUTE_TCGEN05_CP_32x128b_WARPX4, at, desc);
+    }
+}
+
+void umma_refuse_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_tensor A, cute_tensor B,
+                      cute_tensor C)
+{
+    (void)D, (void)A, (void)B, (void)C;
+    cute_ctx_fail(c, "%s: an sm_100 MMA reads shared memory and writes tensor memory, one thread issuing it: "
+                     "call cute_umma_gemm (cutec/umma.h), not cute_gemm", atom->name);
+}
+
+void tmem_copy_refuse_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst, cute_vreg pred)
+{
+    (void)src, (void)dst, (void)pred;
+    cute_ctx_fail(c, "%s: tensor memory is reached through cutec/tcgen05.h (cute_tmem_load_32dp32b, "
+                     "cute_tcgen05_cp ...), not cute_copy", atom->name);
+}

@@ -1,0 +1,264 @@
+/* The Blackwell GEMM (seed 001; CuTe DSL's blackwell/dense_gemm_persistent.py, one CTA),
+ * warp-specialized and persistent (each block walks tiles of C from the tile scheduler,
+ * tile_sched.c), six warps:
+ *
+ *   warp 5, TMA: one elected thread walks the tiles' k-tiles, filling the stages of a
+ *     PipelineTmaUmma with A's and B's k-tiles (the Hopper kernel's loads, hopper.c), running
+ *     ahead into the next tile;
+ *   warp 4, MMA: it allocates the tensor memory; one elected thread waits for each stage,
+ *     issues the tile's tcgen05.mma (SM100_MMA_F16BF16_SS, cute_umma_gemm) into one of two
+ *     accumulator stages and releases the stage by a tcgen05.commit on its empty barrier;
+ *     after a tile's last k-tile it commits the accumulator stage to a PipelineUmmaAsync;
+ *   warps 0-3, the epilogue (blackwell_epilogue.c): each waits for the accumulator stage,
+ *     reads its 32 lanes (tcgen05.ld, T2R), scales and stores its rows of C, and frees the
+ *     stage for the tile after next.
+ *
+ * NVFP4 (e2m1 A and B, ue4m3 scales, SM100_MMA_MXF4NVF4_SS): A and B travel as their bytes;
+ * the TMA warp also bulk-copies each k-tile's scales (4 SfKMajorAtoms of A's tile, 4 of B's:
+ * the layout of CuTe's tile_atom_to_shape_SF, atoms of 128 rows x 64 of K, K's atoms
+ * contiguous) into the stage, and the MMA thread copies them into tensor memory (S2T,
+ * tcgen05.cp .32x128b.warpx4) before the k-tile's MMAs; a k-tile past K's last atom reads
+ * that atom again (its A and B are TMA's zeros).
+ *
+ * TMA clips the edge tiles (zeros outside A and B), so the main loop has no predicates; the
+ * epilogue predicates its stores.  Verified on the interpreter and compiled by ptxas for
+ * sm_100a; no Blackwell has run it (docs/blackwell.md). */
+#include <string.h>
+
+#include "cutec/notation.h"
+#include "cutec/smem.h"
+#include "cutec/sync.h"
+#include "cutec/umma.h"
+#include "kernels/gemm/gemm_internal.h"
+
+enum { EPILOGUE_WARPS = 4, MMA_WARP = 4, ACC_STAGES = 2 };
+
+/* what every role sees */
+typedef struct bw_kernel {
+    const gemm_plan *p;
+    cute_tensor mA, mB, mC, cA, cB, cC;
+    gemm_sched sched;
+    gemm_hopper_smem m;  /* the stages and their PipelineTmaUmma */
+    cute_pipeline acc;   /* the accumulator stages' PipelineUmmaAsync */
+    cute_val taddr;      /* the tensor memory: lane 0, the first column */
+    cute_val alpha, beta, mapA, mapB;
+    /* NVFP4: the scales' atoms in global memory, (rows / 128, K / 64), and their stages
+     * (GEMM_BW_SF_KTILE bytes, stages) */
+    cute_tensor gSFA, gSFB, sSFA, sSFB;
+} bw_kernel;
+
+static bool nvfp4(const gemm_plan *p) { return p->cfg.dtype == CUTE_E2M1; }
+
+/* the w-th tile this block takes, at (tm, tn) */
+static gemm_tiles tile(cute_ctx *c, const bw_kernel *k, cute_int w, cute_int *tm, cute_int *tn)
+{
+    gemm_sched_tile(c, &k->sched, w, tm, tn);
+    return gemm_tiles_at(c, k->p, k->mA, k->mB, k->mC, k->cA, k->cB, k->cC, *tm, *tn);
+}
+
+/* the stage at the state's index of stages t (its last mode): an operand's (rows, bk), or
+ * NVFP4's scales */
+static cute_tensor stage(cute_ctx *c, cute_tensor t, const cute_pipeline_state *s)
+{
+    const char *at = cute_rank(&t.layout) == 3 ? "(_,_,%I)" : "(_,%I)";
+    return cute_tensor_slice(c, t, cute_tuple_fmt(cute_ctx_alg(c), at, cute_int_from_val(c, s->index, 0)));
+}
+
+/* NVFP4: k-tile kt's scale atoms of row tile r of g into the state's stage of s, by bulk
+ * copies completing on bar */
+static void load_scales(cute_ctx *c, cute_tensor g, cute_tensor s, cute_int r, cute_int kt,
+                        const cute_pipeline_state *st, cute_val bar)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int last = cute_sub(a, g.layout.shape.leaf[1], cute_i(1)); /* K's last atom */
+    cute_tensor dst = stage(c, s, st);
+    for (int i = 0; i < GEMM_BW_SF_ATOMS; i++) {
+        cute_int at = cute_min(a, cute_add(a, cute_mul(a, kt, cute_i(GEMM_BW_SF_ATOMS)), cute_i(i)), last);
+        cute_val from = cute_tensor_ptr(c, cute_tensor_slice(c, g, cute_tuple_fmt(a, "(%I,%I)", r, at)), cute_i(0));
+        cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, dst, cute_i(i * GEMM_BW_SF_ATOM)), from,
+                               cute_val_int(c, CUTE_U32, GEMM_BW_SF_ATOM), bar);
+    }
+}
+
+static void producer(cute_ctx *c, const bw_kernel *k)
+{
+    const gemm_plan *p = k->p;
+    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
+    cute_tma_copy_opts to[2];
+    memset(to, 0, sizeof to); /* plain loads: one CTA, no multicast */
+    CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &k->sched)) {
+        cute_int tm, tn;
+        gemm_tiles t = tile(c, k, w, &tm, &tn);
+        CUTE_FOR(c, kt, cute_i(0), t.k_tiles) {
+            cute_val bar = gemm_hopper_load_ab(c, p, &k->m, &s, k->mapA, &k->mapB, &t, kt, to);
+            if (nvfp4(p)) {
+                load_scales(c, k->gSFA, k->sSFA, tm, kt, &s, bar);
+                load_scales(c, k->gSFB, k->sSFB, tn, kt, &s, bar);
+            }
+            cute_pipeline_producer_commit(c, &k->m.pipe, &s);
+            cute_pipeline_state_advance(c, &s);
+        }
+    }
+}
+
+/* the accumulator stage of the state's index: bn columns from the allocation's start */
+static cute_val acc_stage(cute_ctx *c, const gemm_plan *p, cute_val taddr, const cute_pipeline_state *s)
+{
+    cute_val cols = cute_val_binop(c, CUTE_OP_MUL, s->index, cute_val_int(c, CUTE_U32, p->bn));
+    return cute_val_binop(c, CUTE_OP_ADD, taddr, cols);
+}
+
+/* one tile: its k-tiles into accumulator stage `out`, the first overwriting it */
+static void mma_tile(cute_ctx *c, const bw_kernel *k, const gemm_tiles *t, cute_pipeline_state *read,
+                     const cute_pipeline_state *out)
+{
+    const gemm_plan *p = k->p;
+    cute_val d = acc_stage(c, p, k->taddr, out);
+    CUTE_FOR(c, kt, cute_i(0), t->k_tiles) {
+        if (!(p->broken & GEMM_BREAK_EARLY_READ)) cute_pipeline_consumer_wait(c, &k->m.pipe, read, (cute_val){0});
+        cute_tcgen05_fence_after_thread_sync(c);
+        cute_val more = cute_val_cvt(c, cute_int_lt(c, cute_i(0), kt), CUTE_U32); /* accumulate after the first */
+        if (nvfp4(p)) { /* the k-tile's scales into tensor memory, after the accumulators */
+            cute_val sfa = cute_val_binop(c, CUTE_OP_ADD, k->taddr, cute_val_int(c, CUTE_U32, ACC_STAGES * p->bn));
+            cute_val sfb = cute_val_binop(c, CUTE_OP_ADD, sfa, cute_val_int(c, CUTE_U32, GEMM_BW_SF_COLUMNS));
+            cute_umma_copy_scales(c, sfa, stage(c, k->sSFA, read));
+            cute_umma_copy_scales(c, sfb, stage(c, k->sSFB, read));
+            cute_umma_gemm_nvf4(c, &p->umma, d, stage(c, k->m.sA, read), stage(c, k->m.sB, read), sfa, sfb, more);
+        } else {
+            cute_umma_gemm(c, &p->umma, d, stage(c, k->m.sA, read), stage(c, k->m.sB, read), more);
+        }
+        cute_pipeline_consumer_release(c, &k->m.pipe, read); /* free once these MMAs have read it */
+        cute_pipeline_state_advance(c, read);
+    }
+}
+
+static void mma(cute_ctx *c, const bw_kernel *k)
+{
+    cute_pipeline_state read = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, k->p->stages);
+    cute_pipeline_state out = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, ACC_STAGES);
+    CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &k->sched)) {
+        cute_int tm, tn;
+        gemm_tiles t = tile(c, k, w, &tm, &tn);
+        cute_pipeline_producer_acquire(c, &k->acc, &out, (cute_val){0}); /* the epilogue freed it */
+        cute_tcgen05_fence_after_thread_sync(c);
+        mma_tile(c, k, &t, &read, &out);
+        if (!(k->p->broken & GEMM_BREAK_ACC_COMMIT)) cute_pipeline_producer_commit(c, &k->acc, &out);
+        cute_pipeline_state_advance(c, &out);
+    }
+}
+
+static void epilogue(cute_ctx *c, const bw_kernel *k)
+{
+    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, ACC_STAGES);
+    cute_int tid = cute_thread_idx(c, 0);
+    CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &k->sched)) {
+        cute_int tm, tn;
+        gemm_tiles t = tile(c, k, w, &tm, &tn);
+        if (!(k->p->broken & GEMM_BREAK_ACC_WAIT)) cute_pipeline_consumer_wait(c, &k->acc, &s, (cute_val){0});
+        cute_tcgen05_fence_after_thread_sync(c);
+        gemm_blackwell_epilogue(c, k->p, tid, &t, acc_stage(c, k->p, k->taddr, &s), k->alpha, k->beta);
+        cute_tcgen05_fence_before_thread_sync(c);
+        cute_pipeline_consumer_release(c, &k->acc, &s);
+        cute_pipeline_state_advance(c, &s);
+    }
+}
+
+/* the MMA warp allocates the accumulators' columns; every thread reads their address */
+static cute_val tmem_alloc(cute_ctx *c, cute_smem_allocator *al, const gemm_plan *p, cute_int warp)
+{
+    cute_tensor slot = cute_make_tensor(c, cute_smem_alloc_array(c, al, CUTE_U32, 1, 4),
+                                        cute_layout_parse(cute_ctx_alg(c), "1:0"), 4);
+    CUTE_IF(c, cute_int_eq(c, warp, cute_i(MMA_WARP))) {
+        cute_tmem_alloc(c, cute_tensor_ptr(c, slot, cute_i(0)), p->tmem_columns);
+        cute_tmem_relinquish_alloc_permit(c);
+    }
+    cute_tcgen05_fence_before_thread_sync(c);
+    cute_barrier(c);
+    cute_tcgen05_fence_after_thread_sync(c);
+    return cute_ssa_get(c, cute_tensor_load(c, slot), 0);
+}
+
+static void shared_memory(cute_ctx *c, const gemm_plan *p, bw_kernel *k, cute_int warp)
+{
+    cute_smem_allocator al = cute_smem_allocator_new(c);
+    cute_dtype staged = nvfp4(p) ? CUTE_U8 : p->cfg.dtype; /* e2m1 staged as its bytes */
+    k->m.sA = cute_smem_alloc_tensor_composed(c, &al, staged, p->smem_a, 16);
+    k->m.sB = cute_smem_alloc_tensor_composed(c, &al, staged, p->smem_b, 16);
+    k->m.sC = k->m.sA;
+    int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]);
+    if (nvfp4(p)) {
+        int64_t n = GEMM_BW_SF_KTILE * p->stages;
+        cute_layout L = cute_layout_fmt(cute_ctx_alg(c), "(%d,%d):(1,%d)", GEMM_BW_SF_KTILE, p->stages,
+                                        GEMM_BW_SF_KTILE);
+        k->sSFA = cute_make_tensor(c, cute_smem_alloc_array(c, &al, CUTE_U8, n, 128), L, 128);
+        k->sSFB = cute_make_tensor(c, cute_smem_alloc_array(c, &al, CUTE_U8, n, 128), L, 128);
+        tx += 2 * GEMM_BW_SF_KTILE;
+    }
+    k->m.pipe = cute_pipeline_tma_umma_create(c, &al, p->stages, tx);
+    k->acc = cute_pipeline_umma_async_create(c, &al, ACC_STAGES, 32 * EPILOGUE_WARPS);
+    k->taddr = tmem_alloc(c, &al, p, warp);
+}
+
+/* NVFP4: the scale atoms of a (rows, K) operand's scales sf (ue4m3, CuTe's tile_atom_to_shape_SF
+ * layout: 512-byte atoms of 128 rows x 64 of K, K's atoms contiguous): a (rows / 128, K / 64)
+ * grid of the atoms' first bytes */
+static cute_tensor scale_atoms(cute_ctx *c, cute_tensor sf, cute_int rows, cute_int K)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int rm = cute_ceil_div(a, rows, cute_i(128)), rk = cute_ceil_div(a, K, cute_i(64));
+    cute_layout L = cute_layout_fmt(a, "(%I,%I):(%I,%d)", rm, rk, cute_mul(a, rk, cute_i(GEMM_BW_SF_ATOM)),
+                                    GEMM_BW_SF_ATOM);
+    cute_val base = cute_tensor_ptr(c, cute_tensor_recast(c, sf, CUTE_U8), cute_i(0));
+    return cute_make_tensor(c, base, L, 16);
+}
+
+static void blackwell_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
+                             cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
+                             cute_val mapB, cute_tensor sfA, cute_tensor sfB)
+{
+    const gemm_plan *p = cute_ctx_user(c);
+    cute_kernel_min_blocks(c, 1);
+    bw_kernel k = {.p = p, .mA = mA, .mB = mB, .mC = mC, .cA = cA, .cB = cB, .cC = cC,
+                   .sched = gemm_sched_make(c, p, mC, p->raster), .alpha = alpha, .beta = beta, .mapA = mapA,
+                   .mapB = mapB};
+    if (nvfp4(p)) { /* (the operands are A's and B's bytes: K / 2 of them a row) */
+        cute_int K = cute_mul(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(2));
+        k.gSFA = scale_atoms(c, sfA, mA.layout.shape.leaf[0], K);
+        k.gSFB = scale_atoms(c, sfB, mB.layout.shape.leaf[0], K);
+    }
+    cute_int warp = cute_warp_idx(c);
+    shared_memory(c, p, &k, warp);
+    CUTE_IF(c, cute_int_lt(c, warp, cute_i(EPILOGUE_WARPS))) { epilogue(c, &k); }
+    CUTE_ELSE(c) {
+        CUTE_IF(c, cute_int_eq(c, warp, cute_i(MMA_WARP))) {
+            CUTE_IF(c, cute_elect_one(c)) mma(c, &k);
+        }
+        CUTE_ELSE(c) {
+            CUTE_IF(c, cute_elect_one(c)) producer(c, &k);
+        }
+    }
+    cute_tcgen05_fence_before_thread_sync(c);
+    cute_barrier(c);
+    if (!(p->broken & GEMM_BREAK_TMEM_FREE)) CUTE_IF(c, cute_int_eq(c, warp, cute_i(MMA_WARP))) {
+            cute_tcgen05_fence_after_thread_sync(c);
+            cute_tmem_dealloc(c, k.taddr, p->tmem_columns);
+        }
+}
+
+void gemm_blackwell_host(cute_ctx *c, const cute_arg *arg)
+{
+    gemm_plan *p = cute_ctx_user(c); /* the TMA atoms join the plan: the kernel reads them */
+    if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
+    cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor, sfA = mA, sfB = mB;
+    if (nvfp4(p)) { /* A and B as their bytes; the scales (unused placeholders otherwise) */
+        sfA = arg[5].tensor, sfB = arg[6].tensor;
+        mA = cute_tensor_recast(c, mA, CUTE_U8), mB = cute_tensor_recast(c, mB, CUTE_U8);
+    }
+    gemm_hopper_atoms(c, p, mA, mB);
+    cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));
+    cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
+    cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
+    gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
+    CUTE_LAUNCH(c, blackwell_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
+                p->tma_a.map, p->tma_b.map, sfA, sfB);
+}

@@ -1,0 +1,85 @@
+/* The plan of the Blackwell GEMM (blackwell.c), as CuTe DSL's blackwell/
+ * dense_gemm_persistent.py makes it for one CTA: a 128 x bn tile of C per block (bn 256
+ * unless asked, a multiple of 32), one SM100_MMA_F16BF16_SS atom of 128 x bn x 16 issued four
+ * times a k-tile of 64 elements (128 bytes: one row of the 128-byte swizzle, as the Hopper
+ * kernel's stages), as many stages as shared memory holds, and two accumulator stages of bn
+ * columns in tensor memory so that the epilogue of one tile overlaps the MMAs of the next.
+ *
+ * Taken: f16 and bf16 inputs (f32 accumulators; C of f16, bf16 or f32), A and B of either
+ * major, every pointer and leading dimension 16-byte aligned (TMA), unbatched, no fused
+ * epilogue, one CTA (no cluster: the 2-CTA form is not written yet).  The rest is refused
+ * with the reason, and the library's AUTO falls back to the SM80 kernels. */
+#include <string.h>
+
+#include "cutec/umma.h"
+#include "kernels/gemm/gemm_internal.h"
+
+/* sm_100's shared memory per block is sm_90's (227 KB opt-in) */
+enum { BW_SMEM_BYTES = 227 * 1024, BW_SMEM_RESERVED = 2048, BW_MAX_STAGES = 8, BW_THREADS = 192,
+       BW_ACC_STAGES = 2 };
+
+static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
+{
+    if (arch && arch != 100)
+        return cute_alg_fail(a, "gemm blackwell: tcgen05 and tensor memory need sm_100 (the target is sm_%d)", arch);
+    if (cfg->dtype != CUTE_BF16 && cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_E2M1)
+        return cute_alg_fail(a, "gemm blackwell: %s inputs (it takes f16 and bf16, and e2m1 with ue4m3 scales: "
+                             "NVFP4)", cute_dtype_name(cfg->dtype));
+    if (cfg->dtype == CUTE_E2M1 && (cfg->major[0] != 1 || cfg->major[1] != 1))
+        return cute_alg_fail(a, "gemm blackwell: NVFP4's A and B must be K-major");
+    if (cfg->align_bytes < 16)
+        return cute_alg_fail(a, "gemm blackwell: TMA needs 16-byte aligned pointers and leading dimensions "
+                             "(these are %d-byte aligned)", cfg->align_bytes);
+    if (cfg->batched || cfg->dual || cute_gemm_epilogue_fused(&cfg->epilogue))
+        return cute_alg_fail(a, "gemm blackwell: batched operands, the dual GEMM and fused epilogues are not taken "
+                             "yet");
+    const cute_gemm_tiling *t = &cfg->tiling;
+    if (t->cluster_m > 1 || t->cluster_n > 1)
+        return cute_alg_fail(a, "gemm blackwell: cluster %dx%d: the kernel runs one CTA a tile (the 2-CTA "
+                             "tcgen05.mma is not written yet)", t->cluster_m, t->cluster_n);
+    return true;
+}
+
+/* NVFP4: 128 x 128 tiles (one SfKMajorAtom of B's scales a k-block), k-tiles of 256 e2m1 (128
+ * bytes: A and B go through the kernel as their bytes), each with its 4 atoms of SFA and SFB */
+static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
+{
+    const cute_gemm_tiling *t = &cfg->tiling;
+    bool fp4 = cfg->dtype == CUTE_E2M1;
+    int es = cute_dtype_bytes(cfg->dtype);
+    p->bm = 128, p->bn = t->bn ? t->bn : fp4 ? 128 : 256, p->bk = 128 / es;
+    if (fp4 && p->bn != 128)
+        return cute_alg_fail(a, "gemm blackwell: NVFP4 tiles are 128 x 128 (bn %d asked)", t->bn);
+    if ((t->bm && t->bm != 128) || p->bn < 32 || p->bn > 256 || p->bn % 32 || (t->bk && t->bk != p->bk))
+        return cute_alg_fail(a, "gemm blackwell: tile %dx%dx%d (bm 128, bn a multiple of 32 up to 256, bk %lld)",
+                             t->bm, t->bn, t->bk, (long long)p->bk);
+    if (cfg->major[1] == 0 && p->bn % 64)
+        return cute_alg_fail(a, "gemm blackwell: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
+                             "multiple of 64", (long long)p->bn);
+    int64_t stage = (p->bm + p->bn) * p->bk * es + (fp4 ? 2 * GEMM_BW_SF_KTILE : 0);
+    int64_t fit = (BW_SMEM_BYTES - BW_SMEM_RESERVED) / stage;
+    p->stages = t->stages ? t->stages : (int)(fit < BW_MAX_STAGES ? fit : BW_MAX_STAGES);
+    if (p->stages < 2 || p->stages > fit)
+        return cute_alg_fail(a, "gemm blackwell: %d stages of %lld bytes (2 to %lld fit in shared memory)", p->stages,
+                             (long long)stage, (long long)fit);
+    p->tmem_columns = 32; /* a power of two, 32 at least */
+    while (p->tmem_columns < BW_ACC_STAGES * p->bn + (fp4 ? 2 * GEMM_BW_SF_COLUMNS : 0)) p->tmem_columns *= 2;
+    return true;
+}
+
+bool gemm_plan_blackwell(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg = *cfg;
+    if (!takes(a, cfg, arch) || !tiling(a, cfg, p)) return false;
+    p->threads = BW_THREADS; /* four epilogue warps, the MMA warp, the TMA warp */
+    p->cluster_m = p->cluster_n = 1;
+    bool fp4 = cfg->dtype == CUTE_E2M1;
+    const char *atom = fp4 ? "SM100_MMA_MXF4NVF4_SS" : "SM100_MMA_F16BF16_SS";
+    if (!cute_umma_atom(a, atom, cfg->dtype, (int)p->bm, (int)p->bn, &p->umma)) return false;
+    cute_dtype staged = fp4 ? CUTE_U8 : cfg->dtype; /* e2m1 staged as its bytes */
+    p->smem_a = gemm_tma_stages(a, staged, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);
+    p->smem_b = gemm_tma_stages(a, staged, cfg->major[1], p->bn, p->bk, p->stages, &p->box_rows[1]);
+    p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
+    return !a->failed;
+}
