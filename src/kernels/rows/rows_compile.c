@@ -53,19 +53,72 @@ static int row_arrays(const row_plan *p)
     return arrays;
 }
 
-/* A row that needs more than 256 threads' registers and is too long to stage in shared
- * memory, on sm_90 and later: split over a cluster of up to CLUSTER_MAX blocks, each a tile
- * of the row in its registers, the fewest threads a block (256, 512, 1024: more, smaller
- * blocks an SM keep its loads going while one of them reduces, as staging does) whose tiles
- * cover the row so.  Not where a longer row's chunked walk reads it once anyway
- * (cross-entropy's forward without dlogits: one streaming pass at ~93% of the copy), nor
- * for an op without a row reduction.  False: no split. */
+#define SMEM_MAX (200 * 1024) /* of a block's 227 KB, what staging and column sums may take */
+
+static int sum_arrays(const row_plan *p)
+{
+    int sums = 0;
+    for (int s = 0; s < p->op->nslots; s++) sums += p->has[s] && p->op->slot[s].role == COL_PARTIAL;
+    return sums;
+}
+
+static bool keeps_sums(const row_plan *p) { return sum_arrays(p) > 0; }
+
+/* A row that needs more than 256 threads' registers and is too long to stage in one block's
+ * shared memory, on sm_90 and later, is split over a cluster of up to CLUSTER_MAX blocks.
+ * Not where a longer row's chunked walk reads it once anyway (cross-entropy's forward
+ * without dlogits: one streaming pass at ~93% of the copy), nor for an op without a row
+ * reduction.  False: no split. */
 #define CLUSTER_MAX 16
-static bool cluster_split(row_plan *p, int64_t n, int kmax)
+static bool cluster_allowed(const row_plan *p)
 {
     bool writes = false; /* a write pass, which reads the row again in chunks */
     for (int s = 0; s < p->op->nslots; s++) writes |= p->has[s] && p->op->slot[s].role == ROW_OUT;
-    if ((p->arch && p->arch < 90) || p->op->stages == 0 || (p->looped && p->op->stages + writes < 2)) return false;
+    return !(p->arch && p->arch < 90) && p->op->stages > 0 && !(p->looped && p->op->stages + writes < 2);
+}
+
+/* With 16-byte accesses each block of the cluster stages its part of the row in shared memory
+ * (CLUSTER_STAGE_BYTES of inputs or the fewest chunks that keep the cluster within
+ * CLUSTER_MAX blocks) and walks it in chunks of 256 threads from there, as a staged row does:
+ * the registers hold a chunk at a time, never the row across its reduction (held so, the
+ * cluster kernels spilled: softmax backward 100 bytes at 4096x32768, the norms' backward 76
+ * to 224 at 262144), and the several blocks an SM that 32 KB allow keep its loads going
+ * while one of them reduces.  Column sums (dw, db) stay in registers over the block's rows:
+ * one chunk a block then, of up to 1024 threads. */
+#define CLUSTER_STAGE_BYTES (32 * 1024)
+static bool cluster_stage(row_plan *p, int64_t n, int kmax)
+{
+    int esize = cute_dtype_bytes(p->dtype[0]);
+    bool sums = keeps_sums(p);
+    if (p->vec * esize != 16) return false;
+    for (int threads = STAGE_THREADS; threads <= 1024; threads *= 2) {
+        int64_t tile = (int64_t)threads * kmax * p->vec, chunk_bytes = tile * esize * row_inputs(p);
+        int64_t per = sums ? 1 : CLUSTER_STAGE_BYTES / chunk_bytes > 1 ? CLUSTER_STAGE_BYTES / chunk_bytes : 1;
+        if (!sums && (n + per * tile - 1) / (per * tile) > CLUSTER_MAX) per = (n + CLUSTER_MAX * tile - 1) / (CLUSTER_MAX * tile);
+        int64_t blocks = (n + per * tile - 1) / (per * tile);
+        /* a tile of 1024 threads' keeps its column sums in shared memory, and is walked by
+         * 512 threads of twice the values (one block an SM, 128 registers a thread): 64
+         * registers cannot hold a chunk beside the sums (the norms' backward spilled 76 to
+         * 224 bytes) */
+        bool sums_in_smem = sums && threads == 1024;
+        int64_t sums_bytes = sums_in_smem ? tile * 4 * sum_arrays(p) : 0;
+        if (blocks > CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES || per * chunk_bytes + sums_bytes > SMEM_MAX) continue;
+        if (blocks < 2) return false;
+        p->tpr = sums_in_smem ? threads / 2 : threads, p->k = sums_in_smem ? 2 * kmax : kmax;
+        p->rows = 1, p->cluster = (int)blocks, p->stage_chunks = (int)per;
+        p->looped = true, p->column_grid = true, p->sums_in_smem = sums_in_smem;
+        /* a block with column sums walks several rows (rows_call.c's grid): the next one's
+         * copies in flight during this one where shared memory allows */
+        p->stage_bufs = sums && 2 * per * chunk_bytes + sums_bytes <= SMEM_MAX ? 2 : 1;
+        return true;
+    }
+    return false;
+}
+
+/* Narrower accesses: each block holds a tile of the row in its registers, the fewest threads
+ * a block (256, 512, 1024) whose tiles cover the row so. */
+static bool cluster_split(row_plan *p, int64_t n, int kmax)
+{
     for (int threads = 256; threads <= 1024; threads *= 2) {
         int64_t tile = (int64_t)threads * kmax * p->vec, blocks = (n + tile - 1) / tile;
         if (blocks > CLUSTER_MAX) continue;
@@ -78,13 +131,12 @@ static bool cluster_split(row_plan *p, int64_t n, int kmax)
 
 int row_plan_blocks_per_sm(const row_plan *p)
 {
-    bool sums = false;
-    for (int s = 0; s < p->op->nslots; s++) sums |= p->has[s] && p->op->slot[s].role == COL_PARTIAL;
+    bool sums = keeps_sums(p);
     /* Only a cluster's blocks ask for an occupancy.  (A single-block norm backward asking for
      * three an SM got 80 registers: LayerNorm's spilled 72 bytes and fell from 80.8% to 62.1% of
      * the copy at 16384x4096 on an H100, RMSNorm's gained nothing: bench/RESULTS.md.) */
     if (p->cluster < 2) return 0;
-    int blocks = (sums ? 768 : 1024) / (p->tpr * p->rows);
+    int blocks = (sums ? 512 : 1024) / (p->tpr * p->rows);
     return blocks > 0 ? blocks : 1;
 }
 
@@ -101,7 +153,7 @@ void row_plan_choose(row_plan *p, int64_t n, int vec)
     p->rows = p->tpr >= 256 ? 1 : 256 / p->tpr;
     p->stage_chunks = stage_chunks(p, n, kmax);
     if (p->stage_chunks) p->tpr = STAGE_THREADS, p->k = kmax, p->rows = 1, p->looped = true;
-    else if (p->tpr > 256) cluster_split(p, n, kmax);
+    else if (p->tpr > 256 && cluster_allowed(p) && !cluster_stage(p, n, kmax)) cluster_split(p, n, kmax);
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)

@@ -72,7 +72,8 @@ static void compiled_only(cute_runtime *rt)
 }
 
 /* rows of 262144 bf16 on sm_90a and sm_100a: split over a cluster whose blocks exchange
- * their partials through distributed shared memory, 16 bytes an access */
+ * their partials through distributed shared memory, 16 bytes an access (each block's part
+ * of the row staged by a bulk copy, then read from shared memory 16 bytes at a time) */
 static void cluster_compiled(cute_runtime *rt)
 {
     const char *archs[] = {"sm_90a", "sm_100a"};
@@ -88,7 +89,8 @@ static void cluster_compiled(cute_runtime *rt)
                 /* cross-entropy's forward alone streams its row once in chunks instead */
                 bool want = !(op == RP_XENT && !bwd);
                 bool cluster = ptx && strstr(ptx, "mapa.shared::cluster") && strstr(ptx, "barrier.cluster.wait");
-                bool load16 = ptx && (strstr(ptx, "ld.global.nc.v4") || strstr(ptx, "ld.global.v4"));
+                bool staged = ptx && strstr(ptx, "cp.async.bulk.shared::cluster.global") && strstr(ptx, "ld.shared.v4");
+                bool load16 = ptx && (strstr(ptx, "ld.global.nc.v4") || strstr(ptx, "ld.global.v4") || staged);
                 CHECK(cluster == want && load16, "%s %s 1024x262144 for %s: %s", rp_op_name((rp_op)op), bwd ? "bwd" : "fwd",
                       archs[a], !load16 ? "no 16-byte loads" : want ? "not split over a cluster" : "split over a cluster");
                 free(ptx);
