@@ -9,13 +9,13 @@
 # memory by bulk copies and walks it in chunks from there (no register spills: the cluster
 # kernels that held their tile in registers spilled up to 224 bytes); blocks that keep dw/db
 # walk several rows with the next row's copies in flight; 1024-thread tiles keep dw/db in
-# shared memory.  Stops starting benchmarks after $BUDGET seconds (default 200).
+# shared memory.  Stops starting benchmarks after $BUDGET seconds (default 140: under 3 minutes in all).
 # Logs under $OUT (default build/device-out).
 #   OPS="softmax layernorm" ITERS=10 sh scripts/device-rows4.sh
 . scripts/device-common.sh
 log="$out/rows4.log"
 start=$(date +%s)
-budget=${BUDGET:-200}
+budget=${BUDGET:-140}
 left() { [ $(($(date +%s) - start)) -lt "$budget" ]; }
 bench()
 {
