@@ -107,9 +107,10 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
         p->tpr = sums_in_smem ? threads / 2 : threads, p->k = sums_in_smem ? 2 * kmax : kmax;
         p->rows = 1, p->cluster = (int)blocks, p->stage_chunks = (int)per;
         p->looped = true, p->column_grid = true, p->sums_in_smem = sums_in_smem;
-        /* a block with column sums walks several rows (rows_call.c's grid): the next one's
-         * copies in flight during this one where shared memory allows */
-        p->stage_bufs = sums && 2 * per * chunk_bytes + sums_bytes <= SMEM_MAX ? 2 : 1;
+        /* a block with column sums walks several rows (rows_call.c's grid): up to three
+         * rows' copies in flight during this one's work, as its share of the SM allows */
+        int64_t bufs = (SMEM_MAX / row_plan_blocks_per_sm(p) - sums_bytes) / (per * chunk_bytes);
+        p->stage_bufs = sums ? (int)(bufs > 4 ? 4 : bufs < 1 ? 1 : bufs) : 1;
         return true;
     }
     return false;
