@@ -220,8 +220,8 @@ cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *er
     row_plan p;
     plan_of(lib, rc, &p);
     row_call dx_only, sums;
-    /* a row walked in chunks by one block: dw, db by a pass of their own */
-    if (p.looped && p.cluster < 2 && split_sums(rc, &dx_only, &sums)) {
+    /* a block that walks several tiles of a row: dw, db by a pass of their own */
+    if (p.looped && p.stage_chunks != 1 && split_sums(rc, &dx_only, &sums)) {
         plan_of(lib, &dx_only, &p);
         row_plan q;
         plan_of(lib, &sums, &q);

@@ -103,10 +103,10 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
         bool sums_in_smem = sums && threads == 1024;
         int64_t sums_bytes = sums_in_smem ? tile * 4 * sum_arrays(p) : 0;
         if (blocks > CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES || per * chunk_bytes + sums_bytes > SMEM_MAX) continue;
-        if (blocks < 2) return false;
+        if (blocks < 2 && !sums) return false; /* one block: rows_compile's staging or registers */
         p->tpr = sums_in_smem ? threads / 2 : threads, p->k = sums_in_smem ? 2 * kmax : kmax;
-        p->rows = 1, p->cluster = (int)blocks, p->stage_chunks = (int)per;
-        p->looped = true, p->column_grid = true, p->sums_in_smem = sums_in_smem;
+        p->rows = 1, p->cluster = blocks > 1 ? (int)blocks : 0, p->stage_chunks = (int)per;
+        p->looped = true, p->column_grid = blocks > 1, p->sums_in_smem = sums_in_smem;
         /* a block with column sums walks several rows (rows_call.c's grid): up to three
          * rows' copies in flight during this one's work, as its share of the SM allows */
         int64_t bufs = (SMEM_MAX / row_plan_blocks_per_sm(p) - sums_bytes) / (per * chunk_bytes);
@@ -133,10 +133,11 @@ static bool cluster_split(row_plan *p, int64_t n, int kmax)
 int row_plan_blocks_per_sm(const row_plan *p)
 {
     bool sums = keeps_sums(p);
-    /* Only a cluster's blocks ask for an occupancy.  (A single-block norm backward asking for
-     * three an SM got 80 registers: LayerNorm's spilled 72 bytes and fell from 80.8% to 62.1% of
-     * the copy at 16384x4096 on an H100, RMSNorm's gained nothing: bench/RESULTS.md.) */
-    if (p->cluster < 2) return 0;
+    /* Only a cluster's blocks and staged ones that keep column sums ask for an occupancy, the
+     * latter for two blocks an SM (128 registers).  (A norm backward holding its row in
+     * registers and asking for three an SM got 80: LayerNorm's spilled 72 bytes and fell from
+     * 80.8% to 62.1% of the copy at 16384x4096 on an H100: bench/RESULTS.md.) */
+    if (p->cluster < 2 && !(sums && p->stage_chunks)) return 0;
     int blocks = (sums ? 512 : 1024) / (p->tpr * p->rows);
     return blocks > 0 ? blocks : 1;
 }
@@ -152,6 +153,10 @@ void row_plan_choose(row_plan *p, int64_t n, int vec)
     p->tpr = (int)(tpr > 1024 ? 1024 : tpr);
     p->k = p->looped ? kmax : (int)((vectors + p->tpr - 1) / p->tpr);
     p->rows = p->tpr >= 256 ? 1 : 256 / p->tpr;
+    /* column sums (dw, db) over rows of 256 threads or more: one tile a block, staged with
+     * the next rows' copies in flight (a block walks many rows), split over a cluster where
+     * one block's tile does not cover the row */
+    if (keeps_sums(p) && p->rows == 1 && cluster_allowed(p) && cluster_stage(p, n, kmax)) return;
     p->stage_chunks = stage_chunks(p, n, kmax);
     if (p->stage_chunks) p->tpr = STAGE_THREADS, p->k = kmax, p->rows = 1, p->looped = true;
     else if (p->tpr > 256 && cluster_allowed(p) && !cluster_stage(p, n, kmax)) cluster_split(p, n, kmax);
