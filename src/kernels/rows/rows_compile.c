@@ -21,6 +21,7 @@ static int64_t pow2_at_least(int64_t x)
 }
 
 #define STAGE_THREADS 256
+#define WALK_BYTES 64
 #define STAGE_BYTES (100 * 1024)
 
 static int row_inputs(const row_plan *p)
@@ -138,7 +139,9 @@ int row_plan_blocks_per_sm(const row_plan *p)
      * registers and asking for three an SM got 80: LayerNorm's spilled 72 bytes and fell from
      * 80.8% to 62.1% of the copy at 16384x4096 on an H100: bench/RESULTS.md.) */
     if (p->cluster < 2 && !(sums && p->stage_chunks)) return 0;
-    int blocks = (sums ? 512 : 1024) / (p->tpr * p->rows);
+    /* a staged cluster block walks its part with 80 registers (at 64 cross-entropy's backward
+     * spilled 8 bytes, f32 softmax's 12); one holding its tile in registers, 64 */
+    int blocks = (sums ? 512 : p->stage_chunks ? 768 : 1024) / (p->tpr * p->rows);
     return blocks > 0 ? blocks : 1;
 }
 
@@ -146,20 +149,24 @@ void row_plan_choose(row_plan *p, int64_t n, int vec)
 {
     int per = row_arrays(p) <= 2 ? 32 : 16;
     int kmax = per / vec > 0 ? per / vec : 1;
+    /* a row walked in chunks needs no more than 64 bytes of each input a thread in flight
+     * (f32's 32 values a thread spilled at 64 registers) */
+    int walk = WALK_BYTES / (vec * cute_dtype_bytes(p->dtype[0]));
+    int kwalk = kmax < walk ? kmax : walk > 0 ? walk : 1;
     int64_t vectors = (n + vec - 1) / vec;
     int64_t tpr = pow2_at_least((vectors + kmax - 1) / kmax);
     p->vec = vec;
     p->looped = tpr > 1024;
     p->tpr = (int)(tpr > 1024 ? 1024 : tpr);
-    p->k = p->looped ? kmax : (int)((vectors + p->tpr - 1) / p->tpr);
+    p->k = p->looped ? kwalk : (int)((vectors + p->tpr - 1) / p->tpr);
     p->rows = p->tpr >= 256 ? 1 : 256 / p->tpr;
     /* column sums (dw, db) over rows of 256 threads or more: one tile a block, staged with
      * the next rows' copies in flight (a block walks many rows), split over a cluster where
      * one block's tile does not cover the row */
-    if (keeps_sums(p) && p->rows == 1 && cluster_allowed(p) && cluster_stage(p, n, kmax)) return;
-    p->stage_chunks = stage_chunks(p, n, kmax);
-    if (p->stage_chunks) p->tpr = STAGE_THREADS, p->k = kmax, p->rows = 1, p->looped = true;
-    else if (p->tpr > 256 && cluster_allowed(p) && !cluster_stage(p, n, kmax)) cluster_split(p, n, kmax);
+    if (keeps_sums(p) && p->rows == 1 && cluster_allowed(p) && cluster_stage(p, n, kwalk)) return;
+    p->stage_chunks = stage_chunks(p, n, kwalk);
+    if (p->stage_chunks) p->tpr = STAGE_THREADS, p->k = kwalk, p->rows = 1, p->looped = true;
+    else if (p->tpr > 256 && cluster_allowed(p) && !cluster_stage(p, n, kwalk)) cluster_split(p, n, kmax);
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)
