@@ -124,7 +124,7 @@ static cute_ssa columns(cute_ctx *c, cute_tensor acc, int64_t j, cute_tensor f)
  * on); then alpha x + beta C in f32, the fused epilogue, rounded to C's dtype; beta == 0
  * reads no C. */
 static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, cute_tensor acc, int64_t j, const piece_of *q,
-                                cute_val alpha, cute_val beta)
+                                cute_val alpha, cute_val beta, const gemm_scales *sc)
 {
     cute_tensor f = cute_make_rmem_tensor_like(c, q->gC, CUTE_F32);
     cute_ssa v = columns(c, acc, j, f);
@@ -141,7 +141,8 @@ static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, cute_tensor acc
         cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, f), bc));
     }
     cute_tensor out = cute_make_rmem_tensor_like(c, f, cute_gemm_c_dtype(&p->cfg));
-    cute_tensor_store(c, out, cute_ssa_cvt(c, fused(c, p, q, cute_tensor_load(c, f)), (cute_dtype)out.dtype));
+    cute_ssa x = gemm_scales_out(c, p, sc, fused(c, p, q, cute_tensor_load(c, f)), q->in);
+    cute_tensor_store(c, out, cute_ssa_cvt(c, x, (cute_dtype)out.dtype));
     return out;
 }
 
@@ -188,7 +189,7 @@ static cute_tensor broadcast(cute_ctx *c, const gemm_plan *p, const gemm_tiles *
 
 void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                                 cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, cute_val mapC,
-                                cute_tensor mV)
+                                cute_tensor mV, const gemm_scales *sc)
 {
     cute_alg *a = cute_ctx_alg(c);
     int consumers = WARPGROUP * p->consumers;
@@ -202,7 +203,7 @@ void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, c
     for (int64_t j = 0; j < c_cols(p) / PIECE; j++) {
         int64_t s = j % p->store_stages;
         piece_of q = piece_at(c, p, thr, t, vC, j);
-        cute_tensor out = piece_values(c, p, acc, j, &q, alpha, beta);
+        cute_tensor out = piece_values(c, p, acc, j, &q, alpha, beta, sc);
         cute_tensor dst = cute_tensor_slice(c, tRS_sC, cute_tuple_fmt(a, "(_,_,_,%lld)", (long long)s));
         cute_copy(c, &p->r2s.atom, cute_retile_S(c, r2s, out), dst);
         if (!(p->broken & GEMM_BREAK_STORE_FENCE)) cute_fence_proxy_async_shared_cta(c);
