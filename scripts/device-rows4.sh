@@ -4,18 +4,19 @@
 # sampled rows against float64); `cutec bench` of softmax, RMSNorm, LayerNorm (forward and
 # backward) and cross-entropy (forward+backward) in bf16 at 16384x4096, 4096x32768 and
 # 1024x262144, and cross-entropy forward+backward at 8192x131072, each beside a device copy
-# of as many bytes and PyTorch eager (bench/torch_rows.py) in the same run.
+# of as many bytes and PyTorch eager (bench/torch_rows.py) in the same run, the backwards
+# first.
 # What changed on rows4: a row split over a cluster stages each block's part of it in shared
 # memory by bulk copies and walks it in chunks from there (no register spills: the cluster
 # kernels that held their tile in registers spilled up to 224 bytes); blocks that keep dw/db
 # walk several rows with the next row's copies in flight; 1024-thread tiles keep dw/db in
-# shared memory.  Stops starting benchmarks after $BUDGET seconds (default 140: under 3 minutes in all).
+# shared memory.  Stops starting benchmarks after $BUDGET seconds (default 120: under 3 minutes in all).
 # Logs under $OUT (default build/device-out).
-#   OPS="softmax layernorm" ITERS=10 sh scripts/device-rows4.sh
+#   BUDGET=120 ITERS=10 sh scripts/device-rows4.sh
 . scripts/device-common.sh
 log="$out/rows4.log"
 start=$(date +%s)
-budget=${BUDGET:-140}
+budget=${BUDGET:-120}
 left() { [ $(($(date +%s) - start)) -lt "$budget" ]; }
 bench()
 {
@@ -33,13 +34,15 @@ bench()
     echo "== build"
     make -j16 build/cutec build/tests/kernels/rows/rows_gpu_test 2>&1 | grep -E "error|warning" | head -20
     TEST_TIMEOUT=100 device_tests kernels/rows/rows_gpu_test
-    for op in ${OPS:-softmax rmsnorm layernorm}; do
-        bench "$op"
-        bench "$op" --backward
-    done
-    bench cross-entropy --backward
+    # what rows4 changed first: the backwards, softmax's long rows, cross-entropy fused
+    bench rmsnorm --backward
+    bench layernorm --backward
+    bench softmax --backward
+    bench softmax
     bench cross-entropy --backward --shape 8192x131072
-    bench cross-entropy
+    bench cross-entropy --backward
+    bench layernorm
+    bench rmsnorm
     echo "== clocks after ($(($(date +%s) - start)) s)"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
 } >"$log" 2>&1
