@@ -55,6 +55,14 @@ static void load_columns(cute_ctx *c, const row_thread *th, row_io *io, cute_int
         if (th->p->has[s] && op->slot[s].role == COL_IN) io->t[s] = load_f32(c, part(c, th, th->k->g[s], cute_i(0), cb), in_cols, 0);
 }
 
+/* where tile cb of the row lies in the staging buffers: in this row's buffer, counted from
+ * the block's first tile */
+static cute_int staged_tile(cute_ctx *c, const row_thread *th, cute_int cb)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    return cute_add(a, th->staged, cute_sub(a, cb, th->first));
+}
+
 /* the row inputs of chunk cb of row block rb and where they lie; the column inputs too
  * unless `for_stages` and the op's stages do not use them (finish loads them then) */
 static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb, bool for_stages)
@@ -65,8 +73,8 @@ static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     io->inside = cute_elem_less(c, io->crd, CUTE_CRD(th->k->m, th->k->n));
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == ROW_IN) {
-            cute_int at = cute_add(cute_ctx_alg(c), th->staged, cute_sub(cute_ctx_alg(c), cb, th->first));
-            cute_tensor from = th->stage.on ? part(c, th, th->stage.s[s], cute_i(0), at) : part(c, th, th->k->g[s], rb, cb);
+            cute_tensor from = th->stage.on ? part(c, th, th->stage.s[s], cute_i(0), staged_tile(c, th, cb))
+                                            : part(c, th, th->k->g[s], rb, cb);
             io->t[s] = load_f32(c, from, io->inside, op->slot[s].fill);
         }
     if (!(for_stages && op->columns_late)) load_columns(c, th, io, cb);
@@ -252,6 +260,7 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     th.tx = cute_mod(a, th.tid, cute_i(p->tpr)), th.ty = cute_div(a, th.tid, cute_i(p->tpr));
     th.thr = cute_tiled_copy_slice(&p->tc, th.tid);
     th.cb = p->column_grid ? cute_block_idx(c, 1) : cute_i(0);
+    th.staged = cute_i(0);
     chunk_range(c, &th);
     cute_smem_allocator A = cute_smem_allocator_new(c);
     for (int st = 0; st < p->op->stages; st++) {
