@@ -6,11 +6,13 @@
 # seconds, default 170, are skipped):
 #   1. `cutec run gemm` of s8 and e4m3 in nt, tt, nn at 1021x509x263 on the GPU (every
 #      element against float64);
-#   2. `cutec bench mma` (the mma.sync ceilings);
-#   3. `cutec bench gemm --variants tensorop_smem` against cuBLAS(Lt) in the same process:
+#   2. ptxas -O2 (a third of -O3's CPU time on the step-5 kernel, the same main-loop
+#      instruction counts) against the default: the cold compile and bf16/s8 tn speed;
+#   3. `cutec bench mma` (the mma.sync ceilings);
+#   4. `cutec bench gemm --variants tensorop_smem` against cuBLAS(Lt) in the same process:
 #      s8 in tn, nt, tt, nn at 4096 and 8192, e4m3 (C bf16) at 4096, bf16 tn at 4096 and 8192;
-#   4. s8 tn and bf16 tn at 4096 over a few tilings (lib.c's by_size takes the winner);
-#   5. in the time left: interp/inst_gpu_test (every instruction row against the
+#   5. s8 tn and bf16 tn at 4096 over a few tilings (lib.c's by_size takes the winner);
+#   6. in the time left: interp/inst_gpu_test (every instruction row against the
 #      interpreter, prmt.b32 too) and atom_lane_test (every atom lane by lane, the two new
 #      ones included) on the GPU.
 # Logs under $OUT (default build/device-out), tarred as tc80.tgz.
@@ -48,6 +50,15 @@ b()
                 grep -E "verified|rror|wrong" | head -2 | tr '\n' ' ')"
         done
     done
+    echo "== ptxas -O2 against the default -O3 (CUTEC_NVRTC_OPTIONS; part of the cache key)"
+    for o in "" "--ptxas-options=-O2"; do
+        export CUTEC_NVRTC_OPTIONS="$o"
+        echo "-- cold compile ${o:-(default)}: $(CUTEC_NO_CACHE=1 build/cutec compile gemm \
+            --dtype bf16 --variant tensorop_smem --arch sm_90a --emit time 2>&1 | grep -E 'NVRTC to cubin|ptxas \(')"
+        b --dtype bf16 --layout tn --sizes 4096,8192
+        b --dtype s8 --layout tn --sizes 4096
+    done
+    unset CUTEC_NVRTC_OPTIONS
     echo "== bench mma"
     timeout 40 build/cutec bench mma --iters 3 2>&1 | tail -n 20
     echo "== bench gemm, tensorop_smem against cuBLAS"

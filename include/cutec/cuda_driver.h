@@ -97,6 +97,15 @@ cute_status cute_cuda_memset8(cute_cuda *cu, cute_devptr dst, uint8_t value, siz
 /* free and total device memory now */
 cute_status cute_cuda_mem_info(cute_cuda *cu, size_t *free_bytes, size_t *total_bytes);
 
+/* --- peer memory: `bytes` (rounded up to the driver's granularity, *mapped) of cu's device
+ * memory through the virtual-memory API (cuMemCreate, cuMemMap), read-write for every device
+ * of devs[0..ndevs) (ordinals; cu's own among them).  One process has one address space, so
+ * the address is the same on every device: a kernel on any of them loads and stores it over
+ * NVLink or PCIe, and copies to it from another device are peer copies (cutec/peer.h). */
+cute_status cute_cuda_alloc_peer(cute_cuda *cu, size_t bytes, const int *devs, int ndevs,
+                                 cute_devptr *out, size_t *mapped);
+cute_status cute_cuda_free_peer(cute_cuda *cu, cute_devptr p, size_t mapped);
+
 /* --- streams, events, synchronization ------------------------------------------------ */
 cute_status cute_cuda_stream_new(cute_cuda *cu, void **stream); /* non-blocking */
 cute_status cute_cuda_stream_free(cute_cuda *cu, void *stream);
@@ -106,6 +115,8 @@ cute_status cute_cuda_event_new(cute_cuda *cu, void **event);
 cute_status cute_cuda_event_free(cute_cuda *cu, void *event);
 cute_status cute_cuda_event_record(cute_cuda *cu, void *event, void *stream);
 cute_status cute_cuda_event_sync(cute_cuda *cu, void *event);
+/* work enqueued on stream after this waits for event (recorded on any device's stream) */
+cute_status cute_cuda_stream_wait_event(cute_cuda *cu, void *stream, void *event);
 /* milliseconds from a to b, both recorded and complete */
 cute_status cute_cuda_event_elapsed(cute_cuda *cu, void *a, void *b, float *ms);
 

@@ -53,6 +53,9 @@ typedef enum {
                                      before written or before the MMA's commit was waited for,
                                      outside the allocation or the warp's lanes, an allocation
                                      never freed or freed twice, more columns than exist */
+    CUTE_CHECK_PEER_RACE,         /* emulated devices (cute_call_peers): a load of bytes another
+                                     device stored, with no release / acquire of a flag
+                                     ordering the store before it */
     CUTE_CHECK_COUNT
 } cute_interp_check;
 
@@ -104,6 +107,14 @@ typedef struct cute_interp_opts {
 /* A new interpreter backend (opts may be NULL: defaults and environment).  Free it with
  * out->vt->destroy(out->self). */
 cute_status cute_interp_new(const cute_interp_opts *opts, cute_backend *out);
+/* Launch kernel `kernel` of m on nranks emulated devices at once (cutec/peer.h's
+ * cute_call_peers): rank r's arguments are args[r * nargs .. + nargs), the grid and block
+ * the same for every rank.  Every block of every rank runs together under one warp
+ * scheduler (at most 1024 warps in all; no clusters), so one rank may wait for another's
+ * flag; the reports of every rank come back together, each naming its rank.
+ * CUTE_ERR_INVALID when b is not an interpreter. */
+cute_status cute_interp_launch_peers(cute_backend b, cute_module *m, int kernel, const cute_launch *cfg,
+                                     int nranks, const cute_launch_arg *args, int nargs);
 /* the reports of its last launch (NULL, *n = 0 when none or when b is not an interpreter);
  * valid until its next launch */
 const cute_interp_report *cute_interp_reports(cute_backend b, int *n);

@@ -46,6 +46,13 @@ typedef struct cute_ssa {
     cute_vreg *v;     /* n registers, colexicographic order of shape */
     cute_tuple shape; /* static */
     uint32_t kernel;  /* the serial of the kernel that made it (as cute_val's) */
+    /* f16/bf16 held in 32-bit words (cute_ssa_from_words, and the results of the paired
+     * arithmetic): for each pair i, pairs[3i] is the u32 word whose low half is element 2i
+     * and high half element 2i+1, and pairs[3i+1], pairs[3i+2] are the registers v held for
+     * them when the word was made (a word stands for its pair only while v still holds
+     * those).  The paired instructions read the words themselves instead of packing the
+     * halves again.  NULL: no words. */
+    cute_vreg *pairs;
 } cute_ssa;
 
 /* --- making tensors ------------------------------------------------------------------ */
@@ -171,6 +178,19 @@ cute_ssa cute_ssa_scalar(cute_ctx *c, cute_val v, cute_tuple shape); /* broadcas
 /* op over all elements: ADD, MUL, MIN, MAX; returns one value */
 cute_val cute_ssa_reduce(cute_ctx *c, cute_op op, cute_ssa a);
 cute_val cute_ssa_get(cute_ctx *c, cute_ssa a, int i);
+/* A paired value: the n u32 words of `words` as 2n elements of d (f16 or bf16), element 2i
+ * the low half of word i and 2i+1 its high half (PTX's order), shape (2n).  Its paired
+ * arithmetic (cute_ssa_binop, cute_ssa_fma, cute_ssa_unop above: fma.rn.f16x2 and friends)
+ * takes the words as they are, and gives paired values too: a chain of HFMA2 on decoded
+ * words moves no halves. */
+cute_ssa cute_ssa_from_words(cute_ctx *c, cute_ssa words, cute_dtype d);
+/* the n/2 u32 words of f16 or bf16 a (n even): a paired value's own words, else its halves
+ * packed (element 2i in the low half) */
+cute_ssa cute_ssa_words(cute_ctx *c, cute_ssa a);
+/* The 8n e2m1 of n u32 words (two to a byte, element 0 in the low nibble) as a paired f16
+ * value of 8n elements in the same order, shape (8n), by PTX's cvt.rn.f16x2.e2m1x2 (one a
+ * byte, exact); sm_100a on (a clear error for an older target) */
+cute_ssa cute_ssa_e2m1_words(cute_ctx *c, cute_ssa words);
 
 
 /* call-site capture, as in trace.h */
@@ -208,6 +228,9 @@ cute_val cute_ssa_get(cute_ctx *c, cute_ssa a, int i);
 #define cute_ssa_scalar(c, ...) CUTE__CTX_AT((c), cute_ssa_scalar((c), __VA_ARGS__))
 #define cute_ssa_reduce(c, ...) CUTE__CTX_AT((c), cute_ssa_reduce((c), __VA_ARGS__))
 #define cute_ssa_get(c, ...) CUTE__CTX_AT((c), cute_ssa_get((c), __VA_ARGS__))
+#define cute_ssa_from_words(c, ...) CUTE__CTX_AT((c), cute_ssa_from_words((c), __VA_ARGS__))
+#define cute_ssa_words(c, ...) CUTE__CTX_AT((c), cute_ssa_words((c), __VA_ARGS__))
+#define cute_ssa_e2m1_words(c, ...) CUTE__CTX_AT((c), cute_ssa_e2m1_words((c), __VA_ARGS__))
 #endif
 
 CUTE_API_END

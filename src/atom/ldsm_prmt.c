@@ -17,8 +17,8 @@ static bool byte_sources(cute_ctx *c, const atom_row *r, int from[BYTES])
 {
     cute_alg *a = &c->alg;
     cute_layout raw = cute_layout_parse(a, r->raw_dst), dst = cute_layout_parse(a, r->info.field[2]);
-    int64_t lane_of[LANES * 8 * BYTES]; /* position in the atom's tile (bits / 8) -> lane * BYTES + byte */
-    for (int i = 0; i < LANES * 8 * BYTES; i++) lane_of[i] = -1;
+    int64_t lane_of[LANES * BYTES]; /* byte of the atom's tile -> lane * BYTES + byte of its registers */
+    for (int i = 0; i < LANES * BYTES; i++) lane_of[i] = -1;
     for (int l = 0; l < LANES && !a->failed; l++)
         for (int u = 0; u < BYTES; u++) {
             int64_t pos = cute_layout_eval(a, &raw, cute_i(l + LANES * 8 * u)).v / 8;

@@ -723,6 +723,17 @@ static void test_nvrtc(cute_nvrtc *nv)
     s = cute_nvrtc_compile(nv, "__global__ void k() {}", &(cute_nvrtc_opts){.arch = "sm_1"}, &o);
     CHECK(s == CUTE_ERR_COMPILE && o.log && *o.log, "a bad arch is a compile error with a log");
     cute_nvrtc_output_free(&o);
+    /* $CUTEC_NVRTC_OPTIONS joins every compile's options: ptxas's level, or a bad one refused */
+    setenv("CUTEC_NVRTC_OPTIONS", " --ptxas-options=-O2\t-lineinfo ", 1);
+    s = cute_nvrtc_compile(nv, "__global__ void k(int *p) { *p = 1; }", &(cute_nvrtc_opts){.arch = "sm_90a"}, &o);
+    CHECK(s == CUTE_OK && o.cubin, "CUTEC_NVRTC_OPTIONS with -O2 and -lineinfo: %s", o.log);
+    CHECK(o.ptx && strstr(o.ptx, ".loc"), "-lineinfo from the environment reached NVRTC (no .loc in the PTX)");
+    cute_nvrtc_output_free(&o);
+    setenv("CUTEC_NVRTC_OPTIONS", "--no-such-option", 1);
+    s = cute_nvrtc_compile(nv, "__global__ void k() {}", &(cute_nvrtc_opts){.arch = "sm_90a"}, &o);
+    CHECK(s == CUTE_ERR_COMPILE && o.log && strstr(o.log, "no-such-option"), "a bad option: %s", o.log);
+    cute_nvrtc_output_free(&o);
+    unsetenv("CUTEC_NVRTC_OPTIONS");
     char err[256];
     cute_nvrtc *none;
     CHECK(cute_nvrtc_open(&none, "/nonexistent/libnvrtc.so", err, sizeof err) ==

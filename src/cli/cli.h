@@ -33,6 +33,9 @@ int cmd_attention(int argc, char **argv); /* attention_cmd.c: cutec compile|run|
 /* comm_bench.c: cutec bench all-reduce|reduce-scatter|all-gather (NCCL over this host's GPUs) */
 bool cli_comm_op(const char *name);
 int cmd_bench_comm(int argc, char **argv);
+/* tp_bench.c, tp_model.c: cutec bench tp-gemm, cutec model tp-gemm (tensor-parallel GEMM) */
+int cmd_bench_tp(int argc, char **argv);
+int cmd_model(int argc, char **argv);
 
 /* cli_int.c: the one integer parser of the CLI.  A whole decimal in [lo, hi] into *out, or
  * false and why (naming the text) in why[n]: nothing is wrapped, clamped or half-read. */

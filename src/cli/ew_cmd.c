@@ -414,6 +414,7 @@ int cmd_bench(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "mma") == 0) return cmd_bench_mma(argc, argv);
     if (argc >= 2 && cli_rows_op(argv[1])) return cmd_bench_rows(argc, argv);
     if (argc >= 2 && cli_comm_op(argv[1])) return cmd_bench_comm(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "tp-gemm") == 0) return cmd_bench_tp(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
     return rc || cli_parse_only() ? rc : bench(&o);

@@ -330,3 +330,21 @@ const cute_interp_report *cute_interp_reports(cute_backend b, int *n)
     *n = B->nreps;
     return B->nreps ? B->reps : NULL;
 }
+
+cute_status cute_interp_launch_peers(cute_backend b, cute_module *m, int kernel, const cute_launch *cfg,
+                                     int nranks, const cute_launch_arg *args, int nargs)
+{
+    if (b.vt != &vt || !b.self) return CUTE_ERR_INVALID;
+    struct interp *B = b.self;
+    pthread_mutex_lock(&B->lock);
+    cute_status s = CUTE_ERR_INVALID;
+    if (!m || kernel < 0 || kernel >= m->n || !cfg || nranks < 1 || nranks > 64)
+        interp_set_error(B, "launch on %d emulated devices: no kernel %d in this module, or not 1 to 64 "
+                         "devices", nranks, kernel);
+    else
+        s = interp_launch_group(B, m->k[kernel], cfg, nranks, args, nargs);
+    if (s != CUTE_OK && cfg && cfg->err && cfg->errn)
+        snprintf(cfg->err, cfg->errn, "%s", B->err ? B->err : "");
+    pthread_mutex_unlock(&B->lock);
+    return s;
+}

@@ -45,7 +45,7 @@ bool interp_cluster_block(ictx *X, const dinst *d, uint32_t t, uint32_t rank, co
         return interp_report(X, d, t, CUTE_CHECK_SHARED_BOUNDS, 0, 0, 0, "%s: %s names block %u of "
                              "the cluster, which has %u block%s", interp_op_name(d), what, rank, n,
                              n > 1 ? "s" : "");
-    *Y = &X->cl->blk[rank];
+    *Y = X->group ? X : &X->cl->blk[rank]; /* a group's blocks are clusters of one each */
     if (!interp_sched_exited(*Y)) return true;
     cute_dim3 b = {(*Y)->ctaid[0], (*Y)->ctaid[1], (*Y)->ctaid[2]};
     return interp_report(X, d, t, CUTE_CHECK_SYNC_MISUSE, 0, 0, 0, "%s: %s names the shared "

@@ -265,3 +265,14 @@ void interp_run_cluster(icluster *C, uint64_t cid)
     }
     for (uint32_t r = 0; r < C->n; r++) block_finish(&C->blk[r]);
 }
+
+void interp_run_group(icluster *C, uint64_t nblocks)
+{
+    for (uint32_t i = 0; i < C->n; i++) {
+        block_start(&C->blk[i], i % nblocks);
+        interp_sched_barriers_reset(&C->blk[i]);
+    }
+    C->bar_arrived = 0;
+    interp_sched_run(C, run_warp);
+    for (uint32_t i = 0; i < C->n; i++) block_finish(&C->blk[i]);
+}

@@ -11,8 +11,10 @@
 
 #include "interp/interp_internal.h"
 
-/* entries of a vector clock: nwarps + 1 for each block of the cluster */
-static uint32_t vc_len(const ictx *X) { return X->cl->n * (X->nwarps + 1); }
+/* entries of a vector clock: nwarps + 1 for each block of the cluster, then, in a group of
+ * emulated devices (peers.c), one for each warp of the group: its group interval */
+static uint32_t vc_len(const ictx *X) { return interp_hb_len(X); }
+uint32_t interp_hb_group_at(const ictx *X) { return X->cl->n * (X->nwarps + 1); }
 
 uint32_t interp_hb_slot(const ictx *X, uint32_t t)
 {
@@ -41,6 +43,11 @@ bool interp_hb_concurrent_slow(const ictx *X, const ictx *owner, uint32_t stamp,
     return stamp > w->vc[interp_hb_slot(W, other)];
 }
 
+uint32_t interp_hb_len(const ictx *X)
+{
+    return interp_hb_group_at(X) + (X->group ? interp_group_warps(X->group) : 0);
+}
+
 uint32_t *interp_hb_new_vc(ictx *X)
 {
     uint32_t *vc = calloc(vc_len(X), sizeof *vc);
@@ -67,6 +74,7 @@ void interp_hb_release(ictx *X, uint32_t t, uint32_t *vc)
     join(vc, w->vc, vc_len(X));
     if (w->clock > vc[me]) vc[me] = w->clock;
     w->clock = ++X->epoch;
+    if (X->group) interp_group_release(X, t, vc + interp_hb_group_at(X));
 }
 
 void interp_hb_acquire(ictx *X, uint32_t t, const uint32_t *vc)

@@ -11,6 +11,7 @@
 #include "interp/interp_internal.h"
 
 static void cvt_pack(ictx *X, const dinst *d, const imask *m);
+static void cvt_e2m1x8(ictx *X, const dinst *d, const imask *m);
 static void prmt(ictx *X, const dinst *d, const imask *m);
 
 #define MMA(M, N, K, D, A, B, C) {inst_mma, M, N, K, {E_##D, E_##A, E_##B, E_##C}, 0, 0}
@@ -22,6 +23,7 @@ static void prmt(ictx *X, const dinst *d, const imask *m);
 #define CP_WAIT {inst_cp_wait, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define CP_WAIT_ALL {inst_cp_wait_all, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define CVT_PACK(T) {cvt_pack, 0, 0, 0, {E_##T, 0, 0, 0}, 0, 0}
+#define CVT_E2M1X8 {cvt_e2m1x8, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define PRMT {prmt, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define TMA_LOAD(rank, multicast) {inst_tma_load, 0, 0, 0, {0, 0, 0, 0}, rank, multicast}
 #define TMA_STORE(rank, reduce) {inst_tma_store, 0, 0, 0, {0, 0, 0, 0}, rank, reduce}
@@ -35,6 +37,7 @@ static void prmt(ictx *X, const dinst *d, const imask *m);
 #define SYNC(kind) {inst_sync, 0, 0, 0, {0, 0, 0, 0}, kind, 0}
 #define NAMED_BAR(sync) {inst_named_barrier, 0, 0, 0, {0, 0, 0, 0}, 0, sync}
 #define SREG90(which, dim) {inst_sreg90, 0, 0, 0, {0, 0, 0, 0}, which, dim}
+#define PEER_FLAG(store) {inst_peer_flag, 0, 0, 0, {0, 0, 0, 0}, 0, store}
 #define DSMEM(store) {inst_dsmem, 0, 0, 0, {0, 0, 0, 0}, 0, store}
 #define CLUSTER_BAR(kind) {inst_cluster_barrier, 0, 0, 0, {0, 0, 0, 0}, kind, 0}
 #define BULK_G2S {inst_bulk_g2s, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
@@ -130,6 +133,19 @@ static void cvt_pack(ictx *X, const dinst *d, const imask *m)
         uint32_t v = bf ? (uint32_t)cute_f32_to_bf16(hi) << 16 | cute_f32_to_bf16(lo)
                         : (uint32_t)cute_f32_to_f16(hi) << 16 | cute_f32_to_f16(lo);
         interp_put32(X, d, 0, t, v);
+    });
+}
+
+/* the f16 of e2m1 code v (exact: every e2m1 is an f16, -0 included) */
+static uint32_t e2m1_f16(uint32_t v) { return cute_f32_to_f16(cute_e2m1_to_f32((uint8_t)(v & 0xfu))); }
+
+/* cvt.rn.f16x2.e2m1x2 on each byte j of a into d[j]: the low nibble to the low half */
+static void cvt_e2m1x8(ictx *X, const dinst *d, const imask *m)
+{
+    EACH(X, m, t, {
+        uint32_t a = REG(X, d->var[4])[t].u32;
+        for (uint32_t j = 0; j < 4; j++)
+            interp_put32(X, d, j, t, e2m1_f16(a >> (8 * j + 4)) << 16 | e2m1_f16(a >> 8 * j));
     });
 }
 

@@ -275,6 +275,9 @@ struct ictx {
     ilaunch *L;
     icluster *cl; /* its cluster, and its rank there */
     uint32_t rank;
+    struct igroup *group; /* several emulated devices running together (peers.c), or NULL */
+    uint32_t grank;       /* its device's rank there */
+    uint32_t gwarp0;      /* the group's index of its warp 0 (ranks, then blocks, then warps) */
     const iprog *P;
     uint32_t nthr;
     islot *regs;
@@ -352,7 +355,11 @@ typedef struct iwarp {
     const dinst *false_at;           /* the try_wait that last answered false (try_wait_false) */
     uint32_t clock; /* happens-before: its current interval (a stamp, unique in the block) */
     uint32_t *vc;   /* per warp of each block of the cluster (and each block's async proxy):
-                       the newest interval of it that this warp has seen (interp_hb_slot) */
+                       the newest interval of it that this warp has seen (interp_hb_slot); in a
+                       group of devices, then the newest group interval of every warp of the
+                       group (from interp_hb_group_at) */
+    uint32_t gclock; /* in a group: its current group interval */
+    uint64_t flag;   /* the flag it last read with an acquire (a spin's, for the report) */
 } iwarp;
 enum { W_READY, W_BLOCKED, W_SPIN, W_DONE };
 
@@ -405,6 +412,10 @@ uint32_t interp_hb_slot(const ictx *X, uint32_t t);
 uint32_t *interp_hb_new_vc(ictx *X);
 /* into = the join of into and from (vectors of X's cluster; either NULL: nothing) */
 void interp_hb_join(const ictx *X, uint32_t *into, const uint32_t *from);
+/* entries of a vector clock: the cluster's blocks' warps and async proxies, then a group's
+ * warps (from interp_hb_group_at) */
+uint32_t interp_hb_len(const ictx *X);
+uint32_t interp_hb_group_at(const ictx *X);
 /* the warp of thread t releases into vc (joins its view and its clock), then moves on */
 void interp_hb_release(ictx *X, uint32_t t, uint32_t *vc);
 /* the warp of thread t acquires vc */
@@ -444,6 +455,19 @@ void inst_sync(ictx *X, const dinst *d, const imask *m);
 void inst_named_barrier(ictx *X, const dinst *d, const imask *m);
 void inst_sreg90(ictx *X, const dinst *d, const imask *m);
 void inst_dsmem(ictx *X, const dinst *d, const imask *m);
+/* peers.c: st.release.sys / ld.acquire.sys of a flag, and the race check across devices */
+void inst_peer_flag(ictx *X, const dinst *d, const imask *m);
+/* thread t's global access of [addr, addr+bytes) in a group (how: 0 read, 1 write): a read
+ * of bytes another device wrote with no release/acquire between is CUTE_CHECK_PEER_RACE */
+void interp_peer_access(ictx *X, const dinst *d, uint32_t t, uint64_t addr, uint32_t bytes, int how);
+/* the warps of all blocks of all devices of group G; a new group interval */
+uint32_t interp_group_warps(const struct igroup *G);
+uint32_t interp_group_tick(struct igroup *G);
+/* the warp of thread t releases its group view into gvc (the group part of a clock) and
+ * starts a new group interval */
+void interp_group_release(ictx *X, uint32_t t, uint32_t *gvc);
+/* the group's flag at addr in words, for a deadlock report ("" when there is none) */
+void interp_peer_flag_text(const ictx *X, uint64_t addr, char *buf, size_t n);
 void inst_cluster_barrier(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_g2s(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_s2g(ictx *X, const dinst *d, const imask *m);
@@ -613,11 +637,18 @@ uint16_t interp_small_fma(int small, float a, float b, float c);
 void interp_exec(ictx *X, uint32_t lo, uint32_t hi, imask *m);
 /* run cluster cid (its blocks together) on C's blocks */
 void interp_run_cluster(icluster *C, uint64_t cid);
+/* launch.c: the kernel P on nranks emulated devices at once, rank r with args[r * nargs ..) */
+cute_status interp_launch_group(struct interp *B, const iprog *P, const cute_launch *cfg, int nranks,
+                                const cute_launch_arg *args, int nargs);
+/* run every block of every device of a group (C->blk: rank by rank, nblocks each) together
+ * under one warp scheduler, as emulated devices that wait for each other (peers.c) */
+void interp_run_group(icluster *C, uint64_t nblocks);
 
 /* --- memory.c ---------------------------------------------------------------------- */
 /* a global access of `bytes` at addr by thread t: the buffer it lies in, or NULL after a
  * report */
-/* (how: 0 read, 1 write, 2 atomic; align: the address must be a multiple of it) */
+/* (how: 0 read, 1 write, 2 atomic or a flag's release, 3 a flag's acquire; align: the address
+ * must be a multiple of it) */
 const ibuf *interp_gcheck(ictx *X, const dinst *d, uint32_t t, uint64_t addr, uint32_t bytes,
                           uint32_t align, int how);
 /* a shared access at byte offset off: true when it may go ahead (bounds, alignment, races,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "interp/interp_internal.h"
+#include "interp/peers.h"
 
 /* --- arguments ---------------------------------------------------------------------------- */
 
@@ -412,24 +413,30 @@ static void run_workers(ilaunch *L, icluster *X, int nw)
     (void)L;
 }
 
+/* the interpreter's options into L, nothing set up yet */
+static void launch_begin(struct interp *B, const iprog *P, ilaunch *L)
+{
+    memset(L, 0, sizeof *L);
+    L->B = B;
+    L->P = P;
+    L->budget = B->budget;
+    L->max_reports = B->max_reports;
+    L->disable = B->disable;
+    L->try_wait_false = B->try_wait_false;
+    L->try_wait_seed = B->try_wait_seed;
+    L->pout = B->printf_out ? B->printf_out : stdout;
+    atomic_init(&L->next, 0);
+    atomic_init(&L->stop_at, UINT64_MAX);
+    pthread_mutex_init(&L->lock, NULL);
+    B->nreps = 0;
+    memset(&B->stats, 0, sizeof B->stats);
+}
+
 cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *cfg,
                           const cute_launch_arg *args, int nargs)
 {
     ilaunch L;
-    memset(&L, 0, sizeof L);
-    L.B = B;
-    L.P = P;
-    L.budget = B->budget;
-    L.max_reports = B->max_reports;
-    L.disable = B->disable;
-    L.try_wait_false = B->try_wait_false;
-    L.try_wait_seed = B->try_wait_seed;
-    L.pout = B->printf_out ? B->printf_out : stdout;
-    atomic_init(&L.next, 0);
-    atomic_init(&L.stop_at, UINT64_MAX);
-    pthread_mutex_init(&L.lock, NULL);
-    B->nreps = 0;
-    memset(&B->stats, 0, sizeof B->stats);
+    launch_begin(B, P, &L);
     cute_status s = setup(B, &L, cfg, args, nargs);
     if (s != CUTE_OK) {
         if (s == CUTE_ERR_OOM) interp_set_error(B, "launch of %s: out of memory", P->name);
@@ -477,5 +484,98 @@ cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *c
     s = gather(B, &L);
     if (!interp_banks_gather(B, &L) && s == CUTE_OK) s = CUTE_ERR_OOM;
     launch_free(&L);
+    return s;
+}
+
+/* --- several emulated devices at once (cutec/peer.h's cute_call_peers) ----------------- */
+
+enum { GROUP_WARPS = 1024 }; /* warps a group runs together at most (a host thread each) */
+
+/* each rank's launch set up, or the first failure (B's error says which rank) */
+static cute_status group_setup(struct interp *B, const iprog *P, const cute_launch *cfg, int nranks,
+                               const cute_launch_arg *args, int nargs, ilaunch *L)
+{
+    for (int r = 0; r < nranks; r++) {
+        launch_begin(B, P, &L[r]);
+        cute_status s = setup(B, &L[r], cfg, args + (size_t)r * (size_t)nargs, nargs);
+        if (s == CUTE_ERR_OOM) interp_set_error(B, "launch of %s: out of memory", P->name);
+        if (s != CUTE_OK) return s;
+    }
+    uint64_t warps = L[0].nblocks * ((L[0].nthr + 31) / 32) * (uint64_t)nranks;
+    if (cluster_blocks(&L[0]) != 1 || warps > GROUP_WARPS) {
+        interp_set_error(B, "launch of %s on %d emulated devices: %s", P->name, nranks,
+                         warps > GROUP_WARPS ? "more than 1024 warps in all (the interpreter runs every "
+                                               "block of every device together)"
+                                             : "clusters are not emulated across devices");
+        return CUTE_ERR_UNSUPPORTED;
+    }
+    return CUTE_OK;
+}
+
+/* every block of every rank in one cluster under one scheduler */
+static bool group_run(ilaunch *L, int nranks, ilaunch **Lp)
+{
+    uint32_t nwarps = (L[0].nthr + 31) / 32;
+    uint64_t nb = L[0].nblocks;
+    igroup *G = interp_group_new(nranks, Lp, nwarps);
+    icluster C;
+    memset(&C, 0, sizeof C);
+    C.n = (uint32_t)(nb * (uint64_t)nranks);
+    bool ok = G && (C.blk = calloc(C.n, sizeof *C.blk)) != NULL;
+    for (uint32_t i = 0; ok && i < C.n; i++) {
+        ictx *X = &C.blk[i];
+        ok = worker_init(X, &L[i / nb]);
+        /* each block is a cluster of one (rank 0 in it); the group's index says which */
+        X->cl = &C, X->rank = 0, X->group = G, X->grank = (uint32_t)(i / nb), X->gwarp0 = i * nwarps;
+    }
+    if (ok) interp_run_group(&C, nb);
+    for (uint32_t i = 0; ok && i < C.n; i++) publish(&C.blk[i]);
+    cluster_free(&C);
+    interp_group_free(G);
+    return ok;
+}
+
+/* every rank's reports, rank by rank (each names its rank), and the first failing rank's
+ * message */
+static cute_status group_gather(struct interp *B, ilaunch *L, int nranks)
+{
+    cute_status worst = CUTE_OK;
+    char *msg = NULL;
+    cute_interp_report *all = NULL;
+    int n = 0;
+    for (int r = 0; r < nranks; r++) {
+        cute_status s = gather(B, &L[r]);
+        if (s != CUTE_OK && worst == CUTE_OK) worst = s, msg = B->err, B->err = NULL;
+        if (!B->nreps) continue;
+        cute_interp_report *p = realloc(all, (size_t)(n + B->nreps) * sizeof *all);
+        if (!p) {
+            worst = CUTE_ERR_OOM;
+            break;
+        }
+        all = p;
+        memcpy(all + n, B->reps, (size_t)B->nreps * sizeof *all);
+        n += B->nreps;
+    }
+    free(B->reps), B->reps = all, B->nreps = n;
+    if (msg) free(B->err), B->err = msg;
+    return worst;
+}
+
+cute_status interp_launch_group(struct interp *B, const iprog *P, const cute_launch *cfg, int nranks,
+                                const cute_launch_arg *args, int nargs)
+{
+    ilaunch *L = calloc((size_t)nranks, sizeof *L);
+    ilaunch **Lp = calloc((size_t)nranks, sizeof *Lp);
+    if (!L || !Lp) return free(L), free(Lp), CUTE_ERR_OOM;
+    for (int r = 0; r < nranks; r++) Lp[r] = &L[r];
+    cute_status s = group_setup(B, P, cfg, nranks, args, nargs, L);
+    if (s == CUTE_OK && !group_run(L, nranks, Lp)) {
+        interp_set_error(B, "launch of %s on %d emulated devices: out of memory", P->name, nranks);
+        s = CUTE_ERR_OOM;
+    }
+    if (s == CUTE_OK) s = group_gather(B, L, nranks);
+    for (int r = 0; r < nranks; r++)
+        if (L[r].B) launch_free(&L[r]);
+    free(L), free(Lp);
     return s;
 }

@@ -18,7 +18,8 @@
 
 #include "interp/interp_internal.h"
 
-static const char *how_name(int how) { return how == 0 ? "read" : how == 1 ? "write" : "atomic"; }
+/* how: 0 read, 1 write, 2 atomic (or a flag's release), 3 a flag's acquire (a read) */
+static const char *how_name(int how) { return how == 0 || how == 3 ? "read" : how == 1 ? "write" : "atomic"; }
 
 /* --- global bounds ------------------------------------------------------------------------ */
 
@@ -135,8 +136,9 @@ const ibuf *interp_gcheck(ictx *X, const dinst *d, uint32_t t, uint64_t addr, ui
                       "misaligned global %s of %u bytes: offset %" PRIu64 " of buffer %" PRIu64
                       " is not a multiple of %u", how_name(how), bytes, addr - b->base, b->id,
                       align);
-    if (how != 2 && checking(X, CUTE_CHECK_GLOBAL_RACE)) log_access(X, b, d, t, addr, bytes, how == 1);
-    X->writes += how != 0;
+    if (how < 2 && checking(X, CUTE_CHECK_GLOBAL_RACE)) log_access(X, b, d, t, addr, bytes, how == 1);
+    if (how < 2 && X->group) interp_peer_access(X, d, t, addr, bytes, how);
+    X->writes += how == 1 || how == 2;
     X->accesses++;
     return b;
 }

@@ -14,6 +14,7 @@ static const char *names[CUTE_CHECK_COUNT] = {
     [CUTE_CHECK_UNINIT_SHARED] = "uninitialized shared read",
     [CUTE_CHECK_SHARED_RACE] = "shared-memory race",
     [CUTE_CHECK_GLOBAL_RACE] = "global-memory race",
+    [CUTE_CHECK_PEER_RACE] = "peer-memory race",
     [CUTE_CHECK_DIVERGENT_BARRIER] = "divergent barrier",
     [CUTE_CHECK_MISALIGNED] = "misaligned access",
     [CUTE_CHECK_STEP_BUDGET] = "step budget exceeded",
@@ -94,13 +95,15 @@ bool interp_report(ictx *X, const dinst *d, uint32_t t, cute_interp_check kind,
     r->buffer = buffer;
     r->offset = offset;
     r->bytes = bytes;
-    char detail[256], site[160];
+    char detail[400], site[160];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    int len = snprintf(r->msg, sizeof r->msg, "%s: block (%u,%u,%u) thread (%u,%u,%u): %s at %s: %s",
-             names[kind], r->block.x, r->block.y, r->block.z, r->thread.x, r->thread.y,
+    char rank[24] = "";
+    if (X->group) snprintf(rank, sizeof rank, "rank %u ", X->grank);
+    int len = snprintf(r->msg, sizeof r->msg, "%s: %sblock (%u,%u,%u) thread (%u,%u,%u): %s at %s: %s",
+             names[kind], rank, r->block.x, r->block.y, r->block.z, r->thread.x, r->thread.y,
              r->thread.z, r->op, interp_site(d, site, sizeof site), detail);
     if (len >= (int)sizeof r->msg) memcpy(r->msg + sizeof r->msg - 4, "...", 4); /* cut */
     if (X->L->max_reports <= 1 || X->nreps >= limit || kind == CUTE_CHECK_STEP_BUDGET)

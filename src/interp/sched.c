@@ -83,7 +83,11 @@ static uint32_t choose(icluster *C, uint32_t from)
 static void report_waiter(ictx *X, iwarp *w, uint32_t nwait)
 {
     char what[200] = "";
-    if (w->state == W_SPIN)
+    char flag[120] = "";
+    if (X->group && w->flag) interp_peer_flag_text(X, w->flag, flag, sizeof flag);
+    if (w->state == W_SPIN && flag[0])
+        snprintf(what, sizeof what, "waits for a flag no device will change (%s)", flag);
+    else if (w->state == W_SPIN)
         snprintf(what, sizeof what, "spins in a loop that cannot end (an iteration repeated "
                  "the one before, registers and all, and no thread wrote memory since)");
     else
@@ -156,8 +160,8 @@ static bool block_init(ictx *X)
     uint32_t nw = (X->nthr + 31) / 32;
     X->nwarps = nw;
     if (!(X->warps = calloc(nw, sizeof *X->warps))) return false;
-    for (uint32_t i = 0; i < nw; i++) /* (interp_hb_new_vc's length) */
-        if (!(X->warps[i].vc = calloc(X->cl->n * (nw + 1), sizeof *X->warps[i].vc))) return false;
+    for (uint32_t i = 0; i < nw; i++)
+        if (!(X->warps[i].vc = calloc(interp_hb_len(X), sizeof *X->warps[i].vc))) return false;
     return true;
 }
 
@@ -191,7 +195,9 @@ static void block_begin(ictx *X)
         w->false_at = NULL;
         w->spin_accesses = UINT64_MAX;
         w->clock = ++X->epoch;
-        memset(w->vc, 0, X->cl->n * (X->nwarps + 1) * sizeof *w->vc);
+        memset(w->vc, 0, interp_hb_len(X) * sizeof *w->vc);
+        w->gclock = X->group ? interp_group_tick(X->group) : 0;
+        w->flag = 0;
     }
 }
 

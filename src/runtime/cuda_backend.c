@@ -324,6 +324,14 @@ static char *options_text(cuda_backend *b, bool lineinfo)
     if (!s) return NULL;
     size_t at = (size_t)snprintf(s, n, "lineinfo=%d", lineinfo);
     for (int i = 0; i < b->nextra; i++) at += (size_t)snprintf(s + at, n - at, "\n%s", b->extra[i]);
+    /* and what cute_nvrtc_compile adds from the environment */
+    const char *env = getenv("CUTEC_NVRTC_OPTIONS");
+    if (env && *env) {
+        char *t = realloc(s, at + strlen(env) + 8);
+        if (!t) return free(s), NULL;
+        s = t;
+        snprintf(s + at, strlen(env) + 8, "\nenv %s", env);
+    }
     return s;
 }
 

@@ -77,6 +77,27 @@ typedef struct CUlaunchConfig {
     unsigned numAttrs;
 } CUlaunchConfig;
 
+/* the virtual-memory API's allocation properties and access descriptors (cuda.h's v1) */
+enum { CU_MEM_ALLOCATION_TYPE_PINNED = 1, CU_MEM_LOCATION_TYPE_DEVICE = 1,
+       CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED = 1 };
+typedef struct CUmemLocation {
+    int type, id;
+} CUmemLocation;
+typedef struct CUmemAllocationProp {
+    int type, requestedHandleTypes;
+    CUmemLocation location;
+    void *win32HandleMetaData;
+    struct {
+        unsigned char compressionType, gpuDirectRDMACapable;
+        unsigned short usage;
+        unsigned char reserved[4];
+    } allocFlags;
+} CUmemAllocationProp;
+typedef struct CUmemAccessDesc {
+    CUmemLocation location;
+    int flags;
+} CUmemAccessDesc;
+
 struct cute_cuda {
     void *lib;
     bool initialized; /* cuInit succeeded: libcuda stays loaded (see cute_cuda_close) */
@@ -130,6 +151,17 @@ struct cute_cuda {
                                      const uint64_t *, const unsigned *, const unsigned *, int,
                                      int, int, int);
     CUresult (*OccupancyMaxActiveClusters)(int *, CUfunction, const CUlaunchConfig *);
+    /* peer memory (cuda_peer_mem.c): the virtual-memory API and cross-device stream order */
+    CUresult (*MemGetAllocationGranularity)(size_t *, const CUmemAllocationProp *, int);
+    CUresult (*MemCreate)(unsigned long long *, size_t, const CUmemAllocationProp *,
+                          unsigned long long);
+    CUresult (*MemRelease)(unsigned long long);
+    CUresult (*MemAddressReserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+    CUresult (*MemAddressFree)(CUdeviceptr, size_t);
+    CUresult (*MemMap)(CUdeviceptr, size_t, size_t, unsigned long long, unsigned long long);
+    CUresult (*MemUnmap)(CUdeviceptr, size_t);
+    CUresult (*MemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+    CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned);
 };
 
 /* Each entry point by its exported name; the _v2 names are the 64-bit-size ABI that cuda.h
@@ -189,6 +221,15 @@ static const struct {
     OPTIONAL(LaunchKernelEx, "cuLaunchKernelEx"),
     OPTIONAL(TensorMapEncodeTiled, "cuTensorMapEncodeTiled"),
     OPTIONAL(OccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters"),
+    OPTIONAL(MemGetAllocationGranularity, "cuMemGetAllocationGranularity"),
+    OPTIONAL(MemCreate, "cuMemCreate"),
+    OPTIONAL(MemRelease, "cuMemRelease"),
+    OPTIONAL(MemAddressReserve, "cuMemAddressReserve"),
+    OPTIONAL(MemAddressFree, "cuMemAddressFree"),
+    OPTIONAL(MemMap, "cuMemMap"),
+    OPTIONAL(MemUnmap, "cuMemUnmap"),
+    OPTIONAL(MemSetAccess, "cuMemSetAccess"),
+    OPTIONAL(StreamWaitEvent, "cuStreamWaitEvent"),
 };
 #undef SYM
 
@@ -677,4 +718,71 @@ bool cute_cuda_has(const cute_cuda *cu, const char *entry)
             return p != NULL;
         }
     return false;
+}
+
+/* --- peer memory: one device's memory that the devices of a group all reach ------------- */
+
+static CUmemAllocationProp pinned_on(int ordinal)
+{
+    CUmemAllocationProp p;
+    memset(&p, 0, sizeof p);
+    p.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    p.location = (CUmemLocation){CU_MEM_LOCATION_TYPE_DEVICE, ordinal};
+    return p;
+}
+
+/* reserve, map and open the range to every device; on failure undo what was done */
+static cute_status map_for(cute_cuda *cu, unsigned long long h, size_t bytes, size_t gran,
+                           const int *devs, int ndevs, CUdeviceptr *p)
+{
+    cute_status s = check(cu, cu->MemAddressReserve(p, bytes, gran, 0, 0), "cuMemAddressReserve");
+    if (s != CUTE_OK) return s;
+    s = check(cu, cu->MemMap(*p, bytes, 0, h, 0), "cuMemMap");
+    if (s != CUTE_OK) return cu->MemAddressFree(*p, bytes), s;
+    CUmemAccessDesc d[32];
+    for (int i = 0; i < ndevs; i++)
+        d[i] = (CUmemAccessDesc){{CU_MEM_LOCATION_TYPE_DEVICE, devs[i]}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    s = check(cu, cu->MemSetAccess(*p, bytes, d, (size_t)ndevs), "cuMemSetAccess");
+    if (s != CUTE_OK) cu->MemUnmap(*p, bytes), cu->MemAddressFree(*p, bytes);
+    return s;
+}
+
+cute_status cute_cuda_alloc_peer(cute_cuda *cu, size_t bytes, const int *devs, int ndevs,
+                                 cute_devptr *out, size_t *mapped)
+{
+    *out = 0, *mapped = 0;
+    if (!cu->MemCreate || !cu->MemMap || !cu->MemSetAccess || !cu->MemAddressReserve)
+        return missing("cuMemCreate", "memory that other GPUs reach (the virtual-memory API)");
+    if (ndevs < 1 || ndevs > 32)
+        return say(ERR, "cute_cuda_alloc_peer: %d devices (1 to 32)", ndevs), CUTE_ERR_INVALID;
+    cute_status s = bind(cu);
+    CUmemAllocationProp prop = pinned_on(cu->info.ordinal);
+    size_t gran = 0;
+    if (s == CUTE_OK)
+        s = check(cu, cu->MemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED),
+                  "cuMemGetAllocationGranularity");
+    if (s != CUTE_OK) return s;
+    size_t size = (bytes + gran - 1) / gran * gran;
+    unsigned long long h = 0;
+    if ((s = check(cu, cu->MemCreate(&h, size, &prop, 0), "cuMemCreate")) != CUTE_OK) return s;
+    CUdeviceptr p = 0;
+    s = map_for(cu, h, size, gran, devs, ndevs, &p);
+    cu->MemRelease(h); /* the mapping keeps the memory until it is unmapped */
+    if (s == CUTE_OK) *out = (cute_devptr)p, *mapped = size;
+    return s;
+}
+
+cute_status cute_cuda_free_peer(cute_cuda *cu, cute_devptr p, size_t mapped)
+{
+    if (!p) return CUTE_OK;
+    cute_status s = bind(cu);
+    if (s == CUTE_OK) s = check(cu, cu->MemUnmap((CUdeviceptr)p, mapped), "cuMemUnmap");
+    if (s == CUTE_OK) s = check(cu, cu->MemAddressFree((CUdeviceptr)p, mapped), "cuMemAddressFree");
+    return s;
+}
+
+cute_status cute_cuda_stream_wait_event(cute_cuda *cu, void *stream, void *event)
+{
+    if (!cu->StreamWaitEvent) return missing("cuStreamWaitEvent", "ordering streams by events");
+    CALL(cu, cu->StreamWaitEvent(stream, event, 0), "cuStreamWaitEvent");
 }

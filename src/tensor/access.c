@@ -10,11 +10,7 @@
 
 static cute_ssa new_ssa(cute_ctx *c, cute_dtype d, cute_tuple shape, int n)
 {
-    cute_ssa s;
-    s.dtype = (uint8_t)d;
-    s.kernel = c->kernel;
-    s.n = n;
-    s.shape = shape;
+    cute_ssa s = {.dtype = (uint8_t)d, .n = n, .shape = shape, .kernel = c->kernel}; /* no pairs */
     s.v = cute_ir_alloc(c->fn, (size_t)(n ? n : 1) * sizeof(cute_vreg));
     if (!s.v) {
         cute_ctx_fail(c, "out of memory");

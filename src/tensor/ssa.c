@@ -21,6 +21,7 @@ static cute_ssa like(cute_ctx *c, cute_dtype d, const cute_ssa *shape_of)
     cute_ssa s = *shape_of;
     s.dtype = (uint8_t)d;
     s.kernel = c->kernel;
+    s.pairs = NULL; /* new registers: no words yet */
     s.v = cute_ir_alloc(c->fn, (size_t)(s.n ? s.n : 1) * sizeof(cute_vreg));
     if (!s.v) {
         cute_ctx_fail(c, "out of memory");
@@ -137,7 +138,7 @@ cute_ssa cute_ssa_scalar(cute_ctx *c, cute_val v, cute_tuple shape)
         cute_ctx_fail(c, "a TensorSSA needs a static shape of at most 4096 elements");
         return bad_ssa();
     }
-    cute_ssa s = {(uint8_t)v.t.dtype, (int)n.v, NULL, shape, c->kernel};
+    cute_ssa s = {.dtype = (uint8_t)v.t.dtype, .n = (int)n.v, .shape = shape, .kernel = c->kernel};
     s = like(c, (cute_dtype)v.t.dtype, &s);
     for (int i = 0; i < s.n && s.v; i++) s.v[i] = v.r;
     return s;
@@ -168,12 +169,31 @@ cute_val cute_ssa_reduce(cute_ctx *c, cute_op op, cute_ssa a)
     while (n > 1 && !c->alg.failed) {
         int half = n / 2;
         for (int i = 0; i < half; i++)
-            tmp[i] = cute_val_binop(c, op, el(&(cute_ssa){a.dtype, 0, tmp, a.shape, a.kernel}, i),
-                                    el(&(cute_ssa){a.dtype, 0, tmp, a.shape, a.kernel}, i + half)).r;
+            tmp[i] = cute_val_binop(c, op, el(&(cute_ssa){.dtype = a.dtype, .v = tmp, .shape = a.shape, .kernel = a.kernel}, i),
+                                    el(&(cute_ssa){.dtype = a.dtype, .v = tmp, .shape = a.shape, .kernel = a.kernel}, i + half)).r;
         if (n % 2) tmp[half] = tmp[n - 1];
         n = half + n % 2;
     }
-    return c->alg.failed ? none : el(&(cute_ssa){a.dtype, 0, tmp, a.shape, a.kernel}, 0);
+    return c->alg.failed ? none : el(&(cute_ssa){.dtype = a.dtype, .v = tmp, .shape = a.shape, .kernel = a.kernel}, 0);
+}
+
+cute_ssa cute_ssa_from_words(cute_ctx *c, cute_ssa words, cute_dtype d)
+{
+    if (!ssa_ok(c, &words, "cute_ssa_from_words")) return bad_ssa();
+    if (words.dtype != CUTE_U32 || (d != CUTE_F16 && d != CUTE_BF16) || 2 * words.n > 4096) {
+        cute_ctx_fail(c, "cute_ssa_from_words: %d %s words as %s (u32 words, at most 2048, as f16 or "
+                         "bf16)", words.n, cute_dtype_name((cute_dtype)words.dtype), cute_dtype_name(d));
+        return bad_ssa();
+    }
+    cute_ssa shape = {.n = 2 * words.n, .shape = cute_tuple_int(cute_i(2 * words.n))};
+    cute_ssa r = like(c, d, &shape);
+    if (!r.v || !ssa_pairs_alloc(c, &r)) return bad_ssa();
+    for (int i = 0; i < words.n; i++) {
+        r.v[2 * i] = tensor_word_lane(c, d, words.v[i], 0);
+        r.v[2 * i + 1] = tensor_word_lane(c, d, words.v[i], 1);
+        ssa_pair_set(&r, 2 * i, words.v[i]);
+    }
+    return c->alg.failed ? bad_ssa() : r;
 }
 
 cute_val cute_ssa_get(cute_ctx *c, cute_ssa a, int i)

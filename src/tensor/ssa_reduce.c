@@ -63,7 +63,7 @@ cute_ssa cute_ssa_reduce_modes(cute_ctx *c, cute_op op, cute_ssa a, double init,
         int k = 0;
         for (int e = 0; e < a.n; e++)
             if (result_index(e, size, keep, rank) == j) group[k++] = a.v[e];
-        cute_ssa g = {a.dtype, k, group, cute_tuple_int(cute_i(k)), a.kernel};
+        cute_ssa g = {.dtype = a.dtype, .n = k, .v = group, .shape = cute_tuple_int(cute_i(k)), .kernel = a.kernel};
         cute_val init_v = cute_ssa_get(c, r, j);
         r.v[j] = cute_val_binop(c, op, init_v, cute_ssa_reduce(c, op, g)).r;
     }

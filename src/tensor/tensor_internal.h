@@ -69,6 +69,14 @@ bool ssa_half2_binop(cute_ctx *c, cute_op op, const cute_ssa *a, const cute_ssa 
 bool ssa_half2_fma(cute_ctx *c, const cute_ssa *a, const cute_ssa *b, const cute_ssa *d, cute_ssa *r);
 bool ssa_half2_neg(cute_ctx *c, const cute_ssa *a, cute_ssa *r);
 
+/* paired values (cute_ssa.pairs): the word holding elements i and i+1 of a (i even), or 0
+ * where a has none or v no longer holds the halves it gave; and the record that word w
+ * holds a's elements i and i+1 as they are now (a.pairs allocated) */
+cute_vreg ssa_pair_word(const cute_ssa *a, int i);
+void ssa_pair_set(cute_ssa *a, int i, cute_vreg w);
+/* a.pairs for a's pairs, none set yet (false: out of memory, the context failed) */
+bool ssa_pairs_alloc(cute_ctx *c, cute_ssa *a);
+
 /* the TensorSSA a failed operation gives (no registers, the poison shape) */
 cute_ssa bad_ssa(void);
 /* a TensorSSA operand of the kernel being traced (made by it, not by an earlier error) */

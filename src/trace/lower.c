@@ -187,11 +187,37 @@ int ctx_index_width(cute_ctx *c, cute_int x) { return fits32(c, x) ? 32 : 64; }
 
 static cute_vreg lower_w(cute_ctx *c, cute_int x, int w);
 
-/* divide an exact multiple by a positive constant */
+/* log2 of k, a positive power of two, else -1 */
+static int log2_of(int64_t k)
+{
+    if (k <= 0 || (k & (k - 1))) return -1;
+    int s = 0;
+    while ((int64_t)1 << s != k) s++;
+    return s;
+}
+
+/* divide an exact multiple by a positive constant (by a power of two: an arithmetic shift,
+ * exact for an exact multiple of either sign, where a signed division adds a fix-up) */
 static cute_vreg exact_div(cute_ctx *c, int w, cute_vreg v, int64_t scale)
 {
     if (scale == 1) return v;
+    int s = log2_of(scale);
+    if (s > 0) return bin(c, w, CUTE_OP_SHR, v, iconst(c, w, s));
     return bin(c, w, CUTE_OP_DIV, v, iconst(c, w, scale));
+}
+
+/* a / b or a % b (mod): by a power of two of an `a` proven nonnegative, a shift or a mask
+ * (a signed division by 2^s costs four or five more instructions on 64 bits: the fix-up
+ * of negative values) */
+static cute_vreg div_or_mod(cute_ctx *c, int w, const cute_symbolic_atom *a, cute_vreg x, cute_vreg y,
+                            bool mod)
+{
+    int64_t lo, hi;
+    int s = cute_is_static(a->b) ? log2_of(a->b.v) : -1;
+    if (s < 0 || !cute_symbolic_range(c->sym, a->a, &lo, &hi) || lo < 0)
+        return bin(c, w, mod ? CUTE_OP_REM : CUTE_OP_DIV, x, y);
+    if (mod) return bin(c, w, CUTE_OP_AND, x, iconst(c, w, a->b.v - 1));
+    return s ? bin(c, w, CUTE_OP_SHR, x, iconst(c, w, s)) : x;
 }
 
 /* the IR value of symbol i in width w (converted once per scope) */
@@ -234,8 +260,8 @@ static cute_vreg lower_atom(cute_ctx *c, uint32_t id, int w)
     case CUTE_IADD: r = bin(c, w, CUTE_OP_ADD, x, y); break;
     case CUTE_ISUB: r = bin(c, w, CUTE_OP_SUB, x, y); break;
     case CUTE_IMUL: r = bin(c, w, CUTE_OP_MUL, x, y); break;
-    case CUTE_IDIV: r = bin(c, w, CUTE_OP_DIV, x, y); break;
-    case CUTE_IMOD: r = bin(c, w, CUTE_OP_REM, x, y); break;
+    case CUTE_IDIV: r = div_or_mod(c, w, &a, x, y, false); break;
+    case CUTE_IMOD: r = div_or_mod(c, w, &a, x, y, true); break;
     case CUTE_IMIN: r = bin(c, w, CUTE_OP_MIN, x, y); break;
     case CUTE_IMAX: r = bin(c, w, CUTE_OP_MAX, x, y); break;
     case CUTE_IXOR: r = bin(c, w, CUTE_OP_XOR, x, y); break;

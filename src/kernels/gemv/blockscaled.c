@@ -2,12 +2,12 @@
  *   y(M,L) = alpha * sum_k A(m,k,l) SFA(m,k,l) x(k,l) SFB(k,l) + beta * y
  * A is K-major e2m1 (two to a byte) or e4m3, x likewise; one scale per sf_vec elements
  * along K (ue4m3 per 16, ue8m0 per 32), laid out as CuTe and cuBLAS lay them out (below).
- * The body is the K-major GEMV's walk (gemv_warp_rows).  On sm_100a a warp per row, a lane
- * a 16-byte vector of A and of x per k-tile converted by PTX's cvt to f32, multiplied,
- * summed per scale block, each block's sum times its two scales found at the lane's
- * coordinates (vector_fma).  Before it (no fp4 instructions) A and x move as u32 words, a
- * warp takes four rows and decodes x once for them, and each word's nibbles become f16
- * pairs by bit operations whose products add in paired f16 instructions (words_fma). */
+ * The body is the K-major GEMV's walk (gemv_warp_rows).  NVFP4: A and x move as u32 words
+ * of 8 e2m1, a warp takes four rows and decodes x once for them, each word becomes four
+ * paired f16 values (sm_100a: PTX's cvt.rn.f16x2.e2m1x2; before it, bit operations) whose
+ * products add in paired f16 instructions, each block's sum times its two scales found at
+ * the lane's coordinates (words_fma).  MXFP8: a warp per row, a lane a 16-byte vector of A
+ * and of x per k-tile converted to f32, multiplied, summed per scale block (vector_fma). */
 #include "cutec/notation.h"
 #include "kernels/gemv/gemv_internal.h"
 
@@ -28,11 +28,24 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
                            rk, L, row_tiles, batch);
 }
 
+/* the words body's resident blocks an SM asked of ptxas: left alone it takes 128 registers
+ * (4 blocks of 128 threads), and a warp's 64 bytes of A in flight need the warps */
+#define BS_WORDS_BLOCKS 5
+
 /* the one element of t at coordinate crd, as a tensor of one element */
 static cute_ssa scale_at(cute_ctx *c, cute_tensor t, cute_tuple crd)
 {
     cute_tensor at = cute_tensor_domain_offset(c, t, crd);
     at.layout = cute_layout_parse(cute_ctx_alg(c), "(1):(0)");
+    return cute_ssa_cvt(c, cute_tensor_load(c, at), CUTE_F32);
+}
+
+/* the scales of the two blocks of a vector of 32 from element crd on (its k a multiple of
+ * 32: the two are scales 2j and 2j+1 of a row's group of four, adjacent bytes), in f32 */
+static cute_ssa scale_pair(cute_ctx *c, cute_tensor t, cute_tuple crd)
+{
+    cute_tensor at = cute_tensor_domain_offset(c, t, crd);
+    at.layout = cute_layout_parse(cute_ctx_alg(c), "(2):(1)");
     return cute_ssa_cvt(c, cute_tensor_load(c, at), CUTE_F32);
 }
 
@@ -91,12 +104,13 @@ static void vector_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, c
     }
 }
 
-/* The 8 e2m1 of a word (element 0 in the low nibble) as f16 into out (8), each 2^-14 times
- * its e2m1, in the order 0,4,1,5,2,6,3,7.  Each pair of nibbles 16 bits apart (i, i+4) moves
- * into an f16 pair in one step: the sign to bit 15, the exponent and fraction bits to bits
- * 9-11, so the f16 of exponent field e and fraction m is exactly 2^-14 times the e2m1 of e
- * and m (e = 0 included: both are subnormal-like, m/2). */
-static void word_to_f16(cute_ctx *c, cute_val w, cute_tensor out)
+/* The 8 e2m1 of a word (element 0 in the low nibble) as four paired f16 values (out[i]:
+ * nibbles i and i+4, in the low and high half of one word), each 2^-14 times its e2m1.
+ * Each pair of nibbles 16 bits apart moves into its word in one step: the sign to bit 15,
+ * the exponent and fraction bits to bits 9-11, so the f16 of exponent field e and fraction
+ * m is exactly 2^-14 times the e2m1 of e and m (e = 0 included: both are subnormal-like,
+ * m/2).  The words stay words: the paired products read them as they are. */
+static void word_to_pairs(cute_ctx *c, cute_val w, cute_ssa out[4])
 {
     static const int mag_shift[4] = {9, 5, 1, -3}, sign_shift[4] = {12, 8, 4, 0};
 #define U32(v) cute_val_int(c, CUTE_U32, (v))
@@ -108,47 +122,42 @@ static void word_to_f16(cute_ctx *c, cute_val w, cute_tensor out)
         cute_val sg = ss ? cute_val_binop(c, CUTE_OP_SHL, w, U32(ss)) : w;
         cute_val h = cute_val_binop(c, CUTE_OP_OR, cute_val_binop(c, CUTE_OP_AND, m, mags),
                                     cute_val_binop(c, CUTE_OP_AND, sg, signs));
-        for (int half = 0; half < 2; half++) {
-            cute_val bits = cute_val_cvt(c, half ? cute_val_binop(c, CUTE_OP_SHR, h, U32(16)) : h,
-                                         CUTE_U16); /* the low 16 bits */
-            cute_val f = cute_val_bitcast(c, bits, cute_type_of(CUTE_F16));
-            cute_tensor_store(c, CUTE_SLICE(c, out, 2 * i + half),
-                              cute_ssa_scalar(c, f, cute_tuple_int(cute_i(1))));
-        }
+        out[i] = cute_ssa_from_words(c, cute_ssa_scalar(c, h, cute_tuple_int(cute_i(1))), CUTE_F16);
     }
 #undef U32
 }
 
-/* decoded f16 of one vector (4 words: 32 elements) as (pair, pair of the block, block),
- * times `scale` (a power of two: exact) when given */
-static cute_tensor decoded(cute_ctx *c, cute_tensor words, const cute_val *scale)
+/* sm_100a: the 8 e2m1 of a word as four paired f16 values (out[i]: elements 2i and 2i+1,
+ * their own values), by cvt.rn.f16x2.e2m1x2 */
+static void word_to_pairs_cvt(cute_ctx *c, cute_val w, cute_ssa out[4])
 {
-    cute_alg *a = cute_ctx_alg(c);
-    cute_ssa w = cute_tensor_load(c, words);
-    cute_tensor t = cute_make_rmem_tensor(c, CUTE_F16, cute_layout_fmt(a, "(%d):(1)", 8 * w.n));
-    cute_tensor by_word = t;
-    by_word.layout = cute_layout_fmt(a, "(8,%d):(1,8)", w.n);
-    for (int j = 0; j < w.n; j++)
-        word_to_f16(c, cute_ssa_get(c, w, j), CUTE_SLICE(c, by_word, CUTE_ALL, j));
-    if (scale)
-        cute_tensor_store(c, t,
-                          cute_ssa_binop(c, CUTE_OP_MUL, cute_tensor_load(c, t),
-                                         cute_ssa_scalar(c, *scale, t.layout.shape)));
-    t.layout = cute_layout_fmt(a, "(2,8,%d):(1,2,16)", w.n / 2);
-    return t;
+    cute_tuple one = cute_tuple_int(cute_i(1));
+    cute_ssa h = cute_ssa_words(c, cute_ssa_e2m1_words(c, cute_ssa_scalar(c, w, one)));
+    for (int i = 0; i < 4; i++)
+        out[i] = cute_ssa_from_words(c, cute_ssa_scalar(c, cute_ssa_get(c, h, i), one), CUTE_F16);
 }
 
-/* sum of a scale block's 16 products (f16 pairs chained: each half of the pair adds 8
- * products, 2^-14 times multiples of 1/4 up to 36: multiples of 2^-16 below 2^-5, exact in
- * f16, subnormals included), in f32 */
-static cute_val block_sum(cute_ctx *c, cute_tensor da, cute_tensor dx, int b)
+/* one vector (4 words: 32 elements, two scale blocks) decoded into 16 paired values, a
+ * block's eight in pair[8b .. 8b+7]; by bit operations (2^-14 times the values) times
+ * `scale` (a power of two: exact) when given */
+static void decoded(cute_ctx *c, const gemv_plan *p, cute_tensor words, const cute_val *scale,
+                    cute_ssa pair[16])
 {
-    cute_ssa s =
-        cute_ssa_binop(c, CUTE_OP_MUL, cute_tensor_load(c, CUTE_SLICE(c, da, CUTE_ALL, 0, b)),
-                       cute_tensor_load(c, CUTE_SLICE(c, dx, CUTE_ALL, 0, b)));
-    for (int j = 1; j < 8; j++)
-        s = cute_ssa_fma(c, cute_tensor_load(c, CUTE_SLICE(c, da, CUTE_ALL, j, b)),
-                         cute_tensor_load(c, CUTE_SLICE(c, dx, CUTE_ALL, j, b)), s);
+    cute_ssa w = cute_tensor_load(c, words);
+    for (int j = 0; j < w.n && j < 4; j++)
+        (p->fp4_cvt ? word_to_pairs_cvt : word_to_pairs)(c, cute_ssa_get(c, w, j), pair + 4 * j);
+    for (int i = 0; scale && !p->fp4_cvt && i < 4 * w.n; i++)
+        pair[i] = cute_ssa_binop(c, CUTE_OP_MUL, pair[i], cute_ssa_scalar(c, *scale, pair[i].shape));
+}
+
+/* sum of scale block b's 16 products (f16 pairs chained: each half of the pair adds 8
+ * products, multiples of 1/4 up to 36 (bit operations: 2^-14 times those), so a half's sum
+ * is a multiple of 1/4 below 288, at most 1,152 units of its last place: exact in f16,
+ * subnormals included), in f32 */
+static cute_val block_sum(cute_ctx *c, const cute_ssa da[16], const cute_ssa dx[16], int b)
+{
+    cute_ssa s = cute_ssa_binop(c, CUTE_OP_MUL, da[8 * b], dx[8 * b]);
+    for (int j = 1; j < 8; j++) s = cute_ssa_fma(c, da[8 * b + j], dx[8 * b + j], s);
     return cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_cvt(c, s, CUTE_F32));
 }
 
@@ -164,24 +173,25 @@ static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
     cute_tensor crd = f.crd;
     /* x decoded to its values (2^14 times the decode), A to 2^-14 times its */
     cute_val two14 = cute_val_const(c, CUTE_F16, 16384.0);
-    cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(1));
+    cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(32)); /* last vector */
     for (int u = 0; u < p->unroll; u++) {
         cute_tuple vu = CUTE_CRD(CUTE_ALL, 0, u);
-        cute_tensor dx = decoded(c, cute_tensor_slice(c, f.rX, vu), &two14);
+        cute_ssa dx[16], da[16];
+        decoded(c, p, cute_tensor_slice(c, f.rX, vu), &two14, dx);
         for (int r = 0; r < p->rows; r++) {
-            cute_tensor da =
-                decoded(c, cute_tensor_slice(c, gemv_lane_row(c, p, f.rA, r), vu), NULL);
+            decoded(c, p, cute_tensor_slice(c, gemv_lane_row(c, p, f.rA, r), vu), NULL, da);
             cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, crd, r), vu);
             cute_int m = cu.coord.leaf[0], kw = cu.coord.leaf[1];
-            for (int b = 0; b < 2; b++) { /* two blocks of 16 in a vector of 32 */
-                cute_int k =
-                    cute_min(a, cute_add(a, cute_mul(a, kw, cute_i(8)), cute_i(16 * b)), last);
-                cute_val sa = cute_ssa_get(c, scale_at(c, w->sfa, CUTE_CRD(m, k, t->l)), 0);
-                cute_val sb = cute_ssa_get(c, scale_at(c, w->sfb, CUTE_CRD(0, k, t->l)), 0);
+            cute_int k = cute_mul(a, kw, cute_i(8));
+            if (pred) k = cute_min(a, k, last); /* a tail vector past K reads the last one's */
+            cute_ssa sa = scale_pair(c, w->sfa, CUTE_CRD(m, k, t->l));
+            cute_ssa sb = scale_pair(c, w->sfb, CUTE_CRD(0, k, t->l));
+            for (int b = 0; b < 2; b++) /* two blocks of 16 in a vector of 32 */
                 cute_val_assign(c, w->acc[r],
                                 cute_val_fma(c, block_sum(c, da, dx, b),
-                                             cute_val_binop(c, CUTE_OP_MUL, sa, sb), w->acc[r]));
-            }
+                                             cute_val_binop(c, CUTE_OP_MUL, cute_ssa_get(c, sa, b),
+                                                            cute_ssa_get(c, sb, b)),
+                                             w->acc[r]));
         }
     }
 }
@@ -193,7 +203,7 @@ static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *us
     bs_warp *w = user;
     for (int r = 0; r < p->rows; r++) {
         cute_val sum = w->acc[r];
-        if (p->words)
+        if (p->words && !p->fp4_cvt)
             sum = cute_val_binop(c, CUTE_OP_MUL, sum, cute_val_const(c, CUTE_F32, 16384.0));
         gemv_finish_warp(c, p, &sum, cute_add(a, row0, cute_i(r)), w->mY, w->mY, w->tiles, w->alpha,
                          w->beta);
@@ -205,6 +215,7 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
+    if (p->words) cute_kernel_min_blocks(c, BS_WORDS_BLOCKS);
     cute_int K = mA.layout.shape.leaf[1]; /* (words: in words) */
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, cute_max(a, K, cute_i(1)));
     gemv_thread th = gemv_thread_start(c, p, &t, false); /* f32 sums: below */

@@ -233,18 +233,23 @@ static char *nvfp4_ptx(const char *arch)
     return ptx;
 }
 
-/* sm_100a converts with PTX's cvt.rn.f16x2.e2m1x2 (one per element of A and of x, loop and
- * tail); sm_90a has no fp4 cvt: A and x move in 128-bit loads of words only (a k-tile's ten:
- * two vectors of four rows and two of x), decoded by bit operations into f16 pairs whose
- * products add in paired f16 instructions (per k-tile 4 rows x 2 vectors x 2 scale blocks x
- * 8 pairs, and x's 32 pairs scaled by 2^14, in each of the four walks' bodies); the other
- * loads are the scales' bytes and y */
+/* Both move A and x in 128-bit loads of words (a k-tile's ten: two vectors of four rows and
+ * two of x) decoded into f16 pairs whose products add in paired f16 instructions (per k-tile
+ * 4 rows x 2 vectors x 2 scale blocks x 8 pairs in each of the four walks' bodies) on the
+ * decode's words themselves (no prmt re-packs their halves).  sm_100a decodes with PTX's
+ * cvt.rn.f16x2.e2m1x2, one a byte (a k-tile's 40 words of A and x, four cvt each, in each
+ * body); sm_90a has no fp4 cvt: bit operations, and x's 32 pairs scaled by 2^14.  The other
+ * loads are the scales' bytes and y. */
 static void machine_code(void)
 {
     char *ptx = nvfp4_ptx("sm_100a");
-    if (ptx)
-        CHECK(check_count(ptx, "cvt.rn.f16x2.e2m1x2") == 128, "sm_100a: %d fp4 cvt",
+    if (ptx) {
+        CHECK(check_count(ptx, "cvt.rn.f16x2.e2m1x2") == 4 * 40 * 4, "sm_100a: %d fp4 cvt",
               check_count(ptx, "cvt.rn.f16x2.e2m1x2"));
+        CHECK(check_count(ptx, "fma.rn.f16x2") == 4 * 128 && check_count(ptx, "prmt") == 0,
+              "sm_100a: %d paired f16 fma, %d prmt", check_count(ptx, "fma.rn.f16x2"),
+              check_count(ptx, "prmt"));
+    }
     free(ptx);
     ptx = nvfp4_ptx("sm_90a");
     if (ptx) {
@@ -255,6 +260,10 @@ static void machine_code(void)
               bytes, y);
         CHECK(check_count(ptx, "fma.rn.f16x2") == 4 * 128 + 4 * 32,
               "sm_90a: %d paired f16 fma", check_count(ptx, "fma.rn.f16x2"));
+        /* the decoded words reach fma.rn.f16x2 as words (paired values): no halves taken
+         * apart and packed again (576 prmt when they were) */
+        CHECK(check_count(ptx, "prmt") == 0, "sm_90a: %d prmt: halves re-packed",
+              check_count(ptx, "prmt"));
     }
     free(ptx);
 }

@@ -42,8 +42,9 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     p->cfg = *cfg;
     p->nvec = gemv_nvec(cfg);
     p->threads = GEMV_THREADS;
-    /* without sm_100's fp4 cvt, e2m1 is decoded from whole words by bit operations */
-    p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1 && arch < 100;
+    /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
+    p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1;
+    p->fp4_cvt = p->words && arch >= 100;
     int bits = cfg->vec * cute_dtype_bits(cfg->dtype);
     cute_copy_atom atom = p->words ? cute_copy_atom_universal(a, CUTE_U32, bits)
                                    : cute_copy_atom_universal(a, cfg->dtype, bits);

@@ -16,7 +16,8 @@ typedef struct gemv_plan {
     cute_tiled_copy tc; /* rows: (warps rows, 32 lanes x vec); cols: (threads x vec rows,
                            unroll columns) */
     cute_tuple tile;    /* a block's step: rows (warps, 32 x vec x unroll); cols tc's tile */
-    bool words;         /* NVFP4 before sm_100: A and x move and decode as u32 words of 8 */
+    bool words;         /* NVFP4: A and x move and decode as u32 words of 8 e2m1 */
+    bool fp4_cvt;       /* ... decoded by sm_100a's cvt.rn.f16x2.e2m1x2, not bit operations */
 } gemv_plan;
 
 #define GEMV_MAX_ROWS 4

@@ -1,0 +1,377 @@
+/* cutec bench tp-gemm [--mode row|column|both] [--m M] [--n N] [--k K] [--chunks J]
+ *                     [--gpus N] [--iters N] [--dtype bf16|e4m3]
+ * Tensor-parallel GEMM (bf16 or e4m3 in, f32 accumulation, bf16 out) over the GPUs of this host: the overlapped schedules of
+ * tp_plans.c against cuBLAS GEMM then NCCL (and cutec's GEMM then NCCL) in the same run,
+ * the overlapped result checked against the baseline's, and the scale model fitted to what
+ * was measured (tp_model.c).  Row parallel: C = A B^T with K split and C all-reduced
+ * (default 8192 x 8192 x 16384, 8 chunks); column parallel: A's rows all-gathered and B's
+ * rows split (default 8192 x 8192 x 8192). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cutec/numeric.h"
+#include "gpu_timing.h"
+#include "tp.h"
+
+typedef struct tp_opts {
+    int modes; /* bit 0 row, bit 1 column */
+    int64_t m, n, k; /* 0: the mode's default */
+    int chunks, gpus, iters;
+    cute_dtype in; /* A's and B's dtype */
+} tp_opts;
+
+static int parse(int argc, char **argv, tp_opts *o)
+{
+    *o = (tp_opts){.modes = 3, .chunks = 8, .iters = 10, .in = CUTE_BF16};
+    char why[256] = "";
+    for (int i = 2; i < argc; i += 2) {
+        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int64_t x = 0;
+        bool ok = v != NULL;
+        if (!v) snprintf(why, sizeof why, "%s needs a value", k);
+        else if (!strcmp(k, "--mode")) {
+            o->modes = !strcmp(v, "row") ? 1 : !strcmp(v, "column") ? 2 : !strcmp(v, "both") ? 3 : 0;
+            if (!(ok = o->modes != 0)) snprintf(why, sizeof why, "--mode %s: row, column or both", v);
+        } else if (!strcmp(k, "--m") || !strcmp(k, "--n") || !strcmp(k, "--k")) {
+            ok = cli_int(v, 256, 65536, &x, why, sizeof why);
+            *(k[2] == 'm' ? &o->m : k[2] == 'n' ? &o->n : &o->k) = x;
+        } else if (!strcmp(k, "--dtype")) {
+            o->in = !strcmp(v, "bf16") ? CUTE_BF16 : !strcmp(v, "e4m3") ? CUTE_E4M3 : CUTE_VOID;
+            if (!(ok = o->in != CUTE_VOID)) snprintf(why, sizeof why, "--dtype %s: bf16 or e4m3", v);
+        } else if (!strcmp(k, "--chunks")) {
+            ok = cli_int(v, 2, TP_MAX_CHUNKS, &x, why, sizeof why), o->chunks = (int)x;
+        } else if (!strcmp(k, "--gpus")) {
+            ok = cli_int(v, 2, TP_MAX, &x, why, sizeof why), o->gpus = (int)x;
+        } else if (!strcmp(k, "--iters")) {
+            ok = cli_int(v, 1, 1000, &x, why, sizeof why), o->iters = (int)x;
+        } else {
+            ok = false, snprintf(why, sizeof why, "unknown option %s", k);
+        }
+        if (!ok) return fprintf(stderr, "cutec bench tp-gemm: %s\n", why), CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+static cute_status sync_all(tp_group *g);
+
+/* --- the GPUs, their buffers, random bf16 inputs -------------------------------------------- */
+
+static uint16_t bf16_of(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+}
+
+static float float_of(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* bytes of uniform values in [-1, 1) of dtype d (bf16 or e4m3) into b at off, from seed */
+static cute_status fill(tp_rank *x, const cute_buffer *b, size_t off, size_t bytes, cute_dtype d, uint64_t seed)
+{
+    uint8_t *h = malloc(bytes);
+    if (!h) return CUTE_ERR_OOM;
+    for (size_t i = 0; i < bytes / (d == CUTE_E4M3 ? 1 : 2); i++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        float v = (float)(seed >> 40) / 8388608.0f - 1.0f;
+        if (d == CUTE_E4M3) h[i] = cute_f32_to_e4m3(v);
+        else ((uint16_t *)h)[i] = bf16_of(v);
+    }
+    cute_status s = cute_cuda_copy_htod(x->cu, (cute_devptr)(uintptr_t)b->ptr + off, h, bytes);
+    free(h);
+    return s;
+}
+
+/* elems elements of es bytes, poisoned: 0xff bytes are a NaN in bf16 and in e4m3, so what is
+ * never written shows */
+static cute_status alloc(tp_rank *x, cute_buffer *b, int64_t elems, int es)
+{
+    cute_backend *be = cute_runtime_backend(x->rt);
+    cute_status s = be->vt->alloc(be->self, (size_t)(elems * es), b);
+    if (s == CUTE_OK) s = cute_cuda_memset8(x->cu, (cute_devptr)(uintptr_t)b->ptr, 0xff, (size_t)(elems * es));
+    return s;
+}
+
+/* rank r's runtime, libraries, streams, events and the mode's buffers */
+static cute_status open_rank(tp_group *g, int r)
+{
+    tp_rank *x = &g->r[r];
+    char name[24];
+    snprintf(name, sizeof name, "cuda:%d", r);
+    cute_status s = cute_runtime_new(name, &x->rt, g->err, sizeof g->err);
+    if (s != CUTE_OK) return s;
+    x->cu = cute_cuda_backend_driver(cute_runtime_backend(x->rt));
+    if (!(x->gemm = cute_gemm_lib_new(x->rt))) return snprintf(g->err, sizeof g->err, "no GEMM library"), CUTE_ERR_OOM;
+    if ((s = cute_cublas_open(x->cu, &x->blas, g->err, sizeof g->err)) != CUTE_OK) return s;
+    s = cute_cuda_stream_new(x->cu, &x->s0);
+    if (s == CUTE_OK) s = cute_cuda_stream_new(x->cu, &x->s1);
+    for (size_t i = 0; s == CUTE_OK && i < sizeof x->ev / sizeof x->ev[0]; i++) s = cute_cuda_event_new(x->cu, &x->ev[i]);
+    int64_t n = g->n, m = g->m, nn = g->nn, k = g->k;
+    int es = g->es;
+    if (g->mode == TP_ROW) {
+        if (s == CUTE_OK) s = alloc(x, &x->a, m * k / n, es);
+        if (s == CUTE_OK) s = alloc(x, &x->b, nn * k / n, es);
+        if (s == CUTE_OK) s = alloc(x, &x->p, m * nn, 2);
+        if (s == CUTE_OK) s = alloc(x, &x->cb, m * nn, 2);
+        if (s == CUTE_OK) s = fill(x, &x->a, 0, x->a.bytes, g->in, 0x9e3779b97f4a7c15ull * (uint64_t)(r + 1));
+    } else {
+        if (s == CUTE_OK) s = alloc(x, &x->p, m * nn / n, 2);
+        if (s == CUTE_OK) s = alloc(x, &x->cb, m * nn / n, 2);
+        if (s == CUTE_OK) s = alloc(x, &x->ab, m * k, es);
+        if (s == CUTE_OK) s = alloc(x, &x->b, nn / n * k, es);
+    }
+    if (s == CUTE_OK) s = fill(x, &x->b, 0, x->b.bytes, g->in, 0xc2b2ae3d27d4eb4full * (uint64_t)(r + 7));
+    if (s != CUTE_OK && !g->err[0]) snprintf(g->err, sizeof g->err, "GPU %d: %s", r, cute_cuda_error(x->cu));
+    return s;
+}
+
+static void close_group(tp_group *g)
+{
+    cute_comm_free(g->comm);
+    cute_peer_free(g->sym);
+    for (int r = 0; r < g->n; r++) {
+        tp_rank *x = &g->r[r];
+        if (!x->rt) continue;
+        cute_backend *be = cute_runtime_backend(x->rt);
+        cute_buffer *bufs[] = {&x->a, &x->b, &x->p, &x->cb, &x->ab};
+        for (int i = 0; i < 5; i++)
+            if (bufs[i]->ptr) be->vt->free(be->self, bufs[i]);
+        for (size_t i = 0; i < sizeof x->ev / sizeof x->ev[0]; i++)
+            if (x->ev[i]) cute_cuda_event_free(x->cu, x->ev[i]);
+        if (x->s0) cute_cuda_stream_free(x->cu, x->s0);
+        if (x->s1) cute_cuda_stream_free(x->cu, x->s1);
+        cute_cublas_close(x->blas);
+        cute_gemm_lib_free(x->gemm);
+        cute_runtime_free(x->rt);
+    }
+}
+
+static cute_status open_group(tp_group *g)
+{
+    cute_runtime *rts[TP_MAX];
+    cute_status s = CUTE_OK;
+    for (int r = 0; r < g->n && s == CUTE_OK; r++) s = open_rank(g, r), rts[r] = g->r[r].rt;
+    size_t sym = (size_t)(g->mode == TP_ROW ? g->m * g->nn * 2 : g->m * g->k * g->es);
+    if (s == CUTE_OK) s = cute_peer_alloc(g->n, rts, sym, &g->sym, g->err, sizeof g->err);
+    if (s == CUTE_OK) s = cute_comm_open(g->n, rts, &g->comm, g->err, sizeof g->err);
+    int64_t shard = g->m / g->n * g->k * g->es; /* column: each rank's rows of A, in its gathered A */
+    for (int r = 0; r < g->n && s == CUTE_OK && g->mode == TP_COLUMN; r++)
+        s = fill(&g->r[r], cute_peer_buffer(g->sym, r), (size_t)(r * shard), (size_t)shard, g->in,
+                 0x94d049bb133111ebull * (uint64_t)(r + 3));
+    return s == CUTE_OK ? sync_all(g) : s; /* the fills and memsets ran on the legacy stream */
+}
+
+/* --- timing and checking --------------------------------------------------------------------- */
+
+typedef cute_status (*tp_step)(tp_group *g, int which);
+
+static cute_status run_once(tp_group *g, tp_step step, int which)
+{
+    cute_status s = tp_fork(g);
+    if (s == CUTE_OK) s = step(g, which);
+    if (s == CUTE_OK) s = tp_join(g);
+    return s;
+}
+
+static cute_status sync_all(tp_group *g)
+{
+    cute_status s = CUTE_OK;
+    for (int r = 0; r < g->n && s == CUTE_OK; r++) s = cute_cuda_sync(g->r[r].cu);
+    if (s != CUTE_OK && !g->err[0]) snprintf(g->err, sizeof g->err, "%s", cute_cuda_error(g->r[0].cu));
+    return s;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* median ms of one iteration: 5 timings of `iters` back to back (events on GPU 0's s0,
+ * every iteration forked from it and joined back) */
+static double time_step(tp_group *g, tp_step step, int which, int iters)
+{
+    tp_rank *x = &g->r[0];
+    void *e[2] = {NULL, NULL};
+    double t[5];
+    cute_status s = cute_cuda_event_new(x->cu, &e[0]);
+    if (s == CUTE_OK) s = cute_cuda_event_new(x->cu, &e[1]);
+    for (int w = 0; w < 2 && s == CUTE_OK; w++) s = run_once(g, step, which);
+    for (int k = 0; k < 5 && s == CUTE_OK; k++) {
+        s = cute_cuda_event_record(x->cu, e[0], x->s0);
+        for (int i = 0; i < iters && s == CUTE_OK; i++) s = run_once(g, step, which);
+        float ms = 0;
+        if (s == CUTE_OK) s = cute_cuda_event_record(x->cu, e[1], x->s0);
+        if (s == CUTE_OK) s = cute_cuda_event_sync(x->cu, e[1]);
+        if (s == CUTE_OK) s = cute_cuda_event_elapsed(x->cu, e[0], e[1], &ms);
+        t[k] = ms / iters;
+    }
+    for (int i = 0; i < 2; i++)
+        if (e[i]) cute_cuda_event_free(x->cu, e[i]);
+    if (s != CUTE_OK && !g->err[0]) snprintf(g->err, sizeof g->err, "%s", cute_cuda_error(x->cu));
+    if (s != CUTE_OK) return -1;
+    qsort(t, 5, sizeof *t, cmp_double);
+    return t[2];
+}
+
+enum { STEP_OVERLAPPED, STEP_CUBLAS_NCCL, STEP_CUTEC_NCCL };
+static cute_status schedule(tp_group *g, int which)
+{
+    return which == STEP_OVERLAPPED ? tp_overlapped(g) : tp_sequential(g, which == STEP_CUTEC_NCCL);
+}
+static cute_status part(tp_group *g, int which) { return tp_part(g, (tp_part_kind)which); }
+
+/* the overlapped output of every rank against the baseline's: max |diff| / max |baseline|
+ * (NaN where an element was never written), or -1 */
+static double compare(tp_group *g)
+{
+    double worst = 0;
+    for (int r = 0; r < g->n; r++) {
+        tp_rank *x = &g->r[r];
+        const cute_buffer *got = g->mode == TP_ROW ? cute_peer_buffer(g->sym, r) : &x->p;
+        size_t bytes = x->cb.bytes;
+        uint16_t *a = malloc(bytes), *b = malloc(bytes);
+        cute_status s = a && b ? cute_cuda_copy_dtoh(x->cu, a, (cute_devptr)(uintptr_t)got->ptr, bytes) : CUTE_ERR_OOM;
+        if (s == CUTE_OK) s = cute_cuda_copy_dtoh(x->cu, b, (cute_devptr)(uintptr_t)x->cb.ptr, bytes);
+        double diff = 0, ref = 0;
+        for (size_t i = 0; s == CUTE_OK && i < bytes / 2; i++) {
+            double u = float_of(a[i]), v = float_of(b[i]);
+            diff = isnan(u) || isnan(v) ? NAN : fmax(diff, fabs(u - v));
+            ref = fmax(ref, fabs(v));
+        }
+        free(a), free(b);
+        if (s != CUTE_OK) return -1;
+        worst = isnan(diff) || isnan(worst) ? NAN : fmax(worst, diff / (ref > 0 ? ref : 1));
+    }
+    return worst;
+}
+
+/* poison the overlapped output, run each schedule once, compare */
+static double verify(tp_group *g)
+{
+    for (int r = 0; r < g->n; r++) {
+        const cute_buffer *o = g->mode == TP_ROW ? cute_peer_buffer(g->sym, r) : &g->r[r].p;
+        size_t bytes = g->mode == TP_ROW ? (size_t)(g->m * g->nn * 2) : o->bytes;
+        if (cute_cuda_memset8(g->r[r].cu, (cute_devptr)(uintptr_t)o->ptr, 0xff, bytes) != CUTE_OK) return -1;
+    }
+    if (sync_all(g) != CUTE_OK) return -1; /* the memsets before the streams' work */
+    if (run_once(g, schedule, STEP_CUBLAS_NCCL) || run_once(g, schedule, STEP_OVERLAPPED) || sync_all(g)) return -1;
+    return compare(g);
+}
+
+/* --- the command ---------------------------------------------------------------------------- */
+
+typedef struct tp_times {
+    double cublas, cutec, overlapped, gemm, collective, push;
+} tp_times;
+
+static bool measure(tp_group *g, int iters, tp_times *t)
+{
+    t->cublas = time_step(g, schedule, STEP_CUBLAS_NCCL, iters);
+    t->cutec = time_step(g, schedule, STEP_CUTEC_NCCL, iters);
+    t->overlapped = time_step(g, schedule, STEP_OVERLAPPED, iters);
+    t->gemm = time_step(g, part, TP_PART_GEMM, iters);
+    t->collective = time_step(g, part, TP_PART_COLLECTIVE, iters);
+    t->push = time_step(g, part, TP_PART_PUSH, iters);
+    return t->cublas > 0 && t->cutec > 0 && t->overlapped > 0 && t->gemm > 0 && t->collective > 0 && t->push > 0;
+}
+
+/* the model fitted to this run (GEMM rate, copy bandwidth, slowdown under traffic), then
+ * the same kernels on more GPUs and hosts */
+static void model(const tp_group *g, const tp_times *t)
+{
+    tp_machine mc = {.gpus = g->n, .hosts = 1, .tflops = 2.0 * g->m * g->nn * g->k / g->n / (t->gemm * 1e9),
+                     .link_gbs = (double)tp_push_bytes(g) / (t->push * 1e6), .link_us = 5, .net_gbs = 50,
+                     .net_us = 15, .slowdown = 1};
+    tp_prediction p = tp_predict(g->mode, g->m, g->nn, g->k, g->chunks, &mc);
+    mc.slowdown = fmax(1.0, t->overlapped / p.overlapped_ms);
+    printf("model fitted here: %.0f TFLOP/s a GPU, copies %.0f GB/s, GEMM %.3fx slower while overlapped; "
+           "it predicts GEMM %.3f ms (measured %.3f), collective %.3f ms (NCCL measured %.3f)\n", mc.tflops,
+           mc.link_gbs, mc.slowdown, p.gemm_ms, t->gemm, p.comm_ms, t->collective);
+    tp_model_header();
+    static const int shapes[][2] = {{2, 1}, {8, 1}, {16, 2}, {32, 4}};
+    for (int i = 0; i < 4; i++) { /* this run's chunks on its GPUs, the best elsewhere */
+        mc.gpus = shapes[i][0], mc.hosts = shapes[i][1];
+        tp_model_print(g->mode, g->m, g->nn, g->k, i == 0 ? g->chunks : 0, &mc);
+    }
+}
+
+static void report(const tp_group *g, const tp_times *t, double err)
+{
+    const char *coll = g->mode == TP_ROW ? "all-reduce" : "all-gather";
+    printf("%-44s %9.3f %8s\n", g->mode == TP_ROW ? "cuBLAS GEMM, then NCCL all-reduce" : "NCCL all-gather, then cuBLAS GEMM",
+           t->cublas, "1.000");
+    printf("%-44s %9.3f %8.3f\n", g->mode == TP_ROW ? "cutec GEMM, then NCCL all-reduce" : "NCCL all-gather, then cutec GEMM",
+           t->cutec, t->cutec / t->cublas);
+    printf("%-44s %9.3f %8.3f  (target <= 0.85)\n", "cutec overlapped (peer pushes, flags)", t->overlapped,
+           t->overlapped / t->cublas);
+    printf("parts: cutec GEMM alone %.3f ms, NCCL %s alone %.3f ms, one push of %.1f MiB %.3f ms (%.0f GB/s)\n",
+           t->gemm, coll, t->collective, tp_push_bytes(g) / 1048576.0, t->push, tp_push_bytes(g) / (t->push * 1e6));
+    printf("check: overlapped C against cuBLAS+NCCL's on every GPU: max |diff| / max |C| = %.2e: %s\n", err,
+           err >= 0 && err <= 2e-2 ? "ok" : "WRONG");
+}
+
+static int run_mode(const tp_opts *o, tp_mode mode, int gpus)
+{
+    static tp_group g;
+    memset(&g, 0, sizeof g);
+    g.mode = mode, g.n = gpus, g.chunks = mode == TP_ROW ? o->chunks : 1;
+    g.in = o->in, g.es = cute_dtype_bytes(o->in);
+    g.m = o->m ? o->m : 8192, g.nn = o->n ? o->n : 8192, g.k = o->k ? o->k : mode == TP_ROW ? 16384 : 8192;
+    if (g.m % (g.n * g.chunks) || g.nn % g.n || g.k % g.n) {
+        fprintf(stderr, "cutec bench tp-gemm: M must divide into %d chunks of %d GPUs, N and K by the GPUs\n",
+                g.chunks, g.n);
+        return CLI_USAGE;
+    }
+    cute_status s = open_group(&g);
+    double err = s == CUTE_OK ? verify(&g) : -1;
+    tp_times t;
+    bool ok = s == CUTE_OK && err >= 0 && measure(&g, o->iters, &t);
+    if (ok) {
+        printf("\n# tp-gemm %s parallel over %d GPUs (%s): C (%lld, %lld) = A (%lld, %lld) B^T, %s in, bf16 out, %s; "
+               "median of 5 timings of %d iterations\n", mode == TP_ROW ? "row" : "column", g.n,
+               cute_cuda_device(g.r[0].cu)->name, (long long)g.m, (long long)g.nn, (long long)g.m, (long long)g.k,
+               cute_dtype_name(g.in), mode == TP_ROW ? "K split, C all-reduced" : "A's rows gathered, B's rows split", o->iters);
+        printf("%-44s %9s %8s\n", "schedule", "ms", "vs cuBLAS+NCCL");
+        report(&g, &t, err);
+        model(&g, &t);
+    } else {
+        fprintf(stderr, "cutec bench tp-gemm %s: %s\n", mode == TP_ROW ? "row" : "column", g.err[0] ? g.err : "failed");
+    }
+    close_group(&g);
+    return ok && err <= 2e-2 ? CLI_OK : CLI_FAIL;
+}
+
+int cmd_bench_tp(int argc, char **argv)
+{
+    tp_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc || cli_parse_only()) return rc;
+    char err[512] = "";
+    cute_cuda *cu = NULL;
+    int have = cute_cuda_open(NULL, &cu, err, sizeof err) == CUTE_OK ? cute_cuda_device_count(cu) : 0;
+    cute_cuda_close(cu);
+    int gpus = o.gpus ? o.gpus : have > TP_MAX ? TP_MAX : have;
+    if (have < 2 || gpus > have) {
+        printf("cutec bench tp-gemm: skipped: %d GPU%s here (%s); it needs two or more\n", have, have == 1 ? "" : "s",
+               have ? "" : err);
+        return CLI_OK;
+    }
+    char clock[128];
+    gpu_sm_clock(clock, sizeof clock);
+    printf("# SM clock: %s\n", clock[0] ? clock : "?");
+    for (int mode = 0; mode < 2; mode++) /* each mode whatever the other did */
+        if (o.modes & (1 << mode)) {
+            int r = run_mode(&o, (tp_mode)mode, mode == TP_ROW ? 2 : gpus);
+            rc = rc ? rc : r;
+        }
+    return rc;
+}

@@ -1,0 +1,221 @@
+/* The schedules of `cutec bench tp-gemm` (tp.h), enqueued on every GPU's two streams and
+ * ordered across GPUs by events (a flag a GPU's stream waits for, recorded by another's).
+ *
+ * Row parallel (K split over 2 GPUs, C all-reduced): C's rows are cut into chunks owned
+ * alternately by the two ranks.  Each rank computes its partial of the chunks the other
+ * owns first and pushes each (a peer copy into the owner's C) as soon as its GEMM ends;
+ * the owner then runs its own chunk's GEMM with beta = 1 on top of the pushed partial (the
+ * sum happens in the epilogue, no reduction kernel) and pushes the finished chunk back.
+ * The order p0 p1 o0 p2 o1 ... o(G-1) leaves a whole GEMM chunk between a push and its use.
+ * Column parallel (A's rows gathered, B's rows split): each rank pushes its shard of A into
+ * every peer's gathered A while it multiplies its own shard; each peer shard's GEMM starts
+ * when that shard's copy has landed. */
+#include <stdio.h>
+
+#include "tp.h"
+
+enum { EV_G = 0, EV_PUSH = TP_MAX_CHUNKS, EV_B = 2 * TP_MAX_CHUNKS, EV_FORK = 3 * TP_MAX_CHUNKS,
+       EV_SIDE, EV_DONE };
+
+static cute_status fail(tp_group *g, cute_status s, int r, const char *what)
+{
+    if (s != CUTE_OK && !g->err[0])
+        snprintf(g->err, sizeof g->err, "GPU %d: %s: %s", r, what, cute_cuda_error(g->r[r].cu));
+    return s;
+}
+
+static cute_status record(tp_group *g, int r, void *stream, int ev)
+{
+    return fail(g, cute_cuda_event_record(g->r[r].cu, g->r[r].ev[ev], stream), r, "event record");
+}
+
+/* rank r's stream waits for event ev of rank q */
+static cute_status wait_for(tp_group *g, int r, void *stream, int q, int ev)
+{
+    return fail(g, cute_cuda_stream_wait_event(g->r[r].cu, stream, g->r[q].ev[ev]), r, "stream wait");
+}
+
+static cute_status copy(tp_group *g, int r, const cute_buffer *dst, const cute_buffer *src, size_t off, size_t bytes)
+{
+    cute_devptr d = (cute_devptr)(uintptr_t)dst->ptr + off, s = (cute_devptr)(uintptr_t)src->ptr + off;
+    return fail(g, cute_cuda_copy_dtod_async(g->r[r].cu, d, s, bytes, g->r[r].s1), r, "peer copy");
+}
+
+/* a row-major (rows, cols) matrix at byte off of b: an operand (A, B) of g's input dtype */
+static cute_call_arg operand(const tp_group *g, const cute_buffer *b, size_t off, int64_t rows, int64_t cols)
+{
+    int64_t shape[2] = {rows, cols}, stride[2] = {cols, 1};
+    return cute_call_tensor(b, off, g->in, 2, shape, stride);
+}
+
+/* ... or a C (bf16) */
+static cute_call_arg matrix(const cute_buffer *b, size_t off, int64_t rows, int64_t cols)
+{
+    int64_t shape[2] = {rows, cols}, stride[2] = {cols, 1};
+    return cute_call_tensor(b, off, CUTE_BF16, 2, shape, stride);
+}
+
+/* C (rows, nc) [+]= A (rows, kc) B (nc, kc)^T on rank r's s0, by cutec or by cuBLAS */
+static cute_status gemm(tp_group *g, int r, bool ours, cute_call_arg A, cute_call_arg B, cute_call_arg C, double beta)
+{
+    tp_rank *x = &g->r[r];
+    cute_status s = ours ? cutec_gemm(x->gemm, CUTE_GEMM_AUTO, &A, &B, &C, 1.0, beta, x->s0, g->err, sizeof g->err)
+                         : cute_ref_gemm(x->blas, &A, &B, &C, 1.0, beta, x->s0);
+    if (s != CUTE_OK && !ours && !g->err[0])
+        snprintf(g->err, sizeof g->err, "GPU %d: cuBLAS: %s", r, cute_cublas_error(x->blas));
+    return s;
+}
+
+cute_status tp_fork(tp_group *g)
+{
+    cute_status s = record(g, 0, g->r[0].s0, EV_FORK);
+    for (int r = 0; r < g->n && s == CUTE_OK; r++) {
+        if (r) s = wait_for(g, r, g->r[r].s0, 0, EV_FORK);
+        if (s == CUTE_OK) s = wait_for(g, r, g->r[r].s1, 0, EV_FORK);
+    }
+    return s;
+}
+
+cute_status tp_join(tp_group *g)
+{
+    cute_status s = CUTE_OK;
+    for (int r = 0; r < g->n && s == CUTE_OK; r++) {
+        s = record(g, r, g->r[r].s1, EV_SIDE);
+        if (s == CUTE_OK) s = wait_for(g, r, g->r[r].s0, r, EV_SIDE);
+        if (s == CUTE_OK) s = record(g, r, g->r[r].s0, EV_DONE);
+    }
+    for (int r = 1; r < g->n && s == CUTE_OK; r++) s = wait_for(g, 0, g->r[0].s0, r, EV_DONE);
+    return s;
+}
+
+/* --- row parallel ------------------------------------------------------------------------- */
+
+int tp_row_chunk(int r, int k, int J, bool *own)
+{
+    int q = k - 2;
+    *own = k == J - 1 || (k >= 2 && q % 2 == 0);
+    int half = k == J - 1 ? J / 2 - 1 : k < 2 ? k : *own ? q / 2 : q / 2 + 2;
+    return 2 * half + (*own ? r : 1 - r);
+}
+
+static cute_status row_step(tp_group *g, int r, int j, bool own)
+{
+    int64_t mc = g->m / g->chunks, kr = g->k / g->n;
+    size_t arow = (size_t)(j * mc * kr * g->es), crow = (size_t)(j * mc * g->nn * 2), bytes = (size_t)(mc * g->nn * 2);
+    tp_rank *x = &g->r[r];
+    const cute_buffer *mine = cute_peer_buffer(g->sym, r), *theirs = cute_peer_buffer(g->sym, 1 - r);
+    cute_call_arg A = operand(g, &x->a, arow, mc, kr), B = operand(g, &x->b, 0, g->nn, kr);
+    cute_status s = own ? wait_for(g, r, x->s0, 1 - r, EV_PUSH + j) : CUTE_OK;
+    if (s == CUTE_OK) s = gemm(g, r, true, A, B, matrix(own ? mine : &x->p, crow, mc, g->nn), own ? 1.0 : 0.0);
+    if (s == CUTE_OK) s = record(g, r, x->s0, EV_G + j);
+    if (s == CUTE_OK) s = wait_for(g, r, x->s1, r, EV_G + j);
+    if (s == CUTE_OK) s = copy(g, r, theirs, own ? mine : &x->p, crow, bytes);
+    if (s == CUTE_OK) s = record(g, r, x->s1, (own ? EV_B : EV_PUSH) + j);
+    return s;
+}
+
+static cute_status row_overlapped(tp_group *g)
+{
+    if (g->n != 2 || g->chunks % 2 || g->chunks > TP_MAX_CHUNKS)
+        return snprintf(g->err, sizeof g->err, "the row-parallel overlap runs on 2 GPUs with an even "
+                        "number of chunks up to %d", TP_MAX_CHUNKS), CUTE_ERR_UNSUPPORTED;
+    cute_status s = CUTE_OK;
+    for (int k = 0; k < g->chunks && s == CUTE_OK; k++)
+        for (int r = 0; r < 2 && s == CUTE_OK; r++) {
+            bool own;
+            int j = tp_row_chunk(r, k, g->chunks, &own);
+            s = row_step(g, r, j, own);
+        }
+    return s;
+}
+
+/* --- column parallel ---------------------------------------------------------------------- */
+
+static cute_status column_overlapped(tp_group *g)
+{
+    int n = g->n;
+    int64_t ms = g->m / n, nr = g->nn / n;
+    size_t shard = (size_t)(ms * g->k * g->es);
+    cute_status s = CUTE_OK;
+    for (int r = 0; r < n && s == CUTE_OK; r++) /* pushes: to r-1 first, whom r+1 ... feeds last */
+        for (int d = 1; d < n && s == CUTE_OK; d++) {
+            int p = (r - d + n) % n;
+            s = copy(g, r, cute_peer_buffer(g->sym, p), cute_peer_buffer(g->sym, r), (size_t)r * shard, shard);
+            if (s == CUTE_OK) s = record(g, r, g->r[r].s1, EV_PUSH + p);
+        }
+    for (int r = 0; r < n && s == CUTE_OK; r++) {
+        const cute_buffer *ag = cute_peer_buffer(g->sym, r);
+        cute_call_arg B = operand(g, &g->r[r].b, 0, nr, g->k);
+        for (int d = 0; d < n && s == CUTE_OK; d++) { /* its own shard first, then as they land */
+            int q = (r + d) % n;
+            if (d) s = wait_for(g, r, g->r[r].s0, q, EV_PUSH + r);
+            if (s == CUTE_OK)
+                s = gemm(g, r, true, operand(g, ag, (size_t)q * shard, ms, g->k), B,
+                         matrix(&g->r[r].p, (size_t)(q * ms * nr * 2), ms, nr), 0.0);
+        }
+    }
+    return s;
+}
+
+cute_status tp_overlapped(tp_group *g)
+{
+    return g->mode == TP_ROW ? row_overlapped(g) : column_overlapped(g);
+}
+
+/* --- GEMM then NCCL, and the parts alone ---------------------------------------------------- */
+
+/* every rank's whole local GEMM on its s0 (row: its K slice; column: the gathered A) */
+static cute_status local_gemms(tp_group *g, bool ours)
+{
+    int n = g->n;
+    cute_status s = CUTE_OK;
+    for (int r = 0; r < n && s == CUTE_OK; r++) {
+        tp_rank *x = &g->r[r];
+        if (g->mode == TP_ROW)
+            s = gemm(g, r, ours, operand(g, &x->a, 0, g->m, g->k / n), operand(g, &x->b, 0, g->nn, g->k / n),
+                     matrix(&x->cb, 0, g->m, g->nn), 0.0);
+        else
+            s = gemm(g, r, ours, operand(g, &x->ab, 0, g->m, g->k), operand(g, &x->b, 0, g->nn / n, g->k),
+                     matrix(&x->cb, 0, g->m, g->nn / n), 0.0);
+    }
+    return s;
+}
+
+/* NCCL on every rank's s0: row, all-reduce of C in place; column, all-gather of A */
+static cute_status collective(tp_group *g)
+{
+    int n = g->n;
+    void *streams[TP_MAX] = {0};
+    cute_call_arg send[TP_MAX] = {{0}}, recv[TP_MAX] = {{0}};
+    int64_t one = 1, cn = g->m * g->nn, an = g->m * g->k, sn = g->m / n * g->k;
+    for (int r = 0; r < n; r++) {
+        streams[r] = g->r[r].s0;
+        if (g->mode == TP_ROW) {
+            send[r] = recv[r] = cute_call_tensor(&g->r[r].cb, 0, CUTE_BF16, 1, &cn, &one);
+        } else {
+            send[r] = cute_call_tensor(cute_peer_buffer(g->sym, r), (size_t)(r * sn * g->es), g->in, 1, &sn, &one);
+            recv[r] = cute_call_tensor(&g->r[r].ab, 0, g->in, 1, &an, &one);
+        }
+    }
+    return g->mode == TP_ROW ? cute_comm_all_reduce(g->comm, send, recv, CUTE_COMM_SUM, streams, g->err, sizeof g->err)
+                             : cute_comm_all_gather(g->comm, send, recv, streams, g->err, sizeof g->err);
+}
+
+cute_status tp_sequential(tp_group *g, bool ours)
+{
+    cute_status s = g->mode == TP_ROW ? local_gemms(g, ours) : collective(g);
+    if (s == CUTE_OK) s = g->mode == TP_ROW ? collective(g) : local_gemms(g, ours);
+    return s;
+}
+
+cute_status tp_part(tp_group *g, tp_part_kind k)
+{
+    if (k == TP_PART_GEMM) return local_gemms(g, true);
+    if (k == TP_PART_COLLECTIVE) return collective(g);
+    return copy(g, 0, cute_peer_buffer(g->sym, 1), cute_peer_buffer(g->sym, 0), 0, tp_push_bytes(g));
+}
+
+size_t tp_push_bytes(const tp_group *g)
+{
+    return g->mode == TP_ROW ? (size_t)(g->m / g->chunks * g->nn * 2) : (size_t)(g->m / g->n * g->k * g->es);
+}

@@ -1,0 +1,64 @@
+/* The tensor-parallel GEMM's host side, without GPUs: the row schedule's order (every chunk
+ * once a rank, each owned chunk's partial pushed by the other rank at least one GEMM step
+ * before the owner needs it) and the scale model against hand-computed cases. */
+#include <math.h>
+
+#include "check.h"
+#include "cli/tp.h"
+
+static void row_order(int J)
+{
+    int step_of[2][TP_MAX_CHUNKS];
+    bool own_of[2][TP_MAX_CHUNKS];
+    for (int r = 0; r < 2; r++) {
+        for (int j = 0; j < J; j++) step_of[r][j] = -1;
+        for (int k = 0; k < J; k++) {
+            bool own;
+            int j = tp_row_chunk(r, k, J, &own);
+            CHECK(j >= 0 && j < J && step_of[r][j] < 0, "J %d rank %d step %d: chunk %d twice or outside", J, r, k, j);
+            if (j < 0 || j >= J) continue;
+            step_of[r][j] = k, own_of[r][j] = own;
+            CHECK(own == (j % 2 == r), "J %d rank %d: chunk %d owned by %d", J, r, j, j % 2);
+        }
+    }
+    for (int r = 0; r < 2; r++)
+        for (int j = 0; j < J; j++)
+            if (own_of[r][j]) /* the other rank's push of j comes from an earlier step */
+                CHECK(step_of[1 - r][j] + (J > 2 ? 2 : 1) <= step_of[r][j], "J %d: chunk %d pushed at step %d, "
+                      "needed at %d", J, j, step_of[1 - r][j], step_of[r][j]);
+}
+
+static void model(void)
+{
+    tp_machine mc = {.gpus = 2, .hosts = 1, .tflops = 1, .link_gbs = 100, .link_us = 0, .net_gbs = 10,
+                     .net_us = 0, .slowdown = 1};
+    /* row, 2 GPUs, M = N = 1000, K = 2000: 2e9 FLOPs a GPU, 2 ms at 1 TFLOP/s; a chunk's
+     * all-reduce (2 GPUs: each sends half of it, twice) 0.005 ms at 100 GB/s */
+    tp_prediction p = tp_predict(TP_ROW, 1000, 1000, 2000, 4, &mc);
+    double gemm = 2.0 * 1000 * 1000 * 2000 / 2 / 1e12 * 1e3, c = 2.0 * 1 * (2e6 / 4 / 2) / 100e6;
+    CHECK(fabs(p.gemm_ms - gemm) < 1e-9, "gemm %g, want %g", p.gemm_ms, gemm);
+    CHECK(fabs(p.comm_ms - 4 * c) < 1e-9, "all-reduce %g, want %g", p.comm_ms, 4 * c);
+    double t = gemm / 4, want = t + 3 * fmax(t, c) + c;
+    CHECK(fabs(p.overlapped_ms - want) < 1e-9 && p.chunks == 4, "pipeline %g, want %g", p.overlapped_ms, want);
+    CHECK(fabs(p.sequential_ms - gemm - 4 * c) < 1e-9, "sequential %g", p.sequential_ms);
+    /* column, 2 GPUs: the own shard, then the other when it has landed */
+    p = tp_predict(TP_COLUMN, 1000, 1000, 1000, 0, &mc);
+    double g2 = 2.0 * 1e9 / 2 / 1e9, shard = 1000.0 * 1000 * 2 / 2 / 100e6;
+    CHECK(fabs(p.overlapped_ms - (fmax(g2 / 2, shard) + g2 / 2)) < 1e-9, "column %g", p.overlapped_ms);
+    /* two hosts: the far shard crosses the network, slower than NVLink */
+    mc.gpus = 4, mc.hosts = 2;
+    tp_prediction far = tp_predict(TP_COLUMN, 1000, 1000, 1000, 0, &mc);
+    CHECK(far.comm_ms > p.comm_ms, "the network should cost more: %g vs %g", far.comm_ms, p.comm_ms);
+    /* chunks 0: the best pipeline of 2 .. 64 chunks is no worse than 8 */
+    mc.gpus = 8, mc.hosts = 1, mc.link_us = 5;
+    CHECK(tp_predict(TP_ROW, 8192, 8192, 16384, 0, &mc).overlapped_ms <= tp_predict(TP_ROW, 8192, 8192, 16384, 8, &mc).overlapped_ms,
+          "the best chunking");
+}
+
+int main(void)
+{
+    int js[] = {2, 4, 6, 8, 16, 64};
+    for (int i = 0; i < 6; i++) row_order(js[i]);
+    model();
+    return CHECK_DONE("tp_test");
+}
