@@ -86,6 +86,10 @@ cute_pipeline cute_pipeline_tma_async_create_cluster(cute_ctx *c, cute_smem_allo
 
 cute_val cute_pipeline_producer_try_acquire(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s);
 void cute_pipeline_producer_acquire(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s, cute_val token);
+/* the same for a TMA pipeline whose fills differ in size: this fill's transaction bytes (an
+ * integer value: a row's last, partial tile) in place of tx_bytes */
+void cute_pipeline_producer_acquire_bytes(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s,
+                                          cute_val token, cute_val bytes);
 void cute_pipeline_producer_commit(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s);
 /* the stage's full mbarrier: what a TMA or bulk copy completes its bytes on */
 cute_val cute_pipeline_producer_barrier(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s);
@@ -128,6 +132,7 @@ void cute_pipeline_tma_store_producer_tail(cute_ctx *c, const cute_pipeline_tma_
     CUTE__CTX_AT((c), cute_pipeline_tma_async_create_cluster((c), __VA_ARGS__))
 #define cute_pipeline_producer_try_acquire(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_try_acquire((c), __VA_ARGS__))
 #define cute_pipeline_producer_acquire(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_acquire((c), __VA_ARGS__))
+#define cute_pipeline_producer_acquire_bytes(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_acquire_bytes((c), __VA_ARGS__))
 #define cute_pipeline_producer_commit(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_commit((c), __VA_ARGS__))
 #define cute_pipeline_producer_barrier(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_barrier((c), __VA_ARGS__))
 #define cute_pipeline_producer_tail(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_tail((c), __VA_ARGS__))

@@ -169,6 +169,19 @@ void cute_pipeline_producer_acquire(cute_ctx *c, const cute_pipeline *p, const c
         cute_mbarrier_arrive_and_expect_tx(c, stage_barrier(c, p->full, s), u32(c, p->tx_bytes));
 }
 
+void cute_pipeline_producer_acquire_bytes(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s,
+                                          cute_val token, cute_val bytes)
+{
+    if (!state_fits(c, p, s, "cute_pipeline_producer_acquire_bytes")) return;
+    if (p->kind != CUTE_PIPELINE_TMA_ASYNC && p->kind != CUTE_PIPELINE_TMA_UMMA) {
+        cute_ctx_fail(c, "cute_pipeline_producer_acquire_bytes: a pipeline whose copies complete no bytes "
+                         "(PipelineTmaAsync or PipelineTmaUmma only)");
+        return;
+    }
+    wait_unless(c, p->empty, s, token);
+    cute_mbarrier_arrive_and_expect_tx(c, stage_barrier(c, p->full, s), cute_val_cvt(c, bytes, CUTE_U32));
+}
+
 void cute_pipeline_producer_commit(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s)
 {
     if (!state_fits(c, p, s, "cute_pipeline_producer_commit")) return;

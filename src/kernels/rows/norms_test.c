@@ -135,6 +135,12 @@ int main(void)
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
     backward(lib, be, true, CUTE_BF16, (shape_case){4, 70000, 8}, true);
+    /* four staging buffers, seven rows: each buffer filled and released twice */
+    backward(lib, be, false, CUTE_BF16, (shape_case){7, 33000, 8}, true);
+    /* a 1024-thread tile of the row a block (9 blocks, the last one 8 elements): its column
+     * sums in shared memory, walked by 512 threads; RMSNorm's next row staged during this one */
+    backward(lib, be, false, CUTE_BF16, (shape_case){3, 131080, 8}, true);
+    backward(lib, be, true, CUTE_BF16, (shape_case){2, 131080, 0}, true);
     /* before sm_90: rows walked in chunks; dw and db by a pass of their own */
     cute_runtime_set_target_arch(rt, "sm_80");
     forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, false, 3000);

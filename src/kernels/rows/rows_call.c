@@ -85,8 +85,8 @@ static const cute_fn *make_rows(cute_runtime *rt, const void *key, const void *p
 
 static void key_of(const row_plan *p, char *key, size_t n)
 {
-    int len = snprintf(key, n, "%s/%d/v%d/t%d/k%d/r%d/%c%d/c%d%s/", p->op->name, p->variant, p->vec, p->tpr, p->k,
-                       p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->cluster, p->in_place ? "/in-place" : "");
+    int len = snprintf(key, n, "%s/%d/v%d/t%d/k%d/r%d/%c%dx%d/c%d%s%s/", p->op->name, p->variant, p->vec, p->tpr, p->k,
+                       p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->stage_bufs, p->cluster, p->sums_in_smem ? "/smem-sums" : "", p->in_place ? "/in-place" : "");
     for (int s = 0; s < p->op->nslots; s++)
         len += snprintf(key + len, n - (size_t)len, "%s,", p->has[s] ? cute_dtype_name(p->dtype[s]) : "-");
 }
@@ -127,7 +127,7 @@ static void grid_of(cutec_rows *lib, const row_plan *p, int64_t m, int64_t n, bo
     int64_t rb = (m + p->rows - 1) / p->rows, most = rows_lib_resident_blocks(lib);
     if (row_plan_blocks_per_sm(p)) most = most / 2 * row_plan_blocks_per_sm(p); /* (two an SM, by default) */
     if (p->column_grid) { /* the column chunks share the device */
-        int64_t chunks = (n + row_plan_tile(p) - 1) / row_plan_tile(p);
+        int64_t chunks = (n + row_plan_block_cols(p) - 1) / row_plan_block_cols(p);
         most = most / chunks > 0 ? most / chunks : 1;
     }
     *iters = sums && rb > most ? (rb + most - 1) / most : 1;
@@ -220,7 +220,8 @@ cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *er
     row_plan p;
     plan_of(lib, rc, &p);
     row_call dx_only, sums;
-    if (p.looped && split_sums(rc, &dx_only, &sums)) { /* dw, db by a pass of their own */
+    /* a block that walks several tiles of a row: dw, db by a pass of their own */
+    if (p.looped && p.stage_chunks != 1 && split_sums(rc, &dx_only, &sums)) {
         plan_of(lib, &dx_only, &p);
         row_plan q;
         plan_of(lib, &sums, &q);

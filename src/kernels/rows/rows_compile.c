@@ -21,6 +21,7 @@ static int64_t pow2_at_least(int64_t x)
 }
 
 #define STAGE_THREADS 256
+#define WALK_BYTES 64
 #define STAGE_BYTES (100 * 1024)
 
 static int row_inputs(const row_plan *p)
@@ -53,19 +54,73 @@ static int row_arrays(const row_plan *p)
     return arrays;
 }
 
-/* A row that needs more than 256 threads' registers and is too long to stage in shared
- * memory, on sm_90 and later: split over a cluster of up to CLUSTER_MAX blocks, each a tile
- * of the row in its registers, the fewest threads a block (256, 512, 1024: more, smaller
- * blocks an SM keep its loads going while one of them reduces, as staging does) whose tiles
- * cover the row so.  Not where a longer row's chunked walk reads it once anyway
- * (cross-entropy's forward without dlogits: one streaming pass at ~93% of the copy), nor
- * for an op without a row reduction.  False: no split. */
+#define SMEM_MAX (200 * 1024) /* of a block's 227 KB, what staging and column sums may take */
+
+static int sum_arrays(const row_plan *p)
+{
+    int sums = 0;
+    for (int s = 0; s < p->op->nslots; s++) sums += p->has[s] && p->op->slot[s].role == COL_PARTIAL;
+    return sums;
+}
+
+static bool keeps_sums(const row_plan *p) { return sum_arrays(p) > 0; }
+
+/* A row that needs more than 256 threads' registers and is too long to stage in one block's
+ * shared memory, on sm_90 and later, is split over a cluster of up to CLUSTER_MAX blocks.
+ * Not where a longer row's chunked walk reads it once anyway (cross-entropy's forward
+ * without dlogits: one streaming pass at ~93% of the copy), nor for an op without a row
+ * reduction.  False: no split. */
 #define CLUSTER_MAX 16
-static bool cluster_split(row_plan *p, int64_t n, int kmax)
+static bool cluster_allowed(const row_plan *p)
 {
     bool writes = false; /* a write pass, which reads the row again in chunks */
     for (int s = 0; s < p->op->nslots; s++) writes |= p->has[s] && p->op->slot[s].role == ROW_OUT;
-    if ((p->arch && p->arch < 90) || p->op->stages == 0 || (p->looped && p->op->stages + writes < 2)) return false;
+    return !(p->arch && p->arch < 90) && p->op->stages > 0 && !(p->looped && p->op->stages + writes < 2);
+}
+
+/* With 16-byte accesses each block of the cluster stages its part of the row in shared memory
+ * (CLUSTER_STAGE_BYTES of inputs or the fewest chunks that keep the cluster within
+ * CLUSTER_MAX blocks) and walks it in chunks of 256 threads from there, as a staged row does:
+ * the registers hold a chunk at a time, never the row across its reduction (held so, the
+ * cluster kernels spilled: softmax backward 100 bytes at 4096x32768, the norms' backward 76
+ * to 224 at 262144), and the several blocks an SM that 32 KB allow keep its loads going
+ * while one of them reduces.  Column sums (dw, db) stay in registers over the block's rows:
+ * one chunk a block then, of up to 1024 threads. */
+#define CLUSTER_STAGE_BYTES (32 * 1024)
+static bool cluster_stage(row_plan *p, int64_t n, int kmax)
+{
+    int esize = cute_dtype_bytes(p->dtype[0]);
+    bool sums = keeps_sums(p);
+    if (p->vec * esize != 16) return false;
+    for (int threads = STAGE_THREADS; threads <= 1024; threads *= 2) {
+        int64_t tile = (int64_t)threads * kmax * p->vec, chunk_bytes = tile * esize * row_inputs(p);
+        int64_t per = sums ? 1 : CLUSTER_STAGE_BYTES / chunk_bytes > 1 ? CLUSTER_STAGE_BYTES / chunk_bytes : 1;
+        if (!sums && (n + per * tile - 1) / (per * tile) > CLUSTER_MAX) per = (n + CLUSTER_MAX * tile - 1) / (CLUSTER_MAX * tile);
+        int64_t blocks = (n + per * tile - 1) / (per * tile);
+        /* a tile of 1024 threads' keeps its column sums in shared memory, and is walked by
+         * 512 threads of twice the values (one block an SM, 128 registers a thread): 64
+         * registers cannot hold a chunk beside the sums (the norms' backward spilled 76 to
+         * 224 bytes) */
+        bool sums_in_smem = sums && threads == 1024;
+        int64_t sums_bytes = sums_in_smem ? tile * 4 * sum_arrays(p) : 0;
+        if (blocks > CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES || per * chunk_bytes + sums_bytes > SMEM_MAX) continue;
+        if (blocks < 2 && !sums) return false; /* one block: rows_compile's staging or registers */
+        p->tpr = sums_in_smem ? threads / 2 : threads, p->k = sums_in_smem ? 2 * kmax : kmax;
+        p->rows = 1, p->cluster = blocks > 1 ? (int)blocks : 0, p->stage_chunks = (int)per;
+        p->looped = true, p->column_grid = blocks > 1, p->sums_in_smem = sums_in_smem;
+        /* a block with column sums walks several rows (rows_call.c's grid): up to three
+         * rows' copies in flight during this one's work, as its share of the SM allows */
+        int64_t bufs = (SMEM_MAX / row_plan_blocks_per_sm(p) - sums_bytes) / (per * chunk_bytes);
+        p->stage_bufs = sums ? (int)(bufs > 4 ? 4 : bufs < 1 ? 1 : bufs) : 1;
+        return true;
+    }
+    return false;
+}
+
+/* Narrower accesses: each block holds a tile of the row in its registers, the fewest threads
+ * a block (256, 512, 1024) whose tiles cover the row so. */
+static bool cluster_split(row_plan *p, int64_t n, int kmax)
+{
     for (int threads = 256; threads <= 1024; threads *= 2) {
         int64_t tile = (int64_t)threads * kmax * p->vec, blocks = (n + tile - 1) / tile;
         if (blocks > CLUSTER_MAX) continue;
@@ -78,13 +133,15 @@ static bool cluster_split(row_plan *p, int64_t n, int kmax)
 
 int row_plan_blocks_per_sm(const row_plan *p)
 {
-    bool sums = false;
-    for (int s = 0; s < p->op->nslots; s++) sums |= p->has[s] && p->op->slot[s].role == COL_PARTIAL;
-    /* Only a cluster's blocks ask for an occupancy.  (A single-block norm backward asking for
-     * three an SM got 80 registers: LayerNorm's spilled 72 bytes and fell from 80.8% to 62.1% of
-     * the copy at 16384x4096 on an H100, RMSNorm's gained nothing: bench/RESULTS.md.) */
-    if (p->cluster < 2) return 0;
-    int blocks = (sums ? 768 : 1024) / (p->tpr * p->rows);
+    bool sums = keeps_sums(p);
+    /* Only a cluster's blocks and staged ones that keep column sums ask for an occupancy, the
+     * latter for two blocks an SM (128 registers).  (A norm backward holding its row in
+     * registers and asking for three an SM got 80: LayerNorm's spilled 72 bytes and fell from
+     * 80.8% to 62.1% of the copy at 16384x4096 on an H100: bench/RESULTS.md.) */
+    if (p->cluster < 2 && !(sums && p->stage_chunks)) return 0;
+    /* a staged cluster block walks its part with 80 registers (at 64 cross-entropy's backward
+     * spilled 8 bytes, f32 softmax's 12); one holding its tile in registers, 64 */
+    int blocks = (sums ? 512 : p->stage_chunks ? 768 : 1024) / (p->tpr * p->rows);
     return blocks > 0 ? blocks : 1;
 }
 
@@ -92,16 +149,24 @@ void row_plan_choose(row_plan *p, int64_t n, int vec)
 {
     int per = row_arrays(p) <= 2 ? 32 : 16;
     int kmax = per / vec > 0 ? per / vec : 1;
+    /* a row walked in chunks needs no more than 64 bytes of each input a thread in flight
+     * (f32's 32 values a thread spilled at 64 registers) */
+    int walk = WALK_BYTES / (vec * cute_dtype_bytes(p->dtype[0]));
+    int kwalk = kmax < walk ? kmax : walk > 0 ? walk : 1;
     int64_t vectors = (n + vec - 1) / vec;
     int64_t tpr = pow2_at_least((vectors + kmax - 1) / kmax);
     p->vec = vec;
     p->looped = tpr > 1024;
     p->tpr = (int)(tpr > 1024 ? 1024 : tpr);
-    p->k = p->looped ? kmax : (int)((vectors + p->tpr - 1) / p->tpr);
+    p->k = p->looped ? kwalk : (int)((vectors + p->tpr - 1) / p->tpr);
     p->rows = p->tpr >= 256 ? 1 : 256 / p->tpr;
-    p->stage_chunks = stage_chunks(p, n, kmax);
-    if (p->stage_chunks) p->tpr = STAGE_THREADS, p->k = kmax, p->rows = 1, p->looped = true;
-    else if (p->tpr > 256) cluster_split(p, n, kmax);
+    /* column sums (dw, db) over rows of 256 threads or more: one tile a block, staged with
+     * the next rows' copies in flight (a block walks many rows), split over a cluster where
+     * one block's tile does not cover the row */
+    if (keeps_sums(p) && p->rows == 1 && cluster_allowed(p) && cluster_stage(p, n, kwalk)) return;
+    p->stage_chunks = stage_chunks(p, n, kwalk);
+    if (p->stage_chunks) p->tpr = STAGE_THREADS, p->k = kwalk, p->rows = 1, p->looped = true;
+    else if (p->tpr > 256 && cluster_allowed(p) && !cluster_stage(p, n, kwalk)) cluster_split(p, n, kmax);
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)

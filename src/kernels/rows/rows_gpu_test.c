@@ -1,7 +1,9 @@
 /* The row-reduction kernels on the GPU at the benchmark sizes (bf16 16384x4096, 4096x32768,
  * 1024x262144; each op forward and backward), sampled rows against float64; and, with no
  * GPU, their CUDA C compiled by NVRTC for sm_80, sm_90a and sm_100a, the bf16 kernels
- * checked for 16-byte loads and stores, rows of 262144 for their cluster exchange.  Skipped visibly where there is neither. */
+ * checked for 16-byte loads and stores, rows of 262144 for their cluster exchange, rows of
+ * 32768 and 262144 for ptxas's spills.  Skipped visibly where there is neither. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -72,7 +74,8 @@ static void compiled_only(cute_runtime *rt)
 }
 
 /* rows of 262144 bf16 on sm_90a and sm_100a: split over a cluster whose blocks exchange
- * their partials through distributed shared memory, 16 bytes an access */
+ * their partials through distributed shared memory, 16 bytes an access (each block's part
+ * of the row staged by a bulk copy, then read from shared memory 16 bytes at a time) */
 static void cluster_compiled(cute_runtime *rt)
 {
     const char *archs[] = {"sm_90a", "sm_100a"};
@@ -88,10 +91,47 @@ static void cluster_compiled(cute_runtime *rt)
                 /* cross-entropy's forward alone streams its row once in chunks instead */
                 bool want = !(op == RP_XENT && !bwd);
                 bool cluster = ptx && strstr(ptx, "mapa.shared::cluster") && strstr(ptx, "barrier.cluster.wait");
-                bool load16 = ptx && (strstr(ptx, "ld.global.nc.v4") || strstr(ptx, "ld.global.v4"));
+                bool staged = ptx && strstr(ptx, "cp.async.bulk.shared::cluster.global") && strstr(ptx, "ld.shared.v4");
+                bool load16 = ptx && (strstr(ptx, "ld.global.nc.v4") || strstr(ptx, "ld.global.v4") || staged);
                 CHECK(cluster == want && load16, "%s %s 1024x262144 for %s: %s", rp_op_name((rp_op)op), bwd ? "bwd" : "fwd",
                       archs[a], !load16 ? "no 16-byte loads" : want ? "not split over a cluster" : "split over a cluster");
                 free(ptx);
+            }
+}
+
+/* the first nonzero "N bytes spill stores" of ptxas's report (0: none) */
+static long spilled(const char *log)
+{
+    long most = 0;
+    for (const char *at = log; (at = strstr(at, " bytes spill stores")) != NULL; at++) {
+        const char *num = at;
+        while (num > log && num[-1] >= '0' && num[-1] <= '9') num--;
+        long v = strtol(num, NULL, 10);
+        most = v > most ? v : most;
+    }
+    return most;
+}
+
+/* rows of 32768 and 262144 bf16 for sm_90a: ptxas reports no spill (the cluster kernels that
+ * held their tiles in registers spilled up to 224 bytes) */
+static void no_spills(cute_runtime *rt)
+{
+    for (int op = 0; op < RP_COUNT; op++)
+        for (int bwd = 0; bwd < 2; bwd++)
+            for (int s = 1; s < 3; s++) {
+                rows_problem p;
+                cutec_rows *lib = cutec_rows_new(rt);
+                rows_lib_dry_run(lib, true);
+                rp_init(&p, (rp_op)op, bwd, CUTE_BF16, 16, shapes[s][1], cute_runtime_backend(rt), lib);
+                cute_runtime_set_target_arch(rt, "sm_90a");
+                char err[2048], *log = NULL;
+                CHECK(rp_setup(&p, true) && rp_call(&p) == CUTE_OK, "%s: %s", rp_op_name((rp_op)op), p.err);
+                cute_status st = cute_fn_code(rows_lib_last(lib), "usage", "sm_90a", &log, err, sizeof err);
+                cutec_rows_free(lib);
+                if (st == CUTE_ERR_NO_NVRTC) return;
+                CHECK(st == CUTE_OK && spilled(log) == 0, "%s %s 16x%lld for sm_90a: %s", rp_op_name((rp_op)op),
+                      bwd ? "bwd" : "fwd", (long long)shapes[s][1], st ? err : "spills registers");
+                free(log);
             }
 }
 
@@ -105,7 +145,7 @@ int main(void)
     } else {
         SKIP("no GPU: the row kernels were compiled, not run");
         if (cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK)
-            compiled_only(rt), cluster_compiled(rt), cute_runtime_free(rt);
+            compiled_only(rt), cluster_compiled(rt), no_spills(rt), cute_runtime_free(rt);
     }
     return CHECK_DONE("rows_gpu_test");
 }

@@ -12,6 +12,7 @@
 #define CUTEC_ROWS_INTERNAL_H
 
 #include "cutec/copy.h"
+#include "cutec/pipeline.h"
 #include "cutec/reduce.h"
 #include "cutec/row_kernels.h"
 
@@ -90,7 +91,12 @@ typedef struct row_plan {
     int vec, tpr, k, rows; /* V, threads per row, accesses per thread, rows per block */
     bool looped;           /* rows longer than one tile: walked in chunks */
     int stage_chunks;      /* > 0: the row inputs are staged in shared memory, that many
-                              tiles of each (rows_stage.c); the chunks are read from there */
+                              tiles of each (rows_stage.c); the chunks are read from there
+                              (in a cluster: each block that many tiles of its part) */
+    int stage_bufs;        /* staging buffers: 2 where a block walks several rows (the next
+                              row's copies in flight while it works on this one) */
+    bool sums_in_smem;     /* column sums (dw, db) in shared memory, not registers (a cluster's
+                              1024-thread blocks, whose 64 registers cannot hold them) */
     bool in_place;         /* an output overlaps an input: no __restrict__ pointers */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
@@ -103,6 +109,12 @@ typedef struct row_plan {
 
 /* the tile's columns: tpr K V */
 static inline int64_t row_plan_tile(const row_plan *p) { return (int64_t)p->tpr * p->k * p->vec; }
+/* the columns a block covers: a tile, or in a cluster whose blocks stage their parts of the
+ * row, that many tiles */
+static inline int64_t row_plan_block_cols(const row_plan *p)
+{
+    return row_plan_tile(p) * (p->cluster > 1 && p->stage_chunks ? p->stage_chunks : 1);
+}
 /* Choose V, tpr, K, R for rows of n elements and this op; `vec` the widest access every
  * row tensor allows (elements) */
 void row_plan_choose(row_plan *p, int64_t n, int vec);
@@ -119,20 +131,28 @@ cute_host_fn row_host_fn(void);
  * iteration count (row blocks per block), the integer and the two float parameters */
 const cute_fn *row_compile(cute_runtime *rt, const row_plan *p, char *err, size_t n);
 
-/* A row staged in shared memory: each row input's (1,T) tiles there, zipped as the inputs
- * are, and the mbarrier its bulk copies complete on */
+/* A row staged in shared memory: each row input's (1,T) tiles there, stage_chunks of them a
+ * buffer, buffer after buffer, zipped as the inputs are; a PipelineTmaAsync over the buffers */
 typedef struct row_stage {
     bool on;
+    int stages;                    /* buffers */
     cute_tensor s[ROW_SLOTS];
-    cute_val bar;
+    cute_pipeline pipe;
+    cute_pipeline_state fill, use; /* thread 0's next buffer to fill; the next to read */
 } row_stage;
-/* the staging buffers of a plan with stage_chunks (none without); the mbarrier initialized */
+/* the staging buffers of a plan with stage_chunks (none without); the pipeline created */
 row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p);
-/* copy row block rb's row of each row input (g: the zipped inputs) into the buffers and wait
- * for them; `it`: the block's row iteration (its parity is the mbarrier's phase).  Every
- * thread of the block calls it, after the previous row's last read of the buffers. */
-void row_stage_fetch(cute_ctx *c, const row_stage *st, const row_plan *p, const cute_tensor *g, cute_int rb,
-                     cute_int n, cute_int it);
+/* copy row block rb's row of each row input (g: the zipped inputs), from tile `first` on
+ * (what a buffer holds of what is left of the row), into the next free buffer: thread 0
+ * waits until it is free and issues the copies.  Every thread calls it, in row order. */
+void row_stage_fill(cute_ctx *c, row_stage *st, const row_plan *p, const cute_tensor *g, cute_int rb, cute_int first,
+                    cute_int n);
+/* the first tile of the buffer the next wait is for (in every thread) */
+cute_int row_stage_buffer(cute_ctx *c, const row_stage *st, const row_plan *p);
+/* wait until that buffer holds its row */
+void row_stage_wait(cute_ctx *c, const row_stage *st);
+/* after a block barrier that follows the last read of the buffer: free it for a fill */
+void row_stage_release(cute_ctx *c, row_stage *st);
 
 /* The cluster exchange of a plan with `cluster`: each stage's partials of every block of
  * the cluster, twice (by the row iteration's parity: a block may write the next row's while

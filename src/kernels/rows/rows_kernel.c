@@ -22,10 +22,13 @@ typedef struct row_thread {
     cute_thr_copy thr;
     cute_int tid, tx, ty; /* in the block; in the row; the block's row */
     cute_int cb;          /* the block's column chunk (0 unless the grid tiles the columns) */
+    cute_int first, end;  /* the tiles it walks of a longer row: all, or (a cluster's block
+                             staging its part) its own */
     cute_reducer red[ROW_STAGES];
     cute_reduce_scratch scratch[ROW_STAGES];
     cute_tensor acc[ROW_SLOTS]; /* COL_PARTIAL: this thread's column sums */
     row_stage stage;            /* the row inputs in shared memory (plans that stage) */
+    cute_int staged;            /* ... the first tile of this row's buffer there */
     row_cluster cluster;        /* the exchange of a row split over a cluster */
     cute_int it;                /* the block's row iteration */
 } row_thread;
@@ -52,6 +55,14 @@ static void load_columns(cute_ctx *c, const row_thread *th, row_io *io, cute_int
         if (th->p->has[s] && op->slot[s].role == COL_IN) io->t[s] = load_f32(c, part(c, th, th->k->g[s], cute_i(0), cb), in_cols, 0);
 }
 
+/* where tile cb of the row lies in the staging buffers: in this row's buffer, counted from
+ * the block's first tile */
+static cute_int staged_tile(cute_ctx *c, const row_thread *th, cute_int cb)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    return cute_add(a, th->staged, cute_sub(a, cb, th->first));
+}
+
 /* the row inputs of chunk cb of row block rb and where they lie; the column inputs too
  * unless `for_stages` and the op's stages do not use them (finish loads them then) */
 static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb, bool for_stages)
@@ -62,7 +73,8 @@ static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     io->inside = cute_elem_less(c, io->crd, CUTE_CRD(th->k->m, th->k->n));
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == ROW_IN) {
-            cute_tensor from = th->stage.on ? part(c, th, th->stage.s[s], cute_i(0), cb) : part(c, th, th->k->g[s], rb, cb);
+            cute_tensor from = th->stage.on ? part(c, th, th->stage.s[s], cute_i(0), staged_tile(c, th, cb))
+                                            : part(c, th, th->k->g[s], rb, cb);
             io->t[s] = load_f32(c, from, io->inside, op->slot[s].fill);
         }
     if (!(for_stages && op->columns_late)) load_columns(c, th, io, cb);
@@ -141,14 +153,13 @@ static void row_looped(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     const row_op *op = th->p->op;
     cute_alg *a = cute_ctx_alg(c);
     cute_val stats[ROW_STAGES][4];
-    cute_int chunks = cute_ceil_div(a, th->k->n, cute_i(row_plan_tile(th->p)));
     for (int st = 0; st < op->stages; st++) {
         int arity = th->red[st].arity;
         cute_val first[4], var[4];
-        load_chunk(c, th, io, rb, cute_i(0), true);
+        load_chunk(c, th, io, rb, th->first, true);
         op->partial(c, io, st, (const cute_val(*)[4])stats, first);
         for (int i = 0; i < arity; i++) var[i] = cute_val_var(c, first[i]);
-        CUTE_FOR(c, cb, cute_i(1), chunks) {
+        CUTE_FOR(c, cb, cute_add(a, th->first, cute_i(1)), th->end) {
             cute_val more[4], sum[4];
             load_chunk(c, th, io, rb, cb, true);
             op->partial(c, io, st, (const cute_val(*)[4])stats, more);
@@ -159,22 +170,33 @@ static void row_looped(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         reduce_stage(c, th, stats[st], st);
     }
     op->row_values(c, io, (const cute_val(*)[4])stats);
-    CUTE_FOR(c, cb, cute_i(0), chunks) {
+    CUTE_FOR(c, cb, th->first, th->end) {
         load_chunk(c, th, io, rb, cb, false);
         op->finish(c, io, (const cute_val(*)[4])stats);
         store_chunk(c, th, io, rb, cb);
     }
 }
 
-/* column sums: zero before the rows, written as the block's partial rows after them */
-static void column_sums_begin(cute_ctx *c, row_thread *th)
+static cute_tiler tile_of(cute_ctx *c, const row_plan *p);
+
+/* column sums: zero before the rows, written as the block's partial rows after them; in
+ * registers, or (plans that say so) in shared memory, each thread its own elements there */
+static void column_sums_begin(cute_ctx *c, row_thread *th, cute_smem_allocator *A)
 {
-    const row_op *op = th->p->op;
+    const row_plan *p = th->p;
     cute_tensor like = part(c, th, th->k->cols, cute_i(0), th->cb);
-    for (int s = 0; s < op->nslots; s++)
-        if (th->p->has[s] && op->slot[s].role == COL_PARTIAL) {
-            th->acc[s] = cute_make_rmem_tensor_like(c, like, CUTE_F32);
-            cute_clear(c, th->acc[s]);
+    cute_tiler tile = tile_of(c, p);
+    cute_layout tile_layout = cute_layout_fmt(cute_ctx_alg(c), "(%d,%lld):(%lld,1)", p->rows, (long long)row_plan_tile(p),
+                                              (long long)row_plan_tile(p));
+    for (int s = 0; s < p->op->nslots; s++)
+        if (p->has[s] && p->op->slot[s].role == COL_PARTIAL) {
+            if (p->sums_in_smem) {
+                cute_tensor sums = cute_smem_alloc_tensor(c, A, CUTE_F32, tile_layout, 16);
+                th->acc[s] = part(c, th, cute_tensor_zipped_divide(c, sums, &tile), cute_i(0), cute_i(0));
+            } else {
+                th->acc[s] = cute_make_rmem_tensor_like(c, like, CUTE_F32);
+            }
+            cute_tensor_store(c, th->acc[s], cute_ssa_fill(c, CUTE_F32, th->acc[s].layout.shape, 0));
         }
 }
 
@@ -200,6 +222,35 @@ static row_io io_start(cute_ctx *c, const row_thread *th)
                     .m = k->m, .n = k->n, .ignore = k->ignore, .p = {k->p[0], k->p[1]}, .whole = k->whole};
 }
 
+/* the tiles of a longer row this block walks: all of them, or (a cluster's block staging its
+ * part of the row) the stage_chunks tiles of its part that the row reaches */
+static void chunk_range(cute_ctx *c, row_thread *th)
+{
+    const row_plan *p = th->p;
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int tiles = cute_ceil_div(a, th->k->n, cute_i(row_plan_tile(p)));
+    th->first = cute_i(0), th->end = tiles;
+    if (p->cluster < 2 || !p->stage_chunks) return;
+    th->first = cute_mul(a, th->cb, cute_i(p->stage_chunks));
+    th->end = cute_min(a, tiles, cute_add(a, th->first, cute_i(p->stage_chunks)));
+}
+
+/* the row block of the block's iteration `it` (grid-strided) */
+static cute_int row_block(cute_ctx *c, cute_int it)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    return cute_add(a, cute_block_idx(c, 0), cute_mul(a, it, cute_grid_dim(c, 0)));
+}
+
+/* a staging plan's fill of the buffer of the block's iteration j, where there is one (one
+ * row a block: the whole block fills it or not) */
+static void fill_row(cute_ctx *c, row_thread *th, cute_int j)
+{
+    cute_int rb = row_block(c, j);
+    cute_val more = cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, j, th->k->iters), cute_int_lt(c, rb, th->k->m));
+    CUTE_IF(c, more) { row_stage_fill(c, &th->stage, th->p, th->k->g, rb, th->first, th->k->n); }
+}
+
 static void rows_body(cute_ctx *c, const row_kargs *k)
 {
     const row_plan *p = cute_ctx_user(c);
@@ -209,6 +260,8 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     th.tx = cute_mod(a, th.tid, cute_i(p->tpr)), th.ty = cute_div(a, th.tid, cute_i(p->tpr));
     th.thr = cute_tiled_copy_slice(&p->tc, th.tid);
     th.cb = p->column_grid ? cute_block_idx(c, 1) : cute_i(0);
+    th.staged = cute_i(0);
+    chunk_range(c, &th);
     cute_smem_allocator A = cute_smem_allocator_new(c);
     for (int st = 0; st < p->op->stages; st++) {
         th.red[st] = p->op->reducer(st);
@@ -217,14 +270,18 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     th.stage = row_stage_alloc(c, &A, p);
     th.cluster = row_cluster_alloc(c, &A, p);
     row_io io = io_start(c, &th);
-    column_sums_begin(c, &th);
+    column_sums_begin(c, &th, &A);
+    for (int j = 0; th.stage.on && j < th.stage.stages - 1; j++) fill_row(c, &th, cute_i(j)); /* rows ahead */
     CUTE_FOR(c, it, cute_i(0), k->iters) {
-        cute_int rb = cute_add(a, cute_block_idx(c, 0), cute_mul(a, it, cute_grid_dim(c, 0)));
+        cute_int rb = row_block(c, it);
         cute_int row = cute_add(a, cute_mul(a, rb, cute_i(p->rows)), th.ty);
+        cute_val inside = cute_int_lt(c, row, k->m);
         io.row = row, th.it = it;
         load_row_values(c, &th, &io, row);
-        if (th.stage.on) { /* one row a block: the whole block fetches it or not */
-            CUTE_IF(c, cute_int_lt(c, row, k->m)) { row_stage_fetch(c, &th.stage, p, k->g, rb, k->n, it); }
+        if (th.stage.on) {
+            fill_row(c, &th, cute_add(a, it, cute_i(th.stage.stages - 1)));
+            th.staged = row_stage_buffer(c, &th.stage, p);
+            CUTE_IF(c, inside) { row_stage_wait(c, &th.stage); }
         }
         if (p->looped)
             row_looped(c, &th, &io, rb);
@@ -232,6 +289,9 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
             row_resident(c, &th, &io, rb);
         store_row_values(c, &th, &io, row);
         if (p->tpr > 32) cute_barrier(c); /* the next row block's reductions reuse the scratch */
+        if (th.stage.on) {
+            CUTE_IF(c, inside) { row_stage_release(c, &th.stage); }
+        }
     }
     column_sums_end(c, &th);
 }
@@ -299,7 +359,7 @@ static void rows_host(cute_ctx *c, const cute_arg *args)
     cute_copy_atom atom = cute_copy_atom_autovec(a, p->dtype[0]);
     p->tc = cute_make_tiled_copy_tv(a, &atom, &thr, &val);
     cute_int blocks = cute_ceil_div(a, cute_ceil_div(a, m, cute_i(p->rows)), iters);
-    cute_launch_cfg cfg = {.grid = {blocks, p->column_grid ? cute_ceil_div(a, n, cute_i(row_plan_tile(p))) : cute_i(1)},
+    cute_launch_cfg cfg = {.grid = {blocks, p->column_grid ? cute_ceil_div(a, n, cute_i(row_plan_block_cols(p))) : cute_i(1)},
                            .block = {cute_i(p->tpr * p->rows)}};
     if (p->cluster > 1) cfg.cluster[0] = cute_i(1), cfg.cluster[1] = cute_i(p->cluster);
     CUTE_LAUNCH(c, rows_kernel, cfg, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], args[0].tensor, m, n, iters, ignore, args[k + 2].f, args[k + 3].f);
