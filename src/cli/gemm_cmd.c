@@ -30,13 +30,14 @@ static void usage(void)
             "         [--backend cuda|interp] [--alpha A] [--beta B] [--pad P] [--iters N]\n"
             "         [--seed S] [--index auto|32|64] [--tile BMxBNxBK] [--stages S] [--warps WMxWN]\n"
             "         [--raster F] [--read-bytes 8|16] [--cluster CMxCN] [--store tma|st]\n"
+            "         [--schedule coop|pingpong]\n"
             "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--bias row|col] [--groups G]\n"
             "       cutec bench gemm [--dtype D] [--out-dtype D] [--sizes 4096,8192,MxNxK] [--batch L]\n"
             "         [--layout XY[Z]] [--variants V,V,... (default: all)] [--alpha A]\n"
             "         [--beta B] [--iters N] [--seed S] [--index auto|32|64] [--tile BMxBNxBK]\n"
             "         [--stages S] [--warps WMxWN] [--raster F] [--read-bytes 8|16] [--cluster CMxCN]\n"
-            "         [--store tma|st] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--bias row|col]\n"
-            "         [--plot FILE.svg [--ceiling TFLOPS]] [--groups G [--tokens T]]\n"
+            "         [--store tma|st] [--schedule coop|pingpong] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu]\n"
+            "         [--bias row|col] [--plot FILE.svg [--ceiling TFLOPS]] [--groups G [--tokens T]]\n"
             "\n"
             "C(M,N,L) = alpha * A(M,K,L) * B(N,K,L)^T + beta * C, B given as (N,K) (CuTe's\n"
             "convention), L batches (--batch, default 1: rank-2 operands).\n"
@@ -72,6 +73,11 @@ static void usage(void)
             "  multicast).\n"
             "  --store: the Hopper kernel's C path, stmatrix + TMA store (tma, the default for a\n"
             "  16-bit C) or 16-byte st.global from shared memory (st).\n"
+            "  --schedule: the Hopper kernel's consumer warpgroups, coop (both on one tile, the\n"
+            "  default) or pingpong (a tile each, --tile then each warpgroup's: 128x128 by\n"
+            "  default, or 64x256; their main loops and epilogues take turns).\n"
+            "  bench takes lists of --cluster, --raster, --schedule and --tile, a row for each\n"
+            "  combination (hopper2x1r8, hopper-pp, hopper-t64x256x64).\n"
             "epilogue: a fused epilogue after alpha and beta (the hopper kernel, a 16-bit C):\n"
             "  bias (x + v, v one value per column: --bias col, the default, or row), relu,\n"
             "  gelu (erf), gelu_tanh, silu (with --bias, after it); run checks it against\n"
@@ -157,6 +163,38 @@ static bool parse_sweep(const char *s, bool cluster, gemm_opts *o)
     return *n > 0;
 }
 
+/* bench's --schedule coop,pingpong (each a row) */
+static bool parse_schedules(const char *s, gemm_opts *o)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    o->nschedules = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        cute_gemm_tiling one = {0};
+        bool known;
+        if (o->nschedules == GEMM_MAX_SWEEP || !cli_gemm_tiling_option("--schedule", t, &one, &known, why, sizeof why))
+            return false;
+        o->schedules[o->nschedules++] = one.schedule;
+    }
+    return o->nschedules > 0;
+}
+
+/* bench's --tile BMxBNxBK,... (a list: each a row) */
+static bool parse_tiles(const char *s, gemm_opts *o)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    o->ntiles = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        cute_gemm_tiling one = {0};
+        bool known;
+        if (o->ntiles == GEMM_MAX_SWEEP || !cli_gemm_tiling_option("--tile", t, &one, &known, why, sizeof why))
+            return false;
+        o->tiles[o->ntiles][0] = one.bm, o->tiles[o->ntiles][1] = one.bn, o->tiles[o->ntiles++][2] = one.bk;
+    }
+    return o->ntiles > 0;
+}
+
 static bool parse_variants(const char *s, gemm_opts *o)
 {
     o->nvariants = 0;
@@ -216,6 +254,8 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (bench && !strcmp(k, "--tokens")) return parse_int(v, &o->tokens, 1, 1 << 20);
     if (bench && !strcmp(k, "--cluster")) return parse_sweep(v, true, o);
     if (bench && !strcmp(k, "--raster")) return parse_sweep(v, false, o);
+    if (bench && !strcmp(k, "--schedule")) return parse_schedules(v, o);
+    if (bench && !strcmp(k, "--tile") && strchr(v, ',')) return parse_tiles(v, o);
     bool tiling = cli_gemm_tiling_option(k, v, &o->tiling, known, why, sizeof why);
     if (*known) return tiling;
     bool epi = cli_gemm_epilogue_option(k, v, &o->epi, &o->dual, known);

@@ -43,6 +43,8 @@ typedef struct gemm_plan {
     cute_tma_atom tma_a, tma_b;
     int64_t box_rows[2];      /* rows of A's / B's stage one TMA box loads (all, or 64: MN-major) */
     int consumers;
+    bool pingpong;            /* each consumer warpgroup its own bm x bn tile, main loops and
+                                 epilogues taking turns (hopper.c); else both on one tile */
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N */
     int sms;                  /* persistent kernels: the blocks resident at once (the device's
                                  SMs), each walking the tiles */
@@ -193,6 +195,11 @@ void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_s
                             cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to);
 void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
                           cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f);
+/* ... in two parts: every k-tile's wgmma batch issued (the last still running), then the
+ * wait for it and the release of its stage */
+void gemm_hopper_mainloop_issue(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
+                                cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f);
+void gemm_hopper_mainloop_tail(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *done);
 /* the same for tile (tm, tn) of C (a persistent kernel's, from its tile scheduler) */
 gemm_tiles gemm_tiles_at(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_tensor mB, cute_tensor mC,
                          cute_tensor cA, cute_tensor cB, cute_tensor cC, cute_int tm, cute_int tn);
