@@ -23,13 +23,13 @@ bench() # sizes, extra options
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     echo "== build"
-    make -j16 build/cutec build/tests/kernels/gemm/hopper_test 2>&1 | grep -E "error|warning" | head -20
-    TEST_TIMEOUT=100 device_tests kernels/gemm/hopper_test
+    make -j16 build/cutec build/tests/kernels/gemm/hopper_test build/tests/kernels/gemm/epilogue_test 2>&1 | grep -E "error|warning" | head -20
+    TEST_TIMEOUT=100 device_tests kernels/gemm/hopper_test kernels/gemm/epilogue_test
     echo "== run gemm --variant hopper --schedule pingpong: every element against float64"
     for e in "--m 1021 --n 1000 --k 264" "--m 1024 --n 1000 --k 264 --tile 64x256x64" "--m 1000 --n 520 --k 264 --epilogue gelu --bias col"; do
         for l in tn tnt; do
             # shellcheck disable=SC2086
-            echo "$l $e: $(timeout 30 build/cutec run gemm --variant hopper --dtype bf16 --layout $l --schedule pingpong $e 2>&1 | tail -n 1)"
+            echo "$l $e: $(timeout 30 build/cutec run gemm --variant hopper --dtype bf16 --layout $l --schedule pingpong $e 2>&1 | grep -E "verified|WRONG|rror" | head -n 2 | tr '\n' ' ')"
         done
     done
     echo "== bench bf16 tn, schedules ${SCHEDULES:-coop,pingpong}"

@@ -439,7 +439,7 @@ static void gpu(void)
         /* ping-pong: 128 x 128 and 64 x 256 a warpgroup, an f32 C from the accumulators with
          * M-/N-major operands, a 2x1 cluster */
         {2048, 2048, 2048, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.schedule = PP}, 0},
-        {1021, 1000, 264, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {.bm = 64, .bn = 256, .schedule = PP}, 0},
+        {1021, 1000, 264, CUTE_F16, CUTE_F16, 1, 1.0, 0.5, {.bm = 64, .bn = 256, .schedule = PP}, 0},
         {1024, 1000, 264, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {.schedule = PP}, 3},
         {1921, 1024, 1000, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.cluster_m = 2, .schedule = PP}, 0},
     };
