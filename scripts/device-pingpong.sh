@@ -4,8 +4,8 @@
 # sizes through `cutec run gemm` (every element against float64), then `cutec bench gemm
 # --variants hopper` beside cuBLAS in one process on the same gaussian inputs: bf16 tn at
 # 2048^3, 4096^3, 8192^3 and the LLM shapes, a row per schedule (hopper-coop: 128 x 256 a
-# block; hopper-pp: 128 x 128 a warpgroup) and, at the squares, ping-pong's 64 x 256; the
-# fused GELU (erf) epilogue's cost at 8192^3; registers and spills.  Logs go to $OUT
+# block; hopper-pp: 128 x 128 a warpgroup) and, at 8192^3, ping-pong's 64 x 256; the
+# fused GELU epilogues' cost at 8192^3 (erf, tanh); registers and spills.  Logs go to $OUT
 # (default build/device-out); under 4 minutes on an H100/H200.
 #   SHAPES=2048,4096 SCHEDULES=coop,pingpong PP_TILES=64x256x64 sh scripts/device-pingpong.sh
 . scripts/device-common.sh
@@ -35,9 +35,10 @@ bench() # sizes, extra options
     echo "== bench bf16 tn, schedules ${SCHEDULES:-coop,pingpong}"
     bench "$shapes" --schedule "${SCHEDULES:-coop,pingpong}"
     echo "== bench bf16 tn, ping-pong tiles ${PP_TILES:-64x256x64}"
-    bench 2048,4096,8192 --schedule pingpong --tile "${PP_TILES:-64x256x64}"
-    echo "== bench bf16 tn 8192^3: GELU (erf) with a column bias, cost against the plain kernel"
-    bench 8192 --schedule "${SCHEDULES:-coop,pingpong}" --epilogue gelu --bias col
+    bench 8192 --schedule pingpong --tile "${PP_TILES:-64x256x64}"
+    echo "== bench bf16 tn 8192^3: GELU (erf, then tanh) with a column bias, cost against the plain kernel"
+    bench 8192 --epilogue gelu --bias col
+    bench 8192 --epilogue gelu_tanh --bias col
     echo "== registers and spills"
     for o in "--schedule coop" "--schedule pingpong" "--schedule pingpong --tile 64x256x64" "--epilogue gelu --bias col"; do
         # shellcheck disable=SC2086
