@@ -156,6 +156,8 @@ def main():
         rows.append(("torch.mm(a, b) (allocates)", median_us(lambda: torch.mm(a, b), sync)))
     if not stub:
         accessors(a)
+    hot = "C (cutec._fast)" if _calls.run3 is not _calls.run3_python else "Python (no cutec._fast)"
+    print(f"the kept calls' hot path: {hot}")
     print(f"host microseconds per call, median of {ROUNDS} rounds of {CALLS}:")
     for name, us in rows:
         print(f"  {name:40s} {us:8.2f}")

@@ -1,12 +1,14 @@
 """pip install ./python: the package, carrying the shared library.  The library is
 $CUTEC_LIB when set (an installed libcutec.so), else built here with the repository's
-Makefile (make build/libcutec.so).  ctypes only: no compiled extension, but the wheel holds
-a shared library, so it is tagged for this platform."""
+Makefile (make build/libcutec.so).  The library is called through ctypes; the hot path of
+a kept call (python/cutec/_calls.py) is also compiled as the extension cutec._fast where this
+Python's headers and a C compiler are present, and left out (the same path in Python) where
+they are not.  The wheel holds a shared library, so it is tagged for this platform."""
 import os
 import shutil
 import subprocess
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 from setuptools.dist import Distribution
 
@@ -29,4 +31,8 @@ class PlatformDistribution(Distribution):
         return True
 
 
-setup(cmdclass={"build_py": BuildWithLibrary}, distclass=PlatformDistribution)
+FAST = Extension("cutec._fast", ["cutec/_fast.c"], optional=True,
+                 include_dirs=[os.path.join(os.path.dirname(HERE), "include")],
+                 extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Werror"])
+
+setup(cmdclass={"build_py": BuildWithLibrary}, distclass=PlatformDistribution, ext_modules=[FAST])

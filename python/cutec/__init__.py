@@ -16,6 +16,7 @@ arguments: it reads only the data pointers and the current stream (python/cutec/
 import ctypes
 
 from . import _lib
+from . import _calls
 from ._calls import kept, new_packed, run_args
 from ._packed import EW, GEMM
 from ._tensor import Arg
@@ -28,17 +29,11 @@ __all__ = ["mm", "gemm", "elementwise", "add", "sub", "mul", "div", "maximum", "
 def gemm(A, B, C, alpha=1.0, beta=0.0):
     """C = alpha A B^T + beta C in CuTe's convention: A (M,K), B (N,K), C (M,N), each with a
     unit stride in one dimension.  Returns C."""
-    key = None  # stays None for tensors that are not torch's
-    try:
-        key = ("gemm", A.dtype, B.dtype, C.dtype, A.shape, B.shape, C.shape, A.stride(),
-               B.stride(), C.stride(), A.get_device(), B.get_device(), C.get_device())
-        call = kept.calls[key]  # AttributeError: none kept in this thread yet
-    except (AttributeError, KeyError, TypeError):
+    key = _calls.run3(kept.calls, "gemm", A, B, C, alpha, beta)
+    if key is not True:  # no call kept for this signature (None: not torch's tensors)
         p = new_packed(GEMM, 0, 3)
         args = [Arg(A, "A", p, 0), Arg(B, "B", p, 1), Arg(C, "C", p, 2)]
         run_args(p, args, args[2:], "cutec.gemm", alpha, beta, key)
-        return C
-    call.run(A.data_ptr(), B.data_ptr(), C.data_ptr(), alpha, beta)
     return C
 
 
@@ -47,15 +42,10 @@ def mm(a, b, *, out=None, alpha=1.0, beta=0.0, out_dtype=None):
     None, of out_dtype or a's dtype)."""
     if out is None:
         out = _mm_out(a, b, out_dtype)
-    key = None
-    try:
-        key = ("mm", a.dtype, b.dtype, out.dtype, a.shape, b.shape, out.shape, a.stride(),
-               b.stride(), out.stride(), a.get_device(), b.get_device(), out.get_device())
-        call = kept.calls[key]  # AttributeError: none kept in this thread yet
-    except (AttributeError, KeyError, TypeError):
-        return _mm_checked(a, b, out, alpha, beta, out_dtype, key)
     # b (K,N) is CuTe's B (N,K) with its strides swapped: the same memory, no copy
-    call.run(a.data_ptr(), b.data_ptr(), out.data_ptr(), alpha, beta)
+    key = _calls.run3(kept.calls, "mm", a, b, out, alpha, beta)
+    if key is not True:
+        return _mm_checked(a, b, out, alpha, beta, out_dtype, key)
     return out
 
 
@@ -117,15 +107,10 @@ def elementwise(op, a, b=None, *, out=None):
     code, binary = _op_code(op)
     if out is None:
         out = _ew_out(a, b, binary)
-    key = None
-    try:
-        x = b if binary else out  # a unary op's struct has two slots: (a, out, -)
-        key = (code, a.dtype, x.dtype, out.dtype, a.shape, x.shape, out.shape, a.stride(),
-               x.stride(), out.stride(), a.get_device(), x.get_device(), out.get_device())
-        call = kept.calls[key]  # AttributeError: none kept in this thread yet
-    except (AttributeError, KeyError, TypeError):
+    x = b if binary else out  # a unary op's struct has two slots: (a, out, -)
+    key = _calls.run3(kept.calls, code, a, x, out, 1.0, 0.0)
+    if key is not True:
         return _ew_checked(op, code, binary, a, b, out, key)
-    call.run(a.data_ptr(), x.data_ptr(), out.data_ptr())
     return out
 
 

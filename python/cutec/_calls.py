@@ -5,23 +5,58 @@ device) reads its tensors the careful way (_tensor.Arg: every check, PyTorch-sty
 into a Packed struct.  When its tensors are torch's on the GPU, the struct is kept for this
 thread under the signature; a later call with that signature only writes the data pointers,
 the current stream and the scales into it and calls the library (whose own checks, those
-that depend on the pointers too, run on every call)."""
+that depend on the pointers too, run on every call).  run3 is that hot path: cutec._fast's
+when the package was built with it (python/cutec/_fast.c), else the same in Python."""
+import ctypes
 import threading
 
 from ._lib import call_packed
-from ._packed import HEAD, Packed
+from ._packed import HEAD, SIZE, Packed
 from ._runtime import InterpreterCopies, check, current_stream, runtime, stream_function
 
-kept = threading.local()  # .calls: this thread's packed calls by signature (the hot path reads it)
 MAX_CALLS = 1024  # signatures kept per thread (a struct each, 1.4 KB)
+
+
+class _Kept(threading.local):
+    def __init__(self):
+        self.calls = {}  # this thread's packed calls by signature (the hot path reads it)
+
+
+kept = _Kept()
 
 
 def cached():
     """This thread's packed calls by signature."""
-    calls = getattr(kept, "calls", None)
-    if calls is None:
-        calls = kept.calls = {}
-    return calls
+    return kept.calls
+
+
+def run3_python(calls, tag, a, b, c, alpha, beta):
+    """True when the call kept in calls under the signature of (tag, a, b, c) ran; else that
+    signature (None: a tensor is not torch-like) for the slow path to check, run and keep the
+    call under.  cutec._fast.run3 does the same in C."""
+    try:
+        key = (tag, a.dtype, b.dtype, c.dtype, a.shape, b.shape, c.shape, a.stride(),
+               b.stride(), c.stride(), a.get_device(), b.get_device(), c.get_device())
+        call = calls[key]
+    except KeyError:
+        return key
+    except (AttributeError, TypeError):
+        return None
+    call.run(a.data_ptr(), b.data_ptr(), c.data_ptr(), alpha, beta)
+    return True
+
+
+def _fast_run3():
+    """cutec._fast.run3 bound to the library the package loaded, or None without it"""
+    try:
+        from . import _fast
+    except ImportError:
+        return None
+    _fast.init(ctypes.cast(call_packed, ctypes.c_void_p).value, SIZE)
+    return _fast.run3
+
+
+run3 = _fast_run3() or run3_python
 
 
 class Call:
@@ -37,7 +72,11 @@ class Call:
         HEAD.pack_into(self.mem, 0, d0, d1, d2, 0, self.stream(self.index) or 0, alpha, beta)
         status = call_packed(self.addr)
         if status != 0:
-            check(status, self.packed, self.what)
+            self.failed(status)
+
+    def failed(self, status):
+        """raises cutec's error of a kept call that returned status"""
+        check(status, self.packed, self.what)
 
 
 def same_device(what, args):

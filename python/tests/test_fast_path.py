@@ -11,7 +11,8 @@ import threading
 import unittest
 
 import cutec
-from cutec import _calls, _lib, _runtime
+import fast_ext
+from cutec import _calls, _lib, _packed, _runtime
 from torch_like import TorchLike
 
 
@@ -108,6 +109,44 @@ class KeptCalls(unittest.TestCase):
         worker.join()
         self.assertEqual(seen, [1])
         self.assertEqual(len(_calls.cached()), 1)
+
+
+class KeptCallsInPython(KeptCalls):
+    """The same with the hot path in Python (a package built without cutec._fast)"""
+    run3 = staticmethod(_calls.run3_python)
+
+    @classmethod
+    def setUpClass(cls):
+        cls.saved, _calls.run3 = _calls.run3, cls.run3
+
+    @classmethod
+    def tearDownClass(cls):
+        _calls.run3 = cls.saved
+
+
+class KeptCallsInC(KeptCallsInPython):
+    """The same with the hot path in C (python/cutec/_fast.c, compiled for this run)"""
+
+    @classmethod
+    def setUpClass(cls):
+        fast = fast_ext.build()
+        if fast is None:
+            raise unittest.SkipTest("no Python headers or no C compiler: cutec._fast not built")
+        fast.init(ctypes.cast(_lib.call_packed, ctypes.c_void_p).value, _packed.SIZE)
+        cls.run3 = staticmethod(fast.run3)
+        super().setUpClass()
+
+    def test_not_torch_tensors(self):
+        """what is not a torch tensor goes to the slow path (None), a kept signature runs
+        (True), a new one comes back as the key the slow path keeps the call under"""
+        self.assertIsNone(_calls.run3({}, "mm", object(), 1, [], 1.0, 0.0))
+        a, b, c = tensor(4, 4), tensor(4, 4), tensor(4, 4)
+        key = _calls.run3({}, "mm", a, b, c, 1.0, 0.0)
+        self.assertEqual(key, _calls.run3_python({}, "mm", a, b, c, 1.0, 0.0))
+        cutec.mm(a, b, out=c)
+        self.assertIs(_calls.run3(_calls.cached(), "mm", a, b, c, 1.0, 0.0), True)
+        with self.assertRaises(TypeError):
+            _calls.run3(_calls.cached(), "mm", a, b, c, "two", 0.0)
 
 
 if __name__ == "__main__":
