@@ -3,11 +3,12 @@
 # engineer pingpong): build, hopper_test on the GPU (ping-pong cases among its own), odd
 # sizes through `cutec run gemm` (every element against float64), then `cutec bench gemm
 # --variants hopper` beside cuBLAS in one process on the same gaussian inputs: bf16 tn at
-# 2048^3, 4096^3, 8192^3 and the LLM shapes, a row per schedule (hopper-coop: 128 x 256 a
-# block; hopper-pp: 128 x 128 a warpgroup) and, at 8192^3, ping-pong's 64 x 256; the
+# 2048^3, 4096^3, 8192^3 and the LLM shapes with the cooperative kernel's 128 x 256 and
+# 128 x 192 tiles (a row each: the last wave's share differs), at 8192^3 a row per schedule
+# (hopper-coop: 128 x 256 a block; hopper-pp: 128 x 128 a warpgroup, then 64 x 256); the
 # fused GELU epilogues' cost at 8192^3 (erf, tanh); registers and spills.  Logs go to $OUT
 # (default build/device-out); under 4 minutes on an H100/H200.
-#   SHAPES=2048,4096 SCHEDULES=coop,pingpong PP_TILES=64x256x64 sh scripts/device-pingpong.sh
+#   SHAPES=2048,4096 TILES=128x256x64,128x192x64 SCHEDULES=coop,pingpong PP_TILES=64x256x64 sh scripts/device-pingpong.sh
 . scripts/device-common.sh
 shapes=${SHAPES:-2048,4096,8192,8192x8192x1024,8192x28672x4096,8192x4096x14336,8192x6144x4096}
 log="$out/pingpong.log"
@@ -32,9 +33,10 @@ bench() # sizes, extra options
             echo "$l $e: $(timeout 30 build/cutec run gemm --variant hopper --dtype bf16 --layout $l --schedule pingpong $e 2>&1 | grep -E "verified|WRONG|rror" | head -n 2 | tr '\n' ' ')"
         done
     done
-    echo "== bench bf16 tn, schedules ${SCHEDULES:-coop,pingpong}"
-    bench "$shapes" --schedule "${SCHEDULES:-coop,pingpong}"
-    echo "== bench bf16 tn, ping-pong tiles ${PP_TILES:-64x256x64}"
+    echo "== bench bf16 tn, cooperative tiles ${TILES:-128x256x64,128x192x64} (wave quantization)"
+    bench "$shapes" --schedule coop --tile "${TILES:-128x256x64,128x192x64}"
+    echo "== bench bf16 tn 8192^3, schedules ${SCHEDULES:-coop,pingpong} (ping-pong: 128 x 128 a warpgroup), and ping-pong ${PP_TILES:-64x256x64}"
+    bench 8192 --schedule "${SCHEDULES:-coop,pingpong}"
     bench 8192 --schedule pingpong --tile "${PP_TILES:-64x256x64}"
     echo "== bench bf16 tn 8192^3: GELU (erf, then tanh) with a column bias, cost against the plain kernel"
     bench 8192 --epilogue gelu --bias col
