@@ -163,36 +163,20 @@ static bool parse_sweep(const char *s, bool cluster, gemm_opts *o)
     return *n > 0;
 }
 
-/* bench's --schedule coop,pingpong (each a row) */
-static bool parse_schedules(const char *s, gemm_opts *o)
+/* bench's lists of one tiling option, --schedule coop,pingpong or --tile BMxBNxBK,...: each
+ * value a tiling of its own in list[], a row each */
+static bool parse_tiling_list(const char *key, const char *s, cute_gemm_tiling *list, int *n)
 {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", s);
-    o->nschedules = 0;
+    *n = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        cute_gemm_tiling one = {0};
         bool known;
-        if (o->nschedules == GEMM_MAX_SWEEP || !cli_gemm_tiling_option("--schedule", t, &one, &known, why, sizeof why))
-            return false;
-        o->schedules[o->nschedules++] = one.schedule;
+        if (*n == GEMM_MAX_SWEEP) return snprintf(why, sizeof why, "up to %d values of %s", GEMM_MAX_SWEEP, key), false;
+        list[*n] = (cute_gemm_tiling){0};
+        if (!cli_gemm_tiling_option(key, t, &list[(*n)++], &known, why, sizeof why)) return false;
     }
-    return o->nschedules > 0;
-}
-
-/* bench's --tile BMxBNxBK,... (a list: each a row) */
-static bool parse_tiles(const char *s, gemm_opts *o)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", s);
-    o->ntiles = 0;
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        cute_gemm_tiling one = {0};
-        bool known;
-        if (o->ntiles == GEMM_MAX_SWEEP || !cli_gemm_tiling_option("--tile", t, &one, &known, why, sizeof why))
-            return false;
-        o->tiles[o->ntiles][0] = one.bm, o->tiles[o->ntiles][1] = one.bn, o->tiles[o->ntiles++][2] = one.bk;
-    }
-    return o->ntiles > 0;
+    return *n > 0;
 }
 
 static bool parse_variants(const char *s, gemm_opts *o)
@@ -254,8 +238,8 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (bench && !strcmp(k, "--tokens")) return parse_int(v, &o->tokens, 1, 1 << 20);
     if (bench && !strcmp(k, "--cluster")) return parse_sweep(v, true, o);
     if (bench && !strcmp(k, "--raster")) return parse_sweep(v, false, o);
-    if (bench && !strcmp(k, "--schedule")) return parse_schedules(v, o);
-    if (bench && !strcmp(k, "--tile") && strchr(v, ',')) return parse_tiles(v, o);
+    if (bench && !strcmp(k, "--schedule")) return parse_tiling_list(k, v, o->schedules, &o->nschedules);
+    if (bench && !strcmp(k, "--tile") && strchr(v, ',')) return parse_tiling_list(k, v, o->tiles, &o->ntiles);
     bool tiling = cli_gemm_tiling_option(k, v, &o->tiling, known, why, sizeof why);
     if (*known) return tiling;
     bool epi = cli_gemm_epilogue_option(k, v, &o->epi, &o->dual, known);
