@@ -282,7 +282,13 @@ static void pingpong_warpgroup(cute_ctx *c, const gemm_plan *p, const hopper_arg
 static void consumer_pingpong(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m,
                               cute_int tid, cute_val alpha, cute_val beta, cute_val mapC)
 {
-    CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) pingpong_warpgroup(c, p, g, m, tid, 0, alpha, beta, mapC);
+    /* the warpgroup as lane 0 of the warp has it (CUTLASS's canonical_warp_group_idx): a
+     * value ptxas sees is the same across the warp, so the branches hold no divergent path
+     * (in one, ptxas serialized every wgmma: C7520) */
+    cute_val wg = cute_int_value(c, cute_div(cute_ctx_alg(c), tid, cute_i(WARPGROUP)), CUTE_I32);
+    wg = cute_val_shfl(c, wg, cute_val_int(c, CUTE_I32, 0), CUTE_SHFL_IDX);
+    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_EQ, wg, cute_val_int(c, CUTE_I32, 0)))
+        pingpong_warpgroup(c, p, g, m, tid, 0, alpha, beta, mapC);
     CUTE_ELSE(c) pingpong_warpgroup(c, p, g, m, tid, 1, alpha, beta, mapC);
 }
 
