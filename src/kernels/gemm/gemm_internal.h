@@ -74,6 +74,8 @@ enum { GEMM_BREAK_EXPECT_TX = 4, GEMM_BREAK_PHASE = 8, GEMM_BREAK_RELEASE = 16, 
 enum { GEMM_BREAK_STORE_ACQUIRE = 64, GEMM_BREAK_STORE_FENCE = 128, GEMM_BREAK_STORE_BARRIER = 256 };
 /* ... and the grouped kernel's producer retargeting its maps without the release fence */
 enum { GEMM_BREAK_MAP_FENCE = 512 };
+/* ... and the ping-pong consumers: a warpgroup that never passes the MMA turn */
+enum { GEMM_BREAK_TURN = 1024 };
 const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
                                    char *err, size_t n);
 const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,

@@ -265,7 +265,7 @@ static void pingpong_warpgroup(cute_ctx *c, const gemm_plan *p, const hopper_arg
         gemm_tiles t = tile(c, p, g, i);
         turn_wait(c, MMA_TURN, wg, not_first);
         gemm_hopper_mainloop_issue(c, p, m, &t, &read, &done, &f);
-        turn_pass(c, MMA_TURN, wg, not_last);
+        if (!(p->broken & GEMM_BREAK_TURN)) turn_pass(c, MMA_TURN, wg, not_last);
         gemm_hopper_mainloop_tail(c, p, m, &done);
         turn_wait(c, EPILOGUE_TURN, wg, not_first);
         epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC);

@@ -11,7 +11,10 @@
  *    phase, a consumer that never releases a stage (alone and in a 2x1 cluster), a wgmma
  *    that reads a stage before its wait; and the TMA-store epilogue's, with both sites: a
  *    buffer written again before its store read it (no PipelineTmaStore acquire),
- *    stmatrix's writes not fenced for TMA, a store issued before the consumers met;
+ *    stmatrix's writes not fenced for TMA, a store issued before the consumers met; a
+ *    ping-pong warpgroup that never passes the MMA turn (a deadlock at its named barrier);
+ *  - the ping-pong schedule (a tile each warpgroup, turns over named barriers): uneven tile
+ *    counts, wrapping stages, 128-row tiles, f32 C, M-/N-major, a cluster, a fused epilogue;
  *  - A M-major, B N-major and both (64-row TMA boxes, wgmma's transposed operands);
  *  - what it refuses, named: an N-major B in tiles not a multiple of 64, unaligned rows,
  *    fp32, stages that do not fit, a TMA-store epilogue for an f32 C;
@@ -155,6 +158,7 @@ static void broken(cute_runtime *rt, unsigned how, const char *const *want, cons
      * the TMA-store epilogue's: a bf16 C, 3 N tiles, each block's tiles reusing its buffer */
     hcase k = {72, 40, 5 * 64 - 8, CUTE_BF16, CUTE_F32, 1, 1.0, 0.0, {.bm = 64, .bn = 64, .stages = 3, .cluster_m = cluster_m, .cluster_n = 1}, 0};
     if (how >= GEMM_BREAK_STORE_ACQUIRE) k.N = 136, k.cd = CUTE_BF16;
+    if (how == GEMM_BREAK_TURN) k.tile.schedule = PP; /* 2 M x 3 N tiles: 3 a block */
     char why[8192];
     int64_t bad;
     cute_status s = run(rt, &k, how, &bad, why, sizeof why);
@@ -188,6 +192,8 @@ static void broken_all(cute_runtime *rt)
          "stmatrix's writes stored by TMA with no proxy fence", 1},
         {GEMM_BREAK_STORE_BARRIER, {"race on bytes", "cp.async.bulk.tensor", "hopper_store.c", NULL},
          "a TMA store issued before the consumers met", 1},
+        {GEMM_BREAK_TURN, {"deadlock", "waits at bar.sync 2: 128 of its 256 threads arrived", "hopper.c", NULL},
+         "a ping-pong warpgroup that never passes the MMA turn", 1},
     };
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) broken(rt, b[i].how, b[i].want, b[i].what, b[i].cluster_m);
 }
@@ -232,6 +238,9 @@ static void fused_all(cute_runtime *rt)
         {{136, 200, 72, CUTE_BF16, CUTE_BF16, 0, 1.0, 1.0, {0}, 0}, {CUTE_GEMM_BIAS_COL, CUTE_GEMM_ACT_SILU, 0, 0, 0}},
         {{136, 200, 72, CUTE_F16, CUTE_F16, 1, 0.5, 0.0, {.bm = 128, .bn = 128}, 0},
          {CUTE_GEMM_BIAS_ROW, CUTE_GEMM_ACT_NONE, half_minus_v, NULL, "half_minus_v"}},
+        /* in the ping-pong schedule's epilogue (a warpgroup's 128 x 128 tile) */
+        {{200, 136, 200, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.stages = 2, .schedule = PP}, 0},
+         {CUTE_GEMM_BIAS_COL, CUTE_GEMM_ACT_GELU_ERF, 0, 0, 0}},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         char why[4096];
