@@ -141,6 +141,26 @@ bool cute_gemm_act_parse(const char *name, cute_gemm_act *out);
 /* whether e does anything (NULL or all zero: the plain alpha/beta epilogue) */
 bool cute_gemm_epilogue_fused(const cute_gemm_epilogue *e);
 
+/* fp8 scales (docs/gemm.md, "Scaled fp8"), as torch._scaled_mm and DeepSeek-V3 take them:
+ * f32 tensors in device memory, read by the kernel.
+ *   TENSOR: one scale per operand, x = alpha sa sb (A B^T) + beta C;
+ *   BLOCK:  sa (M, ceil(K/128)) one per row and 128 of K, sb (ceil(N/128), ceil(K/128)) one per
+ *           128 x 128 block of B: x = alpha sum_kb sa(m,kb) sb(n/128,kb) (A B^T over K block kb)
+ *           + beta C, each K block's product promoted into an f32 sum with its scales.
+ * Then the fused epilogue (bias, act, fn); amax (optional, one f32) becomes max(amax, max |x|)
+ * over C's elements (NaN the largest: bits compared, atomically, so the same value every run);
+ * then x times the output scale (optional, one f32), rounded to C's dtype.  The hopper kernel
+ * (sm_90, and the interpreter), e4m3 or e5m2 inputs; amax and the output scale need its
+ * TMA-store epilogue (a 16-bit C). */
+typedef enum { CUTE_GEMM_SCALE_NONE, CUTE_GEMM_SCALE_TENSOR, CUTE_GEMM_SCALE_BLOCK } cute_gemm_scale_kind;
+typedef struct cute_gemm_scales {
+    cute_gemm_scale_kind kind;
+    const cute_call_arg *a, *b; /* TENSOR: rank 1, 1 element; BLOCK: rank 2, as above */
+    const cute_call_arg *out;   /* NULL: 1 */
+    const cute_call_arg *amax;  /* NULL: none */
+} cute_gemm_scales;
+const char *cute_gemm_scale_name(cute_gemm_scale_kind k); /* "none", "tensor", "block" */
+
 /* Which mode of an operand has stride 1: 0 (M-major A / N-major B / column-major C) or 1. */
 typedef struct cute_gemm_config {
     cute_gemm_variant variant;
@@ -162,6 +182,10 @@ typedef struct cute_gemm_config {
     bool dual;                /* the dual GEMM with SwiGLU (cutec_gemm_swiglu): called with
                                  (A, B0, C, alpha, beta, B1), C = alpha silu(A B0^T) (A B1^T)
                                  + beta C; the hopper kernel only */
+    cute_gemm_scale_kind scale; /* fp8 scales (cutec_gemm_scaled): then called with (A, B, C,
+                                 alpha, beta, v, sa, sb, out scale, amax), unused ones any
+                                 tensor of the spec (v: C's dtype, rank 1; the others f32) */
+    bool out_scale, amax;     /* with scale: whether the call has them */
 } cute_gemm_config;
 
 /* the C dtype a configuration writes (c_dtype, or dtype when it is CUTE_VOID) */
@@ -210,6 +234,11 @@ cute_status cutec_gemm_ex(cute_gemm_lib *lib, cute_gemm_variant variant, const c
                           const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,
                           const cute_gemm_epilogue *epilogue, const cute_call_arg *v, void *stream,
                           char *err, size_t n);
+/* the same with fp8 scales (NULL, or kind NONE: cutec_gemm_ex) */
+cute_status cutec_gemm_scaled(cute_gemm_lib *lib, cute_gemm_variant variant, const cute_call_arg *A,
+                              const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,
+                              const cute_gemm_scales *scales, const cute_gemm_epilogue *epilogue,
+                              const cute_call_arg *v, void *stream, char *err, size_t n);
 /* The dual GEMM with a SwiGLU epilogue (seed 001): C = alpha * silu(A B0^T) * (A B1^T)
  * + beta * C in one kernel, A read once: B0 and B1 (N,K) of A's dtype, laid out alike,
  * K-major; C (M,N) 16-bit.  The Hopper kernel only (sm_90, and the interpreter): a block's

@@ -424,13 +424,19 @@ static void permuted_fails(cute_runtime *rt, const char *where)
     CHECK(wrong > 0, "%s: a wrong A layout went unnoticed (%d wrong)", what, wrong);
 }
 
+/* the atoms that permute bytes (SM75_U8x16_LDSM_T_PRMT_*) take 8-bit types only */
+static bool bytes_only(const cute_atom_info *r)
+{
+    return strstr(r->name, "_U8x") != NULL;
+}
+
 static void copy_cases(cute_runtime *rt, const char *where)
 {
     static const cute_dtype types[] = {CUTE_U16, CUTE_BF16, CUTE_I8};
     for (int i = 0; i < cute_atom_count(); i++) {
         cute_atom_info r = cute_atom_info_at(i);
         if (r.mma || !r.min_arch) continue;
-        for (int ty = 0; ty < 3; ty++)
+        for (int ty = bytes_only(&r) ? 2 : 0; ty < 3; ty++)
             for (int z = 0; z < (r.traits.pred == CUTE_PRED_ZFILL ? 2 : 1); z++) {
                 lane_case k;
                 memset(&k, 0, sizeof k);
@@ -518,7 +524,7 @@ static void compile_all(void)
         cute_alg a;
         cute_alg_init(&a, NULL);
         if (!r.min_arch || r.traits.scope == CUTE_SCOPE_WARPGROUP) continue; /* wgmma_test.c */
-        if (r.mma ? !cute_mma_atom_named(&a, r.name, &k.mma) : !cute_copy_atom_named(&a, r.name, CUTE_BF16, &k.copy))
+        if (r.mma ? !cute_mma_atom_named(&a, r.name, &k.mma) : !cute_copy_atom_named(&a, r.name, bytes_only(&r) ? CUTE_I8 : CUTE_BF16, &k.copy))
             continue; /* a type cutec lacks: skipped (and said so) by the lane cases */
         if (r.mma)
             k.na = vals_of(&a, &k.mma.a_tv), k.nb = vals_of(&a, &k.mma.b_tv), k.nc = vals_of(&a, &k.mma.c_tv);

@@ -114,6 +114,9 @@ bool cute_copy_atom_named(cute_alg *c, const char *name, cute_dtype d, cute_copy
         return !c->failed;
     }
     int ebits = 8 * cute_dtype_bytes(d);
+    if (r->raw_dst && ebits != 8)
+        return cute_alg_fail(c, "copy atom %s: permutes bytes, for 8-bit types only (not %s)", r->info.name,
+                             cute_dtype_name(d));
     if (ebits <= 0 || ebits > r->bits || r->bits % ebits)
         return cute_alg_fail(c, "copy atom %s: moves %d bits per thread, not a multiple of one %s",
                              r->info.name, r->bits, cute_dtype_name(d));

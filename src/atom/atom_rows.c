@@ -28,24 +28,30 @@
 
 #define MMA(nm, dsl_, ty, arch, m, n, k, ptx, a, b, cl)                                          \
     {{nm, dsl_, true, arch, WARP_SYNC, ty, ptx, MMA_FIELDS, {"(" #m "," #n "," #k ")", "32:1", a, b, cl}}, \
-     ROW_MMA_SYNC, {m, n, k}, 0, 0, false}
+     ROW_MMA_SYNC, {m, n, k}, 0, 0, false, NULL}
 
 #define LDSM(nm, dsl_, n, t, src, dst) \
     {{nm, dsl_, false, 75, WARP_SYNC, "", "ldmatrix.sync.aligned.m8n8.x" #n t ".shared.b16", COPY_FIELDS, \
-      {"32:1", src, dst, dst, NULL}}, ROW_LDSM, {0, 0, 0}, 32 * n, n, sizeof t > 1}
+      {"32:1", src, dst, dst, NULL}}, ROW_LDSM, {0, 0, 0}, 32 * n, n, sizeof t > 1, NULL}
 #define STSM(nm, dsl_, n, t, src, dst) \
     {{nm, dsl_, false, 90, WARP_SYNC, "", "stmatrix.sync.aligned.m8n8.x" #n t ".shared.b16", COPY_FIELDS, \
-      {"32:1", src, dst, src, NULL}}, ROW_STSM, {0, 0, 0}, 32 * n, n, sizeof t > 1}
+      {"32:1", src, dst, src, NULL}}, ROW_STSM, {0, 0, 0}, 32 * n, n, sizeof t > 1, NULL}
+/* ldmatrix.x4.trans of 8-bit pairs, then prmt: K-major 8-bit MMA fragments from an MN-major
+ * tile (kernels/gemm, docs/atoms.md); not CuTe's (it has no 8-bit transposing ldmatrix
+ * before sm_100) */
+#define LDSM_PRMT(nm, dst) \
+    {{nm, "", false, 75, WARP_SYNC, "", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", COPY_FIELDS, \
+      {"32:1", LDSM_N_SRC4, dst, dst, NULL}}, ROW_LDSM, {0, 0, 0}, 128, 4, true, LDSM_T_DST8}
 #define CP_ASYNC(nm, dsl_, ptx, bits, tv)                                                      \
     {{nm, dsl_, false, 80, {CUTE_SCOPE_THREAD, CUTE_PRED_ZFILL, true}, "", ptx, COPY_FIELDS, \
-      {"1:0", tv, tv, tv, NULL}}, ROW_CP_ASYNC, {0, 0, 0}, bits, 0, false}
+      {"1:0", tv, tv, tv, NULL}}, ROW_CP_ASYNC, {0, 0, 0}, bits, 0, false, NULL}
 #define UCOPY(bits)                                                                            \
     {{"UniversalCopy<uint" #bits ">", "CopyUniversalOp", false, 0, {CUTE_SCOPE_THREAD, CUTE_PRED_BRANCH, false}, \
       "", "ld/st of " #bits " bits", COPY_FIELDS, {"1:0", "(1," #bits "):(0,1)", "(1," #bits "):(0,1)", \
-      "(1," #bits "):(0,1)", NULL}}, ROW_UNIVERSAL_COPY, {0, 0, 0}, bits, 0, false}
+      "(1," #bits "):(0,1)", NULL}}, ROW_UNIVERSAL_COPY, {0, 0, 0}, bits, 0, false, NULL}
 #define UFMA(nm, ty)                                                                           \
     {{nm, "MmaUniversalOp", true, 0, {CUTE_SCOPE_THREAD, CUTE_PRED_BRANCH, false}, ty, "fma", MMA_FIELDS, \
-      {"(1,1,1)", "1:0", "(1,1):(0,0)", "(1,1):(0,0)", "(1,1):(0,0)"}}, ROW_UNIVERSAL_FMA, {1, 1, 1}, 0, 0, false}
+      {"(1,1,1)", "1:0", "(1,1):(0,0)", "(1,1):(0,0)", "(1,1):(0,0)"}}, ROW_UNIVERSAL_FMA, {1, 1, 1}, 0, 0, false, NULL}
 
 #define LDSM_N_SRC1 "((8,4),128):((128,0),1)"
 #define LDSM_N_SRC2 "((16,2),128):((128,0),1)"
@@ -128,6 +134,15 @@ const atom_row cute_atom_rows[] = {
     LDSM("SM75_U16x2_LDSM_T", "LdMatrix8x8x16bOp(transpose=True, num_matrices=1)", 1, ".trans", LDSM_N_SRC1, LDSM_T_DST2),
     LDSM("SM75_U16x4_LDSM_T", "LdMatrix8x8x16bOp(transpose=True, num_matrices=2)", 2, ".trans", LDSM_N_SRC2, LDSM_T_DST4),
     LDSM("SM75_U16x8_LDSM_T", "LdMatrix8x8x16bOp(transpose=True, num_matrices=4)", 4, ".trans", LDSM_N_SRC4, LDSM_T_DST8),
+    /* An 8-bit MMA's A (B) fragment holds 4 consecutive k of one row (column) per register;
+     * an MN-major tile gives ldmatrix rows of 16 consecutive m (n) at one k.  Lanes 8q+r
+     * (matrix q = i1 + 2h, row r = 2t + j) address k = 2r + i1 + 16h, so that .trans hands
+     * lane (t, g) the byte pairs m = 2g, 2g+1 at k = 4t + 2j + i1 (+16h); prmt gathers each
+     * m's four k into one register.  The fragment's m are 2g and 2g+1, which the GEMM's
+     * TiledMMA makes its rows g and g+8 (a permutation of M, or of N).  DstLayout in bits,
+     * values (8 bits, i1, j), then m and h (A's register order) or h and m (B's). */
+    LDSM_PRMT("SM75_U8x16_LDSM_T_PRMT_A", "((4,8),((8,2,2),2,2)):((256,16),((1,1024,128),8,2048))"),
+    LDSM_PRMT("SM75_U8x16_LDSM_T_PRMT_B", "((4,8),((8,2,2),2,2)):((256,16),((1,1024,128),2048,8))"),
     /* stmatrix (sm_90): the same layouts, source and destination swapped */
     STSM("SM90_U32x1_STSM_N", "StMatrix8x8x16bOp(transpose=False, num_matrices=1)", 1, "", LDSM_N_DST1, LDSM_N_SRC1),
     STSM("SM90_U32x2_STSM_N", "StMatrix8x8x16bOp(transpose=False, num_matrices=2)", 2, "", LDSM_N_DST2, LDSM_N_SRC2),

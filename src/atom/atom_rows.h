@@ -23,6 +23,10 @@ typedef struct atom_row {
     int bits;     /* copy: bits one thread moves per atom; cp.async: its size */
     int matrices; /* ldmatrix / stmatrix: 1, 2 or 4 8x8 matrices */
     bool trans;   /* ldmatrix / stmatrix .trans */
+    /* ldmatrix whose registers are then permuted byte by byte (prmt): the instruction's own
+     * DstLayout (bits), of which the row's DstLayout is a rearrangement within each thread;
+     * NULL for every other row */
+    const char *raw_dst;
 } atom_row;
 
 extern const atom_row cute_atom_rows[];
@@ -44,6 +48,9 @@ void mma_sync_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_t
                    cute_tensor B, cute_tensor C);
 void ldsm_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,
                cute_vreg pred);
+/* an LDSM_PRMT row's registers (raw_dst's order) put in the row's order with prmt
+ * (ldsm_prmt.c); false, the context failed, when the row's layouts do not allow it */
+bool ldsm_prmt_apply(cute_ctx *c, const atom_row *r, cute_type t, cute_vreg words[4]);
 void stsm_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,
                cute_vreg pred);
 void cp_async_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst,

@@ -76,7 +76,7 @@ static void make_row(const wg_family *f, int n, bool rs)
     *r = (atom_row){{t->name, "", true, 90, {CUTE_SCOPE_WARPGROUP, CUTE_PRED_NONE, true}, f->dabc, t->ptx,
                      {"Shape_MNK", "ThrID", "ALayout", "BLayout", "CLayout"},
                      {t->shape, "128:1", t->a, t->b, t->c}},
-                    rs ? ROW_WGMMA_RS : ROW_WGMMA_SS, {64, n, f->k}, 0, 0, false};
+                    rs ? ROW_WGMMA_RS : ROW_WGMMA_SS, {64, n, f->k}, 0, 0, false, NULL};
 }
 
 static void generate(void)

@@ -76,6 +76,7 @@ static void matrix_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor sme
     if (load) {
         atom_new_regs(c, atom_reg_type(d), r->matrices, words);
         cute_ir_inst_op(&c->b, row, words, r->matrices, &addr, 1, 0);
+        if (r->raw_dst && !ldsm_prmt_apply(c, r, atom_reg_type(d), words)) return;
         atom_operand_out(c, d, &regs, n, words);
         return;
     }

@@ -13,7 +13,7 @@ typedef struct attn_opts {
     bool causal, shape_given, bwd, decode;
     int64_t splits;    /* --splits: decode's (0: the library's choice) */
     double scale;
-    cute_attention_variant variant; /* --variant: the forward's kernel */
+    cute_attention_variant variant; /* --variant: the kernels (forward and backward) */
     int64_t block_n;                /* --block-n: its keys a tile (0: its choice) */
     cli_kernel_opts k; /* --iters, --emit, --arch, --backend */
 } attn_opts;

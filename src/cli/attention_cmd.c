@@ -31,7 +31,7 @@ static int usage(const char *cmd)
             "  --bwd (or --backward): the backward (dQ, dK, dV; head dim 64 or 128), SDPA's beside;\n"
             "  --decode [--splits N]: one query row against --seqlen keys (bench: 8x32x32768 d128,\n"
             "  32 and 8 KV heads), GB/s of K and V read beside a device copy's and SDPA's;\n"
-            "  --variant: the forward's kernel (auto: hopper on sm_90, sm80 elsewhere); --block-n: its keys a tile\n",
+            "  --variant: the kernels (auto: hopper on sm_90, sm80 elsewhere); --block-n: the forward's keys a tile\n",
             cmd);
     return CLI_USAGE;
 }
@@ -125,7 +125,7 @@ static const cute_fn *compile_decode(cute_runtime *rt, const void *cfg, char *er
 static int emit(const attn_opts *o)
 {
     cute_attention_config cfg = {.dtype = o->dtype, .head_dim = (int)o->D, .causal = o->causal && !o->decode, .lse = true,
-                                 .variant = o->bwd || o->decode ? CUTE_ATTENTION_AUTO : o->variant,
+                                 .variant = o->decode ? CUTE_ATTENTION_AUTO : o->variant,
                                  .block_n = o->bwd || o->decode ? 0 : (int)o->block_n};
     return cli_emit_compiled("attention", o->bwd ? compile_bwd : o->decode ? compile_decode : compile, &cfg, o->k.emit,
                              o->k.arch);

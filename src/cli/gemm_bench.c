@@ -24,7 +24,65 @@ typedef struct bench_ctx {
     cute_gemm_lib *lib;
     cute_cublas *h;
     plot chart; /* --plot */
+    double torch_ms[GEMM_MAX_SIZES][2]; /* --scale: torch._scaled_mm, default and fast accumulation (< 0: none) */
+    int size;                           /* the size being benched */
 } bench_ctx;
+
+static void print_row(int64_t size, const char *name, double ms, double flops, double ref_ms, double diff,
+                      const char *verdict);
+
+/* --scale: torch._scaled_mm's ms for every size, from one run of bench/torch_scaled_mm.py
+ * ($CUTEC_TORCH_SCALED_MM): its own gaussian inputs of the same shapes */
+static void torch_scaled_ms(bench_ctx *x)
+{
+    const gemm_opts *o = x->o;
+    const char *script = getenv("CUTEC_TORCH_SCALED_MM");
+    char cmd[1024], line[512];
+    int len = snprintf(cmd, sizeof cmd, "python3 %s%s %s %s", script ? script : "bench/torch_scaled_mm.py",
+                       o->scale == CUTE_GEMM_SCALE_BLOCK ? " --block" : "", cli_gemm_dtype_name(o->in),
+                       cli_gemm_dtype_name(o->out));
+    for (int i = 0; i < o->nsizes; i++) {
+        len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %lldx%lldx%lld", (long long)o->sizes[i][0],
+                        (long long)o->sizes[i][1], (long long)o->sizes[i][2]);
+        x->torch_ms[i][0] = x->torch_ms[i][1] = -1;
+    }
+    snprintf(cmd + len, sizeof cmd - (size_t)len, " 2>&1");
+    FILE *f = popen(cmd, "r");
+    if (!f) return;
+    while (fgets(line, sizeof line, f)) {
+        long long m, n, k;
+        int fast;
+        double t;
+        if (sscanf(line, "torch %lldx%lldx%lld %d %lf", &m, &n, &k, &fast, &t) != 5) {
+            if (line[0] == '#') printf("%s", line); /* the version, a figure not taken */
+            continue;
+        }
+        for (int i = 0; i < o->nsizes; i++)
+            if (o->sizes[i][0] == m && o->sizes[i][1] == n && o->sizes[i][2] == k) x->torch_ms[i][fast != 0] = t;
+    }
+    pclose(f);
+}
+
+/* the torch._scaled_mm rows of this size (where taken) */
+static void torch_rows(bench_ctx *x, const gemm_problem *p, double ref_ms)
+{
+    static const char *const names[2] = {"torch_smm", "torch_smm_fast"};
+    for (int fast = 0; fast < 2 && x->o->scale; fast++) {
+        double ms = x->torch_ms[x->size][fast];
+        if (ms > 0) print_row(p->m, names[fast], ms, gemm_flops(p), ref_ms, -1,
+                              fast ? "(use_fast_accum=True)" : "(use_fast_accum=False, torch's default)");
+    }
+}
+
+/* a variant's rate against torch._scaled_mm's, in its row's verdict */
+static void torch_share(const bench_ctx *x, double ms, char *buf, size_t n)
+{
+    const double *t = x->torch_ms[x->size];
+    int len = 0;
+    for (int fast = 0; fast < 2 && x->o->scale; fast++)
+        if (t[fast] > 0)
+            len += snprintf(buf + len, n - (size_t)len, "; %.1f%% of torch_smm%s", 100 * t[fast] / ms, fast ? "_fast" : "");
+}
 
 typedef struct ref_call {
     cute_cublas *h;
@@ -117,10 +175,13 @@ static double bench_cublas(bench_ctx *x, const gemm_problem *p, int sets, void *
 }
 
 /* the row's name: the sweep's (the variant's, its cluster and raster), "+" the fused
- * epilogue's */
+ * epilogue's, the scales' */
 static const char *row_name(const gemm_problem *p, const char *name, char *buf, size_t n)
 {
     if (p->dual) return snprintf(buf, n, "%s+swiglu", name), buf;
+    if (p->scale)
+        return snprintf(buf, n, "%s+%s%s%s", name, p->scale == CUTE_GEMM_SCALE_BLOCK ? "blk" : "scl",
+                        p->amax ? "+amax" : "", p->out_scale ? "+os" : ""), buf;
     if (!cute_gemm_epilogue_fused(&p->epi)) return name;
     snprintf(buf, n, "%s%s%s%s", name, p->epi.bias ? "+bias" : "", p->epi.act ? "+" : "",
              p->epi.act ? cute_gemm_act_name(p->epi.act) : "");
@@ -151,7 +212,8 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
     }
     gemm_verdict v;
     gemm_check_sample(p, got, o->alpha, o->beta, gemm_ref_tolerance(o->in, o->out), o->seed + 1, SAMPLES, &v);
-    double diff = ref_ms > 0 && !cute_gemm_epilogue_fused(&p->epi) && !p->dual ? max_rel_diff(p, got, ref) : -1;
+    double diff = ref_ms > 0 && !cute_gemm_epilogue_fused(&p->epi) && !p->dual && !p->scale ? max_rel_diff(p, got, ref)
+                                                                                            : -1;
     bool ok = v.bad == 0 && !(diff > diff_bound(o->in, p->k)) && diff == diff;
     plot_progress("size %lld: %s", (long long)p->m, name);
     double ms = gpu_time_calls(x->cu, gemm_call_lib, &c, sets, o->iters);
@@ -161,8 +223,10 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
         printf("%-6lld %-10s timing failed: %s\n", (long long)p->m, name, c.err[0] ? c.err : b->vt->error(b->self));
         return CLI_FAIL;
     }
-    print_row(p->m, name, ms, gemm_flops(p), ref_ms, diff,
-              ok ? "ok" : v.bad ? "WRONG vs float64 (sampled)" : "WRONG vs cuBLAS");
+    char verdict[160];
+    snprintf(verdict, sizeof verdict, "%s", ok ? "ok" : v.bad ? "WRONG vs float64 (sampled)" : "WRONG vs cuBLAS");
+    torch_share(x, ms, verdict + strlen(verdict), sizeof verdict - strlen(verdict));
+    print_row(p->m, name, ms, gemm_flops(p), ref_ms, diff, verdict);
     return ok ? CLI_OK : CLI_FAIL;
 }
 
@@ -243,6 +307,9 @@ static int bench_size(bench_ctx *x, const int64_t mnk[3])
     }
     double ref_ms = got ? bench_cublas(x, p, sets, ref) : -1;
     if (ref_ms < 0) rc = CLI_FAIL;
+    for (int i = 0; i < made && rc == CLI_OK && o->scale; i++) /* --scale: after cuBLAS's unscaled reference */
+        if (!gemm_problem_scale(x->b, &p[i], o, o->seed + (uint64_t)i)) rc = CLI_FAIL;
+    if (rc == CLI_OK) torch_rows(x, p, ref_ms);
     for (int i = 0; i < o->nvariants && rc == CLI_OK; i++)
         if (bench_sweep(x, p, sets, o->variants[i], ref, ref_ms, got) != CLI_OK) rc = CLI_FAIL;
     /* --epilogue: each variant again with it (those without one say so), on the same inputs */
@@ -287,6 +354,11 @@ static void print_header(bench_ctx *x)
     if (o->dual)
         printf("# then --epilogue swiglu: C = silu(A B0^T) (A B1^T), two cuBLAS calls and cutec's elementwise silu(x) y, "
                "then each variant's dual GEMM (TFLOP/s of both products; of cuBLAS: of that)\n");
+    if (o->scale)
+        printf("# each variant with %s fp8 scales%s%s (f32 in device memory; the check: float64 with them); cuBLAS's "
+               "row unscaled; torch._scaled_mm (bench/torch_scaled_mm.py) in a process of its own on inputs alike\n",
+               o->scale == CUTE_GEMM_SCALE_BLOCK ? "block (1x128 A, 128x128 B)" : "per-tensor", o->amax ? ", amax" : "",
+               o->out_scale > 0 ? ", an output scale" : "");
     if (cute_gemm_epilogue_fused(&o->epi))
         printf("# then each variant with the fused epilogue%s%s (its check: float64 with the epilogue; of cuBLAS: plain "
                "cuBLAS's time)\n", o->epi.bias ? o->epi.bias == CUTE_GEMM_BIAS_ROW ? ", row bias" : ", column bias" : "",
@@ -343,8 +415,9 @@ int gemm_bench(const gemm_opts *o)
     if (x.lib) cute_gemm_lib_index_width(x.lib, o->index_bits), cute_gemm_lib_tiling(x.lib, &o->tiling);
     print_header(&x);
     int rc = x.lib ? CLI_OK : CLI_FAIL;
+    if (o->scale) torch_scaled_ms(&x);
     for (int i = 0; i < o->nsizes && x.lib; i++)
-        if (bench_size(&x, o->sizes[i]) != CLI_OK) rc = CLI_FAIL;
+        if ((x.size = i, bench_size(&x, o->sizes[i])) != CLI_OK) rc = CLI_FAIL;
     if (o->plot && !write_chart(&x)) rc = CLI_FAIL;
     cute_gemm_lib_free(x.lib);
     cute_cublas_close(x.h);

@@ -50,14 +50,15 @@ static void ref_row(ref_job *j, int64_t n0, int64_t row)
     for (int64_t n = n0; n < n0 + 32 && n < r->N; n++) {
         const double *br = j->b + (l * r->N + n) * K;
         double s = 0, t = 0;
-        for (int64_t k = 0; k < K; k++) {
+        if (j->p->scale) s = gemm_problem_scaled_dot(j->p, ar, br, m, n, &t);
+        for (int64_t k = 0; k < K && !j->p->scale; k++) {
             double x = ar[k] * br[k];
             s += x, t += fabs(x);
         }
         int64_t at = gemm_ref_at_l(r, 2, m, n, l);
         double c = r->beta == 0 ? 0 : ew_get(r->out, r->C0.data, at);
         double ref = r->alpha * s + r->beta * c, mag = fabs(r->alpha) * t + fabs(r->beta * c);
-        ref = gemm_problem_fused_ref(j->p, m, n, ref, &mag);
+        ref = gemm_problem_out(j->p, gemm_problem_fused_ref(j->p, m, n, ref, &mag), &mag);
         if (j->p->dual) ref = gemm_problem_swiglu_ref(j->p, r->alpha, r->beta, m, n, l, &mag);
         judge(&j->v, ew_get(r->out, j->got, at), ref, mag, j->tol, m, n, l);
     }
@@ -123,6 +124,7 @@ void gemm_check_sample(const gemm_problem *p, const void *got, double alpha, dou
         int64_t l = (int64_t)((s >> 48) % (uint64_t)p->l);
         double mag, ref = gemm_ref_value(&r, m, n, l, &mag);
         ref = gemm_problem_fused_ref(p, m, n, ref, &mag);
+        if (p->scale) ref = gemm_problem_scaled_value(p, alpha, beta, m, n, &mag);
         if (p->dual) ref = gemm_problem_swiglu_ref(p, alpha, beta, m, n, l, &mag);
         judge(v, ew_get(p->out, got, gemm_ref_at_l(&r, 2, m, n, l)), ref, mag, tol, m, n, l);
     }

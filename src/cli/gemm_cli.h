@@ -38,6 +38,9 @@ typedef struct gemm_problem {
     gemm_operand v;         /* its vector, (M or N, 1), where it has a bias */
     bool dual;              /* the dual GEMM with SwiGLU: C = alpha silu(A B^T) (A B1^T) + beta C */
     gemm_operand b1;        /* its B1, laid out as B */
+    cute_gemm_scale_kind scale; /* fp8 scales (gemm_scales.c; NONE: none) */
+    bool out_scale, amax;       /* ... with an output scale, an amax */
+    gemm_operand sa, sb, so, amax_v; /* f32: A's and B's scales, the output scale, amax */
 } gemm_problem;
 
 /* the unit-stride modes BLAS's layout letters mean ("nt", "tnt"; see gemm_cmd.c); false:
@@ -122,7 +125,29 @@ typedef struct gemm_opts {
     double ceiling;   /* bench: the chart's ceiling (0: cuBLAS's best rate) */
     cute_gemm_epilogue epi; /* --epilogue, --bias */
     bool dual;              /* --epilogue swiglu */
+    cute_gemm_scale_kind scale; /* --scale tensor|block */
+    double out_scale;           /* --out-scale (0: none) */
+    bool amax;                  /* --amax */
 } gemm_opts;
+
+/* --- fp8 scales (gemm_scales.c) --------------------------------------------------------- */
+/* --scale, --out-scale into o (true if k is one of them, *known, and v is good) */
+bool cli_gemm_scale_option(const char *k, const char *v, gemm_opts *o, bool *known);
+/* the problem with o's scales: fresh scale tensors (2^u, u uniform in [-2, 2]), the output
+ * scale, amax zeroed; false: out of memory */
+bool gemm_problem_scale(cute_backend *b, gemm_problem *p, const gemm_opts *o, uint64_t seed);
+/* the scales as the library takes them, their arguments in args */
+cute_gemm_scales gemm_problem_scales(const gemm_problem *p, cute_call_arg args[4]);
+/* sum_k A(m,k) B(n,k) with the scales of each K block (ar, br: row m of A and n of B as
+ * float64), and in *mag the sum of the scaled terms' |.| */
+double gemm_problem_scaled_dot(const gemm_problem *p, const double *ar, const double *br, int64_t m, int64_t n,
+                               double *mag);
+/* x times the output scale (where the problem has one), *mag likewise */
+double gemm_problem_out(const gemm_problem *p, double x, double *mag);
+/* element (m, n)'s whole reference with the scales, the epilogue and the output scale */
+double gemm_problem_scaled_value(const gemm_problem *p, double alpha, double beta, int64_t m, int64_t n, double *mag);
+/* amax downloaded and checked against the reference's max |x| (printed); false: wrong */
+bool gemm_problem_amax_check(cute_backend *b, const gemm_problem *p, double alpha, double beta, double tol);
 
 /* one library call on input set `set` (a gpu_timed_call) */
 typedef struct gemm_lib_call {

@@ -32,12 +32,14 @@ static void usage(void)
             "         [--raster F] [--read-bytes 8|16] [--cluster CMxCN] [--store tma|st]\n"
             "         [--schedule coop|pingpong]\n"
             "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--bias row|col] [--groups G]\n"
+            "         [--scale tensor|block [--amax] [--out-scale S]]\n"
             "       cutec bench gemm [--dtype D] [--out-dtype D] [--sizes 4096,8192,MxNxK] [--batch L]\n"
             "         [--layout XY[Z]] [--variants V,V,... (default: all)] [--alpha A]\n"
             "         [--beta B] [--iters N] [--seed S] [--index auto|32|64] [--tile BMxBNxBK]\n"
             "         [--stages S] [--warps WMxWN] [--raster F] [--read-bytes 8|16] [--cluster CMxCN]\n"
             "         [--store tma|st] [--schedule coop|pingpong] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu]\n"
             "         [--bias row|col] [--plot FILE.svg [--ceiling TFLOPS]] [--groups G [--tokens T]]\n"
+            "         [--scale tensor|block [--amax] [--out-scale S]]\n"
             "\n"
             "C(M,N,L) = alpha * A(M,K,L) * B(N,K,L)^T + beta * C, B given as (N,K) (CuTe's\n"
             "convention), L batches (--batch, default 1: rank-2 operands).\n"
@@ -84,6 +86,11 @@ static void usage(void)
             "  float64, bench adds a row per variant with it after the plain ones.  swiglu:\n"
             "  the dual GEMM C = alpha silu(A B0^T) (A B1^T) + beta C in one kernel (hopper, B\n"
             "  K-major), benched against two cuBLAS calls and cutec's elementwise silu(x) y.\n"
+            "scale: fp8 scales in device memory (the hopper kernel, e4m3/e5m2): tensor (one f32\n"
+            "  for A, one for B) or block (A per 1x128, B per 128x128 block of K, DeepSeek-V3's),\n"
+            "  fresh values 2^u, u uniform in [-2, 2]; --amax: max |x| of C before the output\n"
+            "  scale, atomically (checked against float64); --out-scale S: C = S x (a 16-bit C\n"
+            "  for both).  bench adds torch._scaled_mm's rows (bench/torch_scaled_mm.py).\n"
             "index: the width of the kernels' index arithmetic.  auto (the default): each variant\n"
             "  in the width measured faster for it (docs/gemm.md); 32: 32-bit kernels wherever\n"
             "  every extent and leading dimension is at most 32768; 64: always 64-bit.\n"
@@ -244,6 +251,8 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (*known) return tiling;
     bool epi = cli_gemm_epilogue_option(k, v, &o->epi, &o->dual, known);
     if (*known) return epi;
+    bool scale = cli_gemm_scale_option(k, v, o, known);
+    if (*known) return scale;
     *known = true;
     if (!strcmp(k, "--iters")) return parse_int(v, &x, 1, 1000) && (o->iters = (int)x);
     if (!strcmp(k, "--seed")) return parse_int(v, &x, 0, INT64_MAX) && ((o->seed = (uint64_t)x), true);
@@ -284,6 +293,10 @@ static int settle(gemm_opts *o, const char *cmd, bool bench)
         fprintf(stderr, "cutec %s gemm: --groups goes with neither --batch nor --epilogue\n", cmd);
         return CLI_USAGE;
     }
+    if ((o->amax || o->out_scale > 0) && !o->scale) {
+        fprintf(stderr, "cutec %s gemm: --amax and --out-scale go with --scale tensor|block\n", cmd);
+        return CLI_USAGE;
+    }
     if (!gemm_ref_pair_ok(o->in, o->out)) {
         fprintf(stderr, "cutec %s gemm: --out-dtype %s: %s inputs give C of %s\n", cmd,
                 cli_gemm_dtype_name(o->out), cli_gemm_dtype_name(o->in), cli_gemm_out_list(o->in));
@@ -309,6 +322,10 @@ static int parse(int argc, char **argv, gemm_opts *o, bool bench)
         return usage(), -1;
     for (int i = 2; i < argc; i += 2) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(k, "--amax")) { /* a flag: no value */
+            o->amax = true, i--;
+            continue;
+        }
         if (!v) {
             fprintf(stderr, "cutec %s gemm: %s needs a value\n", cmd, k);
             return CLI_USAGE;
@@ -351,10 +368,11 @@ cute_status gemm_call_lib(void *user, int set)
         cute_call_arg B1 = gemm_operand_arg(&p->b1, p->l);
         return cutec_gemm_swiglu(c->lib, &A, &B, &B1, &C, c->alpha, c->beta, NULL, c->err, sizeof c->err);
     }
-    cute_call_arg V = gemm_operand_arg(&p->v, 1);
+    cute_call_arg V = gemm_operand_arg(&p->v, 1), S[4];
     V.ndim = 1;
-    return cutec_gemm_ex(c->lib, c->variant, &A, &B, &C, c->alpha, c->beta, &p->epi,
-                         p->epi.bias != CUTE_GEMM_BIAS_NONE ? &V : NULL, NULL, c->err, sizeof c->err);
+    cute_gemm_scales sc = gemm_problem_scales(p, S);
+    return cutec_gemm_scaled(c->lib, c->variant, &A, &B, &C, c->alpha, c->beta, p->scale ? &sc : NULL, &p->epi,
+                             p->epi.bias != CUTE_GEMM_BIAS_NONE ? &V : NULL, NULL, c->err, sizeof c->err);
 }
 
 static void print_kernel(cute_gemm_lib *lib)
@@ -376,7 +394,7 @@ static int verify_and_time(const gemm_opts *o, cute_runtime *rt, gemm_lib_call *
         return CLI_FAIL;
     }
     gemm_verdict_print(&v, tol);
-    int rc = v.bad == 0 ? CLI_OK : CLI_FAIL;
+    int rc = v.bad == 0 && gemm_problem_amax_check(b, p, o->alpha, o->beta, tol) ? CLI_OK : CLI_FAIL;
     if (!cute_runtime_on_gpu(rt)) return rc;
     double ms = gpu_time_calls(cute_cuda_backend_driver(b), gemm_call_lib, c, 1, o->iters);
     if (ms < 0) {
@@ -398,6 +416,9 @@ static void print_problem(const gemm_opts *o, cute_runtime *rt)
     if (cute_gemm_epilogue_fused(&o->epi))
         printf("epilogue: %s%s\n", o->epi.bias ? o->epi.bias == CUTE_GEMM_BIAS_ROW ? "row bias, " : "column bias, " : "",
                cute_gemm_act_name(o->epi.act));
+    if (o->scale)
+        printf("scales: %s (f32 in device memory)%s%s\n", cute_gemm_scale_name(o->scale), o->out_scale > 0 ? ", output scale" : "",
+               o->amax ? ", amax" : "");
     printf("variant %s, backend %s, seed %llu%s\n", cute_gemm_variant_name(o->variant),
            cute_runtime_backend_name(rt), (unsigned long long)o->seed, o->pad ? ", leading dimensions padded" : "");
 }
@@ -419,7 +440,8 @@ static int run(const gemm_opts *o)
     gemm_lib_call c = {lib, o->variant, &p, o->alpha, o->beta, ""};
     int64_t mnkl[4] = {o->m, o->n, o->k, o->l};
     if (!lib || !gemm_problem_make(b, &p, o->in, o->out, mnkl, o->layout, o->pad, o->seed) ||
-        !gemm_problem_fuse(b, &p, &o->epi, o->seed) || (o->dual && !gemm_problem_dual(b, &p, o->seed))) {
+        !gemm_problem_fuse(b, &p, &o->epi, o->seed) || (o->dual && !gemm_problem_dual(b, &p, o->seed)) ||
+        !gemm_problem_scale(b, &p, o, o->seed)) {
         fprintf(stderr, "cutec run gemm: out of memory\n");
     } else if (gemm_call_lib(&c, 0) != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK) {
         fprintf(stderr, "cutec run gemm: %s\n", c.err[0] ? c.err : b->vt->error(b->self));

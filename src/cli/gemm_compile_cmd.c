@@ -15,7 +15,8 @@ static int usage(void)
           "         [--emit ir|cuda|ptx|sass|usage|banks|time] [--arch sm_80|sm_90a]\n"
           "         [--tile BMxBNxBK] [--warps WMxWN] [--stages S] [--raster F] [--read-bytes 8|16]\n"
           "         [--cluster CMxCN] [--store tma|st] [--schedule coop|pingpong]\n"
-          "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--bias row|col]\n"
+          "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--scale tensor|block [--amax-out 1]]\n"
+          "         [--bias row|col]\n"
           "  --dtype:  f32 (default), f64, f16, bf16, tf32, s8, e4m3, e5m2; --out-dtype as in\n"
           "            `cutec run gemm help`\n"
           "  --variant: auto (default) is the library's choice: the most advanced variant that\n"
@@ -112,6 +113,16 @@ int cmd_compile_gemm(int argc, char **argv)
             fprintf(stderr, "cutec compile gemm: %s %s: not an epilogue (bias, relu, gelu, gelu_tanh, silu; --bias "
                     "row|col)\n", k, v);
             return usage();
+        }
+        if (!strcmp(k, "--scale") || !strcmp(k, "--amax-out")) { /* fp8 scales; --amax-out 1: with amax and out scale */
+            bool t = !strcmp(v, "tensor"), bl = !strcmp(v, "block"), on = !strcmp(v, "1");
+            if (!strcmp(k, "--scale") ? !(t || bl) : !(on || !strcmp(v, "0"))) {
+                fprintf(stderr, "cutec compile gemm: %s %s: tensor or block (--scale), 0 or 1 (--amax-out)\n", k, v);
+                return usage();
+            }
+            if (!strcmp(k, "--scale")) cfg.scale = t ? CUTE_GEMM_SCALE_TENSOR : CUTE_GEMM_SCALE_BLOCK;
+            else cfg.amax = cfg.out_scale = on;
+            continue;
         }
         if (!strcmp(k, "--variant")) {
             if (!cute_gemm_variant_parse(v, &cfg.variant)) {

@@ -118,7 +118,8 @@ bool gemm_problem_make(cute_backend *b, gemm_problem *p, cute_dtype in, cute_dty
 void gemm_problem_drop(cute_backend *b, gemm_problem *p)
 {
     operand_drop(b, &p->a), operand_drop(b, &p->b), operand_drop(b, &p->c), operand_drop(b, &p->v);
-    operand_drop(b, &p->b1);
+    operand_drop(b, &p->b1), operand_drop(b, &p->sa), operand_drop(b, &p->sb), operand_drop(b, &p->so);
+    operand_drop(b, &p->amax_v);
     free(p->c0);
     p->c0 = NULL;
 }

@@ -164,8 +164,8 @@ void inst_named_barrier(ictx *X, const dinst *d, const imask *m)
 
 /* --- barrier.cluster.arrive / wait: every live thread of every block of the cluster -------
  * The phase is counted for the cluster (icluster.bar_arrived, bar_gen); each block's barrier
- * CLUSTER_BAR gathers the clocks its own warps release, which its waiters acquire (clocks do
- * not cross blocks: races through distributed shared memory are not checked). */
+ * CLUSTER_BAR gathers the clocks its own warps release, and when the phase completes every
+ * block's waiters acquire all of them (the barrier orders distributed shared memory). */
 
 static uint32_t cluster_live(const icluster *C)
 {
@@ -177,9 +177,17 @@ static uint32_t cluster_live(const icluster *C)
 /* the phase's last arrival came: each block's part of it completes */
 static void cluster_complete(icluster *C)
 {
+    uint32_t *all = NULL; /* the clocks every block's warps released */
     for (uint32_t i = 0; i < C->n; i++) {
         ibarrier *b = bar(&C->blk[i], CLUSTER_BAR);
-        if (b) complete(&C->blk[i], b);
+        if (!b) continue;
+        complete(&C->blk[i], b);
+        if (!all) all = b->done_vc;
+        else interp_hb_join(&C->blk[i], all, b->done_vc);
+    }
+    for (uint32_t i = 0; all && i < C->n; i++) {
+        ibarrier *b = bar(&C->blk[i], CLUSTER_BAR);
+        if (b && b->done_vc != all) interp_hb_join(&C->blk[i], b->done_vc, all);
     }
     C->bar_gen++;
     C->bar_arrived = 0;

@@ -3,7 +3,8 @@
  * ld/st.shared::cluster into the neighbour's shared memory), barrier.cluster across the
  * blocks, an mbarrier arrival on another block's mbarrier releasing its waiting warp, in
  * clusters of (2,1,1) and (2,2,1) over grids of several clusters, on one and on several
- * workers; and the checks: an address naming a rank outside the cluster, an access to a
+ * workers; and the checks: races through distributed shared memory (a remote store or load
+ * and the owner's access with no cluster sync between), an address naming a rank outside the cluster, an access to a
  * block that exited (no cluster sync before its exit), a cluster barrier one block never
  * reaches (a deadlock naming the warps of both blocks). */
 #include <stdlib.h>
@@ -138,6 +139,57 @@ static void remote_arrival(void)
     be.vt->destroy(be.self);
 }
 
+/* Races through distributed shared memory: after a cluster sync, rank 0 stores t + 100 into
+ * rank 1's w[t] (remote_store) or loads rank 1's w[t] (else), while rank 1 loads its w[t]
+ * (remote_store) or stores t + 7 into it (else); `synced` puts a cluster sync between the two
+ * sides.  out[block * T + t] = the value loaded. */
+static cute_ir_func *dsmem_pair(bool remote_store, bool synced)
+{
+    kt k;
+    kt_begin(&k, "cluster_dsmem_pair");
+    cute_vreg out = kt_param_ptr(&k, CUTE_U32, "out");
+    k.f->smem_bytes = 4 * T;
+    cute_vreg t = sk_tid(&k), ti = kt_cvt(&k, t, CUTE_I64), rank = rank_of(&k);
+    cute_vreg w = kt_ptr_add(&k, kt_smem(&k, CUTE_U32, 0), ti), v = kt_var(&k, sk_u32(&k, 0));
+    kt_store(&k, w, t);
+    cluster_sync(&k);
+    cute_vreg peer = remote(&k, w, sk_u32(&k, 1));
+    sk_if(&k, CUTE_OP_EQ, rank, sk_u32(&k, 0));
+    if (remote_store) SK_DO(&k, CUTE_INST_ST_SHARED_CLUSTER_U32, peer, kt_bin(&k, CUTE_OP_ADD, t, sk_u32(&k, 100)));
+    else cute_ir_mov(&k.b, v, SK_GET(&k, CUTE_INST_LD_SHARED_CLUSTER_U32, peer));
+    cute_ir_end(&k.b);
+    if (synced) cluster_sync(&k);
+    sk_if(&k, CUTE_OP_EQ, rank, sk_u32(&k, 1));
+    if (remote_store) cute_ir_mov(&k.b, v, kt_load(&k, w));
+    else kt_store(&k, w, kt_bin(&k, CUTE_OP_ADD, t, sk_u32(&k, 7)));
+    cute_ir_end(&k.b);
+    cluster_sync(&k);
+    kt_store(&k, kt_ptr_add(&k, out, kt_bin(&k, CUTE_OP_ADD, kt_bin(&k, CUTE_OP_MUL, block_linear(&k), kt_i64(&k, T)), ti)), v);
+    return k.f;
+}
+
+static void dsmem_races(void)
+{
+    for (int store = 0; store < 2; store++) {
+        const char *what = store ? "a remote store, then the owner's load" : "a remote load, then the owner's store";
+        cute_backend be = kt_backend(&(cute_interp_opts){.threads = 1, .max_reports = 4});
+        uint32_t out[2 * T];
+        cute_status s = launch(be, dsmem_pair(store, true), (cute_dim3){2, 1, 1}, (cute_dim3){2, 1, 1}, out, 2 * T);
+        CHECK(s == CUTE_OK, "%s, a cluster sync between: %s", what, be.vt->error(be.self));
+        int bad = 0;
+        for (uint32_t t = 0; t < T; t++) bad += out[t] != (store ? 0 : t) || out[T + t] != (store ? t + 100 : 0);
+        CHECK(bad == 0, "%s, a cluster sync between: %d of %u words wrong", what, bad, 2 * T);
+        s = launch(be, dsmem_pair(store, false), (cute_dim3){2, 1, 1}, (cute_dim3){2, 1, 1}, out, 2 * T);
+        const cute_interp_report *r = kt_report(be, 0);
+        if (r) printf("  %s\n", r->msg);
+        CHECK(s == CUTE_ERR_CHECK && r && r->kind == CUTE_CHECK_SHARED_RACE &&
+                  strstr(r->msg, "with no barrier between") && strstr(r->msg, "cluster"),
+              "%s, unsynchronized: a race naming the cluster, not %s: %s", what, cute_status_name(s),
+              r ? r->msg : "no report");
+        be.vt->destroy(be.self);
+    }
+}
+
 /* --- the checks ------------------------------------------------------------------------------ */
 
 typedef enum { OUTSIDE, EXITED, NO_CLUSTER_SYNC, RANK1_FAULT } misuse_kind;
@@ -221,6 +273,7 @@ int main(void)
     exchanges(3, (cute_dim3){4, 2, 1}, (cute_dim3){2, 1, 1});
     exchanges(2, (cute_dim3){4, 2, 1}, (cute_dim3){4, 1, 1});
     remote_arrival();
+    dsmem_races();
     misuses();
     return CHECK_DONE("interp clusters");
 }

@@ -11,6 +11,7 @@
 #include "interp/interp_internal.h"
 
 static void cvt_pack(ictx *X, const dinst *d, const imask *m);
+static void prmt(ictx *X, const dinst *d, const imask *m);
 
 #define MMA(M, N, K, D, A, B, C) {inst_mma, M, N, K, {E_##D, E_##A, E_##B, E_##C}, 0, 0}
 #define MMA_VIA_F16(M, N, K, D, A, B, C) {inst_mma, M, N, K, {E_##D, E_##A, E_##B, E_##C}, 0, 1}
@@ -21,6 +22,7 @@ static void cvt_pack(ictx *X, const dinst *d, const imask *m);
 #define CP_WAIT {inst_cp_wait, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define CP_WAIT_ALL {inst_cp_wait_all, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define CVT_PACK(T) {cvt_pack, 0, 0, 0, {E_##T, 0, 0, 0}, 0, 0}
+#define PRMT {prmt, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define TMA_LOAD(rank, multicast) {inst_tma_load, 0, 0, 0, {0, 0, 0, 0}, rank, multicast}
 #define TMA_STORE(rank, reduce) {inst_tma_store, 0, 0, 0, {0, 0, 0, 0}, rank, reduce}
 #define TMA_PREFETCH(rank) {inst_tma_prefetch, 0, 0, 0, {0, 0, 0, 0}, rank, 0}
@@ -127,6 +129,23 @@ static void cvt_pack(ictx *X, const dinst *d, const imask *m)
         float hi = REG(X, d->var[1])[t].f32, lo = REG(X, d->var[2])[t].f32;
         uint32_t v = bf ? (uint32_t)cute_f32_to_bf16(hi) << 16 | cute_f32_to_bf16(lo)
                         : (uint32_t)cute_f32_to_f16(hi) << 16 | cute_f32_to_f16(lo);
+        interp_put32(X, d, 0, t, v);
+    });
+}
+
+/* prmt.b32 d, a, b, sel (PTX's default mode): byte i of d is byte (nibble i of sel) & 7 of
+ * the eight bytes b:a, or with the nibble's bit 3 set that byte's sign bit in all 8 bits */
+static void prmt(ictx *X, const dinst *d, const imask *m)
+{
+    uint32_t sel = (uint32_t)d->imm;
+    EACH(X, m, t, {
+        uint64_t ab = (uint64_t)interp_get32(X, d, 2, t) << 32 | interp_get32(X, d, 1, t);
+        uint32_t v = 0;
+        for (int i = 0; i < 4; i++) {
+            uint32_t n = sel >> (4 * i) & 0xf, byte = (uint32_t)(ab >> (8 * (n & 7))) & 0xff;
+            if (n & 8) byte = byte & 0x80 ? 0xff : 0;
+            v |= byte << (8 * i);
+        }
         interp_put32(X, d, 0, t, v);
     });
 }

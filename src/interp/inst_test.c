@@ -149,6 +149,25 @@ static void stmatrix_roundtrip(void)
     }
 }
 
+/* --- prmt: each byte of d picked from b:a by a nibble of the selector ------------------------ */
+
+static void prmt_bytes(void)
+{
+    static uint32_t in[32][HW_NIN], out[32][HW_NOUT];
+    for (int l = 0; l < 32; l++) in[l][0] = (uint32_t)rand() ^ (uint32_t)rand() << 16, in[l][1] = (uint32_t)rand() << 7;
+    in[0][1] |= 0x00800000u, in[1][1] &= ~0x00800000u; /* b's byte 2 negative and not */
+    if (!run_row(be, CUTE_INST_PRMT_B32, (const uint32_t(*)[HW_NIN])in, out, hw_img)) return;
+    int bad = 0;
+    for (int l = 0; l < 32; l++) {
+        uint32_t a = in[l][0], b = in[l][1];
+        uint32_t want = (a >> 8 & 0xff) | (b & 0xff) << 8 | (b >> 16 & 0x80 ? 0xffu << 16 : 0) |
+                        (a >> 8 & 0x80 ? 0xffu << 24 : 0); /* nibbles 1, 4, 0xe, 9 */
+        if (out[l][0] != want && bad++ < 3)
+            fprintf(stderr, "prmt lane %d: %08x %08x -> %08x, want %08x\n", l, a, b, out[l][0], want);
+    }
+    CHECK(bad == 0, "prmt.b32 0x%x: %d lanes wrong", PRMT_TEST_SEL, bad);
+}
+
 /* --- misuse ------------------------------------------------------------------------------------ */
 
 /* an mma with half of the warp diverged away */
@@ -181,6 +200,7 @@ int main(void)
     replay();
     mma_all();
     stmatrix_roundtrip();
+    prmt_bytes();
     divergent_mma();
     be.vt->destroy(be.self);
     return CHECK_DONE("interp inst");

@@ -63,6 +63,14 @@ static inline void output(rk *K, cute_vreg r)
     K->wo++;
 }
 
+/* the immediate a row runs with here: prmt's selector takes bytes of both registers, one
+ * with its sign replicated (nibbles 1, 4, 0xe, 9); other rows 0 */
+#define PRMT_TEST_SEL 0x9e41
+static inline int64_t row_imm(cute_inst row)
+{
+    return row == CUTE_INST_PRMT_B32 ? PRMT_TEST_SEL : 0;
+}
+
 /* a kernel of one warp running `row` on each lane's words; shared memory holds hw_img
  * first; a row writing shared memory (stmatrix) gives back the 16 bytes at the lane's
  * address */
@@ -92,7 +100,7 @@ static inline cute_ir_func *row_func(cute_inst row)
             else in[ni++] = input(&K, G);
         }
     }
-    cute_ir_inst_op(&k->b, row, out, no, in, ni, 0);
+    cute_ir_inst_op(&k->b, row, out, no, in, ni, row_imm(row));
     for (int q = 0; q < no; q++) output(&K, out[q]);
     if (!no && K.saddr) {
         kt_barrier(k);

@@ -166,7 +166,12 @@ typedef struct sshadow {
 } sshadow;
 #define SH_MANY 0xffffu   /* several threads read it this interval */
 #define SH_ATOMIC 0xfffeu /* written by atomics this interval */
-#define SH_REMOTE 0xfffdu /* written by another block of the cluster (not race-checked) */
+/* a thread of another block of the cluster (distributed shared memory): its rank there and
+ * its thread id (or that block's HB_PROXY), the stamp being that block's */
+#define SH_PEER(rank, tid) ((uint16_t)(0x8000u | (rank) << 11 | (tid)))
+#define SH_IS_PEER(who) ((who) >= 0x8000u && (who) < 0xfc01u)
+#define SH_PEER_RANK(who) (((who) >> 11) & 0xfu)
+#define SH_PEER_TID(who) ((who) & 0x7ffu)
 
 /* a buffer of the backend: host memory between guard gaps */
 typedef struct ibuffer {
@@ -346,7 +351,8 @@ typedef struct iwarp {
     bool cluster_arrived;            /* arrived on the cluster barrier, not waited yet */
     const dinst *false_at;           /* the try_wait that last answered false (try_wait_false) */
     uint32_t clock; /* happens-before: its current interval (a stamp, unique in the block) */
-    uint32_t *vc;   /* per warp (and the async proxy, last): the newest interval it has seen */
+    uint32_t *vc;   /* per warp of each block of the cluster (and each block's async proxy):
+                       the newest interval of it that this warp has seen (interp_hb_slot) */
 } iwarp;
 enum { W_READY, W_BLOCKED, W_SPIN, W_DONE };
 
@@ -379,13 +385,26 @@ void interp_sched_barriers_free(ictx *X);
  * "warp", thread X->nthr, whose writes are acquired through the mbarrier they complete on. */
 #define HB_PROXY(X) ((X)->nthr) /* the thread id of the async proxy's writes */
 uint32_t interp_hb_now(const ictx *X, uint32_t t);
-bool interp_hb_concurrent_slow(const ictx *X, uint32_t stamp, uint32_t other, uint32_t t);
+bool interp_hb_concurrent_slow(const ictx *X, const ictx *owner, uint32_t stamp, uint32_t other, uint32_t t);
 static inline bool interp_hb_concurrent(const ictx *X, uint32_t stamp, uint32_t other, uint32_t t)
 {
-    return X->warps ? interp_hb_concurrent_slow(X, stamp, other, t) : stamp == X->epoch;
+    return X->warps ? interp_hb_concurrent_slow(X, X, stamp, other, t) : stamp == X->epoch;
 }
-/* the clocks a synchronization object carries: nwarps + 1 entries */
+/* the same for an access by thread t of X to the shared memory of Y, another block of its
+ * cluster, whose shadow names `other` (Y's thread, or SH_PEER) and a stamp */
+static inline bool interp_hb_concurrent_in(const ictx *X, const ictx *Y, uint32_t stamp, uint32_t other,
+                                           uint32_t t)
+{
+    return interp_hb_concurrent_slow(X, Y, stamp, other, t);
+}
+/* the clock slot of thread t of X (its warp's; HB_PROXY: the block's async proxy's) in the
+ * cluster's vectors: each block of the cluster has nwarps + 1 slots, in rank order */
+uint32_t interp_hb_slot(const ictx *X, uint32_t t);
+/* the clocks a synchronization object carries: (nwarps + 1) entries for each block of the
+ * cluster (vector clocks span the cluster, so that distributed shared memory is checked) */
 uint32_t *interp_hb_new_vc(ictx *X);
+/* into = the join of into and from (vectors of X's cluster; either NULL: nothing) */
+void interp_hb_join(const ictx *X, uint32_t *into, const uint32_t *from);
 /* the warp of thread t releases into vc (joins its view and its clock), then moves on */
 void interp_hb_release(ictx *X, uint32_t t, uint32_t *vc);
 /* the warp of thread t acquires vc */
@@ -610,8 +629,8 @@ bool interp_sbounds(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t 
                     uint32_t align, int how);
 void interp_race_epoch_end(ictx *X); /* at a barrier and at the block's end */
 /* thread t of X accesses [off, off+bytes) of another block Y of its cluster (distributed
- * shared memory): bounds and alignment, reads of bytes Y never wrote; writes are marked
- * written (SH_REMOTE: races across blocks are not checked).  False after a report. */
+ * shared memory): bounds and alignment, reads of bytes Y never wrote, and races with Y's
+ * threads and other blocks' (the shadow names them SH_PEER).  False after a report. */
 bool interp_remote_access(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
                           uint32_t align, int how);
 

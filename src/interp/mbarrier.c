@@ -87,7 +87,7 @@ static void maybe_complete(ictx *X, imbar *b)
 }
 
 /* thread t of X arrives on b, an mbarrier of block Y (X itself, or another block of its
- * cluster, whose clocks are not X's: a remote arrival releases none) */
+ * cluster: a remote arrival releases X's clocks too, as .release.cluster does) */
 static bool arrive(ictx *X, ictx *Y, const dinst *d, uint32_t t, imbar *b)
 {
     if (b->pending == 0) { /* it waits for transaction bytes only */
@@ -97,8 +97,8 @@ static bool arrive(ictx *X, ictx *Y, const dinst *d, uint32_t t, imbar *b)
                       b->off, b->expected, b->phase, b->tx);
         return false;
     }
-    if (Y == X && !b->vc && !(b->vc = interp_hb_new_vc(X))) return false;
-    if (Y == X) interp_hb_release(X, t, b->vc);
+    if (!b->vc && !(b->vc = interp_hb_new_vc(Y))) return false;
+    interp_hb_release(X, t, b->vc);
     b->pending--;
     Y->writes++;
     maybe_complete(Y, b);
@@ -118,7 +118,8 @@ bool interp_mbarrier_complete_tx(ictx *X, ictx *Y, const dinst *d, uint32_t t, u
     imbar *b = target(X, Y, d, t, off);
     if (!b) return false;
     if (!b->vc && !(b->vc = interp_hb_new_vc(Y))) return false;
-    if (stamp > b->vc[Y->nwarps]) b->vc[Y->nwarps] = stamp;
+    uint32_t proxy = interp_hb_slot(Y, HB_PROXY(Y));
+    if (stamp > b->vc[proxy]) b->vc[proxy] = stamp;
     b->tx -= bytes;
     b->tx_came += bytes;
     Y->writes++;
@@ -130,7 +131,8 @@ bool interp_mbarrier_arrive_async(ictx *X, const dinst *d, uint32_t t, uint64_t 
 {
     imbar *b = interp_sbounds(X, d, t, off, 8, 8, 0) ? interp_mbarrier_at(X, d, t, off) : NULL;
     if (!b || (!b->vc && !(b->vc = interp_hb_new_vc(X)))) return false;
-    if (stamp > b->vc[X->nwarps]) b->vc[X->nwarps] = stamp;
+    uint32_t proxy = interp_hb_slot(X, HB_PROXY(X));
+    if (stamp > b->vc[proxy]) b->vc[proxy] = stamp;
     return arrive(X, X, d, t, b);
 }
 

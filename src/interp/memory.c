@@ -143,8 +143,9 @@ const ibuf *interp_gcheck(ictx *X, const dinst *d, uint32_t t, uint64_t addr, ui
 
 /* --- shared memory -------------------------------------------------------------------------- */
 
-static void race_report(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
-                        int how, uint32_t other, bool other_wrote, uint32_t other_inst)
+/* (owner: "" in the block's own shared memory, else which block's) */
+static void race_report(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes, int how,
+                        uint32_t other, bool other_wrote, uint32_t other_inst, const char *owner)
 {
     cute_dim3 o;
     char site[160];
@@ -152,32 +153,47 @@ static void race_report(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint3
     interp_site(od, site, sizeof site);
     if (other == SH_ATOMIC) {
         interp_report(X, d, t, CUTE_CHECK_SHARED_RACE, 0, (int64_t)off, bytes,
-                      "shared-memory race on bytes [%" PRIu64 ",%" PRIu64 "): a %s here, and "
+                      "shared-memory race on bytes [%" PRIu64 ",%" PRIu64 ")%s: a %s here, and "
                       "atomic updates by other threads at %s, with no barrier between",
-                      off, off + bytes, how_name(how), site);
+                      off, off + bytes, owner, how_name(how), site);
         return;
     }
     if (other == HB_PROXY(X)) {
         interp_report(X, d, t, CUTE_CHECK_SHARED_RACE, 0, (int64_t)off, bytes,
-                      "shared-memory race on bytes [%" PRIu64 ",%" PRIu64 "): a %s here of what "
+                      "shared-memory race on bytes [%" PRIu64 ",%" PRIu64 ")%s: a %s here of what "
                       "the asynchronous copy at %s wrote, not waited for (no wait on the "
                       "mbarrier phase it completes on)",
-                      off, off + bytes, how_name(how), site);
+                      off, off + bytes, owner, how_name(how), site);
         return;
     }
     if (other == SH_MANY) {
         interp_report(X, d, t, CUTE_CHECK_SHARED_RACE, 0, (int64_t)off, bytes,
-                      "shared-memory race on bytes [%" PRIu64 ",%" PRIu64 "): a write here, "
+                      "shared-memory race on bytes [%" PRIu64 ",%" PRIu64 ")%s: a write here, "
                       "after other threads read them at %s, with no barrier between",
-                      off, off + bytes, site);
+                      off, off + bytes, owner, site);
         return;
+    }
+    char block[64] = "";
+    if (SH_IS_PEER(other)) {
+        const ictx *W = &X->cl->blk[SH_PEER_RANK(other)];
+        snprintf(block, sizeof block, " of block (%u,%u,%u) (cluster rank %u)", W->ctaid[0],
+                 W->ctaid[1], W->ctaid[2], W->rank);
+        other = SH_PEER_TID(other);
     }
     interp_thread_dim3(X, other, &o);
     interp_report(X, d, t, CUTE_CHECK_SHARED_RACE, 0, (int64_t)off, bytes,
-                  "shared-memory race on bytes [%" PRIu64 ",%" PRIu64 "): a %s here, and "
-                  "thread (%u,%u,%u) %s them at %s, with no barrier between",
-                  off, off + bytes, how_name(how), o.x, o.y, o.z,
+                  "shared-memory race on bytes [%" PRIu64 ",%" PRIu64 ")%s: a %s here, and "
+                  "thread (%u,%u,%u)%s %s them at %s, with no barrier between",
+                  off, off + bytes, owner, how_name(how), o.x, o.y, o.z, block,
                   other_wrote ? "wrote" : "read", site);
+}
+
+/* the bytes' last write belongs to the present run of the block that made it (Y's own
+ * threads and proxy, or another block of the cluster, SH_PEER) */
+static bool written(const ictx *Y, const sshadow *s)
+{
+    const ictx *W = SH_IS_PEER(s->writer) ? &Y->cl->blk[SH_PEER_RANK(s->writer)] : Y;
+    return s->w_epoch >= W->block_epoch;
 }
 
 bool interp_sbounds(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
@@ -243,7 +259,7 @@ bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t b
     X->accesses++;
     for (uint32_t i = 0; i < bytes; i++) {
         sshadow *s = &X->shadow[off + i];
-        if (uninit && s->w_epoch < X->block_epoch) {
+        if (uninit && !written(X, s)) {
             interp_report(X, d, t, CUTE_CHECK_UNINIT_SHARED, 0, (int64_t)(off + i), bytes,
                           "read of uninitialized shared memory: byte %" PRIu64
                           " was not written by this block", off + i);
@@ -251,15 +267,15 @@ bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t b
         }
         if (race && how != 2) {
             if (s->writer != me && interp_hb_concurrent(X, s->w_epoch, s->writer, t)) {
-                race_report(X, d, t, off, bytes, how, s->writer, true, s->w_inst);
+                race_report(X, d, t, off, bytes, how, s->writer, true, s->w_inst, "");
                 race = false;
             } else if (how == 1 && s->reader != me && interp_hb_concurrent(X, s->r_epoch, s->reader, t)) {
-                race_report(X, d, t, off, bytes, how, s->reader, false, s->r_inst);
+                race_report(X, d, t, off, bytes, how, s->reader, false, s->r_inst, "");
                 race = false;
             }
         }
         if (how == 0) {
-            if (s->r_epoch != ep)
+            if (s->r_epoch != ep || SH_IS_PEER(s->reader)) /* (a peer's stamp is not X's) */
                 s->r_epoch = ep, s->reader = me, s->r_inst = idx;
             else if (s->reader != me)
                 s->reader = SH_MANY;
@@ -273,22 +289,41 @@ bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t b
     return true;
 }
 
+/* a race of thread t of X's access (how) with the last accesses s records in Y's memory */
+static bool remote_race(ictx *X, ictx *Y, uint32_t t, const sshadow *s, uint16_t me, int how, bool *wrote)
+{
+    if (how == 2) return false; /* atomics among themselves: not races */
+    if (s->writer != me && interp_hb_concurrent_in(X, Y, s->w_epoch, s->writer, t)) return *wrote = true;
+    return how == 1 && s->reader != me && interp_hb_concurrent_in(X, Y, s->r_epoch, s->reader, t);
+}
+
 bool interp_remote_access(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
                           uint32_t align, int how)
 {
     if (!interp_sbounds(X, d, t, off, bytes, align, how)) return false; /* Y's size is X's */
     X->accesses++;
     Y->writes += how != 0;
-    uint32_t idx = (uint32_t)(d - X->P->code);
+    uint32_t idx = (uint32_t)(d - X->P->code), ep = interp_hb_now(X, t);
+    uint16_t me = SH_PEER(X->rank, t);
+    bool race = checking(X, CUTE_CHECK_SHARED_RACE), wrote = false;
     for (uint32_t i = 0; i < bytes; i++) {
         sshadow *s = &Y->shadow[off + i];
-        if (how == 0 && s->w_epoch < Y->block_epoch && checking(X, CUTE_CHECK_UNINIT_SHARED))
+        if (how == 0 && !written(Y, s) && checking(X, CUTE_CHECK_UNINIT_SHARED))
             return interp_report(X, d, t, CUTE_CHECK_UNINIT_SHARED, 0, (int64_t)(off + i), bytes,
                                  "read of uninitialized shared memory: byte %" PRIu64 " of the "
                                  "cluster's block %u was not written by it", off + i, Y->rank);
-        if (how != 0)
-            *s = (sshadow){.w_epoch = Y->block_epoch, .writer = SH_REMOTE, .w_inst = idx,
-                           .r_epoch = s->r_epoch, .reader = s->reader, .r_inst = s->r_inst};
+        if (race && remote_race(X, Y, t, s, me, how, &wrote)) {
+            char owner[64];
+            snprintf(owner, sizeof owner, " of the cluster's block %u (distributed shared memory)", Y->rank);
+            uint32_t other = wrote ? s->writer : s->reader;
+            if (other < Y->nthr) other = SH_PEER(Y->rank, other); /* one of Y's own threads */
+            race_report(X, d, t, off, bytes, how, other, wrote, wrote ? s->w_inst : s->r_inst, owner);
+            race = false;
+        }
+        if (how == 0)
+            s->r_epoch = ep, s->reader = me, s->r_inst = idx;
+        else /* (an atomic too: SH_ATOMIC's stamps are the owner's) */
+            s->w_epoch = ep, s->writer = me, s->w_inst = idx;
     }
     return true;
 }

@@ -156,8 +156,8 @@ static bool block_init(ictx *X)
     uint32_t nw = (X->nthr + 31) / 32;
     X->nwarps = nw;
     if (!(X->warps = calloc(nw, sizeof *X->warps))) return false;
-    for (uint32_t i = 0; i < nw; i++)
-        if (!(X->warps[i].vc = calloc(nw + 1, sizeof *X->warps[i].vc))) return false;
+    for (uint32_t i = 0; i < nw; i++) /* (interp_hb_new_vc's length) */
+        if (!(X->warps[i].vc = calloc(X->cl->n * (nw + 1), sizeof *X->warps[i].vc))) return false;
     return true;
 }
 
@@ -191,7 +191,7 @@ static void block_begin(ictx *X)
         w->false_at = NULL;
         w->spin_accesses = UINT64_MAX;
         w->clock = ++X->epoch;
-        memset(w->vc, 0, (X->nwarps + 1) * sizeof *w->vc);
+        memset(w->vc, 0, X->cl->n * (X->nwarps + 1) * sizeof *w->vc);
     }
 }
 

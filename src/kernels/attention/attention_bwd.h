@@ -29,6 +29,12 @@ void attn_bwd_line_values(cute_ctx *c, cute_tensor g, cute_tensor coords, cute_t
  * log2 units) and dsum (D) per row (by_row) or column of the thread */
 void attn_bwd_grads(cute_ctx *c, cute_tensor acc_s, cute_tensor acc_dp, const cute_val *lse2, const cute_val *dsum,
                     int n, bool by_row, cute_val scale_log2);
+/* the same with each line's LSE (gl: the LSE in natural log units) and D (gd), broadcast
+ * tensors partitioned like the accumulators (coords, bound: as attn_bwd_line_values'), read
+ * where the line is computed: a thread with many lines (the columns of a wgmma's C
+ * fragment) holds no array of them */
+void attn_bwd_grads_loading(cute_ctx *c, cute_tensor acc_s, cute_tensor acc_dp, cute_tensor gl, cute_tensor gd,
+                            cute_tensor coords, cute_tuple bound, bool by_row, cute_val scale_log2);
 /* an accumulator (times *scale, unless NULL) in the dtype into its (rows, D) tile g, the rows
  * inside `rows` only */
 void attn_bwd_store(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, cute_tensor acc, const cute_val *scale,
@@ -46,6 +52,15 @@ enum {
     ATTN_BWD_SCALE_LOG2, ATTN_BWD_SCALE,  /* f32 */
     ATTN_BWD_NARGS
 };
+
+/* The Hopper backward (hopper_bwd.c): the preprocessing kernel above, then a dQ kernel and a
+ * dK/dV kernel of TMA, a producer warp, two consumer warpgroups and wgmma.  `pre` comes first:
+ * bwd_pre.c's kernel reads the host function's user pointer as its plan. */
+typedef struct attn_hop_bwd_plan {
+    attn_plan pre;
+    attn_plan dq, kv; /* (attn_plan_hopper_bwd; the host function adds their TMA atoms) */
+} attn_hop_bwd_plan;
+void attn_hop_bwd_host(cute_ctx *c, const cute_arg *arg);
 
 /* the launches of the host function (bwd_pre.c, bwd_dq.c, bwd_dkdv.c), from its arguments */
 void attn_bwd_pre_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg);

@@ -13,11 +13,14 @@
 
 #include "check.h"
 #include "cutec/attention.h"
+#include "cutec/cuda_driver.h"
 #include "cutec/nvrtc.h"
 #include "kernels/attention/attention_ref.h"
 #include "kernels/attention/attention_testbuf.h"
 
 static uint64_t seed;
+/* the kernels run_case asks the library for (AUTO: the target's) */
+static cute_attention_variant wanted;
 
 typedef struct bwd_case {
     int64_t B, Sq, Sk, H, G, D;
@@ -151,7 +154,10 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
 {
     const bwd_case *k = one;
     char what[200], err[2048];
-    snprintf(what, sizeof what, "%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend, cute_dtype_name(k->d),
+    if (!attn_test_hopper_here(b, wanted, "the Hopper backward")) return;
+    cute_attention_lib_set_kernel(lib, wanted, 0);
+    snprintf(what, sizeof what, "%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
+             wanted == CUTE_ATTENTION_HOPPER ? " hopper" : "", cute_dtype_name(k->d),
              (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H, (long long)k->G, (long long)k->D,
              k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "");
     bwd_run r = {.k = k};
@@ -216,17 +222,40 @@ static void print_usage(int D, const char *arch, const char *report)
     }
 }
 
-/* Compile-only: the ptxas report of the backward's kernels for sm_80 and sm_90a, where NVRTC
- * is installed: printed (d128's dK/dV kernel spills 104 bytes: its dK and dV accumulators
- * are 128 registers a thread) */
+/* the number before `what` in a ptxas report (-1: none) */
+static long number_before(const char *text, const char *what)
+{
+    const char *at = strstr(text, what);
+    if (!at) return -1;
+    while (at > text && at[-1] == ' ') at--;
+    while (at > text && at[-1] >= '0' && at[-1] <= '9') at--;
+    return strtol(at, NULL, 10);
+}
+
+/* Compile-only: the ptxas report of the backward's kernels, where NVRTC is installed:
+ * printed for the SM80 kernels on sm_80 and sm_90a (d128's dK/dV kernel spills 104 bytes:
+ * its dK and dV accumulators are 128 registers a thread); the Hopper kernels (d64 and d128,
+ * causal and not) must not spill, nor have ptxas serialize their wgmmas */
 static void register_reports(void)
 {
     for (int i = 0; i < 2; i++) {
         const char *arch = i ? "sm_90a" : "sm_80";
-        cute_attention_config cfg = {.dtype = i ? CUTE_BF16 : CUTE_F16, .head_dim = i ? 128 : 64, .causal = i == 1, .lse = true};
+        cute_attention_config cfg = {.dtype = i ? CUTE_BF16 : CUTE_F16, .head_dim = i ? 128 : 64, .causal = i == 1,
+                                     .lse = true, .variant = CUTE_ATTENTION_SM80};
         char *report;
         if (!attn_test_usage(cute_attention_bwd_compile, &cfg, arch, &report)) return;
         print_usage(cfg.head_dim, arch, report);
+        free(report);
+    }
+    for (int i = 0; i < 4; i++) {
+        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = i & 2 ? 128 : 64,
+                                     .causal = (i & 1) != 0, .lse = true, .variant = CUTE_ATTENTION_HOPPER};
+        char *report;
+        if (!attn_test_usage(cute_attention_bwd_compile, &cfg, "sm_90a", &report)) return;
+        print_usage(cfg.head_dim, "sm_90a hopper", report);
+        long spill = number_before(report, "bytes spill stores");
+        CHECK(spill == 0 && !strstr(report, "serialized"), "hopper backward d%d: %ld bytes spilled or wgmma "
+              "serialized:\n%s", cfg.head_dim, spill, report);
         free(report);
     }
 }
@@ -241,14 +270,30 @@ int main(void)
         {1, 70, 37, 2, 2, 128, true, false, CUTE_F16, 0},
         {1, 45, 130, 2, 2, 64, true, false, CUTE_BF16, 0},
     };
+    /* the Hopper kernels: several tiles on both sides (128 rows resident, 64 streamed),
+     * partial ones, key tiles no causal query sees */
+    static const bwd_case hopper_small[] = {
+        {1, 150, 150, 2, 2, 64, false, false, CUTE_BF16, 0},
+        {1, 130, 200, 4, 2, 64, true, true, CUTE_F16, 0},
+        {1, 45, 300, 2, 2, 64, true, false, CUTE_BF16, 0},
+        {1, 200, 70, 2, 1, 128, true, false, CUTE_BF16, 0.2},
+        {2, 70, 150, 2, 2, 128, false, true, CUTE_F16, 0},
+    };
     misuse();
+    wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("interp", "the attention backward", small);
+    wanted = CUTE_ATTENTION_HOPPER;
+    ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_small);
     register_reports();
     static const bwd_case moderate[] = {
         {2, 300, 300, 6, 2, 128, true, true, CUTE_BF16, 0},
         {1, 257, 513, 4, 4, 64, false, false, CUTE_F16, 0},
         {1, 400, 200, 8, 1, 64, true, false, CUTE_BF16, 0.05},
+        {2, 1000, 1000, 6, 2, 128, false, true, CUTE_BF16, 0},
     };
+    wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("cuda", "the attention backward", moderate);
+    wanted = CUTE_ATTENTION_HOPPER;
+    ATTN_TEST_ON("cuda", "the attention backward (hopper)", moderate);
     return CHECK_DONE("attention_bwd_test");
 }

@@ -48,6 +48,23 @@ void attn_fwd_varlen_host(cute_ctx *c, const cute_arg *arg);
 /* arch: the compile target (cute_runtime_target_arch; 0 unknown) */
 bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p);
 void attn_hopper_host(cute_ctx *c, const cute_arg *arg);
+/* the Hopper backward's kernels (hopper_bwd.c): 128 resident rows of two tensors (smem_q,
+ * tma_q), 64-row tiles of two others streamed in `stages` (smem_kv, tma_k); mma: the scores
+ * (SS, N = 64), pv: the gradients' products (RS, N = D) */
+bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p);
+/* hopper_tma.c: the stage of a staged shared tile (its last of `modes` modes) at the state's
+ * stage; the TMA atom of (rows, D) tiles of a (B, S, heads, D) tensor (boxes (1, rows, 1, 64),
+ * into the plan's swizzle); tile `tile` of rows of (batch b, head h) of that tensor's
+ * coordinate tensor `tma` into the shared (rows, D) tile s, completing on bar */
+cute_tensor attn_hop_stage(cute_ctx *c, cute_tensor t, int modes, const cute_pipeline_state *s);
+/* hopper_roles.c: warpgroup 0 gives up registers (setmaxnreg 24) and one elected thread of
+ * its first warp runs produce; the other warpgroups take 240 registers and run consume; tid:
+ * the thread's index among the consumers (produce: the block's) */
+typedef void attn_hop_role(cute_ctx *c, void *arg, cute_int tid);
+void attn_hop_roles(cute_ctx *c, attn_hop_role *produce, attn_hop_role *consume, void *arg);
+cute_tma_atom attn_hop_box_atom(cute_ctx *c, const attn_plan *p, cute_tensor g, int64_t rows);
+void attn_hop_load_rows(cute_ctx *c, const attn_plan *p, const cute_tma_atom *atom, cute_val map, cute_tensor tma,
+                        cute_int b, cute_int tile, cute_int h, cute_tensor s, cute_val bar);
 
 /* This block's tiles of the (B,S,H,D) tensors and their coordinates (fwd_kernel.c). */
 typedef struct attn_block {
@@ -132,6 +149,13 @@ void attn_mask_band(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int
 attn_band attn_cfg_band(const cute_attention_config *cfg);
 void attn_key_range(cute_ctx *c, const attn_plan *p, cute_int sk, cute_int m_block, cute_int *begin, cute_int *end);
 cute_val attn_tile_needs_mask(cute_ctx *c, const attn_plan *p, cute_int sk, cute_int m_block, cute_int n);
+/* the same for any band and (bm, bn) tiles of a score matrix with sk columns; the band of
+ * its transpose (rows and columns swapped: the backward's S^T, key rows, query columns) */
+void attn_band_range(cute_ctx *c, attn_band band, int64_t bm, int64_t bn, cute_int sk, cute_int m_block,
+                     cute_int *begin, cute_int *end);
+cute_val attn_band_needs_mask(cute_ctx *c, attn_band band, int64_t bm, int64_t bn, cute_int sk, cute_int m_block,
+                              cute_int n);
+attn_band attn_band_transposed(attn_band b);
 
 /* operand.c: a shared tile as one MMA operand's fragments, loaded one k-block at a time by
  * the ldmatrix copy s2r (smem: its partition; regs: the fragment; view: regs retiled) */

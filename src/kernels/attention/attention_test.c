@@ -76,21 +76,11 @@ static void same_without_lse(cute_attention_lib *lib, cute_backend *b, const att
 /* the kernel run_case asks the library for (AUTO: the target's) */
 static cute_attention_variant wanted;
 
-/* the Hopper kernel on a GPU that is not sm_90: skipped, visibly */
-static bool hopper_here(cute_backend *b)
-{
-    cute_cuda *cu = cute_cuda_backend_driver(b);
-    const cute_device_info *d = cu ? cute_cuda_device(cu) : NULL;
-    if (wanted != CUTE_ATTENTION_HOPPER || !d || d->cc_major == 9) return true;
-    SKIP("not an sm_90 GPU: the Hopper attention ran on the interpreter only");
-    return false;
-}
-
 static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, const char *backend)
 {
     const attn_case *k = one;
     char what[200], err[2048];
-    if (!hopper_here(b)) return;
+    if (!attn_test_hopper_here(b, wanted, "the Hopper attention")) return;
     cute_attention_lib_set_kernel(lib, wanted, 0);
     snprintf(what, sizeof what, "%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
              wanted == CUTE_ATTENTION_HOPPER ? " hopper" : wanted == CUTE_ATTENTION_SM80 ? " sm80" : "",

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "cutec/attention.h"
 #include "cutec/backend.h"
+#include "cutec/cuda_driver.h"
 #include "cutec/nvrtc.h"
 #include "kernels/ew_ref.h"
 
@@ -113,6 +114,19 @@ static inline bool attn_test_usage(attn_test_compile *compile, const cute_attent
     cute_fn_free(f);
     cute_runtime_free(rt);
     return s == CUTE_OK;
+}
+
+/* whether a case asking for `wanted` runs on backend b: the Hopper kernels only on an sm_90
+ * GPU (or the interpreter); elsewhere a visible skip naming `what` */
+static inline bool attn_test_hopper_here(cute_backend *b, cute_attention_variant wanted, const char *what)
+{
+    cute_cuda *cu = cute_cuda_backend_driver(b);
+    const cute_device_info *d = cu ? cute_cuda_device(cu) : NULL;
+    if (wanted != CUTE_ATTENTION_HOPPER || !d || d->cc_major == 9) return true;
+    char why[160];
+    snprintf(why, sizeof why, "not an sm_90 GPU: %s ran on the interpreter only", what);
+    SKIP(why);
+    return false;
 }
 
 /* a static array of cases through the file's run_case */

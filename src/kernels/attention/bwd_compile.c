@@ -23,12 +23,22 @@ static void make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATT
     specs[ATTN_BWD_SCALE_LOG2] = specs[ATTN_BWD_SCALE] = cute_spec_float(CUTE_F32);
 }
 
+/* the Hopper kernels' plans (and the SM80 one of the preprocessing kernel), or the SM80 plan */
+static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config *cfg, bool hopper, attn_hop_bwd_plan *hp)
+{
+    if (!attn_bwd_plan_make(a, cfg, &hp->pre)) return false;
+    if (!hopper) return true;
+    int arch = cute_runtime_target_arch(rt);
+    return attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) && attn_plan_hopper_bwd(a, cfg, arch, &hp->kv);
+}
+
 const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err, size_t n)
 {
     cute_alg a;
     cute_alg_init(&a, NULL);
-    attn_plan *plan = malloc(sizeof *plan);
-    if (!plan || !attn_bwd_plan_make(&a, cfg, plan)) {
+    bool hopper = attn_variant(rt, cfg) == CUTE_ATTENTION_HOPPER;
+    attn_hop_bwd_plan *plan = malloc(sizeof *plan);
+    if (!plan || !make_plan(&a, rt, cfg, hopper, plan)) {
         snprintf(err, n, "%s", plan ? a.error : "attention backward: out of memory");
         free(plan);
         return NULL;
@@ -36,9 +46,10 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     cute_arg_spec specs[ATTN_BWD_NARGS];
     make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "attention_bwd_%s_d%d%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
-             cfg->causal ? "_causal" : "");
-    const cute_fn *f = cute_compile(rt, name, bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
+    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
+             cfg->head_dim, cfg->causal ? "_causal" : "");
+    /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */
+    const cute_fn *f = cute_compile(rt, name, hopper ? attn_hop_bwd_host : bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;
 }

@@ -155,12 +155,9 @@ static void q_tile_step(cute_ctx *c, const attn_plan *p, const kv_block *t, cons
     CUTE_IF(c, needs_mask(c, p, t, mb)) {
         attn_mask_band(c, acc->s, cs, t->sq, (attn_band){.has_lo = p->cfg.causal, .lo = 0});
     }
-    cute_val lse2[16], dsum[16];
     cute_tuple bound = cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", t->sk, t->sq);
-    int n;
-    attn_bwd_line_values(c, cute_partition_C(c, thr, q->gL), cs, bound, false, 1.4426950408889634, lse2, &n);
-    attn_bwd_line_values(c, cute_partition_C(c, thr, q->gD), cs, bound, false, 1.0, dsum, &n);
-    attn_bwd_grads(c, acc->s, acc->dp, lse2, dsum, n, false, scale_log2);
+    attn_bwd_grads_loading(c, acc->s, acc->dp, cute_partition_C(c, thr, q->gL), cute_partition_C(c, thr, q->gD), cs,
+                           bound, false, scale_log2);
     attn_gemm_rs(c, p, acc->s, &o->dot, acc->dv);
     attn_gemm_rs(c, p, acc->dp, &o->qt, acc->dk);
 }

@@ -29,34 +29,59 @@ static cute_tensor first_of(cute_ctx *c, cute_tensor t)
     return cute_tensor_compose(c, t, &one);
 }
 
+/* line i's value of g (the first element of row or column i of the thread), 0 outside bound */
+static cute_val line_value(cute_ctx *c, cute_tensor G, cute_tensor C, cute_tuple bound, bool by_row, double mul, int i)
+{
+    cute_tensor gi = first_of(c, by_row ? CUTE_SLICE(c, G, i, CUTE_ALL) : CUTE_SLICE(c, G, CUTE_ALL, i));
+    cute_tensor ci = first_of(c, by_row ? CUTE_SLICE(c, C, i, CUTE_ALL) : CUTE_SLICE(c, C, CUTE_ALL, i));
+    cute_ssa v = cute_tensor_load_if(c, gi, cute_elem_less(c, ci, bound), 0.0);
+    return cute_val_binop(c, CUTE_OP_MUL, cute_ssa_get(c, v, 0), cute_val_const(c, CUTE_F32, mul));
+}
+
+static int lines_of(cute_ctx *c, cute_tensor G, bool by_row)
+{
+    cute_layout lines = cute_get(cute_ctx_alg(c), &G.layout, by_row ? 0 : 1);
+    return (int)cute_size(cute_ctx_alg(c), &lines).v;
+}
+
 void attn_bwd_line_values(cute_ctx *c, cute_tensor g, cute_tensor coords, cute_tuple bound, bool by_row,
                           double mul, cute_val *out, int *n)
 {
     cute_tensor G = attn_rowcol(c, g), C = attn_rowcol(c, coords);
-    cute_layout lines = cute_get(cute_ctx_alg(c), &G.layout, by_row ? 0 : 1);
-    *n = (int)cute_size(cute_ctx_alg(c), &lines).v;
-    for (int i = 0; i < *n; i++) {
-        cute_tensor gi = first_of(c, by_row ? CUTE_SLICE(c, G, i, CUTE_ALL) : CUTE_SLICE(c, G, CUTE_ALL, i));
-        cute_tensor ci = first_of(c, by_row ? CUTE_SLICE(c, C, i, CUTE_ALL) : CUTE_SLICE(c, C, CUTE_ALL, i));
-        cute_ssa v = cute_tensor_load_if(c, gi, cute_elem_less(c, ci, bound), 0.0);
-        out[i] = cute_val_binop(c, CUTE_OP_MUL, cute_ssa_get(c, v, 0), cute_val_const(c, CUTE_F32, mul));
-    }
+    *n = lines_of(c, G, by_row);
+    for (int i = 0; i < *n; i++) out[i] = line_value(c, G, C, bound, by_row, mul, i);
+}
+
+/* line i of S and dP: P = exp2(S scale_log2 - lse2), dS = P (dP - dsum) in place */
+static void line_grads(cute_ctx *c, cute_tensor S, cute_tensor dP, int i, bool by_row, cute_val lse2, cute_val dsum,
+                       cute_val scale_log2)
+{
+    cute_tensor si = by_row ? CUTE_SLICE(c, S, i, CUTE_ALL) : CUTE_SLICE(c, S, CUTE_ALL, i);
+    cute_tensor di = by_row ? CUTE_SLICE(c, dP, i, CUTE_ALL) : CUTE_SLICE(c, dP, CUTE_ALL, i);
+    cute_ssa s = cute_tensor_load(c, si);
+    cute_ssa p = cute_ssa_fast(c, CUTE_OP_EXP2,
+                               cute_ssa_fma(c, s, cute_ssa_scalar(c, scale_log2, s.shape),
+                                            cute_ssa_scalar(c, cute_val_unop(c, CUTE_OP_NEG, lse2), s.shape)));
+    cute_tensor_store(c, si, p);
+    cute_ssa dp = cute_ssa_binop(c, CUTE_OP_SUB, cute_tensor_load(c, di), cute_ssa_scalar(c, dsum, s.shape));
+    cute_tensor_store(c, di, cute_ssa_binop(c, CUTE_OP_MUL, p, dp));
 }
 
 void attn_bwd_grads(cute_ctx *c, cute_tensor acc_s, cute_tensor acc_dp, const cute_val *lse2, const cute_val *dsum,
                     int n, bool by_row, cute_val scale_log2)
 {
     cute_tensor S = attn_rowcol(c, acc_s), dP = attn_rowcol(c, acc_dp);
-    for (int i = 0; i < n; i++) { /* the thread's rows or columns, unrolled */
-        cute_tensor si = by_row ? CUTE_SLICE(c, S, i, CUTE_ALL) : CUTE_SLICE(c, S, CUTE_ALL, i);
-        cute_tensor di = by_row ? CUTE_SLICE(c, dP, i, CUTE_ALL) : CUTE_SLICE(c, dP, CUTE_ALL, i);
-        cute_ssa s = cute_tensor_load(c, si);
-        cute_ssa p = cute_ssa_fast(c, CUTE_OP_EXP2,
-                                   cute_ssa_fma(c, s, cute_ssa_scalar(c, scale_log2, s.shape),
-                                                cute_ssa_scalar(c, cute_val_unop(c, CUTE_OP_NEG, lse2[i]), s.shape)));
-        cute_tensor_store(c, si, p);
-        cute_ssa dp = cute_ssa_binop(c, CUTE_OP_SUB, cute_tensor_load(c, di), cute_ssa_scalar(c, dsum[i], s.shape));
-        cute_tensor_store(c, di, cute_ssa_binop(c, CUTE_OP_MUL, p, dp));
+    for (int i = 0; i < n; i++) line_grads(c, S, dP, i, by_row, lse2[i], dsum[i], scale_log2); /* unrolled */
+}
+
+void attn_bwd_grads_loading(cute_ctx *c, cute_tensor acc_s, cute_tensor acc_dp, cute_tensor gl, cute_tensor gd,
+                            cute_tensor coords, cute_tuple bound, bool by_row, cute_val scale_log2)
+{
+    cute_tensor S = attn_rowcol(c, acc_s), dP = attn_rowcol(c, acc_dp);
+    cute_tensor L = attn_rowcol(c, gl), D = attn_rowcol(c, gd), C = attn_rowcol(c, coords);
+    for (int i = 0; i < lines_of(c, L, by_row); i++) {
+        cute_val lse2 = line_value(c, L, C, bound, by_row, 1.4426950408889634, i);
+        line_grads(c, S, dP, i, by_row, lse2, line_value(c, D, C, bound, by_row, 1.0, i), scale_log2);
     }
 }
 

@@ -12,7 +12,7 @@
  *     from V's tile as an MN-major B; release V(n).  Then O / l and the LSE (fwd_kernel.c's
  *     epilogue).
  *
- * The producer gives registers to the consumers (setmaxnreg 24 / 240).  TMA clips the
+ * The producer gives registers to the consumers (setmaxnreg 24 / 240: hopper_roles.c).  TMA clips the
  * tiles at Sq and Sk (zeros past them), so only the mask and the epilogue's predicate know
  * the sequence ends.  Nothing below computes an index by hand: the boxes are tiles of TMA
  * coordinate tensors, the stages slices picked by the pipeline's state. */
@@ -23,7 +23,7 @@
 #include "cutec/sync.h"
 #include "kernels/attention/attention_internal.h"
 
-enum { WARPGROUP = 128, CONSUMERS = 2, PRODUCER_REGS = 24, CONSUMER_REGS = 240 };
+enum { WARPGROUP = 128, CONSUMERS = 2 };
 
 typedef struct hop_smem {
     cute_tensor q, k, v, vt; /* (bm,D); (bn,D,stages) each; V as (D,bn,stages): O's B operand */
@@ -36,53 +36,22 @@ typedef struct hop_maps {
     cute_tensor tq, tk;
 } hop_maps;
 
-/* the last of `modes` modes of t (its stages) at the state's stage */
-static cute_tensor stage(cute_ctx *c, cute_tensor t, int modes, const cute_pipeline_state *s)
-{
-    cute_int i = cute_int_from_val(c, s->index, 0);
-    return cute_tensor_slice(c, t, cute_tuple_fmt(cute_ctx_alg(c), modes == 3 ? "(_,_,%I)" : "(_,_,_,%I)", i));
-}
-
-/* The (rows, D) tile `tile` of (batch b, head h) of a TMA tensor (B,S,heads,D) into the shared
- * (rows, D) tile s, one box of 64 columns (the swizzle's 128 bytes) at a time: each box a
- * (1,rows,1,64) tile of the coordinate tensor and the (rows,64) block of s seen with the
- * global tensor's four modes */
-static void load_rows(cute_ctx *c, const attn_plan *p, const cute_tma_atom *atom, cute_val map, cute_tensor tma,
-                      cute_int b, cute_int tile, cute_int h, cute_tensor s, cute_val bar)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    int64_t rows = atom->extent[1], d = p->d;
-    cute_tuple box = cute_tuple_fmt(a, "(1,%lld,1,64)", (long long)rows);
-    cute_tuple block = cute_tuple_fmt(a, "(%lld,64)", (long long)rows);
-    cute_layout as4 = cute_layout_fmt(a, "(1,%lld,1,64):(0,1,0,%lld)", (long long)rows, (long long)rows);
-    cute_tiler four = cute_tiler_layout(&as4);
-    cute_tuple by_mode = cute_tuple_parse(a, "(1,1,1,1)");
-    for (int64_t j = 0; j < d / 64; j++) {
-        cute_tensor g = cute_tensor_local_tile(c, tma, box, cute_tuple_fmt(a, "(%I,%I,%I,%lld)", b, tile, h,
-                                                                           (long long)j), NULL);
-        cute_tensor sj = cute_tensor_local_tile(c, s, block, cute_tuple_fmt(a, "(0,%lld)", (long long)j), NULL);
-        sj = cute_tensor_compose(c, sj, &four);
-        sj.layout = cute_coalesce_profile(a, &sj.layout, &by_mode);
-        cute_tma_copy(c, atom, map, g, sj, (cute_tma_copy_opts){.bar = bar});
-    }
-}
-
 /* Q's tile once, then K(n) and V(n) of every key tile the block visits */
 static void producer(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_maps *x)
 {
     cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
     cute_pipeline_producer_acquire(c, &m->pq, &sq, (cute_val){0});
-    load_rows(c, p, &p->tma_q, x->q, x->tq, t->b, t->m_block, t->h, m->q,
+    attn_hop_load_rows(c, p, &p->tma_q, x->q, x->tq, t->b, t->m_block, t->h, m->q,
               cute_pipeline_producer_barrier(c, &m->pq, &sq));
     cute_pipeline_producer_commit(c, &m->pq, &sq);
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
     CUTE_FOR(c, n, t->n_begin, t->n_end) {
         cute_pipeline_producer_acquire(c, &m->pk, &s, (cute_val){0});
-        load_rows(c, p, &p->tma_k, x->k, x->tk, t->b, n, t->hk, stage(c, m->k, 3, &s),
+        attn_hop_load_rows(c, p, &p->tma_k, x->k, x->tk, t->b, n, t->hk, attn_hop_stage(c, m->k, 3, &s),
                   cute_pipeline_producer_barrier(c, &m->pk, &s));
         cute_pipeline_producer_commit(c, &m->pk, &s);
         cute_pipeline_producer_acquire(c, &m->pv, &s, (cute_val){0});
-        load_rows(c, p, &p->tma_v, x->v, x->tk, t->b, n, t->hk, stage(c, m->v, 3, &s),
+        attn_hop_load_rows(c, p, &p->tma_v, x->v, x->tk, t->b, n, t->hk, attn_hop_stage(c, m->v, 3, &s),
                   cute_pipeline_producer_barrier(c, &m->pv, &s));
         cute_pipeline_producer_commit(c, &m->pv, &s);
         cute_pipeline_state_advance(c, &s);
@@ -115,7 +84,7 @@ static void issue_scores(cute_ctx *c, const attn_plan *p, const hop_smem *m, con
     cute_pipeline_consumer_wait(c, &m->pk, s, (cute_val){0});
     cute_fill(c, f->acc_s, 0);
     cute_warpgroup_arrive(c);
-    cute_gemm(c, &p->mma, f->acc_s, f->sQ, stage(c, f->sK, 4, s), f->acc_s);
+    cute_gemm(c, &p->mma, f->acc_s, f->sQ, attn_hop_stage(c, f->sK, 4, s), f->acc_s);
     cute_warpgroup_commit_batch(c);
 }
 
@@ -129,7 +98,7 @@ static void issue_attend(cute_ctx *c, const attn_plan *p, const hop_smem *m, con
     cute_tensor pa = cute_tensor_compose(c, rp, &ta);
     cute_pipeline_consumer_wait(c, &m->pv, s, (cute_val){0});
     cute_warpgroup_arrive(c);
-    cute_gemm(c, &p->pv, f->acc_o, pa, stage(c, f->sVt, 4, s), f->acc_o);
+    cute_gemm(c, &p->pv, f->acc_o, pa, attn_hop_stage(c, f->sVt, 4, s), f->acc_o);
     cute_warpgroup_commit_batch(c);
 }
 
@@ -236,34 +205,39 @@ static hop_smem shared_memory(cute_ctx *c, const attn_plan *p)
     return m;
 }
 
+/* what the roles (attn_hop_roles) read */
+typedef struct hop_roles {
+    const attn_plan *p;
+    const attn_block *t;
+    const hop_smem *m;
+    const hop_maps *x;
+    cute_val scale_log2;
+} hop_roles;
+
+static void produce(cute_ctx *c, void *arg, cute_int tid)
+{
+    const hop_roles *r = arg;
+    (void)tid;
+    producer(c, r->p, r->t, r->m, r->x);
+}
+
+static void consume(cute_ctx *c, void *arg, cute_int tid)
+{
+    const hop_roles *r = arg;
+    consumer(c, r->p, r->t, r->m, tid, r->scale_log2);
+}
+
 static void hopper_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO,
                           cute_tensor mL, cute_val scale_log2, cute_val map_q, cute_val map_k, cute_val map_v)
 {
     const attn_plan *p = cute_ctx_user(c);
-    cute_alg *a = cute_ctx_alg(c);
     cute_kernel_min_blocks(c, 1);
     attn_block t = attn_block_tiles(c, p, mQ, mK, mV, mO, mL);
     hop_smem m = shared_memory(c, p);
     hop_maps x = {map_q, map_k, map_v, cute_make_identity_tensor(c, mQ.layout.shape),
                   cute_make_identity_tensor(c, mK.layout.shape)};
-    cute_int tid = cute_thread_idx(c, 0);
-    CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
-        cute_setmaxregister_decrease(c, PRODUCER_REGS);
-        CUTE_IF(c, cute_int_eq(c, cute_warp_idx(c), cute_i(0))) {
-            CUTE_IF(c, cute_elect_one(c)) producer(c, p, &t, &m, &x);
-        }
-    }
-    CUTE_ELSE(c) {
-        cute_setmaxregister_increase(c, CONSUMER_REGS);
-        consumer(c, p, &t, &m, cute_sub(a, tid, cute_i(WARPGROUP)), scale_log2);
-    }
-}
-
-/* the TMA atom of an operand's boxes: (1, rows, 1, 64) of its (B,S,heads,D), D innermost */
-static cute_tma_atom box_atom(cute_ctx *c, const attn_plan *p, cute_tensor g, int64_t rows)
-{
-    cute_layout box = cute_layout_fmt(cute_ctx_alg(c), "(1,%lld,1,64):(0,64,0,1)", (long long)rows);
-    return cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, g, box, p->smem_q.sw, 1);
+    hop_roles r = {p, &t, &m, &x, scale_log2};
+    attn_hop_roles(c, produce, consume, &r);
 }
 
 void attn_hopper_host(cute_ctx *c, const cute_arg *arg)
@@ -271,9 +245,9 @@ void attn_hopper_host(cute_ctx *c, const cute_arg *arg)
     attn_plan *p = cute_ctx_user(c); /* the atoms join the plan: the kernel reads them */
     cute_alg *a = cute_ctx_alg(c);
     cute_tensor mQ = arg[0].tensor, mL = p->cfg.lse ? arg[5].tensor : arg[3].tensor;
-    p->tma_q = box_atom(c, p, mQ, p->bm);
-    p->tma_k = box_atom(c, p, arg[1].tensor, p->bn);
-    p->tma_v = box_atom(c, p, arg[2].tensor, p->bn);
+    p->tma_q = attn_hop_box_atom(c, p, mQ, p->bm);
+    p->tma_k = attn_hop_box_atom(c, p, arg[1].tensor, p->bn);
+    p->tma_v = attn_hop_box_atom(c, p, arg[2].tensor, p->bn);
     const cute_int *e = mQ.layout.shape.leaf; /* (B, Sq, H, D) */
     cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0]},
                            .block = {cute_i(p->threads)}};

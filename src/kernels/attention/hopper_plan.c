@@ -38,19 +38,36 @@ static cute_composed tile_of(cute_alg *a, cute_dtype d, int64_t rows, int64_t D,
     return cute_smem_layout_staged(a, &atom, &shape);
 }
 
+/* what both Hopper plans ask of the target and the configuration */
+static bool hopper_ok(cute_alg *a, const cute_attention_config *cfg, int arch, const char *what)
+{
+    if (arch && arch != 90)
+        return cute_alg_fail(a, "attention %s: TMA and wgmma need sm_90 (the target is sm_%d)", what, arch);
+    if (cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_BF16)
+        return cute_alg_fail(a, "attention %s: %s inputs (f16 or bf16)", what, cute_dtype_name(cfg->dtype));
+    if (cfg->window || cfg->varlen)
+        return cute_alg_fail(a, "attention %s: %s are not taken yet (the SM80 kernel takes them)", what,
+                             cfg->window ? "sliding windows" : "packed sequences");
+    return true;
+}
+
+/* the atoms and shared tiles of a plan whose bm, bn, d and stages are set */
+static bool hopper_parts(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
+{
+    if (!make_mma(a, cfg->dtype, p->bn, false, &p->mma) || !make_mma(a, cfg->dtype, p->d, true, &p->pv))
+        return false;
+    p->smem_q = tile_of(a, cfg->dtype, p->bm, p->d, 0);
+    p->smem_kv = tile_of(a, cfg->dtype, p->bn, p->d, p->stages);
+    return !a->failed;
+}
+
 bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->cfg = *cfg, p->hopper = true;
-    if (arch && arch != 90)
-        return cute_alg_fail(a, "attention hopper: TMA and wgmma need sm_90 (the target is sm_%d)", arch);
-    if (cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_BF16)
-        return cute_alg_fail(a, "attention hopper: %s inputs (f16 or bf16)", cute_dtype_name(cfg->dtype));
+    if (!hopper_ok(a, cfg, arch, "hopper")) return false;
     if (cfg->head_dim != 64 && cfg->head_dim != 128 && cfg->head_dim != 256)
         return cute_alg_fail(a, "attention hopper: head dim %d (64, 128 or 256)", cfg->head_dim);
-    if (cfg->window || cfg->varlen)
-        return cute_alg_fail(a, "attention hopper: %s are not taken yet (the SM80 kernel takes them)",
-                             cfg->window ? "sliding windows" : "packed sequences");
     p->d = cfg->head_dim, p->bm = 128, p->threads = 3 * 128;
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles */
@@ -62,9 +79,22 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
         return cute_alg_fail(a, "attention hopper: %lld keys a tile at head dim %lld (a multiple of 16, 64 "
                              "to 256, whose K and V tiles fit twice in shared memory beside Q's)",
                              (long long)p->bn, (long long)p->d);
-    if (!make_mma(a, cfg->dtype, p->bn, false, &p->mma) || !make_mma(a, cfg->dtype, p->d, true, &p->pv))
-        return false;
-    p->smem_q = tile_of(a, cfg->dtype, p->bm, p->d, 0);
-    p->smem_kv = tile_of(a, cfg->dtype, p->bn, p->d, p->stages);
-    return !a->failed;
+    return hopper_parts(a, cfg, p);
+}
+
+bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg = *cfg, p->hopper = true;
+    p->cfg.lse = true;
+    if (!hopper_ok(a, cfg, arch, "backward hopper")) return false;
+    if (cfg->head_dim != 64 && cfg->head_dim != 128)
+        return cute_alg_fail(a, "attention backward hopper: head dim %d (64 or 128)", cfg->head_dim);
+    /* a consumer thread holds two 64 x D f32 accumulators (dK and dV: D registers) and two
+     * 64 x bn (S and dP: bn / 2 each), P and dS in the dtype (bn / 4 each): bn = 64 */
+    p->d = cfg->head_dim, p->bm = 128, p->bn = 64, p->threads = 3 * 128;
+    int64_t es = 2, x = 2 * p->bm * p->d * es, stage = 2 * p->bn * p->d * es;
+    int64_t fit = (SMEM_BYTES - x) / stage;
+    p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
+    return hopper_parts(a, cfg, p);
 }

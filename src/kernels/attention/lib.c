@@ -165,8 +165,11 @@ static const cute_fn *compile_bwd(cute_runtime *rt, const void *cfg, const void 
 
 const cute_fn *attn_lib_bwd_fn(cute_attention_lib *lib, const cute_attention_config *cfg, char *err, size_t n)
 {
+    cute_attention_config k = *cfg; /* the library's kernel choice (cute_attention_lib_set_kernel), resolved */
+    k.variant = lib->variant;
+    k.variant = attn_variant(lib->rt, &k);
     pthread_mutex_lock(&lib->lock);
-    const cute_fn *fn = fn_cache_fn(&lib->bwd, lib->rt, cfg, compile_bwd, NULL, "attention backward", err, n);
+    const cute_fn *fn = fn_cache_fn(&lib->bwd, lib->rt, &k, compile_bwd, NULL, "attention backward", err, n);
     pthread_mutex_unlock(&lib->lock);
     return fn;
 }

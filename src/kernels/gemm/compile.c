@@ -160,6 +160,13 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
                  cute_gemm_variant_name(cfg->variant));
         return NULL;
     }
+    if ((unsigned)cfg->scale > CUTE_GEMM_SCALE_BLOCK || (cfg->scale && cfg->variant != CUTE_GEMM_HOPPER) ||
+        ((cfg->out_scale || cfg->amax) && !cfg->scale)) {
+        snprintf(err, n, "gemm %s: fp8 scales (kind %d%s%s) run in the hopper kernel only, an output scale and amax "
+                 "with per-tensor or block scales", cute_gemm_variant_name(cfg->variant), (int)cfg->scale,
+                 cfg->out_scale ? ", output scale" : "", cfg->amax ? ", amax" : "");
+        return NULL;
+    }
     if (cute_gemm_epilogue_fused(&cfg->epilogue) && cfg->variant != CUTE_GEMM_HOPPER) {
         snprintf(err, n, "gemm %s: a fused epilogue runs in the hopper kernel only (sm_90, a 16-bit C)",
                  cute_gemm_variant_name(cfg->variant));
@@ -184,20 +191,24 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     if (cfg->variant == CUTE_GEMM_HOPPER)
         plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads);
     char text[3][64];
-    cute_arg_spec specs[6];
+    cute_arg_spec specs[10];
     cute_dtype cd = cute_gemm_c_dtype(cfg);
     for (int i = 0; i < 3; i++) specs[i] = gemm_operand_spec(cfg, i, text[i], sizeof text[i]);
     specs[3] = cute_spec_float(gemm_scalar_dtype(cfg));
     specs[4] = cute_spec_float(gemm_scalar_dtype(cfg));
     specs[5] = cute_spec_tensor(cd, "?:1", cute_dtype_bytes(cd)); /* the epilogue's vector */
     if (cfg->dual) specs[5] = specs[1];                               /* or the dual GEMM's B1 */
-    char name[160], tag[64];
+    /* fp8's scales, f32: sa, sb (one value each, or block scales: rank 2), out scale, amax */
+    for (int i = 6; i < 10; i++)
+        specs[i] = cute_spec_tensor(CUTE_F32, i < 8 && cfg->scale == CUTE_GEMM_SCALE_BLOCK ? "(?,?):(?,?)" : "?:?", 4);
+    char name[192], tag[64];
     gemm_epilogue_tag(&cfg->epilogue, tag, sizeof tag);
-    snprintf(name, sizeof name, "gemm_%s_%s_%s_%c%c%c_a%d%s%s%s", cute_gemm_variant_name(cfg->variant),
+    snprintf(name, sizeof name, "gemm_%s_%s_%s_%c%c%c_a%d%s%s%s%s%s%s", cute_gemm_variant_name(cfg->variant),
              cute_dtype_name(cfg->dtype), cute_dtype_name(cd), "nt"[cfg->major[0]], "nt"[cfg->major[1]],
              "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "", cfg->batched ? "_batched" : "",
-             cfg->dual ? "_swiglu" : tag);
-    int nargs = cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
+             cfg->dual ? "_swiglu" : tag, cfg->scale == CUTE_GEMM_SCALE_BLOCK ? "_blockscaled" : cfg->scale ? "_scaled" : "",
+             cfg->out_scale ? "_oscale" : "", cfg->amax ? "_amax" : "");
+    int nargs = cfg->scale ? 10 : cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
     const cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, nargs, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;

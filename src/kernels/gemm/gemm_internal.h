@@ -164,13 +164,30 @@ void gemm_epilogue_tag(const cute_gemm_epilogue *e, char *out, size_t n);
  * take, and its atoms (false with the reason in a's error).  In the host function: the store
  * atom of C (p->tma_c).  In the kernel: the epilogue of one tile (sC the buffers, mapC the
  * store's map, mV the fused epilogue's vector), and, after the last tile, the wait for the stores still running. */
+/* fp8's scales in the Hopper kernel (hopper_scales.c): the call's f32 tensors and what a
+ * consumer read of them.  begin: at the consumer's start, alpha with the per-tensor scales
+ * folded in, the output scale read, amax's running maximum made; out: on x (f32, after the
+ * fused epilogue; `in` its elements inside C) amax raised, then the output scale (s NULL:
+ * x); end: after the last tile, amax raised by the thread's warp */
+typedef struct gemm_scales {
+    cute_tensor sa, sb, out, amax;
+    cute_val out_scale; /* with cfg.out_scale */
+    cute_val amax_bits; /* with cfg.amax: the thread's largest |x| as f32 bits (a variable) */
+} gemm_scales;
+/* a call's scale tensors against its A (M,K) and B (N,K): CUTE_ERR_INVALID naming the
+ * problem (scales_check.c) */
+cute_status gemm_scales_check(const cute_gemm_scales *s, const cute_call_arg *A, const cute_call_arg *B, char *err,
+                              size_t n);
+cute_val gemm_scales_begin(cute_ctx *c, const gemm_plan *p, gemm_scales *s, cute_val alpha);
+cute_ssa gemm_scales_out(cute_ctx *c, const gemm_plan *p, const gemm_scales *s, cute_ssa x, cute_ssa in);
+void gemm_scales_end(cute_ctx *c, const gemm_plan *p, const gemm_scales *s);
 bool gemm_hopper_store_takes(const gemm_plan *p);
 int64_t gemm_hopper_store_bytes(const gemm_plan *p);
 bool gemm_hopper_store_plan(cute_alg *a, gemm_plan *p);
 void gemm_hopper_store_atom(cute_ctx *c, gemm_plan *p, cute_tensor mC);
 void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                                 cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, cute_val mapC,
-                                cute_tensor mV);
+                                cute_tensor mV, const gemm_scales *sc);
 void gemm_hopper_store_drain(cute_ctx *c, const gemm_plan *p, cute_int tid);
 /* The Hopper kernel's pieces (hopper.c), which the grouped GEMM (hopper_grouped.c) shares:
  * the stages, C's tile and the pipeline in shared memory; the TMA atoms of A's and B's
@@ -202,6 +219,15 @@ void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_sme
 void gemm_hopper_mainloop_issue(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
                                 cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f);
 void gemm_hopper_mainloop_tail(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *done);
+/* the stage of a consumer's wgmma view (MMA, M, K, stages) the state points at, and the
+ * release of the stage `s` points at (then advanced) */
+cute_tensor gemm_hopper_stage(cute_ctx *c, cute_tensor t, const cute_pipeline_state *s);
+void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s);
+/* the main loop with fp8 block scales (hopper_blockscale.c): each k-tile's product in
+ * accumulators of its own, promoted into f->acc with its scales (s: sa, sb) */
+void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m,
+                                      const gemm_tiles *t, cute_pipeline_state *read, cute_pipeline_state *done,
+                                      const gemm_hopper_frag *f, cute_int tid, const gemm_scales *s);
 /* the same for tile (tm, tn) of C (a persistent kernel's, from its tile scheduler) */
 gemm_tiles gemm_tiles_at(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_tensor mB, cute_tensor mC,
                          cute_tensor cA, cute_tensor cB, cute_tensor cC, cute_int tm, cute_int tn);

@@ -69,6 +69,7 @@ static void multicast_opts(cute_ctx *c, const gemm_plan *p, cute_tma_copy_opts *
 typedef struct hopper_args {
     cute_tensor mA, mB, mC, cA, cB, cC;
     cute_tensor mV; /* the fused epilogue's vector (C where it has none) */
+    gemm_scales scales; /* fp8's scale tensors (C where the call has none) */
     gemm_sched sched;
     gemm_plan tiles; /* the plan with C's tile: p's, but bn / 2 for the dual GEMM (its MMA's
                         N holds A B0^T's columns beside A B1^T's) */
@@ -146,7 +147,9 @@ static void mma_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m
     cute_pipeline_state_advance(c, s);
 }
 
-static void release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s)
+cute_tensor gemm_hopper_stage(cute_ctx *c, cute_tensor t, const cute_pipeline_state *s) { return stage(c, t, 4, s); }
+
+void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s)
 {
     if (!(p->broken & GEMM_BREAK_RELEASE)) cute_pipeline_consumer_release(c, &m->pipe, s);
     cute_pipeline_state_advance(c, s);
@@ -163,14 +166,14 @@ void gemm_hopper_mainloop_issue(cute_ctx *c, const gemm_plan *p, const gemm_hopp
         (void)kt;
         mma_ktile(c, p, m, read, f);
         cute_warpgroup_wait(c, 1); /* the batch before this one has retired: its stage is free */
-        release(c, p, m, done);
+        gemm_hopper_release(c, p, m, done);
     }
 }
 
 void gemm_hopper_mainloop_tail(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *done)
 {
     cute_warpgroup_wait(c, 0);
-    release(c, p, m, done);
+    gemm_hopper_release(c, p, m, done);
 }
 
 void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
@@ -199,9 +202,10 @@ static cute_pipeline_state read_state(cute_ctx *c, const gemm_plan *p)
 }
 
 static void epilogue(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m, cute_int tid,
-                     const gemm_tiles *t, cute_tensor acc, cute_val alpha, cute_val beta, cute_val mapC)
+                     const gemm_tiles *t, cute_tensor acc, cute_val alpha, cute_val beta, cute_val mapC,
+                     const gemm_scales *sc)
 {
-    if (p->tma_store) gemm_hopper_store_epilogue(c, p, tid, t, acc, alpha, beta, m->sC, mapC, g->mV);
+    if (p->tma_store) gemm_hopper_store_epilogue(c, p, tid, t, acc, alpha, beta, m->sC, mapC, g->mV, sc);
     else gemm_hopper_epilogue(c, p, tid, t, acc, alpha, beta, m->sC);
 }
 
@@ -213,12 +217,16 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
     gemm_hopper_frag f = fragments(c, p, m, tid);
     cute_pipeline_state read = read_state(c, p);
     cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    gemm_scales sc = g->scales;
+    alpha = gemm_scales_begin(c, p, &sc, alpha);
     CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
         gemm_tiles t = tile(c, p, g, w);
-        gemm_hopper_mainloop(c, p, m, &t, &read, &done, &f);
-        epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC);
+        if (p->cfg.scale == CUTE_GEMM_SCALE_BLOCK) gemm_hopper_mainloop_blockscaled(c, p, m, &t, &read, &done, &f, tid, &sc);
+        else gemm_hopper_mainloop(c, p, m, &t, &read, &done, &f);
+        epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC, &sc);
     }
     gemm_hopper_store_drain(c, p, tid);
+    gemm_scales_end(c, p, &sc);
 }
 
 /* The ping-pong turns (CUTLASS's OrderedSequenceBarrier over named barriers): warpgroup wg
@@ -257,6 +265,8 @@ static void pingpong_warpgroup(cute_ctx *c, const gemm_plan *p, const hopper_arg
     gemm_hopper_frag f = fragments(c, p, m, cute_sub(a, tid, cute_i(wg * WARPGROUP)));
     cute_pipeline_state read = read_state(c, p);
     cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    gemm_scales sc = g->scales; /* per tensor (the plan refuses block scales here) */
+    alpha = gemm_scales_begin(c, p, &sc, alpha);
     cute_int k_tiles = tile(c, p, g, cute_i(0)).k_tiles; /* every tile's */
     skip_tiles(c, &read, &done, cute_i(wg), k_tiles);
     CUTE_FOR(c, j, cute_i(0), cute_ceil_div(a, cute_sub(a, mine, cute_i(wg)), cute_i(2))) {
@@ -268,11 +278,12 @@ static void pingpong_warpgroup(cute_ctx *c, const gemm_plan *p, const hopper_arg
         if (!(p->broken & GEMM_BREAK_TURN)) turn_pass(c, MMA_TURN, wg, not_last);
         gemm_hopper_mainloop_tail(c, p, m, &done);
         turn_wait(c, EPILOGUE_TURN, wg, not_first);
-        epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC);
+        epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC, &sc);
         turn_pass(c, EPILOGUE_TURN, wg, not_last);
         skip_tiles(c, &read, &done, cute_i(1), k_tiles);
     }
     gemm_hopper_store_drain(c, p, tid);
+    gemm_scales_end(c, p, &sc);
 }
 
 /* The ping-pong consumers (CUTLASS's KernelTmaWarpSpecializedPingpong): each warpgroup
@@ -354,12 +365,14 @@ static void consumer_role(cute_ctx *c, const void *user, cute_int tid)
 
 static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
                           cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
-                          cute_val mapB, cute_val mapC, cute_tensor mV, cute_val mapB1)
+                          cute_val mapB, cute_val mapC, cute_tensor mV, cute_val mapB1, cute_tensor sa,
+                          cute_tensor sb, cute_tensor so, cute_tensor amax)
 {
     const gemm_plan *p = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
     gemm_plan tiles = tiles_plan(p);
-    hopper_roles r = {p, {mA, mB, mC, cA, cB, cC, mV, gemm_sched_make(c, &tiles, mC, p->raster), tiles},
+    gemm_scales scales = {.sa = sa, .sb = sb, .out = so, .amax = amax};
+    hopper_roles r = {p, {mA, mB, mC, cA, cB, cC, mV, scales, gemm_sched_make(c, &tiles, mC, p->raster), tiles},
                       gemm_hopper_shared_memory(c, p), alpha, beta, mapA, {mapB, mapB1}, mapC};
     gemm_hopper_roles(c, producer_role, consumer_role, &r);
 }
@@ -403,8 +416,12 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
     cute_tma_atom b1 = p->tma_b; /* the dual GEMM's B1: B0's box and swizzle, its own map */
     if (p->cfg.dual) b1 = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, arg[5].tensor, first_box(a, p, 1), p->smem_b.sw, 1);
     if (p->tma_store) gemm_hopper_store_atom(c, p, mC);
+    /* fp8's scales: arguments 6 to 9 where the call has them (C, unused, where not) */
+    bool scaled = p->cfg.scale != CUTE_GEMM_SCALE_NONE;
+    cute_tensor sc[4] = {mC, mC, mC, mC};
+    for (int i = 0; scaled && i < 4; i++) sc[i] = arg[6 + i].tensor;
     /* (C's store map; A's, unused, where C does not leave by TMA) */
     CUTE_LAUNCH(c, hopper_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
                 p->tma_a.map, p->tma_b.map, p->tma_store ? p->tma_c.map : p->tma_a.map,
-                p->cfg.epilogue.bias ? arg[5].tensor : mC, b1.map);
+                p->cfg.epilogue.bias || scaled ? arg[5].tensor : mC, b1.map, sc[0], sc[1], sc[2], sc[3]);
 }

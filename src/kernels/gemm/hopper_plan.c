@@ -36,13 +36,13 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
                              "(these are %d-byte aligned)", cfg->align_bytes);
     if (cfg->batched) return cute_alg_fail(a, "gemm hopper: batched operands are not taken yet");
     if (cfg->dual && cfg->major[1] != 1) return cute_alg_fail(a, "gemm hopper: the dual GEMM's B0 and B1 must be K-major");
+    if (cfg->scale != CUTE_GEMM_SCALE_NONE && (!fp8 || cfg->dual))
+        return cute_alg_fail(a, "gemm hopper: %s scales take e4m3 or e5m2 inputs, not the dual GEMM (%s inputs%s)",
+                             cute_gemm_scale_name(cfg->scale), cute_dtype_name(cfg->dtype), cfg->dual ? ", dual" : "");
     return true;
 }
 
 static bool power_of_2_upto(int x, int most) { return x >= 1 && x <= most && !(x & (x - 1)); }
-
-/* the ping-pong schedule's default tile, each warpgroup's (bm 128) */
-enum { PINGPONG_BN = 128 };
 
 /* cooperative (both consumer warpgroups on one tile) or ping-pong (one tile each) */
 static bool schedule(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
@@ -53,6 +53,8 @@ static bool schedule(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     p->pingpong = s == CUTE_GEMM_SCHEDULE_PINGPONG;
     if (p->pingpong && cfg->dual) /* its epilogue's halves of N: untried */
         return cute_alg_fail(a, "gemm hopper: the dual GEMM runs in the cooperative schedule (ping-pong asked)");
+    if (p->pingpong && cfg->scale == CUTE_GEMM_SCALE_BLOCK) /* its promotions lean on the other warpgroup's wgmma */
+        return cute_alg_fail(a, "gemm hopper: fp8 block scales run in the cooperative schedule (ping-pong asked)");
     return true;
 }
 
@@ -67,7 +69,12 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     const cute_gemm_tiling *t = &cfg->tiling;
     int es = cute_dtype_bytes(cfg->dtype);
     if (!schedule(a, cfg, p)) return false;
-    p->bm = t->bm ? t->bm : 128, p->bn = t->bn ? t->bn : p->pingpong ? PINGPONG_BN : 256, p->bk = 128 / es;
+    /* block scales: one block of B a tile (at most 128 wide), two accumulator sets */
+    bool block = cfg->scale == CUTE_GEMM_SCALE_BLOCK;
+    p->bm = t->bm ? t->bm : 128, p->bn = t->bn ? t->bn : block || p->pingpong ? 128 : 256, p->bk = 128 / es;
+    if (block && 128 % p->bn)
+        return cute_alg_fail(a, "gemm hopper: block scales (one per 128 columns of B) need tiles whose N divides 128 "
+                             "(bn %lld)", (long long)p->bn);
     if ((p->bm != 64 && p->bm != 128) || p->bn < 16 || p->bn > 256 || p->bn % 16 || (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, bn a multiple of 16 up to 256, "
                              "bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
@@ -158,6 +165,9 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
         return cute_alg_fail(a, "gemm hopper: a fused epilogue%s runs in the TMA-store epilogue (a 16-bit C, tiles of "
                              "whole 64-column blocks, not --store st, stages that fit beside its buffers)",
                              cfg->dual ? " (the dual GEMM's SwiGLU)" : "");
+    if ((cfg->out_scale || cfg->amax) && !p->tma_store)
+        return cute_alg_fail(a, "gemm hopper: an output scale or amax runs in the TMA-store epilogue (a 16-bit C, "
+                             "tiles of whole 64-column blocks, not --store st)");
     if (p->tma_store || cfg->tiling.c_store == CUTE_GEMM_STORE_TMA) gemm_hopper_store_plan(a, p);
     else if (p->smem_epilogue) gemm_plan_c_tile(a, p, 128 * p->consumers, p->bn / p->c_parts);
     /* 8: 16.5 A rows and 8 B columns of 128 x 256 tiles in flight on 132 SMs (--raster F) */

@@ -129,7 +129,7 @@ static cute_ssa columns(cute_ctx *c, cute_tensor acc, int64_t j, cute_tensor f)
  * on); then alpha x + beta C in f32, the fused epilogue, rounded to C's dtype; beta == 0
  * reads no C. */
 static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, cute_tensor acc, int64_t j, const piece_of *q,
-                                cute_val alpha, cute_val beta)
+                                cute_val alpha, cute_val beta, const gemm_scales *sc)
 {
     cute_tensor f = cute_make_rmem_tensor_like(c, q->gC, CUTE_F32);
     cute_ssa v = columns(c, acc, j, f);
@@ -146,7 +146,8 @@ static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, cute_tensor acc
         cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, f), bc));
     }
     cute_tensor out = cute_make_rmem_tensor_like(c, f, cute_gemm_c_dtype(&p->cfg));
-    cute_tensor_store(c, out, cute_ssa_cvt(c, fused(c, p, q, cute_tensor_load(c, f)), (cute_dtype)out.dtype));
+    cute_ssa x = gemm_scales_out(c, p, sc, fused(c, p, q, cute_tensor_load(c, f)), q->in);
+    cute_tensor_store(c, out, cute_ssa_cvt(c, x, (cute_dtype)out.dtype));
     return out;
 }
 
@@ -171,15 +172,13 @@ static cute_val issuer(cute_ctx *c, cute_int tid)
     return cute_int_eq(c, cute_mod(a, tid, cute_i(WARPGROUP)), cute_i(0));
 }
 
-/* thread 0 of warpgroup wg: the store of its box of the piece (buffer buf, C's coordinates
- * kC), and the wait that frees the buffer the next piece will take */
-static void store_box(cute_ctx *c, const gemm_plan *p, cute_tensor sC, cute_int buf, cute_tensor kC, cute_val mapC,
-                      const cute_pipeline_tma_store *pipe)
+/* thread 0 of warpgroup wg: the store of one box of the piece (buffer buf, C's coordinates
+ * kC) */
+static void store_box(cute_ctx *c, const gemm_plan *p, cute_tensor sC, cute_int buf, cute_tensor kC, cute_val mapC)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tensor src = cute_tensor_slice(c, sC, cute_tuple_fmt(a, "(_,_,%I)", buf));
     cute_tma_copy(c, &p->tma_c, mapC, src, kC, (cute_tma_copy_opts){0});
-    if (!(p->broken & GEMM_BREAK_STORE_ACQUIRE)) cute_pipeline_tma_store_producer_acquire(c, pipe);
 }
 
 /* the epilogue's vector (a rank-1 tensor along M or N; unused where bias is NONE) as a
@@ -193,35 +192,42 @@ static cute_tensor broadcast(cute_ctx *c, const gemm_plan *p, const gemm_tiles *
     return cute_tensor_domain_offset(c, v, t->kC.coord);
 }
 
-/* the TMA-store pipeline of one issuing thread: a group a box it stores, so as many stages
- * as its buffers (cooperative: each warpgroup stores its own 64 rows of a piece; ping-pong:
- * the warpgroup stores all of its tile's) */
+/* The boxes of a piece one issuing thread stores: cooperative, each warpgroup its own 64
+ * rows; ping-pong, the warpgroup all of its tile's */
+static int issued_boxes(const gemm_plan *p) { return p->pingpong ? row_boxes(p) : 1; }
+
+/* The TMA-store pipeline of one issuing thread, a bulk group a box, acquired once a piece
+ * after its boxes: the next piece writes all the boxes of the piece store_stages - 1 before
+ * it at once (stmatrix of the whole piece), so every group but the last (store_stages - 1)
+ * pieces' must have been read: (store_stages - 1) * boxes + 1 stages */
 static cute_pipeline_tma_store store_pipe(cute_ctx *c, const gemm_plan *p)
 {
-    return cute_pipeline_tma_store_create(c, p->store_stages * (p->pingpong ? row_boxes(p) : 1));
+    return cute_pipeline_tma_store_create(c, (p->store_stages - 1) * issued_boxes(p) + 1);
 }
 
 /* Thread 0 of warpgroup wg: the stores of piece j (stage s) that its warpgroup issues, each
- * from its buffer of the set, to its 64 x 64 box of C */
+ * from its buffer of the set, to its 64 x 64 box of C, then the wait that frees the buffers
+ * the next piece takes */
 static void store_piece(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cute_tensor sC, cute_int wg, int64_t j,
                         cute_val mapC, const cute_pipeline_tma_store *pipe)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tuple box = cute_tuple_fmt(a, "(%d,%d)", PIECE, PIECE);
     int rb = row_boxes(p), s = (int)(j % p->store_stages);
-    for (int r = 0; r < (p->pingpong ? rb : 1); r++) {
+    for (int r = 0; r < issued_boxes(p); r++) {
         cute_int row = p->pingpong ? cute_i(r) : wg, set = p->pingpong ? wg : cute_i(0);
         cute_int buf = cute_add(a, cute_mul(a, set, cute_i(rb * p->store_stages)), cute_add(a, cute_i(s * rb), row));
         cute_tensor kC = cute_tensor_local_tile(c, t->kC, box, cute_tuple_fmt(a, "(%I,%lld)", row, (long long)j), NULL);
-        store_box(c, p, sC, buf, kC, mapC, pipe);
+        store_box(c, p, sC, buf, kC, mapC);
     }
+    if (!(p->broken & GEMM_BREAK_STORE_ACQUIRE)) cute_pipeline_tma_store_producer_acquire(c, pipe);
 }
 
 /* tid: the thread's index among the consumers (ping-pong: warpgroup tid / 128 stores its own
  * tile, its 128 threads meeting at the barrier; the two take turns, hopper.c) */
 void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                                 cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, cute_val mapC,
-                                cute_tensor mV)
+                                cute_tensor mV, const gemm_scales *sc)
 {
     cute_alg *a = cute_ctx_alg(c);
     int threads = WARPGROUP * (p->pingpong ? 1 : p->consumers);
@@ -234,7 +240,7 @@ void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, c
     for (int64_t j = 0; j < c_cols(p) / PIECE; j++) {
         int64_t s = j % p->store_stages;
         piece_of q = piece_at(c, p, thr, t, vC, j);
-        cute_tensor out = piece_values(c, p, acc, j, &q, alpha, beta);
+        cute_tensor out = piece_values(c, p, acc, j, &q, alpha, beta, sc);
         cute_tensor dst = cute_tensor_slice(c, tRS_sC, cute_tuple_fmt(a, "(_,_,_,%lld)", (long long)s));
         cute_copy(c, &p->r2s.atom, cute_retile_S(c, r2s, out), dst);
         if (!(p->broken & GEMM_BREAK_STORE_FENCE)) cute_fence_proxy_async_shared_cta(c);

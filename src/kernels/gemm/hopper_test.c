@@ -411,6 +411,9 @@ static void interp(void)
         {200, 136, 200, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {.stages = 3, .schedule = PP}, 0},
         {136, 136, 136, CUTE_BF16, CUTE_F32, 1, 1.0, 0.25, {.bm = 64, .bn = 64, .stages = 2, .schedule = PP}, 3},
         {136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.bm = 64, .bn = 128, .cluster_m = 2, .schedule = PP}, 0},
+        /* 6 tiles of 128 x 128, 3 a block: warpgroup 0 stores two tiles, each piece two boxes
+         * from two buffers (its next piece may write them only when both stores read them) */
+        {136, 328, 400, CUTE_BF16, CUTE_BF16, 0, 1.0, 0.0, {.schedule = PP}, 0},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
     fused_all(rt);

@@ -14,6 +14,7 @@
 #include "cutec/gemv.h"
 #include "cutec/kernels.h"
 #include "kernels/fn_cache.h"
+#include "kernels/gemm/gemm_internal.h"
 #include "kernels/gemm/gemm_ref.h"
 
 static const char *const names[CUTE_GEMM_VARIANT_COUNT] = {
@@ -69,7 +70,8 @@ static bool same_config(const void *x, const void *y)
            a->major[0] == b->major[0] &&
            a->major[1] == b->major[1] && a->major[2] == b->major[2] &&
            a->align_bytes == b->align_bytes && a->index_bound == b->index_bound &&
-           !memcmp(&a->epilogue, &b->epilogue, sizeof a->epilogue) && a->dual == b->dual;
+           !memcmp(&a->epilogue, &b->epilogue, sizeof a->epilogue) && a->dual == b->dual && a->scale == b->scale &&
+           a->out_scale == b->out_scale && a->amax == b->amax;
 }
 
 /* fn_cache_compile for cute_gemm_config keys */
@@ -528,6 +530,15 @@ cute_status cutec_gemm_ex(cute_gemm_lib *lib, cute_gemm_variant variant, const c
                           const cute_gemm_epilogue *epilogue, const cute_call_arg *v, void *stream, char *err,
                           size_t n)
 {
+    return cutec_gemm_scaled(lib, variant, A, B, C, alpha, beta, NULL, epilogue, v, stream, err, n);
+}
+
+cute_status cutec_gemm_scaled(cute_gemm_lib *lib, cute_gemm_variant variant, const cute_call_arg *A,
+                              const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,
+                              const cute_gemm_scales *scales, const cute_gemm_epilogue *epilogue,
+                              const cute_call_arg *v, void *stream, char *err, size_t n)
+{
+    bool scaled = scales && scales->kind != CUTE_GEMM_SCALE_NONE;
     bool fused = cute_gemm_epilogue_fused(epilogue);
     char scratch[512];
     if (!err || !n) err = scratch, n = sizeof scratch;
@@ -539,6 +550,7 @@ cute_status cutec_gemm_ex(cute_gemm_lib *lib, cute_gemm_variant variant, const c
     cute_status s = check_operands(in, err, n);
     if (s == CUTE_OK) s = check_shapes(A, B, C, err, n);
     if (s == CUTE_OK) s = check_vector(fused ? epilogue : NULL, v, C, err, n);
+    if (s == CUTE_OK && scales) s = gemm_scales_check(scales, A, B, err, n);
     if (s != CUTE_OK) return s;
     if (!isfinite(alpha) || !isfinite(beta))
         return invalid(err, n, "gemm: alpha (%g) and beta (%g) must be finite", alpha, beta);
@@ -546,16 +558,25 @@ cute_status cutec_gemm_ex(cute_gemm_lib *lib, cute_gemm_variant variant, const c
     if (C->dtype == CUTE_I32 && (alpha != floor(alpha) || beta != floor(beta)))
         return invalid(err, n, "gemm: an s32 C takes integral alpha and beta (got %g and %g)", alpha, beta);
     if (C->shape[0] == 0 || C->shape[1] == 0) return CUTE_OK; /* nothing to write */
-    if (variant == CUTE_GEMM_AUTO && !fused) { /* N or M at most 8: streamed once by the GEMV kernels */
+    if (variant == CUTE_GEMM_AUTO && !fused && !scaled) { /* N or M at most 8: streamed once by the GEMV kernels */
         s = cutec_gemm_skinny(lib->skinny, A, B, C, alpha, beta, stream, err, n);
         if (s != CUTE_ERR_UNSUPPORTED) return s;
         s = CUTE_OK, err[0] = 0;
     }
-    cute_call_arg args[6] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta), v ? *v : *C};
+    cute_call_arg args[10] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta), v ? *v : *C};
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype,
                             .batched = A->ndim == 3};
     if (fused) cfg.epilogue = *epilogue;
-    return run_pattern(lib, variant, &cfg, args, v && fused ? 6 : 5, stream, err, n);
+    if (!scaled) return run_pattern(lib, variant, &cfg, args, v && fused ? 6 : 5, stream, err, n);
+    /* the scaled kernels take (A, B, C, alpha, beta, v, sa, sb, out, amax): where the call has
+     * no v, out or amax, a tensor of the spec stands in, unread: sa's first element (not C's,
+     * which the kernel writes) */
+    cute_call_arg one = cute_call_tensor(scales->a->buf, scales->a->offset, CUTE_F32, 1, (int64_t[]){1}, (int64_t[]){1});
+    if (!v) args[5] = one, args[5].dtype = C->dtype;
+    args[6] = *scales->a, args[7] = *scales->b;
+    args[8] = scales->out ? *scales->out : one, args[9] = scales->amax ? *scales->amax : one;
+    cfg.scale = scales->kind, cfg.out_scale = scales->out != NULL, cfg.amax = scales->amax != NULL;
+    return run_pattern(lib, variant == CUTE_GEMM_AUTO ? CUTE_GEMM_HOPPER : variant, &cfg, args, 10, stream, err, n);
 }
 
 /* the dual GEMM's B1 beside B0: the same dtype, shape and strides (so one kernel's layout

@@ -29,6 +29,21 @@ static cute_composed swizzled(cute_alg *a, cute_dtype d, int major, int64_t rows
     return cute_smem_layout_staged(a, &atom, &shape);
 }
 
+/* The (rows, bk, stages) buffer of an 8-bit MN-major operand read through LDSM8_MN: atoms of
+ * 16 lines of 128 rows (bytes), one k each, the 16-byte chunks of a line XORed with bits
+ * 1-3 of its k (Swizzle<3,4,4>).  An ldmatrix phase reads one chunk of k = 2r + c
+ * (r < 8): eight different bank groups. */
+static cute_composed pairs_stages(cute_alg *a, int64_t rows, int64_t bk, int stages)
+{
+    int lg = 4; /* lines of w = 2^lg rows, at least the 16 of one ldmatrix row (rows: 16 wm) */
+    while (lg < 7 && ((int64_t)2 << lg) <= rows) lg++;
+    cute_layout L = cute_layout_fmt(a, "(%d,16):(1,%d)", 1 << lg, 1 << lg);
+    /* the 2^(lg-4) chunks of a line XORed with k's bits 1.. (address bits lg+1..) */
+    cute_composed atom = cute_make_composed(a, (cute_swizzle){lg - 4, 4, lg - 3}, cute_i(0), &L);
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)rows, (long long)bk, stages);
+    return cute_smem_layout_staged(a, &atom, &shape);
+}
+
 /* The (rows, bk, stages) buffer of step 3: rows contiguous, the column padded by 16 bytes
  * for K-major sources (their element-wise stores then spread over the banks), no swizzle. */
 static cute_composed padded_stages(cute_alg *a, cute_dtype d, int major, int64_t rows, int64_t bk,
@@ -136,6 +151,10 @@ typedef struct tc_shape {
     int until;   /* 0, or the first sm_<until> the tiling is not for */
 } tc_shape;
 
+/* 8-bit MN-major operands: ldmatrix.trans of byte pairs and prmt (atom_rows.c), A's and B's
+ * register orders; the fragments' rows (columns) 2g and 2g+1 become the MMA's g and g+8 */
+#define LDSM8_MN "SM75_U8x16_LDSM_T_PRMT_"
+
 /* 8 warps as 4 x 2 (the default warps_m is then 4), each 64 x 64 of C per k-block:
  * 256 x 128 tiles, 3 stages of 64 (16-bit) or 128 (8-bit) k in 144 KB of shared memory.
  * Measured on the H200 (bench/RESULTS.md, bf16 8192^3): 486 TFLOP/s, against 455 for
@@ -145,17 +164,17 @@ typedef struct tc_shape {
 static const tc_shape tc_shapes[] = {
     {CUTE_F16, 80, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS, 0},
     {CUTE_BF16, 80, "SM80_16x8x16_F32BF16BF16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS, 0},
-    {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_ACROSS, 0},
+    {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_ACROSS, 0},
     /* tf32: f32 in memory, 4-byte values (ldmatrix moves them K-major only) */
     {CUTE_TF32, 80, "SM80_16x8x8_F32TF32TF32F32_TN", 256, 128, 32, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_ACROSS, 0},
     /* fp8 fragments carried across the back edge spill 1.5 KB: within tiles, 2.3x faster.
      * sm_90 has no fp8 mma.sync: ptxas's own lowering (two HMMA from zero, four FADDs of C)
      * spilled 68-104 bytes here; as f16 steps into C (ir_insts.def) none, and no FADDs
      * (sm_90 only: untried on later targets, which keep CuTe's row) */
-    {CUTE_E4M3, 90, "SM89_16x8x32_F32E4M3E4M3F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_WITHIN, 100},
-    {CUTE_E5M2, 90, "SM89_16x8x32_F32E5M2E5M2F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_WITHIN, 100},
-    {CUTE_E4M3, 89, "SM89_16x8x32_F32E4M3E4M3F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_WITHIN, 0},
-    {CUTE_E5M2, 89, "SM89_16x8x32_F32E5M2E5M2F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", "", GEMM_PREFETCH_WITHIN, 0},
+    {CUTE_E4M3, 90, "SM89_16x8x32_F32E4M3E4M3F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_WITHIN, 100},
+    {CUTE_E5M2, 90, "SM89_16x8x32_F32E5M2E5M2F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_WITHIN, 100},
+    {CUTE_E4M3, 89, "SM89_16x8x32_F32E4M3E4M3F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_WITHIN, 0},
+    {CUTE_E5M2, 89, "SM89_16x8x32_F32E5M2E5M2F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_WITHIN, 0},
     /* Hopper's DMMA shapes run at twice m8n8k4's rate (bench mma: 66.6 against 33.1 TFLOP/s).
      * f64 is bound by shared memory: 2 x 2 warps of 64 x 32 (each A value read feeds 4 DMMA,
      * each B value 4), k8 fragments read 16 bytes at a time without bank conflicts
@@ -206,9 +225,19 @@ static void f64_perms(const cute_gemm_config *cfg, const cute_mma_atom *atom, ch
     if (v == 2) rows[0] = "(2,4)", rows[1] = "(4,1)";
 }
 
+/* does operand op come from an MN-major 8-bit tile through LDSM8_MN? */
+static bool pairs_mn(const tc_shape *s, const cute_gemm_config *cfg, int op)
+{
+    return cfg->major[op] == 0 && !strcmp(s->ldsm_mn, LDSM8_MN);
+}
+
 /* the tiled MMA: warps wm x wn, each atom repeated so that one ldmatrix.x4 feeds it (N
- * doubled, as ampere/tensorop_gemm.py's permutation_mnk does); f64's renumberings above */
-static cute_tiled_mma tc_mma(cute_alg *a, const cute_gemm_config *cfg, const cute_mma_atom *atom, int wm, int wn)
+ * doubled, as ampere/tensorop_gemm.py's permutation_mnk does); f64's renumberings above.
+ * An operand read through LDSM8_MN holds rows (columns) 2g and 2g+1 where the atom has g
+ * and g+8: M's logical (g, +8, warp) at 2g + 1 + 16 warp; N's (g, warp, second atom) at
+ * 2g + 16 warp + 1, so that each ldmatrix row is 16 consecutive m (n) of one k. */
+static cute_tiled_mma tc_mma(cute_alg *a, const tc_shape *s, const cute_gemm_config *cfg, const cute_mma_atom *atom,
+                             int wm, int wn)
 {
     char kperm[32];
     const char *rows[2];
@@ -222,6 +251,8 @@ static cute_tiled_mma tc_mma(cute_alg *a, const cute_gemm_config *cfg, const cut
     } else {
         snprintf(m, sizeof m, "%lld:1", (long long)(wm * atom->m));
         snprintf(n, sizeof n, "%lld:1", (long long)(wn * atom->n * 2));
+        if (pairs_mn(s, cfg, 0)) snprintf(m, sizeof m, "((8,2),%d):((2,1),16)", wm);
+        if (pairs_mn(s, cfg, 1)) snprintf(n, sizeof n, "(8,%d,2):(2,16,1)", wn);
     }
     cute_layout lm = cute_layout_parse(a, m), ln = cute_layout_parse(a, n);
     cute_layout lk = kperm[0] ? cute_layout_parse(a, kperm) : cute_layout_fmt(a, "%lld:1", (long long)atom->k);
@@ -233,7 +264,9 @@ static cute_tiled_mma tc_mma(cute_alg *a, const cute_gemm_config *cfg, const cut
  * own elements with the widest accesses the layout proves */
 static cute_tiled_copy tc_s2r(cute_alg *a, const tc_shape *s, const gemm_plan *p, int op)
 {
-    const char *name = p->cfg.major[op] == 1 ? s->ldsm_k : s->ldsm_mn;
+    char name[64];
+    snprintf(name, sizeof name, "%s%s", p->cfg.major[op] == 1 ? s->ldsm_k : s->ldsm_mn,
+             pairs_mn(s, &p->cfg, op) ? (op == 0 ? "A" : "B") : "");
     cute_copy_atom atom;
     if (name[0])
         cute_copy_atom_named(a, name, s->d, &atom);
@@ -313,7 +346,10 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     if (!cute_mma_atom_named(a, s->mma, &atom) || !tc_tiling(a, cfg, s, &atom, p, &wm, &wn)) return false;
     p->threads = 32 * wm * wn, p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
     p->prefetch = s->prefetch;
-    p->mma = tc_mma(a, cfg, &atom, wm, wn);
+    /* fp8 on sm_90 (f16 steps) with an operand through LDSM8_MN: each k-block read just
+     * before its MMAs, as ptxas schedules them (read one ahead, tt spilled 12 bytes) */
+    if (strstr(s->mma, "_VIA_F16") && (pairs_mn(s, cfg, 0) || pairs_mn(s, cfg, 1))) p->prefetch = GEMM_PREFETCH_NONE;
+    p->mma = tc_mma(a, s, cfg, &atom, wm, wn);
     int esize = cute_dtype_bytes(s->d);
     int bytes = gemm_vector_bytes(cfg, s->d);
     for (int op = 0; op < 2; op++) {
@@ -322,7 +358,8 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
         cute_copy_atom cp = gemm_g2s_atom(a, s->d, bytes);
         int vec = (int)(cp.bits / 8 / esize);
         *(op == 0 ? &p->copy_a : &p->copy_b) = tile_copy(a, &cp, rows, p->bk, p->threads, vec, major);
-        *(op == 0 ? &p->smem_a : &p->smem_b) = swizzled(a, s->d, major, rows, p->bk, p->stages);
+        *(op == 0 ? &p->smem_a : &p->smem_b) = pairs_mn(s, cfg, op) ? pairs_stages(a, rows, p->bk, p->stages)
+                                                                     : swizzled(a, s->d, major, rows, p->bk, p->stages);
         *(op == 0 ? &p->s2r_a : &p->s2r_b) = tc_s2r(a, s, p, op);
     }
     p->smem_epilogue = smem_epilogue;

@@ -1,0 +1,410 @@
+/* The Hopper backward, after FlashAttention 3's (TMA, a producer warp, two consumer
+ * warpgroups, wgmma SS and RS): two kernels of one shape, after the forward (hopper_fwd.c).
+ * A block of three warpgroups holds 128 rows of two resident tensors X1, X2 (loaded once
+ * by TMA) and streams 64-row tiles of two others, Y1 and Y2, through a PipelineTmaAsync
+ * that one producer thread fills; each consumer warpgroup, 64 resident rows, per tile:
+ *
+ *   A = X1 Y1^T, B = X2 Y2^T                     wgmma SS
+ *   mask A; P = exp2(A scale log2 e - LSE log2 e), dS = P (B - D)      (bwd_step.c)
+ *   out0 += dS Y1, and in the dK/dV kernel out1 += P Y2     wgmma RS (P, dS from registers;
+ *                                                            Y^T read as an MN-major B)
+ *
+ *   dQ kernel:    X = (Q, dO) of (128 queries, head, batch); Y = (K, V) of every key tile
+ *                 those queries see: A = S, B = dP, out0 = dQ; LSE and D per row
+ *   dK/dV kernel: X = (K, V) of (128 keys, KV head, batch); Y = (Q, dO) of every query tile
+ *                 of every head of its group that sees those keys: A = S^T, B = dP^T,
+ *                 out0 = dK, out1 = dV; LSE and D per column, the band transposed
+ *
+ * Every sum is one thread's, in a fixed order, so the result is deterministic (the issue's
+ * default; no f32 atomics into a dQ accumulator as FlashAttention 3 makes them), at the price
+ * of S and dP computed twice (7 products for FlashAttention 3's 5). */
+#include "cutec/atom_table.h"
+#include "cutec/notation.h"
+#include "cutec/pipeline.h"
+#include "cutec/smem.h"
+#include "kernels/attention/attention_bwd.h"
+
+enum { WARPGROUP = 128, CONSUMERS = 2 };
+
+/* the kernel's tensors: X1, X2, Y1, Y2 (B, S, heads, D), the LSE and D (B, H, Sq), out0,
+ * out1 (X's shape; the dQ kernel's out1 is unused) */
+enum { X1, X2, Y1, Y2, LSE, DSUM, OUT0, OUT1, NTENSORS };
+
+/* one block's work */
+typedef struct hb_job {
+    bool kv;                 /* the dK/dV kernel (else the dQ kernel) */
+    cute_int b, xh, xt;      /* batch, X's head and 128-row tile */
+    cute_int sx, sy;         /* X's rows and Y's */
+    cute_int yh0, y_first, y_count, steps; /* Y tiles y_first.. of heads yh0.. (steps of them) */
+    attn_band band;          /* of the scores A (X rows, Y columns) */
+} hb_job;
+
+static hb_job job_of(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor *m)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    hb_job j = {.kv = kv, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
+    const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
+    j.sx = ex[1], j.sy = ey[1];
+    attn_band band = attn_cfg_band(&p->cfg);
+    j.band = kv ? attn_band_transposed(band) : band;
+    cute_int bx = cute_block_idx(c, 0);
+    /* causal dQ: the last query tiles see the most keys, so they go first (the forward's order) */
+    j.xt = !kv && p->cfg.causal ? cute_sub(a, cute_ceil_div(a, j.sx, cute_i(p->bm)), cute_add(a, bx, cute_i(1))) : bx;
+    cute_int end;
+    attn_band_range(c, j.band, p->bm, p->bn, j.sy, j.xt, &j.y_first, &end);
+    j.y_count = cute_max(a, cute_i(0), cute_sub(a, end, j.y_first));
+    /* dK/dV: the group's query heads, each in turn; dQ: its KV head only */
+    cute_int group = kv ? cute_div(a, ey[2], ex[2]) : cute_i(1);
+    j.yh0 = kv ? cute_mul(a, j.xh, group) : cute_div(a, j.xh, cute_div(a, ex[2], ey[2]));
+    j.steps = cute_mul(a, group, j.y_count);
+    return j;
+}
+
+/* step i's Y head and tile */
+static void y_tile_of(cute_ctx *c, const hb_job *j, cute_int i, cute_int *yh, cute_int *yt)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    if (!j->kv) {
+        *yh = j->yh0, *yt = cute_add(a, j->y_first, i);
+        return;
+    }
+    *yh = cute_add(a, j->yh0, cute_div(a, i, j->y_count));
+    *yt = cute_add(a, j->y_first, cute_mod(a, i, j->y_count));
+}
+
+typedef struct hb_smem {
+    cute_tensor x1, x2;   /* (128, D) */
+    cute_tensor y1, y2;   /* (64, D, stages) */
+    cute_tensor y1t, y2t; /* the same seen as (D, 64, stages): the RS products' B */
+    cute_pipeline px, py; /* X (one stage, filled once), Y (Y1 and Y2 of a tile a stage) */
+} hb_smem;
+
+static cute_tensor transposed_stages(cute_ctx *c, const attn_plan *p, cute_tensor y)
+{
+    long long D = p->d, bn = p->bn;
+    cute_layout tr = cute_layout_fmt(cute_ctx_alg(c), "(%lld,%lld,%d):(%lld,1,%lld)", D, bn, p->stages, bn, bn * D);
+    cute_tiler t = cute_tiler_layout(&tr);
+    return cute_tensor_compose(c, y, &t);
+}
+
+static hb_smem shared_memory(cute_ctx *c, const attn_plan *p)
+{
+    cute_smem_allocator al = cute_smem_allocator_new(c);
+    cute_dtype d = p->cfg.dtype;
+    hb_smem m;
+    m.x1 = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_q, 16);
+    m.x2 = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_q, 16);
+    m.y1 = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_kv, 16);
+    m.y2 = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_kv, 16);
+    m.y1t = transposed_stages(c, p, m.y1), m.y2t = transposed_stages(c, p, m.y2);
+    int threads = CONSUMERS * WARPGROUP;
+    m.px = cute_pipeline_tma_async_create(c, &al, 1, threads, 2 * p->tma_q.bytes * (p->d / 64));
+    m.py = cute_pipeline_tma_async_create(c, &al, p->stages, threads, 2 * p->tma_k.bytes * (p->d / 64));
+    return m;
+}
+
+/* the TMA maps of X1, X2, Y1, Y2 and the coordinate tensors of X's and Y's shapes */
+typedef struct hb_maps {
+    cute_val map[4];
+    cute_tensor tx, ty;
+} hb_maps;
+
+/* X's tiles once, then Y1 and Y2 of every step */
+static void producer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_maps *x)
+{
+    cute_pipeline_state sx = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
+    cute_pipeline_producer_acquire(c, &m->px, &sx, (cute_val){0});
+    cute_val bar = cute_pipeline_producer_barrier(c, &m->px, &sx);
+    attn_hop_load_rows(c, p, &p->tma_q, x->map[X1], x->tx, j->b, j->xt, j->xh, m->x1, bar);
+    attn_hop_load_rows(c, p, &p->tma_q, x->map[X2], x->tx, j->b, j->xt, j->xh, m->x2, bar);
+    cute_pipeline_producer_commit(c, &m->px, &sx);
+    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
+    CUTE_FOR(c, i, cute_i(0), j->steps) {
+        cute_int yh, yt;
+        y_tile_of(c, j, i, &yh, &yt);
+        cute_pipeline_producer_acquire(c, &m->py, &s, (cute_val){0});
+        cute_val b = cute_pipeline_producer_barrier(c, &m->py, &s);
+        attn_hop_load_rows(c, p, &p->tma_k, x->map[Y1], x->ty, j->b, yt, yh, attn_hop_stage(c, m->y1, 3, &s), b);
+        attn_hop_load_rows(c, p, &p->tma_k, x->map[Y2], x->ty, j->b, yt, yh, attn_hop_stage(c, m->y2, 3, &s), b);
+        cute_pipeline_producer_commit(c, &m->py, &s);
+        cute_pipeline_state_advance(c, &s);
+    }
+}
+
+/* a consumer thread's wgmma views of the shared tiles, its accumulators and registers */
+typedef struct hb_frag {
+    cute_thr_mma ss, rs;
+    cute_tensor sx1, sx2, sy1, sy2, sy1t, sy2t; /* (MMA,M,K); (MMA,N,K,stages) */
+    cute_tensor acc_a, acc_b;                   /* (128, 64) of the scores, of their gradient */
+    cute_tensor rp, rds;                        /* P and dS in the dtype, laid out as acc_a */
+    cute_tensor out[2];                         /* (128, D) */
+} hb_frag;
+
+static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_smem *m, cute_int tid)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    hb_frag f;
+    f.ss = cute_tiled_mma_slice(&p->mma, tid), f.rs = cute_tiled_mma_slice(&p->pv, tid);
+    f.sx1 = cute_partition_A(c, f.ss, m->x1), f.sx2 = cute_partition_A(c, f.ss, m->x2);
+    f.sy1 = cute_partition_B(c, f.ss, m->y1), f.sy2 = cute_partition_B(c, f.ss, m->y2);
+    f.sy1t = cute_partition_B(c, f.rs, m->y1t), f.sy2t = cute_partition_B(c, f.rs, m->y2t);
+    cute_tensor scores = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn));
+    cute_tensor rows = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d));
+    f.acc_a = cute_partition_fragment_C(c, f.ss, scores);
+    f.acc_b = cute_make_fragment_like(c, f.acc_a);
+    f.rp = cute_make_rmem_tensor_like(c, f.acc_a, p->cfg.dtype);
+    f.rds = cute_make_rmem_tensor_like(c, f.acc_a, p->cfg.dtype);
+    f.out[0] = cute_partition_fragment_C(c, f.rs, rows);
+    f.out[1] = cute_make_fragment_like(c, f.out[0]);
+    return f;
+}
+
+/* the (128, 64) view of the LSE or D that step (yh, yt) reads: along X's rows (dQ: the
+ * block's queries, broadcast along the columns) or Y's (dK/dV: the tile's queries) */
+static cute_tensor line_tile(cute_ctx *c, const attn_plan *p, const hb_job *j, cute_tensor mL, cute_int yh,
+                             cute_int yt)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t n = j->kv ? p->bn : p->bm;
+    cute_tensor v = cute_tensor_local_tile(c, CUTE_SLICE(c, mL, j->b, j->kv ? yh : j->xh, CUTE_ALL),
+                                           cute_tuple_fmt(a, "(%lld)", (long long)n), CUTE_CRD(j->kv ? yt : j->xt), NULL);
+    cute_layout bcast = cute_layout_fmt(a, j->kv ? "(%lld,%lld):(0,1)" : "(%lld,%lld):(1,0)", (long long)p->bm,
+                                        (long long)p->bn);
+    cute_tiler bt = cute_tiler_layout(&bcast);
+    return cute_tensor_compose(c, v, &bt);
+}
+
+/* what step i reads beside its scores, partitioned like them: their coordinates, the LSE
+ * and D.  (Partitioned outside the branches that use them: in a branch on a dynamic value
+ * the tracer cannot tell which threads run.) */
+typedef struct hb_step {
+    cute_int yt;
+    cute_tensor cs, gl, gd;
+} hb_step;
+
+static hb_step step_views(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const cute_tensor *m,
+                          cute_int i)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int yh;
+    hb_step st;
+    y_tile_of(c, j, i, &yh, &st.yt);
+    cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%I)", j->sx, j->sy));
+    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
+    st.cs = cute_partition_C(c, f->ss, cute_tensor_local_tile(c, ids, tile, CUTE_CRD(j->xt, st.yt), NULL));
+    st.gl = cute_partition_C(c, f->ss, line_tile(c, p, j, m[LSE], yh, st.yt));
+    st.gd = cute_partition_C(c, f->ss, line_tile(c, p, j, m[DSUM], yh, st.yt));
+    return st;
+}
+
+/* the step's scores masked where its tile needs it, then P and dS in place of them (f32) */
+static void gradients(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const hb_step *st,
+                      cute_val scale_log2)
+{
+    CUTE_IF(c, attn_band_needs_mask(c, j->band, p->bm, p->bn, j->sy, j->xt, st->yt)) {
+        attn_mask_band(c, f->acc_a, st->cs, j->sy, j->band);
+    }
+    cute_tuple bound = cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", j->sx, j->sy);
+    attn_bwd_grads_loading(c, f->acc_a, f->acc_b, st->gl, st->gd, st->cs, bound, !j->kv, scale_log2);
+}
+
+/* acc += R Y^T: R (registers laid out as the scores' accumulator) as the RS wgmma's A */
+static void gemm_rs(cute_ctx *c, const attn_plan *p, const hb_frag *f, cute_tensor r, cute_tensor yt, cute_tensor acc)
+{
+    cute_layout as_a = attn_c_as_a(cute_ctx_alg(c), &f->acc_a.layout);
+    cute_tiler ta = cute_tiler_layout(&as_a);
+    cute_gemm(c, &p->pv, acc, cute_tensor_compose(c, r, &ta), yt, acc);
+}
+
+/* issue A = X1 Y1^T and B = X2 Y2^T of the state's stage, once it is full (a batch) */
+static void issue_scores(cute_ctx *c, const attn_plan *p, const hb_smem *m, const hb_frag *f,
+                         const cute_pipeline_state *s)
+{
+    cute_pipeline_consumer_wait(c, &m->py, s, (cute_val){0});
+    cute_fill(c, f->acc_a, 0);
+    cute_fill(c, f->acc_b, 0);
+    cute_warpgroup_arrive(c);
+    cute_gemm(c, &p->mma, f->acc_a, f->sx1, attn_hop_stage(c, f->sy1, 4, s), f->acc_a);
+    cute_warpgroup_arrive(c); /* (again: the compiler may set acc_b's zeros after the first) */
+    cute_gemm(c, &p->mma, f->acc_b, f->sx2, attn_hop_stage(c, f->sy2, 4, s), f->acc_b);
+    cute_warpgroup_commit_batch(c);
+}
+
+/* dS (and P) into the registers the products read, freeing the accumulators */
+static void convert(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f)
+{
+    cute_tensor_store(c, f->rds, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_b), p->cfg.dtype));
+    if (j->kv) cute_tensor_store(c, f->rp, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_a), p->cfg.dtype));
+}
+
+/* issue out0 += dS Y1 (and out1 += P Y2) of the state's stage (a batch) */
+static void issue_products(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f,
+                           const cute_pipeline_state *s)
+{
+    cute_warpgroup_arrive(c);
+    gemm_rs(c, p, f, f->rds, attn_hop_stage(c, f->sy1t, 4, s), f->out[0]);
+    if (j->kv) gemm_rs(c, p, f, f->rp, attn_hop_stage(c, f->sy2t, 4, s), f->out[1]);
+    cute_warpgroup_commit_batch(c);
+}
+
+/* a step's products issued (its dS and P converted first) and retired, its stage released */
+static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
+                          cute_pipeline_state *r)
+{
+    convert(c, p, j, f);
+    issue_products(c, p, j, f, r);
+    cute_warpgroup_wait(c, 0);
+    cute_pipeline_consumer_release(c, &m->py, r);
+    cute_pipeline_state_advance(c, r);
+}
+
+/* The steps, overlapped as FlashAttention 3 overlaps a warpgroup's softmax with its GEMMs:
+ * once step i's dS and P are in registers, the scores of step i + 1 are issued, then step
+ * i's products; wait_group 1 says the scores are in, and their gradients (in f32, in the
+ * accumulators) are computed while step i's products run; wait_group 0, and step i's stage
+ * is released.  The first step's scores and the last step's products are peeled out of the
+ * loop (no wgmma in a branch inside it).  s: the state of the stage the next scores read,
+ * r: of the stage the products read.  The dK/dV kernel at head dim 128 runs its steps one
+ * after the other: the overlap needs more registers than a consumer has. */
+static void steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
+                  const cute_tensor *mt, cute_val scale_log2)
+{
+    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    cute_pipeline_state r = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    cute_fill(c, f->acc_a, 0); /* (registers the loop reads, first written in the branch below) */
+    cute_fill(c, f->acc_b, 0);
+    if (j->kv && p->d == 128) { /* dK, dV, the scores, dS and P in flight: more than 240 registers */
+        CUTE_FOR(c, i, cute_i(0), j->steps) {
+            hb_step st = step_views(c, p, j, f, mt, i);
+            issue_scores(c, p, m, f, &s);
+            cute_pipeline_state_advance(c, &s);
+            cute_warpgroup_wait(c, 0);
+            gradients(c, p, j, f, &st, scale_log2);
+            last_products(c, p, j, m, f, &r);
+        }
+        return;
+    }
+    hb_step first = step_views(c, p, j, f, mt, cute_i(0));
+    cute_val any = cute_int_lt(c, cute_i(0), j->steps);
+    CUTE_IF(c, any) {
+        issue_scores(c, p, m, f, &s);
+        cute_pipeline_state_advance(c, &s);
+        cute_warpgroup_wait(c, 0);
+        gradients(c, p, j, f, &first, scale_log2);
+    }
+    CUTE_FOR(c, i, cute_i(1), j->steps) { /* i: the step whose scores are issued */
+        hb_step st = step_views(c, p, j, f, mt, i);
+        convert(c, p, j, f);
+        issue_scores(c, p, m, f, &s);
+        cute_pipeline_state_advance(c, &s);
+        issue_products(c, p, j, f, &r);
+        cute_warpgroup_wait(c, 1);
+        gradients(c, p, j, f, &st, scale_log2);
+        cute_warpgroup_wait(c, 0);
+        cute_pipeline_consumer_release(c, &m->py, &r);
+        cute_pipeline_state_advance(c, &r);
+    }
+    CUTE_IF(c, any) { last_products(c, p, j, m, f, &r); }
+}
+
+/* tid: the thread's index among the consumers; out0 times the scale (dQ, dK), out1 as is */
+static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const cute_tensor *mt,
+                     cute_int tid, cute_val scale_log2, cute_val scale)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    hb_frag f = fragments(c, p, m, tid);
+    cute_fill(c, f.out[0], 0);
+    if (j->kv) cute_fill(c, f.out[1], 0);
+    cute_pipeline_state sx = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
+    cute_pipeline_consumer_wait(c, &m->px, &sx, (cute_val){0});
+    steps(c, p, j, m, &f, mt, scale_log2);
+    cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", j->sx, (long long)p->d));
+    cute_tensor cx = cute_tensor_local_tile(c, ids, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d),
+                                            CUTE_CRD(j->xt, 0), NULL);
+    for (int o = 0; o < (j->kv ? 2 : 1); o++)
+        attn_bwd_store(c, p, f.rs, f.out[o], o ? NULL : &scale,
+                       attn_bwd_rows_tile(c, p, mt[OUT0 + o], j->b, j->xh, j->xt, p->bm), cx, j->sx);
+}
+
+/* what the roles (attn_hop_roles) read */
+typedef struct hb_roles {
+    const attn_plan *p;
+    const hb_job *j;
+    const hb_smem *m;
+    const hb_maps *x;
+    const cute_tensor *mt;
+    cute_val scale_log2, scale;
+} hb_roles;
+
+static void produce(cute_ctx *c, void *arg, cute_int tid)
+{
+    const hb_roles *r = arg;
+    (void)tid;
+    producer(c, r->p, r->j, r->m, r->x);
+}
+
+static void consume(cute_ctx *c, void *arg, cute_int tid)
+{
+    const hb_roles *r = arg;
+    consumer(c, r->p, r->j, r->m, r->mt, tid, r->scale_log2, r->scale);
+}
+
+static void body(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor *mt, cute_val scale_log2, cute_val scale,
+                 const cute_val *maps)
+{
+    cute_kernel_min_blocks(c, 1);
+    hb_job j = job_of(c, p, kv, mt);
+    hb_smem m = shared_memory(c, p);
+    hb_maps x = {{maps[0], maps[1], maps[2], maps[3]}, cute_make_identity_tensor(c, mt[X1].layout.shape),
+                 cute_make_identity_tensor(c, mt[Y1].layout.shape)};
+    hb_roles r = {p, &j, &m, &x, mt, scale_log2, scale};
+    attn_hop_roles(c, produce, consume, &r);
+}
+
+static void dq_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mdO, cute_tensor mK, cute_tensor mV, cute_tensor mL,
+                      cute_tensor mD, cute_tensor mdQ, cute_val scale_log2, cute_val scale, cute_val map_q,
+                      cute_val map_do, cute_val map_k, cute_val map_v)
+{
+    const attn_hop_bwd_plan *hp = cute_ctx_user(c);
+    const cute_tensor mt[NTENSORS] = {mQ, mdO, mK, mV, mL, mD, mdQ, mdQ};
+    const cute_val maps[4] = {map_q, map_do, map_k, map_v};
+    body(c, &hp->dq, false, mt, scale_log2, scale, maps);
+}
+
+static void dkdv_kernel(cute_ctx *c, cute_tensor mK, cute_tensor mV, cute_tensor mQ, cute_tensor mdO, cute_tensor mL,
+                        cute_tensor mD, cute_tensor mdK, cute_tensor mdV, cute_val scale_log2, cute_val scale,
+                        cute_val map_k, cute_val map_v, cute_val map_q, cute_val map_do)
+{
+    const attn_hop_bwd_plan *hp = cute_ctx_user(c);
+    const cute_tensor mt[NTENSORS] = {mK, mV, mQ, mdO, mL, mD, mdK, mdV};
+    const cute_val maps[4] = {map_k, map_v, map_q, map_do};
+    body(c, &hp->kv, true, mt, scale_log2, scale, maps);
+}
+
+/* the launch of one kernel: X1, X2, Y1, Y2 as the call's arguments x[0..3] */
+static void launch(cute_ctx *c, attn_plan *p, const cute_arg *arg, const int x[4], bool kv)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tma_atom at[4];
+    for (int i = 0; i < 4; i++) at[i] = attn_hop_box_atom(c, p, arg[x[i]].tensor, i < 2 ? p->bm : p->bn);
+    p->tma_q = at[0], p->tma_k = at[2]; /* (X2's and Y2's boxes are X1's and Y1's) */
+    const cute_int *e = arg[x[0]].tensor.layout.shape.leaf; /* (B, S, heads, D) */
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0]}, .block = {cute_i(p->threads)}};
+    const cute_arg *A = arg;
+    if (kv)
+        CUTE_LAUNCH(c, dkdv_kernel, cfg, A[x[0]].tensor, A[x[1]].tensor, A[x[2]].tensor, A[x[3]].tensor,
+                    A[ATTN_BWD_LSE].tensor, A[ATTN_BWD_D].tensor, A[ATTN_BWD_DK].tensor, A[ATTN_BWD_DV].tensor,
+                    A[ATTN_BWD_SCALE_LOG2].f, A[ATTN_BWD_SCALE].f, at[0].map, at[1].map, at[2].map, at[3].map);
+    else
+        CUTE_LAUNCH(c, dq_kernel, cfg, A[x[0]].tensor, A[x[1]].tensor, A[x[2]].tensor, A[x[3]].tensor,
+                    A[ATTN_BWD_LSE].tensor, A[ATTN_BWD_D].tensor, A[ATTN_BWD_DQ].tensor, A[ATTN_BWD_SCALE_LOG2].f,
+                    A[ATTN_BWD_SCALE].f, at[0].map, at[1].map, at[2].map, at[3].map);
+}
+
+void attn_hop_bwd_host(cute_ctx *c, const cute_arg *arg)
+{
+    attn_hop_bwd_plan *hp = cute_ctx_user(c); /* the atoms join the plans: the kernels read them */
+    attn_bwd_pre_launch(c, &hp->pre, arg);
+    launch(c, &hp->dq, arg, (const int[4]){ATTN_BWD_Q, ATTN_BWD_DO, ATTN_BWD_K, ATTN_BWD_V}, false);
+    launch(c, &hp->kv, arg, (const int[4]){ATTN_BWD_K, ATTN_BWD_V, ATTN_BWD_Q, ATTN_BWD_DO}, true);
+}

@@ -1,0 +1,41 @@
+/* The Hopper attention kernels' TMA loads (hopper_fwd.c, hopper_bwd.c): a (rows, D) tile of
+ * a (B, S, heads, D) tensor into a shared tile of 128-byte K-major GMMA atoms (hopper_plan.c),
+ * one box of 64 columns (the swizzle's 128-byte row) at a time, and the stage of a staged
+ * shared tile picked by a pipeline's state.  TMA clips each box at the tensor's extents:
+ * rows past S load as zeros. */
+#include "cutec/notation.h"
+#include "kernels/attention/attention_internal.h"
+
+cute_tensor attn_hop_stage(cute_ctx *c, cute_tensor t, int modes, const cute_pipeline_state *s)
+{
+    cute_int i = cute_int_from_val(c, s->index, 0);
+    return cute_tensor_slice(c, t, cute_tuple_fmt(cute_ctx_alg(c), modes == 3 ? "(_,_,%I)" : "(_,_,_,%I)", i));
+}
+
+/* each box a (1,rows,1,64) tile of the coordinate tensor and the (rows,64) block of s seen
+ * with the global tensor's four modes */
+void attn_hop_load_rows(cute_ctx *c, const attn_plan *p, const cute_tma_atom *atom, cute_val map, cute_tensor tma,
+                        cute_int b, cute_int tile, cute_int h, cute_tensor s, cute_val bar)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t rows = atom->extent[1], d = p->d;
+    cute_tuple box = cute_tuple_fmt(a, "(1,%lld,1,64)", (long long)rows);
+    cute_tuple block = cute_tuple_fmt(a, "(%lld,64)", (long long)rows);
+    cute_layout as4 = cute_layout_fmt(a, "(1,%lld,1,64):(0,1,0,%lld)", (long long)rows, (long long)rows);
+    cute_tiler four = cute_tiler_layout(&as4);
+    cute_tuple by_mode = cute_tuple_parse(a, "(1,1,1,1)");
+    for (int64_t j = 0; j < d / 64; j++) {
+        cute_tensor g = cute_tensor_local_tile(c, tma, box, cute_tuple_fmt(a, "(%I,%I,%I,%lld)", b, tile, h,
+                                                                           (long long)j), NULL);
+        cute_tensor sj = cute_tensor_local_tile(c, s, block, cute_tuple_fmt(a, "(0,%lld)", (long long)j), NULL);
+        sj = cute_tensor_compose(c, sj, &four);
+        sj.layout = cute_coalesce_profile(a, &sj.layout, &by_mode);
+        cute_tma_copy(c, atom, map, g, sj, (cute_tma_copy_opts){.bar = bar});
+    }
+}
+
+cute_tma_atom attn_hop_box_atom(cute_ctx *c, const attn_plan *p, cute_tensor g, int64_t rows)
+{
+    cute_layout box = cute_layout_fmt(cute_ctx_alg(c), "(1,%lld,1,64):(0,64,0,1)", (long long)rows);
+    return cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, g, box, p->smem_q.sw, 1);
+}

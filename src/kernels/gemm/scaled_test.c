@@ -1,0 +1,236 @@
+/* fp8 scaled GEMMs (cutec_gemm_scaled: per-tensor and block scales, output scale, amax)
+ * against a float64 reference on fresh gaussian inputs and fresh positive scales, C
+ * poisoned (NaN where beta is 0):
+ *  - on the interpreter, every check on, at small odd sizes (partial tiles in M, N and K,
+ *    two blocks of B's scales across N, a partial last K block), e4m3 and e5m2, C of bf16,
+ *    f16 and f32, both C majors, 128- and 64-wide tiles, amax against the reference's
+ *    max |x| (raised from a prior value, and never lowered);
+ *  - what is refused, named: scales of bf16 inputs, block scales of the wrong shape, K = 0
+ *    with block scales, amax of an f32 C, a tile wider than a block of B, an output scale
+ *    without scales;
+ *  - on an sm_90 GPU (else skipped, visibly), 1024x1000x1008 and 1021x1016x4000 sampled, both kinds. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "cutec/kernels.h"
+#include "kernels/ew_ref.h"
+#include "kernels/gemm/gemm_ref.h"
+#include "kernels/gemm/gemm_testkit.h"
+
+static uint64_t seed;
+
+typedef struct scase {
+    int64_t M, N, K;
+    cute_dtype d, cd;
+    int cmajor;
+    double alpha, beta;
+    cute_gemm_scale_kind kind;
+    bool out, amax;
+    int bm, bn; /* 0: the library's tile */
+} scase;
+
+/* the operands, scales (f32: sa (M,KB) M-major, sb (NB,KB) row-major; one value each for
+ * TENSOR), the output scale and amax, on the host and the device */
+typedef struct sprob {
+    gtk_operand A, B, C, sa, sb, so, amax;
+    cute_call_arg arg[4];
+    cute_gemm_scales s;
+} sprob;
+
+static void fill_scales(cute_backend *b, gtk_operand *x, int64_t rows, int64_t cols, int major, double fill)
+{
+    gtk_make(b, x, CUTE_F32, rows, cols, major, 0, false, &seed);
+    for (int64_t i = 0; i < rows * cols; i++) ew_set(CUTE_F32, x->host, i, fill >= 0 ? fill : exp2(2 * ew_random(&seed)));
+    b->vt->upload(b->self, &x->dev, 0, x->host, (size_t)(rows * cols) * 4);
+}
+
+static cute_call_arg one_arg(const gtk_operand *x)
+{
+    cute_call_arg a = gtk_arg(x, CUTE_F32);
+    if (x->rows * x->cols == 1) a.ndim = 1;
+    return a;
+}
+
+static void make(cute_backend *b, const scase *k, sprob *p, double amax0)
+{
+    bool block = k->kind == CUTE_GEMM_SCALE_BLOCK;
+    int64_t kb = (k->K + 127) / 128, nb = (k->N + 127) / 128;
+    gtk_make(b, &p->A, k->d, k->M, k->K, 1, 0, false, &seed);
+    gtk_make(b, &p->B, k->d, k->N, k->K, 1, 0, false, &seed);
+    gtk_make(b, &p->C, k->cd, k->M, k->N, k->cmajor, 0, k->beta == 0, &seed);
+    fill_scales(b, &p->sa, block ? k->M : 1, block ? kb : 1, 0, -1);
+    fill_scales(b, &p->sb, block ? nb : 1, block ? kb : 1, 1, -1);
+    fill_scales(b, &p->so, 1, 1, 0, 0.75);
+    fill_scales(b, &p->amax, 1, 1, 0, amax0);
+    const gtk_operand *x[4] = {&p->sa, &p->sb, &p->so, &p->amax};
+    for (int i = 0; i < 4; i++) p->arg[i] = one_arg(x[i]);
+    p->s = (cute_gemm_scales){.kind = k->kind, .a = &p->arg[0], .b = &p->arg[1], .out = k->out ? &p->arg[2] : NULL,
+                              .amax = k->amax ? &p->arg[3] : NULL};
+}
+
+static void drop(cute_backend *b, sprob *p)
+{
+    gtk_operand *all[7] = {&p->A, &p->B, &p->C, &p->sa, &p->sb, &p->so, &p->amax};
+    for (int i = 0; i < 7; i++) b->vt->free(b->self, &all[i]->dev), free(all[i]->host);
+}
+
+static double host(const gtk_operand *x, cute_dtype d, int64_t i, int64_t j)
+{
+    return ew_get(d, x->host, x->major ? i * x->ld + j : i + j * x->ld);
+}
+
+/* element (m, n) before the output scale, in float64, and its magnitude */
+static double reference(const scase *k, const sprob *p, int64_t m, int64_t n, double *mag)
+{
+    double s = 0, t = 0;
+    for (int64_t k0 = 0; k0 < k->K; k0 += 128) {
+        bool block = k->kind == CUTE_GEMM_SCALE_BLOCK;
+        double f = host(&p->sa, CUTE_F32, block ? m : 0, block ? k0 / 128 : 0) *
+                   host(&p->sb, CUTE_F32, block ? n / 128 : 0, block ? k0 / 128 : 0);
+        for (int64_t kk = k0; kk < k0 + 128 && kk < k->K; kk++) {
+            double x = f * host(&p->A, k->d, m, kk) * host(&p->B, k->d, n, kk);
+            s += x, t += fabs(x);
+        }
+    }
+    double c = k->beta == 0 ? 0 : host(&p->C, k->cd, m, n);
+    *mag = fabs(k->alpha) * t + fabs(k->beta * c);
+    return k->alpha * s + k->beta * c;
+}
+
+/* amax's float64 value: max(amax0, max |x| over every element), and in *slack the
+ * tolerance of the largest magnitude */
+static double amax_reference(const scase *k, const sprob *p, double amax0, double *slack)
+{
+    double want = amax0, tol = gemm_ref_tolerance(k->d, k->cd), mag;
+    *slack = 0;
+    for (int64_t m = 0; m < k->M; m++)
+        for (int64_t n = 0; n < k->N; n++) {
+            want = fmax(want, fabs(reference(k, p, m, n, &mag)));
+            *slack = fmax(*slack, tol * mag);
+        }
+    return want;
+}
+
+/* elements off the reference (all, or a sample of 4096 when many), and amax's verdict */
+static int64_t wrong(const scase *k, const sprob *p, const void *got, float amax, double amax0, char *why, size_t n)
+{
+    double tol = gemm_ref_tolerance(k->d, k->cd), so = k->out ? 0.75 : 1, worst = 0, slack = 0;
+    int64_t total = k->M * k->N, samples = total <= 1 << 16 ? total : 4096, bad = 0;
+    gtk_operand C = {.host = (void *)got, .ld = p->C.ld, .major = p->C.major};
+    for (int64_t i = 0; i < samples; i++) {
+        int64_t e = samples == total ? i : (int64_t)((ew_random(&seed) + 2.0) / 4.0 * (double)total) % total;
+        int64_t m = e % k->M, nn = e / k->M;
+        double mag, ref = reference(k, p, m, nn, &mag);
+        double err = gemm_ref_error(host(&C, k->cd, m, nn), ref * so, mag * so);
+        if (!(err <= tol)) bad++;
+        if (!(err <= worst)) worst = err;
+    }
+    double want = k->amax ? amax_reference(k, p, amax0, &slack) : 0;
+    snprintf(why, n, "%lld wrong of %lld, worst %g; amax %.9g, float64 %.9g (allowed %.3g)", (long long)bad,
+             (long long)samples, worst, (double)amax, want, slack);
+    return bad + (k->amax && !(fabs(amax - want) <= slack));
+}
+
+static void scaled(cute_runtime *rt, cute_gemm_lib *lib, const scase *k, const char *where)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    sprob p;
+    double amax0 = 0.5; /* amax only rises */
+    make(b, k, &p, amax0);
+    cute_call_arg A = gtk_arg(&p.A, k->d), B = gtk_arg(&p.B, k->d), C = gtk_arg(&p.C, k->cd);
+    char err[2048] = "", why[512] = "";
+    cute_gemm_lib_tiling(lib, &(cute_gemm_tiling){.bm = k->bm, .bn = k->bn});
+    cute_status s = cutec_gemm_scaled(lib, CUTE_GEMM_HOPPER, &A, &B, &C, k->alpha, k->beta, &p.s, NULL, NULL, NULL,
+                                      err, sizeof err);
+    if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
+    size_t bytes = (size_t)(p.C.ld * (p.C.major ? k->M : k->N)) * (size_t)cute_dtype_bytes(k->cd);
+    void *got = malloc(bytes);
+    float amax = 0;
+    int64_t bad = -1;
+    if (s == CUTE_OK && b->vt->download(b->self, got, &p.C.dev, 0, bytes) == CUTE_OK &&
+        b->vt->download(b->self, &amax, &p.amax.dev, 0, 4) == CUTE_OK)
+        bad = wrong(k, &p, got, amax, amax0, why, sizeof why);
+    CHECK(s == CUTE_OK && bad == 0, "%s %s scales %s->%s %lldx%lldx%lld C %s-major tile %dx%d%s%s: %s %s %s", where,
+          cute_gemm_scale_name(k->kind), cute_dtype_name(k->d), cute_dtype_name(k->cd), (long long)k->M,
+          (long long)k->N, (long long)k->K, k->cmajor ? "row" : "column", k->bm, k->bn, k->out ? ", out scale" : "",
+          k->amax ? ", amax" : "", cute_status_name(s), err, why);
+    free(got);
+    drop(b, &p);
+}
+
+static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
+{
+    static const scase c[] = {
+        {136, 200, 272, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_TENSOR, true, true, 0, 0},
+        {136, 200, 272, CUTE_E5M2, CUTE_F32, 1, 1.0, 0.0, CUTE_GEMM_SCALE_TENSOR, false, false, 0, 0},
+        {136, 328, 400, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 0, 0},
+        {136, 328, 400, CUTE_E5M2, CUTE_F32, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0},
+        {72, 200, 144, CUTE_E4M3, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 64, 64},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) scaled(rt, lib, &c[i], "interp");
+}
+
+/* calls refused before anything runs, each naming the problem */
+static void refused(cute_runtime *rt, cute_gemm_lib *lib)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    scase k = {72, 200, 144, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0};
+    sprob p;
+    make(b, &k, &p, 0);
+    cute_call_arg A = gtk_arg(&p.A, k.d), B = gtk_arg(&p.B, k.d), C = gtk_arg(&p.C, k.cd);
+    cute_call_arg Cf = gtk_arg(&p.C, CUTE_F32), Ab = gtk_arg(&p.A, CUTE_BF16), Bb = gtk_arg(&p.B, CUTE_BF16);
+    Ab.shape[1] = Bb.shape[1] = k.K / 2, Ab.stride[0] = Bb.stride[0] = k.K / 2;
+    cute_call_arg wide = p.arg[1], K0 = A, B0 = B;
+    wide.shape[1] += 1, K0.shape[1] = B0.shape[1] = 0;
+    cute_gemm_scales s = p.s, tensor = {.kind = CUTE_GEMM_SCALE_TENSOR, .a = &p.arg[2], .b = &p.arg[2], .amax = &p.arg[3]};
+    cute_gemm_scales bad_b = s, none_out = {.out = &p.arg[2]};
+    bad_b.b = &wide;
+    static const char *want[] = {"bf16 inputs", "(2, 3) but must be (2, 2)", "K >= 1", "TMA-store epilogue",
+                                 "divides 128", "needs per-tensor or block"};
+    struct { const cute_call_arg *A, *B, *C; const cute_gemm_scales *s; int bn; } r[] = {
+        {&Ab, &Bb, &C, &s, 0}, {&A, &B, &C, &bad_b, 0}, {&K0, &B0, &C, &s, 0}, {&A, &B, &Cf, &tensor, 0},
+        {&A, &B, &C, &s, 256}, {&A, &B, &C, &none_out, 0}};
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
+        char err[2048] = "";
+        cute_gemm_lib_tiling(lib, &(cute_gemm_tiling){.bn = r[i].bn});
+        cute_status st = cutec_gemm_scaled(lib, CUTE_GEMM_HOPPER, r[i].A, r[i].B, r[i].C, 1.0, 0.0, r[i].s, NULL, NULL,
+                                           NULL, err, sizeof err);
+        CHECK(st != CUTE_OK && strstr(err, want[i]), "refusal %zu: wanted '%s' in: %s", i, want[i], err);
+    }
+    drop(b, &p);
+}
+
+int main(void)
+{
+    seed = (uint64_t)time(NULL) | 1;
+    printf("seed %llu\n", (unsigned long long)seed);
+    char err[512];
+    cute_runtime *rt;
+    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
+        CHECK(0, "interp: %s", err);
+        return CHECK_DONE("scaled_test");
+    }
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    interp_cases(rt, lib);
+    refused(rt, lib);
+    cute_gemm_lib_free(lib);
+    cute_runtime_free(rt);
+    cute_runtime *gpu = gtk_sm90();
+    if (!gpu) {
+        SKIP("no sm_90 GPU: the scaled GEMMs at 1024x1000x1008");
+        return CHECK_DONE("scaled_test");
+    }
+    lib = cute_gemm_lib_new(gpu);
+    static const scase g[] = {
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_TENSOR, true, true, 0, 0},
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 0, 0},
+        {1021, 1016, 4000, CUTE_E4M3, CUTE_F32, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) scaled(gpu, lib, &g[i], "gpu");
+    cute_gemm_lib_free(lib);
+    cute_runtime_free(gpu);
+    return CHECK_DONE("scaled_test");
+}
