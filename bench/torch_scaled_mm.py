@@ -31,10 +31,18 @@ def per_tensor(m, n, k, dtype, out, fast):
 def blockwise(m, n, k, dtype, out):
     a, b = operands(m, n, k, dtype)
     kb, nb = (k + 127) // 128, (n + 127) // 128
-    # A's scales M-major (as cuBLASLt's VEC128 takes them), B's one per 128 x 128 block
+    # both scale tensors outer-dim-major, as cuBLASLt's VEC128 / BLK128x128 take them: A's
+    # (M, K/128) with M contiguous, B's (K/128, N/128) with K/128 contiguous
     sa = (torch.rand(kb, m, device="cuda") + 0.5).t()
-    sb = torch.rand(kb, nb, device="cuda") + 0.5
-    return median_ms(lambda: torch._scaled_mm(a, b.t(), sa, sb, out_dtype=out))
+    sb = (torch.rand(nb, kb, device="cuda") + 0.5).t()
+    try:
+        return median_ms(lambda: torch._scaled_mm(a, b.t(), sa, sb, out_dtype=out))
+    except Exception as e:  # torch's newer entry point, the scaling named
+        F = torch.nn.functional
+        if not hasattr(F, "scaled_mm"):
+            raise e
+        st = F.ScalingType
+        return median_ms(lambda: F.scaled_mm(a, b.t(), sa, st.BlockWise1x128, sb, st.BlockWise128x128, output_dtype=out))
 
 
 args = sys.argv[1:]

@@ -62,6 +62,13 @@ cute_tensor attn_hop_stage(cute_ctx *c, cute_tensor t, int modes, const cute_pip
  * the thread's index among the consumers (produce: the block's) */
 typedef void attn_hop_role(cute_ctx *c, void *arg, cute_int tid);
 void attn_hop_roles(cute_ctx *c, attn_hop_role *produce, attn_hop_role *consume, void *arg);
+/* the two consumers' ping-pong (hopper_roles.c): start (tid: the consumer's index; gives
+ * `first`, whether the thread is in the first warpgroup), then my_turn before each issue of
+ * GEMMs and your_turn after it, the same number of turns in both, then end */
+cute_val attn_hop_pingpong_start(cute_ctx *c, cute_int tid);
+void attn_hop_my_turn(cute_ctx *c, cute_val first);
+void attn_hop_your_turn(cute_ctx *c, cute_val first);
+void attn_hop_pingpong_end(cute_ctx *c, cute_val first);
 cute_tma_atom attn_hop_box_atom(cute_ctx *c, const attn_plan *p, cute_tensor g, int64_t rows);
 void attn_hop_load_rows(cute_ctx *c, const attn_plan *p, const cute_tma_atom *atom, cute_val map, cute_tensor tma,
                         cute_int b, cute_int tile, cute_int h, cute_tensor s, cute_val bar);

@@ -50,9 +50,13 @@ static hb_job job_of(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor
     cute_int bx = cute_block_idx(c, 0);
     /* causal dQ: the last query tiles see the most keys, so they go first (the forward's order) */
     j.xt = !kv && p->cfg.causal ? cute_sub(a, cute_ceil_div(a, j.sx, cute_i(p->bm)), cute_add(a, bx, cute_i(1))) : bx;
-    cute_int end;
-    attn_band_range(c, j.band, p->bm, p->bn, j.sy, j.xt, &j.y_first, &end);
-    j.y_count = cute_max(a, cute_i(0), cute_sub(a, end, j.y_first));
+    cute_int first, end, all = cute_ceil_div(a, j.sy, cute_i(p->bn));
+    attn_band_range(c, j.band, p->bm, p->bn, j.sy, j.xt, &first, &end);
+    /* at least one tile: where no query sees the block's keys (causal, Sq < Sk), the last
+     * query tile, which the mask empties (its queries are all before the keys), so that every
+     * block runs the same steps with no branch around them */
+    j.y_first = cute_min(a, first, cute_sub(a, all, cute_i(1)));
+    j.y_count = cute_max(a, cute_i(1), cute_sub(a, end, j.y_first));
     /* dK/dV: the group's query heads, each in turn; dQ: its KV head only */
     cute_int group = kv ? cute_div(a, ey[2], ex[2]) : cute_i(1);
     j.yh0 = kv ? cute_mul(a, j.xh, group) : cute_div(a, j.xh, cute_div(a, ex[2], ey[2]));
@@ -148,8 +152,9 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_smem *m, cute
     f.sx1 = cute_partition_A(c, f.ss, m->x1), f.sx2 = cute_partition_A(c, f.ss, m->x2);
     f.sy1 = cute_partition_B(c, f.ss, m->y1), f.sy2 = cute_partition_B(c, f.ss, m->y2);
     f.sy1t = cute_partition_B(c, f.rs, m->y1t), f.sy2t = cute_partition_B(c, f.rs, m->y2t);
-    cute_tensor scores = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn));
-    cute_tensor rows = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d));
+    long long bm = p->bm, bn = p->bn, d = p->d;
+    cute_tensor scores = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", bm, bn));
+    cute_tensor rows = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", bm, d));
     f.acc_a = cute_partition_fragment_C(c, f.ss, scores);
     f.acc_b = cute_make_fragment_like(c, f.acc_a);
     f.rp = cute_make_rmem_tensor_like(c, f.acc_a, p->cfg.dtype);
@@ -166,8 +171,9 @@ static cute_tensor line_tile(cute_ctx *c, const attn_plan *p, const hb_job *j, c
 {
     cute_alg *a = cute_ctx_alg(c);
     int64_t n = j->kv ? p->bn : p->bm;
-    cute_tensor v = cute_tensor_local_tile(c, CUTE_SLICE(c, mL, j->b, j->kv ? yh : j->xh, CUTE_ALL),
-                                           cute_tuple_fmt(a, "(%lld)", (long long)n), CUTE_CRD(j->kv ? yt : j->xt), NULL);
+    cute_tensor line = CUTE_SLICE(c, mL, j->b, j->kv ? yh : j->xh, CUTE_ALL);
+    cute_tensor v = cute_tensor_local_tile(c, line, cute_tuple_fmt(a, "(%lld)", (long long)n),
+                                           CUTE_CRD(j->kv ? yt : j->xt), NULL);
     cute_layout bcast = cute_layout_fmt(a, j->kv ? "(%lld,%lld):(0,1)" : "(%lld,%lld):(1,0)", (long long)p->bm,
                                         (long long)p->bn);
     cute_tiler bt = cute_tiler_layout(&bcast);
@@ -247,64 +253,82 @@ static void issue_products(cute_ctx *c, const attn_plan *p, const hb_job *j, con
     cute_warpgroup_commit_batch(c);
 }
 
-/* a step's products issued (its dS and P converted first) and retired, its stage released */
+/* the state's scores issued in the warpgroup's turn (attn_hop_my_turn), on to the next stage */
+static void scores_in_turn(cute_ctx *c, const attn_plan *p, const hb_smem *m, const hb_frag *f,
+                           cute_pipeline_state *s, cute_val first)
+{
+    attn_hop_my_turn(c, first);
+    issue_scores(c, p, m, f, s);
+    attn_hop_your_turn(c, first);
+    cute_pipeline_state_advance(c, s);
+}
+
+/* a step's products issued in the warpgroup's turn (its dS and P converted first) and
+ * retired, its stage released */
 static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
-                          cute_pipeline_state *r)
+                          cute_pipeline_state *r, cute_val first)
 {
     convert(c, p, j, f);
+    attn_hop_my_turn(c, first);
     issue_products(c, p, j, f, r);
+    attn_hop_your_turn(c, first);
     cute_warpgroup_wait(c, 0);
     cute_pipeline_consumer_release(c, &m->py, r);
     cute_pipeline_state_advance(c, r);
 }
 
+/* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other, since dK, dV,
+ * the next scores and this step's dS and P in flight at once would need more than 240
+ * registers; and without the ping-pong's turns, which spill a few bytes here (the two
+ * warpgroups interleave as the pipeline's waits let them). */
+static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
+                         const cute_tensor *mt, cute_val scale_log2)
+{
+    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    CUTE_FOR(c, i, cute_i(0), j->steps) {
+        hb_step st = step_views(c, p, j, f, mt, i);
+        issue_scores(c, p, m, f, &s);
+        cute_warpgroup_wait(c, 0);
+        gradients(c, p, j, f, &st, scale_log2);
+        convert(c, p, j, f);
+        issue_products(c, p, j, f, &s);
+        cute_warpgroup_wait(c, 0);
+        cute_pipeline_consumer_release(c, &m->py, &s);
+        cute_pipeline_state_advance(c, &s);
+    }
+}
+
 /* The steps, overlapped as FlashAttention 3 overlaps a warpgroup's softmax with its GEMMs:
  * once step i's dS and P are in registers, the scores of step i + 1 are issued, then step
- * i's products; wait_group 1 says the scores are in, and their gradients (in f32, in the
- * accumulators) are computed while step i's products run; wait_group 0, and step i's stage
- * is released.  The first step's scores and the last step's products are peeled out of the
- * loop (no wgmma in a branch inside it).  s: the state of the stage the next scores read,
- * r: of the stage the products read.  The dK/dV kernel at head dim 128 runs its steps one
- * after the other: the overlap needs more registers than a consumer has. */
-static void steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
-                  const cute_tensor *mt, cute_val scale_log2)
+ * i's products (in one turn); wait_group 1 says the scores are in, and their gradients (in
+ * f32, in the accumulators) are computed while step i's products run; wait_group 0, and step
+ * i's stage is released.  The first step's scores and the last step's products are peeled
+ * out of the loop (no wgmma in a branch: every block has a step, job_of).  s: the state of
+ * the stage the next scores read, r: of the stage the products read. */
+static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
+                             const cute_tensor *mt, cute_val scale_log2, cute_val first)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     cute_pipeline_state r = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    cute_fill(c, f->acc_a, 0); /* (registers the loop reads, first written in the branch below) */
-    cute_fill(c, f->acc_b, 0);
-    if (j->kv && p->d == 128) { /* dK, dV, the scores, dS and P in flight: more than 240 registers */
-        CUTE_FOR(c, i, cute_i(0), j->steps) {
-            hb_step st = step_views(c, p, j, f, mt, i);
-            issue_scores(c, p, m, f, &s);
-            cute_pipeline_state_advance(c, &s);
-            cute_warpgroup_wait(c, 0);
-            gradients(c, p, j, f, &st, scale_log2);
-            last_products(c, p, j, m, f, &r);
-        }
-        return;
-    }
-    hb_step first = step_views(c, p, j, f, mt, cute_i(0));
-    cute_val any = cute_int_lt(c, cute_i(0), j->steps);
-    CUTE_IF(c, any) {
-        issue_scores(c, p, m, f, &s);
-        cute_pipeline_state_advance(c, &s);
-        cute_warpgroup_wait(c, 0);
-        gradients(c, p, j, f, &first, scale_log2);
-    }
+    hb_step first_step = step_views(c, p, j, f, mt, cute_i(0));
+    scores_in_turn(c, p, m, f, &s, first);
+    cute_warpgroup_wait(c, 0);
+    gradients(c, p, j, f, &first_step, scale_log2);
     CUTE_FOR(c, i, cute_i(1), j->steps) { /* i: the step whose scores are issued */
         hb_step st = step_views(c, p, j, f, mt, i);
         convert(c, p, j, f);
+        attn_hop_my_turn(c, first);
         issue_scores(c, p, m, f, &s);
-        cute_pipeline_state_advance(c, &s);
         issue_products(c, p, j, f, &r);
+        attn_hop_your_turn(c, first);
+        cute_pipeline_state_advance(c, &s);
         cute_warpgroup_wait(c, 1);
         gradients(c, p, j, f, &st, scale_log2);
         cute_warpgroup_wait(c, 0);
         cute_pipeline_consumer_release(c, &m->py, &r);
         cute_pipeline_state_advance(c, &r);
     }
-    CUTE_IF(c, any) { last_products(c, p, j, m, f, &r); }
+    last_products(c, p, j, m, f, &r, first);
 }
 
 /* tid: the thread's index among the consumers; out0 times the scale (dQ, dK), out1 as is */
@@ -317,7 +341,12 @@ static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
     if (j->kv) cute_fill(c, f.out[1], 0);
     cute_pipeline_state sx = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
     cute_pipeline_consumer_wait(c, &m->px, &sx, (cute_val){0});
-    steps(c, p, j, m, &f, mt, scale_log2);
+    cute_val first = attn_hop_pingpong_start(c, tid);
+    if (j->kv && p->d == 128)
+        serial_steps(c, p, j, m, &f, mt, scale_log2);
+    else
+        overlapped_steps(c, p, j, m, &f, mt, scale_log2, first);
+    attn_hop_pingpong_end(c, first);
     cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", j->sx, (long long)p->d));
     cute_tensor cx = cute_tensor_local_tile(c, ids, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d),
                                             CUTE_CRD(j->xt, 0), NULL);

@@ -20,7 +20,6 @@
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
 #include "cutec/smem.h"
-#include "cutec/sync.h"
 #include "kernels/attention/attention_internal.h"
 
 enum { WARPGROUP = 128, CONSUMERS = 2 };
@@ -125,27 +124,10 @@ static void to_p(cute_ctx *c, const attn_plan *p, const hop_frag *f, cute_tensor
     cute_tensor_store(c, rp, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_s), p->cfg.dtype));
 }
 
-/* Ping-pong: the consumer warpgroups take turns issuing their GEMMs, so that one's softmax
- * runs while the other's GEMMs do.  Warpgroup w waits at named barrier 1 + w (its own 128
- * threads and the other's 128 arriving) before issuing, and arrives at the other's after. */
-static void my_turn(cute_ctx *c, cute_val first)
-{
-    CUTE_IF(c, first) { cute_named_barrier_sync(c, 1, CONSUMERS * WARPGROUP); }
-    CUTE_ELSE(c) { cute_named_barrier_sync(c, 2, CONSUMERS * WARPGROUP); }
-}
-
-static void your_turn(cute_ctx *c, cute_val first)
-{
-    CUTE_IF(c, first) { cute_named_barrier_arrive(c, 2, CONSUMERS * WARPGROUP); }
-    CUTE_ELSE(c) { cute_named_barrier_arrive(c, 1, CONSUMERS * WARPGROUP); }
-}
-
 /* tid: the thread's index among the consumers (0 .. 255).  As FlashAttention 3 overlaps a
  * warpgroup's softmax with its GEMMs: S(n) = Q K(n)^T and O += P(n-1) V(n-1) are issued
  * together, the softmax of S(n) runs while P V does, and O is rescaled once P V retired;
- * and across the two warpgroups by turns (my_turn).  The first warpgroup goes first: the
- * second arrives at its barrier once before its first turn, and the first syncs there once
- * after its last, taking that arrival back (each barrier ends with nothing pending). */
+ * and across the two warpgroups by turns (attn_hop_my_turn: hopper_roles.c). */
 static void consumer(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid,
                      cute_val scale_log2)
 {
@@ -159,29 +141,28 @@ static void consumer(cute_ctx *c, const attn_plan *p, const attn_block *t, const
     cute_pipeline_consumer_wait(c, &m->pq, &sq, (cute_val){0});
     cute_pipeline_state sk = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     cute_pipeline_state sv = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    cute_val corr[8], first = cute_int_lt(c, tid, cute_i(WARPGROUP));
-    CUTE_IF(c, cute_int_lt(c, cute_i(WARPGROUP - 1), tid)) { cute_named_barrier_arrive(c, 1, CONSUMERS * WARPGROUP); }
-    my_turn(c, first);
+    cute_val corr[8], first = attn_hop_pingpong_start(c, tid);
+    attn_hop_my_turn(c, first);
     issue_scores(c, p, m, &f, &sk);
-    your_turn(c, first);
+    attn_hop_your_turn(c, first);
     retire(c, 0, &m->pk, &sk);
     softmax(c, p, t, &f, &r, t->n_begin, scale_log2, corr); /* (O is 0: no rescale) */
     to_p(c, p, &f, rp);
     CUTE_FOR(c, n, cute_add(a, t->n_begin, cute_i(1)), t->n_end) {
-        my_turn(c, first);
+        attn_hop_my_turn(c, first);
         issue_scores(c, p, m, &f, &sk);
         issue_attend(c, p, m, &f, rp, &sv);
-        your_turn(c, first);
+        attn_hop_your_turn(c, first);
         retire(c, 1, &m->pk, &sk); /* S(n) is in */
         softmax(c, p, t, &f, &r, n, scale_log2, corr);
         retire(c, 0, &m->pv, &sv); /* O += P(n-1) V(n-1) is in */
         attn_rescale(c, &r, f.acc_o, corr);
         to_p(c, p, &f, rp);
     }
-    my_turn(c, first);
+    attn_hop_my_turn(c, first);
     issue_attend(c, p, m, &f, rp, &sv);
-    your_turn(c, first);
-    CUTE_IF(c, first) { cute_named_barrier_sync(c, 1, CONSUMERS * WARPGROUP); }
+    attn_hop_your_turn(c, first);
+    attn_hop_pingpong_end(c, first);
     retire(c, 0, &m->pv, &sv);
     attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
 }

@@ -268,8 +268,10 @@ const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_con
     cute_alg_init(&a, NULL);
     gemm_plan plan;
     cute_gemm_epilogue none = {0};
-    if (k.batched || k.index_bound || k.dual || memcmp(&k.epilogue, &none, sizeof none))
-        return snprintf(err, n, "gemm grouped: batched, 32-bit, dual or fused-epilogue configurations are not taken (yet)"), NULL;
+    if (k.batched || k.index_bound || k.dual || memcmp(&k.epilogue, &none, sizeof none) || k.scale || k.amax ||
+        k.out_scale)
+        return snprintf(err, n, "gemm grouped: batched, 32-bit, dual, fused-epilogue or fp8-scaled configurations are "
+                        "not taken (yet)"), NULL;
     if (!gemm_plan_hopper(&a, &k, cute_runtime_target_arch(rt), &plan))
         return snprintf(err, n, "gemm grouped: %s", a.error), NULL;
     plan.broken = broken;

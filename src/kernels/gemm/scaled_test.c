@@ -7,7 +7,7 @@
  *    max |x| (raised from a prior value, and never lowered);
  *  - what is refused, named: scales of bf16 inputs, block scales of the wrong shape, K = 0
  *    with block scales, amax of an f32 C, a tile wider than a block of B, an output scale
- *    without scales;
+ *    without scales, the grouped kernel with scales;
  *  - on an sm_90 GPU (else skipped, visibly), 1024x1000x1008 and 1021x1016x4000 sampled, both kinds. */
 #include <math.h>
 #include <stdlib.h>
@@ -201,6 +201,13 @@ static void refused(cute_runtime *rt, cute_gemm_lib *lib)
         CHECK(st != CUTE_OK && strstr(err, want[i]), "refusal %zu: wanted '%s' in: %s", i, want[i], err);
     }
     drop(b, &p);
+    /* the grouped kernel has no scales: refused, not run without them */
+    cute_gemm_config g = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_E4M3, .c_dtype = CUTE_BF16, .major = {1, 1, 1},
+                          .align_bytes = 16, .scale = CUTE_GEMM_SCALE_TENSOR};
+    char err[512] = "";
+    const cute_fn *f = cute_gemm_grouped_compile(rt, &g, err, sizeof err);
+    CHECK(!f && strstr(err, "fp8-scaled"), "grouped with scales: wanted a refusal naming fp8-scaled: %s", err);
+    cute_fn_free(f);
 }
 
 int main(void)
