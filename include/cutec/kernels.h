@@ -102,13 +102,19 @@ bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out);
  * 64 x 64 buffers, each sent by one TMA store that overlaps the next tile's main loop; a
  * 16-bit C in tiles of whole 64-column blocks) or CUTE_GEMM_STORE_ST (C's tile through
  * shared memory, read back in 16-byte runs and stored by each thread); 0: TMA where it
- * applies. */
+ * applies.
+ * schedule, the Hopper kernel's consumer warpgroups: CUTE_GEMM_SCHEDULE_COOP (CUTLASS's
+ * cooperative: both compute one bm x bn tile, 64 rows each) or CUTE_GEMM_SCHEDULE_PINGPONG
+ * (each computes a bm x bn tile of its own, bm 64 or 128; their main loops take turns, so
+ * one's epilogue runs under the other's MMAs); 0: the library's choice (cooperative). */
 typedef struct cute_gemm_tiling {
     int bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes;
     int cluster_m, cluster_n;
     int c_store;
+    int schedule;
 } cute_gemm_tiling;
 enum { CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TMA, CUTE_GEMM_STORE_ST };
+enum { CUTE_GEMM_SCHEDULE_AUTO, CUTE_GEMM_SCHEDULE_COOP, CUTE_GEMM_SCHEDULE_PINGPONG };
 
 /* A fused epilogue (seed 001's epilogue fusion; docs/gemm.md, "Fused epilogues"): on each
  * thread's fragment of C, in f32, after x = alpha * acc + beta * C,

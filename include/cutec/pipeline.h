@@ -57,6 +57,9 @@ typedef struct cute_pipeline {
 
 cute_pipeline_state cute_make_pipeline_state(cute_ctx *c, cute_pipeline_role role, int stages);
 void cute_pipeline_state_advance(cute_ctx *c, cute_pipeline_state *s);
+/* n advances at once (n a non-negative integer value; CUTLASS's advance(n)): a consumer that
+ * skips the stages another consumer reads, as the ping-pong GEMM's warpgroups do */
+void cute_pipeline_state_advance_by(cute_ctx *c, cute_pipeline_state *s, cute_val n);
 
 cute_pipeline cute_pipeline_async_create(cute_ctx *c, cute_smem_allocator *a, int stages,
                                          int producer_threads, int consumer_threads);
@@ -124,6 +127,7 @@ void cute_pipeline_tma_store_producer_tail(cute_ctx *c, const cute_pipeline_tma_
 #ifndef CUTEC_NO_SITE_MACROS
 #define cute_make_pipeline_state(c, ...) CUTE__CTX_AT((c), cute_make_pipeline_state((c), __VA_ARGS__))
 #define cute_pipeline_state_advance(c, ...) CUTE__CTX_AT((c), cute_pipeline_state_advance((c), __VA_ARGS__))
+#define cute_pipeline_state_advance_by(c, ...) CUTE__CTX_AT((c), cute_pipeline_state_advance_by((c), __VA_ARGS__))
 #define cute_pipeline_async_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_async_create((c), __VA_ARGS__))
 #define cute_pipeline_tma_async_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_async_create((c), __VA_ARGS__))
 #define cute_pipeline_tma_umma_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_umma_create((c), __VA_ARGS__))

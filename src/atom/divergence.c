@@ -1,7 +1,8 @@
 /* A warp-collective atom under a branch that splits a warp is an error; here it is caught
  * at trace time where it can be proven.  For each dynamic IF around the atom, its condition
  * is evaluated for every lane of every warp of the block, when it is a function of
- * threadIdx.x (or the lane) and constants only: if the lanes of some warp disagree, the
+ * threadIdx.x (or the lane, or such a value shuffled from a constant lane: CUTLASS's
+ * canonical_warp_group_idx) and constants only: if the lanes of some warp disagree, the
  * warp diverges there.  A condition that depends on anything else (a parameter, a load, a
  * loop variable) proves nothing, and the interpreter checks at run time instead. */
 #include <stdio.h>
@@ -109,6 +110,11 @@ static int64_t eval(defs *f, cute_vreg v, int64_t tid, int depth, bool *ok)
     case CUTE_OP_SELECT:
         return eval(f, d->a[0], tid, depth + 1, ok) ? eval(f, d->a[1], tid, depth + 1, ok)
                                                     : eval(f, d->a[2], tid, depth + 1, ok);
+    case CUTE_OP_SHFL: { /* an idx shuffle: a0 as the thread of lane a1 of this warp has it */
+        int64_t lane = d->imm == CUTE_SHFL_IDX ? eval(f, d->a[1], tid, depth + 1, ok) : -1;
+        if (lane < 0 || lane > 31) return *ok = false, 0;
+        return eval(f, d->a[0], tid - tid % 32 + lane, depth + 1, ok);
+    }
     default: {
         int64_t a = eval(f, d->a[0], tid, depth + 1, ok), b = eval(f, d->a[1], tid, depth + 1, ok);
         return *ok ? binop(d->op, a, b, ok) : 0;

@@ -230,25 +230,40 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
     return ok ? CLI_OK : CLI_FAIL;
 }
 
-/* the variant with each --cluster x --raster of the sweep (the lib's tiling set for each), a
- * row each named by what it sets: hopper2x1r16 */
+/* the sweep's combination i: its tiling (the command's, with the listed values of i set)
+ * and its row's name, the variant's and what it sets: hopper2x1r16-pp-t64x256x64 */
+static cute_gemm_tiling sweep_at(const gemm_opts *o, int i, cute_gemm_variant var, char *name, size_t n)
+{
+    cute_gemm_tiling t = o->tiling;
+    int len = snprintf(name, n, "%s", cute_gemm_variant_name(var));
+    int nc = o->nclusters ? o->nclusters : 1, nr = o->nrasters ? o->nrasters : 1, ns = o->nschedules ? o->nschedules : 1;
+    int c = i % nc, r = i / nc % nr, s = i / nc / nr % ns, k = i / nc / nr / ns;
+    if (o->nclusters) {
+        t.cluster_m = o->clusters[c][0], t.cluster_n = o->clusters[c][1];
+        len += snprintf(name + len, n - (size_t)len, "%dx%d", t.cluster_m, t.cluster_n);
+    }
+    if (o->nrasters) len += snprintf(name + len, n - (size_t)len, "r%d", t.raster = o->rasters[r]);
+    if (o->nschedules) {
+        t.schedule = o->schedules[s].schedule;
+        len += snprintf(name + len, n - (size_t)len, "%s", t.schedule == CUTE_GEMM_SCHEDULE_PINGPONG ? "-pp" : "-coop");
+    }
+    if (o->ntiles) {
+        t.bm = o->tiles[k].bm, t.bn = o->tiles[k].bn, t.bk = o->tiles[k].bk;
+        snprintf(name + len, n - (size_t)len, "-t%dx%dx%d", t.bm, t.bn, t.bk);
+    }
+    return t;
+}
+
+/* the variant with each combination of the sweep (the lib's tiling set for each), a row each */
 static int bench_sweep(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant var, const void *ref,
                        double ref_ms, void *got)
 {
     const gemm_opts *o = x->o;
-    int nc = o->nclusters ? o->nclusters : 1, nr = o->nrasters ? o->nrasters : 1, rc = CLI_OK;
-    for (int i = 0; i < nc * nr && rc == CLI_OK; i++) {
-        cute_gemm_tiling t = o->tiling;
-        char name[64];
-        int len = snprintf(name, sizeof name, "%s", cute_gemm_variant_name(var));
-        if (o->nclusters) {
-            t.cluster_m = o->clusters[i % nc][0], t.cluster_n = o->clusters[i % nc][1];
-            len += snprintf(name + len, sizeof name - (size_t)len, "%dx%d", t.cluster_m, t.cluster_n);
-        }
-        if (o->nrasters) {
-            t.raster = o->rasters[i / nc];
-            snprintf(name + len, sizeof name - (size_t)len, "r%d", t.raster);
-        }
+    int rc = CLI_OK, combos = (o->nclusters ? o->nclusters : 1) * (o->nrasters ? o->nrasters : 1) *
+                              (o->nschedules ? o->nschedules : 1) * (o->ntiles ? o->ntiles : 1);
+    for (int i = 0; i < combos && rc == CLI_OK; i++) {
+        char name[96];
+        cute_gemm_tiling t = sweep_at(o, i, var, name, sizeof name);
         cute_gemm_lib_tiling(x->lib, &t);
         rc = bench_variant(x, p, sets, var, name, ref, ref_ms, got);
     }

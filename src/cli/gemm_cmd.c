@@ -32,14 +32,15 @@ static void usage(void)
             "         [--pad P] [--iters N]\n"
             "         [--seed S] [--index auto|32|64] [--tile BMxBNxBK] [--stages S] [--warps WMxWN]\n"
             "         [--raster F] [--read-bytes 8|16] [--cluster CMxCN] [--store tma|st]\n"
+            "         [--schedule coop|pingpong]\n"
             "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--bias row|col] [--groups G]\n"
             "         [--scale tensor|block [--amax] [--out-scale S]]\n"
             "       cutec bench gemm [--dtype D] [--out-dtype D] [--sizes 4096,8192,MxNxK] [--batch L]\n"
             "         [--layout XY[Z]] [--variants V,V,... (default: all)] [--alpha A]\n"
             "         [--beta B] [--iters N] [--seed S] [--index auto|32|64] [--tile BMxBNxBK]\n"
             "         [--stages S] [--warps WMxWN] [--raster F] [--read-bytes 8|16] [--cluster CMxCN]\n"
-            "         [--store tma|st] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--bias row|col]\n"
-            "         [--plot FILE.svg [--ceiling TFLOPS]] [--groups G [--tokens T]]\n"
+            "         [--store tma|st] [--schedule coop|pingpong] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu]\n"
+            "         [--bias row|col] [--plot FILE.svg [--ceiling TFLOPS]] [--groups G [--tokens T]]\n"
             "         [--scale tensor|block [--amax] [--out-scale S]]\n"
             "\n"
             "C(M,N,L) = alpha * A(M,K,L) * B(N,K,L)^T + beta * C, B given as (N,K) (CuTe's\n"
@@ -76,6 +77,11 @@ static void usage(void)
             "  multicast).\n"
             "  --store: the Hopper kernel's C path, stmatrix + TMA store (tma, the default for a\n"
             "  16-bit C) or 16-byte st.global from shared memory (st).\n"
+            "  --schedule: the Hopper kernel's consumer warpgroups, coop (both on one tile, the\n"
+            "  default) or pingpong (a tile each, --tile then each warpgroup's: 128x128 by\n"
+            "  default, or 64x256; their main loops and epilogues take turns).\n"
+            "  bench takes lists of --cluster, --raster, --schedule and --tile, a row for each\n"
+            "  combination (hopper2x1r8, hopper-pp, hopper-t64x256x64).\n"
             "epilogue: a fused epilogue after alpha and beta (the hopper kernel, a 16-bit C):\n"
             "  bias (x + v, v one value per column: --bias col, the default, or row), relu,\n"
             "  gelu (erf), gelu_tanh, silu (with --bias, after it); run checks it against\n"
@@ -169,6 +175,22 @@ static bool parse_sweep(const char *s, bool cluster, gemm_opts *o)
     return *n > 0;
 }
 
+/* bench's lists of one tiling option, --schedule coop,pingpong or --tile BMxBNxBK,...: each
+ * value a tiling of its own in list[], a row each */
+static bool parse_tiling_list(const char *key, const char *s, cute_gemm_tiling *list, int *n)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    *n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        bool known;
+        if (*n == GEMM_MAX_SWEEP) return snprintf(why, sizeof why, "up to %d values of %s", GEMM_MAX_SWEEP, key), false;
+        list[*n] = (cute_gemm_tiling){0};
+        if (!cli_gemm_tiling_option(key, t, &list[(*n)++], &known, why, sizeof why)) return false;
+    }
+    return *n > 0;
+}
+
 static bool parse_variants(const char *s, gemm_opts *o)
 {
     o->nvariants = 0;
@@ -228,6 +250,8 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (bench && !strcmp(k, "--tokens")) return parse_int(v, &o->tokens, 1, 1 << 20);
     if (bench && !strcmp(k, "--cluster")) return parse_sweep(v, true, o);
     if (bench && !strcmp(k, "--raster")) return parse_sweep(v, false, o);
+    if (bench && !strcmp(k, "--schedule")) return parse_tiling_list(k, v, o->schedules, &o->nschedules);
+    if (bench && !strcmp(k, "--tile") && strchr(v, ',')) return parse_tiling_list(k, v, o->tiles, &o->ntiles);
     bool tiling = cli_gemm_tiling_option(k, v, &o->tiling, known, why, sizeof why);
     if (*known) return tiling;
     bool epi = cli_gemm_epilogue_option(k, v, &o->epi, &o->dual, known);

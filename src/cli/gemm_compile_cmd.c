@@ -14,8 +14,8 @@ static int usage(void)
           "         [--out-dtype D] [--layout XYZ] [--align BYTES] [--index 32|64]\n"
           "         [--emit ir|cuda|ptx|sass|usage|banks|time] [--arch sm_80|sm_90a]\n"
           "         [--tile BMxBNxBK] [--warps WMxWN] [--stages S] [--raster F] [--read-bytes 8|16]\n"
-          "         [--cluster CMxCN] [--store tma|st] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu]\n"
-          "         [--scale tensor|block [--amax-out 1]]\n"
+          "         [--cluster CMxCN] [--store tma|st] [--schedule coop|pingpong]\n"
+          "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--scale tensor|block [--amax-out 1]]\n"
           "         [--bias row|col]\n"
           "  --dtype:  f32 (default), f64, f16, bf16, tf32, s8, e4m3, e5m2; --out-dtype as in\n"
           "            `cutec run gemm help`\n"
@@ -28,7 +28,8 @@ static int usage(void)
           "            the library runs for each variant: docs/gemm.md)\n"
           "  --emit usage: ptxas's registers, spills and stack of each kernel (NVRTC)\n"
           "  --emit banks: the FFMAs that read two registers of one bank (NVRTC's cubin)\n"
-          "  --tile, --warps, --stages, --raster, --read-bytes, --cluster: the kernels' tiling, as in `cutec bench\n"
+          "  --tile, --warps, --stages, --raster, --read-bytes, --cluster, --store, --schedule: the kernels'\n"
+          "            tiling, as in `cutec bench\n"
           "            gemm` (default: the library's for the dtype)\n", stderr);
     return CLI_USAGE;
 }

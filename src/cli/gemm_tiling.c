@@ -1,5 +1,5 @@
 /* The GEMM commands' tiling options (--tile BMxBNxBK, --warps WMxWN, --stages S, --raster F,
- * --read-bytes 8|16, --cluster CMxCN, --store tma|st), shared by
+ * --read-bytes 8|16, --cluster CMxCN, --store tma|st, --schedule coop|pingpong), shared by
  * `cutec run|bench gemm` and `cutec compile gemm`. */
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +33,11 @@ bool cli_gemm_tiling_option(const char *k, const char *v, cute_gemm_tiling *t, b
         if (!parse_x(v, 1, &t->read_bytes, why, wn)) return false;
         if (t->read_bytes == 8 || t->read_bytes == 16) return true;
         return snprintf(why, wn, "--read-bytes is 8 or 16, not %s", v), false;
+    }
+    if (!strcmp(k, "--schedule")) {
+        t->schedule = !strcmp(v, "coop") ? CUTE_GEMM_SCHEDULE_COOP : !strcmp(v, "pingpong") ? CUTE_GEMM_SCHEDULE_PINGPONG : -1;
+        if (t->schedule >= 0) return true;
+        return snprintf(why, wn, "--schedule is coop or pingpong, not %s", v), false;
     }
     if (!strcmp(k, "--store")) {
         t->c_store = !strcmp(v, "tma") ? CUTE_GEMM_STORE_TMA : !strcmp(v, "st") ? CUTE_GEMM_STORE_ST : -1;

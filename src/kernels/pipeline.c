@@ -36,6 +36,18 @@ void cute_pipeline_state_advance(cute_ctx *c, cute_pipeline_state *s)
     cute_val_assign(c, s->count, cute_val_binop(c, CUTE_OP_ADD, s->count, u32(c, 1)));
 }
 
+/* n single advances at once (CUTLASS's PipelineState::advance(n)): the stages passed wrap
+ * (index + n) / stages times, each flipping the phase */
+void cute_pipeline_state_advance_by(cute_ctx *c, cute_pipeline_state *s, cute_val n)
+{
+    if (!ctx_ok(c)) return;
+    cute_val to = cute_val_binop(c, CUTE_OP_ADD, s->index, cute_val_cvt(c, n, CUTE_U32));
+    cute_val wraps = cute_val_binop(c, CUTE_OP_DIV, to, u32(c, s->stages));
+    cute_val_assign(c, s->index, cute_val_binop(c, CUTE_OP_REM, to, u32(c, s->stages)));
+    cute_val_assign(c, s->phase, cute_val_binop(c, CUTE_OP_XOR, s->phase, cute_val_binop(c, CUTE_OP_AND, wraps, u32(c, 1))));
+    cute_val_assign(c, s->count, cute_val_binop(c, CUTE_OP_ADD, s->count, cute_val_cvt(c, n, CUTE_U32)));
+}
+
 /* the stages' barriers, initialized by thread 0 with these arrival counts, then a barrier */
 static cute_pipeline create(cute_ctx *c, cute_smem_allocator *a, cute_pipeline p, const char *call)
 {

@@ -214,6 +214,66 @@ static void cluster_misuse(void)
     }
 }
 
+/* advance_by(n) against n single advances and against the definition (index n % stages, a
+ * phase flip each wrap, count n), from a producer's state: thread t advances by n = 3 t + 1
+ * (dynamic), past several wraps */
+enum { BY_STAGES = 3, BY_THREADS = 32 };
+
+static void store_state(cute_ctx *c, cute_tensor out, cute_int t, int at, const cute_pipeline_state *s)
+{
+    const cute_val *v[3] = {&s->index, &s->phase, &s->count};
+    for (int i = 0; i < 3; i++) {
+        cute_tensor o = CUTE_SLICE(c, out, cute_i(at + i), t);
+        cute_tensor_store(c, o, cute_ssa_scalar(c, *v[i], o.layout.shape));
+    }
+}
+
+static void advance_by(void)
+{
+    cute_ctx *c = cute_ctx_new();
+    cute_kernel_begin(c, "advance_by");
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor out = cute_make_tensor(c, cute_param_ptr(c, "out", CUTE_U32), cute_layout_parse(a, "(6,32):(1,6)"), 16);
+    cute_int t = cute_thread_idx(c, 0), n = cute_add(a, cute_mul(a, t, cute_i(3)), cute_i(1));
+    cute_pipeline_state by = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, BY_STAGES);
+    cute_pipeline_state one = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, BY_STAGES);
+    cute_pipeline_state_advance_by(c, &by, cute_int_value(c, n, CUTE_U32));
+    CUTE_FOR(c, i, cute_i(0), n) {
+        (void)i;
+        cute_pipeline_state_advance(c, &one);
+    }
+    store_state(c, out, t, 0, &by);
+    store_state(c, out, t, 3, &one);
+    cute_ir_func *f = cute_kernel_end(c);
+    CHECK(f, "%s", cute_ctx_error(c));
+    cute_ctx_free(c);
+    cute_module *m = NULL;
+    const char *log = NULL;
+    if (!f || be.vt->compile(be.self, &f, 1, &m, &log) != CUTE_OK) {
+        CHECK(0, "compile: %s", log ? log : "");
+        cute_ir_func_free(f);
+        return;
+    }
+    cute_ir_func_free(f);
+    uint32_t got[6 * BY_THREADS];
+    for (int i = 0; i < 6 * BY_THREADS; i++) got[i] = 0xdeadbeef;
+    cute_buffer bo;
+    be.vt->alloc(be.self, sizeof got, &bo);
+    be.vt->upload(be.self, &bo, 0, got, sizeof got);
+    cute_launch_arg arg = {.type = cute_type_ptr(CUTE_U32, CUTE_GMEM), .buf = &bo};
+    cute_launch cfg = {.grid = {1, 1, 1}, .block = {BY_THREADS, 1, 1}};
+    CHECK(be.vt->launch(be.self, m, 0, &cfg, &arg, 1) == CUTE_OK, "advance_by: %s", be.vt->error(be.self));
+    be.vt->download(be.self, got, &bo, 0, sizeof got);
+    int bad = 0;
+    for (uint32_t k = 0; k < BY_THREADS; k++) {
+        uint32_t n = 3 * k + 1, want[3] = {n % BY_STAGES, 1u ^ ((n / BY_STAGES) & 1), n};
+        for (int i = 0; i < 3; i++) bad += got[6 * k + i] != want[i] || got[6 * k + 3 + i] != want[i];
+    }
+    CHECK(bad == 0, "advance_by: %d of %d values wrong", bad, 6 * BY_THREADS);
+    be.vt->module_free(be.self, m);
+    be.vt->free(be.self, &bo);
+}
+
 int main(void)
 {
     CHECK(cute_interp_new(&(cute_interp_opts){.threads = 1}, &be) == CUTE_OK, "interp");
@@ -222,6 +282,7 @@ int main(void)
     broken();
     misuse();
     cluster_misuse();
+    advance_by();
     be.vt->destroy(be.self);
     return CHECK_DONE("kernels pipeline");
 }

@@ -43,6 +43,8 @@ typedef struct gemm_plan {
     cute_tma_atom tma_a, tma_b;
     int64_t box_rows[2];      /* rows of A's / B's stage one TMA box loads (all, or 64: MN-major) */
     int consumers;
+    bool pingpong;            /* each consumer warpgroup its own bm x bn tile, main loops and
+                                 epilogues taking turns (hopper.c); else both on one tile */
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N */
     int sms;                  /* persistent kernels: the blocks resident at once (the device's
                                  SMs), each walking the tiles */
@@ -79,6 +81,8 @@ enum { GEMM_BREAK_MAP_FENCE = 512 };
  * waits for it forever), the tensor memory never freed, the epilogue's T2R reading the
  * accumulator before waiting for its barrier */
 enum { GEMM_BREAK_ACC_COMMIT = 1024, GEMM_BREAK_TMEM_FREE = 2048, GEMM_BREAK_ACC_WAIT = 4096 };
+/* ... and the ping-pong consumers: a warpgroup that never passes the MMA turn */
+enum { GEMM_BREAK_TURN = 8192 };
 const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
                                    char *err, size_t n);
 const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
@@ -239,6 +243,11 @@ cute_val gemm_hopper_load_ab(cute_ctx *c, const gemm_plan *p, const gemm_hopper_
                              cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to);
 void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
                           cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f);
+/* ... in two parts: every k-tile's wgmma batch issued (the last still running), then the
+ * wait for it and the release of its stage */
+void gemm_hopper_mainloop_issue(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
+                                cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f);
+void gemm_hopper_mainloop_tail(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *done);
 /* the stage of a consumer's wgmma view (MMA, M, K, stages) the state points at, and the
  * release of the stage `s` points at (then advanced) */
 cute_tensor gemm_hopper_stage(cute_ctx *c, cute_tensor t, const cute_pipeline_state *s);

@@ -154,7 +154,7 @@ static void correct(cute_runtime *rt, const gcase *k, const char *where)
 /* the producer's maps retargeted without the release fence: the interpreter's report */
 static void unfenced(cute_runtime *rt)
 {
-    gcase k = {CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0, 0}, 2, {{64, 64, 64}, {72, 64, 64}}};
+    gcase k = {CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.bm = 64, .bn = 64, .stages = 2}, 2, {{64, 64, 64}, {72, 64, 64}}};
     char why[4096];
     int64_t bad;
     cute_status s = run(rt, &k, GEMM_BREAK_MAP_FENCE, &bad, why, sizeof why);
@@ -234,14 +234,14 @@ static void interp(void)
     static const gcase k[] = {
         /* 2 + 0 + 3 + 1 + 2 tiles of 64 x 64 on 2 blocks: each crosses groups; an empty group;
          * K of 8 (under one k-tile) */
-        {CUTE_BF16, CUTE_BF16, 1, 1.5, 0.0, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0, 0}, 5,
+        {CUTE_BF16, CUTE_BF16, 1, 1.5, 0.0, {.bm = 64, .bn = 64, .stages = 2}, 5,
          {{72, 64, 200}, {0, 64, 64}, {5, 136, 64}, {64, 8, 8}, {130, 48, 136}}},
         /* 9 groups on 2 blocks: the ring of 9 map slots wraps */
-        {CUTE_F16, CUTE_F32, 1, 1.0, -0.5, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0, 0}, 11,
+        {CUTE_F16, CUTE_F32, 1, 1.0, -0.5, {.bm = 64, .bn = 64, .stages = 2}, 11,
          {{9, 64, 72}, {17, 64, 64}, {33, 16, 128}, {64, 64, 64}, {3, 40, 64}, {70, 64, 8}, {1, 64, 64}, {64, 24, 72},
           {65, 64, 64}, {7, 8, 16}, {40, 64, 200}}},
         /* fp8: k-tiles of 128; C column-major (M in whole 16 bytes) */
-        {CUTE_E4M3, CUTE_BF16, 0, 0.5, 0.0, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0, 0}, 3, {{72, 64, 144}, {32, 128, 256}, {8, 64, 32}}},
+        {CUTE_E4M3, CUTE_BF16, 0, 0.5, 0.0, {.bm = 64, .bn = 64, .stages = 2}, 3, {{72, 64, 144}, {32, 128, 256}, {8, 64, 32}}},
         /* the library's call, its default 128 x 256 tile */
         {CUTE_BF16, CUTE_F32, 1, 1.0, 0.5, {0}, 2, {{136, 200, 72}, {7, 256, 64}}},
     };

@@ -164,8 +164,8 @@ void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem
 
 /* One tile's main loop: one wgmma batch per k-tile, one batch in flight, each stage
  * released once the batch that read it has retired. */
-void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
-                          cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f)
+void gemm_hopper_mainloop_issue(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
+                                cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f)
 {
     cute_fill(c, f->acc, 0);
     mma_ktile(c, p, m, read, f);
@@ -175,23 +175,54 @@ void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_sme
         cute_warpgroup_wait(c, 1); /* the batch before this one has retired: its stage is free */
         gemm_hopper_release(c, p, m, done);
     }
+}
+
+void gemm_hopper_mainloop_tail(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *done)
+{
     cute_warpgroup_wait(c, 0);
     gemm_hopper_release(c, p, m, done);
 }
 
-/* tid: the thread's index among the consumers */
+void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
+                          cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f)
+{
+    gemm_hopper_mainloop_issue(c, p, m, t, read, done, f);
+    gemm_hopper_mainloop_tail(c, p, m, done);
+}
+
+/* the thread's fragments: slices of the stages, and its accumulators of the MMA's whole
+ * (bm, bn) tile; mma_tid its index among the MMA's threads */
+static gemm_hopper_frag fragments(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int mma_tid)
+{
+    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, mma_tid);
+    cute_tensor mn = cute_make_identity_tensor(c, cute_tuple_fmt(cute_ctx_alg(c), "(%lld,%lld)", (long long)p->bm,
+                                                                 (long long)p->bn));
+    return (gemm_hopper_frag){cute_partition_A(c, thr, m->sA), cute_partition_B(c, thr, m->sB),
+                              cute_partition_fragment_C(c, thr, mn)};
+}
+
+/* a consumer's state made as a producer's waits for the wrong phase (a broken kernel) */
+static cute_pipeline_state read_state(cute_ctx *c, const gemm_plan *p)
+{
+    cute_pipeline_role role = p->broken & GEMM_BREAK_PHASE ? CUTE_PIPELINE_PRODUCER : CUTE_PIPELINE_CONSUMER;
+    return cute_make_pipeline_state(c, role, p->stages);
+}
+
+static void epilogue(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m, cute_int tid,
+                     const gemm_tiles *t, cute_tensor acc, cute_val alpha, cute_val beta, cute_val mapC,
+                     const gemm_scales *sc)
+{
+    if (p->tma_store) gemm_hopper_store_epilogue(c, p, tid, t, acc, alpha, beta, m->sC, mapC, g->mV, sc);
+    else gemm_hopper_epilogue(c, p, tid, t, acc, alpha, beta, m->sC);
+}
+
+/* The cooperative consumers (tid: the thread's index among them): both warpgroups on each
+ * of the block's tiles, 64 rows each */
 static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m, cute_int tid,
                      cute_val alpha, cute_val beta, cute_val mapC)
 {
-    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
-    /* the accumulators: the MMA's whole (bm, bn) tile */
-    cute_tensor mn = cute_make_identity_tensor(c, cute_tuple_fmt(cute_ctx_alg(c), "(%lld,%lld)", (long long)p->bm,
-                                                                 (long long)p->bn));
-    gemm_hopper_frag f = {cute_partition_A(c, thr, m->sA), cute_partition_B(c, thr, m->sB),
-                     cute_partition_fragment_C(c, thr, mn)};
-    /* a consumer's state made as a producer's waits for the wrong phase (a broken kernel) */
-    cute_pipeline_role role = p->broken & GEMM_BREAK_PHASE ? CUTE_PIPELINE_PRODUCER : CUTE_PIPELINE_CONSUMER;
-    cute_pipeline_state read = cute_make_pipeline_state(c, role, p->stages);
+    gemm_hopper_frag f = fragments(c, p, m, tid);
+    cute_pipeline_state read = read_state(c, p);
     cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     gemm_scales sc = g->scales;
     alpha = gemm_scales_begin(c, p, &sc, alpha);
@@ -199,11 +230,84 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
         gemm_tiles t = tile(c, p, g, w);
         if (p->cfg.scale == CUTE_GEMM_SCALE_BLOCK) gemm_hopper_mainloop_blockscaled(c, p, m, &t, &read, &done, &f, tid, &sc);
         else gemm_hopper_mainloop(c, p, m, &t, &read, &done, &f);
-        if (p->tma_store) gemm_hopper_store_epilogue(c, p, tid, &t, f.acc, alpha, beta, m->sC, mapC, g->mV, &sc);
-        else gemm_hopper_epilogue(c, p, tid, &t, f.acc, alpha, beta, m->sC);
+        epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC, &sc);
     }
     gemm_hopper_store_drain(c, p, tid);
     gemm_scales_end(c, p, &sc);
+}
+
+/* The ping-pong turns (CUTLASS's OrderedSequenceBarrier over named barriers): warpgroup wg
+ * waits for its turn at barrier `first + wg`, which the other warpgroup passes it by arriving
+ * there, 256 threads a turn.  Tile i of the block is warpgroup i % 2's: it waits unless i is
+ * the first, and passes unless i is the last, so every wait meets exactly one pass. */
+enum { MMA_TURN = 2, EPILOGUE_TURN = 4 }; /* barriers 2, 3 and 4, 5 (1: the epilogue's) */
+
+static void turn_wait(cute_ctx *c, int first, int wg, cute_val when)
+{
+    CUTE_IF(c, when) cute_named_barrier_sync(c, first + wg, 2 * WARPGROUP);
+}
+
+static void turn_pass(cute_ctx *c, int first, int wg, cute_val when)
+{
+    CUTE_IF(c, when) cute_named_barrier_arrive(c, first + 1 - wg, 2 * WARPGROUP);
+}
+
+/* the stages of n tiles of k_tiles k-tiles each, which the other warpgroup reads */
+static void skip_tiles(cute_ctx *c, cute_pipeline_state *read, cute_pipeline_state *done, cute_int n, cute_int k_tiles)
+{
+    cute_val stages = cute_int_value(c, cute_mul(cute_ctx_alg(c), n, k_tiles), CUTE_U32);
+    cute_pipeline_state_advance_by(c, read, stages);
+    cute_pipeline_state_advance_by(c, done, stages);
+}
+
+/* Ping-pong warpgroup wg (tid: the thread's index among the consumers): the block's tiles
+ * wg, wg + 2, ..., each whole, its main loop and its epilogue each in its turn; it passes the
+ * MMA turn once its last batch is issued (the other's first batches queue behind it), and
+ * skips the stages of the other's tiles in its pipeline states. */
+static void pingpong_warpgroup(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m,
+                               cute_int tid, int wg, cute_val alpha, cute_val beta, cute_val mapC)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int mine = gemm_sched_mine(c, &g->sched);
+    gemm_hopper_frag f = fragments(c, p, m, cute_sub(a, tid, cute_i(wg * WARPGROUP)));
+    cute_pipeline_state read = read_state(c, p);
+    cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    gemm_scales sc = g->scales; /* per tensor (the plan refuses block scales here) */
+    alpha = gemm_scales_begin(c, p, &sc, alpha);
+    cute_int k_tiles = tile(c, p, g, cute_i(0)).k_tiles; /* every tile's */
+    skip_tiles(c, &read, &done, cute_i(wg), k_tiles);
+    CUTE_FOR(c, j, cute_i(0), cute_ceil_div(a, cute_sub(a, mine, cute_i(wg)), cute_i(2))) {
+        cute_int i = cute_add(a, cute_mul(a, j, cute_i(2)), cute_i(wg));
+        cute_val not_first = cute_int_lt(c, cute_i(0), i), not_last = cute_int_lt(c, cute_add(a, i, cute_i(1)), mine);
+        gemm_tiles t = tile(c, p, g, i);
+        turn_wait(c, MMA_TURN, wg, not_first);
+        gemm_hopper_mainloop_issue(c, p, m, &t, &read, &done, &f);
+        if (!(p->broken & GEMM_BREAK_TURN)) turn_pass(c, MMA_TURN, wg, not_last);
+        gemm_hopper_mainloop_tail(c, p, m, &done);
+        turn_wait(c, EPILOGUE_TURN, wg, not_first);
+        epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC, &sc);
+        turn_pass(c, EPILOGUE_TURN, wg, not_last);
+        skip_tiles(c, &read, &done, cute_i(1), k_tiles);
+    }
+    gemm_hopper_store_drain(c, p, tid);
+    gemm_scales_end(c, p, &sc);
+}
+
+/* The ping-pong consumers (CUTLASS's KernelTmaWarpSpecializedPingpong): each warpgroup
+ * computes tiles of its own, their main loops taking turns and so their epilogues, so one's
+ * epilogue runs while the other's wgmmas do.  A branch each: the 128 threads of a branch
+ * are the ones its MMA tiles (and its turn barriers are constants). */
+static void consumer_pingpong(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m,
+                              cute_int tid, cute_val alpha, cute_val beta, cute_val mapC)
+{
+    /* the warpgroup as lane 0 of the warp has it (CUTLASS's canonical_warp_group_idx): a
+     * value ptxas sees is the same across the warp, so the branches hold no divergent path
+     * (in one, ptxas serialized every wgmma: C7520) */
+    cute_val wg = cute_int_value(c, cute_div(cute_ctx_alg(c), tid, cute_i(WARPGROUP)), CUTE_I32);
+    wg = cute_val_shfl(c, wg, cute_val_int(c, CUTE_I32, 0), CUTE_SHFL_IDX);
+    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_EQ, wg, cute_val_int(c, CUTE_I32, 0)))
+        pingpong_warpgroup(c, p, g, m, tid, 0, alpha, beta, mapC);
+    CUTE_ELSE(c) pingpong_warpgroup(c, p, g, m, tid, 1, alpha, beta, mapC);
 }
 
 /* the stages, C's tile (its own memory: the producer fills the stages with the next tile
@@ -219,13 +323,14 @@ gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p)
         m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_store.sw, p->smem_store.layout, 16);
     else if (p->smem_epilogue)
         m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw, p->smem_c.layout, 16);
+    int readers = p->pingpong ? 1 : p->consumers; /* the warpgroups that read (and release) a stage */
     int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]) -
                  (p->broken & GEMM_BREAK_EXPECT_TX ? 16 : 0);
     if (clustered(p))
-        m.pipe = cute_pipeline_tma_async_create_cluster(c, &al, p->stages, WARPGROUP * p->consumers, tx,
+        m.pipe = cute_pipeline_tma_async_create_cluster(c, &al, p->stages, WARPGROUP * readers, tx,
                                                         cluster_layout(cute_ctx_alg(c), p));
     else
-        m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, WARPGROUP * p->consumers, tx);
+        m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, WARPGROUP * readers, tx);
     return m;
 }
 
@@ -262,7 +367,7 @@ static void producer_role(cute_ctx *c, const void *user, cute_int tid)
 static void consumer_role(cute_ctx *c, const void *user, cute_int tid)
 {
     const hopper_roles *r = user;
-    consumer(c, r->p, &r->g, &r->m, tid, r->alpha, r->beta, r->mapC);
+    (r->p->pingpong ? consumer_pingpong : consumer)(c, r->p, &r->g, &r->m, tid, r->alpha, r->beta, r->mapC);
 }
 
 static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,

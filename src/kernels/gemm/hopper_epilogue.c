@@ -103,8 +103,8 @@ static cute_tensor parts_on_top(cute_ctx *c, const gemm_plan *p, cute_tensor sC)
 void gemm_hopper_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
                           cute_val alpha, cute_val beta, cute_tensor sC)
 {
-    if (!p->smem_epilogue) {
-        epilogue_pieces(c, p, tid, t, acc, alpha, beta);
+    if (!p->smem_epilogue) { /* (a ping-pong warpgroup's MMA slices its own 128 threads) */
+        epilogue_pieces(c, p, p->pingpong ? cute_mod(cute_ctx_alg(c), tid, cute_i(128)) : tid, t, acc, alpha, beta);
         return;
     }
     cute_alg *a = cute_ctx_alg(c);

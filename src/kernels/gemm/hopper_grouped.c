@@ -263,6 +263,7 @@ const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_con
     /* no clusters (a cluster's blocks would need one group), C by plain 16-byte stores (a TMA
      * store would need C's map retargeted too) */
     k.tiling.cluster_m = k.tiling.cluster_n = 1, k.tiling.c_store = CUTE_GEMM_STORE_ST;
+    k.tiling.schedule = CUTE_GEMM_SCHEDULE_COOP; /* its consumers are the cooperative ones */
     cute_alg a;
     cute_alg_init(&a, NULL);
     gemm_plan plan;

@@ -44,6 +44,20 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
 
 static bool power_of_2_upto(int x, int most) { return x >= 1 && x <= most && !(x & (x - 1)); }
 
+/* cooperative (both consumer warpgroups on one tile) or ping-pong (one tile each) */
+static bool schedule(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
+{
+    int s = cfg->tiling.schedule;
+    if (s < CUTE_GEMM_SCHEDULE_AUTO || s > CUTE_GEMM_SCHEDULE_PINGPONG)
+        return cute_alg_fail(a, "gemm hopper: schedule %d (CUTE_GEMM_SCHEDULE_COOP or _PINGPONG, 0: the library's)", s);
+    p->pingpong = s == CUTE_GEMM_SCHEDULE_PINGPONG;
+    if (p->pingpong && cfg->dual) /* its epilogue's halves of N: untried */
+        return cute_alg_fail(a, "gemm hopper: the dual GEMM runs in the cooperative schedule (ping-pong asked)");
+    if (p->pingpong && cfg->scale == CUTE_GEMM_SCALE_BLOCK) /* its promotions lean on the other warpgroup's wgmma */
+        return cute_alg_fail(a, "gemm hopper: fp8 block scales run in the cooperative schedule (ping-pong asked)");
+    return true;
+}
+
 /* The tile asked for (cute_gemm_tiling; zero fields: 128 x 256, k 64) and the stages.  C's
  * tile goes through shared memory of its own beside the stages (the persistent kernel's
  * producer fills them with the next tile meanwhile), in parts of N where the whole tile
@@ -54,15 +68,19 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
 {
     const cute_gemm_tiling *t = &cfg->tiling;
     int es = cute_dtype_bytes(cfg->dtype);
+    if (!schedule(a, cfg, p)) return false;
     /* block scales: one block of B a tile (at most 128 wide), two accumulator sets */
     bool block = cfg->scale == CUTE_GEMM_SCALE_BLOCK;
-    p->bm = t->bm ? t->bm : 128, p->bn = t->bn ? t->bn : block ? 128 : 256, p->bk = 128 / es;
+    p->bm = t->bm ? t->bm : 128, p->bn = t->bn ? t->bn : block || p->pingpong ? 128 : 256, p->bk = 128 / es;
     if (block && 128 % p->bn)
         return cute_alg_fail(a, "gemm hopper: block scales (one per 128 columns of B) need tiles whose N divides 128 "
                              "(bn %lld)", (long long)p->bn);
     if ((p->bm != 64 && p->bm != 128) || p->bn < 16 || p->bn > 256 || p->bn % 16 || (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, bn a multiple of 16 up to 256, "
                              "bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
+    if (p->pingpong && p->bm * p->bn > 64 * 256) /* a warpgroup's accumulators: 128 registers a thread */
+        return cute_alg_fail(a, "gemm hopper: a ping-pong warpgroup's tile %lldx%lld (at most 64x256 or 128x128: "
+                             "each warpgroup holds its whole tile's accumulators)", (long long)p->bm, (long long)p->bn);
     p->cluster_m = t->cluster_m ? t->cluster_m : 1, p->cluster_n = t->cluster_n ? t->cluster_n : 1;
     if (!power_of_2_upto(p->cluster_m, 4) || !power_of_2_upto(p->cluster_n, 4) || p->cluster_m * p->cluster_n > 4)
         return cute_alg_fail(a, "gemm hopper: cluster %dx%d (1, 2 or 4 blocks along M and along N, at most 4 in "
@@ -77,6 +95,7 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     /* the TMA-store epilogue's buffers (hopper_store.c), else C's whole tile */
     p->tma_store = gemm_hopper_store_takes(p);
     int64_t c_bytes = p->tma_store ? gemm_hopper_store_bytes(p) : p->bm * p->bn * cute_dtype_bytes(cute_gemm_c_dtype(cfg));
+    if (p->pingpong && !p->tma_store) c_bytes = 0; /* C straight from the accumulators */
     /* C's tile in parts of N (whole 64-column blocks) until the stages wanted fit beside one */
     int want = t->stages ? t->stages : 3;
     p->c_parts = 1;
@@ -84,6 +103,7 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
         p->c_parts *= 2;
     int64_t fit = room / stage, fit_beside_c = (room - c_bytes / p->c_parts) / stage;
     p->smem_epilogue = p->bn % 64 == 0 && (t->stages ? t->stages <= fit_beside_c : fit_beside_c >= 2);
+    if (p->pingpong && !p->tma_store) p->smem_epilogue = false; /* a tile of C each in shared memory: untried */
     p->tma_store = p->tma_store && p->smem_epilogue;
     int64_t most = p->smem_epilogue ? fit_beside_c : fit;
     p->stages = t->stages ? t->stages : (int)(most < HOPPER_MAX_STAGES ? most : HOPPER_MAX_STAGES);
@@ -123,7 +143,7 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
     if (!takes(a, cfg, arch) || !tiling(a, cfg, p)) return false;
-    p->consumers = (int)(p->bm / 64);
+    p->consumers = p->pingpong ? 2 : (int)(p->bm / 64);
     p->threads = 128 * (1 + p->consumers); /* a producer warpgroup, then the consumers */
     char name[64];
     if (cute_dtype_bytes(cfg->dtype) == 1) /* 32 of K an instruction */
@@ -134,8 +154,9 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
                  cfg->dtype == CUTE_BF16 ? "BF16BF16" : "F16F16");
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, name, &atom)) return false;
-    /* the consumers' warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
-    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->consumers);
+    /* the consumers' warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63; ping-pong:
+     * one warpgroup the whole tile (the atom repeated over M when bm is 128) */
+    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->pingpong ? 1 : p->consumers);
     p->mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
     p->smem_a = gemm_tma_stages(a, cfg->dtype, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);
     p->smem_b = gemm_tma_stages(a, cfg->dtype, cfg->major[1], p->bn, p->bk, p->stages, &p->box_rows[1]);

@@ -36,9 +36,14 @@ bool gemm_hopper_store_takes(const gemm_plan *p)
  * every tile), else one */
 static int store_stages(const gemm_plan *p) { return (c_cols(p) / PIECE) % 2 ? 1 : 2; }
 
+/* a tile's 64-row boxes, and the sets of buffers: one a ping-pong warpgroup (each stores
+ * tiles of its own, its stores counted by its own issuing thread), else one */
+static int row_boxes(const gemm_plan *p) { return (int)(p->bm / PIECE); }
+static int buffer_sets(const gemm_plan *p) { return p->pingpong ? 2 : 1; }
+
 int64_t gemm_hopper_store_bytes(const gemm_plan *p)
 {
-    return (p->bm / 64) * store_stages(p) * PIECE * PIECE * cute_dtype_bytes(cute_gemm_c_dtype(&p->cfg));
+    return buffer_sets(p) * row_boxes(p) * store_stages(p) * PIECE * PIECE * cute_dtype_bytes(cute_gemm_c_dtype(&p->cfg));
 }
 
 /* The buffers take CuTe's 128-byte GMMA atom of C's unit-stride mode (K_SW128: 8 rows of 64
@@ -59,10 +64,10 @@ bool gemm_hopper_store_plan(cute_alg *a, gemm_plan *p)
         !cute_copy_atom_named(a, row_major ? "SM90_U32x4_STSM_N" : "SM90_U16x8_STSM_T", cd, &stsm) ||
         !cute_smem_atom_gmma(a, row_major ? "Layout_K_SW128_Atom" : "Layout_MN_SW128_Atom", cd, &atom))
         return false;
-    cute_layout wgs = cute_layout_fmt(a, "(%lld,1,1):(1,0,0)", (long long)(p->bm / 64)); /* as p->mma's */
+    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->pingpong ? 1 : row_boxes(p)); /* as p->mma's */
     p->epi_mma = cute_make_tiled_mma(a, &piece, &wgs, NULL, NULL, NULL);
     p->r2s = cute_make_tiled_copy_mma(a, &stsm, &p->epi_mma, CUTE_MMA_C);
-    cute_tuple shape = cute_tuple_fmt(a, "(%d,%d,%lld)", PIECE, PIECE, (long long)(p->store_stages * p->bm / 64));
+    cute_tuple shape = cute_tuple_fmt(a, "(%d,%d,%d)", PIECE, PIECE, p->store_stages * row_boxes(p) * buffer_sets(p));
     cute_tuple by_mode = cute_tuple_parse(a, "(1,1,1)");
     p->smem_store = cute_smem_layout_staged(a, &atom, &shape);
     p->smem_store.layout = cute_coalesce_profile(a, &p->smem_store.layout, &by_mode);
@@ -146,16 +151,18 @@ static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, cute_tensor acc
     return out;
 }
 
-/* The buffers (64, 64, buffer), buffer s * warpgroups + w (stage s of warpgroup w: one TMA
- * box), seen as the consumers' (bm, 64) pieces, one a stage: ((64, warpgroups), 64, stages) */
-static cute_tensor pieces(cute_ctx *c, const gemm_plan *p, cute_tensor sC)
+/* The buffers (64, 64, buffer), buffer (set * stages + s) * boxes + r the box of rows 64 r of
+ * stage s (one TMA box; set: the ping-pong warpgroup's, else 0), seen as the set's (bm, 64)
+ * pieces, one a stage: ((64, boxes), 64, stages) */
+static cute_tensor pieces(cute_ctx *c, const gemm_plan *p, cute_tensor sC, cute_int set)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_layout T = cute_layout_fmt(a, "((%d,%d),%d,%d):((1,%d),%d,%d)", PIECE, p->consumers, PIECE,
-                                    p->store_stages, PIECE * PIECE, PIECE, PIECE * PIECE * p->consumers);
+    int rb = row_boxes(p), box = PIECE * PIECE;
+    cute_layout T = cute_layout_fmt(a, "((%d,%d),%d,%d,%d):((1,%d),%d,%d,%d)", PIECE, rb, PIECE, p->store_stages,
+                                    buffer_sets(p), box, PIECE, box * rb, box * rb * p->store_stages);
     cute_tiler tiler = cute_tiler_layout(&T);
     sC.layout = cute_composition(a, &sC.layout, &tiler);
-    return sC;
+    return cute_tensor_slice(c, sC, cute_tuple_fmt(a, "(_,_,_,%I)", set));
 }
 
 /* the thread that issues its warpgroup's stores (thread 0 of it) */
@@ -165,15 +172,13 @@ static cute_val issuer(cute_ctx *c, cute_int tid)
     return cute_int_eq(c, cute_mod(a, tid, cute_i(WARPGROUP)), cute_i(0));
 }
 
-/* thread 0 of warpgroup wg: the store of its box of the piece (buffer buf, C's coordinates
- * kC), and the wait that frees the buffer the next piece will take */
-static void store_box(cute_ctx *c, const gemm_plan *p, cute_tensor sC, cute_int buf, cute_tensor kC, cute_val mapC,
-                      const cute_pipeline_tma_store *pipe)
+/* thread 0 of warpgroup wg: the store of one box of the piece (buffer buf, C's coordinates
+ * kC) */
+static void store_box(cute_ctx *c, const gemm_plan *p, cute_tensor sC, cute_int buf, cute_tensor kC, cute_val mapC)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tensor src = cute_tensor_slice(c, sC, cute_tuple_fmt(a, "(_,_,%I)", buf));
     cute_tma_copy(c, &p->tma_c, mapC, src, kC, (cute_tma_copy_opts){0});
-    if (!(p->broken & GEMM_BREAK_STORE_ACQUIRE)) cute_pipeline_tma_store_producer_acquire(c, pipe);
 }
 
 /* the epilogue's vector (a rank-1 tensor along M or N; unused where bias is NONE) as a
@@ -187,19 +192,51 @@ static cute_tensor broadcast(cute_ctx *c, const gemm_plan *p, const gemm_tiles *
     return cute_tensor_domain_offset(c, v, t->kC.coord);
 }
 
+/* The boxes of a piece one issuing thread stores: cooperative, each warpgroup its own 64
+ * rows; ping-pong, the warpgroup all of its tile's */
+static int issued_boxes(const gemm_plan *p) { return p->pingpong ? row_boxes(p) : 1; }
+
+/* The TMA-store pipeline of one issuing thread, a bulk group a box, acquired once a piece
+ * after its boxes: the next piece writes all the boxes of the piece store_stages - 1 before
+ * it at once (stmatrix of the whole piece), so every group but the last (store_stages - 1)
+ * pieces' must have been read: (store_stages - 1) * boxes + 1 stages */
+static cute_pipeline_tma_store store_pipe(cute_ctx *c, const gemm_plan *p)
+{
+    return cute_pipeline_tma_store_create(c, (p->store_stages - 1) * issued_boxes(p) + 1);
+}
+
+/* Thread 0 of warpgroup wg: the stores of piece j (stage s) that its warpgroup issues, each
+ * from its buffer of the set, to its 64 x 64 box of C, then the wait that frees the buffers
+ * the next piece takes */
+static void store_piece(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cute_tensor sC, cute_int wg, int64_t j,
+                        cute_val mapC, const cute_pipeline_tma_store *pipe)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tuple box = cute_tuple_fmt(a, "(%d,%d)", PIECE, PIECE);
+    int rb = row_boxes(p), s = (int)(j % p->store_stages);
+    for (int r = 0; r < issued_boxes(p); r++) {
+        cute_int row = p->pingpong ? cute_i(r) : wg, set = p->pingpong ? wg : cute_i(0);
+        cute_int buf = cute_add(a, cute_mul(a, set, cute_i(rb * p->store_stages)), cute_add(a, cute_i(s * rb), row));
+        cute_tensor kC = cute_tensor_local_tile(c, t->kC, box, cute_tuple_fmt(a, "(%I,%lld)", row, (long long)j), NULL);
+        store_box(c, p, sC, buf, kC, mapC);
+    }
+    if (!(p->broken & GEMM_BREAK_STORE_ACQUIRE)) cute_pipeline_tma_store_producer_acquire(c, pipe);
+}
+
+/* tid: the thread's index among the consumers (ping-pong: warpgroup tid / 128 stores its own
+ * tile, its 128 threads meeting at the barrier; the two take turns, hopper.c) */
 void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                                 cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, cute_val mapC,
                                 cute_tensor mV, const gemm_scales *sc)
 {
     cute_alg *a = cute_ctx_alg(c);
-    int consumers = WARPGROUP * p->consumers;
-    cute_int wg = cute_div(a, tid, cute_i(WARPGROUP));
-    cute_thr_mma thr = cute_tiled_mma_slice(&p->epi_mma, tid);
-    cute_thr_copy r2s = cute_tiled_copy_slice(&p->r2s, tid);
-    cute_tensor tRS_sC = cute_partition_D(c, r2s, pieces(c, p, sC)); /* (CPY, M, N, stage) */
+    int threads = WARPGROUP * (p->pingpong ? 1 : p->consumers);
+    cute_int wg = cute_div(a, tid, cute_i(WARPGROUP)), me = p->pingpong ? cute_mod(a, tid, cute_i(WARPGROUP)) : tid;
+    cute_thr_mma thr = cute_tiled_mma_slice(&p->epi_mma, me);
+    cute_thr_copy r2s = cute_tiled_copy_slice(&p->r2s, me);
+    cute_tensor tRS_sC = cute_partition_D(c, r2s, pieces(c, p, sC, p->pingpong ? wg : cute_i(0))); /* (CPY, M, N, stage) */
     cute_tensor vC = broadcast(c, p, t, mV);
-    cute_tuple box = cute_tuple_fmt(a, "(%d,%d)", PIECE, PIECE);
-    cute_pipeline_tma_store pipe = cute_pipeline_tma_store_create(c, p->store_stages);
+    cute_pipeline_tma_store pipe = store_pipe(c, p);
     for (int64_t j = 0; j < c_cols(p) / PIECE; j++) {
         int64_t s = j % p->store_stages;
         piece_of q = piece_at(c, p, thr, t, vC, j);
@@ -207,17 +244,15 @@ void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, c
         cute_tensor dst = cute_tensor_slice(c, tRS_sC, cute_tuple_fmt(a, "(_,_,_,%lld)", (long long)s));
         cute_copy(c, &p->r2s.atom, cute_retile_S(c, r2s, out), dst);
         if (!(p->broken & GEMM_BREAK_STORE_FENCE)) cute_fence_proxy_async_shared_cta(c);
-        if (!(p->broken & GEMM_BREAK_STORE_BARRIER)) cute_named_barrier_sync(c, EPILOGUE_BARRIER, consumers);
-        cute_int buf = cute_add(a, cute_i(s * p->consumers), wg);
-        cute_tensor kC = cute_tensor_local_tile(c, t->kC, box, cute_tuple_fmt(a, "(%I,%lld)", wg, (long long)j), NULL);
-        CUTE_IF(c, issuer(c, tid)) store_box(c, p, sC, buf, kC, mapC, &pipe);
-        cute_named_barrier_sync(c, EPILOGUE_BARRIER, consumers);
+        if (!(p->broken & GEMM_BREAK_STORE_BARRIER)) cute_named_barrier_sync(c, EPILOGUE_BARRIER, threads);
+        CUTE_IF(c, issuer(c, tid)) store_piece(c, p, t, sC, wg, j, mapC, &pipe);
+        cute_named_barrier_sync(c, EPILOGUE_BARRIER, threads);
     }
 }
 
 void gemm_hopper_store_drain(cute_ctx *c, const gemm_plan *p, cute_int tid)
 {
     if (!p->tma_store) return;
-    cute_pipeline_tma_store pipe = cute_pipeline_tma_store_create(c, p->store_stages);
+    cute_pipeline_tma_store pipe = store_pipe(c, p);
     CUTE_IF(c, issuer(c, tid)) cute_pipeline_tma_store_producer_tail(c, &pipe);
 }

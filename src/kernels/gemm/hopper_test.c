@@ -11,7 +11,10 @@
  *    phase, a consumer that never releases a stage (alone and in a 2x1 cluster), a wgmma
  *    that reads a stage before its wait; and the TMA-store epilogue's, with both sites: a
  *    buffer written again before its store read it (no PipelineTmaStore acquire),
- *    stmatrix's writes not fenced for TMA, a store issued before the consumers met;
+ *    stmatrix's writes not fenced for TMA, a store issued before the consumers met; a
+ *    ping-pong warpgroup that never passes the MMA turn (a deadlock at its named barrier);
+ *  - the ping-pong schedule (a tile each warpgroup, turns over named barriers): uneven tile
+ *    counts, wrapping stages, 128-row tiles, f32 C, M-/N-major, a cluster, a fused epilogue;
  *  - A M-major, B N-major and both (64-row TMA boxes, wgmma's transposed operands);
  *  - what it refuses, named: an N-major B in tiles not a multiple of 64, unaligned rows,
  *    fp32, stages that do not fit, a TMA-store epilogue for an f32 C;
@@ -30,6 +33,7 @@
 #include "kernels/gemm/gemm_testkit.h"
 
 static uint64_t seed;
+enum { PP = CUTE_GEMM_SCHEDULE_PINGPONG };
 
 typedef struct hcase {
     int64_t M, N, K;
@@ -141,9 +145,10 @@ static void correct(cute_runtime *rt, const hcase *k, const char *where)
     int64_t bad;
     cute_status s = run(rt, k, 0, &bad, why, sizeof why);
     CHECK(s == CUTE_OK && bad == 0, "%s hopper %s->%s %lldx%lldx%lld A %s-major, B %s-major, C %s-major tile %dx%d, "
-          "%d stages, cluster %dx%d: %s %s", where, cute_dtype_name(k->d), cute_dtype_name(k->cd), (long long)k->M, (long long)k->N,
+          "%d stages, cluster %dx%d%s: %s %s", where, cute_dtype_name(k->d), cute_dtype_name(k->cd), (long long)k->M, (long long)k->N,
           (long long)k->K, k->mn & 1 ? "M" : "K", k->mn & 2 ? "N" : "K", k->cmajor ? "row" : "column", k->tile.bm,
-          k->tile.bn, k->tile.stages, k->tile.cluster_m, k->tile.cluster_n, cute_status_name(s), why);
+          k->tile.bn, k->tile.stages, k->tile.cluster_m, k->tile.cluster_n, k->tile.schedule == PP ? ", ping-pong" : "",
+          cute_status_name(s), why);
 }
 
 /* the interpreter's report of a broken pipeline: not OK, and naming each thing in `want` */
@@ -151,8 +156,9 @@ static void broken(cute_runtime *rt, unsigned how, const char *const *want, cons
 {
     /* one N tile of 64, 64 rows (one consumer), 3 stages and 5 k-tiles: the producer wraps;
      * the TMA-store epilogue's: a bf16 C, 3 N tiles, each block's tiles reusing its buffer */
-    hcase k = {72, 40, 5 * 64 - 8, CUTE_BF16, CUTE_F32, 1, 1.0, 0.0, {64, 64, 0, 3, 0, 0, 0, 0, cluster_m, 1, 0}, 0};
+    hcase k = {72, 40, 5 * 64 - 8, CUTE_BF16, CUTE_F32, 1, 1.0, 0.0, {.bm = 64, .bn = 64, .stages = 3, .cluster_m = cluster_m, .cluster_n = 1}, 0};
     if (how >= GEMM_BREAK_STORE_ACQUIRE) k.N = 136, k.cd = CUTE_BF16;
+    if (how == GEMM_BREAK_TURN) k.tile.schedule = PP; /* 2 M x 3 N tiles: 3 a block */
     char why[8192];
     int64_t bad;
     cute_status s = run(rt, &k, how, &bad, why, sizeof why);
@@ -186,6 +192,8 @@ static void broken_all(cute_runtime *rt)
          "stmatrix's writes stored by TMA with no proxy fence", 1},
         {GEMM_BREAK_STORE_BARRIER, {"race on bytes", "cp.async.bulk.tensor", "hopper_store.c", NULL},
          "a TMA store issued before the consumers met", 1},
+        {GEMM_BREAK_TURN, {"deadlock", "waits at bar.sync 2: 128 of its 256 threads arrived", "hopper.c", NULL},
+         "a ping-pong warpgroup that never passes the MMA turn", 1},
     };
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) broken(rt, b[i].how, b[i].want, b[i].what, b[i].cluster_m);
 }
@@ -198,13 +206,13 @@ static void refused(cute_runtime *rt)
         const char *want;
     } r[] = {
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 0, 1}, .align_bytes = 16,
-          .tiling = {128, 48, 0, 0, 0, 0, 0, 0, 0, 0, 0}}, "multiple of 64"},
+          .tiling = {.bm = 128, .bn = 48}}, "multiple of 64"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 4}, "16-byte"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_F32, .major = {1, 1, 1}, .align_bytes = 16}, "f16, bf16"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_E4M3, .c_dtype = CUTE_F32, .major = {0, 1, 1}, .align_bytes = 16},
          "K-major"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16,
-          .tiling = {128, 256, 0, 9, 0, 0, 0, 0, 0, 0, 0}}, "stages"},
+          .tiling = {.bm = 128, .bn = 256, .stages = 9}}, "stages"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .c_dtype = CUTE_F32, .major = {1, 1, 1}, .align_bytes = 16,
           .tiling = {.c_store = CUTE_GEMM_STORE_TMA}}, "16-bit C"},
     };
@@ -225,11 +233,14 @@ static void fused_all(cute_runtime *rt)
     } f[] = {
         {{136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {0}, 0}, {CUTE_GEMM_BIAS_COL, CUTE_GEMM_ACT_RELU, 0, 0, 0}},
         {{136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.0, 0.0, {0}, 0}, {CUTE_GEMM_BIAS_ROW, CUTE_GEMM_ACT_GELU_TANH, 0, 0, 0}},
-        {{72, 136, 200, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0, 0}, 0},
+        {{72, 136, 200, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.bm = 64, .bn = 64, .stages = 2}, 0},
          {CUTE_GEMM_BIAS_NONE, CUTE_GEMM_ACT_GELU_ERF, 0, 0, 0}},
         {{136, 200, 72, CUTE_BF16, CUTE_BF16, 0, 1.0, 1.0, {0}, 0}, {CUTE_GEMM_BIAS_COL, CUTE_GEMM_ACT_SILU, 0, 0, 0}},
-        {{136, 200, 72, CUTE_F16, CUTE_F16, 1, 0.5, 0.0, {128, 128, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0},
+        {{136, 200, 72, CUTE_F16, CUTE_F16, 1, 0.5, 0.0, {.bm = 128, .bn = 128}, 0},
          {CUTE_GEMM_BIAS_ROW, CUTE_GEMM_ACT_NONE, half_minus_v, NULL, "half_minus_v"}},
+        /* in the ping-pong schedule's epilogue (a warpgroup's 128 x 128 tile) */
+        {{200, 136, 200, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.stages = 2, .schedule = PP}, 0},
+         {CUTE_GEMM_BIAS_COL, CUTE_GEMM_ACT_GELU_ERF, 0, 0, 0}},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         char why[4096];
@@ -365,33 +376,44 @@ static void interp(void)
     }
     static const hcase k[] = {
         {136, 200, 72, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {0}, 0},
-        {136, 200, 72, CUTE_F16, CUTE_F16, 0, -1.0, 0.0, {128, 128, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0},
-        {72, 48, 328, CUTE_BF16, CUTE_BF16, 1, 0.75, 2.0, {64, 48, 0, 2, 0, 0, 0, 0, 0, 0, 0}, 0},
+        {136, 200, 72, CUTE_F16, CUTE_F16, 0, -1.0, 0.0, {.bm = 128, .bn = 128}, 0},
+        {72, 48, 328, CUTE_BF16, CUTE_BF16, 1, 0.75, 2.0, {.bm = 64, .bn = 48, .stages = 2}, 0},
         /* 12 tiles on the interpreter's 2 resident blocks: 6 each, the raster's band narrower
          * than 8 N-tiles, C through shared memory */
-        {200, 136, 200, CUTE_F16, CUTE_F32, 0, 1.0, 0.5, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0, 0}, 0},
+        {200, 136, 200, CUTE_F16, CUTE_F32, 0, 1.0, 0.5, {.bm = 64, .bn = 64, .stages = 2}, 0},
         /* an f32 C's 128 x 256 tile in two parts of N (and the first case row-major) */
         {136, 264, 136, CUTE_BF16, CUTE_F32, 0, 1.0, -1.0, {0}, 0},
         /* M-major A, N-major B, both: TMA boxes of 64 rows, wgmma's transposed operands */
         {136, 264, 136, CUTE_BF16, CUTE_BF16, 1, 1.5, 0.0, {0}, 1},
-        {136, 200, 72, CUTE_F16, CUTE_F32, 0, 1.0, 0.25, {128, 128, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 2},
-        {72, 136, 200, CUTE_BF16, CUTE_F16, 1, -0.5, 0.0, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0, 0}, 3},
+        {136, 200, 72, CUTE_F16, CUTE_F32, 0, 1.0, 0.25, {.bm = 128, .bn = 128}, 2},
+        {72, 136, 200, CUTE_BF16, CUTE_F16, 1, -0.5, 0.0, {.bm = 64, .bn = 64, .stages = 2}, 3},
         /* clusters: 2x1 multicasting B (one cluster walking two tiles), 1x2 multicasting A
          * with 3 N tiles (the last cluster's second tile wholly outside C), 2x1 with
          * M-/N-major operands (each 64-row box split between the two blocks along K) */
-        {136, 200, 72, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {128, 128, 0, 0, 0, 0, 0, 0, 2, 1, 0}, 0},
-        {200, 136, 200, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {64, 64, 0, 2, 0, 0, 0, 0, 1, 2, 0}, 0},
-        {136, 264, 136, CUTE_BF16, CUTE_BF16, 1, 1.5, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0}, 3},
+        {136, 200, 72, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {.bm = 128, .bn = 128, .cluster_m = 2, .cluster_n = 1}, 0},
+        {200, 136, 200, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {.bm = 64, .bn = 64, .stages = 2, .cluster_m = 1, .cluster_n = 2}, 0},
+        {136, 264, 136, CUTE_BF16, CUTE_BF16, 1, 1.5, 0.0, {.cluster_m = 2, .cluster_n = 1}, 3},
         /* 2x2: each stage filled by the block's row and column (3 releases a warp) */
-        {136, 264, 72, CUTE_BF16, CUTE_F32, 0, 1.0, 0.0, {128, 128, 0, 0, 0, 0, 0, 0, 2, 2, 0}, 0},
+        {136, 264, 72, CUTE_BF16, CUTE_F32, 0, 1.0, 0.0, {.bm = 128, .bn = 128, .cluster_m = 2, .cluster_n = 2}, 0},
         /* fp8: k-tiles of 128, wgmma of 32 of K */
         {136, 200, 336, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, {0}, 0},
-        {72, 136, 208, CUTE_E5M2, CUTE_F32, 0, 0.5, -1.0, {64, 64, 0, 2, 0, 0, 0, 0, 0, 0, 0}, 0},
-        {136, 200, 336, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, {0, 128, 0, 0, 0, 0, 0, 0, 1, 2, 0}, 0},
+        {72, 136, 208, CUTE_E5M2, CUTE_F32, 0, 0.5, -1.0, {.bm = 64, .bn = 64, .stages = 2}, 0},
+        {136, 200, 336, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, {.bn = 128, .cluster_m = 1, .cluster_n = 2}, 0},
         /* a 16-bit C through shared memory and 16-byte stores (not the TMA store), and TMA
          * stores from one buffer a warpgroup (bn 192: three 64-column pieces a tile) */
-        {136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, CUTE_GEMM_STORE_ST}, 0},
-        {136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {128, 192, 0, 0, 0, 0, 0, 0, 0, 0, CUTE_GEMM_STORE_TMA}, 0},
+        {136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {.c_store = CUTE_GEMM_STORE_ST}, 0},
+        {136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {.bm = 128, .bn = 192, .c_store = CUTE_GEMM_STORE_TMA}, 0},
+        /* ping-pong: 9 tiles on the 2 blocks (5 and 4: the warpgroups' counts differ, the
+         * last tile passes no turn), more k-tiles than stages; the two warpgroups' 128 x 128
+         * tiles (two 64-row TMA boxes each) by TMA stores; an f32 C straight from the
+         * accumulators; M-/N-major operands; a 2x1 cluster */
+        {136, 136, 200, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {.bm = 64, .bn = 64, .stages = 2, .schedule = PP}, 0},
+        {200, 136, 200, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {.stages = 3, .schedule = PP}, 0},
+        {136, 136, 136, CUTE_BF16, CUTE_F32, 1, 1.0, 0.25, {.bm = 64, .bn = 64, .stages = 2, .schedule = PP}, 3},
+        {136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.bm = 64, .bn = 128, .cluster_m = 2, .schedule = PP}, 0},
+        /* 6 tiles of 128 x 128, 3 a block: warpgroup 0 stores two tiles, each piece two boxes
+         * from two buffers (its next piece may write them only when both stores read them) */
+        {136, 328, 400, CUTE_BF16, CUTE_BF16, 0, 1.0, 0.0, {.schedule = PP}, 0},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
     fused_all(rt);
@@ -417,15 +439,21 @@ static void gpu(void)
         {1024, 509, 264, CUTE_F16, CUTE_F16, 0, 1.0, 0.0, {0}, 0},
         {2048, 2048, 2048, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0}, 0},
         {4096, 4096, 4096, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0}, 0},
-        {777, 1000, 1000, CUTE_BF16, CUTE_BF16, 1, 1.0, 1.0, {128, 128, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0},
+        {777, 1000, 1000, CUTE_BF16, CUTE_BF16, 1, 1.0, 1.0, {.bm = 128, .bn = 128}, 0},
         /* clusters: B multicast along M (odd M tiles: a block of the last cluster has none),
          * A along N with M-/N-major operands, and 2x2 */
-        {1921, 1024, 1000, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0}, 0},
-        {1024, 1280, 264, CUTE_F16, CUTE_F32, 0, 1.0, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0}, 3},
-        {4096, 4096, 4096, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0}, 0},
-        {2048, 2048, 1024, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 0}, 0},
-        {1024, 1000, 264, CUTE_BF16, CUTE_BF16, 0, 1.0, -1.0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, CUTE_GEMM_STORE_ST}, 0},
-        {1021, 1000, 264, CUTE_F16, CUTE_F16, 1, 1.0, 0.5, {128, 192, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0},
+        {1921, 1024, 1000, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.cluster_m = 2, .cluster_n = 1}, 0},
+        {1024, 1280, 264, CUTE_F16, CUTE_F32, 0, 1.0, 0.0, {.cluster_m = 1, .cluster_n = 2}, 3},
+        {4096, 4096, 4096, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.cluster_m = 2, .cluster_n = 1}, 0},
+        {2048, 2048, 1024, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.cluster_m = 2, .cluster_n = 2}, 0},
+        {1024, 1000, 264, CUTE_BF16, CUTE_BF16, 0, 1.0, -1.0, {.c_store = CUTE_GEMM_STORE_ST}, 0},
+        {1021, 1000, 264, CUTE_F16, CUTE_F16, 1, 1.0, 0.5, {.bm = 128, .bn = 192}, 0},
+        /* ping-pong: 128 x 128 and 64 x 256 a warpgroup, an f32 C from the accumulators with
+         * M-/N-major operands, a 2x1 cluster */
+        {2048, 2048, 2048, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.schedule = PP}, 0},
+        {1021, 1000, 264, CUTE_F16, CUTE_F16, 1, 1.0, 0.5, {.bm = 64, .bn = 256, .schedule = PP}, 0},
+        {1024, 1000, 264, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {.schedule = PP}, 3},
+        {1921, 1024, 1000, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.cluster_m = 2, .schedule = PP}, 0},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "cuda");
     fused_all(rt);

@@ -140,7 +140,8 @@ bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t)
     if (!t) t = &z;
     if (!lib || t->bm < 0 || t->bn < 0 || t->bk < 0 || t->stages < 0 || t->warps_m < 0 || t->warps_n < 0 ||
         t->raster < 0 || (t->read_bytes && t->read_bytes != 8 && t->read_bytes != 16) || t->cluster_m < 0 ||
-        t->cluster_n < 0 || t->c_store < CUTE_GEMM_STORE_AUTO || t->c_store > CUTE_GEMM_STORE_ST)
+        t->cluster_n < 0 || t->c_store < CUTE_GEMM_STORE_AUTO || t->c_store > CUTE_GEMM_STORE_ST ||
+        t->schedule < CUTE_GEMM_SCHEDULE_AUTO || t->schedule > CUTE_GEMM_SCHEDULE_PINGPONG)
         return false;
     pthread_mutex_lock(&lib->lock);
     lib->tiling = *t;
@@ -354,13 +355,13 @@ static bool fits_index_bound(const cute_call_arg x[3])
 static const struct {
     cute_dtype d;
     int64_t up_to;
-    cute_gemm_tiling t; /* {bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes, cluster_m, cluster_n, c_store} */
+    cute_gemm_tiling t; /* {bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes, cluster_m, cluster_n, c_store, schedule} */
 } by_size[] = {
     /* H200, 2026-11-26 15:14 (bench/RESULTS.md): s8 128x128 tiles, two blocks an SM, 61.2% of
      * cuBLAS at 4096^3 against 58.3% for 256x128; f64 8-byte fragment reads 92.6% / 95.0% at
      * 4096^3 / 8192^3 against 85.8% / 89.3% for 16-byte ones.  bf16/f16: no candidate beat
      * the default by more than the noise (and sm_90 takes the Hopper kernel first). */
-    {CUTE_I8, 4096LL * 4096, {128, 128, 128, 3, 2, 2, 8, 0, 0, 0, 0}},
+    {CUTE_I8, 4096LL * 4096, {.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2, .raster = 8}},
     {CUTE_F64, INT64_MAX, {.read_bytes = 8}},
 };
 
