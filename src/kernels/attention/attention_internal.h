@@ -9,6 +9,7 @@
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
 #include "cutec/tma_copy.h"
+#include "kernels/warp_roles.h"
 
 /* Everything static about one compiled forward kernel. */
 typedef struct attn_plan {
@@ -57,10 +58,9 @@ bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arc
  * into the plan's swizzle); tile `tile` of rows of (batch b, head h) of that tensor's
  * coordinate tensor `tma` into the shared (rows, D) tile s, completing on bar */
 cute_tensor attn_hop_stage(cute_ctx *c, cute_tensor t, int modes, const cute_pipeline_state *s);
-/* hopper_roles.c: warpgroup 0 gives up registers (setmaxnreg 24) and one elected thread of
- * its first warp runs produce; the other warpgroups take 240 registers and run consume; tid:
- * the thread's index among the consumers (produce: the block's) */
-typedef void attn_hop_role(cute_ctx *c, void *arg, cute_int tid);
+/* hopper_roles.c: the kernel's roles (kernels/warp_roles.h) with attention's registers: the
+ * producer gives its own up (setmaxnreg 24), the consumers take 240 */
+typedef kernel_warp_role attn_hop_role;
 void attn_hop_roles(cute_ctx *c, attn_hop_role *produce, attn_hop_role *consume, void *arg);
 /* the two consumers' ping-pong (hopper_roles.c): start (tid: the consumer's index; gives
  * `first`, whether the thread is in the first warpgroup), then my_turn before each issue of

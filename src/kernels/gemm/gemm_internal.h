@@ -7,6 +7,7 @@
 #include "cutec/kernels.h"
 #include "cutec/pipeline.h"
 #include "cutec/tma_copy.h"
+#include "kernels/warp_roles.h"
 
 /* When the multi-stage body reads a k-block's fragments from shared memory. */
 typedef enum gemm_prefetch {
@@ -229,11 +230,9 @@ typedef struct gemm_hopper_frag {
     cute_tensor tCsA, tCsB, acc; /* wgmma views of the stages (MMA, M, K, stages); accumulators */
 } gemm_hopper_frag;
 gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p);
-/* the kernel's roles: warpgroup 0 gives its registers away (setmaxnreg 40) and one elected
- * thread of its first warp runs `producer`; the other warpgroups take registers (232) and
- * run `consumer`, tid their thread's index among the consumers */
-typedef void gemm_hopper_role(cute_ctx *c, const void *user, cute_int tid);
-void gemm_hopper_roles(cute_ctx *c, gemm_hopper_role *producer, gemm_hopper_role *consumer, const void *user);
+/* the kernel's roles (kernels/warp_roles.h) with the GEMM's registers: the producer gives
+ * its own away (setmaxnreg 40), the consumers take 232 */
+void gemm_hopper_roles(cute_ctx *c, kernel_warp_role *producer, kernel_warp_role *consumer, void *user);
 void gemm_hopper_atoms(cute_ctx *c, gemm_plan *p, cute_tensor mA, cute_tensor mB);
 void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
                             cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to);

@@ -26,6 +26,7 @@
 #include "cutec/smem.h"
 #include "cutec/sync.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "kernels/warp_roles.h"
 
 enum { WARPGROUP = 128, PRODUCER_REGS = 40, CONSUMER_REGS = 232 };
 
@@ -334,19 +335,9 @@ gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p)
     return m;
 }
 
-void gemm_hopper_roles(cute_ctx *c, gemm_hopper_role *producer, gemm_hopper_role *consumer, const void *user)
+void gemm_hopper_roles(cute_ctx *c, kernel_warp_role *producer, kernel_warp_role *consumer, void *user)
 {
-    cute_int tid = cute_thread_idx(c, 0);
-    CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
-        cute_setmaxregister_decrease(c, PRODUCER_REGS);
-        CUTE_IF(c, cute_int_eq(c, cute_warp_idx(c), cute_i(0))) {
-            CUTE_IF(c, cute_elect_one(c)) producer(c, user, tid);
-        }
-    }
-    CUTE_ELSE(c) {
-        cute_setmaxregister_increase(c, CONSUMER_REGS);
-        consumer(c, user, cute_sub(cute_ctx_alg(c), tid, cute_i(WARPGROUP)));
-    }
+    kernel_warp_roles(c, PRODUCER_REGS, CONSUMER_REGS, producer, consumer, user);
 }
 
 /* what the roles see */
@@ -357,14 +348,14 @@ typedef struct hopper_roles {
     cute_val alpha, beta, mapA, mapBs[2], mapC;
 } hopper_roles;
 
-static void producer_role(cute_ctx *c, const void *user, cute_int tid)
+static void producer_role(cute_ctx *c, void *user, cute_int tid)
 {
     const hopper_roles *r = user;
     (void)tid;
     producer(c, r->p, &r->g, &r->m, r->mapA, r->mapBs);
 }
 
-static void consumer_role(cute_ctx *c, const void *user, cute_int tid)
+static void consumer_role(cute_ctx *c, void *user, cute_int tid)
 {
     const hopper_roles *r = user;
     (r->p->pingpong ? consumer_pingpong : consumer)(c, r->p, &r->g, &r->m, tid, r->alpha, r->beta, r->mapC);

@@ -210,14 +210,14 @@ typedef struct grouped_roles {
     cute_val alpha, beta, mapA, mapB;
 } grouped_roles;
 
-static void producer_role(cute_ctx *c, const void *user, cute_int tid)
+static void producer_role(cute_ctx *c, void *user, cute_int tid)
 {
     const grouped_roles *r = user;
     (void)tid;
     producer(c, r->p, &r->g, &r->m, r->mapA, r->mapB);
 }
 
-static void consumer_role(cute_ctx *c, const void *user, cute_int tid)
+static void consumer_role(cute_ctx *c, void *user, cute_int tid)
 {
     const grouped_roles *r = user;
     consumer(c, r->p, &r->g, &r->m, tid, r->C0, r->alpha, r->beta);
