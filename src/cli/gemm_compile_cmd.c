@@ -36,18 +36,22 @@ static int usage(void)
 
 /* the library's kernel for cfg: the variant asked for, or the first of AUTO's on the target that
  * compiles (the arch's own kernel first: cute_gemm_auto_variants_for), as the library picks */
-static const cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, char *err, size_t n)
+/* For export (`exportable`), AUTO passes over the kernels whose launch builds a tensor map
+ * (TMA: hopper, blackwell), which a launcher without cutec cannot do yet (docs/export.md). */
+static const cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, bool exportable, char *err, size_t n)
 {
     if (cfg->variant != CUTE_GEMM_AUTO) return cute_gemm_compile(rt, cfg, err, n);
     cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT];
     int count = cute_gemm_auto_variants_for(cfg->dtype, cute_runtime_target_arch(rt), order);
     size_t len = 0;
+    if (n) err[0] = 0;
     for (int i = 0; i < count; i++) {
+        if (exportable && (order[i] == CUTE_GEMM_HOPPER || order[i] == CUTE_GEMM_BLACKWELL)) continue;
         cfg->variant = order[i];
         char why[1024];
         const cute_fn *f = cute_gemm_compile(rt, cfg, why, sizeof why);
         if (f) return f;
-        len += (size_t)snprintf(err + len, len < n ? n - len : 0, "%s%s: %s", i ? "; " : "",
+        len += (size_t)snprintf(err + len, len < n ? n - len : 0, "%s%s: %s", len ? "; " : "",
                                 cute_gemm_variant_name(order[i]), why);
         if (len >= n) len = n - 1;
     }
@@ -73,7 +77,7 @@ static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *e
     if (out == CUTE_VOID) out = outs[0];
     cfg->c_dtype = out;
     cli_clock t0 = cli_clock_now();
-    const cute_fn *f = compile_pick(rt, cfg, err, sizeof err);
+    const cute_fn *f = compile_pick(rt, cfg, emit && !strcmp(emit, "export"), err, sizeof err);
     cli_clock trace = cli_clock_since(t0);
     int rc = CLI_FAIL;
     if (!f)
