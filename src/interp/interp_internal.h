@@ -392,17 +392,12 @@ void interp_sched_barriers_free(ictx *X);
  * "warp", thread X->nthr, whose writes are acquired through the mbarrier they complete on. */
 #define HB_PROXY(X) ((X)->nthr) /* the thread id of the async proxy's writes */
 uint32_t interp_hb_now(const ictx *X, uint32_t t);
+/* (owner: the block whose shadow names `other`, X itself or another block of its cluster
+ * whose shared memory thread t of X accesses) */
 bool interp_hb_concurrent_slow(const ictx *X, const ictx *owner, uint32_t stamp, uint32_t other, uint32_t t);
 static inline bool interp_hb_concurrent(const ictx *X, uint32_t stamp, uint32_t other, uint32_t t)
 {
     return X->warps ? interp_hb_concurrent_slow(X, X, stamp, other, t) : stamp == X->epoch;
-}
-/* the same for an access by thread t of X to the shared memory of Y, another block of its
- * cluster, whose shadow names `other` (Y's thread, or SH_PEER) and a stamp */
-static inline bool interp_hb_concurrent_in(const ictx *X, const ictx *Y, uint32_t stamp, uint32_t other,
-                                           uint32_t t)
-{
-    return interp_hb_concurrent_slow(X, Y, stamp, other, t);
 }
 /* the clock slot of thread t of X (its warp's; HB_PROXY: the block's async proxy's) in the
  * cluster's vectors: each block of the cluster has nwarps + 1 slots, in rank order */

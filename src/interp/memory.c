@@ -295,8 +295,8 @@ bool interp_scheck(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t b
 static bool remote_race(ictx *X, ictx *Y, uint32_t t, const sshadow *s, uint16_t me, int how, bool *wrote)
 {
     if (how == 2) return false; /* atomics among themselves: not races */
-    if (s->writer != me && interp_hb_concurrent_in(X, Y, s->w_epoch, s->writer, t)) return *wrote = true;
-    return how == 1 && s->reader != me && interp_hb_concurrent_in(X, Y, s->r_epoch, s->reader, t);
+    if (s->writer != me && interp_hb_concurrent_slow(X, Y, s->w_epoch, s->writer, t)) return *wrote = true;
+    return how == 1 && s->reader != me && interp_hb_concurrent_slow(X, Y, s->r_epoch, s->reader, t);
 }
 
 bool interp_remote_access(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes,
