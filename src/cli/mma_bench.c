@@ -1,8 +1,9 @@
 /* `cutec bench mma`: the card's mma.sync and wgmma ceilings per dtype and shape.  mma.sync:
  * each SM runs BLOCKS_PER_SM blocks of THREADS threads; every thread keeps CHAINS
  * independent accumulators and issues mma.sync back to back from registers
- * (kernels/mma_peak.h).  wgmma: each SM runs one block of two warpgroups, each issuing
- * m64n256 from shared memory back to back into its accumulators (kernels/wgmma_peak.h).
+ * (kernels/mma_peak.h).  wgmma: each SM runs one block of two warpgroups (--warpgroups 1:
+ * one, a single accumulator chain an SM), each issuing m64n256 from shared memory back to
+ * back into its accumulators (kernels/wgmma_peak.h).
  * The loop is long enough for a run of about RUN_MS.  Each row is first run with constant
  * operands and its result checked exactly (every instruction counted), then timed with
  * operands whose fraction bits vary; TFLOP/s (TOPS for s8) = instructions x 2MNK / t. */
@@ -22,6 +23,7 @@ static const double RUN_MS = 1.0;
 typedef struct mma_opts {
     const char *only; /* comma-separated row names, NULL: all */
     int iters;        /* timings per row */
+    int warpgroups;   /* the wgmma rows' warpgroups an SM */
 } mma_opts;
 
 /* how a kind of row is compiled and counted */
@@ -135,20 +137,22 @@ static int bench_row(cute_runtime *rt, const mma_opts *o, const mma_peak_row *ro
 
 static int usage(void)
 {
-    fputs("usage: cutec bench mma [--dtypes bf16,f16,tf32,s8,e4m3,f64,wgmma] [--iters N]\n"
+    fputs("usage: cutec bench mma [--dtypes bf16,f16,tf32,s8,e4m3,f64,wgmma] [--iters N] [--warpgroups 1|2]\n"
           "  The mma.sync ceiling: independent mma.sync back to back from registers on every SM\n"
           "  (2 blocks of 256 threads per SM, 4 accumulators per thread, runs of about 1 ms),\n"
           "  and the wgmma ceiling: two warpgroups per SM issuing wgmma m64n256 from shared\n"
           "  memory back to back; TFLOP/s (TOPS for s8) per dtype and shape.  --dtypes picks rows\n"
           "  by name (\"f64\": all four f64 shapes, \"f64 m8n8k4\" one, \"wgmma\": every wgmma\n"
-          "  row, \"wgmma bf16\" one); --iters: timings per row (median, default 10).\n",
+          "  row, \"wgmma bf16\" one); --iters: timings per row (median, default 10);\n"
+          "  --warpgroups: the wgmma rows' warpgroups per SM (default 2; 1: one accumulator\n"
+          "  chain per SM, what a ping-pong GEMM's turn of wgmmas has).\n",
           stdout);
     return CLI_OK;
 }
 
 static int parse(int argc, char **argv, mma_opts *o)
 {
-    *o = (mma_opts){NULL, 10};
+    *o = (mma_opts){NULL, 10, 2};
     for (int i = 2; i < argc; i += 2) {
         if (!strcmp(argv[i], "help") || !strcmp(argv[i], "--help")) return usage(), -1;
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -156,6 +160,8 @@ static int parse(int argc, char **argv, mma_opts *o)
         char why[160] = "";
         if (v && !strcmp(argv[i], "--dtypes")) o->only = v;
         else if (v && !strcmp(argv[i], "--iters") && cli_int(v, 1, 1000, &x, why, sizeof why)) o->iters = (int)x;
+        else if (v && !strcmp(argv[i], "--warpgroups") && cli_int(v, 1, 2, &x, why, sizeof why))
+            o->warpgroups = (int)x;
         else {
             fprintf(stderr, "cutec bench mma: bad option %s%s%s%s%s (see `cutec bench mma help`)\n",
                     argv[i], v ? " " : "", v ? v : "", why[0] ? ": " : "", why);
@@ -181,9 +187,11 @@ int cmd_bench_mma(int argc, char **argv)
     printf("# independent mma.sync back to back from registers: %d blocks of %d threads per SM, %d accumulators\n"
            "# per thread, %d mmas per loop iteration; median of %d timings of about %.0f ms; operands vary per thread\n",
            BLOCKS_PER_SM, THREADS, CHAINS, CHAINS * UNROLL, o.iters, RUN_MS);
-    printf("# wgmma: %d block of %d threads (two warpgroups) per SM, m64n256 from shared memory (K-major,\n"
+    peak_kind wgmma = wgmma_kind;
+    wgmma.shape.threads = 128 * o.warpgroups;
+    printf("# wgmma: %d block of %d threads (%d warpgroup%s) per SM, m64n256 from shared memory (K-major,\n"
            "# 128-byte swizzle), %d per commit group, at most 2 groups in flight\n",
-           wgmma_kind.shape.blocks_per_sm, wgmma_kind.shape.threads, WG_UNROLL);
+           wgmma.shape.blocks_per_sm, wgmma.shape.threads, o.warpgroups, o.warpgroups > 1 ? "s" : "", WG_UNROLL);
     printf("%-13s %-52s %17s %8s %10s  %s\n", "dtype", "instruction", "rate", "ms", "iters", "check");
     const mma_peak_row *rows;
     int n = mma_peak_rows(&rows);
@@ -191,7 +199,7 @@ int cmd_bench_mma(int argc, char **argv)
         if (wanted(&o, rows[i].name) && bench_row(rt, &o, &rows[i], &mma_sync_kind) != CLI_OK) rc = CLI_FAIL;
     n = wgmma_peak_rows(&rows);
     for (int i = 0; i < n; i++)
-        if (wanted(&o, rows[i].name) && bench_row(rt, &o, &rows[i], &wgmma_kind) != CLI_OK) rc = CLI_FAIL;
+        if (wanted(&o, rows[i].name) && bench_row(rt, &o, &rows[i], &wgmma) != CLI_OK) rc = CLI_FAIL;
     char clock[128];
     gpu_sm_clock(clock, sizeof clock);
     if (clock[0]) printf("# SM clock after the runs (now, max): %s\n", clock);

@@ -1,7 +1,8 @@
 /* The wgmma ceiling kernel (`cutec bench mma`'s wgmma rows): every row traces, its CUDA C
  * compiles through NVRTC for sm_90a with whole rounds of its wgmma (nothing folded away);
  * on the interpreter, one block of two warpgroups with constant operands (vary = 0) writes,
- * in every thread, the value the instruction count and the operands give.  A variant with
+ * in every thread, the value the instruction count and the operands give (and one block of
+ * one warpgroup, `cutec bench mma --warpgroups 1`).  A variant with
  * the shared tiles varied must not give that value (the operands are really read).  The
  * timing is the benchmark's, never the test's. */
 #include <stdlib.h>
@@ -12,14 +13,14 @@
 #include "cutec/nvrtc.h"
 #include "kernels/wgmma_peak.h"
 
-static const mma_peak_shape shape = {256, 1, 2, 1};
+static const mma_peak_shape two_warpgroups = {256, 1, 2, 1}, one_warpgroup = {128, 1, 2, 1};
 
 static void compiles(cute_nvrtc *nv, const mma_peak_row *row)
 {
     char err[2048], *src = NULL;
     cute_runtime *rt;
     if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) return;
-    const cute_fn *f = wgmma_peak_compile(rt, row, &shape, err, sizeof err);
+    const cute_fn *f = wgmma_peak_compile(rt, row, &two_warpgroups, err, sizeof err);
     CHECK(f, "%s: %s", row->name, err);
     const cute_ir_func *k = f ? cute_fn_kernel(f, 0) : NULL;
     cute_status s = k ? cute_cuda_c_emit(&k, 1, &(cute_cuda_c_opts){.arch = "sm_90a"}, &src, err, sizeof err) : CUTE_ERR_INVALID;
@@ -29,7 +30,7 @@ static void compiles(cute_nvrtc *nv, const mma_peak_row *row)
         const char *mn = cute_inst_info_of(row->inst)->mnemonic;
         int n = 0;
         for (const char *p = strstr(o.ptx, mn); p; p = strstr(p + 1, mn)) n++;
-        CHECK(n > 0 && n % shape.unroll == 0, "%s: %d x %s in the PTX", row->name, n, mn);
+        CHECK(n > 0 && n % two_warpgroups.unroll == 0, "%s: %d x %s in the PTX", row->name, n, mn);
         cute_nvrtc_output_free(&o);
     } else if (src) {
         CHECK(false, "%s: NVRTC: %s", row->name, o.log);
@@ -39,8 +40,8 @@ static void compiles(cute_nvrtc *nv, const mma_peak_row *row)
     cute_runtime_free(rt);
 }
 
-/* one block, ITERS iterations on the interpreter: every thread's sum */
-static void runs(cute_runtime *rt, const mma_peak_row *row, uint32_t vary)
+/* one block of `shape`, ITERS iterations on the interpreter: every thread's sum */
+static void runs_shaped(cute_runtime *rt, const mma_peak_row *row, uint32_t vary, mma_peak_shape shape)
 {
     char err[2048];
     const cute_fn *f = wgmma_peak_compile(rt, row, &shape, err, sizeof err);
@@ -77,6 +78,8 @@ static void runs(cute_runtime *rt, const mma_peak_row *row, uint32_t vary)
     cute_fn_free(f);
 }
 
+static void runs(cute_runtime *rt, const mma_peak_row *row, uint32_t vary) { runs_shaped(rt, row, vary, two_warpgroups); }
+
 int main(void)
 {
     const mma_peak_row *rows;
@@ -93,6 +96,7 @@ int main(void)
     CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
     for (int i = 0; i < n; i++) runs(rt, &rows[i], 0);
     runs(rt, &rows[0], rows[0].vary);
+    runs_shaped(rt, &rows[0], 0, one_warpgroup);
     cute_runtime_free(rt);
     return CHECK_DONE("kernels wgmma_peak");
 }

@@ -9,8 +9,10 @@
  * guards the stores; C is read (beta != 0) with predicated loads in the MMA's layout.
  *
  * Per piece: stmatrix -> fence.proxy.async (the writes become visible to TMA) -> the
- * consumers meet (every piece's writes are done) -> the store, and the acquire of the next
- * buffer -> the consumers meet (the next buffer is free). */
+ * warpgroup meets (every piece's writes are done) -> the store, and the acquire of the next
+ * buffer -> the warpgroup meets (the next buffer is free).  A warpgroup writes, stores and
+ * frees only boxes of its own, so its 128 threads meet alone: in the cooperative schedule
+ * one warpgroup may start its next tile's wgmmas while the other still stores. */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
@@ -19,7 +21,8 @@
 #include "kernels/gemm/gemm_internal.h"
 
 /* A piece is 64 x 64: the box's contiguous mode spans the 128-byte swizzle exactly for a
- * 16-bit C; EPILOGUE_BARRIER the consumers' named barrier (hopper_epilogue.c's too) */
+ * 16-bit C; EPILOGUE_BARRIER + w warpgroup w's named barrier (ping-pong: both warpgroups'
+ * EPILOGUE_BARRIER, their epilogues taking turns; hopper_epilogue.c's 1 all consumers') */
 enum { PIECE = 64, PIECE_BLOCKS = PIECE / 8, WARPGROUP = 128, EPILOGUE_BARRIER = 1 };
 
 /* the columns of C a tile has: the MMA's, or half of them for the dual GEMM (A B0^T's
@@ -223,6 +226,18 @@ static void store_piece(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cu
     if (!(p->broken & GEMM_BREAK_STORE_ACQUIRE)) cute_pipeline_tma_store_producer_acquire(c, pipe);
 }
 
+/* the 128 threads of warpgroup wg meet: in the cooperative schedule at the warpgroup's own
+ * barrier (a branch each, a barrier's id being a constant) */
+static void warpgroup_meets(cute_ctx *c, const gemm_plan *p, cute_int wg)
+{
+    if (p->pingpong || p->consumers == 1) {
+        cute_named_barrier_sync(c, EPILOGUE_BARRIER, WARPGROUP);
+        return;
+    }
+    for (int w = 0; w < p->consumers; w++)
+        CUTE_IF(c, cute_int_eq(c, wg, cute_i(w))) cute_named_barrier_sync(c, EPILOGUE_BARRIER + w, WARPGROUP);
+}
+
 /* tid: the thread's index among the consumers (ping-pong: warpgroup tid / 128 stores its own
  * tile, its 128 threads meeting at the barrier; the two take turns, hopper.c) */
 void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
@@ -230,7 +245,6 @@ void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, c
                                 cute_tensor mV, const gemm_scales *sc)
 {
     cute_alg *a = cute_ctx_alg(c);
-    int threads = WARPGROUP * (p->pingpong ? 1 : p->consumers);
     cute_int wg = cute_div(a, tid, cute_i(WARPGROUP)), me = p->pingpong ? cute_mod(a, tid, cute_i(WARPGROUP)) : tid;
     cute_thr_mma thr = cute_tiled_mma_slice(&p->epi_mma, me);
     cute_thr_copy r2s = cute_tiled_copy_slice(&p->r2s, me);
@@ -244,9 +258,9 @@ void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, c
         cute_tensor dst = cute_tensor_slice(c, tRS_sC, cute_tuple_fmt(a, "(_,_,_,%lld)", (long long)s));
         cute_copy(c, &p->r2s.atom, cute_retile_S(c, r2s, out), dst);
         if (!(p->broken & GEMM_BREAK_STORE_FENCE)) cute_fence_proxy_async_shared_cta(c);
-        if (!(p->broken & GEMM_BREAK_STORE_BARRIER)) cute_named_barrier_sync(c, EPILOGUE_BARRIER, threads);
+        if (!(p->broken & GEMM_BREAK_STORE_BARRIER)) warpgroup_meets(c, p, wg);
         CUTE_IF(c, issuer(c, tid)) store_piece(c, p, t, sC, wg, j, mapC, &pipe);
-        cute_named_barrier_sync(c, EPILOGUE_BARRIER, threads);
+        warpgroup_meets(c, p, wg);
     }
 }
 
