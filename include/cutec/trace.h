@@ -131,6 +131,11 @@ void cute_kernel_block_threads(cute_ctx *c, int64_t threads);
 int64_t cute_ctx_block_threads(const cute_ctx *c);
 /* a run-time integer as an index integer (a fresh unknown bound to v) */
 cute_int cute_int_from_val(cute_ctx *c, cute_val v, int64_t lower_bound);
+/* x computed now, in the current scope, as a fresh index integer bound to that value, with
+ * x's proven range (not its divisibility): later uses read the register, where x itself
+ * would be emitted again at each use in a scope opened later (a loop's body, or what
+ * follows a loop) -- a loop-invariant division, say, out of the loop */
+cute_int cute_int_now(cute_ctx *c, cute_int x);
 /* conditions on index integers, as predicates */
 cute_val cute_int_lt(cute_ctx *c, cute_int a, cute_int b);
 cute_val cute_int_eq(cute_ctx *c, cute_int a, cute_int b);
@@ -239,6 +244,7 @@ bool cute_asm(cute_ctx *c, const char *ptx, cute_asm_operand *ops, int n, unsign
 #define cute_int_value(c, ...) CUTE__CTX_AT((c), cute_int_value((c), __VA_ARGS__))
 #define cute_int_index(c, ...) CUTE__CTX_AT((c), cute_int_index((c), __VA_ARGS__))
 #define cute_int_from_val(c, ...) CUTE__CTX_AT((c), cute_int_from_val((c), __VA_ARGS__))
+#define cute_int_now(c, ...) CUTE__CTX_AT((c), cute_int_now((c), __VA_ARGS__))
 #define cute_int_lt(c, ...) CUTE__CTX_AT((c), cute_int_lt((c), __VA_ARGS__))
 #define cute_int_eq(c, ...) CUTE__CTX_AT((c), cute_int_eq((c), __VA_ARGS__))
 #define cute_val_const(c, ...) CUTE__CTX_AT((c), cute_val_const((c), __VA_ARGS__))

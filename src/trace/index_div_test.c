@@ -3,7 +3,8 @@
  * negative values (five instructions on 64 bits: the NVFP4 GEMV's scale addresses); a
  * value that may be negative keeps the division; an exact quotient (a multiple of the
  * divisor by its divisibility) is a shift whatever its sign.  Each case counts the IR's ops
- * and checks the values on the interpreter against C's own arithmetic. */
+ * and checks the values on the interpreter against C's own arithmetic.  And cute_int_now:
+ * a division computed once where the tracer would emit it in each scope that uses it. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -105,9 +106,37 @@ static void values(void)
     cute_runtime_free(rt);
 }
 
+/* A quotient used inside a loop and after it: the tracer emits an expression once per
+ * scope that uses it (twice here); cute_int_now computes it once, before the loop, and the
+ * value keeps the quotient's range (x / 7 < 2^31 / 7: times 7 still in 32 bits). */
+static void computed_once(void)
+{
+    for (int now = 0; now < 2; now++) {
+        cute_ctx *c = cute_ctx_new();
+        cute_index_bound(c, INT32_MAX);
+        cute_kernel_begin(c, "k");
+        cute_alg *a = cute_ctx_alg(c);
+        cute_int x = cute_param_int(c, "x", 1, 0), d = cute_param_int(c, "d", 1, 1);
+        cute_int q = cute_div(a, x, d), q7 = cute_div(a, x, cute_i(7));
+        if (now) q = cute_int_now(c, q), q7 = cute_int_now(c, q7);
+        CUTE_FOR(c, i, cute_i(0), x) cute_int_index(c, cute_add(a, q, i));
+        cute_int_index(c, cute_mul(a, q, cute_i(3)));
+        cute_dtype w = (cute_dtype)cute_int_index(c, cute_mul(a, q7, cute_i(7))).t.dtype;
+        cute_ir_func *f = cute_kernel_end(c);
+        CHECK(f != NULL, "the kernel verifies: %s", cute_ctx_error(c));
+        int divs = f ? ir_count_ops(&f->body, CUTE_OP_DIV) : -1, want = now ? 2 : 3;
+        CHECK(divs == want, "%s: %d DIVs (want %d: x / d %s, x / 7 once)", now ? "cute_int_now" : "left to the tracer",
+              divs, want, now ? "once" : "in the loop and after it");
+        CHECK(w == CUTE_I32, "(x / 7) * 7 in 32 bits%s", now ? " after cute_int_now" : "");
+        cute_ir_func_free(f);
+        cute_ctx_free(c);
+    }
+}
+
 int main(void)
 {
     lowering();
+    computed_once();
     values();
     return CHECK_DONE("index_div_test");
 }

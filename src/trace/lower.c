@@ -405,6 +405,17 @@ cute_int cute_int_from_val(cute_ctx *c, cute_val v, int64_t lower_bound)
     return x;
 }
 
+cute_int cute_int_now(cute_ctx *c, cute_int x)
+{
+    int64_t lo, hi;
+    if (!ctx_ok(c) || cute_is_static(x) || !cute_symbolic_range(c->sym, x, &lo, &hi)) return x;
+    /* a variable of its own: a value used once is written into its use by the CUDA C
+     * backend (cuda_c_fold.c), which would put the expression back where it was used */
+    cute_int y = cute_int_from_val(c, cute_val_var(c, cute_int_index(c, x)), lo);
+    cute_symbolic_tighten(c->sym, cute_symbolic_symbol_index(c->sym, y), lo, hi);
+    return y;
+}
+
 /* the largest value special register s can hold in this kernel */
 static int64_t sreg_max(const cute_ctx *c, cute_sreg s)
 {

@@ -76,13 +76,23 @@ typedef struct hopper_args {
                         N holds A B0^T's columns beside A B1^T's) */
 } hopper_args;
 
-/* the w-th tile this block takes */
+/* the w-th tile this block takes, its coordinates computed here, once: left as the
+ * scheduler's expressions, their divisions would be emitted at each use -- in the
+ * producer's k-tile loop, before every TMA load, and after the consumers' main loop, where
+ * the tensor cores wait for the epilogue (its k-tiles alone need none) */
 static gemm_tiles tile(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cute_int w)
 {
     (void)p;
     cute_int tm, tn;
     gemm_sched_tile(c, &g->sched, w, &tm, &tn);
+    tm = cute_int_now(c, tm), tn = cute_int_now(c, tn);
     return gemm_tiles_at(c, &g->tiles, g->mA, g->mB, g->mC, g->cA, g->cB, g->cC, tm, tn);
+}
+
+/* the k-tiles of the block's tiles (every tile's: K's) */
+static cute_int tile_k_tiles(cute_ctx *c, const hopper_args *g)
+{
+    return gemm_tiles_at(c, &g->tiles, g->mA, g->mB, g->mC, g->cA, g->cB, g->cC, cute_i(0), cute_i(0)).k_tiles;
 }
 
 static gemm_plan tiles_plan(const gemm_plan *p)
@@ -164,18 +174,32 @@ void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem
 }
 
 /* One tile's main loop: one wgmma batch per k-tile, one batch in flight, each stage
- * released once the batch that read it has retired. */
-void gemm_hopper_mainloop_issue(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
-                                cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f)
+ * released once the batch that read it has retired.  In two parts: the first k-tile's batch
+ * (the accumulators zeroed), then the rest; between them, while that batch runs, a
+ * consumer may compute what its epilogue needs. */
+static void mainloop_first(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *read,
+                           const gemm_hopper_frag *f)
 {
     cute_fill(c, f->acc, 0);
     mma_ktile(c, p, m, read, f);
-    CUTE_FOR(c, kt, cute_i(1), t->k_tiles) {
+}
+
+static void mainloop_rest(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int k_tiles,
+                          cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f)
+{
+    CUTE_FOR(c, kt, cute_i(1), k_tiles) {
         (void)kt;
         mma_ktile(c, p, m, read, f);
         cute_warpgroup_wait(c, 1); /* the batch before this one has retired: its stage is free */
         gemm_hopper_release(c, p, m, done);
     }
+}
+
+void gemm_hopper_mainloop_issue(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
+                                cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f)
+{
+    mainloop_first(c, p, m, read, f);
+    mainloop_rest(c, p, m, t->k_tiles, read, done, f);
 }
 
 void gemm_hopper_mainloop_tail(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *done)
@@ -227,10 +251,16 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
     cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     gemm_scales sc = g->scales;
     alpha = gemm_scales_begin(c, p, &sc, alpha);
+    bool blocks = p->cfg.scale == CUTE_GEMM_SCALE_BLOCK;
     CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
-        gemm_tiles t = tile(c, p, g, w);
-        if (p->cfg.scale == CUTE_GEMM_SCALE_BLOCK) gemm_hopper_mainloop_blockscaled(c, p, m, &t, &read, &done, &f, tid, &sc);
-        else gemm_hopper_mainloop(c, p, m, &t, &read, &done, &f);
+        if (!blocks) mainloop_first(c, p, m, &read, &f);
+        gemm_tiles t = tile(c, p, g, w); /* (while the first batch runs) */
+        if (blocks) {
+            gemm_hopper_mainloop_blockscaled(c, p, m, &t, &read, &done, &f, tid, &sc);
+        } else {
+            mainloop_rest(c, p, m, t.k_tiles, &read, &done, &f);
+            gemm_hopper_mainloop_tail(c, p, m, &done);
+        }
         epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC, &sc);
     }
     gemm_hopper_store_drain(c, p, tid);
@@ -275,20 +305,21 @@ static void pingpong_warpgroup(cute_ctx *c, const gemm_plan *p, const hopper_arg
     cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     gemm_scales sc = g->scales; /* per tensor (the plan refuses block scales here) */
     alpha = gemm_scales_begin(c, p, &sc, alpha);
-    cute_int k_tiles = tile(c, p, g, cute_i(0)).k_tiles; /* every tile's */
-    skip_tiles(c, &read, &done, cute_i(wg), k_tiles);
+    cute_int kts = tile_k_tiles(c, g);
+    skip_tiles(c, &read, &done, cute_i(wg), kts);
     CUTE_FOR(c, j, cute_i(0), cute_ceil_div(a, cute_sub(a, mine, cute_i(wg)), cute_i(2))) {
         cute_int i = cute_add(a, cute_mul(a, j, cute_i(2)), cute_i(wg));
         cute_val not_first = cute_int_lt(c, cute_i(0), i), not_last = cute_int_lt(c, cute_add(a, i, cute_i(1)), mine);
-        gemm_tiles t = tile(c, p, g, i);
         turn_wait(c, MMA_TURN, wg, not_first);
-        gemm_hopper_mainloop_issue(c, p, m, &t, &read, &done, &f);
+        mainloop_first(c, p, m, &read, &f);
+        gemm_tiles t = tile(c, p, g, i); /* (while the first batch runs) */
+        mainloop_rest(c, p, m, kts, &read, &done, &f);
         if (!(p->broken & GEMM_BREAK_TURN)) turn_pass(c, MMA_TURN, wg, not_last);
         gemm_hopper_mainloop_tail(c, p, m, &done);
         turn_wait(c, EPILOGUE_TURN, wg, not_first);
         epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC, &sc);
         turn_pass(c, EPILOGUE_TURN, wg, not_last);
-        skip_tiles(c, &read, &done, cute_i(1), k_tiles);
+        skip_tiles(c, &read, &done, cute_i(1), kts);
     }
     gemm_hopper_store_drain(c, p, tid);
     gemm_scales_end(c, p, &sc);
