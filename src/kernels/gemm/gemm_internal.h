@@ -315,4 +315,26 @@ cute_layout gemm_smem_layout(cute_alg *a, const gemm_plan *p, int operand, int s
 void gemm_blackwell_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val acc,
                              cute_val alpha, cute_val beta);
 
+/* The library's tuned entries (tuned.c): the tuning file read at the first lookup, the
+ * card the library runs on; off: not used (CUTEC_NO_TUNE, cute_gemm_lib_use_tuned) */
+#include "cutec/gemm_tune.h"
+typedef struct gemm_tuned {
+    bool loaded, env_off;   /* read; $CUTEC_NO_TUNE set */
+    int want;               /* cute_gemm_lib_use_tuned: 0 not called (the environment), 1 on, 2 off */
+    cute_tune_db *db;       /* NULL: none read (err says why) */
+    char file[4096], err[768], card[128];
+    int sms;
+    bool card_has_entries;  /* the file has entries of this card (else no call looks further) */
+    /* the last lookup and its answer: a call repeating a shape costs a comparison */
+    int64_t last[7];
+    cute_gemm_choice last_choice;
+} gemm_tuned;
+void gemm_tuned_free(gemm_tuned *t);
+/* the choice for a plain call on rt's card (cute_gemm_lib_choice) */
+void gemm_tuned_choice(gemm_tuned *t, cute_runtime *rt, cute_dtype in, cute_dtype out, const int major[3],
+                       int64_t m, int64_t n, int64_t k, cute_gemm_choice *c);
+/* whether any call could take an entry (the file has some of the card, and tuning is on):
+ * the library's calls look no further when not */
+bool gemm_tuned_maybe(gemm_tuned *t, cute_runtime *rt);
+
 #endif
