@@ -39,6 +39,9 @@ int tune_shape(const tune_opts *o, const cute_tuner *t, double (*rate)(void *use
                int *point, double *ms);
 /* the entries made into the tuning file (o->file, else the default), said on stdout */
 int tune_store(const tune_opts *o, const cute_tune_entry *e, int count);
+/* --interp's compile: f's kernels compiled for arch by NVRTC (in the calling thread), the
+ * spill-store bytes of ptxas's report into *bytes; else why */
+cute_status tune_spill_bytes(const cute_fn *f, const char *arch, double *bytes, char *why, size_t n);
 /* milliseconds now (the monotonic clock) */
 double tune_now_ms(void);
 

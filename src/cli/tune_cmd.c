@@ -18,6 +18,21 @@ double tune_now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+cute_status tune_spill_bytes(const cute_fn *f, const char *arch, double *bytes, char *why, size_t n)
+{
+    char *text = NULL;
+    cute_status s = cute_fn_code(f, "usage", arch, &text, why, n);
+    *bytes = 0;
+    for (const char *p = text; s == CUTE_OK && (p = strstr(p, "bytes spill stores")); p++) {
+        const char *q = p; /* back over " 144 " to the number */
+        while (q > text && q[-1] == ' ') q--;
+        while (q > text && q[-1] >= '0' && q[-1] <= '9') q--;
+        *bytes += atof(q);
+    }
+    free(text);
+    return s;
+}
+
 void tune_progress(void *user, const cute_tune_progress *p)
 {
     const tune_ui *ui = user;
@@ -88,8 +103,8 @@ int tune_shape(const tune_opts *o, const cute_tuner *t, double (*rate)(void *use
     for (int i = 0; i < count; i++) right += r[i].state >= CUTE_TUNE_CHECKED;
     int tried = 0;
     for (int i = 0; i < count; i++) tried += r[i].state != CUTE_TUNE_SKIPPED;
-    printf("# %d candidates built and checked (%d right) on %d threads, then timed: %.1f s in all\n", tried, right,
-           o->jobs, wall);
+    printf("# %d candidates built and checked (%d right) on %d threads%s: %.1f s in all\n", tried, right, o->jobs,
+           t->time ? ", the right ones then timed" : "", wall);
     *ms = 0;
     if (best >= 0) memcpy(point, r[best].point, sizeof r[best].point), *ms = r[best].ms;
     free(r);

@@ -33,6 +33,7 @@ typedef struct ew_worker {
     cute_runtime *rt;
     ew_buffers x;
     const cute_fn *f; /* the candidate built last */
+    double spill;     /* --interp: its spill-store bytes for the target */
 } ew_worker;
 
 static cute_call_arg arg_of(const ew_buffers *x, int i, cute_dtype d)
@@ -107,7 +108,9 @@ static cute_status ew_build(void *user, void *worker, const int *point, char *wh
     ew_worker *w = worker;
     cute_fn_free(w->f);
     w->f = compile_at(user, w->rt, &w->x, point, why, n);
-    return w->f ? CUTE_OK : CUTE_ERR_COMPILE;
+    if (!w->f) return CUTE_ERR_COMPILE;
+    const ew_tune *g = user;
+    return g->o->interp ? tune_spill_bytes(w->f, g->o->arch, &w->spill, why, n) : CUTE_OK; /* NVRTC for the target */
 }
 
 /* out poisoned with NaN, one call, every element against the CPU reference */
@@ -118,7 +121,8 @@ static cute_status ew_check(void *user, void *worker, const int *point, double *
     cute_dtype d = g->o->in, ct = ew_compute_type(g->o->op, d);
     cute_backend *b = cute_runtime_backend(w->rt);
     size_t bytes = (size_t)w->x.n * (size_t)cute_dtype_bytes(d);
-    (void)point, (void)stat;
+    (void)point;
+    *stat = g->o->interp ? w->spill : -1;
     memset(w->x.host[2], 0xff, bytes);
     cute_call_arg in[2] = {arg_of(&w->x, 0, d), arg_of(&w->x, 1, d)}, out = arg_of(&w->x, 2, d);
     cute_status s = b->vt->upload(b->self, &w->x.buf[2], 0, w->x.host[2], bytes);

@@ -86,24 +86,15 @@ static void gemm_worker_free(void *user, void *worker)
     free(w->got), free(w);
 }
 
-/* ptxas's spill stores of the library's last kernel compiled for the target (NVRTC in this
- * thread; --interp only: a GPU's worker compiled it through NVRTC already) */
+/* ptxas's spill stores of the library's last kernel, compiled for the target by NVRTC in
+ * this thread (--interp only: a GPU's worker compiled it through NVRTC already) */
 static cute_status spills(gemm_tune *g, gemm_worker *w, char *why, size_t n)
 {
     int last = cute_gemm_lib_size(w->lib) - 1;
     const cute_gemm_config *cfg = cute_gemm_lib_entry(w->lib, last);
     const cute_fn *f = cfg ? cute_gemm_compile(w->rt, cfg, why, n) : NULL;
-    char *text = NULL;
-    cute_status s = f ? cute_fn_code(f, "usage", g->o->arch, &text, why, n) : CUTE_ERR_COMPILE;
+    cute_status s = f ? tune_spill_bytes(f, g->o->arch, &w->spill, why, n) : CUTE_ERR_COMPILE;
     cute_fn_free(f);
-    w->spill = 0;
-    for (const char *p = text; s == CUTE_OK && (p = strstr(p, "bytes spill stores")); p++) {
-        const char *q = p;
-        while (q > text && q[-1] == ' ') q--;
-        while (q > text && q[-1] >= '0' && q[-1] <= '9') q--;
-        w->spill += atof(q);
-    }
-    free(text);
     return s;
 }
 
