@@ -463,6 +463,11 @@ bool cute_gemm_lib_use_tuned(cute_gemm_lib *lib, bool on)
 void cute_gemm_lib_choice(cute_gemm_lib *lib, cute_dtype in, cute_dtype out, const int major[3], int64_t m,
                           int64_t n, int64_t k, cute_gemm_choice *c)
 {
+    if (!lib || !major) {
+        memset(c, 0, sizeof *c);
+        snprintf(c->why, sizeof c->why, "gemm: no library or no majors");
+        return;
+    }
     pthread_mutex_lock(&lib->lock);
     gemm_tuned_choice(&lib->tuned, lib->rt, in, out, major, m, n, k, c);
     pthread_mutex_unlock(&lib->lock);
