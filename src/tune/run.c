@@ -108,7 +108,7 @@ static cute_tune_result *enumerate(const cute_tuner *t, int budget, int *count, 
         cute_tune_space_point(t->space, i, x.point);
         bool ok = !t->valid || t->valid(t->user, x.point, x.why, sizeof x.why);
         x.state = ok ? CUTE_TUNE_CHECKED : CUTE_TUNE_SKIPPED;
-        x.build_ms = distance(t->space, x.point);
+        x.build_ms = ok ? distance(t->space, x.point) : 0; /* parked there for the sort */
         if (ok) r[valid++] = x;
         else r[size - 1 - skipped++] = x;
     }
