@@ -1,7 +1,7 @@
 /* A libFuzzer target for the CLI's argument parsing.
  *
  * The input is a command line, one argument per line (split at '\n' or NUL, at most 24):
- *   layout|show|run|bench|compile|cache ARGS...   a command and its arguments
+ *   layout|show|run|bench|compile|cache|tune ARGS...   a command and its arguments
  *   int TEXT | dims TEXT                           cli_int / cli_dims alone
  * Commands that run, compile or touch the cache stop after checking their arguments
  * (cli_parse_only), so every input is fast and harmless; arguments that name files to
@@ -56,7 +56,7 @@ static int run(int argc, char **argv)
 {
     static const struct { const char *name; cli_command_fn fn; } cmds[] = {
         {"layout", cmd_layout}, {"show", cmd_show},       {"run", cmd_run},
-        {"bench", cmd_bench},   {"compile", cmd_compile}, {"cache", cmd_cache}};
+        {"bench", cmd_bench},   {"compile", cmd_compile}, {"cache", cmd_cache}, {"tune", cmd_tune}};
     if (argc >= 2 && !strcmp(argv[0], "int")) return check_int(argv[1]), 0;
     if (argc >= 2 && !strcmp(argv[0], "dims")) return check_dims(argv[1]), 0;
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)

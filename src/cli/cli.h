@@ -36,6 +36,7 @@ int cmd_bench_comm(int argc, char **argv);
 /* tp_bench.c, tp_model.c: cutec bench tp-gemm, cutec model tp-gemm (tensor-parallel GEMM) */
 int cmd_bench_tp(int argc, char **argv);
 int cmd_model(int argc, char **argv);
+int cmd_tune(int argc, char **argv); /* tune_cmd.c: cutec tune gemm|elementwise */
 
 /* cli_int.c: the one integer parser of the CLI.  A whole decimal in [lo, hi] into *out, or
  * false and why (naming the text) in why[n]: nothing is wrapped, clamped or half-read. */

@@ -12,6 +12,7 @@
 #include "cli/gemm_cli.h"
 #include "cli/gpu_timing.h"
 #include "cli/plot.h"
+#include "cutec/gemm_tune.h"
 #include "kernels/ew_ref.h"
 
 enum { SAMPLES = 256 };
@@ -135,15 +136,18 @@ static void print_row(int64_t size, const char *name, double ms, double flops, d
            dif, verdict);
 }
 
-/* input sets rotated so that the timings are not of the L2: as many as fill 3 x L2, <= 8 */
-static int sets_for(bench_ctx *x, const int64_t mnk[3])
+int gemm_bench_sets(cute_cuda *cu, cute_dtype in, cute_dtype out, int64_t l, const int64_t mnk[3])
 {
-    const gemm_opts *o = x->o;
     size_t m = (size_t)mnk[0], n = (size_t)mnk[1], k = (size_t)mnk[2];
-    size_t set_bytes = (size_t)o->l * ((m + n) * k * (size_t)cute_dtype_bytes(o->in) + m * n * (size_t)cute_dtype_bytes(o->out));
-    size_t l2 = (size_t)cute_cuda_device(x->cu)->l2_bytes;
+    size_t set_bytes = (size_t)l * ((m + n) * k * (size_t)cute_dtype_bytes(in) + m * n * (size_t)cute_dtype_bytes(out));
+    size_t l2 = (size_t)cute_cuda_device(cu)->l2_bytes;
     int sets = (int)((3 * l2 + set_bytes - 1) / set_bytes);
     return sets < 1 ? 1 : sets > 8 ? 8 : sets;
+}
+
+static int sets_for(bench_ctx *x, const int64_t mnk[3])
+{
+    return gemm_bench_sets(x->cu, x->o->in, x->o->out, x->o->l, mnk);
 }
 
 /* cuBLAS on set 0 from C0 (its result, sampled against float64, into ref), then timed;
@@ -286,6 +290,19 @@ static int bench_swiglu(bench_ctx *x, gemm_problem *p, int sets, const void *ref
     return rc;
 }
 
+/* the auto row's configuration: the tuning file's entry for the shape, or the default, and why */
+static void print_choice(bench_ctx *x, const int64_t mnk[3])
+{
+    const gemm_opts *o = x->o;
+    int major[3];
+    cute_gemm_choice c;
+    cli_gemm_layout_majors(o->layout, major);
+    cute_gemm_lib_choice(x->lib, o->in, o->out, major, mnk[0], mnk[1], mnk[2], &c);
+    char text[512] = "";
+    if (c.tuned) cute_gemm_tune_config_text(c.variant, &c.tiling, text, sizeof text);
+    printf("# auto: %s%s%s\n", c.why, c.tuned ? ": " : "", text);
+}
+
 static int bench_size(bench_ctx *x, const int64_t mnk[3])
 {
     const gemm_opts *o = x->o;
@@ -310,6 +327,8 @@ static int bench_size(bench_ctx *x, const int64_t mnk[3])
     for (int i = 0; i < made && rc == CLI_OK && o->scale; i++) /* --scale: after cuBLAS's unscaled reference */
         if (!gemm_problem_scale(x->b, &p[i], o, o->seed + (uint64_t)i)) rc = CLI_FAIL;
     if (rc == CLI_OK) torch_rows(x, p, ref_ms);
+    for (int i = 0; i < o->nvariants && rc == CLI_OK; i++)
+        if (o->variants[i] == CUTE_GEMM_AUTO) print_choice(x, mnk);
     for (int i = 0; i < o->nvariants && rc == CLI_OK; i++)
         if (bench_sweep(x, p, sets, o->variants[i], ref, ref_ms, got) != CLI_OK) rc = CLI_FAIL;
     /* --epilogue: each variant again with it (those without one say so), on the same inputs */

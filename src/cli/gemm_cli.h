@@ -162,6 +162,8 @@ cute_status gemm_call_lib(void *user, int set);
 double gemm_flops(const gemm_problem *p);
 const char *gemm_rate_unit(cute_dtype in); /* TFLOP/s, TOPS for integers */
 int gemm_bench(const gemm_opts *o);        /* gemm_bench.c: `cutec bench gemm` */
+/* input sets to rotate so that timings are not of the L2: as many as fill 3 x L2, <= 8 */
+int gemm_bench_sets(cute_cuda *cu, cute_dtype in, cute_dtype out, int64_t l, const int64_t mnk[3]);
 int gemm_grouped(const gemm_opts *o, bool bench); /* gemm_grouped.c: --groups */
 
 #endif

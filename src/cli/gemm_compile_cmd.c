@@ -6,17 +6,18 @@
 
 #include "cli.h"
 #include "cli/gemm_cli.h"
+#include "cutec/gemm_tune.h"
 #include "cutec/kernels.h"
 
 static int usage(void)
 {
     fputs("usage: cutec compile gemm [--variant auto|registers|shared|pipelined] [--dtype D]\n"
           "         [--out-dtype D] [--layout XYZ] [--align BYTES] [--index 32|64]\n"
-          "         [--emit ir|cuda|ptx|sass|usage|banks|time] [--arch sm_80|sm_90a]\n"
+          "         [--emit ir|cuda|ptx|sass|usage|banks|time|config] [--arch sm_80|sm_90a]\n"
           "         [--tile BMxBNxBK] [--warps WMxWN] [--stages S] [--raster F] [--read-bytes 8|16]\n"
           "         [--cluster CMxCN] [--store tma|st] [--schedule coop|pingpong]\n"
           "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--scale tensor|block [--amax-out 1]]\n"
-          "         [--bias row|col]\n"
+          "         [--bias row|col] [--m M --n N --k K [--card NAME:SMS] [--tune-file F]]\n"
           "  --dtype:  f32 (default), f64, f16, bf16, tf32, s8, e4m3, e5m2; --out-dtype as in\n"
           "            `cutec run gemm help`\n"
           "  --variant: auto (default) is the library's choice: the most advanced variant that\n"
@@ -26,6 +27,10 @@ static int usage(void)
           "  --index:  32 (default): the kernel for extents and leading dimensions up to\n"
           "            32768, its index arithmetic in 32 bits; 64: any size (which of the two\n"
           "            the library runs for each variant: docs/gemm.md)\n"
+          "  --m, --n, --k: the shape of the call: AUTO then takes the tuning file's entry for it on\n"
+          "            the card (--card, else this machine's GPU, else \"interp sm_XX\"), as cutec_gemm\n"
+          "            does (docs/tune.md; --tune-file: that file); --emit config prints which\n"
+          "            configuration and why\n"
           "  --emit usage: ptxas's registers, spills and stack of each kernel (NVRTC)\n"
           "  --emit banks: the FFMAs that read two registers of one bank (NVRTC's cubin)\n"
           "  --tile, --warps, --stages, --raster, --read-bytes, --cluster, --store, --schedule: the kernels'\n"
@@ -58,7 +63,54 @@ static const cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, bool
     return NULL;
 }
 
-static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *emit, const char *arch)
+/* the shape and card of `--m --n --k [--card]`: the tuning file's entry, as the library takes it */
+typedef struct shape_opts {
+    int64_t mnk[3];
+    const char *card; /* "NAME:SMS", or NULL */
+    const char *file; /* --tune-file, or NULL: cute_tune_db_path */
+} shape_opts;
+
+/* the card named by --card, else this machine's GPU, else the interpreter's for the target */
+static void card_of(const shape_opts *s, cute_runtime *interp, char *name, size_t n, int *sms)
+{
+    const char *colon = s->card ? strrchr(s->card, ':') : NULL;
+    if (colon) {
+        snprintf(name, n, "%.*s", (int)(colon - s->card), s->card);
+        *sms = atoi(colon + 1);
+        return;
+    }
+    cute_runtime *gpu = NULL;
+    char err[256];
+    bool have = cute_runtime_new("cuda", &gpu, err, sizeof err) == CUTE_OK;
+    cute_tune_card(have ? gpu : interp, name, n, sms);
+    if (gpu) cute_runtime_free(gpu);
+}
+
+/* cfg as the library would run a plain AUTO call of the shape: the tuned entry's
+ * configuration where there is one (c->tuned), with why in c->why */
+static void tuned_choice(const shape_opts *s, cute_runtime *rt, cute_gemm_config *cfg, cute_gemm_choice *c)
+{
+    static const cute_gemm_tiling none;
+    char file[4096] = "", card[128], err[768];
+    int sms = 0;
+    memset(c, 0, sizeof *c);
+    bool plain = cfg->variant == CUTE_GEMM_AUTO && !memcmp(&cfg->tiling, &none, sizeof none) && !cfg->dual &&
+                 !cfg->scale && !cute_gemm_epilogue_fused(&cfg->epilogue);
+    if (!plain) return (void)snprintf(c->why, sizeof c->why, "default: a variant, tiling, epilogue or scale was given");
+    cute_tune_db *db = NULL;
+    if (s->file) snprintf(file, sizeof file, "%s", s->file);
+    if ((!s->file && !cute_tune_db_path(file, sizeof file)) || cute_tune_db_load(file, &db, err, sizeof err) != CUTE_OK) {
+        snprintf(c->why, sizeof c->why, "default: the tuning file is not used: %.700s", file[0] ? err : "none");
+        return;
+    }
+    card_of(s, rt, card, sizeof card, &sms);
+    cute_gemm_tune_choice(db, file, card, sms, cfg->dtype, cfg->c_dtype, cfg->major, s->mnk[0], s->mnk[1], s->mnk[2], c);
+    if (c->tuned) cfg->variant = c->variant, cfg->tiling = c->tiling;
+    cute_tune_db_free(db);
+}
+
+static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *emit, const char *arch,
+                            const shape_opts *shape)
 {
     char err[4096];
     cute_runtime *rt;
@@ -76,17 +128,32 @@ static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *e
         gemm_ref_out_dtypes(cfg->dtype, &outs, &n);
     if (out == CUTE_VOID) out = outs[0];
     cfg->c_dtype = out;
+    cute_gemm_choice choice = {.why = ""};
+    cute_gemm_config asked = *cfg;
+    if (shape->mnk[0]) tuned_choice(shape, rt, cfg, &choice);
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = compile_pick(rt, cfg, emit && !strcmp(emit, "export"), err, sizeof err);
+    if (!f && choice.tuned) { /* the library's rule: an entry that does not compile, AUTO's order */
+        snprintf(choice.why + strlen(choice.why), sizeof choice.why - strlen(choice.why), "; it does not compile "
+                 "here (%.200s): the default", err);
+        *cfg = asked, choice.tuned = false;
+        f = compile_pick(rt, cfg, emit && !strcmp(emit, "export"), err, sizeof err);
+    }
     cli_clock trace = cli_clock_since(t0);
     int rc = CLI_FAIL;
     if (!f)
         fprintf(stderr, "cutec compile gemm: the library has no %s kernel for this layout yet: %s\n",
                 cli_gemm_dtype_name(cfg->dtype), err);
     else {
-        fprintf(stderr, "# kernel: %s, %s -> %s, %d-bit index arithmetic\n", cute_gemm_variant_name(cfg->variant),
-                cli_gemm_dtype_name(cfg->dtype), cli_gemm_dtype_name(out), cfg->index_bound ? 32 : 64);
-        rc = cli_emit_kernel(f, emit, arch, trace);
+        bool config = emit && !strcmp(emit, "config");
+        if (!config)
+            fprintf(stderr, "# kernel: %s, %s -> %s, %d-bit index arithmetic\n", cute_gemm_variant_name(cfg->variant),
+                    cli_gemm_dtype_name(cfg->dtype), cli_gemm_dtype_name(out), cfg->index_bound ? 32 : 64);
+        char text[512];
+        cute_gemm_tune_config_text(cfg->variant, &cfg->tiling, text, sizeof text);
+        if (choice.why[0]) fprintf(config ? stdout : stderr, "# config: %s\n", choice.why);
+        if (config) printf("%s\n", text), rc = CLI_OK;
+        else rc = cli_emit_kernel(f, emit, arch, trace);
     }
     cute_fn_free(f);
     cute_runtime_free(rt);
@@ -99,6 +166,7 @@ int cmd_compile_gemm(int argc, char **argv)
                             .index_bound = CUTE_GEMM_INDEX_BOUND}; /* "nn" */
     cute_dtype out = CUTE_VOID;
     const char *emit = "cuda", *arch = getenv("CUTEC_ARCH");
+    shape_opts shape = {{0, 0, 0}, NULL, NULL};
     for (int i = 2; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(k, "help") || !strcmp(k, "--help")) return usage();
@@ -164,6 +232,20 @@ int cmd_compile_gemm(int argc, char **argv)
                 return usage();
             }
             cfg.index_bound = !strcmp(v, "32") ? CUTE_GEMM_INDEX_BOUND : 0;
+        } else if (!strcmp(k, "--m") || !strcmp(k, "--n") || !strcmp(k, "--k")) {
+            char why[160];
+            if (!cli_int(v, 1, (int64_t)1 << 40, &shape.mnk[k[2] == 'm' ? 0 : k[2] == 'n' ? 1 : 2], why, sizeof why)) {
+                fprintf(stderr, "cutec compile gemm: %s %s: %s\n", k, v, why);
+                return usage();
+            }
+        } else if (!strcmp(k, "--tune-file")) {
+            shape.file = v;
+        } else if (!strcmp(k, "--card")) {
+            if (!strrchr(v, ':')) {
+                fprintf(stderr, "cutec compile gemm: --card %s: NAME:SMS, as the tuning file names the card\n", v);
+                return usage();
+            }
+            shape.card = v;
         } else if (!strcmp(k, "--emit")) {
             emit = v;
         } else if (!strcmp(k, "--arch")) {
@@ -173,11 +255,16 @@ int cmd_compile_gemm(int argc, char **argv)
             return usage();
         }
     }
-    if (!(emit = cli_emit_form(emit))) return usage();
+    bool config = emit && !strcmp(emit, "config");
+    if (!config && !(emit = cli_emit_form(emit))) return usage();
+    if ((shape.mnk[0] || shape.mnk[1] || shape.mnk[2]) && !(shape.mnk[0] && shape.mnk[1] && shape.mnk[2])) {
+        fprintf(stderr, "cutec compile gemm: --m, --n and --k go together\n");
+        return usage();
+    }
     if (out != CUTE_VOID && !gemm_ref_pair_ok(cfg.dtype, out)) {
         fprintf(stderr, "cutec compile gemm: --out-dtype %s: %s inputs give C of %s\n", cli_gemm_dtype_name(out),
                 cli_gemm_dtype_name(cfg.dtype), cli_gemm_out_list(cfg.dtype));
         return CLI_USAGE;
     }
-    return cli_parse_only() ? CLI_OK : compile_and_emit(&cfg, out, emit, arch);
+    return cli_parse_only() ? CLI_OK : compile_and_emit(&cfg, out, emit, arch, &shape);
 }

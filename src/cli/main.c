@@ -24,6 +24,8 @@ static const command commands[] = {
      cmd_export},
     {"run", "KERNEL OPTIONS", "run a kernel, verify it, time it (KERNEL: elementwise, gemm, softmax, ...)", cmd_run},
     {"bench", "KERNEL|mma|jit", "benchmark table against a device copy / cuBLAS / PyTorch / the mma ceiling", cmd_bench},
+    {"tune", "gemm|elementwise OPTIONS", "search a kernel's configurations: compile in parallel, check, time, keep the "
+     "fastest (docs/tune.md)", cmd_tune},
     {"model", "tp-gemm OPTIONS", "tensor-parallel GEMM on more GPUs and hosts, from bandwidths and latencies (docs/peer.md)",
      cmd_model},
     {"show", "atom|tiled-mma|tiled-copy", "pictures: which thread and value own each element", cmd_show},

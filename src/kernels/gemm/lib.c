@@ -59,6 +59,7 @@ struct cute_gemm_lib {
     int nretired;
     cute_gemv_lib *skinny; /* AUTO's skinny shapes: the GEMV kernels (cutec_gemm_skinny) */
     fn_cache grouped;      /* the grouped kernels (grouped_call.c), cute_gemm_config keys */
+    gemm_tuned tuned;      /* the tuning file's entries (tuned.c) */
 };
 
 /* fn_cache_same for cute_gemm_config keys */
@@ -105,6 +106,7 @@ void cute_gemm_lib_free(cute_gemm_lib *lib)
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
     free(lib->retired);
     cute_gemv_lib_free(lib->skinny);
+    gemm_tuned_free(&lib->tuned);
     pthread_mutex_destroy(&lib->lock);
     free(lib);
 }
@@ -410,10 +412,31 @@ static int auto_order(const cute_gemm_lib *lib, cute_dtype d, cute_gemm_variant 
     return cute_gemm_auto_variants_for(d, cute_runtime_target_arch(lib->rt), out);
 }
 
+/* A tuned entry's kernel for a plain AUTO call (cute_gemm_lib_use_tuned's rule), or NULL:
+ * none, or it does not compile (AUTO's order follows) */
+static const entry *pick_tuned(cute_gemm_lib *lib, cute_gemm_config *cfg, bool fits, const int64_t mnk[3])
+{
+    static const cute_gemm_tiling none;
+    if (cute_gemm_epilogue_fused(&cfg->epilogue) || cfg->scale || cfg->dual || cfg->batched ||
+        memcmp(&lib->tiling, &none, sizeof none) || !gemm_tuned_maybe(&lib->tuned, lib->rt))
+        return NULL;
+    cute_gemm_choice ch;
+    gemm_tuned_choice(&lib->tuned, lib->rt, cfg->dtype, cute_gemm_c_dtype(cfg), cfg->major, mnk[0], mnk[1], mnk[2],
+                      &ch);
+    if (!ch.tuned) return NULL;
+    cute_gemm_config c = *cfg;
+    c.variant = ch.variant, c.tiling = ch.tiling, c.index_bound = index_bound_for(lib, ch.variant, fits);
+    const entry *e = fn_cache_get(&lib->fns, lib->rt, &c, compile_config, NULL);
+    if (e && e->fn) *cfg = c;
+    return e && e->fn ? e : NULL;
+}
+
 static const entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg, bool fits,
-                         int64_t mnl)
+                         int64_t mnl, const int64_t mnk[3])
 {
     cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT] = {v};
+    const entry *tuned = v == CUTE_GEMM_AUTO ? pick_tuned(lib, cfg, fits, mnk) : NULL;
+    if (tuned) return tuned;
     int count = v != CUTE_GEMM_AUTO ? 1 : auto_order(lib, cfg->dtype, order);
     const entry *first = NULL;
     for (int i = 0; i < count; i++) {
@@ -426,6 +449,28 @@ static const entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_conf
         if (!first) first = e;
     }
     return first;
+}
+
+bool cute_gemm_lib_use_tuned(cute_gemm_lib *lib, bool on)
+{
+    if (!lib) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->tuned.want = on ? 1 : 2;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+void cute_gemm_lib_choice(cute_gemm_lib *lib, cute_dtype in, cute_dtype out, const int major[3], int64_t m,
+                          int64_t n, int64_t k, cute_gemm_choice *c)
+{
+    if (!lib || !major) {
+        memset(c, 0, sizeof *c);
+        snprintf(c->why, sizeof c->why, "gemm: no library or no majors");
+        return;
+    }
+    pthread_mutex_lock(&lib->lock);
+    gemm_tuned_choice(&lib->tuned, lib->rt, in, out, major, m, n, k, c);
+    pthread_mutex_unlock(&lib->lock);
 }
 
 /* why no kernel runs: the reason of each variant tried */
@@ -492,6 +537,7 @@ static cute_status run_pattern(cute_gemm_lib *lib, cute_gemm_variant variant, cu
                                cute_call_arg *args, int nargs, void *stream, char *err, size_t n)
 {
     cute_status s = CUTE_OK;
+    const int64_t mnk[3] = {args[2].shape[0], args[2].shape[1], args[0].shape[1]}; /* before zero_k */
     pthread_mutex_lock(&lib->lock);
     if (args[0].shape[1] == 0) s = zero_k(lib, &args[0], &args[1], err, n);
     if (args[0].shape[1] == 0 && cfg->dual) args[5] = args[1];
@@ -506,7 +552,7 @@ static cute_status run_pattern(cute_gemm_lib *lib, cute_gemm_variant variant, cu
         if (other.align_bytes < cfg->align_bytes) cfg->align_bytes = other.align_bytes;
         fits = fits && fits_index_bound(b1);
     }
-    const entry *e = s == CUTE_OK ? pick(lib, variant, cfg, fits, mnl) : NULL;
+    const entry *e = s == CUTE_OK ? pick(lib, variant, cfg, fits, mnl, mnk) : NULL;
     if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemm: out of memory");
     if (s == CUTE_OK && !e->fn) s = CUTE_ERR_COMPILE, explain(lib, variant, cfg, mnl, err, n);
     pthread_mutex_unlock(&lib->lock);
@@ -626,5 +672,7 @@ cute_status cutec_gemm_swiglu(cute_gemm_lib *lib, const cute_call_arg *A, const 
     cute_call_arg args[6] = {*A, *B0, *C, cute_call_float(alpha), cute_call_float(beta), *B1};
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype, .batched = A->ndim == 3,
                             .dual = true};
-    return run_pattern(lib, CUTE_GEMM_HOPPER, &cfg, args, 6, stream, err, n);
+    /* the kernel of the library's target: tcgen05 on sm_100, wgmma elsewhere */
+    cute_gemm_variant v = cute_runtime_target_arch(lib->rt) == 100 ? CUTE_GEMM_BLACKWELL : CUTE_GEMM_HOPPER;
+    return run_pattern(lib, v, &cfg, args, 6, stream, err, n);
 }
