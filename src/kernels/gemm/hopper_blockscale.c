@@ -116,8 +116,8 @@ typedef struct blockscale_loop {
 } blockscale_loop;
 
 /* the next full stage into x's accumulators (zeroed: the tensor core starts them from
- * nothing), one wgmma batch left in flight; then k-tile kt's scales into x's, their latency
- * hidden behind this batch and the next */
+ * nothing) as one wgmma batch, not waited for; then k-tile kt's scales into x's, used at
+ * x's promotion a k-tile later */
 static void issue(cute_ctx *c, const blockscale_loop *l, const partial *x, cute_int kt)
 {
     cute_pipeline_consumer_wait(c, &l->m->pipe, l->read, (cute_val){0});
