@@ -81,7 +81,11 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if (p->pingpong && p->bm * p->bn > 64 * 256) /* a warpgroup's accumulators: 128 registers a thread */
         return cute_alg_fail(a, "gemm hopper: a ping-pong warpgroup's tile %lldx%lld (at most 64x256 or 128x128: "
                              "each warpgroup holds its whole tile's accumulators)", (long long)p->bm, (long long)p->bn);
-    p->cluster_m = t->cluster_m ? t->cluster_m : 1, p->cluster_n = t->cluster_n ? t->cluster_n : 1;
+    /* block scales' 128 x 128 tiles load 1.5 times the bytes a flop that 128 x 256 ones do:
+     * unless a cluster is asked, two blocks along M share B's tile (TMA multicast), which
+     * brings it back to 128 x 256's (chosen by that count, not yet by a measurement) */
+    int cm = block && !t->cluster_m && !t->cluster_n ? 2 : 1;
+    p->cluster_m = t->cluster_m ? t->cluster_m : cm, p->cluster_n = t->cluster_n ? t->cluster_n : 1;
     if (!power_of_2_upto(p->cluster_m, 4) || !power_of_2_upto(p->cluster_n, 4) || p->cluster_m * p->cluster_n > 4)
         return cute_alg_fail(a, "gemm hopper: cluster %dx%d (1, 2 or 4 blocks along M and along N, at most 4 in "
                              "all)", t->cluster_m, t->cluster_n);

@@ -3,7 +3,8 @@
  * poisoned (NaN where beta is 0):
  *  - on the interpreter, every check on, at small odd sizes (partial tiles in M, N and K,
  *    two blocks of B's scales across N, a partial last K block), e4m3 and e5m2, C of bf16,
- *    f16 and f32, both C majors, 128- and 64-wide tiles, amax against the reference's
+ *    f16 and f32, both C majors, 128- and 64-wide tiles, odd and even counts of k-tiles
+ *    (block scales' main loop takes them in pairs), amax against the reference's
  *    max |x| (raised from a prior value, and never lowered);
  *  - what is refused, named: scales of bf16 inputs, block scales of the wrong shape, K = 0
  *    with block scales, amax of an f32 C, a tile wider than a block of B, an output scale
@@ -33,11 +34,13 @@ typedef struct scase {
 } scase;
 
 /* the operands, scales (f32: sa (M,KB) M-major, sb (NB,KB) row-major; one value each for
- * TENSOR), the output scale and amax, on the host and the device */
+ * TENSOR), the output scale and amax, on the host and the device; A's and B's rows and the
+ * scale of each (row, K block) of A and of B in float64 for the reference */
 typedef struct sprob {
     gtk_operand A, B, C, sa, sb, so, amax;
     cute_call_arg arg[4];
     cute_gemm_scales s;
+    double *a64, *b64, *sa64, *sb64;
 } sprob;
 
 static void fill_scales(cute_backend *b, gtk_operand *x, int64_t rows, int64_t cols, int major, double fill)
@@ -52,6 +55,20 @@ static cute_call_arg one_arg(const gtk_operand *x)
     cute_call_arg a = gtk_arg(x, CUTE_F32);
     if (x->rows * x->cols == 1) a.ndim = 1;
     return a;
+}
+
+static double host(const gtk_operand *x, cute_dtype d, int64_t i, int64_t j)
+{
+    return ew_get(d, x->host, x->major ? i * x->ld + j : i + j * x->ld);
+}
+
+/* rows x cols of x in float64, row-major; `broadcast`: x's one value everywhere */
+static double *as_f64(const gtk_operand *x, cute_dtype d, int64_t rows, int64_t cols, bool broadcast)
+{
+    double *r = malloc(sizeof(double) * (size_t)(rows * cols));
+    for (int64_t i = 0; r && i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) r[i * cols + j] = broadcast ? host(x, d, 0, 0) : host(x, d, i, j);
+    return r;
 }
 
 static void make(cute_backend *b, const scase *k, sprob *p, double amax0)
@@ -69,31 +86,27 @@ static void make(cute_backend *b, const scase *k, sprob *p, double amax0)
     for (int i = 0; i < 4; i++) p->arg[i] = one_arg(x[i]);
     p->s = (cute_gemm_scales){.kind = k->kind, .a = &p->arg[0], .b = &p->arg[1], .out = k->out ? &p->arg[2] : NULL,
                               .amax = k->amax ? &p->arg[3] : NULL};
+    p->a64 = as_f64(&p->A, k->d, k->M, k->K, false), p->b64 = as_f64(&p->B, k->d, k->N, k->K, false);
+    p->sa64 = as_f64(&p->sa, CUTE_F32, k->M, kb, !block), p->sb64 = as_f64(&p->sb, CUTE_F32, nb, kb, !block);
 }
 
 static void drop(cute_backend *b, sprob *p)
 {
     gtk_operand *all[7] = {&p->A, &p->B, &p->C, &p->sa, &p->sb, &p->so, &p->amax};
     for (int i = 0; i < 7; i++) b->vt->free(b->self, &all[i]->dev), free(all[i]->host);
-}
-
-static double host(const gtk_operand *x, cute_dtype d, int64_t i, int64_t j)
-{
-    return ew_get(d, x->host, x->major ? i * x->ld + j : i + j * x->ld);
+    free(p->a64), free(p->b64), free(p->sa64), free(p->sb64);
 }
 
 /* element (m, n) before the output scale, in float64, and its magnitude */
 static double reference(const scase *k, const sprob *p, int64_t m, int64_t n, double *mag)
 {
+    int64_t kb = (k->K + 127) / 128;
+    const double *a = p->a64 + m * k->K, *b = p->b64 + n * k->K;
     double s = 0, t = 0;
     for (int64_t k0 = 0; k0 < k->K; k0 += 128) {
-        bool block = k->kind == CUTE_GEMM_SCALE_BLOCK;
-        double f = host(&p->sa, CUTE_F32, block ? m : 0, block ? k0 / 128 : 0) *
-                   host(&p->sb, CUTE_F32, block ? n / 128 : 0, block ? k0 / 128 : 0);
-        for (int64_t kk = k0; kk < k0 + 128 && kk < k->K; kk++) {
-            double x = f * host(&p->A, k->d, m, kk) * host(&p->B, k->d, n, kk);
-            s += x, t += fabs(x);
-        }
+        double f = p->sa64[m * kb + k0 / 128] * p->sb64[n / 128 * kb + k0 / 128], bs = 0, bt = 0;
+        for (int64_t kk = k0; kk < k0 + 128 && kk < k->K; kk++) bs += a[kk] * b[kk], bt += fabs(a[kk] * b[kk]);
+        s += f * bs, t += fabs(f) * bt;
     }
     double c = k->beta == 0 ? 0 : host(&p->C, k->cd, m, n);
     *mag = fabs(k->alpha) * t + fabs(k->beta * c);
@@ -169,6 +182,9 @@ static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
         {136, 328, 400, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 0, 0},
         {136, 328, 400, CUTE_E5M2, CUTE_F32, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0},
         {72, 200, 144, CUTE_E4M3, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 64, 64},
+        /* the main loop's two partial sums: an odd count of k-tiles (3), and one alone */
+        {72, 136, 304, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0},
+        {40, 200, 112, CUTE_E5M2, CUTE_F32, 0, 0.5, 0.25, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 64},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) scaled(rt, lib, &c[i], "interp");
 }
