@@ -227,16 +227,17 @@ void gemm_hopper_store_drain(cute_ctx *c, const gemm_plan *p, cute_int tid);
  * fragments and one tile's main loop. */
 /* The Hopper kernel's flags between GPUs (cfg.peer_flags; hopper_peer.c): the producer
  * waits for tile (tm, tn)'s flag before its loads; the consumers (tid: the thread's index
- * among them) signal a tile, when `when`, once the stores they issued for it have landed:
- * after the next tile's main loop, or after the drain.  A value of 0: no wait, no signal.
- * The cooperative schedule only. */
+ * among them) signal a tile's flag (gemm_peer_signal_flag, its address taken before a main
+ * loop, where registers are free), when `when`, once the stores they issued for the tile
+ * have landed: after the next tile's main loop, or after the drain.  A value of 0: no wait,
+ * no signal.  The cooperative schedule only. */
 typedef struct gemm_peer {
     cute_tensor wait, signal; /* u32 (ceil(M/64), ceil(N/64)) */
     cute_int wait_value, signal_value;
 } gemm_peer;
 void gemm_peer_wait(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_int tm, cute_int tn);
-void gemm_peer_signal(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_int tid, cute_val when, cute_int tm,
-                      cute_int tn);
+cute_tensor gemm_peer_signal_flag(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_int tm, cute_int tn);
+void gemm_peer_signal(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_int tid, cute_val when, cute_tensor flag);
 
 typedef struct gemm_hopper_smem {
     cute_tensor sA, sB; /* (bm, bk, stages), (bn, bk, stages) */

@@ -225,13 +225,12 @@ static void epilogue(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
     else gemm_hopper_epilogue(c, p, tid, t, acc, alpha, beta, m->sC);
 }
 
-/* with flags between GPUs, the block's w-th tile's signal (none where w < 0) */
-static void signal_tile(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cute_int tid, cute_int w)
+/* with flags between GPUs, the flag of the block's w-th tile (its first where w < 0) */
+static cute_tensor signal_flag(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cute_int w)
 {
-    if (!p->cfg.peer_flags) return;
-    cute_int tm, tn;
-    gemm_sched_tile(c, &g->sched, cute_max(cute_ctx_alg(c), w, cute_i(0)), &tm, &tn);
-    gemm_peer_signal(c, p, &g->peer, tid, cute_int_lt(c, cute_i(-1), w), tm, tn);
+    cute_int tm = cute_i(0), tn = cute_i(0);
+    if (p->cfg.peer_flags) gemm_sched_tile(c, &g->sched, cute_max(cute_ctx_alg(c), w, cute_i(0)), &tm, &tn);
+    return gemm_peer_signal_flag(c, p, &g->peer, tm, tn);
 }
 
 /* The cooperative consumers (tid: the thread's index among them): both warpgroups on each
@@ -244,15 +243,19 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
     cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     gemm_scales sc = g->scales;
     alpha = gemm_scales_begin(c, p, &sc, alpha);
+    cute_alg *a = cute_ctx_alg(c);
     CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
         gemm_tiles t = tile(c, p, g, w);
+        cute_tensor before = signal_flag(c, p, g, cute_sub(a, w, cute_i(1)));
         if (p->cfg.scale == CUTE_GEMM_SCALE_BLOCK) gemm_hopper_mainloop_blockscaled(c, p, m, &t, &read, &done, &f, tid, &sc);
         else gemm_hopper_mainloop(c, p, m, &t, &read, &done, &f);
-        signal_tile(c, p, g, tid, cute_sub(cute_ctx_alg(c), w, cute_i(1))); /* its stores had a main loop to land */
+        /* the tile before: its stores had this main loop to land */
+        gemm_peer_signal(c, p, &g->peer, tid, cute_int_lt(c, cute_i(0), w), before);
         epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC, &sc);
     }
     gemm_hopper_store_drain(c, p, tid);
-    signal_tile(c, p, g, tid, cute_sub(cute_ctx_alg(c), gemm_sched_mine(c, &g->sched), cute_i(1)));
+    cute_int last = cute_sub(a, gemm_sched_mine(c, &g->sched), cute_i(1));
+    gemm_peer_signal(c, p, &g->peer, tid, cute_int_lt(c, cute_i(-1), last), signal_flag(c, p, g, last));
     gemm_scales_end(c, p, &sc);
 }
 

@@ -50,8 +50,12 @@ void gemm_peer_wait(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_in
     }
 }
 
-void gemm_peer_signal(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_int tid, cute_val when, cute_int tm,
-                      cute_int tn)
+cute_tensor gemm_peer_signal_flag(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_int tm, cute_int tn)
+{
+    return p->cfg.peer_flags ? flag_of(c, p, f->signal, tm, tn) : f->signal;
+}
+
+void gemm_peer_signal(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_int tid, cute_val when, cute_tensor flag)
 {
     if (!p->cfg.peer_flags || !cooperative(c, p)) return;
     cute_alg *a = cute_ctx_alg(c);
@@ -66,6 +70,6 @@ void gemm_peer_signal(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_
             }
         }
         cute_named_barrier_sync(c, EPILOGUE_BARRIER, threads); /* every consumer's stores of the tile */
-        CUTE_IF(c, first) cute_peer_release(c, flag_of(c, p, f->signal, tm, tn), cute_i(0), f->signal_value);
+        CUTE_IF(c, first) cute_peer_release(c, flag, cute_i(0), f->signal_value);
     }
 }
