@@ -243,7 +243,7 @@ static bool two_gpus(two *g)
 {
     char err[512];
     for (int r = 0; r < 2; r++) {
-        char name[16];
+        char name[24];
         snprintf(name, sizeof name, "cuda:%d", r);
         if (cute_runtime_new(name, &g->rt[r], err, sizeof err) != CUTE_OK || cute_runtime_target_arch(g->rt[r]) != 90)
             return false;
