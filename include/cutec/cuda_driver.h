@@ -117,6 +117,10 @@ cute_status cute_cuda_event_record(cute_cuda *cu, void *event, void *stream);
 cute_status cute_cuda_event_sync(cute_cuda *cu, void *event);
 /* work enqueued on stream after this waits for event (recorded on any device's stream) */
 cute_status cute_cuda_stream_wait_event(cute_cuda *cu, void *stream, void *event);
+/* a 4-byte store of value at dst (any device's memory this one maps) in stream order, after
+ * a fence that makes the stream's earlier work (its copies) visible first, no SM taken
+ * (cuStreamWriteValue32): a flag a kernel of another GPU may be spinning on */
+cute_status cute_cuda_stream_write_u32(cute_cuda *cu, void *stream, cute_devptr dst, uint32_t value);
 /* milliseconds from a to b, both recorded and complete */
 cute_status cute_cuda_event_elapsed(cute_cuda *cu, void *a, void *b, float *ms);
 

@@ -179,17 +179,21 @@ cute_val cute__karg_opaque(cute_ctx *c, cute_host_opaque h);
 #define CUTE__K18(c, a, ...) CUTE__KARG(c, a), CUTE__K17(c, __VA_ARGS__)
 #define CUTE__K19(c, a, ...) CUTE__KARG(c, a), CUTE__K18(c, __VA_ARGS__)
 #define CUTE__K20(c, a, ...) CUTE__KARG(c, a), CUTE__K19(c, __VA_ARGS__)
-#define CUTE__NTH(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, N, \
-                  ...)                                                                       \
+#define CUTE__K21(c, a, ...) CUTE__KARG(c, a), CUTE__K20(c, __VA_ARGS__)
+#define CUTE__K22(c, a, ...) CUTE__KARG(c, a), CUTE__K21(c, __VA_ARGS__)
+#define CUTE__K23(c, a, ...) CUTE__KARG(c, a), CUTE__K22(c, __VA_ARGS__)
+#define CUTE__K24(c, a, ...) CUTE__KARG(c, a), CUTE__K23(c, __VA_ARGS__)
+#define CUTE__NTH(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, \
+                  _22, _23, _24, N, ...)                                                     \
     N
 #define CUTE__KARGS(c, ...)                                                                  \
-    CUTE__NTH(__VA_ARGS__, CUTE__K20, CUTE__K19, CUTE__K18, CUTE__K17, CUTE__K16, CUTE__K15, \
+    CUTE__NTH(__VA_ARGS__, CUTE__K24, CUTE__K23, CUTE__K22, CUTE__K21, CUTE__K20, CUTE__K19, CUTE__K18, CUTE__K17, CUTE__K16, CUTE__K15, \
               CUTE__K14, CUTE__K13, CUTE__K12, CUTE__K11, CUTE__K10, CUTE__K9, CUTE__K8,     \
               CUTE__K7, CUTE__K6, CUTE__K5, CUTE__K4, CUTE__K3, CUTE__K2, CUTE__K1, )(c, __VA_ARGS__)
 
 /* CUTE_LAUNCH(c, kernel, cfg, args...): trace `kernel(c, args...)` as a kernel of this
  * compile, with each argument turned into its kernel-side value (dynamic leaves become
- * kernel parameters), and record the launch.  Up to 20 arguments: tensors, index ints,
+ * kernel parameters), and record the launch.  Up to 24 arguments: tensors, index ints,
  * layouts, host scalars. */
 #define CUTE_LAUNCH(c, kernel, cfg, ...)                                                     \
     do {                                                                                     \

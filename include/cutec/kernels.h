@@ -190,6 +190,12 @@ typedef struct cute_gemm_config {
                                  alpha, beta, v, sa, sb, out scale, amax), unused ones any
                                  tensor of the spec (v: C's dtype, rank 1; the others f32) */
     bool out_scale, amax;     /* with scale: whether the call has them */
+    bool peer_flags;          /* tiles wait for and signal flags between GPUs (cutec_gemm_peer):
+                                 then called with (A, B, C, alpha, beta, wait flags, wait
+                                 value, signal flags, signal value); the hopper kernel only */
+    uint8_t peer_broadcast;   /* with peer_flags, the flags' modes of static stride 0 (shared by
+                                 the tiles along them): bits 0, 1 the wait flags' modes, 2, 3
+                                 the signal flags' */
 } cute_gemm_config;
 
 /* the C dtype a configuration writes (c_dtype, or dtype when it is CUTE_VOID) */
@@ -264,6 +270,30 @@ cute_status cutec_gemm_scaled(cute_gemm_lib *lib, cute_gemm_variant variant, con
 cute_status cutec_gemm_swiglu(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *B0,
                               const cute_call_arg *B1, const cute_call_arg *C, double alpha, double beta,
                               void *stream, char *err, size_t n);
+/* Tensor-parallel GEMM across GPUs (docs/peer.md): C = alpha A B^T + beta C where every
+ * tile of C first waits for a flag (the producer spins with system-scope acquires before it
+ * loads the tile's first k-tile, so the tile's A, B and C may come from a peer) and, once
+ * its stores have landed (C may be a peer's memory), signals a flag with a system-scope
+ * release.  A flags tensor is u32 (ceil(M/64), ceil(N/64)), any strides (0 where the tiles
+ * along a mode share a flag): the tile whose first element is C (64 i, 64 j) uses flag (i, j), and a
+ * kernel of the same configuration on another GPU uses the same one.  A value of 0 means
+ * none (flags count epochs from 1: wait until the flag is at least wait_value; store
+ * signal_value); a NULL tensor too.  bf16 or f16 inputs on sm_90 (and the interpreter,
+ * where cute_gemm_peer_fn's function runs under cute_call_peers); K-major A and B. */
+typedef struct cute_gemm_peer {
+    const cute_call_arg *wait, *signal;
+    uint32_t wait_value, signal_value;
+} cute_gemm_peer;
+enum { CUTE_GEMM_FLAG_ROWS = 64, CUTE_GEMM_FLAG_COLS = 64 }; /* C's elements a flag stands for, at least */
+cute_status cutec_gemm_peer(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *B, const cute_call_arg *C,
+                            double alpha, double beta, const cute_gemm_peer *peer, void *stream, char *err, size_t n);
+/* the compiled function of that call and its arguments (9: A, B, C, alpha, beta, wait flags,
+ * wait value, signal flags, signal value), for cute_call_peers (one call a rank, all at once;
+ * on the interpreter, emulated devices); CUTE_ERR_INVALID with err where the call is
+ * malformed, CUTE_ERR_COMPILE where no kernel runs it */
+cute_status cute_gemm_peer_fn(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *B, const cute_call_arg *C,
+                              double alpha, double beta, const cute_gemm_peer *peer, const cute_fn **fn,
+                              cute_call_arg args[9], char *err, size_t n);
 static inline cute_status cutec_sgemm(cute_gemm_lib *lib, const cute_call_arg *A,
                                       const cute_call_arg *B, const cute_call_arg *C, double alpha,
                                       double beta, void *stream, char *err, size_t n)

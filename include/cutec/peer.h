@@ -58,13 +58,18 @@ cute_status cute_call_peers(const cute_fn *const *fs, int nranks, void *const *s
  * thread that reads the value with an acquire.  Call it from one thread, after a barrier
  * that orders the block's writes of the tile before it. */
 void cute_peer_signal(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v);
+/* The release store alone, by every thread that runs it (no barrier): for a kernel whose
+ * threads meet by other means (a named barrier of some warps) before one of them signals. */
+void cute_peer_release(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v);
 /* Spin until flag element `idx` of `flags` (u32) is at least v (unsigned), each read an
- * acquire at system scope; then a barrier of the block orders the other threads' reads. */
+ * acquire at system scope, by every thread that runs it (each ordered after the release it
+ * saw; no barrier, so one thread of a producer warp may wait alone). */
 void cute_peer_wait(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v);
 
 #ifndef CUTEC_NO_SITE_MACROS /* each records the caller's file:line (trace.h) */
 #define cute_peer_signal(c, ...) CUTE__CTX_AT((c), cute_peer_signal((c), __VA_ARGS__))
 #define cute_peer_wait(c, ...) CUTE__CTX_AT((c), cute_peer_wait((c), __VA_ARGS__))
+#define cute_peer_release(c, ...) CUTE__CTX_AT((c), cute_peer_release((c), __VA_ARGS__))
 #endif
 
 CUTE_API_END

@@ -34,6 +34,13 @@ typedef struct tp_group {
     cute_dtype in;           /* A's and B's dtype: bf16 or e4m3 (C is bf16) */
     int es;                  /* its bytes */
     int chunks;              /* row parallel: C's row chunks (a multiple of n) */
+    bool flags;              /* the overlapped schedule's pieces ordered by flags that the kernels
+                                wait for and signal (cutec_gemm_peer), not by events */
+    bool swap;               /* cutec's GEMMs as C^T = B A^T (C column-major to the kernel) */
+    cute_gemm_variant variant; /* cutec's kernel: hopper on sm_90 (for fp8 too), else AUTO */
+    uint32_t epoch;          /* the flags' value of the iteration (they count up) */
+    cute_peer_buffers *flagbuf; /* row: a flag per 64 x 64 block of C, a chunk's after the
+                                   other's; column: one per shard of A */
     tp_rank r[TP_MAX];
     cute_comm *comm;
     cute_peer_buffers *sym;  /* row: C (m, nn) a rank; column: the gathered A (m, k) a rank */
@@ -53,6 +60,8 @@ int tp_row_chunk(int r, int k, int J, bool *own);
 typedef enum { TP_PART_GEMM, TP_PART_COLLECTIVE, TP_PART_PUSH } tp_part_kind;
 cute_status tp_part(tp_group *g, tp_part_kind k);
 size_t tp_push_bytes(const tp_group *g);
+/* the bytes of flags a rank needs (g->flagbuf) */
+size_t tp_flag_bytes(const tp_group *g);
 /* every GPU's streams wait for GPU 0's s0 (fork), and GPU 0's s0 for everything (join) */
 cute_status tp_fork(tp_group *g);
 cute_status tp_join(tp_group *g);

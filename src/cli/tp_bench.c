@@ -1,5 +1,6 @@
 /* cutec bench tp-gemm [--mode row|column|both] [--m M] [--n N] [--k K] [--chunks J]
- *                     [--gpus N] [--iters N] [--dtype bf16|e4m3]
+ *                     [--gpus N] [--iters N] [--dtype bf16|e4m3] [--order events|flags]
+ *                     [--c-major row|column]
  * Tensor-parallel GEMM (bf16 or e4m3 in, f32 accumulation, bf16 out) over the GPUs of this host: the overlapped schedules of
  * tp_plans.c against cuBLAS GEMM then NCCL (and cutec's GEMM then NCCL) in the same run,
  * the overlapped result checked against the baseline's, and the scale model fitted to what
@@ -21,6 +22,8 @@ typedef struct tp_opts {
     int64_t m, n, k; /* 0: the mode's default */
     int chunks, gpus, iters;
     cute_dtype in; /* A's and B's dtype */
+    bool flags;    /* --order flags: the overlapped pieces ordered in the kernels */
+    bool swap;     /* --c-major column: cutec's GEMMs as C^T = B A^T */
 } tp_opts;
 
 static int parse(int argc, char **argv, tp_opts *o)
@@ -41,6 +44,12 @@ static int parse(int argc, char **argv, tp_opts *o)
         } else if (!strcmp(k, "--dtype")) {
             o->in = !strcmp(v, "bf16") ? CUTE_BF16 : !strcmp(v, "e4m3") ? CUTE_E4M3 : CUTE_VOID;
             if (!(ok = o->in != CUTE_VOID)) snprintf(why, sizeof why, "--dtype %s: bf16 or e4m3", v);
+        } else if (!strcmp(k, "--order")) {
+            o->flags = !strcmp(v, "flags");
+            if (!(ok = o->flags || !strcmp(v, "events"))) snprintf(why, sizeof why, "--order %s: events or flags", v);
+        } else if (!strcmp(k, "--c-major")) {
+            o->swap = !strcmp(v, "column");
+            if (!(ok = o->swap || !strcmp(v, "row"))) snprintf(why, sizeof why, "--c-major %s: row or column", v);
         } else if (!strcmp(k, "--chunks")) {
             ok = cli_int(v, 2, TP_MAX_CHUNKS, &x, why, sizeof why), o->chunks = (int)x;
         } else if (!strcmp(k, "--gpus")) {
@@ -137,6 +146,7 @@ static void close_group(tp_group *g)
 {
     cute_comm_free(g->comm);
     cute_peer_free(g->sym);
+    cute_peer_free(g->flagbuf);
     for (int r = 0; r < g->n; r++) {
         tp_rank *x = &g->r[r];
         if (!x->rt) continue;
@@ -161,6 +171,9 @@ static cute_status open_group(tp_group *g)
     for (int r = 0; r < g->n && s == CUTE_OK; r++) s = open_rank(g, r), rts[r] = g->r[r].rt;
     size_t sym = (size_t)(g->mode == TP_ROW ? g->m * g->nn * 2 : g->m * g->k * g->es);
     if (s == CUTE_OK) s = cute_peer_alloc(g->n, rts, sym, &g->sym, g->err, sizeof g->err);
+    if (s == CUTE_OK && g->flags) s = cute_peer_alloc(g->n, rts, tp_flag_bytes(g), &g->flagbuf, g->err, sizeof g->err);
+    /* the Hopper kernel on sm_90 for every dtype (AUTO takes it for 16-bit inputs only) */
+    g->variant = cute_runtime_target_arch(g->r[0].rt) == 90 ? CUTE_GEMM_HOPPER : CUTE_GEMM_AUTO;
     if (s == CUTE_OK) s = cute_comm_open(g->n, rts, &g->comm, g->err, sizeof g->err);
     int64_t shard = g->m / g->n * g->k * g->es; /* column: each rank's rows of A, in its gathered A */
     for (int r = 0; r < g->n && s == CUTE_OK && g->mode == TP_COLUMN; r++)
@@ -311,8 +324,9 @@ static void report(const tp_group *g, const tp_times *t, double err)
            t->cublas, "1.000");
     printf("%-44s %9.3f %8.3f\n", g->mode == TP_ROW ? "cutec GEMM, then NCCL all-reduce" : "NCCL all-gather, then cutec GEMM",
            t->cutec, t->cutec / t->cublas);
-    printf("%-44s %9.3f %8.3f  (target <= 0.85)\n", "cutec overlapped (peer pushes, flags)", t->overlapped,
-           t->overlapped / t->cublas);
+    printf("%-44s %9.3f %8.3f  (target <= 0.85)\n",
+           g->flags ? "cutec overlapped (flags in the kernels)" : "cutec overlapped (peer pushes, events)",
+           t->overlapped, t->overlapped / t->cublas);
     printf("parts: cutec GEMM alone %.3f ms, NCCL %s alone %.3f ms, one push of %.1f MiB %.3f ms (%.0f GB/s)\n",
            t->gemm, coll, t->collective, tp_push_bytes(g) / 1048576.0, t->push, tp_push_bytes(g) / (t->push * 1e6));
     printf("check: overlapped C against cuBLAS+NCCL's on every GPU: max |diff| / max |C| = %.2e: %s\n", err,
@@ -324,7 +338,7 @@ static int run_mode(const tp_opts *o, tp_mode mode, int gpus)
     static tp_group g;
     memset(&g, 0, sizeof g);
     g.mode = mode, g.n = gpus, g.chunks = mode == TP_ROW ? o->chunks : 1;
-    g.in = o->in, g.es = cute_dtype_bytes(o->in);
+    g.in = o->in, g.es = cute_dtype_bytes(o->in), g.flags = o->flags, g.swap = o->swap;
     g.m = o->m ? o->m : 8192, g.nn = o->n ? o->n : 8192, g.k = o->k ? o->k : mode == TP_ROW ? 16384 : 8192;
     if (g.m % (g.n * g.chunks) || g.nn % g.n || g.k % g.n) {
         fprintf(stderr, "cutec bench tp-gemm: M must divide into %d chunks of %d GPUs, N and K by the GPUs\n",
@@ -337,9 +351,12 @@ static int run_mode(const tp_opts *o, tp_mode mode, int gpus)
     bool ok = s == CUTE_OK && err >= 0 && measure(&g, o->iters, &t);
     if (ok) {
         printf("\n# tp-gemm %s parallel over %d GPUs (%s): C (%lld, %lld) = A (%lld, %lld) B^T, %s in, bf16 out, %s; "
-               "median of 5 timings of %d iterations\n", mode == TP_ROW ? "row" : "column", g.n,
-               cute_cuda_device(g.r[0].cu)->name, (long long)g.m, (long long)g.nn, (long long)g.m, (long long)g.k,
-               cute_dtype_name(g.in), mode == TP_ROW ? "K split, C all-reduced" : "A's rows gathered, B's rows split", o->iters);
+               "cutec's GEMMs %s, pieces ordered by %s; median of 5 timings of %d iterations\n",
+               mode == TP_ROW ? "row" : "column", g.n, cute_cuda_device(g.r[0].cu)->name, (long long)g.m,
+               (long long)g.nn, (long long)g.m, (long long)g.k, cute_dtype_name(g.in),
+               mode == TP_ROW ? "K split, C all-reduced" : "A's rows gathered, B's rows split",
+               g.swap ? "as C^T = B A^T (C column-major)" : "C row-major", g.flags ? "flags in the kernels" : "events",
+               o->iters);
         printf("%-44s %9s %8s\n", "schedule", "ms", "vs cuBLAS+NCCL");
         report(&g, &t, err);
         model(&g, &t);

@@ -1,5 +1,7 @@
 /* The schedules of `cutec bench tp-gemm` (tp.h), enqueued on every GPU's two streams and
- * ordered across GPUs by events (a flag a GPU's stream waits for, recorded by another's).
+ * ordered across GPUs by events (a flag a GPU's stream waits for, recorded by another's), or
+ * (g->flags) by flags in memory that the GEMM kernels themselves wait for and signal
+ * (cutec_gemm_peer), so that no event or host round trip sits between the pieces.
  *
  * Row parallel (K split over 2 GPUs, C all-reduced): C's rows are cut into chunks owned
  * alternately by the two ranks.  Each rank computes its partial of the chunks the other
@@ -9,7 +11,8 @@
  * The order p0 p1 o0 p2 o1 ... o(G-1) leaves a whole GEMM chunk between a push and its use.
  * Column parallel (A's rows gathered, B's rows split): each rank pushes its shard of A into
  * every peer's gathered A while it multiplies its own shard; each peer shard's GEMM starts
- * when that shard's copy has landed. */
+ * when that shard's copy has landed (with flags: its producer waits for the flag the
+ * pushing GPU's copy stream writes after the copy, cuStreamWriteValue32). */
 #include <stdio.h>
 
 #include "tp.h"
@@ -55,15 +58,55 @@ static cute_call_arg matrix(const cute_buffer *b, size_t off, int64_t rows, int6
     return cute_call_tensor(b, off, CUTE_BF16, 2, shape, stride);
 }
 
-/* C (rows, nc) [+]= A (rows, kc) B (nc, kc)^T on rank r's s0, by cutec or by cuBLAS */
-static cute_status gemm(tp_group *g, int r, bool ours, cute_call_arg A, cute_call_arg B, cute_call_arg C, double beta)
+/* the same matrix seen transposed: (cols, rows) */
+static cute_call_arg transposed(cute_call_arg x)
+{
+    int64_t e = x.shape[0], st = x.stride[0];
+    x.shape[0] = x.shape[1], x.stride[0] = x.stride[1], x.shape[1] = e, x.stride[1] = st;
+    return x;
+}
+
+/* where a GEMM's flags are: the wait's and the signal's buffer and byte offset (NULL: none),
+ * and whether one flag stands for the whole C (strides 0) or one each 64 x 64 block */
+typedef struct tp_flags {
+    const cute_buffer *wait, *signal;
+    size_t wait_off, signal_off;
+    bool one;
+} tp_flags;
+
+/* the flags tensor at b + off for a kernel's C */
+static cute_call_arg flags_for(const tp_flags *f, const cute_buffer *b, size_t off, const cute_call_arg *C)
+{
+    int64_t shape[2] = {(C->shape[0] + 63) / 64, (C->shape[1] + 63) / 64};
+    int64_t stride[2] = {f->one ? 0 : 1, f->one ? 0 : shape[0]};
+    return cute_call_tensor(b, off, CUTE_U32, 2, shape, stride);
+}
+
+/* C (rows, nc) [+]= A (rows, kc) B (nc, kc)^T on rank r's s0, by cutec (as C^T = B A^T where
+ * g->swap; its tiles ordered by flags where f) or by cuBLAS */
+static cute_status gemm_flagged(tp_group *g, int r, bool ours, cute_call_arg A, cute_call_arg B, cute_call_arg C,
+                                double beta, const tp_flags *f)
 {
     tp_rank *x = &g->r[r];
-    cute_status s = ours ? cutec_gemm(x->gemm, CUTE_GEMM_AUTO, &A, &B, &C, 1.0, beta, x->s0, g->err, sizeof g->err)
-                         : cute_ref_gemm(x->blas, &A, &B, &C, 1.0, beta, x->s0);
+    if (ours && g->swap) {
+        cute_call_arg t = A;
+        A = B, B = t, C = transposed(C);
+    }
+    cute_call_arg w = f && f->wait ? flags_for(f, f->wait, f->wait_off, &C) : C;
+    cute_call_arg sg = f && f->signal ? flags_for(f, f->signal, f->signal_off, &C) : C;
+    cute_gemm_peer peer = {.wait = f && f->wait ? &w : NULL, .signal = f && f->signal ? &sg : NULL,
+                           .wait_value = g->epoch, .signal_value = g->epoch};
+    cute_status s = !ours ? cute_ref_gemm(x->blas, &A, &B, &C, 1.0, beta, x->s0)
+                    : f   ? cutec_gemm_peer(x->gemm, &A, &B, &C, 1.0, beta, &peer, x->s0, g->err, sizeof g->err)
+                          : cutec_gemm(x->gemm, g->variant, &A, &B, &C, 1.0, beta, x->s0, g->err, sizeof g->err);
     if (s != CUTE_OK && !ours && !g->err[0])
         snprintf(g->err, sizeof g->err, "GPU %d: cuBLAS: %s", r, cute_cublas_error(x->blas));
     return s;
+}
+
+static cute_status gemm(tp_group *g, int r, bool ours, cute_call_arg A, cute_call_arg B, cute_call_arg C, double beta)
+{
+    return gemm_flagged(g, r, ours, A, B, C, beta, NULL);
 }
 
 cute_status tp_fork(tp_group *g)
@@ -98,19 +141,64 @@ int tp_row_chunk(int r, int k, int J, bool *own)
     return 2 * half + (*own ? r : 1 - r);
 }
 
-static cute_status row_step(tp_group *g, int r, int j, bool own)
+/* row chunk j on rank r: its A rows, B, its C's byte offset and bytes, and the two Cs */
+typedef struct row_piece {
+    cute_call_arg A, B;
+    int64_t rows;
+    size_t crow, bytes;
+    const cute_buffer *mine, *theirs;
+} row_piece;
+
+static row_piece row_piece_of(const tp_group *g, int r, int j)
 {
     int64_t mc = g->m / g->chunks, kr = g->k / g->n;
-    size_t arow = (size_t)(j * mc * kr * g->es), crow = (size_t)(j * mc * g->nn * 2), bytes = (size_t)(mc * g->nn * 2);
+    size_t arow = (size_t)(j * mc * kr * g->es);
+    return (row_piece){operand(g, &g->r[r].a, arow, mc, kr), operand(g, &g->r[r].b, 0, g->nn, kr), mc,
+                       (size_t)(j * mc * g->nn * 2), (size_t)(mc * g->nn * 2), cute_peer_buffer(g->sym, r),
+                       cute_peer_buffer(g->sym, 1 - r)};
+}
+
+static cute_status row_step(tp_group *g, int r, int j, bool own)
+{
+    row_piece c = row_piece_of(g, r, j);
     tp_rank *x = &g->r[r];
-    const cute_buffer *mine = cute_peer_buffer(g->sym, r), *theirs = cute_peer_buffer(g->sym, 1 - r);
-    cute_call_arg A = operand(g, &x->a, arow, mc, kr), B = operand(g, &x->b, 0, g->nn, kr);
+    const cute_buffer *out = own ? c.mine : &x->p;
     cute_status s = own ? wait_for(g, r, x->s0, 1 - r, EV_PUSH + j) : CUTE_OK;
-    if (s == CUTE_OK) s = gemm(g, r, true, A, B, matrix(own ? mine : &x->p, crow, mc, g->nn), own ? 1.0 : 0.0);
+    if (s == CUTE_OK) s = gemm(g, r, true, c.A, c.B, matrix(out, c.crow, c.rows, g->nn), own ? 1.0 : 0.0);
     if (s == CUTE_OK) s = record(g, r, x->s0, EV_G + j);
     if (s == CUTE_OK) s = wait_for(g, r, x->s1, r, EV_G + j);
-    if (s == CUTE_OK) s = copy(g, r, theirs, own ? mine : &x->p, crow, bytes);
+    if (s == CUTE_OK) s = copy(g, r, c.theirs, out, c.crow, c.bytes);
     if (s == CUTE_OK) s = record(g, r, x->s1, (own ? EV_B : EV_PUSH) + j);
+    return s;
+}
+
+/* a row chunk's flags: one per 64 x 64 block of its C, after the chunks before it */
+static size_t chunk_flags(const tp_group *g, int j)
+{
+    int64_t mc = g->m / g->chunks;
+    return (size_t)j * (size_t)(((mc + 63) / 64) * ((g->nn + 63) / 64)) * 4;
+}
+
+size_t tp_flag_bytes(const tp_group *g)
+{
+    return g->mode == TP_ROW ? chunk_flags(g, g->chunks) : (size_t)g->n * 4;
+}
+
+/* The same with flags, no events between the GPUs: the other's chunk is written straight
+ * into its owner's C, each tile flagged there as it lands; the owner's GEMM waits for each
+ * tile's flag before it loads it (its epilogue adds the partial), and its finished chunk is
+ * copied back when its GEMM ends (an event on this GPU only) */
+static cute_status row_step_flags(tp_group *g, int r, int j, bool own)
+{
+    row_piece c = row_piece_of(g, r, j);
+    tp_rank *x = &g->r[r];
+    tp_flags push = {.signal = cute_peer_buffer(g->flagbuf, 1 - r), .signal_off = chunk_flags(g, j)};
+    tp_flags add = {.wait = cute_peer_buffer(g->flagbuf, r), .wait_off = chunk_flags(g, j)};
+    if (!own) return gemm_flagged(g, r, true, c.A, c.B, matrix(c.theirs, c.crow, c.rows, g->nn), 0.0, &push);
+    cute_status s = gemm_flagged(g, r, true, c.A, c.B, matrix(c.mine, c.crow, c.rows, g->nn), 1.0, &add);
+    if (s == CUTE_OK) s = record(g, r, x->s0, EV_G + j);
+    if (s == CUTE_OK) s = wait_for(g, r, x->s1, r, EV_G + j);
+    if (s == CUTE_OK) s = copy(g, r, c.theirs, c.mine, c.crow, c.bytes);
     return s;
 }
 
@@ -124,12 +212,20 @@ static cute_status row_overlapped(tp_group *g)
         for (int r = 0; r < 2 && s == CUTE_OK; r++) {
             bool own;
             int j = tp_row_chunk(r, k, g->chunks, &own);
-            s = row_step(g, r, j, own);
+            s = g->flags ? row_step_flags(g, r, j, own) : row_step(g, r, j, own);
         }
     return s;
 }
 
 /* --- column parallel ---------------------------------------------------------------------- */
+
+/* after rank r's push of its shard to p (on r's copy stream): p's flag of shard r set to the
+ * epoch by the stream itself (no SM, no event) */
+static cute_status signal_shard(tp_group *g, int r, int p)
+{
+    cute_devptr flag = (cute_devptr)(uintptr_t)cute_peer_buffer(g->flagbuf, p)->ptr + (cute_devptr)r * 4;
+    return fail(g, cute_cuda_stream_write_u32(g->r[r].cu, g->r[r].s1, flag, g->epoch), r, "flag write");
+}
 
 static cute_status column_overlapped(tp_group *g)
 {
@@ -141,17 +237,22 @@ static cute_status column_overlapped(tp_group *g)
         for (int d = 1; d < n && s == CUTE_OK; d++) {
             int p = (r - d + n) % n;
             s = copy(g, r, cute_peer_buffer(g->sym, p), cute_peer_buffer(g->sym, r), (size_t)r * shard, shard);
-            if (s == CUTE_OK) s = record(g, r, g->r[r].s1, EV_PUSH + p);
+            if (s == CUTE_OK && !g->flags) s = record(g, r, g->r[r].s1, EV_PUSH + p);
+            if (s == CUTE_OK && g->flags) s = signal_shard(g, r, p);
         }
     for (int r = 0; r < n && s == CUTE_OK; r++) {
         const cute_buffer *ag = cute_peer_buffer(g->sym, r);
         cute_call_arg B = operand(g, &g->r[r].b, 0, nr, g->k);
         for (int d = 0; d < n && s == CUTE_OK; d++) { /* its own shard first, then as they land */
             int q = (r + d) % n;
-            if (d) s = wait_for(g, r, g->r[r].s0, q, EV_PUSH + r);
+            /* the flags: every tile of q's shard waits for q's one flag in the kernel */
+            tp_flags landed = {.wait = g->flags ? cute_peer_buffer(g->flagbuf, r) : NULL, .wait_off = (size_t)q * 4,
+                               .one = true};
+            if (d && !g->flags) s = wait_for(g, r, g->r[r].s0, q, EV_PUSH + r);
             if (s == CUTE_OK)
-                s = gemm(g, r, true, operand(g, ag, (size_t)q * shard, ms, g->k), B,
-                         matrix(&g->r[r].p, (size_t)(q * ms * nr * 2), ms, nr), 0.0);
+                s = gemm_flagged(g, r, true, operand(g, ag, (size_t)q * shard, ms, g->k), B,
+                                 matrix(&g->r[r].p, (size_t)(q * ms * nr * 2), ms, nr), 0.0,
+                                 d && g->flags ? &landed : NULL);
         }
     }
     return s;
@@ -159,6 +260,7 @@ static cute_status column_overlapped(tp_group *g)
 
 cute_status tp_overlapped(tp_group *g)
 {
+    g->epoch += g->flags; /* the flags count up: nothing to reset between iterations */
     return g->mode == TP_ROW ? row_overlapped(g) : column_overlapped(g);
 }
 

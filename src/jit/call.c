@@ -353,7 +353,13 @@ cute_status cute_call_launch(const cute_fn *f, cute_call_frame *fr, void *stream
     return CUTE_OK;
 }
 
-cute_call_frame *cute_call_frame_new(void) { return calloc(1, sizeof(cute_call_frame)); }
+/* aligned as the struct asks (its tensor maps: calloc's 16 bytes are not enough) */
+cute_call_frame *cute_call_frame_new(void)
+{
+    cute_call_frame *fr = aligned_alloc(_Alignof(cute_call_frame), sizeof *fr); /* a multiple of it */
+    if (fr) memset(fr, 0, sizeof *fr);
+    return fr;
+}
 void cute_call_frame_free(cute_call_frame *fr) { free(fr); }
 
 cute_status cute_call(const cute_fn *f, void *stream, int nargs, const cute_call_arg *args,

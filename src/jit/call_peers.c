@@ -73,8 +73,9 @@ cute_status cute_call_peers(const cute_fn *const *fs, int nranks, void *const *s
     if (!one)
         return snprintf(err, n, "cute_call_peers: on the interpreter every rank calls the same function "
                         "(one interpreter emulates every device)"), CUTE_ERR_INVALID;
-    cute_call_frame *fr = calloc((size_t)nranks, sizeof *fr);
+    cute_call_frame *fr = aligned_alloc(_Alignof(cute_call_frame), (size_t)nranks * sizeof *fr); /* its tensor maps' alignment */
     if (!fr) return snprintf(err, n, "cute_call_peers: out of memory"), CUTE_ERR_OOM;
+    memset(fr, 0, (size_t)nranks * sizeof *fr);
     cute_status s = CUTE_OK;
     for (int r = 0; r < nranks && s == CUTE_OK; r++) {
         char why[1024] = "";

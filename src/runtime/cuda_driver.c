@@ -162,6 +162,7 @@ struct cute_cuda {
     CUresult (*MemUnmap)(CUdeviceptr, size_t);
     CUresult (*MemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
     CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned);
+    CUresult (*StreamWriteValue32)(CUstream, CUdeviceptr, uint32_t, unsigned);
 };
 
 /* Each entry point by its exported name; the _v2 names are the 64-bit-size ABI that cuda.h
@@ -230,6 +231,7 @@ static const struct {
     OPTIONAL(MemUnmap, "cuMemUnmap"),
     OPTIONAL(MemSetAccess, "cuMemSetAccess"),
     OPTIONAL(StreamWaitEvent, "cuStreamWaitEvent"),
+    OPTIONAL(StreamWriteValue32, "cuStreamWriteValue32_v2"),
 };
 #undef SYM
 
@@ -785,4 +787,10 @@ cute_status cute_cuda_stream_wait_event(cute_cuda *cu, void *stream, void *event
 {
     if (!cu->StreamWaitEvent) return missing("cuStreamWaitEvent", "ordering streams by events");
     CALL(cu, cu->StreamWaitEvent(stream, event, 0), "cuStreamWaitEvent");
+}
+
+cute_status cute_cuda_stream_write_u32(cute_cuda *cu, void *stream, cute_devptr dst, uint32_t value)
+{
+    if (!cu->StreamWriteValue32) return missing("cuStreamWriteValue32_v2", "flags written by a stream");
+    CALL(cu, cu->StreamWriteValue32(stream, (CUdeviceptr)dst, value, 0), "cuStreamWriteValue32");
 }

@@ -24,18 +24,28 @@ static bool flag_address(cute_ctx *c, cute_tensor flags, cute_int idx, cute_inst
     return true;
 }
 
-void cute_peer_signal(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v)
+/* the release store of v to flag element idx by every thread that runs it */
+static void release(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v, const char *call)
 {
     cute_vreg in[2];
-    const char *call = "cute_peer_signal";
-    cute_barrier(c); /* the block's stores of the tile come before thread 0's release */
     if (!flag_address(c, flags, idx, CUTE_INST_ST_RELEASE_SYS_U32, call, &in[0])) return;
     in[1] = cute_int_value(c, v, CUTE_U32).r;
+    cute_ir_inst_op(&c->b, CUTE_INST_ST_RELEASE_SYS_U32, NULL, 0, in, 2, 0);
+}
+
+void cute_peer_release(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v)
+{
+    release(c, flags, idx, v, "cute_peer_release");
+}
+
+void cute_peer_signal(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v)
+{
+    cute_barrier(c); /* the block's stores of the tile come before thread 0's release */
     cute_val first = cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0));
     for (int d = 1; d < 3; d++)
         first = cute_val_binop(c, CUTE_OP_AND, first, cute_int_eq(c, cute_thread_idx(c, d), cute_i(0)));
     cute__if_begin(c, first); /* not CUTE_IF: the ops keep the caller's site */
-    while (cute__body_once(c)) cute_ir_inst_op(&c->b, CUTE_INST_ST_RELEASE_SYS_U32, NULL, 0, in, 2, 0);
+    while (cute__body_once(c)) release(c, flags, idx, v, "cute_peer_signal");
 }
 
 static cute_val load_acquire(cute_ctx *c, cute_vreg addr)

@@ -181,6 +181,12 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
                  cute_gemm_variant_name(cfg->variant));
         return NULL;
     }
+    if (cfg->peer_flags && (cfg->variant != CUTE_GEMM_HOPPER || cfg->dual || cfg->scale || cfg->batched ||
+                            cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE)) {
+        snprintf(err, n, "gemm %s: flags between GPUs (cutec_gemm_peer) run in the hopper kernel only, with no "
+                 "batch, vector, dual GEMM or scales", cute_gemm_variant_name(cfg->variant));
+        return NULL;
+    }
     cute_host_fn hosts[CUTE_GEMM_VARIANT_COUNT] = {
         gemm_pipelined_host, gemm_registers_host, gemm_shared_host, gemm_pipelined_host,
         gemm_multistage_host, gemm_multistage_host, gemm_multistage_host, gemm_hopper_host, gemm_blackwell_host};
@@ -210,19 +216,27 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     /* fp8's scales, f32: sa, sb (one value each, or block scales: rank 2), out scale, amax */
     for (int i = 6; i < 10; i++)
         specs[i] = cute_spec_tensor(CUTE_F32, i < 8 && cfg->scale == CUTE_GEMM_SCALE_BLOCK ? "(?,?):(?,?)" : "?:?", 4);
+    char flags[2][24];
+    for (int i = 0; cfg->peer_flags && i < 2; i++) { /* the flags between GPUs: wait flags and value, signal's */
+        int b = cfg->peer_broadcast >> (2 * i);
+        snprintf(flags[i], sizeof flags[i], "(?,?):(%s,%s)", b & 1 ? "0" : "?", b & 2 ? "0" : "?");
+        specs[5 + 2 * i] = cute_spec_tensor(CUTE_U32, flags[i], 4);
+        specs[6 + 2 * i] = cute_spec_int("?");
+    }
     bool fp4 = cfg->dtype == CUTE_E2M1;
     if (fp4) { /* NVFP4: rows of whole 16 bytes (32 e2m1), then SFA and SFB (ue4m3) */
         specs[0] = specs[1] = cute_spec_tensor(CUTE_E2M1, "(?,?{div=32}):(?{div=32},1)", 16);
         specs[5] = specs[6] = cute_spec_tensor(CUTE_UE4M3, "?:1", 16);
     }
-    char name[192], tag[64];
+    char name[192], tag[64], peer[16] = "";
+    if (cfg->peer_flags) snprintf(peer, sizeof peer, "_peer%d", cfg->peer_broadcast);
     gemm_epilogue_tag(&cfg->epilogue, tag, sizeof tag);
-    snprintf(name, sizeof name, "gemm_%s_%s_%s_%c%c%c_a%d%s%s%s%s%s%s", cute_gemm_variant_name(cfg->variant),
+    snprintf(name, sizeof name, "gemm_%s_%s_%s_%c%c%c_a%d%s%s%s%s%s%s%s", cute_gemm_variant_name(cfg->variant),
              cute_dtype_name(cfg->dtype), cute_dtype_name(cd), "nt"[cfg->major[0]], "nt"[cfg->major[1]],
              "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "", cfg->batched ? "_batched" : "",
              cfg->dual ? "_swiglu" : tag, cfg->scale == CUTE_GEMM_SCALE_BLOCK ? "_blockscaled" : cfg->scale ? "_scaled" : "",
-             cfg->out_scale ? "_oscale" : "", cfg->amax ? "_amax" : "");
-    int nargs = fp4 ? 7 : cfg->scale ? 10 : cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
+             cfg->out_scale ? "_oscale" : "", cfg->amax ? "_amax" : "", peer);
+    int nargs = fp4 ? 7 : cfg->scale ? 10 : cfg->peer_flags ? 9 : cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
     const cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, nargs, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;

@@ -95,6 +95,10 @@ const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_con
 cute_status gemm_tma_operand_ok(const cute_call_arg *x, char which, cute_dtype d, int major, char *err, size_t n);
 /* the library's kernel for cfg (compiled once, lib.c's table) and its runtime */
 const cute_fn *gemm_lib_fn(cute_gemm_lib *lib, const cute_gemm_config *cfg, cute_runtime **rt, char *err, size_t n);
+/* the library's kernel for cfg's pattern and args (A, B, C first: their layouts complete
+ * cfg), compiled at its first use (lib.c); NULL with *status and err where none runs */
+const cute_fn *gemm_lib_pattern_fn(cute_gemm_lib *lib, cute_gemm_variant variant, cute_gemm_config *cfg,
+                                   cute_call_arg *args, char *err, size_t n, cute_status *status);
 /* the library's grouped kernel for cfg (compiled once; grouped_call.c), and its runtime */
 const cute_fn *gemm_lib_grouped(cute_gemm_lib *lib, const cute_gemm_config *cfg, cute_runtime **rt, char *err,
                                 size_t n);
@@ -221,6 +225,20 @@ void gemm_hopper_store_drain(cute_ctx *c, const gemm_plan *p, cute_int tid);
  * k-tile into the next stage through maps mapA/mapB (parameters, or copies in global
  * memory), to[2] A's and B's copy options (multicast; the barrier set here); a consumer's
  * fragments and one tile's main loop. */
+/* The Hopper kernel's flags between GPUs (cfg.peer_flags; hopper_peer.c): the producer
+ * waits for tile (tm, tn)'s flag before its loads; the consumers (tid: the thread's index
+ * among them) signal a tile's flag (gemm_peer_signal_flag, its address taken before a main
+ * loop, where registers are free), when `when`, once the stores they issued for the tile
+ * have landed: after the next tile's main loop, or after the drain.  A value of 0: no wait,
+ * no signal.  The cooperative schedule only. */
+typedef struct gemm_peer {
+    cute_tensor wait, signal; /* u32 (ceil(M/64), ceil(N/64)) */
+    cute_int wait_value, signal_value;
+} gemm_peer;
+void gemm_peer_wait(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_int tm, cute_int tn);
+cute_tensor gemm_peer_signal_flag(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_int tm, cute_int tn);
+void gemm_peer_signal(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_int tid, cute_val when, cute_tensor flag);
+
 typedef struct gemm_hopper_smem {
     cute_tensor sA, sB; /* (bm, bk, stages), (bn, bk, stages) */
     cute_tensor sC;     /* (bm, bn / c_parts), of its own (p->smem_epilogue) */

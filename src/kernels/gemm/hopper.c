@@ -74,19 +74,25 @@ typedef struct hopper_args {
     gemm_sched sched;
     gemm_plan tiles; /* the plan with C's tile: p's, but bn / 2 for the dual GEMM (its MMA's
                         N holds A B0^T's columns beside A B1^T's) */
+    gemm_peer peer;  /* the flags between GPUs (cfg.peer_flags) */
 } hopper_args;
 
-/* the w-th tile this block takes, its coordinates computed here, once: left as the
- * scheduler's expressions, their divisions would be emitted at each use -- in the
- * producer's k-tile loop, before every TMA load, and after the consumers' main loop, where
- * the tensor cores wait for the epilogue (its k-tiles alone need none) */
+/* the w-th tile this block takes, C's tile (tm, tn), its coordinates computed here, once:
+ * left as the scheduler's expressions, their divisions would be emitted at each use -- in
+ * the producer's k-tile loop, before every TMA load, and after the consumers' main loop,
+ * where the tensor cores wait for the epilogue (its k-tiles alone need none) */
+static gemm_tiles tile_at(cute_ctx *c, const hopper_args *g, cute_int w, cute_int *tm, cute_int *tn)
+{
+    gemm_sched_tile(c, &g->sched, w, tm, tn);
+    *tm = cute_int_now(c, *tm), *tn = cute_int_now(c, *tn);
+    return gemm_tiles_at(c, &g->tiles, g->mA, g->mB, g->mC, g->cA, g->cB, g->cC, *tm, *tn);
+}
+
 static gemm_tiles tile(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cute_int w)
 {
     (void)p;
     cute_int tm, tn;
-    gemm_sched_tile(c, &g->sched, w, &tm, &tn);
-    tm = cute_int_now(c, tm), tn = cute_int_now(c, tn);
-    return gemm_tiles_at(c, &g->tiles, g->mA, g->mB, g->mC, g->cA, g->cB, g->cC, tm, tn);
+    return tile_at(c, g, w, &tm, &tn);
 }
 
 /* the k-tiles of the block's tiles (every tile's: K's) */
@@ -148,7 +154,9 @@ static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
     cute_tma_copy_opts to[2];
     multicast_opts(c, p, to);
     CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
-        gemm_tiles t = tile(c, p, g, w);
+        cute_int tm, tn;
+        gemm_tiles t = tile_at(c, g, w, &tm, &tn);
+        gemm_peer_wait(c, p, &g->peer, tm, tn); /* its A, B or C may come from another GPU */
         CUTE_FOR(c, kt, cute_i(0), t.k_tiles) gemm_hopper_load_ktile(c, p, m, &s, mapA, mapB, &t, kt, to);
     }
     if (clustered(p)) cute_pipeline_producer_tail(c, &m->pipe, &s);
@@ -241,6 +249,14 @@ static void epilogue(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
     else gemm_hopper_epilogue(c, p, tid, t, acc, alpha, beta, m->sC);
 }
 
+/* with flags between GPUs, the flag of the block's w-th tile (its first where w < 0) */
+static cute_tensor signal_flag(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cute_int w)
+{
+    cute_int tm = cute_i(0), tn = cute_i(0);
+    if (p->cfg.peer_flags) gemm_sched_tile(c, &g->sched, cute_max(cute_ctx_alg(c), w, cute_i(0)), &tm, &tn);
+    return gemm_peer_signal_flag(c, p, &g->peer, tm, tn);
+}
+
 /* The cooperative consumers (tid: the thread's index among them): both warpgroups on each
  * of the block's tiles, 64 rows each */
 static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m, cute_int tid,
@@ -251,19 +267,25 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
     cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     gemm_scales sc = g->scales;
     alpha = gemm_scales_begin(c, p, &sc, alpha);
+    cute_alg *a = cute_ctx_alg(c);
     bool blocks = p->cfg.scale == CUTE_GEMM_SCALE_BLOCK;
     CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
         if (!blocks) mainloop_first(c, p, m, &read, &f);
         gemm_tiles t = tile(c, p, g, w); /* (while the first batch runs) */
+        cute_tensor before = signal_flag(c, p, g, cute_sub(a, w, cute_i(1)));
         if (blocks) {
             gemm_hopper_mainloop_blockscaled(c, p, m, &t, &read, &done, &f, tid, &sc);
         } else {
             mainloop_rest(c, p, m, t.k_tiles, &read, &done, &f);
             gemm_hopper_mainloop_tail(c, p, m, &done);
         }
+        /* the tile before: its stores had this main loop to land */
+        gemm_peer_signal(c, p, &g->peer, tid, cute_int_lt(c, cute_i(0), w), before);
         epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC, &sc);
     }
     gemm_hopper_store_drain(c, p, tid);
+    cute_int last = cute_sub(a, gemm_sched_mine(c, &g->sched), cute_i(1));
+    gemm_peer_signal(c, p, &g->peer, tid, cute_int_lt(c, cute_i(-1), last), signal_flag(c, p, g, last));
     gemm_scales_end(c, p, &sc);
 }
 
@@ -395,13 +417,15 @@ static void consumer_role(cute_ctx *c, void *user, cute_int tid)
 static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
                           cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
                           cute_val mapB, cute_val mapC, cute_tensor mV, cute_val mapB1, cute_tensor sa,
-                          cute_tensor sb, cute_tensor so, cute_tensor amax)
+                          cute_tensor sb, cute_tensor so, cute_tensor amax, cute_tensor wait, cute_int wait_value,
+                          cute_tensor signal, cute_int signal_value)
 {
     const gemm_plan *p = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
     gemm_plan tiles = tiles_plan(p);
     gemm_scales scales = {.sa = sa, .sb = sb, .out = so, .amax = amax};
-    hopper_roles r = {p, {mA, mB, mC, cA, cB, cC, mV, scales, gemm_sched_make(c, &tiles, mC, p->raster), tiles},
+    gemm_peer peer = {.wait = wait, .signal = signal, .wait_value = wait_value, .signal_value = signal_value};
+    hopper_roles r = {p, {mA, mB, mC, cA, cB, cC, mV, scales, gemm_sched_make(c, &tiles, mC, p->raster), tiles, peer},
                       gemm_hopper_shared_memory(c, p), alpha, beta, mapA, {mapB, mapB1}, mapC};
     gemm_hopper_roles(c, producer_role, consumer_role, &r);
 }
@@ -453,8 +477,13 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
     bool scaled = p->cfg.scale != CUTE_GEMM_SCALE_NONE;
     cute_tensor sc[4] = {mC, mC, mC, mC};
     for (int i = 0; scaled && i < 4; i++) sc[i] = arg[6 + i].tensor;
+    /* the flags between GPUs: arguments 5 to 8 where the call has them (C and 0, unused, where not) */
+    bool peer = p->cfg.peer_flags;
+    cute_tensor wait = peer ? arg[5].tensor : mC, signal = peer ? arg[7].tensor : mC;
+    cute_int wait_value = peer ? arg[6].i : cute_i(0), signal_value = peer ? arg[8].i : cute_i(0);
     /* (C's store map; A's, unused, where C does not leave by TMA) */
     CUTE_LAUNCH(c, hopper_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
                 p->tma_a.map, p->tma_b.map, p->tma_store ? p->tma_c.map : p->tma_a.map,
-                p->cfg.epilogue.bias || scaled ? arg[5].tensor : mC, b1.map, sc[0], sc[1], sc[2], sc[3]);
+                p->cfg.epilogue.bias || scaled ? arg[5].tensor : mC, b1.map, sc[0], sc[1], sc[2], sc[3], wait,
+                wait_value, signal, signal_value);
 }

@@ -72,7 +72,8 @@ static bool same_config(const void *x, const void *y)
            a->major[1] == b->major[1] && a->major[2] == b->major[2] &&
            a->align_bytes == b->align_bytes && a->index_bound == b->index_bound &&
            !memcmp(&a->epilogue, &b->epilogue, sizeof a->epilogue) && a->dual == b->dual && a->scale == b->scale &&
-           a->out_scale == b->out_scale && a->amax == b->amax;
+           a->out_scale == b->out_scale && a->amax == b->amax && a->peer_flags == b->peer_flags &&
+           a->peer_broadcast == b->peer_broadcast;
 }
 
 /* fn_cache_compile for cute_gemm_config keys */
@@ -530,11 +531,11 @@ static cute_status zero_k(cute_gemm_lib *lib, cute_call_arg *A, cute_call_arg *B
     return CUTE_OK;
 }
 
-/* The kernel of cfg's pattern (compiled at its first use) picked and run with args, nargs
- * of them (A, B, C, alpha, beta, then the epilogue's vector or the dual GEMM's B1); K = 0
- * through the library's zero columns (B1's too) */
-static cute_status run_pattern(cute_gemm_lib *lib, cute_gemm_variant variant, cute_gemm_config *cfg,
-                               cute_call_arg *args, int nargs, void *stream, char *err, size_t n)
+/* The kernel of cfg's pattern (compiled at its first use) picked for args (A, B, C, alpha,
+ * beta, then the epilogue's vector or the dual GEMM's B1, ...); K = 0 through the library's
+ * zero columns (B1's too).  run_pattern runs it with nargs of them. */
+const cute_fn *gemm_lib_pattern_fn(cute_gemm_lib *lib, cute_gemm_variant variant, cute_gemm_config *cfg,
+                                   cute_call_arg *args, char *err, size_t n, cute_status *status)
 {
     cute_status s = CUTE_OK;
     const int64_t mnk[3] = {args[2].shape[0], args[2].shape[1], args[0].shape[1]}; /* before zero_k */
@@ -556,10 +557,19 @@ static cute_status run_pattern(cute_gemm_lib *lib, cute_gemm_variant variant, cu
     if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemm: out of memory");
     if (s == CUTE_OK && !e->fn) s = CUTE_ERR_COMPILE, explain(lib, variant, cfg, mnl, err, n);
     pthread_mutex_unlock(&lib->lock);
-    if (s != CUTE_OK) return s;
+    *status = s;
+    return s == CUTE_OK ? e->fn : NULL;
+}
+
+static cute_status run_pattern(cute_gemm_lib *lib, cute_gemm_variant variant, cute_gemm_config *cfg,
+                               cute_call_arg *args, int nargs, void *stream, char *err, size_t n)
+{
+    cute_status s;
+    const cute_fn *f = gemm_lib_pattern_fn(lib, variant, cfg, args, err, n, &s);
+    if (!f) return s;
     char why[1024];
-    s = cute_call(e->fn, stream, nargs, args, why, sizeof why);
-    if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", names[config_of(e)->variant], why);
+    s = cute_call(f, stream, nargs, args, why, sizeof why);
+    if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", names[cfg->variant], why);
     return s;
 }
 
@@ -675,4 +685,65 @@ cute_status cutec_gemm_swiglu(cute_gemm_lib *lib, const cute_call_arg *A, const 
     /* the kernel of the library's target: tcgen05 on sm_100, wgmma elsewhere */
     cute_gemm_variant v = cute_runtime_target_arch(lib->rt) == 100 ? CUTE_GEMM_BLACKWELL : CUTE_GEMM_HOPPER;
     return run_pattern(lib, v, &cfg, args, 6, stream, err, n);
+}
+
+/* a flags tensor of cutec_gemm_peer (NULL: none): u32, rank 2, one flag at least for each of
+ * C's 64 x 64 blocks, strides not negative (0: the blocks along that mode share a flag) */
+static cute_status check_flags(const cute_call_arg *f, const char *which, const cute_call_arg *C, char *err, size_t n)
+{
+    int64_t rows = (C->shape[0] + CUTE_GEMM_FLAG_ROWS - 1) / CUTE_GEMM_FLAG_ROWS;
+    int64_t cols = (C->shape[1] + CUTE_GEMM_FLAG_COLS - 1) / CUTE_GEMM_FLAG_COLS;
+    if (!f) return CUTE_OK;
+    bool ok = f->kind == CUTE_ARG_TENSOR && f->buf && f->dtype == CUTE_U32 && f->ndim == 2;
+    if (ok && (f->shape[0] < rows || f->shape[1] < cols || f->stride[0] < 0 || f->stride[1] < 0)) ok = false;
+    if (!ok)
+        return invalid(err, n, "gemm peer: the %s flags must be a u32 rank-2 tensor of at least (%lld, %lld) "
+                       "elements (C's 64 x 64 blocks), strides not negative", which, (long long)rows, (long long)cols);
+    return CUTE_OK;
+}
+
+cute_status cute_gemm_peer_fn(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *B, const cute_call_arg *C,
+                              double alpha, double beta, const cute_gemm_peer *peer, const cute_fn **fn,
+                              cute_call_arg args[9], char *err, size_t n)
+{
+    char scratch[512];
+    if (!err || !n) err = scratch, n = sizeof scratch;
+    err[0] = 0;
+    const cute_call_arg *in[3] = {A, B, C};
+    cute_status s = lib ? check_operands(in, err, n) : invalid(err, n, "gemm peer: no library");
+    if (s == CUTE_OK) s = check_shapes(A, B, C, err, n);
+    if (s == CUTE_OK && (!peer || (!peer->wait && !peer->signal)))
+        s = invalid(err, n, "gemm peer: no flags (a wait or a signal tensor, or call cutec_gemm)");
+    if (s == CUTE_OK) s = check_flags(peer->wait, "wait", C, err, n);
+    if (s == CUTE_OK) s = check_flags(peer->signal, "signal", C, err, n);
+    if (s == CUTE_OK && A->ndim != 2) s = invalid(err, n, "gemm peer: rank-2 operands (no batch)");
+    if (s == CUTE_OK && (!isfinite(alpha) || !isfinite(beta)))
+        s = invalid(err, n, "gemm peer: alpha (%g) and beta (%g) must be finite", alpha, beta);
+    *fn = NULL;
+    if (s != CUTE_OK) return s;
+    /* a missing tensor: the other stands in, with the value 0 (no wait, no signal) */
+    const cute_call_arg *w = peer->wait ? peer->wait : peer->signal, *sg = peer->signal ? peer->signal : peer->wait;
+    cute_call_arg a[9] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta), *w,
+                          cute_call_int(peer->wait ? peer->wait_value : 0), *sg,
+                          cute_call_int(peer->signal ? peer->signal_value : 0)};
+    memcpy(args, a, sizeof a);
+    cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype, .peer_flags = true};
+    for (int i = 0; i < 2; i++) /* a mode of stride 0 compiles as a static 0 (dynamic strides are positive) */
+        for (int m = 0; m < 2; m++) cfg.peer_broadcast |= (uint8_t)((i ? sg : w)->stride[m] == 0) << (2 * i + m);
+    *fn = gemm_lib_pattern_fn(lib, CUTE_GEMM_HOPPER, &cfg, args, err, n, &s);
+    return s;
+}
+
+cute_status cutec_gemm_peer(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *B, const cute_call_arg *C,
+                            double alpha, double beta, const cute_gemm_peer *peer, void *stream, char *err, size_t n)
+{
+    char scratch[512], why[1024];
+    if (!err || !n) err = scratch, n = sizeof scratch;
+    cute_call_arg args[9];
+    const cute_fn *f;
+    cute_status s = cute_gemm_peer_fn(lib, A, B, C, alpha, beta, peer, &f, args, err, n);
+    if (s != CUTE_OK) return s;
+    s = cute_call(f, stream, 9, args, why, sizeof why);
+    if (s != CUTE_OK) snprintf(err, n, "gemm peer: %s", why);
+    return s;
 }
