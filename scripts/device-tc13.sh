@@ -18,21 +18,9 @@
 #   ITERS=10 sh scripts/device-tc13.sh
 . scripts/device-common.sh
 log="$out/tc13.log"
-start=$(date +%s)
-
-late()
-{
-    [ $(($(date +%s) - start)) -gt "${BUDGET_S:-120}" ] && echo "-- skipped (past BUDGET_S): $*"
-}
-
-# one bench: "-- args" and the rows of the table (size, variant, ms, rate, of cuBLAS, ...)
-b()
-{
-    late "$@" && return
-    echo "-- $*"
-    # shellcheck disable=SC2068
-    timeout 40 build/cutec bench gemm --variants tensorop_smem --iters "$iters" $@ 2>&1 | grep -E "^ *[0-9]|rror|refus"
-}
+start=$(date +%s) budget=${BUDGET_S:-120}
+late() { device_late "$@"; }
+b() { BENCH_TIMEOUT=40 device_bench_gemm "$@"; }
 
 # one verified run of the persistent kernel: "dtype layout MxNxK ...: verified ..."
 r()
