@@ -47,6 +47,9 @@ r()
     b --dtype s8 --layout tn --sizes 4096,8192 --schedule auto,persistent
     b --dtype f16 --layout tn --sizes 4096 --schedule auto,persistent
     b --dtype tf32 --layout tn --sizes 4096 --schedule auto,persistent
+    echo "== persistent against auto (the library's choice) in each bench above, rate and change"
+    awk '/^-- /{d=$0} $2 ~ /-auto$/ {a[d" "$1]=$4}
+         $2 ~ /-persistent$/ && a[d" "$1] {printf "%s at %s: %s against %s (%+.1f%%)\n", d, $1, $4, a[d" "$1], 100 * ($4 / a[d" "$1] - 1)}' "$log"
     echo "== persistent rasters at 4096 (the default is 8)"
     b --dtype s8 --layout tn --sizes 4096 --schedule persistent --raster 4,16
     b --dtype bf16 --layout tn --sizes 4096 --schedule persistent --raster 4,16
