@@ -1,6 +1,10 @@
 # Shared steps of the scripts/device-*.sh passes (sourced, POSIX sh): the output folder
 # $out ($OUT, default build/device-out), $sizes and $iters of the benchmarks, and
 #   device_begin: the run's head (time, commit, the GPU's clocks) and the build
+#   device_late ARGS: true, saying "-- skipped (past BUDGET_S): ARGS", once $budget seconds
+#                     have passed since $start (the script sets both)
+#   device_bench_gemm ARGS: "-- ARGS" and the table rows of `cutec bench gemm --variants
+#                     tensorop_smem --iters $iters ARGS` (skipped past the budget)
 #   device_tests T...: each test binary build/tests/T on the GPU, its log in $out, its
 #                      last line and first failures printed ($TEST_TIMEOUT, default 300 s)
 #   device_python: pip install ./python into a scratch target ($out/pip.log), then its
@@ -18,6 +22,20 @@ device_begin()
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     echo "== build"
     make -j16 all tests 2>&1 | grep -E "error|warning" | head -40
+}
+
+device_late()
+{
+    [ $(($(date +%s) - start)) -gt "$budget" ] && echo "-- skipped (past BUDGET_S): $*"
+}
+
+device_bench_gemm()
+{
+    device_late "$@" && return
+    echo "-- $*"
+    # shellcheck disable=SC2068
+    timeout "${BENCH_TIMEOUT:-60}" build/cutec bench gemm --variants tensorop_smem --iters "$iters" $@ 2>&1 |
+        grep -E "^ *[0-9]|rror|refus"
 }
 
 device_tests()

@@ -20,21 +20,9 @@
 . scripts/device-common.sh
 log="$out/tc80.log"
 iters=${ITERS:-5}
-start=$(date +%s)
-
-late()
-{
-    [ $(($(date +%s) - start)) -gt "${BUDGET_S:-170}" ] && echo "-- skipped (past BUDGET_S): $*"
-}
-
-# one bench: "-- args" and the rows of the table (size, variant, ms, rate, of cuBLAS, ...)
-b()
-{
-    late "$@" && return
-    echo "-- $*"
-    # shellcheck disable=SC2068
-    build/cutec bench gemm --variants tensorop_smem --iters "$iters" $@ 2>&1 | grep -E "^ *[0-9]|rror|refus"
-}
+start=$(date +%s) budget=${BUDGET_S:-170}
+late() { device_late "$@"; }
+b() { device_bench_gemm "$@"; }
 
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"

@@ -106,7 +106,11 @@ bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out);
  * schedule, the Hopper kernel's consumer warpgroups: CUTE_GEMM_SCHEDULE_COOP (CUTLASS's
  * cooperative: both compute one bm x bn tile, 64 rows each) or CUTE_GEMM_SCHEDULE_PINGPONG
  * (each computes a bm x bn tile of its own, bm 64 or 128; their main loops take turns, so
- * one's epilogue runs under the other's MMAs); 0: the library's choice (cooperative). */
+ * one's epilogue runs under the other's MMAs); 0: the library's choice (cooperative).
+ * For the SM80 tensor-core kernels (tensorop, tensorop_smem), CUTE_GEMM_SCHEDULE_PERSISTENT:
+ * one block an SM walking tiles of C, the next tile's first k-tiles loading while this
+ * one's epilogue runs (C's shared tile then of its own beside the stages, in parts of N
+ * where needed); 0: a block per tile, unless the library's rule for the size says otherwise. */
 typedef struct cute_gemm_tiling {
     int bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes;
     int cluster_m, cluster_n;
@@ -114,7 +118,7 @@ typedef struct cute_gemm_tiling {
     int schedule;
 } cute_gemm_tiling;
 enum { CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TMA, CUTE_GEMM_STORE_ST };
-enum { CUTE_GEMM_SCHEDULE_AUTO, CUTE_GEMM_SCHEDULE_COOP, CUTE_GEMM_SCHEDULE_PINGPONG };
+enum { CUTE_GEMM_SCHEDULE_AUTO, CUTE_GEMM_SCHEDULE_COOP, CUTE_GEMM_SCHEDULE_PINGPONG, CUTE_GEMM_SCHEDULE_PERSISTENT };
 
 /* A fused epilogue (seed 001's epilogue fusion; docs/gemm.md, "Fused epilogues"): on each
  * thread's fragment of C, in f32, after x = alpha * acc + beta * C,

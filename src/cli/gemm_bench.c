@@ -249,7 +249,8 @@ static cute_gemm_tiling sweep_at(const gemm_opts *o, int i, cute_gemm_variant va
     if (o->nrasters) len += snprintf(name + len, n - (size_t)len, "r%d", t.raster = o->rasters[r]);
     if (o->nschedules) {
         t.schedule = o->schedules[s].schedule;
-        len += snprintf(name + len, n - (size_t)len, "%s", t.schedule == CUTE_GEMM_SCHEDULE_PINGPONG ? "-pp" : "-coop");
+        static const char *tags[] = {"-auto", "-coop", "-pp", "-persistent"};
+        len += snprintf(name + len, n - (size_t)len, "%s", tags[t.schedule]);
     }
     if (o->ntiles) {
         t.bm = o->tiles[k].bm, t.bn = o->tiles[k].bn, t.bk = o->tiles[k].bk;

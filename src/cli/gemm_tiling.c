@@ -1,5 +1,5 @@
 /* The GEMM commands' tiling options (--tile BMxBNxBK, --warps WMxWN, --stages S, --raster F,
- * --read-bytes 8|16, --cluster CMxCN, --store tma|st, --schedule coop|pingpong), shared by
+ * --read-bytes 8|16, --cluster CMxCN, --store tma|st, --schedule auto|coop|pingpong|persistent), shared by
  * `cutec run|bench gemm` and `cutec compile gemm`. */
 #include <stdio.h>
 #include <string.h>
@@ -35,9 +35,12 @@ bool cli_gemm_tiling_option(const char *k, const char *v, cute_gemm_tiling *t, b
         return snprintf(why, wn, "--read-bytes is 8 or 16, not %s", v), false;
     }
     if (!strcmp(k, "--schedule")) {
-        t->schedule = !strcmp(v, "coop") ? CUTE_GEMM_SCHEDULE_COOP : !strcmp(v, "pingpong") ? CUTE_GEMM_SCHEDULE_PINGPONG : -1;
-        if (t->schedule >= 0) return true;
-        return snprintf(why, wn, "--schedule is coop or pingpong, not %s", v), false;
+        static const char *names[] = {[CUTE_GEMM_SCHEDULE_AUTO] = "auto", [CUTE_GEMM_SCHEDULE_COOP] = "coop",
+                                      [CUTE_GEMM_SCHEDULE_PINGPONG] = "pingpong",
+                                      [CUTE_GEMM_SCHEDULE_PERSISTENT] = "persistent"};
+        for (t->schedule = 0; t->schedule < (int)(sizeof names / sizeof names[0]); t->schedule++)
+            if (!strcmp(v, names[t->schedule])) return true;
+        return snprintf(why, wn, "--schedule is auto, coop, pingpong or persistent, not %s", v), false;
     }
     if (!strcmp(k, "--store")) {
         t->c_store = !strcmp(v, "tma") ? CUTE_GEMM_STORE_TMA : !strcmp(v, "st") ? CUTE_GEMM_STORE_ST : -1;

@@ -30,6 +30,7 @@ static cute_status run(cute_runtime *rt, unsigned broken, int64_t M, int64_t N, 
     cute_backend *b = cute_runtime_backend(rt);
     cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_BF16, .major = {1, 1, 1},
                             .align_bytes = K % 8 ? 2 : 16, .c_dtype = CUTE_BF16};
+    if (broken & GEMM_BREAK_C_OVER_STAGES || M == 304) cfg.tiling.schedule = CUTE_GEMM_SCHEDULE_PERSISTENT;
     const cute_fn *f = gemm_compile_broken(rt, &cfg, broken, why, n);
     CHECK(f != NULL, "broken %u compiles: %s", broken, why);
     if (!f) return CUTE_ERR_COMPILE;
@@ -72,6 +73,13 @@ int main(void)
         CHECK(s != CUTE_OK && (strstr(why, "race") || strstr(why, "cp.async")), "%lldx%lldx%lld without the barrier: %s (%s)",
               (long long)M, (long long)N, (long long)K, cute_status_name(s), why);
     }
+    why[0] = 0;
+    CHECK(run(rt, 0, 304, 296, 200, why, sizeof why) == CUTE_OK, "persistent, unbroken: %s", why);
+    why[0] = 0;
+    cute_status s = run(rt, GEMM_BREAK_C_OVER_STAGES, 304, 296, 200, why, sizeof why);
+    printf("persistent, C over the stages: %.300s\n", why);
+    CHECK(s != CUTE_OK && (strstr(why, "race") || strstr(why, "cp.async")), "persistent, C over the stages: %s (%s)",
+          cute_status_name(s), why);
     cute_runtime_free(rt);
     return CHECK_DONE("gemm broken_test");
 }

@@ -203,7 +203,7 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
         return NULL;
     }
     plan->broken = broken;
-    if (cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_BLACKWELL)
+    if (cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_BLACKWELL || plan->persistent)
         plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads);
     char text[3][64];
     cute_arg_spec specs[10];

@@ -18,14 +18,13 @@
  * (mode 2) at a time: each reads its part of C under a branch of its own, so the loads of C
  * are not all in flight beside the accumulators (they spilled, as one branch) */
 static void scale_in(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
-                     cute_val alpha, cute_val beta, cute_tensor sC, cute_tuple MN)
+                     cute_val alpha, cute_val beta, cute_tensor sC, cute_tuple MN, int64_t n0, int64_t n1)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
     cute_tensor tCgC = cute_partition_C(c, thr, t->gC), tCkC = cute_partition_C(c, thr, t->kC);
     cute_tensor tCsC = cute_partition_C(c, thr, sC);
-    cute_layout cols = cute_get(a, &acc.layout, 2);
-    for (int64_t n = 0; n < cute_size(a, &cols).v && !a->failed; n++) {
+    for (int64_t n = n0; n < n1 && !a->failed; n++) {
         cute_tuple at = cute_tuple_fmt(a, "(_,_,%lld)", (long long)n);
         cute_ssa in = cute_elem_less(c, cute_tensor_slice(c, tCkC, at), MN);
         cute_ssa v = gemm_scale(c, p, cute_tensor_load(c, cute_tensor_slice(c, acc, at)), alpha, beta,
@@ -50,29 +49,82 @@ static void store_run(cute_ctx *c, const gemm_plan *p, cute_tuple MN, cute_val a
     cute_copy_if(c, &p->copy_c.atom, in, r, gC);
 }
 
-void gemm_epilogue_smem(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
-                        cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC)
+/* C's shared tile (bm, bn / parts) seen as the whole (bm, bn) tile, part q of N on top of
+ * part 0 (a stride-0 mode of the parts): the MMA partitions the whole tile, and the pieces of
+ * part q land in the one buffer */
+cute_tensor gemm_c_parts_on_top(cute_ctx *c, const gemm_plan *p, cute_tensor sC)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_tuple MN = cute_tuple_fmt(a, "(%I,%I)", t->M, t->N);
-    /* 1. the accumulators into shared memory, in the MMA's layout (a tile of C's dtype where
-     * they do not fit: scaled first) */
-    bool raw = sC.dtype == acc.dtype;
-    if (raw)
-        cute_autovec_copy(c, acc, cute_partition_C(c, cute_tiled_mma_slice(&p->mma, tid), sC));
-    else
-        scale_in(c, p, tid, t, acc, alpha, beta, sC, MN);
-    cute_barrier(c);
-    /* 2. back in runs of C's unit-stride mode, one run per iteration of one loop (two nested
-     * short loops NVVM unrolls): (CPY, RestM, RestN) */
+    int64_t w = p->bn / p->c_parts;
+    cute_layout over = cute_layout_fmt(a, "(%lld,(%lld,%d)):(1,(%lld,0))", (long long)p->bm, (long long)w,
+                                       p->c_parts, (long long)p->bm);
+    cute_tiler T = cute_tiler_layout(&over);
+    sC.layout = cute_composition(a, &sC.layout, &T);
+    return sC;
+}
+
+/* the accumulators of the MMA's columns n0 .. n1 - 1 (mode 2) into sC (the whole tile's
+ * view), as they are or scaled to C's dtype */
+static void acc_in(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
+                   cute_val alpha, cute_val beta, cute_tensor sC, cute_tuple MN, int64_t n0, int64_t n1)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_layout cols = cute_get(a, &acc.layout, 2);
+    cute_tensor tCsC = cute_partition_C(c, cute_tiled_mma_slice(&p->mma, tid), sC);
+    if (sC.dtype != acc.dtype) {
+        scale_in(c, p, tid, t, acc, alpha, beta, sC, MN, n0, n1);
+    } else if (n1 - n0 == cute_size(a, &cols).v) { /* the whole tile: one copy */
+        cute_autovec_copy(c, acc, tCsC);
+    } else {
+        for (int64_t n = n0; n < n1; n++) {
+            cute_tuple at = cute_tuple_fmt(a, "(_,_,%lld)", (long long)n);
+            cute_autovec_copy(c, cute_tensor_slice(c, acc, at), cute_tensor_slice(c, tCsC, at));
+        }
+    }
+}
+
+/* sC back in runs of C's unit-stride mode onto gC (kC its coordinates), one run per
+ * iteration of one loop (two nested short loops NVVM unrolls): (CPY, RestM, RestN) */
+static void runs_out(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tuple MN, cute_val alpha, cute_val beta,
+                     bool raw, cute_tensor sC, cute_tensor gC, cute_tensor kC)
+{
+    cute_alg *a = cute_ctx_alg(c);
     cute_thr_copy tc = cute_tiled_copy_slice(&p->copy_c, tid);
-    cute_tensor tXs = cute_partition_S(c, tc, sC), tXg = cute_partition_D(c, tc, t->gC);
-    cute_tensor tXk = cute_partition_D(c, tc, t->kC);
+    cute_tensor tXs = cute_partition_S(c, tc, sC), tXg = cute_partition_D(c, tc, gC);
+    cute_tensor tXk = cute_partition_D(c, tc, kC);
     cute_layout rest_m = cute_get(a, &tXs.layout, 1), rest_n = cute_get(a, &tXs.layout, 2);
     cute_int rm = cute_size(a, &rest_m);
     CUTE_FOR(c, r, cute_i(0), cute_mul(a, rm, cute_size(a, &rest_n))) {
         cute_tuple at = cute_tuple_fmt(a, "(_,%I,%I)", cute_mod(a, r, rm), cute_div(a, r, rm));
         store_run(c, p, MN, alpha, beta, raw, cute_tensor_slice(c, tXs, at), cute_tensor_slice(c, tXg, at),
                   cute_tensor_slice(c, tXk, at));
+    }
+}
+
+/* The tile in p->c_parts parts of N where C's shared tile holds one part (the persistent
+ * kernel's): each part's accumulators in, a barrier, the part out, and a barrier before the
+ * next part overwrites the tile.  A part is whole MMA tiles of N (the plan's), so its
+ * accumulators are a range of mode 2. */
+void gemm_epilogue_smem(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
+                        cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tuple MN = cute_tuple_fmt(a, "(%I,%I)", t->M, t->N);
+    bool raw = sC.dtype == acc.dtype;
+    int parts = p->c_parts > 1 ? p->c_parts : 1;
+    cute_layout cols = cute_get(a, &acc.layout, 2);
+    int64_t per = cute_size(a, &cols).v / parts;
+    cute_tensor whole = parts > 1 ? gemm_c_parts_on_top(c, p, sC) : sC;
+    cute_tuple part = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)(p->bn / parts));
+    for (int q = 0; q < parts && !a->failed; q++) {
+        if (q) cute_barrier(c); /* every thread has read part q - 1 */
+        /* 1. the accumulators into shared memory, in the MMA's layout (a tile of C's dtype
+         * where they do not fit: scaled first) */
+        acc_in(c, p, tid, t, acc, alpha, beta, whole, MN, q * per, (q + 1) * per);
+        cute_barrier(c);
+        /* 2. back in runs of C's unit-stride mode */
+        cute_tuple at = cute_tuple_fmt(a, "(0,%d)", q);
+        runs_out(c, p, tid, MN, alpha, beta, raw, sC, parts > 1 ? cute_tensor_local_tile(c, t->gC, part, at, NULL) : t->gC,
+                 parts > 1 ? cute_tensor_local_tile(c, t->kC, part, at, NULL) : t->kC);
     }
 }

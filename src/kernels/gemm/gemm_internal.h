@@ -33,6 +33,8 @@ typedef struct gemm_plan {
     cute_tiled_copy s2r_a, s2r_b; /* shared -> registers in the MMA's fragments */
     bool smem_epilogue;       /* step 5: C through shared memory, 128-bit stores */
     gemm_prefetch prefetch;   /* when a k-block's fragments are read (multistage.c) */
+    bool persistent;          /* a block an SM walking tiles (CUTE_GEMM_SCHEDULE_PERSISTENT):
+                                 C's tile then beside the stages, in c_parts parts of N */
     unsigned broken;          /* GEMM_BREAK_*: a deliberately wrong kernel, for the tests of
                                  the interpreter's checks; 0 always but there */
     cute_composed smem_c;     /* (bm,bn) of smem_c_dtype, over the A/B stages' memory */
@@ -46,7 +48,8 @@ typedef struct gemm_plan {
     int consumers;
     bool pingpong;            /* each consumer warpgroup its own bm x bn tile, main loops and
                                  epilogues taking turns (hopper.c); else both on one tile */
-    int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N */
+    int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N
+                                 (0 counts as 1) */
     int sms;                  /* persistent kernels: the blocks resident at once (the device's
                                  SMs), each walking the tiles */
     int cluster_m, cluster_n; /* the Hopper kernel's clusters: blocks along M (sharing B, which
@@ -84,6 +87,9 @@ enum { GEMM_BREAK_MAP_FENCE = 512 };
 enum { GEMM_BREAK_ACC_COMMIT = 1024, GEMM_BREAK_TMEM_FREE = 2048, GEMM_BREAK_ACC_WAIT = 4096 };
 /* ... and the ping-pong consumers: a warpgroup that never passes the MMA turn */
 enum { GEMM_BREAK_TURN = 8192 };
+/* ... and the SM80 persistent kernel's C tile over the stages (as a block per tile has it),
+ * where the next tile's first k-tiles land during the epilogue */
+enum { GEMM_BREAK_C_OVER_STAGES = 16384 };
 const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
                                    char *err, size_t n);
 const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
@@ -141,8 +147,9 @@ cute_copy_atom gemm_g2s_atom(cute_alg *a, cute_dtype d, int bytes);
 
 /* The host function of a variant: identity tensors of the (M,K), (N,K), (M,N) modes for
  * the bounds predicates, then one block per bm x bn tile of C (and per batch index) running
- * `kernel` with (A, B, C, coordinates, alpha, beta). */
-#define GEMM_HOST(name, kernel)                                                              \
+ * `kernel` with (A, B, C, coordinates, alpha, beta).  GEMM_HOST_LAUNCH: the grid from
+ * `launch`, an expression of c, p (the plan) and mC. */
+#define GEMM_HOST_LAUNCH(name, kernel, launch)                                               \
     void name(cute_ctx *c, const cute_arg *arg)                                              \
     {                                                                                        \
         const gemm_plan *p = cute_ctx_user(c);                                               \
@@ -151,9 +158,9 @@ cute_copy_atom gemm_g2s_atom(cute_alg *a, cute_dtype d, int bytes);
         cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));             \
         cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));             \
         cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));             \
-        CUTE_LAUNCH(c, kernel, gemm_launch_cfg(c, p, mC, 0), mA, mB, mC, cA, cB, cC,         \
-                    arg[3].f, arg[4].f);                                                     \
+        CUTE_LAUNCH(c, kernel, launch, mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f);          \
     }
+#define GEMM_HOST(name, kernel) GEMM_HOST_LAUNCH(name, kernel, gemm_launch_cfg(c, p, mC, 0))
 
 /* the first two modes of an operand's shape (a batched operand's third is L) */
 cute_tuple gemm_matrix_shape(cute_ctx *c, cute_tensor t);
@@ -318,12 +325,16 @@ cute_dtype gemm_scalar_dtype(const cute_gemm_config *cfg);
 cute_ssa gemm_scale(cute_ctx *c, const gemm_plan *p, cute_ssa acc, cute_val alpha, cute_val beta,
                     cute_tensor C, cute_ssa in);
 /* the same through shared memory (step 5): the accumulators are stored in the MMA's layout
- * into p->smem_c over `smem` (the A/B stages, done with), as they are or (a tile too large
- * for that) scaled and rounded to C's dtype, then read back by p->copy_c in runs of C's
- * unit-stride mode, scaled if not yet, and stored with one predicated 128-bit store each, one
- * run per iteration of a dynamic loop (epilogue_smem.c) */
+ * into p->smem_c `smem` (over the A/B stages, done with, or beside them in the persistent
+ * kernel), as they are or (a tile too large for that) scaled and rounded to C's dtype, then
+ * read back by p->copy_c in runs of C's unit-stride mode, scaled if not yet, and stored with
+ * one predicated 128-bit store each, one run per iteration of a dynamic loop; in p->c_parts
+ * parts of N where the tile holds one (epilogue_smem.c) */
 void gemm_epilogue_smem(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                         cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor smem);
+/* C's shared tile of one part, (bm, bn / p->c_parts), seen as the whole (bm, bn) tile with
+ * every part on top of the first: what the MMA partitions (epilogue_smem.c) */
+cute_tensor gemm_c_parts_on_top(cute_ctx *c, const gemm_plan *p, cute_tensor sC);
 
 /* the shared tile of operand 0 (A) or 1 (B): (rows, bk, stages), rows contiguous
  * (see smem_layouts.c) */

@@ -78,20 +78,6 @@ static void runs_out(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_t
     }
 }
 
-/* C's shared tile (bm, bn / parts) seen as the whole (bm, bn) tile, part q of N on top of
- * part 0 (a stride-0 mode of the parts): the MMA partitions the whole tile, and the pieces of
- * part q land in the one buffer */
-static cute_tensor parts_on_top(cute_ctx *c, const gemm_plan *p, cute_tensor sC)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    int64_t w = p->bn / p->c_parts;
-    cute_layout over = cute_layout_fmt(a, "(%lld,(%lld,%d)):(1,(%lld,0))", (long long)p->bm, (long long)w,
-                                       p->c_parts, (long long)p->bm);
-    cute_tiler T = cute_tiler_layout(&over);
-    sC.layout = cute_composition(a, &sC.layout, &T);
-    return sC;
-}
-
 /* C through shared memory (GEMM step 5's epilogue, epilogue_smem.c): alpha acc, in C's
  * dtype, is written to sC in the MMA's layout (static shared offsets: nothing of C's
  * addresses is computed for it), then read back by p->copy_c in 16-byte runs of C's
@@ -111,7 +97,7 @@ void gemm_hopper_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const g
     int consumers = 128 * p->consumers;
     int64_t pieces = p->bn / 8 / p->c_parts; /* 8-column blocks of the accumulators a part */
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
-    cute_tensor tCsC = cute_partition_C(c, thr, parts_on_top(c, p, sC));
+    cute_tensor tCsC = cute_partition_C(c, thr, gemm_c_parts_on_top(c, p, sC));
     cute_ssa v = cute_tensor_load(c, acc);
     cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape)));
     cute_tuple part = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)(p->bn / p->c_parts));

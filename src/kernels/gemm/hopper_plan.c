@@ -49,7 +49,8 @@ static bool schedule(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
 {
     int s = cfg->tiling.schedule;
     if (s < CUTE_GEMM_SCHEDULE_AUTO || s > CUTE_GEMM_SCHEDULE_PINGPONG)
-        return cute_alg_fail(a, "gemm hopper: schedule %d (CUTE_GEMM_SCHEDULE_COOP or _PINGPONG, 0: the library's)", s);
+        return cute_alg_fail(a, "gemm hopper: schedule %d (CUTE_GEMM_SCHEDULE_COOP or _PINGPONG, 0: the library's%s)", s,
+                             s == CUTE_GEMM_SCHEDULE_PERSISTENT ? "; PERSISTENT is the SM80 kernels', this one always is" : "");
     p->pingpong = s == CUTE_GEMM_SCHEDULE_PINGPONG;
     if (p->pingpong && cfg->dual) /* its epilogue's halves of N: untried */
         return cute_alg_fail(a, "gemm hopper: the dual GEMM runs in the cooperative schedule (ping-pong asked)");

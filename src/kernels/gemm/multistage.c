@@ -155,44 +155,169 @@ static cute_tensor alloc(cute_ctx *c, cute_smem_allocator *a, cute_dtype d, cons
     return cute_smem_alloc_tensor_swizzled(c, a, d, L->sw, L->layout, 16);
 }
 
+/* The block's shared memory, laid out at the top level: the A and B stages, and C's tile
+ * (step 5) over them (the main loop ends with every read done) or, in the persistent
+ * kernel, beside them (the next tile's first k-tiles land there during the epilogue). */
+static void block_smem(cute_ctx *c, const gemm_plan *p, cute_tensor *sA, cute_tensor *sB, cute_tensor *sC)
+{
+    cute_smem_allocator smem = cute_smem_allocator_new(c);
+    *sA = alloc(c, &smem, p->cfg.dtype, &p->smem_a), *sB = alloc(c, &smem, p->cfg.dtype, &p->smem_b);
+    *sC = *sA;
+    if (!p->smem_epilogue) return;
+    if (p->persistent && !(p->broken & GEMM_BREAK_C_OVER_STAGES)) {
+        *sC = alloc(c, &smem, p->smem_c_dtype, &p->smem_c);
+        return;
+    }
+    cute_smem_allocator over = cute_smem_allocator_overlay(c, &smem);
+    *sC = alloc(c, &over, p->smem_c_dtype, &p->smem_c);
+}
+
+static g2s g2s_make(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tensor sA, cute_tensor sB)
+{
+    cute_thr_copy tA = cute_tiled_copy_slice(&p->copy_a, tid), tB = cute_tiled_copy_slice(&p->copy_b, tid);
+    return (g2s){tA, tB, cute_partition_D(c, tA, sA), cute_partition_D(c, tB, sB)};
+}
+
+/* the first stages - 1 k-tiles of tile t, into stages 0 .. stages - 2 */
+static void prologue(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g)
+{
+    for (int s = 0; s < p->stages - 1; s++) issue_ktile(c, p, t, g, cute_i(s), cute_i(s));
+}
+
+/* the MMA's fragments (gC: any tile of C, for the accumulators' shape) and the shared ->
+ * register copies' views of them */
+typedef struct frags {
+    cute_tensor tCrA, tCrB, tCrC;
+    s2r x;
+} frags;
+
+static frags frags_make(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tensor sA, cute_tensor sB, cute_tensor gC)
+{
+    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
+    cute_tuple s0 = cute_tuple_parse(cute_ctx_alg(c), "(_,_,0)");
+    frags f;
+    f.tCrA = cute_partition_fragment_A(c, thr, cute_tensor_slice(c, sA, s0));
+    f.tCrB = cute_partition_fragment_B(c, thr, cute_tensor_slice(c, sB, s0));
+    f.tCrC = cute_partition_fragment_C(c, thr, gC);
+    cute_thr_copy xA = cute_tiled_copy_slice(&p->s2r_a, tid), xB = cute_tiled_copy_slice(&p->s2r_b, tid);
+    f.x = (s2r){xA, xB, cute_partition_S(c, xA, sA), cute_partition_S(c, xB, sB),
+                cute_retile_D(c, xA, f.tCrA), cute_retile_D(c, xB, f.tCrB)};
+    return f;
+}
+
+static void epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
+                     cute_val alpha, cute_val beta, cute_tensor sC)
+{
+    if (p->smem_epilogue)
+        gemm_epilogue_smem(c, p, tid, t, acc, alpha, beta, sC);
+    else
+        gemm_epilogue(c, p, tid, t, acc, alpha, beta);
+}
+
 static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC,
                               cute_tensor cA, cute_tensor cB, cute_tensor cC, cute_val alpha,
                               cute_val beta)
 {
     const gemm_plan *p = cute_ctx_user(c);
-    cute_alg *a = cute_ctx_alg(c);
     cute_int tid = cute_thread_idx(c, 0);
     /* two blocks of up to 4 warps fit an SM's registers at up to 255 per thread */
     cute_kernel_min_blocks(c, p->threads <= 128 ? 2 : 1);
     gemm_tiles t = gemm_block_tiles(c, p, mA, mB, mC, cA, cB, cC);
-    /* shared memory is laid out at the top level; blocks past the last tile do nothing */
-    cute_smem_allocator smem = cute_smem_allocator_new(c);
-    cute_tensor sA = alloc(c, &smem, p->cfg.dtype, &p->smem_a), sB = alloc(c, &smem, p->cfg.dtype, &p->smem_b);
-    cute_tensor sC = sA;
-    if (p->smem_epilogue) { /* over the stages: the main loop ends with every read done */
-        cute_smem_allocator over = cute_smem_allocator_overlay(c, &smem);
-        sC = alloc(c, &over, p->smem_c_dtype, &p->smem_c);
-    }
+    cute_tensor sA, sB, sC;
+    block_smem(c, p, &sA, &sB, &sC); /* blocks past the last tile do nothing */
     CUTE_IF(c, t.inside) {
-        cute_thr_copy tA = cute_tiled_copy_slice(&p->copy_a, tid), tB = cute_tiled_copy_slice(&p->copy_b, tid);
-        g2s g = {tA, tB, cute_partition_D(c, tA, sA), cute_partition_D(c, tB, sB)};
-        for (int s = 0; s < p->stages - 1; s++) issue_ktile(c, p, &t, &g, cute_i(s), cute_i(s));
-
-        cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
-        cute_tuple s0 = cute_tuple_parse(a, "(_,_,0)");
-        cute_tensor tCrA = cute_partition_fragment_A(c, thr, cute_tensor_slice(c, sA, s0));
-        cute_tensor tCrB = cute_partition_fragment_B(c, thr, cute_tensor_slice(c, sB, s0));
-        cute_tensor tCrC = cute_partition_fragment_C(c, thr, t.gC);
-        cute_clear(c, tCrC);
-        cute_thr_copy xA = cute_tiled_copy_slice(&p->s2r_a, tid), xB = cute_tiled_copy_slice(&p->s2r_b, tid);
-        s2r x = {xA, xB, cute_partition_S(c, xA, sA), cute_partition_S(c, xB, sB),
-                 cute_retile_D(c, xA, tCrA), cute_retile_D(c, xB, tCrB)};
-        mainloop(c, p, &t, &g, &x, tCrA, tCrB, tCrC);
-        if (p->smem_epilogue)
-            gemm_epilogue_smem(c, p, tid, &t, tCrC, alpha, beta, sC);
-        else
-            gemm_epilogue(c, p, tid, &t, tCrC, alpha, beta);
+        g2s g = g2s_make(c, p, tid, sA, sB);
+        prologue(c, p, &t, &g);
+        frags f = frags_make(c, p, tid, sA, sB, t.gC);
+        cute_clear(c, f.tCrC);
+        mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC);
+        epilogue(c, p, tid, &t, f.tCrC, alpha, beta, sC);
     }
 }
 
-GEMM_HOST(gemm_multistage_host, multistage_kernel)
+/* The persistent kernel (CUTE_GEMM_SCHEDULE_PERSISTENT): one block an SM, walking tiles of C
+ * from the tile scheduler (tile_sched.c).  A block per tile leaves the tensor cores idle
+ * from its last MMA to the next block's first: the epilogue, then the next block's prologue
+ * waiting for its first k-tile from global memory.  Here the next tile's prologue is issued
+ * right after the main loop, into stages 0 .. stages - 2 (every warp is done with them: the
+ * main loop ends at a barrier), and its loads land while this tile's epilogue runs through
+ * C's shared tile of its own.  The next main loop's first barrier orders the epilogue's
+ * reads of that tile before the next epilogue's writes. */
+typedef struct walk {
+    cute_tensor mA, mB, mC, cA, cB, cC;
+    gemm_sched sched;
+} walk;
+
+/* x, a tile's coordinate, computed here, once: an index integer is emitted where it is used,
+ * and the scheduler's divisions, used in the k-loop, would be redone there every k-tile
+ * (NVVM does not hoist a division by a run-time value).  In 32 bits where the index bound
+ * keeps every tile index below 2^31 (64-bit ones spilled), and at most hi - 1, which keeps
+ * the offsets built on it provably 32-bit where the bound allows. */
+static cute_int once(cute_ctx *c, const gemm_plan *p, cute_int x, cute_int hi)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t b = p->cfg.index_bound, tiles = b ? ((b + p->bm - 1) / p->bm) * ((b + p->bn - 1) / p->bn) : INT64_MAX;
+    cute_val v = tiles <= INT32_MAX ? cute_int_value(c, x, CUTE_I32) : cute_int_value(c, x, CUTE_I64);
+    return cute_min(a, cute_int_from_val(c, v, 0), cute_sub(a, hi, cute_i(1)));
+}
+
+static gemm_tiles walk_tile(cute_ctx *c, const gemm_plan *p, const walk *w, cute_int i)
+{
+    cute_int tm, tn;
+    gemm_sched_tile(c, &w->sched, i, &tm, &tn);
+    tm = once(c, p, tm, w->sched.tiles_m), tn = once(c, p, tn, w->sched.tiles_n);
+    return gemm_tiles_at(c, p, w->mA, w->mB, w->mC, w->cA, w->cB, w->cC, tm, tn);
+}
+
+static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
+                              cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta)
+{
+    const gemm_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int tid = cute_thread_idx(c, 0);
+    cute_kernel_min_blocks(c, 1);
+    walk w = {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)};
+    cute_int mine = gemm_sched_mine(c, &w.sched);
+    cute_tensor sA, sB, sC;
+    block_smem(c, p, &sA, &sB, &sC);
+    g2s g = g2s_make(c, p, tid, sA, sB);
+    frags f = frags_make(c, p, tid, sA, sB, walk_tile(c, p, &w, cute_i(0)).gC);
+    /* rotated, one copy of each part: round i loads tile i's first k-tiles, writes tile
+     * i - 1's C, then multiplies tile i (the accumulators carried over the back edge, given
+     * a value before the loop for the epilogue that reads them first in the code) */
+    cute_clear(c, f.tCrC);
+    CUTE_FOR(c, i, cute_i(0), cute_add(a, mine, cute_i(1))) {
+        cute_val more = cute_int_lt(c, i, mine);
+        CUTE_IF(c, more) {
+            gemm_tiles t = walk_tile(c, p, &w, i);
+            prologue(c, p, &t, &g);
+        }
+        CUTE_IF(c, cute_int_lt(c, cute_i(0), i)) {
+            gemm_tiles t = walk_tile(c, p, &w, cute_sub(a, i, cute_i(1)));
+            epilogue(c, p, tid, &t, f.tCrC, alpha, beta, sC);
+        }
+        CUTE_IF(c, more) {
+            gemm_tiles t = walk_tile(c, p, &w, i);
+            cute_clear(c, f.tCrC);
+            mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC);
+        }
+    }
+}
+
+/* the persistent grid: the scheduler's blocks (at most one an SM), times a batch's L */
+static cute_launch_cfg persistent_launch(cute_ctx *c, const gemm_plan *p, cute_tensor mC)
+{
+    gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
+    cute_launch_cfg cfg = gemm_sched_launch_cfg(c, p, &s);
+    cfg.grid[2] = gemm_launch_cfg(c, p, mC, 0).grid[2];
+    return cfg;
+}
+
+static GEMM_HOST_LAUNCH(tiles_host, multistage_kernel, gemm_launch_cfg(c, p, mC, 0))
+static GEMM_HOST_LAUNCH(persistent_host, persistent_kernel, persistent_launch(c, p, mC))
+
+void gemm_multistage_host(cute_ctx *c, const cute_arg *arg)
+{
+    const gemm_plan *p = cute_ctx_user(c);
+    (p->persistent ? persistent_host : tiles_host)(c, arg);
+}

@@ -310,6 +310,36 @@ static void tc_c_tile(cute_alg *a, gemm_plan *p)
     c_tile(a, p, p->threads, p->bn, smem, along > 0 ? along : 1);
 }
 
+/* The shared memory a block may take on sm_<arch> (0: the interpreter, which has no limit:
+ * Hopper's) */
+static int64_t smem_per_block(int arch)
+{
+    return arch == 0 || arch >= 90 ? 227 * 1024 : arch == 80 || arch == 87 ? 163 * 1024 : 99 * 1024;
+}
+
+/* The persistent kernel's C tile (multistage.c): memory of its own beside the stages, which
+ * the next tile's first k-tiles fill while the epilogue reads it, so the accumulators go in
+ * as they are in the fewest parts of N that fit beside the stages on the target (bf16 and s8
+ * at 256x128: 144 KB of stages and two parts of 64 KB).  A part is whole MMA tiles of N
+ * (mma_n columns): the accumulators of one MMA tile then all fall in one part. */
+static bool persistent_c_tile(cute_alg *a, gemm_plan *p, int arch, int64_t mma_n)
+{
+    cute_dtype cd = cute_gemm_c_dtype(&p->cfg), acc = (cute_dtype)p->mma.atom.c_type;
+    int64_t stages = (int64_t)p->stages * (p->bm + p->bn) * p->bk * cute_dtype_bytes(p->cfg.dtype);
+    int64_t tile = p->bm * p->bn * cute_dtype_bytes(acc), room = smem_per_block(arch) - stages;
+    for (p->c_parts = 1; (p->bn / p->c_parts) % mma_n == 0; p->c_parts *= 2)
+        if (tile / p->c_parts <= room) {
+            int64_t along = 128 / (gemm_vector_bytes(&p->cfg, cd) / cute_dtype_bytes(cd) * cute_dtype_bytes(acc));
+            c_tile(a, p, p->threads, p->bn / p->c_parts, acc, along > 0 ? along : 1);
+            return true;
+        }
+    return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, persistent: %lld KB of stages leave %lld KB "
+                         "of sm_%d's shared memory, too little for C's %lld KB tile in parts of whole %lld-column "
+                         "MMA tiles (fewer stages or a smaller tile)", (long long)p->bm, (long long)p->bn,
+                         (long long)p->bk, p->stages, (long long)(stages / 1024), (long long)(room / 1024),
+                         arch ? arch : 90, (long long)(tile / 1024), (long long)mma_n);
+}
+
 /* the tiling asked for (cute_gemm_tiling: zero fields take the dtype's defaults), checked
  * against the atom: whole atoms per warp, at least two k-blocks per k-tile (the register
  * double buffer), at least three stages (one being read, one landing, one being issued) */
@@ -326,6 +356,10 @@ static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *
         return cute_alg_fail(a, "gemm tiling: read_bytes %d: only f64's fragment reads take a width "
                              "(%s reads through %s)", t->read_bytes, cute_dtype_name(s->d),
                              s->ldsm_k[0] ? "ldmatrix" : "the widest accesses its layout proves");
+    if (t->schedule == CUTE_GEMM_SCHEDULE_COOP || t->schedule == CUTE_GEMM_SCHEDULE_PINGPONG)
+        return cute_alg_fail(a, "gemm tiling: schedule %s: the hopper kernel's consumer warpgroups (the SM80 "
+                             "tensor-core kernels take the library's or CUTE_GEMM_SCHEDULE_PERSISTENT)",
+                             t->schedule == CUTE_GEMM_SCHEDULE_COOP ? "coop" : "pingpong");
     if (p->bm % pm || p->bn % pn || p->bk % atom->k || p->bk / atom->k < 2 || p->stages < 3 ||
         *wm * *wn > 32)
         return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, %dx%d warps: with %s each "
@@ -363,6 +397,9 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
         *(op == 0 ? &p->s2r_a : &p->s2r_b) = tc_s2r(a, s, p, op);
     }
     p->smem_epilogue = smem_epilogue;
+    p->persistent = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_PERSISTENT;
+    p->c_parts = 1;
+    if (smem_epilogue && p->persistent) return persistent_c_tile(a, p, arch, wn * atom.n * 2) && !a->failed;
     if (smem_epilogue) tc_c_tile(a, p);
     return !a->failed;
 }

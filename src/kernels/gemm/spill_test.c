@@ -33,10 +33,13 @@ static long sum_before(const char *text, const char *what)
     return sum;
 }
 
-static void check_majors(cute_runtime *rt, cute_gemm_variant v, cute_dtype d, const char *arch, int ma, int mb)
+/* schedule: the tiling's (0: the library's; CUTE_GEMM_SCHEDULE_PERSISTENT for the SM80
+ * kernels' persistent form) */
+static void check_scheduled(cute_runtime *rt, cute_gemm_variant v, cute_dtype d, const char *arch, int ma, int mb,
+                            int schedule)
 {
-    cute_gemm_config cfg = {.variant = v, .dtype = d, .major = {ma, mb, 0},
-                            .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND};
+    cute_gemm_config cfg = {.variant = v, .dtype = d, .major = {ma, mb, 0}, .align_bytes = 16,
+                            .index_bound = CUTE_GEMM_INDEX_BOUND, .tiling = {.schedule = schedule}};
     const cute_dtype *outs;
     int nouts;
     gemm_ref_out_dtypes(d, &outs, &nouts);
@@ -51,8 +54,9 @@ static void check_majors(cute_runtime *rt, cute_gemm_variant v, cute_dtype d, co
     if (s == CUTE_OK) {
         long regs = number_after(report, "Used "), stores = sum_before(report, "bytes spill stores"),
              loads = sum_before(report, "bytes spill loads"), stack = sum_before(report, "bytes stack frame");
-        printf("  %-13s %-9s %-7s %s%s %3ld registers, %ld/%ld bytes spilled, %ld of stack\n", cute_gemm_variant_name(v),
-               cute_dtype_name(d), arch, ma ? "t" : "n", mb ? "n" : "t", regs, stores, loads, stack);
+        printf("  %-13s %-9s %-7s %s%s%s %3ld registers, %ld/%ld bytes spilled, %ld of stack\n",
+               cute_gemm_variant_name(v), cute_dtype_name(d), arch, ma ? "t" : "n", mb ? "n" : "t",
+               schedule ? " persistent" : "", regs, stores, loads, stack);
         CHECK(regs > 0 && strstr(report, "spill stores"), "%s %s: an unreadable report:\n%s", cute_dtype_name(d),
               arch, report);
         CHECK(stores == 0 && loads == 0 && stack == 0, "%s %s spills: %ld bytes stored, %ld loaded, %ld of stack",
@@ -64,6 +68,11 @@ static void check_majors(cute_runtime *rt, cute_gemm_variant v, cute_dtype d, co
     }
     free(report);
     cute_fn_free(f);
+}
+
+static void check_majors(cute_runtime *rt, cute_gemm_variant v, cute_dtype d, const char *arch, int ma, int mb)
+{
+    check_scheduled(rt, v, d, arch, ma, mb, 0);
 }
 
 /* A and B K-major: the layout the benchmarks run */
@@ -134,6 +143,10 @@ int main(void)
     check_kernel(rt, CUTE_GEMM_HOPPER, CUTE_BF16, "sm_90a");
     check_kernel(rt, CUTE_GEMM_HOPPER, CUTE_F16, "sm_90a");
     check_kernel(rt, CUTE_GEMM_HOPPER, CUTE_E4M3, "sm_90a");
+    /* the SM80 kernels' persistent schedule: one copy of the prologue (a second, after the
+     * main loop, spilled 16 bytes) and the tile's coordinates once in 32 bits */
+    check_scheduled(rt, CUTE_GEMM_TENSOROP_SMEM, CUTE_BF16, "sm_90a", 1, 1, CUTE_GEMM_SCHEDULE_PERSISTENT);
+    check_scheduled(rt, CUTE_GEMM_TENSOROP_SMEM, CUTE_I8, "sm_90a", 1, 1, CUTE_GEMM_SCHEDULE_PERSISTENT);
     check_kernel(rt, CUTE_GEMM_TENSOROP_SMEM, CUTE_BF16, "sm_80");
     check_kernel(rt, CUTE_GEMM_TENSOROP_SMEM, CUTE_F64, "sm_80"); /* m8n8k4 DMMA, another tiling */
     cute_runtime_set_target_arch(rt, "sm_90a");

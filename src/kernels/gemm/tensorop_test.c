@@ -259,6 +259,44 @@ static void big_tile(void)
     cute_runtime_free(rt);
 }
 
+/* The persistent kernel (CUTE_GEMM_SCHEDULE_PERSISTENT), each block walking several tiles
+ * (the interpreter has 2 "SMs"), the next tile's first k-tiles loading during this one's
+ * epilogue: the library's tiling (C's shared tile in two parts of N beside the stages) with
+ * tails in M, N and K and beta; s8; a batch with an f32 row-major C and a small tile (12
+ * tiles a matrix on the interpreter); step 4 (no C tile).  On a GPU the same at `scale`
+ * times the extents. */
+static void persistent(const char *backend, int64_t scale)
+{
+    char err[512];
+    cute_runtime *rt;
+    if (cute_runtime_new(backend, &rt, err, sizeof err) != CUTE_OK) {
+        SKIP("no GPU: the persistent kernels ran on the interpreter only");
+        return;
+    }
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    enum { P = CUTE_GEMM_SCHEDULE_PERSISTENT };
+    static const struct {
+        problem pr;
+        cute_gemm_tiling t;
+        cute_gemm_variant v;
+    } cases[] = {
+        {{300, 260, 100, 1, {1, 1, 0}, CUTE_BF16, CUTE_BF16, 1.5, -0.5}, {.schedule = P}, CUTE_GEMM_TENSOROP_SMEM},
+        {{300, 300, 150, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 3, -2}, {.schedule = P}, CUTE_GEMM_TENSOROP_SMEM},
+        {{200, 136, 72, 2, {0, 1, 1}, CUTE_BF16, CUTE_F32, 1.0, 0.25},
+         {.bm = 64, .bn = 64, .bk = 32, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = P},
+         CUTE_GEMM_TENSOROP_SMEM},
+        {{129, 300, 33, 1, {1, 0, 0}, CUTE_F16, CUTE_F16, 1.5, 0.0}, {.schedule = P}, CUTE_GEMM_TENSOROP},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        problem pr = cases[i].pr;
+        pr.M = pr.M * scale + (scale > 1), pr.N *= scale, pr.K = pr.K * scale + (scale > 1);
+        CHECK(cute_gemm_lib_tiling(lib, &cases[i].t), "persistent tiling %zu", i);
+        run(lib, cute_runtime_backend(rt), cases[i].v, &pr, backend);
+    }
+    cute_gemm_lib_free(lib);
+    cute_runtime_free(rt);
+}
+
 /* The step-5 kernel's shared-memory accesses are conflict-free, counted by the interpreter:
  * cp.async, ldmatrix, and the epilogue's stores and reads of the f32 accumulators (its reads
  * took twice the wavefronts when 32 threads ran along a 1 KB column of the tile).  Row-major
@@ -307,8 +345,10 @@ int main(void)
     on("interp", small, 3);
     fp8_sm90(small[0]);
     big_tile();
+    persistent("interp", 1);
     banks();
     static const int64_t big[][4] = {{1021, 509, 263, 1}, {1024, 768, 520, 2}, {2048, 2048, 2048, 1}};
     on("cuda", big, 3);
+    persistent("cuda", 7);
     return CHECK_DONE("tensorop_test");
 }
