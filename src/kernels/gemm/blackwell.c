@@ -20,6 +20,10 @@
  * tcgen05.cp .32x128b.warpx4) before the k-tile's MMAs; a k-tile past K's last atom reads
  * that atom again (its A and B are TMA's zeros).
  *
+ * The dual GEMM (SwiGLU): the stage's B holds B0's k-tile of bn / 2 rows then B1's (two TMA
+ * maps, the Hopper kernel's loads), one MMA of N = bn puts A B0^T and A B1^T side by side in
+ * the accumulator, and the epilogue stores silu(left) * right to C's tile of bn / 2 columns.
+ *
  * TMA clips the edge tiles (zeros outside A and B), so the main loop has no predicates; the
  * epilogue predicates its stores.  Verified on the interpreter and compiled by ptxas for
  * sm_100a; no Blackwell has run it (docs/blackwell.md). */
@@ -36,12 +40,13 @@ enum { EPILOGUE_WARPS = 4, MMA_WARP = 4, ACC_STAGES = 2 };
 /* what every role sees */
 typedef struct bw_kernel {
     const gemm_plan *p;
+    gemm_plan tiles;     /* C's tile: p's, but bn / 2 for the dual GEMM */
     cute_tensor mA, mB, mC, cA, cB, cC;
     gemm_sched sched;
     gemm_hopper_smem m;  /* the stages and their PipelineTmaUmma */
     cute_pipeline acc;   /* the accumulator stages' PipelineUmmaAsync */
     cute_val taddr;      /* the tensor memory: lane 0, the first column */
-    cute_val alpha, beta, mapA, mapB;
+    cute_val alpha, beta, mapA, mapB[2]; /* B's map, and the dual GEMM's B1's */
     /* NVFP4: the scales' atoms in global memory, (rows / 128, K / 64), and their stages
      * (GEMM_BW_SF_KTILE bytes, stages) */
     cute_tensor gSFA, gSFB, sSFA, sSFB;
@@ -49,11 +54,18 @@ typedef struct bw_kernel {
 
 static bool nvfp4(const gemm_plan *p) { return p->cfg.dtype == CUTE_E2M1; }
 
+gemm_plan gemm_blackwell_tiles(const gemm_plan *p)
+{
+    gemm_plan t = *p;
+    if (p->cfg.dual) t.bn /= 2;
+    return t;
+}
+
 /* the w-th tile this block takes, at (tm, tn) */
 static gemm_tiles tile(cute_ctx *c, const bw_kernel *k, cute_int w, cute_int *tm, cute_int *tn)
 {
     gemm_sched_tile(c, &k->sched, w, tm, tn);
-    return gemm_tiles_at(c, k->p, k->mA, k->mB, k->mC, k->cA, k->cB, k->cC, *tm, *tn);
+    return gemm_tiles_at(c, &k->tiles, k->mA, k->mB, k->mC, k->cA, k->cB, k->cC, *tm, *tn);
 }
 
 /* the stage at the state's index of stages t (its last mode): an operand's (rows, bk), or
@@ -90,7 +102,7 @@ static void producer(cute_ctx *c, const bw_kernel *k)
         cute_int tm, tn;
         gemm_tiles t = tile(c, k, w, &tm, &tn);
         CUTE_FOR(c, kt, cute_i(0), t.k_tiles) {
-            cute_val bar = gemm_hopper_load_ab(c, p, &k->m, &s, k->mapA, &k->mapB, &t, kt, to);
+            cute_val bar = gemm_hopper_load_ab(c, p, &k->m, &s, k->mapA, k->mapB, &t, kt, to);
             if (nvfp4(p)) {
                 load_scales(c, k->gSFA, k->sSFA, tm, kt, &s, bar);
                 load_scales(c, k->gSFB, k->sSFB, tn, kt, &s, bar);
@@ -123,7 +135,7 @@ static void mma_tile(cute_ctx *c, const bw_kernel *k, const gemm_tiles *t, cute_
             cute_val sfb = cute_val_binop(c, CUTE_OP_ADD, sfa, cute_val_int(c, CUTE_U32, GEMM_BW_SF_COLUMNS));
             cute_umma_copy_scales(c, sfa, stage(c, k->sSFA, read));
             cute_umma_copy_scales(c, sfb, stage(c, k->sSFB, read));
-            cute_umma_gemm_nvf4(c, &p->umma, d, stage(c, k->m.sA, read), stage(c, k->m.sB, read), sfa, sfb, more);
+            cute_umma_gemm_scaled(c, &p->umma, d, stage(c, k->m.sA, read), stage(c, k->m.sB, read), sfa, sfb, more);
         } else {
             cute_umma_gemm(c, &p->umma, d, stage(c, k->m.sA, read), stage(c, k->m.sB, read), more);
         }
@@ -214,13 +226,13 @@ static cute_tensor scale_atoms(cute_ctx *c, cute_tensor sf, cute_int rows, cute_
 
 static void blackwell_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
                              cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
-                             cute_val mapB, cute_tensor sfA, cute_tensor sfB)
+                             cute_val mapB, cute_val mapB1, cute_tensor sfA, cute_tensor sfB)
 {
     const gemm_plan *p = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
-    bw_kernel k = {.p = p, .mA = mA, .mB = mB, .mC = mC, .cA = cA, .cB = cB, .cC = cC,
-                   .sched = gemm_sched_make(c, p, mC, p->raster), .alpha = alpha, .beta = beta, .mapA = mapA,
-                   .mapB = mapB};
+    bw_kernel k = {.p = p, .tiles = gemm_blackwell_tiles(p), .mA = mA, .mB = mB, .mC = mC, .cA = cA, .cB = cB,
+                   .cC = cC, .alpha = alpha, .beta = beta, .mapA = mapA, .mapB = {mapB, mapB1}};
+    k.sched = gemm_sched_make(c, &k.tiles, mC, p->raster);
     if (nvfp4(p)) { /* (the operands are A's and B's bytes: K / 2 of them a row) */
         cute_int K = cute_mul(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(2));
         k.gSFA = scale_atoms(c, sfA, mA.layout.shape.leaf[0], K);
@@ -255,10 +267,12 @@ void gemm_blackwell_host(cute_ctx *c, const cute_arg *arg)
         mA = cute_tensor_recast(c, mA, CUTE_U8), mB = cute_tensor_recast(c, mB, CUTE_U8);
     }
     gemm_hopper_atoms(c, p, mA, mB);
+    cute_tma_atom b1 = p->cfg.dual ? gemm_hopper_b1_atom(c, p, arg[5].tensor) : p->tma_b;
     cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));
     cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
-    gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
+    gemm_plan tiles = gemm_blackwell_tiles(p);
+    gemm_sched s = gemm_sched_make(c, &tiles, mC, p->raster);
     CUTE_LAUNCH(c, blackwell_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
-                p->tma_a.map, p->tma_b.map, sfA, sfB);
+                p->tma_a.map, p->tma_b.map, b1.map, sfA, sfB);
 }

@@ -234,6 +234,8 @@ gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p);
  * its own away (setmaxnreg 40), the consumers take 232 */
 void gemm_hopper_roles(cute_ctx *c, kernel_warp_role *producer, kernel_warp_role *consumer, void *user);
 void gemm_hopper_atoms(cute_ctx *c, gemm_plan *p, cute_tensor mA, cute_tensor mB);
+/* the dual GEMM's B1: B0's box and swizzle over B1's own tensor (its own map) */
+cute_tma_atom gemm_hopper_b1_atom(cute_ctx *c, const gemm_plan *p, cute_tensor mB1);
 void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
                             cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to);
 /* the same up to the stage's commit: acquired and loading, the stage's full barrier returned
@@ -312,6 +314,8 @@ cute_layout gemm_smem_layout(cute_alg *a, const gemm_plan *p, int operand, int s
 /* The Blackwell kernel's epilogue of one tile (blackwell_epilogue.c): thread tid (0..127, the four epilogue
  * warps) reads row tid of the accumulators at tensor-memory address acc (T2R) and stores
  * alpha acc + beta C to the tile's row of C */
+/* the plan of C's tiles: p's, but bn / 2 for the dual GEMM (A B0^T beside A B1^T) */
+gemm_plan gemm_blackwell_tiles(const gemm_plan *p);
 void gemm_blackwell_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val acc,
                              cute_val alpha, cute_val beta);
 
