@@ -20,15 +20,17 @@ static bool dtypes_taken(const cute_call_arg *A, const cute_call_arg *C)
 }
 
 /* the most vectors the GEMV kernels take for these operands: up to CUTE_GEMV_MAX_MMA_VECTORS
- * through the tensor cores (f16 and bf16 whose rows are 16-byte aligned) */
+ * through the tensor cores (f16, bf16 and f32 whose rows are 16-byte aligned: offset,
+ * leading dimension, batch stride and K in whole 16-byte vectors, counted in elements so
+ * that no product overflows) */
 static int64_t vectors_taken(const cute_call_arg *A, const cute_call_arg *B)
 {
-    int eb = cute_dtype_bytes((cute_dtype)A->dtype);
+    int64_t v = 16 / cute_dtype_bytes((cute_dtype)A->dtype); /* elements a vector */
     bool rows16 = true;
     for (int i = 0; i < 2; i++) {
         const cute_call_arg *t = i ? B : A;
-        rows16 = rows16 && t->offset % 16 == 0 && (t->shape[0] <= 1 || (t->stride[0] * eb) % 16 == 0) &&
-                 (t->ndim < 3 || t->shape[2] <= 1 || (t->stride[2] * eb) % 16 == 0) && (t->shape[1] * eb) % 16 == 0;
+        rows16 = rows16 && t->offset % 16 == 0 && (t->shape[0] <= 1 || t->stride[0] % v == 0) &&
+                 (t->ndim < 3 || t->shape[2] <= 1 || t->stride[2] % v == 0) && t->shape[1] % v == 0;
     }
     return rows16 && cute_gemv_mma_for((cute_dtype)A->dtype, CUTE_GEMV_MAX_MMA_VECTORS) ? CUTE_GEMV_MAX_MMA_VECTORS
                                                                                      : CUTE_GEMV_MAX_VECTORS;
