@@ -18,8 +18,8 @@ for dt in (torch.bfloat16, torch.float16, torch.float32):
         gbs = (m * k * es + k * es + 2 * m * es) / ms / 1e6
         print(f"torch.mv {str(dt)[6:]:9s} {m}x{k}: {ms:.4f} ms {gbs:8.1f} GB/s")
 for dt in (torch.bfloat16, torch.float32):  # the skinny GEMMs of issue 17
-    for m, n, k in ((1, 8192, 8192), (8, 8192, 8192), (16, 8192, 8192), (64, 8192, 8192),
-                    (4097, 3, 8191), (3, 5, 100000)):
+    for m, n, k in ((1, 8192, 8192), (8, 8192, 8192), (16, 8192, 8192), (32, 8192, 8192),
+                    (64, 8192, 8192), (128, 8192, 8192), (4097, 3, 8191), (3, 5, 100000)):
         A = torch.rand(m, k, device="cuda", dtype=dt) * 4 - 2
         B = torch.rand(n, k, device="cuda", dtype=dt) * 4 - 2
         ms = median_ms(lambda: torch.mm(A, B.t()))

@@ -43,12 +43,27 @@ typedef struct cute_gemv_config {
     int sf_vec;         /* block-scaled (cutec_gemv_blockscaled): elements per scale, 16
                            (NVFP4: e2m1 with ue4m3 scales) or 32 (MXFP8: e4m3 with ue8m0);
                            0: none */
+    bool many_splits;   /* with split and not atomic: the second kernel gives each row a
+                           warp, its lanes every 32nd split (the library's choice past
+                           CUTE_GEMV_FEW_SPLITS splits) */
+    bool mma;           /* the tensor-core form (f16/bf16, K-major A, 16-byte vectors): A's
+                           rows on mma.sync's 16-row side, the vectors (up to
+                           CUTE_GEMV_MAX_MMA_VECTORS) on its 8-column side */
 } cute_gemv_config;
 
 /* the scales' dtype of a block-scaled configuration: ue4m3 for e2m1, ue8m0 for e4m3 */
 cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
 
 #define CUTE_GEMV_MAX_VECTORS 8
+#define CUTE_GEMV_FEW_SPLITS 32
+/* ... and through the tensor cores (f16 and bf16 with K-major A and 16-byte aligned rows) */
+#define CUTE_GEMV_MAX_MMA_VECTORS 128
+
+/* whether a new library runs `vectors` vectors of dtype d through the tensor-core form
+ * (where A is K-major and A's and x's rows are 16-byte aligned): f16, bf16 and f32 from
+ * CUTE_GEMV_MMA_FROM vectors on */
+#define CUTE_GEMV_MMA_FROM 8
+bool cute_gemv_mma_for(cute_dtype d, int vectors);
 
 /* the y dtype a configuration writes */
 cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg);
@@ -74,6 +89,9 @@ bool cute_gemv_lib_splits(cute_gemv_lib *lib, int splits);
 /* Split-K's reduction for later calls: deterministic (the default: partials added in split
  * order, the same bits every run) or not (atomic additions, cute_gemv_config.atomic). */
 void cute_gemv_lib_deterministic(cute_gemv_lib *lib, bool deterministic);
+/* The tensor-core form from `vectors` vectors on for later calls (1 to
+ * CUTE_GEMV_MAX_VECTORS + 1; CUTE_GEMV_MMA_FROM by default): false for another count */
+bool cute_gemv_lib_mma_from(cute_gemv_lib *lib, int vectors);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

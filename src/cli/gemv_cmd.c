@@ -22,6 +22,7 @@ typedef struct gemv_opts {
     int vectors; /* 0: cutec_gemv; else cutec_gemv_vectors with N of them */
     int sf_vec;  /* nvfp4 (16) or mxfp8 (32): cutec_gemv_blockscaled; else 0 */
     bool atomic; /* --reduction atomic: split-K's non-deterministic reduction */
+    int mma_from; /* --mma-from: the tensor-core form from this many vectors on */
     int iters;
     const char *emit, *arch, *backend;
 } gemv_opts;
@@ -37,12 +38,12 @@ static int usage(const char *cmd)
         stderr,
         "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
-        "         [--reduction ordered|atomic] [--iters N]\n"
+        "         [--reduction ordered|atomic] [--mma-from N] [--iters N]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
         "  --vectors N: N vectors at once, x (K,N,L) and y (M,N,L) (the skinny GEMM's path, N <= "
-        "8)\n"
+        "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n",
         cmd);
@@ -75,7 +76,9 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
     else if (!strcmp(k, "--layout"))
         ok = !strcmp(v, "rows") || !strcmp(v, "cols"), o->major = !strcmp(v, "rows");
     else if (!strcmp(k, "--vectors"))
-        ok = cli_int(v, 1, 64, &x, why, n), o->vectors = (int)x;
+        ok = cli_int(v, 1, CUTE_GEMV_MAX_MMA_VECTORS, &x, why, n), o->vectors = (int)x;
+    else if (!strcmp(k, "--mma-from"))
+        ok = cli_int(v, 1, CUTE_GEMV_MAX_VECTORS + 1, &x, why, n), o->mma_from = (int)x;
     else if (!strcmp(k, "--reduction"))
         ok = !strcmp(v, "ordered") || !strcmp(v, "atomic"), o->atomic = !strcmp(v, "atomic");
     else if (!strcmp(k, "--splits"))
@@ -97,6 +100,7 @@ static int parse(int argc, char **argv, gemv_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
+    o->mma_from = CUTE_GEMV_MMA_FROM;
     bool out_given = false;
     if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
@@ -134,8 +138,11 @@ static int emit(const gemv_opts *o)
                             .a_major = o->major,
                             .vec = 128 / cute_dtype_bits(o->dtype),
                             .split = o->splits > 1,
+                            .many_splits = o->splits > CUTE_GEMV_FEW_SPLITS,
                             .vectors = (int)nvec(o),
-                            .sf_vec = o->sf_vec};
+                            .sf_vec = o->sf_vec,
+                            .mma = o->major && !o->sf_vec && cute_gemv_mma_for(o->dtype, CUTE_GEMV_MAX_MMA_VECTORS) &&
+                                   nvec(o) >= o->mma_from};
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -273,13 +280,30 @@ static bool wrong(const problem *p, const gemv_opts *o, int64_t m, int64_t v, in
     return !(fabs(got - want) <= tol);
 }
 
-/* every element of y against the float64 reference (inputs as stored, decoded exactly) */
+/* the rows of y checked: every row, or past 2^26 products (8192x8192 with one vector; the
+ * skinny GEMMs of `bench gemv --vectors` have up to 128 times that) one row in `step` and
+ * the last */
+static int64_t row_step(const gemv_opts *o)
+{
+    double products = (double)o->M * (double)o->K * (double)nvec(o) * (double)o->L;
+    return products > 0x1p26 ? (int64_t)ceil(products / 0x1p26) : 1;
+}
+
+static int64_t rows_checked(const gemv_opts *o)
+{
+    int64_t step = row_step(o), rows = (o->M + step - 1) / step + ((o->M - 1) % step != 0);
+    return rows * nvec(o) * o->L;
+}
+
+/* y's elements (rows_checked) against the float64 reference (inputs as stored, decoded
+ * exactly) */
 static int64_t verify(const problem *p, const gemv_opts *o)
 {
-    int64_t bad = 0;
+    int64_t bad = 0, step = row_step(o);
     for (int64_t l = 0; l < o->L; l++)
         for (int64_t v = 0; v < nvec(o); v++)
-            for (int64_t m = 0; m < o->M; m++) bad += wrong(p, o, m, v, l);
+            for (int64_t m = 0; m < o->M; m++)
+                if (m % step == 0 || m == o->M - 1) bad += wrong(p, o, m, v, l);
     return bad;
 }
 
@@ -321,6 +345,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     cute_gemv_lib_last(p->lib, &cfg, &splits);
     const char *kind = o->sf_vec == 16   ? "nvfp4"
                        : o->sf_vec == 32 ? "mxfp8"
+                       : cfg.mma         ? "mma"
                        : o->major        ? "rows"
                                          : "cols";
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s", kind,
@@ -337,6 +362,7 @@ static int run(const gemv_opts *o)
         return CLI_FAIL;
     }
     p.lib = cute_gemv_lib_new(p.rt);
+    cute_gemv_lib_mma_from(p.lib, o->mma_from);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
@@ -345,7 +371,7 @@ static int run(const gemv_opts *o)
     if (ms >= 0)
         printf("gemv %s, backend %s: %s (%lld wrong of %lld)", what,
                cute_runtime_backend_name(p.rt), bad ? "FAILED" : "verified against float64",
-               (long long)bad, (long long)(o->M * nvec(o) * o->L));
+               (long long)bad, (long long)rows_checked(o));
     if (ms >= 0 && gpu) printf(", %.4f ms, %.1f GB/s", ms, moved(o) / ms / 1e6);
     if (ms >= 0) printf("\n");
     problem_drop(&p);
@@ -385,6 +411,7 @@ static int bench(const gemv_opts *base, bool shape_given)
     static const int64_t shapes[][3] = {{8192, 8192, 1}, {16384, 4096, 1}, {4096, 16384, 1}};
     static const int64_t seed001[][3] = {{7168, 16384, 1}, {4096, 7168, 8}, {7168, 2048, 4}};
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    cute_gemv_lib_mma_from(lib, base->mma_from);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;

@@ -70,9 +70,9 @@ static cute_status shapes(const gemv_operands *o, char *err, size_t n)
     if (y->shape[1] != x->shape[1])
         return gemv_invalid(err, n, "gemv: x holds %lld vectors but y %lld", (long long)x->shape[1],
                             (long long)y->shape[1]);
-    if (x->shape[1] < 1 || x->shape[1] > CUTE_GEMV_MAX_VECTORS)
+    if (x->shape[1] < 1 || x->shape[1] > CUTE_GEMV_MAX_MMA_VECTORS)
         return gemv_invalid(err, n, "gemv: %lld vectors (1 to %d at once)", (long long)x->shape[1],
-                            CUTE_GEMV_MAX_VECTORS);
+                            CUTE_GEMV_MAX_MMA_VECTORS);
     return CUTE_OK;
 }
 

@@ -32,6 +32,7 @@ static int rows_unroll(const cute_gemv_config *cfg)
 
 int cute_gemv_k_tile(const cute_gemv_config *cfg)
 {
+    if (cfg->mma) return (int)gemv_mma_k_tile(cfg);
     return cfg->a_major == 1 ? 32 * cfg->vec * rows_unroll(cfg) : COLS_UNROLL;
 }
 
@@ -41,6 +42,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
     p->nvec = gemv_nvec(cfg);
+    if (cfg->mma) return gemv_plan_mma(a, cfg, p);
     p->threads = GEMV_THREADS;
     /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
     p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1;
@@ -96,9 +98,29 @@ static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
     return true;
 }
 
+/* the tensor-core form: f16, bf16 or f32 inputs, K-major A, 16-byte vectors, up to 128
+ * vectors */
+static bool mma_ok(const cute_gemv_config *cfg, char *err, size_t n)
+{
+    cute_dtype d = cfg->dtype;
+    if ((d != CUTE_F16 && d != CUTE_BF16 && d != CUTE_F32) || cfg->a_major != 1 ||
+        cfg->vec * cute_dtype_bytes(d) != 16 || cfg->sf_vec) {
+        snprintf(err, n, "gemv: the tensor-core form takes f16, bf16 or f32 K-major A in 16-byte vectors "
+                 "(got %s, A's unit-stride mode %d, vectors of %d)", cute_dtype_name(cfg->dtype), cfg->a_major,
+                 cfg->vec);
+        return false;
+    }
+    if (cfg->vectors < 1 || cfg->vectors > CUTE_GEMV_MAX_MMA_VECTORS) {
+        snprintf(err, n, "gemv: %d vectors on the tensor cores (1 to %d)", cfg->vectors, CUTE_GEMV_MAX_MMA_VECTORS);
+        return false;
+    }
+    return true;
+}
+
 static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
 {
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
+    if (cfg->mma && !mma_ok(cfg, err, n)) return false;
     cute_dtype d = cfg->dtype, y = cute_gemv_y_dtype(cfg);
     if (d != CUTE_F32 && d != CUTE_F16 && d != CUTE_BF16 && d != CUTE_E4M3) {
         snprintf(err, n, "gemv: %s inputs (f32, f16, bf16 or e4m3)", cute_dtype_name(d));
@@ -114,8 +136,12 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  cfg->vec);
         return false;
     }
-    if (cfg->vectors < 0 || cfg->vectors > CUTE_GEMV_MAX_VECTORS) {
+    if (cfg->vectors < 0 || (cfg->vectors > CUTE_GEMV_MAX_VECTORS && !cfg->mma)) {
         snprintf(err, n, "gemv: %d vectors (1 to %d)", cfg->vectors, CUTE_GEMV_MAX_VECTORS);
+        return false;
+    }
+    if (cfg->many_splits && (!cfg->split || cfg->atomic)) {
+        snprintf(err, n, "gemv: many_splits is the ordered reduction's (split set, atomic not)");
         return false;
     }
     if (cfg->atomic && !cfg->split) {
@@ -201,14 +227,17 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     char name[80];
     snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s",
              cfg->sf_vec    ? "blockscaled"
+             : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
                             : "cols",
              cute_dtype_name(cfg->dtype), cute_dtype_name(cute_gemv_y_dtype(cfg)), cfg->vec,
              gemv_nvec(cfg),
-             cfg->atomic  ? "_atomic"
-             : cfg->split ? "_split"
+             cfg->atomic        ? "_atomic"
+             : cfg->many_splits ? "_splits"
+             : cfg->split       ? "_split"
                           : "");
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
+                        : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host
                                        : gemv_cols_host;
     const cute_fn *f = cute_compile(rt, name, host, plan, 7, specs, err, n);

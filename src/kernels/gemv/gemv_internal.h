@@ -18,6 +18,10 @@ typedef struct gemv_plan {
     cute_tuple tile;    /* a block's step: rows (warps, 32 x vec x unroll); cols tc's tile */
     bool words;         /* NVFP4: A and x move and decode as u32 words of 8 e2m1 */
     bool fp4_cvt;       /* ... decoded by sm_100a's cvt.rn.f16x2.e2m1x2, not bit operations */
+    /* the tensor-core form (cfg.mma, mma.c): A's rows on mma.sync's 16-row side, the
+     * vectors on its 8-column side; a block's tile (bm rows, bn vectors, bk columns) */
+    cute_tiled_mma mma;
+    int64_t bm, bn, bk, bkx; /* bkx: X's columns a step (bk is A's) */
 } gemv_plan;
 
 #define GEMV_MAX_ROWS 4
@@ -44,6 +48,11 @@ void gemv_rows_host(cute_ctx *c, const cute_arg *arg);
 void gemv_cols_host(cute_ctx *c, const cute_arg *arg);
 /* block-scaled (NVFP4, MXFP8) K-major A: the rows kernel's body with scales (blockscaled.c) */
 void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg);
+/* many vectors through mma.sync (mma.c): the plan's tiles and TiledMMA, and the host */
+bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
+void gemv_mma_host(cute_ctx *c, const cute_arg *arg);
+/* the mma form's k-tile */
+int64_t gemv_mma_k_tile(const cute_gemv_config *cfg);
 
 /* The rows and cols host functions' arguments, A (M,K,L), x (K,N,L), y, the split-K
  * workspace W, kchunk, alpha, beta, with x broadcast as A (gemv_broadcast_x), and their
@@ -109,6 +118,10 @@ void gemv_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, cons
 void gemv_finish(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_int m0, int v,
                  cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
                  cute_val beta);
+/* y = alpha acc + beta y where pred holds, in f32, rounded once to y's dtype; beta == 0
+ * reads no y (BLAS's rule) */
+void gemv_scale_into(cute_ctx *c, cute_tensor acc, cute_tensor y, cute_ssa pred, cute_val alpha,
+                     cute_val beta);
 /* the K-major kernels' end: each vector's lane sums added over the warp, lane 0 finishing
  * row `row` */
 void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cute_int row,

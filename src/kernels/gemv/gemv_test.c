@@ -162,6 +162,8 @@ static void results(cute_runtime *rt)
         /* split-K, forced: the ordered reduction writes y */
         {CUTE_BF16, CUTE_F32, 3, 2500, 2, 1, 0, 1, 0, 3, -0.5, 0},
         {CUTE_F32, CUTE_F32, 1, 1900, 1, 1, 0, 3, 0, 4, 0, 0},
+        /* past 32 splits: a warp a row in the second kernel (many_splits) */
+        {CUTE_BF16, CUTE_F32, 5, 20000, 1, 1, 0, 1, 0, 40, -0.5, 3},
         /* misaligned: A and x 4 bytes into their buffers, odd K: narrower vectors */
         {CUTE_F16, CUTE_F16, 7, 333, 1, 1, 0, 1, 2, 0, 2.0, 0},
         /* M-major: a thread per vector of rows; x through a stride-0 view */
@@ -179,6 +181,15 @@ static void results(cute_runtime *rt)
         {CUTE_F16, CUTE_F16, 21, 1100, 1, 1, 8, 1, 0, 3, 0.5, 8},
         {CUTE_F32, CUTE_BF16, 300, 45, 2, 0, 0, 1, 0, 2, -0.5, 3},
         {CUTE_E4M3, CUTE_F32, 5, 0, 1, 1, 0, 1, 0, 0, -0.5, 2},
+        /* more than 8 vectors: the tensor cores (mma.c); tails in M (blocks of 128 rows), in
+         * K (k-tiles of 128, or 64) and in N (atoms of 8 vectors), batches, split-K */
+        {CUTE_BF16, CUTE_BF16, 200, 600, 1, 1, 8, 1, 0, 0, 0, 20},
+        {CUTE_F16, CUTE_F32, 130, 2056, 2, 1, 0, 2, 0, 3, -0.5, 9},
+        {CUTE_BF16, CUTE_F16, 77, 96, 1, 1, 0, 1, 0, 0, 0.5, 128},
+        {CUTE_F16, CUTE_BF16, 40, 520, 1, 1, 0, 1, 0, 2, 0, 64},
+        /* f32 as three tf32 products (3xTF32), within f32's tolerance */
+        {CUTE_F32, CUTE_F32, 150, 1000, 1, 1, 4, 1, 0, 0, -0.5, 17},
+        {CUTE_F32, CUTE_BF16, 33, 1000, 2, 1, 0, 2, 0, 3, 0, 100},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(rt, lib, &cases[i]);
     /* the atomic reduction, on every forced split: the same answers within rounding, twice in
@@ -248,8 +259,17 @@ static void validation(cute_runtime *rt)
     cute_call_arg Y =
         cute_call_tensor(&buf, 8192, CUTE_F32, 2, (int64_t[]){8, 9}, (int64_t[]){1, 8});
     char err[512] = "";
-    check_refused("nine vectors", cutec_gemv_vectors(lib, &A, &X, &Y, 1, 0, NULL, err, sizeof err),
-                  err, "9 vectors");
+    /* more than 8 vectors take the tensor cores, only with rows 16-byte aligned */
+    cute_call_arg hA = A, hX = X, hY = Y;
+    hA.offset = 4;
+    check_refused("nine vectors, A 4 bytes off", cutec_gemv_vectors(lib, &hA, &X, &Y, 1, 0, NULL, err, sizeof err),
+                  err, "9 vectors: more than 8 take the tensor cores");
+    hA.dtype = hX.dtype = hY.dtype = CUTE_F16;
+    check_refused("nine f16 vectors, A 4 bytes off",
+                  cutec_gemv_vectors(lib, &hA, &hX, &hY, 1, 0, NULL, err, sizeof err), err, "16-byte aligned");
+    hA.offset = 0, hX.shape[1] = hY.shape[1] = 129;
+    check_refused("129 vectors", cutec_gemv_vectors(lib, &hA, &hX, &hY, 1, 0, NULL, err, sizeof err), err,
+                  "129 vectors (1 to 128");
     CHECK(cutec_gemv(NULL, &A, &x, &y, 1, 0, NULL, NULL, 0) == CUTE_ERR_INVALID,
           "no library, no err buffer");
     refusal_kit_free(&kit);
@@ -308,7 +328,13 @@ static void skinny(cute_runtime *rt)
     skinny_case(rt, CUTE_BF16, CUTE_F32, 300, 3, 700, 2, 0, true); /* tall and thin, batched */
     skinny_case(rt, CUTE_F16, CUTE_F16, 2, 200, 900, 1, 1, true);  /* M small: B streamed */
     skinny_case(rt, CUTE_F32, CUTE_F32, 1, 1, 77, 1, 0, true);
-    skinny_case(rt, CUTE_F32, CUTE_F32, 20, 9, 40, 1, 0, false); /* 9 vectors: the GEMM */
+    /* 9 to 128 vectors with 16-byte aligned rows: the tensor cores (f32 as 3xTF32) */
+    skinny_case(rt, CUTE_F32, CUTE_F32, 20, 9, 40, 1, 0, true);
+    skinny_case(rt, CUTE_F32, CUTE_F32, 20, 9, 41, 1, 0, false); /* rows not aligned: the GEMM */
+    skinny_case(rt, CUTE_BF16, CUTE_BF16, 20, 200, 520, 1, 1, true);
+    skinny_case(rt, CUTE_F16, CUTE_F32, 300, 40, 264, 2, 0, true);
+    skinny_case(rt, CUTE_BF16, CUTE_BF16, 129, 300, 100, 1, 0, false); /* 129: the GEMM */
+    skinny_case(rt, CUTE_F16, CUTE_F16, 20, 300, 1004, 1, 1, false);   /* rows not 16-byte aligned */
 }
 
 /* the generated CUDA C compiles through NVRTC for sm_80, sm_90a and sm_100a; for sm_90a
@@ -362,7 +388,8 @@ static void machine_code(cute_runtime *rt)
                       arch[a], err);
             if (s == CUTE_OK && a == 2 && cfgs[i].a_major == 1 && !cfgs[i].split &&
                 cfgs[i].vectors == 1) {
-                int v4 = check_count(text, "ld.global.nc.v4"), all = check_count(text, "ld.global");
+                const char *t = s == CUTE_OK ? text : "";
+        int v4 = check_count(t, "ld.global.nc.v4"), all = check_count(t, "ld.global");
                 int tile = cfgs[i].dtype == CUTE_E4M3 ? 6 : 12;
                 CHECK(v4 >= 2 * tile && all == v4 + 4,
                       "gemv config %zu: %d loads, %d of 128 bits (want at least %d + y's 4)", i,
@@ -374,6 +401,32 @@ static void machine_code(cute_runtime *rt)
     }
 }
 
+/* the tensor-core form for sm_90a: A and X only in 128-bit loads straight into the MMA's
+ * fragments, 64 mma.sync a k-tile of 128 with 64 vectors (8 atoms of vectors, 8 along K),
+ * in each of the four walks' bodies (a block inside A or past its end, full k-tiles or the
+ * tail); the other loads y's (beta), one per accumulator */
+static void mma_code(cute_runtime *rt)
+{
+    cute_gemv_config cfg = {.dtype = CUTE_BF16, .y_dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 64,
+                            .mma = true};
+    char err[2048] = "", *text = NULL;
+    const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
+    CHECK(f != NULL, "gemv mma compiles: %s", err);
+    cute_status s = f ? cute_fn_code(f, "ptx", "sm_90a", &text, err, sizeof err) : CUTE_ERR_INVALID;
+    if (s == CUTE_ERR_NO_NVRTC) {
+        SKIP("NVRTC not found: no PTX of the tensor-core GEMV");
+    } else {
+        CHECK(s == CUTE_OK, "gemv mma for sm_90a: %s", err);
+        const char *t = s == CUTE_OK ? text : "";
+        int v4 = check_count(t, "ld.global.nc.v4"), all = check_count(t, "ld.global");
+        int mma = check_count(t, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32");
+        CHECK(v4 == 4 * 40 && all == v4 + 32 && mma == 4 * 64,
+              "gemv mma: %d loads, %d of 128 bits (want 160 and y's 32), %d mma.sync (want 256)", all, v4, mma);
+    }
+    free(text);
+    cute_fn_free(f);
+}
+
 int main(void)
 {
     seed = check_seed("gemv_test");
@@ -382,6 +435,7 @@ int main(void)
     validation(rt);
     results(rt);
     machine_code(rt);
+    mma_code(rt);
     skinny(rt);
     cute_runtime_free(rt);
     return CHECK_DONE("gemv_test");

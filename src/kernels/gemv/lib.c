@@ -25,6 +25,7 @@ struct cute_gemv_lib {
     cute_buffer zeros; /* K = 0: a zero column for A and x */
     size_t zeros_bytes;
     bool nondeterministic; /* cute_gemv_lib_deterministic(lib, false) */
+    int mma_from;          /* cute_gemv_lib_mma_from */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -38,7 +39,8 @@ static bool same_config(const void *x, const void *y)
     const cute_gemv_config *a = x, *b = y;
     return a->dtype == b->dtype && a->y_dtype == b->y_dtype && a->a_major == b->a_major &&
            a->vec == b->vec && a->split == b->split && gemv_nvec(a) == gemv_nvec(b) &&
-           a->sf_vec == b->sf_vec && a->atomic == b->atomic;
+           a->sf_vec == b->sf_vec && a->atomic == b->atomic && a->mma == b->mma &&
+           a->many_splits == b->many_splits;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -54,6 +56,7 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     cute_gemv_lib *lib = calloc(1, sizeof *lib);
     if (!lib) return NULL;
     lib->rt = rt;
+    lib->mma_from = CUTE_GEMV_MMA_FROM;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
@@ -78,6 +81,15 @@ bool cute_gemv_lib_splits(cute_gemv_lib *lib, int splits)
     if (!lib || splits < 0) return false;
     pthread_mutex_lock(&lib->lock);
     lib->splits = splits;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+bool cute_gemv_lib_mma_from(cute_gemv_lib *lib, int vectors)
+{
+    if (!lib || vectors < 1 || vectors > CUTE_GEMV_MAX_VECTORS + 1) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->mma_from = vectors;
     pthread_mutex_unlock(&lib->lock);
     return true;
 }
@@ -160,6 +172,15 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
+/* The tensor-core form's splits: its blocks of 8 warps on 128 rows, two an SM up to 64
+ * vectors (one past: registers), in one wave (a second, partial wave would leave SMs idle
+ * for as long as the first took) */
+static int64_t mma_splits(int64_t units, int64_t tiles, const cute_gemv_config *cfg, int sms)
+{
+    int64_t slots = (int64_t)sms * (gemv_nvec(cfg) <= 64 ? 2 : 1), s = slots / units;
+    return s < 1 ? 1 : s < tiles ? s : tiles;
+}
+
 /* How many splits of K: enough work for the whole card, no more splits than k-tiles.  The
  * K-major kernel wants about 16 warps an SM (each a few KB of loads in flight: about what
  * keeps an SM's share of the memory's bandwidth busy), splitting only below half that, as a
@@ -170,9 +191,29 @@ static int64_t choose_splits(const gemv_operands *o, const cute_gemv_config *cfg
     int64_t rows_per_unit = o->major == 1 ? gemv_rows_per_warp(cfg) : 128 * (int64_t)o->vec;
     int64_t units = ceil_div(M, rows_per_unit) * L, want = (int64_t)sms * 16;
     int64_t tiles = ceil_div(K, cute_gemv_k_tile(cfg));
+    if (cfg->mma) return mma_splits(ceil_div(M, 128) * L, tiles, cfg, sms);
     if (units >= want / 2 || tiles <= 1) return 1;
     int64_t s = ceil_div(want, units);
     return s < tiles ? s : tiles;
+}
+
+/* the tensor-core form's operands: f16, bf16 or f32, K-major A, 16-byte vectors */
+static bool gemv_mma_able(const gemv_operands *o)
+{
+    cute_dtype d = (cute_dtype)o->A.dtype;
+    return (d == CUTE_F16 || d == CUTE_BF16 || d == CUTE_F32) && o->major == 1 &&
+           o->vec * cute_dtype_bytes(d) == 16;
+}
+
+bool cute_gemv_mma_for(cute_dtype d, int vectors)
+{
+    return (d == CUTE_F16 || d == CUTE_BF16 || d == CUTE_F32) && vectors >= CUTE_GEMV_MMA_FROM;
+}
+
+/* (lock held) */
+static bool gemv_takes_mma(const cute_gemv_lib *lib, const gemv_operands *o)
+{
+    return gemv_mma_able(o) && o->x.shape[1] >= lib->mma_from;
 }
 
 /* the configuration, splits and K extent per split of a call (lock held) */
@@ -183,7 +224,8 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
                             .y_dtype = (cute_dtype)o->y.dtype,
                             .a_major = o->major,
                             .vec = o->vec,
-                            .vectors = (int)o->x.shape[1]};
+                            .vectors = (int)o->x.shape[1],
+                            .mma = gemv_takes_mma(lib, o)};
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);
@@ -192,6 +234,7 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     *splits = K ? ceil_div(K, *kchunk) : 1; /* K = 0: one split of nothing, y = beta y */
     cfg.split = *splits != 1;
     cfg.atomic = cfg.split && lib->nondeterministic;
+    cfg.many_splits = cfg.split && !cfg.atomic && *splits > CUTE_GEMV_FEW_SPLITS;
     return cfg;
 }
 
@@ -246,6 +289,11 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     if (s != CUTE_OK) return s;
     if (o.A.dtype == CUTE_E2M1)
         return snprintf(err, n, "gemv: e2m1 A takes scales: cutec_gemv_nvfp4"), CUTE_ERR_INVALID;
+    if (o.x.shape[1] > CUTE_GEMV_MAX_VECTORS && !gemv_mma_able(&o))
+        return gemv_invalid(err, n, "gemv: %lld vectors: more than %d take the tensor cores, which need f16, "
+                            "bf16 or f32, K-major A, and A's and x's rows 16-byte aligned (got %s, %s-major A, "
+                            "%d-element vectors)", (long long)o.x.shape[1], CUTE_GEMV_MAX_VECTORS,
+                            cute_dtype_name((cute_dtype)o.A.dtype), o.major ? "K" : "M", o.vec);
     if (o.A.shape[0] == 0 || o.A.shape[2] == 0) return CUTE_OK; /* nothing to write */
     int64_t splits, kchunk;
     cute_call_arg args[7];

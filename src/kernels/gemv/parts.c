@@ -137,9 +137,8 @@ static cute_tensor rows_at(cute_ctx *c, cute_tensor t, cute_int m0, int n)
     return at;
 }
 
-/* y = alpha acc + beta y where pred holds, in f32; beta == 0 reads no y (BLAS's rule) */
-static void scale_into(cute_ctx *c, cute_tensor acc, cute_tensor y, cute_ssa pred, cute_val alpha,
-                       cute_val beta)
+void gemv_scale_into(cute_ctx *c, cute_tensor acc, cute_tensor y, cute_ssa pred, cute_val alpha,
+                     cute_val beta)
 {
     cute_ssa v = cute_tensor_load(c, acc);
     cute_ssa ax = cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape));
@@ -176,7 +175,7 @@ void gemv_finish(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_int m0, 
         cute_tensor_store_if(c, w, cute_tensor_load(c, acc), in);
         return;
     }
-    scale_into(c, acc, rows_at(c, CUTE_SLICE(c, mY, CUTE_ALL, v, t->l), m0, n), in, alpha, beta);
+    gemv_scale_into(c, acc, rows_at(c, CUTE_SLICE(c, mY, CUTE_ALL, v, t->l), m0, n), in, alpha, beta);
 }
 
 /* the sum over the warp's lanes (butterfly: every lane gets it) */
@@ -208,33 +207,69 @@ void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cut
 
 #define REDUCE_THREADS 256
 
-/* one thread per row of y: for each vector, the sum of W's splits in order, then y = alpha
- * sum + beta y (atomic: W's one sum, which is then zeroed for the next call) */
+/* the vectors one thread of the reduction adds: all (unrolled), or with more than
+ * CUTE_GEMV_MAX_VECTORS (the mma form's) one, a block's third index */
+static bool vector_per_block(const gemv_plan *p)
+{
+    return p->nvec > CUTE_GEMV_MAX_VECTORS;
+}
+
+/* W's splits from..S by step of row m, vector v, batch l added in that order (the loads
+ * unrolled: several in flight) */
+static cute_tensor split_sum(cute_ctx *c, cute_tensor mW, cute_int m, cute_int v, cute_int l, cute_int from,
+                             int step)
+{
+    cute_tensor acc = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(cute_ctx_alg(c), "(1):(1)"));
+    cute_clear(c, acc);
+    CUTE_FOR_STEP(c, s, from, mW.layout.shape.leaf[3], step, step == 1 ? 8 : 4)
+    {
+        cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, l, s), m, 1);
+        cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc), cute_tensor_load(c, w)));
+    }
+    return acc;
+}
+
+/* y = alpha sum + beta y for row m, vector v, batch l (atomic: W's one sum, then zeroed
+ * for the next call) */
+static void reduce_end(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_tensor mY, cute_tensor mW, cute_int m,
+                       cute_int v, cute_int l, cute_val alpha, cute_val beta)
+{
+    cute_tensor y = rows_at(c, CUTE_SLICE(c, mY, CUTE_ALL, v, l), m, 1);
+    gemv_scale_into(c, acc, y, cute_ssa_fill(c, CUTE_I1, acc.layout.shape, 1.0), alpha, beta);
+    if (p->cfg.atomic)
+        cute_tensor_store(c, rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, l, 0), m, 1),
+                          cute_ssa_fill(c, CUTE_F32, acc.layout.shape, 0.0));
+}
+
+/* Split-K's second kernel: for each vector, the sum of each row's splits, then y = alpha
+ * sum + beta y.  One thread a row adds the splits in order; with many splits
+ * (cfg.many_splits) a warp a row, lane i adding splits i, i + 32, ... in order, the lanes'
+ * sums meeting in a fixed butterfly: the same bits every run either way.  (One thread a
+ * row waits a load's latency per split: by that count about 35 us of 3x5x100000's 39,
+ * whose 391 splits it reduced.) */
 static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta)
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
-    cute_int m = cute_add(a, cute_mul(a, cute_block_idx(c, 0), cute_i(REDUCE_THREADS)),
-                          cute_thread_idx(c, 0));
+    bool warps = p->cfg.many_splits, per_block = vector_per_block(p);
+    cute_int row = cute_mul(a, cute_block_idx(c, 0), cute_i(warps ? REDUCE_THREADS / 32 : REDUCE_THREADS));
+    cute_int m = cute_add(a, row, warps ? cute_warp_idx(c) : cute_thread_idx(c, 0));
     cute_int l = cute_block_idx(c, 1), M = mY.layout.shape.leaf[0];
-    cute_int S = mW.layout.shape.leaf[3];
     CUTE_IF(c, cute_int_lt(c, m, M))
     {
-        for (int v = 0; v < p->nvec; v++) {
-            cute_tensor acc = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "(1):(1)"));
-            cute_clear(c, acc);
-            CUTE_FOR(c, s, cute_i(0), S)
-            {
-                cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, l, s), m, 1);
-                cute_tensor_store(c, acc,
-                                  cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc),
-                                                 cute_tensor_load(c, w)));
+        for (int i = 0; i < (per_block ? 1 : p->nvec); i++) {
+            cute_int v = per_block ? cute_block_idx(c, 2) : cute_i(i);
+            cute_tensor acc = split_sum(c, mW, m, v, l, warps ? cute_lane_idx(c) : cute_i(0), warps ? 32 : 1);
+            if (!warps) {
+                reduce_end(c, p, acc, mY, mW, m, v, l, alpha, beta);
+                continue;
             }
-            cute_tensor y = rows_at(c, CUTE_SLICE(c, mY, CUTE_ALL, v, l), m, 1);
-            scale_into(c, acc, y, cute_ssa_fill(c, CUTE_I1, acc.layout.shape, 1.0), alpha, beta);
-            if (p->cfg.atomic)
-                cute_tensor_store(c, rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, l, 0), m, 1),
-                                  cute_ssa_fill(c, CUTE_F32, acc.layout.shape, 0.0));
+            cute_val sum = warp_sum(c, cute_ssa_get(c, cute_tensor_load(c, acc), 0));
+            cute_tensor_store(c, acc, cute_ssa_scalar(c, sum, acc.layout.shape));
+            CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0)))
+            {
+                reduce_end(c, p, acc, mY, mW, m, v, l, alpha, beta);
+            }
         }
     }
 }
@@ -245,7 +280,8 @@ void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_te
     if (!p->cfg.split) return;
     cute_alg *a = cute_ctx_alg(c);
     cute_int M = mY.layout.shape.leaf[0], L = mY.layout.shape.leaf[2];
-    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, M, cute_i(REDUCE_THREADS)), L},
-                           .block = {cute_i(REDUCE_THREADS)}};
+    cute_int N = cute_i(vector_per_block(p) ? p->nvec : 1);
+    int rows = p->cfg.many_splits ? REDUCE_THREADS / 32 : REDUCE_THREADS; /* a block's */
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, M, cute_i(rows)), L, N}, .block = {cute_i(REDUCE_THREADS)}};
     CUTE_LAUNCH(c, gemv_reduce, cfg, mY, mW, alpha, beta);
 }

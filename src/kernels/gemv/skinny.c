@@ -1,5 +1,6 @@
 /* The skinny GEMM through the GEMV kernels: C(M,N) = alpha A(M,K) B(N,K)^T + beta C where
- * N (or M) is at most CUTE_GEMV_MAX_VECTORS.  The larger operand is the matrix, streamed
+ * N (or M) is at most CUTE_GEMV_MAX_VECTORS, or CUTE_GEMV_MAX_MMA_VECTORS for f16 and bf16
+ * with 16-byte aligned rows (the tensor-core form, mma.c).  The larger operand is the matrix, streamed
  * once; the rows of the small one are the vectors (each must be contiguous along K), and C
  * (or C transposed) is y.  cutec_gemm's AUTO variant routes such shapes here. */
 #include "cutec/gemv.h"
@@ -18,6 +19,23 @@ static bool dtypes_taken(const cute_call_arg *A, const cute_call_arg *C)
            (d != CUTE_F32 || c == CUTE_F32);
 }
 
+/* the most vectors the GEMV kernels take for these operands: up to CUTE_GEMV_MAX_MMA_VECTORS
+ * through the tensor cores (f16, bf16 and f32 whose rows are 16-byte aligned: offset,
+ * leading dimension, batch stride and K in whole 16-byte vectors, counted in elements so
+ * that no product overflows) */
+static int64_t vectors_taken(const cute_call_arg *A, const cute_call_arg *B)
+{
+    int64_t v = 16 / cute_dtype_bytes((cute_dtype)A->dtype); /* elements a vector */
+    bool rows16 = true;
+    for (int i = 0; i < 2; i++) {
+        const cute_call_arg *t = i ? B : A;
+        rows16 = rows16 && t->offset % 16 == 0 && (t->shape[0] <= 1 || t->stride[0] % v == 0) &&
+                 (t->ndim < 3 || t->shape[2] <= 1 || t->stride[2] % v == 0) && t->shape[1] % v == 0;
+    }
+    return rows16 && cute_gemv_mma_for((cute_dtype)A->dtype, CUTE_GEMV_MAX_MMA_VECTORS) ? CUTE_GEMV_MAX_MMA_VECTORS
+                                                                                     : CUTE_GEMV_MAX_VECTORS;
+}
+
 /* t (rows,K[,L]) as vectors (K,rows[,L]) */
 static cute_call_arg as_vectors(const cute_call_arg *t)
 {
@@ -34,9 +52,9 @@ cute_status cutec_gemm_skinny(cute_gemv_lib *lib, const cute_call_arg *A, const 
     if (!A || !B || !C || A->ndim != B->ndim || A->ndim != C->ndim || A->ndim < 2 || A->ndim > 3 ||
         !dtypes_taken(A, C))
         return CUTE_ERR_UNSUPPORTED;
-    int64_t M = A->shape[0], N = B->shape[0];
-    bool b_small = N <= CUTE_GEMV_MAX_VECTORS && N <= M && k_major(B);
-    bool a_small = !b_small && M <= CUTE_GEMV_MAX_VECTORS && k_major(A);
+    int64_t M = A->shape[0], N = B->shape[0], most = vectors_taken(A, B);
+    bool b_small = N <= most && N <= M && k_major(B);
+    bool a_small = !b_small && M <= most && k_major(A);
     if (!a_small && !b_small) return CUTE_ERR_UNSUPPORTED;
     cute_call_arg X = as_vectors(b_small ? B : A), Y = *C;
     if (a_small) { /* C^T (N,M) = B A^T */

@@ -1,0 +1,276 @@
+/* Many vectors through the tensor cores (cfg.mma): Y(M,N) = alpha A(M,K) X(K,N) + beta Y for
+ * f16 and bf16 with N up to CUTE_GEMV_MAX_MMA_VECTORS, the skinny GEMM of LLM decoding with
+ * a batch of 9 to 128 tokens.  A, the weight, streams from memory once; X, the tokens, is
+ * small and read through L1 by every warp of a block.
+ *
+ * mma.sync m16n8k16 with A's rows on its 16-row side and the vectors on its 8-column side:
+ * a block of 8 warps takes 128 rows of A (16 a warp) and all N vectors (bn, N rounded up to
+ * whole atoms), one split of K, k-tiles of bk.  The TiledMMA permutes K so that each lane's
+ * values of two atoms along K are 8 consecutive columns ((2,4,2,2):(1,8,2,4): lane t's k
+ * 2t, 2t+1, 2t+8, 2t+9 of both atoms at 8t .. 8t+7): a product over K may take its terms in
+ * any order A and X agree on.  Each lane then loads its fragments of A and of X straight from
+ * global memory in 16-byte vectors, one per row and 32 columns, with no shared memory and
+ * no barrier.  A block whose rows are all in A runs its full k-tiles unpredicated, the last,
+ * partial one predicated (whole vectors: 8 divides K); the block past A's last row
+ * predicates every tile.  The f32 accumulators go to the split-K workspace (the ordered
+ * reduction of parts.c adds the splits) or, unsplit, to Y. */
+#include "cutec/atom_table.h"
+#include "cutec/notation.h"
+#include "kernels/gemv/gemv_internal.h"
+
+#define MMA_WARPS 8
+
+/* One input dtype's form: the atom, the K permutation that makes a lane's columns of a
+ * row 16 contiguous bytes (f16/bf16: lane t's k 2t, 2t+1, 2t+8, 2t+9 of two atoms at
+ * 8t .. 8t+7; tf32: t, t+4 of two atoms at 4t .. 4t+3), which a product over K may take
+ * in any order A and x agree on, X's columns a step (one TiledMMA k-tile: bn / 2 registers
+ * a lane), and which leaves of a thread's flattened A and B partitions (V..., M|N, the
+ * atoms along K, the k-tiles) are that vector. */
+typedef struct mma_form {
+    const char *atom, *perm_k;
+    int64_t kx;
+    int vec_a[3], vec_b[3], vec_leaves;
+} mma_form;
+
+static const mma_form forms[] = {
+    {"SM80_16x8x16_F32F16F16F32_TN", "(2,4,2,2):(1,8,2,4)", 32, {0, 2, 4}, {0, 1, 3}, 3},
+    {"SM80_16x8x16_F32BF16BF16F32_TN", "(2,4,2,2):(1,8,2,4)", 32, {0, 2, 4}, {0, 1, 3}, 3},
+    {"SM80_16x8x8_F32TF32TF32F32_TN", "(4,2,2):(4,1,2)", 16, {1, 3}, {0, 2}, 2},
+};
+
+static const mma_form *form_of(cute_dtype d)
+{
+    return &forms[d == CUTE_F16 ? 0 : d == CUTE_BF16 ? 1 : 2];
+}
+
+int64_t gemv_mma_k_tile(const cute_gemv_config *cfg)
+{
+    /* A's fragments of a k-tile, 16 bk / 32 values a lane (16 rows a warp), loaded before
+     * its first product: 4 KB of A a warp in flight; 2 KB where 128 vectors' X fragments
+     * and accumulators (64 registers each) leave too few registers, or f32 (whose big and
+     * small tf32 halves double A's and X's fragments) */
+    if (cfg->dtype == CUTE_F32) return 32;
+    return gemv_nvec(cfg) > 64 ? 64 : 128;
+}
+
+bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
+{
+    const mma_form *f = form_of(cfg->dtype);
+    cute_mma_atom atom;
+    if (!cute_mma_atom_named(a, f->atom, &atom)) return false;
+    cute_layout warps = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", MMA_WARPS);
+    cute_tiler perm_k = cute_tiler_parse(a, f->perm_k);
+    p->mma = cute_make_tiled_mma(a, &atom, &warps, NULL, NULL, &perm_k);
+    p->threads = 32 * MMA_WARPS;
+    p->bm = 16 * MMA_WARPS, p->bn = (p->nvec + 7) / 8 * 8, p->bk = gemv_mma_k_tile(cfg);
+    p->bkx = f->kx;
+    p->ktile = p->bk;
+    return !a->failed;
+}
+
+/* A thread's MMA partition (V,M|N,K) regrouped as ((one row's 16 contiguous bytes), rest):
+ * the copy atom's vector first */
+static cute_tensor by_vector(cute_ctx *c, cute_tensor t, const int *vec, int nv)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_layout f = cute_flatten(a, &t.layout);
+    int n = cute_rank(&f), rest[8], nr = 0;
+    for (int i = 0; i < n && nr < 8; i++) {
+        bool in = false;
+        for (int j = 0; j < nv; j++) in = in || vec[j] == i;
+        if (!in) rest[nr++] = i;
+    }
+    cute_layout modes[2] = {cute_select(a, &f, nv, vec), cute_select(a, &f, nr, rest)};
+    t.layout = cute_make_layout_modes(a, 2, modes);
+    return t;
+}
+
+/* The block's view of its split: A's row of tiles (bm, bk, k-tiles), X's as (N,K) tiles
+ * (bn, bk, k-tiles), their coordinates, the bounds (M, kend) and (N, kend). */
+typedef struct mma_tiles {
+    cute_tensor gA, gX, cA, cX;
+    cute_tuple boundA, boundX;
+    cute_int k0, kend, l, s;
+} mma_tiles;
+
+static cute_tensor ktiles(cute_ctx *c, cute_tensor t, int64_t rows, int64_t bk, cute_int k0, cute_int blk)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor from = cute_tensor_domain_offset(c, t, CUTE_CRD(0, k0));
+    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", (long long)rows, (long long)bk);
+    return cute_tensor_local_tile(c, from, tile, CUTE_CRD(blk, CUTE_ALL), NULL);
+}
+
+static mma_tiles block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX, cute_int kchunk)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    mma_tiles t;
+    t.s = cute_block_idx(c, 1), t.l = cute_block_idx(c, 2);
+    cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1], N = cute_i(p->nvec);
+    t.k0 = cute_mul(a, t.s, kchunk), t.kend = cute_min(a, K, cute_add(a, t.k0, kchunk));
+    t.boundA = cute_tuple_fmt(a, "(%I,%I)", M, t.kend);
+    t.boundX = cute_tuple_fmt(a, "(%I,%I)", N, t.kend);
+    cute_tensor x = CUTE_SLICE(c, mX, CUTE_ALL, CUTE_ALL, t.l); /* (K,N) */
+    x.layout = cute_select(a, &x.layout, 2, (int[]){1, 0});     /* (N,K), the MMA's B */
+    cute_int b = cute_block_idx(c, 0);
+    t.gA = ktiles(c, CUTE_SLICE(c, mA, CUTE_ALL, CUTE_ALL, t.l), p->bm, p->bk, t.k0, b);
+    t.gX = ktiles(c, x, p->bn, p->bkx, t.k0, cute_i(0));
+    t.cA = ktiles(c, cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%I)", M, K)), p->bm, p->bk, t.k0, b);
+    t.cX = ktiles(c, cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%I)", N, K)), p->bn, p->bkx, t.k0,
+                  cute_i(0));
+    return t;
+}
+
+typedef struct mma_thread {
+    cute_thr_mma thr;
+    cute_tensor acc; /* (V,M,N) f32 */
+    cute_copy_atom vec16;
+} mma_thread;
+
+/* one operand's fragments of k-tile kt in registers of its dtype (f32: not yet split into
+ * tf32 halves): 16-byte loads, predicated by the coordinates where `pred` */
+static cute_tensor load_operand(cute_ctx *c, const gemv_plan *p, const mma_thread *th, cute_mma_operand op,
+                                cute_tensor g, cute_tensor crd, cute_tuple bound, bool pred)
+{
+    const mma_form *f = form_of(p->cfg.dtype);
+    bool isA = op == CUTE_MMA_A;
+    const int *vec = isA ? f->vec_a : f->vec_b;
+    int nv = f->vec_leaves;
+    cute_tensor part = isA ? cute_partition_A(c, th->thr, g) : cute_partition_B(c, th->thr, g);
+    cute_tensor frag = isA ? cute_partition_fragment_A(c, th->thr, g) : cute_partition_fragment_B(c, th->thr, g);
+    if (p->cfg.dtype == CUTE_F32) frag = cute_make_rmem_tensor_like(c, frag, CUTE_F32);
+    cute_tensor src = by_vector(c, part, vec, nv), dst = by_vector(c, frag, vec, nv);
+    if (!pred) {
+        cute_copy(c, &th->vec16, src, dst);
+        return frag;
+    }
+    cute_tensor pc = isA ? cute_partition_A(c, th->thr, crd) : cute_partition_B(c, th->thr, crd);
+    cute_copy_if_whole(c, &th->vec16, cute_elem_less(c, by_vector(c, pc, vec, nv), bound), src, dst);
+    return frag;
+}
+
+/* f32 fragments as two tf32 ones, big = tf32(x) and small = tf32(x - big): x times y is
+ * big big' + big small' + small big' within about 2^-21 of x y (small small' dropped), f32's
+ * accuracy at a third of tf32's rate (3xTF32) */
+static void split_tf32(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor *small)
+{
+    cute_ssa v = cute_tensor_load(c, x), b = cute_ssa_cvt(c, v, CUTE_TF32);
+    cute_ssa r = cute_ssa_binop(c, CUTE_OP_SUB, v, cute_ssa_cvt(c, b, CUTE_F32));
+    *big = cute_make_rmem_tensor_like(c, x, CUTE_TF32), *small = cute_make_rmem_tensor_like(c, x, CUTE_TF32);
+    cute_tensor_store(c, *big, b);
+    cute_tensor_store(c, *small, cute_ssa_cvt(c, r, CUTE_TF32));
+}
+
+/* acc += rA rX, f32 as three tf32 products, the small terms first */
+static void products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, cute_tensor rA, cute_tensor rX)
+{
+    if (p->cfg.dtype != CUTE_F32) {
+        cute_gemm(c, &p->mma, th->acc, rA, rX, th->acc);
+        return;
+    }
+    cute_tensor aB, aS, xB, xS;
+    split_tf32(c, rA, &aB, &aS), split_tf32(c, rX, &xB, &xS);
+    cute_gemm(c, &p->mma, th->acc, aS, xB, th->acc);
+    cute_gemm(c, &p->mma, th->acc, aB, xS, th->acc);
+    cute_gemm(c, &p->mma, th->acc, aB, xB, th->acc);
+}
+
+/* acc += A's k-tile kt times X's, X a TiledMMA k-tile (bkx) at a time; predA / predX:
+ * bounds-check that operand's vectors */
+static void ktile_mma(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_int kt,
+                      bool predA, bool predX)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt), cA = CUTE_SLICE(c, t->cA, CUTE_ALL, CUTE_ALL, kt);
+    cute_tensor rA = load_operand(c, p, th, CUTE_MMA_A, gA, cA, t->boundA, predA);
+    int64_t parts = p->bk / p->bkx;
+    for (int64_t i = 0; i < parts; i++) { /* unrolled at trace time */
+        cute_int kx = cute_add(a, cute_mul(a, kt, cute_i(parts)), cute_i(i));
+        cute_tensor gX = CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kx), cX = CUTE_SLICE(c, t->cX, CUTE_ALL, CUTE_ALL, kx);
+        cute_tensor rX = load_operand(c, p, th, CUTE_MMA_B, gX, cX, t->boundX, predX);
+        /* A's fragments of this part: mode K is (the TiledMMA's atoms, parts) */
+        products(c, p, th, CUTE_SLICE(c, rA, CUTE_ALL, CUTE_ALL, CUTE_CRD(CUTE_ALL, (int)i)), rX);
+    }
+}
+
+/* the split's full k-tiles (A predicated where `rows_out`: the block reaches past A's last
+ * row; X where its vectors do not fill bn), then the partial last one, all predicated */
+static void walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, bool rows_out)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    bool x_short = p->nvec < p->bn;
+    cute_int full = cute_div(a, cute_sub(a, t->kend, t->k0), cute_i(p->bk));
+    CUTE_FOR(c, kt, cute_i(0), full)
+    {
+        ktile_mma(c, p, th, t, kt, rows_out, x_short);
+    }
+    CUTE_IF(c, cute_int_lt(c, cute_add(a, t->k0, cute_mul(a, full, cute_i(p->bk))), t->kend))
+    {
+        ktile_mma(c, p, th, t, full, true, true);
+    }
+}
+
+/* the end: each accumulator inside (M, N) to the workspace's split (ordered reduction),
+ * added to its one sum (atomic), or scaled into Y */
+static void finish(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_tensor mY,
+                   cute_tensor mW, cute_val alpha, cute_val beta)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int M = mY.layout.shape.leaf[0], b = cute_block_idx(c, 0);
+    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
+    cute_tuple bound = cute_tuple_fmt(a, "(%I,%d)", M, p->nvec);
+    cute_tensor id = cute_make_identity_tensor(c, bound);
+    cute_tensor crd = cute_partition_C(c, th->thr, cute_tensor_local_tile(c, id, tile, CUTE_CRD(b, 0), NULL));
+    cute_ssa in = cute_elem_less(c, crd, bound);
+    cute_tensor out = !p->cfg.split ? CUTE_SLICE(c, mY, CUTE_ALL, CUTE_ALL, t->l)
+                      : CUTE_SLICE(c, mW, CUTE_ALL, CUTE_ALL, t->l, p->cfg.atomic ? cute_i(0) : t->s);
+    cute_tensor part = cute_partition_C(c, th->thr, cute_tensor_local_tile(c, out, tile, CUTE_CRD(b, 0), NULL));
+    if (!p->cfg.split) {
+        gemv_scale_into(c, th->acc, part, in, alpha, beta);
+        return;
+    }
+    if (!p->cfg.atomic) {
+        cute_tensor_store_if(c, part, cute_tensor_load(c, th->acc), in);
+        return;
+    }
+    cute_ssa sums = cute_tensor_load(c, th->acc);
+    for (int i = 0; i < sums.n; i++) CUTE_IF(c, cute_ssa_get(c, in, i))
+        {
+            cute_val_atomic(c, cute_tensor_ptr(c, part, cute_i(i)), cute_ssa_get(c, sums, i), CUTE_ATOMIC_ADD);
+        }
+}
+
+static void mma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
+                       cute_int kchunk, cute_val alpha, cute_val beta)
+{
+    const gemv_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    /* two blocks an SM (16 warps, 64 KB of A in flight) up to 64 vectors: 128 registers */
+    cute_kernel_min_blocks(c, p->nvec <= 64 ? 2 : 1);
+    mma_tiles t = block_tiles(c, p, mA, mX, kchunk);
+    mma_thread th = {.thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0)),
+                     .vec16 = cute_copy_atom_universal(a, p->cfg.dtype, 128)};
+    cute_tensor gY = CUTE_SLICE(c, mY, CUTE_ALL, CUTE_ALL, t.l);
+    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
+    th.acc = cute_partition_fragment_C(c, th.thr, cute_tensor_local_tile(c, gY, tile, CUTE_CRD(0, 0), NULL));
+    cute_clear(c, th.acc);
+    cute_int M = mA.layout.shape.leaf[0];
+    cute_int end = cute_mul(a, cute_add(a, cute_block_idx(c, 0), cute_i(1)), cute_i(p->bm));
+    CUTE_IF(c, cute_int_lt(c, M, end)) /* the block reaches past A's last row */
+    {
+        walk(c, p, &th, &t, true);
+    }
+    CUTE_ELSE(c)
+    {
+        walk(c, p, &th, &t, false);
+    }
+    finish(c, p, &th, &t, mY, mW, alpha, beta);
+}
+
+void gemv_mma_host(cute_ctx *c, const cute_arg *arg)
+{
+    const gemv_plan *p = cute_ctx_user(c);
+    gemv_host_args g = gemv_host_unpack(c, arg, p->bm);
+    CUTE_LAUNCH(c, mma_kernel, g.launch, g.mA, arg[1].tensor, g.mY, g.mW, g.kchunk, g.alpha, g.beta);
+    gemv_reduce_launch(c, p, g.mY, g.mW, g.alpha, g.beta);
+}
