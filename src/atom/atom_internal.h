@@ -32,6 +32,9 @@ void atom_pack(cute_ctx *c, cute_dtype d, const cute_vreg *vals, int n, cute_vre
  * whose words hold the values in order is used in place; any other is packed or unpacked. */
 bool atom_operand_in(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, cute_vreg *regs,
                      const char *who);
+/* true, with its words in `words`, when fragment t is a packed one whose words hold the
+ * instruction's n values of d in order (used in place: no register is written for it) */
+bool atom_operand_in_place(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, cute_vreg *words);
 void atom_operand_out(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, const cute_vreg *regs);
 /* n new registers of type t, for an instruction's outputs */
 void atom_new_regs(cute_ctx *c, cute_type t, int n, cute_vreg *out);

@@ -48,8 +48,7 @@ static cute_vreg unpacked(cute_ctx *c, cute_dtype d, const cute_vreg *regs, int 
     return k == 1 ? tensor_bits_as(c, regs[i], d) : tensor_word_lane(c, d, regs[i / k], i % k);
 }
 
-/* the words of a packed fragment that hold the instruction's n values of d as they are */
-static bool in_place(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, cute_vreg *words)
+bool atom_operand_in_place(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, cute_vreg *words)
 {
     if (!tensor_rmem_words(c, t, n, words)) return false;
     cute_type want = atom_reg_type(d), have = cute_ir_type(c->fn, words[0]);
@@ -59,7 +58,7 @@ static bool in_place(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, cut
 bool atom_operand_in(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, cute_vreg *regs,
                      const char *who)
 {
-    if (in_place(c, d, t, n, regs)) return true;
+    if (atom_operand_in_place(c, d, t, n, regs)) return true;
     cute_vreg vals[ATOM_MAX_VALS];
     if (n > ATOM_MAX_VALS) return cute_ctx_fail(c, "%s: %d values per thread (at most %d)", who, n, ATOM_MAX_VALS);
     if (!atom_rmem_read(c, t, n, vals, who)) return false;
@@ -71,7 +70,7 @@ void atom_operand_out(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, co
 {
     cute_vreg words[ATOM_MAX_VALS];
     if (!statically_indexed(c, t, n, "an instruction's result")) return;
-    if (in_place(c, d, t, n, words)) {
+    if (atom_operand_in_place(c, d, t, n, words)) {
         for (int w = 0; w < n / atom_vals_per_reg(d); w++) cute_ir_mov(&c->b, words[w], regs[w]);
         return;
     }

@@ -84,8 +84,9 @@ static bool accumulators(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, 
     return moved;
 }
 
-/* A of an RS atom: the thread's values packed into the instruction's 4 registers */
-static bool a_registers(cute_ctx *c, const cute_mma_atom *atom, cute_tensor A, cute_vreg *in)
+/* A of an RS atom: the thread's values packed into the instruction's 4 registers; *wrote:
+ * whether that wrote registers (a packed fragment whose words are A's is read in place) */
+static bool a_registers(cute_ctx *c, const cute_mma_atom *atom, cute_tensor A, cute_vreg *in, bool *wrote)
 {
     cute_dtype d = (cute_dtype)atom->a_type;
     int n = 4 * atom_vals_per_reg(d);
@@ -93,7 +94,8 @@ static bool a_registers(cute_ctx *c, const cute_mma_atom *atom, cute_tensor A, c
     if (!cute_is_static(sz) || sz.v != n)
         return cute_ctx_fail(c, "%s: operand A holds %lld values per thread; the atom takes %d", atom->name,
                              (long long)sz.v, n);
-    return atom_operand_in(c, d, &A, n, in, atom->name);
+    *wrote = !atom_operand_in_place(c, d, &A, n, in);
+    return !*wrote || atom_operand_in(c, d, &A, n, in, atom->name);
 }
 
 static cute_inst wgmma_row(cute_ctx *c, const cute_mma_atom *atom)
@@ -120,11 +122,14 @@ void wgmma_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_tens
     int nin = 0;
     /* registers the emitter itself writes (C into D, A packed) are fenced here, after the
      * caller's cute_warpgroup_arrive: the PTX ISA orders register writes before a wgmma
-     * that reads them only through wgmma.fence */
-    bool wrote = accumulators(c, atom, D, C, I->nout, d);
+     * that reads them only through wgmma.fence.  Only those: a fence between the wgmmas
+     * of one batch makes ptxas close a group at each (one HGMMA a group), so that a
+     * wait_group N after the batch waits for all but N of its instructions. */
+    bool wrote = accumulators(c, atom, D, C, I->nout, d), packed = false;
     if (c->alg.failed) return;
-    if (rs ? !a_registers(c, atom, A, in) : !(in[0] = atom_smem_descriptor(c, atom->name, A, 'A', &ma))) return;
-    if (wrote || rs) cute_ir_inst_op(&c->b, CUTE_INST_WGMMA_FENCE, NULL, 0, NULL, 0, 0);
+    if (rs ? !a_registers(c, atom, A, in, &packed) : !(in[0] = atom_smem_descriptor(c, atom->name, A, 'A', &ma)))
+        return;
+    if (wrote || packed) cute_ir_inst_op(&c->b, CUTE_INST_WGMMA_FENCE, NULL, 0, NULL, 0, 0);
     nin = rs ? 4 : 1;
     if (!(in[nin++] = atom_smem_descriptor(c, atom->name, B, 'B', &mb))) return;
     bool sixteen = cute_dtype_bytes((cute_dtype)atom->a_type) == 2;

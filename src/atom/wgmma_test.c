@@ -355,9 +355,12 @@ static void all_cases(cute_runtime *rt, const char *where, bool scheduled)
 }
 
 /* --- the same atom through a TiledMMA and cute_gemm: a 64 x 64 x 64 product, four k-blocks
- * of one shared K tile (the descriptors' start moves 32 bytes a block in the swizzle) ---- */
+ * of one shared K tile (the descriptors' start moves 32 bytes a block in the swizzle); an
+ * RS atom takes A from a packed fragment (cute_make_fragment_A) loaded from A's tile ---- */
 
 enum { GM = 64, GN = 64, GK = 64 };
+
+static bool is_rs(const wg_case *k) { return strstr(k->atom, "_RS") != NULL; }
 
 static void gemm_kernel(cute_ctx *c, cute_tensor gA, cute_tensor gB, cute_tensor gC)
 {
@@ -372,13 +375,29 @@ static void gemm_kernel(cute_ctx *c, cute_tensor gA, cute_tensor gB, cute_tensor
     cute_layout one = cute_layout_parse(a, "(1,1,1):(0,0,0)");
     cute_tiled_mma mma = cute_make_tiled_mma(a, &p->mma, &one, NULL, NULL, NULL);
     cute_thr_mma thr = cute_tiled_mma_slice(&mma, cute_thread_idx(c, 0));
-    cute_tensor acc = cute_partition_fragment_C(c, thr, gC);
+    cute_tensor acc = cute_partition_fragment_C(c, thr, gC), tA = cute_partition_A(c, thr, sA);
+    if (is_rs(p->k)) { /* A's values in the instruction's words, written before the fence */
+        cute_tensor rA = cute_make_fragment_A(c, &mma, tA);
+        cute_autovec_copy(c, tA, rA);
+        tA = rA;
+    }
     cute_fill(c, acc, 0);
     cute_warpgroup_arrive(c);
-    cute_gemm(c, &mma, acc, cute_partition_A(c, thr, sA), cute_partition_B(c, thr, sB), acc);
+    cute_gemm(c, &mma, acc, tA, cute_partition_B(c, thr, sB), acc);
     cute_warpgroup_commit_batch(c);
     cute_warpgroup_wait(c, 0);
     cute_autovec_copy(c, acc, cute_partition_C(c, thr, gC));
+}
+
+/* the wgmma.fence instructions of f's CUDA C (-1: no code) */
+static int fences(const cute_fn *f)
+{
+    char *src = NULL, err[256];
+    if (cute_fn_code(f, "cuda", "sm_90a", &src, err, sizeof err) != CUTE_OK) return -1;
+    int n = 0;
+    for (const char *s = src; (s = strstr(s, "wgmma.fence")); s++) n++;
+    free(src);
+    return n;
 }
 
 static void gemm_host(cute_ctx *c, const cute_arg *arg)
@@ -398,6 +417,10 @@ static int run_gemm(cute_runtime *rt, const wg_case *k, const char *where)
     char err[2048] = "";
     const cute_fn *f = cute_compile(rt, "wgmma_gemm", gemm_host, &p, 3, specs, err, sizeof err);
     CHECK(f != NULL, "cute_gemm with %s on %s: %s", k->atom, where, err);
+    /* one fence for the batch: a fence between its wgmmas would make ptxas wait for all
+     * but the last of them at a wait_group 1 (each its own group) */
+    int nf = f ? fences(f) : -1;
+    CHECK(nf == 1, "cute_gemm with %s: %d wgmma.fence in its code (the caller's one)", k->atom, nf);
     cute_backend *be = cute_runtime_backend(rt);
     wg_bufs B;
     size_t bytes[4] = {GM * GK * 2, GN * GK * 2, GM * GN * 4, 4};
@@ -434,6 +457,7 @@ static void gemm_cases(cute_runtime *rt, const char *where)
     static const wg_case k[] = {
         {"SM90_64x64x16_F32BF16BF16_SS", "Layout_K_SW128_Atom", "Layout_K_SW128_Atom", NULL},
         {"SM90_64x64x16_F32BF16BF16_SS", "Layout_MN_SW128_Atom", "Layout_K_SW64_Atom", NULL},
+        {"SM90_64x64x16_F32BF16BF16_RS", "Layout_K_SW128_Atom", "Layout_K_SW128_Atom", NULL},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         int wrong = run_gemm(rt, &k[i], where);

@@ -260,6 +260,19 @@ static void register_reports(void)
     }
 }
 
+/* Compile-only (CUDA C, no NVRTC): each product of the Hopper kernels' batches one wgmma
+ * chain with no fence inside (attn_test_split_chains), d64 and d128, causal and not */
+static void unsplit_chains(void)
+{
+    for (int i = 0; i < 4; i++) {
+        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = i & 2 ? 128 : 64,
+                                     .causal = (i & 1) != 0, .lse = true, .variant = CUTE_ATTENTION_HOPPER};
+        int split = attn_test_split_chains(cute_attention_bwd_compile, &cfg);
+        CHECK(split == 0, "hopper backward d%d%s: %d wgmmas fenced inside their batch", cfg.head_dim,
+              cfg.causal ? " causal" : "", split);
+    }
+}
+
 int main(void)
 {
     seed = attn_test_seed("attention_bwd_test");
@@ -284,6 +297,7 @@ int main(void)
     ATTN_TEST_ON("interp", "the attention backward", small);
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_small);
+    unsplit_chains();
     register_reports();
     static const bwd_case moderate[] = {
         {2, 300, 300, 6, 2, 128, true, true, CUTE_BF16, 0},

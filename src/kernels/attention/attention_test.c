@@ -254,6 +254,19 @@ static void register_reports(void)
     }
 }
 
+/* Compile-only (CUDA C, no NVRTC): the Hopper forward's P V batch is one wgmma chain with
+ * no fence inside (attn_test_split_chains), at every head dim, causal and not */
+static void unsplit_chains(void)
+{
+    for (int i = 0; i < 6; i++) {
+        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = 64 << (i / 2),
+                                     .causal = (i & 1) != 0, .lse = true, .variant = CUTE_ATTENTION_HOPPER};
+        int split = attn_test_split_chains(cute_attention_compile, &cfg);
+        CHECK(split == 0, "hopper d%d%s: %d wgmmas fenced inside their batch", cfg.head_dim,
+              cfg.causal ? " causal" : "", split);
+    }
+}
+
 int main(void)
 {
     seed = attn_test_seed("attention_test");
@@ -284,6 +297,7 @@ int main(void)
     ATTN_TEST_ON("interp", "attention", small);
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("interp", "attention", hopper_small);
+    unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {
         {2, 1000, 1000, 6, 2, 128, true, true, CUTE_BF16, 0},

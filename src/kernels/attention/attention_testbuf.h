@@ -116,6 +116,49 @@ static inline bool attn_test_usage(attn_test_compile *compile, const cute_attent
     return s == CUTE_OK;
 }
 
+/* The first accumulator a wgmma at s writes, as the CUDA C names it ("+f"(r262_f)) */
+static inline size_t attn_test_wgmma_acc(const char *s, const char **acc)
+{
+    const char *a = strstr(s, "\"+f\"(");
+    const char *e = a ? strchr(a, ')') : NULL;
+    *acc = a;
+    return e ? (size_t)(e - a) : 0;
+}
+
+/* The wgmma chains of cfg's kernels (CUDA C for sm_90a, which needs no NVRTC) that a
+ * wgmma.fence splits: a fence between two wgmmas of one batch on the same accumulators.
+ * ptxas makes each of those wgmmas a group of its own, so that a wait_group 1 after the
+ * batch (the softmax overlapping P V; the next step's dS overlapping the products) waits
+ * for all of it but its last instruction.  -1: no code. */
+static inline int attn_test_split_chains(attn_test_compile *compile, const cute_attention_config *cfg)
+{
+    char err[2048], *src = NULL;
+    cute_runtime *rt;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interp: %s", err);
+    cute_runtime_set_target_arch(rt, "sm_90a");
+    const cute_fn *f = compile(rt, cfg, err, sizeof err);
+    cute_status st = f ? cute_fn_code(f, "cuda", "sm_90a", &src, err, sizeof err) : CUTE_ERR_COMPILE;
+    CHECK(st == CUTE_OK, "d%d: %s", cfg->head_dim, err);
+    int split = st == CUTE_OK ? 0 : -1;
+    const char *acc = NULL;
+    size_t len = 0;
+    bool fenced = false;
+    for (const char *s = src; s && (s = strstr(s, "wgmma.")); s += 6) {
+        if (!strncmp(s, "wgmma.commit_group", 18)) acc = NULL, fenced = false;
+        else if (!strncmp(s, "wgmma.fence", 11)) fenced = acc != NULL;
+        else if (!strncmp(s, "wgmma.mma_async", 15)) {
+            const char *a;
+            size_t n = attn_test_wgmma_acc(s, &a);
+            split += fenced && acc && n == len && !strncmp(a, acc, n);
+            acc = a, len = n, fenced = false;
+        }
+    }
+    free(src);
+    cute_fn_free(f);
+    cute_runtime_free(rt);
+    return split;
+}
+
 /* whether a case asking for `wanted` runs on backend b: the Hopper kernels only on an sm_90
  * GPU (or the interpreter); elsewhere a visible skip naming `what` */
 static inline bool attn_test_hopper_here(cute_backend *b, cute_attention_variant wanted, const char *what)

@@ -157,8 +157,9 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_smem *m, cute
     cute_tensor rows = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", bm, d));
     f.acc_a = cute_partition_fragment_C(c, f.ss, scores);
     f.acc_b = cute_make_fragment_like(c, f.acc_a);
-    f.rp = cute_make_rmem_tensor_like(c, f.acc_a, p->cfg.dtype);
-    f.rds = cute_make_rmem_tensor_like(c, f.acc_a, p->cfg.dtype);
+    /* the RS wgmma's A operands, in their packed words (no per-product packing to fence) */
+    f.rp = cute_make_fragment_A(c, &p->pv, f.acc_a);
+    f.rds = cute_make_fragment_A(c, &p->pv, f.acc_a);
     f.out[0] = cute_partition_fragment_C(c, f.rs, rows);
     f.out[1] = cute_make_fragment_like(c, f.out[0]);
     return f;

@@ -136,7 +136,8 @@ static void consumer(cute_ctx *c, const attn_plan *p, const attn_block *t, const
     cute_fill(c, f.acc_o, 0);
     cute_layout rows_mode = cute_get(a, &f.acc_o.layout, 1);
     attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
-    cute_tensor rp = cute_make_rmem_tensor_like(c, f.acc_s, p->cfg.dtype); /* P(n-1) */
+    /* P(n-1), shaped as S's accumulators: the RS wgmma's A operand, in its packed words */
+    cute_tensor rp = cute_make_fragment_A(c, &p->pv, f.acc_s);
     cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
     cute_pipeline_consumer_wait(c, &m->pq, &sq, (cute_val){0});
     cute_pipeline_state sk = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);

@@ -70,8 +70,10 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
         return cute_alg_fail(a, "attention hopper: head dim %d (64, 128 or 256)", cfg->head_dim);
     p->d = cfg->head_dim, p->bm = 128, p->threads = 3 * 128;
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
-     * (and P's bn / 4); FlashAttention 3's tiles */
-    p->bn = cfg->block_n ? cfg->block_n : p->d == 256 ? 64 : p->d == 128 && !cfg->causal ? 176 : 128;
+     * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
+     * 20 bytes there: 64) */
+    int wide = p->d == 256 ? 80 : p->d == 128 ? 176 : 128;
+    p->bn = cfg->block_n ? cfg->block_n : !cfg->causal ? wide : p->d == 256 ? 64 : 128;
     int64_t es = 2, q = p->bm * p->d * es, stage = 2 * p->bn * p->d * es;
     int64_t fit = (SMEM_BYTES - q) / stage;
     p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
