@@ -1,0 +1,51 @@
+#!/bin/sh
+# Several scripts/device-*.sh passes in one device call, in parallel lanes, one a GPU:
+#   LANE0="name:seconds ..." LANE1="..." [LANE2=... LANE3=...] sh scripts/device-lanes.sh
+# runs scripts/device-<name>.sh with OUT=/tmp/lanes/<name> under a limit of <seconds>, the
+# parts of a lane one after another on GPU <lane>.  When a part ends or runs out of time, every
+# process of its lane still alive is killed (found by the CUTEC_LANE it inherited: a killed
+# part's inner `timeout`s sit in process groups of their own and would run on into the next
+# part).  Builds `make all tests` once first (NO_BUILD=1: not).  Brings back $OUT/laneN.txt (each lane's
+# transcript) and $OUT/lanes.tgz (every part's logs); prints the lanes' tails.
+set -u
+OUT=${OUT:-build/device-out}
+W=/tmp/lanes
+mkdir -p "$OUT" "$W"
+start=$(date +%s)
+el() { echo $(($(date +%s) - start)); }
+
+reap() # lane: kill what is left of its parts
+{
+    for p in /proc/[0-9]*; do
+        pid=${p#/proc/}
+        [ "$pid" = "$$" ] && continue
+        { tr "\0" "\n" <"$p/environ"; } 2>/dev/null | grep -qx "CUTEC_LANE_PART=$1" && kill -9 "$pid" 2>/dev/null
+    done
+}
+
+lane() # index, "name:seconds ..."
+{
+    for spec in $2; do
+        name=${spec%%:*} lim=${spec##*:}
+        echo "==== $name at $(el) s (limit $lim s)"
+        mkdir -p "$W/$name"
+        OUT="$W/$name" CUTEC_LANE_PART=$1 timeout "$lim" sh "scripts/device-$name.sh" 2>&1
+        echo "==== $name done at $(el) s (rc $?)"
+        reap "$1"
+    done
+    echo "==== lane $1 done at $(el) s"
+}
+
+echo "== $(date -u '+%F %T') $(git log --oneline -1 2>/dev/null)"
+nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv
+[ -n "${NO_BUILD:-}" ] || make -j"$(nproc)" all tests 2>&1 | grep -E "error|warning" | head -20
+echo "== built at $(el) s"
+for i in 0 1 2 3; do
+    eval "spec=\${LANE$i:-}"
+    [ -n "$spec" ] && (export CUDA_VISIBLE_DEVICES=$i; lane "$i" "$spec") >"$OUT/lane$i.txt" 2>&1 &
+done
+wait
+nvidia-smi --query-gpu=index,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv
+tar czf "$OUT/lanes.tgz" -C "$W" .
+echo "== all done at $(el) s"
+for f in "$OUT"/lane?.txt; do echo "#### $f"; tail -n "${TAIL:-40}" "$f"; done
