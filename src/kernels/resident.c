@@ -25,8 +25,10 @@ int kernels_resident_clusters(cute_runtime *rt, int size, int threads, int per_s
     void *mod = NULL, *fn = NULL;
     int n = 0, smem = d ? probe_smem(d, per_sm) : 0;
     if (!d || d->sm_count <= 0 || cute_cuda_module_load(cu, probe_ptx, &mod) != CUTE_OK) return 0;
+    /* clusters over 8 blocks need the non-portable opt-in, as the kernels that use them get */
     if (cute_cuda_module_function(cu, mod, "cutec_resident_probe", &fn) != CUTE_OK ||
         cute_cuda_func_max_dynamic_smem(cu, fn, smem) != CUTE_OK ||
+        (size > 8 && cute_cuda_func_allow_large_clusters(cu, fn) != CUTE_OK) ||
         cute_cuda_max_active_clusters(cu, fn, (cute_dim3){(uint32_t)(size * d->sm_count), 1, 1},
                                       (cute_dim3){(uint32_t)threads, 1, 1}, (cute_dim3){(uint32_t)size, 1, 1},
                                       (uint32_t)smem, &n) != CUTE_OK)
