@@ -261,8 +261,9 @@ cute_status cutec_gemm_scaled(cute_gemm_lib *lib, cute_gemm_variant variant, con
                               const cute_call_arg *v, void *stream, char *err, size_t n);
 /* The dual GEMM with a SwiGLU epilogue (seed 001): C = alpha * silu(A B0^T) * (A B1^T)
  * + beta * C in one kernel, A read once: B0 and B1 (N,K) of A's dtype, laid out alike,
- * K-major; C (M,N) 16-bit.  The Hopper kernel only (sm_90, and the interpreter): a block's
- * 128 x 256 product is 128 columns of A B0^T beside the same 128 of A B1^T (docs/gemm.md). */
+ * K-major; C (M,N) 16-bit.  The Hopper kernel on sm_90 (and the interpreter), the Blackwell
+ * kernel on an sm_100 target: a block's 128 x 256 product is 128 columns of A B0^T beside the
+ * same 128 of A B1^T (docs/gemm.md, docs/blackwell.md). */
 cute_status cutec_gemm_swiglu(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *B0,
                               const cute_call_arg *B1, const cute_call_arg *C, double alpha, double beta,
                               void *stream, char *err, size_t n);

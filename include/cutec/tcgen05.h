@@ -31,13 +31,21 @@ cute_val cute_tcgen05_smem_desc(cute_ctx *c, cute_val p, int lbo, int sbo, int s
  * follows A's type in idesc: f16 / bf16, tf32, or 8-bit floats */
 void cute_tcgen05_mma(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_desc, cute_val b_desc,
                       uint32_t idesc, cute_val accumulate);
-/* NVFP4, the block-scaled kind mxf4nvf4 with scale_vec::4X: e2m1 A and B (K-major, 64 of K an
- * instruction, two values a byte), one ue4m3 scale per 16 of K of each row of A and of B,
- * read from tensor memory at sfa and sfb (lane r % 32 of every quarter, column + r / 32, byte
- * k / 16: what cute_tcgen05_cp's 32x128b.warpx4 copies there from CuTe's SfKMajorAtom) */
-uint32_t cute_tcgen05_idesc_nvf4(cute_ctx *c, int m, int n);
-void cute_tcgen05_mma_nvf4(cute_ctx *c, cute_val d, cute_val a_desc, cute_val b_desc, uint32_t idesc, cute_val sfa,
-                           cute_val sfb, cute_val accumulate);
+/* The block-scaled kinds (CuTe's MmaMXF8Op, MmaMXF4Op, MmaMXF4NVF4Op), M 128:
+ *   CUTE_TCGEN05_MXF8F6F4 (MXFP8): e4m3 / e5m2 A and B, either major, K 32 an instruction,
+ *                          one ue8m0 scale per 32 of K (scale_vec::1X)
+ *   CUTE_TCGEN05_MXF4      (MXFP4): e2m1 A and B (K-major, two a byte), K 64, ue8m0 per 32 (2X)
+ *   CUTE_TCGEN05_MXF4NVF4  (NVFP4): e2m1, K 64, ue4m3 per 16 (4X)
+ * The scales of row r (of A, of B's N) are in tensor memory at sfa (sfb): lane r % 32 of every
+ * quarter, column + r / 32, a 32-bit word of 4 scales (what cute_tcgen05_cp's 32x128b.warpx4
+ * copies there from CuTe's SfKMajorAtom).  An instruction reads 4, 2 or 1 of them (4X, 2X, 1X),
+ * starting at byte sfa_id (sfb_id) of idesc: 0 for NVFP4, 0 or 2 for MXFP4, 0..3 for MXFP8,
+ * so one word serves 1, 2 or 4 instructions along K. */
+typedef enum { CUTE_TCGEN05_MXF8F6F4, CUTE_TCGEN05_MXF4, CUTE_TCGEN05_MXF4NVF4 } cute_tcgen05_scaled_kind;
+uint32_t cute_tcgen05_idesc_scaled(cute_ctx *c, cute_tcgen05_scaled_kind kind, cute_dtype a, cute_dtype b, int m,
+                                   int n, bool a_mn_major, bool b_mn_major, int sfa_id, int sfb_id);
+void cute_tcgen05_mma_scaled(cute_ctx *c, cute_tcgen05_scaled_kind kind, cute_val d, cute_val a_desc,
+                             cute_val b_desc, uint32_t idesc, cute_val sfa, cute_val sfb, cute_val accumulate);
 /* tcgen05.cp (S2T), one thread: the shared matrix of descriptor s_desc into tensor memory at
  * taddr (lane 0), 128 rows of 32 bytes into lanes 0..127 (8 columns), or 32 rows of 16 bytes
  * into every 32-lane quarter (4 columns; scale factors) */
@@ -62,8 +70,8 @@ void cute_tcgen05_wait_ld(cute_ctx *c);
 #define cute_tcgen05_smem_desc(c, ...) CUTE__CTX_AT((c), cute_tcgen05_smem_desc((c), __VA_ARGS__))
 #define cute_tcgen05_mma(c, ...) CUTE__CTX_AT((c), cute_tcgen05_mma((c), __VA_ARGS__))
 #define cute_tcgen05_commit(c, ...) CUTE__CTX_AT((c), cute_tcgen05_commit((c), __VA_ARGS__))
-#define cute_tcgen05_idesc_nvf4(c, ...) CUTE__CTX_AT((c), cute_tcgen05_idesc_nvf4((c), __VA_ARGS__))
-#define cute_tcgen05_mma_nvf4(c, ...) CUTE__CTX_AT((c), cute_tcgen05_mma_nvf4((c), __VA_ARGS__))
+#define cute_tcgen05_idesc_scaled(c, ...) CUTE__CTX_AT((c), cute_tcgen05_idesc_scaled((c), __VA_ARGS__))
+#define cute_tcgen05_mma_scaled(c, ...) CUTE__CTX_AT((c), cute_tcgen05_mma_scaled((c), __VA_ARGS__))
 #define cute_tcgen05_cp(c, ...) CUTE__CTX_AT((c), cute_tcgen05_cp((c), __VA_ARGS__))
 #define cute_tcgen05_fence_before_thread_sync(c) CUTE__CTX_AT((c), cute_tcgen05_fence_before_thread_sync((c)))
 #define cute_tcgen05_fence_after_thread_sync(c) CUTE__CTX_AT((c), cute_tcgen05_fence_after_thread_sync((c)))

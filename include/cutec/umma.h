@@ -26,12 +26,17 @@ bool cute_umma_atom(cute_alg *c, const char *name, cute_dtype ab, int m, int n, 
 void cute_umma_gemm(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_tensor A, cute_tensor B,
                     cute_val accumulate);
 
-/* NVFP4 (SM100_MMA_MXF4NVF4_SS, cute_umma_atom with CUTE_E2M1): A (M, K) and B (N, K) are
- * shared tiles of their e2m1 as bytes (u8, K / 2 of them a row, K-major), one instruction per
- * 64 of K; the scales of k-block i are in tensor memory at sfa + i M / 32 and sfb + i N / 32
- * columns, where cute_umma_copy_scales puts them. */
-void cute_umma_gemm_nvf4(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_tensor A, cute_tensor B,
-                         cute_val sfa, cute_val sfb, cute_val accumulate);
+/* The block-scaled atoms (cute_umma_atom): SM100_MMA_MXF8F6F4_SS (MXFP8: e4m3 / e5m2 A and B,
+ * shared tiles of that type, either major, K 32 an instruction, ue8m0 scales per 32 of K),
+ * SM100_MMA_MXF4_SS (MXFP4: e2m1, ue8m0 per 32) and SM100_MMA_MXF4NVF4_SS (NVFP4: e2m1, ue4m3
+ * per 16); the 4-bit ones take A (M, K) and B (N, K) as shared tiles of their e2m1 as bytes (u8,
+ * K / 2 of them a row, K-major), K 64 an instruction.  The scales sit in tensor memory at sfa and
+ * sfb where cute_umma_copy_scales puts them: a word of 4 scales a row for each 64 of K (NVFP4)
+ * or 128 of K (the MX kinds), held by SfKMajorAtoms of 128 rows (4 columns each; N 64 uses
+ * half of one), the atoms of a word side by side, the words one after another along K; the
+ * instruction's scale-factor ids walk the bytes of a word. */
+void cute_umma_gemm_scaled(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_tensor A, cute_tensor B,
+                           cute_val sfa, cute_val sfb, cute_val accumulate);
 /* S2T (SM100_UTCCP_4x32dp128bit_1cta): the scales in shared tile sf (bytes, whole 512-byte
  * SfKMajorAtoms of 128 rows by 4 scales) into tensor memory from taddr, 4 columns an atom,
  * duplicated into the four lane quarters; one thread, before the MMAs that read them */
@@ -39,7 +44,7 @@ void cute_umma_copy_scales(cute_ctx *c, cute_val taddr, cute_tensor sf);
 
 #ifndef CUTEC_NO_SITE_MACROS
 #define cute_umma_gemm(c, ...) CUTE__CTX_AT((c), cute_umma_gemm((c), __VA_ARGS__))
-#define cute_umma_gemm_nvf4(c, ...) CUTE__CTX_AT((c), cute_umma_gemm_nvf4((c), __VA_ARGS__))
+#define cute_umma_gemm_scaled(c, ...) CUTE__CTX_AT((c), cute_umma_gemm_scaled((c), __VA_ARGS__))
 #define cute_umma_copy_scales(c, ...) CUTE__CTX_AT((c), cute_umma_copy_scales((c), __VA_ARGS__))
 #endif
 

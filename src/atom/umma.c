@@ -12,26 +12,35 @@
 #include "tensor/tensor_internal.h"
 #include "trace/ctx_internal.h"
 
+/* the block-scaled kind of an atom's name, or -1 for a dense atom */
+static int scaled_kind(const char *name)
+{
+    return strstr(name, "MXF4NVF4") ? CUTE_TCGEN05_MXF4NVF4
+           : strstr(name, "MXF4")   ? CUTE_TCGEN05_MXF4
+           : strstr(name, "MXF8")   ? CUTE_TCGEN05_MXF8F6F4
+                                    : -1;
+}
+
 /* the row's family takes A and B of type ab */
 static bool family_takes(const atom_row *r, cute_dtype ab)
 {
-    int bits = 8 * cute_dtype_bytes(ab);
+    int kind = scaled_kind(r->info.name);
     if (strstr(r->info.name, "F16BF16")) return ab == CUTE_F16 || ab == CUTE_BF16;
     if (strstr(r->info.name, "TF32")) return ab == CUTE_TF32;
-    if (strstr(r->info.name, "MXF4NVF4")) return ab == CUTE_E2M1;
-    return strstr(r->info.name, "F8F6F4") && bits == 8 && ab != CUTE_I8 && ab != CUTE_U8;
+    if (kind == CUTE_TCGEN05_MXF4 || kind == CUTE_TCGEN05_MXF4NVF4) return ab == CUTE_E2M1;
+    return strstr(r->info.name, "F8F6F4") && (ab == CUTE_E4M3 || ab == CUTE_E5M2);
 }
 
 bool cute_umma_atom(cute_alg *c, const char *name, cute_dtype ab, int m, int n, cute_mma_atom *out)
 {
     memset(out, 0, sizeof *out);
     const atom_row *r = name ? atom_row_find(name) : NULL;
-    bool nvf4 = r && !strcmp(r->info.name, "SM100_MMA_MXF4NVF4_SS");
-    if (!r || r->kind != ROW_UMMA_SS || (r->info.field[5] && !nvf4) || r->mnk[0] != 128)
+    bool scaled = r && scaled_kind(r->info.name) >= 0;
+    if (!r || r->kind != ROW_UMMA_SS || r->mnk[0] != 128)
         return cute_alg_fail(c, "cute_umma_atom: \"%s\" is not a one-CTA SM100_MMA_*_SS atom cutec issues "
-                             "(SM100_MMA_F16BF16_SS, SM100_MMA_TF32_SS, SM100_MMA_F8F6F4_SS, SM100_MMA_MXF4NVF4_SS)",
-                             name ? name : "(null)");
-    if (nvf4 && (m != 128 || n % 16))
+                             "(SM100_MMA_F16BF16_SS, SM100_MMA_TF32_SS, SM100_MMA_F8F6F4_SS, SM100_MMA_MXF8F6F4_SS, "
+                             "SM100_MMA_MXF4_SS, SM100_MMA_MXF4NVF4_SS)", name ? name : "(null)");
+    if (scaled && (m != 128 || n % 16))
         return cute_alg_fail(c, "cute_umma_atom: %s of %d x %d (M 128, N a multiple of 16 up to 256)", name, m, n);
     if (!family_takes(r, ab))
         return cute_alg_fail(c, "cute_umma_atom: %s does not take %s operands", name, cute_dtype_name(ab));
@@ -88,8 +97,9 @@ void cute_umma_gemm(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_ten
 {
     static const char what[] = "cute_umma_gemm";
     if (!ctx_ok(c) || !tensor_usable(c, &A, what) || !tensor_usable(c, &B, what)) return;
-    if (atom->emit != umma_refuse_emit) {
-        cute_ctx_fail(c, "%s: %s is not an sm_100 MMA atom (cute_umma_atom)", what, atom->name);
+    if (atom->emit != umma_refuse_emit || scaled_kind(atom->name) >= 0) {
+        cute_ctx_fail(c, "%s: %s is not a dense sm_100 MMA atom (cute_umma_atom; the block-scaled ones: "
+                      "cute_umma_gemm_scaled)", what, atom->name);
         return;
     }
     if (!atom_arch_ok(c, atom->min_arch, atom->name, what) || !operand_ok(c, atom, A, 'A', atom->m) ||
@@ -108,9 +118,9 @@ void cute_umma_gemm(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_ten
     }
 }
 
-/* --- NVFP4: SM100_MMA_MXF4NVF4_SS (kind mxf4nvf4, scale_vec::4X) ---------------------------- */
+/* --- the block-scaled atoms: MXF8F6F4 (MXFP8), MXF4 (MXFP4), MXF4NVF4 (NVFP4) ------------- */
 
-/* operand t of the 4-bit atom: a static (rows, 32 k) tile of its e2m1 as bytes (u8) */
+/* operand t of a 4-bit atom: a static (rows, 32 k) tile of its e2m1 as bytes (u8) */
 static bool bytes_ok(cute_ctx *c, const cute_mma_atom *atom, cute_tensor t, char which, int64_t rows)
 {
     cute_alg *a = &c->alg;
@@ -119,42 +129,56 @@ static bool bytes_ok(cute_ctx *c, const cute_mma_atom *atom, cute_tensor t, char
     if (t.kind == CUTE_TENSOR_SMEM && t.dtype == CUTE_U8 && cute_rank(&t.layout) == 2 && cute_is_static(nr) &&
         cute_is_static(nk) && nr.v == rows && nk.v % (atom->k / 2) == 0)
         return true;
-    return cute_ctx_fail(c, "cute_umma_gemm_nvf4: %s: operand %c must be a shared tile of its e2m1 as bytes (u8), "
+    return cute_ctx_fail(c, "cute_umma_gemm_scaled: %s: operand %c must be a shared tile of its e2m1 as bytes (u8), "
                          "(%lld, a multiple of %lld bytes)", atom->name, which, (long long)rows,
                          (long long)atom->k / 2);
 }
 
-void cute_umma_gemm_nvf4(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_tensor A, cute_tensor B,
-                         cute_val sfa, cute_val sfb, cute_val accumulate)
+/* the instruction of k-block i: its descriptors, idesc with the scale ids, the scales' columns */
+static void scaled_block(cute_ctx *c, const cute_mma_atom *atom, const cute_mma_atom *tiles, int kind, cute_val d,
+                         cute_tensor A, cute_tensor B, cute_val sfa, cute_val sfb, cute_val accumulate, int64_t i)
 {
-    static const char what[] = "cute_umma_gemm_nvf4";
+    cute_major ma, mb;
+    cute_val da = descriptor(c, atom, kblock(c, tiles, A, atom->m, i), 'A', &ma);
+    cute_val db = descriptor(c, atom, kblock(c, tiles, B, atom->n, i), 'B', &mb);
+    if (!da.r || !db.r) return;
+    /* a 32-bit word of 4 scales a row serves `per_word` instructions: then the next word's
+     * SfKMajorAtoms, 4 columns for each 128 rows (where cute_umma_copy_scales puts them) */
+    int per_word = kind == CUTE_TCGEN05_MXF8F6F4 ? 4 : kind == CUTE_TCGEN05_MXF4 ? 2 : 1;
+    int id = (int)(i % per_word) * (4 / per_word);
+    int64_t word = i / per_word;
+    uint32_t idesc = cute_tcgen05_idesc_scaled(c, (cute_tcgen05_scaled_kind)kind, (cute_dtype)atom->a_type,
+                                               (cute_dtype)atom->b_type, (int)atom->m, (int)atom->n,
+                                               ma == CUTE_MAJOR_MN, mb == CUTE_MAJOR_MN, id, id);
+    int64_t a_cols = 4 * ((atom->m + 127) / 128), b_cols = 4 * ((atom->n + 127) / 128);
+    cute_val a_sf = cute_val_binop(c, CUTE_OP_ADD, sfa, cute_val_int(c, CUTE_U32, word * a_cols));
+    cute_val b_sf = cute_val_binop(c, CUTE_OP_ADD, sfb, cute_val_int(c, CUTE_U32, word * b_cols));
+    cute_tcgen05_mma_scaled(c, (cute_tcgen05_scaled_kind)kind, d, da, db, idesc, a_sf, b_sf,
+                            i ? cute_val_int(c, CUTE_U32, 1) : accumulate);
+}
+
+void cute_umma_gemm_scaled(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_tensor A, cute_tensor B,
+                           cute_val sfa, cute_val sfb, cute_val accumulate)
+{
+    static const char what[] = "cute_umma_gemm_scaled";
     if (!ctx_ok(c) || !tensor_usable(c, &A, what) || !tensor_usable(c, &B, what)) return;
-    if (atom->emit != umma_refuse_emit || atom->a_type != CUTE_E2M1) {
-        cute_ctx_fail(c, "%s: %s is not SM100_MMA_MXF4NVF4_SS (cute_umma_atom)", what, atom->name);
+    int kind = atom->emit == umma_refuse_emit ? scaled_kind(atom->name) : -1;
+    if (kind < 0) {
+        cute_ctx_fail(c, "%s: %s is not a block-scaled sm_100 MMA atom (SM100_MMA_MXF8F6F4_SS, SM100_MMA_MXF4_SS, "
+                      "SM100_MMA_MXF4NVF4_SS through cute_umma_atom)", what, atom->name);
         return;
     }
-    if (!atom_arch_ok(c, atom->min_arch, atom->name, what) || !bytes_ok(c, atom, A, 'A', atom->m) ||
-        !bytes_ok(c, atom, B, 'B', atom->n))
+    bool fp4 = atom->a_type == CUTE_E2M1;
+    if (!atom_arch_ok(c, atom->min_arch, atom->name, what)) return;
+    if (fp4 ? !bytes_ok(c, atom, A, 'A', atom->m) || !bytes_ok(c, atom, B, 'B', atom->n)
+            : !operand_ok(c, atom, A, 'A', atom->m) || !operand_ok(c, atom, B, 'B', atom->n))
         return;
-    cute_mma_atom bytes = *atom; /* a k-block of the byte tiles: 32 bytes, 64 e2m1 */
-    bytes.k = atom->k / 2, bytes.a_type = bytes.b_type = CUTE_U8;
+    cute_mma_atom tiles = *atom; /* a k-block of the operand tiles: 4-bit ones are tiles of bytes */
+    if (fp4) tiles.k = atom->k / 2, tiles.a_type = tiles.b_type = CUTE_U8;
     cute_layout k = cute_get(&c->alg, &A.layout, 1);
-    int64_t blocks = cute_size(&c->alg, &k).v / bytes.k;
-    uint32_t idesc = cute_tcgen05_idesc_nvf4(c, (int)atom->m, (int)atom->n);
-    for (int64_t i = 0; i < blocks && ctx_ok(c); i++) {
-        cute_major ma, mb;
-        cute_val da = descriptor(c, atom, kblock(c, &bytes, A, atom->m, i), 'A', &ma);
-        cute_val db = descriptor(c, atom, kblock(c, &bytes, B, atom->n, i), 'B', &mb);
-        if (!da.r || !db.r) return;
-        if (ma != CUTE_MAJOR_K || mb != CUTE_MAJOR_K) {
-            cute_ctx_fail(c, "%s: 4-bit operands are K-major only", what);
-            return;
-        }
-        /* k-block i's scales: M / 32 (N / 32) columns each, one after another */
-        cute_val a_sf = cute_val_binop(c, CUTE_OP_ADD, sfa, cute_val_int(c, CUTE_U32, i * (atom->m / 32)));
-        cute_val b_sf = cute_val_binop(c, CUTE_OP_ADD, sfb, cute_val_int(c, CUTE_U32, i * (atom->n / 32)));
-        cute_tcgen05_mma_nvf4(c, d, da, db, idesc, a_sf, b_sf, i ? cute_val_int(c, CUTE_U32, 1) : accumulate);
-    }
+    int64_t blocks = cute_size(&c->alg, &k).v / tiles.k;
+    for (int64_t i = 0; i < blocks && ctx_ok(c); i++)
+        scaled_block(c, atom, &tiles, kind, d, A, B, sfa, sfb, accumulate, i);
 }
 
 void cute_umma_copy_scales(cute_ctx *c, cute_val taddr, cute_tensor sf)

@@ -1,16 +1,23 @@
-/* tcgen05.mma .kind::mxf4nvf4 .block_scale .scale_vec::4X (NVFP4) under the interpreter:
- *   D(m, n) = sum_k A(m, k) SFA(m, k / 16) B(n, k) SFB(n, k / 16)  (+ D), K = 64.
+/* The block-scaled tcgen05.mma kinds under the interpreter:
+ *   D(m, n) = sum_k A(m, k) SFA(m, k / V) B(n, k) SFB(n, k / V)  (+ D)
+ *   mxf4nvf4 .scale_vec::4X (NVFP4): e2m1, K 64, V 16, ue4m3 scales (ue8m0 not emulated)
+ *   mxf4     .scale_vec::2X (MXFP4): e2m1, K 64, V 32, ue8m0 scales
+ *   mxf8f6f4 .scale_vec::1X (MXFP8): e4m3 / e5m2 (the 6- and 4-bit formats are not emulated),
+ *            K 32, V 32, ue8m0 scales
  * The instruction descriptor is CUTLASS's UMMA::InstrDescriptorBlockScaled: bits 0-2 sparse
- * (refused), 4-5 B's scale-factor id, 7-9 / 10-12 A's / B's format (E2M1 = 1 for this kind),
- * 13 / 14 negations, 15 / 16 majors (4-bit operands are K-major only), 17-22 N >> 3, 23 the
- * scales' format (0 ue4m3), 24-28 M >> 4 (128 only, so far), 29-30 A's scale-factor id, 31
- * the K size (0: 64).  A and B are e2m1, two a byte (element 0 in the low nibble), 32 bytes
- * a row in the K-major canonical layouts of their sm_100 descriptors (inst_tcgen05.c).
+ * (refused), 4-5 B's scale-factor id, 7-9 / 10-12 A's / B's format (E2M1 = 1 for the 4-bit
+ * kinds; E4M3 0, E5M2 1 for mxf8f6f4), 13 / 14 negations, 15 / 16 majors (4-bit operands are
+ * K-major only), 17-22 N >> 3, 23 the scales' format (0 ue4m3, 1 ue8m0), 24-28 M >> 4 (128
+ * only, so far), 29-30 A's scale-factor id, 31 the 4-bit kinds' K (0: 64; 96 not emulated).
+ * e2m1 operands are two a byte (element 0 in the low nibble), 32 bytes a row in the K-major
+ * canonical layouts of their sm_100 descriptors; 8-bit ones are read as kind::f8f6f4's
+ * (inst_tcgen05.c).
  * The scales of row r (of A, or of B's N) are the 4 bytes of tensor-memory column sf + r / 32
  * at lane r % 32 of every 32-lane quarter (the PTX ISA: duplicated to all four; the four are
- * checked to agree), byte j for k in [16 j, 16 j + 16): what tcgen05.cp .32x128b.warpx4 puts
- * there from CuTe's SfKMajorAtom.  They must have been written (by the issuing thread's
- * tcgen05.cp, which the tcgen05 pipeline orders before the MMA).
+ * checked to agree); an instruction reads X = K / V of them, bytes id .. id + X - 1, where id is
+ * the scale-factor id (0 for 4X; 0 or 2 for 2X; 0..3 for 1X), so one SfKMajorAtom word serves
+ * 4 / X instructions.  They must have been written (by the issuing thread's tcgen05.cp, which
+ * the tcgen05 pipeline orders before the MMA).
  * Arithmetic: the products and their sums exact in float64, rounded once into D's f32 — an
  * assumption: no Blackwell result has been recorded (docs/blackwell.md). */
 #include <stdlib.h>
@@ -19,30 +26,86 @@
 #include "cutec/numeric.h"
 #include "interp/tmem.h"
 
-enum { SC_M = 128, SC_N_MAX = 256, SC_K = 64 };
+enum { SC_M = 128, SC_N_MAX = 256, SC_K_MAX = 64 };
+
+typedef struct sc_kind {
+    const char *name;
+    int k, x;      /* K of an instruction; scales a row it reads */
+    bool fp4, ue8; /* e2m1 operands (else 8-bit); ue8m0 scales (else ue4m3) */
+} sc_kind;
+
+static const sc_kind *kind_of(const dinst *d)
+{
+    static const sc_kind nvf4 = {"mxf4nvf4", 64, 4, true, false}, mxf4 = {"mxf4", 64, 2, true, true},
+                         mxf8 = {"mxf8f6f4", 32, 1, false, true};
+    return d->row->num == TC_KIND_MXF4 ? &mxf4 : d->row->num == TC_KIND_MXF8F6F4 ? &mxf8 : &nvf4;
+}
 
 typedef struct sc_mma {
-    int m, n;
-    double a[SC_M][SC_K], b[SC_N_MAX][SC_K];
+    const sc_kind *kind;
+    int m, n, ta, tb, sfa_id, sfb_id; /* ta, tb: E_E4M3 / E_E5M2 (8-bit kinds) */
+    bool neg_a, neg_b, mn_a, mn_b;
+    double a[SC_M][SC_K_MAX], b[SC_N_MAX][SC_K_MAX];
+    double t8[SC_N_MAX][INTERP_DESC_K_MAX]; /* an 8-bit operand as interp_smem_desc_read gives it */
 } sc_mma;
 
 static bool refuse(ictx *X, const dinst *d, uint32_t t, cute_interp_check kind, const char *what, uint32_t v)
 {
-    return interp_report(X, d, t, kind, 0, 0, 0, "tcgen05.mma.kind::mxf4nvf4 (warp %u): %s (idesc 0x%x)", t / 32, what,
-                         v);
+    return interp_report(X, d, t, kind, 0, 0, 0, "tcgen05.mma.kind::%s (warp %u): %s (idesc 0x%x)", kind_of(d)->name,
+                         t / 32, what, v);
+}
+
+/* A's or B's format code f as E_* of an 8-bit kind, or 0 */
+static int format8(uint32_t f)
+{
+    return f == 0 ? E_E4M3 : f == 1 ? E_E5M2 : 0;
+}
+
+static bool decode_formats(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, sc_mma *O)
+{
+    uint32_t fa = idesc >> 7 & 7, fb = idesc >> 10 & 7;
+    if (O->kind->fp4) {
+        if (fa != 1 || fb != 1)
+            return refuse(X, d, t, CUTE_CHECK_TMEM, "A's and B's formats (bits 7-9, 10-12) must be E2M1 (1)", idesc);
+        if (O->mn_a || O->mn_b)
+            return refuse(X, d, t, CUTE_CHECK_TMEM, "4-bit operands are K-major only (bits 15, 16)", idesc);
+        return true;
+    }
+    O->ta = format8(fa), O->tb = format8(fb);
+    if (fa > 5 || fb > 5 || fa == 2 || fb == 2)
+        return refuse(X, d, t, CUTE_CHECK_TMEM, "A's and B's formats (bits 7-9, 10-12) must be E4M3 0, E5M2 1, "
+                      "E2M3 3, E3M2 4 or E2M1 5", idesc);
+    if (!O->ta || !O->tb)
+        return refuse(X, d, t, CUTE_CHECK_UNSUPPORTED, "the 6- and 4-bit formats of mxf8f6f4 are not emulated", idesc);
+    return true;
+}
+
+/* the scales' format and ids: ue8m0 for the MX kinds, ue4m3 for 4X; ids within the word */
+static bool decode_scales(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, sc_mma *O)
+{
+    const sc_kind *K = O->kind;
+    O->sfa_id = (int)(idesc >> 29 & 3), O->sfb_id = (int)(idesc >> 4 & 3);
+    if ((idesc >> 23 & 1) != K->ue8)
+        return refuse(X, d, t, K->ue8 ? CUTE_CHECK_TMEM : CUTE_CHECK_UNSUPPORTED,
+                      K->ue8 ? "this kind's scales are ue8m0: set bit 23" : "ue8m0 scales with scale_vec::4X are not "
+                      "emulated (bit 23)", idesc);
+    if (O->sfa_id % K->x || O->sfb_id % K->x)
+        return refuse(X, d, t, CUTE_CHECK_TMEM, K->x == 4 ? "scale_vec::4X reads the whole word: scale-factor ids "
+                      "(bits 29-30, 4-5) must be 0" : "scale_vec::2X reads a half word: scale-factor ids (bits 29-30, "
+                      "4-5) must be 0 or 2", idesc);
+    if (idesc >> 31)
+        return refuse(X, d, t, K->fp4 ? CUTE_CHECK_UNSUPPORTED : CUTE_CHECK_TMEM, K->fp4 ? "K 96 (bit 31) is not "
+                      "emulated" : "bit 31 is reserved for this kind", idesc);
+    return true;
 }
 
 static bool decode(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, sc_mma *O)
 {
+    O->kind = kind_of(d);
     O->m = (int)(idesc >> 24 & 31) << 4, O->n = (int)(idesc >> 17 & 63) << 3;
+    O->neg_a = idesc >> 13 & 1, O->neg_b = idesc >> 14 & 1, O->mn_a = idesc >> 15 & 1, O->mn_b = idesc >> 16 & 1;
     if (idesc & 7) return refuse(X, d, t, CUTE_CHECK_UNSUPPORTED, "a sparse MMA is not emulated", idesc);
-    if ((idesc >> 7 & 7) != 1 || (idesc >> 10 & 7) != 1)
-        return refuse(X, d, t, CUTE_CHECK_TMEM, "A's and B's formats (bits 7-9, 10-12) must be E2M1 (1)", idesc);
-    if (idesc >> 15 & 3)
-        return refuse(X, d, t, CUTE_CHECK_TMEM, "4-bit operands are K-major only (bits 15, 16)", idesc);
-    if ((idesc >> 4 & 3) || (idesc >> 29 & 3) || (idesc >> 13 & 3) || (idesc >> 23 & 1) || (idesc >> 31))
-        return refuse(X, d, t, CUTE_CHECK_UNSUPPORTED, "scale-factor ids, negation, ue8m0 scales and K 96 are not "
-                      "emulated", idesc);
+    if (!decode_formats(X, d, t, idesc, O) || !decode_scales(X, d, t, idesc, O)) return false;
     if (O->m != SC_M) return refuse(X, d, t, CUTE_CHECK_UNSUPPORTED, "M other than 128 is not emulated", idesc);
     if (O->n < 16 || O->n > SC_N_MAX || O->n % 16)
         return refuse(X, d, t, CUTE_CHECK_TMEM, "N must be a multiple of 16 in 16..256", idesc);
@@ -50,12 +113,12 @@ static bool decode(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, sc_mma *
 }
 
 /* rows x 64 e2m1 values of a K-major operand */
-static bool read_fp4(ictx *X, const dinst *d, uint32_t t, uint64_t desc, int rows, double (*M)[SC_K])
+static bool read_fp4(ictx *X, const dinst *d, uint32_t t, uint64_t desc, int rows, double (*M)[SC_K_MAX])
 {
     interp_smem_desc D;
     if (!interp_tcgen05_sdesc(X, d, t, desc, &D)) return false;
     for (int r = 0; r < rows; r++)
-        for (int k = 0; k < SC_K / 2; k++) {
+        for (int k = 0; k < SC_K_MAX / 2; k++) {
             uint64_t off = interp_smem_desc_offset(&D, false, r, k, 1);
             if (!interp_scheck(X, d, t, off, 1, 1, 0)) return false;
             if (checking(X, CUTE_CHECK_SHARED_RACE) && !interp_proxy_fenced(X, d, t, off, 1)) return false;
@@ -65,8 +128,31 @@ static bool read_fp4(ictx *X, const dinst *d, uint32_t t, uint64_t desc, int row
     return true;
 }
 
-/* the scales of rows x 64 values at tensor memory sf, multiplied into M */
-static bool scale(ictx *X, const dinst *d, uint32_t t, uint32_t sf, int rows, double (*M)[SC_K], char which)
+/* an operand of rows x K values (with its negation), e2m1 or 8-bit, into M */
+static bool read_operand(ictx *X, const dinst *d, uint32_t t, sc_mma *O, char which, double (*M)[SC_K_MAX])
+{
+    uint64_t desc = REG(X, d->var[which == 'A' ? 1 : 2])[t].u64;
+    int rows = which == 'A' ? O->m : O->n, K = O->kind->k;
+    bool neg = which == 'A' ? O->neg_a : O->neg_b;
+    if (O->kind->fp4) {
+        if (!read_fp4(X, d, t, desc, rows, M)) return false;
+    } else {
+        interp_smem_desc D;
+        if (!interp_tcgen05_sdesc(X, d, t, desc, &D) ||
+            !interp_smem_desc_read(X, d, t, &D, which == 'A' ? O->mn_a : O->mn_b, which == 'A' ? O->ta : O->tb,
+                                   rows, K, O->t8))
+            return false;
+        for (int r = 0; r < rows; r++) memcpy(M[r], O->t8[r], (size_t)K * sizeof(double));
+    }
+    for (int r = 0; r < rows && neg; r++)
+        for (int k = 0; k < K; k++) M[r][k] = -M[r][k];
+    return true;
+}
+
+/* the scales of rows x K values at tensor memory sf, multiplied into M: bytes id .. id + X - 1
+ * of each row's word */
+static bool scale(ictx *X, const dinst *d, uint32_t t, const sc_mma *O, uint32_t sf, int rows, double (*M)[SC_K_MAX],
+                  char which)
 {
     itmem *T = X->tmem;
     uint32_t col0 = TMEM_COL(sf);
@@ -86,7 +172,12 @@ static bool scale(ictx *X, const dinst *d, uint32_t t, uint32_t sf, int rows, do
                                                    "to all four: tcgen05.cp .warpx4)");
             word = T->cell[at];
         }
-        for (int k = 0; k < SC_K; k++) M[r][k] *= cute_ue4m3_to_f32((uint8_t)(word >> (8 * (k / 16))));
+        const sc_kind *K = O->kind;
+        int id = which == 'A' ? O->sfa_id : O->sfb_id, v = K->k / K->x;
+        for (int k = 0; k < K->k; k++) {
+            uint8_t code = (uint8_t)(word >> (8 * (id + k / v)));
+            M[r][k] *= K->ue8 ? cute_ue8m0_to_f32(code) : cute_ue4m3_to_f32(code);
+        }
     }
     return true;
 }
@@ -108,7 +199,7 @@ static void store_d(ictx *X, const dinst *d, uint32_t t, const sc_mma *O, uint32
             double sum = 0;
             float c = 0;
             if (keep) memcpy(&c, &T->cell[at], 4);
-            for (int k = 0; k < SC_K; k++) sum += O->a[m][k] * O->b[n][k];
+            for (int k = 0; k < O->kind->k; k++) sum += O->a[m][k] * O->b[n][k];
             float out = (float)(c + sum);
             memcpy(&T->cell[at], &out, 4);
             T->who[at] = rec;
@@ -120,10 +211,9 @@ static void one_mma(ictx *X, const dinst *d, uint32_t t, sc_mma *O)
     uint32_t taddr = interp_get32(X, d, 0, t);
     if (!decode(X, d, t, interp_get32(X, d, 3, t), O)) return;
     if (!interp_tmem_mma_d(X, d, t, taddr, (uint32_t)O->n) ||
-        !read_fp4(X, d, t, REG(X, d->var[1])[t].u64, O->m, O->a) ||
-        !read_fp4(X, d, t, REG(X, d->var[2])[t].u64, O->n, O->b) ||
-        !scale(X, d, t, interp_get32(X, d, 4, t), O->m, O->a, 'A') ||
-        !scale(X, d, t, interp_get32(X, d, 5, t), O->n, O->b, 'B'))
+        !read_operand(X, d, t, O, 'A', O->a) || !read_operand(X, d, t, O, 'B', O->b) ||
+        !scale(X, d, t, O, interp_get32(X, d, 4, t), O->m, O->a, 'A') ||
+        !scale(X, d, t, O, interp_get32(X, d, 5, t), O->n, O->b, 'B'))
         return;
     store_d(X, d, t, O, TMEM_COL(taddr), interp_get32(X, d, 6, t) != 0);
 }

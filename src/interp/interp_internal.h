@@ -587,7 +587,7 @@ bool interp_smem_desc_read(ictx *X, const dinst *d, uint32_t t, const interp_sme
                            int type, int rows, int K, double (*M)[INTERP_DESC_K_MAX]);
 /* sm_100 tcgen05 (tmem.c, inst_tcgen05.c): irow.num of a TC05 row says which */
 enum { TC_ALLOC, TC_DEALLOC, TC_RELINQUISH, TC_COMMIT, TC_NOTHING };
-enum { TC_KIND_F16, TC_KIND_TF32, TC_KIND_F8F6F4, TC_KIND_MXF4NVF4 };
+enum { TC_KIND_F16, TC_KIND_TF32, TC_KIND_F8F6F4, TC_KIND_MXF4NVF4, TC_KIND_MXF8F6F4, TC_KIND_MXF4 };
 void inst_tcgen05(ictx *X, const dinst *d, const imask *m);      /* alloc, dealloc, commit ... */
 void inst_tcgen05_mma(ictx *X, const dinst *d, const imask *m);
 void inst_tcgen05_mma_scaled(ictx *X, const dinst *d, const imask *m); /* inst_tcgen05_scaled.c */

@@ -129,23 +129,66 @@ void cute_tcgen05_mma(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_des
     emit(c, row, in, 5);
 }
 
-uint32_t cute_tcgen05_idesc_nvf4(cute_ctx *c, int m, int n)
+/* the block-scaled kinds: their instruction rows, names, K and the scale ids they allow */
+static const struct {
+    cute_inst row;
+    const char *name;
+    int ids; /* scale-factor ids 0, step, ..: 4 / the scales an instruction reads a row */
+} scaled_kinds[] = {
+    [CUTE_TCGEN05_MXF8F6F4] = {CUTE_INST_TCGEN05_MMA_MXF8F6F4, "mxf8f6f4 (MXFP8)", 4},
+    [CUTE_TCGEN05_MXF4] = {CUTE_INST_TCGEN05_MMA_MXF4, "mxf4 (MXFP4)", 2},
+    [CUTE_TCGEN05_MXF4NVF4] = {CUTE_INST_TCGEN05_MMA_MXF4NVF4, "mxf4nvf4 (NVFP4)", 1},
+};
+
+static bool scaled_kind_ok(cute_ctx *c, cute_tcgen05_scaled_kind kind, const char *call)
 {
-    if (!ctx_ok(c)) return 0;
-    if (m != 128 || n < 16 || n > 256 || n % 16) {
-        cute_ctx_fail(c, "cute_tcgen05_idesc_nvf4: M %d, N %d (M 128; N a multiple of 16 up to 256)", m, n);
-        return 0;
-    }
-    /* InstrDescriptorBlockScaled: A and B E2M1 (1), K-major, ue4m3 scales (bit 23 clear), K 64 */
-    return 1u << 7 | 1u << 10 | (uint32_t)(n >> 3) << 17 | (uint32_t)(m >> 4) << 24;
+    if ((unsigned)kind <= CUTE_TCGEN05_MXF4NVF4) return true;
+    return cute_ctx_fail(c, "%s: kind %d is not a block-scaled tcgen05.mma kind (CUTE_TCGEN05_MXF8F6F4, _MXF4, "
+                         "_MXF4NVF4)", call, (int)kind);
 }
 
-void cute_tcgen05_mma_nvf4(cute_ctx *c, cute_val d, cute_val a_desc, cute_val b_desc, uint32_t idesc, cute_val sfa,
-                           cute_val sfb, cute_val accumulate)
+/* A's or B's format code of the kind, or -1: e4m3 0 / e5m2 1 (mxf8f6f4), e2m1 1 (the 4-bit kinds) */
+static int scaled_format(cute_tcgen05_scaled_kind kind, cute_dtype t)
 {
-    static const char call[] = "cute_tcgen05_mma_nvf4";
+    if (kind != CUTE_TCGEN05_MXF8F6F4) return t == CUTE_E2M1 ? 1 : -1;
+    return t == CUTE_E4M3 ? 0 : t == CUTE_E5M2 ? 1 : -1;
+}
+
+uint32_t cute_tcgen05_idesc_scaled(cute_ctx *c, cute_tcgen05_scaled_kind kind, cute_dtype a, cute_dtype b, int m,
+                                   int n, bool a_mn_major, bool b_mn_major, int sfa_id, int sfb_id)
+{
+    static const char call[] = "cute_tcgen05_idesc_scaled";
+    if (!ctx_ok(c) || !scaled_kind_ok(c, kind, call)) return 0;
+    int fa = scaled_format(kind, a), fb = scaled_format(kind, b), step = 4 / scaled_kinds[kind].ids;
+    if (fa < 0 || fb < 0 || (kind != CUTE_TCGEN05_MXF8F6F4 && (a_mn_major || b_mn_major))) {
+        cute_ctx_fail(c, "%s: kind %s takes %s, not A %s%s and B %s%s", call, scaled_kinds[kind].name,
+                      kind == CUTE_TCGEN05_MXF8F6F4 ? "e4m3 or e5m2 A and B" : "K-major e2m1 A and B",
+                      cute_dtype_name(a), a_mn_major ? " (MN-major)" : "", cute_dtype_name(b),
+                      b_mn_major ? " (MN-major)" : "");
+        return 0;
+    }
+    if (m != 128 || n < 16 || n > 256 || n % 16) {
+        cute_ctx_fail(c, "%s: M %d, N %d (M 128; N a multiple of 16 up to 256)", call, m, n);
+        return 0;
+    }
+    if (sfa_id < 0 || sfb_id < 0 || sfa_id > 3 || sfb_id > 3 || sfa_id % step || sfb_id % step) {
+        cute_ctx_fail(c, "%s: scale-factor ids %d (A), %d (B): kind %s takes %s", call, sfa_id, sfb_id,
+                      scaled_kinds[kind].name, step == 4 ? "0 only" : step == 2 ? "0 or 2" : "0 to 3");
+        return 0;
+    }
+    /* InstrDescriptorBlockScaled; bit 23: ue8m0 scales (the MX kinds), clear: ue4m3 (NVFP4) */
+    return (uint32_t)sfb_id << 4 | (uint32_t)fa << 7 | (uint32_t)fb << 10 | (uint32_t)a_mn_major << 15 |
+           (uint32_t)b_mn_major << 16 | (uint32_t)(n >> 3) << 17 | (uint32_t)(kind != CUTE_TCGEN05_MXF4NVF4) << 23 |
+           (uint32_t)(m >> 4) << 24 | (uint32_t)sfa_id << 29;
+}
+
+void cute_tcgen05_mma_scaled(cute_ctx *c, cute_tcgen05_scaled_kind kind, cute_val d, cute_val a_desc,
+                             cute_val b_desc, uint32_t idesc, cute_val sfa, cute_val sfb, cute_val accumulate)
+{
+    static const char call[] = "cute_tcgen05_mma_scaled";
     cute_vreg in[7];
-    if (!ctx_row_ok(c, CUTE_INST_TCGEN05_MMA_MXF4NVF4, call) || !ctx_u32_operand(c, d, call, "D's address", &in[0]) ||
+    if (!ctx_ok(c) || !scaled_kind_ok(c, kind, call)) return;
+    if (!ctx_row_ok(c, scaled_kinds[kind].row, call) || !ctx_u32_operand(c, d, call, "D's address", &in[0]) ||
         !ctx_u32_operand(c, sfa, call, "SFA's address", &in[4]) ||
         !ctx_u32_operand(c, sfb, call, "SFB's address", &in[5]) ||
         !ctx_u32_operand(c, accumulate, call, "accumulate", &in[6]))
@@ -153,11 +196,11 @@ void cute_tcgen05_mma_nvf4(cute_ctx *c, cute_val d, cute_val a_desc, cute_val b_
     if (!ctx_usable(c, a_desc, "A's descriptor") || !ctx_usable(c, b_desc, "B's descriptor")) return;
     if (a_desc.t.dtype != CUTE_U64 || b_desc.t.dtype != CUTE_U64 || !idesc) {
         cute_ctx_fail(c, "%s: the descriptors must be u64 values (cute_tcgen05_smem_desc) and idesc nonzero "
-                      "(cute_tcgen05_idesc_nvf4)", call);
+                      "(cute_tcgen05_idesc_scaled)", call);
         return;
     }
     in[1] = a_desc.r, in[2] = b_desc.r, in[3] = u32(c, idesc).r;
-    emit(c, CUTE_INST_TCGEN05_MMA_MXF4NVF4, in, 7);
+    emit(c, scaled_kinds[kind].row, in, 7);
 }
 
 void cute_tcgen05_cp(cute_ctx *c, cute_tcgen05_cp_shape shape, cute_val taddr, cute_val s_desc)

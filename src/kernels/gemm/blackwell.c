@@ -20,6 +20,10 @@
  * tcgen05.cp .32x128b.warpx4) before the k-tile's MMAs; a k-tile past K's last atom reads
  * that atom again (its A and B are TMA's zeros).
  *
+ * The dual GEMM (SwiGLU): the stage's B holds B0's k-tile of bn / 2 rows then B1's (two TMA
+ * maps, the Hopper kernel's loads), one MMA of N = bn puts A B0^T and A B1^T side by side in
+ * the accumulator, and the epilogue stores silu(left) * right to C's tile of bn / 2 columns.
+ *
  * TMA clips the edge tiles (zeros outside A and B), so the main loop has no predicates; the
  * epilogue predicates its stores.  Verified on the interpreter and compiled by ptxas for
  * sm_100a; no Blackwell has run it (docs/blackwell.md). */
@@ -36,24 +40,57 @@ enum { EPILOGUE_WARPS = 4, MMA_WARP = 4, ACC_STAGES = 2 };
 /* what every role sees */
 typedef struct bw_kernel {
     const gemm_plan *p;
+    gemm_plan tiles;     /* C's tile: p's, but bn / 2 for the dual GEMM */
     cute_tensor mA, mB, mC, cA, cB, cC;
     gemm_sched sched;
     gemm_hopper_smem m;  /* the stages and their PipelineTmaUmma */
     cute_pipeline acc;   /* the accumulator stages' PipelineUmmaAsync */
     cute_val taddr;      /* the tensor memory: lane 0, the first column */
-    cute_val alpha, beta, mapA, mapB;
+    cute_val alpha, beta, mapA, mapB[2]; /* B's map, and the dual GEMM's B1's */
     /* NVFP4: the scales' atoms in global memory, (rows / 128, K / 64), and their stages
      * (GEMM_BW_SF_KTILE bytes, stages) */
     cute_tensor gSFA, gSFB, sSFA, sSFB;
+    const gemm_groups *groups; /* the grouped GEMM's (its tiles, its producer), or NULL */
 } bw_kernel;
 
 static bool nvfp4(const gemm_plan *p) { return p->cfg.dtype == CUTE_E2M1; }
 
-/* the w-th tile this block takes, at (tm, tn) */
-static gemm_tiles tile(cute_ctx *c, const bw_kernel *k, cute_int w, cute_int *tm, cute_int *tn)
+gemm_plan gemm_blackwell_tiles(const gemm_plan *p)
 {
+    gemm_plan t = *p;
+    if (p->cfg.dual) t.bn /= 2;
+    return t;
+}
+
+/* a role's walk over this block's tiles: the tile scheduler's, or the groups' (with a
+ * cursor of the role's own) */
+typedef struct bw_walk {
+    const bw_kernel *k;
+    gemm_group_cursor cur;
+} bw_walk;
+
+static bw_walk walk_begin(cute_ctx *c, const bw_kernel *k)
+{
+    bw_walk w = {.k = k};
+    if (k->groups) w.cur = gemm_group_cursor_make(c, &k->tiles, k->groups);
+    return w;
+}
+
+static cute_int walk_count(cute_ctx *c, const bw_walk *w)
+{
+    return w->k->groups ? gemm_group_mine(c, &w->k->tiles, w->k->groups) : gemm_sched_mine(c, &w->k->sched);
+}
+
+/* the w-th tile this block takes, at (tm, tn) (a grouped tile: (0, 0), unused) */
+static gemm_tiles tile(cute_ctx *c, bw_walk *wk, cute_int w, cute_int *tm, cute_int *tn)
+{
+    const bw_kernel *k = wk->k;
+    if (k->groups) {
+        *tm = *tn = cute_i(0);
+        return gemm_group_tile(c, &k->tiles, k->groups, &wk->cur, w);
+    }
     gemm_sched_tile(c, &k->sched, w, tm, tn);
-    return gemm_tiles_at(c, k->p, k->mA, k->mB, k->mC, k->cA, k->cB, k->cC, *tm, *tn);
+    return gemm_tiles_at(c, &k->tiles, k->mA, k->mB, k->mC, k->cA, k->cB, k->cC, *tm, *tn);
 }
 
 /* the stage at the state's index of stages t (its last mode): an operand's (rows, bk), or
@@ -83,14 +120,19 @@ static void load_scales(cute_ctx *c, cute_tensor g, cute_tensor s, cute_int r, c
 static void producer(cute_ctx *c, const bw_kernel *k)
 {
     const gemm_plan *p = k->p;
+    if (k->groups) { /* its maps follow the groups */
+        gemm_group_producer(c, p, k->groups, &k->m, k->mapA, k->mapB[0]);
+        return;
+    }
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
     cute_tma_copy_opts to[2];
     memset(to, 0, sizeof to); /* plain loads: one CTA, no multicast */
-    CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &k->sched)) {
+    bw_walk wk = walk_begin(c, k);
+    CUTE_FOR(c, w, cute_i(0), walk_count(c, &wk)) {
         cute_int tm, tn;
-        gemm_tiles t = tile(c, k, w, &tm, &tn);
+        gemm_tiles t = tile(c, &wk, w, &tm, &tn);
         CUTE_FOR(c, kt, cute_i(0), t.k_tiles) {
-            cute_val bar = gemm_hopper_load_ab(c, p, &k->m, &s, k->mapA, &k->mapB, &t, kt, to);
+            cute_val bar = gemm_hopper_load_ab(c, p, &k->m, &s, k->mapA, k->mapB, &t, kt, to);
             if (nvfp4(p)) {
                 load_scales(c, k->gSFA, k->sSFA, tm, kt, &s, bar);
                 load_scales(c, k->gSFB, k->sSFB, tn, kt, &s, bar);
@@ -123,7 +165,7 @@ static void mma_tile(cute_ctx *c, const bw_kernel *k, const gemm_tiles *t, cute_
             cute_val sfb = cute_val_binop(c, CUTE_OP_ADD, sfa, cute_val_int(c, CUTE_U32, GEMM_BW_SF_COLUMNS));
             cute_umma_copy_scales(c, sfa, stage(c, k->sSFA, read));
             cute_umma_copy_scales(c, sfb, stage(c, k->sSFB, read));
-            cute_umma_gemm_nvf4(c, &p->umma, d, stage(c, k->m.sA, read), stage(c, k->m.sB, read), sfa, sfb, more);
+            cute_umma_gemm_scaled(c, &p->umma, d, stage(c, k->m.sA, read), stage(c, k->m.sB, read), sfa, sfb, more);
         } else {
             cute_umma_gemm(c, &p->umma, d, stage(c, k->m.sA, read), stage(c, k->m.sB, read), more);
         }
@@ -136,9 +178,10 @@ static void mma(cute_ctx *c, const bw_kernel *k)
 {
     cute_pipeline_state read = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, k->p->stages);
     cute_pipeline_state out = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, ACC_STAGES);
-    CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &k->sched)) {
+    bw_walk wk = walk_begin(c, k);
+    CUTE_FOR(c, w, cute_i(0), walk_count(c, &wk)) {
         cute_int tm, tn;
-        gemm_tiles t = tile(c, k, w, &tm, &tn);
+        gemm_tiles t = tile(c, &wk, w, &tm, &tn);
         cute_pipeline_producer_acquire(c, &k->acc, &out, (cute_val){0}); /* the epilogue freed it */
         cute_tcgen05_fence_after_thread_sync(c);
         mma_tile(c, k, &t, &read, &out);
@@ -151,9 +194,10 @@ static void epilogue(cute_ctx *c, const bw_kernel *k)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, ACC_STAGES);
     cute_int tid = cute_thread_idx(c, 0);
-    CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &k->sched)) {
+    bw_walk wk = walk_begin(c, k);
+    CUTE_FOR(c, w, cute_i(0), walk_count(c, &wk)) {
         cute_int tm, tn;
-        gemm_tiles t = tile(c, k, w, &tm, &tn);
+        gemm_tiles t = tile(c, &wk, w, &tm, &tn);
         if (!(k->p->broken & GEMM_BREAK_ACC_WAIT)) cute_pipeline_consumer_wait(c, &k->acc, &s, (cute_val){0});
         cute_tcgen05_fence_after_thread_sync(c);
         gemm_blackwell_epilogue(c, k->p, tid, &t, acc_stage(c, k->p, k->taddr, &s), k->alpha, k->beta);
@@ -212,37 +256,64 @@ static cute_tensor scale_atoms(cute_ctx *c, cute_tensor sf, cute_int rows, cute_
     return cute_make_tensor(c, base, L, 16);
 }
 
-static void blackwell_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
-                             cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
-                             cute_val mapB, cute_tensor sfA, cute_tensor sfB)
+/* the warps' roles over the kernel's shared and tensor memory, then the columns freed */
+static void run_roles(cute_ctx *c, bw_kernel *k)
 {
-    const gemm_plan *p = cute_ctx_user(c);
-    cute_kernel_min_blocks(c, 1);
-    bw_kernel k = {.p = p, .mA = mA, .mB = mB, .mC = mC, .cA = cA, .cB = cB, .cC = cC,
-                   .sched = gemm_sched_make(c, p, mC, p->raster), .alpha = alpha, .beta = beta, .mapA = mapA,
-                   .mapB = mapB};
-    if (nvfp4(p)) { /* (the operands are A's and B's bytes: K / 2 of them a row) */
-        cute_int K = cute_mul(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(2));
-        k.gSFA = scale_atoms(c, sfA, mA.layout.shape.leaf[0], K);
-        k.gSFB = scale_atoms(c, sfB, mB.layout.shape.leaf[0], K);
-    }
+    const gemm_plan *p = k->p;
     cute_int warp = cute_warp_idx(c);
-    shared_memory(c, p, &k, warp);
-    CUTE_IF(c, cute_int_lt(c, warp, cute_i(EPILOGUE_WARPS))) { epilogue(c, &k); }
+    shared_memory(c, p, k, warp);
+    CUTE_IF(c, cute_int_lt(c, warp, cute_i(EPILOGUE_WARPS))) { epilogue(c, k); }
     CUTE_ELSE(c) {
         CUTE_IF(c, cute_int_eq(c, warp, cute_i(MMA_WARP))) {
-            CUTE_IF(c, cute_elect_one(c)) mma(c, &k);
+            CUTE_IF(c, cute_elect_one(c)) mma(c, k);
         }
         CUTE_ELSE(c) {
-            CUTE_IF(c, cute_elect_one(c)) producer(c, &k);
+            CUTE_IF(c, cute_elect_one(c)) producer(c, k);
         }
     }
     cute_tcgen05_fence_before_thread_sync(c);
     cute_barrier(c);
     if (!(p->broken & GEMM_BREAK_TMEM_FREE)) CUTE_IF(c, cute_int_eq(c, warp, cute_i(MMA_WARP))) {
             cute_tcgen05_fence_after_thread_sync(c);
-            cute_tmem_dealloc(c, k.taddr, p->tmem_columns);
+            cute_tmem_dealloc(c, k->taddr, p->tmem_columns);
         }
+}
+
+static void blackwell_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
+                             cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
+                             cute_val mapB, cute_val mapB1, cute_tensor sfA, cute_tensor sfB)
+{
+    const gemm_plan *p = cute_ctx_user(c);
+    cute_kernel_min_blocks(c, 1);
+    bw_kernel k = {.p = p, .tiles = gemm_blackwell_tiles(p), .mA = mA, .mB = mB, .mC = mC, .cA = cA, .cB = cB,
+                   .cC = cC, .alpha = alpha, .beta = beta, .mapA = mapA, .mapB = {mapB, mapB1}};
+    k.sched = gemm_sched_make(c, &k.tiles, mC, p->raster);
+    if (nvfp4(p)) { /* (the operands are A's and B's bytes: K / 2 of them a row) */
+        cute_int K = cute_mul(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(2));
+        k.gSFA = scale_atoms(c, sfA, mA.layout.shape.leaf[0], K);
+        k.gSFB = scale_atoms(c, sfB, mB.layout.shape.leaf[0], K);
+    }
+    run_roles(c, &k);
+}
+
+/* The grouped GEMM (hopper_grouped.c's walk and producer): C0 the first group's C (unused),
+ * rows the groups', ws the blocks' map copies */
+static void blackwell_grouped_kernel(cute_ctx *c, cute_tensor C0, cute_tensor rows, cute_tensor ws, cute_int groups,
+                                     cute_val alpha, cute_val beta, cute_val mapA, cute_val mapB)
+{
+    const gemm_plan *p = cute_ctx_user(c);
+    cute_kernel_min_blocks(c, 1);
+    cute_kernel_reaches_buffers(c);
+    gemm_groups g = {rows, ws, groups};
+    bw_kernel k = {.p = p, .tiles = *p, .mC = C0, .alpha = alpha, .beta = beta, .mapA = mapA, .mapB = {mapB, mapB},
+                   .groups = &g};
+    run_roles(c, &k);
+}
+
+void gemm_blackwell_grouped_launch(cute_ctx *c, const gemm_plan *p, cute_launch_cfg cfg, const cute_arg *arg)
+{
+    CUTE_LAUNCH(c, blackwell_grouped_kernel, cfg, arg[2].tensor, arg[3].tensor, arg[4].tensor, arg[7].i, arg[5].f,
+                arg[6].f, p->tma_a.map, p->tma_b.map);
 }
 
 void gemm_blackwell_host(cute_ctx *c, const cute_arg *arg)
@@ -255,10 +326,12 @@ void gemm_blackwell_host(cute_ctx *c, const cute_arg *arg)
         mA = cute_tensor_recast(c, mA, CUTE_U8), mB = cute_tensor_recast(c, mB, CUTE_U8);
     }
     gemm_hopper_atoms(c, p, mA, mB);
+    cute_tma_atom b1 = p->cfg.dual ? gemm_hopper_b1_atom(c, p, arg[5].tensor) : p->tma_b;
     cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));
     cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
-    gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
+    gemm_plan tiles = gemm_blackwell_tiles(p);
+    gemm_sched s = gemm_sched_make(c, &tiles, mC, p->raster);
     CUTE_LAUNCH(c, blackwell_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
-                p->tma_a.map, p->tma_b.map, sfA, sfB);
+                p->tma_a.map, p->tma_b.map, b1.map, sfA, sfB);
 }

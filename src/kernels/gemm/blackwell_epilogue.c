@@ -2,7 +2,8 @@
  * row m in lane m (SM100_MMA's CLayout (1,(M,N)):(0,(1,M)) over the 128 lanes).  Epilogue
  * warp w may read lanes 32 w .. 32 w + 31 only, so thread tid holds row tid: it reads its
  * row 32 columns at a time (SM100_TMEM_LOAD_32dp32b32x: tcgen05.ld.32x32b.x32, T2R), then
- * stores alpha acc + beta C to those 32 elements of C, predicated at the tile's edges. */
+ * stores alpha acc + beta C to those 32 elements of C, predicated at the tile's edges.  The
+ * dual GEMM's tile of C is bn / 2 wide: silu of its columns times those bn / 2 further on. */
 #include "cutec/notation.h"
 #include "cutec/tcgen05.h"
 #include "kernels/gemm/gemm_internal.h"
@@ -42,10 +43,16 @@ void gemm_blackwell_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, cons
     cute_val lanes = cute_val_binop(c, CUTE_OP_SHL, cute_int_value(c, cute_div(a, tid, cute_i(32)), CUTE_U32),
                                     cute_val_int(c, CUTE_U32, 16 + 5));
     cute_val row = cute_val_binop(c, CUTE_OP_ADD, acc, lanes);
-    for (int64_t j = 0; j < p->bn / CHUNK; j++) {
+    int64_t cols = p->cfg.dual ? p->bn / 2 : p->bn; /* C's tile */
+    for (int64_t j = 0; j < cols / CHUNK; j++) {
         cute_tensor g = row_chunk(c, t->gC, tid, j);
         cute_tensor r = t2r(c, cute_val_binop(c, CUTE_OP_ADD, row, cute_val_int(c, CUTE_U32, j * CHUNK)), g);
+        cute_ssa v = cute_tensor_load(c, r);
+        if (p->cfg.dual) { /* silu(A B0^T) times the same columns of A B1^T, bn / 2 further on */
+            cute_val up = cute_val_binop(c, CUTE_OP_ADD, row, cute_val_int(c, CUTE_U32, cols + j * CHUNK));
+            v = cute_ssa_binop(c, CUTE_OP_MUL, gemm_epilogue_silu(c, v), cute_tensor_load(c, t2r(c, up, g)));
+        }
         cute_ssa in = cute_elem_less(c, row_chunk(c, t->kC, tid, j), MN);
-        cute_tensor_store_if(c, g, gemm_scale(c, p, cute_tensor_load(c, r), alpha, beta, g, in), in);
+        cute_tensor_store_if(c, g, gemm_scale(c, p, v, alpha, beta, g, in), in);
     }
 }

@@ -7,7 +7,8 @@
  *
  * Taken: f16 and bf16 inputs (f32 accumulators; C of f16, bf16 or f32), A and B of either
  * major, every pointer and leading dimension 16-byte aligned (TMA), unbatched, no fused
- * epilogue, one CTA (no cluster: the 2-CTA form is not written yet).  The rest is refused
+ * epilogue, one CTA (no cluster: the 2-CTA form is not written yet); the dual GEMM (SwiGLU)
+ * with K-major B0 and B1, its MMA's N holding A B0^T's bn / 2 columns beside A B1^T's.  The rest is refused
  * with the reason, and the library's AUTO falls back to the SM80 kernels. */
 #include <string.h>
 
@@ -30,9 +31,10 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
     if (cfg->align_bytes < 16)
         return cute_alg_fail(a, "gemm blackwell: TMA needs 16-byte aligned pointers and leading dimensions "
                              "(these are %d-byte aligned)", cfg->align_bytes);
-    if (cfg->batched || cfg->dual || cute_gemm_epilogue_fused(&cfg->epilogue))
-        return cute_alg_fail(a, "gemm blackwell: batched operands, the dual GEMM and fused epilogues are not taken "
-                             "yet");
+    if (cfg->batched || cute_gemm_epilogue_fused(&cfg->epilogue))
+        return cute_alg_fail(a, "gemm blackwell: batched operands and fused epilogues are not taken yet");
+    if (cfg->dual && (cfg->dtype == CUTE_E2M1 || cfg->major[1] != 1))
+        return cute_alg_fail(a, "gemm blackwell: the dual GEMM takes f16 or bf16 with K-major B0 and B1");
     const cute_gemm_tiling *t = &cfg->tiling;
     if (t->cluster_m > 1 || t->cluster_n > 1)
         return cute_alg_fail(a, "gemm blackwell: cluster %dx%d: the kernel runs one CTA a tile (the 2-CTA "
@@ -53,6 +55,9 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if ((t->bm && t->bm != 128) || p->bn < 32 || p->bn > 256 || p->bn % 32 || (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm blackwell: tile %dx%dx%d (bm 128, bn a multiple of 32 up to 256, bk %lld)",
                              t->bm, t->bn, t->bk, (long long)p->bk);
+    if (cfg->dual && p->bn % 64)
+        return cute_alg_fail(a, "gemm blackwell: the dual GEMM's tile holds B0's and B1's halves: bn %lld must be a "
+                             "multiple of 64", (long long)p->bn);
     if (cfg->major[1] == 0 && p->bn % 64)
         return cute_alg_fail(a, "gemm blackwell: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
                              "multiple of 64", (long long)p->bn);
@@ -80,6 +85,7 @@ bool gemm_plan_blackwell(cute_alg *a, const cute_gemm_config *cfg, int arch, gem
     cute_dtype staged = fp4 ? CUTE_U8 : cfg->dtype; /* e2m1 staged as its bytes */
     p->smem_a = gemm_tma_stages(a, staged, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);
     p->smem_b = gemm_tma_stages(a, staged, cfg->major[1], p->bn, p->bk, p->stages, &p->box_rows[1]);
+    if (cfg->dual) p->box_rows[1] = p->bn / 2; /* B0's half of the stage, then B1's (hopper.c) */
     p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
     return !a->failed;
 }

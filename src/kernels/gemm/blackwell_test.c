@@ -287,11 +287,37 @@ static void library(cute_runtime *rt)
     for (int i = 0; i < 3; i++) b->vt->free(b->self, &all[i]->dev), free(all[i]->host);
 }
 
-/* NVRTC and ptxas take it for sm_100a (compile only, no GPU): dense bf16, and NVFP4 */
-static void compiles_for_sm100a(cute_runtime *rt, cute_dtype d, const char *mma)
+/* the dual GEMM (SwiGLU) through cutec_gemm_swiglu on an sm_100 target: the Blackwell kernel,
+ * odd sizes (tails in M, N and K's last k-tile) against float64; what it refuses */
+static void swiglu(cute_runtime *rt)
+{
+    static const gtk_swiglu k[] = {
+        {136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0},
+        {264, 72, 200, CUTE_F16, CUTE_F16, 0, 0.5, 1.0},
+    };
+    gtk_swiglu_check(rt, k, sizeof k / sizeof k[0], CUTE_GEMM_BLACKWELL, &seed);
+    static const struct {
+        cute_gemm_config cfg;
+        const char *want;
+    } r[] = {
+        {{.variant = CUTE_GEMM_BLACKWELL, .dtype = CUTE_BF16, .major = {1, 0, 1}, .align_bytes = 16, .dual = true},
+         "K-major B0 and B1"},
+        {{.variant = CUTE_GEMM_BLACKWELL, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16, .dual = true,
+          .tiling = {.bn = 96}}, "bn 96 must be a multiple of 64"},
+    };
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
+        char err[1024] = "";
+        const cute_fn *f = cute_gemm_compile(rt, &r[i].cfg, err, sizeof err);
+        CHECK(!f && strstr(err, r[i].want), "dual refusal %zu: wanted '%s' in: %s", i, r[i].want, err);
+        cute_fn_free(f);
+    }
+}
+
+/* NVRTC and ptxas take it for sm_100a (compile only, no GPU): dense bf16, the dual GEMM, NVFP4 */
+static void compiles_for_sm100a(cute_runtime *rt, cute_dtype d, bool dual, const char *mma)
 {
     cute_gemm_config cfg = {.variant = CUTE_GEMM_BLACKWELL, .dtype = d, .c_dtype = CUTE_BF16,
-                            .major = {1, 1, 1}, .align_bytes = 16};
+                            .major = {1, 1, 1}, .align_bytes = 16, .dual = dual};
     char err[4096] = "";
     const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
     char *ptx = NULL;
@@ -329,8 +355,10 @@ int main(void)
     refused(rt);
     library(rt);
     nvfp4(rt);
-    compiles_for_sm100a(rt, CUTE_BF16, "tcgen05.mma.cta_group::1.kind::f16");
-    compiles_for_sm100a(rt, CUTE_E2M1, "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X");
+    swiglu(rt);
+    compiles_for_sm100a(rt, CUTE_BF16, false, "tcgen05.mma.cta_group::1.kind::f16");
+    compiles_for_sm100a(rt, CUTE_BF16, true, "tcgen05.mma.cta_group::1.kind::f16");
+    compiles_for_sm100a(rt, CUTE_E2M1, false, "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X");
     cute_runtime_free(rt);
     return CHECK_DONE("gemm blackwell_test");
 }

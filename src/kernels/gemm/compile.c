@@ -162,8 +162,10 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
             return NULL;
         }
     if (!gemm_epilogue_valid(&cfg->epilogue, err, n)) return NULL;
-    if (cfg->dual && (cfg->variant != CUTE_GEMM_HOPPER || cute_gemm_epilogue_fused(&cfg->epilogue))) {
-        snprintf(err, n, "gemm %s: the dual GEMM (SwiGLU) runs in the hopper kernel only, with no other epilogue",
+    if (cfg->dual && ((cfg->variant != CUTE_GEMM_HOPPER && cfg->variant != CUTE_GEMM_BLACKWELL) ||
+                      cute_gemm_epilogue_fused(&cfg->epilogue))) {
+        snprintf(err, n, "gemm %s: the dual GEMM (SwiGLU) runs in the hopper and blackwell kernels only, with no "
+                 "other epilogue",
                  cute_gemm_variant_name(cfg->variant));
         return NULL;
     }

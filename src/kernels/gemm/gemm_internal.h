@@ -234,6 +234,8 @@ gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p);
  * its own away (setmaxnreg 40), the consumers take 232 */
 void gemm_hopper_roles(cute_ctx *c, kernel_warp_role *producer, kernel_warp_role *consumer, void *user);
 void gemm_hopper_atoms(cute_ctx *c, gemm_plan *p, cute_tensor mA, cute_tensor mB);
+/* the dual GEMM's B1: B0's box and swizzle over B1's own tensor (its own map) */
+cute_tma_atom gemm_hopper_b1_atom(cute_ctx *c, const gemm_plan *p, cute_tensor mB1);
 void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
                             cute_val mapA, const cute_val *mapB, const gemm_tiles *t, cute_int kt, cute_tma_copy_opts *to);
 /* the same up to the stage's commit: acquired and loading, the stage's full barrier returned
@@ -309,6 +311,30 @@ void gemm_epilogue_smem(cute_ctx *c, const gemm_plan *p, cute_int tid, const gem
  * (see smem_layouts.c) */
 cute_layout gemm_smem_layout(cute_alg *a, const gemm_plan *p, int operand, int stages);
 
+/* The grouped GEMM's walk (hopper_grouped.c), shared by the Hopper and Blackwell kernels:
+ * the groups' device rows, the blocks' map copies, their count; a role's cursor (the group of
+ * the last tile asked for, its first tile in the sequence, its tile count: mutable values,
+ * made where the role runs); tile w of this block's share (gemm_group_mine of them); the TMA
+ * producer, retargeting its maps as the groups change. */
+typedef struct gemm_groups {
+    cute_tensor rows; /* (CUTE_GEMM_GROUP_WORDS, groups) int64 */
+    cute_tensor ws;   /* the blocks' map copies, bytes */
+    cute_int groups;
+} gemm_groups;
+typedef struct gemm_group_cursor {
+    cute_val grp, first, count;
+} gemm_group_cursor;
+gemm_group_cursor gemm_group_cursor_make(cute_ctx *c, const gemm_plan *p, const gemm_groups *g);
+gemm_tiles gemm_group_tile(cute_ctx *c, const gemm_plan *p, const gemm_groups *g, gemm_group_cursor *k, cute_int w);
+cute_int gemm_group_mine(cute_ctx *c, const gemm_plan *p, const gemm_groups *g);
+void gemm_group_producer(cute_ctx *c, const gemm_plan *p, const gemm_groups *g, const gemm_hopper_smem *m,
+                         cute_val mapA, cute_val mapB);
+/* the Blackwell form of the grouped kernel (blackwell.c): (C0, rows, ws, alpha, beta, groups)
+ * on the plan of gemm_plan_blackwell, the maps made from group 0's A and B */
+void gemm_blackwell_grouped_launch(cute_ctx *c, const gemm_plan *p, cute_launch_cfg cfg, const cute_arg *arg);
+
+/* the plan of C's tiles: p's, but bn / 2 for the dual GEMM (A B0^T beside A B1^T) */
+gemm_plan gemm_blackwell_tiles(const gemm_plan *p);
 /* The Blackwell kernel's epilogue of one tile (blackwell_epilogue.c): thread tid (0..127, the four epilogue
  * warps) reads row tid of the accumulators at tensor-memory address acc (T2R) and stores
  * alpha acc + beta C to the tile's row of C */

@@ -1,12 +1,14 @@
-/* Internal, for the Hopper GEMM tests (hopper_test.c, grouped_test.c): an operand made of
- * fresh gaussian values on the host and uploaded, as a call argument, and the count of a
- * result's elements off the float64 reference. */
+/* Internal, for the Hopper and Blackwell GEMM tests (hopper_test.c, grouped_test.c,
+ * blackwell_test.c): an operand made of fresh gaussian values on the host and uploaded, as a
+ * call argument, the count of a result's elements off the float64 reference, and the dual
+ * GEMM (SwiGLU) through the library against float64. */
 #ifndef CUTEC_GEMM_TESTKIT_H
 #define CUTEC_GEMM_TESTKIT_H
 
 #include <math.h>
 #include <stdlib.h>
 
+#include "check.h"
 #include "cutec/kernels.h"
 #include "kernels/ew_ref.h"
 #include "kernels/gemm/gemm_ref.h"
@@ -54,6 +56,88 @@ static inline int64_t gtk_wrong(const gemm_ref_problem *p, const void *got, int6
         if (!(err <= *worst)) *worst = err;
     }
     return bad;
+}
+
+/* a dual GEMM's problem: C (M,N) of cd, cmajor 1 row-major; A, B0, B1 of d, K-major */
+typedef struct gtk_swiglu {
+    int64_t M, N, K;
+    cute_dtype d, cd;
+    int cmajor;
+    double alpha, beta;
+} gtk_swiglu;
+
+/* the dual GEMM's reference of element (m, n): alpha silu(g) u + beta C0, g and u the
+ * float64 products with B0 and B1; its magnitude bounds the rounding through silu (slope
+ * below 1.1) and the product */
+static inline double gtk_swiglu_ref(const gtk_swiglu *k, const gtk_operand *A, const gtk_operand *B0,
+                                    const gtk_operand *B1, const gtk_operand *C, int64_t m, int64_t n, double *mag)
+{
+    gemm_ref_problem p = {{A->host, A->ld, A->major}, {B0->host, B0->ld, B0->major}, {C->host, C->ld, C->major}, k->d,
+                          k->cd, {0, 0, 0}, k->M, k->N, k->K, 1, 1.0, 0.0};
+    double mg, mu, g = gemm_ref_value(&p, m, n, 0, &mg);
+    p.B.data = B1->host;
+    double u = gemm_ref_value(&p, m, n, 0, &mu), c0 = k->beta == 0 ? 0 : ew_get(k->cd, C->host, gemm_ref_at(&p.C0, m, n));
+    *mag = fabs(k->alpha) * (1.1 * mg * fabs(u) + fabs(g) * mu) + fabs(k->beta * c0);
+    return k->alpha * g / (1 + exp(-g)) * u + k->beta * c0;
+}
+
+/* elements of got (C's layout) off the reference */
+static inline int64_t gtk_swiglu_wrong(const gtk_swiglu *k, const gtk_operand *A, const gtk_operand *B0,
+                                       const gtk_operand *B1, const gtk_operand *C, const void *got)
+{
+    int64_t bad = 0;
+    gemm_ref_operand at = {C->host, C->ld, C->major};
+    for (int64_t e = 0; e < k->M * k->N; e++) {
+        int64_t m = e % k->M, col = e / k->M;
+        double mag, ref = gtk_swiglu_ref(k, A, B0, B1, C, m, col, &mag);
+        bad += !(gemm_ref_error(ew_get(k->cd, got, gemm_ref_at(&at, m, col)), ref, mag) <=
+                 gemm_ref_tolerance(k->d, k->cd));
+    }
+    return bad;
+}
+
+/* one dual GEMM through cutec_gemm_swiglu on rt (C poisoned first): its status, *bad the
+ * elements off float64 (-1: none read back), *variant the kernel the library ran */
+static inline cute_status gtk_swiglu_run(cute_runtime *rt, const gtk_swiglu *k, uint64_t *seed, int64_t *bad,
+                                         cute_gemm_variant *variant, char *err, size_t n)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    gtk_operand A, B0, B1, C;
+    bool ok = gtk_make(b, &A, k->d, k->M, k->K, 1, 0, false, seed) &&
+              gtk_make(b, &B0, k->d, k->N, k->K, 1, 0, false, seed) &&
+              gtk_make(b, &B1, k->d, k->N, k->K, 1, 0, false, seed) &&
+              gtk_make(b, &C, k->cd, k->M, k->N, k->cmajor, 0, k->beta == 0, seed);
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    cute_call_arg a = gtk_arg(&A, k->d), b0 = gtk_arg(&B0, k->d), b1 = gtk_arg(&B1, k->d), c = gtk_arg(&C, k->cd);
+    cute_status s = ok ? cutec_gemm_swiglu(lib, &a, &b0, &b1, &c, k->alpha, k->beta, NULL, err, n) : CUTE_ERR_OOM;
+    if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
+    const cute_gemm_config *e = cute_gemm_lib_entry(lib, 0);
+    *variant = e ? e->variant : CUTE_GEMM_AUTO;
+    size_t bytes = (size_t)(k->M * k->N * cute_dtype_bytes(k->cd));
+    void *got = malloc(bytes);
+    *bad = -1;
+    if (s == CUTE_OK && b->vt->download(b->self, got, &C.dev, 0, bytes) == CUTE_OK)
+        *bad = gtk_swiglu_wrong(k, &A, &B0, &B1, &C, got);
+    cute_gemm_lib_free(lib);
+    gtk_operand *all[4] = {&A, &B0, &B1, &C};
+    for (int i = 0; i < 4; i++) b->vt->free(b->self, &all[i]->dev), free(all[i]->host);
+    free(got);
+    return s;
+}
+
+/* the dual GEMMs k[0..n) run by kernel `want`, each element within float64's tolerance */
+static inline void gtk_swiglu_check(cute_runtime *rt, const gtk_swiglu *k, size_t n, cute_gemm_variant want,
+                                    uint64_t *seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        char err[2048] = "";
+        int64_t bad;
+        cute_gemm_variant v;
+        cute_status s = gtk_swiglu_run(rt, &k[i], seed, &bad, &v, err, sizeof err);
+        CHECK(s == CUTE_OK && bad == 0 && v == want, "swiglu %s %lldx%lldx%lld by %s: %s %s, %lld wrong",
+              cute_dtype_name(k[i].d), (long long)k[i].M, (long long)k[i].N, (long long)k[i].K,
+              cute_gemm_variant_name(v), cute_status_name(s), err, (long long)bad);
+    }
 }
 
 /* the CUDA runtime of an sm_90 GPU, or NULL (none: the caller skips) */

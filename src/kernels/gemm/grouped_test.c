@@ -9,6 +9,7 @@
  *  - a producer that retargets its maps without the release fence: reported;
  *  - what the call refuses, named with the group: a misaligned leading dimension, mismatched
  *    shapes, another dtype than group 0's;
+ *  - the Blackwell form on an sm_100 target (interpreter, and compiled for sm_100a);
  *  - on an sm_90 GPU (else skipped, visibly): an MoE shape, sampled. */
 #include <math.h>
 #include <stdlib.h>
@@ -152,9 +153,9 @@ static void correct(cute_runtime *rt, const gcase *k, const char *where)
 }
 
 /* the producer's maps retargeted without the release fence: the interpreter's report */
-static void unfenced(cute_runtime *rt)
+static void unfenced(cute_runtime *rt, int bm)
 {
-    gcase k = {CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.bm = 64, .bn = 64, .stages = 2}, 2, {{64, 64, 64}, {72, 64, 64}}};
+    gcase k = {CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.bm = bm, .bn = 64, .stages = 2}, 2, {{64, 64, 64}, {72, 64, 64}}};
     char why[4096];
     int64_t bad;
     cute_status s = run(rt, &k, GEMM_BREAK_MAP_FENCE, &bad, why, sizeof why);
@@ -223,6 +224,43 @@ static void compiles(cute_runtime *rt, cute_dtype d)
     cute_runtime_set_target_arch(rt, NULL);
 }
 
+/* the Blackwell form on an sm_100 target (the same walk and TMA producer, the tcgen05 MMA and
+ * T2R epilogue warps): k's 16-bit cases with 128-row tiles, the unfenced map, fp8 refused,
+ * and the kernel compiled for sm_100a (ptxas: no spills) */
+static void blackwell(cute_runtime *rt, const gcase *k, size_t n)
+{
+    cute_runtime_set_target_arch(rt, "sm_100a");
+    for (size_t i = 0; i < n; i++) {
+        if (k[i].d == CUTE_E4M3) continue;
+        gcase b = k[i];
+        if (b.tile.bm) b.tile.bm = 128;
+        correct(rt, &b, "interp sm_100a");
+    }
+    unfenced(rt, 128);
+    char err[2048], *code = NULL;
+    cute_gemm_config cfg = {.dtype = CUTE_E4M3, .c_dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16};
+    const cute_fn *f = cute_gemm_grouped_compile(rt, &cfg, err, sizeof err);
+    CHECK(!f && strstr(err, "on sm_100 it takes f16 and bf16"), "fp8 grouped on sm_100: %s", err);
+    cfg.dtype = CUTE_BF16;
+    f = cute_gemm_grouped_compile(rt, &cfg, err, sizeof err);
+    CHECK(f != NULL, "grouped bf16 for sm_100a: %s", err);
+    cute_nvrtc *nv;
+    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
+        SKIP("no NVRTC: the Blackwell grouped kernel was not compiled for sm_100a");
+    } else {
+        cute_nvrtc_close(nv);
+        bool ok = f && cute_fn_code(f, "ptx", "sm_100a", &code, err, sizeof err) == CUTE_OK;
+        CHECK(ok && strstr(code, "tensormap.replace.tile.global_address") && strstr(code, "tcgen05.mma"),
+              "grouped sm_100a PTX: %s", ok ? "no map update or tcgen05.mma" : err);
+        free(code), code = NULL;
+        ok = f && cute_fn_code(f, "usage", "sm_100a", &code, err, sizeof err) == CUTE_OK;
+        CHECK(ok && strstr(code, " 0 bytes spill stores"), "grouped sm_100a spills: %s", ok ? code : err);
+        free(code);
+    }
+    cute_fn_free(f);
+    cute_runtime_set_target_arch(rt, NULL);
+}
+
 static void interp(void)
 {
     char err[512];
@@ -246,10 +284,11 @@ static void interp(void)
         {CUTE_BF16, CUTE_F32, 1, 1.0, 0.5, {0}, 2, {{136, 200, 72}, {7, 256, 64}}},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
-    unfenced(rt);
+    unfenced(rt, 64);
     refused(rt);
     compiles(rt, CUTE_BF16);
     compiles(rt, CUTE_E4M3);
+    blackwell(rt, k, sizeof k / sizeof k[0]);
     cute_runtime_free(rt);
 }
 

@@ -399,10 +399,14 @@ void gemm_hopper_atoms(cute_ctx *c, gemm_plan *p, cute_tensor mA, cute_tensor mB
     }
 }
 
+cute_tma_atom gemm_hopper_b1_atom(cute_ctx *c, const gemm_plan *p, cute_tensor mB1)
+{
+    return cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, mB1, first_box(cute_ctx_alg(c), p, 1), p->smem_b.sw, 1);
+}
+
 void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
 {
     gemm_plan *p = cute_ctx_user(c); /* the atoms join the plan: the kernel reads them */
-    cute_alg *a = cute_ctx_alg(c);
     if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
     cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor;
     gemm_hopper_atoms(c, p, mA, mB);
@@ -412,7 +416,7 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
     gemm_plan half = tiles_plan(p);
     gemm_sched s = gemm_sched_make(c, &half, mC, p->raster);
     cute_tma_atom b1 = p->tma_b; /* the dual GEMM's B1: B0's box and swizzle, its own map */
-    if (p->cfg.dual) b1 = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, arg[5].tensor, first_box(a, p, 1), p->smem_b.sw, 1);
+    if (p->cfg.dual) b1 = gemm_hopper_b1_atom(c, p, arg[5].tensor);
     if (p->tma_store) gemm_hopper_store_atom(c, p, mC);
     /* fp8's scales: arguments 6 to 9 where the call has them (C, unused, where not) */
     bool scaled = p->cfg.scale != CUTE_GEMM_SCALE_NONE;

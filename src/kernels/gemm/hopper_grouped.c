@@ -27,14 +27,8 @@
 
 enum { MAP_BYTES = 128, MAP_SLOTS = 9 }; /* the plan's most stages (8) + 1 */
 
-typedef struct grouped_args {
-    cute_tensor rows; /* (CUTE_GEMM_GROUP_WORDS, groups) int64 */
-    cute_tensor ws;   /* the blocks' map copies, bytes */
-    cute_int groups;
-} grouped_args;
-
 /* field k of group g's row */
-static cute_val field(cute_ctx *c, const grouped_args *g, cute_val grp, int k)
+static cute_val field(cute_ctx *c, const gemm_groups *g, cute_val grp, int k)
 {
     cute_int gi = cute_int_from_val(c, grp, 0);
     cute_tensor one = cute_tensor_slice(c, g->rows, cute_tuple_fmt(cute_ctx_alg(c), "(%d,%I)", k, gi));
@@ -43,7 +37,7 @@ static cute_val field(cute_ctx *c, const grouped_args *g, cute_val grp, int k)
 
 /* field k as an index integer; a multiple of `mult` (checked by the host: the algebra then
  * knows it, so vector accesses stay whole) */
-static cute_int field_int(cute_ctx *c, const grouped_args *g, cute_val grp, int k, int64_t mult)
+static cute_int field_int(cute_ctx *c, const gemm_groups *g, cute_val grp, int k, int64_t mult)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_val v = field(c, g, grp, k);
@@ -53,7 +47,7 @@ static cute_int field_int(cute_ctx *c, const grouped_args *g, cute_val grp, int 
 }
 
 /* group grp's operand (0 A, 1 B, 2 C) as a tensor of its (rows, cols) */
-static cute_tensor operand(cute_ctx *c, const gemm_plan *p, const grouped_args *g, cute_val grp, int op)
+static cute_tensor operand(cute_ctx *c, const gemm_plan *p, const gemm_groups *g, cute_val grp, int op)
 {
     static const int ptr_of[3] = {CUTE_GEMM_GROUP_A, CUTE_GEMM_GROUP_B, CUTE_GEMM_GROUP_C};
     static const int rows_of[3] = {CUTE_GEMM_GROUP_M, CUTE_GEMM_GROUP_N, CUTE_GEMM_GROUP_M};
@@ -72,7 +66,7 @@ static cute_tensor operand(cute_ctx *c, const gemm_plan *p, const grouped_args *
 }
 
 /* tiles of group grp: ceil(M / bm) ceil(N / bn); the M tiles too */
-static cute_val group_tiles(cute_ctx *c, const gemm_plan *p, const grouped_args *g, cute_val grp, cute_int *tiles_m)
+static cute_val group_tiles(cute_ctx *c, const gemm_plan *p, const gemm_groups *g, cute_val grp, cute_int *tiles_m)
 {
     cute_alg *a = cute_ctx_alg(c);
     *tiles_m = cute_ceil_div(a, cute_int_from_val(c, field(c, g, grp, CUTE_GEMM_GROUP_M), 0), cute_i(p->bm));
@@ -80,21 +74,16 @@ static cute_val group_tiles(cute_ctx *c, const gemm_plan *p, const grouped_args 
     return cute_int_value(c, cute_mul(a, *tiles_m, tn), CUTE_I64);
 }
 
-/* A role's walk over (group, tile): the group of the last tile asked for, its first tile in
- * the sequence, its tile count (mutable values) */
-typedef struct cursor {
-    cute_val grp, first, count;
-} cursor;
-
-static cursor cursor_make(cute_ctx *c, const gemm_plan *p, const grouped_args *g)
+gemm_group_cursor gemm_group_cursor_make(cute_ctx *c, const gemm_plan *p, const gemm_groups *g)
 {
     cute_int tm;
     cute_val zero = cute_val_int(c, CUTE_I64, 0);
-    return (cursor){cute_val_var(c, zero), cute_val_var(c, zero), cute_val_var(c, group_tiles(c, p, g, zero, &tm))};
+    return (gemm_group_cursor){cute_val_var(c, zero), cute_val_var(c, zero),
+                               cute_val_var(c, group_tiles(c, p, g, zero, &tm))};
 }
 
 /* all the groups' tiles */
-static cute_int total_tiles(cute_ctx *c, const gemm_plan *p, const grouped_args *g)
+static cute_int total_tiles(cute_ctx *c, const gemm_plan *p, const gemm_groups *g)
 {
     cute_val sum = cute_val_var(c, cute_val_int(c, CUTE_I64, 0));
     CUTE_FOR(c, i, cute_i(0), g->groups) {
@@ -105,8 +94,7 @@ static cute_int total_tiles(cute_ctx *c, const gemm_plan *p, const grouped_args 
     return cute_int_from_val(c, sum, 0);
 }
 
-/* tile w of this block: the cursor moves to its group; its tiles of that group's A, B, C */
-static gemm_tiles tile(cute_ctx *c, const gemm_plan *p, const grouped_args *g, cursor *k, cute_int w)
+gemm_tiles gemm_group_tile(cute_ctx *c, const gemm_plan *p, const gemm_groups *g, gemm_group_cursor *k, cute_int w)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int idx = cute_add(a, cute_block_idx(c, 0), cute_mul(a, w, cute_grid_dim(c, 0)));
@@ -127,14 +115,14 @@ static gemm_tiles tile(cute_ctx *c, const gemm_plan *p, const grouped_args *g, c
     return gemm_tiles_at(c, p, mA, mB, mC, cA, cB, cC, cute_mod(a, r, tiles_m), cute_div(a, r, tiles_m));
 }
 
-static cute_int my_tiles(cute_ctx *c, cute_int total)
+cute_int gemm_group_mine(cute_ctx *c, const gemm_plan *p, const gemm_groups *g)
 {
     cute_alg *a = cute_ctx_alg(c);
-    return cute_ceil_div(a, cute_sub(a, total, cute_block_idx(c, 0)), cute_grid_dim(c, 0));
+    return cute_ceil_div(a, cute_sub(a, total_tiles(c, p, g), cute_block_idx(c, 0)), cute_grid_dim(c, 0));
 }
 
 /* this block's copy `slot` of operand op's map */
-static cute_val map_slot(cute_ctx *c, const grouped_args *g, cute_val slot, int op)
+static cute_val map_slot(cute_ctx *c, const gemm_groups *g, cute_val slot, int op)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int s = cute_int_from_val(c, slot, 0);
@@ -144,7 +132,8 @@ static cute_val map_slot(cute_ctx *c, const grouped_args *g, cute_val slot, int 
 }
 
 /* the producer's maps follow its group: a fresh slot retargeted at the group's A and B */
-static void follow_group(cute_ctx *c, const gemm_plan *p, const grouped_args *g, const cursor *k, cute_val mapped,
+static void follow_group(cute_ctx *c, const gemm_plan *p, const gemm_groups *g, const gemm_group_cursor *k,
+                         cute_val mapped,
                          cute_val slot)
 {
     CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, k->grp, mapped)) {
@@ -160,8 +149,8 @@ static void follow_group(cute_ctx *c, const gemm_plan *p, const grouped_args *g,
     }
 }
 
-static void producer(cute_ctx *c, const gemm_plan *p, const grouped_args *g, const gemm_hopper_smem *m,
-                     cute_val mapA, cute_val mapB)
+void gemm_group_producer(cute_ctx *c, const gemm_plan *p, const gemm_groups *g, const gemm_hopper_smem *m,
+                         cute_val mapA, cute_val mapB)
 {
     CUTE_FOR(c, s, cute_i(0), cute_i(MAP_SLOTS)) { /* every slot starts as the parameters */
         cute_val sv = cute_int_value(c, s, CUTE_I64);
@@ -171,18 +160,18 @@ static void producer(cute_ctx *c, const gemm_plan *p, const grouped_args *g, con
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
     cute_tma_copy_opts to[2];
     memset(to, 0, sizeof to); /* no clusters: no multicast */
-    cursor k = cursor_make(c, p, g);
+    gemm_group_cursor k = gemm_group_cursor_make(c, p, g);
     cute_val mapped = cute_val_var(c, cute_val_int(c, CUTE_I64, -1));
     cute_val slot = cute_val_var(c, cute_val_int(c, CUTE_I64, MAP_SLOTS - 1));
-    CUTE_FOR(c, w, cute_i(0), my_tiles(c, total_tiles(c, p, g))) {
-        gemm_tiles t = tile(c, p, g, &k, w);
+    CUTE_FOR(c, w, cute_i(0), gemm_group_mine(c, p, g)) {
+        gemm_tiles t = gemm_group_tile(c, p, g, &k, w);
         follow_group(c, p, g, &k, mapped, slot);
         cute_val gA = map_slot(c, g, slot, 0), gB = map_slot(c, g, slot, 1);
         CUTE_FOR(c, kt, cute_i(0), t.k_tiles) gemm_hopper_load_ktile(c, p, m, &s, gA, &gB, &t, kt, to);
     }
 }
 
-static void consumer(cute_ctx *c, const gemm_plan *p, const grouped_args *g, const gemm_hopper_smem *m,
+static void consumer(cute_ctx *c, const gemm_plan *p, const gemm_groups *g, const gemm_hopper_smem *m,
                      cute_int tid, cute_tensor C0, cute_val alpha, cute_val beta)
 {
     cute_alg *a = cute_ctx_alg(c);
@@ -193,9 +182,9 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const grouped_args *g, con
                           cute_partition_fragment_C(c, thr, tile0)};
     cute_pipeline_state read = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    cursor k = cursor_make(c, p, g);
-    CUTE_FOR(c, w, cute_i(0), my_tiles(c, total_tiles(c, p, g))) {
-        gemm_tiles t = tile(c, p, g, &k, w);
+    gemm_group_cursor k = gemm_group_cursor_make(c, p, g);
+    CUTE_FOR(c, w, cute_i(0), gemm_group_mine(c, p, g)) {
+        gemm_tiles t = gemm_group_tile(c, p, g, &k, w);
         gemm_hopper_mainloop(c, p, m, &t, &read, &done, &f);
         gemm_hopper_epilogue(c, p, tid, &t, f.acc, alpha, beta, m->sC);
     }
@@ -204,7 +193,7 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const grouped_args *g, con
 /* what the roles see */
 typedef struct grouped_roles {
     const gemm_plan *p;
-    grouped_args g;
+    gemm_groups g;
     gemm_hopper_smem m;
     cute_tensor C0;
     cute_val alpha, beta, mapA, mapB;
@@ -214,7 +203,7 @@ static void producer_role(cute_ctx *c, void *user, cute_int tid)
 {
     const grouped_roles *r = user;
     (void)tid;
-    producer(c, r->p, &r->g, &r->m, r->mapA, r->mapB);
+    gemm_group_producer(c, r->p, &r->g, &r->m, r->mapA, r->mapB);
 }
 
 static void consumer_role(cute_ctx *c, void *user, cute_int tid)
@@ -244,8 +233,9 @@ static void grouped_host(cute_ctx *c, const cute_arg *arg)
     cute_int room = cute_div(a, cute_size(a, &ws.layout), cute_i(2 * MAP_SLOTS * MAP_BYTES));
     cute_launch_cfg cfg = {.grid = {cute_min(a, room, cute_i(p->sms > 0 ? p->sms : 1))},
                            .block = {cute_i(p->threads)}, .smem_bytes = cute_i(0)};
-    CUTE_LAUNCH(c, grouped_kernel, cfg, arg[2].tensor, arg[3].tensor, ws, arg[7].i, arg[5].f, arg[6].f,
-                p->tma_a.map, p->tma_b.map);
+    if (p->cfg.variant == CUTE_GEMM_BLACKWELL) gemm_blackwell_grouped_launch(c, p, cfg, arg);
+    else CUTE_LAUNCH(c, grouped_kernel, cfg, arg[2].tensor, arg[3].tensor, ws, arg[7].i, arg[5].f, arg[6].f,
+                     p->tma_a.map, p->tma_b.map);
 }
 
 /* blocks of one SM each (no clusters): the threads do not change how many are resident */
@@ -258,7 +248,8 @@ const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_con
                                            char *err, size_t n)
 {
     cute_gemm_config k = *cfg;
-    k.variant = CUTE_GEMM_HOPPER;
+    bool sm100 = cute_runtime_target_arch(rt) == 100; /* the Blackwell kernel's form there */
+    k.variant = sm100 ? CUTE_GEMM_BLACKWELL : CUTE_GEMM_HOPPER;
     k.align_bytes = 16;
     /* no clusters (a cluster's blocks would need one group), C by plain 16-byte stores (a TMA
      * store would need C's map retargeted too) */
@@ -272,7 +263,10 @@ const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_con
         k.out_scale)
         return snprintf(err, n, "gemm grouped: batched, 32-bit, dual, fused-epilogue or fp8-scaled configurations are "
                         "not taken (yet)"), NULL;
-    if (!gemm_plan_hopper(&a, &k, cute_runtime_target_arch(rt), &plan))
+    if (sm100 && (k.dtype != CUTE_BF16 && k.dtype != CUTE_F16))
+        return snprintf(err, n, "gemm grouped: on sm_100 it takes f16 and bf16 inputs (%s asked)",
+                        cute_dtype_name(k.dtype)), NULL;
+    if (!(sm100 ? gemm_plan_blackwell : gemm_plan_hopper)(&a, &k, cute_runtime_target_arch(rt), &plan))
         return snprintf(err, n, "gemm grouped: %s", a.error), NULL;
     plan.broken = broken;
     plan.sms = gemm_resident_blocks(rt, 1, plan.threads);

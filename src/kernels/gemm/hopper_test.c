@@ -295,65 +295,14 @@ static void lib_fused(cute_runtime *rt)
     free(got);
 }
 
-/* the dual GEMM's reference of element (m, n): alpha silu(g) u + beta C0, g and u the
- * float64 products with B0 and B1; its magnitude bounds the rounding through silu (slope
- * below 1.1) and the product */
-static double swiglu_ref(const hcase *k, const operand *A, const operand *B0, const operand *B1, const operand *C,
-                         int64_t m, int64_t n, double *mag)
-{
-    gemm_ref_problem p = {{A->host, A->ld, A->major}, {B0->host, B0->ld, B0->major}, {C->host, C->ld, C->major}, k->d,
-                          k->cd, {0, 0, 0}, k->M, k->N, k->K, 1, 1.0, 0.0};
-    double mg, mu, g = gemm_ref_value(&p, m, n, 0, &mg);
-    p.B.data = B1->host;
-    double u = gemm_ref_value(&p, m, n, 0, &mu), c0 = k->beta == 0 ? 0 : ew_get(k->cd, C->host, gemm_ref_at(&p.C0, m, n));
-    *mag = fabs(k->alpha) * (1.1 * mg * fabs(u) + fabs(g) * mu) + fabs(k->beta * c0);
-    return k->alpha * g / (1 + exp(-g)) * u + k->beta * c0;
-}
-
-/* one dual GEMM through cutec_gemm_swiglu: its status, *bad the elements off float64 */
-static cute_status swiglu_run(cute_runtime *rt, const hcase *k, int64_t *bad, char *err, size_t n)
-{
-    cute_backend *b = cute_runtime_backend(rt);
-    operand A, B0, B1, C;
-    bool ok = make(b, &A, k->d, k->M, k->K, 1, false) && make(b, &B0, k->d, k->N, k->K, 1, false) &&
-              make(b, &B1, k->d, k->N, k->K, 1, false) && make(b, &C, k->cd, k->M, k->N, k->cmajor, k->beta == 0);
-    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
-    cute_call_arg a = arg(&A, k->d), b0 = arg(&B0, k->d), b1 = arg(&B1, k->d), c = arg(&C, k->cd);
-    cute_status s = ok ? cutec_gemm_swiglu(lib, &a, &b0, &b1, &c, k->alpha, k->beta, NULL, err, n) : CUTE_ERR_OOM;
-    if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
-    size_t bytes = (size_t)(k->M * k->N * cute_dtype_bytes(k->cd));
-    void *got = malloc(bytes);
-    *bad = -1;
-    if (s == CUTE_OK && b->vt->download(b->self, got, &C.dev, 0, bytes) == CUTE_OK) {
-        *bad = 0;
-        for (int64_t e = 0; e < k->M * k->N; e++) {
-            int64_t m = e % k->M, col = e / k->M;
-            double mag, ref = swiglu_ref(k, &A, &B0, &B1, &C, m, col, &mag);
-            gemm_ref_operand at = {C.host, C.ld, C.major};
-            *bad += !(gemm_ref_error(ew_get(k->cd, got, gemm_ref_at(&at, m, col)), ref, mag) <= gemm_ref_tolerance(k->d, k->cd));
-        }
-    }
-    cute_gemm_lib_free(lib);
-    operand *all[4] = {&A, &B0, &B1, &C};
-    for (int i = 0; i < 4; i++) b->vt->free(b->self, &all[i]->dev), free(all[i]->host);
-    free(got);
-    return s;
-}
-
 /* the dual GEMM with SwiGLU: odd sizes against float64, and what it refuses */
 static void swiglu_all(cute_runtime *rt)
 {
-    static const hcase k[] = {
-        {136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0}, 0},
-        {72, 136, 200, CUTE_F16, CUTE_F16, 0, 0.5, 1.0, {0}, 0},
+    static const gtk_swiglu k[] = {
+        {136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0},
+        {72, 136, 200, CUTE_F16, CUTE_F16, 0, 0.5, 1.0},
     };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
-        char err[2048] = "";
-        int64_t bad;
-        cute_status s = swiglu_run(rt, &k[i], &bad, err, sizeof err);
-        CHECK(s == CUTE_OK && bad == 0, "swiglu %s %lldx%lldx%lld: %s %s, %lld wrong", cute_dtype_name(k[i].d),
-              (long long)k[i].M, (long long)k[i].N, (long long)k[i].K, cute_status_name(s), err, (long long)bad);
-    }
+    gtk_swiglu_check(rt, k, sizeof k / sizeof k[0], CUTE_GEMM_HOPPER, &seed);
     cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 0, 1}, .align_bytes = 16,
                             .dual = true};
     char err[1024] = "";

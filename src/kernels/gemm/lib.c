@@ -631,5 +631,7 @@ cute_status cutec_gemm_swiglu(cute_gemm_lib *lib, const cute_call_arg *A, const 
     cute_call_arg args[6] = {*A, *B0, *C, cute_call_float(alpha), cute_call_float(beta), *B1};
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype, .batched = A->ndim == 3,
                             .dual = true};
-    return run_pattern(lib, CUTE_GEMM_HOPPER, &cfg, args, 6, stream, err, n);
+    /* the kernel of the library's target: tcgen05 on sm_100, wgmma elsewhere */
+    cute_gemm_variant v = cute_runtime_target_arch(lib->rt) == 100 ? CUTE_GEMM_BLACKWELL : CUTE_GEMM_HOPPER;
+    return run_pattern(lib, v, &cfg, args, 6, stream, err, n);
 }
