@@ -62,3 +62,18 @@ device_python()
         python3 -m unittest -v test_torch test_fast_path test_interp 2>&1 | tail -n 40)
     PYTHONPATH="$pypath" CUTEC_LIB=$lib timeout 120 python3 python/bench_overhead.py "$@" 2>&1
 }
+
+# The row scripts' benchmarks under a budget: set start=$(date +%s) and budget (seconds);
+#   budget_left: true while the budget is not spent
+#   bench_bf16 ARGS...: `cutec bench ARGS --dtype bf16 --iters $iters` (one timeout of
+#                       $BENCH_TIMEOUT s, default 50), or a "skipped (time)" line
+budget_left() { [ $(($(date +%s) - start)) -lt "$budget" ]; }
+bench_bf16()
+{
+    if budget_left; then
+        echo "== $(($(date +%s) - start)) s: bench $* (bf16)"
+        timeout "${BENCH_TIMEOUT:-50}" build/cutec bench "$@" --dtype bf16 --iters "$iters" 2>&1
+    else
+        echo "== skipped (time): bench $*"
+    fi
+}

@@ -17,17 +17,6 @@
 log="$out/rows4.log"
 start=$(date +%s)
 budget=${BUDGET:-120}
-left() { [ $(($(date +%s) - start)) -lt "$budget" ]; }
-bench()
-{
-    if left; then
-        echo "== bench $* (bf16)"
-        # shellcheck disable=SC2086
-        timeout 50 build/cutec bench "$@" --dtype bf16 --iters "$iters" 2>&1
-    else
-        echo "== skipped (time): bench $*"
-    fi
-}
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
@@ -35,14 +24,14 @@ bench()
     make -j16 build/cutec build/tests/kernels/rows/rows_gpu_test 2>&1 | grep -E "error|warning" | head -20
     TEST_TIMEOUT=100 device_tests kernels/rows/rows_gpu_test
     # what rows4 changed first: the backwards, softmax's long rows, cross-entropy fused
-    bench rmsnorm --backward
-    bench layernorm --backward
-    bench softmax --backward
-    bench softmax
-    bench cross-entropy --backward --shape 8192x131072
-    bench cross-entropy --backward
-    bench layernorm
-    bench rmsnorm
+    bench_bf16 rmsnorm --backward
+    bench_bf16 layernorm --backward
+    bench_bf16 softmax --backward
+    bench_bf16 softmax
+    bench_bf16 cross-entropy --backward --shape 8192x131072
+    bench_bf16 cross-entropy --backward
+    bench_bf16 layernorm
+    bench_bf16 rmsnorm
     echo "== clocks after ($(($(date +%s) - start)) s)"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
 } >"$log" 2>&1

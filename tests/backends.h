@@ -31,6 +31,24 @@ static inline void check_on_backends(void (*run)(cute_runtime *rt, const char *w
     }
 }
 
+/* run(rt, where, d, seed) for f16 and then bf16 on `backend` ("interp", "cuda"); without it a
+ * visible skip naming `what` */
+typedef void half_types_run(cute_runtime *rt, const char *where, cute_dtype d, uint64_t *seed);
+static inline void check_half_types(const char *backend, const char *where, uint64_t *seed, half_types_run *run,
+                                    const char *what)
+{
+    char err[512], why[600];
+    cute_runtime *rt;
+    if (cute_runtime_new(backend, &rt, err, sizeof err) != CUTE_OK) {
+        snprintf(why, sizeof why, "no GPU: %s ran on the interpreter only", what);
+        SKIP(why);
+        return;
+    }
+    run(rt, where, CUTE_F16, seed);
+    run(rt, where, CUTE_BF16, seed);
+    cute_runtime_free(rt);
+}
+
 /* an interpreter whose kernels print into a string: begin, compile and call through rt,
  * read printing_text, end */
 typedef struct printing {

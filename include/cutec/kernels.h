@@ -88,6 +88,9 @@ typedef enum {
 
 const char *cute_gemm_variant_name(cute_gemm_variant v); /* "auto", "registers", ... */
 bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out);
+/* the one SM a variant's kernel runs on (hopper: 90, blackwell: 100); 0: any the library
+ * targets */
+int cute_gemm_variant_arch(cute_gemm_variant v);
 
 /* The tiling of the multi-stage kernels (multistage, tensorop, tensorop_smem); 0 in a field:
  * the library's choice for the dtype and size (docs/gemm.md).  bm x bn of C per block,

@@ -414,16 +414,19 @@ static bool write_chart(bench_ctx *x)
     return plot_write(c, o->plot);
 }
 
-int gemm_bench(const gemm_opts *o)
+int gemm_bench(const gemm_opts *given)
 {
-    char err[1024];
+    char err[1024], skipped[256];
     static bench_ctx x; /* the chart is large for a stack frame */
+    static gemm_opts opts;
     memset(&x, 0, sizeof x);
-    x.o = o;
+    opts = *given;
+    const gemm_opts *o = x.o = &opts;
     if (cute_runtime_new("cuda", &x.rt, err, sizeof err) != CUTE_OK) {
         printf("cutec bench gemm: skipped: no GPU (%s)\n", err);
         return CLI_OK;
     }
+    cli_gemm_card_variants(&opts, cute_runtime_target_arch(x.rt), skipped, sizeof skipped);
     x.b = cute_runtime_backend(x.rt);
     x.cu = cute_cuda_backend_driver(x.b);
     if (cute_cublas_open(x.cu, &x.h, err, sizeof err) != CUTE_OK) {
@@ -434,6 +437,7 @@ int gemm_bench(const gemm_opts *o)
     x.lib = cute_gemm_lib_new(x.rt);
     if (x.lib) cute_gemm_lib_index_width(x.lib, o->index_bits), cute_gemm_lib_tiling(x.lib, &o->tiling);
     print_header(&x);
+    if (skipped[0]) printf("# not run on this card (--variants names them anyway): %s\n", skipped);
     int rc = x.lib ? CLI_OK : CLI_FAIL;
     if (o->scale) torch_scaled_ms(&x);
     for (int i = 0; i < o->nsizes && x.lib; i++)

@@ -120,6 +120,7 @@ typedef struct gemm_opts {
     int nsizes;
     cute_gemm_variant variants[CUTE_GEMM_VARIANT_COUNT];
     int nvariants;
+    bool variants_given; /* bench --variants; else every kernel the card runs */
     int groups;       /* --groups: the grouped GEMM of that many problems (0: none) */
     int64_t tokens;   /* bench --groups: the mean M of a group (an expert's tokens) */
     const char *plot; /* bench: the chart's SVG file (NULL: none) */
@@ -164,6 +165,9 @@ const char *gemm_rate_unit(cute_dtype in); /* TFLOP/s, TOPS for integers */
 int gemm_bench(const gemm_opts *o);        /* gemm_bench.c: `cutec bench gemm` */
 /* input sets to rotate so that timings are not of the L2: as many as fill 3 x L2, <= 8 */
 int gemm_bench_sets(cute_cuda *cu, cute_dtype in, cute_dtype out, int64_t l, const int64_t mnk[3]);
+/* without --variants, drop from o's list the variants that do not run on sm_<arch> (their
+ * names, comma-separated, into skipped; "" when none) */
+void cli_gemm_card_variants(gemm_opts *o, int arch, char *skipped, size_t n);
 int gemm_grouped(const gemm_opts *o, bool bench); /* gemm_grouped.c: --groups */
 
 #endif

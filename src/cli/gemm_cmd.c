@@ -202,7 +202,24 @@ static bool parse_variants(const char *s, gemm_opts *o)
         if (o->nvariants == CUTE_GEMM_VARIANT_COUNT ||
             !cute_gemm_variant_parse(t, &o->variants[o->nvariants++]))
             return false;
-    return o->nvariants > 0;
+    return o->variants_given = o->nvariants > 0;
+}
+
+void cli_gemm_card_variants(gemm_opts *o, int arch, char *skipped, size_t n)
+{
+    int kept = 0;
+    size_t len = 0;
+    skipped[0] = 0;
+    for (int i = 0; i < o->nvariants; i++) {
+        int needs = cute_gemm_variant_arch(o->variants[i]);
+        if (o->variants_given || !needs || needs == arch) {
+            o->variants[kept++] = o->variants[i];
+        } else if (len < n) {
+            int w = snprintf(skipped + len, n - len, "%s%s", len ? ", " : "", cute_gemm_variant_name(o->variants[i]));
+            len += w > 0 ? (size_t)w : 0;
+        }
+    }
+    o->nvariants = kept;
 }
 
 static bool parse_double(const char *s, double *out)

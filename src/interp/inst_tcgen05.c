@@ -106,12 +106,7 @@ static void one_mma(ictx *X, const dinst *d, uint32_t t, tc_mma *O)
 {
     uint32_t taddr = interp_get32(X, d, 0, t);
     if (!decode_idesc(X, d, t, interp_get32(X, d, 3, t), O)) return;
-    if (TMEM_LANE(taddr) != 0) {
-        interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma with M = 128 writes lanes "
-                      "0..127: d must name lane 0, not %u", TMEM_LANE(taddr));
-        return;
-    }
-    if (!interp_tmem_columns(X, d, t, TMEM_COL(taddr), (uint32_t)O->n)) return;
+    if (!interp_tmem_mma_d(X, d, t, taddr, (uint32_t)O->n)) return;
     if (!read_operand(X, d, t, REG(X, d->var[1])[t].u64, O->mn_a, O->neg_a, O->ta, O->m, O->k, O->a) ||
         !read_operand(X, d, t, REG(X, d->var[2])[t].u64, O->mn_b, O->neg_b, O->tb, O->n, O->k, O->b))
         return;

@@ -210,12 +210,7 @@ static void one_mma(ictx *X, const dinst *d, uint32_t t, sc_mma *O)
 {
     uint32_t taddr = interp_get32(X, d, 0, t);
     if (!decode(X, d, t, interp_get32(X, d, 3, t), O)) return;
-    if (TMEM_LANE(taddr) != 0) {
-        interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma with M = 128 writes lanes 0..127: d must name "
-                      "lane 0, not %u", TMEM_LANE(taddr));
-        return;
-    }
-    if (!interp_tmem_columns(X, d, t, TMEM_COL(taddr), (uint32_t)O->n) ||
+    if (!interp_tmem_mma_d(X, d, t, taddr, (uint32_t)O->n) ||
         !read_operand(X, d, t, O, 'A', O->a) || !read_operand(X, d, t, O, 'B', O->b) ||
         !scale(X, d, t, O, interp_get32(X, d, 4, t), O->m, O->a, 'A') ||
         !scale(X, d, t, O, interp_get32(X, d, 5, t), O->n, O->b, 'B'))

@@ -59,6 +59,14 @@ bool interp_tmem_columns(ictx *X, const dinst *d, uint32_t t, uint32_t col, uint
                          "allocation; live:%s", col, col + n, t / 32, live);
 }
 
+bool interp_tmem_mma_d(ictx *X, const dinst *d, uint32_t t, uint32_t taddr, uint32_t n)
+{
+    if (TMEM_LANE(taddr) != 0)
+        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma with M = 128 writes lanes "
+                             "0..127: d must name lane 0, not %u", TMEM_LANE(taddr));
+    return interp_tmem_columns(X, d, t, TMEM_COL(taddr), n);
+}
+
 uint32_t interp_tmem_record(ictx *X, const dinst *d, uint32_t t, bool async)
 {
     itmem *T = interp_tmem(X);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backends.h"
 #include "check.h"
 #include "cutec/inst.h"
 #include "cutec/jit.h"
@@ -128,24 +129,12 @@ static void run(cute_runtime *rt, const char *where, cute_dtype d, uint64_t *see
     cute_fn_free(f);
 }
 
-static void run_all(const char *backend, const char *where, uint64_t *seed)
-{
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new(backend, &rt, err, sizeof err) != CUTE_OK) {
-        SKIP("no GPU: the paired f16/bf16 arithmetic ran on the interpreter only");
-        return;
-    }
-    run(rt, where, CUTE_F16, seed);
-    run(rt, where, CUTE_BF16, seed);
-    cute_runtime_free(rt);
-}
-
 int main(void)
 {
     uint64_t seed = (uint64_t)time(NULL) | 1;
+    const char *what = "the paired f16/bf16 arithmetic";
     printf("half2_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
-    for (int round = 0; round < 20; round++) run_all("interp", "the interpreter", &seed);
-    run_all("cuda", "the GPU", &seed);
+    for (int round = 0; round < 20; round++) check_half_types("interp", "the interpreter", &seed, run, what);
+    check_half_types("cuda", "the GPU", &seed, run, what);
     return CHECK_DONE("half2_test");
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backends.h"
 #include "check.h"
 #include "ir_count.h"
 #include "check_interp.h"
@@ -141,25 +142,13 @@ static void e2m1(uint64_t *seed)
     cute_runtime_free(rt);
 }
 
-static void run_all(const char *backend, const char *where, uint64_t *seed)
-{
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new(backend, &rt, err, sizeof err) != CUTE_OK) {
-        SKIP("no GPU: the paired words ran on the interpreter only");
-        return;
-    }
-    run(rt, where, CUTE_F16, seed);
-    run(rt, where, CUTE_BF16, seed);
-    cute_runtime_free(rt);
-}
-
 int main(void)
 {
     uint64_t seed = (uint64_t)time(NULL) | 1;
+    const char *what = "the paired words";
     printf("half2_words_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
-    for (int round = 0; round < 10; round++) run_all("interp", "the interpreter", &seed);
+    for (int round = 0; round < 10; round++) check_half_types("interp", "the interpreter", &seed, run, what);
     for (int round = 0; round < 4; round++) e2m1(&seed);
-    run_all("cuda", "the GPU", &seed);
+    check_half_types("cuda", "the GPU", &seed, run, what);
     return CHECK_DONE("half2_words_test");
 }

@@ -21,7 +21,7 @@ enum { BW_SMEM_BYTES = 227 * 1024, BW_SMEM_RESERVED = 2048, BW_MAX_STAGES = 8, B
 
 static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
 {
-    if (arch && arch != 100)
+    if (arch && arch != cute_gemm_variant_arch(CUTE_GEMM_BLACKWELL))
         return cute_alg_fail(a, "gemm blackwell: tcgen05 and tensor memory need sm_100 (the target is sm_%d)", arch);
     if (cfg->dtype != CUTE_BF16 && cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_E2M1)
         return cute_alg_fail(a, "gemm blackwell: %s inputs (it takes f16 and bf16, and e2m1 with ue4m3 scales: "

@@ -22,7 +22,7 @@ enum { HOPPER_SMEM_BYTES = 227 * 1024, HOPPER_SMEM_RESERVED = 2048, HOPPER_MAX_S
 
 static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
 {
-    if (arch && arch != 90)
+    if (arch && arch != cute_gemm_variant_arch(CUTE_GEMM_HOPPER))
         return cute_alg_fail(a, "gemm hopper: wgmma and TMA need sm_90 (the target is sm_%d)", arch);
     bool fp8 = cfg->dtype == CUTE_E4M3 || cfg->dtype == CUTE_E5M2;
     if (cfg->dtype != CUTE_BF16 && cfg->dtype != CUTE_F16 && !fp8)

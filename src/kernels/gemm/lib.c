@@ -25,6 +25,11 @@ const char *cute_gemm_variant_name(cute_gemm_variant v)
     return (unsigned)v < CUTE_GEMM_VARIANT_COUNT ? names[v] : "?";
 }
 
+int cute_gemm_variant_arch(cute_gemm_variant v)
+{
+    return v == CUTE_GEMM_HOPPER ? 90 : v == CUTE_GEMM_BLACKWELL ? 100 : 0;
+}
+
 bool cute_gemm_variant_parse(const char *name, cute_gemm_variant *out)
 {
     for (int i = 0; i < CUTE_GEMM_VARIANT_COUNT; i++)

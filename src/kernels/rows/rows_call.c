@@ -130,6 +130,13 @@ static void grid_of(cutec_rows *lib, const row_plan *p, int64_t m, int64_t n, bo
         int64_t chunks = (n + row_plan_block_cols(p) - 1) / row_plan_block_cols(p);
         most = most / chunks > 0 ? most / chunks : 1;
     }
+    /* a persistent grid of clusters: no more than the device holds at once.  The blocks of a
+     * cluster share a GPC, so the 264 blocks an H200 holds two an SM need not be 33 clusters
+     * of 8; those that do not fit walk their rows in a second wave, doubling the time (the
+     * likely cause of the norms' backward at 28-32% of the copy at 4096x32768 and 1024x262144,
+     * where 16384x4096, without a cluster, ran at 63-76%: bench/RESULTS.md) */
+    int resident = p->cluster > 1 && sums ? rows_lib_resident_clusters(lib, p->cluster, p->tpr * p->rows, row_plan_blocks_per_sm(p)) : 0;
+    if (resident > 0 && resident < most) most = resident;
     *iters = sums && rb > most ? (rb + most - 1) / most : 1;
     *blocks = (rb + *iters - 1) / *iters;
 }
@@ -174,6 +181,8 @@ static cute_status run_locked(cutec_rows *lib, const row_call *rc, const row_pla
     const cute_fn *fn = rows_lib_find(lib, key, make_rows, p, err, n);
     if (!fn) return CUTE_ERR_COMPILE;
     if (rows_lib_dry(lib)) return CUTE_OK;
+    rows_lib_note_launch(lib, (rows_launch){.blocks = blocks, .iters = iters, .cluster = p->cluster,
+                                            .threads = p->tpr * p->rows, .per_sm = row_plan_blocks_per_sm(p)});
     cute_call_arg args[ROW_SLOTS + 4];
     int k = call_args(rc, p, scratch, partial_rows, iters, args);
     cute_status st = cute_call(fn, stream, k, args, err, n);

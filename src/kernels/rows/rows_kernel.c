@@ -96,17 +96,16 @@ static void load_row_values(cute_ctx *c, const row_thread *th, row_io *io, cute_
 static void store_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb)
 {
     const row_op *op = th->p->op;
-    for (int s = 0; s < op->nslots; s++) {
-        if (!th->p->has[s]) continue;
-        if (op->slot[s].role == ROW_OUT)
-            cute_tensor_store_if(c, part(c, th, th->k->g[s], rb, cb),
-                                 cute_ssa_cvt(c, io->t[s], th->p->dtype[s]), io->inside);
-        if (op->slot[s].role == COL_PARTIAL) {
+    for (int s = 0; s < op->nslots; s++)
+        if (th->p->has[s] && op->slot[s].role == COL_PARTIAL) {
             cute_ssa zero = cute_ssa_fill(c, CUTE_F32, io->t[s].shape, 0);
             cute_ssa add = cute_ssa_select(c, io->inside, io->t[s], zero);
             cute_tensor_store(c, th->acc[s], cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th->acc[s]), add));
         }
-    }
+    for (int s = 0; s < op->nslots; s++)
+        if (th->p->has[s] && op->slot[s].role == ROW_OUT)
+            cute_tensor_store_if(c, part(c, th, th->k->g[s], rb, cb),
+                                 cute_ssa_cvt(c, io->t[s], th->p->dtype[s]), io->inside);
 }
 
 /* the per-row outputs, from the row's first thread (of the cluster's first block) */
@@ -147,34 +146,51 @@ static void row_resident(cute_ctx *c, const row_thread *th, row_io *io, cute_int
     store_chunk(c, th, io, rb, th->cb);
 }
 
-/* a longer row: each stage walks the chunks, combining as it goes; then the write pass */
-static void row_looped(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb)
+/* stage st's thread-local part over the chunks the block walks, combined as it goes */
+static void stage_walk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, int st, cute_val stats[][4])
 {
     const row_op *op = th->p->op;
-    cute_alg *a = cute_ctx_alg(c);
+    int arity = th->red[st].arity;
+    cute_val first[4], var[4];
+    load_chunk(c, th, io, rb, th->first, true);
+    op->partial(c, io, st, (const cute_val(*)[4])stats, first);
+    for (int i = 0; i < arity; i++) stats[st][i] = first[i];
+    if (th->p->stage_chunks == 1) return; /* the block's one tile */
+    for (int i = 0; i < arity; i++) var[i] = cute_val_var(c, first[i]);
+    CUTE_FOR(c, cb, cute_add(cute_ctx_alg(c), th->first, cute_i(1)), th->end) {
+        cute_val more[4], sum[4];
+        load_chunk(c, th, io, rb, cb, true);
+        op->partial(c, io, st, (const cute_val(*)[4])stats, more);
+        cute_reducer_apply(c, &th->red[st], var, more, sum);
+        for (int i = 0; i < arity; i++) cute_val_assign(c, var[i], sum[i]);
+    }
+    for (int i = 0; i < arity; i++) stats[st][i] = var[i];
+}
+
+static void write_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb, cute_val stats[][4])
+{
+    load_chunk(c, th, io, rb, cb, false);
+    th->p->op->finish(c, io, (const cute_val(*)[4])stats);
+    store_chunk(c, th, io, rb, cb);
+}
+
+/* a longer row: each stage walks the chunks, combining as it goes; then the write pass.  A
+ * block whose part of a staged row is one tile (stage_chunks 1: a cluster's block, or a row
+ * with column sums that one tile covers) walks no loop: its loops' code and loop-carried
+ * values cost RMSNorm's backward at 262144 (512 threads, 128 registers) a 36-byte spill */
+static void row_looped(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb)
+{
     cute_val stats[ROW_STAGES][4];
-    for (int st = 0; st < op->stages; st++) {
-        int arity = th->red[st].arity;
-        cute_val first[4], var[4];
-        load_chunk(c, th, io, rb, th->first, true);
-        op->partial(c, io, st, (const cute_val(*)[4])stats, first);
-        for (int i = 0; i < arity; i++) var[i] = cute_val_var(c, first[i]);
-        CUTE_FOR(c, cb, cute_add(a, th->first, cute_i(1)), th->end) {
-            cute_val more[4], sum[4];
-            load_chunk(c, th, io, rb, cb, true);
-            op->partial(c, io, st, (const cute_val(*)[4])stats, more);
-            cute_reducer_apply(c, &th->red[st], var, more, sum);
-            for (int i = 0; i < arity; i++) cute_val_assign(c, var[i], sum[i]);
-        }
-        for (int i = 0; i < arity; i++) stats[st][i] = var[i];
+    for (int st = 0; st < th->p->op->stages; st++) {
+        stage_walk(c, th, io, rb, st, stats);
         reduce_stage(c, th, stats[st], st);
     }
-    op->row_values(c, io, (const cute_val(*)[4])stats);
-    CUTE_FOR(c, cb, th->first, th->end) {
-        load_chunk(c, th, io, rb, cb, false);
-        op->finish(c, io, (const cute_val(*)[4])stats);
-        store_chunk(c, th, io, rb, cb);
+    th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
+    if (th->p->stage_chunks == 1) {
+        write_chunk(c, th, io, rb, th->first, stats);
+        return;
     }
+    CUTE_FOR(c, cb, th->first, th->end) { write_chunk(c, th, io, rb, cb, stats); }
 }
 
 static cute_tiler tile_of(cute_ctx *c, const row_plan *p);

@@ -20,6 +20,17 @@ const cute_fn *rows_lib_find(cutec_rows *lib, const char *key, fn_cache_compile 
                              const void *user, char *err, size_t n);
 cute_status rows_lib_scratch(cutec_rows *lib, size_t bytes, const cute_buffer **out);
 int64_t rows_lib_resident_blocks(cutec_rows *lib);
+/* the clusters of `size` blocks of `threads` threads, `per_sm` blocks an SM, resident at once
+ * (a persistent grid of more runs the rest in a second wave); 0: not known (lock held) */
+int rows_lib_resident_clusters(cutec_rows *lib, int size, int threads, int per_sm);
+/* the row kernel's launch of the last call (for the tests): blocks along the rows, row
+ * blocks each walks, the cluster's blocks (0: none), threads a block, blocks an SM asked */
+typedef struct rows_launch {
+    int64_t blocks, iters;
+    int cluster, threads, per_sm;
+} rows_launch;
+void rows_lib_note_launch(cutec_rows *lib, rows_launch l);
+rows_launch rows_lib_last_launch(const cutec_rows *lib);
 
 /* One call of an op.  slot[s]: the argument of slot s (NULL: not given); for a
  * COL_PARTIAL slot, the (N) tensor its column sums go to.  ignore, p0, p1: the op's
