@@ -38,7 +38,8 @@ lane() # index, "name:seconds ..."
 
 echo "== $(date -u '+%F %T') $(git log --oneline -1 2>/dev/null)"
 nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv
-[ -n "${NO_BUILD:-}" ] || make -j"$(nproc)" all tests 2>&1 | grep -E "error|warning" | head -20
+cc --version | head -n 1
+[ -n "${NO_BUILD:-}" ] || make -k -j"$(nproc)" all tests 2>&1 | grep -E "error|warning" | head -40
 echo "== built at $(el) s"
 for i in 0 1 2 3; do
     eval "spec=\${LANE$i:-}"

@@ -38,15 +38,16 @@ static cute_status slurp(const char *path, char **text, size_t *len, char *err, 
     if (fd < 0)
         return snprintf(err, n, "%s: cannot be read as a tuning file: %s", path, why ? why : strerror(errno)),
                CUTE_ERR_INVALID;
-    char *s = malloc((size_t)st.st_size + 1);
-    ssize_t got = s ? pread(fd, s, (size_t)st.st_size, 0) : -1;
+    size_t size = st.st_size > 0 ? (size_t)st.st_size : 0;
+    char *s = malloc(size + 1);
+    ssize_t got = s ? pread(fd, s, size, 0) : -1;
     close(fd);
-    if (got != (ssize_t)st.st_size) {
+    if (!s || got < 0 || (size_t)got != size) {
         free(s);
         return snprintf(err, n, "%s: cannot be read: %s", path, s ? "short read" : "out of memory"), CUTE_ERR_INVALID;
     }
-    s[got] = 0;
-    *text = s, *len = (size_t)got;
+    s[size] = 0;
+    *text = s, *len = size;
     return CUTE_OK;
 }
 
