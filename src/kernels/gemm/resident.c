@@ -7,6 +7,7 @@
 
 int gemm_resident_blocks(cute_runtime *rt, int cluster_size, int threads)
 {
+    if (cluster_size < 1) cluster_size = 1; /* a plan without clusters (the SM80 kernels') says 0 */
     cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
     const cute_device_info *d = cu ? cute_cuda_device(cu) : NULL;
     if (!d || d->sm_count <= 0) return 2 * cluster_size; /* the interpreter: blocks walk several tiles */
