@@ -19,7 +19,11 @@
 #include "cutec/tma_copy.h"
 #include "kernels/gemm/gemm_internal.h"
 
-enum { WARPGROUP = 128, EPILOGUE_BARRIER = 1 }; /* the consumers' named barrier (hopper_store.c's) */
+/* the consumers' meeting before a flag: a named barrier of its own, 256 threads.  Not 1 or 2,
+ * where each cooperative warpgroup meets its own 128 (hopper_store.c): one id used with two
+ * thread counts is an illegal instruction on the GPU (it was, on two H200s).  Flags run in
+ * the cooperative schedule only, so the ping-pong turns' 2..5 are not in such a kernel. */
+enum { WARPGROUP = 128, PEER_BARRIER = 3 };
 
 /* tile (tm, tn)'s flag: a rank-0 view of element (tm bm / 64, tn bn / 64) */
 static cute_tensor flag_of(cute_ctx *c, const gemm_plan *p, cute_tensor flags, cute_int tm, cute_int tn)
@@ -69,7 +73,7 @@ void gemm_peer_signal(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_
                 cute_fence_proxy_async(c);
             }
         }
-        cute_named_barrier_sync(c, EPILOGUE_BARRIER, threads); /* every consumer's stores of the tile */
+        cute_named_barrier_sync(c, PEER_BARRIER, threads); /* every consumer's stores of the tile */
         CUTE_IF(c, first) cute_peer_release(c, flag, cute_i(0), f->signal_value);
     }
 }
