@@ -102,8 +102,9 @@ static void accumulate(ictx *X, const dinst *d, uint32_t t, const tc_mma *O, uin
         }
 }
 
-static void one_mma(ictx *X, const dinst *d, uint32_t t, tc_mma *O)
+static void one_mma(ictx *X, const dinst *d, uint32_t t, void *scratch)
 {
+    tc_mma *O = scratch;
     uint32_t taddr = interp_get32(X, d, 0, t);
     if (!decode_idesc(X, d, t, interp_get32(X, d, 3, t), O)) return;
     if (!interp_tmem_mma_d(X, d, t, taddr, (uint32_t)O->n)) return;
@@ -113,18 +114,24 @@ static void one_mma(ictx *X, const dinst *d, uint32_t t, tc_mma *O)
     accumulate(X, d, t, O, TMEM_COL(taddr), interp_get32(X, d, 4, t) != 0);
 }
 
-void inst_tcgen05_mma(ictx *X, const dinst *d, const imask *m)
+void interp_tcgen05_each(ictx *X, const dinst *d, const imask *m, size_t scratch,
+                         void (*one)(ictx *X, const dinst *d, uint32_t t, void *scratch))
 {
-    tc_mma *O = interp_tmem(X) ? malloc(sizeof *O) : NULL;
+    void *O = interp_tmem(X) ? malloc(scratch) : NULL;
     if (!O) {
         X->oom = X->stop = true;
         return;
     }
     EACH(X, m, t, {
         if (X->stop) break;
-        one_mma(X, d, t, O);
+        one(X, d, t, O);
     });
     free(O);
+}
+
+void inst_tcgen05_mma(ictx *X, const dinst *d, const imask *m)
+{
+    interp_tcgen05_each(X, d, m, sizeof(tc_mma), one_mma);
 }
 
 /* warp w0 may touch lanes 32 (w % 4) .. + 31, w its warp in the block */

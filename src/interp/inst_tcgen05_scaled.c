@@ -20,7 +20,6 @@
  * the tcgen05 pipeline orders before the MMA).
  * Arithmetic: the products and their sums exact in float64, rounded once into D's f32 — an
  * assumption: no Blackwell result has been recorded (docs/blackwell.md). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "cutec/numeric.h"
@@ -206,8 +205,9 @@ static void store_d(ictx *X, const dinst *d, uint32_t t, const sc_mma *O, uint32
         }
 }
 
-static void one_mma(ictx *X, const dinst *d, uint32_t t, sc_mma *O)
+static void one_mma(ictx *X, const dinst *d, uint32_t t, void *scratch)
 {
+    sc_mma *O = scratch;
     uint32_t taddr = interp_get32(X, d, 0, t);
     if (!decode(X, d, t, interp_get32(X, d, 3, t), O)) return;
     if (!interp_tmem_mma_d(X, d, t, taddr, (uint32_t)O->n) ||
@@ -220,14 +220,5 @@ static void one_mma(ictx *X, const dinst *d, uint32_t t, sc_mma *O)
 
 void inst_tcgen05_mma_scaled(ictx *X, const dinst *d, const imask *m)
 {
-    sc_mma *O = interp_tmem(X) ? malloc(sizeof *O) : NULL;
-    if (!O) {
-        X->oom = X->stop = true;
-        return;
-    }
-    EACH(X, m, t, {
-        if (X->stop) break;
-        one_mma(X, d, t, O);
-    });
-    free(O);
+    interp_tcgen05_each(X, d, m, sizeof(sc_mma), one_mma);
 }

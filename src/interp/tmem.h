@@ -53,6 +53,10 @@ bool interp_tmem_readable(ictx *X, const dinst *d, uint32_t t, uint32_t lane, ui
 
 /* an sm_100 shared-memory descriptor of thread t's tcgen05 instruction at d (version 1, no
  * base offset, a swizzle emulated); false after a report (inst_tcgen05.c) */
+/* one MMA row on each active thread of m: one(X, d, t, scratch) with `scratch` bytes of
+ * scratch (malloc'd once for the row; out of memory stops the run) */
+void interp_tcgen05_each(ictx *X, const dinst *d, const imask *m, size_t scratch,
+                         void (*one)(ictx *X, const dinst *d, uint32_t t, void *scratch));
 bool interp_tcgen05_sdesc(ictx *X, const dinst *d, uint32_t t, uint64_t desc, interp_smem_desc *D);
 
 #endif

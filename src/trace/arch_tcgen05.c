@@ -109,6 +109,19 @@ cute_val cute_tcgen05_smem_desc(cute_ctx *c, cute_val p, int lbo, int sbo, int s
     return cute_val_binop(c, CUTE_OP_OR, start, cute_val_int(c, CUTE_U64, (int64_t)fixed));
 }
 
+/* an MMA's A and B descriptors (u64 values) and idesc (nonzero) into in[1..3]; false after
+ * the failure, naming the call and where idesc comes from */
+static bool mma_descriptors(cute_ctx *c, cute_val a_desc, cute_val b_desc, uint32_t idesc, const char *call,
+                            const char *idesc_from, cute_vreg *in)
+{
+    if (!ctx_usable(c, a_desc, "A's descriptor") || !ctx_usable(c, b_desc, "B's descriptor")) return false;
+    if (a_desc.t.dtype != CUTE_U64 || b_desc.t.dtype != CUTE_U64 || !idesc)
+        return cute_ctx_fail(c, "%s: the descriptors must be u64 values (cute_tcgen05_smem_desc) and idesc nonzero "
+                             "(%s)", call, idesc_from);
+    in[1] = a_desc.r, in[2] = b_desc.r, in[3] = u32(c, idesc).r;
+    return true;
+}
+
 void cute_tcgen05_mma(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_desc, cute_val b_desc, uint32_t idesc,
                       cute_val accumulate)
 {
@@ -119,14 +132,7 @@ void cute_tcgen05_mma(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_des
     if (!ctx_row_ok(c, row, call) || !ctx_u32_operand(c, d, call, "D's address", &in[0]) ||
         !ctx_u32_operand(c, accumulate, call, "accumulate", &in[4]))
         return;
-    if (!ctx_usable(c, a_desc, "A's descriptor") || !ctx_usable(c, b_desc, "B's descriptor")) return;
-    if (a_desc.t.dtype != CUTE_U64 || b_desc.t.dtype != CUTE_U64 || !idesc) {
-        cute_ctx_fail(c, "%s: the descriptors must be u64 values (cute_tcgen05_smem_desc) and idesc nonzero "
-                      "(cute_tcgen05_idesc)", call);
-        return;
-    }
-    in[1] = a_desc.r, in[2] = b_desc.r, in[3] = u32(c, idesc).r;
-    emit(c, row, in, 5);
+    if (mma_descriptors(c, a_desc, b_desc, idesc, call, "cute_tcgen05_idesc", in)) emit(c, row, in, 5);
 }
 
 /* the block-scaled kinds: their instruction rows, names, K and the scale ids they allow */
@@ -193,14 +199,8 @@ void cute_tcgen05_mma_scaled(cute_ctx *c, cute_tcgen05_scaled_kind kind, cute_va
         !ctx_u32_operand(c, sfb, call, "SFB's address", &in[5]) ||
         !ctx_u32_operand(c, accumulate, call, "accumulate", &in[6]))
         return;
-    if (!ctx_usable(c, a_desc, "A's descriptor") || !ctx_usable(c, b_desc, "B's descriptor")) return;
-    if (a_desc.t.dtype != CUTE_U64 || b_desc.t.dtype != CUTE_U64 || !idesc) {
-        cute_ctx_fail(c, "%s: the descriptors must be u64 values (cute_tcgen05_smem_desc) and idesc nonzero "
-                      "(cute_tcgen05_idesc_scaled)", call);
-        return;
-    }
-    in[1] = a_desc.r, in[2] = b_desc.r, in[3] = u32(c, idesc).r;
-    emit(c, scaled_kinds[kind].row, in, 7);
+    if (mma_descriptors(c, a_desc, b_desc, idesc, call, "cute_tcgen05_idesc_scaled", in))
+        emit(c, scaled_kinds[kind].row, in, 7);
 }
 
 void cute_tcgen05_cp(cute_ctx *c, cute_tcgen05_cp_shape shape, cute_val taddr, cute_val s_desc)
