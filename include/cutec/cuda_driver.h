@@ -112,6 +112,9 @@ cute_status cute_cuda_stream_free(cute_cuda *cu, void *stream);
 cute_status cute_cuda_stream_sync(cute_cuda *cu, void *stream); /* NULL: the whole context */
 cute_status cute_cuda_sync(cute_cuda *cu);
 cute_status cute_cuda_event_new(cute_cuda *cu, void **event);
+/* an event that orders streams only (no timing: cuStreamWaitEvent on it is cheapest, across
+ * devices too) */
+cute_status cute_cuda_event_new_untimed(cute_cuda *cu, void **event);
 cute_status cute_cuda_event_free(cute_cuda *cu, void *event);
 cute_status cute_cuda_event_record(cute_cuda *cu, void *event, void *stream);
 cute_status cute_cuda_event_sync(cute_cuda *cu, void *event);

@@ -199,10 +199,13 @@ typedef struct cute_gemm_config {
     bool out_scale, amax;     /* with scale: whether the call has them */
     bool peer_flags;          /* tiles wait for and signal flags between GPUs (cutec_gemm_peer):
                                  then called with (A, B, C, alpha, beta, wait flags, wait
-                                 value, signal flags, signal value); the hopper kernel only */
+                                 value, signal flags, signal value, mirror); the hopper
+                                 kernel only */
     uint8_t peer_broadcast;   /* with peer_flags, the flags' modes of static stride 0 (shared by
                                  the tiles along them): bits 0, 1 the wait flags' modes, 2, 3
                                  the signal flags' */
+    bool peer_mirror;         /* with peer_flags, every tile of C is stored a second time into
+                                 the mirror (the tenth argument; C stands in where false) */
 } cute_gemm_config;
 
 /* the C dtype a configuration writes (c_dtype, or dtype when it is CUTE_VOID) */
@@ -290,17 +293,22 @@ cute_status cutec_gemm_swiglu(cute_gemm_lib *lib, const cute_call_arg *A, const 
 typedef struct cute_gemm_peer {
     const cute_call_arg *wait, *signal;
     uint32_t wait_value, signal_value;
+    /* NULL, or a second C (C's dtype, shape and strides; another GPU's memory, say) that
+     * every tile of the result is also stored into, before the tile's signal: the
+     * all-gather of a row-parallel reduction done by the epilogue that finishes each tile */
+    const cute_call_arg *mirror;
 } cute_gemm_peer;
 enum { CUTE_GEMM_FLAG_ROWS = 64, CUTE_GEMM_FLAG_COLS = 64 }; /* C's elements a flag stands for, at least */
+enum { CUTE_GEMM_PEER_ARGS = 10 }; /* the arguments of cute_gemm_peer_fn's function */
 cute_status cutec_gemm_peer(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *B, const cute_call_arg *C,
                             double alpha, double beta, const cute_gemm_peer *peer, void *stream, char *err, size_t n);
-/* the compiled function of that call and its arguments (9: A, B, C, alpha, beta, wait flags,
- * wait value, signal flags, signal value), for cute_call_peers (one call a rank, all at once;
- * on the interpreter, emulated devices); CUTE_ERR_INVALID with err where the call is
+/* the compiled function of that call and its arguments (CUTE_GEMM_PEER_ARGS: A, B, C, alpha,
+ * beta, wait flags, wait value, signal flags, signal value, mirror), for cute_call_peers
+ * (one call a rank, all at once; on the interpreter, emulated devices); CUTE_ERR_INVALID with err where the call is
  * malformed, CUTE_ERR_COMPILE where no kernel runs it */
 cute_status cute_gemm_peer_fn(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *B, const cute_call_arg *C,
                               double alpha, double beta, const cute_gemm_peer *peer, const cute_fn **fn,
-                              cute_call_arg args[9], char *err, size_t n);
+                              cute_call_arg args[CUTE_GEMM_PEER_ARGS], char *err, size_t n);
 static inline cute_status cutec_sgemm(cute_gemm_lib *lib, const cute_call_arg *A,
                                       const cute_call_arg *B, const cute_call_arg *C, double alpha,
                                       double beta, void *stream, char *err, size_t n)

@@ -36,6 +36,8 @@ typedef struct tp_group {
     int chunks;              /* row parallel: C's row chunks (a multiple of n) */
     bool flags;              /* the overlapped schedule's pieces ordered by flags that the kernels
                                 wait for and signal (cutec_gemm_peer), not by events */
+    bool fused;              /* row: with flags, the whole all-reduce in the epilogues of two
+                                GEMMs a GPU (the halves of C; tp_plans.c) */
     bool swap;               /* cutec's GEMMs as C^T = B A^T (C column-major to the kernel) */
     cute_gemm_variant variant; /* cutec's kernel: hopper on sm_90 (for fp8 too), else AUTO */
     uint32_t epoch;          /* the flags' value of the iteration (they count up) */
@@ -56,8 +58,9 @@ cute_status tp_sequential(tp_group *g, bool ours);
  * so that an owned chunk's partial was pushed by the other rank two steps before */
 int tp_row_chunk(int r, int k, int J, bool *own);
 /* one part alone, to fit the model: every rank's local GEMM (cutec), the NCCL collective,
- * or one push (rank 0 -> 1 of tp_push_bytes: a row chunk of C, or a shard of A) */
-typedef enum { TP_PART_GEMM, TP_PART_COLLECTIVE, TP_PART_PUSH } tp_part_kind;
+ * one push (rank 0 -> 1 of tp_push_bytes: a row chunk of C, or a shard of A), or every
+ * rank's local GEMM by cuBLAS (what the GEMM alone would take at cuBLAS's rate) */
+typedef enum { TP_PART_GEMM, TP_PART_COLLECTIVE, TP_PART_PUSH, TP_PART_BLAS } tp_part_kind;
 cute_status tp_part(tp_group *g, tp_part_kind k);
 size_t tp_push_bytes(const tp_group *g);
 /* the bytes of flags a rank needs (g->flagbuf) */

@@ -1,5 +1,5 @@
 /* cutec bench tp-gemm [--mode row|column|both] [--m M] [--n N] [--k K] [--chunks J]
- *                     [--gpus N] [--iters N] [--dtype bf16|e4m3] [--order events|flags]
+ *                     [--gpus N] [--iters N] [--dtype bf16|e4m3] [--order events|flags|fused]
  *                     [--c-major row|column]
  * Tensor-parallel GEMM (bf16 or e4m3 in, f32 accumulation, bf16 out) over the GPUs of this host: the overlapped schedules of
  * tp_plans.c against cuBLAS GEMM then NCCL (and cutec's GEMM then NCCL) in the same run,
@@ -23,6 +23,7 @@ typedef struct tp_opts {
     int chunks, gpus, iters;
     cute_dtype in; /* A's and B's dtype */
     bool flags;    /* --order flags: the overlapped pieces ordered in the kernels */
+    bool fused;    /* --order fused: row parallel's all-reduce in the GEMMs' epilogues */
     bool swap;     /* --c-major column: cutec's GEMMs as C^T = B A^T */
 } tp_opts;
 
@@ -45,8 +46,9 @@ static int parse(int argc, char **argv, tp_opts *o)
             o->in = !strcmp(v, "bf16") ? CUTE_BF16 : !strcmp(v, "e4m3") ? CUTE_E4M3 : CUTE_VOID;
             if (!(ok = o->in != CUTE_VOID)) snprintf(why, sizeof why, "--dtype %s: bf16 or e4m3", v);
         } else if (!strcmp(k, "--order")) {
-            o->flags = !strcmp(v, "flags");
-            if (!(ok = o->flags || !strcmp(v, "events"))) snprintf(why, sizeof why, "--order %s: events or flags", v);
+            o->fused = !strcmp(v, "fused"), o->flags = o->fused || !strcmp(v, "flags");
+            if (!(ok = o->flags || !strcmp(v, "events")))
+                snprintf(why, sizeof why, "--order %s: events, flags or fused", v);
         } else if (!strcmp(k, "--c-major")) {
             o->swap = !strcmp(v, "column");
             if (!(ok = o->swap || !strcmp(v, "row"))) snprintf(why, sizeof why, "--c-major %s: row or column", v);
@@ -122,7 +124,9 @@ static cute_status open_rank(tp_group *g, int r)
     if ((s = cute_cublas_open(x->cu, &x->blas, g->err, sizeof g->err)) != CUTE_OK) return s;
     s = cute_cuda_stream_new(x->cu, &x->s0);
     if (s == CUTE_OK) s = cute_cuda_stream_new(x->cu, &x->s1);
-    for (size_t i = 0; s == CUTE_OK && i < sizeof x->ev / sizeof x->ev[0]; i++) s = cute_cuda_event_new(x->cu, &x->ev[i]);
+    /* the schedules' events order streams, across GPUs too: untimed, the cheapest to wait for */
+    for (size_t i = 0; s == CUTE_OK && i < sizeof x->ev / sizeof x->ev[0]; i++)
+        s = cute_cuda_event_new_untimed(x->cu, &x->ev[i]);
     int64_t n = g->n, m = g->m, nn = g->nn, k = g->k;
     int es = g->es;
     if (g->mode == TP_ROW) {
@@ -283,7 +287,7 @@ static double verify(tp_group *g)
 /* --- the command ---------------------------------------------------------------------------- */
 
 typedef struct tp_times {
-    double cublas, cutec, overlapped, gemm, collective, push;
+    double cublas, cutec, overlapped, gemm, collective, push, blas;
 } tp_times;
 
 static bool measure(tp_group *g, int iters, tp_times *t)
@@ -294,7 +298,9 @@ static bool measure(tp_group *g, int iters, tp_times *t)
     t->gemm = time_step(g, part, TP_PART_GEMM, iters);
     t->collective = time_step(g, part, TP_PART_COLLECTIVE, iters);
     t->push = time_step(g, part, TP_PART_PUSH, iters);
-    return t->cublas > 0 && t->cutec > 0 && t->overlapped > 0 && t->gemm > 0 && t->collective > 0 && t->push > 0;
+    t->blas = time_step(g, part, TP_PART_BLAS, iters);
+    return t->cublas > 0 && t->cutec > 0 && t->overlapped > 0 && t->gemm > 0 && t->collective > 0 && t->push > 0 &&
+           t->blas > 0;
 }
 
 /* the model fitted to this run (GEMM rate, copy bandwidth, slowdown under traffic), then
@@ -325,10 +331,12 @@ static void report(const tp_group *g, const tp_times *t, double err)
     printf("%-44s %9.3f %8.3f\n", g->mode == TP_ROW ? "cutec GEMM, then NCCL all-reduce" : "NCCL all-gather, then cutec GEMM",
            t->cutec, t->cutec / t->cublas);
     printf("%-44s %9.3f %8.3f  (target <= 0.85)\n",
-           g->flags ? "cutec overlapped (flags in the kernels)" : "cutec overlapped (peer pushes, events)",
+           g->fused ? "cutec fused (all-reduce in the epilogues)"
+           : g->flags ? "cutec overlapped (flags in the kernels)" : "cutec overlapped (peer pushes, events)",
            t->overlapped, t->overlapped / t->cublas);
-    printf("parts: cutec GEMM alone %.3f ms, NCCL %s alone %.3f ms, one push of %.1f MiB %.3f ms (%.0f GB/s)\n",
-           t->gemm, coll, t->collective, tp_push_bytes(g) / 1048576.0, t->push, tp_push_bytes(g) / (t->push * 1e6));
+    printf("parts: cutec GEMM alone %.3f ms (cuBLAS's alone %.3f), NCCL %s alone %.3f ms, one push of %.1f MiB %.3f ms "
+           "(%.0f GB/s)\n", t->gemm, t->blas, coll, t->collective, tp_push_bytes(g) / 1048576.0, t->push,
+           tp_push_bytes(g) / (t->push * 1e6));
     printf("check: overlapped C against cuBLAS+NCCL's on every GPU: max |diff| / max |C| = %.2e: %s\n", err,
            err >= 0 && err <= 2e-2 ? "ok" : "WRONG");
 }
@@ -339,6 +347,7 @@ static int run_mode(const tp_opts *o, tp_mode mode, int gpus)
     memset(&g, 0, sizeof g);
     g.mode = mode, g.n = gpus, g.chunks = mode == TP_ROW ? o->chunks : 1;
     g.in = o->in, g.es = cute_dtype_bytes(o->in), g.flags = o->flags, g.swap = o->swap;
+    g.fused = o->fused && mode == TP_ROW; /* (the column schedule has nothing to reduce: flags) */
     g.m = o->m ? o->m : 8192, g.nn = o->n ? o->n : 8192, g.k = o->k ? o->k : mode == TP_ROW ? 16384 : 8192;
     if (g.m % (g.n * g.chunks) || g.nn % g.n || g.k % g.n) {
         fprintf(stderr, "cutec bench tp-gemm: M must divide into %d chunks of %d GPUs, N and K by the GPUs\n",
@@ -355,7 +364,9 @@ static int run_mode(const tp_opts *o, tp_mode mode, int gpus)
                mode == TP_ROW ? "row" : "column", g.n, cute_cuda_device(g.r[0].cu)->name, (long long)g.m,
                (long long)g.nn, (long long)g.m, (long long)g.k, cute_dtype_name(g.in),
                mode == TP_ROW ? "K split, C all-reduced" : "A's rows gathered, B's rows split",
-               g.swap ? "as C^T = B A^T (C column-major)" : "C row-major", g.flags ? "flags in the kernels" : "events",
+               g.swap ? "as C^T = B A^T (C column-major)" : "C row-major",
+               g.fused ? "flags, the all-reduce in the epilogues of two GEMMs a GPU"
+               : g.flags ? "flags in the kernels" : "events",
                o->iters);
         printf("%-44s %9s %8s\n", "schedule", "ms", "vs cuBLAS+NCCL");
         report(&g, &t, err);

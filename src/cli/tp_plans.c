@@ -9,6 +9,13 @@
  * the owner then runs its own chunk's GEMM with beta = 1 on top of the pushed partial (the
  * sum happens in the epilogue, no reduction kernel) and pushes the finished chunk back.
  * The order p0 p1 o0 p2 o1 ... o(G-1) leaves a whole GEMM chunk between a push and its use.
+ * Fused (g->fused, 2 GPUs): rank r owns C's half r and runs two GEMMs.  The first multiplies
+ * the other's half and its epilogue stores each tile straight into the other's C, flagging it
+ * there (the reduce-scatter); the second multiplies its own half, each tile's producer
+ * waiting for the tile's flag, its epilogue adding the pushed partial (beta = 1) and storing
+ * the sum into its C and into the other's (the mirror: the all-gather).  No copy, no NCCL, no
+ * SM spent on anything but the GEMM's tiles; the last tile's stores are all that is left
+ * when the GEMM ends.
  * Column parallel (A's rows gathered, B's rows split): each rank pushes its shard of A into
  * every peer's gathered A while it multiplies its own shard; each peer shard's GEMM starts
  * when that shard's copy has landed (with flags: its producer waits for the flag the
@@ -72,6 +79,7 @@ typedef struct tp_flags {
     const cute_buffer *wait, *signal;
     size_t wait_off, signal_off;
     bool one;
+    const cute_call_arg *mirror; /* a second C (row-major as C) the tiles are stored into, or NULL */
 } tp_flags;
 
 /* the flags tensor at b + off for a kernel's C */
@@ -94,8 +102,10 @@ static cute_status gemm_flagged(tp_group *g, int r, bool ours, cute_call_arg A, 
     }
     cute_call_arg w = f && f->wait ? flags_for(f, f->wait, f->wait_off, &C) : C;
     cute_call_arg sg = f && f->signal ? flags_for(f, f->signal, f->signal_off, &C) : C;
+    cute_call_arg mirror = f && f->mirror ? (ours && g->swap ? transposed(*f->mirror) : *f->mirror) : C;
     cute_gemm_peer peer = {.wait = f && f->wait ? &w : NULL, .signal = f && f->signal ? &sg : NULL,
-                           .wait_value = g->epoch, .signal_value = g->epoch};
+                           .wait_value = g->epoch, .signal_value = g->epoch,
+                           .mirror = f && f->mirror ? &mirror : NULL};
     cute_status s = !ours ? cute_ref_gemm(x->blas, &A, &B, &C, 1.0, beta, x->s0)
                     : f   ? cutec_gemm_peer(x->gemm, &A, &B, &C, 1.0, beta, &peer, x->s0, g->err, sizeof g->err)
                           : cutec_gemm(x->gemm, g->variant, &A, &B, &C, 1.0, beta, x->s0, g->err, sizeof g->err);
@@ -172,12 +182,15 @@ static cute_status row_step(tp_group *g, int r, int j, bool own)
     return s;
 }
 
-/* a row chunk's flags: one per 64 x 64 block of its C, after the chunks before it */
-static size_t chunk_flags(const tp_group *g, int j)
+/* the flags of piece j of `pieces` row pieces of C: one per 64 x 64 block of its C, after
+ * the pieces before it */
+static size_t piece_flags(const tp_group *g, int pieces, int j)
 {
-    int64_t mc = g->m / g->chunks;
+    int64_t mc = g->m / pieces;
     return (size_t)j * (size_t)(((mc + 63) / 64) * ((g->nn + 63) / 64)) * 4;
 }
+
+static size_t chunk_flags(const tp_group *g, int j) { return piece_flags(g, g->chunks, j); }
 
 size_t tp_flag_bytes(const tp_group *g)
 {
@@ -202,8 +215,38 @@ static cute_status row_step_flags(tp_group *g, int r, int j, bool own)
     return s;
 }
 
+/* rank r's GEMM of C's half h: the other's half (its partial pushed into the other's C and
+ * flagged there), or its own (each tile after its flag, the sum mirrored into the other's C) */
+static cute_status half_gemm(tp_group *g, int r, int h)
+{
+    int64_t rows = g->m / 2, kr = g->k / 2;
+    size_t at = (size_t)(h * rows * g->nn * 2);
+    const cute_buffer *mine = cute_peer_buffer(g->sym, r), *theirs = cute_peer_buffer(g->sym, 1 - r);
+    cute_call_arg A = operand(g, &g->r[r].a, (size_t)(h * rows * kr * g->es), rows, kr);
+    cute_call_arg B = operand(g, &g->r[r].b, 0, g->nn, kr), mirror = matrix(theirs, at, rows, g->nn);
+    size_t flags = piece_flags(g, 2, h);
+    tp_flags push = {.signal = cute_peer_buffer(g->flagbuf, 1 - r), .signal_off = flags};
+    tp_flags add = {.wait = cute_peer_buffer(g->flagbuf, r), .wait_off = flags, .mirror = &mirror};
+    bool own = h == r;
+    return gemm_flagged(g, r, true, A, B, matrix(own ? mine : theirs, at, rows, g->nn), own ? 1.0 : 0.0,
+                        own ? &add : &push);
+}
+
+/* the fused schedule: both ranks' GEMMs of the other's half, then of their own.  A rank's C
+ * is whole once the other's second GEMM (its mirror) has ended: the iteration's join (every
+ * GPU's streams into GPU 0's, tp_join) waits for that, as it waits for the other schedules'
+ * last copies. */
+static cute_status row_fused(tp_group *g)
+{
+    cute_status s = CUTE_OK;
+    for (int step = 0; step < 2 && s == CUTE_OK; step++)
+        for (int r = 0; r < 2 && s == CUTE_OK; r++) s = half_gemm(g, r, step ? r : 1 - r);
+    return s;
+}
+
 static cute_status row_overlapped(tp_group *g)
 {
+    if (g->fused && g->n == 2) return row_fused(g);
     if (g->n != 2 || g->chunks % 2 || g->chunks > TP_MAX_CHUNKS)
         return snprintf(g->err, sizeof g->err, "the row-parallel overlap runs on 2 GPUs with an even "
                         "number of chunks up to %d", TP_MAX_CHUNKS), CUTE_ERR_UNSUPPORTED;
@@ -312,7 +355,7 @@ cute_status tp_sequential(tp_group *g, bool ours)
 
 cute_status tp_part(tp_group *g, tp_part_kind k)
 {
-    if (k == TP_PART_GEMM) return local_gemms(g, true);
+    if (k == TP_PART_GEMM || k == TP_PART_BLAS) return local_gemms(g, k == TP_PART_GEMM);
     if (k == TP_PART_COLLECTIVE) return collective(g);
     return copy(g, 0, cute_peer_buffer(g->sym, 1), cute_peer_buffer(g->sym, 0), 0, tp_push_bytes(g));
 }

@@ -56,7 +56,7 @@ enum { /* CUfunction_attribute */
        FUNC_ATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
 };
 
-enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
+enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0, CU_EVENT_DISABLE_TIMING = 2 };
 
 /* cuLaunchKernelEx's configuration (CUDA 12.0); only the cluster attribute is used */
 enum { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4 };
@@ -561,13 +561,20 @@ cute_status cute_cuda_sync(cute_cuda *cu)
     CALL(cu, cu->CtxSynchronize(), "cuCtxSynchronize");
 }
 
-cute_status cute_cuda_event_new(cute_cuda *cu, void **event)
+static cute_status event_new(cute_cuda *cu, void **event, unsigned flags)
 {
     CUevent e = NULL;
     cute_status st = bind(cu);
-    if (st == CUTE_OK) st = check(cu, cu->EventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+    if (st == CUTE_OK) st = check(cu, cu->EventCreate(&e, flags), "cuEventCreate");
     *event = e;
     return st;
+}
+
+cute_status cute_cuda_event_new(cute_cuda *cu, void **event) { return event_new(cu, event, CU_EVENT_DEFAULT); }
+
+cute_status cute_cuda_event_new_untimed(cute_cuda *cu, void **event)
+{
+    return event_new(cu, event, CU_EVENT_DISABLE_TIMING);
 }
 
 cute_status cute_cuda_event_free(cute_cuda *cu, void *event)

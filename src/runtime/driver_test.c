@@ -112,6 +112,18 @@ static void test_memory(cute_cuda *cu)
               cute_cuda_event_elapsed(cu, e0, e1, &ms) == CUTE_OK && ms > 0 && ms < 10000,
           "elapsed %g ms: %s", ms, cute_cuda_error(cu));
     printf("async 16 MB htod + dtod + dtoh (pageable host memory): %.3f ms\n", ms);
+    /* an untimed event orders a stream after another (the default stream's memset, then the
+     * stream's copy back) and has no timing to give */
+    void *order = NULL;
+    CHECK(cute_cuda_event_new_untimed(cu, &order) == CUTE_OK && order, "untimed event: %s", cute_cuda_error(cu));
+    s = cute_cuda_memset8(cu, b, 0x3c, n);
+    if (s == CUTE_OK) s = cute_cuda_event_record(cu, order, NULL);
+    if (s == CUTE_OK) s = cute_cuda_stream_wait_event(cu, stream, order);
+    if (s == CUTE_OK) s = cute_cuda_copy_dtoh_async(cu, dst, b, n, stream);
+    if (s == CUTE_OK) s = cute_cuda_stream_sync(cu, stream);
+    CHECK(s == CUTE_OK && dst[0] == 0x3c && dst[n - 1] == 0x3c, "ordered by the untimed event: %s", cute_cuda_error(cu));
+    CHECK(cute_cuda_event_elapsed(cu, order, order, &ms) != CUTE_OK, "an untimed event gave a time");
+    cute_cuda_event_free(cu, order);
 
     /* device-to-device bandwidth, timed on the default stream */
     size_t big = 256u << 20;

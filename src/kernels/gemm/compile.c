@@ -181,10 +181,11 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
                  cute_gemm_variant_name(cfg->variant));
         return NULL;
     }
-    if (cfg->peer_flags && (cfg->variant != CUTE_GEMM_HOPPER || cfg->dual || cfg->scale || cfg->batched ||
-                            cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE)) {
+    if ((cfg->peer_flags || cfg->peer_mirror) &&
+        (!cfg->peer_flags || cfg->variant != CUTE_GEMM_HOPPER || cfg->dual || cfg->scale || cfg->batched ||
+         cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE)) {
         snprintf(err, n, "gemm %s: flags between GPUs (cutec_gemm_peer) run in the hopper kernel only, with no "
-                 "batch, vector, dual GEMM or scales", cute_gemm_variant_name(cfg->variant));
+                 "batch, vector, dual GEMM or scales (and a mirror only with flags)", cute_gemm_variant_name(cfg->variant));
         return NULL;
     }
     cute_host_fn hosts[CUTE_GEMM_VARIANT_COUNT] = {
@@ -223,20 +224,22 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
         specs[5 + 2 * i] = cute_spec_tensor(CUTE_U32, flags[i], 4);
         specs[6 + 2 * i] = cute_spec_int("?");
     }
+    if (cfg->peer_flags) specs[9] = specs[2]; /* the mirror: laid out as C */
     bool fp4 = cfg->dtype == CUTE_E2M1;
     if (fp4) { /* NVFP4: rows of whole 16 bytes (32 e2m1), then SFA and SFB (ue4m3) */
         specs[0] = specs[1] = cute_spec_tensor(CUTE_E2M1, "(?,?{div=32}):(?{div=32},1)", 16);
         specs[5] = specs[6] = cute_spec_tensor(CUTE_UE4M3, "?:1", 16);
     }
     char name[192], tag[64], peer[16] = "";
-    if (cfg->peer_flags) snprintf(peer, sizeof peer, "_peer%d", cfg->peer_broadcast);
+    if (cfg->peer_flags) snprintf(peer, sizeof peer, "_peer%d%s", cfg->peer_broadcast, cfg->peer_mirror ? "m" : "");
     gemm_epilogue_tag(&cfg->epilogue, tag, sizeof tag);
     snprintf(name, sizeof name, "gemm_%s_%s_%s_%c%c%c_a%d%s%s%s%s%s%s%s", cute_gemm_variant_name(cfg->variant),
              cute_dtype_name(cfg->dtype), cute_dtype_name(cd), "nt"[cfg->major[0]], "nt"[cfg->major[1]],
              "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "", cfg->batched ? "_batched" : "",
              cfg->dual ? "_swiglu" : tag, cfg->scale == CUTE_GEMM_SCALE_BLOCK ? "_blockscaled" : cfg->scale ? "_scaled" : "",
              cfg->out_scale ? "_oscale" : "", cfg->amax ? "_amax" : "", peer);
-    int nargs = fp4 ? 7 : cfg->scale ? 10 : cfg->peer_flags ? 9 : cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
+    int nargs = fp4 ? 7 : cfg->scale ? 10 : cfg->peer_flags ? CUTE_GEMM_PEER_ARGS
+                                        : cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
     const cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, nargs, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;

@@ -61,6 +61,7 @@ typedef struct gemm_plan {
     cute_tiled_mma epi_mma;   /* one warpgroup's 64 x 64 wgmma: a 64-column piece of C's fragment */
     cute_tiled_copy r2s;      /* stmatrix of epi_mma's C into a buffer */
     cute_tma_atom tma_c;      /* the store of one buffer, made by the host function */
+    cute_tma_atom tma_m;      /* the same into the mirror (cfg.peer_mirror) */
     /* the Blackwell kernel (blackwell.c) */
     cute_mma_atom umma;       /* SM100_MMA_F16BF16_SS of bm x bn: one thread issues it */
     int tmem_columns;         /* its accumulator stages' tensor memory */
@@ -199,8 +200,10 @@ void gemm_epilogue_tag(const cute_gemm_epilogue *e, char *out, size_t n);
 /* The TMA-store epilogue (hopper_store.c).  In the plan: whether it takes the configuration
  * (a 16-bit C, bn whole 64-column blocks, c_store not ST), the shared memory its buffers
  * take, and its atoms (false with the reason in a's error).  In the host function: the store
- * atom of C (p->tma_c).  In the kernel: the epilogue of one tile (sC the buffers, mapC the
- * store's map, mV the fused epilogue's vector), and, after the last tile, the wait for the stores still running. */
+ * atoms of C (p->tma_c) and of the mirror (p->tma_m, cfg.peer_mirror).  In the kernel: the
+ * epilogue of one tile (sC the buffers, maps[0] C's store map and maps[1] the mirror's, mV
+ * the fused epilogue's vector), and, after the last tile, the wait for the stores still
+ * running. */
 /* fp8's scales in the Hopper kernel (hopper_scales.c): the call's f32 tensors and what a
  * consumer read of them.  begin: at the consumer's start, alpha with the per-tensor scales
  * folded in, the output scale read, amax's running maximum made; out: on x (f32, after the
@@ -221,9 +224,9 @@ void gemm_scales_end(cute_ctx *c, const gemm_plan *p, const gemm_scales *s);
 bool gemm_hopper_store_takes(const gemm_plan *p);
 int64_t gemm_hopper_store_bytes(const gemm_plan *p);
 bool gemm_hopper_store_plan(cute_alg *a, gemm_plan *p);
-void gemm_hopper_store_atom(cute_ctx *c, gemm_plan *p, cute_tensor mC);
+void gemm_hopper_store_atom(cute_ctx *c, gemm_plan *p, cute_tensor mC, cute_tensor mirror);
 void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
-                                cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, cute_val mapC,
+                                cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, const cute_val maps[2],
                                 cute_tensor mV, const gemm_scales *sc);
 void gemm_hopper_store_drain(cute_ctx *c, const gemm_plan *p, cute_int tid);
 /* The Hopper kernel's pieces (hopper.c), which the grouped GEMM (hopper_grouped.c) shares:
@@ -243,6 +246,9 @@ typedef struct gemm_peer {
     cute_int wait_value, signal_value;
 } gemm_peer;
 void gemm_peer_wait(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_int tm, cute_int tn);
+/* the host function's mirror of C: the call's argument 9 with cfg.peer_mirror (refused
+ * without the TMA-store epilogue, which stores it), else C */
+cute_tensor gemm_peer_mirror(cute_ctx *c, const gemm_plan *p, const cute_arg *arg);
 cute_tensor gemm_peer_signal_flag(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_int tm, cute_int tn);
 void gemm_peer_signal(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_int tid, cute_val when, cute_tensor flag);
 

@@ -75,6 +75,7 @@ typedef struct hopper_args {
     gemm_plan tiles; /* the plan with C's tile: p's, but bn / 2 for the dual GEMM (its MMA's
                         N holds A B0^T's columns beside A B1^T's) */
     gemm_peer peer;  /* the flags between GPUs (cfg.peer_flags) */
+    cute_val mapM;   /* the mirror's store map (cfg.peer_mirror) */
 } hopper_args;
 
 /* the w-th tile this block takes, C's tile (tm, tn), its coordinates computed here, once:
@@ -245,7 +246,8 @@ static void epilogue(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
                      const gemm_tiles *t, cute_tensor acc, cute_val alpha, cute_val beta, cute_val mapC,
                      const gemm_scales *sc)
 {
-    if (p->tma_store) gemm_hopper_store_epilogue(c, p, tid, t, acc, alpha, beta, m->sC, mapC, g->mV, sc);
+    cute_val maps[2] = {mapC, g->mapM};
+    if (p->tma_store) gemm_hopper_store_epilogue(c, p, tid, t, acc, alpha, beta, m->sC, maps, g->mV, sc);
     else gemm_hopper_epilogue(c, p, tid, t, acc, alpha, beta, m->sC);
 }
 
@@ -418,14 +420,14 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tens
                           cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
                           cute_val mapB, cute_val mapC, cute_tensor mV, cute_val mapB1, cute_tensor sa,
                           cute_tensor sb, cute_tensor so, cute_tensor amax, cute_tensor wait, cute_int wait_value,
-                          cute_tensor signal, cute_int signal_value)
+                          cute_tensor signal, cute_int signal_value, cute_val mapM)
 {
     const gemm_plan *p = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
     gemm_plan tiles = tiles_plan(p);
     gemm_scales scales = {.sa = sa, .sb = sb, .out = so, .amax = amax};
     gemm_peer peer = {.wait = wait, .signal = signal, .wait_value = wait_value, .signal_value = signal_value};
-    hopper_roles r = {p, {mA, mB, mC, cA, cB, cC, mV, scales, gemm_sched_make(c, &tiles, mC, p->raster), tiles, peer},
+    hopper_roles r = {p, {mA, mB, mC, cA, cB, cC, mV, scales, gemm_sched_make(c, &tiles, mC, p->raster), tiles, peer, mapM},
                       gemm_hopper_shared_memory(c, p), alpha, beta, mapA, {mapB, mapB1}, mapC};
     gemm_hopper_roles(c, producer_role, consumer_role, &r);
 }
@@ -472,7 +474,9 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
     gemm_sched s = gemm_sched_make(c, &half, mC, p->raster);
     cute_tma_atom b1 = p->tma_b; /* the dual GEMM's B1: B0's box and swizzle, its own map */
     if (p->cfg.dual) b1 = gemm_hopper_b1_atom(c, p, arg[5].tensor);
-    if (p->tma_store) gemm_hopper_store_atom(c, p, mC);
+    /* the mirror: argument 9 where the call has one (hopper_peer.c) */
+    cute_tensor mirror = gemm_peer_mirror(c, p, arg);
+    if (p->tma_store) gemm_hopper_store_atom(c, p, mC, mirror);
     /* fp8's scales: arguments 6 to 9 where the call has them (C, unused, where not) */
     bool scaled = p->cfg.scale != CUTE_GEMM_SCALE_NONE;
     cute_tensor sc[4] = {mC, mC, mC, mC};
@@ -485,5 +489,5 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
     CUTE_LAUNCH(c, hopper_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
                 p->tma_a.map, p->tma_b.map, p->tma_store ? p->tma_c.map : p->tma_a.map,
                 p->cfg.epilogue.bias || scaled ? arg[5].tensor : mC, b1.map, sc[0], sc[1], sc[2], sc[3], wait,
-                wait_value, signal, signal_value);
+                wait_value, signal, signal_value, p->cfg.peer_mirror ? p->tma_m.map : p->tma_a.map);
 }

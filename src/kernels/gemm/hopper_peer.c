@@ -12,7 +12,8 @@
  * the consumers.  Then the store issuers wait for them to complete (not only to be read out
  * of shared memory), the consumers meet, and one of them stores the value with a
  * system-scope release.  The cooperative schedule only (the ping-pong warpgroups share the
- * epilogue's barrier in turns). */
+ * epilogue's barrier in turns).  With a mirror (cfg.peer_mirror) the TMA-store epilogue
+ * stores each box of C twice, to C and to the mirror (hopper_store.c), before the signal. */
 #include "cutec/notation.h"
 #include "cutec/peer.h"
 #include "cutec/sync.h"
@@ -43,6 +44,15 @@ static bool cooperative(cute_ctx *c, const gemm_plan *p)
 {
     if (p->pingpong) cute_ctx_fail(c, "gemm peer flags: the cooperative schedule only (ping-pong asked)");
     return !p->pingpong;
+}
+
+cute_tensor gemm_peer_mirror(cute_ctx *c, const gemm_plan *p, const cute_arg *arg)
+{
+    if (!p->cfg.peer_mirror) return arg[2].tensor;
+    if (!p->tma_store)
+        cute_ctx_fail(c, "gemm peer: a mirror of C is stored by the TMA-store epilogue (a 16-bit C in tiles of whole "
+                      "64-column blocks, c_store not ST)");
+    return arg[9].tensor;
 }
 
 void gemm_peer_wait(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_int tm, cute_int tn)

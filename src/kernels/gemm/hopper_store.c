@@ -77,12 +77,16 @@ bool gemm_hopper_store_plan(cute_alg *a, gemm_plan *p)
     return !a->failed;
 }
 
-void gemm_hopper_store_atom(cute_ctx *c, gemm_plan *p, cute_tensor mC)
+void gemm_hopper_store_atom(cute_ctx *c, gemm_plan *p, cute_tensor mC, cute_tensor mirror)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_layout box = cute_take(a, &p->smem_store.layout, 0, 2);
     p->tma_c = cute_make_tma_atom(c, CUTE_TMA_OP_STORE, mC, box, p->smem_store.sw, 1);
+    if (p->cfg.peer_mirror) p->tma_m = cute_make_tma_atom(c, CUTE_TMA_OP_STORE, mirror, box, p->smem_store.sw, 1);
 }
+
+/* the TMA stores of each box: to C, and to the mirror where the call has one */
+static int copies(const gemm_plan *p) { return p->cfg.peer_mirror ? 2 : 1; }
 
 /* A piece of the tile (bm, 64) for one thread: its fragment of C, of C's coordinates, of
  * the epilogue's vector (broadcast over C), and which of them lie inside C */
@@ -176,12 +180,14 @@ static cute_val issuer(cute_ctx *c, cute_int tid)
 }
 
 /* thread 0 of warpgroup wg: the store of one box of the piece (buffer buf, C's coordinates
- * kC) */
-static void store_box(cute_ctx *c, const gemm_plan *p, cute_tensor sC, cute_int buf, cute_tensor kC, cute_val mapC)
+ * kC), to C and to the mirror (the same coordinates: it is laid out as C) */
+static void store_box(cute_ctx *c, const gemm_plan *p, cute_tensor sC, cute_int buf, cute_tensor kC,
+                      const cute_val maps[2])
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tensor src = cute_tensor_slice(c, sC, cute_tuple_fmt(a, "(_,_,%I)", buf));
-    cute_tma_copy(c, &p->tma_c, mapC, src, kC, (cute_tma_copy_opts){0});
+    for (int i = 0; i < copies(p); i++)
+        cute_tma_copy(c, i ? &p->tma_m : &p->tma_c, maps[i], src, kC, (cute_tma_copy_opts){0});
 }
 
 /* the epilogue's vector (a rank-1 tensor along M or N; unused where bias is NONE) as a
@@ -199,20 +205,21 @@ static cute_tensor broadcast(cute_ctx *c, const gemm_plan *p, const gemm_tiles *
  * rows; ping-pong, the warpgroup all of its tile's */
 static int issued_boxes(const gemm_plan *p) { return p->pingpong ? row_boxes(p) : 1; }
 
-/* The TMA-store pipeline of one issuing thread, a bulk group a box, acquired once a piece
- * after its boxes: the next piece writes all the boxes of the piece store_stages - 1 before
- * it at once (stmatrix of the whole piece), so every group but the last (store_stages - 1)
- * pieces' must have been read: (store_stages - 1) * boxes + 1 stages */
+/* The TMA-store pipeline of one issuing thread, a bulk group a store of a box, acquired once
+ * a piece after its boxes: the next piece writes all the boxes of the piece store_stages - 1
+ * before it at once (stmatrix of the whole piece), so every group but the last
+ * (store_stages - 1) pieces' must have been read: (store_stages - 1) * boxes * copies + 1
+ * stages */
 static cute_pipeline_tma_store store_pipe(cute_ctx *c, const gemm_plan *p)
 {
-    return cute_pipeline_tma_store_create(c, (p->store_stages - 1) * issued_boxes(p) + 1);
+    return cute_pipeline_tma_store_create(c, (p->store_stages - 1) * issued_boxes(p) * copies(p) + 1);
 }
 
 /* Thread 0 of warpgroup wg: the stores of piece j (stage s) that its warpgroup issues, each
  * from its buffer of the set, to its 64 x 64 box of C, then the wait that frees the buffers
  * the next piece takes */
 static void store_piece(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cute_tensor sC, cute_int wg, int64_t j,
-                        cute_val mapC, const cute_pipeline_tma_store *pipe)
+                        const cute_val maps[2], const cute_pipeline_tma_store *pipe)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tuple box = cute_tuple_fmt(a, "(%d,%d)", PIECE, PIECE);
@@ -221,7 +228,7 @@ static void store_piece(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cu
         cute_int row = p->pingpong ? cute_i(r) : wg, set = p->pingpong ? wg : cute_i(0);
         cute_int buf = cute_add(a, cute_mul(a, set, cute_i(rb * p->store_stages)), cute_add(a, cute_i(s * rb), row));
         cute_tensor kC = cute_tensor_local_tile(c, t->kC, box, cute_tuple_fmt(a, "(%I,%lld)", row, (long long)j), NULL);
-        store_box(c, p, sC, buf, kC, mapC);
+        store_box(c, p, sC, buf, kC, maps);
     }
     if (!(p->broken & GEMM_BREAK_STORE_ACQUIRE)) cute_pipeline_tma_store_producer_acquire(c, pipe);
 }
@@ -241,7 +248,7 @@ static void warpgroup_meets(cute_ctx *c, const gemm_plan *p, cute_int wg)
 /* tid: the thread's index among the consumers (ping-pong: warpgroup tid / 128 stores its own
  * tile, its 128 threads meeting at the barrier; the two take turns, hopper.c) */
 void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
-                                cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, cute_val mapC,
+                                cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, const cute_val maps[2],
                                 cute_tensor mV, const gemm_scales *sc)
 {
     cute_alg *a = cute_ctx_alg(c);
@@ -259,7 +266,7 @@ void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, c
         cute_copy(c, &p->r2s.atom, cute_retile_S(c, r2s, out), dst);
         if (!(p->broken & GEMM_BREAK_STORE_FENCE)) cute_fence_proxy_async_shared_cta(c);
         if (!(p->broken & GEMM_BREAK_STORE_BARRIER)) warpgroup_meets(c, p, wg);
-        CUTE_IF(c, issuer(c, tid)) store_piece(c, p, t, sC, wg, j, mapC, &pipe);
+        CUTE_IF(c, issuer(c, tid)) store_piece(c, p, t, sC, wg, j, maps, &pipe);
         warpgroup_meets(c, p, wg);
     }
 }

@@ -78,7 +78,7 @@ static bool same_config(const void *x, const void *y)
            a->align_bytes == b->align_bytes && a->index_bound == b->index_bound &&
            !memcmp(&a->epilogue, &b->epilogue, sizeof a->epilogue) && a->dual == b->dual && a->scale == b->scale &&
            a->out_scale == b->out_scale && a->amax == b->amax && a->peer_flags == b->peer_flags &&
-           a->peer_broadcast == b->peer_broadcast;
+           a->peer_broadcast == b->peer_broadcast && a->peer_mirror == b->peer_mirror;
 }
 
 /* fn_cache_compile for cute_gemm_config keys */
@@ -551,12 +551,12 @@ const cute_fn *gemm_lib_pattern_fn(cute_gemm_lib *lib, cute_gemm_variant variant
     int64_t mnl = C->shape[0] * C->shape[1] * (C->ndim == 3 ? C->shape[2] : 1);
     if (s == CUTE_OK) s = check_layouts(args, cfg, err, n);
     bool fits = fits_index_bound(args);
-    if (s == CUTE_OK && cfg->dual) { /* B1's alignment and extents count too */
-        cute_call_arg b1[3] = {args[0], args[5], args[2]};
+    if (s == CUTE_OK && (cfg->dual || cfg->peer_mirror)) { /* B1's or the mirror's alignment and extents count too */
+        cute_call_arg more[3] = {args[0], cfg->dual ? args[5] : args[1], cfg->dual ? args[2] : args[9]};
         cute_gemm_config other = *cfg;
-        s = check_layouts(b1, &other, err, n);
+        s = check_layouts(more, &other, err, n);
         if (other.align_bytes < cfg->align_bytes) cfg->align_bytes = other.align_bytes;
-        fits = fits && fits_index_bound(b1);
+        fits = fits && fits_index_bound(more);
     }
     const entry *e = s == CUTE_OK ? pick(lib, variant, cfg, fits, mnl, mnk) : NULL;
     if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemm: out of memory");
@@ -707,9 +707,22 @@ static cute_status check_flags(const cute_call_arg *f, const char *which, const 
     return CUTE_OK;
 }
 
+/* the mirror of cutec_gemm_peer (NULL: none): a tensor of C's dtype, shape and strides */
+static cute_status check_mirror(const cute_call_arg *m, const cute_call_arg *C, char *err, size_t n)
+{
+    if (!m) return CUTE_OK;
+    bool same = m->kind == CUTE_ARG_TENSOR && m->buf && m->dtype == C->dtype && m->ndim == C->ndim;
+    for (int i = 0; same && i < C->ndim; i++) same = m->shape[i] == C->shape[i] && m->stride[i] == C->stride[i];
+    if (!same)
+        return invalid(err, n, "gemm peer: the mirror must be a tensor laid out as C (its dtype, shape (%lld, %lld) "
+                       "and strides (%lld, %lld))", (long long)C->shape[0], (long long)C->shape[1],
+                       (long long)C->stride[0], (long long)C->stride[1]);
+    return CUTE_OK;
+}
+
 cute_status cute_gemm_peer_fn(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *B, const cute_call_arg *C,
                               double alpha, double beta, const cute_gemm_peer *peer, const cute_fn **fn,
-                              cute_call_arg args[9], char *err, size_t n)
+                              cute_call_arg args[CUTE_GEMM_PEER_ARGS], char *err, size_t n)
 {
     char scratch[512];
     if (!err || !n) err = scratch, n = sizeof scratch;
@@ -721,6 +734,7 @@ cute_status cute_gemm_peer_fn(cute_gemm_lib *lib, const cute_call_arg *A, const 
         s = invalid(err, n, "gemm peer: no flags (a wait or a signal tensor, or call cutec_gemm)");
     if (s == CUTE_OK) s = check_flags(peer->wait, "wait", C, err, n);
     if (s == CUTE_OK) s = check_flags(peer->signal, "signal", C, err, n);
+    if (s == CUTE_OK) s = check_mirror(peer->mirror, C, err, n);
     if (s == CUTE_OK && A->ndim != 2) s = invalid(err, n, "gemm peer: rank-2 operands (no batch)");
     if (s == CUTE_OK && (!isfinite(alpha) || !isfinite(beta)))
         s = invalid(err, n, "gemm peer: alpha (%g) and beta (%g) must be finite", alpha, beta);
@@ -728,11 +742,13 @@ cute_status cute_gemm_peer_fn(cute_gemm_lib *lib, const cute_call_arg *A, const 
     if (s != CUTE_OK) return s;
     /* a missing tensor: the other stands in, with the value 0 (no wait, no signal) */
     const cute_call_arg *w = peer->wait ? peer->wait : peer->signal, *sg = peer->signal ? peer->signal : peer->wait;
-    cute_call_arg a[9] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta), *w,
-                          cute_call_int(peer->wait ? peer->wait_value : 0), *sg,
-                          cute_call_int(peer->signal ? peer->signal_value : 0)};
+    cute_call_arg a[CUTE_GEMM_PEER_ARGS] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta), *w,
+                                            cute_call_int(peer->wait ? peer->wait_value : 0), *sg,
+                                            cute_call_int(peer->signal ? peer->signal_value : 0),
+                                            peer->mirror ? *peer->mirror : *C};
     memcpy(args, a, sizeof a);
-    cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype, .peer_flags = true};
+    cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype, .peer_flags = true,
+                            .peer_mirror = peer->mirror != NULL};
     for (int i = 0; i < 2; i++) /* a mode of stride 0 compiles as a static 0 (dynamic strides are positive) */
         for (int m = 0; m < 2; m++) cfg.peer_broadcast |= (uint8_t)((i ? sg : w)->stride[m] == 0) << (2 * i + m);
     *fn = gemm_lib_pattern_fn(lib, CUTE_GEMM_HOPPER, &cfg, args, err, n, &s);
@@ -744,11 +760,11 @@ cute_status cutec_gemm_peer(cute_gemm_lib *lib, const cute_call_arg *A, const cu
 {
     char scratch[512], why[1024];
     if (!err || !n) err = scratch, n = sizeof scratch;
-    cute_call_arg args[9];
+    cute_call_arg args[CUTE_GEMM_PEER_ARGS];
     const cute_fn *f;
     cute_status s = cute_gemm_peer_fn(lib, A, B, C, alpha, beta, peer, &f, args, err, n);
     if (s != CUTE_OK) return s;
-    s = cute_call(f, stream, 9, args, why, sizeof why);
+    s = cute_call(f, stream, CUTE_GEMM_PEER_ARGS, args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemm peer: %s", why);
     return s;
 }

@@ -76,9 +76,8 @@ static cute_call_arg flags_of(const two *g, int r)
                             (int64_t[]){1, fm});
 }
 
-/* One reduction of epoch e on both ranks (rank 1 waits unless `no_wait`), every C poisoned
- * first: the status of cute_call_peers */
-static cute_status reduce(two *g, uint32_t e, bool no_wait, char *err, size_t n)
+/* every rank's C poisoned with NaN */
+static void poison(two *g)
 {
     size_t cb = (size_t)(g->m * g->n * 2);
     uint16_t *nan = malloc(cb);
@@ -90,16 +89,10 @@ static cute_status reduce(two *g, uint32_t e, bool no_wait, char *err, size_t n)
         b->vt->sync(b->self, NULL);
     }
     free(nan);
-    cute_call_arg args[18], C1 = c_of(g, 1), f0 = flags_of(g, 0), f1 = flags_of(g, 1);
-    cute_call_arg A[2] = {gtk_arg(&g->a[0], CUTE_BF16), gtk_arg(&g->a[1], CUTE_BF16)};
-    cute_call_arg B[2] = {gtk_arg(&g->b[0], CUTE_BF16), gtk_arg(&g->b[1], CUTE_BF16)};
-    /* rank 0: its partial into rank 1's C, each tile signalled there; rank 1: waits, adds its own */
-    cute_gemm_peer push = {.signal = &f1, .signal_value = e};
-    cute_gemm_peer add = {.wait = &f1, .wait_value = no_wait ? 0 : e, .signal = &f0, .signal_value = e};
-    const cute_fn *fs[2];
-    cute_status s = cute_gemm_peer_fn(g->lib[0], &A[0], &B[0], &C1, 1.0, 0.0, &push, &fs[0], args, err, n);
-    if (s == CUTE_OK) s = cute_gemm_peer_fn(g->lib[1], &A[1], &B[1], &C1, 1.0, 1.0, &add, &fs[1], args + 9, err, n);
-    if (s == CUTE_OK) s = cute_call_peers(fs, 2, NULL, 9, args, err, n);
+}
+
+static cute_status sync_both(two *g, cute_status s)
+{
     for (int r = 0; r < 2 && s == CUTE_OK; r++) {
         cute_backend *b = cute_runtime_backend(g->rt[r]);
         s = b->vt->sync(b->self, NULL);
@@ -107,14 +100,71 @@ static cute_status reduce(two *g, uint32_t e, bool no_wait, char *err, size_t n)
     return s;
 }
 
-/* elements of rank 1's C off A0 B0^T + A1 B1^T (every `step`-th): the partial rounds to
- * bf16 once, the sum once */
-static int wrong_values(const two *g, int64_t step)
+/* One reduction of epoch e on both ranks (rank 1 waits unless `no_wait`), every C poisoned
+ * first: the status of cute_call_peers */
+static cute_status reduce(two *g, uint32_t e, bool no_wait, char *err, size_t n)
 {
-    cute_backend *b = cute_runtime_backend(g->rt[1]);
+    poison(g);
+    cute_call_arg args[2 * CUTE_GEMM_PEER_ARGS], C1 = c_of(g, 1), f0 = flags_of(g, 0), f1 = flags_of(g, 1);
+    cute_call_arg A[2] = {gtk_arg(&g->a[0], CUTE_BF16), gtk_arg(&g->a[1], CUTE_BF16)};
+    cute_call_arg B[2] = {gtk_arg(&g->b[0], CUTE_BF16), gtk_arg(&g->b[1], CUTE_BF16)};
+    /* rank 0: its partial into rank 1's C, each tile signalled there; rank 1: waits, adds its own */
+    cute_gemm_peer push = {.signal = &f1, .signal_value = e};
+    cute_gemm_peer add = {.wait = &f1, .wait_value = no_wait ? 0 : e, .signal = &f0, .signal_value = e};
+    const cute_fn *fs[2];
+    cute_status s = cute_gemm_peer_fn(g->lib[0], &A[0], &B[0], &C1, 1.0, 0.0, &push, &fs[0], args, err, n);
+    if (s == CUTE_OK)
+        s = cute_gemm_peer_fn(g->lib[1], &A[1], &B[1], &C1, 1.0, 1.0, &add, &fs[1], args + CUTE_GEMM_PEER_ARGS, err, n);
+    if (s == CUTE_OK) s = cute_call_peers(fs, 2, NULL, CUTE_GEMM_PEER_ARGS, args, err, n);
+    return sync_both(g, s);
+}
+
+/* rows [first, first + count) of a row-major matrix (or of a flags tensor, whose first
+ * mode is its rows of flags) */
+static cute_call_arg rows(cute_call_arg x, int64_t first, int64_t count)
+{
+    x.offset += (size_t)(first * x.stride[0] * cute_dtype_bytes((cute_dtype)x.dtype));
+    x.shape[0] = count;
+    return x;
+}
+
+/* The whole all-reduce of the row-parallel GEMM in two calls a rank, as `cutec bench tp-gemm
+ * --order fused` runs it (docs/peer.md): rank r owns C's half r.  First every rank writes its
+ * partial of the other's half straight into the other's C, flagging each tile there; then
+ * every rank adds its partial of its own half on top (each tile after its flag) and stores
+ * the sum into its C and, through the mirror, into the other's.  Both ranks' C poisoned
+ * first, both checked whole. */
+static cute_status row_parallel(two *g, uint32_t e, char *err, size_t n)
+{
+    poison(g);
+    int64_t h = g->m / 2, fh = h / 64;
+    cute_call_arg args[2 * CUTE_GEMM_PEER_ARGS], C[2] = {c_of(g, 0), c_of(g, 1)}, f[2] = {flags_of(g, 0), flags_of(g, 1)};
+    cute_status s = CUTE_OK;
+    for (int step = 0; step < 2 && s == CUTE_OK; step++) {
+        const cute_fn *fs[2];
+        for (int r = 0; r < 2 && s == CUTE_OK; r++) {
+            int half = step ? r : 1 - r, owner = half; /* the half this step multiplies, and its owner */
+            cute_call_arg A = rows(gtk_arg(&g->a[r], CUTE_BF16), half * h, h), B = gtk_arg(&g->b[r], CUTE_BF16);
+            cute_call_arg out = rows(C[owner], half * h, h), fl = rows(f[owner], half * fh, fh);
+            cute_call_arg mirror = rows(C[1 - r], half * h, h);
+            cute_gemm_peer push = {.signal = &fl, .signal_value = e};
+            cute_gemm_peer add = {.wait = &fl, .wait_value = e, .mirror = &mirror};
+            s = cute_gemm_peer_fn(g->lib[r], &A, &B, &out, 1.0, step ? 1.0 : 0.0, step ? &add : &push, &fs[r],
+                                  args + r * CUTE_GEMM_PEER_ARGS, err, n);
+        }
+        if (s == CUTE_OK) s = sync_both(g, cute_call_peers(fs, 2, NULL, CUTE_GEMM_PEER_ARGS, args, err, n));
+    }
+    return s;
+}
+
+/* elements of rank r's C off A0 B0^T + A1 B1^T (every `step`-th): the partial rounds to
+ * bf16 once, the sum once */
+static int wrong_on(const two *g, int r, int64_t step)
+{
+    cute_backend *b = cute_runtime_backend(g->rt[r]);
     size_t cb = (size_t)(g->m * g->n * 2);
     uint16_t *got = malloc(cb);
-    b->vt->download(b->self, got, cute_peer_buffer(g->C, 1), 0, cb);
+    b->vt->download(b->self, got, cute_peer_buffer(g->C, r), 0, cb);
     int wrong = 0;
     for (int64_t e = 0; e < g->m * g->n; e += step) {
         int64_t m = e / g->n, j = e % g->n;
@@ -129,6 +179,8 @@ static int wrong_values(const two *g, int64_t step)
     free(got);
     return wrong;
 }
+
+static int wrong_values(const two *g, int64_t step) { return wrong_on(g, 1, step); }
 
 /* rank r's flags: each tile's (every 64 x 64 block a tile) at e */
 static bool flags_are(const two *g, int r, uint32_t e)
@@ -163,8 +215,14 @@ static void on_interp(two *g)
         CHECK(s != CUTE_OK || wrong_values(g, 1) == 0, "epoch %u: %d wrong", e, wrong_values(g, 1));
         CHECK(s != CUTE_OK || (flags_are(g, 0, e) && flags_are(g, 1, e)), "epoch %u: the flags", e);
     }
+    for (uint32_t e = 3; e <= 4; e++) { /* the all-reduce in two calls a rank, its all-gather by the mirror */
+        cute_status s = row_parallel(g, e, err, sizeof err);
+        CHECK(s == CUTE_OK, "row parallel, epoch %u: %s", e, err);
+        CHECK(s != CUTE_OK || (wrong_on(g, 0, 1) == 0 && wrong_on(g, 1, 1) == 0),
+              "row parallel, epoch %u: %d wrong on rank 0, %d on rank 1", e, wrong_on(g, 0, 1), wrong_on(g, 1, 1));
+    }
     bool said = false; /* rank 1 adds rank 0's partial without waiting for its flag */
-    cute_status s = reduce(g, 3, true, err, sizeof err);
+    cute_status s = reduce(g, 5, true, err, sizeof err);
     CHECK(s == CUTE_ERR_CHECK, "a read of the peer's tile before its signal passed: %s (%d wrong)", cute_status_name(s), wrong_values(g, 1));
     CHECK(peer_races(g->rt[0], "stored by rank 0 block (", &said) > 0 && said, "%s", err);
 }
@@ -172,30 +230,66 @@ static void on_interp(two *g)
 static void misuse(two *g)
 {
     char err[1024] = "";
-    cute_call_arg args[9], C = c_of(g, 1), A = gtk_arg(&g->a[0], CUTE_BF16), B = gtk_arg(&g->b[0], CUTE_BF16);
+    cute_call_arg args[CUTE_GEMM_PEER_ARGS], C = c_of(g, 1), A = gtk_arg(&g->a[0], CUTE_BF16),
+                  B = gtk_arg(&g->b[0], CUTE_BF16), f1 = flags_of(g, 1);
+    cute_call_arg half = cute_call_tensor(cute_peer_buffer(g->C, 0), 0, CUTE_BF16, 2, (int64_t[]){g->m / 2, g->n},
+                                          (int64_t[]){g->n, 1});
     cute_call_arg small = cute_call_tensor(cute_peer_buffer(g->flags, 0), 0, CUTE_U32, 2, (int64_t[]){FM - 1, FN},
                                            (int64_t[]){1, FM});
     cute_call_arg wrong = cute_call_tensor(cute_peer_buffer(g->flags, 0), 0, CUTE_F32, 2, (int64_t[]){FM, FN},
                                            (int64_t[]){1, FM});
     const cute_fn *f;
     cute_gemm_peer none = {0}, few = {.wait = &small, .wait_value = 1}, f32 = {.signal = &wrong, .signal_value = 1};
+    cute_gemm_peer mis = {.signal = &f1, .signal_value = 1, .mirror = &half};
     cute_status s = cute_gemm_peer_fn(g->lib[0], &A, &B, &C, 1, 0, &none, &f, args, err, sizeof err);
     CHECK(s == CUTE_ERR_INVALID && strstr(err, "no flags"), "%s", err);
     s = cute_gemm_peer_fn(g->lib[0], &A, &B, &C, 1, 0, &few, &f, args, err, sizeof err);
     CHECK(s == CUTE_ERR_INVALID && strstr(err, "the wait flags must be a u32 rank-2 tensor of at least (2, 4)"), "%s", err);
     s = cute_gemm_peer_fn(g->lib[0], &A, &B, &C, 1, 0, &f32, &f, args, err, sizeof err);
     CHECK(s == CUTE_ERR_INVALID && strstr(err, "the signal flags must be a u32"), "%s", err);
+    s = cute_gemm_peer_fn(g->lib[0], &A, &B, &C, 1, 0, &mis, &f, args, err, sizeof err);
+    CHECK(s == CUTE_ERR_INVALID && strstr(err, "the mirror must be a tensor laid out as C (its dtype, shape (128, 256)"),
+          "%s", err);
     cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16,
                             .peer_flags = true};
     f = cute_gemm_compile(g->rt[0], &cfg, err, sizeof err);
     CHECK(!f && strstr(err, "flags between GPUs (cutec_gemm_peer) run in the hopper kernel only"), "%s", err);
+    cfg.variant = CUTE_GEMM_HOPPER, cfg.peer_flags = false, cfg.peer_mirror = true;
+    f = cute_gemm_compile(g->rt[0], &cfg, err, sizeof err);
+    CHECK(!f && strstr(err, "a mirror only with flags"), "%s", err);
+}
+
+static int count(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p++) n++;
+    return n;
+}
+
+/* with a mirror, each TMA store of C is issued twice (to C, to the mirror): in the PTX for
+ * sm_90a, twice the plain flagged GEMM's (f's) stores */
+static void mirror_code(two *g, const cute_fn *f)
+{
+    char err[1024] = "", *plain = NULL, *twice = NULL;
+    cute_call_arg args[CUTE_GEMM_PEER_ARGS], C = c_of(g, 1), M = c_of(g, 0), f1 = flags_of(g, 1);
+    cute_call_arg A = gtk_arg(&g->a[0], CUTE_BF16), B = gtk_arg(&g->b[0], CUTE_BF16);
+    cute_gemm_peer both = {.wait = &f1, .wait_value = 1, .signal = &f1, .signal_value = 1, .mirror = &M};
+    const cute_fn *fm = NULL;
+    CHECK(cute_gemm_peer_fn(g->lib[0], &A, &B, &C, 1, 0, &both, &fm, args, err, sizeof err) == CUTE_OK && fm != f,
+          "mirror: %s", err);
+    const char *store = "cp.async.bulk.tensor.2d.global.shared::cta";
+    if (fm && cute_fn_code(f, "ptx", "sm_90a", &plain, err, sizeof err) == CUTE_OK &&
+        cute_fn_code(fm, "ptx", "sm_90a", &twice, err, sizeof err) == CUTE_OK)
+        CHECK(count(plain, store) > 0 && count(twice, store) == 2 * count(plain, store), "TMA stores: %d plain, %d "
+              "with the mirror", count(plain, store), count(twice, store));
+    free(plain), free(twice);
 }
 
 /* the generated CUDA C: the producer's acquire, the consumers' release; PTX for sm_90a */
 static void code(two *g)
 {
     char err[1024] = "", *src = NULL, *ptx = NULL;
-    cute_call_arg args[9], C = c_of(g, 1), f1 = flags_of(g, 1);
+    cute_call_arg args[CUTE_GEMM_PEER_ARGS], C = c_of(g, 1), f1 = flags_of(g, 1);
     cute_call_arg A = gtk_arg(&g->a[0], CUTE_BF16), B = gtk_arg(&g->b[0], CUTE_BF16);
     cute_gemm_peer both = {.wait = &f1, .wait_value = 1, .signal = &f1, .signal_value = 1};
     const cute_fn *f = NULL;
@@ -216,6 +310,7 @@ static void code(two *g)
     if (f && cute_fn_code(f, "ptx", "sm_90a", &ptx, err, sizeof err) == CUTE_OK) {
         CHECK(strstr(ptx, "st.release.sys.global.u32") && strstr(ptx, "ld.acquire.sys.global.u32"), "ptx");
         free(ptx);
+        mirror_code(g, f);
     } else {
         SKIP("no NVRTC: the flagged GEMM's PTX for sm_90a is not compiled here");
     }
@@ -259,10 +354,12 @@ static void on_gpus(void)
     if (!ok) SKIP("fewer than two sm_90 GPUs: the flagged GEMM between GPUs not run");
     else CHECK(opened, "%s", err);
     for (uint32_t e = 1; opened && e <= 3; e++) {
-        cute_status s = reduce(&g, e, false, err, sizeof err);
+        cute_status s = e == 3 ? row_parallel(&g, e, err, sizeof err) : reduce(&g, e, false, err, sizeof err);
         CHECK(s == CUTE_OK, "two GPUs, epoch %u: %s", e, err);
         CHECK(s != CUTE_OK || wrong_values(&g, 257) == 0, "two GPUs, epoch %u: %d wrong of a sample", e,
               wrong_values(&g, 257));
+        CHECK(s != CUTE_OK || e != 3 || wrong_on(&g, 0, 257) == 0, "two GPUs, row parallel on GPU 0: %d wrong of a "
+              "sample", wrong_on(&g, 0, 257));
     }
     if (ok) two_close(&g);
     for (int r = 0; r < 2; r++)
