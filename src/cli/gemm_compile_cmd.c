@@ -17,7 +17,7 @@ static int usage(void)
           "         [--tile BMxBNxBK] [--warps WMxWN] [--stages S] [--raster F] [--read-bytes 8|16]\n"
           "         [--cluster CMxCN] [--store tma|st] [--schedule auto|coop|pingpong|persistent]\n"
           "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--scale tensor|block [--amax-out 1]]\n"
-          "         [--bias row|col] [--m M --n N --k K [--card NAME:SMS] [--tune-file F]]\n"
+          "         [--bias row|col] [--peer flags|mirror] [--m M --n N --k K [--card NAME:SMS] [--tune-file F]]\n"
           "  --dtype:  f32 (default), f64, f16, bf16, tf32, s8, e4m3, e5m2; --out-dtype as in\n"
           "            `cutec run gemm help`\n"
           "  --variant: auto (default) is the library's choice: the most advanced variant that\n"
@@ -31,6 +31,8 @@ static int usage(void)
           "            the card (--card, else this machine's GPU, else \"interp sm_XX\"), as cutec_gemm\n"
           "            does (docs/tune.md; --tune-file: that file); --emit config prints which\n"
           "            configuration and why\n"
+          "  --peer:   the hopper kernel with flags between GPUs (cutec_gemm_peer; mirror: and the\n"
+          "            second store of each tile, docs/peer.md)\n"
           "  --emit usage: ptxas's registers, spills and stack of each kernel (NVRTC)\n"
           "  --emit banks: the FFMAs that read two registers of one bank (NVRTC's cubin)\n"
           "  --tile, --warps, --stages, --raster, --read-bytes, --cluster, --store, --schedule: the kernels'\n"
@@ -199,7 +201,13 @@ int cmd_compile_gemm(int argc, char **argv)
             else cfg.amax = cfg.out_scale = on;
             continue;
         }
-        if (!strcmp(k, "--variant")) {
+        if (!strcmp(k, "--peer")) {
+            cfg.peer_flags = !strcmp(v, "flags") || !strcmp(v, "mirror"), cfg.peer_mirror = !strcmp(v, "mirror");
+            if (!cfg.peer_flags) {
+                fprintf(stderr, "cutec compile gemm: --peer %s (flags or mirror)\n", v);
+                return usage();
+            }
+        } else if (!strcmp(k, "--variant")) {
             if (!cute_gemm_variant_parse(v, &cfg.variant)) {
                 fprintf(stderr, "cutec compile gemm: unknown variant \"%s\"\n", v);
                 return usage();

@@ -59,8 +59,9 @@ cute_status tp_sequential(tp_group *g, bool ours);
 int tp_row_chunk(int r, int k, int J, bool *own);
 /* one part alone, to fit the model: every rank's local GEMM (cutec), the NCCL collective,
  * one push (rank 0 -> 1 of tp_push_bytes: a row chunk of C, or a shard of A), or every
- * rank's local GEMM by cuBLAS (what the GEMM alone would take at cuBLAS's rate) */
-typedef enum { TP_PART_GEMM, TP_PART_COLLECTIVE, TP_PART_PUSH, TP_PART_BLAS } tp_part_kind;
+ * rank's local GEMM by cuBLAS (what the GEMM alone would take at cuBLAS's rate), or nothing
+ * (what an iteration's fork and join cost alone, in every schedule's time) */
+typedef enum { TP_PART_GEMM, TP_PART_COLLECTIVE, TP_PART_PUSH, TP_PART_BLAS, TP_PART_NOTHING } tp_part_kind;
 cute_status tp_part(tp_group *g, tp_part_kind k);
 size_t tp_push_bytes(const tp_group *g);
 /* the bytes of flags a rank needs (g->flagbuf) */

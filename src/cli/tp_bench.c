@@ -287,7 +287,7 @@ static double verify(tp_group *g)
 /* --- the command ---------------------------------------------------------------------------- */
 
 typedef struct tp_times {
-    double cublas, cutec, overlapped, gemm, collective, push, blas;
+    double cublas, cutec, overlapped, gemm, collective, push, blas, hops;
 } tp_times;
 
 static bool measure(tp_group *g, int iters, tp_times *t)
@@ -299,8 +299,9 @@ static bool measure(tp_group *g, int iters, tp_times *t)
     t->collective = time_step(g, part, TP_PART_COLLECTIVE, iters);
     t->push = time_step(g, part, TP_PART_PUSH, iters);
     t->blas = time_step(g, part, TP_PART_BLAS, iters);
+    t->hops = time_step(g, part, TP_PART_NOTHING, iters);
     return t->cublas > 0 && t->cutec > 0 && t->overlapped > 0 && t->gemm > 0 && t->collective > 0 && t->push > 0 &&
-           t->blas > 0;
+           t->blas > 0 && t->hops >= 0;
 }
 
 /* the model fitted to this run (GEMM rate, copy bandwidth, slowdown under traffic), then
@@ -335,8 +336,8 @@ static void report(const tp_group *g, const tp_times *t, double err)
            : g->flags ? "cutec overlapped (flags in the kernels)" : "cutec overlapped (peer pushes, events)",
            t->overlapped, t->overlapped / t->cublas);
     printf("parts: cutec GEMM alone %.3f ms (cuBLAS's alone %.3f), NCCL %s alone %.3f ms, one push of %.1f MiB %.3f ms "
-           "(%.0f GB/s)\n", t->gemm, t->blas, coll, t->collective, tp_push_bytes(g) / 1048576.0, t->push,
-           tp_push_bytes(g) / (t->push * 1e6));
+           "(%.0f GB/s); an iteration's fork and join alone %.3f ms (in every time above)\n", t->gemm, t->blas, coll,
+           t->collective, tp_push_bytes(g) / 1048576.0, t->push, tp_push_bytes(g) / (t->push * 1e6), t->hops);
     printf("check: overlapped C against cuBLAS+NCCL's on every GPU: max |diff| / max |C| = %.2e: %s\n", err,
            err >= 0 && err <= 2e-2 ? "ok" : "WRONG");
 }

@@ -355,6 +355,7 @@ cute_status tp_sequential(tp_group *g, bool ours)
 
 cute_status tp_part(tp_group *g, tp_part_kind k)
 {
+    if (k == TP_PART_NOTHING) return CUTE_OK;
     if (k == TP_PART_GEMM || k == TP_PART_BLAS) return local_gemms(g, k == TP_PART_GEMM);
     if (k == TP_PART_COLLECTIVE) return collective(g);
     return copy(g, 0, cute_peer_buffer(g->sym, 1), cute_peer_buffer(g->sym, 0), 0, tp_push_bytes(g));

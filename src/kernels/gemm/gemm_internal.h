@@ -57,6 +57,7 @@ typedef struct gemm_plan {
     /* the Hopper kernel's TMA-store epilogue (hopper_store.c) */
     bool tma_store;           /* C leaves by stmatrix into buffers and TMA stores */
     int store_stages;         /* buffers a consumer warpgroup cycles through */
+    bool c_read_ahead;        /* C (beta != 0) read a piece ahead (where the registers allow) */
     cute_composed smem_store; /* (64, 64, store_stages * consumers), swizzled as TMA writes */
     cute_tiled_mma epi_mma;   /* one warpgroup's 64 x 64 wgmma: a 64-column piece of C's fragment */
     cute_tiled_copy r2s;      /* stmatrix of epi_mma's C into a buffer */

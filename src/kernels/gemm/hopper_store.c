@@ -6,7 +6,8 @@
  * counts the stores: before a buffer is written again, the store that read it has read it;
  * the last stores of a tile run on while the consumers start the next tile's main loop.
  * TMA clips the edge pieces (rows past M, columns past N are not written), so no predicate
- * guards the stores; C is read (beta != 0) with predicated loads in the MMA's layout.
+ * guards the stores; C is read (beta != 0) with predicated loads in the MMA's layout (a
+ * row-major C a piece ahead: the next piece's loads issued before this piece's stores).
  *
  * Per piece: stmatrix -> fence.proxy.async (the writes become visible to TMA) -> the
  * warpgroup meets (every piece's writes are done) -> the store, and the acquire of the next
@@ -60,6 +61,9 @@ bool gemm_hopper_store_plan(cute_alg *a, gemm_plan *p)
                              "blocks (C is %s, %lld columns)", cute_dtype_name(cd), (long long)c_cols(p));
     bool row_major = p->cfg.major[2] == 1;
     p->store_stages = store_stages(p);
+    /* the next piece's C in registers during this one's stores: a row-major C only (with
+     * stmatrix .trans, a column-major C's, ptxas spilled 40 bytes at 128 x 256 on sm_90a) */
+    p->c_read_ahead = row_major;
     cute_mma_atom piece;
     cute_copy_atom stsm;
     cute_composed atom;
@@ -131,12 +135,25 @@ static cute_ssa columns(cute_ctx *c, cute_tensor acc, int64_t j, cute_tensor f)
     return cute_tensor_load(c, f);
 }
 
+static cute_val beta_nonzero(cute_ctx *c, cute_val beta)
+{
+    return cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0));
+}
+
+/* C's values of piece q into old where beta != 0 (else C may hold anything: it is not
+ * read).  Where the plan says (c_read_ahead) the epilogue reads a piece ahead, so that the
+ * loads' latency hides behind the piece before's stores instead of stalling every piece. */
+static void read_c(cute_ctx *c, const piece_of *q, cute_val beta, cute_tensor old)
+{
+    CUTE_IF(c, beta_nonzero(c, beta)) cute_tensor_store(c, old, cute_tensor_load_if(c, q->gC, q->in, 0.0));
+}
+
 /* Piece j of C's tile from the thread's accumulators: their 64 columns from 64 j, or for
  * the dual GEMM silu of those (A B0^T) times the same columns of A B1^T (c_cols further
- * on); then alpha x + beta C in f32, the fused epilogue, rounded to C's dtype; beta == 0
- * reads no C. */
+ * on); then alpha x + beta C (C read here, or read ahead into *old) in f32, the fused
+ * epilogue, rounded to C's dtype; beta == 0 reads no C. */
 static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, cute_tensor acc, int64_t j, const piece_of *q,
-                                cute_val alpha, cute_val beta, const gemm_scales *sc)
+                                cute_val alpha, cute_val beta, const gemm_scales *sc, const cute_tensor *old)
 {
     cute_tensor f = cute_make_rmem_tensor_like(c, q->gC, CUTE_F32);
     cute_ssa v = columns(c, acc, j, f);
@@ -147,9 +164,10 @@ static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, cute_tensor acc
         v = cute_tensor_load(c, f);
     }
     cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape)));
-    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0))) {
-        cute_ssa old = cute_ssa_cvt(c, cute_tensor_load_if(c, q->gC, q->in, 0.0), CUTE_F32);
-        cute_ssa bc = cute_ssa_binop(c, CUTE_OP_MUL, old, cute_ssa_scalar(c, beta, v.shape));
+    CUTE_IF(c, beta_nonzero(c, beta)) {
+        cute_ssa prior = cute_ssa_cvt(c, old ? cute_tensor_load(c, *old) : cute_tensor_load_if(c, q->gC, q->in, 0.0),
+                                      CUTE_F32);
+        cute_ssa bc = cute_ssa_binop(c, CUTE_OP_MUL, prior, cute_ssa_scalar(c, beta, v.shape));
         cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, f), bc));
     }
     cute_tensor out = cute_make_rmem_tensor_like(c, f, cute_gemm_c_dtype(&p->cfg));
@@ -258,16 +276,23 @@ void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, c
     cute_tensor tRS_sC = cute_partition_D(c, r2s, pieces(c, p, sC, p->pingpong ? wg : cute_i(0))); /* (CPY, M, N, stage) */
     cute_tensor vC = broadcast(c, p, t, mV);
     cute_pipeline_tma_store pipe = store_pipe(c, p);
-    for (int64_t j = 0; j < c_cols(p) / PIECE; j++) {
+    int64_t n = c_cols(p) / PIECE;
+    piece_of q = piece_at(c, p, thr, t, vC, 0);
+    bool ahead = p->c_read_ahead;
+    cute_tensor old = cute_make_rmem_tensor_like(c, q.gC, cute_gemm_c_dtype(&p->cfg));
+    if (ahead) cute_fill(c, old, 0), read_c(c, &q, beta, old); /* (a value before read_c's dynamic branch) */
+    for (int64_t j = 0; j < n; j++) {
         int64_t s = j % p->store_stages;
-        piece_of q = piece_at(c, p, thr, t, vC, j);
-        cute_tensor out = piece_values(c, p, acc, j, &q, alpha, beta, sc);
+        piece_of next = j + 1 < n ? piece_at(c, p, thr, t, vC, j + 1) : q;
+        cute_tensor out = piece_values(c, p, acc, j, &q, alpha, beta, sc, ahead ? &old : NULL);
+        if (ahead && j + 1 < n) read_c(c, &next, beta, old); /* (old's values are in out now) */
         cute_tensor dst = cute_tensor_slice(c, tRS_sC, cute_tuple_fmt(a, "(_,_,_,%lld)", (long long)s));
         cute_copy(c, &p->r2s.atom, cute_retile_S(c, r2s, out), dst);
         if (!(p->broken & GEMM_BREAK_STORE_FENCE)) cute_fence_proxy_async_shared_cta(c);
         if (!(p->broken & GEMM_BREAK_STORE_BARRIER)) warpgroup_meets(c, p, wg);
         CUTE_IF(c, issuer(c, tid)) store_piece(c, p, t, sC, wg, j, maps, &pipe);
         warpgroup_meets(c, p, wg);
+        q = next;
     }
 }
 
