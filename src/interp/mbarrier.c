@@ -112,13 +112,13 @@ static void expect_tx(ictx *X, imbar *b, uint32_t bytes)
     X->writes++;
 }
 
-bool interp_mbarrier_complete_tx(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off,
+bool interp_mbarrier_complete_tx(ictx *X, ictx *Y, ictx *W, const dinst *d, uint32_t t, uint64_t off,
                                  uint32_t bytes, uint32_t stamp)
 {
     imbar *b = target(X, Y, d, t, off);
     if (!b) return false;
     if (!b->vc && !(b->vc = interp_hb_new_vc(Y))) return false;
-    uint32_t proxy = interp_hb_slot(Y, HB_PROXY(Y));
+    uint32_t proxy = interp_hb_slot(W, HB_PROXY(W));
     if (stamp > b->vc[proxy]) b->vc[proxy] = stamp;
     b->tx -= bytes;
     b->tx_came += bytes;

@@ -22,10 +22,11 @@ typedef struct imbar {
 /* the mbarrier at shared offset off, or NULL after a report naming d and thread t */
 imbar *interp_mbarrier_at(ictx *X, const dinst *d, uint32_t t, uint64_t off);
 /* `bytes` of transactions completed on the mbarrier at off of block Y of X's cluster (X
- * itself, or a multicast's other destination): a bulk copy or a TMA load that thread t of X
- * issued at d landed; stamp: the async proxy's stamp (interp_hb_async_stamp of Y) of the
- * bytes it wrote in Y, which the phase hands to its waiters.  False after a report (in X). */
-bool interp_mbarrier_complete_tx(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off,
+ * itself, a multicast's other destination, or the CTA pair's mbarrier): a bulk copy or a TMA
+ * load that thread t of X issued at d landed in block W (Y, or X for the pair's load); stamp:
+ * the async proxy's stamp (interp_hb_async_stamp of W) of the bytes it wrote in W, which the
+ * phase hands to its waiters.  False after a report (in X). */
+bool interp_mbarrier_complete_tx(ictx *X, ictx *Y, ictx *W, const dinst *d, uint32_t t, uint64_t off,
                                  uint32_t bytes, uint32_t stamp);
 /* thread t's tcgen05.commit d arrives once on the mbarrier at shared offset off of block Y (X,
  * or another of its cluster for the CTA pair's commit), handing its waiters X's async proxy's

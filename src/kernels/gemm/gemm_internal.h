@@ -62,7 +62,10 @@ typedef struct gemm_plan {
     cute_tiled_copy r2s;      /* stmatrix of epi_mma's C into a buffer */
     cute_tma_atom tma_c;      /* the store of one buffer, made by the host function */
     /* the Blackwell kernel (blackwell.c) */
-    cute_mma_atom umma;       /* SM100_MMA_F16BF16_SS of bm x bn: one thread issues it */
+    cute_mma_atom umma;       /* SM100_MMA_F16BF16_SS of bm x bn: one thread issues it (the CTA
+                                 pair's SM100_MMA_F16BF16_2x1SM_SS of 2 bm x bn) */
+    bool cta_pair;            /* on the CTA pair (cta_group::2; clusters of 2 along M): each block
+                                 stages its bm rows of A and bn / 2 rows of B */
     int tmem_columns;         /* its accumulator stages' tensor memory */
 } gemm_plan;
 
