@@ -105,7 +105,10 @@ int cute_gemm_variant_arch(cute_gemm_variant v);
  * 64 x 64 buffers, each sent by one TMA store that overlaps the next tile's main loop; a
  * 16-bit C in tiles of whole 64-column blocks) or CUTE_GEMM_STORE_ST (C's tile through
  * shared memory, read back in 16-byte runs and stored by each thread); 0: TMA where it
- * applies.
+ * applies.  CUTE_GEMM_STORE_OVERLAP, the SM80 persistent kernel's (below): a tile's
+ * accumulators wait in C's shared tile (whole, beside the stages) and leave in 16-byte runs
+ * during the next tile's main loop, one a k-tile, instead of all SMs storing at once
+ * between tiles.
  * schedule, the Hopper kernel's consumer warpgroups: CUTE_GEMM_SCHEDULE_COOP (CUTLASS's
  * cooperative: both compute one bm x bn tile, 64 rows each) or CUTE_GEMM_SCHEDULE_PINGPONG
  * (each computes a bm x bn tile of its own, bm 64 or 128; their main loops take turns, so
@@ -120,7 +123,7 @@ typedef struct cute_gemm_tiling {
     int c_store;
     int schedule;
 } cute_gemm_tiling;
-enum { CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TMA, CUTE_GEMM_STORE_ST };
+enum { CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TMA, CUTE_GEMM_STORE_ST, CUTE_GEMM_STORE_OVERLAP };
 enum { CUTE_GEMM_SCHEDULE_AUTO, CUTE_GEMM_SCHEDULE_COOP, CUTE_GEMM_SCHEDULE_PINGPONG, CUTE_GEMM_SCHEDULE_PERSISTENT };
 
 /* A fused epilogue (seed 001's epilogue fusion; docs/gemm.md, "Fused epilogues"): on each

@@ -1,5 +1,5 @@
 /* The GEMM commands' tiling options (--tile BMxBNxBK, --warps WMxWN, --stages S, --raster F,
- * --read-bytes 8|16, --cluster CMxCN, --store tma|st, --schedule auto|coop|pingpong|persistent), shared by
+ * --read-bytes 8|16, --cluster CMxCN, --store tma|st|overlap, --schedule auto|coop|pingpong|persistent), shared by
  * `cutec run|bench gemm` and `cutec compile gemm`. */
 #include <stdio.h>
 #include <string.h>
@@ -43,9 +43,10 @@ bool cli_gemm_tiling_option(const char *k, const char *v, cute_gemm_tiling *t, b
         return snprintf(why, wn, "--schedule is auto, coop, pingpong or persistent, not %s", v), false;
     }
     if (!strcmp(k, "--store")) {
-        t->c_store = !strcmp(v, "tma") ? CUTE_GEMM_STORE_TMA : !strcmp(v, "st") ? CUTE_GEMM_STORE_ST : -1;
+        t->c_store = !strcmp(v, "tma") ? CUTE_GEMM_STORE_TMA : !strcmp(v, "st") ? CUTE_GEMM_STORE_ST
+                   : !strcmp(v, "overlap") ? CUTE_GEMM_STORE_OVERLAP : -1;
         if (t->c_store >= 0) return true;
-        return snprintf(why, wn, "--store is tma or st, not %s", v), false;
+        return snprintf(why, wn, "--store is tma, st or overlap, not %s", v), false;
     }
     *known = false;
     return false;

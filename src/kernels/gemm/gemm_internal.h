@@ -50,6 +50,8 @@ typedef struct gemm_plan {
                                  epilogues taking turns (hopper.c); else both on one tile */
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N
                                  (0 counts as 1) */
+    bool c_overlap;           /* the persistent SM80 kernel (CUTE_GEMM_STORE_OVERLAP): a tile's C
+                                 leaves shared memory during the next tile's main loop */
     int sms;                  /* persistent kernels: the blocks resident at once (the device's
                                  SMs), each walking the tiles */
     int cluster_m, cluster_n; /* the Hopper kernel's clusters: blocks along M (sharing B, which
@@ -335,6 +337,16 @@ cute_ssa gemm_scale(cute_ctx *c, const gemm_plan *p, cute_ssa acc, cute_val alph
  * parts of N where the tile holds one (epilogue_smem.c) */
 void gemm_epilogue_smem(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                         cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor smem);
+/* The persistent kernel's overlapped way out (CUTE_GEMM_STORE_OVERLAP; C's shared tile whole
+ * and of the accumulators): the tile's accumulators into sC; how many runs of 16 bytes the
+ * thread then has; run r of them, scaled, onto t's C.  The runs may leave in any order
+ * between the barrier after the accumulators went in and the barrier before the next
+ * tile's go in (multistage.c stores them during the next tile's main loop). */
+void gemm_epilogue_smem_in(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
+                           cute_val alpha, cute_val beta, cute_tensor sC);
+cute_int gemm_epilogue_smem_runs(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor sC);
+void gemm_epilogue_smem_run(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val alpha,
+                            cute_val beta, cute_tensor sC, cute_int r);
 /* C's shared tile of one part, (bm, bn / p->c_parts), seen as the whole (bm, bn) tile with
  * every part on top of the first: what the MMA partitions (epilogue_smem.c) */
 cute_tensor gemm_c_parts_on_top(cute_ctx *c, const gemm_plan *p, cute_tensor sC);

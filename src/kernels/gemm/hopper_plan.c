@@ -173,6 +173,9 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     if ((cfg->out_scale || cfg->amax) && !p->tma_store)
         return cute_alg_fail(a, "gemm hopper: an output scale or amax runs in the TMA-store epilogue (a 16-bit C, "
                              "tiles of whole 64-column blocks, not --store st)");
+    if (cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP)
+        return cute_alg_fail(a, "gemm hopper: store overlap is the persistent SM80 kernel's (tensorop_smem); the "
+                             "hopper kernel stores by tma (its stores overlap the next main loop) or st");
     if (p->tma_store || cfg->tiling.c_store == CUTE_GEMM_STORE_TMA) gemm_hopper_store_plan(a, p);
     else if (p->smem_epilogue) gemm_plan_c_tile(a, p, 128 * p->consumers, p->bn / p->c_parts);
     /* 8: 16.5 A rows and 8 B columns of 128 x 256 tiles in flight on 132 SMs (--raster F) */

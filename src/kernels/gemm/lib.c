@@ -148,7 +148,7 @@ bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t)
     if (!t) t = &z;
     if (!lib || t->bm < 0 || t->bn < 0 || t->bk < 0 || t->stages < 0 || t->warps_m < 0 || t->warps_n < 0 ||
         t->raster < 0 || (t->read_bytes && t->read_bytes != 8 && t->read_bytes != 16) || t->cluster_m < 0 ||
-        t->cluster_n < 0 || t->c_store < CUTE_GEMM_STORE_AUTO || t->c_store > CUTE_GEMM_STORE_ST ||
+        t->cluster_n < 0 || t->c_store < CUTE_GEMM_STORE_AUTO || t->c_store > CUTE_GEMM_STORE_OVERLAP ||
         t->schedule < CUTE_GEMM_SCHEDULE_AUTO || t->schedule > CUTE_GEMM_SCHEDULE_PERSISTENT)
         return false;
     pthread_mutex_lock(&lib->lock);
