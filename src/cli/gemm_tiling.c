@@ -43,9 +43,13 @@ bool cli_gemm_tiling_option(const char *k, const char *v, cute_gemm_tiling *t, b
         return snprintf(why, wn, "--schedule is auto, coop, pingpong or persistent, not %s", v), false;
     }
     if (!strcmp(k, "--store")) {
-        t->c_store = !strcmp(v, "tma") ? CUTE_GEMM_STORE_TMA : !strcmp(v, "st") ? CUTE_GEMM_STORE_ST : -1;
+        t->c_store = !strcmp(v, "tma")    ? CUTE_GEMM_STORE_TMA
+                     : !strcmp(v, "tile") ? CUTE_GEMM_STORE_TILE
+                     : !strcmp(v, "st")   ? CUTE_GEMM_STORE_ST
+                     : !strcmp(v, "auto") ? CUTE_GEMM_STORE_AUTO
+                                          : -1;
         if (t->c_store >= 0) return true;
-        return snprintf(why, wn, "--store is tma or st, not %s", v), false;
+        return snprintf(why, wn, "--store is auto, tma, tile or st, not %s", v), false;
     }
     *known = false;
     return false;

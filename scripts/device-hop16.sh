@@ -1,0 +1,38 @@
+#!/bin/sh
+# The Hopper bf16 GEMM's epilogue against cuBLAS (issue 15, engineer hop16): the TMA-store
+# epilogue piece by piece (`--store tma`: two 8 KB buffers a warpgroup, a wait for the store
+# two pieces back and two barriers a piece, 4 stages) against the whole tile written first
+# (`--store tile`: a buffer a piece, one barrier, the stores waited for a main loop later, 3
+# stages).  First hopper_test on the GPU (--store tile among its cases, every result against
+# float64) and hopper_auto_test; then `cutec bench gemm --dtype bf16 --layout tn --variants
+# hopper`, cuBLAS once per shape in the same process on the same gaussian inputs, each
+# candidate a row beside it (sampled against float64 and compared with cuBLAS's elements):
+#   hopper-tma    the cooperative kernel as before (the library's default but for K <= 1024)
+#   hopper-tile   the same with the whole-tile epilogue
+#   hopper2x1-*   the same in 2x1 clusters (B multicast)
+#   hopper-pp-*   ping-pong 128 x 128 a warpgroup (the library's choice at K <= 1024)
+# Built beforehand (`make all tests`); every command under a timeout, the whole under 150 s
+# on an H200.  Log: $OUT/hop16.log (default build/device-out).
+#   SQUARES=4096 LLM=8192x6144x4096 ITERS=5 sh scripts/device-hop16.sh
+. scripts/device-common.sh
+squares=${SQUARES:-4096,8192,8192x8192x1024,2048}
+llm=${LLM:-8192x28672x4096,8192x4096x14336,8192x6144x4096}
+log="$out/hop16.log"
+start=$(date +%s)
+{
+    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    make -j16 build/cutec build/tests/kernels/gemm/hopper_test build/tests/kernels/gemm/hopper_auto_test 2>&1 |
+        grep -E "error|warning" | head -20
+    TEST_TIMEOUT=50 device_tests kernels/gemm/hopper_test kernels/gemm/hopper_auto_test
+    echo "== bf16 tn: TMA stores piece by piece against the whole tile"
+    device_bench_bf16 32 "$squares" --store tma,tile
+    echo "== the LLM shapes"
+    device_bench_bf16 45 "$llm" --store tma,tile
+    echo "== the whole tile in 2x1 clusters; ping-pong (the library's choice at K <= 1024)"
+    device_bench_bf16 12 4096,8192x8192x1024 --cluster 2x1 --store tile
+    device_bench_bf16 8 8192x8192x1024 --schedule pingpong
+    echo "== clocks after, at $(($(date +%s) - start)) s"
+    nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+} >"$log" 2>&1
+cat "$log"
