@@ -146,6 +146,10 @@ static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *e
         *cfg = asked, choice.tuned = false;
         f = compile_pick(rt, cfg, shape->mnk, emit && !strcmp(emit, "export"), err, sizeof err);
     }
+    static const cute_gemm_tiling none;
+    if (f && !choice.tuned && !memcmp(&asked.tiling, &none, sizeof none) && memcmp(&cfg->tiling, &none, sizeof none))
+        snprintf(choice.why + strlen(choice.why), sizeof choice.why - strlen(choice.why), "%sthe library's tiling for "
+                 "the shape (docs/gemm.md)", choice.why[0] ? "; " : "");
     cli_clock trace = cli_clock_since(t0);
     int rc = CLI_FAIL;
     if (!f)
