@@ -27,10 +27,10 @@ imbar *interp_mbarrier_at(ictx *X, const dinst *d, uint32_t t, uint64_t off);
  * bytes it wrote in Y, which the phase hands to its waiters.  False after a report (in X). */
 bool interp_mbarrier_complete_tx(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off,
                                  uint32_t bytes, uint32_t stamp);
-/* thread t's tcgen05.commit d arrives once on the mbarrier at shared offset off, handing its
- * waiters the async proxy's writes up to `stamp` (the tensor memory its MMAs wrote); false
- * after a report */
-bool interp_mbarrier_arrive_async(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t stamp);
+/* thread t's tcgen05.commit d arrives once on the mbarrier at shared offset off of block Y (X,
+ * or another of its cluster for the CTA pair's commit), handing its waiters X's async proxy's
+ * writes up to `stamp` (the tensor memory its MMAs wrote); false after a report */
+bool interp_mbarrier_arrive_async(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off, uint32_t stamp);
 /* the mbarrier's state in words ("phase 2: 0 of 1 arrivals, ...") into buf */
 void interp_mbarrier_state(const ictx *X, uint64_t off, char *buf, size_t n);
 /* the bytes [off, off+bytes) were written by the async proxy with `stamp` for thread t's
