@@ -5,6 +5,9 @@
 #                     have passed since $start (the script sets both)
 #   device_bench_gemm ARGS: "-- ARGS" and the table rows of `cutec bench gemm --variants
 #                     tensorop_smem --iters $iters ARGS` (skipped past the budget)
+#   device_bench_bf16 SECONDS SIZES ARGS: "-- at T s: ..." and `cutec bench gemm --dtype bf16
+#                     --layout tn --variants hopper --iters $iters --sizes SIZES ARGS`, line
+#                     buffered (a time limit keeps what it printed), T seconds since $start
 #   device_tests T...: each test binary build/tests/T on the GPU, its log in $out, its
 #                      last line and first failures printed ($TEST_TIMEOUT, default 300 s)
 #   device_python: pip install ./python into a scratch target ($out/pip.log), then its
@@ -36,6 +39,16 @@ device_bench_gemm()
     # shellcheck disable=SC2068
     timeout "${BENCH_TIMEOUT:-60}" build/cutec bench gemm --variants tensorop_smem --iters "$iters" $@ 2>&1 |
         grep -E "^ *[0-9]|rror|refus"
+}
+
+device_bench_bf16()
+{
+    lim=$1 s=$2
+    shift 2
+    echo "-- at $(($(date +%s) - start)) s: --sizes $s $*"
+    # shellcheck disable=SC2068
+    timeout "$lim" stdbuf -oL -eL build/cutec bench gemm --dtype bf16 --layout tn --sizes "$s" --variants hopper \
+        --iters "$iters" $@ 2>&1
 }
 
 device_tests()

@@ -31,7 +31,7 @@ static void usage(void)
             "         [--alpha A] [--beta B]\n"
             "         [--pad P] [--iters N]\n"
             "         [--seed S] [--index auto|32|64] [--tile BMxBNxBK] [--stages S] [--warps WMxWN]\n"
-            "         [--raster F] [--read-bytes 8|16] [--cluster CMxCN] [--store tma|st|overlap]\n"
+            "         [--raster F] [--read-bytes 8|16] [--cluster CMxCN] [--store auto|tma|tile|st|overlap]\n"
             "         [--schedule auto|coop|pingpong|persistent]\n"
             "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--bias row|col] [--groups G]\n"
             "         [--scale tensor|block [--amax] [--out-scale S]]\n"
@@ -39,7 +39,7 @@ static void usage(void)
             "         [--layout XY[Z]] [--variants V,V,... (default: all)] [--alpha A]\n"
             "         [--beta B] [--iters N] [--seed S] [--index auto|32|64] [--tile BMxBNxBK]\n"
             "         [--stages S] [--warps WMxWN] [--raster F] [--read-bytes 8|16] [--cluster CMxCN]\n"
-            "         [--store tma|st|overlap] [--schedule auto|coop|pingpong|persistent] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu]\n"
+            "         [--store auto|tma|tile|st|overlap] [--schedule auto|coop|pingpong|persistent] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu]\n"
             "         [--bias row|col] [--plot FILE.svg [--ceiling TFLOPS]] [--groups G [--tokens T]]\n"
             "         [--scale tensor|block [--amax] [--out-scale S]]\n"
             "\n"
@@ -75,16 +75,19 @@ static void usage(void)
             "  --cluster CMxCN: the hopper kernel's thread-block clusters (1x1, 2x1, 1x2, ...): CM\n"
             "  blocks along M share B's tile, CN along N share A's, each loading its share (TMA\n"
             "  multicast).\n"
-            "  --store: the Hopper kernel's C path, stmatrix + TMA store (tma, the default for a\n"
-            "  16-bit C) or 16-byte st.global from shared memory (st); overlap: tensorop_smem's\n"
-            "  persistent schedule storing a tile's C during the next tile's main loop.\n"
+            "  --store: the Hopper kernel's C path for a 16-bit C: stmatrix + TMA store piece by\n"
+            "  piece through two buffers a warpgroup (tma), or the whole tile written first into\n"
+            "  buffers of its own, then its stores (tile: one barrier, no wait for a store's read,\n"
+            "  a stage fewer); or 16-byte st.global from shared memory (st); auto: the library's\n"
+            "  choice by shape; overlap: tensorop_smem's persistent schedule storing a tile's C\n"
+            "  during the next tile's main loop.\n"
             "  --schedule: the Hopper kernel's consumer warpgroups, coop (both on one tile, the\n"
             "  default) or pingpong (a tile each, --tile then each warpgroup's: 128x128 by\n"
             "  default, or 64x256; their main loops and epilogues take turns); for tensorop and\n"
             "  tensorop_smem, persistent (a block an SM walking tiles, the next tile's first\n"
             "  k-tiles loading under this one's epilogue); auto: the library's choice.\n"
-            "  bench takes lists of --cluster, --raster, --schedule and --tile, a row for each\n"
-            "  combination (hopper2x1r8, hopper-pp, hopper-t64x256x64).\n"
+            "  bench takes lists of --cluster, --raster, --schedule, --tile and --store, a row for\n"
+            "  each combination (hopper2x1r8, hopper-pp, hopper-t64x256x64, hopper-tile).\n"
             "epilogue: a fused epilogue after alpha and beta (the hopper kernel, a 16-bit C):\n"
             "  bias (x + v, v one value per column: --bias col, the default, or row), relu,\n"
             "  gelu (erf), gelu_tanh, silu (with --bias, after it); run checks it against\n"
@@ -271,6 +274,7 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (bench && !strcmp(k, "--cluster")) return parse_sweep(v, true, o);
     if (bench && !strcmp(k, "--raster")) return parse_sweep(v, false, o);
     if (bench && !strcmp(k, "--schedule")) return parse_tiling_list(k, v, o->schedules, &o->nschedules);
+    if (bench && !strcmp(k, "--store") && strchr(v, ',')) return parse_tiling_list(k, v, o->stores, &o->nstores);
     if (bench && !strcmp(k, "--tile") && strchr(v, ',')) return parse_tiling_list(k, v, o->tiles, &o->ntiles);
     bool tiling = cli_gemm_tiling_option(k, v, &o->tiling, known, why, sizeof why);
     if (*known) return tiling;

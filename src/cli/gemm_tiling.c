@@ -43,10 +43,14 @@ bool cli_gemm_tiling_option(const char *k, const char *v, cute_gemm_tiling *t, b
         return snprintf(why, wn, "--schedule is auto, coop, pingpong or persistent, not %s", v), false;
     }
     if (!strcmp(k, "--store")) {
-        t->c_store = !strcmp(v, "tma") ? CUTE_GEMM_STORE_TMA : !strcmp(v, "st") ? CUTE_GEMM_STORE_ST
-                   : !strcmp(v, "overlap") ? CUTE_GEMM_STORE_OVERLAP : -1;
+        t->c_store = !strcmp(v, "tma")       ? CUTE_GEMM_STORE_TMA
+                     : !strcmp(v, "tile")    ? CUTE_GEMM_STORE_TILE
+                     : !strcmp(v, "st")      ? CUTE_GEMM_STORE_ST
+                     : !strcmp(v, "overlap") ? CUTE_GEMM_STORE_OVERLAP
+                     : !strcmp(v, "auto")    ? CUTE_GEMM_STORE_AUTO
+                                             : -1;
         if (t->c_store >= 0) return true;
-        return snprintf(why, wn, "--store is tma, st or overlap, not %s", v), false;
+        return snprintf(why, wn, "--store is auto, tma, tile, st or overlap, not %s", v), false;
     }
     *known = false;
     return false;

@@ -126,6 +126,8 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg);
 /* the plan of the Hopper kernel (hopper_plan.c); false with the reason in a's error when the
  * configuration is not one it takes */
 bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
+/* the Hopper kernel's tiling for a call of (M, N, K) where the caller set none (hopper_auto.c) */
+cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int64_t mnk[3]);
 /* An operand's TMA stages (rows, bk, stages) from CuTe's 128-byte GMMA swizzle atoms, and the
  * rows one TMA box of them loads (hopper_plan.c; the Blackwell kernel's too) */
 cute_composed gemm_tma_stages(cute_alg *a, cute_dtype d, int major, int64_t rows, int64_t bk, int stages,

@@ -143,6 +143,17 @@ cute_composed gemm_tma_stages(cute_alg *a, cute_dtype d, int major, int64_t rows
     return L;
 }
 
+/* --store tile asked where its buffers (a piece each) leave too few stages: refused, not
+ * quietly stored from the accumulators */
+static bool tile_store_fits(cute_alg *a, const gemm_plan *p)
+{
+    if (p->tma_store || !gemm_hopper_store_takes(p)) return true; /* (the store's plan names a C it cannot take) */
+    int64_t stage = (p->bm + p->bn) * p->bk * cute_dtype_bytes(p->cfg.dtype), c = gemm_hopper_store_bytes(p);
+    return cute_alg_fail(a, "gemm hopper: --store tile's buffers (%lld KB) leave room for %lld stages of %lld KB (%d "
+                         "asked)", (long long)c / 1024, (long long)((HOPPER_SMEM_BYTES - HOPPER_SMEM_RESERVED - c) / stage),
+                         (long long)stage / 1024, p->stages);
+}
+
 bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p)
 {
     memset(p, 0, sizeof *p);
@@ -175,8 +186,11 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
                              "tiles of whole 64-column blocks, not --store st)");
     if (cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP)
         return cute_alg_fail(a, "gemm hopper: store overlap is the persistent SM80 kernel's (tensorop_smem); the "
-                             "hopper kernel stores by tma (its stores overlap the next main loop) or st");
-    if (p->tma_store || cfg->tiling.c_store == CUTE_GEMM_STORE_TMA) gemm_hopper_store_plan(a, p);
+                             "hopper kernel stores by tma, tile (their stores overlap the next main loop) or st");
+    int asked = cfg->tiling.c_store;
+    bool tma_asked = asked == CUTE_GEMM_STORE_TMA || asked == CUTE_GEMM_STORE_TILE;
+    if (asked == CUTE_GEMM_STORE_TILE && !tile_store_fits(a, p)) return false;
+    if (p->tma_store || tma_asked) gemm_hopper_store_plan(a, p);
     else if (p->smem_epilogue) gemm_plan_c_tile(a, p, 128 * p->consumers, p->bn / p->c_parts);
     /* 8: 16.5 A rows and 8 B columns of 128 x 256 tiles in flight on 132 SMs (--raster F) */
     p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
