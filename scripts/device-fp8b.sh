@@ -15,27 +15,18 @@
 log="$out/fp8b.log"
 start=$(date +%s)
 el() { echo $(($(date +%s) - start)); }
-bench() # seconds, then bench's arguments
-{
-    lim=$1
-    shift
-    timeout "$lim" build/cutec bench gemm --dtype e4m3 --out-dtype bf16 --layout tn --variants hopper --iters "$iters" "$@" 2>&1 |
-        grep -v "^# \(check\|time\|index\|  (allowed\)"
-}
-usage() { CUTEC_NO_CACHE=1 timeout 6 build/cutec compile gemm --dtype e4m3 --out-dtype bf16 --variant hopper --layout tn \
-    --arch sm_90a "$@" --emit usage 2>&1 | grep -E "registers|spill" | tr '\n' ' '; }
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     timeout 10 make -j16 build/cutec build/tests/kernels/gemm/scaled_test 2>&1 | grep -E "error|warning" | head -20
     TEST_TIMEOUT=45 device_tests kernels/gemm/scaled_test
     echo "== $(el) s: block scales, 4096x7168x16384, clusters 2x1 (the library's), 1x1, 1x2"
-    bench 40 --scale block --sizes 4096x7168x16384 --cluster 2x1,1x1,1x2
+    fp8_bench 40 --scale block --sizes 4096x7168x16384 --cluster 2x1,1x1,1x2
     echo "== $(el) s: per-tensor scales, schedules x clusters (cuBLASLt unscaled; torch._scaled_mm default and fast)"
-    bench 45 --scale tensor --sizes 8192,4096 --schedule coop,pingpong --cluster 1x1,2x1
+    fp8_bench 45 --scale tensor --sizes 8192,4096 --schedule coop,pingpong --cluster 1x1,2x1
     echo "== $(el) s: registers and spills (sm_90a): block, per-tensor"
-    echo "block: $(usage --scale block)"
-    echo "tensor: $(usage --scale tensor)"
+    echo "block: $(fp8_usage --scale block)"
+    echo "tensor: $(fp8_usage --scale tensor)"
     echo "== $(el) s: clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
 } >"$log" 2>&1

@@ -254,8 +254,9 @@ static cute_gemm_tiling sweep_at(const gemm_opts *o, int i, cute_gemm_variant va
     }
     if (o->ntiles) {
         t.bm = o->tiles[k].bm, t.bn = o->tiles[k].bn, t.bk = o->tiles[k].bk;
-        snprintf(name + len, n - (size_t)len, "-t%dx%dx%d", t.bm, t.bn, t.bk);
+        len += snprintf(name + len, n - (size_t)len, "-t%dx%dx%d", t.bm, t.bn, t.bk);
     }
+    if (t.scale_mul) snprintf(name + len, n - (size_t)len, "-mul%s", t.scale_mul == CUTE_GEMM_SCALE_MUL_LOAD ? "load" : "prom");
     return t;
 }
 
