@@ -51,26 +51,36 @@ static cute_tensor mine(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, cute_
     return cute_tensor_slice(c, part, cute_tuple_parse(a, at));
 }
 
+/* The MMA's waves: its warpgroups take 64 rows each, and in a 256-row tile two waves of
+ * them, rows 64 wg and 128 + 64 wg (the tiled MMA repeated over M) */
+static int waves(const gemm_plan *p) { return (int)(p->bm / (64 * p->consumers)); }
+
+enum { MAX_WAVES = 2 };
+
 /* Where the thread's scales lie at k-block 0, computed once a tile (the tile's origin comes
  * from the scheduler's divisions: inside the k-loop they would be redone every k-tile): the
- * two rows of sa its accumulators cover (a row past M reads row 0 instead: its accumulators
- * are TMA's zeros and are never stored) and its block of sb (always inside: the tiles, at
- * most 128 wide, never reach past the last block). */
+ * two rows of sa its accumulators cover in each wave (a row past M reads row 0 instead: its
+ * accumulators are TMA's zeros and are never stored) and its block of sb (always inside:
+ * the tiles, at most 128 wide, never reach past the last block). */
 typedef struct scale_at {
-    cute_val row[2], block; /* pointers */
-    cute_tensor sa, sb;     /* the call's, for their K-block strides */
+    cute_val row[2 * MAX_WAVES], block; /* pointers */
+    cute_tensor sa, sb;                 /* the call's, for their K-block strides */
+    int rows;                           /* two a wave */
 } scale_at;
 
 static scale_at scale_at_tile(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, const gemm_tiles *t,
                               const gemm_scales *s)
 {
     cute_alg *a = cute_ctx_alg(c);
-    scale_at at = {.sa = s->sa, .sb = s->sb};
-    cute_tensor rows = mine(c, p, thr, broadcast_rows(c, t, s->sa), "((0,_,0),0,0)");
-    cute_ssa in = cute_elem_less(c, mine(c, p, thr, t->kC, "((0,_,0),0,0)"), cute_tuple_fmt(a, "(%I,%I)", t->M, t->N));
-    for (int i = 0; i < 2; i++)
-        at.row[i] = cute_val_select(c, cute_ssa_get(c, in, i), cute_tensor_ptr(c, rows, cute_i(i)),
-                                    cute_tensor_ptr(c, s->sa, cute_i(0)));
+    scale_at at = {.sa = s->sa, .sb = s->sb, .rows = 2 * waves(p)};
+    for (int w = 0; w < waves(p); w++) {
+        const char *in_wave = w ? "((0,_,0),1,0)" : "((0,_,0),0,0)";
+        cute_tensor rows = mine(c, p, thr, broadcast_rows(c, t, s->sa), in_wave);
+        cute_ssa in = cute_elem_less(c, mine(c, p, thr, t->kC, in_wave), cute_tuple_fmt(a, "(%I,%I)", t->M, t->N));
+        for (int i = 0; i < 2; i++)
+            at.row[2 * w + i] = cute_val_select(c, cute_ssa_get(c, in, i), cute_tensor_ptr(c, rows, cute_i(i)),
+                                                cute_tensor_ptr(c, s->sa, cute_i(0)));
+    }
     at.block = cute_tensor_ptr(c, mine(c, p, thr, broadcast_blocks(c, t, s->sb), "((0,0,0),0,0)"), cute_i(0));
     return at;
 }
@@ -84,8 +94,8 @@ static cute_val load_kt(cute_ctx *c, cute_val ptr, cute_tensor x, cute_int kt)
     return cute_ssa_get(c, cute_tensor_load(c, cute_tensor_slice(c, row, cute_tuple_fmt(a, "(_,%I)", kt))), 0);
 }
 
-/* A thread's scales of a k-tile, as loaded: sa of its two rows and sb of its block */
-enum { SA0, SA1, SB, SCALES };
+/* A thread's scales of a k-tile, as loaded: sa of its rows (two a wave), r[0 .. rows - 1],
+ * and sb of its block, r[rows]; their products sa sb, prod[0 .. rows - 1] */
 
 /* r[i] = v (r: a thread's rmem f32 tensor) */
 static void put(cute_ctx *c, cute_tensor r, int i, cute_val v)
@@ -97,17 +107,16 @@ static void put(cute_ctx *c, cute_tensor r, int i, cute_val v)
 
 static cute_val get(cute_ctx *c, cute_tensor r, int i) { return cute_ssa_get(c, cute_tensor_load(c, r), i); }
 
-/* the products sa sb of the thread's two rows, from the loaded scales r into prod */
-static void multiply(cute_ctx *c, cute_tensor r, cute_tensor prod)
+static void multiply(cute_ctx *c, const scale_at *at, cute_tensor r, cute_tensor prod)
 {
-    for (int i = SA0; i <= SA1; i++) put(c, prod, i, cute_val_binop(c, CUTE_OP_MUL, get(c, r, i), get(c, r, SB)));
+    for (int i = 0; i < at->rows; i++) put(c, prod, i, cute_val_binop(c, CUTE_OP_MUL, get(c, r, i), get(c, r, at->rows)));
 }
 
 /* k-tile kt's scales into r */
 static void load_scales(cute_ctx *c, const scale_at *at, cute_int kt, cute_tensor r)
 {
-    put(c, r, SB, load_kt(c, at->block, at->sb, kt));
-    for (int i = 0; i < 2; i++) put(c, r, SA0 + i, load_kt(c, at->row[i], at->sa, kt));
+    put(c, r, at->rows, load_kt(c, at->block, at->sb, kt));
+    for (int i = 0; i < at->rows; i++) put(c, r, i, load_kt(c, at->row[i], at->sa, kt));
 }
 
 static cute_tensor make_scales(cute_ctx *c, int n)
@@ -115,11 +124,13 @@ static cute_tensor make_scales(cute_ctx *c, int n)
     return cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(cute_ctx_alg(c), "%d:1", n));
 }
 
-/* the two products in r seen over the whole fragment: a stride-0 layout broadcasts them */
-static cute_ssa broadcast(cute_ctx *c, const gemm_plan *p, cute_tensor r)
+/* wave w's two products in prod seen over its fragment: a stride-0 layout broadcasts them */
+static cute_ssa broadcast(cute_ctx *c, const gemm_plan *p, cute_tensor prod, int w)
 {
-    r.layout = cute_layout_fmt(cute_ctx_alg(c), "((2,2,%lld),1,1):((0,1,0),0,0)", (long long)(p->bn / 8));
-    return cute_tensor_load(c, r);
+    cute_alg *a = cute_ctx_alg(c);
+    prod = cute_tensor_local_tile(c, prod, cute_tuple_parse(a, "2"), cute_tuple_fmt(a, "%d", w), NULL);
+    prod.layout = cute_layout_fmt(a, "((2,2,%lld),1,1):((0,1,0),0,0)", (long long)(p->bn / 8));
+    return cute_tensor_load(c, prod);
 }
 
 /* One k-tile's product in accumulators of its own and its scales: as loaded, then their
@@ -161,7 +172,7 @@ static void issue(cute_ctx *c, const blockscale_loop *l, const partial *x, cute_
     cute_pipeline_state_advance(c, l->read);
     if (l->ahead) return;
     load_scales(c, &l->at, kt, x->scale); /* the earlier loop: kt's, multiplied at once */
-    multiply(c, x->scale, x->prod);
+    multiply(c, &l->at, x->scale, x->prod);
 }
 
 /* Once no more than `in_flight` batches remain (x's, k-tile kt, has retired): its stage
@@ -177,8 +188,8 @@ static void promote(cute_ctx *c, const blockscale_loop *l, const partial *x, int
 {
     cute_warpgroup_wait(c, in_flight);
     gemm_hopper_release(c, l->p, l->m, l->done);
-    if (l->ahead) multiply(c, x->scale, x->prod);
-    cute_ssa sum = cute_ssa_fma(c, cute_tensor_load(c, x->acc), broadcast(c, l->p, x->prod), cute_tensor_load(c, l->f->acc));
+    if (l->ahead) multiply(c, &l->at, x->scale, x->prod);
+    cute_ssa sum = cute_ssa_fma(c, cute_tensor_load(c, x->acc), broadcast(c, l->p, x->prod, 0), cute_tensor_load(c, l->f->acc));
     cute_tensor_store(c, l->f->acc, sum);
     if (l->ahead) load_ahead(c, l, cute_add(cute_ctx_alg(c), kt, cute_i(2)), x->scale);
 }
@@ -193,7 +204,7 @@ static void pairs_mainloop(cute_ctx *c, const blockscale_loop *l)
     cute_alg *a = cute_ctx_alg(c);
     partial x[2];
     for (int i = 0; i < 2; i++) {
-        x[i] = (partial){cute_make_fragment_like(c, l->f->acc), make_scales(c, SCALES), make_scales(c, 2)};
+        x[i] = (partial){cute_make_fragment_like(c, l->f->acc), make_scales(c, l->at.rows + 1), make_scales(c, l->at.rows)};
         if (l->ahead) load_ahead(c, l, cute_i(i), x[i].scale);
     }
     cute_fill(c, l->f->acc, 0);
@@ -214,6 +225,53 @@ static void pairs_mainloop(cute_ctx *c, const blockscale_loop *l)
     CUTE_ELSE(c) promote(c, l, &x[0], 0, last);
 }
 
+/* t's index w of mode 1 (the MMA's repeats over M), kept as a mode of one: (V, 1, ...) */
+static cute_tensor wave_of(cute_ctx *c, cute_tensor t, int w)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int r = cute_rank(&t.layout);
+    cute_tensor s = cute_tensor_slice(c, t, cute_tuple_fmt(a, r == 3 ? "(_,%d,_)" : "(_,%d,_,_)", w));
+    cute_layout modes[4] = {cute_get(a, &s.layout, 0), cute_layout_parse(a, "1:0")};
+    for (int i = 2; i < r; i++) modes[i] = cute_get(a, &s.layout, i - 1);
+    s.layout = cute_make_layout_modes(a, r, modes);
+    return s;
+}
+
+/* One k-tile of a 256-row tile (DeepGEMM's BLOCK_M 256), in waves: each wave's batch into
+ * the one partial set (two do not fit beside 128 sums; scale-d 0, so each batch overwrites
+ * it in place), waited for, promoted into the wave's sums; the stage released once the
+ * last wave's batch has retired.  While a warpgroup waits and promotes, the other's batch
+ * keeps the tensor core busy.  kt's scales, loaded a k-tile ago, are multiplied at the top
+ * (where ptxas would hoist it anyway), kt + 1's load once they are. */
+static void waves_ktile(cute_ctx *c, const blockscale_loop *l, const partial *x, cute_int kt)
+{
+    cute_pipeline_consumer_wait(c, &l->m->pipe, l->read, (cute_val){0});
+    cute_tensor A = gemm_hopper_stage(c, l->f->tCsA, l->read), B = gemm_hopper_stage(c, l->f->tCsB, l->read);
+    cute_pipeline_state_advance(c, l->read);
+    multiply(c, &l->at, x->scale, x->prod);
+    load_ahead(c, l, cute_add(cute_ctx_alg(c), kt, cute_i(1)), x->scale);
+    for (int w = 0; w < waves(l->p); w++) {
+        cute_warpgroup_arrive(c);
+        cute_gemm_zero(c, &l->p->mma, x->acc, wave_of(c, A, w), B);
+        cute_warpgroup_commit_batch(c);
+        cute_warpgroup_wait(c, 0);
+        if (w == waves(l->p) - 1) gemm_hopper_release(c, l->p, l->m, l->done);
+        cute_tensor sum = wave_of(c, l->f->acc, w);
+        cute_ssa x_w = cute_ssa_fma(c, cute_tensor_load(c, x->acc), broadcast(c, l->p, x->prod, w), cute_tensor_load(c, sum));
+        cute_tensor_store(c, sum, x_w);
+    }
+}
+
+static void waves_mainloop(cute_ctx *c, const blockscale_loop *l)
+{
+    partial x = {cute_make_fragment_like(c, wave_of(c, l->f->acc, 0)), make_scales(c, l->at.rows + 1),
+                 make_scales(c, l->at.rows)};
+    cute_fill(c, x.acc, 0); /* (defined before the batches that overwrite them) */
+    load_ahead(c, l, cute_i(0), x.scale);
+    cute_fill(c, l->f->acc, 0);
+    CUTE_FOR(c, kt, cute_i(0), l->k_tiles) waves_ktile(c, l, &x, kt);
+}
+
 void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m,
                                       const gemm_tiles *t, cute_pipeline_state *read, cute_pipeline_state *done,
                                       const gemm_hopper_frag *f, cute_int tid, const gemm_scales *s)
@@ -221,5 +279,6 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
     blockscale_loop l = {p, m, read, done, f, scale_at_tile(c, p, thr, t, s), t->k_tiles,
                          p->cfg.tiling.scale_mul != CUTE_GEMM_SCALE_MUL_LOAD};
-    pairs_mainloop(c, &l);
+    if (waves(p) > 1) waves_mainloop(c, &l);
+    else pairs_mainloop(c, &l);
 }

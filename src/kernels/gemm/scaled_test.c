@@ -5,11 +5,13 @@
  *    two blocks of B's scales across N, a partial last K block), e4m3 and e5m2, C of bf16,
  *    f16 and f32, both C majors, 128- and 64-wide tiles, odd and even counts of k-tiles
  *    (block scales' main loop takes them in pairs, A's scales loaded two ahead), the
- *    earlier main loop (scales multiplied at the load), amax against the reference's
+ *    earlier main loop (scales multiplied at the load), 256-row tiles (two waves a
+ *    warpgroup), amax against the reference's
  *    max |x| (raised from a prior value, and never lowered);
  *  - what is refused, named: scales of bf16 inputs, block scales of the wrong shape, K = 0
  *    with block scales, amax of an f32 C, a tile wider than a block of B, an output scale
- *    without scales, the grouped kernel with scales;
+ *    without scales, a 256-row tile with per-tensor scales or an f32 C, the grouped kernel
+ *    with scales;
  *  - on an sm_90 GPU (else skipped, visibly), 1024x1000x1008 and 1021x1016x4000 sampled, both kinds. */
 #include <math.h>
 #include <stdlib.h>
@@ -194,6 +196,9 @@ static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
         {72, 200, 144, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 128, 0},
         {136, 328, 400, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 0, 0,
          CUTE_GEMM_SCALE_MUL_LOAD},
+        /* 256-row tiles: two waves a warpgroup, one partial set (5 k-tiles; 2, rows past M) */
+        {264, 200, 560, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 256, 128, 0},
+        {296, 136, 144, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) scaled(rt, lib, &c[i], "interp");
 }
@@ -214,13 +219,15 @@ static void refused(cute_runtime *rt, cute_gemm_lib *lib)
     cute_gemm_scales bad_b = s, none_out = {.out = &p.arg[2]};
     bad_b.b = &wide;
     static const char *want[] = {"bf16 inputs", "(2, 3) but must be (2, 2)", "K >= 1", "TMA-store epilogue",
-                                 "divides 128", "needs per-tensor or block"};
-    struct { const cute_call_arg *A, *B, *C; const cute_gemm_scales *s; int bn; } r[] = {
-        {&Ab, &Bb, &C, &s, 0}, {&A, &B, &C, &bad_b, 0}, {&K0, &B0, &C, &s, 0}, {&A, &B, &Cf, &tensor, 0},
-        {&A, &B, &C, &s, 256}, {&A, &B, &C, &none_out, 0}};
+                                 "divides 128", "needs per-tensor or block", "256 with block scales",
+                                 "256-row tile runs in the TMA-store epilogue"};
+    struct { const cute_call_arg *A, *B, *C; const cute_gemm_scales *s; int bm, bn; } r[] = {
+        {&Ab, &Bb, &C, &s, 0, 0}, {&A, &B, &C, &bad_b, 0, 0}, {&K0, &B0, &C, &s, 0, 0}, {&A, &B, &Cf, &tensor, 0, 0},
+        {&A, &B, &C, &s, 0, 256}, {&A, &B, &C, &none_out, 0, 0}, {&A, &B, &C, &tensor, 256, 128},
+        {&A, &B, &Cf, &s, 256, 128}};
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         char err[2048] = "";
-        cute_gemm_lib_tiling(lib, &(cute_gemm_tiling){.bn = r[i].bn});
+        cute_gemm_lib_tiling(lib, &(cute_gemm_tiling){.bm = r[i].bm, .bn = r[i].bn});
         cute_status st = cutec_gemm_scaled(lib, CUTE_GEMM_HOPPER, r[i].A, r[i].B, r[i].C, 1.0, 0.0, r[i].s, NULL, NULL,
                                            NULL, err, sizeof err);
         CHECK(st != CUTE_OK && strstr(err, want[i]), "refusal %zu: wanted '%s' in: %s", i, want[i], err);
@@ -262,6 +269,7 @@ int main(void)
         {1021, 1016, 4000, CUTE_E4M3, CUTE_F32, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0},
         {1021, 1016, 4000, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
          CUTE_GEMM_SCALE_MUL_LOAD},
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 256, 128, 0},
     };
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) scaled(gpu, lib, &g[i], "gpu");
     cute_gemm_lib_free(lib);
