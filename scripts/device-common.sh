@@ -90,3 +90,23 @@ bench_bf16()
         echo "== skipped (time): bench $*"
     fi
 }
+
+# The fp8 scripts' GEMMs (e4m3 -> bf16, A and B K-major, the hopper kernel):
+#   fp8_bench SECONDS ARGS...: `cutec bench gemm ARGS --iters $iters` under a timeout,
+#                              line-buffered (a killed bench still prints its rows)
+#   fp8_usage ARGS...: ptxas's registers and spills of `cutec compile gemm ARGS` (sm_90a)
+fp8_bench()
+{
+    lim=$1
+    shift
+    lb=
+    command -v stdbuf >/dev/null && lb="stdbuf -oL -eL"
+    # shellcheck disable=SC2086
+    timeout "$lim" $lb build/cutec bench gemm --dtype e4m3 --out-dtype bf16 --layout tn --variants hopper \
+        --iters "$iters" "$@" 2>&1
+}
+fp8_usage()
+{
+    CUTEC_NO_CACHE=1 timeout 8 build/cutec compile gemm --dtype e4m3 --out-dtype bf16 --variant hopper --layout tn \
+        --arch sm_90a "$@" --emit usage 2>&1 | grep -E "registers|spill" | tr '\n' ' '
+}

@@ -124,8 +124,13 @@ typedef struct cute_gemm_tiling {
     int cluster_m, cluster_n;
     int c_store;
     int schedule;
+    int scale_mul; /* fp8 block scales: where a k-tile's scales are multiplied (CUTE_GEMM_SCALE_MUL_*) */
 } cute_gemm_tiling;
 enum { CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TMA, CUTE_GEMM_STORE_ST, CUTE_GEMM_STORE_OVERLAP, CUTE_GEMM_STORE_TILE };
+/* AUTO is PROMOTE: sa sb at the k-tile's promotion, its loads a k-tile old by then; LOAD:
+ * as soon as they are loaded (session 27's kernel, kept to measure against: ptxas puts the
+ * product, and so the loads' whole latency, before the next k-tile's wgmma batch) */
+enum { CUTE_GEMM_SCALE_MUL_AUTO, CUTE_GEMM_SCALE_MUL_PROMOTE, CUTE_GEMM_SCALE_MUL_LOAD };
 enum { CUTE_GEMM_SCHEDULE_AUTO, CUTE_GEMM_SCHEDULE_COOP, CUTE_GEMM_SCHEDULE_PINGPONG, CUTE_GEMM_SCHEDULE_PERSISTENT };
 
 /* A fused epilogue (seed 001's epilogue fusion; docs/gemm.md, "Fused epilogues"): on each

@@ -247,7 +247,7 @@ static void sweep_counts(const gemm_opts *o, int count[SWEEP_LISTS])
 static cute_gemm_tiling sweep_at(const gemm_opts *o, int i, cute_gemm_variant var, char *name, size_t n)
 {
     static const char *sched_tags[] = {"-auto", "-coop", "-pp", "-persistent"};
-    static const char *store_tags[] = {"-sauto", "-tma", "-st", "-tile"};
+    static const char *store_tags[] = {"-sauto", "-tma", "-st", "-overlap", "-tile"};
     cute_gemm_tiling t = o->tiling;
     int len = snprintf(name, n, "%s", cute_gemm_variant_name(var)), count[SWEEP_LISTS], at[SWEEP_LISTS];
     sweep_counts(o, count);
@@ -264,7 +264,8 @@ static cute_gemm_tiling sweep_at(const gemm_opts *o, int i, cute_gemm_variant va
         len += snprintf(name + len, n - (size_t)len, "-t%dx%dx%d", t.bm, t.bn, t.bk);
     }
     if (o->nstores) t.c_store = o->stores[at[4]].c_store;
-    if (o->nstores) snprintf(name + len, n - (size_t)len, "%s", store_tags[t.c_store]);
+    if (o->nstores) len += snprintf(name + len, n - (size_t)len, "%s", store_tags[t.c_store]);
+    if (t.scale_mul) snprintf(name + len, n - (size_t)len, "-mul%s", t.scale_mul == CUTE_GEMM_SCALE_MUL_LOAD ? "load" : "prom");
     return t;
 }
 

@@ -76,9 +76,13 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if (block && 128 % p->bn)
         return cute_alg_fail(a, "gemm hopper: block scales (one per 128 columns of B) need tiles whose N divides 128 "
                              "(bn %lld)", (long long)p->bn);
-    if ((p->bm != 64 && p->bm != 128) || p->bn < 16 || p->bn > 256 || p->bn % 16 || (t->bk && t->bk != p->bk))
-        return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, bn a multiple of 16 up to 256, "
-                             "bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
+    /* bm 256: block scales only, two warpgroups each taking two waves of 64 rows (DeepGEMM's
+     * BLOCK_M 256: hopper_blockscale.c) */
+    bool tall = p->bm == 256 && block;
+    if ((p->bm != 64 && p->bm != 128 && !tall) || p->bn < 16 || p->bn > 256 || p->bn % 16 ||
+        (t->bk && t->bk != p->bk))
+        return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, 256 with block scales; bn a multiple "
+                             "of 16 up to 256, bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
     if (p->pingpong && p->bm * p->bn > 64 * 256) /* a warpgroup's accumulators: 128 registers a thread */
         return cute_alg_fail(a, "gemm hopper: a ping-pong warpgroup's tile %lldx%lld (at most 64x256 or 128x128: "
                              "each warpgroup holds its whole tile's accumulators)", (long long)p->bm, (long long)p->bn);
@@ -159,7 +163,7 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
     if (!takes(a, cfg, arch) || !tiling(a, cfg, p)) return false;
-    p->consumers = p->pingpong ? 2 : (int)(p->bm / 64);
+    p->consumers = p->pingpong ? 2 : (int)(p->bm / 64 < 2 ? p->bm / 64 : 2);
     p->threads = 128 * (1 + p->consumers); /* a producer warpgroup, then the consumers */
     char name[64];
     if (cute_dtype_bytes(cfg->dtype) == 1) /* 32 of K an instruction */
@@ -181,6 +185,9 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
         return cute_alg_fail(a, "gemm hopper: a fused epilogue%s runs in the TMA-store epilogue (a 16-bit C, tiles of "
                              "whole 64-column blocks, not --store st, stages that fit beside its buffers)",
                              cfg->dual ? " (the dual GEMM's SwiGLU)" : "");
+    if (p->bm > 64 * p->consumers && !p->pingpong && !p->tma_store) /* hopper_epilogue.c: a warpgroup 64 rows */
+        return cute_alg_fail(a, "gemm hopper: a %lld-row tile runs in the TMA-store epilogue (a 16-bit C, tiles of "
+                             "whole 64-column blocks, not --store st)", (long long)p->bm);
     if ((cfg->out_scale || cfg->amax) && !p->tma_store)
         return cute_alg_fail(a, "gemm hopper: an output scale or amax runs in the TMA-store epilogue (a 16-bit C, "
                              "tiles of whole 64-column blocks, not --store st)");

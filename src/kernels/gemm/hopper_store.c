@@ -80,7 +80,7 @@ bool gemm_hopper_store_plan(cute_alg *a, gemm_plan *p)
         !cute_copy_atom_named(a, row_major ? "SM90_U32x4_STSM_N" : "SM90_U16x8_STSM_T", cd, &stsm) ||
         !cute_smem_atom_gmma(a, row_major ? "Layout_K_SW128_Atom" : "Layout_MN_SW128_Atom", cd, &atom))
         return false;
-    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->pingpong ? 1 : row_boxes(p)); /* as p->mma's */
+    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->pingpong ? 1 : p->consumers); /* as p->mma's */
     p->epi_mma = cute_make_tiled_mma(a, &piece, &wgs, NULL, NULL, NULL);
     p->r2s = cute_make_tiled_copy_mma(a, &stsm, &p->epi_mma, CUTE_MMA_C);
     cute_tuple shape = cute_tuple_fmt(a, "(%d,%d,%d)", PIECE, PIECE, p->store_stages * row_boxes(p) * buffer_sets(p));
@@ -212,8 +212,16 @@ static cute_tensor broadcast(cute_ctx *c, const gemm_plan *p, const gemm_tiles *
 }
 
 /* The boxes of a piece one issuing thread stores: cooperative, each warpgroup its own 64
- * rows; ping-pong, the warpgroup all of its tile's */
-static int issued_boxes(const gemm_plan *p) { return p->pingpong ? row_boxes(p) : 1; }
+ * rows (with 256 rows and two warpgroups, rows 64 wg and 128 + 64 wg: the MMA's waves);
+ * ping-pong, the warpgroup all of its tile's */
+static int issued_boxes(const gemm_plan *p) { return p->pingpong ? row_boxes(p) : row_boxes(p) / p->consumers; }
+
+/* the issuing thread of warpgroup wg's r-th box of a piece */
+static cute_int box_row(cute_ctx *c, const gemm_plan *p, cute_int wg, int r)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    return p->pingpong ? cute_i(r) : cute_add(a, wg, cute_i(r * p->consumers));
+}
 
 /* The TMA-store pipeline of one issuing thread, a bulk group a box, acquired once a piece
  * after its boxes: the next piece writes all the boxes of the piece store_stages - 1 before
@@ -235,7 +243,7 @@ static void store_piece(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cu
     cute_tuple box = cute_tuple_fmt(a, "(%d,%d)", PIECE, PIECE);
     int rb = row_boxes(p), s = (int)(j % p->store_stages);
     for (int r = 0; r < issued_boxes(p); r++) {
-        cute_int row = p->pingpong ? cute_i(r) : wg, set = p->pingpong ? wg : cute_i(0);
+        cute_int row = box_row(c, p, wg, r), set = p->pingpong ? wg : cute_i(0);
         cute_int buf = cute_add(a, cute_mul(a, set, cute_i(rb * p->store_stages)), cute_add(a, cute_i(s * rb), row));
         cute_tensor kC = cute_tensor_local_tile(c, t->kC, box, cute_tuple_fmt(a, "(%I,%lld)", row, (long long)j), NULL);
         store_box(c, p, sC, buf, kC, mapC);
