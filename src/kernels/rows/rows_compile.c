@@ -65,6 +65,8 @@ static int sum_arrays(const row_plan *p)
 
 static bool keeps_sums(const row_plan *p) { return sum_arrays(p) > 0; }
 
+bool row_plan_persistent(const row_plan *p) { return keeps_sums(p) || p->stage_bufs > 1; }
+
 /* A row that needs more than 256 threads' registers and is too long to stage in one block's
  * shared memory, on sm_90 and later, is split over a cluster of up to CLUSTER_MAX blocks.
  * Not where a longer row's chunked walk reads it once anyway (cross-entropy's forward
@@ -108,10 +110,16 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
         p->tpr = sums_in_smem ? threads / 2 : threads, p->k = sums_in_smem ? 2 * kmax : kmax;
         p->rows = 1, p->cluster = blocks > 1 ? (int)blocks : 0, p->stage_chunks = (int)per;
         p->looped = true, p->column_grid = blocks > 1, p->sums_in_smem = sums_in_smem;
-        /* a block with column sums walks several rows (rows_call.c's grid): up to three
-         * rows' copies in flight during this one's work, as its share of the SM allows */
+        /* a block walks several rows where it has room for two buffers or more (rows_call.c's
+         * persistent grid; one with column sums always): up to three rows' copies in flight
+         * during this one's work, as its share of the SM allows.  (The forwards at 262144
+         * took a block a row, their loads idle from the reduction to the block's end: 75% of
+         * the copy in RMSNorm's, where the staged rows of 32768 ran at 92%.) */
         int64_t bufs = (SMEM_MAX / row_plan_blocks_per_sm(p) - sums_bytes) / (per * chunk_bytes);
-        p->stage_bufs = sums ? (int)(bufs > 4 ? 4 : bufs < 1 ? 1 : bufs) : 1;
+        p->stage_bufs = (int)(bufs > 4 ? 4 : bufs < 1 ? 1 : bufs);
+        /* with three buffers or more a block posts a row's exchange and writes the previous
+         * row before it waits for the cluster (rows_kernel.c's rows_pipelined) */
+        p->pipelined = p->cluster > 1 && p->stage_bufs >= 3 && p->op->stages == 1;
         return true;
     }
     return false;

@@ -29,6 +29,7 @@ row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p
     st.pipe = cute_pipeline_tma_async_create(c, A, st.stages, 1, 0);
     st.fill = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, st.stages);
     st.use = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, st.stages);
+    st.done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, st.stages);
     st.on = true;
     return st;
 }
@@ -67,20 +68,32 @@ void row_stage_fill(cute_ctx *c, row_stage *st, const row_plan *p, const cute_te
     }
 }
 
-cute_int row_stage_buffer(cute_ctx *c, const row_stage *st, const row_plan *p)
+/* the first tile of a consumer state's buffer */
+static cute_int first_tile(cute_ctx *c, const cute_pipeline_state *s, const row_plan *p)
 {
-    if (!st->on) return cute_i(0);
-    return cute_mul(cute_ctx_alg(c), cute_int_from_val(c, cute_val_cvt(c, st->use.index, CUTE_I64), 0), cute_i(p->stage_chunks));
+    return cute_mul(cute_ctx_alg(c), cute_int_from_val(c, cute_val_cvt(c, s->index, CUTE_I64), 0), cute_i(p->stage_chunks));
 }
 
-void row_stage_wait(cute_ctx *c, const row_stage *st)
+cute_int row_stage_buffer(cute_ctx *c, const row_stage *st, const row_plan *p)
 {
-    if (st->on) cute_pipeline_consumer_wait(c, &st->pipe, &st->use, (cute_val){0});
+    return st->on ? first_tile(c, &st->use, p) : cute_i(0);
+}
+
+cute_int row_stage_oldest(cute_ctx *c, const row_stage *st, const row_plan *p)
+{
+    return st->on ? first_tile(c, &st->done, p) : cute_i(0);
+}
+
+void row_stage_wait(cute_ctx *c, row_stage *st)
+{
+    if (!st->on) return;
+    cute_pipeline_consumer_wait(c, &st->pipe, &st->use, (cute_val){0});
+    cute_pipeline_state_advance(c, &st->use);
 }
 
 void row_stage_release(cute_ctx *c, row_stage *st)
 {
     if (!st->on) return;
-    CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0))) { cute_pipeline_consumer_release(c, &st->pipe, &st->use); }
-    cute_pipeline_state_advance(c, &st->use);
+    CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0))) { cute_pipeline_consumer_release(c, &st->pipe, &st->done); }
+    cute_pipeline_state_advance(c, &st->done);
 }
