@@ -12,7 +12,9 @@
 #    131072) walk several rows a block with the next row's part staged meanwhile (a
 #    persistent grid of the clusters that fit, two buffers a block); they took a block a row;
 #  - the norms' backward at 4096x32768 (four buffers a block) posts a row's cluster exchange
-#    before the previous row's write pass and waits for it after (rows_pipelined).
+#    before the previous row's write pass and waits for it after (rows_pipelined);
+#  - the norms' backward at 4096 and 32768 stages its block's weight once in shared memory;
+#  - a block that walks several rows loads the next row's rstd / mean / label during this one.
 # The two key rows are timed again with the schedule before rows6 (CUTEC_ROWS_SCHEDULE=rows5)
 # in the same run.  Every command has a time limit and prints line by line (stdbuf): a limit
 # that stops one loses nothing already printed.  Stops starting benchmarks after $BUDGET

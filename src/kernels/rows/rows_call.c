@@ -86,9 +86,9 @@ static const cute_fn *make_rows(cute_runtime *rt, const void *key, const void *p
 
 static void key_of(const row_plan *p, char *key, size_t n)
 {
-    int len = snprintf(key, n, "%s/%d/v%d/t%d/k%d/r%d/%c%dx%d/c%d%s%s%s/", p->op->name, p->variant, p->vec, p->tpr, p->k,
+    int len = snprintf(key, n, "%s/%d/v%d/t%d/k%d/r%d/%c%dx%d/c%d%s%s%s%s/", p->op->name, p->variant, p->vec, p->tpr, p->k,
                        p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->stage_bufs, p->cluster, p->sums_in_smem ? "/smem-sums" : "",
-                       p->pipelined ? "/pipelined" : "", p->in_place ? "/in-place" : "");
+                       p->stage_cols ? "/staged-cols" : "", p->pipelined ? "/pipelined" : "", p->in_place ? "/in-place" : "");
     for (int s = 0; s < p->op->nslots; s++)
         len += snprintf(key + len, n - (size_t)len, "%s,", p->has[s] ? cute_dtype_name(p->dtype[s]) : "-");
 }
@@ -107,15 +107,16 @@ static bool in_place(const row_call *rc)
 }
 
 /* CUTEC_ROWS_SCHEDULE=rows5: the schedule before rows6 (the forwards over a cluster's blocks a
- * block a row, the norms' backward without the pipelined exchange), so that one run can time
- * both (scripts/device-rows6.sh) */
+ * block a row, the norms' backward without the pipelined exchange and with its weight read
+ * from L2; only the per-row inputs loaded a row ahead stay), so that one run can time both
+ * (scripts/device-rows6.sh) */
 static void schedule_override(row_plan *p)
 {
     const char *s = getenv("CUTEC_ROWS_SCHEDULE");
     bool sums = false;
     if (!s || strcmp(s, "rows5")) return;
     for (int i = 0; i < p->op->nslots; i++) sums |= p->has[i] && p->op->slot[i].role == COL_PARTIAL;
-    p->pipelined = false;
+    p->pipelined = p->stage_cols = false;
     if (!sums && p->cluster > 1) p->stage_bufs = 1;
 }
 

@@ -82,8 +82,11 @@ static void compiled_only(cute_runtime *rt)
                     cutec_rows_free(lib);
                     return;
                 }
-                /* rows of 4096 bf16: every row tensor moves 16 bytes an access */
-                bool load16 = ptx && (strstr(ptx, "ld.global.nc.v4") || strstr(ptx, "ld.global.v4"));
+                /* rows of 4096 bf16: every row tensor moves 16 bytes an access (the norms'
+                 * backward on sm_90a stages its rows and weight by bulk copies, read 16 bytes
+                 * at a time from shared memory) */
+                bool staged = ptx && strstr(ptx, "cp.async.bulk.shared::cluster.global") && strstr(ptx, "ld.shared.v4");
+                bool load16 = ptx && (strstr(ptx, "ld.global.nc.v4") || strstr(ptx, "ld.global.v4") || staged);
                 bool store16 = ptx && strstr(ptx, "st.global.v4"); /* cross-entropy's forward stores none */
                 CHECK(load16 && (store16 || (op == RP_XENT && !bwd)),
                       "%s %s for %s: no 16-byte accesses", rp_op_name((rp_op)op), bwd ? "bwd" : "fwd", archs[a]);

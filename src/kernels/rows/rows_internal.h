@@ -95,6 +95,10 @@ typedef struct row_plan {
                               (in a cluster: each block that many tiles of its part) */
     int stage_bufs;        /* staging buffers: 2 or more where a block walks several rows
                               (the next rows' copies in flight while it works on this one) */
+    bool stage_cols;       /* the column inputs (weight) of the block's part staged once in
+                              shared memory and read from there by every row (a staged tile
+                              with column sums, where room is left: no load from L2 on each
+                              row's critical path) */
     bool sums_in_smem;     /* column sums (dw, db) in shared memory, not registers (a cluster's
                               1024-thread blocks, whose 64 registers cannot hold them) */
     bool pipelined;        /* a cluster's row exchange overlaps the previous row's write
@@ -118,6 +122,8 @@ static inline int64_t row_plan_block_cols(const row_plan *p)
 {
     return row_plan_tile(p) * (p->cluster > 1 && p->stage_chunks ? p->stage_chunks : 1);
 }
+/* the slots of a role (row_role) the plan's call gives */
+int row_plan_slots(const row_plan *p, int role);
 /* a block walks several rows (rows_call.c's grid): the plan keeps column sums, or stages the
  * next rows while it works on this one (two buffers or more) */
 bool row_plan_persistent(const row_plan *p);
@@ -147,6 +153,9 @@ typedef struct row_stage {
     cute_pipeline_state fill, use, done; /* thread 0's next buffer to fill; the next to wait
                                             for; the oldest not released (a pipelined walk
                                             holds two rows' buffers) */
+    bool cols_on;                  /* the plan's stage_cols: */
+    cute_tensor cols[ROW_SLOTS];   /* each column input's part, (1,T) tiles as s */
+    cute_pipeline cols_pipe;       /* ... filled once */
 } row_stage;
 /* the staging buffers of a plan with stage_chunks (none without); the pipeline created */
 row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p);
@@ -155,6 +164,10 @@ row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p
  * waits until it is free and issues the copies.  Every thread calls it, in row order. */
 void row_stage_fill(cute_ctx *c, row_stage *st, const row_plan *p, const cute_tensor *g, cute_int rb, cute_int first,
                     cute_int n);
+/* the column inputs' part from tile `first` on (g: the zipped inputs), once: thread 0
+ * issues the copies; every thread waits for them before its first read */
+void row_stage_columns(cute_ctx *c, row_stage *st, const row_plan *p, const cute_tensor *g, cute_int first, cute_int n);
+void row_stage_columns_wait(cute_ctx *c, const row_stage *st);
 /* the first tile of the buffer the next wait is for (in every thread) */
 cute_int row_stage_buffer(cute_ctx *c, const row_stage *st, const row_plan *p);
 /* wait until that buffer holds its row (the next wait is for the next buffer) */

@@ -46,13 +46,18 @@ static cute_ssa load_f32(cute_ctx *c, cute_tensor t, cute_ssa pred, double fill)
     return cute_ssa_cvt(c, cute_tensor_load_if(c, t, pred, fill), CUTE_F32);
 }
 
-/* the column inputs (weight, bias) of chunk cb */
+/* the column inputs (weight, bias) of chunk cb (staged: tile cb - first of the block's part) */
 static void load_columns(cute_ctx *c, const row_thread *th, row_io *io, cute_int cb)
 {
     const row_op *op = th->p->op;
     cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
+    cute_int staged = cute_sub(cute_ctx_alg(c), cb, th->first);
     for (int s = 0; s < op->nslots; s++)
-        if (th->p->has[s] && op->slot[s].role == COL_IN) io->t[s] = load_f32(c, part(c, th, th->k->g[s], cute_i(0), cb), in_cols, 0);
+        if (th->p->has[s] && op->slot[s].role == COL_IN) {
+            cute_tensor from = th->stage.cols_on ? part(c, th, th->stage.cols[s], cute_i(0), staged)
+                                                 : part(c, th, th->k->g[s], cute_i(0), cb);
+            io->t[s] = load_f32(c, from, in_cols, 0);
+        }
 }
 
 /* where tile cb of the row lies in the staging buffers: in this row's buffer, counted from
@@ -452,7 +457,9 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     th.cluster = row_cluster_alloc(c, &A, p);
     row_io io = io_start(c, &th);
     column_sums_begin(c, &th, &A);
+    row_stage_columns(c, &th.stage, p, k->g, th.first, k->n);
     for (int j = 0; th.stage.on && j < th.stage.stages - 1; j++) fill_row(c, &th, cute_i(j)); /* rows ahead */
+    row_stage_columns_wait(c, &th.stage);
     if (p->pipelined)
         rows_pipelined(c, &th, &io);
     else
