@@ -131,6 +131,13 @@ void inst_bulk_g2s(ictx *X, const dinst *d, const imask *m)
     });
 }
 
+/* prefetch.global.L2 [a]: a hint, no data moves; a must lie inside a buffer the launch
+ * holds */
+void inst_l2_prefetch(ictx *X, const dinst *d, const imask *m)
+{
+    EACH(X, m, t, { (void)interp_gcheck(X, d, t, interp_addr(X, d, 0, t), 1, 1, 0); });
+}
+
 /* --- cp.async.bulk.global.shared::cta.bulk_group dst, src, n; its groups ------------------ */
 
 uint32_t *interp_bulk_groups(ictx *X)

@@ -465,6 +465,7 @@ void interp_group_release(ictx *X, uint32_t t, uint32_t *gvc);
 void interp_peer_flag_text(const ictx *X, uint64_t addr, char *buf, size_t n);
 void inst_cluster_barrier(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_g2s(ictx *X, const dinst *d, const imask *m);
+void inst_l2_prefetch(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_s2g(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_commit(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_wait_read(ictx *X, const dinst *d, const imask *m);
