@@ -176,7 +176,7 @@ static bool problem_make(problem *p, const attn_opts *o, uint64_t *seed)
     for (int i = 0; i < (o->bwd ? NBUF : NFWD); i++) {
         if (!alloc_one(p, i, sizes[i])) return false;
         if (i >= 3 && i != NFWD) continue;
-        gemm_ref_fill(o->dtype, p->host[i], (int64_t)(sizes[i] / es), seed);
+        gemm_ref_fill_pooled(o->dtype, p->host[i], (int64_t)(sizes[i] / es), seed);
         if (b->vt->upload(b->self, &p->buf[i], 0, p->host[i], sizes[i]) != CUTE_OK) return false;
     }
     if (!problem_poison(p, o)) return false;
