@@ -85,31 +85,42 @@ void attn_hbdq_atoms(cute_ctx *c, attn_hop_bwd_plan *hp, cute_tensor acc);
 /* the launch of the kernel that turns the sums into dQ (times the scale), after the others */
 void attn_hbdq_post_launch(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg);
 
-/* a consumer thread's part: dS^T's two buffers and dQ's tile in shared memory, its views
- * as the dQ product's operands, the accumulator */
-typedef struct attn_hbdq {
+/* shared memory (at the kernel's top level, where every thread runs): dS^T's two buffers,
+ * a pipeline of them (the 256 consumers fill a buffer, each its half, and all read it) and
+ * dQ's tile */
+typedef struct attn_hbdq_smem {
     cute_tensor sdst;     /* (128, 64, 2) */
     cute_tensor sdq;      /* the (64, D) f32 tile in the chunk's order (the TMA atoms' layout) */
+    cute_pipeline ds;
+} attn_hbdq_smem;
+void attn_hbdq_alloc(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_smem_allocator *al, attn_hbdq_smem *m);
+/* a consumer thread's part: the shared tiles, their views as the dQ product's operands, the
+ * accumulator, the pipeline's states (the buffer staged next, the buffer read next) */
+typedef struct attn_hbdq {
+    cute_tensor sdst, sdq;
+    cute_pipeline ds;
+    cute_pipeline_state staged, read;
     cute_tensor ads, bk;  /* (MMA, M, K, 2): dS from sdst; (MMA, N, K): K^T from the K tile */
     cute_tensor acc;      /* (64, D / 2) f32 a warpgroup */
     cute_tensor slot;     /* the accumulator's values' places in sdq */
     cute_thr_mma ss;      /* the scores' partition (dS^T's accumulator) */
 } attn_hbdq;
-/* shared memory (at the kernel's top level) */
-void attn_hbdq_alloc(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_smem_allocator *al, cute_tensor *sdst,
-                     cute_tensor *sdq);
 /* tid: among the 256 consumer threads; sk: the block's K tile (128, D) */
-attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_tensor sdst, cute_tensor sdq,
-                             cute_tensor sk, cute_int tid);
-/* dS^T (the accumulator, f32) of step `step` into its buffer; both warpgroups' halves in
- * before either reads them */
-void attn_hbdq_stage_ds(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq *q, cute_tensor acc_dst,
-                        cute_int step);
-/* in the products' batch: zero the accumulator, fence, issue dQ = dS K */
-void attn_hbdq_issue(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq *q, cute_int step);
-/* after the product's wait: the tile into sdq once the writer has read the last one */
-void attn_hbdq_handoff(cute_ctx *c, const attn_hbdq *q);
-/* The writer, one warp: step by step, once the consumers handed the tile over, waits for its
+attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_smem *m, cute_tensor sk,
+                             cute_int tid);
+/* dS^T (the accumulator, f32) of a step into the next buffer, once its last readers are done;
+ * or zeros shaped as it (a step before the first, whose part the writer drops) */
+void attn_hbdq_stage_ds(cute_ctx *c, const attn_hop_bwd_plan *hp, attn_hbdq *q, cute_tensor acc_dst);
+void attn_hbdq_stage_zero(cute_ctx *c, const attn_hop_bwd_plan *hp, attn_hbdq *q, cute_tensor acc_dst);
+/* the oldest staged step's dS: wait until both warpgroups' halves are in; then, in a batch,
+ * zero the accumulator, fence, issue dQ = dS K */
+void attn_hbdq_wait_ds(cute_ctx *c, const attn_hbdq *q);
+void attn_hbdq_issue(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq *q);
+/* after the product's wait: the buffer released, the tile into sdq once the writer has read
+ * the last one */
+void attn_hbdq_handoff(cute_ctx *c, attn_hbdq *q);
+/* The writer, one warp: after the consumers' first part (of zeros) is dropped, step by step,
+ * once the consumers handed the tile over, waits for its
  * turn at the chunk (query tile yt of head yh: the blocks of the higher key tiles first, as
  * they are launched), stores or adds it, hands sdq back, and counts itself in.  xt: the key
  * tile; any: whether the block's keys meet any query (else its one step adds nothing). */

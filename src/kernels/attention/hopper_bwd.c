@@ -88,7 +88,7 @@ static void y_tile_of(cute_ctx *c, const hb_job *j, cute_int i, cute_int *yh, cu
 
 typedef struct hb_smem {
     cute_tensor x1, x2;   /* (128, D) */
-    cute_tensor sdst, sdq; /* fused dQ: dS^T's buffers, dQ's tile (attn_hbdq_alloc) */
+    attn_hbdq_smem dq;     /* fused dQ's (attn_hbdq_alloc) */
     cute_tensor y1, y2;   /* (64, D, stages) */
     cute_tensor y1t, y2t; /* the same seen as (D, 64, stages): the RS products' B */
     cute_pipeline px, py; /* X (one stage, filled once), Y (Y1 and Y2 of a tile a stage) */
@@ -115,7 +115,7 @@ static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
     int threads = CONSUMERS * WARPGROUP;
     m.px = cute_pipeline_tma_async_create(c, &al, 1, threads, 2 * p->tma_q.bytes * (p->d / 64));
     m.py = cute_pipeline_tma_async_create(c, &al, p->stages, threads, 2 * p->tma_k.bytes * (p->d / 64));
-    if (j->fused) attn_hbdq_alloc(c, j->hp, &al, &m.sdst, &m.sdq);
+    if (j->fused) attn_hbdq_alloc(c, j->hp, &al, &m.dq);
     return m;
 }
 
@@ -161,7 +161,7 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const
 {
     cute_alg *a = cute_ctx_alg(c);
     hb_frag f = {0};
-    if (j->fused) f.q = attn_hbdq_consumer(c, j->hp, m->sdst, m->sdq, m->x1, tid);
+    if (j->fused) f.q = attn_hbdq_consumer(c, j->hp, &m->dq, m->x1, tid);
     f.ss = cute_tiled_mma_slice(&p->mma, tid), f.rs = cute_tiled_mma_slice(&p->pv, tid);
     f.sx1 = cute_partition_A(c, f.ss, m->x1), f.sx2 = cute_partition_A(c, f.ss, m->x2);
     f.sy1 = cute_partition_B(c, f.ss, m->y1), f.sy2 = cute_partition_B(c, f.ss, m->y2);
@@ -261,31 +261,23 @@ static void issue_scores(cute_ctx *c, const attn_plan *p, const hb_smem *m, cons
     cute_warpgroup_commit_batch(c);
 }
 
-/* dS (and P) into the registers the products read, freeing the accumulators; fused dQ:
- * dS^T of step `step` into shared memory too */
-static void convert(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, cute_int step)
+/* dS (and P) into the registers the products read, freeing the accumulators */
+static void convert(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f)
 {
     cute_tensor_store(c, f->rds, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_b), p->cfg.dtype));
     if (j->kv) cute_tensor_store(c, f->rp, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_a), p->cfg.dtype));
-    if (j->fused) attn_hbdq_stage_ds(c, j->hp, &f->q, f->acc_b, step);
 }
 
-/* issue out0 += dS Y1 (and out1 += P Y2) of the state's stage, and fused dQ's part of step
- * `step` (a batch) */
+/* issue out0 += dS Y1 (and out1 += P Y2) of the state's stage, and with_dq the fused dQ's
+ * part of the oldest staged dS (a batch) */
 static void issue_products(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f,
-                           const cute_pipeline_state *s, cute_int step)
+                           const cute_pipeline_state *s, bool with_dq)
 {
     cute_warpgroup_arrive(c);
     gemm_rs(c, p, f, f->rds, attn_hop_stage(c, f->sy1t, 4, s), f->out[0]);
     if (j->kv) gemm_rs(c, p, f, f->rp, attn_hop_stage(c, f->sy2t, 4, s), f->out[1]);
-    if (j->fused) attn_hbdq_issue(c, j->hp, &f->q, step);
+    if (with_dq) attn_hbdq_issue(c, j->hp, &f->q);
     cute_warpgroup_commit_batch(c);
-}
-
-/* once a step's products are done: fused dQ's part to the writer */
-static void products_done(cute_ctx *c, const hb_job *j, const hb_frag *f)
-{
-    if (j->fused) attn_hbdq_handoff(c, &f->q);
 }
 
 /* the state's scores issued in the warpgroup's turn (attn_hop_my_turn), on to the next stage */
@@ -303,39 +295,58 @@ static void scores_in_turn(cute_ctx *c, const attn_plan *p, const hb_smem *m, co
 static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
                           cute_pipeline_state *r, cute_val first)
 {
-    cute_int step = cute_sub(cute_ctx_alg(c), j->steps, cute_i(1));
-    convert(c, p, j, f, step);
+    convert(c, p, j, f);
     attn_hop_my_turn(c, first);
-    issue_products(c, p, j, f, r, step);
+    issue_products(c, p, j, f, r, false);
     attn_hop_your_turn(c, first);
     cute_warpgroup_wait(c, 0);
-    products_done(c, j, f);
     cute_pipeline_consumer_release(c, &m->py, r);
     cute_pipeline_state_advance(c, r);
+}
+
+/* one step of serial_steps: the scores, P and dS, the fused dQ's dS^T staged, then dV and dK,
+ * and with_dq the fused dQ's part of the step before (a step late: the warpgroups need not
+ * meet at every step to have both halves of dS^T in) */
+static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
+                        const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i, bool with_dq)
+{
+    hb_step st = step_views(c, p, j, f, mt, i);
+    issue_scores(c, p, m, f, s, false);
+    cute_warpgroup_wait(c, 0);
+    gradients(c, p, j, f, &st, scale_log2);
+    convert(c, p, j, f);
+    if (j->fused) attn_hbdq_stage_ds(c, j->hp, &f->q, f->acc_b);
+    if (with_dq) attn_hbdq_wait_ds(c, &f->q);
+    issue_products(c, p, j, f, s, with_dq);
+    cute_warpgroup_wait(c, 0);
+    if (with_dq) attn_hbdq_handoff(c, &f->q);
+    cute_pipeline_consumer_release(c, &m->py, s);
+    cute_pipeline_state_advance(c, s);
 }
 
 /* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other, since dK, dV,
  * the next scores and this step's dS and P in flight at once would need more than 240
  * registers; and without the ping-pong's turns, which spill a few bytes here (the two
- * warpgroups interleave as the pipeline's waits let them).  Within a step the overlaps
- * that fit (FlashAttention 3's): P computed while dP's product runs, the fused dQ's part
- * handed over while dV's and dK's run. */
-static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
-                        const cute_tensor *mt, cute_val scale_log2)
+ * warpgroups interleave as the pipeline's waits let them).  Fused dQ: each step's products
+ * carry the step before's dQ part, the first step's that of zeros staged before (no wgmma in
+ * a branch, and a first step peeled off the loop would spill), the last part alone after the
+ * loop. */
+static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
+                         const cute_tensor *mt, cute_val scale_log2)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    CUTE_FOR(c, i, cute_i(0), j->steps) {
-        hb_step st = step_views(c, p, j, f, mt, i);
-        issue_scores(c, p, m, f, &s, false);
-        cute_warpgroup_wait(c, 0);
-        gradients(c, p, j, f, &st, scale_log2);
-        convert(c, p, j, f, i);
-        issue_products(c, p, j, f, &s, i);
-        cute_warpgroup_wait(c, 0);
-        products_done(c, j, f);
-        cute_pipeline_consumer_release(c, &m->py, &s);
-        cute_pipeline_state_advance(c, &s);
+    if (!j->fused) {
+        CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i, false); }
+        return;
     }
+    attn_hbdq_stage_zero(c, j->hp, &f->q, f->acc_b);
+    CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i, true); }
+    attn_hbdq_wait_ds(c, &f->q);
+    cute_warpgroup_arrive(c);
+    attn_hbdq_issue(c, j->hp, &f->q);
+    cute_warpgroup_commit_batch(c);
+    cute_warpgroup_wait(c, 0);
+    attn_hbdq_handoff(c, &f->q);
 }
 
 /* The steps, overlapped as FlashAttention 3 overlaps a warpgroup's softmax with its GEMMs:
@@ -356,17 +367,15 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
     gradients(c, p, j, f, &first_step, scale_log2);
     CUTE_FOR(c, i, cute_i(1), j->steps) { /* i: the step whose scores are issued */
         hb_step st = step_views(c, p, j, f, mt, i);
-        cute_int prev = cute_sub(cute_ctx_alg(c), i, cute_i(1));
-        convert(c, p, j, f, prev);
+        convert(c, p, j, f);
         attn_hop_my_turn(c, first);
         issue_scores(c, p, m, f, &s, false);
-        issue_products(c, p, j, f, &r, prev);
+        issue_products(c, p, j, f, &r, false);
         attn_hop_your_turn(c, first);
         cute_pipeline_state_advance(c, &s);
         cute_warpgroup_wait(c, 1);
         gradients(c, p, j, f, &st, scale_log2);
         cute_warpgroup_wait(c, 0);
-        products_done(c, j, f);
         cute_pipeline_consumer_release(c, &m->py, &r);
         cute_pipeline_state_advance(c, &r);
     }
@@ -463,7 +472,7 @@ static void body(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor *mt
                  cute_make_identity_tensor(c, mt[Y1].layout.shape)};
     hb_roles r = {.p = p, .j = &j, .m = &m, .x = &x, .mt = mt, .scale_log2 = scale_log2, .scale = scale};
     if (j.fused)
-        r.w = (attn_hbdq_writer){.sdq = m.sdq, .sem = *sem, .map_store = maps[4], .map_add = maps[5],
+        r.w = (attn_hbdq_writer){.sdq = m.dq.sdq, .sem = *sem, .map_store = maps[4], .map_add = maps[5],
                                  .b = j.b, .xt = j.xt, .sx = j.sx, .sq = j.sy, .any = j.any};
     roles(c, &r);
 }

@@ -27,8 +27,8 @@
 #include "cutec/sync.h"
 #include "kernels/attention/attention_bwd.h"
 
-/* named barriers: dS^T in (the 256 consumers), sdq full and sdq empty (and the writer warp) */
-enum { BAR_DS = 3, BAR_FULL = 4, BAR_EMPTY = 5, CONSUMERS = 256, HANDOFF = 256 + 32 };
+/* named barriers: sdq full and sdq empty (the 256 consumers and the writer warp) */
+enum { BAR_FULL = 4, BAR_EMPTY = 5, CONSUMERS = 256, HANDOFF = 256 + 32 };
 /* sm_90's opt-in shared memory per block, less room for the barriers and the alignment */
 enum { SMEM_BYTES = 227 * 1024 - 2048 };
 
@@ -72,11 +72,11 @@ void attn_hbdq_atoms(cute_ctx *c, attn_hop_bwd_plan *hp, cute_tensor acc)
     hp->tma_dq_add = cute_make_tma_atom(c, CUTE_TMA_OP_REDUCE_ADD, acc, box, CUTE_SW_NONE, 1);
 }
 
-void attn_hbdq_alloc(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_smem_allocator *al, cute_tensor *sdst,
-                     cute_tensor *sdq)
+void attn_hbdq_alloc(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_smem_allocator *al, attn_hbdq_smem *m)
 {
-    *sdst = cute_smem_alloc_tensor_composed(c, al, hp->kv.cfg.dtype, hp->smem_ds, 16);
-    *sdq = cute_smem_alloc_tensor(c, al, CUTE_F32, box_of(cute_ctx_alg(c), hp->kv.d), 128);
+    m->sdst = cute_smem_alloc_tensor_composed(c, al, hp->kv.cfg.dtype, hp->smem_ds, 16);
+    m->sdq = cute_smem_alloc_tensor(c, al, CUTE_F32, box_of(cute_ctx_alg(c), hp->kv.d), 128);
+    m->ds = cute_pipeline_async_create(c, al, 2, CONSUMERS, CONSUMERS);
 }
 
 static cute_tensor composed(cute_ctx *c, cute_tensor t, cute_layout l)
@@ -95,12 +95,15 @@ static cute_tensor slot_of(cute_ctx *c, cute_tensor chunk, cute_int tid, cute_tu
     return composed(c, CUTE_SLICE(c, per, CUTE_ALL, tid), cute_make_layout(a, shape));
 }
 
-attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_tensor sdst, cute_tensor sdq,
-                             cute_tensor sk, cute_int tid)
+attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_smem *m, cute_tensor sk,
+                             cute_int tid)
 {
     cute_alg *a = cute_ctx_alg(c);
     long long D = hp->kv.d, keys = hp->kv.bm, queries = hp->kv.bn;
-    attn_hbdq q = {.sdst = sdst, .sdq = sdq, .ss = cute_tiled_mma_slice(&hp->kv.mma, tid)};
+    cute_tensor sdst = m->sdst, sdq = m->sdq;
+    attn_hbdq q = {.sdst = sdst, .sdq = sdq, .ds = m->ds, .ss = cute_tiled_mma_slice(&hp->kv.mma, tid)};
+    q.staged = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 2);
+    q.read = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 2);
     cute_thr_mma t = cute_tiled_mma_slice(&hp->dq_mma, tid);
     /* dS (queries, keys, 2) and K^T (D, keys): the transposes of what is stored */
     cute_tensor sds = composed(c, sdst, cute_layout_fmt(a, "(%lld,%lld,2):(%lld,1,%lld)", queries, keys, keys,
@@ -112,30 +115,49 @@ attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_tens
     return q;
 }
 
-static cute_int parity(cute_ctx *c, cute_int step)
+static cute_int stage_of(cute_ctx *c, const cute_pipeline_state *s)
 {
-    return cute_mod(cute_ctx_alg(c), step, cute_i(2));
+    return cute_int_from_val(c, s->index, 0);
 }
 
-void attn_hbdq_stage_ds(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq *q, cute_tensor acc_dst,
-                        cute_int step)
+/* the thread's values v of dS^T (f32) into the next buffer, once its last readers are done */
+static void stage(cute_ctx *c, const attn_hop_bwd_plan *hp, attn_hbdq *q, cute_ssa v)
 {
-    cute_tensor buf = cute_tensor_slice(c, q->sdst, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,%I)", parity(c, step)));
-    cute_tensor_store(c, cute_partition_C(c, q->ss, buf), cute_ssa_cvt(c, cute_tensor_load(c, acc_dst), hp->kv.cfg.dtype));
+    cute_pipeline_producer_acquire(c, &q->ds, &q->staged, (cute_val){0});
+    cute_tensor buf = cute_tensor_slice(c, q->sdst, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,%I)", stage_of(c, &q->staged)));
+    cute_tensor_store(c, cute_partition_C(c, q->ss, buf), cute_ssa_cvt(c, v, hp->kv.cfg.dtype));
     cute_fence_proxy_async_shared_cta(c); /* the threads' stores, then wgmma's reads (the async proxy) */
-    cute_named_barrier_sync(c, BAR_DS, CONSUMERS);
+    cute_pipeline_producer_commit(c, &q->ds, &q->staged);
+    cute_pipeline_state_advance(c, &q->staged);
 }
 
-void attn_hbdq_issue(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq *q, cute_int step)
+void attn_hbdq_stage_ds(cute_ctx *c, const attn_hop_bwd_plan *hp, attn_hbdq *q, cute_tensor acc_dst)
 {
-    cute_tensor ds = cute_tensor_slice(c, q->ads, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,_,%I)", parity(c, step)));
+    stage(c, hp, q, cute_tensor_load(c, acc_dst));
+}
+
+void attn_hbdq_stage_zero(cute_ctx *c, const attn_hop_bwd_plan *hp, attn_hbdq *q, cute_tensor acc_dst)
+{
+    stage(c, hp, q, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), acc_dst.layout.shape));
+}
+
+void attn_hbdq_wait_ds(cute_ctx *c, const attn_hbdq *q)
+{
+    cute_pipeline_consumer_wait(c, &q->ds, &q->read, (cute_val){0});
+}
+
+void attn_hbdq_issue(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq *q)
+{
+    cute_tensor ds = cute_tensor_slice(c, q->ads, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,_,%I)", stage_of(c, &q->read)));
     cute_fill(c, q->acc, 0);
     cute_warpgroup_arrive(c); /* (the zeros: the compiler may set them after the batch's first) */
     cute_gemm(c, &hp->dq_mma, q->acc, ds, q->bk, q->acc);
 }
 
-void attn_hbdq_handoff(cute_ctx *c, const attn_hbdq *q)
+void attn_hbdq_handoff(cute_ctx *c, attn_hbdq *q)
 {
+    cute_pipeline_consumer_release(c, &q->ds, &q->read);
+    cute_pipeline_state_advance(c, &q->read);
     cute_named_barrier_sync(c, BAR_EMPTY, HANDOFF);
     cute_tensor_store(c, q->slot, cute_tensor_load(c, q->acc));
     cute_fence_proxy_async_shared_cta(c); /* before the writer's TMA reads them */
@@ -168,6 +190,8 @@ void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_named_barrier_arrive(c, BAR_EMPTY, HANDOFF); /* sdq starts empty */
+    cute_named_barrier_sync(c, BAR_FULL, HANDOFF);    /* the consumers' part of zeros (serial_steps) */
+    cute_named_barrier_arrive(c, BAR_EMPTY, HANDOFF);
     CUTE_FOR(c, i, cute_i(0), steps) {
         cute_int yh, yt;
         tile_of(c, job, i, &yh, &yt);
