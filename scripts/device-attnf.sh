@@ -8,10 +8,10 @@
 #   read beside a device copy of the same bytes and torch SDPA, all in the same run (it
 #   printed nothing in 50 s in session 27: drawing 4 GB of gaussian inputs one at a time
 #   took minutes; the splits now fill whole waves of resident blocks);
-#   the forward with SDPA beside: 8x16x4096 d128 and 16x32x2048 d64 causal and not (d64:
-#   192-row Q tiles, three consumer warpgroups in a ring; then the 128-row tiles of session
-#   27, --block-m 128, for old against new), 2x16x16384 d128, 1x16x16384 d256, the SM80
-#   kernel at 8x16x4096 d128.
+#   the forward with SDPA beside: 8x16x4096 d128 and 16x32x2048 d64 causal and not (the
+#   persistent grid; d64: 192-row Q tiles, three consumer warpgroups in a ring), then the
+#   same as session 27 ran them for old against new (--persistent 0: a block a tile; d64
+#   also --block-m 128), 2x16x16384 d128, 1x16x16384 d256, the SM80 kernel at 8x16x4096 d128.
 # Results go to $OUT (default build/device-out); the log's tail is printed.
 . scripts/device-common.sh
 log="$out/attnf.log"
@@ -34,7 +34,8 @@ step() {
     TEST_TIMEOUT=30 device_tests kernels/attention/attention_test
     step 30 build/cutec bench attention --decode --iters 20
     step 35 build/cutec bench attention --iters 10
-    step 20 build/cutec bench attention --batch 16 --heads 32 --seqlen 2048 --headdim 64 --block-m 128 --iters 10
+    step 20 build/cutec bench attention --persistent 0 --iters 10 --batch 8 --heads 16 --seqlen 4096 --headdim 128
+    step 20 build/cutec bench attention --persistent 0 --block-m 128 --iters 10 --batch 16 --heads 32 --seqlen 2048 --headdim 64
     step 20 build/cutec bench attention --batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 5
     step 20 build/cutec bench attention --batch 1 --heads 16 --seqlen 16384 --headdim 256 --iters 5
     step 20 build/cutec bench attention --variant sm80 --batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 5
