@@ -41,7 +41,7 @@ typedef struct cute_attention_config {
                          2 stages in shared memory (0: its choice, 176 at head dim 128
                          non-causal, 128 at 64 and causal 128, 64 at 256) */
     int block_m;      /* query rows a tile of the Hopper forward, 64 a consumer warpgroup: 128
-                         or 192 (0: its choice, 192 at head dim 64, else 128) */
+                         or 192 (0: its choice, 192 at head dim 64 non-causal, else 128) */
     bool block_per_tile; /* the Hopper forward: a block a (Q tile, head, batch) instead of its
                             persistent grid (a block an SM walking the tiles) */
 } cute_attention_config;

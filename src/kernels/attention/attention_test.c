@@ -246,7 +246,7 @@ static bool report(const cute_attention_config *cfg, const char *arch, long max_
  * registers with a few loop-invariant words spilled before the loop (reloaded in its rare
  * branches: the mask, the next K issue): reported, and held to at most 64 bytes.  Hopper:
  * no spills (ptxas reports the launch's 168 registers, setmaxnreg gives the consumers 240;
- * at d64, three consumer warpgroups: 128 at launch, 160; at d256 non-causal the persistent
+ * at d64 non-causal, three consumer warpgroups: 128 at launch, 160; at d256 non-causal the persistent
  * grid's one word, stored before the loop over tiles and loaded once a tile, at most 8
  * bytes), and no wgmma serialized. */
 static void register_reports(void)
@@ -290,7 +290,7 @@ int main(void)
         {1, 70, 70, 2, 1, 256, true, false, CUTE_BF16, 0},
     };
     /* the Hopper kernel: several key tiles (128 keys; 176 at d128 non-causal), partial ones;
-     * at d64 192-row Q tiles (three consumer warpgroups: their turns in a ring); its
+     * at d64 non-causal 192-row Q tiles (three consumer warpgroups: their turns in a ring); its
      * persistent grid of 3 blocks on the interpreter walking 1 to 3 tiles (Q tile, head,
      * batch) each, the pipelines' phases and the ring's turns going on across them */
     static const attn_case hopper_small[] = {
