@@ -41,7 +41,9 @@ typedef struct cute_attention_config {
                          2 stages in shared memory (0: its choice, 176 at head dim 128
                          non-causal, 128 at 64 and causal 128, 64 at 256) */
     int block_m;      /* query rows a tile of the Hopper forward, 64 a consumer warpgroup: 128
-                         or 192 (0: its choice, 192 at head dim 64, else 128) */
+                         or 192 (0: its choice, 192 at head dim 64 non-causal, else 128) */
+    bool block_per_tile; /* the Hopper forward: a block a (Q tile, head, batch) instead of its
+                            persistent grid (a block an SM walking the tiles) */
 } cute_attention_config;
 
 /* Compile one configuration.  The function's arguments: Q (B,Sq,H,D), K (B,Sk,G,D),
@@ -59,8 +61,9 @@ void cute_attention_lib_free(cute_attention_lib *lib);
 /* The kernel the library's calls use from now on (AUTO, the default: by the target) and its
  * key tile (block_n, cute_attention_config's; 0, the default: the kernel's choice). */
 void cute_attention_lib_set_kernel(cute_attention_lib *lib, cute_attention_variant v, int block_n);
-/* ... and the Hopper forward's query tile (block_m, cute_attention_config's; 0: its choice) */
-void cute_attention_lib_set_block_m(cute_attention_lib *lib, int block_m);
+/* ... and the Hopper forward's query tile (block_m, cute_attention_config's; 0: its choice)
+ * and grid (block_per_tile: a block a tile; false, the default: its persistent grid) */
+void cute_attention_lib_set_block_m(cute_attention_lib *lib, int block_m, bool block_per_tile);
 
 /* O = attention(Q, K, V).  Q, O (B,Sq,H,D); K, V (B,Sk,G,D), G dividing H; lse (B,H,Sq) f32
  * or NULL; scale 0 means 1/sqrt(D).  A malformed call is CUTE_ERR_INVALID with the reason

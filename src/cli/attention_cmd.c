@@ -22,7 +22,7 @@ static int usage(const char *cmd)
     fprintf(stderr,
             "usage: cutec %s attention [--batch B] [--heads H] [--kv-heads G] [--seqlen S]\n"
             "         [--headdim 64|128|256] [--causal] [--bwd] [--dtype bf16|f16] [--scale X] [--iters N]\n"
-            "         [--variant auto|sm80|hopper] [--block-n N] [--block-m 128|192]\n"
+            "         [--variant auto|sm80|hopper] [--block-n N] [--block-m 128|192] [--persistent 1|0]\n"
             "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
             "  O = softmax(scale Q K^T) V, Q and O (B,S,H,D), K and V (B,S,G,D), G dividing H;\n"
             "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
@@ -32,7 +32,8 @@ static int usage(const char *cmd)
             "  --decode [--splits N]: one query row against --seqlen keys (bench: 8x32x32768 d128,\n"
             "  32 and 8 KV heads), GB/s of K and V read beside a device copy's and SDPA's;\n"
             "  --variant: the kernels (auto: hopper on sm_90, sm80 elsewhere); --block-n: the forward's keys a tile;\n"
-            "  --block-m: the Hopper forward's query rows a tile (192: three consumer warpgroups, head dim 64)\n",
+            "  --block-m: the Hopper forward's query rows a tile (192: three consumer warpgroups, head dim 64);\n"
+            "  --persistent 0: the Hopper forward with a block a tile, not its persistent grid\n",
             cmd);
     return CLI_USAGE;
 }
@@ -71,6 +72,8 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
         ok = cli_int(v, 16, 256, &o->block_n, why, n);
     else if (!strcmp(k, "--block-m"))
         ok = cli_int(v, 128, 192, &o->block_m, why, n) && o->block_m % 64 == 0, snprintf(why, n, "128 or 192");
+    else if (!strcmp(k, "--persistent"))
+        ok = cli_int(v, 0, 1, &o->persistent, why, n);
     else if (!strcmp(k, "--splits"))
         ok = cli_int(v, 1, 1 << 16, &o->splits, why, n);
     else if (!strcmp(k, "--scale"))
@@ -83,7 +86,7 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
 static int parse(int argc, char **argv, attn_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->dtype = CUTE_BF16, o->B = 8, o->H = 16, o->S = 4096, o->D = 128, o->k.iters = 20;
+    o->dtype = CUTE_BF16, o->B = 8, o->H = 16, o->S = 4096, o->D = 128, o->k.iters = 20, o->persistent = 1;
     if (argc < 2 || strcmp(argv[1], "attention") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
         char why[160] = "";
@@ -130,7 +133,7 @@ static int emit(const attn_opts *o)
     cute_attention_config cfg = {.dtype = o->dtype, .head_dim = (int)o->D, .causal = o->causal && !o->decode, .lse = true,
                                  .variant = o->decode ? CUTE_ATTENTION_AUTO : o->variant,
                                  .block_n = o->bwd || o->decode ? 0 : (int)o->block_n,
-                                 .block_m = o->bwd || o->decode ? 0 : (int)o->block_m};
+                                 .block_m = o->bwd || o->decode ? 0 : (int)o->block_m, .block_per_tile = !o->persistent};
     return cli_emit_compiled("attention", o->bwd ? compile_bwd : o->decode ? compile_decode : compile, &cfg, o->k.emit,
                              o->k.arch);
 }
@@ -343,7 +346,9 @@ static void describe(const attn_opts *o, char *buf, size_t n)
                        o->variant ? variant_names[o->variant] : "");
     if (o->block_n && len > 0 && (size_t)len < n)
         len += snprintf(buf + len, n - (size_t)len, " bn%lld", (long long)o->block_n);
-    if (o->block_m && len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, " bm%lld", (long long)o->block_m);
+    if (o->block_m && len > 0 && (size_t)len < n)
+        len += snprintf(buf + len, n - (size_t)len, " bm%lld", (long long)o->block_m);
+    if (!o->persistent && len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, " tiles");
 }
 
 static int run(const attn_opts *o)
@@ -355,7 +360,7 @@ static int run(const attn_opts *o)
     }
     p.lib = cute_attention_lib_new(p.rt);
     cute_attention_lib_set_kernel(p.lib, o->variant, (int)o->block_n);
-    cute_attention_lib_set_block_m(p.lib, (int)o->block_m);
+    cute_attention_lib_set_block_m(p.lib, (int)o->block_m, !o->persistent);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int64_t bad = -1, rows = 0;
     double ms = problem_make(&p, o, &seed) ? run_one(&p, o, &bad, &rows) : -2;
@@ -459,7 +464,7 @@ static int bench(const attn_opts *base)
            "checked", "SDPA", "of SDPA");
     cute_attention_lib *lib = cute_attention_lib_new(rt);
     cute_attention_lib_set_kernel(lib, base->variant, (int)base->block_n);
-    cute_attention_lib_set_block_m(lib, (int)base->block_m);
+    cute_attention_lib_set_block_m(lib, (int)base->block_m, !base->persistent);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int rc = CLI_OK;
     for (int s = 0; s < n; s++) {

@@ -30,6 +30,7 @@ typedef struct attn_plan {
     bool hopper;
     int stages;
     int consumers;           /* the forward's consumer warpgroups, bm / 64 (2, or 3 at bm 192) */
+    int sms;                 /* the forward's persistent grid: its most blocks (0: a block a tile) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
 } attn_plan;
@@ -77,6 +78,16 @@ cute_val attn_hop_pingpong_start(cute_ctx *c, cute_int tid);
 void attn_hop_my_turn(cute_ctx *c, cute_val first);
 void attn_hop_your_turn(cute_ctx *c, cute_val first);
 void attn_hop_pingpong_end(cute_ctx *c, cute_val first);
+/* hopper_sched.c: the forward's persistent grid, at most p->sms blocks walking the tiles
+ * (Q tile, head, batch) of Q's shape: their count; the grid; the block's tiles; its w-th */
+typedef struct attn_hop_sched {
+    cute_int tiles_m, heads, batch, count;
+} attn_hop_sched;
+attn_hop_sched attn_hop_sched_make(cute_ctx *c, const attn_plan *p, cute_tensor mQ);
+cute_int attn_hop_sched_grid(cute_ctx *c, const attn_plan *p, const attn_hop_sched *s);
+cute_int attn_hop_sched_mine(cute_ctx *c, const attn_hop_sched *s);
+void attn_hop_sched_tile(cute_ctx *c, const attn_plan *p, const attn_hop_sched *s, cute_int w, cute_int *m,
+                         cute_int *h, cute_int *b);
 cute_tma_atom attn_hop_box_atom(cute_ctx *c, const attn_plan *p, cute_tensor g, int64_t rows);
 void attn_hop_load_rows(cute_ctx *c, const attn_plan *p, const cute_tma_atom *atom, cute_val map, cute_tensor tma,
                         cute_int b, cute_int tile, cute_int h, cute_tensor s, cute_val bar);
@@ -98,8 +109,11 @@ attn_block attn_block_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mQ, cut
 typedef struct attn_seq {
     cute_int qb, kb, q0, k0, sq, sk;
 } attn_seq;
-/* the tiles of the sequence seq of m = {Q, K, V, O, LSE} */
+/* the tiles of the sequence seq of m = {Q, K, V, O, LSE}: the block's (its indices: Q tile,
+ * head, batch), or (_at) Q tile m_block of head h of batch b */
 attn_block attn_block_tiles_seq(cute_ctx *c, const attn_plan *p, const cute_tensor m[5], const attn_seq *seq);
+attn_block attn_block_tiles_at(cute_ctx *c, const attn_plan *p, const cute_tensor m[5], const attn_seq *seq, cute_int b,
+                               cute_int h, cute_int m_block);
 /* the LSE of the block's rows, (bm):(s) of LSE (B,H,Sq), seen as (bm,D):(s,0): shaped like
  * O, so that O's partition finds each row's value (the backward's D likewise) */
 cute_tensor attn_lse_tile(cute_ctx *c, const attn_plan *p, cute_tensor mL, cute_int b, cute_int h,

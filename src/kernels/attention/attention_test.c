@@ -73,8 +73,10 @@ static void same_without_lse(cute_attention_lib *lib, cute_backend *b, const att
     drop(b, &o2);
 }
 
-/* the kernel run_case asks the library for (AUTO: the target's) */
+/* the kernel run_case asks the library for (AUTO: the target's), and whether the Hopper
+ * forward runs a block a tile (session 27's grid) instead of its persistent grid */
 static cute_attention_variant wanted;
+static bool one_tile;
 
 static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, const char *backend)
 {
@@ -82,8 +84,10 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
     char what[200], err[2048];
     if (!attn_test_hopper_here(b, wanted, "the Hopper attention")) return;
     cute_attention_lib_set_kernel(lib, wanted, 0);
-    snprintf(what, sizeof what, "%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
+    cute_attention_lib_set_block_m(lib, 0, one_tile);
+    snprintf(what, sizeof what, "%s%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
              wanted == CUTE_ATTENTION_HOPPER ? " hopper" : wanted == CUTE_ATTENTION_SM80 ? " sm80" : "",
+             one_tile ? " (a block a tile)" : "",
              cute_dtype_name(k->d), (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H,
              (long long)k->G, (long long)k->D, k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "");
     int64_t sq[4], sk[4];
@@ -242,7 +246,9 @@ static bool report(const cute_attention_config *cfg, const char *arch, long max_
  * registers with a few loop-invariant words spilled before the loop (reloaded in its rare
  * branches: the mask, the next K issue): reported, and held to at most 64 bytes.  Hopper:
  * no spills (ptxas reports the launch's 168 registers, setmaxnreg gives the consumers 240;
- * at d64, three consumer warpgroups: 128 at launch, 160), and no wgmma serialized. */
+ * at d64 non-causal, three consumer warpgroups: 128 at launch, 160; at d256 non-causal the persistent
+ * grid's one word, stored before the loop over tiles and loaded once a tile, at most 8
+ * bytes), and no wgmma serialized. */
 static void register_reports(void)
 {
     for (int i = 0; i < 5; i++) { /* d64 sm_80, d64 causal sm_90a, d128 sm_90a, d128 causal sm_80, d256 sm_90a */
@@ -254,7 +260,7 @@ static void register_reports(void)
     for (int i = 0; i < 6; i++) { /* the Hopper kernel: d64, d128, d256, each causal and not */
         cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = 64 << (i / 2),
                                      .causal = (i & 1) != 0, .lse = true, .variant = CUTE_ATTENTION_HOPPER};
-        report(&cfg, "sm_90a", 0);
+        report(&cfg, "sm_90a", cfg.head_dim == 256 && !cfg.causal ? 8 : 0);
     }
 }
 
@@ -284,7 +290,9 @@ int main(void)
         {1, 70, 70, 2, 1, 256, true, false, CUTE_BF16, 0},
     };
     /* the Hopper kernel: several key tiles (128 keys; 176 at d128 non-causal), partial ones;
-     * at d64 192-row Q tiles (three consumer warpgroups: their turns in a ring) */
+     * at d64 non-causal 192-row Q tiles (three consumer warpgroups: their turns in a ring); its
+     * persistent grid of 3 blocks on the interpreter walking 1 to 3 tiles (Q tile, head,
+     * batch) each, the pipelines' phases and the ring's turns going on across them */
     static const attn_case hopper_small[] = {
         {1, 200, 200, 2, 2, 64, false, false, CUTE_BF16, 0},
         {1, 200, 131, 4, 2, 64, true, true, CUTE_F16, 0},
@@ -302,6 +310,13 @@ int main(void)
     ATTN_TEST_ON("interp", "attention", small);
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("interp", "attention", hopper_small);
+    static const attn_case hopper_tiles[] = {
+        {1, 200, 131, 4, 2, 64, true, true, CUTE_F16, 0},
+        {2, 70, 400, 1, 1, 128, false, true, CUTE_F16, 0},
+    };
+    one_tile = true;
+    ATTN_TEST_ON("interp", "attention", hopper_tiles);
+    one_tile = false;
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "kernels/attention/attention_internal.h"
+#include "kernels/resident.h"
 
 /* the specs and their count: varlen's cu_seqlens (i32, contiguous) and longest query
  * sequence come before the LSE */
@@ -41,11 +42,16 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
         free(plan);
         return NULL;
     }
+    if (hopper && !cfg->block_per_tile) { /* the persistent grid: a block an SM (3 on the interpreter) */
+        int resident = kernels_resident_clusters(rt, 1, plan->threads, 1);
+        plan->sms = resident > 0 ? resident : 3;
+    }
     cute_arg_spec specs[ATTN_VARLEN_NARGS];
     int nargs = make_specs(cfg, specs);
     char name[80];
-    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s%s", hopper ? "_hopper" : "",
+    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s%s%s", hopper ? "_hopper" : "",
                        cute_dtype_name(cfg->dtype), cfg->head_dim, (long long)plan->bn, plan->bm == 192 ? "_m192" : "",
+                       hopper && !plan->sms ? "_tiles" : "",
                        cfg->causal ? "_causal" : "",
                        cfg->lse ? "_lse" : "", cfg->varlen ? "_varlen" : "");
     if (cfg->window)

@@ -76,11 +76,16 @@ static cute_tensor seq_rows(cute_ctx *c, cute_tensor t, cute_int b, cute_int h, 
 
 attn_block attn_block_tiles_seq(cute_ctx *c, const attn_plan *p, const cute_tensor m[5], const attn_seq *seq)
 {
+    return attn_block_tiles_at(c, p, m, seq, cute_block_idx(c, 2), cute_block_idx(c, 1), q_tile(c, p, seq->sq));
+}
+
+attn_block attn_block_tiles_at(cute_ctx *c, const attn_plan *p, const cute_tensor m[5], const attn_seq *seq, cute_int b,
+                               cute_int h, cute_int m_block)
+{
     cute_alg *a = cute_ctx_alg(c);
     attn_block t;
-    cute_int b = cute_block_idx(c, 2), h = cute_block_idx(c, 1);
     t.sq = seq->sq, t.sk = seq->sk;
-    t.m_block = q_tile(c, p, t.sq);
+    t.m_block = m_block;
     /* grouped-query: H / G query heads share a key/value head */
     cute_int hk = cute_div(a, h, cute_div(a, m[0].layout.shape.leaf[2], m[1].layout.shape.leaf[2]));
     t.b = b, t.h = h, t.hk = hk;

@@ -35,15 +35,46 @@ typedef struct hop_maps {
     cute_tensor tq, tk;
 } hop_maps;
 
-/* Q's tile once, then K(n) and V(n) of every key tile the block visits */
-static void producer(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_maps *x)
+/* what the roles (attn_hop_roles_n) read: the plan, the shared tiles, the maps, the call's
+ * Q, K, V, O, LSE and the schedule of its tiles */
+typedef struct hop_job {
+    const attn_plan *p;
+    const hop_smem *m;
+    const hop_maps *x;
+    cute_tensor t[5];
+    attn_hop_sched sched;
+    cute_val scale_log2;
+} hop_job;
+
+/* the tiles the block computes: the persistent grid's (hopper_sched.c), or with a block a
+ * tile (p->sms 0) one */
+static cute_int tiles_mine(cute_ctx *c, const hop_job *j)
 {
-    cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
-    cute_pipeline_producer_acquire(c, &m->pq, &sq, (cute_val){0});
+    return j->p->sms ? attn_hop_sched_mine(c, &j->sched) : cute_i(1);
+}
+
+/* the block's w-th tile */
+static attn_block tile_at(cute_ctx *c, const hop_job *j, cute_int w)
+{
+    const cute_tensor *t = j->t;
+    if (!j->p->sms) return attn_block_tiles(c, j->p, t[0], t[1], t[2], t[3], t[4]);
+    cute_int m, h, b;
+    attn_hop_sched_tile(c, j->p, &j->sched, w, &m, &h, &b);
+    attn_seq seq = {b, b, cute_i(0), cute_i(0), t[0].layout.shape.leaf[1], t[1].layout.shape.leaf[1]};
+    return attn_block_tiles_at(c, j->p, t, &seq, b, h, m);
+}
+
+/* a tile's Q, then K(n) and V(n) of every key tile it visits (the pipelines' states s_q and
+ * s go on from tile to tile) */
+static void produce_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_maps *x,
+                         cute_pipeline_state *sq, cute_pipeline_state *sk)
+{
+    cute_pipeline_state s = *sk; /* (its variables: advanced here, they go on) */
+    cute_pipeline_producer_acquire(c, &m->pq, sq, (cute_val){0});
     attn_hop_load_rows(c, p, &p->tma_q, x->q, x->tq, t->b, t->m_block, t->h, m->q,
-              cute_pipeline_producer_barrier(c, &m->pq, &sq));
-    cute_pipeline_producer_commit(c, &m->pq, &sq);
-    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
+              cute_pipeline_producer_barrier(c, &m->pq, sq));
+    cute_pipeline_producer_commit(c, &m->pq, sq);
+    cute_pipeline_state_advance(c, sq);
     CUTE_FOR(c, n, t->n_begin, t->n_end) {
         cute_pipeline_producer_acquire(c, &m->pk, &s, (cute_val){0});
         attn_hop_load_rows(c, p, &p->tma_k, x->k, x->tk, t->b, n, t->hk, attn_hop_stage(c, m->k, 3, &s),
@@ -54,6 +85,16 @@ static void producer(cute_ctx *c, const attn_plan *p, const attn_block *t, const
                   cute_pipeline_producer_barrier(c, &m->pv, &s));
         cute_pipeline_producer_commit(c, &m->pv, &s);
         cute_pipeline_state_advance(c, &s);
+    }
+}
+
+static void producer(cute_ctx *c, const hop_job *j)
+{
+    cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
+    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, j->p->stages);
+    CUTE_FOR(c, w, cute_i(0), tiles_mine(c, j)) {
+        attn_block t = tile_at(c, j, w);
+        produce_tile(c, j->p, &t, j->m, j->x, &sq, &s);
     }
 }
 
@@ -124,12 +165,19 @@ static void to_p(cute_ctx *c, const attn_plan *p, const hop_frag *f, cute_tensor
     cute_tensor_store(c, rp, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_s), p->cfg.dtype));
 }
 
-/* tid: the thread's index among the consumers (0 .. 255).  As FlashAttention 3 overlaps a
- * warpgroup's softmax with its GEMMs: S(n) = Q K(n)^T and O += P(n-1) V(n-1) are issued
- * together, the softmax of S(n) runs while P V does, and O is rescaled once P V retired;
- * and across the two warpgroups by turns (attn_hop_my_turn: hopper_roles.c). */
-static void consumer(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid,
-                     cute_val scale_log2)
+/* the pipelines' states of a consumer, going on from tile to tile, and its turn handle */
+typedef struct hop_states {
+    cute_pipeline_state q, k, v;
+    cute_val wg;
+} hop_states;
+
+/* One tile.  As FlashAttention 3 overlaps a warpgroup's softmax with its GEMMs: S(n) = Q
+ * K(n)^T and O += P(n-1) V(n-1) are issued together, the softmax of S(n) runs while P V
+ * does, and O is rescaled once P V retired; and across the consumer warpgroups by turns
+ * (attn_hop_ring_turn: hopper_roles.c).  Q's stage is released once its last S retired, so
+ * that the producer loads the next tile's Q while this one's last P V and epilogue run. */
+static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid,
+                         hop_states *st, cute_val scale_log2)
 {
     cute_alg *a = cute_ctx_alg(c);
     hop_frag f = fragments(c, p, t, m, tid);
@@ -138,35 +186,47 @@ static void consumer(cute_ctx *c, const attn_plan *p, const attn_block *t, const
     attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
     /* P(n-1), shaped as S's accumulators: the RS wgmma's A operand, in its packed words */
     cute_tensor rp = cute_make_fragment_A(c, &p->pv, f.acc_s);
-    cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
-    cute_pipeline_consumer_wait(c, &m->pq, &sq, (cute_val){0});
-    cute_pipeline_state sk = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    cute_pipeline_state sv = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    cute_pipeline_consumer_wait(c, &m->pq, &st->q, (cute_val){0});
     int ring = p->consumers;
-    cute_val corr[8], wg = attn_hop_ring_start(c, tid, ring);
-    attn_hop_ring_turn(c, wg, ring);
-    issue_scores(c, p, m, &f, &sk);
-    attn_hop_ring_pass(c, wg, ring);
-    retire(c, 0, &m->pk, &sk);
+    cute_val corr[8];
+    attn_hop_ring_turn(c, st->wg, ring);
+    issue_scores(c, p, m, &f, &st->k);
+    attn_hop_ring_pass(c, st->wg, ring);
+    retire(c, 0, &m->pk, &st->k);
     softmax(c, p, t, &f, &r, t->n_begin, scale_log2, corr); /* (O is 0: no rescale) */
     to_p(c, p, &f, rp);
     CUTE_FOR(c, n, cute_add(a, t->n_begin, cute_i(1)), t->n_end) {
-        attn_hop_ring_turn(c, wg, ring);
-        issue_scores(c, p, m, &f, &sk);
-        issue_attend(c, p, m, &f, rp, &sv);
-        attn_hop_ring_pass(c, wg, ring);
-        retire(c, 1, &m->pk, &sk); /* S(n) is in */
+        attn_hop_ring_turn(c, st->wg, ring);
+        issue_scores(c, p, m, &f, &st->k);
+        issue_attend(c, p, m, &f, rp, &st->v);
+        attn_hop_ring_pass(c, st->wg, ring);
+        retire(c, 1, &m->pk, &st->k); /* S(n) is in */
         softmax(c, p, t, &f, &r, n, scale_log2, corr);
-        retire(c, 0, &m->pv, &sv); /* O += P(n-1) V(n-1) is in */
+        retire(c, 0, &m->pv, &st->v); /* O += P(n-1) V(n-1) is in */
         attn_rescale(c, &r, f.acc_o, corr);
         to_p(c, p, &f, rp);
     }
-    attn_hop_ring_turn(c, wg, ring);
-    issue_attend(c, p, m, &f, rp, &sv);
-    attn_hop_ring_pass(c, wg, ring);
-    attn_hop_ring_end(c, wg);
-    retire(c, 0, &m->pv, &sv);
+    cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
+    cute_pipeline_state_advance(c, &st->q);
+    attn_hop_ring_turn(c, st->wg, ring);
+    issue_attend(c, p, m, &f, rp, &st->v);
+    attn_hop_ring_pass(c, st->wg, ring);
+    retire(c, 0, &m->pv, &st->v);
     attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
+}
+
+/* tid: the thread's index among the consumers (0 .. 128 consumers - 1) */
+static void consumer(cute_ctx *c, const hop_job *j, cute_int tid)
+{
+    hop_states st = {cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1),
+                     cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, j->p->stages),
+                     cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, j->p->stages),
+                     attn_hop_ring_start(c, tid, j->p->consumers)};
+    CUTE_FOR(c, w, cute_i(0), tiles_mine(c, j)) {
+        attn_block t = tile_at(c, j, w);
+        consume_tile(c, j->p, &t, j->m, tid, &st, j->scale_log2);
+    }
+    attn_hop_ring_end(c, st.wg);
 }
 
 static hop_smem shared_memory(cute_ctx *c, const attn_plan *p)
@@ -188,26 +248,15 @@ static hop_smem shared_memory(cute_ctx *c, const attn_plan *p)
     return m;
 }
 
-/* what the roles (attn_hop_roles) read */
-typedef struct hop_roles {
-    const attn_plan *p;
-    const attn_block *t;
-    const hop_smem *m;
-    const hop_maps *x;
-    cute_val scale_log2;
-} hop_roles;
-
 static void produce(cute_ctx *c, void *arg, cute_int tid)
 {
-    const hop_roles *r = arg;
     (void)tid;
-    producer(c, r->p, r->t, r->m, r->x);
+    producer(c, arg);
 }
 
 static void consume(cute_ctx *c, void *arg, cute_int tid)
 {
-    const hop_roles *r = arg;
-    consumer(c, r->p, r->t, r->m, tid, r->scale_log2);
+    consumer(c, arg, tid);
 }
 
 static void hopper_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO,
@@ -215,12 +264,11 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tens
 {
     const attn_plan *p = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
-    attn_block t = attn_block_tiles(c, p, mQ, mK, mV, mO, mL);
     hop_smem m = shared_memory(c, p);
     hop_maps x = {map_q, map_k, map_v, cute_make_identity_tensor(c, mQ.layout.shape),
                   cute_make_identity_tensor(c, mK.layout.shape)};
-    hop_roles r = {p, &t, &m, &x, scale_log2};
-    attn_hop_roles_n(c, p->consumers, produce, consume, &r);
+    hop_job j = {p, &m, &x, {mQ, mK, mV, mO, mL}, attn_hop_sched_make(c, p, mQ), scale_log2};
+    attn_hop_roles_n(c, p->consumers, produce, consume, &j);
 }
 
 void attn_hopper_host(cute_ctx *c, const cute_arg *arg)
@@ -232,8 +280,9 @@ void attn_hopper_host(cute_ctx *c, const cute_arg *arg)
     p->tma_k = attn_hop_box_atom(c, p, arg[1].tensor, p->bn);
     p->tma_v = attn_hop_box_atom(c, p, arg[2].tensor, p->bn);
     const cute_int *e = mQ.layout.shape.leaf; /* (B, Sq, H, D) */
-    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0]},
-                           .block = {cute_i(p->threads)}};
+    attn_hop_sched s = attn_hop_sched_make(c, p, mQ);
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0]}, .block = {cute_i(p->threads)}};
+    if (p->sms) cfg.grid[0] = attn_hop_sched_grid(c, p, &s), cfg.grid[1] = cfg.grid[2] = cute_i(1);
     CUTE_LAUNCH(c, hopper_kernel, cfg, mQ, arg[1].tensor, arg[2].tensor, arg[3].tensor, mL, arg[4].f,
                 p->tma_q.map, p->tma_k.map, p->tma_v.map);
 }
