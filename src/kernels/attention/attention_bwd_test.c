@@ -279,11 +279,14 @@ static void register_reports(void)
         print_usage(cfg.head_dim, arch, report);
         free(report);
     }
-    for (int i = 0; i < 4; i++) {
-        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = i & 2 ? 128 : 64,
+    for (int i = 0; i < 6; i++) { /* (4, 5: d128 with the fused dQ) */
+        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = i & 6 ? 128 : 64,
                                      .causal = (i & 1) != 0, .lse = true, .variant = CUTE_ATTENTION_HOPPER};
         char *report;
-        if (!attn_test_usage(cute_attention_bwd_compile, &cfg, "sm_90a", &report)) return;
+        if (i >= 4) setenv("CUTEC_ATTN_BWD_DQ", "fused", 1);
+        bool made = attn_test_usage(cute_attention_bwd_compile, &cfg, "sm_90a", &report);
+        unsetenv("CUTEC_ATTN_BWD_DQ");
+        if (!made) return;
         print_usage(cfg.head_dim, "sm_90a hopper", report);
         long spill = number_before(report, "bytes spill stores");
         CHECK(spill == 0 && !strstr(report, "serialized"), "hopper backward d%d: %ld bytes spilled or wgmma "
@@ -323,17 +326,24 @@ int main(void)
         {1, 45, 300, 2, 2, 64, true, false, CUTE_BF16, 0},
         {1, 200, 70, 2, 1, 128, true, false, CUTE_BF16, 0.2},
         {2, 70, 150, 2, 2, 128, false, true, CUTE_F16, 0},
-        /* head dim 128's fused dQ: three key tiles adding to each query tile in turn (the
-         * first storing), grouped; causal with key tiles no query sees (their blocks add
-         * nothing, and are no one's turn) */
+    };
+    /* head dim 128's fused dQ: three key tiles adding to each query tile in turn (the first
+     * storing), grouped; causal with key tiles no query sees (their blocks add nothing, and
+     * are no one's turn); one key tile */
+    static const bwd_case hopper_fused[] = {
         {1, 130, 300, 4, 2, 128, false, false, CUTE_BF16, 0},
         {1, 100, 300, 2, 2, 128, true, true, CUTE_BF16, 0},
+        {1, 200, 70, 2, 1, 128, true, false, CUTE_F16, 0.2},
     };
     misuse();
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("interp", "the attention backward", small);
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_small);
+    /* head dim 128's fused dQ (CUTEC_ATTN_BWD_DQ=fused, read as the library compiles) */
+    setenv("CUTEC_ATTN_BWD_DQ", "fused", 1);
+    ATTN_TEST_ON("interp", "the attention backward (hopper, fused dQ)", hopper_fused);
+    unsetenv("CUTEC_ATTN_BWD_DQ");
     unsplit_chains();
     register_reports();
     static const bwd_case moderate[] = {

@@ -17,8 +17,9 @@
  *
  * Every sum is one thread's, in a fixed order, so the result is deterministic (the issue's
  * default), at the price of S and dP computed twice (7 products for FlashAttention 3's 5).
- * At head dim 128 the dK/dV kernel makes dQ's parts too (hopper_bwd_dq.c: 5 products, the
- * blocks' parts added in a fixed order) and the dQ kernel is not launched. */
+ * At head dim 128, with CUTEC_ATTN_BWD_DQ=fused, the dK/dV kernel makes dQ's parts too
+ * (hopper_bwd_dq.c: 5 products, the blocks' parts added in a fixed order) and the dQ kernel
+ * is not launched. */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
@@ -27,6 +28,7 @@
 #include "kernels/attention/attention_bwd.h"
 
 enum { WARPGROUP = 128, CONSUMERS = 2 };
+enum { REGS_WRITER = 40, REGS_CONSUMER = 232 }; /* the fused dQ's setmaxnreg (roles) */
 
 /* the kernel's tensors: X1, X2, Y1, Y2 (B, S, heads, D), the LSE and D (B, H, Sq), out0,
  * out1 (X's shape; the dQ kernel's out1 is unused) */
@@ -445,8 +447,11 @@ static void roles(cute_ctx *c, hb_roles *r)
     }
     cute_int tid = cute_thread_idx(c, 0);
     CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
-        /* (32: the writer's loop spills at 24; 2 x 128 x 240 + 128 x 32 is the whole file) */
-        cute_setmaxregister_decrease(c, 32);
+        /* setmaxnreg.inc takes only what the block's own decs gave back: 128 x (168 - 40) =
+         * 256 x (232 - 168); producer 32 with 240 asked 1024 registers more than the launch
+         * held, and the consumers waited for them forever (the mid pass of session 28; the
+         * interpreter keeps no such pool) */
+        cute_setmaxregister_decrease(c, REGS_WRITER);
         cute_int warp = cute_warp_idx(c);
         CUTE_IF(c, cute_int_eq(c, warp, cute_i(0))) {
             CUTE_IF(c, cute_elect_one(c)) produce(c, r, tid);
@@ -456,7 +461,7 @@ static void roles(cute_ctx *c, hb_roles *r)
         }
     }
     CUTE_ELSE(c) {
-        cute_setmaxregister_increase(c, 240);
+        cute_setmaxregister_increase(c, REGS_CONSUMER);
         consume(c, r, cute_sub(cute_ctx_alg(c), tid, cute_i(WARPGROUP)));
     }
 }
