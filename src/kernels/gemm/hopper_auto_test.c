@@ -23,16 +23,21 @@ static bool plan_takes(const cute_gemm_config *cfg)
 
 int main(void)
 {
-    /* short K: ping-pong; one past the bound, and fp8, an f32 C: the plan's defaults */
+    /* short K: ping-pong; one past the bound on, the whole tile's store; fp8, an f32 C: the
+     * plan's defaults */
+    static const cute_gemm_tiling none;
     CHECK(row(CUTE_BF16, CUTE_BF16, 8192, 8192, 1024).schedule == CUTE_GEMM_SCHEDULE_PINGPONG, "bf16 K 1024");
     CHECK(row(CUTE_F16, CUTE_F16, 8192, 8192, 64).schedule == CUTE_GEMM_SCHEDULE_PINGPONG, "f16 K 64");
-    CHECK(row(CUTE_BF16, CUTE_BF16, 8192, 8192, 1025).schedule == CUTE_GEMM_SCHEDULE_AUTO, "K 1025");
-    CHECK(row(CUTE_E4M3, CUTE_BF16, 8192, 8192, 1024).schedule == CUTE_GEMM_SCHEDULE_AUTO, "e4m3");
-    CHECK(row(CUTE_BF16, CUTE_F32, 8192, 8192, 1024).schedule == CUTE_GEMM_SCHEDULE_AUTO, "f32 C");
+    cute_gemm_tiling longer = row(CUTE_BF16, CUTE_BF16, 8192, 8192, 1025);
+    CHECK(longer.schedule == CUTE_GEMM_SCHEDULE_AUTO && longer.c_store == CUTE_GEMM_STORE_TILE, "K 1025");
+    CHECK(row(CUTE_F16, CUTE_BF16, 4096, 4096, 4096).c_store == CUTE_GEMM_STORE_TILE, "f16 -> bf16 4096^3");
+    cute_gemm_tiling fp8 = row(CUTE_E4M3, CUTE_BF16, 8192, 8192, 4096), f32 = row(CUTE_BF16, CUTE_F32, 8192, 8192, 1024);
+    CHECK(!memcmp(&fp8, &none, sizeof none), "e4m3: the plan's defaults");
+    CHECK(!memcmp(&f32, &none, sizeof none), "an f32 C: the plan's defaults");
     cute_gemm_config dual = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .c_dtype = CUTE_BF16, .dual = true,
                              .major = {1, 1, 0}, .align_bytes = 16};
-    cute_gemm_tiling t = gemm_hopper_auto_tiling(&dual, (int64_t[]){8192, 8192, 1024});
-    CHECK(t.schedule == CUTE_GEMM_SCHEDULE_AUTO, "the dual GEMM keeps the cooperative schedule");
+    cute_gemm_tiling t = gemm_hopper_auto_tiling(&dual, (int64_t[]){8192, 8192, 4096});
+    CHECK(!memcmp(&t, &none, sizeof none), "the dual GEMM: the plan's defaults");
     /* each row's tiling compiles for the class it is given to: bf16 / f16, both C majors */
     int64_t ks[] = {64, 1024, 4096, 8192, 16384};
     for (int d = 0; d < 2; d++)

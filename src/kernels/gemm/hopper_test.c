@@ -424,9 +424,10 @@ static void gpu(void)
         {1021, 1000, 264, CUTE_F16, CUTE_F16, 1, 1.0, 0.5, {.bm = 64, .bn = 256, .schedule = PP}, 0},
         {1024, 1000, 264, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {.schedule = PP}, 3},
         {1921, 1024, 1000, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.cluster_m = 2, .schedule = PP}, 0},
-        /* --store tile (a buffer a piece): cooperative, in a 2x1 cluster, 128 x 192, ping-pong */
+        /* --store tile (a buffer a piece): cooperative, in a 2x1 cluster (C row-major: TMA needs
+         * 16-byte rows, 1921 is not), 128 x 192, ping-pong */
         {4096, 4096, 4096, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.c_store = CUTE_GEMM_STORE_TILE}, 0},
-        {1921, 1000, 1000, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {.cluster_m = 2, .c_store = CUTE_GEMM_STORE_TILE}, 0},
+        {1921, 1000, 1000, CUTE_F16, CUTE_F16, 1, 1.0, 0.5, {.cluster_m = 2, .c_store = CUTE_GEMM_STORE_TILE}, 0},
         {1021, 1000, 264, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {.bn = 192, .c_store = CUTE_GEMM_STORE_TILE}, 0},
         {2048, 2048, 1024, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.schedule = PP, .c_store = CUTE_GEMM_STORE_TILE}, 0},
     };
