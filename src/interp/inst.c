@@ -55,6 +55,9 @@ static void dp4a(ictx *X, const dinst *d, const imask *m);
 #define WG_WAIT {inst_wgmma_sync, 0, 0, 0, {0, 0, 0, 0}, 2, 0}
 #define TC05(kind) {inst_tcgen05, 0, 0, 0, {0, 0, 0, 0}, kind, 0}
 #define TC05_MMA(K, kind) {inst_tcgen05_mma, 0, 0, K, {0, 0, 0, 0}, kind, 0}
+/* the CTA pair's rows (cta_group::2): flag 2 */
+#define TC05_PAIR(kind) {inst_tcgen05, 0, 0, 0, {0, 0, 0, 0}, kind, 2}
+#define TC05_MMA_PAIR(K, kind) {inst_tcgen05_mma_pair, 0, 0, K, {0, 0, 0, 0}, kind, 2}
 #define TC05_MMA_SCALED(K, kind) {inst_tcgen05_mma_scaled, 0, 0, K, {0, 0, 0, 0}, kind, 0}
 #define TC05_LDST(n, store) {inst_tcgen05_ldst, 0, 0, 0, {0, 0, 0, 0}, n, store}
 #define TC05_CP(rows, cols, copies) {inst_tcgen05_cp, rows, cols, 0, {0, 0, 0, 0}, copies, 0}

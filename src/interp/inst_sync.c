@@ -127,7 +127,7 @@ void inst_bulk_g2s(ictx *X, const dinst *d, const imask *m)
         uint32_t stamp = interp_hb_async_stamp(X);
         memcpy(X->smem + dst, (const void *)(uintptr_t)src, n);
         if (!interp_async_proxy_write(X, d, t, dst, n, stamp)) return;
-        if (!interp_mbarrier_complete_tx(X, X, d, t, interp_addr(X, d, 3, t), n, stamp)) return;
+        if (!interp_mbarrier_complete_tx(X, X, X, d, t, interp_addr(X, d, 3, t), n, stamp)) return;
     });
 }
 
