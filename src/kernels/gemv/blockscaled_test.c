@@ -161,16 +161,16 @@ static void results(const char *arch)
     seed = fresh;
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 131, 2112, 1, 0);   /* partial scale tile, tail */
     run_case(rt, lib, CUTE_E2M1, CUTE_F32, 9, 96, 3, -0.5);    /* batched, one partial k-tile */
-    /* three full k-tiles (2,048 elements) and a tail, batched: the L2 prefetch of the next
-     * full k-tile runs (the interpreter checks its range), the last batch's last row
-     * included; then without it */
-    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 3 * 2048 + 32, 2, 0);
-    cute_gemv_lib_l2_prefetch(lib, 0);
+    /* three full k-tiles (2,048 elements) and a tail, batched: with the L2 prefetch of the
+     * next full k-tile (the interpreter checks its range), the last batch's last row
+     * included; then without it (the default) */
+    cute_gemv_lib_l2_prefetch(lib, 1);
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 3 * 2048 + 32, 2, 0);
     cute_gemv_config last;
     cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(!last.l2_prefetch, "the library ran NVFP4 without its L2 prefetch when asked");
-    cute_gemv_lib_l2_prefetch(lib, 1);
+    CHECK(last.l2_prefetch == 1, "the library ran NVFP4 with its L2 prefetch when asked");
+    cute_gemv_lib_l2_prefetch(lib, 0);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 3 * 2048 + 32, 2, 0);
     run_case(rt, lib, CUTE_E4M3, CUTE_BF16, 37, 544, 2, 0.25); /* MXFP8 */
     run_case(rt, lib, CUTE_E4M3, CUTE_F16, 5, 32, 1, 0);
     cute_gemv_lib_free(lib);

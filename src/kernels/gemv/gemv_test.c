@@ -192,6 +192,15 @@ static void results(cute_runtime *rt)
         {CUTE_F32, CUTE_BF16, 33, 1000, 2, 1, 0, 2, 0, 3, 0, 100},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(rt, lib, &cases[i]);
+    /* the L2 prefetch of the k-tile 1 and 4 ahead (off by default) where a split holds full
+     * k-tiles of K-major A: the interpreter checks every prefetched address lies in A (the
+     * split's last full k-tile asks for itself again) */
+    for (int d = 1; d <= CUTE_GEMV_MAX_L2_PREFETCH; d += 3) {
+        cute_gemv_lib_l2_prefetch(lib, d);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            if (cases[i].major == 1 && cases[i].K >= 1900) run_case(rt, lib, &cases[i]);
+    }
+    cute_gemv_lib_l2_prefetch(lib, 0);
     /* the atomic reduction, on every forced split: the same answers within rounding, twice in
      * a row (its sums are zeroed for the next call), and one call without splits between */
     cute_gemv_lib_deterministic(lib, false);

@@ -58,7 +58,6 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     if (!lib) return NULL;
     lib->rt = rt;
     lib->mma_from = CUTE_GEMV_MMA_FROM;
-    lib->l2_prefetch = 1;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
