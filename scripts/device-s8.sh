@@ -1,18 +1,17 @@
 #!/bin/sh
 # Issue 13, engineer s8: s8 x s8 -> s32 at 4096^3 past 80% of the mma.sync ceiling, and the
-# step-5 kernel's cold compile under 300 ms.  Within 150 s on an H200 (steps past BUDGET_S
-# seconds, default 125, are skipped and say so):
+# step-5 kernel's cold compile.  Within 150 s on an H200 (steps past BUDGET_S seconds,
+# default 125, are skipped and say so):
 #   1. the persistent kernel storing C during the next tile's main loop (`--store overlap`)
 #      on the GPU, every element against float64 (tails, alpha, beta, few and many k-tiles);
 #      kernels/gemm/tensorop_test on the GPU (at most TEST_S seconds, default 35);
-#   2. `cutec bench mma` (this run's ceilings); the cold compile (caches off, three runs) of
-#      the step-5 bf16 kernel with ptxas --Ofast-compile=mid (now the bf16/f16/s8 tensor-core
-#      kernels' own level) and at full optimization (before: CUTEC_NVRTC_OPTIONS=$full);
-#   3. cuBLAS in the same process: s8 tn 4096^3 before (128x128x128, ptxas full) against AUTO,
-#      now the overlap (256x128x64, 3 stages; with ptxas's fast level and full); bf16 tn 4096^3 AUTO fast
-#      against full (the price of the fast level, if any); the overlap in 4 stages; s8
-#      8192^3 before against the overlap; then NVRTC's own --Ofast-compile=min on bf16 and
-#      the persistent kernel without the overlap.
+#   2. `cutec bench mma` (this run's ceilings), then s8 tn at 4096^3 old against new, cuBLAS
+#      in the same process: auto (the library's choice), the overlap tilings in 3 and 4
+#      stages; bf16 tn 4096^3 auto (regression); bf16 and the s8 overlap kernel with ptxas's
+#      --Ofast-compile=mid (CUTEC_NVRTC_OPTIONS: a third of ptxas's compile time, speed to
+#      see); s8 8192^3 auto against the overlap; the persistent kernel without the overlap;
+#   The cold compile (disk caches off, three runs each) of the step-5 bf16 kernel (ptxas -O3
+#   and --Ofast-compile=mid) before the benchmarks, of the s8 overlap kernel after them.
 # Logs under $OUT (default build/device-out).
 #   ITERS=5 sh scripts/device-s8.sh
 . scripts/device-common.sh
@@ -20,7 +19,7 @@ log="$out/s8.log"
 start=$(date +%s) budget=${BUDGET_S:-125}
 iters=${ITERS:-5}
 ov="--tile 256x128x64 --warps 4x2 --schedule persistent --store overlap"
-full="--ptxas-options=--Ofast-compile=0" # ptxas at full optimization, as before (the env's option is the last word)
+fast="--ptxas-options=--Ofast-compile=mid"
 
 b() { BENCH_TIMEOUT=${BENCH_S:-30} device_bench_gemm "$@"; }
 
@@ -58,46 +57,41 @@ cold()
     echo "== $(($(date +%s) - start)) s: bench mma (this run's ceilings)"
     device_late bench mma || timeout 20 build/cutec bench mma --dtypes s8,bf16 --iters 3 2>&1 | tail -n 4
     echo "== $(($(date +%s) - start)) s: cold compile, CPU ms (CUTEC_NO_CACHE=1, NVRTC --no-cache)"
-    echo "-- step 5 bf16 (ptxas --Ofast-compile=mid, the kernel's own now)"
+    echo "-- step 5 bf16"
     cold --dtype bf16 --variant tensorop_smem
-    echo "-- step 5 bf16, ptxas at full optimization (before)"
-    export CUTEC_NVRTC_OPTIONS="$full"
+    echo "-- step 5 bf16, ptxas --Ofast-compile=mid"
+    export CUTEC_NVRTC_OPTIONS="$fast"
+    cold --dtype bf16 --variant tensorop_smem
+    echo "-- step 5 bf16, NVRTC --Ofast-compile=min"
+    export CUTEC_NVRTC_OPTIONS="--Ofast-compile=min"
     cold --dtype bf16 --variant tensorop_smem
     unset CUTEC_NVRTC_OPTIONS
-    echo "== s8 tn 4096^3: before (128x128x128, a block per tile, ptxas full) against AUTO (the overlap, ptxas fast)"
-    export CUTEC_NVRTC_OPTIONS="$full"
-    b --dtype s8 --layout tn --sizes 4096 --tile 128x128x128 --stages 3 --warps 2x2 --raster 8
-    unset CUTEC_NVRTC_OPTIONS
+    echo "== s8 tn 4096^3: auto (old: 128x128x128, a block per tile) against the overlap (new)"
     b --dtype s8 --layout tn --sizes 4096
-    echo "-- AUTO with ptxas at full optimization"
-    export CUTEC_NVRTC_OPTIONS="$full"
-    b --dtype s8 --layout tn --sizes 4096
-    unset CUTEC_NVRTC_OPTIONS
-    echo "== bf16 tn 4096^3 AUTO: ptxas --Ofast-compile=mid (now), then full (before)"
-    b --dtype bf16 --layout tn --sizes 4096
-    export CUTEC_NVRTC_OPTIONS="$full"
-    b --dtype bf16 --layout tn --sizes 4096
-    unset CUTEC_NVRTC_OPTIONS
-    echo "== f16 tn 4096^3 AUTO (ptxas fast)"
-    b --dtype f16 --layout tn --sizes 4096
-    echo "== s8 tn 4096^3 overlap in 4 stages"
+    # shellcheck disable=SC2086
+    b --dtype s8 --layout tn --sizes 4096 $ov --stages 3
     # shellcheck disable=SC2086
     b --dtype s8 --layout tn --sizes 4096 $ov --stages 4
-    echo "== s8 tn 8192^3: before (AUTO 256x128x128, ptxas full) against the overlap"
-    export CUTEC_NVRTC_OPTIONS="$full"
-    b --dtype s8 --layout tn --sizes 8192
-    unset CUTEC_NVRTC_OPTIONS
+    echo "== bf16 tn 4096^3 auto (regression), then with ptxas --Ofast-compile=mid (a third of ptxas's time)"
+    b --dtype bf16 --layout tn --sizes 4096
+    export CUTEC_NVRTC_OPTIONS="$fast"
+    b --dtype bf16 --layout tn --sizes 4096
+    echo "== s8 tn 4096^3 overlap with ptxas --Ofast-compile=mid"
     # shellcheck disable=SC2086
-    b --dtype s8 --layout tn --sizes 8192 $ov --stages 3
-    echo "== $(($(date +%s) - start)) s: cold compile of the s8 overlap kernel, CPU ms"
-    # shellcheck disable=SC2086
-    cold --dtype s8 --variant tensorop_smem $ov --stages 3
+    b --dtype s8 --layout tn --sizes 4096 $ov --stages 3
     echo "== bf16 tn 4096^3 with NVRTC's own --Ofast-compile=min (NVVM too: 0.24 s to a cubin here)"
     export CUTEC_NVRTC_OPTIONS="--Ofast-compile=min"
     b --dtype bf16 --layout tn --sizes 4096
     unset CUTEC_NVRTC_OPTIONS
+    echo "== s8 tn 8192^3: auto against the overlap"
+    b --dtype s8 --layout tn --sizes 8192
+    # shellcheck disable=SC2086
+    b --dtype s8 --layout tn --sizes 8192 $ov --stages 3
     echo "== s8 tn 4096^3 persistent 256x128x64 without the overlap (the control)"
     b --dtype s8 --layout tn --sizes 4096 --tile 256x128x64 --warps 4x2 --stages 3 --schedule persistent
+    echo "== $(($(date +%s) - start)) s: cold compile of the s8 overlap kernel, CPU ms"
+    # shellcheck disable=SC2086
+    cold --dtype s8 --variant tensorop_smem $ov --stages 3
     echo "== clocks after: $(nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv,noheader 2>&1)"
     echo "== done in $(($(date +%s) - start)) s"
 } 2>&1 | stdbuf -oL -eL tee "$log"

@@ -173,8 +173,6 @@ typedef struct cute_ir_func {
                                GEMM's per-group tensors): the interpreter admits every live
                                buffer of its backend, not only the arguments' */
     int cluster_dims[3];    /* __cluster_dims__ when all > 0: blocks per cluster, fixed */
-    bool fast_ptxas;        /* its module compiles with ptxas --Ofast-compile=mid (the CUDA C
-                               names the option on its first line, "// nvrtc: ...") */
     cute_ir_arena *arena;
 } cute_ir_func;
 

@@ -41,11 +41,6 @@ const char *cute_nvrtc_path(const cute_nvrtc *nv);
 /* the full path of the loaded library file (false if the loader cannot say) */
 bool cute_nvrtc_file(const cute_nvrtc *nv, char *path, size_t n);
 
-/* A source whose first line is CUTE_NVRTC_LINE and options (the CUDA C of a kernel marked
- * cute_kernel_fast_ptxas) is compiled with those options too, after opts' extras and before
- * $CUTEC_NVRTC_OPTIONS: the source, which keys every cache, carries them. */
-#define CUTE_NVRTC_LINE "// nvrtc: "
-
 typedef struct cute_nvrtc_opts {
     const char *arch;         /* "sm_90a", "sm_80" (PTX and CUBIN) or "compute_90a" (PTX only) */
     const char *name;         /* the source's name in messages; NULL: "cutec.cu" */

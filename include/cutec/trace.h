@@ -173,11 +173,6 @@ void cute_barrier(cute_ctx *c);
 /* ask the compiler to keep this kernel's registers low enough for blocks_per_sm resident
  * blocks (the second argument of __launch_bounds__; 0: no request) */
 void cute_kernel_min_blocks(cute_ctx *c, int blocks_per_sm);
-/* compile this kernel's module with ptxas's fast-compile level (--Ofast-compile=mid: about a
- * third of ptxas's -O3 time; for kernels whose speed was measured the same with it, the
- * cold compile counting; docs/compile_time.md).  $CUTEC_NVRTC_OPTIONS comes later and
- * overrides it ("--ptxas-options=--Ofast-compile=0": full optimization) */
-void cute_kernel_fast_ptxas(cute_ctx *c);
 /* the kernel reaches tensors through pointers it reads from memory (a device array of
  * per-group pointers): on the interpreter every live buffer is then accessible to it, each
  * still bounds- and race-checked; otherwise only the launch's arguments are */

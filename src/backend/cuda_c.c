@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cuda_c_internal.h"
-#include "cutec/nvrtc.h"
 
 static bool block(cc_fn *e, const cute_ir_block *b);
 static bool inst(cc_fn *e, const cute_ir_block *b, uint32_t i);
@@ -271,10 +270,7 @@ cute_status cute_cuda_c_emit(const cute_ir_func *const *kernels, int n,
         if (!kernel(m, kernels[i])) s = m->failed;
     }
     cc_buf src = {0};
-    bool fast = false;
-    for (int i = 0; s == CUTE_OK && i < n; i++) fast |= kernels[i]->fast_ptxas;
     if (s == CUTE_OK) {
-        if (fast) cc_puts(&src, CUTE_NVRTC_LINE "--ptxas-options=--Ofast-compile=mid\n");
         cc_prelude(m, &src);
         cc_puts(&src, "\n");
         cc_puts(&src, m->body.p ? m->body.p : "");

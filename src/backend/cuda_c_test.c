@@ -696,16 +696,8 @@ static void test_compile(cute_nvrtc *nv)
     }
     if (src && getenv("CUTEC_TEST_VERBOSE")) fputs(src, stderr);
     free(src);
-    /* a kernel marked for ptxas's fast-compile level names the option on the first line */
-    k[1]->fast_ptxas = true;
-    src = emit(&k[1], 1, &(cute_cuda_c_opts){.arch = "sm_90a"});
-    CHECK(src && !strncmp(src, CUTE_NVRTC_LINE "--ptxas-options=--Ofast-compile=mid\n", strlen(CUTE_NVRTC_LINE) + 36),
-          "fast_ptxas: the source begins %.60s", src ? src : "(none)");
-    free(src);
-    k[1]->fast_ptxas = false;
     /* #line directives carry the user's call sites into -lineinfo */
     src = emit(&k[1], 1, &(cute_cuda_c_opts){.line_directives = true});
-    CHECK(src && strncmp(src, CUTE_NVRTC_LINE, strlen(CUTE_NVRTC_LINE)), "no fast_ptxas: no options line");
     cute_nvrtc_output o;
     if (src && compile(nv, src, "sm_90a", true, &o))
         CHECK(strstr(o.ptx, "axpy.c") && strstr(o.ptx, ".loc"), "no axpy.c line info in the PTX");
@@ -740,19 +732,6 @@ static void test_nvrtc(cute_nvrtc *nv)
     setenv("CUTEC_NVRTC_OPTIONS", "--no-such-option", 1);
     s = cute_nvrtc_compile(nv, "__global__ void k() {}", &(cute_nvrtc_opts){.arch = "sm_90a"}, &o);
     CHECK(s == CUTE_ERR_COMPILE && o.log && strstr(o.log, "no-such-option"), "a bad option: %s", o.log);
-    cute_nvrtc_output_free(&o);
-    /* a source's own options (its first line CUTE_NVRTC_LINE ...), then the environment's,
-     * which ptxas takes last ("the last value of this option was used") */
-    unsetenv("CUTEC_NVRTC_OPTIONS");
-    s = cute_nvrtc_compile(nv, CUTE_NVRTC_LINE "-lineinfo\n__global__ void k(int *p) { *p = 1; }",
-                           &(cute_nvrtc_opts){.arch = "sm_90a"}, &o);
-    CHECK(s == CUTE_OK && o.ptx && strstr(o.ptx, ".loc"), "the source's -lineinfo reached NVRTC: %s", o.log);
-    cute_nvrtc_output_free(&o);
-    setenv("CUTEC_NVRTC_OPTIONS", "--ptxas-options=--Ofast-compile=0", 1);
-    s = cute_nvrtc_compile(nv, CUTE_NVRTC_LINE "--ptxas-options=--Ofast-compile=mid\n__global__ void k(int *p) { *p = 1; }",
-                           &(cute_nvrtc_opts){.arch = "sm_90a"}, &o);
-    CHECK(s == CUTE_OK && o.log && strstr(o.log, "last value"), "the source's and the environment's ptxas level, "
-          "the environment's last: %s", o.log);
     cute_nvrtc_output_free(&o);
     unsetenv("CUTEC_NVRTC_OPTIONS");
     char err[256];

@@ -194,21 +194,11 @@ static cute_status take(nvrtc_result (*size)(nvrtc_program, size_t *),
     return CUTE_OK;
 }
 
-/* the words of text (a copy in buf, at most bufn bytes) appended to opt[n..cap) */
-static int words(const char *text, char *buf, size_t bufn, const char **opt, int n, int cap)
-{
-    snprintf(buf, bufn, "%s", text);
-    char *save = NULL; /* strtok_r: compiles run on several threads */
-    for (char *w = strtok_r(buf, " \t", &save); w && n < cap; w = strtok_r(NULL, " \t", &save)) opt[n++] = w;
-    return n;
-}
-
-/* the option list: arch, lineinfo, debug, the caller's extras, the source's own (its first
- * line CUTE_NVRTC_LINE ..., a copy in line), then the words of $CUTEC_NVRTC_OPTIONS (a copy
- * in env; "--ptxas-options=-O2": an experiment on every compile, part of the CUDA backend's
- * cache key, and the last word on an option given twice) */
-static int options(const cute_nvrtc_opts *o, const char *src, char *archopt, size_t archn, const char **opt,
-                   int cap, char *line, size_t linen, char *env, size_t envn)
+/* the option list: arch, lineinfo, debug, the caller's extras, then the words of
+ * $CUTEC_NVRTC_OPTIONS (split in env, a copy of at most envn bytes; "--ptxas-options=-O2":
+ * an experiment on every compile, part of the CUDA backend's cache key) */
+static int options(const cute_nvrtc_opts *o, char *archopt, size_t archn, const char **opt, int cap,
+                   char *env, size_t envn)
 {
     int n = 0;
     snprintf(archopt, archn, "--gpu-architecture=%s", o->arch);
@@ -216,12 +206,10 @@ static int options(const cute_nvrtc_opts *o, const char *src, char *archopt, siz
     if (o->lineinfo) opt[n++] = "-lineinfo";
     if (o->debug) opt[n++] = "-G";
     for (int i = 0; i < o->nextra && n < cap; i++) opt[n++] = o->extra[i];
-    size_t mark = strlen(CUTE_NVRTC_LINE);
-    if (!strncmp(src, CUTE_NVRTC_LINE, mark)) {
-        size_t len = strcspn(src + mark, "\n");
-        n = words(src + mark, line, len + 1 < linen ? len + 1 : linen, opt, n, cap);
-    }
-    return words(getenv("CUTEC_NVRTC_OPTIONS") ? getenv("CUTEC_NVRTC_OPTIONS") : "", env, envn, opt, n, cap);
+    snprintf(env, envn, "%s", getenv("CUTEC_NVRTC_OPTIONS") ? getenv("CUTEC_NVRTC_OPTIONS") : "");
+    char *save = NULL; /* strtok_r: compiles run on several threads */
+    for (char *w = strtok_r(env, " \t", &save); w && n < cap; w = strtok_r(NULL, " \t", &save)) opt[n++] = w;
+    return n;
 }
 
 cute_status cute_nvrtc_compile(cute_nvrtc *nv, const char *src, const cute_nvrtc_opts *o,
@@ -235,9 +223,9 @@ cute_status cute_nvrtc_compile(cute_nvrtc *nv, const char *src, const cute_nvrtc
     nvrtc_program p = NULL;
     nvrtc_result r = nv->CreateProgram(&p, src, o->name ? o->name : "cutec.cu", 0, NULL, NULL);
     if (r != 0) return set_log(nv, NULL, out, "nvrtcCreateProgram", r);
-    char archopt[96], line[256], env[512];
+    char archopt[96], env[512];
     const char *opt[64];
-    int nopt = options(o, src, archopt, sizeof archopt, opt, 64, line, sizeof line, env, sizeof env);
+    int nopt = options(o, archopt, sizeof archopt, opt, 64, env, sizeof env);
     r = nv->CompileProgram(p, nopt, opt);
     cute_status s = set_log(nv, p, out, "nvrtcCompileProgram", r);
     if (s == CUTE_OK) s = take(nv->GetPTXSize, nv->GetPTX, p, (void **)&out->ptx, &out->ptx_size);

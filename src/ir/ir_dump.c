@@ -151,7 +151,6 @@ void cute_ir_dump(FILE *o, const cute_ir_func *f)
     if (f->smem_bytes) fprintf(o, " smem=%lld", (long long)f->smem_bytes);
     if (f->max_threads) fprintf(o, " max_threads=%d", f->max_threads);
     if (f->min_blocks) fprintf(o, " min_blocks=%d", f->min_blocks);
-    if (f->fast_ptxas) fputs(" fast_ptxas", o);
     fputs(" {\n", o);
     block(o, f, &f->body, 1);
     fputs("}\n", o);

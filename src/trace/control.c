@@ -187,11 +187,6 @@ void cute_kernel_min_blocks(cute_ctx *c, int blocks_per_sm)
     c->fn->min_blocks = blocks_per_sm;
 }
 
-void cute_kernel_fast_ptxas(cute_ctx *c)
-{
-    if (ctx_ok(c)) c->fn->fast_ptxas = true;
-}
-
 void cute_kernel_reaches_buffers(cute_ctx *c)
 {
     if (ctx_ok(c)) c->fn->reaches_buffers = true;

@@ -359,27 +359,18 @@ static bool fits_index_bound(const cute_call_arg x[3])
  * cuBLAS; a row takes the winner's tiling (rows of one dtype in increasing up_to; INT64_MAX
  * for every size, e.g. {CUTE_F64, INT64_MAX, {.read_bytes = 8}}).  (A tiling the dtype's
  * atom cannot take makes AUTO fall back to the next variant: tensorop_test runs these
- * rows.)  A row with `only` is for that variant alone, one with `arch` for targets from
- * sm_<arch> on (the shared memory its tiling needs). */
+ * rows.) */
 static const struct {
     cute_dtype d;
     int64_t up_to;
-    cute_gemm_variant only; /* 0: both SM80 tensor-core kernels */
-    int arch;               /* 0: any target */
-    cute_gemm_tiling t;
+    cute_gemm_tiling t; /* {bm, bn, bk, stages, warps_m, warps_n, raster, read_bytes, cluster_m, cluster_n, c_store, schedule} */
 } by_size[] = {
     /* H200, 2026-11-26 15:14 (bench/RESULTS.md): s8 128x128 tiles, two blocks an SM, 61.2% of
      * cuBLAS at 4096^3 against 58.3% for 256x128; f64 8-byte fragment reads 92.6% / 95.0% at
      * 4096^3 / 8192^3 against 85.8% / 89.3% for 16-byte ones.  bf16/f16: no candidate beat
      * the default by more than the noise (and sm_90 takes the Hopper kernel first). */
-    {.d = CUTE_I8, .up_to = 3072LL * 3072, .t = {.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2, .raster = 8}},
-    /* s8 near 4096^3: C stored during the next tile's main loop (200 KB of shared memory);
-     * each round of tiles lost ~5 us of 36 storing C all at once (bench/RESULTS.md, s8) */
-    {.d = CUTE_I8, .up_to = 4096LL * 4096, .only = CUTE_GEMM_TENSOROP_SMEM, .arch = 90,
-     .t = {.bm = 256, .bn = 128, .bk = 64, .stages = 3, .warps_m = 4, .warps_n = 2,
-           .schedule = CUTE_GEMM_SCHEDULE_PERSISTENT, .c_store = CUTE_GEMM_STORE_OVERLAP}},
-    {.d = CUTE_I8, .up_to = 4096LL * 4096, .t = {.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2, .raster = 8}},
-    {.d = CUTE_F64, .up_to = INT64_MAX, .t = {.read_bytes = 8}},
+    {CUTE_I8, 4096LL * 4096, {.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2, .raster = 8}},
+    {CUTE_F64, INT64_MAX, {.read_bytes = 8}},
 };
 
 /* the tiling variant v compiles with for a call of mnl elements of C: the caller's, else for
@@ -389,11 +380,8 @@ static cute_gemm_tiling tiling_for(const cute_gemm_lib *lib, cute_gemm_variant v
     static const cute_gemm_tiling none;
     if (memcmp(&lib->tiling, &none, sizeof none)) return lib->tiling;
     if (v != CUTE_GEMM_TENSOROP && v != CUTE_GEMM_TENSOROP_SMEM) return none;
-    int arch = cute_runtime_target_arch(lib->rt);
     for (size_t i = 0; i < sizeof by_size / sizeof by_size[0]; i++)
-        if (by_size[i].d == d && mnl <= by_size[i].up_to && (!by_size[i].only || by_size[i].only == v) &&
-            arch >= by_size[i].arch)
-            return by_size[i].t;
+        if (by_size[i].d == d && mnl <= by_size[i].up_to) return by_size[i].t;
     return none;
 }
 

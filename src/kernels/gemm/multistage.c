@@ -179,15 +179,6 @@ static void mainloop(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const
     cute_barrier(c);
 }
 
-/* ptxas's fast-compile level for the tensor-core kernels measured as fast with it on the
- * H200 (bf16/f16 and s8, bench/RESULTS.md): a third of ptxas's time in the cold compile */
-static void compile_level(cute_ctx *c, const gemm_plan *p)
-{
-    cute_dtype d = p->cfg.dtype;
-    if (p->cfg.variant != CUTE_GEMM_MULTISTAGE && (d == CUTE_BF16 || d == CUTE_F16 || d == CUTE_I8))
-        cute_kernel_fast_ptxas(c);
-}
-
 /* a tensor of the plan's swizzled layout (the allocator places it as aligned as its swizzle
  * needs) */
 static cute_tensor alloc(cute_ctx *c, cute_smem_allocator *a, cute_dtype d, const cute_composed *L)
@@ -262,7 +253,6 @@ static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     cute_int tid = cute_thread_idx(c, 0);
     /* two blocks of up to 4 warps fit an SM's registers at up to 255 per thread */
     cute_kernel_min_blocks(c, p->threads <= 128 ? 2 : 1);
-    compile_level(c, p);
     gemm_tiles t = gemm_block_tiles(c, p, mA, mB, mC, cA, cB, cC);
     cute_tensor sA, sB, sC;
     block_smem(c, p, &sA, &sB, &sC); /* blocks past the last tile do nothing */
@@ -343,7 +333,6 @@ static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     cute_alg *a = cute_ctx_alg(c);
     cute_int tid = cute_thread_idx(c, 0);
     cute_kernel_min_blocks(c, 1);
-    compile_level(c, p);
     walk w = {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)};
     cute_int mine = gemm_sched_mine(c, &w.sched);
     cute_tensor sA, sB, sC;
