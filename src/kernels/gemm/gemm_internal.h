@@ -64,7 +64,10 @@ typedef struct gemm_plan {
     cute_tiled_copy r2s;      /* stmatrix of epi_mma's C into a buffer */
     cute_tma_atom tma_c;      /* the store of one buffer, made by the host function */
     /* the Blackwell kernel (blackwell.c) */
-    cute_mma_atom umma;       /* SM100_MMA_F16BF16_SS of bm x bn: one thread issues it */
+    cute_mma_atom umma;       /* SM100_MMA_F16BF16_SS of bm x bn: one thread issues it (the CTA
+                                 pair's SM100_MMA_F16BF16_2x1SM_SS of 2 bm x bn) */
+    bool cta_pair;            /* on the CTA pair (cta_group::2; clusters of 2 along M): each block
+                                 stages its bm rows of A and bn / 2 rows of B */
     int tmem_columns;         /* its accumulator stages' tensor memory */
 } gemm_plan;
 
@@ -123,6 +126,8 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg);
 /* the plan of the Hopper kernel (hopper_plan.c); false with the reason in a's error when the
  * configuration is not one it takes */
 bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
+/* the Hopper kernel's tiling for a call of (M, N, K) where the caller set none (hopper_auto.c) */
+cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int64_t mnk[3]);
 /* An operand's TMA stages (rows, bk, stages) from CuTe's 128-byte GMMA swizzle atoms, and the
  * rows one TMA box of them loads (hopper_plan.c; the Blackwell kernel's too) */
 cute_composed gemm_tma_stages(cute_alg *a, cute_dtype d, int major, int64_t rows, int64_t bk, int stages,

@@ -87,6 +87,8 @@ static void backward(cutec_rows *lib, cute_backend *be, bool layer, cute_dtype d
     char err[1024] = "";
     const char *name = layer ? "layernorm backward" : "rmsnorm backward";
     cute_status s = layer ? cutec_layernorm(lib, &f, NULL, err, sizeof err) : cutec_rmsnorm(lib, &f, NULL, err, sizeof err);
+    if (s == CUTE_OK && sc.n > 1) tk_vary_rows(&B.rstd); /* (rows of 1: rstd 1/sqrt(eps), dx near f16's overflow) */
+    if (s == CUTE_OK && sc.n > 1 && layer) tk_vary_rows(&B.mean);
     if (s == CUTE_OK)
         s = layer ? cutec_layernorm_backward(lib, &g, NULL, err, sizeof err) : cutec_rmsnorm_backward(lib, &g, NULL, err, sizeof err);
     CHECK(s == CUTE_OK, "%s %s %lldx%lld: %s", name, cute_dtype_name(d), (long long)sc.m, (long long)sc.n, err);

@@ -2,6 +2,7 @@
  * the op and the argument), the widest vector every row tensor allows, the plan, the
  * compiled function, the launch, and the column sums' second pass. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/rows/rows_lib.h"
@@ -85,8 +86,9 @@ static const cute_fn *make_rows(cute_runtime *rt, const void *key, const void *p
 
 static void key_of(const row_plan *p, char *key, size_t n)
 {
-    int len = snprintf(key, n, "%s/%d/v%d/t%d/k%d/r%d/%c%dx%d/c%d%s%s/", p->op->name, p->variant, p->vec, p->tpr, p->k,
-                       p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->stage_bufs, p->cluster, p->sums_in_smem ? "/smem-sums" : "", p->in_place ? "/in-place" : "");
+    int len = snprintf(key, n, "%s/%d/v%d/t%d/k%d/r%d/%c%dx%d/c%d%s%s%s%s/", p->op->name, p->variant, p->vec, p->tpr, p->k,
+                       p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->stage_bufs, p->cluster, p->sums_in_smem ? "/smem-sums" : "",
+                       p->stage_cols ? "/staged-cols" : "", p->pipelined ? "/pipelined" : "", p->in_place ? "/in-place" : "");
     for (int s = 0; s < p->op->nslots; s++)
         len += snprintf(key + len, n - (size_t)len, "%s,", p->has[s] ? cute_dtype_name(p->dtype[s]) : "-");
 }
@@ -104,6 +106,20 @@ static bool in_place(const row_call *rc)
     return false;
 }
 
+/* CUTEC_ROWS_SCHEDULE=rows5: the schedule before rows6 (the forwards over a cluster's blocks a
+ * block a row, the norms' backward without the pipelined exchange and with its weight read
+ * from L2; only the per-row inputs loaded a row ahead stay), so that one run can time both
+ * (scripts/device-rows6.sh) */
+static void schedule_override(row_plan *p)
+{
+    const char *s = getenv("CUTEC_ROWS_SCHEDULE");
+    bool sums = false;
+    if (!s || strcmp(s, "rows5")) return;
+    for (int i = 0; i < p->op->nslots; i++) sums |= p->has[i] && p->op->slot[i].role == COL_PARTIAL;
+    p->pipelined = p->stage_cols = false;
+    if (!sums && p->cluster > 1) p->stage_bufs = 1;
+}
+
 static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
 {
     memset(p, 0, sizeof *p);
@@ -115,14 +131,15 @@ static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
                       : rc->slot[s] ? (cute_dtype)rc->slot[s]->dtype : CUTE_F32;
     }
     row_plan_choose(p, rc->slot[0]->shape[1], widest_vector(rc));
+    schedule_override(p);
     p->in_place = in_place(rc);
     if (p->looped && rc->op->stages == 0) p->looped = false, p->column_grid = true; /* chunks by blocks */
 }
 
 /* blocks and row blocks per block: one row block each, unless column sums are kept, which
- * take as few blocks as keep the device busy (fewer partial rows to sum) */
-static void grid_of(cutec_rows *lib, const row_plan *p, int64_t m, int64_t n, bool sums, int64_t *blocks,
-                    int64_t *iters)
+ * take as few blocks as keep the device busy (fewer partial rows to sum), or the plan stages
+ * the next rows while it works on this one (two buffers or more: a cluster's staged parts) */
+static void grid_of(cutec_rows *lib, const row_plan *p, int64_t m, int64_t n, int64_t *blocks, int64_t *iters)
 {
     int64_t rb = (m + p->rows - 1) / p->rows, most = rows_lib_resident_blocks(lib);
     if (row_plan_blocks_per_sm(p)) most = most / 2 * row_plan_blocks_per_sm(p); /* (two an SM, by default) */
@@ -135,9 +152,10 @@ static void grid_of(cutec_rows *lib, const row_plan *p, int64_t m, int64_t n, bo
      * of 8; those that do not fit walk their rows in a second wave, doubling the time (the
      * likely cause of the norms' backward at 28-32% of the copy at 4096x32768 and 1024x262144,
      * where 16384x4096, without a cluster, ran at 63-76%: bench/RESULTS.md) */
-    int resident = p->cluster > 1 && sums ? rows_lib_resident_clusters(lib, p->cluster, p->tpr * p->rows, row_plan_blocks_per_sm(p)) : 0;
+    bool persistent = row_plan_persistent(p);
+    int resident = p->cluster > 1 && persistent ? rows_lib_resident_clusters(lib, p->cluster, p->tpr * p->rows, row_plan_blocks_per_sm(p)) : 0;
     if (resident > 0 && resident < most) most = resident;
-    *iters = sums && rb > most ? (rb + most - 1) / most : 1;
+    *iters = persistent && rb > most ? (rb + most - 1) / most : 1;
     *blocks = (rb + *iters - 1) / *iters;
 }
 
@@ -171,7 +189,7 @@ static cute_status run_locked(cutec_rows *lib, const row_call *rc, const row_pla
     int64_t m = rc->slot[0]->shape[0], cols = rc->slot[0]->shape[1], blocks, iters;
     int sums = 0;
     for (int s = 0; s < rc->op->nslots; s++) sums += p->has[s] && rc->op->slot[s].role == COL_PARTIAL;
-    grid_of(lib, p, m, cols, sums > 0, &blocks, &iters);
+    grid_of(lib, p, m, cols, &blocks, &iters);
     int64_t partial_rows = blocks * p->rows;
     const cute_buffer *scratch = NULL;
     if (sums && !rows_lib_dry(lib) && rows_lib_scratch(lib, (size_t)(sums * partial_rows * cols) * sizeof(float), &scratch) != CUTE_OK)

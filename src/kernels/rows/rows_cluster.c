@@ -38,22 +38,37 @@ static void scatter(cute_ctx *c, const row_cluster *cl, int arity, const cute_va
     }
 }
 
-void row_cluster_allreduce(cute_ctx *c, const row_cluster *cl, const cute_reducer *r, cute_val *v, int st,
-                           cute_int it)
+static cute_int parity_slot(cute_ctx *c, int st, cute_int it)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    return cute_add(a, cute_mul(a, cute_mod(a, it, cute_i(2)), cute_i(ROW_STAGES)), cute_i(st));
+}
+
+void row_cluster_post(cute_ctx *c, const row_cluster *cl, const cute_reducer *r, const cute_val *v, int st, cute_int it)
 {
     if (!cl->on) return;
-    cute_alg *a = cute_ctx_alg(c);
-    int n = cl->n;
-    cute_int which = cute_add(a, cute_mul(a, cute_mod(a, it, cute_i(2)), cute_i(ROW_STAGES)), cute_i(st));
-    scatter(c, cl, r->arity, v, which);
+    scatter(c, cl, r->arity, v, parity_slot(c, st, it));
     cute_cluster_arrive(c);
+}
+
+void row_cluster_collect(cute_ctx *c, const row_cluster *cl, const cute_reducer *r, cute_val *v, int st, cute_int it)
+{
+    if (!cl->on) return;
+    cute_int which = parity_slot(c, st, it);
     cute_cluster_wait(c);
     for (int k = 0; k < r->arity; k++) v[k] = cute_ssa_get(c, cute_tensor_load(c, slot(c, cl, cute_i(0), k, which)), 0);
-    for (int q = 1; q < n; q++) {
+    for (int q = 1; q < cl->n; q++) {
         cute_val more[4], out[4];
         for (int k = 0; k < r->arity; k++)
             more[k] = cute_ssa_get(c, cute_tensor_load(c, slot(c, cl, cute_i(q), k, which)), 0);
         cute_reducer_apply(c, r, v, more, out);
         for (int k = 0; k < r->arity; k++) v[k] = out[k];
     }
+}
+
+void row_cluster_allreduce(cute_ctx *c, const row_cluster *cl, const cute_reducer *r, cute_val *v, int st,
+                           cute_int it)
+{
+    row_cluster_post(c, cl, r, v, st, it);
+    row_cluster_collect(c, cl, r, v, st, it);
 }

@@ -24,12 +24,14 @@ static int64_t pow2_at_least(int64_t x)
 #define WALK_BYTES 64
 #define STAGE_BYTES (100 * 1024)
 
-static int row_inputs(const row_plan *p)
+int row_plan_slots(const row_plan *p, int role)
 {
     int inputs = 0;
-    for (int s = 0; s < p->op->nslots; s++) inputs += p->has[s] && p->op->slot[s].role == ROW_IN;
+    for (int s = 0; s < p->op->nslots; s++) inputs += p->has[s] && p->op->slot[s].role == role;
     return inputs;
 }
+
+static int row_inputs(const row_plan *p) { return row_plan_slots(p, ROW_IN); }
 
 /* tiles of STAGE_THREADS K V columns that stage a row of n (0: the row is not staged: it
  * fits 256 threads' registers, its accesses are narrower than 16 bytes (a bulk copy moves
@@ -56,14 +58,11 @@ static int row_arrays(const row_plan *p)
 
 #define SMEM_MAX (200 * 1024) /* of a block's 227 KB, what staging and column sums may take */
 
-static int sum_arrays(const row_plan *p)
-{
-    int sums = 0;
-    for (int s = 0; s < p->op->nslots; s++) sums += p->has[s] && p->op->slot[s].role == COL_PARTIAL;
-    return sums;
-}
+static int sum_arrays(const row_plan *p) { return row_plan_slots(p, COL_PARTIAL); }
 
 static bool keeps_sums(const row_plan *p) { return sum_arrays(p) > 0; }
+
+bool row_plan_persistent(const row_plan *p) { return keeps_sums(p) || p->stage_bufs > 1; }
 
 /* A row that needs more than 256 threads' registers and is too long to stage in one block's
  * shared memory, on sm_90 and later, is split over a cluster of up to CLUSTER_MAX blocks.
@@ -108,10 +107,22 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
         p->tpr = sums_in_smem ? threads / 2 : threads, p->k = sums_in_smem ? 2 * kmax : kmax;
         p->rows = 1, p->cluster = blocks > 1 ? (int)blocks : 0, p->stage_chunks = (int)per;
         p->looped = true, p->column_grid = blocks > 1, p->sums_in_smem = sums_in_smem;
-        /* a block with column sums walks several rows (rows_call.c's grid): up to three
-         * rows' copies in flight during this one's work, as its share of the SM allows */
-        int64_t bufs = (SMEM_MAX / row_plan_blocks_per_sm(p) - sums_bytes) / (per * chunk_bytes);
-        p->stage_bufs = sums ? (int)(bufs > 4 ? 4 : bufs < 1 ? 1 : bufs) : 1;
+        /* a block walks several rows where it has room for two buffers or more (rows_call.c's
+         * persistent grid; one with column sums always): up to three rows' copies in flight
+         * during this one's work, as its share of the SM allows.  (The forwards at 262144
+         * took a block a row, their loads idle from the reduction to the block's end: 75% of
+         * the copy in RMSNorm's, where the staged rows of 32768 ran at 92%.) */
+        int64_t room = SMEM_MAX / row_plan_blocks_per_sm(p) - sums_bytes, bufs = room / (per * chunk_bytes);
+        bufs = bufs > 4 ? 4 : bufs < 1 ? 1 : bufs;
+        /* a block with column sums keeps its part of the columns: its weight is staged once
+         * where that leaves the buffers as many (the norms' backward at 4096 and 32768; at
+         * 262144 the sums leave no room) */
+        int64_t cols_bytes = per * tile * esize * row_plan_slots(p, COL_IN);
+        p->stage_cols = sums && cols_bytes && (room - cols_bytes) / (per * chunk_bytes) >= bufs;
+        p->stage_bufs = (int)bufs;
+        /* with three buffers or more a block posts a row's exchange and writes the previous
+         * row before it waits for the cluster (rows_kernel.c's rows_pipelined) */
+        p->pipelined = p->cluster > 1 && p->stage_bufs >= 3 && p->op->stages == 1;
         return true;
     }
     return false;

@@ -15,17 +15,19 @@
 
 static const int64_t shapes[3][2] = {{16384, 4096}, {4096, 32768}, {1024, 262144}};
 
-/* a persistent grid of clusters (a backward's column sums over the rows) fits the device at
- * once: no cluster walks its rows in a second wave.  Prints what the driver said. */
+/* a persistent grid of clusters (a backward's column sums over the rows, a forward's next
+ * rows staged) fits the device at once: no cluster walks its rows in a second wave.  Prints
+ * what the driver said. */
 static void grid_resident(cute_runtime *rt, cutec_rows *lib, const rows_problem *p)
 {
     rows_launch l = rows_lib_last_launch(lib);
     if (l.cluster < 2 || l.iters < 2) return;
     int resident = kernels_resident_clusters(rt, l.cluster, l.threads, l.per_sm);
-    printf("# %s bwd %lldx%lld: %lld clusters of %d blocks of %d threads (%d an SM), %lld rows each; %d resident\n",
-           rp_op_name(p->op), (long long)p->m, (long long)p->n, (long long)l.blocks, l.cluster, l.threads, l.per_sm,
+    const char *dir = p->backward ? "bwd" : "fwd";
+    printf("# %s %s %lldx%lld: %lld clusters of %d blocks of %d threads (%d an SM), %lld rows each; %d resident\n",
+           rp_op_name(p->op), dir, (long long)p->m, (long long)p->n, (long long)l.blocks, l.cluster, l.threads, l.per_sm,
            (long long)l.iters, resident);
-    CHECK(resident > 0 && l.blocks <= resident, "%s bwd %lldx%lld: %lld clusters, %d resident", rp_op_name(p->op),
+    CHECK(resident > 0 && l.blocks <= resident, "%s %s %lldx%lld: %lld clusters, %d resident", rp_op_name(p->op), dir,
           (long long)p->m, (long long)p->n, (long long)l.blocks, resident);
 }
 
@@ -80,8 +82,11 @@ static void compiled_only(cute_runtime *rt)
                     cutec_rows_free(lib);
                     return;
                 }
-                /* rows of 4096 bf16: every row tensor moves 16 bytes an access */
-                bool load16 = ptx && (strstr(ptx, "ld.global.nc.v4") || strstr(ptx, "ld.global.v4"));
+                /* rows of 4096 bf16: every row tensor moves 16 bytes an access (the norms'
+                 * backward on sm_90a stages its rows and weight by bulk copies, read 16 bytes
+                 * at a time from shared memory) */
+                bool staged = ptx && strstr(ptx, "cp.async.bulk.shared::cluster.global") && strstr(ptx, "ld.shared.v4");
+                bool load16 = ptx && (strstr(ptx, "ld.global.nc.v4") || strstr(ptx, "ld.global.v4") || staged);
                 bool store16 = ptx && strstr(ptx, "st.global.v4"); /* cross-entropy's forward stores none */
                 CHECK(load16 && (store16 || (op == RP_XENT && !bwd)),
                       "%s %s for %s: no 16-byte accesses", rp_op_name((rp_op)op), bwd ? "bwd" : "fwd", archs[a]);

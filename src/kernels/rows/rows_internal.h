@@ -93,10 +93,17 @@ typedef struct row_plan {
     int stage_chunks;      /* > 0: the row inputs are staged in shared memory, that many
                               tiles of each (rows_stage.c); the chunks are read from there
                               (in a cluster: each block that many tiles of its part) */
-    int stage_bufs;        /* staging buffers: 2 where a block walks several rows (the next
-                              row's copies in flight while it works on this one) */
+    int stage_bufs;        /* staging buffers: 2 or more where a block walks several rows
+                              (the next rows' copies in flight while it works on this one) */
+    bool stage_cols;       /* the column inputs (weight) of the block's part staged once in
+                              shared memory and read from there by every row (a staged tile
+                              with column sums, where room is left: no load from L2 on each
+                              row's critical path) */
     bool sums_in_smem;     /* column sums (dw, db) in shared memory, not registers (a cluster's
                               1024-thread blocks, whose 64 registers cannot hold them) */
+    bool pipelined;        /* a cluster's row exchange overlaps the previous row's write
+                              pass (rows_kernel.c's row_pipelined; one stage, three buffers
+                              or more) */
     bool in_place;         /* an output overlaps an input: no __restrict__ pointers */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
@@ -115,6 +122,11 @@ static inline int64_t row_plan_block_cols(const row_plan *p)
 {
     return row_plan_tile(p) * (p->cluster > 1 && p->stage_chunks ? p->stage_chunks : 1);
 }
+/* the slots of a role (row_role) the plan's call gives */
+int row_plan_slots(const row_plan *p, int role);
+/* a block walks several rows (rows_call.c's grid): the plan keeps column sums, or stages the
+ * next rows while it works on this one (two buffers or more) */
+bool row_plan_persistent(const row_plan *p);
 /* Choose V, tpr, K, R for rows of n elements and this op; `vec` the widest access every
  * row tensor allows (elements) */
 void row_plan_choose(row_plan *p, int64_t n, int vec);
@@ -138,7 +150,12 @@ typedef struct row_stage {
     int stages;                    /* buffers */
     cute_tensor s[ROW_SLOTS];
     cute_pipeline pipe;
-    cute_pipeline_state fill, use; /* thread 0's next buffer to fill; the next to read */
+    cute_pipeline_state fill, use, done; /* thread 0's next buffer to fill; the next to wait
+                                            for; the oldest not released (a pipelined walk
+                                            holds two rows' buffers) */
+    bool cols_on;                  /* the plan's stage_cols: */
+    cute_tensor cols[ROW_SLOTS];   /* each column input's part, (1,T) tiles as s */
+    cute_pipeline cols_pipe;       /* ... filled once */
 } row_stage;
 /* the staging buffers of a plan with stage_chunks (none without); the pipeline created */
 row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p);
@@ -147,11 +164,17 @@ row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p
  * waits until it is free and issues the copies.  Every thread calls it, in row order. */
 void row_stage_fill(cute_ctx *c, row_stage *st, const row_plan *p, const cute_tensor *g, cute_int rb, cute_int first,
                     cute_int n);
+/* the column inputs' part from tile `first` on (g: the zipped inputs), once: thread 0
+ * issues the copies; every thread waits for them before its first read */
+void row_stage_columns(cute_ctx *c, row_stage *st, const row_plan *p, const cute_tensor *g, cute_int first, cute_int n);
+void row_stage_columns_wait(cute_ctx *c, const row_stage *st);
 /* the first tile of the buffer the next wait is for (in every thread) */
 cute_int row_stage_buffer(cute_ctx *c, const row_stage *st, const row_plan *p);
-/* wait until that buffer holds its row */
-void row_stage_wait(cute_ctx *c, const row_stage *st);
-/* after a block barrier that follows the last read of the buffer: free it for a fill */
+/* wait until that buffer holds its row (the next wait is for the next buffer) */
+void row_stage_wait(cute_ctx *c, row_stage *st);
+/* the first tile of the oldest buffer waited for and not released */
+cute_int row_stage_oldest(cute_ctx *c, const row_stage *st, const row_plan *p);
+/* after a block barrier that follows the last read of the oldest buffer: free it for a fill */
 void row_stage_release(cute_ctx *c, row_stage *st);
 
 /* The cluster exchange of a plan with `cluster`: each stage's partials of every block of
@@ -168,6 +191,11 @@ row_cluster row_cluster_alloc(cute_ctx *c, cute_smem_allocator *A, const row_pla
  * block of the cluster calls it; `it`: the block's row iteration. */
 void row_cluster_allreduce(cute_ctx *c, const row_cluster *cl, const cute_reducer *r, cute_val *v, int st,
                            cute_int it);
+/* the same in two halves, so that other work overlaps the cluster barrier's round trip:
+ * post writes v into every block's slots and arrives; collect waits and combines (every
+ * thread of every block calls both, post before collect, row after row) */
+void row_cluster_post(cute_ctx *c, const row_cluster *cl, const cute_reducer *r, const cute_val *v, int st, cute_int it);
+void row_cluster_collect(cute_ctx *c, const row_cluster *cl, const cute_reducer *r, cute_val *v, int st, cute_int it);
 
 /* the second pass of dw/db: out(N) = sum over rows of partial(P,N), converted */
 const cute_fn *row_colsum_compile(cute_runtime *rt, cute_dtype out, char *err, size_t n);

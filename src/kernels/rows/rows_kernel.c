@@ -46,13 +46,18 @@ static cute_ssa load_f32(cute_ctx *c, cute_tensor t, cute_ssa pred, double fill)
     return cute_ssa_cvt(c, cute_tensor_load_if(c, t, pred, fill), CUTE_F32);
 }
 
-/* the column inputs (weight, bias) of chunk cb */
+/* the column inputs (weight, bias) of chunk cb (staged: tile cb - first of the block's part) */
 static void load_columns(cute_ctx *c, const row_thread *th, row_io *io, cute_int cb)
 {
     const row_op *op = th->p->op;
     cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
+    cute_int staged = cute_sub(cute_ctx_alg(c), cb, th->first);
     for (int s = 0; s < op->nslots; s++)
-        if (th->p->has[s] && op->slot[s].role == COL_IN) io->t[s] = load_f32(c, part(c, th, th->k->g[s], cute_i(0), cb), in_cols, 0);
+        if (th->p->has[s] && op->slot[s].role == COL_IN) {
+            cute_tensor from = th->stage.cols_on ? part(c, th, th->stage.cols[s], cute_i(0), staged)
+                                                 : part(c, th, th->k->g[s], cute_i(0), cb);
+            io->t[s] = load_f32(c, from, in_cols, 0);
+        }
 }
 
 /* where tile cb of the row lies in the staging buffers: in this row's buffer, counted from
@@ -81,14 +86,14 @@ static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
 }
 
 /* the row's value of each per-row input (rows past M read nothing) */
-static void load_row_values(cute_ctx *c, const row_thread *th, row_io *io, cute_int row)
+static void load_row_values(cute_ctx *c, const row_thread *th, cute_val *v, cute_int row)
 {
     const row_op *op = th->p->op;
     cute_ssa in = cute_ssa_scalar(c, cute_int_lt(c, row, th->k->m), cute_tuple_int(cute_i(1)));
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == ROWVAL_IN) {
             cute_tensor t = cute_tensor_slice(c, th->k->g[s], cute_tuple_int(row));
-            io->v[s] = cute_ssa_get(c, cute_tensor_load_if(c, t, in, 0), 0);
+            v[s] = cute_ssa_get(c, cute_tensor_load_if(c, t, in, 0), 0);
         }
 }
 
@@ -174,6 +179,17 @@ static void write_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     store_chunk(c, th, io, rb, cb);
 }
 
+/* the per-row values and the write pass of a longer row, whose stages are reduced */
+static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
+{
+    th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
+    if (th->p->stage_chunks == 1) {
+        write_chunk(c, th, io, rb, th->first, stats);
+        return;
+    }
+    CUTE_FOR(c, cb, th->first, th->end) { write_chunk(c, th, io, rb, cb, stats); }
+}
+
 /* a longer row: each stage walks the chunks, combining as it goes; then the write pass.  A
  * block whose part of a staged row is one tile (stage_chunks 1: a cluster's block, or a row
  * with column sums that one tile covers) walks no loop: its loops' code and loop-carried
@@ -185,12 +201,7 @@ static void row_looped(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         stage_walk(c, th, io, rb, st, stats);
         reduce_stage(c, th, stats[st], st);
     }
-    th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
-    if (th->p->stage_chunks == 1) {
-        write_chunk(c, th, io, rb, th->first, stats);
-        return;
-    }
-    CUTE_FOR(c, cb, th->first, th->end) { write_chunk(c, th, io, rb, cb, stats); }
+    write_pass(c, th, io, rb, stats);
 }
 
 static cute_tiler tile_of(cute_ctx *c, const row_plan *p);
@@ -267,6 +278,165 @@ static void fill_row(cute_ctx *c, row_thread *th, cute_int j)
     CUTE_IF(c, more) { row_stage_fill(c, &th->stage, th->p, th->k->g, rb, th->first, th->k->n); }
 }
 
+/* this thread's row of row block rb */
+static cute_int row_of(cute_ctx *c, const row_thread *th, cute_int rb)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    return cute_add(a, cute_mul(a, rb, cute_i(th->p->rows)), th->ty);
+}
+
+/* A pipelined walk (a plan's `pipelined`: a cluster's staged parts, one stage, three buffers
+ * or more) carries a row's statistics and per-row inputs from its reduction to its write
+ * pass, one iteration later (variables: the tracer's loop-carried values) */
+typedef struct row_carry {
+    cute_val stats[4];
+    cute_val v[ROW_SLOTS]; /* ROWVAL_IN */
+} row_carry;
+
+static row_carry carry_new(cute_ctx *c, const row_thread *th)
+{
+    row_carry k = {0};
+    const row_plan *p = th->p;
+    for (int i = 0; i < th->red[0].arity; i++) k.stats[i] = cute_val_var(c, row_f32(c, 0));
+    for (int s = 0; s < p->op->nslots; s++)
+        if (p->has[s] && p->op->slot[s].role == ROWVAL_IN)
+            k.v[s] = cute_val_var(c, p->dtype[s] == CUTE_F32 ? row_f32(c, 0) : cute_val_int(c, p->dtype[s], 0));
+    return k;
+}
+
+/* A persistent block (rows_call.c's grid: it walks several rows) loads the per-row inputs
+ * (rstd, mean, labels) of its next row while it works on this one, into next: otherwise
+ * each row waited out a load from memory before its first use.  The vars hold the next
+ * row's values from the start: the first row's are loaded before the loop. */
+static bool ahead_of_time(const row_thread *th) { return row_plan_persistent(th->p); }
+
+static row_carry values_ahead(cute_ctx *c, const row_thread *th)
+{
+    row_carry next = carry_new(c, th);
+    cute_val first[ROW_SLOTS];
+    if (!ahead_of_time(th)) return next;
+    load_row_values(c, th, first, row_of(c, th, row_block(c, cute_i(0))));
+    for (int s = 0; s < th->p->op->nslots; s++)
+        if (th->p->has[s] && th->p->op->slot[s].role == ROWVAL_IN) cute_val_assign(c, next.v[s], first[s]);
+    return next;
+}
+
+/* row it's per-row inputs into v (from next, or loaded now), the next row's loads issued
+ * into ahead */
+static void row_values_now(cute_ctx *c, const row_thread *th, cute_val *v, const row_carry *next, cute_val *ahead,
+                           cute_int it, cute_int row)
+{
+    if (!ahead_of_time(th)) {
+        load_row_values(c, th, v, row);
+        return;
+    }
+    cute_int after = row_of(c, th, row_block(c, cute_add(cute_ctx_alg(c), it, cute_i(1))));
+    load_row_values(c, th, ahead, after);
+    for (int s = 0; s < th->p->op->nslots; s++)
+        if (th->p->has[s] && th->p->op->slot[s].role == ROWVAL_IN) v[s] = next->v[s];
+}
+
+/* after the row's last use of next's values: the next row's */
+static void row_values_keep(cute_ctx *c, const row_thread *th, const row_carry *next, const cute_val *ahead)
+{
+    for (int s = 0; ahead_of_time(th) && s < th->p->op->nslots; s++)
+        if (th->p->has[s] && th->p->op->slot[s].role == ROWVAL_IN) cute_val_assign(c, next->v[s], ahead[s]);
+}
+
+/* row block after row block: load (or wait for the staged row), reduce, write */
+static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
+{
+    const row_plan *p = th->p;
+    cute_alg *a = cute_ctx_alg(c);
+    const row_carry next = values_ahead(c, th);
+    CUTE_FOR(c, it, cute_i(0), th->k->iters) {
+        cute_int rb = row_block(c, it), row = row_of(c, th, rb);
+        cute_val inside = cute_int_lt(c, row, th->k->m), ahead[ROW_SLOTS];
+        io->row = row, th->it = it;
+        row_values_now(c, th, io->v, &next, ahead, it, row);
+        if (th->stage.on) {
+            fill_row(c, th, cute_add(a, it, cute_i(th->stage.stages - 1)));
+            th->staged = row_stage_buffer(c, &th->stage, p);
+            CUTE_IF(c, inside) { row_stage_wait(c, &th->stage); }
+        }
+        if (p->looped)
+            row_looped(c, th, io, rb);
+        else
+            row_resident(c, th, io, rb);
+        store_row_values(c, th, io, row);
+        if (p->tpr > 32) cute_barrier(c); /* the next row block's reductions reuse the scratch */
+        if (th->stage.on) {
+            CUTE_IF(c, inside) { row_stage_release(c, &th->stage); }
+        }
+        row_values_keep(c, th, &next, ahead);
+    }
+}
+
+/* the first half of iteration it: its row's buffer waited for, this block's part reduced
+ * over the block and posted to the cluster; its per-row inputs kept in cur */
+static void pipelined_reduce(cute_ctx *c, row_thread *th, row_io *io, cute_int it, const row_carry *cur,
+                             const row_carry *next)
+{
+    const row_plan *p = th->p;
+    cute_int rb = row_block(c, it), row = row_of(c, th, rb);
+    cute_val stats[ROW_STAGES][4], ahead[ROW_SLOTS];
+    io->row = row;
+    row_values_now(c, th, io->v, next, ahead, it, row);
+    th->staged = row_stage_buffer(c, &th->stage, p);
+    CUTE_IF(c, cute_int_lt(c, row, th->k->m)) { row_stage_wait(c, &th->stage); }
+    stage_walk(c, th, io, rb, 0, stats);
+    cute_group_allreduce(c, &th->red[0], stats[0], th->tid, p->tpr, &th->scratch[0]);
+    row_cluster_post(c, &th->cluster, &th->red[0], stats[0], 0, it);
+    for (int s = 0; s < p->op->nslots; s++)
+        if (p->has[s] && p->op->slot[s].role == ROWVAL_IN) cute_val_assign(c, cur->v[s], io->v[s]);
+    row_values_keep(c, th, next, ahead);
+}
+
+/* the second half, one iteration later: row it's outputs from what prev carried and the
+ * buffer the row still holds (the oldest not released) */
+static void pipelined_write(cute_ctx *c, row_thread *th, row_io *io, cute_int it, const row_carry *prev)
+{
+    const row_plan *p = th->p;
+    cute_int rb = row_block(c, it), row = row_of(c, th, rb);
+    cute_val stats[ROW_STAGES][4];
+    for (int i = 0; i < th->red[0].arity; i++) stats[0][i] = prev->stats[i];
+    for (int s = 0; s < p->op->nslots; s++)
+        if (p->has[s] && p->op->slot[s].role == ROWVAL_IN) io->v[s] = prev->v[s];
+    io->row = row;
+    th->staged = row_stage_oldest(c, &th->stage, p);
+    write_pass(c, th, io, rb, stats);
+    store_row_values(c, th, io, row);
+}
+
+/* Row it's exchange is posted before row it-1's write pass and collected after it, so that
+ * the cluster barrier's round trip (which each block of the cluster waited out row after
+ * row, its loads and stores idle: the norms' backward at 4096x32768 ran at half the
+ * copy's rate where the same blocks without a cluster, at 16384x4096, ran at 82%) passes
+ * during the write pass.  Two rows hold buffers meanwhile: the next fill follows row
+ * it-1's release, and iters + 1 iterations write the last row. */
+static void rows_pipelined(cute_ctx *c, row_thread *th, row_io *io)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    const row_carry cur = carry_new(c, th), prev = carry_new(c, th), next = values_ahead(c, th);
+    CUTE_FOR(c, it, cute_i(0), cute_add(a, th->k->iters, cute_i(1))) {
+        cute_val now = cute_int_lt(c, it, th->k->iters), had = cute_int_lt(c, cute_i(0), it);
+        cute_int last = cute_sub(a, it, cute_i(1));
+        CUTE_IF(c, now) { pipelined_reduce(c, th, io, it, &cur, &next); }
+        CUTE_IF(c, had) { pipelined_write(c, th, io, last, &prev); }
+        cute_barrier(c); /* row it-1's last reads of its buffer; row it's of the block's scratch */
+        cute_val held = cute_val_binop(c, CUTE_OP_AND, had, cute_int_lt(c, row_of(c, th, row_block(c, last)), th->k->m));
+        CUTE_IF(c, held) { row_stage_release(c, &th->stage); }
+        fill_row(c, th, cute_add(a, it, cute_i(th->stage.stages - 1)));
+        CUTE_IF(c, now) {
+            cute_val stats[4];
+            row_cluster_collect(c, &th->cluster, &th->red[0], stats, 0, it);
+            for (int i = 0; i < th->red[0].arity; i++) cute_val_assign(c, prev.stats[i], stats[i]);
+            for (int s = 0; s < th->p->op->nslots; s++)
+                if (th->p->has[s] && th->p->op->slot[s].role == ROWVAL_IN) cute_val_assign(c, prev.v[s], cur.v[s]);
+        }
+    }
+}
+
 static void rows_body(cute_ctx *c, const row_kargs *k)
 {
     const row_plan *p = cute_ctx_user(c);
@@ -287,28 +457,13 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     th.cluster = row_cluster_alloc(c, &A, p);
     row_io io = io_start(c, &th);
     column_sums_begin(c, &th, &A);
+    row_stage_columns(c, &th.stage, p, k->g, th.first, k->n);
     for (int j = 0; th.stage.on && j < th.stage.stages - 1; j++) fill_row(c, &th, cute_i(j)); /* rows ahead */
-    CUTE_FOR(c, it, cute_i(0), k->iters) {
-        cute_int rb = row_block(c, it);
-        cute_int row = cute_add(a, cute_mul(a, rb, cute_i(p->rows)), th.ty);
-        cute_val inside = cute_int_lt(c, row, k->m);
-        io.row = row, th.it = it;
-        load_row_values(c, &th, &io, row);
-        if (th.stage.on) {
-            fill_row(c, &th, cute_add(a, it, cute_i(th.stage.stages - 1)));
-            th.staged = row_stage_buffer(c, &th.stage, p);
-            CUTE_IF(c, inside) { row_stage_wait(c, &th.stage); }
-        }
-        if (p->looped)
-            row_looped(c, &th, &io, rb);
-        else
-            row_resident(c, &th, &io, rb);
-        store_row_values(c, &th, &io, row);
-        if (p->tpr > 32) cute_barrier(c); /* the next row block's reductions reuse the scratch */
-        if (th.stage.on) {
-            CUTE_IF(c, inside) { row_stage_release(c, &th.stage); }
-        }
-    }
+    row_stage_columns_wait(c, &th.stage);
+    if (p->pipelined)
+        rows_pipelined(c, &th, &io);
+    else
+        rows_walk(c, &th, &io);
     column_sums_end(c, &th);
 }
 

@@ -73,6 +73,19 @@ static inline void tk_shift(tmat *t, double shift)
     free(host);
 }
 
+/* each element i of an f32 vector times 1 + i mod 3: per-row values (rstd, mean) that differ
+ * from row to row by more than random rows' do, so that a kernel giving a row another row's
+ * value shows (a persistent block carries its next row's values over an iteration) */
+static inline void tk_vary_rows(tmat *t)
+{
+    size_t bytes = (size_t)t->m * sizeof(float);
+    float *host = malloc(bytes ? bytes : 1);
+    t->be->vt->download(t->be->self, host, &t->buf, 0, bytes);
+    for (int64_t i = 0; i < t->m; i++) host[i] *= (float)(1 + i % 3);
+    t->be->vt->upload(t->be->self, &t->buf, 0, host, bytes);
+    free(host);
+}
+
 /* the padding of a matrix still poison (the kernel wrote only inside) */
 static inline int64_t tk_padding_written(const tmat *t)
 {
