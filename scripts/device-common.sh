@@ -5,6 +5,9 @@
 #                     have passed since $start (the script sets both)
 #   device_bench_gemm ARGS: "-- ARGS" and the table rows of `cutec bench gemm --variants
 #                     tensorop_smem --iters $iters ARGS` (skipped past the budget)
+#   device_bench_bf16 SECONDS SIZES ARGS: "-- at T s: ..." and `cutec bench gemm --dtype bf16
+#                     --layout tn --variants hopper --iters $iters --sizes SIZES ARGS`, line
+#                     buffered (a time limit keeps what it printed), T seconds since $start
 #   device_tests T...: each test binary build/tests/T on the GPU, its log in $out, its
 #                      last line and first failures printed ($TEST_TIMEOUT, default 300 s)
 #   device_python: pip install ./python into a scratch target ($out/pip.log), then its
@@ -36,6 +39,16 @@ device_bench_gemm()
     # shellcheck disable=SC2068
     timeout "${BENCH_TIMEOUT:-60}" build/cutec bench gemm --variants tensorop_smem --iters "$iters" $@ 2>&1 |
         grep -E "^ *[0-9]|rror|refus"
+}
+
+device_bench_bf16()
+{
+    lim=$1 s=$2
+    shift 2
+    echo "-- at $(($(date +%s) - start)) s: --sizes $s $*"
+    # shellcheck disable=SC2068
+    timeout "$lim" stdbuf -oL -eL build/cutec bench gemm --dtype bf16 --layout tn --sizes "$s" --variants hopper \
+        --iters "$iters" $@ 2>&1
 }
 
 device_tests()
@@ -76,4 +89,24 @@ bench_bf16()
     else
         echo "== skipped (time): bench $*"
     fi
+}
+
+# The fp8 scripts' GEMMs (e4m3 -> bf16, A and B K-major, the hopper kernel):
+#   fp8_bench SECONDS ARGS...: `cutec bench gemm ARGS --iters $iters` under a timeout,
+#                              line-buffered (a killed bench still prints its rows)
+#   fp8_usage ARGS...: ptxas's registers and spills of `cutec compile gemm ARGS` (sm_90a)
+fp8_bench()
+{
+    lim=$1
+    shift
+    lb=
+    command -v stdbuf >/dev/null && lb="stdbuf -oL -eL"
+    # shellcheck disable=SC2086
+    timeout "$lim" $lb build/cutec bench gemm --dtype e4m3 --out-dtype bf16 --layout tn --variants hopper \
+        --iters "$iters" "$@" 2>&1
+}
+fp8_usage()
+{
+    CUTEC_NO_CACHE=1 timeout 8 build/cutec compile gemm --dtype e4m3 --out-dtype bf16 --variant hopper --layout tn \
+        --arch sm_90a "$@" --emit usage 2>&1 | grep -E "registers|spill" | tr '\n' ' '
 }

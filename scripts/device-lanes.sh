@@ -1,7 +1,7 @@
 #!/bin/sh
 # Several scripts/device-*.sh passes in one device call, in parallel lanes, one a GPU:
 #   LANE0="name:seconds ..." LANE1="..." [LANE2=... LANE3=...] sh scripts/device-lanes.sh
-# runs scripts/device-<name>.sh with OUT=/tmp/lanes/<name> under a limit of <seconds>, the
+# runs scripts/device-<name>.sh (a part "name=P:seconds" with PART=P) with OUT=/tmp/lanes/<name> under a limit of <seconds>, the
 # parts of a lane one after another on GPU <lane>.  When a part ends or runs out of time, every
 # process of its lane still alive is killed (found by the CUTEC_LANE it inherited: a killed
 # part's inner `timeout`s sit in process groups of their own and would run on into the next
@@ -27,9 +27,11 @@ lane() # index, "name:seconds ..."
 {
     for spec in $2; do
         name=${spec%%:*} lim=${spec##*:}
+        script=${name%%=*} sub=${name#*=}
+        [ "$sub" = "$name" ] && sub=
         echo "==== $name at $(el) s (limit $lim s)"
         mkdir -p "$W/$name"
-        OUT="$W/$name" CUTEC_LANE_PART=$1 timeout "$lim" sh "scripts/device-$name.sh" 2>&1
+        OUT="$W/$name" PART=$sub CUTEC_LANE_PART=$1 timeout "$lim" sh "scripts/device-$script.sh" 2>&1
         echo "==== $name done at $(el) s (rc $?)"
         reap "$1"
     done
@@ -43,7 +45,8 @@ cc --version | head -n 1
 echo "== built at $(el) s"
 for i in 0 1 2 3; do
     eval "spec=\${LANE$i:-}"
-    [ -n "$spec" ] && (export CUDA_VISIBLE_DEVICES=$i; lane "$i" "$spec") >"$OUT/lane$i.txt" 2>&1 &
+    eval "gpus=\${LANE${i}_GPUS:-$i}" # LANEi_GPUS=2,3: a lane of two GPUs (multi-GPU scripts)
+    [ -n "$spec" ] && (export CUDA_VISIBLE_DEVICES=$gpus; lane "$i" "$spec") >"$OUT/lane$i.txt" 2>&1 &
 done
 wait
 nvidia-smi --query-gpu=index,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv

@@ -89,11 +89,27 @@ tally() {
     show_tail
 }
 
-# 1. test programs, in name order
+# 1. test programs, $jobs at a time (CUTEC_TEST_JOBS, default: the CPUs; the programs are
+#    single-threaded and independent), reported in name order as each one's turn comes
 progs=$(find "$build/tests" -type f -perm -u+x 2>/dev/null | LC_ALL=C sort)
 [ -n "$progs" ] || { echo "FAIL  no test programs under $build/tests"; failed=$((failed + 1)); }
+jobs=${CUTEC_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+mkdir -p "$tmp/runs"
+i=0
 for prog in $progs; do
-    run "$prog"
+    i=$((i + 1))
+    echo "$i $prog"
+done | xargs -P "$jobs" -n 2 sh -c '
+    b=$1$2
+    if command -v timeout >/dev/null 2>&1; then timeout "$0" "$3" >"$b.out" 2>"$b.err"; else "$3" >"$b.out" 2>"$b.err"; fi
+    echo $? >"$b.rc"' "$limit" "$tmp/runs/X"
+i=0
+for prog in $progs; do
+    i=$((i + 1))
+    base="$tmp/runs/X$i"
+    mv "$base.out" "$tmp/out" 2>/dev/null || : >"$tmp/out"
+    mv "$base.err" "$tmp/err" 2>/dev/null || : >"$tmp/err"
+    rc=$(cat "$base.rc" 2>/dev/null || echo 127)
     tally "${prog#"$build/tests/"}"
 done
 

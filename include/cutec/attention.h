@@ -40,6 +40,8 @@ typedef struct cute_attention_config {
     int block_n;      /* keys a tile of the Hopper kernel: a multiple of 16, 64 to 256 that fits
                          2 stages in shared memory (0: its choice, 176 at head dim 128
                          non-causal, 128 at 64 and causal 128, 64 at 256) */
+    int block_m;      /* query rows a tile of the Hopper forward, 64 a consumer warpgroup: 128
+                         or 192 (0: its choice, 192 at head dim 64, else 128) */
 } cute_attention_config;
 
 /* Compile one configuration.  The function's arguments: Q (B,Sq,H,D), K (B,Sk,G,D),
@@ -57,6 +59,8 @@ void cute_attention_lib_free(cute_attention_lib *lib);
 /* The kernel the library's calls use from now on (AUTO, the default: by the target) and its
  * key tile (block_n, cute_attention_config's; 0, the default: the kernel's choice). */
 void cute_attention_lib_set_kernel(cute_attention_lib *lib, cute_attention_variant v, int block_n);
+/* ... and the Hopper forward's query tile (block_m, cute_attention_config's; 0: its choice) */
+void cute_attention_lib_set_block_m(cute_attention_lib *lib, int block_m);
 
 /* O = attention(Q, K, V).  Q, O (B,Sq,H,D); K, V (B,Sk,G,D), G dividing H; lse (B,H,Sq) f32
  * or NULL; scale 0 means 1/sqrt(D).  A malformed call is CUTE_ERR_INVALID with the reason
@@ -96,8 +100,9 @@ cute_status cutec_attention_fwd_options(cute_attention_lib *lib, const cute_call
  *
  * dQ, dO shaped as Q; dK, dV as K; lse and delta (B, H, Sq) f32; the strides' rules are the
  * forward's (dO and the gradients any strides of their own).  Head dims 64 and 128.
- * Deterministic: every sum is made in one fixed order (dQ by a pass of its own, not by
- * atomics).  A malformed call is CUTE_ERR_INVALID with the reason in err. */
+ * Deterministic: every sum is made in one fixed order (the Hopper kernels' dQ at head dim 128
+ * too: its blocks add to a workspace the library owns in turn, so calls that share a library
+ * run on one stream).  A malformed call is CUTE_ERR_INVALID with the reason in err. */
 const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err,
                                           size_t n);
 cute_status cutec_attention_bwd(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,

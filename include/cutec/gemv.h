@@ -49,6 +49,9 @@ typedef struct cute_gemv_config {
     bool mma;           /* the tensor-core form (f16/bf16, K-major A, 16-byte vectors): A's
                            rows on mma.sync's 16-row side, the vectors (up to
                            CUTE_GEMV_MAX_MMA_VECTORS) on its 8-column side */
+    int l2_prefetch;    /* K-major A (rows, NVFP4 and the tensor-core form): each warp asks L2
+                           for its rows' k-tile this many ahead (prefetch.global.L2) before it
+                           loads this one; 0: none, at most CUTE_GEMV_MAX_L2_PREFETCH */
 } cute_gemv_config;
 
 /* the scales' dtype of a block-scaled configuration: ue4m3 for e2m1, ue8m0 for e4m3 */
@@ -92,6 +95,10 @@ void cute_gemv_lib_deterministic(cute_gemv_lib *lib, bool deterministic);
 /* The tensor-core form from `vectors` vectors on for later calls (1 to
  * CUTE_GEMV_MAX_VECTORS + 1; CUTE_GEMV_MMA_FROM by default): false for another count */
 bool cute_gemv_lib_mma_from(cute_gemv_lib *lib, int vectors);
+/* The L2 prefetch of K-major A's k-tile `distance` ahead (cute_gemv_config.l2_prefetch)
+ * for later calls: 0 none, 1 (the default) the next; false for a distance out of range */
+#define CUTE_GEMV_MAX_L2_PREFETCH 4
+bool cute_gemv_lib_l2_prefetch(cute_gemv_lib *lib, int distance);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

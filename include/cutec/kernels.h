@@ -103,9 +103,14 @@ int cute_gemm_variant_arch(cute_gemm_variant v);
  * operand they share (B along M, A along N) with TMA.
  * c_store, the Hopper kernel's way out for C: CUTE_GEMM_STORE_TMA (stmatrix into swizzled
  * 64 x 64 buffers, each sent by one TMA store that overlaps the next tile's main loop; a
- * 16-bit C in tiles of whole 64-column blocks) or CUTE_GEMM_STORE_ST (C's tile through
- * shared memory, read back in 16-byte runs and stored by each thread); 0: TMA where it
- * applies.
+ * 16-bit C in tiles of whole 64-column blocks), CUTE_GEMM_STORE_TILE (the same, but every
+ * piece of the tile written into a buffer of its own before one barrier and their stores,
+ * so no store's read is waited for inside the epilogue; its buffers take a stage) or
+ * CUTE_GEMM_STORE_ST (C's tile through shared memory, read back in 16-byte runs and stored
+ * by each thread); 0: the library's choice by shape (TMA or TILE where they apply).
+ * CUTE_GEMM_STORE_OVERLAP, the SM80 persistent kernel's (below): a tile's accumulators wait
+ * in C's shared tile (whole, beside the stages) and leave in 16-byte runs during the next
+ * tile's main loop, one a k-tile, instead of all SMs storing at once between tiles.
  * schedule, the Hopper kernel's consumer warpgroups: CUTE_GEMM_SCHEDULE_COOP (CUTLASS's
  * cooperative: both compute one bm x bn tile, 64 rows each) or CUTE_GEMM_SCHEDULE_PINGPONG
  * (each computes a bm x bn tile of its own, bm 64 or 128; their main loops take turns, so
@@ -119,8 +124,13 @@ typedef struct cute_gemm_tiling {
     int cluster_m, cluster_n;
     int c_store;
     int schedule;
+    int scale_mul; /* fp8 block scales: where a k-tile's scales are multiplied (CUTE_GEMM_SCALE_MUL_*) */
 } cute_gemm_tiling;
-enum { CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TMA, CUTE_GEMM_STORE_ST };
+enum { CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TMA, CUTE_GEMM_STORE_ST, CUTE_GEMM_STORE_OVERLAP, CUTE_GEMM_STORE_TILE };
+/* AUTO is PROMOTE: sa sb at the k-tile's promotion, its loads a k-tile old by then; LOAD:
+ * as soon as they are loaded (session 27's kernel, kept to measure against: ptxas puts the
+ * product, and so the loads' whole latency, before the next k-tile's wgmma batch) */
+enum { CUTE_GEMM_SCALE_MUL_AUTO, CUTE_GEMM_SCALE_MUL_PROMOTE, CUTE_GEMM_SCALE_MUL_LOAD };
 enum { CUTE_GEMM_SCHEDULE_AUTO, CUTE_GEMM_SCHEDULE_COOP, CUTE_GEMM_SCHEDULE_PINGPONG, CUTE_GEMM_SCHEDULE_PERSISTENT };
 
 /* A fused epilogue (seed 001's epilogue fusion; docs/gemm.md, "Fused epilogues"): on each
@@ -222,6 +232,12 @@ int cute_gemm_auto_variants(cute_dtype d, cute_gemm_variant out[CUTE_GEMM_VARIAN
 /* the same on a target of sm_`arch` (0: unknown): the arch's own kernel first where it has
  * one for d (hopper on sm_90, blackwell on sm_100, for f16 and bf16); e2m1 (NVFP4): blackwell */
 int cute_gemm_auto_variants_for(cute_dtype d, int arch, cute_gemm_variant out[CUTE_GEMM_VARIANT_COUNT]);
+/* The tiling the library compiles variant v with for cfg's pattern at an (M, N, K) call of L
+ * batches (1: unbatched) where the caller set none (cute_gemm_lib_tiling): the SM80
+ * tensor-core kernels' row by dtype and M N L, the Hopper kernel's row by shape class
+ * (docs/gemm.md); all zero: the plan's defaults. */
+cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_config *cfg, int64_t m, int64_t n,
+                                          int64_t k, int64_t l);
 
 /* Compile one kernel; call it with (A, B, C, alpha, beta), and the epilogue's vector after
  * them where it has one. */

@@ -38,6 +38,7 @@ struct cute_mma_atom {
     int min_arch;          /* 0: any; 80 = sm_80 */
     cute_atom_traits traits;
     cute_mma_emit_fn emit; /* NULL: a row that is listed but cannot be emitted yet */
+    bool zero_d;           /* D = A * B, C unread (cute_gemm_zero's first k; wgmma's scale-d 0) */
 };
 
 /* the scalar FMA: one thread, one value, 1x1x1 (CuTe's UniversalFMA); d for every operand */
@@ -104,6 +105,12 @@ cute_tensor cute_mma_make_fragment(cute_ctx *c, const cute_tiled_mma *t, cute_mm
  * D may be C.  One atom emitter call per (m, n, k), k outermost. */
 void cute_gemm(cute_ctx *c, const cute_tiled_mma *t, cute_tensor D, cute_tensor A, cute_tensor B,
                cute_tensor C);
+/* D = A * B, D's old values unread (CuTe's GMMA::ScaleOut::Zero on the first k).  With a
+ * wgmma atom the first k's instructions take scale-d 0 and D's own registers as their
+ * accumulators: the batch overwrites D in place, so ptxas keeps it in D's registers (a
+ * zero fill then cute_gemm makes a fresh value that it may place elsewhere, while D's old
+ * values are still read).  Other atoms: D zeroed, then cute_gemm. */
+void cute_gemm_zero(cute_ctx *c, const cute_tiled_mma *t, cute_tensor D, cute_tensor A, cute_tensor B);
 /* every register of an rmem tensor set to v */
 void cute_fill(cute_ctx *c, cute_tensor t, double v);
 

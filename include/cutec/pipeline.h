@@ -52,7 +52,9 @@ typedef struct cute_pipeline {
     int64_t tx_bytes; /* TMA: per stage */
     cute_layout cluster; /* ..._create_cluster: (cluster M, cluster N) -> cluster rank; else unset */
     cute_val peers;      /* ... and the cluster ranks that share this block's row or column (u32
-                            mask): whose multicasts fill its stages, and it theirs */
+                            mask): whose multicasts fill its stages, and it theirs; for the CTA
+                            pair's pipelines, the pair's two ranks */
+    bool pair;           /* ..._create_pair: the CTA pair's (cta_group::2) */
 } cute_pipeline;
 
 cute_pipeline_state cute_make_pipeline_state(cute_ctx *c, cute_pipeline_role role, int stages);
@@ -76,6 +78,19 @@ cute_pipeline cute_pipeline_tma_async_create(cute_ctx *c, cute_smem_allocator *a
 cute_pipeline cute_pipeline_tma_umma_create(cute_ctx *c, cute_smem_allocator *a, int stages, int64_t tx_bytes);
 cute_pipeline cute_pipeline_umma_async_create(cute_ctx *c, cute_smem_allocator *a, int stages,
                                               int consumer_threads);
+/* The same for the CTA pair (cute_tcgen05_cta_group(c, 2); CuTe DSL's create(...,
+ * cta_layout_vmnk=) with V = 2).  Each block of the pair makes the pipeline; the even block
+ * (the leader) holds the MMA thread.
+ *   PipelineTmaUmma: tx_bytes are the pair's (both blocks' loads of a stage).  Each block's
+ *     producer acquires its own empty stage; the leader's also arrives on its full stage
+ *     expecting tx_bytes; both load with CUTE_TMA_OP_LOAD_2SM atoms onto the barrier that
+ *     cute_pipeline_producer_barrier gives (the leader's full stage, a shared::cluster address).
+ *     The MMA thread's release commits to the empty stage of both blocks.
+ *   PipelineUmmaAsync: the MMA thread's commit reaches the full stage of both blocks; each
+ *     block's consumer_threads wait on their own and release to the leader's empty stage. */
+cute_pipeline cute_pipeline_tma_umma_create_pair(cute_ctx *c, cute_smem_allocator *a, int stages, int64_t tx_bytes);
+cute_pipeline cute_pipeline_umma_async_create_pair(cute_ctx *c, cute_smem_allocator *a, int stages,
+                                                   int consumer_threads);
 /* PipelineTmaAsync in a cluster (CuTe DSL's create(..., cta_layout_vmnk=)): `cluster` is a
  * static rank-2 layout (cluster M, cluster N) -> cluster rank, and the blocks of one row or
  * column of it multicast their tiles into each other's stages (A along N, B along M), so a
@@ -132,6 +147,9 @@ void cute_pipeline_tma_store_producer_tail(cute_ctx *c, const cute_pipeline_tma_
 #define cute_pipeline_tma_async_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_async_create((c), __VA_ARGS__))
 #define cute_pipeline_tma_umma_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_umma_create((c), __VA_ARGS__))
 #define cute_pipeline_umma_async_create(c, ...) CUTE__CTX_AT((c), cute_pipeline_umma_async_create((c), __VA_ARGS__))
+#define cute_pipeline_tma_umma_create_pair(c, ...) CUTE__CTX_AT((c), cute_pipeline_tma_umma_create_pair((c), __VA_ARGS__))
+#define cute_pipeline_umma_async_create_pair(c, ...)                                                   \
+    CUTE__CTX_AT((c), cute_pipeline_umma_async_create_pair((c), __VA_ARGS__))
 #define cute_pipeline_tma_async_create_cluster(c, ...)                                                          \
     CUTE__CTX_AT((c), cute_pipeline_tma_async_create_cluster((c), __VA_ARGS__))
 #define cute_pipeline_producer_try_acquire(c, ...) CUTE__CTX_AT((c), cute_pipeline_producer_try_acquire((c), __VA_ARGS__))

@@ -11,7 +11,16 @@ CUTE_API_BEGIN
 
 #include "cutec/trace.h"
 
-/* --- the allocator: one warp, converged, calls each ---------------------------------------- */
+/* --- the CTA group: one block (1, the default) or the CTA pair (2) ------------------------- */
+/* The kernel's tcgen05 instructions act for one block or for a CTA pair (cta_group::2: the blocks
+ * of cluster ranks 2i and 2i + 1 allocate the same columns together, and an MMA of M = 256 that
+ * one thread of the pair issues takes A's rows 0..127 and B's first N/2 rows from the even
+ * block's shared memory, the rest from the odd block's at the same offsets, and writes D's rows
+ * 0..127 to the even block's tensor memory, 128..255 to the odd one's).  A kernel uses one group
+ * for all its tcgen05 calls: set it before the first. */
+void cute_tcgen05_cta_group(cute_ctx *c, int group);
+
+/* --- the allocator: one warp, converged, calls each (for the pair: one warp of each block) -- */
 /* ncols columns (a power of two in 32..512, static) of all 128 lanes; their address is
  * written to the u32 at dst (a shared-memory pointer), for every warp to read after a barrier */
 void cute_tmem_alloc(cute_ctx *c, cute_val dst, int ncols);
@@ -20,7 +29,7 @@ void cute_tmem_relinquish_alloc_permit(cute_ctx *c);
 
 /* --- the MMA: one thread issues it ------------------------------------------------------- */
 /* the instruction descriptor (kind f16: f16 / bf16 A and B; tf32; f8f6f4: e4m3 / e5m2) with an
- * f32 D, M x N, A and B K-major or MN-major; 0 after a diagnostic (a type or shape tcgen05.mma
+ * f32 D, M x N (M 256: the CTA pair's), A and B K-major or MN-major; 0 after a diagnostic (a type or shape tcgen05.mma
  * has not) */
 uint32_t cute_tcgen05_idesc(cute_ctx *c, cute_dtype a, cute_dtype b, int m, int n, bool a_mn_major,
                             bool b_mn_major);
@@ -51,8 +60,13 @@ void cute_tcgen05_mma_scaled(cute_ctx *c, cute_tcgen05_scaled_kind kind, cute_va
  * into every 32-lane quarter (4 columns; scale factors) */
 typedef enum { CUTE_TCGEN05_CP_128x256b, CUTE_TCGEN05_CP_32x128b_WARPX4 } cute_tcgen05_cp_shape;
 void cute_tcgen05_cp(cute_ctx *c, cute_tcgen05_cp_shape shape, cute_val taddr, cute_val s_desc);
-/* the calling thread's earlier MMAs and copies arrive once on the mbarrier bar when done */
+/* the calling thread's earlier MMAs and copies arrive once on the mbarrier bar when done (a
+ * shared pointer; for the CTA pair, a u32 shared::cluster address from cute_mapa: either
+ * block's mbarrier) */
 void cute_tcgen05_commit(cute_ctx *c, cute_val bar);
+/* the CTA pair's commit: one arrival on the mbarrier at bar's offset in every block of the
+ * cluster whose bit is set in cta_mask (an integer; 3: both blocks of the pair of ranks 0, 1) */
+void cute_tcgen05_commit_multicast(cute_ctx *c, cute_val bar, cute_val cta_mask);
 void cute_tcgen05_fence_before_thread_sync(cute_ctx *c);
 void cute_tcgen05_fence_after_thread_sync(cute_ctx *c);
 
@@ -70,6 +84,8 @@ void cute_tcgen05_wait_ld(cute_ctx *c);
 #define cute_tcgen05_smem_desc(c, ...) CUTE__CTX_AT((c), cute_tcgen05_smem_desc((c), __VA_ARGS__))
 #define cute_tcgen05_mma(c, ...) CUTE__CTX_AT((c), cute_tcgen05_mma((c), __VA_ARGS__))
 #define cute_tcgen05_commit(c, ...) CUTE__CTX_AT((c), cute_tcgen05_commit((c), __VA_ARGS__))
+#define cute_tcgen05_commit_multicast(c, ...) CUTE__CTX_AT((c), cute_tcgen05_commit_multicast((c), __VA_ARGS__))
+#define cute_tcgen05_cta_group(c, ...) CUTE__CTX_AT((c), cute_tcgen05_cta_group((c), __VA_ARGS__))
 #define cute_tcgen05_idesc_scaled(c, ...) CUTE__CTX_AT((c), cute_tcgen05_idesc_scaled((c), __VA_ARGS__))
 #define cute_tcgen05_mma_scaled(c, ...) CUTE__CTX_AT((c), cute_tcgen05_mma_scaled((c), __VA_ARGS__))
 #define cute_tcgen05_cp(c, ...) CUTE__CTX_AT((c), cute_tcgen05_cp((c), __VA_ARGS__))

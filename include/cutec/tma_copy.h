@@ -24,6 +24,8 @@ typedef enum {
     CUTE_TMA_OP_LOAD_MULTICAST, /* SM90_TMA_LOAD_MULTICAST: one box shared by num_multicast CTAs */
     CUTE_TMA_OP_STORE,          /* SM90_TMA_STORE */
     CUTE_TMA_OP_REDUCE_ADD,     /* SM90_TMA_REDUCE_ADD */
+    CUTE_TMA_OP_LOAD_2SM,       /* SM100_TMA_2SM_LOAD: the CTA pair's (cta_group::2): this CTA's box, its
+                                   bytes counted on an mbarrier of either block of the pair (sm_100) */
 } cute_tma_op;
 
 typedef struct cute_tma_atom {
@@ -61,7 +63,9 @@ void cute_tma_copy(cute_ctx *c, const cute_tma_atom *a, cute_val map, cute_tenso
                    cute_tensor dst, cute_tma_copy_opts o);
 
 /* In a kernel, by one thread: tile -> smem (a tensor of the atom's shared layout), the tile's
- * bytes completing on bar (a ptr<u64,smem>).  coord: the tile's first element, per mode. */
+ * bytes completing on bar (a ptr<u64,smem>; for a CUTE_TMA_OP_LOAD_2SM atom, the u32
+ * shared::cluster address of an mbarrier of either block of the CTA pair, from cute_mapa).
+ * coord: the tile's first element, per mode. */
 void cute_tma_load(cute_ctx *c, const cute_tma_atom *a, cute_val map, cute_tensor smem,
                    const cute_int *coord, cute_val bar);
 /* the same for LOAD_MULTICAST: this CTA, number mc_rank of the num_multicast sharing the

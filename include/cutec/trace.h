@@ -156,6 +156,15 @@ cute_val cute_val_fast(cute_ctx *c, cute_op op, cute_val a);
  * votes on an i1 (any/all give i1, ballot u32) */
 cute_val cute_val_shfl(cute_ctx *c, cute_val v, cute_val lane, cute_shfl mode);
 cute_val cute_val_vote(cute_ctx *c, cute_val pred, cute_vote mode);
+/* byte instructions on 32-bit integer words: prmt.b32 with a register selector (u32: byte i
+ * is byte (nibble i of sel) & 7 of the table hi:lo, or with the nibble's bit 3 set 0x00 or
+ * 0xff by that byte's sign bit: a lookup of four 3-bit indices in 8 bytes), and dp4a.s32.s32
+ * (i32: acc plus the dot product of a's and b's four signed bytes) */
+cute_val cute_val_prmt(cute_ctx *c, cute_val lo, cute_val hi, cute_val sel);
+cute_val cute_val_dp4a(cute_ctx *c, cute_val a, cute_val b, cute_val acc);
+/* a hint: bring the cache line holding global address p into L2 (prefetch.global.L2);
+ * nothing moves to the thread */
+void cute_prefetch_l2(cute_ctx *c, cute_val p);
 /* an atomic read-modify-write through a pointer; returns the old value */
 cute_val cute_val_atomic(cute_ctx *c, cute_val ptr, cute_val v, cute_atomic op);
 /* a mutable variable (loop-carried state), and assignment to it */
@@ -259,6 +268,9 @@ bool cute_asm(cute_ctx *c, const char *ptx, cute_asm_operand *ops, int n, unsign
 #define cute_val_fast(c, ...) CUTE__CTX_AT((c), cute_val_fast((c), __VA_ARGS__))
 #define cute_val_shfl(c, ...) CUTE__CTX_AT((c), cute_val_shfl((c), __VA_ARGS__))
 #define cute_val_vote(c, ...) CUTE__CTX_AT((c), cute_val_vote((c), __VA_ARGS__))
+#define cute_val_prmt(c, ...) CUTE__CTX_AT((c), cute_val_prmt((c), __VA_ARGS__))
+#define cute_val_dp4a(c, ...) CUTE__CTX_AT((c), cute_val_dp4a((c), __VA_ARGS__))
+#define cute_prefetch_l2(c, ...) CUTE__CTX_AT((c), cute_prefetch_l2((c), __VA_ARGS__))
 #define cute_val_atomic(c, ...) CUTE__CTX_AT((c), cute_val_atomic((c), __VA_ARGS__))
 #define cute_val_var(c, ...) CUTE__CTX_AT((c), cute_val_var((c), __VA_ARGS__))
 #define cute_val_assign(c, ...) CUTE__CTX_AT((c), cute_val_assign((c), __VA_ARGS__))

@@ -13,14 +13,17 @@ CUTE_API_BEGIN
 #include "cutec/atom_table.h"
 #include "cutec/tcgen05.h"
 
-/* The atom `name` (a one-CTA _SS row of the table: SM100_MMA_F16BF16_SS, _TF32_SS,
- * _F8F6F4_SS) for A and B of type ab and an f32 accumulator, of shape M x N (M 64 or 128, N a
- * multiple of 8 (M 64) or 16 (M 128) up to 256) and the row's K; false with the reason in
- * c's error (an unknown name, a type or shape the instruction has not). */
+/* The atom `name` (an _SS row of the table: SM100_MMA_F16BF16_SS, _TF32_SS, _F8F6F4_SS) for A
+ * and B of type ab and an f32 accumulator, of shape M x N (M 64 or 128, N a multiple of 8 (M
+ * 64) or 16 (M 128) up to 256) and the row's K; or the CTA pair's (SM100_MMA_F16BF16_2x1SM_SS,
+ * _TF32_2x1SM_SS, _F8F6F4_2x1SM_SS: M 256, N a multiple of 32 up to 256, each block's tiles
+ * M / 2 rows of A and N / 2 of B; its kernel calls cute_tcgen05_cta_group(c, 2)); false with
+ * the reason in c's error (an unknown name, a type or shape the instruction has not). */
 bool cute_umma_atom(cute_alg *c, const char *name, cute_dtype ab, int m, int n, cute_mma_atom *out);
 
 /* D (tensor memory at d: lane 0, D's first column) = A B^T, + D where accumulate (a u32,
- * nonzero: yes) — A (M, K) and B (N, K) shared tiles of the atom's type, K a multiple of the
+ * nonzero: yes) — A (M, K) and B (N, K) shared tiles of the atom's type (the pair's: this
+ * block's (M / 2, K) and (N / 2, K)), K a multiple of the
  * atom's: one tcgen05.mma per K of the atom, the later ones accumulating.  Issue it from one
  * thread (cute_elect_one); its completion is a tcgen05.commit's (cute_tcgen05_commit). */
 void cute_umma_gemm(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_tensor A, cute_tensor B,

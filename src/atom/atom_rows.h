@@ -67,6 +67,8 @@ void cp_async_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cut
  * bytes) as a u64 value; major gets its major mode; 0 after a diagnostic naming `name` and
  * operand `which` (wgmma_emit.c) */
 cute_vreg atom_smem_descriptor(cute_ctx *c, const char *name, cute_tensor t, char which, cute_major *major);
+/* whether atom's emitter takes zero_d (wgmma: scale-d 0) */
+bool atom_takes_zero_d(const cute_mma_atom *atom);
 void wgmma_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_tensor A,
                 cute_tensor B, cute_tensor C);
 

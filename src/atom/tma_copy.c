@@ -17,6 +17,7 @@ static cute_inst row_for(cute_tma_op op, int rank)
 {
     cute_inst first = op == CUTE_TMA_OP_LOAD             ? CUTE_INST_TMA_LOAD_1D
                       : op == CUTE_TMA_OP_LOAD_MULTICAST ? CUTE_INST_TMA_LOAD_MC_1D
+                      : op == CUTE_TMA_OP_LOAD_2SM       ? CUTE_INST_TMA_LOAD_2SM_1D
                       : op == CUTE_TMA_OP_STORE          ? CUTE_INST_TMA_STORE_1D
                                                          : CUTE_INST_TMA_REDUCE_ADD_1D;
     return (cute_inst)(first + rank - 1);
@@ -24,8 +25,8 @@ static cute_inst row_for(cute_tma_op op, int rank)
 
 static const char *op_name(cute_tma_op op)
 {
-    static const char *n[] = {"load", "multicast load", "store", "reduce-add"};
-    return (unsigned)op < 4 ? n[op] : "?";
+    static const char *n[] = {"load", "multicast load", "store", "reduce-add", "CTA-pair load"};
+    return (unsigned)op < 5 ? n[op] : "?";
 }
 
 /* the smem tensor is a tile of the atom's shared layout, with its swizzle */
@@ -52,7 +53,7 @@ static bool usable(cute_ctx *c, const cute_tma_atom *a, cute_val map, const cute
 {
     if (!ctx_ok(c)) return false;
     if (a->map.index < 0) return cute_ctx_fail(c, "a TMA copy with an atom cute_make_tma_atom refused");
-    bool is_load = a->op == CUTE_TMA_OP_LOAD || a->op == CUTE_TMA_OP_LOAD_MULTICAST;
+    bool is_load = a->op == CUTE_TMA_OP_LOAD || a->op == CUTE_TMA_OP_LOAD_MULTICAST || a->op == CUTE_TMA_OP_LOAD_2SM;
     if (is_load != load)
         return cute_ctx_fail(c, "a TMA %s with a %s atom", load ? "load" : "store", op_name(a->op));
     if (cute_ctx_arch(c) && cute_ctx_arch(c) < 90)
@@ -129,8 +130,16 @@ void cute_tma_load(cute_ctx *c, const cute_tma_atom *a, cute_val map, cute_tenso
                    const cute_int *coord, cute_val bar)
 {
     if (!usable(c, a, map, &smem, true)) return;
-    if (a->op != CUTE_TMA_OP_LOAD) {
+    if (a->op == CUTE_TMA_OP_LOAD_MULTICAST) {
         cute_ctx_fail(c, "a multicast atom loads with cute_tma_load_multicast");
+        return;
+    }
+    if (a->op == CUTE_TMA_OP_LOAD_2SM && (bar.t.dtype != CUTE_U32 || bar.t.lanes != 1)) {
+        cute_ctx_fail(c, "the CTA pair's TMA load takes its mbarrier as a u32 shared::cluster address (cute_mapa)");
+        return;
+    }
+    if (a->op == CUTE_TMA_OP_LOAD_2SM && cute_ctx_arch(c) && cute_ctx_arch(c) < 100) {
+        cute_ctx_fail(c, "the CTA pair's TMA load (cta_group::2) needs sm_100; this kernel is for sm_%d", cute_ctx_arch(c));
         return;
     }
     load(c, a, map, smem, coord, bar, (cute_val){0}, cute_i(0));

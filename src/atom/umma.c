@@ -31,15 +31,45 @@ static bool family_takes(const atom_row *r, cute_dtype ab)
     return strstr(r->info.name, "F8F6F4") && (ab == CUTE_E4M3 || ab == CUTE_E5M2);
 }
 
+/* the CTA pair's atom (CuTe's 2x1SM layouts): M 256 over the two blocks, each holding M / 2
+ * rows of A and of D and N / 2 rows of B */
+static bool pair_atom(cute_alg *c, const atom_row *r, cute_dtype ab, int m, int n, cute_mma_atom *out)
+{
+    if (!family_takes(r, ab))
+        return cute_alg_fail(c, "cute_umma_atom: %s does not take %s operands", r->info.name, cute_dtype_name(ab));
+    if (m != 256 || n < 32 || n > 256 || n % 32)
+        return cute_alg_fail(c, "cute_umma_atom: %s of %d x %d (M 256 over the pair; N a multiple of 32 up to 256, "
+                             "N / 2 rows of B a block)", r->info.name, m, n);
+    int k = r->mnk[2], hm = m / 2, hn = n / 2;
+    *out = (cute_mma_atom){.name = r->info.name, .a_type = (uint8_t)ab, .b_type = (uint8_t)ab,
+                           .c_type = CUTE_F32, .m = m, .n = n, .k = k, .min_arch = 100, .traits = r->info.traits,
+                           .emit = umma_refuse_emit};
+    out->thr_id = cute_layout_parse(c, "2:1");
+    out->a_tv = cute_layout_fmt(c, "(2,(%d,%d)):(%d,(1,%d))", hm, k, hm, m);
+    out->b_tv = cute_layout_fmt(c, "(2,(%d,%d)):(%d,(1,%d))", hn, k, hn, n);
+    out->c_tv = cute_layout_fmt(c, "(2,(%d,%d)):(%d,(1,%d))", hm, n, hm, m);
+    return !c->failed;
+}
+
+/* the rows of A (which 'A') or B an atom's operand tile holds in one block: the CTA pair's
+ * atoms split M and N over the two blocks */
+static int64_t block_rows(const cute_mma_atom *atom, char which)
+{
+    int64_t rows = which == 'A' ? atom->m : atom->n;
+    return atom->thr_id.shape.leaf[0].v == 2 ? rows / 2 : rows; /* ThrID 2:1 */
+}
+
 bool cute_umma_atom(cute_alg *c, const char *name, cute_dtype ab, int m, int n, cute_mma_atom *out)
 {
     memset(out, 0, sizeof *out);
     const atom_row *r = name ? atom_row_find(name) : NULL;
-    bool scaled = r && scaled_kind(r->info.name) >= 0;
-    if (!r || r->kind != ROW_UMMA_SS || r->mnk[0] != 128)
-        return cute_alg_fail(c, "cute_umma_atom: \"%s\" is not a one-CTA SM100_MMA_*_SS atom cutec issues "
+    bool scaled = r && scaled_kind(r->info.name) >= 0, pair = r && r->mnk[0] == 256;
+    if (!r || r->kind != ROW_UMMA_SS || (pair && scaled))
+        return cute_alg_fail(c, "cute_umma_atom: \"%s\" is not an SM100_MMA_*_SS atom cutec issues "
                              "(SM100_MMA_F16BF16_SS, SM100_MMA_TF32_SS, SM100_MMA_F8F6F4_SS, SM100_MMA_MXF8F6F4_SS, "
-                             "SM100_MMA_MXF4_SS, SM100_MMA_MXF4NVF4_SS)", name ? name : "(null)");
+                             "SM100_MMA_MXF4_SS, SM100_MMA_MXF4NVF4_SS, and the CTA pair's SM100_MMA_F16BF16_2x1SM_SS, "
+                             "SM100_MMA_TF32_2x1SM_SS, SM100_MMA_F8F6F4_2x1SM_SS)", name ? name : "(null)");
+    if (pair) return pair_atom(c, r, ab, m, n, out);
     if (scaled && (m != 128 || n % 16))
         return cute_alg_fail(c, "cute_umma_atom: %s of %d x %d (M 128, N a multiple of 16 up to 256)", name, m, n);
     if (!family_takes(r, ab))
@@ -102,15 +132,16 @@ void cute_umma_gemm(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_ten
                       "cute_umma_gemm_scaled)", what, atom->name);
         return;
     }
-    if (!atom_arch_ok(c, atom->min_arch, atom->name, what) || !operand_ok(c, atom, A, 'A', atom->m) ||
-        !operand_ok(c, atom, B, 'B', atom->n))
+    int64_t ra = block_rows(atom, 'A'), rb = block_rows(atom, 'B');
+    if (!atom_arch_ok(c, atom->min_arch, atom->name, what) || !operand_ok(c, atom, A, 'A', ra) ||
+        !operand_ok(c, atom, B, 'B', rb))
         return;
     cute_layout k = cute_get(&c->alg, &A.layout, 1);
     int64_t blocks = cute_size(&c->alg, &k).v / atom->k;
     for (int64_t i = 0; i < blocks && ctx_ok(c); i++) {
         cute_major ma, mb;
-        cute_val da = descriptor(c, atom, kblock(c, atom, A, atom->m, i), 'A', &ma);
-        cute_val db = descriptor(c, atom, kblock(c, atom, B, atom->n, i), 'B', &mb);
+        cute_val da = descriptor(c, atom, kblock(c, atom, A, ra, i), 'A', &ma);
+        cute_val db = descriptor(c, atom, kblock(c, atom, B, rb, i), 'B', &mb);
         if (!da.r || !db.r) return;
         uint32_t idesc = cute_tcgen05_idesc(c, (cute_dtype)atom->a_type, (cute_dtype)atom->b_type, (int)atom->m,
                                             (int)atom->n, ma == CUTE_MAJOR_MN, mb == CUTE_MAJOR_MN);

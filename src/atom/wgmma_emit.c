@@ -98,6 +98,8 @@ static bool a_registers(cute_ctx *c, const cute_mma_atom *atom, cute_tensor A, c
     return !*wrote || atom_operand_in(c, d, &A, n, in, atom->name);
 }
 
+bool atom_takes_zero_d(const cute_mma_atom *atom) { return atom->emit == wgmma_emit; }
+
 static cute_inst wgmma_row(cute_ctx *c, const cute_mma_atom *atom)
 {
     const atom_row *r = atom_row_find(atom->name);
@@ -139,7 +141,7 @@ void wgmma_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_tens
                       atom->name, ma == CUTE_MAJOR_MN ? 'A' : 'B', cute_dtype_name((cute_dtype)atom->a_type));
         return;
     }
-    in[nin++] = cute_val_int(c, CUTE_I32, 1).r; /* scale-d: D = A B + D */
+    in[nin++] = cute_val_int(c, CUTE_I32, atom->zero_d ? 0 : 1).r; /* scale-d: D = A B + D, or 0: D = A B */
     int64_t imm = (ma == CUTE_MAJOR_MN ? CUTE_WGMMA_TNSP_A : 0) | (mb == CUTE_MAJOR_MN ? CUTE_WGMMA_TNSP_B : 0);
     cute_ir_inst_op(&c->b, row, d, I->nout, in, nin, imm);
 }

@@ -54,6 +54,7 @@ typedef struct wg_plan {
     int leave_out; /* misuse: 1 leaves out cute_warpgroup_arrive, 2 cute_warpgroup_wait */
     bool scheduled; /* a named barrier: the interpreter runs the warps one at a time */
     int na, nc; /* A values (RS) and accumulators per thread */
+    bool zero;  /* cute_gemm's test: cute_gemm_zero into accumulators holding NaN */
 } wg_plan;
 
 static uint64_t seed;
@@ -381,9 +382,10 @@ static void gemm_kernel(cute_ctx *c, cute_tensor gA, cute_tensor gB, cute_tensor
         cute_autovec_copy(c, tA, rA);
         tA = rA;
     }
-    cute_fill(c, acc, 0);
+    cute_fill(c, acc, p->zero ? NAN : 0);
     cute_warpgroup_arrive(c);
-    cute_gemm(c, &mma, acc, tA, cute_partition_B(c, thr, sB), acc);
+    if (p->zero) cute_gemm_zero(c, &mma, acc, tA, cute_partition_B(c, thr, sB));
+    else cute_gemm(c, &mma, acc, tA, cute_partition_B(c, thr, sB), acc);
     cute_warpgroup_commit_batch(c);
     cute_warpgroup_wait(c, 0);
     cute_autovec_copy(c, acc, cute_partition_C(c, thr, gC));
@@ -406,10 +408,11 @@ static void gemm_host(cute_ctx *c, const cute_arg *arg)
     CUTE_LAUNCH(c, gemm_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor);
 }
 
-/* D values off A B^T (float64); -1: it did not run */
-static int run_gemm(cute_runtime *rt, const wg_case *k, const char *where)
+/* D values off A B^T (float64); -1: it did not run.  zero: by cute_gemm_zero, the
+ * accumulators holding NaN before (scale-d 0 must not read them) */
+static int run_gemm(cute_runtime *rt, const wg_case *k, const char *where, bool zero)
 {
-    wg_plan p = {.k = k};
+    wg_plan p = {.k = k, .zero = zero};
     cute_alg a;
     cute_alg_init(&a, NULL);
     CHECK(cute_mma_atom_named(&a, k->atom, &p.mma), "%s", a.error);
@@ -459,11 +462,13 @@ static void gemm_cases(cute_runtime *rt, const char *where)
         {"SM90_64x64x16_F32BF16BF16_SS", "Layout_MN_SW128_Atom", "Layout_K_SW64_Atom", NULL},
         {"SM90_64x64x16_F32BF16BF16_RS", "Layout_K_SW128_Atom", "Layout_K_SW128_Atom", NULL},
     };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
-        int wrong = run_gemm(rt, &k[i], where);
-        CHECK(wrong == 0, "cute_gemm with %s (A %s, B %s) on %s: %d of %d values off A B^T", k[i].atom, k[i].a_smem,
-              k[i].b_smem, where, wrong, GM * GN);
-    }
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        for (int zero = 0; zero < 2; zero++) {
+            int wrong = run_gemm(rt, &k[i], where, zero);
+            CHECK(wrong == 0, "%s with %s (A %s, B %s) on %s: %d of %d values off A B^T",
+                  zero ? "cute_gemm_zero (NaN before)" : "cute_gemm", k[i].atom, k[i].a_smem, k[i].b_smem, where,
+                  wrong, GM * GN);
+        }
 }
 
 /* a kernel without its fence, or without its wait, is refused at trace time, at the

@@ -15,6 +15,7 @@ typedef struct attn_opts {
     double scale;
     cute_attention_variant variant; /* --variant: the kernels (forward and backward) */
     int64_t block_n;                /* --block-n: its keys a tile (0: its choice) */
+    int64_t block_m;                /* --block-m: the Hopper forward's query rows a tile (0: its choice) */
     cli_kernel_opts k; /* --iters, --emit, --arch, --backend */
 } attn_opts;
 

@@ -22,7 +22,7 @@ static int usage(const char *cmd)
     fprintf(stderr,
             "usage: cutec %s attention [--batch B] [--heads H] [--kv-heads G] [--seqlen S]\n"
             "         [--headdim 64|128|256] [--causal] [--bwd] [--dtype bf16|f16] [--scale X] [--iters N]\n"
-            "         [--variant auto|sm80|hopper] [--block-n N]\n"
+            "         [--variant auto|sm80|hopper] [--block-n N] [--block-m 128|192]\n"
             "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
             "  O = softmax(scale Q K^T) V, Q and O (B,S,H,D), K and V (B,S,G,D), G dividing H;\n"
             "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
@@ -31,7 +31,8 @@ static int usage(const char *cmd)
             "  --bwd (or --backward): the backward (dQ, dK, dV; head dim 64 or 128), SDPA's beside;\n"
             "  --decode [--splits N]: one query row against --seqlen keys (bench: 8x32x32768 d128,\n"
             "  32 and 8 KV heads), GB/s of K and V read beside a device copy's and SDPA's;\n"
-            "  --variant: the kernels (auto: hopper on sm_90, sm80 elsewhere); --block-n: the forward's keys a tile\n",
+            "  --variant: the kernels (auto: hopper on sm_90, sm80 elsewhere); --block-n: the forward's keys a tile;\n"
+            "  --block-m: the Hopper forward's query rows a tile (192: three consumer warpgroups, head dim 64)\n",
             cmd);
     return CLI_USAGE;
 }
@@ -68,6 +69,8 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
         ok = variant_parse(v, &o->variant), snprintf(why, n, "auto, sm80 or hopper");
     else if (!strcmp(k, "--block-n"))
         ok = cli_int(v, 16, 256, &o->block_n, why, n);
+    else if (!strcmp(k, "--block-m"))
+        ok = cli_int(v, 128, 192, &o->block_m, why, n) && o->block_m % 64 == 0, snprintf(why, n, "128 or 192");
     else if (!strcmp(k, "--splits"))
         ok = cli_int(v, 1, 1 << 16, &o->splits, why, n);
     else if (!strcmp(k, "--scale"))
@@ -126,7 +129,8 @@ static int emit(const attn_opts *o)
 {
     cute_attention_config cfg = {.dtype = o->dtype, .head_dim = (int)o->D, .causal = o->causal && !o->decode, .lse = true,
                                  .variant = o->decode ? CUTE_ATTENTION_AUTO : o->variant,
-                                 .block_n = o->bwd || o->decode ? 0 : (int)o->block_n};
+                                 .block_n = o->bwd || o->decode ? 0 : (int)o->block_n,
+                                 .block_m = o->bwd || o->decode ? 0 : (int)o->block_m};
     return cli_emit_compiled("attention", o->bwd ? compile_bwd : o->decode ? compile_decode : compile, &cfg, o->k.emit,
                              o->k.arch);
 }
@@ -176,7 +180,7 @@ static bool problem_make(problem *p, const attn_opts *o, uint64_t *seed)
     for (int i = 0; i < (o->bwd ? NBUF : NFWD); i++) {
         if (!alloc_one(p, i, sizes[i])) return false;
         if (i >= 3 && i != NFWD) continue;
-        gemm_ref_fill(o->dtype, p->host[i], (int64_t)(sizes[i] / es), seed);
+        gemm_ref_fill_pooled(o->dtype, p->host[i], (int64_t)(sizes[i] / es), seed);
         if (b->vt->upload(b->self, &p->buf[i], 0, p->host[i], sizes[i]) != CUTE_OK) return false;
     }
     if (!problem_poison(p, o)) return false;
@@ -222,8 +226,9 @@ static cute_status call_bwd(void *user, int set)
                                p->scale, p->causal, NULL, p->err, sizeof p->err);
 }
 
-/* the rows checked: all up to 4096, else 2048 spread over the whole output, fewer for long
- * sequences (each row's reference is S keys long: 2048 x 4096 / S rows, at least 256) */
+/* the rows checked: all up to 4096, else up to 2048 spread over the whole output, fewer for
+ * long rows (each row's reference reads S keys and values of D: 2^30 / (S D) rows, 64 to
+ * 2048; 512 at 16k keys d128, 256 at d256, where 512 took longer than the bench's step) */
 static int64_t verify(const problem *p, const attn_opts *o, int64_t *rows)
 {
     int64_t n = o->D * o->B * o->S * o->G, total = o->B * o->S * o->H, bad = 0;
@@ -237,8 +242,9 @@ static int64_t verify(const problem *p, const attn_opts *o, int64_t *rows)
                            {w[0], {p->q.stride[0], p->q.stride[1], p->q.stride[2], 1}},
                            {w[1], {p->k.stride[0], p->k.stride[1], p->k.stride[2], 1}},
                            {w[2], {p->k.stride[0], p->k.stride[1], p->k.stride[2], 1}}};
-    int64_t sample = o->S <= 4096 ? 2048 : 2048 * 4096 / o->S > 256 ? 2048 * 4096 / o->S : 256;
-    int64_t step = total <= 4096 ? 1 : total / sample;
+    int64_t sample = (1 << 30) / (o->S * o->D), step;
+    sample = sample > 2048 ? 2048 : sample < 64 ? 64 : sample;
+    step = total <= 4096 ? 1 : total / sample;
     *rows = 0;
     for (int64_t e = 0; e < total; e += step, ++*rows) {
         int64_t b = e / (o->S * o->H), i = e / o->H % o->S, h = e % o->H;
@@ -335,7 +341,9 @@ static void describe(const attn_opts *o, char *buf, size_t n)
                        (long long)o->B, (long long)o->H, (long long)o->G, (long long)o->S, (long long)o->D,
                        o->causal ? " causal" : "", o->bwd ? " bwd" : "", o->variant ? " " : "",
                        o->variant ? variant_names[o->variant] : "");
-    if (o->block_n && len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, " bn%lld", (long long)o->block_n);
+    if (o->block_n && len > 0 && (size_t)len < n)
+        len += snprintf(buf + len, n - (size_t)len, " bn%lld", (long long)o->block_n);
+    if (o->block_m && len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, " bm%lld", (long long)o->block_m);
 }
 
 static int run(const attn_opts *o)
@@ -347,6 +355,7 @@ static int run(const attn_opts *o)
     }
     p.lib = cute_attention_lib_new(p.rt);
     cute_attention_lib_set_kernel(p.lib, o->variant, (int)o->block_n);
+    cute_attention_lib_set_block_m(p.lib, (int)o->block_m);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int64_t bad = -1, rows = 0;
     double ms = problem_make(&p, o, &seed) ? run_one(&p, o, &bad, &rows) : -2;
@@ -450,6 +459,7 @@ static int bench(const attn_opts *base)
            "checked", "SDPA", "of SDPA");
     cute_attention_lib *lib = cute_attention_lib_new(rt);
     cute_attention_lib_set_kernel(lib, base->variant, (int)base->block_n);
+    cute_attention_lib_set_block_m(lib, (int)base->block_m);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int rc = CLI_OK;
     for (int s = 0; s < n; s++) {

@@ -234,28 +234,38 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
     return ok ? CLI_OK : CLI_FAIL;
 }
 
+/* the sweep's lists, each its count or 1: clusters, rasters, schedules, tiles, stores */
+enum { SWEEP_LISTS = 5 };
+static void sweep_counts(const gemm_opts *o, int count[SWEEP_LISTS])
+{
+    const int n[SWEEP_LISTS] = {o->nclusters, o->nrasters, o->nschedules, o->ntiles, o->nstores};
+    for (int i = 0; i < SWEEP_LISTS; i++) count[i] = n[i] ? n[i] : 1;
+}
+
 /* the sweep's combination i: its tiling (the command's, with the listed values of i set)
- * and its row's name, the variant's and what it sets: hopper2x1r16-pp-t64x256x64 */
+ * and its row's name, the variant's and what it sets: hopper2x1r16-pp-t64x256x64-tile */
 static cute_gemm_tiling sweep_at(const gemm_opts *o, int i, cute_gemm_variant var, char *name, size_t n)
 {
+    static const char *sched_tags[] = {"-auto", "-coop", "-pp", "-persistent"};
+    static const char *store_tags[] = {"-sauto", "-tma", "-st", "-overlap", "-tile"};
     cute_gemm_tiling t = o->tiling;
-    int len = snprintf(name, n, "%s", cute_gemm_variant_name(var));
-    int nc = o->nclusters ? o->nclusters : 1, nr = o->nrasters ? o->nrasters : 1, ns = o->nschedules ? o->nschedules : 1;
-    int c = i % nc, r = i / nc % nr, s = i / nc / nr % ns, k = i / nc / nr / ns;
+    int len = snprintf(name, n, "%s", cute_gemm_variant_name(var)), count[SWEEP_LISTS], at[SWEEP_LISTS];
+    sweep_counts(o, count);
+    for (int d = 0; d < SWEEP_LISTS; d++) at[d] = i % count[d], i /= count[d];
     if (o->nclusters) {
-        t.cluster_m = o->clusters[c][0], t.cluster_n = o->clusters[c][1];
+        t.cluster_m = o->clusters[at[0]][0], t.cluster_n = o->clusters[at[0]][1];
         len += snprintf(name + len, n - (size_t)len, "%dx%d", t.cluster_m, t.cluster_n);
     }
-    if (o->nrasters) len += snprintf(name + len, n - (size_t)len, "r%d", t.raster = o->rasters[r]);
-    if (o->nschedules) {
-        t.schedule = o->schedules[s].schedule;
-        static const char *tags[] = {"-auto", "-coop", "-pp", "-persistent"};
-        len += snprintf(name + len, n - (size_t)len, "%s", tags[t.schedule]);
-    }
+    if (o->nrasters) len += snprintf(name + len, n - (size_t)len, "r%d", t.raster = o->rasters[at[1]]);
+    if (o->nschedules) t.schedule = o->schedules[at[2]].schedule;
+    if (o->nschedules) len += snprintf(name + len, n - (size_t)len, "%s", sched_tags[t.schedule]);
     if (o->ntiles) {
-        t.bm = o->tiles[k].bm, t.bn = o->tiles[k].bn, t.bk = o->tiles[k].bk;
-        snprintf(name + len, n - (size_t)len, "-t%dx%dx%d", t.bm, t.bn, t.bk);
+        t.bm = o->tiles[at[3]].bm, t.bn = o->tiles[at[3]].bn, t.bk = o->tiles[at[3]].bk;
+        len += snprintf(name + len, n - (size_t)len, "-t%dx%dx%d", t.bm, t.bn, t.bk);
     }
+    if (o->nstores) t.c_store = o->stores[at[4]].c_store;
+    if (o->nstores) len += snprintf(name + len, n - (size_t)len, "%s", store_tags[t.c_store]);
+    if (t.scale_mul) snprintf(name + len, n - (size_t)len, "-mul%s", t.scale_mul == CUTE_GEMM_SCALE_MUL_LOAD ? "load" : "prom");
     return t;
 }
 
@@ -263,12 +273,12 @@ static cute_gemm_tiling sweep_at(const gemm_opts *o, int i, cute_gemm_variant va
 static int bench_sweep(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant var, const void *ref,
                        double ref_ms, void *got)
 {
-    const gemm_opts *o = x->o;
-    int rc = CLI_OK, combos = (o->nclusters ? o->nclusters : 1) * (o->nrasters ? o->nrasters : 1) *
-                              (o->nschedules ? o->nschedules : 1) * (o->ntiles ? o->ntiles : 1);
+    int rc = CLI_OK, count[SWEEP_LISTS], combos = 1;
+    sweep_counts(x->o, count);
+    for (int d = 0; d < SWEEP_LISTS; d++) combos *= count[d];
     for (int i = 0; i < combos && rc == CLI_OK; i++) {
         char name[96];
-        cute_gemm_tiling t = sweep_at(o, i, var, name, sizeof name);
+        cute_gemm_tiling t = sweep_at(x->o, i, var, name, sizeof name);
         cute_gemm_lib_tiling(x->lib, &t);
         rc = bench_variant(x, p, sets, var, name, ref, ref_ms, got);
     }

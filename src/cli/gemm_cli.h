@@ -113,8 +113,8 @@ typedef struct gemm_opts {
      * coop,pingpong / 128x128x64,64x256x64): each variant runs with each combination, a row
      * each (a sweep in one process, on the same inputs) */
     int clusters[GEMM_MAX_SWEEP][2], nclusters, rasters[GEMM_MAX_SWEEP], nrasters;
-    cute_gemm_tiling schedules[GEMM_MAX_SWEEP], tiles[GEMM_MAX_SWEEP]; /* the field each sets */
-    int nschedules, ntiles;
+    cute_gemm_tiling schedules[GEMM_MAX_SWEEP], tiles[GEMM_MAX_SWEEP], stores[GEMM_MAX_SWEEP]; /* the field each sets */
+    int nschedules, ntiles, nstores;
     uint64_t seed;
     int64_t sizes[GEMM_MAX_SIZES][3]; /* bench: M, N, K of each problem (--sizes S or MxNxK) */
     int nsizes;

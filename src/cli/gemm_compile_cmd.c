@@ -15,7 +15,7 @@ static int usage(void)
           "         [--out-dtype D] [--layout XYZ] [--align BYTES] [--index 32|64]\n"
           "         [--emit ir|cuda|ptx|sass|usage|banks|time|config] [--arch sm_80|sm_90a]\n"
           "         [--tile BMxBNxBK] [--warps WMxWN] [--stages S] [--raster F] [--read-bytes 8|16]\n"
-          "         [--cluster CMxCN] [--store tma|st] [--schedule auto|coop|pingpong|persistent]\n"
+          "         [--cluster CMxCN] [--store auto|tma|tile|st|overlap] [--schedule auto|coop|pingpong|persistent]\n"
           "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--scale tensor|block [--amax-out 1]]\n"
           "         [--bias row|col] [--m M --n N --k K [--card NAME:SMS] [--tune-file F]]\n"
           "  --dtype:  f32 (default), f64, f16, bf16, tf32, s8, e4m3, e5m2; --out-dtype as in\n"
@@ -43,8 +43,14 @@ static int usage(void)
  * compiles (the arch's own kernel first: cute_gemm_auto_variants_for), as the library picks */
 /* For export (`exportable`), AUTO passes over the kernels whose launch builds a tensor map
  * (TMA: hopper, blackwell), which a launcher without cutec cannot do yet (docs/export.md). */
-static const cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, bool exportable, char *err, size_t n)
+/* With the shape known (mnk[0] > 0) and no tiling given, each variant takes the library's
+ * tiling for it (cute_gemm_default_tiling), as a call of that shape would. */
+static const cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, const int64_t mnk[3], bool exportable,
+                                   char *err, size_t n)
 {
+    static const cute_gemm_tiling none;
+    bool by_shape = mnk[0] > 0 && !memcmp(&cfg->tiling, &none, sizeof none);
+    if (by_shape && cfg->variant != CUTE_GEMM_AUTO) cfg->tiling = cute_gemm_default_tiling(cfg->variant, cfg, mnk[0], mnk[1], mnk[2], 1);
     if (cfg->variant != CUTE_GEMM_AUTO) return cute_gemm_compile(rt, cfg, err, n);
     cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT];
     int count = cute_gemm_auto_variants_for(cfg->dtype, cute_runtime_target_arch(rt), order);
@@ -53,6 +59,7 @@ static const cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, bool
     for (int i = 0; i < count; i++) {
         if (exportable && (order[i] == CUTE_GEMM_HOPPER || order[i] == CUTE_GEMM_BLACKWELL)) continue;
         cfg->variant = order[i];
+        if (by_shape) cfg->tiling = cute_gemm_default_tiling(order[i], cfg, mnk[0], mnk[1], mnk[2], 1);
         char why[1024];
         const cute_fn *f = cute_gemm_compile(rt, cfg, why, sizeof why);
         if (f) return f;
@@ -132,13 +139,17 @@ static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *e
     cute_gemm_config asked = *cfg;
     if (shape->mnk[0]) tuned_choice(shape, rt, cfg, &choice);
     cli_clock t0 = cli_clock_now();
-    const cute_fn *f = compile_pick(rt, cfg, emit && !strcmp(emit, "export"), err, sizeof err);
+    const cute_fn *f = compile_pick(rt, cfg, shape->mnk, emit && !strcmp(emit, "export"), err, sizeof err);
     if (!f && choice.tuned) { /* the library's rule: an entry that does not compile, AUTO's order */
         snprintf(choice.why + strlen(choice.why), sizeof choice.why - strlen(choice.why), "; it does not compile "
                  "here (%.200s): the default", err);
         *cfg = asked, choice.tuned = false;
-        f = compile_pick(rt, cfg, emit && !strcmp(emit, "export"), err, sizeof err);
+        f = compile_pick(rt, cfg, shape->mnk, emit && !strcmp(emit, "export"), err, sizeof err);
     }
+    static const cute_gemm_tiling none;
+    if (f && !choice.tuned && !memcmp(&asked.tiling, &none, sizeof none) && memcmp(&cfg->tiling, &none, sizeof none))
+        snprintf(choice.why + strlen(choice.why), sizeof choice.why - strlen(choice.why), "%sthe library's tiling for "
+                 "the shape (docs/gemm.md)", choice.why[0] ? "; " : "");
     cli_clock trace = cli_clock_since(t0);
     int rc = CLI_FAIL;
     if (!f)

@@ -1,5 +1,6 @@
 /* The GEMM commands' tiling options (--tile BMxBNxBK, --warps WMxWN, --stages S, --raster F,
- * --read-bytes 8|16, --cluster CMxCN, --store tma|st, --schedule auto|coop|pingpong|persistent), shared by
+ * --read-bytes 8|16, --cluster CMxCN, --store auto|tma|tile|st|overlap, --schedule
+ * auto|coop|pingpong|persistent, --scale-mul promote|load), shared by
  * `cutec run|bench gemm` and `cutec compile gemm`. */
 #include <stdio.h>
 #include <string.h>
@@ -42,10 +43,20 @@ bool cli_gemm_tiling_option(const char *k, const char *v, cute_gemm_tiling *t, b
             if (!strcmp(v, names[t->schedule])) return true;
         return snprintf(why, wn, "--schedule is auto, coop, pingpong or persistent, not %s", v), false;
     }
+    if (!strcmp(k, "--scale-mul")) {
+        t->scale_mul = !strcmp(v, "promote") ? CUTE_GEMM_SCALE_MUL_PROMOTE : !strcmp(v, "load") ? CUTE_GEMM_SCALE_MUL_LOAD : -1;
+        if (t->scale_mul >= 0) return true;
+        return snprintf(why, wn, "--scale-mul is promote or load, not %s", v), false;
+    }
     if (!strcmp(k, "--store")) {
-        t->c_store = !strcmp(v, "tma") ? CUTE_GEMM_STORE_TMA : !strcmp(v, "st") ? CUTE_GEMM_STORE_ST : -1;
+        t->c_store = !strcmp(v, "tma")       ? CUTE_GEMM_STORE_TMA
+                     : !strcmp(v, "tile")    ? CUTE_GEMM_STORE_TILE
+                     : !strcmp(v, "st")      ? CUTE_GEMM_STORE_ST
+                     : !strcmp(v, "overlap") ? CUTE_GEMM_STORE_OVERLAP
+                     : !strcmp(v, "auto")    ? CUTE_GEMM_STORE_AUTO
+                                             : -1;
         if (t->c_store >= 0) return true;
-        return snprintf(why, wn, "--store is tma or st, not %s", v), false;
+        return snprintf(why, wn, "--store is auto, tma, tile, st or overlap, not %s", v), false;
     }
     *known = false;
     return false;

@@ -23,6 +23,7 @@ typedef struct gemv_opts {
     int sf_vec;  /* nvfp4 (16) or mxfp8 (32): cutec_gemv_blockscaled; else 0 */
     bool atomic; /* --reduction atomic: split-K's non-deterministic reduction */
     int mma_from; /* --mma-from: the tensor-core form from this many vectors on */
+    int l2_prefetch; /* --l2-prefetch D: K-major A's k-tile D ahead asked of L2 (0: none) */
     int iters;
     const char *emit, *arch, *backend;
 } gemv_opts;
@@ -38,7 +39,7 @@ static int usage(const char *cmd)
         stderr,
         "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
-        "         [--reduction ordered|atomic] [--mma-from N] [--iters N]\n"
+        "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -79,6 +80,8 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 1, CUTE_GEMV_MAX_MMA_VECTORS, &x, why, n), o->vectors = (int)x;
     else if (!strcmp(k, "--mma-from"))
         ok = cli_int(v, 1, CUTE_GEMV_MAX_VECTORS + 1, &x, why, n), o->mma_from = (int)x;
+    else if (!strcmp(k, "--l2-prefetch"))
+        ok = cli_int(v, 0, CUTE_GEMV_MAX_L2_PREFETCH, &x, why, n), o->l2_prefetch = (int)x;
     else if (!strcmp(k, "--reduction"))
         ok = !strcmp(v, "ordered") || !strcmp(v, "atomic"), o->atomic = !strcmp(v, "atomic");
     else if (!strcmp(k, "--splits"))
@@ -101,6 +104,7 @@ static int parse(int argc, char **argv, gemv_opts *o)
     memset(o, 0, sizeof *o);
     o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
     o->mma_from = CUTE_GEMV_MMA_FROM;
+    o->l2_prefetch = 1;
     bool out_given = false;
     if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
@@ -142,7 +146,8 @@ static int emit(const gemv_opts *o)
                             .vectors = (int)nvec(o),
                             .sf_vec = o->sf_vec,
                             .mma = o->major && !o->sf_vec && cute_gemv_mma_for(o->dtype, CUTE_GEMV_MAX_MMA_VECTORS) &&
-                                   nvec(o) >= o->mma_from};
+                                   nvec(o) >= o->mma_from,
+                            .l2_prefetch = o->major && o->sf_vec != 32 ? o->l2_prefetch : 0};
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -363,6 +368,7 @@ static int run(const gemv_opts *o)
     }
     p.lib = cute_gemv_lib_new(p.rt);
     cute_gemv_lib_mma_from(p.lib, o->mma_from);
+    cute_gemv_lib_l2_prefetch(p.lib, o->l2_prefetch);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
@@ -412,6 +418,7 @@ static int bench(const gemv_opts *base, bool shape_given)
     static const int64_t seed001[][3] = {{7168, 16384, 1}, {4096, 7168, 8}, {7168, 2048, 4}};
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
     cute_gemv_lib_mma_from(lib, base->mma_from);
+    cute_gemv_lib_l2_prefetch(lib, base->l2_prefetch);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;

@@ -13,6 +13,8 @@
 static void cvt_pack(ictx *X, const dinst *d, const imask *m);
 static void cvt_e2m1x8(ictx *X, const dinst *d, const imask *m);
 static void prmt(ictx *X, const dinst *d, const imask *m);
+static void prmt_r(ictx *X, const dinst *d, const imask *m);
+static void dp4a(ictx *X, const dinst *d, const imask *m);
 
 #define MMA(M, N, K, D, A, B, C) {inst_mma, M, N, K, {E_##D, E_##A, E_##B, E_##C}, 0, 0}
 #define MMA_VIA_F16(M, N, K, D, A, B, C) {inst_mma, M, N, K, {E_##D, E_##A, E_##B, E_##C}, 0, 1}
@@ -25,6 +27,8 @@ static void prmt(ictx *X, const dinst *d, const imask *m);
 #define CVT_PACK(T) {cvt_pack, 0, 0, 0, {E_##T, 0, 0, 0}, 0, 0}
 #define CVT_E2M1X8 {cvt_e2m1x8, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define PRMT {prmt, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define PRMT_R {prmt_r, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define DP4A {dp4a, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define TMA_LOAD(rank, multicast) {inst_tma_load, 0, 0, 0, {0, 0, 0, 0}, rank, multicast}
 #define TMA_STORE(rank, reduce) {inst_tma_store, 0, 0, 0, {0, 0, 0, 0}, rank, reduce}
 #define TMA_PREFETCH(rank) {inst_tma_prefetch, 0, 0, 0, {0, 0, 0, 0}, rank, 0}
@@ -41,6 +45,7 @@ static void prmt(ictx *X, const dinst *d, const imask *m);
 #define DSMEM(store) {inst_dsmem, 0, 0, 0, {0, 0, 0, 0}, 0, store}
 #define CLUSTER_BAR(kind) {inst_cluster_barrier, 0, 0, 0, {0, 0, 0, 0}, kind, 0}
 #define BULK_G2S {inst_bulk_g2s, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
+#define L2_PREFETCH {inst_l2_prefetch, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define BULK_S2G {inst_bulk_s2g, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define BULK_COMMIT {inst_bulk_commit, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
 #define BULK_WAIT_READ {inst_bulk_wait_read, 0, 0, 0, {0, 0, 0, 0}, 0, 0}
@@ -50,6 +55,9 @@ static void prmt(ictx *X, const dinst *d, const imask *m);
 #define WG_WAIT {inst_wgmma_sync, 0, 0, 0, {0, 0, 0, 0}, 2, 0}
 #define TC05(kind) {inst_tcgen05, 0, 0, 0, {0, 0, 0, 0}, kind, 0}
 #define TC05_MMA(K, kind) {inst_tcgen05_mma, 0, 0, K, {0, 0, 0, 0}, kind, 0}
+/* the CTA pair's rows (cta_group::2): flag 2 */
+#define TC05_PAIR(kind) {inst_tcgen05, 0, 0, 0, {0, 0, 0, 0}, kind, 2}
+#define TC05_MMA_PAIR(K, kind) {inst_tcgen05_mma_pair, 0, 0, K, {0, 0, 0, 0}, kind, 2}
 #define TC05_MMA_SCALED(K, kind) {inst_tcgen05_mma_scaled, 0, 0, K, {0, 0, 0, 0}, kind, 0}
 #define TC05_LDST(n, store) {inst_tcgen05_ldst, 0, 0, 0, {0, 0, 0, 0}, n, store}
 #define TC05_CP(rows, cols, copies) {inst_tcgen05_cp, rows, cols, 0, {0, 0, 0, 0}, copies, 0}
@@ -150,19 +158,44 @@ static void cvt_e2m1x8(ictx *X, const dinst *d, const imask *m)
     });
 }
 
-/* prmt.b32 d, a, b, sel (PTX's default mode): byte i of d is byte (nibble i of sel) & 7 of
- * the eight bytes b:a, or with the nibble's bit 3 set that byte's sign bit in all 8 bits */
+/* the four bytes prmt.b32 picks from the eight of b:a by the selector's low four nibbles
+ * (PTX's default mode): byte i is byte (nibble i) & 7, or with the nibble's bit 3 set that
+ * byte's sign bit in all 8 bits */
+static uint32_t prmt_bytes(uint32_t a, uint32_t b, uint32_t sel)
+{
+    uint64_t ab = (uint64_t)b << 32 | a;
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        uint32_t n = sel >> (4 * i) & 0xf, byte = (uint32_t)(ab >> (8 * (n & 7))) & 0xff;
+        if (n & 8) byte = byte & 0x80 ? 0xff : 0;
+        v |= byte << (8 * i);
+    }
+    return v;
+}
+
+/* prmt.b32 d, a, b, sel with the selector an immediate */
 static void prmt(ictx *X, const dinst *d, const imask *m)
 {
     uint32_t sel = (uint32_t)d->imm;
+    EACH(X, m, t, { interp_put32(X, d, 0, t, prmt_bytes(interp_get32(X, d, 1, t), interp_get32(X, d, 2, t), sel)); });
+}
+
+/* prmt.b32 d, a, b, sel with the selector a register */
+static void prmt_r(ictx *X, const dinst *d, const imask *m)
+{
     EACH(X, m, t, {
-        uint64_t ab = (uint64_t)interp_get32(X, d, 2, t) << 32 | interp_get32(X, d, 1, t);
-        uint32_t v = 0;
-        for (int i = 0; i < 4; i++) {
-            uint32_t n = sel >> (4 * i) & 0xf, byte = (uint32_t)(ab >> (8 * (n & 7))) & 0xff;
-            if (n & 8) byte = byte & 0x80 ? 0xff : 0;
-            v |= byte << (8 * i);
-        }
+        uint32_t v = prmt_bytes(interp_get32(X, d, 1, t), interp_get32(X, d, 2, t), interp_get32(X, d, 3, t));
         interp_put32(X, d, 0, t, v);
+    });
+}
+
+/* dp4a.s32.s32 d, a, b, c: c plus the four products of signed bytes, wrapping at 32 bits */
+static void dp4a(ictx *X, const dinst *d, const imask *m)
+{
+    EACH(X, m, t, {
+        uint32_t a = interp_get32(X, d, 1, t), b = interp_get32(X, d, 2, t), s = interp_get32(X, d, 3, t);
+        for (int i = 0; i < 4; i++)
+            s += (uint32_t)((int32_t)(int8_t)(a >> 8 * i) * (int32_t)(int8_t)(b >> 8 * i));
+        interp_put32(X, d, 0, t, s);
     });
 }

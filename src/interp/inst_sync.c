@@ -127,8 +127,15 @@ void inst_bulk_g2s(ictx *X, const dinst *d, const imask *m)
         uint32_t stamp = interp_hb_async_stamp(X);
         memcpy(X->smem + dst, (const void *)(uintptr_t)src, n);
         if (!interp_async_proxy_write(X, d, t, dst, n, stamp)) return;
-        if (!interp_mbarrier_complete_tx(X, X, d, t, interp_addr(X, d, 3, t), n, stamp)) return;
+        if (!interp_mbarrier_complete_tx(X, X, X, d, t, interp_addr(X, d, 3, t), n, stamp)) return;
     });
+}
+
+/* prefetch.global.L2 [a]: a hint, no data moves; a must lie inside a buffer the launch
+ * holds */
+void inst_l2_prefetch(ictx *X, const dinst *d, const imask *m)
+{
+    EACH(X, m, t, { (void)interp_gcheck(X, d, t, interp_addr(X, d, 0, t), 1, 1, 0); });
 }
 
 /* --- cp.async.bulk.global.shared::cta.bulk_group dst, src, n; its groups ------------------ */

@@ -18,12 +18,12 @@
 #include "cutec/inst.h"
 #include "interp/tmem.h"
 
-enum { MMA_M = 128, MMA_N_MAX = 256 };
+enum { MMA_M = 128, MMA_N_MAX = 256, PAIR_M = 256 };
 
 typedef struct tc_mma {
     int m, n, k, ta, tb; /* shape; A's and B's element types (E_*) */
     bool neg_a, neg_b, mn_a, mn_b;
-    double a[MMA_M][INTERP_DESC_K_MAX], b[MMA_N_MAX][INTERP_DESC_K_MAX];
+    double a[PAIR_M][INTERP_DESC_K_MAX], b[MMA_N_MAX][INTERP_DESC_K_MAX];
 } tc_mma;
 
 static bool unsupported(ictx *X, const dinst *d, uint32_t t, const char *what, uint32_t v)
@@ -39,9 +39,11 @@ static int format(int kind, uint32_t f)
     return f == 0 ? E_E4M3 : f == 1 ? E_E5M2 : 0; /* fp6 and fp4 (3, 4, 5): not yet */
 }
 
-/* the instruction descriptor into O; false after a report */
+/* the instruction descriptor into O (M: the row's, 128 for one block, 256 for the CTA pair);
+ * false after a report */
 static bool decode_idesc(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, tc_mma *O)
 {
+    int want = d->row->flag == 2 ? PAIR_M : MMA_M;
     O->m = (int)(idesc >> 24 & 31) << 4, O->n = (int)(idesc >> 17 & 63) << 3, O->k = d->row->k;
     O->ta = format(d->row->num, idesc >> 7 & 7), O->tb = format(d->row->num, idesc >> 10 & 7);
     O->neg_a = idesc >> 13 & 1, O->neg_b = idesc >> 14 & 1, O->mn_a = idesc >> 15 & 1, O->mn_b = idesc >> 16 & 1;
@@ -49,10 +51,13 @@ static bool decode_idesc(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, tc
     if ((idesc >> 4 & 3) != 1) return unsupported(X, d, t, "tcgen05.mma with D format (idesc bits 4-5, 1 = f32)", idesc >> 4 & 3);
     if (!O->ta || !O->tb || (d->row->num == TC_KIND_F16 && O->ta != O->tb))
         return unsupported(X, d, t, "tcgen05.mma: A/B formats (idesc bits 7-9, 10-12) not emulated for this kind: idesc", idesc);
-    if (O->m != MMA_M) return unsupported(X, d, t, "tcgen05.mma.cta_group::1 is emulated with M = 128 only; idesc's M is", (uint32_t)O->m);
+    if (O->m != want)
+        return unsupported(X, d, t, want == MMA_M ? "tcgen05.mma.cta_group::1 is emulated with M = 128 only; idesc's M is"
+                                                  : "tcgen05.mma.cta_group::2 is emulated with M = 256 only; idesc's M is",
+                           (uint32_t)O->m);
     if (O->n < 16 || O->n > MMA_N_MAX || O->n % 16)
-        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma with M = 128 needs N a "
-                             "multiple of 16 in 16..256; idesc (0x%x) says %d", idesc, O->n);
+        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma with M = %d needs N a "
+                             "multiple of 16 in 16..256; idesc (0x%x) says %d", want, idesc, O->n);
     return true;
 }
 
@@ -70,23 +75,26 @@ bool interp_tcgen05_sdesc(ictx *X, const dinst *d, uint32_t t, uint64_t desc, in
     return true;
 }
 
-static bool read_operand(ictx *X, const dinst *d, uint32_t t, uint64_t desc, bool mn, bool neg, int type,
+/* rows x K of an operand from Y's shared memory (X's, or the CTA pair's peer's) into M */
+static bool read_operand(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t desc, bool mn, bool neg, int type,
                          int rows, int K, double (*M)[INTERP_DESC_K_MAX])
 {
     interp_smem_desc D;
-    if (!interp_tcgen05_sdesc(X, d, t, desc, &D) || !interp_smem_desc_read(X, d, t, &D, mn, type, rows, K, M)) return false;
+    if (!interp_tcgen05_sdesc(X, d, t, desc, &D) || !interp_smem_desc_read(X, Y, d, t, &D, mn, type, rows, K, M))
+        return false;
     for (int r = 0; r < rows && neg; r++)
         for (int k = 0; k < K; k++) M[r][k] = -M[r][k];
     return true;
 }
 
-/* D = A B (+ D) into tensor memory at taddr, as one write of thread t */
-static void accumulate(ictx *X, const dinst *d, uint32_t t, const tc_mma *O, uint32_t col, bool keep)
+/* rows m0 .. m0 + 127 of D = A B (+ D) into Y's tensor memory at taddr (X's, or the CTA pair's
+ * peer's), as one write of thread t of X */
+static void accumulate(ictx *X, ictx *Y, const dinst *d, uint32_t t, const tc_mma *O, int m0, uint32_t col, bool keep)
 {
-    itmem *T = X->tmem;
-    uint32_t rec = interp_tmem_record(X, d, t, true);
+    itmem *T = Y->tmem;
+    uint32_t rec = interp_tmem_record_in(X, Y, d, t);
     if (!rec) return;
-    for (int m = 0; m < O->m; m++)
+    for (int m = 0; m < MMA_M; m++)
         for (int n = 0; n < O->n; n++) {
             size_t at = TMEM_AT(m, col + (uint32_t)n);
             if (keep && !T->who[at] && checking(X, CUTE_CHECK_TMEM)) {
@@ -97,7 +105,7 @@ static void accumulate(ictx *X, const dinst *d, uint32_t t, const tc_mma *O, uin
             }
             float c = 0;
             if (keep) memcpy(&c, &T->cell[at], 4);
-            T->cell[at] = interp_mma_dot_bits(c, O->a[m], O->b[n], O->k, O->ta, O->tb, E_F32);
+            T->cell[at] = interp_mma_dot_bits(c, O->a[m0 + m], O->b[n], O->k, O->ta, O->tb, E_F32);
             T->who[at] = rec;
         }
 }
@@ -108,10 +116,41 @@ static void one_mma(ictx *X, const dinst *d, uint32_t t, void *scratch)
     uint32_t taddr = interp_get32(X, d, 0, t);
     if (!decode_idesc(X, d, t, interp_get32(X, d, 3, t), O)) return;
     if (!interp_tmem_mma_d(X, d, t, taddr, (uint32_t)O->n)) return;
-    if (!read_operand(X, d, t, REG(X, d->var[1])[t].u64, O->mn_a, O->neg_a, O->ta, O->m, O->k, O->a) ||
-        !read_operand(X, d, t, REG(X, d->var[2])[t].u64, O->mn_b, O->neg_b, O->tb, O->n, O->k, O->b))
+    if (!read_operand(X, X, d, t, REG(X, d->var[1])[t].u64, O->mn_a, O->neg_a, O->ta, O->m, O->k, O->a) ||
+        !read_operand(X, X, d, t, REG(X, d->var[2])[t].u64, O->mn_b, O->neg_b, O->tb, O->n, O->k, O->b))
         return;
-    accumulate(X, d, t, O, TMEM_COL(taddr), interp_get32(X, d, 4, t) != 0);
+    accumulate(X, X, d, t, O, 0, TMEM_COL(taddr), interp_get32(X, d, 4, t) != 0);
+}
+
+/* the CTA pair's MMA (cta_group::2), issued by thread t of either block: the even block E holds
+ * A's rows 0..127, B's rows 0..N/2-1 and D's rows 0..127, the odd block F the rest, at the same
+ * shared offsets and tensor-memory address */
+static void one_mma_pair(ictx *X, const dinst *d, uint32_t t, void *scratch)
+{
+    tc_mma *O = scratch;
+    ictx *P = interp_tmem_pair_peer(X, d, t), *E = X->rank & 1 ? P : X, *F = X->rank & 1 ? X : P;
+    uint32_t taddr = interp_get32(X, d, 0, t), col = TMEM_COL(taddr);
+    uint64_t a = REG(X, d->var[1])[t].u64, b = REG(X, d->var[2])[t].u64;
+    if (!P || !decode_idesc(X, d, t, interp_get32(X, d, 3, t), O)) return;
+    if (TMEM_LANE(taddr) != 0)
+        return (void)interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "the CTA pair's tcgen05.mma writes lanes "
+                                   "0..127 of each block: d must name lane 0, not %u", TMEM_LANE(taddr));
+    int h = O->n / 2;
+    if (!interp_tmem_pair_columns(X, E, d, t, col, (uint32_t)O->n) ||
+        !interp_tmem_pair_columns(X, F, d, t, col, (uint32_t)O->n) ||
+        !read_operand(X, E, d, t, a, O->mn_a, O->neg_a, O->ta, MMA_M, O->k, O->a) ||
+        !read_operand(X, F, d, t, a, O->mn_a, O->neg_a, O->ta, MMA_M, O->k, O->a + MMA_M) ||
+        !read_operand(X, E, d, t, b, O->mn_b, O->neg_b, O->tb, h, O->k, O->b) ||
+        !read_operand(X, F, d, t, b, O->mn_b, O->neg_b, O->tb, h, O->k, O->b + h))
+        return;
+    bool keep = interp_get32(X, d, 4, t) != 0;
+    accumulate(X, E, d, t, O, 0, col, keep);
+    accumulate(X, F, d, t, O, MMA_M, col, keep);
+}
+
+void inst_tcgen05_mma_pair(ictx *X, const dinst *d, const imask *m)
+{
+    interp_tcgen05_each(X, d, m, sizeof(tc_mma), one_mma_pair);
 }
 
 void interp_tcgen05_each(ictx *X, const dinst *d, const imask *m, size_t scratch,

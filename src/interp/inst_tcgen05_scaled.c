@@ -138,7 +138,7 @@ static bool read_operand(ictx *X, const dinst *d, uint32_t t, sc_mma *O, char wh
     } else {
         interp_smem_desc D;
         if (!interp_tcgen05_sdesc(X, d, t, desc, &D) ||
-            !interp_smem_desc_read(X, d, t, &D, which == 'A' ? O->mn_a : O->mn_b, which == 'A' ? O->ta : O->tb,
+            !interp_smem_desc_read(X, X, d, t, &D, which == 'A' ? O->mn_a : O->mn_b, which == 'A' ? O->ta : O->tb,
                                    rows, K, O->t8))
             return false;
         for (int r = 0; r < rows; r++) memcpy(M[r], O->t8[r], (size_t)K * sizeof(double));

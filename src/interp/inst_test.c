@@ -168,6 +168,49 @@ static void prmt_bytes(void)
     CHECK(bad == 0, "prmt.b32 0x%x: %d lanes wrong", PRMT_TEST_SEL, bad);
 }
 
+/* --- prmt with a register selector (a byte table lookup) and dp4a ---------------------------- */
+
+/* each lane's selector: a random word, so its low four nibbles pick bytes of b:a, some with
+ * bit 3 (the byte's sign replicated) */
+static void prmt_register(void)
+{
+    static uint32_t in[32][HW_NIN], out[32][HW_NOUT];
+    for (int l = 0; l < 32; l++)
+        for (int j = 0; j < 3; j++) in[l][j] = (uint32_t)rand() ^ (uint32_t)rand() << 16;
+    if (!run_row(be, CUTE_INST_PRMT_B32_R, (const uint32_t(*)[HW_NIN])in, out, hw_img)) return;
+    int bad = 0;
+    for (int l = 0; l < 32; l++) {
+        uint8_t tab[8];
+        for (int i = 0; i < 4; i++) tab[i] = (uint8_t)(in[l][0] >> 8 * i), tab[4 + i] = (uint8_t)(in[l][1] >> 8 * i);
+        uint32_t want = 0;
+        for (int i = 0; i < 4; i++) {
+            int n = (int)(in[l][2] >> 4 * i & 15);
+            uint8_t byte = n & 8 ? (tab[n & 7] >= 128 ? 255 : 0) : tab[n];
+            want |= (uint32_t)byte << 8 * i;
+        }
+        bad += out[l][0] != want;
+    }
+    CHECK(bad == 0, "prmt.b32 with a register selector: %d lanes wrong", bad);
+}
+
+/* random bytes, with -128 and 127 in lane 0 (the products' extremes) and an accumulator
+ * near the 32-bit limits in lane 1 (wrap-around) */
+static void dp4a_bytes(void)
+{
+    static uint32_t in[32][HW_NIN], out[32][HW_NOUT];
+    for (int l = 0; l < 32; l++)
+        for (int j = 0; j < 3; j++) in[l][j] = (uint32_t)rand() ^ (uint32_t)rand() << 16;
+    in[0][0] = 0x80807f80u, in[0][1] = 0x807f8080u, in[1][2] = 0x7ffffff0u;
+    if (!run_row(be, CUTE_INST_DP4A_S32, (const uint32_t(*)[HW_NIN])in, out, hw_img)) return;
+    int bad = 0;
+    for (int l = 0; l < 32; l++) {
+        int64_t sum = (int32_t)in[l][2];
+        for (int i = 0; i < 4; i++) sum += (int64_t)(int8_t)(in[l][0] >> 8 * i) * (int8_t)(in[l][1] >> 8 * i);
+        bad += out[l][0] != (uint32_t)(uint64_t)sum;
+    }
+    CHECK(bad == 0, "dp4a.s32.s32: %d lanes wrong", bad);
+}
+
 /* --- misuse ------------------------------------------------------------------------------------ */
 
 /* an mma with half of the warp diverged away */
@@ -201,6 +244,8 @@ int main(void)
     mma_all();
     stmatrix_roundtrip();
     prmt_bytes();
+    prmt_register();
+    dp4a_bytes();
     divergent_mma();
     be.vt->destroy(be.self);
     return CHECK_DONE("interp inst");

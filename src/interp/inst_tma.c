@@ -198,13 +198,13 @@ static bool store_start_ok(ictx *X, const dinst *d, uint32_t t, const cute_tma_d
  * destination): its phase completes when its arrivals and transaction bytes are all in (a
  * wrong expect_tx then never completes it: the deadlock report shows the bytes expected and
  * those that came) */
-static void tma_complete_tx(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t bar, uint64_t bytes,
+static void tma_complete_tx(ictx *X, ictx *Y, ictx *B, const dinst *d, uint32_t t, uint64_t bar, uint64_t bytes,
                             uint32_t stamp)
 {
     if (bar % 8)
         tma_bad(X, d, t, CUTE_CHECK_TMA, "mbarrier address %" PRIu64 " is not 8-byte aligned", bar);
     else if (interp_sbounds(X, d, t, bar, 8, 8, 0))
-        interp_mbarrier_complete_tx(X, Y, d, t, bar, (uint32_t)bytes, stamp);
+        interp_mbarrier_complete_tx(X, B, Y, d, t, bar, (uint32_t)bytes, stamp);
 }
 
 /* --- loads ------------------------------------------------------------------------------- */
@@ -239,7 +239,7 @@ static bool gather_box(ictx *X, const dinst *d, uint32_t t, const cute_tma_desc 
  * issuer alone; 0 after a report */
 static uint32_t destinations(ictx *X, const dinst *d, uint32_t t, int rank)
 {
-    if (!d->row->flag) return 1u << X->rank;
+    if (d->row->flag != 1) return 1u << X->rank; /* a plain load, or the CTA pair's */
     uint32_t mask = interp_get32(X, d, 3 + (uint32_t)rank, t) & 0xffff, n = interp_cluster_size(X);
     if (mask && !(mask >> n)) return mask;
     tma_bad(X, d, t, CUTE_CHECK_TMA, "multicast mask 0x%x %s (the cluster has %u block%s)", mask,
@@ -248,9 +248,10 @@ static uint32_t destinations(ictx *X, const dinst *d, uint32_t t, int rank)
 }
 
 /* the image written by the async proxy into block Y at dst, its bytes then completing on
- * Y's mbarrier at bar: in the issuer's own block a write checked as its thread's (bounds,
- * pending reads, races); in another block of the cluster only bounds and exit are checked */
-static void land(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t dst, uint64_t bar,
+ * the mbarrier at bar of block B (Y's; for the CTA pair's load, the one its address names):
+ * in the issuer's own block a write checked as its thread's (bounds, pending reads, races);
+ * in another block of the cluster only bounds and exit are checked */
+static void land(ictx *X, ictx *Y, ictx *B, const dinst *d, uint32_t t, uint64_t dst, uint64_t bar,
                  const uint8_t *img, uint32_t bytes)
 {
     uint32_t stamp = interp_hb_async_stamp(Y);
@@ -261,7 +262,7 @@ static void land(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t dst, uin
         for (uint32_t i = 0; i < bytes; i++)
             Y->shadow[dst + i] = (sshadow){.w_epoch = stamp, .writer = (uint16_t)HB_PROXY(Y)};
     }
-    tma_complete_tx(X, Y, d, t, bar, bytes, stamp);
+    tma_complete_tx(X, Y, B, d, t, bar, bytes, stamp);
 }
 
 /* the box into shared memory (of every CTA of a multicast's mask, at the same offset, each
@@ -272,6 +273,9 @@ static void load_thread(ictx *X, const dinst *d, uint32_t t)
     if (!map_of(X, d, 1, t, &M)) return;
     uint64_t dst = interp_addr(X, d, 0, t), bar = interp_addr(X, d, 2 + (uint32_t)M.rank, t);
     uint32_t bytes = (uint32_t)cute_tma_box_bytes(&M), mask = destinations(X, d, t, M.rank);
+    ictx *B = NULL; /* the CTA pair's load: the block whose mbarrier counts the bytes */
+    if (d->row->flag == 2 && !interp_cluster_target(X, d, t, interp_get32(X, d, 2 + (uint32_t)M.rank, t), &B, &bar))
+        return;
     if (!mask || !inner_start_ok(X, d, t, &M, 2) || !smem_box_ok(X, d, t, &M, dst, 1)) return;
     uint8_t *img = malloc(bytes);
     if (!img) {
@@ -283,7 +287,7 @@ static void load_thread(ictx *X, const dinst *d, uint32_t t)
     for (uint32_t r = 0; ok && r < 16; r++) /* every destination there before any lands */
         ok = !(mask >> r & 1) || interp_cluster_block(X, d, t, r, "the multicast mask", &Y[r]);
     for (uint32_t r = 0; ok && r < 16 && !X->stop; r++)
-        if (mask >> r & 1) land(X, Y[r], d, t, dst, bar, img, bytes);
+        if (mask >> r & 1) land(X, Y[r], B ? B : Y[r], d, t, dst, bar, img, bytes);
     free(img);
 }
 

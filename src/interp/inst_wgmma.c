@@ -60,17 +60,22 @@ uint64_t interp_smem_desc_offset(const wg_desc *D, bool mn_major, int r, int k, 
     return off ^ ((off >> 7) & (uint64_t)(W - 1)) << 4;
 }
 
-bool interp_smem_desc_read(ictx *X, const dinst *d, uint32_t t, const interp_smem_desc *D, bool mn_major,
-                           int type, int rows, int K, double (*M)[INTERP_DESC_K_MAX])
+bool interp_smem_desc_read(ictx *X, ictx *Y, const dinst *d, uint32_t t, const interp_smem_desc *D,
+                           bool mn_major, int type, int rows, int K, double (*M)[INTERP_DESC_K_MAX])
 {
     int bytes = interp_mma_elem_bits(type) / 8;
     for (int r = 0; r < rows; r++)
         for (int k = 0; k < K; k++) {
             uint64_t off = interp_smem_desc_offset(D, mn_major, r, k, bytes);
-            if (!interp_scheck(X, d, t, off, (uint32_t)bytes, (uint32_t)bytes, 0)) return false;
-            if (checking(X, CUTE_CHECK_SHARED_RACE) && !interp_proxy_fenced(X, d, t, off, (uint32_t)bytes)) return false;
+            if (Y != X) { /* the CTA pair's peer (distributed shared memory; no proxy-fence check) */
+                if (!interp_remote_access(X, Y, d, t, off, (uint32_t)bytes, (uint32_t)bytes, 0)) return false;
+            } else {
+                if (!interp_scheck(X, d, t, off, (uint32_t)bytes, (uint32_t)bytes, 0)) return false;
+                if (checking(X, CUTE_CHECK_SHARED_RACE) && !interp_proxy_fenced(X, d, t, off, (uint32_t)bytes))
+                    return false;
+            }
             uint32_t v = 0;
-            memcpy(&v, X->smem + off, (size_t)bytes);
+            memcpy(&v, Y->smem + off, (size_t)bytes);
             M[r][k] = interp_mma_elem(type, v);
         }
     return true;
@@ -81,7 +86,7 @@ static bool read_shared(ictx *X, const dinst *d, uint32_t t, uint64_t desc, bool
                         int type, int rows, int K, double (*M)[WG_K_MAX])
 {
     wg_desc D = decode(desc);
-    return interp_smem_desc_read(X, d, t, &D, mn_major, type, rows, K, M);
+    return interp_smem_desc_read(X, X, d, t, &D, mn_major, type, rows, K, M);
 }
 
 typedef struct wg_op {

@@ -465,6 +465,7 @@ void interp_group_release(ictx *X, uint32_t t, uint32_t *gvc);
 void interp_peer_flag_text(const ictx *X, uint64_t addr, char *buf, size_t n);
 void inst_cluster_barrier(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_g2s(ictx *X, const dinst *d, const imask *m);
+void inst_l2_prefetch(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_s2g(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_commit(ictx *X, const dinst *d, const imask *m);
 void inst_bulk_wait_read(ictx *X, const dinst *d, const imask *m);
@@ -583,13 +584,14 @@ uint64_t interp_smem_desc_offset(const interp_smem_desc *D, bool mn_major, int r
 /* an operand of rows x K elements of type E_* through D into M[row][k], each element checked
  * as thread t's shared read through the async proxy (bounds, written, fence.proxy.async) */
 enum { INTERP_DESC_K_MAX = 32 };
-bool interp_smem_desc_read(ictx *X, const dinst *d, uint32_t t, const interp_smem_desc *D, bool mn_major,
-                           int type, int rows, int K, double (*M)[INTERP_DESC_K_MAX]);
+bool interp_smem_desc_read(ictx *X, ictx *Y, const dinst *d, uint32_t t, const interp_smem_desc *D,
+                           bool mn_major, int type, int rows, int K, double (*M)[INTERP_DESC_K_MAX]);
 /* sm_100 tcgen05 (tmem.c, inst_tcgen05.c): irow.num of a TC05 row says which */
-enum { TC_ALLOC, TC_DEALLOC, TC_RELINQUISH, TC_COMMIT, TC_NOTHING };
+enum { TC_ALLOC, TC_DEALLOC, TC_RELINQUISH, TC_COMMIT, TC_COMMIT_MULTICAST, TC_NOTHING };
 enum { TC_KIND_F16, TC_KIND_TF32, TC_KIND_F8F6F4, TC_KIND_MXF4NVF4, TC_KIND_MXF8F6F4, TC_KIND_MXF4 };
 void inst_tcgen05(ictx *X, const dinst *d, const imask *m);      /* alloc, dealloc, commit ... */
 void inst_tcgen05_mma(ictx *X, const dinst *d, const imask *m);
+void inst_tcgen05_mma_pair(ictx *X, const dinst *d, const imask *m); /* cta_group::2 */
 void inst_tcgen05_mma_scaled(ictx *X, const dinst *d, const imask *m); /* inst_tcgen05_scaled.c */
 void inst_tcgen05_ldst(ictx *X, const dinst *d, const imask *m);
 void inst_tcgen05_cp(ictx *X, const dinst *d, const imask *m);

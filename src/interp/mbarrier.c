@@ -112,13 +112,13 @@ static void expect_tx(ictx *X, imbar *b, uint32_t bytes)
     X->writes++;
 }
 
-bool interp_mbarrier_complete_tx(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off,
+bool interp_mbarrier_complete_tx(ictx *X, ictx *Y, ictx *W, const dinst *d, uint32_t t, uint64_t off,
                                  uint32_t bytes, uint32_t stamp)
 {
     imbar *b = target(X, Y, d, t, off);
     if (!b) return false;
     if (!b->vc && !(b->vc = interp_hb_new_vc(Y))) return false;
-    uint32_t proxy = interp_hb_slot(Y, HB_PROXY(Y));
+    uint32_t proxy = interp_hb_slot(W, HB_PROXY(W));
     if (stamp > b->vc[proxy]) b->vc[proxy] = stamp;
     b->tx -= bytes;
     b->tx_came += bytes;
@@ -127,13 +127,13 @@ bool interp_mbarrier_complete_tx(ictx *X, ictx *Y, const dinst *d, uint32_t t, u
     return true;
 }
 
-bool interp_mbarrier_arrive_async(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t stamp)
+bool interp_mbarrier_arrive_async(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off, uint32_t stamp)
 {
-    imbar *b = interp_sbounds(X, d, t, off, 8, 8, 0) ? interp_mbarrier_at(X, d, t, off) : NULL;
-    if (!b || (!b->vc && !(b->vc = interp_hb_new_vc(X)))) return false;
+    imbar *b = interp_sbounds(X, d, t, off, 8, 8, 0) ? target(X, Y, d, t, off) : NULL;
+    if (!b || (!b->vc && !(b->vc = interp_hb_new_vc(Y)))) return false;
     uint32_t proxy = interp_hb_slot(X, HB_PROXY(X));
     if (stamp > b->vc[proxy]) b->vc[proxy] = stamp;
-    return arrive(X, X, d, t, b);
+    return arrive(X, Y, d, t, b);
 }
 
 static void init(ictx *X, const dinst *d, uint32_t t)

@@ -22,15 +22,16 @@ typedef struct imbar {
 /* the mbarrier at shared offset off, or NULL after a report naming d and thread t */
 imbar *interp_mbarrier_at(ictx *X, const dinst *d, uint32_t t, uint64_t off);
 /* `bytes` of transactions completed on the mbarrier at off of block Y of X's cluster (X
- * itself, or a multicast's other destination): a bulk copy or a TMA load that thread t of X
- * issued at d landed; stamp: the async proxy's stamp (interp_hb_async_stamp of Y) of the
- * bytes it wrote in Y, which the phase hands to its waiters.  False after a report (in X). */
-bool interp_mbarrier_complete_tx(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off,
+ * itself, a multicast's other destination, or the CTA pair's mbarrier): a bulk copy or a TMA
+ * load that thread t of X issued at d landed in block W (Y, or X for the pair's load); stamp:
+ * the async proxy's stamp (interp_hb_async_stamp of W) of the bytes it wrote in W, which the
+ * phase hands to its waiters.  False after a report (in X). */
+bool interp_mbarrier_complete_tx(ictx *X, ictx *Y, ictx *W, const dinst *d, uint32_t t, uint64_t off,
                                  uint32_t bytes, uint32_t stamp);
-/* thread t's tcgen05.commit d arrives once on the mbarrier at shared offset off, handing its
- * waiters the async proxy's writes up to `stamp` (the tensor memory its MMAs wrote); false
- * after a report */
-bool interp_mbarrier_arrive_async(ictx *X, const dinst *d, uint32_t t, uint64_t off, uint32_t stamp);
+/* thread t's tcgen05.commit d arrives once on the mbarrier at shared offset off of block Y (X,
+ * or another of its cluster for the CTA pair's commit), handing its waiters X's async proxy's
+ * writes up to `stamp` (the tensor memory its MMAs wrote); false after a report */
+bool interp_mbarrier_arrive_async(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off, uint32_t stamp);
 /* the mbarrier's state in words ("phase 2: 0 of 1 arrivals, ...") into buf */
 void interp_mbarrier_state(const ictx *X, uint64_t off, char *buf, size_t n);
 /* the bytes [off, off+bytes) were written by the async proxy with `stamp` for thread t's

@@ -67,14 +67,31 @@ bool interp_tmem_mma_d(ictx *X, const dinst *d, uint32_t t, uint32_t taddr, uint
     return interp_tmem_columns(X, d, t, TMEM_COL(taddr), n);
 }
 
-uint32_t interp_tmem_record(ictx *X, const dinst *d, uint32_t t, bool async)
+static uint32_t record(ictx *X, ictx *Y, const dinst *d, uint32_t t, bool async)
 {
-    itmem *T = interp_tmem(X);
-    if (!T || !interp_grow(X, (void **)&T->w, T->nw, &T->cw, sizeof *T->w, 64)) return 0;
+    itmem *T = interp_tmem(Y);
+    if (!T || !interp_grow(Y, (void **)&T->w, T->nw, &T->cw, sizeof *T->w, 64)) return 0;
     uint32_t stamp = async ? interp_hb_async_stamp(X) : interp_hb_now(X, t);
-    T->w[T->nw++] = (itmem_write){d, t, stamp, async, -1};
+    T->w[T->nw++] = (itmem_write){d, t, stamp, async, -1, 0, X};
     T->uncommitted += async;
     return T->nw;
+}
+
+uint32_t interp_tmem_record(ictx *X, const dinst *d, uint32_t t, bool async) { return record(X, X, d, t, async); }
+uint32_t interp_tmem_record_in(ictx *X, ictx *Y, const dinst *d, uint32_t t) { return record(X, Y, d, t, true); }
+
+bool interp_tmem_pair_columns(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint32_t col, uint32_t n)
+{
+    itmem *T = interp_tmem(Y);
+    if (!T) return false;
+    const itmem_alloc *a = live_holding(T, col, n);
+    if ((a && a->pair) || !checking(X, CUTE_CHECK_TMEM)) return true;
+    char live[96];
+    live_list(T, live, sizeof live);
+    return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, col, n, "the CTA pair's tcgen05.mma (warp %u) writes "
+                         "columns [%u,%u) of block %u's tensor memory, which %s; live:%s", t / 32, col, col + n,
+                         Y->rank, a ? "were allocated with cta_group::1, not by the pair (cta_group::2)"
+                                    : "lie outside its live allocations", live);
 }
 
 /* why write w is not visible to warp `warp`, in words */
@@ -89,9 +106,12 @@ static void unseen(ictx *X, const itmem_write *w, uint32_t warp, char *buf, size
         snprintf(buf, n, "warp %u reads what the MMA or copy at %s (warp %u) writes, which no "
                  "tcgen05.commit covers yet", warp, site, w->tid / 32);
     } else {
-        interp_mbarrier_state(X, (uint64_t)w->bar, state, sizeof state);
+        char block[48] = "";
+        if (w->bar_rank != X->rank) snprintf(block, sizeof block, " of the cluster's block %u", w->bar_rank);
+        else interp_mbarrier_state(X, (uint64_t)w->bar, state, sizeof state);
         snprintf(buf, n, "warp %u reads before waiting for the mbarrier at shared offset %" PRId64
-                 " (%s) that the MMA at %s (warp %u) committed to", warp, w->bar, state, site, w->tid / 32);
+                 "%s (%s) that the MMA at %s (warp %u%s) committed to", warp, w->bar, block,
+                 block[0] ? "another block's" : state, site, w->tid / 32, w->by != X ? " of the peer block" : "");
     }
 }
 
@@ -109,7 +129,8 @@ bool interp_tmem_readable(ictx *X, const dinst *d, uint32_t t, uint32_t lane, ui
     /* an MMA's or copy's result is seen through a commit and a wait only (a block in lockstep
      * waits for none: one that waits runs under the warp scheduler); a store, by its own
      * warp or after a synchronization */
-    bool hidden = w->async ? w->bar < 0 || !X->warps || interp_hb_concurrent(X, w->stamp, HB_PROXY(X), t)
+    bool hidden = w->async ? w->bar < 0 || !X->warps ||
+                                 interp_hb_concurrent_slow(X, w->by, w->stamp, HB_PROXY(w->by), t)
                            : w->tid / 32 != t / 32 && interp_hb_concurrent(X, w->stamp, w->tid, t);
     if (!hidden) return true;
     char why[400];

@@ -15,10 +15,13 @@ typedef struct itmem_write {
     uint32_t tid, stamp; /* the writing thread; its stamp (interp_hb_*) */
     bool async;
     int64_t bar; /* async: the shared offset of its commit's mbarrier; -1: not committed yet */
+    uint32_t bar_rank; /* the cluster rank of the block holding that mbarrier */
+    ictx *by;          /* the block whose thread wrote (another for the CTA pair's MMA) */
 } itmem_write;
 
 typedef struct itmem_alloc {
     uint32_t col, ncols, tid;
+    bool pair; /* made with cta_group::2 (the CTA pair's) */
     const dinst *site, *freed; /* where it was allocated; freed (NULL: live) */
 } itmem_alloc;
 
@@ -47,10 +50,18 @@ bool interp_tmem_mma_d(ictx *X, const dinst *d, uint32_t t, uint32_t taddr, uint
 /* a new write by thread t at d (async: the async proxy's, for its commit to cover): its
  * number for `who`; 0 when out of memory */
 uint32_t interp_tmem_record(ictx *X, const dinst *d, uint32_t t, bool async);
+/* an async write of thread t of X (the CTA pair's MMA) into Y's tensor memory: as above */
+uint32_t interp_tmem_record_in(ictx *X, ictx *Y, const dinst *d, uint32_t t);
+/* columns [col, col + n) of Y lie in one live allocation of the CTA pair (cta_group::2), else
+ * reported for thread t of X at d */
+bool interp_tmem_pair_columns(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint32_t col, uint32_t n);
 /* thread t reads cell (lane, col): true when it was written, and the write is visible to t
  * (else reported) */
 bool interp_tmem_readable(ictx *X, const dinst *d, uint32_t t, uint32_t lane, uint32_t col);
 
+/* the CTA pair's peer of X for thread t's cta_group::2 row d (tmem_alloc.c), or NULL after a
+ * report (no peer in the cluster, or it exited) */
+ictx *interp_tmem_pair_peer(ictx *X, const dinst *d, uint32_t t);
 /* an sm_100 shared-memory descriptor of thread t's tcgen05 instruction at d (version 1, no
  * base offset, a swizzle emulated); false after a report (inst_tcgen05.c) */
 /* one MMA row on each active thread of m: one(X, d, t, scratch) with `scratch` bytes of

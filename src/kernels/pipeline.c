@@ -106,6 +106,41 @@ cute_pipeline cute_pipeline_umma_async_create(cute_ctx *c, cute_smem_allocator *
     return create(c, a, p, "cute_pipeline_umma_async_create");
 }
 
+/* the CTA pair's: this block's rank with its low bit cleared (the leader's) and the pair's mask */
+static cute_val pair_leader(cute_ctx *c)
+{
+    return cute_val_binop(c, CUTE_OP_AND, cute_val_cvt(c, cute_block_idx_in_cluster(c), CUTE_U32), u32(c, ~1u));
+}
+
+static cute_pipeline create_pair(cute_ctx *c, cute_smem_allocator *a, cute_pipeline p, const char *call)
+{
+    if (!ctx_ok(c)) return p;
+    if (c->tc05_group != 2) {
+        cute_ctx_fail(c, "%s: the CTA pair's pipeline in a kernel of cta_group::1 (cute_tcgen05_cta_group(c, 2) "
+                      "first)", call);
+        return p;
+    }
+    p.pair = true;
+    p.peers = cute_val_binop(c, CUTE_OP_SHL, u32(c, 3), pair_leader(c));
+    return create(c, a, p, call);
+}
+
+cute_pipeline cute_pipeline_tma_umma_create_pair(cute_ctx *c, cute_smem_allocator *a, int stages, int64_t tx_bytes)
+{
+    cute_pipeline p = {.kind = CUTE_PIPELINE_TMA_UMMA, .stages = stages, .producer_threads = 1,
+                       .consumer_threads = 1, .tx_bytes = tx_bytes};
+    return create_pair(c, a, p, "cute_pipeline_tma_umma_create_pair");
+}
+
+cute_pipeline cute_pipeline_umma_async_create_pair(cute_ctx *c, cute_smem_allocator *a, int stages,
+                                                   int consumer_threads)
+{
+    /* the leader's empty stages count both blocks' consumers */
+    cute_pipeline p = {.kind = CUTE_PIPELINE_UMMA_ASYNC, .stages = stages, .producer_threads = 1,
+                       .consumer_threads = 2 * consumer_threads};
+    return create_pair(c, a, p, "cute_pipeline_umma_async_create_pair");
+}
+
 /* the cluster ranks in this block's row or column of `cluster`, a static rank-2 layout
  * (cluster M, cluster N) -> rank: a u32 mask (unset after a report of a bad layout) */
 static cute_val peers_of(cute_ctx *c, cute_layout cluster, const char *call)
@@ -177,8 +212,13 @@ void cute_pipeline_producer_acquire(cute_ctx *c, const cute_pipeline *p, const c
 {
     if (!state_fits(c, p, s, "cute_pipeline_producer_acquire")) return;
     wait_unless(c, p->empty, s, token);
-    if (p->kind == CUTE_PIPELINE_TMA_ASYNC || p->kind == CUTE_PIPELINE_TMA_UMMA) /* the copies complete the bytes */
+    bool tma = p->kind == CUTE_PIPELINE_TMA_ASYNC || p->kind == CUTE_PIPELINE_TMA_UMMA;
+    if (tma && p->pair) /* the pair's bytes land on the leader's full stage */
+        ctx_open_if(c, cute_val_cmp(c, CUTE_OP_EQ, pair_leader(c), cute_val_cvt(c, cute_block_idx_in_cluster(c),
+                                                                                CUTE_U32)).r);
+    if (tma) /* the copies complete the bytes */
         cute_mbarrier_arrive_and_expect_tx(c, stage_barrier(c, p->full, s), u32(c, p->tx_bytes));
+    if (tma && p->pair) ctx_close(c);
 }
 
 void cute_pipeline_producer_acquire_bytes(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s,
@@ -198,12 +238,16 @@ void cute_pipeline_producer_commit(cute_ctx *c, const cute_pipeline *p, const cu
 {
     if (!state_fits(c, p, s, "cute_pipeline_producer_commit")) return;
     if (p->kind == CUTE_PIPELINE_ASYNC) cute_mbarrier_arrive(c, stage_barrier(c, p->full, s));
-    if (p->kind == CUTE_PIPELINE_UMMA_ASYNC) cute_tcgen05_commit(c, stage_barrier(c, p->full, s));
+    if (p->kind == CUTE_PIPELINE_UMMA_ASYNC && p->pair)
+        cute_tcgen05_commit_multicast(c, stage_barrier(c, p->full, s), p->peers);
+    else if (p->kind == CUTE_PIPELINE_UMMA_ASYNC)
+        cute_tcgen05_commit(c, stage_barrier(c, p->full, s));
 }
 
 cute_val cute_pipeline_producer_barrier(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s)
 {
     if (!state_fits(c, p, s, "cute_pipeline_producer_barrier")) return (cute_val){0, cute_type_ptr(CUTE_U64, CUTE_SMEM), 0};
+    if (p->pair) return cute_mapa(c, stage_barrier(c, p->full, s), pair_leader(c)); /* the leader's */
     return stage_barrier(c, p->full, s);
 }
 
@@ -240,7 +284,11 @@ static void release_in_cluster(cute_ctx *c, const cute_pipeline *p, const cute_p
 void cute_pipeline_consumer_release(cute_ctx *c, const cute_pipeline *p, const cute_pipeline_state *s)
 {
     if (!state_fits(c, p, s, "cute_pipeline_consumer_release")) return;
-    if (p->peers.r) release_in_cluster(c, p, s);
+    if (p->pair && p->kind == CUTE_PIPELINE_TMA_UMMA)
+        cute_tcgen05_commit_multicast(c, stage_barrier(c, p->empty, s), p->peers);
+    else if (p->pair) /* to the leader's empty stage */
+        cute_mbarrier_arrive_cluster(c, stage_barrier(c, p->empty, s), pair_leader(c));
+    else if (p->peers.r) release_in_cluster(c, p, s);
     else if (p->kind == CUTE_PIPELINE_TMA_UMMA) cute_tcgen05_commit(c, stage_barrier(c, p->empty, s));
     else cute_mbarrier_arrive(c, stage_barrier(c, p->empty, s));
 }

@@ -13,6 +13,29 @@ static void emit(cute_ctx *c, cute_inst row, const cute_vreg *in, int nin)
     cute_ir_inst_op(&c->b, row, NULL, 0, in, nin, 0);
 }
 
+void cute_tcgen05_cta_group(cute_ctx *c, int group)
+{
+    if (!ctx_ok(c)) return;
+    if (group != 1 && group != 2) {
+        cute_ctx_fail(c, "cute_tcgen05_cta_group: group %d (1: one block, 2: the CTA pair)", group);
+        return;
+    }
+    if (c->tc05_used && group != c->tc05_group) {
+        cute_ctx_fail(c, "cute_tcgen05_cta_group(%d) after tcgen05 calls of cta_group::%d: a kernel uses one "
+                      "cta_group for all its tcgen05 instructions (PTX ISA); set it before the first", group,
+                      c->tc05_group);
+        return;
+    }
+    c->tc05_group = group;
+}
+
+/* the row of the kernel's cta_group (one: cta_group::1's, pair: ::2's); marks the group used */
+static cute_inst grouped(cute_ctx *c, cute_inst one, cute_inst pair)
+{
+    c->tc05_used = true;
+    return c->tc05_group == 2 ? pair : one;
+}
+
 static bool columns_ok(cute_ctx *c, int ncols, const char *call)
 {
     if (ncols >= 32 && ncols <= 512 && !(ncols & (ncols - 1))) return true;
@@ -22,18 +45,18 @@ static bool columns_ok(cute_ctx *c, int ncols, const char *call)
 void cute_tmem_alloc(cute_ctx *c, cute_val dst, int ncols)
 {
     static const char call[] = "cute_tmem_alloc";
-    if (ctx_row_ok(c, CUTE_INST_TCGEN05_ALLOC, call) && ctx_smem_operand(c, dst, call, "the address slot") &&
-        columns_ok(c, ncols, call))
-        emit(c, CUTE_INST_TCGEN05_ALLOC, (cute_vreg[]){dst.r, u32(c, ncols).r}, 2);
+    cute_inst row = grouped(c, CUTE_INST_TCGEN05_ALLOC, CUTE_INST_TCGEN05_ALLOC_2SM);
+    if (ctx_row_ok(c, row, call) && ctx_smem_operand(c, dst, call, "the address slot") && columns_ok(c, ncols, call))
+        emit(c, row, (cute_vreg[]){dst.r, u32(c, ncols).r}, 2);
 }
 
 void cute_tmem_dealloc(cute_ctx *c, cute_val taddr, int ncols)
 {
     static const char call[] = "cute_tmem_dealloc";
+    cute_inst row = grouped(c, CUTE_INST_TCGEN05_DEALLOC, CUTE_INST_TCGEN05_DEALLOC_2SM);
     cute_vreg a;
-    if (ctx_row_ok(c, CUTE_INST_TCGEN05_DEALLOC, call) && ctx_u32_operand(c, taddr, call, "the address", &a) &&
-        columns_ok(c, ncols, call))
-        emit(c, CUTE_INST_TCGEN05_DEALLOC, (cute_vreg[]){a, u32(c, ncols).r}, 2);
+    if (ctx_row_ok(c, row, call) && ctx_u32_operand(c, taddr, call, "the address", &a) && columns_ok(c, ncols, call))
+        emit(c, row, (cute_vreg[]){a, u32(c, ncols).r}, 2);
 }
 
 static void bare(cute_ctx *c, cute_inst row, const char *call)
@@ -43,7 +66,8 @@ static void bare(cute_ctx *c, cute_inst row, const char *call)
 
 void cute_tmem_relinquish_alloc_permit(cute_ctx *c)
 {
-    bare(c, CUTE_INST_TCGEN05_RELINQUISH_ALLOC_PERMIT, "cute_tmem_relinquish_alloc_permit");
+    bare(c, grouped(c, CUTE_INST_TCGEN05_RELINQUISH_ALLOC_PERMIT, CUTE_INST_TCGEN05_RELINQUISH_ALLOC_PERMIT_2SM),
+         "cute_tmem_relinquish_alloc_permit");
 }
 void cute_tcgen05_fence_before_thread_sync(cute_ctx *c)
 {
@@ -58,8 +82,37 @@ void cute_tcgen05_wait_ld(cute_ctx *c) { bare(c, CUTE_INST_TCGEN05_WAIT_LD, "cut
 void cute_tcgen05_commit(cute_ctx *c, cute_val bar)
 {
     static const char call[] = "cute_tcgen05_commit";
+    cute_vreg a;
+    if (!ctx_ok(c)) return;
+    if (grouped(c, 0, 1)) { /* the pair's: an mbarrier of either block, by its shared::cluster address */
+        if (ctx_row_ok(c, CUTE_INST_TCGEN05_COMMIT_2SM, call) &&
+            ctx_u32_operand(c, bar, call, "the mbarrier's shared::cluster address (cute_mapa; the CTA pair's "
+                            "commit, or cute_tcgen05_commit_multicast)", &a))
+            emit(c, CUTE_INST_TCGEN05_COMMIT_2SM, &a, 1);
+        return;
+    }
     if (ctx_row_ok(c, CUTE_INST_TCGEN05_COMMIT, call) && ctx_smem_operand(c, bar, call, "the mbarrier"))
         emit(c, CUTE_INST_TCGEN05_COMMIT, &bar.r, 1);
+}
+
+void cute_tcgen05_commit_multicast(cute_ctx *c, cute_val bar, cute_val cta_mask)
+{
+    static const char call[] = "cute_tcgen05_commit_multicast";
+    if (!ctx_ok(c)) return;
+    if (!grouped(c, 0, 1)) {
+        cute_ctx_fail(c, "%s: the CTA pair's commit (cute_tcgen05_cta_group(c, 2) first); one block's commit is "
+                      "cute_tcgen05_commit", call);
+        return;
+    }
+    if (!ctx_row_ok(c, CUTE_INST_TCGEN05_COMMIT_2SM_MULTICAST, call) || !ctx_smem_operand(c, bar, call, "the mbarrier") ||
+        !ctx_usable(c, cta_mask, "the mask"))
+        return;
+    if (cute_dtype_is_float(cta_mask.t.dtype) || cute_dtype_is_narrow_float(cta_mask.t.dtype) || cta_mask.t.lanes > 1) {
+        cute_ctx_fail(c, "%s: the mask must be an integer (a bit per block of the cluster)", call);
+        return;
+    }
+    cute_val mask16 = cute_val_cvt(c, cta_mask, CUTE_U16);
+    emit(c, CUTE_INST_TCGEN05_COMMIT_2SM_MULTICAST, (cute_vreg[]){bar.r, mask16.r}, 2);
 }
 
 /* a type's format code in the descriptor, or -1 */
@@ -82,9 +135,9 @@ uint32_t cute_tcgen05_idesc(cute_ctx *c, cute_dtype a, cute_dtype b, int m, int 
                       cute_dtype_name(a), cute_dtype_name(b));
         return 0;
     }
-    if ((m != 64 && m != 128) || n < 8 || n > 256 || n % (m == 128 ? 16 : 8)) {
-        cute_ctx_fail(c, "cute_tcgen05_idesc: M %d, N %d (M 64 or 128; N a multiple of 8 (M 64) or 16 (M 128) up to 256)",
-                      m, n);
+    if ((m != 64 && m != 128 && m != 256) || n < 8 || n > 256 || n % (m == 64 ? 8 : 16)) {
+        cute_ctx_fail(c, "cute_tcgen05_idesc: M %d, N %d (M 64, 128, or 256 for the CTA pair; N a multiple of 8 "
+                      "(M 64) or 16 up to 256)", m, n);
         return 0;
     }
     return 1u << 4 | (uint32_t)fa << 7 | (uint32_t)fb << 10 | (uint32_t)a_mn_major << 15 |
@@ -126,9 +179,17 @@ void cute_tcgen05_mma(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_des
                       cute_val accumulate)
 {
     static const char call[] = "cute_tcgen05_mma";
-    cute_inst row = a_type == CUTE_TF32 ? CUTE_INST_TCGEN05_MMA_TF32
-                    : cute_dtype_bits(a_type) == 8 ? CUTE_INST_TCGEN05_MMA_F8F6F4 : CUTE_INST_TCGEN05_MMA_F16;
+    bool tf32 = a_type == CUTE_TF32, f8 = cute_dtype_bits(a_type) == 8;
+    cute_inst row = tf32 ? grouped(c, CUTE_INST_TCGEN05_MMA_TF32, CUTE_INST_TCGEN05_MMA_TF32_2SM)
+                    : f8 ? grouped(c, CUTE_INST_TCGEN05_MMA_F8F6F4, CUTE_INST_TCGEN05_MMA_F8F6F4_2SM)
+                         : grouped(c, CUTE_INST_TCGEN05_MMA_F16, CUTE_INST_TCGEN05_MMA_F16_2SM);
+    int m = (int)(idesc >> 24 & 31) << 4;
     cute_vreg in[5];
+    if (ctx_ok(c) && idesc && (c->tc05_group == 2) != (m == 256) && !(c->tc05_group == 2 && m == 128)) {
+        cute_ctx_fail(c, "%s: idesc's M %d with cta_group::%d (M 256 is the CTA pair's: cute_tcgen05_cta_group(c, 2); "
+                      "one block's M is 64 or 128)", call, m, c->tc05_group);
+        return;
+    }
     if (!ctx_row_ok(c, row, call) || !ctx_u32_operand(c, d, call, "D's address", &in[0]) ||
         !ctx_u32_operand(c, accumulate, call, "accumulate", &in[4]))
         return;

@@ -169,6 +169,7 @@ bool cute_kernel_begin(cute_ctx *c, const char *name)
     for (int s = 0; s < CUTE_SREG_COUNT; s++) c->sreg_sym[s] = cute_i(0);
     cute_kernel_launch_extents(c, NULL, NULL);
     c->block_threads = 0;
+    c->tc05_group = 1, c->tc05_used = false;
     /* symbols of an earlier kernel have no value in this one */
     if (c->bind) memset(c->bind, 0, c->capbind * sizeof *c->bind);
     c->nbind = 0;

@@ -69,6 +69,10 @@ struct cute_ctx {
     int64_t block_threads; /* cute_kernel_block_threads (0: not known) */
     int target_sm;         /* cute_ctx_target_arch (0: not known) */
     bool target_interp;    /* cute_ctx_target_interp: the kernels will run on the interpreter */
+    /* the kernel's tcgen05 cta_group (cute_tcgen05_cta_group: 1 or 2); tc05_used: a tcgen05
+     * call has been traced in it (the group is fixed from then on) */
+    int tc05_group;
+    bool tc05_used;
 
     /* identity (origin.c): the serial of the kernel being traced (1, 2, ...; 0 outside one)
      * and the names of the kernels traced so far, by serial */

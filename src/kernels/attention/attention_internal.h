@@ -29,6 +29,7 @@ typedef struct attn_plan {
      * the TMA atoms are made by the host function from the call's tensors */
     bool hopper;
     int stages;
+    int consumers;           /* the forward's consumer warpgroups, bm / 64 (2, or 3 at bm 192) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
 } attn_plan;
@@ -59,12 +60,19 @@ bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arc
  * coordinate tensor `tma` into the shared (rows, D) tile s, completing on bar */
 cute_tensor attn_hop_stage(cute_ctx *c, cute_tensor t, int modes, const cute_pipeline_state *s);
 /* hopper_roles.c: the kernel's roles (kernels/warp_roles.h) with attention's registers: the
- * producer gives its own up (setmaxnreg 24), the consumers take 240 */
+ * producer gives its own up (setmaxnreg 24 with 2 consumer warpgroups, 32 with 3), the
+ * consumers take the rest (240, 160) */
 typedef kernel_warp_role attn_hop_role;
 void attn_hop_roles(cute_ctx *c, attn_hop_role *produce, attn_hop_role *consume, void *arg);
-/* the two consumers' ping-pong (hopper_roles.c): start (tid: the consumer's index; gives
- * `first`, whether the thread is in the first warpgroup), then my_turn before each issue of
- * GEMMs and your_turn after it, the same number of turns in both, then end */
+void attn_hop_roles_n(cute_ctx *c, int consumers, attn_hop_role *produce, attn_hop_role *consume, void *arg);
+/* the consumers' ping-pong (hopper_roles.c), a ring of n warpgroups taking turns: start (tid:
+ * the consumer's index; gives the thread's turn handle: its warpgroup's index), then turn
+ * before each issue of GEMMs and pass after it, the same number of turns in every
+ * warpgroup, then end.  The pingpong functions are the ring of two. */
+cute_val attn_hop_ring_start(cute_ctx *c, cute_int tid, int n);
+void attn_hop_ring_turn(cute_ctx *c, cute_val wg, int n);
+void attn_hop_ring_pass(cute_ctx *c, cute_val wg, int n);
+void attn_hop_ring_end(cute_ctx *c, cute_val wg);
 cute_val attn_hop_pingpong_start(cute_ctx *c, cute_int tid);
 void attn_hop_my_turn(cute_ctx *c, cute_val first);
 void attn_hop_your_turn(cute_ctx *c, cute_val first);

@@ -187,14 +187,18 @@ static void misuse(void)
               cases[i].says);
     }
     cute_attention_lib_free(lib);
-    /* key tiles the kernels do not take; windows the Hopper kernel does not take */
-    cute_attention_config bad[3] = {
+    /* key and query tiles the kernels do not take; windows the Hopper kernel does not take */
+    cute_attention_config bad[6] = {
         {.dtype = CUTE_BF16, .head_dim = 128, .variant = CUTE_ATTENTION_HOPPER, .block_n = 100},
         {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_SM80, .block_n = 128},
-        {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_HOPPER, .window = true}};
-    const char *says[3] = {"100 keys a tile at head dim 128 (a multiple of 16", "key tiles are 64 keys (block_n 128)",
-                           "hopper: sliding windows are not taken yet"};
-    for (int i = 0; i < 3; i++) {
+        {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_HOPPER, .window = true},
+        {.dtype = CUTE_BF16, .head_dim = 128, .variant = CUTE_ATTENTION_HOPPER, .block_m = 192},
+        {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_HOPPER, .block_m = 64},
+        {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_SM80, .block_m = 128}};
+    const char *says[6] = {"100 keys a tile at head dim 128 (a multiple of 16", "key tiles are 64 keys (block_n 128)",
+                           "hopper: sliding windows are not taken yet", "192 query rows a tile at head dim 128",
+                           "64 query rows a tile at head dim 64 (128, or 192", "query tiles are its own (block_m 128"};
+    for (int i = 0; i < 6; i++) {
         const cute_fn *f = cute_attention_compile(rt, &bad[i], err, sizeof err);
         CHECK(!f && strstr(err, says[i]), "case %d: %s (want \"%s\")", i, f ? "compiled" : err, says[i]);
         cute_fn_free(f);
@@ -237,8 +241,8 @@ static bool report(const cute_attention_config *cfg, const char *arch, long max_
  * spill; head dim 128 keeps O's 128 and S's 64 accumulators a thread and sits at 255
  * registers with a few loop-invariant words spilled before the loop (reloaded in its rare
  * branches: the mask, the next K issue): reported, and held to at most 64 bytes.  Hopper:
- * no spills (ptxas reports the launch's 168 registers; setmaxnreg gives the consumers 240),
- * and no wgmma serialized. */
+ * no spills (ptxas reports the launch's 168 registers, setmaxnreg gives the consumers 240;
+ * at d64, three consumer warpgroups: 128 at launch, 160), and no wgmma serialized. */
 static void register_reports(void)
 {
     for (int i = 0; i < 5; i++) { /* d64 sm_80, d64 causal sm_90a, d128 sm_90a, d128 causal sm_80, d256 sm_90a */
@@ -279,7 +283,8 @@ int main(void)
         {1, 130, 130, 2, 1, 128, false, true, CUTE_BF16, 0},
         {1, 70, 70, 2, 1, 256, true, false, CUTE_BF16, 0},
     };
-    /* the Hopper kernel: several key tiles (128 keys; 176 at d128 non-causal), partial ones */
+    /* the Hopper kernel: several key tiles (128 keys; 176 at d128 non-causal), partial ones;
+     * at d64 192-row Q tiles (three consumer warpgroups: their turns in a ring) */
     static const attn_case hopper_small[] = {
         {1, 200, 200, 2, 2, 64, false, false, CUTE_BF16, 0},
         {1, 200, 131, 4, 2, 64, true, true, CUTE_F16, 0},

@@ -3,6 +3,7 @@
  * launching its three kernels in order on one stream. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels/attention/attention_bwd.h"
 
@@ -21,6 +22,17 @@ static void make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATT
     for (int i = 0; i < ATTN_BWD_D; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
     specs[ATTN_BWD_LSE] = specs[ATTN_BWD_D] = cute_spec_tensor(CUTE_F32, "(?,?,?):(?,?,?)", 4);
     specs[ATTN_BWD_SCALE_LOG2] = specs[ATTN_BWD_SCALE] = cute_spec_float(CUTE_F32);
+    snprintf(t, sizeof t, "(256,%d,?,?,?):(1,256,%d,?{div=4},?{div=4})", cfg->head_dim / 4, 64 * cfg->head_dim);
+    specs[ATTN_BWD_DQACC] = cute_spec_tensor(CUTE_F32, t, 16);
+    specs[ATTN_BWD_SEM] = cute_spec_tensor(CUTE_U32, "(?,?,?):(?,?,1)", 4);
+}
+
+/* dQ fused into the dK/dV kernel, unless CUTEC_ATTN_BWD_DQ=pass asks for the dQ kernel of
+ * its own (the two-kernel design, kept to compare) */
+static bool fused_dq_wanted(void)
+{
+    const char *e = getenv("CUTEC_ATTN_BWD_DQ");
+    return !e || strcmp(e, "pass") != 0;
 }
 
 /* the Hopper kernels' plans (and the SM80 one of the preprocessing kernel), or the SM80 plan */
@@ -29,7 +41,10 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (!attn_bwd_plan_make(a, cfg, &hp->pre)) return false;
     if (!hopper) return true;
     int arch = cute_runtime_target_arch(rt);
-    return attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) && attn_plan_hopper_bwd(a, cfg, arch, &hp->kv);
+    hp->fused_dq = false;
+    if (!attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) || !attn_plan_hopper_bwd(a, cfg, arch, &hp->kv)) return false;
+    /* (head dim 64: K^T in 32-column halves is no GMMA layout; its two kernels stay) */
+    return cfg->head_dim != 128 || !fused_dq_wanted() || attn_hbdq_plan(a, hp);
 }
 
 const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err, size_t n)
@@ -46,8 +61,8 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     cute_arg_spec specs[ATTN_BWD_NARGS];
     make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
-             cfg->head_dim, cfg->causal ? "_causal" : "");
+    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
+             cfg->head_dim, cfg->causal ? "_causal" : "", hopper && !plan->fused_dq ? "_dqpass" : "");
     /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */
     const cute_fn *f = cute_compile(rt, name, hopper ? attn_hop_bwd_host : bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
     free(plan); /* only needed while tracing */

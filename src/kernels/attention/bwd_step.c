@@ -52,19 +52,36 @@ void attn_bwd_line_values(cute_ctx *c, cute_tensor g, cute_tensor coords, cute_t
     for (int i = 0; i < *n; i++) out[i] = line_value(c, G, C, bound, by_row, mul, i);
 }
 
-/* line i of S and dP: P = exp2(S scale_log2 - lse2), dS = P (dP - dsum) in place */
+static cute_tensor line_of(cute_ctx *c, cute_tensor t, int i, bool by_row)
+{
+    return by_row ? CUTE_SLICE(c, t, i, CUTE_ALL) : CUTE_SLICE(c, t, CUTE_ALL, i);
+}
+
+/* line i of S: P = exp2(S scale_log2 - lse2) in place */
+static void line_probs(cute_ctx *c, cute_tensor S, int i, bool by_row, cute_val lse2, cute_val scale_log2)
+{
+    cute_tensor si = line_of(c, S, i, by_row);
+    cute_ssa s = cute_tensor_load(c, si);
+    cute_tensor_store(c, si, cute_ssa_fast(c, CUTE_OP_EXP2,
+                                           cute_ssa_fma(c, s, cute_ssa_scalar(c, scale_log2, s.shape),
+                                                        cute_ssa_scalar(c, cute_val_unop(c, CUTE_OP_NEG, lse2), s.shape))));
+}
+
+/* line i of P and dP: dS = P (dP - dsum) in place of dP */
+static void line_dsoft(cute_ctx *c, cute_tensor P, cute_tensor dP, int i, bool by_row, cute_val dsum)
+{
+    cute_tensor di = line_of(c, dP, i, by_row);
+    cute_ssa p = cute_tensor_load(c, line_of(c, P, i, by_row));
+    cute_ssa dp = cute_ssa_binop(c, CUTE_OP_SUB, cute_tensor_load(c, di), cute_ssa_scalar(c, dsum, p.shape));
+    cute_tensor_store(c, di, cute_ssa_binop(c, CUTE_OP_MUL, p, dp));
+}
+
+/* line i of S and dP: P, then dS */
 static void line_grads(cute_ctx *c, cute_tensor S, cute_tensor dP, int i, bool by_row, cute_val lse2, cute_val dsum,
                        cute_val scale_log2)
 {
-    cute_tensor si = by_row ? CUTE_SLICE(c, S, i, CUTE_ALL) : CUTE_SLICE(c, S, CUTE_ALL, i);
-    cute_tensor di = by_row ? CUTE_SLICE(c, dP, i, CUTE_ALL) : CUTE_SLICE(c, dP, CUTE_ALL, i);
-    cute_ssa s = cute_tensor_load(c, si);
-    cute_ssa p = cute_ssa_fast(c, CUTE_OP_EXP2,
-                               cute_ssa_fma(c, s, cute_ssa_scalar(c, scale_log2, s.shape),
-                                            cute_ssa_scalar(c, cute_val_unop(c, CUTE_OP_NEG, lse2), s.shape)));
-    cute_tensor_store(c, si, p);
-    cute_ssa dp = cute_ssa_binop(c, CUTE_OP_SUB, cute_tensor_load(c, di), cute_ssa_scalar(c, dsum, s.shape));
-    cute_tensor_store(c, di, cute_ssa_binop(c, CUTE_OP_MUL, p, dp));
+    line_probs(c, S, i, by_row, lse2, scale_log2);
+    line_dsoft(c, S, dP, i, by_row, dsum);
 }
 
 void attn_bwd_grads(cute_ctx *c, cute_tensor acc_s, cute_tensor acc_dp, const cute_val *lse2, const cute_val *dsum,

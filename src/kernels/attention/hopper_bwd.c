@@ -16,12 +16,14 @@
  *                 out0 = dK, out1 = dV; LSE and D per column, the band transposed
  *
  * Every sum is one thread's, in a fixed order, so the result is deterministic (the issue's
- * default; no f32 atomics into a dQ accumulator as FlashAttention 3 makes them), at the price
- * of S and dP computed twice (7 products for FlashAttention 3's 5). */
+ * default), at the price of S and dP computed twice (7 products for FlashAttention 3's 5).
+ * At head dim 128 the dK/dV kernel makes dQ's parts too (hopper_bwd_dq.c: 5 products, the
+ * blocks' parts added in a fixed order) and the dQ kernel is not launched. */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
 #include "cutec/smem.h"
+#include "cutec/sync.h"
 #include "kernels/attention/attention_bwd.h"
 
 enum { WARPGROUP = 128, CONSUMERS = 2 };
@@ -33,25 +35,33 @@ enum { X1, X2, Y1, Y2, LSE, DSUM, OUT0, OUT1, NTENSORS };
 /* one block's work */
 typedef struct hb_job {
     bool kv;                 /* the dK/dV kernel (else the dQ kernel) */
+    bool fused;              /* the dK/dV kernel making dQ's sums too (hopper_bwd_dq.c) */
+    const attn_hop_bwd_plan *hp;
     cute_int b, xh, xt;      /* batch, X's head and 128-row tile */
     cute_int sx, sy;         /* X's rows and Y's */
     cute_int yh0, y_first, y_count, steps; /* Y tiles y_first.. of heads yh0.. (steps of them) */
     attn_band band;          /* of the scores A (X rows, Y columns) */
+    cute_val any;            /* whether any X row meets any Y row (else the one step is empty) */
 } hb_job;
 
-static hb_job job_of(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor *m)
+static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *p, bool kv, const cute_tensor *m)
 {
     cute_alg *a = cute_ctx_alg(c);
-    hb_job j = {.kv = kv, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
+    hb_job j = {.kv = kv, .fused = kv && hp->fused_dq, .hp = hp, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
+    cute_int bx = cute_block_idx(c, 0);
+    if (j.fused) /* the grid (B, key tiles, KV heads): launch_cfg's */
+        j.b = cute_block_idx(c, 0), bx = cute_block_idx(c, 1), j.xh = cute_block_idx(c, 2);
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
     j.sx = ex[1], j.sy = ey[1];
     attn_band band = attn_cfg_band(&p->cfg);
     j.band = kv ? attn_band_transposed(band) : band;
-    cute_int bx = cute_block_idx(c, 0);
-    /* causal dQ: the last query tiles see the most keys, so they go first (the forward's order) */
-    j.xt = !kv && p->cfg.causal ? cute_sub(a, cute_ceil_div(a, j.sx, cute_i(p->bm)), cute_add(a, bx, cute_i(1))) : bx;
+    /* causal dQ: the last query tiles see the most keys, so they go first (the forward's
+     * order); fused dQ: the key tiles down, the order of their turns at dQ's sums */
+    bool down = kv ? j.fused : p->cfg.causal;
+    j.xt = down ? cute_sub(a, cute_ceil_div(a, j.sx, cute_i(p->bm)), cute_add(a, bx, cute_i(1))) : bx;
     cute_int first, end, all = cute_ceil_div(a, j.sy, cute_i(p->bn));
     attn_band_range(c, j.band, p->bm, p->bn, j.sy, j.xt, &first, &end);
+    j.any = cute_int_lt(c, first, end);
     /* at least one tile: where no query sees the block's keys (causal, Sq < Sk), the last
      * query tile, which the mask empties (its queries are all before the keys), so that every
      * block runs the same steps with no branch around them */
@@ -78,6 +88,7 @@ static void y_tile_of(cute_ctx *c, const hb_job *j, cute_int i, cute_int *yh, cu
 
 typedef struct hb_smem {
     cute_tensor x1, x2;   /* (128, D) */
+    attn_hbdq_smem dq;     /* fused dQ's (attn_hbdq_alloc) */
     cute_tensor y1, y2;   /* (64, D, stages) */
     cute_tensor y1t, y2t; /* the same seen as (D, 64, stages): the RS products' B */
     cute_pipeline px, py; /* X (one stage, filled once), Y (Y1 and Y2 of a tile a stage) */
@@ -91,11 +102,11 @@ static cute_tensor transposed_stages(cute_ctx *c, const attn_plan *p, cute_tenso
     return cute_tensor_compose(c, y, &t);
 }
 
-static hb_smem shared_memory(cute_ctx *c, const attn_plan *p)
+static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
 {
     cute_smem_allocator al = cute_smem_allocator_new(c);
     cute_dtype d = p->cfg.dtype;
-    hb_smem m;
+    hb_smem m = {0};
     m.x1 = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_q, 16);
     m.x2 = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_q, 16);
     m.y1 = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_kv, 16);
@@ -104,6 +115,7 @@ static hb_smem shared_memory(cute_ctx *c, const attn_plan *p)
     int threads = CONSUMERS * WARPGROUP;
     m.px = cute_pipeline_tma_async_create(c, &al, 1, threads, 2 * p->tma_q.bytes * (p->d / 64));
     m.py = cute_pipeline_tma_async_create(c, &al, p->stages, threads, 2 * p->tma_k.bytes * (p->d / 64));
+    if (j->fused) attn_hbdq_alloc(c, j->hp, &al, &m.dq);
     return m;
 }
 
@@ -142,12 +154,14 @@ typedef struct hb_frag {
     cute_tensor acc_a, acc_b;                   /* (128, 64) of the scores, of their gradient */
     cute_tensor rp, rds;                        /* P and dS in the dtype, laid out as acc_a */
     cute_tensor out[2];                         /* (128, D) */
+    attn_hbdq q;                                /* fused dQ */
 } hb_frag;
 
-static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_smem *m, cute_int tid)
+static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, cute_int tid)
 {
     cute_alg *a = cute_ctx_alg(c);
-    hb_frag f;
+    hb_frag f = {0};
+    if (j->fused) f.q = attn_hbdq_consumer(c, j->hp, &m->dq, m->x1, tid);
     f.ss = cute_tiled_mma_slice(&p->mma, tid), f.rs = cute_tiled_mma_slice(&p->pv, tid);
     f.sx1 = cute_partition_A(c, f.ss, m->x1), f.sx2 = cute_partition_A(c, f.ss, m->x2);
     f.sy1 = cute_partition_B(c, f.ss, m->y1), f.sy2 = cute_partition_B(c, f.ss, m->y2);
@@ -204,14 +218,22 @@ static hb_step step_views(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
     return st;
 }
 
-/* the step's scores masked where its tile needs it, then P and dS in place of them (f32) */
-static void gradients(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const hb_step *st,
-                      cute_val scale_log2)
+/* the step's scores masked where its tile needs it; *bound: the extent of their coordinates */
+static void mask_scores(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const hb_step *st,
+                        cute_tuple *bound)
 {
     CUTE_IF(c, attn_band_needs_mask(c, j->band, p->bm, p->bn, j->sy, j->xt, st->yt)) {
         attn_mask_band(c, f->acc_a, st->cs, j->sy, j->band);
     }
-    cute_tuple bound = cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", j->sx, j->sy);
+    *bound = cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", j->sx, j->sy);
+}
+
+/* the step's scores masked, then P and dS in place of them (f32) */
+static void gradients(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const hb_step *st,
+                      cute_val scale_log2)
+{
+    cute_tuple bound;
+    mask_scores(c, p, j, f, st, &bound);
     attn_bwd_grads_loading(c, f->acc_a, f->acc_b, st->gl, st->gd, st->cs, bound, !j->kv, scale_log2);
 }
 
@@ -223,15 +245,17 @@ static void gemm_rs(cute_ctx *c, const attn_plan *p, const hb_frag *f, cute_tens
     cute_gemm(c, &p->pv, acc, cute_tensor_compose(c, r, &ta), yt, acc);
 }
 
-/* issue A = X1 Y1^T and B = X2 Y2^T of the state's stage, once it is full (a batch) */
+/* issue A = X1 Y1^T and B = X2 Y2^T of the state's stage, once it is full (a batch; two
+ * when split, A's first) */
 static void issue_scores(cute_ctx *c, const attn_plan *p, const hb_smem *m, const hb_frag *f,
-                         const cute_pipeline_state *s)
+                         const cute_pipeline_state *s, bool split)
 {
     cute_pipeline_consumer_wait(c, &m->py, s, (cute_val){0});
     cute_fill(c, f->acc_a, 0);
     cute_fill(c, f->acc_b, 0);
     cute_warpgroup_arrive(c);
     cute_gemm(c, &p->mma, f->acc_a, f->sx1, attn_hop_stage(c, f->sy1, 4, s), f->acc_a);
+    if (split) cute_warpgroup_commit_batch(c);
     cute_warpgroup_arrive(c); /* (again: the compiler may set acc_b's zeros after the first) */
     cute_gemm(c, &p->mma, f->acc_b, f->sx2, attn_hop_stage(c, f->sy2, 4, s), f->acc_b);
     cute_warpgroup_commit_batch(c);
@@ -244,13 +268,15 @@ static void convert(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_f
     if (j->kv) cute_tensor_store(c, f->rp, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_a), p->cfg.dtype));
 }
 
-/* issue out0 += dS Y1 (and out1 += P Y2) of the state's stage (a batch) */
+/* issue out0 += dS Y1 (and out1 += P Y2) of the state's stage, and with_dq the fused dQ's
+ * part of the oldest staged dS (a batch) */
 static void issue_products(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f,
-                           const cute_pipeline_state *s)
+                           const cute_pipeline_state *s, bool with_dq)
 {
     cute_warpgroup_arrive(c);
     gemm_rs(c, p, f, f->rds, attn_hop_stage(c, f->sy1t, 4, s), f->out[0]);
     if (j->kv) gemm_rs(c, p, f, f->rp, attn_hop_stage(c, f->sy2t, 4, s), f->out[1]);
+    if (with_dq) attn_hbdq_issue(c, j->hp, &f->q);
     cute_warpgroup_commit_batch(c);
 }
 
@@ -259,7 +285,7 @@ static void scores_in_turn(cute_ctx *c, const attn_plan *p, const hb_smem *m, co
                            cute_pipeline_state *s, cute_val first)
 {
     attn_hop_my_turn(c, first);
-    issue_scores(c, p, m, f, s);
+    issue_scores(c, p, m, f, s, false);
     attn_hop_your_turn(c, first);
     cute_pipeline_state_advance(c, s);
 }
@@ -271,32 +297,56 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
 {
     convert(c, p, j, f);
     attn_hop_my_turn(c, first);
-    issue_products(c, p, j, f, r);
+    issue_products(c, p, j, f, r, false);
     attn_hop_your_turn(c, first);
     cute_warpgroup_wait(c, 0);
     cute_pipeline_consumer_release(c, &m->py, r);
     cute_pipeline_state_advance(c, r);
 }
 
+/* one step of serial_steps: the scores, P and dS, the fused dQ's dS^T staged, then dV and dK,
+ * and with_dq the fused dQ's part of the step before (a step late: the warpgroups need not
+ * meet at every step to have both halves of dS^T in) */
+static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
+                        const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i, bool with_dq)
+{
+    hb_step st = step_views(c, p, j, f, mt, i);
+    issue_scores(c, p, m, f, s, false);
+    cute_warpgroup_wait(c, 0);
+    gradients(c, p, j, f, &st, scale_log2);
+    convert(c, p, j, f);
+    if (j->fused) attn_hbdq_stage_ds(c, j->hp, &f->q, f->acc_b);
+    if (with_dq) attn_hbdq_wait_ds(c, &f->q);
+    issue_products(c, p, j, f, s, with_dq);
+    cute_warpgroup_wait(c, 0);
+    if (with_dq) attn_hbdq_handoff(c, &f->q);
+    cute_pipeline_consumer_release(c, &m->py, s);
+    cute_pipeline_state_advance(c, s);
+}
+
 /* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other, since dK, dV,
  * the next scores and this step's dS and P in flight at once would need more than 240
  * registers; and without the ping-pong's turns, which spill a few bytes here (the two
- * warpgroups interleave as the pipeline's waits let them). */
-static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
+ * warpgroups interleave as the pipeline's waits let them).  Fused dQ: each step's products
+ * carry the step before's dQ part, the first step's that of zeros staged before (no wgmma in
+ * a branch, and a first step peeled off the loop would spill), the last part alone after the
+ * loop. */
+static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
                          const cute_tensor *mt, cute_val scale_log2)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    CUTE_FOR(c, i, cute_i(0), j->steps) {
-        hb_step st = step_views(c, p, j, f, mt, i);
-        issue_scores(c, p, m, f, &s);
-        cute_warpgroup_wait(c, 0);
-        gradients(c, p, j, f, &st, scale_log2);
-        convert(c, p, j, f);
-        issue_products(c, p, j, f, &s);
-        cute_warpgroup_wait(c, 0);
-        cute_pipeline_consumer_release(c, &m->py, &s);
-        cute_pipeline_state_advance(c, &s);
+    if (!j->fused) {
+        CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i, false); }
+        return;
     }
+    attn_hbdq_stage_zero(c, j->hp, &f->q, f->acc_b);
+    CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i, true); }
+    attn_hbdq_wait_ds(c, &f->q);
+    cute_warpgroup_arrive(c);
+    attn_hbdq_issue(c, j->hp, &f->q);
+    cute_warpgroup_commit_batch(c);
+    cute_warpgroup_wait(c, 0);
+    attn_hbdq_handoff(c, &f->q);
 }
 
 /* The steps, overlapped as FlashAttention 3 overlaps a warpgroup's softmax with its GEMMs:
@@ -319,8 +369,8 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
         hb_step st = step_views(c, p, j, f, mt, i);
         convert(c, p, j, f);
         attn_hop_my_turn(c, first);
-        issue_scores(c, p, m, f, &s);
-        issue_products(c, p, j, f, &r);
+        issue_scores(c, p, m, f, &s, false);
+        issue_products(c, p, j, f, &r, false);
         attn_hop_your_turn(c, first);
         cute_pipeline_state_advance(c, &s);
         cute_warpgroup_wait(c, 1);
@@ -337,7 +387,7 @@ static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
                      cute_int tid, cute_val scale_log2, cute_val scale)
 {
     cute_alg *a = cute_ctx_alg(c);
-    hb_frag f = fragments(c, p, m, tid);
+    hb_frag f = fragments(c, p, j, m, tid);
     cute_fill(c, f.out[0], 0);
     if (j->kv) cute_fill(c, f.out[1], 0);
     cute_pipeline_state sx = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
@@ -356,7 +406,7 @@ static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
                        attn_bwd_rows_tile(c, p, mt[OUT0 + o], j->b, j->xh, j->xt, p->bm), cx, j->sx);
 }
 
-/* what the roles (attn_hop_roles) read */
+/* what the roles read */
 typedef struct hb_roles {
     const attn_plan *p;
     const hb_job *j;
@@ -364,6 +414,7 @@ typedef struct hb_roles {
     const hb_maps *x;
     const cute_tensor *mt;
     cute_val scale_log2, scale;
+    attn_hbdq_writer w; /* fused dQ */
 } hb_roles;
 
 static void produce(cute_ctx *c, void *arg, cute_int tid)
@@ -379,16 +430,51 @@ static void consume(cute_ctx *c, void *arg, cute_int tid)
     consumer(c, r->p, r->j, r->m, r->mt, tid, r->scale_log2, r->scale);
 }
 
-static void body(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor *mt, cute_val scale_log2, cute_val scale,
-                 const cute_val *maps)
+static void tile_of_step(cute_ctx *c, const void *job, cute_int i, cute_int *yh, cute_int *yt)
 {
+    y_tile_of(c, job, i, yh, yt);
+}
+
+/* attn_hop_roles' split, and with the fused dQ the producer warpgroup's second warp the
+ * writer of dQ's sums */
+static void roles(cute_ctx *c, hb_roles *r)
+{
+    if (!r->j->fused) {
+        attn_hop_roles(c, produce, consume, r);
+        return;
+    }
+    cute_int tid = cute_thread_idx(c, 0);
+    CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
+        /* (32: the writer's loop spills at 24; 2 x 128 x 240 + 128 x 32 is the whole file) */
+        cute_setmaxregister_decrease(c, 32);
+        cute_int warp = cute_warp_idx(c);
+        CUTE_IF(c, cute_int_eq(c, warp, cute_i(0))) {
+            CUTE_IF(c, cute_elect_one(c)) produce(c, r, tid);
+        }
+        CUTE_IF(c, cute_int_eq(c, warp, cute_i(1))) {
+            attn_hbdq_write(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
+        }
+    }
+    CUTE_ELSE(c) {
+        cute_setmaxregister_increase(c, 240);
+        consume(c, r, cute_sub(cute_ctx_alg(c), tid, cute_i(WARPGROUP)));
+    }
+}
+
+static void body(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor *mt, cute_val scale_log2, cute_val scale,
+                 const cute_val *maps, const cute_tensor *sem)
+{
+    const attn_hop_bwd_plan *hp = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
-    hb_job j = job_of(c, p, kv, mt);
-    hb_smem m = shared_memory(c, p);
+    hb_job j = job_of(c, hp, p, kv, mt);
+    hb_smem m = shared_memory(c, p, &j);
     hb_maps x = {{maps[0], maps[1], maps[2], maps[3]}, cute_make_identity_tensor(c, mt[X1].layout.shape),
                  cute_make_identity_tensor(c, mt[Y1].layout.shape)};
-    hb_roles r = {p, &j, &m, &x, mt, scale_log2, scale};
-    attn_hop_roles(c, produce, consume, &r);
+    hb_roles r = {.p = p, .j = &j, .m = &m, .x = &x, .mt = mt, .scale_log2 = scale_log2, .scale = scale};
+    if (j.fused)
+        r.w = (attn_hbdq_writer){.sdq = m.dq.sdq, .sem = *sem, .map_store = maps[4], .map_add = maps[5],
+                                 .b = j.b, .xt = j.xt, .sx = j.sx, .sq = j.sy, .any = j.any};
+    roles(c, &r);
 }
 
 static void dq_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mdO, cute_tensor mK, cute_tensor mV, cute_tensor mL,
@@ -398,21 +484,23 @@ static void dq_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mdO, cute_tensor 
     const attn_hop_bwd_plan *hp = cute_ctx_user(c);
     const cute_tensor mt[NTENSORS] = {mQ, mdO, mK, mV, mL, mD, mdQ, mdQ};
     const cute_val maps[4] = {map_q, map_do, map_k, map_v};
-    body(c, &hp->dq, false, mt, scale_log2, scale, maps);
+    body(c, &hp->dq, false, mt, scale_log2, scale, maps, NULL);
 }
 
-static void dkdv_kernel(cute_ctx *c, cute_tensor mK, cute_tensor mV, cute_tensor mQ, cute_tensor mdO, cute_tensor mL,
-                        cute_tensor mD, cute_tensor mdK, cute_tensor mdV, cute_val scale_log2, cute_val scale,
-                        cute_val map_k, cute_val map_v, cute_val map_q, cute_val map_do)
+/* V and dO reach it by their TMA maps only (a kernel takes at most 64 parameters); mSem:
+ * the counts of fused dQ's sums, map_dq: the sums' TMA map (of the store and of the add) */
+static void dkdv_kernel(cute_ctx *c, cute_tensor mK, cute_tensor mQ, cute_tensor mL, cute_tensor mD, cute_tensor mdK,
+                        cute_tensor mdV, cute_tensor mSem, cute_val scale_log2, cute_val scale, cute_val map_k,
+                        cute_val map_v, cute_val map_q, cute_val map_do, cute_val map_dq)
 {
     const attn_hop_bwd_plan *hp = cute_ctx_user(c);
-    const cute_tensor mt[NTENSORS] = {mK, mV, mQ, mdO, mL, mD, mdK, mdV};
-    const cute_val maps[4] = {map_k, map_v, map_q, map_do};
-    body(c, &hp->kv, true, mt, scale_log2, scale, maps);
+    const cute_tensor mt[NTENSORS] = {mK, mK, mQ, mQ, mL, mD, mdK, mdV}; /* (X2, Y2 unread) */
+    const cute_val maps[6] = {map_k, map_v, map_q, map_do, map_dq, map_dq};
+    body(c, &hp->kv, true, mt, scale_log2, scale, maps, &mSem);
 }
 
 /* the launch of one kernel: X1, X2, Y1, Y2 as the call's arguments x[0..3] */
-static void launch(cute_ctx *c, attn_plan *p, const cute_arg *arg, const int x[4], bool kv)
+static void launch(cute_ctx *c, attn_hop_bwd_plan *hp, attn_plan *p, const cute_arg *arg, const int x[4], bool kv)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tma_atom at[4];
@@ -420,12 +508,19 @@ static void launch(cute_ctx *c, attn_plan *p, const cute_arg *arg, const int x[4
     p->tma_q = at[0], p->tma_k = at[2]; /* (X2's and Y2's boxes are X1's and Y1's) */
     const cute_int *e = arg[x[0]].tensor.layout.shape.leaf; /* (B, S, heads, D) */
     cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0]}, .block = {cute_i(p->threads)}};
+    /* Fused dQ: the batch entries' blocks interleave in launch order, so that a head's
+     * consecutive key tiles, which add to dQ's sums in turn, start B launches apart as the
+     * grid runs (8 x 64 / 132 steps on 132 SMs at 8 x 4096 queries: no waiting for the
+     * turn), while the blocks in flight stay those of B heads (their Q, dO and sums in L2) */
+    if (kv && hp->fused_dq) cfg.grid[0] = e[0], cfg.grid[1] = cute_ceil_div(a, e[1], cute_i(p->bm)), cfg.grid[2] = e[2];
     const cute_arg *A = arg;
-    if (kv)
-        CUTE_LAUNCH(c, dkdv_kernel, cfg, A[x[0]].tensor, A[x[1]].tensor, A[x[2]].tensor, A[x[3]].tensor,
-                    A[ATTN_BWD_LSE].tensor, A[ATTN_BWD_D].tensor, A[ATTN_BWD_DK].tensor, A[ATTN_BWD_DV].tensor,
-                    A[ATTN_BWD_SCALE_LOG2].f, A[ATTN_BWD_SCALE].f, at[0].map, at[1].map, at[2].map, at[3].map);
-    else
+    if (kv) {
+        if (hp->fused_dq) attn_hbdq_atoms(c, hp, A[ATTN_BWD_DQACC].tensor);
+        else hp->tma_dq_store.map = at[0].map; /* (unread) */
+        CUTE_LAUNCH(c, dkdv_kernel, cfg, A[x[0]].tensor, A[x[2]].tensor, A[ATTN_BWD_LSE].tensor, A[ATTN_BWD_D].tensor,
+                    A[ATTN_BWD_DK].tensor, A[ATTN_BWD_DV].tensor, A[ATTN_BWD_SEM].tensor, A[ATTN_BWD_SCALE_LOG2].f,
+                    A[ATTN_BWD_SCALE].f, at[0].map, at[1].map, at[2].map, at[3].map, hp->tma_dq_store.map);
+    } else
         CUTE_LAUNCH(c, dq_kernel, cfg, A[x[0]].tensor, A[x[1]].tensor, A[x[2]].tensor, A[x[3]].tensor,
                     A[ATTN_BWD_LSE].tensor, A[ATTN_BWD_D].tensor, A[ATTN_BWD_DQ].tensor, A[ATTN_BWD_SCALE_LOG2].f,
                     A[ATTN_BWD_SCALE].f, at[0].map, at[1].map, at[2].map, at[3].map);
@@ -435,6 +530,7 @@ void attn_hop_bwd_host(cute_ctx *c, const cute_arg *arg)
 {
     attn_hop_bwd_plan *hp = cute_ctx_user(c); /* the atoms join the plans: the kernels read them */
     attn_bwd_pre_launch(c, &hp->pre, arg);
-    launch(c, &hp->dq, arg, (const int[4]){ATTN_BWD_Q, ATTN_BWD_DO, ATTN_BWD_K, ATTN_BWD_V}, false);
-    launch(c, &hp->kv, arg, (const int[4]){ATTN_BWD_K, ATTN_BWD_V, ATTN_BWD_Q, ATTN_BWD_DO}, true);
+    if (!hp->fused_dq) launch(c, hp, &hp->dq, arg, (const int[4]){ATTN_BWD_Q, ATTN_BWD_DO, ATTN_BWD_K, ATTN_BWD_V}, false);
+    launch(c, hp, &hp->kv, arg, (const int[4]){ATTN_BWD_K, ATTN_BWD_V, ATTN_BWD_Q, ATTN_BWD_DO}, true);
+    if (hp->fused_dq) attn_hbdq_post_launch(c, hp, arg);
 }

@@ -22,7 +22,7 @@
 #include "cutec/smem.h"
 #include "kernels/attention/attention_internal.h"
 
-enum { WARPGROUP = 128, CONSUMERS = 2 };
+enum { WARPGROUP = 128 };
 
 typedef struct hop_smem {
     cute_tensor q, k, v, vt; /* (bm,D); (bn,D,stages) each; V as (D,bn,stages): O's B operand */
@@ -142,28 +142,29 @@ static void consumer(cute_ctx *c, const attn_plan *p, const attn_block *t, const
     cute_pipeline_consumer_wait(c, &m->pq, &sq, (cute_val){0});
     cute_pipeline_state sk = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     cute_pipeline_state sv = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    cute_val corr[8], first = attn_hop_pingpong_start(c, tid);
-    attn_hop_my_turn(c, first);
+    int ring = p->consumers;
+    cute_val corr[8], wg = attn_hop_ring_start(c, tid, ring);
+    attn_hop_ring_turn(c, wg, ring);
     issue_scores(c, p, m, &f, &sk);
-    attn_hop_your_turn(c, first);
+    attn_hop_ring_pass(c, wg, ring);
     retire(c, 0, &m->pk, &sk);
     softmax(c, p, t, &f, &r, t->n_begin, scale_log2, corr); /* (O is 0: no rescale) */
     to_p(c, p, &f, rp);
     CUTE_FOR(c, n, cute_add(a, t->n_begin, cute_i(1)), t->n_end) {
-        attn_hop_my_turn(c, first);
+        attn_hop_ring_turn(c, wg, ring);
         issue_scores(c, p, m, &f, &sk);
         issue_attend(c, p, m, &f, rp, &sv);
-        attn_hop_your_turn(c, first);
+        attn_hop_ring_pass(c, wg, ring);
         retire(c, 1, &m->pk, &sk); /* S(n) is in */
         softmax(c, p, t, &f, &r, n, scale_log2, corr);
         retire(c, 0, &m->pv, &sv); /* O += P(n-1) V(n-1) is in */
         attn_rescale(c, &r, f.acc_o, corr);
         to_p(c, p, &f, rp);
     }
-    attn_hop_my_turn(c, first);
+    attn_hop_ring_turn(c, wg, ring);
     issue_attend(c, p, m, &f, rp, &sv);
-    attn_hop_your_turn(c, first);
-    attn_hop_pingpong_end(c, first);
+    attn_hop_ring_pass(c, wg, ring);
+    attn_hop_ring_end(c, wg);
     retire(c, 0, &m->pv, &sv);
     attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
 }
@@ -180,7 +181,7 @@ static hop_smem shared_memory(cute_ctx *c, const attn_plan *p)
     cute_layout tr = cute_layout_fmt(cute_ctx_alg(c), "(%lld,%lld,%d):(%lld,1,%lld)", D, bn, p->stages, bn, bn * D);
     cute_tiler t = cute_tiler_layout(&tr);
     m.vt = cute_tensor_compose(c, m.v, &t); /* V's stages seen as (D, bn, stages) */
-    int threads = CONSUMERS * WARPGROUP;
+    int threads = p->consumers * WARPGROUP;
     m.pq = cute_pipeline_tma_async_create(c, &al, 1, threads, p->tma_q.bytes * (p->d / 64));
     m.pk = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_k.bytes * (p->d / 64));
     m.pv = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_v.bytes * (p->d / 64));
@@ -219,7 +220,7 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tens
     hop_maps x = {map_q, map_k, map_v, cute_make_identity_tensor(c, mQ.layout.shape),
                   cute_make_identity_tensor(c, mK.layout.shape)};
     hop_roles r = {p, &t, &m, &x, scale_log2};
-    attn_hop_roles(c, produce, consume, &r);
+    attn_hop_roles_n(c, p->consumers, produce, consume, &r);
 }
 
 void attn_hopper_host(cute_ctx *c, const cute_arg *arg)

@@ -14,15 +14,15 @@
 /* sm_90's opt-in shared memory per block, less room for the barriers and the alignment */
 enum { SMEM_BYTES = 227 * 1024 - 2048, MAX_STAGES = 4 };
 
-/* the two consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
-static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, cute_tiled_mma *out)
+/* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
+static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, cute_tiled_mma *out)
 {
     char name[64];
     snprintf(name, sizeof name, "SM90_64x%lldx16_F32%s_%s", (long long)n,
              d == CUTE_BF16 ? "BF16BF16" : "F16F16", rs ? "RS" : "SS");
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, name, &atom)) return false;
-    cute_layout wgs = cute_layout_parse(a, "(2,1,1):(1,0,0)");
+    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", consumers);
     *out = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
     return !a->failed;
 }
@@ -54,7 +54,8 @@ static bool hopper_ok(cute_alg *a, const cute_attention_config *cfg, int arch, c
 /* the atoms and shared tiles of a plan whose bm, bn, d and stages are set */
 static bool hopper_parts(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
 {
-    if (!make_mma(a, cfg->dtype, p->bn, false, &p->mma) || !make_mma(a, cfg->dtype, p->d, true, &p->pv))
+    if (!make_mma(a, cfg->dtype, p->bn, false, p->consumers, &p->mma) ||
+        !make_mma(a, cfg->dtype, p->d, true, p->consumers, &p->pv))
         return false;
     p->smem_q = tile_of(a, cfg->dtype, p->bm, p->d, 0);
     p->smem_kv = tile_of(a, cfg->dtype, p->bn, p->d, p->stages);
@@ -68,12 +69,19 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     if (!hopper_ok(a, cfg, arch, "hopper")) return false;
     if (cfg->head_dim != 64 && cfg->head_dim != 128 && cfg->head_dim != 256)
         return cute_alg_fail(a, "attention hopper: head dim %d (64, 128 or 256)", cfg->head_dim);
-    p->d = cfg->head_dim, p->bm = 128, p->threads = 3 * 128;
+    /* 192-row Q tiles at head dim 64, three consumer warpgroups (FlashAttention 3's): the
+     * softmax, long there beside the GEMMs, of two warpgroups runs while the third's GEMMs do */
+    int bm = cfg->block_m ? cfg->block_m : cfg->head_dim == 64 ? 192 : 128;
+    if (bm != 128 && (bm != 192 || cfg->head_dim != 64))
+        return cute_alg_fail(a, "attention hopper: %d query rows a tile at head dim %d (128, or 192 at head dim 64: "
+                             "three warpgroups' accumulators fit their registers there)", bm, cfg->head_dim);
+    p->d = cfg->head_dim, p->bm = bm, p->consumers = bm / 64, p->threads = (p->consumers + 1) * 128;
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
-     * 20 bytes there: 64) */
-    int wide = p->d == 256 ? 80 : p->d == 128 ? 176 : 128;
-    p->bn = cfg->block_n ? cfg->block_n : !cfg->causal ? wide : p->d == 256 ? 64 : 128;
+     * 20 bytes there: 64) and at 192 rows (160 registers a consumer: 144 keys spill 64
+     * bytes non-causal, FlashAttention 3's causal 128 24 bytes: 128 and 112) */
+    int wide = p->d == 256 ? 80 : p->d == 128 ? 176 : 128, narrow = p->d == 256 ? 64 : bm == 192 ? 112 : 128;
+    p->bn = cfg->block_n ? cfg->block_n : !cfg->causal ? wide : narrow;
     int64_t es = 2, q = p->bm * p->d * es, stage = 2 * p->bn * p->d * es;
     int64_t fit = (SMEM_BYTES - q) / stage;
     p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
@@ -94,7 +102,7 @@ bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arc
         return cute_alg_fail(a, "attention backward hopper: head dim %d (64 or 128)", cfg->head_dim);
     /* a consumer thread holds two 64 x D f32 accumulators (dK and dV: D registers) and two
      * 64 x bn (S and dP: bn / 2 each), P and dS in the dtype (bn / 4 each): bn = 64 */
-    p->d = cfg->head_dim, p->bm = 128, p->bn = 64, p->threads = 3 * 128;
+    p->d = cfg->head_dim, p->bm = 128, p->bn = 64, p->threads = 3 * 128, p->consumers = 2;
     int64_t es = 2, x = 2 * p->bm * p->d * es, stage = 2 * p->bn * p->d * es;
     int64_t fit = (SMEM_BYTES - x) / stage;
     p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);

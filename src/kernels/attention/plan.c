@@ -69,6 +69,9 @@ bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
      * 2's SM80 kernel tiles it */
     if (cfg->block_n && cfg->block_n != 64)
         return cute_alg_fail(a, "attention: the SM80 kernel's key tiles are 64 keys (block_n %d)", cfg->block_n);
+    if (cfg->block_m)
+        return cute_alg_fail(a, "attention: the SM80 kernel's query tiles are its own (block_m %d: the Hopper "
+                             "kernel's)", cfg->block_m);
     return attn_plan_sized(a, cfg, p, cfg->head_dim == 256 ? 64 : 128, 4);
 }
 

@@ -24,6 +24,13 @@
  * maps, the Hopper kernel's loads), one MMA of N = bn puts A B0^T and A B1^T side by side in
  * the accumulator, and the epilogue stores silu(left) * right to C's tile of bn / 2 columns.
  *
+ * The CTA pair (p->cta_pair; CuTe DSL's use_2cta_instrs): clusters of 2 along M, the even
+ * block the leader.  Each block stages its own 128 rows of A and its half of B's bn rows
+ * (CUTE_TMA_OP_LOAD_2SM: the bytes of both counted on the leader's full stage), allocates
+ * the pair's columns, and runs the epilogue of its own 128 x bn tile of C; the leader's MMA
+ * thread alone issues SM100_MMA_F16BF16_2x1SM_SS of 256 x bn over both blocks' stages and
+ * commits to both blocks' barriers (the pair's pipelines, cutec/pipeline.h).
+ *
  * TMA clips the edge tiles (zeros outside A and B), so the main loop has no predicates; the
  * epilogue predicates its stores.  Verified on the interpreter and compiled by ptxas for
  * sm_100a; no Blackwell has run it (docs/blackwell.md). */
@@ -41,6 +48,7 @@ enum { EPILOGUE_WARPS = 4, MMA_WARP = 4, ACC_STAGES = 2 };
 typedef struct bw_kernel {
     const gemm_plan *p;
     gemm_plan tiles;     /* C's tile: p's, but bn / 2 for the dual GEMM */
+    gemm_plan loads;     /* the CTA pair's: the tiles one block loads (bn / 2 of B's rows) */
     cute_tensor mA, mB, mC, cA, cB, cC;
     gemm_sched sched;
     gemm_hopper_smem m;  /* the stages and their PipelineTmaUmma */
@@ -93,6 +101,22 @@ static gemm_tiles tile(cute_ctx *c, bw_walk *wk, cute_int w, cute_int *tm, cute_
     return gemm_tiles_at(c, &k->tiles, k->mA, k->mB, k->mC, k->cA, k->cB, k->cC, *tm, *tn);
 }
 
+/* the CTA pair: this block is the odd one (i1 value), or its place as a cute_int */
+static cute_int pair_odd(cute_ctx *c)
+{
+    return cute_int_from_val(c, cute_val_binop(c, CUTE_OP_AND, cute_val_cvt(c, cute_block_idx_in_cluster(c), CUTE_U32),
+                                               cute_val_int(c, CUTE_U32, 1)), 0);
+}
+
+/* the k-tiles this block loads for C's tile (tm, tn): t's, or for the CTA pair its half of B's */
+static gemm_tiles load_tiles(cute_ctx *c, const bw_kernel *k, const gemm_tiles *t, cute_int tm, cute_int tn)
+{
+    if (!k->p->cta_pair) return *t;
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int half = cute_add(a, cute_mul(a, tn, cute_i(2)), pair_odd(c));
+    return gemm_tiles_at(c, &k->loads, k->mA, k->mB, k->mC, k->cA, k->cB, k->cC, tm, half);
+}
+
 /* the stage at the state's index of stages t (its last mode): an operand's (rows, bk), or
  * NVFP4's scales */
 static cute_tensor stage(cute_ctx *c, cute_tensor t, const cute_pipeline_state *s)
@@ -130,7 +154,7 @@ static void producer(cute_ctx *c, const bw_kernel *k)
     bw_walk wk = walk_begin(c, k);
     CUTE_FOR(c, w, cute_i(0), walk_count(c, &wk)) {
         cute_int tm, tn;
-        gemm_tiles t = tile(c, &wk, w, &tm, &tn);
+        gemm_tiles c_tile = tile(c, &wk, w, &tm, &tn), t = load_tiles(c, k, &c_tile, tm, tn);
         CUTE_FOR(c, kt, cute_i(0), t.k_tiles) {
             cute_val bar = gemm_hopper_load_ab(c, p, &k->m, &s, k->mapA, k->mapB, &t, kt, to);
             if (nvfp4(p)) {
@@ -207,6 +231,14 @@ static void epilogue(cute_ctx *c, const bw_kernel *k)
     }
 }
 
+/* the block's threads meet (the CTA pair's: both blocks', which share tensor memory and
+ * each other's barriers) */
+static void meet(cute_ctx *c, const gemm_plan *p)
+{
+    if (p->cta_pair) cute_cluster_arrive(c), cute_cluster_wait(c);
+    else cute_barrier(c);
+}
+
 /* the MMA warp allocates the accumulators' columns; every thread reads their address */
 static cute_val tmem_alloc(cute_ctx *c, cute_smem_allocator *al, const gemm_plan *p, cute_int warp)
 {
@@ -217,7 +249,7 @@ static cute_val tmem_alloc(cute_ctx *c, cute_smem_allocator *al, const gemm_plan
         cute_tmem_relinquish_alloc_permit(c);
     }
     cute_tcgen05_fence_before_thread_sync(c);
-    cute_barrier(c);
+    meet(c, p); /* the pair's leader writes the other block's columns too */
     cute_tcgen05_fence_after_thread_sync(c);
     return cute_ssa_get(c, cute_tensor_load(c, slot), 0);
 }
@@ -229,7 +261,8 @@ static void shared_memory(cute_ctx *c, const gemm_plan *p, bw_kernel *k, cute_in
     k->m.sA = cute_smem_alloc_tensor_composed(c, &al, staged, p->smem_a, 16);
     k->m.sB = cute_smem_alloc_tensor_composed(c, &al, staged, p->smem_b, 16);
     k->m.sC = k->m.sA;
-    int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]);
+    int64_t b_rows = p->bn / p->cluster_m; /* the CTA pair's blocks stage half of B's rows each */
+    int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (b_rows / p->box_rows[1]);
     if (nvfp4(p)) {
         int64_t n = GEMM_BW_SF_KTILE * p->stages;
         cute_layout L = cute_layout_fmt(cute_ctx_alg(c), "(%d,%d):(1,%d)", GEMM_BW_SF_KTILE, p->stages,
@@ -238,8 +271,13 @@ static void shared_memory(cute_ctx *c, const gemm_plan *p, bw_kernel *k, cute_in
         k->sSFB = cute_make_tensor(c, cute_smem_alloc_array(c, &al, CUTE_U8, n, 128), L, 128);
         tx += 2 * GEMM_BW_SF_KTILE;
     }
-    k->m.pipe = cute_pipeline_tma_umma_create(c, &al, p->stages, tx);
-    k->acc = cute_pipeline_umma_async_create(c, &al, ACC_STAGES, 32 * EPILOGUE_WARPS);
+    if (p->cta_pair) { /* the leader's full stages count both blocks' bytes */
+        k->m.pipe = cute_pipeline_tma_umma_create_pair(c, &al, p->stages, 2 * tx);
+        k->acc = cute_pipeline_umma_async_create_pair(c, &al, ACC_STAGES, 32 * EPILOGUE_WARPS);
+    } else {
+        k->m.pipe = cute_pipeline_tma_umma_create(c, &al, p->stages, tx);
+        k->acc = cute_pipeline_umma_async_create(c, &al, ACC_STAGES, 32 * EPILOGUE_WARPS);
+    }
     k->taddr = tmem_alloc(c, &al, p, warp);
 }
 
@@ -265,14 +303,16 @@ static void run_roles(cute_ctx *c, bw_kernel *k)
     CUTE_IF(c, cute_int_lt(c, warp, cute_i(EPILOGUE_WARPS))) { epilogue(c, k); }
     CUTE_ELSE(c) {
         CUTE_IF(c, cute_int_eq(c, warp, cute_i(MMA_WARP))) {
-            CUTE_IF(c, cute_elect_one(c)) mma(c, k);
+            cute_val issuer = cute_elect_one(c); /* the CTA pair's: the leader's alone */
+            if (p->cta_pair) issuer = cute_val_binop(c, CUTE_OP_AND, issuer, cute_int_eq(c, pair_odd(c), cute_i(0)));
+            CUTE_IF(c, issuer) mma(c, k);
         }
         CUTE_ELSE(c) {
             CUTE_IF(c, cute_elect_one(c)) producer(c, k);
         }
     }
     cute_tcgen05_fence_before_thread_sync(c);
-    cute_barrier(c);
+    meet(c, p); /* neither block of a pair frees or exits while the other may use its memory */
     if (!(p->broken & GEMM_BREAK_TMEM_FREE)) CUTE_IF(c, cute_int_eq(c, warp, cute_i(MMA_WARP))) {
             cute_tcgen05_fence_after_thread_sync(c);
             cute_tmem_dealloc(c, k->taddr, p->tmem_columns);
@@ -285,8 +325,11 @@ static void blackwell_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_t
 {
     const gemm_plan *p = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
+    if (p->cta_pair) cute_tcgen05_cta_group(c, 2);
     bw_kernel k = {.p = p, .tiles = gemm_blackwell_tiles(p), .mA = mA, .mB = mB, .mC = mC, .cA = cA, .cB = cB,
                    .cC = cC, .alpha = alpha, .beta = beta, .mapA = mapA, .mapB = {mapB, mapB1}};
+    k.loads = k.tiles;
+    k.loads.bn = p->bn / p->cluster_m;
     k.sched = gemm_sched_make(c, &k.tiles, mC, p->raster);
     if (nvfp4(p)) { /* (the operands are A's and B's bytes: K / 2 of them a row) */
         cute_int K = cute_mul(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(2));
@@ -304,6 +347,10 @@ static void blackwell_grouped_kernel(cute_ctx *c, cute_tensor C0, cute_tensor ro
     const gemm_plan *p = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
     cute_kernel_reaches_buffers(c);
+    if (p->cta_pair) {
+        cute_ctx_fail(c, "gemm blackwell: the grouped GEMM on the CTA pair (cluster 2x1) is not written; use 1x1");
+        return;
+    }
     gemm_groups g = {rows, ws, groups};
     bw_kernel k = {.p = p, .tiles = *p, .mC = C0, .alpha = alpha, .beta = beta, .mapA = mapA, .mapB = {mapB, mapB},
                    .groups = &g};

@@ -7,7 +7,9 @@
  *
  * Taken: f16 and bf16 inputs (f32 accumulators; C of f16, bf16 or f32), A and B of either
  * major, every pointer and leading dimension 16-byte aligned (TMA), unbatched, no fused
- * epilogue, one CTA (no cluster: the 2-CTA form is not written yet); the dual GEMM (SwiGLU)
+ * epilogue, one CTA, or the CTA pair (cluster 2x1: CuTe DSL's use_2cta_instrs; a 256 x bn
+ * tile of C a pair, each block staging its 128 rows of A and bn / 2 rows of B, one
+ * SM100_MMA_F16BF16_2x1SM_SS of 256 x bn); the dual GEMM (SwiGLU)
  * with K-major B0 and B1, its MMA's N holding A B0^T's bn / 2 columns beside A B1^T's.  The rest is refused
  * with the reason, and the library's AUTO falls back to the SM80 kernels. */
 #include <string.h>
@@ -36,9 +38,13 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
     if (cfg->dual && (cfg->dtype == CUTE_E2M1 || cfg->major[1] != 1))
         return cute_alg_fail(a, "gemm blackwell: the dual GEMM takes f16 or bf16 with K-major B0 and B1");
     const cute_gemm_tiling *t = &cfg->tiling;
-    if (t->cluster_m > 1 || t->cluster_n > 1)
-        return cute_alg_fail(a, "gemm blackwell: cluster %dx%d: the kernel runs one CTA a tile (the 2-CTA "
-                             "tcgen05.mma is not written yet)", t->cluster_m, t->cluster_n);
+    bool pair = t->cluster_m == 2 && t->cluster_n <= 1;
+    if ((t->cluster_m > 1 || t->cluster_n > 1) && !pair)
+        return cute_alg_fail(a, "gemm blackwell: cluster %dx%d: the kernel runs one CTA a tile (1x1) or the CTA pair "
+                             "(2x1)", t->cluster_m, t->cluster_n);
+    if (pair && (cfg->dual || cfg->dtype == CUTE_E2M1))
+        return cute_alg_fail(a, "gemm blackwell: the CTA pair (cluster 2x1) takes the dense f16 / bf16 GEMM only "
+                             "(not %s)", cfg->dual ? "the dual GEMM" : "NVFP4");
     return true;
 }
 
@@ -58,10 +64,11 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if (cfg->dual && p->bn % 64)
         return cute_alg_fail(a, "gemm blackwell: the dual GEMM's tile holds B0's and B1's halves: bn %lld must be a "
                              "multiple of 64", (long long)p->bn);
-    if (cfg->major[1] == 0 && p->bn % 64)
+    int64_t b_rows = p->cta_pair ? p->bn / 2 : p->bn; /* B's rows a block stages */
+    if (cfg->major[1] == 0 && b_rows % 64)
         return cute_alg_fail(a, "gemm blackwell: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
-                             "multiple of 64", (long long)p->bn);
-    int64_t stage = (p->bm + p->bn) * p->bk * es + (fp4 ? 2 * GEMM_BW_SF_KTILE : 0);
+                             "multiple of %d", (long long)p->bn, p->cta_pair ? 128 : 64);
+    int64_t stage = (p->bm + b_rows) * p->bk * es + (fp4 ? 2 * GEMM_BW_SF_KTILE : 0);
     int64_t fit = (BW_SMEM_BYTES - BW_SMEM_RESERVED) / stage;
     p->stages = t->stages ? t->stages : (int)(fit < BW_MAX_STAGES ? fit : BW_MAX_STAGES);
     if (p->stages < 2 || p->stages > fit)
@@ -76,15 +83,17 @@ bool gemm_plan_blackwell(cute_alg *a, const cute_gemm_config *cfg, int arch, gem
 {
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
-    if (!takes(a, cfg, arch) || !tiling(a, cfg, p)) return false;
+    if (!takes(a, cfg, arch)) return false;
+    p->cta_pair = cfg->tiling.cluster_m == 2;
+    if (!tiling(a, cfg, p)) return false;
     p->threads = BW_THREADS; /* four epilogue warps, the MMA warp, the TMA warp */
-    p->cluster_m = p->cluster_n = 1;
+    p->cluster_m = p->cta_pair ? 2 : 1, p->cluster_n = 1;
     bool fp4 = cfg->dtype == CUTE_E2M1;
-    const char *atom = fp4 ? "SM100_MMA_MXF4NVF4_SS" : "SM100_MMA_F16BF16_SS";
-    if (!cute_umma_atom(a, atom, cfg->dtype, (int)p->bm, (int)p->bn, &p->umma)) return false;
+    const char *atom = fp4 ? "SM100_MMA_MXF4NVF4_SS" : p->cta_pair ? "SM100_MMA_F16BF16_2x1SM_SS" : "SM100_MMA_F16BF16_SS";
+    if (!cute_umma_atom(a, atom, cfg->dtype, (int)p->bm * p->cluster_m, (int)p->bn, &p->umma)) return false;
     cute_dtype staged = fp4 ? CUTE_U8 : cfg->dtype; /* e2m1 staged as its bytes */
     p->smem_a = gemm_tma_stages(a, staged, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);
-    p->smem_b = gemm_tma_stages(a, staged, cfg->major[1], p->bn, p->bk, p->stages, &p->box_rows[1]);
+    p->smem_b = gemm_tma_stages(a, staged, cfg->major[1], p->bn / p->cluster_m, p->bk, p->stages, &p->box_rows[1]);
     if (cfg->dual) p->box_rows[1] = p->bn / 2; /* B0's half of the stage, then B1's (hopper.c) */
     p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
     return !a->failed;

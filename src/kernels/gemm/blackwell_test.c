@@ -3,6 +3,7 @@
  *  - sizes whose edge tiles are partial in M, N and K, bf16 and f16, C of bf16, f16 and f32,
  *    row- and column-major, A M-major and B N-major, more k-tiles than stages, blocks
  *    walking three tiles each (the interpreter has 2 "SMs": both accumulator stages wrap);
+ *    the same on the CTA pair (cluster 2x1, cta_group::2);
  *  - AUTO picking it on sm_100 (and the Hopper kernel on sm_90), and what it refuses;
  *  - the broken kernels, each reported with the warp, the site and the state: the MMA thread
  *    never committing the accumulator (the epilogue waits forever: a deadlock), the tensor
@@ -78,14 +79,23 @@ static void correct(cute_runtime *rt)
         {264, 200, 72, CUTE_F16, CUTE_F32, {0, 0, 0}, 1.0, 0.0, {.bn = 128}},
         /* 4 k-tiles through 2 stages, a 64-wide tile, bf16 -> f16 */
         {136, 72, 200, CUTE_BF16, CUTE_F16, {1, 1, 0}, -1.0, 0.25, {.bn = 64, .stages = 2}},
+        /* the CTA pair (cluster 2x1): a 256 x bn tile a pair, tails in M (the odd block's tile
+         * outside C on the second M tile), N and K */
+        {200, 136, 104, CUTE_BF16, CUTE_BF16, {1, 1, 1}, 1.5, -0.5, {.cluster_m = 2}},
+        /* the pair walking 3 x 2 tiles (both accumulator stages wrap), A M-major, B N-major (64
+         * of its rows a block), f16 -> f32, column-major C, beta 0 */
+        {600, 200, 72, CUTE_F16, CUTE_F32, {0, 0, 0}, 1.0, 0.0, {.bn = 128, .cluster_m = 2}},
+        /* the pair through 2 stages of 32 rows of B a block, 4 k-tiles */
+        {264, 72, 200, CUTE_BF16, CUTE_F16, {1, 1, 0}, -1.0, 0.25, {.bn = 64, .stages = 2, .cluster_m = 2}},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         char why[4096];
         int64_t bad;
         cute_status s = run(rt, &k[i], 0, &bad, why, sizeof why);
-        CHECK(s == CUTE_OK && bad == 0, "blackwell %s->%s %lldx%lldx%lld majors %d%d%d bn %d: %s %s",
+        CHECK(s == CUTE_OK && bad == 0, "blackwell %s->%s %lldx%lldx%lld majors %d%d%d bn %d cluster %dx1: %s %s",
               cute_dtype_name(k[i].d), cute_dtype_name(k[i].cd), (long long)k[i].M, (long long)k[i].N,
-              (long long)k[i].K, k[i].major[0], k[i].major[1], k[i].major[2], k[i].tile.bn, cute_status_name(s), why);
+              (long long)k[i].K, k[i].major[0], k[i].major[1], k[i].major[2], k[i].tile.bn,
+              k[i].tile.cluster_m ? k[i].tile.cluster_m : 1, cute_status_name(s), why);
     }
 }
 
@@ -207,20 +217,27 @@ static void broken(cute_runtime *rt)
     static const struct {
         unsigned how;
         const char *want[4], *what;
+        int cluster_m;
     } b[] = {
         {GEMM_BREAK_ACC_COMMIT, {"deadlock", "warp 0", "blackwell.c", "0 of 1 arrivals"},
-         "the MMA thread never commits the accumulator"},
+         "the MMA thread never commits the accumulator", 1},
         {GEMM_BREAK_TMEM_FREE, {"never freed", "warp 4", "blackwell.c", "512 tensor-memory columns"},
-         "the tensor memory never freed"},
+         "the tensor memory never freed", 1},
         {GEMM_BREAK_ACC_WAIT, {"tcgen05.ld", "blackwell_epilogue.c", "warp", "never written"},
-         "the epilogue's T2R before the accumulator's barrier"},
+         "the epilogue's T2R before the accumulator's barrier", 1},
         {GEMM_BREAK_EARLY_READ, {"tcgen05.mma", "blackwell.c", "thread (128,0,0)", "not written"},
-         "the MMA reading a stage before its TMA wait"},
+         "the MMA reading a stage before its TMA wait", 1},
+        {GEMM_BREAK_ACC_COMMIT, {"deadlock", "blackwell", "0 of 1 arrivals", NULL},
+         "the CTA pair's MMA thread never commits the accumulator", 2},
+        {GEMM_BREAK_ACC_WAIT, {"tcgen05.ld", "blackwell_epilogue.c", "warp", "never written"},
+         "the CTA pair's T2R before the accumulator's barrier", 2},
+        {GEMM_BREAK_EARLY_READ, {"tcgen05.mma.cta_group::2", "blackwell.c", "thread (128,0,0)", "not written"},
+         "the CTA pair's MMA reading a stage before the TMA wait", 2},
     };
-    bcase k = {136, 72, 136, CUTE_BF16, CUTE_F32, {1, 1, 1}, 1.0, 0.0, {0}};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
         char why[8192];
         int64_t bad;
+        bcase k = {136, 72, 136, CUTE_BF16, CUTE_F32, {1, 1, 1}, 1.0, 0.0, {.cluster_m = b[i].cluster_m}};
         cute_status s = run(rt, &k, b[i].how, &bad, why, sizeof why);
         printf("%s: %.1200s\n", b[i].what, why);
         bool named = s != CUTE_OK;
@@ -240,7 +257,9 @@ static void refused(cute_runtime *rt)
         {{.variant = CUTE_GEMM_BLACKWELL, .dtype = CUTE_F32, .major = {1, 1, 1}, .align_bytes = 16}, "f16 and bf16"},
         {{.variant = CUTE_GEMM_BLACKWELL, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 8}, "16-byte"},
         {{.variant = CUTE_GEMM_BLACKWELL, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16,
-          .tiling = {.cluster_m = 2}}, "2-CTA"},
+          .tiling = {.cluster_m = 2, .cluster_n = 2}}, "one CTA a tile (1x1) or the CTA pair (2x1)"},
+        {{.variant = CUTE_GEMM_BLACKWELL, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16, .dual = true,
+          .tiling = {.cluster_m = 2}}, "the dense f16 / bf16 GEMM only"},
         {{.variant = CUTE_GEMM_BLACKWELL, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16,
           .tiling = {.bn = 48}}, "multiple of 32"},
     };
@@ -315,10 +334,10 @@ static void swiglu(cute_runtime *rt)
 }
 
 /* NVRTC and ptxas take it for sm_100a (compile only, no GPU): dense bf16, the dual GEMM, NVFP4 */
-static void compiles_for_sm100a(cute_runtime *rt, cute_dtype d, bool dual, const char *mma)
+static void compiles_for_sm100a(cute_runtime *rt, cute_dtype d, bool dual, int cluster_m, const char *mma)
 {
     cute_gemm_config cfg = {.variant = CUTE_GEMM_BLACKWELL, .dtype = d, .c_dtype = CUTE_BF16,
-                            .major = {1, 1, 1}, .align_bytes = 16, .dual = dual};
+                            .major = {1, 1, 1}, .align_bytes = 16, .dual = dual, .tiling = {.cluster_m = cluster_m}};
     char err[4096] = "";
     const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
     char *ptx = NULL;
@@ -357,9 +376,10 @@ int main(void)
     library(rt);
     nvfp4(rt);
     swiglu(rt);
-    compiles_for_sm100a(rt, CUTE_BF16, false, "tcgen05.mma.cta_group::1.kind::f16");
-    compiles_for_sm100a(rt, CUTE_BF16, true, "tcgen05.mma.cta_group::1.kind::f16");
-    compiles_for_sm100a(rt, CUTE_E2M1, false, "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X");
+    compiles_for_sm100a(rt, CUTE_BF16, false, 1, "tcgen05.mma.cta_group::1.kind::f16");
+    compiles_for_sm100a(rt, CUTE_BF16, true, 1, "tcgen05.mma.cta_group::1.kind::f16");
+    compiles_for_sm100a(rt, CUTE_E2M1, false, 1, "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X");
+    compiles_for_sm100a(rt, CUTE_BF16, false, 2, "tcgen05.mma.cta_group::2.kind::f16");
     cute_runtime_free(rt);
     return CHECK_DONE("gemm blackwell_test");
 }

@@ -83,22 +83,65 @@ static void acc_in(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_til
     }
 }
 
-/* sC back in runs of C's unit-stride mode onto gC (kC its coordinates), one run per
- * iteration of one loop (two nested short loops NVVM unrolls): (CPY, RestM, RestN) */
-static void runs_out(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tuple MN, cute_val alpha, cute_val beta,
-                     bool raw, cute_tensor sC, cute_tensor gC, cute_tensor kC)
+/* a thread's runs of C's tile in shared memory (s), global memory (g) and coordinates (k),
+ * (CPY, RestM, RestN), and how many: rm of them down M, count in all */
+typedef struct runs {
+    cute_tensor s, g, k;
+    cute_int rm, count;
+} runs;
+
+static runs runs_of(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tensor sC, cute_tensor gC, cute_tensor kC)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_thr_copy tc = cute_tiled_copy_slice(&p->copy_c, tid);
-    cute_tensor tXs = cute_partition_S(c, tc, sC), tXg = cute_partition_D(c, tc, gC);
-    cute_tensor tXk = cute_partition_D(c, tc, kC);
-    cute_layout rest_m = cute_get(a, &tXs.layout, 1), rest_n = cute_get(a, &tXs.layout, 2);
-    cute_int rm = cute_size(a, &rest_m);
-    CUTE_FOR(c, r, cute_i(0), cute_mul(a, rm, cute_size(a, &rest_n))) {
-        cute_tuple at = cute_tuple_fmt(a, "(_,%I,%I)", cute_mod(a, r, rm), cute_div(a, r, rm));
-        store_run(c, p, MN, alpha, beta, raw, cute_tensor_slice(c, tXs, at), cute_tensor_slice(c, tXg, at),
-                  cute_tensor_slice(c, tXk, at));
-    }
+    runs x = {cute_partition_S(c, tc, sC), cute_partition_D(c, tc, gC), cute_partition_D(c, tc, kC), cute_i(0),
+              cute_i(0)};
+    cute_layout rest_m = cute_get(a, &x.s.layout, 1), rest_n = cute_get(a, &x.s.layout, 2);
+    x.rm = cute_size(a, &rest_m), x.count = cute_mul(a, x.rm, cute_size(a, &rest_n));
+    return x;
+}
+
+/* run r (0 .. x->count - 1) of the thread */
+static void run_at(cute_ctx *c, const gemm_plan *p, cute_tuple MN, cute_val alpha, cute_val beta, bool raw,
+                   const runs *x, cute_int r)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tuple at = cute_tuple_fmt(a, "(_,%I,%I)", cute_mod(a, r, x->rm), cute_div(a, r, x->rm));
+    store_run(c, p, MN, alpha, beta, raw, cute_tensor_slice(c, x->s, at), cute_tensor_slice(c, x->g, at),
+              cute_tensor_slice(c, x->k, at));
+}
+
+/* sC back in runs of C's unit-stride mode onto gC (kC its coordinates), one run per
+ * iteration of one loop (two nested short loops NVVM unrolls) */
+static void runs_out(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tuple MN, cute_val alpha, cute_val beta,
+                     bool raw, cute_tensor sC, cute_tensor gC, cute_tensor kC)
+{
+    runs x = runs_of(c, p, tid, sC, gC, kC);
+    CUTE_FOR(c, r, cute_i(0), x.count) run_at(c, p, MN, alpha, beta, raw, &x, r);
+}
+
+/* The overlapped way out (CUTE_GEMM_STORE_OVERLAP, the persistent kernel; C's shared tile
+ * whole, of the accumulators): the tile in, then its runs one at a time from anywhere
+ * between the barrier after the accumulators went in and the barrier before the next
+ * tile's go in */
+void gemm_epilogue_smem_in(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
+                           cute_val alpha, cute_val beta, cute_tensor sC)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_layout cols = cute_get(a, &acc.layout, 2);
+    acc_in(c, p, tid, t, acc, alpha, beta, sC, cute_tuple_fmt(a, "(%I,%I)", t->M, t->N), 0, cute_size(a, &cols).v);
+}
+
+cute_int gemm_epilogue_smem_runs(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor sC)
+{
+    return runs_of(c, p, tid, sC, t->gC, t->kC).count;
+}
+
+void gemm_epilogue_smem_run(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val alpha,
+                            cute_val beta, cute_tensor sC, cute_int r)
+{
+    runs x = runs_of(c, p, tid, sC, t->gC, t->kC);
+    run_at(c, p, cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", t->M, t->N), alpha, beta, true, &x, r);
 }
 
 /* The tile in p->c_parts parts of N where C's shared tile holds one part (the persistent

@@ -50,6 +50,8 @@ typedef struct gemm_plan {
                                  epilogues taking turns (hopper.c); else both on one tile */
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N
                                  (0 counts as 1) */
+    bool c_overlap;           /* the persistent SM80 kernel (CUTE_GEMM_STORE_OVERLAP): a tile's C
+                                 leaves shared memory during the next tile's main loop */
     int sms;                  /* persistent kernels: the blocks resident at once (the device's
                                  SMs), each walking the tiles */
     int cluster_m, cluster_n; /* the Hopper kernel's clusters: blocks along M (sharing B, which
@@ -62,7 +64,10 @@ typedef struct gemm_plan {
     cute_tiled_copy r2s;      /* stmatrix of epi_mma's C into a buffer */
     cute_tma_atom tma_c;      /* the store of one buffer, made by the host function */
     /* the Blackwell kernel (blackwell.c) */
-    cute_mma_atom umma;       /* SM100_MMA_F16BF16_SS of bm x bn: one thread issues it */
+    cute_mma_atom umma;       /* SM100_MMA_F16BF16_SS of bm x bn: one thread issues it (the CTA
+                                 pair's SM100_MMA_F16BF16_2x1SM_SS of 2 bm x bn) */
+    bool cta_pair;            /* on the CTA pair (cta_group::2; clusters of 2 along M): each block
+                                 stages its bm rows of A and bn / 2 rows of B */
     int tmem_columns;         /* its accumulator stages' tensor memory */
 } gemm_plan;
 
@@ -121,6 +126,8 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg);
 /* the plan of the Hopper kernel (hopper_plan.c); false with the reason in a's error when the
  * configuration is not one it takes */
 bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
+/* the Hopper kernel's tiling for a call of (M, N, K) where the caller set none (hopper_auto.c) */
+cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int64_t mnk[3]);
 /* An operand's TMA stages (rows, bk, stages) from CuTe's 128-byte GMMA swizzle atoms, and the
  * rows one TMA box of them loads (hopper_plan.c; the Blackwell kernel's too) */
 cute_composed gemm_tma_stages(cute_alg *a, cute_dtype d, int major, int64_t rows, int64_t bk, int stages,
@@ -332,6 +339,16 @@ cute_ssa gemm_scale(cute_ctx *c, const gemm_plan *p, cute_ssa acc, cute_val alph
  * parts of N where the tile holds one (epilogue_smem.c) */
 void gemm_epilogue_smem(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                         cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor smem);
+/* The persistent kernel's overlapped way out (CUTE_GEMM_STORE_OVERLAP; C's shared tile whole
+ * and of the accumulators): the tile's accumulators into sC; how many runs of 16 bytes the
+ * thread then has; run r of them, scaled, onto t's C.  The runs may leave in any order
+ * between the barrier after the accumulators went in and the barrier before the next
+ * tile's go in (multistage.c stores them during the next tile's main loop). */
+void gemm_epilogue_smem_in(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
+                           cute_val alpha, cute_val beta, cute_tensor sC);
+cute_int gemm_epilogue_smem_runs(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor sC);
+void gemm_epilogue_smem_run(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val alpha,
+                            cute_val beta, cute_tensor sC, cute_int r);
 /* C's shared tile of one part, (bm, bn / p->c_parts), seen as the whole (bm, bn) tile with
  * every part on top of the first: what the MMA partitions (epilogue_smem.c) */
 cute_tensor gemm_c_parts_on_top(cute_ctx *c, const gemm_plan *p, cute_tensor sC);

@@ -2,6 +2,8 @@
  * correct kernel's result may lie from the float64 reference, and fresh inputs. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "kernels/ew_ref.h"
 #include "kernels/gemm/gemm_ref.h"
@@ -121,4 +123,37 @@ void gemm_ref_fill(cute_dtype d, void *data, int64_t n, uint64_t *state)
     for (int64_t i = 0; i < n; i++)
         ew_set(d, data, i, cute_dtype_is_int(d) ? (double)(int)(next(state) % 256) - 128
                                                 : gemm_ref_gaussian(state));
+}
+
+/* elements [i, i + 4) of data (fewer at its end): pool entries picked by r's four 16-bit
+ * fields (es: the element's bytes) */
+static void pick4(unsigned char *data, int64_t i, int64_t n, const unsigned char *pool, size_t es, uint64_t r)
+{
+    for (int64_t j = i; j < i + 4 && j < n; j++, r >>= 16) memcpy(data + (size_t)j * es, pool + (r & 0xffff) * es, es);
+}
+
+/* the same for 2-byte elements, the usual case, whole groups of 4 without a bound */
+static void pick4_16(uint16_t *data, int64_t groups, const uint16_t *pool, uint64_t *state)
+{
+    for (int64_t g = 0; g < groups; g++) {
+        uint64_t r = next(state);
+        data[4 * g] = pool[r & 0xffff], data[4 * g + 1] = pool[r >> 16 & 0xffff];
+        data[4 * g + 2] = pool[r >> 32 & 0xffff], data[4 * g + 3] = pool[r >> 48];
+    }
+}
+
+void gemm_ref_fill_pooled(cute_dtype d, void *data, int64_t n, uint64_t *state)
+{
+    enum { POOL = 1 << 16 };
+    size_t es = (size_t)cute_dtype_bytes(d);
+    unsigned char *pool = cute_dtype_bits(d) % 8 == 0 && n > POOL ? malloc(POOL * es) : NULL;
+    if (!pool) {
+        gemm_ref_fill(d, data, n, state);
+        return;
+    }
+    gemm_ref_fill(d, pool, POOL, state);
+    int64_t i = 0;
+    if (es == 2) pick4_16(data, n / 4, (const uint16_t *)(void *)pool, state), i = n / 4 * 4;
+    for (; i < n; i += 4) pick4(data, i, n, pool, es, next(state));
+    free(pool);
 }

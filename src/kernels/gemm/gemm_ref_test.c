@@ -143,6 +143,31 @@ static void inputs(void)
     CHECK(distinct > 128 && fabs(ew_get(CUTE_E4M3, e, 3)) < 8, "e4m3 inputs: %d differ from the first", distinct);
 }
 
+/* the pooled fill: standard normal moments (bf16 and f32, whose elements it moves by 2 and
+ * 4 bytes), every element written up to an odd end, many distinct values */
+static void pooled(void)
+{
+    enum { S = 300001 };
+    static const cute_dtype ds[] = {CUTE_BF16, CUTE_F32};
+    for (int k = 0; k < 2; k++) {
+        size_t es = (size_t)cute_dtype_bytes(ds[k]);
+        unsigned char *x = malloc((S + 1) * es);
+        memset(x, 0xff, (S + 1) * es); /* NaN in both: an element left unwritten shows */
+        gemm_ref_fill_pooled(ds[k], x, S, &seed);
+        double sum = 0, sq = 0, last = ew_get(ds[k], x, S - 1);
+        int distinct = 0;
+        for (int64_t i = 0; i < S; i++) {
+            double v = ew_get(ds[k], x, i);
+            sum += v, sq += v * v, distinct += i < 1000 && v != ew_get(ds[k], x, 0);
+        }
+        CHECK(fabs(sum / S) < 0.02 && fabs(sq / S - 1) < 0.03 && distinct > 900 && isfinite(last) &&
+                  isnan(ew_get(ds[k], x, S)),
+              "pooled %s: mean %g, variance %g, %d of 1000 differ from the first, last %g",
+              cute_dtype_name(ds[k]), sum / S, sq / S, distinct, last);
+        free(x);
+    }
+}
+
 int main(void)
 {
     const char *env = getenv("CUTEC_SEED");
@@ -150,5 +175,6 @@ int main(void)
     printf("gemm_ref_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
     every_pair();
     inputs();
+    pooled();
     return CHECK_DONE("gemm_ref_test");
 }

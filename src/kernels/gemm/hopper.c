@@ -116,7 +116,7 @@ static void load_boxes(cute_ctx *c, const gemm_plan *p, int operand, const cute_
                        cute_tensor smem, cute_tma_copy_opts to)
 {
     cute_alg *a = cute_ctx_alg(c);
-    int64_t rows = operand ? p->bn : p->bm, box = p->box_rows[operand];
+    int64_t rows = operand ? p->bn / (p->cta_pair ? 2 : 1) : p->bm, box = p->box_rows[operand]; /* a pair's block: half of B */
     const cute_tma_atom *atom = operand ? &p->tma_b : &p->tma_a;
     bool dual = operand && p->cfg.dual;
     cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld)", (long long)box, (long long)p->bk);
@@ -445,10 +445,11 @@ static cute_layout first_box(cute_alg *a, const gemm_plan *p, int operand)
 void gemm_hopper_atoms(cute_ctx *c, gemm_plan *p, cute_tensor mA, cute_tensor mB)
 {
     cute_alg *a = cute_ctx_alg(c);
-    /* A is shared by the cluster's blocks along N, B by those along M */
-    int share[2] = {p->cluster_n, p->cluster_m};
+    /* A is shared by the cluster's blocks along N, B by those along M (the Blackwell CTA pair
+     * shares neither: each block loads its own rows, counted on the pair's mbarrier) */
+    int share[2] = {p->cta_pair ? 1 : p->cluster_n, p->cta_pair ? 1 : p->cluster_m};
     for (int i = 0; i < 2; i++) {
-        cute_tma_op op = share[i] > 1 ? CUTE_TMA_OP_LOAD_MULTICAST : CUTE_TMA_OP_LOAD;
+        cute_tma_op op = p->cta_pair ? CUTE_TMA_OP_LOAD_2SM : share[i] > 1 ? CUTE_TMA_OP_LOAD_MULTICAST : CUTE_TMA_OP_LOAD;
         *(i ? &p->tma_b : &p->tma_a) = cute_make_tma_atom(c, op, i ? mB : mA, first_box(a, p, i),
                                                             i ? p->smem_b.sw : p->smem_a.sw, share[i]);
     }

@@ -10,10 +10,12 @@
  * k-tile kt + 1's batch before it waits for kt's and promotes it (DeepGEMM waits for each
  * batch and leans on the other warpgroup alone): the tensor core has the next batch while the
  * FMAs run, and the stage of kt is released as soon as kt has retired.  Each k-tile's scales
- * are loaded when its batch is issued and used a k-tile later, their latency hidden: a
- * thread's accumulators cover two rows (r and r + 8 of CuTe's CLayout_64xN) and, the tile
- * being at most 128 wide and aligned to 128, one block of B.  Registers: 64 accumulators a
- * set at 128 x 128, three sets, within the consumers' 232 (ptxas: no spills). */
+ * are loaded two k-tiles ahead, with the batch of kt - 2, and multiplied at kt's promotion:
+ * a thread's accumulators cover two rows (r and r + 8 of CuTe's CLayout_64xN) and, the tile
+ * being at most 128 wide and aligned to 128, one block of B, so three loads a k-tile.
+ * Registers: 64 accumulators a set at 128 x 128, three sets, and 12 scales within the
+ * consumers' 232 (ptxas: 24 bytes spilled, the epilogue's pointers, stored once before the
+ * first tile and reloaded in each epilogue; none in the main loop). */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
@@ -49,26 +51,36 @@ static cute_tensor mine(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, cute_
     return cute_tensor_slice(c, part, cute_tuple_parse(a, at));
 }
 
+/* The MMA's waves: its warpgroups take 64 rows each, and in a 256-row tile two waves of
+ * them, rows 64 wg and 128 + 64 wg (the tiled MMA repeated over M) */
+static int waves(const gemm_plan *p) { return (int)(p->bm / (64 * p->consumers)); }
+
+enum { MAX_WAVES = 2 };
+
 /* Where the thread's scales lie at k-block 0, computed once a tile (the tile's origin comes
  * from the scheduler's divisions: inside the k-loop they would be redone every k-tile): the
- * two rows of sa its accumulators cover (a row past M reads row 0 instead: its accumulators
- * are TMA's zeros and are never stored) and its block of sb (always inside: the tiles, at
- * most 128 wide, never reach past the last block). */
+ * two rows of sa its accumulators cover in each wave (a row past M reads row 0 instead: its
+ * accumulators are TMA's zeros and are never stored) and its block of sb (always inside:
+ * the tiles, at most 128 wide, never reach past the last block). */
 typedef struct scale_at {
-    cute_val row[2], block; /* pointers */
-    cute_tensor sa, sb;     /* the call's, for their K-block strides */
+    cute_val row[2 * MAX_WAVES], block; /* pointers */
+    cute_tensor sa, sb;                 /* the call's, for their K-block strides */
+    int rows;                           /* two a wave */
 } scale_at;
 
 static scale_at scale_at_tile(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, const gemm_tiles *t,
                               const gemm_scales *s)
 {
     cute_alg *a = cute_ctx_alg(c);
-    scale_at at = {.sa = s->sa, .sb = s->sb};
-    cute_tensor rows = mine(c, p, thr, broadcast_rows(c, t, s->sa), "((0,_,0),0,0)");
-    cute_ssa in = cute_elem_less(c, mine(c, p, thr, t->kC, "((0,_,0),0,0)"), cute_tuple_fmt(a, "(%I,%I)", t->M, t->N));
-    for (int i = 0; i < 2; i++)
-        at.row[i] = cute_val_select(c, cute_ssa_get(c, in, i), cute_tensor_ptr(c, rows, cute_i(i)),
-                                    cute_tensor_ptr(c, s->sa, cute_i(0)));
+    scale_at at = {.sa = s->sa, .sb = s->sb, .rows = 2 * waves(p)};
+    for (int w = 0; w < waves(p); w++) {
+        const char *in_wave = w ? "((0,_,0),1,0)" : "((0,_,0),0,0)";
+        cute_tensor rows = mine(c, p, thr, broadcast_rows(c, t, s->sa), in_wave);
+        cute_ssa in = cute_elem_less(c, mine(c, p, thr, t->kC, in_wave), cute_tuple_fmt(a, "(%I,%I)", t->M, t->N));
+        for (int i = 0; i < 2; i++)
+            at.row[2 * w + i] = cute_val_select(c, cute_ssa_get(c, in, i), cute_tensor_ptr(c, rows, cute_i(i)),
+                                                cute_tensor_ptr(c, s->sa, cute_i(0)));
+    }
     at.block = cute_tensor_ptr(c, mine(c, p, thr, broadcast_blocks(c, t, s->sb), "((0,0,0),0,0)"), cute_i(0));
     return at;
 }
@@ -82,28 +94,50 @@ static cute_val load_kt(cute_ctx *c, cute_val ptr, cute_tensor x, cute_int kt)
     return cute_ssa_get(c, cute_tensor_load(c, cute_tensor_slice(c, row, cute_tuple_fmt(a, "(_,%I)", kt))), 0);
 }
 
-/* k-tile kt's scales into r (two f32: sa of the thread's two rows times sb of its block) */
-static void load_scales(cute_ctx *c, const scale_at *at, cute_int kt, cute_tensor r)
+/* A thread's scales of a k-tile, as loaded: sa of its rows (two a wave), r[0 .. rows - 1],
+ * and sb of its block, r[rows]; their products sa sb, prod[0 .. rows - 1] */
+
+/* r[i] = v (r: a thread's rmem f32 tensor) */
+static void put(cute_ctx *c, cute_tensor r, int i, cute_val v)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_val block = load_kt(c, at->block, at->sb, kt);
-    for (int i = 0; i < 2; i++) {
-        cute_tensor one = cute_tensor_local_tile(c, r, cute_tuple_parse(a, "1"), cute_tuple_fmt(a, "%d", i), NULL);
-        cute_val v = cute_val_binop(c, CUTE_OP_MUL, load_kt(c, at->row[i], at->sa, kt), block);
-        cute_tensor_store(c, one, cute_ssa_scalar(c, v, cute_tuple_parse(a, "1")));
-    }
+    cute_tensor one = cute_tensor_local_tile(c, r, cute_tuple_parse(a, "1"), cute_tuple_fmt(a, "%d", i), NULL);
+    cute_tensor_store(c, one, cute_ssa_scalar(c, v, cute_tuple_parse(a, "1")));
 }
 
-/* the two scales of r seen over the whole fragment: a stride-0 layout broadcasts them */
-static cute_ssa broadcast(cute_ctx *c, const gemm_plan *p, cute_tensor r)
+static cute_val get(cute_ctx *c, cute_tensor r, int i) { return cute_ssa_get(c, cute_tensor_load(c, r), i); }
+
+static void multiply(cute_ctx *c, const scale_at *at, cute_tensor r, cute_tensor prod)
 {
-    r.layout = cute_layout_fmt(cute_ctx_alg(c), "((2,2,%lld),1,1):((0,1,0),0,0)", (long long)(p->bn / 8));
-    return cute_tensor_load(c, r);
+    for (int i = 0; i < at->rows; i++) put(c, prod, i, cute_val_binop(c, CUTE_OP_MUL, get(c, r, i), get(c, r, at->rows)));
 }
 
-/* One k-tile's product in accumulators of its own and the scales it will be promoted with */
+/* k-tile kt's scales into r */
+static void load_scales(cute_ctx *c, const scale_at *at, cute_int kt, cute_tensor r)
+{
+    put(c, r, at->rows, load_kt(c, at->block, at->sb, kt));
+    for (int i = 0; i < at->rows; i++) put(c, r, i, load_kt(c, at->row[i], at->sa, kt));
+}
+
+static cute_tensor make_scales(cute_ctx *c, int n)
+{
+    return cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(cute_ctx_alg(c), "%d:1", n));
+}
+
+/* wave w's two products in prod seen over its fragment: a stride-0 layout broadcasts them */
+static cute_ssa broadcast(cute_ctx *c, const gemm_plan *p, cute_tensor prod, int w)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    prod = cute_tensor_local_tile(c, prod, cute_tuple_parse(a, "2"), cute_tuple_fmt(a, "%d", w), NULL);
+    prod.layout = cute_layout_fmt(a, "((2,2,%lld),1,1):((0,1,0),0,0)", (long long)(p->bn / 8));
+    return cute_tensor_load(c, prod);
+}
+
+/* One k-tile's product in accumulators of its own and its scales: as loaded, then their
+ * products (registers apart from them: the loads of the k-tile two on go into `scale` as
+ * soon as the products are taken) */
 typedef struct partial {
-    cute_tensor acc, scale;
+    cute_tensor acc, scale, prod;
 } partial;
 
 /* what both steps see */
@@ -113,11 +147,20 @@ typedef struct blockscale_loop {
     cute_pipeline_state *read, *done;
     const gemm_hopper_frag *f;
     scale_at at;
+    cute_int k_tiles;
+    bool ahead; /* the scales of kt + 2 loaded at kt's promotion (else CUTE_GEMM_SCALE_MUL_LOAD:
+                   kt's loaded with kt's batch, multiplied at once) */
 } blockscale_loop;
 
+/* k-tile kt's scales into r, for kt past the last k-tile the last one's (loaded, unused) */
+static void load_ahead(cute_ctx *c, const blockscale_loop *l, cute_int kt, cute_tensor r)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    load_scales(c, &l->at, cute_min(a, kt, cute_sub(a, l->k_tiles, cute_i(1))), r);
+}
+
 /* the next full stage into x's accumulators (zeroed: the tensor core starts them from
- * nothing) as one wgmma batch, not waited for; then k-tile kt's scales into x's, used at
- * x's promotion a k-tile later */
+ * nothing) as one wgmma batch, not waited for */
 static void issue(cute_ctx *c, const blockscale_loop *l, const partial *x, cute_int kt)
 {
     cute_pipeline_consumer_wait(c, &l->m->pipe, l->read, (cute_val){0});
@@ -127,17 +170,28 @@ static void issue(cute_ctx *c, const blockscale_loop *l, const partial *x, cute_
               gemm_hopper_stage(c, l->f->tCsB, l->read), x->acc);
     cute_warpgroup_commit_batch(c);
     cute_pipeline_state_advance(c, l->read);
-    load_scales(c, &l->at, kt, x->scale);
+    if (l->ahead) return;
+    load_scales(c, &l->at, kt, x->scale); /* the earlier loop: kt's, multiplied at once */
+    multiply(c, &l->at, x->scale, x->prod);
 }
 
-/* once no more than `in_flight` batches remain (x's has retired): its stage released, x
- * promoted into the f32 sum, one FMA an accumulator */
-static void promote(cute_ctx *c, const blockscale_loop *l, const partial *x, int in_flight)
+/* Once no more than `in_flight` batches remain (x's, k-tile kt, has retired): its stage
+ * released, x promoted into the f32 sum, one FMA an accumulator; then the scales of k-tile
+ * kt + 2, which x takes next, load into x's.  Why there: ptxas hoists a promotion's multiply
+ * to the top of its basic block (from the wait for the stage before), above the next batch;
+ * loaded with the k-tile's batch (the earlier loop), the scales (sa's M-major rows are new
+ * lines of L2 each k-tile) had only the last promotion's FMAs to land in, and the
+ * warpgroup stalled there every k-tile.  Loaded once the products are taken, they have a
+ * whole k-tile; loaded into registers of their own and copied later, the copy (hoisted
+ * alike) waited for them instead. */
+static void promote(cute_ctx *c, const blockscale_loop *l, const partial *x, int in_flight, cute_int kt)
 {
     cute_warpgroup_wait(c, in_flight);
     gemm_hopper_release(c, l->p, l->m, l->done);
-    cute_ssa sum = cute_ssa_fma(c, cute_tensor_load(c, x->acc), broadcast(c, l->p, x->scale), cute_tensor_load(c, l->f->acc));
+    if (l->ahead) multiply(c, &l->at, x->scale, x->prod);
+    cute_ssa sum = cute_ssa_fma(c, cute_tensor_load(c, x->acc), broadcast(c, l->p, x->prod, 0), cute_tensor_load(c, l->f->acc));
     cute_tensor_store(c, l->f->acc, sum);
+    if (l->ahead) load_ahead(c, l, cute_add(cute_ctx_alg(c), kt, cute_i(2)), x->scale);
 }
 
 /* Two partial sums take turns (registers are named at trace time, so the k-loop goes two
@@ -145,29 +199,86 @@ static void promote(cute_ctx *c, const blockscale_loop *l, const partial *x, int
  * works on the warpgroup's next batch while it promotes the last one.  x[0] holds the even
  * k-tiles, x[1] the odd ones; after the pairs, one k-tile is left in flight (k_tiles odd) or
  * two (even). */
+static void pairs_mainloop(cute_ctx *c, const blockscale_loop *l)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    partial x[2];
+    for (int i = 0; i < 2; i++) {
+        x[i] = (partial){cute_make_fragment_like(c, l->f->acc), make_scales(c, l->at.rows + 1), make_scales(c, l->at.rows)};
+        if (l->ahead) load_ahead(c, l, cute_i(i), x[i].scale);
+    }
+    cute_fill(c, l->f->acc, 0);
+    issue(c, l, &x[0], cute_i(0));
+    CUTE_FOR(c, j, cute_i(0), cute_div(a, cute_sub(a, l->k_tiles, cute_i(1)), cute_i(2))) {
+        cute_int kt = cute_add(a, cute_mul(a, j, cute_i(2)), cute_i(1));
+        issue(c, l, &x[1], kt);
+        promote(c, l, &x[0], 1, cute_sub(a, kt, cute_i(1)));
+        issue(c, l, &x[0], cute_add(a, kt, cute_i(1)));
+        promote(c, l, &x[1], 1, kt);
+    }
+    cute_int last = cute_sub(a, l->k_tiles, cute_i(1));
+    CUTE_IF(c, cute_int_eq(c, cute_mod(a, l->k_tiles, cute_i(2)), cute_i(0))) {
+        issue(c, l, &x[1], last);
+        promote(c, l, &x[0], 1, cute_sub(a, last, cute_i(1)));
+        promote(c, l, &x[1], 0, last);
+    }
+    CUTE_ELSE(c) promote(c, l, &x[0], 0, last);
+}
+
+/* t's index w of mode 1 (the MMA's repeats over M), kept as a mode of one: (V, 1, ...) */
+static cute_tensor wave_of(cute_ctx *c, cute_tensor t, int w)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int r = cute_rank(&t.layout);
+    cute_tensor s = cute_tensor_slice(c, t, cute_tuple_fmt(a, r == 3 ? "(_,%d,_)" : "(_,%d,_,_)", w));
+    cute_layout modes[4] = {cute_get(a, &s.layout, 0), cute_layout_parse(a, "1:0")};
+    for (int i = 2; i < r; i++) modes[i] = cute_get(a, &s.layout, i - 1);
+    s.layout = cute_make_layout_modes(a, r, modes);
+    return s;
+}
+
+/* One k-tile of a 256-row tile (DeepGEMM's BLOCK_M 256), in waves: each wave's batch into
+ * the one partial set (two do not fit beside 128 sums; scale-d 0, so each batch overwrites
+ * it in place), waited for, promoted into the wave's sums; the stage released once the
+ * last wave's batch has retired.  While a warpgroup waits and promotes, the other's batch
+ * keeps the tensor core busy.  kt's scales, loaded a k-tile ago, are multiplied at the top
+ * (where ptxas would hoist it anyway), kt + 1's load once they are. */
+static void waves_ktile(cute_ctx *c, const blockscale_loop *l, const partial *x, cute_int kt)
+{
+    cute_pipeline_consumer_wait(c, &l->m->pipe, l->read, (cute_val){0});
+    cute_tensor A = gemm_hopper_stage(c, l->f->tCsA, l->read), B = gemm_hopper_stage(c, l->f->tCsB, l->read);
+    cute_pipeline_state_advance(c, l->read);
+    multiply(c, &l->at, x->scale, x->prod);
+    load_ahead(c, l, cute_add(cute_ctx_alg(c), kt, cute_i(1)), x->scale);
+    for (int w = 0; w < waves(l->p); w++) {
+        cute_warpgroup_arrive(c);
+        cute_gemm_zero(c, &l->p->mma, x->acc, wave_of(c, A, w), B);
+        cute_warpgroup_commit_batch(c);
+        cute_warpgroup_wait(c, 0);
+        if (w == waves(l->p) - 1) gemm_hopper_release(c, l->p, l->m, l->done);
+        cute_tensor sum = wave_of(c, l->f->acc, w);
+        cute_ssa x_w = cute_ssa_fma(c, cute_tensor_load(c, x->acc), broadcast(c, l->p, x->prod, w), cute_tensor_load(c, sum));
+        cute_tensor_store(c, sum, x_w);
+    }
+}
+
+static void waves_mainloop(cute_ctx *c, const blockscale_loop *l)
+{
+    partial x = {cute_make_fragment_like(c, wave_of(c, l->f->acc, 0)), make_scales(c, l->at.rows + 1),
+                 make_scales(c, l->at.rows)};
+    cute_fill(c, x.acc, 0); /* (defined before the batches that overwrite them) */
+    load_ahead(c, l, cute_i(0), x.scale);
+    cute_fill(c, l->f->acc, 0);
+    CUTE_FOR(c, kt, cute_i(0), l->k_tiles) waves_ktile(c, l, &x, kt);
+}
+
 void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m,
                                       const gemm_tiles *t, cute_pipeline_state *read, cute_pipeline_state *done,
                                       const gemm_hopper_frag *f, cute_int tid, const gemm_scales *s)
 {
-    cute_alg *a = cute_ctx_alg(c);
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
-    blockscale_loop l = {p, m, read, done, f, scale_at_tile(c, p, thr, t, s)};
-    partial x[2];
-    for (int i = 0; i < 2; i++)
-        x[i] = (partial){cute_make_fragment_like(c, f->acc), cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "2:1"))};
-    cute_fill(c, f->acc, 0);
-    issue(c, &l, &x[0], cute_i(0));
-    CUTE_FOR(c, j, cute_i(0), cute_div(a, cute_sub(a, t->k_tiles, cute_i(1)), cute_i(2))) {
-        cute_int kt = cute_add(a, cute_mul(a, j, cute_i(2)), cute_i(1));
-        issue(c, &l, &x[1], kt);
-        promote(c, &l, &x[0], 1);
-        issue(c, &l, &x[0], cute_add(a, kt, cute_i(1)));
-        promote(c, &l, &x[1], 1);
-    }
-    CUTE_IF(c, cute_int_eq(c, cute_mod(a, t->k_tiles, cute_i(2)), cute_i(0))) {
-        issue(c, &l, &x[1], cute_sub(a, t->k_tiles, cute_i(1)));
-        promote(c, &l, &x[0], 1);
-        promote(c, &l, &x[1], 0);
-    }
-    CUTE_ELSE(c) promote(c, &l, &x[0], 0);
+    blockscale_loop l = {p, m, read, done, f, scale_at_tile(c, p, thr, t, s), t->k_tiles,
+                         p->cfg.tiling.scale_mul != CUTE_GEMM_SCALE_MUL_LOAD};
+    if (waves(p) > 1) waves_mainloop(c, &l);
+    else pairs_mainloop(c, &l);
 }

@@ -76,9 +76,13 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if (block && 128 % p->bn)
         return cute_alg_fail(a, "gemm hopper: block scales (one per 128 columns of B) need tiles whose N divides 128 "
                              "(bn %lld)", (long long)p->bn);
-    if ((p->bm != 64 && p->bm != 128) || p->bn < 16 || p->bn > 256 || p->bn % 16 || (t->bk && t->bk != p->bk))
-        return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, bn a multiple of 16 up to 256, "
-                             "bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
+    /* bm 256: block scales only, two warpgroups each taking two waves of 64 rows (DeepGEMM's
+     * BLOCK_M 256: hopper_blockscale.c) */
+    bool tall = p->bm == 256 && block;
+    if ((p->bm != 64 && p->bm != 128 && !tall) || p->bn < 16 || p->bn > 256 || p->bn % 16 ||
+        (t->bk && t->bk != p->bk))
+        return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, 256 with block scales; bn a multiple "
+                             "of 16 up to 256, bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
     if (p->pingpong && p->bm * p->bn > 64 * 256) /* a warpgroup's accumulators: 128 registers a thread */
         return cute_alg_fail(a, "gemm hopper: a ping-pong warpgroup's tile %lldx%lld (at most 64x256 or 128x128: "
                              "each warpgroup holds its whole tile's accumulators)", (long long)p->bm, (long long)p->bn);
@@ -143,12 +147,23 @@ cute_composed gemm_tma_stages(cute_alg *a, cute_dtype d, int major, int64_t rows
     return L;
 }
 
+/* --store tile asked where its buffers (a piece each) leave too few stages: refused, not
+ * quietly stored from the accumulators */
+static bool tile_store_fits(cute_alg *a, const gemm_plan *p)
+{
+    if (p->tma_store || !gemm_hopper_store_takes(p)) return true; /* (the store's plan names a C it cannot take) */
+    int64_t stage = (p->bm + p->bn) * p->bk * cute_dtype_bytes(p->cfg.dtype), c = gemm_hopper_store_bytes(p);
+    return cute_alg_fail(a, "gemm hopper: --store tile's buffers (%lld KB) leave room for %lld stages of %lld KB (%d "
+                         "asked)", (long long)c / 1024, (long long)((HOPPER_SMEM_BYTES - HOPPER_SMEM_RESERVED - c) / stage),
+                         (long long)stage / 1024, p->stages);
+}
+
 bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
     if (!takes(a, cfg, arch) || !tiling(a, cfg, p)) return false;
-    p->consumers = p->pingpong ? 2 : (int)(p->bm / 64);
+    p->consumers = p->pingpong ? 2 : (int)(p->bm / 64 < 2 ? p->bm / 64 : 2);
     p->threads = 128 * (1 + p->consumers); /* a producer warpgroup, then the consumers */
     char name[64];
     if (cute_dtype_bytes(cfg->dtype) == 1) /* 32 of K an instruction */
@@ -170,10 +185,19 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
         return cute_alg_fail(a, "gemm hopper: a fused epilogue%s runs in the TMA-store epilogue (a 16-bit C, tiles of "
                              "whole 64-column blocks, not --store st, stages that fit beside its buffers)",
                              cfg->dual ? " (the dual GEMM's SwiGLU)" : "");
+    if (p->bm > 64 * p->consumers && !p->pingpong && !p->tma_store) /* hopper_epilogue.c: a warpgroup 64 rows */
+        return cute_alg_fail(a, "gemm hopper: a %lld-row tile runs in the TMA-store epilogue (a 16-bit C, tiles of "
+                             "whole 64-column blocks, not --store st)", (long long)p->bm);
     if ((cfg->out_scale || cfg->amax) && !p->tma_store)
         return cute_alg_fail(a, "gemm hopper: an output scale or amax runs in the TMA-store epilogue (a 16-bit C, "
                              "tiles of whole 64-column blocks, not --store st)");
-    if (p->tma_store || cfg->tiling.c_store == CUTE_GEMM_STORE_TMA) gemm_hopper_store_plan(a, p);
+    if (cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP)
+        return cute_alg_fail(a, "gemm hopper: store overlap is the persistent SM80 kernel's (tensorop_smem); the "
+                             "hopper kernel stores by tma, tile (their stores overlap the next main loop) or st");
+    int asked = cfg->tiling.c_store;
+    bool tma_asked = asked == CUTE_GEMM_STORE_TMA || asked == CUTE_GEMM_STORE_TILE;
+    if (asked == CUTE_GEMM_STORE_TILE && !tile_store_fits(a, p)) return false;
+    if (p->tma_store || tma_asked) gemm_hopper_store_plan(a, p);
     else if (p->smem_epilogue) gemm_plan_c_tile(a, p, 128 * p->consumers, p->bn / p->c_parts);
     /* 8: 16.5 A rows and 8 B columns of 128 x 256 tiles in flight on 132 SMs (--raster F) */
     p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;

@@ -35,9 +35,20 @@ bool gemm_hopper_store_takes(const gemm_plan *p)
     return fits && p->cfg.tiling.c_store != CUTE_GEMM_STORE_ST;
 }
 
-/* two buffers a warpgroup where its pieces a tile are even (buffer j % 2 is then the same in
- * every tile), else one */
-static int store_stages(const gemm_plan *p) { return (c_cols(p) / PIECE) % 2 ? 1 : 2; }
+/* whether every piece of a tile has a buffer of its own (CUTE_GEMM_STORE_TILE): the
+ * warpgroup writes them all, meets once, and thread 0 issues their stores; the buffers are
+ * free again once the stores read them, waited for at the next tile's epilogue, a main loop
+ * later, so no wait and one barrier a tile stand between the last wgmma and the next tile's
+ * first, against a wait for the store two pieces back and two barriers a piece */
+static bool whole_tile(const gemm_plan *p) { return p->cfg.tiling.c_store == CUTE_GEMM_STORE_TILE; }
+
+/* a buffer a piece (whole_tile); else two a warpgroup where its pieces a tile are even
+ * (buffer j % 2 is then the same in every tile), else one */
+static int store_stages(const gemm_plan *p)
+{
+    int pieces = (int)(c_cols(p) / PIECE);
+    return whole_tile(p) ? pieces : pieces % 2 ? 1 : 2;
+}
 
 /* a tile's 64-row boxes, and the sets of buffers: one a ping-pong warpgroup (each stores
  * tiles of its own, its stores counted by its own issuing thread), else one */
@@ -55,9 +66,11 @@ int64_t gemm_hopper_store_bytes(const gemm_plan *p)
 bool gemm_hopper_store_plan(cute_alg *a, gemm_plan *p)
 {
     cute_dtype cd = cute_gemm_c_dtype(&p->cfg);
-    if (p->cfg.tiling.c_store == CUTE_GEMM_STORE_TMA && !gemm_hopper_store_takes(p))
-        return cute_alg_fail(a, "gemm hopper: the TMA-store epilogue takes a 16-bit C in tiles of whole 64-column "
-                             "blocks (C is %s, %lld columns)", cute_dtype_name(cd), (long long)c_cols(p));
+    int asked = p->cfg.tiling.c_store;
+    if ((asked == CUTE_GEMM_STORE_TMA || asked == CUTE_GEMM_STORE_TILE) && !gemm_hopper_store_takes(p))
+        return cute_alg_fail(a, "gemm hopper: the TMA-store epilogue (--store %s) takes a 16-bit C in tiles of whole "
+                             "64-column blocks (C is %s, %lld columns)", asked == CUTE_GEMM_STORE_TILE ? "tile" : "tma",
+                             cute_dtype_name(cd), (long long)c_cols(p));
     bool row_major = p->cfg.major[2] == 1;
     p->store_stages = store_stages(p);
     cute_mma_atom piece;
@@ -67,7 +80,7 @@ bool gemm_hopper_store_plan(cute_alg *a, gemm_plan *p)
         !cute_copy_atom_named(a, row_major ? "SM90_U32x4_STSM_N" : "SM90_U16x8_STSM_T", cd, &stsm) ||
         !cute_smem_atom_gmma(a, row_major ? "Layout_K_SW128_Atom" : "Layout_MN_SW128_Atom", cd, &atom))
         return false;
-    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->pingpong ? 1 : row_boxes(p)); /* as p->mma's */
+    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->pingpong ? 1 : p->consumers); /* as p->mma's */
     p->epi_mma = cute_make_tiled_mma(a, &piece, &wgs, NULL, NULL, NULL);
     p->r2s = cute_make_tiled_copy_mma(a, &stsm, &p->epi_mma, CUTE_MMA_C);
     cute_tuple shape = cute_tuple_fmt(a, "(%d,%d,%d)", PIECE, PIECE, p->store_stages * row_boxes(p) * buffer_sets(p));
@@ -142,7 +155,10 @@ static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, cute_tensor acc
         cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_MUL, gemm_epilogue_silu(c, v), u));
         v = cute_tensor_load(c, f);
     }
-    cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape)));
+    /* alpha 1 (the usual call) skips 32 FMULs a piece: 128 a thread a tile, the epilogue's
+     * largest single part while the tensor cores wait */
+    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, alpha, cute_val_const(c, CUTE_F32, 1.0)))
+        cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape)));
     CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0))) {
         cute_ssa old = cute_ssa_cvt(c, cute_tensor_load_if(c, q->gC, q->in, 0.0), CUTE_F32);
         cute_ssa bc = cute_ssa_binop(c, CUTE_OP_MUL, old, cute_ssa_scalar(c, beta, v.shape));
@@ -196,21 +212,30 @@ static cute_tensor broadcast(cute_ctx *c, const gemm_plan *p, const gemm_tiles *
 }
 
 /* The boxes of a piece one issuing thread stores: cooperative, each warpgroup its own 64
- * rows; ping-pong, the warpgroup all of its tile's */
-static int issued_boxes(const gemm_plan *p) { return p->pingpong ? row_boxes(p) : 1; }
+ * rows (with 256 rows and two warpgroups, rows 64 wg and 128 + 64 wg: the MMA's waves);
+ * ping-pong, the warpgroup all of its tile's */
+static int issued_boxes(const gemm_plan *p) { return p->pingpong ? row_boxes(p) : row_boxes(p) / p->consumers; }
+
+/* the issuing thread of warpgroup wg's r-th box of a piece */
+static cute_int box_row(cute_ctx *c, const gemm_plan *p, cute_int wg, int r)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    return p->pingpong ? cute_i(r) : cute_add(a, wg, cute_i(r * p->consumers));
+}
 
 /* The TMA-store pipeline of one issuing thread, a bulk group a box, acquired once a piece
  * after its boxes: the next piece writes all the boxes of the piece store_stages - 1 before
  * it at once (stmatrix of the whole piece), so every group but the last (store_stages - 1)
- * pieces' must have been read: (store_stages - 1) * boxes + 1 stages */
+ * pieces' must have been read: (store_stages - 1) * boxes + 1 stages.  Whole tiles: one
+ * stage, acquired before the tile's first piece (every store of the tile before read). */
 static cute_pipeline_tma_store store_pipe(cute_ctx *c, const gemm_plan *p)
 {
-    return cute_pipeline_tma_store_create(c, (p->store_stages - 1) * issued_boxes(p) + 1);
+    return cute_pipeline_tma_store_create(c, whole_tile(p) ? 1 : (p->store_stages - 1) * issued_boxes(p) + 1);
 }
 
 /* Thread 0 of warpgroup wg: the stores of piece j (stage s) that its warpgroup issues, each
- * from its buffer of the set, to its 64 x 64 box of C, then the wait that frees the buffers
- * the next piece takes */
+ * from its buffer of the set, to its 64 x 64 box of C, then (pieces through fewer buffers
+ * than a tile has) the wait that frees the buffers the next piece takes */
 static void store_piece(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cute_tensor sC, cute_int wg, int64_t j,
                         cute_val mapC, const cute_pipeline_tma_store *pipe)
 {
@@ -218,12 +243,12 @@ static void store_piece(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cu
     cute_tuple box = cute_tuple_fmt(a, "(%d,%d)", PIECE, PIECE);
     int rb = row_boxes(p), s = (int)(j % p->store_stages);
     for (int r = 0; r < issued_boxes(p); r++) {
-        cute_int row = p->pingpong ? cute_i(r) : wg, set = p->pingpong ? wg : cute_i(0);
+        cute_int row = box_row(c, p, wg, r), set = p->pingpong ? wg : cute_i(0);
         cute_int buf = cute_add(a, cute_mul(a, set, cute_i(rb * p->store_stages)), cute_add(a, cute_i(s * rb), row));
         cute_tensor kC = cute_tensor_local_tile(c, t->kC, box, cute_tuple_fmt(a, "(%I,%lld)", row, (long long)j), NULL);
         store_box(c, p, sC, buf, kC, mapC);
     }
-    if (!(p->broken & GEMM_BREAK_STORE_ACQUIRE)) cute_pipeline_tma_store_producer_acquire(c, pipe);
+    if (!whole_tile(p) && !(p->broken & GEMM_BREAK_STORE_ACQUIRE)) cute_pipeline_tma_store_producer_acquire(c, pipe);
 }
 
 /* the 128 threads of warpgroup wg meet: in the cooperative schedule at the warpgroup's own
@@ -238,6 +263,47 @@ static void warpgroup_meets(cute_ctx *c, const gemm_plan *p, cute_int wg)
         CUTE_IF(c, cute_int_eq(c, wg, cute_i(w))) cute_named_barrier_sync(c, EPILOGUE_BARRIER + w, WARPGROUP);
 }
 
+/* a consumer thread's view of the epilogue's buffers and of C's tile */
+typedef struct store_view {
+    cute_int wg;
+    cute_thr_mma thr;
+    cute_thr_copy r2s;
+    cute_tensor sC, tRS_sC, vC; /* the buffers; (CPY, M, N, stage) the thread's part of them; the vector */
+} store_view;
+
+/* piece j: its values from the accumulators, written by stmatrix into its buffer */
+static void write_piece(cute_ctx *c, const gemm_plan *p, const store_view *v, const gemm_tiles *t, cute_tensor acc,
+                        int64_t j, cute_val alpha, cute_val beta, const gemm_scales *sc)
+{
+    piece_of q = piece_at(c, p, v->thr, t, v->vC, j);
+    cute_tensor out = piece_values(c, p, acc, j, &q, alpha, beta, sc);
+    cute_tensor dst = cute_tensor_slice(c, v->tRS_sC, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,_,%lld)",
+                                                                     (long long)(j % p->store_stages)));
+    cute_copy(c, &p->r2s.atom, cute_retile_S(c, v->r2s, out), dst);
+}
+
+/* the writes so far made visible to TMA, and the warpgroup met: its buffers are written */
+static void written(cute_ctx *c, const gemm_plan *p, cute_int wg)
+{
+    if (!(p->broken & GEMM_BREAK_STORE_FENCE)) cute_fence_proxy_async_shared_cta(c);
+    if (!(p->broken & GEMM_BREAK_STORE_BARRIER)) warpgroup_meets(c, p, wg);
+}
+
+/* whole tiles: thread 0 waits until the last tile's stores have read every buffer (they had
+ * this tile's main loop for it), the warpgroup meets; then every piece is written, the
+ * warpgroup meets once more and thread 0 issues all their stores, waiting for none */
+static void store_whole_tile(cute_ctx *c, const gemm_plan *p, const store_view *v, cute_int tid, const gemm_tiles *t,
+                             cute_tensor acc, cute_val alpha, cute_val beta, cute_val mapC, const gemm_scales *sc)
+{
+    cute_pipeline_tma_store pipe = store_pipe(c, p);
+    int64_t pieces = c_cols(p) / PIECE;
+    CUTE_IF(c, issuer(c, tid)) if (!(p->broken & GEMM_BREAK_STORE_ACQUIRE)) cute_pipeline_tma_store_producer_acquire(c, &pipe);
+    warpgroup_meets(c, p, v->wg);
+    for (int64_t j = 0; j < pieces; j++) write_piece(c, p, v, t, acc, j, alpha, beta, sc);
+    written(c, p, v->wg);
+    CUTE_IF(c, issuer(c, tid)) for (int64_t j = 0; j < pieces; j++) store_piece(c, p, t, v->sC, v->wg, j, mapC, &pipe);
+}
+
 /* tid: the thread's index among the consumers (ping-pong: warpgroup tid / 128 stores its own
  * tile, its 128 threads meeting at the barrier; the two take turns, hopper.c) */
 void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
@@ -245,22 +311,21 @@ void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, c
                                 cute_tensor mV, const gemm_scales *sc)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int wg = cute_div(a, tid, cute_i(WARPGROUP)), me = p->pingpong ? cute_mod(a, tid, cute_i(WARPGROUP)) : tid;
-    cute_thr_mma thr = cute_tiled_mma_slice(&p->epi_mma, me);
-    cute_thr_copy r2s = cute_tiled_copy_slice(&p->r2s, me);
-    cute_tensor tRS_sC = cute_partition_D(c, r2s, pieces(c, p, sC, p->pingpong ? wg : cute_i(0))); /* (CPY, M, N, stage) */
-    cute_tensor vC = broadcast(c, p, t, mV);
+    store_view v = {.wg = cute_div(a, tid, cute_i(WARPGROUP)), .sC = sC};
+    cute_int me = p->pingpong ? cute_mod(a, tid, cute_i(WARPGROUP)) : tid;
+    v.thr = cute_tiled_mma_slice(&p->epi_mma, me), v.r2s = cute_tiled_copy_slice(&p->r2s, me);
+    v.tRS_sC = cute_partition_D(c, v.r2s, pieces(c, p, sC, p->pingpong ? v.wg : cute_i(0)));
+    v.vC = broadcast(c, p, t, mV);
+    if (whole_tile(p)) {
+        store_whole_tile(c, p, &v, tid, t, acc, alpha, beta, mapC, sc);
+        return;
+    }
     cute_pipeline_tma_store pipe = store_pipe(c, p);
     for (int64_t j = 0; j < c_cols(p) / PIECE; j++) {
-        int64_t s = j % p->store_stages;
-        piece_of q = piece_at(c, p, thr, t, vC, j);
-        cute_tensor out = piece_values(c, p, acc, j, &q, alpha, beta, sc);
-        cute_tensor dst = cute_tensor_slice(c, tRS_sC, cute_tuple_fmt(a, "(_,_,_,%lld)", (long long)s));
-        cute_copy(c, &p->r2s.atom, cute_retile_S(c, r2s, out), dst);
-        if (!(p->broken & GEMM_BREAK_STORE_FENCE)) cute_fence_proxy_async_shared_cta(c);
-        if (!(p->broken & GEMM_BREAK_STORE_BARRIER)) warpgroup_meets(c, p, wg);
-        CUTE_IF(c, issuer(c, tid)) store_piece(c, p, t, sC, wg, j, mapC, &pipe);
-        warpgroup_meets(c, p, wg);
+        write_piece(c, p, &v, t, acc, j, alpha, beta, sc);
+        written(c, p, v.wg);
+        CUTE_IF(c, issuer(c, tid)) store_piece(c, p, t, sC, v.wg, j, mapC, &pipe);
+        warpgroup_meets(c, p, v.wg);
     }
 }
 

@@ -148,7 +148,7 @@ bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t)
     if (!t) t = &z;
     if (!lib || t->bm < 0 || t->bn < 0 || t->bk < 0 || t->stages < 0 || t->warps_m < 0 || t->warps_n < 0 ||
         t->raster < 0 || (t->read_bytes && t->read_bytes != 8 && t->read_bytes != 16) || t->cluster_m < 0 ||
-        t->cluster_n < 0 || t->c_store < CUTE_GEMM_STORE_AUTO || t->c_store > CUTE_GEMM_STORE_ST ||
+        t->cluster_n < 0 || t->c_store < CUTE_GEMM_STORE_AUTO || t->c_store > CUTE_GEMM_STORE_TILE ||
         t->schedule < CUTE_GEMM_SCHEDULE_AUTO || t->schedule > CUTE_GEMM_SCHEDULE_PERSISTENT)
         return false;
     pthread_mutex_lock(&lib->lock);
@@ -373,16 +373,25 @@ static const struct {
     {CUTE_F64, INT64_MAX, {.read_bytes = 8}},
 };
 
-/* the tiling variant v compiles with for a call of mnl elements of C: the caller's, else for
- * the SM80 tensor-core kernels the by_size row (the Hopper kernel has tilings of its own) */
-static cute_gemm_tiling tiling_for(const cute_gemm_lib *lib, cute_gemm_variant v, cute_dtype d, int64_t mnl)
+cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_config *cfg, int64_t m, int64_t n,
+                                          int64_t k, int64_t l)
+{
+    static const cute_gemm_tiling none;
+    if (v == CUTE_GEMM_HOPPER) return gemm_hopper_auto_tiling(cfg, (int64_t[]){m, n, k});
+    if (v != CUTE_GEMM_TENSOROP && v != CUTE_GEMM_TENSOROP_SMEM) return none;
+    for (size_t i = 0; i < sizeof by_size / sizeof by_size[0]; i++)
+        if (by_size[i].d == cfg->dtype && m * n * l <= by_size[i].up_to) return by_size[i].t;
+    return none;
+}
+
+/* the tiling variant v compiles with for a call of (M, N, K) mnk, L batches: the caller's,
+ * else the library's (cute_gemm_default_tiling) */
+static cute_gemm_tiling tiling_for(const cute_gemm_lib *lib, cute_gemm_variant v, const cute_gemm_config *cfg,
+                                   const int64_t mnk[3], int64_t l)
 {
     static const cute_gemm_tiling none;
     if (memcmp(&lib->tiling, &none, sizeof none)) return lib->tiling;
-    if (v != CUTE_GEMM_TENSOROP && v != CUTE_GEMM_TENSOROP_SMEM) return none;
-    for (size_t i = 0; i < sizeof by_size / sizeof by_size[0]; i++)
-        if (by_size[i].d == d && mnl <= by_size[i].up_to) return by_size[i].t;
-    return none;
+    return cute_gemm_default_tiling(v, cfg, mnk[0], mnk[1], mnk[2], l);
 }
 
 /* the variant's entry; AUTO: the most advanced kernel that compiles for the pattern, else
@@ -438,7 +447,7 @@ static const entry *pick_tuned(cute_gemm_lib *lib, cute_gemm_config *cfg, bool f
 }
 
 static const entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_config *cfg, bool fits,
-                         int64_t mnl, const int64_t mnk[3])
+                         int64_t l, const int64_t mnk[3])
 {
     cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT] = {v};
     const entry *tuned = v == CUTE_GEMM_AUTO ? pick_tuned(lib, cfg, fits, mnk) : NULL;
@@ -448,7 +457,7 @@ static const entry *pick(cute_gemm_lib *lib, cute_gemm_variant v, cute_gemm_conf
     for (int i = 0; i < count; i++) {
         cfg->variant = order[i];
         cfg->index_bound = index_bound_for(lib, order[i], fits);
-        cfg->tiling = tiling_for(lib, order[i], cfg->dtype, mnl);
+        cfg->tiling = tiling_for(lib, order[i], cfg, mnk, l);
         const entry *e = fn_cache_get(&lib->fns, lib->rt, cfg, compile_config, NULL);
         if (!e) return NULL;
         if (e->fn) return e;
@@ -481,7 +490,7 @@ void cute_gemm_lib_choice(cute_gemm_lib *lib, cute_dtype in, cute_dtype out, con
 
 /* why no kernel runs: the reason of each variant tried */
 static void explain(cute_gemm_lib *lib, cute_gemm_variant v, const cute_gemm_config *cfg,
-                    int64_t mnl, char *err, size_t n)
+                    int64_t l, const int64_t mnk[3], char *err, size_t n)
 {
     int len = snprintf(err, n, "gemm %s: no kernel for %s, A %s-major, B %s-major, C %s-major, "
                        "%d-byte aligned", names[v], cute_dtype_name(cfg->dtype),
@@ -492,7 +501,7 @@ static void explain(cute_gemm_lib *lib, cute_gemm_variant v, const cute_gemm_con
         cute_gemm_config c = *cfg;
         c.variant = config_of(e)->variant;
         c.index_bound = config_of(e)->index_bound; /* each variant's own width */
-        c.tiling = tiling_for(lib, c.variant, c.dtype, mnl);
+        c.tiling = tiling_for(lib, c.variant, &c, mnk, l);
         if (!e->fn && same_config(config_of(e), &c) && (v == CUTE_GEMM_AUTO || v == c.variant))
             len += snprintf(err + len, n - (size_t)len, "; %s: %s", names[c.variant], e->err);
     }
@@ -548,7 +557,7 @@ const cute_fn *gemm_lib_pattern_fn(cute_gemm_lib *lib, cute_gemm_variant variant
     if (args[0].shape[1] == 0) s = zero_k(lib, &args[0], &args[1], err, n);
     if (args[0].shape[1] == 0 && cfg->dual) args[5] = args[1];
     const cute_call_arg *C = &args[2];
-    int64_t mnl = C->shape[0] * C->shape[1] * (C->ndim == 3 ? C->shape[2] : 1);
+    int64_t l = C->ndim == 3 ? C->shape[2] : 1; /* batches */
     if (s == CUTE_OK) s = check_layouts(args, cfg, err, n);
     bool fits = fits_index_bound(args);
     if (s == CUTE_OK && cfg->dual) { /* B1's alignment and extents count too */
@@ -558,9 +567,9 @@ const cute_fn *gemm_lib_pattern_fn(cute_gemm_lib *lib, cute_gemm_variant variant
         if (other.align_bytes < cfg->align_bytes) cfg->align_bytes = other.align_bytes;
         fits = fits && fits_index_bound(b1);
     }
-    const entry *e = s == CUTE_OK ? pick(lib, variant, cfg, fits, mnl, mnk) : NULL;
+    const entry *e = s == CUTE_OK ? pick(lib, variant, cfg, fits, l, mnk) : NULL;
     if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemm: out of memory");
-    if (s == CUTE_OK && !e->fn) s = CUTE_ERR_COMPILE, explain(lib, variant, cfg, mnl, err, n);
+    if (s == CUTE_OK && !e->fn) s = CUTE_ERR_COMPILE, explain(lib, variant, cfg, l, mnk, err, n);
     pthread_mutex_unlock(&lib->lock);
     *status = s;
     return s == CUTE_OK ? e->fn : NULL;

@@ -83,11 +83,36 @@ static void tile_landed(cute_ctx *c, const gemm_plan *p)
     if (!(p->broken & GEMM_BREAK_BARRIER)) cute_barrier(c);
 }
 
+/* The previous tile's C in shared memory, leaving during this tile's main loop
+ * (CUTE_GEMM_STORE_OVERLAP): the thread's `count` runs (0: no previous tile), run kt in
+ * k-tile kt beside its cp.async (stores and loads both fire and forget), the rest after the
+ * last k-tile.  So the SMs' stores of C spread over their main loops instead of leaving
+ * all at once between tiles, every SM together. */
+typedef struct c_behind {
+    gemm_tiles t;
+    cute_tensor sC;
+    cute_val alpha, beta;
+    cute_int tid, count;
+} c_behind;
+
+static void behind_run(cute_ctx *c, const gemm_plan *p, const c_behind *b, cute_int r)
+{
+    gemm_epilogue_smem_run(c, p, b->tid, &b->t, b->alpha, b->beta, b->sC, r);
+}
+
+/* in k-tile kt: its run, if the thread has one */
+static void behind_in_ktile(cute_ctx *c, const gemm_plan *p, const c_behind *b, cute_int kt)
+{
+    if (!b) return;
+    CUTE_IF(c, cute_int_lt(c, kt, b->count)) behind_run(c, p, b, kt);
+}
+
 /* The k-tile loop as CuTe DSL's ampere/tensorop_gemm.py writes it: the next tile's first
  * k-block is read during this tile's last one, so its fragments are live across the loop's
  * back edge (one register per element there: see within_tiles below). */
 static void across_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g,
-                         const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC, int64_t kbs)
+                         const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC, int64_t kbs,
+                         const c_behind *b)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int S = cute_i(p->stages);
@@ -100,6 +125,7 @@ static void across_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
                 tile_landed(c, p);
             load_kblock(c, p, x, (kb + 1) % kbs, kb == kbs - 1 ? next : read);
             if (kb == 0) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
+            if (kb == 0) behind_in_ktile(c, p, b, kt);
             cute_tuple at = cute_tuple_fmt(a, "(_,_,%lld)", (long long)kb);
             cute_gemm(c, &p->mma, tCrC, cute_tensor_slice(c, tCrA, at), cute_tensor_slice(c, tCrB, at), tCrC);
         }
@@ -113,7 +139,8 @@ static void across_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
  * spills at 16- and 8-bit types).  GEMM_PREFETCH_NONE reads each k-block just before its
  * MMAs instead. */
 static void within_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g,
-                         const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC, int64_t kbs)
+                         const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC, int64_t kbs,
+                         const c_behind *b)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int S = cute_i(p->stages);
@@ -125,6 +152,7 @@ static void within_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
         for (int64_t kb = 0; kb < kbs; kb++) { /* unrolled at trace time */
             if (!ahead || kb + 1 < kbs) load_kblock(c, p, x, ahead ? kb + 1 : kb, read);
             if (kb == 0) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
+            if (kb == 0) behind_in_ktile(c, p, b, kt);
             cute_tuple at = cute_tuple_fmt(a, "(_,_,%lld)", (long long)kb);
             cute_gemm(c, &p->mma, tCrC, cute_tensor_slice(c, tCrA, at), cute_tensor_slice(c, tCrB, at), tCrC);
         }
@@ -133,17 +161,20 @@ static void within_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
     }
 }
 
+/* b: the previous tile's C to store on the way (NULL: none) */
 static void mainloop(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g,
-                     const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC)
+                     const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC, const c_behind *b)
 {
     cute_layout k_mode = cute_get(cute_ctx_alg(c), &tCrA.layout, 2);
     int64_t kbs = cute_size(cute_ctx_alg(c), &k_mode).v;
     cute_cp_async_wait_group(c, p->stages - 2);
     cute_barrier(c);
     if (p->prefetch == GEMM_PREFETCH_ACROSS)
-        across_tiles(c, p, t, g, x, tCrA, tCrB, tCrC, kbs);
+        across_tiles(c, p, t, g, x, tCrA, tCrB, tCrC, kbs, b);
     else
-        within_tiles(c, p, t, g, x, tCrA, tCrB, tCrC, kbs);
+        within_tiles(c, p, t, g, x, tCrA, tCrB, tCrC, kbs, b);
+    if (b) /* the runs past the last k-tile, before the barrier that frees C's tile */
+        CUTE_FOR(c, r, cute_min(cute_ctx_alg(c), t->k_tiles, b->count), b->count) behind_run(c, p, b, r);
     cute_cp_async_wait_group(c, 0); /* the zero-filled groups past the end, before the memory is reused */
     cute_barrier(c);
 }
@@ -230,7 +261,7 @@ static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
         prologue(c, p, &t, &g);
         frags f = frags_make(c, p, tid, sA, sB, t.gC);
         cute_clear(c, f.tCrC);
-        mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC);
+        mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, NULL);
         epilogue(c, p, tid, &t, f.tCrC, alpha, beta, sC);
     }
 }
@@ -269,6 +300,32 @@ static gemm_tiles walk_tile(cute_ctx *c, const gemm_plan *p, const walk *w, cute
     return gemm_tiles_at(c, p, w->mA, w->mB, w->mC, w->cA, w->cB, w->cC, tm, tn);
 }
 
+/* tile i - 1's C for tile i's main loop to store (CUTE_GEMM_STORE_OVERLAP): no runs in
+ * round 0, whose "tile -1" is tile 0 (any tile: its addresses are never used) */
+static c_behind behind_of(cute_ctx *c, const gemm_plan *p, const walk *w, cute_int i, cute_int tid, cute_tensor sC,
+                          cute_val alpha, cute_val beta)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    c_behind b = {walk_tile(c, p, w, cute_max(a, cute_sub(a, i, cute_i(1)), cute_i(0))), sC, alpha, beta, tid,
+                  cute_i(0)};
+    b.count = cute_mul(a, cute_min(a, i, cute_i(1)), gemm_epilogue_smem_runs(c, p, tid, &b.t, sC));
+    return b;
+}
+
+/* tile i - 1's epilogue in round i: whole, or with the overlap, only its accumulators into
+ * C's tile while a main loop follows (which stores them) */
+static void epilogue_behind(cute_ctx *c, const gemm_plan *p, const walk *w, cute_int i, cute_val more, cute_int tid,
+                            cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC)
+{
+    gemm_tiles t = walk_tile(c, p, w, cute_sub(cute_ctx_alg(c), i, cute_i(1)));
+    if (!p->c_overlap) {
+        epilogue(c, p, tid, &t, acc, alpha, beta, sC);
+        return;
+    }
+    CUTE_IF(c, more) gemm_epilogue_smem_in(c, p, tid, &t, acc, alpha, beta, sC);
+    CUTE_ELSE(c) epilogue(c, p, tid, &t, acc, alpha, beta, sC);
+}
+
 static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
                               cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta)
 {
@@ -292,14 +349,12 @@ static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
             gemm_tiles t = walk_tile(c, p, &w, i);
             prologue(c, p, &t, &g);
         }
-        CUTE_IF(c, cute_int_lt(c, cute_i(0), i)) {
-            gemm_tiles t = walk_tile(c, p, &w, cute_sub(a, i, cute_i(1)));
-            epilogue(c, p, tid, &t, f.tCrC, alpha, beta, sC);
-        }
+        CUTE_IF(c, cute_int_lt(c, cute_i(0), i)) epilogue_behind(c, p, &w, i, more, tid, f.tCrC, alpha, beta, sC);
         CUTE_IF(c, more) {
             gemm_tiles t = walk_tile(c, p, &w, i);
+            c_behind b = p->c_overlap ? behind_of(c, p, &w, i, tid, sC, alpha, beta) : (c_behind){0};
             cute_clear(c, f.tCrC);
-            mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC);
+            mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, p->c_overlap ? &b : NULL);
         }
     }
 }

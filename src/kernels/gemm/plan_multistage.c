@@ -340,6 +340,19 @@ static bool persistent_c_tile(cute_alg *a, gemm_plan *p, int arch, int64_t mma_n
                          arch ? arch : 90, (long long)(tile / 1024), (long long)mma_n);
 }
 
+/* the overlapped way out keeps C's whole tile in shared memory through the next main loop:
+ * no parts */
+static bool overlap_fits(cute_alg *a, const gemm_plan *p)
+{
+    if (a->failed || !p->c_overlap || p->c_parts == 1) return !a->failed;
+    int64_t stages = (int64_t)p->stages * (p->bm + p->bn) * p->bk * cute_dtype_bytes(p->cfg.dtype);
+    return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, store overlap: C's whole %lld KB tile of "
+                         "accumulators must fit beside the %lld KB of stages (fewer stages, a smaller bk or tile)",
+                         (long long)p->bm, (long long)p->bn, (long long)p->bk, p->stages,
+                         (long long)(p->bm * p->bn * cute_dtype_bytes((cute_dtype)p->mma.atom.c_type) / 1024),
+                         (long long)(stages / 1024));
+}
+
 /* the tiling asked for (cute_gemm_tiling: zero fields take the dtype's defaults), checked
  * against the atom: whole atoms per warp, at least two k-blocks per k-tile (the register
  * double buffer), at least three stages (one being read, one landing, one being issued) */
@@ -399,7 +412,11 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     p->smem_epilogue = smem_epilogue;
     p->persistent = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_PERSISTENT;
     p->c_parts = 1;
-    if (smem_epilogue && p->persistent) return persistent_c_tile(a, p, arch, wn * atom.n * 2) && !a->failed;
+    p->c_overlap = cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP;
+    if (p->c_overlap && !(smem_epilogue && p->persistent))
+        return cute_alg_fail(a, "gemm tiling: store overlap (C stored during the next tile's main loop) is the "
+                             "persistent step-5 kernel's: variant tensorop_smem with schedule persistent");
+    if (smem_epilogue && p->persistent) return persistent_c_tile(a, p, arch, wn * atom.n * 2) && overlap_fits(a, p);
     if (smem_epilogue) tc_c_tile(a, p);
     return !a->failed;
 }

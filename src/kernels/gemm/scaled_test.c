@@ -4,11 +4,14 @@
  *  - on the interpreter, every check on, at small odd sizes (partial tiles in M, N and K,
  *    two blocks of B's scales across N, a partial last K block), e4m3 and e5m2, C of bf16,
  *    f16 and f32, both C majors, 128- and 64-wide tiles, odd and even counts of k-tiles
- *    (block scales' main loop takes them in pairs), amax against the reference's
+ *    (block scales' main loop takes them in pairs, A's scales loaded two ahead), the
+ *    earlier main loop (scales multiplied at the load), 256-row tiles (two waves a
+ *    warpgroup), amax against the reference's
  *    max |x| (raised from a prior value, and never lowered);
  *  - what is refused, named: scales of bf16 inputs, block scales of the wrong shape, K = 0
  *    with block scales, amax of an f32 C, a tile wider than a block of B, an output scale
- *    without scales, the grouped kernel with scales;
+ *    without scales, a 256-row tile with per-tensor scales or an f32 C, the grouped kernel
+ *    with scales;
  *  - on an sm_90 GPU (else skipped, visibly), 1024x1000x1008 and 1021x1016x4000 sampled, both kinds. */
 #include <math.h>
 #include <stdlib.h>
@@ -31,6 +34,7 @@ typedef struct scase {
     cute_gemm_scale_kind kind;
     bool out, amax;
     int bm, bn; /* 0: the library's tile */
+    int mul;    /* tiling.scale_mul: 0 the library's, CUTE_GEMM_SCALE_MUL_LOAD the earlier main loop */
 } scase;
 
 /* the operands, scales (f32: sa (M,KB) M-major, sb (NB,KB) row-major; one value each for
@@ -155,7 +159,7 @@ static void scaled(cute_runtime *rt, cute_gemm_lib *lib, const scase *k, const c
     make(b, k, &p, amax0);
     cute_call_arg A = gtk_arg(&p.A, k->d), B = gtk_arg(&p.B, k->d), C = gtk_arg(&p.C, k->cd);
     char err[2048] = "", why[512] = "";
-    cute_gemm_lib_tiling(lib, &(cute_gemm_tiling){.bm = k->bm, .bn = k->bn});
+    cute_gemm_lib_tiling(lib, &(cute_gemm_tiling){.bm = k->bm, .bn = k->bn, .scale_mul = k->mul});
     cute_status s = cutec_gemm_scaled(lib, CUTE_GEMM_HOPPER, &A, &B, &C, k->alpha, k->beta, &p.s, NULL, NULL, NULL,
                                       err, sizeof err);
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
@@ -166,10 +170,11 @@ static void scaled(cute_runtime *rt, cute_gemm_lib *lib, const scase *k, const c
     if (s == CUTE_OK && b->vt->download(b->self, got, &p.C.dev, 0, bytes) == CUTE_OK &&
         b->vt->download(b->self, &amax, &p.amax.dev, 0, 4) == CUTE_OK)
         bad = wrong(k, &p, got, amax, amax0, why, sizeof why);
-    CHECK(s == CUTE_OK && bad == 0, "%s %s scales %s->%s %lldx%lldx%lld C %s-major tile %dx%d%s%s: %s %s %s", where,
+    CHECK(s == CUTE_OK && bad == 0, "%s %s scales %s->%s %lldx%lldx%lld C %s-major tile %dx%d%s%s%s: %s %s %s", where,
           cute_gemm_scale_name(k->kind), cute_dtype_name(k->d), cute_dtype_name(k->cd), (long long)k->M,
           (long long)k->N, (long long)k->K, k->cmajor ? "row" : "column", k->bm, k->bn, k->out ? ", out scale" : "",
-          k->amax ? ", amax" : "", cute_status_name(s), err, why);
+          k->amax ? ", amax" : "", k->mul == CUTE_GEMM_SCALE_MUL_LOAD ? ", multiplied at the load" : "",
+          cute_status_name(s), err, why);
     free(got);
     drop(b, &p);
 }
@@ -177,14 +182,23 @@ static void scaled(cute_runtime *rt, cute_gemm_lib *lib, const scase *k, const c
 static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
 {
     static const scase c[] = {
-        {136, 200, 272, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_TENSOR, true, true, 0, 0},
-        {136, 200, 272, CUTE_E5M2, CUTE_F32, 1, 1.0, 0.0, CUTE_GEMM_SCALE_TENSOR, false, false, 0, 0},
-        {136, 328, 400, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 0, 0},
-        {136, 328, 400, CUTE_E5M2, CUTE_F32, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0},
-        {72, 200, 144, CUTE_E4M3, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 64, 64},
+        {136, 200, 272, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_TENSOR, true, true, 0, 0, 0},
+        {136, 200, 272, CUTE_E5M2, CUTE_F32, 1, 1.0, 0.0, CUTE_GEMM_SCALE_TENSOR, false, false, 0, 0, 0},
+        {136, 328, 400, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 0, 0, 0},
+        {136, 328, 400, CUTE_E5M2, CUTE_F32, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0},
+        {72, 200, 144, CUTE_E4M3, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 64, 64, 0},
         /* the main loop's two partial sums: an odd count of k-tiles (3), and one alone */
-        {72, 136, 304, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0},
-        {40, 200, 112, CUTE_E5M2, CUTE_F32, 0, 0.5, 0.25, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 64},
+        {72, 136, 304, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0},
+        {40, 200, 112, CUTE_E5M2, CUTE_F32, 0, 0.5, 0.25, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 64, 0},
+        /* the scales of A two k-tiles ahead: the last k-tiles' loads clamped (5 k-tiles: the
+         * pairs, then one; 2: the pair's two alone); and the earlier loop, kept to measure */
+        {72, 136, 560, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0},
+        {72, 200, 144, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 128, 0},
+        {136, 328, 400, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 0, 0,
+         CUTE_GEMM_SCALE_MUL_LOAD},
+        /* 256-row tiles: two waves a warpgroup, one partial set (5 k-tiles; 2, rows past M) */
+        {264, 200, 560, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 256, 128, 0},
+        {296, 136, 144, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) scaled(rt, lib, &c[i], "interp");
 }
@@ -193,7 +207,7 @@ static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
 static void refused(cute_runtime *rt, cute_gemm_lib *lib)
 {
     cute_backend *b = cute_runtime_backend(rt);
-    scase k = {72, 200, 144, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0};
+    scase k = {72, 200, 144, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0};
     sprob p;
     make(b, &k, &p, 0);
     cute_call_arg A = gtk_arg(&p.A, k.d), B = gtk_arg(&p.B, k.d), C = gtk_arg(&p.C, k.cd);
@@ -205,13 +219,15 @@ static void refused(cute_runtime *rt, cute_gemm_lib *lib)
     cute_gemm_scales bad_b = s, none_out = {.out = &p.arg[2]};
     bad_b.b = &wide;
     static const char *want[] = {"bf16 inputs", "(2, 3) but must be (2, 2)", "K >= 1", "TMA-store epilogue",
-                                 "divides 128", "needs per-tensor or block"};
-    struct { const cute_call_arg *A, *B, *C; const cute_gemm_scales *s; int bn; } r[] = {
-        {&Ab, &Bb, &C, &s, 0}, {&A, &B, &C, &bad_b, 0}, {&K0, &B0, &C, &s, 0}, {&A, &B, &Cf, &tensor, 0},
-        {&A, &B, &C, &s, 256}, {&A, &B, &C, &none_out, 0}};
+                                 "divides 128", "needs per-tensor or block", "256 with block scales",
+                                 "256-row tile runs in the TMA-store epilogue"};
+    struct { const cute_call_arg *A, *B, *C; const cute_gemm_scales *s; int bm, bn; } r[] = {
+        {&Ab, &Bb, &C, &s, 0, 0}, {&A, &B, &C, &bad_b, 0, 0}, {&K0, &B0, &C, &s, 0, 0}, {&A, &B, &Cf, &tensor, 0, 0},
+        {&A, &B, &C, &s, 0, 256}, {&A, &B, &C, &none_out, 0, 0}, {&A, &B, &C, &tensor, 256, 128},
+        {&A, &B, &Cf, &s, 256, 128}};
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         char err[2048] = "";
-        cute_gemm_lib_tiling(lib, &(cute_gemm_tiling){.bn = r[i].bn});
+        cute_gemm_lib_tiling(lib, &(cute_gemm_tiling){.bm = r[i].bm, .bn = r[i].bn});
         cute_status st = cutec_gemm_scaled(lib, CUTE_GEMM_HOPPER, r[i].A, r[i].B, r[i].C, 1.0, 0.0, r[i].s, NULL, NULL,
                                            NULL, err, sizeof err);
         CHECK(st != CUTE_OK && strstr(err, want[i]), "refusal %zu: wanted '%s' in: %s", i, want[i], err);
@@ -248,9 +264,12 @@ int main(void)
     }
     lib = cute_gemm_lib_new(gpu);
     static const scase g[] = {
-        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_TENSOR, true, true, 0, 0},
-        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 0, 0},
-        {1021, 1016, 4000, CUTE_E4M3, CUTE_F32, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0},
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_TENSOR, true, true, 0, 0, 0},
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 0, 0, 0},
+        {1021, 1016, 4000, CUTE_E4M3, CUTE_F32, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0},
+        {1021, 1016, 4000, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
+         CUTE_GEMM_SCALE_MUL_LOAD},
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 256, 128, 0},
     };
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) scaled(gpu, lib, &g[i], "gpu");
     cute_gemm_lib_free(lib);

@@ -15,8 +15,9 @@
 static int pair_hi(int v) { return v >> 12; }
 static int pair_lo(int v) { return v & 0xfff; }
 
-/* the Hopper kernel: 128x256 cooperative, 1x1, stages as shared memory holds, raster 8
- * first (hopper_plan.c's defaults; bench/RESULTS.md measured each against the others) */
+/* the Hopper kernel: 128x256 cooperative, 1x1, stages as shared memory holds, raster 8, TMA
+ * stores piece by piece first (hopper_plan.c's defaults; bench/RESULTS.md measured each
+ * against the others) */
 static void hopper_space(cute_tune_space *s)
 {
     static const int tiles[] = {PAIR(128, 256), PAIR(128, 128), PAIR(128, 192), PAIR(64, 256), PAIR(128, 160)};
@@ -28,11 +29,15 @@ static void hopper_space(cute_tune_space *s)
     static const int schedules[] = {CUTE_GEMM_SCHEDULE_COOP, CUTE_GEMM_SCHEDULE_PINGPONG};
     static const char *const schedule_l[] = {"coop", "pingpong"};
     static const int rasters[] = {8, 16, 4};
+    /* C piece by piece through two buffers a warpgroup, or the whole tile first (a stage fewer) */
+    static const int stores[] = {CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TILE};
+    static const char *const store_l[] = {"tma", "tile"};
     cute_tune_space_add(s, "tile", 5, tiles, tile_l);
     cute_tune_space_add(s, "cluster", 3, clusters, cluster_l);
     cute_tune_space_add(s, "stages", 4, stages, stages_l);
     cute_tune_space_add(s, "schedule", 2, schedules, schedule_l);
     cute_tune_space_add(s, "raster", 3, rasters, NULL);
+    cute_tune_space_add(s, "store", 2, stores, store_l);
 }
 
 /* the SM80 tensor-core kernel: 256x128 (the dtype's k-tile), 4x2 warps, 3 stages, raster 8
@@ -82,7 +87,7 @@ cute_gemm_tiling cute_gemm_tune_tiling(const cute_tune_space *s, const int *poin
     cute_gemm_tiling t = {.bm = pair_hi(tile), .bn = pair_lo(tile), .stages = value_of(s, point, "stages"),
                           .warps_m = pair_hi(warps), .warps_n = pair_lo(warps), .raster = value_of(s, point, "raster"),
                           .cluster_m = pair_hi(cluster), .cluster_n = pair_lo(cluster),
-                          .schedule = value_of(s, point, "schedule")};
+                          .schedule = value_of(s, point, "schedule"), .c_store = value_of(s, point, "store")};
     return t;
 }
 

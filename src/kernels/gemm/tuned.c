@@ -18,14 +18,14 @@ void cute_gemm_tune_key(cute_dtype in, cute_dtype out, const int major[3], int64
 }
 
 static const char *const schedule_names[] = {"auto", "coop", "pingpong"};
-static const char *const store_names[] = {"auto", "tma", "st"};
+static const char *const store_names[] = {"auto", "tma", "st", "overlap", "tile"};
 
 void cute_gemm_tune_config_text(cute_gemm_variant v, const cute_gemm_tiling *t, char *buf, size_t n)
 {
     snprintf(buf, n, "variant=%s tile=%dx%dx%d warps=%dx%d stages=%d raster=%d cluster=%dx%d schedule=%s store=%s "
              "read=%d", cute_gemm_variant_name(v), t->bm, t->bn, t->bk, t->warps_m, t->warps_n, t->stages, t->raster,
              t->cluster_m, t->cluster_n, schedule_names[t->schedule >= 0 && t->schedule <= 2 ? t->schedule : 0],
-             store_names[t->c_store >= 0 && t->c_store <= 2 ? t->c_store : 0], t->read_bytes);
+             store_names[t->c_store >= 0 && t->c_store <= CUTE_GEMM_STORE_TILE ? t->c_store : 0], t->read_bytes);
 }
 
 /* "AxB" or "AxBxC" of whole numbers 0..4096 into out[parts] */
@@ -59,7 +59,7 @@ static bool parse_field(const char *name, const char *val, cute_gemm_variant *v,
     if (!strcmp(name, "raster")) return parse_dims(val, 1, &t->raster);
     if (!strcmp(name, "read")) return parse_dims(val, 1, &t->read_bytes);
     if (!strcmp(name, "schedule")) return parse_name(val, schedule_names, 3, &t->schedule);
-    if (!strcmp(name, "store")) return parse_name(val, store_names, 3, &t->c_store);
+    if (!strcmp(name, "store")) return parse_name(val, store_names, CUTE_GEMM_STORE_TILE + 1, &t->c_store);
     return false;
 }
 

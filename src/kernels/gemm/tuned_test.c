@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "cutec/gemm_tune.h"
+#include "kernels/gemm/gemm_internal.h"
 #include "kernels/gemm/gemm_testkit.h"
 
 enum { M = 136, N = 136, K = 128 }; /* M and N past 128: not a skinny shape (the GEMV kernels') */
@@ -73,10 +74,11 @@ static bool call(int64_t k, int use, const cute_gemm_tiling *tiling, cute_gemm_c
     return ok;
 }
 
-static bool is_default(const cute_gemm_config *c)
+/* the library's own choice: the Hopper kernel with its row by shape class (hopper_auto.c) */
+static bool is_default(const cute_gemm_config *c, int64_t k)
 {
-    static const cute_gemm_tiling none;
-    return c->variant == CUTE_GEMM_HOPPER && !memcmp(&c->tiling, &none, sizeof none);
+    cute_gemm_tiling lib = gemm_hopper_auto_tiling(c, (int64_t[]){M, N, k});
+    return c->variant == CUTE_GEMM_HOPPER && !memcmp(&c->tiling, &lib, sizeof lib);
 }
 
 static const char tuned_config[] = "variant=hopper tile=64x128x0 stages=2 raster=4 cluster=1x1 schedule=coop";
@@ -91,23 +93,23 @@ static void test_selection(void)
           ran.tiling.raster == 4, "the tuned entry ran: %s %dx%d, %d stages, raster %d", cute_gemm_variant_name(ran.variant),
           ran.tiling.bm, ran.tiling.bn, ran.tiling.stages, ran.tiling.raster);
     CHECK(strstr(why, "tuned: ") && strstr(why, ":3, 0.5000 ms"), "the choice names the file's line: %s", why);
-    CHECK(call(64, -1, NULL, &ran, why, sizeof why) && is_default(&ran), "another K: the default: %s", why);
+    CHECK(call(64, -1, NULL, &ran, why, sizeof why) && is_default(&ran, 64), "another K: the default: %s", why);
     CHECK(strstr(why, "default: no tuned entry for \"gemm bf16>bf16 tnn 136x136x64\" on interp sm_90"), "%s", why);
-    CHECK(call(K, 0, NULL, &ran, why, sizeof why) && is_default(&ran), "use_tuned(false): the default: %s", why);
+    CHECK(call(K, 0, NULL, &ran, why, sizeof why) && is_default(&ran, K), "use_tuned(false): the default: %s", why);
     cute_gemm_tiling mine = {.bm = 128, .bn = 64};
     CHECK(call(K, -1, &mine, &ran, why, sizeof why) && ran.tiling.bm == 128 && ran.tiling.bn == 64,
           "a caller's tiling wins over the file: %dx%d", ran.tiling.bm, ran.tiling.bn);
     setenv("CUTEC_NO_TUNE", "1", 1);
-    CHECK(call(K, -1, NULL, &ran, why, sizeof why) && is_default(&ran) && strstr(why, "off"), "CUTEC_NO_TUNE: %s", why);
-    CHECK(call(K, 1, NULL, &ran, why, sizeof why) && !is_default(&ran), "use_tuned(true) over CUTEC_NO_TUNE: %s", why);
+    CHECK(call(K, -1, NULL, &ran, why, sizeof why) && is_default(&ran, K) && strstr(why, "off"), "CUTEC_NO_TUNE: %s", why);
+    CHECK(call(K, 1, NULL, &ran, why, sizeof why) && !is_default(&ran, K), "use_tuned(true) over CUTEC_NO_TUNE: %s", why);
     unsetenv("CUTEC_NO_TUNE");
     one_entry("NVIDIA H200", K, tuned_config);
-    CHECK(call(K, -1, NULL, &ran, why, sizeof why) && is_default(&ran), "another card's entry: the default: %s", why);
+    CHECK(call(K, -1, NULL, &ran, why, sizeof why) && is_default(&ran, K), "another card's entry: the default: %s", why);
     /* the plan refuses a ping-pong warpgroup of 128 x 256: AUTO's order, right */
     one_entry("interp sm_90", K, "variant=hopper tile=128x256x0 schedule=pingpong");
-    CHECK(call(K, -1, NULL, &ran, why, sizeof why) && is_default(&ran), "an entry that does not compile: %s", why);
+    CHECK(call(K, -1, NULL, &ran, why, sizeof why) && is_default(&ran, K), "an entry that does not compile: %s", why);
     write_file("cutec-tune 1\nthis is\tnot an entry\n");
-    CHECK(call(K, -1, NULL, &ran, why, sizeof why) && is_default(&ran), "a corrupt file: %s", why);
+    CHECK(call(K, -1, NULL, &ran, why, sizeof why) && is_default(&ran, K), "a corrupt file: %s", why);
     CHECK(strstr(why, "not used") && strstr(why, file) && strstr(why, ":2: 2 tab-separated fields"), "named: %s", why);
 }
 
@@ -118,7 +120,7 @@ static void test_text(void)
     CHECK_STR(key, "gemm f16>f32 ntt 1x2x3");
     cute_gemm_tiling t = {.bm = 128, .bn = 192, .bk = 64, .stages = 5, .warps_m = 2, .warps_n = 4, .raster = 16,
                           .cluster_m = 2, .cluster_n = 1, .schedule = CUTE_GEMM_SCHEDULE_PINGPONG,
-                          .c_store = CUTE_GEMM_STORE_TMA, .read_bytes = 8}, back;
+                          .c_store = CUTE_GEMM_STORE_TILE, .read_bytes = 8}, back;
     cute_gemm_variant v;
     cute_gemm_tune_config_text(CUTE_GEMM_TENSOROP_SMEM, &t, text, sizeof text);
     CHECK(cute_gemm_tune_config_parse(text, &v, &back, why, sizeof why) && v == CUTE_GEMM_TENSOROP_SMEM &&

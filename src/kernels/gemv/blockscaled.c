@@ -3,10 +3,10 @@
  * A is K-major e2m1 (two to a byte) or e4m3, x likewise; one scale per sf_vec elements
  * along K (ue4m3 per 16, ue8m0 per 32), laid out as CuTe and cuBLAS lay them out (below).
  * The body is the K-major GEMV's walk (gemv_warp_rows).  NVFP4: A and x move as u32 words
- * of 8 e2m1, a warp takes four rows and decodes x once for them, each word becomes four
- * paired f16 values (sm_100a: PTX's cvt.rn.f16x2.e2m1x2; before it, bit operations) whose
- * products add in paired f16 instructions, each block's sum times its two scales found at
- * the lane's coordinates (words_fma).  MXFP8: a warp per row, a lane a 16-byte vector of A
+ * of 8 e2m1, a warp takes four rows and decodes x once for them; on sm_100a each word
+ * becomes four paired f16 values (PTX's cvt.rn.f16x2.e2m1x2) whose products add in paired
+ * f16 instructions, before it signed bytes (prmt table lookups) whose products add in dp4a;
+ * each block's sum times its two scales found at the lane's coordinates (words_fma).  MXFP8: a warp per row, a lane a 16-byte vector of A
  * and of x per k-tile converted to f32, multiplied, summed per scale block (vector_fma). */
 #include "cutec/notation.h"
 #include "kernels/gemv/gemv_internal.h"
@@ -29,8 +29,12 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
 }
 
 /* the words body's resident blocks an SM asked of ptxas: left alone it takes 128 registers
- * (4 blocks of 128 threads), and a warp's 64 bytes of A in flight need the warps */
-#define BS_WORDS_BLOCKS 5
+ * (4 blocks of 128 threads), and a warp's bytes of A in flight need the warps; with the L2
+ * prefetch 4 (at 96 registers its address spills a few bytes) */
+static int words_blocks(const gemv_plan *p)
+{
+    return p->cfg.l2_prefetch ? 4 : 5;
+}
 
 /* the one element of t at coordinate crd, as a tensor of one element */
 static cute_ssa scale_at(cute_ctx *c, cute_tensor t, cute_tuple crd)
@@ -104,29 +108,6 @@ static void vector_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, c
     }
 }
 
-/* The 8 e2m1 of a word (element 0 in the low nibble) as four paired f16 values (out[i]:
- * nibbles i and i+4, in the low and high half of one word), each 2^-14 times its e2m1.
- * Each pair of nibbles 16 bits apart moves into its word in one step: the sign to bit 15,
- * the exponent and fraction bits to bits 9-11, so the f16 of exponent field e and fraction
- * m is exactly 2^-14 times the e2m1 of e and m (e = 0 included: both are subnormal-like,
- * m/2).  The words stay words: the paired products read them as they are. */
-static void word_to_pairs(cute_ctx *c, cute_val w, cute_ssa out[4])
-{
-    static const int mag_shift[4] = {9, 5, 1, -3}, sign_shift[4] = {12, 8, 4, 0};
-#define U32(v) cute_val_int(c, CUTE_U32, (v))
-    cute_val mags = U32(0x0E000E00), signs = U32(0x80008000);
-    for (int i = 0; i < 4; i++) {
-        int ms = mag_shift[i], ss = sign_shift[i];
-        cute_val m =
-            cute_val_binop(c, ms >= 0 ? CUTE_OP_SHL : CUTE_OP_SHR, w, U32(ms >= 0 ? ms : -ms));
-        cute_val sg = ss ? cute_val_binop(c, CUTE_OP_SHL, w, U32(ss)) : w;
-        cute_val h = cute_val_binop(c, CUTE_OP_OR, cute_val_binop(c, CUTE_OP_AND, m, mags),
-                                    cute_val_binop(c, CUTE_OP_AND, sg, signs));
-        out[i] = cute_ssa_from_words(c, cute_ssa_scalar(c, h, cute_tuple_int(cute_i(1))), CUTE_F16);
-    }
-#undef U32
-}
-
 /* sm_100a: the 8 e2m1 of a word as four paired f16 values (out[i]: elements 2i and 2i+1,
  * their own values), by cvt.rn.f16x2.e2m1x2 */
 static void word_to_pairs_cvt(cute_ctx *c, cute_val w, cute_ssa out[4])
@@ -137,58 +118,143 @@ static void word_to_pairs_cvt(cute_ctx *c, cute_val w, cute_ssa out[4])
         out[i] = cute_ssa_from_words(c, cute_ssa_scalar(c, cute_ssa_get(c, h, i), one), CUTE_F16);
 }
 
-/* one vector (4 words: 32 elements, two scale blocks) decoded into 16 paired values, a
- * block's eight in pair[8b .. 8b+7]; by bit operations (2^-14 times the values) times
- * `scale` (a power of two: exact) when given */
-static void decoded(cute_ctx *c, const gemv_plan *p, cute_tensor words, const cute_val *scale,
-                    cute_ssa pair[16])
+/* sm_100a: one vector (4 words: 32 elements, two scale blocks) decoded into 16 paired
+ * values, a block's eight in pair[8b .. 8b+7] */
+static void decoded_cvt(cute_ctx *c, cute_tensor words, cute_ssa pair[16])
 {
     cute_ssa w = cute_tensor_load(c, words);
-    for (int j = 0; j < w.n && j < 4; j++)
-        (p->fp4_cvt ? word_to_pairs_cvt : word_to_pairs)(c, cute_ssa_get(c, w, j), pair + 4 * j);
-    for (int i = 0; scale && !p->fp4_cvt && i < 4 * w.n; i++)
-        pair[i] = cute_ssa_binop(c, CUTE_OP_MUL, pair[i], cute_ssa_scalar(c, *scale, pair[i].shape));
+    for (int j = 0; j < w.n && j < 4; j++) word_to_pairs_cvt(c, cute_ssa_get(c, w, j), pair + 4 * j);
 }
 
-/* sum of scale block b's 16 products (f16 pairs chained: each half of the pair adds 8
- * products, multiples of 1/4 up to 36 (bit operations: 2^-14 times those), so a half's sum
- * is a multiple of 1/4 below 288, at most 1,152 units of its last place: exact in f16,
- * subnormals included), in f32 */
-static cute_val block_sum(cute_ctx *c, const cute_ssa da[16], const cute_ssa dx[16], int b)
+/* sm_100a: scale block b's 16 products (f16 pairs chained: each half of the pair adds 8
+ * products, multiples of 1/4 below 36, so a half's sum is a multiple of 1/4 below 288: exact
+ * in f16), in f32 */
+static cute_val block_sum_f16(cute_ctx *c, const cute_ssa da[16], const cute_ssa dx[16], int b)
 {
     cute_ssa s = cute_ssa_binop(c, CUTE_OP_MUL, da[8 * b], dx[8 * b]);
     for (int j = 1; j < 8; j++) s = cute_ssa_fma(c, da[8 * b + j], dx[8 * b + j], s);
     return cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_cvt(c, s, CUTE_F32));
 }
 
+/* Before sm_100 the products run on the integer units: each e2m1 becomes a signed byte of
+ * twice its value (-12 .. 12, exact), four products add in one dp4a, and a scale block's 16
+ * in four, exactly in 32 bits.  A nibble's magnitude (its 3 low bits) is an index into a
+ * table of 8 bytes, which prmt looks up four at a time (the selector's low 16 bits); with
+ * the nibble's sign bit set prmt gives the table byte's sign instead, 0, which splits a word
+ * into its positive elements' magnitudes (`pos`, looked up by the word) and its negative
+ * ones' (`neg`, by the word with its sign bits flipped): a = pos - neg. */
+#define E2M1_X2_LO 0x03020100u /* 0, 0.5, 1, 1.5 times 2 */
+#define E2M1_X2_HI 0x0C080604u /* 2, 3, 4, 6 times 2 */
+
+/* the 8 e2m1 of word w as two halves of four bytes (h = 0: elements 0-3), pos and neg */
+typedef struct e2m1_bytes {
+    cute_val pos[2], neg[2];
+} e2m1_bytes;
+
+#define U32(v) cute_val_int(c, CUTE_U32, (v))
+
+static e2m1_bytes word_bytes(cute_ctx *c, cute_val w)
+{
+    cute_val lo = U32(E2M1_X2_LO), hi = U32(E2M1_X2_HI);
+    cute_val wn = cute_val_binop(c, CUTE_OP_XOR, w, U32(0x88888888u)), sel[2][2] = {{w, wn}};
+    sel[1][0] = cute_val_binop(c, CUTE_OP_SHR, w, U32(16));
+    sel[1][1] = cute_val_binop(c, CUTE_OP_SHR, wn, U32(16));
+    e2m1_bytes e;
+    for (int h = 0; h < 2; h++)
+        e.pos[h] = cute_val_prmt(c, lo, hi, sel[h][0]), e.neg[h] = cute_val_prmt(c, lo, hi, sel[h][1]);
+    return e;
+}
+
+/* the signed bytes pos - neg of each byte (one of the two is 0, both below 0x80: biased by
+ * 0x80 no byte borrows from the next) */
+static cute_val byte_diff(cute_ctx *c, cute_val pos, cute_val neg)
+{
+    cute_val biased = cute_val_binop(c, CUTE_OP_OR, pos, U32(0x80808080u));
+    return cute_val_binop(c, CUTE_OP_XOR, cute_val_binop(c, CUTE_OP_SUB, biased, neg), U32(0x80808080u));
+}
+
+/* x's vector as signed bytes, x[j][h] and its negation xn[j][h] (word j, half h): a's pos
+ * bytes meet x, its neg bytes -x */
+typedef struct x_bytes {
+    cute_val x[4][2], xn[4][2];
+} x_bytes;
+
+static x_bytes vector_x_bytes(cute_ctx *c, cute_tensor words)
+{
+    cute_ssa w = cute_tensor_load(c, words);
+    x_bytes x;
+    for (int j = 0; j < 4; j++) {
+        e2m1_bytes e = word_bytes(c, cute_ssa_get(c, w, j));
+        for (int h = 0; h < 2; h++)
+            x.x[j][h] = byte_diff(c, e.pos[h], e.neg[h]), x.xn[j][h] = byte_diff(c, e.neg[h], e.pos[h]);
+    }
+    return x;
+}
+
+/* scale block b's 16 products of A's vector `words` and x (4 times their value), in f32 */
+static cute_val block_sum_i8(cute_ctx *c, cute_ssa a, const x_bytes *x, int b)
+{
+    cute_val s = cute_val_int(c, CUTE_I32, 0);
+    for (int j = 2 * b; j < 2 * b + 2; j++) {
+        e2m1_bytes e = word_bytes(c, cute_ssa_get(c, a, j));
+        for (int h = 0; h < 2; h++)
+            s = cute_val_dp4a(c, e.neg[h], x->xn[j][h], cute_val_dp4a(c, e.pos[h], x->x[j][h], s));
+    }
+    return cute_val_cvt(c, s, CUTE_F32);
+}
+#undef U32
+
+/* what a lane decodes of x's vector once for its rows: f16 pairs (sm_100a) or bytes */
+typedef struct x_vector {
+    cute_ssa pairs[16];
+    x_bytes bytes;
+} x_vector;
+
+/* the two scale blocks' sums of row r's vector `words` times x's */
+static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, const x_vector *x, cute_val sum[2])
+{
+    if (p->fp4_cvt) {
+        cute_ssa da[16];
+        decoded_cvt(c, words, da);
+        for (int b = 0; b < 2; b++) sum[b] = block_sum_f16(c, da, x->pairs, b);
+        return;
+    }
+    cute_ssa a = cute_tensor_load(c, words);
+    for (int b = 0; b < 2; b++) sum[b] = block_sum_i8(c, a, &x->bytes, b);
+}
+
 /* words: the lane's `unroll` vectors of A (each of its rows) and of x at `at`; x decoded
  * once for the rows; each scale block's sum times its two scales added to the row's acc
- * (in units of 2^-14: the decode's factor, applied at the end) */
+ * (before sm_100 in units of 1/4: the bytes' factor, applied at the end) */
 static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
                       cute_tuple at, bool pred, void *user)
 {
     cute_alg *a = cute_ctx_alg(c);
     bs_warp *w = user;
+    if (p->cfg.l2_prefetch && !pred) { /* the warp's rows' k-tile ahead into L2 */
+        cute_int r0 = cute_mul(a, cute_warp_idx(c), cute_i(p->rows));
+        gemv_prefetch_tile(c, p, t->gA, r0, p->rows, p->ktile, at.leaf[at.nleaves - 1], t->k0, t->kend);
+    }
     lane_fragments f = load_fragments(c, p, th->thr, t, at, pred);
-    cute_tensor crd = f.crd;
-    /* x decoded to its values (2^14 times the decode), A to 2^-14 times its */
-    cute_val two14 = cute_val_const(c, CUTE_F16, 16384.0);
     cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(32)); /* last vector */
     for (int u = 0; u < p->unroll; u++) {
         cute_tuple vu = CUTE_CRD(CUTE_ALL, 0, u);
-        cute_ssa dx[16], da[16];
-        decoded(c, p, cute_tensor_slice(c, f.rX, vu), &two14, dx);
+        x_vector x;
+        if (p->fp4_cvt)
+            decoded_cvt(c, cute_tensor_slice(c, f.rX, vu), x.pairs);
+        else
+            x.bytes = vector_x_bytes(c, cute_tensor_slice(c, f.rX, vu));
         for (int r = 0; r < p->rows; r++) {
-            decoded(c, p, cute_tensor_slice(c, gemv_lane_row(c, p, f.rA, r), vu), NULL, da);
-            cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, crd, r), vu);
-            cute_int m = cu.coord.leaf[0], kw = cu.coord.leaf[1];
-            cute_int k = cute_mul(a, kw, cute_i(8));
+            cute_val sum[2];
+            vector_sums(c, p, cute_tensor_slice(c, gemv_lane_row(c, p, f.rA, r), vu), &x, sum);
+            cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, f.crd, r), vu);
+            cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
             if (pred) k = cute_min(a, k, last); /* a tail vector past K reads the last one's */
             cute_ssa sa = scale_pair(c, w->sfa, CUTE_CRD(m, k, t->l));
             cute_ssa sb = scale_pair(c, w->sfb, CUTE_CRD(0, k, t->l));
             for (int b = 0; b < 2; b++) /* two blocks of 16 in a vector of 32 */
                 cute_val_assign(c, w->acc[r],
-                                cute_val_fma(c, block_sum(c, da, dx, b),
+                                cute_val_fma(c, sum[b],
                                              cute_val_binop(c, CUTE_OP_MUL, cute_ssa_get(c, sa, b),
                                                             cute_ssa_get(c, sb, b)),
                                              w->acc[r]));
@@ -196,15 +262,15 @@ static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
     }
 }
 
-/* each row's sum over the warp (words: times 2^14, the decode's factor), lane 0 writing */
+/* each row's sum over the warp (words before sm_100: over 4, the bytes' factor), lane 0 writing */
 static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *user)
 {
     cute_alg *a = cute_ctx_alg(c);
     bs_warp *w = user;
     for (int r = 0; r < p->rows; r++) {
         cute_val sum = w->acc[r];
-        if (p->words && !p->fp4_cvt)
-            sum = cute_val_binop(c, CUTE_OP_MUL, sum, cute_val_const(c, CUTE_F32, 16384.0));
+        if (p->words && !p->fp4_cvt) /* the bytes held twice each value */
+            sum = cute_val_binop(c, CUTE_OP_MUL, sum, cute_val_const(c, CUTE_F32, 0.25));
         gemv_finish_warp(c, p, &sum, cute_add(a, row0, cute_i(r)), w->mY, w->mY, w->tiles, w->alpha,
                          w->beta);
     }
@@ -215,7 +281,7 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
-    if (p->words) cute_kernel_min_blocks(c, BS_WORDS_BLOCKS);
+    if (p->words) cute_kernel_min_blocks(c, words_blocks(p));
     cute_int K = mA.layout.shape.leaf[1]; /* (words: in words) */
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, cute_max(a, K, cute_i(1)));
     gemv_thread th = gemv_thread_start(c, p, &t, false); /* f32 sums: below */

@@ -161,6 +161,16 @@ static void results(const char *arch)
     seed = fresh;
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 131, 2112, 1, 0);   /* partial scale tile, tail */
     run_case(rt, lib, CUTE_E2M1, CUTE_F32, 9, 96, 3, -0.5);    /* batched, one partial k-tile */
+    /* three full k-tiles (2,048 elements) and a tail, batched: the L2 prefetch of the next
+     * full k-tile runs (the interpreter checks its range), the last batch's last row
+     * included; then without it */
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 3 * 2048 + 32, 2, 0);
+    cute_gemv_lib_l2_prefetch(lib, 0);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 3 * 2048 + 32, 2, 0);
+    cute_gemv_config last;
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(!last.l2_prefetch, "the library ran NVFP4 without its L2 prefetch when asked");
+    cute_gemv_lib_l2_prefetch(lib, 1);
     run_case(rt, lib, CUTE_E4M3, CUTE_BF16, 37, 544, 2, 0.25); /* MXFP8 */
     run_case(rt, lib, CUTE_E4M3, CUTE_F16, 5, 32, 1, 0);
     cute_gemv_lib_free(lib);
@@ -220,7 +230,8 @@ static char *nvfp4_ptx(const char *arch)
                             .a_major = 1,
                             .vec = 32,
                             .vectors = 1,
-                            .sf_vec = 16};
+                            .sf_vec = 16,
+                            .l2_prefetch = 1};
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     CHECK(f != NULL, "the NVFP4 kernel compiles for %s: %s", arch, err);
     cute_status s = f ? cute_fn_code(f, "ptx", arch, &ptx, err, sizeof err) : CUTE_ERR_INVALID;
@@ -234,12 +245,13 @@ static char *nvfp4_ptx(const char *arch)
 }
 
 /* Both move A and x in 128-bit loads of words (a k-tile's ten: two vectors of four rows and
- * two of x) decoded into f16 pairs whose products add in paired f16 instructions (per k-tile
- * 4 rows x 2 vectors x 2 scale blocks x 8 pairs in each of the four walks' bodies) on the
- * decode's words themselves (no prmt re-packs their halves).  sm_100a decodes with PTX's
- * cvt.rn.f16x2.e2m1x2, one a byte (a k-tile's 40 words of A and x, four cvt each, in each
- * body); sm_90a has no fp4 cvt: bit operations, and x's 32 pairs scaled by 2^14.  The other
- * loads are the scales' bytes and y. */
+ * two of x).  sm_100a decodes with PTX's cvt.rn.f16x2.e2m1x2, one a byte (a k-tile's 40
+ * words of A and x, four cvt each, in each of the four walks' bodies) into f16 pairs whose
+ * products add in paired f16 instructions (4 rows x 2 vectors x 2 scale blocks x 8 pairs a
+ * body) on the decode's words themselves (no prmt re-packs their halves).  sm_90a has no
+ * fp4 cvt: each word becomes bytes by four table lookups (prmt: a k-tile's 40 words) and
+ * A's bytes meet x's in dp4a (A's 32 words, four each), no f16 arithmetic.  The other loads
+ * are the scales' bytes and y. */
 static void machine_code(void)
 {
     char *ptx = nvfp4_ptx("sm_100a");
@@ -253,17 +265,20 @@ static void machine_code(void)
     free(ptx);
     ptx = nvfp4_ptx("sm_90a");
     if (ptx) {
-        int v4 = check_count(ptx, "ld.global.nc.v4.u32"), all = check_count(ptx, "ld.global");
+        /* (the body with the prefetch's asm loses the read-only path: plain v4 loads there) */
+        int v4 = check_count(ptx, "ld.global.nc.v4.u32") + check_count(ptx, "ld.global.v4.u32");
+        int all = check_count(ptx, "ld.global");
         int bytes = check_count(ptx, "ld.global.nc.u8"), y = check_count(ptx, "ld.global.b16");
         CHECK(!strstr(ptx, "e2m1x2") && v4 >= 20 && all == v4 + bytes + y,
               "sm_90a: no fp4 cvt, %d loads: %d of 128 bits, %d scales, %d of y", all, v4,
               bytes, y);
-        CHECK(check_count(ptx, "fma.rn.f16x2") == 4 * 128 + 4 * 32,
-              "sm_90a: %d paired f16 fma", check_count(ptx, "fma.rn.f16x2"));
-        /* the decoded words reach fma.rn.f16x2 as words (paired values): no halves taken
-         * apart and packed again (576 prmt when they were) */
-        CHECK(check_count(ptx, "prmt") == 0, "sm_90a: %d prmt: halves re-packed",
-              check_count(ptx, "prmt"));
+        /* the next k-tile asked of L2 once, in the unpredicated body */
+        CHECK(check_count(ptx, "prefetch.global.L2") == 1, "sm_90a: %d L2 prefetches",
+              check_count(ptx, "prefetch.global.L2"));
+        CHECK(check_count(ptx, "prmt.b32") == 4 * 40 * 4 && check_count(ptx, "dp4a.s32.s32") == 4 * 32 * 4 &&
+                  check_count(ptx, "fma.rn.f16x2") == 0,
+              "sm_90a: %d prmt, %d dp4a, %d paired f16 fma", check_count(ptx, "prmt.b32"),
+              check_count(ptx, "dp4a.s32.s32"), check_count(ptx, "fma.rn.f16x2"));
     }
     free(ptx);
 }

@@ -84,6 +84,10 @@ static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  cute_dtype_name(cfg->dtype), cfg->sf_vec);
         return false;
     }
+    if (cfg->l2_prefetch && !nvfp4) {
+        snprintf(err, n, "gemv: the block-scaled L2 prefetch is NVFP4's (e2m1 with a scale per 16)");
+        return false;
+    }
     if (cfg->vec * cute_dtype_bits(cfg->dtype) != 128 || cfg->a_major != 1 || gemv_nvec(cfg) != 1 ||
         cfg->split) {
         snprintf(err, n,
@@ -119,6 +123,12 @@ static bool mma_ok(const cute_gemv_config *cfg, char *err, size_t n)
 
 static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
 {
+    if (cfg->l2_prefetch < 0 || cfg->l2_prefetch > CUTE_GEMV_MAX_L2_PREFETCH ||
+        (cfg->l2_prefetch && cfg->a_major != 1)) {
+        snprintf(err, n, "gemv: an L2 prefetch %d k-tiles ahead (0 to %d, K-major A only)", cfg->l2_prefetch,
+                 CUTE_GEMV_MAX_L2_PREFETCH);
+        return false;
+    }
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
     if (cfg->mma && !mma_ok(cfg, err, n)) return false;
     cute_dtype d = cfg->dtype, y = cute_gemv_y_dtype(cfg);
@@ -225,7 +235,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -235,7 +245,8 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              cfg->atomic        ? "_atomic"
              : cfg->many_splits ? "_splits"
              : cfg->split       ? "_split"
-                          : "");
+                          : "",
+             cfg->l2_prefetch);
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

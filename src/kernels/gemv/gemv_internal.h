@@ -147,6 +147,15 @@ cute_status gemv_check(const cute_call_arg *A, const cute_call_arg *x, const cut
                        bool vectors, double alpha, double beta, gemv_operands *out, char *err,
                        size_t n);
 
+/* the distance of the L2 prefetch of later calls (cute_gemv_lib_l2_prefetch) */
+int gemv_lib_l2_prefetch(cute_gemv_lib *lib);
+
+/* The lane's 128-byte line of k-tile kt + cfg.l2_prefetch of the warp's `rows` rows (from
+ * block-tile row r0) of gA (TileM, tk, RestK) asked of L2 (the kernels' unpredicated k-tiles;
+ * docs/gemv.md, "The next k-tiles into L2") */
+void gemv_prefetch_tile(cute_ctx *c, const gemv_plan *p, cute_tensor gA, cute_int r0, int rows, int64_t tk,
+                        cute_int kt, cute_int k0, cute_int kend);
+
 /* the library's compiled function for cfg (compiled the first time), or NULL and why */
 const cute_fn *gemv_lib_fn(cute_gemv_lib *lib, const cute_gemv_config *cfg, char *err, size_t n);
 

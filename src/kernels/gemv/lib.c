@@ -26,6 +26,7 @@ struct cute_gemv_lib {
     size_t zeros_bytes;
     bool nondeterministic; /* cute_gemv_lib_deterministic(lib, false) */
     int mma_from;          /* cute_gemv_lib_mma_from */
+    int l2_prefetch;       /* cute_gemv_lib_l2_prefetch */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -40,7 +41,7 @@ static bool same_config(const void *x, const void *y)
     return a->dtype == b->dtype && a->y_dtype == b->y_dtype && a->a_major == b->a_major &&
            a->vec == b->vec && a->split == b->split && gemv_nvec(a) == gemv_nvec(b) &&
            a->sf_vec == b->sf_vec && a->atomic == b->atomic && a->mma == b->mma &&
-           a->many_splits == b->many_splits;
+           a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -57,6 +58,7 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     if (!lib) return NULL;
     lib->rt = rt;
     lib->mma_from = CUTE_GEMV_MMA_FROM;
+    lib->l2_prefetch = 1;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
@@ -99,6 +101,23 @@ void cute_gemv_lib_deterministic(cute_gemv_lib *lib, bool deterministic)
     pthread_mutex_lock(&lib->lock);
     lib->nondeterministic = !deterministic;
     pthread_mutex_unlock(&lib->lock);
+}
+
+bool cute_gemv_lib_l2_prefetch(cute_gemv_lib *lib, int distance)
+{
+    if (!lib || distance < 0 || distance > CUTE_GEMV_MAX_L2_PREFETCH) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->l2_prefetch = distance;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+int gemv_lib_l2_prefetch(cute_gemv_lib *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    int d = lib->l2_prefetch;
+    pthread_mutex_unlock(&lib->lock);
+    return d;
 }
 
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits)
@@ -225,7 +244,8 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
                             .a_major = o->major,
                             .vec = o->vec,
                             .vectors = (int)o->x.shape[1],
-                            .mma = gemv_takes_mma(lib, o)};
+                            .mma = gemv_takes_mma(lib, o),
+                            .l2_prefetch = o->major == 1 ? lib->l2_prefetch : 0};
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);

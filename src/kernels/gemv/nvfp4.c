@@ -77,6 +77,7 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         s = scales(SFB, "SFB", cute_gemv_sf_dtype(&cfg), cute_gemv_sf_count(1, K, L, cfg.sf_vec),
                    err, n);
     if (s != CUTE_OK || M == 0 || L == 0) return s;
+    cfg.l2_prefetch = cfg.dtype == CUTE_E2M1 ? gemv_lib_l2_prefetch(lib) : 0;
     if (K == 0)
         return gemv_invalid(err, n,
                             "gemv: block-scaled K = 0 (K must be a positive multiple of 32)");

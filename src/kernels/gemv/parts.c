@@ -91,6 +91,24 @@ cute_tensor gemv_load_part(cute_ctx *c, const gemv_plan *p, cute_tensor src, con
     return r;
 }
 
+/* a k-tile row is tk contiguous elements of gA, its 128-byte lines dealt to the lanes row
+ * by row (past 32 lines the first 32; a lane past them takes one again); a tile past the
+ * split's last full one asks for that one again (no branch: the address stays in A) */
+void gemv_prefetch_tile(cute_ctx *c, const gemv_plan *p, cute_tensor gA, cute_int r0, int rows, int64_t tk,
+                        cute_int kt, cute_int k0, cute_int kend)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t line = 128 * 8 / cute_dtype_bits((cute_dtype)gA.dtype), per_row = tk / line;
+    int lines = (int)(rows * (per_row ? per_row : 1));
+    cute_int full = cute_div(a, cute_sub(a, kend, k0), cute_i(tk));
+    cute_int next = cute_min(a, cute_add(a, kt, cute_i(p->cfg.l2_prefetch)), cute_sub(a, full, cute_i(1)));
+    cute_int l = cute_mod(a, cute_lane_idx(c), cute_i(lines > 32 ? 32 : lines));
+    cute_int row = cute_add(a, r0, cute_div(a, l, cute_i(lines / rows)));
+    cute_int col = cute_mul(a, cute_mod(a, l, cute_i(lines / rows)), cute_i(line));
+    cute_tensor from = cute_tensor_domain_offset(c, gA, CUTE_CRD(row, col, next));
+    cute_prefetch_l2(c, cute_tensor_ptr(c, from, cute_i(0)));
+}
+
 /* full k-tiles (predicated where `pred`), then the partial last one, predicated */
 static void walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
                  int64_t tk, bool pred, gemv_tile_fn tile, void *user)

@@ -1,0 +1,46 @@
+/* The Hopper kernel's tiling by shape class (hopper_auto.c): which calls take a row and which
+ * keep the plan's defaults, and that every row compiles (the plan takes it) for the classes
+ * it is given to.  Host only: the library's use of the rows is tuned_test's (AUTO on the
+ * interpreter with an sm_90 target, the result checked against float64). */
+#include "check.h"
+#include "kernels/gemm/gemm_internal.h"
+
+static cute_gemm_tiling row(cute_dtype d, cute_dtype cd, int64_t m, int64_t n, int64_t k)
+{
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = d, .c_dtype = cd, .major = {1, 1, 0}, .align_bytes = 16};
+    return gemm_hopper_auto_tiling(&cfg, (int64_t[]){m, n, k});
+}
+
+static bool plan_takes(const cute_gemm_config *cfg)
+{
+    cute_alg a;
+    cute_alg_init(&a, NULL);
+    gemm_plan p;
+    bool ok = gemm_plan_hopper(&a, cfg, 90, &p);
+    if (!ok) fprintf(stderr, "plan: %s\n", a.error);
+    return ok;
+}
+
+int main(void)
+{
+    /* short K: ping-pong; one past the bound, and fp8, an f32 C: the plan's defaults */
+    CHECK(row(CUTE_BF16, CUTE_BF16, 8192, 8192, 1024).schedule == CUTE_GEMM_SCHEDULE_PINGPONG, "bf16 K 1024");
+    CHECK(row(CUTE_F16, CUTE_F16, 8192, 8192, 64).schedule == CUTE_GEMM_SCHEDULE_PINGPONG, "f16 K 64");
+    CHECK(row(CUTE_BF16, CUTE_BF16, 8192, 8192, 1025).schedule == CUTE_GEMM_SCHEDULE_AUTO, "K 1025");
+    CHECK(row(CUTE_E4M3, CUTE_BF16, 8192, 8192, 1024).schedule == CUTE_GEMM_SCHEDULE_AUTO, "e4m3");
+    CHECK(row(CUTE_BF16, CUTE_F32, 8192, 8192, 1024).schedule == CUTE_GEMM_SCHEDULE_AUTO, "f32 C");
+    cute_gemm_config dual = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .c_dtype = CUTE_BF16, .dual = true,
+                             .major = {1, 1, 0}, .align_bytes = 16};
+    cute_gemm_tiling t = gemm_hopper_auto_tiling(&dual, (int64_t[]){8192, 8192, 1024});
+    CHECK(t.schedule == CUTE_GEMM_SCHEDULE_AUTO, "the dual GEMM keeps the cooperative schedule");
+    /* each row's tiling compiles for the class it is given to: bf16 / f16, both C majors */
+    int64_t ks[] = {64, 1024, 4096, 8192, 16384};
+    for (int d = 0; d < 2; d++)
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+            cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = d ? CUTE_F16 : CUTE_BF16,
+                                    .major = {1, 1, (int)i % 2}, .align_bytes = 16};
+            cfg.tiling = gemm_hopper_auto_tiling(&cfg, (int64_t[]){8192, 8192, ks[i]});
+            CHECK(plan_takes(&cfg), "the row for K %lld compiles", (long long)ks[i]);
+        }
+    return CHECK_DONE("gemm/hopper_auto_test");
+}
