@@ -106,18 +106,13 @@ static bool in_place(const row_call *rc)
     return false;
 }
 
-/* CUTEC_ROWS_SCHEDULE=rows5: the schedule before rows6 (the forwards over a cluster's blocks a
- * block a row, the norms' backward without the pipelined exchange and with its weight read
- * from L2; only the per-row inputs loaded a row ahead stay), so that one run can time both
- * (scripts/device-rows6.sh) */
+/* CUTEC_ROWS_SCHEDULE=rows5: the norms' backward as before rows6 (no pipelined exchange, its
+ * weight read from L2; only the per-row inputs loaded a row ahead stay), so that one run can
+ * time both (scripts/device-rows6.sh) */
 static void schedule_override(row_plan *p)
 {
     const char *s = getenv("CUTEC_ROWS_SCHEDULE");
-    bool sums = false;
-    if (!s || strcmp(s, "rows5")) return;
-    for (int i = 0; i < p->op->nslots; i++) sums |= p->has[i] && p->op->slot[i].role == COL_PARTIAL;
-    p->pipelined = p->stage_cols = false;
-    if (!sums && p->cluster > 1) p->stage_bufs = 1;
+    if (s && !strcmp(s, "rows5")) p->pipelined = p->stage_cols = false;
 }
 
 static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
@@ -137,8 +132,7 @@ static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
 }
 
 /* blocks and row blocks per block: one row block each, unless column sums are kept, which
- * take as few blocks as keep the device busy (fewer partial rows to sum), or the plan stages
- * the next rows while it works on this one (two buffers or more: a cluster's staged parts) */
+ * take as few blocks as keep the device busy (fewer partial rows to sum) */
 static void grid_of(cutec_rows *lib, const row_plan *p, int64_t m, int64_t n, int64_t *blocks, int64_t *iters)
 {
     int64_t rb = (m + p->rows - 1) / p->rows, most = rows_lib_resident_blocks(lib);

@@ -107,11 +107,11 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
         p->tpr = sums_in_smem ? threads / 2 : threads, p->k = sums_in_smem ? 2 * kmax : kmax;
         p->rows = 1, p->cluster = blocks > 1 ? (int)blocks : 0, p->stage_chunks = (int)per;
         p->looped = true, p->column_grid = blocks > 1, p->sums_in_smem = sums_in_smem;
-        /* a block walks several rows where it has room for two buffers or more (rows_call.c's
-         * persistent grid; one with column sums always): up to three rows' copies in flight
-         * during this one's work, as its share of the SM allows.  (The forwards at 262144
-         * took a block a row, their loads idle from the reduction to the block's end: 75% of
-         * the copy in RMSNorm's, where the staged rows of 32768 ran at 92%.) */
+        /* a block with column sums walks several rows (rows_call.c's persistent grid): up to
+         * three rows' copies in flight during this one's work, as its share of the SM allows.
+         * The forwards keep a block a row: walking rows with two 32 KB buffers (21 resident
+         * clusters of 16 on an H200) ran RMSNorm's forward at 1024x262144 at 68.7% of the
+         * copy, against 75.5% a block a row in the same run (bench/RESULTS.md, rows6) */
         int64_t room = SMEM_MAX / row_plan_blocks_per_sm(p) - sums_bytes, bufs = room / (per * chunk_bytes);
         bufs = bufs > 4 ? 4 : bufs < 1 ? 1 : bufs;
         /* a block with column sums keeps its part of the columns: its weight is staged once
@@ -119,7 +119,7 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * 262144 the sums leave no room) */
         int64_t cols_bytes = per * tile * esize * row_plan_slots(p, COL_IN);
         p->stage_cols = sums && cols_bytes && (room - cols_bytes) / (per * chunk_bytes) >= bufs;
-        p->stage_bufs = (int)bufs;
+        p->stage_bufs = sums ? (int)bufs : 1;
         /* with three buffers or more a block posts a row's exchange and writes the previous
          * row before it waits for the cluster (rows_kernel.c's rows_pipelined) */
         p->pipelined = p->cluster > 1 && p->stage_bufs >= 3 && p->op->stages == 1;

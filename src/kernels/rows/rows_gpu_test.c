@@ -15,8 +15,8 @@
 
 static const int64_t shapes[3][2] = {{16384, 4096}, {4096, 32768}, {1024, 262144}};
 
-/* a persistent grid of clusters (a backward's column sums over the rows, a forward's next
- * rows staged) fits the device at once: no cluster walks its rows in a second wave.  Prints
+/* a persistent grid of clusters (a backward's column sums over the rows) fits the device at
+ * once: no cluster walks its rows in a second wave.  Prints
  * what the driver said. */
 static void grid_resident(cute_runtime *rt, cutec_rows *lib, const rows_problem *p)
 {
