@@ -24,11 +24,13 @@ static const struct {
 };
 
 /* the rows were measured on plain 16-bit GEMMs: fp8, an f32 C (ping-pong stores it from the
- * accumulators), the dual GEMM and block scales (cooperative only) keep the plan's defaults */
+ * accumulators), the dual GEMM, block scales and the peer kernels' flags and mirror
+ * (cooperative only; hopper_peer.c) keep the plan's defaults */
 static bool measured_class(const cute_gemm_config *cfg)
 {
     bool sixteen = cfg->dtype == CUTE_BF16 || cfg->dtype == CUTE_F16;
-    return sixteen && cute_dtype_bytes(cute_gemm_c_dtype(cfg)) == 2 && !cfg->dual && cfg->scale == CUTE_GEMM_SCALE_NONE;
+    return sixteen && cute_dtype_bytes(cute_gemm_c_dtype(cfg)) == 2 && !cfg->dual && cfg->scale == CUTE_GEMM_SCALE_NONE &&
+           !cfg->peer_flags && !cfg->peer_mirror;
 }
 
 cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int64_t mnk[3])

@@ -38,6 +38,12 @@ int main(void)
                              .major = {1, 1, 0}, .align_bytes = 16};
     cute_gemm_tiling t = gemm_hopper_auto_tiling(&dual, (int64_t[]){8192, 8192, 4096});
     CHECK(!memcmp(&t, &none, sizeof none), "the dual GEMM: the plan's defaults");
+    /* the peer kernels (cutec_gemm_peer) are cooperative only: K 1024 must not give them ping-pong
+     * (peer_gemm_test's two-GPU epochs failed to compile on two H200s before this) */
+    cute_gemm_config peer = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .c_dtype = CUTE_BF16, .peer_flags = true,
+                             .major = {1, 1, 1}, .align_bytes = 16};
+    t = gemm_hopper_auto_tiling(&peer, (int64_t[]){1024, 1024, 1024});
+    CHECK(!memcmp(&t, &none, sizeof none), "the peer kernels: the plan's defaults");
     /* each row's tiling compiles for the class it is given to: bf16 / f16, both C majors */
     int64_t ks[] = {64, 1024, 4096, 8192, 16384};
     for (int d = 0; d < 2; d++)
