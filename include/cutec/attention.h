@@ -42,9 +42,13 @@ typedef struct cute_attention_config {
                          non-causal, 128 at 64 and causal 128, 64 at 256) */
     int block_m;      /* query rows a tile of the Hopper forward, 64 a consumer warpgroup: 128
                          or 192 (0: its choice, 192 at head dim 64 non-causal, else 128) */
-    bool block_per_tile; /* the Hopper forward: a block a (Q tile, head, batch) instead of its
-                            persistent grid (a block an SM walking the tiles) */
+    int grid;         /* the Hopper forward's grid (CUTE_ATTENTION_GRID_*): 0, its choice (the
+                         persistent grid at head dim 64, a block a tile elsewhere: session 28's
+                         final pass measured the persistent grid 6-17% slower at head dim 128) */
 } cute_attention_config;
+/* a block a (Q tile, head, batch), or a block an SM walking the tiles (the next tile's loads
+ * under this one's epilogue) */
+enum { CUTE_ATTENTION_GRID_AUTO, CUTE_ATTENTION_GRID_TILES, CUTE_ATTENTION_GRID_PERSISTENT };
 
 /* Compile one configuration.  The function's arguments: Q (B,Sq,H,D), K (B,Sk,G,D),
  * V (B,Sk,G,D), O (B,Sq,H,D), every stride but D's a multiple of 8 elements and the data
@@ -62,8 +66,8 @@ void cute_attention_lib_free(cute_attention_lib *lib);
  * key tile (block_n, cute_attention_config's; 0, the default: the kernel's choice). */
 void cute_attention_lib_set_kernel(cute_attention_lib *lib, cute_attention_variant v, int block_n);
 /* ... and the Hopper forward's query tile (block_m, cute_attention_config's; 0: its choice)
- * and grid (block_per_tile: a block a tile; false, the default: its persistent grid) */
-void cute_attention_lib_set_block_m(cute_attention_lib *lib, int block_m, bool block_per_tile);
+ * and grid (CUTE_ATTENTION_GRID_*; 0: its choice) */
+void cute_attention_lib_set_block_m(cute_attention_lib *lib, int block_m, int grid);
 
 /* O = attention(Q, K, V).  Q, O (B,Sq,H,D); K, V (B,Sk,G,D), G dividing H; lse (B,H,Sq) f32
  * or NULL; scale 0 means 1/sqrt(D).  A malformed call is CUTE_ERR_INVALID with the reason

@@ -33,7 +33,8 @@ static int usage(const char *cmd)
             "  32 and 8 KV heads), GB/s of K and V read beside a device copy's and SDPA's;\n"
             "  --variant: the kernels (auto: hopper on sm_90, sm80 elsewhere); --block-n: the forward's keys a tile;\n"
             "  --block-m: the Hopper forward's query rows a tile (192: three consumer warpgroups, head dim 64);\n"
-            "  --persistent 0: the Hopper forward with a block a tile, not its persistent grid\n",
+            "  --persistent 1|0: the Hopper forward's persistent grid (a block an SM) or a block a\n"
+            "  tile (unset: its choice, persistent at head dim 64 only)\n",
             cmd);
     return CLI_USAGE;
 }
@@ -86,7 +87,7 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
 static int parse(int argc, char **argv, attn_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->dtype = CUTE_BF16, o->B = 8, o->H = 16, o->S = 4096, o->D = 128, o->k.iters = 20, o->persistent = 1;
+    o->dtype = CUTE_BF16, o->B = 8, o->H = 16, o->S = 4096, o->D = 128, o->k.iters = 20, o->persistent = -1;
     if (argc < 2 || strcmp(argv[1], "attention") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
         char why[160] = "";
@@ -128,12 +129,20 @@ static const cute_fn *compile_decode(cute_runtime *rt, const void *cfg, char *er
     return cute_attention_decode_compile(rt, cfg, err, n);
 }
 
+/* the forward's grid of --persistent (unset: the library's choice) */
+static int grid_of(const attn_opts *o)
+{
+    return o->persistent < 0 ? CUTE_ATTENTION_GRID_AUTO
+           : o->persistent  ? CUTE_ATTENTION_GRID_PERSISTENT
+                            : CUTE_ATTENTION_GRID_TILES;
+}
+
 static int emit(const attn_opts *o)
 {
     cute_attention_config cfg = {.dtype = o->dtype, .head_dim = (int)o->D, .causal = o->causal && !o->decode, .lse = true,
                                  .variant = o->decode ? CUTE_ATTENTION_AUTO : o->variant,
                                  .block_n = o->bwd || o->decode ? 0 : (int)o->block_n,
-                                 .block_m = o->bwd || o->decode ? 0 : (int)o->block_m, .block_per_tile = !o->persistent};
+                                 .block_m = o->bwd || o->decode ? 0 : (int)o->block_m, .grid = grid_of(o)};
     return cli_emit_compiled("attention", o->bwd ? compile_bwd : o->decode ? compile_decode : compile, &cfg, o->k.emit,
                              o->k.arch);
 }
@@ -348,7 +357,7 @@ static void describe(const attn_opts *o, char *buf, size_t n)
         len += snprintf(buf + len, n - (size_t)len, " bn%lld", (long long)o->block_n);
     if (o->block_m && len > 0 && (size_t)len < n)
         len += snprintf(buf + len, n - (size_t)len, " bm%lld", (long long)o->block_m);
-    if (!o->persistent && len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, " tiles");
+    if (o->persistent == 0 && len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, " tiles");
 }
 
 static int run(const attn_opts *o)
@@ -360,7 +369,7 @@ static int run(const attn_opts *o)
     }
     p.lib = cute_attention_lib_new(p.rt);
     cute_attention_lib_set_kernel(p.lib, o->variant, (int)o->block_n);
-    cute_attention_lib_set_block_m(p.lib, (int)o->block_m, !o->persistent);
+    cute_attention_lib_set_block_m(p.lib, (int)o->block_m, grid_of(o));
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int64_t bad = -1, rows = 0;
     double ms = problem_make(&p, o, &seed) ? run_one(&p, o, &bad, &rows) : -2;
@@ -464,7 +473,7 @@ static int bench(const attn_opts *base)
            "checked", "SDPA", "of SDPA");
     cute_attention_lib *lib = cute_attention_lib_new(rt);
     cute_attention_lib_set_kernel(lib, base->variant, (int)base->block_n);
-    cute_attention_lib_set_block_m(lib, (int)base->block_m, !base->persistent);
+    cute_attention_lib_set_block_m(lib, (int)base->block_m, grid_of(base));
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int rc = CLI_OK;
     for (int s = 0; s < n; s++) {

@@ -84,7 +84,7 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
     char what[200], err[2048];
     if (!attn_test_hopper_here(b, wanted, "the Hopper attention")) return;
     cute_attention_lib_set_kernel(lib, wanted, 0);
-    cute_attention_lib_set_block_m(lib, 0, one_tile);
+    cute_attention_lib_set_block_m(lib, 0, one_tile ? CUTE_ATTENTION_GRID_TILES : CUTE_ATTENTION_GRID_PERSISTENT);
     snprintf(what, sizeof what, "%s%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
              wanted == CUTE_ATTENTION_HOPPER ? " hopper" : wanted == CUTE_ATTENTION_SM80 ? " sm80" : "",
              one_tile ? " (a block a tile)" : "",

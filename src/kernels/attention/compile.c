@@ -42,7 +42,8 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
         free(plan);
         return NULL;
     }
-    if (hopper && !cfg->block_per_tile) { /* the persistent grid: a block an SM (3 on the interpreter) */
+    bool persistent = cfg->grid == CUTE_ATTENTION_GRID_PERSISTENT || (cfg->grid == CUTE_ATTENTION_GRID_AUTO && cfg->head_dim == 64);
+    if (hopper && persistent) { /* the persistent grid: a block an SM (3 on the interpreter) */
         int resident = kernels_resident_clusters(rt, 1, plan->threads, 1);
         plan->sms = resident > 0 ? resident : 3;
     }

@@ -20,7 +20,7 @@ struct cute_attention_lib {
     fn_cache fns; /* cute_attention_config keys */
     cute_attention_variant variant;
     int block_n, block_m;
-    bool block_per_tile;
+    int grid; /* CUTE_ATTENTION_GRID_* */
     fn_cache bwd; /* the backward's, likewise (bwd_lib.c) */
     fn_cache dec; /* decode's (decode_lib.c) */
     int decode_splits;    /* cute_attention_lib_decode_splits (0: the library's choice) */
@@ -61,9 +61,9 @@ void cute_attention_lib_set_kernel(cute_attention_lib *lib, cute_attention_varia
     if (lib) lib->variant = v, lib->block_n = block_n;
 }
 
-void cute_attention_lib_set_block_m(cute_attention_lib *lib, int block_m, bool block_per_tile)
+void cute_attention_lib_set_block_m(cute_attention_lib *lib, int block_m, int grid)
 {
-    if (lib) lib->block_m = block_m, lib->block_per_tile = block_per_tile;
+    if (lib) lib->block_m = block_m, lib->grid = grid;
 }
 
 static bool same(const void *x, const void *y)
@@ -73,7 +73,7 @@ static bool same(const void *x, const void *y)
            a->lse == b->lse && a->window == b->window && a->varlen == b->varlen &&
            (!a->window || (a->window_left == b->window_left && a->window_right == b->window_right)) &&
            a->variant == b->variant && a->block_n == b->block_n && a->block_m == b->block_m &&
-           a->block_per_tile == b->block_per_tile;
+           a->grid == b->grid;
 }
 
 static const cute_fn *compile(cute_runtime *rt, const void *cfg, const void *user, char *err, size_t n)
@@ -204,7 +204,7 @@ cute_status cutec_attention_fwd_options(cute_attention_lib *lib, const cute_call
                                  .lse = lse != NULL, .window = opt->window, .window_left = (int)opt->window_left,
                                  .window_right = (int)opt->window_right, .varlen = opt->cu_seqlens_q != NULL,
                                  .variant = lib->variant, .block_n = lib->block_n, .block_m = lib->block_m,
-                                 .block_per_tile = lib->block_per_tile};
+                                 .grid = lib->grid};
     cfg.variant = attn_variant(lib->rt, &cfg);
     const cute_fn *f = fn_for(lib, &cfg, err, n);
     if (!f) return CUTE_ERR_COMPILE;
