@@ -15,7 +15,7 @@
 #include "interp/gpu_testkit.h"
 #include "interp/tcgen05_testkit.h"
 
-enum { P_N = 64, P_HALF_N = P_N / 2, P_THREADS = 128 };
+enum { P_N = TC_N, P_HALF_N = P_N / 2, P_THREADS = 128 };
 enum { P_A_OFF = 0, P_B_OFF = TC_M * TC_K * 2, P_BAR_OFF = P_B_OFF + P_HALF_N * TC_K * 2, P_SLOT_OFF = P_BAR_OFF + 8,
        P_SMEM = P_SLOT_OFF + 8, P_WORDS = P_BAR_OFF / 4 };
 typedef enum {
@@ -93,21 +93,6 @@ static void relay(kt *k, cute_vreg rank, cute_vreg tid, cute_vreg bar)
     cute_ir_end(&k->b);
 }
 
-/* every warp: its 32 lanes of the block's half of D into out + rank * 128 * P_N */
-static void drain(kt *k, cute_vreg out, cute_vreg rank, cute_vreg tid, cute_vreg taddr, pair_lines *L)
-{
-    cute_vreg warp = kt_bin(k, CUTE_OP_SHR, tid, sk_u32(k, 5));
-    cute_vreg at = kt_bin(k, CUTE_OP_ADD, taddr, kt_bin(k, CUTE_OP_SHL, warp, sk_u32(k, 21)));
-    cute_vreg d[P_N];
-    for (int j = 0; j < P_N; j++) d[j] = cute_ir_new_vreg(k->f, cute_type_of(CUTE_U32), "d", false);
-    KT_AT(&k->b), L->ld = __LINE__;
-    cute_ir_inst_op(&k->b, CUTE_INST_TCGEN05_LD_32x32b_X64, d, P_N, &at, 1, 0);
-    SK_DO(k, CUTE_INST_TCGEN05_WAIT_LD);
-    cute_vreg row = kt_bin(k, CUTE_OP_ADD, tid, kt_bin(k, CUTE_OP_MUL, rank, sk_u32(k, TC_M)));
-    cute_vreg base = kt_cvt(k, kt_bin(k, CUTE_OP_MUL, row, sk_u32(k, P_N)), CUTE_I64);
-    for (int j = 0; j < P_N; j++) kt_store(k, kt_ptr_add(k, out, kt_bin(k, CUTE_OP_ADD, base, kt_i64(k, j))), d[j]);
-}
-
 static cute_ir_func *pair_kernel(pair_variant v, pair_lines *L)
 {
     kt k;
@@ -132,7 +117,8 @@ static cute_ir_func *pair_kernel(pair_variant v, pair_lines *L)
     if (v == P_PEER_NO_WAIT) cute_ir_end(&k.b);
     if (v == P_RELAY) relay(&k, rank, tid, bar);
     SK_DO(&k, CUTE_INST_TCGEN05_FENCE_AFTER_THREAD_SYNC);
-    drain(&k, out, rank, tid, taddr, L);
+    cute_vreg row = kt_bin(&k, CUTE_OP_ADD, tid, kt_bin(&k, CUTE_OP_MUL, rank, sk_u32(&k, TC_M))); /* D's row */
+    tc_drain(&k, TC_GOOD, out, tid, row, taddr, &L->ld);
     SK_DO(&k, CUTE_INST_TCGEN05_FENCE_BEFORE_THREAD_SYNC);
     KT_AT(&k.b), L->end = __LINE__;
     cluster_sync(&k); /* neither block frees or exits while the other may still use the pair's */

@@ -65,19 +65,20 @@ static inline void tc_issue(kt *k, tc_variant v, cute_vreg tid, cute_vreg taddr,
     cute_ir_end(&k->b);
 }
 
-/* every warp: its 32 lanes of D, TC_N columns, into out */
-static inline void tc_drain(kt *k, tc_variant v, cute_vreg out, cute_vreg tid, cute_vreg taddr, tc_lines *L)
+/* every warp: its 32 lanes of D, TC_N columns, into out's row `row` (thread tid's: tid, or for
+ * the CTA pair tid plus the block's 128 rows); *ld: the T2R's line */
+static inline void tc_drain(kt *k, tc_variant v, cute_vreg out, cute_vreg tid, cute_vreg row, cute_vreg taddr, int *ld)
 {
     cute_vreg warp = kt_bin(k, CUTE_OP_SHR, tid, sk_u32(k, 5));
     if (v == TC_WRONG_LANES) warp = kt_bin(k, CUTE_OP_AND, kt_bin(k, CUTE_OP_ADD, warp, sk_u32(k, 1)), sk_u32(k, 3));
     cute_vreg at = kt_bin(k, CUTE_OP_ADD, taddr, kt_bin(k, CUTE_OP_SHL, warp, sk_u32(k, 21)));
     cute_vreg d[TC_N];
     for (int j = 0; j < TC_N; j++) d[j] = cute_ir_new_vreg(k->f, cute_type_of(CUTE_U32), "d", false);
-    KT_AT(&k->b), L->ld = __LINE__;
+    KT_AT(&k->b), *ld = __LINE__;
     cute_ir_inst_op(&k->b, CUTE_INST_TCGEN05_LD_32x32b_X64, d, TC_N, &at, 1, 0);
     SK_DO(k, CUTE_INST_TCGEN05_WAIT_LD);
-    cute_vreg row = kt_cvt(k, kt_bin(k, CUTE_OP_MUL, tid, sk_u32(k, TC_N)), CUTE_I64);
-    for (int j = 0; j < TC_N; j++) kt_store(k, kt_ptr_add(k, out, kt_bin(k, CUTE_OP_ADD, row, kt_i64(k, j))), d[j]);
+    cute_vreg base = kt_cvt(k, kt_bin(k, CUTE_OP_MUL, row, sk_u32(k, TC_N)), CUTE_I64);
+    for (int j = 0; j < TC_N; j++) kt_store(k, kt_ptr_add(k, out, kt_bin(k, CUTE_OP_ADD, base, kt_i64(k, j))), d[j]);
 }
 
 /* warp 0: alloc (and, for TC_TOO_MANY, 512 columns more) into the slot */
@@ -122,7 +123,7 @@ static inline cute_ir_func *tc_kernel(tc_variant v, tc_lines *L)
     if (v == TC_BARRIER_NOT_WAIT) kt_barrier(&k); /* orders the threads, not the MMA's completion */
     else if (v != TC_NO_WAIT) sk_wait(&k, bar, sk_u32(&k, 0));
     SK_DO(&k, CUTE_INST_TCGEN05_FENCE_AFTER_THREAD_SYNC);
-    tc_drain(&k, v, out, tid, taddr, L);
+    tc_drain(&k, v, out, tid, tid, taddr, &L->ld);
     tc_dealloc(&k, v, tid, taddr, L);
     return k.f;
 }
