@@ -261,7 +261,7 @@ static void shared_memory(cute_ctx *c, const gemm_plan *p, bw_kernel *k, cute_in
     k->m.sA = cute_smem_alloc_tensor_composed(c, &al, staged, p->smem_a, 16);
     k->m.sB = cute_smem_alloc_tensor_composed(c, &al, staged, p->smem_b, 16);
     k->m.sC = k->m.sA;
-    int64_t b_rows = p->bn / p->cluster_m; /* the CTA pair's blocks stage half of B's rows each */
+    int64_t b_rows = gemm_block_b_rows(p);
     int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (b_rows / p->box_rows[1]);
     if (nvfp4(p)) {
         int64_t n = GEMM_BW_SF_KTILE * p->stages;
@@ -329,7 +329,7 @@ static void blackwell_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_t
     bw_kernel k = {.p = p, .tiles = gemm_blackwell_tiles(p), .mA = mA, .mB = mB, .mC = mC, .cA = cA, .cB = cB,
                    .cC = cC, .alpha = alpha, .beta = beta, .mapA = mapA, .mapB = {mapB, mapB1}};
     k.loads = k.tiles;
-    k.loads.bn = p->bn / p->cluster_m;
+    k.loads.bn = gemm_block_b_rows(p);
     k.sched = gemm_sched_make(c, &k.tiles, mC, p->raster);
     if (nvfp4(p)) { /* (the operands are A's and B's bytes: K / 2 of them a row) */
         cute_int K = cute_mul(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(2));

@@ -64,7 +64,7 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if (cfg->dual && p->bn % 64)
         return cute_alg_fail(a, "gemm blackwell: the dual GEMM's tile holds B0's and B1's halves: bn %lld must be a "
                              "multiple of 64", (long long)p->bn);
-    int64_t b_rows = p->cta_pair ? p->bn / 2 : p->bn; /* B's rows a block stages */
+    int64_t b_rows = gemm_block_b_rows(p);
     if (cfg->major[1] == 0 && b_rows % 64)
         return cute_alg_fail(a, "gemm blackwell: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
                              "multiple of %d", (long long)p->bn, p->cta_pair ? 128 : 64);
@@ -93,7 +93,7 @@ bool gemm_plan_blackwell(cute_alg *a, const cute_gemm_config *cfg, int arch, gem
     if (!cute_umma_atom(a, atom, cfg->dtype, (int)p->bm * p->cluster_m, (int)p->bn, &p->umma)) return false;
     cute_dtype staged = fp4 ? CUTE_U8 : cfg->dtype; /* e2m1 staged as its bytes */
     p->smem_a = gemm_tma_stages(a, staged, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);
-    p->smem_b = gemm_tma_stages(a, staged, cfg->major[1], p->bn / p->cluster_m, p->bk, p->stages, &p->box_rows[1]);
+    p->smem_b = gemm_tma_stages(a, staged, cfg->major[1], gemm_block_b_rows(p), p->bk, p->stages, &p->box_rows[1]);
     if (cfg->dual) p->box_rows[1] = p->bn / 2; /* B0's half of the stage, then B1's (hopper.c) */
     p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
     return !a->failed;

@@ -73,6 +73,8 @@ typedef struct gemm_plan {
 } gemm_plan;
 
 bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p);
+/* the rows of B's tile one block stages: bn, or half of it on the Blackwell CTA pair */
+static inline int64_t gemm_block_b_rows(const gemm_plan *p) { return p->cta_pair ? p->bn / 2 : p->bn; }
 
 /* Kernels with a synchronization left out, which the interpreter must catch (tests only):
  * the main loop's cp.async wait_group, or its barrier. */

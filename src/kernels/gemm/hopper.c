@@ -117,7 +117,7 @@ static void load_boxes(cute_ctx *c, const gemm_plan *p, int operand, const cute_
                        cute_tensor smem, cute_tma_copy_opts to)
 {
     cute_alg *a = cute_ctx_alg(c);
-    int64_t rows = operand ? p->bn / (p->cta_pair ? 2 : 1) : p->bm, box = p->box_rows[operand]; /* a pair's block: half of B */
+    int64_t rows = operand ? gemm_block_b_rows(p) : p->bm, box = p->box_rows[operand];
     const cute_tma_atom *atom = operand ? &p->tma_b : &p->tma_a;
     bool dual = operand && p->cfg.dual;
     cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld)", (long long)box, (long long)p->bk);
