@@ -6,6 +6,7 @@
 #   gemv: NVFP4 GEMV (7168,16384,1), the skinny bf16 GEMM at 64 vectors
 #   attn: the Hopper attention backward d128 8x16x4096 (its three kernels), the forward
 #   rows: softmax and LayerNorm at 1024x262144, cross-entropy at 16384x4096, the SM80 attention
+#   more: decode with 8 KV heads, the forward at d64;  more2: LayerNorm 16384x4096, bf16 8192^3
 # Each profile: the speed of light, warp states, scheduler, memory and compute sections and the
 # sampled stalls a SASS instruction ($OUT/NAME.txt and NAME-sass.csv).  Only cutec's kernels
 # (NAME_kernel_N) are profiled; the launch profiled is the third of its name.
@@ -54,6 +55,16 @@ rows()
     prof ce-4096 40 1 bench cross-entropy --backward --dtype bf16 --shape 16384x4096 --iters 3
     unset CUTEC_TORCH_ROWS
     prof attn-sm80 60 1 bench attention --variant sm80 --batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 3
+}
+more() # the second call on the warm host: what the first left out
+{
+    prof decode-gqa 60 1 bench attention --decode --kv-heads 8 --iters 3
+    prof attn-d64 60 1 bench attention --batch 16 --heads 32 --seqlen 2048 --headdim 64 --iters 3
+}
+more2()
+{
+    CUTEC_TORCH_ROWS=/dev/null prof layernorm-4096 40 1 bench layernorm --dtype bf16 --shape 16384x4096 --iters 3
+    prof bf16-8192 50 1 bench gemm --dtype bf16 --layout tn --variants hopper --sizes 8192 --iters 3
 }
 {
     say "$(date -u '+%F %T') $(git log --oneline -1 2>/dev/null) part $part"
