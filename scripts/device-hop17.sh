@@ -8,7 +8,8 @@
 # `cutec bench gemm --dtype bf16 --layout tn --variants hopper`, cuBLAS once per shape in the
 # same process on the same gaussian inputs (each row sampled against float64 and compared
 # with cuBLAS's elements).  Waves of 128 x 256 tiles on 132 SMs: 4096^3 3.88, 8192^3 15.5,
-# 2048^3 0.97, 8192x4096x14336 7.76, 8192x6144x4096 11.6, 8192x28672x4096 54.3.
+# 2048^3 0.97 (where runs would save nothing: stream-K keeps whole tiles, so sk = coop),
+# 8192x4096x14336 7.76, 8192x6144x4096 11.6, 8192x28672x4096 54.3.
 # Built beforehand (`make all tests`); every command under a timeout, the whole under 150 s on
 # an H200.  Log: $OUT/hop17.log (default build/device-out).
 #   ITERS=5 sh scripts/device-hop17.sh

@@ -345,7 +345,7 @@ gemm_work gemm_streamk_work(cute_ctx *c, const gemm_streamk *k, cute_int i);
 /* the grid: as many blocks as fit, at most the k-tiles of all tiles */
 cute_launch_cfg gemm_streamk_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s, cute_int k_tiles);
 /* The fixup (streamk_fixup.c), by the cooperative consumers (tid among them): the workspace
- * ws (f32, a slot of bm x bn a block, each thread's accumulators `threads` apart) and flags
+ * ws (f32, a slot of bm x bn a block, each thread's accumulators in 16-byte runs) and flags
  * (u32, one a block, 0 between kernels) */
 void gemm_streamk_store_partial(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
                                 cute_tensor acc);

@@ -2,7 +2,7 @@
  * tiles for the full waves, equal runs of k-tiles for the rest; gemm_internal.h says who
  * does what).  Of T tiles of K k-tiles on G blocks (W = T / G full waves, R = T % G tiles
  * left over):
- *   R = 0       every tile whole (no runs);
+ *   R = 0       every tile whole (no runs; likewise where the runs would not pay, below);
  *   W = 0       every tile in the runs (a block's run: T K / G k-tiles, under one tile);
  *   otherwise   the first (W - 1) G tiles whole, the last G + R in the runs (a block's run:
  *               K + R K / G k-tiles, so a tile spans at most two runs).
@@ -25,12 +25,24 @@ static cute_int pick(cute_ctx *c, cute_val a, cute_int x, cute_int y)
 /* 1 where x > 0, else 0 (x >= 0) */
 static cute_int positive(cute_alg *a, cute_int x) { return cute_min(a, x, cute_i(1)); }
 
+/* whether the runs pay: they take K - ceil(R K / G) k-tiles off the busiest block (its last
+ * whole tile against its share of the R tiles left over), the fixup costs it about
+ * FIXUP_K_TILES (a 128 KB slot written by one block and read by another at some 126 GB/s an
+ * SM, against a k-tile's 0.7 us at 128 x 256) */
+enum { FIXUP_K_TILES = 4 };
+static cute_int runs_pay(cute_alg *a, cute_int K, cute_int R, cute_int G)
+{
+    cute_int saved = cute_sub(a, K, cute_ceil_div(a, cute_mul(a, R, K), G));
+    return positive(a, cute_max(a, cute_sub(a, saved, cute_i(FIXUP_K_TILES)), cute_i(0)));
+}
+
 gemm_streamk gemm_streamk_make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles)
 {
     cute_alg *a = cute_ctx_alg(c);
     gemm_streamk k = {.k_tiles = k_tiles, .units = cute_grid_dim(c, 0)};
     cute_int T = s->count, G = k.units, W = cute_div(a, T, G), R = cute_mod(a, T, G);
     cute_int runs = cute_mul(a, positive(a, R), cute_add(a, R, cute_mul(a, positive(a, W), G)));
+    runs = cute_mul(a, runs, runs_pay(a, k_tiles, R, G));
     k.dp = cute_int_now(c, cute_sub(a, T, runs));
     k.iters = cute_int_now(c, cute_mul(a, runs, k_tiles));
     cute_int me = cute_block_idx(c, 0);

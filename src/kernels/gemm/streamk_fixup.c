@@ -2,8 +2,9 @@
  * writes its accumulators to its block's workspace slot and raises the block's flag; the
  * piece that finishes the tile waits for the flags of the blocks below it, lowers them again
  * (so the next kernel finds them down) and adds their partials to its accumulators, in block
- * order.  A slot holds each consumer thread's accumulators `threads` floats apart, so a
- * warp's stores and loads of one element are 128 contiguous bytes; the finishing piece's
+ * order.  A slot holds each consumer thread's accumulators in runs of 4 floats, the threads'
+ * runs side by side, so a warp's 16-byte stores and loads of one run are 512 contiguous
+ * bytes; the finishing piece's
  * threads hold the same elements of the tile as the writers' did (one MMA partition), so no
  * coordinate of C is needed.  Publication as CUTLASS's stream-K does it: every consumer
  * stores, the consumers meet, one thread stores the flag with release semantics; one thread
@@ -15,17 +16,18 @@
 
 /* the consumers' meeting: the 256-thread barrier of the cooperative consumers (hopper_peer.c's;
  * the two never share a kernel: stream-K refuses flags between GPUs) */
-enum { WARPGROUP = 128, FIXUP_BARRIER = 3 };
+enum { WARPGROUP = 128, FIXUP_BARRIER = 3, VEC = 4 };
 
 static int consumer_threads(const gemm_plan *p) { return WARPGROUP * p->consumers; }
 
-/* block u's slot as thread tid sees it: shaped as its accumulators acc */
+/* block u's slot as thread tid sees it, shaped as its accumulators acc: runs of VEC floats
+ * (16 bytes), the threads' runs side by side (a warp's 512 contiguous bytes) */
 static cute_tensor slot(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_int tid, cute_int u, cute_tensor acc)
 {
     cute_alg *a = cute_ctx_alg(c);
-    long long frag = cute_size(a, &acc.layout).v, threads = consumer_threads(p);
-    cute_layout slots = cute_layout_fmt(a, "(%lld,%lld,%I):(%lld,1,%lld)", frag, threads, cute_grid_dim(c, 0),
-                                        threads, frag * threads);
+    long long frag = cute_size(a, &acc.layout).v, threads = consumer_threads(p), v = frag % VEC ? 1 : VEC;
+    cute_layout slots = cute_layout_fmt(a, "((%lld,%lld),%lld,%I):((1,%lld),%lld,%lld)", v, frag / v, threads,
+                                        cute_grid_dim(c, 0), v * threads, v, frag * threads);
     cute_tiler by_slot = cute_tiler_layout(&slots);
     cute_tensor mine = cute_tensor_slice(c, cute_tensor_compose(c, ws, &by_slot), cute_tuple_fmt(a, "(_,%I,%I)", tid, u));
     cute_layout like = cute_make_layout_like(a, &acc.layout);
@@ -33,9 +35,9 @@ static cute_tensor slot(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_in
     return cute_tensor_compose(c, mine, &as_acc);
 }
 
-/* acc += part, CHUNK elements at a time: the whole of both would hold twice the
- * accumulators' registers (ptxas spilled them) */
-enum { CHUNK = 16 };
+/* acc += part, a run (16 bytes) at a time: loaded whole, the partial would take as many
+ * registers again as the accumulators */
+enum { CHUNK = VEC }; /* (a run of the slot: one shape on both sides) */
 static void add_slot(cute_ctx *c, cute_tensor acc, cute_tensor part)
 {
     cute_alg *a = cute_ctx_alg(c);

@@ -3,17 +3,19 @@
  * is 0):
  *  - on the interpreter (2 resident blocks), through the library (its workspace), at small
  *    odd sizes with M, N and K tails: every tile in the runs with one tile split between
- *    both blocks (W = 0), the hybrid with and without data-parallel tiles before the runs
- *    (W = 1 and W = 4, one tile left over), no tile left over (all data-parallel), K not
- *    divisible by the runs, C of f32 (16-byte stores) and 16-bit (TMA stores), beta, and the
- *    fused epilogues (bias by row and by column with GELU, SiLU and ReLU);
+ *    both blocks (W = 0), the hybrid with and without whole tiles before the runs (W = 1
+ *    and W = 4, one tile left over), runs that would not pay and no tile left over (every
+ *    tile whole), K not divisible by the runs, C of f32 (16-byte stores) and 16-bit (TMA
+ *    stores), beta, and the fused epilogues (bias by row and by column with GELU, SiLU, ReLU);
+ *  - which cases met in the fixup (with no partials added, C wrong exactly where runs were
+ *    made: not where they would not pay);
  *  - the flags back at 0 after a call (the next call's finisher trusts them), and the broken
  *    fixups caught: a finisher that does not wait for the flags (it leaves them raised, and
  *    on the next call would read a partial before it is written) and one that adds no
  *    partials (wrong values);
  *  - what it refuses, named: clusters, the dual GEMM;
- *  - on an sm_90 GPU (else skipped, visibly): the shapes the benchmark runs, at their wave
- *    counts (3.9 and 0.97 waves of 128 x 256 tiles on 132 SMs), sampled. */
+ *  - on an sm_90 GPU (else skipped, visibly): 4096^3 (3.88 waves of 128 x 256 tiles on 132
+ *    SMs: runs), 2048^3 (0.97: whole tiles), odd sizes, an f32 C, a fused epilogue, sampled. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -150,9 +152,20 @@ static cute_status run_broken(cute_runtime *rt, const skcase *k, unsigned how, i
     return s;
 }
 
-/* 3 tiles of 128 x 256 on 2 blocks, 4 k-tiles each: block 0 the first tile whole and the
+/* 3 tiles of 64 x 64 on 2 blocks, 10 k-tiles each: block 0 the first tile whole and the
  * second's head, block 1 the second's tail (the fixup) and the third */
-static const skcase split = {300, 200, 200, CUTE_BF16, 1.0, 0.5, {.schedule = SK}, {0}, "broken"};
+static const skcase split = {136, 40, 600, CUTE_BF16, 1.0, 0.5, {.bm = 64, .bn = 64, .schedule = SK}, {0}, "broken"};
+
+/* whether a case's tiles met in the fixup: with none added, C is wrong exactly then */
+static void fixup_or_not(cute_runtime *rt, const skcase *k, bool runs)
+{
+    char why[4096];
+    int64_t bad;
+    int raised;
+    cute_status s = run_broken(rt, k, GEMM_BREAK_FIXUP_ADD, &bad, &raised, why, sizeof why);
+    CHECK(s == CUTE_OK && (bad > 0) == runs, "stream-K %s: %s, with no partials added %lld wrong (%s wanted)", k->what,
+          cute_status_name(s), (long long)bad, runs ? "some" : "none");
+}
 
 static void broken_all(cute_runtime *rt)
 {
@@ -201,24 +214,27 @@ static void interp(void)
         return;
     }
     static const skcase k[] = {
-        /* W = 0: one tile (6 k-tiles, the last of 8) split between both blocks; f32 C */
-        {100, 120, 328, CUTE_F32, 1.5, -0.5, {.schedule = SK}, {0}, "one tile in two runs"},
-        /* W = 1, R = 1: the split of broken_all, with beta */
-        {300, 200, 200, CUTE_BF16, 1.0, 0.5, {.schedule = SK}, {0}, "three tiles in two runs"},
-        /* W = 4, R = 1 (9 tiles of 64 x 64): 6 tiles data-parallel, then 3 in the runs of 6
-         * k-tiles each (5 k-tiles a tile, the last of 56) */
-        {136, 136, 312, CUTE_F16, 1.0, 0.0, {.bm = 64, .bn = 64, .schedule = SK}, {0}, "data-parallel, then runs"},
-        /* R = 0: every tile data-parallel */
-        {136, 200, 72, CUTE_BF16, -1.0, 0.0, {.schedule = SK}, {0}, "no tile left over"},
-        /* the fused epilogues (TMA stores): 3 tiles of 128 x 128 */
-        {300, 120, 200, CUTE_BF16, 1.0, 0.0, {.bn = 128, .schedule = SK},
+        /* W = 0: one tile of 128 x 256 (10 k-tiles, the last of 8) split between both blocks;
+         * f32 C */
+        {100, 120, 584, CUTE_F32, 1.5, -0.5, {.schedule = SK}, {0}, "one tile in two runs"},
+        /* W = 1, R = 1: the split of broken_all, f16, beta */
+        {136, 40, 600, CUTE_F16, 1.0, 0.5, {.bm = 64, .bn = 64, .schedule = SK}, {0}, "three tiles in two runs"},
+        /* W = 4, R = 1 (9 tiles of 64 x 64): 6 tiles whole, then 3 in the runs of 15 k-tiles */
+        {136, 136, 600, CUTE_BF16, 1.0, 0.0, {.bm = 64, .bn = 64, .schedule = SK}, {0}, "whole tiles, then runs"},
+        /* runs that would not pay (4 k-tiles: a block's share of 2 saves 2, the fixup costs
+         * about 4), and no tile left over: every tile whole */
+        {136, 40, 200, CUTE_BF16, -1.0, 0.0, {.bm = 64, .bn = 64, .schedule = SK}, {0}, "runs that do not pay"},
+        {136, 200, 72, CUTE_BF16, 1.0, 0.0, {.schedule = SK}, {0}, "no tile left over"},
+        /* the fused epilogues (TMA stores): 3 tiles of 64 x 64 (64 x 128 for the row bias) */
+        {136, 64, 600, CUTE_BF16, 1.0, 0.0, {.bm = 64, .bn = 64, .schedule = SK},
          {.bias = CUTE_GEMM_BIAS_COL, .act = CUTE_GEMM_ACT_GELU_ERF}, "bias by column and GELU"},
-        {300, 120, 200, CUTE_F16, 0.5, 0.0, {.bn = 128, .schedule = SK},
+        {136, 120, 600, CUTE_F16, 0.5, 0.0, {.bm = 64, .bn = 128, .schedule = SK},
          {.bias = CUTE_GEMM_BIAS_ROW, .act = CUTE_GEMM_ACT_SILU}, "bias by row and SiLU"},
-        {136, 64, 456, CUTE_BF16, 1.0, 0.0, {.bm = 64, .bn = 64, .schedule = SK}, {.act = CUTE_GEMM_ACT_RELU},
-         "ReLU, 3 tiles of 64 x 64, 8 k-tiles"},
+        {136, 64, 600, CUTE_BF16, 1.0, 0.0, {.bm = 64, .bn = 64, .schedule = SK}, {.act = CUTE_GEMM_ACT_RELU},
+         "ReLU"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
+    for (int i = 0; i < 5; i++) fixup_or_not(rt, &k[i], i < 3); /* runs in the first three only */
     broken_all(rt);
     refused(rt);
     cute_runtime_free(rt);
