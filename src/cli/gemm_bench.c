@@ -246,7 +246,7 @@ static void sweep_counts(const gemm_opts *o, int count[SWEEP_LISTS])
  * and its row's name, the variant's and what it sets: hopper2x1r16-pp-t64x256x64-tile */
 static cute_gemm_tiling sweep_at(const gemm_opts *o, int i, cute_gemm_variant var, char *name, size_t n)
 {
-    static const char *sched_tags[] = {"-auto", "-coop", "-pp", "-persistent"};
+    static const char *sched_tags[] = {"-auto", "-coop", "-pp", "-persistent", "-sk"};
     static const char *store_tags[] = {"-sauto", "-tma", "-st", "-overlap", "-tile"};
     cute_gemm_tiling t = o->tiling;
     int len = snprintf(name, n, "%s", cute_gemm_variant_name(var)), count[SWEEP_LISTS], at[SWEEP_LISTS];

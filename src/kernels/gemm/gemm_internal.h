@@ -48,6 +48,7 @@ typedef struct gemm_plan {
     int consumers;
     bool pingpong;            /* each consumer warpgroup its own bm x bn tile, main loops and
                                  epilogues taking turns (hopper.c); else both on one tile */
+    bool streamk;             /* cooperative, the last waves in runs of k-tiles (streamk.c) */
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N
                                  (0 counts as 1) */
     bool c_overlap;           /* the persistent SM80 kernel (CUTE_GEMM_STORE_OVERLAP): a tile's C
@@ -98,6 +99,9 @@ enum { GEMM_BREAK_TURN = 8192 };
 /* ... and the SM80 persistent kernel's C tile over the stages (as a block per tile has it),
  * where the next tile's first k-tiles land during the epilogue */
 enum { GEMM_BREAK_C_OVER_STAGES = 16384 };
+/* stream-K's fixup: the piece that ends a tile does not wait for the flags of the partials
+ * it adds (nor lowers them after), or adds none */
+enum { GEMM_BREAK_FIXUP_WAIT = 32768, GEMM_BREAK_FIXUP_ADD = 65536 };
 const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
                                    char *err, size_t n);
 const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
@@ -314,6 +318,41 @@ cute_launch_cfg gemm_sched_launch_cfg(cute_ctx *c, const gemm_plan *p, const gem
 /* in the kernel: how many tiles this block takes, and its w-th tile (tm, tn) */
 cute_int gemm_sched_mine(cute_ctx *c, const gemm_sched *s);
 void gemm_sched_tile(cute_ctx *c, const gemm_sched *s, cute_int w, cute_int *tm, cute_int *tn);
+/* ... that of place idx of the order (its cluster's place; the block's in it) */
+void gemm_sched_tile_at(cute_ctx *c, const gemm_sched *s, cute_int idx, cute_int *tm, cute_int *tn);
+
+/* Stream-K (streamk.c; CUTE_GEMM_SCHEDULE_STREAMK, clusters of 1x1): of T tiles of K k-tiles
+ * on G blocks, the whole waves but the last full one are data-parallel (each tile whole, the
+ * scheduler's order); the rest, the last partial wave and the full wave before it (all of
+ * them where T < G), are split into G equal runs of k-tiles, block b's run the b-th.  A
+ * block's work: its data-parallel tiles, then the pieces of its run, one a tile it touches,
+ * the last tile's first.  A piece that ends before its tile's last k-tile leaves its partial
+ * sums in the block's workspace slot and raises its flag; the piece that ends the tile (the
+ * highest block touching it) waits for the flags of the blocks below it from `first` on, adds
+ * their partials in block order (deterministic), and runs the epilogue. */
+typedef struct gemm_streamk {
+    cute_int dp, iters, k_tiles, units; /* data-parallel tiles, k-tiles of the runs, K, G */
+    cute_int dp_mine, g0, g1, items;    /* the block's data-parallel tiles, run, work items */
+} gemm_streamk;
+typedef struct gemm_work {
+    cute_int tile;   /* place in the scheduler's order */
+    cute_int k0, k1; /* the k-tiles [k0, k1) */
+    cute_int first;  /* the lowest block with a piece of the tile (this block: no partials) */
+    cute_val partial; /* k1 < K: the partial sums go to the workspace */
+} gemm_work;
+gemm_streamk gemm_streamk_make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles);
+gemm_work gemm_streamk_work(cute_ctx *c, const gemm_streamk *k, cute_int i);
+/* the grid: as many blocks as fit, at most the k-tiles of all tiles */
+cute_launch_cfg gemm_streamk_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s, cute_int k_tiles);
+/* The fixup (streamk_fixup.c), by the cooperative consumers (tid among them): the workspace
+ * ws (f32, a slot of bm x bn a block, each thread's accumulators in 16-byte runs) and flags
+ * (u32, one a block, 0 between kernels) */
+void gemm_streamk_store_partial(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
+                                cute_tensor acc);
+void gemm_streamk_add_partials(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
+                               cute_tensor acc, cute_int first);
+/* the workspace's bytes for a plan of tiling t (the slots of `blocks` blocks, then their flags) */
+size_t gemm_streamk_workspace_bytes(const cute_gemm_tiling *t, int blocks, size_t *flags_offset);
 /* the blocks a persistent kernel of `threads`-thread blocks, one an SM, in clusters of
  * cluster_size, fills on rt's device: the SMs, or the blocks of the clusters that can be
  * resident at once (resident.c); 2 clusters' worth on the interpreter (blocks then walk

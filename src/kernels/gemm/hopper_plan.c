@@ -48,10 +48,15 @@ static bool power_of_2_upto(int x, int most) { return x >= 1 && x <= most && !(x
 static bool schedule(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
 {
     int s = cfg->tiling.schedule;
-    if (s < CUTE_GEMM_SCHEDULE_AUTO || s > CUTE_GEMM_SCHEDULE_PINGPONG)
-        return cute_alg_fail(a, "gemm hopper: schedule %d (CUTE_GEMM_SCHEDULE_COOP or _PINGPONG, 0: the library's%s)", s,
+    if (s < CUTE_GEMM_SCHEDULE_AUTO || s > CUTE_GEMM_SCHEDULE_STREAMK || s == CUTE_GEMM_SCHEDULE_PERSISTENT)
+        return cute_alg_fail(a, "gemm hopper: schedule %d (CUTE_GEMM_SCHEDULE_COOP, _PINGPONG or _STREAMK, 0: the "
+                             "library's%s)", s,
                              s == CUTE_GEMM_SCHEDULE_PERSISTENT ? "; PERSISTENT is the SM80 kernels', this one always is" : "");
     p->pingpong = s == CUTE_GEMM_SCHEDULE_PINGPONG;
+    p->streamk = s == CUTE_GEMM_SCHEDULE_STREAMK;
+    if (p->streamk && (cfg->dual || cfg->scale != CUTE_GEMM_SCALE_NONE || cfg->peer_flags))
+        return cute_alg_fail(a, "gemm hopper: stream-K runs plain and fused-epilogue GEMMs (not %s)",
+                             cfg->dual ? "the dual GEMM" : cfg->peer_flags ? "flags between GPUs" : "fp8 scales");
     if (p->pingpong && cfg->dual) /* its epilogue's halves of N: untried */
         return cute_alg_fail(a, "gemm hopper: the dual GEMM runs in the cooperative schedule (ping-pong asked)");
     if (p->pingpong && cfg->scale == CUTE_GEMM_SCALE_BLOCK) /* its promotions lean on the other warpgroup's wgmma */
@@ -94,6 +99,9 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if (!power_of_2_upto(p->cluster_m, 4) || !power_of_2_upto(p->cluster_n, 4) || p->cluster_m * p->cluster_n > 4)
         return cute_alg_fail(a, "gemm hopper: cluster %dx%d (1, 2 or 4 blocks along M and along N, at most 4 in "
                              "all)", t->cluster_m, t->cluster_n);
+    if (p->streamk && p->cluster_m * p->cluster_n > 1) /* a unit is one block's run of k-tiles */
+        return cute_alg_fail(a, "gemm hopper: stream-K runs without clusters (cluster %dx%d asked)", p->cluster_m,
+                             p->cluster_n);
     if (cfg->dual && p->cluster_m * p->cluster_n > 1) /* B's multicast would split B0's and B1's boxes: untried */
         return cute_alg_fail(a, "gemm hopper: the dual GEMM runs without clusters (cluster %dx%d asked)",
                              p->cluster_m, p->cluster_n);
