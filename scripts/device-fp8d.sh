@@ -5,9 +5,9 @@
 #      1024x1000x1008 and 1021x1016x4000 against float64; staged, registers and load loops);
 #   2. block scales (1x128 A, 128x128 B) e4m3 -> bf16 at 4096x7168x16384: the new loop
 #      (scales staged in shared memory by cp.async, the library's) in clusters 1x1 and 2x1
-#      (the library's), tiles 128x128 (the library's: two partial sets) and 128x192 (one
-#      partial set, B's blocks by parts of 64), cuBLASLt (unscaled) and torch's block-scaled
-#      _scaled_mm in the same run (target 1,450);
+#      (the library's), tiles 128x128 (the library's: two partial sets), 128x192 (one
+#      partial set, B's blocks by parts of 64) and 256x128 (two waves a warpgroup), cuBLASLt
+#      (unscaled) and torch's block-scaled _scaled_mm in the same run (target 1,450);
 #   3. the same shape, the old loop (--scale-mul promote: scales in registers two k-tiles
 #      ahead, session 28's 1,001-1,033) 2x1, and the per-tensor kernel in the block loops'
 #      tiles 128x128 and 128x192 and in 128x256, 2x1 (the bounds; torch skipped in these:
@@ -27,8 +27,8 @@ blk=4096x7168x16384
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     timeout 10 make -j16 build/cutec build/tests/kernels/gemm/scaled_test 2>&1 | grep -E "error|warning" | head -20
     TEST_TIMEOUT=35 device_tests kernels/gemm/scaled_test
-    echo "== $(el) s: block scales, $blk, staged (the library's), clusters 1x1, 2x1 (the library's), tiles 128x128 (the library's), 128x192"
-    fp8_bench 32 --scale block --sizes $blk --cluster 1x1,2x1 --tile 128x128x128,128x192x128
+    echo "== $(el) s: block scales, $blk, staged (the library's), clusters 1x1, 2x1 (the library's), tiles 128x128 (the library's), 128x192, 256x128"
+    fp8_bench 36 --scale block --sizes $blk --cluster 1x1,2x1 --tile 128x128x128,128x192x128,256x128x128
     echo "== $(el) s: block scales, $blk, the old loop (--scale-mul promote), 2x1, 128x128"
     (no_torch && fp8_bench 14 --scale block --sizes $blk --cluster 2x1 --scale-mul promote)
     echo "== $(el) s: per-tensor scales, $blk, tiles 128x128, 128x192 (the block loops') and 128x256, 2x1"
