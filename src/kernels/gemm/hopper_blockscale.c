@@ -167,7 +167,6 @@ static cute_ssa broadcast(cute_ctx *c, const gemm_plan *p, cute_tensor prod, int
  * soon as the products are taken) */
 typedef struct partial {
     cute_tensor acc, scale, prod;
-    int slot; /* its k-tiles' slot of the staged scales' ring: 0 the even ones, 1 the odd */
 } partial;
 
 /* what both steps see */
@@ -197,16 +196,18 @@ static void load_ahead(cute_ctx *c, const blockscale_loop *l, cute_int kt, cute_
  * (SB5 in the SASS), and its wait at the first product of a turn waited for every load in
  * flight, the newest issued half a k-tile before, so an L2 round trip stalled the warpgroup
  * before its next batch once every two k-tiles.  cp.async copies each thread's scales into
- * its slots of a ring in shared memory instead, a group a k-tile, and
- * cp.async.wait_group 1 waits for exactly the group two k-tiles old. */
+ * its slots of a ring in shared memory instead, a group a k-tile, RING_SLOTS k-tiles
+ * ahead, and cp.async.wait_group RING_SLOTS - 1 waits for exactly the oldest group. */
+enum { RING_SLOTS = 3 }; /* k-tile kt's scales in slot kt % 3 */
 
-/* k-tile kt's scales (past the last k-tile the last one's, unused) into slot `slot` (kt's
- * parity), one group */
-static void stage_ahead(cute_ctx *c, const blockscale_loop *l, cute_int kt, cute_int slot)
+static cute_int ring_slot(cute_ctx *c, cute_int kt) { return cute_mod(cute_ctx_alg(c), kt, cute_i(RING_SLOTS)); }
+
+/* k-tile kt's scales (past the last k-tile the last one's, unused) into its slot, one group */
+static void stage_ahead(cute_ctx *c, const blockscale_loop *l, cute_int kt)
 {
     cute_alg *a = cute_ctx_alg(c);
+    cute_tensor dst = cute_tensor_slice(c, l->stage, cute_tuple_fmt(a, "(_,%I)", ring_slot(c, kt)));
     kt = cute_min(a, kt, cute_sub(a, l->k_tiles, cute_i(1)));
-    cute_tensor dst = cute_tensor_slice(c, l->stage, cute_tuple_fmt(a, "(_,%I)", slot));
     for (int i = 0; i < l->at.rows + l->at.parts; i++) {
         int j = i - l->at.rows;
         cute_tensor src = j < 0 ? at_kt(c, l->at.row[i], l->at.sa, kt) : at_kt(c, l->at.block[j], l->at.sb, kt);
@@ -215,13 +216,19 @@ static void stage_ahead(cute_ctx *c, const blockscale_loop *l, cute_int kt, cute
     cute_cp_async_commit_group(c);
 }
 
-/* the scales of the k-tile in slot `slot` into r, once their group has landed (the next
- * k-tile's may still be in flight) */
-static void read_staged(cute_ctx *c, const blockscale_loop *l, cute_int slot, cute_tensor r)
+/* k-tile kt's scales into r, once their group has landed (the next k-tiles' may still be in
+ * flight) */
+static void read_staged(cute_ctx *c, const blockscale_loop *l, cute_int kt, cute_tensor r)
 {
-    cute_cp_async_wait_group(c, 1);
-    cute_tensor mine = cute_tensor_slice(c, l->stage, cute_tuple_fmt(cute_ctx_alg(c), "(_,%I)", slot));
+    cute_cp_async_wait_group(c, RING_SLOTS - 1);
+    cute_tensor mine = cute_tensor_slice(c, l->stage, cute_tuple_fmt(cute_ctx_alg(c), "(_,%I)", ring_slot(c, kt)));
     cute_tensor_store(c, r, cute_tensor_load(c, mine));
+}
+
+/* the first k-tiles' scales into the ring (staged) */
+static void stage_first(cute_ctx *c, const blockscale_loop *l)
+{
+    for (int i = 0; l->staged && i < RING_SLOTS; i++) stage_ahead(c, l, cute_i(i));
 }
 
 /* the next full stage into x's accumulators (zeroed: the tensor core starts them from
@@ -253,13 +260,12 @@ static void promote(cute_ctx *c, const blockscale_loop *l, const partial *x, int
 {
     cute_warpgroup_wait(c, in_flight);
     gemm_hopper_release(c, l->p, l->m, l->done);
-    if (l->staged) read_staged(c, l, cute_i(x->slot), x->scale);
+    if (l->staged) read_staged(c, l, kt, x->scale);
     if (l->ahead) multiply(c, &l->at, x->scale, x->prod);
     cute_ssa sum = cute_ssa_fma(c, cute_tensor_load(c, x->acc), broadcast(c, l->p, x->prod, 0), cute_tensor_load(c, l->f->acc));
     cute_tensor_store(c, l->f->acc, sum);
-    cute_int next = cute_add(cute_ctx_alg(c), kt, cute_i(2));
-    if (l->staged) stage_ahead(c, l, next, cute_i(x->slot));
-    else if (l->ahead) load_ahead(c, l, next, x->scale);
+    if (l->staged) stage_ahead(c, l, cute_add(cute_ctx_alg(c), kt, cute_i(RING_SLOTS)));
+    else if (l->ahead) load_ahead(c, l, cute_add(cute_ctx_alg(c), kt, cute_i(2)), x->scale);
 }
 
 /* Two partial sums take turns (registers are named at trace time, so the k-loop goes two
@@ -273,10 +279,10 @@ static void pairs_mainloop(cute_ctx *c, const blockscale_loop *l)
     partial x[2];
     for (int i = 0; i < 2; i++) {
         x[i] = (partial){cute_make_fragment_like(c, l->f->acc), make_scales(c, l->at.rows + l->at.parts),
-                         make_scales(c, l->at.rows * l->at.parts), i};
-        if (l->staged) stage_ahead(c, l, cute_i(i), cute_i(i));
-        else if (l->ahead) load_ahead(c, l, cute_i(i), x[i].scale);
+                         make_scales(c, l->at.rows * l->at.parts)};
+        if (!l->staged && l->ahead) load_ahead(c, l, cute_i(i), x[i].scale);
     }
+    stage_first(c, l);
     cute_fill(c, l->f->acc, 0);
     issue(c, l, &x[0], cute_i(0));
     CUTE_FOR(c, j, cute_i(0), cute_div(a, cute_sub(a, l->k_tiles, cute_i(1)), cute_i(2))) {
@@ -293,7 +299,7 @@ static void pairs_mainloop(cute_ctx *c, const blockscale_loop *l)
         promote(c, l, &x[1], 0, last);
     }
     CUTE_ELSE(c) promote(c, l, &x[0], 0, last);
-    /* the two groups past the last k-tile land before the next tile's go to the same slots */
+    /* the groups past the last k-tile land before the next tile's go to the same slots */
     if (l->staged) cute_cp_async_wait_all(c);
 }
 
@@ -320,7 +326,6 @@ static cute_tensor wave_of(cute_ctx *c, cute_tensor t, int w)
 static void waves_ktile(cute_ctx *c, const blockscale_loop *l, const partial *x, cute_int kt)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int slot = cute_mod(a, kt, cute_i(2));
     cute_pipeline_consumer_wait(c, &l->m->pipe, l->read, (cute_val){0});
     cute_tensor A = gemm_hopper_stage(c, l->f->tCsA, l->read), B = gemm_hopper_stage(c, l->f->tCsB, l->read);
     cute_pipeline_state_advance(c, l->read);
@@ -333,7 +338,7 @@ static void waves_ktile(cute_ctx *c, const blockscale_loop *l, const partial *x,
         cute_gemm_zero(c, &l->p->mma, x->acc, wave_of(c, A, w), B);
         cute_warpgroup_commit_batch(c);
         if (l->staged && w == 0) {
-            read_staged(c, l, slot, x->scale);
+            read_staged(c, l, kt, x->scale);
             multiply(c, &l->at, x->scale, x->prod);
         }
         cute_warpgroup_wait(c, 0);
@@ -343,23 +348,20 @@ static void waves_ktile(cute_ctx *c, const blockscale_loop *l, const partial *x,
                                     cute_tensor_load(c, sum));
         cute_tensor_store(c, sum, x_w);
     }
-    if (l->staged) stage_ahead(c, l, cute_add(a, kt, cute_i(2)), slot);
+    if (l->staged) stage_ahead(c, l, cute_add(a, kt, cute_i(RING_SLOTS)));
 }
 
 static void waves_mainloop(cute_ctx *c, const blockscale_loop *l)
 {
     partial x = {cute_make_fragment_like(c, wave_of(c, l->f->acc, 0)), make_scales(c, l->at.rows + l->at.parts),
-                 make_scales(c, l->at.rows * l->at.parts), 0};
+                 make_scales(c, l->at.rows * l->at.parts)};
     cute_fill(c, x.acc, 0); /* (defined before the batches that overwrite them) */
-    if (l->staged)
-        for (int i = 0; i < 2; i++) stage_ahead(c, l, cute_i(i), cute_i(i));
-    else load_ahead(c, l, cute_i(0), x.scale);
+    stage_first(c, l);
+    if (!l->staged) load_ahead(c, l, cute_i(0), x.scale);
     cute_fill(c, l->f->acc, 0);
     CUTE_FOR(c, kt, cute_i(0), l->k_tiles) waves_ktile(c, l, &x, kt);
     if (l->staged) cute_cp_async_wait_all(c); /* (as pairs_mainloop's) */
 }
-
-enum { RING_SLOTS = 2 }; /* the even and the odd k-tiles */
 
 bool gemm_blockscale_staged(const gemm_plan *p)
 {
