@@ -110,3 +110,11 @@ fp8_usage()
     CUTEC_NO_CACHE=1 timeout 8 build/cutec compile gemm --dtype e4m3 --out-dtype bf16 --variant hopper --layout tn \
         --arch sm_90a "$@" --emit usage 2>&1 | grep -E "registers|spill" | tr '\n' ' '
 }
+#   fp8_clocks: the GPUs' clocks after the runs;  fp8_show LOG: the log without the bench's
+#               notes on checks, timing and index width
+fp8_clocks()
+{
+    echo "== $(($(date +%s) - start)) s: clocks after"
+    nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+}
+fp8_show() { grep -v "^# \(check\|time\|index\|  (allowed\)" "$1" | tail -n 70; }

@@ -268,6 +268,7 @@ void gemm_peer_signal(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_
 typedef struct gemm_hopper_smem {
     cute_tensor sA, sB; /* (bm, bk, stages), (bn, bk, stages) */
     cute_tensor sC;     /* (bm, bn / c_parts), of its own (p->smem_epilogue) */
+    cute_tensor ring;   /* block scales staged (gemm_blockscale_staged): (thread, value, slot) f32 */
     cute_pipeline pipe;
 } gemm_hopper_smem;
 typedef struct gemm_hopper_frag {
@@ -299,6 +300,12 @@ cute_tensor gemm_hopper_stage(cute_ctx *c, cute_tensor t, const cute_pipeline_st
 void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s);
 /* the main loop with fp8 block scales (hopper_blockscale.c): each k-tile's product in
  * accumulators of its own, promoted into f->acc with its scales (s: sa, sb) */
+/* whether its block scales go through shared memory (CUTE_GEMM_SCALE_MUL_STAGED, the default
+ * for tiles of up to 128 rows), and the bytes of that ring, allocated by
+ * gemm_blockscale_ring (0 bytes, an empty tensor, where they do not) */
+bool gemm_blockscale_staged(const gemm_plan *p);
+int64_t gemm_blockscale_ring_bytes(const gemm_plan *p);
+cute_tensor gemm_blockscale_ring(cute_ctx *c, cute_smem_allocator *al, const gemm_plan *p);
 void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m,
                                       const gemm_tiles *t, cute_pipeline_state *read, cute_pipeline_state *done,
                                       const gemm_hopper_frag *f, cute_int tid, const gemm_scales *s);
