@@ -31,7 +31,8 @@ static int usage(const char *cmd)
             "  --bwd (or --backward): the backward (dQ, dK, dV; head dim 64 or 128), SDPA's beside;\n"
             "  --decode [--splits N]: one query row against --seqlen keys (bench: 8x32x32768 d128,\n"
             "  32 and 8 KV heads), GB/s of K and V read beside a device copy's and SDPA's;\n"
-            "  --variant: the kernels (auto: hopper on sm_90, sm80 elsewhere); --block-n: the forward's keys a tile;\n"
+            "  --variant: the kernels (auto: hopper on sm_90, sm80 elsewhere); --block-n: the forward's keys a tile\n"
+            "  (sm80: keys a softmax step, 64 or 32);\n"
             "  --block-m: the Hopper forward's query rows a tile (192: three consumer warpgroups, head dim 64);\n"
             "  --persistent 1|0: the Hopper forward's persistent grid (a block an SM) or a block a\n"
             "  tile (unset: its choice, persistent at head dim 64 only)\n",

@@ -103,12 +103,19 @@ attn_block attn_block_tiles_at(cute_ctx *c, const attn_plan *p, const cute_tenso
     return t;
 }
 
+/* tile n of K or V, its rows from `rows` on zero-filled (no global read) */
+static void load_kv_rows(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_tensor g, cute_int n,
+                         cute_tensor s, cute_int rows)
+{
+    attn_load_tile(c, p, CUTE_SLICE(c, g, CUTE_ALL, CUTE_ALL, n), CUTE_SLICE(c, t->cK, CUTE_ALL, CUTE_ALL, n),
+                   rows, s);
+    cute_cp_async_commit_group(c);
+}
+
 static void load_kv(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_tensor g, cute_int n,
                     cute_tensor s)
 {
-    attn_load_tile(c, p, CUTE_SLICE(c, g, CUTE_ALL, CUTE_ALL, n), CUTE_SLICE(c, t->cK, CUTE_ALL, CUTE_ALL, n),
-                   t->sk, s);
-    cute_cp_async_commit_group(c);
+    load_kv_rows(c, p, t, g, n, s, t->sk);
 }
 
 cute_val attn_needs_mask(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_int n)
@@ -155,40 +162,103 @@ void attn_epilogue(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, const attn
     }
 }
 
+/* The key tile's softmax steps (p->step_n keys each; one, or two at block_n 32): each
+ * step's scores in an accumulator of their own, from its rows of K and columns of V^T */
+typedef struct attn_steps {
+    int n;
+    attn_operand k[2], vt[2];
+    cute_tensor acc_s[2];
+} attn_steps;
+
+static attn_steps steps_make(cute_ctx *c, const attn_plan *p, const attn_smem *s, cute_thr_mma thr,
+                             const attn_block *t)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    attn_steps st = {.n = p->step_n && p->step_n < p->bn ? (int)(p->bn / p->step_n) : 1};
+    int64_t w = p->bn / st.n;
+    cute_tuple kt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)w, (long long)p->d);
+    cute_tuple vt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->d, (long long)w);
+    cute_tuple sc = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)w);
+    cute_tensor scores = CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, 0);
+    for (int j = 0; j < st.n; j++) {
+        st.k[j] = attn_operand_make(c, p, &p->s2r_k, cute_tensor_local_tile(c, s->k, kt, CUTE_CRD(j, 0), NULL), false);
+        st.vt[j] = attn_operand_make(c, p, &p->s2r_v, cute_tensor_local_tile(c, s->vt, vt, CUTE_CRD(0, j), NULL),
+                                     false);
+        st.acc_s[j] = cute_partition_fragment_C(c, thr, cute_tensor_local_tile(c, scores, sc, CUTE_CRD(0, j), NULL));
+        cute_clear(c, st.acc_s[j]);
+    }
+    return st;
+}
+
+/* what the loop over key tiles carries */
+typedef struct attn_loop {
+    attn_smem s;
+    attn_operand q;
+    attn_steps st;
+    cute_thr_mma thr;
+    cute_tensor acc_o;
+    attn_rows r;
+    cute_val scale_log2;
+} attn_loop;
+
+/* S of every step of key tile n, masked where the tile needs it */
+static void tile_scores(cute_ctx *c, const attn_plan *p, const attn_block *t, attn_loop *l, cute_int n)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t w = p->bn / l->st.n;
+    cute_tuple sc = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)w);
+    for (int j = 0; j < l->st.n; j++) attn_gemm_ss(c, p, &l->q, &l->st.k[j], l->st.acc_s[j]);
+    CUTE_IF(c, attn_needs_mask(c, p, t, n)) {
+        for (int j = 0; j < l->st.n; j++) {
+            cute_tensor cs = cute_tensor_local_tile(c, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n), sc,
+                                                    CUTE_CRD(0, j), NULL);
+            attn_mask_band(c, l->st.acc_s[j], cute_partition_C(c, l->thr, cs), t->sk, attn_cfg_band(&p->cfg));
+        }
+    }
+}
+
+/* key tile n: S, the softmax, O += P V; the next K tile issued once every warp is done with
+ * this one.  With two steps, the second's softmax (and the first's: ptxas sinks it past the
+ * barrier) runs while the first's P V does: independent instructions, which ptxas
+ * interleaves (a 64-key step's P V waits for its whole softmax) */
+static void tile_step(cute_ctx *c, const attn_plan *p, const attn_block *t, attn_loop *l, cute_int n)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_cp_async_wait_group(c, 0); /* K(n) (and, the first time, Q) has landed */
+    cute_barrier(c);
+    load_kv(c, p, t, t->gV, n, l->s.v);
+    tile_scores(c, p, t, l, n);
+    attn_softmax_tile(c, &l->r, l->st.acc_s[0], l->acc_o, l->scale_log2);
+    cute_cp_async_wait_group(c, 0); /* V(n) has landed; every warp is done with K(n) */
+    cute_barrier(c);
+    /* K(n+1), issued without a branch (one would end the stretch that ptxas interleaves the
+     * softmax with P V in): past the last tile, every row of it lies at or past
+     * min(Sk, n_end bn), so the copy only zero-fills K's shared tile, which nobody reads */
+    cute_int rows = cute_min(a, t->sk, cute_mul(a, t->n_end, cute_i(p->bn)));
+    load_kv_rows(c, p, t, t->gK, cute_add(a, n, cute_i(1)), l->s.k, rows);
+    for (int j = 0; j < l->st.n; j++) {
+        attn_gemm_rs(c, p, l->st.acc_s[j], &l->st.vt[j], l->acc_o);
+        if (j + 1 < l->st.n) attn_softmax_tile(c, &l->r, l->st.acc_s[j + 1], l->acc_o, l->scale_log2);
+    }
+}
+
 void attn_fwd_body(cute_ctx *c, const attn_plan *p, const attn_block *tp, cute_val scale_log2)
 {
     cute_alg *a = cute_ctx_alg(c);
     attn_block t = *tp;
-    attn_smem s = smem_tiles(c, p);
-    attn_load_tile(c, p, t.gQ, t.cQ, t.sq, s.q);
-    load_kv(c, p, &t, t.gK, t.n_begin, s.k);
-    attn_operand q = attn_operand_make(c, p, &p->s2r_q, s.q, true), k = attn_operand_make(c, p, &p->s2r_k, s.k, false);
-    attn_operand vt = attn_operand_make(c, p, &p->s2r_v, s.vt, false);
-    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0));
-    cute_tensor acc_o = cute_partition_fragment_C(c, thr, t.gO);
-    cute_tensor acc_s = cute_partition_fragment_C(c, thr, CUTE_SLICE(c, t.cS, CUTE_ALL, CUTE_ALL, 0));
-    cute_clear(c, acc_o);
-    cute_clear(c, acc_s);
-    cute_layout rows_mode = cute_get(a, &acc_o.layout, 1);
-    attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
-    CUTE_FOR(c, n, t.n_begin, t.n_end) {
-        cute_cp_async_wait_group(c, 0); /* K(n) (and, the first time, Q) has landed */
-        cute_barrier(c);
-        load_kv(c, p, &t, t.gV, n, s.v);
-        attn_gemm_ss(c, p, &q, &k, acc_s);
-        CUTE_IF(c, attn_needs_mask(c, p, &t, n)) {
-            attn_mask_band(c, acc_s, cute_partition_C(c, thr, CUTE_SLICE(c, t.cS, CUTE_ALL, CUTE_ALL, n)), t.sk,
-                           attn_cfg_band(&p->cfg));
-        }
-        attn_softmax_tile(c, &r, acc_s, acc_o, scale_log2);
-        cute_cp_async_wait_group(c, 0); /* V(n) has landed; every warp is done with K(n) */
-        cute_barrier(c);
-        cute_int next = cute_add(a, n, cute_i(1));
-        CUTE_IF(c, cute_int_lt(c, next, t.n_end)) { load_kv(c, p, &t, t.gK, next, s.k); }
-        attn_gemm_rs(c, p, acc_s, &vt, acc_o);
-    }
+    attn_loop l = {.s = smem_tiles(c, p), .scale_log2 = scale_log2};
+    attn_load_tile(c, p, t.gQ, t.cQ, t.sq, l.s.q);
+    load_kv(c, p, &t, t.gK, t.n_begin, l.s.k);
+    l.q = attn_operand_make(c, p, &p->s2r_q, l.s.q, true);
+    l.thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0));
+    l.acc_o = cute_partition_fragment_C(c, l.thr, t.gO);
+    cute_clear(c, l.acc_o);
+    l.st = steps_make(c, p, &l.s, l.thr, &t);
+    cute_layout rows_mode = cute_get(a, &l.acc_o.layout, 1);
+    l.r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
+    CUTE_FOR(c, n, t.n_begin, t.n_end) { tile_step(c, p, &t, &l, n); }
     cute_cp_async_wait_group(c, 0); /* a Q tile whose band holds no key loaded Q and K all the same */
-    attn_epilogue(c, p, thr, &t, &r, acc_o, scale_log2);
+    attn_epilogue(c, p, l.thr, &t, &l.r, l.acc_o, scale_log2);
 }
 
 static void fwd_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO,
