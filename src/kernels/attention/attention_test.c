@@ -78,6 +78,7 @@ static void same_without_lse(cute_attention_lib *lib, cute_backend *b, const att
 static cute_attention_variant wanted;
 static bool one_tile;
 static int block_n; /* the library's key tile (the SM80 kernel's softmax step: 32 or 64); 0: its choice */
+static int kv_stages; /* the SM80 kernel's K and V stages (0: one) */
 
 static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, const char *backend)
 {
@@ -85,10 +86,12 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
     char what[200], err[2048];
     if (!attn_test_hopper_here(b, wanted, "the Hopper attention")) return;
     cute_attention_lib_set_kernel(lib, wanted, block_n);
+    cute_attention_lib_set_kv_stages(lib, kv_stages);
     cute_attention_lib_set_block_m(lib, 0, one_tile ? CUTE_ATTENTION_GRID_TILES : CUTE_ATTENTION_GRID_PERSISTENT);
-    snprintf(what, sizeof what, "%s%s%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
+    snprintf(what, sizeof what, "%s%s%s%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
              wanted == CUTE_ATTENTION_HOPPER ? " hopper" : wanted == CUTE_ATTENTION_SM80 ? " sm80" : "",
              one_tile ? " (a block a tile)" : "", block_n == 32 ? " (32-key steps)" : "",
+             kv_stages == 2 ? " (K, V in 2 stages)" : "",
              cute_dtype_name(k->d), (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H,
              (long long)k->G, (long long)k->D, k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "");
     int64_t sq[4], sk[4];
@@ -319,7 +322,18 @@ int main(void)
     };
     block_n = 32;
     ATTN_TEST_ON("interp", "attention", steps32);
+    /* and with K and V in two stages each, a tile ahead (several tiles, partial ones, a
+     * causal band: the stage of every tile, the zero-filled one past the last) */
+    static const attn_case staged[] = {
+        {1, 70, 200, 2, 2, 64, false, true, CUTE_BF16, 0},
+        {1, 200, 200, 2, 1, 128, true, false, CUTE_F16, 0},
+        {1, 70, 150, 1, 1, 256, false, false, CUTE_BF16, 0},
+    };
+    kv_stages = 2;
+    ATTN_TEST_ON("interp", "attention", staged);
     block_n = 0;
+    ATTN_TEST_ON("interp", "attention", staged);
+    kv_stages = 0;
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("interp", "attention", hopper_small);
     static const attn_case hopper_tiles[] = {

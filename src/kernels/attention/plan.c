@@ -73,9 +73,13 @@ bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
     if (cfg->block_m)
         return cute_alg_fail(a, "attention: the SM80 kernel's query tiles are its own (block_m %d: the Hopper "
                              "kernel's)", cfg->block_m);
+    if (cfg->kv_stages < 0 || cfg->kv_stages > 2)
+        return cute_alg_fail(a, "attention: the SM80 kernel's K and V tiles come in 1 or 2 stages (kv_stages %d)",
+                             cfg->kv_stages);
     if (!attn_plan_sized(a, cfg, p, cfg->head_dim == 256 ? 64 : 128, 4)) return false;
     p->step_n = cfg->block_n ? cfg->block_n : 64;
-    return true;
+    if (cfg->kv_stages == 2) p->stages = 2, p->smem_kv = attn_smem_tile(a, cfg->dtype, p->bn, p->d, 2);
+    return !a->failed;
 }
 
 bool attn_plan_sized(cute_alg *a, const cute_attention_config *cfg, attn_plan *p, int64_t bm, int warps)
