@@ -15,6 +15,8 @@
 typedef struct attn_plan {
     cute_attention_config cfg;
     int64_t bm, bn, d;       /* Q rows per block, K/V rows per tile, head dim */
+    int64_t step_n;          /* the SM80 forward's keys a softmax step: bn, or bn / 2 (two steps a
+                                tile, the second's scores under the first's softmax) */
     int threads;             /* 4 warps, each 16 rows of every 64 (the MMA's M) */
     cute_tiled_mma mma;      /* S = Q K^T and O = P V: mma.sync m16n8k16, f32 accumulation */
     cute_tiled_copy g2s;     /* global -> shared of (rows, D) tiles: 16-byte cp.async */

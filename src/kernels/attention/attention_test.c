@@ -77,17 +77,21 @@ static void same_without_lse(cute_attention_lib *lib, cute_backend *b, const att
  * forward runs a block a tile (session 27's grid) instead of its persistent grid */
 static cute_attention_variant wanted;
 static bool one_tile;
+static int block_n; /* the library's key tile (the SM80 kernel's softmax step: 32 or 64); 0: its choice */
+static int kv_stages; /* the SM80 kernel's K and V stages (0: one) */
 
 static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, const char *backend)
 {
     const attn_case *k = one;
     char what[200], err[2048];
     if (!attn_test_hopper_here(b, wanted, "the Hopper attention")) return;
-    cute_attention_lib_set_kernel(lib, wanted, 0);
+    cute_attention_lib_set_kernel(lib, wanted, block_n);
+    cute_attention_lib_set_kv_stages(lib, kv_stages);
     cute_attention_lib_set_block_m(lib, 0, one_tile ? CUTE_ATTENTION_GRID_TILES : CUTE_ATTENTION_GRID_PERSISTENT);
-    snprintf(what, sizeof what, "%s%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
+    snprintf(what, sizeof what, "%s%s%s%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
              wanted == CUTE_ATTENTION_HOPPER ? " hopper" : wanted == CUTE_ATTENTION_SM80 ? " sm80" : "",
-             one_tile ? " (a block a tile)" : "",
+             one_tile ? " (a block a tile)" : "", block_n == 32 ? " (32-key steps)" : "",
+             kv_stages == 2 ? " (K, V in 2 stages)" : "",
              cute_dtype_name(k->d), (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H,
              (long long)k->G, (long long)k->D, k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "");
     int64_t sq[4], sk[4];
@@ -199,7 +203,7 @@ static void misuse(void)
         {.dtype = CUTE_BF16, .head_dim = 128, .variant = CUTE_ATTENTION_HOPPER, .block_m = 192},
         {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_HOPPER, .block_m = 64},
         {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_SM80, .block_m = 128}};
-    const char *says[6] = {"100 keys a tile at head dim 128 (a multiple of 16", "key tiles are 64 keys (block_n 128)",
+    const char *says[6] = {"100 keys a tile at head dim 128 (a multiple of 16", "key tiles are 64 keys, in softmax steps of 64 or 32 (block_n 128)",
                            "hopper: sliding windows are not taken yet", "192 query rows a tile at head dim 128",
                            "64 query rows a tile at head dim 64 (128, or 192", "query tiles are its own (block_m 128"};
     for (int i = 0; i < 6; i++) {
@@ -308,6 +312,28 @@ int main(void)
     misuse();
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("interp", "attention", small);
+    /* the SM80 kernel in two 32-key softmax steps a 64-key tile: partial tiles (a step past
+     * Sk, a step half inside it), causal, every head dim */
+    static const attn_case steps32[] = {
+        {1, 70, 37, 2, 2, 64, true, true, CUTE_BF16, 0},
+        {1, 130, 100, 2, 1, 128, false, true, CUTE_F16, 0},
+        {1, 70, 70, 2, 1, 128, true, false, CUTE_BF16, 0.2},
+        {1, 70, 90, 1, 1, 256, false, false, CUTE_BF16, 0},
+    };
+    block_n = 32;
+    ATTN_TEST_ON("interp", "attention", steps32);
+    /* and with K and V in two stages each, a tile ahead (several tiles, partial ones, a
+     * causal band: the stage of every tile, the zero-filled one past the last) */
+    static const attn_case staged[] = {
+        {1, 70, 200, 2, 2, 64, false, true, CUTE_BF16, 0},
+        {1, 200, 200, 2, 1, 128, true, false, CUTE_F16, 0},
+        {1, 70, 150, 1, 1, 256, false, false, CUTE_BF16, 0},
+    };
+    kv_stages = 2;
+    ATTN_TEST_ON("interp", "attention", staged);
+    block_n = 0;
+    ATTN_TEST_ON("interp", "attention", staged);
+    kv_stages = 0;
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("interp", "attention", hopper_small);
     static const attn_case hopper_tiles[] = {
