@@ -212,10 +212,9 @@ static cute_val byte_diff(cute_ctx *c, cute_val pos, cute_val neg)
     return cute_val_binop(c, CUTE_OP_XOR, cute_val_binop(c, CUTE_OP_SUB, biased, neg), U32(0x80808080u));
 }
 
-/* x's vector as signed bytes, x[j][h] and its negation xn[j][h] (word j, half h): a's pos
- * bytes meet x, its neg bytes -x */
+/* x's vector as signed bytes, x[j][h] (word j, half h) */
 typedef struct x_bytes {
-    cute_val x[4][2], xn[4][2];
+    cute_val x[4][2];
 } x_bytes;
 
 static x_bytes vector_x_bytes(cute_ctx *c, cute_tensor words, cute_val lo)
@@ -224,22 +223,23 @@ static x_bytes vector_x_bytes(cute_ctx *c, cute_tensor words, cute_val lo)
     x_bytes x;
     for (int j = 0; j < 4; j++) {
         e2m1_bytes e = word_bytes(c, cute_ssa_get(c, w, j), lo);
-        for (int h = 0; h < 2; h++)
-            x.x[j][h] = byte_diff(c, e.pos[h], e.neg[h]), x.xn[j][h] = byte_diff(c, e.neg[h], e.pos[h]);
+        for (int h = 0; h < 2; h++) x.x[j][h] = byte_diff(c, e.pos[h], e.neg[h]);
     }
     return x;
 }
 
-/* scale block b's 16 products of A's vector `words` and x (4 times their value), in f32 */
+/* scale block b's 16 products of A's vector `words` and x (4 times their value), in f32: a's
+ * pos bytes meet x in one sum, its neg bytes in another, their difference the block's (two
+ * chains of dp4a, and no -x to make) */
 static cute_val block_sum_i8(cute_ctx *c, cute_ssa a, const x_bytes *x, int b, cute_val lo)
 {
-    cute_val s = cute_val_int(c, CUTE_I32, 0);
+    cute_val s = cute_val_int(c, CUTE_I32, 0), t = s;
     for (int j = 2 * b; j < 2 * b + 2; j++) {
         e2m1_bytes e = word_bytes(c, cute_ssa_get(c, a, j), lo);
         for (int h = 0; h < 2; h++)
-            s = cute_val_dp4a(c, e.neg[h], x->xn[j][h], cute_val_dp4a(c, e.pos[h], x->x[j][h], s));
+            s = cute_val_dp4a(c, e.pos[h], x->x[j][h], s), t = cute_val_dp4a(c, e.neg[h], x->x[j][h], t);
     }
-    return cute_val_cvt(c, s, CUTE_F32);
+    return cute_val_cvt(c, cute_val_binop(c, CUTE_OP_SUB, s, t), CUTE_F32);
 }
 #undef U32
 
@@ -359,7 +359,10 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
         words_tile cur = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, 0), false);
         CUTE_FOR(c, kt, cute_i(0), full)
         {
-            cute_int after = cute_min(a, cute_add(a, kt, cute_i(1)), cute_sub(a, full, cute_i(1)));
+            /* (the last k-tile, full - 1, as max(full - 1, 0): proven nonnegative, the
+             * scales' index divisions become shifts) */
+            cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
+            cute_int after = cute_min(a, cute_add(a, kt, cute_i(1)), last);
             words_tile nxt = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false);
             cute_syncwarp(c); /* keeps the loads above the products (weak loads: compile.c) */
             words_products(c, p, &cur, w);

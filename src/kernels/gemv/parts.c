@@ -50,7 +50,8 @@ gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cut
 {
     cute_alg *a = cute_ctx_alg(c);
     gemv_tiles t;
-    t.s = cute_block_idx(c, 1), t.l = cute_block_idx(c, 2);
+    /* unsplit, the one split is 0 (a known 0 folds k0 = s kchunk out of every address) */
+    t.s = p->cfg.split ? cute_block_idx(c, 1) : cute_i(0), t.l = cute_block_idx(c, 2);
     cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1];
     t.k0 = cute_mul(a, t.s, kchunk), t.kend = cute_min(a, K, cute_add(a, t.k0, kchunk));
     t.bound = cute_tuple_fmt(a, "(%I,%I)", M, t.kend);
