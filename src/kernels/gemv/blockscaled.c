@@ -271,14 +271,64 @@ typedef struct words_tile {
     cute_tensor rA, rX, sa[GEMV_MAX_ROWS][WORDS_UNROLL], sb[WORDS_UNROLL];
 } words_tile;
 
+/* the lane's scale pairs of its rows (and x's) over the warp's whole k-tiles, (2, tiles):
+ * (1, step) from k-tile 0's: a k-tile is a whole number of the scale layout's 64-element
+ * groups, so its pairs lie the same bytes further each k-tile (step: the layout's offset of
+ * one k-tile), an address the loop advances instead of dividing k again each k-tile */
+typedef struct scale_tiles {
+    cute_tensor sa[GEMV_MAX_ROWS], sb;
+} scale_tiles;
+
+static cute_tensor pairs_by_tile(cute_ctx *c, cute_tensor sf, cute_tuple crd0, int64_t tk, cute_int full)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tuple one = cute_tuple_fmt(a, "(0,%lld,0)", (long long)tk);
+    cute_int step = cute_crd2idx(a, &one, &sf.layout.shape, &sf.layout.stride);
+    cute_tensor at = cute_tensor_domain_offset(c, sf, crd0);
+    at.layout = cute_layout_fmt(a, "(2,%I):(1,%I)", full, step);
+    return at;
+}
+
+static scale_tiles scale_tiles_of(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                                  const bs_warp *w, cute_int full)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t tk = p->ktile * 8; /* elements */
+    cute_tensor crd = cute_partition_S(c, th->thr, cute_tensor_slice(c, t->cA, CUTE_CRD(CUTE_ALL, CUTE_ALL, 0)));
+    scale_tiles s;
+    for (int row = 0; row < p->rows; row++) {
+        cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, crd, row), CUTE_CRD(CUTE_ALL, 0, 0));
+        cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
+        s.sa[row] = pairs_by_tile(c, w->sfa, CUTE_CRD(m, k, t->l), tk, full);
+        if (row == 0) s.sb = pairs_by_tile(c, w->sfb, CUTE_CRD(0, k, t->l), tk, full);
+    }
+    return s;
+}
+
+/* a scale pair of `tiles` at k-tile kt into a u16 register */
+static cute_tensor pair_at(cute_ctx *c, const cute_copy_atom *pair, cute_tensor tiles, cute_int kt)
+{
+    cute_tensor at = cute_tensor_recast(c, cute_tensor_slice(c, tiles, CUTE_CRD(CUTE_ALL, kt)), CUTE_U16);
+    cute_tensor r = cute_make_fragment_like(c, at);
+    cute_copy(c, pair, at, r);
+    return r;
+}
+
 /* the k-tile at `at` into registers (pred: the vectors inside the bounds; a tail vector
- * past K reads the last one's scales) */
+ * past K reads the last one's scales); st: the scales by k-tile (whole k-tiles, one vector
+ * a row), or NULL */
 static words_tile words_load(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
-                             const bs_warp *w, cute_tuple at, bool pred)
+                             const bs_warp *w, cute_tuple at, bool pred, const scale_tiles *st)
 {
     cute_alg *a = cute_ctx_alg(c);
     lane_fragments f = load_fragments(c, p, th->thr, t, at, pred);
     words_tile r = {.rA = f.rA, .rX = f.rX};
+    if (st) {
+        cute_int kt = at.leaf[at.nleaves - 1];
+        for (int row = 0; row < p->rows; row++) r.sa[row][0] = pair_at(c, &w->pair, st->sa[row], kt);
+        r.sb[0] = pair_at(c, &w->pair, st->sb, kt);
+        return r;
+    }
     cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(32)); /* last vector */
     for (int u = 0; u < p->unroll; u++)
         for (int row = 0; row < p->rows; row++) {
@@ -338,7 +388,7 @@ static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
         cute_int r0 = cute_mul(a, cute_warp_idx(c), cute_i(p->rows));
         gemv_prefetch_tile(c, p, t->gA, r0, p->rows, p->ktile, at.leaf[at.nleaves - 1], t->k0, t->kend);
     }
-    words_tile f = words_load(c, p, th, t, w, at, pred);
+    words_tile f = words_load(c, p, th, t, w, at, pred, NULL);
     words_products(c, p, &f, w);
 }
 
@@ -356,14 +406,16 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
     bs_warp *w = user;
     CUTE_IF(c, cute_int_lt(c, cute_i(0), full))
     {
-        words_tile cur = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, 0), false);
+        if (p->unroll != 1) cute_ctx_fail(c, "gemv: the pipelined NVFP4 k-tiles take one vector a row (plan)");
+        scale_tiles st = scale_tiles_of(c, p, th, t, w, full);
+        words_tile cur = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, 0), false, &st);
         CUTE_FOR(c, kt, cute_i(0), full)
         {
             /* (the last k-tile, full - 1, as max(full - 1, 0): proven nonnegative, the
              * scales' index divisions become shifts) */
             cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
             cute_int after = cute_min(a, cute_add(a, kt, cute_i(1)), last);
-            words_tile nxt = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false);
+            words_tile nxt = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
             cute_syncwarp(c); /* keeps the loads above the products (weak loads: compile.c) */
             words_products(c, p, &cur, w);
             words_assign(c, p, &cur, &nxt);
