@@ -110,3 +110,16 @@ fp8_usage()
     CUTEC_NO_CACHE=1 timeout 8 build/cutec compile gemm --dtype e4m3 --out-dtype bf16 --variant hopper --layout tn \
         --arch sm_90a "$@" --emit usage 2>&1 | grep -E "registers|spill" | tr '\n' ' '
 }
+
+# The attention scripts' steps, under a budget: set t0=$(date +%s) and budget (seconds);
+#   device_stamp TEXT: "== HH:MM:SS +N s: TEXT"
+#   device_step SECONDS CMD...: CMD under timeout SECONDS, line-buffered (a killed command
+#                               still shows what it printed), if the budget has that room
+device_stamp() { echo "== $(date -u +%T) +$(($(date +%s) - t0)) s: $*"; }
+device_step()
+{
+    t=$1 && shift
+    if [ $(($(date +%s) - t0 + t)) -gt "$budget" ]; then echo "== skipped (time): $*"; return; fi
+    device_stamp "$*"
+    timeout "$t" stdbuf -oL -eL "$@" 2>&1
+}

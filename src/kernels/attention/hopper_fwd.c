@@ -150,19 +150,48 @@ static void retire(cute_ctx *c, int pending, const cute_pipeline *pipe, cute_pip
     cute_pipeline_state_advance(c, s);
 }
 
-/* S masked where key tile n needs it, then the softmax: P in place of S, O's factors in corr */
-static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_frag *f, attn_rows *r,
-                    cute_int n, cute_val scale_log2, cute_val *corr)
+/* S masked where key tile n needs it, then the softmax: P in place of S, O's factors in
+ * corr.  Gives whether a row max of the thread's warp moved (a warp-uniform i1): where none
+ * did, every factor is 1 (to the rounding of the exp2 of m scale_log2's FMA residue) */
+static cute_val softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_frag *f, attn_rows *r,
+                        cute_int n, cute_val scale_log2, cute_val *corr)
 {
     /* (partitioned here: in the branch below the tracer cannot tell which threads run) */
     cute_tensor coords = cute_partition_C(c, f->qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
     CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, attn_cfg_band(&p->cfg)); }
+    cute_val zero = cute_val_const(c, CUTE_F32, 0), old[8];
+    for (int i = 0; i < r->n; i++) old[i] = cute_val_binop(c, CUTE_OP_ADD, r->m[i], zero); /* values, not the variables */
     attn_softmax_scores(c, r, f->acc_s, scale_log2, corr);
+    cute_val moved = cute_val_cmp(c, CUTE_OP_NE, r->m[0], old[0]);
+    for (int i = 1; i < r->n; i++)
+        moved = cute_val_binop(c, CUTE_OP_OR, moved, cute_val_cmp(c, CUTE_OP_NE, r->m[i], old[i]));
+    return cute_val_vote(c, moved, CUTE_VOTE_ANY);
 }
 
 static void to_p(cute_ctx *c, const attn_plan *p, const hop_frag *f, cute_tensor rp)
 {
     cute_tensor_store(c, rp, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_s), p->cfg.dtype));
+}
+
+/* O scaled by corr once P(n-1) V(n-1) has retired, and only where a row max of the warp
+ * moved (FlashAttention 4 skips the rescale likewise).  The branch also keeps the softmax
+ * before the wait: with the wait and the softmax in one basic block, ptxas (CUDA 13) hoisted
+ * the wait above the softmax's first instructions, so that the softmax of S(n) ran after
+ * P(n-1) V(n-1) had finished instead of beside it (p->wait_first: that schedule, kept for
+ * comparison) */
+static void rescale_after_attend(cute_ctx *c, const attn_plan *p, const attn_rows *r, const hop_frag *f,
+                                 cute_val moved, const cute_val *corr)
+{
+    if (p->wait_first) {
+        cute_warpgroup_wait(c, 0);
+        attn_rescale(c, r, f->acc_o, corr);
+        return;
+    }
+    CUTE_IF(c, moved)
+    {
+        cute_warpgroup_wait(c, 0);
+        attn_rescale(c, r, f->acc_o, corr);
+    }
 }
 
 /* the pipelines' states of a consumer, going on from tile to tile, and its turn handle */
@@ -201,9 +230,9 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
         issue_attend(c, p, m, &f, rp, &st->v);
         attn_hop_ring_pass(c, st->wg, ring);
         retire(c, 1, &m->pk, &st->k); /* S(n) is in */
-        softmax(c, p, t, &f, &r, n, scale_log2, corr);
+        cute_val moved = softmax(c, p, t, &f, &r, n, scale_log2, corr);
+        rescale_after_attend(c, p, &r, &f, moved, corr);
         retire(c, 0, &m->pv, &st->v); /* O += P(n-1) V(n-1) is in */
-        attn_rescale(c, &r, f.acc_o, corr);
         to_p(c, p, &f, rp);
     }
     cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
