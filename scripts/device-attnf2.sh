@@ -9,7 +9,8 @@
 #   `cutec bench attention` with torch SDPA in the same run: 8x16x4096 d128 and 16x32x2048
 #   d64, causal and not, new (the default) then old (CUTEC_ATTN_FWD_WAIT=first: the wait for
 #   P V before the softmax, as ptxas scheduled it through session 28); 2x16x16384 d128 new;
-#   8x16x4096 d128 on the persistent grid; decode 8x32x32768 d128, 32 and 8 KV heads, beside
+#   8x16x4096 d128 on the persistent grid (its causal order now a head's Q tiles longest
+#   first: d64 causal uses it by default); decode 8x32x32768 d128, 32 and 8 KV heads, beside
 #   a device copy and SDPA; if time is left, 2x16x16384 old.
 # Results go to $OUT (default build/device-out); the log's tail is printed.
 . scripts/device-common.sh
