@@ -156,3 +156,16 @@ fp8_clocks()
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
 }
 fp8_show() { grep -v "^# \(check\|time\|index\|  (allowed\)" "$1" | tail -n 70; }
+
+# The attention scripts' steps, under a budget: set t0=$(date +%s) and budget (seconds);
+#   device_stamp TEXT: "== HH:MM:SS +N s: TEXT"
+#   device_step SECONDS CMD...: CMD under timeout SECONDS, line-buffered (a killed command
+#                               still shows what it printed), if the budget has that room
+device_stamp() { echo "== $(date -u +%T) +$(($(date +%s) - t0)) s: $*"; }
+device_step()
+{
+    t=$1 && shift
+    if [ $(($(date +%s) - t0 + t)) -gt "$budget" ]; then echo "== skipped (time): $*"; return; fi
+    device_stamp "$*"
+    timeout "$t" stdbuf -oL -eL "$@" 2>&1
+}
