@@ -70,6 +70,9 @@ typedef struct attn_hop_bwd_plan {
      * (128 keys, 64 queries, 2 buffers), queries contiguous; the dQ sums' TMA atoms (the
      * first contribution of a chunk stores, the others add) */
     bool fused_dq;
+    bool dq_atomic; /* the fused dQ's parts added in no set order (CUTEC_ATTN_BWD_DQ=atomic):
+                     * no turns, the sums zeroed first (nondeterministic, FlashAttention 3's
+                     * default) */
     cute_tiled_mma dq_mma;
     cute_composed smem_ds;
     cute_tma_atom tma_dq_store, tma_dq_add;
@@ -84,6 +87,8 @@ bool attn_hbdq_plan(cute_alg *a, attn_hop_bwd_plan *hp);
 void attn_hbdq_atoms(cute_ctx *c, attn_hop_bwd_plan *hp, cute_tensor acc);
 /* the launch of the kernel that turns the sums into dQ (times the scale), after the others */
 void attn_hbdq_post_launch(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg);
+/* dq_atomic: the launch of the kernel that zeroes the sums, before the dK/dV kernel */
+void attn_hbdq_zero_launch(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg);
 
 /* shared memory (at the kernel's top level, where every thread runs): dS^T's two buffers,
  * a pipeline of them (the 256 consumers fill a buffer, each its half, and all read it) and

@@ -149,6 +149,8 @@ void attn_hbdq_wait_ds(cute_ctx *c, const attn_hbdq *q)
 void attn_hbdq_issue(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq *q)
 {
     cute_tensor ds = cute_tensor_slice(c, q->ads, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,_,%I)", stage_of(c, &q->read)));
+    /* (a zero fill, not cute_gemm_zero: the accumulator live through the step, with dK's, dV's
+     * and the scores', made ptxas serialize every wgmma, C7512) */
     cute_fill(c, q->acc, 0);
     cute_warpgroup_arrive(c); /* (the zeros: the compiler may set them after the batch's first) */
     cute_gemm(c, &hp->dq_mma, q->acc, ds, q->bk, q->acc);
@@ -173,15 +175,43 @@ static cute_int rank_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbd
     return cute_sub(a, cute_sub(a, end, cute_i(1)), w->xt);
 }
 
-/* by one thread: wait for the turn, store or add sdq, wait until sdq is read */
-static void add_in_turn(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_tensor flags,
-                        cute_int yh, cute_int yt, cute_int rank)
+static cute_tensor flags_of(cute_ctx *c, const attn_hbdq_writer *w, cute_int yh)
+{
+    return CUTE_SLICE(c, w->sem, w->b, yh, CUTE_ALL);
+}
+
+/* by one thread (mine): wait for the turn, store or add sdq, wait until sdq is read */
+static void in_turn(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yh, cute_int yt,
+                    cute_val mine)
+{
+    CUTE_IF(c, mine) {
+        const cute_int at[5] = {cute_i(0), cute_i(0), yt, yh, w->b};
+        cute_int rank = rank_of(c, hp, w, yt);
+        cute_grid_flag_wait(c, flags_of(c, w, yh), yt, rank);
+        cute_fence_proxy_async(c); /* the acquire, then the TMA's (async proxy) writes */
+        CUTE_IF(c, cute_int_eq(c, rank, cute_i(0))) { cute_tma_store(c, &hp->tma_dq_store, w->map_store, w->sdq, at); }
+        CUTE_ELSE(c) { cute_tma_store(c, &hp->tma_dq_add, w->map_add, w->sdq, at); }
+        cute_tma_store_wait(c, 0, true);
+    }
+}
+
+/* by one thread (mine): the add complete, then counted in (a release: the next in turn sees it) */
+static void counted_in(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yh, cute_int yt,
+                       cute_val mine)
+{
+    CUTE_IF(c, mine) {
+        cute_tma_store_wait(c, 0, false);
+        cute_fence_proxy_async(c);
+        cute_grid_flag_release(c, flags_of(c, w, yh), yt, cute_add(cute_ctx_alg(c), rank_of(c, hp, w, yt), cute_i(1)));
+    }
+}
+
+/* CUTEC_ATTN_BWD_DQ=atomic, by one thread: add sdq to the zeroed chunk in no set order, wait
+ * until sdq is read (the adds complete by the block's end) */
+static void add_any_order(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yh, cute_int yt)
 {
     const cute_int at[5] = {cute_i(0), cute_i(0), yt, yh, w->b};
-    cute_peer_wait(c, flags, yt, rank);
-    cute_fence_proxy_async(c); /* the acquire, then the TMA's (async proxy) writes */
-    CUTE_IF(c, cute_int_eq(c, rank, cute_i(0))) { cute_tma_store(c, &hp->tma_dq_store, w->map_store, w->sdq, at); }
-    CUTE_ELSE(c) { cute_tma_store(c, &hp->tma_dq_add, w->map_add, w->sdq, at); }
+    cute_tma_store(c, &hp->tma_dq_add, w->map_add, w->sdq, at);
     cute_tma_store_wait(c, 0, true);
 }
 
@@ -195,18 +225,18 @@ void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
     CUTE_FOR(c, i, cute_i(0), steps) {
         cute_int yh, yt;
         tile_of(c, job, i, &yh, &yt);
-        cute_int rank = rank_of(c, hp, w, yt);
-        cute_tensor flags = CUTE_SLICE(c, w->sem, w->b, yh, CUTE_ALL);
         cute_named_barrier_sync(c, BAR_FULL, HANDOFF);
         cute_val mine = cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any);
-        CUTE_IF(c, mine) { add_in_turn(c, hp, w, flags, yh, yt, rank); }
+        if (hp->dq_atomic) {
+            CUTE_IF(c, mine) { add_any_order(c, hp, w, yh, yt); }
+        } else
+            in_turn(c, hp, w, yh, yt, mine);
         /* sdq free again (the consumers' last handoff waits for no arrival) */
         CUTE_IF(c, cute_int_lt(c, cute_add(a, i, cute_i(1)), steps)) { cute_named_barrier_arrive(c, BAR_EMPTY, HANDOFF); }
-        CUTE_IF(c, mine) { /* the add complete, then counted in (a release: the next in turn sees it) */
-            cute_tma_store_wait(c, 0, false);
-            cute_fence_proxy_async(c);
-            cute_peer_release(c, flags, yt, cute_add(a, rank, cute_i(1)));
-        }
+        if (!hp->dq_atomic) counted_in(c, hp, w, yh, yt, mine);
+    }
+    if (hp->dq_atomic) { /* the adds complete before the block ends */
+        CUTE_IF(c, cute_elect_one(c)) { cute_tma_store_wait(c, 0, false); }
     }
 }
 
@@ -225,22 +255,45 @@ static void post_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cute_te
     cute_tensor tc = cute_partition_C(c, t, cute_tensor_local_tile(c, ids, tile, CUTE_CRD(yt, 0), NULL));
     cute_tensor chunk = CUTE_SLICE(c, mAcc, CUTE_ALL, CUTE_ALL, yt, h, b);
     cute_ssa v = cute_tensor_load(c, slot_of(c, chunk, tid, tc.layout.shape, D));
-    cute_tensor count = cute_tensor_local_tile(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), cute_tuple_parse(a, "(1)"),
-                                               CUTE_CRD(yt), NULL);
-    cute_val any = cute_val_cmp(c, CUTE_OP_NE, cute_ssa_get(c, cute_tensor_load(c, count), 0),
-                                cute_val_const(c, CUTE_U32, 0));
-    v = cute_ssa_select(c, cute_ssa_scalar(c, any, v.shape), cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, scale, v.shape)),
-                        cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), v.shape));
+    v = cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, scale, v.shape));
+    if (!hp->dq_atomic) { /* (atomic: the chunks were zeroed, zero_kernel) */
+        cute_tensor count = cute_tensor_local_tile(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), cute_tuple_parse(a, "(1)"),
+                                                   CUTE_CRD(yt), NULL);
+        cute_val any = cute_val_cmp(c, CUTE_OP_NE, cute_ssa_get(c, cute_tensor_load(c, count), 0),
+                                    cute_val_const(c, CUTE_U32, 0));
+        v = cute_ssa_select(c, cute_ssa_scalar(c, any, v.shape), v, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), v.shape));
+    }
     cute_ssa in = cute_elem_less(c, tc, cute_tuple_fmt(a, "(%I,%lld)", sq, D));
     cute_tensor g = attn_bwd_rows_tile(c, &hp->kv, mdQ, b, h, yt, rows);
     cute_tensor_store_if(c, cute_partition_C(c, t, g), cute_ssa_cvt(c, v, hp->kv.cfg.dtype), in);
 }
 
+/* the grid of a block of 256 threads a (64-query tile, head, batch) */
+static cute_launch_cfg chunks_cfg(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg)
+{
+    const cute_int *e = arg[ATTN_BWD_Q].tensor.layout.shape.leaf; /* (B, Sq, H, D) */
+    return (cute_launch_cfg){.grid = {cute_ceil_div(cute_ctx_alg(c), e[1], cute_i(hp->kv.bn)), e[2], e[0]},
+                             .block = {cute_i(CONSUMERS)}};
+}
+
 void attn_hbdq_post_launch(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg)
 {
-    cute_alg *a = cute_ctx_alg(c);
-    const cute_int *e = arg[ATTN_BWD_Q].tensor.layout.shape.leaf; /* (B, Sq, H, D) */
-    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(hp->kv.bn)), e[2], e[0]}, .block = {cute_i(CONSUMERS)}};
-    CUTE_LAUNCH(c, post_kernel, cfg, arg[ATTN_BWD_DQACC].tensor, arg[ATTN_BWD_SEM].tensor, arg[ATTN_BWD_DQ].tensor,
-                arg[ATTN_BWD_SCALE].f);
+    CUTE_LAUNCH(c, post_kernel, chunks_cfg(c, hp, arg), arg[ATTN_BWD_DQACC].tensor, arg[ATTN_BWD_SEM].tensor,
+                arg[ATTN_BWD_DQ].tensor, arg[ATTN_BWD_SCALE].f);
+}
+
+/* CUTEC_ATTN_BWD_DQ=atomic: every chunk of dQ's sums zeroed, each thread its slots */
+static void zero_kernel(cute_ctx *c, cute_tensor mAcc)
+{
+    const attn_hop_bwd_plan *hp = cute_ctx_user(c);
+    long long D = hp->kv.d;
+    cute_tensor chunk = CUTE_SLICE(c, mAcc, CUTE_ALL, CUTE_ALL, cute_block_idx(c, 0), cute_block_idx(c, 1),
+                                   cute_block_idx(c, 2));
+    cute_tensor mine = slot_of(c, chunk, cute_thread_idx(c, 0), cute_tuple_fmt(cute_ctx_alg(c), "(%lld)", D / 4), D);
+    cute_tensor_store(c, mine, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), mine.layout.shape));
+}
+
+void attn_hbdq_zero_launch(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg)
+{
+    CUTE_LAUNCH(c, zero_kernel, chunks_cfg(c, hp, arg), arg[ATTN_BWD_DQACC].tensor);
 }
