@@ -33,11 +33,25 @@ void cute_tmem_relinquish_alloc_permit(cute_ctx *c);
  * has not) */
 uint32_t cute_tcgen05_idesc(cute_ctx *c, cute_dtype a, cute_dtype b, int m, int n, bool a_mn_major,
                             bool b_mn_major);
+/* kind::f8f6f4's and mxf8f6f4's operand formats by their descriptor codes: the 6- and 4-bit
+ * ones have no cute_dtype, they exist as MMA operands only, "unpacked" in shared memory (each 16
+ * elements packed from bit 0 into the low 12 or 8 bytes of a 16-byte chunk, the image TMA's
+ * CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B / 16U4_ALIGN16B loads leave: a byte slot an element on
+ * average, so the operand's layout and descriptor are the 8-bit ones) */
+typedef enum {
+    CUTE_TCGEN05_E4M3 = 0, CUTE_TCGEN05_E5M2 = 1, CUTE_TCGEN05_E2M3 = 3, CUTE_TCGEN05_E3M2 = 4, CUTE_TCGEN05_E2M1 = 5
+} cute_tcgen05_format;
+/* idesc (cute_tcgen05_idesc of e4m3 / e5m2 operands, or cute_tcgen05_idesc_scaled of kind
+ * CUTE_TCGEN05_MXF8F6F4) with A's and B's formats a and b; 0 after a diagnostic.  Issue it
+ * with cute_tcgen05_mma(c, CUTE_E4M3, ...) (any 8-bit type or CUTE_E2M1 picks kind::f8f6f4)
+ * or cute_tcgen05_mma_scaled(c, CUTE_TCGEN05_MXF8F6F4, ...).  The interpreter emulates the
+ * 6- and 4-bit operands K-major only. */
+uint32_t cute_tcgen05_idesc_formats(cute_ctx *c, uint32_t idesc, cute_tcgen05_format a, cute_tcgen05_format b);
 /* the sm_100 shared-memory descriptor of the operand at p (a shared pointer): leading and
  * stride byte offsets (multiples of 16), swizzle 0 (none), 32, 64 or 128 bytes; a u64 value */
 cute_val cute_tcgen05_smem_desc(cute_ctx *c, cute_val p, int lbo, int sbo, int swizzle_bytes);
 /* D (tensor memory at d) = A B, + D where accumulate (an integer, nonzero: yes); the kind
- * follows A's type in idesc: f16 / bf16, tf32, or 8-bit floats */
+ * follows A's type in idesc: f16 / bf16, tf32, or 8-bit floats and e2m1 (kind::f8f6f4) */
 void cute_tcgen05_mma(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_desc, cute_val b_desc,
                       uint32_t idesc, cute_val accumulate);
 /* The block-scaled kinds (CuTe's MmaMXF8Op, MmaMXF4Op, MmaMXF4NVF4Op), M 128:
@@ -87,6 +101,7 @@ void cute_tcgen05_wait_ld(cute_ctx *c);
 #define cute_tcgen05_commit_multicast(c, ...) CUTE__CTX_AT((c), cute_tcgen05_commit_multicast((c), __VA_ARGS__))
 #define cute_tcgen05_cta_group(c, ...) CUTE__CTX_AT((c), cute_tcgen05_cta_group((c), __VA_ARGS__))
 #define cute_tcgen05_idesc_scaled(c, ...) CUTE__CTX_AT((c), cute_tcgen05_idesc_scaled((c), __VA_ARGS__))
+#define cute_tcgen05_idesc_formats(c, ...) CUTE__CTX_AT((c), cute_tcgen05_idesc_formats((c), __VA_ARGS__))
 #define cute_tcgen05_mma_scaled(c, ...) CUTE__CTX_AT((c), cute_tcgen05_mma_scaled((c), __VA_ARGS__))
 #define cute_tcgen05_cp(c, ...) CUTE__CTX_AT((c), cute_tcgen05_cp((c), __VA_ARGS__))
 #define cute_tcgen05_fence_before_thread_sync(c) CUTE__CTX_AT((c), cute_tcgen05_fence_before_thread_sync((c)))

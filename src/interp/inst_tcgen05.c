@@ -2,7 +2,8 @@
  * tensor memory: tmem.c).
  *
  * tcgen05.mma is one thread's: each active thread issues its own.  Its instruction
- * descriptor gives D's format (f32 only, so far), A's and B's formats, their negations and
+ * descriptor gives D's format (f32 only, so far), A's and B's formats (kind::f8f6f4's 6- and
+ * 4-bit ones unpacked in shared memory, K-major: interp_smem_desc_read), their negations and
  * majors, N (bits 17-22, N >> 3) and M (bits 24-28, M >> 4; 128 only, so far); A (M x K) and
  * B (N x K) come through sm_100 shared-memory descriptors: wgmma's fields (start, LBO, SBO in
  * 16-byte units) plus version 1 in bits 46-47, a base offset in 49-51 (0 here), and the
@@ -36,7 +37,20 @@ static int format(int kind, uint32_t f)
 {
     if (kind == TC_KIND_F16) return f == 0 ? E_F16 : f == 1 ? E_BF16 : 0;
     if (kind == TC_KIND_TF32) return f == 2 ? E_TF32 : 0;
-    return f == 0 ? E_E4M3 : f == 1 ? E_E5M2 : 0; /* fp6 and fp4 (3, 4, 5): not yet */
+    return interp_tcgen05_f8f6f4_format(f);
+}
+
+int interp_tcgen05_f8f6f4_format(uint32_t f)
+{
+    static const int of[8] = {E_E4M3, E_E5M2, 0, E_E2M3, E_E3M2, E_E2M1, 0, 0};
+    return of[f & 7];
+}
+
+bool interp_tcgen05_unpacked_mn(ictx *X, const dinst *d, uint32_t t, int type, bool mn_major, char which)
+{
+    if (type < E_E2M3 || !mn_major) return true;
+    return interp_report(X, d, t, CUTE_CHECK_UNSUPPORTED, 0, 0, 0, "tcgen05.mma (warp %u): an MN-major 6- or 4-bit "
+                         "%c (idesc bit %d) is not emulated: K-major only", t / 32, which, which == 'A' ? 15 : 16);
 }
 
 /* the instruction descriptor into O (M: the row's, 128 for one block, 256 for the CTA pair);
@@ -50,7 +64,11 @@ static bool decode_idesc(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, tc
     if (idesc & 7) return unsupported(X, d, t, "a sparse tcgen05.mma is not emulated: idesc bits 0-2 =", idesc & 7);
     if ((idesc >> 4 & 3) != 1) return unsupported(X, d, t, "tcgen05.mma with D format (idesc bits 4-5, 1 = f32)", idesc >> 4 & 3);
     if (!O->ta || !O->tb || (d->row->num == TC_KIND_F16 && O->ta != O->tb))
-        return unsupported(X, d, t, "tcgen05.mma: A/B formats (idesc bits 7-9, 10-12) not emulated for this kind: idesc", idesc);
+        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma (warp %u): A's and B's formats (idesc "
+                             "0x%x, bits 7-9, 10-12) are not this kind's: f16 0 / bf16 1 (both alike); tf32 2; "
+                             "f8f6f4 e4m3 0, e5m2 1, e2m3 3, e3m2 4, e2m1 5", t / 32, idesc);
+    if (!interp_tcgen05_unpacked_mn(X, d, t, O->ta, O->mn_a, 'A') || !interp_tcgen05_unpacked_mn(X, d, t, O->tb, O->mn_b, 'B'))
+        return false;
     if (O->m != want)
         return unsupported(X, d, t, want == MMA_M ? "tcgen05.mma.cta_group::1 is emulated with M = 128 only; idesc's M is"
                                                   : "tcgen05.mma.cta_group::2 is emulated with M = 256 only; idesc's M is",

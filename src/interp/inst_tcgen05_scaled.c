@@ -2,11 +2,12 @@
  *   D(m, n) = sum_k A(m, k) SFA(m, k / V) B(n, k) SFB(n, k / V)  (+ D)
  *   mxf4nvf4 .scale_vec::4X (NVFP4): e2m1, K 64, V 16, ue4m3 scales (ue8m0 not emulated)
  *   mxf4     .scale_vec::2X (MXFP4): e2m1, K 64, V 32, ue8m0 scales
- *   mxf8f6f4 .scale_vec::1X (MXFP8): e4m3 / e5m2 (the 6- and 4-bit formats are not emulated),
- *            K 32, V 32, ue8m0 scales
+ *   mxf8f6f4 .scale_vec::1X (MXFP8, MXFP6, MXFP4 unpacked): e4m3 / e5m2, e2m3 / e3m2, e2m1 (the
+ *            6- and 4-bit ones unpacked in shared memory, K-major, as kind::f8f6f4's), K 32, V 32,
+ *            ue8m0 scales
  * The instruction descriptor is CUTLASS's UMMA::InstrDescriptorBlockScaled: bits 0-2 sparse
  * (refused), 4-5 B's scale-factor id, 7-9 / 10-12 A's / B's format (E2M1 = 1 for the 4-bit
- * kinds; E4M3 0, E5M2 1 for mxf8f6f4), 13 / 14 negations, 15 / 16 majors (4-bit operands are
+ * kinds; E4M3 0, E5M2 1, E2M3 3, E3M2 4, E2M1 5 for mxf8f6f4), 13 / 14 negations, 15 / 16 majors (4-bit operands are
  * K-major only), 17-22 N >> 3, 23 the scales' format (0 ue4m3, 1 ue8m0), 24-28 M >> 4 (128
  * only, so far), 29-30 A's scale-factor id, 31 the 4-bit kinds' K (0: 64; 96 not emulated).
  * e2m1 operands are two a byte (element 0 in the low nibble), 32 bytes a row in the K-major
@@ -42,22 +43,16 @@ static const sc_kind *kind_of(const dinst *d)
 
 typedef struct sc_mma {
     const sc_kind *kind;
-    int m, n, ta, tb, sfa_id, sfb_id; /* ta, tb: E_E4M3 / E_E5M2 (8-bit kinds) */
+    int m, n, ta, tb, sfa_id, sfb_id; /* ta, tb: mxf8f6f4's E_* */
     bool neg_a, neg_b, mn_a, mn_b;
     double a[SC_M][SC_K_MAX], b[SC_N_MAX][SC_K_MAX];
-    double t8[SC_N_MAX][INTERP_DESC_K_MAX]; /* an 8-bit operand as interp_smem_desc_read gives it */
+    double t8[SC_N_MAX][INTERP_DESC_K_MAX]; /* an mxf8f6f4 operand as interp_smem_desc_read gives it */
 } sc_mma;
 
 static bool refuse(ictx *X, const dinst *d, uint32_t t, cute_interp_check kind, const char *what, uint32_t v)
 {
     return interp_report(X, d, t, kind, 0, 0, 0, "tcgen05.mma.kind::%s (warp %u): %s (idesc 0x%x)", kind_of(d)->name,
                          t / 32, what, v);
-}
-
-/* A's or B's format code f as E_* of an 8-bit kind, or 0 */
-static int format8(uint32_t f)
-{
-    return f == 0 ? E_E4M3 : f == 1 ? E_E5M2 : 0;
 }
 
 static bool decode_formats(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, sc_mma *O)
@@ -70,13 +65,12 @@ static bool decode_formats(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, 
             return refuse(X, d, t, CUTE_CHECK_TMEM, "4-bit operands are K-major only (bits 15, 16)", idesc);
         return true;
     }
-    O->ta = format8(fa), O->tb = format8(fb);
-    if (fa > 5 || fb > 5 || fa == 2 || fb == 2)
+    O->ta = interp_tcgen05_f8f6f4_format(fa), O->tb = interp_tcgen05_f8f6f4_format(fb);
+    if (!O->ta || !O->tb)
         return refuse(X, d, t, CUTE_CHECK_TMEM, "A's and B's formats (bits 7-9, 10-12) must be E4M3 0, E5M2 1, "
                       "E2M3 3, E3M2 4 or E2M1 5", idesc);
-    if (!O->ta || !O->tb)
-        return refuse(X, d, t, CUTE_CHECK_UNSUPPORTED, "the 6- and 4-bit formats of mxf8f6f4 are not emulated", idesc);
-    return true;
+    return interp_tcgen05_unpacked_mn(X, d, t, O->ta, O->mn_a, 'A') &&
+           interp_tcgen05_unpacked_mn(X, d, t, O->tb, O->mn_b, 'B');
 }
 
 /* the scales' format and ids: ue8m0 for the MX kinds, ue4m3 for 4X; ids within the word */

@@ -42,14 +42,17 @@ static inline cute_vreg tc_desc(kt *k, cute_vreg addr, int k0, bool hopper)
 /* kind::f16 instruction descriptor: f32 D, bf16 A and B, both K-major, M 128, N */
 static inline uint32_t tc_idesc(int n) { return 1u << 4 | 1u << 7 | 1u << 10 | (uint32_t)(n >> 3) << 17 | (128u >> 4) << 24; }
 
-static inline void tc_copy_in(kt *k, cute_vreg src, cute_vreg tid)
+/* the first `words` words of src into shared memory, by 128 threads */
+static inline void tc_copy_words(kt *k, cute_vreg src, cute_vreg tid, int words)
 {
     cute_vreg s = kt_smem(k, CUTE_U32, 0);
-    for (int i = 0; i < TC_WORDS / 128; i++) {
+    for (int i = 0; i < words / 128; i++) {
         cute_vreg at = kt_cvt(k, kt_bin(k, CUTE_OP_ADD, tid, sk_u32(k, 128 * i)), CUTE_I64);
         kt_store(k, kt_ptr_add(k, s, at), kt_load(k, kt_ptr_add(k, src, at)));
     }
 }
+
+static inline void tc_copy_in(kt *k, cute_vreg src, cute_vreg tid) { tc_copy_words(k, src, tid, TC_WORDS); }
 
 /* thread 0: the MMAs over K, then the commit */
 static inline void tc_issue(kt *k, tc_variant v, cute_vreg tid, cute_vreg taddr, cute_vreg bar, tc_lines *L)

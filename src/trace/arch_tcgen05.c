@@ -144,6 +144,24 @@ uint32_t cute_tcgen05_idesc(cute_ctx *c, cute_dtype a, cute_dtype b, int m, int 
            (uint32_t)b_mn_major << 16 | (uint32_t)(n >> 3) << 17 | (uint32_t)(m >> 4) << 24;
 }
 
+uint32_t cute_tcgen05_idesc_formats(cute_ctx *c, uint32_t idesc, cute_tcgen05_format a, cute_tcgen05_format b)
+{
+    static const char call[] = "cute_tcgen05_idesc_formats";
+    bool ok_a = (unsigned)a <= 5 && a != 2, ok_b = (unsigned)b <= 5 && b != 2;
+    if (!ctx_ok(c)) return 0;
+    if (!idesc || (idesc >> 7 & 7) > 1 || (idesc >> 10 & 7) > 1) { /* e4m3 / e5m2 codes: f8f6f4's, mxf8f6f4's */
+        cute_ctx_fail(c, "%s: idesc 0x%x is not kind::f8f6f4's or mxf8f6f4's (cute_tcgen05_idesc or "
+                      "cute_tcgen05_idesc_scaled of e4m3 / e5m2 operands)", call, idesc);
+        return 0;
+    }
+    if (!ok_a || !ok_b) {
+        cute_ctx_fail(c, "%s: formats %d (A), %d (B): CUTE_TCGEN05_E4M3 0, E5M2 1, E2M3 3, E3M2 4 or E2M1 5", call,
+                      (int)a, (int)b);
+        return 0;
+    }
+    return (idesc & ~(63u << 7)) | (uint32_t)a << 7 | (uint32_t)b << 10;
+}
+
 cute_val cute_tcgen05_smem_desc(cute_ctx *c, cute_val p, int lbo, int sbo, int swizzle_bytes)
 {
     static const char call[] = "cute_tcgen05_smem_desc";
@@ -179,7 +197,7 @@ void cute_tcgen05_mma(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_des
                       cute_val accumulate)
 {
     static const char call[] = "cute_tcgen05_mma";
-    bool tf32 = a_type == CUTE_TF32, f8 = cute_dtype_bits(a_type) == 8;
+    bool tf32 = a_type == CUTE_TF32, f8 = cute_dtype_bits(a_type) == 8 || a_type == CUTE_E2M1;
     cute_inst row = tf32 ? grouped(c, CUTE_INST_TCGEN05_MMA_TF32, CUTE_INST_TCGEN05_MMA_TF32_2SM)
                     : f8 ? grouped(c, CUTE_INST_TCGEN05_MMA_F8F6F4, CUTE_INST_TCGEN05_MMA_F8F6F4_2SM)
                          : grouped(c, CUTE_INST_TCGEN05_MMA_F16, CUTE_INST_TCGEN05_MMA_F16_2SM);

@@ -3,7 +3,9 @@
  * multicast, dealloc) in its CUDA C, which NVRTC compiles for sm_100a where NVRTC is installed;
  * misuse is refused at the call site (a group changed after tcgen05 calls, M 256 for one block,
  * M 128 / 64 idesc with the pair is allowed, a multicast commit for one block, group 3).  The
- * pair's semantics on the interpreter: src/interp/tcgen05_pair_test.c. */
+ * pair's semantics on the interpreter: src/interp/tcgen05_pair_test.c.  Also the 6- and 4-bit
+ * formats of kind::f8f6f4 / mxf8f6f4 in the descriptors (cute_tcgen05_idesc_formats) and their
+ * refusals; their emulation: src/interp/tcgen05_f6f4_test.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,10 +122,56 @@ static void pair_commit_of_pointer(cute_ctx *c, int *line)
     *line = __LINE__ + 1;
     cute_tcgen05_commit(c, bar);
 }
+static void formats_of_tf32(cute_ctx *c, int *line)
+{
+    uint32_t idesc = cute_tcgen05_idesc(c, CUTE_TF32, CUTE_TF32, 128, 64, false, false);
+    *line = __LINE__ + 1;
+    cute_tcgen05_idesc_formats(c, idesc, CUTE_TCGEN05_E2M3, CUTE_TCGEN05_E2M1);
+}
+static void reserved_format(cute_ctx *c, int *line)
+{
+    uint32_t idesc = cute_tcgen05_idesc(c, CUTE_E4M3, CUTE_E4M3, 128, 64, false, false);
+    *line = __LINE__ + 1;
+    cute_tcgen05_idesc_formats(c, idesc, CUTE_TCGEN05_E3M2, (cute_tcgen05_format)2);
+}
+
+/* the 6- and 4-bit formats: the descriptor's bits 7-12 replaced, the rest kept; an e2m1 MMA is
+ * kind::f8f6f4's */
+static void f6f4_formats(void)
+{
+    cute_ctx *c = cute_ctx_new();
+    cute_ctx_target_arch(c, 100);
+    cute_kernel_begin(c, "f6f4");
+    uint32_t dense = cute_tcgen05_idesc(c, CUTE_E5M2, CUTE_E4M3, 128, 64, false, false);
+    uint32_t scaled = cute_tcgen05_idesc_scaled(c, CUTE_TCGEN05_MXF8F6F4, CUTE_E4M3, CUTE_E4M3, 128, 64, false, false,
+                                                2, 1);
+    uint32_t d = cute_tcgen05_idesc_formats(c, dense, CUTE_TCGEN05_E2M3, CUTE_TCGEN05_E2M1);
+    uint32_t s = cute_tcgen05_idesc_formats(c, scaled, CUTE_TCGEN05_E3M2, CUTE_TCGEN05_E5M2);
+    CHECK(d == (1u << 4 | 3u << 7 | 5u << 10 | 8u << 17 | 8u << 24), "kind::f8f6f4, e2m3 x e2m1: 0x%x", d);
+    CHECK(s == (1u << 4 | 4u << 7 | 1u << 10 | 8u << 17 | 1u << 23 | 8u << 24 | 2u << 29), "mxf8f6f4, e3m2 x e5m2, "
+          "scale ids 2 and 1: 0x%x", s);
+    cute_smem_allocator A = cute_smem_allocator_new(c);
+    cute_val desc = cute_tcgen05_smem_desc(c, cute_smem_alloc_array(c, &A, CUTE_U8, 4096, 128), 128, 512, 0);
+    cute_tcgen05_mma(c, CUTE_E2M1, u32(c, 0), desc, desc, d, u32(c, 0));
+    cute_ir_func *f = cute_kernel_end(c);
+    CHECK(f, "traces: %s", cute_ctx_error(c));
+    char err[512], *src = NULL;
+    if (f && cute_cuda_c_emit((const cute_ir_func *const *)&f, 1, &(cute_cuda_c_opts){.arch = "sm_100a"}, &src, err,
+                              sizeof err) == CUTE_OK)
+        CHECK(strstr(src, "tcgen05.mma.cta_group::1.kind::f8f6f4"), "an e2m1 MMA is kind::f8f6f4's");
+    else
+        CHECK(false, "emit for sm_100a: %s", err);
+    free(src);
+    cute_ir_func_free(f);
+    cute_ctx_free(c);
+}
 
 int main(void)
 {
     pair_rows();
+    f6f4_formats();
+    refused(formats_of_tf32, "is not kind::f8f6f4's or mxf8f6f4's");
+    refused(reserved_format, "formats 4 (A), 2 (B)");
     refused(group_after_use, "a kernel uses one cta_group for all its tcgen05 instructions");
     refused(group_three, "group 3 (1: one block, 2: the CTA pair)");
     refused(m256_one_block, "idesc's M 256 with cta_group::1");
