@@ -68,9 +68,7 @@ static int unpacked_width(int type)
     return type == E_E2M1 ? 4 : type == E_E2M3 || type == E_E3M2 ? 6 : 0;
 }
 
-/* thread t's async-proxy read of [off, off + bytes) of Y's shared memory (X's, or the CTA
- * pair's peer's: distributed shared memory, no proxy-fence check) */
-static bool desc_access(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes, uint32_t align)
+bool interp_desc_access(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes, uint32_t align)
 {
     if (Y != X) return interp_remote_access(X, Y, d, t, off, bytes, align, 0);
     if (!interp_scheck(X, d, t, off, bytes, align, 0)) return false;
@@ -87,13 +85,13 @@ static bool desc_element(ictx *X, ictx *Y, const dinst *d, uint32_t t, const int
         uint64_t bit = (off & 15) * (uint64_t)w;
         off = (off & ~(uint64_t)15) + bit / 8;
         bytes = (int)((bit % 8 + (uint64_t)w + 7) / 8);
-        if (!desc_access(X, Y, d, t, off, (uint32_t)bytes, 1)) return false;
+        if (!interp_desc_access(X, Y, d, t, off, (uint32_t)bytes, 1)) return false;
         uint32_t word = 0;
         memcpy(&word, Y->smem + off, (size_t)bytes);
         *v = word >> bit % 8 & ((1u << w) - 1);
         return true;
     }
-    if (!desc_access(X, Y, d, t, off, (uint32_t)bytes, (uint32_t)bytes)) return false;
+    if (!interp_desc_access(X, Y, d, t, off, (uint32_t)bytes, (uint32_t)bytes)) return false;
     *v = 0;
     memcpy(v, Y->smem + off, (size_t)bytes);
     return true;

@@ -127,14 +127,6 @@ static void issue(kt *k, const fcase *c, cute_vreg tid, cute_vreg taddr, cute_vr
     cute_ir_end(&k->b);
 }
 
-static void alloc_or_free(kt *k, cute_vreg tid, cute_vreg taddr)
-{
-    sk_if(k, CUTE_OP_LT, tid, sk_u32(k, 32));
-    if (taddr) SK_DO(k, CUTE_INST_TCGEN05_DEALLOC, taddr, sk_u32(k, COLS));
-    else SK_DO(k, CUTE_INST_TCGEN05_ALLOC, kt_smem(k, CUTE_U32, TC_SLOT_OFF), sk_u32(k, COLS));
-    cute_ir_end(&k->b);
-}
-
 /* tcgen05_testkit's kernel with these MMAs; *line: the MMA's */
 static cute_ir_func *kernel(const fcase *c, int *line)
 {
@@ -142,15 +134,7 @@ static cute_ir_func *kernel(const fcase *c, int *line)
     cute_vreg src, out = sk_begin(&k, "tcgen05_f6f4", TC_SMEM, &src), tid = sk_tid(&k);
     cute_vreg bar = kt_smem(&k, CUTE_U64, TC_BAR_OFF);
     tc_copy_words(&k, src, tid, c->v == FF_UNWRITTEN ? TC_WORDS - 128 : TC_WORDS); /* B's last 8 rows unwritten */
-    sk_if(&k, CUTE_OP_EQ, tid, sk_u32(&k, 0));
-    SK_DO(&k, CUTE_INST_MBARRIER_INIT, bar, sk_u32(&k, 1));
-    cute_ir_end(&k.b);
-    alloc_or_free(&k, tid, 0);
-    SK_DO(&k, CUTE_INST_FENCE_PROXY_ASYNC_SHARED_CTA);
-    SK_DO(&k, CUTE_INST_TCGEN05_FENCE_BEFORE_THREAD_SYNC);
-    kt_barrier(&k);
-    SK_DO(&k, CUTE_INST_TCGEN05_FENCE_AFTER_THREAD_SYNC);
-    cute_vreg taddr = kt_load(&k, kt_smem(&k, CUTE_U32, TC_SLOT_OFF));
+    cute_vreg taddr = tc_prologue(&k, tid, bar, TC_SLOT_OFF, COLS);
     if (c->scaled) {
         scales_in(&k, src, tid, taddr);
         SK_DO(&k, CUTE_INST_TCGEN05_FENCE_BEFORE_THREAD_SYNC);
@@ -158,13 +142,7 @@ static cute_ir_func *kernel(const fcase *c, int *line)
         SK_DO(&k, CUTE_INST_TCGEN05_FENCE_AFTER_THREAD_SYNC);
     }
     issue(&k, c, tid, taddr, bar, line);
-    sk_wait(&k, bar, sk_u32(&k, 0));
-    SK_DO(&k, CUTE_INST_TCGEN05_FENCE_AFTER_THREAD_SYNC);
-    int ld;
-    tc_drain(&k, TC_GOOD, out, tid, tid, taddr, &ld);
-    SK_DO(&k, CUTE_INST_TCGEN05_FENCE_BEFORE_THREAD_SYNC);
-    kt_barrier(&k);
-    alloc_or_free(&k, tid, taddr);
+    tc_epilogue(&k, out, tid, taddr, bar, COLS);
     return k.f;
 }
 
@@ -173,18 +151,7 @@ static cute_status run(cute_backend be, const fcase *c, int *line, uint32_t *out
 {
     static uint32_t img[TC_WORDS + SF_WORDS];
     operands(c, img);
-    for (int i = 0; i < TC_M * TC_N; i++) out[i] = 0xdeadbeef;
-    kt k = {kernel(c, line), {0}};
-    cute_module *m = kt_compile(be, &k);
-    CHECK(m != NULL, "formats %d x %d compile", c->fa, c->fb);
-    if (!m) return CUTE_ERR_COMPILE;
-    cute_buffer bs = kt_buf(be, img, sizeof img), bo = kt_buf(be, out, TC_M * TC_N * 4);
-    cute_launch_arg args[2] = {kt_arg_buf(&bs, CUTE_U32), kt_arg_buf(&bo, CUTE_U32)};
-    cute_status s = kt_launch(be, m, 1, 128, 0, args, 2);
-    be.vt->download(be.self, out, &bo, 0, TC_M * TC_N * 4);
-    be.vt->module_free(be.self, m);
-    be.vt->free(be.self, &bs), be.vt->free(be.self, &bo);
-    return s;
+    return tc_run(be, kernel(c, line), 1, 1, img, sizeof img, out, TC_M * TC_N);
 }
 
 /* D against float64: the decoded codes, times 2^(sf - 127) of each row's scale for its half of K */
