@@ -54,7 +54,7 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
                        cute_dtype_name(cfg->dtype), cfg->head_dim, (long long)plan->bn,
                        !hopper && plan->step_n < plan->bn ? "_steps32" : "", !hopper && plan->stages > 1 ? "_kv2" : "",
                        plan->bm == 192 ? "_m192" : "",
-                       hopper && !plan->sms ? "_tiles" : "", plan->wait_first ? "_waitfirst" : "",
+                       hopper && !plan->sms ? "_tiles" : "", hopper && !plan->wait_first ? "_waitafter" : "",
                        cfg->causal ? "_causal" : "",
                        cfg->lse ? "_lse" : "", cfg->varlen ? "_varlen" : "");
     if (cfg->window)

@@ -185,9 +185,11 @@ typedef struct hop_states {
  * branch that ends the softmax's basic block (skipping it is harmless).  With the
  * softmax and the wait for P V in one block, ptxas (CUDA 13) hoisted the wait above the
  * softmax's first instruction, and the softmax of S(n) ran after P(n-1) V(n-1) had retired
- * instead of beside it (p->wait_first: that schedule, kept for comparison).  (The wait may
- * not go into a branch of its own on `moved`: that is uniform over a warp only, and
- * wgmma.wait_group is a warpgroup's instruction.) */
+ * instead of beside it.  That schedule (p->wait_first) is the default: the one below
+ * (CUTEC_ATTN_FWD_WAIT=after) measured slower on an H200 (session 29's mid pass: d128
+ * 8x16x4096 644.8 TFLOP/s against 660.3, 2x16x16384 641.9 against 724.2, d64 449.0 against
+ * 480.3).  (The wait may not go into a branch of its own on `moved`: that is uniform over a
+ * warp only, and wgmma.wait_group is a warpgroup's instruction.) */
 static void after_softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_frag *f,
                           const attn_rows *r, cute_int n, cute_val moved, const cute_val *corr, hop_states *st)
 {

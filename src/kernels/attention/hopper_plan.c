@@ -79,8 +79,10 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
         return cute_alg_fail(a, "attention hopper: %d query rows a tile at head dim %d (128, or 192 at head dim 64: "
                              "three warpgroups' accumulators fit their registers there)", bm, cfg->head_dim);
     p->d = cfg->head_dim, p->bm = bm, p->consumers = bm / 64, p->threads = (p->consumers + 1) * 128;
-    const char *wait = getenv("CUTEC_ATTN_FWD_WAIT"); /* the old schedule, for comparison (hopper_fwd.c) */
-    p->wait_first = wait && strcmp(wait, "first") == 0;
+    /* the softmax before the wait for P V where CUTEC_ATTN_FWD_WAIT=after (hopper_fwd.c):
+     * measured slower (H200, session 29's mid pass), not the default */
+    const char *wait = getenv("CUTEC_ATTN_FWD_WAIT");
+    p->wait_first = !wait || strcmp(wait, "after") != 0;
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
      * 20 bytes there: 64) and at 192 rows (160 registers a consumer: 144 keys spill 64
