@@ -114,7 +114,10 @@ int cute_gemm_variant_arch(cute_gemm_variant v);
  * schedule, the Hopper kernel's consumer warpgroups: CUTE_GEMM_SCHEDULE_COOP (CUTLASS's
  * cooperative: both compute one bm x bn tile, 64 rows each) or CUTE_GEMM_SCHEDULE_PINGPONG
  * (each computes a bm x bn tile of its own, bm 64 or 128; their main loops take turns, so
- * one's epilogue runs under the other's MMAs); 0: the library's choice (cooperative).
+ * one's epilogue runs under the other's MMAs) or CUTE_GEMM_SCHEDULE_STREAMK (cooperative, the
+ * last partial wave of tiles and the whole wave before it split into equal runs of k-tiles,
+ * one a block, partial sums meeting through a workspace: docs/gemm.md, "Stream-K"); 0: the
+ * library's choice by shape (cooperative, ping-pong or stream-K).
  * For the SM80 tensor-core kernels (tensorop, tensorop_smem), CUTE_GEMM_SCHEDULE_PERSISTENT:
  * one block an SM walking tiles of C, the next tile's first k-tiles loading while this
  * one's epilogue runs (C's shared tile then of its own beside the stages, in parts of N
@@ -127,11 +130,20 @@ typedef struct cute_gemm_tiling {
     int scale_mul; /* fp8 block scales: where a k-tile's scales are multiplied (CUTE_GEMM_SCALE_MUL_*) */
 } cute_gemm_tiling;
 enum { CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TMA, CUTE_GEMM_STORE_ST, CUTE_GEMM_STORE_OVERLAP, CUTE_GEMM_STORE_TILE };
-/* AUTO is PROMOTE: sa sb at the k-tile's promotion, its loads a k-tile old by then; LOAD:
- * as soon as they are loaded (session 27's kernel, kept to measure against: ptxas puts the
- * product, and so the loads' whole latency, before the next k-tile's wgmma batch) */
-enum { CUTE_GEMM_SCALE_MUL_AUTO, CUTE_GEMM_SCALE_MUL_PROMOTE, CUTE_GEMM_SCALE_MUL_LOAD };
-enum { CUTE_GEMM_SCHEDULE_AUTO, CUTE_GEMM_SCHEDULE_COOP, CUTE_GEMM_SCHEDULE_PINGPONG, CUTE_GEMM_SCHEDULE_PERSISTENT };
+/* AUTO is STAGED where the tile takes it (128 rows or fewer), else PROMOTE.  STAGED: each
+ * thread's scales of k-tile kt + 2 go to shared memory by cp.async at kt's promotion and are
+ * read there at kt + 2's (their own group wait, not the loads' register scoreboard, which
+ * ptxas shares among all of a loop's loads); PROMOTE: loaded into registers at kt's
+ * promotion, multiplied at kt + 2's (session 28's kernel); LOAD: multiplied as soon as they
+ * are loaded (session 27's kernel).  The last two are kept to measure against. */
+enum { CUTE_GEMM_SCALE_MUL_AUTO, CUTE_GEMM_SCALE_MUL_PROMOTE, CUTE_GEMM_SCALE_MUL_LOAD, CUTE_GEMM_SCALE_MUL_STAGED };
+enum {
+    CUTE_GEMM_SCHEDULE_AUTO,
+    CUTE_GEMM_SCHEDULE_COOP,
+    CUTE_GEMM_SCHEDULE_PINGPONG,
+    CUTE_GEMM_SCHEDULE_PERSISTENT,
+    CUTE_GEMM_SCHEDULE_STREAMK
+};
 
 /* A fused epilogue (seed 001's epilogue fusion; docs/gemm.md, "Fused epilogues"): on each
  * thread's fragment of C, in f32, after x = alpha * acc + beta * C,

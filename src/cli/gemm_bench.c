@@ -246,7 +246,7 @@ static void sweep_counts(const gemm_opts *o, int count[SWEEP_LISTS])
  * and its row's name, the variant's and what it sets: hopper2x1r16-pp-t64x256x64-tile */
 static cute_gemm_tiling sweep_at(const gemm_opts *o, int i, cute_gemm_variant var, char *name, size_t n)
 {
-    static const char *sched_tags[] = {"-auto", "-coop", "-pp", "-persistent"};
+    static const char *sched_tags[] = {"-auto", "-coop", "-pp", "-persistent", "-sk"};
     static const char *store_tags[] = {"-sauto", "-tma", "-st", "-overlap", "-tile"};
     cute_gemm_tiling t = o->tiling;
     int len = snprintf(name, n, "%s", cute_gemm_variant_name(var)), count[SWEEP_LISTS], at[SWEEP_LISTS];
@@ -265,7 +265,9 @@ static cute_gemm_tiling sweep_at(const gemm_opts *o, int i, cute_gemm_variant va
     }
     if (o->nstores) t.c_store = o->stores[at[4]].c_store;
     if (o->nstores) len += snprintf(name + len, n - (size_t)len, "%s", store_tags[t.c_store]);
-    if (t.scale_mul) snprintf(name + len, n - (size_t)len, "-mul%s", t.scale_mul == CUTE_GEMM_SCALE_MUL_LOAD ? "load" : "prom");
+    static const char *mul_tags[] = {[CUTE_GEMM_SCALE_MUL_PROMOTE] = "prom", [CUTE_GEMM_SCALE_MUL_LOAD] = "load",
+                                     [CUTE_GEMM_SCALE_MUL_STAGED] = "staged"};
+    if (t.scale_mul) snprintf(name + len, n - (size_t)len, "-mul%s", mul_tags[t.scale_mul]);
     return t;
 }
 

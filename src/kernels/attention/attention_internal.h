@@ -33,6 +33,8 @@ typedef struct attn_plan {
     int stages;
     int consumers;           /* the forward's consumer warpgroups, bm / 64 (2, or 3 at bm 192) */
     int sms;                 /* the forward's persistent grid: its most blocks (0: a block a tile) */
+    bool wait_first;         /* the forward's schedule before session 29 (CUTEC_ATTN_FWD_WAIT=first:
+                                P V waited for before the softmax ran, O always rescaled) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
 } attn_plan;

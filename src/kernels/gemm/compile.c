@@ -225,6 +225,9 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
         specs[6 + 2 * i] = cute_spec_int("?");
     }
     if (cfg->peer_flags) specs[9] = specs[2]; /* the mirror: laid out as C */
+    bool streamk = cfg->variant == CUTE_GEMM_HOPPER && cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
+    if (streamk) /* stream-K's workspace (f32) and flags (u32) */
+        specs[6] = cute_spec_tensor(CUTE_F32, "?:1", 16), specs[7] = cute_spec_tensor(CUTE_U32, "?:1", 4);
     bool fp4 = cfg->dtype == CUTE_E2M1;
     if (fp4) { /* NVFP4: rows of whole 16 bytes (32 e2m1), then SFA and SFB (ue4m3) */
         specs[0] = specs[1] = cute_spec_tensor(CUTE_E2M1, "(?,?{div=32}):(?{div=32},1)", 16);
@@ -239,7 +242,7 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
              cfg->dual ? "_swiglu" : tag, cfg->scale == CUTE_GEMM_SCALE_BLOCK ? "_blockscaled" : cfg->scale ? "_scaled" : "",
              cfg->out_scale ? "_oscale" : "", cfg->amax ? "_amax" : "", peer);
     int nargs = fp4 ? 7 : cfg->scale ? 10 : cfg->peer_flags ? CUTE_GEMM_PEER_ARGS
-                                        : cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
+              : streamk ? 8 : cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
     const cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, nargs, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;

@@ -48,6 +48,7 @@ typedef struct gemm_plan {
     int consumers;
     bool pingpong;            /* each consumer warpgroup its own bm x bn tile, main loops and
                                  epilogues taking turns (hopper.c); else both on one tile */
+    bool streamk;             /* cooperative, the last waves in runs of k-tiles (streamk.c) */
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N
                                  (0 counts as 1) */
     bool c_overlap;           /* the persistent SM80 kernel (CUTE_GEMM_STORE_OVERLAP): a tile's C
@@ -98,6 +99,9 @@ enum { GEMM_BREAK_TURN = 8192 };
 /* ... and the SM80 persistent kernel's C tile over the stages (as a block per tile has it),
  * where the next tile's first k-tiles land during the epilogue */
 enum { GEMM_BREAK_C_OVER_STAGES = 16384 };
+/* stream-K's fixup: the piece that ends a tile does not wait for the flags of the partials
+ * it adds (nor lowers them after), or adds none */
+enum { GEMM_BREAK_FIXUP_WAIT = 32768, GEMM_BREAK_FIXUP_ADD = 65536 };
 const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
                                    char *err, size_t n);
 const cute_fn *gemm_grouped_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg, unsigned broken,
@@ -131,6 +135,11 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg);
 bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
 /* the Hopper kernel's tiling for a call of (M, N, K) where the caller set none (hopper_auto.c) */
 cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int64_t mnk[3]);
+/* M from this many rows of A to 128 (N past 128), 16-bit: AUTO runs the Hopper kernel in
+ * tiles of 64 or 128 rows by 64 on sm_90, not the GEMV kernels (hopper_auto.c's figures) */
+#define CUTE_GEMM_FEW_ROWS_FROM 32
+bool gemm_few_rows_to_hopper(cute_runtime *rt, const cute_call_arg *A, const cute_call_arg *B,
+                             const cute_call_arg *C);
 /* An operand's TMA stages (rows, bk, stages) from CuTe's 128-byte GMMA swizzle atoms, and the
  * rows one TMA box of them loads (hopper_plan.c; the Blackwell kernel's too) */
 cute_composed gemm_tma_stages(cute_alg *a, cute_dtype d, int major, int64_t rows, int64_t bk, int stages,
@@ -264,6 +273,7 @@ void gemm_peer_signal(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_
 typedef struct gemm_hopper_smem {
     cute_tensor sA, sB; /* (bm, bk, stages), (bn, bk, stages) */
     cute_tensor sC;     /* (bm, bn / c_parts), of its own (p->smem_epilogue) */
+    cute_tensor ring;   /* block scales staged (gemm_blockscale_staged): (thread, value, slot) f32 */
     cute_pipeline pipe;
 } gemm_hopper_smem;
 typedef struct gemm_hopper_frag {
@@ -295,6 +305,12 @@ cute_tensor gemm_hopper_stage(cute_ctx *c, cute_tensor t, const cute_pipeline_st
 void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s);
 /* the main loop with fp8 block scales (hopper_blockscale.c): each k-tile's product in
  * accumulators of its own, promoted into f->acc with its scales (s: sa, sb) */
+/* whether its block scales go through shared memory (CUTE_GEMM_SCALE_MUL_STAGED, the default
+ * for tiles of up to 128 rows), and the bytes of that ring, allocated by
+ * gemm_blockscale_ring (0 bytes, an empty tensor, where they do not) */
+bool gemm_blockscale_staged(const gemm_plan *p);
+int64_t gemm_blockscale_ring_bytes(const gemm_plan *p);
+cute_tensor gemm_blockscale_ring(cute_ctx *c, cute_smem_allocator *al, const gemm_plan *p);
 void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m,
                                       const gemm_tiles *t, cute_pipeline_state *read, cute_pipeline_state *done,
                                       const gemm_hopper_frag *f, cute_int tid, const gemm_scales *s);
@@ -314,6 +330,41 @@ cute_launch_cfg gemm_sched_launch_cfg(cute_ctx *c, const gemm_plan *p, const gem
 /* in the kernel: how many tiles this block takes, and its w-th tile (tm, tn) */
 cute_int gemm_sched_mine(cute_ctx *c, const gemm_sched *s);
 void gemm_sched_tile(cute_ctx *c, const gemm_sched *s, cute_int w, cute_int *tm, cute_int *tn);
+/* ... that of place idx of the order (its cluster's place; the block's in it) */
+void gemm_sched_tile_at(cute_ctx *c, const gemm_sched *s, cute_int idx, cute_int *tm, cute_int *tn);
+
+/* Stream-K (streamk.c; CUTE_GEMM_SCHEDULE_STREAMK, clusters of 1x1): of T tiles of K k-tiles
+ * on G blocks, the whole waves but the last full one are data-parallel (each tile whole, the
+ * scheduler's order); the rest, the last partial wave and the full wave before it (all of
+ * them where T < G), are split into G equal runs of k-tiles, block b's run the b-th.  A
+ * block's work: its data-parallel tiles, then the pieces of its run, one a tile it touches,
+ * the last tile's first.  A piece that ends before its tile's last k-tile leaves its partial
+ * sums in the block's workspace slot and raises its flag; the piece that ends the tile (the
+ * highest block touching it) waits for the flags of the blocks below it from `first` on, adds
+ * their partials in block order (deterministic), and runs the epilogue. */
+typedef struct gemm_streamk {
+    cute_int dp, iters, k_tiles, units; /* data-parallel tiles, k-tiles of the runs, K, G */
+    cute_int dp_mine, g0, g1, items;    /* the block's data-parallel tiles, run, work items */
+} gemm_streamk;
+typedef struct gemm_work {
+    cute_int tile;   /* place in the scheduler's order */
+    cute_int k0, k1; /* the k-tiles [k0, k1) */
+    cute_int first;  /* the lowest block with a piece of the tile (this block: no partials) */
+    cute_val partial; /* k1 < K: the partial sums go to the workspace */
+} gemm_work;
+gemm_streamk gemm_streamk_make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles);
+gemm_work gemm_streamk_work(cute_ctx *c, const gemm_streamk *k, cute_int i);
+/* the grid: as many blocks as fit, at most the k-tiles of all tiles */
+cute_launch_cfg gemm_streamk_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s, cute_int k_tiles);
+/* The fixup (streamk_fixup.c), by the cooperative consumers (tid among them): the workspace
+ * ws (f32, a slot of bm x bn a block, each thread's accumulators in 16-byte runs) and flags
+ * (u32, one a block, 0 between kernels) */
+void gemm_streamk_store_partial(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
+                                cute_tensor acc);
+void gemm_streamk_add_partials(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
+                               cute_tensor acc, cute_int first);
+/* the workspace's bytes for a plan of tiling t (the slots of `blocks` blocks, then their flags) */
+size_t gemm_streamk_workspace_bytes(const cute_gemm_tiling *t, int blocks, size_t *flags_offset);
 /* the blocks a persistent kernel of `threads`-thread blocks, one an SM, in clusters of
  * cluster_size, fills on rt's device: the SMs, or the blocks of the clusters that can be
  * resident at once (resident.c); 2 clusters' worth on the interpreter (blocks then walk

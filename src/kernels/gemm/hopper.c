@@ -76,6 +76,7 @@ typedef struct hopper_args {
                         N holds A B0^T's columns beside A B1^T's) */
     gemm_peer peer;  /* the flags between GPUs (cfg.peer_flags) */
     cute_val mapM;   /* the mirror's store map (cfg.peer_mirror) */
+    cute_tensor ws, flags; /* stream-K's workspace and flags (C where none) */
 } hopper_args;
 
 /* the w-th tile this block takes, C's tile (tm, tn), its coordinates computed here, once:
@@ -161,6 +162,30 @@ static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
         CUTE_FOR(c, kt, cute_i(0), t.k_tiles) gemm_hopper_load_ktile(c, p, m, &s, mapA, mapB, &t, kt, to);
     }
     if (clustered(p)) cute_pipeline_producer_tail(c, &m->pipe, &s);
+}
+
+/* stream-K's work item: its tile's operands (its k-tiles [w->k0, w->k1) of them) */
+static gemm_tiles work_tiles(cute_ctx *c, const hopper_args *g, const gemm_work *w)
+{
+    cute_int tm, tn;
+    gemm_sched_tile_at(c, &g->sched, w->tile, &tm, &tn);
+    tm = cute_int_now(c, tm), tn = cute_int_now(c, tn);
+    return gemm_tiles_at(c, &g->tiles, g->mA, g->mB, g->mC, g->cA, g->cB, g->cC, tm, tn);
+}
+
+/* The stream-K producer: the block's work items (streamk.c), each its k-tiles */
+static void producer_streamk(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m,
+                             cute_val mapA, const cute_val *mapB)
+{
+    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
+    cute_tma_copy_opts to[2];
+    multicast_opts(c, p, to);
+    gemm_streamk sk = gemm_streamk_make(c, &g->sched, tile_k_tiles(c, g)); /* (in each role: not live across setmaxnreg) */
+    CUTE_FOR(c, i, cute_i(0), sk.items) {
+        gemm_work w = gemm_streamk_work(c, &sk, i);
+        gemm_tiles t = work_tiles(c, g, &w);
+        CUTE_FOR(c, kt, w.k0, w.k1) gemm_hopper_load_ktile(c, p, m, &s, mapA, mapB, &t, kt, to);
+    }
 }
 
 /* the next full stage, multiplied into the accumulators as one wgmma batch (not waited for) */
@@ -291,6 +316,37 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
     gemm_scales_end(c, p, &sc);
 }
 
+/* The stream-K consumers (cooperative): each work item's k-tiles, then its partial sums to
+ * the workspace, or the partials of the blocks below added and the epilogue */
+static void consumer_streamk(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m,
+                             cute_int tid, cute_val alpha, cute_val beta, cute_val mapC)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    gemm_hopper_frag f = fragments(c, p, m, tid);
+    cute_pipeline_state read = read_state(c, p);
+    cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    gemm_scales sc = g->scales; /* (none: the plan refuses scales here) */
+    gemm_streamk sk = gemm_streamk_make(c, &g->sched, tile_k_tiles(c, g));
+    CUTE_FOR(c, i, cute_i(0), sk.items) {
+        mainloop_first(c, p, m, &read, &f);
+        gemm_work w = gemm_streamk_work(c, &sk, i); /* (while the first batch runs) */
+        gemm_tiles t = work_tiles(c, g, &w);
+        mainloop_rest(c, p, m, cute_sub(a, w.k1, w.k0), &read, &done, &f);
+        gemm_hopper_mainloop_tail(c, p, m, &done);
+        CUTE_IF(c, w.partial) gemm_streamk_store_partial(c, p, g->ws, g->flags, tid, f.acc);
+        /* the tile's end: a loop of one trip or none, not a branch -- under a branch on a
+         * run-time value, the trace could not prove which threads reach the epilogue's tiled
+         * copies (atom_threads_here) */
+        cute_int ends = cute_sub(a, cute_i(1), cute_int_from_val(c, cute_val_cvt(c, w.partial, CUTE_I32), 0));
+        CUTE_FOR(c, once, cute_i(0), ends) {
+            (void)once;
+            gemm_streamk_add_partials(c, p, g->ws, g->flags, tid, f.acc, w.first);
+            epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC, &sc);
+        }
+    }
+    gemm_hopper_store_drain(c, p, tid);
+}
+
 /* The ping-pong turns (CUTLASS's OrderedSequenceBarrier over named barriers): warpgroup wg
  * waits for its turn at barrier `first + wg`, which the other warpgroup passes it by arriving
  * there, 256 threads a turn.  Tile i of the block is warpgroup i % 2's: it waits unless i is
@@ -379,6 +435,7 @@ gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p)
         m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_store.sw, p->smem_store.layout, 16);
     else if (p->smem_epilogue)
         m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw, p->smem_c.layout, 16);
+    m.ring = gemm_blockscale_ring(c, &al, p);
     int readers = p->pingpong ? 1 : p->consumers; /* the warpgroups that read (and release) a stage */
     int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]) -
                  (p->broken & GEMM_BREAK_EXPECT_TX ? 16 : 0);
@@ -407,28 +464,30 @@ static void producer_role(cute_ctx *c, void *user, cute_int tid)
 {
     const hopper_roles *r = user;
     (void)tid;
-    producer(c, r->p, &r->g, &r->m, r->mapA, r->mapBs);
+    (r->p->streamk ? producer_streamk : producer)(c, r->p, &r->g, &r->m, r->mapA, r->mapBs);
 }
 
 static void consumer_role(cute_ctx *c, void *user, cute_int tid)
 {
     const hopper_roles *r = user;
-    (r->p->pingpong ? consumer_pingpong : consumer)(c, r->p, &r->g, &r->m, tid, r->alpha, r->beta, r->mapC);
+    (r->p->pingpong ? consumer_pingpong : r->p->streamk ? consumer_streamk : consumer)(c, r->p, &r->g, &r->m, tid, r->alpha, r->beta, r->mapC);
 }
 
 static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
                           cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
                           cute_val mapB, cute_val mapC, cute_tensor mV, cute_val mapB1, cute_tensor sa,
                           cute_tensor sb, cute_tensor so, cute_tensor amax, cute_tensor wait, cute_int wait_value,
-                          cute_tensor signal, cute_int signal_value, cute_val mapM)
+                          cute_tensor signal, cute_int signal_value, cute_val mapM, cute_tensor ws,
+                          cute_tensor flags)
 {
     const gemm_plan *p = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
     gemm_plan tiles = tiles_plan(p);
     gemm_scales scales = {.sa = sa, .sb = sb, .out = so, .amax = amax};
     gemm_peer peer = {.wait = wait, .signal = signal, .wait_value = wait_value, .signal_value = signal_value};
-    hopper_roles r = {p, {mA, mB, mC, cA, cB, cC, mV, scales, gemm_sched_make(c, &tiles, mC, p->raster), tiles, peer, mapM},
-                      gemm_hopper_shared_memory(c, p), alpha, beta, mapA, {mapB, mapB1}, mapC};
+    hopper_args g = {mA, mB, mC, cA, cB, cC, mV, scales, gemm_sched_make(c, &tiles, mC, p->raster), tiles, peer, mapM,
+                     .ws = ws, .flags = flags};
+    hopper_roles r = {p, g, gemm_hopper_shared_memory(c, p), alpha, beta, mapA, {mapB, mapB1}, mapC};
     gemm_hopper_roles(c, producer_role, consumer_role, &r);
 }
 
@@ -486,9 +545,16 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
     bool peer = p->cfg.peer_flags;
     cute_tensor wait = peer ? arg[5].tensor : mC, signal = peer ? arg[7].tensor : mC;
     cute_int wait_value = peer ? arg[6].i : cute_i(0), signal_value = peer ? arg[8].i : cute_i(0);
+    /* stream-K's workspace and flags: arguments 6 and 7 (C, unused, where not) */
+    cute_tensor ws = p->streamk ? arg[6].tensor : mC, flags = p->streamk ? arg[7].tensor : mC;
+    cute_launch_cfg launch = gemm_sched_launch_cfg(c, p, &s);
+    if (p->streamk) {
+        cute_int k = cute_ceil_div(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(p->bk));
+        launch = gemm_streamk_launch_cfg(c, p, &s, k);
+    }
     /* (C's store map; A's, unused, where C does not leave by TMA) */
-    CUTE_LAUNCH(c, hopper_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
+    CUTE_LAUNCH(c, hopper_kernel, launch, mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
                 p->tma_a.map, p->tma_b.map, p->tma_store ? p->tma_c.map : p->tma_a.map,
                 p->cfg.epilogue.bias || scaled ? arg[5].tensor : mC, b1.map, sc[0], sc[1], sc[2], sc[3], wait,
-                wait_value, signal, signal_value, p->cfg.peer_mirror ? p->tma_m.map : p->tma_a.map);
+                wait_value, signal, signal_value, p->cfg.peer_mirror ? p->tma_m.map : p->tma_a.map, ws, flags);
 }

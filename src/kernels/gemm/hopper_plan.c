@@ -48,10 +48,15 @@ static bool power_of_2_upto(int x, int most) { return x >= 1 && x <= most && !(x
 static bool schedule(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
 {
     int s = cfg->tiling.schedule;
-    if (s < CUTE_GEMM_SCHEDULE_AUTO || s > CUTE_GEMM_SCHEDULE_PINGPONG)
-        return cute_alg_fail(a, "gemm hopper: schedule %d (CUTE_GEMM_SCHEDULE_COOP or _PINGPONG, 0: the library's%s)", s,
+    if (s < CUTE_GEMM_SCHEDULE_AUTO || s > CUTE_GEMM_SCHEDULE_STREAMK || s == CUTE_GEMM_SCHEDULE_PERSISTENT)
+        return cute_alg_fail(a, "gemm hopper: schedule %d (CUTE_GEMM_SCHEDULE_COOP, _PINGPONG or _STREAMK, 0: the "
+                             "library's%s)", s,
                              s == CUTE_GEMM_SCHEDULE_PERSISTENT ? "; PERSISTENT is the SM80 kernels', this one always is" : "");
     p->pingpong = s == CUTE_GEMM_SCHEDULE_PINGPONG;
+    p->streamk = s == CUTE_GEMM_SCHEDULE_STREAMK;
+    if (p->streamk && (cfg->dual || cfg->scale != CUTE_GEMM_SCALE_NONE || cfg->peer_flags))
+        return cute_alg_fail(a, "gemm hopper: stream-K runs plain and fused-epilogue GEMMs (not %s)",
+                             cfg->dual ? "the dual GEMM" : cfg->peer_flags ? "flags between GPUs" : "fp8 scales");
     if (p->pingpong && cfg->dual) /* its epilogue's halves of N: untried */
         return cute_alg_fail(a, "gemm hopper: the dual GEMM runs in the cooperative schedule (ping-pong asked)");
     if (p->pingpong && cfg->scale == CUTE_GEMM_SCALE_BLOCK) /* its promotions lean on the other warpgroup's wgmma */
@@ -70,12 +75,13 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     const cute_gemm_tiling *t = &cfg->tiling;
     int es = cute_dtype_bytes(cfg->dtype);
     if (!schedule(a, cfg, p)) return false;
-    /* block scales: one block of B a tile (at most 128 wide), two accumulator sets */
+    /* block scales: one block of B a tile where N divides 128, two accumulator sets; or 192
+     * wide in three parts of 64, one set (hopper_blockscale.c) */
     bool block = cfg->scale == CUTE_GEMM_SCALE_BLOCK;
     p->bm = t->bm ? t->bm : 128, p->bn = t->bn ? t->bn : block || p->pingpong ? 128 : 256, p->bk = 128 / es;
-    if (block && 128 % p->bn)
-        return cute_alg_fail(a, "gemm hopper: block scales (one per 128 columns of B) need tiles whose N divides 128 "
-                             "(bn %lld)", (long long)p->bn);
+    if (block && 128 % p->bn && !(p->bn == 192 && p->bm <= 128))
+        return cute_alg_fail(a, "gemm hopper: block scales (one per 128 columns of B) need tiles whose N divides 128, "
+                             "or 192 with bm 128 or less (tile %lldx%lld)", (long long)p->bm, (long long)p->bn);
     /* bm 256: block scales only, two warpgroups each taking two waves of 64 rows (DeepGEMM's
      * BLOCK_M 256: hopper_blockscale.c) */
     bool tall = p->bm == 256 && block;
@@ -83,6 +89,9 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
         (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, 256 with block scales; bn a multiple "
                              "of 16 up to 256, bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
+    if (t->scale_mul < CUTE_GEMM_SCALE_MUL_AUTO || t->scale_mul > CUTE_GEMM_SCALE_MUL_STAGED)
+        return cute_alg_fail(a, "gemm hopper: tiling.scale_mul %d (CUTE_GEMM_SCALE_MUL_AUTO, _PROMOTE, _LOAD or "
+                             "_STAGED)", t->scale_mul);
     if (p->pingpong && p->bm * p->bn > 64 * 256) /* a warpgroup's accumulators: 128 registers a thread */
         return cute_alg_fail(a, "gemm hopper: a ping-pong warpgroup's tile %lldx%lld (at most 64x256 or 128x128: "
                              "each warpgroup holds its whole tile's accumulators)", (long long)p->bm, (long long)p->bn);
@@ -94,13 +103,17 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if (!power_of_2_upto(p->cluster_m, 4) || !power_of_2_upto(p->cluster_n, 4) || p->cluster_m * p->cluster_n > 4)
         return cute_alg_fail(a, "gemm hopper: cluster %dx%d (1, 2 or 4 blocks along M and along N, at most 4 in "
                              "all)", t->cluster_m, t->cluster_n);
+    if (p->streamk && p->cluster_m * p->cluster_n > 1) /* a unit is one block's run of k-tiles */
+        return cute_alg_fail(a, "gemm hopper: stream-K runs without clusters (cluster %dx%d asked)", p->cluster_m,
+                             p->cluster_n);
     if (cfg->dual && p->cluster_m * p->cluster_n > 1) /* B's multicast would split B0's and B1's boxes: untried */
         return cute_alg_fail(a, "gemm hopper: the dual GEMM runs without clusters (cluster %dx%d asked)",
                              p->cluster_m, p->cluster_n);
     if (cfg->major[1] == 0 && p->bn % 64)
         return cute_alg_fail(a, "gemm hopper: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
                              "multiple of 64", (long long)p->bn);
-    int64_t stage = (p->bm + p->bn) * p->bk * es, room = HOPPER_SMEM_BYTES - HOPPER_SMEM_RESERVED;
+    int64_t stage = (p->bm + p->bn) * p->bk * es,
+            room = HOPPER_SMEM_BYTES - HOPPER_SMEM_RESERVED - gemm_blockscale_ring_bytes(p);
     /* the TMA-store epilogue's buffers (hopper_store.c), else C's whole tile */
     p->tma_store = gemm_hopper_store_takes(p);
     int64_t c_bytes = p->tma_store ? gemm_hopper_store_bytes(p) : p->bm * p->bn * cute_dtype_bytes(cute_gemm_c_dtype(cfg));

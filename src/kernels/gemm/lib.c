@@ -60,7 +60,9 @@ struct cute_gemm_lib {
     cute_gemm_tiling tiling; /* cute_gemm_lib_tiling */
     cute_buffer zeros; /* for K = 0: A and B of one zero column each */
     size_t zeros_bytes;
-    cute_buffer *retired; /* smaller zeros that kernels on other threads may still read */
+    cute_buffer streamk; /* stream-K's workspace (its flags zeroed when made) */
+    size_t streamk_bytes;
+    cute_buffer *retired; /* smaller zeros (or workspaces) that kernels on other threads may still read */
     int nretired;
     cute_gemv_lib *skinny; /* AUTO's skinny shapes: the GEMV kernels (cutec_gemm_skinny) */
     fn_cache grouped;      /* the grouped kernels (grouped_call.c), cute_gemm_config keys */
@@ -109,6 +111,7 @@ void cute_gemm_lib_free(cute_gemm_lib *lib)
     fn_cache_free(&lib->grouped);
     cute_backend *b = cute_runtime_backend(lib->rt);
     if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
+    if (lib->streamk_bytes) b->vt->free(b->self, &lib->streamk);
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
     free(lib->retired);
     cute_gemv_lib_free(lib->skinny);
@@ -149,7 +152,7 @@ bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t)
     if (!lib || t->bm < 0 || t->bn < 0 || t->bk < 0 || t->stages < 0 || t->warps_m < 0 || t->warps_n < 0 ||
         t->raster < 0 || (t->read_bytes && t->read_bytes != 8 && t->read_bytes != 16) || t->cluster_m < 0 ||
         t->cluster_n < 0 || t->c_store < CUTE_GEMM_STORE_AUTO || t->c_store > CUTE_GEMM_STORE_TILE ||
-        t->schedule < CUTE_GEMM_SCHEDULE_AUTO || t->schedule > CUTE_GEMM_SCHEDULE_PERSISTENT)
+        t->schedule < CUTE_GEMM_SCHEDULE_AUTO || t->schedule > CUTE_GEMM_SCHEDULE_STREAMK)
         return false;
     pthread_mutex_lock(&lib->lock);
     lib->tiling = *t;
@@ -575,12 +578,53 @@ const cute_fn *gemm_lib_pattern_fn(cute_gemm_lib *lib, cute_gemm_variant variant
     return s == CUTE_OK ? e->fn : NULL;
 }
 
+/* Stream-K's workspace, grown to `bytes` (lock held): the flags past flags_at start at 0 (the
+ * kernels leave them so); the smaller one is retired, kernels in flight may still use it */
+static cute_status streamk_grow(cute_gemm_lib *lib, size_t bytes, size_t flags_at)
+{
+    cute_backend *b = cute_runtime_backend(lib->rt);
+    cute_buffer fresh;
+    cute_buffer *r = realloc(lib->retired, (size_t)(lib->nretired + 1) * sizeof *r);
+    void *zeros = calloc(1, bytes - flags_at);
+    if (r) lib->retired = r;
+    cute_status s = r && zeros ? b->vt->alloc(b->self, bytes, &fresh) : CUTE_ERR_OOM;
+    if (s == CUTE_OK) s = b->vt->upload(b->self, &fresh, flags_at, zeros, bytes - flags_at);
+    free(zeros);
+    if (s != CUTE_OK) return s;
+    if (lib->streamk_bytes) lib->retired[lib->nretired++] = lib->streamk;
+    lib->streamk = fresh, lib->streamk_bytes = bytes;
+    return CUTE_OK;
+}
+
+/* the stream-K kernel's arguments 6 and 7 (its workspace and flags; 5, the vector, C where
+ * the call has none): one workspace a library, so its stream-K calls run one at a time */
+static cute_status streamk_args(cute_gemm_lib *lib, const cute_gemm_config *cfg, cute_call_arg *args, int *nargs,
+                                char *err, size_t n)
+{
+    int blocks = gemm_resident_blocks(lib->rt, 1, 384);
+    size_t flags_at, bytes = gemm_streamk_workspace_bytes(&cfg->tiling, blocks, &flags_at);
+    pthread_mutex_lock(&lib->lock);
+    cute_status s = bytes > lib->streamk_bytes ? streamk_grow(lib, bytes, flags_at) : CUTE_OK;
+    cute_buffer *ws = &lib->streamk;
+    pthread_mutex_unlock(&lib->lock);
+    if (s != CUTE_OK) return snprintf(err, n, "gemm stream-K: a workspace of %zu bytes: %s", bytes, cute_status_name(s)), s;
+    if (*nargs == 5) /* no vector: A's first element stands in, unread (not C's, which the kernel writes) */
+        args[5] = cute_call_tensor(args[0].buf, args[0].offset, (cute_dtype)args[2].dtype, 1, (int64_t[]){1}, (int64_t[]){1});
+    args[6] = cute_call_tensor(ws, 0, CUTE_F32, 1, (int64_t[]){(int64_t)(flags_at / 4)}, (int64_t[]){1});
+    args[7] = cute_call_tensor(ws, flags_at, CUTE_U32, 1, (int64_t[]){blocks}, (int64_t[]){1});
+    *nargs = 8;
+    return CUTE_OK;
+}
+
 static cute_status run_pattern(cute_gemm_lib *lib, cute_gemm_variant variant, cute_gemm_config *cfg,
                                cute_call_arg *args, int nargs, void *stream, char *err, size_t n)
 {
     cute_status s;
     const cute_fn *f = gemm_lib_pattern_fn(lib, variant, cfg, args, err, n, &s);
     if (!f) return s;
+    if (cfg->variant == CUTE_GEMM_HOPPER && cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK &&
+        (s = streamk_args(lib, cfg, args, &nargs, err, n)) != CUTE_OK)
+        return s;
     char why[1024];
     s = cute_call(f, stream, nargs, args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", names[cfg->variant], why);
@@ -643,7 +687,9 @@ cute_status cutec_gemm_scaled(cute_gemm_lib *lib, cute_gemm_variant variant, con
     if (C->dtype == CUTE_I32 && (alpha != floor(alpha) || beta != floor(beta)))
         return invalid(err, n, "gemm: an s32 C takes integral alpha and beta (got %g and %g)", alpha, beta);
     if (C->shape[0] == 0 || C->shape[1] == 0) return CUTE_OK; /* nothing to write */
-    if (variant == CUTE_GEMM_AUTO && !fused && !scaled) { /* N or M at most 8: streamed once by the GEMV kernels */
+    /* N or M at most 128: streamed once by the GEMV kernels, but for M of 32 to 128 on sm_90
+     * (the Hopper kernel's few-row tiles: hopper_auto.c) */
+    if (variant == CUTE_GEMM_AUTO && !fused && !scaled && !gemm_few_rows_to_hopper(lib->rt, A, B, C)) {
         s = cutec_gemm_skinny(lib->skinny, A, B, C, alpha, beta, stream, err, n);
         if (s != CUTE_ERR_UNSUPPORTED) return s;
         s = CUTE_OK, err[0] = 0;

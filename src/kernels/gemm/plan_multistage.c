@@ -369,10 +369,13 @@ static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *
         return cute_alg_fail(a, "gemm tiling: read_bytes %d: only f64's fragment reads take a width "
                              "(%s reads through %s)", t->read_bytes, cute_dtype_name(s->d),
                              s->ldsm_k[0] ? "ldmatrix" : "the widest accesses its layout proves");
-    if (t->schedule == CUTE_GEMM_SCHEDULE_COOP || t->schedule == CUTE_GEMM_SCHEDULE_PINGPONG)
-        return cute_alg_fail(a, "gemm tiling: schedule %s: the hopper kernel's consumer warpgroups (the SM80 "
-                             "tensor-core kernels take the library's or CUTE_GEMM_SCHEDULE_PERSISTENT)",
-                             t->schedule == CUTE_GEMM_SCHEDULE_COOP ? "coop" : "pingpong");
+    if (t->schedule == CUTE_GEMM_SCHEDULE_COOP || t->schedule == CUTE_GEMM_SCHEDULE_PINGPONG ||
+        t->schedule == CUTE_GEMM_SCHEDULE_STREAMK)
+        return cute_alg_fail(a, "gemm tiling: schedule %s: the hopper kernel's (the SM80 tensor-core kernels take "
+                             "the library's or CUTE_GEMM_SCHEDULE_PERSISTENT)",
+                             t->schedule == CUTE_GEMM_SCHEDULE_COOP       ? "coop"
+                             : t->schedule == CUTE_GEMM_SCHEDULE_PINGPONG ? "pingpong"
+                                                                           : "streamk");
     if (p->bm % pm || p->bn % pn || p->bk % atom->k || p->bk / atom->k < 2 || p->stages < 3 ||
         *wm * *wn > 32)
         return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, %dx%d warps: with %s each "

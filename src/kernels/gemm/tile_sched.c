@@ -60,8 +60,14 @@ cute_int gemm_sched_mine(cute_ctx *c, const gemm_sched *s)
 void gemm_sched_tile(cute_ctx *c, const gemm_sched *s, cute_int w, cute_int *tm, cute_int *tn)
 {
     cute_alg *a = cute_ctx_alg(c);
+    gemm_sched_tile_at(c, s, cute_add(a, cluster_idx(c, s), cute_mul(a, w, clusters(c, s))), tm, tn);
+}
+
+/* the cluster's tile at place idx of the order, then the block's place in it */
+void gemm_sched_tile_at(cute_ctx *c, const gemm_sched *s, cute_int idx, cute_int *tm, cute_int *tn)
+{
+    cute_alg *a = cute_ctx_alg(c);
     int cm = s->cluster_m, cn = s->cluster_n;
-    cute_int idx = cute_add(a, cluster_idx(c, s), cute_mul(a, w, clusters(c, s)));
     cute_int tiles_m = cute_ceil_div(a, s->tiles_m, cute_i(cm)), tiles_n = cute_ceil_div(a, s->tiles_n, cute_i(cn));
     cute_int f = cute_i(s->raster), band_tiles = cute_mul(a, f, tiles_m);
     cute_int first = cute_mul(a, cute_div(a, idx, band_tiles), f); /* the band's first cluster column */
