@@ -256,11 +256,12 @@ static void next_stage(cute_ctx *c, const attn_plan *p, const attn_block *t, att
 }
 
 /* key tile n: S, the softmax, O += P V.  One stage: V(n) issued once K(n) has landed, K(n+1)
- * once V(n) has and every warp is done with K(n); two: both a tile ahead, one barrier a tile.
- * Past the last tile every row of the next lies at or past min(Sk, n_end bn): its copy only
- * zero-fills a shared tile nobody reads, issued without a branch (which would end the stretch
- * ptxas interleaves the softmax's exps with P V's HMMAs in).  With two steps, the second's
- * softmax (and the first's: ptxas sinks it past the barrier) runs under the first's P V. */
+ * (if any) once V(n) has and every warp is done with K(n).  Two: both a tile ahead, one
+ * barrier a tile; past the last tile every row of the next lies at or past min(Sk, n_end bn),
+ * so its copies only zero-fill shared tiles nobody reads.  With two steps, the second's
+ * softmax runs under the first's P V.  (Both are measured slower than one stage of 64-key
+ * steps on an H200; so is K(n+1) issued without the branch, which lets ptxas spread the
+ * softmax's exps among P V's HMMAs: bench/RESULTS.md, session 29.) */
 static void tile_step(cute_ctx *c, const attn_plan *p, const attn_block *t, attn_loop *l, cute_int n)
 {
     cute_alg *a = cute_ctx_alg(c);
@@ -273,8 +274,8 @@ static void tile_step(cute_ctx *c, const attn_plan *p, const attn_block *t, attn
     if (p->stages < 2) {
         cute_cp_async_wait_group(c, 0); /* V(n) has landed; every warp is done with K(n) */
         cute_barrier(c);
-        cute_int rows = cute_min(a, t->sk, cute_mul(a, t->n_end, cute_i(p->bn)));
-        load_kv_rows(c, p, t, t->gK, cute_add(a, n, cute_i(1)), l->s.k, rows);
+        cute_int next = cute_add(a, n, cute_i(1));
+        CUTE_IF(c, cute_int_lt(c, next, t->n_end)) { load_kv(c, p, t, t->gK, next, l->s.k); }
     }
     for (int j = 0; j < l->st.n; j++) {
         attn_gemm_rs(c, p, l->st.acc_s[j], &l->st.vt[j], l->acc_o);
