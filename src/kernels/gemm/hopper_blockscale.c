@@ -366,7 +366,7 @@ static void waves_mainloop(cute_ctx *c, const blockscale_loop *l)
 bool gemm_blockscale_staged(const gemm_plan *p)
 {
     int mul = p->cfg.tiling.scale_mul;
-    return p->cfg.scale == CUTE_GEMM_SCALE_BLOCK && (mul == CUTE_GEMM_SCALE_MUL_AUTO || mul == CUTE_GEMM_SCALE_MUL_STAGED);
+    return p->cfg.scale == CUTE_GEMM_SCALE_BLOCK && mul == CUTE_GEMM_SCALE_MUL_STAGED;
 }
 
 /* the consumers (the cooperative schedule's: block scales run in no other), and a thread's

@@ -34,8 +34,7 @@ typedef struct scase {
     cute_gemm_scale_kind kind;
     bool out, amax;
     int bm, bn; /* 0: the library's tile */
-    int mul;    /* tiling.scale_mul: 0 the library's (STAGED up to 128 rows), PROMOTE and LOAD the
-                   earlier main loops */
+    int mul;    /* tiling.scale_mul: 0 the library's (PROMOTE), STAGED and LOAD the others */
 } scase;
 
 /* the operands, scales (f32: sa (M,KB) M-major, sb (NB,KB) row-major; one value each for
@@ -186,7 +185,8 @@ static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
         {136, 200, 272, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_TENSOR, true, true, 0, 0, 0},
         {136, 200, 272, CUTE_E5M2, CUTE_F32, 1, 1.0, 0.0, CUTE_GEMM_SCALE_TENSOR, false, false, 0, 0, 0},
         {136, 328, 400, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 0, 0, 0},
-        {136, 328, 400, CUTE_E5M2, CUTE_F32, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0},
+        {136, 328, 400, CUTE_E5M2, CUTE_F32, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
+         CUTE_GEMM_SCALE_MUL_STAGED},
         {72, 200, 144, CUTE_E4M3, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 64, 64, 0},
         /* the main loop's two partial sums: an odd count of k-tiles (3), and one alone */
         {72, 136, 304, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0},
@@ -197,21 +197,21 @@ static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
         {72, 200, 144, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 128, 0},
         {136, 328, 400, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 0, 0,
          CUTE_GEMM_SCALE_MUL_LOAD},
-        /* the scales through registers two k-tiles ahead (session 28's loop; the library's
-         * stages them in shared memory by cp.async: the cases above) */
+        /* the scales staged in shared memory by cp.async (5 k-tiles: the ring's slots wrap) */
         {72, 136, 560, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
-         CUTE_GEMM_SCALE_MUL_PROMOTE},
+         CUTE_GEMM_SCALE_MUL_STAGED},
         {40, 200, 272, CUTE_E5M2, CUTE_F32, 1, 0.5, 0.25, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 64,
          CUTE_GEMM_SCALE_MUL_STAGED},
         /* 192-wide tiles, one partial set, B's blocks by parts of 64 (a tile starting mid-block,
          * a part past N; 5 k-tiles, 3); and the scales through registers there */
-        {136, 400, 560, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 128, 192, 0},
+        {136, 400, 560, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 128, 192,
+         CUTE_GEMM_SCALE_MUL_STAGED},
         {72, 328, 272, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 192, 0},
-        {72, 328, 400, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 192,
-         CUTE_GEMM_SCALE_MUL_PROMOTE},
+        {72, 328, 400, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 192, 0},
         /* 256-row tiles: two waves a warpgroup, one partial set (5 k-tiles; 2, rows past M) */
         {264, 200, 560, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 256, 128, 0},
-        {296, 136, 144, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0},
+        {296, 136, 144, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128,
+         CUTE_GEMM_SCALE_MUL_STAGED},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) scaled(rt, lib, &c[i], "interp");
 }
@@ -283,7 +283,7 @@ int main(void)
         {1021, 1016, 4000, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
          CUTE_GEMM_SCALE_MUL_LOAD},
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
-         CUTE_GEMM_SCALE_MUL_PROMOTE},
+         CUTE_GEMM_SCALE_MUL_STAGED},
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 128, 192, 0},
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 256, 128, 0},
     };
