@@ -107,8 +107,10 @@ bool cute_gemv_lib_mma_from(cute_gemv_lib *lib, int vectors);
 #define CUTE_GEMV_MAX_L2_PREFETCH 4
 bool cute_gemv_lib_l2_prefetch(cute_gemv_lib *lib, int distance);
 /* NVFP4 (before sm_100 and on it) with each k-tile loaded just before its products
- * (cute_gemv_config.tile_at_a_time) for later calls: true the earlier form, false (the
- * default) the next k-tile's registers loaded before this one's products */
+ * (cute_gemv_config.tile_at_a_time) for later calls: true that form always, false (the
+ * default) the library's choice by shape: the next k-tile's registers loaded before this
+ * one's products where K spans four k-tiles or more and the blocks fill the card five an
+ * SM, else a k-tile at a time */
 void cute_gemv_lib_tile_at_a_time(cute_gemv_lib *lib, bool on);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);

@@ -171,12 +171,16 @@ static void results(const char *arch)
     CHECK(last.l2_prefetch == 1, "the library ran NVFP4 with its L2 prefetch when asked");
     cute_gemv_lib_l2_prefetch(lib, 0);
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 3 * 2048 + 32, 2, 0);
-    /* the default loads the next k-tile (1,024 elements) before this one's products: one
-     * full k-tile and a tail (the loop loads the one again); then each k-tile just before
-     * its products, as before session 29 */
-    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 13, 1024 + 64, 1, 0.5);
+    /* the library loads the next k-tile (1,024 elements) before this one's products where K
+     * spans four k-tiles or more and the blocks (16 rows) fill the SMs (2 on the
+     * interpreter) five each: four full k-tiles and a tail, a partial last warp; a short K
+     * a k-tile at a time; then each k-tile just before its products when asked */
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 161, 4096 + 64, 1, 0.5);
     cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(!last.tile_at_a_time && !last.l2_prefetch, "NVFP4's default form");
+    CHECK(!last.tile_at_a_time && !last.l2_prefetch, "NVFP4's pipelined form at K 4160, 11 blocks");
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 161, 1024 + 64, 1, 0.5);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.tile_at_a_time, "NVFP4 a k-tile at a time at K 1088");
     cute_gemv_lib_tile_at_a_time(lib, true);
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 3 * 2048 + 32, 2, 0);
     cute_gemv_lib_last(lib, &last, NULL);

@@ -161,6 +161,8 @@ cute_status gemv_check(const cute_call_arg *A, const cute_call_arg *x, const cut
 
 /* the distance of the L2 prefetch of later calls (cute_gemv_lib_l2_prefetch) */
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib);
+/* the SMs the library's device has (a few on the interpreter) */
+int gemv_lib_sm_count(cute_gemv_lib *lib);
 /* NVFP4's k-tiles one at a time for later calls (cute_gemv_lib_tile_at_a_time) */
 bool gemv_lib_tile_at_a_time(cute_gemv_lib *lib);
 

@@ -202,6 +202,11 @@ static int sm_count(cute_runtime *rt)
     return cu ? cute_cuda_device(cu)->sm_count : 2;
 }
 
+int gemv_lib_sm_count(cute_gemv_lib *lib)
+{
+    return sm_count(lib->rt);
+}
+
 static int64_t ceil_div(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
