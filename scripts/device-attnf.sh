@@ -18,33 +18,25 @@
 log="$out/attnf.log"
 t0=$(date +%s)
 budget=${BUDGET_S:-145}
-stamp() { echo "== $(date -u +%T) +$(($(date +%s) - t0)) s: $*"; }
-# run the rest of the line under timeout $1 if the run has $1 seconds of its budget left
-step() {
-    t=$1 && shift
-    if [ $(($(date +%s) - t0 + t)) -gt "$budget" ]; then echo "== skipped (time): $*"; return; fi
-    stamp "$*"
-    timeout "$t" stdbuf -oL -eL "$@" 2>&1
-}
 {
-    stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
+    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     make -j16 all 2>&1 |
         grep -E "error|warning" | head -20
     # the kernels against float64 on the GPU at odd sizes (partial tiles, grouped-query; the
     # test binaries' interpreter parts outlast a step here: the mid pass killed them there)
-    step 10 build/cutec run attention --variant hopper --batch 2 --heads 6 --kv-heads 2 --seqlen 1000 --headdim 128 --causal
-    step 10 build/cutec run attention --variant hopper --batch 3 --heads 4 --seqlen 777 --headdim 64 --dtype f16
-    step 10 build/cutec run attention --variant hopper --batch 1 --heads 8 --kv-heads 1 --seqlen 2049 --headdim 64 --causal
-    step 10 build/cutec run attention --variant hopper --batch 2 --heads 4 --kv-heads 2 --seqlen 1500 --headdim 256 --persistent 0
-    step 10 build/cutec run attention --decode --batch 3 --heads 32 --kv-heads 4 --seqlen 5000 --headdim 128
-    step 30 build/cutec bench attention --decode --iters 20
-    step 30 build/cutec bench attention --iters 10
-    step 20 build/cutec bench attention --persistent 0 --iters 10 --batch 8 --heads 16 --seqlen 4096 --headdim 128
-    step 20 build/cutec bench attention --variant sm80 --batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 5
-    step 20 build/cutec bench attention --batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 5
-    step 15 build/cutec bench attention --decode --batch 8 --heads 32 --kv-heads 8 --seqlen 32768 --splits 24 --iters 20
-    stamp "clocks after"
+    device_step 10 build/cutec run attention --variant hopper --batch 2 --heads 6 --kv-heads 2 --seqlen 1000 --headdim 128 --causal
+    device_step 10 build/cutec run attention --variant hopper --batch 3 --heads 4 --seqlen 777 --headdim 64 --dtype f16
+    device_step 10 build/cutec run attention --variant hopper --batch 1 --heads 8 --kv-heads 1 --seqlen 2049 --headdim 64 --causal
+    device_step 10 build/cutec run attention --variant hopper --batch 2 --heads 4 --kv-heads 2 --seqlen 1500 --headdim 256 --persistent 0
+    device_step 10 build/cutec run attention --decode --batch 3 --heads 32 --kv-heads 4 --seqlen 5000 --headdim 128
+    device_step 30 build/cutec bench attention --decode --iters 20
+    device_step 30 build/cutec bench attention --iters 10
+    device_step 20 build/cutec bench attention --persistent 0 --iters 10 --batch 8 --heads 16 --seqlen 4096 --headdim 128
+    device_step 20 build/cutec bench attention --variant sm80 --batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 5
+    device_step 20 build/cutec bench attention --batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 5
+    device_step 15 build/cutec bench attention --decode --batch 8 --heads 32 --kv-heads 8 --seqlen 32768 --splits 24 --iters 20
+    device_stamp "clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
 } >"$log" 2>&1
 tail -n 60 "$log"

@@ -10,6 +10,13 @@
 #                     buffered (a time limit keeps what it printed), T seconds since $start
 #   device_tests T...: each test binary build/tests/T on the GPU, its log in $out, its
 #                      last line and first failures printed ($TEST_TIMEOUT, default 300 s)
+#   device_gemv ARGS: the rows of `cutec bench gemv --iters 20 ARGS` (line-buffered, under
+#                     $GEMV_TIMEOUT s, default 40), unless past the budget
+#   device_gemv_bf16_torch T: the bf16 GEMV bench, torch.mv / torch.mm (bench/torch_gemv.py,
+#                     under T s) and the skinny products as GEMVs with 1..128 vectors
+#   device_gemv_usage CFG...: ptxas's registers and spills (sm_90a) of `cutec compile gemv
+#                      --dtype CFG` for each configuration string
+#   device_end: the clocks after the run and the seconds since $start
 #   device_python: pip install ./python into a scratch target ($out/pip.log), then its
 #                  tests (torch on the GPU, the kept calls, the interpreter) and the host
 #                  overhead bench (the installed package, not the tree's)
@@ -61,6 +68,37 @@ device_tests()
     done
 }
 
+device_gemv()
+{
+    device_late gemv "$@" && return
+    stdbuf -oL -eL timeout "${GEMV_TIMEOUT:-40}" build/cutec bench gemv --iters 20 "$@" 2>&1 | grep -v "^#"
+}
+
+device_gemv_bf16_torch()
+{
+    echo "== bench gemv bf16"
+    device_gemv --dtype bf16
+    echo "== torch.mv / torch.mm, same session"
+    device_late torch || stdbuf -oL -eL timeout "$1" python3 bench/torch_gemv.py 2>&1
+    echo "== skinny as GEMVs with vectors: 8192x8192 x N (GB/s of A + X + Y; copy: those bytes D2D)"
+    for n in 1 8 16 32 64 128; do device_gemv --dtype bf16 --shape 8192x8192 --vectors $n | tail -n 1; done
+}
+
+device_gemv_usage()
+{
+    echo "== registers and spills (ptxas, sm_90a)"
+    for a in "$@"; do
+        # shellcheck disable=SC2086
+        echo "$a: $(build/cutec compile gemv --dtype $a --arch sm_90a --emit usage 2>&1 | grep -E 'registers|spill' | tr '\n' ' ')"
+    done
+}
+
+device_end()
+{
+    echo "== clocks after ($(($(date +%s) - start)) s)"
+    nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+}
+
 device_python()
 {
     echo "== python/: pip install into a scratch target, its tests, host overhead per call"
@@ -109,4 +147,25 @@ fp8_usage()
 {
     CUTEC_NO_CACHE=1 timeout 8 build/cutec compile gemm --dtype e4m3 --out-dtype bf16 --variant hopper --layout tn \
         --arch sm_90a "$@" --emit usage 2>&1 | grep -E "registers|spill" | tr '\n' ' '
+}
+#   fp8_clocks: the GPUs' clocks after the runs;  fp8_show LOG: the log without the bench's
+#               notes on checks, timing and index width
+fp8_clocks()
+{
+    echo "== $(($(date +%s) - start)) s: clocks after"
+    nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+}
+fp8_show() { grep -v "^# \(check\|time\|index\|  (allowed\)" "$1" | tail -n 70; }
+
+# The attention scripts' steps, under a budget: set t0=$(date +%s) and budget (seconds);
+#   device_stamp TEXT: "== HH:MM:SS +N s: TEXT"
+#   device_step SECONDS CMD...: CMD under timeout SECONDS, line-buffered (a killed command
+#                               still shows what it printed), if the budget has that room
+device_stamp() { echo "== $(date -u +%T) +$(($(date +%s) - t0)) s: $*"; }
+device_step()
+{
+    t=$1 && shift
+    if [ $(($(date +%s) - t0 + t)) -gt "$budget" ]; then echo "== skipped (time): $*"; return; fi
+    device_stamp "$*"
+    timeout "$t" stdbuf -oL -eL "$@" 2>&1
 }

@@ -38,7 +38,6 @@ el() { echo $(($(date +%s) - start)); }
     echo "block, mul at load: $(fp8_usage --scale block --scale-mul load)"
     echo "block, 256x128: $(fp8_usage --scale block --tile 256x128x128)"
     echo "tensor: $(fp8_usage --scale tensor)"
-    echo "== $(el) s: clocks after"
-    nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    fp8_clocks
 } >"$log" 2>&1
-grep -v "^# \(check\|time\|index\|  (allowed\)" "$log" | tail -n 70
+fp8_show "$log"

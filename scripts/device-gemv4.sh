@@ -13,21 +13,12 @@
 log="$out/gemv4.log"
 start=$(date +%s) budget=${BUDGET_S:-135}
 R="stdbuf -oL -eL"
-gemv() { # `cutec bench gemv` rows (40 s: three shapes take about 30), unless past the budget
-    device_late gemv "$@" && return
-    $R timeout 40 build/cutec bench gemv --iters 20 "$@" 2>&1 | grep -v "^#"
-}
 {
     device_begin
     TEST_TIMEOUT=30 device_tests interp/inst_gpu_test
     echo "== bench gemv nvfp4 (seed 001's (M,K,L); GB/s of what it must read)"
-    gemv --dtype nvfp4
-    echo "== bench gemv bf16"
-    gemv --dtype bf16
-    echo "== torch.mv / torch.mm, same session"
-    device_late torch || $R timeout 40 python3 bench/torch_gemv.py 2>&1
-    echo "== skinny as GEMVs with vectors: 8192x8192 x N (GB/s of A + X + Y; copy: those bytes D2D)"
-    for n in 1 8 16 32 64 128; do gemv --dtype bf16 --shape 8192x8192 --vectors $n | tail -n 1; done
+    device_gemv --dtype nvfp4
+    device_gemv_bf16_torch 40
     echo "== odd shapes through cutec_gemm (AUTO: the GEMV kernels)"
     for d in bf16 f32; do for s in "--m 4097 --n 3 --k 8191" "--m 3 --n 5 --k 100000"; do
         device_late "$d $s" && continue
@@ -36,15 +27,10 @@ gemv() { # `cutec bench gemv` rows (40 s: three shapes take about 30), unless pa
     echo "== the Hopper GEMM's small-M tiles against cuBLAS (C = A B^T, A the tokens: M x 8192)"
     device_late hopper || $R timeout 40 build/cutec bench gemm --dtype bf16 --layout tn --variants hopper \
         --sizes 32x8192x8192,64x8192x8192,128x8192x8192 --tile 64x64x64,128x64x64 --iters 20 2>&1
-    for n in 1 8 16 64; do gemv --dtype f32 --shape 8192x8192 --vectors $n | tail -n 1; done
+    for n in 1 8 16 64; do device_gemv --dtype f32 --shape 8192x8192 --vectors $n | tail -n 1; done
     echo "== NVFP4 with the L2 prefetch of the next k-tile"
-    gemv --dtype nvfp4 --l2-prefetch 1 | tail -n 3
-    echo "== registers and spills (ptxas, sm_90a)"
-    for a in "nvfp4" "bf16" "bf16 --vectors 64 --splits 2"; do
-        # shellcheck disable=SC2086
-        echo "$a: $(build/cutec compile gemv --dtype $a --arch sm_90a --emit usage 2>&1 | grep -E 'registers|spill' | tr '\n' ' ')"
-    done
-    echo "== clocks after ($(($(date +%s) - start)) s)"
-    nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_gemv --dtype nvfp4 --l2-prefetch 1 | tail -n 3
+    device_gemv_usage "nvfp4" "bf16" "bf16 --vectors 64 --splits 2"
+    device_end
 } >"$log" 2>&1
 tail -n 100 "$log"

@@ -39,9 +39,13 @@ typedef struct cute_attention_config {
                                        takes neither windows nor packed sequences) */
     int block_n;      /* keys a tile of the Hopper kernel: a multiple of 16, 64 to 256 that fits
                          2 stages in shared memory (0: its choice, 176 at head dim 128
-                         non-causal, 128 at 64 and causal 128, 64 at 256) */
+                         non-causal, 128 at 64 and causal 128, 64 at 256); the SM80
+                         forward's keys a softmax step: 64 or 32 (two steps a 64-key tile) */
     int block_m;      /* query rows a tile of the Hopper forward, 64 a consumer warpgroup: 128
                          or 192 (0: its choice, 192 at head dim 64 non-causal, else 128) */
+    int kv_stages;    /* the SM80 forward's K and V tiles: 1 (0: the default) or 2 (both loaded a
+                         tile ahead, one barrier a tile; 96 KB of shared memory at head dim 128:
+                         two blocks an SM on sm_90, one on sm_80's 164 KB) */
     int grid;         /* the Hopper forward's grid (CUTE_ATTENTION_GRID_*): 0, its choice (the
                          persistent grid at head dim 64, a block a tile elsewhere: session 28's
                          final pass measured the persistent grid 6-17% slower at head dim 128) */
@@ -68,6 +72,8 @@ void cute_attention_lib_set_kernel(cute_attention_lib *lib, cute_attention_varia
 /* ... and the Hopper forward's query tile (block_m, cute_attention_config's; 0: its choice)
  * and grid (CUTE_ATTENTION_GRID_*; 0: its choice) */
 void cute_attention_lib_set_block_m(cute_attention_lib *lib, int block_m, int grid);
+/* ... and the SM80 forward's K and V stages (kv_stages, cute_attention_config's; 0: one) */
+void cute_attention_lib_set_kv_stages(cute_attention_lib *lib, int kv_stages);
 
 /* O = attention(Q, K, V).  Q, O (B,Sq,H,D); K, V (B,Sk,G,D), G dividing H; lse (B,H,Sq) f32
  * or NULL; scale 0 means 1/sqrt(D).  A malformed call is CUTE_ERR_INVALID with the reason

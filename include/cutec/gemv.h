@@ -52,10 +52,16 @@ typedef struct cute_gemv_config {
     int l2_prefetch;    /* K-major A (rows, NVFP4 and the tensor-core form): each warp asks L2
                            for its rows' k-tile this many ahead (prefetch.global.L2) before it
                            loads this one; 0: none, at most CUTE_GEMV_MAX_L2_PREFETCH */
+    bool tile_at_a_time; /* NVFP4: load each k-tile just before its products (the form
+                           before session 29), not the next k-tile's registers before this
+                           one's products (the default) */
 } cute_gemv_config;
 
 /* the scales' dtype of a block-scaled configuration: ue4m3 for e2m1, ue8m0 for e4m3 */
 cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
+/* ... and the alignment in bytes its scale buffers must have: 2 for NVFP4 (a vector's two
+ * scales are read in one 16-bit load), 1 for MXFP8 */
+int cute_gemv_sf_align(const cute_gemv_config *cfg);
 
 #define CUTE_GEMV_MAX_VECTORS 8
 #define CUTE_GEMV_FEW_SPLITS 32
@@ -100,6 +106,10 @@ bool cute_gemv_lib_mma_from(cute_gemv_lib *lib, int vectors);
  * next; false for a distance out of range */
 #define CUTE_GEMV_MAX_L2_PREFETCH 4
 bool cute_gemv_lib_l2_prefetch(cute_gemv_lib *lib, int distance);
+/* NVFP4 (before sm_100 and on it) with each k-tile loaded just before its products
+ * (cute_gemv_config.tile_at_a_time) for later calls: true the earlier form, false (the
+ * default) the next k-tile's registers loaded before this one's products */
+void cute_gemv_lib_tile_at_a_time(cute_gemv_lib *lib, bool on);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

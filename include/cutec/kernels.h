@@ -130,10 +130,13 @@ typedef struct cute_gemm_tiling {
     int scale_mul; /* fp8 block scales: where a k-tile's scales are multiplied (CUTE_GEMM_SCALE_MUL_*) */
 } cute_gemm_tiling;
 enum { CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TMA, CUTE_GEMM_STORE_ST, CUTE_GEMM_STORE_OVERLAP, CUTE_GEMM_STORE_TILE };
-/* AUTO is PROMOTE: sa sb at the k-tile's promotion, its loads a k-tile old by then; LOAD:
- * as soon as they are loaded (session 27's kernel, kept to measure against: ptxas puts the
- * product, and so the loads' whole latency, before the next k-tile's wgmma batch) */
-enum { CUTE_GEMM_SCALE_MUL_AUTO, CUTE_GEMM_SCALE_MUL_PROMOTE, CUTE_GEMM_SCALE_MUL_LOAD };
+/* AUTO is STAGED where the tile takes it (128 rows or fewer), else PROMOTE.  STAGED: each
+ * thread's scales of k-tile kt + 2 go to shared memory by cp.async at kt's promotion and are
+ * read there at kt + 2's (their own group wait, not the loads' register scoreboard, which
+ * ptxas shares among all of a loop's loads); PROMOTE: loaded into registers at kt's
+ * promotion, multiplied at kt + 2's (session 28's kernel); LOAD: multiplied as soon as they
+ * are loaded (session 27's kernel).  The last two are kept to measure against. */
+enum { CUTE_GEMM_SCALE_MUL_AUTO, CUTE_GEMM_SCALE_MUL_PROMOTE, CUTE_GEMM_SCALE_MUL_LOAD, CUTE_GEMM_SCALE_MUL_STAGED };
 enum {
     CUTE_GEMM_SCHEDULE_AUTO,
     CUTE_GEMM_SCHEDULE_COOP,

@@ -55,6 +55,11 @@ uint8_t cute_f32_to_e2m1(float x);
 uint8_t cute_f64_to_e2m1(double x);
 float cute_e2m1_to_f32(uint8_t v);
 
+/* the 6-bit floats of tcgen05.mma kind::f8f6f4 (decode only: the low 6 bits of v):
+ * e2m3 +-7.5 (bias 1), e3m2 +-28 (bias 3); neither has infinity or NaN */
+float cute_e2m3_to_f32(uint8_t v);
+float cute_e3m2_to_f32(uint8_t v);
+
 uint8_t cute_f32_to_ue8m0(float x);
 uint8_t cute_f64_to_ue8m0(double x);
 float cute_ue8m0_to_f32(uint8_t v);

@@ -65,11 +65,18 @@ void cute_peer_release(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v)
  * acquire at system scope, by every thread that runs it (each ordered after the release it
  * saw; no barrier, so one thread of a producer warp may wait alone). */
 void cute_peer_wait(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v);
+/* cute_peer_release and cute_peer_wait at GPU scope (st.release.gpu, ld.acquire.gpu): for a
+ * flag between the blocks of one grid on one GPU (blocks adding to a sum in turn), where a
+ * system-scope release's fence would wait for the whole system */
+void cute_grid_flag_release(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v);
+void cute_grid_flag_wait(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v);
 
 #ifndef CUTEC_NO_SITE_MACROS /* each records the caller's file:line (trace.h) */
 #define cute_peer_signal(c, ...) CUTE__CTX_AT((c), cute_peer_signal((c), __VA_ARGS__))
 #define cute_peer_wait(c, ...) CUTE__CTX_AT((c), cute_peer_wait((c), __VA_ARGS__))
 #define cute_peer_release(c, ...) CUTE__CTX_AT((c), cute_peer_release((c), __VA_ARGS__))
+#define cute_grid_flag_release(c, ...) CUTE__CTX_AT((c), cute_grid_flag_release((c), __VA_ARGS__))
+#define cute_grid_flag_wait(c, ...) CUTE__CTX_AT((c), cute_grid_flag_wait((c), __VA_ARGS__))
 #endif
 
 CUTE_API_END

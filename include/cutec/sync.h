@@ -61,6 +61,11 @@ void cute_cluster_wait(cute_ctx *c);
 
 /* --- grids and copies -------------------------------------------------------------------- */
 void cute_griddepcontrol_wait(cute_ctx *c);
+/* bar.warp.sync -1 (__syncwarp()): the warp's lanes meet, its memory accesses ordered.  A
+ * kernel that loads the next tile through weak (not read-only) loads before this one's
+ * arithmetic puts it after the loads: ptxas then keeps them there (left alone, it sinks
+ * them towards their use to save registers) */
+void cute_syncwarp(cute_ctx *c);
 void cute_griddepcontrol_launch_dependents(cute_ctx *c);
 /* `bytes` (a multiple of 16) from global src to shared dst, both 16-byte aligned, completing
  * as transaction bytes on the mbarrier bar */
@@ -103,6 +108,7 @@ void cute_cp_async_bulk_wait_group_read(cute_ctx *c, int n);
 #define cute_cluster_arrive_relaxed(c) CUTE__CTX_AT((c), cute_cluster_arrive_relaxed(c))
 #define cute_cluster_wait(c) CUTE__CTX_AT((c), cute_cluster_wait(c))
 #define cute_griddepcontrol_wait(c) CUTE__CTX_AT((c), cute_griddepcontrol_wait(c))
+#define cute_syncwarp(c) CUTE__CTX_AT((c), cute_syncwarp(c))
 #define cute_griddepcontrol_launch_dependents(c) CUTE__CTX_AT((c), cute_griddepcontrol_launch_dependents(c))
 #define cute_cp_async_bulk_g2s(c, ...) CUTE__CTX_AT((c), cute_cp_async_bulk_g2s((c), __VA_ARGS__))
 #define cute_cp_async_bulk_s2g(c, ...) CUTE__CTX_AT((c), cute_cp_async_bulk_s2g((c), __VA_ARGS__))

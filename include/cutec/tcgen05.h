@@ -33,14 +33,35 @@ void cute_tmem_relinquish_alloc_permit(cute_ctx *c);
  * has not) */
 uint32_t cute_tcgen05_idesc(cute_ctx *c, cute_dtype a, cute_dtype b, int m, int n, bool a_mn_major,
                             bool b_mn_major);
+/* kind::f8f6f4's and mxf8f6f4's operand formats by their descriptor codes: the 6- and 4-bit
+ * ones have no cute_dtype, they exist as MMA operands only, "unpacked" in shared memory (each 16
+ * elements packed from bit 0 into the low 12 or 8 bytes of a 16-byte chunk, the image TMA's
+ * CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B / 16U4_ALIGN16B loads leave: a byte slot an element on
+ * average, so the operand's layout and descriptor are the 8-bit ones) */
+typedef enum {
+    CUTE_TCGEN05_E4M3 = 0, CUTE_TCGEN05_E5M2 = 1, CUTE_TCGEN05_E2M3 = 3, CUTE_TCGEN05_E3M2 = 4, CUTE_TCGEN05_E2M1 = 5
+} cute_tcgen05_format;
+/* idesc (cute_tcgen05_idesc of e4m3 / e5m2 operands, or cute_tcgen05_idesc_scaled of kind
+ * CUTE_TCGEN05_MXF8F6F4) with A's and B's formats a and b; 0 after a diagnostic.  Issue it
+ * with cute_tcgen05_mma(c, CUTE_E4M3, ...) (any 8-bit type or CUTE_E2M1 picks kind::f8f6f4)
+ * or cute_tcgen05_mma_scaled(c, CUTE_TCGEN05_MXF8F6F4, ...).  The interpreter emulates the
+ * 6- and 4-bit operands K-major only. */
+uint32_t cute_tcgen05_idesc_formats(cute_ctx *c, uint32_t idesc, cute_tcgen05_format a, cute_tcgen05_format b);
 /* the sm_100 shared-memory descriptor of the operand at p (a shared pointer): leading and
  * stride byte offsets (multiples of 16), swizzle 0 (none), 32, 64 or 128 bytes; a u64 value */
 cute_val cute_tcgen05_smem_desc(cute_ctx *c, cute_val p, int lbo, int sbo, int swizzle_bytes);
 /* D (tensor memory at d) = A B, + D where accumulate (an integer, nonzero: yes); the kind
- * follows A's type in idesc: f16 / bf16, tf32, or 8-bit floats */
+ * follows A's type in idesc: f16 / bf16, tf32, or 8-bit floats and e2m1 (kind::f8f6f4) */
 void cute_tcgen05_mma(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_desc, cute_val b_desc,
                       uint32_t idesc, cute_val accumulate);
-/* The block-scaled kinds (CuTe's MmaMXF8Op, MmaMXF4Op, MmaMXF4NVF4Op), M 128:
+/* The _TS form (CuTe's SM100_MMA_F16BF16_TS / TF32_TS): A (M x K, K-major) from tensor memory
+ * at a_tmem instead of shared memory: row m in lane m, K along the columns from a_tmem's in
+ * 32-bit cells (two f16 / bf16 a cell, element 0 in the low half; one tf32), written by
+ * tcgen05.st (ordered before the MMA by a fence, a barrier and a fence) or by the issuing
+ * thread's earlier MMA; one block only, so far. */
+void cute_tcgen05_mma_ts(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_tmem, cute_val b_desc,
+                         uint32_t idesc, cute_val accumulate);
+/* The block-scaled kinds (CuTe's MmaMXF8Op, MmaMXF4Op, MmaMXF4NVF4Op), M 128 (256: the pair):
  *   CUTE_TCGEN05_MXF8F6F4 (MXFP8): e4m3 / e5m2 A and B, either major, K 32 an instruction,
  *                          one ue8m0 scale per 32 of K (scale_vec::1X)
  *   CUTE_TCGEN05_MXF4      (MXFP4): e2m1 A and B (K-major, two a byte), K 64, ue8m0 per 32 (2X)
@@ -49,7 +70,10 @@ void cute_tcgen05_mma(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_des
  * quarter, column + r / 32, a 32-bit word of 4 scales (what cute_tcgen05_cp's 32x128b.warpx4
  * copies there from CuTe's SfKMajorAtom).  An instruction reads 4, 2 or 1 of them (4X, 2X, 1X),
  * starting at byte sfa_id (sfb_id) of idesc: 0 for NVFP4, 0 or 2 for MXFP4, 0..3 for MXFP8,
- * so one word serves 1, 2 or 4 instructions along K. */
+ * so one word serves 1, 2 or 4 instructions along K.  The CTA pair's (cute_tcgen05_cta_group(c,
+ * 2), M 256): each block's tensor memory holds at sfa and sfb the scales of its own 128 rows of
+ * A and of all N rows of B, which cute_tcgen05_cp of the pair copies there from each block's
+ * shared memory. */
 typedef enum { CUTE_TCGEN05_MXF8F6F4, CUTE_TCGEN05_MXF4, CUTE_TCGEN05_MXF4NVF4 } cute_tcgen05_scaled_kind;
 uint32_t cute_tcgen05_idesc_scaled(cute_ctx *c, cute_tcgen05_scaled_kind kind, cute_dtype a, cute_dtype b, int m,
                                    int n, bool a_mn_major, bool b_mn_major, int sfa_id, int sfb_id);
@@ -57,7 +81,9 @@ void cute_tcgen05_mma_scaled(cute_ctx *c, cute_tcgen05_scaled_kind kind, cute_va
                              cute_val b_desc, uint32_t idesc, cute_val sfa, cute_val sfb, cute_val accumulate);
 /* tcgen05.cp (S2T), one thread: the shared matrix of descriptor s_desc into tensor memory at
  * taddr (lane 0), 128 rows of 32 bytes into lanes 0..127 (8 columns), or 32 rows of 16 bytes
- * into every 32-lane quarter (4 columns; scale factors) */
+ * into every 32-lane quarter (4 columns; scale factors).  In a kernel of the CTA pair
+ * (cta_group::2), one thread's copy acts in both blocks: each block's shared matrix at the
+ * descriptor's offsets into its own tensor memory at taddr. */
 typedef enum { CUTE_TCGEN05_CP_128x256b, CUTE_TCGEN05_CP_32x128b_WARPX4 } cute_tcgen05_cp_shape;
 void cute_tcgen05_cp(cute_ctx *c, cute_tcgen05_cp_shape shape, cute_val taddr, cute_val s_desc);
 /* the calling thread's earlier MMAs and copies arrive once on the mbarrier bar when done (a
@@ -83,10 +109,12 @@ void cute_tcgen05_wait_ld(cute_ctx *c);
 #define cute_tcgen05_idesc(c, ...) CUTE__CTX_AT((c), cute_tcgen05_idesc((c), __VA_ARGS__))
 #define cute_tcgen05_smem_desc(c, ...) CUTE__CTX_AT((c), cute_tcgen05_smem_desc((c), __VA_ARGS__))
 #define cute_tcgen05_mma(c, ...) CUTE__CTX_AT((c), cute_tcgen05_mma((c), __VA_ARGS__))
+#define cute_tcgen05_mma_ts(c, ...) CUTE__CTX_AT((c), cute_tcgen05_mma_ts((c), __VA_ARGS__))
 #define cute_tcgen05_commit(c, ...) CUTE__CTX_AT((c), cute_tcgen05_commit((c), __VA_ARGS__))
 #define cute_tcgen05_commit_multicast(c, ...) CUTE__CTX_AT((c), cute_tcgen05_commit_multicast((c), __VA_ARGS__))
 #define cute_tcgen05_cta_group(c, ...) CUTE__CTX_AT((c), cute_tcgen05_cta_group((c), __VA_ARGS__))
 #define cute_tcgen05_idesc_scaled(c, ...) CUTE__CTX_AT((c), cute_tcgen05_idesc_scaled((c), __VA_ARGS__))
+#define cute_tcgen05_idesc_formats(c, ...) CUTE__CTX_AT((c), cute_tcgen05_idesc_formats((c), __VA_ARGS__))
 #define cute_tcgen05_mma_scaled(c, ...) CUTE__CTX_AT((c), cute_tcgen05_mma_scaled((c), __VA_ARGS__))
 #define cute_tcgen05_cp(c, ...) CUTE__CTX_AT((c), cute_tcgen05_cp((c), __VA_ARGS__))
 #define cute_tcgen05_fence_before_thread_sync(c) CUTE__CTX_AT((c), cute_tcgen05_fence_before_thread_sync((c)))

@@ -43,10 +43,13 @@
     {"32:1", "(32," #mine "):(" #mine ",1)", "(32," #bits "):(0,1)", "(32," #bits "):(0,1)", NULL}}, \
     ROW_TMEM_STORE, {0, 0, 0}, 32 * n, 0, false, NULL}
 /* tcgen05.cp: one thread copies a shared-memory matrix (a descriptor) into tensor memory */
-#define UTCCP(nm, ptx, bits) {{nm, "", false, 100, {CUTE_SCOPE_THREAD, CUTE_PRED_NONE, true}, "", \
-    "tcgen05.cp.cta_group::1." ptx, COPY_FIELDS, \
+#define UTCCP_GROUP(nm, group, ptx, bits) {{nm, "", false, 100, {CUTE_SCOPE_THREAD, CUTE_PRED_NONE, true}, "", \
+    "tcgen05.cp.cta_group::" #group "." ptx, COPY_FIELDS, \
     {"1:0", "(1," #bits "):(0,1)", "(1," #bits "):(0,1)", "(1," #bits "):(0,1)", NULL}}, \
     ROW_UTCCP, {0, 0, 0}, bits, 0, false, NULL}
+#define UTCCP(nm, ptx, bits) UTCCP_GROUP(nm, 1, ptx, bits)
+/* the CTA pair's: one thread's copy acts in both blocks (cta_group::2) */
+#define UTCCP_PAIR(nm, ptx, bits) UTCCP_GROUP(nm, 2, ptx, bits)
 
 static const atom_row rows[] = {
     UMMA("SM100_MMA_TF32_SS", "tcgen05.MmaTF32Op", "f32,tf32,tf32,f32", ROW_UMMA_SS, "tf32", 128, 8, 1, ONE_CTA(8)),
@@ -71,12 +74,16 @@ static const atom_row rows[] = {
          TWO_CTA(32), SF_ATOM(32)),
     UMMA("SM100_MMA_MXF4_2x1SM_SS", "", "f32,e2m1,e2m1,f32", ROW_UMMA_SS, "mxf4.block_scale", 256, 64, 2,
          TWO_CTA(64), SF_ATOM(32)),
+    UMMA("SM100_MMA_MXF4NVF4_2x1SM_SS", "", "f32,e2m1,e2m1,f32", ROW_UMMA_SS, "mxf4nvf4.block_scale.scale_vec::4X",
+         256, 64, 2, TWO_CTA(64), SF_ATOM(16)),
     T2R(1, 1024, 32), T2R(2, 2048, 64), T2R(4, 4096, 128), T2R(8, 8192, 256), T2R(16, 16384, 512),
     T2R(32, 32768, 1024), T2R(64, 65536, 2048), T2R(128, 131072, 4096),
     R2T(1, 1024, 32), R2T(2, 2048, 64), R2T(4, 4096, 128), R2T(8, 8192, 256), R2T(16, 16384, 512),
     R2T(32, 32768, 1024), R2T(64, 65536, 2048), R2T(128, 131072, 4096),
     UTCCP("SM100_UTCCP_128dp256bit_1cta", "128x256b", 32768),
     UTCCP("SM100_UTCCP_4x32dp128bit_1cta", "32x128b.warpx4", 4096), /* broadcast to the 4 lane quarters */
+    UTCCP_PAIR("SM100_UTCCP_128dp256bit_2cta", "128x256b", 32768),    /* each block of the pair: its own */
+    UTCCP_PAIR("SM100_UTCCP_4x32dp128bit_2cta", "32x128b.warpx4", 4096),
 };
 /* clang-format on */
 

@@ -179,6 +179,11 @@ static void check_sm100(cute_alg *c)
     CHECK_STR(lay(c, a.a_tv), "(2,(128,16)):(128,(1,256))");
     CHECK_STR(lay(c, a.b_tv), "(2,(96,16)):(96,(1,192))");
     CHECK_STR(lay(c, a.c_tv), "(2,(128,192)):(128,(1,256))");
+    /* and its block-scaled ones */
+    CHECK(cute_umma_atom(c, "SM100_MMA_MXF4NVF4_2x1SM_SS", CUTE_E2M1, 256, 128, &a) && a.m == 256 && a.k == 64, "%s",
+          c->error);
+    CHECK_STR(lay(c, a.b_tv), "(2,(64,64)):(64,(1,128))");
+    CHECK(cute_atom_info_find("SM100_UTCCP_4x32dp128bit_2cta", &r) && !r.mma, "the pair's S2T row");
     static const struct {
         const char *name;
         cute_dtype d;
@@ -187,7 +192,7 @@ static void check_sm100(cute_alg *c)
     } bad[] = {{"SM100_MMA_F16BF16_SS", CUTE_F32, 128, 64, "does not take f32"},
                {"SM100_MMA_F16BF16_SS", CUTE_BF16, 128, 72, "128 x 72"},
                {"SM100_MMA_F16BF16_2x1SM_SS", CUTE_BF16, 128, 64, "M 256 over the pair"},
-               {"SM100_MMA_MXF8F6F4_2x1SM_SS", CUTE_E4M3, 256, 64, "not an SM100_MMA_*_SS atom cutec issues"},
+               {"SM100_MMA_F16BF16_TS", CUTE_BF16, 128, 64, "not an SM100_MMA_*_SS atom cutec issues"},
                {"SM90_64x64x16_F32BF16BF16_SS", CUTE_BF16, 128, 64, "not an SM100_MMA_*_SS atom cutec issues"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cute_alg_clear(c);

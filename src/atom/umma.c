@@ -64,11 +64,11 @@ bool cute_umma_atom(cute_alg *c, const char *name, cute_dtype ab, int m, int n, 
     memset(out, 0, sizeof *out);
     const atom_row *r = name ? atom_row_find(name) : NULL;
     bool scaled = r && scaled_kind(r->info.name) >= 0, pair = r && r->mnk[0] == 256;
-    if (!r || r->kind != ROW_UMMA_SS || (pair && scaled))
+    if (!r || r->kind != ROW_UMMA_SS)
         return cute_alg_fail(c, "cute_umma_atom: \"%s\" is not an SM100_MMA_*_SS atom cutec issues "
                              "(SM100_MMA_F16BF16_SS, SM100_MMA_TF32_SS, SM100_MMA_F8F6F4_SS, SM100_MMA_MXF8F6F4_SS, "
-                             "SM100_MMA_MXF4_SS, SM100_MMA_MXF4NVF4_SS, and the CTA pair's SM100_MMA_F16BF16_2x1SM_SS, "
-                             "SM100_MMA_TF32_2x1SM_SS, SM100_MMA_F8F6F4_2x1SM_SS)", name ? name : "(null)");
+                             "SM100_MMA_MXF4_SS, SM100_MMA_MXF4NVF4_SS, and the CTA pair's _2x1SM_SS of each)",
+                             name ? name : "(null)");
     if (pair) return pair_atom(c, r, ab, m, n, out);
     if (scaled && (m != 128 || n % 16))
         return cute_alg_fail(c, "cute_umma_atom: %s of %d x %d (M 128, N a multiple of 16 up to 256)", name, m, n);
@@ -170,8 +170,8 @@ static void scaled_block(cute_ctx *c, const cute_mma_atom *atom, const cute_mma_
                          cute_tensor A, cute_tensor B, cute_val sfa, cute_val sfb, cute_val accumulate, int64_t i)
 {
     cute_major ma, mb;
-    cute_val da = descriptor(c, atom, kblock(c, tiles, A, atom->m, i), 'A', &ma);
-    cute_val db = descriptor(c, atom, kblock(c, tiles, B, atom->n, i), 'B', &mb);
+    cute_val da = descriptor(c, atom, kblock(c, tiles, A, block_rows(atom, 'A'), i), 'A', &ma);
+    cute_val db = descriptor(c, atom, kblock(c, tiles, B, block_rows(atom, 'B'), i), 'B', &mb);
     if (!da.r || !db.r) return;
     /* a 32-bit word of 4 scales a row serves `per_word` instructions: then the next word's
      * SfKMajorAtoms, 4 columns for each 128 rows (where cute_umma_copy_scales puts them) */
@@ -181,7 +181,8 @@ static void scaled_block(cute_ctx *c, const cute_mma_atom *atom, const cute_mma_
     uint32_t idesc = cute_tcgen05_idesc_scaled(c, (cute_tcgen05_scaled_kind)kind, (cute_dtype)atom->a_type,
                                                (cute_dtype)atom->b_type, (int)atom->m, (int)atom->n,
                                                ma == CUTE_MAJOR_MN, mb == CUTE_MAJOR_MN, id, id);
-    int64_t a_cols = 4 * ((atom->m + 127) / 128), b_cols = 4 * ((atom->n + 127) / 128);
+    /* a block's tensor memory holds the scales of its rows of A (128 for the CTA pair) and of all of B's */
+    int64_t a_cols = 4 * ((block_rows(atom, 'A') + 127) / 128), b_cols = 4 * ((atom->n + 127) / 128);
     cute_val a_sf = cute_val_binop(c, CUTE_OP_ADD, sfa, cute_val_int(c, CUTE_U32, word * a_cols));
     cute_val b_sf = cute_val_binop(c, CUTE_OP_ADD, sfb, cute_val_int(c, CUTE_U32, word * b_cols));
     cute_tcgen05_mma_scaled(c, (cute_tcgen05_scaled_kind)kind, d, da, db, idesc, a_sf, b_sf,
@@ -196,13 +197,14 @@ void cute_umma_gemm_scaled(cute_ctx *c, const cute_mma_atom *atom, cute_val d, c
     int kind = atom->emit == umma_refuse_emit ? scaled_kind(atom->name) : -1;
     if (kind < 0) {
         cute_ctx_fail(c, "%s: %s is not a block-scaled sm_100 MMA atom (SM100_MMA_MXF8F6F4_SS, SM100_MMA_MXF4_SS, "
-                      "SM100_MMA_MXF4NVF4_SS through cute_umma_atom)", what, atom->name);
+                      "SM100_MMA_MXF4NVF4_SS or their CTA pair's _2x1SM_SS, through cute_umma_atom)", what, atom->name);
         return;
     }
     bool fp4 = atom->a_type == CUTE_E2M1;
     if (!atom_arch_ok(c, atom->min_arch, atom->name, what)) return;
-    if (fp4 ? !bytes_ok(c, atom, A, 'A', atom->m) || !bytes_ok(c, atom, B, 'B', atom->n)
-            : !operand_ok(c, atom, A, 'A', atom->m) || !operand_ok(c, atom, B, 'B', atom->n))
+    int64_t ra = block_rows(atom, 'A'), rb = block_rows(atom, 'B');
+    if (fp4 ? !bytes_ok(c, atom, A, 'A', ra) || !bytes_ok(c, atom, B, 'B', rb)
+            : !operand_ok(c, atom, A, 'A', ra) || !operand_ok(c, atom, B, 'B', rb))
         return;
     cute_mma_atom tiles = *atom; /* a k-block of the operand tiles: 4-bit ones are tiles of bytes */
     if (fp4) tiles.k = atom->k / 2, tiles.a_type = tiles.b_type = CUTE_U8;

@@ -16,6 +16,7 @@ typedef struct attn_opts {
     cute_attention_variant variant; /* --variant: the kernels (forward and backward) */
     int64_t block_n;                /* --block-n: its keys a tile (0: its choice) */
     int64_t block_m;                /* --block-m: the Hopper forward's query rows a tile (0: its choice) */
+    int64_t kv_stages;              /* --kv-stages: the SM80 forward's K and V stages (0: one) */
     int64_t persistent;             /* --persistent: 1 the persistent grid, 0 a block a tile, -1 (unset):
                                        the library's choice */
     cli_kernel_opts k; /* --iters, --emit, --arch, --backend */

@@ -23,6 +23,7 @@ static int usage(const char *cmd)
             "usage: cutec %s attention [--batch B] [--heads H] [--kv-heads G] [--seqlen S]\n"
             "         [--headdim 64|128|256] [--causal] [--bwd] [--dtype bf16|f16] [--scale X] [--iters N]\n"
             "         [--variant auto|sm80|hopper] [--block-n N] [--block-m 128|192] [--persistent 1|0]\n"
+            "         [--kv-stages 1|2]\n"
             "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
             "  O = softmax(scale Q K^T) V, Q and O (B,S,H,D), K and V (B,S,G,D), G dividing H;\n"
             "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
@@ -31,10 +32,12 @@ static int usage(const char *cmd)
             "  --bwd (or --backward): the backward (dQ, dK, dV; head dim 64 or 128), SDPA's beside;\n"
             "  --decode [--splits N]: one query row against --seqlen keys (bench: 8x32x32768 d128,\n"
             "  32 and 8 KV heads), GB/s of K and V read beside a device copy's and SDPA's;\n"
-            "  --variant: the kernels (auto: hopper on sm_90, sm80 elsewhere); --block-n: the forward's keys a tile;\n"
+            "  --variant: the kernels (auto: hopper on sm_90, sm80 elsewhere); --block-n: the forward's keys a tile\n"
+            "  (sm80: keys a softmax step, 64 or 32);\n"
             "  --block-m: the Hopper forward's query rows a tile (192: three consumer warpgroups, head dim 64);\n"
             "  --persistent 1|0: the Hopper forward's persistent grid (a block an SM) or a block a\n"
-            "  tile (unset: its choice, persistent at head dim 64 only)\n",
+            "  tile (unset: its choice, persistent at head dim 64 only); --kv-stages 2: the SM80 forward's K\n"
+            "  and V tiles loaded a whole tile ahead (two stages each, one barrier a tile)\n",
             cmd);
     return CLI_USAGE;
 }
@@ -73,6 +76,8 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
         ok = cli_int(v, 16, 256, &o->block_n, why, n);
     else if (!strcmp(k, "--block-m"))
         ok = cli_int(v, 128, 192, &o->block_m, why, n) && o->block_m % 64 == 0, snprintf(why, n, "128 or 192");
+    else if (!strcmp(k, "--kv-stages"))
+        ok = cli_int(v, 1, 2, &o->kv_stages, why, n);
     else if (!strcmp(k, "--persistent"))
         ok = cli_int(v, 0, 1, &o->persistent, why, n);
     else if (!strcmp(k, "--splits"))
@@ -142,7 +147,8 @@ static int emit(const attn_opts *o)
     cute_attention_config cfg = {.dtype = o->dtype, .head_dim = (int)o->D, .causal = o->causal && !o->decode, .lse = true,
                                  .variant = o->decode ? CUTE_ATTENTION_AUTO : o->variant,
                                  .block_n = o->bwd || o->decode ? 0 : (int)o->block_n,
-                                 .block_m = o->bwd || o->decode ? 0 : (int)o->block_m, .grid = grid_of(o)};
+                                 .block_m = o->bwd || o->decode ? 0 : (int)o->block_m, .grid = grid_of(o),
+                                 .kv_stages = o->bwd || o->decode ? 0 : (int)o->kv_stages};
     return cli_emit_compiled("attention", o->bwd ? compile_bwd : o->decode ? compile_decode : compile, &cfg, o->k.emit,
                              o->k.arch);
 }
@@ -357,6 +363,7 @@ static void describe(const attn_opts *o, char *buf, size_t n)
         len += snprintf(buf + len, n - (size_t)len, " bn%lld", (long long)o->block_n);
     if (o->block_m && len > 0 && (size_t)len < n)
         len += snprintf(buf + len, n - (size_t)len, " bm%lld", (long long)o->block_m);
+    if (o->kv_stages == 2 && len > 0 && (size_t)len < n) len += snprintf(buf + len, n - (size_t)len, " kv2");
     if (o->persistent == 0 && len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, " tiles");
 }
 
@@ -370,6 +377,7 @@ static int run(const attn_opts *o)
     p.lib = cute_attention_lib_new(p.rt);
     cute_attention_lib_set_kernel(p.lib, o->variant, (int)o->block_n);
     cute_attention_lib_set_block_m(p.lib, (int)o->block_m, grid_of(o));
+    cute_attention_lib_set_kv_stages(p.lib, (int)o->kv_stages);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int64_t bad = -1, rows = 0;
     double ms = problem_make(&p, o, &seed) ? run_one(&p, o, &bad, &rows) : -2;
@@ -474,6 +482,7 @@ static int bench(const attn_opts *base)
     cute_attention_lib *lib = cute_attention_lib_new(rt);
     cute_attention_lib_set_kernel(lib, base->variant, (int)base->block_n);
     cute_attention_lib_set_block_m(lib, (int)base->block_m, grid_of(base));
+    cute_attention_lib_set_kv_stages(lib, (int)base->kv_stages);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int rc = CLI_OK;
     for (int s = 0; s < n; s++) {

@@ -1,6 +1,6 @@
 /* The GEMM commands' tiling options (--tile BMxBNxBK, --warps WMxWN, --stages S, --raster F,
  * --read-bytes 8|16, --cluster CMxCN, --store auto|tma|tile|st|overlap, --schedule
- * auto|coop|pingpong|persistent|streamk, --scale-mul promote|load), shared by
+ * auto|coop|pingpong|persistent|streamk, --scale-mul staged|promote|load), shared by
  * `cutec run|bench gemm` and `cutec compile gemm`. */
 #include <stdio.h>
 #include <string.h>
@@ -45,9 +45,12 @@ bool cli_gemm_tiling_option(const char *k, const char *v, cute_gemm_tiling *t, b
         return snprintf(why, wn, "--schedule is auto, coop, pingpong, persistent or streamk, not %s", v), false;
     }
     if (!strcmp(k, "--scale-mul")) {
-        t->scale_mul = !strcmp(v, "promote") ? CUTE_GEMM_SCALE_MUL_PROMOTE : !strcmp(v, "load") ? CUTE_GEMM_SCALE_MUL_LOAD : -1;
+        t->scale_mul = !strcmp(v, "staged")    ? CUTE_GEMM_SCALE_MUL_STAGED
+                       : !strcmp(v, "promote") ? CUTE_GEMM_SCALE_MUL_PROMOTE
+                       : !strcmp(v, "load")    ? CUTE_GEMM_SCALE_MUL_LOAD
+                                               : -1;
         if (t->scale_mul >= 0) return true;
-        return snprintf(why, wn, "--scale-mul is promote or load, not %s", v), false;
+        return snprintf(why, wn, "--scale-mul is staged, promote or load, not %s", v), false;
     }
     if (!strcmp(k, "--store")) {
         t->c_store = !strcmp(v, "tma")       ? CUTE_GEMM_STORE_TMA

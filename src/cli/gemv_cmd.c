@@ -24,6 +24,7 @@ typedef struct gemv_opts {
     bool atomic; /* --reduction atomic: split-K's non-deterministic reduction */
     int mma_from; /* --mma-from: the tensor-core form from this many vectors on */
     int l2_prefetch; /* --l2-prefetch D: K-major A's k-tile D ahead asked of L2 (0: none) */
+    bool tile_at_a_time; /* --tile-at-a-time 1: NVFP4's k-tiles loaded one at a time */
     int iters;
     const char *emit, *arch, *backend;
 } gemv_opts;
@@ -40,6 +41,7 @@ static int usage(const char *cmd)
         "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
+        "         [--tile-at-a-time 0|1]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -82,6 +84,8 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 1, CUTE_GEMV_MAX_VECTORS + 1, &x, why, n), o->mma_from = (int)x;
     else if (!strcmp(k, "--l2-prefetch"))
         ok = cli_int(v, 0, CUTE_GEMV_MAX_L2_PREFETCH, &x, why, n), o->l2_prefetch = (int)x;
+    else if (!strcmp(k, "--tile-at-a-time"))
+        ok = cli_int(v, 0, 1, &x, why, n), o->tile_at_a_time = x == 1;
     else if (!strcmp(k, "--reduction"))
         ok = !strcmp(v, "ordered") || !strcmp(v, "atomic"), o->atomic = !strcmp(v, "atomic");
     else if (!strcmp(k, "--splits"))
@@ -146,7 +150,8 @@ static int emit(const gemv_opts *o)
                             .sf_vec = o->sf_vec,
                             .mma = o->major && !o->sf_vec && cute_gemv_mma_for(o->dtype, CUTE_GEMV_MAX_MMA_VECTORS) &&
                                    nvec(o) >= o->mma_from,
-                            .l2_prefetch = o->major && o->sf_vec != 32 ? o->l2_prefetch : 0};
+                            .l2_prefetch = o->major && o->sf_vec != 32 ? o->l2_prefetch : 0,
+                            .tile_at_a_time = o->sf_vec == 16 && o->tile_at_a_time};
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -368,6 +373,7 @@ static int run(const gemv_opts *o)
     p.lib = cute_gemv_lib_new(p.rt);
     cute_gemv_lib_mma_from(p.lib, o->mma_from);
     cute_gemv_lib_l2_prefetch(p.lib, o->l2_prefetch);
+    cute_gemv_lib_tile_at_a_time(p.lib, o->tile_at_a_time);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
@@ -418,6 +424,7 @@ static int bench(const gemv_opts *base, bool shape_given)
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
     cute_gemv_lib_mma_from(lib, base->mma_from);
     cute_gemv_lib_l2_prefetch(lib, base->l2_prefetch);
+    cute_gemv_lib_tile_at_a_time(lib, base->tile_at_a_time);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;

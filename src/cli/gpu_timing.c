@@ -14,12 +14,29 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The span of one timing in ms: 2, or $CUTEC_BENCH_SPAN_MS (1 to 10000).  Short spans time
+ * the chip at the clock it starts a burst at; long ones (100 ms and more) include what the
+ * power cap does to the clock under sustained load, as a training step sees it. */
+static double timing_span_ms(void)
+{
+    const char *v = getenv("CUTEC_BENCH_SPAN_MS");
+    if (!v || !*v) return 2.0;
+    char *end;
+    double ms = strtod(v, &end);
+    if (*end || !(ms >= 1 && ms <= 10000)) {
+        fprintf(stderr, "cutec: CUTEC_BENCH_SPAN_MS=%s: not a number of milliseconds from 1 to 10000; timing 2 ms spans\n", v);
+        return 2.0;
+    }
+    return ms;
+}
+
 double gpu_time_calls(cute_cuda *cu, gpu_timed_call fn, void *user, int sets, int reps)
 {
     void *e0 = NULL, *e1 = NULL;
     double ms = -1, t[1000];
     if (cute_cuda_event_new(cu, &e0) != CUTE_OK || cute_cuda_event_new(cu, &e1) != CUTE_OK) goto out;
     int calls = 0, batch = 1;
+    double span = timing_span_ms();
     for (int w = 0; w < 2 + sets; w++) /* warm-up: module load, first touches */
         if (fn(user, calls++ % sets) != CUTE_OK) goto out;
     for (int r = -1; r < reps; r++) { /* r = -1: measures one call to size the batch */
@@ -32,8 +49,9 @@ double gpu_time_calls(cute_cuda *cu, gpu_timed_call fn, void *user, int sets, in
             goto out;
         if (r < 0) {
             double one = e > 0 ? e : 1e-3;
-            batch = (int)ceil(2.0 / one);
-            batch = batch < 1 ? 1 : batch > 200 ? 200 : batch;
+            double most = 100 * span; /* calls a timing: 200 at 2 ms */
+            batch = (int)fmin(ceil(span / one), most);
+            batch = batch < 1 ? 1 : batch;
         } else {
             t[r] = (double)e / batch;
         }

@@ -12,8 +12,8 @@ typedef cute_status (*gpu_timed_call)(void *user, int set);
 
 /* Median milliseconds per call: `reps` timings with device events, each around a batch of
  * back-to-back calls that rotate over `sets` input sets (so that inputs that fit in the L2
- * are not timed from it); the batch is chosen so that one timing spans about 2 ms.  < 0 on
- * failure. */
+ * are not timed from it); the batch is chosen so that one timing spans about 2 ms
+ * ($CUTEC_BENCH_SPAN_MS: that many).  < 0 on failure. */
 double gpu_time_calls(cute_cuda *cu, gpu_timed_call fn, void *user, int sets, int reps);
 /* GB/s of a device-to-device copy of `bytes` (read + write: 2 bytes / t), the same process's
  * device; < 0 on failure */

@@ -61,6 +61,9 @@ static void dp4a(ictx *X, const dinst *d, const imask *m);
 #define TC05_MMA_SCALED(K, kind) {inst_tcgen05_mma_scaled, 0, 0, K, {0, 0, 0, 0}, kind, 0}
 #define TC05_LDST(n, store) {inst_tcgen05_ldst, 0, 0, 0, {0, 0, 0, 0}, n, store}
 #define TC05_CP(rows, cols, copies) {inst_tcgen05_cp, rows, cols, 0, {0, 0, 0, 0}, copies, 0}
+#define TC05_MMA_TS(K, kind) {inst_tcgen05_mma_ts, 0, 0, K, {0, 0, 0, 0}, kind, 0}
+#define TC05_MMA_SCALED_PAIR(K, kind) {inst_tcgen05_mma_scaled, 0, 0, K, {0, 0, 0, 0}, kind, 2}
+#define TC05_CP_PAIR(rows, cols, copies) {inst_tcgen05_cp, rows, cols, 0, {0, 0, 0, 0}, copies, 2}
 
 static const irow rows[CUTE_INST_COUNT] = {
 #define X(id, mnemonic, tmpl, arch, flags, emu, meaning, ...) [CUTE_INST_##id] = emu,

@@ -30,13 +30,17 @@ static double elem(int type, uint32_t v)
     case E_U8: return (uint8_t)v;
     case E_E4M3: return cute_e4m3_to_f32((uint8_t)v); /* exact (cutec/numeric.h) */
     case E_E5M2: return cute_e5m2_to_f32((uint8_t)v);
+    case E_E2M3: return cute_e2m3_to_f32((uint8_t)v);
+    case E_E3M2: return cute_e3m2_to_f32((uint8_t)v);
+    case E_E2M1: return cute_e2m1_to_f32((uint8_t)v);
     default: memcpy(&f, &v, 4); return f;
     }
 }
 
+/* the bits of an element's slot (the unpacked 6- and 4-bit ones: a byte) */
 static int elem_bits(int type)
 {
-    return type == E_F16 || type == E_BF16 ? 16 : type == E_S8 || type == E_U8 || type == E_E4M3 || type == E_E5M2 ? 8 : 32;
+    return type == E_F16 || type == E_BF16 ? 16 : type == E_S8 || type == E_U8 || type >= E_E4M3 ? 8 : 32;
 }
 
 /* The exponent by which the tensor cores align an element's products: its own, no lower than
@@ -275,8 +279,8 @@ int interp_mma_elem_bits(int type) { return elem_bits(type); }
  * align as f16, as ptxas feeds them to the tensor cores); not fitted to wgmma's own results */
 uint32_t interp_mma_dot_bits(double c, const double *a, const double *b, int n, int ta, int tb, int out)
 {
-    if (ta == E_E4M3 || ta == E_E5M2) ta = E_F16;
-    if (tb == E_E4M3 || tb == E_E5M2) tb = E_F16;
+    if (ta >= E_E4M3) ta = E_F16; /* the 6- and 4-bit floats too: exact in f16 */
+    if (tb >= E_E4M3) tb = E_F16;
     if (out == E_F16) return dot_f16(c, a, b, n);
     float f = dot_f32(c, a, b, n, ta, tb);
     uint32_t u;

@@ -2,7 +2,8 @@
  * tensor memory: tmem.c).
  *
  * tcgen05.mma is one thread's: each active thread issues its own.  Its instruction
- * descriptor gives D's format (f32 only, so far), A's and B's formats, their negations and
+ * descriptor gives D's format (f32 only, so far), A's and B's formats (kind::f8f6f4's 6- and
+ * 4-bit ones unpacked in shared memory, K-major: interp_smem_desc_read), their negations and
  * majors, N (bits 17-22, N >> 3) and M (bits 24-28, M >> 4; 128 only, so far); A (M x K) and
  * B (N x K) come through sm_100 shared-memory descriptors: wgmma's fields (start, LBO, SBO in
  * 16-byte units) plus version 1 in bits 46-47, a base offset in 49-51 (0 here), and the
@@ -36,7 +37,20 @@ static int format(int kind, uint32_t f)
 {
     if (kind == TC_KIND_F16) return f == 0 ? E_F16 : f == 1 ? E_BF16 : 0;
     if (kind == TC_KIND_TF32) return f == 2 ? E_TF32 : 0;
-    return f == 0 ? E_E4M3 : f == 1 ? E_E5M2 : 0; /* fp6 and fp4 (3, 4, 5): not yet */
+    return interp_tcgen05_f8f6f4_format(f);
+}
+
+int interp_tcgen05_f8f6f4_format(uint32_t f)
+{
+    static const int of[8] = {E_E4M3, E_E5M2, 0, E_E2M3, E_E3M2, E_E2M1, 0, 0};
+    return of[f & 7];
+}
+
+bool interp_tcgen05_unpacked_mn(ictx *X, const dinst *d, uint32_t t, int type, bool mn_major, char which)
+{
+    if (type < E_E2M3 || !mn_major) return true;
+    return interp_report(X, d, t, CUTE_CHECK_UNSUPPORTED, 0, 0, 0, "tcgen05.mma (warp %u): an MN-major 6- or 4-bit "
+                         "%c (idesc bit %d) is not emulated: K-major only", t / 32, which, which == 'A' ? 15 : 16);
 }
 
 /* the instruction descriptor into O (M: the row's, 128 for one block, 256 for the CTA pair);
@@ -50,7 +64,11 @@ static bool decode_idesc(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, tc
     if (idesc & 7) return unsupported(X, d, t, "a sparse tcgen05.mma is not emulated: idesc bits 0-2 =", idesc & 7);
     if ((idesc >> 4 & 3) != 1) return unsupported(X, d, t, "tcgen05.mma with D format (idesc bits 4-5, 1 = f32)", idesc >> 4 & 3);
     if (!O->ta || !O->tb || (d->row->num == TC_KIND_F16 && O->ta != O->tb))
-        return unsupported(X, d, t, "tcgen05.mma: A/B formats (idesc bits 7-9, 10-12) not emulated for this kind: idesc", idesc);
+        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma (warp %u): A's and B's formats (idesc "
+                             "0x%x, bits 7-9, 10-12) are not this kind's: f16 0 / bf16 1 (both alike); tf32 2; "
+                             "f8f6f4 e4m3 0, e5m2 1, e2m3 3, e3m2 4, e2m1 5", t / 32, idesc);
+    if (!interp_tcgen05_unpacked_mn(X, d, t, O->ta, O->mn_a, 'A') || !interp_tcgen05_unpacked_mn(X, d, t, O->tb, O->mn_b, 'B'))
+        return false;
     if (O->m != want)
         return unsupported(X, d, t, want == MMA_M ? "tcgen05.mma.cta_group::1 is emulated with M = 128 only; idesc's M is"
                                                   : "tcgen05.mma.cta_group::2 is emulated with M = 256 only; idesc's M is",
@@ -110,16 +128,61 @@ static void accumulate(ictx *X, ictx *Y, const dinst *d, uint32_t t, const tc_mm
         }
 }
 
+/* the _TS form's A: rows x K from tensor memory at ta, row r in lane r, element k in the cell at
+ * column ta's + k / per, bits (k % per) 32 / per up (per: 2 for f16 / bf16, 1 for tf32) */
+static bool read_tmem_a(ictx *X, const dinst *d, uint32_t t, uint32_t ta, tc_mma *O)
+{
+    int bits = interp_mma_elem_bits(O->ta), per = 32 / bits;
+    uint32_t col = TMEM_COL(ta), mask = bits == 32 ? ~0u : (1u << bits) - 1;
+    if (TMEM_LANE(ta) != 0 || O->mn_a)
+        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma (warp %u) with A in tensor memory: %s",
+                             t / 32, O->mn_a ? "A is K-major there (idesc bit 15 must be clear)"
+                                         : "a_tmem must name lane 0 (A's row m lies in lane m)");
+    if (!interp_tmem_columns(X, d, t, col, (uint32_t)(O->k / per))) return false;
+    for (int r = 0; r < O->m; r++)
+        for (int k = 0; k < O->k; k++) {
+            uint32_t c = col + (uint32_t)(k / per);
+            if (k % per == 0 && !interp_tmem_mma_readable(X, d, t, (uint32_t)r, c)) return false;
+            uint32_t v = X->tmem->cell[TMEM_AT(r, c)] >> (bits * (k % per)) & mask;
+            O->a[r][k] = O->neg_a ? -interp_mma_elem(O->ta, v) : interp_mma_elem(O->ta, v);
+        }
+    return true;
+}
+
+/* A from shared memory (the _SS form) or tensor memory (_TS: the row's emulation says) */
+static bool read_a(ictx *X, const dinst *d, uint32_t t, tc_mma *O)
+{
+    if (d->row->fn == inst_tcgen05_mma_ts) return read_tmem_a(X, d, t, interp_get32(X, d, 1, t), O);
+    return read_operand(X, X, d, t, REG(X, d->var[1])[t].u64, O->mn_a, O->neg_a, O->ta, O->m, O->k, O->a);
+}
+
 static void one_mma(ictx *X, const dinst *d, uint32_t t, void *scratch)
 {
     tc_mma *O = scratch;
     uint32_t taddr = interp_get32(X, d, 0, t);
     if (!decode_idesc(X, d, t, interp_get32(X, d, 3, t), O)) return;
     if (!interp_tmem_mma_d(X, d, t, taddr, (uint32_t)O->n)) return;
-    if (!read_operand(X, X, d, t, REG(X, d->var[1])[t].u64, O->mn_a, O->neg_a, O->ta, O->m, O->k, O->a) ||
+    if (!read_a(X, d, t, O) ||
         !read_operand(X, X, d, t, REG(X, d->var[2])[t].u64, O->mn_b, O->neg_b, O->tb, O->n, O->k, O->b))
         return;
     accumulate(X, X, d, t, O, 0, TMEM_COL(taddr), interp_get32(X, d, 4, t) != 0);
+}
+
+void inst_tcgen05_mma_ts(ictx *X, const dinst *d, const imask *m)
+{
+    interp_tcgen05_each(X, d, m, sizeof(tc_mma), one_mma);
+}
+
+bool interp_tcgen05_pair_d(ictx *X, const dinst *d, uint32_t t, uint32_t n, ictx *EF[2])
+{
+    ictx *P = interp_tmem_pair_peer(X, d, t);
+    uint32_t taddr = interp_get32(X, d, 0, t), col = TMEM_COL(taddr);
+    if (!P) return false;
+    EF[0] = X->rank & 1 ? P : X, EF[1] = X->rank & 1 ? X : P;
+    if (TMEM_LANE(taddr) != 0)
+        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "the CTA pair's tcgen05.mma writes lanes 0..127 of "
+                             "each block: d must name lane 0, not %u", TMEM_LANE(taddr));
+    return interp_tmem_pair_columns(X, EF[0], d, t, col, n) && interp_tmem_pair_columns(X, EF[1], d, t, col, n);
 }
 
 /* the CTA pair's MMA (cta_group::2), issued by thread t of either block: the even block E holds
@@ -128,17 +191,14 @@ static void one_mma(ictx *X, const dinst *d, uint32_t t, void *scratch)
 static void one_mma_pair(ictx *X, const dinst *d, uint32_t t, void *scratch)
 {
     tc_mma *O = scratch;
-    ictx *P = interp_tmem_pair_peer(X, d, t), *E = X->rank & 1 ? P : X, *F = X->rank & 1 ? X : P;
-    uint32_t taddr = interp_get32(X, d, 0, t), col = TMEM_COL(taddr);
+    ictx *EF[2];
+    uint32_t col = TMEM_COL(interp_get32(X, d, 0, t));
     uint64_t a = REG(X, d->var[1])[t].u64, b = REG(X, d->var[2])[t].u64;
-    if (!P || !decode_idesc(X, d, t, interp_get32(X, d, 3, t), O)) return;
-    if (TMEM_LANE(taddr) != 0)
-        return (void)interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "the CTA pair's tcgen05.mma writes lanes "
-                                   "0..127 of each block: d must name lane 0, not %u", TMEM_LANE(taddr));
+    if (!decode_idesc(X, d, t, interp_get32(X, d, 3, t), O) || !interp_tcgen05_pair_d(X, d, t, (uint32_t)O->n, EF))
+        return;
+    ictx *E = EF[0], *F = EF[1];
     int h = O->n / 2;
-    if (!interp_tmem_pair_columns(X, E, d, t, col, (uint32_t)O->n) ||
-        !interp_tmem_pair_columns(X, F, d, t, col, (uint32_t)O->n) ||
-        !read_operand(X, E, d, t, a, O->mn_a, O->neg_a, O->ta, MMA_M, O->k, O->a) ||
+    if (!read_operand(X, E, d, t, a, O->mn_a, O->neg_a, O->ta, MMA_M, O->k, O->a) ||
         !read_operand(X, F, d, t, a, O->mn_a, O->neg_a, O->ta, MMA_M, O->k, O->a + MMA_M) ||
         !read_operand(X, E, d, t, b, O->mn_b, O->neg_b, O->tb, h, O->k, O->b) ||
         !read_operand(X, F, d, t, b, O->mn_b, O->neg_b, O->tb, h, O->k, O->b + h))
@@ -212,32 +272,50 @@ void inst_tcgen05_ldst(ictx *X, const dinst *d, const imask *m)
         if (interp_whole_warp(X, d, m, w0)) ldst_warp(X, d, w0, (uint32_t)d->row->num, d->row->flag);
 }
 
-/* thread t's tcgen05.cp: rows x cols 32-bit words of the descriptor's K-major matrix into
- * lanes (row, or row in each 32-lane quarter for .warpx4), columns from taddr's */
+/* rows x cols 32-bit words of the descriptor's K-major matrix in Y's shared memory (X's, or the
+ * CTA pair's peer's) into Y's lanes (row, or row in each 32-lane quarter for .warpx4), columns
+ * from col, as an async write of thread t of X */
+static bool cp_into(ictx *X, ictx *Y, const dinst *d, uint32_t t, const interp_smem_desc *D, uint32_t col)
+{
+    const irow *R = d->row;
+    itmem *T = interp_tmem(Y);
+    uint32_t rec = T ? interp_tmem_record_in(X, Y, d, t) : 0;
+    for (int r = 0; r < R->m && rec; r++)
+        for (int c = 0; c < R->n; c++) {
+            uint64_t off = interp_smem_desc_offset(D, false, r, c, 4);
+            if (!interp_desc_access(X, Y, d, t, off, 4, 4)) return false;
+            uint32_t word;
+            memcpy(&word, Y->smem + off, 4);
+            for (int q = 0; q < R->num; q++) {
+                size_t at = TMEM_AT((uint32_t)(32 * q + r), col + (uint32_t)c);
+                T->cell[at] = word;
+                T->who[at] = rec;
+            }
+        }
+    return rec != 0;
+}
+
+/* thread t's tcgen05.cp; the CTA pair's (cta_group::2) copies in each block of the pair, from its
+ * own shared memory into its own tensor memory, at the same offsets (an assumption: what CUTLASS's
+ * 2-CTA kernels lay out for it) */
 static void one_cp(ictx *X, const dinst *d, uint32_t t)
 {
     const irow *R = d->row;
-    uint32_t taddr = interp_get32(X, d, 0, t), col = TMEM_COL(taddr), rec;
+    uint32_t taddr = interp_get32(X, d, 0, t), col = TMEM_COL(taddr);
     interp_smem_desc D;
     if (TMEM_LANE(taddr) != 0)
         return (void)interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.cp writes from lane 0: "
                                    "taddr names lane %u", TMEM_LANE(taddr));
-    if (!interp_tmem_columns(X, d, t, col, (uint32_t)R->n) ||
-        !interp_tcgen05_sdesc(X, d, t, REG(X, d->var[1])[t].u64, &D) || !(rec = interp_tmem_record(X, d, t, true)))
+    if (!interp_tcgen05_sdesc(X, d, t, REG(X, d->var[1])[t].u64, &D)) return;
+    if (R->flag != 2) {
+        if (interp_tmem_columns(X, d, t, col, (uint32_t)R->n)) cp_into(X, X, d, t, &D, col);
         return;
-    for (int r = 0; r < R->m; r++)
-        for (int c = 0; c < R->n; c++) {
-            uint64_t off = interp_smem_desc_offset(&D, false, r, c, 4);
-            if (!interp_scheck(X, d, t, off, 4, 4, 0)) return;
-            if (checking(X, CUTE_CHECK_SHARED_RACE) && !interp_proxy_fenced(X, d, t, off, 4)) return;
-            uint32_t word;
-            memcpy(&word, X->smem + off, 4);
-            for (int q = 0; q < R->num; q++) {
-                size_t at = TMEM_AT((uint32_t)(32 * q + r), col + (uint32_t)c);
-                X->tmem->cell[at] = word;
-                X->tmem->who[at] = rec;
-            }
-        }
+    }
+    ictx *P = interp_tmem_pair_peer(X, d, t);
+    for (int i = 0; i < 2 && P; i++) {
+        ictx *Y = i ? P : X;
+        if (!interp_tmem_pair_columns(X, Y, d, t, col, (uint32_t)R->n) || !cp_into(X, Y, d, t, &D, col)) return;
+    }
 }
 
 void inst_tcgen05_cp(ictx *X, const dinst *d, const imask *m)

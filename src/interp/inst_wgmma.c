@@ -60,22 +60,50 @@ uint64_t interp_smem_desc_offset(const wg_desc *D, bool mn_major, int r, int k, 
     return off ^ ((off >> 7) & (uint64_t)(W - 1)) << 4;
 }
 
+/* the bits of an unpacked 6- or 4-bit element (0 for the others): the 16-byte chunk of its
+ * byte slot holds 16 of them packed from bit 0, element i at bits w i .. w i + w - 1 (TMA's
+ * 16U6 / 16U4 ALIGN16B images; the order within the chunk is an assumption of this emulation) */
+static int unpacked_width(int type)
+{
+    return type == E_E2M1 ? 4 : type == E_E2M3 || type == E_E3M2 ? 6 : 0;
+}
+
+bool interp_desc_access(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes, uint32_t align)
+{
+    if (Y != X) return interp_remote_access(X, Y, d, t, off, bytes, align, 0);
+    if (!interp_scheck(X, d, t, off, bytes, align, 0)) return false;
+    return !checking(X, CUTE_CHECK_SHARED_RACE) || interp_proxy_fenced(X, d, t, off, bytes);
+}
+
+/* element (r, k)'s code: its bytes checked, then read */
+static bool desc_element(ictx *X, ictx *Y, const dinst *d, uint32_t t, const interp_smem_desc *D, bool mn_major,
+                         int type, int r, int k, uint32_t *v)
+{
+    int bytes = interp_mma_elem_bits(type) / 8, w = unpacked_width(type);
+    uint64_t off = interp_smem_desc_offset(D, mn_major, r, k, bytes);
+    if (w) { /* the one or two bytes of the chunk that hold element i's bits */
+        uint64_t bit = (off & 15) * (uint64_t)w;
+        off = (off & ~(uint64_t)15) + bit / 8;
+        bytes = (int)((bit % 8 + (uint64_t)w + 7) / 8);
+        if (!interp_desc_access(X, Y, d, t, off, (uint32_t)bytes, 1)) return false;
+        uint32_t word = 0;
+        memcpy(&word, Y->smem + off, (size_t)bytes);
+        *v = word >> bit % 8 & ((1u << w) - 1);
+        return true;
+    }
+    if (!interp_desc_access(X, Y, d, t, off, (uint32_t)bytes, (uint32_t)bytes)) return false;
+    *v = 0;
+    memcpy(v, Y->smem + off, (size_t)bytes);
+    return true;
+}
+
 bool interp_smem_desc_read(ictx *X, ictx *Y, const dinst *d, uint32_t t, const interp_smem_desc *D,
                            bool mn_major, int type, int rows, int K, double (*M)[INTERP_DESC_K_MAX])
 {
-    int bytes = interp_mma_elem_bits(type) / 8;
     for (int r = 0; r < rows; r++)
         for (int k = 0; k < K; k++) {
-            uint64_t off = interp_smem_desc_offset(D, mn_major, r, k, bytes);
-            if (Y != X) { /* the CTA pair's peer (distributed shared memory; no proxy-fence check) */
-                if (!interp_remote_access(X, Y, d, t, off, (uint32_t)bytes, (uint32_t)bytes, 0)) return false;
-            } else {
-                if (!interp_scheck(X, d, t, off, (uint32_t)bytes, (uint32_t)bytes, 0)) return false;
-                if (checking(X, CUTE_CHECK_SHARED_RACE) && !interp_proxy_fenced(X, d, t, off, (uint32_t)bytes))
-                    return false;
-            }
-            uint32_t v = 0;
-            memcpy(&v, Y->smem + off, (size_t)bytes);
+            uint32_t v;
+            if (!desc_element(X, Y, d, t, D, mn_major, type, r, k, &v)) return false;
             M[r][k] = interp_mma_elem(type, v);
         }
     return true;

@@ -52,8 +52,10 @@ typedef void (*iop_fn)(ictx *X, const dinst *d, const imask *m);
 
 enum { K_OP, K_FOR, K_IF, K_WHILE, K_BREAK, K_RETURN, K_BARRIER };
 
-/* element types of the instruction table's emulations (inst_*.c) */
-enum { E_F16 = 1, E_BF16, E_TF32, E_F32, E_F64, E_S8, E_U8, E_S32, E_E4M3, E_E5M2 };
+/* element types of the instruction table's emulations (inst_*.c); E_E2M3, E_E3M2, E_E2M1:
+ * tcgen05 kind::f8f6f4's 6- and 4-bit operands in shared memory, "unpacked" (each 16 of them
+ * packed into the low 12 or 8 bytes of a 16-byte chunk: a byte slot an element on average) */
+enum { E_F16 = 1, E_BF16, E_TF32, E_F32, E_F64, E_S8, E_U8, E_S32, E_E4M3, E_E5M2, E_E2M3, E_E3M2, E_E2M1 };
 
 /* how the interpreter runs a row of the instruction table (inst.c) */
 typedef struct irow {
@@ -584,6 +586,9 @@ uint64_t interp_smem_desc_offset(const interp_smem_desc *D, bool mn_major, int r
 /* an operand of rows x K elements of type E_* through D into M[row][k], each element checked
  * as thread t's shared read through the async proxy (bounds, written, fence.proxy.async) */
 enum { INTERP_DESC_K_MAX = 32 };
+/* thread t's async-proxy read of [off, off + bytes) of Y's shared memory (X's: bounds, written,
+ * fence.proxy.async; or the CTA pair's peer's: distributed shared memory); false after a report */
+bool interp_desc_access(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off, uint32_t bytes, uint32_t align);
 bool interp_smem_desc_read(ictx *X, ictx *Y, const dinst *d, uint32_t t, const interp_smem_desc *D,
                            bool mn_major, int type, int rows, int K, double (*M)[INTERP_DESC_K_MAX]);
 /* sm_100 tcgen05 (tmem.c, inst_tcgen05.c): irow.num of a TC05 row says which */
@@ -592,7 +597,12 @@ enum { TC_KIND_F16, TC_KIND_TF32, TC_KIND_F8F6F4, TC_KIND_MXF4NVF4, TC_KIND_MXF8
 void inst_tcgen05(ictx *X, const dinst *d, const imask *m);      /* alloc, dealloc, commit ... */
 void inst_tcgen05_mma(ictx *X, const dinst *d, const imask *m);
 void inst_tcgen05_mma_pair(ictx *X, const dinst *d, const imask *m); /* cta_group::2 */
+void inst_tcgen05_mma_ts(ictx *X, const dinst *d, const imask *m);   /* A from tensor memory */
 void inst_tcgen05_mma_scaled(ictx *X, const dinst *d, const imask *m); /* inst_tcgen05_scaled.c */
+/* kind::f8f6f4's (and mxf8f6f4's) operand format code f as E_*, or 0 (reserved); an MN-major
+ * 6- or 4-bit operand refused as not emulated (false after the report) */
+int interp_tcgen05_f8f6f4_format(uint32_t f);
+bool interp_tcgen05_unpacked_mn(ictx *X, const dinst *d, uint32_t t, int type, bool mn_major, char which);
 void inst_tcgen05_ldst(ictx *X, const dinst *d, const imask *m);
 void inst_tcgen05_cp(ictx *X, const dinst *d, const imask *m);
 /* at the end of a block: allocations never freed and operations never committed, reported;

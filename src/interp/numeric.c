@@ -21,7 +21,7 @@ typedef struct narrow_fmt {
 } narrow_fmt;
 
 /* F16 and BF16 first: interp_small_* take 0 and 1 */
-enum { F16, BF16, TF32, E4M3, E5M2, E2M1 };
+enum { F16, BF16, TF32, E4M3, E5M2, E2M1, E2M3, E3M2 };
 static const narrow_fmt fmts[] = {
     [F16] = {5, 10, 0x7bff, 0x7c00, false, NAN_IEEE},
     [BF16] = {8, 7, 0x7f7f, 0x7f80, false, NAN_IEEE},
@@ -29,6 +29,8 @@ static const narrow_fmt fmts[] = {
     [E4M3] = {4, 3, 0x7e, 0x7e, false, NAN_ALL_ONES},
     [E5M2] = {5, 2, 0x7b, 0x7b, false, NAN_IEEE},
     [E2M1] = {2, 1, 0x7, 0x7, false, NAN_NONE},
+    [E2M3] = {2, 3, 0x1f, 0x1f, false, NAN_NONE},
+    [E3M2] = {3, 2, 0x1f, 0x1f, false, NAN_NONE},
 };
 
 /* the NaN the H200 gives converting from f32 (cvt.rn.f16.f32 and .bf16.f32) and from f64
@@ -185,6 +187,10 @@ float cute_e5m2_to_f32(uint8_t v) { return widen(&fmts[E5M2], v); }
 uint8_t cute_f64_to_e2m1(double x) { return (uint8_t)from_f64(&fmts[E2M1], x, 0x7); }
 uint8_t cute_f32_to_e2m1(float x) { return cute_f64_to_e2m1(x); }
 float cute_e2m1_to_f32(uint8_t v) { return widen(&fmts[E2M1], v & 0xfu); }
+
+/* the 6-bit floats (tcgen05.mma kind::f8f6f4's): no infinity, no NaN */
+float cute_e2m3_to_f32(uint8_t v) { return widen(&fmts[E2M3], v & 0x3fu); }
+float cute_e3m2_to_f32(uint8_t v) { return widen(&fmts[E3M2], v & 0x3fu); }
 
 /* ue4m3: e4m3 with .relu (a negative value, -0 included, gives +0) */
 uint8_t cute_f64_to_ue4m3(double x) { return x != x ? 0x7f : x > 0 ? cute_f64_to_e4m3(x) : 0; }

@@ -201,6 +201,7 @@ static inline cute_ir_func *sk_rows(void)
     kt_store(&k, kt_ptr_add(&k, o, kt_i64(&k, 7)), kt_load(&k, dst));
     cute_ir_end(&k.b);
     SK_DO(&k, CUTE_INST_GRIDDEPCONTROL_LAUNCH_DEPENDENTS);
+    SK_DO(&k, CUTE_INST_BAR_WARP_SYNC);
     return k.f;
 }
 

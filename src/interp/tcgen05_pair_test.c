@@ -152,20 +152,7 @@ static cute_status run(cute_backend be, pair_variant v, pair_lines *L, uint32_t 
 {
     static uint32_t img[2 * P_WORDS];
     operands(img);
-    for (int i = 0; i < 2 * TC_M * P_N; i++) out[i] = 0xdeadbeef;
-    kt k = {pair_kernel(v, L), {0}};
-    cute_module *m = kt_compile(be, &k);
-    CHECK(m != NULL, "variant %d compiles", (int)v);
-    if (!m) return CUTE_ERR_COMPILE;
-    cute_buffer bs = kt_buf(be, img, sizeof img), bo = kt_buf(be, out, 2 * TC_M * P_N * 4);
-    cute_launch_arg args[2] = {kt_arg_buf(&bs, CUTE_U32), kt_arg_buf(&bo, CUTE_U32)};
-    uint32_t cl = v == P_NO_CLUSTER ? 1 : 2;
-    cute_launch cfg = {.grid = {2, 1, 1}, .block = {P_THREADS, 1, 1}, .cluster = {cl, 1, 1}};
-    cute_status s = be.vt->launch(be.self, m, 0, &cfg, args, 2);
-    be.vt->download(be.self, out, &bo, 0, 2 * TC_M * P_N * 4);
-    be.vt->module_free(be.self, m);
-    be.vt->free(be.self, &bs), be.vt->free(be.self, &bo);
-    return s;
+    return tc_run(be, pair_kernel(v, L), 2, v == P_NO_CLUSTER ? 1 : 2, img, sizeof img, out, 2 * TC_M * P_N);
 }
 
 /* out against float64: row m of block h is A[h][m] times B's 64 rows (block 0's 32, then 1's) */

@@ -35,18 +35,7 @@ static cute_status run(cute_backend be, tc_variant v, tc_lines *L, uint32_t *out
 {
     static uint32_t img[TC_WORDS];
     operands(img);
-    for (int i = 0; i < TC_M * TC_N; i++) out[i] = 0xdeadbeef;
-    kt k = {tc_kernel(v, L), {0}};
-    cute_module *m = kt_compile(be, &k);
-    CHECK(m != NULL, "variant %d compiles", (int)v);
-    if (!m) return CUTE_ERR_COMPILE;
-    cute_buffer bs = kt_buf(be, img, sizeof img), bo = kt_buf(be, out, TC_M * TC_N * 4);
-    cute_launch_arg args[2] = {kt_arg_buf(&bs, CUTE_U32), kt_arg_buf(&bo, CUTE_U32)};
-    cute_status s = kt_launch(be, m, 1, 128, 0, args, 2);
-    be.vt->download(be.self, out, &bo, 0, TC_M * TC_N * 4);
-    be.vt->module_free(be.self, m);
-    be.vt->free(be.self, &bs), be.vt->free(be.self, &bo);
-    return s;
+    return tc_run(be, tc_kernel(v, L), 1, 1, img, sizeof img, out, TC_M * TC_N);
 }
 
 static void good(cute_backend be)

@@ -42,14 +42,17 @@ static inline cute_vreg tc_desc(kt *k, cute_vreg addr, int k0, bool hopper)
 /* kind::f16 instruction descriptor: f32 D, bf16 A and B, both K-major, M 128, N */
 static inline uint32_t tc_idesc(int n) { return 1u << 4 | 1u << 7 | 1u << 10 | (uint32_t)(n >> 3) << 17 | (128u >> 4) << 24; }
 
-static inline void tc_copy_in(kt *k, cute_vreg src, cute_vreg tid)
+/* the first `words` words of src into shared memory, by 128 threads */
+static inline void tc_copy_words(kt *k, cute_vreg src, cute_vreg tid, int words)
 {
     cute_vreg s = kt_smem(k, CUTE_U32, 0);
-    for (int i = 0; i < TC_WORDS / 128; i++) {
+    for (int i = 0; i < words / 128; i++) {
         cute_vreg at = kt_cvt(k, kt_bin(k, CUTE_OP_ADD, tid, sk_u32(k, 128 * i)), CUTE_I64);
         kt_store(k, kt_ptr_add(k, s, at), kt_load(k, kt_ptr_add(k, src, at)));
     }
 }
+
+static inline void tc_copy_in(kt *k, cute_vreg src, cute_vreg tid) { tc_copy_words(k, src, tid, TC_WORDS); }
 
 /* thread 0: the MMAs over K, then the commit */
 static inline void tc_issue(kt *k, tc_variant v, cute_vreg tid, cute_vreg taddr, cute_vreg bar, tc_lines *L)
@@ -126,6 +129,66 @@ static inline cute_ir_func *tc_kernel(tc_variant v, tc_lines *L)
     tc_drain(&k, v, out, tid, tid, taddr, &L->ld);
     tc_dealloc(&k, v, tid, taddr, L);
     return k.f;
+}
+
+/* warp 0 allocates `cols` columns into the slot at shared offset slot_off (taddr 0), or frees them */
+static inline void tc_columns(kt *k, cute_vreg tid, cute_vreg taddr, int slot_off, int cols)
+{
+    sk_if(k, CUTE_OP_LT, tid, sk_u32(k, 32));
+    if (taddr) SK_DO(k, CUTE_INST_TCGEN05_DEALLOC, taddr, sk_u32(k, cols));
+    else SK_DO(k, CUTE_INST_TCGEN05_ALLOC, kt_smem(k, CUTE_U32, slot_off), sk_u32(k, cols));
+    cute_ir_end(&k->b);
+}
+
+/* one block's start, its operands already stored: the mbarrier at bar initialized, `cols`
+ * columns allocated, the stores fenced for the async proxy, a barrier: the columns' address */
+static inline cute_vreg tc_prologue(kt *k, cute_vreg tid, cute_vreg bar, int slot_off, int cols)
+{
+    sk_if(k, CUTE_OP_EQ, tid, sk_u32(k, 0));
+    SK_DO(k, CUTE_INST_MBARRIER_INIT, bar, sk_u32(k, 1));
+    cute_ir_end(&k->b);
+    tc_columns(k, tid, 0, slot_off, cols);
+    SK_DO(k, CUTE_INST_FENCE_PROXY_ASYNC_SHARED_CTA);
+    SK_DO(k, CUTE_INST_TCGEN05_FENCE_BEFORE_THREAD_SYNC);
+    kt_barrier(k);
+    SK_DO(k, CUTE_INST_TCGEN05_FENCE_AFTER_THREAD_SYNC);
+    return kt_load(k, kt_smem(k, CUTE_U32, slot_off));
+}
+
+/* one block's end: every warp waits for the commit's mbarrier, reads its lanes of D (TC_N
+ * columns) into out's rows, then warp 0 frees the columns */
+static inline void tc_epilogue(kt *k, cute_vreg out, cute_vreg tid, cute_vreg taddr, cute_vreg bar, int cols)
+{
+    int ld;
+    sk_wait(k, bar, sk_u32(k, 0));
+    SK_DO(k, CUTE_INST_TCGEN05_FENCE_AFTER_THREAD_SYNC);
+    tc_drain(k, TC_GOOD, out, tid, tid, taddr, &ld);
+    SK_DO(k, CUTE_INST_TCGEN05_FENCE_BEFORE_THREAD_SYNC);
+    kt_barrier(k);
+    tc_columns(k, tid, taddr, 0, cols);
+}
+
+/* f (freed) on `blocks` blocks of 128 threads in clusters of `cluster` (the CTA pair: 2), with
+ * the u32 buffers src (src_bytes of img) and out (out_words, poisoned first, downloaded after):
+ * the launch's status */
+static inline cute_status tc_run(cute_backend be, cute_ir_func *f, uint32_t blocks, uint32_t cluster,
+                                 const uint32_t *img, size_t src_bytes, uint32_t *out, size_t out_words)
+{
+    for (size_t i = 0; i < out_words; i++) out[i] = 0xdeadbeef;
+    char name[64];
+    snprintf(name, sizeof name, "%s", f->name); /* kt_compile frees f */
+    kt k = {f, {0}};
+    cute_module *m = kt_compile(be, &k);
+    CHECK(m != NULL, "%s compiles", name);
+    if (!m) return CUTE_ERR_COMPILE;
+    cute_buffer bs = kt_buf(be, img, src_bytes), bo = kt_buf(be, out, out_words * 4);
+    cute_launch_arg args[2] = {kt_arg_buf(&bs, CUTE_U32), kt_arg_buf(&bo, CUTE_U32)};
+    cute_launch cfg = {.grid = {blocks, 1, 1}, .block = {128, 1, 1}, .cluster = {cluster, 1, 1}};
+    cute_status s = be.vt->launch(be.self, m, 0, &cfg, args, 2);
+    be.vt->download(be.self, out, &bo, 0, out_words * 4);
+    be.vt->module_free(be.self, m);
+    be.vt->free(be.self, &bs), be.vt->free(be.self, &bo);
+    return s;
 }
 
 #endif

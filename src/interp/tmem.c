@@ -88,9 +88,9 @@ bool interp_tmem_pair_columns(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint
     if ((a && a->pair) || !checking(X, CUTE_CHECK_TMEM)) return true;
     char live[96];
     live_list(T, live, sizeof live);
-    return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, col, n, "the CTA pair's tcgen05.mma (warp %u) writes "
-                         "columns [%u,%u) of block %u's tensor memory, which %s; live:%s", t / 32, col, col + n,
-                         Y->rank, a ? "were allocated with cta_group::1, not by the pair (cta_group::2)"
+    return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, col, n, "the CTA pair's %s (warp %u) uses columns "
+                         "[%u,%u) of block %u's tensor memory, which %s; live:%s", interp_op_name(d), t / 32, col,
+                         col + n, Y->rank, a ? "were allocated with cta_group::1, not by the pair (cta_group::2)"
                                     : "lie outside its live allocations", live);
 }
 
@@ -136,4 +136,14 @@ bool interp_tmem_readable(ictx *X, const dinst *d, uint32_t t, uint32_t lane, ui
     char why[400];
     unseen(X, w, t / 32, why, sizeof why);
     return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, col, 4, "%s (lane %u column %u)", why, lane, col);
+}
+
+bool interp_tmem_mma_readable(ictx *X, const dinst *d, uint32_t t, uint32_t lane, uint32_t col)
+{
+    itmem *T = interp_tmem(X);
+    if (!T) return false;
+    uint32_t who = T->who[TMEM_AT(lane, col)];
+    const itmem_write *w = who ? &T->w[who - 1] : NULL;
+    if (w && w->async && w->tid == t && w->by == X) return true; /* the tcgen05 pipeline's order */
+    return interp_tmem_readable(X, d, t, lane, col);
 }

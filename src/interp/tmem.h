@@ -59,6 +59,10 @@ bool interp_tmem_pair_columns(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint
  * (else reported) */
 bool interp_tmem_readable(ictx *X, const dinst *d, uint32_t t, uint32_t lane, uint32_t col);
 
+/* thread t's MMA at d reads cell (lane, col) as its A (the _TS form): written, by the thread's
+ * own earlier tcgen05.mma or tcgen05.cp (ordered), or visible to it as above */
+bool interp_tmem_mma_readable(ictx *X, const dinst *d, uint32_t t, uint32_t lane, uint32_t col);
+
 /* the CTA pair's peer of X for thread t's cta_group::2 row d (tmem_alloc.c), or NULL after a
  * report (no peer in the cluster, or it exited) */
 ictx *interp_tmem_pair_peer(ictx *X, const dinst *d, uint32_t t);
@@ -69,5 +73,8 @@ ictx *interp_tmem_pair_peer(ictx *X, const dinst *d, uint32_t t);
 void interp_tcgen05_each(ictx *X, const dinst *d, const imask *m, size_t scratch,
                          void (*one)(ictx *X, const dinst *d, uint32_t t, void *scratch));
 bool interp_tcgen05_sdesc(ictx *X, const dinst *d, uint32_t t, uint64_t desc, interp_smem_desc *D);
+/* the CTA pair's MMA at d by thread t (inst_tcgen05.c): the pair's blocks, EF[0] the even one,
+ * [1] the odd; D at lane 0 and its n columns the pair's allocation in both; false after a report */
+bool interp_tcgen05_pair_d(ictx *X, const dinst *d, uint32_t t, uint32_t n, ictx *EF[2]);
 
 #endif

@@ -1,7 +1,8 @@
 /* cutec/peer.h's kernel side: a flag between GPUs, signalled with a system-scope release
  * and waited for with system-scope acquires (the instruction table's ST_RELEASE_SYS_U32 and
  * LD_ACQUIRE_SYS_U32), so that a tile stored into a peer's memory before the signal is
- * visible to the peer's threads after their wait. */
+ * visible to the peer's threads after their wait; and the same between the blocks of one
+ * grid at GPU scope (ST_RELEASE_GPU_U32, LD_ACQUIRE_GPU_U32: no system-wide fence). */
 #define CUTEC_NO_SITE_MACROS /* this file defines the functions themselves */
 #include "trace/ctx_internal.h"
 #include "cutec/inst.h"
@@ -24,18 +25,28 @@ static bool flag_address(cute_ctx *c, cute_tensor flags, cute_int idx, cute_inst
     return true;
 }
 
-/* the release store of v to flag element idx by every thread that runs it */
-static void release(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v, const char *call)
+/* the release store (row: of the scope) of v to flag element idx by every thread that runs it */
+static void release_at(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v, const char *call, cute_inst row)
 {
     cute_vreg in[2];
-    if (!flag_address(c, flags, idx, CUTE_INST_ST_RELEASE_SYS_U32, call, &in[0])) return;
+    if (!flag_address(c, flags, idx, row, call, &in[0])) return;
     in[1] = cute_int_value(c, v, CUTE_U32).r;
-    cute_ir_inst_op(&c->b, CUTE_INST_ST_RELEASE_SYS_U32, NULL, 0, in, 2, 0);
+    cute_ir_inst_op(&c->b, row, NULL, 0, in, 2, 0);
+}
+
+static void release(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v, const char *call)
+{
+    release_at(c, flags, idx, v, call, CUTE_INST_ST_RELEASE_SYS_U32);
 }
 
 void cute_peer_release(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v)
 {
     release(c, flags, idx, v, "cute_peer_release");
+}
+
+void cute_grid_flag_release(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v)
+{
+    release_at(c, flags, idx, v, "cute_grid_flag_release", CUTE_INST_ST_RELEASE_GPU_U32);
 }
 
 void cute_peer_signal(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v)
@@ -48,23 +59,32 @@ void cute_peer_signal(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v)
     while (cute__body_once(c)) release(c, flags, idx, v, "cute_peer_signal");
 }
 
-static cute_val load_acquire(cute_ctx *c, cute_vreg addr)
+static cute_val load_acquire(cute_ctx *c, cute_vreg addr, cute_inst row)
 {
     cute_vreg out = cute_ir_new_vreg(c->fn, cute_type_of(CUTE_U32), "flag", false);
-    cute_ir_inst_op(&c->b, CUTE_INST_LD_ACQUIRE_SYS_U32, &out, 1, &addr, 1, 0);
+    cute_ir_inst_op(&c->b, row, &out, 1, &addr, 1, 0);
     return ctx_val(c, out);
 }
 
-void cute_peer_wait(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v)
+static void wait_at(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v, const char *call, cute_inst row)
 {
     cute_vreg addr;
-    const char *call = "cute_peer_wait";
-    if (!flag_address(c, flags, idx, CUTE_INST_LD_ACQUIRE_SYS_U32, call, &addr)) return;
+    if (!flag_address(c, flags, idx, row, call, &addr)) return;
     cute_val want = cute_int_value(c, v, CUTE_U32);
     /* each thread spins on its own acquire, so each is ordered after the release it saw
      * (not CUTE_WHILE: the loop keeps the caller's site) */
     cute__while_begin(c);
-    cute__while_cond(c, cute_val_cmp(c, CUTE_OP_LT, load_acquire(c, addr), want));
+    cute__while_cond(c, cute_val_cmp(c, CUTE_OP_LT, load_acquire(c, addr, row), want));
     while (cute__body_once(c)) {
     }
+}
+
+void cute_peer_wait(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v)
+{
+    wait_at(c, flags, idx, v, "cute_peer_wait", CUTE_INST_LD_ACQUIRE_SYS_U32);
+}
+
+void cute_grid_flag_wait(cute_ctx *c, cute_tensor flags, cute_int idx, cute_int v)
+{
+    wait_at(c, flags, idx, v, "cute_grid_flag_wait", CUTE_INST_LD_ACQUIRE_GPU_U32);
 }

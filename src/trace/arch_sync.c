@@ -259,6 +259,7 @@ void cute_cluster_arrive_relaxed(cute_ctx *c)
     bare(c, CUTE_INST_BARRIER_CLUSTER_ARRIVE_RELAXED, "cute_cluster_arrive_relaxed");
 }
 void cute_cluster_wait(cute_ctx *c) { bare(c, CUTE_INST_BARRIER_CLUSTER_WAIT, "cute_cluster_wait"); }
+void cute_syncwarp(cute_ctx *c) { bare(c, CUTE_INST_BAR_WARP_SYNC, "cute_syncwarp"); }
 void cute_griddepcontrol_wait(cute_ctx *c) { bare(c, CUTE_INST_GRIDDEPCONTROL_WAIT, "cute_griddepcontrol_wait"); }
 void cute_griddepcontrol_launch_dependents(cute_ctx *c)
 {

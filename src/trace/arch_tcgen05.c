@@ -144,6 +144,24 @@ uint32_t cute_tcgen05_idesc(cute_ctx *c, cute_dtype a, cute_dtype b, int m, int 
            (uint32_t)b_mn_major << 16 | (uint32_t)(n >> 3) << 17 | (uint32_t)(m >> 4) << 24;
 }
 
+uint32_t cute_tcgen05_idesc_formats(cute_ctx *c, uint32_t idesc, cute_tcgen05_format a, cute_tcgen05_format b)
+{
+    static const char call[] = "cute_tcgen05_idesc_formats";
+    bool ok_a = (unsigned)a <= 5 && a != 2, ok_b = (unsigned)b <= 5 && b != 2;
+    if (!ctx_ok(c)) return 0;
+    if (!idesc || (idesc >> 7 & 7) > 1 || (idesc >> 10 & 7) > 1) { /* e4m3 / e5m2 codes: f8f6f4's, mxf8f6f4's */
+        cute_ctx_fail(c, "%s: idesc 0x%x is not kind::f8f6f4's or mxf8f6f4's (cute_tcgen05_idesc or "
+                      "cute_tcgen05_idesc_scaled of e4m3 / e5m2 operands)", call, idesc);
+        return 0;
+    }
+    if (!ok_a || !ok_b) {
+        cute_ctx_fail(c, "%s: formats %d (A), %d (B): CUTE_TCGEN05_E4M3 0, E5M2 1, E2M3 3, E3M2 4 or E2M1 5", call,
+                      (int)a, (int)b);
+        return 0;
+    }
+    return (idesc & ~(63u << 7)) | (uint32_t)a << 7 | (uint32_t)b << 10;
+}
+
 cute_val cute_tcgen05_smem_desc(cute_ctx *c, cute_val p, int lbo, int sbo, int swizzle_bytes)
 {
     static const char call[] = "cute_tcgen05_smem_desc";
@@ -175,36 +193,66 @@ static bool mma_descriptors(cute_ctx *c, cute_val a_desc, cute_val b_desc, uint3
     return true;
 }
 
+/* idesc's M fits the kernel's cta_group: 256 the CTA pair's only (the pair may issue 128) */
+static bool group_fits_m(cute_ctx *c, uint32_t idesc, const char *call)
+{
+    int m = (int)(idesc >> 24 & 31) << 4;
+    if (!ctx_ok(c) || !idesc || (c->tc05_group == 2) == (m == 256) || (c->tc05_group == 2 && m == 128)) return true;
+    return cute_ctx_fail(c, "%s: idesc's M %d with cta_group::%d (M 256 is the CTA pair's: cute_tcgen05_cta_group(c, "
+                         "2); one block's M is 64 or 128)", call, m, c->tc05_group);
+}
+
 void cute_tcgen05_mma(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_desc, cute_val b_desc, uint32_t idesc,
                       cute_val accumulate)
 {
     static const char call[] = "cute_tcgen05_mma";
-    bool tf32 = a_type == CUTE_TF32, f8 = cute_dtype_bits(a_type) == 8;
+    bool tf32 = a_type == CUTE_TF32, f8 = cute_dtype_bits(a_type) == 8 || a_type == CUTE_E2M1;
     cute_inst row = tf32 ? grouped(c, CUTE_INST_TCGEN05_MMA_TF32, CUTE_INST_TCGEN05_MMA_TF32_2SM)
                     : f8 ? grouped(c, CUTE_INST_TCGEN05_MMA_F8F6F4, CUTE_INST_TCGEN05_MMA_F8F6F4_2SM)
                          : grouped(c, CUTE_INST_TCGEN05_MMA_F16, CUTE_INST_TCGEN05_MMA_F16_2SM);
-    int m = (int)(idesc >> 24 & 31) << 4;
     cute_vreg in[5];
-    if (ctx_ok(c) && idesc && (c->tc05_group == 2) != (m == 256) && !(c->tc05_group == 2 && m == 128)) {
-        cute_ctx_fail(c, "%s: idesc's M %d with cta_group::%d (M 256 is the CTA pair's: cute_tcgen05_cta_group(c, 2); "
-                      "one block's M is 64 or 128)", call, m, c->tc05_group);
-        return;
-    }
-    if (!ctx_row_ok(c, row, call) || !ctx_u32_operand(c, d, call, "D's address", &in[0]) ||
+    if (!group_fits_m(c, idesc, call) || !ctx_row_ok(c, row, call) || !ctx_u32_operand(c, d, call, "D's address", &in[0]) ||
         !ctx_u32_operand(c, accumulate, call, "accumulate", &in[4]))
         return;
     if (mma_descriptors(c, a_desc, b_desc, idesc, call, "cute_tcgen05_idesc", in)) emit(c, row, in, 5);
 }
 
+void cute_tcgen05_mma_ts(cute_ctx *c, cute_dtype a_type, cute_val d, cute_val a_tmem, cute_val b_desc, uint32_t idesc,
+                         cute_val accumulate)
+{
+    static const char call[] = "cute_tcgen05_mma_ts";
+    cute_inst row = a_type == CUTE_TF32 ? CUTE_INST_TCGEN05_MMA_TF32_TS : CUTE_INST_TCGEN05_MMA_F16_TS;
+    cute_vreg in[5];
+    if (!ctx_ok(c)) return;
+    if ((a_type != CUTE_F16 && a_type != CUTE_BF16 && a_type != CUTE_TF32) || grouped(c, 0, 1) || (idesc >> 15 & 1)) {
+        cute_ctx_fail(c, "%s: A %s%s%s: the _TS form takes a K-major f16, bf16 or tf32 A of one block (the CTA "
+                      "pair's is not written)", call, cute_dtype_name(a_type), c->tc05_group == 2 ? ", cta_group::2" : "",
+                      idesc >> 15 & 1 ? ", MN-major in idesc" : "");
+        return;
+    }
+    if (!group_fits_m(c, idesc, call) || !ctx_row_ok(c, row, call) ||
+        !ctx_u32_operand(c, d, call, "D's address", &in[0]) || !ctx_u32_operand(c, a_tmem, call, "A's address", &in[1]) ||
+        !ctx_u32_operand(c, accumulate, call, "accumulate", &in[4]))
+        return;
+    if (!ctx_usable(c, b_desc, "B's descriptor")) return;
+    if (b_desc.t.dtype != CUTE_U64 || !idesc) {
+        cute_ctx_fail(c, "%s: B's descriptor must be a u64 value (cute_tcgen05_smem_desc) and idesc nonzero "
+                      "(cute_tcgen05_idesc)", call);
+        return;
+    }
+    in[2] = b_desc.r, in[3] = u32(c, idesc).r;
+    emit(c, row, in, 5);
+}
+
 /* the block-scaled kinds: their instruction rows, names, K and the scale ids they allow */
 static const struct {
-    cute_inst row;
+    cute_inst row, pair; /* cta_group::1's, ::2's */
     const char *name;
     int ids; /* scale-factor ids 0, step, ..: 4 / the scales an instruction reads a row */
 } scaled_kinds[] = {
-    [CUTE_TCGEN05_MXF8F6F4] = {CUTE_INST_TCGEN05_MMA_MXF8F6F4, "mxf8f6f4 (MXFP8)", 4},
-    [CUTE_TCGEN05_MXF4] = {CUTE_INST_TCGEN05_MMA_MXF4, "mxf4 (MXFP4)", 2},
-    [CUTE_TCGEN05_MXF4NVF4] = {CUTE_INST_TCGEN05_MMA_MXF4NVF4, "mxf4nvf4 (NVFP4)", 1},
+    [CUTE_TCGEN05_MXF8F6F4] = {CUTE_INST_TCGEN05_MMA_MXF8F6F4, CUTE_INST_TCGEN05_MMA_MXF8F6F4_2SM, "mxf8f6f4 (MXFP8)", 4},
+    [CUTE_TCGEN05_MXF4] = {CUTE_INST_TCGEN05_MMA_MXF4, CUTE_INST_TCGEN05_MMA_MXF4_2SM, "mxf4 (MXFP4)", 2},
+    [CUTE_TCGEN05_MXF4NVF4] = {CUTE_INST_TCGEN05_MMA_MXF4NVF4, CUTE_INST_TCGEN05_MMA_MXF4NVF4_2SM, "mxf4nvf4 (NVFP4)", 1},
 };
 
 static bool scaled_kind_ok(cute_ctx *c, cute_tcgen05_scaled_kind kind, const char *call)
@@ -234,8 +282,8 @@ uint32_t cute_tcgen05_idesc_scaled(cute_ctx *c, cute_tcgen05_scaled_kind kind, c
                       b_mn_major ? " (MN-major)" : "");
         return 0;
     }
-    if (m != 128 || n < 16 || n > 256 || n % 16) {
-        cute_ctx_fail(c, "%s: M %d, N %d (M 128; N a multiple of 16 up to 256)", call, m, n);
+    if ((m != 128 && m != 256) || n < 16 || n > 256 || n % 16) {
+        cute_ctx_fail(c, "%s: M %d, N %d (M 128, or 256 for the CTA pair; N a multiple of 16 up to 256)", call, m, n);
         return 0;
     }
     if (sfa_id < 0 || sfb_id < 0 || sfa_id > 3 || sfb_id > 3 || sfa_id % step || sfb_id % step) {
@@ -254,26 +302,27 @@ void cute_tcgen05_mma_scaled(cute_ctx *c, cute_tcgen05_scaled_kind kind, cute_va
 {
     static const char call[] = "cute_tcgen05_mma_scaled";
     cute_vreg in[7];
-    if (!ctx_ok(c) || !scaled_kind_ok(c, kind, call)) return;
-    if (!ctx_row_ok(c, scaled_kinds[kind].row, call) || !ctx_u32_operand(c, d, call, "D's address", &in[0]) ||
+    if (!ctx_ok(c) || !scaled_kind_ok(c, kind, call) || !group_fits_m(c, idesc, call)) return;
+    cute_inst row = grouped(c, scaled_kinds[kind].row, scaled_kinds[kind].pair);
+    if (!ctx_row_ok(c, row, call) || !ctx_u32_operand(c, d, call, "D's address", &in[0]) ||
         !ctx_u32_operand(c, sfa, call, "SFA's address", &in[4]) ||
         !ctx_u32_operand(c, sfb, call, "SFB's address", &in[5]) ||
         !ctx_u32_operand(c, accumulate, call, "accumulate", &in[6]))
         return;
-    if (mma_descriptors(c, a_desc, b_desc, idesc, call, "cute_tcgen05_idesc_scaled", in))
-        emit(c, scaled_kinds[kind].row, in, 7);
+    if (mma_descriptors(c, a_desc, b_desc, idesc, call, "cute_tcgen05_idesc_scaled", in)) emit(c, row, in, 7);
 }
 
 void cute_tcgen05_cp(cute_ctx *c, cute_tcgen05_cp_shape shape, cute_val taddr, cute_val s_desc)
 {
     static const char call[] = "cute_tcgen05_cp";
-    cute_inst row = shape == CUTE_TCGEN05_CP_128x256b ? CUTE_INST_TCGEN05_CP_128x256b
-                                                      : CUTE_INST_TCGEN05_CP_32x128b_WARPX4;
     cute_vreg a;
     if ((unsigned)shape > CUTE_TCGEN05_CP_32x128b_WARPX4) {
         cute_ctx_fail(c, "%s: shape %d (CUTE_TCGEN05_CP_128x256b or _32x128b_WARPX4)", call, (int)shape);
         return;
     }
+    cute_inst row = shape == CUTE_TCGEN05_CP_128x256b
+                        ? grouped(c, CUTE_INST_TCGEN05_CP_128x256b, CUTE_INST_TCGEN05_CP_128x256b_2SM)
+                        : grouped(c, CUTE_INST_TCGEN05_CP_32x128b_WARPX4, CUTE_INST_TCGEN05_CP_32x128b_WARPX4_2SM);
     if (!ctx_row_ok(c, row, call) || !ctx_u32_operand(c, taddr, call, "the address", &a) ||
         !ctx_usable(c, s_desc, "the descriptor"))
         return;

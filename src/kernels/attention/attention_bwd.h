@@ -70,6 +70,9 @@ typedef struct attn_hop_bwd_plan {
      * (128 keys, 64 queries, 2 buffers), queries contiguous; the dQ sums' TMA atoms (the
      * first contribution of a chunk stores, the others add) */
     bool fused_dq;
+    bool dq_atomic; /* the fused dQ's parts added in no set order (CUTEC_ATTN_BWD_DQ=atomic):
+                     * no turns, the sums zeroed first (nondeterministic, FlashAttention 3's
+                     * default) */
     cute_tiled_mma dq_mma;
     cute_composed smem_ds;
     cute_tma_atom tma_dq_store, tma_dq_add;
@@ -84,13 +87,16 @@ bool attn_hbdq_plan(cute_alg *a, attn_hop_bwd_plan *hp);
 void attn_hbdq_atoms(cute_ctx *c, attn_hop_bwd_plan *hp, cute_tensor acc);
 /* the launch of the kernel that turns the sums into dQ (times the scale), after the others */
 void attn_hbdq_post_launch(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg);
+/* dq_atomic: the launch of the kernel that zeroes the sums, before the dK/dV kernel */
+void attn_hbdq_zero_launch(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg);
 
 /* shared memory (at the kernel's top level, where every thread runs): dS^T's two buffers,
  * a pipeline of them (the 256 consumers fill a buffer, each its half, and all read it) and
  * dQ's tile */
 typedef struct attn_hbdq_smem {
     cute_tensor sdst;     /* (128, 64, 2) */
-    cute_tensor sdq;      /* the (64, D) f32 tile in the chunk's order (the TMA atoms' layout) */
+    cute_tensor sdq;      /* (32 D, 2): the (64, D) f32 tile in the chunk's order, warpgroup w's
+                           * half w (each a TMA box: hopper_bwd_dq.c's box_of) */
     cute_pipeline ds;
 } attn_hbdq_smem;
 void attn_hbdq_alloc(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_smem_allocator *al, attn_hbdq_smem *m);
@@ -104,6 +110,7 @@ typedef struct attn_hbdq {
     cute_tensor acc;      /* (64, D / 2) f32 a warpgroup */
     cute_tensor slot;     /* the accumulator's values' places in sdq */
     cute_thr_mma ss;      /* the scores' partition (dS^T's accumulator) */
+    cute_int wg;          /* the thread's warpgroup: its half of sdq */
 } attn_hbdq;
 /* tid: among the 256 consumer threads; sk: the block's K tile (128, D) */
 attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_smem *m, cute_tensor sk,
@@ -120,8 +127,8 @@ void attn_hbdq_issue(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq *
  * the last one */
 void attn_hbdq_handoff(cute_ctx *c, attn_hbdq *q);
 /* The writer, one warp: after the consumers' first part (of zeros) is dropped, step by step,
- * once the consumers handed the tile over, waits for its
- * turn at the chunk (query tile yt of head yh: the blocks of the higher key tiles first, as
+ * as each warpgroup hands its half of the tile over, waits for its
+ * turn at the chunk (before the first half) (query tile yt of head yh: the blocks of the higher key tiles first, as
  * they are launched), stores or adds it, hands sdq back, and counts itself in.  xt: the key
  * tile; any: whether the block's keys meet any query (else its one step adds nothing). */
 typedef struct attn_hbdq_writer {

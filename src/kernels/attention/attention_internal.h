@@ -15,6 +15,8 @@
 typedef struct attn_plan {
     cute_attention_config cfg;
     int64_t bm, bn, d;       /* Q rows per block, K/V rows per tile, head dim */
+    int64_t step_n;          /* the SM80 forward's keys a softmax step: bn, or bn / 2 (two steps a
+                                tile, the second's scores under the first's softmax) */
     int threads;             /* 4 warps, each 16 rows of every 64 (the MMA's M) */
     cute_tiled_mma mma;      /* S = Q K^T and O = P V: mma.sync m16n8k16, f32 accumulation */
     cute_tiled_copy g2s;     /* global -> shared of (rows, D) tiles: 16-byte cp.async */
@@ -31,6 +33,8 @@ typedef struct attn_plan {
     int stages;
     int consumers;           /* the forward's consumer warpgroups, bm / 64 (2, or 3 at bm 192) */
     int sms;                 /* the forward's persistent grid: its most blocks (0: a block a tile) */
+    bool wait_first;         /* the forward's schedule before session 29 (CUTEC_ATTN_FWD_WAIT=first:
+                                P V waited for before the softmax ran, O always rescaled) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
 } attn_plan;

@@ -77,17 +77,21 @@ static void same_without_lse(cute_attention_lib *lib, cute_backend *b, const att
  * forward runs a block a tile (session 27's grid) instead of its persistent grid */
 static cute_attention_variant wanted;
 static bool one_tile;
+static int block_n; /* the library's key tile (the SM80 kernel's softmax step: 32 or 64); 0: its choice */
+static int kv_stages; /* the SM80 kernel's K and V stages (0: one) */
 
 static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, const char *backend)
 {
     const attn_case *k = one;
     char what[200], err[2048];
     if (!attn_test_hopper_here(b, wanted, "the Hopper attention")) return;
-    cute_attention_lib_set_kernel(lib, wanted, 0);
+    cute_attention_lib_set_kernel(lib, wanted, block_n);
+    cute_attention_lib_set_kv_stages(lib, kv_stages);
     cute_attention_lib_set_block_m(lib, 0, one_tile ? CUTE_ATTENTION_GRID_TILES : CUTE_ATTENTION_GRID_PERSISTENT);
-    snprintf(what, sizeof what, "%s%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
+    snprintf(what, sizeof what, "%s%s%s%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
              wanted == CUTE_ATTENTION_HOPPER ? " hopper" : wanted == CUTE_ATTENTION_SM80 ? " sm80" : "",
-             one_tile ? " (a block a tile)" : "",
+             one_tile ? " (a block a tile)" : "", block_n == 32 ? " (32-key steps)" : "",
+             kv_stages == 2 ? " (K, V in 2 stages)" : "",
              cute_dtype_name(k->d), (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H,
              (long long)k->G, (long long)k->D, k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "");
     int64_t sq[4], sk[4];
@@ -199,7 +203,7 @@ static void misuse(void)
         {.dtype = CUTE_BF16, .head_dim = 128, .variant = CUTE_ATTENTION_HOPPER, .block_m = 192},
         {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_HOPPER, .block_m = 64},
         {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_SM80, .block_m = 128}};
-    const char *says[6] = {"100 keys a tile at head dim 128 (a multiple of 16", "key tiles are 64 keys (block_n 128)",
+    const char *says[6] = {"100 keys a tile at head dim 128 (a multiple of 16", "key tiles are 64 keys, in softmax steps of 64 or 32 (block_n 128)",
                            "hopper: sliding windows are not taken yet", "192 query rows a tile at head dim 128",
                            "64 query rows a tile at head dim 64 (128, or 192", "query tiles are its own (block_m 128"};
     for (int i = 0; i < 6; i++) {
@@ -246,9 +250,10 @@ static bool report(const cute_attention_config *cfg, const char *arch, long max_
  * registers with a few loop-invariant words spilled before the loop (reloaded in its rare
  * branches: the mask, the next K issue): reported, and held to at most 64 bytes.  Hopper:
  * no spills (ptxas reports the launch's 168 registers, setmaxnreg gives the consumers 240;
- * at d64 non-causal, three consumer warpgroups: 128 at launch, 160; at d256 non-causal the persistent
- * grid's one word, stored before the loop over tiles and loaded once a tile, at most 8
- * bytes), and no wgmma serialized. */
+ * at d64 non-causal, three consumer warpgroups: 128 at launch, 160, and there a few words
+ * stored before the loop over tiles and loaded once a tile in the epilogue, at most 16
+ * bytes, since the softmax runs beside P V, whose registers it cannot reuse), and no wgmma
+ * serialized. */
 static void register_reports(void)
 {
     for (int i = 0; i < 5; i++) { /* d64 sm_80, d64 causal sm_90a, d128 sm_90a, d128 causal sm_80, d256 sm_90a */
@@ -260,7 +265,7 @@ static void register_reports(void)
     for (int i = 0; i < 6; i++) { /* the Hopper kernel: d64, d128, d256, each causal and not */
         cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = 64 << (i / 2),
                                      .causal = (i & 1) != 0, .lse = true, .variant = CUTE_ATTENTION_HOPPER};
-        report(&cfg, "sm_90a", cfg.head_dim == 256 && !cfg.causal ? 8 : 0);
+        report(&cfg, "sm_90a", cfg.head_dim == 64 && !cfg.causal ? 16 : 0);
     }
 }
 
@@ -274,6 +279,38 @@ static void unsplit_chains(void)
         int split = attn_test_split_chains(cute_attention_compile, &cfg);
         CHECK(split == 0, "hopper d%d%s: %d wgmmas fenced inside their batch", cfg.head_dim,
               cfg.causal ? " causal" : "", split);
+    }
+}
+
+/* Compile-only (CUDA C): in the Hopper forward's key loop, between the wait for S(n)
+ * (wait_group 1) and the wait for P(n-1) V(n-1) (wait_group 0), a branch ends the softmax's
+ * block after its last exp2 (hopper_fwd.c's after_softmax).  ptxas (CUDA 13) schedules a wait_group freely inside its basic
+ * block: with the softmax and the wait in one block, it hoisted the wait above the softmax
+ * (SASS: WARPGROUP.DEPBAR.LE gsb0, 0x0 before the first MUFU.EX2), and the softmax ran after
+ * P V instead of beside it.  Where the wait 0 sits after the wait 1 in the text (the loop's,
+ * not the first tile's or the epilogue's) */
+static void softmax_before_wait(void)
+{
+    for (int i = 0; i < 6; i++) {
+        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = 64 << (i / 2),
+                                     .causal = (i & 1) != 0, .variant = CUTE_ATTENTION_HOPPER};
+        char err[2048], *src = NULL;
+        cute_runtime *rt;
+        CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interp: %s", err);
+        cute_runtime_set_target_arch(rt, "sm_90a");
+        const cute_fn *f = cute_attention_compile(rt, &cfg, err, sizeof err);
+        CHECK(f && cute_fn_code(f, "cuda", "sm_90a", &src, err, sizeof err) == CUTE_OK, "d%d: %s", cfg.head_dim, err);
+        const char *s = src ? strstr(src, "wgmma.wait_group.sync.aligned 1;") : NULL;
+        const char *w = s ? strstr(s, "wgmma.wait_group.sync.aligned 0;") : NULL;
+        const char *last_exp = NULL, *branch = NULL;
+        for (const char *e = s; e && (e = strstr(e, "cute_ex2_approx(")) && e < w; e++) last_exp = e;
+        for (const char *b = last_exp; b && (b = strstr(b, "if (")) && b < w; b++) branch = b;
+        CHECK(w && last_exp && branch, "hopper d%d%s: no branch between the loop's softmax and its wait for P V "
+              "(wait 1 %s, wait 0 %s, exp2 %s)", cfg.head_dim, cfg.causal ? " causal" : "", s ? "found" : "missing",
+              w ? "found" : "missing", last_exp ? "found" : "missing");
+        free(src);
+        cute_fn_free(f);
+        cute_runtime_free(rt);
     }
 }
 
@@ -299,6 +336,7 @@ int main(void)
         {1, 200, 200, 2, 1, 128, true, false, CUTE_BF16, 0.2},
         {2, 70, 400, 1, 1, 128, false, true, CUTE_F16, 0},
         {1, 150, 150, 1, 1, 256, true, false, CUTE_BF16, 0},
+        {1, 100, 1500, 1, 1, 128, false, false, CUTE_BF16, 0}, /* 9 key tiles: O's rescale skipped in some */
     };
     for (int hopper = 0; hopper < 2; hopper++) {
         p_is_the_a_fragment(CUTE_BF16, 128, hopper);
@@ -308,6 +346,28 @@ int main(void)
     misuse();
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("interp", "attention", small);
+    /* the SM80 kernel in two 32-key softmax steps a 64-key tile: partial tiles (a step past
+     * Sk, a step half inside it), causal, every head dim */
+    static const attn_case steps32[] = {
+        {1, 70, 37, 2, 2, 64, true, true, CUTE_BF16, 0},
+        {1, 130, 100, 2, 1, 128, false, true, CUTE_F16, 0},
+        {1, 70, 70, 2, 1, 128, true, false, CUTE_BF16, 0.2},
+        {1, 70, 90, 1, 1, 256, false, false, CUTE_BF16, 0},
+    };
+    block_n = 32;
+    ATTN_TEST_ON("interp", "attention", steps32);
+    /* and with K and V in two stages each, a tile ahead (several tiles, partial ones, a
+     * causal band: the stage of every tile, the zero-filled one past the last) */
+    static const attn_case staged[] = {
+        {1, 70, 200, 2, 2, 64, false, true, CUTE_BF16, 0},
+        {1, 200, 200, 2, 1, 128, true, false, CUTE_F16, 0},
+        {1, 70, 150, 1, 1, 256, false, false, CUTE_BF16, 0},
+    };
+    kv_stages = 2;
+    ATTN_TEST_ON("interp", "attention", staged);
+    block_n = 0;
+    ATTN_TEST_ON("interp", "attention", staged);
+    kv_stages = 0;
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("interp", "attention", hopper_small);
     static const attn_case hopper_tiles[] = {
@@ -318,6 +378,7 @@ int main(void)
     ATTN_TEST_ON("interp", "attention", hopper_tiles);
     one_tile = false;
     unsplit_chains();
+    softmax_before_wait();
     register_reports();
     static const attn_case moderate[] = {
         {2, 1000, 1000, 6, 2, 128, true, true, CUTE_BF16, 0},

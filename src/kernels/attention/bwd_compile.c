@@ -27,13 +27,14 @@ static void make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATT
     specs[ATTN_BWD_SEM] = cute_spec_tensor(CUTE_U32, "(?,?,?):(?,?,1)", 4);
 }
 
-/* dQ fused into the dK/dV kernel where CUTEC_ATTN_BWD_DQ=fused asks for it: it passes on the
- * interpreter, but its first GPU run (mid pass of session 28, H200) printed no row within
- * 35 s where the two kernels took 7.7 ms a call: not the default until that is understood */
-static bool fused_dq_wanted(void)
+/* dQ fused into the dK/dV kernel where CUTEC_ATTN_BWD_DQ=fused (deterministic) or atomic (the
+ * parts added in no set order) asks for it: the final pass of session 28 measured fused
+ * correct on an H200 but slower than the two kernels (219.8 TFLOP/s against 353.7) */
+static bool fused_dq_wanted(bool *atomic)
 {
     const char *e = getenv("CUTEC_ATTN_BWD_DQ");
-    return e && strcmp(e, "fused") == 0;
+    *atomic = e && strcmp(e, "atomic") == 0;
+    return e && (strcmp(e, "fused") == 0 || *atomic);
 }
 
 /* the Hopper kernels' plans (and the SM80 one of the preprocessing kernel), or the SM80 plan */
@@ -42,10 +43,14 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (!attn_bwd_plan_make(a, cfg, &hp->pre)) return false;
     if (!hopper) return true;
     int arch = cute_runtime_target_arch(rt);
-    hp->fused_dq = false;
+    hp->fused_dq = hp->dq_atomic = false;
     if (!attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) || !attn_plan_hopper_bwd(a, cfg, arch, &hp->kv)) return false;
     /* (head dim 64: K^T in 32-column halves is no GMMA layout; its two kernels stay) */
-    return cfg->head_dim != 128 || !fused_dq_wanted() || attn_hbdq_plan(a, hp);
+    bool atomic;
+    if (cfg->head_dim != 128 || !fused_dq_wanted(&atomic)) return true;
+    if (!attn_hbdq_plan(a, hp)) return false;
+    hp->dq_atomic = atomic;
+    return true;
 }
 
 const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err, size_t n)
@@ -62,8 +67,9 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     cute_arg_spec specs[ATTN_BWD_NARGS];
     make_specs(cfg, specs);
     char name[80];
+    const char *dq = !hopper ? "" : !plan->fused_dq ? "_dqpass" : plan->dq_atomic ? "_dqatomic" : "";
     snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
-             cfg->head_dim, cfg->causal ? "_causal" : "", hopper && !plan->fused_dq ? "_dqpass" : "");
+             cfg->head_dim, cfg->causal ? "_causal" : "", dq);
     /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */
     const cute_fn *f = cute_compile(rt, name, hopper ? attn_hop_bwd_host : bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
     free(plan); /* only needed while tracing */

@@ -41,7 +41,7 @@ static void pre_kernel(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute_tensor
     cute_val zeroes = cute_val_binop(c, CUTE_OP_AND, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)),
                                      cute_int_eq(c, cute_mod(a, cute_mul(a, blk, cute_i(rows)), cute_i(64)), cute_i(0)));
     CUTE_IF(c, zeroes) {
-        cute_peer_release(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), cute_div(a, cute_mul(a, blk, cute_i(rows)), cute_i(64)),
+        cute_grid_flag_release(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), cute_div(a, cute_mul(a, blk, cute_i(rows)), cute_i(64)),
                           cute_i(0));
     }
 }

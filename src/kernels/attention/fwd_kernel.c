@@ -9,8 +9,10 @@
  *   wait V(n), barrier; issue K(n+1)   P = S in f16/bf16, in registers      O += P V(n)
  *
  * The barrier before each issue also says every warp is done reading the tile the issue
- * overwrites.  The online softmax (softmax.c) keeps each row's running max and sum in
- * registers; O is divided by the sum once, at the end, and stored with the log-sum-exp. */
+ * overwrites.  With two stages (kv_stages 2) K(n+1) and V(n+1) are both issued after the
+ * one barrier at the top of tile n.  The online softmax (softmax.c) keeps each row's running
+ * max and sum in registers, over the whole tile or (block_n 32) two 32-key steps of it; O is
+ * divided by the sum once, at the end, and stored with the log-sum-exp. */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/smem.h"
@@ -103,12 +105,19 @@ attn_block attn_block_tiles_at(cute_ctx *c, const attn_plan *p, const cute_tenso
     return t;
 }
 
+/* tile n of K or V, its rows from `rows` on zero-filled (no global read) */
+static void load_kv_rows(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_tensor g, cute_int n,
+                         cute_tensor s, cute_int rows)
+{
+    attn_load_tile(c, p, CUTE_SLICE(c, g, CUTE_ALL, CUTE_ALL, n), CUTE_SLICE(c, t->cK, CUTE_ALL, CUTE_ALL, n),
+                   rows, s);
+    cute_cp_async_commit_group(c);
+}
+
 static void load_kv(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_tensor g, cute_int n,
                     cute_tensor s)
 {
-    attn_load_tile(c, p, CUTE_SLICE(c, g, CUTE_ALL, CUTE_ALL, n), CUTE_SLICE(c, t->cK, CUTE_ALL, CUTE_ALL, n),
-                   t->sk, s);
-    cute_cp_async_commit_group(c);
+    load_kv_rows(c, p, t, g, n, s, t->sk);
 }
 
 cute_val attn_needs_mask(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_int n)
@@ -116,19 +125,25 @@ cute_val attn_needs_mask(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     return attn_tile_needs_mask(c, p, t->sk, t->m_block, n);
 }
 
-/* the shared tiles */
+/* the shared tiles; with two stages K's and V's (bn, D, 2) (kst, vst) and the stage in use */
 typedef struct attn_smem {
     cute_tensor q, k, v, vt; /* vt: V seen as (D, bn), the B operand of P V */
+    cute_tensor kst, vst;
 } attn_smem;
 
 static attn_smem smem_tiles(cute_ctx *c, const attn_plan *p)
 {
     cute_smem_allocator A = cute_smem_allocator_new(c);
     cute_dtype d = p->cfg.dtype;
-    attn_smem s;
+    attn_smem s = {0};
     s.q = cute_smem_alloc_tensor_composed(c, &A, d, p->smem_q, 16);
     s.k = cute_smem_alloc_tensor_composed(c, &A, d, p->smem_kv, 16);
     s.v = cute_smem_alloc_tensor_composed(c, &A, d, p->smem_kv, 16);
+    if (p->stages > 1) {
+        s.kst = s.k, s.vst = s.v;
+        s.k = CUTE_SLICE(c, s.kst, CUTE_ALL, CUTE_ALL, 0);
+        s.v = CUTE_SLICE(c, s.vst, CUTE_ALL, CUTE_ALL, 0);
+    }
     s.vt = attn_transposed(c, p, s.v, p->bn);
     return s;
 }
@@ -155,40 +170,141 @@ void attn_epilogue(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, const attn
     }
 }
 
+/* The key tile's softmax steps (p->step_n keys each; one, or two at block_n 32): each
+ * step's scores in an accumulator of their own, from its rows of K and columns of V^T */
+typedef struct attn_steps {
+    int n;
+    attn_operand k[2], vt[2];
+    cute_tensor acc_s[2];
+} attn_steps;
+
+static int64_t step_keys(const attn_plan *p, const attn_steps *st)
+{
+    return p->bn / st->n;
+}
+
+/* the steps' K and V^T operands on the shared tiles s holds now */
+static void steps_operands(cute_ctx *c, const attn_plan *p, const attn_smem *s, attn_steps *st)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t w = step_keys(p, st);
+    cute_tuple kt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)w, (long long)p->d);
+    cute_tuple vt = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->d, (long long)w);
+    for (int j = 0; j < st->n; j++) {
+        st->k[j] = attn_operand_make(c, p, &p->s2r_k, cute_tensor_local_tile(c, s->k, kt, CUTE_CRD(j, 0), NULL),
+                                     false);
+        st->vt[j] = attn_operand_make(c, p, &p->s2r_v, cute_tensor_local_tile(c, s->vt, vt, CUTE_CRD(0, j), NULL),
+                                      false);
+    }
+}
+
+static attn_steps steps_make(cute_ctx *c, const attn_plan *p, const attn_smem *s, cute_thr_mma thr,
+                             const attn_block *t)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    attn_steps st = {.n = p->step_n && p->step_n < p->bn ? (int)(p->bn / p->step_n) : 1};
+    cute_tuple sc = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)step_keys(p, &st));
+    cute_tensor scores = CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, 0);
+    steps_operands(c, p, s, &st);
+    for (int j = 0; j < st.n; j++) {
+        st.acc_s[j] = cute_partition_fragment_C(c, thr, cute_tensor_local_tile(c, scores, sc, CUTE_CRD(0, j), NULL));
+        cute_clear(c, st.acc_s[j]);
+    }
+    return st;
+}
+
+/* what the loop over key tiles carries */
+typedef struct attn_loop {
+    attn_smem s;
+    attn_operand q;
+    attn_steps st;
+    cute_thr_mma thr;
+    cute_tensor acc_o;
+    attn_rows r;
+    cute_val scale_log2;
+} attn_loop;
+
+/* S of every step of key tile n, masked where the tile needs it */
+static void tile_scores(cute_ctx *c, const attn_plan *p, const attn_block *t, attn_loop *l, cute_int n)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tuple sc = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)step_keys(p, &l->st));
+    for (int j = 0; j < l->st.n; j++) attn_gemm_ss(c, p, &l->q, &l->st.k[j], l->st.acc_s[j]);
+    CUTE_IF(c, attn_needs_mask(c, p, t, n)) {
+        for (int j = 0; j < l->st.n; j++) {
+            cute_tensor cs = cute_tensor_local_tile(c, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n), sc,
+                                                    CUTE_CRD(0, j), NULL);
+            attn_mask_band(c, l->st.acc_s[j], cute_partition_C(c, l->thr, cs), t->sk, attn_cfg_band(&p->cfg));
+        }
+    }
+}
+
+/* with two stages: K(n+1) and V(n+1) into the stage tile n - 1 used, a tile ahead; tile n's
+ * stage in use */
+static void next_stage(cute_ctx *c, const attn_plan *p, const attn_block *t, attn_loop *l, cute_int n)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int next = cute_add(a, n, cute_i(1)), other = cute_mod(a, next, cute_i(2));
+    cute_int rows = cute_min(a, t->sk, cute_mul(a, t->n_end, cute_i(p->bn)));
+    load_kv_rows(c, p, t, t->gK, next, CUTE_SLICE(c, l->s.kst, CUTE_ALL, CUTE_ALL, other), rows);
+    load_kv_rows(c, p, t, t->gV, next, CUTE_SLICE(c, l->s.vst, CUTE_ALL, CUTE_ALL, other), rows);
+    cute_int mine = cute_mod(a, n, cute_i(2));
+    l->s.k = CUTE_SLICE(c, l->s.kst, CUTE_ALL, CUTE_ALL, mine);
+    l->s.v = CUTE_SLICE(c, l->s.vst, CUTE_ALL, CUTE_ALL, mine);
+    l->s.vt = attn_transposed(c, p, l->s.v, p->bn);
+    steps_operands(c, p, &l->s, &l->st);
+}
+
+/* key tile n: S, the softmax, O += P V.  One stage: V(n) issued once K(n) has landed, K(n+1)
+ * once V(n) has and every warp is done with K(n); two: both a tile ahead, one barrier a tile.
+ * Past the last tile every row of the next lies at or past min(Sk, n_end bn): its copy only
+ * zero-fills a shared tile nobody reads, issued without a branch (which would end the stretch
+ * ptxas interleaves the softmax's exps with P V's HMMAs in).  With two steps, the second's
+ * softmax (and the first's: ptxas sinks it past the barrier) runs under the first's P V. */
+static void tile_step(cute_ctx *c, const attn_plan *p, const attn_block *t, attn_loop *l, cute_int n)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_cp_async_wait_group(c, 0); /* K(n) (two stages: and V(n); the first time, Q) has landed */
+    cute_barrier(c);
+    if (p->stages > 1) next_stage(c, p, t, l, n);
+    else load_kv(c, p, t, t->gV, n, l->s.v);
+    tile_scores(c, p, t, l, n);
+    attn_softmax_tile(c, &l->r, l->st.acc_s[0], l->acc_o, l->scale_log2);
+    if (p->stages < 2) {
+        cute_cp_async_wait_group(c, 0); /* V(n) has landed; every warp is done with K(n) */
+        cute_barrier(c);
+        cute_int rows = cute_min(a, t->sk, cute_mul(a, t->n_end, cute_i(p->bn)));
+        load_kv_rows(c, p, t, t->gK, cute_add(a, n, cute_i(1)), l->s.k, rows);
+    }
+    for (int j = 0; j < l->st.n; j++) {
+        attn_gemm_rs(c, p, l->st.acc_s[j], &l->st.vt[j], l->acc_o);
+        if (j + 1 < l->st.n) attn_softmax_tile(c, &l->r, l->st.acc_s[j + 1], l->acc_o, l->scale_log2);
+    }
+}
+
 void attn_fwd_body(cute_ctx *c, const attn_plan *p, const attn_block *tp, cute_val scale_log2)
 {
     cute_alg *a = cute_ctx_alg(c);
     attn_block t = *tp;
-    attn_smem s = smem_tiles(c, p);
-    attn_load_tile(c, p, t.gQ, t.cQ, t.sq, s.q);
-    load_kv(c, p, &t, t.gK, t.n_begin, s.k);
-    attn_operand q = attn_operand_make(c, p, &p->s2r_q, s.q, true), k = attn_operand_make(c, p, &p->s2r_k, s.k, false);
-    attn_operand vt = attn_operand_make(c, p, &p->s2r_v, s.vt, false);
-    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0));
-    cute_tensor acc_o = cute_partition_fragment_C(c, thr, t.gO);
-    cute_tensor acc_s = cute_partition_fragment_C(c, thr, CUTE_SLICE(c, t.cS, CUTE_ALL, CUTE_ALL, 0));
-    cute_clear(c, acc_o);
-    cute_clear(c, acc_s);
-    cute_layout rows_mode = cute_get(a, &acc_o.layout, 1);
-    attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
-    CUTE_FOR(c, n, t.n_begin, t.n_end) {
-        cute_cp_async_wait_group(c, 0); /* K(n) (and, the first time, Q) has landed */
-        cute_barrier(c);
-        load_kv(c, p, &t, t.gV, n, s.v);
-        attn_gemm_ss(c, p, &q, &k, acc_s);
-        CUTE_IF(c, attn_needs_mask(c, p, &t, n)) {
-            attn_mask_band(c, acc_s, cute_partition_C(c, thr, CUTE_SLICE(c, t.cS, CUTE_ALL, CUTE_ALL, n)), t.sk,
-                           attn_cfg_band(&p->cfg));
-        }
-        attn_softmax_tile(c, &r, acc_s, acc_o, scale_log2);
-        cute_cp_async_wait_group(c, 0); /* V(n) has landed; every warp is done with K(n) */
-        cute_barrier(c);
-        cute_int next = cute_add(a, n, cute_i(1));
-        CUTE_IF(c, cute_int_lt(c, next, t.n_end)) { load_kv(c, p, &t, t.gK, next, s.k); }
-        attn_gemm_rs(c, p, acc_s, &vt, acc_o);
+    attn_loop l = {.s = smem_tiles(c, p), .scale_log2 = scale_log2};
+    attn_load_tile(c, p, t.gQ, t.cQ, t.sq, l.s.q);
+    if (p->stages > 1) { /* tile n_begin's K and V into its stage */
+        cute_int first = cute_mod(a, t.n_begin, cute_i(2));
+        load_kv(c, p, &t, t.gK, t.n_begin, CUTE_SLICE(c, l.s.kst, CUTE_ALL, CUTE_ALL, first));
+        load_kv(c, p, &t, t.gV, t.n_begin, CUTE_SLICE(c, l.s.vst, CUTE_ALL, CUTE_ALL, first));
+    } else {
+        load_kv(c, p, &t, t.gK, t.n_begin, l.s.k);
     }
+    l.q = attn_operand_make(c, p, &p->s2r_q, l.s.q, true);
+    l.thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0));
+    l.acc_o = cute_partition_fragment_C(c, l.thr, t.gO);
+    cute_clear(c, l.acc_o);
+    l.st = steps_make(c, p, &l.s, l.thr, &t);
+    cute_layout rows_mode = cute_get(a, &l.acc_o.layout, 1);
+    l.r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
+    CUTE_FOR(c, n, t.n_begin, t.n_end) { tile_step(c, p, &t, &l, n); }
     cute_cp_async_wait_group(c, 0); /* a Q tile whose band holds no key loaded Q and K all the same */
-    attn_epilogue(c, p, thr, &t, &r, acc_o, scale_log2);
+    attn_epilogue(c, p, l.thr, &t, &l.r, l.acc_o, scale_log2);
 }
 
 static void fwd_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO,

@@ -90,6 +90,7 @@ static void y_tile_of(cute_ctx *c, const hb_job *j, cute_int i, cute_int *yh, cu
 
 typedef struct hb_smem {
     cute_tensor x1, x2;   /* (128, D) */
+    cute_tensor lines;    /* dK/dV at d128: a step's 64 LSE and D, a copy a warpgroup (64, 2, 2) */
     attn_hbdq_smem dq;     /* fused dQ's (attn_hbdq_alloc) */
     cute_tensor y1, y2;   /* (64, D, stages) */
     cute_tensor y1t, y2t; /* the same seen as (D, 64, stages): the RS products' B */
@@ -102,6 +103,17 @@ static cute_tensor transposed_stages(cute_ctx *c, const attn_plan *p, cute_tenso
     cute_layout tr = cute_layout_fmt(cute_ctx_alg(c), "(%lld,%lld,%d):(%lld,1,%lld)", D, bn, p->stages, bn, bn * D);
     cute_tiler t = cute_tiler_layout(&tr);
     return cute_tensor_compose(c, y, &t);
+}
+
+/* The dK/dV kernel's serial steps (d128) stage each step's 64 LSE and D values in shared
+ * memory, FlashAttention 3's way of reading them (it loads them with Q and dO): each thread
+ * of a warpgroup loads one before the scores' wait, so that the load's latency hides behind
+ * their wgmma, and stores it into its warpgroup's copy after; the gradients read them there.
+ * (Each thread had loaded its 16 columns' values from global memory after the wait: an L2
+ * round trip in every step, SASS showed.) */
+static bool staged_lines(const attn_plan *p, const hb_job *j)
+{
+    return j->kv && p->d == 128;
 }
 
 static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
@@ -118,6 +130,9 @@ static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
     m.px = cute_pipeline_tma_async_create(c, &al, 1, threads, 2 * p->tma_q.bytes * (p->d / 64));
     m.py = cute_pipeline_tma_async_create(c, &al, p->stages, threads, 2 * p->tma_k.bytes * (p->d / 64));
     if (j->fused) attn_hbdq_alloc(c, j->hp, &al, &m.dq);
+    if (staged_lines(p, j))
+        m.lines = cute_smem_alloc_tensor(c, &al, CUTE_F32, cute_layout_fmt(cute_ctx_alg(c), "(%lld,2,%d):(1,%lld,%lld)",
+                                         (long long)p->bn, CONSUMERS, (long long)p->bn, 2 * (long long)p->bn), 16);
     return m;
 }
 
@@ -157,7 +172,27 @@ typedef struct hb_frag {
     cute_tensor rp, rds;                        /* P and dS in the dtype, laid out as acc_a */
     cute_tensor out[2];                         /* (128, D) */
     attn_hbdq q;                                /* fused dQ */
+    bool in_place;                              /* issue_scores: scale-d 0, no zero fill */
+    cute_int wg, wtid;                          /* the thread's warpgroup, its index there */
+    cute_tensor line, sl, sd;                   /* staged_lines: the thread's element of its
+                                                 * warpgroup's copy; the copy's LSE and D
+                                                 * partitioned as the scores */
 } hb_frag;
+
+/* staged_lines: the thread's views of its warpgroup's copy */
+static void lines_of_thread(cute_ctx *c, const attn_plan *p, const hb_smem *m, cute_int tid, hb_frag *f)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    long long bm = p->bm, bn = p->bn;
+    f->wg = cute_div(a, tid, cute_i(WARPGROUP)), f->wtid = cute_mod(a, tid, cute_i(WARPGROUP));
+    cute_tensor copy = CUTE_SLICE(c, m->lines, CUTE_ALL, CUTE_ALL, f->wg); /* (64, 2) */
+    f->line = CUTE_SLICE(c, copy, cute_mod(a, f->wtid, cute_i(bn)), cute_div(a, f->wtid, cute_i(bn)));
+    /* the columns' values along every row of the scores: (bm, bn):(0, 1) */
+    cute_layout bcast = cute_layout_fmt(a, "(%lld,%lld):(0,1)", bm, bn);
+    cute_tiler bt = cute_tiler_layout(&bcast);
+    f->sl = cute_partition_C(c, f->ss, cute_tensor_compose(c, CUTE_SLICE(c, copy, CUTE_ALL, 0), &bt));
+    f->sd = cute_partition_C(c, f->ss, cute_tensor_compose(c, CUTE_SLICE(c, copy, CUTE_ALL, 1), &bt));
+}
 
 static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, cute_int tid)
 {
@@ -173,11 +208,18 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const
     cute_tensor rows = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", bm, d));
     f.acc_a = cute_partition_fragment_C(c, f.ss, scores);
     f.acc_b = cute_make_fragment_like(c, f.acc_a);
+    /* the scores' products overwrite their accumulators in place (scale-d 0 on the first k)
+     * in the two kernels, where a zero fill had ptxas inject a warpgroup.wait into the batch
+     * (C7517); not where the accumulators, kept live through the step that way, spill (d64
+     * causal: 8 bytes) or make ptxas serialize every wgmma (fused dQ, C7512) */
+    f.in_place = !j->fused && (p->d == 128 || !p->cfg.causal);
+    if (f.in_place) cute_fill(c, f.acc_a, 0), cute_fill(c, f.acc_b, 0); /* (defined before: issue_scores) */
     /* the RS wgmma's A operands, in their packed words (no per-product packing to fence) */
     f.rp = cute_make_fragment_A(c, &p->pv, f.acc_a);
     f.rds = cute_make_fragment_A(c, &p->pv, f.acc_a);
     f.out[0] = cute_partition_fragment_C(c, f.rs, rows);
     f.out[1] = cute_make_fragment_like(c, f.out[0]);
+    if (staged_lines(p, j)) lines_of_thread(c, p, m, tid, &f);
     return f;
 }
 
@@ -247,19 +289,27 @@ static void gemm_rs(cute_ctx *c, const attn_plan *p, const hb_frag *f, cute_tens
     cute_gemm(c, &p->pv, acc, cute_tensor_compose(c, r, &ta), yt, acc);
 }
 
-/* issue A = X1 Y1^T and B = X2 Y2^T of the state's stage, once it is full (a batch; two
- * when split, A's first) */
+/* acc = X Y^T of a stage: in place (f->in_place) or into zeros */
+static void scores_product(cute_ctx *c, const attn_plan *p, const hb_frag *f, cute_tensor acc, cute_tensor x,
+                           cute_tensor y)
+{
+    if (f->in_place) {
+        cute_gemm_zero(c, &p->mma, acc, x, y);
+        return;
+    }
+    cute_fill(c, acc, 0);
+    cute_warpgroup_arrive(c); /* (again: the compiler may set the zeros after the batch's first) */
+    cute_gemm(c, &p->mma, acc, x, y, acc);
+}
+
+/* issue A = X1 Y1^T and B = X2 Y2^T of the state's stage, once it is full (a batch) */
 static void issue_scores(cute_ctx *c, const attn_plan *p, const hb_smem *m, const hb_frag *f,
-                         const cute_pipeline_state *s, bool split)
+                         const cute_pipeline_state *s)
 {
     cute_pipeline_consumer_wait(c, &m->py, s, (cute_val){0});
-    cute_fill(c, f->acc_a, 0);
-    cute_fill(c, f->acc_b, 0);
     cute_warpgroup_arrive(c);
-    cute_gemm(c, &p->mma, f->acc_a, f->sx1, attn_hop_stage(c, f->sy1, 4, s), f->acc_a);
-    if (split) cute_warpgroup_commit_batch(c);
-    cute_warpgroup_arrive(c); /* (again: the compiler may set acc_b's zeros after the first) */
-    cute_gemm(c, &p->mma, f->acc_b, f->sx2, attn_hop_stage(c, f->sy2, 4, s), f->acc_b);
+    scores_product(c, p, f, f->acc_a, f->sx1, attn_hop_stage(c, f->sy1, 4, s));
+    scores_product(c, p, f, f->acc_b, f->sx2, attn_hop_stage(c, f->sy2, 4, s));
     cute_warpgroup_commit_batch(c);
 }
 
@@ -287,7 +337,7 @@ static void scores_in_turn(cute_ctx *c, const attn_plan *p, const hb_smem *m, co
                            cute_pipeline_state *s, cute_val first)
 {
     attn_hop_my_turn(c, first);
-    issue_scores(c, p, m, f, s, false);
+    issue_scores(c, p, m, f, s);
     attn_hop_your_turn(c, first);
     cute_pipeline_state_advance(c, s);
 }
@@ -306,6 +356,38 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
     cute_pipeline_state_advance(c, r);
 }
 
+/* staged_lines: the value the thread stages for step i, the LSE (the warpgroup's first 64
+ * threads) or D of query tile yt's query wtid % 64 (0 past the queries) */
+static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const cute_tensor *mt,
+                           cute_int i)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int yh, yt;
+    y_tile_of(c, j, i, &yh, &yt);
+    cute_int q = cute_add(a, cute_mul(a, yt, cute_i(p->bn)), cute_mod(a, f->wtid, cute_i(p->bn)));
+    cute_int at = cute_min(a, q, cute_sub(a, j->sy, cute_i(1)));
+    cute_val lse = cute_tensor_ptr(c, CUTE_SLICE(c, mt[LSE], j->b, yh, CUTE_ALL), at);
+    cute_val dsum = cute_tensor_ptr(c, CUTE_SLICE(c, mt[DSUM], j->b, yh, CUTE_ALL), at);
+    cute_val from = cute_val_select(c, cute_int_lt(c, f->wtid, cute_i(p->bn)), lse, dsum);
+    cute_ssa v = cute_tensor_load(c, cute_make_tensor(c, from, cute_layout_parse(a, "(1):(0)"), 4));
+    return cute_val_select(c, cute_int_lt(c, q, j->sy), cute_ssa_get(c, v, 0), cute_val_const(c, CUTE_F32, 0));
+}
+
+/* warpgroup wg's barrier of its 128 threads (named barriers 6 and 7) */
+static void warpgroup_sync(cute_ctx *c, cute_int wg)
+{
+    CUTE_IF(c, cute_int_eq(c, wg, cute_i(0))) { cute_named_barrier_sync(c, 6, WARPGROUP); }
+    CUTE_ELSE(c) { cute_named_barrier_sync(c, 7, WARPGROUP); }
+}
+
+/* staged_lines: v into the warpgroup's copy, once its readers of the step before are done */
+static void line_stage(cute_ctx *c, const hb_frag *f, cute_val v)
+{
+    warpgroup_sync(c, f->wg);
+    cute_tensor_store(c, f->line, cute_ssa_scalar(c, v, f->line.layout.shape));
+    warpgroup_sync(c, f->wg);
+}
+
 /* one step of serial_steps: the scores, P and dS, the fused dQ's dS^T staged, then dV and dK,
  * and with_dq the fused dQ's part of the step before (a step late: the warpgroups need not
  * meet at every step to have both halves of dS^T in) */
@@ -313,8 +395,11 @@ static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
                         const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i, bool with_dq)
 {
     hb_step st = step_views(c, p, j, f, mt, i);
-    issue_scores(c, p, m, f, s, false);
+    cute_val line = line_fetch(c, p, j, f, mt, i);
+    issue_scores(c, p, m, f, s);
     cute_warpgroup_wait(c, 0);
+    line_stage(c, f, line);
+    st.gl = f->sl, st.gd = f->sd;
     gradients(c, p, j, f, &st, scale_log2);
     convert(c, p, j, f);
     if (j->fused) attn_hbdq_stage_ds(c, j->hp, &f->q, f->acc_b);
@@ -371,7 +456,7 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
         hb_step st = step_views(c, p, j, f, mt, i);
         convert(c, p, j, f);
         attn_hop_my_turn(c, first);
-        issue_scores(c, p, m, f, &s, false);
+        issue_scores(c, p, m, f, &s);
         issue_products(c, p, j, f, &r, false);
         attn_hop_your_turn(c, first);
         cute_pipeline_state_advance(c, &s);
@@ -536,6 +621,7 @@ void attn_hop_bwd_host(cute_ctx *c, const cute_arg *arg)
     attn_hop_bwd_plan *hp = cute_ctx_user(c); /* the atoms join the plans: the kernels read them */
     attn_bwd_pre_launch(c, &hp->pre, arg);
     if (!hp->fused_dq) launch(c, hp, &hp->dq, arg, (const int[4]){ATTN_BWD_Q, ATTN_BWD_DO, ATTN_BWD_K, ATTN_BWD_V}, false);
+    if (hp->fused_dq && hp->dq_atomic) attn_hbdq_zero_launch(c, hp, arg);
     launch(c, hp, &hp->kv, arg, (const int[4]){ATTN_BWD_K, ATTN_BWD_V, ATTN_BWD_Q, ATTN_BWD_DO}, true);
     if (hp->fused_dq) attn_hbdq_post_launch(c, hp, arg);
 }

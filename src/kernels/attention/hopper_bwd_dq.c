@@ -27,8 +27,9 @@
 #include "cutec/sync.h"
 #include "kernels/attention/attention_bwd.h"
 
-/* named barriers: sdq full and sdq empty (the 256 consumers and the writer warp) */
-enum { BAR_FULL = 4, BAR_EMPTY = 5, CONSUMERS = 256, HANDOFF = 256 + 32 };
+/* named barriers: warpgroup w's half of sdq full (4 + 4 w) and empty (5 + 4 w), of its 128
+ * threads and the writer warp (6 and 7: hopper_bwd.c's staged LSE and D) */
+enum { BAR_FULL = 4, BAR_EMPTY = 5, BAR_NEXT = 4, CONSUMERS = 256, HANDOFF = 128 + 32 };
 /* sm_90's opt-in shared memory per block, less room for the barriers and the alignment */
 enum { SMEM_BYTES = 227 * 1024 - 2048 };
 
@@ -59,10 +60,11 @@ bool attn_hbdq_plan(cute_alg *a, attn_hop_bwd_plan *hp)
     return !a->failed;
 }
 
-/* the (64, D) f32 tile as the TMA boxes see it: (256, D/4) of the five-mode sums */
+/* a warpgroup's half of the (64, D) f32 tile as the TMA boxes see it: (256, D/8) of the
+ * five-mode sums' (256, D/4) chunk, the half w at column D/8 w (32 D values: slot_of) */
 static cute_layout box_of(cute_alg *a, int64_t D)
 {
-    return cute_layout_fmt(a, "(256,%lld,1,1,1):(1,256,0,0,0)", (long long)D / 4);
+    return cute_layout_fmt(a, "(256,%lld,1,1,1):(1,256,0,0,0)", (long long)D / 8);
 }
 
 void attn_hbdq_atoms(cute_ctx *c, attn_hop_bwd_plan *hp, cute_tensor acc)
@@ -75,7 +77,9 @@ void attn_hbdq_atoms(cute_ctx *c, attn_hop_bwd_plan *hp, cute_tensor acc)
 void attn_hbdq_alloc(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_smem_allocator *al, attn_hbdq_smem *m)
 {
     m->sdst = cute_smem_alloc_tensor_composed(c, al, hp->kv.cfg.dtype, hp->smem_ds, 16);
-    m->sdq = cute_smem_alloc_tensor(c, al, CUTE_F32, box_of(cute_ctx_alg(c), hp->kv.d), 128);
+    long long half = 32 * (long long)hp->kv.d;
+    m->sdq = cute_smem_alloc_tensor(c, al, CUTE_F32, cute_layout_fmt(cute_ctx_alg(c), "(%lld,2):(1,%lld)", half, half),
+                                    128);
     m->ds = cute_pipeline_async_create(c, al, 2, CONSUMERS, CONSUMERS);
 }
 
@@ -86,13 +90,21 @@ static cute_tensor composed(cute_ctx *c, cute_tensor t, cute_layout l)
 }
 
 /* Where consumer thread tid's dQ values (an accumulator shaped `shape`, value i its i-th in
- * column-major order) live in a (64, D) chunk: its four values i = 4k .. 4k + 3 at
- * 4 tid + 1024 k, so that the 256 threads' 16-byte pieces are dense */
+ * column-major order) live in a (64, D) chunk: warpgroup w's in the chunk's half w (32 D
+ * values from 32 D w, so that each warpgroup hands its half over alone), thread t of it its
+ * four values i = 4k .. 4k + 3 at 4 t + 512 k there (the 128 threads' 16-byte pieces dense) */
 static cute_tensor slot_of(cute_ctx *c, cute_tensor chunk, cute_int tid, cute_tuple shape, int64_t D)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_tensor per = composed(c, chunk, cute_layout_fmt(a, "((4,%lld),256):((1,1024),4)", (long long)D / 16));
+    cute_tensor per = composed(c, chunk, cute_layout_fmt(a, "((4,%lld),(128,2)):((1,512),(4,%lld))", (long long)D / 16,
+                                                         32 * (long long)D));
     return composed(c, CUTE_SLICE(c, per, CUTE_ALL, tid), cute_make_layout(a, shape));
+}
+
+/* sdq's half w as the TMA boxes' shared tensor */
+static cute_tensor half_of(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_tensor sdq, int w)
+{
+    return composed(c, CUTE_SLICE(c, sdq, CUTE_ALL, w), box_of(cute_ctx_alg(c), hp->kv.d));
 }
 
 attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_smem *m, cute_tensor sk,
@@ -101,7 +113,8 @@ attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, const att
     cute_alg *a = cute_ctx_alg(c);
     long long D = hp->kv.d, keys = hp->kv.bm, queries = hp->kv.bn;
     cute_tensor sdst = m->sdst, sdq = m->sdq;
-    attn_hbdq q = {.sdst = sdst, .sdq = sdq, .ds = m->ds, .ss = cute_tiled_mma_slice(&hp->kv.mma, tid)};
+    attn_hbdq q = {.sdst = sdst, .sdq = sdq, .ds = m->ds, .ss = cute_tiled_mma_slice(&hp->kv.mma, tid),
+                   .wg = cute_div(a, tid, cute_i(128))};
     q.staged = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 2);
     q.read = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 2);
     cute_thr_mma t = cute_tiled_mma_slice(&hp->dq_mma, tid);
@@ -149,19 +162,36 @@ void attn_hbdq_wait_ds(cute_ctx *c, const attn_hbdq *q)
 void attn_hbdq_issue(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq *q)
 {
     cute_tensor ds = cute_tensor_slice(c, q->ads, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,_,%I)", stage_of(c, &q->read)));
+    /* (a zero fill, not cute_gemm_zero: the accumulator live through the step, with dK's, dV's
+     * and the scores', made ptxas serialize every wgmma, C7512) */
     cute_fill(c, q->acc, 0);
     cute_warpgroup_arrive(c); /* (the zeros: the compiler may set them after the batch's first) */
     cute_gemm(c, &hp->dq_mma, q->acc, ds, q->bk, q->acc);
 }
 
+/* the warpgroup's barrier of its half: BAR_EMPTY or BAR_FULL (sync or arrive) */
+static void at_half(cute_ctx *c, const attn_hbdq *q, int bar, bool sync)
+{
+    CUTE_IF(c, cute_int_eq(c, q->wg, cute_i(0))) {
+        if (sync) cute_named_barrier_sync(c, bar, HANDOFF);
+        else cute_named_barrier_arrive(c, bar, HANDOFF);
+    }
+    CUTE_ELSE(c) {
+        if (sync) cute_named_barrier_sync(c, bar + BAR_NEXT, HANDOFF);
+        else cute_named_barrier_arrive(c, bar + BAR_NEXT, HANDOFF);
+    }
+}
+
+/* (only the barriers in the branches: the accumulator's store in one made ptxas wait for
+ * the wgmmas on a divergent path and serialize them, C7518) */
 void attn_hbdq_handoff(cute_ctx *c, attn_hbdq *q)
 {
     cute_pipeline_consumer_release(c, &q->ds, &q->read);
     cute_pipeline_state_advance(c, &q->read);
-    cute_named_barrier_sync(c, BAR_EMPTY, HANDOFF);
+    at_half(c, q, BAR_EMPTY, true);
     cute_tensor_store(c, q->slot, cute_tensor_load(c, q->acc));
     cute_fence_proxy_async_shared_cta(c); /* before the writer's TMA reads them */
-    cute_named_barrier_arrive(c, BAR_FULL, HANDOFF);
+    at_half(c, q, BAR_FULL, false);
 }
 
 /* the chunk's turn of key tile xt: the key tiles that meet query tile yt, highest first */
@@ -173,40 +203,70 @@ static cute_int rank_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbd
     return cute_sub(a, cute_sub(a, end, cute_i(1)), w->xt);
 }
 
-/* by one thread: wait for the turn, store or add sdq, wait until sdq is read */
-static void add_in_turn(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_tensor flags,
-                        cute_int yh, cute_int yt, cute_int rank)
+static cute_tensor flags_of(cute_ctx *c, const attn_hbdq_writer *w, cute_int yh)
 {
-    const cute_int at[5] = {cute_i(0), cute_i(0), yt, yh, w->b};
-    cute_peer_wait(c, flags, yt, rank);
-    cute_fence_proxy_async(c); /* the acquire, then the TMA's (async proxy) writes */
-    CUTE_IF(c, cute_int_eq(c, rank, cute_i(0))) { cute_tma_store(c, &hp->tma_dq_store, w->map_store, w->sdq, at); }
-    CUTE_ELSE(c) { cute_tma_store(c, &hp->tma_dq_add, w->map_add, w->sdq, at); }
+    return CUTE_SLICE(c, w->sem, w->b, yh, CUTE_ALL);
+}
+
+/* by one thread (mine): half h of sdq stored or added to the chunk (the first in turn
+ * stores; atomic: every one adds), then wait until it is read.  Half 0 first waits for the
+ * chunk's turn (not atomic). */
+static void put_half(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yh, cute_int yt,
+                     int h)
+{
+    const cute_int at[5] = {cute_i(0), cute_i(hp->kv.d / 8 * h), yt, yh, w->b};
+    cute_tensor half = half_of(c, hp, w->sdq, h);
+    if (hp->dq_atomic) {
+        cute_tma_store(c, &hp->tma_dq_add, w->map_add, half, at);
+    } else {
+        cute_int rank = rank_of(c, hp, w, yt);
+        if (h == 0) {
+            cute_grid_flag_wait(c, flags_of(c, w, yh), yt, rank);
+            cute_fence_proxy_async(c); /* the acquire, then the TMA's (async proxy) writes */
+        }
+        CUTE_IF(c, cute_int_eq(c, rank, cute_i(0))) { cute_tma_store(c, &hp->tma_dq_store, w->map_store, half, at); }
+        CUTE_ELSE(c) { cute_tma_store(c, &hp->tma_dq_add, w->map_add, half, at); }
+    }
     cute_tma_store_wait(c, 0, true);
 }
+
+/* by one thread (mine): the add complete, then counted in (a release: the next in turn sees it) */
+static void counted_in(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yh, cute_int yt,
+                       cute_val mine)
+{
+    CUTE_IF(c, mine) {
+        cute_tma_store_wait(c, 0, false);
+        cute_fence_proxy_async(c);
+        cute_grid_flag_release(c, flags_of(c, w, yh), yt, cute_add(cute_ctx_alg(c), rank_of(c, hp, w, yt), cute_i(1)));
+    }
+}
+
 
 void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int steps,
                      attn_hbdq_tile_of *tile_of, const void *job)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_named_barrier_arrive(c, BAR_EMPTY, HANDOFF); /* sdq starts empty */
-    cute_named_barrier_sync(c, BAR_FULL, HANDOFF);    /* the consumers' part of zeros (serial_steps) */
-    cute_named_barrier_arrive(c, BAR_EMPTY, HANDOFF);
+    for (int h = 0; h < 2; h++) { /* sdq starts empty; the consumers' part of zeros (serial_steps) dropped */
+        cute_named_barrier_arrive(c, BAR_EMPTY + BAR_NEXT * h, HANDOFF);
+        cute_named_barrier_sync(c, BAR_FULL + BAR_NEXT * h, HANDOFF);
+        cute_named_barrier_arrive(c, BAR_EMPTY + BAR_NEXT * h, HANDOFF);
+    }
     CUTE_FOR(c, i, cute_i(0), steps) {
         cute_int yh, yt;
         tile_of(c, job, i, &yh, &yt);
-        cute_int rank = rank_of(c, hp, w, yt);
-        cute_tensor flags = CUTE_SLICE(c, w->sem, w->b, yh, CUTE_ALL);
-        cute_named_barrier_sync(c, BAR_FULL, HANDOFF);
         cute_val mine = cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any);
-        CUTE_IF(c, mine) { add_in_turn(c, hp, w, flags, yh, yt, rank); }
-        /* sdq free again (the consumers' last handoff waits for no arrival) */
-        CUTE_IF(c, cute_int_lt(c, cute_add(a, i, cute_i(1)), steps)) { cute_named_barrier_arrive(c, BAR_EMPTY, HANDOFF); }
-        CUTE_IF(c, mine) { /* the add complete, then counted in (a release: the next in turn sees it) */
-            cute_tma_store_wait(c, 0, false);
-            cute_fence_proxy_async(c);
-            cute_peer_release(c, flags, yt, cute_add(a, rank, cute_i(1)));
+        for (int h = 0; h < 2; h++) { /* each warpgroup's half as it comes, handed back once read */
+            cute_named_barrier_sync(c, BAR_FULL + BAR_NEXT * h, HANDOFF);
+            CUTE_IF(c, mine) { put_half(c, hp, w, yh, yt, h); }
+            /* (the consumers' last handoff waits for no arrival) */
+            CUTE_IF(c, cute_int_lt(c, cute_add(a, i, cute_i(1)), steps)) {
+                cute_named_barrier_arrive(c, BAR_EMPTY + BAR_NEXT * h, HANDOFF);
+            }
         }
+        if (!hp->dq_atomic) counted_in(c, hp, w, yh, yt, mine);
+    }
+    if (hp->dq_atomic) { /* the adds complete before the block ends */
+        CUTE_IF(c, cute_elect_one(c)) { cute_tma_store_wait(c, 0, false); }
     }
 }
 
@@ -225,22 +285,45 @@ static void post_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cute_te
     cute_tensor tc = cute_partition_C(c, t, cute_tensor_local_tile(c, ids, tile, CUTE_CRD(yt, 0), NULL));
     cute_tensor chunk = CUTE_SLICE(c, mAcc, CUTE_ALL, CUTE_ALL, yt, h, b);
     cute_ssa v = cute_tensor_load(c, slot_of(c, chunk, tid, tc.layout.shape, D));
-    cute_tensor count = cute_tensor_local_tile(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), cute_tuple_parse(a, "(1)"),
-                                               CUTE_CRD(yt), NULL);
-    cute_val any = cute_val_cmp(c, CUTE_OP_NE, cute_ssa_get(c, cute_tensor_load(c, count), 0),
-                                cute_val_const(c, CUTE_U32, 0));
-    v = cute_ssa_select(c, cute_ssa_scalar(c, any, v.shape), cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, scale, v.shape)),
-                        cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), v.shape));
+    v = cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, scale, v.shape));
+    if (!hp->dq_atomic) { /* (atomic: the chunks were zeroed, zero_kernel) */
+        cute_tensor count = cute_tensor_local_tile(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), cute_tuple_parse(a, "(1)"),
+                                                   CUTE_CRD(yt), NULL);
+        cute_val any = cute_val_cmp(c, CUTE_OP_NE, cute_ssa_get(c, cute_tensor_load(c, count), 0),
+                                    cute_val_const(c, CUTE_U32, 0));
+        v = cute_ssa_select(c, cute_ssa_scalar(c, any, v.shape), v, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), v.shape));
+    }
     cute_ssa in = cute_elem_less(c, tc, cute_tuple_fmt(a, "(%I,%lld)", sq, D));
     cute_tensor g = attn_bwd_rows_tile(c, &hp->kv, mdQ, b, h, yt, rows);
     cute_tensor_store_if(c, cute_partition_C(c, t, g), cute_ssa_cvt(c, v, hp->kv.cfg.dtype), in);
 }
 
+/* the grid of a block of 256 threads a (64-query tile, head, batch) */
+static cute_launch_cfg chunks_cfg(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg)
+{
+    const cute_int *e = arg[ATTN_BWD_Q].tensor.layout.shape.leaf; /* (B, Sq, H, D) */
+    return (cute_launch_cfg){.grid = {cute_ceil_div(cute_ctx_alg(c), e[1], cute_i(hp->kv.bn)), e[2], e[0]},
+                             .block = {cute_i(CONSUMERS)}};
+}
+
 void attn_hbdq_post_launch(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg)
 {
-    cute_alg *a = cute_ctx_alg(c);
-    const cute_int *e = arg[ATTN_BWD_Q].tensor.layout.shape.leaf; /* (B, Sq, H, D) */
-    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(hp->kv.bn)), e[2], e[0]}, .block = {cute_i(CONSUMERS)}};
-    CUTE_LAUNCH(c, post_kernel, cfg, arg[ATTN_BWD_DQACC].tensor, arg[ATTN_BWD_SEM].tensor, arg[ATTN_BWD_DQ].tensor,
-                arg[ATTN_BWD_SCALE].f);
+    CUTE_LAUNCH(c, post_kernel, chunks_cfg(c, hp, arg), arg[ATTN_BWD_DQACC].tensor, arg[ATTN_BWD_SEM].tensor,
+                arg[ATTN_BWD_DQ].tensor, arg[ATTN_BWD_SCALE].f);
+}
+
+/* CUTEC_ATTN_BWD_DQ=atomic: every chunk of dQ's sums zeroed, each thread its slots */
+static void zero_kernel(cute_ctx *c, cute_tensor mAcc)
+{
+    const attn_hop_bwd_plan *hp = cute_ctx_user(c);
+    long long D = hp->kv.d;
+    cute_tensor chunk = CUTE_SLICE(c, mAcc, CUTE_ALL, CUTE_ALL, cute_block_idx(c, 0), cute_block_idx(c, 1),
+                                   cute_block_idx(c, 2));
+    cute_tensor mine = slot_of(c, chunk, cute_thread_idx(c, 0), cute_tuple_fmt(cute_ctx_alg(c), "(%lld)", D / 4), D);
+    cute_tensor_store(c, mine, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), mine.layout.shape));
+}
+
+void attn_hbdq_zero_launch(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg)
+{
+    CUTE_LAUNCH(c, zero_kernel, chunks_cfg(c, hp, arg), arg[ATTN_BWD_DQACC].tensor);
 }

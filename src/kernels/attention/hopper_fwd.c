@@ -150,14 +150,22 @@ static void retire(cute_ctx *c, int pending, const cute_pipeline *pipe, cute_pip
     cute_pipeline_state_advance(c, s);
 }
 
-/* S masked where key tile n needs it, then the softmax: P in place of S, O's factors in corr */
-static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_frag *f, attn_rows *r,
-                    cute_int n, cute_val scale_log2, cute_val *corr)
+/* S masked where key tile n needs it, then the softmax: P in place of S, O's factors in
+ * corr.  Gives whether a row max of the thread's warp moved (a warp-uniform i1): where none
+ * did, every factor is 1 (to the rounding of the exp2 of m scale_log2's FMA residue) */
+static cute_val softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_frag *f, attn_rows *r,
+                        cute_int n, cute_val scale_log2, cute_val *corr)
 {
     /* (partitioned here: in the branch below the tracer cannot tell which threads run) */
     cute_tensor coords = cute_partition_C(c, f->qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
     CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, attn_cfg_band(&p->cfg)); }
+    cute_val zero = cute_val_const(c, CUTE_F32, 0), old[8];
+    for (int i = 0; i < r->n; i++) old[i] = cute_val_binop(c, CUTE_OP_ADD, r->m[i], zero); /* values, not the variables */
     attn_softmax_scores(c, r, f->acc_s, scale_log2, corr);
+    cute_val moved = cute_val_cmp(c, CUTE_OP_NE, r->m[0], old[0]);
+    for (int i = 1; i < r->n; i++)
+        moved = cute_val_binop(c, CUTE_OP_OR, moved, cute_val_cmp(c, CUTE_OP_NE, r->m[i], old[i]));
+    return cute_val_vote(c, moved, CUTE_VOTE_ANY);
 }
 
 static void to_p(cute_ctx *c, const attn_plan *p, const hop_frag *f, cute_tensor rp)
@@ -170,6 +178,29 @@ typedef struct hop_states {
     cute_pipeline_state q, k, v;
     cute_val wg;
 } hop_states;
+
+/* After the softmax of S(n): P(n-1) V(n-1) retired, V's stage released, O scaled by corr
+ * where a row max of the warp moved (FlashAttention 4 skips the rescale likewise).  First,
+ * where a key tile follows, the wait for its K (it is needed at the next turn anyway): a
+ * branch that ends the softmax's basic block (skipping it is harmless).  With the
+ * softmax and the wait for P V in one block, ptxas (CUDA 13) hoisted the wait above the
+ * softmax's first instruction, and the softmax of S(n) ran after P(n-1) V(n-1) had retired
+ * instead of beside it (p->wait_first: that schedule, kept for comparison).  (The wait may
+ * not go into a branch of its own on `moved`: that is uniform over a warp only, and
+ * wgmma.wait_group is a warpgroup's instruction.) */
+static void after_softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_frag *f,
+                          const attn_rows *r, cute_int n, cute_val moved, const cute_val *corr, hop_states *st)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    /* (and where the row sums are numbers: so that the exp2s feeding them stay above the
+     * branch; the compiler sank them below it, to their other use, P's conversion) */
+    cute_val go = cute_int_lt(c, cute_add(a, n, cute_i(1)), t->n_end), zero = cute_val_const(c, CUTE_F32, 0);
+    for (int i = 0; i < r->n; i++) go = cute_val_binop(c, CUTE_OP_AND, go, cute_val_cmp(c, CUTE_OP_GE, r->l[i], zero));
+    if (!p->wait_first) CUTE_IF(c, go) { cute_pipeline_consumer_wait(c, &m->pk, &st->k, (cute_val){0}); }
+    retire(c, 0, &m->pv, &st->v); /* O += P(n-1) V(n-1) is in */
+    if (p->wait_first) attn_rescale(c, r, f->acc_o, corr);
+    else CUTE_IF(c, moved) { attn_rescale(c, r, f->acc_o, corr); }
+}
 
 /* One tile.  As FlashAttention 3 overlaps a warpgroup's softmax with its GEMMs: S(n) = Q
  * K(n)^T and O += P(n-1) V(n-1) are issued together, the softmax of S(n) runs while P V
@@ -201,9 +232,8 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
         issue_attend(c, p, m, &f, rp, &st->v);
         attn_hop_ring_pass(c, st->wg, ring);
         retire(c, 1, &m->pk, &st->k); /* S(n) is in */
-        softmax(c, p, t, &f, &r, n, scale_log2, corr);
-        retire(c, 0, &m->pv, &st->v); /* O += P(n-1) V(n-1) is in */
-        attn_rescale(c, &r, f.acc_o, corr);
+        cute_val moved = softmax(c, p, t, &f, &r, n, scale_log2, corr);
+        after_softmax(c, p, t, m, &f, &r, n, moved, corr, st);
         to_p(c, p, &f, rp);
     }
     cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */

@@ -5,6 +5,7 @@
  * out by the 128-byte K-major GMMA atom (8 rows of 64 elements: one TMA box of 64 columns
  * fills a (rows, 64) block of it), K and V in `stages` stages each. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cutec/atom_table.h"
@@ -78,6 +79,8 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
         return cute_alg_fail(a, "attention hopper: %d query rows a tile at head dim %d (128, or 192 at head dim 64: "
                              "three warpgroups' accumulators fit their registers there)", bm, cfg->head_dim);
     p->d = cfg->head_dim, p->bm = bm, p->consumers = bm / 64, p->threads = (p->consumers + 1) * 128;
+    const char *wait = getenv("CUTEC_ATTN_FWD_WAIT"); /* the old schedule, for comparison (hopper_fwd.c) */
+    p->wait_first = wait && strcmp(wait, "first") == 0;
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
      * 20 bytes there: 64) and at 192 rows (160 registers a consumer: 144 keys spill 64

@@ -21,6 +21,7 @@ struct cute_attention_lib {
     cute_attention_variant variant;
     int block_n, block_m;
     int grid; /* CUTE_ATTENTION_GRID_* */
+    int kv_stages;
     fn_cache bwd; /* the backward's, likewise (bwd_lib.c) */
     fn_cache dec; /* decode's (decode_lib.c) */
     int decode_splits;    /* cute_attention_lib_decode_splits (0: the library's choice) */
@@ -66,6 +67,11 @@ void cute_attention_lib_set_block_m(cute_attention_lib *lib, int block_m, int gr
     if (lib) lib->block_m = block_m, lib->grid = grid;
 }
 
+void cute_attention_lib_set_kv_stages(cute_attention_lib *lib, int kv_stages)
+{
+    if (lib) lib->kv_stages = kv_stages;
+}
+
 static bool same(const void *x, const void *y)
 {
     const cute_attention_config *a = x, *b = y;
@@ -73,7 +79,7 @@ static bool same(const void *x, const void *y)
            a->lse == b->lse && a->window == b->window && a->varlen == b->varlen &&
            (!a->window || (a->window_left == b->window_left && a->window_right == b->window_right)) &&
            a->variant == b->variant && a->block_n == b->block_n && a->block_m == b->block_m &&
-           a->grid == b->grid;
+           a->grid == b->grid && a->kv_stages == b->kv_stages;
 }
 
 static const cute_fn *compile(cute_runtime *rt, const void *cfg, const void *user, char *err, size_t n)
@@ -204,7 +210,7 @@ cute_status cutec_attention_fwd_options(cute_attention_lib *lib, const cute_call
                                  .lse = lse != NULL, .window = opt->window, .window_left = (int)opt->window_left,
                                  .window_right = (int)opt->window_right, .varlen = opt->cu_seqlens_q != NULL,
                                  .variant = lib->variant, .block_n = lib->block_n, .block_m = lib->block_m,
-                                 .grid = lib->grid};
+                                 .grid = lib->grid, .kv_stages = lib->kv_stages};
     cfg.variant = attn_variant(lib->rt, &cfg);
     const cute_fn *f = fn_for(lib, &cfg, err, n);
     if (!f) return CUTE_ERR_COMPILE;

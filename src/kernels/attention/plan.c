@@ -67,12 +67,19 @@ bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
     /* 128 x 64 tiles of S (O's accumulators a thread: D / 2 at 64 and 128, S's 64); at head
      * dim 256, 64 x 64 (each warp 16 rows: O's 128 and S's 32 a thread), as FlashAttention
      * 2's SM80 kernel tiles it */
-    if (cfg->block_n && cfg->block_n != 64)
-        return cute_alg_fail(a, "attention: the SM80 kernel's key tiles are 64 keys (block_n %d)", cfg->block_n);
+    if (cfg->block_n && cfg->block_n != 64 && cfg->block_n != 32)
+        return cute_alg_fail(a, "attention: the SM80 kernel's key tiles are 64 keys, in softmax steps of 64 or 32 "
+                             "(block_n %d)", cfg->block_n);
     if (cfg->block_m)
         return cute_alg_fail(a, "attention: the SM80 kernel's query tiles are its own (block_m %d: the Hopper "
                              "kernel's)", cfg->block_m);
-    return attn_plan_sized(a, cfg, p, cfg->head_dim == 256 ? 64 : 128, 4);
+    if (cfg->kv_stages < 0 || cfg->kv_stages > 2)
+        return cute_alg_fail(a, "attention: the SM80 kernel's K and V tiles come in 1 or 2 stages (kv_stages %d)",
+                             cfg->kv_stages);
+    if (!attn_plan_sized(a, cfg, p, cfg->head_dim == 256 ? 64 : 128, 4)) return false;
+    p->step_n = cfg->block_n ? cfg->block_n : 64;
+    if (cfg->kv_stages == 2) p->stages = 2, p->smem_kv = attn_smem_tile(a, cfg->dtype, p->bn, p->d, 2);
+    return !a->failed;
 }
 
 bool attn_plan_sized(cute_alg *a, const cute_attention_config *cfg, attn_plan *p, int64_t bm, int warps)
@@ -87,7 +94,7 @@ bool attn_plan_sized(cute_alg *a, const cute_attention_config *cfg, attn_plan *p
         return cute_alg_fail(a, "attention: window (%d, %d): sizes of 0 or more", cfg->window_left,
                              cfg->window_right);
     p->d = cfg->head_dim;
-    p->bm = bm, p->bn = 64, p->threads = 32 * warps;
+    p->bm = bm, p->bn = 64, p->step_n = 64, p->threads = 32 * warps;
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, mma_name(cfg->dtype), &atom)) return false;
     p->mma = make_mma(a, &atom, p->threads / 32);

@@ -135,6 +135,11 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg);
 bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
 /* the Hopper kernel's tiling for a call of (M, N, K) where the caller set none (hopper_auto.c) */
 cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int64_t mnk[3]);
+/* M from this many rows of A to 128 (N past 128), 16-bit: AUTO runs the Hopper kernel in
+ * tiles of 64 or 128 rows by 64 on sm_90, not the GEMV kernels (hopper_auto.c's figures) */
+#define CUTE_GEMM_FEW_ROWS_FROM 32
+bool gemm_few_rows_to_hopper(cute_runtime *rt, const cute_call_arg *A, const cute_call_arg *B,
+                             const cute_call_arg *C);
 /* An operand's TMA stages (rows, bk, stages) from CuTe's 128-byte GMMA swizzle atoms, and the
  * rows one TMA box of them loads (hopper_plan.c; the Blackwell kernel's too) */
 cute_composed gemm_tma_stages(cute_alg *a, cute_dtype d, int major, int64_t rows, int64_t bk, int stages,
@@ -268,6 +273,7 @@ void gemm_peer_signal(cute_ctx *c, const gemm_plan *p, const gemm_peer *f, cute_
 typedef struct gemm_hopper_smem {
     cute_tensor sA, sB; /* (bm, bk, stages), (bn, bk, stages) */
     cute_tensor sC;     /* (bm, bn / c_parts), of its own (p->smem_epilogue) */
+    cute_tensor ring;   /* block scales staged (gemm_blockscale_staged): (thread, value, slot) f32 */
     cute_pipeline pipe;
 } gemm_hopper_smem;
 typedef struct gemm_hopper_frag {
@@ -299,6 +305,12 @@ cute_tensor gemm_hopper_stage(cute_ctx *c, cute_tensor t, const cute_pipeline_st
 void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s);
 /* the main loop with fp8 block scales (hopper_blockscale.c): each k-tile's product in
  * accumulators of its own, promoted into f->acc with its scales (s: sa, sb) */
+/* whether its block scales go through shared memory (CUTE_GEMM_SCALE_MUL_STAGED, the default
+ * for tiles of up to 128 rows), and the bytes of that ring, allocated by
+ * gemm_blockscale_ring (0 bytes, an empty tensor, where they do not) */
+bool gemm_blockscale_staged(const gemm_plan *p);
+int64_t gemm_blockscale_ring_bytes(const gemm_plan *p);
+cute_tensor gemm_blockscale_ring(cute_ctx *c, cute_smem_allocator *al, const gemm_plan *p);
 void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m,
                                       const gemm_tiles *t, cute_pipeline_state *read, cute_pipeline_state *done,
                                       const gemm_hopper_frag *f, cute_int tid, const gemm_scales *s);

@@ -33,10 +33,33 @@ static bool measured_class(const cute_gemm_config *cfg)
            !cfg->peer_flags && !cfg->peer_mirror;
 }
 
+/* few rows of A (the tokens of a decoding batch against a weight, M = 32 to 128): tiles of
+ * 64 rows up to 64, 128 past, 64 columns (N / 64 tiles fill the card).  H200, session 28's
+ * final pass, N = K = 8192 against cuBLAS in one process: M = 32 64x64 0.0461 ms (77.6% of
+ * cuBLAS; 128x64 0.0729), M = 64 64x64 0.0372 (103.6%; 128x64 0.0691), M = 128 128x64
+ * 0.0414 (93.3%; 64x64 0.0519) */
+static bool few_rows(const int64_t mnk[3], cute_gemm_tiling *t)
+{
+    if (mnk[0] < CUTE_GEMM_FEW_ROWS_FROM || mnk[0] > 128 || mnk[1] <= 128) return false;
+    *t = (cute_gemm_tiling){.bm = mnk[0] <= 64 ? 64 : 128, .bn = 64, .bk = 64};
+    return true;
+}
+
+bool gemm_few_rows_to_hopper(cute_runtime *rt, const cute_call_arg *A, const cute_call_arg *B,
+                             const cute_call_arg *C)
+{
+    cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype};
+    cute_gemm_tiling t;
+    return cute_runtime_target_arch(rt) == 90 && measured_class(&cfg) &&
+           few_rows((int64_t[]){A->shape[0], B->shape[0], A->shape[1]}, &t);
+}
+
 cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int64_t mnk[3])
 {
     static const cute_gemm_tiling none;
     if (!measured_class(cfg)) return none;
+    cute_gemm_tiling few;
+    if (few_rows(mnk, &few)) return few;
     for (size_t i = 0; i < sizeof by_shape / sizeof by_shape[0]; i++)
         if (mnk[2] <= by_shape[i].k_up_to) return by_shape[i].t;
     return none;

@@ -44,6 +44,24 @@ int main(void)
                              .major = {1, 1, 1}, .align_bytes = 16};
     t = gemm_hopper_auto_tiling(&peer, (int64_t[]){1024, 1024, 1024});
     CHECK(!memcmp(&t, &none, sizeof none), "the peer kernels: the plan's defaults");
+    /* few rows of A (32 to 128, N past 128): 64 x 64 tiles up to 64 rows, 128 x 64 past; 31
+     * rows, or N of 128, not */
+    cute_gemm_tiling few = row(CUTE_BF16, CUTE_BF16, 64, 8192, 8192);
+    CHECK(few.bm == 64 && few.bn == 64 && few.bk == 64, "M 64: %dx%dx%d", few.bm, few.bn, few.bk);
+    few = row(CUTE_F16, CUTE_F16, 32, 8192, 512);
+    CHECK(few.bm == 64 && few.bn == 64 && few.schedule == CUTE_GEMM_SCHEDULE_AUTO, "M 32 (short K): %dx%d", few.bm, few.bn);
+    few = row(CUTE_BF16, CUTE_BF16, 65, 4096, 8192);
+    CHECK(few.bm == 128 && few.bn == 64, "M 65: %dx%d", few.bm, few.bn);
+    CHECK(row(CUTE_BF16, CUTE_BF16, 31, 8192, 8192).bm == 0 && row(CUTE_BF16, CUTE_BF16, 64, 128, 8192).bm == 0 &&
+              row(CUTE_BF16, CUTE_BF16, 129, 8192, 8192).bm == 0,
+          "M 31, N 128, M 129: not the few-row tiles");
+    for (int m = 32; m <= 128; m += 32)
+        for (int major = 0; major < 2; major++) {
+            cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, major},
+                                    .align_bytes = 16};
+            cfg.tiling = gemm_hopper_auto_tiling(&cfg, (int64_t[]){m, 8192, 8192});
+            CHECK(plan_takes(&cfg), "the few-row tiles for M %d compile", m);
+        }
     /* each row's tiling compiles for the class it is given to: bf16 / f16, both C majors */
     int64_t ks[] = {64, 1024, 4096, 8192, 16384};
     for (int d = 0; d < 2; d++)

@@ -22,9 +22,8 @@
 #include "cutec/sync.h"
 #include "kernels/gemm/gemm_internal.h"
 
-/* sa's column 0 seen as an (M, N) tensor (constant along N), and sb's column 0 as one
- * constant over each 128 columns: the scales of each element of C at k-block 0, from the
- * tile's origin */
+/* sa's column 0 seen as an (M, N) tensor (constant along N): the scales of each element of
+ * C at k-block 0, from the tile's origin */
 static cute_tensor broadcast_rows(cute_ctx *c, const gemm_tiles *t, cute_tensor sa)
 {
     cute_alg *a = cute_ctx_alg(c);
@@ -33,14 +32,6 @@ static cute_tensor broadcast_rows(cute_ctx *c, const gemm_tiles *t, cute_tensor 
     return cute_tensor_domain_offset(c, col, t->kC.coord);
 }
 
-static cute_tensor broadcast_blocks(cute_ctx *c, const gemm_tiles *t, cute_tensor sb)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_tensor col = cute_tensor_slice(c, sb, cute_tuple_parse(a, "(_,0)"));
-    cute_int blocks = col.layout.shape.leaf[0];
-    col.layout = cute_layout_fmt(a, "(%I,(128,%I)):(0,(0,%I))", t->M, blocks, col.layout.stride.leaf[0]);
-    return cute_tensor_domain_offset(c, col, t->kC.coord);
-}
 
 /* the thread's elements of an (M, N) tensor v at the accumulators (value, 0, 0) `at` */
 static cute_tensor mine(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, cute_tensor v, const char *at)
@@ -55,24 +46,29 @@ static cute_tensor mine(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, cute_
  * them, rows 64 wg and 128 + 64 wg (the tiled MMA repeated over M) */
 static int waves(const gemm_plan *p) { return (int)(p->bm / (64 * p->consumers)); }
 
-enum { MAX_WAVES = 2 };
+/* The tile's parts of N with one block of B each: the whole tile where it divides 128; a
+ * 192-wide tile (its origin a multiple of 64) in parts of 64, a block boundary falling
+ * between parts where it falls inside the tile */
+static int parts(const gemm_plan *p) { return p->bn > 128 ? (int)(p->bn / 64) : 1; }
+
+enum { MAX_WAVES = 2, MAX_PARTS = 3 };
 
 /* Where the thread's scales lie at k-block 0, computed once a tile (the tile's origin comes
  * from the scheduler's divisions: inside the k-loop they would be redone every k-tile): the
  * two rows of sa its accumulators cover in each wave (a row past M reads row 0 instead: its
- * accumulators are TMA's zeros and are never stored) and its block of sb (always inside:
- * the tiles, at most 128 wide, never reach past the last block). */
+ * accumulators are TMA's zeros and are never stored) and the block of sb of each part of
+ * N (a part past N reads the last block instead: its columns are never stored). */
 typedef struct scale_at {
-    cute_val row[2 * MAX_WAVES], block; /* pointers */
-    cute_tensor sa, sb;                 /* the call's, for their K-block strides */
-    int rows;                           /* two a wave */
+    cute_val row[2 * MAX_WAVES], block[MAX_PARTS]; /* pointers */
+    cute_tensor sa, sb;                            /* the call's, for their K-block strides */
+    int rows, parts;                               /* two a wave; parts(p) */
 } scale_at;
 
 static scale_at scale_at_tile(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, const gemm_tiles *t,
                               const gemm_scales *s)
 {
     cute_alg *a = cute_ctx_alg(c);
-    scale_at at = {.sa = s->sa, .sb = s->sb, .rows = 2 * waves(p)};
+    scale_at at = {.sa = s->sa, .sb = s->sb, .rows = 2 * waves(p), .parts = parts(p)};
     for (int w = 0; w < waves(p); w++) {
         const char *in_wave = w ? "((0,_,0),1,0)" : "((0,_,0),0,0)";
         cute_tensor rows = mine(c, p, thr, broadcast_rows(c, t, s->sa), in_wave);
@@ -81,41 +77,59 @@ static scale_at scale_at_tile(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr,
             at.row[2 * w + i] = cute_val_select(c, cute_ssa_get(c, in, i), cute_tensor_ptr(c, rows, cute_i(i)),
                                                 cute_tensor_ptr(c, s->sa, cute_i(0)));
     }
-    at.block = cute_tensor_ptr(c, mine(c, p, thr, broadcast_blocks(c, t, s->sb), "((0,0,0),0,0)"), cute_i(0));
+    /* part j's columns from the tile's origin n0: (n0 + j bn / parts) / 128 is their block */
+    cute_tensor blocks = cute_tensor_slice(c, s->sb, cute_tuple_parse(a, "(_,0)"));
+    cute_int n0 = t->kC.coord.leaf[1], last = cute_sub(a, blocks.layout.shape.leaf[0], cute_i(1));
+    for (int j = 0; j < at.parts; j++) {
+        cute_int col = cute_add(a, n0, cute_i(j * p->bn / at.parts));
+        at.block[j] = cute_tensor_ptr(c, blocks, cute_min(a, cute_div(a, col, cute_i(128)), last));
+    }
     return at;
 }
 
-/* the f32 at ptr + kt * (the K-block stride of scales x) */
-static cute_val load_kt(cute_ctx *c, cute_val ptr, cute_tensor x, cute_int kt)
+/* the f32 at ptr + kt * (the K-block stride of scales x), as a tensor of one */
+static cute_tensor at_kt(cute_ctx *c, cute_val ptr, cute_tensor x, cute_int kt)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_layout along = cute_layout_fmt(a, "(1,%I):(0,%I)", x.layout.shape.leaf[1], x.layout.stride.leaf[1]);
     cute_tensor row = cute_make_tensor(c, ptr, along, 4);
-    return cute_ssa_get(c, cute_tensor_load(c, cute_tensor_slice(c, row, cute_tuple_fmt(a, "(_,%I)", kt))), 0);
+    return cute_tensor_slice(c, row, cute_tuple_fmt(a, "(_,%I)", kt));
+}
+
+static cute_val load_kt(cute_ctx *c, cute_val ptr, cute_tensor x, cute_int kt)
+{
+    return cute_ssa_get(c, cute_tensor_load(c, at_kt(c, ptr, x, kt)), 0);
 }
 
 /* A thread's scales of a k-tile, as loaded: sa of its rows (two a wave), r[0 .. rows - 1],
- * and sb of its block, r[rows]; their products sa sb, prod[0 .. rows - 1] */
+ * and sb of each part's block, r[rows + j]; their products sa sb, prod[i + rows j] */
+
+/* element i of a rank-1 tensor, as a tensor of one */
+static cute_tensor one(cute_ctx *c, cute_tensor r, int i)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    return cute_tensor_local_tile(c, r, cute_tuple_parse(a, "1"), cute_tuple_fmt(a, "%d", i), NULL);
+}
 
 /* r[i] = v (r: a thread's rmem f32 tensor) */
 static void put(cute_ctx *c, cute_tensor r, int i, cute_val v)
 {
-    cute_alg *a = cute_ctx_alg(c);
-    cute_tensor one = cute_tensor_local_tile(c, r, cute_tuple_parse(a, "1"), cute_tuple_fmt(a, "%d", i), NULL);
-    cute_tensor_store(c, one, cute_ssa_scalar(c, v, cute_tuple_parse(a, "1")));
+    cute_tensor_store(c, one(c, r, i), cute_ssa_scalar(c, v, cute_tuple_parse(cute_ctx_alg(c), "1")));
 }
 
 static cute_val get(cute_ctx *c, cute_tensor r, int i) { return cute_ssa_get(c, cute_tensor_load(c, r), i); }
 
 static void multiply(cute_ctx *c, const scale_at *at, cute_tensor r, cute_tensor prod)
 {
-    for (int i = 0; i < at->rows; i++) put(c, prod, i, cute_val_binop(c, CUTE_OP_MUL, get(c, r, i), get(c, r, at->rows)));
+    for (int j = 0; j < at->parts; j++)
+        for (int i = 0; i < at->rows; i++)
+            put(c, prod, i + at->rows * j, cute_val_binop(c, CUTE_OP_MUL, get(c, r, i), get(c, r, at->rows + j)));
 }
 
 /* k-tile kt's scales into r */
 static void load_scales(cute_ctx *c, const scale_at *at, cute_int kt, cute_tensor r)
 {
-    put(c, r, at->rows, load_kt(c, at->block, at->sb, kt));
+    for (int j = 0; j < at->parts; j++) put(c, r, at->rows + j, load_kt(c, at->block[j], at->sb, kt));
     for (int i = 0; i < at->rows; i++) put(c, r, i, load_kt(c, at->row[i], at->sa, kt));
 }
 
@@ -124,10 +138,25 @@ static cute_tensor make_scales(cute_ctx *c, int n)
     return cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(cute_ctx_alg(c), "%d:1", n));
 }
 
-/* wave w's two products in prod seen over its fragment: a stride-0 layout broadcasts them */
+/* a wave's fragment ((column pair, row, column group), 1, 1) with its column groups split by
+ * part, ((2, 2, (8, parts)), 1, 1), to meet broadcast's view (unchanged in one part) */
+static cute_tensor by_part(cute_ctx *c, const gemm_plan *p, cute_tensor frag)
+{
+    if (parts(p) == 1) return frag;
+    cute_layout split = cute_layout_fmt(cute_ctx_alg(c), "((2,2,(8,%d)),1,1):((1,2,(4,32)),0,0)", parts(p));
+    cute_tiler T = cute_tiler_layout(&split);
+    return cute_tensor_compose(c, frag, &T);
+}
+
+/* wave w's products in prod seen over its fragment ((column pair, row, column group), 1, 1):
+ * a layout of stride 0 but along the rows (and the parts, 8 column groups each) broadcasts them */
 static cute_ssa broadcast(cute_ctx *c, const gemm_plan *p, cute_tensor prod, int w)
 {
     cute_alg *a = cute_ctx_alg(c);
+    if (parts(p) > 1) { /* (one wave) */
+        prod.layout = cute_layout_fmt(a, "((2,2,(8,%d)),1,1):((0,1,(0,2)),0,0)", parts(p));
+        return cute_tensor_load(c, prod);
+    }
     prod = cute_tensor_local_tile(c, prod, cute_tuple_parse(a, "2"), cute_tuple_fmt(a, "%d", w), NULL);
     prod.layout = cute_layout_fmt(a, "((2,2,%lld),1,1):((0,1,0),0,0)", (long long)(p->bn / 8));
     return cute_tensor_load(c, prod);
@@ -148,8 +177,11 @@ typedef struct blockscale_loop {
     const gemm_hopper_frag *f;
     scale_at at;
     cute_int k_tiles;
-    bool ahead; /* the scales of kt + 2 loaded at kt's promotion (else CUTE_GEMM_SCALE_MUL_LOAD:
-                   kt's loaded with kt's batch, multiplied at once) */
+    bool ahead;        /* the scales of kt + 2 loaded at kt's promotion (else CUTE_GEMM_SCALE_MUL_LOAD:
+                          kt's loaded with kt's batch, multiplied at once) */
+    bool staged;         /* gemm_blockscale_staged: */
+    cute_tensor stage;   /* the thread's (value, slot) of the ring */
+    cute_copy_atom copy; /* cp.async of one f32 */
 } blockscale_loop;
 
 /* k-tile kt's scales into r, for kt past the last k-tile the last one's (loaded, unused) */
@@ -157,6 +189,46 @@ static void load_ahead(cute_ctx *c, const blockscale_loop *l, cute_int kt, cute_
 {
     cute_alg *a = cute_ctx_alg(c);
     load_scales(c, &l->at, cute_min(a, kt, cute_sub(a, l->k_tiles, cute_i(1))), r);
+}
+
+/* Staged scales (CUTE_GEMM_SCALE_MUL_STAGED).  Loaded into registers, the scales of kt + 2
+ * were not waited for at kt + 2: ptxas gives all of a loop's loads one register scoreboard
+ * (SB5 in the SASS), and its wait at the first product of a turn waited for every load in
+ * flight, the newest issued half a k-tile before, so an L2 round trip stalled the warpgroup
+ * before its next batch once every two k-tiles.  cp.async copies each thread's scales into
+ * its slots of a ring in shared memory instead, a group a k-tile, RING_SLOTS k-tiles
+ * ahead, and cp.async.wait_group RING_SLOTS - 1 waits for exactly the oldest group. */
+enum { RING_SLOTS = 3 }; /* k-tile kt's scales in slot kt % 3 */
+
+static cute_int ring_slot(cute_ctx *c, cute_int kt) { return cute_mod(cute_ctx_alg(c), kt, cute_i(RING_SLOTS)); }
+
+/* k-tile kt's scales (past the last k-tile the last one's, unused) into its slot, one group */
+static void stage_ahead(cute_ctx *c, const blockscale_loop *l, cute_int kt)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor dst = cute_tensor_slice(c, l->stage, cute_tuple_fmt(a, "(_,%I)", ring_slot(c, kt)));
+    kt = cute_min(a, kt, cute_sub(a, l->k_tiles, cute_i(1)));
+    for (int i = 0; i < l->at.rows + l->at.parts; i++) {
+        int j = i - l->at.rows;
+        cute_tensor src = j < 0 ? at_kt(c, l->at.row[i], l->at.sa, kt) : at_kt(c, l->at.block[j], l->at.sb, kt);
+        cute_copy(c, &l->copy, src, one(c, dst, i));
+    }
+    cute_cp_async_commit_group(c);
+}
+
+/* k-tile kt's scales into r, once their group has landed (the next k-tiles' may still be in
+ * flight) */
+static void read_staged(cute_ctx *c, const blockscale_loop *l, cute_int kt, cute_tensor r)
+{
+    cute_cp_async_wait_group(c, RING_SLOTS - 1);
+    cute_tensor mine = cute_tensor_slice(c, l->stage, cute_tuple_fmt(cute_ctx_alg(c), "(_,%I)", ring_slot(c, kt)));
+    cute_tensor_store(c, r, cute_tensor_load(c, mine));
+}
+
+/* the first k-tiles' scales into the ring (staged) */
+static void stage_first(cute_ctx *c, const blockscale_loop *l)
+{
+    for (int i = 0; l->staged && i < RING_SLOTS; i++) stage_ahead(c, l, cute_i(i));
 }
 
 /* the next full stage into x's accumulators (zeroed: the tensor core starts them from
@@ -188,10 +260,12 @@ static void promote(cute_ctx *c, const blockscale_loop *l, const partial *x, int
 {
     cute_warpgroup_wait(c, in_flight);
     gemm_hopper_release(c, l->p, l->m, l->done);
+    if (l->staged) read_staged(c, l, kt, x->scale);
     if (l->ahead) multiply(c, &l->at, x->scale, x->prod);
     cute_ssa sum = cute_ssa_fma(c, cute_tensor_load(c, x->acc), broadcast(c, l->p, x->prod, 0), cute_tensor_load(c, l->f->acc));
     cute_tensor_store(c, l->f->acc, sum);
-    if (l->ahead) load_ahead(c, l, cute_add(cute_ctx_alg(c), kt, cute_i(2)), x->scale);
+    if (l->staged) stage_ahead(c, l, cute_add(cute_ctx_alg(c), kt, cute_i(RING_SLOTS)));
+    else if (l->ahead) load_ahead(c, l, cute_add(cute_ctx_alg(c), kt, cute_i(2)), x->scale);
 }
 
 /* Two partial sums take turns (registers are named at trace time, so the k-loop goes two
@@ -204,9 +278,11 @@ static void pairs_mainloop(cute_ctx *c, const blockscale_loop *l)
     cute_alg *a = cute_ctx_alg(c);
     partial x[2];
     for (int i = 0; i < 2; i++) {
-        x[i] = (partial){cute_make_fragment_like(c, l->f->acc), make_scales(c, l->at.rows + 1), make_scales(c, l->at.rows)};
-        if (l->ahead) load_ahead(c, l, cute_i(i), x[i].scale);
+        x[i] = (partial){cute_make_fragment_like(c, l->f->acc), make_scales(c, l->at.rows + l->at.parts),
+                         make_scales(c, l->at.rows * l->at.parts)};
+        if (!l->staged && l->ahead) load_ahead(c, l, cute_i(i), x[i].scale);
     }
+    stage_first(c, l);
     cute_fill(c, l->f->acc, 0);
     issue(c, l, &x[0], cute_i(0));
     CUTE_FOR(c, j, cute_i(0), cute_div(a, cute_sub(a, l->k_tiles, cute_i(1)), cute_i(2))) {
@@ -223,6 +299,8 @@ static void pairs_mainloop(cute_ctx *c, const blockscale_loop *l)
         promote(c, l, &x[1], 0, last);
     }
     CUTE_ELSE(c) promote(c, l, &x[0], 0, last);
+    /* the groups past the last k-tile land before the next tile's go to the same slots */
+    if (l->staged) cute_cp_async_wait_all(c);
 }
 
 /* t's index w of mode 1 (the MMA's repeats over M), kept as a mode of one: (V, 1, ...) */
@@ -237,48 +315,93 @@ static cute_tensor wave_of(cute_ctx *c, cute_tensor t, int w)
     return s;
 }
 
-/* One k-tile of a 256-row tile (DeepGEMM's BLOCK_M 256), in waves: each wave's batch into
- * the one partial set (two do not fit beside 128 sums; scale-d 0, so each batch overwrites
- * it in place), waited for, promoted into the wave's sums; the stage released once the
- * last wave's batch has retired.  While a warpgroup waits and promotes, the other's batch
- * keeps the tensor core busy.  kt's scales, loaded a k-tile ago, are multiplied at the top
- * (where ptxas would hoist it anyway), kt + 1's load once they are. */
+/* One k-tile with one partial set (DeepGEMM's loop), for a 256-row tile (BLOCK_M 256) in
+ * waves and for a 192-wide one (two partial sets do not fit beside 128 or 96 sums): each
+ * wave's batch into the partial set (scale-d 0, so each batch overwrites it in place),
+ * waited for, promoted into the wave's sums; the stage released once the last wave's batch
+ * has retired.  While a warpgroup waits and promotes, the other's batch keeps the tensor
+ * core busy.  Staged: kt's scales read from the ring under the first batch, kt + 2's copied
+ * there once the k-tile is promoted; else kt's, loaded a k-tile ago, are multiplied at the
+ * top (where ptxas would hoist it anyway), kt + 1's load once they are. */
 static void waves_ktile(cute_ctx *c, const blockscale_loop *l, const partial *x, cute_int kt)
 {
+    cute_alg *a = cute_ctx_alg(c);
     cute_pipeline_consumer_wait(c, &l->m->pipe, l->read, (cute_val){0});
     cute_tensor A = gemm_hopper_stage(c, l->f->tCsA, l->read), B = gemm_hopper_stage(c, l->f->tCsB, l->read);
     cute_pipeline_state_advance(c, l->read);
-    multiply(c, &l->at, x->scale, x->prod);
-    load_ahead(c, l, cute_add(cute_ctx_alg(c), kt, cute_i(1)), x->scale);
+    if (!l->staged) {
+        multiply(c, &l->at, x->scale, x->prod);
+        load_ahead(c, l, cute_add(a, kt, cute_i(1)), x->scale);
+    }
     for (int w = 0; w < waves(l->p); w++) {
         cute_warpgroup_arrive(c);
         cute_gemm_zero(c, &l->p->mma, x->acc, wave_of(c, A, w), B);
         cute_warpgroup_commit_batch(c);
+        if (l->staged && w == 0) {
+            read_staged(c, l, kt, x->scale);
+            multiply(c, &l->at, x->scale, x->prod);
+        }
         cute_warpgroup_wait(c, 0);
         if (w == waves(l->p) - 1) gemm_hopper_release(c, l->p, l->m, l->done);
-        cute_tensor sum = wave_of(c, l->f->acc, w);
-        cute_ssa x_w = cute_ssa_fma(c, cute_tensor_load(c, x->acc), broadcast(c, l->p, x->prod, w), cute_tensor_load(c, sum));
+        cute_tensor sum = by_part(c, l->p, wave_of(c, l->f->acc, w));
+        cute_ssa x_w = cute_ssa_fma(c, cute_tensor_load(c, by_part(c, l->p, x->acc)), broadcast(c, l->p, x->prod, w),
+                                    cute_tensor_load(c, sum));
         cute_tensor_store(c, sum, x_w);
     }
+    if (l->staged) stage_ahead(c, l, cute_add(a, kt, cute_i(RING_SLOTS)));
 }
 
 static void waves_mainloop(cute_ctx *c, const blockscale_loop *l)
 {
-    partial x = {cute_make_fragment_like(c, wave_of(c, l->f->acc, 0)), make_scales(c, l->at.rows + 1),
-                 make_scales(c, l->at.rows)};
+    partial x = {cute_make_fragment_like(c, wave_of(c, l->f->acc, 0)), make_scales(c, l->at.rows + l->at.parts),
+                 make_scales(c, l->at.rows * l->at.parts)};
     cute_fill(c, x.acc, 0); /* (defined before the batches that overwrite them) */
-    load_ahead(c, l, cute_i(0), x.scale);
+    stage_first(c, l);
+    if (!l->staged) load_ahead(c, l, cute_i(0), x.scale);
     cute_fill(c, l->f->acc, 0);
     CUTE_FOR(c, kt, cute_i(0), l->k_tiles) waves_ktile(c, l, &x, kt);
+    if (l->staged) cute_cp_async_wait_all(c); /* (as pairs_mainloop's) */
+}
+
+bool gemm_blockscale_staged(const gemm_plan *p)
+{
+    int mul = p->cfg.tiling.scale_mul;
+    return p->cfg.scale == CUTE_GEMM_SCALE_BLOCK && (mul == CUTE_GEMM_SCALE_MUL_AUTO || mul == CUTE_GEMM_SCALE_MUL_STAGED);
+}
+
+/* the consumers (the cooperative schedule's: block scales run in no other), and a thread's
+ * values a k-tile: sa of two rows a wave, sb of each part (p->consumers is not set when the
+ * plan counts the ring's bytes) */
+static int ring_threads(const gemm_plan *p) { return (int)(128 * (p->bm / 64 < 2 ? p->bm / 64 : 2)); }
+static int ring_values(const gemm_plan *p) { return (int)(2 * (p->bm * 128 / ring_threads(p) / 64)) + parts(p); }
+
+int64_t gemm_blockscale_ring_bytes(const gemm_plan *p)
+{
+    return gemm_blockscale_staged(p) ? 4 * ring_threads(p) * ring_values(p) * RING_SLOTS : 0;
+}
+
+/* (thread, value, slot): a warp's 32 threads read and write 32 consecutive words */
+cute_tensor gemm_blockscale_ring(cute_ctx *c, cute_smem_allocator *al, const gemm_plan *p)
+{
+    if (!gemm_blockscale_staged(p)) return (cute_tensor){0};
+    int n = ring_threads(p), v = ring_values(p);
+    cute_layout ring = cute_layout_fmt(cute_ctx_alg(c), "(%d,%d,%d):(1,%d,%d)", n, v, RING_SLOTS, n, n * v);
+    return cute_smem_alloc_tensor(c, al, CUTE_F32, ring, 16);
 }
 
 void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m,
                                       const gemm_tiles *t, cute_pipeline_state *read, cute_pipeline_state *done,
                                       const gemm_hopper_frag *f, cute_int tid, const gemm_scales *s)
 {
+    cute_alg *a = cute_ctx_alg(c);
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
-    blockscale_loop l = {p, m, read, done, f, scale_at_tile(c, p, thr, t, s), t->k_tiles,
-                         p->cfg.tiling.scale_mul != CUTE_GEMM_SCALE_MUL_LOAD};
-    if (waves(p) > 1) waves_mainloop(c, &l);
+    blockscale_loop l = {.p = p, .m = m, .read = read, .done = done, .f = f, .at = scale_at_tile(c, p, thr, t, s),
+                         .k_tiles = t->k_tiles, .ahead = p->cfg.tiling.scale_mul != CUTE_GEMM_SCALE_MUL_LOAD,
+                         .staged = gemm_blockscale_staged(p)};
+    if (l.staged) {
+        l.stage = cute_tensor_slice(c, m->ring, cute_tuple_fmt(a, "(%I,_,_)", tid));
+        cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint32>", CUTE_F32, &l.copy);
+    }
+    if (waves(p) > 1 || parts(p) > 1) waves_mainloop(c, &l);
     else pairs_mainloop(c, &l);
 }

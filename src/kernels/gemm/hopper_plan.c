@@ -75,12 +75,13 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     const cute_gemm_tiling *t = &cfg->tiling;
     int es = cute_dtype_bytes(cfg->dtype);
     if (!schedule(a, cfg, p)) return false;
-    /* block scales: one block of B a tile (at most 128 wide), two accumulator sets */
+    /* block scales: one block of B a tile where N divides 128, two accumulator sets; or 192
+     * wide in three parts of 64, one set (hopper_blockscale.c) */
     bool block = cfg->scale == CUTE_GEMM_SCALE_BLOCK;
     p->bm = t->bm ? t->bm : 128, p->bn = t->bn ? t->bn : block || p->pingpong ? 128 : 256, p->bk = 128 / es;
-    if (block && 128 % p->bn)
-        return cute_alg_fail(a, "gemm hopper: block scales (one per 128 columns of B) need tiles whose N divides 128 "
-                             "(bn %lld)", (long long)p->bn);
+    if (block && 128 % p->bn && !(p->bn == 192 && p->bm <= 128))
+        return cute_alg_fail(a, "gemm hopper: block scales (one per 128 columns of B) need tiles whose N divides 128, "
+                             "or 192 with bm 128 or less (tile %lldx%lld)", (long long)p->bm, (long long)p->bn);
     /* bm 256: block scales only, two warpgroups each taking two waves of 64 rows (DeepGEMM's
      * BLOCK_M 256: hopper_blockscale.c) */
     bool tall = p->bm == 256 && block;
@@ -88,6 +89,9 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
         (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, 256 with block scales; bn a multiple "
                              "of 16 up to 256, bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
+    if (t->scale_mul < CUTE_GEMM_SCALE_MUL_AUTO || t->scale_mul > CUTE_GEMM_SCALE_MUL_STAGED)
+        return cute_alg_fail(a, "gemm hopper: tiling.scale_mul %d (CUTE_GEMM_SCALE_MUL_AUTO, _PROMOTE, _LOAD or "
+                             "_STAGED)", t->scale_mul);
     if (p->pingpong && p->bm * p->bn > 64 * 256) /* a warpgroup's accumulators: 128 registers a thread */
         return cute_alg_fail(a, "gemm hopper: a ping-pong warpgroup's tile %lldx%lld (at most 64x256 or 128x128: "
                              "each warpgroup holds its whole tile's accumulators)", (long long)p->bm, (long long)p->bn);
@@ -108,7 +112,8 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if (cfg->major[1] == 0 && p->bn % 64)
         return cute_alg_fail(a, "gemm hopper: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
                              "multiple of 64", (long long)p->bn);
-    int64_t stage = (p->bm + p->bn) * p->bk * es, room = HOPPER_SMEM_BYTES - HOPPER_SMEM_RESERVED;
+    int64_t stage = (p->bm + p->bn) * p->bk * es,
+            room = HOPPER_SMEM_BYTES - HOPPER_SMEM_RESERVED - gemm_blockscale_ring_bytes(p);
     /* the TMA-store epilogue's buffers (hopper_store.c), else C's whole tile */
     p->tma_store = gemm_hopper_store_takes(p);
     int64_t c_bytes = p->tma_store ? gemm_hopper_store_bytes(p) : p->bm * p->bn * cute_dtype_bytes(cute_gemm_c_dtype(cfg));

@@ -34,7 +34,8 @@ typedef struct scase {
     cute_gemm_scale_kind kind;
     bool out, amax;
     int bm, bn; /* 0: the library's tile */
-    int mul;    /* tiling.scale_mul: 0 the library's, CUTE_GEMM_SCALE_MUL_LOAD the earlier main loop */
+    int mul;    /* tiling.scale_mul: 0 the library's (STAGED up to 128 rows), PROMOTE and LOAD the
+                   earlier main loops */
 } scase;
 
 /* the operands, scales (f32: sa (M,KB) M-major, sb (NB,KB) row-major; one value each for
@@ -173,7 +174,7 @@ static void scaled(cute_runtime *rt, cute_gemm_lib *lib, const scase *k, const c
     CHECK(s == CUTE_OK && bad == 0, "%s %s scales %s->%s %lldx%lldx%lld C %s-major tile %dx%d%s%s%s: %s %s %s", where,
           cute_gemm_scale_name(k->kind), cute_dtype_name(k->d), cute_dtype_name(k->cd), (long long)k->M,
           (long long)k->N, (long long)k->K, k->cmajor ? "row" : "column", k->bm, k->bn, k->out ? ", out scale" : "",
-          k->amax ? ", amax" : "", k->mul == CUTE_GEMM_SCALE_MUL_LOAD ? ", multiplied at the load" : "",
+          k->amax ? ", amax" : "", (const char *[]){"", ", scales in registers", ", multiplied at the load", ", staged"}[k->mul],
           cute_status_name(s), err, why);
     free(got);
     drop(b, &p);
@@ -196,6 +197,18 @@ static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
         {72, 200, 144, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 128, 0},
         {136, 328, 400, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 0, 0,
          CUTE_GEMM_SCALE_MUL_LOAD},
+        /* the scales through registers two k-tiles ahead (session 28's loop; the library's
+         * stages them in shared memory by cp.async: the cases above) */
+        {72, 136, 560, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
+         CUTE_GEMM_SCALE_MUL_PROMOTE},
+        {40, 200, 272, CUTE_E5M2, CUTE_F32, 1, 0.5, 0.25, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 64,
+         CUTE_GEMM_SCALE_MUL_STAGED},
+        /* 192-wide tiles, one partial set, B's blocks by parts of 64 (a tile starting mid-block,
+         * a part past N; 5 k-tiles, 3); and the scales through registers there */
+        {136, 400, 560, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 128, 192, 0},
+        {72, 328, 272, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 192, 0},
+        {72, 328, 400, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 192,
+         CUTE_GEMM_SCALE_MUL_PROMOTE},
         /* 256-row tiles: two waves a warpgroup, one partial set (5 k-tiles; 2, rows past M) */
         {264, 200, 560, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 256, 128, 0},
         {296, 136, 144, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0},
@@ -219,15 +232,15 @@ static void refused(cute_runtime *rt, cute_gemm_lib *lib)
     cute_gemm_scales bad_b = s, none_out = {.out = &p.arg[2]};
     bad_b.b = &wide;
     static const char *want[] = {"bf16 inputs", "(2, 3) but must be (2, 2)", "K >= 1", "TMA-store epilogue",
-                                 "divides 128", "needs per-tensor or block", "256 with block scales",
-                                 "256-row tile runs in the TMA-store epilogue"};
-    struct { const cute_call_arg *A, *B, *C; const cute_gemm_scales *s; int bm, bn; } r[] = {
-        {&Ab, &Bb, &C, &s, 0, 0}, {&A, &B, &C, &bad_b, 0, 0}, {&K0, &B0, &C, &s, 0, 0}, {&A, &B, &Cf, &tensor, 0, 0},
-        {&A, &B, &C, &s, 0, 256}, {&A, &B, &C, &none_out, 0, 0}, {&A, &B, &C, &tensor, 256, 128},
-        {&A, &B, &Cf, &s, 256, 128}};
+                                 "divides 128, or 192", "needs per-tensor or block", "256 with block scales",
+                                 "256-row tile runs in the TMA-store epilogue", "tiling.scale_mul 9"};
+    struct { const cute_call_arg *A, *B, *C; const cute_gemm_scales *s; int bm, bn, mul; } r[] = {
+        {&Ab, &Bb, &C, &s, 0, 0, 0}, {&A, &B, &C, &bad_b, 0, 0, 0}, {&K0, &B0, &C, &s, 0, 0, 0},
+        {&A, &B, &Cf, &tensor, 0, 0, 0}, {&A, &B, &C, &s, 0, 256, 0}, {&A, &B, &C, &none_out, 0, 0, 0},
+        {&A, &B, &C, &tensor, 256, 128, 0}, {&A, &B, &Cf, &s, 256, 128, 0}, {&A, &B, &C, &s, 0, 0, 9}};
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         char err[2048] = "";
-        cute_gemm_lib_tiling(lib, &(cute_gemm_tiling){.bm = r[i].bm, .bn = r[i].bn});
+        cute_gemm_lib_tiling(lib, &(cute_gemm_tiling){.bm = r[i].bm, .bn = r[i].bn, .scale_mul = r[i].mul});
         cute_status st = cutec_gemm_scaled(lib, CUTE_GEMM_HOPPER, r[i].A, r[i].B, r[i].C, 1.0, 0.0, r[i].s, NULL, NULL,
                                            NULL, err, sizeof err);
         CHECK(st != CUTE_OK && strstr(err, want[i]), "refusal %zu: wanted '%s' in: %s", i, want[i], err);
@@ -269,6 +282,9 @@ int main(void)
         {1021, 1016, 4000, CUTE_E4M3, CUTE_F32, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0},
         {1021, 1016, 4000, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
          CUTE_GEMM_SCALE_MUL_LOAD},
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
+         CUTE_GEMM_SCALE_MUL_PROMOTE},
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 128, 192, 0},
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 256, 128, 0},
     };
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) scaled(gpu, lib, &g[i], "gpu");

@@ -8,12 +8,19 @@
  * f16 instructions, before it signed bytes (prmt table lookups) whose products add in dp4a;
  * each block's sum times its two scales found at the lane's coordinates (words_fma).  MXFP8: a warp per row, a lane a 16-byte vector of A
  * and of x per k-tile converted to f32, multiplied, summed per scale block (vector_fma). */
+#include "cutec/ir.h"
 #include "cutec/notation.h"
+#include "cutec/sync.h"
 #include "kernels/gemv/gemv_internal.h"
 
 cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg)
 {
     return cfg->dtype == CUTE_E2M1 ? CUTE_UE4M3 : CUTE_UE8M0;
+}
+
+int cute_gemv_sf_align(const cute_gemv_config *cfg)
+{
+    return cfg->dtype == CUTE_E2M1 ? 2 : 1;
 }
 
 /* CuTe's scale-factor layout (Sm1xxBlkScaledConfig's SfKMajorAtom tiled to the shape, K's
@@ -33,7 +40,7 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
  * prefetch 4 (at 96 registers its address spills a few bytes) */
 static int words_blocks(const gemv_plan *p)
 {
-    return p->cfg.l2_prefetch ? 4 : 5;
+    return p->cfg.l2_prefetch || !p->cfg.tile_at_a_time ? 5 : 5;
 }
 
 /* the one element of t at coordinate crd, as a tensor of one element */
@@ -45,18 +52,35 @@ static cute_ssa scale_at(cute_ctx *c, cute_tensor t, cute_tuple crd)
 }
 
 /* the scales of the two blocks of a vector of 32 from element crd on (its k a multiple of
- * 32: the two are scales 2j and 2j+1 of a row's group of four, adjacent bytes), in f32 */
-static cute_ssa scale_pair(cute_ctx *c, cute_tensor t, cute_tuple crd)
+ * 32: the two are scales 2j and 2j+1 of a row's group of four, adjacent bytes at an even
+ * offset), raw, as one u16 register by one 16-bit load (a warp's loads of a row's pairs
+ * touch 16 scale tiles, 512 bytes apart: one load a pair instead of two halves the lines) */
+static cute_tensor scale_pair_load(cute_ctx *c, const cute_copy_atom *pair, cute_tensor t, cute_tuple crd)
 {
     cute_tensor at = cute_tensor_domain_offset(c, t, crd);
     at.layout = cute_layout_parse(cute_ctx_alg(c), "(2):(1)");
-    return cute_ssa_cvt(c, cute_tensor_load(c, at), CUTE_F32);
+    at = cute_tensor_recast(c, at, CUTE_U16);
+    cute_tensor r = cute_make_fragment_like(c, at);
+    cute_copy(c, pair, at, r);
+    return r;
+}
+
+/* scale i (0 or 1) of a pair loaded as a u16 (sf: the scales' dtype), in f32 */
+static cute_val scale_of_pair(cute_ctx *c, cute_tensor pair, int i, cute_dtype sf)
+{
+    cute_val v = cute_ssa_get(c, cute_tensor_load(c, pair), 0);
+    if (i) v = cute_val_binop(c, CUTE_OP_SHR, v, cute_val_int(c, CUTE_U16, 8));
+    cute_val byte = cute_val_bitcast(c, cute_val_cvt(c, v, CUTE_U8), cute_type_of(sf));
+    return cute_val_cvt(c, byte, CUTE_F32);
 }
 
 /* a warp's state: its rows' f32 sums, the scales, and what ends its rows */
 typedef struct bs_warp {
     cute_val acc[GEMV_MAX_ROWS];
     cute_tensor sfa, sfb, mY;
+    cute_copy_atom pair; /* a scale pair's 16-bit load */
+    cute_dtype sf;       /* the scales' */
+    cute_val lo;         /* the byte decode's table, its low word (table_lo) */
     cute_val alpha, beta;
     const gemv_tiles *tiles;
 } bs_warp;
@@ -146,16 +170,31 @@ static cute_val block_sum_f16(cute_ctx *c, const cute_ssa da[16], const cute_ssa
 #define E2M1_X2_LO 0x03020100u /* 0, 0.5, 1, 1.5 times 2 */
 #define E2M1_X2_HI 0x0C080604u /* 2, 3, 4, 6 times 2 */
 
+#define U32(v) cute_val_int(c, CUTE_U32, (v))
+
+/* E2M1_X2_LO in a register ptxas cannot rematerialize.  prmt takes one of its table words
+ * as an immediate, the other from a register; a constant there ptxas moves in again before
+ * each prmt (from a uniform register) and overwrites with the prmt's result: 80 moves of a
+ * k-tile's 489 instructions.  Picked by a prmt of its own whose selector carries tid.x in
+ * its upper half (which prmt ignores: the constant, exactly), it is a per-thread value
+ * that stays in one register. */
+static cute_val table_lo(cute_ctx *c)
+{
+    cute_val tid = cute_int_value(c, cute_thread_idx(c, 0), CUTE_U32);
+    cute_val sel = cute_val_binop(c, CUTE_OP_OR, U32(0x3210),
+                                  cute_val_binop(c, CUTE_OP_SHL, tid, U32(16)));
+    return cute_val_prmt(c, U32(E2M1_X2_LO), U32(0), sel);
+}
+
 /* the 8 e2m1 of word w as two halves of four bytes (h = 0: elements 0-3), pos and neg */
 typedef struct e2m1_bytes {
     cute_val pos[2], neg[2];
 } e2m1_bytes;
 
-#define U32(v) cute_val_int(c, CUTE_U32, (v))
-
-static e2m1_bytes word_bytes(cute_ctx *c, cute_val w)
+/* lo: the table's low word, E2M1_X2_LO (table_lo) */
+static e2m1_bytes word_bytes(cute_ctx *c, cute_val w, cute_val lo)
 {
-    cute_val lo = U32(E2M1_X2_LO), hi = U32(E2M1_X2_HI);
+    cute_val hi = U32(E2M1_X2_HI);
     cute_val wn = cute_val_binop(c, CUTE_OP_XOR, w, U32(0x88888888u)), sel[2][2] = {{w, wn}};
     sel[1][0] = cute_val_binop(c, CUTE_OP_SHR, w, U32(16));
     sel[1][1] = cute_val_binop(c, CUTE_OP_SHR, wn, U32(16));
@@ -173,34 +212,34 @@ static cute_val byte_diff(cute_ctx *c, cute_val pos, cute_val neg)
     return cute_val_binop(c, CUTE_OP_XOR, cute_val_binop(c, CUTE_OP_SUB, biased, neg), U32(0x80808080u));
 }
 
-/* x's vector as signed bytes, x[j][h] and its negation xn[j][h] (word j, half h): a's pos
- * bytes meet x, its neg bytes -x */
+/* x's vector as signed bytes, x[j][h] (word j, half h) */
 typedef struct x_bytes {
-    cute_val x[4][2], xn[4][2];
+    cute_val x[4][2];
 } x_bytes;
 
-static x_bytes vector_x_bytes(cute_ctx *c, cute_tensor words)
+static x_bytes vector_x_bytes(cute_ctx *c, cute_tensor words, cute_val lo)
 {
     cute_ssa w = cute_tensor_load(c, words);
     x_bytes x;
     for (int j = 0; j < 4; j++) {
-        e2m1_bytes e = word_bytes(c, cute_ssa_get(c, w, j));
-        for (int h = 0; h < 2; h++)
-            x.x[j][h] = byte_diff(c, e.pos[h], e.neg[h]), x.xn[j][h] = byte_diff(c, e.neg[h], e.pos[h]);
+        e2m1_bytes e = word_bytes(c, cute_ssa_get(c, w, j), lo);
+        for (int h = 0; h < 2; h++) x.x[j][h] = byte_diff(c, e.pos[h], e.neg[h]);
     }
     return x;
 }
 
-/* scale block b's 16 products of A's vector `words` and x (4 times their value), in f32 */
-static cute_val block_sum_i8(cute_ctx *c, cute_ssa a, const x_bytes *x, int b)
+/* scale block b's 16 products of A's vector `words` and x (4 times their value), in f32: a's
+ * pos bytes meet x in one sum, its neg bytes in another, their difference the block's (two
+ * chains of dp4a, and no -x to make) */
+static cute_val block_sum_i8(cute_ctx *c, cute_ssa a, const x_bytes *x, int b, cute_val lo)
 {
-    cute_val s = cute_val_int(c, CUTE_I32, 0);
+    cute_val s = cute_val_int(c, CUTE_I32, 0), t = s;
     for (int j = 2 * b; j < 2 * b + 2; j++) {
-        e2m1_bytes e = word_bytes(c, cute_ssa_get(c, a, j));
+        e2m1_bytes e = word_bytes(c, cute_ssa_get(c, a, j), lo);
         for (int h = 0; h < 2; h++)
-            s = cute_val_dp4a(c, e.neg[h], x->xn[j][h], cute_val_dp4a(c, e.pos[h], x->x[j][h], s));
+            s = cute_val_dp4a(c, e.pos[h], x->x[j][h], s), t = cute_val_dp4a(c, e.neg[h], x->x[j][h], t);
     }
-    return cute_val_cvt(c, s, CUTE_F32);
+    return cute_val_cvt(c, cute_val_binop(c, CUTE_OP_SUB, s, t), CUTE_F32);
 }
 #undef U32
 
@@ -211,7 +250,8 @@ typedef struct x_vector {
 } x_vector;
 
 /* the two scale blocks' sums of row r's vector `words` times x's */
-static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, const x_vector *x, cute_val sum[2])
+static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, const x_vector *x, cute_val lo,
+                        cute_val sum[2])
 {
     if (p->fp4_cvt) {
         cute_ssa da[16];
@@ -220,12 +260,125 @@ static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, cons
         return;
     }
     cute_ssa a = cute_tensor_load(c, words);
-    for (int b = 0; b < 2; b++) sum[b] = block_sum_i8(c, a, &x->bytes, b);
+    for (int b = 0; b < 2; b++) sum[b] = block_sum_i8(c, a, &x->bytes, b, lo);
 }
 
-/* words: the lane's `unroll` vectors of A (each of its rows) and of x at `at`; x decoded
- * once for the rows; each scale block's sum times its two scales added to the row's acc
- * (before sm_100 in units of 1/4: the bytes' factor, applied at the end) */
+#define WORDS_UNROLL 2 /* plan_make's unroll for words: a lane's vectors of a row a k-tile */
+
+/* a lane's registers of one k-tile (words): its vectors of A (its rows) and of x, and
+ * their scale pairs, raw */
+typedef struct words_tile {
+    cute_tensor rA, rX, sa[GEMV_MAX_ROWS][WORDS_UNROLL], sb[WORDS_UNROLL];
+} words_tile;
+
+/* the lane's scale pairs of its rows (and x's) over the warp's whole k-tiles, (2, tiles):
+ * (1, step) from k-tile 0's: a k-tile is a whole number of the scale layout's 64-element
+ * groups, so its pairs lie the same bytes further each k-tile (step: the layout's offset of
+ * one k-tile), an address the loop advances instead of dividing k again each k-tile */
+typedef struct scale_tiles {
+    cute_tensor sa[GEMV_MAX_ROWS], sb;
+} scale_tiles;
+
+static cute_tensor pairs_by_tile(cute_ctx *c, cute_tensor sf, cute_tuple crd0, int64_t tk, cute_int full)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tuple one = cute_tuple_fmt(a, "(0,%lld,0)", (long long)tk);
+    cute_int step = cute_crd2idx(a, &one, &sf.layout.shape, &sf.layout.stride);
+    cute_tensor at = cute_tensor_domain_offset(c, sf, crd0);
+    at.layout = cute_layout_fmt(a, "(2,%I):(1,%I)", full, step);
+    return at;
+}
+
+static scale_tiles scale_tiles_of(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                                  const bs_warp *w, cute_int full)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t tk = p->ktile * 8; /* elements */
+    cute_tensor crd = cute_partition_S(c, th->thr, cute_tensor_slice(c, t->cA, CUTE_CRD(CUTE_ALL, CUTE_ALL, 0)));
+    scale_tiles s;
+    for (int row = 0; row < p->rows; row++) {
+        cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, crd, row), CUTE_CRD(CUTE_ALL, 0, 0));
+        cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
+        s.sa[row] = pairs_by_tile(c, w->sfa, CUTE_CRD(m, k, t->l), tk, full);
+        if (row == 0) s.sb = pairs_by_tile(c, w->sfb, CUTE_CRD(0, k, t->l), tk, full);
+    }
+    return s;
+}
+
+/* a scale pair of `tiles` at k-tile kt into a u16 register */
+static cute_tensor pair_at(cute_ctx *c, const cute_copy_atom *pair, cute_tensor tiles, cute_int kt)
+{
+    cute_tensor at = cute_tensor_recast(c, cute_tensor_slice(c, tiles, CUTE_CRD(CUTE_ALL, kt)), CUTE_U16);
+    cute_tensor r = cute_make_fragment_like(c, at);
+    cute_copy(c, pair, at, r);
+    return r;
+}
+
+/* the k-tile at `at` into registers (pred: the vectors inside the bounds; a tail vector
+ * past K reads the last one's scales); st: the scales by k-tile (whole k-tiles, one vector
+ * a row), or NULL */
+static words_tile words_load(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                             const bs_warp *w, cute_tuple at, bool pred, const scale_tiles *st)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    lane_fragments f = load_fragments(c, p, th->thr, t, at, pred);
+    words_tile r = {.rA = f.rA, .rX = f.rX};
+    if (st) {
+        cute_int kt = at.leaf[at.nleaves - 1];
+        for (int row = 0; row < p->rows; row++) r.sa[row][0] = pair_at(c, &w->pair, st->sa[row], kt);
+        r.sb[0] = pair_at(c, &w->pair, st->sb, kt);
+        return r;
+    }
+    cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(32)); /* last vector */
+    for (int u = 0; u < p->unroll; u++)
+        for (int row = 0; row < p->rows; row++) {
+            cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, f.crd, row), CUTE_CRD(CUTE_ALL, 0, u));
+            cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
+            if (pred) k = cute_min(a, k, last);
+            r.sa[row][u] = scale_pair_load(c, &w->pair, w->sfa, CUTE_CRD(m, k, t->l));
+            if (row == 0) r.sb[u] = scale_pair_load(c, &w->pair, w->sfb, CUTE_CRD(0, k, t->l));
+        }
+    return r;
+}
+
+/* dst's registers = src's (the next k-tile's become this one's) */
+static void words_assign(cute_ctx *c, const gemv_plan *p, words_tile *dst, const words_tile *src)
+{
+    cute_tensor_store(c, dst->rA, cute_tensor_load(c, src->rA));
+    cute_tensor_store(c, dst->rX, cute_tensor_load(c, src->rX));
+    for (int u = 0; u < p->unroll; u++) {
+        for (int r = 0; r < p->rows; r++) cute_tensor_store(c, dst->sa[r][u], cute_tensor_load(c, src->sa[r][u]));
+        cute_tensor_store(c, dst->sb[u], cute_tensor_load(c, src->sb[u]));
+    }
+}
+
+/* the k-tile's products: x decoded once for the rows; each scale block's sum times its two
+ * scales added to the row's acc (before sm_100 in units of 1/4: the bytes' factor, applied
+ * at the end) */
+static void words_products(cute_ctx *c, const gemv_plan *p, const words_tile *f, bs_warp *w)
+{
+    for (int u = 0; u < p->unroll; u++) {
+        cute_tuple vu = CUTE_CRD(CUTE_ALL, 0, u);
+        x_vector x;
+        if (p->fp4_cvt)
+            decoded_cvt(c, cute_tensor_slice(c, f->rX, vu), x.pairs);
+        else
+            x.bytes = vector_x_bytes(c, cute_tensor_slice(c, f->rX, vu), w->lo);
+        cute_val sb[2] = {scale_of_pair(c, f->sb[u], 0, w->sf), scale_of_pair(c, f->sb[u], 1, w->sf)};
+        for (int r = 0; r < p->rows; r++) {
+            cute_val sum[2];
+            vector_sums(c, p, cute_tensor_slice(c, gemv_lane_row(c, p, f->rA, r), vu), &x, w->lo, sum);
+            for (int b = 0; b < 2; b++) { /* two blocks of 16 in a vector of 32 */
+                cute_val sa = scale_of_pair(c, f->sa[r][u], b, w->sf);
+                cute_val_assign(c, w->acc[r],
+                                cute_val_fma(c, sum[b], cute_val_binop(c, CUTE_OP_MUL, sa, sb[b]), w->acc[r]));
+            }
+        }
+    }
+}
+
+/* words: the lane's k-tile at `at` loaded, then its products (the predicated tiles; and
+ * every tile with cfg.tile_at_a_time) */
 static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
                       cute_tuple at, bool pred, void *user)
 {
@@ -235,29 +388,37 @@ static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
         cute_int r0 = cute_mul(a, cute_warp_idx(c), cute_i(p->rows));
         gemv_prefetch_tile(c, p, t->gA, r0, p->rows, p->ktile, at.leaf[at.nleaves - 1], t->k0, t->kend);
     }
-    lane_fragments f = load_fragments(c, p, th->thr, t, at, pred);
-    cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(32)); /* last vector */
-    for (int u = 0; u < p->unroll; u++) {
-        cute_tuple vu = CUTE_CRD(CUTE_ALL, 0, u);
-        x_vector x;
-        if (p->fp4_cvt)
-            decoded_cvt(c, cute_tensor_slice(c, f.rX, vu), x.pairs);
-        else
-            x.bytes = vector_x_bytes(c, cute_tensor_slice(c, f.rX, vu));
-        for (int r = 0; r < p->rows; r++) {
-            cute_val sum[2];
-            vector_sums(c, p, cute_tensor_slice(c, gemv_lane_row(c, p, f.rA, r), vu), &x, sum);
-            cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, f.crd, r), vu);
-            cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
-            if (pred) k = cute_min(a, k, last); /* a tail vector past K reads the last one's */
-            cute_ssa sa = scale_pair(c, w->sfa, CUTE_CRD(m, k, t->l));
-            cute_ssa sb = scale_pair(c, w->sfb, CUTE_CRD(0, k, t->l));
-            for (int b = 0; b < 2; b++) /* two blocks of 16 in a vector of 32 */
-                cute_val_assign(c, w->acc[r],
-                                cute_val_fma(c, sum[b],
-                                             cute_val_binop(c, CUTE_OP_MUL, cute_ssa_get(c, sa, b),
-                                                            cute_ssa_get(c, sb, b)),
-                                             w->acc[r]));
+    words_tile f = words_load(c, p, th, t, w, at, pred, NULL);
+    words_products(c, p, &f, w);
+}
+
+/* words, a warp whose rows are all in A: its `full` whole k-tiles with the next one's
+ * registers loaded before this one's products.  ptxas, left to itself, spreads a k-tile's
+ * loads through its decode (a load or two in flight a warp), and sinks the next k-tile's
+ * loads below this one's products; a warp sync after them keeps them above, the loads being
+ * weak ones (ld.global, not .nc: compile.c drops __restrict__ for this kernel), which may
+ * not cross it.  The last k-tile loads itself again (no branch: a branch around the loads
+ * let the compiler move them past the products too). */
+static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                            cute_int full, void *user)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    bs_warp *w = user;
+    CUTE_IF(c, cute_int_lt(c, cute_i(0), full))
+    {
+        if (p->unroll != 1) cute_ctx_fail(c, "gemv: the pipelined NVFP4 k-tiles take one vector a row (plan)");
+        scale_tiles st = scale_tiles_of(c, p, th, t, w, full);
+        words_tile cur = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, 0), false, &st);
+        CUTE_FOR(c, kt, cute_i(0), full)
+        {
+            /* (the last k-tile, full - 1, as max(full - 1, 0): proven nonnegative, the
+             * scales' index divisions become shifts) */
+            cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
+            cute_int after = cute_min(a, cute_add(a, kt, cute_i(1)), last);
+            words_tile nxt = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
+            cute_syncwarp(c); /* keeps the loads above the products (weak loads: compile.c) */
+            words_products(c, p, &cur, w);
+            words_assign(c, p, &cur, &nxt);
         }
     }
 }
@@ -285,10 +446,13 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
     cute_int K = mA.layout.shape.leaf[1]; /* (words: in words) */
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, cute_max(a, K, cute_i(1)));
     gemv_thread th = gemv_thread_start(c, p, &t, false); /* f32 sums: below */
-    bs_warp w = {.sfa = sfa, .sfb = sfb, .mY = mY, .alpha = alpha, .beta = beta, .tiles = &t};
+    bs_warp w = {.sfa = sfa, .sfb = sfb, .mY = mY, .alpha = alpha, .beta = beta, .tiles = &t,
+                 .pair = cute_copy_atom_universal(a, CUTE_U16, 16), .sf = (cute_dtype)sfa.dtype};
     for (int r = 0; r < p->rows; r++) w.acc[r] = cute_val_var(c, cute_val_const(c, CUTE_F32, 0.0));
-    gemv_warp_rows(c, p, &th, &t, mA.layout.shape.leaf[0], p->ktile,
-                   p->words ? words_fma : vector_fma, finish_rows, &w);
+    if (p->words && !p->fp4_cvt) w.lo = table_lo(c);
+    gemv_walk walk = {.tile = p->words ? words_fma : vector_fma, .end = finish_rows, .user = &w};
+    if (p->words && !p->cfg.tile_at_a_time && !p->cfg.l2_prefetch) walk.whole = words_pipelined;
+    gemv_warp_rows_by(c, p, &th, &t, mA.layout.shape.leaf[0], p->ktile, &walk);
 }
 
 /* arguments: A (M,K,L), SFA (n), x (K,1,L), SFB (n), y (M,1,L), alpha, beta */

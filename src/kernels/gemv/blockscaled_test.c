@@ -171,6 +171,17 @@ static void results(const char *arch)
     CHECK(last.l2_prefetch == 1, "the library ran NVFP4 with its L2 prefetch when asked");
     cute_gemv_lib_l2_prefetch(lib, 0);
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 3 * 2048 + 32, 2, 0);
+    /* the default loads the next k-tile (1,024 elements) before this one's products: one
+     * full k-tile and a tail (the loop loads the one again); then each k-tile just before
+     * its products, as before session 29 */
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 13, 1024 + 64, 1, 0.5);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(!last.tile_at_a_time && !last.l2_prefetch, "NVFP4's default form");
+    cute_gemv_lib_tile_at_a_time(lib, true);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 3 * 2048 + 32, 2, 0);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.tile_at_a_time, "the library ran NVFP4 a k-tile at a time when asked");
+    cute_gemv_lib_tile_at_a_time(lib, false);
     run_case(rt, lib, CUTE_E4M3, CUTE_BF16, 37, 544, 2, 0.25); /* MXFP8 */
     run_case(rt, lib, CUTE_E4M3, CUTE_F16, 5, 32, 1, 0);
     cute_gemv_lib_free(lib);
@@ -213,13 +224,16 @@ static void validation(cute_runtime *rt)
     refused(lib, "K = 48", &t, &sa, &x48, &sb, &y, "multiple of 32");
     t = A, t.offset = 8;
     refused(lib, "A 8 bytes off", &t, &sa, &x, &sb, &y, "16-byte aligned");
+    t = sa, t.offset += 1, t.shape[0] -= 1;
+    refused(lib, "SFA 1 byte off", &A, &t, &x, &sb, &y, "2-byte aligned");
     t = y, t.shape[0] = 5;
     refused(lib, "y of 5 rows", &A, &sa, &x, &sb, &t, "M mismatch");
     refusal_kit_free(&kit);
 }
 
-/* the NVFP4 kernel's PTX for `arch`, traced for that target (NULL: no NVRTC) */
-static char *nvfp4_ptx(const char *arch)
+/* the NVFP4 kernel's PTX for `arch`, traced for that target (NULL: no NVRTC): with the L2
+ * prefetch (each k-tile loaded just before its products), or the default (pipelined) */
+static char *nvfp4_ptx(const char *arch, bool prefetch)
 {
     char err[2048] = "", *ptx = NULL;
     cute_runtime *rt;
@@ -231,7 +245,7 @@ static char *nvfp4_ptx(const char *arch)
                             .vec = 32,
                             .vectors = 1,
                             .sf_vec = 16,
-                            .l2_prefetch = 1};
+                            .l2_prefetch = prefetch};
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     CHECK(f != NULL, "the NVFP4 kernel compiles for %s: %s", arch, err);
     cute_status s = f ? cute_fn_code(f, "ptx", arch, &ptx, err, sizeof err) : CUTE_ERR_INVALID;
@@ -249,12 +263,13 @@ static char *nvfp4_ptx(const char *arch)
  * words of A and x, four cvt each, in each of the four walks' bodies) into f16 pairs whose
  * products add in paired f16 instructions (4 rows x 2 vectors x 2 scale blocks x 8 pairs a
  * body) on the decode's words themselves (no prmt re-packs their halves).  sm_90a has no
- * fp4 cvt: each word becomes bytes by four table lookups (prmt: a k-tile's 40 words) and
- * A's bytes meet x's in dp4a (A's 32 words, four each), no f16 arithmetic.  The other loads
- * are the scales' bytes and y. */
+ * fp4 cvt: each word becomes bytes by four table lookups (prmt: a k-tile's 40 words, and
+ * one that puts the table's low word in a register) and A's bytes meet x's in dp4a (A's 32
+ * words, four each), no f16 arithmetic.  The other loads are the scale pairs (16 bits
+ * each) and y. */
 static void machine_code(void)
 {
-    char *ptx = nvfp4_ptx("sm_100a");
+    char *ptx = nvfp4_ptx("sm_100a", true);
     if (ptx) {
         CHECK(check_count(ptx, "cvt.rn.f16x2.e2m1x2") == 4 * 40 * 4, "sm_100a: %d fp4 cvt",
               check_count(ptx, "cvt.rn.f16x2.e2m1x2"));
@@ -263,23 +278,45 @@ static void machine_code(void)
               check_count(ptx, "prmt"));
     }
     free(ptx);
-    ptx = nvfp4_ptx("sm_90a");
+    ptx = nvfp4_ptx("sm_90a", true);
     if (ptx) {
         /* (the body with the prefetch's asm loses the read-only path: plain v4 loads there) */
         int v4 = check_count(ptx, "ld.global.nc.v4.u32") + check_count(ptx, "ld.global.v4.u32");
         int all = check_count(ptx, "ld.global");
-        int bytes = check_count(ptx, "ld.global.nc.u8"), y = check_count(ptx, "ld.global.b16");
-        CHECK(!strstr(ptx, "e2m1x2") && v4 >= 20 && all == v4 + bytes + y,
-              "sm_90a: no fp4 cvt, %d loads: %d of 128 bits, %d scales, %d of y", all, v4,
-              bytes, y);
+        int pairs = check_count(ptx, "ld.global.nc.u16"), y = check_count(ptx, "ld.global.b16");
+        CHECK(!strstr(ptx, "e2m1x2") && v4 >= 20 && pairs >= 20 && all == v4 + pairs + y,
+              "sm_90a: no fp4 cvt, %d loads: %d of 128 bits, %d scale pairs, %d of y", all, v4,
+              pairs, y);
         /* the next k-tile asked of L2 once, in the unpredicated body */
         CHECK(check_count(ptx, "prefetch.global.L2") == 1, "sm_90a: %d L2 prefetches",
               check_count(ptx, "prefetch.global.L2"));
-        CHECK(check_count(ptx, "prmt.b32") == 4 * 40 * 4 && check_count(ptx, "dp4a.s32.s32") == 4 * 32 * 4 &&
+        CHECK(check_count(ptx, "prmt.b32") == 4 * 40 * 4 + 1 && check_count(ptx, "dp4a.s32.s32") == 4 * 32 * 4 &&
                   check_count(ptx, "fma.rn.f16x2") == 0,
               "sm_90a: %d prmt, %d dp4a, %d paired f16 fma", check_count(ptx, "prmt.b32"),
               check_count(ptx, "dp4a.s32.s32"), check_count(ptx, "fma.rn.f16x2"));
     }
+    free(ptx);
+}
+
+/* The default form loads a k-tile (one vector of four rows and one of x: five 128-bit loads,
+ * five scale pairs) ahead of its products: the first before the loop, the next one's in it
+ * (the predicated tiles load theirs just before their products),
+ * as weak loads (no __restrict__: ld.global, not .nc) followed by a warp sync, which keeps
+ * ptxas from sinking them below the products.  Four bodies of products (the loop, the
+ * in-bounds warp's tail, the partial warp's loop and tail), each of 20 words. */
+static void pipelined_code(void)
+{
+    char *ptx = nvfp4_ptx("sm_90a", false);
+    if (!ptx) return;
+    CHECK(check_count(ptx, "bar.warp.sync") == 1 && !strstr(ptx, "ld.global.nc"),
+          "sm_90a pipelined: %d warp syncs, %d read-only loads", check_count(ptx, "bar.warp.sync"),
+          check_count(ptx, "ld.global.nc"));
+    CHECK(check_count(ptx, "ld.global.v4.u32") >= 4 * 5 && check_count(ptx, "ld.global.u16") == 5 * 5,
+          "sm_90a pipelined: %d loads of 128 bits, %d scale pairs (five a k-tile's load, at the loop's "
+          "head, in it, the tail, the partial warp's loop and tail)",
+          check_count(ptx, "ld.global.v4.u32"), check_count(ptx, "ld.global.u16"));
+    CHECK(check_count(ptx, "prmt.b32") == 4 * 20 * 4 + 1 && check_count(ptx, "dp4a.s32.s32") == 4 * 16 * 4,
+          "sm_90a pipelined: %d prmt, %d dp4a", check_count(ptx, "prmt.b32"), check_count(ptx, "dp4a.s32.s32"));
     free(ptx);
 }
 
@@ -292,6 +329,7 @@ int main(void)
     results("sm_100a");
     validation(rt);
     machine_code();
+    pipelined_code();
     cute_runtime_free(rt);
     return CHECK_DONE("blockscaled_test");
 }

@@ -36,6 +36,12 @@ int cute_gemv_k_tile(const cute_gemv_config *cfg)
     return cfg->a_major == 1 ? 32 * cfg->vec * rows_unroll(cfg) : COLS_UNROLL;
 }
 
+/* NVFP4 with the next k-tile's registers loaded before this one's products (the default) */
+static bool nvfp4_pipelined(const cute_gemv_config *cfg)
+{
+    return cfg->dtype == CUTE_E2M1 && cfg->sf_vec && !cfg->tile_at_a_time && !cfg->l2_prefetch;
+}
+
 /* arch: the compile target's SM version (0: not known) */
 static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_plan *p)
 {
@@ -54,8 +60,10 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     if (cfg->a_major == 1) { /* a warp's k-tile: rows x 32 lanes x vec, repeated unroll times */
         p->unroll = rows_unroll(cfg);
         p->rows = gemv_rows_per_warp(cfg);
-        if (p->words) /* the decode of x serves four rows; 64 bytes of A a lane in flight */
-            p->rows = 4, p->unroll = 2;
+        if (p->words) /* the decode of x serves four rows; 128 bytes of A a lane a k-tile, or
+                         64 where the next k-tile's registers are loaded before this one's
+                         products (registers: blockscaled.c, words_pipelined) */
+            p->rows = 4, p->unroll = nvfp4_pipelined(cfg) ? 1 : 2;
         thr = cute_layout_fmt(a, "(%d,32):(32,1)", p->threads / 32); /* a warp per `rows` rows */
         int v = p->words ? bits / 32 : cfg->vec; /* a lane's rows, each a vector */
         val = p->rows > 1 ? cute_layout_fmt(a, "(%d,%d):(%d,1)", p->rows, v, v)
@@ -211,9 +219,14 @@ static void make_blockscaled_specs(const cute_gemv_config *cfg, cute_arg_spec sp
     specs[0] = cute_spec_tensor(cfg->dtype, t, 16);
     snprintf(t, sizeof t, "(?{div=%d},1,?):(1,?{div=%d},?{div=%d})", v, v, v);
     specs[2] = cute_spec_tensor(cfg->dtype, t, 16);
-    specs[1] = specs[3] = cute_spec_tensor(cute_gemv_sf_dtype(cfg), "(?):(1)", 1);
+    /* NVFP4 reads a vector's two scales in one 16-bit load */
+    specs[1] = specs[3] = cute_spec_tensor(cute_gemv_sf_dtype(cfg), "(?):(1)", cute_gemv_sf_align(cfg));
     cute_dtype y = cute_gemv_y_dtype(cfg);
     specs[4] = cute_spec_tensor(y, "(?,1,?):(?,?,?)", cute_dtype_bytes(y));
+    /* NVFP4's pipelined k-tiles: no __restrict__, so that A's, x's and the scales' loads are
+     * weak ones (not ld.global.nc), which ptxas keeps above the warp sync that follows them
+     * (blockscaled.c, words_pipelined) */
+    specs[4].may_alias = cfg->dtype == CUTE_E2M1 && !cfg->tile_at_a_time && !cfg->l2_prefetch;
     specs[5] = cute_spec_float(CUTE_F32);
     specs[6] = cute_spec_float(CUTE_F32);
 }
@@ -235,7 +248,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -246,7 +259,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              : cfg->many_splits ? "_splits"
              : cfg->split       ? "_split"
                           : "",
-             cfg->l2_prefetch);
+             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "");
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

@@ -111,6 +111,18 @@ typedef void (*gemv_rows_end_fn)(cute_ctx *c, const gemv_plan *p, cute_int row0,
  * predicates every tile; then `end` */
 void gemv_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
                     cute_int M, int64_t tk, gemv_tile_fn tile, gemv_rows_end_fn end, void *user);
+/* ... with the in-bounds warp's `full` whole k-tiles walked by `whole` where given (a
+ * kernel that loads the next k-tile before this one's products) */
+typedef void (*gemv_whole_fn)(cute_ctx *c, const gemv_plan *p, const gemv_thread *th,
+                              const gemv_tiles *t, cute_int full, void *user);
+typedef struct gemv_walk {
+    gemv_tile_fn tile;
+    gemv_whole_fn whole; /* NULL: `tile` on each */
+    gemv_rows_end_fn end;
+    void *user;
+} gemv_walk;
+void gemv_warp_rows_by(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                       cute_int M, int64_t tk, const gemv_walk *w);
 
 /* The end of a product: the f32 sums `acc` (rank 1, n of them) of rows m0 .. m0+n-1 of
  * vector v of batch l, split s: to the workspace W (M,N,L,S) when the plan splits K, else
@@ -149,6 +161,8 @@ cute_status gemv_check(const cute_call_arg *A, const cute_call_arg *x, const cut
 
 /* the distance of the L2 prefetch of later calls (cute_gemv_lib_l2_prefetch) */
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib);
+/* NVFP4's k-tiles one at a time for later calls (cute_gemv_lib_tile_at_a_time) */
+bool gemv_lib_tile_at_a_time(cute_gemv_lib *lib);
 
 /* The lane's 128-byte line of k-tile kt + cfg.l2_prefetch of the warp's `rows` rows (from
  * block-tile row r0) of gA (TileM, tk, RestK) asked of L2 (the kernels' unpredicated k-tiles;

@@ -344,6 +344,17 @@ static void skinny(cute_runtime *rt)
     skinny_case(rt, CUTE_F16, CUTE_F32, 300, 40, 264, 2, 0, true);
     skinny_case(rt, CUTE_BF16, CUTE_BF16, 129, 300, 100, 1, 0, false); /* 129: the GEMM */
     skinny_case(rt, CUTE_F16, CUTE_F16, 20, 300, 1004, 1, 1, false);   /* rows not 16-byte aligned */
+    /* tracing for sm_90: M of 32 to 128 (16-bit, N past 128) goes to the Hopper kernel's
+     * few-row tiles instead (64 x 64 up to 64 rows, 128 x 64 past); fewer rows, or an f32 C,
+     * stay with the GEMV kernels */
+    cute_runtime *h = check_interp();
+    if (!h) return;
+    cute_runtime_set_target_arch(h, "sm_90a");
+    skinny_case(h, CUTE_BF16, CUTE_BF16, 64, 200, 128, 1, 0, false);
+    skinny_case(h, CUTE_F16, CUTE_F16, 72, 136, 64, 1, 1, false);
+    skinny_case(h, CUTE_BF16, CUTE_BF16, 31, 200, 128, 1, 0, true);
+    skinny_case(h, CUTE_BF16, CUTE_F32, 64, 200, 128, 1, 0, true);
+    cute_runtime_free(h);
 }
 
 /* the generated CUDA C compiles through NVRTC for sm_80, sm_90a and sm_100a; for sm_90a

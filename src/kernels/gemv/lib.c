@@ -27,6 +27,7 @@ struct cute_gemv_lib {
     bool nondeterministic; /* cute_gemv_lib_deterministic(lib, false) */
     int mma_from;          /* cute_gemv_lib_mma_from */
     int l2_prefetch;       /* cute_gemv_lib_l2_prefetch */
+    bool tile_at_a_time;   /* cute_gemv_lib_tile_at_a_time */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -41,7 +42,8 @@ static bool same_config(const void *x, const void *y)
     return a->dtype == b->dtype && a->y_dtype == b->y_dtype && a->a_major == b->a_major &&
            a->vec == b->vec && a->split == b->split && gemv_nvec(a) == gemv_nvec(b) &&
            a->sf_vec == b->sf_vec && a->atomic == b->atomic && a->mma == b->mma &&
-           a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch;
+           a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
+           a->tile_at_a_time == b->tile_at_a_time;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -109,6 +111,21 @@ bool cute_gemv_lib_l2_prefetch(cute_gemv_lib *lib, int distance)
     lib->l2_prefetch = distance;
     pthread_mutex_unlock(&lib->lock);
     return true;
+}
+
+void cute_gemv_lib_tile_at_a_time(cute_gemv_lib *lib, bool on)
+{
+    pthread_mutex_lock(&lib->lock);
+    lib->tile_at_a_time = on;
+    pthread_mutex_unlock(&lib->lock);
+}
+
+bool gemv_lib_tile_at_a_time(cute_gemv_lib *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    bool on = lib->tile_at_a_time;
+    pthread_mutex_unlock(&lib->lock);
+    return on;
 }
 
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib)

@@ -18,7 +18,7 @@ int64_t cute_gemv_sf_index(int64_t row, int64_t k, int64_t l, int64_t rows, int6
 
 /* a scale buffer: rank 1, the scales' dtype, unit stride, long enough */
 static cute_status scales(const cute_call_arg *sf, const char *name, cute_dtype d, int64_t want,
-                          char *err, size_t n)
+                          int align, char *err, size_t n)
 {
     if (!sf || sf->kind != CUTE_ARG_TENSOR || !sf->buf)
         return gemv_invalid(err, n, "gemv: %s is not a tensor", name);
@@ -27,6 +27,9 @@ static cute_status scales(const cute_call_arg *sf, const char *name, cute_dtype 
                             cute_dtype_name((cute_dtype)sf->dtype), cute_dtype_name(d));
     if (sf->ndim != 1 || (sf->shape[0] > 1 && sf->stride[0] != 1))
         return gemv_invalid(err, n, "gemv: %s must be a contiguous rank-1 buffer of scales", name);
+    if (cute_call_arg_alignment(sf, align) < align)
+        return gemv_invalid(err, n, "gemv: %s must be %d-byte aligned (NVFP4 reads a vector's two scales at once)",
+                            name, align);
     if (sf->shape[0] < want)
         return gemv_invalid(err, n, "gemv: %s holds %lld scales; the layout needs %lld", name,
                             (long long)sf->shape[0], (long long)want);
@@ -72,12 +75,13 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
     int64_t M = o.A.shape[0], K = o.A.shape[1], L = o.A.shape[2];
     if (s == CUTE_OK)
         s = scales(SFA, "SFA", cute_gemv_sf_dtype(&cfg), cute_gemv_sf_count(M, K, L, cfg.sf_vec),
-                   err, n);
+                   cute_gemv_sf_align(&cfg), err, n);
     if (s == CUTE_OK)
         s = scales(SFB, "SFB", cute_gemv_sf_dtype(&cfg), cute_gemv_sf_count(1, K, L, cfg.sf_vec),
-                   err, n);
+                   cute_gemv_sf_align(&cfg), err, n);
     if (s != CUTE_OK || M == 0 || L == 0) return s;
     cfg.l2_prefetch = cfg.dtype == CUTE_E2M1 ? gemv_lib_l2_prefetch(lib) : 0;
+    cfg.tile_at_a_time = cfg.dtype == CUTE_E2M1 && gemv_lib_tile_at_a_time(lib);
     if (K == 0)
         return gemv_invalid(err, n,
                             "gemv: block-scaled K = 0 (K must be a positive multiple of 32)");

@@ -50,7 +50,8 @@ gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cut
 {
     cute_alg *a = cute_ctx_alg(c);
     gemv_tiles t;
-    t.s = cute_block_idx(c, 1), t.l = cute_block_idx(c, 2);
+    /* unsplit, the one split is 0 (a known 0 folds k0 = s kchunk out of every address) */
+    t.s = p->cfg.split ? cute_block_idx(c, 1) : cute_i(0), t.l = cute_block_idx(c, 2);
     cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1];
     t.k0 = cute_mul(a, t.s, kchunk), t.kend = cute_min(a, K, cute_add(a, t.k0, kchunk));
     t.bound = cute_tuple_fmt(a, "(%I,%I)", M, t.kend);
@@ -109,40 +110,51 @@ void gemv_prefetch_tile(cute_ctx *c, const gemv_plan *p, cute_tensor gA, cute_in
     cute_prefetch_l2(c, cute_tensor_ptr(c, from, cute_i(0)));
 }
 
-/* full k-tiles (predicated where `pred`), then the partial last one, predicated */
+/* full k-tiles (predicated where `pred`; unpredicated ones by `whole` where given), then
+ * the partial last one, predicated */
 static void walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
-                 int64_t tk, bool pred, gemv_tile_fn tile, void *user)
+                 int64_t tk, bool pred, const gemv_walk *w)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int full = cute_div(a, cute_sub(a, t->kend, t->k0), cute_i(tk));
-    CUTE_FOR(c, kt, cute_i(0), full)
-    {
-        tile(c, p, th, t, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), pred, user);
-    }
+    if (w->whole && !pred)
+        w->whole(c, p, th, t, full, w->user);
+    else
+        CUTE_FOR(c, kt, cute_i(0), full)
+        {
+            w->tile(c, p, th, t, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), pred, w->user);
+        }
     CUTE_IF(c, cute_int_lt(c, cute_add(a, t->k0, cute_mul(a, full, cute_i(tk))), t->kend))
     {
-        tile(c, p, th, t, CUTE_CRD(CUTE_ALL, CUTE_ALL, full), true, user);
+        w->tile(c, p, th, t, CUTE_CRD(CUTE_ALL, CUTE_ALL, full), true, w->user);
     }
 }
 
-void gemv_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
-                    cute_int M, int64_t tk, gemv_tile_fn tile, gemv_rows_end_fn end, void *user)
+void gemv_warp_rows_by(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                       cute_int M, int64_t tk, const gemv_walk *w)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int row0 = th->first.coord.leaf[0]; /* the warp's first row */
     cute_int last = cute_add(a, row0, cute_i(p->rows - 1));
     CUTE_IF(c, cute_int_lt(c, last, M))
     {
-        walk(c, p, th, t, tk, false, tile, user);
-        end(c, p, row0, user);
+        walk(c, p, th, t, tk, false, w);
+        w->end(c, p, row0, w->user);
     }
     if (p->rows > 1)
         CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, row0, M),
                                   cute_int_lt(c, cute_sub(a, M, cute_i(1)), last)))
         {
-            walk(c, p, th, t, tk, true, tile, user);
-            end(c, p, row0, user);
+            walk(c, p, th, t, tk, true, w);
+            w->end(c, p, row0, w->user);
         }
+}
+
+void gemv_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                    cute_int M, int64_t tk, gemv_tile_fn tile, gemv_rows_end_fn end, void *user)
+{
+    gemv_walk w = {.tile = tile, .end = end, .user = user};
+    gemv_warp_rows_by(c, p, th, t, M, tk, &w);
 }
 
 /* t (M) viewed at row m0 for n rows: CuTe's domain_offset, composed with (n):(1) */

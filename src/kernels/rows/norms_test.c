@@ -127,6 +127,9 @@ int main(void)
                 if (k == 1) backward(lib, be, layer, dts[d], cases[k], false);
             }
     forward(lib, be, false, CUTE_BF16, (shape_case){2, 33000, 0}, true, 0); /* staged */
+    /* LayerNorm's two sums over a staged row (the mean's, then the squares' about it) */
+    forward(lib, be, true, CUTE_BF16, (shape_case){2, 33000, 8}, true, 0);
+    forward(lib, be, true, CUTE_F16, (shape_case){3, 24576, 8}, false, 3000);
     /* a mean 1000 times the spread: E[x^2] - E[x]^2 would cancel to noise */
     forward(lib, be, true, CUTE_F32, (shape_case){3, 4097, 0}, false, 3000);
     /* rows split over a cluster's blocks: statistics (Chan's merge too) through distributed

@@ -86,7 +86,7 @@ static const cute_fn *make_rows(cute_runtime *rt, const void *key, const void *p
 
 static void key_of(const row_plan *p, char *key, size_t n)
 {
-    int len = snprintf(key, n, "%s/%d/v%d/t%d/k%d/r%d/%c%dx%d/c%d%s%s%s%s/", p->op->name, p->variant, p->vec, p->tpr, p->k,
+    int len = snprintf(key, n, "%s/%d/s%d/v%d/t%d/k%d/r%d/%c%dx%d/c%d%s%s%s%s/", p->op->name, p->variant, p->schedule, p->vec, p->tpr, p->k,
                        p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->stage_bufs, p->cluster, p->sums_in_smem ? "/smem-sums" : "",
                        p->stage_cols ? "/staged-cols" : "", p->pipelined ? "/pipelined" : "", p->in_place ? "/in-place" : "");
     for (int s = 0; s < p->op->nslots; s++)
@@ -106,13 +106,23 @@ static bool in_place(const row_call *rc)
     return false;
 }
 
-/* CUTEC_ROWS_SCHEDULE=rows5: the norms' backward as before rows6 (no pipelined exchange, its
- * weight read from L2; only the per-row inputs loaded a row ahead stay), so that one run can
- * time both (scripts/device-rows6.sh) */
-static void schedule_override(row_plan *p)
+/* CUTEC_ROWS_SCHEDULE=rows5 | rows6: an earlier schedule, so that one run can time both
+ * (scripts/device-rows6.sh, device-rows7.sh).  rows5: the norms' backward without the
+ * pipelined exchange, its weight read from L2 (only the per-row inputs loaded a row ahead
+ * stay); rows6: a cluster's forward blocks stage 32 KB parts of the row (16 blocks at 262144),
+ * not 64 KB (rows_compile.c's cluster_stage), cross-entropy's resident plans take the
+ * registers ptxas gives, LayerNorm's forward merges (count, mean, squares) by Chan's rule in
+ * registers and in a block's staged row too (row_op's one_block_form) */
+static int schedule_asked(void)
 {
     const char *s = getenv("CUTEC_ROWS_SCHEDULE");
-    if (s && !strcmp(s, "rows5")) p->pipelined = p->stage_cols = false;
+    if (s && !strcmp(s, "rows5")) return ROW_SCHEDULE_ROWS5;
+    return s && !strcmp(s, "rows6") ? ROW_SCHEDULE_ROWS6 : ROW_SCHEDULE_NOW;
+}
+
+static void schedule_override(row_plan *p)
+{
+    if (p->schedule == ROW_SCHEDULE_ROWS5) p->pipelined = p->stage_cols = false;
 }
 
 static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
@@ -120,12 +130,16 @@ static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
     memset(p, 0, sizeof *p);
     p->op = rc->op, p->variant = rc->variant;
     p->arch = cute_runtime_target_arch(rows_lib_runtime(lib));
+    p->schedule = schedule_asked();
     for (int s = 0; s < rc->op->nslots; s++) {
         p->has[s] = rc->slot[s] != NULL;
         p->dtype[s] = rc->op->slot[s].role == COL_PARTIAL ? CUTE_F32
                       : rc->slot[s] ? (cute_dtype)rc->slot[s]->dtype : CUTE_F32;
     }
     row_plan_choose(p, rc->slot[0]->shape[1], widest_vector(rc));
+    bool one_block = p->cluster < 2 && (!p->looped || p->stage_chunks);
+    if (one_block && p->op->one_block_form && p->schedule != ROW_SCHEDULE_ROWS6)
+        p->op = p->op->one_block_form;
     schedule_override(p);
     p->in_place = in_place(rc);
     if (p->looped && rc->op->stages == 0) p->looped = false, p->column_grid = true; /* chunks by blocks */
@@ -192,9 +206,9 @@ static cute_status run_locked(cutec_rows *lib, const row_call *rc, const row_pla
     key_of(p, key, sizeof key);
     const cute_fn *fn = rows_lib_find(lib, key, make_rows, p, err, n);
     if (!fn) return CUTE_ERR_COMPILE;
-    if (rows_lib_dry(lib)) return CUTE_OK;
     rows_lib_note_launch(lib, (rows_launch){.blocks = blocks, .iters = iters, .cluster = p->cluster,
                                             .threads = p->tpr * p->rows, .per_sm = row_plan_blocks_per_sm(p)});
+    if (rows_lib_dry(lib)) return CUTE_OK;
     cute_call_arg args[ROW_SLOTS + 4];
     int k = call_args(rc, p, scratch, partial_rows, iters, args);
     cute_status st = cute_call(fn, stream, k, args, err, n);

@@ -2,7 +2,7 @@
  * a tile of the row in its registers and all-reduces its part; then each block writes its
  * partial into a slot of every block's shared memory (st.shared::cluster through mapa), a
  * cluster barrier (arrive: release, wait: acquire) makes them visible, and every block
- * combines the slots in rank order, so every block gets the same bits.  HBM sees each
+ * combines the slots in a fixed tree in rank order, so every block gets the same bits.  HBM sees each
  * element once, however long the row; only a few words a block cross the cluster. */
 #include "cutec/sync.h"
 #include "kernels/rows/rows_internal.h"
@@ -51,19 +51,26 @@ void row_cluster_post(cute_ctx *c, const row_cluster *cl, const cute_reducer *r,
     cute_cluster_arrive(c);
 }
 
+/* the slots combined pairwise in rank order, level by level ((0,1), (2,3), ...; then
+ * ((0,1),(2,3)), ...): the same bits in every block, log2 C dependent combines on the
+ * critical path where a chain in rank order took C - 1 (each an online-softmax step of two
+ * exponentials in softmax's) */
 void row_cluster_collect(cute_ctx *c, const row_cluster *cl, const cute_reducer *r, cute_val *v, int st, cute_int it)
 {
     if (!cl->on) return;
     cute_int which = parity_slot(c, st, it);
+    cute_val vals[ROW_CLUSTER_MAX][4];
     cute_cluster_wait(c);
-    for (int k = 0; k < r->arity; k++) v[k] = cute_ssa_get(c, cute_tensor_load(c, slot(c, cl, cute_i(0), k, which)), 0);
-    for (int q = 1; q < cl->n; q++) {
-        cute_val more[4], out[4];
+    for (int q = 0; q < cl->n; q++)
         for (int k = 0; k < r->arity; k++)
-            more[k] = cute_ssa_get(c, cute_tensor_load(c, slot(c, cl, cute_i(q), k, which)), 0);
-        cute_reducer_apply(c, r, v, more, out);
-        for (int k = 0; k < r->arity; k++) v[k] = out[k];
-    }
+            vals[q][k] = cute_ssa_get(c, cute_tensor_load(c, slot(c, cl, cute_i(q), k, which)), 0);
+    for (int width = 1; width < cl->n; width *= 2)
+        for (int q = 0; q + width < cl->n; q += 2 * width) {
+            cute_val out[4];
+            cute_reducer_apply(c, r, vals[q], vals[q + width], out);
+            for (int k = 0; k < r->arity; k++) vals[q][k] = out[k];
+        }
+    for (int k = 0; k < r->arity; k++) v[k] = vals[0][k];
 }
 
 void row_cluster_allreduce(cute_ctx *c, const row_cluster *cl, const cute_reducer *r, cute_val *v, int st,

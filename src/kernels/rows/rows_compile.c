@@ -65,11 +65,10 @@ static bool keeps_sums(const row_plan *p) { return sum_arrays(p) > 0; }
 bool row_plan_persistent(const row_plan *p) { return keeps_sums(p) || p->stage_bufs > 1; }
 
 /* A row that needs more than 256 threads' registers and is too long to stage in one block's
- * shared memory, on sm_90 and later, is split over a cluster of up to CLUSTER_MAX blocks.
+ * shared memory, on sm_90 and later, is split over a cluster of up to ROW_CLUSTER_MAX blocks.
  * Not where a longer row's chunked walk reads it once anyway (cross-entropy's forward
  * without dlogits: one streaming pass at ~93% of the copy), nor for an op without a row
  * reduction.  False: no split. */
-#define CLUSTER_MAX 16
 static bool cluster_allowed(const row_plan *p)
 {
     bool writes = false; /* a write pass, which reads the row again in chunks */
@@ -79,22 +78,28 @@ static bool cluster_allowed(const row_plan *p)
 
 /* With 16-byte accesses each block of the cluster stages its part of the row in shared memory
  * (CLUSTER_STAGE_BYTES of inputs or the fewest chunks that keep the cluster within
- * CLUSTER_MAX blocks) and walks it in chunks of 256 threads from there, as a staged row does:
+ * ROW_CLUSTER_MAX blocks) and walks it in chunks of 256 threads from there, as a staged row does:
  * the registers hold a chunk at a time, never the row across its reduction (held so, the
  * cluster kernels spilled: softmax backward 100 bytes at 4096x32768, the norms' backward 76
- * to 224 at 262144), and the several blocks an SM that 32 KB allow keep its loads going
- * while one of them reduces.  Column sums (dw, db) stay in registers over the block's rows:
- * one chunk a block then, of up to 1024 threads. */
-#define CLUSTER_STAGE_BYTES (32 * 1024)
+ * to 224 at 262144), and the several blocks an SM keep its loads going while one of them
+ * reduces.  Column sums (dw, db) stay in registers over the block's rows: one chunk a block
+ * then, of up to 1024 threads.
+ * 64 KB parts: three blocks an SM (80 registers of 256 threads) hold 192 KB in flight, what a
+ * staged row of one block holds at 4096x32768 (softmax forward 92.8% of the copy); 32 KB
+ * parts (clusters of 16 at 262144, rows6's schedule) held 96 KB and ran the forwards at
+ * 50-75% (bench/RESULTS.md, rows7) */
+#define CLUSTER_STAGE_BYTES (64 * 1024)
+#define CLUSTER_STAGE_BYTES_ROWS6 (32 * 1024)
 static bool cluster_stage(row_plan *p, int64_t n, int kmax)
 {
     int esize = cute_dtype_bytes(p->dtype[0]);
     bool sums = keeps_sums(p);
+    int64_t part = p->schedule != ROW_SCHEDULE_NOW ? CLUSTER_STAGE_BYTES_ROWS6 : CLUSTER_STAGE_BYTES;
     if (p->vec * esize != 16) return false;
     for (int threads = STAGE_THREADS; threads <= 1024; threads *= 2) {
         int64_t tile = (int64_t)threads * kmax * p->vec, chunk_bytes = tile * esize * row_inputs(p);
-        int64_t per = sums ? 1 : CLUSTER_STAGE_BYTES / chunk_bytes > 1 ? CLUSTER_STAGE_BYTES / chunk_bytes : 1;
-        if (!sums && (n + per * tile - 1) / (per * tile) > CLUSTER_MAX) per = (n + CLUSTER_MAX * tile - 1) / (CLUSTER_MAX * tile);
+        int64_t per = sums ? 1 : part / chunk_bytes > 1 ? part / chunk_bytes : 1;
+        if (!sums && (n + per * tile - 1) / (per * tile) > ROW_CLUSTER_MAX) per = (n + ROW_CLUSTER_MAX * tile - 1) / (ROW_CLUSTER_MAX * tile);
         int64_t blocks = (n + per * tile - 1) / (per * tile);
         /* a tile of 1024 threads' keeps its column sums in shared memory, and is walked by
          * 512 threads of twice the values (one block an SM, 128 registers a thread): 64
@@ -102,7 +107,7 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * 224 bytes) */
         bool sums_in_smem = sums && threads == 1024;
         int64_t sums_bytes = sums_in_smem ? tile * 4 * sum_arrays(p) : 0;
-        if (blocks > CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES || per * chunk_bytes + sums_bytes > SMEM_MAX) continue;
+        if (blocks > ROW_CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES || per * chunk_bytes + sums_bytes > SMEM_MAX) continue;
         if (blocks < 2 && !sums) return false; /* one block: rows_compile's staging or registers */
         p->tpr = sums_in_smem ? threads / 2 : threads, p->k = sums_in_smem ? 2 * kmax : kmax;
         p->rows = 1, p->cluster = blocks > 1 ? (int)blocks : 0, p->stage_chunks = (int)per;
@@ -134,7 +139,7 @@ static bool cluster_split(row_plan *p, int64_t n, int kmax)
 {
     for (int threads = 256; threads <= 1024; threads *= 2) {
         int64_t tile = (int64_t)threads * kmax * p->vec, blocks = (n + tile - 1) / tile;
-        if (blocks > CLUSTER_MAX) continue;
+        if (blocks > ROW_CLUSTER_MAX) continue;
         p->tpr = threads, p->k = kmax, p->rows = 1, p->cluster = (int)blocks;
         p->looped = false, p->column_grid = true;
         return true;
@@ -145,10 +150,13 @@ static bool cluster_split(row_plan *p, int64_t n, int kmax)
 int row_plan_blocks_per_sm(const row_plan *p)
 {
     bool sums = keeps_sums(p);
-    /* Only a cluster's blocks and staged ones that keep column sums ask for an occupancy, the
-     * latter for two blocks an SM (128 registers).  (A norm backward holding its row in
+    /* Only a cluster's blocks, staged ones that keep column sums (two blocks an SM: 128
+     * registers) and the resident plans of an op that says so (row_op's resident_blocks) ask
+     * for an occupancy.  (A norm backward holding its row in
      * registers and asking for three an SM got 80: LayerNorm's spilled 72 bytes and fell from
      * 80.8% to 62.1% of the copy at 16384x4096 on an H100: bench/RESULTS.md.) */
+    bool resident = !p->looped && p->cluster < 2 && !sums && p->tpr >= 64;
+    if (resident && p->op->resident_blocks && p->schedule != ROW_SCHEDULE_ROWS6) return p->op->resident_blocks;
     if (p->cluster < 2 && !(sums && p->stage_chunks)) return 0;
     /* a staged cluster block walks its part with 80 registers (at 64 cross-entropy's backward
      * spilled 8 bytes, f32 softmax's 12); one holding its tile in registers, 64 */

@@ -2,7 +2,8 @@
  * 1024x262144; each op forward and backward), sampled rows against float64; and, with no
  * GPU, their CUDA C compiled by NVRTC for sm_80, sm_90a and sm_100a, the bf16 kernels
  * checked for 16-byte loads and stores, rows of 262144 for their cluster exchange, rows of
- * 32768 and 262144 for ptxas's spills.  Skipped visibly where there is neither. */
+ * 32768 and 262144 for ptxas's spills, the planned occupancy.  Skipped visibly where there
+ * is neither.  Arguments: the row lengths whose shapes the GPU part runs (all without). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +32,22 @@ static void grid_resident(cute_runtime *rt, cutec_rows *lib, const rows_problem 
           (long long)p->m, (long long)p->n, (long long)l.blocks, resident);
 }
 
-static void on_gpu(cute_runtime *rt)
+/* the GPU part runs the shapes whose row lengths the arguments name (all without any):
+ * scripts/device-rows7.sh runs a subset within its time */
+static bool shape_asked(int argc, char **argv, int64_t n)
+{
+    for (int i = 1; i < argc; i++)
+        if (strtoll(argv[i], NULL, 10) == n) return true;
+    return argc < 2;
+}
+
+static void on_gpu(cute_runtime *rt, int argc, char **argv)
 {
     cutec_rows *lib = cutec_rows_new(rt);
     for (int op = 0; op < RP_COUNT; op++)
         for (int bwd = 0; bwd < 2; bwd++)
             for (int s = 0; s < 3; s++) {
+                if (!shape_asked(argc, argv, shapes[s][1])) continue;
                 rows_problem p;
                 rp_init(&p, (rp_op)op, bwd, CUTE_BF16, shapes[s][0], shapes[s][1], cute_runtime_backend(rt), lib);
                 char first[256] = "";
@@ -160,17 +171,63 @@ static void no_spills(cute_runtime *rt)
             }
 }
 
-int main(void)
+/* the launch op would get for 16 rows of n bf16 on sm_90a (a dry run), and ptxas's register
+ * count of its kernel (0 without NVRTC) */
+static rows_launch planned(cute_runtime *rt, rp_op op, bool bwd, int64_t n, long *registers)
+{
+    rows_problem p;
+    cutec_rows *lib = cutec_rows_new(rt);
+    rows_lib_dry_run(lib, true);
+    rp_init(&p, op, bwd, CUTE_BF16, 16, n, cute_runtime_backend(rt), lib);
+    cute_runtime_set_target_arch(rt, "sm_90a");
+    char err[2048], *log = NULL, *at;
+    CHECK(rp_setup(&p, true) && rp_call(&p) == CUTE_OK, "%s: %s", rp_op_name(op), p.err);
+    rows_launch l = rows_lib_last_launch(lib);
+    *registers = 0;
+    if (cute_fn_code(rows_lib_last(lib), "usage", "sm_90a", &log, err, sizeof err) == CUTE_OK) {
+        if ((at = strstr(log, "Used ")) != NULL) *registers = strtol(at + 5, NULL, 10);
+        CHECK(spilled(log) == 0, "%s %s 16x%lld for sm_90a: spills registers", rp_op_name(op), bwd ? "bwd" : "fwd",
+              (long long)n);
+    }
+    free(log);
+    cutec_rows_free(lib);
+    return l;
+}
+
+/* The forwards at 262144 split the row over clusters of 8 blocks staging 64 KB each, three
+ * blocks an SM (CUTEC_ROWS_SCHEDULE=rows6: 16 blocks of 32 KB, which held 96 KB an SM in
+ * flight); cross-entropy's backward at 4096 runs three blocks an SM (it took 106 registers:
+ * two) */
+static void occupancy(cute_runtime *rt)
+{
+    const rp_op fwd[] = {RP_SOFTMAX, RP_RMSNORM, RP_LAYERNORM};
+    long regs;
+    for (int i = 0; i < 3; i++) {
+        rows_launch l = planned(rt, fwd[i], false, 262144, &regs);
+        CHECK(l.cluster == 8 && l.per_sm == 3, "%s fwd 16x262144: clusters of %d, %d blocks an SM (want 8, 3)",
+              rp_op_name(fwd[i]), l.cluster, l.per_sm);
+        setenv("CUTEC_ROWS_SCHEDULE", "rows6", 1);
+        l = planned(rt, fwd[i], false, 262144, &regs);
+        unsetenv("CUTEC_ROWS_SCHEDULE");
+        CHECK(l.cluster == 16, "%s fwd 16x262144, rows6's schedule: clusters of %d (want 16)", rp_op_name(fwd[i]),
+              l.cluster);
+    }
+    rows_launch l = planned(rt, RP_XENT, true, 4096, &regs);
+    CHECK(l.per_sm == 3 && regs <= 65536 / (3 * 256), "cross-entropy bwd 16x4096: %d blocks an SM asked, %ld registers",
+          l.per_sm, regs);
+}
+
+int main(int argc, char **argv)
 {
     cute_runtime *rt;
     char err[512];
     if (cute_runtime_new("cuda", &rt, err, sizeof err) == CUTE_OK) {
-        on_gpu(rt);
+        on_gpu(rt, argc, argv);
         cute_runtime_free(rt);
     } else {
         SKIP("no GPU: the row kernels were compiled, not run");
         if (cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK)
-            compiled_only(rt), cluster_compiled(rt), no_spills(rt), cute_runtime_free(rt);
+            compiled_only(rt), cluster_compiled(rt), no_spills(rt), occupancy(rt), cute_runtime_free(rt);
     }
     return CHECK_DONE("rows_gpu_test");
 }

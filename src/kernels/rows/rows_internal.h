@@ -17,6 +17,7 @@
 #include "cutec/row_kernels.h"
 
 #define ROW_SLOTS 8
+#define ROW_CLUSTER_MAX 16 /* blocks a row is split over at most */
 #define ROW_STAGES 2
 #define ROW_IGNORE_BIAS (1ll << 32)
 
@@ -80,6 +81,15 @@ typedef struct row_op {
      * reductions, they take no registers while the row's loads are in flight (the plan
      * sizes the row's tile by the row inputs alone) */
     bool columns_late;
+    /* the blocks an SM its plans that hold a row in registers (of 64 threads or more) ask
+     * for (0: as ptxas allocates): cross-entropy's backward took 106 registers, two blocks of
+     * 256 threads an SM, 32 KB of loads in flight (59.9% of the copy at 16384x4096, softmax
+     * 97.7% at 57 registers, four); asked for three it takes 80, no spill */
+    int resident_blocks;
+    /* the op for plans whose row one block holds, in its registers or staged in its shared
+     * memory (NULL: this one): the same slots, reductions that would cost another pass over
+     * a row walked from global memory or another exchange in a cluster */
+    const struct row_op *one_block_form;
 } row_op;
 
 typedef struct row_plan {
@@ -111,8 +121,13 @@ typedef struct row_plan {
     int cluster;           /* > 1: a row is split over a cluster of that many blocks (grid.y,
                               each a tile of it in registers), their partial reductions
                               exchanged through distributed shared memory (rows_cluster.c) */
+    int schedule;          /* row_schedule: an earlier engineer's schedule, for timing old
+                              against new in one run (CUTEC_ROWS_SCHEDULE, rows_call.c) */
     cute_tiled_copy tc;    /* tpr threads x V values (set while tracing) */
 } row_plan;
+
+/* CUTEC_ROWS_SCHEDULE=rows5 | rows6: the schedule as it was before that branch's changes */
+typedef enum { ROW_SCHEDULE_NOW, ROW_SCHEDULE_ROWS5, ROW_SCHEDULE_ROWS6 } row_schedule;
 
 /* the tile's columns: tpr K V */
 static inline int64_t row_plan_tile(const row_plan *p) { return (int64_t)p->tpr * p->k * p->vec; }

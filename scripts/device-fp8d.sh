@@ -1,0 +1,44 @@
+#!/bin/sh
+# fp8 block scales without the scoreboard stall (issue 15 item 5; engineer fp8d), under 150 s on
+# an H200 after `make all tests` (the make below is then a no-op):
+#   1. scaled_test on the GPU (interpreter cases, then per-tensor and block scales at
+#      1024x1000x1008 and 1021x1016x4000 against float64; staged, registers and load loops);
+#   2. block scales (1x128 A, 128x128 B) e4m3 -> bf16 at 4096x7168x16384: the new loop
+#      (scales staged in shared memory by cp.async, the library's) in clusters 1x1 and 2x1
+#      (the library's), tiles 128x128 (the library's: two partial sets), 128x192 (one
+#      partial set, B's blocks by parts of 64) and 256x128 (two waves a warpgroup), cuBLASLt
+#      (unscaled) and torch's block-scaled _scaled_mm in the same run (target 1,450);
+#   3. the same shape, the old loop (--scale-mul promote: scales in registers two k-tiles
+#      ahead, session 28's 1,001-1,033) 2x1, and the per-tensor kernel in the block loops'
+#      tiles 128x128 and 128x192 and in 128x256, 2x1 (the bounds; torch skipped in these:
+#      CUTEC_TORCH_SCALED_MM=/dev/null);
+#   4. per-tensor scales at 8192^3 and 4096^3 against torch._scaled_mm (target 110%), coop 1x1, 2x1;
+#   5. registers and spills of the block-scaled kernels (sm_90a), staged and promote.
+# Every command has a timeout and runs line-buffered; the log is $OUT/fp8d.log (default
+# build/device-out).   ITERS=10 sh scripts/device-fp8d.sh
+. scripts/device-common.sh
+log="$out/fp8d.log"
+start=$(date +%s)
+el() { echo $(($(date +%s) - start)); }
+no_torch() { CUTEC_TORCH_SCALED_MM=/dev/null && export CUTEC_TORCH_SCALED_MM; } # (in a subshell: torch's row skipped)
+blk=4096x7168x16384
+{
+    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    timeout 10 make -j16 build/cutec build/tests/kernels/gemm/scaled_test 2>&1 | grep -E "error|warning" | head -20
+    TEST_TIMEOUT=35 device_tests kernels/gemm/scaled_test
+    echo "== $(el) s: block scales, $blk, staged (the library's), clusters 1x1, 2x1 (the library's), tiles 128x128 (the library's), 128x192, 256x128"
+    fp8_bench 36 --scale block --sizes $blk --cluster 1x1,2x1 --tile 128x128x128,128x192x128,256x128x128
+    echo "== $(el) s: block scales, $blk, the old loop (--scale-mul promote), 2x1, 128x128"
+    (no_torch && fp8_bench 14 --scale block --sizes $blk --cluster 2x1 --scale-mul promote)
+    echo "== $(el) s: per-tensor scales, $blk, tiles 128x128, 128x192 (the block loops') and 128x256, 2x1"
+    (no_torch && fp8_bench 20 --scale tensor --sizes $blk --cluster 2x1 --tile 128x128x128,128x192x128,128x256x128)
+    echo "== $(el) s: per-tensor scales, 8192^3 and 4096^3 (torch._scaled_mm default and fast), coop 1x1, 2x1"
+    fp8_bench 40 --scale tensor --sizes 8192,4096 --schedule coop --cluster 1x1,2x1
+    echo "== $(el) s: registers and spills (sm_90a)"
+    echo "block, staged: $(fp8_usage --scale block)"
+    echo "block, staged, 128x192: $(fp8_usage --scale block --tile 128x192x128)"
+    echo "block, promote: $(fp8_usage --scale block --scale-mul promote)"
+    fp8_clocks
+} >"$log" 2>&1
+fp8_show "$log"
