@@ -28,7 +28,7 @@ start=$(date +%s)
     echo "== bf16 tn, whole-tile stores: cooperative (coop) against stream-K (sk)"
     device_bench_bf16 50 4096,8192,2048 --schedule coop,streamk --store tile
     echo "== the LLM shapes"
-    device_bench_bf16 45 8192x4096x14336,8192x6144x4096,8192x28672x4096 --schedule coop,streamk --store tile
+    device_bench_bf16 60 8192x4096x14336,8192x6144x4096,8192x28672x4096 --schedule coop,streamk --store tile
     echo "== clocks after, at $(($(date +%s) - start)) s"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
 } >"$log" 2>&1

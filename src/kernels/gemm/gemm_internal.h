@@ -361,8 +361,16 @@ cute_launch_cfg gemm_streamk_launch_cfg(cute_ctx *c, const gemm_plan *p, const g
  * (u32, one a block, 0 between kernels) */
 void gemm_streamk_store_partial(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
                                 cute_tensor acc);
-void gemm_streamk_add_partials(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
-                               cute_tensor acc, cute_int first);
+/* the accumulators at an item's start: zeros, or (first below this block) the partial of the
+ * block below, once its flag is up */
+void gemm_streamk_start_from_partial(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
+                                     cute_tensor acc, cute_int first);
+/* a stream's workspace in the library (lib.c) */
+typedef struct gemm_streamk_ws {
+    void *stream;
+    cute_buffer buf;
+    size_t bytes;
+} gemm_streamk_ws;
 /* the workspace's bytes for a plan of tiling t (the slots of `blocks` blocks, then their flags) */
 size_t gemm_streamk_workspace_bytes(const cute_gemm_tiling *t, int blocks, size_t *flags_offset);
 /* the blocks a persistent kernel of `threads`-thread blocks, one an SM, in clusters of

@@ -316,8 +316,8 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
     gemm_scales_end(c, p, &sc);
 }
 
-/* The stream-K consumers (cooperative): each work item's k-tiles, then its partial sums to
- * the workspace, or the partials of the blocks below added and the epilogue */
+/* The stream-K consumers (cooperative): each work item's k-tiles onto zeros or onto the
+ * partial of the block below, then its partial sums to the workspace, or the epilogue */
 static void consumer_streamk(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m,
                              cute_int tid, cute_val alpha, cute_val beta, cute_val mapC)
 {
@@ -328,9 +328,10 @@ static void consumer_streamk(cute_ctx *c, const gemm_plan *p, const hopper_args 
     gemm_scales sc = g->scales; /* (none: the plan refuses scales here) */
     gemm_streamk sk = gemm_streamk_make(c, &g->sched, tile_k_tiles(c, g));
     CUTE_FOR(c, i, cute_i(0), sk.items) {
-        mainloop_first(c, p, m, &read, &f);
-        gemm_work w = gemm_streamk_work(c, &sk, i); /* (while the first batch runs) */
-        gemm_tiles t = work_tiles(c, g, &w);
+        gemm_work w = gemm_streamk_work(c, &sk, i);
+        gemm_streamk_start_from_partial(c, p, g->ws, g->flags, tid, f.acc, w.first);
+        mma_ktile(c, p, m, &read, &f);
+        gemm_tiles t = work_tiles(c, g, &w); /* (while the first batch runs) */
         mainloop_rest(c, p, m, cute_sub(a, w.k1, w.k0), &read, &done, &f);
         gemm_hopper_mainloop_tail(c, p, m, &done);
         CUTE_IF(c, w.partial) gemm_streamk_store_partial(c, p, g->ws, g->flags, tid, f.acc);
@@ -340,7 +341,6 @@ static void consumer_streamk(cute_ctx *c, const gemm_plan *p, const hopper_args 
         cute_int ends = cute_sub(a, cute_i(1), cute_int_from_val(c, cute_val_cvt(c, w.partial, CUTE_I32), 0));
         CUTE_FOR(c, once, cute_i(0), ends) {
             (void)once;
-            gemm_streamk_add_partials(c, p, g->ws, g->flags, tid, f.acc, w.first);
             epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC, &sc);
         }
     }

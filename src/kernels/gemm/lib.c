@@ -60,8 +60,8 @@ struct cute_gemm_lib {
     cute_gemm_tiling tiling; /* cute_gemm_lib_tiling */
     cute_buffer zeros; /* for K = 0: A and B of one zero column each */
     size_t zeros_bytes;
-    cute_buffer streamk; /* stream-K's workspace (its flags zeroed when made) */
-    size_t streamk_bytes;
+    gemm_streamk_ws *streamk; /* stream-K's workspaces, one a stream (streamk_args) */
+    int nstreamk;
     cute_buffer *retired; /* smaller zeros (or workspaces) that kernels on other threads may still read */
     int nretired;
     cute_gemv_lib *skinny; /* AUTO's skinny shapes: the GEMV kernels (cutec_gemm_skinny) */
@@ -111,7 +111,8 @@ void cute_gemm_lib_free(cute_gemm_lib *lib)
     fn_cache_free(&lib->grouped);
     cute_backend *b = cute_runtime_backend(lib->rt);
     if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
-    if (lib->streamk_bytes) b->vt->free(b->self, &lib->streamk);
+    for (int i = 0; i < lib->nstreamk; i++) b->vt->free(b->self, &lib->streamk[i].buf);
+    free(lib->streamk);
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
     free(lib->retired);
     cute_gemv_lib_free(lib->skinny);
@@ -578,34 +579,45 @@ const cute_fn *gemm_lib_pattern_fn(cute_gemm_lib *lib, cute_gemm_variant variant
     return s == CUTE_OK ? e->fn : NULL;
 }
 
-/* Stream-K's workspace, grown to `bytes` (lock held): the flags past flags_at start at 0 (the
- * kernels leave them so); the smaller one is retired, kernels in flight may still use it */
-static cute_status streamk_grow(cute_gemm_lib *lib, size_t bytes, size_t flags_at)
+/* stream's stream-K workspace (lock held), made or grown to `bytes`: its flags past flags_at
+ * start at 0 (the kernels leave them so); a smaller one is retired, kernels in flight may
+ * still use it.  One a stream: a stream runs its kernels one after another, two streams'
+ * kernels sharing one slot would mix their partials. */
+static cute_status streamk_workspace(cute_gemm_lib *lib, void *stream, size_t bytes, size_t flags_at,
+                                     const cute_buffer **out)
 {
+    int i = 0;
+    while (i < lib->nstreamk && lib->streamk[i].stream != stream) i++;
+    if (i < lib->nstreamk && lib->streamk[i].bytes >= bytes) return *out = &lib->streamk[i].buf, CUTE_OK;
     cute_backend *b = cute_runtime_backend(lib->rt);
     cute_buffer fresh;
     cute_buffer *r = realloc(lib->retired, (size_t)(lib->nretired + 1) * sizeof *r);
+    gemm_streamk_ws *w = i == lib->nstreamk ? realloc(lib->streamk, (size_t)(i + 1) * sizeof *w) : lib->streamk;
     void *zeros = calloc(1, bytes - flags_at);
     if (r) lib->retired = r;
-    cute_status s = r && zeros ? b->vt->alloc(b->self, bytes, &fresh) : CUTE_ERR_OOM;
+    if (w) lib->streamk = w;
+    cute_status s = r && w && zeros ? b->vt->alloc(b->self, bytes, &fresh) : CUTE_ERR_OOM;
     if (s == CUTE_OK) s = b->vt->upload(b->self, &fresh, flags_at, zeros, bytes - flags_at);
     free(zeros);
     if (s != CUTE_OK) return s;
-    if (lib->streamk_bytes) lib->retired[lib->nretired++] = lib->streamk;
-    lib->streamk = fresh, lib->streamk_bytes = bytes;
-    return CUTE_OK;
+    if (i < lib->nstreamk) lib->retired[lib->nretired++] = lib->streamk[i].buf;
+    else lib->nstreamk++;
+    lib->streamk[i] = (gemm_streamk_ws){.stream = stream, .buf = fresh, .bytes = bytes};
+    return *out = &lib->streamk[i].buf, CUTE_OK;
 }
 
-/* the stream-K kernel's arguments 6 and 7 (its workspace and flags; 5, the vector, C where
- * the call has none): one workspace a library, so its stream-K calls run one at a time */
+/* the stream-K kernel's arguments 6 and 7 (the stream's workspace and flags; 5, the vector,
+ * A's first element where the call has none); *ws, the caller's, alive through the call, a
+ * copy of the workspace's buffer (the table may move once the lock is let go) */
 static cute_status streamk_args(cute_gemm_lib *lib, const cute_gemm_config *cfg, cute_call_arg *args, int *nargs,
-                                char *err, size_t n)
+                                void *stream, cute_buffer *ws, char *err, size_t n)
 {
     int blocks = gemm_resident_blocks(lib->rt, 1, 384);
     size_t flags_at, bytes = gemm_streamk_workspace_bytes(&cfg->tiling, blocks, &flags_at);
+    const cute_buffer *at = NULL;
     pthread_mutex_lock(&lib->lock);
-    cute_status s = bytes > lib->streamk_bytes ? streamk_grow(lib, bytes, flags_at) : CUTE_OK;
-    cute_buffer *ws = &lib->streamk;
+    cute_status s = streamk_workspace(lib, stream, bytes, flags_at, &at);
+    if (s == CUTE_OK) *ws = *at;
     pthread_mutex_unlock(&lib->lock);
     if (s != CUTE_OK) return snprintf(err, n, "gemm stream-K: a workspace of %zu bytes: %s", bytes, cute_status_name(s)), s;
     if (*nargs == 5) /* no vector: A's first element stands in, unread (not C's, which the kernel writes) */
@@ -622,8 +634,9 @@ static cute_status run_pattern(cute_gemm_lib *lib, cute_gemm_variant variant, cu
     cute_status s;
     const cute_fn *f = gemm_lib_pattern_fn(lib, variant, cfg, args, err, n, &s);
     if (!f) return s;
+    cute_buffer ws; /* stream-K's workspace, as args[6] and [7] point at it */
     if (cfg->variant == CUTE_GEMM_HOPPER && cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK &&
-        (s = streamk_args(lib, cfg, args, &nargs, err, n)) != CUTE_OK)
+        (s = streamk_args(lib, cfg, args, &nargs, stream, &ws, err, n)) != CUTE_OK)
         return s;
     char why[1024];
     s = cute_call(f, stream, nargs, args, why, sizeof why);

@@ -41,7 +41,8 @@ gemm_streamk gemm_streamk_make(cute_ctx *c, const gemm_sched *s, cute_int k_tile
     cute_alg *a = cute_ctx_alg(c);
     gemm_streamk k = {.k_tiles = k_tiles, .units = cute_grid_dim(c, 0)};
     cute_int T = s->count, G = k.units, W = cute_div(a, T, G), R = cute_mod(a, T, G);
-    cute_int runs = cute_mul(a, positive(a, R), cute_add(a, R, cute_mul(a, positive(a, W), G)));
+    /* (W = 0 keeps whole tiles: runs under a tile would need more than one partial a tile) */
+    cute_int runs = cute_mul(a, cute_mul(a, positive(a, R), positive(a, W)), cute_add(a, R, G));
     runs = cute_mul(a, runs, runs_pay(a, k_tiles, R, G));
     k.dp = cute_int_now(c, cute_sub(a, T, runs));
     k.iters = cute_int_now(c, cute_mul(a, runs, k_tiles));

@@ -1,8 +1,10 @@
 /* Stream-K's fixup (streamk.c divides the work): a piece that leaves its tile unfinished
  * writes its accumulators to its block's workspace slot and raises the block's flag; the
- * piece that finishes the tile waits for the flags of the blocks below it, lowers them again
- * (so the next kernel finds them down) and adds their partials to its accumulators, in block
- * order.  A slot holds each consumer thread's accumulators in runs of 4 floats, the threads'
+ * piece that finishes the tile (a tile spans at most two runs) waits for the flag of the
+ * block below, lowers it again (so the next kernel finds it down) and starts its
+ * accumulators from that block's partial instead of zeros, its wgmmas adding on: no second
+ * set of registers for the partial beside the accumulators (added after the main loop, it
+ * made ptxas spill 556 bytes, in the main loop too).  A slot holds each consumer thread's accumulators in runs of 4 floats, the threads'
  * runs side by side, so a warp's 16-byte stores and loads of one run are 512 contiguous
  * bytes; the finishing piece's
  * threads hold the same elements of the tile as the writers' did (one MMA partition), so no
@@ -35,10 +37,9 @@ static cute_tensor slot(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_in
     return cute_tensor_compose(c, mine, &as_acc);
 }
 
-/* acc += part, a run (16 bytes) at a time: loaded whole, the partial would take as many
- * registers again as the accumulators */
+/* acc = part where `when`, else 0, a run (16 bytes) at a time */
 enum { CHUNK = VEC }; /* (a run of the slot: one shape on both sides) */
-static void add_slot(cute_ctx *c, cute_tensor acc, cute_tensor part)
+static void load_slot(cute_ctx *c, cute_tensor acc, cute_tensor part, cute_val when)
 {
     cute_alg *a = cute_ctx_alg(c);
     int64_t n = cute_size(a, &acc.layout).v, chunk = n % CHUNK ? 1 : CHUNK;
@@ -46,11 +47,10 @@ static void add_slot(cute_ctx *c, cute_tensor acc, cute_tensor part)
                                        (long long)chunk);
     cute_tiler by_chunk = cute_tiler_layout(&flat);
     cute_tensor x = cute_tensor_compose(c, acc, &by_chunk), y = cute_tensor_compose(c, part, &by_chunk);
+    cute_ssa pred = cute_ssa_scalar(c, when, cute_tuple_fmt(a, "(%lld)", (long long)chunk));
     for (int64_t j = 0; j < n / chunk; j++) {
         cute_tuple at = cute_tuple_fmt(a, "(_,%lld)", (long long)j);
-        cute_tensor xj = cute_tensor_slice(c, x, at);
-        cute_tensor_store(c, xj, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, xj),
-                                                  cute_tensor_load(c, cute_tensor_slice(c, y, at))));
+        cute_tensor_store(c, cute_tensor_slice(c, x, at), cute_tensor_load_if(c, cute_tensor_slice(c, y, at), pred, 0.0));
     }
 }
 
@@ -68,18 +68,20 @@ void gemm_streamk_store_partial(cute_ctx *c, const gemm_plan *p, cute_tensor ws,
     CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) cute_peer_release(c, flags, me, cute_i(1));
 }
 
-void gemm_streamk_add_partials(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
-                               cute_tensor acc, cute_int first)
+void gemm_streamk_start_from_partial(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
+                                     cute_tensor acc, cute_int first)
 {
-    cute_int me = cute_block_idx(c, 0);
-    CUTE_IF(c, cute_int_lt(c, first, me)) {
+    cute_int me = cute_block_idx(c, 0), below = cute_sub(cute_ctx_alg(c), me, cute_i(1));
+    cute_val some = cute_int_lt(c, first, me);
+    CUTE_IF(c, some) {
         if (!(p->broken & GEMM_BREAK_FIXUP_WAIT)) {
-            CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) CUTE_FOR(c, u, first, me) {
-                cute_peer_wait(c, flags, u, cute_i(1));
-                cute_peer_release(c, flags, u, cute_i(0)); /* down for the next kernel */
+            CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) {
+                cute_peer_wait(c, flags, below, cute_i(1));
+                cute_peer_release(c, flags, below, cute_i(0)); /* down for the next kernel */
             }
         }
-        consumers_meet(c, p); /* the loads after the acquires */
-        if (!(p->broken & GEMM_BREAK_FIXUP_ADD)) CUTE_FOR(c, u, first, me) add_slot(c, acc, slot(c, p, ws, tid, u, acc));
+        consumers_meet(c, p); /* the loads after the acquire */
     }
+    if (p->broken & GEMM_BREAK_FIXUP_ADD) some = cute_val_int(c, CUTE_I1, 0);
+    load_slot(c, acc, slot(c, p, ws, tid, below, acc), some);
 }

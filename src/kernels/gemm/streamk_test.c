@@ -2,10 +2,9 @@
  * against the float64 reference, on fresh gaussian inputs with C poisoned (NaN where beta
  * is 0):
  *  - on the interpreter (2 resident blocks), through the library (its workspace), at small
- *    odd sizes with M, N and K tails: every tile in the runs with one tile split between
- *    both blocks (W = 0), the hybrid with and without whole tiles before the runs (W = 1
- *    and W = 4, one tile left over), runs that would not pay and no tile left over (every
- *    tile whole), K not divisible by the runs, C of f32 (16-byte stores) and 16-bit (TMA
+ *    odd sizes with M, N and K tails: the hybrid with and without whole tiles before the
+ *    runs (W = 1 and W = 4, one tile left over), fewer tiles than blocks, runs that would
+ *    not pay and no tile left over (every tile whole), K not divisible by the runs, C of f32 (16-byte stores) and 16-bit (TMA
  *    stores), beta, and the fused epilogues (bias by row and by column with GELU, SiLU, ReLU);
  *  - which cases met in the fixup (with no partials added, C wrong exactly where runs were
  *    made: not where they would not pay);
@@ -214,9 +213,9 @@ static void interp(void)
         return;
     }
     static const skcase k[] = {
-        /* W = 0: one tile of 128 x 256 (10 k-tiles, the last of 8) split between both blocks;
-         * f32 C */
-        {100, 120, 584, CUTE_F32, 1.5, -0.5, {.schedule = SK}, {0}, "one tile in two runs"},
+        /* W = 0 (one tile of 128 x 256, 10 k-tiles, the last of 8, on 2 blocks): whole tiles
+         * (runs under a tile would need several partials a tile); f32 C */
+        {100, 120, 584, CUTE_F32, 1.5, -0.5, {.schedule = SK}, {0}, "fewer tiles than blocks"},
         /* W = 1, R = 1: the split of broken_all, f16, beta */
         {136, 40, 600, CUTE_F16, 1.0, 0.5, {.bm = 64, .bn = 64, .schedule = SK}, {0}, "three tiles in two runs"},
         /* W = 4, R = 1 (9 tiles of 64 x 64): 6 tiles whole, then 3 in the runs of 15 k-tiles */
@@ -234,7 +233,7 @@ static void interp(void)
          "ReLU"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
-    for (int i = 0; i < 5; i++) fixup_or_not(rt, &k[i], i < 3); /* runs in the first three only */
+    for (int i = 0; i < 5; i++) fixup_or_not(rt, &k[i], i == 1 || i == 2); /* runs in these two only */
     broken_all(rt);
     refused(rt);
     cute_runtime_free(rt);
