@@ -7,6 +7,7 @@
 #   attn: the Hopper attention backward d128 8x16x4096 (its three kernels), the forward
 #   rows: softmax and LayerNorm at 1024x262144, cross-entropy at 16384x4096, the SM80 attention
 #   more: decode with 8 KV heads, the forward at d64;  more2: LayerNorm 16384x4096, bf16 8192^3
+#   after: the attention backward, NVFP4 (4096,7168,8) and softmax 262144 as this session left them
 # Each profile: the speed of light, warp states, scheduler, memory and compute sections and the
 # sampled stalls a SASS instruction ($OUT/NAME.txt and NAME-sass.csv).  Only cutec's kernels
 # (NAME_kernel_N) are profiled; the launch profiled is the third of its name.
@@ -65,6 +66,12 @@ more2()
 {
     CUTEC_TORCH_ROWS=/dev/null prof layernorm-4096 40 1 bench layernorm --dtype bf16 --shape 16384x4096 --iters 3
     prof bf16-8192 50 1 bench gemm --dtype bf16 --layout tn --variants hopper --sizes 8192 --iters 3
+}
+after() # the final pass: the kernels this session changed
+{
+    prof attn-bwd-after 70 3 bench attention --bwd --batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 3
+    prof nvfp4-after 40 1 bench gemv --dtype nvfp4 --shape 4096x7168 --batch 8 --iters 3
+    CUTEC_TORCH_ROWS=/dev/null prof softmax-262144-after 40 1 bench softmax --dtype bf16 --shape 1024x262144 --iters 3
 }
 {
     say "$(date -u '+%F %T') $(git log --oneline -1 2>/dev/null) part $part"
