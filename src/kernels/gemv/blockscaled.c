@@ -382,12 +382,8 @@ static void words_products(cute_ctx *c, const gemv_plan *p, const words_tile *f,
 static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
                       cute_tuple at, bool pred, void *user)
 {
-    cute_alg *a = cute_ctx_alg(c);
     bs_warp *w = user;
-    if (p->cfg.l2_prefetch && !pred) { /* the warp's rows' k-tile ahead into L2 */
-        cute_int r0 = cute_mul(a, cute_warp_idx(c), cute_i(p->rows));
-        gemv_prefetch_tile(c, p, t->gA, r0, p->rows, p->ktile, at.leaf[at.nleaves - 1], t->k0, t->kend);
-    }
+    gemv_prefetch_warp_rows(c, p, t, at, pred);
     words_tile f = words_load(c, p, th, t, w, at, pred, NULL);
     words_products(c, p, &f, w);
 }

@@ -171,6 +171,9 @@ bool gemv_lib_tile_at_a_time(cute_gemv_lib *lib);
  * docs/gemv.md, "The next k-tiles into L2") */
 void gemv_prefetch_tile(cute_ctx *c, const gemv_plan *p, cute_tensor gA, cute_int r0, int rows, int64_t tk,
                         cute_int kt, cute_int k0, cute_int kend);
+/* ... for the row kernels, whose warps own p->rows rows each: the next k-tiles of k-tile
+ * `at`'s, where cfg.l2_prefetch is set and the tile unpredicated */
+void gemv_prefetch_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, cute_tuple at, bool pred);
 
 /* the library's compiled function for cfg (compiled the first time), or NULL and why */
 const cute_fn *gemv_lib_fn(cute_gemv_lib *lib, const cute_gemv_config *cfg, char *err, size_t n);

@@ -110,6 +110,15 @@ void gemv_prefetch_tile(cute_ctx *c, const gemv_plan *p, cute_tensor gA, cute_in
     cute_prefetch_l2(c, cute_tensor_ptr(c, from, cute_i(0)));
 }
 
+/* the row kernels' prefetch (a warp owns p->rows rows): k-tile `at`'s successor of the warp's
+ * rows into L2, where cfg.l2_prefetch asks for it and the tile is unpredicated */
+void gemv_prefetch_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, cute_tuple at, bool pred)
+{
+    if (!p->cfg.l2_prefetch || pred) return;
+    cute_int r0 = cute_mul(cute_ctx_alg(c), cute_warp_idx(c), cute_i(p->rows));
+    gemv_prefetch_tile(c, p, t->gA, r0, p->rows, p->ktile, at.leaf[at.nleaves - 1], t->k0, t->kend);
+}
+
 /* full k-tiles (predicated where `pred`; unpredicated ones by `whole` where given), then
  * the partial last one, predicated */
 static void walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,

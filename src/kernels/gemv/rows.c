@@ -30,10 +30,7 @@ static void tile_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, con
 {
     cute_alg *a = cute_ctx_alg(c);
     row_acc *acc = user;
-    if (p->cfg.l2_prefetch && !pred) { /* the warp's rows' k-tile ahead into L2 */
-        cute_int r0 = cute_mul(a, cute_warp_idx(c), cute_i(p->rows));
-        gemv_prefetch_tile(c, p, t->gA, r0, p->rows, p->ktile, at.leaf[at.nleaves - 1], t->k0, t->kend);
-    }
+    gemv_prefetch_warp_rows(c, p, t, at, pred);
     cute_tensor crd = cute_partition_S(c, th->thr, cute_tensor_slice(c, t->cA, at));
     cute_tensor rA =
         gemv_load_part(c, p, cute_partition_S(c, th->thr, cute_tensor_slice(c, t->gA, at)),
