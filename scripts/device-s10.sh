@@ -13,7 +13,8 @@
 #      CUTEC_ATTN_SM80_RESCALE=lazy;
 #   3. ptxas's registers and spills (sm_90a) of both;
 #   4. Nsight Compute on the default kernel (non-causal): registers, local-memory spill
-#      requests, shared wavefronts, issue slots, stalls (s10-ncu.txt, s10-ncu-top.txt).
+#      requests, shared wavefronts, issue slots, stalls (s10-ncu.txt, s10-ncu-top.txt);
+#   5. where time is left, two K/V stages (--kv-stages 2) with the new copy.
 # Logs under $OUT (default build/device-out).
 . scripts/device-common.sh
 log="$out/s10.log"
@@ -64,6 +65,9 @@ shape="--variant sm80 --batch 8 --heads 16 --seqlen 4096 --headdim 128"
             >"$out/s10-ncu-top.txt" 2>&1 && head -n 24 "$out/s10-ncu-top.txt"
         rm -f "$out/s10-ncu.ncu-rep"
     fi
+    echo "== 5. if time is left: two K/V stages (--kv-stages 2) with the new copy (session 29: 308.2, 277.2)"
+    # shellcheck disable=SC2086
+    device_step 24 build/cutec bench attention $shape --kv-stages 2 --iters "$iters"
     device_stamp "done; clocks after: $(nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv,noheader 2>&1 | tr '\n' ' ')"
 } >"$log" 2>&1
 tail -n 80 "$log"
