@@ -145,11 +145,12 @@ void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_t
 {
     cute_tensor S = attn_rowcol(c, acc_s);
     cute_ssa s[8];
-    cute_val mt[8], far = cute_val_const(c, CUTE_F32, 8), need = {0};
+    /* 8 in log2 units is 8 / scale_log2 in S's (loop-invariant; the compare in S's units
+     * left ptxas the registers for no spill on sm_90a, where one in log2 units spilled 12 bytes) */
+    cute_val mt[8], far = cute_val_binop(c, CUTE_OP_DIV, cute_val_const(c, CUTE_F32, 8), scale_log2), need = {0};
     tile_maxima(c, r, S, s, mt);
-    for (int i = 0; i < r->n; i++) { /* mt scale_log2 > m scale_log2 + 8 (false for mt = m = -inf) */
-        cute_val up = cute_val_cmp(c, CUTE_OP_GT, cute_val_binop(c, CUTE_OP_MUL, mt[i], scale_log2),
-                                   cute_val_fma(c, r->m[i], scale_log2, far));
+    for (int i = 0; i < r->n; i++) { /* mt - m > far: true for m = -inf, false for mt = m = -inf (NaN) */
+        cute_val up = cute_val_cmp(c, CUTE_OP_GT, cute_val_binop(c, CUTE_OP_SUB, mt[i], r->m[i]), far);
         need = i ? cute_val_binop(c, CUTE_OP_OR, need, up) : up;
     }
     CUTE_IF(c, cute_val_vote(c, need, CUTE_VOTE_ANY)) { move_maxima(c, r, mt, acc_o, scale_log2); }
