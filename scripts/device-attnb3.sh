@@ -8,7 +8,10 @@
 #            (S^T and dP^T waited for apart, P beside dP^T's product, dS beside dV's);
 #   serial   CUTEC_ATTN_BWD_STEPS=serial, 8x16x4096: session 29's steps (451.6 TFLOP/s =
 #            89.2% of SDPA in its final pass), the baseline in the same run;
-# then the default at 2x16x16384 with what is left.
+# then (PROFILE=1, the default) an Nsight Compute profile of the split dK/dV kernel at
+# 8x16x4096 ($OUT/dkdv-split.txt, dkdv-split-sass.csv: the sampled stalls a SASS instruction,
+# /work/device-prof29/top.py summarizes them), else the default at 2x16x16384, with what is
+# left.
 # Under 150 s on an H200; the build is expected done (make all tests).  Results in $OUT
 # (default build/device-out).
 . scripts/device-common.sh
@@ -22,6 +25,21 @@ bench() { # SECONDS STEPS ARGS: the bench under a time limit, line-buffered
     CUTEC_ATTN_BWD_STEPS=$steps timeout "$lim" stdbuf -oL -eL build/cutec bench attention --bwd --headdim 128 \
         --iters 10 "$@" 2>&1
 }
+profile_dkdv() { # SECONDS: ncu on the third dK/dV launch (scripts/device-prof29.sh's sections)
+    command -v ncu >/dev/null || PATH=$PATH:$(ls -d /opt/nvidia/nsight-compute/*/ 2>/dev/null | tail -n 1)
+    stamp "ncu: the dK/dV kernel, 8x16x4096 d128 (split)"
+    timeout "$1" ncu --clock-control none --kernel-name-base function --kernel-name 'regex:dkdv_kernel_[0-9]+$' \
+        --launch-skip 2 --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+        --section ComputeWorkloadAnalysis --section LaunchStats --section SourceCounters -f -o "$out/dkdv-split" \
+        build/cutec bench attention --bwd --batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 3 \
+        >"$out/dkdv-split.txt" 2>&1
+    echo "rc $?"
+    timeout 20 ncu --import "$out/dkdv-split.ncu-rep" --print-summary none >>"$out/dkdv-split.txt" 2>&1
+    timeout 20 ncu --import "$out/dkdv-split.ncu-rep" --page source --csv --print-source sass \
+        >"$out/dkdv-split-sass.csv" 2>&1
+    grep -E "^  [a-z_0-9]+_kernel_|Duration|Compute \(SM\)|Issue Slots Busy|No Eligible" "$out/dkdv-split.txt" | head
+    rm -f "$out/dkdv-split.ncu-rep"
+}
 {
     stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null | cut -c1-100)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
@@ -33,7 +51,11 @@ bench() { # SECONDS STEPS ARGS: the bench under a time limit, line-buffered
     bench 40 split --batch 8 --heads 16 --seqlen 4096
     bench 28 serial --batch 8 --heads 16 --seqlen 4096
     left=$((146 - ($(date +%s) - start)))
-    [ "$left" -gt 8 ] && bench "$left" split --batch 2 --heads 16 --seqlen 16384
+    if [ "${PROFILE:-1}" = 1 ]; then
+        [ "$left" -gt 12 ] && profile_dkdv $((left - 6))
+    else
+        [ "$left" -gt 8 ] && bench "$left" split --batch 2 --heads 16 --seqlen 16384
+    fi
     stamp "done"
 } >"$log" 2>&1
 tail -n 70 "$log"
