@@ -8,6 +8,8 @@
 #            (S^T and dP^T waited for apart, P beside dP^T's product, dS beside dV's);
 #   serial   CUTEC_ATTN_BWD_STEPS=serial, 8x16x4096: session 29's steps (451.6 TFLOP/s =
 #            89.2% of SDPA in its final pass), the baseline in the same run;
+#   dqsplit  split and CUTEC_ATTN_BWD_DQSTEPS=split, 8x16x4096: the dQ kernel's scores as two
+#            batches too (P while dP's product runs);
 # then (PROFILE=1, the default) an Nsight Compute profile of the split dK/dV kernel at
 # 8x16x4096 ($OUT/dkdv-split.txt, dkdv-split-sass.csv: the sampled stalls a SASS instruction,
 # /work/device-prof29/top.py summarizes them), else the default at 2x16x16384, with what is
@@ -18,12 +20,12 @@
 log="$out/attnb3.log"
 start=$(date +%s)
 stamp() { echo "== $(date -u +%T) +$(($(date +%s) - start)) s: $*"; }
-bench() { # SECONDS STEPS ARGS: the bench under a time limit, line-buffered
-    lim=$1 steps=$2
-    shift 2
-    stamp "bench attention --bwd $* (CUTEC_ATTN_BWD_STEPS=$steps)"
-    CUTEC_ATTN_BWD_STEPS=$steps timeout "$lim" stdbuf -oL -eL build/cutec bench attention --bwd --headdim 128 \
-        --iters 10 "$@" 2>&1
+bench() { # SECONDS STEPS DQSTEPS ARGS: the bench under a time limit, line-buffered
+    lim=$1 steps=$2 dqsteps=$3
+    shift 3
+    stamp "bench attention --bwd $* (CUTEC_ATTN_BWD_STEPS=$steps CUTEC_ATTN_BWD_DQSTEPS=$dqsteps)"
+    CUTEC_ATTN_BWD_STEPS=$steps CUTEC_ATTN_BWD_DQSTEPS=$dqsteps timeout "$lim" stdbuf -oL -eL build/cutec bench \
+        attention --bwd --headdim 128 --iters 10 "$@" 2>&1
 }
 profile_dkdv() { # SECONDS: ncu on the third dK/dV launch (scripts/device-prof29.sh's sections)
     command -v ncu >/dev/null || PATH=$PATH:$(ls -d /opt/nvidia/nsight-compute/*/ 2>/dev/null | tail -n 1)
@@ -48,13 +50,14 @@ profile_dkdv() { # SECONDS: ncu on the third dK/dV launch (scripts/device-prof29
     timeout 36 stdbuf -oL -eL build/tests/kernels/attention/attention_bwd_test >"$out/attention_bwd_test.log" 2>&1
     echo "rc $? (124: the time limit, in its interpreter cases once the GPU ones printed)"
     grep -E "cuda|FAIL|differs|passed" "$out/attention_bwd_test.log" | cut -c1-300 | head -24
-    bench 40 split --batch 8 --heads 16 --seqlen 4096
-    bench 28 serial --batch 8 --heads 16 --seqlen 4096
+    bench 40 split overlap --batch 8 --heads 16 --seqlen 4096
+    bench 28 serial overlap --batch 8 --heads 16 --seqlen 4096
+    bench 28 split split --batch 8 --heads 16 --seqlen 4096
     left=$((146 - ($(date +%s) - start)))
     if [ "${PROFILE:-1}" = 1 ]; then
         [ "$left" -gt 12 ] && profile_dkdv $((left - 6))
     else
-        [ "$left" -gt 8 ] && bench "$left" split --batch 2 --heads 16 --seqlen 16384
+        [ "$left" -gt 8 ] && bench "$left" split overlap --batch 2 --heads 16 --seqlen 16384
     fi
     stamp "done"
 } >"$log" 2>&1

@@ -84,6 +84,9 @@ typedef struct attn_hop_bwd_plan {
      * while dP's product runs and dS while dV's does (the default), or each batch waited
      * for whole */
     attn_kv_steps kv_steps;
+    /* the dQ kernel at head dim 128 (CUTEC_ATTN_BWD_DQSTEPS=split): its overlapped steps'
+     * scores as two batches, P computed while dP's product runs (hopper_bwd.c) */
+    bool dq_split;
     bool dq_atomic; /* the fused dQ's parts added in no set order (CUTEC_ATTN_BWD_DQ=atomic):
                      * no turns, the sums zeroed first (nondeterministic, FlashAttention 3's
                      * default) */

@@ -39,6 +39,7 @@ typedef struct hb_job {
     bool kv;                 /* the dK/dV kernel (else the dQ kernel) */
     bool fused;              /* the dK/dV kernel making dQ's sums too (hopper_bwd_dq.c) */
     bool split;              /* serial_steps: split_step's waits (else serial_step's) */
+    bool dq_split;           /* overlapped_steps (the dQ kernel): split_gradients' waits */
     const attn_hop_bwd_plan *hp;
     cute_int b, xh, xt;      /* batch, X's head and 128-row tile */
     cute_int sx, sy;         /* X's rows and Y's */
@@ -53,6 +54,7 @@ static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *
     hb_job j = {.kv = kv, .fused = kv && hp->fused_dq, .hp = hp, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
     cute_int bx = cute_block_idx(c, 0);
     j.split = kv && !j.fused && p->d == 128 && hp->kv_steps == ATTN_KV_SPLIT;
+    j.dq_split = !kv && p->d == 128 && hp->dq_split;
     if (j.fused) /* the grid (B, key tiles, KV heads): launch_cfg's */
         j.b = cute_block_idx(c, 0), bx = cute_block_idx(c, 1), j.xh = cute_block_idx(c, 2);
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
@@ -431,6 +433,15 @@ static void issue_score(cute_ctx *c, const attn_plan *p, const hb_frag *f, cute_
     cute_warpgroup_commit_batch(c);
 }
 
+/* A = X1 Y1^T and B = X2 Y2^T of the state's stage, once it is full, as two batches */
+static void issue_scores_apart(cute_ctx *c, const attn_plan *p, const hb_smem *m, const hb_frag *f,
+                               const cute_pipeline_state *s)
+{
+    cute_pipeline_consumer_wait(c, &m->py, s, (cute_val){0});
+    issue_score(c, p, f, f->acc_a, f->sx1, f->sy1, s);
+    issue_score(c, p, f, f->acc_b, f->sx2, f->sy2, s);
+}
+
 /* a product of its own batch: acc += R Y^T of the state's stage, R in the dtype from f32 a */
 static void issue_product(cute_ctx *c, const attn_plan *p, const hb_frag *f, cute_tensor a, cute_tensor r,
                           cute_tensor yt, cute_tensor acc, const cute_pipeline_state *s)
@@ -453,9 +464,7 @@ static void split_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const h
 {
     hb_step st = step_views(c, p, j, f, mt, i);
     cute_val line = line_fetch(c, p, j, f, mt, i);
-    cute_pipeline_consumer_wait(c, &m->py, s, (cute_val){0});
-    issue_score(c, p, f, f->acc_a, f->sx1, f->sy1, s);
-    issue_score(c, p, f, f->acc_b, f->sx2, f->sy2, s);
+    issue_scores_apart(c, p, m, f, s);
     cute_warpgroup_wait(c, 1);
     staged_step(c, p, j, f, line, &st);
     cute_tuple bound;
@@ -496,6 +505,19 @@ static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const
     attn_hbdq_handoff(c, &f->q);
 }
 
+/* overlapped_steps' gradients with the scores as two batches (j->dq_split): P once S is in
+ * (dP's and the step before's products running), dS once dP is (the products running) */
+static void split_gradients(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const hb_step *st,
+                            cute_val scale_log2)
+{
+    cute_warpgroup_wait(c, 2);
+    cute_tuple bound;
+    mask_scores(c, p, j, f, st, &bound);
+    attn_bwd_probs_loading(c, f->acc_a, st->gl, &st->cs, bound, !j->kv, scale_log2);
+    cute_warpgroup_wait(c, 1);
+    attn_bwd_dsoft_loading(c, f->acc_a, f->acc_b, st->gd, &st->cs, bound, !j->kv);
+}
+
 /* The steps, overlapped as FlashAttention 3 overlaps a warpgroup's softmax with its GEMMs:
  * once step i's dS and P are in registers, the scores of step i + 1 are issued, then step
  * i's products (in one turn); wait_group 1 says the scores are in, and their gradients (in
@@ -516,12 +538,19 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
         hb_step st = step_views(c, p, j, f, mt, i);
         convert(c, p, j, f);
         attn_hop_my_turn(c, first);
-        issue_scores(c, p, m, f, &s);
+        if (j->dq_split)
+            issue_scores_apart(c, p, m, f, &s);
+        else
+            issue_scores(c, p, m, f, &s);
         issue_products(c, p, j, f, &r, false);
         attn_hop_your_turn(c, first);
         cute_pipeline_state_advance(c, &s);
-        cute_warpgroup_wait(c, 1);
-        gradients(c, p, j, f, &st, scale_log2);
+        if (j->dq_split) {
+            split_gradients(c, p, j, f, &st, scale_log2);
+        } else {
+            cute_warpgroup_wait(c, 1);
+            gradients(c, p, j, f, &st, scale_log2);
+        }
         cute_warpgroup_wait(c, 0);
         cute_pipeline_consumer_release(c, &m->py, &r);
         cute_pipeline_state_advance(c, &r);
