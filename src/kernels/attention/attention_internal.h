@@ -35,6 +35,10 @@ typedef struct attn_plan {
     int sms;                 /* the forward's persistent grid: its most blocks (0: a block a tile) */
     bool wait_first;         /* the Hopper forward's P V waited for where ptxas puts it, above the
                                 softmax (false: CUTEC_ATTN_FWD_WAIT=after, hopper_fwd.c) */
+    int q_stages;            /* the Hopper forward's Q tiles in shared memory: 1, or 2 on the
+                                persistent grid with CUTEC_ATTN_FWD_QSTAGES=2 (hopper_plan.c) */
+    bool rescale_in_turn;    /* O rescaled in the next turn, before P V is issued
+                                (CUTEC_ATTN_FWD_WAIT=turn, FlashAttention 3's order) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
 } attn_plan;
@@ -42,6 +46,8 @@ typedef struct attn_plan {
 /* the variant cute_attention_compile builds for cfg on rt's target (AUTO resolved) */
 cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg);
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);
+/* the Hopper forward on its persistent grid (p->sms set): two Q stages where asked and they fit */
+bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p);
 /* CuTe's SM80 swizzle atom (128-byte rows of D) tiled over (rows, D), or (rows, D, stages) */
 cute_composed attn_smem_tile(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages);
 /* the plan with bm-row Q tiles and `warps` warps along M (bm a multiple of 16 warps) */
