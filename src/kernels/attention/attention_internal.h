@@ -37,6 +37,9 @@ typedef struct attn_plan {
                                 softmax (false: CUTEC_ATTN_FWD_WAIT=after, hopper_fwd.c) */
     int q_stages;            /* the Hopper forward's Q tiles in shared memory: 1, or 2 on the
                                 persistent grid with CUTEC_ATTN_FWD_QSTAGES=2 (hopper_plan.c) */
+    bool snake;              /* the persistent grid's causal order: a head's Q tiles longest
+                                first, every other round's blocks reversed (hopper_sched.c,
+                                CUTEC_ATTN_FWD_ORDER=snake) */
     bool rescale_in_turn;    /* O rescaled in the next turn, before P V is issued
                                 (CUTEC_ATTN_FWD_WAIT=turn, FlashAttention 3's order) */
     cute_tiled_mma pv;
@@ -92,6 +95,7 @@ void attn_hop_pingpong_end(cute_ctx *c, cute_val first);
  * (Q tile, head, batch) of Q's shape: their count; the grid; the block's tiles; its w-th */
 typedef struct attn_hop_sched {
     cute_int tiles_m, heads, batch, count;
+    bool snake; /* causal with p->snake */
 } attn_hop_sched;
 attn_hop_sched attn_hop_sched_make(cute_ctx *c, const attn_plan *p, cute_tensor mQ);
 cute_int attn_hop_sched_grid(cute_ctx *c, const attn_plan *p, const attn_hop_sched *s);

@@ -400,6 +400,12 @@ int main(void)
     static const attn_case q_staged160[] = {{1, 300, 400, 2, 2, 128, false, true, CUTE_BF16, 0}};
     setenv("CUTEC_ATTN_FWD_QSTAGES", "2", 1);
     ATTN_TEST_ON("interp", "attention (two Q stages)", q_staged);
+    /* and the snake order of causal tiles (CUTEC_ATTN_FWD_ORDER=snake): 10 tiles on 3 blocks,
+     * the partial last round an odd one (the last block's) */
+    static const attn_case snake[] = {{1, 200, 200, 5, 5, 64, true, false, CUTE_BF16, 0}};
+    setenv("CUTEC_ATTN_FWD_ORDER", "snake", 1);
+    ATTN_TEST_ON("interp", "attention (the snake order, two Q stages)", snake);
+    unsetenv("CUTEC_ATTN_FWD_ORDER");
     block_n = 160;
     ATTN_TEST_ON("interp", "attention (two Q stages, 160-key tiles)", q_staged160);
     block_n = 0;

@@ -85,6 +85,8 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     const char *wait = getenv("CUTEC_ATTN_FWD_WAIT");
     p->wait_first = !wait || (strcmp(wait, "after") != 0 && strcmp(wait, "after,turn") != 0);
     p->rescale_in_turn = wait && (!strcmp(wait, "turn") || !strcmp(wait, "after,turn"));
+    const char *order = getenv("CUTEC_ATTN_FWD_ORDER"); /* the persistent grid's causal order (hopper_sched.c) */
+    p->snake = order && !strcmp(order, "snake");
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
      * 20 bytes there: 64) and at 192 rows (160 registers a consumer: 144 keys spill 64
