@@ -130,13 +130,14 @@ device_python()
 # The row scripts' benchmarks under a budget: set start=$(date +%s) and budget (seconds);
 #   budget_left: true while the budget is not spent
 #   bench_bf16 ARGS...: `cutec bench ARGS --dtype bf16 --iters $iters` (one timeout of
-#                       $BENCH_TIMEOUT s, default 50), or a "skipped (time)" line
+#                       $BENCH_TIMEOUT s, default 50; line-buffered: a bench the timeout
+#                       stops keeps the rows it printed), or a "skipped (time)" line
 budget_left() { [ $(($(date +%s) - start)) -lt "$budget" ]; }
 bench_bf16()
 {
     if budget_left; then
         echo "== $(($(date +%s) - start)) s: bench $* (bf16)"
-        timeout "${BENCH_TIMEOUT:-50}" build/cutec bench "$@" --dtype bf16 --iters "$iters" 2>&1
+        timeout "${BENCH_TIMEOUT:-50}" stdbuf -oL -eL build/cutec bench "$@" --dtype bf16 --iters "$iters" 2>&1
     else
         echo "== skipped (time): bench $*"
     fi
