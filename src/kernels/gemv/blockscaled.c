@@ -11,7 +11,7 @@
 #include "cutec/ir.h"
 #include "cutec/notation.h"
 #include "cutec/sync.h"
-#include "kernels/gemv/gemv_internal.h"
+#include "kernels/gemv/blockscaled_internal.h"
 
 cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg)
 {
@@ -20,7 +20,8 @@ cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg)
 
 int cute_gemv_sf_align(const cute_gemv_config *cfg)
 {
-    return cfg->dtype == CUTE_E2M1 ? 2 : 1;
+    if (cfg->dtype != CUTE_E2M1) return 1;
+    return cfg->smem_stages ? 4 : 2; /* the ring copies a scale group of four at once */
 }
 
 /* CuTe's scale-factor layout (Sm1xxBlkScaledConfig's SfKMajorAtom tiled to the shape, K's
@@ -36,11 +37,14 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
 }
 
 /* the words body's resident blocks an SM asked of ptxas: left alone it takes 128 registers
- * (4 blocks of 128 threads), and a warp's bytes of A in flight need the warps; with the L2
- * prefetch 4 (at 96 registers its address spills a few bytes) */
+ * (4 blocks of 128 threads), and a warp's bytes of A in flight need the warps; the ring as
+ * many as the shared memory of an H100 or H200 holds (228 KB an SM, 1 KB of it a block's),
+ * up to those 5 */
 static int words_blocks(const gemv_plan *p)
 {
-    return p->cfg.l2_prefetch || !p->cfg.tile_at_a_time ? 5 : 5;
+    if (!p->cfg.smem_stages) return 5;
+    int64_t block = gemv_ring_bytes(p) + 1024, fit = 228 * 1024 / block;
+    return fit < 1 ? 1 : fit > 5 ? 5 : (int)fit;
 }
 
 /* the one element of t at coordinate crd, as a tensor of one element */
@@ -73,17 +77,6 @@ static cute_val scale_of_pair(cute_ctx *c, cute_tensor pair, int i, cute_dtype s
     cute_val byte = cute_val_bitcast(c, cute_val_cvt(c, v, CUTE_U8), cute_type_of(sf));
     return cute_val_cvt(c, byte, CUTE_F32);
 }
-
-/* a warp's state: its rows' f32 sums, the scales, and what ends its rows */
-typedef struct bs_warp {
-    cute_val acc[GEMV_MAX_ROWS];
-    cute_tensor sfa, sfb, mY;
-    cute_copy_atom pair; /* a scale pair's 16-bit load */
-    cute_dtype sf;       /* the scales' */
-    cute_val lo;         /* the byte decode's table, its low word (table_lo) */
-    cute_val alpha, beta;
-    const gemv_tiles *tiles;
-} bs_warp;
 
 /* this lane's fragments of A (its rows) and of x (once) at `at`, copied in (pred: the
  * vectors inside the bounds), and the coordinates of A's */
@@ -263,14 +256,6 @@ static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, cons
     for (int b = 0; b < 2; b++) sum[b] = block_sum_i8(c, a, &x->bytes, b, lo);
 }
 
-#define WORDS_UNROLL 2 /* plan_make's unroll for words: a lane's vectors of a row a k-tile */
-
-/* a lane's registers of one k-tile (words): its vectors of A (its rows) and of x, and
- * their scale pairs, raw */
-typedef struct words_tile {
-    cute_tensor rA, rX, sa[GEMV_MAX_ROWS][WORDS_UNROLL], sb[WORDS_UNROLL];
-} words_tile;
-
 /* the lane's scale pairs of its rows (and x's) over the warp's whole k-tiles, (2, tiles):
  * (1, step) from k-tile 0's: a k-tile is a whole number of the scale layout's 64-element
  * groups, so its pairs lie the same bytes further each k-tile (step: the layout's offset of
@@ -355,7 +340,7 @@ static void words_assign(cute_ctx *c, const gemv_plan *p, words_tile *dst, const
 /* the k-tile's products: x decoded once for the rows; each scale block's sum times its two
  * scales added to the row's acc (before sm_100 in units of 1/4: the bytes' factor, applied
  * at the end) */
-static void words_products(cute_ctx *c, const gemv_plan *p, const words_tile *f, bs_warp *w)
+void gemv_words_products(cute_ctx *c, const gemv_plan *p, const words_tile *f, bs_warp *w)
 {
     for (int u = 0; u < p->unroll; u++) {
         cute_tuple vu = CUTE_CRD(CUTE_ALL, 0, u);
@@ -385,7 +370,7 @@ static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
     bs_warp *w = user;
     gemv_prefetch_warp_rows(c, p, t, at, pred);
     words_tile f = words_load(c, p, th, t, w, at, pred, NULL);
-    words_products(c, p, &f, w);
+    gemv_words_products(c, p, &f, w);
 }
 
 /* words, a warp whose rows are all in A: its `full` whole k-tiles with the next one's
@@ -413,7 +398,7 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
             cute_int after = cute_min(a, cute_add(a, kt, cute_i(1)), last);
             words_tile nxt = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
             cute_syncwarp(c); /* keeps the loads above the products (weak loads: compile.c) */
-            words_products(c, p, &cur, w);
+            gemv_words_products(c, p, &cur, w);
             words_assign(c, p, &cur, &nxt);
         }
     }
@@ -448,6 +433,10 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
     if (p->words && !p->fp4_cvt) w.lo = table_lo(c);
     gemv_walk walk = {.tile = p->words ? words_fma : vector_fma, .end = finish_rows, .user = &w};
     if (p->words && !p->cfg.tile_at_a_time && !p->cfg.l2_prefetch) walk.whole = words_pipelined;
+    if (p->cfg.smem_stages) {
+        w.ring = gemv_ring_make(c, p, sfa, sfb, mA.layout.shape.leaf[0], K, mA.layout.shape.leaf[2]);
+        walk.whole = gemv_words_ring;
+    }
     gemv_warp_rows_by(c, p, &th, &t, mA.layout.shape.leaf[0], p->ktile, &walk);
 }
 

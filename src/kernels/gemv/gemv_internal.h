@@ -22,6 +22,10 @@ typedef struct gemv_plan {
      * vectors on its 8-column side; a block's tile (bm rows, bn vectors, bk columns) */
     cute_tiled_mma mma;
     int64_t bm, bn, bk, bkx; /* bkx: X's columns a step (bk is A's) */
+    /* NVFP4's ring (cfg.smem_stages, ring.c): tc's partitions by cp.async, A around L1, x
+     * through it; a scale group's 4-byte cp.async */
+    cute_tiled_copy ring_a, ring_x;
+    cute_copy_atom ring_s;
 } gemv_plan;
 
 #define GEMV_MAX_ROWS 4
@@ -163,6 +167,9 @@ cute_status gemv_check(const cute_call_arg *A, const cute_call_arg *x, const cut
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib);
 /* the SMs the library's device has (a few on the interpreter) */
 int gemv_lib_sm_count(cute_gemv_lib *lib);
+/* the NVFP4 ring's stages for later calls, the library's choice made (0: none; the device's
+ * arch before sm_80 has no cp.async) */
+int gemv_lib_smem_stages(cute_gemv_lib *lib);
 /* NVFP4's k-tiles one at a time for later calls (cute_gemv_lib_tile_at_a_time) */
 bool gemv_lib_tile_at_a_time(cute_gemv_lib *lib);
 
