@@ -158,6 +158,7 @@ static int emit(const gemv_opts *o)
                             .tile_at_a_time = o->sf_vec == 16 && o->tile_at_a_time};
     if (o->sf_vec == 16 && !cfg.tile_at_a_time && !cfg.l2_prefetch) /* NVFP4's ring, as the library picks it */
         cfg.smem_stages = o->smem_stages < 0 ? CUTE_GEMV_SMEM_STAGES : o->smem_stages;
+    if (!o->sf_vec && o->smem_stages > 0 && cute_gemv_ring_able(&cfg)) cfg.smem_stages = o->smem_stages;
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -363,8 +364,10 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                        : cfg.mma         ? "mma"
                        : o->major        ? "rows"
                                          : "cols";
-    char form[32] = ""; /* NVFP4's k-tile walk */
-    if (o->sf_vec == 16)
+    char form[32] = ""; /* NVFP4's k-tile walk, or the ring */
+    if (cfg.smem_stages && o->sf_vec != 16)
+        snprintf(form, sizeof form, ", ring of %d", cfg.smem_stages);
+    else if (o->sf_vec == 16)
         snprintf(form, sizeof form, cfg.smem_stages ? ", ring of %d" : cfg.tile_at_a_time ? ", a k-tile at a time"
                                                                                              : ", registers",
                  cfg.smem_stages);

@@ -11,7 +11,7 @@
 #include "cutec/ir.h"
 #include "cutec/notation.h"
 #include "cutec/sync.h"
-#include "kernels/gemv/blockscaled_internal.h"
+#include "kernels/gemv/gemv_internal.h"
 
 cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg)
 {
@@ -42,9 +42,7 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
  * up to those 5 */
 static int words_blocks(const gemv_plan *p)
 {
-    if (!p->cfg.smem_stages) return 5;
-    int64_t block = gemv_ring_bytes(p) + 1024, fit = 228 * 1024 / block;
-    return fit < 1 ? 1 : fit > 5 ? 5 : (int)fit;
+    return p->cfg.smem_stages ? gemv_ring_blocks(p, 5) : 5;
 }
 
 /* the one element of t at coordinate crd, as a tensor of one element */
@@ -77,6 +75,18 @@ static cute_val scale_of_pair(cute_ctx *c, cute_tensor pair, int i, cute_dtype s
     cute_val byte = cute_val_bitcast(c, cute_val_cvt(c, v, CUTE_U8), cute_type_of(sf));
     return cute_val_cvt(c, byte, CUTE_F32);
 }
+
+/* a warp's state: its rows' f32 sums, the scales, and what ends its rows */
+typedef struct bs_warp {
+    cute_val acc[GEMV_MAX_ROWS];
+    cute_tensor sfa, sfb, mY;
+    cute_copy_atom pair; /* a scale pair's 16-bit load */
+    cute_dtype sf;       /* the scales' */
+    cute_val lo;         /* the byte decode's table, its low word (table_lo) */
+    cute_val alpha, beta;
+    const gemv_tiles *tiles;
+    gemv_ring ring; /* cfg.smem_stages */
+} bs_warp;
 
 /* this lane's fragments of A (its rows) and of x (once) at `at`, copied in (pred: the
  * vectors inside the bounds), and the coordinates of A's */
@@ -256,6 +266,14 @@ static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, cons
     for (int b = 0; b < 2; b++) sum[b] = block_sum_i8(c, a, &x->bytes, b, lo);
 }
 
+#define WORDS_UNROLL 2 /* plan_make's unroll for words: a lane's vectors of a row a k-tile */
+
+/* a lane's registers of one k-tile (words): its vectors of A (its rows) and of x, and
+ * their scale pairs, raw (u16) */
+typedef struct words_tile {
+    cute_tensor rA, rX, sa[GEMV_MAX_ROWS][WORDS_UNROLL], sb[WORDS_UNROLL];
+} words_tile;
+
 /* the lane's scale pairs of its rows (and x's) over the warp's whole k-tiles, (2, tiles):
  * (1, step) from k-tile 0's: a k-tile is a whole number of the scale layout's 64-element
  * groups, so its pairs lie the same bytes further each k-tile (step: the layout's offset of
@@ -340,7 +358,7 @@ static void words_assign(cute_ctx *c, const gemv_plan *p, words_tile *dst, const
 /* the k-tile's products: x decoded once for the rows; each scale block's sum times its two
  * scales added to the row's acc (before sm_100 in units of 1/4: the bytes' factor, applied
  * at the end) */
-void gemv_words_products(cute_ctx *c, const gemv_plan *p, const words_tile *f, bs_warp *w)
+static void words_products(cute_ctx *c, const gemv_plan *p, const words_tile *f, bs_warp *w)
 {
     for (int u = 0; u < p->unroll; u++) {
         cute_tuple vu = CUTE_CRD(CUTE_ALL, 0, u);
@@ -370,7 +388,7 @@ static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
     bs_warp *w = user;
     gemv_prefetch_warp_rows(c, p, t, at, pred);
     words_tile f = words_load(c, p, th, t, w, at, pred, NULL);
-    gemv_words_products(c, p, &f, w);
+    words_products(c, p, &f, w);
 }
 
 /* words, a warp whose rows are all in A: its `full` whole k-tiles with the next one's
@@ -398,10 +416,27 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
             cute_int after = cute_min(a, cute_add(a, kt, cute_i(1)), last);
             words_tile nxt = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
             cute_syncwarp(c); /* keeps the loads above the products (weak loads: compile.c) */
-            gemv_words_products(c, p, &cur, w);
+            words_products(c, p, &cur, w);
             words_assign(c, p, &cur, &nxt);
         }
     }
+}
+
+/* the ring's stage in registers (ring.c): its products */
+static void ring_products(cute_ctx *c, const gemv_plan *p, const gemv_ring_tile *f, void *user)
+{
+    words_tile wt = {.rA = f->rA, .rX = f->rX, .sb[0] = f->pair[p->rows]};
+    for (int r = 0; r < p->rows; r++) wt.sa[r][0] = f->pair[r];
+    words_products(c, p, &wt, user);
+}
+
+/* words, a warp whose rows are all in A: its `full` whole k-tiles through the ring */
+static void words_ring(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t, cute_int full,
+                       void *user)
+{
+    bs_warp *w = user;
+    if (p->unroll != 1) cute_ctx_fail(c, "gemv: the NVFP4 ring's k-tiles take one vector a row (plan)");
+    gemv_ring_walk(c, p, th, t, &w->ring, full, ring_products, w);
 }
 
 /* each row's sum over the warp (words before sm_100: over 4, the bytes' factor), lane 0 writing */
@@ -434,8 +469,8 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
     gemv_walk walk = {.tile = p->words ? words_fma : vector_fma, .end = finish_rows, .user = &w};
     if (p->words && !p->cfg.tile_at_a_time && !p->cfg.l2_prefetch) walk.whole = words_pipelined;
     if (p->cfg.smem_stages) {
-        w.ring = gemv_ring_make(c, p, sfa, sfb, mA.layout.shape.leaf[0], K, mA.layout.shape.leaf[2]);
-        walk.whole = gemv_words_ring;
+        w.ring = gemv_ring_make(c, p, &sfa, &sfb, mA.layout.shape.leaf[0], K, mA.layout.shape.leaf[2]);
+        walk.whole = words_ring;
     }
     gemv_warp_rows_by(c, p, &th, &t, mA.layout.shape.leaf[0], p->ktile, &walk);
 }

@@ -22,10 +22,16 @@ cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg)
     return cfg->dtype == CUTE_E4M3 || cfg->dtype == CUTE_E2M1 ? CUTE_F16 : cfg->dtype;
 }
 
+/* the K-major kernel's vectors a lane and row per k-tile through a ring (cfg.smem_stages):
+ * two, so that a stage of a block of 8 rows of 16-bit elements is 12 KB (A's 8 KB and x's
+ * 4 KB: its warps' own copies) and four stages leave room for four blocks an SM */
+#define RING_UNROLL 2
+
 /* (with several vectors, fewer: each adds a vector of x and of accumulators per A vector) */
 static int rows_unroll(const cute_gemv_config *cfg)
 {
     if (cfg->sf_vec) return 1; /* block-scaled: one vector per lane and k-tile */
+    if (cfg->smem_stages) return RING_UNROLL;
     int bits = cute_dtype_bits(cfg->dtype), bytes = ROWS_LANE_BYTES / (bits <= 8 ? 2 : 1);
     int u = bytes * 8 / (cfg->vec * bits) / gemv_nvec(cfg) / gemv_rows_per_warp(cfg);
     return u < 1 ? 1 : u > 16 ? 16 : u;
@@ -35,6 +41,12 @@ int cute_gemv_k_tile(const cute_gemv_config *cfg)
 {
     if (cfg->mma) return (int)gemv_mma_k_tile(cfg);
     return cfg->a_major == 1 ? 32 * cfg->vec * rows_unroll(cfg) : COLS_UNROLL;
+}
+
+bool cute_gemv_ring_able(const cute_gemv_config *cfg)
+{
+    return cfg->a_major == 1 && !cfg->sf_vec && !cfg->mma && gemv_nvec(cfg) == 1 && !cfg->l2_prefetch &&
+           cfg->vec * cute_dtype_bits(cfg->dtype) == 128;
 }
 
 /* NVFP4 with the next k-tiles loaded before this one's products, in registers or through a
@@ -49,8 +61,9 @@ static bool nvfp4_pipelined(const cute_gemv_config *cfg)
 static bool plan_ring(cute_alg *a, const cute_layout *thr, const cute_layout *val, gemv_plan *p)
 {
     cute_copy_atom cg, ca;
-    if (!cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", CUTE_U32, &cg) ||
-        !cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint128>", CUTE_U32, &ca) ||
+    cute_dtype d = p->words ? CUTE_U32 : p->cfg.dtype;
+    if (!cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", d, &cg) ||
+        !cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint128>", d, &ca) ||
         !cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint32>", CUTE_U32, &p->ring_s))
         return false;
     p->ring_a = cute_make_tiled_copy_tv(a, &cg, thr, val);
@@ -160,8 +173,10 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  CUTE_GEMV_MAX_L2_PREFETCH);
         return false;
     }
-    if (cfg->smem_stages && !cfg->sf_vec) {
-        snprintf(err, n, "gemv: a shared-memory ring (%d stages) is NVFP4's", cfg->smem_stages);
+    if (cfg->smem_stages && !cfg->sf_vec &&
+        (!cute_gemv_ring_able(cfg) || cfg->smem_stages < 2 || cfg->smem_stages > CUTE_GEMV_MAX_SMEM_STAGES)) {
+        snprintf(err, n, "gemv: a shared-memory ring of %d stages (2 to %d) takes NVFP4, or one vector of "
+                 "K-major A in 16-byte vectors without the L2 prefetch", cfg->smem_stages, CUTE_GEMV_MAX_SMEM_STAGES);
         return false;
     }
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);

@@ -288,6 +288,8 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
                             .vectors = (int)o->x.shape[1],
                             .mma = gemv_takes_mma(lib, o),
                             .l2_prefetch = o->major == 1 ? lib->l2_prefetch : 0};
+    int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for, where cp.async runs */
+    if (lib->smem_stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = lib->smem_stages;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);
