@@ -5,7 +5,7 @@
 #   1. scaled_test on the GPU (the interpreter's cases, then per-tensor and block scales
 #      against float64: the library's loop, load, staged, interleave; 128x160, 128x192, 256x128);
 #   2. block scales (1x128 A, 128x128 B) e4m3 -> bf16 at 4096x7168x16384, 1x1, tiles 128x128
-#      (the library's: "old"), 128x160 (new: five parts of 32 columns) and 128x192, with
+#      (the library's: "old"), 128x160 and 128x176 (new: parts of 32 / 16 columns), 128x192, with
 #      cuBLASLt (unscaled) and torch's block-scaled _scaled_mm in the same run (target 1,450);
 #   3. the same shape, --scale-mul interleave (128x128: kt's promotion in four parts between
 #      kt + 1's wgmmas), then 128x160 in 2x1 clusters;
@@ -38,9 +38,9 @@ prof_160()
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     timeout 10 make -j16 build/cutec build/tests/kernels/gemm/scaled_test 2>&1 | grep -E "error|warning" | head -20
-    TEST_TIMEOUT=35 device_tests kernels/gemm/scaled_test
-    echo "== $(el) s: block scales, $blk, 1x1, tiles 128x128 (old), 128x160, 128x192; cuBLASLt, torch"
-    fp8_bench 35 --scale block --sizes $blk --cluster 1x1 --tile 128x128x128,128x160x128,128x192x128
+    TEST_TIMEOUT=40 device_tests kernels/gemm/scaled_test
+    echo "== $(el) s: block scales, $blk, 1x1, tiles 128x128 (old), 128x160, 128x176, 128x192; cuBLASLt, torch"
+    fp8_bench 38 --scale block --sizes $blk --cluster 1x1 --tile 128x128x128,128x160x128,128x176x128,128x192x128
     echo "== $(el) s: block scales, $blk, --scale-mul interleave 128x128 1x1; 128x160 2x1"
     (no_torch && fp8_bench 14 --scale block --sizes $blk --cluster 1x1 --scale-mul interleave)
     (no_torch && fp8_bench 14 --scale block --sizes $blk --cluster 2x1 --tile 128x160x128)

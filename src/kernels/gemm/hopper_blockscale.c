@@ -47,7 +47,8 @@ static cute_tensor mine(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, cute_
 static int waves(const gemm_plan *p) { return (int)(p->bm / (64 * p->consumers)); }
 
 /* The tile's parts of N with one block of B each: the whole tile where it divides 128; a
- * wider one in parts of gcd(bn, 128) columns (192: three of 64; 160: five of 32): a tile's
+ * wider one in parts of gcd(bn, 128) columns (192: three of 64; 160: five of 32; 176: eleven
+ * of 16): a tile's
  * origin is a multiple of that width, so a block boundary falls only between parts */
 static int part_width(const gemm_plan *p)
 {
@@ -60,7 +61,7 @@ static int part_width(const gemm_plan *p)
 }
 static int parts(const gemm_plan *p) { return (int)(p->bn / part_width(p)); }
 
-enum { MAX_WAVES = 2, MAX_PARTS = 5 };
+enum { MAX_WAVES = 2, MAX_PARTS = 11 };
 
 /* Where the thread's scales lie at k-block 0, computed once a tile (the tile's origin comes
  * from the scheduler's divisions: inside the k-loop they would be redone every k-tile): the
