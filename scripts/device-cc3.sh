@@ -18,14 +18,6 @@ budget=${BUDGET_S:-140}
 iters=${ITERS:-5}
 base=${BASE:-adbb48a}
 old=/tmp/cutec-cc3-base
-stamp() { echo "== $(date -u +%T) +$(($(date +%s) - t0)) s: $*"; }
-# run the rest of the line under timeout $1 if the run has $1 seconds of its budget left
-step() {
-    t=$1 && shift
-    if [ $(($(date +%s) - t0 + t)) -gt "$budget" ]; then echo "== skipped (time): $*"; return; fi
-    stamp "$*"
-    timeout "$t" stdbuf -oL -eL "$@" 2>&1
-}
 build_old() {
     rm -rf "$old" && mkdir -p "$old" &&
         git archive "$base" | tar -x -C "$old" &&
@@ -42,11 +34,11 @@ cold() {
 step5="--dtype bf16 --variant tensorop_smem"
 hopper="--dtype bf16 --layout tn"
 {
-    stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
+    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20
     echo "== 1. the base commit's cutec ($base)"
-    step 70 build_old
+    build_old
     echo "== 2. cold compiles (CPU ms), old and new interleaved"
     for k in step5 hopper; do
         eval "args=\$$k"
@@ -58,10 +50,10 @@ hopper="--dtype bf16 --layout tn"
         done
     done
     echo "== 3. the kernels' speed (the new build), cuBLAS beside"
-    step 35 build/cutec bench gemm --dtype bf16 --layout tn --variants tensorop_smem --sizes 4096,8192 \
+    device_step 35 build/cutec bench gemm --dtype bf16 --layout tn --variants tensorop_smem --sizes 4096,8192 \
         --iters "$iters" | grep -E "^ *[0-9]|rror|refus|^=="
-    step 30 build/cutec bench gemm --dtype bf16 --layout tn --variants hopper --sizes 4096,8192 \
+    device_step 30 build/cutec bench gemm --dtype bf16 --layout tn --variants hopper --sizes 4096,8192 \
         --iters "$iters" | grep -E "^ *[0-9]|rror|refus|^=="
-    stamp "done"
+    device_stamp "done"
 } >"$log" 2>&1
 tail -n 60 "$log"
