@@ -298,6 +298,12 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
 cute_status cutec_gemm_nvfp4(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
                              const cute_call_arg *B, const cute_call_arg *SFB, const cute_call_arg *C, double alpha,
                              double beta, void *stream, char *err, size_t n);
+/* MXFP8: the same with A and B e4m3 (a byte each) and SFA, SFB ue8m0, one scale per 32 of K (CuTe's
+ * layout of SFVecSize 32: cute_gemv_sf_count(rows, K, 1, 32)); a scale past K's end in its last
+ * atom must be finite (not 0xff: NaN times the zeros past K is NaN) */
+cute_status cutec_gemm_mxfp8(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
+                             const cute_call_arg *B, const cute_call_arg *SFB, const cute_call_arg *C, double alpha,
+                             double beta, void *stream, char *err, size_t n);
 /* the same with a fused epilogue (NULL: none) and its vector (NULL where bias is NONE) */
 cute_status cutec_gemm_ex(cute_gemm_lib *lib, cute_gemm_variant variant, const cute_call_arg *A,
                           const cute_call_arg *B, const cute_call_arg *C, double alpha, double beta,
