@@ -408,7 +408,31 @@ int main(void)
     setenv("CUTEC_ATTN_FWD_WAIT", "after", 1);
     ATTN_TEST_ON("interp", "attention (softmax before the wait)", softmax_first);
     softmax_before_wait();
+    /* O rescaled in the next turn, between S's issue and P V's (FlashAttention 3's order),
+     * alone and with the softmax before the wait: the factors carried across the loop's
+     * turns and into the last P V, the first tile's (0, on O = 0) too */
+    setenv("CUTEC_ATTN_FWD_WAIT", "turn", 1);
+    ATTN_TEST_ON("interp", "attention (O rescaled in the turn)", softmax_first);
+    setenv("CUTEC_ATTN_FWD_WAIT", "after,turn", 1);
+    ATTN_TEST_ON("interp", "attention (softmax before the wait, O rescaled in the turn)", softmax_first);
+    softmax_before_wait();
     unsetenv("CUTEC_ATTN_FWD_WAIT");
+    /* the persistent grid's Q in two stages (CUTEC_ATTN_FWD_QSTAGES=2, where they fit): d64,
+     * d128 with 160-key tiles; the 3 blocks walk 2 to 4 tiles each, Q's stages alternating */
+    static const attn_case q_staged[] = {{1, 200, 131, 4, 2, 64, true, true, CUTE_F16, 0}};
+    static const attn_case q_staged160[] = {{1, 300, 400, 2, 2, 128, false, true, CUTE_BF16, 0}};
+    setenv("CUTEC_ATTN_FWD_QSTAGES", "2", 1);
+    ATTN_TEST_ON("interp", "attention (two Q stages)", q_staged);
+    /* and the snake order of causal tiles (CUTEC_ATTN_FWD_ORDER=snake): 10 tiles on 3 blocks,
+     * the partial last round an odd one (the last block's) */
+    static const attn_case snake[] = {{1, 200, 200, 5, 5, 64, true, false, CUTE_BF16, 0}};
+    setenv("CUTEC_ATTN_FWD_ORDER", "snake", 1);
+    ATTN_TEST_ON("interp", "attention (the snake order, two Q stages)", snake);
+    unsetenv("CUTEC_ATTN_FWD_ORDER");
+    block_n = 160;
+    ATTN_TEST_ON("interp", "attention (two Q stages, 160-key tiles)", q_staged160);
+    block_n = 0;
+    unsetenv("CUTEC_ATTN_FWD_QSTAGES");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {
