@@ -226,6 +226,8 @@ extern const row_op row_softmax_fwd, row_softmax_bwd;
 extern const row_op row_rmsnorm_fwd, row_rmsnorm_bwd;
 extern const row_op row_layernorm_fwd, row_layernorm_bwd;
 extern const row_op row_cross_entropy;
+/* the plain reductions (reduce.c): sum (variant 1: mean), max, min, product */
+extern const row_op row_reduce_sum, row_reduce_max, row_reduce_min, row_reduce_prod;
 /* the norms' dw (and db) alone, for rows longer than a tile: no row reduction, the grid
  * tiles the columns; the backward's dx pass then runs without them */
 extern const row_op row_norm_dweight;
