@@ -135,8 +135,16 @@ enum { CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TMA, CUTE_GEMM_STORE_ST, CUTE_GEMM_
  * at kt's promotion and are read there at kt + 3's (their own group wait, not the loads'
  * register scoreboard, which ptxas shares among all of a loop's loads); measured 10% slower
  * (bench/RESULTS.md, session 29's mid pass).  LOAD: multiplied as soon as they are loaded
- * (session 27's kernel).  The last two are kept to measure against. */
-enum { CUTE_GEMM_SCALE_MUL_AUTO, CUTE_GEMM_SCALE_MUL_PROMOTE, CUTE_GEMM_SCALE_MUL_LOAD, CUTE_GEMM_SCALE_MUL_STAGED };
+ * (session 27's kernel).  The last two are kept to measure against.  INTERLEAVE: PROMOTE's
+ * scales, and kt's promotion cut in parts between the wgmmas of kt + 1's batch, each of them
+ * a commit group of its own (128-row tiles up to 128 wide; others run PROMOTE). */
+enum {
+    CUTE_GEMM_SCALE_MUL_AUTO,
+    CUTE_GEMM_SCALE_MUL_PROMOTE,
+    CUTE_GEMM_SCALE_MUL_LOAD,
+    CUTE_GEMM_SCALE_MUL_STAGED,
+    CUTE_GEMM_SCALE_MUL_INTERLEAVE
+};
 enum {
     CUTE_GEMM_SCHEDULE_AUTO,
     CUTE_GEMM_SCHEDULE_COOP,
@@ -288,6 +296,12 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
  * with an sm_100 target, or a Blackwell GPU — verified by emulation and ptxas only
  * (docs/blackwell.md).  A malformed call is CUTE_ERR_INVALID with the reason in err. */
 cute_status cutec_gemm_nvfp4(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
+                             const cute_call_arg *B, const cute_call_arg *SFB, const cute_call_arg *C, double alpha,
+                             double beta, void *stream, char *err, size_t n);
+/* MXFP8: the same with A and B e4m3 (a byte each) and SFA, SFB ue8m0, one scale per 32 of K (CuTe's
+ * layout of SFVecSize 32: cute_gemv_sf_count(rows, K, 1, 32)); a scale past K's end in its last
+ * atom must be finite (not 0xff: NaN times the zeros past K is NaN) */
+cute_status cutec_gemm_mxfp8(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
                              const cute_call_arg *B, const cute_call_arg *SFB, const cute_call_arg *C, double alpha,
                              double beta, void *stream, char *err, size_t n);
 /* the same with a fused epilogue (NULL: none) and its vector (NULL where bias is NONE) */

@@ -79,12 +79,20 @@ uint32_t cute_tcgen05_idesc_scaled(cute_ctx *c, cute_tcgen05_scaled_kind kind, c
                                    int n, bool a_mn_major, bool b_mn_major, int sfa_id, int sfb_id);
 void cute_tcgen05_mma_scaled(cute_ctx *c, cute_tcgen05_scaled_kind kind, cute_val d, cute_val a_desc,
                              cute_val b_desc, uint32_t idesc, cute_val sfa, cute_val sfb, cute_val accumulate);
-/* tcgen05.cp (S2T), one thread: the shared matrix of descriptor s_desc into tensor memory at
- * taddr (lane 0), 128 rows of 32 bytes into lanes 0..127 (8 columns), or 32 rows of 16 bytes
- * into every 32-lane quarter (4 columns; scale factors).  In a kernel of the CTA pair
- * (cta_group::2), one thread's copy acts in both blocks: each block's shared matrix at the
- * descriptor's offsets into its own tensor memory at taddr. */
-typedef enum { CUTE_TCGEN05_CP_128x256b, CUTE_TCGEN05_CP_32x128b_WARPX4 } cute_tcgen05_cp_shape;
+/* tcgen05.cp (S2T), one thread: the shared matrix of descriptor s_desc (K-major rows of 16-byte
+ * chunks) into tensor memory at taddr, 32-bit words along the columns:
+ *   128x256b  128 rows of 32 bytes into lanes 0..127 (8 columns)
+ *   128x128b  128 rows of 16 bytes into lanes 0..127 (4 columns)
+ *   4x256b    4 rows of 32 bytes, row i into lane taddr's + 32 i (8 columns; taddr's lane < 32)
+ *   32x128b.warpx4  32 rows of 16 bytes into every 32-lane quarter (4 columns; scale factors)
+ *   64x128b.warpx2::02_13  64 rows of 16 bytes: rows 0..31 into quarters 0 and 2, 32..63 into
+ *             quarters 1 and 3;  ::01_23: rows 0..31 into quarters 0 and 1, 32..63 into 2 and 3
+ * In a kernel of the CTA pair (cta_group::2), one thread's copy acts in both blocks: each
+ * block's shared matrix at the descriptor's offsets into its own tensor memory at taddr. */
+typedef enum {
+    CUTE_TCGEN05_CP_128x256b, CUTE_TCGEN05_CP_32x128b_WARPX4, CUTE_TCGEN05_CP_128x128b, CUTE_TCGEN05_CP_4x256b,
+    CUTE_TCGEN05_CP_64x128b_WARPX2_02_13, CUTE_TCGEN05_CP_64x128b_WARPX2_01_23
+} cute_tcgen05_cp_shape;
 void cute_tcgen05_cp(cute_ctx *c, cute_tcgen05_cp_shape shape, cute_val taddr, cute_val s_desc);
 /* the calling thread's earlier MMAs and copies arrive once on the mbarrier bar when done (a
  * shared pointer; for the CTA pair, a u32 shared::cluster address from cute_mapa: either
@@ -96,11 +104,28 @@ void cute_tcgen05_commit_multicast(cute_ctx *c, cute_val bar, cute_val cta_mask)
 void cute_tcgen05_fence_before_thread_sync(cute_ctx *c);
 void cute_tcgen05_fence_after_thread_sync(cute_ctx *c);
 
-/* --- tensor memory <-> registers (warp-collective, shape 32x32b) ------------------------ */
-/* lane i of the warp reads lane (taddr's + i), n columns (1, 2, 4 ... 128, static) from
- * taddr's, into out[0..n-1] (u32 values); they may be used after cute_tcgen05_wait_ld */
+/* --- tensor memory <-> registers (warp-collective: tcgen05.ld / st) ------------------------ */
+/* The PTX ISA's data-movement shapes: 32x32b (lane l of the warp: tensor-memory lane taddr's + l,
+ * a column a register), or 16 lanes from taddr's: 16x64b, 16x128b, 16x256b (the fragments of
+ * docs/blackwell.md) and 16x32bx2 (warp lanes 0..15 at taddr's column, 16..31 half_split columns
+ * on); num (.xN) repeats the fragment along the columns.  Warp w reaches lanes 32 (w % 4) .. + 31,
+ * a 16-lane shape starting at lane 0 or 16 of them. */
+typedef enum { CUTE_TMEM_32x32b, CUTE_TMEM_16x64b, CUTE_TMEM_16x128b, CUTE_TMEM_16x256b, CUTE_TMEM_16x32bx2 } cute_tmem_shape;
+/* the registers a lane of shape .x num moves; 0 for a shape / num that tcgen05.ld has not */
+int cute_tmem_regs(cute_tmem_shape shape, int num);
+/* T2R into out[0 .. cute_tmem_regs - 1] (u32 values, usable after cute_tcgen05_wait_ld); pack16
+ * (.pack::16b): a register holds the low 16 bits of two adjacent columns, the first in its low
+ * half; half_split: 16x32bx2's column offset (1..511), 0 for the other shapes */
+void cute_tmem_load(cute_ctx *c, cute_tmem_shape shape, int num, bool pack16, cute_val taddr, int half_split,
+                    cute_val *out);
+/* R2T from v[0 .. cute_tmem_regs - 1] (32-bit values); unpack16 (.unpack::16b): a register's
+ * halves into the low 16 bits of two adjacent columns; done at cute_tcgen05_wait_st */
+void cute_tmem_store(cute_ctx *c, cute_tmem_shape shape, int num, bool unpack16, cute_val taddr, int half_split,
+                     const cute_val *v);
+/* shape 32x32b, no packing: cute_tmem_load(c, CUTE_TMEM_32x32b, n, false, taddr, 0, out) */
 void cute_tmem_load_32dp32b(cute_ctx *c, cute_val taddr, int n, cute_val *out);
 void cute_tcgen05_wait_ld(cute_ctx *c);
+void cute_tcgen05_wait_st(cute_ctx *c);
 
 #ifndef CUTEC_NO_SITE_MACROS
 #define cute_tmem_alloc(c, ...) CUTE__CTX_AT((c), cute_tmem_alloc((c), __VA_ARGS__))
@@ -121,6 +146,9 @@ void cute_tcgen05_wait_ld(cute_ctx *c);
 #define cute_tcgen05_fence_after_thread_sync(c) CUTE__CTX_AT((c), cute_tcgen05_fence_after_thread_sync((c)))
 #define cute_tmem_load_32dp32b(c, ...) CUTE__CTX_AT((c), cute_tmem_load_32dp32b((c), __VA_ARGS__))
 #define cute_tcgen05_wait_ld(c) CUTE__CTX_AT((c), cute_tcgen05_wait_ld((c)))
+#define cute_tcgen05_wait_st(c) CUTE__CTX_AT((c), cute_tcgen05_wait_st((c)))
+#define cute_tmem_load(c, ...) CUTE__CTX_AT((c), cute_tmem_load((c), __VA_ARGS__))
+#define cute_tmem_store(c, ...) CUTE__CTX_AT((c), cute_tmem_store((c), __VA_ARGS__))
 #endif
 
 CUTE_API_END

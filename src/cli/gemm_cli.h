@@ -130,6 +130,7 @@ typedef struct gemm_opts {
     cute_gemm_scale_kind scale; /* --scale tensor|block */
     double out_scale;           /* --out-scale (0: none) */
     bool amax;                  /* --amax */
+    bool mxfp8;                 /* run --dtype mxfp8: e4m3 with ue8m0 scales (gemm_mx.c; in is e4m3) */
 } gemm_opts;
 
 /* --- fp8 scales (gemm_scales.c) --------------------------------------------------------- */
@@ -169,5 +170,6 @@ int gemm_bench_sets(cute_cuda *cu, cute_dtype in, cute_dtype out, int64_t l, con
  * names, comma-separated, into skipped; "" when none) */
 void cli_gemm_card_variants(gemm_opts *o, int arch, char *skipped, size_t n);
 int gemm_grouped(const gemm_opts *o, bool bench); /* gemm_grouped.c: --groups */
+int gemm_mx_run(const gemm_opts *o);             /* gemm_mx.c: run --dtype mxfp8 */
 
 #endif

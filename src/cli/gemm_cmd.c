@@ -34,18 +34,20 @@ static void usage(void)
             "         [--raster F] [--read-bytes 8|16] [--cluster CMxCN] [--store auto|tma|tile|st|overlap]\n"
             "         [--schedule auto|coop|pingpong|persistent|streamk]\n"
             "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--bias row|col] [--groups G]\n"
-            "         [--scale tensor|block [--amax] [--out-scale S] [--scale-mul staged|promote|load]]\n"
+            "         [--scale tensor|block [--amax] [--out-scale S] [--scale-mul staged|promote|load|interleave]]\n"
             "       cutec bench gemm [--dtype D] [--out-dtype D] [--sizes 4096,8192,MxNxK] [--batch L]\n"
             "         [--layout XY[Z]] [--variants V,V,... (default: all)] [--alpha A]\n"
             "         [--beta B] [--iters N] [--seed S] [--index auto|32|64] [--tile BMxBNxBK]\n"
             "         [--stages S] [--warps WMxWN] [--raster F] [--read-bytes 8|16] [--cluster CMxCN]\n"
             "         [--store auto|tma|tile|st|overlap] [--schedule auto|coop|pingpong|persistent|streamk] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu]\n"
             "         [--bias row|col] [--plot FILE.svg [--ceiling TFLOPS]] [--groups G [--tokens T]]\n"
-            "         [--scale tensor|block [--amax] [--out-scale S] [--scale-mul staged|promote|load]]\n"
+            "         [--scale tensor|block [--amax] [--out-scale S] [--scale-mul staged|promote|load|interleave]]\n"
             "\n"
             "C(M,N,L) = alpha * A(M,K,L) * B(N,K,L)^T + beta * C, B given as (N,K) (CuTe's\n"
             "convention), L batches (--batch, default 1: rank-2 operands).\n"
-            "dtype: the inputs' (A and B): f32 (default), f64, f16, bf16, tf32, s8, e4m3, e5m2.\n"
+            "dtype: the inputs' (A and B): f32 (default), f64, f16, bf16, tf32, s8, e4m3, e5m2;\n"
+            "  run: mxfp8 (e4m3 with a ue8m0 scale per 32 of K, K-major: the Blackwell kernel,\n"
+            "  --arch sm_100a on the interpreter).\n"
             "out-dtype: C's: f16 -> f16, bf16 or f32; bf16 -> bf16, f16 or f32; tf32 -> f32;\n"
             "  s8 -> s32; e4m3, e5m2 -> f32, f16 or bf16; f32 -> f32; f64 -> f64 (the first is\n"
             "  the default).  s8 takes integer alpha and beta.\n"
@@ -103,7 +105,8 @@ static void usage(void)
             "  for both).  bench adds torch._scaled_mm's rows (bench/torch_scaled_mm.py).\n"
             "  --scale-mul: how block scales reach the k-tile's promotion: promote (the default:\n"
             "  loaded into registers two k-tiles ahead), staged (cp.async to shared memory three\n"
-            "  k-tiles ahead) or load (multiplied as soon as loaded).\n"
+            "  k-tiles ahead), load (multiplied as soon as loaded) or interleave (promote's scales,\n"
+            "  the promotion in parts between the next k-tile's wgmmas).\n"
             "index: the width of the kernels' index arithmetic.  auto (the default): each variant\n"
             "  in the width measured faster for it (docs/gemm.md); 32: 32-bit kernels wherever\n"
             "  every extent and leading dimension is at most 32768; 64: always 64-bit.\n"
@@ -268,7 +271,8 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
 {
     int64_t x = 0;
     *known = true;
-    if (!strcmp(k, "--dtype")) return cli_gemm_dtype_parse(v, &o->in) && is_input_dtype(o->in);
+    if (!strcmp(k, "--dtype") && !bench && !strcmp(v, "mxfp8")) return o->mxfp8 = true, o->in = CUTE_E4M3, true;
+    if (!strcmp(k, "--dtype")) return o->mxfp8 = false, cli_gemm_dtype_parse(v, &o->in) && is_input_dtype(o->in);
     if (!strcmp(k, "--out-dtype")) return cli_gemm_dtype_parse(v, &o->out);
     if (!strcmp(k, "--layout")) return o->layout_given = true, cli_gemm_parse_layout(v, o->layout);
     if (!strcmp(k, "--alpha")) return o->alpha_given = true, parse_double(v, &o->alpha);
@@ -324,6 +328,12 @@ static int settle(gemm_opts *o, const char *cmd, bool bench)
     if ((o->in == CUTE_E4M3 || o->in == CUTE_E5M2) && !o->layout_given) o->layout[0] = 't', o->layout[1] = 'n';
     /* grouped: K-major A and B, row-major C (an MoE layer's activations and weights) */
     if (o->groups && !o->layout_given) snprintf(o->layout, sizeof o->layout, "tnt");
+    if (o->mxfp8 && (o->l > 1 || o->groups || o->dual || o->scale || cute_gemm_epilogue_fused(&o->epi) ||
+                     o->layout[0] != 't' || o->layout[1] != 'n')) {
+        fprintf(stderr, "cutec %s gemm: mxfp8 takes K-major A and B (layout tn, C n or t) and neither --batch, "
+                        "--groups, --epilogue nor --scale\n", cmd);
+        return CLI_USAGE;
+    }
     if (o->groups && (o->l > 1 || o->dual || cute_gemm_epilogue_fused(&o->epi))) {
         fprintf(stderr, "cutec %s gemm: --groups goes with neither --batch nor --epilogue\n", cmd);
         return CLI_USAGE;
@@ -503,7 +513,8 @@ int cmd_run_gemm(int argc, char **argv)
 {
     gemm_opts o;
     int rc = parse(argc, argv, &o, false);
-    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : o.groups ? gemm_grouped(&o, false) : run(&o);
+    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : o.groups ? gemm_grouped(&o, false) : o.mxfp8 ? gemm_mx_run(&o)
+                                                                                                        : run(&o);
 }
 
 int cmd_bench_gemm(int argc, char **argv)

@@ -59,11 +59,13 @@ static void dp4a(ictx *X, const dinst *d, const imask *m);
 #define TC05_PAIR(kind) {inst_tcgen05, 0, 0, 0, {0, 0, 0, 0}, kind, 2}
 #define TC05_MMA_PAIR(K, kind) {inst_tcgen05_mma_pair, 0, 0, K, {0, 0, 0, 0}, kind, 2}
 #define TC05_MMA_SCALED(K, kind) {inst_tcgen05_mma_scaled, 0, 0, K, {0, 0, 0, 0}, kind, 0}
-#define TC05_LDST(n, store) {inst_tcgen05_ldst, 0, 0, 0, {0, 0, 0, 0}, n, store}
-#define TC05_CP(rows, cols, copies) {inst_tcgen05_cp, rows, cols, 0, {0, 0, 0, 0}, copies, 0}
+/* tcgen05.ld / st: m the shape (TC_LDST_*), k .pack::16b / .unpack::16b, num .xN, flag a store */
+#define TC05_LDST(shape, n, store, pack) {inst_tcgen05_ldst, shape, 0, pack, {0, 0, 0, 0}, n, store}
+/* tcgen05.cp: m rows of n 32-bit words, num copies of each, k which lanes they land in (TC_CP_*) */
+#define TC05_CP(rows, cols, copies, map) {inst_tcgen05_cp, rows, cols, map, {0, 0, 0, 0}, copies, 0}
 #define TC05_MMA_TS(K, kind) {inst_tcgen05_mma_ts, 0, 0, K, {0, 0, 0, 0}, kind, 0}
 #define TC05_MMA_SCALED_PAIR(K, kind) {inst_tcgen05_mma_scaled, 0, 0, K, {0, 0, 0, 0}, kind, 2}
-#define TC05_CP_PAIR(rows, cols, copies) {inst_tcgen05_cp, rows, cols, 0, {0, 0, 0, 0}, copies, 2}
+#define TC05_CP_PAIR(rows, cols, copies, map) {inst_tcgen05_cp, rows, cols, map, {0, 0, 0, 0}, copies, 2}
 
 static const irow rows[CUTE_INST_COUNT] = {
 #define X(id, mnemonic, tmpl, arch, flags, emu, meaning, ...) [CUTE_INST_##id] = emu,

@@ -1,10 +1,10 @@
-/* tcgen05.mma, tcgen05.ld / st and tcgen05.cp under the interpreter (sm_100; the rules of
+/* tcgen05.mma and tcgen05.cp under the interpreter (tcgen05.ld / st: inst_tcgen05_ldst.c; sm_100; the rules of
  * tensor memory: tmem.c).
  *
  * tcgen05.mma is one thread's: each active thread issues its own.  Its instruction
  * descriptor gives D's format (f32 only, so far), A's and B's formats (kind::f8f6f4's 6- and
  * 4-bit ones unpacked in shared memory, K-major: interp_smem_desc_read), their negations and
- * majors, N (bits 17-22, N >> 3) and M (bits 24-28, M >> 4; 128 only, so far); A (M x K) and
+ * majors, N (bits 17-22, N >> 3) and M (bits 24-28, M >> 4; 128, or 64: d_lane); A (M x K) and
  * B (N x K) come through sm_100 shared-memory descriptors: wgmma's fields (start, LBO, SBO in
  * 16-byte units) plus version 1 in bits 46-47, a base offset in 49-51 (0 here), and the
  * swizzle in 61-63 (0 none, 2 128-byte, 4 64-byte, 6 32-byte); the canonical layouts are
@@ -69,13 +69,15 @@ static bool decode_idesc(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, tc
                              "f8f6f4 e4m3 0, e5m2 1, e2m3 3, e3m2 4, e2m1 5", t / 32, idesc);
     if (!interp_tcgen05_unpacked_mn(X, d, t, O->ta, O->mn_a, 'A') || !interp_tcgen05_unpacked_mn(X, d, t, O->tb, O->mn_b, 'B'))
         return false;
-    if (O->m != want)
-        return unsupported(X, d, t, want == MMA_M ? "tcgen05.mma.cta_group::1 is emulated with M = 128 only; idesc's M is"
+    if (O->m != want && !(want == MMA_M && O->m == 64 && d->row->fn != inst_tcgen05_mma_ts))
+        return unsupported(X, d, t, want == MMA_M ? "tcgen05.mma.cta_group::1 is emulated with M = 128 and 64 (not "
+                                                    "the _TS form's); idesc's M is"
                                                   : "tcgen05.mma.cta_group::2 is emulated with M = 256 only; idesc's M is",
                            (uint32_t)O->m);
-    if (O->n < 16 || O->n > MMA_N_MAX || O->n % 16)
+    int step = O->m == 64 ? 8 : 16;
+    if (O->n < step || O->n > MMA_N_MAX || O->n % step)
         return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma with M = %d needs N a "
-                             "multiple of 16 in 16..256; idesc (0x%x) says %d", want, idesc, O->n);
+                             "multiple of %d in %d..256; idesc (0x%x) says %d", O->m, step, step, idesc, O->n);
     return true;
 }
 
@@ -105,20 +107,31 @@ static bool read_operand(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t 
     return true;
 }
 
-/* rows m0 .. m0 + 127 of D = A B (+ D) into Y's tensor memory at taddr (X's, or the CTA pair's
- * peer's), as one write of thread t of X */
-static void accumulate(ictx *X, ictx *Y, const dinst *d, uint32_t t, const tc_mma *O, int m0, uint32_t col, bool keep)
+/* the lane of D's row m (of an MMA of M rows a block) from d's lane0: row m in lane m (M 128), or
+ * for M 64 the first half of each warp's lane quarter, 16 rows a quarter (the PTX ISA's M = 64
+ * data-path layout; d's lane 0, or 16 for the other half) */
+static uint32_t d_lane(int rows, uint32_t lane0, int m)
+{
+    return rows == 64 ? lane0 + 32 * (uint32_t)(m / 16) + (uint32_t)(m % 16) : (uint32_t)m;
+}
+
+/* rows m0 .. m0 + 127 (M 64: 0 .. 63) of D = A B (+ D) into Y's tensor memory at lane0, col (X's,
+ * or the CTA pair's peer's), as one write of thread t of X */
+static void accumulate(ictx *X, ictx *Y, const dinst *d, uint32_t t, const tc_mma *O, int m0, uint32_t lane0,
+                       uint32_t col, bool keep)
 {
     itmem *T = Y->tmem;
+    int rows = O->m == 64 ? 64 : MMA_M;
     uint32_t rec = interp_tmem_record_in(X, Y, d, t);
     if (!rec) return;
-    for (int m = 0; m < MMA_M; m++)
+    for (int m = 0; m < rows; m++)
         for (int n = 0; n < O->n; n++) {
-            size_t at = TMEM_AT(m, col + (uint32_t)n);
+            uint32_t lane = d_lane(rows, lane0, m);
+            size_t at = TMEM_AT(lane, col + (uint32_t)n);
             if (keep && !T->who[at] && checking(X, CUTE_CHECK_TMEM)) {
                 interp_report(X, d, t, CUTE_CHECK_TMEM, 0, col + n, 4, "tcgen05.mma (warp %u) "
-                              "accumulates into lane %d column %u, never written (enable_input_d "
-                              "set on the first MMA?)", t / 32, m, col + (uint32_t)n);
+                              "accumulates into lane %u column %u, never written (enable_input_d "
+                              "set on the first MMA?)", t / 32, lane, col + (uint32_t)n);
                 return;
             }
             float c = 0;
@@ -161,11 +174,11 @@ static void one_mma(ictx *X, const dinst *d, uint32_t t, void *scratch)
     tc_mma *O = scratch;
     uint32_t taddr = interp_get32(X, d, 0, t);
     if (!decode_idesc(X, d, t, interp_get32(X, d, 3, t), O)) return;
-    if (!interp_tmem_mma_d(X, d, t, taddr, (uint32_t)O->n)) return;
+    if (!interp_tmem_mma_d(X, d, t, taddr, (uint32_t)O->m, (uint32_t)O->n)) return;
     if (!read_a(X, d, t, O) ||
         !read_operand(X, X, d, t, REG(X, d->var[2])[t].u64, O->mn_b, O->neg_b, O->tb, O->n, O->k, O->b))
         return;
-    accumulate(X, X, d, t, O, 0, TMEM_COL(taddr), interp_get32(X, d, 4, t) != 0);
+    accumulate(X, X, d, t, O, 0, TMEM_LANE(taddr), TMEM_COL(taddr), interp_get32(X, d, 4, t) != 0);
 }
 
 void inst_tcgen05_mma_ts(ictx *X, const dinst *d, const imask *m)
@@ -204,8 +217,8 @@ static void one_mma_pair(ictx *X, const dinst *d, uint32_t t, void *scratch)
         !read_operand(X, F, d, t, b, O->mn_b, O->neg_b, O->tb, h, O->k, O->b + h))
         return;
     bool keep = interp_get32(X, d, 4, t) != 0;
-    accumulate(X, E, d, t, O, 0, col, keep);
-    accumulate(X, F, d, t, O, MMA_M, col, keep);
+    accumulate(X, E, d, t, O, 0, 0, col, keep);
+    accumulate(X, F, d, t, O, MMA_M, 0, col, keep);
 }
 
 void inst_tcgen05_mma_pair(ictx *X, const dinst *d, const imask *m)
@@ -233,49 +246,19 @@ void inst_tcgen05_mma(ictx *X, const dinst *d, const imask *m)
     interp_tcgen05_each(X, d, m, sizeof(tc_mma), one_mma);
 }
 
-/* warp w0 may touch lanes 32 (w % 4) .. + 31, w its warp in the block */
-static bool own_lanes(ictx *X, const dinst *d, uint32_t w0, uint32_t lane)
+/* the lane that copy q of row r of tcgen05.cp row R lands in, lane0 taddr's (TC_CP_*) */
+static uint32_t cp_lane(const irow *R, uint32_t lane0, uint32_t r, uint32_t q)
 {
-    uint32_t base = 32 * (w0 / 32 % 4);
-    if (lane == base || !checking(X, CUTE_CHECK_TMEM)) return true;
-    return interp_report(X, d, w0, CUTE_CHECK_TMEM, 0, 0, 0, "warp %u (%u mod 4) may access tensor-"
-                         "memory lanes %u..%u only; taddr names lane %u", w0 / 32, w0 / 32 % 4, base,
-                         base + 31, lane);
-}
-
-/* warp w0's tcgen05.ld (T2R) or st (R2T) of n columns, shape 32x32b */
-static void ldst_warp(ictx *X, const dinst *d, uint32_t w0, uint32_t n, bool store)
-{
-    itmem *T = X->tmem;
-    uint32_t taddr = interp_get32(X, d, store ? 0 : n, w0), lane0 = TMEM_LANE(taddr), col = TMEM_COL(taddr);
-    if (!own_lanes(X, d, w0, lane0) || !interp_tmem_columns(X, d, w0, col, n)) return;
-    uint32_t rec = store ? interp_tmem_record(X, d, w0, false) : 0;
-    if (store && !rec) return;
-    for (uint32_t i = 0; i < 32; i++)
-        for (uint32_t j = 0; j < n; j++) {
-            size_t at = TMEM_AT(lane0 + i, col + j);
-            if (store) {
-                T->cell[at] = interp_get32(X, d, 1 + j, w0 + i);
-                T->who[at] = rec;
-            } else if (interp_tmem_readable(X, d, w0 + i, lane0 + i, col + j)) {
-                interp_put32(X, d, j, w0 + i, T->cell[at]);
-            } else {
-                return;
-            }
-        }
-}
-
-void inst_tcgen05_ldst(ictx *X, const dinst *d, const imask *m)
-{
-    if (!interp_tmem(X)) return;
-    for (uint32_t w0 = m->lo - m->lo % 32; w0 < m->hi && !X->stop; w0 += 32)
-        if (interp_whole_warp(X, d, m, w0)) ldst_warp(X, d, w0, (uint32_t)d->row->num, d->row->flag);
+    if (R->k == TC_CP_QUARTERS) return lane0 + 32 * r;
+    if (R->k == TC_CP_PAIRED) return r % 32 + 64 * (r / 32) + 32 * q;
+    return r + q * (128 / (uint32_t)R->num);
 }
 
 /* rows x cols 32-bit words of the descriptor's K-major matrix in Y's shared memory (X's, or the
- * CTA pair's peer's) into Y's lanes (row, or row in each 32-lane quarter for .warpx4), columns
- * from col, as an async write of thread t of X */
-static bool cp_into(ictx *X, ictx *Y, const dinst *d, uint32_t t, const interp_smem_desc *D, uint32_t col)
+ * CTA pair's peer's) into Y's lanes (cp_lane: each row once, or in 2 or 4 lane quarters for
+ * .warpx2 / .warpx4), columns from col, as an async write of thread t of X */
+static bool cp_into(ictx *X, ictx *Y, const dinst *d, uint32_t t, const interp_smem_desc *D, uint32_t lane0,
+                    uint32_t col)
 {
     const irow *R = d->row;
     itmem *T = interp_tmem(Y);
@@ -287,12 +270,22 @@ static bool cp_into(ictx *X, ictx *Y, const dinst *d, uint32_t t, const interp_s
             uint32_t word;
             memcpy(&word, Y->smem + off, 4);
             for (int q = 0; q < R->num; q++) {
-                size_t at = TMEM_AT((uint32_t)(32 * q + r), col + (uint32_t)c);
+                size_t at = TMEM_AT(cp_lane(R, lane0, (uint32_t)r, (uint32_t)q), col + (uint32_t)c);
                 T->cell[at] = word;
                 T->who[at] = rec;
             }
         }
     return rec != 0;
+}
+
+/* taddr's lane: 0, or for 4x256b (a row a lane quarter) any lane of the first quarter */
+static bool cp_lane_ok(ictx *X, const dinst *d, uint32_t t, uint32_t lane)
+{
+    bool quarters = d->row->k == TC_CP_QUARTERS;
+    if (lane == 0 || (quarters && lane < 32)) return true;
+    return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.cp (warp %u) writes from %s: taddr names "
+                         "lane %u", t / 32, quarters ? "a lane of 0..31 (4x256b: row i into that lane + 32 i)" : "lane 0",
+                         lane);
 }
 
 /* thread t's tcgen05.cp; the CTA pair's (cta_group::2) copies in each block of the pair, from its
@@ -301,20 +294,17 @@ static bool cp_into(ictx *X, ictx *Y, const dinst *d, uint32_t t, const interp_s
 static void one_cp(ictx *X, const dinst *d, uint32_t t)
 {
     const irow *R = d->row;
-    uint32_t taddr = interp_get32(X, d, 0, t), col = TMEM_COL(taddr);
+    uint32_t taddr = interp_get32(X, d, 0, t), lane0 = TMEM_LANE(taddr), col = TMEM_COL(taddr);
     interp_smem_desc D;
-    if (TMEM_LANE(taddr) != 0)
-        return (void)interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.cp writes from lane 0: "
-                                   "taddr names lane %u", TMEM_LANE(taddr));
-    if (!interp_tcgen05_sdesc(X, d, t, REG(X, d->var[1])[t].u64, &D)) return;
+    if (!cp_lane_ok(X, d, t, lane0) || !interp_tcgen05_sdesc(X, d, t, REG(X, d->var[1])[t].u64, &D)) return;
     if (R->flag != 2) {
-        if (interp_tmem_columns(X, d, t, col, (uint32_t)R->n)) cp_into(X, X, d, t, &D, col);
+        if (interp_tmem_columns(X, d, t, col, (uint32_t)R->n)) cp_into(X, X, d, t, &D, lane0, col);
         return;
     }
     ictx *P = interp_tmem_pair_peer(X, d, t);
     for (int i = 0; i < 2 && P; i++) {
         ictx *Y = i ? P : X;
-        if (!interp_tmem_pair_columns(X, Y, d, t, col, (uint32_t)R->n) || !cp_into(X, Y, d, t, &D, col)) return;
+        if (!interp_tmem_pair_columns(X, Y, d, t, col, (uint32_t)R->n) || !cp_into(X, Y, d, t, &D, lane0, col)) return;
     }
 }
 

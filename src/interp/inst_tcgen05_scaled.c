@@ -234,7 +234,7 @@ static void one_mma(ictx *X, const dinst *d, uint32_t t, void *scratch)
     sc_mma *O = scratch;
     uint32_t taddr = interp_get32(X, d, 0, t);
     if (!decode(X, d, t, interp_get32(X, d, 3, t), O)) return;
-    if (!interp_tmem_mma_d(X, d, t, taddr, (uint32_t)O->n) || !read_operand(X, X, d, t, O, 'A', O->m, O->a) ||
+    if (!interp_tmem_mma_d(X, d, t, taddr, 128, (uint32_t)O->n) || !read_operand(X, X, d, t, O, 'A', O->m, O->a) ||
         !read_operand(X, X, d, t, O, 'B', O->n, O->b))
         return;
     one_half(X, X, d, t, O, O->a);

@@ -603,6 +603,12 @@ void inst_tcgen05_mma_scaled(ictx *X, const dinst *d, const imask *m); /* inst_t
  * 6- or 4-bit operand refused as not emulated (false after the report) */
 int interp_tcgen05_f8f6f4_format(uint32_t f);
 bool interp_tcgen05_unpacked_mn(ictx *X, const dinst *d, uint32_t t, int type, bool mn_major, char which);
+/* tcgen05.ld / st shapes (irow.m) */
+enum { TC_LDST_32x32b, TC_LDST_16x64b, TC_LDST_16x128b, TC_LDST_16x256b, TC_LDST_16x32bx2 };
+/* which lanes tcgen05.cp's row r, copy q lands in (irow.k; R rows, C copies): SPREAD r + q 128 / C
+ * (128x256b, 128x128b, 32x128b.warpx4, 64x128b.warpx2::02_13), PAIRED r % 32 + 64 (r / 32) + 32 q
+ * (64x128b.warpx2::01_23), QUARTERS taddr's lane + 32 r (4x256b) */
+enum { TC_CP_SPREAD, TC_CP_PAIRED, TC_CP_QUARTERS };
 void inst_tcgen05_ldst(ictx *X, const dinst *d, const imask *m);
 void inst_tcgen05_cp(ictx *X, const dinst *d, const imask *m);
 /* at the end of a block: allocations never freed and operations never committed, reported;

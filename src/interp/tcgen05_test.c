@@ -14,27 +14,12 @@
 
 static uint16_t A[TC_M][TC_K], B[TC_N][TC_K];
 
-/* random bf16 operands and their shared-memory image */
-static void operands(uint32_t *img)
-{
-    uint8_t *bytes = (uint8_t *)img;
-    for (int r = 0; r < TC_M; r++)
-        for (int k = 0; k < TC_K; k++) {
-            A[r][k] = cute_f32_to_bf16((float)(rand() % 2001 - 1000) / 256.0f);
-            memcpy(bytes + TC_A_OFF + tc_kmajor_offset(r, k), &A[r][k], 2);
-        }
-    for (int r = 0; r < TC_N; r++)
-        for (int k = 0; k < TC_K; k++) {
-            B[r][k] = cute_f32_to_bf16((float)(rand() % 2001 - 1000) / 300.0f);
-            memcpy(bytes + TC_B_OFF + tc_kmajor_offset(r, k), &B[r][k], 2);
-        }
-}
 
 /* variant v on one block of four warps: the status; out (128 x 64 words) poisoned first */
 static cute_status run(cute_backend be, tc_variant v, tc_lines *L, uint32_t *out)
 {
     static uint32_t img[TC_WORDS];
-    operands(img);
+    tc_operands(img, A, B);
     return tc_run(be, tc_kernel(v, L), 1, 1, img, sizeof img, out, TC_M * TC_N);
 }
 
@@ -43,19 +28,7 @@ static void good(cute_backend be)
     static uint32_t out[TC_M * TC_N];
     tc_lines L;
     CHECK(run(be, TC_GOOD, &L, out) == CUTE_OK, "the tcgen05 kernel runs: %s", be.vt->error(be.self));
-    double worst = 0;
-    for (int m = 0; m < TC_M; m++)
-        for (int n = 0; n < TC_N; n++) {
-            double want = 0, mag = 0;
-            for (int k = 0; k < TC_K; k++) {
-                double p = (double)cute_bf16_to_f32(A[m][k]) * cute_bf16_to_f32(B[n][k]);
-                want += p, mag += fabs(p);
-            }
-            float got;
-            memcpy(&got, &out[m * TC_N + n], 4);
-            double err = fabs(got - want) / (mag + 1e-30);
-            worst = err > worst ? err : worst;
-        }
+    double worst = tc_worst_error(out, A, B);
     CHECK(worst < 1e-6, "D = A B (128x64x32 bf16, f32 in tensor memory) against float64: worst %.3g of sum |ab|", worst);
 }
 

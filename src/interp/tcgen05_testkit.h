@@ -8,7 +8,11 @@
 #ifndef CUTEC_TCGEN05_TESTKIT_H
 #define CUTEC_TCGEN05_TESTKIT_H
 
+#include <math.h>
+#include <string.h>
+
 #include "cutec/inst.h"
+#include "cutec/numeric.h"
 #include "interp/sync_testkit.h"
 
 enum { TC_M = 128, TC_N = 64, TC_K = 32, TC_COLS = 64 };
@@ -189,6 +193,42 @@ static inline cute_status tc_run(cute_backend be, cute_ir_func *f, uint32_t bloc
     be.vt->module_free(be.self, m);
     be.vt->free(be.self, &bs), be.vt->free(be.self, &bo);
     return s;
+}
+
+/* random bf16 operands A (TC_M x TC_K) and B (TC_N x TC_K), and their shared-memory image */
+static inline void tc_operands(uint32_t *img, uint16_t (*A)[TC_K], uint16_t (*B)[TC_K])
+{
+    uint8_t *bytes = (uint8_t *)img;
+    for (int r = 0; r < TC_M; r++)
+        for (int k = 0; k < TC_K; k++) {
+            A[r][k] = cute_f32_to_bf16((float)(rand() % 2001 - 1000) / 256.0f);
+            memcpy(bytes + TC_A_OFF + tc_kmajor_offset(r, k), &A[r][k], 2);
+        }
+    for (int r = 0; r < TC_N; r++)
+        for (int k = 0; k < TC_K; k++) {
+            B[r][k] = cute_f32_to_bf16((float)(rand() % 2001 - 1000) / 300.0f);
+            memcpy(bytes + TC_B_OFF + tc_kmajor_offset(r, k), &B[r][k], 2);
+        }
+}
+
+/* the worst error of out (TC_M x TC_N f32, row-major) against float64 A B^T, relative to the
+ * sum of |ab| */
+static inline double tc_worst_error(const uint32_t *out, uint16_t (*A)[TC_K], uint16_t (*B)[TC_K])
+{
+    double worst = 0;
+    for (int m = 0; m < TC_M; m++)
+        for (int n = 0; n < TC_N; n++) {
+            double want = 0, mag = 0;
+            for (int k = 0; k < TC_K; k++) {
+                double p = (double)cute_bf16_to_f32(A[m][k]) * cute_bf16_to_f32(B[n][k]);
+                want += p, mag += fabs(p);
+            }
+            float got;
+            memcpy(&got, &out[m * TC_N + n], 4);
+            double err = fabs(got - want) / (mag + 1e-30);
+            worst = err > worst ? err : worst;
+        }
+    return worst;
 }
 
 #endif

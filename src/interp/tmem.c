@@ -59,11 +59,15 @@ bool interp_tmem_columns(ictx *X, const dinst *d, uint32_t t, uint32_t col, uint
                          "allocation; live:%s", col, col + n, t / 32, live);
 }
 
-bool interp_tmem_mma_d(ictx *X, const dinst *d, uint32_t t, uint32_t taddr, uint32_t n)
+bool interp_tmem_mma_d(ictx *X, const dinst *d, uint32_t t, uint32_t taddr, uint32_t m, uint32_t n)
 {
-    if (TMEM_LANE(taddr) != 0)
+    uint32_t lane = TMEM_LANE(taddr);
+    if (m == 64 && lane != 0 && lane != 16)
+        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma (warp %u) with M = 64 writes 16 lanes of "
+                             "each lane quarter, from d's lane: d must name lane 0 or 16, not %u", t / 32, lane);
+    if (m != 64 && lane != 0)
         return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma with M = 128 writes lanes "
-                             "0..127: d must name lane 0, not %u", TMEM_LANE(taddr));
+                             "0..127: d must name lane 0, not %u", lane);
     return interp_tmem_columns(X, d, t, TMEM_COL(taddr), n);
 }
 

@@ -44,9 +44,9 @@ typedef struct itmem {
 itmem *interp_tmem(ictx *X);
 /* columns [col, col + n) lie in one live allocation (else reported for thread t at d) */
 bool interp_tmem_columns(ictx *X, const dinst *d, uint32_t t, uint32_t col, uint32_t n);
-/* an M = 128 tcgen05.mma's accumulator at taddr: lane 0, n columns of a live allocation (else
- * reported for thread t at d) */
-bool interp_tmem_mma_d(ictx *X, const dinst *d, uint32_t t, uint32_t taddr, uint32_t n);
+/* a tcgen05.mma's accumulator of m rows (128, or 64) at taddr: lane 0 (M 64: 0 or 16), n columns of
+ * a live allocation (else reported for thread t at d) */
+bool interp_tmem_mma_d(ictx *X, const dinst *d, uint32_t t, uint32_t taddr, uint32_t m, uint32_t n);
 /* a new write by thread t at d (async: the async proxy's, for its commit to cover): its
  * number for `who`; 0 when out of memory */
 uint32_t interp_tmem_record(ictx *X, const dinst *d, uint32_t t, bool async);

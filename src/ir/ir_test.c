@@ -190,13 +190,13 @@ static void groups(void)
 
 /* the name docs/instructions.md gives row `id`: a generated wgmma or tcgen05.ld / st row is
  * listed once for every N ("WGMMA_64x128x16_F32BF16BF16_SS" as "WGMMA_64xNx16_F32BF16BF16_SS",
- * "TCGEN05_LD_32x32b_X64" as "TCGEN05_LD_32x32b_XN") */
+ * "TCGEN05_LD_16x64b_X64_PACK" as "TCGEN05_LD_16x64b_XN_PACK") */
 static void doc_name(const char *id, char *out, size_t n)
 {
     const char *x = !strncmp(id, "WGMMA_64x", 9) ? strchr(id + 9, 'x') : NULL;
-    const char *tc = strstr(id, "_32x32b_X"); /* tcgen05.ld / st: "TCGEN05_LD_32x32b_XN" */
+    const char *tc = !strncmp(id, "TCGEN05_LD_", 11) || !strncmp(id, "TCGEN05_ST_", 11) ? strstr(id, "_X") : NULL;
     if (x) snprintf(out, n, "| `WGMMA_64xN%s` |", x);
-    else if (!strncmp(id, "TCGEN05_", 8) && tc) snprintf(out, n, "| `%.*s_32x32b_XN` |", (int)(tc - id), id);
+    else if (tc) snprintf(out, n, "| `%.*s_XN%s` |", (int)(tc - id), id, tc + 2 + strspn(tc + 2, "0123456789"));
     else snprintf(out, n, "| `%s` |", id);
 }
 

@@ -78,6 +78,7 @@ void cute_tcgen05_fence_after_thread_sync(cute_ctx *c)
     bare(c, CUTE_INST_TCGEN05_FENCE_AFTER_THREAD_SYNC, "cute_tcgen05_fence_after_thread_sync");
 }
 void cute_tcgen05_wait_ld(cute_ctx *c) { bare(c, CUTE_INST_TCGEN05_WAIT_LD, "cute_tcgen05_wait_ld"); }
+void cute_tcgen05_wait_st(cute_ctx *c) { bare(c, CUTE_INST_TCGEN05_WAIT_ST, "cute_tcgen05_wait_st"); }
 
 void cute_tcgen05_commit(cute_ctx *c, cute_val bar)
 {
@@ -312,17 +313,28 @@ void cute_tcgen05_mma_scaled(cute_ctx *c, cute_tcgen05_scaled_kind kind, cute_va
     if (mma_descriptors(c, a_desc, b_desc, idesc, call, "cute_tcgen05_idesc_scaled", in)) emit(c, row, in, 7);
 }
 
+/* the tcgen05.cp rows of each shape: one block's, the CTA pair's */
+static const cute_inst cp_rows[][2] = {
+    [CUTE_TCGEN05_CP_128x256b] = {CUTE_INST_TCGEN05_CP_128x256b, CUTE_INST_TCGEN05_CP_128x256b_2SM},
+    [CUTE_TCGEN05_CP_32x128b_WARPX4] = {CUTE_INST_TCGEN05_CP_32x128b_WARPX4, CUTE_INST_TCGEN05_CP_32x128b_WARPX4_2SM},
+    [CUTE_TCGEN05_CP_128x128b] = {CUTE_INST_TCGEN05_CP_128x128b, CUTE_INST_TCGEN05_CP_128x128b_2SM},
+    [CUTE_TCGEN05_CP_4x256b] = {CUTE_INST_TCGEN05_CP_4x256b, CUTE_INST_TCGEN05_CP_4x256b_2SM},
+    [CUTE_TCGEN05_CP_64x128b_WARPX2_02_13] = {CUTE_INST_TCGEN05_CP_64x128b_WARPX2_02_13,
+                                              CUTE_INST_TCGEN05_CP_64x128b_WARPX2_02_13_2SM},
+    [CUTE_TCGEN05_CP_64x128b_WARPX2_01_23] = {CUTE_INST_TCGEN05_CP_64x128b_WARPX2_01_23,
+                                              CUTE_INST_TCGEN05_CP_64x128b_WARPX2_01_23_2SM},
+};
+
 void cute_tcgen05_cp(cute_ctx *c, cute_tcgen05_cp_shape shape, cute_val taddr, cute_val s_desc)
 {
     static const char call[] = "cute_tcgen05_cp";
     cute_vreg a;
-    if ((unsigned)shape > CUTE_TCGEN05_CP_32x128b_WARPX4) {
-        cute_ctx_fail(c, "%s: shape %d (CUTE_TCGEN05_CP_128x256b or _32x128b_WARPX4)", call, (int)shape);
+    if ((unsigned)shape > CUTE_TCGEN05_CP_64x128b_WARPX2_01_23) {
+        cute_ctx_fail(c, "%s: shape %d (CUTE_TCGEN05_CP_128x256b, _128x128b, _4x256b, _32x128b_WARPX4, "
+                      "_64x128b_WARPX2_02_13 or _01_23)", call, (int)shape);
         return;
     }
-    cute_inst row = shape == CUTE_TCGEN05_CP_128x256b
-                        ? grouped(c, CUTE_INST_TCGEN05_CP_128x256b, CUTE_INST_TCGEN05_CP_128x256b_2SM)
-                        : grouped(c, CUTE_INST_TCGEN05_CP_32x128b_WARPX4, CUTE_INST_TCGEN05_CP_32x128b_WARPX4_2SM);
+    cute_inst row = grouped(c, cp_rows[shape][0], cp_rows[shape][1]);
     if (!ctx_row_ok(c, row, call) || !ctx_u32_operand(c, taddr, call, "the address", &a) ||
         !ctx_usable(c, s_desc, "the descriptor"))
         return;
@@ -331,34 +343,4 @@ void cute_tcgen05_cp(cute_ctx *c, cute_tcgen05_cp_shape shape, cute_val taddr, c
         return;
     }
     emit(c, row, (cute_vreg[]){a, s_desc.r}, 2);
-}
-
-static cute_inst load_row(int n)
-{
-    switch (n) {
-    case 1: return CUTE_INST_TCGEN05_LD_32x32b_X1;
-    case 2: return CUTE_INST_TCGEN05_LD_32x32b_X2;
-    case 4: return CUTE_INST_TCGEN05_LD_32x32b_X4;
-    case 8: return CUTE_INST_TCGEN05_LD_32x32b_X8;
-    case 16: return CUTE_INST_TCGEN05_LD_32x32b_X16;
-    case 32: return CUTE_INST_TCGEN05_LD_32x32b_X32;
-    case 64: return CUTE_INST_TCGEN05_LD_32x32b_X64;
-    case 128: return CUTE_INST_TCGEN05_LD_32x32b_X128;
-    default: return CUTE_INST_COUNT;
-    }
-}
-
-void cute_tmem_load_32dp32b(cute_ctx *c, cute_val taddr, int n, cute_val *out)
-{
-    static const char call[] = "cute_tmem_load_32dp32b";
-    cute_inst row = load_row(n);
-    cute_vreg a, r[128];
-    if (row == CUTE_INST_COUNT) {
-        cute_ctx_fail(c, "%s: %d columns (1, 2, 4, 8, 16, 32, 64 or 128)", call, n);
-        return;
-    }
-    if (!ctx_row_ok(c, row, call) || !ctx_u32_operand(c, taddr, call, "the address", &a)) return;
-    for (int j = 0; j < n; j++) r[j] = cute_ir_new_vreg(c->fn, cute_type_of(CUTE_U32), "t", false);
-    cute_ir_inst_op(&c->b, row, r, n, &a, 1, 0);
-    for (int j = 0; j < n; j++) out[j] = ctx_val(c, r[j]);
 }

@@ -15,6 +15,7 @@
 #include "cutec/smem.h"
 #include "cutec/sync.h"
 #include "cutec/tcgen05.h"
+#include "trace/tcgen05_testkit.h"
 
 static cute_val u32(cute_ctx *c, int64_t v) { return cute_val_int(c, CUTE_U32, v); }
 
@@ -53,16 +54,7 @@ static void pair_emits(cute_ir_func *f, const char *const *want, size_t n)
     CHECK(s == CUTE_OK, "emit for sm_100a: %s", err);
     for (size_t i = 0; s == CUTE_OK && i < n; i++) CHECK(strstr(src, want[i]), "the CUDA C holds %s", want[i]);
     CHECK(s != CUTE_OK || !strstr(src, "cta_group::1"), "no cta_group::1 row in the pair's kernel");
-    cute_nvrtc *nv;
-    if (s == CUTE_OK && cute_nvrtc_open(&nv, NULL, err, sizeof err) == CUTE_OK) {
-        cute_nvrtc_output o = {0};
-        CHECK(cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = "sm_100a"}, &o) == CUTE_OK, "ptxas, sm_100a: %s",
-              o.log);
-        cute_nvrtc_output_free(&o);
-        cute_nvrtc_close(nv);
-    } else if (s == CUTE_OK) {
-        SKIP("NVRTC not installed: the sm_100a compile");
-    }
+    if (s == CUTE_OK) tc05_compiles_sm100a(src);
     free(src);
     cute_ir_func_free(f);
 }
@@ -100,19 +92,7 @@ static void pair_scaled_rows(void)
 }
 
 /* a kernel whose first trouble is `bad`: the error names `words` at the line of the call */
-static void refused(void (*bad)(cute_ctx *c, int *line), const char *words)
-{
-    cute_ctx *c = cute_ctx_new();
-    cute_ctx_target_arch(c, 100);
-    cute_kernel_begin(c, "bad");
-    int line = 0;
-    bad(c, &line);
-    char at[64];
-    snprintf(at, sizeof at, "arch_tcgen05_test.c:%d:", line);
-    CHECK(strstr(cute_ctx_error(c), words) && strstr(cute_ctx_error(c), at), "refused at line %d with \"%s\": %s", line,
-          words, cute_ctx_error(c));
-    cute_ctx_free(c);
-}
+static void refused(void (*bad)(cute_ctx *c, int *line), const char *words) { tc05_refused("arch_tcgen05_test.c", bad, words); }
 
 static void group_after_use(cute_ctx *c, int *line)
 {

@@ -18,7 +18,9 @@
  * the layout of CuTe's tile_atom_to_shape_SF, atoms of 128 rows x 64 of K, K's atoms
  * contiguous) into the stage, and the MMA thread copies them into tensor memory (S2T,
  * tcgen05.cp .32x128b.warpx4) before the k-tile's MMAs; a k-tile past K's last atom reads
- * that atom again (its A and B are TMA's zeros).
+ * that atom again (its A and B are TMA's zeros).  MXFP8 (e4m3 A and B, ue8m0 scales per 32 of K,
+ * SM100_MMA_MXF8F6F4_SS): the same with k-tiles of 128 e4m3 and one atom (128 rows x 4 scales)
+ * of A's and of B's scales each.
  *
  * The dual GEMM (SwiGLU): the stage's B holds B0's k-tile of bn / 2 rows then B1's (two TMA
  * maps, the Hopper kernel's loads), one MMA of N = bn puts A B0^T and A B1^T side by side in
@@ -55,13 +57,14 @@ typedef struct bw_kernel {
     cute_pipeline acc;   /* the accumulator stages' PipelineUmmaAsync */
     cute_val taddr;      /* the tensor memory: lane 0, the first column */
     cute_val alpha, beta, mapA, mapB[2]; /* B's map, and the dual GEMM's B1's */
-    /* NVFP4: the scales' atoms in global memory, (rows / 128, K / 64), and their stages
-     * (GEMM_BW_SF_KTILE bytes, stages) */
+    /* NVFP4 and MXFP8: the scales' atoms in global memory, (rows / 128, K / (4 vec)), and their
+     * stages (sf_atoms atoms, stages) */
     cute_tensor gSFA, gSFB, sSFA, sSFB;
     const gemm_groups *groups; /* the grouped GEMM's (its tiles, its producer), or NULL */
 } bw_kernel;
 
-static bool nvfp4(const gemm_plan *p) { return p->cfg.dtype == CUTE_E2M1; }
+static bool nvfp4(const gemm_plan *p) { return gemm_bw_nvfp4(&p->cfg); }
+static bool scaled(const gemm_plan *p) { return p->sf_atoms > 0; } /* NVFP4 or MXFP8 */
 
 gemm_plan gemm_blackwell_tiles(const gemm_plan *p)
 {
@@ -125,16 +128,16 @@ static cute_tensor stage(cute_ctx *c, cute_tensor t, const cute_pipeline_state *
     return cute_tensor_slice(c, t, cute_tuple_fmt(cute_ctx_alg(c), at, cute_int_from_val(c, s->index, 0)));
 }
 
-/* NVFP4: k-tile kt's scale atoms of row tile r of g into the state's stage of s, by bulk
+/* NVFP4, MXFP8: k-tile kt's scale atoms of row tile r of g into the state's stage of s, by bulk
  * copies completing on bar */
-static void load_scales(cute_ctx *c, cute_tensor g, cute_tensor s, cute_int r, cute_int kt,
+static void load_scales(cute_ctx *c, const gemm_plan *p, cute_tensor g, cute_tensor s, cute_int r, cute_int kt,
                         const cute_pipeline_state *st, cute_val bar)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int last = cute_sub(a, g.layout.shape.leaf[1], cute_i(1)); /* K's last atom */
     cute_tensor dst = stage(c, s, st);
-    for (int i = 0; i < GEMM_BW_SF_ATOMS; i++) {
-        cute_int at = cute_min(a, cute_add(a, cute_mul(a, kt, cute_i(GEMM_BW_SF_ATOMS)), cute_i(i)), last);
+    for (int i = 0; i < p->sf_atoms; i++) {
+        cute_int at = cute_min(a, cute_add(a, cute_mul(a, kt, cute_i(p->sf_atoms)), cute_i(i)), last);
         cute_val from = cute_tensor_ptr(c, cute_tensor_slice(c, g, cute_tuple_fmt(a, "(%I,%I)", r, at)), cute_i(0));
         cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, dst, cute_i(i * GEMM_BW_SF_ATOM)), from,
                                cute_val_int(c, CUTE_U32, GEMM_BW_SF_ATOM), bar);
@@ -157,9 +160,9 @@ static void producer(cute_ctx *c, const bw_kernel *k)
         gemm_tiles c_tile = tile(c, &wk, w, &tm, &tn), t = load_tiles(c, k, &c_tile, tm, tn);
         CUTE_FOR(c, kt, cute_i(0), t.k_tiles) {
             cute_val bar = gemm_hopper_load_ab(c, p, &k->m, &s, k->mapA, k->mapB, &t, kt, to);
-            if (nvfp4(p)) {
-                load_scales(c, k->gSFA, k->sSFA, tm, kt, &s, bar);
-                load_scales(c, k->gSFB, k->sSFB, tn, kt, &s, bar);
+            if (scaled(p)) {
+                load_scales(c, p, k->gSFA, k->sSFA, tm, kt, &s, bar);
+                load_scales(c, p, k->gSFB, k->sSFB, tn, kt, &s, bar);
             }
             cute_pipeline_producer_commit(c, &k->m.pipe, &s);
             cute_pipeline_state_advance(c, &s);
@@ -184,9 +187,9 @@ static void mma_tile(cute_ctx *c, const bw_kernel *k, const gemm_tiles *t, cute_
         if (!(p->broken & GEMM_BREAK_EARLY_READ)) cute_pipeline_consumer_wait(c, &k->m.pipe, read, (cute_val){0});
         cute_tcgen05_fence_after_thread_sync(c);
         cute_val more = cute_val_cvt(c, cute_int_lt(c, cute_i(0), kt), CUTE_U32); /* accumulate after the first */
-        if (nvfp4(p)) { /* the k-tile's scales into tensor memory, after the accumulators */
+        if (scaled(p)) { /* the k-tile's scales into tensor memory, after the accumulators */
             cute_val sfa = cute_val_binop(c, CUTE_OP_ADD, k->taddr, cute_val_int(c, CUTE_U32, ACC_STAGES * p->bn));
-            cute_val sfb = cute_val_binop(c, CUTE_OP_ADD, sfa, cute_val_int(c, CUTE_U32, GEMM_BW_SF_COLUMNS));
+            cute_val sfb = cute_val_binop(c, CUTE_OP_ADD, sfa, cute_val_int(c, CUTE_U32, 4 * p->sf_atoms));
             cute_umma_copy_scales(c, sfa, stage(c, k->sSFA, read));
             cute_umma_copy_scales(c, sfb, stage(c, k->sSFB, read));
             cute_umma_gemm_scaled(c, &p->umma, d, stage(c, k->m.sA, read), stage(c, k->m.sB, read), sfa, sfb, more);
@@ -263,13 +266,12 @@ static void shared_memory(cute_ctx *c, const gemm_plan *p, bw_kernel *k, cute_in
     k->m.sC = k->m.sA;
     int64_t b_rows = gemm_block_b_rows(p);
     int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (b_rows / p->box_rows[1]);
-    if (nvfp4(p)) {
-        int64_t n = GEMM_BW_SF_KTILE * p->stages;
-        cute_layout L = cute_layout_fmt(cute_ctx_alg(c), "(%d,%d):(1,%d)", GEMM_BW_SF_KTILE, p->stages,
-                                        GEMM_BW_SF_KTILE);
-        k->sSFA = cute_make_tensor(c, cute_smem_alloc_array(c, &al, CUTE_U8, n, 128), L, 128);
-        k->sSFB = cute_make_tensor(c, cute_smem_alloc_array(c, &al, CUTE_U8, n, 128), L, 128);
-        tx += 2 * GEMM_BW_SF_KTILE;
+    if (scaled(p)) {
+        int ktile = p->sf_atoms * GEMM_BW_SF_ATOM;
+        cute_layout L = cute_layout_fmt(cute_ctx_alg(c), "(%d,%d):(1,%d)", ktile, p->stages, ktile);
+        k->sSFA = cute_make_tensor(c, cute_smem_alloc_array(c, &al, CUTE_U8, (int64_t)ktile * p->stages, 128), L, 128);
+        k->sSFB = cute_make_tensor(c, cute_smem_alloc_array(c, &al, CUTE_U8, (int64_t)ktile * p->stages, 128), L, 128);
+        tx += 2 * ktile;
     }
     if (p->cta_pair) { /* the leader's full stages count both blocks' bytes */
         k->m.pipe = cute_pipeline_tma_umma_create_pair(c, &al, p->stages, 2 * tx);
@@ -281,13 +283,13 @@ static void shared_memory(cute_ctx *c, const gemm_plan *p, bw_kernel *k, cute_in
     k->taddr = tmem_alloc(c, &al, p, warp);
 }
 
-/* NVFP4: the scale atoms of a (rows, K) operand's scales sf (ue4m3, CuTe's tile_atom_to_shape_SF
- * layout: 512-byte atoms of 128 rows x 64 of K, K's atoms contiguous): a (rows / 128, K / 64)
- * grid of the atoms' first bytes */
-static cute_tensor scale_atoms(cute_ctx *c, cute_tensor sf, cute_int rows, cute_int K)
+/* NVFP4, MXFP8: the scale atoms of a (rows, K) operand's scales sf (ue4m3 per 16 of K, or ue8m0 per
+ * 32: vec; CuTe's tile_atom_to_shape_SF layout: 512-byte atoms of 128 rows x 4 vec of K, K's atoms
+ * contiguous): a (rows / 128, K / (4 vec)) grid of the atoms' first bytes */
+static cute_tensor scale_atoms(cute_ctx *c, cute_tensor sf, cute_int rows, cute_int K, int vec)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int rm = cute_ceil_div(a, rows, cute_i(128)), rk = cute_ceil_div(a, K, cute_i(64));
+    cute_int rm = cute_ceil_div(a, rows, cute_i(128)), rk = cute_ceil_div(a, K, cute_i(4 * vec));
     cute_layout L = cute_layout_fmt(a, "(%I,%I):(%I,%d)", rm, rk, cute_mul(a, rk, cute_i(GEMM_BW_SF_ATOM)),
                                     GEMM_BW_SF_ATOM);
     cute_val base = cute_tensor_ptr(c, cute_tensor_recast(c, sf, CUTE_U8), cute_i(0));
@@ -331,10 +333,10 @@ static void blackwell_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_t
     k.loads = k.tiles;
     k.loads.bn = gemm_block_b_rows(p);
     k.sched = gemm_sched_make(c, &k.tiles, mC, p->raster);
-    if (nvfp4(p)) { /* (the operands are A's and B's bytes: K / 2 of them a row) */
-        cute_int K = cute_mul(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(2));
-        k.gSFA = scale_atoms(c, sfA, mA.layout.shape.leaf[0], K);
-        k.gSFB = scale_atoms(c, sfB, mB.layout.shape.leaf[0], K);
+    if (scaled(p)) { /* (NVFP4's operands are A's and B's bytes: K / 2 of them a row) */
+        cute_int K = nvfp4(p) ? cute_mul(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(2)) : mA.layout.shape.leaf[1];
+        k.gSFA = scale_atoms(c, sfA, mA.layout.shape.leaf[0], K, gemm_bw_sf_vec(&p->cfg));
+        k.gSFB = scale_atoms(c, sfB, mB.layout.shape.leaf[0], K, gemm_bw_sf_vec(&p->cfg));
     }
     run_roles(c, &k);
 }
@@ -368,10 +370,8 @@ void gemm_blackwell_host(cute_ctx *c, const cute_arg *arg)
     gemm_plan *p = cute_ctx_user(c); /* the TMA atoms join the plan: the kernel reads them */
     if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
     cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor, sfA = mA, sfB = mB;
-    if (nvfp4(p)) { /* A and B as their bytes; the scales (unused placeholders otherwise) */
-        sfA = arg[5].tensor, sfB = arg[6].tensor;
-        mA = cute_tensor_recast(c, mA, CUTE_U8), mB = cute_tensor_recast(c, mB, CUTE_U8);
-    }
+    if (scaled(p)) sfA = arg[5].tensor, sfB = arg[6].tensor; /* (unused placeholders otherwise) */
+    if (nvfp4(p)) mA = cute_tensor_recast(c, mA, CUTE_U8), mB = cute_tensor_recast(c, mB, CUTE_U8); /* as bytes */
     gemm_hopper_atoms(c, p, mA, mB);
     cute_tma_atom b1 = p->cfg.dual ? gemm_hopper_b1_atom(c, p, arg[5].tensor) : p->tma_b;
     cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));

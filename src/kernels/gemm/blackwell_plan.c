@@ -25,39 +25,42 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
 {
     if (arch && arch != cute_gemm_variant_arch(CUTE_GEMM_BLACKWELL))
         return cute_alg_fail(a, "gemm blackwell: tcgen05 and tensor memory need sm_100 (the target is sm_%d)", arch);
-    if (cfg->dtype != CUTE_BF16 && cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_E2M1)
-        return cute_alg_fail(a, "gemm blackwell: %s inputs (it takes f16 and bf16, and e2m1 with ue4m3 scales: "
-                             "NVFP4)", cute_dtype_name(cfg->dtype));
-    if (cfg->dtype == CUTE_E2M1 && (cfg->major[0] != 1 || cfg->major[1] != 1))
-        return cute_alg_fail(a, "gemm blackwell: NVFP4's A and B must be K-major");
+    bool scaled = gemm_bw_nvfp4(cfg) || gemm_bw_mxfp8(cfg);
+    if (cfg->dtype != CUTE_BF16 && cfg->dtype != CUTE_F16 && !scaled)
+        return cute_alg_fail(a, "gemm blackwell: %s inputs (it takes f16 and bf16, e2m1 with ue4m3 scales: NVFP4, "
+                             "and e4m3 with ue8m0 scales: MXFP8)", cute_dtype_name(cfg->dtype));
+    if (scaled && (cfg->major[0] != 1 || cfg->major[1] != 1))
+        return cute_alg_fail(a, "gemm blackwell: %s's A and B must be K-major", gemm_bw_nvfp4(cfg) ? "NVFP4" : "MXFP8");
     if (cfg->align_bytes < 16)
         return cute_alg_fail(a, "gemm blackwell: TMA needs 16-byte aligned pointers and leading dimensions "
                              "(these are %d-byte aligned)", cfg->align_bytes);
     if (cfg->batched || cute_gemm_epilogue_fused(&cfg->epilogue))
         return cute_alg_fail(a, "gemm blackwell: batched operands and fused epilogues are not taken yet");
-    if (cfg->dual && (cfg->dtype == CUTE_E2M1 || cfg->major[1] != 1))
+    if (cfg->dual && (scaled || cfg->major[1] != 1))
         return cute_alg_fail(a, "gemm blackwell: the dual GEMM takes f16 or bf16 with K-major B0 and B1");
     const cute_gemm_tiling *t = &cfg->tiling;
     bool pair = t->cluster_m == 2 && t->cluster_n <= 1;
     if ((t->cluster_m > 1 || t->cluster_n > 1) && !pair)
         return cute_alg_fail(a, "gemm blackwell: cluster %dx%d: the kernel runs one CTA a tile (1x1) or the CTA pair "
                              "(2x1)", t->cluster_m, t->cluster_n);
-    if (pair && (cfg->dual || cfg->dtype == CUTE_E2M1))
+    if (pair && (cfg->dual || scaled))
         return cute_alg_fail(a, "gemm blackwell: the CTA pair (cluster 2x1) takes the dense f16 / bf16 GEMM only "
-                             "(not %s)", cfg->dual ? "the dual GEMM" : "NVFP4");
+                             "(not %s)", cfg->dual ? "the dual GEMM" : gemm_bw_nvfp4(cfg) ? "NVFP4" : "MXFP8");
     return true;
 }
 
-/* NVFP4: 128 x 128 tiles (one SfKMajorAtom of B's scales a k-block), k-tiles of 256 e2m1 (128
- * bytes: A and B go through the kernel as their bytes), each with its 4 atoms of SFA and SFB */
+/* NVFP4 and MXFP8: 128 x 128 tiles (one SfKMajorAtom of B's scales a k-block); NVFP4's k-tiles of
+ * 256 e2m1 (128 bytes: A and B go through the kernel as their bytes), each with its 4 atoms of
+ * SFA and SFB; MXFP8's of 128 e4m3, each with one atom (4 scales of 32) */
 static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
 {
     const cute_gemm_tiling *t = &cfg->tiling;
-    bool fp4 = cfg->dtype == CUTE_E2M1;
+    bool fp4 = gemm_bw_nvfp4(cfg), scaled = fp4 || gemm_bw_mxfp8(cfg);
     int es = cute_dtype_bytes(cfg->dtype);
-    p->bm = 128, p->bn = t->bn ? t->bn : fp4 ? 128 : 256, p->bk = 128 / es;
-    if (fp4 && p->bn != 128)
-        return cute_alg_fail(a, "gemm blackwell: NVFP4 tiles are 128 x 128 (bn %d asked)", t->bn);
+    p->sf_atoms = fp4 ? 4 : scaled ? 1 : 0;
+    p->bm = 128, p->bn = t->bn ? t->bn : scaled ? 128 : 256, p->bk = 128 / es;
+    if (scaled && p->bn != 128)
+        return cute_alg_fail(a, "gemm blackwell: %s tiles are 128 x 128 (bn %d asked)", fp4 ? "NVFP4" : "MXFP8", t->bn);
     if ((t->bm && t->bm != 128) || p->bn < 32 || p->bn > 256 || p->bn % 32 || (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm blackwell: tile %dx%dx%d (bm 128, bn a multiple of 32 up to 256, bk %lld)",
                              t->bm, t->bn, t->bk, (long long)p->bk);
@@ -68,14 +71,14 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if (cfg->major[1] == 0 && b_rows % 64)
         return cute_alg_fail(a, "gemm blackwell: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
                              "multiple of %d", (long long)p->bn, p->cta_pair ? 128 : 64);
-    int64_t stage = (p->bm + b_rows) * p->bk * es + (fp4 ? 2 * GEMM_BW_SF_KTILE : 0);
+    int64_t stage = (p->bm + b_rows) * p->bk * es + 2 * p->sf_atoms * GEMM_BW_SF_ATOM;
     int64_t fit = (BW_SMEM_BYTES - BW_SMEM_RESERVED) / stage;
     p->stages = t->stages ? t->stages : (int)(fit < BW_MAX_STAGES ? fit : BW_MAX_STAGES);
     if (p->stages < 2 || p->stages > fit)
         return cute_alg_fail(a, "gemm blackwell: %d stages of %lld bytes (2 to %lld fit in shared memory)", p->stages,
                              (long long)stage, (long long)fit);
     p->tmem_columns = 32; /* a power of two, 32 at least */
-    while (p->tmem_columns < BW_ACC_STAGES * p->bn + (fp4 ? 2 * GEMM_BW_SF_COLUMNS : 0)) p->tmem_columns *= 2;
+    while (p->tmem_columns < BW_ACC_STAGES * p->bn + 2 * 4 * p->sf_atoms) p->tmem_columns *= 2;
     return true;
 }
 
@@ -88,8 +91,11 @@ bool gemm_plan_blackwell(cute_alg *a, const cute_gemm_config *cfg, int arch, gem
     if (!tiling(a, cfg, p)) return false;
     p->threads = BW_THREADS; /* four epilogue warps, the MMA warp, the TMA warp */
     p->cluster_m = p->cta_pair ? 2 : 1, p->cluster_n = 1;
-    bool fp4 = cfg->dtype == CUTE_E2M1;
-    const char *atom = fp4 ? "SM100_MMA_MXF4NVF4_SS" : p->cta_pair ? "SM100_MMA_F16BF16_2x1SM_SS" : "SM100_MMA_F16BF16_SS";
+    bool fp4 = gemm_bw_nvfp4(cfg);
+    const char *atom = fp4                 ? "SM100_MMA_MXF4NVF4_SS"
+                       : gemm_bw_mxfp8(cfg) ? "SM100_MMA_MXF8F6F4_SS"
+                       : p->cta_pair        ? "SM100_MMA_F16BF16_2x1SM_SS"
+                                            : "SM100_MMA_F16BF16_SS";
     if (!cute_umma_atom(a, atom, cfg->dtype, (int)p->bm * p->cluster_m, (int)p->bn, &p->umma)) return false;
     cute_dtype staged = fp4 ? CUTE_U8 : cfg->dtype; /* e2m1 staged as its bytes */
     p->smem_a = gemm_tma_stages(a, staged, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);

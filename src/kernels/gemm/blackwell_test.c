@@ -9,15 +9,13 @@
  *    never committing the accumulator (the epilogue waits forever: a deadlock), the tensor
  *    memory never freed, the epilogue's T2R before the accumulator's barrier, the MMA reading
  *    a stage before its TMA wait;
- *  - seed 001's NVFP4 GEMM (e2m1 A and B, ue4m3 scales per 16 of K in CuTe's layout): tails
- *    in M and N, K's last scale atom alone in its k-tile, C of f32 and bf16;
- *  - the kernels compiled for sm_100a by NVRTC and ptxas (no Blackwell runs them anywhere). */
+ *  - the kernels compiled for sm_100a by NVRTC and ptxas (no Blackwell runs them anywhere).
+ * The block-scaled GEMMs (NVFP4, MXFP8): blockscaled_test.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "cutec/gemv.h"
 #include "cutec/kernels.h"
 #include "cutec/numeric.h"
 #include "cutec/nvrtc.h"
@@ -97,118 +95,6 @@ static void correct(cute_runtime *rt)
               (long long)k[i].K, k[i].major[0], k[i].major[1], k[i].major[2], k[i].tile.bn,
               k[i].tile.cluster_m ? k[i].tile.cluster_m : 1, cute_status_name(s), why);
     }
-}
-
-/* --- NVFP4 -------------------------------------------------------------------------------- */
-
-typedef struct fp4_operand {
-    int64_t rows, K;
-    uint8_t *codes, *sf; /* e2m1 two a byte, row-major; the scales in CuTe's layout */
-    int64_t nsf;
-    cute_buffer dc, ds;
-} fp4_operand;
-
-/* element (r, k), scaled */
-static double fp4_value(const fp4_operand *o, int64_t r, int64_t k)
-{
-    double v = cute_e2m1_to_f32((uint8_t)(o->codes[(r * o->K + k) / 2] >> (4 * (k % 2))));
-    return v * cute_ue4m3_to_f32(o->sf[cute_gemv_sf_index(r, k, 0, o->rows, o->K, 16)]);
-}
-
-static bool fp4_make(cute_backend *b, fp4_operand *o, int64_t rows, int64_t K)
-{
-    o->rows = rows, o->K = K, o->nsf = cute_gemv_sf_count(rows, K, 1, 16);
-    o->codes = malloc((size_t)(rows * K / 2)), o->sf = malloc((size_t)o->nsf);
-    for (int64_t i = 0; i < rows * K / 2; i++) /* any two e2m1 */
-        o->codes[i] = (uint8_t)((int64_t)(ew_random(&seed) * 1e4) & 0xff);
-    for (int64_t i = 0; i < o->nsf; i++) o->sf[i] = cute_f64_to_ue4m3(0.25 + fabs(ew_random(&seed)));
-    return b->vt->alloc(b->self, (size_t)(rows * K / 2), &o->dc) == CUTE_OK &&
-           b->vt->upload(b->self, &o->dc, 0, o->codes, (size_t)(rows * K / 2)) == CUTE_OK &&
-           b->vt->alloc(b->self, (size_t)o->nsf, &o->ds) == CUTE_OK &&
-           b->vt->upload(b->self, &o->ds, 0, o->sf, (size_t)o->nsf) == CUTE_OK;
-}
-
-static void fp4_free(cute_backend *b, fp4_operand *o)
-{
-    b->vt->free(b->self, &o->dc), b->vt->free(b->self, &o->ds);
-    free(o->codes), free(o->sf);
-}
-
-/* C's elements off alpha (A sfa)(B sfb)^T + beta C0 in float64 */
-static int64_t fp4_wrong(const fp4_operand *A, const fp4_operand *B, const gtk_operand *C, cute_dtype cd, double alpha,
-                         double beta, const void *got, double *worst)
-{
-    int64_t bad = 0;
-    double tol = cd == CUTE_F32 ? 1e-6 : 1.0 / 128;
-    for (int64_t m = 0; m < A->rows; m++)
-        for (int64_t n = 0; n < B->rows; n++) {
-            double sum = 0, mag = 0;
-            for (int64_t k = 0; k < A->K; k++) {
-                double t = fp4_value(A, m, k) * fp4_value(B, n, k);
-                sum += t, mag += fabs(t);
-            }
-            int64_t at = C->major ? m * C->ld + n : n * C->ld + m;
-            double c0 = beta == 0 ? 0 : ew_get(cd, C->host, at), want = alpha * sum + beta * c0;
-            double err = fabs(ew_get(cd, got, at) - want) / (fabs(alpha) * mag + fabs(beta * c0) + 1e-30);
-            if (!(err <= tol)) bad++;
-            if (!(err <= *worst)) *worst = err;
-        }
-    return bad;
-}
-
-/* one NVFP4 product against float64: the compiled function called directly, or through the
- * library's entry point (lib) */
-static void nvfp4_case(cute_runtime *rt, cute_gemm_lib *lib, int64_t M, int64_t N, int64_t K, cute_dtype cd, int cmajor,
-                       double alpha, double beta)
-{
-    cute_backend *b = cute_runtime_backend(rt);
-    cute_gemm_config cfg = {.variant = CUTE_GEMM_BLACKWELL, .dtype = CUTE_E2M1, .c_dtype = cd,
-                            .major = {1, 1, cmajor}, .align_bytes = 16};
-    char why[4096] = "";
-    const cute_fn *f = cute_gemm_compile(rt, &cfg, why, sizeof why);
-    fp4_operand A, B;
-    gtk_operand C;
-    bool ok = f && fp4_make(b, &A, M, K) && fp4_make(b, &B, N, K) &&
-              gtk_make(b, &C, cd, M, N, cmajor, 0, beta == 0, &seed);
-    cute_call_arg args[7] = {cute_call_tensor(&A.dc, 0, CUTE_E2M1, 2, (int64_t[]){M, K}, (int64_t[]){K, 1}),
-                             cute_call_tensor(&B.dc, 0, CUTE_E2M1, 2, (int64_t[]){N, K}, (int64_t[]){K, 1}),
-                             gtk_arg(&C, cd), cute_call_float(alpha), cute_call_float(beta),
-                             cute_call_tensor(&A.ds, 0, CUTE_UE4M3, 1, &A.nsf, (int64_t[]){1}),
-                             cute_call_tensor(&B.ds, 0, CUTE_UE4M3, 1, &B.nsf, (int64_t[]){1})};
-    cute_status s = !ok ? CUTE_ERR_COMPILE
-                    : lib ? cutec_gemm_nvfp4(lib, &args[0], &args[5], &args[1], &args[6], &args[2], alpha, beta, NULL,
-                                             why, sizeof why)
-                          : cute_call(f, NULL, 7, args, why, sizeof why);
-    if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
-    if (s != CUTE_OK && !why[0]) snprintf(why, sizeof why, "%s", b->vt->error(b->self));
-    size_t bytes = (size_t)(M * N * cute_dtype_bytes(cd));
-    void *got = malloc(bytes);
-    double worst = 0;
-    int64_t bad = s == CUTE_OK && b->vt->download(b->self, got, &C.dev, 0, bytes) == CUTE_OK
-                      ? fp4_wrong(&A, &B, &C, cd, alpha, beta, got, &worst) : -1;
-    CHECK(s == CUTE_OK && bad == 0, "NVFP4 %lldx%lldx%lld -> %s (%s-major)%s: %s %s, %lld wrong, worst %g",
-          (long long)M, (long long)N, (long long)K, cute_dtype_name(cd), cmajor ? "row" : "column",
-          lib ? " by cutec_gemm_nvfp4" : "", cute_status_name(s), why, (long long)bad, worst);
-    if (lib && ok) { /* a scale buffer one scale short, and an N-major B: refused, named */
-        args[5].shape[0]--;
-        s = cutec_gemm_nvfp4(lib, &args[0], &args[5], &args[1], &args[6], &args[2], alpha, beta, NULL, why, sizeof why);
-        CHECK(s == CUTE_ERR_INVALID && strstr(why, "SFA must be") && strstr(why, "cute_gemv_sf_count"), "short SFA: %s",
-              why);
-        args[5].shape[0]++, args[1].stride[0] = 1, args[1].stride[1] = N;
-        s = cutec_gemm_nvfp4(lib, &args[0], &args[5], &args[1], &args[6], &args[2], alpha, beta, NULL, why, sizeof why);
-        CHECK(s == CUTE_ERR_INVALID && strstr(why, "B has stride"), "N-major B: %s", why);
-    }
-    if (ok) fp4_free(b, &A), fp4_free(b, &B);
-    b->vt->free(b->self, &C.dev), free(C.host), free(got);
-    cute_fn_free(f);
-}
-
-static void nvfp4(cute_runtime *rt)
-{
-    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
-    nvfp4_case(rt, NULL, 200, 136, 320, CUTE_F32, 1, 1.0, 0.0);  /* K's 5th atom alone in the 2nd k-tile */
-    nvfp4_case(rt, lib, 136, 264, 256, CUTE_BF16, 0, 0.5, -1.0); /* 2 x 3 tiles on 2 blocks, beta */
-    cute_gemm_lib_free(lib);
 }
 
 /* the interpreter's report of a broken kernel: not OK, and naming each thing in `want` */
@@ -333,32 +219,13 @@ static void swiglu(cute_runtime *rt)
     }
 }
 
-/* NVRTC and ptxas take it for sm_100a (compile only, no GPU): dense bf16, the dual GEMM, NVFP4 */
+/* NVRTC and ptxas take it for sm_100a (compile only, no GPU): dense bf16, the dual GEMM, the pair
+ * (NVFP4 and MXFP8: blockscaled_test.c) */
 static void compiles_for_sm100a(cute_runtime *rt, cute_dtype d, bool dual, int cluster_m, const char *mma)
 {
     cute_gemm_config cfg = {.variant = CUTE_GEMM_BLACKWELL, .dtype = d, .c_dtype = CUTE_BF16,
                             .major = {1, 1, 1}, .align_bytes = 16, .dual = dual, .tiling = {.cluster_m = cluster_m}};
-    char err[4096] = "";
-    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
-    char *ptx = NULL;
-    cute_nvrtc *nv;
-    bool have = cute_nvrtc_open(&nv, NULL, err, sizeof err) == CUTE_OK;
-    if (have) cute_nvrtc_close(nv);
-    cute_status s = f && have ? cute_fn_code(f, "ptx", "sm_100a", &ptx, err, sizeof err) : CUTE_ERR_COMPILE;
-    CHECK(f != NULL, "the kernel traces: %s", err);
-    if (!have) {
-        SKIP("no NVRTC: the sm_100a compile");
-    } else {
-        CHECK(s == CUTE_OK && strstr(ptx, mma) && strstr(ptx, "tcgen05.ld.sync") && strstr(ptx, "cp.async.bulk.tensor"),
-              "the sm_100a PTX of %s has %s, T2R and TMA: %s", cute_dtype_name(d), mma, s == CUTE_OK ? "missing" : err);
-        char *cubin = NULL;
-        s = cute_fn_code(f, "usage", "sm_100a", &cubin, err, sizeof err);
-        CHECK(s == CUTE_OK && strstr(cubin, "0 bytes spill"), "ptxas for sm_100a (%s): %s", cute_dtype_name(d),
-              s == CUTE_OK ? cubin : err);
-        free(cubin);
-    }
-    free(ptx);
-    cute_fn_free(f);
+    gtk_compiles_sm100a(rt, &cfg, mma, "cp.async.bulk.tensor");
 }
 
 int main(void)
@@ -374,11 +241,9 @@ int main(void)
     broken(rt);
     refused(rt);
     library(rt);
-    nvfp4(rt);
     swiglu(rt);
     compiles_for_sm100a(rt, CUTE_BF16, false, 1, "tcgen05.mma.cta_group::1.kind::f16");
     compiles_for_sm100a(rt, CUTE_BF16, true, 1, "tcgen05.mma.cta_group::1.kind::f16");
-    compiles_for_sm100a(rt, CUTE_E2M1, false, 1, "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X");
     compiles_for_sm100a(rt, CUTE_BF16, false, 2, "tcgen05.mma.cta_group::2.kind::f16");
     cute_runtime_free(rt);
     return CHECK_DONE("gemm blackwell_test");

@@ -102,10 +102,11 @@ cute_arg_spec gemm_operand_spec(const cute_gemm_config *cfg, int i, char *text, 
 static bool dtypes_ok(const cute_gemm_config *cfg, char *err, size_t n)
 {
     cute_dtype d = cfg->dtype, cd = cute_gemm_c_dtype(cfg);
-    if (d == CUTE_E2M1) { /* NVFP4: the Blackwell kernel's (its scales are arguments 6 and 7) */
+    if (d == CUTE_E2M1 || gemm_bw_mxfp8(cfg)) { /* NVFP4, MXFP8: the Blackwell kernel's (scales: arguments 6, 7) */
         if (cfg->variant == CUTE_GEMM_BLACKWELL && (cd == CUTE_F16 || cd == CUTE_BF16 || cd == CUTE_F32)) return true;
-        snprintf(err, n, "gemm: e2m1 (NVFP4) inputs run in the blackwell kernel, with C of f16, bf16 or f32 (asked: "
-                 "%s, C %s)", cute_gemm_variant_name(cfg->variant), cute_dtype_name(cd));
+        snprintf(err, n, "gemm: %s inputs run in the blackwell kernel, with C of f16, bf16 or f32 (asked: %s, C %s)",
+                 d == CUTE_E2M1 ? "e2m1 (NVFP4)" : "block-scaled e4m3 (MXFP8)", cute_gemm_variant_name(cfg->variant),
+                 cute_dtype_name(cd));
         return false;
     }
     if (gemm_ref_pair_ok(d, cd)) return true;
@@ -228,10 +229,10 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     bool streamk = cfg->variant == CUTE_GEMM_HOPPER && cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
     if (streamk) /* stream-K's workspace (f32) and flags (u32) */
         specs[6] = cute_spec_tensor(CUTE_F32, "?:1", 16), specs[7] = cute_spec_tensor(CUTE_U32, "?:1", 4);
-    bool fp4 = cfg->dtype == CUTE_E2M1;
-    if (fp4) { /* NVFP4: rows of whole 16 bytes (32 e2m1), then SFA and SFB (ue4m3) */
-        specs[0] = specs[1] = cute_spec_tensor(CUTE_E2M1, "(?,?{div=32}):(?{div=32},1)", 16);
-        specs[5] = specs[6] = cute_spec_tensor(CUTE_UE4M3, "?:1", 16);
+    bool fp4 = cfg->dtype == CUTE_E2M1, mx8 = gemm_bw_mxfp8(cfg);
+    if (fp4 || mx8) { /* NVFP4 / MXFP8: rows of whole 16 bytes (32 e2m1, 32 e4m3), then SFA and SFB */
+        specs[0] = specs[1] = cute_spec_tensor(cfg->dtype, "(?,?{div=32}):(?{div=32},1)", 16);
+        specs[5] = specs[6] = cute_spec_tensor(fp4 ? CUTE_UE4M3 : CUTE_UE8M0, "?:1", 16);
     }
     char name[192], tag[64], peer[16] = "";
     if (cfg->peer_flags) snprintf(peer, sizeof peer, "_peer%d%s", cfg->peer_broadcast, cfg->peer_mirror ? "m" : "");
@@ -241,7 +242,7 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
              "nt"[cfg->major[2]], align, cfg->index_bound ? "_i32" : "", cfg->batched ? "_batched" : "",
              cfg->dual ? "_swiglu" : tag, cfg->scale == CUTE_GEMM_SCALE_BLOCK ? "_blockscaled" : cfg->scale ? "_scaled" : "",
              cfg->out_scale ? "_oscale" : "", cfg->amax ? "_amax" : "", peer);
-    int nargs = fp4 ? 7 : cfg->scale ? 10 : cfg->peer_flags ? CUTE_GEMM_PEER_ARGS
+    int nargs = fp4 || mx8 ? 7 : cfg->scale ? 10 : cfg->peer_flags ? CUTE_GEMM_PEER_ARGS
               : streamk ? 8 : cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
     const cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, nargs, specs, err, n);
     free(plan); /* only needed while tracing */

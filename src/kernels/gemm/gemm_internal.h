@@ -71,6 +71,8 @@ typedef struct gemm_plan {
     bool cta_pair;            /* on the CTA pair (cta_group::2; clusters of 2 along M): each block
                                  stages its bm rows of A and bn / 2 rows of B */
     int tmem_columns;         /* its accumulator stages' tensor memory */
+    int sf_atoms;             /* block-scaled (NVFP4 4, MXFP8 1; else 0): a k-tile's SfKMajorAtoms of
+                                 each operand's 128-row tile (GEMM_BW_SF_ATOM bytes, 4 columns each) */
 } gemm_plan;
 
 bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p);
@@ -147,10 +149,16 @@ cute_composed gemm_tma_stages(cute_alg *a, cute_dtype d, int major, int64_t rows
 /* the Blackwell kernel (blackwell_plan.c, blackwell.c): its plan, false with the reason in
  * a's error, and its host function */
 bool gemm_plan_blackwell(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
-/* NVFP4's scales of a k-tile of one 128-row tile: 4 SfKMajorAtoms of 512 bytes, each 4
- * columns of tensor memory */
-enum { GEMM_BW_SF_ATOMS = 4, GEMM_BW_SF_ATOM = 512, GEMM_BW_SF_KTILE = GEMM_BW_SF_ATOMS * GEMM_BW_SF_ATOM,
-       GEMM_BW_SF_COLUMNS = 4 * GEMM_BW_SF_ATOMS };
+/* the block-scaled inputs of the Blackwell kernel: NVFP4 (e2m1, a ue4m3 scale per 16 of K) and
+ * MXFP8 (e4m3, a ue8m0 scale per 32); the scales of a k-tile of one 128-row tile are p->sf_atoms
+ * SfKMajorAtoms of 512 bytes (128 rows x 4 scales), each 4 columns of tensor memory */
+enum { GEMM_BW_SF_ATOM = 512 };
+static inline bool gemm_bw_nvfp4(const cute_gemm_config *cfg) { return cfg->dtype == CUTE_E2M1; }
+static inline bool gemm_bw_mxfp8(const cute_gemm_config *cfg)
+{
+    return cfg->dtype == CUTE_E4M3 && cfg->variant == CUTE_GEMM_BLACKWELL;
+}
+static inline int gemm_bw_sf_vec(const cute_gemm_config *cfg) { return gemm_bw_nvfp4(cfg) ? 16 : 32; }
 void gemm_blackwell_host(cute_ctx *c, const cute_arg *arg);
 /* the plan of the multi-stage family (plan_multistage.c) */
 /* arch: the compile target (cute_runtime_target_arch; 0 unknown), which picks the atoms */

@@ -81,4 +81,22 @@ void gemm_ref_fill(cute_dtype d, void *data, int64_t n, uint64_t *state);
  * (gemm_ref_fill), picked by 16 random bits.  Whole-byte dtypes; others as gemm_ref_fill. */
 void gemm_ref_fill_pooled(cute_dtype d, void *data, int64_t n, uint64_t *state);
 
+/* --- block-scaled operands (gemm_ref_blockscaled.c) ---------------------------------------- */
+
+/* A (M,K) or B (N,K) of NVFP4 (d e2m1, two a byte, a ue4m3 scale per 16 of K) or MXFP8 (d e4m3,
+ * a ue8m0 scale per 32): row-major codes, the scales in CuTe's layout (cute_gemv_sf_index) */
+typedef struct gemm_bs_operand {
+    cute_dtype d, sf;
+    int vec;
+    int64_t rows, K, bytes, nsf; /* the codes' bytes, the scales' count (cute_gemv_sf_count) */
+    uint8_t *codes, *scales;
+} gemm_bs_operand;
+/* fresh random codes (any e2m1; e4m3 but NaN) and scales (ue4m3 in 0.25 .. 4, ue8m0 2^-3 .. 2^3,
+ * the padding's too); false: out of memory, or d neither e2m1 nor e4m3 */
+bool gemm_bs_make(gemm_bs_operand *o, cute_dtype d, int64_t rows, int64_t K, uint64_t *state);
+void gemm_bs_free(gemm_bs_operand *o);
+double gemm_bs_value(const gemm_bs_operand *o, int64_t r, int64_t k); /* element (r, k), scaled */
+/* sum_k A(m,k) B(n,k), scaled, in float64; *mag the sum of |terms| */
+double gemm_bs_dot(const gemm_bs_operand *A, const gemm_bs_operand *B, int64_t m, int64_t n, double *mag);
+
 #endif

@@ -7,9 +7,11 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "cutec/kernels.h"
+#include "cutec/nvrtc.h"
 #include "kernels/ew_ref.h"
 #include "kernels/gemm/gemm_ref.h"
 
@@ -148,6 +150,30 @@ static inline cute_runtime *gtk_sm90(void)
     if (cute_runtime_new("cuda", &rt, err, sizeof err) == CUTE_OK && cute_runtime_target_arch(rt) == 90) return rt;
     if (rt) cute_runtime_free(rt);
     return NULL;
+}
+
+/* NVRTC and ptxas take cfg's kernel for sm_100a (compile only, no GPU): its PTX holds `mma` and
+ * `also`, ptxas reports no spills; a skip without NVRTC */
+static inline void gtk_compiles_sm100a(cute_runtime *rt, const cute_gemm_config *cfg, const char *mma, const char *also)
+{
+    char err[4096] = "", *ptx = NULL, *usage = NULL;
+    const cute_fn *f = cute_gemm_compile(rt, cfg, err, sizeof err);
+    cute_nvrtc *nv;
+    bool have = cute_nvrtc_open(&nv, NULL, err, sizeof err) == CUTE_OK;
+    if (have) cute_nvrtc_close(nv);
+    CHECK(f != NULL, "the %s kernel traces: %s", cute_dtype_name(cfg->dtype), err);
+    if (!have) {
+        SKIP("no NVRTC: the sm_100a compile");
+    } else if (f) {
+        cute_status s = cute_fn_code(f, "ptx", "sm_100a", &ptx, err, sizeof err);
+        CHECK(s == CUTE_OK && strstr(ptx, mma) && strstr(ptx, also), "the sm_100a PTX of %s has %s and %s: %s",
+              cute_dtype_name(cfg->dtype), mma, also, s == CUTE_OK ? "missing" : err);
+        s = cute_fn_code(f, "usage", "sm_100a", &usage, err, sizeof err);
+        CHECK(s == CUTE_OK && strstr(usage, "0 bytes spill"), "ptxas for sm_100a (%s): %s", cute_dtype_name(cfg->dtype),
+              s == CUTE_OK ? usage : err);
+    }
+    free(ptx), free(usage);
+    cute_fn_free(f);
 }
 
 #endif
