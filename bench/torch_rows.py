@@ -1,5 +1,5 @@
 """PyTorch's times for the row-reduction problems of `cutec bench softmax|log-softmax|rmsnorm|
-layernorm|cross-entropy`, which runs this script (one process for all its shapes) and prints
+layernorm|cross-entropy|sum|mean|amax|amin|prod`, which runs this script (one process for all its shapes) and prints
 its figures beside cutec's and the device copy's.  Gaussian inputs of the same shape and
 dtype (torch's own generator); CUDA events, warm-up, median.  One line per shape:
     torch MxN EAGER_MS COMPILED_MS      (-1 where a figure was not taken)
@@ -23,6 +23,9 @@ def forward_fn(op, n, eps=1e-5):
         return lambda x, w, b, y: F.rms_norm(x, (n,), w, eps)
     if op == "layernorm":
         return lambda x, w, b, y: F.layer_norm(x, (n,), w, b, eps)
+    if op in ("sum", "mean", "amax", "amin", "prod"):
+        f = getattr(torch, op)
+        return lambda x, w, b, y: f(x, -1)
     return lambda x, w, b, y: F.cross_entropy(x, y, reduction="none")
 
 

@@ -12,11 +12,16 @@
 #                      last line and first failures printed ($TEST_TIMEOUT, default 300 s)
 #   device_gemv ARGS: the rows of `cutec bench gemv --iters 20 ARGS` (line-buffered, under
 #                     $GEMV_TIMEOUT s, default 40), unless past the budget
+#   device_gemv_run ARGS: "run ARGS: " and the last line of `cutec run gemv --iters 5 ARGS`
+#                     (every element of y checked against float64 on the GPU; 10 s)
 #   device_gemv_bf16_torch T: the bf16 GEMV bench, torch.mv / torch.mm (bench/torch_gemv.py,
 #                     under T s) and the skinny products as GEMVs with 1..128 vectors
 #   device_gemv_usage CFG...: ptxas's registers and spills (sm_90a) of `cutec compile gemv
 #                      --dtype CFG` for each configuration string
 #   device_end: the clocks after the run and the seconds since $start
+#   device_stamp MSG: "== HH:MM:SS +N s: MSG", N seconds since $start
+#   device_step T CMD...: CMD under timeout T, line-buffered, if T more seconds fit in
+#                     $budget since $start (else "== skipped (time): CMD")
 #   device_python: pip install ./python into a scratch target ($out/pip.log), then its
 #                  tests (torch on the GPU, the kept calls, the interpreter) and the host
 #                  overhead bench (the installed package, not the tree's)
@@ -37,6 +42,16 @@ device_begin()
 device_late()
 {
     [ $(($(date +%s) - start)) -gt "$budget" ] && echo "-- skipped (past BUDGET_S): $*"
+}
+
+device_stamp() { echo "== $(date -u +%T) +$(($(date +%s) - start)) s: $*"; }
+
+device_step()
+{
+    t=$1 && shift
+    if [ $(($(date +%s) - start + t)) -gt "$budget" ]; then echo "== skipped (time): $*"; return; fi
+    device_stamp "$*"
+    timeout "$t" stdbuf -oL -eL "$@" 2>&1
 }
 
 device_bench_gemm()
@@ -72,6 +87,12 @@ device_gemv()
 {
     device_late gemv "$@" && return
     stdbuf -oL -eL timeout "${GEMV_TIMEOUT:-40}" build/cutec bench gemv --iters 20 "$@" 2>&1 | grep -v "^#"
+}
+
+device_gemv_run()
+{
+    device_late run "$@" && return
+    echo "run $*: $(stdbuf -oL -eL timeout 10 build/cutec run gemv --iters 5 "$@" 2>&1 | tail -n 1)"
 }
 
 device_gemv_bf16_torch()
@@ -117,13 +138,14 @@ device_python()
 # The row scripts' benchmarks under a budget: set start=$(date +%s) and budget (seconds);
 #   budget_left: true while the budget is not spent
 #   bench_bf16 ARGS...: `cutec bench ARGS --dtype bf16 --iters $iters` (one timeout of
-#                       $BENCH_TIMEOUT s, default 50), or a "skipped (time)" line
+#                       $BENCH_TIMEOUT s, default 50; line-buffered: a bench the timeout
+#                       stops keeps the rows it printed), or a "skipped (time)" line
 budget_left() { [ $(($(date +%s) - start)) -lt "$budget" ]; }
 bench_bf16()
 {
     if budget_left; then
         echo "== $(($(date +%s) - start)) s: bench $* (bf16)"
-        timeout "${BENCH_TIMEOUT:-50}" build/cutec bench "$@" --dtype bf16 --iters "$iters" 2>&1
+        timeout "${BENCH_TIMEOUT:-50}" stdbuf -oL -eL build/cutec bench "$@" --dtype bf16 --iters "$iters" 2>&1
     else
         echo "== skipped (time): bench $*"
     fi

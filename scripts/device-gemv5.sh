@@ -14,18 +14,14 @@
 log="$out/gemv5.log"
 start=$(date +%s) budget=${BUDGET_S:-100} GEMV_TIMEOUT=35
 R="stdbuf -oL -eL"
-run() { # `cutec run gemv` on the GPU: every element of y checked against float64
-    device_late run "$@" && return
-    echo "run $*: $($R timeout 10 build/cutec run gemv --iters 5 "$@" 2>&1 | tail -n 1)"
-}
 {
     device_begin
     TEST_TIMEOUT=20 device_tests interp/sync_gpu_test kernels/gemv/mma_gpu_test
     echo "== NVFP4 on the GPU at odd sizes (checked against float64)"
-    run --dtype nvfp4 --shape 261x4160 --batch 2
-    run --dtype nvfp4 --shape 7168x1088
-    run --dtype nvfp4 --shape 4096x4160 --batch 3
-    run --dtype nvfp4 --shape 37x2080 --batch 3 --tile-at-a-time 1
+    device_gemv_run --dtype nvfp4 --shape 261x4160 --batch 2
+    device_gemv_run --dtype nvfp4 --shape 7168x1088
+    device_gemv_run --dtype nvfp4 --shape 4096x4160 --batch 3
+    device_gemv_run --dtype nvfp4 --shape 37x2080 --batch 3 --tile-at-a-time 1
     echo "== bench gemv nvfp4, the library's choice (the next k-tile's registers first at (4096,7168,8), a k-tile"
     echo "   at a time at the other two; seed 001's (M,K,L); GB/s of what it must read)"
     device_gemv --dtype nvfp4

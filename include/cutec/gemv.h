@@ -55,7 +55,17 @@ typedef struct cute_gemv_config {
     bool tile_at_a_time; /* NVFP4: load each k-tile just before its products (the form
                            before session 29), not the next k-tile's registers before this
                            one's products (the default) */
+    int smem_stages;     /* NVFP4 (not with tile_at_a_time or l2_prefetch), and one vector of
+                           K-major A in 16-byte vectors (cute_gemv_ring_able): each warp
+                           streams its whole k-tiles through a ring of this many stages (2 to
+                           CUTE_GEMV_MAX_SMEM_STAGES) in shared memory by cp.async, stages - 1
+                           ahead of its products; 0: through registers */
 } cute_gemv_config;
+
+#define CUTE_GEMV_MAX_SMEM_STAGES 8
+/* whether a configuration without scales may take the ring: one vector of K-major A in
+ * 16-byte vectors, not the tensor-core form, no L2 prefetch */
+bool cute_gemv_ring_able(const cute_gemv_config *cfg);
 
 /* the scales' dtype of a block-scaled configuration: ue4m3 for e2m1, ue8m0 for e4m3 */
 cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
@@ -112,6 +122,14 @@ bool cute_gemv_lib_l2_prefetch(cute_gemv_lib *lib, int distance);
  * one's products where K spans four k-tiles or more and the blocks fill the card five an
  * SM, else a k-tile at a time */
 void cute_gemv_lib_tile_at_a_time(cute_gemv_lib *lib, bool on);
+/* The shared-memory ring (cute_gemv_config.smem_stages) for later calls: 2 to
+ * CUTE_GEMV_MAX_SMEM_STAGES stages for NVFP4 and the GEMVs that may take it
+ * (cute_gemv_ring_able), 0 none (the register forms), -1 the library's choice (the
+ * default): CUTE_GEMV_SMEM_STAGES for NVFP4 where the scale buffers are 4-byte aligned, the
+ * device has cp.async and no k-tile at a time is forced; none for the others.  false for
+ * another count */
+#define CUTE_GEMV_SMEM_STAGES 4
+bool cute_gemv_lib_smem_stages(cute_gemv_lib *lib, int stages);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

@@ -1,5 +1,6 @@
 /* cutec/row_kernels.h — the row-reduction kernels: softmax and log-softmax, RMSNorm,
- * LayerNorm, cross-entropy; forward and backward.
+ * LayerNorm, cross-entropy; forward and backward; and plain row reductions (sum, mean, max,
+ * min, product).
  *
  * Each works on the rows of (M,N) matrices (cute_call_arg of rank 2) whose columns are
  * unit-stride; rows may have any stride (padded rows, a slice of a wider matrix) and any
@@ -74,6 +75,20 @@ typedef struct cutec_xent_args {
 } cutec_xent_args;
 cute_status cutec_cross_entropy(cutec_rows *lib, const cutec_xent_args *a, void *stream, char *err,
                                 size_t n);
+
+/* out(M) f32 = a reduction of each row of x (M,N): PyTorch's sum, mean, amax, amin, prod
+ * over the last dimension, accumulated in f32 (the order of a tree, not of the row: sums
+ * agree with a float64 reference to f32's rounding of a tree).  amax and amin skip NaNs
+ * (fmaxf's rule), where PyTorch's propagate them. */
+typedef enum {
+    CUTEC_REDUCE_SUM,
+    CUTEC_REDUCE_MEAN,
+    CUTEC_REDUCE_MAX,
+    CUTEC_REDUCE_MIN,
+    CUTEC_REDUCE_PROD,
+} cutec_reduce_op;
+cute_status cutec_reduce_rows(cutec_rows *lib, const cute_call_arg *out, const cute_call_arg *x, cutec_reduce_op op,
+                              void *stream, char *err, size_t n);
 
 CUTE_API_END
 #endif

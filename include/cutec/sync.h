@@ -55,6 +55,10 @@ cute_val cute_cluster_grid_dim(cute_ctx *c, int dim);     /* %nclusterid.{x,y,z}
 cute_val cute_mapa(cute_ctx *c, cute_val p, cute_val rank);
 cute_val cute_ld_shared_cluster_u32(cute_ctx *c, cute_val addr);
 void cute_st_shared_cluster_u32(cute_ctx *c, cute_val addr, cute_val v);
+/* st.async: v (32 bits) to a shared::cluster address, then 4 transaction bytes completed on
+ * the mbarrier at shared::cluster address bar of the same block (both from cute_mapa): the
+ * receiver arms the phase with expect_tx and waits on it; no fence, no cluster barrier */
+void cute_st_async_u32(cute_ctx *c, cute_val addr, cute_val v, cute_val bar);
 void cute_cluster_arrive(cute_ctx *c);
 void cute_cluster_arrive_relaxed(cute_ctx *c);
 void cute_cluster_wait(cute_ctx *c);
@@ -104,6 +108,7 @@ void cute_cp_async_bulk_wait_group_read(cute_ctx *c, int n);
 #define cute_mapa(c, ...) CUTE__CTX_AT((c), cute_mapa((c), __VA_ARGS__))
 #define cute_ld_shared_cluster_u32(c, ...) CUTE__CTX_AT((c), cute_ld_shared_cluster_u32((c), __VA_ARGS__))
 #define cute_st_shared_cluster_u32(c, ...) CUTE__CTX_AT((c), cute_st_shared_cluster_u32((c), __VA_ARGS__))
+#define cute_st_async_u32(c, ...) CUTE__CTX_AT((c), cute_st_async_u32((c), __VA_ARGS__))
 #define cute_cluster_arrive(c) CUTE__CTX_AT((c), cute_cluster_arrive(c))
 #define cute_cluster_arrive_relaxed(c) CUTE__CTX_AT((c), cute_cluster_arrive_relaxed(c))
 #define cute_cluster_wait(c) CUTE__CTX_AT((c), cute_cluster_wait(c))

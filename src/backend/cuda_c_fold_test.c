@@ -155,9 +155,13 @@ static void step5_size(void)
     CHECK(f, "%s", err);
     const cute_ir_func *k = f ? cute_fn_kernel(f, 0) : NULL;
     if (k && cute_cuda_c_emit(&k, 1, NULL, &src, err, sizeof err) == CUTE_OK) {
-        int lines = 0, mmas = 0;
+        int lines = 0, mmas = 0, sts = 0;
         for (const char *p = src; *p; p++) lines += *p == '\n';
         for (const char *p = src; (p = strstr(p, "mma.sync.aligned")) != NULL; p++) mmas++;
+        for (const char *p = src; (p = strstr(p, "st.shared.b32 [%0], %1;")) != NULL; p++) sts++;
+        /* the accumulators' way into shared memory: st.shared on the window address, not a
+         * C store through a generic pointer NVVM spent a tenth of its time on */
+        CHECK(sts == 128, "%d accumulator stores as st.shared.b32 (want 128)", sts);
         CHECK(lines <= STEP5_LINES_BUDGET, "%d lines of CUDA C (at most %d)", lines, STEP5_LINES_BUDGET);
         /* the main loop is unrolled over a k-tile: 4 k-blocks of 4 x 8 atoms per warp */
         CHECK(mmas == 128, "%d mma.sync (want 128)", mmas);

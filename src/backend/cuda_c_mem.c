@@ -63,12 +63,27 @@ static bool global_vector_store(cc_fn *e, const cute_ir_inst *in, cute_type t, c
     return true;
 }
 
+/* A 32-bit scalar stored to shared memory is one st.shared.b32 on its window address.  As a
+ * C assignment through __cvta_shared_to_generic NVVM got the same st.shared.f32 (and ptxas
+ * the same SASS), but spent a tenth of the step-5 GEMM's optimizer time on its 128
+ * accumulator stores (docs/compile_time.md).  "memory": no other access moves across it. */
+static bool shared_scalar_store(cc_fn *e, const cute_ir_inst *in, cute_type t)
+{
+    bool f = t.dtype == CUTE_F32, i = t.dtype == CUTE_I32 || t.dtype == CUTE_U32;
+    if (t.lanes != 1 || (!f && !i) || !cc_is_smem_ptr(cute_ir_type(e->f, in->a[0]))) return false;
+    char a[CC_NAME], v[CC_NAME];
+    cc_line(e, "asm volatile(\"st.shared.b32 [%%0], %%1;\" :: \"r\"(%s), \"%s\"(%s) : \"memory\");",
+            cc_reg(e, in->a[0], a), f ? "f" : "r", cc_reg(e, in->a[1], v));
+    return true;
+}
+
 static bool store(cc_fn *e, const cute_ir_inst *in)
 {
     char p[CC_EXPR], v[CC_NAME], tb[CC_NAME];
     cute_type t = cute_ir_type(e->f, in->a[1]);
     const char *ty = cc_type(e, t, tb);
     if (!ty) return false;
+    if (shared_scalar_store(e, in, t)) return true;
     cc_ptr(e, in->a[0], p);
     if (global_vector_store(e, in, t, p)) return true;
     if (t.lanes == 1) {

@@ -33,7 +33,8 @@ static int usage(const char *cmd)
             "         [--emit ir|cuda|ptx|sass|time] [--arch sm_90a] [--backend cuda|interp] [--iters N]\n"
             "         [--plot FILE.svg] (bench: GB/s of each dtype and of a device copy against size)\n"
             "       cutec %s gemm ...           (`cutec %s gemm help`)\n"
-            "       cutec %s softmax|log-softmax|rmsnorm|layernorm|cross-entropy ... (docs/reductions.md)\n",
+            "       cutec %s softmax|log-softmax|rmsnorm|layernorm|cross-entropy|sum|mean|amax|amin|prod ...\n"
+            "         (docs/reductions.md)\n",
             cmd, cmd, cmd, cmd);
     return CLI_USAGE;
 }

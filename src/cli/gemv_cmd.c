@@ -25,6 +25,7 @@ typedef struct gemv_opts {
     int mma_from; /* --mma-from: the tensor-core form from this many vectors on */
     int l2_prefetch; /* --l2-prefetch D: K-major A's k-tile D ahead asked of L2 (0: none) */
     bool tile_at_a_time; /* --tile-at-a-time 1: NVFP4's k-tiles loaded one at a time */
+    int smem_stages;     /* --smem-stages N: NVFP4's ring of N stages (0: none; -1 the library's) */
     int iters;
     const char *emit, *arch, *backend;
 } gemv_opts;
@@ -41,7 +42,7 @@ static int usage(const char *cmd)
         "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
-        "         [--tile-at-a-time 0|1]\n"
+        "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -86,6 +87,8 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 0, CUTE_GEMV_MAX_L2_PREFETCH, &x, why, n), o->l2_prefetch = (int)x;
     else if (!strcmp(k, "--tile-at-a-time"))
         ok = cli_int(v, 0, 1, &x, why, n), o->tile_at_a_time = x == 1;
+    else if (!strcmp(k, "--smem-stages"))
+        ok = cli_int(v, 0, CUTE_GEMV_MAX_SMEM_STAGES, &x, why, n) && x != 1, o->smem_stages = (int)x;
     else if (!strcmp(k, "--reduction"))
         ok = !strcmp(v, "ordered") || !strcmp(v, "atomic"), o->atomic = !strcmp(v, "atomic");
     else if (!strcmp(k, "--splits"))
@@ -108,6 +111,7 @@ static int parse(int argc, char **argv, gemv_opts *o)
     memset(o, 0, sizeof *o);
     o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
     o->mma_from = CUTE_GEMV_MMA_FROM;
+    o->smem_stages = -1;
     bool out_given = false;
     if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
@@ -152,6 +156,9 @@ static int emit(const gemv_opts *o)
                                    nvec(o) >= o->mma_from,
                             .l2_prefetch = o->major && o->sf_vec != 32 ? o->l2_prefetch : 0,
                             .tile_at_a_time = o->sf_vec == 16 && o->tile_at_a_time};
+    if (o->sf_vec == 16 && !cfg.tile_at_a_time && !cfg.l2_prefetch) /* NVFP4's ring, as the library picks it */
+        cfg.smem_stages = o->smem_stages < 0 ? CUTE_GEMV_SMEM_STAGES : o->smem_stages;
+    if (!o->sf_vec && o->smem_stages > 0 && cute_gemv_ring_able(&cfg)) cfg.smem_stages = o->smem_stages;
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -357,10 +364,17 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                        : cfg.mma         ? "mma"
                        : o->major        ? "rows"
                                          : "cols";
-    snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s", kind,
+    char form[32] = ""; /* NVFP4's k-tile walk, or the ring */
+    if (cfg.smem_stages && o->sf_vec != 16)
+        snprintf(form, sizeof form, ", ring of %d", cfg.smem_stages);
+    else if (o->sf_vec == 16)
+        snprintf(form, sizeof form, cfg.smem_stages ? ", ring of %d" : cfg.tile_at_a_time ? ", a k-tile at a time"
+                                                                                             : ", registers",
+                 cfg.smem_stages);
+    snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
-             splits == 1 ? "" : "s", cfg.atomic ? " (atomic)" : "");
+             splits == 1 ? "" : "s", cfg.atomic ? " (atomic)" : "", form);
 }
 
 static int run(const gemv_opts *o)
@@ -374,6 +388,7 @@ static int run(const gemv_opts *o)
     cute_gemv_lib_mma_from(p.lib, o->mma_from);
     cute_gemv_lib_l2_prefetch(p.lib, o->l2_prefetch);
     cute_gemv_lib_tile_at_a_time(p.lib, o->tile_at_a_time);
+    cute_gemv_lib_smem_stages(p.lib, o->smem_stages);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
@@ -425,6 +440,7 @@ static int bench(const gemv_opts *base, bool shape_given)
     cute_gemv_lib_mma_from(lib, base->mma_from);
     cute_gemv_lib_l2_prefetch(lib, base->l2_prefetch);
     cute_gemv_lib_tile_at_a_time(lib, base->tile_at_a_time);
+    cute_gemv_lib_smem_stages(lib, base->smem_stages);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;

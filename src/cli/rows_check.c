@@ -48,6 +48,18 @@ static int64_t check_forward_row(rows_problem *p, int64_t r, char *first, size_t
     return bad;
 }
 
+/* a plain reduction of one row */
+static int64_t check_reduce_row(rows_problem *p, int64_t r, char *first, size_t n)
+{
+    double *x = values(p, &p->x, r * p->n, p->n, false), scale;
+    int op = (int)(p->op - RP_SUM);
+    double want = rows_ref_reduce(x, p->n, op, &scale), got = ew_get(CUTE_F32, p->out.host, r);
+    free(x);
+    if (rows_ref_reduce_close(got, want, scale, op, p->n)) return 0;
+    if (!first[0]) snprintf(first, n, "%s row %lld: got %.8g want %.8g", rp_op_name(p->op), (long long)r, got, want);
+    return 1;
+}
+
 /* cross-entropy of one row: loss, lse, and dlogits when fused */
 static int64_t check_xent_row(rows_problem *p, int64_t r, char *first, size_t n)
 {
@@ -108,14 +120,15 @@ static int64_t check_column_sums(rows_problem *p, char *first, size_t n)
 int64_t rp_check(rows_problem *p, bool all_rows, char *first, size_t n)
 {
     first[0] = 0;
-    p->be->vt->download(p->be->self, p->y.host, &p->y.b, 0, p->y.bytes);
-    rp_buf *stats[4] = {&p->rstd, &p->mean, &p->loss, &p->lse};
-    for (int i = 0; i < 4 && (!p->backward || p->op == RP_XENT); i++)
+    if (p->y.host) p->be->vt->download(p->be->self, p->y.host, &p->y.b, 0, p->y.bytes);
+    rp_buf *stats[5] = {&p->rstd, &p->mean, &p->loss, &p->lse, &p->out};
+    for (int i = 0; i < 5 && (!p->backward || p->op == RP_XENT); i++)
         if (stats[i]->host) p->be->vt->download(p->be->self, stats[i]->host, &stats[i]->b, 0, stats[i]->bytes);
     int64_t rows[4] = {0, 1, p->m / 2, p->m - 1}, bad = 0;
     for (int i = 0; i < 4; i++) {
         if (rows[i] >= p->m || (i && rows[i] <= rows[i - 1])) continue;
-        bad += p->op == RP_XENT ? check_xent_row(p, rows[i], first, n)
+        bad += rp_op_reduce(p->op) ? check_reduce_row(p, rows[i], first, n)
+               : p->op == RP_XENT   ? check_xent_row(p, rows[i], first, n)
                : p->backward    ? check_backward_row(p, rows[i], first, n)
                                 : check_forward_row(p, rows[i], first, n);
     }

@@ -1,4 +1,5 @@
-/* cutec compile|run|bench softmax|log-softmax|rmsnorm|layernorm|cross-entropy: what cutec
+/* cutec compile|run|bench softmax|log-softmax|rmsnorm|layernorm|cross-entropy|sum|mean|amax|
+ * amin|prod: what cutec
  * generates for the row-reduction kernels (no GPU needed), a verified run with its time,
  * and a benchmark beside a device copy and PyTorch in the same run. */
 #include <stdint.h>
@@ -24,9 +25,10 @@ typedef struct rows_opts {
 static int usage(const char *cmd)
 {
     fprintf(stderr,
-            "usage: cutec %s softmax|log-softmax|rmsnorm|layernorm|cross-entropy [--dtype f32|f16|bf16]\n"
-            "         [--shape MxN] [--backward] [--iters N] [--emit ir|cuda|ptx|sass|time] [--arch sm_90a]\n"
-            "         [--backend cuda|interp]\n",
+            "usage: cutec %s softmax|log-softmax|rmsnorm|layernorm|cross-entropy|sum|mean|amax|amin|prod\n"
+            "         [--dtype f32|f16|bf16] [--shape MxN] [--backward] [--iters N]\n"
+            "         [--emit ir|cuda|ptx|sass|time] [--arch sm_90a]"
+            " [--backend cuda|interp]\n",
             cmd);
     return CLI_USAGE;
 }
@@ -63,6 +65,10 @@ static int parse(int argc, char **argv, rows_opts *o)
             return CLI_USAGE;
         }
         i++;
+    }
+    if (o->backward && rp_op_reduce(o->op)) {
+        fprintf(stderr, "cutec %s %s: --backward: a plain reduction has no backward kernel here\n", argv[0], argv[1]);
+        return CLI_USAGE;
     }
     if (!o->k.arch) o->k.arch = getenv("CUTEC_ARCH");
     return CLI_OK;

@@ -9,7 +9,8 @@
 #include "cli/rows_problem.h"
 #include "kernels/ew_ref.h"
 
-static const char *const names[RP_COUNT] = {"softmax", "log-softmax", "rmsnorm", "layernorm", "cross-entropy"};
+static const char *const names[RP_COUNT] = {"softmax", "log-softmax", "rmsnorm", "layernorm", "cross-entropy",
+                                            "sum",     "mean",        "amax",    "amin",      "prod"};
 
 void rp_init(rows_problem *p, rp_op op, bool backward, cute_dtype d, int64_t m, int64_t n, cute_backend *be,
              cutec_rows *lib)
@@ -85,7 +86,9 @@ static bool make_all(rows_problem *p, bool fake)
 {
     int64_t m = p->m, n = p->n;
     bool norm = p->op == RP_RMSNORM || p->op == RP_LAYERNORM, ok = true;
-    ok = ok && buf_make(p, &p->x, p->d, 2, m, n, 0, fake) && buf_make(p, &p->y, p->d, 2, m, n, NAN, fake);
+    ok = ok && buf_make(p, &p->x, p->d, 2, m, n, 0, fake);
+    if (rp_op_reduce(p->op)) return ok && buf_make(p, &p->out, CUTE_F32, 1, m, 1, NAN, fake);
+    ok = ok && buf_make(p, &p->y, p->d, 2, m, n, NAN, fake);
     if (p->backward && p->op != RP_XENT) ok = ok && buf_make(p, &p->x2, p->d, 2, m, n, 0, fake);
     if (p->backward && (p->op == RP_SOFTMAX || p->op == RP_LOG_SOFTMAX)) ok = ok && buf_make(p, &p->fy, p->d, 2, m, n, NAN, fake);
     if (norm) ok = ok && buf_make(p, &p->w, p->d, 1, n, 1, 0, fake) && buf_make(p, &p->rstd, CUTE_F32, 1, m, 1, NAN, fake);
@@ -109,6 +112,8 @@ static cute_status forward(rows_problem *p, const cute_call_arg *y)
     case RP_SOFTMAX: case RP_LOG_SOFTMAX: return cutec_softmax(p->lib, y, &p->x.arg, p->op == RP_LOG_SOFTMAX, NULL, e, n);
     case RP_RMSNORM: return cutec_rmsnorm(p->lib, &a, NULL, e, n);
     case RP_LAYERNORM: return cutec_layernorm(p->lib, &a, NULL, e, n);
+    case RP_SUM: case RP_MEAN: case RP_AMAX: case RP_AMIN: case RP_PROD:
+        return cutec_reduce_rows(p->lib, &p->out.arg, &p->x.arg, (cutec_reduce_op)(p->op - RP_SUM), NULL, e, n);
     default: break;
     }
     cutec_xent_args x = {&p->x.arg, &p->labels.arg, &p->loss.arg, &p->lse.arg, p->backward ? &p->y.arg : NULL, -100, 0,
@@ -118,7 +123,7 @@ static cute_status forward(rows_problem *p, const cute_call_arg *y)
 
 cute_status rp_call(rows_problem *p)
 {
-    if (!p->backward || p->op == RP_XENT) return forward(p, &p->y.arg);
+    if (!p->backward || p->op == RP_XENT || rp_op_reduce(p->op)) return forward(p, &p->y.arg);
     char *e = p->err;
     size_t n = sizeof p->err;
     if (p->op == RP_SOFTMAX || p->op == RP_LOG_SOFTMAX)
@@ -133,7 +138,7 @@ cute_status rp_call(rows_problem *p)
  * downloaded into the hosts */
 static bool prepare_backward(rows_problem *p)
 {
-    if (!p->backward || p->op == RP_XENT) return true;
+    if (!p->backward || p->op == RP_XENT || rp_op_reduce(p->op)) return true;
     bool soft = p->op == RP_SOFTMAX || p->op == RP_LOG_SOFTMAX;
     cute_status s = forward(p, soft ? &p->fy.arg : &p->y.arg);
     if (s == CUTE_OK) s = p->be->vt->sync(p->be->self, NULL);
@@ -169,6 +174,7 @@ double rp_bytes(const rows_problem *p)
     case RP_SOFTMAX: case RP_LOG_SOFTMAX: return (p->backward ? 3 : 2) * mat;
     case RP_RMSNORM: return p->backward ? 3 * mat + rows + 2 * vec : 2 * mat + rows + vec;
     case RP_LAYERNORM: return p->backward ? 3 * mat + 2 * rows + 3 * vec : 2 * mat + 2 * rows + 2 * vec;
+    case RP_SUM: case RP_MEAN: case RP_AMAX: case RP_AMIN: case RP_PROD: return mat + rows;
     default: return (p->backward ? 2 : 1) * mat + 3 * rows + 8.0 * (double)p->m;
     }
 }

@@ -1,12 +1,18 @@
 /* One row-reduction problem for `cutec run|bench|compile softmax|rmsnorm|layernorm|
- * cross-entropy`: its buffers (gaussian inputs, poisoned outputs), the call, the check of
+ * cross-entropy|sum|mean|amax|amin|prod`: its buffers (gaussian inputs, poisoned outputs), the call, the check of
  * sampled rows against the float64 reference, and the bytes the op must move. */
 #ifndef CUTEC_CLI_ROWS_PROBLEM_H
 #define CUTEC_CLI_ROWS_PROBLEM_H
 
 #include "cutec/row_kernels.h"
 
-typedef enum { RP_SOFTMAX, RP_LOG_SOFTMAX, RP_RMSNORM, RP_LAYERNORM, RP_XENT, RP_COUNT } rp_op;
+typedef enum {
+    RP_SOFTMAX, RP_LOG_SOFTMAX, RP_RMSNORM, RP_LAYERNORM, RP_XENT,
+    RP_SUM, RP_MEAN, RP_AMAX, RP_AMIN, RP_PROD, /* cutec_reduce_rows, in cutec_reduce_op's order */
+    RP_COUNT
+} rp_op;
+/* the plain reductions */
+static inline bool rp_op_reduce(rp_op op) { return op >= RP_SUM && op <= RP_PROD; }
 
 typedef struct rp_buf {
     cute_buffer b;
@@ -23,9 +29,9 @@ typedef struct rows_problem {
     cute_backend *be;
     cutec_rows *lib;
     /* x: the input (logits); x2: dy; y: the output (dx, dlogits); w, b: weight, bias;
-     * mean, rstd, loss, lse: per row; labels: i64; dw, db: (N) */
-#define RP_BUFS 13
-    rp_buf x, x2, y, w, b, mean, rstd, loss, lse, labels, dw, db;
+     * mean, rstd, loss, lse, out (a reduction's): per row; labels: i64; dw, db: (N) */
+#define RP_BUFS 14
+    rp_buf x, x2, y, w, b, mean, rstd, loss, lse, out, labels, dw, db;
     rp_buf fy; /* softmax's forward output, which its backward takes */
     char err[2048];
 } rows_problem;

@@ -1,7 +1,8 @@
 /* Thread-block clusters of several blocks on the interpreter, which runs a cluster's blocks
  * together as the hardware co-schedules them: distributed shared memory (mapa, then
  * ld/st.shared::cluster into the neighbour's shared memory), barrier.cluster across the
- * blocks, an mbarrier arrival on another block's mbarrier releasing its waiting warp, in
+ * blocks, an mbarrier arrival on another block's mbarrier releasing its waiting warp, st.async
+ * into another block completing on its mbarrier, in
  * clusters of (2,1,1) and (2,2,1) over grids of several clusters, on one and on several
  * workers; and the checks: races through distributed shared memory (a remote store or load
  * and the owner's access with no cluster sync between), an address naming a rank outside the cluster, an access to a
@@ -139,6 +140,59 @@ static void remote_arrival(void)
     be.vt->destroy(be.self);
 }
 
+/* st.async: rank 0's first warp stores lane + 900 into rank 1's a[lane], each store
+ * completing 4 bytes on rank 1's mbarrier (on rank 0's own: `wrong_bar`), which rank 1's
+ * thread 0 arms with the warp's 128 bytes; rank 1's first warp waits on its phase (unless
+ * `no_wait`) and reads a[lane].  out[block * T + t] = the value read (0 elsewhere). */
+static cute_ir_func *async_store(bool wrong_bar, bool no_wait)
+{
+    kt k;
+    kt_begin(&k, "cluster_st_async");
+    cute_vreg out = kt_param_ptr(&k, CUTE_U32, "out");
+    k.f->smem_bytes = 4 * T + 8;
+    cute_vreg t = sk_tid(&k), rank = rank_of(&k), bar = kt_smem(&k, CUTE_U64, 4 * T);
+    cute_vreg a = kt_ptr_add(&k, kt_smem(&k, CUTE_U32, 0), kt_cvt(&k, t, CUTE_I64)), v = kt_var(&k, sk_u32(&k, 0));
+    sk_if(&k, CUTE_OP_EQ, t, sk_u32(&k, 0));
+    SK_DO(&k, CUTE_INST_MBARRIER_INIT, bar, sk_u32(&k, 1));
+    SK_DO(&k, CUTE_INST_FENCE_MBARRIER_INIT);
+    cute_ir_end(&k.b);
+    cluster_sync(&k); /* the peers see the init */
+    cute_vreg one = sk_u32(&k, 1), warp = kt_bin(&k, CUTE_OP_DIV, t, sk_u32(&k, 32));
+    cute_vreg key = kt_bin(&k, CUTE_OP_ADD, kt_bin(&k, CUTE_OP_MUL, rank, sk_u32(&k, 2)), warp); /* rank 2 + warp */
+    sk_if(&k, CUTE_OP_EQ, key, sk_u32(&k, 0));
+    SK_DO(&k, CUTE_INST_ST_ASYNC_U32, remote(&k, a, one), kt_bin(&k, CUTE_OP_ADD, t, sk_u32(&k, 900)),
+          remote(&k, bar, wrong_bar ? sk_u32(&k, 0) : one)); /* rank 0, warp 0 */
+    cute_ir_end(&k.b);
+    sk_if(&k, CUTE_OP_EQ, kt_bin(&k, CUTE_OP_ADD, kt_bin(&k, CUTE_OP_MUL, rank, sk_u32(&k, T)), t), sk_u32(&k, T));
+    SK_DO(&k, CUTE_INST_MBARRIER_ARRIVE_EXPECT_TX, bar, sk_u32(&k, 4 * 32)); /* rank 1, thread 0 */
+    cute_ir_end(&k.b);
+    sk_if(&k, CUTE_OP_EQ, key, sk_u32(&k, 2));
+    if (!no_wait) sk_wait(&k, bar, sk_u32(&k, 0)); /* rank 1, warp 0 */
+    cute_ir_mov(&k.b, v, kt_load(&k, a));
+    cute_ir_end(&k.b);
+    cluster_sync(&k);
+    kt_store(&k, kt_ptr_add(&k, out, kt_bin(&k, CUTE_OP_ADD, kt_bin(&k, CUTE_OP_MUL, block_linear(&k), kt_i64(&k, T)), kt_cvt(&k, t, CUTE_I64))), v);
+    return k.f;
+}
+
+static void async_stores(void)
+{
+    cute_backend be = kt_backend(&(cute_interp_opts){.threads = 1, .max_reports = 4});
+    uint32_t out[2 * T];
+    cute_status s = launch(be, async_store(false, false), (cute_dim3){2, 1, 1}, (cute_dim3){2, 1, 1}, out, 2 * T);
+    CHECK(s == CUTE_OK, "st.async: %s", be.vt->error(be.self));
+    int bad = 0;
+    for (uint32_t t = 0; t < 2 * T; t++) bad += out[t] != (t >= T && t < T + 32 ? t - T + 900 : 0);
+    CHECK(bad == 0, "st.async: %d of %u words wrong", bad, 2 * T);
+    s = launch(be, async_store(false, true), (cute_dim3){2, 1, 1}, (cute_dim3){2, 1, 1}, out, 2 * T);
+    CHECK(s == CUTE_ERR_CHECK, "st.async read without the mbarrier's wait: %s, not a failed check", cute_status_name(s));
+    s = launch(be, async_store(true, false), (cute_dim3){2, 1, 1}, (cute_dim3){2, 1, 1}, out, 2 * T);
+    const cute_interp_report *r = kt_report(be, 0);
+    CHECK(s == CUTE_ERR_CHECK && r && r->kind == CUTE_CHECK_SYNC_MISUSE && strstr(r->msg, "the mbarrier lies in another block"),
+          "st.async onto another block's mbarrier: %s", r ? r->msg : cute_status_name(s));
+    be.vt->destroy(be.self);
+}
+
 /* Races through distributed shared memory: after a cluster sync, rank 0 stores t + 100 into
  * rank 1's w[t] (remote_store) or loads rank 1's w[t] (else), while rank 1 loads its w[t]
  * (remote_store) or stores t + 7 into it (else); `synced` puts a cluster sync between the two
@@ -273,6 +327,7 @@ int main(void)
     exchanges(3, (cute_dim3){4, 2, 1}, (cute_dim3){2, 1, 1});
     exchanges(2, (cute_dim3){4, 2, 1}, (cute_dim3){4, 1, 1});
     remote_arrival();
+    async_stores();
     dsmem_races();
     misuses();
     return CHECK_DONE("interp clusters");

@@ -46,10 +46,40 @@ static void mapa(ictx *X, const dinst *d, const imask *m)
     });
 }
 
+/* st.async dst, v, bar: the 4 bytes land in block Y (marked as its async proxy's, so that a
+ * read must acquire them through the mbarrier's phase), then complete on Y's mbarrier at bar,
+ * which must lie in the same block */
+static void st_async(ictx *X, const dinst *d, uint32_t t)
+{
+    uint64_t off, bar;
+    ictx *Y, *B;
+    if (!interp_cluster_target(X, d, t, interp_get32(X, d, 0, t), &Y, &off) ||
+        !interp_cluster_target(X, d, t, interp_get32(X, d, 2, t), &B, &bar))
+        return;
+    if (B != Y) {
+        interp_report(X, d, t, CUTE_CHECK_SYNC_MISUSE, 0, (int64_t)off, 4, "%s: the mbarrier lies in "
+                      "another block of the cluster than the store's address", interp_op_name(d));
+        return;
+    }
+    if (!interp_sbounds(X, d, t, off, 4, 4, 1) || !interp_sbounds(X, d, t, bar, 8, 8, 0)) return;
+    uint32_t v = interp_get32(X, d, 1, t), stamp = interp_hb_async_stamp(Y);
+    memcpy(Y->smem + off, &v, 4);
+    if (Y == X && !interp_async_proxy_write(X, d, t, off, 4, stamp)) return;
+    if (Y != X) {
+        Y->writes++;
+        for (uint32_t i = 0; i < 4; i++) Y->shadow[off + i] = (sshadow){.w_epoch = stamp, .writer = (uint16_t)HB_PROXY(Y)};
+    }
+    interp_mbarrier_complete_tx(X, Y, Y, d, t, bar, 4, stamp);
+}
+
 /* ld/st.shared::cluster.u32: the checks of shared memory in the block's own; in another
- * block's of the cluster, those of interp_remote_access */
+ * block's of the cluster, those of interp_remote_access (flag 2: st.async, above) */
 void inst_dsmem(ictx *X, const dinst *d, const imask *m)
 {
+    if (d->row->flag == 2) {
+        EACH(X, m, t, { st_async(X, d, t); });
+        return;
+    }
     bool store = d->row->flag;
     uint32_t k = store ? 0 : 1;
     EACH(X, m, t, {

@@ -239,18 +239,36 @@ cute_val cute_ld_shared_cluster_u32(cute_ctx *c, cute_val addr)
     return emit_get(c, CUTE_INST_LD_SHARED_CLUSTER_U32, &a, 1);
 }
 
+/* a store's value operand: 32 bits (any type but a pointer); false after a diagnostic */
+static bool value_32bits(cute_ctx *c, cute_val v, const char *call, cute_vreg *r)
+{
+    if (!ctx_usable(c, v, "the value")) return false;
+    if (cute_dtype_bits((cute_dtype)v.t.dtype) * (v.t.lanes ? v.t.lanes : 1) != 32 || v.t.dtype == CUTE_PTR) {
+        cute_ctx_fail(c, "%s: the value must have 32 bits", call);
+        return false;
+    }
+    *r = v.r;
+    return true;
+}
+
 void cute_st_shared_cluster_u32(cute_ctx *c, cute_val addr, cute_val v)
 {
     cute_vreg in[2];
     const char *call = "cute_st_shared_cluster_u32";
-    if (!ctx_row_ok(c, CUTE_INST_ST_SHARED_CLUSTER_U32, call) || !ctx_u32_operand(c, addr, call, "the address", &in[0])) return;
-    if (!ctx_usable(c, v, "the value")) return;
-    if (cute_dtype_bits((cute_dtype)v.t.dtype) * (v.t.lanes ? v.t.lanes : 1) != 32 || v.t.dtype == CUTE_PTR) {
-        cute_ctx_fail(c, "%s: the value must have 32 bits", call);
+    if (!ctx_row_ok(c, CUTE_INST_ST_SHARED_CLUSTER_U32, call) || !ctx_u32_operand(c, addr, call, "the address", &in[0]) ||
+        !value_32bits(c, v, call, &in[1]))
         return;
-    }
-    in[1] = v.r;
     emit(c, CUTE_INST_ST_SHARED_CLUSTER_U32, in, 2, 0);
+}
+
+void cute_st_async_u32(cute_ctx *c, cute_val addr, cute_val v, cute_val bar)
+{
+    cute_vreg in[3];
+    const char *call = "cute_st_async_u32";
+    if (!ctx_row_ok(c, CUTE_INST_ST_ASYNC_U32, call) || !ctx_u32_operand(c, addr, call, "the address", &in[0]) ||
+        !value_32bits(c, v, call, &in[1]) || !ctx_u32_operand(c, bar, call, "the mbarrier's address", &in[2]))
+        return;
+    emit(c, CUTE_INST_ST_ASYNC_U32, in, 3, 0);
 }
 
 void cute_cluster_arrive(cute_ctx *c) { bare(c, CUTE_INST_BARRIER_CLUSTER_ARRIVE, "cute_cluster_arrive"); }

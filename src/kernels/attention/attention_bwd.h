@@ -35,6 +35,13 @@ void attn_bwd_grads(cute_ctx *c, cute_tensor acc_s, cute_tensor acc_dp, const cu
  * fragment) holds no array of them */
 void attn_bwd_grads_loading(cute_ctx *c, cute_tensor acc_s, cute_tensor acc_dp, cute_tensor gl, cute_tensor gd,
                             cute_tensor coords, cute_tuple bound, bool by_row, cute_val scale_log2);
+/* attn_bwd_grads_loading in two halves, so that a product can run between them: P alone
+ * (acc_s, in place), then dS alone (acc_dp, in place; acc_p holds P); coords NULL: gl and
+ * gd are read unchecked (they hold 0 outside the bound: a staged copy) */
+void attn_bwd_probs_loading(cute_ctx *c, cute_tensor acc_s, cute_tensor gl, const cute_tensor *coords,
+                            cute_tuple bound, bool by_row, cute_val scale_log2);
+void attn_bwd_dsoft_loading(cute_ctx *c, cute_tensor acc_p, cute_tensor acc_dp, cute_tensor gd,
+                            const cute_tensor *coords, cute_tuple bound, bool by_row);
 /* an accumulator (times *scale, unless NULL) in the dtype into its (rows, D) tile g, the rows
  * inside `rows` only */
 void attn_bwd_store(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, cute_tensor acc, const cute_val *scale,
@@ -58,6 +65,8 @@ enum {
     ATTN_BWD_NARGS
 };
 
+typedef enum { ATTN_KV_SPLIT, ATTN_KV_SERIAL } attn_kv_steps;
+
 /* The Hopper backward (hopper_bwd.c): the preprocessing kernel above, then a dQ kernel and a
  * dK/dV kernel of TMA, a producer warp, two consumer warpgroups and wgmma.  `pre` comes first:
  * bwd_pre.c's kernel reads the host function's user pointer as its plan. */
@@ -70,6 +79,14 @@ typedef struct attn_hop_bwd_plan {
      * (128 keys, 64 queries, 2 buffers), queries contiguous; the dQ sums' TMA atoms (the
      * first contribution of a chunk stores, the others add) */
     bool fused_dq;
+    /* the dK/dV kernel's steps at head dim 128 without the fused dQ (CUTEC_ATTN_BWD_STEPS,
+     * hopper_bwd.c's split_step and serial_step): S and dP waited for apart, P computed
+     * while dP's product runs and dS while dV's does (the default), or each batch waited
+     * for whole */
+    attn_kv_steps kv_steps;
+    /* the dQ kernel at head dim 128 (CUTEC_ATTN_BWD_DQSTEPS=split): its overlapped steps'
+     * scores as two batches, P computed while dP's product runs (hopper_bwd.c) */
+    bool dq_split;
     bool dq_atomic; /* the fused dQ's parts added in no set order (CUTEC_ATTN_BWD_DQ=atomic):
                      * no turns, the sums zeroed first (nondeterministic, FlashAttention 3's
                      * default) */

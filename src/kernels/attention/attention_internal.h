@@ -33,8 +33,17 @@ typedef struct attn_plan {
     int stages;
     int consumers;           /* the forward's consumer warpgroups, bm / 64 (2, or 3 at bm 192) */
     int sms;                 /* the forward's persistent grid: its most blocks (0: a block a tile) */
+    bool rescale_lazy;       /* the SM80 forward rescales O lazily (attn_softmax_tile_lazy) where
+                                CUTEC_ATTN_SM80_RESCALE=lazy; by default every tile */
     bool wait_first;         /* the Hopper forward's P V waited for where ptxas puts it, above the
                                 softmax (false: CUTEC_ATTN_FWD_WAIT=after, hopper_fwd.c) */
+    int q_stages;            /* the Hopper forward's Q tiles in shared memory: 1, or 2 on the
+                                persistent grid with CUTEC_ATTN_FWD_QSTAGES=2 (hopper_plan.c) */
+    bool snake;              /* the persistent grid's causal order: a head's Q tiles longest
+                                first, every other round's blocks reversed (hopper_sched.c,
+                                CUTEC_ATTN_FWD_ORDER=snake) */
+    bool rescale_in_turn;    /* O rescaled in the next turn, before P V is issued
+                                (CUTEC_ATTN_FWD_WAIT=turn, FlashAttention 3's order) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
 } attn_plan;
@@ -42,6 +51,8 @@ typedef struct attn_plan {
 /* the variant cute_attention_compile builds for cfg on rt's target (AUTO resolved) */
 cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg);
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);
+/* the Hopper forward on its persistent grid (p->sms set): two Q stages where asked and they fit */
+bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p);
 /* CuTe's SM80 swizzle atom (128-byte rows of D) tiled over (rows, D), or (rows, D, stages) */
 cute_composed attn_smem_tile(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages);
 /* the plan with bm-row Q tiles and `warps` warps along M (bm a multiple of 16 warps) */
@@ -86,6 +97,7 @@ void attn_hop_pingpong_end(cute_ctx *c, cute_val first);
  * (Q tile, head, batch) of Q's shape: their count; the grid; the block's tiles; its w-th */
 typedef struct attn_hop_sched {
     cute_int tiles_m, heads, batch, count;
+    bool snake; /* causal with p->snake */
 } attn_hop_sched;
 attn_hop_sched attn_hop_sched_make(cute_ctx *c, const attn_plan *p, cute_tensor mQ);
 cute_int attn_hop_sched_grid(cute_ctx *c, const attn_plan *p, const attn_hop_sched *s);
@@ -152,6 +164,9 @@ typedef struct attn_rows {
 attn_rows attn_rows_start(cute_ctx *c, int n);
 void attn_softmax_tile(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o,
                        cute_val scale_log2);
+/* the same with FlashAttention 4's lazy rescale (the SM80 forward's option): m, l and O
+ * move only where a row max of the warp grew by more than 8 in log2 units (softmax.c) */
+void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o, cute_val scale_log2);
 /* the same in two steps, as the Hopper kernel overlaps them with P V: S replaced by P, m and
  * l updated, corr[i] the factor O's row i is to be scaled by; then O scaled */
 void attn_softmax_scores(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr);

@@ -245,10 +245,10 @@ static bool report(const cute_attention_config *cfg, const char *arch, long max_
 
 /* Compile-only: NVRTC's ptxas report of the SM80 kernel for sm_80 and sm_90a (head dims 64
  * and 128 on both, causal on one, f16 and bf16; 256 on sm_90a), and of the Hopper kernel
- * (every head dim, causal and not).  SM80: head dims 64 and 256 (64-row Q tiles) must not
- * spill; head dim 128 keeps O's 128 and S's 64 accumulators a thread and sits at 255
- * registers with a few loop-invariant words spilled before the loop (reloaded in its rare
- * branches: the mask, the next K issue): reported, and held to at most 64 bytes.  Hopper:
+ * (every head dim, causal and not).  SM80: no head dim spills (head dim 128 keeps O's 128
+ * and S's 64 accumulators a thread at 255 registers; it spilled 8-52 bytes while each thread
+ * copied a run of D/4 elements a row, whose swizzled pieces took four shared address
+ * registers where the pieces 64 bytes apart take two: plan.c's make_g2s).  Hopper:
  * no spills (ptxas reports the launch's 168 registers, setmaxnreg gives the consumers 240;
  * at d64 non-causal, three consumer warpgroups: 128 at launch, 160; at d256 non-causal the persistent
  * grid's one word, stored before the loop over tiles and loaded once a tile, at most 8
@@ -260,13 +260,22 @@ static void register_reports(void)
         const char *arch = (i == 1 || i == 2 || i == 4) ? "sm_90a" : "sm_80";
         cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = i == 4 ? 256 : i & 2 ? 128 : 64,
                                      .causal = (i & 1) != 0, .lse = true, .variant = CUTE_ATTENTION_SM80};
-        if (!report(&cfg, arch, cfg.head_dim == 128 ? 64 : 0)) return;
+        if (!report(&cfg, arch, 0)) return;
     }
     for (int i = 0; i < 6; i++) { /* the Hopper kernel: d64, d128, d256, each causal and not */
         cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = 64 << (i / 2),
                                      .causal = (i & 1) != 0, .lse = true, .variant = CUTE_ATTENTION_HOPPER};
         report(&cfg, "sm_90a", cfg.head_dim == 256 && !cfg.causal ? 8 : 0);
     }
+}
+
+/* Compile-only: the SM80 kernel with the lazy rescale (CUTEC_ATTN_SM80_RESCALE=lazy), d128
+ * on sm_90a: reported, held to 16 bytes (none with NVRTC 13; its compare in log2 units had
+ * ptxas spill three loop-invariant shared addresses, 12 bytes, reloaded once a tile) */
+static void register_report_lazy(void)
+{
+    cute_attention_config cfg = {.dtype = CUTE_BF16, .head_dim = 128, .lse = true, .variant = CUTE_ATTENTION_SM80};
+    report(&cfg, "sm_90a", 16);
 }
 
 /* Compile-only (CUDA C, no NVRTC): the Hopper forward's P V batch is one wgmma chain with
@@ -345,6 +354,20 @@ int main(void)
     misuse();
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("interp", "attention", small);
+    /* large scores, the rescale every tile; then the lazy rescale
+     * (CUTEC_ATTN_SM80_RESCALE=lazy, read as the library compiles) taken after the first key
+     * tile: at scales 4 and 40 a row's max grows by more than 8 in log2 units from tile to
+     * tile (several tiles, a partial one, causal; at 40 by more than 128: exp2 overflows
+     * where the move is skipped, and O is wrong at both where O is not rescaled with l) */
+    static const attn_case rescaled[] = {
+        {1, 70, 300, 2, 1, 64, false, false, CUTE_BF16, 40},
+        {1, 130, 200, 1, 1, 128, true, false, CUTE_F16, 4},
+    };
+    ATTN_TEST_ON("interp", "attention (large scores)", rescaled);
+    setenv("CUTEC_ATTN_SM80_RESCALE", "lazy", 1);
+    ATTN_TEST_ON("interp", "attention (lazy rescale)", rescaled);
+    register_report_lazy();
+    unsetenv("CUTEC_ATTN_SM80_RESCALE");
     /* the SM80 kernel in two 32-key softmax steps a 64-key tile: partial tiles (a step past
      * Sk, a step half inside it), causal, every head dim */
     static const attn_case steps32[] = {
@@ -385,7 +408,31 @@ int main(void)
     setenv("CUTEC_ATTN_FWD_WAIT", "after", 1);
     ATTN_TEST_ON("interp", "attention (softmax before the wait)", softmax_first);
     softmax_before_wait();
+    /* O rescaled in the next turn, between S's issue and P V's (FlashAttention 3's order),
+     * alone and with the softmax before the wait: the factors carried across the loop's
+     * turns and into the last P V, the first tile's (0, on O = 0) too */
+    setenv("CUTEC_ATTN_FWD_WAIT", "turn", 1);
+    ATTN_TEST_ON("interp", "attention (O rescaled in the turn)", softmax_first);
+    setenv("CUTEC_ATTN_FWD_WAIT", "after,turn", 1);
+    ATTN_TEST_ON("interp", "attention (softmax before the wait, O rescaled in the turn)", softmax_first);
+    softmax_before_wait();
     unsetenv("CUTEC_ATTN_FWD_WAIT");
+    /* the persistent grid's Q in two stages (CUTEC_ATTN_FWD_QSTAGES=2, where they fit): d64,
+     * d128 with 160-key tiles; the 3 blocks walk 2 to 4 tiles each, Q's stages alternating */
+    static const attn_case q_staged[] = {{1, 200, 131, 4, 2, 64, true, true, CUTE_F16, 0}};
+    static const attn_case q_staged160[] = {{1, 300, 400, 2, 2, 128, false, true, CUTE_BF16, 0}};
+    setenv("CUTEC_ATTN_FWD_QSTAGES", "2", 1);
+    ATTN_TEST_ON("interp", "attention (two Q stages)", q_staged);
+    /* and the snake order of causal tiles (CUTEC_ATTN_FWD_ORDER=snake): 10 tiles on 3 blocks,
+     * the partial last round an odd one (the last block's) */
+    static const attn_case snake[] = {{1, 200, 200, 5, 5, 64, true, false, CUTE_BF16, 0}};
+    setenv("CUTEC_ATTN_FWD_ORDER", "snake", 1);
+    ATTN_TEST_ON("interp", "attention (the snake order, two Q stages)", snake);
+    unsetenv("CUTEC_ATTN_FWD_ORDER");
+    block_n = 160;
+    ATTN_TEST_ON("interp", "attention (two Q stages, 160-key tiles)", q_staged160);
+    block_n = 0;
+    unsetenv("CUTEC_ATTN_FWD_QSTAGES");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {

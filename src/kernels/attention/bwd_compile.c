@@ -37,6 +37,26 @@ static bool fused_dq_wanted(bool *atomic)
     return e && (strcmp(e, "fused") == 0 || *atomic);
 }
 
+/* the dK/dV kernel's steps at head dim 128 (CUTEC_ATTN_BWD_STEPS=serial: session 29's; else
+ * split); *suffix: the compiled function's name's */
+static attn_kv_steps kv_steps_wanted(const char **suffix)
+{
+    const char *e = getenv("CUTEC_ATTN_BWD_STEPS");
+    bool serial = e && !strcmp(e, "serial");
+    if (suffix) *suffix = serial ? "_serial" : "";
+    return serial ? ATTN_KV_SERIAL : ATTN_KV_SPLIT;
+}
+
+/* the dQ kernel's steps at head dim 128 split (CUTEC_ATTN_BWD_DQSTEPS=split); *suffix: the
+ * compiled function's name's */
+static bool dq_split_wanted(const char **suffix)
+{
+    const char *e = getenv("CUTEC_ATTN_BWD_DQSTEPS");
+    bool split = e && !strcmp(e, "split");
+    if (suffix) *suffix = split ? "_dqsplit" : "";
+    return split;
+}
+
 /* the Hopper kernels' plans (and the SM80 one of the preprocessing kernel), or the SM80 plan */
 static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config *cfg, bool hopper, attn_hop_bwd_plan *hp)
 {
@@ -44,6 +64,8 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (!hopper) return true;
     int arch = cute_runtime_target_arch(rt);
     hp->fused_dq = hp->dq_atomic = false;
+    hp->kv_steps = kv_steps_wanted(NULL);
+    hp->dq_split = dq_split_wanted(NULL);
     if (!attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) || !attn_plan_hopper_bwd(a, cfg, arch, &hp->kv)) return false;
     /* (head dim 64: K^T in 32-column halves is no GMMA layout; its two kernels stay) */
     bool atomic;
@@ -68,8 +90,10 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     make_specs(cfg, specs);
     char name[80];
     const char *dq = !hopper ? "" : !plan->fused_dq ? "_dqpass" : plan->dq_atomic ? "_dqatomic" : "";
-    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
-             cfg->head_dim, cfg->causal ? "_causal" : "", dq);
+    const char *steps = "", *dq_steps = "";
+    if (hopper) kv_steps_wanted(&steps), dq_split_wanted(&dq_steps);
+    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
+             cfg->head_dim, cfg->causal ? "_causal" : "", dq, steps, dq_steps);
     /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */
     const cute_fn *f = cute_compile(rt, name, hopper ? attn_hop_bwd_host : bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
     free(plan); /* only needed while tracing */

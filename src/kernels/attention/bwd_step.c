@@ -38,6 +38,17 @@ static cute_val line_value(cute_ctx *c, cute_tensor G, cute_tensor C, cute_tuple
     return cute_val_binop(c, CUTE_OP_MUL, cute_ssa_get(c, v, 0), cute_val_const(c, CUTE_F32, mul));
 }
 
+/* line i's value of g times mul, read whatever the line's coordinate (coords NULL: g holds
+ * 0 outside the bound), else as line_value */
+static cute_val line_value_at(cute_ctx *c, cute_tensor G, const cute_tensor *coords, cute_tuple bound, bool by_row,
+                              double mul, int i)
+{
+    if (coords) return line_value(c, G, attn_rowcol(c, *coords), bound, by_row, mul, i);
+    cute_tensor gi = first_of(c, by_row ? CUTE_SLICE(c, G, i, CUTE_ALL) : CUTE_SLICE(c, G, CUTE_ALL, i));
+    cute_val v = cute_ssa_get(c, cute_tensor_load(c, gi), 0);
+    return mul == 1.0 ? v : cute_val_binop(c, CUTE_OP_MUL, v, cute_val_const(c, CUTE_F32, mul));
+}
+
 static int lines_of(cute_ctx *c, cute_tensor G, bool by_row)
 {
     cute_layout lines = cute_get(cute_ctx_alg(c), &G.layout, by_row ? 0 : 1);
@@ -100,6 +111,22 @@ void attn_bwd_grads_loading(cute_ctx *c, cute_tensor acc_s, cute_tensor acc_dp, 
         cute_val lse2 = line_value(c, L, C, bound, by_row, 1.4426950408889634, i);
         line_grads(c, S, dP, i, by_row, lse2, line_value(c, D, C, bound, by_row, 1.0, i), scale_log2);
     }
+}
+
+void attn_bwd_probs_loading(cute_ctx *c, cute_tensor acc_s, cute_tensor gl, const cute_tensor *coords,
+                            cute_tuple bound, bool by_row, cute_val scale_log2)
+{
+    cute_tensor S = attn_rowcol(c, acc_s), L = attn_rowcol(c, gl);
+    for (int i = 0; i < lines_of(c, L, by_row); i++)
+        line_probs(c, S, i, by_row, line_value_at(c, L, coords, bound, by_row, 1.4426950408889634, i), scale_log2);
+}
+
+void attn_bwd_dsoft_loading(cute_ctx *c, cute_tensor acc_p, cute_tensor acc_dp, cute_tensor gd,
+                            const cute_tensor *coords, cute_tuple bound, bool by_row)
+{
+    cute_tensor P = attn_rowcol(c, acc_p), dP = attn_rowcol(c, acc_dp), D = attn_rowcol(c, gd);
+    for (int i = 0; i < lines_of(c, D, by_row); i++)
+        line_dsoft(c, P, dP, i, by_row, line_value_at(c, D, coords, bound, by_row, 1.0, i));
 }
 
 void attn_bwd_store(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, cute_tensor acc, const cute_val *scale,

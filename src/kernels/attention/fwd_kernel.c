@@ -255,6 +255,13 @@ static void next_stage(cute_ctx *c, const attn_plan *p, const attn_block *t, att
     steps_operands(c, p, &l->s, &l->st);
 }
 
+/* the online softmax of one step's scores: FlashAttention 2's (the default) or lazy */
+static void softmax(cute_ctx *c, const attn_plan *p, attn_loop *l, cute_tensor acc_s)
+{
+    if (p->rescale_lazy) attn_softmax_tile_lazy(c, &l->r, acc_s, l->acc_o, l->scale_log2);
+    else attn_softmax_tile(c, &l->r, acc_s, l->acc_o, l->scale_log2);
+}
+
 /* key tile n: S, the softmax, O += P V.  One stage: V(n) issued once K(n) has landed, K(n+1)
  * (if any) once V(n) has and every warp is done with K(n).  Two: both a tile ahead, one
  * barrier a tile; past the last tile every row of the next lies at or past min(Sk, n_end bn),
@@ -270,7 +277,7 @@ static void tile_step(cute_ctx *c, const attn_plan *p, const attn_block *t, attn
     if (p->stages > 1) next_stage(c, p, t, l, n);
     else load_kv(c, p, t, t->gV, n, l->s.v);
     tile_scores(c, p, t, l, n);
-    attn_softmax_tile(c, &l->r, l->st.acc_s[0], l->acc_o, l->scale_log2);
+    softmax(c, p, l, l->st.acc_s[0]);
     if (p->stages < 2) {
         cute_cp_async_wait_group(c, 0); /* V(n) has landed; every warp is done with K(n) */
         cute_barrier(c);
@@ -279,7 +286,7 @@ static void tile_step(cute_ctx *c, const attn_plan *p, const attn_block *t, attn
     }
     for (int j = 0; j < l->st.n; j++) {
         attn_gemm_rs(c, p, l->st.acc_s[j], &l->st.vt[j], l->acc_o);
-        if (j + 1 < l->st.n) attn_softmax_tile(c, &l->r, l->st.acc_s[j + 1], l->acc_o, l->scale_log2);
+        if (j + 1 < l->st.n) softmax(c, p, l, l->st.acc_s[j + 1]);
     }
 }
 

@@ -38,6 +38,8 @@ enum { X1, X2, Y1, Y2, LSE, DSUM, OUT0, OUT1, NTENSORS };
 typedef struct hb_job {
     bool kv;                 /* the dK/dV kernel (else the dQ kernel) */
     bool fused;              /* the dK/dV kernel making dQ's sums too (hopper_bwd_dq.c) */
+    bool split;              /* serial_steps: split_step's waits (else serial_step's) */
+    bool dq_split;           /* overlapped_steps (the dQ kernel): split_gradients' waits */
     const attn_hop_bwd_plan *hp;
     cute_int b, xh, xt;      /* batch, X's head and 128-row tile */
     cute_int sx, sy;         /* X's rows and Y's */
@@ -51,6 +53,8 @@ static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *
     cute_alg *a = cute_ctx_alg(c);
     hb_job j = {.kv = kv, .fused = kv && hp->fused_dq, .hp = hp, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
     cute_int bx = cute_block_idx(c, 0);
+    j.split = kv && !j.fused && p->d == 128 && hp->kv_steps == ATTN_KV_SPLIT;
+    j.dq_split = !kv && p->d == 128 && hp->dq_split;
     if (j.fused) /* the grid (B, key tiles, KV heads): launch_cfg's */
         j.b = cute_block_idx(c, 0), bx = cute_block_idx(c, 1), j.xh = cute_block_idx(c, 2);
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
@@ -388,6 +392,16 @@ static void line_stage(cute_ctx *c, const hb_frag *f, cute_val v)
     warpgroup_sync(c, f->wg);
 }
 
+/* staged_lines: the step's LSE and D (line, this thread's share of them) through its
+ * warpgroup's copy in shared memory, where the gradients read them */
+static void staged_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, cute_val line,
+                        hb_step *st)
+{
+    if (!staged_lines(p, j)) return;
+    line_stage(c, f, line);
+    st->gl = f->sl, st->gd = f->sd;
+}
+
 /* one step of serial_steps: the scores, P and dS, the fused dQ's dS^T staged, then dV and dK,
  * and with_dq the fused dQ's part of the step before (a step late: the warpgroups need not
  * meet at every step to have both halves of dS^T in) */
@@ -398,8 +412,7 @@ static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     cute_val line = line_fetch(c, p, j, f, mt, i);
     issue_scores(c, p, m, f, s);
     cute_warpgroup_wait(c, 0);
-    line_stage(c, f, line);
-    st.gl = f->sl, st.gd = f->sd;
+    staged_step(c, p, j, f, line, &st);
     gradients(c, p, j, f, &st, scale_log2);
     convert(c, p, j, f);
     if (j->fused) attn_hbdq_stage_ds(c, j->hp, &f->q, f->acc_b);
@@ -411,7 +424,63 @@ static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     cute_pipeline_state_advance(c, s);
 }
 
-/* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other, since dK, dV,
+/* a product of its own batch: acc = X Y^T of the state's stage (scores) */
+static void issue_score(cute_ctx *c, const attn_plan *p, const hb_frag *f, cute_tensor acc, cute_tensor x,
+                        cute_tensor y, const cute_pipeline_state *s)
+{
+    cute_warpgroup_arrive(c);
+    scores_product(c, p, f, acc, x, attn_hop_stage(c, y, 4, s));
+    cute_warpgroup_commit_batch(c);
+}
+
+/* A = X1 Y1^T and B = X2 Y2^T of the state's stage, once it is full, as two batches */
+static void issue_scores_apart(cute_ctx *c, const attn_plan *p, const hb_smem *m, const hb_frag *f,
+                               const cute_pipeline_state *s)
+{
+    cute_pipeline_consumer_wait(c, &m->py, s, (cute_val){0});
+    issue_score(c, p, f, f->acc_a, f->sx1, f->sy1, s);
+    issue_score(c, p, f, f->acc_b, f->sx2, f->sy2, s);
+}
+
+/* a product of its own batch: acc += R Y^T of the state's stage, R in the dtype from f32 a */
+static void issue_product(cute_ctx *c, const attn_plan *p, const hb_frag *f, cute_tensor a, cute_tensor r,
+                          cute_tensor yt, cute_tensor acc, const cute_pipeline_state *s)
+{
+    cute_tensor_store(c, r, cute_ssa_cvt(c, cute_tensor_load(c, a), p->cfg.dtype));
+    cute_warpgroup_arrive(c);
+    gemm_rs(c, p, f, r, attn_hop_stage(c, yt, 4, s), acc);
+    cute_warpgroup_commit_batch(c);
+}
+
+/* A step of the dK/dV kernel at head dim 128 with FlashAttention 3's waits: S^T and dP^T
+ * issued as two batches and waited for apart, P (the exp2s, most of the step's arithmetic)
+ * computed while dP^T's product runs; dV += P^T dO issued before dS is computed, which runs
+ * beside it; then dK += dS^T Q.  What stays serial: the next step's scores wait for dK (the
+ * scores, dK and dV in flight at once spill 200 bytes at 240 registers and ptxas serializes
+ * every wgmma; the scores issued behind dK alone, C7514, serialized too).  Not with the fused
+ * dQ: its dQ product beside dK's had ptxas serialize every wgmma (C7512). */
+static void split_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
+                       const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i)
+{
+    hb_step st = step_views(c, p, j, f, mt, i);
+    cute_val line = line_fetch(c, p, j, f, mt, i);
+    issue_scores_apart(c, p, m, f, s);
+    cute_warpgroup_wait(c, 1);
+    staged_step(c, p, j, f, line, &st);
+    cute_tuple bound;
+    mask_scores(c, p, j, f, &st, &bound);
+    attn_bwd_probs_loading(c, f->acc_a, st.gl, NULL, bound, false, scale_log2); /* (line_fetch's 0s) */
+    issue_product(c, p, f, f->acc_a, f->rp, f->sy2t, f->out[1], s);
+    cute_warpgroup_wait(c, 1);
+    attn_bwd_dsoft_loading(c, f->acc_a, f->acc_b, st.gd, NULL, bound, false);
+    issue_product(c, p, f, f->acc_b, f->rds, f->sy1t, f->out[0], s);
+    cute_warpgroup_wait(c, 0);
+    cute_pipeline_consumer_release(c, &m->py, s);
+    cute_pipeline_state_advance(c, s);
+}
+
+/* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other (split_step's,
+ * or serial_step's with the fused dQ or CUTEC_ATTN_BWD_STEPS=serial), since dK, dV,
  * the next scores and this step's dS and P in flight at once would need more than 240
  * registers; and without the ping-pong's turns, which spill a few bytes here (the two
  * warpgroups interleave as the pipeline's waits let them).  Fused dQ: each step's products
@@ -422,18 +491,31 @@ static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const
                          const cute_tensor *mt, cute_val scale_log2)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    if (!j->fused) {
-        CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i, false); }
-        return;
+    if (j->fused) attn_hbdq_stage_zero(c, j->hp, &f->q, f->acc_b);
+    CUTE_FOR(c, i, cute_i(0), j->steps) {
+        if (j->split) split_step(c, p, j, m, f, mt, scale_log2, &s, i);
+        else serial_step(c, p, j, m, f, mt, scale_log2, &s, i, j->fused);
     }
-    attn_hbdq_stage_zero(c, j->hp, &f->q, f->acc_b);
-    CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i, true); }
+    if (!j->fused) return;
     attn_hbdq_wait_ds(c, &f->q);
     cute_warpgroup_arrive(c);
     attn_hbdq_issue(c, j->hp, &f->q);
     cute_warpgroup_commit_batch(c);
     cute_warpgroup_wait(c, 0);
     attn_hbdq_handoff(c, &f->q);
+}
+
+/* overlapped_steps' gradients with the scores as two batches (j->dq_split): P once S is in
+ * (dP's and the step before's products running), dS once dP is (the products running) */
+static void split_gradients(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const hb_step *st,
+                            cute_val scale_log2)
+{
+    cute_warpgroup_wait(c, 2);
+    cute_tuple bound;
+    mask_scores(c, p, j, f, st, &bound);
+    attn_bwd_probs_loading(c, f->acc_a, st->gl, &st->cs, bound, !j->kv, scale_log2);
+    cute_warpgroup_wait(c, 1);
+    attn_bwd_dsoft_loading(c, f->acc_a, f->acc_b, st->gd, &st->cs, bound, !j->kv);
 }
 
 /* The steps, overlapped as FlashAttention 3 overlaps a warpgroup's softmax with its GEMMs:
@@ -456,12 +538,19 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
         hb_step st = step_views(c, p, j, f, mt, i);
         convert(c, p, j, f);
         attn_hop_my_turn(c, first);
-        issue_scores(c, p, m, f, &s);
+        if (j->dq_split)
+            issue_scores_apart(c, p, m, f, &s);
+        else
+            issue_scores(c, p, m, f, &s);
         issue_products(c, p, j, f, &r, false);
         attn_hop_your_turn(c, first);
         cute_pipeline_state_advance(c, &s);
-        cute_warpgroup_wait(c, 1);
-        gradients(c, p, j, f, &st, scale_log2);
+        if (j->dq_split) {
+            split_gradients(c, p, j, f, &st, scale_log2);
+        } else {
+            cute_warpgroup_wait(c, 1);
+            gradients(c, p, j, f, &st, scale_log2);
+        }
         cute_warpgroup_wait(c, 0);
         cute_pipeline_consumer_release(c, &m->py, &r);
         cute_pipeline_state_advance(c, &r);

@@ -26,7 +26,7 @@ enum { WARPGROUP = 128 };
 
 typedef struct hop_smem {
     cute_tensor q, k, v, vt; /* (bm,D); (bn,D,stages) each; V as (D,bn,stages): O's B operand */
-    cute_pipeline pq, pk, pv; /* Q (one stage, filled once), K, V */
+    cute_pipeline pq, pk, pv; /* Q (a stage a tile, one or two), K, V */
 } hop_smem;
 
 /* the TMA maps of Q, K and V and their coordinate tensors (B,S,heads,D) */
@@ -64,6 +64,13 @@ static attn_block tile_at(cute_ctx *c, const hop_job *j, cute_int w)
     return attn_block_tiles_at(c, j->p, t, &seq, b, h, m);
 }
 
+/* Q's tile, or its stage of the state's (a staged tile has one mode more: `modes` counts the
+ * unstaged tile's and the stage's) */
+static cute_tensor q_stage(cute_ctx *c, const attn_plan *p, cute_tensor q, int modes, const cute_pipeline_state *s)
+{
+    return p->q_stages > 1 ? attn_hop_stage(c, q, modes, s) : q;
+}
+
 /* a tile's Q, then K(n) and V(n) of every key tile it visits (the pipelines' states s_q and
  * s go on from tile to tile) */
 static void produce_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_maps *x,
@@ -71,7 +78,7 @@ static void produce_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
 {
     cute_pipeline_state s = *sk; /* (its variables: advanced here, they go on) */
     cute_pipeline_producer_acquire(c, &m->pq, sq, (cute_val){0});
-    attn_hop_load_rows(c, p, &p->tma_q, x->q, x->tq, t->b, t->m_block, t->h, m->q,
+    attn_hop_load_rows(c, p, &p->tma_q, x->q, x->tq, t->b, t->m_block, t->h, q_stage(c, p, m->q, 3, sq),
               cute_pipeline_producer_barrier(c, &m->pq, sq));
     cute_pipeline_producer_commit(c, &m->pq, sq);
     cute_pipeline_state_advance(c, sq);
@@ -90,7 +97,7 @@ static void produce_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
 
 static void producer(cute_ctx *c, const hop_job *j)
 {
-    cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
+    cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, j->p->q_stages);
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, j->p->stages);
     CUTE_FOR(c, w, cute_i(0), tiles_mine(c, j)) {
         attn_block t = tile_at(c, j, w);
@@ -101,7 +108,7 @@ static void producer(cute_ctx *c, const hop_job *j)
 /* a consumer thread's operands: its wgmma views of the shared tiles and its accumulators */
 typedef struct hop_frag {
     cute_thr_mma qk, pv;
-    cute_tensor sQ, sK, sVt; /* (MMA,M,K); (MMA,N,K,stages) */
+    cute_tensor sQ, sK, sVt; /* (MMA,M,K[,Q stages]); (MMA,N,K,stages) */
     cute_tensor acc_s, acc_o;
 } hop_frag;
 
@@ -117,14 +124,14 @@ static hop_frag fragments(cute_ctx *c, const attn_plan *p, const attn_block *t, 
     return f;
 }
 
-/* issue acc_s = Q K^T of the state's K tile (a wgmma batch, not waited for) */
+/* issue acc_s = Q K^T of the states' Q and K tiles (a wgmma batch, not waited for) */
 static void issue_scores(cute_ctx *c, const attn_plan *p, const hop_smem *m, const hop_frag *f,
-                         const cute_pipeline_state *s)
+                         const cute_pipeline_state *sq, const cute_pipeline_state *s)
 {
     cute_pipeline_consumer_wait(c, &m->pk, s, (cute_val){0});
     cute_fill(c, f->acc_s, 0);
     cute_warpgroup_arrive(c);
-    cute_gemm(c, &p->mma, f->acc_s, f->sQ, attn_hop_stage(c, f->sK, 4, s), f->acc_s);
+    cute_gemm(c, &p->mma, f->acc_s, q_stage(c, p, f->sQ, 4, sq), attn_hop_stage(c, f->sK, 4, s), f->acc_s);
     cute_warpgroup_commit_batch(c);
 }
 
@@ -200,8 +207,38 @@ static void after_softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, 
     for (int i = 0; i < r->n; i++) go = cute_val_binop(c, CUTE_OP_AND, go, cute_val_cmp(c, CUTE_OP_GE, r->l[i], zero));
     if (!p->wait_first) CUTE_IF(c, go) { cute_pipeline_consumer_wait(c, &m->pk, &st->k, (cute_val){0}); }
     retire(c, 0, &m->pv, &st->v); /* O += P(n-1) V(n-1) is in */
+    if (p->rescale_in_turn) return; /* (in the next turn) */
     if (p->wait_first) attn_rescale(c, r, f->acc_o, corr);
     else CUTE_IF(c, moved) { attn_rescale(c, r, f->acc_o, corr); }
+}
+
+/* CUTEC_ATTN_FWD_WAIT=turn, FlashAttention 3's order: the softmax of S(n) leaves its
+ * factors for O in variables, and O is rescaled in the next turn, after S(n+1)'s issue and
+ * before P(n) V(n)'s, where the tensor cores are busy with S(n+1) anyway; after the softmax
+ * only the wait for P(n-1) V(n-1) and P's conversion (its registers are that wgmma's A).
+ * (O += P(n) V(n) needs O scaled by the factors of S(n)'s softmax first: the same order of
+ * operations as the rescale right after the softmax.) */
+typedef struct turn_factors {
+    cute_val corr[8];
+} turn_factors;
+
+static turn_factors turn_factors_start(cute_ctx *c, const attn_plan *p, const attn_rows *r, const cute_val *corr)
+{
+    turn_factors tf = {{{0}}};
+    if (p->rescale_in_turn)
+        for (int i = 0; i < r->n; i++) tf.corr[i] = cute_val_var(c, corr[i]);
+    return tf;
+}
+
+static void turn_factors_keep(cute_ctx *c, const attn_rows *r, turn_factors *tf, const cute_val *corr)
+{
+    for (int i = 0; i < r->n; i++) cute_val_assign(c, tf->corr[i], corr[i]);
+}
+
+static void rescale_in_turn(cute_ctx *c, const attn_plan *p, const attn_rows *r, const hop_frag *f,
+                            const turn_factors *tf)
+{
+    if (p->rescale_in_turn) attn_rescale(c, r, f->acc_o, tf->corr);
 }
 
 /* One tile.  As FlashAttention 3 overlaps a warpgroup's softmax with its GEMMs: S(n) = Q
@@ -223,24 +260,28 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     int ring = p->consumers;
     cute_val corr[8];
     attn_hop_ring_turn(c, st->wg, ring);
-    issue_scores(c, p, m, &f, &st->k);
+    issue_scores(c, p, m, &f, &st->q, &st->k);
     attn_hop_ring_pass(c, st->wg, ring);
     retire(c, 0, &m->pk, &st->k);
     softmax(c, p, t, &f, &r, t->n_begin, scale_log2, corr); /* (O is 0: no rescale) */
+    turn_factors tf = turn_factors_start(c, p, &r, corr);
     to_p(c, p, &f, rp);
     CUTE_FOR(c, n, cute_add(a, t->n_begin, cute_i(1)), t->n_end) {
         attn_hop_ring_turn(c, st->wg, ring);
-        issue_scores(c, p, m, &f, &st->k);
+        issue_scores(c, p, m, &f, &st->q, &st->k);
+        rescale_in_turn(c, p, &r, &f, &tf);
         issue_attend(c, p, m, &f, rp, &st->v);
         attn_hop_ring_pass(c, st->wg, ring);
         retire(c, 1, &m->pk, &st->k); /* S(n) is in */
         cute_val moved = softmax(c, p, t, &f, &r, n, scale_log2, corr);
+        if (p->rescale_in_turn) turn_factors_keep(c, &r, &tf, corr);
         after_softmax(c, p, t, m, &f, &r, n, moved, corr, st);
         to_p(c, p, &f, rp);
     }
     cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
     cute_pipeline_state_advance(c, &st->q);
     attn_hop_ring_turn(c, st->wg, ring);
+    rescale_in_turn(c, p, &r, &f, &tf);
     issue_attend(c, p, m, &f, rp, &st->v);
     attn_hop_ring_pass(c, st->wg, ring);
     retire(c, 0, &m->pv, &st->v);
@@ -250,7 +291,7 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
 /* tid: the thread's index among the consumers (0 .. 128 consumers - 1) */
 static void consumer(cute_ctx *c, const hop_job *j, cute_int tid)
 {
-    hop_states st = {cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1),
+    hop_states st = {cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, j->p->q_stages),
                      cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, j->p->stages),
                      cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, j->p->stages),
                      attn_hop_ring_start(c, tid, j->p->consumers)};
@@ -274,7 +315,7 @@ static hop_smem shared_memory(cute_ctx *c, const attn_plan *p)
     cute_tiler t = cute_tiler_layout(&tr);
     m.vt = cute_tensor_compose(c, m.v, &t); /* V's stages seen as (D, bn, stages) */
     int threads = p->consumers * WARPGROUP;
-    m.pq = cute_pipeline_tma_async_create(c, &al, 1, threads, p->tma_q.bytes * (p->d / 64));
+    m.pq = cute_pipeline_tma_async_create(c, &al, p->q_stages, threads, p->tma_q.bytes * (p->d / 64));
     m.pk = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_k.bytes * (p->d / 64));
     m.pv = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_v.bytes * (p->d / 64));
     return m;

@@ -58,7 +58,7 @@ static bool hopper_parts(cute_alg *a, const cute_attention_config *cfg, attn_pla
     if (!make_mma(a, cfg->dtype, p->bn, false, p->consumers, &p->mma) ||
         !make_mma(a, cfg->dtype, p->d, true, p->consumers, &p->pv))
         return false;
-    p->smem_q = tile_of(a, cfg->dtype, p->bm, p->d, 0);
+    p->smem_q = tile_of(a, cfg->dtype, p->bm, p->d, p->q_stages > 1 ? p->q_stages : 0);
     p->smem_kv = tile_of(a, cfg->dtype, p->bn, p->d, p->stages);
     return !a->failed;
 }
@@ -78,11 +78,15 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     if (bm != 128 && (bm != 192 || cfg->head_dim != 64))
         return cute_alg_fail(a, "attention hopper: %d query rows a tile at head dim %d (128, or 192 at head dim 64: "
                              "three warpgroups' accumulators fit their registers there)", bm, cfg->head_dim);
-    p->d = cfg->head_dim, p->bm = bm, p->consumers = bm / 64, p->threads = (p->consumers + 1) * 128;
+    p->d = cfg->head_dim, p->bm = bm, p->consumers = bm / 64, p->threads = (p->consumers + 1) * 128, p->q_stages = 1;
     /* the softmax before the wait for P V where CUTEC_ATTN_FWD_WAIT=after (hopper_fwd.c):
-     * measured slower (H200, session 29's mid pass), not the default */
+     * measured slower (H200, session 29's mid pass), not the default; =turn: O's rescale in
+     * the next turn, between S's issue and P V's (FlashAttention 3's order) */
     const char *wait = getenv("CUTEC_ATTN_FWD_WAIT");
-    p->wait_first = !wait || strcmp(wait, "after") != 0;
+    p->wait_first = !wait || (strcmp(wait, "after") != 0 && strcmp(wait, "after,turn") != 0);
+    p->rescale_in_turn = wait && (!strcmp(wait, "turn") || !strcmp(wait, "after,turn"));
+    const char *order = getenv("CUTEC_ATTN_FWD_ORDER"); /* the persistent grid's causal order (hopper_sched.c) */
+    p->snake = order && !strcmp(order, "snake");
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
      * 20 bytes there: 64) and at 192 rows (160 registers a consumer: 144 keys spill 64
@@ -97,6 +101,21 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
                              "to 256, whose K and V tiles fit twice in shared memory beside Q's)",
                              (long long)p->bn, (long long)p->d);
     return hopper_parts(a, cfg, p);
+}
+
+/* With CUTEC_ATTN_FWD_QSTAGES=2 on the persistent grid: Q's tile in two stages where two K and
+ * V stages still fit beside them (d128 causal's 128-key tiles, d64's, d128 with --block-n
+ * 160; not d128's default 176), so that the producer loads the next tile's Q as soon as it
+ * has issued this tile's K and V, not once the tile's last S retired (one stage: the next
+ * tile's first S waited for Q's load at every tile) */
+bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p)
+{
+    const char *q = getenv("CUTEC_ATTN_FWD_QSTAGES");
+    int64_t es = 2, tile = p->bm * p->d * es, stage = 2 * p->bn * p->d * es, fit = (SMEM_BYTES - 2 * tile) / stage;
+    if (!p->sms || !q || strcmp(q, "2") != 0 || fit < 2) return true;
+    p->q_stages = 2;
+    p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
+    return hopper_parts(a, &p->cfg, p);
 }
 
 bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p)

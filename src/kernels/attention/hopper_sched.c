@@ -8,8 +8,15 @@
  * batch, so that the short ones fill the end.  (Session 29 tried a head's Q tiles side by
  * side, longest first, so that a round's blocks share K and V in L2: on an H200 d128 causal
  * 527.9 TFLOP/s against 488.7, still below a block a tile's 577.2, and d64 causal 307.0
- * against 341.4: this order stays.)  Tile-level scheduling only: the tiles are the layouts'
- * business. */
+ * against 341.4: this order stays.)  With CUTEC_ATTN_FWD_ORDER=snake (p->snake), causal
+ * walks a head's Q tiles side by side again, longest first, and in every odd round the
+ * blocks take its tiles in reverse (block x the round's tile grid - 1 - x): where a round
+ * spans a few heads' tiles of every length, a block that got a long tile in one round gets
+ * a short one in the next, so that the static rounds stay balanced as a block a tile's
+ * dynamic order is (a model of 128 heads of 32 Q tiles on 132 SMs, a tile's cost its key
+ * tiles plus 2: the last block ends at 640 with the head-by-head order, 592 with the
+ * snake, 576 with the order above).  Tile-level scheduling only: the tiles are the
+ * layouts' business. */
 #include "cutec/notation.h"
 #include "kernels/attention/attention_internal.h"
 
@@ -17,7 +24,7 @@ attn_hop_sched attn_hop_sched_make(cute_ctx *c, const attn_plan *p, cute_tensor 
 {
     cute_alg *a = cute_ctx_alg(c);
     const cute_int *e = mQ.layout.shape.leaf; /* (B, Sq, H, D) */
-    attn_hop_sched s = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0], cute_i(0)};
+    attn_hop_sched s = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0], cute_i(0), p->snake && p->cfg.causal};
     s.count = cute_mul(a, cute_mul(a, s.tiles_m, s.heads), s.batch);
     return s;
 }
@@ -27,20 +34,37 @@ cute_int attn_hop_sched_grid(cute_ctx *c, const attn_plan *p, const attn_hop_sch
     return cute_min(cute_ctx_alg(c), s->count, cute_i(p->sms > 0 ? p->sms : 1));
 }
 
+/* the place of block x in round r: x, or with the snake grid - 1 - x in odd rounds */
+static cute_int place(cute_ctx *c, const attn_hop_sched *s, cute_int r)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int x = cute_block_idx(c, 0), g = cute_grid_dim(c, 0);
+    if (!s->snake) return x;
+    cute_int flip = cute_sub(a, cute_sub(a, g, cute_i(1)), cute_mul(a, x, cute_i(2)));
+    return cute_add(a, x, cute_mul(a, cute_mod(a, r, cute_i(2)), flip));
+}
+
+/* the full rounds, and one more where the block's place in the partial last is inside it */
 cute_int attn_hop_sched_mine(cute_ctx *c, const attn_hop_sched *s)
 {
     cute_alg *a = cute_ctx_alg(c);
-    return cute_ceil_div(a, cute_sub(a, s->count, cute_block_idx(c, 0)), cute_grid_dim(c, 0));
+    if (!s->snake) return cute_ceil_div(a, cute_sub(a, s->count, cute_block_idx(c, 0)), cute_grid_dim(c, 0));
+    cute_int g = cute_grid_dim(c, 0), rounds = cute_div(a, s->count, g);
+    cute_int rest = cute_sub(a, s->count, cute_mul(a, rounds, g));
+    cute_int more = cute_sub(a, rest, place(c, s, rounds)); /* > 0: a tile there */
+    return cute_add(a, rounds, cute_min(a, cute_i(1), cute_max(a, cute_i(0), more)));
 }
 
 void attn_hop_sched_tile(cute_ctx *c, const attn_plan *p, const attn_hop_sched *s, cute_int w, cute_int *m,
                          cute_int *h, cute_int *b)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int idx = cute_add(a, cute_block_idx(c, 0), cute_mul(a, w, cute_grid_dim(c, 0)));
-    /* the linear order to (Q tile, head, batch): Q tiles fastest, or (causal) slowest */
-    cute_layout order = p->cfg.causal ? cute_layout_fmt(a, "(%I,%I,%I):(1@1,1@2,1@0)", s->heads, s->batch, s->tiles_m)
-                                      : cute_layout_fmt(a, "(%I,%I,%I):(1@0,1@1,1@2)", s->tiles_m, s->heads, s->batch);
+    cute_int idx = cute_add(a, place(c, s, w), cute_mul(a, w, cute_grid_dim(c, 0)));
+    /* the linear order to (Q tile, head, batch): Q tiles fastest, or (causal, but with the
+     * snake) slowest */
+    bool across = p->cfg.causal && !s->snake;
+    cute_layout order = across ? cute_layout_fmt(a, "(%I,%I,%I):(1@1,1@2,1@0)", s->heads, s->batch, s->tiles_m)
+                               : cute_layout_fmt(a, "(%I,%I,%I):(1@0,1@1,1@2)", s->tiles_m, s->heads, s->batch);
     cute_tuple at = cute_layout_eval_basis(a, &order, idx);
     *m = p->cfg.causal ? cute_sub(a, cute_sub(a, s->tiles_m, cute_i(1)), at.leaf[0]) : at.leaf[0];
     *h = at.leaf[1], *b = at.leaf[2];

@@ -3,6 +3,7 @@
  * 16 so that one ldmatrix.x4 feeds two n8 atoms), 128-byte-swizzled shared tiles filled by
  * 16-byte cp.async, and ldmatrix for the three operands that come from shared memory (Q, K
  * and, transposed, V). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cutec/atom_table.h"
@@ -25,19 +26,22 @@ static cute_tiled_mma make_mma(cute_alg *a, const cute_mma_atom *atom, int warps
     return cute_make_tiled_mma(a, atom, &w, &pm, &pn, &pk);
 }
 
-/* (rows, D) tiles, D contiguous: 4 threads a row, each a run of D/4 elements in 16-byte
- * cp.async pieces.  A thread's pieces of a row share one address register (their offsets are
- * immediates), and its rows are few (a 64-row tile: two), so the offsets of a K or V tile
- * cost 4 registers across the loop where 16-byte pieces side by side cost 16. */
-static cute_tiled_copy make_g2s(cute_alg *a, cute_dtype d, int64_t D, int threads)
+/* (rows, D) tiles, D contiguous: 4 threads a row, each a 16-byte cp.async piece of every
+ * 64 bytes of the row (the raked product puts a thread's pieces 32 elements apart).  One
+ * instruction of a warp then fills 8 rows' 64 contiguous bytes: whole 32-byte sectors of
+ * global memory and 4 shared wavefronts for its 512 bytes (a run of D/4 elements a thread,
+ * as before, read half of every sector and took 16 wavefronts: ncu, session 29).  A
+ * thread's pieces of a row still share one global address register (immediate offsets),
+ * its rows are few (a 64-row tile: two), and the 128-byte swizzle moves its pieces only by
+ * bit 2 of the chunk: two shared address registers for them all. */
+static cute_tiled_copy make_g2s(cute_alg *a, cute_dtype d, int threads)
 {
     cute_copy_atom atom;
     cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", d, &atom);
-    int64_t per_row = 4;
+    int64_t per_row = 4, piece = 16 / cute_dtype_bytes(d);
     cute_layout thr = cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", (long long)(threads / per_row),
                                       (long long)per_row, (long long)per_row);
-    cute_layout val = cute_layout_fmt(a, "(1,%lld):(0,1)", (long long)(D / per_row));
-    (void)d;
+    cute_layout val = cute_layout_fmt(a, "(1,%lld):(0,1)", (long long)piece);
     return cute_make_tiled_copy_tv(a, &atom, &thr, &val);
 }
 
@@ -78,6 +82,10 @@ bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
                              cfg->kv_stages);
     if (!attn_plan_sized(a, cfg, p, cfg->head_dim == 256 ? 64 : 128, 4)) return false;
     p->step_n = cfg->block_n ? cfg->block_n : 64;
+    /* O rescaled lazily (softmax.c) where CUTEC_ATTN_SM80_RESCALE=lazy, read as the library
+     * compiles; by default every tile, as FlashAttention 2 does */
+    const char *rescale = getenv("CUTEC_ATTN_SM80_RESCALE");
+    p->rescale_lazy = rescale && !strcmp(rescale, "lazy");
     if (cfg->kv_stages == 2) p->stages = 2, p->smem_kv = attn_smem_tile(a, cfg->dtype, p->bn, p->d, 2);
     return !a->failed;
 }
@@ -98,7 +106,7 @@ bool attn_plan_sized(cute_alg *a, const cute_attention_config *cfg, attn_plan *p
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, mma_name(cfg->dtype), &atom)) return false;
     p->mma = make_mma(a, &atom, p->threads / 32);
-    p->g2s = make_g2s(a, cfg->dtype, p->d, p->threads);
+    p->g2s = make_g2s(a, cfg->dtype, p->threads);
     p->s2r_q = make_s2r(a, p, "SM75_U32x4_LDSM_N", CUTE_MMA_A);
     p->s2r_k = make_s2r(a, p, "SM75_U32x4_LDSM_N", CUTE_MMA_B);
     p->s2r_v = make_s2r(a, p, "SM75_U16x8_LDSM_T", CUTE_MMA_B);

@@ -109,6 +109,60 @@ void attn_softmax_tile(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor
     attn_rescale(c, r, acc_o, corr);
 }
 
+/* a thread's rows of S: each row's max over its quad (the tile's, not yet the running one) */
+static void tile_maxima(cute_ctx *c, const attn_rows *r, cute_tensor S, cute_ssa *s, cute_val *mt)
+{
+    cute_reducer max = cute_reducer_op(CUTE_OP_MAX);
+    for (int i = 0; i < r->n; i++) {
+        s[i] = cute_tensor_load(c, CUTE_SLICE(c, S, i, CUTE_ALL));
+        mt[i] = cute_ssa_reduce(c, CUTE_OP_MAX, s[i]);
+        cute_warp_allreduce(c, &max, &mt[i], 4);
+    }
+}
+
+/* the running maxima moved to the tile's mt where larger, l and O's rows scaled to them */
+static void move_maxima(cute_ctx *c, attn_rows *r, const cute_val *mt, cute_tensor acc_o, cute_val scale_log2)
+{
+    cute_tensor O = attn_rowcol(c, acc_o);
+    for (int i = 0; i < r->n; i++) {
+        cute_val m = cute_val_binop(c, CUTE_OP_MAX, mt[i], r->m[i]);
+        cute_val neg_ms = cute_val_unop(c, CUTE_OP_NEG, scaled_max(c, m, scale_log2));
+        cute_val corr = cute_val_fast(c, CUTE_OP_EXP2, cute_val_fma(c, r->m[i], scale_log2, neg_ms));
+        cute_tensor orow = CUTE_SLICE(c, O, i, CUTE_ALL);
+        cute_tensor_store(c, orow, times(c, cute_tensor_load(c, orow), corr));
+        cute_val_assign(c, r->l[i], cute_val_binop(c, CUTE_OP_MUL, r->l[i], corr));
+        cute_val_assign(c, r->m[i], m);
+    }
+}
+
+/* FlashAttention 4's lazy rescale: the running max m of a row moves (and O and l with it)
+ * only where some row of the warp saw a tile max above m by more than 8 in log2 units
+ * (a warp-uniform branch); elsewhere P = exp2(S scale_log2 - m scale_log2) stays within
+ * 2^8, and O / l is the same quotient.  On scores of one scale the maxima settle within a
+ * few tiles, so most tiles skip O's 4 x MMA_N x MMA_M multiplies and P V's MMAs no longer
+ * wait for them.  (A row's first keys always move it: m = -inf.) */
+void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o, cute_val scale_log2)
+{
+    cute_tensor S = attn_rowcol(c, acc_s);
+    cute_ssa s[8];
+    /* 8 in log2 units is 8 / scale_log2 in S's (loop-invariant; the compare in S's units
+     * left ptxas the registers for no spill on sm_90a, where one in log2 units spilled 12 bytes) */
+    cute_val mt[8], far = cute_val_binop(c, CUTE_OP_DIV, cute_val_const(c, CUTE_F32, 8), scale_log2), need = {0};
+    tile_maxima(c, r, S, s, mt);
+    for (int i = 0; i < r->n; i++) { /* mt - m > far: true for m = -inf, false for mt = m = -inf (NaN) */
+        cute_val up = cute_val_cmp(c, CUTE_OP_GT, cute_val_binop(c, CUTE_OP_SUB, mt[i], r->m[i]), far);
+        need = i ? cute_val_binop(c, CUTE_OP_OR, need, up) : up;
+    }
+    CUTE_IF(c, cute_val_vote(c, need, CUTE_VOTE_ANY)) { move_maxima(c, r, mt, acc_o, scale_log2); }
+    for (int i = 0; i < r->n; i++) {
+        cute_val neg_ms = cute_val_unop(c, CUTE_OP_NEG, scaled_max(c, r->m[i], scale_log2));
+        cute_ssa p = cute_ssa_fast(c, CUTE_OP_EXP2, cute_ssa_fma(c, s[i], cute_ssa_scalar(c, scale_log2, s[i].shape),
+                                                                 cute_ssa_scalar(c, neg_ms, s[i].shape)));
+        cute_tensor_store(c, CUTE_SLICE(c, S, i, CUTE_ALL), p);
+        cute_val_assign(c, r->l[i], cute_val_binop(c, CUTE_OP_ADD, r->l[i], cute_ssa_reduce(c, CUTE_OP_ADD, p)));
+    }
+}
+
 void attn_softmax_finish(cute_ctx *c, attn_rows *r, cute_tensor acc_o, cute_val scale_log2,
                          cute_val *lse)
 {

@@ -47,11 +47,21 @@ static cute_tensor mine(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, cute_
 static int waves(const gemm_plan *p) { return (int)(p->bm / (64 * p->consumers)); }
 
 /* The tile's parts of N with one block of B each: the whole tile where it divides 128; a
- * 192-wide tile (its origin a multiple of 64) in parts of 64, a block boundary falling
- * between parts where it falls inside the tile */
-static int parts(const gemm_plan *p) { return p->bn > 128 ? (int)(p->bn / 64) : 1; }
+ * wider one in parts of gcd(bn, 128) columns (192: three of 64; 160: five of 32; 176: eleven
+ * of 16): a tile's
+ * origin is a multiple of that width, so a block boundary falls only between parts */
+static int part_width(const gemm_plan *p)
+{
+    int w = (int)p->bn;
+    for (int b = 128; b;) {
+        int r = w % b;
+        w = b, b = r;
+    }
+    return p->bn > 128 ? w : (int)p->bn;
+}
+static int parts(const gemm_plan *p) { return (int)(p->bn / part_width(p)); }
 
-enum { MAX_WAVES = 2, MAX_PARTS = 3 };
+enum { MAX_WAVES = 2, MAX_PARTS = 11 };
 
 /* Where the thread's scales lie at k-block 0, computed once a tile (the tile's origin comes
  * from the scheduler's divisions: inside the k-loop they would be redone every k-tile): the
@@ -139,11 +149,13 @@ static cute_tensor make_scales(cute_ctx *c, int n)
 }
 
 /* a wave's fragment ((column pair, row, column group), 1, 1) with its column groups split by
- * part, ((2, 2, (8, parts)), 1, 1), to meet broadcast's view (unchanged in one part) */
+ * part, ((2, 2, (groups a part, parts)), 1, 1), to meet broadcast's view (unchanged in one
+ * part) */
 static cute_tensor by_part(cute_ctx *c, const gemm_plan *p, cute_tensor frag)
 {
     if (parts(p) == 1) return frag;
-    cute_layout split = cute_layout_fmt(cute_ctx_alg(c), "((2,2,(8,%d)),1,1):((1,2,(4,32)),0,0)", parts(p));
+    int g = part_width(p) / 8;
+    cute_layout split = cute_layout_fmt(cute_ctx_alg(c), "((2,2,(%d,%d)),1,1):((1,2,(4,%d)),0,0)", g, parts(p), 4 * g);
     cute_tiler T = cute_tiler_layout(&split);
     return cute_tensor_compose(c, frag, &T);
 }
@@ -154,7 +166,7 @@ static cute_ssa broadcast(cute_ctx *c, const gemm_plan *p, cute_tensor prod, int
 {
     cute_alg *a = cute_ctx_alg(c);
     if (parts(p) > 1) { /* (one wave) */
-        prod.layout = cute_layout_fmt(a, "((2,2,(8,%d)),1,1):((0,1,(0,2)),0,0)", parts(p));
+        prod.layout = cute_layout_fmt(a, "((2,2,(%d,%d)),1,1):((0,1,(0,2)),0,0)", part_width(p) / 8, parts(p));
         return cute_tensor_load(c, prod);
     }
     prod = cute_tensor_local_tile(c, prod, cute_tuple_parse(a, "2"), cute_tuple_fmt(a, "%d", w), NULL);
@@ -179,6 +191,7 @@ typedef struct blockscale_loop {
     cute_int k_tiles;
     bool ahead;        /* the scales of kt + 2 loaded at kt's promotion (else CUTE_GEMM_SCALE_MUL_LOAD:
                           kt's loaded with kt's batch, multiplied at once) */
+    bool interleave;     /* CUTE_GEMM_SCALE_MUL_INTERLEAVE: issue_promote */
     bool staged;         /* gemm_blockscale_staged: */
     cute_tensor stage;   /* the thread's (value, slot) of the ring */
     cute_copy_atom copy; /* cp.async of one f32 */
@@ -268,6 +281,65 @@ static void promote(cute_ctx *c, const blockscale_loop *l, const partial *x, int
     else if (l->ahead) load_ahead(c, l, cute_add(cute_ctx_alg(c), kt, cute_i(2)), x->scale);
 }
 
+/* Interleaved (CUTE_GEMM_SCALE_MUL_INTERLEAVE): the promotion of `prev` cut into as many
+ * parts as the next batch has wgmmas (four at bk 128), a part after each.  Each wgmma of
+ * the next batch is a commit group of its own; the wait for at most one group after the
+ * first says prev's batch has retired (its stage released, its products taken), then each
+ * wgmma is followed by 16 of prev's 64 FMAs.  The promotion's FFMAs (which stall on dispatch
+ * beside the tensor core, bench/RESULTS.md session 29's profiles) then come in short runs
+ * between the warp's own wgmmas instead of one run of 64 after them. */
+
+/* part q of n of a 64 x bn fragment ((column pair, row, column group), 1, 1), its column
+ * groups cut in n runs: ((2, 2, (G/n, n)), 1, 1) sliced at q */
+static cute_tensor part_of(cute_ctx *c, const gemm_plan *p, cute_tensor frag, int q, int n)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t g = p->bn / 8;
+    cute_layout split = cute_layout_fmt(a, "((2,2,(%lld,%d)),1,1):((1,2,(4,%lld)),0,0)", (long long)(g / n), n,
+                                        (long long)(4 * g / n));
+    cute_tiler T = cute_tiler_layout(&split);
+    return cute_tensor_slice(c, cute_tensor_compose(c, frag, &T), cute_tuple_fmt(a, "((_,_,(_,%d)),_,_)", q));
+}
+
+/* part q of n of prev's promotion: sum += partial * (sa sb), the products broadcast along
+ * the columns as broadcast() does */
+static void promote_part(cute_ctx *c, const blockscale_loop *l, const partial *prev, int q, int n)
+{
+    cute_tensor prod = prev->prod;
+    prod.layout = cute_layout_fmt(cute_ctx_alg(c), "((2,2,%lld),1,1):((0,1,0),0,0)", (long long)(l->p->bn / 8));
+    cute_tensor sum = part_of(c, l->p, l->f->acc, q, n);
+    cute_ssa x = cute_ssa_fma(c, cute_tensor_load(c, part_of(c, l->p, prev->acc, q, n)),
+                              cute_tensor_load(c, part_of(c, l->p, prod, q, n)), cute_tensor_load(c, sum));
+    cute_tensor_store(c, sum, x);
+}
+
+/* next's batch (k-tile kt + 1) issued wgmma by wgmma with prev's promotion (k-tile kt) in
+ * parts between them; then the scales of kt + 2 load into prev's */
+static void issue_promote(cute_ctx *c, const blockscale_loop *l, const partial *next, const partial *prev, cute_int kt)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_pipeline_consumer_wait(c, &l->m->pipe, l->read, (cute_val){0});
+    cute_tensor A = gemm_hopper_stage(c, l->f->tCsA, l->read), B = gemm_hopper_stage(c, l->f->tCsB, l->read);
+    cute_layout k_mode = cute_get(a, &A.layout, 2);
+    int kb = (int)cute_int_constant_term(a, cute_size(a, &k_mode)); /* the wgmmas of a k-tile */
+    int n = (l->p->bn / 8) % kb ? 1 : kb;
+    cute_fill(c, next->acc, 0);
+    cute_warpgroup_arrive(c);
+    for (int s = 0; s < kb; s++) {
+        cute_tuple at = cute_tuple_fmt(a, "(_,_,%d)", s);
+        cute_gemm(c, &l->p->mma, next->acc, cute_tensor_slice(c, A, at), cute_tensor_slice(c, B, at), next->acc);
+        cute_warpgroup_commit_batch(c);
+        if (s == 0) {
+            cute_warpgroup_wait(c, 1);
+            gemm_hopper_release(c, l->p, l->m, l->done);
+            multiply(c, &l->at, prev->scale, prev->prod);
+        }
+        if (s < n) promote_part(c, l, prev, s, n);
+    }
+    cute_pipeline_state_advance(c, l->read);
+    load_ahead(c, l, cute_add(a, kt, cute_i(2)), prev->scale);
+}
+
 /* Two partial sums take turns (registers are named at trace time, so the k-loop goes two
  * k-tiles a turn): k-tile kt + 1's batch is issued before kt's promotion, so the tensor core
  * works on the warpgroup's next batch while it promotes the last one.  x[0] holds the even
@@ -287,10 +359,15 @@ static void pairs_mainloop(cute_ctx *c, const blockscale_loop *l)
     issue(c, l, &x[0], cute_i(0));
     CUTE_FOR(c, j, cute_i(0), cute_div(a, cute_sub(a, l->k_tiles, cute_i(1)), cute_i(2))) {
         cute_int kt = cute_add(a, cute_mul(a, j, cute_i(2)), cute_i(1));
-        issue(c, l, &x[1], kt);
-        promote(c, l, &x[0], 1, cute_sub(a, kt, cute_i(1)));
-        issue(c, l, &x[0], cute_add(a, kt, cute_i(1)));
-        promote(c, l, &x[1], 1, kt);
+        if (l->interleave) {
+            issue_promote(c, l, &x[1], &x[0], cute_sub(a, kt, cute_i(1)));
+            issue_promote(c, l, &x[0], &x[1], kt);
+        } else {
+            issue(c, l, &x[1], kt);
+            promote(c, l, &x[0], 1, cute_sub(a, kt, cute_i(1)));
+            issue(c, l, &x[0], cute_add(a, kt, cute_i(1)));
+            promote(c, l, &x[1], 1, kt);
+        }
     }
     cute_int last = cute_sub(a, l->k_tiles, cute_i(1));
     CUTE_IF(c, cute_int_eq(c, cute_mod(a, l->k_tiles, cute_i(2)), cute_i(0))) {
@@ -397,7 +474,8 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
     blockscale_loop l = {.p = p, .m = m, .read = read, .done = done, .f = f, .at = scale_at_tile(c, p, thr, t, s),
                          .k_tiles = t->k_tiles, .ahead = p->cfg.tiling.scale_mul != CUTE_GEMM_SCALE_MUL_LOAD,
-                         .staged = gemm_blockscale_staged(p)};
+                         .staged = gemm_blockscale_staged(p),
+                         .interleave = p->cfg.tiling.scale_mul == CUTE_GEMM_SCALE_MUL_INTERLEAVE};
     if (l.staged) {
         l.stage = cute_tensor_slice(c, m->ring, cute_tuple_fmt(a, "(%I,_,_)", tid));
         cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint32>", CUTE_F32, &l.copy);

@@ -75,13 +75,13 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     const cute_gemm_tiling *t = &cfg->tiling;
     int es = cute_dtype_bytes(cfg->dtype);
     if (!schedule(a, cfg, p)) return false;
-    /* block scales: one block of B a tile where N divides 128, two accumulator sets; or 192
-     * wide in three parts of 64, one set (hopper_blockscale.c) */
+    /* block scales: one block of B a tile where N divides 128, two accumulator sets; or 160,
+     * 176 or 192 wide in parts of 32, 16 or 64, one set (hopper_blockscale.c) */
     bool block = cfg->scale == CUTE_GEMM_SCALE_BLOCK;
     p->bm = t->bm ? t->bm : 128, p->bn = t->bn ? t->bn : block || p->pingpong ? 128 : 256, p->bk = 128 / es;
-    if (block && 128 % p->bn && !(p->bn == 192 && p->bm <= 128))
+    if (block && 128 % p->bn && !((p->bn == 160 || p->bn == 176 || p->bn == 192) && p->bm <= 128))
         return cute_alg_fail(a, "gemm hopper: block scales (one per 128 columns of B) need tiles whose N divides 128, "
-                             "or 192 with bm 128 or less (tile %lldx%lld)", (long long)p->bm, (long long)p->bn);
+                             "or 160, 176 or 192 with bm 128 or less (tile %lldx%lld)", (long long)p->bm, (long long)p->bn);
     /* bm 256: block scales only, two warpgroups each taking two waves of 64 rows (DeepGEMM's
      * BLOCK_M 256: hopper_blockscale.c) */
     bool tall = p->bm == 256 && block;
@@ -89,9 +89,9 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
         (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, 256 with block scales; bn a multiple "
                              "of 16 up to 256, bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
-    if (t->scale_mul < CUTE_GEMM_SCALE_MUL_AUTO || t->scale_mul > CUTE_GEMM_SCALE_MUL_STAGED)
-        return cute_alg_fail(a, "gemm hopper: tiling.scale_mul %d (CUTE_GEMM_SCALE_MUL_AUTO, _PROMOTE, _LOAD or "
-                             "_STAGED)", t->scale_mul);
+    if (t->scale_mul < CUTE_GEMM_SCALE_MUL_AUTO || t->scale_mul > CUTE_GEMM_SCALE_MUL_INTERLEAVE)
+        return cute_alg_fail(a, "gemm hopper: tiling.scale_mul %d (CUTE_GEMM_SCALE_MUL_AUTO, _PROMOTE, _LOAD, "
+                             "_STAGED or _INTERLEAVE)", t->scale_mul);
     if (p->pingpong && p->bm * p->bn > 64 * 256) /* a warpgroup's accumulators: 128 registers a thread */
         return cute_alg_fail(a, "gemm hopper: a ping-pong warpgroup's tile %lldx%lld (at most 64x256 or 128x128: "
                              "each warpgroup holds its whole tile's accumulators)", (long long)p->bm, (long long)p->bn);

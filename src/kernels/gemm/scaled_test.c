@@ -34,7 +34,7 @@ typedef struct scase {
     cute_gemm_scale_kind kind;
     bool out, amax;
     int bm, bn; /* 0: the library's tile */
-    int mul;    /* tiling.scale_mul: 0 the library's (PROMOTE), STAGED and LOAD the others */
+    int mul;    /* tiling.scale_mul: 0 the library's (PROMOTE), STAGED, LOAD and INTERLEAVE the others */
 } scase;
 
 /* the operands, scales (f32: sa (M,KB) M-major, sb (NB,KB) row-major; one value each for
@@ -173,7 +173,7 @@ static void scaled(cute_runtime *rt, cute_gemm_lib *lib, const scase *k, const c
     CHECK(s == CUTE_OK && bad == 0, "%s %s scales %s->%s %lldx%lldx%lld C %s-major tile %dx%d%s%s%s: %s %s %s", where,
           cute_gemm_scale_name(k->kind), cute_dtype_name(k->d), cute_dtype_name(k->cd), (long long)k->M,
           (long long)k->N, (long long)k->K, k->cmajor ? "row" : "column", k->bm, k->bn, k->out ? ", out scale" : "",
-          k->amax ? ", amax" : "", (const char *[]){"", ", scales in registers", ", multiplied at the load", ", staged"}[k->mul],
+          k->amax ? ", amax" : "", (const char *[]){"", ", scales in registers", ", multiplied at the load", ", staged", ", interleaved"}[k->mul],
           cute_status_name(s), err, why);
     free(got);
     drop(b, &p);
@@ -197,6 +197,12 @@ static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
         {72, 200, 144, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 128, 0},
         {136, 328, 400, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 0, 0,
          CUTE_GEMM_SCALE_MUL_LOAD},
+        /* the promotion in parts between the next batch's wgmmas (5 k-tiles: the pairs, then
+         * one; 2: one pair alone, 64 wide: parts of 2 column groups) */
+        {72, 136, 560, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
+         CUTE_GEMM_SCALE_MUL_INTERLEAVE},
+        {40, 200, 272, CUTE_E5M2, CUTE_F32, 1, 0.5, 0.25, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 64,
+         CUTE_GEMM_SCALE_MUL_INTERLEAVE},
         /* the scales staged in shared memory by cp.async (5 k-tiles: the ring's slots wrap) */
         {72, 136, 560, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
          CUTE_GEMM_SCALE_MUL_STAGED},
@@ -208,6 +214,10 @@ static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
          CUTE_GEMM_SCALE_MUL_STAGED},
         {72, 328, 272, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 192, 0},
         {72, 328, 400, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 192, 0},
+        /* 160- and 176-wide tiles: B's blocks by parts of 32 and 16 (tiles across a block
+         * boundary, and past N) */
+        {72, 328, 400, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0},
+        {72, 400, 272, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 176, 0},
         /* 256-row tiles: two waves a warpgroup, one partial set (5 k-tiles; 2, rows past M) */
         {264, 200, 560, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 256, 128, 0},
         {296, 136, 144, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128,
@@ -232,7 +242,7 @@ static void refused(cute_runtime *rt, cute_gemm_lib *lib)
     cute_gemm_scales bad_b = s, none_out = {.out = &p.arg[2]};
     bad_b.b = &wide;
     static const char *want[] = {"bf16 inputs", "(2, 3) but must be (2, 2)", "K >= 1", "TMA-store epilogue",
-                                 "divides 128, or 192", "needs per-tensor or block", "256 with block scales",
+                                 "whose N divides 128", "needs per-tensor or block", "256 with block scales",
                                  "256-row tile runs in the TMA-store epilogue", "tiling.scale_mul 9"};
     struct { const cute_call_arg *A, *B, *C; const cute_gemm_scales *s; int bm, bn, mul; } r[] = {
         {&Ab, &Bb, &C, &s, 0, 0, 0}, {&A, &B, &C, &bad_b, 0, 0, 0}, {&K0, &B0, &C, &s, 0, 0, 0},
@@ -284,7 +294,11 @@ int main(void)
          CUTE_GEMM_SCALE_MUL_LOAD},
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
          CUTE_GEMM_SCALE_MUL_STAGED},
+        {1024, 1000, 880, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
+         CUTE_GEMM_SCALE_MUL_INTERLEAVE},
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 128, 192, 0},
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0},
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 176, 0},
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 256, 128, 0},
     };
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) scaled(gpu, lib, &g[i], "gpu");

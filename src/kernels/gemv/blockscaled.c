@@ -20,7 +20,8 @@ cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg)
 
 int cute_gemv_sf_align(const cute_gemv_config *cfg)
 {
-    return cfg->dtype == CUTE_E2M1 ? 2 : 1;
+    if (cfg->dtype != CUTE_E2M1) return 1;
+    return cfg->smem_stages ? 4 : 2; /* the ring copies a scale group of four at once */
 }
 
 /* CuTe's scale-factor layout (Sm1xxBlkScaledConfig's SfKMajorAtom tiled to the shape, K's
@@ -36,11 +37,12 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
 }
 
 /* the words body's resident blocks an SM asked of ptxas: left alone it takes 128 registers
- * (4 blocks of 128 threads), and a warp's bytes of A in flight need the warps; with the L2
- * prefetch 4 (at 96 registers its address spills a few bytes) */
+ * (4 blocks of 128 threads), and a warp's bytes of A in flight need the warps; the ring as
+ * many as the shared memory of an H100 or H200 holds (228 KB an SM, 1 KB of it a block's),
+ * up to those 5 */
 static int words_blocks(const gemv_plan *p)
 {
-    return p->cfg.l2_prefetch || !p->cfg.tile_at_a_time ? 5 : 5;
+    return p->cfg.smem_stages ? gemv_ring_blocks(p, 5) : 5;
 }
 
 /* the one element of t at coordinate crd, as a tensor of one element */
@@ -83,6 +85,7 @@ typedef struct bs_warp {
     cute_val lo;         /* the byte decode's table, its low word (table_lo) */
     cute_val alpha, beta;
     const gemv_tiles *tiles;
+    gemv_ring ring; /* cfg.smem_stages */
 } bs_warp;
 
 /* this lane's fragments of A (its rows) and of x (once) at `at`, copied in (pred: the
@@ -266,7 +269,7 @@ static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, cons
 #define WORDS_UNROLL 2 /* plan_make's unroll for words: a lane's vectors of a row a k-tile */
 
 /* a lane's registers of one k-tile (words): its vectors of A (its rows) and of x, and
- * their scale pairs, raw */
+ * their scale pairs, raw (u16) */
 typedef struct words_tile {
     cute_tensor rA, rX, sa[GEMV_MAX_ROWS][WORDS_UNROLL], sb[WORDS_UNROLL];
 } words_tile;
@@ -419,6 +422,23 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
     }
 }
 
+/* the ring's stage in registers (ring.c): its products */
+static void ring_products(cute_ctx *c, const gemv_plan *p, const gemv_ring_tile *f, void *user)
+{
+    words_tile wt = {.rA = f->rA, .rX = f->rX, .sb[0] = f->pair[p->rows]};
+    for (int r = 0; r < p->rows; r++) wt.sa[r][0] = f->pair[r];
+    words_products(c, p, &wt, user);
+}
+
+/* words, a warp whose rows are all in A: its `full` whole k-tiles through the ring */
+static void words_ring(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t, cute_int full,
+                       void *user)
+{
+    bs_warp *w = user;
+    if (p->unroll != 1) cute_ctx_fail(c, "gemv: the NVFP4 ring's k-tiles take one vector a row (plan)");
+    gemv_ring_walk(c, p, th, t, &w->ring, full, ring_products, w);
+}
+
 /* each row's sum over the warp (words before sm_100: over 4, the bytes' factor), lane 0 writing */
 static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *user)
 {
@@ -448,6 +468,10 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
     if (p->words && !p->fp4_cvt) w.lo = table_lo(c);
     gemv_walk walk = {.tile = p->words ? words_fma : vector_fma, .end = finish_rows, .user = &w};
     if (p->words && !p->cfg.tile_at_a_time && !p->cfg.l2_prefetch) walk.whole = words_pipelined;
+    if (p->cfg.smem_stages) {
+        w.ring = gemv_ring_make(c, p, &sfa, &sfb, mA.layout.shape.leaf[0], K, mA.layout.shape.leaf[2]);
+        walk.whole = words_ring;
+    }
     gemv_warp_rows_by(c, p, &th, &t, mA.layout.shape.leaf[0], p->ktile, &walk);
 }
 

@@ -16,6 +16,7 @@
 #include "kernels/ew_ref.h"
 
 static uint64_t seed;
+static int sf_shift; /* bytes the scale buffers start past their allocation's (2: not 4-aligned) */
 
 static uint64_t next(void)
 {
@@ -67,8 +68,8 @@ static void make(cute_backend *b, host_op *o, cute_dtype d, int64_t rows, int64_
     }
     b->vt->alloc(b->self, (size_t)bytes + 16, &o->buf);
     b->vt->upload(b->self, &o->buf, 0, o->codes, (size_t)bytes + 16);
-    b->vt->alloc(b->self, (size_t)o->nsf, &o->sfbuf);
-    b->vt->upload(b->self, &o->sfbuf, 0, o->sf, (size_t)o->nsf);
+    b->vt->alloc(b->self, (size_t)(o->nsf + sf_shift), &o->sfbuf);
+    b->vt->upload(b->self, &o->sfbuf, (size_t)sf_shift, o->sf, (size_t)o->nsf);
 }
 
 static void drop(cute_backend *b, host_op *o)
@@ -130,8 +131,8 @@ static void run_case(cute_runtime *rt, cute_gemv_lib *lib, cute_dtype d, cute_dt
     cute_call_arg v = cute_call_tensor(&x.buf, 0, d, nd - 1, (int64_t[]){K, L}, (int64_t[]){1, K});
     cute_call_arg ya = cute_call_tensor(&ybuf, 0, yd, nd - 1, (int64_t[]){M, L}, (int64_t[]){1, M});
     cute_dtype sd = d == CUTE_E2M1 ? CUTE_UE4M3 : CUTE_UE8M0;
-    cute_call_arg sa = cute_call_tensor(&A.sfbuf, 0, sd, 1, (int64_t[]){A.nsf}, (int64_t[]){1});
-    cute_call_arg sb = cute_call_tensor(&x.sfbuf, 0, sd, 1, (int64_t[]){x.nsf}, (int64_t[]){1});
+    cute_call_arg sa = cute_call_tensor(&A.sfbuf, sf_shift, sd, 1, (int64_t[]){A.nsf}, (int64_t[]){1});
+    cute_call_arg sb = cute_call_tensor(&x.sfbuf, sf_shift, sd, 1, (int64_t[]){x.nsf}, (int64_t[]){1});
     char err[1024] = "";
     cute_status s =
         d == CUTE_E2M1
@@ -146,6 +147,35 @@ static void run_case(cute_runtime *rt, cute_gemv_lib *lib, cute_dtype d, cute_dt
     drop(b, &A), drop(b, &x);
     b->vt->free(b->self, &ybuf);
     free(y), free(y0);
+}
+
+/* The ring (the library's default for NVFP4): k-tiles through shared memory, stages - 1
+ * ahead.  Four stages over five full k-tiles and a tail, a partial last warp, batched; two
+ * stages over three k-tiles; three stages over two (fewer k-tiles than the ring holds); a
+ * tail alone.  Scale buffers only 2-byte aligned take the register form. */
+static void ring_forms(cute_runtime *rt, cute_gemv_lib *lib)
+{
+    cute_gemv_config last;
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37, 5 * 1024 + 96, 2, 0.5);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.smem_stages == CUTE_GEMV_SMEM_STAGES && !last.tile_at_a_time, "NVFP4's default: the ring (%d stages)",
+          last.smem_stages);
+    int stages[] = {2, 3, 4}, tiles[] = {3, 2, 0};
+    for (int i = 0; i < 3; i++) {
+        CHECK(cute_gemv_lib_smem_stages(lib, stages[i]), "a ring of %d stages", stages[i]);
+        run_case(rt, lib, CUTE_E2M1, CUTE_F32, 20, tiles[i] * 1024 + 32, 1 + i % 2, 0);
+        cute_gemv_lib_last(lib, &last, NULL);
+        CHECK(last.smem_stages == stages[i], "the library ran a ring of %d stages when asked (%d)", stages[i],
+              last.smem_stages);
+    }
+    CHECK(!cute_gemv_lib_smem_stages(lib, 1) && !cute_gemv_lib_smem_stages(lib, CUTE_GEMV_MAX_SMEM_STAGES + 1),
+          "a ring of 1 or of more than %d stages refused", CUTE_GEMV_MAX_SMEM_STAGES);
+    cute_gemv_lib_smem_stages(lib, -1);
+    sf_shift = 2;
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 4 * 1024, 1, 0);
+    sf_shift = 0;
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(!last.smem_stages, "2-byte aligned scales: the register form (the ring copies groups of four)");
 }
 
 /* on a runtime tracing for `arch`: sm_100a's body (cvt) or the one before it (words) */
@@ -171,10 +201,13 @@ static void results(const char *arch)
     CHECK(last.l2_prefetch == 1, "the library ran NVFP4 with its L2 prefetch when asked");
     cute_gemv_lib_l2_prefetch(lib, 0);
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 3 * 2048 + 32, 2, 0);
-    /* the library loads the next k-tile (1,024 elements) before this one's products where K
-     * spans four k-tiles or more and the blocks (16 rows) fill the SMs (2 on the
-     * interpreter) five each: four full k-tiles and a tail, a partial last warp; a short K
-     * a k-tile at a time; then each k-tile just before its products when asked */
+    ring_forms(rt, lib);
+    /* without the ring, the library loads the next k-tile (1,024 elements) into registers
+     * before this one's products where K spans four k-tiles or more and the blocks (16 rows)
+     * fill the SMs (2 on the interpreter) five each: four full k-tiles and a tail, a partial
+     * last warp; a short K a k-tile at a time; then each k-tile just before its products
+     * when asked */
+    cute_gemv_lib_smem_stages(lib, 0);
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 161, 4096 + 64, 1, 0.5);
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(!last.tile_at_a_time && !last.l2_prefetch, "NVFP4's pipelined form at K 4160, 11 blocks");
@@ -186,6 +219,7 @@ static void results(const char *arch)
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(last.tile_at_a_time, "the library ran NVFP4 a k-tile at a time when asked");
     cute_gemv_lib_tile_at_a_time(lib, false);
+    cute_gemv_lib_smem_stages(lib, -1);
     run_case(rt, lib, CUTE_E4M3, CUTE_BF16, 37, 544, 2, 0.25); /* MXFP8 */
     run_case(rt, lib, CUTE_E4M3, CUTE_F16, 5, 32, 1, 0);
     cute_gemv_lib_free(lib);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "kernels/gemv/gemv_internal.h"
 
@@ -21,10 +22,16 @@ cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg)
     return cfg->dtype == CUTE_E4M3 || cfg->dtype == CUTE_E2M1 ? CUTE_F16 : cfg->dtype;
 }
 
+/* the K-major kernel's vectors a lane and row per k-tile through a ring (cfg.smem_stages):
+ * two, so that a stage of a block of 8 rows of 16-bit elements is 12 KB (A's 8 KB and x's
+ * 4 KB: its warps' own copies) and four stages leave room for four blocks an SM */
+#define RING_UNROLL 2
+
 /* (with several vectors, fewer: each adds a vector of x and of accumulators per A vector) */
 static int rows_unroll(const cute_gemv_config *cfg)
 {
     if (cfg->sf_vec) return 1; /* block-scaled: one vector per lane and k-tile */
+    if (cfg->smem_stages) return RING_UNROLL;
     int bits = cute_dtype_bits(cfg->dtype), bytes = ROWS_LANE_BYTES / (bits <= 8 ? 2 : 1);
     int u = bytes * 8 / (cfg->vec * bits) / gemv_nvec(cfg) / gemv_rows_per_warp(cfg);
     return u < 1 ? 1 : u > 16 ? 16 : u;
@@ -36,10 +43,32 @@ int cute_gemv_k_tile(const cute_gemv_config *cfg)
     return cfg->a_major == 1 ? 32 * cfg->vec * rows_unroll(cfg) : COLS_UNROLL;
 }
 
-/* NVFP4 with the next k-tile's registers loaded before this one's products (the default) */
+bool cute_gemv_ring_able(const cute_gemv_config *cfg)
+{
+    return cfg->a_major == 1 && !cfg->sf_vec && !cfg->mma && gemv_nvec(cfg) == 1 && !cfg->l2_prefetch &&
+           cfg->vec * cute_dtype_bits(cfg->dtype) == 128;
+}
+
+/* NVFP4 with the next k-tiles loaded before this one's products, in registers or through a
+ * shared-memory ring (the default) */
 static bool nvfp4_pipelined(const cute_gemv_config *cfg)
 {
     return cfg->dtype == CUTE_E2M1 && cfg->sf_vec && !cfg->tile_at_a_time && !cfg->l2_prefetch;
+}
+
+/* the ring's copies (ring.c): tc's layouts with cp.async atoms of 16 bytes (A around L1, x
+ * through it) and a scale group's of 4 */
+static bool plan_ring(cute_alg *a, const cute_layout *thr, const cute_layout *val, gemv_plan *p)
+{
+    cute_copy_atom cg, ca;
+    cute_dtype d = p->words ? CUTE_U32 : p->cfg.dtype;
+    if (!cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", d, &cg) ||
+        !cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint128>", d, &ca) ||
+        !cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint32>", CUTE_U32, &p->ring_s))
+        return false;
+    p->ring_a = cute_make_tiled_copy_tv(a, &cg, thr, val);
+    p->ring_x = cute_make_tiled_copy_tv(a, &ca, thr, val);
+    return !a->failed;
 }
 
 /* arch: the compile target's SM version (0: not known) */
@@ -74,6 +103,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
         val = cute_layout_fmt(a, "(%d,%d):(1,%d)", cfg->vec, p->unroll, cfg->vec);
     }
     p->tc = cute_make_tiled_copy_tv(a, &atom, &thr, &val);
+    if (cfg->smem_stages && !plan_ring(a, &thr, &val, p)) return false;
     p->ktile = p->words ? 32 * (bits / 32) * p->unroll : cute_gemv_k_tile(cfg);
     int64_t tk = p->ktile;
     cute_tuple step = cfg->a_major == 1
@@ -90,6 +120,12 @@ static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
     if (!nvfp4 && !mxfp8) {
         snprintf(err, n, "gemv: block-scaled %s with a scale per %d (e2m1 per 16 or e4m3 per 32)",
                  cute_dtype_name(cfg->dtype), cfg->sf_vec);
+        return false;
+    }
+    if (cfg->smem_stages && (!nvfp4_pipelined(cfg) || cfg->smem_stages < 2 ||
+                             cfg->smem_stages > CUTE_GEMV_MAX_SMEM_STAGES)) {
+        snprintf(err, n, "gemv: a shared-memory ring of %d stages (2 to %d) is NVFP4's, not with "
+                 "tile_at_a_time or the L2 prefetch", cfg->smem_stages, CUTE_GEMV_MAX_SMEM_STAGES);
         return false;
     }
     if (cfg->l2_prefetch && !nvfp4) {
@@ -135,6 +171,12 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         (cfg->l2_prefetch && cfg->a_major != 1)) {
         snprintf(err, n, "gemv: an L2 prefetch %d k-tiles ahead (0 to %d, K-major A only)", cfg->l2_prefetch,
                  CUTE_GEMV_MAX_L2_PREFETCH);
+        return false;
+    }
+    if (cfg->smem_stages && !cfg->sf_vec &&
+        (!cute_gemv_ring_able(cfg) || cfg->smem_stages < 2 || cfg->smem_stages > CUTE_GEMV_MAX_SMEM_STAGES)) {
+        snprintf(err, n, "gemv: a shared-memory ring of %d stages (2 to %d) takes NVFP4, or one vector of "
+                 "K-major A in 16-byte vectors without the L2 prefetch", cfg->smem_stages, CUTE_GEMV_MAX_SMEM_STAGES);
         return false;
     }
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
@@ -226,7 +268,7 @@ static void make_blockscaled_specs(const cute_gemv_config *cfg, cute_arg_spec sp
     /* NVFP4's pipelined k-tiles: no __restrict__, so that A's, x's and the scales' loads are
      * weak ones (not ld.global.nc), which ptxas keeps above the warp sync that follows them
      * (blockscaled.c, words_pipelined) */
-    specs[4].may_alias = cfg->dtype == CUTE_E2M1 && !cfg->tile_at_a_time && !cfg->l2_prefetch;
+    specs[4].may_alias = nvfp4_pipelined(cfg) && !cfg->smem_stages;
     specs[5] = cute_spec_float(CUTE_F32);
     specs[6] = cute_spec_float(CUTE_F32);
 }
@@ -248,7 +290,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -259,7 +301,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              : cfg->many_splits ? "_splits"
              : cfg->split       ? "_split"
                           : "",
-             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "");
+             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages);
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

@@ -22,6 +22,10 @@ typedef struct gemv_plan {
      * vectors on its 8-column side; a block's tile (bm rows, bn vectors, bk columns) */
     cute_tiled_mma mma;
     int64_t bm, bn, bk, bkx; /* bkx: X's columns a step (bk is A's) */
+    /* NVFP4's ring (cfg.smem_stages, ring.c): tc's partitions by cp.async, A around L1, x
+     * through it; a scale group's 4-byte cp.async */
+    cute_tiled_copy ring_a, ring_x;
+    cute_copy_atom ring_s;
 } gemv_plan;
 
 #define GEMV_MAX_ROWS 4
@@ -163,6 +167,9 @@ cute_status gemv_check(const cute_call_arg *A, const cute_call_arg *x, const cut
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib);
 /* the SMs the library's device has (a few on the interpreter) */
 int gemv_lib_sm_count(cute_gemv_lib *lib);
+/* the NVFP4 ring's stages for later calls, the library's choice made (0: none; the device's
+ * arch before sm_80 has no cp.async) */
+int gemv_lib_smem_stages(cute_gemv_lib *lib);
 /* NVFP4's k-tiles one at a time for later calls (cute_gemv_lib_tile_at_a_time) */
 bool gemv_lib_tile_at_a_time(cute_gemv_lib *lib);
 
@@ -174,6 +181,33 @@ void gemv_prefetch_tile(cute_ctx *c, const gemv_plan *p, cute_tensor gA, cute_in
 /* ... for the row kernels, whose warps own p->rows rows each: the next k-tiles of k-tile
  * `at`'s, where cfg.l2_prefetch is set and the tile unpredicated */
 void gemv_prefetch_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, cute_tuple at, bool pred);
+
+/* The K-major kernels' shared-memory ring (cfg.smem_stages, ring.c): a warp's whole k-tiles
+ * of A's rows and x (and NVFP4's scale groups) streamed through stages of shared memory of
+ * its own by cp.async, stages - 1 k-tiles ahead of its products */
+typedef struct gemv_ring {
+    cute_tensor sA;       /* (block rows, k-tile, stages) */
+    cute_tensor sX;       /* ((rows, warps), k-tile, stages): a warp's x, each row its row 0 */
+    cute_tensor sS;       /* NVFP4: (32 lanes, rows + 1, warps, stages) u32, a lane's scale groups */
+    cute_tensor gSa, gSb; /* ... A's and x's scales as u32 groups of four (rows, K / 64, L) */
+    bool scales;
+} gemv_ring;
+/* a stage read into registers: the lane's fragments of A and x, as the k-tile's loads give
+ * them, and (NVFP4) its scale pairs as u16, its rows' then x's */
+typedef struct gemv_ring_tile {
+    cute_tensor rA, rX, pair[GEMV_MAX_ROWS + 1];
+} gemv_ring_tile;
+typedef void (*gemv_ring_fn)(cute_ctx *c, const gemv_plan *p, const gemv_ring_tile *f, void *user);
+/* a block's bytes of ring, and the blocks an SM its shared memory holds (at most `most`) */
+int64_t gemv_ring_bytes(const gemv_plan *p);
+int gemv_ring_blocks(const gemv_plan *p, int most);
+/* the ring's shared memory (at the kernel's top level), and NVFP4's scale groups from the raw
+ * 4-byte aligned scale buffers (NULL: none); M, K, L: A's extents (words for NVFP4) */
+gemv_ring gemv_ring_make(cute_ctx *c, const gemv_plan *p, const cute_tensor *sfa, const cute_tensor *sfb,
+                         cute_int M, cute_int K, cute_int L);
+/* the in-bounds warp's `full` whole k-tiles through the ring, fn on each stage read */
+void gemv_ring_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                    const gemv_ring *r, cute_int full, gemv_ring_fn fn, void *user);
 
 /* the library's compiled function for cfg (compiled the first time), or NULL and why */
 const cute_fn *gemv_lib_fn(cute_gemv_lib *lib, const cute_gemv_config *cfg, char *err, size_t n);

@@ -215,6 +215,36 @@ static void results(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
+/* The shared-memory ring (cfg.smem_stages, off by default for these) where one vector of
+ * K-major A streams in 16-byte vectors: 2, 3 and 4 stages over whole k-tiles (512 elements
+ * of 16 bits) and a tail, odd M, batches, split-K, padded rows, 8- and 32-bit elements.  The
+ * interpreter checks that each stage is read after its copies landed.  A case whose vectors
+ * are narrower (K odd) runs without it. */
+static void ring_cases(cute_runtime *rt)
+{
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    static const gemv_case cases[] = {
+        {CUTE_BF16, CUTE_BF16, 37, 3000, 2, 1, 0, 1, 0, 0, 0.5, 0},
+        {CUTE_F16, CUTE_F32, 20, 4096 + 64, 1, 1, 8, 1, 0, 2, 0, 0},
+        {CUTE_F32, CUTE_F32, 5, 2060, 1, 1, 0, 1, 0, 0, -0.5, 0},
+        {CUTE_E4M3, CUTE_F16, 9, 2064, 2, 1, 16, 1, 0, 0, 0, 0},
+    };
+    for (int d = 2; d <= 4; d++) {
+        CHECK(cute_gemv_lib_smem_stages(lib, d), "a ring of %d stages", d);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            run_case(rt, lib, &cases[i]);
+            cute_gemv_config cfg;
+            cute_gemv_lib_last(lib, &cfg, NULL);
+            CHECK(cfg.smem_stages == d, "ring case %zu ran %d stages (asked %d)", i, cfg.smem_stages, d);
+        }
+    }
+    run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 7, 1001, 1, 1, 0, 1, 0, 0, 0, 0});
+    cute_gemv_config cfg;
+    cute_gemv_lib_last(lib, &cfg, NULL);
+    CHECK(!cfg.smem_stages, "K = 1001 (vectors of one element): no ring");
+    cute_gemv_lib_free(lib);
+}
+
 /* a call expected to be refused: INVALID, and `word` in the message */
 static void refused(cute_gemv_lib *lib, const char *what, const cute_call_arg *A,
                     const cute_call_arg *x, const cute_call_arg *y, double beta, const char *word)
@@ -454,6 +484,7 @@ int main(void)
     if (!rt) return CHECK_DONE("gemv_test");
     validation(rt);
     results(rt);
+    ring_cases(rt);
     machine_code(rt);
     mma_code(rt);
     skinny(rt);

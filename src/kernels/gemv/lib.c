@@ -28,6 +28,7 @@ struct cute_gemv_lib {
     int mma_from;          /* cute_gemv_lib_mma_from */
     int l2_prefetch;       /* cute_gemv_lib_l2_prefetch */
     bool tile_at_a_time;   /* cute_gemv_lib_tile_at_a_time */
+    int smem_stages;       /* cute_gemv_lib_smem_stages */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -43,7 +44,7 @@ static bool same_config(const void *x, const void *y)
            a->vec == b->vec && a->split == b->split && gemv_nvec(a) == gemv_nvec(b) &&
            a->sf_vec == b->sf_vec && a->atomic == b->atomic && a->mma == b->mma &&
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
-           a->tile_at_a_time == b->tile_at_a_time;
+           a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -60,6 +61,7 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     if (!lib) return NULL;
     lib->rt = rt;
     lib->mma_from = CUTE_GEMV_MMA_FROM;
+    lib->smem_stages = -1;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
@@ -126,6 +128,25 @@ bool gemv_lib_tile_at_a_time(cute_gemv_lib *lib)
     bool on = lib->tile_at_a_time;
     pthread_mutex_unlock(&lib->lock);
     return on;
+}
+
+bool cute_gemv_lib_smem_stages(cute_gemv_lib *lib, int stages)
+{
+    if (!lib || stages < -1 || stages == 1 || stages > CUTE_GEMV_MAX_SMEM_STAGES) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->smem_stages = stages;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+int gemv_lib_smem_stages(cute_gemv_lib *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    int d = lib->smem_stages;
+    pthread_mutex_unlock(&lib->lock);
+    int arch = cute_runtime_target_arch(lib->rt); /* cp.async: sm_80 on (0: the interpreter) */
+    if (arch && arch < 80) return 0;
+    return d < 0 ? CUTE_GEMV_SMEM_STAGES : d;
 }
 
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib)
@@ -267,6 +288,8 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
                             .vectors = (int)o->x.shape[1],
                             .mma = gemv_takes_mma(lib, o),
                             .l2_prefetch = o->major == 1 ? lib->l2_prefetch : 0};
+    int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for, where cp.async runs */
+    if (lib->smem_stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = lib->smem_stages;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);

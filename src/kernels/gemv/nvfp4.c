@@ -91,7 +91,12 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
                    cute_gemv_sf_align(&cfg), err, n);
     if (s != CUTE_OK || M == 0 || L == 0) return s;
     cfg.l2_prefetch = cfg.dtype == CUTE_E2M1 ? gemv_lib_l2_prefetch(lib) : 0;
-    cfg.tile_at_a_time = cfg.dtype == CUTE_E2M1 && (gemv_lib_tile_at_a_time(lib) || !pipeline_pays(lib, M, K, L));
+    bool e2m1 = cfg.dtype == CUTE_E2M1, forced = gemv_lib_tile_at_a_time(lib);
+    int stages = gemv_lib_smem_stages(lib);
+    if (e2m1 && !forced && !cfg.l2_prefetch && stages && cute_call_arg_alignment(SFA, 4) >= 4 &&
+        cute_call_arg_alignment(SFB, 4) >= 4)
+        cfg.smem_stages = stages;
+    cfg.tile_at_a_time = e2m1 && !cfg.smem_stages && (forced || !pipeline_pays(lib, M, K, L));
     if (K == 0)
         return gemv_invalid(err, n,
                             "gemv: block-scaled K = 0 (K must be a positive multiple of 32)");

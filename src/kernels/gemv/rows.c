@@ -20,30 +20,20 @@ typedef struct row_acc {
     cute_tensor mY, mW;
     cute_val alpha, beta;
     const gemv_tiles *tiles;
+    gemv_ring ring; /* cfg.smem_stages */
 } row_acc;
 
-/* acc += the products of A's tile at `at` and each x_v's, summed over the lane's unroll
- * vectors (a vector's worth of accumulators, not a tile's: registers bound the warps an SM
- * holds, and with them the bytes in flight); pred: predicate by the coordinates */
-static void tile_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
-                     cute_tuple at, bool pred, void *user)
+/* acc += the products of the lane's fragment of A (its rows, unroll vectors each) and of
+ * each x_v (its first row's), summed over the unroll vectors (a vector's worth of
+ * accumulators, not a tile's: registers bound the warps an SM holds, and with them the
+ * bytes in flight) */
+static void fma_fragments(cute_ctx *c, const gemv_plan *p, row_acc *acc, cute_tensor rA, const cute_tensor *rX)
 {
     cute_alg *a = cute_ctx_alg(c);
-    row_acc *acc = user;
-    gemv_prefetch_warp_rows(c, p, t, at, pred);
-    cute_tensor crd = cute_partition_S(c, th->thr, cute_tensor_slice(c, t->cA, at));
-    cute_tensor rA =
-        gemv_load_part(c, p, cute_partition_S(c, th->thr, cute_tensor_slice(c, t->gA, at)),
-                       pred ? &crd : NULL, t->bound);
-    cute_tensor crd0 = gemv_lane_row(c, p, crd, 0);
     cute_layout prod_layout =
         cute_layout_fmt(a, "(%d,%d):(1,%d)", p->cfg.vec, p->unroll, p->cfg.vec);
     for (int v = 0; v < p->nvec; v++) {
-        /* x is the same for every row: the first row's slice of the broadcast view */
-        cute_tensor tX = cute_partition_S(c, th->thr, cute_tensor_slice(c, t->gX[v], at));
-        cute_tensor rX =
-            gemv_load_part(c, p, gemv_lane_row(c, p, tX, 0), pred ? &crd0 : NULL, t->bound);
-        cute_ssa vx = cute_ssa_cvt(c, cute_tensor_load(c, rX), CUTE_F32);
+        cute_ssa vx = cute_ssa_cvt(c, cute_tensor_load(c, rX[v]), CUTE_F32);
         for (int r = 0; r < p->rows; r++) {
             cute_ssa va =
                 cute_ssa_cvt(c, cute_tensor_load(c, gemv_lane_row(c, p, rA, r)), CUTE_F32);
@@ -63,6 +53,39 @@ static void tile_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, con
                                    cute_tensor_load(c, CUTE_SLICE(c, prod, CUTE_ALL, u))));
         }
     }
+}
+
+/* A's tile at `at` and each x_v's loaded (pred: predicated by the coordinates), then their
+ * products added to acc */
+static void tile_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                     cute_tuple at, bool pred, void *user)
+{
+    gemv_prefetch_warp_rows(c, p, t, at, pred);
+    cute_tensor crd = cute_partition_S(c, th->thr, cute_tensor_slice(c, t->cA, at));
+    cute_tensor rA =
+        gemv_load_part(c, p, cute_partition_S(c, th->thr, cute_tensor_slice(c, t->gA, at)),
+                       pred ? &crd : NULL, t->bound);
+    cute_tensor crd0 = gemv_lane_row(c, p, crd, 0), rX[CUTE_GEMV_MAX_VECTORS];
+    for (int v = 0; v < p->nvec; v++) {
+        /* x is the same for every row: the first row's slice of the broadcast view */
+        cute_tensor tX = cute_partition_S(c, th->thr, cute_tensor_slice(c, t->gX[v], at));
+        rX[v] = gemv_load_part(c, p, gemv_lane_row(c, p, tX, 0), pred ? &crd0 : NULL, t->bound);
+    }
+    fma_fragments(c, p, user, rA, rX);
+}
+
+/* the ring's stage in registers: its products (one vector) */
+static void ring_fma(cute_ctx *c, const gemv_plan *p, const gemv_ring_tile *f, void *user)
+{
+    fma_fragments(c, p, user, f->rA, &f->rX);
+}
+
+/* the in-bounds warp's whole k-tiles through the ring (cfg.smem_stages) */
+static void rows_ring(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t, cute_int full,
+                      void *user)
+{
+    row_acc *acc = user;
+    gemv_ring_walk(c, p, th, t, &acc->ring, full, ring_fma, acc);
 }
 
 /* each row's sum over the warp for each vector, written by lane 0 (rows past M are not) */
@@ -93,7 +116,14 @@ static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
             acc.t[v][r] = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(a, "(%d):(1)", accw));
             cute_clear(c, acc.t[v][r]);
         }
-    gemv_warp_rows(c, p, &th, &t, mA.layout.shape.leaf[0], p->ktile, tile_fma, finish_rows, &acc);
+    gemv_walk walk = {.tile = tile_fma, .end = finish_rows, .user = &acc};
+    if (p->cfg.smem_stages) {
+        cute_kernel_min_blocks(c, gemv_ring_blocks(p, 5));
+        acc.ring = gemv_ring_make(c, p, NULL, NULL, mA.layout.shape.leaf[0], mA.layout.shape.leaf[1],
+                                  mA.layout.shape.leaf[2]);
+        walk.whole = rows_ring;
+    }
+    gemv_warp_rows_by(c, p, &th, &t, mA.layout.shape.leaf[0], p->ktile, &walk);
 }
 
 void gemv_rows_host(cute_ctx *c, const cute_arg *arg)

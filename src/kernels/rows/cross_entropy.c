@@ -71,7 +71,10 @@ static void partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4
     if (io->resident) io->gathered = label_logit(c, io);
 }
 
-/* d0 max, d1 1/sum, d2 the gradient's scale (0 where ignored), d3 s/N */
+/* d0 max, d1 scale/sum, d2 the gradient's scale (0 where ignored), d3 -scale s/N: the
+ * gradient scale (softmax - (1 - s) onehot - s/N) is then p d1 + d3, less scale (1 - s) at
+ * the label (two operations an element and the select of the label's, where the product by
+ * the scale and the subtraction of s/N took two more) */
 static void row_values(cute_ctx *c, row_io *io, const cute_val stats[][4])
 {
     cute_val smooth = io->p[1], n = row_n(c, io), one = row_f32(c, 1), zero = row_f32(c, 0);
@@ -86,20 +89,20 @@ static void row_values(cute_ctx *c, row_io *io, const cute_val stats[][4])
     io->v[LOSS] = cute_val_select(c, ignored, zero, loss);
     io->v[LSE] = lse;
     io->d[0] = stats[0][0];
-    io->d[1] = cute_val_binop(c, CUTE_OP_DIV, one, stats[0][1]);
     io->d[2] = cute_val_select(c, ignored, zero, io->p[0]);
-    io->d[3] = cute_val_binop(c, CUTE_OP_DIV, smooth, n);
+    io->d[1] = cute_val_binop(c, CUTE_OP_DIV, io->d[2], stats[0][1]);
+    io->d[3] = cute_val_unop(c, CUTE_OP_NEG, cute_val_binop(c, CUTE_OP_MUL, cute_val_binop(c, CUTE_OP_DIV, smooth, n), io->d[2]));
 }
 
 static void finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
 {
     (void)stats;
     if (!io->has[DX]) return;
-    cute_ssa p = row_probabilities(c, io, io->t[X], io->d[0], io->d[1]);
+    cute_ssa p = row_probabilities(c, io, io->t[X], io->d[0], io->d[1]); /* scaled */
     cute_val hit = cute_val_binop(c, CUTE_OP_SUB, row_f32(c, 1), io->p[1]);
-    cute_ssa onehot = cute_ssa_select(c, at_label(c, io), cute_ssa_scalar(c, hit, p.shape), cute_ssa_fill(c, CUTE_F32, p.shape, 0));
-    cute_ssa g = row_scalar_op(c, CUTE_OP_SUB, cute_ssa_binop(c, CUTE_OP_SUB, p, onehot), io->d[3]);
-    io->t[DX] = row_scalar_op(c, CUTE_OP_MUL, g, io->d[2]);
+    cute_val at = cute_val_binop(c, CUTE_OP_SUB, io->d[3], cute_val_binop(c, CUTE_OP_MUL, hit, io->d[2]));
+    cute_ssa shift = cute_ssa_select(c, at_label(c, io), cute_ssa_scalar(c, at, p.shape), cute_ssa_scalar(c, io->d[3], p.shape));
+    io->t[DX] = cute_ssa_binop(c, CUTE_OP_ADD, p, shift);
 }
 
 const row_op row_cross_entropy = {

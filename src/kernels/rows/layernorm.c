@@ -43,12 +43,12 @@ static void fwd_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats
 {
     (void)stage, (void)stats;
     cute_ssa h = h_of(c, io);
-    cute_val n = row_sum_inside(c, io, cute_ssa_fill(c, CUTE_F32, h.shape, 1)), zero = row_f32(c, 0);
+    cute_val n = row_sum_inside_vectors(c, io, cute_ssa_fill(c, CUTE_F32, h.shape, 1)), zero = row_f32(c, 0);
     cute_val mean = cute_val_select(c, cute_val_cmp(c, CUTE_OP_GT, n, zero),
-                                    f32_op(c, CUTE_OP_DIV, row_sum_inside(c, io, h), n), zero);
+                                    f32_op(c, CUTE_OP_DIV, row_sum_inside_vectors(c, io, h), n), zero);
     cute_ssa dev = row_scalar_op(c, CUTE_OP_SUB, h, mean);
     out[0] = n, out[1] = mean;
-    out[2] = row_sum_inside(c, io, cute_ssa_binop(c, CUTE_OP_MUL, dev, dev));
+    out[2] = row_sum_inside_vectors(c, io, cute_ssa_binop(c, CUTE_OP_MUL, dev, dev));
 }
 
 static void fwd_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
@@ -89,7 +89,7 @@ static void fwd2_partial(cute_ctx *c, row_io *io, int stage, const cute_val stat
         return;
     }
     cute_ssa dev = row_scalar_op(c, CUTE_OP_SUB, h, f32_op(c, CUTE_OP_DIV, stats[0][0], row_n(c, io)));
-    out[0] = row_sum_inside(c, io, cute_ssa_binop(c, CUTE_OP_MUL, dev, dev));
+    out[0] = row_sum_inside_vectors(c, io, cute_ssa_binop(c, CUTE_OP_MUL, dev, dev));
 }
 
 static void fwd2_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
@@ -136,7 +136,7 @@ static void bwd_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats
     (void)stage, (void)stats;
     cute_ssa g = g_of(c, io);
     out[0] = cute_ssa_reduce(c, CUTE_OP_ADD, g);
-    out[1] = row_sum_inside(c, io, cute_ssa_binop(c, CUTE_OP_MUL, g, xhat_of(c, io)));
+    out[1] = row_sum_inside_vectors(c, io, cute_ssa_binop(c, CUTE_OP_MUL, g, xhat_of(c, io)));
 }
 
 static void bwd_row(cute_ctx *c, row_io *io, const cute_val stats[][4])

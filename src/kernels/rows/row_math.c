@@ -17,10 +17,35 @@ cute_ssa row_exp(cute_ctx *c, cute_ssa x)
     return cute_ssa_fast(c, CUTE_OP_EXP2, row_scalar_op(c, CUTE_OP_MUL, x, row_f32(c, LOG2_E)));
 }
 
+/* the sum of x[0 .. n-1], pairwise */
+static cute_val sum_tree(cute_ctx *c, const cute_val *x, int n)
+{
+    if (n == 1) return x[0];
+    return cute_val_binop(c, CUTE_OP_ADD, sum_tree(c, x, n / 2), sum_tree(c, x + n / 2, n - n / 2));
+}
+
 cute_val row_sum_inside(cute_ctx *c, const row_io *io, cute_ssa x)
 {
     cute_ssa zero = cute_ssa_fill(c, CUTE_F32, x.shape, 0);
     return cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_select(c, io->inside, x, zero));
+}
+
+/* A vector's elements lie inside or outside together (its V divides the row length, and its
+ * first column is a multiple of V): each vector's sum is selected, not each element (a select
+ * an element was 4 of LayerNorm's ~30 instructions an element at 16384x4096).  Not for
+ * cross-entropy's logits: summed so at 16384x4096 its backward spilled 8 bytes at 80
+ * registers (ptxas's schedule of the sums) */
+cute_val row_sum_inside_vectors(cute_ctx *c, const row_io *io, cute_ssa x)
+{
+    int v = io->vec > 0 && io->vec <= 16 && x.n % io->vec == 0 ? io->vec : 1;
+    if (x.n > 256) return row_sum_inside(c, io, x); /* more values a thread than any plan holds */
+    cute_val each[256], zero = row_f32(c, 0);
+    for (int g = 0; g < x.n / v; g++) {
+        cute_val in[16];
+        for (int i = 0; i < v; i++) in[i] = cute_ssa_get(c, x, g * v + i);
+        each[g] = cute_val_select(c, cute_ssa_get(c, io->inside, g * v), sum_tree(c, in, v), zero);
+    }
+    return sum_tree(c, each, x.n / v);
 }
 
 cute_val row_n(cute_ctx *c, const row_io *io) { return cute_val_cvt(c, cute_int_value(c, io->n, CUTE_I64), CUTE_F32); }

@@ -74,3 +74,13 @@ cute_status cutec_cross_entropy(cutec_rows *lib, const cutec_xent_args *a, void 
                    {a->grad_scale, a->smoothing}};
     return rows_run(lib, &rc, stream, err, n);
 }
+
+cute_status cutec_reduce_rows(cutec_rows *lib, const cute_call_arg *out, const cute_call_arg *x, cutec_reduce_op op,
+                              void *stream, char *err, size_t n)
+{
+    static const row_op *const ops[] = {&row_reduce_sum, &row_reduce_sum, &row_reduce_max, &row_reduce_min,
+                                        &row_reduce_prod};
+    if ((unsigned)op >= sizeof ops / sizeof *ops) return refuse(err, n, "reduce_rows: op is not a cutec_reduce_op");
+    row_call rc = {ops[op], op == CUTEC_REDUCE_MEAN, {x, out}, 0, {0, 0}};
+    return rows_run(lib, &rc, stream, err, n);
+}

@@ -112,11 +112,14 @@ static bool in_place(const row_call *rc)
  * stay); rows6: a cluster's forward blocks stage 32 KB parts of the row (16 blocks at 262144),
  * not 64 KB (rows_compile.c's cluster_stage), cross-entropy's resident plans take the
  * registers ptxas gives, LayerNorm's forward merges (count, mean, squares) by Chan's rule in
- * registers and in a block's staged row too (row_op's one_block_form) */
+ * registers and in a block's staged row too (row_op's one_block_form); rows7: a cluster's
+ * blocks exchange their partials through st.shared::cluster and a cluster barrier a stage
+ * (rows_cluster.c), not st.async onto mbarriers */
 static int schedule_asked(void)
 {
     const char *s = getenv("CUTEC_ROWS_SCHEDULE");
     if (s && !strcmp(s, "rows5")) return ROW_SCHEDULE_ROWS5;
+    if (s && !strcmp(s, "rows7")) return ROW_SCHEDULE_ROWS7;
     return s && !strcmp(s, "rows6") ? ROW_SCHEDULE_ROWS6 : ROW_SCHEDULE_NOW;
 }
 

@@ -94,7 +94,8 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
 {
     int esize = cute_dtype_bytes(p->dtype[0]);
     bool sums = keeps_sums(p);
-    int64_t part = p->schedule != ROW_SCHEDULE_NOW ? CLUSTER_STAGE_BYTES_ROWS6 : CLUSTER_STAGE_BYTES;
+    bool before_rows7 = p->schedule == ROW_SCHEDULE_ROWS5 || p->schedule == ROW_SCHEDULE_ROWS6;
+    int64_t part = before_rows7 ? CLUSTER_STAGE_BYTES_ROWS6 : CLUSTER_STAGE_BYTES;
     if (p->vec * esize != 16) return false;
     for (int threads = STAGE_THREADS; threads <= 1024; threads *= 2) {
         int64_t tile = (int64_t)threads * kmax * p->vec, chunk_bytes = tile * esize * row_inputs(p);

@@ -47,7 +47,7 @@ static void on_gpu(cute_runtime *rt, int argc, char **argv)
     for (int op = 0; op < RP_COUNT; op++)
         for (int bwd = 0; bwd < 2; bwd++)
             for (int s = 0; s < 3; s++) {
-                if (!shape_asked(argc, argv, shapes[s][1])) continue;
+                if (!shape_asked(argc, argv, shapes[s][1]) || (bwd && rp_op_reduce((rp_op)op))) continue;
                 rows_problem p;
                 rp_init(&p, (rp_op)op, bwd, CUTE_BF16, shapes[s][0], shapes[s][1], cute_runtime_backend(rt), lib);
                 char first[256] = "";
@@ -63,6 +63,9 @@ static void on_gpu(cute_runtime *rt, int argc, char **argv)
             }
     cutec_rows_free(lib);
 }
+
+/* the op writes no (M,N) matrix: cross-entropy's forward, the plain reductions */
+static bool no_matrix_out(rp_op op, bool bwd) { return (op == RP_XENT && !bwd) || rp_op_reduce(op); }
 
 /* PTX of op for arch through NVRTC; false (and a skip) without NVRTC */
 static bool ptx_of(cutec_rows *lib, cute_runtime *rt, rp_op op, bool bwd, const char *arch, int64_t n, char **ptx)
@@ -85,6 +88,7 @@ static void compiled_only(cute_runtime *rt)
         for (int op = 0; op < RP_COUNT; op++)
             for (int bwd = 0; bwd < 2; bwd++) {
                 if (a != 1 && (op != RP_SOFTMAX || bwd)) continue; /* every op for sm_90a, softmax for the others */
+                if (bwd && rp_op_reduce((rp_op)op)) continue;      /* the plain reductions have no backward */
                 cutec_rows *lib = cutec_rows_new(rt);
                 rows_lib_dry_run(lib, true);
                 char *ptx = NULL;
@@ -98,8 +102,8 @@ static void compiled_only(cute_runtime *rt)
                  * at a time from shared memory) */
                 bool staged = ptx && strstr(ptx, "cp.async.bulk.shared::cluster.global") && strstr(ptx, "ld.shared.v4");
                 bool load16 = ptx && (strstr(ptx, "ld.global.nc.v4") || strstr(ptx, "ld.global.v4") || staged);
-                bool store16 = ptx && strstr(ptx, "st.global.v4"); /* cross-entropy's forward stores none */
-                CHECK(load16 && (store16 || (op == RP_XENT && !bwd)),
+                bool store16 = ptx && strstr(ptx, "st.global.v4"); /* no (M,N) output: nothing to store */
+                CHECK(load16 && (store16 || no_matrix_out((rp_op)op, bwd)),
                       "%s %s for %s: no 16-byte accesses", rp_op_name((rp_op)op), bwd ? "bwd" : "fwd", archs[a]);
                 free(ptx);
                 cutec_rows_free(lib);
@@ -115,14 +119,16 @@ static void cluster_compiled(cute_runtime *rt)
     for (int a = 0; a < 2; a++)
         for (int op = 0; op < RP_COUNT; op++)
             for (int bwd = 0; bwd < 2; bwd++) {
+                if (bwd && rp_op_reduce((rp_op)op)) continue;
                 cutec_rows *lib = cutec_rows_new(rt);
                 rows_lib_dry_run(lib, true);
                 char *ptx = NULL;
                 bool ok = ptx_of(lib, rt, (rp_op)op, bwd, archs[a], 262144, &ptx);
                 cutec_rows_free(lib);
                 if (!ok) return; /* no NVRTC: compiled_only said so */
-                /* cross-entropy's forward alone streams its row once in chunks instead */
-                bool want = !(op == RP_XENT && !bwd);
+                /* an op with no (M,N) output (cross-entropy's forward, the plain reductions)
+                 * streams its row once in chunks instead */
+                bool want = !no_matrix_out((rp_op)op, bwd);
                 bool cluster = ptx && strstr(ptx, "mapa.shared::cluster") && strstr(ptx, "barrier.cluster.wait");
                 bool staged = ptx && strstr(ptx, "cp.async.bulk.shared::cluster.global") && strstr(ptx, "ld.shared.v4");
                 bool load16 = ptx && (strstr(ptx, "ld.global.nc.v4") || strstr(ptx, "ld.global.v4") || staged);

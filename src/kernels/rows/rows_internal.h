@@ -44,7 +44,9 @@ typedef struct row_io {
                                 COL_PARTIAL: set by finish */
     cute_val v[ROW_SLOTS];   /* ROWVAL_IN: the row's value; ROWVAL_OUT: set by row_values */
     cute_val d[4];           /* per-row values row_values derives for finish (rstd, ...) */
-    cute_ssa inside;         /* i1 (V,K): the element lies in the matrix */
+    cute_ssa inside;         /* i1 (V,K): the element lies in the matrix (the V of one
+                                access together: V divides the row length) */
+    int vec;                 /* V */
     cute_tensor crd;         /* (V,K) coordinates (row, column) of the values */
     cute_tensor tile_crd;    /* ... and in the block's (R,T) tile: static bounds (32-bit) */
     cute_int col0;           /* the tile's first column */
@@ -126,8 +128,8 @@ typedef struct row_plan {
     cute_tiled_copy tc;    /* tpr threads x V values (set while tracing) */
 } row_plan;
 
-/* CUTEC_ROWS_SCHEDULE=rows5 | rows6: the schedule as it was before that branch's changes */
-typedef enum { ROW_SCHEDULE_NOW, ROW_SCHEDULE_ROWS5, ROW_SCHEDULE_ROWS6 } row_schedule;
+/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7: the schedule as it was before that branch's changes */
+typedef enum { ROW_SCHEDULE_NOW, ROW_SCHEDULE_ROWS5, ROW_SCHEDULE_ROWS6, ROW_SCHEDULE_ROWS7 } row_schedule;
 
 /* the tile's columns: tpr K V */
 static inline int64_t row_plan_tile(const row_plan *p) { return (int64_t)p->tpr * p->k * p->vec; }
@@ -199,6 +201,10 @@ typedef struct row_cluster {
     bool on;
     int n;             /* blocks in the cluster */
     cute_tensor slots; /* f32 (cluster, 4, 2 ROW_STAGES): (rank, value, parity and stage) */
+    bool fenced;       /* rows7's exchange: st.shared::cluster and a cluster barrier (release,
+                          acquire) a stage, where ptxas puts MEMBAR.ALL.GPU; otherwise st.async
+                          onto an mbarrier a slot set (bars), no fence */
+    cute_tensor bars;  /* u64 (2 ROW_STAGES): the mbarrier of each slot set */
 } row_cluster;
 row_cluster row_cluster_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p);
 /* v: this block's all-reduced values of stage st (every thread the same); made the
@@ -220,6 +226,8 @@ extern const row_op row_softmax_fwd, row_softmax_bwd;
 extern const row_op row_rmsnorm_fwd, row_rmsnorm_bwd;
 extern const row_op row_layernorm_fwd, row_layernorm_bwd;
 extern const row_op row_cross_entropy;
+/* the plain reductions (reduce.c): sum (variant 1: mean), max, min, product */
+extern const row_op row_reduce_sum, row_reduce_max, row_reduce_min, row_reduce_prod;
 /* the norms' dw (and db) alone, for rows longer than a tile: no row reduction, the grid
  * tiles the columns; the backward's dx pass then runs without them */
 extern const row_op row_norm_dweight;
@@ -229,6 +237,8 @@ cute_ssa row_exp(cute_ctx *c, cute_ssa x);
 cute_ssa row_scalar_op(cute_ctx *c, cute_op op, cute_ssa x, cute_val s);
 /* the sum of x's elements where io->inside holds */
 cute_val row_sum_inside(cute_ctx *c, const row_io *io, cute_ssa x);
+/* the same, a select a vector (V elements) instead of one an element */
+cute_val row_sum_inside_vectors(cute_ctx *c, const row_io *io, cute_ssa x);
 cute_val row_f32(cute_ctx *c, double v);
 /* softmax's exp(x - max) / sum of the values at hand (reusing partial's exponentials,
  * io->keep and io->keep_v from cute_online_softmax_of, in a whole row) */

@@ -244,7 +244,7 @@ static row_io io_start(cute_ctx *c, const row_thread *th)
     const row_plan *p = th->p;
     const row_kargs *k = th->k;
     cute_tensor tile = cute_make_identity_tensor(c, CUTE_CRD(cute_i(p->rows), cute_i(row_plan_tile(p))));
-    return (row_io){.has = p->has, .resident = !p->looped, .variant = p->variant,
+    return (row_io){.has = p->has, .resident = !p->looped, .variant = p->variant, .vec = p->vec,
                     .tile_crd = cute_partition_S(c, th->thr, tile), .tile = {p->rows, row_plan_tile(p)},
                     .m = k->m, .n = k->n, .ignore = k->ignore, .p = {k->p[0], k->p[1]}, .whole = k->whole};
 }

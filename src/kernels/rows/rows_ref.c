@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "cutec/row_kernels.h"
 #include "kernels/rows/rows_ref.h"
 
 static double row_max(const double *x, int64_t n)
@@ -139,4 +140,26 @@ void rows_ref_cross_entropy(const double *x, const int64_t *labels, int64_t igno
         for (int64_t j = 0; dx && j < n; j++)
             dx[i * n + j] = ignored ? 0 : scale * (exp(r[j] - l) - (j == y ? 1 - smoothing : 0) - smoothing / (double)n);
     }
+}
+
+enum { SUM = CUTEC_REDUCE_SUM, MEAN = CUTEC_REDUCE_MEAN, MAX = CUTEC_REDUCE_MAX, MIN = CUTEC_REDUCE_MIN,
+       PROD = CUTEC_REDUCE_PROD };
+
+double rows_ref_reduce(const double *x, int64_t n, int op, double *scale)
+{
+    double acc = op == MAX ? -INFINITY : op == MIN ? INFINITY : op == PROD, abs_sum = 0;
+    for (int64_t j = 0; j < n; j++) {
+        abs_sum += fabs(x[j]);
+        acc = op == MAX ? fmax(acc, x[j]) : op == MIN ? fmin(acc, x[j]) : op == PROD ? acc * x[j] : acc + x[j];
+    }
+    if (op == MEAN) acc /= (double)n, abs_sum /= (double)n;
+    *scale = op == SUM || op == MEAN ? abs_sum : 0;
+    return acc;
+}
+
+bool rows_ref_reduce_close(double got, double want, double scale, int op, int64_t n)
+{
+    if (op == MAX || op == MIN) return got == want;
+    if (op == PROD) return fabs(got - want) <= 1.2e-7 * (double)(n + 2) * fabs(want);
+    return fabs(got - want) <= 1e-5 * scale + 1e-30;
 }

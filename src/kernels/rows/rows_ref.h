@@ -20,5 +20,12 @@ void rows_ref_layernorm_backward(const double *dy, const double *x, const double
 /* loss, lse per row; dx (may be NULL): scale d(sum loss)/dx */
 void rows_ref_cross_entropy(const double *x, const int64_t *labels, int64_t ignore, double smoothing,
                             double scale, double *loss, double *lse, double *dx, int64_t m, int64_t n);
+/* a plain reduction of one row of n (op: cutec_reduce_op's value: sum, mean, max, min,
+ * product) and the scale of what f32 accumulation may miss: the sum (mean) of |x| for sums
+ * and means, 0 otherwise */
+double rows_ref_reduce(const double *x, int64_t n, int op, double *scale);
+/* got is what an f32 accumulation of the row may give: sums and means within 1e-5 of the
+ * scale, maxima and minima exact, products within n + 2 roundings */
+bool rows_ref_reduce_close(double got, double want, double scale, int op, int64_t n);
 
 #endif

@@ -1,0 +1,92 @@
+/* The plain row reductions (sum, mean, amax, amin, prod) on the interpreter against float64
+ * sums, maxima and products of the same stored values: odd row lengths, padded rows (the
+ * padding is NaN: a kernel reading it shows), a row staged in shared memory, a row split
+ * over a cluster, the chunked walk before sm_90; fresh random inputs, poisoned outputs;
+ * the misuses refused with a message. */
+#include <string.h>
+
+#include "cutec/interp.h"
+#include "kernels/rows/rows_ref.h"
+#include "kernels/rows/rows_testkit.h"
+
+typedef struct shape_case {
+    int64_t m, n, pad;
+} shape_case;
+
+static const char *const names[] = {"sum", "mean", "amax", "amin", "prod"};
+
+/* every element v inside the matrix to sign(v) e^(v / 50): magnitudes within e^(+-0.16) of
+ * 1, so that products of 70000 of them (and every partial product of a tree) stay well
+ * inside f32's range */
+static void near_one(tmat *t)
+{
+    size_t bytes = (size_t)(t->m * t->ld) * (size_t)cute_dtype_bytes(t->d);
+    void *host = malloc(bytes);
+    t->be->vt->download(t->be->self, host, &t->buf, 0, bytes);
+    for (int64_t i = 0; i < t->m * t->ld; i++) {
+        double v = ew_get(t->d, host, i);
+        if (i % t->ld < t->n) ew_set(t->d, host, i, (v < 0 ? -1 : 1) * exp(v / 50));
+    }
+    t->be->vt->upload(t->be->self, &t->buf, 0, host, bytes);
+    free(host);
+}
+
+static void one(cutec_rows *lib, cute_backend *be, cute_dtype d, shape_case sc, cutec_reduce_op op)
+{
+    tmat x, out;
+    tk_init(&x, be, d, 2, sc.m, sc.n, sc.n + sc.pad, 8), tk_init(&out, be, CUTE_F32, 1, sc.m, 1, 1, 0);
+    if (op == CUTEC_REDUCE_PROD) near_one(&x);
+    char err[1024] = "", first[256] = "";
+    cute_status s = cutec_reduce_rows(lib, &out.arg, &x.arg, op, NULL, err, sizeof err);
+    CHECK(s == CUTE_OK, "reduce %s %s %lldx%lld: %s", names[op], cute_dtype_name(d), (long long)sc.m, (long long)sc.n, err);
+    double *xv = tk_get(&x), *got = tk_get(&out);
+    int64_t bad = 0;
+    for (int64_t r = 0; s == CUTE_OK && r < sc.m; r++) {
+        double scale, want = rows_ref_reduce(xv + r * sc.n, sc.n, op, &scale);
+        if (rows_ref_reduce_close(got[r], want, scale, op, sc.n)) continue;
+        if (!bad++) snprintf(first, sizeof first, "row %lld: got %.9g want %.9g", (long long)r, got[r], want);
+    }
+    CHECK(bad == 0, "reduce %s %s %lldx%lld (+%lld): %lld rows wrong (%s)", names[op], cute_dtype_name(d), (long long)sc.m,
+          (long long)sc.n, (long long)sc.pad, (long long)bad, first);
+    free(xv), free(got);
+    tk_free(&x), tk_free(&out);
+}
+
+/* an output that is not (M) f32, and an op outside the enum: refused, saying what */
+static void misuse(cutec_rows *lib, cute_backend *be)
+{
+    tmat x, out16, out;
+    tk_init(&x, be, CUTE_BF16, 2, 4, 100, 100, 8), tk_init(&out16, be, CUTE_BF16, 1, 4, 1, 1, 0);
+    tk_init(&out, be, CUTE_F32, 1, 4, 1, 1, 0);
+    char err[1024] = "";
+    cute_status s = cutec_reduce_rows(lib, &out16.arg, &x.arg, CUTEC_REDUCE_SUM, NULL, err, sizeof err);
+    CHECK(s != CUTE_OK && strstr(err, "out must be f32"), "a bf16 output: %s", s ? err : "accepted");
+    s = cutec_reduce_rows(lib, &out.arg, &x.arg, (cutec_reduce_op)7, NULL, err, sizeof err);
+    CHECK(s != CUTE_OK && strstr(err, "cutec_reduce_op"), "op 7: %s", s ? err : "accepted");
+    s = cutec_reduce_rows(lib, &x.arg, &x.arg, CUTEC_REDUCE_MAX, NULL, err, sizeof err);
+    CHECK(s != CUTE_OK && strstr(err, "out"), "a matrix as the output: %s", s ? err : "accepted");
+    tk_free(&x), tk_free(&out16), tk_free(&out);
+}
+
+int main(void)
+{
+    cute_runtime *rt;
+    char err[256];
+    cutec_rows *lib = tk_begin("interp", &rt, err, sizeof err);
+    CHECK(lib != NULL, "interpreter: %s", err);
+    if (!lib) return CHECK_DONE("reduce_test");
+    cute_backend *be = cute_runtime_backend(rt);
+    const cute_dtype dts[] = {CUTE_F32, CUTE_F16, CUTE_BF16};
+    const shape_case small[] = {{7, 1003, 5}, {3, 1, 0}, {5, 33, 3}, {2, 4097, 0}};
+    for (int op = 0; op < 5; op++)
+        for (size_t k = 0; k < sizeof small / sizeof *small; k++) one(lib, be, dts[(op + k) % 3], small[k], (cutec_reduce_op)op);
+    one(lib, be, CUTE_BF16, (shape_case){2, 33000, 0}, CUTEC_REDUCE_SUM);  /* staged in shared memory */
+    one(lib, be, CUTE_F16, (shape_case){3, 70000, 8}, CUTEC_REDUCE_MAX);   /* a cluster's blocks, padded */
+    one(lib, be, CUTE_F32, (shape_case){2, 65537, 0}, CUTEC_REDUCE_MIN);   /* one element in the last block */
+    one(lib, be, CUTE_BF16, (shape_case){2, 70000, 0}, CUTEC_REDUCE_PROD);
+    cute_runtime_set_target_arch(rt, "sm_80");                             /* walked in chunks */
+    one(lib, be, CUTE_BF16, (shape_case){2, 70000, 8}, CUTEC_REDUCE_MEAN);
+    misuse(lib, be);
+    tk_end(lib, rt);
+    return CHECK_DONE("reduce_test");
+}
