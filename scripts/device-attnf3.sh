@@ -38,8 +38,8 @@ d64="--batch 16 --heads 32 --seqlen 2048 --headdim 64 --iters 10"
     device_step 14 env $nosdpa build/cutec bench attention $d128 --persistent 0
     device_step 12 env $nosdpa $old build/cutec bench attention $d64
     device_step 20 build/cutec bench attention --decode --iters 10
-    device_step 18 build/cutec bench attention $long
-    device_step 14 env $nosdpa build/cutec bench attention $long --persistent 0
+    device_step 26 build/cutec bench attention $long
+    device_step 22 env $nosdpa build/cutec bench attention $long --persistent 0
     device_stamp "clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
 } >"$log" 2>&1
