@@ -6,9 +6,10 @@
 # stays as CUTEC_ROWS_SCHEDULE=rows7.  Every plan with a cluster: the forwards at 1024x262144,
 # cross-entropy with dlogits at 8192x131072 and 1024x262144, the backwards at 4096x32768 and
 # 1024x262144.
-# LayerNorm's sums select a vector's sum, not each element, and a bf16 pair's top half
-# becomes an f32 in one PRMT (LayerNorm fwd 16384x4096: 792 -> 688 SASS lines; measured
-# without the old form beside: session 29's 81.5% of the copy is the reference), and
+# LayerNorm's sums select a vector's sum, not each element (measured without the old form
+# beside: session 29's 81.5% of the copy at 16384x4096 is the reference; a one-PRMT bf16
+# conversion, which cost RMSNorm's forward at 4096 a block an SM in the second mid pass, is
+# undone: RMSNorm 16384x4096 should be back at ~93%), and
 # cross-entropy's gradient is p (scale/sum) + a shift selected at the label (fwd+bwd
 # 16384x4096: 1104 -> 968 lines; session 29: 69.9%).
 # The mid pass of session 30 measured these against rows7's exchange (bench/RESULTS.md).
