@@ -19,9 +19,6 @@
 #   device_gemv_usage CFG...: ptxas's registers and spills (sm_90a) of `cutec compile gemv
 #                      --dtype CFG` for each configuration string
 #   device_end: the clocks after the run and the seconds since $start
-#   device_stamp MSG: "== HH:MM:SS +N s: MSG", N seconds since $start
-#   device_step T CMD...: CMD under timeout T, line-buffered, if T more seconds fit in
-#                     $budget since $start (else "== skipped (time): CMD")
 #   device_python: pip install ./python into a scratch target ($out/pip.log), then its
 #                  tests (torch on the GPU, the kept calls, the interpreter) and the host
 #                  overhead bench (the installed package, not the tree's)
@@ -42,16 +39,6 @@ device_begin()
 device_late()
 {
     [ $(($(date +%s) - start)) -gt "$budget" ] && echo "-- skipped (past BUDGET_S): $*"
-}
-
-device_stamp() { echo "== $(date -u +%T) +$(($(date +%s) - start)) s: $*"; }
-
-device_step()
-{
-    t=$1 && shift
-    if [ $(($(date +%s) - start + t)) -gt "$budget" ]; then echo "== skipped (time): $*"; return; fi
-    device_stamp "$*"
-    timeout "$t" stdbuf -oL -eL "$@" 2>&1
 }
 
 device_bench_gemm()

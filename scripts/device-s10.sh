@@ -18,7 +18,7 @@
 # Logs under $OUT (default build/device-out).
 . scripts/device-common.sh
 log="$out/s10.log"
-start=$(date +%s)
+t0=$(date +%s)
 budget=${BUDGET_S:-140}
 iters=${ITERS:-5}
 shape="--variant sm80 --batch 8 --heads 16 --seqlen 4096 --headdim 128"
@@ -45,7 +45,7 @@ shape="--variant sm80 --batch 8 --heads 16 --seqlen 4096 --headdim 128"
             --arch sm_90a --emit usage 2>&1 | grep -E "spill|Used" | tr -s ' ' | tr '\n' ' ')"
     done
     command -v ncu >/dev/null || PATH=$PATH:$(ls -d /opt/nvidia/nsight-compute/*/ 2>/dev/null | tail -n 1)
-    if [ $(($(date +%s) - start + 45)) -gt "$budget" ] || ! command -v ncu >/dev/null; then
+    if [ $(($(date +%s) - t0 + 45)) -gt "$budget" ] || ! command -v ncu >/dev/null; then
         echo "== skipped (time or no ncu): 4. the profile"
     else
         device_stamp "4. ncu on the default kernel (the third launch: non-causal)"

@@ -14,7 +14,7 @@
 # Logs under $OUT (default build/device-out).
 . scripts/device-common.sh
 log="$out/s9.log"
-start=$(date +%s)
+t0=$(date +%s)
 budget=${BUDGET_S:-142}
 iters=${ITERS:-5}
 # a GEMM bench's rows (cuBLAS and ours), NVRTC given the options $nvopt
@@ -26,7 +26,7 @@ gemm() {
 }
 # the cold compile of the step-5 kernel (bf16) with $nvopt, two runs: each phase's CPU ms
 cold() {
-    if [ $(($(date +%s) - start + 10)) -gt "$budget" ]; then echo "== skipped (time): cold [$nvopt]"; return; fi
+    if [ $(($(date +%s) - t0 + 10)) -gt "$budget" ]; then echo "== skipped (time): cold [$nvopt]"; return; fi
     for _ in 1 2; do
         echo "cold [$nvopt]: $(CUTEC_NVRTC_OPTIONS="$nvopt" CUTEC_NO_CACHE=1 timeout 20 build/cutec compile gemm \
             --arch sm_90a --emit time --dtype bf16 --variant tensorop_smem 2>&1 |

@@ -236,6 +236,8 @@ typedef struct cute_gemm_config {
                                  the signal flags' */
     bool peer_mirror;         /* with peer_flags, every tile of C is stored a second time into
                                  the mirror (the tenth argument; C stands in where false) */
+    bool mx_scales;           /* e2m1 inputs on the blackwell kernel: ue8m0 scales per 32 of K
+                                 (MXFP4, cutec_gemm_mxfp4), not ue4m3 per 16 (NVFP4) */
 } cute_gemm_config;
 
 /* the C dtype a configuration writes (c_dtype, or dtype when it is CUTE_VOID) */
@@ -296,6 +298,11 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
  * with an sm_100 target, or a Blackwell GPU — verified by emulation and ptxas only
  * (docs/blackwell.md).  A malformed call is CUTE_ERR_INVALID with the reason in err. */
 cute_status cutec_gemm_nvfp4(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
+                             const cute_call_arg *B, const cute_call_arg *SFB, const cute_call_arg *C, double alpha,
+                             double beta, void *stream, char *err, size_t n);
+/* MXFP4: as NVFP4 (e2m1, two a byte) with SFA, SFB ue8m0, one scale per 32 of K (SFVecSize 32),
+ * K a multiple of 32, padding scales finite as MXFP8's */
+cute_status cutec_gemm_mxfp4(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
                              const cute_call_arg *B, const cute_call_arg *SFB, const cute_call_arg *C, double alpha,
                              double beta, void *stream, char *err, size_t n);
 /* MXFP8: the same with A and B e4m3 (a byte each) and SFA, SFB ue8m0, one scale per 32 of K (CuTe's

@@ -172,6 +172,36 @@ static void step5_size(void)
     cute_runtime_free(rt);
 }
 
+/* The Hopper kernel's epilogue reads C under beta element by element: each element's address
+ * is the fragment's base (the thread's and the tile's part, one register) plus its own
+ * coordinate times the strides (cute_tensor_ptr).  Written as one sum per element, the 128
+ * addresses made 105 statements of 64-bit index arithmetic that NVVM spent a fifth of its
+ * time reassociating (docs/compile_time.md); now 45. */
+#define HOPPER_I64_BUDGET 60
+static void hopper_addresses(void)
+{
+    cute_runtime *rt;
+    char err[2048], *src = NULL;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "%s", err);
+    cute_runtime_set_target_arch(rt, "sm_90a");
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 0, 0}, .align_bytes = 16,
+                            .index_bound = CUTE_GEMM_INDEX_BOUND};
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(f, "%s", err);
+    const cute_ir_func *k = f ? cute_fn_kernel(f, 0) : NULL;
+    if (k && cute_cuda_c_emit(&k, 1, NULL, &src, err, sizeof err) == CUTE_OK) {
+        int i64s = 0, loads = 0;
+        for (const char *p = src; (p = strstr(p, "i64 r")) != NULL; p++) i64s++;
+        for (const char *p = src; (p = strstr(p, "@p ld.global.b16")) != NULL; p++) loads++;
+        CHECK(loads == 128, "%d predicated reads of C (want 128)", loads);
+        CHECK(i64s <= HOPPER_I64_BUDGET, "%d statements of 64-bit index arithmetic (at most %d)", i64s,
+              HOPPER_I64_BUDGET);
+    }
+    free(src);
+    cute_fn_free(f);
+    cute_runtime_free(rt);
+}
+
 int main(void)
 {
     regs r;
@@ -195,5 +225,6 @@ int main(void)
     free(src);
     cute_ir_func_free(f);
     step5_size();
+    hopper_addresses();
     return CHECK_DONE("backend/cuda_c_fold");
 }

@@ -18,7 +18,7 @@ typedef struct mx_operand {
 
 static bool mx_make(cute_backend *b, mx_operand *o, int64_t rows, int64_t K, uint64_t *state)
 {
-    return gemm_bs_make(&o->h, CUTE_E4M3, rows, K, state) &&
+    return gemm_bs_make(&o->h, CUTE_E4M3, CUTE_UE8M0, rows, K, state) &&
            b->vt->alloc(b->self, (size_t)o->h.bytes, &o->dc) == CUTE_OK &&
            b->vt->upload(b->self, &o->dc, 0, o->h.codes, (size_t)o->h.bytes) == CUTE_OK &&
            b->vt->alloc(b->self, (size_t)o->h.nsf, &o->ds) == CUTE_OK &&

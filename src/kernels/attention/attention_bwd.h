@@ -80,12 +80,12 @@ typedef struct attn_hop_bwd_plan {
      * first contribution of a chunk stores, the others add) */
     bool fused_dq;
     /* the dK/dV kernel's steps at head dim 128 without the fused dQ (CUTEC_ATTN_BWD_STEPS,
-     * hopper_bwd.c's split_step and serial_step): S and dP waited for apart, P computed
-     * while dP's product runs and dS while dV's does (the default), or each batch waited
-     * for whole */
+     * hopper_bwd.c's serial_step and split_step): each batch waited for whole (the default),
+     * or S and dP waited for apart, P computed while dP's product runs and dS while dV's
+     * does (split: measured slower) */
     attn_kv_steps kv_steps;
-    /* the dQ kernel at head dim 128 (CUTEC_ATTN_BWD_DQSTEPS=split): its overlapped steps'
-     * scores as two batches, P computed while dP's product runs (hopper_bwd.c) */
+    /* the dQ kernel at head dim 128: its overlapped steps' scores as two batches, P computed
+     * while dP's product runs (hopper_bwd.c; CUTEC_ATTN_BWD_DQSTEPS=joint: one batch) */
     bool dq_split;
     bool dq_atomic; /* the fused dQ's parts added in no set order (CUTEC_ATTN_BWD_DQ=atomic):
                      * no turns, the sums zeroed first (nondeterministic, FlashAttention 3's

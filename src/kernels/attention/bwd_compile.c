@@ -37,24 +37,26 @@ static bool fused_dq_wanted(bool *atomic)
     return e && (strcmp(e, "fused") == 0 || *atomic);
 }
 
-/* the dK/dV kernel's steps at head dim 128 (CUTEC_ATTN_BWD_STEPS=serial: session 29's; else
- * split); *suffix: the compiled function's name's */
+/* the dK/dV kernel's steps at head dim 128: serial (session 29's), or split where
+ * CUTEC_ATTN_BWD_STEPS=split asks (slower on an H200: 433.2 TFLOP/s against 479.2 at 8x16x4096,
+ * the mid pass of session 30); *suffix: the compiled function's name's */
 static attn_kv_steps kv_steps_wanted(const char **suffix)
 {
     const char *e = getenv("CUTEC_ATTN_BWD_STEPS");
-    bool serial = e && !strcmp(e, "serial");
-    if (suffix) *suffix = serial ? "_serial" : "";
-    return serial ? ATTN_KV_SERIAL : ATTN_KV_SPLIT;
+    bool split = e && !strcmp(e, "split");
+    if (suffix) *suffix = split ? "_split" : "";
+    return split ? ATTN_KV_SPLIT : ATTN_KV_SERIAL;
 }
 
-/* the dQ kernel's steps at head dim 128 split (CUTEC_ATTN_BWD_DQSTEPS=split); *suffix: the
- * compiled function's name's */
+/* the dQ kernel's scores at head dim 128 as two batches, unless CUTEC_ATTN_BWD_DQSTEPS=joint
+ * (session 29's one batch; the split took the backward from 6.35 to 6.01 ms at 8x16x4096,
+ * the mid pass of session 30); *suffix: the compiled function's name's */
 static bool dq_split_wanted(const char **suffix)
 {
     const char *e = getenv("CUTEC_ATTN_BWD_DQSTEPS");
-    bool split = e && !strcmp(e, "split");
-    if (suffix) *suffix = split ? "_dqsplit" : "";
-    return split;
+    bool joint = e && !strcmp(e, "joint");
+    if (suffix) *suffix = joint ? "_dqjoint" : "";
+    return !joint;
 }
 
 /* the Hopper kernels' plans (and the SM80 one of the preprocessing kernel), or the SM80 plan */

@@ -42,7 +42,10 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
         free(plan);
         return NULL;
     }
-    bool persistent = cfg->grid == CUTE_ATTENTION_GRID_PERSISTENT || (cfg->grid == CUTE_ATTENTION_GRID_AUTO && cfg->head_dim == 64);
+    /* the persistent grid at head dim 64, and at 128 causal (its tiles in the snake order, Q
+     * in two stages: hopper_sched.c, hopper_plan.c) */
+    bool automatic = cfg->head_dim == 64 || (cfg->head_dim == 128 && cfg->causal);
+    bool persistent = cfg->grid == CUTE_ATTENTION_GRID_PERSISTENT || (cfg->grid == CUTE_ATTENTION_GRID_AUTO && automatic);
     if (hopper && persistent) { /* the persistent grid: a block an SM (3 on the interpreter) */
         int resident = kernels_resident_clusters(rt, 1, plan->threads, 1);
         plan->sms = resident > 0 ? resident : 3;

@@ -85,8 +85,11 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     const char *wait = getenv("CUTEC_ATTN_FWD_WAIT");
     p->wait_first = !wait || (strcmp(wait, "after") != 0 && strcmp(wait, "after,turn") != 0);
     p->rescale_in_turn = wait && (!strcmp(wait, "turn") || !strcmp(wait, "after,turn"));
-    const char *order = getenv("CUTEC_ATTN_FWD_ORDER"); /* the persistent grid's causal order (hopper_sched.c) */
-    p->snake = order && !strcmp(order, "snake");
+    /* the persistent grid's causal order (hopper_sched.c): the snake, or across every head
+     * with CUTEC_ATTN_FWD_ORDER=across (H200, session 30's mid pass, d128 8x16x4096 with two
+     * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
+    const char *order = getenv("CUTEC_ATTN_FWD_ORDER");
+    p->snake = !order || strcmp(order, "across") != 0;
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
      * 20 bytes there: 64) and at 192 rows (160 registers a consumer: 144 keys spill 64
@@ -103,16 +106,18 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     return hopper_parts(a, cfg, p);
 }
 
-/* With CUTEC_ATTN_FWD_QSTAGES=2 on the persistent grid: Q's tile in two stages where two K and
- * V stages still fit beside them (d128 causal's 128-key tiles, d64's, d128 with --block-n
- * 160; not d128's default 176), so that the producer loads the next tile's Q as soon as it
- * has issued this tile's K and V, not once the tile's last S retired (one stage: the next
- * tile's first S waited for Q's load at every tile) */
+/* On the persistent grid Q's tile in two stages where two K and V stages still fit beside
+ * them (d128 causal's 128-key tiles, d64's, d128 with --block-n 160; not d128's default 176
+ * nor d256), so that the producer loads the next tile's Q as soon as it has issued this
+ * tile's K and V, not once the tile's last S retired (one stage: the next tile's first S
+ * waited for Q's load at every tile).  CUTEC_ATTN_FWD_QSTAGES=1 keeps one (H200, session
+ * 30's mid pass: d64 16x32x2048 492.0 TFLOP/s with two against 481.4, causal 348.6 against
+ * 340.1) */
 bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p)
 {
     const char *q = getenv("CUTEC_ATTN_FWD_QSTAGES");
     int64_t es = 2, tile = p->bm * p->d * es, stage = 2 * p->bn * p->d * es, fit = (SMEM_BYTES - 2 * tile) / stage;
-    if (!p->sms || !q || strcmp(q, "2") != 0 || fit < 2) return true;
+    if (!p->sms || (q && !strcmp(q, "1")) || fit < 2) return true;
     p->q_stages = 2;
     p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
     return hopper_parts(a, &p->cfg, p);

@@ -3,20 +3,19 @@
  * tiles x, x + grid, x + 2 grid, ...  So the producer loads the next tile's Q and first K
  * and V while the consumers finish this one (its last P V and its epilogue), where a block
  * a tile waited for them from its start and left its SM idle through its epilogue.  The
- * order: Q tiles of one head side by side (they read the same K and V: in L2 together);
- * causal, the longest Q tiles (the last: they see every key) first across every head and
- * batch, so that the short ones fill the end.  (Session 29 tried a head's Q tiles side by
- * side, longest first, so that a round's blocks share K and V in L2: on an H200 d128 causal
- * 527.9 TFLOP/s against 488.7, still below a block a tile's 577.2, and d64 causal 307.0
- * against 341.4: this order stays.)  With CUTEC_ATTN_FWD_ORDER=snake (p->snake), causal
- * walks a head's Q tiles side by side again, longest first, and in every odd round the
- * blocks take its tiles in reverse (block x the round's tile grid - 1 - x): where a round
- * spans a few heads' tiles of every length, a block that got a long tile in one round gets
- * a short one in the next, so that the static rounds stay balanced as a block a tile's
- * dynamic order is (a model of 128 heads of 32 Q tiles on 132 SMs, a tile's cost its key
- * tiles plus 2: the last block ends at 640 with the head-by-head order, 592 with the
- * snake, 576 with the order above).  Tile-level scheduling only: the tiles are the
- * layouts' business. */
+ * order: Q tiles of one head side by side (they read the same K and V: in L2 together).
+ * Causal, a head's longest Q tiles (the last: they see every key) first, and in every odd
+ * round the blocks take the round's tiles in reverse (block x its tile grid - 1 - x, "the
+ * snake"): a round spans a few heads' tiles of every length, and a block that got a long
+ * tile in one round gets a short one in the next, so that the static rounds stay balanced
+ * as a block a tile's dynamic order is (a model of 128 heads of 32 Q tiles on 132 SMs, a
+ * tile's cost its key tiles plus 2: the last block ends at 640 head by head without the
+ * snake, 592 with it).  H200, session 30's mid pass, d128 8x16x4096 causal with two Q
+ * stages: 597.8 TFLOP/s against a block a tile's 583.4.  CUTEC_ATTN_FWD_ORDER=across keeps
+ * the order before: the longest Q tiles first across every head and batch (balanced, but a
+ * round reads 128 heads' K and V, past L2: 469.2 in that run; session 29 tried head by head
+ * without the snake: 527.9 against 577.2 a block a tile).  Tile-level scheduling only: the
+ * tiles are the layouts' business. */
 #include "cutec/notation.h"
 #include "kernels/attention/attention_internal.h"
 

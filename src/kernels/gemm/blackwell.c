@@ -63,7 +63,7 @@ typedef struct bw_kernel {
     const gemm_groups *groups; /* the grouped GEMM's (its tiles, its producer), or NULL */
 } bw_kernel;
 
-static bool nvfp4(const gemm_plan *p) { return gemm_bw_nvfp4(&p->cfg); }
+static bool fp4(const gemm_plan *p) { return p->cfg.dtype == CUTE_E2M1; } /* NVFP4 or MXFP4: as bytes */
 static bool scaled(const gemm_plan *p) { return p->sf_atoms > 0; } /* NVFP4 or MXFP8 */
 
 gemm_plan gemm_blackwell_tiles(const gemm_plan *p)
@@ -260,7 +260,7 @@ static cute_val tmem_alloc(cute_ctx *c, cute_smem_allocator *al, const gemm_plan
 static void shared_memory(cute_ctx *c, const gemm_plan *p, bw_kernel *k, cute_int warp)
 {
     cute_smem_allocator al = cute_smem_allocator_new(c);
-    cute_dtype staged = nvfp4(p) ? CUTE_U8 : p->cfg.dtype; /* e2m1 staged as its bytes */
+    cute_dtype staged = fp4(p) ? CUTE_U8 : p->cfg.dtype; /* e2m1 staged as its bytes */
     k->m.sA = cute_smem_alloc_tensor_composed(c, &al, staged, p->smem_a, 16);
     k->m.sB = cute_smem_alloc_tensor_composed(c, &al, staged, p->smem_b, 16);
     k->m.sC = k->m.sA;
@@ -333,8 +333,8 @@ static void blackwell_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_t
     k.loads = k.tiles;
     k.loads.bn = gemm_block_b_rows(p);
     k.sched = gemm_sched_make(c, &k.tiles, mC, p->raster);
-    if (scaled(p)) { /* (NVFP4's operands are A's and B's bytes: K / 2 of them a row) */
-        cute_int K = nvfp4(p) ? cute_mul(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(2)) : mA.layout.shape.leaf[1];
+    if (scaled(p)) { /* (NVFP4's and MXFP4's operands are A's and B's bytes: K / 2 of them a row) */
+        cute_int K = fp4(p) ? cute_mul(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(2)) : mA.layout.shape.leaf[1];
         k.gSFA = scale_atoms(c, sfA, mA.layout.shape.leaf[0], K, gemm_bw_sf_vec(&p->cfg));
         k.gSFB = scale_atoms(c, sfB, mB.layout.shape.leaf[0], K, gemm_bw_sf_vec(&p->cfg));
     }
@@ -371,7 +371,7 @@ void gemm_blackwell_host(cute_ctx *c, const cute_arg *arg)
     if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
     cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor, sfA = mA, sfB = mB;
     if (scaled(p)) sfA = arg[5].tensor, sfB = arg[6].tensor; /* (unused placeholders otherwise) */
-    if (nvfp4(p)) mA = cute_tensor_recast(c, mA, CUTE_U8), mB = cute_tensor_recast(c, mB, CUTE_U8); /* as bytes */
+    if (fp4(p)) mA = cute_tensor_recast(c, mA, CUTE_U8), mB = cute_tensor_recast(c, mB, CUTE_U8); /* as bytes */
     gemm_hopper_atoms(c, p, mA, mB);
     cute_tma_atom b1 = p->cfg.dual ? gemm_hopper_b1_atom(c, p, arg[5].tensor) : p->tma_b;
     cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));

@@ -25,12 +25,12 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
 {
     if (arch && arch != cute_gemm_variant_arch(CUTE_GEMM_BLACKWELL))
         return cute_alg_fail(a, "gemm blackwell: tcgen05 and tensor memory need sm_100 (the target is sm_%d)", arch);
-    bool scaled = gemm_bw_nvfp4(cfg) || gemm_bw_mxfp8(cfg);
+    const char *scaled = gemm_bw_scaled_name(cfg);
     if (cfg->dtype != CUTE_BF16 && cfg->dtype != CUTE_F16 && !scaled)
         return cute_alg_fail(a, "gemm blackwell: %s inputs (it takes f16 and bf16, e2m1 with ue4m3 scales: NVFP4, "
                              "and e4m3 with ue8m0 scales: MXFP8)", cute_dtype_name(cfg->dtype));
     if (scaled && (cfg->major[0] != 1 || cfg->major[1] != 1))
-        return cute_alg_fail(a, "gemm blackwell: %s's A and B must be K-major", gemm_bw_nvfp4(cfg) ? "NVFP4" : "MXFP8");
+        return cute_alg_fail(a, "gemm blackwell: %s's A and B must be K-major", scaled);
     if (cfg->align_bytes < 16)
         return cute_alg_fail(a, "gemm blackwell: TMA needs 16-byte aligned pointers and leading dimensions "
                              "(these are %d-byte aligned)", cfg->align_bytes);
@@ -45,22 +45,23 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
                              "(2x1)", t->cluster_m, t->cluster_n);
     if (pair && (cfg->dual || scaled))
         return cute_alg_fail(a, "gemm blackwell: the CTA pair (cluster 2x1) takes the dense f16 / bf16 GEMM only "
-                             "(not %s)", cfg->dual ? "the dual GEMM" : gemm_bw_nvfp4(cfg) ? "NVFP4" : "MXFP8");
+                             "(not %s)", cfg->dual ? "the dual GEMM" : scaled);
     return true;
 }
 
-/* NVFP4 and MXFP8: 128 x 128 tiles (one SfKMajorAtom of B's scales a k-block); NVFP4's k-tiles of
- * 256 e2m1 (128 bytes: A and B go through the kernel as their bytes), each with its 4 atoms of
- * SFA and SFB; MXFP8's of 128 e4m3, each with one atom (4 scales of 32) */
+/* NVFP4, MXFP4 and MXFP8: 128 x 128 tiles (one SfKMajorAtom of B's scales a k-block); the 4-bit
+ * kinds' k-tiles of 256 e2m1 (128 bytes: A and B go through the kernel as their bytes), each with
+ * 4 atoms of SFA and SFB (NVFP4: 4 scales of 16 an atom) or 2 (MXFP4: 4 of 32); MXFP8's of 128
+ * e4m3, each with one atom */
 static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
 {
     const cute_gemm_tiling *t = &cfg->tiling;
-    bool fp4 = gemm_bw_nvfp4(cfg), scaled = fp4 || gemm_bw_mxfp8(cfg);
+    const char *scaled = gemm_bw_scaled_name(cfg);
     int es = cute_dtype_bytes(cfg->dtype);
-    p->sf_atoms = fp4 ? 4 : scaled ? 1 : 0;
+    p->sf_atoms = gemm_bw_nvfp4(cfg) ? 4 : gemm_bw_mxfp4(cfg) ? 2 : scaled ? 1 : 0;
     p->bm = 128, p->bn = t->bn ? t->bn : scaled ? 128 : 256, p->bk = 128 / es;
     if (scaled && p->bn != 128)
-        return cute_alg_fail(a, "gemm blackwell: %s tiles are 128 x 128 (bn %d asked)", fp4 ? "NVFP4" : "MXFP8", t->bn);
+        return cute_alg_fail(a, "gemm blackwell: %s tiles are 128 x 128 (bn %d asked)", scaled, t->bn);
     if ((t->bm && t->bm != 128) || p->bn < 32 || p->bn > 256 || p->bn % 32 || (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm blackwell: tile %dx%dx%d (bm 128, bn a multiple of 32 up to 256, bk %lld)",
                              t->bm, t->bn, t->bk, (long long)p->bk);
@@ -91,8 +92,9 @@ bool gemm_plan_blackwell(cute_alg *a, const cute_gemm_config *cfg, int arch, gem
     if (!tiling(a, cfg, p)) return false;
     p->threads = BW_THREADS; /* four epilogue warps, the MMA warp, the TMA warp */
     p->cluster_m = p->cta_pair ? 2 : 1, p->cluster_n = 1;
-    bool fp4 = gemm_bw_nvfp4(cfg);
-    const char *atom = fp4                 ? "SM100_MMA_MXF4NVF4_SS"
+    bool fp4 = cfg->dtype == CUTE_E2M1;
+    const char *atom = gemm_bw_nvfp4(cfg)   ? "SM100_MMA_MXF4NVF4_SS"
+                       : fp4                ? "SM100_MMA_MXF4_SS"
                        : gemm_bw_mxfp8(cfg) ? "SM100_MMA_MXF8F6F4_SS"
                        : p->cta_pair        ? "SM100_MMA_F16BF16_2x1SM_SS"
                                             : "SM100_MMA_F16BF16_SS";

@@ -1,6 +1,6 @@
-/* cutec_gemm_nvfp4 and cutec_gemm_mxfp8: the block-scaled GEMMs of the Blackwell kernel through
- * the library (seed 001's NVFP4: e2m1 with a ue4m3 scale per 16 of K; MXFP8: e4m3 with a ue8m0
- * scale per 32), the call checked here (each mistake named) before the kernel (blackwell.c) is
+/* cutec_gemm_nvfp4, _mxfp4 and _mxfp8: the block-scaled GEMMs of the Blackwell kernel through the
+ * library (seed 001's NVFP4: e2m1 with a ue4m3 scale per 16 of K; MXFP4: e2m1 with a ue8m0 scale
+ * per 32; MXFP8: e4m3 with ue8m0 per 32), the call checked here (each mistake named) before the kernel (blackwell.c) is
  * compiled, once per C dtype and major, and run. */
 #include <inttypes.h>
 #include <math.h>
@@ -16,7 +16,8 @@ typedef struct scaled_kind {
     int vec;
 } scaled_kind;
 
-static const scaled_kind NVFP4 = {"nvfp4", CUTE_E2M1, CUTE_UE4M3, 16}, MXFP8 = {"mxfp8", CUTE_E4M3, CUTE_UE8M0, 32};
+static const scaled_kind NVFP4 = {"nvfp4", CUTE_E2M1, CUTE_UE4M3, 16}, MXFP4 = {"mxfp4", CUTE_E2M1, CUTE_UE8M0, 32},
+                         MXFP8 = {"mxfp8", CUTE_E4M3, CUTE_UE8M0, 32};
 
 /* a scale buffer: rank 1, the kind's scale type, unit stride, the scales of a (rows, K) operand at least */
 static cute_status scales_ok(const scaled_kind *sk, const cute_call_arg *sf, const char *name, int64_t rows,
@@ -68,7 +69,8 @@ static cute_status scaled_gemm(const scaled_kind *sk, cute_gemm_lib *lib, const 
         return snprintf(err, n, "gemm %s: alpha (%g) and beta (%g) must be finite", sk->name, alpha, beta),
                CUTE_ERR_INVALID;
     cute_gemm_config cfg = {.variant = CUTE_GEMM_BLACKWELL, .dtype = sk->dtype, .c_dtype = (cute_dtype)C->dtype,
-                            .major = {1, 1, C->stride[1] == 1 && C->shape[1] > 1}, .align_bytes = 16};
+                            .major = {1, 1, C->stride[1] == 1 && C->shape[1] > 1}, .align_bytes = 16,
+                            .mx_scales = sk->dtype == CUTE_E2M1 && sk->sf == CUTE_UE8M0};
     cute_runtime *rt;
     char why[1024];
     const cute_fn *f = gemm_lib_fn(lib, &cfg, &rt, why, sizeof why);
@@ -84,6 +86,13 @@ cute_status cutec_gemm_nvfp4(cute_gemm_lib *lib, const cute_call_arg *A, const c
                              double beta, void *stream, char *err, size_t n)
 {
     return scaled_gemm(&NVFP4, lib, A, SFA, B, SFB, C, alpha, beta, stream, err, n);
+}
+
+cute_status cutec_gemm_mxfp4(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
+                             const cute_call_arg *B, const cute_call_arg *SFB, const cute_call_arg *C, double alpha,
+                             double beta, void *stream, char *err, size_t n)
+{
+    return scaled_gemm(&MXFP4, lib, A, SFA, B, SFB, C, alpha, beta, stream, err, n);
 }
 
 cute_status cutec_gemm_mxfp8(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,

@@ -30,6 +30,7 @@ typedef struct sc_kind {
 } sc_kind;
 
 static const sc_kind NVFP4 = {"NVFP4", CUTE_E2M1, CUTE_UE4M3, 16, cutec_gemm_nvfp4};
+static const sc_kind MXFP4 = {"MXFP4", CUTE_E2M1, CUTE_UE8M0, 32, cutec_gemm_mxfp4};
 static const sc_kind MXFP8 = {"MXFP8", CUTE_E4M3, CUTE_UE8M0, 32, cutec_gemm_mxfp8};
 
 /* an operand's codes and scales (gemm_ref's) and their device copies */
@@ -41,7 +42,7 @@ typedef struct sc_operand {
 static bool make(cute_backend *b, const sc_kind *kind, sc_operand *o, int64_t rows, int64_t K)
 {
     o->dc.ptr = o->ds.ptr = NULL;
-    if (!gemm_bs_make(&o->h, kind->d, rows, K, &seed)) return false;
+    if (!gemm_bs_make(&o->h, kind->d, kind->sf, rows, K, &seed)) return false;
     return b->vt->alloc(b->self, (size_t)o->h.bytes, &o->dc) == CUTE_OK &&
            b->vt->upload(b->self, &o->dc, 0, o->h.codes, (size_t)o->h.bytes) == CUTE_OK &&
            b->vt->alloc(b->self, (size_t)o->h.nsf, &o->ds) == CUTE_OK &&
@@ -92,7 +93,7 @@ static void one_case(cute_runtime *rt, const sc_kind *kind, cute_gemm_lib *lib, 
 {
     cute_backend *b = cute_runtime_backend(rt);
     cute_gemm_config cfg = {.variant = CUTE_GEMM_BLACKWELL, .dtype = kind->d, .c_dtype = cd,
-                            .major = {1, 1, cmajor}, .align_bytes = 16};
+                            .major = {1, 1, cmajor}, .align_bytes = 16, .mx_scales = kind == &MXFP4};
     char why[4096] = "";
     const cute_fn *f = cute_gemm_compile(rt, &cfg, why, sizeof why);
     sc_operand A, B;
@@ -128,7 +129,7 @@ static void one_case(cute_runtime *rt, const sc_kind *kind, cute_gemm_lib *lib, 
 static void compiles_for_sm100a(cute_runtime *rt, const sc_kind *kind, const char *mma)
 {
     cute_gemm_config cfg = {.variant = CUTE_GEMM_BLACKWELL, .dtype = kind->d, .c_dtype = CUTE_BF16,
-                            .major = {1, 1, 1}, .align_bytes = 16};
+                            .major = {1, 1, 1}, .align_bytes = 16, .mx_scales = kind == &MXFP4};
     gtk_compiles_sm100a(rt, &cfg, mma, "tcgen05.cp");
 }
 
@@ -146,9 +147,12 @@ int main(void)
     one_case(rt, &NVFP4, lib, 136, 264, 256, CUTE_BF16, 0, 0.5, -1.0); /* 2 x 3 tiles on 2 blocks, beta */
     one_case(rt, &MXFP8, NULL, 200, 136, 160, CUTE_F32, 1, 1.0, 0.0);  /* K's 2nd atom a quarter used */
     one_case(rt, &MXFP8, lib, 136, 264, 288, CUTE_BF16, 0, 0.5, -1.0); /* 3 k-tiles, beta, column-major C */
+    one_case(rt, &MXFP4, NULL, 200, 136, 288, CUTE_F32, 1, 1.0, 0.0);  /* K's 3rd atom a quarter used */
+    one_case(rt, &MXFP4, lib, 136, 136, 512, CUTE_F16, 1, 0.5, -1.0);  /* 2 k-tiles, beta */
     cute_gemm_lib_free(lib);
     compiles_for_sm100a(rt, &NVFP4, "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X");
     compiles_for_sm100a(rt, &MXFP8, "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X");
+    compiles_for_sm100a(rt, &MXFP4, "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X");
     cute_runtime_free(rt);
     return CHECK_DONE("gemm blockscaled_test");
 }

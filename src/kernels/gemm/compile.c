@@ -105,7 +105,7 @@ static bool dtypes_ok(const cute_gemm_config *cfg, char *err, size_t n)
     if (d == CUTE_E2M1 || gemm_bw_mxfp8(cfg)) { /* NVFP4, MXFP8: the Blackwell kernel's (scales: arguments 6, 7) */
         if (cfg->variant == CUTE_GEMM_BLACKWELL && (cd == CUTE_F16 || cd == CUTE_BF16 || cd == CUTE_F32)) return true;
         snprintf(err, n, "gemm: %s inputs run in the blackwell kernel, with C of f16, bf16 or f32 (asked: %s, C %s)",
-                 d == CUTE_E2M1 ? "e2m1 (NVFP4)" : "block-scaled e4m3 (MXFP8)", cute_gemm_variant_name(cfg->variant),
+                 d == CUTE_E2M1 ? "e2m1 (NVFP4, MXFP4)" : "block-scaled e4m3 (MXFP8)", cute_gemm_variant_name(cfg->variant),
                  cute_dtype_name(cd));
         return false;
     }
@@ -232,10 +232,11 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     bool fp4 = cfg->dtype == CUTE_E2M1, mx8 = gemm_bw_mxfp8(cfg);
     if (fp4 || mx8) { /* NVFP4 / MXFP8: rows of whole 16 bytes (32 e2m1, 32 e4m3), then SFA and SFB */
         specs[0] = specs[1] = cute_spec_tensor(cfg->dtype, "(?,?{div=32}):(?{div=32},1)", 16);
-        specs[5] = specs[6] = cute_spec_tensor(fp4 ? CUTE_UE4M3 : CUTE_UE8M0, "?:1", 16);
+        specs[5] = specs[6] = cute_spec_tensor(gemm_bw_nvfp4(cfg) ? CUTE_UE4M3 : CUTE_UE8M0, "?:1", 16);
     }
     char name[192], tag[64], peer[16] = "";
     if (cfg->peer_flags) snprintf(peer, sizeof peer, "_peer%d%s", cfg->peer_broadcast, cfg->peer_mirror ? "m" : "");
+    else if (cfg->mx_scales) snprintf(peer, sizeof peer, "_mx"); /* MXFP4's ue8m0 scales (the same suffix slot) */
     gemm_epilogue_tag(&cfg->epilogue, tag, sizeof tag);
     snprintf(name, sizeof name, "gemm_%s_%s_%s_%c%c%c_a%d%s%s%s%s%s%s%s", cute_gemm_variant_name(cfg->variant),
              cute_dtype_name(cfg->dtype), cute_dtype_name(cd), "nt"[cfg->major[0]], "nt"[cfg->major[1]],

@@ -149,16 +149,22 @@ cute_composed gemm_tma_stages(cute_alg *a, cute_dtype d, int major, int64_t rows
 /* the Blackwell kernel (blackwell_plan.c, blackwell.c): its plan, false with the reason in
  * a's error, and its host function */
 bool gemm_plan_blackwell(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
-/* the block-scaled inputs of the Blackwell kernel: NVFP4 (e2m1, a ue4m3 scale per 16 of K) and
- * MXFP8 (e4m3, a ue8m0 scale per 32); the scales of a k-tile of one 128-row tile are p->sf_atoms
+/* the block-scaled inputs of the Blackwell kernel: NVFP4 (e2m1, a ue4m3 scale per 16 of K), MXFP4
+ * (e2m1, ue8m0 per 32) and MXFP8 (e4m3, ue8m0 per 32); the scales of a k-tile of one 128-row tile are p->sf_atoms
  * SfKMajorAtoms of 512 bytes (128 rows x 4 scales), each 4 columns of tensor memory */
 enum { GEMM_BW_SF_ATOM = 512 };
-static inline bool gemm_bw_nvfp4(const cute_gemm_config *cfg) { return cfg->dtype == CUTE_E2M1; }
+static inline bool gemm_bw_nvfp4(const cute_gemm_config *cfg) { return cfg->dtype == CUTE_E2M1 && !cfg->mx_scales; }
+static inline bool gemm_bw_mxfp4(const cute_gemm_config *cfg) { return cfg->dtype == CUTE_E2M1 && cfg->mx_scales; }
 static inline bool gemm_bw_mxfp8(const cute_gemm_config *cfg)
 {
     return cfg->dtype == CUTE_E4M3 && cfg->variant == CUTE_GEMM_BLACKWELL;
 }
 static inline int gemm_bw_sf_vec(const cute_gemm_config *cfg) { return gemm_bw_nvfp4(cfg) ? 16 : 32; }
+/* "NVFP4", "MXFP4", "MXFP8" (NULL: not block-scaled) */
+static inline const char *gemm_bw_scaled_name(const cute_gemm_config *cfg)
+{
+    return gemm_bw_nvfp4(cfg) ? "NVFP4" : gemm_bw_mxfp4(cfg) ? "MXFP4" : gemm_bw_mxfp8(cfg) ? "MXFP8" : NULL;
+}
 void gemm_blackwell_host(cute_ctx *c, const cute_arg *arg);
 /* the plan of the multi-stage family (plan_multistage.c) */
 /* arch: the compile target (cute_runtime_target_arch; 0 unknown), which picks the atoms */

@@ -83,8 +83,9 @@ void gemm_ref_fill_pooled(cute_dtype d, void *data, int64_t n, uint64_t *state);
 
 /* --- block-scaled operands (gemm_ref_blockscaled.c) ---------------------------------------- */
 
-/* A (M,K) or B (N,K) of NVFP4 (d e2m1, two a byte, a ue4m3 scale per 16 of K) or MXFP8 (d e4m3,
- * a ue8m0 scale per 32): row-major codes, the scales in CuTe's layout (cute_gemv_sf_index) */
+/* A (M,K) or B (N,K) of NVFP4 (d e2m1, two a byte, sf a ue4m3 scale per 16 of K), MXFP4 (e2m1,
+ * ue8m0 per 32) or MXFP8 (d e4m3, ue8m0 per 32): row-major codes, the scales in CuTe's layout
+ * (cute_gemv_sf_index) */
 typedef struct gemm_bs_operand {
     cute_dtype d, sf;
     int vec;
@@ -92,8 +93,8 @@ typedef struct gemm_bs_operand {
     uint8_t *codes, *scales;
 } gemm_bs_operand;
 /* fresh random codes (any e2m1; e4m3 but NaN) and scales (ue4m3 in 0.25 .. 4, ue8m0 2^-3 .. 2^3,
- * the padding's too); false: out of memory, or d neither e2m1 nor e4m3 */
-bool gemm_bs_make(gemm_bs_operand *o, cute_dtype d, int64_t rows, int64_t K, uint64_t *state);
+ * the padding's too); false: out of memory, or not one of the three kinds */
+bool gemm_bs_make(gemm_bs_operand *o, cute_dtype d, cute_dtype sf, int64_t rows, int64_t K, uint64_t *state);
 void gemm_bs_free(gemm_bs_operand *o);
 double gemm_bs_value(const gemm_bs_operand *o, int64_t r, int64_t k); /* element (r, k), scaled */
 /* sum_k A(m,k) B(n,k), scaled, in float64; *mag the sum of |terms| */

@@ -20,11 +20,11 @@ static uint8_t scale(cute_dtype sf, uint64_t *state)
     return sf == CUTE_UE4M3 ? cute_f64_to_ue4m3(0.25 + fabs(g)) : (uint8_t)(124 + (int)(fabs(g) * 7) % 7);
 }
 
-bool gemm_bs_make(gemm_bs_operand *o, cute_dtype d, int64_t rows, int64_t K, uint64_t *state)
+bool gemm_bs_make(gemm_bs_operand *o, cute_dtype d, cute_dtype sf, int64_t rows, int64_t K, uint64_t *state)
 {
     bool fp4 = d == CUTE_E2M1;
-    *o = (gemm_bs_operand){.d = d, .sf = fp4 ? CUTE_UE4M3 : CUTE_UE8M0, .vec = fp4 ? 16 : 32, .rows = rows, .K = K};
-    if (!fp4 && d != CUTE_E4M3) return false;
+    *o = (gemm_bs_operand){.d = d, .sf = sf, .vec = sf == CUTE_UE4M3 ? 16 : 32, .rows = rows, .K = K};
+    if ((!fp4 && (d != CUTE_E4M3 || sf != CUTE_UE8M0)) || (sf != CUTE_UE4M3 && sf != CUTE_UE8M0)) return false;
     o->bytes = fp4 ? rows * K / 2 : rows * K, o->nsf = cute_gemv_sf_count(rows, K, 1, o->vec);
     o->codes = malloc((size_t)o->bytes + 1), o->scales = malloc((size_t)o->nsf + 1);
     if (!o->codes || !o->scales) return gemm_bs_free(o), false;
@@ -42,9 +42,9 @@ void gemm_bs_free(gemm_bs_operand *o)
 double gemm_bs_value(const gemm_bs_operand *o, int64_t r, int64_t k)
 {
     uint8_t s = o->scales[cute_gemv_sf_index(r, k, 0, o->rows, o->K, o->vec)];
-    if (o->d == CUTE_E2M1)
-        return cute_e2m1_to_f32((uint8_t)(o->codes[(r * o->K + k) / 2] >> (4 * (k % 2)))) * cute_ue4m3_to_f32(s);
-    return (double)cute_e4m3_to_f32(o->codes[r * o->K + k]) * cute_ue8m0_to_f32(s);
+    double sf = o->sf == CUTE_UE4M3 ? cute_ue4m3_to_f32(s) : cute_ue8m0_to_f32(s);
+    if (o->d == CUTE_E2M1) return cute_e2m1_to_f32((uint8_t)(o->codes[(r * o->K + k) / 2] >> (4 * (k % 2)))) * sf;
+    return (double)cute_e4m3_to_f32(o->codes[r * o->K + k]) * sf;
 }
 
 double gemm_bs_dot(const gemm_bs_operand *A, const gemm_bs_operand *B, int64_t m, int64_t n, double *mag)

@@ -59,6 +59,10 @@ static void on_gpu(cute_runtime *rt, int argc, char **argv)
                 int64_t bad = st == CUTE_OK ? rp_check(&p, false, first, sizeof first) : 0;
                 CHECK(bad == 0, "%s %s %lldx%lld: %lld wrong (%s)", rp_op_name(p.op), bwd ? "bwd" : "fwd",
                       (long long)p.m, (long long)p.n, (long long)bad, first);
+                /* one line a case, at once: a time limit that stops the test shows how far it got */
+                printf("# %s %s %lldx%lld: %s\n", rp_op_name(p.op), bwd ? "bwd" : "fwd", (long long)p.m, (long long)p.n,
+                       st == CUTE_OK && bad == 0 ? "checked" : "FAILED");
+                fflush(stdout);
                 rp_free(&p);
             }
     cutec_rows_free(lib);
