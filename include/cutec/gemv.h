@@ -123,12 +123,11 @@ bool cute_gemv_lib_l2_prefetch(cute_gemv_lib *lib, int distance);
  * SM, else a k-tile at a time */
 void cute_gemv_lib_tile_at_a_time(cute_gemv_lib *lib, bool on);
 /* The shared-memory ring (cute_gemv_config.smem_stages) for later calls: 2 to
- * CUTE_GEMV_MAX_SMEM_STAGES stages for NVFP4 and the GEMVs that may take it
- * (cute_gemv_ring_able), 0 none (the register forms), -1 the library's choice (the
- * default): CUTE_GEMV_SMEM_STAGES for NVFP4 where the scale buffers are 4-byte aligned, the
- * device has cp.async and no k-tile at a time is forced; none for the others.  false for
- * another count */
-#define CUTE_GEMV_SMEM_STAGES 4
+ * CUTE_GEMV_MAX_SMEM_STAGES stages for NVFP4 (where the scale buffers are 4-byte aligned, the
+ * device has cp.async and no k-tile at a time is forced) and the GEMVs that may take it
+ * (cute_gemv_ring_able); 0 or -1 (the default, the library's choice) none: the register
+ * forms (NVFP4 through the ring measured 15 points of the copy slower on an H200, session
+ * 30).  false for another count */
 bool cute_gemv_lib_smem_stages(cute_gemv_lib *lib, int stages);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);

@@ -156,9 +156,9 @@ static int emit(const gemv_opts *o)
                                    nvec(o) >= o->mma_from,
                             .l2_prefetch = o->major && o->sf_vec != 32 ? o->l2_prefetch : 0,
                             .tile_at_a_time = o->sf_vec == 16 && o->tile_at_a_time};
-    if (o->sf_vec == 16 && !cfg.tile_at_a_time && !cfg.l2_prefetch) /* NVFP4's ring, as the library picks it */
-        cfg.smem_stages = o->smem_stages < 0 ? CUTE_GEMV_SMEM_STAGES : o->smem_stages;
-    if (!o->sf_vec && o->smem_stages > 0 && cute_gemv_ring_able(&cfg)) cfg.smem_stages = o->smem_stages;
+    bool nvfp4_ring = o->sf_vec == 16 && !cfg.tile_at_a_time && !cfg.l2_prefetch;
+    if (o->smem_stages > 0 && (nvfp4_ring || (!o->sf_vec && cute_gemv_ring_able(&cfg))))
+        cfg.smem_stages = o->smem_stages; /* the ring, where asked for and able */
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;

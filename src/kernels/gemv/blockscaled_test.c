@@ -149,17 +149,18 @@ static void run_case(cute_runtime *rt, cute_gemv_lib *lib, cute_dtype d, cute_dt
     free(y), free(y0);
 }
 
-/* The ring (the library's default for NVFP4): k-tiles through shared memory, stages - 1
- * ahead.  Four stages over five full k-tiles and a tail, a partial last warp, batched; two
- * stages over three k-tiles; three stages over two (fewer k-tiles than the ring holds); a
- * tail alone.  Scale buffers only 2-byte aligned take the register form. */
+/* The ring when asked (the library's default is the register forms): k-tiles through shared
+ * memory, stages - 1 ahead.  Four stages over five full k-tiles and a tail, a partial last
+ * warp, batched; two stages over three k-tiles; three stages over two (fewer k-tiles than
+ * the ring holds); a tail alone.  Scale buffers only 2-byte aligned take the register form. */
 static void ring_forms(cute_runtime *rt, cute_gemv_lib *lib)
 {
     cute_gemv_config last;
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37, 5 * 1024 + 96, 2, 0.5);
     cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(last.smem_stages == CUTE_GEMV_SMEM_STAGES && !last.tile_at_a_time, "NVFP4's default: the ring (%d stages)",
-          last.smem_stages);
+    CHECK(!last.smem_stages, "NVFP4's default: no ring (%d stages)", last.smem_stages);
+    CHECK(cute_gemv_lib_smem_stages(lib, 4), "a ring of 4 stages");
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37, 5 * 1024 + 96, 2, 0.5);
     int stages[] = {2, 3, 4}, tiles[] = {3, 2, 0};
     for (int i = 0; i < 3; i++) {
         CHECK(cute_gemv_lib_smem_stages(lib, stages[i]), "a ring of %d stages", stages[i]);
@@ -170,8 +171,7 @@ static void ring_forms(cute_runtime *rt, cute_gemv_lib *lib)
     }
     CHECK(!cute_gemv_lib_smem_stages(lib, 1) && !cute_gemv_lib_smem_stages(lib, CUTE_GEMV_MAX_SMEM_STAGES + 1),
           "a ring of 1 or of more than %d stages refused", CUTE_GEMV_MAX_SMEM_STAGES);
-    cute_gemv_lib_smem_stages(lib, -1);
-    sf_shift = 2;
+    sf_shift = 2; /* (4 stages asked) */
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 4 * 1024, 1, 0);
     sf_shift = 0;
     cute_gemv_lib_last(lib, &last, NULL);

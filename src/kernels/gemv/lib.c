@@ -146,7 +146,7 @@ int gemv_lib_smem_stages(cute_gemv_lib *lib)
     pthread_mutex_unlock(&lib->lock);
     int arch = cute_runtime_target_arch(lib->rt); /* cp.async: sm_80 on (0: the interpreter) */
     if (arch && arch < 80) return 0;
-    return d < 0 ? CUTE_GEMV_SMEM_STAGES : d;
+    return d < 0 ? 0 : d; /* the library's choice: none (bench/RESULTS.md, gemv6) */
 }
 
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib)
