@@ -137,6 +137,30 @@ static void check_text(const char *src, const regs *r)
           "the load under the IF is one predicated ld:\n%s", src);
 }
 
+/* the CUDA C of the library's GEMM kernel for cfg on sm_90a (malloc'd), or NULL */
+static char *gemm_source(cute_gemm_config cfg)
+{
+    cute_runtime *rt;
+    char err[2048], *src = NULL;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "%s", err);
+    cute_runtime_set_target_arch(rt, "sm_90a");
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(f, "%s", err);
+    const cute_ir_func *k = f ? cute_fn_kernel(f, 0) : NULL;
+    if (k && cute_cuda_c_emit(&k, 1, NULL, &src, err, sizeof err) != CUTE_OK) src = NULL;
+    CHECK(!k || src, "emit: %s", err);
+    cute_fn_free(f);
+    cute_runtime_free(rt);
+    return src;
+}
+
+static int count(const char *src, const char *what)
+{
+    int n = 0;
+    for (const char *p = src; (p = strstr(p, what)) != NULL; p++) n++;
+    return n;
+}
+
 /* The step-5 GEMM (bf16, tensorop_smem), as `cutec compile gemm --dtype bf16` makes it:
  * 16,642 lines of CUDA C before folding (its 128 reads of C under beta each a C if), 3,658
  * folded with its epilogue unrolled, 1,515 with the epilogue's way out a loop over runs of
@@ -145,31 +169,19 @@ static void check_text(const char *src, const regs *r)
 #define STEP5_LINES_BUDGET 2000
 static void step5_size(void)
 {
-    cute_runtime *rt;
-    char err[2048], *src = NULL;
-    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "%s", err);
-    cute_runtime_set_target_arch(rt, "sm_90a");
-    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_BF16, .align_bytes = 16,
-                            .index_bound = CUTE_GEMM_INDEX_BOUND};
-    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
-    CHECK(f, "%s", err);
-    const cute_ir_func *k = f ? cute_fn_kernel(f, 0) : NULL;
-    if (k && cute_cuda_c_emit(&k, 1, NULL, &src, err, sizeof err) == CUTE_OK) {
-        int lines = 0, mmas = 0, sts = 0;
-        for (const char *p = src; *p; p++) lines += *p == '\n';
-        for (const char *p = src; (p = strstr(p, "mma.sync.aligned")) != NULL; p++) mmas++;
-        for (const char *p = src; (p = strstr(p, "st.shared.b32 [%0], %1;")) != NULL; p++) sts++;
-        /* the accumulators' way into shared memory: st.shared on the window address, not a
-         * C store through a generic pointer NVVM spent a tenth of its time on */
-        CHECK(sts == 128, "%d accumulator stores as st.shared.b32 (want 128)", sts);
-        CHECK(lines <= STEP5_LINES_BUDGET, "%d lines of CUDA C (at most %d)", lines, STEP5_LINES_BUDGET);
-        /* the main loop is unrolled over a k-tile: 4 k-blocks of 4 x 8 atoms per warp */
-        CHECK(mmas == 128, "%d mma.sync (want 128)", mmas);
-        printf("cuda_c_fold_test: step-5 GEMM: %d lines of CUDA C (%d before)\n", lines, STEP5_LINES_BEFORE);
-    }
+    char *src = gemm_source((cute_gemm_config){.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_BF16,
+                                               .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND});
+    if (!src) return;
+    int lines = count(src, "\n"), mmas = count(src, "mma.sync.aligned");
+    /* the accumulators' way into shared memory: st.shared on the window address, not a C
+     * store through a generic pointer NVVM spent a tenth of its time on */
+    int sts = count(src, "st.shared.b32 [%0], %1;");
+    CHECK(sts == 128, "%d accumulator stores as st.shared.b32 (want 128)", sts);
+    CHECK(lines <= STEP5_LINES_BUDGET, "%d lines of CUDA C (at most %d)", lines, STEP5_LINES_BUDGET);
+    /* the main loop is unrolled over a k-tile: 4 k-blocks of 4 x 8 atoms per warp */
+    CHECK(mmas == 128, "%d mma.sync (want 128)", mmas);
+    printf("cuda_c_fold_test: step-5 GEMM: %d lines of CUDA C (%d before)\n", lines, STEP5_LINES_BEFORE);
     free(src);
-    cute_fn_free(f);
-    cute_runtime_free(rt);
 }
 
 /* The Hopper kernel's epilogue reads C under beta element by element: each element's address
@@ -180,26 +192,14 @@ static void step5_size(void)
 #define HOPPER_I64_BUDGET 60
 static void hopper_addresses(void)
 {
-    cute_runtime *rt;
-    char err[2048], *src = NULL;
-    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "%s", err);
-    cute_runtime_set_target_arch(rt, "sm_90a");
-    cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 0, 0}, .align_bytes = 16,
-                            .index_bound = CUTE_GEMM_INDEX_BOUND};
-    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
-    CHECK(f, "%s", err);
-    const cute_ir_func *k = f ? cute_fn_kernel(f, 0) : NULL;
-    if (k && cute_cuda_c_emit(&k, 1, NULL, &src, err, sizeof err) == CUTE_OK) {
-        int i64s = 0, loads = 0;
-        for (const char *p = src; (p = strstr(p, "i64 r")) != NULL; p++) i64s++;
-        for (const char *p = src; (p = strstr(p, "@p ld.global.b16")) != NULL; p++) loads++;
-        CHECK(loads == 128, "%d predicated reads of C (want 128)", loads);
-        CHECK(i64s <= HOPPER_I64_BUDGET, "%d statements of 64-bit index arithmetic (at most %d)", i64s,
-              HOPPER_I64_BUDGET);
-    }
+    char *src = gemm_source((cute_gemm_config){.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 0, 0},
+                                               .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND});
+    if (!src) return;
+    int i64s = count(src, "i64 r"), loads = count(src, "@p ld.global.b16");
+    CHECK(loads == 128, "%d predicated reads of C (want 128)", loads);
+    CHECK(i64s <= HOPPER_I64_BUDGET, "%d statements of 64-bit index arithmetic (at most %d)", i64s,
+          HOPPER_I64_BUDGET);
     free(src);
-    cute_fn_free(f);
-    cute_runtime_free(rt);
 }
 
 int main(void)
