@@ -282,16 +282,6 @@ typedef struct scale_tiles {
     cute_tensor sa[GEMV_MAX_ROWS], sb;
 } scale_tiles;
 
-static cute_tensor pairs_by_tile(cute_ctx *c, cute_tensor sf, cute_tuple crd0, int64_t tk, cute_int full)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_tuple one = cute_tuple_fmt(a, "(0,%lld,0)", (long long)tk);
-    cute_int step = cute_crd2idx(a, &one, &sf.layout.shape, &sf.layout.stride);
-    cute_tensor at = cute_tensor_domain_offset(c, sf, crd0);
-    at.layout = cute_layout_fmt(a, "(2,%I):(1,%I)", full, step);
-    return at;
-}
-
 static scale_tiles scale_tiles_of(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
                                   const bs_warp *w, cute_int full)
 {
@@ -302,8 +292,8 @@ static scale_tiles scale_tiles_of(cute_ctx *c, const gemv_plan *p, const gemv_th
     for (int row = 0; row < p->rows; row++) {
         cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, crd, row), CUTE_CRD(CUTE_ALL, 0, 0));
         cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
-        s.sa[row] = pairs_by_tile(c, w->sfa, CUTE_CRD(m, k, t->l), tk, full);
-        if (row == 0) s.sb = pairs_by_tile(c, w->sfb, CUTE_CRD(0, k, t->l), tk, full);
+        s.sa[row] = gemv_scales_by_tile(c, w->sfa, CUTE_CRD(m, k, t->l), 2, tk, full);
+        if (row == 0) s.sb = gemv_scales_by_tile(c, w->sfb, CUTE_CRD(0, k, t->l), 2, tk, full);
     }
     return s;
 }

@@ -181,6 +181,11 @@ void gemv_prefetch_tile(cute_ctx *c, const gemv_plan *p, cute_tensor gA, cute_in
 /* ... for the row kernels, whose warps own p->rows rows each: the next k-tiles of k-tile
  * `at`'s, where cfg.l2_prefetch is set and the tile unpredicated */
 void gemv_prefetch_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, cute_tuple at, bool pred);
+/* a run of `width` scale elements at crd0 of the (rows, K-groups, L) scale tensor sf, then the
+ * same run every k-tile: (width, full):(1, step), step the layout's offset of `per_tile`
+ * groups along K (a k-tile is a whole number of them, so a loop advances the address) */
+cute_tensor gemv_scales_by_tile(cute_ctx *c, cute_tensor sf, cute_tuple crd0, int width, int64_t per_tile,
+                                cute_int full);
 
 /* The K-major kernels' shared-memory ring (cfg.smem_stages, ring.c): a warp's whole k-tiles
  * of A's rows and x (and NVFP4's scale groups) streamed through stages of shared memory of

@@ -324,3 +324,14 @@ void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_te
     cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, M, cute_i(rows)), L, N}, .block = {cute_i(REDUCE_THREADS)}};
     CUTE_LAUNCH(c, gemv_reduce, cfg, mY, mW, alpha, beta);
 }
+
+cute_tensor gemv_scales_by_tile(cute_ctx *c, cute_tensor sf, cute_tuple crd0, int width, int64_t per_tile,
+                                cute_int full)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tuple one = cute_tuple_fmt(a, "(0,%lld,0)", (long long)per_tile);
+    cute_int step = cute_crd2idx(a, &one, &sf.layout.shape, &sf.layout.stride);
+    cute_tensor at = cute_tensor_domain_offset(c, sf, crd0);
+    at.layout = cute_layout_fmt(a, "(%d,%I):(1,%I)", width, full, step);
+    return at;
+}

@@ -81,22 +81,12 @@ static cute_tensor one_at(cute_ctx *c, cute_tensor t, cute_tuple crd)
     return at;
 }
 
-/* A lane's scale groups over the warp's k-tiles, (1, full):(0, step) from k-tile 0's (its
+/* A lane's scale groups over the warp's k-tiles, (1, full):(1, step) from k-tile 0's (its
  * rows' and x's, x's last), and which half of a group is the lane's pair */
 typedef struct ring_lane {
     cute_tensor g[GEMV_MAX_ROWS + 1];
     cute_val half; /* the pair's shift in its group: 0 or 16 bits */
 } ring_lane;
-
-static cute_tensor groups_by_tile(cute_ctx *c, cute_tensor g, cute_tuple crd0, int64_t groups, cute_int full)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_tuple one = cute_tuple_fmt(a, "(0,%lld,0)", (long long)groups);
-    cute_int step = cute_crd2idx(a, &one, &g.layout.shape, &g.layout.stride);
-    cute_tensor at = cute_tensor_domain_offset(c, g, crd0);
-    at.layout = cute_layout_fmt(a, "(1,%I):(0,%I)", full, step);
-    return at;
-}
 
 static ring_lane ring_lane_of(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
                               const gemv_ring *r, cute_int full)
@@ -109,9 +99,9 @@ static ring_lane ring_lane_of(cute_ctx *c, const gemv_plan *p, const gemv_thread
     for (int row = 0; row < p->rows; row++) {
         cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, crd, row), CUTE_CRD(CUTE_ALL, 0, 0));
         cute_int m = cu.coord.leaf[0], kw = cu.coord.leaf[1], g = cute_div(a, kw, cute_i(8));
-        l.g[row] = groups_by_tile(c, r->gSa, CUTE_CRD(m, g, t->l), groups, full);
+        l.g[row] = gemv_scales_by_tile(c, r->gSa, CUTE_CRD(m, g, t->l), 1, groups, full);
         if (row) continue;
-        l.g[p->rows] = groups_by_tile(c, r->gSb, CUTE_CRD(0, g, t->l), groups, full);
+        l.g[p->rows] = gemv_scales_by_tile(c, r->gSb, CUTE_CRD(0, g, t->l), 1, groups, full);
         /* a vector (4 words) is half a group: the odd ones hold its upper pair */
         cute_int odd = cute_mod(a, cute_div(a, kw, cute_i(4)), cute_i(2));
         l.half = cute_val_binop(c, CUTE_OP_SHL, cute_int_value(c, odd, CUTE_U32), cute_val_int(c, CUTE_U32, 4));
