@@ -47,9 +47,8 @@ static int elem_bits(int type)
  * its format's least normal exponent (a subnormal counts as that).  fp8 reaches them as f16. */
 static int align_exp(double x, int type)
 {
-    int e, emin = type == E_F16 ? -14 : -126; /* bf16, tf32 and f32 have f32's range */
-    frexp(x, &e);
-    return e - 1 < emin ? emin : e - 1;
+    int e = interp_exponent(x), emin = type == E_F16 ? -14 : -126; /* bf16, tf32 and f32 have f32's range */
+    return e < emin ? emin : e;
 }
 
 /* One k-step of the GH100 tensor cores as mma.sync runs it (HMMA; f16, bf16 or tf32 inputs),
@@ -67,15 +66,18 @@ static bool tc_sum(double c, const double *a, const double *b, int n, int ta, in
     for (int k = 0; k < n; k++) {
         t[k] = a[k] * b[k];
         if (!isfinite(t[k])) return false;
-        if (t[k] != 0 && align_exp(a[k], ta) + align_exp(b[k], tb) > emax)
-            emax = align_exp(a[k], ta) + align_exp(b[k], tb);
+        if (t[k] != 0) {
+            int e = align_exp(a[k], ta) + align_exp(b[k], tb);
+            if (e > emax) emax = e;
+        }
     }
     if (!isfinite(c)) return false;
     if (c != 0 && align_exp(c, E_F32) > emax) emax = align_exp(c, E_F32);
     if (emax == INT32_MIN) return false;
     t[n] = c;
     *e0 = emax - 25, *S = 0;
-    for (int k = 0; k <= n; k++) *S += (int64_t)trunc(ldexp(t[k], -*e0));
+    double scale = interp_pow2(-*e0); /* exact; the conversion truncates toward zero */
+    for (int k = 0; k <= n; k++) *S += (int64_t)(t[k] * scale);
     return true;
 }
 
