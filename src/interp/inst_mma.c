@@ -88,7 +88,7 @@ static float truncate_f32(int64_t S, int e0)
     int bits = mag ? 64 - __builtin_clzll(mag) : 0, drop = bits > 24 ? bits - 24 : 0;
     if (e0 + drop < -149) drop = -149 - e0;
     mag = drop >= 64 ? 0 : mag >> drop << drop;
-    return (float)ldexp(S < 0 ? -(double)mag : (double)mag, e0);
+    return (float)((S < 0 ? -(double)mag : (double)mag) * interp_pow2(e0)); /* exact */
 }
 
 /* the IEEE sum where tc_sum has none: infinities, NaN (canonical), signed zeros */
@@ -118,7 +118,7 @@ static uint16_t dot_f16(double c, const double *a, const double *b, int n)
 {
     int64_t S;
     int e0;
-    return cute_f64_to_f16(tc_sum(c, a, b, n, E_F16, E_F16, &S, &e0) ? ldexp((double)S, e0)
+    return cute_f64_to_f16(tc_sum(c, a, b, n, E_F16, E_F16, &S, &e0) ? (double)S * interp_pow2(e0)
                                                                        : ieee_dot(c, a, b, n));
 }
 
