@@ -45,7 +45,25 @@ void cute_umma_gemm_scaled(cute_ctx *c, const cute_mma_atom *atom, cute_val d, c
  * duplicated into the four lane quarters; one thread, before the MMAs that read them */
 void cute_umma_copy_scales(cute_ctx *c, cute_val taddr, cute_tensor sf);
 
+/* The tensor-memory copy atoms by CuTe's names (cute_copy_atom_named; `cutec show atom list`):
+ *   SM100_TMEM_LOAD_<dp><N>x[_16b]  (T2R) and SM100_TMEM_STORE_<dp><N>x[_16b] (R2T), dp one of
+ *     32dp32b, 16dp32b (tcgen05's 16x32bx2, half_split N columns, 2N packed), 16dp64b, 16dp128b,
+ *     16dp256b; N 1, 2, 4 .. (128; 64 for 16dp128b, 32 for 16dp256b); _16b: .pack::16b /
+ *     .unpack::16b (a register's halves in the low 16 bits of two columns);
+ *   SM100_UTCCP_<shape>_1cta / _2cta (S2T): 128dp256bit, 128dp128bit, 4dp256bit, 4x32dp128bit,
+ *     2x64dp128bitlw0213, 2x64dp128bitlw0123 (the _2cta ones in a kernel of the CTA pair).
+ * Their layouts are CuTe's, in bits: register bit (t, i) of a T2R (DstLayout; an R2T's
+ * SrcLayout) is logical bit L, at tensor-memory bit address ValID(L) from taddr's (a lane is
+ * 2^21); a UTCCP value v lands at ValID(v).  cute_tmem_copy issues a T2R atom into regs (atom
+ * .bits / 32 u32 values, usable after cute_tcgen05_wait_ld) or an R2T atom from them (done at
+ * cute_tcgen05_wait_st), by a whole warp; cute_utccp_copy issues an S2T atom from one thread
+ * (the shared matrix of descriptor s_desc; complete at a tcgen05.commit's mbarrier). */
+void cute_tmem_copy(cute_ctx *c, const cute_copy_atom *atom, cute_val taddr, cute_val *regs);
+void cute_utccp_copy(cute_ctx *c, const cute_copy_atom *atom, cute_val taddr, cute_val s_desc);
+
 #ifndef CUTEC_NO_SITE_MACROS
+#define cute_tmem_copy(c, ...) CUTE__CTX_AT((c), cute_tmem_copy((c), __VA_ARGS__))
+#define cute_utccp_copy(c, ...) CUTE__CTX_AT((c), cute_utccp_copy((c), __VA_ARGS__))
 #define cute_umma_gemm(c, ...) CUTE__CTX_AT((c), cute_umma_gemm((c), __VA_ARGS__))
 #define cute_umma_gemm_scaled(c, ...) CUTE__CTX_AT((c), cute_umma_gemm_scaled((c), __VA_ARGS__))
 #define cute_umma_copy_scales(c, ...) CUTE__CTX_AT((c), cute_umma_copy_scales((c), __VA_ARGS__))

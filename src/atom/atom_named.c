@@ -91,6 +91,9 @@ static bool to_elements(cute_alg *c, const atom_row *r, int field, int ebits, cu
     int64_t nbits = cute_size(c, &vb).v;
     *out = cute_upcast(c, &bits, ebits);
     if (c->failed) return false;
+    /* an S2T atom's values are no thread's registers: 4dp256bit's rows of 256 bits lie 128
+     * apart in its logical bits, which CuTe upcasts as they are */
+    if (r->kind == ROW_UTCCP) return true;
     cute_layout ve = cute_get(c, out, 1);
     if (cute_size(c, &ve).v * ebits != nbits)
         return cute_alg_fail(c,

@@ -244,6 +244,46 @@ void umma_refuse_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cut
 void tmem_copy_refuse_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst, cute_vreg pred)
 {
     (void)src, (void)dst, (void)pred;
-    cute_ctx_fail(c, "%s: tensor memory is reached through cutec/tcgen05.h (cute_tmem_load_32dp32b, "
-                     "cute_tcgen05_cp ...), not cute_copy", atom->name);
+    cute_ctx_fail(c, "%s: tensor memory is reached through cute_tmem_copy / cute_utccp_copy (cutec/umma.h), "
+                     "not cute_copy", atom->name);
+}
+
+/* atom's row when it is a tensor-memory copy of kind want (or, with want ROW_TMEM_LOAD, an R2T
+ * too); NULL after a diagnostic naming call */
+static const atom_row *tmem_row(cute_ctx *c, const cute_copy_atom *atom, bool cp, const char *call)
+{
+    const atom_row *r = atom && atom->name ? atom_row_find(atom->name) : NULL;
+    bool ok = r && (cp ? r->kind == ROW_UTCCP : r->kind == ROW_TMEM_LOAD || r->kind == ROW_TMEM_STORE);
+    if (!ok)
+        cute_ctx_fail(c, "%s: %s is not %s atom (%s)", call, atom && atom->name ? atom->name : "(no atom)",
+                      cp ? "an S2T" : "a T2R / R2T", cp ? "SM100_UTCCP_*" : "SM100_TMEM_LOAD_* / SM100_TMEM_STORE_*");
+    return ok && atom_arch_ok(c, atom->min_arch, atom->name, call) ? r : NULL;
+}
+
+void cute_tmem_copy(cute_ctx *c, const cute_copy_atom *atom, cute_val taddr, cute_val *regs)
+{
+    static const char call[] = "cute_tmem_copy";
+    const atom_row *r = ctx_ok(c) ? tmem_row(c, atom, false, call) : NULL;
+    if (!r) return;
+    cute_tmem_shape shape = (cute_tmem_shape)r->mnk[0];
+    int num = r->mnk[1], split = shape == CUTE_TMEM_16x32bx2 ? num << r->mnk[2] : 0; /* CuTe's half_split */
+    if (r->kind == ROW_TMEM_LOAD) cute_tmem_load(c, shape, num, r->mnk[2], taddr, split, regs);
+    else cute_tmem_store(c, shape, num, r->mnk[2], taddr, split, regs);
+}
+
+void cute_utccp_copy(cute_ctx *c, const cute_copy_atom *atom, cute_val taddr, cute_val s_desc)
+{
+    static const char call[] = "cute_utccp_copy";
+    const atom_row *r = ctx_ok(c) ? tmem_row(c, atom, true, call) : NULL;
+    if (!r) return;
+    if (r->mnk[1] == 2 && c->tc05_group != 2) {
+        cute_ctx_fail(c, "%s: %s is the CTA pair's (cta_group::2): cute_tcgen05_cta_group(c, 2) first", call, atom->name);
+        return;
+    }
+    if (r->mnk[1] == 1 && c->tc05_group == 2) {
+        cute_ctx_fail(c, "%s: %s is one block's (cta_group::1), in a kernel of the CTA pair: use its _2cta atom", call,
+                      atom->name);
+        return;
+    }
+    cute_tcgen05_cp(c, (cute_tcgen05_cp_shape)r->mnk[0], taddr, s_desc);
 }
