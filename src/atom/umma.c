@@ -71,7 +71,8 @@ bool cute_umma_atom(cute_alg *c, const char *name, cute_dtype ab, int m, int n, 
                              name ? name : "(null)");
     if (pair) return pair_atom(c, r, ab, m, n, out);
     if (scaled && (m != 128 || n % 16))
-        return cute_alg_fail(c, "cute_umma_atom: %s of %d x %d (M 128, N a multiple of 16 up to 256)", name, m, n);
+        return cute_alg_fail(c, "cute_umma_atom: %s of %d x %d (a block-scaled atom of one block is M 128, never 64 (the "
+                             "PTX ISA's and CuTe's shape); N a multiple of 16 up to 256)", name, m, n);
     if (!family_takes(r, ab))
         return cute_alg_fail(c, "cute_umma_atom: %s does not take %s operands", name, cute_dtype_name(ab));
     if ((m != 64 && m != 128) || n < 8 || n > 256 || n % (m == 128 ? 16 : 8))

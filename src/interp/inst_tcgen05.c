@@ -69,9 +69,8 @@ static bool decode_idesc(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, tc
                              "f8f6f4 e4m3 0, e5m2 1, e2m3 3, e3m2 4, e2m1 5", t / 32, idesc);
     if (!interp_tcgen05_unpacked_mn(X, d, t, O->ta, O->mn_a, 'A') || !interp_tcgen05_unpacked_mn(X, d, t, O->tb, O->mn_b, 'B'))
         return false;
-    if (O->m != want && !(want == MMA_M && O->m == 64 && d->row->fn != inst_tcgen05_mma_ts))
-        return unsupported(X, d, t, want == MMA_M ? "tcgen05.mma.cta_group::1 is emulated with M = 128 and 64 (not "
-                                                    "the _TS form's); idesc's M is"
+    if (O->m != want && !(want == MMA_M && O->m == 64))
+        return unsupported(X, d, t, want == MMA_M ? "tcgen05.mma.cta_group::1 is emulated with M = 128 and 64; idesc's M is"
                                                   : "tcgen05.mma.cta_group::2 is emulated with M = 256 only; idesc's M is",
                            (uint32_t)O->m);
     int step = O->m == 64 ? 8 : 16;
@@ -141,22 +140,26 @@ static void accumulate(ictx *X, ictx *Y, const dinst *d, uint32_t t, const tc_mm
         }
 }
 
-/* the _TS form's A: rows x K from tensor memory at ta, row r in lane r, element k in the cell at
- * column ta's + k / per, bits (k % per) 32 / per up (per: 2 for f16 / bf16, 1 for tf32) */
+/* the _TS form's A: rows x K from tensor memory at ta, row r in lane r (M 64: D's M = 64 lanes,
+ * d_lane, from ta's lane 0 or 16), element k in the cell at column ta's + k / per, bits (k % per)
+ * 32 / per up (per: 2 for f16 / bf16, 1 for tf32) */
 static bool read_tmem_a(ictx *X, const dinst *d, uint32_t t, uint32_t ta, tc_mma *O)
 {
     int bits = interp_mma_elem_bits(O->ta), per = 32 / bits;
-    uint32_t col = TMEM_COL(ta), mask = bits == 32 ? ~0u : (1u << bits) - 1;
-    if (TMEM_LANE(ta) != 0 || O->mn_a)
-        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma (warp %u) with A in tensor memory: %s",
-                             t / 32, O->mn_a ? "A is K-major there (idesc bit 15 must be clear)"
-                                         : "a_tmem must name lane 0 (A's row m lies in lane m)");
+    uint32_t col = TMEM_COL(ta), lane0 = TMEM_LANE(ta), mask = bits == 32 ? ~0u : (1u << bits) - 1;
+    if (O->mn_a)
+        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma (warp %u) with A in tensor memory: A is "
+                             "K-major there (idesc bit 15 must be clear)", t / 32);
+    if (O->m == 64 ? lane0 % 16 || lane0 > 16 : lane0 != 0)
+        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma (warp %u) with A in tensor memory: a_tmem "
+                             "names lane %u; %s", t / 32, lane0, O->m == 64 ? "M = 64 takes lane 0 or 16 (A's rows lie "
+                             "as D's M = 64 rows do)" : "it must be lane 0 (A's row m lies in lane m)");
     if (!interp_tmem_columns(X, d, t, col, (uint32_t)(O->k / per))) return false;
     for (int r = 0; r < O->m; r++)
         for (int k = 0; k < O->k; k++) {
-            uint32_t c = col + (uint32_t)(k / per);
-            if (k % per == 0 && !interp_tmem_mma_readable(X, d, t, (uint32_t)r, c)) return false;
-            uint32_t v = X->tmem->cell[TMEM_AT(r, c)] >> (bits * (k % per)) & mask;
+            uint32_t c = col + (uint32_t)(k / per), lane = d_lane(O->m == 64 ? 64 : MMA_M, lane0, r);
+            if (k % per == 0 && !interp_tmem_mma_readable(X, d, t, lane, c)) return false;
+            uint32_t v = X->tmem->cell[TMEM_AT(lane, c)] >> (bits * (k % per)) & mask;
             O->a[r][k] = O->neg_a ? -interp_mma_elem(O->ta, v) : interp_mma_elem(O->ta, v);
         }
     return true;
