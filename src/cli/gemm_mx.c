@@ -90,6 +90,7 @@ static int mx_call(const gemm_opts *o, cute_runtime *rt, mx_operand *A, mx_opera
 {
     cute_backend *b = cute_runtime_backend(rt);
     cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    if (lib) cute_gemm_lib_tiling(lib, &o->tiling); /* --cluster 2x1: the CTA pair */
     uint64_t state = o->seed * 2 + 1;
     bool row = o->layout[2] != 'n';
     cute_buffer dc = {0};

@@ -55,6 +55,13 @@ static cute_status check(const scaled_kind *sk, const cute_call_arg *A, const cu
     return s == CUTE_OK ? scales_ok(sk, SFB, "SFB", N, K, err, n) : s;
 }
 
+cute_call_arg gemm_bw_sf_arg(const cute_call_arg *sf, int64_t rows, int64_t K, int vec)
+{
+    int64_t rm = (rows + 127) / 128, rk = (K + 4 * vec - 1) / (4 * vec);
+    return cute_call_tensor(sf->buf, sf->offset, CUTE_U8, 4, (int64_t[]){256, 2, rk, rm},
+                            (int64_t[]){1, 256, GEMM_BW_SF_ATOM, GEMM_BW_SF_ATOM * rk});
+}
+
 static cute_status scaled_gemm(const scaled_kind *sk, cute_gemm_lib *lib, const cute_call_arg *A,
                                const cute_call_arg *SFA, const cute_call_arg *B, const cute_call_arg *SFB,
                                const cute_call_arg *C, double alpha, double beta, void *stream, char *err, size_t n)
@@ -70,12 +77,15 @@ static cute_status scaled_gemm(const scaled_kind *sk, cute_gemm_lib *lib, const 
                CUTE_ERR_INVALID;
     cute_gemm_config cfg = {.variant = CUTE_GEMM_BLACKWELL, .dtype = sk->dtype, .c_dtype = (cute_dtype)C->dtype,
                             .major = {1, 1, C->stride[1] == 1 && C->shape[1] > 1}, .align_bytes = 16,
-                            .mx_scales = sk->dtype == CUTE_E2M1 && sk->sf == CUTE_UE8M0};
+                            .mx_scales = sk->dtype == CUTE_E2M1 && sk->sf == CUTE_UE8M0,
+                            .tiling = gemm_lib_caller_tiling(lib)}; /* cluster 2x1: the CTA pair */
     cute_runtime *rt;
     char why[1024];
     const cute_fn *f = gemm_lib_fn(lib, &cfg, &rt, why, sizeof why);
     if (!f) return snprintf(err, n, "gemm %s: %s", sk->name, why), CUTE_ERR_COMPILE;
-    cute_call_arg args[7] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta), *SFA, *SFB};
+    int64_t M = C->shape[0], N = C->shape[1], K = A->shape[1];
+    cute_call_arg args[7] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta),
+                             gemm_bw_sf_arg(SFA, M, K, sk->vec), gemm_bw_sf_arg(SFB, N, K, sk->vec)};
     s = cute_call(f, stream, 7, args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", sk->name, why);
     return s;
