@@ -86,7 +86,7 @@ static const tmem_family families[] = {
 /* the S2T copies: CuTe's name (less _1cta / _2cta), tcgen05.cp's shape, ValID, the value mode of
  * SrcLayout and of DstLayout (after the thread mode) and its strides */
 typedef struct utccp_shape {
-    const char *name, *ptx;
+    const char *name, *ptx, *dsl; /* CuTe's, tcgen05.cp's, CuTe DSL's (tcgen05.<dsl>Op) */
     int shape; /* cute_tcgen05_cp_shape */
     const char *val_id, *src_shape, *src_stride, *dst_shape, *dst_stride;
     int bits; /* the value mode's size */
@@ -94,16 +94,16 @@ typedef struct utccp_shape {
 
 #define DP "2097152" /* TMEM::DP_b: a lane, in bits */
 static const utccp_shape utccps[] = {
-    {"128dp256bit", "128x256b", CUTE_TCGEN05_CP_128x256b, "(128,256):(" DP ",1)", "32768", "1", "32768", "1", 32768},
-    {"128dp128bit", "128x128b", CUTE_TCGEN05_CP_128x128b, "(128,128):(" DP ",1)", "16384", "1", "16384", "1", 16384},
+    {"128dp256bit", "128x256b", "Cp128x256b", CUTE_TCGEN05_CP_128x256b, "(128,256):(" DP ",1)", "32768", "1", "32768", "1", 32768},
+    {"128dp128bit", "128x128b", "Cp128x128b", CUTE_TCGEN05_CP_128x128b, "(128,128):(" DP ",1)", "16384", "1", "16384", "1", 16384},
     /* CuTe models 4dp as refreshing MMA's 128 rows of 256 bits: row i lands in lane 32 i */
-    {"4dp256bit", "4x256b", CUTE_TCGEN05_CP_4x256b, "(128,256):(" DP ",1)", "(4,256)", "(32,128)", "(4,256)",
+    {"4dp256bit", "4x256b", "Cp4x256b", CUTE_TCGEN05_CP_4x256b, "(128,256):(" DP ",1)", "(4,256)", "(32,128)", "(4,256)",
      "(32,128)", 1024},
-    {"4x32dp128bit", "32x128b.warpx4", CUTE_TCGEN05_CP_32x128b_WARPX4, "(32,128,4):(" DP ",1,67108864)", "(32,128,4)",
+    {"4x32dp128bit", "32x128b.warpx4", "Cp4x32x128b", CUTE_TCGEN05_CP_32x128b_WARPX4, "(32,128,4):(" DP ",1,67108864)", "(32,128,4)",
      "(1,32,0)", "16384", "1", 16384},
-    {"2x64dp128bitlw0213", "64x128b.warpx2::02_13", CUTE_TCGEN05_CP_64x128b_WARPX2_02_13,
+    {"2x64dp128bitlw0213", "64x128b.warpx2::02_13", "Cp2x64x128b0213", CUTE_TCGEN05_CP_64x128b_WARPX2_02_13,
      "(64,128,2):(" DP ",1,134217728)", "(64,128,2)", "(1,64,0)", "16384", "1", 16384},
-    {"2x64dp128bitlw0123", "64x128b.warpx2::01_23", CUTE_TCGEN05_CP_64x128b_WARPX2_01_23,
+    {"2x64dp128bitlw0123", "64x128b.warpx2::01_23", "Cp2x64x128b0123", CUTE_TCGEN05_CP_64x128b_WARPX2_01_23,
      "(32,128,2,2):(" DP ",1,134217728,67108864)", "(32,128,2,2)", "(1,32,4096,0)", "16384", "1", 16384},
 };
 
@@ -114,7 +114,7 @@ enum {
 
 /* the strings of one generated copy row */
 typedef struct copy_text {
-    char name[48], ptx[80], thr[8], src[96], dst[96], val_id[96];
+    char name[48], dsl[80], ptx[80], thr[8], src[96], dst[96], val_id[96];
 } copy_text;
 
 static atom_row rows[MAX_ROWS];
@@ -145,6 +145,8 @@ static void tmem_row(const tmem_family *f, int n, bool pack, bool store)
     snprintf(t->name, sizeof t->name, "SM100_TMEM_%s_%s%dx%s", store ? "STORE" : "LOAD", f->dp, n, pack ? "_16b" : "");
     snprintf(t->ptx, sizeof t->ptx, "tcgen05.%s.sync.aligned.%s.x%d%s.b32", store ? "st" : "ld", f->ptx, n,
              !pack ? "" : store ? ".unpack::16b" : ".pack::16b");
+    snprintf(t->dsl, sizeof t->dsl, "tcgen05.%s%sOp(Repetition.x%d, %s)", store ? "St" : "Ld", f->ptx, n,
+             store ? (pack ? "Unpack.UNPACK_32b_IN_16b" : "Unpack.NONE") : pack ? "Pack.PACK_16b_IN_32b" : "Pack.NONE");
     /* packed: the logical bits are 16-bit halves, each in the low half of its own column */
     if (pack) snprintf(t->val_id, sizeof t->val_id, "((16,%d),%d):((1,32),%s)", row_bits / 16, lanes, DP);
     else snprintf(t->val_id, sizeof t->val_id, "(%d,%d):(1,%s)", row_bits, lanes, DP);
@@ -153,7 +155,7 @@ static void tmem_row(const tmem_family *f, int n, bool pack, bool store)
     register_layout(f, n, reg, sizeof reg);
     snprintf(t->src, sizeof t->src, "%s", store ? reg : tm);
     snprintf(t->dst, sizeof t->dst, "%s", store ? tm : reg);
-    *r = (atom_row){{t->name, "", false, 100, {CUTE_SCOPE_WARP, CUTE_PRED_NONE, true}, "", t->ptx,
+    *r = (atom_row){{t->name, t->dsl, false, 100, {CUTE_SCOPE_WARP, CUTE_PRED_NONE, true}, "", t->ptx,
                      {"ThrID", "SrcLayout", "DstLayout", "RefLayout", "ValID"},
                      {"32:1", t->src, t->dst, store ? t->dst : t->src, t->val_id}},
                     store ? ROW_TMEM_STORE : ROW_TMEM_LOAD, {f->shape, n, pack}, bits / 32, 0, false, NULL};
@@ -169,7 +171,8 @@ static void utccp_row(const utccp_shape *u, int group)
     snprintf(t->src, sizeof t->src, "(%d,%s):(0,%s)", group, u->src_shape, u->src_stride);
     snprintf(t->dst, sizeof t->dst, "(%d,%s):(0,%s)", group, u->dst_shape, u->dst_stride);
     snprintf(t->val_id, sizeof t->val_id, "%s", u->val_id);
-    *r = (atom_row){{t->name, "", false, 100, {CUTE_SCOPE_THREAD, CUTE_PRED_NONE, true}, "", t->ptx,
+    snprintf(t->dsl, sizeof t->dsl, "tcgen05.%sOp(CtaGroup.%s)", u->dsl, group == 1 ? "ONE" : "TWO");
+    *r = (atom_row){{t->name, t->dsl, false, 100, {CUTE_SCOPE_THREAD, CUTE_PRED_NONE, true}, "", t->ptx,
                      {"ThrID", "SrcLayout", "DstLayout", "RefLayout", "ValID"}, {t->thr, t->src, t->dst, t->dst, t->val_id}},
                     ROW_UTCCP, {u->shape, group, 0}, u->bits, 0, false, NULL};
 }

@@ -356,6 +356,21 @@ static void pair_atoms(void)
     }
 }
 
+/* CuTe DSL's spellings: an op with its arguments names its atom; the bare op lists its atoms */
+static void dsl_names(void)
+{
+    cute_atom_info r;
+    CHECK(cute_atom_info_find("tcgen05.Ld16x256bOp(Repetition.x4, Pack.NONE)", &r) &&
+              !strcmp(r.name, "SM100_TMEM_LOAD_16dp256b4x"), "tcgen05.Ld16x256bOp(Repetition.x4, Pack.NONE)");
+    CHECK(cute_atom_info_find("tcgen05.Cp2x64x128b0123Op(CtaGroup.TWO)", &r) &&
+              !strcmp(r.name, "SM100_UTCCP_2x64dp128bitlw0123_2cta"), "tcgen05.Cp2x64x128b0123Op(CtaGroup.TWO)");
+    cute_alg a;
+    cute_alg_init(&a, NULL);
+    cute_copy_atom atom;
+    CHECK(!cute_copy_atom_named(&a, "tcgen05.St16x32bx2Op", CUTE_U32, &atom) && strstr(a.error, "CuTe DSL's op") &&
+              strstr(a.error, "SM100_TMEM_STORE_16dp32b128x_16b"), "a bare CuTe DSL op: %s", a.error);
+}
+
 int main(void)
 {
     srand(2111);
@@ -367,6 +382,7 @@ int main(void)
         cp_atom(name);
     }
     pair_atoms();
+    dsl_names();
     be.vt->destroy(be.self);
     return CHECK_DONE("atom/atom_tmem_lane");
 }
