@@ -342,6 +342,12 @@ static int settle(gemm_opts *o, const char *cmd, bool bench)
         fprintf(stderr, "cutec %s gemm: --groups goes with neither --batch nor --epilogue\n", cmd);
         return CLI_USAGE;
     }
+    static const cute_gemm_tiling untiled;
+    if (o->groups && memcmp(&o->tiling, &untiled, sizeof untiled)) { /* it would be ignored */
+        fprintf(stderr, "cutec %s gemm: --groups runs the grouped kernel with its own tiling: --tile, --stages, "
+                        "--warps, --cluster, --raster, --store and --schedule are not taken with it\n", cmd);
+        return CLI_USAGE;
+    }
     if ((o->amax || o->out_scale > 0) && !o->scale) {
         fprintf(stderr, "cutec %s gemm: --amax and --out-scale go with --scale tensor|block\n", cmd);
         return CLI_USAGE;

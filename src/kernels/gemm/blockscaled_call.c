@@ -42,6 +42,9 @@ static cute_status check(const scaled_kind *sk, const cute_call_arg *A, const cu
                                                              C->dtype != CUTE_F32))
         return snprintf(err, n, "gemm %s: C must be a 2-D f16, bf16 or f32 tensor", sk->name), CUTE_ERR_INVALID;
     int cmajor = C->stride[1] == 1 && C->shape[1] > 1 ? 1 : 0;
+    if (A && A->kind == CUTE_ARG_TENSOR && A->ndim == 2 && A->shape[1] % 32) /* before TMA's rows of 16 bytes */
+        return snprintf(err, n, "gemm %s: K (%" PRId64 ") must be a multiple of 32", sk->name, A->shape[1]),
+               CUTE_ERR_INVALID;
     cute_status s = A && B ? gemm_tma_operand_ok(A, 'A', sk->dtype, 1, err, n) : CUTE_ERR_INVALID;
     if (s == CUTE_OK) s = gemm_tma_operand_ok(B, 'B', sk->dtype, 1, err, n);
     if (s == CUTE_OK) s = gemm_tma_operand_ok(C, 'C', (cute_dtype)C->dtype, cmajor, err, n);
