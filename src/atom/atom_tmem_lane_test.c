@@ -7,8 +7,10 @@
  * value v lands at ValID(v) and holds the shared matrix's bit that lands at ValID(Src(v)), the
  * matrix's rows filling those lanes in order.  So the layouts (checked equal to CuTe's when
  * written) and the interpreter's fragments (tcgen05_ldst_test: against the PTX ISA's figures)
- * agree.  Every T2R / R2T atom (148) and the one-block S2T atoms; the _2cta atoms' layouts are the _1cta ones' over two threads, and a _2cta atom outside a pair
- * kernel (and a _1cta one inside) is refused.  Verified by emulation only: no Blackwell. */
+ * agree.  Every T2R / R2T atom (148) and every S2T atom, the _2cta ones on a CTA pair (one
+ * thread's copy into both blocks, each from its own shared memory); their layouts are the _1cta
+ * ones' over two threads, and a _2cta atom outside a pair kernel (and a _1cta one inside) is
+ * refused.  Verified by emulation only: no Blackwell. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,21 +82,27 @@ static void quarter(cute_ctx *c, cute_tensor g, cute_int t, cute_val qa, int col
     }
 }
 
-/* warp 0 allocates cols (>= 32) columns; every thread gets their address */
-static cute_val alloc(cute_ctx *c, cute_smem_allocator *S, cute_int t, int cols)
+/* the block's threads meet, a fence either side for tcgen05 (a CTA pair's kernel: the cluster's) */
+static void meet(cute_ctx *c, bool pair)
+{
+    cute_tcgen05_fence_before_thread_sync(c);
+    if (pair) cute_cluster_arrive(c), cute_cluster_wait(c);
+    else cute_barrier(c);
+    cute_tcgen05_fence_after_thread_sync(c);
+}
+
+/* warp 0 allocates cols (>= 32) columns (the pair's, in a pair's kernel); every thread gets their address */
+static cute_val alloc(cute_ctx *c, cute_smem_allocator *S, cute_int t, int cols, bool pair)
 {
     cute_tensor slot = cute_make_tensor(c, cute_smem_alloc_array(c, S, CUTE_U32, 1, 4), cute_layout_parse(cute_ctx_alg(c), "1:0"), 4);
     CUTE_IF(c, cute_int_lt(c, t, cute_i(32))) { cute_tmem_alloc(c, cute_tensor_ptr(c, slot, cute_i(0)), cols); }
-    cute_tcgen05_fence_before_thread_sync(c);
-    cute_barrier(c);
-    cute_tcgen05_fence_after_thread_sync(c);
+    meet(c, pair);
     return cute_ssa_get(c, cute_tensor_load(c, slot), 0);
 }
 
-static void dealloc(cute_ctx *c, cute_int t, cute_val taddr, int cols)
+static void dealloc(cute_ctx *c, cute_int t, cute_val taddr, int cols, bool pair)
 {
-    cute_tcgen05_fence_before_thread_sync(c);
-    cute_barrier(c);
+    meet(c, pair);
     CUTE_IF(c, cute_int_lt(c, t, cute_i(32))) { cute_tmem_dealloc(c, taddr, cols); }
 }
 
@@ -123,7 +131,7 @@ static cute_ir_func *ldst_kernel(const cute_copy_atom *atom, bool store, int spa
     cute_smem_allocator S = cute_smem_allocator_new(c);
     cute_int t = cute_thread_idx(c, 0);
     int cols = pow2_cols(span);
-    cute_val taddr = alloc(c, &S, t, cols), r[128];
+    cute_val taddr = alloc(c, &S, t, cols, false), r[128];
     quarter(c, before, t, taddr, span, true);
     if (store) {
         for (int i = 0; i < n; i++) r[i] = get(c, regs_in, t, i);
@@ -135,14 +143,14 @@ static cute_ir_func *ldst_kernel(const cute_copy_atom *atom, bool store, int spa
         cute_tcgen05_wait_ld(c);
         for (int i = 0; i < n; i++) put(c, outp, t, i, r[i]);
     }
-    dealloc(c, t, taddr, cols);
+    dealloc(c, t, taddr, cols, false);
     cute_ir_func *f = cute_kernel_end(c);
     CHECK(f, "%s traces: %s", atom->name, cute_ctx_error(c));
     cute_ctx_free(c);
     return f;
 }
 
-static cute_status run(cute_ir_func *f, uint32_t threads, size_t out_words)
+static cute_status run(cute_ir_func *f, uint32_t threads, uint32_t blocks, size_t out_words)
 {
     for (size_t i = 0; i < out_words; i++) out[i] = 0xdeadbeef;
     kt k = {f, {0}};
@@ -150,7 +158,8 @@ static cute_status run(cute_ir_func *f, uint32_t threads, size_t out_words)
     if (!m) return CUTE_ERR_COMPILE;
     cute_buffer bs = kt_buf(be, src, sizeof src), bo = kt_buf(be, out, out_words * 4);
     cute_launch_arg args[2] = {kt_arg_buf(&bs, CUTE_U32), kt_arg_buf(&bo, CUTE_U32)};
-    cute_status s = kt_launch(be, m, 1, threads, 0, args, 2);
+    cute_launch cfg = {.grid = {blocks, 1, 1}, .block = {threads, 1, 1}, .cluster = {blocks, 1, 1}};
+    cute_status s = be.vt->launch(be.self, m, 0, &cfg, args, 2);
     be.vt->download(be.self, out, &bo, 0, out_words * 4);
     be.vt->module_free(be.self, m);
     be.vt->free(be.self, &bs), be.vt->free(be.self, &bo);
@@ -188,7 +197,7 @@ static int ldst_atom(const char *name, const char *layouts)
                 want[reg] |= (src[cell] >> sh & 0xffffu) << i % 32, mask[reg] |= 0xffffu << i % 32;
             }
         }
-    cute_status s = run(ldst_kernel(&atom, store, span, n), 32, words);
+    cute_status s = run(ldst_kernel(&atom, store, span, n), 32, 1, words);
     int bad = 0, first = -1;
     for (size_t i = 0; i < words; i++)
         if ((out[i] ^ want[i]) & mask[i]) bad++, first = first < 0 ? (int)i : first;
@@ -219,28 +228,34 @@ static void ldst_atoms(void)
           "16dp64b's load predicted by 16dp32b's layouts is caught");
 }
 
-/* --- UTCCP: four warps; thread 0 copies a shared matrix ------------------------------------
- * src: the matrix's rows (row_words words each), then the tensor memory before (lane l's 8 words
- * at 32 * 128 + 8 l); out: lane l's 8 columns after */
-enum { CP_COLS = 8, CP_BEFORE = 32 * 128 };
+/* --- UTCCP: four warps a block; thread 0 (of the pair's even block) copies a shared matrix ----
+ * block b's src: its matrix's rows (row_words words each) from word CP_MAT b, the tensor memory
+ * before (lane l's 8 words) from CP_BEFORE + CP_LANES b + 8 l; out: lane l's 8 columns after, from
+ * CP_LANES b + 8 l.  A _2cta atom runs on a CTA pair: one thread's copy in both blocks, each from
+ * its own shared memory */
+enum { CP_COLS = 8, CP_MAT = 2048, CP_BEFORE = 2 * CP_MAT, CP_LANES = 128 * CP_COLS };
 
-static cute_ir_func *cp_kernel(const cute_copy_atom *atom, int rows, int row_words)
+static cute_ir_func *cp_kernel(const cute_copy_atom *atom, int rows, int row_words, bool pair)
 {
     cute_ctx *c = cute_ctx_new();
-    cute_kernel_begin(c, "utccp_atom");
+    cute_kernel_begin(c, pair ? "utccp_atom_pair" : "utccp_atom");
     cute_ctx_target_arch(c, 100);
+    if (pair) cute_tcgen05_cta_group(c, 2);
     cute_alg *a = cute_ctx_alg(c);
+    cute_int b = pair ? cute_int_from_val(c, cute_val_cvt(c, cute_block_idx_in_cluster(c), CUTE_U32), 0) : cute_i(0);
     cute_tensor g = cute_make_tensor(c, cute_param_ptr(c, "src", CUTE_U32), cute_layout_fmt(a, "%d:1", SRC_WORDS), 4);
-    cute_tensor before = cute_make_tensor(c, cute_tensor_ptr(c, g, cute_i(CP_BEFORE)),
-                                          cute_layout_fmt(a, "(128,%d):(%d,1)", CP_COLS, CP_COLS), 4);
-    cute_tensor outp = cute_make_tensor(c, cute_param_ptr(c, "out", CUTE_U32), before.layout, 4);
+    cute_layout lanes = cute_layout_fmt(a, "(128,%d):(%d,1)", CP_COLS, CP_COLS);
+    cute_tensor before = cute_make_tensor(c, cute_tensor_ptr(c, g, cute_add(a, cute_i(CP_BEFORE), cute_mul(a, b, cute_i(CP_LANES)))),
+                                          lanes, 4);
+    cute_tensor o = cute_make_tensor(c, cute_param_ptr(c, "out", CUTE_U32), cute_layout_fmt(a, "%d:1", 2 * CP_LANES), 4);
+    cute_tensor outp = cute_make_tensor(c, cute_tensor_ptr(c, o, cute_mul(a, b, cute_i(CP_LANES))), lanes, 4);
     cute_smem_allocator S = cute_smem_allocator_new(c);
     /* the K-major canonical matrix: 16-byte chunks of 8-row groups, chunks 128 bytes apart (LBO),
      * groups 128 * chunks apart (SBO); smem word (r / 8, chunk, r % 8, w % 4) <- row r's word w */
     int chunks = row_words / 4, smem_words = (rows + 7) / 8 * 8 * row_words;
     cute_layout place = cute_layout_fmt(a, "((8,%d),(4,%d)):((4,%d),(1,32))", (rows + 7) / 8, chunks, 32 * chunks);
     cute_tensor m = cute_make_tensor(c, cute_smem_alloc_array(c, &S, CUTE_U32, smem_words, 128), place, 128);
-    cute_tensor gm = cute_make_tensor(c, cute_tensor_ptr(c, g, cute_i(0)),
+    cute_tensor gm = cute_make_tensor(c, cute_tensor_ptr(c, g, cute_mul(a, b, cute_i(CP_MAT))),
                                       cute_layout_fmt(a, "(%d,%d):(%d,1)", rows, row_words, row_words), 4);
     cute_val bar = cute_smem_alloc_array(c, &S, CUTE_U64, 1, 8);
     cute_int t = cute_thread_idx(c, 0);
@@ -250,37 +265,37 @@ static cute_ir_func *cp_kernel(const cute_copy_atom *atom, int rows, int row_wor
     CUTE_IF(c, cute_int_eq(c, t, cute_i(0))) { cute_mbarrier_init(c, bar, u32(c, 1)); }
     cute_mbarrier_init_fence(c);
     cute_fence_proxy_async_shared_cta(c);
-    cute_val taddr = alloc(c, &S, t, 32);
+    cute_val taddr = alloc(c, &S, t, 32, pair);
     cute_val warp = cute_val_binop(c, CUTE_OP_SHR, cute_int_value(c, t, CUTE_U32), u32(c, 5));
     cute_val qa = cute_val_binop(c, CUTE_OP_ADD, taddr, cute_val_binop(c, CUTE_OP_SHL, warp, u32(c, 16 + 5)));
     quarter(c, before, t, qa, CP_COLS, true);
-    cute_tcgen05_fence_before_thread_sync(c);
-    cute_barrier(c);
-    cute_tcgen05_fence_after_thread_sync(c);
-    CUTE_IF(c, cute_int_eq(c, t, cute_i(0))) {
+    meet(c, pair); /* both blocks' matrices and tensor memory written before the copy */
+    CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_int_eq(c, t, cute_i(0)), cute_int_eq(c, b, cute_i(0)))) {
         cute_val desc = cute_tcgen05_smem_desc(c, cute_tensor_ptr(c, m, cute_i(0)), 128, 128 * chunks, 0);
         cute_utccp_copy(c, atom, taddr, desc);
-        cute_tcgen05_commit(c, bar);
+        if (pair) cute_tcgen05_commit_multicast(c, bar, u32(c, 3));
+        else cute_tcgen05_commit(c, bar);
     }
     cute_mbarrier_wait(c, bar, u32(c, 0));
     cute_tcgen05_fence_after_thread_sync(c);
     quarter(c, outp, t, qa, CP_COLS, false);
-    dealloc(c, t, taddr, 32);
+    dealloc(c, t, taddr, 32, pair);
     cute_ir_func *f = cute_kernel_end(c);
     CHECK(f, "%s traces: %s", atom->name, cute_ctx_error(c));
     cute_ctx_free(c);
     return f;
 }
 
-static void cp_atom(const char *name)
+static void cp_atom(const char *name, bool pair)
 {
     cute_alg a;
     cute_alg_init(&a, NULL);
     cute_atom_info r;
     cute_copy_atom atom;
     CHECK(cute_atom_info_find(name, &r) && cute_copy_atom_named(&a, name, CUTE_U32, &atom), "%s is an atom", name);
-    cute_layout Sl = field(&a, &r, "SrcLayout"), Dl = field(&a, &r, "DstLayout"), V = field(&a, &r, "ValID");
-    int64_t nv = cute_size(&a, &Dl).v; /* one thread's: the thread mode is 1 */
+    cute_layout S2 = field(&a, &r, "SrcLayout"), D2 = field(&a, &r, "DstLayout"), V = field(&a, &r, "ValID");
+    cute_layout Sl = cute_get(&a, &S2, 1), Dl = cute_get(&a, &D2, 1); /* a thread's (each of the pair's) values */
+    int64_t nv = cute_size(&a, &Dl).v;
     /* the lanes the matrix's own rows land in (ValID over Src's image): row i is the i-th of them */
     int row_of[128], rows = 0, row_bits = 0;
     bool base[128] = {false};
@@ -290,21 +305,26 @@ static void cp_atom(const char *name)
     }
     for (int l = 0; l < 128; l++) row_of[l] = base[l] ? rows++ : -1;
     int row_words = row_bits / 32;
+    int blocks = pair ? 2 : 1;
     for (size_t i = 0; i < SRC_WORDS; i++) src[i] = rand32();
-    memcpy(want, src + CP_BEFORE, 128 * CP_COLS * 4);
-    for (int64_t v = 0; v < nv; v++) { /* bit by bit */
-        int64_t to = eval(&a, &V, eval(&a, &Dl, v)), from = eval(&a, &V, eval(&a, &Sl, v));
-        int row = row_of[from >> LANE_BITS], b = (int)(from & ((1 << LANE_BITS) - 1)), tb = (int)(to & ((1 << LANE_BITS) - 1));
-        uint32_t *w = &want[(to >> LANE_BITS) * CP_COLS + tb / 32], bit = src[row * row_words + b / 32] >> b % 32 & 1;
-        *w = (*w & ~(1u << tb % 32)) | bit << tb % 32;
-    }
-    cute_status s = run(cp_kernel(&atom, rows, row_words), 128, 128 * CP_COLS);
+    memcpy(want, src + CP_BEFORE, (size_t)blocks * CP_LANES * 4);
+    for (int blk = 0; blk < blocks; blk++)
+        for (int64_t v = 0; v < nv; v++) { /* bit by bit; each block from its own matrix */
+            int64_t to = eval(&a, &V, eval(&a, &Dl, v)), from = eval(&a, &V, eval(&a, &Sl, v));
+            int row = row_of[from >> LANE_BITS], bt = (int)(from & ((1 << LANE_BITS) - 1));
+            int tb = (int)(to & ((1 << LANE_BITS) - 1));
+            uint32_t *w = &want[blk * CP_LANES + (to >> LANE_BITS) * CP_COLS + tb / 32];
+            uint32_t bit = src[blk * CP_MAT + row * row_words + bt / 32] >> bt % 32 & 1;
+            *w = (*w & ~(1u << tb % 32)) | bit << tb % 32;
+        }
+    cute_status s = run(cp_kernel(&atom, rows, row_words, pair), 128, (uint32_t)blocks, (size_t)blocks * CP_LANES);
     int bad = 0, first = -1;
-    for (int i = 0; i < 128 * CP_COLS; i++)
+    for (int i = 0; i < blocks * CP_LANES; i++)
         if (out[i] != want[i]) bad++, first = first < 0 ? i : first;
-    CHECK(s == CUTE_OK && bad == 0, "%s (%d rows of %d bits): %d words differ from its layouts' prediction (lane %d "
-          "column %d: %#x, want %#x) %s", name, rows, row_bits, bad, first / CP_COLS, first % CP_COLS,
-          first < 0 ? 0 : out[first], first < 0 ? 0 : want[first], s == CUTE_OK ? "" : be.vt->error(be.self));
+    CHECK(s == CUTE_OK && bad == 0, "%s (%d rows of %d bits): %d words differ from its layouts' prediction (block %d "
+          "lane %d column %d: %#x, want %#x) %s", name, rows, row_bits, bad, first / CP_LANES, first % CP_LANES / CP_COLS,
+          first % CP_COLS, first < 0 ? 0 : out[first], first < 0 ? 0 : want[first],
+          s == CUTE_OK ? "" : be.vt->error(be.self));
 }
 
 static const char *const CP_SHAPES[] = {"128dp256bit", "128dp128bit", "4dp256bit", "4x32dp128bit", "2x64dp128bitlw0213",
@@ -376,11 +396,12 @@ int main(void)
     srand(2111);
     if (cute_interp_new(&(cute_interp_opts){0}, &be) != CUTE_OK) return 1;
     ldst_atoms();
-    for (size_t i = 0; i < sizeof CP_SHAPES / sizeof *CP_SHAPES; i++) {
-        char name[64];
-        snprintf(name, sizeof name, "SM100_UTCCP_%s_1cta", CP_SHAPES[i]);
-        cp_atom(name);
-    }
+    for (size_t i = 0; i < sizeof CP_SHAPES / sizeof *CP_SHAPES; i++)
+        for (int pair = 0; pair < 2; pair++) {
+            char name[64];
+            snprintf(name, sizeof name, "SM100_UTCCP_%s_%dcta", CP_SHAPES[i], 1 + pair);
+            cp_atom(name, pair);
+        }
     pair_atoms();
     dsl_names();
     be.vt->destroy(be.self);
