@@ -13,7 +13,8 @@ CUTE_API_BEGIN
 #include "cutec/atom_table.h"
 #include "cutec/tcgen05.h"
 
-/* The atom `name` (an _SS row of the table: SM100_MMA_F16BF16_SS, _TF32_SS, _F8F6F4_SS) for A
+/* The atom `name` (an _SS row of the table: SM100_MMA_F16BF16_SS, _TF32_SS, _F8F6F4_SS; or a _TS
+ * one of one block: SM100_MMA_F16BF16_TS, _TF32_TS, issued by cute_umma_gemm_ts) for A
  * and B of type ab and an f32 accumulator, of shape M x N (M 64 or 128, N a multiple of 8 (M
  * 64) or 16 (M 128) up to 256) and the row's K; or the CTA pair's (SM100_MMA_F16BF16_2x1SM_SS,
  * _TF32_2x1SM_SS, _F8F6F4_2x1SM_SS: M 256, N a multiple of 32 up to 256, each block's tiles
@@ -28,6 +29,14 @@ bool cute_umma_atom(cute_alg *c, const char *name, cute_dtype ab, int m, int n, 
  * thread (cute_elect_one); its completion is a tcgen05.commit's (cute_tcgen05_commit). */
 void cute_umma_gemm(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_tensor A, cute_tensor B,
                     cute_val accumulate);
+
+/* The _TS atoms (SM100_MMA_F16BF16_TS, SM100_MMA_TF32_TS; one block, M 64 or 128): D = A B^T
+ * (+ D) with A in tensor memory at a_tmem — row m in lane m (M 64: where D's M = 64 rows lie, from
+ * lane 0 or 16), K-major along the columns, two f16 / bf16 a 32-bit column (the first in the low
+ * half) or one tf32, as an R2T atom stores them — and B an (N, K) shared tile of the atom's type:
+ * one tcgen05.mma per K of the atom, each reading the next 8 columns of A.  From one thread. */
+void cute_umma_gemm_ts(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_val a_tmem, cute_tensor B,
+                       cute_val accumulate);
 
 /* The block-scaled atoms (cute_umma_atom): SM100_MMA_MXF8F6F4_SS (MXFP8: e4m3 / e5m2 A and B,
  * shared tiles of that type, either major, K 32 an instruction, ue8m0 scales per 32 of K),
@@ -65,6 +74,7 @@ void cute_utccp_copy(cute_ctx *c, const cute_copy_atom *atom, cute_val taddr, cu
 #define cute_tmem_copy(c, ...) CUTE__CTX_AT((c), cute_tmem_copy((c), __VA_ARGS__))
 #define cute_utccp_copy(c, ...) CUTE__CTX_AT((c), cute_utccp_copy((c), __VA_ARGS__))
 #define cute_umma_gemm(c, ...) CUTE__CTX_AT((c), cute_umma_gemm((c), __VA_ARGS__))
+#define cute_umma_gemm_ts(c, ...) CUTE__CTX_AT((c), cute_umma_gemm_ts((c), __VA_ARGS__))
 #define cute_umma_gemm_scaled(c, ...) CUTE__CTX_AT((c), cute_umma_gemm_scaled((c), __VA_ARGS__))
 #define cute_umma_copy_scales(c, ...) CUTE__CTX_AT((c), cute_umma_copy_scales((c), __VA_ARGS__))
 #endif

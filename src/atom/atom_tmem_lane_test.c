@@ -11,12 +11,15 @@
  * thread's copy into both blocks, each from its own shared memory); their layouts are the _1cta
  * ones' over two threads, and a _2cta atom outside a pair kernel (and a _1cta one inside) is
  * refused.  Verified by emulation only: no Blackwell. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "cutec/numeric.h"
 #include "cutec/notation.h"
 #include "cutec/smem.h"
+#include "cutec/smem_atoms.h"
 #include "cutec/sync.h"
 #include "cutec/umma.h"
 #include "interp/gpu_testkit.h"
@@ -376,6 +379,101 @@ static void pair_atoms(void)
     }
 }
 
+/* --- the _TS MMA atom fed by an R2T atom and drained by a T2R one --------------------------
+ * A (128 x 64 bf16, random) stored by each lane into tensor memory with SM100_TMEM_STORE_32dp32b32x
+ * (two bf16 a column), B (64 x 64) a shared tile, SM100_MMA_F16BF16_TS through cute_umma_gemm_ts (M
+ * 128, or two tiles of M 64 at lanes 0 and 16: then D's lane L is again A's lane L times B), D
+ * read back by SM100_TMEM_LOAD_32dp32b64x; against float64 */
+enum { TS_K = 64, TS_N = 64, TS_A_COL = 64, TS_A_WORDS = 128 * TS_K / 2, TS_B = TS_N * TS_K };
+
+static cute_ir_func *ts_kernel(bool m64)
+{
+    cute_ctx *c = cute_ctx_new();
+    cute_kernel_begin(c, m64 ? "umma_ts_m64" : "umma_ts");
+    cute_ctx_target_arch(c, 100);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_val p = cute_param_ptr(c, "src", CUTE_U32);
+    cute_tensor gA = cute_make_tensor(c, p, cute_layout_fmt(a, "(128,%d):(%d,1)", TS_K / 2, TS_K / 2), 4);
+    cute_tensor flat = cute_make_tensor(c, p, cute_layout_fmt(a, "%d:1", SRC_WORDS), 4);
+    cute_tensor gB = cute_make_tensor(c, cute_tensor_ptr(c, cute_tensor_recast(c, flat, CUTE_BF16), cute_i(2 * TS_A_WORDS)),
+                                      cute_layout_fmt(a, "(%d,%d):(%d,1)", TS_N, TS_K, TS_K), 16);
+    cute_tensor outp = cute_make_tensor(c, cute_param_ptr(c, "out", CUTE_U32), cute_layout_fmt(a, "(128,%d):(%d,1)", TS_N, TS_N), 4);
+    cute_smem_allocator S = cute_smem_allocator_new(c);
+    cute_tensor sB = cute_smem_alloc_tensor_composed(c, &S, CUTE_BF16, cute_smem_layout_gmma_tile(a, "Layout_K_SW128_Atom", CUTE_BF16, TS_N, TS_K), 1024);
+    cute_val bar = cute_smem_alloc_array(c, &S, CUTE_U64, 1, 8);
+    cute_int t = cute_thread_idx(c, 0);
+    CUTE_IF(c, cute_int_lt(c, t, cute_i(TS_N))) {
+        CUTE_FOR(c, k, cute_i(0), cute_i(TS_K)) { cute_tensor_store(c, CUTE_SLICE(c, sB, t, k), cute_tensor_load(c, CUTE_SLICE(c, gB, t, k))); }
+    }
+    CUTE_IF(c, cute_int_eq(c, t, cute_i(0))) { cute_mbarrier_init(c, bar, u32(c, 1)); }
+    cute_mbarrier_init_fence(c);
+    cute_fence_proxy_async_shared_cta(c);
+    cute_val taddr = alloc(c, &S, t, 128, false);
+    cute_val warp = cute_val_binop(c, CUTE_OP_SHR, cute_int_value(c, t, CUTE_U32), u32(c, 5));
+    cute_val qa = cute_val_binop(c, CUTE_OP_ADD, taddr, cute_val_binop(c, CUTE_OP_SHL, warp, u32(c, 16 + 5)));
+    cute_copy_atom st, ld;
+    cute_mma_atom mma;
+    CHECK(cute_copy_atom_named(a, "SM100_TMEM_STORE_32dp32b32x", CUTE_U32, &st) &&
+              cute_copy_atom_named(a, "SM100_TMEM_LOAD_32dp32b64x", CUTE_U32, &ld) &&
+              cute_umma_atom(a, "SM100_MMA_F16BF16_TS", CUTE_BF16, m64 ? 64 : 128, TS_N, &mma), "the atoms: %s", a->error);
+    cute_val r[TS_N];
+    for (int j = 0; j < TS_K / 2; j++) r[j] = get(c, gA, t, j);
+    cute_tmem_copy(c, &st, cute_val_binop(c, CUTE_OP_ADD, qa, u32(c, TS_A_COL)), r);
+    cute_tcgen05_wait_st(c);
+    meet(c, false); /* every lane's A stored before the MMAs */
+    CUTE_IF(c, cute_int_eq(c, t, cute_i(0))) {
+        for (int tile = 0; tile < (m64 ? 2 : 1); tile++) {
+            cute_val at = cute_val_binop(c, CUTE_OP_ADD, taddr, u32(c, (int64_t)(16 * tile) << 16));
+            cute_umma_gemm_ts(c, &mma, at, cute_val_binop(c, CUTE_OP_ADD, at, u32(c, TS_A_COL)), sB, u32(c, 0));
+        }
+        cute_tcgen05_commit(c, bar);
+    }
+    cute_mbarrier_wait(c, bar, u32(c, 0));
+    cute_tcgen05_fence_after_thread_sync(c);
+    cute_tmem_copy(c, &ld, qa, r);
+    cute_tcgen05_wait_ld(c);
+    for (int j = 0; j < TS_N; j++) put(c, outp, t, j, r[j]);
+    dealloc(c, t, taddr, 128, false);
+    cute_ir_func *f = cute_kernel_end(c);
+    CHECK(f, "the _TS kernel traces: %s", cute_ctx_error(c));
+    cute_ctx_free(c);
+    return f;
+}
+
+static void ts_mma(void)
+{
+    static double A[128][TS_K], B[TS_N][TS_K];
+    for (int m64 = 0; m64 < 2; m64++) {
+        uint16_t *b = (uint16_t *)(src + TS_A_WORDS);
+        for (int i = 0; i < 128; i++)
+            for (int k = 0; k < TS_K; k += 2) {
+                uint16_t lo = cute_f32_to_bf16((float)(rand() % 2001 - 1000) / 256.0f);
+                uint16_t hi = cute_f32_to_bf16((float)(rand() % 2001 - 1000) / 256.0f);
+                src[i * TS_K / 2 + k / 2] = lo | (uint32_t)hi << 16;
+                A[i][k] = cute_bf16_to_f32(lo), A[i][k + 1] = cute_bf16_to_f32(hi);
+            }
+        for (int n = 0; n < TS_N; n++)
+            for (int k = 0; k < TS_K; k++) {
+                b[n * TS_K + k] = cute_f32_to_bf16((float)(rand() % 2001 - 1000) / 300.0f);
+                B[n][k] = cute_bf16_to_f32(b[n * TS_K + k]);
+            }
+        cute_status s = run(ts_kernel(m64), 128, 1, 128 * TS_N);
+        double worst = 0;
+        for (int m = 0; m < 128; m++)
+            for (int n = 0; n < TS_N; n++) {
+                double want = 0, mag = 0;
+                for (int k = 0; k < TS_K; k++) want += A[m][k] * B[n][k], mag += fabs(A[m][k] * B[n][k]);
+                float got;
+                memcpy(&got, &out[m * TS_N + n], 4);
+                double err = fabs(got - want) / (mag + 1e-30);
+                worst = err != err ? INFINITY : err > worst ? err : worst;
+            }
+        CHECK(s == CUTE_OK && worst < 1e-6, "SM100_MMA_F16BF16_TS (%s, A stored by SM100_TMEM_STORE_32dp32b32x): D "
+              "against float64: worst %.3g of sum |ab| %s", m64 ? "two M = 64 tiles" : "M = 128", worst,
+              s == CUTE_OK ? "" : be.vt->error(be.self));
+    }
+}
+
 /* CuTe DSL's spellings: an op with its arguments names its atom; the bare op lists its atoms */
 static void dsl_names(void)
 {
@@ -403,6 +501,7 @@ int main(void)
             cp_atom(name, pair);
         }
     pair_atoms();
+    ts_mma();
     dsl_names();
     be.vt->destroy(be.self);
     return CHECK_DONE("atom/atom_tmem_lane");
