@@ -212,8 +212,8 @@ static void check_sm100(cute_alg *c)
     } bad[] = {{"SM100_MMA_F16BF16_SS", CUTE_F32, 128, 64, "does not take f32"},
                {"SM100_MMA_F16BF16_SS", CUTE_BF16, 128, 72, "128 x 72"},
                {"SM100_MMA_F16BF16_2x1SM_SS", CUTE_BF16, 128, 64, "M 256 over the pair"},
-               {"SM100_MMA_F16BF16_TS", CUTE_BF16, 128, 64, "not an SM100_MMA_*_SS atom cutec issues"},
-               {"SM90_64x64x16_F32BF16BF16_SS", CUTE_BF16, 128, 64, "not an SM100_MMA_*_SS atom cutec issues"}};
+               {"SM100_MMA_F16BF16_2x1SM_TS", CUTE_BF16, 256, 64, "not an SM100_MMA atom cutec issues"},
+               {"SM90_64x64x16_F32BF16BF16_SS", CUTE_BF16, 128, 64, "not an SM100_MMA atom cutec issues"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cute_alg_clear(c);
         CHECK(!cute_umma_atom(c, bad[i].name, bad[i].d, bad[i].m, bad[i].n, &a) && strstr(c->error, bad[i].want),
