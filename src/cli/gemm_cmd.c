@@ -343,6 +343,12 @@ static int settle(gemm_opts *o, const char *cmd, bool bench)
         return CLI_USAGE;
     }
     static const cute_gemm_tiling untiled;
+    cute_gemm_tiling clustered = {.cluster_m = o->tiling.cluster_m, .cluster_n = o->tiling.cluster_n};
+    if (o->bs && memcmp(&o->tiling, &clustered, sizeof clustered)) { /* it would be ignored */
+        fprintf(stderr, "cutec %s gemm: %s's tiles are the Blackwell kernel's (128 x 128): of the tiling it takes "
+                        "--cluster 1x1 or 2x1 (the CTA pair) only\n", cmd, o->bs->name);
+        return CLI_USAGE;
+    }
     if (o->groups && memcmp(&o->tiling, &untiled, sizeof untiled)) { /* it would be ignored */
         fprintf(stderr, "cutec %s gemm: --groups runs the grouped kernel with its own tiling: --tile, --stages, "
                         "--warps, --cluster, --raster, --store and --schedule are not taken with it\n", cmd);

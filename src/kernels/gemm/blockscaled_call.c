@@ -81,7 +81,8 @@ static cute_status scaled_gemm(const scaled_kind *sk, cute_gemm_lib *lib, const 
     cute_gemm_config cfg = {.variant = CUTE_GEMM_BLACKWELL, .dtype = sk->dtype, .c_dtype = (cute_dtype)C->dtype,
                             .major = {1, 1, C->stride[1] == 1 && C->shape[1] > 1}, .align_bytes = 16,
                             .mx_scales = sk->dtype == CUTE_E2M1 && sk->sf == CUTE_UE8M0,
-                            .tiling = gemm_lib_caller_tiling(lib)}; /* cluster 2x1: the CTA pair */
+                            .tiling = {.cluster_m = gemm_lib_caller_tiling(lib).cluster_m,
+                                       .cluster_n = gemm_lib_caller_tiling(lib).cluster_n}}; /* 2x1: the CTA pair */
     cute_runtime *rt;
     char why[1024];
     const cute_fn *f = gemm_lib_fn(lib, &cfg, &rt, why, sizeof why);
