@@ -103,6 +103,20 @@ static cute_val alloc(cute_ctx *c, cute_smem_allocator *S, cute_int t, int cols,
     return cute_ssa_get(c, cute_tensor_load(c, slot), 0);
 }
 
+/* after the shared stores: the mbarrier bar (one arrival), the fences for the async proxy, then
+ * the columns: their address, and in *qa this warp's lane quarter of them */
+static cute_val tmem_start(cute_ctx *c, cute_smem_allocator *S, cute_int t, int cols, bool pair, cute_val bar,
+                           cute_val *qa)
+{
+    CUTE_IF(c, cute_int_eq(c, t, cute_i(0))) { cute_mbarrier_init(c, bar, u32(c, 1)); }
+    cute_mbarrier_init_fence(c);
+    cute_fence_proxy_async_shared_cta(c);
+    cute_val taddr = alloc(c, S, t, cols, pair);
+    cute_val warp = cute_val_binop(c, CUTE_OP_SHR, cute_int_value(c, t, CUTE_U32), u32(c, 5));
+    *qa = cute_val_binop(c, CUTE_OP_ADD, taddr, cute_val_binop(c, CUTE_OP_SHL, warp, u32(c, 16 + 5)));
+    return taddr;
+}
+
 static void dealloc(cute_ctx *c, cute_int t, cute_val taddr, int cols, bool pair)
 {
     meet(c, pair);
@@ -265,12 +279,7 @@ static cute_ir_func *cp_kernel(const cute_copy_atom *atom, int rows, int row_wor
     CUTE_IF(c, cute_int_lt(c, t, cute_i(rows))) {
         for (int w = 0; w < row_words; w++) put(c, m, t, w, get(c, gm, t, w));
     }
-    CUTE_IF(c, cute_int_eq(c, t, cute_i(0))) { cute_mbarrier_init(c, bar, u32(c, 1)); }
-    cute_mbarrier_init_fence(c);
-    cute_fence_proxy_async_shared_cta(c);
-    cute_val taddr = alloc(c, &S, t, 32, pair);
-    cute_val warp = cute_val_binop(c, CUTE_OP_SHR, cute_int_value(c, t, CUTE_U32), u32(c, 5));
-    cute_val qa = cute_val_binop(c, CUTE_OP_ADD, taddr, cute_val_binop(c, CUTE_OP_SHL, warp, u32(c, 16 + 5)));
+    cute_val qa, taddr = tmem_start(c, &S, t, 32, pair, bar, &qa);
     quarter(c, before, t, qa, CP_COLS, true);
     meet(c, pair); /* both blocks' matrices and tensor memory written before the copy */
     CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_int_eq(c, t, cute_i(0)), cute_int_eq(c, b, cute_i(0)))) {
@@ -405,12 +414,7 @@ static cute_ir_func *ts_kernel(bool m64)
     CUTE_IF(c, cute_int_lt(c, t, cute_i(TS_N))) {
         CUTE_FOR(c, k, cute_i(0), cute_i(TS_K)) { cute_tensor_store(c, CUTE_SLICE(c, sB, t, k), cute_tensor_load(c, CUTE_SLICE(c, gB, t, k))); }
     }
-    CUTE_IF(c, cute_int_eq(c, t, cute_i(0))) { cute_mbarrier_init(c, bar, u32(c, 1)); }
-    cute_mbarrier_init_fence(c);
-    cute_fence_proxy_async_shared_cta(c);
-    cute_val taddr = alloc(c, &S, t, 128, false);
-    cute_val warp = cute_val_binop(c, CUTE_OP_SHR, cute_int_value(c, t, CUTE_U32), u32(c, 5));
-    cute_val qa = cute_val_binop(c, CUTE_OP_ADD, taddr, cute_val_binop(c, CUTE_OP_SHL, warp, u32(c, 16 + 5)));
+    cute_val qa, taddr = tmem_start(c, &S, t, 128, false, bar, &qa);
     cute_copy_atom st, ld;
     cute_mma_atom mma;
     CHECK(cute_copy_atom_named(a, "SM100_TMEM_STORE_32dp32b32x", CUTE_U32, &st) &&

@@ -96,20 +96,6 @@ static void relay(kt *k, cute_vreg rank, cute_vreg tid, cute_vreg bar)
     cute_ir_end(&k->b);
 }
 
-/* M = 128: each block's D is 64 rows of N / 2 columns twice over ("2x2": lanes 64.. hold the
- * second half of N); lane tid's P_HALF_N columns into out's row `row` (P_N words apart) */
-static void drain_half(kt *k, cute_vreg out, cute_vreg tid, cute_vreg row, cute_vreg taddr, int *ld)
-{
-    cute_vreg warp = kt_bin(k, CUTE_OP_SHR, tid, sk_u32(k, 5)), d[P_HALF_N];
-    cute_vreg at = kt_bin(k, CUTE_OP_ADD, taddr, kt_bin(k, CUTE_OP_SHL, warp, sk_u32(k, 21)));
-    for (int j = 0; j < P_HALF_N; j++) d[j] = cute_ir_new_vreg(k->f, cute_type_of(CUTE_U32), "d", false);
-    KT_AT(&k->b), *ld = __LINE__;
-    cute_ir_inst_op(&k->b, CUTE_INST_TCGEN05_LD_32x32b_X32, d, P_HALF_N, &at, 1, 0);
-    SK_DO(k, CUTE_INST_TCGEN05_WAIT_LD);
-    cute_vreg base = kt_cvt(k, kt_bin(k, CUTE_OP_MUL, row, sk_u32(k, P_N)), CUTE_I64);
-    for (int j = 0; j < P_HALF_N; j++) kt_store(k, kt_ptr_add(k, out, kt_bin(k, CUTE_OP_ADD, base, kt_i64(k, j))), d[j]);
-}
-
 static cute_ir_func *pair_kernel(pair_variant v, pair_lines *L)
 {
     kt k;
@@ -135,7 +121,8 @@ static cute_ir_func *pair_kernel(pair_variant v, pair_lines *L)
     if (v == P_RELAY) relay(&k, rank, tid, bar);
     SK_DO(&k, CUTE_INST_TCGEN05_FENCE_AFTER_THREAD_SYNC);
     cute_vreg row = kt_bin(&k, CUTE_OP_ADD, tid, kt_bin(&k, CUTE_OP_MUL, rank, sk_u32(&k, TC_M))); /* D's row */
-    if (v == P_M128) drain_half(&k, out, tid, row, taddr, &L->ld);
+    if (v == P_M128) /* each block's D: 64 rows of N / 2 columns twice over ("2x2": lanes 64.. hold N's second half) */
+        tc_drain_cols(&k, kt_bin(&k, CUTE_OP_SHR, tid, sk_u32(&k, 5)), out, row, taddr, P_HALF_N, P_N, &L->ld);
     else tc_drain(&k, TC_GOOD, out, tid, row, taddr, &L->ld);
     SK_DO(&k, CUTE_INST_TCGEN05_FENCE_BEFORE_THREAD_SYNC);
     KT_AT(&k.b), L->end = __LINE__;
