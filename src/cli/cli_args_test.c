@@ -85,6 +85,7 @@ static void commands(void)
             "runs on the blackwell kernel only");
     refused(cmd_run, (const char *const[]){"run", "gemm", "--dtype", "nvfp4", "--tile", "128x256x256", NULL},
             "of the tiling it takes --cluster 1x1 or 2x1");
+    refused(cmd_bench, (const char *const[]){"bench", "gemm", "--dtype", "mxfp8", NULL}, "bench does not time");
     refused(cmd_run, (const char *const[]){"run", "gemm", "--groups", "2", "--cluster", "2x1", NULL},
             "the grouped kernel with its own tiling");
     refused(cmd_cache, (const char *const[]){"cache", NULL}, "usage: cutec cache");

@@ -273,6 +273,9 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
 {
     int64_t x = 0;
     *known = true;
+    if (!strcmp(k, "--dtype") && bench && gemm_bs_kind_named(v)) /* no Blackwell to time it on */
+        return snprintf(why, sizeof why, "bench does not time the block-scaled kinds (no Blackwell here); "
+                        "`cutec run gemm --dtype %s --arch sm_100a --backend interp` checks them", v), false;
     if (!strcmp(k, "--dtype") && !bench && (o->bs = gemm_bs_kind_named(v))) return o->in = o->bs->d, true;
     if (!strcmp(k, "--dtype")) return o->bs = NULL, cli_gemm_dtype_parse(v, &o->in) && is_input_dtype(o->in);
     if (!strcmp(k, "--out-dtype")) return cli_gemm_dtype_parse(v, &o->out);
