@@ -178,6 +178,7 @@ typedef struct gemm_bs_kind {
     cute_dtype d, sf;  /* the codes' and the scales' dtypes */
     int vec;           /* one scale per vec of K */
     const char *inst;  /* the MMA's kind, for the printout */
+    const char *what;  /* "e2m1, a ue4m3 scale per 16 of K" */
     cute_status (*entry)(cute_gemm_lib *, const cute_call_arg *, const cute_call_arg *, const cute_call_arg *,
                          const cute_call_arg *, const cute_call_arg *, double, double, void *, char *, size_t);
 } gemm_bs_kind;

@@ -13,9 +13,11 @@
 #include "kernels/ew_ref.h"
 
 static const gemm_bs_kind KINDS[] = {
-    {"nvfp4", CUTE_E2M1, CUTE_UE4M3, 16, "mxf4nvf4 .block_scale .scale_vec::4X", cutec_gemm_nvfp4},
-    {"mxfp4", CUTE_E2M1, CUTE_UE8M0, 32, "mxf4 .block_scale .scale_vec::2X", cutec_gemm_mxfp4},
-    {"mxfp8", CUTE_E4M3, CUTE_UE8M0, 32, "mxf8f6f4 .block_scale", cutec_gemm_mxfp8},
+    {"nvfp4", CUTE_E2M1, CUTE_UE4M3, 16, "mxf4nvf4 .block_scale .scale_vec::4X", "e2m1, a ue4m3 scale per 16 of K",
+     cutec_gemm_nvfp4},
+    {"mxfp4", CUTE_E2M1, CUTE_UE8M0, 32, "mxf4 .block_scale .scale_vec::2X", "e2m1, a ue8m0 scale per 32 of K",
+     cutec_gemm_mxfp4},
+    {"mxfp8", CUTE_E4M3, CUTE_UE8M0, 32, "mxf8f6f4 .block_scale", "e4m3, a ue8m0 scale per 32 of K", cutec_gemm_mxfp8},
 };
 
 const gemm_bs_kind *gemm_bs_kind_named(const char *name)
@@ -61,20 +63,25 @@ static void mx_drop(cute_backend *b, mx_operand *o)
     gemm_bs_free(&o->h);
 }
 
-/* every element of got (C: row-major unless layout's third letter says column) against float64 */
+/* every element of got (C: row-major unless layout's third letter says column) against float64;
+ * *overflows: the elements past an f16 C's range, which C holds as the infinity of their sign
+ * (the MX kinds' codes reach 448 times 2^3: an f16 C overflows where f32 and bf16 do not) */
 static void mx_check(const gemm_opts *o, const mx_operand *A, const mx_operand *B, const void *c0, const void *got,
-                     bool row, double tol, gemm_verdict *v)
+                     bool row, double tol, gemm_verdict *v, int64_t *overflows)
 {
     *v = (gemm_verdict){0};
+    *overflows = 0;
     for (int64_t m = 0; m < o->m; m++)
         for (int64_t n = 0; n < o->n; n++) {
             int64_t at = row ? m * o->n + n : n * o->m + m;
             double mag, c = o->beta == 0 ? 0 : ew_get(o->out, c0, at);
-            double want = o->alpha * gemm_bs_dot(&A->h, &B->h, m, n, &mag) + o->beta * c;
-            double err = gemm_ref_error(ew_get(o->out, got, at), want, fabs(o->alpha) * mag + fabs(o->beta * c));
+            double want = o->alpha * gemm_bs_dot(&A->h, &B->h, m, n, &mag) + o->beta * c, g = ew_get(o->out, got, at);
+            if (o->out == CUTE_F16 && fabs(want) >= 65520.0) /* rounds to f16's infinity */
+                want = copysign(INFINITY, want), ++*overflows;
+            double err = g == want ? 0 : gemm_ref_error(g, want, fabs(o->alpha) * mag + fabs(o->beta * c));
             v->checked++;
             if (!(err <= tol)) v->bad++;
-            if (!(err <= v->worst)) v->worst = err, v->wm = m, v->wn = n, v->got = ew_get(o->out, got, at), v->want = want;
+            if (!(err <= v->worst)) v->worst = err, v->wm = m, v->wn = n, v->got = g, v->want = want;
         }
 }
 
@@ -119,8 +126,12 @@ static int mx_call(const gemm_opts *o, cute_runtime *rt, mx_operand *A, mx_opera
     return rc;
 }
 
-int gemm_mx_run(const gemm_opts *o)
+int gemm_mx_run(const gemm_opts *given)
 {
+    gemm_opts scaled = *given, *o = &scaled;
+    /* an f16 C holds 65504 at most, the MX codes reach 448 x 2^3 a factor: unless told, alpha takes
+     * 2^-12 so that C's values fit */
+    if (o->out == CUTE_F16 && !o->alpha_given) o->alpha = ldexp(o->alpha, -12);
     char err[1024];
     cute_runtime *rt;
     if (cute_runtime_new(o->backend, &rt, err, sizeof err) != CUTE_OK) {
@@ -133,9 +144,9 @@ int gemm_mx_run(const gemm_opts *o)
         cute_runtime_free(rt);
         return CLI_USAGE;
     }
-    printf("gemm %s (%s, a %s scale per %d of K) -> %s M=%lld N=%lld K=%lld, A and B K-major, C %s-major, "
-           "alpha %g, beta %g\nbackend %s, seed %llu\n", k->name, cute_dtype_name(k->d), cute_dtype_name(k->sf), k->vec,
-           cli_gemm_dtype_name(o->out), (long long)o->m, (long long)o->n,
+    printf("gemm %s (%s) -> %s M=%lld N=%lld K=%lld, A and B K-major, C %s-major, "
+           "alpha %g, beta %g\nbackend %s, seed %llu\n", k->name, k->what, cli_gemm_dtype_name(o->out), (long long)o->m,
+           (long long)o->n,
            (long long)o->k, o->layout[2] != 'n' ? "row" : "column", o->alpha, o->beta, cute_runtime_backend_name(rt),
            (unsigned long long)o->seed);
     mx_operand A = {0}, B = {0};
@@ -145,7 +156,9 @@ int gemm_mx_run(const gemm_opts *o)
     if (rc == CLI_OK) {
         gemm_verdict v;
         double tol = o->out == CUTE_F32 ? 1e-6 : gemm_ref_tolerance(CUTE_E4M3, o->out); /* C's rounding */
-        mx_check(o, &A, &B, c0, got, o->layout[2] != 'n', tol, &v);
+        int64_t overflows;
+        mx_check(o, &A, &B, c0, got, o->layout[2] != 'n', tol, &v, &overflows);
+        if (overflows) printf("%lld elements past f16's range: the reference is their infinity\n", (long long)overflows);
         gemm_verdict_print(&v, tol);
         rc = v.bad == 0 ? CLI_OK : CLI_FAIL;
     }
