@@ -73,6 +73,8 @@ typedef struct gemm_plan {
     int tmem_columns;         /* its accumulator stages' tensor memory */
     int sf_atoms;             /* block-scaled (NVFP4 4, MXFP8 1; else 0): a k-tile's SfKMajorAtoms of
                                  each operand's 128-row tile (GEMM_BW_SF_ATOM bytes, 4 columns each) */
+    cute_tma_atom tma_sfa, tma_sfb; /* ... which TMA loads (the CTA pair's: LOAD_2SM), made by the host
+                                       function from the scales' arguments (gemm_bw_sf_arg) */
 } gemm_plan;
 
 bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p);
@@ -166,6 +168,14 @@ static inline const char *gemm_bw_scaled_name(const cute_gemm_config *cfg)
     return gemm_bw_nvfp4(cfg) ? "NVFP4" : gemm_bw_mxfp4(cfg) ? "MXFP4" : gemm_bw_mxfp8(cfg) ? "MXFP8" : NULL;
 }
 void gemm_blackwell_host(cute_ctx *c, const cute_arg *arg);
+/* The compiled block-scaled GEMM's SFA / SFB arguments: a unit-stride rank-1 scale buffer sf (CuTe's
+ * layout of a (rows, K) operand, cute_gemv_sf_count) as the kernel's TMA maps it, its bytes
+ * (256, 2, K / (4 vec) atoms, rows / 128 atoms):(1, 256, 512, 512 atoms) (both counts rounded up):
+ * each SfKMajorAtom two rows of 256 bytes, K's atoms contiguous */
+cute_call_arg gemm_bw_sf_arg(const cute_call_arg *sf, int64_t rows, int64_t K, int vec);
+/* the tiling a caller set on the library (cute_gemm_lib_tiling; zero: none) */
+cute_gemm_tiling gemm_lib_caller_tiling(cute_gemm_lib *lib);
+#define GEMM_BW_SF_SPEC "(256,2,?,?):(1,256,512,?)"
 /* the plan of the multi-stage family (plan_multistage.c) */
 /* arch: the compile target (cute_runtime_target_arch; 0 unknown), which picks the atoms */
 bool gemm_plan_multistage(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
