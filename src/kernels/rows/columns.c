@@ -200,7 +200,8 @@ cute_status rows_colsum(cutec_rows *lib, const cute_buffer *buf, size_t offset, 
     int64_t row_stride = out->shape[0];
     cute_call_arg row = cute_call_tensor(out->buf, out->offset, k.out, 2, (int64_t[]){1, out->shape[0]},
                                          (int64_t[]){row_stride, 1});
-    k.vec = widest(&p, &row, out->shape[0]);
+    /* one column a thread, as this pass ran before the column kernel took it over (N/32
+     * blocks, each thread's rows in the same order), now with 4 rows' loads in flight */
     return colred_launch(lib, &k, &p, &row, (rows + LANES - 1) / LANES, 1, stream, err, n);
 }
 
