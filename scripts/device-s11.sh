@@ -12,6 +12,7 @@
 #      in 3 stages (AUTO's tiling) a block a tile and persistent (two blocks an SM, new), each
 #      at raster 4, 8 and 16; 128x128x64 persistent (4 stages; 3 stages with C stored during
 #      the next main loop), two blocks an SM; torch._int_mm beside (bench/torch_int_mm.py);
+#      the same tiles at K 2048, 8192 and 16384 (a round's fixed cost against the main loop's rate);
 #   4. SM80 attention d128 8x16x4096 (SDPA beside): the lazy default, then every tile;
 #   5. s8 8192^3: AUTO and the persistent 128x128x128; tf32, e4m3 (-> bf16) and f64 tn at
 #      4096 and 8192 on the SM80 kernel (issue 13's rows).
@@ -70,6 +71,10 @@ r()
     g 15 --dtype s8 --layout tn --sizes 4096 --tile 128x128x64 --warps 2x2 --stages 3 --schedule persistent \
         --store overlap
     device_late torch || (cd bench && timeout 25 python3 torch_int_mm.py 4096x4096x4096 8192x8192x8192 2>&1)
+    echo "-- the same 1,024 tiles at K 2048, 8192, 16384 (AUTO's tiling, a block a tile; then persistent): time ="
+    echo "   a fixed cost a round plus K times the main loop's rate"
+    # shellcheck disable=SC2086
+    g 20 --dtype s8 --layout tn --sizes 4096x4096x2048,4096x4096x8192,4096x4096x16384 $t128 --schedule auto,persistent
     echo "== 4. at $(($(date +%s) - start)) s: SM80 attention d128 8x16x4096 (SDPA beside): lazy (the default), every tile"
     echo "==    (session 30: every tile 360.8-362.2, lazy 368.8-371.2)"
     for rs in lazy always; do
