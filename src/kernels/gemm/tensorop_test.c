@@ -262,8 +262,9 @@ static void big_tile(void)
 /* The persistent kernel (CUTE_GEMM_SCHEDULE_PERSISTENT), each block walking several tiles
  * (the interpreter has 2 "SMs"), the next tile's first k-tiles loading during this one's
  * epilogue: the library's tiling (C's shared tile in two parts of N beside the stages) with
- * tails in M, N and K and beta; s8; a batch with an f32 row-major C and a small tile (12
- * tiles a matrix on the interpreter); step 4 (no C tile).  On a GPU the same at `scale`
+ * tails in M, N and K and beta; s8 at 128x128x128 (two blocks an SM: C's tile in four parts
+ * of N); a batch with an f32 row-major C and a small tile (12 tiles a matrix on the
+ * interpreter, two blocks an SM); step 4 (no C tile).  On a GPU the same at `scale`
  * times the extents. */
 /* s8's tiling for C stored during the next tile's main loop */
 #define OVERLAP_S8                                                                                                    \
@@ -286,7 +287,9 @@ static void persistent(const char *backend, int64_t scale)
         cute_gemm_variant v;
     } cases[] = {
         {{300, 260, 100, 1, {1, 1, 0}, CUTE_BF16, CUTE_BF16, 1.5, -0.5}, {.schedule = P}, CUTE_GEMM_TENSOROP_SMEM},
-        {{300, 300, 150, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 3, -2}, {.schedule = P}, CUTE_GEMM_TENSOROP_SMEM},
+        {{300, 300, 150, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 3, -2},
+         {.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = P},
+         CUTE_GEMM_TENSOROP_SMEM},
         {{200, 136, 72, 2, {0, 1, 1}, CUTE_BF16, CUTE_F32, 1.0, 0.25},
          {.bm = 64, .bn = 64, .bk = 32, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = P},
          CUTE_GEMM_TENSOROP_SMEM},
