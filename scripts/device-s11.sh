@@ -101,7 +101,7 @@ r()
     echo "persistent s8 128x128x128: $(timeout 20 build/cutec compile gemm --dtype s8 --variant tensorop_smem --layout tn \
         --schedule persistent $t128 --arch sm_90a --emit usage 2>&1 | grep -E "spill|Used" | tr -s ' ' | tr '\n' ' ')"
     for ca in "" --causal; do
-        echo "attention d128$ca (lazy): $(timeout 20 build/cutec compile attention --variant sm80 --headdim 128 $ca \
+        echo "attention d128 ${ca:-non-causal} (lazy): $(timeout 20 build/cutec compile attention --variant sm80 --headdim 128 $ca \
             --arch sm_90a --emit usage 2>&1 | grep -E "spill|Used" | tr -s ' ' | tr '\n' ' ')"
     done
     device_end
