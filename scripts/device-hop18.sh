@@ -1,0 +1,39 @@
+#!/bin/sh
+# The Hopper bf16 GEMM against cuBLAS (issue 15 item 1, engineer hop18): the library's choice
+# by shape (hopper_auto.c) beside the candidates it chose between, cuBLAS in the same process
+# on the same gaussian inputs (every bench row sampled against float64 and compared with
+# cuBLAS's elements):
+#   -tile  every piece of C's tile its own buffer (64 KB), one group of stores a tile, 3 stages
+#   -tma   two buffers a warpgroup (32 KB), two groups of stores a tile (one wait for a store's
+#          read a tile, where piece by piece had three), 4 stages
+#   1x1 / 2x1  no cluster / clusters of 2 along M (B's k-tiles multicast)
+# First hopper_test and hopper_auto_test on the GPU (every result against float64; --store tma
+# and tile, clusters among the cases); then the rows, the issue's shapes most wanted first.
+# PART=tp (two GPUs, LANE_GPUS): issue 20's tensor-parallel bench instead (device-tp3.sh).
+# Built beforehand (`make all tests`); every command under a timeout, the whole under 150 s on
+# an H200.  Log: $OUT/hop18.log (default build/device-out).
+#   ITERS=5 sh scripts/device-hop18.sh
+if [ "${PART:-}" = tp ]; then
+    exec sh scripts/device-tp3.sh
+fi
+. scripts/device-common.sh
+log="$out/hop18.log"
+start=$(date +%s)
+budget=${BUDGET_S:-150}
+{
+    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    make -j16 build/cutec build/tests/kernels/gemm/hopper_test build/tests/kernels/gemm/hopper_auto_test 2>&1 |
+        grep -E "error|warning" | head -20
+    # (the interpreter's cases run in CI)
+    export CUTEC_TEST_GPU_ONLY=1 TEST_TIMEOUT=40
+    device_tests kernels/gemm/hopper_test kernels/gemm/hopper_auto_test
+    unset CUTEC_TEST_GPU_ONLY
+    echo "== bf16 tn: the library's choice (hopper), then the candidates"
+    device_bench_bf16 25 8192,4096
+    device_bench_bf16 45 8192,4096,8192x8192x1024,2048 --cluster 1x1,2x1 --store tile,tma
+    echo "== the LLM shapes"
+    device_late LLM || device_bench_bf16 45 8192x4096x14336,8192x6144x4096,8192x28672x4096 --cluster 1x1,2x1 --store tile,tma
+    device_end
+} >"$log" 2>&1
+cat "$log"
