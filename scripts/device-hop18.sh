@@ -8,6 +8,7 @@
 #   -tma   two buffers a warpgroup (32 KB), two groups of stores a tile (one wait for a store's
 #          read a tile, where piece by piece had three), 4 stages
 #   1x1 / 2x1  no cluster / clusters of 2 along M (B's k-tiles multicast)
+#   pingpong / coop at K = 1024 (the library's: ping-pong)
 # First hopper_test and hopper_auto_test on the GPU (every result against float64; --store tma
 # and tile, clusters among the cases); then the rows, the issue's shapes most wanted first.
 # PART=tp (two GPUs, LANE_GPUS): issue 20's tensor-parallel bench instead (device-tp3.sh).
@@ -31,7 +32,8 @@ budget=${BUDGET_S:-150}
     device_tests kernels/gemm/hopper_test kernels/gemm/hopper_auto_test
     unset CUTEC_TEST_GPU_ONLY
     echo "== bf16 tn: the library's choice (hopper), then the candidates"
-    device_bench_bf16 30 8192,4096,8192x8192x1024
+    device_bench_bf16 25 8192,4096
+    device_bench_bf16 25 8192x8192x1024 --schedule pingpong,coop --cluster 1x1,2x1 --store tile
     device_bench_bf16 45 8192,4096,2048 --cluster 1x1,2x1 --store tile,tma
     echo "== the LLM shapes"
     device_late LLM || device_bench_bf16 40 8192x4096x14336,8192x6144x4096,8192x28672x4096 --cluster 1x1,2x1 --store tile
