@@ -22,6 +22,7 @@ fi
 log="$out/hop18.log"
 start=$(date +%s)
 budget=${BUDGET_S:-150}
+stamp() { while IFS= read -r l; do echo "$(date -u +%T.%N | cut -c1-12) $l"; done; }
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
@@ -31,12 +32,17 @@ budget=${BUDGET_S:-150}
     export CUTEC_TEST_GPU_ONLY=1 TEST_TIMEOUT=35
     device_tests kernels/gemm/hopper_test kernels/gemm/hopper_auto_test
     unset CUTEC_TEST_GPU_ONLY
+    # the SM clock and power every 200 ms while the benches run ($out/clocks.csv), each bench
+    # row stamped with the time it ended: is a row at the power cap, and at what clock
+    nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw --format=csv,noheader -lms 200 >"$out/clocks.csv" 2>&1 &
+    smi=$!
     echo "== bf16 tn: the library's choice (hopper), then the candidates"
-    device_bench_bf16 25 8192,4096
-    device_bench_bf16 25 8192x8192x1024 --schedule pingpong,coop --cluster 1x1,2x1 --store tile
-    device_bench_bf16 45 8192,4096,2048 --cluster 1x1,2x1 --store tile,tma
+    device_bench_bf16 25 8192,4096 | stamp
+    device_bench_bf16 25 8192x8192x1024 --schedule pingpong,coop --cluster 1x1,2x1 --store tile | stamp
+    device_bench_bf16 45 8192,4096,2048 --cluster 1x1,2x1 --store tile,tma | stamp
     echo "== the LLM shapes"
-    device_late LLM || device_bench_bf16 40 8192x4096x14336,8192x6144x4096,8192x28672x4096 --cluster 1x1,2x1 --store tile
+    device_late LLM || device_bench_bf16 40 8192x4096x14336,8192x6144x4096,8192x28672x4096 --cluster 1x1,2x1 --store tile | stamp
+    kill "$smi" 2>/dev/null
     device_end
 } >"$log" 2>&1
 cat "$log"
