@@ -223,10 +223,17 @@ void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem
 static void mainloop_first(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *read,
                            const gemm_hopper_frag *f)
 {
-    /* (scale-d 0, not a zero fill: with two accumulator sets, ping-pong 128 x 128, ptxas
-     * folded the fill into the first set's wgmma only and zeroed the second by moves, then
-     * waited for the first wgmma before the second: C7517, every tile) */
-    mma_ktile_into(c, p, m, read, f, true);
+    /* ping-pong: scale-d 0, not a zero fill.  With its two accumulator sets (128 x 128) ptxas
+     * folded the fill into the first set's wgmma only, zeroed the second by moves and waited
+     * for the first wgmma before the second (C7517 / C7519, every tile).  The cooperative
+     * kernel keeps the fill, which ptxas folds into its one set's first wgmma: with scale-d 0
+     * the accumulators stay live across tiles and its epilogue copies 8 of them a tile. */
+    if (p->pingpong) {
+        mma_ktile_into(c, p, m, read, f, true);
+        return;
+    }
+    cute_fill(c, f->acc, 0);
+    mma_ktile_into(c, p, m, read, f, false);
 }
 
 static void mainloop_rest(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int k_tiles,
@@ -261,8 +268,8 @@ void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_sme
 }
 
 /* the thread's fragments: slices of the stages, and its accumulators of the MMA's whole
- * (bm, bn) tile, zero once (each tile's first batch overwrites them: mainloop_first); mma_tid
- * its index among the MMA's threads */
+ * (bm, bn) tile, zero once (defined before ping-pong's first batches overwrite them:
+ * mainloop_first); mma_tid its index among the MMA's threads */
 static gemm_hopper_frag fragments(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int mma_tid)
 {
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, mma_tid);

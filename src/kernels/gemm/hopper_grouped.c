@@ -180,7 +180,6 @@ static void consumer(cute_ctx *c, const gemm_plan *p, const gemm_groups *g, cons
     cute_tensor tile0 = cute_tensor_local_tile(c, C0, cta, cute_tuple_parse(a, "(0,0)"), NULL);
     gemm_hopper_frag f = {cute_partition_A(c, thr, m->sA), cute_partition_B(c, thr, m->sB),
                           cute_partition_fragment_C(c, thr, tile0)};
-    cute_fill(c, f.acc, 0); /* (once: each tile's first batch overwrites them, scale-d 0) */
     cute_pipeline_state read = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     gemm_group_cursor k = gemm_group_cursor_make(c, p, g);
