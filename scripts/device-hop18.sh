@@ -29,7 +29,7 @@ stamp() { while IFS= read -r l; do echo "$(date -u +%T.%N | cut -c1-12) $l"; don
     make -j16 build/cutec build/tests/kernels/gemm/hopper_test build/tests/kernels/gemm/hopper_auto_test 2>&1 |
         grep -E "error|warning" | head -20
     # (the interpreter's cases run in CI)
-    export CUTEC_TEST_GPU_ONLY=1 TEST_TIMEOUT=35
+    export CUTEC_TEST_GPU_ONLY=1 TEST_TIMEOUT=30
     device_tests kernels/gemm/hopper_test kernels/gemm/hopper_auto_test
     unset CUTEC_TEST_GPU_ONLY
     # the SM clock and power every 200 ms while the benches run ($out/clocks.csv), each bench
@@ -37,11 +37,11 @@ stamp() { while IFS= read -r l; do echo "$(date -u +%T.%N | cut -c1-12) $l"; don
     nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw --format=csv,noheader -lms 200 >"$out/clocks.csv" 2>&1 &
     smi=$!
     echo "== bf16 tn: the library's choice (hopper), then the candidates"
-    device_bench_bf16 25 8192,4096 | stamp
-    device_bench_bf16 25 8192x8192x1024 --schedule pingpong,coop --cluster 1x1,2x1 --store tile | stamp
-    device_bench_bf16 45 8192,4096,2048 --cluster 1x1,2x1 --store tile,tma | stamp
+    device_bench_bf16 20 8192,4096 | stamp
+    device_bench_bf16 20 8192x8192x1024 --schedule pingpong,coop --cluster 1x1,2x1 --store tile | stamp
+    device_bench_bf16 40 8192,4096,2048 --cluster 1x1,2x1 --store tile,tma | stamp
     echo "== the LLM shapes"
-    device_late LLM || device_bench_bf16 40 8192x4096x14336,8192x6144x4096,8192x28672x4096 --cluster 1x1,2x1 --store tile | stamp
+    device_late LLM || device_bench_bf16 35 8192x4096x14336,8192x6144x4096,8192x28672x4096 --cluster 1x1,2x1 --store tile | stamp
     kill "$smi" 2>/dev/null
     device_end
 } >"$log" 2>&1
