@@ -293,7 +293,8 @@ static void written(cute_ctx *c, const gemm_plan *p, cute_int wg)
  * this tile's main loop for it), the warpgroup meets, every piece of the group is written by
  * stmatrix, fenced, the warpgroup meets once more and thread 0 issues the group's stores,
  * waiting for none.  So a tile has one wait for a store's read fewer than it has groups, and
- * two barriers a group. */
+ * two barriers a group.  Two groups of two against piece by piece, each beside the whole tile
+ * in the same run (H200, session 31, bench/RESULTS.md "hop18"): within the runs' spread. */
 static void store_groups(cute_ctx *c, const gemm_plan *p, const store_view *v, cute_int tid, const gemm_tiles *t,
                          cute_tensor acc, cute_val alpha, cute_val beta, const cute_val maps[2], const gemm_scales *sc)
 {
