@@ -417,6 +417,21 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (softmax before the wait, O rescaled in the turn)", softmax_first);
     softmax_before_wait();
     unsetenv("CUTEC_ATTN_FWD_WAIT");
+    /* the lazy rescale (CUTEC_ATTN_FWD_RESCALE=lazy): the large scores' maxima move by more
+     * than 8 in log2 units after the first key tile (d64 on the persistent grid, d128 causal) */
+    setenv("CUTEC_ATTN_FWD_RESCALE", "lazy", 1);
+    ATTN_TEST_ON("interp", "attention (lazy rescale)", rescaled);
+    unsetenv("CUTEC_ATTN_FWD_RESCALE");
+    /* clusters of two blocks on neighbouring Q tiles, each loading half of every K and V tile
+     * and multicasting it (CUTEC_ATTN_FWD_CLUSTER=2): three Q tiles (the grid rounded up to
+     * four, a block wholly past Sq), several key tiles and a partial one, GQA; d256 */
+    static const attn_case clustered[] = {
+        {1, 300, 400, 2, 1, 128, false, false, CUTE_BF16, 0},
+        {1, 100, 200, 1, 1, 256, false, true, CUTE_F16, 0},
+    };
+    setenv("CUTEC_ATTN_FWD_CLUSTER", "2", 1);
+    ATTN_TEST_ON("interp", "attention (clusters of two, K and V multicast)", clustered);
+    unsetenv("CUTEC_ATTN_FWD_CLUSTER");
     /* the persistent grid's Q in two stages where they fit (the default: d64, d128 causal,
      * here d128 with 160-key tiles; hopper_small's run so), in one with
      * CUTEC_ATTN_FWD_QSTAGES=1; causal tiles in the snake order (the default: 10 tiles on 3

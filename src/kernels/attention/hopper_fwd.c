@@ -20,6 +20,7 @@
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
 #include "cutec/smem.h"
+#include "cutec/sync.h"
 #include "kernels/attention/attention_internal.h"
 
 enum { WARPGROUP = 128 };
@@ -71,38 +72,64 @@ static cute_tensor q_stage(cute_ctx *c, const attn_plan *p, cute_tensor q, int m
     return p->q_stages > 1 ? attn_hop_stage(c, q, modes, s) : q;
 }
 
-/* a tile's Q, then K(n) and V(n) of every key tile it visits (the pipelines' states s_q and
- * s go on from tile to tile) */
-static void produce_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_maps *x,
-                         cute_pipeline_state *sq, cute_pipeline_state *sk)
+/* the cluster's blocks (a column of p->cluster: they share K and V) */
+static cute_layout cluster_layout(cute_alg *a, const attn_plan *p)
 {
-    cute_pipeline_state s = *sk; /* (its variables: advanced here, they go on) */
+    return cute_layout_fmt(a, "(%d,1):(1,%d)", p->cluster, p->cluster);
+}
+
+/* how K's and V's loads go (the stage's barrier set at each): in a cluster, multicast to its
+ * blocks, this block loading its share of the rows */
+static cute_tma_copy_opts kv_opts(cute_ctx *c, const attn_plan *p)
+{
+    if (p->cluster < 2) return (cute_tma_copy_opts){0};
+    cute_int rank = cute_int_from_val(c, cute_block_idx_in_cluster(c), 0), at[2] = {rank, cute_i(0)};
+    return (cute_tma_copy_opts){.mask = cute_tma_multicast_mask(c, cluster_layout(cute_ctx_alg(c), p), at, 0),
+                                .mc_rank = rank};
+}
+
+/* K(n) or V(n) into the stage of its pipeline */
+static void produce_kv(cute_ctx *c, const attn_plan *p, const attn_block *t, const cute_pipeline *pipe,
+                       const cute_tma_atom *atom, cute_val map, cute_tensor tk, cute_tensor smem, cute_int n,
+                       cute_pipeline_state *s, cute_tma_copy_opts o)
+{
+    cute_pipeline_producer_acquire(c, pipe, s, (cute_val){0});
+    o.bar = cute_pipeline_producer_barrier(c, pipe, s);
+    attn_hop_load_rows_to(c, p, atom, map, tk, t->b, n, t->hk, attn_hop_stage(c, smem, 3, s), o);
+    cute_pipeline_producer_commit(c, pipe, s);
+    cute_pipeline_state_advance(c, s);
+}
+
+/* a tile's Q, then K(n) and V(n) of every key tile it visits (the pipelines' states go on
+ * from tile to tile) */
+static void produce_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_maps *x,
+                         cute_pipeline_state *sq, cute_pipeline_state *sk, cute_pipeline_state *sv,
+                         cute_tma_copy_opts o)
+{
     cute_pipeline_producer_acquire(c, &m->pq, sq, (cute_val){0});
     attn_hop_load_rows(c, p, &p->tma_q, x->q, x->tq, t->b, t->m_block, t->h, q_stage(c, p, m->q, 3, sq),
               cute_pipeline_producer_barrier(c, &m->pq, sq));
     cute_pipeline_producer_commit(c, &m->pq, sq);
     cute_pipeline_state_advance(c, sq);
     CUTE_FOR(c, n, t->n_begin, t->n_end) {
-        cute_pipeline_producer_acquire(c, &m->pk, &s, (cute_val){0});
-        attn_hop_load_rows(c, p, &p->tma_k, x->k, x->tk, t->b, n, t->hk, attn_hop_stage(c, m->k, 3, &s),
-                  cute_pipeline_producer_barrier(c, &m->pk, &s));
-        cute_pipeline_producer_commit(c, &m->pk, &s);
-        cute_pipeline_producer_acquire(c, &m->pv, &s, (cute_val){0});
-        attn_hop_load_rows(c, p, &p->tma_v, x->v, x->tk, t->b, n, t->hk, attn_hop_stage(c, m->v, 3, &s),
-                  cute_pipeline_producer_barrier(c, &m->pv, &s));
-        cute_pipeline_producer_commit(c, &m->pv, &s);
-        cute_pipeline_state_advance(c, &s);
+        produce_kv(c, p, t, &m->pk, &p->tma_k, x->k, x->tk, m->k, n, sk, o);
+        produce_kv(c, p, t, &m->pv, &p->tma_v, x->v, x->tk, m->v, n, sv, o);
     }
 }
 
 static void producer(cute_ctx *c, const hop_job *j)
 {
-    cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, j->p->q_stages);
-    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, j->p->stages);
+    const attn_plan *p = j->p;
+    cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->q_stages);
+    cute_pipeline_state sk = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
+    cute_pipeline_state sv = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
+    cute_tma_copy_opts o = kv_opts(c, p);
     CUTE_FOR(c, w, cute_i(0), tiles_mine(c, j)) {
         attn_block t = tile_at(c, j, w);
-        produce_tile(c, j->p, &t, j->m, j->x, &sq, &s);
+        produce_tile(c, p, &t, j->m, j->x, &sq, &sk, &sv, o);
     }
+    /* in a cluster, no exit while the other block's consumers may still release into this one */
+    if (p->cluster > 1) cute_pipeline_producer_tail(c, &j->m->pk, &sk), cute_pipeline_producer_tail(c, &j->m->pv, &sv);
 }
 
 /* a consumer thread's operands: its wgmma views of the shared tiles and its accumulators */
@@ -159,13 +186,16 @@ static void retire(cute_ctx *c, int pending, const cute_pipeline *pipe, cute_pip
 
 /* S masked where key tile n needs it, then the softmax: P in place of S, O's factors in
  * corr.  Gives whether a row max of the thread's warp moved (a warp-uniform i1): where none
- * did, every factor is 1 (to the rounding of the exp2 of m scale_log2's FMA residue) */
+ * did, every factor is 1 (to the rounding of the exp2 of m scale_log2's FMA residue).  With
+ * the lazy rescale (p->rescale_lazy), the maxima move only where one grew by more than 8 in
+ * log2 units, and it gives whether they did (the factors are exactly 1 where not) */
 static cute_val softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_frag *f, attn_rows *r,
                         cute_int n, cute_val scale_log2, cute_val *corr)
 {
     /* (partitioned here: in the branch below the tracer cannot tell which threads run) */
     cute_tensor coords = cute_partition_C(c, f->qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
     CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, attn_cfg_band(&p->cfg)); }
+    if (p->rescale_lazy) return attn_softmax_scores_lazy(c, r, f->acc_s, scale_log2, corr);
     cute_val zero = cute_val_const(c, CUTE_F32, 0), old[8];
     for (int i = 0; i < r->n; i++) old[i] = cute_val_binop(c, CUTE_OP_ADD, r->m[i], zero); /* values, not the variables */
     attn_softmax_scores(c, r, f->acc_s, scale_log2, corr);
@@ -208,7 +238,7 @@ static void after_softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, 
     if (!p->wait_first) CUTE_IF(c, go) { cute_pipeline_consumer_wait(c, &m->pk, &st->k, (cute_val){0}); }
     retire(c, 0, &m->pv, &st->v); /* O += P(n-1) V(n-1) is in */
     if (p->rescale_in_turn) return; /* (in the next turn) */
-    if (p->wait_first) attn_rescale(c, r, f->acc_o, corr);
+    if (p->wait_first && !p->rescale_lazy) attn_rescale(c, r, f->acc_o, corr);
     else CUTE_IF(c, moved) { attn_rescale(c, r, f->acc_o, corr); }
 }
 
@@ -241,11 +271,24 @@ static void rescale_in_turn(cute_ctx *c, const attn_plan *p, const attn_rows *r,
     if (p->rescale_in_turn) attn_rescale(c, r, f->acc_o, tf->corr);
 }
 
+/* On the persistent grid, Q's stage is released as soon as the tile's last S (key tile n's,
+ * the last) retired, so that the producer loads the next tile's Q (and then its first K and
+ * V) while this tile's last softmax, P V and epilogue run; with one Q stage, released only
+ * after the loop, the next tile's first S waited for a load from memory at every tile.  (A
+ * block a tile releases it after the loop: nothing waits for it there.) */
+static void release_q_after(cute_ctx *c, const attn_plan *p, const hop_smem *m, const attn_block *t, cute_int n,
+                            hop_states *st)
+{
+    if (!p->sms) return;
+    cute_alg *a = cute_ctx_alg(c);
+    CUTE_IF(c, cute_int_eq(c, cute_add(a, n, cute_i(1)), t->n_end)) { cute_pipeline_consumer_release(c, &m->pq, &st->q); }
+}
+
 /* One tile.  As FlashAttention 3 overlaps a warpgroup's softmax with its GEMMs: S(n) = Q
  * K(n)^T and O += P(n-1) V(n-1) are issued together, the softmax of S(n) runs while P V
  * does, and O is rescaled once P V retired; and across the consumer warpgroups by turns
- * (attn_hop_ring_turn: hopper_roles.c).  Q's stage is released once its last S retired, so
- * that the producer loads the next tile's Q while this one's last P V and epilogue run. */
+ * (attn_hop_ring_turn: hopper_roles.c).  Q's stage is released once its last S retired
+ * (release_q_after). */
 static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid,
                          hop_states *st, cute_val scale_log2)
 {
@@ -263,6 +306,7 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     issue_scores(c, p, m, &f, &st->q, &st->k);
     attn_hop_ring_pass(c, st->wg, ring);
     retire(c, 0, &m->pk, &st->k);
+    release_q_after(c, p, m, t, t->n_begin, st);
     softmax(c, p, t, &f, &r, t->n_begin, scale_log2, corr); /* (O is 0: no rescale) */
     turn_factors tf = turn_factors_start(c, p, &r, corr);
     to_p(c, p, &f, rp);
@@ -273,12 +317,13 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
         issue_attend(c, p, m, &f, rp, &st->v);
         attn_hop_ring_pass(c, st->wg, ring);
         retire(c, 1, &m->pk, &st->k); /* S(n) is in */
+        release_q_after(c, p, m, t, n, st);
         cute_val moved = softmax(c, p, t, &f, &r, n, scale_log2, corr);
         if (p->rescale_in_turn) turn_factors_keep(c, &r, &tf, corr);
         after_softmax(c, p, t, m, &f, &r, n, moved, corr, st);
         to_p(c, p, &f, rp);
     }
-    cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
+    if (!p->sms) cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
     cute_pipeline_state_advance(c, &st->q);
     attn_hop_ring_turn(c, st->wg, ring);
     rescale_in_turn(c, p, &r, &f, &tf);
@@ -316,6 +361,12 @@ static hop_smem shared_memory(cute_ctx *c, const attn_plan *p)
     m.vt = cute_tensor_compose(c, m.v, &t); /* V's stages seen as (D, bn, stages) */
     int threads = p->consumers * WARPGROUP;
     m.pq = cute_pipeline_tma_async_create(c, &al, p->q_stages, threads, p->tma_q.bytes * (p->d / 64));
+    if (p->cluster > 1) {
+        cute_layout L = cluster_layout(cute_ctx_alg(c), p);
+        m.pk = cute_pipeline_tma_async_create_cluster(c, &al, p->stages, threads, p->tma_k.bytes * (p->d / 64), L);
+        m.pv = cute_pipeline_tma_async_create_cluster(c, &al, p->stages, threads, p->tma_v.bytes * (p->d / 64), L);
+        return m;
+    }
     m.pk = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_k.bytes * (p->d / 64));
     m.pv = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_v.bytes * (p->d / 64));
     return m;
@@ -350,12 +401,16 @@ void attn_hopper_host(cute_ctx *c, const cute_arg *arg)
     cute_alg *a = cute_ctx_alg(c);
     cute_tensor mQ = arg[0].tensor, mL = p->cfg.lse ? arg[5].tensor : arg[3].tensor;
     p->tma_q = attn_hop_box_atom(c, p, mQ, p->bm);
-    p->tma_k = attn_hop_box_atom(c, p, arg[1].tensor, p->bn);
-    p->tma_v = attn_hop_box_atom(c, p, arg[2].tensor, p->bn);
+    p->tma_k = attn_hop_box_atom_shared(c, p, arg[1].tensor, p->bn, p->cluster);
+    p->tma_v = attn_hop_box_atom_shared(c, p, arg[2].tensor, p->bn, p->cluster);
     const cute_int *e = mQ.layout.shape.leaf; /* (B, Sq, H, D) */
     attn_hop_sched s = attn_hop_sched_make(c, p, mQ);
     cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0]}, .block = {cute_i(p->threads)}};
     if (p->sms) cfg.grid[0] = attn_hop_sched_grid(c, p, &s), cfg.grid[1] = cfg.grid[2] = cute_i(1);
+    if (p->cluster > 1) { /* Q tiles rounded up to whole clusters: a tile past Sq loads zeros and stores nothing */
+        cute_int k = cute_i(p->cluster);
+        cfg.grid[0] = cute_mul(a, cute_ceil_div(a, cfg.grid[0], k), k), cfg.cluster[0] = k;
+    }
     CUTE_LAUNCH(c, hopper_kernel, cfg, mQ, arg[1].tensor, arg[2].tensor, arg[3].tensor, mL, arg[4].f,
                 p->tma_q.map, p->tma_k.map, p->tma_v.map);
 }

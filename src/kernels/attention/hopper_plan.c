@@ -85,6 +85,10 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     const char *wait = getenv("CUTEC_ATTN_FWD_WAIT");
     p->wait_first = !wait || (strcmp(wait, "after") != 0 && strcmp(wait, "after,turn") != 0);
     p->rescale_in_turn = wait && (!strcmp(wait, "turn") || !strcmp(wait, "after,turn"));
+    /* O's rescale skipped where no row max of the warp grew by more than 8 in log2 units
+     * where CUTEC_ATTN_FWD_RESCALE=lazy (FlashAttention 4's; softmax.c) */
+    const char *rescale = getenv("CUTEC_ATTN_FWD_RESCALE");
+    p->rescale_lazy = rescale && !strcmp(rescale, "lazy");
     /* the persistent grid's causal order (hopper_sched.c): the snake, or across every head
      * with CUTEC_ATTN_FWD_ORDER=across (H200, session 30's mid pass, d128 8x16x4096 with two
      * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
@@ -121,6 +125,17 @@ bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p)
     p->q_stages = 2;
     p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
     return hopper_parts(a, &p->cfg, p);
+}
+
+/* A block a tile, non-causal, where CUTEC_ATTN_FWD_CLUSTER=2: clusters of two blocks on
+ * neighbouring Q tiles of one head, each loading half of every K and V tile and multicasting
+ * it to both (FlashAttention 3's, at head dim 128 and up non-causal): each K and V byte
+ * leaves L2 once for 256 query rows, not 128.  (Causal tiles see different key ranges; the
+ * persistent grid's blocks walk tiles on their own.) */
+void attn_plan_hopper_cluster(attn_plan *p)
+{
+    const char *e = getenv("CUTEC_ATTN_FWD_CLUSTER");
+    p->cluster = e && !strcmp(e, "2") && !p->cfg.causal && !p->sms ? 2 : 1;
 }
 
 bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p)

@@ -141,19 +141,27 @@ static void move_maxima(cute_ctx *c, attn_rows *r, const cute_val *mt, cute_tens
  * 2^8, and O / l is the same quotient.  On scores of one scale the maxima settle within a
  * few tiles, so most tiles skip O's 4 x MMA_N x MMA_M multiplies and P V's MMAs no longer
  * wait for them.  (A row's first keys always move it: m = -inf.) */
-void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o, cute_val scale_log2)
+/* whether some row of the warp saw its tile max mt above its running max m by more than 8
+ * in log2 units (a warp-uniform i1) */
+static cute_val lazy_need(cute_ctx *c, const attn_rows *r, const cute_val *mt, cute_val scale_log2)
 {
-    cute_tensor S = attn_rowcol(c, acc_s);
-    cute_ssa s[8];
     /* 8 in log2 units is 8 / scale_log2 in S's (loop-invariant; the compare in S's units
      * left ptxas the registers for no spill on sm_90a, where one in log2 units spilled 12 bytes) */
-    cute_val mt[8], far = cute_val_binop(c, CUTE_OP_DIV, cute_val_const(c, CUTE_F32, 8), scale_log2), need = {0};
-    tile_maxima(c, r, S, s, mt);
+    cute_val far = cute_val_binop(c, CUTE_OP_DIV, cute_val_const(c, CUTE_F32, 8), scale_log2), need = {0};
     for (int i = 0; i < r->n; i++) { /* mt - m > far: true for m = -inf, false for mt = m = -inf (NaN) */
         cute_val up = cute_val_cmp(c, CUTE_OP_GT, cute_val_binop(c, CUTE_OP_SUB, mt[i], r->m[i]), far);
         need = i ? cute_val_binop(c, CUTE_OP_OR, need, up) : up;
     }
-    CUTE_IF(c, cute_val_vote(c, need, CUTE_VOTE_ANY)) { move_maxima(c, r, mt, acc_o, scale_log2); }
+    return cute_val_vote(c, need, CUTE_VOTE_ANY);
+}
+
+void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o, cute_val scale_log2)
+{
+    cute_tensor S = attn_rowcol(c, acc_s);
+    cute_ssa s[8];
+    cute_val mt[8];
+    tile_maxima(c, r, S, s, mt);
+    CUTE_IF(c, lazy_need(c, r, mt, scale_log2)) { move_maxima(c, r, mt, acc_o, scale_log2); }
     for (int i = 0; i < r->n; i++) {
         cute_val neg_ms = cute_val_unop(c, CUTE_OP_NEG, scaled_max(c, r->m[i], scale_log2));
         cute_ssa p = cute_ssa_fast(c, CUTE_OP_EXP2, cute_ssa_fma(c, s[i], cute_ssa_scalar(c, scale_log2, s[i].shape),
@@ -161,6 +169,31 @@ void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_t
         cute_tensor_store(c, CUTE_SLICE(c, S, i, CUTE_ALL), p);
         cute_val_assign(c, r->l[i], cute_val_binop(c, CUTE_OP_ADD, r->l[i], cute_ssa_reduce(c, CUTE_OP_ADD, p)));
     }
+}
+
+/* attn_softmax_scores with the lazy rescale, for a kernel whose O is still being written
+ * by the tensor cores (the Hopper forward): m and l move only where lazy_need says, and O's
+ * factors corr[i] are 1 elsewhere (exactly: O may be scaled by them or not).  Gives the
+ * warp-uniform need: where it is false, O's rescale may be skipped. */
+cute_val attn_softmax_scores_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr)
+{
+    cute_tensor S = attn_rowcol(c, acc_s);
+    cute_ssa s[8];
+    cute_val mt[8], one = cute_val_const(c, CUTE_F32, 1);
+    tile_maxima(c, r, S, s, mt);
+    cute_val need = lazy_need(c, r, mt, scale_log2);
+    for (int i = 0; i < r->n; i++) {
+        cute_val m = cute_val_select(c, need, cute_val_binop(c, CUTE_OP_MAX, mt[i], r->m[i]), r->m[i]);
+        cute_val neg_ms = cute_val_unop(c, CUTE_OP_NEG, scaled_max(c, m, scale_log2));
+        corr[i] = cute_val_select(c, need, cute_val_fast(c, CUTE_OP_EXP2, cute_val_fma(c, r->m[i], scale_log2, neg_ms)),
+                                  one);
+        cute_ssa p = cute_ssa_fast(c, CUTE_OP_EXP2, cute_ssa_fma(c, s[i], cute_ssa_scalar(c, scale_log2, s[i].shape),
+                                                                 cute_ssa_scalar(c, neg_ms, s[i].shape)));
+        cute_tensor_store(c, CUTE_SLICE(c, S, i, CUTE_ALL), p);
+        cute_val_assign(c, r->l[i], cute_val_fma(c, r->l[i], corr[i], cute_ssa_reduce(c, CUTE_OP_ADD, p)));
+        cute_val_assign(c, r->m[i], m);
+    }
+    return need;
 }
 
 void attn_softmax_finish(cute_ctx *c, attn_rows *r, cute_tensor acc_o, cute_val scale_log2,

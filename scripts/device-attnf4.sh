@@ -1,0 +1,44 @@
+#!/bin/sh
+# Issue 18, the Hopper forward (engineer attnf4, session 31), on an sm_90 GPU.  Each step under
+# a timeout and started only while the run is inside its budget (BUDGET_S, default 150 s; a
+# skipped step says so), every command's output line-buffered (stdbuf), so that a step its
+# timeout kills still shows what it printed.  Most important first:
+#   `cutec run attention` checks on the GPU against float64 at odd sizes: clusters of two
+#   blocks with K and V multicast (CUTEC_ATTN_FWD_CLUSTER=2) with the lazy rescale
+#   (CUTEC_ATTN_FWD_RESCALE=lazy) at d128 GQA (9 Q tiles: the grid rounded up to 10) and d256
+#   f16 MQA; the lazy rescale at d128 causal GQA (the persistent grid, two Q stages, Q released
+#   at its last S) and d64 f16 (192-row tiles on the persistent grid);
+#   `cutec bench attention` (every row checked against float64), SDPA in the same run:
+#   8x16x4096 d128 and 16x32x2048 d64, causal and not, the library's default; then (SDPA not
+#   rerun: $CUTEC_TORCH_ATTENTION points at no script) d128 4096 in clusters of two, the lazy
+#   rescale at both shapes, clusters with the lazy rescale at d128 4096; 2x16x16384 d128 in
+#   clusters of two (SDPA beside), then the default.
+# Results go to $OUT (default build/device-out); the log's tail is printed.
+. scripts/device-common.sh
+log="$out/attnf4.log"
+t0=$(date +%s)
+budget=${BUDGET_S:-150}
+nosdpa="CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py" # the rows of a variant: SDPA ran beside the default's
+lazy="CUTEC_ATTN_FWD_RESCALE=lazy"
+cl2="CUTEC_ATTN_FWD_CLUSTER=2"
+run="build/cutec run attention --variant hopper"
+d128="--batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 10"
+long="--batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 4"
+{
+    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    make -j16 all 2>&1 | grep -E "error|warning" | head -20
+    device_step 10 env $lazy $cl2 $run --batch 2 --heads 6 --kv-heads 3 --seqlen 1100 --headdim 128
+    device_step 10 env $lazy $cl2 $run --batch 1 --heads 4 --kv-heads 1 --seqlen 1500 --headdim 256 --dtype f16
+    device_step 10 env $lazy $run --batch 2 --heads 6 --kv-heads 3 --seqlen 1000 --headdim 128 --causal
+    device_step 10 env $lazy $run --batch 3 --heads 4 --seqlen 777 --headdim 64 --dtype f16
+    device_step 30 build/cutec bench attention --iters 10
+    device_step 14 env $nosdpa $cl2 build/cutec bench attention $d128
+    device_step 28 env $nosdpa $lazy build/cutec bench attention --iters 10
+    device_step 14 env $nosdpa $cl2 $lazy build/cutec bench attention $d128
+    device_step 26 env $cl2 build/cutec bench attention $long
+    device_step 22 env $nosdpa build/cutec bench attention $long
+    device_stamp "clocks after"
+    nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+} >"$log" 2>&1
+tail -n 80 "$log"
