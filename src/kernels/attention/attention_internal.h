@@ -37,15 +37,11 @@ typedef struct attn_plan {
                                 CUTEC_ATTN_SM80_RESCALE=lazy (the SM80 forward) or
                                 CUTEC_ATTN_FWD_RESCALE=lazy (the Hopper forward); by default
                                 every tile */
-    bool wait_first;         /* the Hopper forward's P V waited for where ptxas puts it, above the
-                                softmax (false: CUTEC_ATTN_FWD_WAIT=after, hopper_fwd.c) */
     int q_stages;            /* the Hopper forward's Q tiles in shared memory: 1, or 2 on the
                                 persistent grid with CUTEC_ATTN_FWD_QSTAGES=2 (hopper_plan.c) */
     bool snake;              /* the persistent grid's causal order: a head's Q tiles longest
                                 first, every other round's blocks reversed (hopper_sched.c,
                                 CUTEC_ATTN_FWD_ORDER=snake) */
-    bool rescale_in_turn;    /* O rescaled in the next turn, before P V is issued
-                                (CUTEC_ATTN_FWD_WAIT=turn, FlashAttention 3's order) */
     int cluster;             /* the Hopper forward's blocks a cluster along the Q tiles (1, or 2:
                                 K and V multicast to both; hopper_plan.c) */
     cute_tiled_mma pv;

@@ -79,12 +79,6 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
         return cute_alg_fail(a, "attention hopper: %d query rows a tile at head dim %d (128, or 192 at head dim 64: "
                              "three warpgroups' accumulators fit their registers there)", bm, cfg->head_dim);
     p->d = cfg->head_dim, p->bm = bm, p->consumers = bm / 64, p->threads = (p->consumers + 1) * 128, p->q_stages = 1;
-    /* the softmax before the wait for P V where CUTEC_ATTN_FWD_WAIT=after (hopper_fwd.c):
-     * measured slower (H200, session 29's mid pass), not the default; =turn: O's rescale in
-     * the next turn, between S's issue and P V's (FlashAttention 3's order) */
-    const char *wait = getenv("CUTEC_ATTN_FWD_WAIT");
-    p->wait_first = !wait || (strcmp(wait, "after") != 0 && strcmp(wait, "after,turn") != 0);
-    p->rescale_in_turn = wait && (!strcmp(wait, "turn") || !strcmp(wait, "after,turn"));
     /* O's rescale skipped where no row max of the warp grew by more than 8 in log2 units
      * where CUTEC_ATTN_FWD_RESCALE=lazy (FlashAttention 4's; softmax.c) */
     const char *rescale = getenv("CUTEC_ATTN_FWD_RESCALE");
