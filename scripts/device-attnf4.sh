@@ -12,7 +12,8 @@
 #   8x16x4096 d128 and 16x32x2048 d64, causal and not, the library's default; then (SDPA not
 #   rerun: $CUTEC_TORCH_ATTENTION points at no script) d128 4096 in clusters of two, the lazy
 #   rescale at both shapes, clusters with the lazy rescale at d128 4096; 2x16x16384 d128 in
-#   clusters of two (SDPA beside), then the default.
+#   clusters of two (SDPA beside); Nsight Compute's L2 throughput and SM clock of d128 4096
+#   by default and in clusters; 2x16x16384 d128 by default; the last where the budget allows.
 # Results go to $OUT (default build/device-out); the log's tail is printed.
 . scripts/device-common.sh
 log="$out/attnf4.log"
@@ -24,6 +25,10 @@ cl2="CUTEC_ATTN_FWD_CLUSTER=2"
 run="build/cutec run attention --variant hopper"
 d128="--batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 10"
 long="--batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 4"
+command -v ncu >/dev/null || PATH=$PATH:$(ls -d /opt/nvidia/nsight-compute/*/ 2>/dev/null | tail -n 1)
+ncu="ncu --clock-control none --kernel-name-base function --kernel-name regex:_kernel_[0-9]+$ --launch-skip 2
+ --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis
+ --metrics lts__t_bytes.sum.per_second,sm__cycles_elapsed.avg.per_second"
 {
     device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
@@ -37,6 +42,13 @@ long="--batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 4"
     device_step 28 env $nosdpa $lazy build/cutec bench attention --iters 10
     device_step 14 env $nosdpa $cl2 $lazy build/cutec bench attention $d128
     device_step 26 env $cl2 build/cutec bench attention $long
+    # why: L2's throughput and the SM clock of d128 4096 by default and in clusters (Nsight Compute)
+    for v in default cluster; do
+        e=$nosdpa && [ $v = cluster ] && e="$nosdpa $cl2"
+        device_step 25 env $e $ncu build/cutec bench attention --batch 8 --heads 16 --seqlen 4096 --headdim 128 \
+            --iters 3 >"$out/ncu-$v.txt"
+        echo "-- ncu, $v:" && grep -E "^==|rror|ERR|Duration|Throughput|lts__t_bytes|cycles_elapsed|SM Frequency" "$out/ncu-$v.txt" | head -14
+    done
     device_step 22 env $nosdpa build/cutec bench attention $long
     device_stamp "clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
