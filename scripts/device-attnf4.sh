@@ -11,7 +11,8 @@
 #   `cutec bench attention` (every row checked against float64), SDPA in the same run:
 #   8x16x4096 d128 and 16x32x2048 d64, causal and not, the library's default; then (SDPA not
 #   rerun: $CUTEC_TORCH_ATTENTION points at no script) d128 4096 in clusters of two, the lazy
-#   rescale at both shapes, clusters with the lazy rescale at d128 4096; 2x16x16384 d128 in
+#   rescale at both shapes, clusters with the lazy rescale at d128 4096, clusters with 128-key
+#   tiles (4096 keys: none padded, against 128 of 4224 with 176) at d128 4096; 2x16x16384 d128 in
 #   clusters of two (SDPA beside); Nsight Compute's L2 throughput and SM clock of d128 4096
 #   by default and in clusters; 2x16x16384 d128 by default; the last where the budget allows.
 # Results go to $OUT (default build/device-out); the log's tail is printed.
@@ -41,6 +42,7 @@ ncu="ncu --clock-control none --kernel-name-base function --kernel-name regex:_k
     device_step 14 env $nosdpa $cl2 build/cutec bench attention $d128
     device_step 28 env $nosdpa $lazy build/cutec bench attention --iters 10
     device_step 14 env $nosdpa $cl2 $lazy build/cutec bench attention $d128
+    device_step 14 env $nosdpa $cl2 build/cutec bench attention $d128 --block-n 128
     device_step 26 env $cl2 build/cutec bench attention $long
     # why: L2's throughput and the SM clock of d128 4096 by default and in clusters (Nsight Compute)
     for v in default cluster; do
