@@ -42,6 +42,8 @@ typedef struct attn_plan {
     bool snake;              /* the persistent grid's causal order: a head's Q tiles longest
                                 first, every other round's blocks reversed (hopper_sched.c,
                                 CUTEC_ATTN_FWD_ORDER=snake) */
+    int exp2_poly;           /* the Hopper forward's exp2s by a polynomial: every exp2_poly-th of
+                                a thread's row (CUTEC_ATTN_FWD_EXP2_POLY; 0: none) */
     int cluster;             /* the Hopper forward's blocks a cluster along the Q tiles (1, or 2:
                                 K and V multicast to both; hopper_plan.c) */
     cute_tiled_mma pv;
@@ -164,6 +166,9 @@ cute_layout attn_c_as_a(cute_alg *a, const cute_layout *acc);
 typedef struct attn_rows {
     int n;          /* rows of the thread: 2 MMA_M */
     cute_val m[8], l[8];
+    int exp2_poly;  /* attn_softmax_scores(_lazy): every exp2_poly-th element's exp2 by a
+                       polynomial on the FMA pipe, not MUFU (0: none; the Hopper forward's
+                       CUTEC_ATTN_FWD_EXP2_POLY, softmax.c) */
 } attn_rows;
 attn_rows attn_rows_start(cute_ctx *c, int n);
 void attn_softmax_tile(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o,

@@ -371,6 +371,11 @@ int main(void)
     setenv("CUTEC_ATTN_FWD_RESCALE", "lazy", 1);
     ATTN_TEST_ON("interp", "attention (lazy rescale)", rescaled);
     unsetenv("CUTEC_ATTN_FWD_RESCALE");
+    /* every third exp2 by the polynomial (CUTEC_ATTN_FWD_EXP2_POLY=3): arguments from 0 down
+     * to -inf (masked, partial tiles) and, at scale 40, far below -125 */
+    setenv("CUTEC_ATTN_FWD_EXP2_POLY", "3", 1);
+    ATTN_TEST_ON("interp", "attention (exp2 by a polynomial)", rescaled);
+    unsetenv("CUTEC_ATTN_FWD_EXP2_POLY");
     /* clusters of two blocks on neighbouring Q tiles, each loading half of every K and V tile
      * and multicasting it (CUTEC_ATTN_FWD_CLUSTER=2): three Q tiles (the grid rounded up to
      * four, a block wholly past Sq), several key tiles and a partial one, GQA; d256 */

@@ -257,6 +257,7 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     cute_fill(c, f.acc_o, 0);
     cute_layout rows_mode = cute_get(a, &f.acc_o.layout, 1);
     attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
+    r.exp2_poly = p->exp2_poly;
     /* P(n-1), shaped as S's accumulators: the RS wgmma's A operand, in its packed words */
     cute_tensor rp = cute_make_fragment_A(c, &p->pv, f.acc_s);
     cute_pipeline_consumer_wait(c, &m->pq, &st->q, (cute_val){0});

@@ -83,6 +83,10 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
      * where CUTEC_ATTN_FWD_RESCALE=lazy (FlashAttention 4's; softmax.c) */
     const char *rescale = getenv("CUTEC_ATTN_FWD_RESCALE");
     p->rescale_lazy = rescale && !strcmp(rescale, "lazy");
+    /* every N-th exp2 of a thread's row by a polynomial on the FMA pipe where
+     * CUTEC_ATTN_FWD_EXP2_POLY=N (2 to 16; FlashAttention 4's, for MUFU's quarter rate) */
+    const char *poly = getenv("CUTEC_ATTN_FWD_EXP2_POLY");
+    p->exp2_poly = poly && atoi(poly) >= 2 && atoi(poly) <= 16 ? atoi(poly) : 0;
     /* the persistent grid's causal order (hopper_sched.c): the snake, or across every head
      * with CUTEC_ATTN_FWD_ORDER=across (H200, session 30's mid pass, d128 8x16x4096 with two
      * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
