@@ -44,6 +44,8 @@ typedef struct attn_plan {
                                 CUTEC_ATTN_FWD_ORDER=snake) */
     int exp2_poly;           /* the Hopper forward's exp2s by a polynomial: every exp2_poly-th of
                                 a thread's row (CUTEC_ATTN_FWD_EXP2_POLY; 0: none) */
+    bool q_early;            /* the Hopper forward's persistent grid releases Q's stage at the
+                                tile's last S (CUTEC_ATTN_FWD_QRELEASE=early; hopper_fwd.c) */
     int cluster;             /* the Hopper forward's blocks a cluster along the Q tiles (1, or 2:
                                 K and V multicast to both; hopper_plan.c) */
     cute_tiled_mma pv;

@@ -367,10 +367,14 @@ int main(void)
     ATTN_TEST_ON("interp", "attention", hopper_tiles);
     one_tile = false;
     /* the lazy rescale (CUTEC_ATTN_FWD_RESCALE=lazy): the large scores' maxima move by more
-     * than 8 in log2 units after the first key tile (d64 on the persistent grid, d128 causal) */
+     * than 8 in log2 units after the first key tile (d64 on the persistent grid, d128 causal);
+     * with Q's stage released at each tile's last S (CUTEC_ATTN_FWD_QRELEASE=early: both on
+     * the persistent grid with two Q stages) */
     setenv("CUTEC_ATTN_FWD_RESCALE", "lazy", 1);
-    ATTN_TEST_ON("interp", "attention (lazy rescale)", rescaled);
+    setenv("CUTEC_ATTN_FWD_QRELEASE", "early", 1);
+    ATTN_TEST_ON("interp", "attention (lazy rescale, Q released early)", rescaled);
     unsetenv("CUTEC_ATTN_FWD_RESCALE");
+    unsetenv("CUTEC_ATTN_FWD_QRELEASE");
     /* every third exp2 by the polynomial (CUTEC_ATTN_FWD_EXP2_POLY=3): arguments from 0 down
      * to -inf (masked, partial tiles) and, at scale 40, far below -125 */
     setenv("CUTEC_ATTN_FWD_EXP2_POLY", "3", 1);
@@ -388,9 +392,10 @@ int main(void)
     unsetenv("CUTEC_ATTN_FWD_CLUSTER");
     /* the persistent grid's Q in two stages where they fit (the default: d64, d128 causal,
      * here d128 with 160-key tiles; hopper_small's run so), in one with
-     * CUTEC_ATTN_FWD_QSTAGES=1; causal tiles in the snake order (the default: 10 tiles on 3
-     * blocks, the partial last round an odd one, the last block's), or across every head
-     * with CUTEC_ATTN_FWD_ORDER=across */
+     * CUTEC_ATTN_FWD_QSTAGES=1 (released at each tile's last S: CUTEC_ATTN_FWD_QRELEASE=early);
+     * causal tiles in the snake order (the default: 10 tiles on 3 blocks, the partial last
+     * round an odd one, the last block's), or across every head with
+     * CUTEC_ATTN_FWD_ORDER=across */
     static const attn_case q_staged160[] = {{1, 300, 400, 2, 2, 128, false, true, CUTE_BF16, 0}};
     static const attn_case snake[] = {{1, 200, 200, 5, 5, 64, true, false, CUTE_BF16, 0}};
     block_n = 160;
@@ -399,9 +404,11 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (the snake order)", snake);
     setenv("CUTEC_ATTN_FWD_QSTAGES", "1", 1);
     setenv("CUTEC_ATTN_FWD_ORDER", "across", 1);
-    ATTN_TEST_ON("interp", "attention (one Q stage, the order across heads)", snake);
+    setenv("CUTEC_ATTN_FWD_QRELEASE", "early", 1);
+    ATTN_TEST_ON("interp", "attention (one Q stage released early, the order across heads)", snake);
     unsetenv("CUTEC_ATTN_FWD_ORDER");
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
+    unsetenv("CUTEC_ATTN_FWD_QRELEASE");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {

@@ -95,17 +95,16 @@ static cute_tma_copy_opts kv_opts(cute_ctx *c, const attn_plan *p)
 /* K(n) or V(n) into the stage of its pipeline */
 static void produce_kv(cute_ctx *c, const attn_plan *p, const attn_block *t, const cute_pipeline *pipe,
                        const cute_tma_atom *atom, cute_val map, cute_tensor tk, cute_tensor smem, cute_int n,
-                       cute_pipeline_state *s, cute_tma_copy_opts o)
+                       const cute_pipeline_state *s, cute_tma_copy_opts o)
 {
     cute_pipeline_producer_acquire(c, pipe, s, (cute_val){0});
     o.bar = cute_pipeline_producer_barrier(c, pipe, s);
     attn_hop_load_rows_to(c, p, atom, map, tk, t->b, n, t->hk, attn_hop_stage(c, smem, 3, s), o);
     cute_pipeline_producer_commit(c, pipe, s);
-    cute_pipeline_state_advance(c, s);
 }
 
 /* a tile's Q, then K(n) and V(n) of every key tile it visits (the pipelines' states go on
- * from tile to tile) */
+ * from tile to tile; sv may be sk: K's and V's stages go in step) */
 static void produce_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_maps *x,
                          cute_pipeline_state *sq, cute_pipeline_state *sk, cute_pipeline_state *sv,
                          cute_tma_copy_opts o)
@@ -118,6 +117,8 @@ static void produce_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     CUTE_FOR(c, n, t->n_begin, t->n_end) {
         produce_kv(c, p, t, &m->pk, &p->tma_k, x->k, x->tk, m->k, n, sk, o);
         produce_kv(c, p, t, &m->pv, &p->tma_v, x->v, x->tk, m->v, n, sv, o);
+        cute_pipeline_state_advance(c, sk);
+        if (sv != sk) cute_pipeline_state_advance(c, sv);
     }
 }
 
@@ -125,12 +126,12 @@ static void producer(cute_ctx *c, const hop_job *j)
 {
     const attn_plan *p = j->p;
     cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->q_stages);
-    cute_pipeline_state sk = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
-    cute_pipeline_state sv = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
+    cute_pipeline_state sk = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages), sv = sk;
+    if (p->cluster > 1) sv = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages); /* for the tails */
     cute_tma_copy_opts o = kv_opts(c, p);
     CUTE_FOR(c, w, cute_i(0), tiles_mine(c, j)) {
         attn_block t = tile_at(c, j, w);
-        produce_tile(c, p, &t, j->m, j->x, &sq, &sk, &sv, o);
+        produce_tile(c, p, &t, j->m, j->x, &sq, &sk, p->cluster > 1 ? &sv : &sk, o);
     }
     /* in a cluster, no exit while the other block's consumers may still release into this one */
     if (p->cluster > 1) cute_pipeline_producer_tail(c, &j->m->pk, &sk), cute_pipeline_producer_tail(c, &j->m->pv, &sv);
@@ -231,15 +232,15 @@ static void after_softmax(cute_ctx *c, const hop_smem *m, const hop_frag *f, con
     else CUTE_IF(c, moved) { attn_rescale(c, r, f->acc_o, corr); }
 }
 
-/* On the persistent grid, Q's stage is released as soon as the tile's last S (key tile n's,
- * the last) retired, so that the producer loads the next tile's Q (and then its first K and
- * V) while this tile's last softmax, P V and epilogue run; with one Q stage, released only
- * after the loop, the next tile's first S waited for a load from memory at every tile.  (A
- * block a tile releases it after the loop: nothing waits for it there.) */
+/* With p->q_early (the persistent grid, CUTEC_ATTN_FWD_QRELEASE=early), Q's stage is
+ * released as soon as the tile's last S (key tile n's, the last) retired, so that the
+ * producer loads the next tile's Q (and then its first K and V) while this tile's last
+ * softmax, P V and epilogue run; released after the loop (the default), the next tile's
+ * first S may wait for a load from memory at every tile with one Q stage. */
 static void release_q_after(cute_ctx *c, const attn_plan *p, const hop_smem *m, const attn_block *t, cute_int n,
                             hop_states *st)
 {
-    if (!p->sms) return;
+    if (!p->q_early) return;
     cute_alg *a = cute_ctx_alg(c);
     CUTE_IF(c, cute_int_eq(c, cute_add(a, n, cute_i(1)), t->n_end)) { cute_pipeline_consumer_release(c, &m->pq, &st->q); }
 }
@@ -281,7 +282,7 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
         after_softmax(c, m, &f, &r, moved, corr, st);
         to_p(c, p, &f, rp);
     }
-    if (!p->sms) cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
+    if (!p->q_early) cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
     cute_pipeline_state_advance(c, &st->q);
     attn_hop_ring_turn(c, st->wg, ring);
     issue_attend(c, p, m, &f, rp, &st->v);

@@ -117,6 +117,10 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
  * 340.1) */
 bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p)
 {
+    /* Q's stage released at the tile's last S, not after its last softmax, where
+     * CUTEC_ATTN_FWD_QRELEASE=early (hopper_fwd.c's release_q_after; to be measured) */
+    const char *early = getenv("CUTEC_ATTN_FWD_QRELEASE");
+    p->q_early = p->sms && early && !strcmp(early, "early");
     const char *q = getenv("CUTEC_ATTN_FWD_QSTAGES");
     int64_t es = 2, tile = p->bm * p->d * es, stage = 2 * p->bn * p->d * es, fit = (SMEM_BYTES - 2 * tile) / stage;
     if (!p->sms || (q && !strcmp(q, "1")) || fit < 2) return true;
