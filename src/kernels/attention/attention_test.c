@@ -252,8 +252,7 @@ static bool report(const cute_attention_config *cfg, const char *arch, long max_
  * no spills (ptxas reports the launch's 168 registers, setmaxnreg gives the consumers 240;
  * at d64 non-causal, three consumer warpgroups: 128 at launch, 160; at d256 non-causal the persistent
  * grid's one word, stored before the loop over tiles and loaded once a tile, at most 8
- * bytes), and no wgmma serialized.  (With CUTEC_ATTN_FWD_WAIT=after, not reported here, d64
- * non-causal stores 4 words before the loop over tiles, loaded once a tile.) */
+ * bytes), and no wgmma serialized. */
 static void register_reports(void)
 {
     /* d64 causal sm_80, d128 causal and not on both, d256 sm_90a (d128's lazy rescale spilled
@@ -283,38 +282,6 @@ static void unsplit_chains(void)
         int split = attn_test_split_chains(cute_attention_compile, &cfg);
         CHECK(split == 0, "hopper d%d%s: %d wgmmas fenced inside their batch", cfg.head_dim,
               cfg.causal ? " causal" : "", split);
-    }
-}
-
-/* Compile-only (CUDA C), with CUTEC_ATTN_FWD_WAIT=after: in the Hopper forward's key loop,
- * between the wait for S(n) (wait_group 1) and the wait for P(n-1) V(n-1) (wait_group 0), a
- * branch ends the softmax's block after its last exp2 (hopper_fwd.c's after_softmax).  ptxas (CUDA 13) schedules a wait_group freely inside its basic
- * block: with the softmax and the wait in one block, it hoisted the wait above the softmax
- * (SASS: WARPGROUP.DEPBAR.LE gsb0, 0x0 before the first MUFU.EX2), and the softmax ran after
- * P V instead of beside it.  Where the wait 0 sits after the wait 1 in the text (the loop's,
- * not the first tile's or the epilogue's) */
-static void softmax_before_wait(void)
-{
-    for (int i = 0; i < 6; i++) {
-        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = 64 << (i / 2),
-                                     .causal = (i & 1) != 0, .variant = CUTE_ATTENTION_HOPPER};
-        char err[2048], *src = NULL;
-        cute_runtime *rt;
-        CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interp: %s", err);
-        cute_runtime_set_target_arch(rt, "sm_90a");
-        const cute_fn *f = cute_attention_compile(rt, &cfg, err, sizeof err);
-        CHECK(f && cute_fn_code(f, "cuda", "sm_90a", &src, err, sizeof err) == CUTE_OK, "d%d: %s", cfg.head_dim, err);
-        const char *s = src ? strstr(src, "wgmma.wait_group.sync.aligned 1;") : NULL;
-        const char *w = s ? strstr(s, "wgmma.wait_group.sync.aligned 0;") : NULL;
-        const char *last_exp = NULL, *branch = NULL;
-        for (const char *e = s; e && (e = strstr(e, "cute_ex2_approx(")) && e < w; e++) last_exp = e;
-        for (const char *b = last_exp; b && (b = strstr(b, "if (")) && b < w; b++) branch = b;
-        CHECK(w && last_exp && branch, "hopper d%d%s: no branch between the loop's softmax and its wait for P V "
-              "(wait 1 %s, wait 0 %s, exp2 %s)", cfg.head_dim, cfg.causal ? " causal" : "", s ? "found" : "missing",
-              w ? "found" : "missing", last_exp ? "found" : "missing");
-        free(src);
-        cute_fn_free(f);
-        cute_runtime_free(rt);
     }
 }
 
@@ -393,29 +360,36 @@ int main(void)
     one_tile = true;
     ATTN_TEST_ON("interp", "attention", hopper_tiles);
     one_tile = false;
-    /* the softmax before the wait for P V (CUTEC_ATTN_FWD_WAIT=after, read as the library
-     * compiles): 9 key tiles, where warps skip O's rescale; d64 causal on the persistent grid */
-    static const attn_case softmax_first[] = {
-        {1, 100, 1500, 1, 1, 128, false, false, CUTE_BF16, 0},
-        {1, 200, 131, 4, 2, 64, true, true, CUTE_F16, 0},
+    /* the lazy rescale (CUTEC_ATTN_FWD_RESCALE=lazy): the large scores' maxima move by more
+     * than 8 in log2 units after the first key tile (d64 on the persistent grid, d128 causal);
+     * with Q's stage released at each tile's last S (CUTEC_ATTN_FWD_QRELEASE=early: both on
+     * the persistent grid with two Q stages) */
+    setenv("CUTEC_ATTN_FWD_RESCALE", "lazy", 1);
+    setenv("CUTEC_ATTN_FWD_QRELEASE", "early", 1);
+    ATTN_TEST_ON("interp", "attention (lazy rescale, Q released early)", rescaled);
+    unsetenv("CUTEC_ATTN_FWD_RESCALE");
+    unsetenv("CUTEC_ATTN_FWD_QRELEASE");
+    /* every third exp2 by the polynomial (CUTEC_ATTN_FWD_EXP2_POLY=3): arguments from 0 down
+     * to -inf (masked, partial tiles) and, at scale 40, far below -125 */
+    setenv("CUTEC_ATTN_FWD_EXP2_POLY", "3", 1);
+    ATTN_TEST_ON("interp", "attention (exp2 by a polynomial)", rescaled);
+    unsetenv("CUTEC_ATTN_FWD_EXP2_POLY");
+    /* clusters of two blocks on neighbouring Q tiles, each loading half of every K and V tile
+     * and multicasting it (CUTEC_ATTN_FWD_CLUSTER=2): three Q tiles (the grid rounded up to
+     * four, a block wholly past Sq), several key tiles and a partial one, GQA; d256 */
+    static const attn_case clustered[] = {
+        {1, 300, 400, 2, 1, 128, false, false, CUTE_BF16, 0},
+        {1, 100, 200, 1, 1, 256, false, true, CUTE_F16, 0},
     };
-    setenv("CUTEC_ATTN_FWD_WAIT", "after", 1);
-    ATTN_TEST_ON("interp", "attention (softmax before the wait)", softmax_first);
-    softmax_before_wait();
-    /* O rescaled in the next turn, between S's issue and P V's (FlashAttention 3's order),
-     * alone and with the softmax before the wait: the factors carried across the loop's
-     * turns and into the last P V, the first tile's (0, on O = 0) too */
-    setenv("CUTEC_ATTN_FWD_WAIT", "turn", 1);
-    ATTN_TEST_ON("interp", "attention (O rescaled in the turn)", softmax_first);
-    setenv("CUTEC_ATTN_FWD_WAIT", "after,turn", 1);
-    ATTN_TEST_ON("interp", "attention (softmax before the wait, O rescaled in the turn)", softmax_first);
-    softmax_before_wait();
-    unsetenv("CUTEC_ATTN_FWD_WAIT");
+    setenv("CUTEC_ATTN_FWD_CLUSTER", "2", 1);
+    ATTN_TEST_ON("interp", "attention (clusters of two, K and V multicast)", clustered);
+    unsetenv("CUTEC_ATTN_FWD_CLUSTER");
     /* the persistent grid's Q in two stages where they fit (the default: d64, d128 causal,
      * here d128 with 160-key tiles; hopper_small's run so), in one with
-     * CUTEC_ATTN_FWD_QSTAGES=1; causal tiles in the snake order (the default: 10 tiles on 3
-     * blocks, the partial last round an odd one, the last block's), or across every head
-     * with CUTEC_ATTN_FWD_ORDER=across */
+     * CUTEC_ATTN_FWD_QSTAGES=1 (released at each tile's last S: CUTEC_ATTN_FWD_QRELEASE=early);
+     * causal tiles in the snake order (the default: 10 tiles on 3 blocks, the partial last
+     * round an odd one, the last block's), or across every head with
+     * CUTEC_ATTN_FWD_ORDER=across */
     static const attn_case q_staged160[] = {{1, 300, 400, 2, 2, 128, false, true, CUTE_BF16, 0}};
     static const attn_case snake[] = {{1, 200, 200, 5, 5, 64, true, false, CUTE_BF16, 0}};
     block_n = 160;
@@ -424,9 +398,11 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (the snake order)", snake);
     setenv("CUTEC_ATTN_FWD_QSTAGES", "1", 1);
     setenv("CUTEC_ATTN_FWD_ORDER", "across", 1);
-    ATTN_TEST_ON("interp", "attention (one Q stage, the order across heads)", snake);
+    setenv("CUTEC_ATTN_FWD_QRELEASE", "early", 1);
+    ATTN_TEST_ON("interp", "attention (one Q stage released early, the order across heads)", snake);
     unsetenv("CUTEC_ATTN_FWD_ORDER");
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
+    unsetenv("CUTEC_ATTN_FWD_QRELEASE");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {
