@@ -1,0 +1,186 @@
+/* HSTU attention (cutec/hstu.h), as CuTe DSL's ampere/hstu_attention.py computes it, on the
+ * SM80 forward's plan (plan.c) and pieces (operand.c, band.c, fwd_kernel.c's tiles): one block
+ * per (128-row Q tile, head, batch), 4 warps of 16 rows of every 64, Q resident in swizzled
+ * shared memory, K and V tiles of 64 keys by cp.async, each loaded under the other's product:
+ *
+ *   wait K(n), barrier; issue V(n)     RAB(n) into registers, S = Q K(n)^T (ldmatrix, mma.sync)
+ *                                      S += RAB(n), P = silu(S), causal / Sk-tail mask (P = 0)
+ *   wait V(n), barrier; issue K(n+1)   P in f16/bf16, in registers as the A operand; O += P V(n)
+ *
+ * There is no softmax: no row max, no rescale of O, no division at the end; O is converted
+ * and stored once.  RAB's tile is read straight from global memory into the accumulator's
+ * layout (each thread two neighbouring columns of each n8 atom: 4-byte loads), rows past Sq
+ * and columns past Sk not read; it is issued before the tile's first ldmatrix so that its
+ * latency hides under Q K^T.  RAB is read once (no reuse): at the example's 4 x 4 x 8192^2 it
+ * is 1 GiB, which bounds the kernel where the MMAs do not (docs/attention.md). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cutec/atom_table.h"
+#include "cutec/hstu.h"
+#include "cutec/notation.h"
+#include "kernels/attention/attention_internal.h"
+
+/* the plan the kernel is traced with: the SM80 forward's, and the sigmoid's form */
+typedef struct hstu_plan {
+    attn_plan p;
+    bool fast;
+} hstu_plan;
+
+/* silu(x) = x sigmoid(x): fast, 0.5 x (1 + tanh.approx(x / 2)) = h + h tanh(h), h = x / 2;
+ * else x (1 + 2^(-x log2 e))^-1, the inverse as rsqrt.approx squared (ex2 and rsqrt, two MUFU
+ * a score, each within 2^-22; past x < -88 the sum overflows to inf and the result is -0) */
+static cute_ssa silu(cute_ctx *c, cute_ssa x, bool fast)
+{
+    cute_tuple sh = x.shape;
+    if (fast) {
+        cute_ssa h = cute_ssa_binop(c, CUTE_OP_MUL, x, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0.5), sh));
+        return cute_ssa_fma(c, h, cute_ssa_fast(c, CUTE_OP_TANH, h), h);
+    }
+    cute_ssa e = cute_ssa_fast(c, CUTE_OP_EXP2, cute_ssa_binop(c, CUTE_OP_MUL, x,
+                                                               cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, -1.4426950408889634), sh)));
+    cute_ssa r = cute_ssa_fast(c, CUTE_OP_RSQRT,
+                               cute_ssa_binop(c, CUTE_OP_ADD, e, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 1), sh)));
+    return cute_ssa_binop(c, CUTE_OP_MUL, x, cute_ssa_binop(c, CUTE_OP_MUL, r, r));
+}
+
+/* the block's (bm, bn, n) tiles of RAB (B, H, Sq, Sk): its Q tile's rows, every key tile */
+static cute_tensor rab_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mR, const attn_block *t)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor rows = CUTE_SLICE(c, mR, t->b, t->h, CUTE_ALL, CUTE_ALL);
+    return cute_tensor_local_tile(c, rows, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn),
+                                  CUTE_CRD(t->m_block, CUTE_ALL), NULL);
+}
+
+/* what the loop over key tiles carries */
+typedef struct hstu_loop {
+    cute_tensor q, k, v;  /* the shared tiles */
+    attn_operand oq, ok, ovt;
+    cute_thr_mma thr;
+    cute_tensor acc_s, acc_o, gR;
+    cute_tensor rab;      /* RAB's next tile in registers, in the dtype, the accumulator's layout */
+} hstu_loop;
+
+/* RAB's tile n into l->rab: rows past Sq and columns past Sk not read (0) */
+static void load_rab(cute_ctx *c, const attn_block *t, hstu_loop *l, cute_int n)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor cs = cute_partition_C(c, l->thr, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
+    cute_ssa in = cute_elem_less(c, cs, cute_tuple_fmt(a, "(%I,%I)", t->sq, t->sk));
+    cute_tensor g = cute_partition_C(c, l->thr, CUTE_SLICE(c, l->gR, CUTE_ALL, CUTE_ALL, n));
+    cute_tensor_store(c, l->rab, cute_tensor_load_if(c, g, in, 0));
+}
+
+/* key tile n: S = RAB + Q K^T, P = silu(S) masked to 0, O += P V, RAB(n+1) loaded under P V
+ * (where S's f32 registers are free: P is in the dtype by then) */
+static void tile_step(cute_ctx *c, const hstu_plan *hp, const attn_block *t, hstu_loop *l, cute_int n)
+{
+    const attn_plan *p = &hp->p;
+    cute_alg *a = cute_ctx_alg(c);
+    cute_cp_async_wait_group(c, 0); /* K(n) (the first time, Q) has landed */
+    cute_barrier(c);
+    attn_load_tile(c, p, CUTE_SLICE(c, t->gV, CUTE_ALL, CUTE_ALL, n), CUTE_SLICE(c, t->cK, CUTE_ALL, CUTE_ALL, n),
+                   t->sk, l->v);
+    cute_cp_async_commit_group(c);
+    cute_tensor_store(c, l->acc_s, cute_ssa_cvt(c, cute_tensor_load(c, l->rab), CUTE_F32));
+    attn_gemm_ss_acc(c, p, &l->oq, &l->ok, l->acc_s);
+    cute_tensor_store(c, l->acc_s, silu(c, cute_tensor_load(c, l->acc_s), hp->fast));
+    CUTE_IF(c, attn_needs_mask(c, p, t, n)) {
+        /* -inf past Sk and (causal) after the query, then 0 there (silu's values are finite) */
+        cute_tensor cs = cute_partition_C(c, l->thr, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
+        attn_mask_band(c, l->acc_s, cs, t->sk, attn_cfg_band(&p->cfg));
+        cute_ssa m = cute_tensor_load(c, l->acc_s);
+        cute_ssa ninf = cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, -INFINITY), m.shape);
+        cute_ssa zero = cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), m.shape);
+        cute_tensor_store(c, l->acc_s, cute_ssa_select(c, cute_ssa_cmp(c, CUTE_OP_EQ, m, ninf), zero, m));
+    }
+    cute_cp_async_wait_group(c, 0); /* V(n) has landed; every warp is done with K(n) */
+    cute_barrier(c);
+    cute_int next = cute_add(a, n, cute_i(1));
+    CUTE_IF(c, cute_int_lt(c, next, t->n_end)) {
+        attn_load_tile(c, p, CUTE_SLICE(c, t->gK, CUTE_ALL, CUTE_ALL, next),
+                       CUTE_SLICE(c, t->cK, CUTE_ALL, CUTE_ALL, next), t->sk, l->k);
+        cute_cp_async_commit_group(c);
+        load_rab(c, t, l, next);
+    }
+    attn_gemm_rs(c, p, l->acc_s, &l->ovt, l->acc_o);
+}
+
+static void hstu_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mR, cute_tensor mO)
+{
+    const hstu_plan *hp = cute_ctx_user(c);
+    const attn_plan *p = &hp->p;
+    cute_alg *a = cute_ctx_alg(c);
+    attn_block t = attn_block_tiles(c, p, mQ, mK, mV, mO, mO);
+    cute_smem_allocator A = cute_smem_allocator_new(c);
+    cute_dtype d = p->cfg.dtype;
+    hstu_loop l = {.q = cute_smem_alloc_tensor_composed(c, &A, d, p->smem_q, 16),
+                   .k = cute_smem_alloc_tensor_composed(c, &A, d, p->smem_kv, 16),
+                   .v = cute_smem_alloc_tensor_composed(c, &A, d, p->smem_kv, 16)};
+    l.thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0));
+    l.gR = rab_tiles(c, p, mR, &t);
+    l.acc_s = cute_partition_fragment_C(c, l.thr, CUTE_SLICE(c, t.cS, CUTE_ALL, CUTE_ALL, 0));
+    l.rab = cute_make_rmem_tensor_like(c, l.acc_s, d);
+    cute_clear(c, l.rab);
+    attn_load_tile(c, p, t.gQ, t.cQ, t.sq, l.q);
+    CUTE_IF(c, cute_int_lt(c, t.n_begin, t.n_end)) {
+        attn_load_tile(c, p, CUTE_SLICE(c, t.gK, CUTE_ALL, CUTE_ALL, t.n_begin),
+                       CUTE_SLICE(c, t.cK, CUTE_ALL, CUTE_ALL, t.n_begin), t.sk, l.k);
+        load_rab(c, &t, &l, t.n_begin);
+    }
+    cute_cp_async_commit_group(c);
+    l.oq = attn_operand_make(c, p, &p->s2r_q, l.q, true);
+    l.ok = attn_operand_make(c, p, &p->s2r_k, l.k, false);
+    l.ovt = attn_operand_make(c, p, &p->s2r_v, attn_transposed(c, p, l.v, p->bn), false);
+    l.acc_o = cute_partition_fragment_C(c, l.thr, t.gO);
+    cute_clear(c, l.acc_o);
+    CUTE_FOR(c, n, t.n_begin, t.n_end) { tile_step(c, hp, &t, &l, n); }
+    cute_cp_async_wait_group(c, 0); /* a Q tile that sees no key loaded Q all the same */
+    cute_tensor cO = cute_partition_C(c, l.thr, t.cQ);
+    cute_ssa in = cute_elem_less(c, cO, cute_tuple_fmt(a, "(%I,%lld)", t.sq, (long long)p->d));
+    cute_tensor_store_if(c, cute_partition_C(c, l.thr, t.gO), cute_ssa_cvt(c, cute_tensor_load(c, l.acc_o), d), in);
+}
+
+static void hstu_host(cute_ctx *c, const cute_arg *arg)
+{
+    const hstu_plan *hp = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    const cute_int *e = arg[0].tensor.layout.shape.leaf; /* (B, Sq, H, D) */
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(hp->p.bm)), e[2], e[0]},
+                           .block = {cute_i(hp->p.threads)}};
+    /* V with K's layout (the library checks that the strides agree), as the forward does:
+     * both tiles' cp.async share their offsets */
+    cute_tensor mV = arg[2].tensor;
+    mV.layout = arg[1].tensor.layout;
+    CUTE_LAUNCH(c, hstu_kernel, cfg, arg[0].tensor, arg[1].tensor, mV, arg[3].tensor, arg[4].tensor);
+}
+
+const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, char *err, size_t n)
+{
+    if (!cfg) return snprintf(err, n, "hstu attention: no configuration"), NULL;
+    if (cfg->head_dim != 64 && cfg->head_dim != 128)
+        return snprintf(err, n, "hstu attention: head dim %d (64 or 128)", cfg->head_dim), NULL;
+    cute_alg a;
+    cute_alg_init(&a, NULL);
+    hstu_plan *hp = malloc(sizeof *hp);
+    cute_attention_config ac = {.dtype = cfg->dtype, .head_dim = cfg->head_dim, .causal = cfg->causal};
+    if (!hp || !attn_plan_sized(&a, &ac, &hp->p, 128, 8)) {
+        snprintf(err, n, "hstu %s", hp ? a.error : "attention: out of memory");
+        free(hp);
+        return NULL;
+    }
+    hp->fast = cfg->fast_sigmoid;
+    char t[160];
+    snprintf(t, sizeof t, "(?,?,?,%d):(?{div=8},?{div=8},?{div=8},1)", cfg->head_dim);
+    cute_arg_spec specs[5];
+    for (int i = 0; i < 5; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
+    specs[3] = cute_spec_tensor(cfg->dtype, "(?,?,?,?):(?{div=8},?{div=8},?{div=8},1)", 16);
+    char name[96];
+    snprintf(name, sizeof name, "hstu_%s_d%d%s%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
+             cfg->causal ? "_causal" : "", cfg->fast_sigmoid ? "_fastsig" : "");
+    const cute_fn *f = cute_compile(rt, name, hstu_host, hp, 5, specs, err, n);
+    free(hp); /* only needed while tracing */
+    return f;
+}
