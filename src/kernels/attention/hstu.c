@@ -63,14 +63,22 @@ typedef struct hstu_loop {
     cute_tensor rab;      /* RAB's next tile in registers, in the dtype, the accumulator's layout */
 } hstu_loop;
 
-/* RAB's tile n into l->rab: rows past Sq and columns past Sk not read (0) */
-static void load_rab(cute_ctx *c, const attn_block *t, hstu_loop *l, cute_int n)
+/* RAB's tile n into l->rab: a tile inside (Sq, Sk) by plain 4-byte loads; one across
+ * either edge with rows past Sq and columns past Sk not read (0) */
+static void load_rab(cute_ctx *c, const attn_plan *p, const attn_block *t, hstu_loop *l, cute_int n)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_tensor cs = cute_partition_C(c, l->thr, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
-    cute_ssa in = cute_elem_less(c, cs, cute_tuple_fmt(a, "(%I,%I)", t->sq, t->sk));
     cute_tensor g = cute_partition_C(c, l->thr, CUTE_SLICE(c, l->gR, CUTE_ALL, CUTE_ALL, n));
-    cute_tensor_store(c, l->rab, cute_tensor_load_if(c, g, in, 0));
+    /* the tile's last row and column inside */
+    cute_int row = cute_add(a, cute_mul(a, t->m_block, cute_i(p->bm)), cute_i(p->bm - 1));
+    cute_int col = cute_add(a, cute_mul(a, n, cute_i(p->bn)), cute_i(p->bn - 1));
+    cute_val inside = cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, row, t->sq), cute_int_lt(c, col, t->sk));
+    CUTE_IF(c, inside) { cute_tensor_store(c, l->rab, cute_tensor_load(c, g)); }
+    CUTE_ELSE(c) {
+        cute_tensor cs = cute_partition_C(c, l->thr, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
+        cute_ssa in = cute_elem_less(c, cs, cute_tuple_fmt(a, "(%I,%I)", t->sq, t->sk));
+        cute_tensor_store(c, l->rab, cute_tensor_load_if(c, g, in, 0));
+    }
 }
 
 /* key tile n: S = RAB + Q K^T, P = silu(S) masked to 0, O += P V, RAB(n+1) loaded under P V
@@ -87,8 +95,10 @@ static void tile_step(cute_ctx *c, const hstu_plan *hp, const attn_block *t, hst
     cute_tensor_store(c, l->acc_s, cute_ssa_cvt(c, cute_tensor_load(c, l->rab), CUTE_F32));
     attn_gemm_ss_acc(c, p, &l->oq, &l->ok, l->acc_s);
     cute_tensor_store(c, l->acc_s, silu(c, cute_tensor_load(c, l->acc_s), hp->fast));
-    CUTE_IF(c, attn_needs_mask(c, p, t, n)) {
-        /* -inf past Sk and (causal) after the query, then 0 there (silu's values are finite) */
+    /* causal: P = 0 after the query (-inf there by the band's mask, then 0: silu's values
+     * are finite).  Keys past Sk need no mask: K's rows there are zero-filled and RAB's
+     * columns unread (0), so S = 0 and silu(0) = 0 */
+    if (p->cfg.causal) CUTE_IF(c, attn_needs_mask(c, p, t, n)) {
         cute_tensor cs = cute_partition_C(c, l->thr, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
         attn_mask_band(c, l->acc_s, cs, t->sk, attn_cfg_band(&p->cfg));
         cute_ssa m = cute_tensor_load(c, l->acc_s);
@@ -103,7 +113,7 @@ static void tile_step(cute_ctx *c, const hstu_plan *hp, const attn_block *t, hst
         attn_load_tile(c, p, CUTE_SLICE(c, t->gK, CUTE_ALL, CUTE_ALL, next),
                        CUTE_SLICE(c, t->cK, CUTE_ALL, CUTE_ALL, next), t->sk, l->k);
         cute_cp_async_commit_group(c);
-        load_rab(c, t, l, next);
+        load_rab(c, p, t, l, next);
     }
     attn_gemm_rs(c, p, l->acc_s, &l->ovt, l->acc_o);
 }
@@ -128,7 +138,7 @@ static void hstu_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor
     CUTE_IF(c, cute_int_lt(c, t.n_begin, t.n_end)) {
         attn_load_tile(c, p, CUTE_SLICE(c, t.gK, CUTE_ALL, CUTE_ALL, t.n_begin),
                        CUTE_SLICE(c, t.cK, CUTE_ALL, CUTE_ALL, t.n_begin), t.sk, l.k);
-        load_rab(c, &t, &l, t.n_begin);
+        load_rab(c, p, &t, &l, t.n_begin);
     }
     cute_cp_async_commit_group(c);
     l.oq = attn_operand_make(c, p, &p->s2r_q, l.q, true);
