@@ -9,8 +9,11 @@
 #   2. `cutec run hstu` against float64 at odd sizes (Sq != Sk, partial tiles, f16, fast);
 #   3. `cutec bench hstu` at the example's shape (B 4, H 4, Sq = Sk 8192, D 128), causal and
 #      not, PyTorch's unfused form beside (bench/torch_hstu.py): the exact sigmoid (the
-#      default), then --fast-sigmoid (the option: default if faster, else deleted);
-#   4. ptxas's registers and spills (sm_90a) of the four d128 forms.
+#      default), then --fast-sigmoid (the option: default if faster, else deleted), then
+#      CUTEC_HSTU_BLOCK_M=64 (64-row tiles of 4 warps, two blocks an SM, against the
+#      default's 128 rows of 8 warps, one block an SM: the faster becomes the default);
+#   4. where time is left, head dim 64 (16x4x4096: MUFU-bound by the prediction) exact and
+#      fast, and ptxas's registers and spills (sm_90a) of the d128 forms.
 # Prediction (bench/RESULTS.md, hstu's section): 550 GFLOP non-causal; RAB 1 GiB read once
 # (0.25 ms at 4.3 TB/s) is under the MMAs' time (about 1.7 ms at the SM80 forward's 330
 # TFLOP/s): compute-bound, MUFU the next limit with the exact sigmoid (two a score).
@@ -35,17 +38,26 @@ shape="--batch 4 --heads 4 --seqlen 8192 --headdim 128"
         --fast-sigmoid
     device_step 10 build/cutec run hstu --batch 1 --heads 3 --seqlen 1500 --seqlen-k 1531 --headdim 64 --causal \
         --fast-sigmoid
-    echo "== 3. the example's shape 4x4x8192 d128, torch's unfused form beside: exact sigmoid, then fast"
+    device_step 10 env CUTEC_HSTU_BLOCK_M=64 build/cutec run hstu --batch 2 --heads 4 --seqlen 1000 --seqlen-k 1100 \
+        --headdim 128 --causal
+    echo "== 3. the example's shape 4x4x8192 d128, torch's unfused form beside: exact sigmoid, fast, 64-row tiles"
     # shellcheck disable=SC2086
     device_step 40 build/cutec bench hstu $shape --iters "$iters"
     # shellcheck disable=SC2086
     device_step 35 env CUTEC_TORCH_HSTU=/dev/null build/cutec bench hstu $shape --fast-sigmoid --iters "$iters"
-    echo "== 4. ptxas (sm_90a): d128, causal or not, exact or fast"
+    # shellcheck disable=SC2086
+    device_step 35 env CUTEC_TORCH_HSTU=/dev/null CUTEC_HSTU_BLOCK_M=64 build/cutec bench hstu $shape --iters "$iters"
+    echo "== 4. head dim 64 (16x4x4096), exact then fast; ptxas (sm_90a) of the d128 forms"
+    device_step 20 build/cutec bench hstu --batch 16 --heads 4 --seqlen 4096 --headdim 64 --iters "$iters"
+    device_step 20 env CUTEC_TORCH_HSTU=/dev/null build/cutec bench hstu --batch 16 --heads 4 --seqlen 4096 \
+        --headdim 64 --fast-sigmoid --iters "$iters"
     for f in "" "--causal" "--fast-sigmoid" "--causal --fast-sigmoid"; do
         # shellcheck disable=SC2086
         echo "d128 $f: $(timeout 20 build/cutec compile hstu --headdim 128 $f --arch sm_90a --emit usage 2>&1 |
             grep -E "spill|Used" | tr -s ' ' | tr '\n' ' ')"
     done
+    echo "d128 causal m64: $(CUTEC_HSTU_BLOCK_M=64 timeout 20 build/cutec compile hstu --headdim 128 --causal \
+        --arch sm_90a --emit usage 2>&1 | grep -E "spill|Used" | tr -s ' ' | tr '\n' ' ')"
     device_stamp "done; clocks after: $(nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv,noheader 2>&1 | tr '\n' ' ')"
 } >"$log" 2>&1
 tail -n 60 "$log"

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cutec/atom_table.h"
 #include "cutec/hstu.h"
@@ -176,7 +177,13 @@ const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, 
     cute_alg_init(&a, NULL);
     hstu_plan *hp = malloc(sizeof *hp);
     cute_attention_config ac = {.dtype = cfg->dtype, .head_dim = cfg->head_dim, .causal = cfg->causal};
-    if (!hp || !attn_plan_sized(&a, &ac, &hp->p, 128, 8)) {
+    /* 128-row Q tiles, 8 warps of 16 rows (the forward's 4 warps of 32 spill at head dim
+     * 128: 400 bytes); CUTEC_HSTU_BLOCK_M=64, read as the library compiles: 64 rows, 4 warps
+     * (the same registers a thread, half the threads: two blocks an SM where 128 rows fit
+     * one, so one block's barriers are not the whole SM's; K and V read twice as often) */
+    const char *bm = getenv("CUTEC_HSTU_BLOCK_M");
+    bool m64 = bm && !strcmp(bm, "64");
+    if (!hp || !attn_plan_sized(&a, &ac, &hp->p, m64 ? 64 : 128, m64 ? 4 : 8)) {
         snprintf(err, n, "hstu %s", hp ? a.error : "attention: out of memory");
         free(hp);
         return NULL;
@@ -188,8 +195,8 @@ const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, 
     for (int i = 0; i < 5; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
     specs[3] = cute_spec_tensor(cfg->dtype, "(?,?,?,?):(?{div=8},?{div=8},?{div=8},1)", 16);
     char name[96];
-    snprintf(name, sizeof name, "hstu_%s_d%d%s%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
-             cfg->causal ? "_causal" : "", cfg->fast_sigmoid ? "_fastsig" : "");
+    snprintf(name, sizeof name, "hstu_%s_d%d%s%s%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
+             cfg->causal ? "_causal" : "", cfg->fast_sigmoid ? "_fastsig" : "", m64 ? "_m64" : "");
     const cute_fn *f = cute_compile(rt, name, hstu_host, hp, 5, specs, err, n);
     free(hp); /* only needed while tracing */
     return f;

@@ -2,7 +2,7 @@
  * small odd sizes (Sq != Sk, partial Q and key tiles, two Q tiles, causal and not, f16 and
  * bf16, head dims 64 and 128, the fast sigmoid, Q and O in (B,H,S,D) memory, RAB's rows
  * padded), every row of O, the outputs poisoned first; on a GPU, where there is one, at
- * moderate sizes.  Beside them: the misuses the library refuses, and the kernel's register
+ * moderate sizes; 64-row Q tiles (CUTEC_HSTU_BLOCK_M=64) likewise.  Beside them: the misuses the library refuses, and the kernel's register
  * report (no spills) for sm_80 and sm_90a where NVRTC is installed. */
 #include <math.h>
 #include <stdlib.h>
@@ -193,6 +193,16 @@ int main(void)
         {2, 33, 65, 1, 128, false, true, false, CUTE_BF16},  /* fast, two batches */
     };
     run_on("interp", small, (int)(sizeof small / sizeof small[0]));
+    /* 64-row Q tiles of 4 warps (CUTEC_HSTU_BLOCK_M=64, read as the library compiles): Q
+     * tiles smaller than the key tiles, causal across four of them */
+    static const hstu_case m64[] = {
+        {1, 200, 250, 2, 128, true, false, false, CUTE_BF16},
+        {1, 70, 131, 1, 64, false, true, true, CUTE_F16},
+    };
+    setenv("CUTEC_HSTU_BLOCK_M", "64", 1);
+    run_on("interp", m64, (int)(sizeof m64 / sizeof m64[0]));
+    no_spills(&(cute_hstu_config){CUTE_F16, 128, true, false}, "sm_90a");
+    unsetenv("CUTEC_HSTU_BLOCK_M");
     misuse();
     no_spills(&(cute_hstu_config){CUTE_BF16, 128, true, false}, "sm_80");
     no_spills(&(cute_hstu_config){CUTE_BF16, 128, true, false}, "sm_90a");
