@@ -12,11 +12,12 @@
 #      default), then --fast-sigmoid (the option: default if faster, else deleted), then
 #      CUTEC_HSTU_BLOCK_M=64 (64-row tiles of 4 warps, two blocks an SM, against the
 #      default's 128 rows of 8 warps, one block an SM: the faster becomes the default);
-#   4. where time is left, head dim 64 (16x4x4096: MUFU-bound by the prediction) exact and
-#      fast, and ptxas's registers and spills (sm_90a) of the d128 forms.
-# Prediction (bench/RESULTS.md, hstu's section): 550 GFLOP non-causal; RAB 1 GiB read once
-# (0.25 ms at 4.3 TB/s) is under the MMAs' time (about 1.7 ms at the SM80 forward's 330
-# TFLOP/s): compute-bound, MUFU the next limit with the exact sigmoid (two a score).
+#   4. where time is left, head dim 64 (16x4x4096: the exact sigmoid's MUFU time about 2/3 of
+#      the MMAs' by the prediction, so the fast one should gain most here) exact and fast, and
+#      ptxas's registers and spills (sm_90a) of the d128 forms.
+# Prediction (bench/RESULTS.md, hstu's section): 550 GFLOP non-causal; RAB 2 GiB read once
+# (0.5 ms at 4.3 TB/s) is under the MMAs' time (1.5-1.8 ms at the SM80 forward's 300-360
+# TFLOP/s): compute-bound at d128, MUFU the next limit with the exact sigmoid (two a score).
 # Logs under $OUT (default build/device-out).
 . scripts/device-common.sh
 log="$out/hstu.log"

@@ -164,7 +164,7 @@ static cute_status call(void *user, int set)
 }
 
 /* rows checked: all up to 4096, else a sample spread over O (fewer for long rows).  Q, K
- * and V are widened whole, RAB (Sq Sk values a head, 1 GiB at the example's shape) one
+ * and V are widened whole, RAB (Sq Sk values a head, 2 GiB at the example's shape) one
  * checked row at a time. */
 static int64_t verify(const problem *p, const hstu_opts *o, int64_t *rows)
 {

@@ -1,18 +1,21 @@
 /* HSTU attention (cutec/hstu.h), as CuTe DSL's ampere/hstu_attention.py computes it, on the
  * SM80 forward's plan (plan.c) and pieces (operand.c, band.c, fwd_kernel.c's tiles): one block
- * per (128-row Q tile, head, batch), 4 warps of 16 rows of every 64, Q resident in swizzled
- * shared memory, K and V tiles of 64 keys by cp.async, each loaded under the other's product:
+ * per (128-row Q tile, head, batch), 8 warps of 16 rows (the forward's 4 warps of 32 spill
+ * here at head dim 128), Q resident in swizzled shared memory, K and V tiles of 64 keys by
+ * cp.async, each loaded under the other's product:
  *
- *   wait K(n), barrier; issue V(n)     RAB(n) into registers, S = Q K(n)^T (ldmatrix, mma.sync)
- *                                      S += RAB(n), P = silu(S), causal / Sk-tail mask (P = 0)
- *   wait V(n), barrier; issue K(n+1)   P in f16/bf16, in registers as the A operand; O += P V(n)
+ *   wait K(n), barrier; issue V(n)     acc = RAB(n) (registers, f32), acc += Q K(n)^T
+ *                                      P = silu(acc); causal, diagonal tiles: P = 0 past the query
+ *   wait V(n), barrier; issue K(n+1),  P in f16/bf16, in registers as the A operand; O += P V(n)
+ *   RAB(n+1) into registers
  *
  * There is no softmax: no row max, no rescale of O, no division at the end; O is converted
- * and stored once.  RAB's tile is read straight from global memory into the accumulator's
- * layout (each thread two neighbouring columns of each n8 atom: 4-byte loads), rows past Sq
- * and columns past Sk not read; it is issued before the tile's first ldmatrix so that its
- * latency hides under Q K^T.  RAB is read once (no reuse): at the example's 4 x 4 x 8192^2 it
- * is 1 GiB, which bounds the kernel where the MMAs do not (docs/attention.md). */
+ * and stored once.  RAB's tile goes from global memory straight into registers in the
+ * accumulator's layout (each thread two neighbouring columns of each n8 atom: 4-byte loads;
+ * the edge tiles' rows past Sq and columns past Sk not read), issued before P V of the tile
+ * before, where S's f32 registers are free, and added by starting Q K^T's accumulation from
+ * it.  RAB is read once (no reuse): 2 GiB at the example's 4 x 4 x 8192^2 (bench/RESULTS.md
+ * weighs it against the MMAs). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
