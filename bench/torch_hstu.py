@@ -30,7 +30,8 @@ def one(b, h, sq, sk, d, causal, dtype):
 
 dtype = torch.float16 if sys.argv[1] == "f16" else torch.bfloat16
 text = sys.argv[2]
-print(f"# torch {torch.__version__} unfused HSTU (matmul + rab, silu, tril mask, matmul) on {torch.cuda.get_device_name()}")
+print(f"# torch {torch.__version__} unfused HSTU (matmul + rab, silu, tril mask, matmul) on "
+      f"{torch.cuda.get_device_name()}")
 for causal in (0, 1):
     try:
         ms = one(*(int(x) for x in text.split("x")), bool(causal), dtype)

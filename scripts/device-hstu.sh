@@ -59,6 +59,7 @@ shape="--batch 4 --heads 4 --seqlen 8192 --headdim 128"
     done
     echo "d128 causal m64: $(CUTEC_HSTU_BLOCK_M=64 timeout 20 build/cutec compile hstu --headdim 128 --causal \
         --arch sm_90a --emit usage 2>&1 | grep -E "spill|Used" | tr -s ' ' | tr '\n' ' ')"
-    device_stamp "done; clocks after: $(nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv,noheader 2>&1 | tr '\n' ' ')"
+    device_stamp "done; clocks after: $(nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv,noheader 2>&1 |
+        tr '\n' ' ')"
 } >"$log" 2>&1
 tail -n 60 "$log"

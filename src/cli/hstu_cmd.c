@@ -81,8 +81,8 @@ static int parse(int argc, char **argv, hstu_opts *o)
     }
     if (!o->Sk) o->Sk = o->Sq;
     if (o->causal && o->Sk < o->Sq) {
-        fprintf(stderr, "cutec %s hstu: --causal with --seqlen-k %lld < --seqlen %lld (top-left causal asks Sk >= Sq)\n",
-                argv[0], (long long)o->Sk, (long long)o->Sq);
+        fprintf(stderr,
+                "cutec %s hstu: --causal with --seqlen-k %lld < --seqlen %lld (top-left causal asks Sk >= Sq)\n", argv[0], (long long)o->Sk, (long long)o->Sq);
         return CLI_USAGE;
     }
     if (!o->k.arch) o->k.arch = getenv("CUTEC_ARCH");
@@ -138,7 +138,8 @@ static bool problem_make(problem *p, const hstu_opts *o, uint64_t *seed)
         if (b->vt->upload(b->self, &p->buf[i], 0, p->host[i], p->bytes[i]) != CUTE_OK) return false;
     }
     if (!poison(p)) return false;
-    int64_t sq[4] = {Sq * H * D, H * D, D, 1}, sk[4] = {Sk * H * D, H * D, D, 1}, sr[4] = {H * Sq * row, Sq * row, row, 1};
+    int64_t sq[4] = {Sq * H * D, H * D, D, 1}, sk[4] = {Sk * H * D, H * D, D, 1};
+    int64_t sr[4] = {H * Sq * row, Sq * row, row, 1};
     p->t[0] = cute_call_tensor(&p->buf[0], 0, o->dtype, 4, (int64_t[]){B, Sq, H, D}, sq);
     p->t[1] = cute_call_tensor(&p->buf[1], 0, o->dtype, 4, (int64_t[]){B, Sk, H, D}, sk);
     p->t[2] = cute_call_tensor(&p->buf[2], 0, o->dtype, 4, (int64_t[]){B, Sk, H, D}, sk);
@@ -187,7 +188,8 @@ static int64_t verify(const problem *p, const hstu_opts *o, int64_t *rows)
     for (int64_t e = 0; e < total && w[0] && w[1] && w[2] && want && rab; e += step, ++*rows) {
         int64_t b = e / (o->Sq * o->H), i = e / o->H % o->Sq, h = e % o->H;
         const int64_t *sr = p->t[3].stride;
-        for (int64_t j = 0; j < o->Sk; j++) rab[j] = ew_get(o->dtype, p->host[3], b * sr[0] + h * sr[1] + i * sr[2] + j);
+        for (int64_t j = 0; j < o->Sk; j++)
+            rab[j] = ew_get(o->dtype, p->host[3], b * sr[0] + h * sr[1] + i * sr[2] + j);
         hstu_ref_row(&rp, b, i, h, want, mag);
         for (int64_t d = 0; d < o->D; d++)
             bad += !hstu_ref_close(ew_get(o->dtype, p->host[4], e * o->D + d), want[d], mag[d], mag[o->D + d],

@@ -37,15 +37,15 @@ typedef struct hstu_plan {
  * a score, each within 2^-22; past x < -88 the sum overflows to inf and the result is -0) */
 static cute_ssa silu(cute_ctx *c, cute_ssa x, bool fast)
 {
-    cute_tuple sh = x.shape;
+    cute_ssa half = cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0.5), x.shape);
+    cute_ssa one = cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 1), x.shape);
+    cute_ssa minus_log2e = cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, -1.4426950408889634), x.shape);
     if (fast) {
-        cute_ssa h = cute_ssa_binop(c, CUTE_OP_MUL, x, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0.5), sh));
+        cute_ssa h = cute_ssa_binop(c, CUTE_OP_MUL, x, half);
         return cute_ssa_fma(c, h, cute_ssa_fast(c, CUTE_OP_TANH, h), h);
     }
-    cute_ssa e = cute_ssa_fast(c, CUTE_OP_EXP2, cute_ssa_binop(c, CUTE_OP_MUL, x,
-                                                               cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, -1.4426950408889634), sh)));
-    cute_ssa r = cute_ssa_fast(c, CUTE_OP_RSQRT,
-                               cute_ssa_binop(c, CUTE_OP_ADD, e, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 1), sh)));
+    cute_ssa e = cute_ssa_fast(c, CUTE_OP_EXP2, cute_ssa_binop(c, CUTE_OP_MUL, x, minus_log2e));
+    cute_ssa r = cute_ssa_fast(c, CUTE_OP_RSQRT, cute_ssa_binop(c, CUTE_OP_ADD, e, one));
     return cute_ssa_binop(c, CUTE_OP_MUL, x, cute_ssa_binop(c, CUTE_OP_MUL, r, r));
 }
 

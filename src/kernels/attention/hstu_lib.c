@@ -65,8 +65,8 @@ static bool rab_ok(const cute_call_arg *r, const int64_t want[4], cute_dtype d, 
                         cute_dtype_name((cute_dtype)r->dtype), cute_dtype_name(d)), false;
     for (int m = 0; m < 4; m++)
         if (r->shape[m] != want[m])
-            return snprintf(err, n, "hstu attention: RAB is (%lld, %lld, %lld, %lld) but (B, H, Sq, Sk) is (%lld, %lld, "
-                            "%lld, %lld)", (long long)r->shape[0], (long long)r->shape[1], (long long)r->shape[2],
+            return snprintf(err, n, "hstu attention: RAB is (%lld, %lld, %lld, %lld) but (B, H, Sq, Sk) is "
+                            "(%lld, %lld, %lld, %lld)", (long long)r->shape[0], (long long)r->shape[1], (long long)r->shape[2],
                             (long long)r->shape[3], (long long)want[0], (long long)want[1], (long long)want[2],
                             (long long)want[3]), false;
     if (r->shape[3] > 1 && r->stride[3] != 1)
@@ -92,8 +92,8 @@ static bool call_ok(const cute_call_arg *const t[4], const cute_call_arg *rab, b
     const int64_t *q = t[0]->shape, *k = t[1]->shape;
     for (int m = 0; m < 4; m++) {
         if (t[3]->shape[m] != q[m] || t[2]->shape[m] != k[m])
-            return snprintf(err, n, "hstu attention: O must be shaped as Q and V as K (mode %d: O %lld, Q %lld, V %lld, "
-                            "K %lld)", m, (long long)t[3]->shape[m], (long long)q[m], (long long)t[2]->shape[m],
+            return snprintf(err, n, "hstu attention: O must be shaped as Q and V as K (mode %d: O %lld, Q %lld, "
+                            "V %lld, K %lld)", m, (long long)t[3]->shape[m], (long long)q[m], (long long)t[2]->shape[m],
                             (long long)k[m]), false;
         if (m != 1 && k[m] != q[m])
             return snprintf(err, n, "hstu attention: K is (B=%lld, Sk, H=%lld, D=%lld) but Q (B=%lld, Sq, H=%lld, "

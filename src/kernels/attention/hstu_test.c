@@ -2,8 +2,9 @@
  * small odd sizes (Sq != Sk, partial Q and key tiles, two Q tiles, causal and not, f16 and
  * bf16, head dims 64 and 128, the fast sigmoid, Q and O in (B,H,S,D) memory, RAB's rows
  * padded), every row of O, the outputs poisoned first; on a GPU, where there is one, at
- * moderate sizes; 64-row Q tiles (CUTEC_HSTU_BLOCK_M=64) likewise.  Beside them: the misuses the library refuses, and the kernel's register
- * report (no spills) for sm_80 and sm_90a where NVRTC is installed. */
+ * moderate sizes; 64-row Q tiles (CUTEC_HSTU_BLOCK_M=64) likewise.  Beside them: the misuses
+ * the library refuses, and the kernel's register report (no spills) for sm_80 and sm_90a
+ * where NVRTC is installed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
