@@ -110,7 +110,6 @@ typedef struct problem {
     void *host[NT];
     size_t bytes[NT];
     cute_call_arg t[NT];
-    int64_t rab_row; /* RAB's row stride: Sk rounded up to a multiple of 8 */
     bool causal, fast;
     char err[1024];
 } problem;
@@ -145,7 +144,7 @@ static bool problem_make(problem *p, const hstu_opts *o, uint64_t *seed)
     p->t[2] = cute_call_tensor(&p->buf[2], 0, o->dtype, 4, (int64_t[]){B, Sk, H, D}, sk);
     p->t[3] = cute_call_tensor(&p->buf[3], 0, o->dtype, 4, (int64_t[]){B, H, Sq, Sk}, sr);
     p->t[4] = cute_call_tensor(&p->buf[4], 0, o->dtype, 4, (int64_t[]){B, Sq, H, D}, sq);
-    p->rab_row = row, p->causal = o->causal, p->fast = o->fast;
+    p->causal = o->causal, p->fast = o->fast;
     return true;
 }
 
