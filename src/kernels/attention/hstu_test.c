@@ -1,10 +1,10 @@
 /* HSTU attention (cutec_hstu_attention) against the float64 reference: on the interpreter at
  * small odd sizes (Sq != Sk, partial Q and key tiles, two Q tiles, causal and not, f16 and
  * bf16, head dims 64 and 128, the fast sigmoid, Q and O in (B,H,S,D) memory, RAB's rows
- * padded), every row of O, the outputs poisoned first; on a GPU, where there is one, at
- * moderate sizes; 64-row Q tiles (CUTEC_HSTU_BLOCK_M=64) likewise.  Beside them: the misuses
- * the library refuses, and the kernel's register report (no spills) for sm_80 and sm_90a
- * where NVRTC is installed. */
+ * padded, RAB to +-600 so that 2^(-x log2 e) overflows), every row of O, the outputs poisoned
+ * first; on a GPU, where there is one, at moderate sizes; 64-row Q tiles
+ * (CUTEC_HSTU_BLOCK_M=64) likewise.  Beside them: the misuses the library refuses, and the
+ * kernel's register report (no spills) for sm_80 and sm_90a where NVRTC is installed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +20,7 @@ typedef struct hstu_case {
     int64_t B, Sq, Sk, H, D;
     bool causal, fast, sdpa; /* sdpa: Q and O live as (B,H,S,D) */
     cute_dtype d;
+    double rab_scale;        /* RAB's values times this (0: 1): past +-88, where 2^(-x log2 e) overflows */
 } hstu_case;
 
 /* RAB (B, H, Sq, Sk) with its rows padded to a multiple of 8 elements */
@@ -41,6 +42,11 @@ static void run_case(cute_hstu_lib *lib, cute_backend *b, const hstu_case *k, co
     make(b, &v, k->d, (size_t)(k->B * k->Sk * k->H * k->D), false, &seed);
     make(b, &r, k->d, (size_t)(k->B * sr[0]), false, &seed);
     make(b, &o, k->d, (size_t)(k->B * k->Sq * k->H * k->D), true, &seed);
+    for (size_t i = 0; k->rab_scale && i < r.n; i++) {
+        ew_set(k->d, r.host, (int64_t)i, r.wide[i] * k->rab_scale);
+        r.wide[i] = ew_get(k->d, r.host, (int64_t)i);
+    }
+    b->vt->upload(b->self, &r.dev, 0, r.host, r.n * (size_t)cute_dtype_bytes(k->d));
     cute_call_arg aq = cute_call_tensor(&q.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sq, k->H, k->D}, sq);
     cute_call_arg ak = cute_call_tensor(&kk.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sk, k->H, k->D}, sk);
     cute_call_arg av = cute_call_tensor(&v.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sk, k->H, k->D}, sk);
@@ -50,9 +56,10 @@ static void run_case(cute_hstu_lib *lib, cute_backend *b, const hstu_case *k, co
     cute_status s = cutec_hstu_attention(lib, &aq, &ak, &av, &ar, &ao, k->causal, k->fast, NULL, err, sizeof err);
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
     char what[160];
-    snprintf(what, sizeof what, "%s %s B%lld Sq%lld Sk%lld H%lld D%lld%s%s%s", backend, cute_dtype_name(k->d),
-             (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H, (long long)k->D,
-             k->causal ? " causal" : "", k->fast ? " fast" : "", k->sdpa ? " sdpa" : "");
+    snprintf(what, sizeof what, "%s %s B%lld Sq%lld Sk%lld H%lld D%lld%s%s%s rab x%g", backend,
+             cute_dtype_name(k->d), (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H,
+             (long long)k->D, k->causal ? " causal" : "", k->fast ? " fast" : "", k->sdpa ? " sdpa" : "",
+             k->rab_scale ? k->rab_scale : 1);
     CHECK(s == CUTE_OK, "%s: %s", what, err);
     if (s == CUTE_OK) {
         fetch(b, &o);
@@ -188,17 +195,18 @@ int main(void)
 {
     seed = attn_test_seed("hstu_test");
     static const hstu_case small[] = {
-        {1, 77, 100, 2, 64, false, false, false, CUTE_F16},  /* partial Q and key tiles */
-        {1, 70, 131, 1, 128, true, false, true, CUTE_BF16},  /* causal, Sk > Sq, three key tiles */
-        {1, 130, 135, 1, 64, true, true, false, CUTE_F16},   /* two Q tiles, fast sigmoid */
-        {2, 33, 65, 1, 128, false, true, false, CUTE_BF16},  /* fast, two batches */
+        {1, 77, 100, 2, 64, false, false, false, CUTE_F16, 0},  /* partial Q and key tiles */
+        {1, 70, 131, 1, 128, true, false, true, CUTE_BF16, 0},  /* causal, Sk > Sq, three key tiles */
+        {1, 130, 135, 1, 64, true, true, false, CUTE_F16, 0},   /* two Q tiles, fast sigmoid */
+        {2, 33, 65, 1, 128, false, true, false, CUTE_BF16, 0},  /* fast, two batches */
+        {1, 40, 70, 1, 64, true, false, false, CUTE_BF16, 300}, /* |S| to 300: silu's overflow */
     };
     run_on("interp", small, (int)(sizeof small / sizeof small[0]));
     /* 64-row Q tiles of 4 warps (CUTEC_HSTU_BLOCK_M=64, read as the library compiles): Q
      * tiles smaller than the key tiles, causal across four of them */
     static const hstu_case m64[] = {
-        {1, 200, 250, 2, 128, true, false, false, CUTE_BF16},
-        {1, 70, 131, 1, 64, false, true, true, CUTE_F16},
+        {1, 200, 250, 2, 128, true, false, false, CUTE_BF16, 0},
+        {1, 70, 131, 1, 64, false, true, true, CUTE_F16, 0},
     };
     setenv("CUTEC_HSTU_BLOCK_M", "64", 1);
     run_on("interp", m64, (int)(sizeof m64 / sizeof m64[0]));
@@ -208,10 +216,11 @@ int main(void)
     no_spills(&(cute_hstu_config){CUTE_BF16, 128, true, false}, "sm_80");
     no_spills(&(cute_hstu_config){CUTE_BF16, 128, true, false}, "sm_90a");
     static const hstu_case moderate[] = {
-        {2, 1000, 1000, 4, 128, true, false, false, CUTE_BF16},
-        {3, 777, 1025, 2, 64, false, true, true, CUTE_F16},
-        {1, 513, 2000, 2, 128, false, false, false, CUTE_F16},
-        {1, 1500, 1531, 3, 64, true, true, false, CUTE_BF16},
+        {2, 1000, 1000, 4, 128, true, false, false, CUTE_BF16, 0},
+        {3, 777, 1025, 2, 64, false, true, true, CUTE_F16, 0},
+        {1, 513, 2000, 2, 128, false, false, false, CUTE_F16, 0},
+        {1, 1500, 1531, 3, 64, true, true, false, CUTE_BF16, 0},
+        {1, 300, 400, 2, 128, true, false, false, CUTE_BF16, 300}, /* ex2.approx to inf, rsqrt.approx to 0 */
     };
     run_on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]));
     return CHECK_DONE("hstu_test");
