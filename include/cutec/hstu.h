@@ -6,7 +6,7 @@
  *
  * no softmax and no scale: silu(x) = x sigmoid(x), each term rounded to the inputs' dtype
  * before its product with V, f32 accumulation, O stored once.  Q and O (B, Sq, H, D); K and V
- * (B, Sk, H, D) with one set of strides; RAB (B, H, Sq, Sk), the relative attention bias;
+ * (B, Sk, H, D); RAB (B, H, Sq, Sk), the relative attention bias;
  * every tensor of one dtype, f16 or bf16; head dim 64 or 128; every stride but the last a
  * multiple of 8 elements, the last 1, the data 16-byte aligned.  Causal is top-left (query i
  * sees keys j <= i) and asks Sk >= Sq.

@@ -99,9 +99,6 @@ static bool call_ok(const cute_call_arg *const t[4], const cute_call_arg *rab, b
             return snprintf(err, n, "hstu attention: K is (B=%lld, Sk, H=%lld, D=%lld) but Q (B=%lld, Sq, H=%lld, "
                             "D=%lld)", (long long)k[0], (long long)k[2], (long long)k[3], (long long)q[0],
                             (long long)q[2], (long long)q[3]), false;
-        if (t[2]->stride[m] != t[1]->stride[m] && k[m] > 1) /* the kernel addresses V with K's offsets */
-            return snprintf(err, n, "hstu attention: V's strides must be K's (mode %d: V %lld, K %lld)", m,
-                            (long long)t[2]->stride[m], (long long)t[1]->stride[m]), false;
     }
     if (q[3] != 64 && q[3] != 128)
         return snprintf(err, n, "hstu attention: head dim %lld (64 or 128)", (long long)q[3]), false;
