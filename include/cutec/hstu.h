@@ -27,7 +27,9 @@ typedef struct cute_hstu_config {
                           (ex2 and rsqrt), relative error about 2^-11 of |x| */
 } cute_hstu_config;
 
-/* Compile one configuration.  The function's arguments: Q, K, V (shapes above), RAB, O.
+/* Compile one configuration.  The function's arguments: Q, K, V (shapes above), RAB, O.  A
+ * call of it checks each tensor's own rules (rank, dtype, strides, alignment); that the
+ * shapes agree (RAB's with Q's and K's, O's with Q's) is cutec_hstu_attention's check.
  * NULL and the reason in err for a configuration it cannot take. */
 const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, char *err, size_t n);
 
