@@ -198,6 +198,7 @@ int main(void)
         {1, 130, 135, 1, 64, true, true, false, CUTE_F16, 0},   /* two Q tiles, fast sigmoid */
         {2, 33, 65, 1, 128, false, true, false, CUTE_BF16, 0},  /* fast, two batches */
         {1, 40, 70, 1, 64, true, false, false, CUTE_BF16, 300}, /* |S| to 300: silu's overflow */
+        {1, 150, 70, 1, 64, false, false, false, CUTE_BF16, 0}, /* Sq > Sk (not causal) */
     };
     run_on("interp", small, (int)(sizeof small / sizeof small[0]));
     /* 64-row Q tiles of 4 warps (CUTEC_HSTU_BLOCK_M=64, read as the library compiles): Q
@@ -219,6 +220,7 @@ int main(void)
         {1, 513, 2000, 2, 128, false, false, false, CUTE_F16, 0},
         {1, 1500, 1531, 3, 64, true, true, false, CUTE_BF16, 0},
         {1, 300, 400, 2, 128, true, false, false, CUTE_BF16, 300}, /* ex2.approx to inf, rsqrt.approx to 0 */
+        {2, 700, 300, 2, 128, false, true, true, CUTE_F16, 0},     /* Sq > Sk */
     };
     run_on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]));
     return CHECK_DONE("hstu_test");
