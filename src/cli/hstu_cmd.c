@@ -237,7 +237,9 @@ static int run(const hstu_opts *o)
     p.lib = cute_hstu_lib_new(p.rt);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int64_t bad = -1, rows = 0;
-    double ms = problem_make(&p, o, &seed) ? run_one(&p, o, &bad, &rows) : -2;
+    bool made = problem_make(&p, o, &seed);
+    double ms = made ? run_one(&p, o, &bad, &rows) : -2;
+    if (!made) fprintf(stderr, "cutec run hstu: the inputs could not be made (out of memory)\n");
     char what[160];
     describe(o, what, sizeof what);
     if (ms > -2) printf("hstu %s, backend %s: %s (%lld wrong in %lld rows)", what, cute_runtime_backend_name(p.rt),
