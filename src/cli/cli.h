@@ -30,6 +30,7 @@ int cmd_run_rows(int argc, char **argv);
 int cmd_bench_rows(int argc, char **argv);
 int cmd_gemv(int argc, char **argv); /* gemv_cmd.c: cutec compile|run|bench gemv ... */
 int cmd_attention(int argc, char **argv); /* attention_cmd.c: cutec compile|run|bench attention */
+int cmd_hstu(int argc, char **argv);      /* hstu_cmd.c: cutec compile|run|bench hstu */
 /* comm_bench.c: cutec bench all-reduce|reduce-scatter|all-gather (NCCL over this host's GPUs) */
 bool cli_comm_op(const char *name);
 int cmd_bench_comm(int argc, char **argv);

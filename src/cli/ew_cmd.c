@@ -388,6 +388,7 @@ int cmd_compile(int argc, char **argv)
     if (argc >= 2 && cli_rows_op(argv[1])) return cmd_compile_rows(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "gemv") == 0) return cmd_gemv(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "attention") == 0) return cmd_attention(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "hstu") == 0) return cmd_hstu(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
     if (rc) return rc;
@@ -401,6 +402,7 @@ int cmd_run(int argc, char **argv)
     if (argc >= 2 && cli_rows_op(argv[1])) return cmd_run_rows(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "gemv") == 0) return cmd_gemv(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "attention") == 0) return cmd_attention(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "hstu") == 0) return cmd_hstu(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
     return rc || cli_parse_only() ? rc : run(&o);
@@ -412,6 +414,7 @@ int cmd_bench(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_bench_gemm(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "gemv") == 0) return cmd_gemv(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "attention") == 0) return cmd_attention(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "hstu") == 0) return cmd_hstu(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "mma") == 0) return cmd_bench_mma(argc, argv);
     if (argc >= 2 && cli_rows_op(argv[1])) return cmd_bench_rows(argc, argv);
     if (argc >= 2 && cli_comm_op(argv[1])) return cmd_bench_comm(argc, argv);

@@ -232,6 +232,8 @@ attn_operand attn_operand_make(cute_ctx *c, const attn_plan *p, const cute_tiled
                                bool a_side);
 /* acc = X Y^T (acc cleared first): X the A operand, Y the B operand, both from shared tiles */
 void attn_gemm_ss(cute_ctx *c, const attn_plan *p, const attn_operand *x, const attn_operand *y, cute_tensor acc);
+/* the same added to acc as it is (HSTU: acc holds RAB's tile) */
+void attn_gemm_ss_acc(cute_ctx *c, const attn_plan *p, const attn_operand *x, const attn_operand *y, cute_tensor acc);
 /* acc += P Y: P an accumulator of the MMA converted to the dtype in registers and read as
  * the A operand (attn_c_as_a) */
 void attn_gemm_rs(cute_ctx *c, const attn_plan *p, cute_tensor acc_p, const attn_operand *y, cute_tensor acc);

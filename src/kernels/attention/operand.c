@@ -33,6 +33,11 @@ static int64_t kblocks(cute_ctx *c, const attn_operand *o)
 void attn_gemm_ss(cute_ctx *c, const attn_plan *p, const attn_operand *x, const attn_operand *y, cute_tensor acc)
 {
     cute_clear(c, acc);
+    attn_gemm_ss_acc(c, p, x, y, acc);
+}
+
+void attn_gemm_ss_acc(cute_ctx *c, const attn_plan *p, const attn_operand *x, const attn_operand *y, cute_tensor acc)
+{
     for (int64_t kb = 0; kb < kblocks(c, x); kb++) { /* unrolled */
         load_kblock(c, x, kb);
         load_kblock(c, y, kb);

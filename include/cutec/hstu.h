@@ -1,0 +1,49 @@
+/* cutec/hstu.h — HSTU attention (generative recommenders, arXiv 2402.17152; CuTe DSL's
+ * ampere/hstu_attention.py), on the SM80 attention's machinery (docs/attention.md):
+ *
+ *   S(b,h,i,j) = Q(b,i,h,:) . K(b,j,h,:) + RAB(b,h,i,j)
+ *   O(b,i,h,:) = sum_j silu(S(b,h,i,j)) V(b,j,h,:)        (causal: over keys j <= i only)
+ *
+ * no softmax and no scale: silu(x) = x sigmoid(x), each term rounded to the inputs' dtype
+ * before its product with V, f32 accumulation, O stored once.  Q and O (B, Sq, H, D); K and V
+ * (B, Sk, H, D); RAB (B, H, Sq, Sk), the relative attention bias;
+ * every tensor of one dtype, f16 or bf16; head dim 64 or 128; every stride but the last a
+ * multiple of 8 elements, the last 1, the data 16-byte aligned.  Causal is top-left (query i
+ * sees keys j <= i) and asks Sk >= Sq.
+ */
+#ifndef CUTEC_HSTU_H
+#define CUTEC_HSTU_H
+
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
+#include "cutec/jit.h"
+
+typedef struct cute_hstu_config {
+    cute_dtype dtype;  /* CUTE_F16 or CUTE_BF16 */
+    int head_dim;      /* 64 or 128 */
+    bool causal;       /* keys j <= query i */
+    bool fast_sigmoid; /* sigmoid(x) as 0.5 (1 + tanh.approx(x / 2)): one MUFU a score, not two
+                          (ex2 and rsqrt), relative error about 2^-11 of |x| */
+} cute_hstu_config;
+
+/* Compile one configuration.  The function's arguments: Q, K, V (shapes above), RAB, O.  A
+ * call of it checks each tensor's own rules (rank, dtype, strides, alignment); that the
+ * shapes agree (RAB's with Q's and K's, O's with Q's) is cutec_hstu_attention's check.
+ * NULL and the reason in err for a configuration it cannot take. */
+const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, char *err, size_t n);
+
+/* The library: checks calls, compiles each configuration once per runtime (a lock guards
+ * its table, so threads may share one). */
+typedef struct cute_hstu_lib cute_hstu_lib;
+cute_hstu_lib *cute_hstu_lib_new(cute_runtime *rt);
+void cute_hstu_lib_free(cute_hstu_lib *lib);
+
+/* O = HSTU attention of Q, K, V and RAB.  A malformed call is CUTE_ERR_INVALID with the
+ * reason in err; B, Sq or H = 0 does nothing; Sk = 0 is refused (K and V hold no keys). */
+cute_status cutec_hstu_attention(cute_hstu_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
+                                 const cute_call_arg *V, const cute_call_arg *RAB, const cute_call_arg *O, bool causal,
+                                 bool fast_sigmoid, void *stream, char *err, size_t n);
+
+CUTE_API_END
+#endif

@@ -1,0 +1,328 @@
+/* cutec compile|run|bench hstu: HSTU attention (cutec/hstu.h): the kernel's code (no GPU
+ * needed), a run checked against the float64 reference with its time and TFLOP/s, and the
+ * example's shape (causal and not) with PyTorch's unfused form beside it
+ * (bench/torch_hstu.py: matmul + RAB, silu, tril mask, matmul). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "cutec/cuda_driver.h"
+#include "cutec/hstu.h"
+#include "gpu_timing.h"
+#include "kernels/attention/hstu_ref.h"
+#include "kernels/ew_ref.h"
+#include "kernels/gemm/gemm_ref.h"
+
+typedef struct hstu_opts {
+    cute_dtype dtype;
+    int64_t B, H, Sq, Sk, D;
+    bool causal, fast, shape_given;
+    cli_kernel_opts k; /* --iters, --emit, --arch, --backend */
+} hstu_opts;
+
+static int usage(const char *cmd)
+{
+    fprintf(stderr,
+            "usage: cutec %s hstu [--batch B] [--heads H] [--seqlen Sq] [--seqlen-k Sk] [--headdim 64|128]\n"
+            "         [--causal] [--fast-sigmoid] [--dtype bf16|f16] [--iters N]\n"
+            "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
+            "  O = silu(Q K^T + RAB) V (causal: keys j <= query i; no softmax, no scale): Q and O\n"
+            "  (B,Sq,H,D), K and V (B,Sk,H,D), RAB (B,H,Sq,Sk); Sk defaults to Sq;\n"
+            "  --fast-sigmoid: sigmoid(x) = 0.5 (1 + tanh.approx(x/2)) (one MUFU a score);\n"
+            "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
+            "  bench: 4x4x8192 d128 (the CuTe DSL example's; or the shape given), causal and not, with\n"
+            "  PyTorch's unfused form (bench/torch_hstu.py) beside; --backend interp checks without timing\n",
+            cmd);
+    return CLI_USAGE;
+}
+
+static bool option(hstu_opts *o, const char *k, const char *v, char *why, size_t n)
+{
+    bool ok = true;
+    if (cli_kernel_option(&o->k, k, v, &ok, why, n)) return ok;
+    if (!strcmp(k, "--dtype"))
+        ok = cute_dtype_parse(v, &o->dtype) && (o->dtype == CUTE_BF16 || o->dtype == CUTE_F16),
+        snprintf(why, n, "bf16 or f16");
+    else if (!strcmp(k, "--batch"))
+        ok = cli_int(v, 1, 1 << 20, &o->B, why, n), o->shape_given = true;
+    else if (!strcmp(k, "--heads"))
+        ok = cli_int(v, 1, 1 << 16, &o->H, why, n), o->shape_given = true;
+    else if (!strcmp(k, "--seqlen"))
+        ok = cli_int(v, 1, 1 << 20, &o->Sq, why, n), o->shape_given = true;
+    else if (!strcmp(k, "--seqlen-k"))
+        ok = cli_int(v, 1, 1 << 20, &o->Sk, why, n), o->shape_given = true;
+    else if (!strcmp(k, "--headdim"))
+        ok = cli_int(v, 64, 128, &o->D, why, n) && (o->D == 64 || o->D == 128), snprintf(why, n, "64 or 128");
+    else
+        ok = false;
+    return ok;
+}
+
+static int parse(int argc, char **argv, hstu_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->dtype = CUTE_BF16, o->B = 4, o->H = 4, o->Sq = 8192, o->D = 128, o->k.iters = 20;
+    if (argc < 2 || strcmp(argv[1], "hstu") != 0) return usage(argv[0]);
+    for (int i = 2; i < argc; i += 2) {
+        char why[160] = "";
+        if (!strcmp(argv[i], "--causal") || !strcmp(argv[i], "--fast-sigmoid")) { /* flags: no value */
+            *(argv[i][2] == 'c' ? &o->causal : &o->fast) = true, i--;
+            continue;
+        }
+        if (i + 1 >= argc) return usage(argv[0]);
+        if (!option(o, argv[i], argv[i + 1], why, sizeof why)) {
+            fprintf(stderr, "cutec %s hstu: bad option %s %s%s%s\n", argv[0], argv[i], argv[i + 1], why[0] ? ": " : "",
+                    why);
+            return CLI_USAGE;
+        }
+    }
+    if (!o->Sk) o->Sk = o->Sq;
+    if (o->causal && o->Sk < o->Sq) {
+        fprintf(stderr,
+                "cutec %s hstu: --causal with --seqlen-k %lld < --seqlen %lld (top-left causal asks Sk >= Sq)\n", argv[0], (long long)o->Sk, (long long)o->Sq);
+        return CLI_USAGE;
+    }
+    if (!o->k.arch) o->k.arch = getenv("CUTEC_ARCH");
+    return CLI_OK;
+}
+
+static const cute_fn *compile(cute_runtime *rt, const void *cfg, char *err, size_t n)
+{
+    return cute_hstu_compile(rt, cfg, err, n);
+}
+
+static int emit(const hstu_opts *o)
+{
+    cute_hstu_config cfg = {.dtype = o->dtype, .head_dim = (int)o->D, .causal = o->causal, .fast_sigmoid = o->fast};
+    return cli_emit_compiled("hstu", compile, &cfg, o->k.emit, o->k.arch);
+}
+
+/* --- run and bench ------------------------------------------------------------------- */
+enum { NT = 5 }; /* Q, K, V, RAB, O */
+
+typedef struct problem {
+    cute_runtime *rt;
+    cute_hstu_lib *lib;
+    cute_buffer buf[NT];
+    void *host[NT];
+    size_t bytes[NT];
+    cute_call_arg t[NT];
+    bool causal, fast;
+    char err[1024];
+} problem;
+
+static bool poison(problem *p)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    memset(p->host[4], 0xff, p->bytes[4]);
+    return b->vt->upload(b->self, &p->buf[4], 0, p->host[4], p->bytes[4]) == CUTE_OK;
+}
+
+/* Q, K, V, RAB gaussian in dtype, O poisoned; compact tensors, RAB's rows padded to 8 */
+static bool problem_make(problem *p, const hstu_opts *o, uint64_t *seed)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    int64_t B = o->B, H = o->H, Sq = o->Sq, Sk = o->Sk, D = o->D, row = (Sk + 7) / 8 * 8;
+    size_t es = (size_t)cute_dtype_bytes(o->dtype);
+    int64_t n[NT] = {B * Sq * H * D, B * Sk * H * D, B * Sk * H * D, B * H * Sq * row, B * Sq * H * D};
+    for (int i = 0; i < NT; i++) {
+        p->bytes[i] = (size_t)n[i] * es;
+        if (!(p->host[i] = malloc(p->bytes[i])) || b->vt->alloc(b->self, p->bytes[i], &p->buf[i]) != CUTE_OK)
+            return false;
+        if (i == 4) break;
+        gemm_ref_fill_pooled(o->dtype, p->host[i], n[i], seed);
+        if (b->vt->upload(b->self, &p->buf[i], 0, p->host[i], p->bytes[i]) != CUTE_OK) return false;
+    }
+    if (!poison(p)) return false;
+    int64_t sq[4] = {Sq * H * D, H * D, D, 1}, sk[4] = {Sk * H * D, H * D, D, 1};
+    int64_t sr[4] = {H * Sq * row, Sq * row, row, 1};
+    p->t[0] = cute_call_tensor(&p->buf[0], 0, o->dtype, 4, (int64_t[]){B, Sq, H, D}, sq);
+    p->t[1] = cute_call_tensor(&p->buf[1], 0, o->dtype, 4, (int64_t[]){B, Sk, H, D}, sk);
+    p->t[2] = cute_call_tensor(&p->buf[2], 0, o->dtype, 4, (int64_t[]){B, Sk, H, D}, sk);
+    p->t[3] = cute_call_tensor(&p->buf[3], 0, o->dtype, 4, (int64_t[]){B, H, Sq, Sk}, sr);
+    p->t[4] = cute_call_tensor(&p->buf[4], 0, o->dtype, 4, (int64_t[]){B, Sq, H, D}, sq);
+    p->causal = o->causal, p->fast = o->fast;
+    return true;
+}
+
+static void problem_drop(problem *p)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    for (int i = 0; i < NT; i++)
+        if (p->host[i]) b->vt->free(b->self, &p->buf[i]), free(p->host[i]);
+}
+
+static cute_status call(void *user, int set)
+{
+    (void)set;
+    problem *p = user;
+    return cutec_hstu_attention(p->lib, &p->t[0], &p->t[1], &p->t[2], &p->t[3], &p->t[4], p->causal, p->fast, NULL,
+                                p->err, sizeof p->err);
+}
+
+/* rows checked: all up to 4096, else a sample spread over O (fewer for long rows).  Q, K
+ * and V are widened whole, RAB (Sq Sk values a head, 2 GiB at the example's shape) one
+ * checked row at a time. */
+static int64_t verify(const problem *p, const hstu_opts *o, int64_t *rows)
+{
+    int64_t total = o->B * o->Sq * o->H, bad = 0, n[3];
+    double *w[3];
+    for (int i = 0; i < 3; i++) {
+        n[i] = (int64_t)(p->bytes[i] / (size_t)cute_dtype_bytes(o->dtype));
+        w[i] = malloc((size_t)n[i] * sizeof(double));
+        for (int64_t j = 0; w[i] && j < n[i]; j++) w[i][j] = ew_get(o->dtype, p->host[i], j);
+    }
+    double *want = malloc((size_t)o->D * 3 * sizeof(double)), *mag = want + o->D;
+    double *rab = malloc((size_t)o->Sk * sizeof(double));
+    hstu_ref_problem rp = {o->B, o->Sq, o->Sk, o->H, o->D, o->causal, {w[0], {0}}, {w[1], {0}}, {w[2], {0}},
+                           {rab, {0, 0, 0, 1}}};
+    for (int m = 0; m < 4; m++) rp.q.stride[m] = p->t[0].stride[m], rp.k.stride[m] = rp.v.stride[m] = p->t[1].stride[m];
+    int64_t sample = (1 << 30) / (o->Sk * o->D), step;
+    sample = sample > 2048 ? 2048 : sample < 64 ? 64 : sample;
+    step = total <= 4096 ? 1 : total / sample;
+    *rows = 0;
+    for (int64_t e = 0; e < total && w[0] && w[1] && w[2] && want && rab; e += step, ++*rows) {
+        int64_t b = e / (o->Sq * o->H), i = e / o->H % o->Sq, h = e % o->H;
+        const int64_t *sr = p->t[3].stride;
+        for (int64_t j = 0; j < o->Sk; j++)
+            rab[j] = ew_get(o->dtype, p->host[3], b * sr[0] + h * sr[1] + i * sr[2] + j);
+        hstu_ref_row(&rp, b, i, h, want, mag);
+        for (int64_t d = 0; d < o->D; d++)
+            bad += !hstu_ref_close(ew_get(o->dtype, p->host[4], e * o->D + d), want[d], mag[d], mag[o->D + d],
+                                   o->dtype == CUTE_BF16, o->fast);
+    }
+    if (!*rows) bad = 1; /* out of memory: nothing checked */
+    free(want), free(rab);
+    for (int i = 0; i < 3; i++) free(w[i]);
+    return bad;
+}
+
+/* 4 B H Sq Sk D (two products), half of it causal (Sq = Sk) */
+static double flops(const hstu_opts *o)
+{
+    return 4.0 * (double)o->B * o->H * o->Sq * o->Sk * o->D / (o->causal ? 2 : 1);
+}
+
+/* one checked call, then the median time (device events on the GPU, else < 0: not timed) */
+static double run_one(problem *p, const hstu_opts *o, int64_t *bad, int64_t *rows)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    if (call(p, 0) != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK) {
+        fprintf(stderr, "cutec: %s\n", p->err[0] ? p->err : b->vt->error(b->self));
+        return -2;
+    }
+    b->vt->download(b->self, p->host[4], &p->buf[4], 0, p->bytes[4]);
+    *bad = verify(p, o, rows);
+    cute_cuda *cu = cute_cuda_backend_driver(b);
+    return cu ? gpu_time_calls(cu, call, p, 1, o->k.iters) : -1;
+}
+
+static void describe(const hstu_opts *o, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s B=%lld H=%lld Sq=%lld Sk=%lld D=%lld%s%s", cute_dtype_name(o->dtype), (long long)o->B,
+             (long long)o->H, (long long)o->Sq, (long long)o->Sk, (long long)o->D, o->causal ? " causal" : "",
+             o->fast ? " fast" : "");
+}
+
+static int run(const hstu_opts *o)
+{
+    problem p = {0};
+    if (cute_runtime_new(o->k.backend, &p.rt, p.err, sizeof p.err) != CUTE_OK) {
+        fprintf(stderr, "cutec run hstu: %s\n", p.err);
+        return CLI_FAIL;
+    }
+    p.lib = cute_hstu_lib_new(p.rt);
+    uint64_t seed = (uint64_t)time(NULL) | 1;
+    int64_t bad = -1, rows = 0;
+    bool made = problem_make(&p, o, &seed);
+    double ms = made ? run_one(&p, o, &bad, &rows) : -2;
+    if (!made) fprintf(stderr, "cutec run hstu: the inputs could not be made (out of memory)\n");
+    char what[160];
+    describe(o, what, sizeof what);
+    if (ms > -2) printf("hstu %s, backend %s: %s (%lld wrong in %lld rows)", what, cute_runtime_backend_name(p.rt),
+                        bad ? "FAILED" : "verified against float64", (long long)bad, (long long)rows);
+    if (ms >= 0) printf(", %.4f ms, %.1f TFLOP/s", ms, flops(o) / ms / 1e9);
+    if (ms > -2) printf("\n");
+    problem_drop(&p);
+    cute_hstu_lib_free(p.lib);
+    cute_runtime_free(p.rt);
+    return ms > -2 && bad == 0 ? CLI_OK : CLI_FAIL;
+}
+
+/* PyTorch's ms for the shape, non-causal and causal (< 0: not taken), from one run of
+ * bench/torch_hstu.py ($CUTEC_TORCH_HSTU) */
+static void torch_ms(const hstu_opts *o, double ms[2])
+{
+    const char *script = getenv("CUTEC_TORCH_HSTU");
+    char cmd[1024], line[512];
+    snprintf(cmd, sizeof cmd, "python3 %s %s %lldx%lldx%lldx%lldx%lld 2>&1", script ? script : "bench/torch_hstu.py",
+             cute_dtype_name(o->dtype), (long long)o->B, (long long)o->H, (long long)o->Sq, (long long)o->Sk,
+             (long long)o->D);
+    ms[0] = ms[1] = -1;
+    FILE *f = popen(cmd, "r");
+    if (!f) return;
+    while (fgets(line, sizeof line, f)) {
+        int causal;
+        double t;
+        if (sscanf(line, "torch %*s %d %lf", &causal, &t) == 2 && (causal == 0 || causal == 1)) ms[causal] = t;
+        else if (line[0] == '#') printf("%s", line); /* the version, a figure not taken */
+    }
+    pclose(f);
+}
+
+static int bench(const hstu_opts *base)
+{
+    char err[1024], clock[128];
+    cute_runtime *rt;
+    if (cute_runtime_new(base->k.backend ? base->k.backend : "cuda", &rt, err, sizeof err) != CUTE_OK) {
+        printf("cutec bench hstu: skipped: no GPU (%s)\n", err);
+        return CLI_OK;
+    }
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt)); /* NULL: --backend interp, checks only */
+    hstu_opts o = *base;
+    double torch[2] = {-1, -1};
+    if (cu) torch_ms(&o, torch);
+    const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;
+    gpu_sm_clock(clock, sizeof clock);
+    printf("# %s, %d SMs, %s; gaussian inputs; TFLOP/s = 4 B H Sq Sk D / t (half causal); RAB %.3f GB read once\n",
+           dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock,
+           2.0 * (double)o.B * o.H * o.Sq * o.Sk / 1e9);
+    printf("%-48s %9s %9s %8s %9s %9s\n", "hstu attention", "ms", "TFLOP/s", "checked", "torch ms", "speedup");
+    problem p = {.rt = rt, .lib = cute_hstu_lib_new(rt)};
+    uint64_t seed = (uint64_t)time(NULL) | 1;
+    int rc = problem_make(&p, &o, &seed) ? CLI_OK : CLI_FAIL;
+    if (rc) fprintf(stderr, "cutec bench hstu: the inputs could not be made (out of memory)\n");
+    for (int causal = 0; causal < 2 && rc == CLI_OK; causal++) {
+        o.causal = causal, p.causal = causal;
+        if (causal && o.Sk < o.Sq) break;
+        int64_t bad = -1, rows = 0;
+        double ms = poison(&p) ? run_one(&p, &o, &bad, &rows) : -2;
+        char what[160];
+        describe(&o, what, sizeof what);
+        printf("%-48s %9.4f %9.1f %8lld", what, ms, ms > 0 ? flops(&o) / ms / 1e9 : 0.0, (long long)rows);
+        if (torch[causal] > 0 && ms > 0) printf(" %9.4f %8.2fx", torch[causal], torch[causal] / ms);
+        else printf(" %9s %9s", "-", "-");
+        printf("%s\n", bad ? "  WRONG" : "");
+        fflush(stdout);
+        if (bad != 0 || (cu ? ms <= 0 : ms <= -2)) rc = CLI_FAIL;
+    }
+    problem_drop(&p);
+    cute_hstu_lib_free(p.lib);
+    cute_runtime_free(rt);
+    return rc;
+}
+
+int cmd_hstu(int argc, char **argv)
+{
+    hstu_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc || cli_parse_only()) return rc;
+    if (!strcmp(argv[0], "compile")) {
+        if (!(o.k.emit = cli_emit_form(o.k.emit))) return usage(argv[0]);
+        return emit(&o);
+    }
+    return !strcmp(argv[0], "run") ? run(&o) : bench(&o);
+}

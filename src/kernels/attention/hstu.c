@@ -1,0 +1,204 @@
+/* HSTU attention (cutec/hstu.h), as CuTe DSL's ampere/hstu_attention.py computes it, on the
+ * SM80 forward's plan (plan.c) and pieces (operand.c, band.c, fwd_kernel.c's tiles): one block
+ * per (128-row Q tile, head, batch), 8 warps of 16 rows (the forward's 4 warps of 32 spill
+ * here at head dim 128), Q resident in swizzled shared memory, K and V tiles of 64 keys by
+ * cp.async, each loaded under the other's product:
+ *
+ *   wait K(n), barrier; issue V(n)     acc = RAB(n) (registers, f32), acc += Q K(n)^T
+ *                                      P = silu(acc); causal, diagonal tiles: P = 0 past the query
+ *   wait V(n), barrier; issue K(n+1),  P in f16/bf16, in registers as the A operand; O += P V(n)
+ *   RAB(n+1) into registers
+ *
+ * There is no softmax: no row max, no rescale of O, no division at the end; O is converted
+ * and stored once.  RAB's tile goes from global memory straight into registers in the
+ * accumulator's layout (each thread two neighbouring columns of each n8 atom: 4-byte loads;
+ * the edge tiles' rows past Sq and columns past Sk not read), issued before P V of the tile
+ * before, where S's f32 registers are free, and added by starting Q K^T's accumulation from
+ * it.  RAB is read once (no reuse): 2 GiB at the example's 4 x 4 x 8192^2 (bench/RESULTS.md
+ * weighs it against the MMAs). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutec/atom_table.h"
+#include "cutec/hstu.h"
+#include "cutec/notation.h"
+#include "kernels/attention/attention_internal.h"
+
+/* the plan the kernel is traced with: the SM80 forward's, and the sigmoid's form */
+typedef struct hstu_plan {
+    attn_plan p;
+    bool fast;
+} hstu_plan;
+
+/* silu(x) = x sigmoid(x): fast, 0.5 x (1 + tanh.approx(x / 2)) = h + h tanh(h), h = x / 2;
+ * else x (1 + 2^(-x log2 e))^-1, the inverse as rsqrt.approx squared (ex2 and rsqrt, two MUFU
+ * a score, each within 2^-22; past x < -88 the sum overflows to inf and the result is -0) */
+static cute_ssa silu(cute_ctx *c, cute_ssa x, bool fast)
+{
+    cute_ssa half = cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0.5), x.shape);
+    cute_ssa one = cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 1), x.shape);
+    cute_ssa minus_log2e = cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, -1.4426950408889634), x.shape);
+    if (fast) {
+        cute_ssa h = cute_ssa_binop(c, CUTE_OP_MUL, x, half);
+        return cute_ssa_fma(c, h, cute_ssa_fast(c, CUTE_OP_TANH, h), h);
+    }
+    cute_ssa e = cute_ssa_fast(c, CUTE_OP_EXP2, cute_ssa_binop(c, CUTE_OP_MUL, x, minus_log2e));
+    cute_ssa r = cute_ssa_fast(c, CUTE_OP_RSQRT, cute_ssa_binop(c, CUTE_OP_ADD, e, one));
+    return cute_ssa_binop(c, CUTE_OP_MUL, x, cute_ssa_binop(c, CUTE_OP_MUL, r, r));
+}
+
+/* the block's (bm, bn, n) tiles of RAB (B, H, Sq, Sk): its Q tile's rows, every key tile */
+static cute_tensor rab_tiles(cute_ctx *c, const attn_plan *p, cute_tensor mR, const attn_block *t)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor rows = CUTE_SLICE(c, mR, t->b, t->h, CUTE_ALL, CUTE_ALL);
+    return cute_tensor_local_tile(c, rows, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn),
+                                  CUTE_CRD(t->m_block, CUTE_ALL), NULL);
+}
+
+/* what the loop over key tiles carries */
+typedef struct hstu_loop {
+    cute_tensor q, k, v;  /* the shared tiles */
+    attn_operand oq, ok, ovt;
+    cute_thr_mma thr;
+    cute_tensor acc_s, acc_o, gR;
+    cute_tensor rab;      /* RAB's next tile in registers, in the dtype, the accumulator's layout */
+} hstu_loop;
+
+/* RAB's tile n into l->rab: a tile inside (Sq, Sk) by plain 4-byte loads; one across
+ * either edge with rows past Sq and columns past Sk not read (0) */
+static void load_rab(cute_ctx *c, const attn_plan *p, const attn_block *t, hstu_loop *l, cute_int n)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor g = cute_partition_C(c, l->thr, CUTE_SLICE(c, l->gR, CUTE_ALL, CUTE_ALL, n));
+    /* the tile's last row and column inside */
+    cute_int row = cute_add(a, cute_mul(a, t->m_block, cute_i(p->bm)), cute_i(p->bm - 1));
+    cute_int col = cute_add(a, cute_mul(a, n, cute_i(p->bn)), cute_i(p->bn - 1));
+    cute_val inside = cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, row, t->sq), cute_int_lt(c, col, t->sk));
+    CUTE_IF(c, inside) { cute_tensor_store(c, l->rab, cute_tensor_load(c, g)); }
+    CUTE_ELSE(c) {
+        cute_tensor cs = cute_partition_C(c, l->thr, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
+        cute_ssa in = cute_elem_less(c, cs, cute_tuple_fmt(a, "(%I,%I)", t->sq, t->sk));
+        cute_tensor_store(c, l->rab, cute_tensor_load_if(c, g, in, 0));
+    }
+}
+
+/* key tile n: S = RAB + Q K^T, P = silu(S) masked to 0, O += P V, RAB(n+1) loaded under P V
+ * (where S's f32 registers are free: P is in the dtype by then) */
+static void tile_step(cute_ctx *c, const hstu_plan *hp, const attn_block *t, hstu_loop *l, cute_int n)
+{
+    const attn_plan *p = &hp->p;
+    cute_alg *a = cute_ctx_alg(c);
+    cute_cp_async_wait_group(c, 0); /* K(n) (the first time, Q) has landed */
+    cute_barrier(c);
+    attn_load_tile(c, p, CUTE_SLICE(c, t->gV, CUTE_ALL, CUTE_ALL, n), CUTE_SLICE(c, t->cK, CUTE_ALL, CUTE_ALL, n),
+                   t->sk, l->v);
+    cute_cp_async_commit_group(c);
+    cute_tensor_store(c, l->acc_s, cute_ssa_cvt(c, cute_tensor_load(c, l->rab), CUTE_F32));
+    attn_gemm_ss_acc(c, p, &l->oq, &l->ok, l->acc_s);
+    cute_tensor_store(c, l->acc_s, silu(c, cute_tensor_load(c, l->acc_s), hp->fast));
+    /* causal: P = 0 after the query (-inf there by the band's mask, then 0: silu's values
+     * are finite).  Keys past Sk need no mask: K's rows there are zero-filled and RAB's
+     * columns unread (0), so S = 0 and silu(0) = 0 */
+    if (p->cfg.causal) CUTE_IF(c, attn_needs_mask(c, p, t, n)) {
+        cute_tensor cs = cute_partition_C(c, l->thr, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
+        attn_mask_band(c, l->acc_s, cs, t->sk, attn_cfg_band(&p->cfg));
+        cute_ssa m = cute_tensor_load(c, l->acc_s);
+        cute_ssa ninf = cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, -INFINITY), m.shape);
+        cute_ssa zero = cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), m.shape);
+        cute_tensor_store(c, l->acc_s, cute_ssa_select(c, cute_ssa_cmp(c, CUTE_OP_EQ, m, ninf), zero, m));
+    }
+    cute_cp_async_wait_group(c, 0); /* V(n) has landed; every warp is done with K(n) */
+    cute_barrier(c);
+    cute_int next = cute_add(a, n, cute_i(1));
+    CUTE_IF(c, cute_int_lt(c, next, t->n_end)) {
+        attn_load_tile(c, p, CUTE_SLICE(c, t->gK, CUTE_ALL, CUTE_ALL, next),
+                       CUTE_SLICE(c, t->cK, CUTE_ALL, CUTE_ALL, next), t->sk, l->k);
+        cute_cp_async_commit_group(c);
+        load_rab(c, p, t, l, next);
+    }
+    attn_gemm_rs(c, p, l->acc_s, &l->ovt, l->acc_o);
+}
+
+static void hstu_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mR, cute_tensor mO)
+{
+    const hstu_plan *hp = cute_ctx_user(c);
+    const attn_plan *p = &hp->p;
+    cute_alg *a = cute_ctx_alg(c);
+    attn_block t = attn_block_tiles(c, p, mQ, mK, mV, mO, mO);
+    cute_smem_allocator A = cute_smem_allocator_new(c);
+    cute_dtype d = p->cfg.dtype;
+    hstu_loop l = {.q = cute_smem_alloc_tensor_composed(c, &A, d, p->smem_q, 16),
+                   .k = cute_smem_alloc_tensor_composed(c, &A, d, p->smem_kv, 16),
+                   .v = cute_smem_alloc_tensor_composed(c, &A, d, p->smem_kv, 16)};
+    l.thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0));
+    l.gR = rab_tiles(c, p, mR, &t);
+    l.acc_s = cute_partition_fragment_C(c, l.thr, CUTE_SLICE(c, t.cS, CUTE_ALL, CUTE_ALL, 0));
+    l.rab = cute_make_rmem_tensor_like(c, l.acc_s, d);
+    cute_clear(c, l.rab);
+    attn_load_tile(c, p, t.gQ, t.cQ, t.sq, l.q);
+    CUTE_IF(c, cute_int_lt(c, t.n_begin, t.n_end)) {
+        attn_load_tile(c, p, CUTE_SLICE(c, t.gK, CUTE_ALL, CUTE_ALL, t.n_begin),
+                       CUTE_SLICE(c, t.cK, CUTE_ALL, CUTE_ALL, t.n_begin), t.sk, l.k);
+        load_rab(c, p, &t, &l, t.n_begin);
+    }
+    cute_cp_async_commit_group(c);
+    l.oq = attn_operand_make(c, p, &p->s2r_q, l.q, true);
+    l.ok = attn_operand_make(c, p, &p->s2r_k, l.k, false);
+    l.ovt = attn_operand_make(c, p, &p->s2r_v, attn_transposed(c, p, l.v, p->bn), false);
+    l.acc_o = cute_partition_fragment_C(c, l.thr, t.gO);
+    cute_clear(c, l.acc_o);
+    CUTE_FOR(c, n, t.n_begin, t.n_end) { tile_step(c, hp, &t, &l, n); }
+    cute_cp_async_wait_group(c, 0); /* a Q tile that sees no key loaded Q all the same */
+    cute_tensor cO = cute_partition_C(c, l.thr, t.cQ);
+    cute_ssa in = cute_elem_less(c, cO, cute_tuple_fmt(a, "(%I,%lld)", t.sq, (long long)p->d));
+    cute_tensor_store_if(c, cute_partition_C(c, l.thr, t.gO), cute_ssa_cvt(c, cute_tensor_load(c, l.acc_o), d), in);
+}
+
+static void hstu_host(cute_ctx *c, const cute_arg *arg)
+{
+    const hstu_plan *hp = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    const cute_int *e = arg[0].tensor.layout.shape.leaf; /* (B, Sq, H, D) */
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(hp->p.bm)), e[2], e[0]},
+                           .block = {cute_i(hp->p.threads)}};
+    /* V keeps its own strides: the forward's V-with-K's-layout saves no register here (within
+     * 2 at every configuration) and would trust every caller of the compiled function */
+    CUTE_LAUNCH(c, hstu_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor, arg[3].tensor, arg[4].tensor);
+}
+
+const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, char *err, size_t n)
+{
+    if (!cfg) return snprintf(err, n, "hstu attention: no configuration"), NULL;
+    if (cfg->head_dim != 64 && cfg->head_dim != 128)
+        return snprintf(err, n, "hstu attention: head dim %d (64 or 128)", cfg->head_dim), NULL;
+    cute_alg a;
+    cute_alg_init(&a, NULL);
+    hstu_plan *hp = malloc(sizeof *hp);
+    cute_attention_config ac = {.dtype = cfg->dtype, .head_dim = cfg->head_dim, .causal = cfg->causal};
+    /* 128-row Q tiles, 8 warps of 16 rows (the forward's 4 warps of 32 spill at head dim
+     * 128: 400 bytes); CUTEC_HSTU_BLOCK_M=64, read as the library compiles: 64 rows, 4 warps
+     * (the same registers a thread, half the threads: two blocks an SM where 128 rows fit
+     * one, so one block's barriers are not the whole SM's; K and V read twice as often) */
+    const char *bm = getenv("CUTEC_HSTU_BLOCK_M");
+    bool m64 = bm && !strcmp(bm, "64");
+    if (!hp || !attn_plan_sized(&a, &ac, &hp->p, m64 ? 64 : 128, m64 ? 4 : 8)) {
+        snprintf(err, n, "hstu %s", hp ? a.error : "attention: out of memory");
+        free(hp);
+        return NULL;
+    }
+    hp->fast = cfg->fast_sigmoid;
+    char t[160];
+    snprintf(t, sizeof t, "(?,?,?,%d):(?{div=8},?{div=8},?{div=8},1)", cfg->head_dim);
+    cute_arg_spec specs[5];
+    for (int i = 0; i < 5; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
+    specs[3] = cute_spec_tensor(cfg->dtype, "(?,?,?,?):(?{div=8},?{div=8},?{div=8},1)", 16);
+    char name[96];
+    snprintf(name, sizeof name, "hstu_%s_d%d%s%s%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
+             cfg->causal ? "_causal" : "", cfg->fast_sigmoid ? "_fastsig" : "", m64 ? "_m64" : "");
+    const cute_fn *f = cute_compile(rt, name, hstu_host, hp, 5, specs, err, n);
+    free(hp); /* only needed while tracing */
+    return f;
+}

@@ -1,0 +1,135 @@
+/* The HSTU attention library (cutec_hstu_attention): checks a call and names what is wrong in
+ * words, compiles each configuration (dtype, head dim, causal, sigmoid) once per runtime
+ * and calls it. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cutec/hstu.h"
+#include "kernels/attention/attention_internal.h"
+#include "kernels/fn_cache.h"
+
+struct cute_hstu_lib {
+    cute_runtime *rt;
+    pthread_mutex_t lock;
+    fn_cache fns; /* cute_hstu_config keys */
+};
+
+static bool same(const void *x, const void *y)
+{
+    const cute_hstu_config *a = x, *b = y;
+    return a->dtype == b->dtype && a->head_dim == b->head_dim && a->causal == b->causal &&
+           a->fast_sigmoid == b->fast_sigmoid;
+}
+
+cute_hstu_lib *cute_hstu_lib_new(cute_runtime *rt)
+{
+    cute_hstu_lib *lib = calloc(1, sizeof *lib);
+    if (!lib) return NULL;
+    lib->rt = rt;
+    pthread_mutex_init(&lib->lock, NULL);
+    fn_cache_init(&lib->fns, sizeof(cute_hstu_config), same);
+    return lib;
+}
+
+void cute_hstu_lib_free(cute_hstu_lib *lib)
+{
+    if (!lib) return;
+    fn_cache_free(&lib->fns);
+    pthread_mutex_destroy(&lib->lock);
+    free(lib);
+}
+
+static const cute_fn *compile(cute_runtime *rt, const void *cfg, const void *user, char *err, size_t n)
+{
+    (void)user;
+    return cute_hstu_compile(rt, cfg, err, n);
+}
+
+/* one of Q, K, V, O: the attention's own rules (rank 4, Q's dtype, D contiguous, strides
+ * multiples of 8), its words prefixed */
+static bool operand_ok(const cute_call_arg *t, const char *name, cute_dtype d, char *err, size_t n)
+{
+    char why[512];
+    if (attn_operand_ok(t, name, d, why, sizeof why)) return true;
+    return snprintf(err, n, "hstu %s", why), false;
+}
+
+/* RAB (B, H, Sq, Sk) of Q's dtype, Sk contiguous, the other strides multiples of 8 */
+static bool rab_ok(const cute_call_arg *r, const int64_t want[4], cute_dtype d, char *err, size_t n)
+{
+    if (!r || r->kind != CUTE_ARG_TENSOR || r->ndim != 4)
+        return snprintf(err, n, "hstu attention: RAB is not a (B, H, Sq, Sk) tensor"), false;
+    if (r->dtype != d)
+        return snprintf(err, n, "hstu attention: RAB is %s, Q %s (one dtype for every tensor)",
+                        cute_dtype_name((cute_dtype)r->dtype), cute_dtype_name(d)), false;
+    for (int m = 0; m < 4; m++)
+        if (r->shape[m] != want[m])
+            return snprintf(err, n, "hstu attention: RAB is (%lld, %lld, %lld, %lld) but (B, H, Sq, Sk) is "
+                            "(%lld, %lld, %lld, %lld)", (long long)r->shape[0], (long long)r->shape[1], (long long)r->shape[2],
+                            (long long)r->shape[3], (long long)want[0], (long long)want[1], (long long)want[2],
+                            (long long)want[3]), false;
+    if (r->shape[3] > 1 && r->stride[3] != 1)
+        return snprintf(err, n, "hstu attention: RAB's keys have stride %lld (they must be contiguous)",
+                        (long long)r->stride[3]), false;
+    for (int m = 0; m < 3; m++)
+        if (r->stride[m] % 8 || r->stride[m] < 0)
+            return snprintf(err, n, "hstu attention: RAB's stride %d is %lld (a multiple of 8 elements: rows start "
+                            "16 bytes aligned; pad Sk's rows)", m, (long long)r->stride[m]), false;
+    return true;
+}
+
+static bool call_ok(const cute_call_arg *const t[4], const cute_call_arg *rab, bool causal, char *err, size_t n)
+{
+    static const char *const names[] = {"Q", "K", "V", "O"};
+    if (!t[0] || t[0]->kind != CUTE_ARG_TENSOR)
+        return snprintf(err, n, "hstu attention: Q is not a (B, Sq, H, D) tensor"), false;
+    cute_dtype d = (cute_dtype)t[0]->dtype;
+    if (d != CUTE_F16 && d != CUTE_BF16)
+        return snprintf(err, n, "hstu attention: Q is %s (f16 or bf16)", cute_dtype_name(d)), false;
+    for (int i = 0; i < 4; i++)
+        if (!operand_ok(t[i], names[i], d, err, n)) return false;
+    const int64_t *q = t[0]->shape, *k = t[1]->shape;
+    for (int m = 0; m < 4; m++) {
+        if (t[3]->shape[m] != q[m] || t[2]->shape[m] != k[m])
+            return snprintf(err, n, "hstu attention: O must be shaped as Q and V as K (mode %d: O %lld, Q %lld, "
+                            "V %lld, K %lld)", m, (long long)t[3]->shape[m], (long long)q[m], (long long)t[2]->shape[m],
+                            (long long)k[m]), false;
+        if (m != 1 && k[m] != q[m])
+            return snprintf(err, n, "hstu attention: K is (B=%lld, Sk, H=%lld, D=%lld) but Q (B=%lld, Sq, H=%lld, "
+                            "D=%lld)", (long long)k[0], (long long)k[2], (long long)k[3], (long long)q[0],
+                            (long long)q[2], (long long)q[3]), false;
+    }
+    if (q[3] != 64 && q[3] != 128)
+        return snprintf(err, n, "hstu attention: head dim %lld (64 or 128)", (long long)q[3]), false;
+    if (k[1] == 0)
+        return snprintf(err, n, "hstu attention: Sk = 0 (K and V hold no keys)"), false;
+    if (causal && k[1] < q[1])
+        return snprintf(err, n, "hstu attention: causal with Sk %lld < Sq %lld (top-left causal asks Sk >= Sq)",
+                        (long long)k[1], (long long)q[1]), false;
+    return rab_ok(rab, (const int64_t[4]){q[0], q[2], q[1], k[1]}, d, err, n);
+}
+
+cute_status cutec_hstu_attention(cute_hstu_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
+                                 const cute_call_arg *V, const cute_call_arg *RAB, const cute_call_arg *O, bool causal,
+                                 bool fast_sigmoid, void *stream, char *err, size_t n)
+{
+    char scratch[512];
+    if (!err || !n) err = scratch, n = sizeof scratch;
+    err[0] = 0;
+    if (!lib) return snprintf(err, n, "hstu attention: no library"), CUTE_ERR_INVALID;
+    const cute_call_arg *t[4] = {Q, K, V, O};
+    if (!call_ok(t, RAB, causal, err, n)) return CUTE_ERR_INVALID;
+    if (Q->shape[0] == 0 || Q->shape[1] == 0 || Q->shape[2] == 0) return CUTE_OK;
+    cute_hstu_config cfg = {.dtype = (cute_dtype)Q->dtype, .head_dim = (int)Q->shape[3], .causal = causal,
+                            .fast_sigmoid = fast_sigmoid};
+    pthread_mutex_lock(&lib->lock);
+    const cute_fn *f = fn_cache_fn(&lib->fns, lib->rt, &cfg, compile, NULL, "hstu attention", err, n);
+    pthread_mutex_unlock(&lib->lock);
+    if (!f) return CUTE_ERR_COMPILE;
+    cute_call_arg args[5] = {*Q, *K, *V, *RAB, *O};
+    char why[1024];
+    cute_status st = cute_call(f, stream, 5, args, why, sizeof why);
+    if (st != CUTE_OK) snprintf(err, n, "hstu attention: %s", why);
+    return st;
+}
