@@ -65,7 +65,7 @@ enum {
     ATTN_BWD_NARGS
 };
 
-typedef enum { ATTN_KV_SPLIT, ATTN_KV_SERIAL } attn_kv_steps;
+typedef enum { ATTN_KV_SPLIT, ATTN_KV_SERIAL, ATTN_KV_TURNS } attn_kv_steps;
 
 /* The Hopper backward (hopper_bwd.c): the preprocessing kernel above, then a dQ kernel and a
  * dK/dV kernel of TMA, a producer warp, two consumer warpgroups and wgmma.  `pre` comes first:
@@ -80,9 +80,10 @@ typedef struct attn_hop_bwd_plan {
      * first contribution of a chunk stores, the others add) */
     bool fused_dq;
     /* the dK/dV kernel's steps at head dim 128 without the fused dQ (CUTEC_ATTN_BWD_STEPS,
-     * hopper_bwd.c's serial_step and split_step): each batch waited for whole (the default),
-     * or S and dP waited for apart, P computed while dP's product runs and dS while dV's
-     * does (split: measured slower) */
+     * hopper_bwd.c's serial_step and split_step): each batch waited for whole, the two
+     * warpgroups issuing their batches in turns (the default) or as they come (serial), or S
+     * and dP waited for apart, P computed while dP's product runs and dS while dV's does
+     * (split: measured slower) */
     attn_kv_steps kv_steps;
     /* the dQ kernel at head dim 128: its overlapped steps' scores as two batches, P computed
      * while dP's product runs (hopper_bwd.c; CUTEC_ATTN_BWD_DQSTEPS=joint: one batch) */

@@ -37,15 +37,16 @@ static bool fused_dq_wanted(bool *atomic)
     return e && (strcmp(e, "fused") == 0 || *atomic);
 }
 
-/* the dK/dV kernel's steps at head dim 128: serial (session 29's), or split where
- * CUTEC_ATTN_BWD_STEPS=split asks (slower on an H200: 433.2 TFLOP/s against 479.2 at 8x16x4096,
- * the mid pass of session 30); *suffix: the compiled function's name's */
+/* the dK/dV kernel's steps at head dim 128: serial with the warpgroups' batches in turns, or
+ * serial as they come where CUTEC_ATTN_BWD_STEPS=serial asks (session 29's), or split where
+ * =split asks (slower on an H200: 433.2 TFLOP/s against 479.2 at 8x16x4096, the mid pass of
+ * session 30); *suffix: the compiled function's name's */
 static attn_kv_steps kv_steps_wanted(const char **suffix)
 {
     const char *e = getenv("CUTEC_ATTN_BWD_STEPS");
-    bool split = e && !strcmp(e, "split");
-    if (suffix) *suffix = split ? "_split" : "";
-    return split ? ATTN_KV_SPLIT : ATTN_KV_SERIAL;
+    bool split = e && !strcmp(e, "split"), serial = e && !strcmp(e, "serial");
+    if (suffix) *suffix = split ? "_split" : serial ? "_serial" : "";
+    return split ? ATTN_KV_SPLIT : serial ? ATTN_KV_SERIAL : ATTN_KV_TURNS;
 }
 
 /* the dQ kernel's scores at head dim 128 as two batches, unless CUTEC_ATTN_BWD_DQSTEPS=joint

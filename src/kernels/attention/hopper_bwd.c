@@ -39,6 +39,7 @@ typedef struct hb_job {
     bool kv;                 /* the dK/dV kernel (else the dQ kernel) */
     bool fused;              /* the dK/dV kernel making dQ's sums too (hopper_bwd_dq.c) */
     bool split;              /* serial_steps: split_step's waits (else serial_step's) */
+    bool turns;              /* serial_step: the warpgroups' batches issued in turns */
     bool dq_split;           /* overlapped_steps (the dQ kernel): split_gradients' waits */
     const attn_hop_bwd_plan *hp;
     cute_int b, xh, xt;      /* batch, X's head and 128-row tile */
@@ -54,6 +55,7 @@ static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *
     hb_job j = {.kv = kv, .fused = kv && hp->fused_dq, .hp = hp, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
     cute_int bx = cute_block_idx(c, 0);
     j.split = kv && !j.fused && p->d == 128 && hp->kv_steps == ATTN_KV_SPLIT;
+    j.turns = kv && !j.fused && p->d == 128 && hp->kv_steps == ATTN_KV_TURNS;
     j.dq_split = !kv && p->d == 128 && hp->dq_split;
     if (j.fused) /* the grid (B, key tiles, KV heads): launch_cfg's */
         j.b = cute_block_idx(c, 0), bx = cute_block_idx(c, 1), j.xh = cute_block_idx(c, 2);
@@ -402,22 +404,44 @@ static void staged_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     st->gl = f->sl, st->gd = f->sd;
 }
 
+/* the warpgroup's turn at the tensor cores (j->turns; attn_hop_my_turn), or none */
+static void turn_take(cute_ctx *c, const hb_job *j, cute_val first)
+{
+    if (j->turns) attn_hop_my_turn(c, first);
+}
+
+static void turn_pass(cute_ctx *c, const hb_job *j, cute_val first)
+{
+    if (j->turns) attn_hop_your_turn(c, first);
+}
+
 /* one step of serial_steps: the scores, P and dS, the fused dQ's dS^T staged, then dV and dK,
  * and with_dq the fused dQ's part of the step before (a step late: the warpgroups need not
- * meet at every step to have both halves of dS^T in) */
+ * meet at every step to have both halves of dS^T in).  With j->turns each batch is issued
+ * in the warpgroup's turn, the forward's ping-pong: the tensor cores run one warpgroup's
+ * scores, the other's, the first's dK and dV, the other's, ..., each warpgroup's P and dS
+ * computed while the other's batch runs.  (As they come, the two warpgroups fell into step:
+ * both issue their scores at once, share the tensor cores, and compute P and dS at once
+ * while the tensor cores idle.) */
 static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
-                        const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i, bool with_dq)
+                        const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i, bool with_dq,
+                        cute_val first)
 {
     hb_step st = step_views(c, p, j, f, mt, i);
     cute_val line = line_fetch(c, p, j, f, mt, i);
+    turn_take(c, j, first);
     issue_scores(c, p, m, f, s);
+    turn_pass(c, j, first);
     cute_warpgroup_wait(c, 0);
     staged_step(c, p, j, f, line, &st);
     gradients(c, p, j, f, &st, scale_log2);
+    turn_take(c, j, first); /* (before dS and P are packed: after, NVVM sank a packing into the
+                             * batch and ptxas injected a warpgroup.arrive there, C7519) */
     convert(c, p, j, f);
     if (j->fused) attn_hbdq_stage_ds(c, j->hp, &f->q, f->acc_b);
     if (with_dq) attn_hbdq_wait_ds(c, &f->q);
     issue_products(c, p, j, f, s, with_dq);
+    turn_pass(c, j, first);
     cute_warpgroup_wait(c, 0);
     if (with_dq) attn_hbdq_handoff(c, &f->q);
     cute_pipeline_consumer_release(c, &m->py, s);
@@ -491,13 +515,13 @@ static void split_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const h
  * a branch, and a first step peeled off the loop would spill), the last part alone after the
  * loop. */
 static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
-                         const cute_tensor *mt, cute_val scale_log2)
+                         const cute_tensor *mt, cute_val scale_log2, cute_val first)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     if (j->fused) attn_hbdq_stage_zero(c, j->hp, &f->q, f->acc_b);
     CUTE_FOR(c, i, cute_i(0), j->steps) {
         if (j->split) split_step(c, p, j, m, f, mt, scale_log2, &s, i);
-        else serial_step(c, p, j, m, f, mt, scale_log2, &s, i, j->fused);
+        else serial_step(c, p, j, m, f, mt, scale_log2, &s, i, j->fused, first);
     }
     if (!j->fused) return;
     attn_hbdq_wait_ds(c, &f->q);
@@ -575,7 +599,7 @@ static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
     cute_pipeline_consumer_wait(c, &m->px, &sx, (cute_val){0});
     cute_val first = attn_hop_pingpong_start(c, tid);
     if (j->kv && p->d == 128)
-        serial_steps(c, p, j, m, &f, mt, scale_log2);
+        serial_steps(c, p, j, m, &f, mt, scale_log2, first);
     else
         overlapped_steps(c, p, j, m, &f, mt, scale_log2, first);
     attn_hop_pingpong_end(c, first);

@@ -1,0 +1,40 @@
+#!/bin/sh
+# The Hopper attention backward, head dim 128 (issue 18 item 3; engineer attnb4).  The dK/dV
+# kernel's two consumer warpgroups now issue their batches in turns (the forward's
+# ping-pong: scores of one, scores of the other, dK/dV of one, of the other), where before
+# they came as they came and fell into step (both softmaxes at once, the tensor cores idle).
+# Most important first, every step under its own time limit:
+#   1. attention_bwd_test's GPU cases (it runs them first: the default, the fused and atomic
+#      dQ against float64, the same bits on a second call; the time limit then cuts its
+#      interpreter cases: rc 124 once the GPU lines printed);
+#   2. `cutec bench attention --bwd` d128 8x16x4096, causal and not, SDPA's backward in the
+#      same process: the default (turns);
+#   3. the same with CUTEC_ATTN_BWD_STEPS=serial (session 30's default, the baseline);
+#   4. the default at 2x16x16384 with what is left.
+# Under 150 s on an H200 (BUDGET_S); the build is expected done.  Logs in $OUT (default
+# build/device-out); the summary at the end.
+. scripts/device-common.sh
+t0=$(date +%s)
+budget=${BUDGET_S:-150}
+log="$out/attnb4.log"
+bench() { # SECONDS STEPS ARGS: the d128 backward bench with CUTEC_ATTN_BWD_STEPS=STEPS ("" the default)
+    lim=$1 steps=$2
+    shift 2
+    device_step "$lim" env CUTEC_ATTN_BWD_STEPS="$steps" build/cutec bench attention --bwd --headdim 128 --iters 10 "$@"
+}
+{
+    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null | cut -c1-100)"
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    make -j16 all build/tests/kernels/attention/attention_bwd_test 2>&1 | grep -E "error|warning" | head -20
+    device_step 32 build/tests/kernels/attention/attention_bwd_test >"$out/attention_bwd_test.log"
+    echo "rc $? (124: the time limit, in its interpreter cases once the GPU ones printed)"
+    grep -E "cuda|FAIL|differs|passed" "$out/attention_bwd_test.log" | cut -c1-300 | head -24
+    bench 42 "" --batch 8 --heads 16 --seqlen 4096
+    bench 36 serial --batch 8 --heads 16 --seqlen 4096
+    left=$((budget - 4 - ($(date +%s) - t0)))
+    [ "$left" -gt 10 ] && bench "$left" "" --batch 2 --heads 16 --seqlen 16384
+    device_stamp "done"
+    nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+} >"$log" 2>&1
+echo "== summary (attnb4): the backward's rows, default = turns, serial = session 30's"
+grep -E "^== |bwd|WRONG|FAIL|rc " "$log" | cut -c1-160
