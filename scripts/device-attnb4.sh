@@ -10,29 +10,39 @@
 #   2. `cutec bench attention --bwd` d128 8x16x4096, causal and not, SDPA's backward in the
 #      same process: the default (turns);
 #   3. the same with CUTEC_ATTN_BWD_STEPS=serial (session 30's default, the baseline);
-#   4. the default at 2x16x16384 with what is left.
+#   4. the fused dQ (5 products, opt-in; its warpgroups now in turns too), added in any order
+#      (CUTEC_ATTN_BWD_DQ=atomic) then deterministic (=fused), without SDPA (time);
+#   5. the default at 2x16x16384 with what is left.
 # Under 150 s on an H200 (BUDGET_S); the build is expected done.  Logs in $OUT (default
 # build/device-out); the summary at the end.
 . scripts/device-common.sh
 t0=$(date +%s)
 budget=${BUDGET_S:-150}
 log="$out/attnb4.log"
-bench() { # SECONDS STEPS ARGS: the d128 backward bench with CUTEC_ATTN_BWD_STEPS=STEPS ("" the default)
-    lim=$1 steps=$2
+bench() { # SECONDS "VAR=VALUE ..." ARGS: the d128 backward bench under those variables
+    lim=$1 vars=$2
     shift 2
-    device_step "$lim" env CUTEC_ATTN_BWD_STEPS="$steps" build/cutec bench attention --bwd --headdim 128 --iters 10 "$@"
+    # shellcheck disable=SC2086
+    device_step "$lim" env $vars build/cutec bench attention --bwd --headdim 128 --iters 10 "$@"
 }
 {
     device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null | cut -c1-100)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     make -j16 all build/tests/kernels/attention/attention_bwd_test 2>&1 | grep -E "error|warning" | head -20
-    device_step 32 build/tests/kernels/attention/attention_bwd_test >"$out/attention_bwd_test.log"
+    device_step 26 build/tests/kernels/attention/attention_bwd_test >"$out/attention_bwd_test.log"
     echo "rc $? (124: the time limit, in its interpreter cases once the GPU ones printed)"
     grep -E "cuda|FAIL|differs|passed" "$out/attention_bwd_test.log" | cut -c1-300 | head -24
-    bench 42 "" --batch 8 --heads 16 --seqlen 4096
-    bench 36 serial --batch 8 --heads 16 --seqlen 4096
+    shape="--batch 8 --heads 16 --seqlen 4096"
+    nosdpa=CUTEC_TORCH_ATTENTION=/no-sdpa-here
+    # shellcheck disable=SC2086
+    {
+        bench 40 CUTEC_ATTN_BWD_STEPS= $shape
+        bench 34 CUTEC_ATTN_BWD_STEPS=serial $shape
+        bench 26 "CUTEC_ATTN_BWD_DQ=atomic $nosdpa" $shape
+        bench 26 "CUTEC_ATTN_BWD_DQ=fused $nosdpa" $shape
+    }
     left=$((budget - 4 - ($(date +%s) - t0)))
-    [ "$left" -gt 10 ] && bench "$left" "" --batch 2 --heads 16 --seqlen 16384
+    [ "$left" -gt 10 ] && bench "$left" CUTEC_ATTN_BWD_STEPS= --batch 2 --heads 16 --seqlen 16384
     device_stamp "done"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
 } >"$log" 2>&1

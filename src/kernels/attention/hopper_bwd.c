@@ -39,7 +39,7 @@ typedef struct hb_job {
     bool kv;                 /* the dK/dV kernel (else the dQ kernel) */
     bool fused;              /* the dK/dV kernel making dQ's sums too (hopper_bwd_dq.c) */
     bool split;              /* serial_steps: split_step's waits (else serial_step's) */
-    bool turns;              /* serial_step: the warpgroups' batches issued in turns */
+    bool turns;              /* serial_step: the warpgroups' batches issued in turns (d128) */
     bool dq_split;           /* overlapped_steps (the dQ kernel): split_gradients' waits */
     const attn_hop_bwd_plan *hp;
     cute_int b, xh, xt;      /* batch, X's head and 128-row tile */
@@ -55,7 +55,7 @@ static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *
     hb_job j = {.kv = kv, .fused = kv && hp->fused_dq, .hp = hp, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
     cute_int bx = cute_block_idx(c, 0);
     j.split = kv && !j.fused && p->d == 128 && hp->kv_steps == ATTN_KV_SPLIT;
-    j.turns = kv && !j.fused && p->d == 128 && hp->kv_steps == ATTN_KV_TURNS;
+    j.turns = kv && p->d == 128 && hp->kv_steps == ATTN_KV_TURNS;
     j.dq_split = !kv && p->d == 128 && hp->dq_split;
     if (j.fused) /* the grid (B, key tiles, KV heads): launch_cfg's */
         j.b = cute_block_idx(c, 0), bx = cute_block_idx(c, 1), j.xh = cute_block_idx(c, 2);
@@ -506,11 +506,11 @@ static void split_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const h
     cute_pipeline_state_advance(c, s);
 }
 
-/* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other (split_step's,
- * or serial_step's with the fused dQ or CUTEC_ATTN_BWD_STEPS=serial), since dK, dV,
- * the next scores and this step's dS and P in flight at once would need more than 240
- * registers; and without the ping-pong's turns, which spill a few bytes here (the two
- * warpgroups interleave as the pipeline's waits let them).  Fused dQ: each step's products
+/* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other (serial_step's,
+ * or split_step's with CUTEC_ATTN_BWD_STEPS=split), since dK, dV, the next scores and this
+ * step's dS and P in flight at once would need more than 240 registers; the two warpgroups
+ * issue their batches in turns (serial_step, j->turns: the default, the fused dQ's too) or as
+ * the pipeline's waits let them (CUTEC_ATTN_BWD_STEPS=serial, split).  Fused dQ: each step's products
  * carry the step before's dQ part, the first step's that of zeros staged before (no wgmma in
  * a branch, and a first step peeled off the loop would spill), the last part alone after the
  * loop. */
