@@ -368,7 +368,7 @@ int main(void)
      * storing), grouped; causal with key tiles no query sees (their blocks add nothing, and
      * are no one's turn); one key tile */
     static const bwd_case hopper_fused[] = {
-        {1, 130, 300, 4, 2, 128, false, false, CUTE_BF16, 0},
+        {1, 130, 300, 2, 1, 128, false, false, CUTE_BF16, 0},
         {1, 100, 300, 2, 2, 128, true, true, CUTE_BF16, 0},
         {1, 200, 70, 2, 1, 128, true, false, CUTE_F16, 0.2},
     };
@@ -384,7 +384,7 @@ int main(void)
     /* and its parts added in no set order into zeroed sums (CUTEC_ATTN_BWD_DQ=atomic): three
      * key tiles adding; query tiles no key tile meets (zero, from the zeroing alone) */
     static const bwd_case hopper_atomic[] = {
-        {1, 130, 300, 4, 2, 128, false, false, CUTE_BF16, 0},
+        {1, 130, 300, 2, 1, 128, false, false, CUTE_BF16, 0},
         {1, 200, 70, 2, 1, 128, true, false, CUTE_F16, 0.2},
     };
     setenv("CUTEC_ATTN_BWD_DQ", "atomic", 1);
