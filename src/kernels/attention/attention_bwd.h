@@ -37,7 +37,8 @@ void attn_bwd_grads_loading(cute_ctx *c, cute_tensor acc_s, cute_tensor acc_dp, 
                             cute_tensor coords, cute_tuple bound, bool by_row, cute_val scale_log2);
 /* attn_bwd_grads_loading in two halves, so that a product can run between them: P alone
  * (acc_s, in place), then dS alone (acc_dp, in place; acc_p holds P); coords NULL: gl and
- * gd are read unchecked (they hold 0 outside the bound: a staged copy) */
+ * gd are read unchecked (they hold 0 outside the bound: a staged copy), and gl holds the
+ * LSE in log2 units already (else in natural log units) */
 void attn_bwd_probs_loading(cute_ctx *c, cute_tensor acc_s, cute_tensor gl, const cute_tensor *coords,
                             cute_tuple bound, bool by_row, cute_val scale_log2);
 void attn_bwd_dsoft_loading(cute_ctx *c, cute_tensor acc_p, cute_tensor acc_dp, cute_tensor gd,

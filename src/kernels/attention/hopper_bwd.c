@@ -278,13 +278,21 @@ static void mask_scores(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     *bound = cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", j->sx, j->sy);
 }
 
-/* the step's scores masked, then P and dS in place of them (f32) */
+/* the step's scores masked, then P and dS in place of them (f32); staged: the LSE (in log2
+ * units) and D read from the warpgroup's copy unchecked (0 past the queries: line_fetch),
+ * where a bound check and a scaling a column were half the instructions of a column's two
+ * values */
 static void gradients(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const hb_step *st,
-                      cute_val scale_log2)
+                      cute_val scale_log2, bool staged)
 {
     cute_tuple bound;
     mask_scores(c, p, j, f, st, &bound);
-    attn_bwd_grads_loading(c, f->acc_a, f->acc_b, st->gl, st->gd, st->cs, bound, !j->kv, scale_log2);
+    if (!staged) {
+        attn_bwd_grads_loading(c, f->acc_a, f->acc_b, st->gl, st->gd, st->cs, bound, !j->kv, scale_log2);
+        return;
+    }
+    attn_bwd_probs_loading(c, f->acc_a, st->gl, NULL, bound, false, scale_log2);
+    attn_bwd_dsoft_loading(c, f->acc_a, f->acc_b, st->gd, NULL, bound, false);
 }
 
 /* acc += R Y^T: R (registers laid out as the scores' accumulator) as the RS wgmma's A */
@@ -362,8 +370,8 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
     cute_pipeline_state_advance(c, r);
 }
 
-/* staged_lines: the value the thread stages for step i, the LSE (the warpgroup's first 64
- * threads) or D of query tile yt's query wtid % 64 (0 past the queries) */
+/* staged_lines: the value the thread stages for step i, the LSE in log2 units (the
+ * warpgroup's first 64 threads) or D of query tile yt's query wtid % 64 (0 past the queries) */
 static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const cute_tensor *mt,
                            cute_int i)
 {
@@ -374,9 +382,12 @@ static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, con
     cute_int at = cute_min(a, q, cute_sub(a, j->sy, cute_i(1)));
     cute_val lse = cute_tensor_ptr(c, CUTE_SLICE(c, mt[LSE], j->b, yh, CUTE_ALL), at);
     cute_val dsum = cute_tensor_ptr(c, CUTE_SLICE(c, mt[DSUM], j->b, yh, CUTE_ALL), at);
-    cute_val from = cute_val_select(c, cute_int_lt(c, f->wtid, cute_i(p->bn)), lse, dsum);
+    cute_val is_lse = cute_int_lt(c, f->wtid, cute_i(p->bn));
+    cute_val from = cute_val_select(c, is_lse, lse, dsum);
     cute_ssa v = cute_tensor_load(c, cute_make_tensor(c, from, cute_layout_parse(a, "(1):(0)"), 4));
-    return cute_val_select(c, cute_int_lt(c, q, j->sy), cute_ssa_get(c, v, 0), cute_val_const(c, CUTE_F32, 0));
+    cute_val mul = cute_val_select(c, is_lse, cute_val_const(c, CUTE_F32, 1.4426950408889634), cute_val_const(c, CUTE_F32, 1));
+    return cute_val_select(c, cute_int_lt(c, q, j->sy), cute_val_binop(c, CUTE_OP_MUL, cute_ssa_get(c, v, 0), mul),
+                           cute_val_const(c, CUTE_F32, 0));
 }
 
 /* warpgroup wg's barrier of its 128 threads (named barriers 6 and 7) */
@@ -434,7 +445,7 @@ static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     turn_pass(c, j, first);
     cute_warpgroup_wait(c, 0);
     staged_step(c, p, j, f, line, &st);
-    gradients(c, p, j, f, &st, scale_log2);
+    gradients(c, p, j, f, &st, scale_log2, staged_lines(p, j));
     turn_take(c, j, first); /* (before dS and P are packed: after, NVVM sank a packing into the
                              * batch and ptxas injected a warpgroup.arrive there, C7519) */
     convert(c, p, j, f);
@@ -562,7 +573,7 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
     hb_step first_step = step_views(c, p, j, f, mt, cute_i(0));
     scores_in_turn(c, p, m, f, &s, first);
     cute_warpgroup_wait(c, 0);
-    gradients(c, p, j, f, &first_step, scale_log2);
+    gradients(c, p, j, f, &first_step, scale_log2, false);
     CUTE_FOR(c, i, cute_i(1), j->steps) { /* i: the step whose scores are issued */
         hb_step st = step_views(c, p, j, f, mt, i);
         convert(c, p, j, f);
@@ -578,7 +589,7 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
             split_gradients(c, p, j, f, &st, scale_log2);
         } else {
             cute_warpgroup_wait(c, 1);
-            gradients(c, p, j, f, &st, scale_log2);
+            gradients(c, p, j, f, &st, scale_log2, false);
         }
         cute_warpgroup_wait(c, 0);
         cute_pipeline_consumer_release(c, &m->py, &r);
