@@ -443,8 +443,12 @@ static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     turn_take(c, j, first);
     issue_scores(c, p, m, f, s);
     turn_pass(c, j, first);
+    /* the step's LSE and D staged while the scores run, off the path to P and dS (not with the
+     * fused dQ: its barriers' branches with the wgmmas in flight, and ptxas serialized every
+     * wgmma, C7518) */
+    if (!j->fused) staged_step(c, p, j, f, line, &st);
     cute_warpgroup_wait(c, 0);
-    staged_step(c, p, j, f, line, &st);
+    if (j->fused) staged_step(c, p, j, f, line, &st);
     gradients(c, p, j, f, &st, scale_log2, staged_lines(p, j));
     turn_take(c, j, first); /* (before dS and P are packed: after, NVVM sank a packing into the
                              * batch and ptxas injected a warpgroup.arrive there, C7519) */
