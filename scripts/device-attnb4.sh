@@ -47,4 +47,4 @@ bench() { # SECONDS "VAR=VALUE ..." ARGS: the d128 backward bench under those va
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
 } >"$log" 2>&1
 echo "== summary (attnb4): the backward's rows, default = turns, serial = session 30's"
-grep -E "^== |bwd|WRONG|FAIL|rc " "$log" | cut -c1-160
+grep -E "^== |^# |bwd|WRONG|FAIL|rc " "$log" | cut -c1-160
