@@ -66,8 +66,6 @@ enum {
     ATTN_BWD_NARGS
 };
 
-typedef enum { ATTN_KV_SPLIT, ATTN_KV_SERIAL, ATTN_KV_TURNS } attn_kv_steps;
-
 /* The Hopper backward (hopper_bwd.c): the preprocessing kernel above, then a dQ kernel and a
  * dK/dV kernel of TMA, a producer warp, two consumer warpgroups and wgmma.  `pre` comes first:
  * bwd_pre.c's kernel reads the host function's user pointer as its plan. */
@@ -80,15 +78,10 @@ typedef struct attn_hop_bwd_plan {
      * (128 keys, 64 queries, 2 buffers), queries contiguous; the dQ sums' TMA atoms (the
      * first contribution of a chunk stores, the others add) */
     bool fused_dq;
-    /* the dK/dV kernel's steps at head dim 128 without the fused dQ (CUTEC_ATTN_BWD_STEPS,
-     * hopper_bwd.c's serial_step and split_step): each batch waited for whole, the two
-     * warpgroups issuing their batches in turns (the default) or as they come (serial), or S
-     * and dP waited for apart, P computed while dP's product runs and dS while dV's does
-     * (split: measured slower) */
-    attn_kv_steps kv_steps;
-    /* the dQ kernel at head dim 128: its overlapped steps' scores as two batches, P computed
-     * while dP's product runs (hopper_bwd.c; CUTEC_ATTN_BWD_DQSTEPS=joint: one batch) */
-    bool dq_split;
+    /* the dK/dV kernel's steps at head dim 128 (hopper_bwd.c's serial_step): the two
+     * warpgroups issue their batches in turns (the default), or as they come where
+     * CUTEC_ATTN_BWD_STEPS=serial asks */
+    bool kv_turns;
     bool dq_atomic; /* the fused dQ's parts added in no set order (CUTEC_ATTN_BWD_DQ=atomic):
                      * no turns, the sums zeroed first (nondeterministic, FlashAttention 3's
                      * default) */

@@ -281,17 +281,15 @@ static void register_reports(void)
         print_usage(cfg.head_dim, arch, report);
         free(report);
     }
-    for (int i = 0; i < 8; i++) { /* (4, 5: d128 with the fused dQ; 6: split dK/dV steps; 7: joint dQ scores) */
+    for (int i = 0; i < 7; i++) { /* (4, 5: d128 with the fused dQ; 6: the dK/dV warpgroups without turns) */
         cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = i & 6 ? 128 : 64,
                                      .causal = (i & 1) != 0, .lse = true, .variant = CUTE_ATTENTION_HOPPER};
         char *report;
         if (i == 4 || i == 5) setenv("CUTEC_ATTN_BWD_DQ", "fused", 1);
-        if (i == 6) setenv("CUTEC_ATTN_BWD_STEPS", "split", 1);
-        if (i == 7) setenv("CUTEC_ATTN_BWD_DQSTEPS", "joint", 1);
+        if (i == 6) setenv("CUTEC_ATTN_BWD_STEPS", "serial", 1);
         bool made = attn_test_usage(cute_attention_bwd_compile, &cfg, "sm_90a", &report);
         unsetenv("CUTEC_ATTN_BWD_DQ");
         unsetenv("CUTEC_ATTN_BWD_STEPS");
-        unsetenv("CUTEC_ATTN_BWD_DQSTEPS");
         if (!made) return;
         print_usage(cfg.head_dim, "sm_90a hopper", report);
         long spill = number_before(report, "bytes spill stores");
@@ -390,18 +388,6 @@ int main(void)
     setenv("CUTEC_ATTN_BWD_DQ", "atomic", 1);
     ATTN_TEST_ON("interp", "the attention backward (hopper, fused dQ added in any order)", hopper_atomic);
     unsetenv("CUTEC_ATTN_BWD_DQ");
-    /* head dim 128's dK/dV steps split (CUTEC_ATTN_BWD_STEPS=split; the default's serial
-     * steps run in hopper_small) */
-    static const bwd_case hopper_kv_split[] = {{1, 200, 70, 2, 1, 128, true, false, CUTE_BF16, 0.2}};
-    setenv("CUTEC_ATTN_BWD_STEPS", "split", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, split dK/dV steps)", hopper_kv_split);
-    unsetenv("CUTEC_ATTN_BWD_STEPS");
-    /* and the dQ kernel's scores as one batch (CUTEC_ATTN_BWD_DQSTEPS=joint; the default's
-     * two run in hopper_small): key tiles partial and masked */
-    static const bwd_case hopper_dq_joint[] = {{1, 130, 200, 2, 2, 128, true, true, CUTE_F16, 0}};
-    setenv("CUTEC_ATTN_BWD_DQSTEPS", "joint", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, joint dQ scores)", hopper_dq_joint);
-    unsetenv("CUTEC_ATTN_BWD_DQSTEPS");
     unsplit_chains();
     register_reports();
     return CHECK_DONE("attention_bwd_test");

@@ -38,9 +38,8 @@ enum { X1, X2, Y1, Y2, LSE, DSUM, OUT0, OUT1, NTENSORS };
 typedef struct hb_job {
     bool kv;                 /* the dK/dV kernel (else the dQ kernel) */
     bool fused;              /* the dK/dV kernel making dQ's sums too (hopper_bwd_dq.c) */
-    bool split;              /* serial_steps: split_step's waits (else serial_step's) */
     bool turns;              /* serial_step: the warpgroups' batches issued in turns (d128) */
-    bool dq_split;           /* overlapped_steps (the dQ kernel): split_gradients' waits */
+    bool dq_split;           /* overlapped_steps (the dQ kernel, d128): split_gradients' waits */
     const attn_hop_bwd_plan *hp;
     cute_int b, xh, xt;      /* batch, X's head and 128-row tile */
     cute_int sx, sy;         /* X's rows and Y's */
@@ -54,9 +53,8 @@ static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *
     cute_alg *a = cute_ctx_alg(c);
     hb_job j = {.kv = kv, .fused = kv && hp->fused_dq, .hp = hp, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
     cute_int bx = cute_block_idx(c, 0);
-    j.split = kv && !j.fused && p->d == 128 && hp->kv_steps == ATTN_KV_SPLIT;
-    j.turns = kv && p->d == 128 && hp->kv_steps == ATTN_KV_TURNS;
-    j.dq_split = !kv && p->d == 128 && hp->dq_split;
+    j.turns = kv && p->d == 128 && hp->kv_turns;
+    j.dq_split = !kv && p->d == 128;
     if (j.fused) /* the grid (B, key tiles, KV heads): launch_cfg's */
         j.b = cute_block_idx(c, 0), bx = cute_block_idx(c, 1), j.xh = cute_block_idx(c, 2);
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
@@ -481,51 +479,12 @@ static void issue_scores_apart(cute_ctx *c, const attn_plan *p, const hb_smem *m
     issue_score(c, p, f, f->acc_b, f->sx2, f->sy2, s);
 }
 
-/* a product of its own batch: acc += R Y^T of the state's stage, R in the dtype from f32 a */
-static void issue_product(cute_ctx *c, const attn_plan *p, const hb_frag *f, cute_tensor a, cute_tensor r,
-                          cute_tensor yt, cute_tensor acc, const cute_pipeline_state *s)
-{
-    cute_tensor_store(c, r, cute_ssa_cvt(c, cute_tensor_load(c, a), p->cfg.dtype));
-    cute_warpgroup_arrive(c);
-    gemm_rs(c, p, f, r, attn_hop_stage(c, yt, 4, s), acc);
-    cute_warpgroup_commit_batch(c);
-}
-
-/* CUTEC_ATTN_BWD_STEPS=split (not the default: on an H200 slower than serial_step, 433.2 TFLOP/s
- * against 479.2 at 8x16x4096 in the mid pass of session 30; its profile: the LSE and D loads
- * from shared memory, now each behind a wait, 16.6% short-scoreboard stalls).
- * A step of the dK/dV kernel at head dim 128 with FlashAttention 3's waits: S^T and dP^T
- * issued as two batches and waited for apart, P (the exp2s, most of the step's arithmetic)
- * computed while dP^T's product runs; dV += P^T dO issued before dS is computed, which runs
- * beside it; then dK += dS^T Q.  What stays serial: the next step's scores wait for dK (the
- * scores, dK and dV in flight at once spill 200 bytes at 240 registers and ptxas serializes
- * every wgmma; the scores issued behind dK alone, C7514, serialized too).  Not with the fused
- * dQ: its dQ product beside dK's had ptxas serialize every wgmma (C7512). */
-static void split_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
-                       const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i)
-{
-    hb_step st = step_views(c, p, j, f, mt, i);
-    cute_val line = line_fetch(c, p, j, f, mt, i);
-    issue_scores_apart(c, p, m, f, s);
-    cute_warpgroup_wait(c, 1);
-    staged_step(c, p, j, f, line, &st);
-    cute_tuple bound;
-    mask_scores(c, p, j, f, &st, &bound);
-    attn_bwd_probs_loading(c, f->acc_a, st.gl, NULL, bound, false, scale_log2); /* (line_fetch's 0s) */
-    issue_product(c, p, f, f->acc_a, f->rp, f->sy2t, f->out[1], s);
-    cute_warpgroup_wait(c, 1);
-    attn_bwd_dsoft_loading(c, f->acc_a, f->acc_b, st.gd, NULL, bound, false);
-    issue_product(c, p, f, f->acc_b, f->rds, f->sy1t, f->out[0], s);
-    cute_warpgroup_wait(c, 0);
-    cute_pipeline_consumer_release(c, &m->py, s);
-    cute_pipeline_state_advance(c, s);
-}
-
-/* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other (serial_step's,
- * or split_step's with CUTEC_ATTN_BWD_STEPS=split), since dK, dV, the next scores and this
- * step's dS and P in flight at once would need more than 240 registers; the two warpgroups
- * issue their batches in turns (serial_step, j->turns: the default, the fused dQ's too) or as
- * the pipeline's waits let them (CUTEC_ATTN_BWD_STEPS=serial, split).  Fused dQ: each step's products
+/* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other, since dK, dV,
+ * the next scores and this step's dS and P in flight at once would need more than 240
+ * registers; the two warpgroups issue their batches in turns (j->turns: the default, the
+ * fused dQ's too) or as the pipeline's waits let them (CUTEC_ATTN_BWD_STEPS=serial).  (Session
+ * 30's split_step, FlashAttention 3's waits inside a step, S^T and dP^T waited for apart and
+ * dV issued before dS, measured slower: 433.2 TFLOP/s against 479.2.)  Fused dQ: each step's products
  * carry the step before's dQ part, the first step's that of zeros staged before (no wgmma in
  * a branch, and a first step peeled off the loop would spill), the last part alone after the
  * loop. */
@@ -534,10 +493,7 @@ static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     if (j->fused) attn_hbdq_stage_zero(c, j->hp, &f->q, f->acc_b);
-    CUTE_FOR(c, i, cute_i(0), j->steps) {
-        if (j->split) split_step(c, p, j, m, f, mt, scale_log2, &s, i);
-        else serial_step(c, p, j, m, f, mt, scale_log2, &s, i, j->fused, first);
-    }
+    CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i, j->fused, first); }
     if (!j->fused) return;
     attn_hbdq_wait_ds(c, &f->q);
     cute_warpgroup_arrive(c);
@@ -547,10 +503,10 @@ static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const
     attn_hbdq_handoff(c, &f->q);
 }
 
-/* overlapped_steps' gradients with the scores as two batches (j->dq_split, the dQ kernel's
- * default at head dim 128): P once S is in (dP's and the step before's products running), dS
- * once dP is (the products running).  The backward at 8x16x4096 took 6.01 ms against 6.35
- * with one batch (H200, the mid pass of session 30). */
+/* overlapped_steps' gradients with the scores as two batches (j->dq_split, the dQ kernel at
+ * head dim 128): P once S is in (dP's and the step before's products running), dS once dP is
+ * (the products running).  The backward at 8x16x4096 took 6.01 ms against 6.35 with one
+ * batch (H200, the mid pass of session 30). */
 static void split_gradients(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const hb_step *st,
                             cute_val scale_log2)
 {
