@@ -10,8 +10,8 @@
 #   2. `cutec bench attention --bwd` d128 8x16x4096, causal and not, SDPA's backward in the
 #      same process: the default (turns);
 #   3. the same with CUTEC_ATTN_BWD_STEPS=serial (session 30's default, the baseline);
-#   4. the fused dQ (5 products, opt-in; its warpgroups now in turns too), added in any order
-#      (CUTEC_ATTN_BWD_DQ=atomic) then deterministic (=fused), without SDPA (time);
+#   4. the fused dQ (5 products, opt-in; its warpgroups now in turns too), deterministic
+#      (CUTEC_ATTN_BWD_DQ=fused) then added in any order (=atomic), without SDPA (time);
 #   5. the default at 2x16x16384 with what is left.
 # Under 150 s on an H200 (BUDGET_S); the build is expected done.  Logs in $OUT (default
 # build/device-out); the summary at the end.
@@ -38,8 +38,8 @@ bench() { # SECONDS "VAR=VALUE ..." ARGS: the d128 backward bench under those va
     {
         bench 40 CUTEC_ATTN_BWD_STEPS= $shape
         bench 34 CUTEC_ATTN_BWD_STEPS=serial $shape
-        bench 26 "CUTEC_ATTN_BWD_DQ=atomic $nosdpa" $shape
         bench 26 "CUTEC_ATTN_BWD_DQ=fused $nosdpa" $shape
+        bench 26 "CUTEC_ATTN_BWD_DQ=atomic $nosdpa" $shape
     }
     left=$((budget - 4 - ($(date +%s) - t0)))
     [ "$left" -gt 10 ] && bench "$left" CUTEC_ATTN_BWD_STEPS= --batch 2 --heads 16 --seqlen 16384
