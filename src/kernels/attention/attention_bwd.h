@@ -79,8 +79,8 @@ typedef struct attn_hop_bwd_plan {
      * first contribution of a chunk stores, the others add) */
     bool fused_dq;
     /* the dK/dV kernel's steps at head dim 128 (hopper_bwd.c's serial_step): the two
-     * warpgroups issue their batches in turns (the default), or as they come where
-     * CUTEC_ATTN_BWD_STEPS=serial asks */
+     * warpgroups issue their batches as they come (the default), or in turns where
+     * CUTEC_ATTN_BWD_STEPS=turns asks (opt-in until a GPU measures it) */
     bool kv_turns;
     bool dq_atomic; /* the fused dQ's parts added in no set order (CUTEC_ATTN_BWD_DQ=atomic):
                      * no turns, the sums zeroed first (nondeterministic, FlashAttention 3's

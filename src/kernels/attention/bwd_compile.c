@@ -37,15 +37,15 @@ static bool fused_dq_wanted(bool *atomic)
     return e && (strcmp(e, "fused") == 0 || *atomic);
 }
 
-/* the dK/dV kernel's warpgroups at head dim 128 issue their batches in turns, unless
- * CUTEC_ATTN_BWD_STEPS=serial asks for session 30's (as they come); *suffix: the compiled
- * function's name's */
+/* the dK/dV kernel's warpgroups at head dim 128 issue their batches in turns where
+ * CUTEC_ATTN_BWD_STEPS=turns asks (opt-in: not yet measured on a GPU), else as they come
+ * (session 30's); *suffix: the compiled function's name's */
 static bool kv_turns_wanted(const char **suffix)
 {
     const char *e = getenv("CUTEC_ATTN_BWD_STEPS");
-    bool serial = e && !strcmp(e, "serial");
-    if (suffix) *suffix = serial ? "_serial" : "";
-    return !serial;
+    bool turns = e && !strcmp(e, "turns");
+    if (suffix) *suffix = turns ? "_turns" : "";
+    return turns;
 }
 
 /* the Hopper kernels' plans (and the SM80 one of the preprocessing kernel), or the SM80 plan */

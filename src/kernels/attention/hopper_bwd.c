@@ -38,7 +38,8 @@ enum { X1, X2, Y1, Y2, LSE, DSUM, OUT0, OUT1, NTENSORS };
 typedef struct hb_job {
     bool kv;                 /* the dK/dV kernel (else the dQ kernel) */
     bool fused;              /* the dK/dV kernel making dQ's sums too (hopper_bwd_dq.c) */
-    bool turns;              /* serial_step: the warpgroups' batches issued in turns (d128) */
+    bool turns;              /* serial_step: the warpgroups' batches issued in turns (d128,
+                              * CUTEC_ATTN_BWD_STEPS=turns) */
     bool dq_split;           /* overlapped_steps (the dQ kernel, d128): split_gradients' waits */
     const attn_hop_bwd_plan *hp;
     cute_int b, xh, xt;      /* batch, X's head and 128-row tile */
@@ -118,6 +119,14 @@ static cute_tensor transposed_stages(cute_ctx *c, const attn_plan *p, cute_tenso
 static bool staged_lines(const attn_plan *p, const hb_job *j)
 {
     return j->kv && p->d == 128;
+}
+
+/* staged_lines with the LSE staged in log2 units and both read unchecked (0 past the queries
+ * already), a column's bound check and FMUL gone; not with the fused dQ without turns, where
+ * it spilled 12 bytes (session 30's reads there) */
+static bool lean_lines(const attn_plan *p, const hb_job *j)
+{
+    return staged_lines(p, j) && (!j->fused || j->turns);
 }
 
 static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
@@ -276,16 +285,16 @@ static void mask_scores(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     *bound = cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", j->sx, j->sy);
 }
 
-/* the step's scores masked, then P and dS in place of them (f32); staged: the LSE (in log2
- * units) and D read from the warpgroup's copy unchecked (0 past the queries: line_fetch),
- * where a bound check and a scaling a column were half the instructions of a column's two
- * values */
+/* the step's scores masked, then P and dS in place of them (f32); lean (lean_lines): the LSE
+ * (in log2 units) and D read from the warpgroup's copy unchecked (0 past the queries:
+ * line_fetch), where a bound check and a scaling a column were half the instructions of a
+ * column's two values */
 static void gradients(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const hb_step *st,
-                      cute_val scale_log2, bool staged)
+                      cute_val scale_log2, bool lean)
 {
     cute_tuple bound;
     mask_scores(c, p, j, f, st, &bound);
-    if (!staged) {
+    if (!lean) {
         attn_bwd_grads_loading(c, f->acc_a, f->acc_b, st->gl, st->gd, st->cs, bound, !j->kv, scale_log2);
         return;
     }
@@ -368,8 +377,9 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
     cute_pipeline_state_advance(c, r);
 }
 
-/* staged_lines: the value the thread stages for step i, the LSE in log2 units (the
- * warpgroup's first 64 threads) or D of query tile yt's query wtid % 64 (0 past the queries) */
+/* staged_lines: the value the thread stages for step i, the LSE (in log2 units with
+ * lean_lines; the warpgroup's first 64 threads) or D of query tile yt's query wtid % 64 (0
+ * past the queries) */
 static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const cute_tensor *mt,
                            cute_int i)
 {
@@ -383,9 +393,11 @@ static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, con
     cute_val is_lse = cute_int_lt(c, f->wtid, cute_i(p->bn));
     cute_val from = cute_val_select(c, is_lse, lse, dsum);
     cute_ssa v = cute_tensor_load(c, cute_make_tensor(c, from, cute_layout_parse(a, "(1):(0)"), 4));
-    cute_val mul = cute_val_select(c, is_lse, cute_val_const(c, CUTE_F32, 1.4426950408889634), cute_val_const(c, CUTE_F32, 1));
-    return cute_val_select(c, cute_int_lt(c, q, j->sy), cute_val_binop(c, CUTE_OP_MUL, cute_ssa_get(c, v, 0), mul),
-                           cute_val_const(c, CUTE_F32, 0));
+    cute_val x = cute_ssa_get(c, v, 0);
+    if (lean_lines(p, j))
+        x = cute_val_binop(c, CUTE_OP_MUL, x, cute_val_select(c, is_lse, cute_val_const(c, CUTE_F32, 1.4426950408889634),
+                                                              cute_val_const(c, CUTE_F32, 1)));
+    return cute_val_select(c, cute_int_lt(c, q, j->sy), x, cute_val_const(c, CUTE_F32, 0));
 }
 
 /* warpgroup wg's barrier of its 128 threads (named barriers 6 and 7) */
@@ -426,12 +438,13 @@ static void turn_pass(cute_ctx *c, const hb_job *j, cute_val first)
 
 /* one step of serial_steps: the scores, P and dS, the fused dQ's dS^T staged, then dV and dK,
  * and with_dq the fused dQ's part of the step before (a step late: the warpgroups need not
- * meet at every step to have both halves of dS^T in).  With j->turns each batch is issued
- * in the warpgroup's turn, the forward's ping-pong: the tensor cores run one warpgroup's
- * scores, the other's, the first's dK and dV, the other's, ..., each warpgroup's P and dS
- * computed while the other's batch runs.  (As they come, the two warpgroups fell into step:
- * both issue their scores at once, share the tensor cores, and compute P and dS at once
- * while the tensor cores idle.) */
+ * meet at every step to have both halves of dS^T in).  With j->turns (CUTEC_ATTN_BWD_STEPS=
+ * turns, opt-in until a GPU measures it) each batch is issued in the warpgroup's turn, the
+ * forward's ping-pong: the tensor cores run one warpgroup's scores, the other's, the first's
+ * dK and dV, the other's, ..., each warpgroup's P and dS computed while the other's batch
+ * runs.  (As they come, the default, the two warpgroups can fall into step: both issue their
+ * scores at once, share the tensor cores, and compute P and dS at once while the tensor cores
+ * idle.) */
 static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
                         const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i, bool with_dq,
                         cute_val first)
@@ -441,13 +454,14 @@ static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     turn_take(c, j, first);
     issue_scores(c, p, m, f, s);
     turn_pass(c, j, first);
-    /* the step's LSE and D staged while the scores run, off the path to P and dS (not with the
-     * fused dQ: its barriers' branches with the wgmmas in flight, and ptxas serialized every
-     * wgmma, C7518) */
-    if (!j->fused) staged_step(c, p, j, f, line, &st);
+    /* with turns the step's LSE and D are staged while the scores run, off the path to P and
+     * dS (not with the fused dQ: its barriers' branches with the wgmmas in flight, and ptxas
+     * serialized every wgmma, C7518) */
+    bool early = j->turns && !j->fused;
+    if (early) staged_step(c, p, j, f, line, &st);
     cute_warpgroup_wait(c, 0);
-    if (j->fused) staged_step(c, p, j, f, line, &st);
-    gradients(c, p, j, f, &st, scale_log2, staged_lines(p, j));
+    if (!early) staged_step(c, p, j, f, line, &st);
+    gradients(c, p, j, f, &st, scale_log2, lean_lines(p, j));
     turn_take(c, j, first); /* (before dS and P are packed: after, NVVM sank a packing into the
                              * batch and ptxas injected a warpgroup.arrive there, C7519) */
     convert(c, p, j, f);
@@ -481,8 +495,8 @@ static void issue_scores_apart(cute_ctx *c, const attn_plan *p, const hb_smem *m
 
 /* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other, since dK, dV,
  * the next scores and this step's dS and P in flight at once would need more than 240
- * registers; the two warpgroups issue their batches in turns (j->turns: the default, the
- * fused dQ's too) or as the pipeline's waits let them (CUTEC_ATTN_BWD_STEPS=serial).  (Session
+ * registers; the two warpgroups issue their batches as the pipeline's waits let them (the
+ * default), or in turns (j->turns, CUTEC_ATTN_BWD_STEPS=turns, the fused dQ's too).  (Session
  * 30's split_step, FlashAttention 3's waits inside a step, S^T and dP^T waited for apart and
  * dV issued before dS, measured slower: 433.2 TFLOP/s against 479.2.)  Fused dQ: each step's products
  * carry the step before's dQ part, the first step's that of zeros staged before (no wgmma in
