@@ -320,6 +320,19 @@ static void unsplit_chains(void)
     }
 }
 
+/* head dim 128's dK/dV warpgroups in turns (CUTEC_ATTN_BWD_STEPS=turns) on a backend: the
+ * cases alone, and the fused cases with the fused dQ in turns */
+static void in_turns(const char *backend, const bwd_case *alone, int n_alone, const bwd_case *fused, int n_fused)
+{
+    setenv("CUTEC_ATTN_BWD_STEPS", "turns", 1);
+    attn_test_on(backend, "the attention backward (hopper, dK/dV in turns)", run_case, alone, sizeof *alone, n_alone);
+    setenv("CUTEC_ATTN_BWD_DQ", "fused", 1);
+    attn_test_on(backend, "the attention backward (hopper, fused dQ in turns)", run_case, fused, sizeof *fused,
+                 n_fused);
+    unsetenv("CUTEC_ATTN_BWD_DQ");
+    unsetenv("CUTEC_ATTN_BWD_STEPS");
+}
+
 /* On a GPU (each a visible skip without one): the kernels at moderate sizes, every element
  * against float64, a second call the same bits; head dim 128's fused dQ, deterministic and
  * (no second call) atomic */
@@ -342,14 +355,7 @@ static void on_gpu(void)
     setenv("CUTEC_ATTN_BWD_DQ", "atomic", 1);
     ATTN_TEST_ON("cuda", "the attention backward (hopper, fused dQ added in any order)", fused);
     unsetenv("CUTEC_ATTN_BWD_DQ");
-    /* the dK/dV kernel's warpgroups in turns (CUTEC_ATTN_BWD_STEPS=turns), alone and with the
-     * fused dQ */
-    setenv("CUTEC_ATTN_BWD_STEPS", "turns", 1);
-    ATTN_TEST_ON("cuda", "the attention backward (hopper, dK/dV in turns)", fused);
-    setenv("CUTEC_ATTN_BWD_DQ", "fused", 1);
-    ATTN_TEST_ON("cuda", "the attention backward (hopper, fused dQ in turns)", fused);
-    unsetenv("CUTEC_ATTN_BWD_DQ");
-    unsetenv("CUTEC_ATTN_BWD_STEPS");
+    in_turns("cuda", fused, 2, fused, 2);
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("cuda", "the attention backward", moderate);
 }
@@ -403,12 +409,7 @@ int main(void)
      * query sees, partial tiles, GQA; and the fused dQ's in turns, three key tiles adding */
     static const bwd_case hopper_turns[] = {{1, 200, 70, 2, 1, 128, true, false, CUTE_BF16, 0.2}};
     static const bwd_case hopper_fused_turns[] = {{1, 130, 300, 2, 1, 128, false, true, CUTE_F16, 0}};
-    setenv("CUTEC_ATTN_BWD_STEPS", "turns", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, dK/dV in turns)", hopper_turns);
-    setenv("CUTEC_ATTN_BWD_DQ", "fused", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, fused dQ in turns)", hopper_fused_turns);
-    unsetenv("CUTEC_ATTN_BWD_DQ");
-    unsetenv("CUTEC_ATTN_BWD_STEPS");
+    in_turns("interp", hopper_turns, 1, hopper_fused_turns, 1);
     unsplit_chains();
     register_reports();
     return CHECK_DONE("attention_bwd_test");
