@@ -406,9 +406,9 @@ int main(void)
     ATTN_TEST_ON("interp", "the attention backward (hopper, fused dQ added in any order)", hopper_atomic);
     unsetenv("CUTEC_ATTN_BWD_DQ");
     /* head dim 128's dK/dV warpgroups in turns (CUTEC_ATTN_BWD_STEPS=turns): key tiles no
-     * query sees, partial tiles, GQA; and the fused dQ's in turns, three key tiles adding */
+     * query sees, partial tiles, GQA; and the fused dQ's in turns, two key tiles adding */
     static const bwd_case hopper_turns[] = {{1, 200, 70, 2, 1, 128, true, false, CUTE_BF16, 0.2}};
-    static const bwd_case hopper_fused_turns[] = {{1, 130, 300, 2, 1, 128, false, true, CUTE_F16, 0}};
+    static const bwd_case hopper_fused_turns[] = {{1, 70, 150, 2, 1, 128, false, true, CUTE_F16, 0}};
     in_turns("interp", hopper_turns, 1, hopper_fused_turns, 1);
     unsplit_chains();
     register_reports();
