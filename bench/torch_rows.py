@@ -3,7 +3,8 @@ layernorm|cross-entropy|sum|mean|amax|amin|prod`, which runs this script (one pr
 its figures beside cutec's and the device copy's.  Gaussian inputs of the same shape and
 dtype (torch's own generator); CUDA events, warm-up, median.  One line per shape:
     torch MxN EAGER_MS COMPILED_MS      (-1 where a figure was not taken)
-usage: python3 bench/torch_rows.py OP DTYPE forward|backward MxN [MxN ...]
+usage: python3 bench/torch_rows.py OP DTYPE forward|backward|dim0 MxN [MxN ...]
+(dim0: sum..prod over the first dimension, torch.sum(x, 0) and the others)
 torch.compile is tried only with CUTEC_TORCH_COMPILE=1 (each shape compiles anew)."""
 import os
 import sys
@@ -13,8 +14,8 @@ import torch.nn.functional as F
 from torch_timing import median_ms
 
 
-def forward_fn(op, n, eps=1e-5):
-    """the op's forward as a function of (x, w, b, labels)"""
+def forward_fn(op, n, eps=1e-5, dim=-1):
+    """the op's forward as a function of (x, w, b, labels); dim: the plain reductions'"""
     if op == "softmax":
         return lambda x, w, b, y: torch.softmax(x, -1)
     if op == "log-softmax":
@@ -25,16 +26,16 @@ def forward_fn(op, n, eps=1e-5):
         return lambda x, w, b, y: F.layer_norm(x, (n,), w, b, eps)
     if op in ("sum", "mean", "amax", "amin", "prod"):
         f = getattr(torch, op)
-        return lambda x, w, b, y: f(x, -1)
+        return lambda x, w, b, y: f(x, dim)
     return lambda x, w, b, y: F.cross_entropy(x, y, reduction="none")
 
 
-def problem(op, dtype, m, n, backward, compiled):
+def problem(op, dtype, m, n, backward, compiled, dim=-1):
     x = torch.randn(m, n, device="cuda", dtype=dtype, requires_grad=backward)
     w = torch.randn(n, device="cuda", dtype=dtype, requires_grad=backward)
     b = torch.randn(n, device="cuda", dtype=dtype, requires_grad=backward)
     labels = torch.randint(0, n, (m,), device="cuda")
-    f = forward_fn(op, n)
+    f = forward_fn(op, n, dim=dim)
     if compiled:
         f = torch.compile(f)
     if not backward:
@@ -61,7 +62,7 @@ def main():
                 times.append(-1.0)
                 continue
             try:
-                times.append(problem(op, dtype, m, n, direction == "backward", compiled))
+                times.append(problem(op, dtype, m, n, direction == "backward", compiled, 0 if direction == "dim0" else -1))
             except Exception as e:  # a figure not taken is said, not fatal
                 print(f"# {shape} {'compiled' if compiled else 'eager'}: {type(e).__name__}: {e}", flush=True)
                 times.append(-1.0)

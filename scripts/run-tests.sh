@@ -28,6 +28,11 @@ limit=${CUTEC_TEST_TIMEOUT:-600} # seconds per program, so a hang fails instead 
 # interceptor off is safe: the blocks stay reachable (and scanned) through glibc's dtv.  Later
 # settings win, so a caller's ASAN_OPTIONS can still turn it back on.
 export ASAN_OPTIONS="intercept_tls_get_addr=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+# One JIT cache for every build's run (build-cache/, unless the caller names one): the
+# sanitizer build's tests generate the same CUDA C as the plain build's, so their compiles
+# that load nothing (ptxas reports, PTX checks: src/jit/nvrtc_of.c) are hits, and the host
+# code around them still runs under the sanitizers.  Tests of the cache itself name their own.
+export CUTEC_CACHE_DIR="${CUTEC_CACHE_DIR:-$PWD/build-cache}"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0 skipped=0

@@ -299,7 +299,10 @@ cute_status cutec_gemm(cute_gemm_lib *lib, cute_gemm_variant variant, const cute
  * CuTe and cuBLAS use (cute_gemv_sf_count / cute_gemv_sf_index, cutec/gemv.h); C f16, bf16
  * or f32, either major, 16-byte aligned.  The Blackwell kernel (sm_100a): on the interpreter
  * with an sm_100 target, or a Blackwell GPU — verified by emulation and ptxas only
- * (docs/blackwell.md).  A malformed call is CUTE_ERR_INVALID with the reason in err. */
+ * (docs/blackwell.md).  The cluster of the library's tiling (cute_gemm_lib_tiling; its other
+ * fields are the multi-stage kernels') picks the CTA pair when 2x1 (cta_group::2, 256 x 128
+ * tiles of C a pair).  A malformed call is CUTE_ERR_INVALID
+ * with the reason in err. */
 cute_status cutec_gemm_nvfp4(cute_gemm_lib *lib, const cute_call_arg *A, const cute_call_arg *SFA,
                              const cute_call_arg *B, const cute_call_arg *SFB, const cute_call_arg *C, double alpha,
                              double beta, void *stream, char *err, size_t n);

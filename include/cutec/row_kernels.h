@@ -89,6 +89,11 @@ typedef enum {
 } cutec_reduce_op;
 cute_status cutec_reduce_rows(cutec_rows *lib, const cute_call_arg *out, const cute_call_arg *x, cutec_reduce_op op,
                               void *stream, char *err, size_t n);
+/* The same over the first dimension: out(N) f32 = the op over the M rows of x(M,N) (f32,
+ * f16 or bf16, unit-stride columns), torch.sum(x, 0) and the others; combined in f32 in a
+ * fixed order (row splits, then lanes: the same bits every run), NaNs as above. */
+cute_status cutec_reduce_cols(cutec_rows *lib, const cute_call_arg *out, const cute_call_arg *x, cutec_reduce_op op,
+                              void *stream, char *err, size_t n);
 
 CUTE_API_END
 #endif

@@ -7,6 +7,20 @@
 #include "atom/atom_rows.h"
 #include "cutec/notation.h"
 
+/* the rows whose CuTe DSL spelling is name with its arguments ("tcgen05.Ld32x32bOp" for
+ * "tcgen05.Ld32x32bOp(Repetition.x4, Pack.NONE)"), into buf; false when there are none */
+static bool dsl_family(const char *name, char *buf, size_t n)
+{
+    size_t used = 0, len = strlen(name);
+    buf[0] = 0;
+    for (int i = 0; i < atom_row_count() && len; i++) {
+        const cute_atom_info *r = &atom_row_at(i)->info;
+        if (strncmp(r->dsl, name, len) || r->dsl[len] != '(' || used + strlen(r->name) + 3 >= n) continue;
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "", r->name);
+    }
+    return used > 0;
+}
+
 /* the rows whose names share the longest prefix with name, for "did you mean" */
 static void nearest(const char *name, char *buf, size_t n)
 {
@@ -31,7 +45,10 @@ static bool unknown(cute_alg *c, const char *name, bool mma)
     if (r)
         return cute_alg_fail(c, "%s is %s atom, not %s atom", name,
                              r->info.mma ? "an MMA" : "a copy", mma ? "an MMA" : "a copy");
-    char near[512];
+    char near[2048];
+    if (name && dsl_family(name, near, sizeof near))
+        return cute_alg_fail(c, "\"%s\" is CuTe DSL's op of the atoms %s: name one (or the op with its arguments, "
+                             "as `cutec show atom NAME` prints it)", name, near);
     nearest(name ? name : "", near, sizeof near);
     return cute_alg_fail(c,
                          "no atom is called \"%s\" (nearest: %s; `cutec show atom list` lists "
@@ -91,6 +108,9 @@ static bool to_elements(cute_alg *c, const atom_row *r, int field, int ebits, cu
     int64_t nbits = cute_size(c, &vb).v;
     *out = cute_upcast(c, &bits, ebits);
     if (c->failed) return false;
+    /* an S2T atom's values are no thread's registers: 4dp256bit's rows of 256 bits lie 128
+     * apart in its logical bits, which CuTe upcasts as they are */
+    if (r->kind == ROW_UTCCP) return true;
     cute_layout ve = cute_get(c, out, 1);
     if (cute_size(c, &ve).v * ebits != nbits)
         return cute_alg_fail(c,

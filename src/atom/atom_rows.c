@@ -211,6 +211,8 @@ const atom_row *atom_row_find(const char *name)
 {
     for (int i = 0; i < atom_row_count(); i++)
         if (same_name(name, atom_row_at(i)->info.name)) return atom_row_at(i);
+    for (int i = 0; i < atom_row_count(); i++) /* CuTe DSL's spelling, whole ("tcgen05.MmaF16BF16Op") */
+        if (atom_row_at(i)->info.dsl[0] && !strcmp(name, atom_row_at(i)->info.dsl)) return atom_row_at(i);
     /* CuTe's SM80_CP_ASYNC_*_ZFILL<T> are the same rows: every cp.async row zero-fills */
     const char *z = strstr(name, "_ZFILL<");
     if (!z || strncmp(name, "SM80_CP_ASYNC_", 14) != 0 || z - name > 40) return NULL;

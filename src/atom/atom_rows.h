@@ -25,7 +25,8 @@ typedef enum {
 typedef struct atom_row {
     cute_atom_info info;
     uint8_t kind; /* row_kind */
-    int mnk[3];   /* MMA */
+    int mnk[3];   /* MMA; a tensor-memory copy: its shape (cute_tmem_shape, T2R / R2T; cute_tcgen05_cp_shape,
+                   * UTCCP), its .xN (UTCCP: the CTA group) and whether it packs (.pack / .unpack::16b) */
     int bits;     /* copy: bits one thread moves per atom; cp.async: its size */
     int matrices; /* ldmatrix / stmatrix: 1, 2 or 4 8x8 matrices */
     bool trans;   /* ldmatrix / stmatrix .trans */

@@ -64,14 +64,15 @@ bool cute_umma_atom(cute_alg *c, const char *name, cute_dtype ab, int m, int n, 
     memset(out, 0, sizeof *out);
     const atom_row *r = name ? atom_row_find(name) : NULL;
     bool scaled = r && scaled_kind(r->info.name) >= 0, pair = r && r->mnk[0] == 256;
-    if (!r || r->kind != ROW_UMMA_SS)
-        return cute_alg_fail(c, "cute_umma_atom: \"%s\" is not an SM100_MMA_*_SS atom cutec issues "
+    if (!r || (r->kind != ROW_UMMA_SS && r->kind != ROW_UMMA_TS) || (pair && r->kind == ROW_UMMA_TS))
+        return cute_alg_fail(c, "cute_umma_atom: \"%s\" is not an SM100_MMA atom cutec issues "
                              "(SM100_MMA_F16BF16_SS, SM100_MMA_TF32_SS, SM100_MMA_F8F6F4_SS, SM100_MMA_MXF8F6F4_SS, "
-                             "SM100_MMA_MXF4_SS, SM100_MMA_MXF4NVF4_SS, and the CTA pair's _2x1SM_SS of each)",
-                             name ? name : "(null)");
+                             "SM100_MMA_MXF4_SS, SM100_MMA_MXF4NVF4_SS, the CTA pair's _2x1SM_SS of each, and one "
+                             "block's SM100_MMA_F16BF16_TS, SM100_MMA_TF32_TS)", name ? name : "(null)");
     if (pair) return pair_atom(c, r, ab, m, n, out);
     if (scaled && (m != 128 || n % 16))
-        return cute_alg_fail(c, "cute_umma_atom: %s of %d x %d (M 128, N a multiple of 16 up to 256)", name, m, n);
+        return cute_alg_fail(c, "cute_umma_atom: %s of %d x %d (a block-scaled atom of one block is M 128, never 64 (the "
+                             "PTX ISA's and CuTe's shape); N a multiple of 16 up to 256)", name, m, n);
     if (!family_takes(r, ab))
         return cute_alg_fail(c, "cute_umma_atom: %s does not take %s operands", name, cute_dtype_name(ab));
     if ((m != 64 && m != 128) || n < 8 || n > 256 || n % (m == 128 ? 16 : 8))
@@ -122,14 +123,22 @@ static cute_val descriptor(cute_ctx *c, const cute_mma_atom *atom, cute_tensor t
     return cute_val_binop(c, CUTE_OP_OR, ctx_val(c, d), cute_val_int(c, CUTE_U64, (int64_t)(1ull << 46)));
 }
 
+/* an _SS atom's A is a shared tile, a _TS atom's lies in tensor memory */
+static bool ts_atom(const cute_mma_atom *atom)
+{
+    const atom_row *r = atom->name ? atom_row_find(atom->name) : NULL;
+    return r && r->kind == ROW_UMMA_TS;
+}
+
 void cute_umma_gemm(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_tensor A, cute_tensor B,
                     cute_val accumulate)
 {
     static const char what[] = "cute_umma_gemm";
     if (!ctx_ok(c) || !tensor_usable(c, &A, what) || !tensor_usable(c, &B, what)) return;
-    if (atom->emit != umma_refuse_emit || scaled_kind(atom->name) >= 0) {
-        cute_ctx_fail(c, "%s: %s is not a dense sm_100 MMA atom (cute_umma_atom; the block-scaled ones: "
-                      "cute_umma_gemm_scaled)", what, atom->name);
+    if (atom->emit != umma_refuse_emit || scaled_kind(atom->name) >= 0 || ts_atom(atom)) {
+        cute_ctx_fail(c, "%s: %s is not a dense sm_100 MMA atom of A in shared memory (cute_umma_atom; the "
+                      "block-scaled ones: cute_umma_gemm_scaled; A in tensor memory: cute_umma_gemm_ts)", what,
+                      atom->name);
         return;
     }
     int64_t ra = block_rows(atom, 'A'), rb = block_rows(atom, 'B');
@@ -146,6 +155,31 @@ void cute_umma_gemm(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_ten
         uint32_t idesc = cute_tcgen05_idesc(c, (cute_dtype)atom->a_type, (cute_dtype)atom->b_type, (int)atom->m,
                                             (int)atom->n, ma == CUTE_MAJOR_MN, mb == CUTE_MAJOR_MN);
         cute_tcgen05_mma(c, (cute_dtype)atom->a_type, d, da, db, idesc, i ? cute_val_int(c, CUTE_U32, 1) : accumulate);
+    }
+}
+
+void cute_umma_gemm_ts(cute_ctx *c, const cute_mma_atom *atom, cute_val d, cute_val a_tmem, cute_tensor B,
+                       cute_val accumulate)
+{
+    static const char what[] = "cute_umma_gemm_ts";
+    if (!ctx_ok(c) || !tensor_usable(c, &B, what)) return;
+    if (atom->emit != umma_refuse_emit || !ts_atom(atom)) {
+        cute_ctx_fail(c, "%s: %s is not an sm_100 MMA atom of A in tensor memory (SM100_MMA_F16BF16_TS, "
+                      "SM100_MMA_TF32_TS through cute_umma_atom)", what, atom->name ? atom->name : "(none)");
+        return;
+    }
+    if (!atom_arch_ok(c, atom->min_arch, atom->name, what) || !operand_ok(c, atom, B, 'B', atom->n)) return;
+    cute_layout k = cute_get(&c->alg, &B.layout, 1);
+    int64_t blocks = cute_size(&c->alg, &k).v / atom->k;
+    int cols = (int)atom->k * cute_dtype_bits((cute_dtype)atom->a_type) / 32; /* A's columns a K of the atom */
+    for (int64_t i = 0; i < blocks && ctx_ok(c); i++) {
+        cute_major mb;
+        cute_val db = descriptor(c, atom, kblock(c, atom, B, atom->n, i), 'B', &mb);
+        if (!db.r) return;
+        uint32_t idesc = cute_tcgen05_idesc(c, (cute_dtype)atom->a_type, (cute_dtype)atom->b_type, (int)atom->m,
+                                            (int)atom->n, false, mb == CUTE_MAJOR_MN);
+        cute_val a = cute_val_binop(c, CUTE_OP_ADD, a_tmem, cute_val_int(c, CUTE_U32, i * cols));
+        cute_tcgen05_mma_ts(c, (cute_dtype)atom->a_type, d, a, db, idesc, i ? cute_val_int(c, CUTE_U32, 1) : accumulate);
     }
 }
 
@@ -244,6 +278,46 @@ void umma_refuse_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cut
 void tmem_copy_refuse_emit(cute_ctx *c, const cute_copy_atom *atom, cute_tensor src, cute_tensor dst, cute_vreg pred)
 {
     (void)src, (void)dst, (void)pred;
-    cute_ctx_fail(c, "%s: tensor memory is reached through cutec/tcgen05.h (cute_tmem_load_32dp32b, "
-                     "cute_tcgen05_cp ...), not cute_copy", atom->name);
+    cute_ctx_fail(c, "%s: tensor memory is reached through cute_tmem_copy / cute_utccp_copy (cutec/umma.h), "
+                     "not cute_copy", atom->name);
+}
+
+/* atom's row when it is a tensor-memory copy of kind want (or, with want ROW_TMEM_LOAD, an R2T
+ * too); NULL after a diagnostic naming call */
+static const atom_row *tmem_row(cute_ctx *c, const cute_copy_atom *atom, bool cp, const char *call)
+{
+    const atom_row *r = atom && atom->name ? atom_row_find(atom->name) : NULL;
+    bool ok = r && (cp ? r->kind == ROW_UTCCP : r->kind == ROW_TMEM_LOAD || r->kind == ROW_TMEM_STORE);
+    if (!ok)
+        cute_ctx_fail(c, "%s: %s is not %s atom (%s)", call, atom && atom->name ? atom->name : "(no atom)",
+                      cp ? "an S2T" : "a T2R / R2T", cp ? "SM100_UTCCP_*" : "SM100_TMEM_LOAD_* / SM100_TMEM_STORE_*");
+    return ok && atom_arch_ok(c, atom->min_arch, atom->name, call) ? r : NULL;
+}
+
+void cute_tmem_copy(cute_ctx *c, const cute_copy_atom *atom, cute_val taddr, cute_val *regs)
+{
+    static const char call[] = "cute_tmem_copy";
+    const atom_row *r = ctx_ok(c) ? tmem_row(c, atom, false, call) : NULL;
+    if (!r) return;
+    cute_tmem_shape shape = (cute_tmem_shape)r->mnk[0];
+    int num = r->mnk[1], split = shape == CUTE_TMEM_16x32bx2 ? num << r->mnk[2] : 0; /* CuTe's half_split */
+    if (r->kind == ROW_TMEM_LOAD) cute_tmem_load(c, shape, num, r->mnk[2], taddr, split, regs);
+    else cute_tmem_store(c, shape, num, r->mnk[2], taddr, split, regs);
+}
+
+void cute_utccp_copy(cute_ctx *c, const cute_copy_atom *atom, cute_val taddr, cute_val s_desc)
+{
+    static const char call[] = "cute_utccp_copy";
+    const atom_row *r = ctx_ok(c) ? tmem_row(c, atom, true, call) : NULL;
+    if (!r) return;
+    if (r->mnk[1] == 2 && c->tc05_group != 2) {
+        cute_ctx_fail(c, "%s: %s is the CTA pair's (cta_group::2): cute_tcgen05_cta_group(c, 2) first", call, atom->name);
+        return;
+    }
+    if (r->mnk[1] == 1 && c->tc05_group == 2) {
+        cute_ctx_fail(c, "%s: %s is one block's (cta_group::1), in a kernel of the CTA pair: use its _2cta atom", call,
+                      atom->name);
+        return;
+    }
+    cute_tcgen05_cp(c, (cute_tcgen05_cp_shape)r->mnk[0], taddr, s_desc);
 }

@@ -302,6 +302,24 @@ static void misuse_idesc(cute_tcgen05_scaled_kind kind, cute_dtype ab, bool mn, 
     cute_ctx_free(c);
 }
 
+/* M = 64, which the dense kinds have and the block-scaled ones have not: refused by the atom and
+ * the instruction descriptor, saying so */
+static void misuse_m64(void)
+{
+    cute_alg a;
+    cute_alg_init(&a, NULL);
+    cute_mma_atom atom;
+    CHECK(!cute_umma_atom(&a, "SM100_MMA_MXF4NVF4_SS", CUTE_E2M1, 64, 64, &atom) && strstr(a.error, "never 64"),
+          "an M = 64 NVFP4 atom refused: %s", a.error);
+    cute_ctx *c = cute_ctx_new();
+    cute_kernel_begin(c, "misuse");
+    cute_ctx_target_arch(c, 100);
+    uint32_t idesc = cute_tcgen05_idesc_scaled(c, CUTE_TCGEN05_MXF8F6F4, CUTE_E4M3, CUTE_E4M3, 64, 64, false, false, 0, 0);
+    const char *err = cute_ctx_error(c);
+    CHECK(!idesc && err && strstr(err, "no M 64"), "an M = 64 MXFP8 descriptor refused: %s", err ? err : "no error");
+    cute_ctx_free(c);
+}
+
 /* the dense call with a scaled atom, the scaled call with a dense one */
 static void misuse_atoms(void)
 {
@@ -344,6 +362,7 @@ int main(void)
     misuse_idesc(CUTE_TCGEN05_MXF4NVF4, CUTE_E2M1, true, 0, "K-major e2m1 A and B");
     misuse_idesc(CUTE_TCGEN05_MXF8F6F4, CUTE_E2M1, false, 0, "e4m3 or e5m2 A and B");
     misuse_atoms();
+    misuse_m64();
     cute_ir_func *f[3];
     for (int i = 0; i < 3; i++) f[i] = kernel(&cases[i == 2 ? 2 : i == 1 ? 3 : 0]);
     kt_compiles_for(f, 3, "sm_100a", "kind::mxf8f6f4.block_scale.scale_vec::1X");

@@ -74,6 +74,20 @@ static void commands(void)
     refused(cmd_run, (const char *const[]){"run", "gemm", "--k", "8x", NULL}, "not a decimal");
     refused(cmd_compile, (const char *const[]){"compile", "gemm", "--align", "4x", NULL},
             "not a decimal");
+    /* the block-scaled kinds (Blackwell's): the layout, the target, the kernel each named */
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--dtype", "nvfp4", "--layout", "nnn", NULL},
+            "nvfp4 takes K-major A and B");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--dtype", "mxfp4", "--backend", "interp", "--arch", "sm_90a",
+                                           NULL}, "--dtype mxfp4 is a Blackwell block-scaled kind");
+    refused(cmd_compile, (const char *const[]){"compile", "gemm", "--dtype", "mxfp8", "--arch", "sm_90a", NULL},
+            "it needs an sm_100 target");
+    refused(cmd_compile, (const char *const[]){"compile", "gemm", "--dtype", "nvfp4", "--variant", "hopper", NULL},
+            "runs on the blackwell kernel only");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--dtype", "nvfp4", "--tile", "128x256x256", NULL},
+            "of the tiling it takes --cluster 1x1 or 2x1");
+    refused(cmd_bench, (const char *const[]){"bench", "gemm", "--dtype", "mxfp8", NULL}, "bench does not time");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--groups", "2", "--cluster", "2x1", NULL},
+            "the grouped kernel with its own tiling");
     refused(cmd_cache, (const char *const[]){"cache", NULL}, "usage: cutec cache");
     refused(cmd_export, (const char *const[]){"export", "gemm", NULL}, "--out DIR is needed");
     refused(cmd_export, (const char *const[]){"export", "gemm", "--out", NULL}, "--out needs a value");

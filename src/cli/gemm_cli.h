@@ -130,7 +130,8 @@ typedef struct gemm_opts {
     cute_gemm_scale_kind scale; /* --scale tensor|block */
     double out_scale;           /* --out-scale (0: none) */
     bool amax;                  /* --amax */
-    bool mxfp8;                 /* run --dtype mxfp8: e4m3 with ue8m0 scales (gemm_mx.c; in is e4m3) */
+    const struct gemm_bs_kind *bs; /* run --dtype nvfp4|mxfp4|mxfp8: a block-scaled kind (gemm_mx.c; in is
+                                    * its codes' dtype), else NULL */
 } gemm_opts;
 
 /* --- fp8 scales (gemm_scales.c) --------------------------------------------------------- */
@@ -170,6 +171,25 @@ int gemm_bench_sets(cute_cuda *cu, cute_dtype in, cute_dtype out, int64_t l, con
  * names, comma-separated, into skipped; "" when none) */
 void cli_gemm_card_variants(gemm_opts *o, int arch, char *skipped, size_t n);
 int gemm_grouped(const gemm_opts *o, bool bench); /* gemm_grouped.c: --groups */
-int gemm_mx_run(const gemm_opts *o);             /* gemm_mx.c: run --dtype mxfp8 */
+
+/* --- the block-scaled kinds (gemm_mx.c): `--dtype nvfp4|mxfp4|mxfp8`, the Blackwell kernel's ------ */
+typedef struct gemm_bs_kind {
+    const char *name;  /* "nvfp4" */
+    cute_dtype d, sf;  /* the codes' and the scales' dtypes */
+    int vec;           /* one scale per vec of K */
+    const char *inst;  /* the MMA's kind, for the printout */
+    const char *what;  /* "e2m1, a ue4m3 scale per 16 of K" */
+    cute_status (*entry)(cute_gemm_lib *, const cute_call_arg *, const cute_call_arg *, const cute_call_arg *,
+                         const cute_call_arg *, const cute_call_arg *, double, double, void *, char *, size_t);
+} gemm_bs_kind;
+/* the kind called name, or NULL */
+const gemm_bs_kind *gemm_bs_kind_named(const char *name);
+#define GEMM_BS_KINDS "nvfp4, mxfp4, mxfp8"
+/* false, with a message naming `cmd`, the kind and the target, when sm_<arch> has no tcgen05
+ * (the block-scaled kinds are sm_100's) */
+bool gemm_bs_arch_ok(const char *cmd, const gemm_bs_kind *k, int arch);
+/* a configuration of kind k for the blackwell kernel (K-major A and B) */
+void gemm_bs_config(const gemm_bs_kind *k, cute_gemm_config *cfg);
+int gemm_mx_run(const gemm_opts *o); /* run --dtype nvfp4|mxfp4|mxfp8 */
 
 #endif

@@ -46,8 +46,9 @@ static void usage(void)
             "C(M,N,L) = alpha * A(M,K,L) * B(N,K,L)^T + beta * C, B given as (N,K) (CuTe's\n"
             "convention), L batches (--batch, default 1: rank-2 operands).\n"
             "dtype: the inputs' (A and B): f32 (default), f64, f16, bf16, tf32, s8, e4m3, e5m2;\n"
-            "  run: mxfp8 (e4m3 with a ue8m0 scale per 32 of K, K-major: the Blackwell kernel,\n"
-            "  --arch sm_100a on the interpreter).\n"
+            "  run: the block-scaled kinds nvfp4 (e2m1 with a ue4m3 scale per 16 of K), mxfp4 (e2m1,\n"
+            "  ue8m0 per 32) and mxfp8 (e4m3, ue8m0 per 32): K-major, C f32, f16 or bf16, the\n"
+            "  Blackwell kernel (an sm_100 target: --arch sm_100a on the interpreter).\n"
             "out-dtype: C's: f16 -> f16, bf16 or f32; bf16 -> bf16, f16 or f32; tf32 -> f32;\n"
             "  s8 -> s32; e4m3, e5m2 -> f32, f16 or bf16; f32 -> f32; f64 -> f64 (the first is\n"
             "  the default).  s8 takes integer alpha and beta.\n"
@@ -272,8 +273,11 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
 {
     int64_t x = 0;
     *known = true;
-    if (!strcmp(k, "--dtype") && !bench && !strcmp(v, "mxfp8")) return o->mxfp8 = true, o->in = CUTE_E4M3, true;
-    if (!strcmp(k, "--dtype")) return o->mxfp8 = false, cli_gemm_dtype_parse(v, &o->in) && is_input_dtype(o->in);
+    if (!strcmp(k, "--dtype") && bench && gemm_bs_kind_named(v)) /* no Blackwell to time it on */
+        return snprintf(why, sizeof why, "bench does not time the block-scaled kinds (no Blackwell here); "
+                        "`cutec run gemm --dtype %s --arch sm_100a --backend interp` checks them", v), false;
+    if (!strcmp(k, "--dtype") && !bench && (o->bs = gemm_bs_kind_named(v))) return o->in = o->bs->d, true;
+    if (!strcmp(k, "--dtype")) return o->bs = NULL, cli_gemm_dtype_parse(v, &o->in) && is_input_dtype(o->in);
     if (!strcmp(k, "--out-dtype")) return cli_gemm_dtype_parse(v, &o->out);
     if (!strcmp(k, "--layout")) return o->layout_given = true, cli_gemm_parse_layout(v, o->layout);
     if (!strcmp(k, "--alpha")) return o->alpha_given = true, parse_double(v, &o->alpha);
@@ -323,29 +327,43 @@ static int settle(gemm_opts *o, const char *cmd, bool bench)
 {
     const cute_dtype *outs;
     int n;
-    gemm_ref_out_dtypes(o->in, &outs, &n);
+    cute_dtype in = o->bs ? CUTE_E4M3 : o->in; /* the block-scaled kinds write C as fp8 does: f32, f16, bf16 */
+    gemm_ref_out_dtypes(in, &outs, &n);
     if (o->out == CUTE_VOID) o->out = outs[0];
     /* fp8: K-major A and B unless told otherwise, the only layout cuBLASLt's fp8 takes */
     if ((o->in == CUTE_E4M3 || o->in == CUTE_E5M2) && !o->layout_given) o->layout[0] = 't', o->layout[1] = 'n';
     /* grouped: K-major A and B, row-major C (an MoE layer's activations and weights) */
     if (o->groups && !o->layout_given) snprintf(o->layout, sizeof o->layout, "tnt");
-    if (o->mxfp8 && (o->l > 1 || o->groups || o->dual || o->scale || cute_gemm_epilogue_fused(&o->epi) ||
-                     o->layout[0] != 't' || o->layout[1] != 'n')) {
-        fprintf(stderr, "cutec %s gemm: mxfp8 takes K-major A and B (layout tn, C n or t) and neither --batch, "
-                        "--groups, --epilogue nor --scale\n", cmd);
+    if (o->bs && !o->layout_given) o->layout[0] = 't', o->layout[1] = 'n';
+    if (o->bs && (o->l > 1 || o->groups || o->dual || o->scale || cute_gemm_epilogue_fused(&o->epi) ||
+                  o->layout[0] != 't' || o->layout[1] != 'n')) {
+        fprintf(stderr, "cutec %s gemm: %s takes K-major A and B (layout tn, C n or t) and neither --batch, "
+                        "--groups, --epilogue nor --scale\n", cmd, o->bs->name);
         return CLI_USAGE;
     }
     if (o->groups && (o->l > 1 || o->dual || cute_gemm_epilogue_fused(&o->epi))) {
         fprintf(stderr, "cutec %s gemm: --groups goes with neither --batch nor --epilogue\n", cmd);
         return CLI_USAGE;
     }
+    static const cute_gemm_tiling untiled;
+    cute_gemm_tiling clustered = {.cluster_m = o->tiling.cluster_m, .cluster_n = o->tiling.cluster_n};
+    if (o->bs && memcmp(&o->tiling, &clustered, sizeof clustered)) { /* it would be ignored */
+        fprintf(stderr, "cutec %s gemm: %s's tiles are the Blackwell kernel's (128 x 128): of the tiling it takes "
+                        "--cluster 1x1 or 2x1 (the CTA pair) only\n", cmd, o->bs->name);
+        return CLI_USAGE;
+    }
+    if (o->groups && memcmp(&o->tiling, &untiled, sizeof untiled)) { /* it would be ignored */
+        fprintf(stderr, "cutec %s gemm: --groups runs the grouped kernel with its own tiling: --tile, --stages, "
+                        "--warps, --cluster, --raster, --store and --schedule are not taken with it\n", cmd);
+        return CLI_USAGE;
+    }
     if ((o->amax || o->out_scale > 0) && !o->scale) {
         fprintf(stderr, "cutec %s gemm: --amax and --out-scale go with --scale tensor|block\n", cmd);
         return CLI_USAGE;
     }
-    if (!gemm_ref_pair_ok(o->in, o->out)) {
-        fprintf(stderr, "cutec %s gemm: --out-dtype %s: %s inputs give C of %s\n", cmd,
-                cli_gemm_dtype_name(o->out), cli_gemm_dtype_name(o->in), cli_gemm_out_list(o->in));
+    if (!gemm_ref_pair_ok(in, o->out)) {
+        fprintf(stderr, "cutec %s gemm: --out-dtype %s: %s inputs give C of %s\n", cmd, cli_gemm_dtype_name(o->out),
+                o->bs ? o->bs->name : cli_gemm_dtype_name(in), cli_gemm_out_list(in));
         return CLI_USAGE;
     }
     if (!gemm_ref_integral(o->in)) return CLI_OK;
@@ -514,7 +532,7 @@ int cmd_run_gemm(int argc, char **argv)
 {
     gemm_opts o;
     int rc = parse(argc, argv, &o, false);
-    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : o.groups ? gemm_grouped(&o, false) : o.mxfp8 ? gemm_mx_run(&o)
+    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : o.groups ? gemm_grouped(&o, false) : o.bs ? gemm_mx_run(&o)
                                                                                                         : run(&o);
 }
 

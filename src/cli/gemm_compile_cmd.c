@@ -13,13 +13,14 @@ static int usage(void)
 {
     fputs("usage: cutec compile gemm [--variant auto|registers|shared|pipelined] [--dtype D]\n"
           "         [--out-dtype D] [--layout XYZ] [--align BYTES] [--index 32|64]\n"
-          "         [--emit ir|cuda|ptx|sass|usage|banks|time|config] [--arch sm_80|sm_90a]\n"
+          "         [--emit ir|cuda|ptx|sass|usage|banks|time|config] [--arch sm_80|sm_90a|sm_100a]\n"
           "         [--tile BMxBNxBK] [--warps WMxWN] [--stages S] [--raster F] [--read-bytes 8|16]\n"
           "         [--cluster CMxCN] [--store auto|tma|tile|st|overlap] [--schedule auto|coop|pingpong|persistent|streamk]\n"
           "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--scale tensor|block [--amax-out 1]]\n"
           "         [--bias row|col] [--peer flags|mirror] [--m M --n N --k K [--card NAME:SMS] [--tune-file F]]\n"
           "  --dtype:  f32 (default), f64, f16, bf16, tf32, s8, e4m3, e5m2; --out-dtype as in\n"
-          "            `cutec run gemm help`\n"
+          "            `cutec run gemm help`; the block-scaled nvfp4, mxfp4, mxfp8 (the blackwell\n"
+          "            kernel: --arch sm_100a)\n"
           "  --variant: auto (default) is the library's choice: the most advanced variant that\n"
           "            compiles for the dtype and layout (its name goes to stderr)\n"
           "  --layout: BLAS's letters as in `cutec run gemm help` (default nt: A M-major,\n"
@@ -118,8 +119,8 @@ static void tuned_choice(const shape_opts *s, cute_runtime *rt, cute_gemm_config
     cute_tune_db_free(db);
 }
 
-static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *emit, const char *arch,
-                            const shape_opts *shape)
+static int compile_and_emit(cute_gemm_config *cfg, const gemm_bs_kind *bs, cute_dtype out, const char *emit,
+                            const char *arch, const shape_opts *shape)
 {
     char err[4096];
     cute_runtime *rt;
@@ -128,10 +129,14 @@ static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *e
         return CLI_FAIL;
     }
     cute_runtime_set_target_arch(rt, arch); /* atoms are checked against it */
+    if (bs && !gemm_bs_arch_ok("compile", bs, cute_runtime_target_arch(rt))) {
+        cute_runtime_free(rt);
+        return CLI_USAGE;
+    }
     const cute_dtype *outs;
     int n;
     static const cute_dtype f32[] = {CUTE_F32};
-    if (cfg->dtype == CUTE_E2M1) /* NVFP4: K-major A and B, C f32 unless asked */
+    if (cfg->dtype == CUTE_E2M1 || bs) /* NVFP4, MXFP4, MXFP8: K-major A and B, C f32 unless asked */
         cfg->major[0] = cfg->major[1] = 1, outs = f32;
     else
         gemm_ref_out_dtypes(cfg->dtype, &outs, &n);
@@ -161,7 +166,7 @@ static int compile_and_emit(cute_gemm_config *cfg, cute_dtype out, const char *e
         bool config = emit && !strcmp(emit, "config");
         if (!config)
             fprintf(stderr, "# kernel: %s, %s -> %s, %d-bit index arithmetic\n", cute_gemm_variant_name(cfg->variant),
-                    cli_gemm_dtype_name(cfg->dtype), cli_gemm_dtype_name(out), cfg->index_bound ? 32 : 64);
+                    bs ? bs->name : cli_gemm_dtype_name(cfg->dtype), cli_gemm_dtype_name(out), cfg->index_bound ? 32 : 64);
         char text[512];
         cute_gemm_tune_config_text(cfg->variant, &cfg->tiling, text, sizeof text);
         if (choice.why[0]) fprintf(config ? stdout : stderr, "# config: %s\n", choice.why);
@@ -179,6 +184,8 @@ int cmd_compile_gemm(int argc, char **argv)
                             .index_bound = CUTE_GEMM_INDEX_BOUND}; /* "nn" */
     cute_dtype out = CUTE_VOID;
     const char *emit = "cuda", *arch = getenv("CUTEC_ARCH");
+    const gemm_bs_kind *bs = NULL; /* --dtype nvfp4|mxfp4|mxfp8 */
+    bool layout_given = false;
     shape_opts shape = {{0, 0, 0}, NULL, NULL};
     for (int i = 2; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -228,11 +235,14 @@ int cmd_compile_gemm(int argc, char **argv)
             const cute_dtype *outs;
             int nouts;
             bool fp4 = d == &cfg.dtype && !strcmp(v, "e2m1"); /* NVFP4: the blackwell kernel's */
+            if (d == &cfg.dtype && (bs = gemm_bs_kind_named(v))) continue;
             if (!cli_gemm_dtype_parse(v, d) || (d == &cfg.dtype && !fp4 && !gemm_ref_out_dtypes(*d, &outs, &nouts))) {
-                fprintf(stderr, "cutec compile gemm: %s %s (f32, f64, f16, bf16, tf32, s8, e4m3, e5m2 or e2m1)\n", k, v);
+                fprintf(stderr, "cutec compile gemm: %s %s (f32, f64, f16, bf16, tf32, s8, e4m3, e5m2, e2m1%s)\n", k, v,
+                        d == &cfg.dtype ? ", or the block-scaled " GEMM_BS_KINDS : "");
                 return usage();
             }
         } else if (!strcmp(k, "--layout")) {
+            layout_given = true;
             if (!cli_gemm_layout_majors(v, cfg.major)) {
                 fprintf(stderr, "cutec compile gemm: --layout %s (two or three of n, t)\n", v);
                 return usage();
@@ -280,10 +290,20 @@ int cmd_compile_gemm(int argc, char **argv)
         fprintf(stderr, "cutec compile gemm: --m, --n and --k go together\n");
         return usage();
     }
-    if (out != CUTE_VOID && !gemm_ref_pair_ok(cfg.dtype, out)) {
+    if (bs && cfg.variant != CUTE_GEMM_AUTO && cfg.variant != CUTE_GEMM_BLACKWELL) {
+        fprintf(stderr, "cutec compile gemm: --dtype %s runs on the blackwell kernel only, not --variant %s\n", bs->name,
+                cute_gemm_variant_name(cfg.variant));
+        return CLI_USAGE;
+    }
+    if (bs && layout_given && (cfg.major[0] != 1 || cfg.major[1] != 1)) {
+        fprintf(stderr, "cutec compile gemm: --dtype %s takes K-major A and B (--layout tn, C n or t)\n", bs->name);
+        return CLI_USAGE;
+    }
+    if (bs) gemm_bs_config(bs, &cfg);
+    if (out != CUTE_VOID && !gemm_ref_pair_ok(bs ? CUTE_E4M3 : cfg.dtype, out)) {
         fprintf(stderr, "cutec compile gemm: --out-dtype %s: %s inputs give C of %s\n", cli_gemm_dtype_name(out),
                 cli_gemm_dtype_name(cfg.dtype), cli_gemm_out_list(cfg.dtype));
         return CLI_USAGE;
     }
-    return cli_parse_only() ? CLI_OK : compile_and_emit(&cfg, out, emit, arch, &shape);
+    return cli_parse_only() ? CLI_OK : compile_and_emit(&cfg, bs, out, emit, arch, &shape);
 }

@@ -60,6 +60,19 @@ static int64_t check_reduce_row(rows_problem *p, int64_t r, char *first, size_t 
     return 1;
 }
 
+/* a plain reduction of one column (over the first dimension) */
+static int64_t check_reduce_col(rows_problem *p, int64_t j, char *first, size_t n)
+{
+    double *x = malloc(sizeof(double) * (size_t)p->m), scale;
+    for (int64_t r = 0; x && r < p->m; r++) x[r] = ew_get(p->d, p->x.host, r * p->n + j);
+    int op = (int)(p->op - RP_SUM);
+    double want = x ? rows_ref_reduce(x, p->m, op, &scale) : NAN, got = ew_get(CUTE_F32, p->out.host, j);
+    free(x);
+    if (rows_ref_reduce_close(got, want, scale, op, p->m)) return 0;
+    if (!first[0]) snprintf(first, n, "%s column %lld: got %.8g want %.8g", rp_op_name(p->op), (long long)j, got, want);
+    return 1;
+}
+
 /* cross-entropy of one row: loss, lse, and dlogits when fused */
 static int64_t check_xent_row(rows_problem *p, int64_t r, char *first, size_t n)
 {
@@ -124,8 +137,10 @@ int64_t rp_check(rows_problem *p, bool all_rows, char *first, size_t n)
     rp_buf *stats[5] = {&p->rstd, &p->mean, &p->loss, &p->lse, &p->out};
     for (int i = 0; i < 5 && (!p->backward || p->op == RP_XENT); i++)
         if (stats[i]->host) p->be->vt->download(p->be->self, stats[i]->host, &stats[i]->b, 0, stats[i]->bytes);
-    int64_t rows[4] = {0, 1, p->m / 2, p->m - 1}, bad = 0;
-    for (int i = 0; i < 4; i++) {
+    int64_t rows[4] = {0, 1, p->m / 2, p->m - 1}, cols[4] = {0, 1, p->n / 2, p->n - 1}, bad = 0;
+    for (int i = 0; p->columns && i < 4; i++)
+        if (cols[i] < p->n && (!i || cols[i] > cols[i - 1])) bad += check_reduce_col(p, cols[i], first, n);
+    for (int i = 0; !p->columns && i < 4; i++) {
         if (rows[i] >= p->m || (i && rows[i] <= rows[i - 1])) continue;
         bad += rp_op_reduce(p->op) ? check_reduce_row(p, rows[i], first, n)
                : p->op == RP_XENT   ? check_xent_row(p, rows[i], first, n)

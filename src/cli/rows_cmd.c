@@ -17,6 +17,7 @@
 typedef struct rows_opts {
     rp_op op;
     bool backward;
+    bool columns; /* --dim 0 */
     cute_dtype dtype;
     int64_t m, n;
     cli_kernel_opts k; /* --iters, --emit, --arch, --backend */
@@ -26,7 +27,8 @@ static int usage(const char *cmd)
 {
     fprintf(stderr,
             "usage: cutec %s softmax|log-softmax|rmsnorm|layernorm|cross-entropy|sum|mean|amax|amin|prod\n"
-            "         [--dtype f32|f16|bf16] [--shape MxN] [--backward] [--iters N]\n"
+            "         [--dtype f32|f16|bf16] [--shape MxN] [--backward] [--dim 0|1|-1 (sum..prod: the\n"
+            "         dimension reduced; 1 = -1, the last, by default)] [--iters N]\n"
             "         [--emit ir|cuda|ptx|sass|time] [--arch sm_90a]"
             " [--backend cuda|interp]\n",
             cmd);
@@ -39,6 +41,11 @@ static bool option(rows_opts *o, const char *k, const char *v, char *why, size_t
     int nd = 0;
     if (!strcmp(k, "--dtype"))
         return cute_dtype_parse(v, &o->dtype) && (o->dtype == CUTE_F32 || o->dtype == CUTE_F16 || o->dtype == CUTE_BF16);
+    if (!strcmp(k, "--dim")) {
+        if (!rp_op_reduce(o->op)) return snprintf(why, n, "only the plain reductions (sum..prod) take a dimension"), false;
+        if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "-1")) return snprintf(why, n, "0, 1 or -1 (a matrix's)"), false;
+        return o->columns = !strcmp(v, "0"), true;
+    }
     if (!strcmp(k, "--shape")) {
         if (!cli_dims(v, 2, (int64_t)1 << 40, dims, &nd, why, n)) return false;
         if (nd != 2 || dims[1] < 1) return snprintf(why, n, "the shape is MxN, N at least 1"), false;
@@ -77,6 +84,7 @@ static int parse(int argc, char **argv, rows_opts *o)
 static void problem_of(const rows_opts *o, cute_runtime *rt, cutec_rows *lib, rows_problem *p)
 {
     rp_init(p, o->op, o->backward, o->dtype, o->m, o->n, cute_runtime_backend(rt), lib);
+    p->columns = o->columns;
 }
 
 /* trace on the interpreter with buffers never touched, print the kernel */
@@ -173,7 +181,7 @@ static int run(const rows_opts *o)
     double ms = bad < 0 ? -1 : time_problem(rt, &p, o->k.iters);
     if (ms >= 0)
         printf("%s%s %s %lldx%lld backend=%s: %s (%lld wrong), %.4f ms, %.1f GB/s\n", rp_op_name(o->op),
-               o->backward ? " backward" : "", cute_dtype_name(o->dtype), (long long)o->m, (long long)o->n,
+               o->backward ? " backward" : o->columns ? " over dim 0" : "", cute_dtype_name(o->dtype), (long long)o->m, (long long)o->n,
                cute_runtime_backend_name(rt), bad ? "FAILED" : "verified", (long long)bad, ms, rp_bytes(&p) / ms / 1e6);
     rp_free(&p);
     cutec_rows_free(lib);
@@ -188,7 +196,7 @@ static void torch_ms(const rows_opts *o, const int64_t (*shapes)[2], int n, doub
     const char *script = getenv("CUTEC_TORCH_ROWS");
     char cmd[1024], line[512];
     int len = snprintf(cmd, sizeof cmd, "python3 %s %s %s %s", script ? script : "bench/torch_rows.py",
-                       rp_op_name(o->op), cute_dtype_name(o->dtype), o->backward ? "backward" : "forward");
+                       rp_op_name(o->op), cute_dtype_name(o->dtype), o->backward ? "backward" : o->columns ? "dim0" : "forward");
     for (int i = 0; i < n; i++) {
         len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %lldx%lld", (long long)shapes[i][0], (long long)shapes[i][1]);
         ms[i][0] = ms[i][1] = -1;
@@ -221,7 +229,7 @@ static void bench_one(cute_runtime *rt, cutec_rows *lib, const rows_opts *o, con
     if (ms < 0 || bad) *rc = CLI_FAIL;
     char shape[48];
     snprintf(shape, sizeof shape, "%lldx%lld", (long long)o->m, (long long)o->n);
-    printf("%-13s %-4s %-5s %13s %9.4f %8.1f %8.1f %6.1f%%", rp_op_name(o->op), o->backward ? "bwd" : "fwd",
+    printf("%-13s %-4s %-5s %13s %9.4f %8.1f %8.1f %6.1f%%", rp_op_name(o->op), o->backward ? "bwd" : o->columns ? "dim0" : "fwd",
            cute_dtype_name(o->dtype), shape, ms, gbs, copy_gbs, 100 * gbs / copy_gbs);
     for (int i = 0; i < 2; i++)
         if (torch[i] > 0) printf(" %8.1f", bytes / torch[i] / 1e6); else printf(" %8s", "-");

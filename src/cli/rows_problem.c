@@ -87,7 +87,7 @@ static bool make_all(rows_problem *p, bool fake)
     int64_t m = p->m, n = p->n;
     bool norm = p->op == RP_RMSNORM || p->op == RP_LAYERNORM, ok = true;
     ok = ok && buf_make(p, &p->x, p->d, 2, m, n, 0, fake);
-    if (rp_op_reduce(p->op)) return ok && buf_make(p, &p->out, CUTE_F32, 1, m, 1, NAN, fake);
+    if (rp_op_reduce(p->op)) return ok && buf_make(p, &p->out, CUTE_F32, 1, p->columns ? n : m, 1, NAN, fake);
     ok = ok && buf_make(p, &p->y, p->d, 2, m, n, NAN, fake);
     if (p->backward && p->op != RP_XENT) ok = ok && buf_make(p, &p->x2, p->d, 2, m, n, 0, fake);
     if (p->backward && (p->op == RP_SOFTMAX || p->op == RP_LOG_SOFTMAX)) ok = ok && buf_make(p, &p->fy, p->d, 2, m, n, NAN, fake);
@@ -113,7 +113,8 @@ static cute_status forward(rows_problem *p, const cute_call_arg *y)
     case RP_RMSNORM: return cutec_rmsnorm(p->lib, &a, NULL, e, n);
     case RP_LAYERNORM: return cutec_layernorm(p->lib, &a, NULL, e, n);
     case RP_SUM: case RP_MEAN: case RP_AMAX: case RP_AMIN: case RP_PROD:
-        return cutec_reduce_rows(p->lib, &p->out.arg, &p->x.arg, (cutec_reduce_op)(p->op - RP_SUM), NULL, e, n);
+        return (p->columns ? cutec_reduce_cols : cutec_reduce_rows)(p->lib, &p->out.arg, &p->x.arg,
+                                                                    (cutec_reduce_op)(p->op - RP_SUM), NULL, e, n);
     default: break;
     }
     cutec_xent_args x = {&p->x.arg, &p->labels.arg, &p->loss.arg, &p->lse.arg, p->backward ? &p->y.arg : NULL, -100, 0,
@@ -174,7 +175,7 @@ double rp_bytes(const rows_problem *p)
     case RP_SOFTMAX: case RP_LOG_SOFTMAX: return (p->backward ? 3 : 2) * mat;
     case RP_RMSNORM: return p->backward ? 3 * mat + rows + 2 * vec : 2 * mat + rows + vec;
     case RP_LAYERNORM: return p->backward ? 3 * mat + 2 * rows + 3 * vec : 2 * mat + 2 * rows + 2 * vec;
-    case RP_SUM: case RP_MEAN: case RP_AMAX: case RP_AMIN: case RP_PROD: return mat + rows;
+    case RP_SUM: case RP_MEAN: case RP_AMAX: case RP_AMIN: case RP_PROD: return mat + (p->columns ? 4.0 * (double)p->n : rows);
     default: return (p->backward ? 2 : 1) * mat + 3 * rows + 8.0 * (double)p->m;
     }
 }

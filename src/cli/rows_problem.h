@@ -24,6 +24,7 @@ typedef struct rp_buf {
 typedef struct rows_problem {
     rp_op op;
     bool backward;
+    bool columns; /* a plain reduction over the first dimension (out (N)): cutec_reduce_cols */
     cute_dtype d;
     int64_t m, n;
     cute_backend *be;

@@ -27,8 +27,11 @@ static void print_row(const cute_atom_info *r)
            cute_atom_scope_name((cute_atom_scope)r->traits.scope),
            cute_atom_pred_name((cute_atom_pred)r->traits.pred), r->traits.async ? "yes" : "no");
     if (r->mma) printf("Types (D,A,B,C): %s\n", r->types);
-    for (int i = 0; i < 6 && r->field_name[i] && r->field[i]; i++)
-        printf("%s: %s%s\n", r->field_name[i], r->field[i], !r->mma && i > 0 ? "  (bits)" : "");
+    for (int i = 0; i < 6 && r->field_name[i] && r->field[i]; i++) {
+        bool val_id = !strcmp(r->field_name[i], "ValID"); /* a tensor-memory copy's */
+        printf("%s: %s%s\n", r->field_name[i], r->field[i],
+               val_id ? "  (logical bit -> tensor-memory bit address; a lane is 2^21)" : !r->mma && i > 0 ? "  (bits)" : "");
+    }
 }
 
 /* the copy layouts in elements of d */

@@ -47,9 +47,8 @@ static int elem_bits(int type)
  * its format's least normal exponent (a subnormal counts as that).  fp8 reaches them as f16. */
 static int align_exp(double x, int type)
 {
-    int e, emin = type == E_F16 ? -14 : -126; /* bf16, tf32 and f32 have f32's range */
-    frexp(x, &e);
-    return e - 1 < emin ? emin : e - 1;
+    int e = interp_exponent(x), emin = type == E_F16 ? -14 : -126; /* bf16, tf32 and f32 have f32's range */
+    return e < emin ? emin : e;
 }
 
 /* One k-step of the GH100 tensor cores as mma.sync runs it (HMMA; f16, bf16 or tf32 inputs),
@@ -67,15 +66,18 @@ static bool tc_sum(double c, const double *a, const double *b, int n, int ta, in
     for (int k = 0; k < n; k++) {
         t[k] = a[k] * b[k];
         if (!isfinite(t[k])) return false;
-        if (t[k] != 0 && align_exp(a[k], ta) + align_exp(b[k], tb) > emax)
-            emax = align_exp(a[k], ta) + align_exp(b[k], tb);
+        if (t[k] != 0) {
+            int e = align_exp(a[k], ta) + align_exp(b[k], tb);
+            if (e > emax) emax = e;
+        }
     }
     if (!isfinite(c)) return false;
     if (c != 0 && align_exp(c, E_F32) > emax) emax = align_exp(c, E_F32);
     if (emax == INT32_MIN) return false;
     t[n] = c;
     *e0 = emax - 25, *S = 0;
-    for (int k = 0; k <= n; k++) *S += (int64_t)trunc(ldexp(t[k], -*e0));
+    double scale = interp_pow2(-*e0); /* exact; the conversion truncates toward zero */
+    for (int k = 0; k <= n; k++) *S += (int64_t)(t[k] * scale);
     return true;
 }
 
@@ -86,7 +88,7 @@ static float truncate_f32(int64_t S, int e0)
     int bits = mag ? 64 - __builtin_clzll(mag) : 0, drop = bits > 24 ? bits - 24 : 0;
     if (e0 + drop < -149) drop = -149 - e0;
     mag = drop >= 64 ? 0 : mag >> drop << drop;
-    return (float)ldexp(S < 0 ? -(double)mag : (double)mag, e0);
+    return (float)((S < 0 ? -(double)mag : (double)mag) * interp_pow2(e0)); /* exact */
 }
 
 /* the IEEE sum where tc_sum has none: infinities, NaN (canonical), signed zeros */
@@ -116,7 +118,7 @@ static uint16_t dot_f16(double c, const double *a, const double *b, int n)
 {
     int64_t S;
     int e0;
-    return cute_f64_to_f16(tc_sum(c, a, b, n, E_F16, E_F16, &S, &e0) ? ldexp((double)S, e0)
+    return cute_f64_to_f16(tc_sum(c, a, b, n, E_F16, E_F16, &S, &e0) ? (double)S * interp_pow2(e0)
                                                                        : ieee_dot(c, a, b, n));
 }
 

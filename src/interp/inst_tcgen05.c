@@ -69,10 +69,9 @@ static bool decode_idesc(ictx *X, const dinst *d, uint32_t t, uint32_t idesc, tc
                              "f8f6f4 e4m3 0, e5m2 1, e2m3 3, e3m2 4, e2m1 5", t / 32, idesc);
     if (!interp_tcgen05_unpacked_mn(X, d, t, O->ta, O->mn_a, 'A') || !interp_tcgen05_unpacked_mn(X, d, t, O->tb, O->mn_b, 'B'))
         return false;
-    if (O->m != want && !(want == MMA_M && O->m == 64 && d->row->fn != inst_tcgen05_mma_ts))
-        return unsupported(X, d, t, want == MMA_M ? "tcgen05.mma.cta_group::1 is emulated with M = 128 and 64 (not "
-                                                    "the _TS form's); idesc's M is"
-                                                  : "tcgen05.mma.cta_group::2 is emulated with M = 256 only; idesc's M is",
+    if (O->m != want && !(want == MMA_M && O->m == 64) && !(want == PAIR_M && O->m == MMA_M && d->row->fn == inst_tcgen05_mma_pair))
+        return unsupported(X, d, t, want == MMA_M ? "tcgen05.mma.cta_group::1 is emulated with M = 128 and 64; idesc's M is"
+                                                  : "tcgen05.mma.cta_group::2 is emulated with M = 256 and 128; idesc's M is",
                            (uint32_t)O->m);
     int step = O->m == 64 ? 8 : 16;
     if (O->n < step || O->n > MMA_N_MAX || O->n % step)
@@ -115,23 +114,27 @@ static uint32_t d_lane(int rows, uint32_t lane0, int m)
     return rows == 64 ? lane0 + 32 * (uint32_t)(m / 16) + (uint32_t)(m % 16) : (uint32_t)m;
 }
 
-/* rows m0 .. m0 + 127 (M 64: 0 .. 63) of D = A B (+ D) into Y's tensor memory at lane0, col (X's,
- * or the CTA pair's peer's), as one write of thread t of X */
-static void accumulate(ictx *X, ictx *Y, const dinst *d, uint32_t t, const tc_mma *O, int m0, uint32_t lane0,
-                       uint32_t col, bool keep)
+/* rows m0 .. m0 + rows - 1 of D = A B (+ D) into Y's tensor memory at lane0, col (X's, or the
+ * CTA pair's peer's), as one write of thread t of X: 128 rows, row m in lane m; 64 (M = 64, one
+ * block) as d_lane lays them; or the CTA pair's M = 128, 64 rows a block in CuTe's "2x2" layout
+ * (tmem_frg_2sm): row m's first N / 2 columns in lane m, the others in lane 64 + m, each from col */
+static void accumulate(ictx *X, ictx *Y, const dinst *d, uint32_t t, const tc_mma *O, int m0, int rows,
+                       uint32_t lane0, uint32_t col, bool keep)
 {
     itmem *T = Y->tmem;
-    int rows = O->m == 64 ? 64 : MMA_M;
+    bool two_by_two = O->m == MMA_M && rows == 64;
+    uint32_t half = (uint32_t)O->n / 2;
     uint32_t rec = interp_tmem_record_in(X, Y, d, t);
     if (!rec) return;
     for (int m = 0; m < rows; m++)
         for (int n = 0; n < O->n; n++) {
-            uint32_t lane = d_lane(rows, lane0, m);
-            size_t at = TMEM_AT(lane, col + (uint32_t)n);
+            uint32_t lane = two_by_two ? (uint32_t)m + 64 * ((uint32_t)n / half) : d_lane(rows, lane0, m);
+            uint32_t column = col + (two_by_two ? (uint32_t)n % half : (uint32_t)n);
+            size_t at = TMEM_AT(lane, column);
             if (keep && !T->who[at] && checking(X, CUTE_CHECK_TMEM)) {
-                interp_report(X, d, t, CUTE_CHECK_TMEM, 0, col + n, 4, "tcgen05.mma (warp %u) "
+                interp_report(X, d, t, CUTE_CHECK_TMEM, 0, column, 4, "tcgen05.mma (warp %u) "
                               "accumulates into lane %u column %u, never written (enable_input_d "
-                              "set on the first MMA?)", t / 32, lane, col + (uint32_t)n);
+                              "set on the first MMA?)", t / 32, lane, column);
                 return;
             }
             float c = 0;
@@ -141,22 +144,26 @@ static void accumulate(ictx *X, ictx *Y, const dinst *d, uint32_t t, const tc_mm
         }
 }
 
-/* the _TS form's A: rows x K from tensor memory at ta, row r in lane r, element k in the cell at
- * column ta's + k / per, bits (k % per) 32 / per up (per: 2 for f16 / bf16, 1 for tf32) */
+/* the _TS form's A: rows x K from tensor memory at ta, row r in lane r (M 64: D's M = 64 lanes,
+ * d_lane, from ta's lane 0 or 16), element k in the cell at column ta's + k / per, bits (k % per)
+ * 32 / per up (per: 2 for f16 / bf16, 1 for tf32) */
 static bool read_tmem_a(ictx *X, const dinst *d, uint32_t t, uint32_t ta, tc_mma *O)
 {
     int bits = interp_mma_elem_bits(O->ta), per = 32 / bits;
-    uint32_t col = TMEM_COL(ta), mask = bits == 32 ? ~0u : (1u << bits) - 1;
-    if (TMEM_LANE(ta) != 0 || O->mn_a)
-        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma (warp %u) with A in tensor memory: %s",
-                             t / 32, O->mn_a ? "A is K-major there (idesc bit 15 must be clear)"
-                                         : "a_tmem must name lane 0 (A's row m lies in lane m)");
+    uint32_t col = TMEM_COL(ta), lane0 = TMEM_LANE(ta), mask = bits == 32 ? ~0u : (1u << bits) - 1;
+    if (O->mn_a)
+        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma (warp %u) with A in tensor memory: A is "
+                             "K-major there (idesc bit 15 must be clear)", t / 32);
+    if (O->m == 64 ? lane0 % 16 || lane0 > 16 : lane0 != 0)
+        return interp_report(X, d, t, CUTE_CHECK_TMEM, 0, 0, 0, "tcgen05.mma (warp %u) with A in tensor memory: a_tmem "
+                             "names lane %u; %s", t / 32, lane0, O->m == 64 ? "M = 64 takes lane 0 or 16 (A's rows lie "
+                             "as D's M = 64 rows do)" : "it must be lane 0 (A's row m lies in lane m)");
     if (!interp_tmem_columns(X, d, t, col, (uint32_t)(O->k / per))) return false;
     for (int r = 0; r < O->m; r++)
         for (int k = 0; k < O->k; k++) {
-            uint32_t c = col + (uint32_t)(k / per);
-            if (k % per == 0 && !interp_tmem_mma_readable(X, d, t, (uint32_t)r, c)) return false;
-            uint32_t v = X->tmem->cell[TMEM_AT(r, c)] >> (bits * (k % per)) & mask;
+            uint32_t c = col + (uint32_t)(k / per), lane = d_lane(O->m == 64 ? 64 : MMA_M, lane0, r);
+            if (k % per == 0 && !interp_tmem_mma_readable(X, d, t, lane, c)) return false;
+            uint32_t v = X->tmem->cell[TMEM_AT(lane, c)] >> (bits * (k % per)) & mask;
             O->a[r][k] = O->neg_a ? -interp_mma_elem(O->ta, v) : interp_mma_elem(O->ta, v);
         }
     return true;
@@ -178,7 +185,7 @@ static void one_mma(ictx *X, const dinst *d, uint32_t t, void *scratch)
     if (!read_a(X, d, t, O) ||
         !read_operand(X, X, d, t, REG(X, d->var[2])[t].u64, O->mn_b, O->neg_b, O->tb, O->n, O->k, O->b))
         return;
-    accumulate(X, X, d, t, O, 0, TMEM_LANE(taddr), TMEM_COL(taddr), interp_get32(X, d, 4, t) != 0);
+    accumulate(X, X, d, t, O, 0, O->m == 64 ? 64 : MMA_M, TMEM_LANE(taddr), TMEM_COL(taddr), interp_get32(X, d, 4, t) != 0);
 }
 
 void inst_tcgen05_mma_ts(ictx *X, const dinst *d, const imask *m)
@@ -199,26 +206,27 @@ bool interp_tcgen05_pair_d(ictx *X, const dinst *d, uint32_t t, uint32_t n, ictx
 }
 
 /* the CTA pair's MMA (cta_group::2), issued by thread t of either block: the even block E holds
- * A's rows 0..127, B's rows 0..N/2-1 and D's rows 0..127, the odd block F the rest, at the same
- * shared offsets and tensor-memory address */
+ * A's rows 0..M/2-1, B's rows 0..N/2-1 and D's rows 0..M/2-1, the odd block F the rest, at the
+ * same shared offsets and tensor-memory address (M 256: 128 rows a block, row m in lane m; M 128:
+ * 64 a block, in accumulate's "2x2" layout, N / 2 columns) */
 static void one_mma_pair(ictx *X, const dinst *d, uint32_t t, void *scratch)
 {
     tc_mma *O = scratch;
     ictx *EF[2];
     uint32_t col = TMEM_COL(interp_get32(X, d, 0, t));
     uint64_t a = REG(X, d->var[1])[t].u64, b = REG(X, d->var[2])[t].u64;
-    if (!decode_idesc(X, d, t, interp_get32(X, d, 3, t), O) || !interp_tcgen05_pair_d(X, d, t, (uint32_t)O->n, EF))
-        return;
+    if (!decode_idesc(X, d, t, interp_get32(X, d, 3, t), O)) return;
+    int rows = O->m / 2, h = O->n / 2;
+    if (!interp_tcgen05_pair_d(X, d, t, (uint32_t)(rows == 64 ? h : O->n), EF)) return;
     ictx *E = EF[0], *F = EF[1];
-    int h = O->n / 2;
-    if (!read_operand(X, E, d, t, a, O->mn_a, O->neg_a, O->ta, MMA_M, O->k, O->a) ||
-        !read_operand(X, F, d, t, a, O->mn_a, O->neg_a, O->ta, MMA_M, O->k, O->a + MMA_M) ||
+    if (!read_operand(X, E, d, t, a, O->mn_a, O->neg_a, O->ta, rows, O->k, O->a) ||
+        !read_operand(X, F, d, t, a, O->mn_a, O->neg_a, O->ta, rows, O->k, O->a + rows) ||
         !read_operand(X, E, d, t, b, O->mn_b, O->neg_b, O->tb, h, O->k, O->b) ||
         !read_operand(X, F, d, t, b, O->mn_b, O->neg_b, O->tb, h, O->k, O->b + h))
         return;
     bool keep = interp_get32(X, d, 4, t) != 0;
-    accumulate(X, E, d, t, O, 0, 0, col, keep);
-    accumulate(X, F, d, t, O, MMA_M, 0, col, keep);
+    accumulate(X, E, d, t, O, 0, rows, 0, col, keep);
+    accumulate(X, F, d, t, O, rows, rows, 0, col, keep);
 }
 
 void inst_tcgen05_mma_pair(ictx *X, const dinst *d, const imask *m)

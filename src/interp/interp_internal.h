@@ -571,6 +571,21 @@ bool interp_whole_lanes(ictx *X, const dinst *d, const imask *m, uint32_t w0, ui
 double interp_mma_elem(int type, uint32_t v);
 int interp_mma_elem_bits(int type);
 uint32_t interp_mma_dot_bits(double c, const double *a, const double *b, int n, int ta, int tb, int out);
+/* The tensor-core sums' exponent arithmetic, read from a double's bits (frexp and ldexp took
+ * a third of a kernel test's time on the interpreter).  Every term they meet is a normal
+ * double: elements of types no wider than f32 and their products (>= 2^-298), scaled by
+ * powers of two no further than 2^+-300.  interp_exponent: e with |x| in [2^e, 2^(e+1)), x
+ * finite and nonzero; interp_pow2: 2^e exactly, e in [-1022, 1023]. */
+static inline int interp_exponent(double x)
+{
+    union { double d; uint64_t u; } v = {x};
+    return (int)((v.u >> 52) & 0x7ff) - 1023;
+}
+static inline double interp_pow2(int e)
+{
+    union { uint64_t u; double d; } v = {(uint64_t)(e + 1023) << 52};
+    return v.d;
+}
 /* c + a.b of an fp8 wgmma into f32, as the hardware sums it (wgmma_fp8_sum.c); false for
  * the sums its rule does not cover (non-finite terms, all zero) */
 bool interp_wgmma_fp8_sum(double c, const double *a, const double *b, int n, int ta, int tb, float *out);

@@ -161,9 +161,27 @@ static void cvt_generic(ictx *X, const dinst *d, const imask *m)
 
 /* --- BITCAST ------------------------------------------------------------------------------ */
 
+/* the low n bytes of a slot (n <= 8) */
+static uint64_t low_bytes(uint64_t v, int n)
+{
+    return n >= 8 ? v : v & ((UINT64_C(1) << (8 * n)) - 1);
+}
+
 static void bitcast(ictx *X, const dinst *d, const imask *m)
 {
     int sb = cute_dtype_bytes((cute_dtype)d->sdt), db = cute_dtype_bytes((cute_dtype)d->dt);
+    if (sb * (int)d->slanes <= 8 && db * (int)d->lanes <= 8) { /* a word at most (most casts): shifts */
+        EACH(X, m, t, {
+            uint64_t w = 0;
+            for (uint32_t l = 0; l < d->slanes; l++) w |= low_bytes(REG(X, d->a[0] + l)[t].u64, sb) << (8 * sb * l);
+            for (uint32_t l = 0; l < d->lanes; l++) {
+                islot v = {.u64 = low_bytes(w >> (8 * db * l), db)};
+                if (d->dt == CUTE_I1) v.u8 &= 1;
+                REG(X, d->d + l)[t] = v;
+            }
+        });
+        return;
+    }
     uint8_t bytes[256 * 8];
     EACH(X, m, t, {
         for (uint32_t l = 0; l < d->slanes; l++)

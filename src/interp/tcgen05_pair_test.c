@@ -1,12 +1,15 @@
 /* The CTA pair's tcgen05 rows (cta_group::2) on the interpreter: a cluster of two blocks of
- * four warps; each block holds its half of A (128 x 32 bf16) and of B (32 of the 64 rows), in
+ * four warps; each block holds its half of A (128 x 32 bf16; 64 rows for M = 128) and of B (32 of
+ * the 64 rows), in
  * the canonical K-major layout (tcgen05_testkit.h); warp 0 of each allocates the pair's 64
  * columns; thread 0 of block 0 issues two M = 256, N = 64 MMAs reading both blocks' shared
  * memory and commits them to the mbarrier of both blocks (multicast, mask 3); every warp of
  * each block waits for its own and reads its 32 lanes of the block's half of D.  Against
  * float64; a relay (the commit to block 0 only, block 0 then arriving on block 1's mbarrier
- * across the cluster) computes the same; each broken variant is reported, none hanging; the
- * kernel compiles for sm_100a (no Blackwell here). */
+ * across the cluster) computes the same; so does M = 128 (each block's 64 rows of D in CuTe's
+ * "2x2" layout, tmem_frg_2sm: lanes 64.. hold N's second half, an assumption of this emulation);
+ * each broken variant is reported, none hanging; the kernel compiles for sm_100a (no Blackwell
+ * here). */
 #include <math.h>
 #include <string.h>
 
@@ -19,7 +22,7 @@ enum { P_N = TC_N, P_HALF_N = P_N / 2, P_THREADS = 128 };
 enum { P_A_OFF = 0, P_B_OFF = TC_M * TC_K * 2, P_BAR_OFF = P_B_OFF + P_HALF_N * TC_K * 2, P_SLOT_OFF = P_BAR_OFF + 8,
        P_SMEM = P_SLOT_OFF + 8, P_WORDS = P_BAR_OFF / 4 };
 typedef enum {
-    P_GOOD, P_RELAY, P_MASK_ONE, P_PEER_NO_WAIT, P_PEER_NO_ALLOC, P_PEER_ONE_ALLOC, P_NO_CLUSTER_SYNC, P_NO_CLUSTER, P_VARIANTS
+    P_GOOD, P_RELAY, P_M128, P_MASK_ONE, P_PEER_NO_WAIT, P_PEER_NO_ALLOC, P_PEER_ONE_ALLOC, P_NO_CLUSTER_SYNC, P_NO_CLUSTER, P_VARIANTS
 } pair_variant;
 typedef struct pair_lines {
     int alloc, mma, wait, ld, end;
@@ -73,7 +76,7 @@ static void issue(kt *k, pair_variant v, cute_vreg rank, cute_vreg tid, cute_vre
 {
     sk_if(k, CUTE_OP_EQ, kt_bin(k, CUTE_OP_OR, rank, tid), sk_u32(k, 0));
     cute_vreg a = kt_cvt(k, kt_smem(k, CUTE_U8, P_A_OFF), CUTE_U32), b = kt_cvt(k, kt_smem(k, CUTE_U8, P_B_OFF), CUTE_U32);
-    uint32_t idesc = 1u << 4 | 1u << 7 | 1u << 10 | (uint32_t)(P_N >> 3) << 17 | (256u >> 4) << 24;
+    uint32_t idesc = 1u << 4 | 1u << 7 | 1u << 10 | (uint32_t)(P_N >> 3) << 17 | (v == P_M128 ? 128u : 256u) >> 4 << 24;
     for (int k0 = 0; k0 < TC_K; k0 += 16) {
         KT_AT(&k->b), L->mma = __LINE__;
         SK_DO(k, CUTE_INST_TCGEN05_MMA_F16_2SM, taddr, tc_desc(k, a, k0, false), tc_desc(k, b, k0, false),
@@ -118,7 +121,9 @@ static cute_ir_func *pair_kernel(pair_variant v, pair_lines *L)
     if (v == P_RELAY) relay(&k, rank, tid, bar);
     SK_DO(&k, CUTE_INST_TCGEN05_FENCE_AFTER_THREAD_SYNC);
     cute_vreg row = kt_bin(&k, CUTE_OP_ADD, tid, kt_bin(&k, CUTE_OP_MUL, rank, sk_u32(&k, TC_M))); /* D's row */
-    tc_drain(&k, TC_GOOD, out, tid, row, taddr, &L->ld);
+    if (v == P_M128) /* each block's D: 64 rows of N / 2 columns twice over ("2x2": lanes 64.. hold N's second half) */
+        tc_drain_cols(&k, kt_bin(&k, CUTE_OP_SHR, tid, sk_u32(&k, 5)), out, row, taddr, P_HALF_N, P_N, &L->ld);
+    else tc_drain(&k, TC_GOOD, out, tid, row, taddr, &L->ld);
     SK_DO(&k, CUTE_INST_TCGEN05_FENCE_BEFORE_THREAD_SYNC);
     KT_AT(&k.b), L->end = __LINE__;
     cluster_sync(&k); /* neither block frees or exits while the other may still use the pair's */
@@ -177,6 +182,30 @@ static void check_product(const uint32_t *out, const char *what)
           what, worst);
 }
 
+/* M = 128 (64 rows a block): block h's lane L, column j holds D's row 64 h + L % 64, column
+ * j + 32 (L / 64) (the "2x2" layout), A's row L % 64 of block h's half */
+static void check_m128(const uint32_t *out)
+{
+    double worst = 0;
+    for (int h = 0; h < 2; h++)
+        for (int lane = 0; lane < TC_M; lane++)
+            for (int j = 0; j < P_HALF_N; j++) {
+                int n = j + P_HALF_N * (lane / 64);
+                const uint16_t *a = A[h][lane % 64], *b = B[n / P_HALF_N][n % P_HALF_N];
+                double want = 0, mag = 0;
+                for (int k = 0; k < TC_K; k++) {
+                    double p = (double)cute_bf16_to_f32(a[k]) * cute_bf16_to_f32(b[k]);
+                    want += p, mag += fabs(p);
+                }
+                float got;
+                memcpy(&got, &out[(h * TC_M + lane) * P_N + j], 4);
+                double err = fabs(got - want) / (mag + 1e-30);
+                worst = err > worst || err != err ? (err != err ? INFINITY : err) : worst;
+            }
+    CHECK(worst < 1e-6, "D = A B (128x64x32 bf16 over the CTA pair, M = 128: 64 rows a block in the 2x2 layout) "
+          "against float64: worst %.3g of sum |ab|", worst);
+}
+
 static void good(cute_backend be)
 {
     static uint32_t out[2 * TC_M * P_N];
@@ -185,6 +214,8 @@ static void good(cute_backend be)
     check_product(out, "multicast commit");
     CHECK(run(be, P_RELAY, &L, out) == CUTE_OK, "the relayed pair kernel runs: %s", be.vt->error(be.self));
     check_product(out, "commit to block 0, relayed to block 1");
+    CHECK(run(be, P_M128, &L, out) == CUTE_OK, "the pair kernel of M = 128 runs: %s", be.vt->error(be.self));
+    check_m128(out);
 }
 
 typedef struct broken {

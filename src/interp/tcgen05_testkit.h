@@ -74,18 +74,27 @@ static inline void tc_issue(kt *k, tc_variant v, cute_vreg tid, cute_vreg taddr,
 
 /* every warp: its 32 lanes of D, TC_N columns, into out's row `row` (thread tid's: tid, or for
  * the CTA pair tid plus the block's 128 rows); *ld: the T2R's line */
+/* warp's 32 lanes of cols (32 or 64) columns from taddr (T2R) into out's row `row`, rows `stride`
+ * words apart; *ld: the load's line */
+static inline void tc_drain_cols(kt *k, cute_vreg warp, cute_vreg out, cute_vreg row, cute_vreg taddr, int cols,
+                                 int stride, int *ld)
+{
+    cute_vreg at = kt_bin(k, CUTE_OP_ADD, taddr, kt_bin(k, CUTE_OP_SHL, warp, sk_u32(k, 21)));
+    cute_vreg d[TC_N];
+    for (int j = 0; j < cols; j++) d[j] = cute_ir_new_vreg(k->f, cute_type_of(CUTE_U32), "d", false);
+    KT_AT(&k->b), *ld = __LINE__;
+    cute_ir_inst_op(&k->b, cols == 32 ? CUTE_INST_TCGEN05_LD_32x32b_X32 : CUTE_INST_TCGEN05_LD_32x32b_X64, d, cols, &at,
+                    1, 0);
+    SK_DO(k, CUTE_INST_TCGEN05_WAIT_LD);
+    cute_vreg base = kt_cvt(k, kt_bin(k, CUTE_OP_MUL, row, sk_u32(k, (uint32_t)stride)), CUTE_I64);
+    for (int j = 0; j < cols; j++) kt_store(k, kt_ptr_add(k, out, kt_bin(k, CUTE_OP_ADD, base, kt_i64(k, j))), d[j]);
+}
+
 static inline void tc_drain(kt *k, tc_variant v, cute_vreg out, cute_vreg tid, cute_vreg row, cute_vreg taddr, int *ld)
 {
     cute_vreg warp = kt_bin(k, CUTE_OP_SHR, tid, sk_u32(k, 5));
     if (v == TC_WRONG_LANES) warp = kt_bin(k, CUTE_OP_AND, kt_bin(k, CUTE_OP_ADD, warp, sk_u32(k, 1)), sk_u32(k, 3));
-    cute_vreg at = kt_bin(k, CUTE_OP_ADD, taddr, kt_bin(k, CUTE_OP_SHL, warp, sk_u32(k, 21)));
-    cute_vreg d[TC_N];
-    for (int j = 0; j < TC_N; j++) d[j] = cute_ir_new_vreg(k->f, cute_type_of(CUTE_U32), "d", false);
-    KT_AT(&k->b), *ld = __LINE__;
-    cute_ir_inst_op(&k->b, CUTE_INST_TCGEN05_LD_32x32b_X64, d, TC_N, &at, 1, 0);
-    SK_DO(k, CUTE_INST_TCGEN05_WAIT_LD);
-    cute_vreg base = kt_cvt(k, kt_bin(k, CUTE_OP_MUL, row, sk_u32(k, TC_N)), CUTE_I64);
-    for (int j = 0; j < TC_N; j++) kt_store(k, kt_ptr_add(k, out, kt_bin(k, CUTE_OP_ADD, base, kt_i64(k, j))), d[j]);
+    tc_drain_cols(k, warp, out, row, taddr, TC_N, TC_N, ld);
 }
 
 /* warp 0: alloc (and, for TC_TOO_MANY, 512 columns more) into the slot */

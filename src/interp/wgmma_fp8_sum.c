@@ -23,9 +23,8 @@ enum { FP8_SUM_BITS = 13 }; /* fraction bits kept below the alignment exponent *
 
 static int align_exp(double x, int type)
 {
-    int e, emin = type == E_E4M3 ? -6 : type == E_E5M2 ? -14 : -126;
-    frexp(x, &e);
-    return e - 1 < emin ? emin : e - 1;
+    int e = interp_exponent(x), emin = type == E_E4M3 ? -6 : type == E_E5M2 ? -14 : -126;
+    return e < emin ? emin : e;
 }
 
 /* the largest alignment exponent of the terms; false when every term is zero */
@@ -57,11 +56,12 @@ bool interp_wgmma_fp8_sum(double c, const double *a, const double *b, int n, int
     int emax;
     if (!isfinite(c) || !emax_of(c, a, b, n, ta, tb, &emax)) return false;
     int e0 = emax - FP8_SUM_BITS;
-    int64_t S = (int64_t)trunc(ldexp(c, -e0));
+    double scale = interp_pow2(-e0); /* exact; the conversion truncates toward zero */
+    int64_t S = (int64_t)(c * scale);
     for (int k = 0; k < n; k++) {
         double t = a[k] * b[k];
         if (!isfinite(t)) return false;
-        S += (int64_t)trunc(ldexp(t, -e0));
+        S += (int64_t)(t * scale);
     }
     uint64_t mag = S < 0 ? 0 - (uint64_t)S : (uint64_t)S;
     int esum = mag ? e0 + 63 - __builtin_clzll(mag) : emax;

@@ -28,23 +28,6 @@ cute_status cute__fn_cuda_source(const cute_fn *f, const char *arch, char **src,
     return cute_cuda_c_emit((const cute_ir_func *const *)f->kernels, f->nkernels, &o, src, err, n);
 }
 
-/* NVRTC's PTX and cubin of src; usage: with ptxas's resource report in out->log (NVRTC's
- * own cache off: a cached cubin comes back without that report, as a GPU machine's NVRTC
- * showed when the same kernel had been compiled before) */
-cute_status cute__nvrtc_of(const char *src, const char *arch, bool usage, cute_nvrtc_output *out,
-                           char *err, size_t n)
-{
-    cute_nvrtc *nv;
-    memset(out, 0, sizeof *out);
-    cute_status s = cute_nvrtc_open(&nv, NULL, err, n);
-    if (s != CUTE_OK) return s;
-    static const char *const verbose[] = {"--ptxas-options=-v", "--no-cache"};
-    s = cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = arch, .extra = verbose, .nextra = usage ? 2 : 0}, out);
-    if (s != CUTE_OK) snprintf(err, n, "NVRTC: %s", out->log ? out->log : "");
-    cute_nvrtc_close(nv);
-    return s;
-}
-
 /* a whole (small) file as a string */
 static char *slurp(int fd)
 {

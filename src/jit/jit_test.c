@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cutec/cache.h"
 #include "cutec/cuda_c.h"
 #include "cutec/jit.h"
 #include "cutec/nvrtc.h"
@@ -350,6 +351,71 @@ static void kernel_code(void)
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dump);
 }
 
+static int take_first(const cute_cache_entry *e, void *user)
+{
+    *(cute_cache_entry *)user = *e;
+    return 1; /* stop */
+}
+
+static bool first_entry(cute_cache *c, cute_cache_entry *e)
+{
+    return cute_cache_list(c, take_first, e) && e->name[0];
+}
+
+/* a compile that loads nothing goes through the JIT cache (nvrtc_of.c): the second
+ * cute_fn_code of a kernel is the first's, from one entry; an entry that does not parse is
+ * replaced; ptxas's report is an entry of its own; CUTEC_NO_CACHE writes nothing */
+static void compile_only_cache(void)
+{
+    cute_runtime *ip;
+    char err[4096], dir[] = "/tmp/cutec-nvrtc-of-XXXXXX", last[512] = "";
+    CHECK(cute_runtime_new("interp", &ip, err, sizeof err) == CUTE_OK, "%s", err);
+    CHECK(mkdtemp(dir) != NULL, "a temporary directory");
+    cute_arg_spec specs[2] = {cute_spec_tensor(CUTE_F32, "32:1", 4), cute_spec_tensor(CUTE_F32, "32:1", 4)};
+    const cute_fn *f = cute_compile(ip, "square", square_host, NULL, 2, specs, err, sizeof err);
+    CHECK(f != NULL, "%s", err);
+    setenv("CUTEC_CACHE_DIR", dir, 1);
+    char *a = NULL, *b = NULL;
+    cute_status s = f ? cute_fn_code(f, "ptx", "sm_80", &a, err, sizeof err) : CUTE_ERR_INVALID;
+    if (s == CUTE_ERR_NO_NVRTC) {
+        SKIP("NVRTC not found: no compile to cache");
+    } else {
+        CHECK(s == CUTE_OK, "cute_fn_code ptx: %s", err);
+    }
+    if (s == CUTE_OK) {
+        CHECK(count_suffix(dir, ".cutec", last, sizeof last) == 1, "one cache entry after the first compile");
+        CHECK(cute_fn_code(f, "ptx", "sm_80", &b, err, sizeof err) == CUTE_OK && !strcmp(a, b),
+              "the second PTX is the first's: %s", err);
+        free(b), b = NULL;
+        /* a well-formed entry whose payload is not an output */
+        cute_cache_opts o = {.dir = dir, .no_memory = true};
+        cute_cache *c = cute_cache_open(&o);
+        cute_cache_entry e = {0};
+        CHECK(c && first_entry(c, &e) && cute_cache_put(c, &e.key, "CNVO junk", 9), "an entry replaced by junk");
+        cute_cache_close(c);
+        CHECK(cute_fn_code(f, "ptx", "sm_80", &b, err, sizeof err) == CUTE_OK && !strcmp(a, b),
+              "PTX compiled again past a payload that does not parse: %s", err);
+        free(b), b = NULL;
+        CHECK(cute_fn_code(f, "usage", "sm_80", &b, err, sizeof err) == CUTE_OK, "usage: %s", err);
+        free(b), b = NULL;
+        CHECK(cute_fn_code(f, "usage", "sm_80", &b, err, sizeof err) == CUTE_OK && b && strstr(b, "registers"),
+              "ptxas's report from its own entry: %s", b ? b : err);
+        CHECK(count_suffix(dir, ".cutec", last, sizeof last) == 2, "two entries: the PTX's and the report's");
+        free(b), b = NULL;
+        setenv("CUTEC_NO_CACHE", "1", 1);
+        CHECK(cute_fn_code(f, "ptx", "sm_90a", &b, err, sizeof err) == CUTE_OK, "%s", err);
+        CHECK(count_suffix(dir, ".cutec", last, sizeof last) == 2, "CUTEC_NO_CACHE: no entry written");
+        unsetenv("CUTEC_NO_CACHE");
+    }
+    unsetenv("CUTEC_CACHE_DIR");
+    free(a), free(b);
+    if (f) cute_fn_free(f);
+    cute_runtime_free(ip);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
 int main(void)
 {
     char err[512];
@@ -364,6 +430,7 @@ int main(void)
     compile_errors();
     hostile_sizes();
     kernel_code();
+    compile_only_cache();
     cute_runtime_free(rt);
     return CHECK_DONE("jit_test");
 }

@@ -284,7 +284,9 @@ uint32_t cute_tcgen05_idesc_scaled(cute_ctx *c, cute_tcgen05_scaled_kind kind, c
         return 0;
     }
     if ((m != 128 && m != 256) || n < 16 || n > 256 || n % 16) {
-        cute_ctx_fail(c, "%s: M %d, N %d (M 128, or 256 for the CTA pair; N a multiple of 16 up to 256)", call, m, n);
+        cute_ctx_fail(c, "%s: M %d, N %d (the block-scaled kinds take M 128 with one block and 256 with the CTA pair: "
+                      "no M 64, which is the dense kinds' (CuTe's SM100_MMA_MXF*_SS assert M == 128); the pair's M 128 "
+                      "of mxf4 / mxf4nvf4 is not emulated; N a multiple of 16 up to 256)", call, m, n);
         return 0;
     }
     if (sfa_id < 0 || sfb_id < 0 || sfa_id > 3 || sfb_id > 3 || sfa_id % step || sfb_id % step) {

@@ -33,8 +33,8 @@ typedef struct attn_plan {
     int stages;
     int consumers;           /* the forward's consumer warpgroups, bm / 64 (2, or 3 at bm 192) */
     int sms;                 /* the forward's persistent grid: its most blocks (0: a block a tile) */
-    bool rescale_lazy;       /* the SM80 forward rescales O lazily (attn_softmax_tile_lazy) where
-                                CUTEC_ATTN_SM80_RESCALE=lazy; by default every tile */
+    bool rescale_lazy;       /* the SM80 forward rescales O lazily (attn_softmax_tile_lazy); every
+                                tile where CUTEC_ATTN_SM80_RESCALE=always (and in decode) */
     bool wait_first;         /* the Hopper forward's P V waited for where ptxas puts it, above the
                                 softmax (false: CUTEC_ATTN_FWD_WAIT=after, hopper_fwd.c) */
     int q_stages;            /* the Hopper forward's Q tiles in shared memory: 1, or 2 on the
@@ -166,7 +166,8 @@ void attn_softmax_tile(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor
                        cute_val scale_log2);
 /* the same with FlashAttention 4's lazy rescale (the SM80 forward's option): m, l and O
  * move only where a row max of the warp grew by more than 8 in log2 units (softmax.c) */
-void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o, cute_val scale_log2);
+void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o, cute_val scale_log2,
+                            bool causal);
 /* the same in two steps, as the Hopper kernel overlaps them with P V: S replaced by P, m and
  * l updated, corr[i] the factor O's row i is to be scaled by; then O scaled */
 void attn_softmax_scores(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr);

@@ -258,7 +258,7 @@ static void next_stage(cute_ctx *c, const attn_plan *p, const attn_block *t, att
 /* the online softmax of one step's scores: FlashAttention 2's (the default) or lazy */
 static void softmax(cute_ctx *c, const attn_plan *p, attn_loop *l, cute_tensor acc_s)
 {
-    if (p->rescale_lazy) attn_softmax_tile_lazy(c, &l->r, acc_s, l->acc_o, l->scale_log2);
+    if (p->rescale_lazy) attn_softmax_tile_lazy(c, &l->r, acc_s, l->acc_o, l->scale_log2, p->cfg.causal);
     else attn_softmax_tile(c, &l->r, acc_s, l->acc_o, l->scale_log2);
 }
 

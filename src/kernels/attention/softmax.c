@@ -141,18 +141,24 @@ static void move_maxima(cute_ctx *c, attn_rows *r, const cute_val *mt, cute_tens
  * 2^8, and O / l is the same quotient.  On scores of one scale the maxima settle within a
  * few tiles, so most tiles skip O's 4 x MMA_N x MMA_M multiplies and P V's MMAs no longer
  * wait for them.  (A row's first keys always move it: m = -inf.) */
-void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o, cute_val scale_log2)
+void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o, cute_val scale_log2,
+                            bool causal)
 {
     cute_tensor S = attn_rowcol(c, acc_s);
     cute_ssa s[8];
-    /* 8 in log2 units is 8 / scale_log2 in S's (loop-invariant; the compare in S's units
-     * left ptxas the registers for no spill on sm_90a, where one in log2 units spilled 12 bytes) */
-    cute_val mt[8], far = cute_val_binop(c, CUTE_OP_DIV, cute_val_const(c, CUTE_F32, 8), scale_log2), need = {0};
+    cute_val mt[8], eight = cute_val_const(c, CUTE_F32, 8);
     tile_maxima(c, r, S, s, mt);
-    for (int i = 0; i < r->n; i++) { /* mt - m > far: true for m = -inf, false for mt = m = -inf (NaN) */
-        cute_val up = cute_val_cmp(c, CUTE_OP_GT, cute_val_binop(c, CUTE_OP_SUB, mt[i], r->m[i]), far);
-        need = i ? cute_val_binop(c, CUTE_OP_OR, need, up) : up;
-    }
+    /* the rows' largest mt - m against 8 in log2 units (NaN where mt = m = -inf: not taken, as max
+     * drops it); at 255 registers ptxas spills a loop-invariant word or three at head dim 128
+     * where the compare takes another form: this one multiplies by scale_log2 (a kernel
+     * parameter: no register) where causal, and compares with a loop-invariant 8 / scale_log2
+     * (rsqrt squared, which ptxas recomputes) where not */
+    cute_val gap = cute_val_binop(c, CUTE_OP_SUB, mt[0], r->m[0]);
+    for (int i = 1; i < r->n; i++)
+        gap = cute_val_binop(c, CUTE_OP_MAX, gap, cute_val_binop(c, CUTE_OP_SUB, mt[i], r->m[i]));
+    cute_val rs = cute_val_fast(c, CUTE_OP_RSQRT, scale_log2);
+    cute_val need = causal ? cute_val_cmp(c, CUTE_OP_GT, cute_val_binop(c, CUTE_OP_MUL, gap, scale_log2), eight)
+                           : cute_val_cmp(c, CUTE_OP_GT, gap, cute_val_binop(c, CUTE_OP_MUL, cute_val_binop(c, CUTE_OP_MUL, rs, rs), eight));
     CUTE_IF(c, cute_val_vote(c, need, CUTE_VOTE_ANY)) { move_maxima(c, r, mt, acc_o, scale_log2); }
     for (int i = 0; i < r->n; i++) {
         cute_val neg_ms = cute_val_unop(c, CUTE_OP_NEG, scaled_max(c, r->m[i], scale_log2));

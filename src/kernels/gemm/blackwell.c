@@ -14,13 +14,14 @@
  *     stage for the tile after next.
  *
  * NVFP4 (e2m1 A and B, ue4m3 scales, SM100_MMA_MXF4NVF4_SS): A and B travel as their bytes;
- * the TMA warp also bulk-copies each k-tile's scales (4 SfKMajorAtoms of A's tile, 4 of B's:
- * the layout of CuTe's tile_atom_to_shape_SF, atoms of 128 rows x 64 of K, K's atoms
- * contiguous) into the stage, and the MMA thread copies them into tensor memory (S2T,
- * tcgen05.cp .32x128b.warpx4) before the k-tile's MMAs; a k-tile past K's last atom reads
- * that atom again (its A and B are TMA's zeros).  MXFP8 (e4m3 A and B, ue8m0 scales per 32 of K,
- * SM100_MMA_MXF8F6F4_SS): the same with k-tiles of 128 e4m3 and one atom (128 rows x 4 scales)
- * of A's and of B's scales each.
+ * the TMA warp also loads each k-tile's scales (4 SfKMajorAtoms of A's tile, 4 of B's: the
+ * layout of CuTe's tile_atom_to_shape_SF, atoms of 128 rows x 64 of K, K's atoms contiguous)
+ * into the stage by TMA (a map of the scale bytes as (256, 2, K's atoms, rows' atoms):
+ * gemm_bw_sf_arg), and the MMA thread copies them into tensor memory (S2T, tcgen05.cp
+ * .32x128b.warpx4) before the k-tile's MMAs; an atom past K's last is TMA's zeros (as are its
+ * A and B).  MXFP8 (e4m3 A and B, ue8m0 scales per 32 of K, SM100_MMA_MXF8F6F4_SS): the same
+ * with k-tiles of 128 e4m3 and one atom (128 rows x 4 scales) of A's and of B's scales each;
+ * MXFP4 with two.
  *
  * The dual GEMM (SwiGLU): the stage's B holds B0's k-tile of bn / 2 rows then B1's (two TMA
  * maps, the Hopper kernel's loads), one MMA of N = bn puts A B0^T and A B1^T side by side in
@@ -31,7 +32,10 @@
  * (CUTE_TMA_OP_LOAD_2SM: the bytes of both counted on the leader's full stage), allocates
  * the pair's columns, and runs the epilogue of its own 128 x bn tile of C; the leader's MMA
  * thread alone issues SM100_MMA_F16BF16_2x1SM_SS of 256 x bn over both blocks' stages and
- * commits to both blocks' barriers (the pair's pipelines, cutec/pipeline.h).
+ * commits to both blocks' barriers (the pair's pipelines, cutec/pipeline.h).  The pair's
+ * block-scaled GEMMs (SM100_MMA_MXF4NVF4_2x1SM_SS and friends): each block also loads (TMA, 2SM:
+ * onto the leader's full stage) the scales of its own 128 rows of A and of all bn rows of B,
+ * and the leader's tcgen05.cp.cta_group::2 copies each block's into its own tensor memory.
  *
  * TMA clips the edge tiles (zeros outside A and B), so the main loop has no predicates; the
  * epilogue predicates its stores.  Verified on the interpreter and compiled by ptxas for
@@ -57,9 +61,9 @@ typedef struct bw_kernel {
     cute_pipeline acc;   /* the accumulator stages' PipelineUmmaAsync */
     cute_val taddr;      /* the tensor memory: lane 0, the first column */
     cute_val alpha, beta, mapA, mapB[2]; /* B's map, and the dual GEMM's B1's */
-    /* NVFP4 and MXFP8: the scales' atoms in global memory, (rows / 128, K / (4 vec)), and their
-     * stages (sf_atoms atoms, stages) */
-    cute_tensor gSFA, gSFB, sSFA, sSFB;
+    /* NVFP4, MXFP4 and MXFP8: the scales' TMA maps and their stages (sf_atoms atoms, stages) */
+    cute_val mapSFA, mapSFB;
+    cute_tensor sSFA, sSFB;
     const gemm_groups *groups; /* the grouped GEMM's (its tiles, its producer), or NULL */
 } bw_kernel;
 
@@ -128,20 +132,15 @@ static cute_tensor stage(cute_ctx *c, cute_tensor t, const cute_pipeline_state *
     return cute_tensor_slice(c, t, cute_tuple_fmt(cute_ctx_alg(c), at, cute_int_from_val(c, s->index, 0)));
 }
 
-/* NVFP4, MXFP8: k-tile kt's scale atoms of row tile r of g into the state's stage of s, by bulk
- * copies completing on bar */
-static void load_scales(cute_ctx *c, const gemm_plan *p, cute_tensor g, cute_tensor s, cute_int r, cute_int kt,
-                        const cute_pipeline_state *st, cute_val bar)
+/* NVFP4, MXFP4, MXFP8: k-tile kt's scale atoms of row tile r (the atom's map) into the state's
+ * stage of s, completing on bar (the CTA pair's: the leader's) */
+static void load_scales(cute_ctx *c, const gemm_plan *p, const cute_tma_atom *atom, cute_val map, cute_tensor s,
+                        cute_int r, cute_int kt, const cute_pipeline_state *st, cute_val bar)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int last = cute_sub(a, g.layout.shape.leaf[1], cute_i(1)); /* K's last atom */
-    cute_tensor dst = stage(c, s, st);
-    for (int i = 0; i < p->sf_atoms; i++) {
-        cute_int at = cute_min(a, cute_add(a, cute_mul(a, kt, cute_i(p->sf_atoms)), cute_i(i)), last);
-        cute_val from = cute_tensor_ptr(c, cute_tensor_slice(c, g, cute_tuple_fmt(a, "(%I,%I)", r, at)), cute_i(0));
-        cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, dst, cute_i(i * GEMM_BW_SF_ATOM)), from,
-                               cute_val_int(c, CUTE_U32, GEMM_BW_SF_ATOM), bar);
-    }
+    cute_layout L = cute_layout_fmt(a, "(256,2,%d,1):(1,256,512,0)", p->sf_atoms);
+    cute_tensor dst = cute_make_tensor(c, cute_tensor_ptr(c, stage(c, s, st), cute_i(0)), L, 128);
+    cute_tma_load(c, atom, map, dst, (cute_int[]){cute_i(0), cute_i(0), cute_mul(a, kt, cute_i(p->sf_atoms)), r}, bar);
 }
 
 static void producer(cute_ctx *c, const bw_kernel *k)
@@ -160,9 +159,9 @@ static void producer(cute_ctx *c, const bw_kernel *k)
         gemm_tiles c_tile = tile(c, &wk, w, &tm, &tn), t = load_tiles(c, k, &c_tile, tm, tn);
         CUTE_FOR(c, kt, cute_i(0), t.k_tiles) {
             cute_val bar = gemm_hopper_load_ab(c, p, &k->m, &s, k->mapA, k->mapB, &t, kt, to);
-            if (scaled(p)) {
-                load_scales(c, p, k->gSFA, k->sSFA, tm, kt, &s, bar);
-                load_scales(c, p, k->gSFB, k->sSFB, tn, kt, &s, bar);
+            if (scaled(p)) { /* this block's A rows' scales, and all of B's tile's (the pair's too) */
+                load_scales(c, p, &p->tma_sfa, k->mapSFA, k->sSFA, tm, kt, &s, bar);
+                load_scales(c, p, &p->tma_sfb, k->mapSFB, k->sSFB, tn, kt, &s, bar);
             }
             cute_pipeline_producer_commit(c, &k->m.pipe, &s);
             cute_pipeline_state_advance(c, &s);
@@ -283,19 +282,6 @@ static void shared_memory(cute_ctx *c, const gemm_plan *p, bw_kernel *k, cute_in
     k->taddr = tmem_alloc(c, &al, p, warp);
 }
 
-/* NVFP4, MXFP8: the scale atoms of a (rows, K) operand's scales sf (ue4m3 per 16 of K, or ue8m0 per
- * 32: vec; CuTe's tile_atom_to_shape_SF layout: 512-byte atoms of 128 rows x 4 vec of K, K's atoms
- * contiguous): a (rows / 128, K / (4 vec)) grid of the atoms' first bytes */
-static cute_tensor scale_atoms(cute_ctx *c, cute_tensor sf, cute_int rows, cute_int K, int vec)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int rm = cute_ceil_div(a, rows, cute_i(128)), rk = cute_ceil_div(a, K, cute_i(4 * vec));
-    cute_layout L = cute_layout_fmt(a, "(%I,%I):(%I,%d)", rm, rk, cute_mul(a, rk, cute_i(GEMM_BW_SF_ATOM)),
-                                    GEMM_BW_SF_ATOM);
-    cute_val base = cute_tensor_ptr(c, cute_tensor_recast(c, sf, CUTE_U8), cute_i(0));
-    return cute_make_tensor(c, base, L, 16);
-}
-
 /* the warps' roles over the kernel's shared and tensor memory, then the columns freed */
 static void run_roles(cute_ctx *c, bw_kernel *k)
 {
@@ -323,21 +309,17 @@ static void run_roles(cute_ctx *c, bw_kernel *k)
 
 static void blackwell_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
                              cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
-                             cute_val mapB, cute_val mapB1, cute_tensor sfA, cute_tensor sfB)
+                             cute_val mapB, cute_val mapB1, cute_val mapSFA, cute_val mapSFB)
 {
     const gemm_plan *p = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
     if (p->cta_pair) cute_tcgen05_cta_group(c, 2);
     bw_kernel k = {.p = p, .tiles = gemm_blackwell_tiles(p), .mA = mA, .mB = mB, .mC = mC, .cA = cA, .cB = cB,
-                   .cC = cC, .alpha = alpha, .beta = beta, .mapA = mapA, .mapB = {mapB, mapB1}};
+                   .cC = cC, .alpha = alpha, .beta = beta, .mapA = mapA, .mapB = {mapB, mapB1}, .mapSFA = mapSFA,
+                   .mapSFB = mapSFB};
     k.loads = k.tiles;
     k.loads.bn = gemm_block_b_rows(p);
     k.sched = gemm_sched_make(c, &k.tiles, mC, p->raster);
-    if (scaled(p)) { /* (NVFP4's and MXFP4's operands are A's and B's bytes: K / 2 of them a row) */
-        cute_int K = fp4(p) ? cute_mul(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(2)) : mA.layout.shape.leaf[1];
-        k.gSFA = scale_atoms(c, sfA, mA.layout.shape.leaf[0], K, gemm_bw_sf_vec(&p->cfg));
-        k.gSFB = scale_atoms(c, sfB, mB.layout.shape.leaf[0], K, gemm_bw_sf_vec(&p->cfg));
-    }
     run_roles(c, &k);
 }
 
@@ -369,16 +351,23 @@ void gemm_blackwell_host(cute_ctx *c, const cute_arg *arg)
 {
     gemm_plan *p = cute_ctx_user(c); /* the TMA atoms join the plan: the kernel reads them */
     if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
-    cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor, sfA = mA, sfB = mB;
-    if (scaled(p)) sfA = arg[5].tensor, sfB = arg[6].tensor; /* (unused placeholders otherwise) */
+    cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor;
     if (fp4(p)) mA = cute_tensor_recast(c, mA, CUTE_U8), mB = cute_tensor_recast(c, mB, CUTE_U8); /* as bytes */
     gemm_hopper_atoms(c, p, mA, mB);
+    if (scaled(p)) { /* the scales' k-tile boxes: sf_atoms atoms of one 128-row tile */
+        cute_layout box = cute_layout_fmt(cute_ctx_alg(c), "(256,2,%d,1):(1,256,512,%d)", p->sf_atoms,
+                                          p->sf_atoms * GEMM_BW_SF_ATOM);
+        cute_tma_op op = p->cta_pair ? CUTE_TMA_OP_LOAD_2SM : CUTE_TMA_OP_LOAD;
+        p->tma_sfa = cute_make_tma_atom(c, op, arg[5].tensor, box, CUTE_SW_NONE, 1);
+        p->tma_sfb = cute_make_tma_atom(c, op, arg[6].tensor, box, CUTE_SW_NONE, 1);
+    }
     cute_tma_atom b1 = p->cfg.dual ? gemm_hopper_b1_atom(c, p, arg[5].tensor) : p->tma_b;
     cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));
     cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
     gemm_plan tiles = gemm_blackwell_tiles(p);
     gemm_sched s = gemm_sched_make(c, &tiles, mC, p->raster);
+    cute_host_opaque none = p->tma_a.map; /* (unused placeholders where there are no scales) */
     CUTE_LAUNCH(c, blackwell_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
-                p->tma_a.map, p->tma_b.map, b1.map, sfA, sfB);
+                p->tma_a.map, p->tma_b.map, b1.map, scaled(p) ? p->tma_sfa.map : none, scaled(p) ? p->tma_sfb.map : none);
 }

@@ -10,14 +10,15 @@
 
 enum { CHUNK = 32 }; /* columns a tcgen05.ld.32x32b.x32 reads */
 
-/* the 32 words of one T2R as the f32 fragment they are, shaped like C's piece g */
+/* the words of one T2R (as many as g has) as the f32 fragment they are, shaped like C's piece g */
 static cute_tensor t2r(cute_ctx *c, cute_val at, cute_tensor g)
 {
     cute_val w[CHUNK];
-    cute_tmem_load_32dp32b(c, at, CHUNK, w);
+    int n = (int)cute_size(cute_ctx_alg(c), &g.layout).v;
+    cute_tmem_load_32dp32b(c, at, n, w);
     cute_tcgen05_wait_ld(c);
     cute_tensor r = cute_make_rmem_tensor_like(c, g, CUTE_F32);
-    for (int j = 0; j < CHUNK; j++) {
+    for (int j = 0; j < n; j++) {
         cute_tensor one = cute_tensor_slice(c, r, cute_tuple_fmt(cute_ctx_alg(c), "%d", j));
         cute_val f = cute_val_bitcast(c, w[j], cute_type_of(CUTE_F32));
         cute_tensor_store(c, one, cute_ssa_scalar(c, f, one.layout.shape));
@@ -25,11 +26,11 @@ static cute_tensor t2r(cute_ctx *c, cute_val at, cute_tensor g)
     return r;
 }
 
-/* chunk j of row tid of a (bm, bn) tile: (CHUNK) */
-static cute_tensor row_chunk(cute_ctx *c, cute_tensor tile, cute_int tid, int64_t j)
+/* chunk j of row tid of a (bm, bn) tile: (chunk) */
+static cute_tensor row_chunk(cute_ctx *c, cute_tensor tile, cute_int tid, int64_t j, int chunk)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_tensor cols = cute_tensor_local_tile(c, tile, cute_tuple_fmt(a, "(1,%d)", CHUNK),
+    cute_tensor cols = cute_tensor_local_tile(c, tile, cute_tuple_fmt(a, "(1,%d)", chunk),
                                               cute_tuple_fmt(a, "(%I,%lld)", tid, (long long)j), NULL);
     return cute_tensor_slice(c, cols, cute_tuple_fmt(a, "(0,_)"));
 }
@@ -44,15 +45,18 @@ void gemm_blackwell_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, cons
                                     cute_val_int(c, CUTE_U32, 16 + 5));
     cute_val row = cute_val_binop(c, CUTE_OP_ADD, acc, lanes);
     int64_t cols = p->cfg.dual ? p->bn / 2 : p->bn; /* C's tile */
-    for (int64_t j = 0; j < cols / CHUNK; j++) {
-        cute_tensor g = row_chunk(c, t->gC, tid, j);
-        cute_tensor r = t2r(c, cute_val_binop(c, CUTE_OP_ADD, row, cute_val_int(c, CUTE_U32, j * CHUNK)), g);
+    /* a column-major C: each of a row's elements is a store of its own, its address and predicate
+     * live until it: 16 columns a T2R, where 32 spilled (255 registers) */
+    int chunk = p->cfg.major[2] == 0 ? CHUNK / 4 : CHUNK;
+    for (int64_t j = 0; j < cols / chunk; j++) {
+        cute_tensor g = row_chunk(c, t->gC, tid, j, chunk);
+        cute_tensor r = t2r(c, cute_val_binop(c, CUTE_OP_ADD, row, cute_val_int(c, CUTE_U32, j * chunk)), g);
         cute_ssa v = cute_tensor_load(c, r);
         if (p->cfg.dual) { /* silu(A B0^T) times the same columns of A B1^T, bn / 2 further on */
-            cute_val up = cute_val_binop(c, CUTE_OP_ADD, row, cute_val_int(c, CUTE_U32, cols + j * CHUNK));
+            cute_val up = cute_val_binop(c, CUTE_OP_ADD, row, cute_val_int(c, CUTE_U32, cols + j * chunk));
             v = cute_ssa_binop(c, CUTE_OP_MUL, gemm_epilogue_silu(c, v), cute_tensor_load(c, t2r(c, up, g)));
         }
-        cute_ssa in = cute_elem_less(c, row_chunk(c, t->kC, tid, j), MN);
+        cute_ssa in = cute_elem_less(c, row_chunk(c, t->kC, tid, j, chunk), MN);
         cute_tensor_store_if(c, g, gemm_scale(c, p, v, alpha, beta, g, in), in);
     }
 }

@@ -9,9 +9,11 @@
  * major, every pointer and leading dimension 16-byte aligned (TMA), unbatched, no fused
  * epilogue, one CTA, or the CTA pair (cluster 2x1: CuTe DSL's use_2cta_instrs; a 256 x bn
  * tile of C a pair, each block staging its 128 rows of A and bn / 2 rows of B, one
- * SM100_MMA_F16BF16_2x1SM_SS of 256 x bn); the dual GEMM (SwiGLU)
+ * SM100_MMA_F16BF16_2x1SM_SS of 256 x bn, or for the block-scaled kinds their _2x1SM_SS atom,
+ * each block holding its A rows' scales and all of B's); the dual GEMM (SwiGLU)
  * with K-major B0 and B1, its MMA's N holding A B0^T's bn / 2 columns beside A B1^T's.  The rest is refused
  * with the reason, and the library's AUTO falls back to the SM80 kernels. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cutec/umma.h"
@@ -43,9 +45,8 @@ static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
     if ((t->cluster_m > 1 || t->cluster_n > 1) && !pair)
         return cute_alg_fail(a, "gemm blackwell: cluster %dx%d: the kernel runs one CTA a tile (1x1) or the CTA pair "
                              "(2x1)", t->cluster_m, t->cluster_n);
-    if (pair && (cfg->dual || scaled))
-        return cute_alg_fail(a, "gemm blackwell: the CTA pair (cluster 2x1) takes the dense f16 / bf16 GEMM only "
-                             "(not %s)", cfg->dual ? "the dual GEMM" : scaled);
+    if (pair && cfg->dual)
+        return cute_alg_fail(a, "gemm blackwell: the CTA pair (cluster 2x1) does not take the dual GEMM");
     return true;
 }
 
@@ -93,11 +94,9 @@ bool gemm_plan_blackwell(cute_alg *a, const cute_gemm_config *cfg, int arch, gem
     p->threads = BW_THREADS; /* four epilogue warps, the MMA warp, the TMA warp */
     p->cluster_m = p->cta_pair ? 2 : 1, p->cluster_n = 1;
     bool fp4 = cfg->dtype == CUTE_E2M1;
-    const char *atom = gemm_bw_nvfp4(cfg)   ? "SM100_MMA_MXF4NVF4_SS"
-                       : fp4                ? "SM100_MMA_MXF4_SS"
-                       : gemm_bw_mxfp8(cfg) ? "SM100_MMA_MXF8F6F4_SS"
-                       : p->cta_pair        ? "SM100_MMA_F16BF16_2x1SM_SS"
-                                            : "SM100_MMA_F16BF16_SS";
+    const char *family = gemm_bw_nvfp4(cfg) ? "MXF4NVF4" : fp4 ? "MXF4" : gemm_bw_mxfp8(cfg) ? "MXF8F6F4" : "F16BF16";
+    char atom[48]; /* the pair's: CuTe's SM100_MMA_*_2x1SM_SS, M 256 over the two blocks */
+    snprintf(atom, sizeof atom, "SM100_MMA_%s%s_SS", family, p->cta_pair ? "_2x1SM" : "");
     if (!cute_umma_atom(a, atom, cfg->dtype, (int)p->bm * p->cluster_m, (int)p->bn, &p->umma)) return false;
     cute_dtype staged = fp4 ? CUTE_U8 : cfg->dtype; /* e2m1 staged as its bytes */
     p->smem_a = gemm_tma_stages(a, staged, cfg->major[0], p->bm, p->bk, p->stages, &p->box_rows[0]);

@@ -145,7 +145,7 @@ static void refused(cute_runtime *rt)
         {{.variant = CUTE_GEMM_BLACKWELL, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16,
           .tiling = {.cluster_m = 2, .cluster_n = 2}}, "one CTA a tile (1x1) or the CTA pair (2x1)"},
         {{.variant = CUTE_GEMM_BLACKWELL, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16, .dual = true,
-          .tiling = {.cluster_m = 2}}, "the dense f16 / bf16 GEMM only"},
+          .tiling = {.cluster_m = 2}}, "the CTA pair (cluster 2x1) does not take the dual GEMM"},
         {{.variant = CUTE_GEMM_BLACKWELL, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16,
           .tiling = {.bn = 48}}, "multiple of 32"},
     };

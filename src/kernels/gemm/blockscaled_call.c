@@ -42,6 +42,9 @@ static cute_status check(const scaled_kind *sk, const cute_call_arg *A, const cu
                                                              C->dtype != CUTE_F32))
         return snprintf(err, n, "gemm %s: C must be a 2-D f16, bf16 or f32 tensor", sk->name), CUTE_ERR_INVALID;
     int cmajor = C->stride[1] == 1 && C->shape[1] > 1 ? 1 : 0;
+    if (A && A->kind == CUTE_ARG_TENSOR && A->ndim == 2 && A->shape[1] % 32) /* before TMA's rows of 16 bytes */
+        return snprintf(err, n, "gemm %s: K (%" PRId64 ") must be a multiple of 32", sk->name, A->shape[1]),
+               CUTE_ERR_INVALID;
     cute_status s = A && B ? gemm_tma_operand_ok(A, 'A', sk->dtype, 1, err, n) : CUTE_ERR_INVALID;
     if (s == CUTE_OK) s = gemm_tma_operand_ok(B, 'B', sk->dtype, 1, err, n);
     if (s == CUTE_OK) s = gemm_tma_operand_ok(C, 'C', (cute_dtype)C->dtype, cmajor, err, n);
@@ -53,6 +56,13 @@ static cute_status check(const scaled_kind *sk, const cute_call_arg *A, const cu
                         sk->name, A->shape[0], A->shape[1], B->shape[0], B->shape[1], M, N), CUTE_ERR_INVALID;
     s = scales_ok(sk, SFA, "SFA", M, K, err, n);
     return s == CUTE_OK ? scales_ok(sk, SFB, "SFB", N, K, err, n) : s;
+}
+
+cute_call_arg gemm_bw_sf_arg(const cute_call_arg *sf, int64_t rows, int64_t K, int vec)
+{
+    int64_t rm = (rows + 127) / 128, rk = (K + 4 * vec - 1) / (4 * vec);
+    return cute_call_tensor(sf->buf, sf->offset, CUTE_U8, 4, (int64_t[]){256, 2, rk, rm},
+                            (int64_t[]){1, 256, GEMM_BW_SF_ATOM, GEMM_BW_SF_ATOM * rk});
 }
 
 static cute_status scaled_gemm(const scaled_kind *sk, cute_gemm_lib *lib, const cute_call_arg *A,
@@ -70,12 +80,16 @@ static cute_status scaled_gemm(const scaled_kind *sk, cute_gemm_lib *lib, const 
                CUTE_ERR_INVALID;
     cute_gemm_config cfg = {.variant = CUTE_GEMM_BLACKWELL, .dtype = sk->dtype, .c_dtype = (cute_dtype)C->dtype,
                             .major = {1, 1, C->stride[1] == 1 && C->shape[1] > 1}, .align_bytes = 16,
-                            .mx_scales = sk->dtype == CUTE_E2M1 && sk->sf == CUTE_UE8M0};
+                            .mx_scales = sk->dtype == CUTE_E2M1 && sk->sf == CUTE_UE8M0,
+                            .tiling = {.cluster_m = gemm_lib_caller_tiling(lib).cluster_m,
+                                       .cluster_n = gemm_lib_caller_tiling(lib).cluster_n}}; /* 2x1: the CTA pair */
     cute_runtime *rt;
     char why[1024];
     const cute_fn *f = gemm_lib_fn(lib, &cfg, &rt, why, sizeof why);
     if (!f) return snprintf(err, n, "gemm %s: %s", sk->name, why), CUTE_ERR_COMPILE;
-    cute_call_arg args[7] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta), *SFA, *SFB};
+    int64_t M = C->shape[0], N = C->shape[1], K = A->shape[1];
+    cute_call_arg args[7] = {*A, *B, *C, cute_call_float(alpha), cute_call_float(beta),
+                             gemm_bw_sf_arg(SFA, M, K, sk->vec), gemm_bw_sf_arg(SFB, N, K, sk->vec)};
     s = cute_call(f, stream, 7, args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", sk->name, why);
     return s;

@@ -4,7 +4,9 @@
  * codes and scales, C poisoned (NaN where beta is 0): tails in M and N, K's last scale atom alone
  * in its k-tile (NVFP4) or partly past K (MXFP8), C of f32 and bf16, row- and column-major,
  * through the compiled function and the library's entry points (cutec_gemm_nvfp4 / _mxfp8) with
- * their refusals; each compiled for sm_100a by NVRTC and ptxas.  No Blackwell has run them. */
+ * their refusals; NVFP4, MXFP8 and MXFP4 also on the CTA pair (cta_group::2: each block's A rows'
+ * scales and all of B's in its tensor memory, by the leader's tcgen05.cp.cta_group::2); each
+ * compiled for sm_100a by NVRTC and ptxas.  No Blackwell has run them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "cutec/kernels.h"
 #include "cutec/numeric.h"
 #include "cutec/nvrtc.h"
+#include "kernels/gemm/gemm_internal.h"
 #include "kernels/gemm/gemm_ref.h"
 #include "kernels/gemm/gemm_testkit.h"
 
@@ -86,14 +89,26 @@ static void refusals(const sc_kind *kind, cute_gemm_lib *lib, cute_call_arg *arg
     CHECK(s == CUTE_ERR_INVALID && strstr(why, "B has stride"), "%s N-major B: %s", kind->name, why);
 }
 
+/* the compiled function called with args (the library's: SFA and SFB rank-1) as the library calls it */
+static cute_status direct(const cute_fn *f, const cute_call_arg *args, int64_t M, int64_t N, int64_t K, int vec,
+                          char *why, size_t n)
+{
+    cute_call_arg as[7];
+    memcpy(as, args, sizeof as);
+    as[5] = gemm_bw_sf_arg(&args[5], M, K, vec), as[6] = gemm_bw_sf_arg(&args[6], N, K, vec);
+    return cute_call(f, NULL, 7, as, why, n);
+}
+
 /* one product against float64: the compiled function called directly, or through the library's
  * entry point (lib) */
 static void one_case(cute_runtime *rt, const sc_kind *kind, cute_gemm_lib *lib, int64_t M, int64_t N, int64_t K,
-                     cute_dtype cd, int cmajor, double alpha, double beta)
+                     cute_dtype cd, int cmajor, double alpha, double beta, bool pair)
 {
     cute_backend *b = cute_runtime_backend(rt);
     cute_gemm_config cfg = {.variant = CUTE_GEMM_BLACKWELL, .dtype = kind->d, .c_dtype = cd,
-                            .major = {1, 1, cmajor}, .align_bytes = 16, .mx_scales = kind == &MXFP4};
+                            .major = {1, 1, cmajor}, .align_bytes = 16, .mx_scales = kind == &MXFP4,
+                            .tiling = {.cluster_m = pair ? 2 : 0}}; /* 2: the CTA pair (cta_group::2) */
+    if (lib) cute_gemm_lib_tiling(lib, &cfg.tiling);
     char why[4096] = "";
     const cute_fn *f = cute_gemm_compile(rt, &cfg, why, sizeof why);
     sc_operand A, B;
@@ -108,7 +123,7 @@ static void one_case(cute_runtime *rt, const sc_kind *kind, cute_gemm_lib *lib, 
     cute_status s = !ok ? CUTE_ERR_COMPILE
                     : lib ? kind->call(lib, &args[0], &args[5], &args[1], &args[6], &args[2], alpha, beta, NULL, why,
                                        sizeof why)
-                          : cute_call(f, NULL, 7, args, why, sizeof why);
+                          : direct(f, args, M, N, K, kind->vec, why, sizeof why);
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
     if (s != CUTE_OK && !why[0]) snprintf(why, sizeof why, "%s", b->vt->error(b->self));
     size_t bytes = (size_t)(M * N * cute_dtype_bytes(cd));
@@ -116,21 +131,23 @@ static void one_case(cute_runtime *rt, const sc_kind *kind, cute_gemm_lib *lib, 
     double worst = 0;
     int64_t bad = s == CUTE_OK && b->vt->download(b->self, got, &C.dev, 0, bytes) == CUTE_OK
                       ? wrong(&A, &B, &C, cd, alpha, beta, got, &worst) : -1;
-    CHECK(s == CUTE_OK && bad == 0, "%s %lldx%lldx%lld -> %s (%s-major)%s: %s %s, %lld wrong, worst %g", kind->name,
+    CHECK(s == CUTE_OK && bad == 0, "%s %lldx%lldx%lld -> %s (%s-major)%s%s: %s %s, %lld wrong, worst %g", kind->name,
           (long long)M, (long long)N, (long long)K, cute_dtype_name(cd), cmajor ? "row" : "column",
-          lib ? " by the library" : "", cute_status_name(s), why, (long long)bad, worst);
+          lib ? " by the library" : "", pair ? " on the CTA pair" : "", cute_status_name(s), why, (long long)bad, worst);
     if (lib && ok) refusals(kind, lib, args, N, alpha, beta);
     if (ok) release(b, &A), release(b, &B);
     b->vt->free(b->self, &C.dev), free(C.host), free(got);
     cute_fn_free(f);
 }
 
-/* NVRTC and ptxas take the kernel for sm_100a (compile only, no GPU) with the kind's MMA */
-static void compiles_for_sm100a(cute_runtime *rt, const sc_kind *kind, const char *mma)
+/* NVRTC and ptxas take the kernel for sm_100a (compile only, no GPU) with the kind's MMA (the CTA
+ * pair's: and its scales' copies and TMA loads) */
+static void compiles_for_sm100a(cute_runtime *rt, const sc_kind *kind, const char *mma, bool pair)
 {
     cute_gemm_config cfg = {.variant = CUTE_GEMM_BLACKWELL, .dtype = kind->d, .c_dtype = CUTE_BF16,
-                            .major = {1, 1, 1}, .align_bytes = 16, .mx_scales = kind == &MXFP4};
-    gtk_compiles_sm100a(rt, &cfg, mma, "tcgen05.cp");
+                            .major = {1, 1, 1}, .align_bytes = 16, .mx_scales = kind == &MXFP4,
+                            .tiling = {.cluster_m = pair ? 2 : 0}};
+    gtk_compiles_sm100a(rt, &cfg, mma, pair ? "tcgen05.cp.cta_group::2.32x128b.warpx4" : "tcgen05.cp");
 }
 
 int main(void)
@@ -143,16 +160,18 @@ int main(void)
     }
     cute_runtime_set_target_arch(rt, "sm_100a");
     cute_gemm_lib *lib = cute_gemm_lib_new(rt);
-    one_case(rt, &NVFP4, NULL, 200, 136, 320, CUTE_F32, 1, 1.0, 0.0);  /* K's 5th atom alone in the 2nd k-tile */
-    one_case(rt, &NVFP4, lib, 136, 264, 256, CUTE_BF16, 0, 0.5, -1.0); /* 2 x 3 tiles on 2 blocks, beta */
-    one_case(rt, &MXFP8, NULL, 200, 136, 160, CUTE_F32, 1, 1.0, 0.0);  /* K's 2nd atom a quarter used */
-    one_case(rt, &MXFP8, lib, 136, 264, 288, CUTE_BF16, 0, 0.5, -1.0); /* 3 k-tiles, beta, column-major C */
-    one_case(rt, &MXFP4, NULL, 200, 136, 288, CUTE_F32, 1, 1.0, 0.0);  /* K's 3rd atom a quarter used */
-    one_case(rt, &MXFP4, lib, 136, 136, 512, CUTE_F16, 1, 0.5, -1.0);  /* 2 k-tiles, beta */
+    /* the CTA pair (its odd block's rows past M); K's 5th atom alone in the 2nd k-tile */
+    one_case(rt, &NVFP4, NULL, 200, 136, 320, CUTE_F32, 1, 1.0, 0.0, true);
+    one_case(rt, &NVFP4, lib, 136, 264, 256, CUTE_BF16, 0, 0.5, -1.0, false); /* 2 x 3 tiles on 2 blocks, beta */
+    one_case(rt, &MXFP8, NULL, 200, 136, 160, CUTE_F32, 1, 1.0, 0.0, true);  /* the pair; K's 2nd atom a quarter used */
+    one_case(rt, &MXFP8, lib, 136, 264, 288, CUTE_BF16, 0, 0.5, -1.0, false); /* 3 k-tiles, beta, column-major C */
+    one_case(rt, &MXFP4, NULL, 200, 136, 288, CUTE_F32, 1, 1.0, 0.0, false);  /* K's 3rd atom a quarter used */
+    one_case(rt, &MXFP4, lib, 136, 136, 512, CUTE_F16, 1, 0.5, -1.0, true);   /* the pair by the library's tiling */
     cute_gemm_lib_free(lib);
-    compiles_for_sm100a(rt, &NVFP4, "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X");
-    compiles_for_sm100a(rt, &MXFP8, "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X");
-    compiles_for_sm100a(rt, &MXFP4, "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X");
+    compiles_for_sm100a(rt, &NVFP4, "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X", false);
+    compiles_for_sm100a(rt, &MXFP8, "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X", false);
+    compiles_for_sm100a(rt, &MXFP4, "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X", false);
+    compiles_for_sm100a(rt, &NVFP4, "tcgen05.mma.cta_group::2.kind::mxf4nvf4.block_scale.scale_vec::4X", true);
     cute_runtime_free(rt);
     return CHECK_DONE("gemm blockscaled_test");
 }

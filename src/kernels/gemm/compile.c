@@ -206,7 +206,8 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     }
     plan->broken = broken;
     if (cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_BLACKWELL || plan->persistent)
-        plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads);
+        plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads) *
+                    (plan->per_sm > 1 ? plan->per_sm : 1);
     char text[3][64];
     cute_arg_spec specs[10];
     cute_dtype cd = cute_gemm_c_dtype(cfg);
@@ -232,7 +233,7 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     bool fp4 = cfg->dtype == CUTE_E2M1, mx8 = gemm_bw_mxfp8(cfg);
     if (fp4 || mx8) { /* NVFP4 / MXFP8: rows of whole 16 bytes (32 e2m1, 32 e4m3), then SFA and SFB */
         specs[0] = specs[1] = cute_spec_tensor(cfg->dtype, "(?,?{div=32}):(?{div=32},1)", 16);
-        specs[5] = specs[6] = cute_spec_tensor(gemm_bw_nvfp4(cfg) ? CUTE_UE4M3 : CUTE_UE8M0, "?:1", 16);
+        specs[5] = specs[6] = cute_spec_tensor(CUTE_U8, GEMM_BW_SF_SPEC, 16); /* gemm_bw_sf_arg's view */
     }
     char name[192], tag[64], peer[16] = "";
     if (cfg->peer_flags) snprintf(peer, sizeof peer, "_peer%d%s", cfg->peer_broadcast, cfg->peer_mirror ? "m" : "");

@@ -35,6 +35,9 @@ typedef struct gemm_plan {
     gemm_prefetch prefetch;   /* when a k-block's fragments are read (multistage.c) */
     bool persistent;          /* a block an SM walking tiles (CUTE_GEMM_SCHEDULE_PERSISTENT):
                                  C's tile then beside the stages, in c_parts parts of N */
+    int per_sm;               /* the persistent SM80 kernel's blocks an SM: 2 where a block is
+                                 4 warps or fewer and its stages and C tile fit half the SM's
+                                 shared memory, else 1 (0 counts as 1) */
     unsigned broken;          /* GEMM_BREAK_*: a deliberately wrong kernel, for the tests of
                                  the interpreter's checks; 0 always but there */
     cute_composed smem_c;     /* (bm,bn) of smem_c_dtype, over the A/B stages' memory */
@@ -73,6 +76,8 @@ typedef struct gemm_plan {
     int tmem_columns;         /* its accumulator stages' tensor memory */
     int sf_atoms;             /* block-scaled (NVFP4 4, MXFP8 1; else 0): a k-tile's SfKMajorAtoms of
                                  each operand's 128-row tile (GEMM_BW_SF_ATOM bytes, 4 columns each) */
+    cute_tma_atom tma_sfa, tma_sfb; /* ... which TMA loads (the CTA pair's: LOAD_2SM), made by the host
+                                       function from the scales' arguments (gemm_bw_sf_arg) */
 } gemm_plan;
 
 bool gemm_plan_make(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p);
@@ -166,6 +171,14 @@ static inline const char *gemm_bw_scaled_name(const cute_gemm_config *cfg)
     return gemm_bw_nvfp4(cfg) ? "NVFP4" : gemm_bw_mxfp4(cfg) ? "MXFP4" : gemm_bw_mxfp8(cfg) ? "MXFP8" : NULL;
 }
 void gemm_blackwell_host(cute_ctx *c, const cute_arg *arg);
+/* The compiled block-scaled GEMM's SFA / SFB arguments: a unit-stride rank-1 scale buffer sf (CuTe's
+ * layout of a (rows, K) operand, cute_gemv_sf_count) as the kernel's TMA maps it, its bytes
+ * (256, 2, K / (4 vec) atoms, rows / 128 atoms):(1, 256, 512, 512 atoms) (both counts rounded up):
+ * each SfKMajorAtom two rows of 256 bytes, K's atoms contiguous */
+cute_call_arg gemm_bw_sf_arg(const cute_call_arg *sf, int64_t rows, int64_t K, int vec);
+/* the tiling a caller set on the library (cute_gemm_lib_tiling; zero: none) */
+cute_gemm_tiling gemm_lib_caller_tiling(cute_gemm_lib *lib);
+#define GEMM_BW_SF_SPEC "(256,2,?,?):(1,256,512,?)"
 /* the plan of the multi-stage family (plan_multistage.c) */
 /* arch: the compile target (cute_runtime_target_arch; 0 unknown), which picks the atoms */
 bool gemm_plan_multistage(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);

@@ -188,15 +188,24 @@ static void producer_streamk(cute_ctx *c, const gemm_plan *p, const hopper_args 
     }
 }
 
-/* the next full stage, multiplied into the accumulators as one wgmma batch (not waited for) */
-static void mma_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
-                      const gemm_hopper_frag *f)
+/* the next full stage, multiplied into the accumulators as one wgmma batch (not waited for);
+ * zero: the accumulators start from it (scale-d 0 on its first k-block, the old values unread) */
+static void mma_ktile_into(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
+                           const gemm_hopper_frag *f, bool zero)
 {
     if (!(p->broken & GEMM_BREAK_EARLY_READ)) cute_pipeline_consumer_wait(c, &m->pipe, s, (cute_val){0});
     cute_warpgroup_arrive(c);
-    cute_gemm(c, &p->mma, f->acc, stage(c, f->tCsA, 4, s), stage(c, f->tCsB, 4, s), f->acc);
+    cute_tensor sA = stage(c, f->tCsA, 4, s), sB = stage(c, f->tCsB, 4, s);
+    if (zero) cute_gemm_zero(c, &p->mma, f->acc, sA, sB);
+    else cute_gemm(c, &p->mma, f->acc, sA, sB, f->acc);
     cute_warpgroup_commit_batch(c);
     cute_pipeline_state_advance(c, s);
+}
+
+static void mma_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s,
+                      const gemm_hopper_frag *f)
+{
+    mma_ktile_into(c, p, m, s, f, false);
 }
 
 cute_tensor gemm_hopper_stage(cute_ctx *c, cute_tensor t, const cute_pipeline_state *s) { return stage(c, t, 4, s); }
@@ -214,8 +223,17 @@ void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem
 static void mainloop_first(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *read,
                            const gemm_hopper_frag *f)
 {
+    /* ping-pong: scale-d 0, not a zero fill.  With its two accumulator sets (128 x 128) ptxas
+     * folded the fill into the first set's wgmma only, zeroed the second by moves and waited
+     * for the first wgmma before the second (C7517 / C7519, every tile).  The cooperative
+     * kernel keeps the fill, which ptxas folds into its one set's first wgmma: with scale-d 0
+     * the accumulators stay live across tiles and its epilogue copies 8 of them a tile. */
+    if (p->pingpong) {
+        mma_ktile_into(c, p, m, read, f, true);
+        return;
+    }
     cute_fill(c, f->acc, 0);
-    mma_ktile(c, p, m, read, f);
+    mma_ktile_into(c, p, m, read, f, false);
 }
 
 static void mainloop_rest(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int k_tiles,
@@ -250,14 +268,17 @@ void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_sme
 }
 
 /* the thread's fragments: slices of the stages, and its accumulators of the MMA's whole
- * (bm, bn) tile; mma_tid its index among the MMA's threads */
+ * (bm, bn) tile, zero once (defined before ping-pong's first batches overwrite them:
+ * mainloop_first); mma_tid its index among the MMA's threads */
 static gemm_hopper_frag fragments(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int mma_tid)
 {
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, mma_tid);
     cute_tensor mn = cute_make_identity_tensor(c, cute_tuple_fmt(cute_ctx_alg(c), "(%lld,%lld)", (long long)p->bm,
                                                                  (long long)p->bn));
-    return (gemm_hopper_frag){cute_partition_A(c, thr, m->sA), cute_partition_B(c, thr, m->sB),
-                              cute_partition_fragment_C(c, thr, mn)};
+    gemm_hopper_frag f = {cute_partition_A(c, thr, m->sA), cute_partition_B(c, thr, m->sB),
+                          cute_partition_fragment_C(c, thr, mn)};
+    cute_fill(c, f.acc, 0);
+    return f;
 }
 
 /* a consumer's state made as a producer's waits for the wrong phase (a broken kernel) */

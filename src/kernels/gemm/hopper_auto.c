@@ -10,17 +10,30 @@
 
 static const struct {
     int64_t k_up_to; /* K at most this */
+    int64_t mn_from; /* M N at least this */
+    int64_t side_from; /* M and N each at least this */
     cute_gemm_tiling t;
 } by_shape[] = {
     /* short K (16 k-tiles of 64 or fewer): a tile's epilogue weighs against its main loop.
      * 8192x8192x1024, session 27's final pass: ping-pong 128 x 128 744.3 TFLOP/s = 102.3% of
      * cuBLAS against the cooperative kernel's 728.7 (100.1%): one warpgroup's epilogue runs
      * under the other's wgmmas */
-    {1024, {.schedule = CUTE_GEMM_SCHEDULE_PINGPONG}},
+    {1024, 0, 0, {.schedule = CUTE_GEMM_SCHEDULE_PINGPONG}},
+    /* many tiles (1024 of 128 x 256 or more: 8192 x 4096 and up), longer K: clusters of 2
+     * along M, B's k-tiles multicast (each SM reads 32 KB of a 48 KB stage from L2), and the
+     * whole tile's store.  The card is at its power cap there; a third less traffic from L2 a
+     * k-tile is a little less power a flop.  Session 31, hop18's two runs, H200, cuBLAS in the
+     * same process, % of cuBLAS 2x1 against 1x1: 8192^3 103.7 / 102.1 and 101.1 / 100.6; the
+     * LLM shapes 8192 x {4096 x 14336, 6144 x 4096, 28672 x 4096} 99.3 / 98.8, 98.9 / 99.0,
+     * 99.1 / 98.6 and 98.7 / 98.5, 99.0 / 99.0, 99.0 / 98.5.  Fewer tiles lose with it (4096^3
+     * 100.8 / 101.1 and 100.6 / 101.1, 2048^3 95.6 / 97.8 and 94.7 / 97.2): the two blocks
+     * of a cluster wait for each other's releases.  (Both sides 4096 or more: every shape
+     * measured; a thin C would leave a cluster's second block without tiles.) */
+    {INT64_MAX, 8192 * 4096, 4096, {.c_store = CUTE_GEMM_STORE_TILE, .cluster_m = 2, .cluster_n = 1}},
     /* longer K: the whole tile before its TMA stores (one barrier a tile, no wait for a store's
      * read, a stage fewer).  4096^3, session 28's mid pass: 800.0 TFLOP/s = 99.8% of cuBLAS
      * against 790.2 (98.5%) piece by piece, the same process */
-    {INT64_MAX, {.c_store = CUTE_GEMM_STORE_TILE}},
+    {INT64_MAX, 0, 0, {.c_store = CUTE_GEMM_STORE_TILE}},
 };
 
 /* the rows were measured on plain 16-bit GEMMs: fp8, an f32 C (ping-pong stores it from the
@@ -61,6 +74,8 @@ cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int6
     cute_gemm_tiling few;
     if (few_rows(mnk, &few)) return few;
     for (size_t i = 0; i < sizeof by_shape / sizeof by_shape[0]; i++)
-        if (mnk[2] <= by_shape[i].k_up_to) return by_shape[i].t;
+        if (mnk[2] <= by_shape[i].k_up_to && mnk[0] * mnk[1] >= by_shape[i].mn_from &&
+            mnk[0] >= by_shape[i].side_from && mnk[1] >= by_shape[i].side_from)
+            return by_shape[i].t;
     return none;
 }

@@ -31,6 +31,12 @@ int main(void)
     cute_gemm_tiling longer = row(CUTE_BF16, CUTE_BF16, 8192, 8192, 1025);
     CHECK(longer.schedule == CUTE_GEMM_SCHEDULE_AUTO && longer.c_store == CUTE_GEMM_STORE_TILE, "K 1025");
     CHECK(row(CUTE_F16, CUTE_BF16, 4096, 4096, 4096).c_store == CUTE_GEMM_STORE_TILE, "f16 -> bf16 4096^3");
+    /* 8192 x 4096 (1024 tiles) and up, K past 1024: clusters of 2 along M; fewer tiles: none */
+    CHECK(longer.cluster_m == 2 && longer.cluster_n == 1, "8192^2 x 1025: 2x1");
+    cute_gemm_tiling llm = row(CUTE_BF16, CUTE_BF16, 8192, 4096, 14336), sq = row(CUTE_BF16, CUTE_BF16, 4096, 8191, 8192);
+    CHECK(llm.cluster_m == 2 && llm.c_store == CUTE_GEMM_STORE_TILE, "8192 x 4096 x 14336: 2x1, the whole tile");
+    CHECK(sq.cluster_m == 0 && sq.c_store == CUTE_GEMM_STORE_TILE, "4096 x 8191: no cluster");
+    CHECK(row(CUTE_BF16, CUTE_BF16, 1024, 65536, 4096).cluster_m == 0, "1024 x 65536: no cluster (a thin C)");
     cute_gemm_tiling fp8 = row(CUTE_E4M3, CUTE_BF16, 8192, 8192, 4096), f32 = row(CUTE_BF16, CUTE_F32, 8192, 8192, 1024);
     CHECK(!memcmp(&fp8, &none, sizeof none), "e4m3: the plan's defaults");
     CHECK(!memcmp(&f32, &none, sizeof none), "an f32 C: the plan's defaults");

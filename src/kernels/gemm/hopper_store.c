@@ -8,10 +8,11 @@
  * TMA clips the edge pieces (rows past M, columns past N are not written), so no predicate
  * guards the stores; C is read (beta != 0) with predicated loads in the MMA's layout.
  *
- * Per piece: stmatrix -> fence.proxy.async (the writes become visible to TMA) -> the
- * warpgroup meets (every piece's writes are done) -> the store, and the acquire of the next
- * buffer -> the warpgroup meets (the next buffer is free).  A warpgroup writes, stores and
- * frees only boxes of its own, so its 128 threads meet alone: in the cooperative schedule
+ * By groups of pieces, as many as the warpgroup has buffers (store_groups): thread 0 waits
+ * until the stores before have read their buffers -> the warpgroup meets -> stmatrix of the
+ * group's pieces -> fence.proxy.async (the writes become visible to TMA) -> the warpgroup
+ * meets -> thread 0 issues the group's stores.  A warpgroup writes, stores and frees only
+ * boxes of its own, so its 128 threads meet alone: in the cooperative schedule
  * one warpgroup may start its next tile's wgmmas while the other still stores. */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
@@ -35,11 +36,9 @@ bool gemm_hopper_store_takes(const gemm_plan *p)
     return fits && p->cfg.tiling.c_store != CUTE_GEMM_STORE_ST;
 }
 
-/* whether every piece of a tile has a buffer of its own (CUTE_GEMM_STORE_TILE): the
- * warpgroup writes them all, meets once, and thread 0 issues their stores; the buffers are
- * free again once the stores read them, waited for at the next tile's epilogue, a main loop
- * later, so no wait and one barrier a tile stand between the last wgmma and the next tile's
- * first, against a wait for the store two pieces back and two barriers a piece */
+/* whether every piece of a tile has a buffer of its own (CUTE_GEMM_STORE_TILE): one group
+ * a tile, whose wait is for the last tile's stores (a main loop later: no wait in fact), at
+ * the price of a stage (64 KB of buffers for 128 x 256 against 32 KB) */
 static bool whole_tile(const gemm_plan *p) { return p->cfg.tiling.c_store == CUTE_GEMM_STORE_TILE; }
 
 /* a buffer a piece (whole_tile); else two a warpgroup where its pieces a tile are even
@@ -230,21 +229,14 @@ static cute_int box_row(cute_ctx *c, const gemm_plan *p, cute_int wg, int r)
 }
 
 /* The TMA-store pipeline of one issuing thread, a bulk group a store of a box (copies of
- * them: to C and the mirror), acquired once a piece after its boxes: the next piece writes
- * all the boxes of the piece store_stages - 1 before it at once (stmatrix of the whole
- * piece), so every group but the last (store_stages - 1) pieces' must have been read:
- * (store_stages - 1) * boxes * copies + 1 stages.  Whole tiles: one stage, acquired before
- * the tile's first piece (every store of the tile before read). */
-static cute_pipeline_tma_store store_pipe(cute_ctx *c, const gemm_plan *p)
-{
-    return cute_pipeline_tma_store_create(c, whole_tile(p) ? 1 : (p->store_stages - 1) * issued_boxes(p) * copies(p) + 1);
-}
+ * them: to C and the mirror): one stage, acquired before each group of pieces is written
+ * (every store issued before has read its buffer). */
+static cute_pipeline_tma_store store_pipe(cute_ctx *c) { return cute_pipeline_tma_store_create(c, 1); }
 
 /* Thread 0 of warpgroup wg: the stores of piece j (stage s) that its warpgroup issues, each
- * from its buffer of the set, to its 64 x 64 box of C, then (pieces through fewer buffers
- * than a tile has) the wait that frees the buffers the next piece takes */
+ * from its buffer of the set, to its 64 x 64 box of C */
 static void store_piece(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cute_tensor sC, cute_int wg, int64_t j,
-                        const cute_val maps[2], const cute_pipeline_tma_store *pipe)
+                        const cute_val maps[2])
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tuple box = cute_tuple_fmt(a, "(%d,%d)", PIECE, PIECE);
@@ -255,7 +247,6 @@ static void store_piece(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cu
         cute_tensor kC = cute_tensor_local_tile(c, t->kC, box, cute_tuple_fmt(a, "(%I,%lld)", row, (long long)j), NULL);
         store_box(c, p, sC, buf, kC, maps);
     }
-    if (!whole_tile(p) && !(p->broken & GEMM_BREAK_STORE_ACQUIRE)) cute_pipeline_tma_store_producer_acquire(c, pipe);
 }
 
 /* the 128 threads of warpgroup wg meet: in the cooperative schedule at the warpgroup's own
@@ -296,20 +287,27 @@ static void written(cute_ctx *c, const gemm_plan *p, cute_int wg)
     if (!(p->broken & GEMM_BREAK_STORE_BARRIER)) warpgroup_meets(c, p, wg);
 }
 
-/* whole tiles: thread 0 waits until the last tile's stores have read every buffer (they had
- * this tile's main loop for it), the warpgroup meets; then every piece is written, the
- * warpgroup meets once more and thread 0 issues all their stores, waiting for none */
-static void store_whole_tile(cute_ctx *c, const gemm_plan *p, const store_view *v, cute_int tid, const gemm_tiles *t,
-                             cute_tensor acc, cute_val alpha, cute_val beta, const cute_val maps[2],
-                             const gemm_scales *sc)
+/* The pieces in groups of store_stages (the whole tile where every piece has a buffer, two
+ * groups of two for 128 x 256 tiles through two buffers a warpgroup): thread 0 waits until
+ * every store issued before has read its buffer (the first group: the last tile's, which had
+ * this tile's main loop for it), the warpgroup meets, every piece of the group is written by
+ * stmatrix, fenced, the warpgroup meets once more and thread 0 issues the group's stores,
+ * waiting for none.  So a tile has one wait for a store's read fewer than it has groups, and
+ * two barriers a group.  Two groups of two against piece by piece, each beside the whole tile
+ * in the same run (H200, session 31, bench/RESULTS.md "hop18"): within the runs' spread. */
+static void store_groups(cute_ctx *c, const gemm_plan *p, const store_view *v, cute_int tid, const gemm_tiles *t,
+                         cute_tensor acc, cute_val alpha, cute_val beta, const cute_val maps[2], const gemm_scales *sc)
 {
-    cute_pipeline_tma_store pipe = store_pipe(c, p);
+    cute_pipeline_tma_store pipe = store_pipe(c);
     int64_t pieces = c_cols(p) / PIECE;
-    CUTE_IF(c, issuer(c, tid)) if (!(p->broken & GEMM_BREAK_STORE_ACQUIRE)) cute_pipeline_tma_store_producer_acquire(c, &pipe);
-    warpgroup_meets(c, p, v->wg);
-    for (int64_t j = 0; j < pieces; j++) write_piece(c, p, v, t, acc, j, alpha, beta, sc);
-    written(c, p, v->wg);
-    CUTE_IF(c, issuer(c, tid)) for (int64_t j = 0; j < pieces; j++) store_piece(c, p, t, v->sC, v->wg, j, maps, &pipe);
+    for (int64_t g = 0; g < pieces; g += p->store_stages) {
+        int64_t end = g + p->store_stages < pieces ? g + p->store_stages : pieces;
+        CUTE_IF(c, issuer(c, tid)) if (!(p->broken & GEMM_BREAK_STORE_ACQUIRE)) cute_pipeline_tma_store_producer_acquire(c, &pipe);
+        warpgroup_meets(c, p, v->wg);
+        for (int64_t j = g; j < end; j++) write_piece(c, p, v, t, acc, j, alpha, beta, sc);
+        written(c, p, v->wg);
+        CUTE_IF(c, issuer(c, tid)) for (int64_t j = g; j < end; j++) store_piece(c, p, t, v->sC, v->wg, j, maps);
+    }
 }
 
 /* tid: the thread's index among the consumers (ping-pong: warpgroup tid / 128 stores its own
@@ -324,22 +322,12 @@ void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, c
     v.thr = cute_tiled_mma_slice(&p->epi_mma, me), v.r2s = cute_tiled_copy_slice(&p->r2s, me);
     v.tRS_sC = cute_partition_D(c, v.r2s, pieces(c, p, sC, p->pingpong ? v.wg : cute_i(0)));
     v.vC = broadcast(c, p, t, mV);
-    if (whole_tile(p)) {
-        store_whole_tile(c, p, &v, tid, t, acc, alpha, beta, maps, sc);
-        return;
-    }
-    cute_pipeline_tma_store pipe = store_pipe(c, p);
-    for (int64_t j = 0; j < c_cols(p) / PIECE; j++) {
-        write_piece(c, p, &v, t, acc, j, alpha, beta, sc);
-        written(c, p, v.wg);
-        CUTE_IF(c, issuer(c, tid)) store_piece(c, p, t, sC, v.wg, j, maps, &pipe);
-        warpgroup_meets(c, p, v.wg);
-    }
+    store_groups(c, p, &v, tid, t, acc, alpha, beta, maps, sc);
 }
 
 void gemm_hopper_store_drain(cute_ctx *c, const gemm_plan *p, cute_int tid)
 {
     if (!p->tma_store) return;
-    cute_pipeline_tma_store pipe = store_pipe(c, p);
+    cute_pipeline_tma_store pipe = store_pipe(c);
     CUTE_IF(c, issuer(c, tid)) cute_pipeline_tma_store_producer_tail(c, &pipe);
 }

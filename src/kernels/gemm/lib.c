@@ -161,6 +161,14 @@ bool cute_gemm_lib_tiling(cute_gemm_lib *lib, const cute_gemm_tiling *t)
     return true;
 }
 
+cute_gemm_tiling gemm_lib_caller_tiling(cute_gemm_lib *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    cute_gemm_tiling t = lib->tiling;
+    pthread_mutex_unlock(&lib->lock);
+    return t;
+}
+
 bool cute_gemm_lib_index_width(cute_gemm_lib *lib, int bits)
 {
     if (!lib || (bits != 0 && bits != 32 && bits != 64)) return false;

@@ -3,6 +3,7 @@
  * padding is NaN: a kernel reading it shows), a row staged in shared memory, a row split
  * over a cluster, the chunked walk before sm_90; fresh random inputs, poisoned outputs;
  * the misuses refused with a message. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cutec/interp.h"
@@ -52,6 +53,48 @@ static void one(cutec_rows *lib, cute_backend *be, cute_dtype d, shape_case sc, 
     tk_free(&x), tk_free(&out);
 }
 
+/* the same over the first dimension (cutec_reduce_cols): each column against float64 */
+static void one_col(cutec_rows *lib, cute_backend *be, cute_dtype d, shape_case sc, cutec_reduce_op op)
+{
+    tmat x, out;
+    tk_init(&x, be, d, 2, sc.m, sc.n, sc.n + sc.pad, 8), tk_init(&out, be, CUTE_F32, 1, sc.n, 1, 1, 0);
+    if (op == CUTEC_REDUCE_PROD) near_one(&x);
+    char err[1024] = "", first[256] = "";
+    cute_status s = cutec_reduce_cols(lib, &out.arg, &x.arg, op, NULL, err, sizeof err);
+    CHECK(s == CUTE_OK, "reduce_cols %s %s %lldx%lld: %s", names[op], cute_dtype_name(d), (long long)sc.m, (long long)sc.n,
+          err);
+    double *xv = tk_get(&x), *got = tk_get(&out), *col = malloc((size_t)sc.m * sizeof *col);
+    int64_t bad = 0;
+    for (int64_t j = 0; s == CUTE_OK && j < sc.n; j++) {
+        for (int64_t r = 0; r < sc.m; r++) col[r] = xv[r * sc.n + j];
+        double scale, want = rows_ref_reduce(col, sc.m, op, &scale);
+        if (rows_ref_reduce_close(got[j], want, scale, op, sc.m)) continue;
+        if (!bad++) snprintf(first, sizeof first, "column %lld: got %.9g want %.9g", (long long)j, got[j], want);
+    }
+    CHECK(bad == 0, "reduce_cols %s %s %lldx%lld (+%lld): %lld columns wrong (%s)", names[op], cute_dtype_name(d),
+          (long long)sc.m, (long long)sc.n, (long long)sc.pad, (long long)bad, first);
+    free(xv), free(got), free(col);
+    tk_free(&x), tk_free(&out);
+}
+
+/* reduce_cols' misuses: the output's length and type, a non-matrix, an op outside the enum */
+static void misuse_cols(cutec_rows *lib, cute_backend *be)
+{
+    tmat x, short_out, out16;
+    tk_init(&x, be, CUTE_BF16, 2, 4, 100, 100, 8), tk_init(&short_out, be, CUTE_F32, 1, 99, 1, 1, 0);
+    tk_init(&out16, be, CUTE_BF16, 1, 100, 1, 1, 0);
+    char err[1024] = "";
+    cute_status s = cutec_reduce_cols(lib, &short_out.arg, &x.arg, CUTEC_REDUCE_SUM, NULL, err, sizeof err);
+    CHECK(s != CUTE_OK && strstr(err, "99 elements, not 100"), "a short output: %s", s ? err : "accepted");
+    s = cutec_reduce_cols(lib, &out16.arg, &x.arg, CUTEC_REDUCE_SUM, NULL, err, sizeof err);
+    CHECK(s != CUTE_OK && strstr(err, "out must be f32"), "a bf16 output: %s", s ? err : "accepted");
+    s = cutec_reduce_cols(lib, &short_out.arg, &short_out.arg, CUTEC_REDUCE_MAX, NULL, err, sizeof err);
+    CHECK(s != CUTE_OK && strstr(err, "x must be a matrix"), "a vector as x: %s", s ? err : "accepted");
+    s = cutec_reduce_cols(lib, &short_out.arg, &x.arg, (cutec_reduce_op)9, NULL, err, sizeof err);
+    CHECK(s != CUTE_OK && strstr(err, "cutec_reduce_op"), "op 9: %s", s ? err : "accepted");
+    tk_free(&x), tk_free(&short_out), tk_free(&out16);
+}
+
 /* an output that is not (M) f32, and an op outside the enum: refused, saying what */
 static void misuse(cutec_rows *lib, cute_backend *be)
 {
@@ -87,6 +130,13 @@ int main(void)
     cute_runtime_set_target_arch(rt, "sm_80");                             /* walked in chunks */
     one(lib, be, CUTE_BF16, (shape_case){2, 70000, 8}, CUTEC_REDUCE_MEAN);
     misuse(lib, be);
+    /* over the first dimension: one launch (few rows), row splits and a second pass (tall),
+     * 16-byte accesses where the row allows, a padded row stride, a ragged last tile */
+    cute_runtime_set_target_arch(rt, NULL);
+    const shape_case cols[] = {{5, 1, 0}, {1000, 70, 0}, {129, 520, 8}, {2000, 24, 0}, {333, 37, 3}};
+    for (int op = 0; op < 5; op++)
+        for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) one_col(lib, be, dts[(op + k) % 3], cols[k], (cutec_reduce_op)op);
+    misuse_cols(lib, be);
     tk_end(lib, rt);
     return CHECK_DONE("reduce_test");
 }

@@ -1,0 +1,237 @@
+/* Reductions down the columns of a matrix: out(N) = sum, mean, amax, amin or prod of x(M,N)
+ * over its first dimension (PyTorch's torch.sum(x, 0) and the others; cutec_reduce_cols),
+ * and the second pass of the norms' dweight/dbias (the column sums of the blocks' partial
+ * rows, rows_colsum).  One kernel does both:
+ *
+ *   a block is 32 threads along the columns by 8 row lanes; each thread holds V adjacent
+ *   columns (a 16-byte access where the row length, the row stride and the data allow it)
+ *   and combines every 8th row of its split, U rows' loads issued before their combines;
+ *   the 8 lanes' values meet in shared memory and one lane writes the block's 32 V columns.
+ *
+ * The grid is (column tiles, splits): a tall matrix is cut into row splits so that the card
+ * has a few blocks an SM to stream with; each split writes a partial row of f32, and a second
+ * launch of the same kernel (one split) combines the partials in a fixed order (no atomics:
+ * the same bits every run).  Rows past the end, and columns past it, read as the op's
+ * identity; mean is the sum scaled by 1/M once, at the end. */
+#include <math.h>
+#include <stdio.h>
+
+#include "cutec/notation.h"
+#include "kernels/rows/rows_lib.h"
+
+enum { LANES = 8, THREADS = 32, UNROLL = 4 };
+
+typedef struct colred {
+    cute_dtype in, out;
+    cute_op op;
+    int vec; /* V */
+} colred;
+
+static double identity(cute_op op)
+{
+    return op == CUTE_OP_MAX ? -INFINITY : op == CUTE_OP_MIN ? INFINITY : op == CUTE_OP_MUL ? 1 : 0;
+}
+
+/* the bytes a vector of v elements of d is aligned to (16 at most: the widest access) */
+static int vector_align(int v, cute_dtype d)
+{
+    int b = v * cute_dtype_bytes(d);
+    return b < 16 ? b : 16;
+}
+
+/* thread (tx, ty)'s V columns of row block pb of column tile cb, of a matrix tiled by (L, 32 V)
+ * (zipped: ((L, 32 V), (row blocks, column tiles))): the tile's (r, c) seen as (r, (v, x)), x
+ * the thread along the columns, v its column */
+static cute_tensor thread_part(cute_ctx *c, cute_tensor tiled, int rows, int vec, cute_int ty, cute_int tx, cute_int pb,
+                               cute_int cb)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor tile = cute_tensor_slice(c, tiled, CUTE_CRD(CUTE_CRD(CUTE_ALL, CUTE_ALL), CUTE_CRD(pb, cb)));
+    cute_layout by_thread = cute_layout_fmt(a, "(%d,(%d,%d)):(1,(%d,%d))", rows, vec, THREADS, rows, rows * vec);
+    cute_tiler t = cute_tiler_layout(&by_thread);
+    return cute_tensor_slice(c, cute_tensor_compose(c, tile, &t), CUTE_CRD(ty, CUTE_CRD(CUTE_ALL, tx)));
+}
+
+/* out(split, :) = the op over rows [split B L, (split + 1) B L) of x (B blocks of L rows a
+ * split), times scale.  gX, cX: x and its coordinates tiled by (L, 32 V); gOut, cOut: out
+ * and its coordinates tiled by (1, 32 V) */
+static void colred_kernel(cute_ctx *c, cute_tensor gX, cute_tensor cX, cute_tensor gOut, cute_tensor cOut,
+                          cute_int m, cute_int cols, cute_int splits, cute_int blocks_per_split, cute_val scale)
+{
+    const colred *k = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int tx = cute_thread_idx(c, 0), ty = cute_thread_idx(c, 1);
+    cute_int cb = cute_block_idx(c, 0), split = cute_block_idx(c, 1);
+    cute_smem_allocator A = cute_smem_allocator_new(c);
+    cute_tensor sAcc = cute_smem_alloc_tensor(
+        c, &A, CUTE_F32, cute_layout_fmt(a, "((%d,%d),(1,1)):((1,%d),(0,0))", LANES, THREADS * k->vec, LANES), 16);
+    cute_tensor acc = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(a, "(%d):(1)", k->vec));
+    cute_tuple v_shape = acc.layout.shape;
+    cute_tensor_store(c, acc, cute_ssa_fill(c, CUTE_F32, v_shape, identity(k->op)));
+    cute_int first = cute_mul(a, split, blocks_per_split);
+    /* this split's rows end here (the last split's at M) */
+    cute_int row_end = cute_min(a, m, cute_mul(a, cute_add(a, first, blocks_per_split), cute_i(LANES)));
+    cute_tuple bound = CUTE_CRD(row_end, cols);
+    CUTE_FOR(c, q, cute_i(0), cute_ceil_div(a, blocks_per_split, cute_i(UNROLL))) {
+        cute_ssa v[UNROLL];
+        for (int u = 0; u < UNROLL; u++) { /* the loads first, so U of them are in flight */
+            cute_int pb = cute_add(a, first, cute_add(a, cute_mul(a, q, cute_i(UNROLL)), cute_i(u)));
+            cute_ssa in = cute_elem_less(c, thread_part(c, cX, LANES, k->vec, ty, tx, pb, cb), bound);
+            cute_ssa x = cute_tensor_load_if(c, thread_part(c, gX, LANES, k->vec, ty, tx, pb, cb), in, identity(k->op));
+            v[u] = cute_ssa_cvt(c, x, CUTE_F32);
+        }
+        cute_ssa sum = cute_tensor_load(c, acc);
+        for (int u = 0; u < UNROLL; u++) sum = cute_ssa_binop(c, k->op, sum, v[u]);
+        cute_tensor_store(c, acc, sum);
+    }
+    /* the lanes' values through shared memory; lane 0 combines them in lane order */
+    cute_int zero = cute_i(0);
+    cute_tensor_store(c, thread_part(c, sAcc, LANES, k->vec, ty, tx, zero, zero), cute_tensor_load(c, acc));
+    cute_barrier(c);
+    CUTE_IF(c, cute_int_eq(c, ty, zero)) {
+        cute_ssa total = cute_tensor_load(c, thread_part(c, sAcc, LANES, k->vec, zero, tx, zero, zero));
+        for (int l = 1; l < LANES; l++)
+            total = cute_ssa_binop(c, k->op, total, cute_tensor_load(c, thread_part(c, sAcc, LANES, k->vec, cute_i(l), tx, zero, zero)));
+        total = cute_ssa_binop(c, CUTE_OP_MUL, total, cute_ssa_scalar(c, scale, v_shape));
+        cute_ssa in = cute_elem_less(c, thread_part(c, cOut, 1, k->vec, zero, tx, split, cb), CUTE_CRD(splits, cols));
+        cute_tensor_store_if(c, thread_part(c, gOut, 1, k->vec, zero, tx, split, cb), cute_ssa_cvt(c, total, k->out), in);
+    }
+}
+
+static void colred_host(cute_ctx *c, const cute_arg *args)
+{
+    const colred *k = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor X = args[0].tensor, out = args[1].tensor;
+    cute_int blocks_per_split = args[2].i;
+    cute_tuple xt = cute_tuple_fmt(a, "(%d,%d)", LANES, THREADS * k->vec), ot = cute_tuple_fmt(a, "(1,%d)", THREADS * k->vec);
+    cute_tiler by_x = cute_tiler_shape(a, &xt), by_out = cute_tiler_shape(a, &ot);
+    cute_tensor gX = cute_tensor_zipped_divide(c, X, &by_x);
+    cute_tensor cX = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, X.layout.shape), &by_x);
+    cute_tensor gOut = cute_tensor_zipped_divide(c, out, &by_out);
+    cute_tensor cOut = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, out.layout.shape), &by_out);
+    cute_int m = X.layout.shape.leaf[0], cols = X.layout.shape.leaf[1], splits = out.layout.shape.leaf[0];
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, cols, cute_i(THREADS * k->vec)), splits},
+                           .block = {cute_i(THREADS), cute_i(LANES)}};
+    CUTE_LAUNCH(c, colred_kernel, cfg, gX, cX, gOut, cOut, m, cols, splits, blocks_per_split, args[3].f);
+}
+
+static const cute_fn *make_colred(cute_runtime *rt, const void *key, const void *user, char *err, size_t n)
+{
+    (void)key;
+    const colred *k = user;
+    char x[64], o[64];
+    int v = k->vec;
+    snprintf(x, sizeof x, v > 1 ? "(?,?{div=%d}):(?{div=%d},1)" : "(?,?):(?,1)", v, v);
+    snprintf(o, sizeof o, v > 1 ? "(?,?{div=%d}):(?{div=%d},1)" : "(?,?):(?,1)", v, v);
+    cute_arg_spec specs[4] = {cute_spec_tensor(k->in, x, vector_align(v, k->in)), cute_spec_tensor(k->out, o, vector_align(v, k->out)),
+                              cute_spec_int("?"),
+                              cute_spec_float(CUTE_F32)};
+    colred copy = *k;
+    return cute_compile(rt, "reduce_columns", colred_host, &copy, 4, specs, err, n);
+}
+
+/* one launch: out (S,N) = the op over S splits of x's rows, times scale (lock held) */
+static cute_status colred_launch(cutec_rows *lib, const colred *k, const cute_call_arg *x, const cute_call_arg *out,
+                                 int64_t blocks_per_split, double scale, void *stream, char *err, size_t n)
+{
+    char key[96];
+    snprintf(key, sizeof key, "reduce_columns/%s/%s/op%d/v%d", cute_dtype_name(k->in), cute_dtype_name(k->out), (int)k->op,
+             k->vec);
+    const cute_fn *fn = rows_lib_find(lib, key, make_colred, k, err, n);
+    if (!fn) return CUTE_ERR_COMPILE;
+    if (rows_lib_dry(lib)) return CUTE_OK;
+    cute_call_arg args[4] = {*x, *out, cute_call_int(blocks_per_split), cute_call_float(scale)};
+    return cute_call(fn, stream, 4, args, err, n);
+}
+
+/* the widest vector of x (elements, up to 16 bytes) that divides the row length, the row
+ * strides and the data addresses of x and of out (a matrix, or a row) */
+static int widest(const cute_call_arg *x, const cute_call_arg *out, int64_t cols)
+{
+    int v = 16 / cute_dtype_bytes((cute_dtype)x->dtype);
+    for (; v > 1; v /= 2)
+        if (cols % v == 0 && x->stride[0] % v == 0 && out->stride[0] % v == 0 &&
+            cute_call_arg_alignment(x, 16) >= vector_align(v, (cute_dtype)x->dtype) &&
+            cute_call_arg_alignment(out, 16) >= vector_align(v, (cute_dtype)out->dtype))
+            break;
+    return v;
+}
+
+/* out (a row) = the op over the rows of x in one launch, or through S partial rows of f32 in
+ * the scratch when the card needs more blocks than the column tiles give (lock held) */
+static cute_status reduce_columns(cutec_rows *lib, const cute_call_arg *x, const cute_call_arg *out, cute_op op, double scale,
+                                  void *stream, char *err, size_t n)
+{
+    int64_t m = x->shape[0], cols = x->shape[1];
+    int64_t row_stride = out->ndim == 2 ? out->stride[0] : cols;
+    cute_call_arg row = cute_call_tensor(out->buf, out->offset, (cute_dtype)out->dtype, 2, (int64_t[]){1, cols},
+                                         (int64_t[]){row_stride, 1});
+    colred k = {(cute_dtype)x->dtype, (cute_dtype)out->dtype, op, 1};
+    k.vec = widest(x, &row, cols);
+    int64_t tiles = (cols + THREADS * k.vec - 1) / (THREADS * k.vec), row_blocks = (m + LANES - 1) / LANES;
+    /* splits: a few blocks an SM in all, each walking at least 4 U row blocks */
+    int64_t want = 2 * rows_lib_resident_blocks(lib), splits = (want + tiles - 1) / tiles;
+    int64_t most = row_blocks / (4 * UNROLL);
+    if (splits > most) splits = most;
+    if (splits < 2) return colred_launch(lib, &k, x, &row, row_blocks, scale, stream, err, n);
+    int64_t per = (row_blocks + splits - 1) / splits;
+    splits = (row_blocks + per - 1) / per;
+    const cute_buffer *scratch = NULL;
+    if (!rows_lib_dry(lib) && rows_lib_scratch(lib, (size_t)(splits * cols) * sizeof(float), &scratch) != CUTE_OK)
+        return snprintf(err, n, "reduce_cols: no memory for %lld partial rows", (long long)splits), CUTE_ERR_OOM;
+    cute_call_arg part = scratch ? cute_call_tensor(scratch, 0, CUTE_F32, 2, (int64_t[]){splits, cols}, (int64_t[]){cols, 1})
+                                 : row; /* a dry run: the shapes are all it reads */
+    colred k1 = {k.in, CUTE_F32, op, k.vec}, k2 = {CUTE_F32, k.out, op, 1};
+    cute_status s = colred_launch(lib, &k1, x, &part, per, 1, stream, err, n);
+    if (s == CUTE_OK) {
+        k2.vec = widest(&part, &row, cols);
+        s = colred_launch(lib, &k2, &part, &row, (splits + LANES - 1) / LANES, scale, stream, err, n);
+    }
+    return s;
+}
+
+cute_status rows_colsum(cutec_rows *lib, const cute_buffer *buf, size_t offset, int64_t rows, const cute_call_arg *out,
+                        void *stream, char *err, size_t n)
+{
+    int64_t shape[2] = {rows, out->shape[0]}, stride[2] = {out->shape[0], 1};
+    cute_call_arg p = cute_call_tensor(buf, offset, CUTE_F32, 2, shape, stride);
+    colred k = {CUTE_F32, (cute_dtype)out->dtype, CUTE_OP_ADD, 1};
+    int64_t row_stride = out->shape[0];
+    cute_call_arg row = cute_call_tensor(out->buf, out->offset, k.out, 2, (int64_t[]){1, out->shape[0]},
+                                         (int64_t[]){row_stride, 1});
+    /* one column a thread, as this pass ran before the column kernel took it over (N/32
+     * blocks, each thread's rows in the same order), now with 4 rows' loads in flight */
+    return colred_launch(lib, &k, &p, &row, (rows + LANES - 1) / LANES, 1, stream, err, n);
+}
+
+#define FAIL(...) (snprintf(err, n, __VA_ARGS__), CUTE_ERR_INVALID)
+
+cute_status cutec_reduce_cols(cutec_rows *lib, const cute_call_arg *out, const cute_call_arg *x, cutec_reduce_op op,
+                              void *stream, char *err, size_t n)
+{
+    static const cute_op ops[] = {CUTE_OP_ADD, CUTE_OP_ADD, CUTE_OP_MAX, CUTE_OP_MIN, CUTE_OP_MUL};
+    if ((unsigned)op >= sizeof ops / sizeof *ops) return FAIL("reduce_cols: op is not a cutec_reduce_op");
+    if (!x || x->kind != CUTE_ARG_TENSOR || !x->buf || x->ndim != 2) return FAIL("reduce_cols: x must be a matrix (a tensor of rank 2)");
+    cute_dtype d = (cute_dtype)x->dtype;
+    if (d != CUTE_F32 && d != CUTE_F16 && d != CUTE_BF16)
+        return FAIL("reduce_cols: x is %s (f32, f16 or bf16)", cute_dtype_name(d));
+    if (x->shape[0] < 1 || x->shape[1] < 1)
+        return FAIL("reduce_cols: x is %lldx%lld (no empty reductions)", (long long)x->shape[0], (long long)x->shape[1]);
+    if (x->stride[1] != 1 && x->shape[1] > 1)
+        return FAIL("reduce_cols: x's columns must be unit-stride (its stride is %lld)", (long long)x->stride[1]);
+    if (!out || out->kind != CUTE_ARG_TENSOR || !out->buf || out->ndim != 1)
+        return FAIL("reduce_cols: out must be a vector (a tensor of rank 1)");
+    if (out->shape[0] != x->shape[1])
+        return FAIL("reduce_cols: out has %lld elements, not %lld (x's columns)", (long long)out->shape[0],
+                    (long long)x->shape[1]);
+    if (out->dtype != CUTE_F32) return FAIL("reduce_cols: out must be f32");
+    if (out->stride[0] != 1 && out->shape[0] > 1)
+        return FAIL("reduce_cols: out must be unit-stride (its stride is %lld)", (long long)out->stride[0]);
+    if (cute_call_args_overlap(out, x)) return FAIL("reduce_cols: out overlaps x");
+    double scale = op == CUTEC_REDUCE_MEAN ? 1.0 / (double)x->shape[0] : 1;
+    rows_lib_lock(lib);
+    cute_status s = reduce_columns(lib, x, out, ops[op], scale, stream, err, n);
+    rows_lib_unlock(lib);
+    return s;
+}
