@@ -37,7 +37,8 @@ void attn_bwd_grads_loading(cute_ctx *c, cute_tensor acc_s, cute_tensor acc_dp, 
                             cute_tensor coords, cute_tuple bound, bool by_row, cute_val scale_log2);
 /* attn_bwd_grads_loading in two halves, so that a product can run between them: P alone
  * (acc_s, in place), then dS alone (acc_dp, in place; acc_p holds P); coords NULL: gl and
- * gd are read unchecked (they hold 0 outside the bound: a staged copy) */
+ * gd are read unchecked (they hold 0 outside the bound: a staged copy), and gl holds the
+ * LSE in log2 units already (else in natural log units) */
 void attn_bwd_probs_loading(cute_ctx *c, cute_tensor acc_s, cute_tensor gl, const cute_tensor *coords,
                             cute_tuple bound, bool by_row, cute_val scale_log2);
 void attn_bwd_dsoft_loading(cute_ctx *c, cute_tensor acc_p, cute_tensor acc_dp, cute_tensor gd,
@@ -65,8 +66,6 @@ enum {
     ATTN_BWD_NARGS
 };
 
-typedef enum { ATTN_KV_SPLIT, ATTN_KV_SERIAL } attn_kv_steps;
-
 /* The Hopper backward (hopper_bwd.c): the preprocessing kernel above, then a dQ kernel and a
  * dK/dV kernel of TMA, a producer warp, two consumer warpgroups and wgmma.  `pre` comes first:
  * bwd_pre.c's kernel reads the host function's user pointer as its plan. */
@@ -79,14 +78,10 @@ typedef struct attn_hop_bwd_plan {
      * (128 keys, 64 queries, 2 buffers), queries contiguous; the dQ sums' TMA atoms (the
      * first contribution of a chunk stores, the others add) */
     bool fused_dq;
-    /* the dK/dV kernel's steps at head dim 128 without the fused dQ (CUTEC_ATTN_BWD_STEPS,
-     * hopper_bwd.c's serial_step and split_step): each batch waited for whole (the default),
-     * or S and dP waited for apart, P computed while dP's product runs and dS while dV's
-     * does (split: measured slower) */
-    attn_kv_steps kv_steps;
-    /* the dQ kernel at head dim 128: its overlapped steps' scores as two batches, P computed
-     * while dP's product runs (hopper_bwd.c; CUTEC_ATTN_BWD_DQSTEPS=joint: one batch) */
-    bool dq_split;
+    /* the dK/dV kernel's steps at head dim 128 (hopper_bwd.c's serial_step): the two
+     * warpgroups issue their batches as they come (the default), or in turns where
+     * CUTEC_ATTN_BWD_STEPS=turns asks (opt-in until a GPU measures it) */
+    bool kv_turns;
     bool dq_atomic; /* the fused dQ's parts added in no set order (CUTEC_ATTN_BWD_DQ=atomic):
                      * no turns, the sums zeroed first (nondeterministic, FlashAttention 3's
                      * default) */

@@ -37,26 +37,15 @@ static bool fused_dq_wanted(bool *atomic)
     return e && (strcmp(e, "fused") == 0 || *atomic);
 }
 
-/* the dK/dV kernel's steps at head dim 128: serial (session 29's), or split where
- * CUTEC_ATTN_BWD_STEPS=split asks (slower on an H200: 433.2 TFLOP/s against 479.2 at 8x16x4096,
- * the mid pass of session 30); *suffix: the compiled function's name's */
-static attn_kv_steps kv_steps_wanted(const char **suffix)
+/* the dK/dV kernel's warpgroups at head dim 128 issue their batches in turns where
+ * CUTEC_ATTN_BWD_STEPS=turns asks (opt-in: not yet measured on a GPU), else as they come
+ * (session 30's); *suffix: the compiled function's name's */
+static bool kv_turns_wanted(const char **suffix)
 {
     const char *e = getenv("CUTEC_ATTN_BWD_STEPS");
-    bool split = e && !strcmp(e, "split");
-    if (suffix) *suffix = split ? "_split" : "";
-    return split ? ATTN_KV_SPLIT : ATTN_KV_SERIAL;
-}
-
-/* the dQ kernel's scores at head dim 128 as two batches, unless CUTEC_ATTN_BWD_DQSTEPS=joint
- * (session 29's one batch; the split took the backward from 6.35 to 6.01 ms at 8x16x4096,
- * the mid pass of session 30); *suffix: the compiled function's name's */
-static bool dq_split_wanted(const char **suffix)
-{
-    const char *e = getenv("CUTEC_ATTN_BWD_DQSTEPS");
-    bool joint = e && !strcmp(e, "joint");
-    if (suffix) *suffix = joint ? "_dqjoint" : "";
-    return !joint;
+    bool turns = e && !strcmp(e, "turns");
+    if (suffix) *suffix = turns ? "_turns" : "";
+    return turns;
 }
 
 /* the Hopper kernels' plans (and the SM80 one of the preprocessing kernel), or the SM80 plan */
@@ -66,8 +55,7 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (!hopper) return true;
     int arch = cute_runtime_target_arch(rt);
     hp->fused_dq = hp->dq_atomic = false;
-    hp->kv_steps = kv_steps_wanted(NULL);
-    hp->dq_split = dq_split_wanted(NULL);
+    hp->kv_turns = kv_turns_wanted(NULL);
     if (!attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) || !attn_plan_hopper_bwd(a, cfg, arch, &hp->kv)) return false;
     /* (head dim 64: K^T in 32-column halves is no GMMA layout; its two kernels stay) */
     bool atomic;
@@ -92,10 +80,10 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     make_specs(cfg, specs);
     char name[80];
     const char *dq = !hopper ? "" : !plan->fused_dq ? "_dqpass" : plan->dq_atomic ? "_dqatomic" : "";
-    const char *steps = "", *dq_steps = "";
-    if (hopper) kv_steps_wanted(&steps), dq_split_wanted(&dq_steps);
-    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
-             cfg->head_dim, cfg->causal ? "_causal" : "", dq, steps, dq_steps);
+    const char *steps = "";
+    if (hopper) kv_turns_wanted(&steps);
+    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
+             cfg->head_dim, cfg->causal ? "_causal" : "", dq, steps);
     /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */
     const cute_fn *f = cute_compile(rt, name, hopper ? attn_hop_bwd_host : bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
     free(plan); /* only needed while tracing */

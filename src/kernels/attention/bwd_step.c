@@ -117,8 +117,9 @@ void attn_bwd_probs_loading(cute_ctx *c, cute_tensor acc_s, cute_tensor gl, cons
                             cute_tuple bound, bool by_row, cute_val scale_log2)
 {
     cute_tensor S = attn_rowcol(c, acc_s), L = attn_rowcol(c, gl);
+    double mul = coords ? 1.4426950408889634 : 1.0; /* (a staged copy: log2 units) */
     for (int i = 0; i < lines_of(c, L, by_row); i++)
-        line_probs(c, S, i, by_row, line_value_at(c, L, coords, bound, by_row, 1.4426950408889634, i), scale_log2);
+        line_probs(c, S, i, by_row, line_value_at(c, L, coords, bound, by_row, mul, i), scale_log2);
 }
 
 void attn_bwd_dsoft_loading(cute_ctx *c, cute_tensor acc_p, cute_tensor acc_dp, cute_tensor gd,

@@ -38,8 +38,9 @@ enum { X1, X2, Y1, Y2, LSE, DSUM, OUT0, OUT1, NTENSORS };
 typedef struct hb_job {
     bool kv;                 /* the dK/dV kernel (else the dQ kernel) */
     bool fused;              /* the dK/dV kernel making dQ's sums too (hopper_bwd_dq.c) */
-    bool split;              /* serial_steps: split_step's waits (else serial_step's) */
-    bool dq_split;           /* overlapped_steps (the dQ kernel): split_gradients' waits */
+    bool turns;              /* serial_step: the warpgroups' batches issued in turns (d128,
+                              * CUTEC_ATTN_BWD_STEPS=turns) */
+    bool dq_split;           /* overlapped_steps (the dQ kernel, d128): split_gradients' waits */
     const attn_hop_bwd_plan *hp;
     cute_int b, xh, xt;      /* batch, X's head and 128-row tile */
     cute_int sx, sy;         /* X's rows and Y's */
@@ -53,8 +54,8 @@ static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *
     cute_alg *a = cute_ctx_alg(c);
     hb_job j = {.kv = kv, .fused = kv && hp->fused_dq, .hp = hp, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
     cute_int bx = cute_block_idx(c, 0);
-    j.split = kv && !j.fused && p->d == 128 && hp->kv_steps == ATTN_KV_SPLIT;
-    j.dq_split = !kv && p->d == 128 && hp->dq_split;
+    j.turns = kv && p->d == 128 && hp->kv_turns;
+    j.dq_split = !kv && p->d == 128;
     if (j.fused) /* the grid (B, key tiles, KV heads): launch_cfg's */
         j.b = cute_block_idx(c, 0), bx = cute_block_idx(c, 1), j.xh = cute_block_idx(c, 2);
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
@@ -118,6 +119,14 @@ static cute_tensor transposed_stages(cute_ctx *c, const attn_plan *p, cute_tenso
 static bool staged_lines(const attn_plan *p, const hb_job *j)
 {
     return j->kv && p->d == 128;
+}
+
+/* staged_lines with the LSE staged in log2 units and both read unchecked (0 past the queries
+ * already), a column's bound check and FMUL gone; not with the fused dQ without turns, where
+ * it spilled 12 bytes (session 30's reads there) */
+static bool lean_lines(const attn_plan *p, const hb_job *j)
+{
+    return staged_lines(p, j) && (!j->fused || j->turns);
 }
 
 static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
@@ -276,13 +285,21 @@ static void mask_scores(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     *bound = cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", j->sx, j->sy);
 }
 
-/* the step's scores masked, then P and dS in place of them (f32) */
+/* the step's scores masked, then P and dS in place of them (f32); lean (lean_lines): the LSE
+ * (in log2 units) and D read from the warpgroup's copy unchecked (0 past the queries:
+ * line_fetch), where a bound check and a scaling a column were half the instructions of a
+ * column's two values */
 static void gradients(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const hb_step *st,
-                      cute_val scale_log2)
+                      cute_val scale_log2, bool lean)
 {
     cute_tuple bound;
     mask_scores(c, p, j, f, st, &bound);
-    attn_bwd_grads_loading(c, f->acc_a, f->acc_b, st->gl, st->gd, st->cs, bound, !j->kv, scale_log2);
+    if (!lean) {
+        attn_bwd_grads_loading(c, f->acc_a, f->acc_b, st->gl, st->gd, st->cs, bound, !j->kv, scale_log2);
+        return;
+    }
+    attn_bwd_probs_loading(c, f->acc_a, st->gl, NULL, bound, false, scale_log2);
+    attn_bwd_dsoft_loading(c, f->acc_a, f->acc_b, st->gd, NULL, bound, false);
 }
 
 /* acc += R Y^T: R (registers laid out as the scores' accumulator) as the RS wgmma's A */
@@ -360,8 +377,9 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
     cute_pipeline_state_advance(c, r);
 }
 
-/* staged_lines: the value the thread stages for step i, the LSE (the warpgroup's first 64
- * threads) or D of query tile yt's query wtid % 64 (0 past the queries) */
+/* staged_lines: the value the thread stages for step i, the LSE (in log2 units with
+ * lean_lines; the warpgroup's first 64 threads) or D of query tile yt's query wtid % 64 (0
+ * past the queries) */
 static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const cute_tensor *mt,
                            cute_int i)
 {
@@ -372,9 +390,14 @@ static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, con
     cute_int at = cute_min(a, q, cute_sub(a, j->sy, cute_i(1)));
     cute_val lse = cute_tensor_ptr(c, CUTE_SLICE(c, mt[LSE], j->b, yh, CUTE_ALL), at);
     cute_val dsum = cute_tensor_ptr(c, CUTE_SLICE(c, mt[DSUM], j->b, yh, CUTE_ALL), at);
-    cute_val from = cute_val_select(c, cute_int_lt(c, f->wtid, cute_i(p->bn)), lse, dsum);
+    cute_val is_lse = cute_int_lt(c, f->wtid, cute_i(p->bn));
+    cute_val from = cute_val_select(c, is_lse, lse, dsum);
     cute_ssa v = cute_tensor_load(c, cute_make_tensor(c, from, cute_layout_parse(a, "(1):(0)"), 4));
-    return cute_val_select(c, cute_int_lt(c, q, j->sy), cute_ssa_get(c, v, 0), cute_val_const(c, CUTE_F32, 0));
+    cute_val x = cute_ssa_get(c, v, 0);
+    if (lean_lines(p, j))
+        x = cute_val_binop(c, CUTE_OP_MUL, x, cute_val_select(c, is_lse, cute_val_const(c, CUTE_F32, 1.4426950408889634),
+                                                              cute_val_const(c, CUTE_F32, 1)));
+    return cute_val_select(c, cute_int_lt(c, q, j->sy), x, cute_val_const(c, CUTE_F32, 0));
 }
 
 /* warpgroup wg's barrier of its 128 threads (named barriers 6 and 7) */
@@ -402,22 +425,50 @@ static void staged_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     st->gl = f->sl, st->gd = f->sd;
 }
 
+/* the warpgroup's turn at the tensor cores (j->turns; attn_hop_my_turn), or none */
+static void turn_take(cute_ctx *c, const hb_job *j, cute_val first)
+{
+    if (j->turns) attn_hop_my_turn(c, first);
+}
+
+static void turn_pass(cute_ctx *c, const hb_job *j, cute_val first)
+{
+    if (j->turns) attn_hop_your_turn(c, first);
+}
+
 /* one step of serial_steps: the scores, P and dS, the fused dQ's dS^T staged, then dV and dK,
  * and with_dq the fused dQ's part of the step before (a step late: the warpgroups need not
- * meet at every step to have both halves of dS^T in) */
+ * meet at every step to have both halves of dS^T in).  With j->turns (CUTEC_ATTN_BWD_STEPS=
+ * turns, opt-in until a GPU measures it) each batch is issued in the warpgroup's turn, the
+ * forward's ping-pong: the tensor cores run one warpgroup's scores, the other's, the first's
+ * dK and dV, the other's, ..., each warpgroup's P and dS computed while the other's batch
+ * runs.  (As they come, the default, the two warpgroups can fall into step: both issue their
+ * scores at once, share the tensor cores, and compute P and dS at once while the tensor cores
+ * idle.) */
 static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
-                        const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i, bool with_dq)
+                        const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i, bool with_dq,
+                        cute_val first)
 {
     hb_step st = step_views(c, p, j, f, mt, i);
     cute_val line = line_fetch(c, p, j, f, mt, i);
+    turn_take(c, j, first);
     issue_scores(c, p, m, f, s);
+    turn_pass(c, j, first);
+    /* with turns the step's LSE and D are staged while the scores run, off the path to P and
+     * dS (not with the fused dQ: its barriers' branches with the wgmmas in flight, and ptxas
+     * serialized every wgmma, C7518) */
+    bool early = j->turns && !j->fused;
+    if (early) staged_step(c, p, j, f, line, &st);
     cute_warpgroup_wait(c, 0);
-    staged_step(c, p, j, f, line, &st);
-    gradients(c, p, j, f, &st, scale_log2);
+    if (!early) staged_step(c, p, j, f, line, &st);
+    gradients(c, p, j, f, &st, scale_log2, lean_lines(p, j));
+    turn_take(c, j, first); /* (before dS and P are packed: after, NVVM sank a packing into the
+                             * batch and ptxas injected a warpgroup.arrive there, C7519) */
     convert(c, p, j, f);
     if (j->fused) attn_hbdq_stage_ds(c, j->hp, &f->q, f->acc_b);
     if (with_dq) attn_hbdq_wait_ds(c, &f->q);
     issue_products(c, p, j, f, s, with_dq);
+    turn_pass(c, j, first);
     cute_warpgroup_wait(c, 0);
     if (with_dq) attn_hbdq_handoff(c, &f->q);
     cute_pipeline_consumer_release(c, &m->py, s);
@@ -442,63 +493,21 @@ static void issue_scores_apart(cute_ctx *c, const attn_plan *p, const hb_smem *m
     issue_score(c, p, f, f->acc_b, f->sx2, f->sy2, s);
 }
 
-/* a product of its own batch: acc += R Y^T of the state's stage, R in the dtype from f32 a */
-static void issue_product(cute_ctx *c, const attn_plan *p, const hb_frag *f, cute_tensor a, cute_tensor r,
-                          cute_tensor yt, cute_tensor acc, const cute_pipeline_state *s)
-{
-    cute_tensor_store(c, r, cute_ssa_cvt(c, cute_tensor_load(c, a), p->cfg.dtype));
-    cute_warpgroup_arrive(c);
-    gemm_rs(c, p, f, r, attn_hop_stage(c, yt, 4, s), acc);
-    cute_warpgroup_commit_batch(c);
-}
-
-/* CUTEC_ATTN_BWD_STEPS=split (not the default: on an H200 slower than serial_step, 433.2 TFLOP/s
- * against 479.2 at 8x16x4096 in the mid pass of session 30; its profile: the LSE and D loads
- * from shared memory, now each behind a wait, 16.6% short-scoreboard stalls).
- * A step of the dK/dV kernel at head dim 128 with FlashAttention 3's waits: S^T and dP^T
- * issued as two batches and waited for apart, P (the exp2s, most of the step's arithmetic)
- * computed while dP^T's product runs; dV += P^T dO issued before dS is computed, which runs
- * beside it; then dK += dS^T Q.  What stays serial: the next step's scores wait for dK (the
- * scores, dK and dV in flight at once spill 200 bytes at 240 registers and ptxas serializes
- * every wgmma; the scores issued behind dK alone, C7514, serialized too).  Not with the fused
- * dQ: its dQ product beside dK's had ptxas serialize every wgmma (C7512). */
-static void split_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
-                       const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i)
-{
-    hb_step st = step_views(c, p, j, f, mt, i);
-    cute_val line = line_fetch(c, p, j, f, mt, i);
-    issue_scores_apart(c, p, m, f, s);
-    cute_warpgroup_wait(c, 1);
-    staged_step(c, p, j, f, line, &st);
-    cute_tuple bound;
-    mask_scores(c, p, j, f, &st, &bound);
-    attn_bwd_probs_loading(c, f->acc_a, st.gl, NULL, bound, false, scale_log2); /* (line_fetch's 0s) */
-    issue_product(c, p, f, f->acc_a, f->rp, f->sy2t, f->out[1], s);
-    cute_warpgroup_wait(c, 1);
-    attn_bwd_dsoft_loading(c, f->acc_a, f->acc_b, st.gd, NULL, bound, false);
-    issue_product(c, p, f, f->acc_b, f->rds, f->sy1t, f->out[0], s);
-    cute_warpgroup_wait(c, 0);
-    cute_pipeline_consumer_release(c, &m->py, s);
-    cute_pipeline_state_advance(c, s);
-}
-
-/* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other (split_step's,
- * or serial_step's with the fused dQ or CUTEC_ATTN_BWD_STEPS=serial), since dK, dV,
+/* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other, since dK, dV,
  * the next scores and this step's dS and P in flight at once would need more than 240
- * registers; and without the ping-pong's turns, which spill a few bytes here (the two
- * warpgroups interleave as the pipeline's waits let them).  Fused dQ: each step's products
+ * registers; the two warpgroups issue their batches as the pipeline's waits let them (the
+ * default), or in turns (j->turns, CUTEC_ATTN_BWD_STEPS=turns, the fused dQ's too).  (Session
+ * 30's split_step, FlashAttention 3's waits inside a step, S^T and dP^T waited for apart and
+ * dV issued before dS, measured slower: 433.2 TFLOP/s against 479.2.)  Fused dQ: each step's products
  * carry the step before's dQ part, the first step's that of zeros staged before (no wgmma in
  * a branch, and a first step peeled off the loop would spill), the last part alone after the
  * loop. */
 static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
-                         const cute_tensor *mt, cute_val scale_log2)
+                         const cute_tensor *mt, cute_val scale_log2, cute_val first)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     if (j->fused) attn_hbdq_stage_zero(c, j->hp, &f->q, f->acc_b);
-    CUTE_FOR(c, i, cute_i(0), j->steps) {
-        if (j->split) split_step(c, p, j, m, f, mt, scale_log2, &s, i);
-        else serial_step(c, p, j, m, f, mt, scale_log2, &s, i, j->fused);
-    }
+    CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i, j->fused, first); }
     if (!j->fused) return;
     attn_hbdq_wait_ds(c, &f->q);
     cute_warpgroup_arrive(c);
@@ -508,10 +517,10 @@ static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const
     attn_hbdq_handoff(c, &f->q);
 }
 
-/* overlapped_steps' gradients with the scores as two batches (j->dq_split, the dQ kernel's
- * default at head dim 128): P once S is in (dP's and the step before's products running), dS
- * once dP is (the products running).  The backward at 8x16x4096 took 6.01 ms against 6.35
- * with one batch (H200, the mid pass of session 30). */
+/* overlapped_steps' gradients with the scores as two batches (j->dq_split, the dQ kernel at
+ * head dim 128): P once S is in (dP's and the step before's products running), dS once dP is
+ * (the products running).  The backward at 8x16x4096 took 6.01 ms against 6.35 with one
+ * batch (H200, the mid pass of session 30). */
 static void split_gradients(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const hb_step *st,
                             cute_val scale_log2)
 {
@@ -538,7 +547,7 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
     hb_step first_step = step_views(c, p, j, f, mt, cute_i(0));
     scores_in_turn(c, p, m, f, &s, first);
     cute_warpgroup_wait(c, 0);
-    gradients(c, p, j, f, &first_step, scale_log2);
+    gradients(c, p, j, f, &first_step, scale_log2, false);
     CUTE_FOR(c, i, cute_i(1), j->steps) { /* i: the step whose scores are issued */
         hb_step st = step_views(c, p, j, f, mt, i);
         convert(c, p, j, f);
@@ -554,7 +563,7 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
             split_gradients(c, p, j, f, &st, scale_log2);
         } else {
             cute_warpgroup_wait(c, 1);
-            gradients(c, p, j, f, &st, scale_log2);
+            gradients(c, p, j, f, &st, scale_log2, false);
         }
         cute_warpgroup_wait(c, 0);
         cute_pipeline_consumer_release(c, &m->py, &r);
@@ -575,7 +584,7 @@ static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
     cute_pipeline_consumer_wait(c, &m->px, &sx, (cute_val){0});
     cute_val first = attn_hop_pingpong_start(c, tid);
     if (j->kv && p->d == 128)
-        serial_steps(c, p, j, m, &f, mt, scale_log2);
+        serial_steps(c, p, j, m, &f, mt, scale_log2, first);
     else
         overlapped_steps(c, p, j, m, &f, mt, scale_log2, first);
     attn_hop_pingpong_end(c, first);
