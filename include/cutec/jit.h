@@ -77,6 +77,11 @@ typedef struct cute_arg_spec {
                           (an in-place call).  Where no spec says so, the kernels' pointers
                           are __restrict__ and cute_call refuses a call in which a tensor
                           the kernels write overlaps another argument. */
+    uint8_t strides_of; /* tensors: 1 + the index of an earlier tensor argument whose strides
+                           this one's must equal (where its extent is above 1): the kernels
+                           address both with one set of offsets, as the attention kernels do K
+                           and V.  cute_call and the exported launcher refuse a call whose
+                           strides differ.  0: none. */
 } cute_arg_spec;
 
 cute_arg_spec cute_spec_tensor(cute_dtype d, const char *layout, int align_bytes);

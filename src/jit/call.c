@@ -215,7 +215,8 @@ static cute_status bind(const cute_fn *f, cute_call_frame *fr, int nargs, const 
     return CUTE_OK;
 }
 
-/* derived strides (compact specs), now that the launch program computed them */
+/* derived strides (compact specs), now that the launch program computed them; strides a
+ * spec shares with another argument (strides_of) */
 static cute_status check_derived(const cute_fn *f, cute_call_frame *fr, const cute_call_arg *args)
 {
     for (int k = 0; k < f->nargs; k++)
@@ -227,6 +228,14 @@ static cute_status check_derived(const cute_fn *f, cute_call_frame *fr, const cu
                 return bad(fr, "argument %d: stride %d is %lld, but a compact tensor of this shape "
                                "has %lld", k, i, (long long)args[k].stride[i], (long long)want);
         }
+    for (int k = 0; k < f->nargs; k++) {
+        int j = f->args[k].spec.strides_of - 1;
+        for (int i = 0; j >= 0 && i < args[k].ndim && i < args[j].ndim; i++)
+            if (args[k].stride[i] != args[j].stride[i] && args[k].shape[i] > 1)
+                return bad(fr, "argument %d: stride %d is %lld, argument %d's %lld: the kernels address both "
+                               "with one set of offsets, so their strides must be equal", k, i,
+                           (long long)args[k].stride[i], j, (long long)args[j].stride[i]);
+    }
     return CUTE_OK;
 }
 

@@ -101,6 +101,10 @@ static bool spec_valid(cute_fn *f, int k)
         return cute_ctx_fail(f->c, "argument %d: dtype %d (%s) is not an element type: give one "
                                    "of i8..i64, u8..u64, f16, bf16, f32, f64", k, s->dtype,
                              cute_dtype_name(d));
+    int j = s->strides_of - 1;
+    if (j >= 0 && (s->kind != CUTE_ARG_TENSOR || j >= k || f->args[j].spec.kind != CUTE_ARG_TENSOR))
+        return cute_ctx_fail(f->c, "argument %d: strides_of names argument %d: it must be an earlier tensor "
+                                   "argument, and this one a tensor", k, j);
     return true;
 }
 

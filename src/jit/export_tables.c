@@ -44,7 +44,7 @@ static bool write_args(FILE *o, const cute_fn *f, const char *name, char *err, s
         fputs("{0}}, {", o);
         for (int i = 0; a->spec.kind == CUTE_ARG_TENSOR && i < a->nleaves; i++)
             leaf(o, f, &a->stride[i]), fputs(", ", o);
-        fputs("{0}}},\n", o);
+        fprintf(o, "{0}}, %d},\n", a->spec.strides_of);
     }
     fputs("};\n", o);
     return true;

@@ -100,15 +100,17 @@ typedef struct call_case {
     size_t a_offset;    /* bytes */
     int nargs, a_ndim, a_dtype_bits, c_is_a;
     const char *want;   /* a piece of both messages; NULL: accepted */
+    int64_t ldb;        /* B's row stride (0: compact) */
 } call_case;
 
 /* one case through cute_call_prepare and the launcher's plan */
 static void compare(const cute_fn *f, plan_fn plan, const cute_buffer *buf, const call_case *k)
 {
     int64_t shA[2] = {k->m, k->n}, stA[2] = {k->lda, 1}, sh[2] = {k->m, k->n}, st[2] = {k->n, 1};
+    int64_t stB[2] = {k->ldb ? k->ldb : k->n, 1};
     cute_dtype da = k->a_dtype_bits == 16 ? CUTE_F16 : CUTE_F32;
     cute_call_arg args[4] = {cute_call_tensor(&buf[0], k->a_offset, da, k->a_ndim, shA, stA),
-                             cute_call_tensor(&buf[1], 0, CUTE_F32, 2, sh, st),
+                             cute_call_tensor(&buf[1], 0, CUTE_F32, 2, sh, stB),
                              cute_call_tensor(&buf[k->c_is_a ? 0 : 2], 0, CUTE_F32, 2, sh, st),
                              cute_call_float(0.5)};
     cute_dlpack_tensor t[3];
@@ -153,15 +155,17 @@ static void compare(const cute_fn *f, plan_fn plan, const cute_buffer *buf, cons
 }
 
 static const call_case cases[] = {
-    {"compact 10x36", 10, 36, 36, 0, 4, 2, 32, 0, NULL},
-    {"36 columns, A's rows 40 apart", 10, 36, 40, 0, 4, 2, 32, 0, "a compact tensor of this shape"},
-    {"35 columns", 10, 35, 35, 0, 4, 2, 32, 0, "not a multiple of 4"},
-    {"A 4 bytes in", 10, 36, 36, 4, 4, 2, 32, 0, "16-byte aligned"},
-    {"A of rank 1", 10, 36, 36, 0, 4, 1, 32, 0, "1 dimensions given, 2 expected"},
-    {"A of f16", 10, 36, 36, 0, 4, 2, 16, 0, "argument 0"},
-    {"three arguments", 10, 36, 36, 0, 3, 2, 32, 0, "3 arguments given, the function takes 4"},
-    {"C is A", 10, 36, 36, 0, 4, 2, 32, 1, "share memory"},
-    {"no rows", 0, 36, 36, 0, 4, 2, 32, 0, NULL},
+    {"compact 10x36", 10, 36, 36, 0, 4, 2, 32, 0, NULL, 0},
+    {"36 columns, A's rows 40 apart", 10, 36, 40, 0, 4, 2, 32, 0, "a compact tensor of this shape", 0},
+    {"35 columns", 10, 35, 35, 0, 4, 2, 32, 0, "not a multiple of 4", 0},
+    {"A 4 bytes in", 10, 36, 36, 4, 4, 2, 32, 0, "16-byte aligned", 0},
+    {"A of rank 1", 10, 36, 36, 0, 4, 1, 32, 0, "1 dimensions given, 2 expected", 0},
+    {"A of f16", 10, 36, 36, 0, 4, 2, 16, 0, "argument 0", 0},
+    {"three arguments", 10, 36, 36, 0, 3, 2, 32, 0, "3 arguments given, the function takes 4", 0},
+    {"C is A", 10, 36, 36, 0, 4, 2, 32, 1, "share memory", 0},
+    {"no rows", 0, 36, 36, 0, 4, 2, 32, 0, NULL, 0},
+    /* B's spec shares A's strides (strides_of): the same rows apart, or refused */
+    {"B's rows 40 apart, A's 36", 10, 36, 36, 0, 4, 2, 32, 0, "argument 1: stride 0 is 40, argument 0's 36", 40},
 };
 
 int main(void)
@@ -174,9 +178,10 @@ int main(void)
     }
     CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "%s", err);
     cute_arg_spec specs[4] = {cute_spec_tensor_compact(CUTE_F32, "(?,?{div=4})", true, 16),
-                              cute_spec_tensor_compact(CUTE_F32, "(?,?{div=4})", true, 16),
+                              cute_spec_tensor(CUTE_F32, "(?,?{div=4}):(?{div=4},1)", 16),
                               cute_spec_tensor_compact(CUTE_F32, "(?,?{div=4})", true, 16),
                               cute_spec_float(CUTE_F32)};
+    specs[1].strides_of = 1 + 0; /* B addressed as A (the kernel does not, but the check is the spec's) */
     const cute_fn *f = rt ? cute_compile(rt, "axpy", axpy_host, NULL, 4, specs, err, sizeof err) : NULL;
     CHECK(f != NULL, "compile: %s", err);
     cute_status s = f ? cute_export(f, &(cute_export_opts){.name = "9lives"}, err, sizeof err)

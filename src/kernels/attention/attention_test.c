@@ -211,6 +211,19 @@ static void misuse(void)
         CHECK(!f && strstr(err, says[i]), "case %d: %s (want \"%s\")", i, f ? "compiled" : err, says[i]);
         cute_fn_free(f);
     }
+    /* the compiled function itself (no library in between) refuses a V whose strides are not
+     * K's: its kernels address V with K's offsets (the spec's strides_of) */
+    cute_attention_config plain = {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_SM80};
+    const cute_fn *f = cute_attention_compile(rt, &plain, err, sizeof err);
+    CHECK(f != NULL, "compile: %s", err);
+    cute_buffer big = {(void *)(uintptr_t)0x100000, (size_t)1 << 20, 0, 0};
+    cute_call_arg qb = cute_call_tensor(&big, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 64}, st);
+    cute_call_arg vb = cute_call_tensor(&big, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 64}, (int64_t[]){1024, 512, 64, 1});
+    cute_call_arg args[5] = {qb, qb, vb, qb, cute_call_float(0.125)};
+    cute_status s = f ? cute_call(f, NULL, 5, args, err, sizeof err) : CUTE_ERR_INVALID;
+    CHECK(s == CUTE_ERR_INVALID && strstr(err, "argument 2: stride 1 is 512, argument 1's 256"),
+          "V with other strides than K's: %s", s ? err : "accepted");
+    cute_fn_free(f);
     cute_runtime_free(rt);
 }
 

@@ -20,6 +20,7 @@ static void make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATT
     char t[160];
     snprintf(t, sizeof t, "(?,?,?,%d):(?{div=8},?{div=8},?{div=8},1)", cfg->head_dim);
     for (int i = 0; i < ATTN_BWD_D; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
+    specs[ATTN_BWD_V].strides_of = 1 + ATTN_BWD_K; /* V addressed with K's offsets (bwd_dq.c) */
     specs[ATTN_BWD_LSE] = specs[ATTN_BWD_D] = cute_spec_tensor(CUTE_F32, "(?,?,?):(?,?,?)", 4);
     specs[ATTN_BWD_SCALE_LOG2] = specs[ATTN_BWD_SCALE] = cute_spec_float(CUTE_F32);
     snprintf(t, sizeof t, "(256,%d,?,?,?):(1,256,%d,?{div=4},?{div=4})", cfg->head_dim / 4, 64 * cfg->head_dim);

@@ -14,6 +14,7 @@ static int make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATTN
     char t[160];
     snprintf(t, sizeof t, "(?,?,?,%d):(?{div=8},?{div=8},?{div=8},1)", cfg->head_dim);
     for (int i = 0; i < 4; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
+    specs[2].strides_of = 1 + 1; /* the kernels address V with K's offsets (fwd_kernel.c) */
     specs[4] = cute_spec_float(CUTE_F32);
     cute_arg_spec lse = cute_spec_tensor(CUTE_F32, "(?,?,?):(?,?,?)", 4);
     if (!cfg->varlen) return specs[5] = lse, cfg->lse ? 6 : 5;

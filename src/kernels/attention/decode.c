@@ -133,6 +133,7 @@ const cute_fn *cute_attention_decode_compile(cute_runtime *rt, const cute_attent
     snprintf(t, sizeof t, "(?,?,?,%d):(?{div=8},?{div=8},?{div=8},1)", cfg->head_dim);
     cute_arg_spec specs[ATTN_DEC_NARGS];
     for (int i = 0; i < 4; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
+    specs[ATTN_DEC_V].strides_of = 1 + ATTN_DEC_K; /* V addressed with K's offsets */
     specs[ATTN_DEC_L] = cute_spec_tensor(CUTE_F32, "(?,?,?):(?,?,?)", 4);
     specs[ATTN_DEC_OS] = cute_spec_tensor_compact(CUTE_F32, "(?,?,?,?,?)", true, 16);
     specs[ATTN_DEC_LS] = cute_spec_tensor_compact(CUTE_F32, "(?,?,?,?)", true, 4);
