@@ -25,7 +25,7 @@ typedef struct gemv_opts {
     int mma_from; /* --mma-from: the tensor-core form from this many vectors on */
     int l2_prefetch; /* --l2-prefetch D: K-major A's k-tile D ahead asked of L2 (0: none) */
     bool tile_at_a_time; /* --tile-at-a-time 1: NVFP4's k-tiles loaded one at a time */
-    int smem_stages;     /* --smem-stages N: NVFP4's ring of N stages (0: none; -1 the library's) */
+    int smem_stages;     /* --smem-stages N: the ring of N stages (0: none; -1 the library's) */
     int iters;
     const char *emit, *arch, *backend;
 } gemv_opts;
@@ -159,6 +159,8 @@ static int emit(const gemv_opts *o)
     bool nvfp4_ring = o->sf_vec == 16 && !cfg.tile_at_a_time && !cfg.l2_prefetch;
     if (o->smem_stages > 0 && (nvfp4_ring || (!o->sf_vec && cute_gemv_ring_able(&cfg))))
         cfg.smem_stages = o->smem_stages; /* the ring, where asked for and able */
+    else if (o->smem_stages < 0)
+        cfg.smem_stages = cute_gemv_ring_default(&cfg); /* the library's choice */
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -364,8 +366,10 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                        : cfg.mma         ? "mma"
                        : o->major        ? "rows"
                                          : "cols";
-    char form[32] = ""; /* NVFP4's k-tile walk, or the ring */
-    if (cfg.smem_stages && o->sf_vec != 16)
+    char form[48] = ""; /* NVFP4's k-tile walk, or the ring (and its stream of row tiles) */
+    if (cfg.smem_stages && o->sf_vec != 16 && cfg.row_tiles > 1)
+        snprintf(form, sizeof form, ", ring of %d, %d row tiles a block", cfg.smem_stages, cfg.row_tiles);
+    else if (cfg.smem_stages && o->sf_vec != 16)
         snprintf(form, sizeof form, ", ring of %d", cfg.smem_stages);
     else if (o->sf_vec == 16)
         snprintf(form, sizeof form, cfg.smem_stages ? ", ring of %d" : cfg.tile_at_a_time ? ", a k-tile at a time"

@@ -31,8 +31,8 @@ cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg)
 static int rows_unroll(const cute_gemv_config *cfg)
 {
     if (cfg->sf_vec) return 1; /* block-scaled: one vector per lane and k-tile */
-    if (cfg->smem_stages) return RING_UNROLL;
-    int bits = cute_dtype_bits(cfg->dtype), bytes = ROWS_LANE_BYTES / (bits <= 8 ? 2 : 1);
+    if (cfg->smem_stages) return gemv_knob("CUTEC_GEMV_RING_UNROLL", RING_UNROLL);
+    int bits = cute_dtype_bits(cfg->dtype), bytes = gemv_knob("CUTEC_GEMV_LANE_BYTES", ROWS_LANE_BYTES) / (bits <= 8 ? 2 : 1);
     int u = bytes * 8 / (cfg->vec * bits) / gemv_nvec(cfg) / gemv_rows_per_warp(cfg);
     return u < 1 ? 1 : u > 16 ? 16 : u;
 }
@@ -47,6 +47,19 @@ bool cute_gemv_ring_able(const cute_gemv_config *cfg)
 {
     return cfg->a_major == 1 && !cfg->sf_vec && !cfg->mma && gemv_nvec(cfg) == 1 && !cfg->l2_prefetch &&
            cfg->vec * cute_dtype_bits(cfg->dtype) == 128;
+}
+
+int cute_gemv_ring_default(const cute_gemv_config *cfg)
+{
+    bool half = cfg->dtype == CUTE_F16 || cfg->dtype == CUTE_BF16;
+    return half && !cfg->sf_vec && cute_gemv_ring_able(cfg) ? CUTE_GEMV_RING_STAGES : 0;
+}
+
+int gemv_ring_resident(const cute_gemv_config *cfg)
+{
+    gemv_plan p = {.cfg = *cfg, .threads = GEMV_THREADS, .rows = gemv_rows_per_warp(cfg),
+                   .ktile = cute_gemv_k_tile(cfg)};
+    return gemv_ring_blocks(&p, 5);
 }
 
 /* NVFP4 with the next k-tiles loaded before this one's products, in registers or through a
@@ -92,7 +105,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
         if (p->words) /* the decode of x serves four rows; 128 bytes of A a lane a k-tile, or
                          64 where the next k-tile's registers are loaded before this one's
                          products (registers: blockscaled.c, words_pipelined) */
-            p->rows = 4, p->unroll = nvfp4_pipelined(cfg) ? 1 : 2;
+            p->rows = gemv_knob("CUTEC_GEMV_FP4_ROWS", 4), p->unroll = nvfp4_pipelined(cfg) ? 1 : 2;
         thr = cute_layout_fmt(a, "(%d,32):(32,1)", p->threads / 32); /* a warp per `rows` rows */
         int v = p->words ? bits / 32 : cfg->vec; /* a lane's rows, each a vector */
         val = p->rows > 1 ? cute_layout_fmt(a, "(%d,%d):(%d,1)", p->rows, v, v)
@@ -177,6 +190,12 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         (!cute_gemv_ring_able(cfg) || cfg->smem_stages < 2 || cfg->smem_stages > CUTE_GEMV_MAX_SMEM_STAGES)) {
         snprintf(err, n, "gemv: a shared-memory ring of %d stages (2 to %d) takes NVFP4, or one vector of "
                  "K-major A in 16-byte vectors without the L2 prefetch", cfg->smem_stages, CUTE_GEMV_MAX_SMEM_STAGES);
+        return false;
+    }
+    if (cfg->row_tiles < 0 || cfg->row_tiles > CUTE_GEMV_MAX_ROW_TILES ||
+        (gemv_row_tiles(cfg) > 1 && (!cfg->smem_stages || cfg->sf_vec))) {
+        snprintf(err, n, "gemv: %d tiles of rows a block (1 to %d; more than one with the ring, no scales)",
+                 cfg->row_tiles, CUTE_GEMV_MAX_ROW_TILES);
         return false;
     }
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
@@ -290,7 +309,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_g%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -301,7 +320,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              : cfg->many_splits ? "_splits"
              : cfg->split       ? "_split"
                           : "",
-             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages);
+             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages, gemv_row_tiles(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host
