@@ -27,12 +27,16 @@ v()
     device_gemv_run --dtype bf16 --shape 4099x8192 --batch 2
     device_gemv_run --dtype bf16 --shape 1001x4104
     device_gemv_run --dtype f16 --shape 37x20000 --splits 3
-    echo "== bench gemv bf16"
+    device_gemv_run --dtype bf16 --shape 16385x4096
+    device_gemv_run --dtype f16 --shape 3000x6000 --batch 2
+    echo "== bench gemv bf16: the library's (ring of 4, row tiles streamed), one row tile a block, registers"
     v X=0 --dtype bf16
+    v CUTEC_GEMV_ROW_TILES=1 --dtype bf16
     v X=0 --dtype bf16 --smem-stages 0
-    echo "== bench gemv nvfp4"
+    v X=0 --dtype f16
+    echo "== bench gemv nvfp4: the library's (six blocks an SM), and five"
     v X=0 --dtype nvfp4
-    v CUTEC_GEMV_FP4_ROWS=2 --dtype nvfp4 --tile-at-a-time 1
+    v CUTEC_GEMV_FP4_MINB=5 --dtype nvfp4
     echo "== the bf16 row sum (a read-only stream: the ceiling)"
     device_late sum || timeout 15 build/cutec bench sum --dtype bf16 --iters 20 2>&1 | grep -v "^#"
     echo "== torch.mv bf16"

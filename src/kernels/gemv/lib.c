@@ -287,7 +287,7 @@ static int ring_row_tiles(const gemv_operands *o, const cute_gemv_config *cfg, i
     if (!cfg->smem_stages || cfg->sf_vec || o->major != 1) return 1;
     int64_t tile_rows = gemv_rows_per_warp(cfg) * 4, slots = (int64_t)sms * gemv_ring_resident(cfg);
     int64_t units = ceil_div(o->A.shape[0], tile_rows) * o->A.shape[2] * splits;
-    int64_t g = ceil_div(units, slots);
+    int64_t g = gemv_knob("CUTEC_GEMV_ROW_TILES", (int)ceil_div(units, slots));
     return g < 1 ? 1 : g > CUTE_GEMV_MAX_ROW_TILES ? CUTE_GEMV_MAX_ROW_TILES : (int)g;
 }
 
