@@ -242,6 +242,20 @@ static void ring_cases(cute_runtime *rt)
     cute_gemv_config cfg;
     cute_gemv_lib_last(lib, &cfg, NULL);
     CHECK(!cfg.smem_stages, "K = 1001 (vectors of one element): no ring");
+    /* the library's own for 16 bits: the ring of 4, each block streaming several tiles of rows
+     * (the interpreter's two SMs hold 8 blocks): every row in A and whole k-tiles (one
+     * stream), then rows past M and a partial k-tile (the tiles one after another) */
+    cute_gemv_lib_smem_stages(lib, -1);
+    static const gemv_case own[] = {
+        {CUTE_BF16, CUTE_BF16, 96, 1024, 1, 1, 0, 1, 0, 0, 0, 0},
+        {CUTE_F16, CUTE_F16, 101, 1000, 2, 1, 0, 1, 0, 0, 0.5, 0},
+    };
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+        run_case(rt, lib, &own[i]);
+        cute_gemv_lib_last(lib, &cfg, NULL);
+        CHECK(cfg.smem_stages == CUTE_GEMV_RING_STAGES && cfg.row_tiles > 1,
+              "the library's case %zu: a ring of %d, %d tiles of rows a block", i, cfg.smem_stages, cfg.row_tiles);
+    }
     cute_gemv_lib_free(lib);
 }
 
