@@ -34,9 +34,10 @@ v()
     v CUTEC_GEMV_ROW_TILES=1 --dtype bf16
     v X=0 --dtype bf16 --smem-stages 0
     v X=0 --dtype f16
-    echo "== bench gemv nvfp4: the library's (six blocks an SM), and five"
+    echo "== bench gemv nvfp4: the library's (six blocks an SM), five, seven (36 bytes spilled)"
     v X=0 --dtype nvfp4
     v CUTEC_GEMV_FP4_MINB=5 --dtype nvfp4
+    v CUTEC_GEMV_FP4_MINB=7 --dtype nvfp4
     echo "== the bf16 row sum (a read-only stream: the ceiling)"
     device_late sum || timeout 15 build/cutec bench sum --dtype bf16 --iters 20 2>&1 | grep -v "^#"
     echo "== torch.mv bf16"
