@@ -215,8 +215,8 @@ static void results(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
-/* The shared-memory ring (cfg.smem_stages, off by default for these) where one vector of
- * K-major A streams in 16-byte vectors: 2, 3 and 4 stages over whole k-tiles (512 elements
+/* The shared-memory ring (cfg.smem_stages; the library's own, of 4, for 16 bits) where one vector of
+ * K-major A streams in 16-byte vectors: 2 and 3 stages over whole k-tiles (512 elements
  * of 16 bits) and a tail, odd M, batches, split-K, padded rows, 8- and 32-bit elements.  The
  * interpreter checks that each stage is read after its copies landed.  A case whose vectors
  * are narrower (K odd) runs without it. */
@@ -229,7 +229,7 @@ static void ring_cases(cute_runtime *rt)
         {CUTE_F32, CUTE_F32, 5, 2060, 1, 1, 0, 1, 0, 0, -0.5, 0},
         {CUTE_E4M3, CUTE_F16, 9, 2064, 2, 1, 16, 1, 0, 0, 0, 0},
     };
-    for (int d = 2; d <= 4; d++) {
+    for (int d = 2; d <= 3; d++) { /* 4, the library's own for 16 bits, below and in every other case */
         CHECK(cute_gemv_lib_smem_stages(lib, d), "a ring of %d stages", d);
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             run_case(rt, lib, &cases[i]);
@@ -243,12 +243,13 @@ static void ring_cases(cute_runtime *rt)
     cute_gemv_lib_last(lib, &cfg, NULL);
     CHECK(!cfg.smem_stages, "K = 1001 (vectors of one element): no ring");
     /* the library's own for 16 bits: the ring of 4, each block streaming several tiles of rows
-     * (the interpreter's two SMs hold 8 blocks): every row in A and whole k-tiles (one
-     * stream), then rows past M and a partial k-tile (the tiles one after another) */
+     * (the interpreter's two SMs hold 8 blocks): whole k-tiles, every block's rows in A but
+     * the last's (one stream; the last block's tiles one after another), then a partial
+     * k-tile and batches (every block's tiles one after another) */
     cute_gemv_lib_smem_stages(lib, -1);
     static const gemv_case own[] = {
-        {CUTE_BF16, CUTE_BF16, 96, 1024, 1, 1, 0, 1, 0, 0, 0, 0},
-        {CUTE_F16, CUTE_F16, 101, 1000, 2, 1, 0, 1, 0, 0, 0.5, 0},
+        {CUTE_BF16, CUTE_BF16, 72, 512, 1, 1, 0, 1, 0, 0, 0, 0},
+        {CUTE_F16, CUTE_F16, 70, 600, 2, 1, 0, 1, 0, 0, 0.5, 0},
     };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
         run_case(rt, lib, &own[i]);
