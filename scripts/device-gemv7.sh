@@ -33,6 +33,7 @@ v()
     v X=0 --dtype bf16
     v CUTEC_GEMV_ROW_TILES=1 --dtype bf16
     v X=0 --dtype bf16 --smem-stages 0
+    v "CUTEC_GEMV_ROWS=4 CUTEC_GEMV_RING_UNROLL=1" --dtype bf16
     v X=0 --dtype f16
     echo "== bench gemv nvfp4: the library's (six blocks an SM), five, seven (36 bytes spilled)"
     v X=0 --dtype nvfp4
