@@ -39,6 +39,7 @@ v()
     v X=0 --dtype nvfp4
     v CUTEC_GEMV_FP4_MINB=5 --dtype nvfp4
     v CUTEC_GEMV_FP4_MINB=7 --dtype nvfp4
+    v X=0 --dtype bf16 --smem-stages 3
     echo "== the bf16 row sum (a read-only stream: the ceiling)"
     device_late sum || timeout 15 build/cutec bench sum --dtype bf16 --iters 20 2>&1 | grep -v "^#"
     echo "== torch.mv bf16"
