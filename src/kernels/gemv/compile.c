@@ -31,8 +31,8 @@ cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg)
 static int rows_unroll(const cute_gemv_config *cfg)
 {
     if (cfg->sf_vec) return 1; /* block-scaled: one vector per lane and k-tile */
-    if (cfg->smem_stages) return gemv_knob("CUTEC_GEMV_RING_UNROLL", RING_UNROLL);
-    int bits = cute_dtype_bits(cfg->dtype), bytes = gemv_knob("CUTEC_GEMV_LANE_BYTES", ROWS_LANE_BYTES) / (bits <= 8 ? 2 : 1);
+    if (cfg->smem_stages) return RING_UNROLL;
+    int bits = cute_dtype_bits(cfg->dtype), bytes = ROWS_LANE_BYTES / (bits <= 8 ? 2 : 1);
     int u = bytes * 8 / (cfg->vec * bits) / gemv_nvec(cfg) / gemv_rows_per_warp(cfg);
     return u < 1 ? 1 : u > 16 ? 16 : u;
 }
@@ -105,7 +105,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
         if (p->words) /* the decode of x serves four rows; 128 bytes of A a lane a k-tile, or
                          64 where the next k-tile's registers are loaded before this one's
                          products (registers: blockscaled.c, words_pipelined) */
-            p->rows = gemv_knob("CUTEC_GEMV_FP4_ROWS", 4), p->unroll = nvfp4_pipelined(cfg) ? 1 : 2;
+            p->rows = 4, p->unroll = nvfp4_pipelined(cfg) ? 1 : 2;
         thr = cute_layout_fmt(a, "(%d,32):(32,1)", p->threads / 32); /* a warp per `rows` rows */
         int v = p->words ? bits / 32 : cfg->vec; /* a lane's rows, each a vector */
         val = p->rows > 1 ? cute_layout_fmt(a, "(%d,%d):(%d,1)", p->rows, v, v)

@@ -30,14 +30,6 @@ typedef struct gemv_plan {
 
 #define GEMV_MAX_ROWS 4
 
-#include <stdlib.h>
-/* EXPERIMENT knob */
-static inline int gemv_knob(const char *name, int dflt)
-{
-    const char *v = getenv(name);
-    return v && *v ? atoi(v) : dflt;
-}
-
 /* the K-major kernel's rows per warp: two for one vector of 8- or 16-bit elements, four for
  * several vectors (each load of x serves them all: with N vectors a lane reads N/rows bytes
  * of x through L1 for each byte of A); one for f32, whose loads ptxas issues a few at a
@@ -47,7 +39,7 @@ static inline int gemv_rows_per_warp(const cute_gemv_config *cfg)
 {
     if (cfg->a_major != 1 || cfg->sf_vec) return 1;
     if (cfg->vectors > 1) return 4;
-    return cute_dtype_bits(cfg->dtype) >= 32 ? 1 : gemv_knob("CUTEC_GEMV_ROWS", 2);
+    return cute_dtype_bits(cfg->dtype) >= 32 ? 1 : 2;
 }
 
 static inline int gemv_nvec(const cute_gemv_config *cfg)

@@ -242,20 +242,29 @@ static void ring_cases(cute_runtime *rt)
     cute_gemv_config cfg;
     cute_gemv_lib_last(lib, &cfg, NULL);
     CHECK(!cfg.smem_stages, "K = 1001 (vectors of one element): no ring");
-    /* the library's own for 16 bits: the ring of 4, each block streaming several tiles of rows
-     * (the interpreter's two SMs hold 8 blocks): whole k-tiles, every block's rows in A but
-     * the last's (one stream; the last block's tiles one after another), then a partial
-     * k-tile and batches (every block's tiles one after another) */
+    /* the library's own for 16 bits: the ring of 4, one tile of rows a block; asked for
+     * (cute_gemv_lib_row_tiles -1), each block streams several (the interpreter's two SMs
+     * hold 8 blocks): whole k-tiles, every block's rows in A but the last's (one stream; the
+     * last block's tiles one after another), then a partial k-tile and batches (every
+     * block's tiles one after another) */
     cute_gemv_lib_smem_stages(lib, -1);
     static const gemv_case own[] = {
         {CUTE_BF16, CUTE_BF16, 72, 512, 1, 1, 0, 1, 0, 0, 0, 0},
-        {CUTE_F16, CUTE_F16, 70, 600, 2, 1, 0, 1, 0, 0, 0.5, 0},
+        {CUTE_F16, CUTE_F16, 40, 600, 2, 1, 0, 1, 0, 0, 0.5, 0},
     };
+    run_case(rt, lib, &own[0]);
+    cute_gemv_lib_last(lib, &cfg, NULL);
+    CHECK(cfg.smem_stages == CUTE_GEMV_RING_STAGES && cfg.row_tiles <= 1,
+          "the library's own: a ring of %d (asked %d), %d tiles of rows a block (one)", cfg.smem_stages,
+          CUTE_GEMV_RING_STAGES, cfg.row_tiles);
+    CHECK(cute_gemv_lib_row_tiles(lib, -1) && !cute_gemv_lib_row_tiles(lib, -2) &&
+              !cute_gemv_lib_row_tiles(lib, CUTE_GEMV_MAX_ROW_TILES + 1),
+          "row tiles: -1 to %d", CUTE_GEMV_MAX_ROW_TILES);
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
         run_case(rt, lib, &own[i]);
         cute_gemv_lib_last(lib, &cfg, NULL);
         CHECK(cfg.smem_stages == CUTE_GEMV_RING_STAGES && cfg.row_tiles > 1,
-              "the library's case %zu: a ring of %d, %d tiles of rows a block", i, cfg.smem_stages, cfg.row_tiles);
+              "stream case %zu: a ring of %d, %d tiles of rows a block", i, cfg.smem_stages, cfg.row_tiles);
     }
     cute_gemv_lib_free(lib);
 }

@@ -177,7 +177,6 @@ static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
             cute_clear(c, acc.t[v][r]);
         }
     gemv_walk walk = {.tile = tile_fma, .end = finish_rows, .user = &acc};
-    if (gemv_knob("CUTEC_GEMV_MINB", 0)) cute_kernel_min_blocks(c, gemv_knob("CUTEC_GEMV_MINB", 0));
     if (p->cfg.smem_stages) {
         cute_kernel_min_blocks(c, gemv_ring_blocks(p, 5));
         acc.ring = gemv_ring_make(c, p, NULL, NULL, mA.layout.shape.leaf[0], mA.layout.shape.leaf[1],
