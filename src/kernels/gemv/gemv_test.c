@@ -473,6 +473,19 @@ static void machine_code(cute_runtime *rt)
         }
         cute_fn_free(f);
     }
+    /* several tiles of rows a block are the ring's (cfg.row_tiles): refused, with the reason,
+     * through registers or past CUTE_GEMV_MAX_ROW_TILES */
+    cute_gemv_config streams[] = {
+        {.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .row_tiles = 4},
+        {.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .smem_stages = 4,
+         .row_tiles = CUTE_GEMV_MAX_ROW_TILES + 1},
+    };
+    for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++) {
+        char err[512] = "";
+        const cute_fn *f = cute_gemv_compile(rt, &streams[i], err, sizeof err);
+        CHECK(!f && strstr(err, "tiles of rows a block"), "row tiles refused (%zu): %s", i, err);
+        cute_fn_free(f);
+    }
 }
 
 /* the tensor-core form for sm_90a: A and X only in 128-bit loads straight into the MMA's
