@@ -60,12 +60,24 @@ typedef struct cute_gemv_config {
                            streams its whole k-tiles through a ring of this many stages (2 to
                            CUTE_GEMV_MAX_SMEM_STAGES) in shared memory by cp.async, stages - 1
                            ahead of its products; 0: through registers */
+    int row_tiles;       /* with the ring and no scales: each block streams this many
+                            consecutive tiles of rows through its ring, one after another, the
+                            next tile's k-tiles in flight while this one's rows end
+                            (cute_gemv_lib_row_tiles; not measured yet); 0 or 1: one */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_SMEM_STAGES 8
+#define CUTE_GEMV_MAX_ROW_TILES 16
 /* whether a configuration without scales may take the ring: one vector of K-major A in
  * 16-byte vectors, not the tensor-core form, no L2 prefetch */
 bool cute_gemv_ring_able(const cute_gemv_config *cfg);
+/* the ring's stages the library gives a configuration without scales when the caller asks
+ * for none in particular (cute_gemv_lib_smem_stages -1, the default): 4 for bf16 where
+ * ring-able (on an H200 the ring of 4 ran 1.3-2.9 points of the copy faster than the register
+ * form on all three shapes of `cutec bench gemv`, in three runs: docs/gemv.md), else 0 (f16,
+ * the same loads with other conversions, is not measured through it yet) */
+#define CUTE_GEMV_RING_STAGES 4
+int cute_gemv_ring_default(const cute_gemv_config *cfg);
 
 /* the scales' dtype of a block-scaled configuration: ue4m3 for e2m1, ue8m0 for e4m3 */
 cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
@@ -125,10 +137,16 @@ void cute_gemv_lib_tile_at_a_time(cute_gemv_lib *lib, bool on);
 /* The shared-memory ring (cute_gemv_config.smem_stages) for later calls: 2 to
  * CUTE_GEMV_MAX_SMEM_STAGES stages for NVFP4 (where the scale buffers are 4-byte aligned, the
  * device has cp.async and no k-tile at a time is forced) and the GEMVs that may take it
- * (cute_gemv_ring_able); 0 or -1 (the default, the library's choice) none: the register
- * forms (NVFP4 through the ring measured 15 points of the copy slower on an H200, session
- * 30).  false for another count */
+ * (cute_gemv_ring_able); 0 none: the register forms; -1 (the default) the library's
+ * choice: cute_gemv_ring_default's stages for the GEMVs, none for NVFP4 (through the ring
+ * it measured 15 points of the copy slower on an H200, session 30).  false for another count */
 bool cute_gemv_lib_smem_stages(cute_gemv_lib *lib, int stages);
+/* The ring's stream of row tiles (cute_gemv_config.row_tiles) for later calls that take the
+ * ring without scales: 0 (the default) one tile of rows a block; n, 1 to
+ * CUTE_GEMV_MAX_ROW_TILES, n tiles a block; -1 as many as keep the grid to one wave (the
+ * SMs times the blocks an SM's shared memory holds).  Not measured on a GPU yet
+ * (docs/gemv.md).  false for another count */
+bool cute_gemv_lib_row_tiles(cute_gemv_lib *lib, int tiles);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

@@ -37,12 +37,15 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
 }
 
 /* the words body's resident blocks an SM asked of ptxas: left alone it takes 128 registers
- * (4 blocks of 128 threads), and a warp's bytes of A in flight need the warps; the ring as
- * many as the shared memory of an H100 or H200 holds (228 KB an SM, 1 KB of it a block's),
- * up to those 5 */
+ * (4 blocks of 128 threads), and a warp's bytes of A in flight need the warps.  Six (80
+ * registers; the k-tile at a time spills 20 bytes outside its loop): on an H200 (session
+ * 31) 76.5 / 72.4% of the copy at (4096,7168,8) and (7168,2048,4) where five (96
+ * registers) ran 72.3 / 68.2% in the same run.  The ring as many as the shared memory of
+ * an H100 or H200 holds (228 KB an SM, 1 KB of it a block's), up to 5 */
+#define WORDS_BLOCKS 6
 static int words_blocks(const gemv_plan *p)
 {
-    return p->cfg.smem_stages ? gemv_ring_blocks(p, 5) : 5;
+    return p->cfg.smem_stages ? gemv_ring_blocks(p, 5) : WORDS_BLOCKS;
 }
 
 /* the one element of t at coordinate crd, as a tensor of one element */

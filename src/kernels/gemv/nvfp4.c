@@ -18,12 +18,12 @@ int64_t cute_gemv_sf_index(int64_t row, int64_t k, int64_t l, int64_t rows, int6
 
 /* NVFP4's form for a call, where the caller forces none: the next k-tile's registers first
  * where that paid, K of four of its k-tiles or more (1,024 elements each) and blocks (16 rows)
- * enough for five an SM; else a k-tile at a time.  H200, session 29's mid pass, of the copy:
+ * enough for six an SM (blockscaled.c, WORDS_BLOCKS); else a k-tile at a time.  H200, session 29's mid pass, of the copy:
  * (4096,7168,8) 73.0% against 65.4% a k-tile at a time; (7168,16384,1), 448 blocks, 66.1%
  * against 67.9%; (7168,2048,4), two k-tiles, 64.9% against 69.5% */
 static bool pipeline_pays(cute_gemv_lib *lib, int64_t M, int64_t K, int64_t L)
 {
-    return K >= 4 * 1024 && (M + 15) / 16 * L >= 5 * (int64_t)gemv_lib_sm_count(lib);
+    return K >= 4 * 1024 && (M + 15) / 16 * L >= 6 * (int64_t)gemv_lib_sm_count(lib);
 }
 
 /* a scale buffer: rank 1, the scales' dtype, unit stride, long enough */

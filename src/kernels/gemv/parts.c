@@ -38,15 +38,21 @@ cute_tensor gemv_broadcast_x(cute_ctx *c, cute_tensor mX, cute_int M)
     return xb;
 }
 
-/* this block's row of tiles of t (M,K) from column k0 on */
-static cute_tensor block_row(cute_ctx *c, const gemv_plan *p, cute_tensor t, cute_int k0)
+/* row mt of tiles of t (M,K) from column k0 on */
+static cute_tensor block_row(cute_ctx *c, const gemv_plan *p, cute_tensor t, cute_int k0, cute_int mt)
 {
     cute_tensor from = cute_tensor_domain_offset(c, t, CUTE_CRD(0, k0));
-    return cute_tensor_local_tile(c, from, p->tile, CUTE_CRD(cute_block_idx(c, 0), CUTE_ALL), NULL);
+    return cute_tensor_local_tile(c, from, p->tile, CUTE_CRD(mt, CUTE_ALL), NULL);
 }
 
 gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
                             cute_int kchunk)
+{
+    return gemv_block_tiles_at(c, p, mA, mX, kchunk, cute_block_idx(c, 0));
+}
+
+gemv_tiles gemv_block_tiles_at(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
+                               cute_int kchunk, cute_int mt)
 {
     cute_alg *a = cute_ctx_alg(c);
     gemv_tiles t;
@@ -55,10 +61,10 @@ gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cut
     cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1];
     t.k0 = cute_mul(a, t.s, kchunk), t.kend = cute_min(a, K, cute_add(a, t.k0, kchunk));
     t.bound = cute_tuple_fmt(a, "(%I,%I)", M, t.kend);
-    t.gA = block_row(c, p, CUTE_SLICE(c, mA, CUTE_ALL, CUTE_ALL, t.l), t.k0);
+    t.gA = block_row(c, p, CUTE_SLICE(c, mA, CUTE_ALL, CUTE_ALL, t.l), t.k0, mt);
     for (int v = 0; v < p->nvec; v++)
-        t.gX[v] = block_row(c, p, CUTE_SLICE(c, mX, CUTE_ALL, CUTE_ALL, v, t.l), t.k0);
-    t.cA = block_row(c, p, cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%I)", M, K)), t.k0);
+        t.gX[v] = block_row(c, p, CUTE_SLICE(c, mX, CUTE_ALL, CUTE_ALL, v, t.l), t.k0, mt);
+    t.cA = block_row(c, p, cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%I)", M, K)), t.k0, mt);
     return t;
 }
 
