@@ -445,15 +445,9 @@ static void issue_split(cute_ctx *c, const blockscale_loop *l, const partial *x,
  * waited for, promoted into the wave's sums; the stage released once the last wave's batch
  * has retired.  While a warpgroup waits and promotes, the other's batch keeps the tensor
  * core busy.  Staged: kt's scales read from the ring under the first batch, kt + 2's copied
- * there once the k-tile is promoted; else kt's, loaded `ahead` k-tiles ago, are multiplied at
- * the top (where ptxas would hoist it anyway), and kt + ahead's load into the same registers
- * once they are.  One ahead (CUTE_GEMM_SCALE_MUL_LOAD here) leaves the loads the k-tile's
- * batch and promotion to land in: ptxas loads them into registers of their own and copies
- * them into the scales' at the loop's end, and that copy waited on them (ncu, session 31:
- * 9% of the 128 x 160 kernel's stall samples, the most after the batch's own wait).  Two
- * ahead, in two register sets that the k-loop takes in turn, gives them a whole k-tile more,
- * and no copy. */
-static void waves_ktile(cute_ctx *c, const blockscale_loop *l, const partial *x, cute_int kt, int ahead)
+ * there once the k-tile is promoted; else kt's, loaded a k-tile ago, are multiplied at the
+ * top (where ptxas would hoist it anyway), kt + 1's load once they are. */
+static void waves_ktile(cute_ctx *c, const blockscale_loop *l, const partial *x, cute_int kt)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_pipeline_consumer_wait(c, &l->m->pipe, l->read, (cute_val){0});
@@ -461,7 +455,7 @@ static void waves_ktile(cute_ctx *c, const blockscale_loop *l, const partial *x,
     cute_pipeline_state_advance(c, l->read);
     if (!l->staged) {
         multiply(c, &l->at, x->scale, x->prod);
-        load_ahead(c, l, cute_add(a, kt, cute_i(ahead)), x->scale);
+        load_ahead(c, l, cute_add(a, kt, cute_i(1)), x->scale);
     }
     for (int w = 0; w < waves(l->p); w++) {
         if (l->turns) turn_wait(c, l, kt, w);
@@ -487,32 +481,15 @@ static void waves_ktile(cute_ctx *c, const blockscale_loop *l, const partial *x,
     if (l->staged) stage_ahead(c, l, cute_add(a, kt, cute_i(RING_SLOTS)));
 }
 
-/* The k-tiles one partial set at a time (waves_ktile); in registers, two ahead (the default),
- * the k-loop goes two k-tiles a turn, x[0]'s scales the even k-tiles', x[1]'s the odd ones'
- * (registers are named at trace time), then the last k-tile where their count is odd */
 static void waves_mainloop(cute_ctx *c, const blockscale_loop *l)
 {
-    cute_alg *a = cute_ctx_alg(c);
-    partial x[2];
-    x[0] = (partial){cute_make_fragment_like(c, wave_of(c, l->f->acc, 0)), make_scales(c, l->at.rows + l->at.parts),
-                     make_scales(c, l->at.rows * l->at.parts)};
-    x[1] = x[0], x[1].scale = make_scales(c, l->at.rows + l->at.parts);
-    cute_fill(c, x[0].acc, 0); /* (defined before the batches that overwrite them) */
+    partial x = {cute_make_fragment_like(c, wave_of(c, l->f->acc, 0)), make_scales(c, l->at.rows + l->at.parts),
+                 make_scales(c, l->at.rows * l->at.parts)};
+    cute_fill(c, x.acc, 0); /* (defined before the batches that overwrite them) */
     stage_first(c, l);
-    bool two = !l->staged && l->ahead;
-    for (int i = 0; !l->staged && i < (two ? 2 : 1); i++) load_ahead(c, l, cute_i(i), x[i].scale);
+    if (!l->staged) load_ahead(c, l, cute_i(0), x.scale);
     cute_fill(c, l->f->acc, 0);
-    if (!two) {
-        CUTE_FOR(c, kt, cute_i(0), l->k_tiles) waves_ktile(c, l, &x[0], kt, 1);
-    } else {
-        CUTE_FOR(c, j, cute_i(0), cute_div(a, l->k_tiles, cute_i(2))) {
-            cute_int kt = cute_mul(a, j, cute_i(2));
-            waves_ktile(c, l, &x[0], kt, 2);
-            waves_ktile(c, l, &x[1], cute_add(a, kt, cute_i(1)), 2);
-        }
-        cute_int last = cute_sub(a, l->k_tiles, cute_i(1));
-        CUTE_IF(c, cute_int_eq(c, cute_mod(a, l->k_tiles, cute_i(2)), cute_i(1))) { waves_ktile(c, l, &x[0], last, 2); }
-    }
+    CUTE_FOR(c, kt, cute_i(0), l->k_tiles) waves_ktile(c, l, &x, kt);
     if (l->staged) cute_cp_async_wait_all(c); /* (as pairs_mainloop's) */
 }
 

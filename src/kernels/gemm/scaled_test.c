@@ -219,8 +219,7 @@ static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
         {72, 328, 400, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 192, 0, 0},
         /* 160- and 176-wide tiles: B's blocks by parts of 32 and 16 (tiles across a block
          * boundary, and past N); 160 in 2x1 clusters, as the library takes it for large N
-         * (B's tile multicast to two blocks along M; 3 k-tiles: the scales' two register
-         * sets, then the last k-tile alone) */
+         * (B's tile multicast to two blocks along M, 3 k-tiles) */
         {136, 328, 272, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0, 2},
         {72, 400, 272, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 176, 0, 0},
         /* the warpgroups' batches taking turns (3 k-tiles; 256 rows: two waves a k-tile) */
