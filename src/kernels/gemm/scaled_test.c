@@ -35,7 +35,7 @@ typedef struct scase {
     cute_gemm_scale_kind kind;
     bool out, amax;
     int bm, bn; /* 0: the library's tile */
-    int mul;    /* tiling.scale_mul: 0 the library's (PROMOTE), STAGED, LOAD, INTERLEAVE and TURNS the others */
+    int mul;    /* tiling.scale_mul: 0 the library's (PROMOTE), STAGED, LOAD and INTERLEAVE the others */
     int cm;     /* tiling.cluster_m: 0 the library's */
 } scase;
 
@@ -176,7 +176,7 @@ static void scaled(cute_runtime *rt, cute_gemm_lib *lib, const scase *k, const c
           where,
           cute_gemm_scale_name(k->kind), cute_dtype_name(k->d), cute_dtype_name(k->cd), (long long)k->M,
           (long long)k->N, (long long)k->K, k->cmajor ? "row" : "column", k->bm, k->bn, k->cm, k->out ? ", out scale" : "",
-          k->amax ? ", amax" : "", (const char *[]){"", ", scales in registers", ", multiplied at the load", ", staged", ", interleaved", ", turns"}[k->mul],
+          k->amax ? ", amax" : "", (const char *[]){"", ", scales in registers", ", multiplied at the load", ", staged", ", interleaved"}[k->mul],
           cute_status_name(s), err, why);
     free(got);
     drop(b, &p);
@@ -222,11 +222,6 @@ static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
          * (B's tile multicast to two blocks along M, 3 k-tiles) */
         {136, 328, 272, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0, 2},
         {72, 400, 272, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 176, 0, 0},
-        /* the warpgroups' batches taking turns (3 k-tiles; 256 rows: two waves a k-tile) */
-        {72, 328, 400, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160,
-         CUTE_GEMM_SCALE_MUL_TURNS, 0},
-        {264, 200, 272, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128,
-         CUTE_GEMM_SCALE_MUL_TURNS, 0},
         /* 256-row tiles: two waves a warpgroup, one partial set (5 k-tiles; 2, rows past M) */
         {264, 200, 560, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 256, 128, 0, 0},
         {296, 136, 144, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128,
@@ -312,8 +307,6 @@ int main(void)
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 128, 192, 0, 0},
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0, 2},
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 176, 0, 0},
-        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160,
-         CUTE_GEMM_SCALE_MUL_TURNS, 0},
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 256, 128, 0, 0},
     };
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) scaled(gpu, lib, &g[i], "gpu");
