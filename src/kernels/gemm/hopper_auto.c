@@ -55,10 +55,9 @@ bool gemm_few_rows_to_hopper(cute_runtime *rt, const cute_call_arg *A, const cut
 }
 
 /* fp8 block scales (1x128 A, 128x128 B; e4m3 or e5m2, a 16-bit C): 128 x 160 tiles in 2x1
- * clusters where they take less time than 128 x 128 ones by the waves they make on 132 SMs
- * (and the call has no amax, output scale or fused epilogue),
- * a 160-wide tile's k-tile costing 160 / 128 / 1.07 of a 128-wide one's; else 128 x 128 in no
- * cluster.  H200, 4096x7168x16384 (session 31, torch._scaled_mm 1,239 in the same process):
+ * clusters where they take less time than 128 x 128 ones by the waves they make on 132 SMs,
+ * a 160-wide tile's k-tile costing 160 / 128 / 1.07 of a 128-wide one's, and the call has no
+ * amax, output scale or fused epilogue; else 128 x 128 in no cluster.  H200, 4096x7168x16384 (session 31, torch._scaled_mm 1,239 in the same process):
  * 128 x 160 1,113.7 TFLOP/s 1x1, 1,127.5 2x1 (11 waves of 1,440 tiles); 128 x 128 1,021.7 1x1,
  * 1,000.7 2x1 (14 waves of 1,792); session 30's final pass 1,111.7 / 1,122.5 against
  * 1,017-1,025.  From those, 128 x 160's k-tile ran 1.07 times 128 x 128's columns a cycle. */
