@@ -5,7 +5,8 @@
 #   1. block scales (1x128 A, 128x128 B) e4m3 -> bf16 at 4096x7168x16384, the library's call
 #      (no --tile: 128x160 2x1) with cuBLASLt (unscaled) and torch's block-scaled
 #      _scaled_mm in the same process (target 1,450);
-#   2. beside it (no torch): 128x128 1x1 (the library's tile before) and 128x160 1x1;
+#   2. beside it (no torch): 128x128 and 128x160 in 1x1 and 2x1 (128x128 2x1: the library's
+#      tile before this branch);
 #   3. the model's other side: 4096x4096x16384, 128x128 and 128x160 in 1x1 and 2x1 (the
 #      library's: 128x128 1x1, as 7 waves of 160-wide tiles do not beat 8 of 128-wide ones
 #      by the 1.07);
@@ -26,9 +27,9 @@ sq=4096x4096x16384
     timeout 20 make -j16 build/cutec build/tests/kernels/gemm/scaled_test 2>&1 | grep -E "error|warning" | head -20
     echo "== $(el) s: block scales, $blk, the library's tile (no --tile), cuBLASLt, torch"
     fp8_bench 35 --scale block --sizes $blk
-    echo "== $(el) s: block scales, $blk, 128x128 and 128x160 in 1x1 (no torch)"
+    echo "== $(el) s: block scales, $blk, 128x128 and 128x160 in 1x1 and 2x1 (the old default: 128x128 2x1; no torch)"
     (CUTEC_TORCH_SCALED_MM=/dev/null && export CUTEC_TORCH_SCALED_MM &&
-        fp8_bench 22 --scale block --sizes $blk --tile 128x128x128,128x160x128 --cluster 1x1)
+        fp8_bench 24 --scale block --sizes $blk --tile 128x128x128,128x160x128 --cluster 1x1,2x1)
     echo "== $(el) s: block scales, $sq, 128x128 and 128x160 in 1x1 and 2x1 (the library's: 128x128 1x1; no torch)"
     (CUTEC_TORCH_SCALED_MM=/dev/null && export CUTEC_TORCH_SCALED_MM &&
         fp8_bench 24 --scale block --sizes $sq --tile 128x128x128,128x160x128 --cluster 1x1,2x1)
