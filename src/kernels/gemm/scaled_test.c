@@ -56,10 +56,12 @@ static void fill_scales(cute_backend *b, gtk_operand *x, int64_t rows, int64_t c
     b->vt->upload(b->self, &x->dev, 0, x->host, (size_t)(rows * cols) * 4);
 }
 
-static cute_call_arg one_arg(const gtk_operand *x)
+/* one value (per-tensor scales, the output scale, amax) as a rank-1 tensor; block scales stay
+ * rank 2, (1, 1) included (M or N within one block, K within one) */
+static cute_call_arg one_arg(const gtk_operand *x, bool blocks)
 {
     cute_call_arg a = gtk_arg(x, CUTE_F32);
-    if (x->rows * x->cols == 1) a.ndim = 1;
+    if (x->rows * x->cols == 1 && !blocks) a.ndim = 1;
     return a;
 }
 
@@ -89,7 +91,7 @@ static void make(cute_backend *b, const scase *k, sprob *p, double amax0)
     fill_scales(b, &p->so, 1, 1, 0, 0.75);
     fill_scales(b, &p->amax, 1, 1, 0, amax0);
     const gtk_operand *x[4] = {&p->sa, &p->sb, &p->so, &p->amax};
-    for (int i = 0; i < 4; i++) p->arg[i] = one_arg(x[i]);
+    for (int i = 0; i < 4; i++) p->arg[i] = one_arg(x[i], block && i < 2);
     p->s = (cute_gemm_scales){.kind = k->kind, .a = &p->arg[0], .b = &p->arg[1], .out = k->out ? &p->arg[2] : NULL,
                               .amax = k->amax ? &p->arg[3] : NULL};
     p->a64 = as_f64(&p->A, k->d, k->M, k->K, false), p->b64 = as_f64(&p->B, k->d, k->N, k->K, false);
@@ -221,6 +223,8 @@ static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
          * boundary, and past N); 160 in 2x1 clusters, as the library takes it for large N
          * (B's tile multicast to two blocks along M, 3 k-tiles) */
         {136, 328, 272, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0, 2},
+        /* one row and one K block: sa is (1, 1), a rank-2 tensor all the same */
+        {1, 168, 16, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0, 2},
         {72, 400, 272, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 176, 0, 0},
         /* 256-row tiles: two waves a warpgroup, one partial set (5 k-tiles; 2, rows past M) */
         {264, 200, 560, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 256, 128, 0, 0},
