@@ -137,16 +137,13 @@ enum { CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TMA, CUTE_GEMM_STORE_ST, CUTE_GEMM_
  * (bench/RESULTS.md, session 29's mid pass).  LOAD: multiplied as soon as they are loaded
  * (session 27's kernel).  The last two are kept to measure against.  INTERLEAVE: PROMOTE's
  * scales, and kt's promotion cut in parts between the wgmmas of kt + 1's batch, each of them
- * a commit group of its own (128-row tiles up to 128 wide; others run PROMOTE).  TURNS: the
- * tiles with one partial set (160 to 192 wide, 256 rows; others run PROMOTE), the two
- * warpgroups' batches taking turns on the tensor core by named barriers. */
+ * a commit group of its own (128-row tiles up to 128 wide; others run PROMOTE). */
 enum {
     CUTE_GEMM_SCALE_MUL_AUTO,
     CUTE_GEMM_SCALE_MUL_PROMOTE,
     CUTE_GEMM_SCALE_MUL_LOAD,
     CUTE_GEMM_SCALE_MUL_STAGED,
-    CUTE_GEMM_SCALE_MUL_INTERLEAVE,
-    CUTE_GEMM_SCALE_MUL_TURNS
+    CUTE_GEMM_SCALE_MUL_INTERLEAVE
 };
 enum {
     CUTE_GEMM_SCHEDULE_AUTO,

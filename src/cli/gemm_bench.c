@@ -266,8 +266,7 @@ static cute_gemm_tiling sweep_at(const gemm_opts *o, int i, cute_gemm_variant va
     if (o->nstores) t.c_store = o->stores[at[4]].c_store;
     if (o->nstores) len += snprintf(name + len, n - (size_t)len, "%s", store_tags[t.c_store]);
     static const char *mul_tags[] = {[CUTE_GEMM_SCALE_MUL_PROMOTE] = "prom", [CUTE_GEMM_SCALE_MUL_LOAD] = "load",
-                                     [CUTE_GEMM_SCALE_MUL_STAGED] = "staged", [CUTE_GEMM_SCALE_MUL_INTERLEAVE] = "ilv",
-                                     [CUTE_GEMM_SCALE_MUL_TURNS] = "turns"};
+                                     [CUTE_GEMM_SCALE_MUL_STAGED] = "staged", [CUTE_GEMM_SCALE_MUL_INTERLEAVE] = "ilv"};
     if (t.scale_mul) snprintf(name + len, n - (size_t)len, "-mul%s", mul_tags[t.scale_mul]);
     return t;
 }

@@ -68,17 +68,19 @@ double gemm_problem_out(const gemm_problem *p, double x, double *mag)
     return x * so;
 }
 
-cute_call_arg gemm_scale_arg(const gemm_operand *x)
+/* one value (a per-tensor scale, the output scale, amax): a rank-1 tensor of one element; a
+ * block-scale tensor stays rank 2 when it is (1, 1) (M or N of one block, K of one) */
+static cute_call_arg gemm_scale_arg(const gemm_operand *x, bool blocks)
 {
     cute_call_arg a = gemm_operand_arg(x, 1);
-    if (x->rows * x->cols == 1) a.ndim = 1;
+    if (x->rows * x->cols == 1 && !blocks) a.ndim = 1;
     return a;
 }
 
 cute_gemm_scales gemm_problem_scales(const gemm_problem *p, cute_call_arg args[4])
 {
     const gemm_operand *x[4] = {&p->sa, &p->sb, &p->so, &p->amax_v};
-    for (int i = 0; i < 4; i++) args[i] = gemm_scale_arg(x[i]);
+    for (int i = 0; i < 4; i++) args[i] = gemm_scale_arg(x[i], i < 2 && p->scale == CUTE_GEMM_SCALE_BLOCK);
     return (cute_gemm_scales){.kind = p->scale, .a = &args[0], .b = &args[1], .out = p->out_scale ? &args[2] : NULL,
                               .amax = p->amax ? &args[3] : NULL};
 }

@@ -1,6 +1,6 @@
 /* The GEMM commands' tiling options (--tile BMxBNxBK, --warps WMxWN, --stages S, --raster F,
  * --read-bytes 8|16, --cluster CMxCN, --store auto|tma|tile|st|overlap, --schedule
- * auto|coop|pingpong|persistent|streamk, --scale-mul staged|promote|load|interleave|turns), shared by
+ * auto|coop|pingpong|persistent|streamk, --scale-mul staged|promote|load|interleave), shared by
  * `cutec run|bench gemm` and `cutec compile gemm`. */
 #include <stdio.h>
 #include <string.h>
@@ -49,10 +49,9 @@ bool cli_gemm_tiling_option(const char *k, const char *v, cute_gemm_tiling *t, b
                        : !strcmp(v, "promote") ? CUTE_GEMM_SCALE_MUL_PROMOTE
                        : !strcmp(v, "load")    ? CUTE_GEMM_SCALE_MUL_LOAD
                        : !strcmp(v, "interleave") ? CUTE_GEMM_SCALE_MUL_INTERLEAVE
-                       : !strcmp(v, "turns")      ? CUTE_GEMM_SCALE_MUL_TURNS
                                                : -1;
         if (t->scale_mul >= 0) return true;
-        return snprintf(why, wn, "--scale-mul is staged, promote, load, interleave or turns, not %s", v), false;
+        return snprintf(why, wn, "--scale-mul is staged, promote, load or interleave, not %s", v), false;
     }
     if (!strcmp(k, "--store")) {
         t->c_store = !strcmp(v, "tma")       ? CUTE_GEMM_STORE_TMA

@@ -40,9 +40,33 @@ int main(void)
     cute_gemm_tiling fp8 = row(CUTE_E4M3, CUTE_BF16, 8192, 8192, 4096), f32 = row(CUTE_BF16, CUTE_F32, 8192, 8192, 1024);
     CHECK(!memcmp(&fp8, &none, sizeof none), "e4m3: the plan's defaults");
     CHECK(!memcmp(&f32, &none, sizeof none), "an f32 C: the plan's defaults");
+    cute_gemm_tiling t;
+    /* block scales: 128 x 160 in 2x1 clusters where its waves take less time (4096x7168: 11
+     * waves against 14), else 128 x 128 alone (4096^3: 7 against 8, short of the 1.07; N of
+     * 160: one tile either way); an f32 C keeps the plan's defaults; each row compiles */
+    int64_t shapes[][3] = {{4096, 7168, 16384}, {4096, 4096, 4096}, {4096, 160, 4096}};
+    int want_bn[] = {160, 128, 128};
+    for (int i = 0; i < 3; i++) {
+        cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_E4M3, .c_dtype = CUTE_BF16,
+                                .scale = CUTE_GEMM_SCALE_BLOCK, .major = {1, 1, 1}, .align_bytes = 16};
+        cfg.tiling = gemm_hopper_auto_tiling(&cfg, shapes[i]);
+        int cm = want_bn[i] == 160 ? 2 : 1;
+        long long m = shapes[i][0], n = shapes[i][1];
+        CHECK(cfg.tiling.bm == 128 && cfg.tiling.bn == want_bn[i] && cfg.tiling.cluster_m == cm,
+              "block scales %lldx%lld: %dx%d, cluster %d", m, n, cfg.tiling.bm, cfg.tiling.bn, cfg.tiling.cluster_m);
+        CHECK(plan_takes(&cfg), "the block-scale row for %lldx%lld compiles", m, n);
+        cfg.amax = true; /* 160 wide stores from registers: no amax there */
+        t = gemm_hopper_auto_tiling(&cfg, shapes[i]);
+        CHECK(t.bn == 128 && t.cluster_m == 1, "block scales with amax, %lldx%lld: %dx%d", m, n, t.bm, t.bn);
+        cfg.tiling = t;
+        CHECK(plan_takes(&cfg), "the block-scale row with amax compiles");
+        cfg.c_dtype = CUTE_F32, cfg.amax = false;
+        t = gemm_hopper_auto_tiling(&cfg, shapes[i]);
+        CHECK(!memcmp(&t, &none, sizeof none), "block scales, an f32 C: the plan's defaults");
+    }
     cute_gemm_config dual = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .c_dtype = CUTE_BF16, .dual = true,
                              .major = {1, 1, 0}, .align_bytes = 16};
-    cute_gemm_tiling t = gemm_hopper_auto_tiling(&dual, (int64_t[]){8192, 8192, 4096});
+    t = gemm_hopper_auto_tiling(&dual, (int64_t[]){8192, 8192, 4096});
     CHECK(!memcmp(&t, &none, sizeof none), "the dual GEMM: the plan's defaults");
     /* the peer kernels (cutec_gemm_peer) are cooperative only: K 1024 must not give them ping-pong
      * (peer_gemm_test's two-GPU epochs failed to compile on two H200s before this) */

@@ -192,8 +192,6 @@ typedef struct blockscale_loop {
     bool ahead;        /* the scales of kt + 2 loaded at kt's promotion (else CUTE_GEMM_SCALE_MUL_LOAD:
                           kt's loaded with kt's batch, multiplied at once) */
     bool interleave;     /* CUTE_GEMM_SCALE_MUL_INTERLEAVE: issue_promote */
-    bool turns;          /* CUTE_GEMM_SCALE_MUL_TURNS: turn_wait, turn_pass (one partial set) */
-    cute_int wg;         /* the thread's consumer warpgroup */
     bool staged;         /* gemm_blockscale_staged: */
     cute_tensor stage;   /* the thread's (value, slot) of the ring */
     cute_copy_atom copy; /* cp.async of one f32 */
@@ -394,51 +392,6 @@ static cute_tensor wave_of(cute_ctx *c, cute_tensor t, int w)
     return s;
 }
 
-/* Turns (CUTE_GEMM_SCALE_MUL_TURNS): the two warpgroups take turns on the tensor core, a
- * batch each, so that one promotes while the other's batch runs.  Issued side by side, their
- * batches share the tensor core and end together, and both then promote with the tensor core
- * idle (the loop's measured cost matches that: the promotions' time added to the batches').
- * A warpgroup waits for its turn before its batch (named barrier TURN + wg) and passes it
- * (an arrive at the other's) once all but its batch's last wgmma have retired, so the other's
- * batch queues behind that one.  In a tile, warpgroup 0's first batch waits for nothing and
- * warpgroup 1's last passes nothing: every wait meets exactly one pass. */
-enum { TURN = 6 }; /* barriers 6 and 7 (1 to 3: the epilogue's and the peer kernels') */
-
-static void turn_wait(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
-{
-    CUTE_IF(c, cute_int_eq(c, l->wg, cute_i(0))) {
-        if (w) cute_named_barrier_sync(c, TURN, 256);
-        else CUTE_IF(c, cute_int_lt(c, cute_i(0), kt)) { cute_named_barrier_sync(c, TURN, 256); }
-    }
-    CUTE_ELSE(c) cute_named_barrier_sync(c, TURN + 1, 256);
-}
-
-static void turn_pass(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
-{
-    cute_int last = cute_sub(cute_ctx_alg(c), l->k_tiles, cute_i(1));
-    CUTE_IF(c, cute_int_eq(c, l->wg, cute_i(0))) { cute_named_barrier_arrive(c, TURN + 1, 256); }
-    CUTE_ELSE(c) {
-        if (w < waves(l->p) - 1) cute_named_barrier_arrive(c, TURN, 256);
-        else CUTE_IF(c, cute_int_lt(c, kt, last)) { cute_named_barrier_arrive(c, TURN, 256); }
-    }
-}
-
-/* a wave's batch into x's partials (overwritten: scale-d 0 on the first k-block), its last
- * wgmma a commit group of its own */
-static void issue_split(cute_ctx *c, const blockscale_loop *l, const partial *x, cute_tensor A, cute_tensor B)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_layout k_mode = cute_get(a, &A.layout, 2);
-    int kb = (int)cute_int_constant_term(a, cute_size(a, &k_mode));
-    for (int s = 0; s < kb; s++) {
-        cute_tuple at = cute_tuple_fmt(a, "(_,_,%d)", s);
-        cute_tensor As = cute_tensor_slice(c, A, at), Bs = cute_tensor_slice(c, B, at);
-        if (s == 0) cute_gemm_zero(c, &l->p->mma, x->acc, As, Bs);
-        else cute_gemm(c, &l->p->mma, x->acc, As, Bs, x->acc);
-        if (s >= kb - 2) cute_warpgroup_commit_batch(c);
-    }
-}
-
 /* One k-tile with one partial set (DeepGEMM's loop), for a 256-row tile (BLOCK_M 256) in
  * waves and for a 192-wide one (two partial sets do not fit beside 128 or 96 sums): each
  * wave's batch into the partial set (scale-d 0, so each batch overwrites it in place),
@@ -458,18 +411,12 @@ static void waves_ktile(cute_ctx *c, const blockscale_loop *l, const partial *x,
         load_ahead(c, l, cute_add(a, kt, cute_i(1)), x->scale);
     }
     for (int w = 0; w < waves(l->p); w++) {
-        if (l->turns) turn_wait(c, l, kt, w);
         cute_warpgroup_arrive(c);
-        if (l->turns) issue_split(c, l, x, wave_of(c, A, w), B);
-        else cute_gemm_zero(c, &l->p->mma, x->acc, wave_of(c, A, w), B);
-        if (!l->turns) cute_warpgroup_commit_batch(c);
+        cute_gemm_zero(c, &l->p->mma, x->acc, wave_of(c, A, w), B);
+        cute_warpgroup_commit_batch(c);
         if (l->staged && w == 0) {
             read_staged(c, l, kt, x->scale);
             multiply(c, &l->at, x->scale, x->prod);
-        }
-        if (l->turns) {
-            cute_warpgroup_wait(c, 1);
-            turn_pass(c, l, kt, w);
         }
         cute_warpgroup_wait(c, 0);
         if (w == waves(l->p) - 1) gemm_hopper_release(c, l->p, l->m, l->done);
@@ -528,9 +475,7 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
     blockscale_loop l = {.p = p, .m = m, .read = read, .done = done, .f = f, .at = scale_at_tile(c, p, thr, t, s),
                          .k_tiles = t->k_tiles, .ahead = p->cfg.tiling.scale_mul != CUTE_GEMM_SCALE_MUL_LOAD,
                          .staged = gemm_blockscale_staged(p),
-                         .interleave = p->cfg.tiling.scale_mul == CUTE_GEMM_SCALE_MUL_INTERLEAVE,
-                         .turns = p->cfg.tiling.scale_mul == CUTE_GEMM_SCALE_MUL_TURNS,
-                         .wg = cute_div(a, tid, cute_i(128))};
+                         .interleave = p->cfg.tiling.scale_mul == CUTE_GEMM_SCALE_MUL_INTERLEAVE};
     if (l.staged) {
         l.stage = cute_tensor_slice(c, m->ring, cute_tuple_fmt(a, "(%I,_,_)", tid));
         cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint32>", CUTE_F32, &l.copy);

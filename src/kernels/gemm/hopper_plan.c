@@ -89,9 +89,9 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
         (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, 256 with block scales; bn a multiple "
                              "of 16 up to 256, bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
-    if (t->scale_mul < CUTE_GEMM_SCALE_MUL_AUTO || t->scale_mul > CUTE_GEMM_SCALE_MUL_TURNS)
+    if (t->scale_mul < CUTE_GEMM_SCALE_MUL_AUTO || t->scale_mul > CUTE_GEMM_SCALE_MUL_INTERLEAVE)
         return cute_alg_fail(a, "gemm hopper: tiling.scale_mul %d (CUTE_GEMM_SCALE_MUL_AUTO, _PROMOTE, _LOAD, "
-                             "_STAGED, _INTERLEAVE or _TURNS)", t->scale_mul);
+                             "_STAGED or _INTERLEAVE)", t->scale_mul);
     if (p->pingpong && p->bm * p->bn > 64 * 256) /* a warpgroup's accumulators: 128 registers a thread */
         return cute_alg_fail(a, "gemm hopper: a ping-pong warpgroup's tile %lldx%lld (at most 64x256 or 128x128: "
                              "each warpgroup holds its whole tile's accumulators)", (long long)p->bm, (long long)p->bn);
