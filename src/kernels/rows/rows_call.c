@@ -106,20 +106,22 @@ static bool in_place(const row_call *rc)
     return false;
 }
 
-/* CUTEC_ROWS_SCHEDULE=rows5 | rows6: an earlier schedule, so that one run can time both
+/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7 | rows8: an earlier schedule, so that one run can time both
  * (scripts/device-rows6.sh, device-rows7.sh).  rows5: the norms' backward without the
  * pipelined exchange, its weight read from L2 (only the per-row inputs loaded a row ahead
  * stay); rows6: a cluster's forward blocks stage 32 KB parts of the row (16 blocks at 262144),
  * not 64 KB (rows_compile.c's cluster_stage), cross-entropy's resident plans take the
  * registers ptxas gives, LayerNorm's forward merges (count, mean, squares) by Chan's rule in
- * registers and in a block's staged row too (row_op's one_block_form); rows7: a cluster's
+ * registers and in a block's staged row too (row_op's held_form); rows7: a cluster's
  * blocks exchange their partials through st.shared::cluster and a cluster barrier a stage
- * (rows_cluster.c), not st.async onto mbarriers */
+ * (rows_cluster.c), not st.async onto mbarriers; rows8: a cluster's LayerNorm forward merges
+ * by Chan's rule (one exchange), not two sums (two exchanges) */
 static int schedule_asked(void)
 {
     const char *s = getenv("CUTEC_ROWS_SCHEDULE");
     if (s && !strcmp(s, "rows5")) return ROW_SCHEDULE_ROWS5;
     if (s && !strcmp(s, "rows7")) return ROW_SCHEDULE_ROWS7;
+    if (s && !strcmp(s, "rows8")) return ROW_SCHEDULE_ROWS8;
     return s && !strcmp(s, "rows6") ? ROW_SCHEDULE_ROWS6 : ROW_SCHEDULE_NOW;
 }
 
@@ -140,9 +142,11 @@ static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
                       : rc->slot[s] ? (cute_dtype)rc->slot[s]->dtype : CUTE_F32;
     }
     row_plan_choose(p, rc->slot[0]->shape[1], widest_vector(rc));
-    bool one_block = p->cluster < 2 && (!p->looped || p->stage_chunks);
-    if (one_block && p->op->one_block_form && p->schedule != ROW_SCHEDULE_ROWS6)
-        p->op = p->op->one_block_form;
+    /* rows8 and before: the held form in one block only (a cluster's blocks merged by Chan's
+     * rule: one exchange of three values) */
+    bool held = (!p->looped || p->stage_chunks) && (p->cluster < 2 || p->schedule == ROW_SCHEDULE_NOW);
+    if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6)
+        p->op = p->op->held_form;
     schedule_override(p);
     p->in_place = in_place(rc);
     if (p->looped && rc->op->stages == 0) p->looped = false, p->column_grid = true; /* chunks by blocks */
