@@ -187,6 +187,18 @@ static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         write_chunk(c, th, io, rb, th->first, stats);
         return;
     }
+    if (th->p->cluster > 1 && th->p->stage_chunks && row_plan_slots(th->p, COL_IN) && th->p->schedule != ROW_SCHEDULE_ROWS8) {
+        /* a cluster's staged part, its chunks unrolled: the column inputs (weight, bias), which
+         * each chunk loads from L2, are loaded for the next chunks during this one's work as
+         * the registers allow (ptxas issues LayerNorm's 32 loads a thread at 1024x262144 in three
+         * batches), where a loop waited out an L2 latency a chunk with none of its loads in
+         * flight (LayerNorm's weight and bias: ~11% of the stall samples on their first uses,
+         * ncu on an H200).  Chunks past the row's end are all predicated off.  (A staged row of
+         * one block, 4096x32768, spilled 8 bytes so at 80 registers.) */
+        for (int i = 0; i < th->p->stage_chunks; i++)
+            write_chunk(c, th, io, rb, cute_add(cute_ctx_alg(c), th->first, cute_i(i)), stats);
+        return;
+    }
     CUTE_FOR(c, cb, th->first, th->end) { write_chunk(c, th, io, rb, cb, stats); }
 }
 
