@@ -135,25 +135,31 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
 }
 
 /* A row that one block of 256 threads covers with 16-byte accesses, for an op that asks
- * (row_op's stage_rows), on sm_90 and later: staged like a longer row, a row a tile, by a
- * persistent block with up to four rows' copies in flight while it works on one, its column
- * inputs (weight, bias) staged once.  Held in registers a block a row, LayerNorm's forward
- * at 16384x4096 waited for its row's loads, its two sums' barriers and then its weight and
- * bias from L2 with none of its own loads in flight (83.5-87.7% of the copy on an H200,
- * RMSNorm's one sum with its weight loaded beside the row 93.5%). */
+ * (row_op's stage_rows), on sm_90 and later: staged, a row a buffer, by a persistent block
+ * with up to four rows' copies in flight while it works on one (its registers holding the
+ * row from the buffer on), its column inputs (weight, bias) staged once.  Held in registers
+ * a block a row, LayerNorm's forward at 16384x4096 waited for its row's loads, its two sums'
+ * barriers and then its weight and bias from L2 with none of its own loads in flight
+ * (83.5-87.7% of the copy on an H200, RMSNorm's one sum with its weight loaded beside the
+ * row 93.5%).  False: not so (the plan as it was). */
 static bool stage_rows(row_plan *p, int64_t n, int kmax)
 {
     int esize = cute_dtype_bytes(p->dtype[0]);
     int64_t vectors = (n + p->vec - 1) / p->vec;
     if (!p->op->stage_rows || p->schedule != ROW_SCHEDULE_NOW || keeps_sums(p) || p->vec * esize != 16) return false;
     if ((p->arch && p->arch < 90) || vectors < STAGE_THREADS || vectors > (int64_t)STAGE_THREADS * kmax) return false;
+    row_plan before = *p;
     p->tpr = STAGE_THREADS, p->k = (int)((vectors + STAGE_THREADS - 1) / STAGE_THREADS), p->rows = 1;
-    p->looped = true, p->stage_chunks = 1, p->stage_bufs = 2; /* (row_plan_blocks_per_sm: persistent) */
+    /* not looped: its one tile read from the buffer into the registers once, every stage and
+     * the outputs from there (cross-entropy's exponentials kept from its reduction for its
+     * gradient, LayerNorm's row for its second sum) */
+    p->looped = false, p->stage_chunks = 1, p->stage_bufs = 2; /* (row_plan_blocks_per_sm: persistent) */
     int64_t room = SMEM_MAX / row_plan_blocks_per_sm(p), row_bytes = row_plan_tile(p) * esize * row_inputs(p);
     int64_t cols_bytes = row_plan_tile(p) * esize * row_plan_slots(p, COL_IN);
     p->stage_cols = cols_bytes && room - cols_bytes >= 2 * row_bytes;
     int64_t bufs = (room - (p->stage_cols ? cols_bytes : 0)) / row_bytes;
     p->stage_bufs = bufs > 4 ? 4 : (int)bufs;
+    if (p->stage_bufs < 2) *p = before;
     return p->stage_bufs >= 2;
 }
 
