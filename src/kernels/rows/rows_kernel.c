@@ -187,16 +187,22 @@ static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         write_chunk(c, th, io, rb, th->first, stats);
         return;
     }
-    if (th->p->cluster > 1 && th->p->stage_chunks && row_plan_slots(th->p, COL_IN) && th->p->schedule != ROW_SCHEDULE_ROWS8) {
-        /* a cluster's staged part, its chunks unrolled: the column inputs (weight, bias), which
-         * each chunk loads from L2, are loaded for the next chunks during this one's work as
-         * the registers allow (ptxas issues LayerNorm's 32 loads a thread at 1024x262144 in three
-         * batches), where a loop waited out an L2 latency a chunk with none of its loads in
-         * flight (LayerNorm's weight and bias: ~11% of the stall samples on their first uses,
-         * ncu on an H200).  Chunks past the row's end are all predicated off.  (A staged row of
-         * one block, 4096x32768, spilled 8 bytes so at 80 registers.) */
-        for (int i = 0; i < th->p->stage_chunks; i++)
-            write_chunk(c, th, io, rb, cute_add(cute_ctx_alg(c), th->first, cute_i(i)), stats);
+    bool pairs = th->p->cluster < 2 || th->p->stage_chunks % 2 == 0; /* (not into the next block's part) */
+    if (pairs && th->p->stage_chunks && row_plan_slots(th->p, COL_IN) && th->p->schedule != ROW_SCHEDULE_ROWS8) {
+        /* a staged row's (or cluster part's) chunks two at a time: ptxas issues both chunks'
+         * column loads (weight, bias) from L2 together, where each chunk of a loop waited out
+         * its own L2 latency with none of the block's loads in flight (LayerNorm's weight and
+         * bias: ~11% of the stall samples on their first uses at 1024x262144, ncu on an H200).
+         * A chunk past the row's end is all predicated off; in a cluster the pairs end at the
+         * end of the block's part (an even count of chunks).  (All four of a cluster's part
+         * unrolled: three batches at 1024x262144, 80 registers; a staged row of one block,
+         * 4096x32768, spilled 8 bytes so at 80 registers.) */
+        cute_alg *a = cute_ctx_alg(c);
+        CUTE_FOR(c, pair, cute_i(0), cute_i((th->p->stage_chunks + 1) / 2)) {
+            cute_int cb = cute_add(a, th->first, cute_mul(a, pair, cute_i(2)));
+            write_chunk(c, th, io, rb, cb, stats);
+            write_chunk(c, th, io, rb, cute_add(a, cb, cute_i(1)), stats);
+        }
         return;
     }
     CUTE_FOR(c, cb, th->first, th->end) { write_chunk(c, th, io, rb, cb, stats); }
