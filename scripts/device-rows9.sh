@@ -9,12 +9,15 @@
 #    two reductions with none of its loads in flight);
 #  - LayerNorm's forward over a cluster's staged parts (1024x262144) takes two sums, the
 #    mean's and then the squares' about it, in two exchanges (before: Chan's merge of
-#    (count, mean, squares), a division a merge).
+#    (count, mean, squares), a division a merge);
+#  - the norms' forward over a staged row (4096x32768) or a cluster's part (1024x262144)
+#    writes its chunks two at a time, both chunks' weight and bias loads issued together
+#    (before: an L2 latency a chunk).
 # Steps: device_begin (the build: a no-op), the GPU test at 4096 under its own 40-s limit
 # (every op forward and backward at 16384x4096, sampled rows against float64, a line a
 # case), then `cutec bench` in bf16 (each checks its rows against float64: "WRONG"), each
-# beside a device copy of as many bytes: the changed rows now and under rows8, then the rest
-# of the issue's table, PyTorch eager once at the end.  Every command has a time limit and
+# beside a device copy of as many bytes: the changed rows now (PyTorch eager beside) and
+# under rows8, then the rest of the issue's table.  Every command has a time limit and
 # prints line by line (stdbuf).  Stops starting benchmarks after $BUDGET seconds (default
 # 120).  Logs under $OUT.
 #   BUDGET=120 ITERS=10 sh scripts/device-rows9.sh
@@ -28,25 +31,24 @@ old() { echo "-- rows8's plans (CUTEC_ROWS_SCHEDULE=rows8)"; CUTEC_ROWS_SCHEDULE
 both() { new "$@"; old "$@"; }
 {
     device_begin
-    echo "== the GPU test at 4096 (40 s)"
-    timeout 40 stdbuf -oL -eL build/tests/kernels/rows/rows_gpu_test 4096 >"$out/rows_gpu_test.log" 2>&1
+    echo "== the GPU test at 4096 (30 s)"
+    timeout 30 stdbuf -oL -eL build/tests/kernels/rows/rows_gpu_test 4096 >"$out/rows_gpu_test.log" 2>&1
     echo "rows_gpu_test 4096 (rc $?): $(tail -n 1 "$out/rows_gpu_test.log")"
     grep -E "FAIL|resident|checked" "$out/rows_gpu_test.log" | cut -c1-400 | head -n 24
-    # what changed, beside the plans before
-    both layernorm
-    both rmsnorm --shape 16384x4096
+    # what changed, beside the plans before (PyTorch eager beside the first of each)
+    bench_bf16 layernorm
+    old layernorm
+    bench_bf16 rmsnorm
+    old rmsnorm
     both cross-entropy --backward --shape 16384x4096
-    both cross-entropy --shape 16384x4096
     # the rest of the issue's table
+    new layernorm --backward
     new softmax
-    new rmsnorm --shape 4096x32768
-    new rmsnorm --shape 1024x262144
     new cross-entropy --backward --shape 4096x32768
     new cross-entropy --backward --shape 8192x131072
     new rmsnorm --backward
-    new layernorm --backward
+    both cross-entropy --shape 16384x4096
     new softmax --backward
-    bench_bf16 layernorm # PyTorch eager in the same run
     device_end
 } >"$log" 2>&1
 grep -vE "^(make|cc |  CC|ar )" "$log" | tail -n 140
