@@ -181,8 +181,8 @@ int row_plan_blocks_per_sm(const row_plan *p)
 {
     bool sums = keeps_sums(p);
     /* Only a cluster's blocks, staged ones that keep column sums (two blocks an SM: 128
-     * registers) and the resident plans of an op that says so (row_op's resident_blocks) ask
-     * for an occupancy.  (A norm backward holding its row in
+     * registers) or walk rows (stage_rows: three), and the resident plans of an op that says
+     * so (row_op's resident_blocks) ask for an occupancy.  (A norm backward holding its row in
      * registers and asking for three an SM got 80: LayerNorm's spilled 72 bytes and fell from
      * 80.8% to 62.1% of the copy at 16384x4096 on an H100: bench/RESULTS.md.) */
     bool resident = !p->looped && p->cluster < 2 && !sums && p->tpr >= 64;
