@@ -361,6 +361,17 @@ static void row_values_keep(cute_ctx *c, const row_thread *th, const row_carry *
         if (th->p->has[s] && th->p->op->slot[s].role == ROWVAL_IN) cute_val_assign(c, next->v[s], ahead[s]);
 }
 
+/* A staged row one block holds (rows_compile.c's stage_rows): slot 0 seen as (M,N) for a
+ * gather at a column of the row's choosing (cross-entropy's logit at the label), every row
+ * the buffer of this one: read from shared memory, where a gather from L2 (the bulk copy
+ * brought the line there) put its latency on the row's critical path */
+static cute_tensor staged_whole(cute_ctx *c, const row_thread *th)
+{
+    cute_tensor t = cute_tensor_slice(c, th->stage.s[0], CUTE_CRD(CUTE_CRD(CUTE_ALL, CUTE_ALL), CUTE_CRD(cute_i(0), th->staged)));
+    t.layout = cute_layout_fmt(cute_ctx_alg(c), "(%I,%lld):(0,1)", th->k->m, (long long)row_plan_tile(th->p));
+    return t;
+}
+
 /* row block after row block: load (or wait for the staged row), reduce, write */
 static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
 {
@@ -376,6 +387,7 @@ static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
             fill_row(c, th, cute_add(a, it, cute_i(th->stage.stages - 1)));
             th->staged = row_stage_buffer(c, &th->stage, p);
             CUTE_IF(c, inside) { row_stage_wait(c, &th->stage); }
+            if (!p->looped) io->whole = staged_whole(c, th);
         }
         if (p->looped)
             row_looped(c, th, io, rb);
