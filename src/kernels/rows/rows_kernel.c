@@ -188,7 +188,7 @@ static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         return;
     }
     bool pairs = th->p->cluster < 2 || th->p->stage_chunks % 2 == 0; /* (not into the next block's part) */
-    if (pairs && th->p->stage_chunks && row_plan_slots(th->p, COL_IN) && th->p->schedule != ROW_SCHEDULE_ROWS8) {
+    if (pairs && th->p->stage_chunks && row_plan_slots(th->p, COL_IN) && th->p->schedule == ROW_SCHEDULE_NOW) {
         /* a staged row's (or cluster part's) chunks two at a time: ptxas issues both chunks'
          * column loads (weight, bias) from L2 together, where each chunk of a loop waited out
          * its own L2 latency with none of the block's loads in flight (LayerNorm's weight and
