@@ -12,7 +12,9 @@
 #    (count, mean, squares), a division a merge);
 #  - the norms' forward over a staged row (4096x32768) or a cluster's part (1024x262144)
 #    writes its chunks two at a time, both chunks' weight and bias loads issued together
-#    (before: an L2 latency a chunk).
+#    (before: an L2 latency a chunk);
+#  - every row kernel reads bf16 as 32-bit words, one instruction to widen each half (before:
+#    a PRMT and a shift for each high half).
 # Steps: device_begin (the build: a no-op), the GPU test at 4096 under its own 40-s limit
 # (every op forward and backward at 16384x4096, sampled rows against float64, a line a
 # case), then `cutec bench` in bf16 (each checks its rows against float64: "WRONG"), each

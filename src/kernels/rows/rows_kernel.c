@@ -5,6 +5,8 @@
  * row's threads (cute_group_allreduce), the op's outputs, predicated stores.  Blocks walk
  * `iters` row blocks (grid-strided), so that column sums (dw, db) stay in registers across
  * rows and leave one partial row per block row. */
+#include <string.h>
+
 #include "cutec/notation.h"
 #include "kernels/rows/rows_internal.h"
 
@@ -41,8 +43,33 @@ static cute_tensor part(cute_ctx *c, const row_thread *th, cute_tensor g, cute_i
     return cute_partition_S(c, th->thr, blk);
 }
 
-static cute_ssa load_f32(cute_ctx *c, cute_tensor t, cute_ssa pred, double fill)
+/* bf16 read as 32-bit words (element 2i the low half of word i) and widened by one
+ * instruction an element: a low half is its word shifted left 16, a high half its word with
+ * the low half cleared.  Read as 16-bit elements, each high half took a PRMT and a shift
+ * (ptxas's unpacking of the vector): 1.5 instructions an element of each bf16 input, 4.5 of
+ * LayerNorm's ~12 an element in its write pass (x, weight, bias; ncu on an H200). */
+static cute_ssa load_f32_words(cute_ctx *c, cute_tensor t, cute_ssa pred, double fill)
 {
+    cute_tensor w = cute_tensor_recast(c, t, CUTE_U32);
+    cute_ssa wpred = cute_ssa_fill(c, CUTE_I1, w.layout.shape, 0), r = cute_ssa_fill(c, CUTE_F32, t.layout.shape, 0);
+    for (int i = 0; i < wpred.n && wpred.v; i++) wpred.v[i] = pred.v[2 * i]; /* (a vector's elements share theirs) */
+    float f = (float)fill;
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    bits >>= 16; /* the fills (0, 1, -inf) are exact in bf16 */
+    cute_ssa words = cute_tensor_load_if(c, w, wpred, (double)(bits << 16 | bits));
+    cute_val sixteen = cute_val_int(c, CUTE_U32, 16), high = cute_val_int(c, CUTE_U32, 0xffff0000u);
+    for (int i = 0; i < words.n && r.v; i++) {
+        cute_val word = cute_ssa_get(c, words, i);
+        r.v[2 * i] = cute_val_bitcast(c, cute_val_binop(c, CUTE_OP_SHL, word, sixteen), cute_type_of(CUTE_F32)).r;
+        r.v[2 * i + 1] = cute_val_bitcast(c, cute_val_binop(c, CUTE_OP_AND, word, high), cute_type_of(CUTE_F32)).r;
+    }
+    return r;
+}
+
+static cute_ssa load_f32(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa pred, double fill)
+{
+    if (t.dtype == CUTE_BF16 && p->vec % 2 == 0 && p->schedule == ROW_SCHEDULE_NOW) return load_f32_words(c, t, pred, fill);
     return cute_ssa_cvt(c, cute_tensor_load_if(c, t, pred, fill), CUTE_F32);
 }
 
@@ -56,7 +83,7 @@ static void load_columns(cute_ctx *c, const row_thread *th, row_io *io, cute_int
         if (th->p->has[s] && op->slot[s].role == COL_IN) {
             cute_tensor from = th->stage.cols_on ? part(c, th, th->stage.cols[s], cute_i(0), staged)
                                                  : part(c, th, th->k->g[s], cute_i(0), cb);
-            io->t[s] = load_f32(c, from, in_cols, 0);
+            io->t[s] = load_f32(c, th->p, from, in_cols, 0);
         }
 }
 
@@ -80,7 +107,7 @@ static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         if (th->p->has[s] && op->slot[s].role == ROW_IN) {
             cute_tensor from = th->stage.on ? part(c, th, th->stage.s[s], cute_i(0), staged_tile(c, th, cb))
                                             : part(c, th, th->k->g[s], rb, cb);
-            io->t[s] = load_f32(c, from, io->inside, op->slot[s].fill);
+            io->t[s] = load_f32(c, th->p, from, io->inside, op->slot[s].fill);
         }
     if (!(for_stages && op->columns_late)) load_columns(c, th, io, cb);
 }
