@@ -43,6 +43,7 @@ both() { new "$@"; old "$@"; }
     bench_bf16 rmsnorm
     old rmsnorm
     both cross-entropy --backward --shape 16384x4096
+    both softmax --shape 1024x262144 # only the bf16 words changed here
     # the rest of the table
     new layernorm --backward
     new softmax
