@@ -28,15 +28,12 @@ log="$out/rows9.log"
 start=$(date +%s)
 budget=${BUDGET:-120}
 BENCH_TIMEOUT=20
-new() { CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$@"; }
-old() { echo "-- rows8's plans (CUTEC_ROWS_SCHEDULE=rows8)"; CUTEC_ROWS_SCHEDULE=rows8 CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$@"; }
+new() { rows_new "$@"; }
+old() { rows_old rows8 "$@"; }
 both() { new "$@"; old "$@"; }
 {
     device_begin
-    echo "== the GPU test at 4096 (30 s)"
-    timeout 30 stdbuf -oL -eL build/tests/kernels/rows/rows_gpu_test 4096 >"$out/rows_gpu_test.log" 2>&1
-    echo "rows_gpu_test 4096 (rc $?): $(tail -n 1 "$out/rows_gpu_test.log")"
-    grep -E "FAIL|resident|checked" "$out/rows_gpu_test.log" | cut -c1-400 | head -n 24
+    rows_gpu_test 30 4096
     # what changed, beside the plans before (PyTorch eager beside the first of each)
     bench_bf16 layernorm
     old layernorm
