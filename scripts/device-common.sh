@@ -129,8 +129,9 @@ device_python()
 #                       stops keeps the rows it printed), or a "skipped (time)" line
 #   rows_gpu_test SECONDS LEN...: build/tests/kernels/rows/rows_gpu_test LEN... under a time
 #                       limit (line-buffered), its log in $out, its last line and failures
-#   rows_new ARGS... / rows_old SCHEDULE ARGS...: bench_bf16 without PyTorch, with the
-#                       current plans / with CUTEC_ROWS_SCHEDULE=SCHEDULE's
+#   rows_new ARGS... / rows_sched SCHEDULE ARGS...: bench_bf16 without PyTorch, with the
+#                       default plans / with CUTEC_ROWS_SCHEDULE=SCHEDULE's (an earlier
+#                       schedule, or forms opt-in until timed)
 budget_left() { [ $(($(date +%s) - start)) -lt "$budget" ]; }
 rows_gpu_test()
 {
@@ -142,7 +143,7 @@ rows_gpu_test()
     grep -E "FAIL|resident|checked" "$out/rows_gpu_test.log" | cut -c1-400 | head -n 24
 }
 rows_new() { CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$@"; }
-rows_old()
+rows_sched()
 {
     sched=$1
     shift

@@ -146,7 +146,7 @@ static bool stage_rows(row_plan *p, int64_t n, int kmax)
 {
     int esize = cute_dtype_bytes(p->dtype[0]);
     int64_t vectors = (n + p->vec - 1) / p->vec;
-    if (!p->op->stage_rows || p->schedule != ROW_SCHEDULE_NOW || keeps_sums(p) || p->vec * esize != 16) return false;
+    if (!p->op->stage_rows || p->schedule != ROW_SCHEDULE_ROWS9 || keeps_sums(p) || p->vec * esize != 16) return false;
     if ((p->arch && p->arch < 90) || vectors < STAGE_THREADS || vectors > (int64_t)STAGE_THREADS * kmax) return false;
     row_plan before = *p;
     p->tpr = STAGE_THREADS, p->k = (int)((vectors + STAGE_THREADS - 1) / STAGE_THREADS), p->rows = 1;

@@ -132,8 +132,11 @@ typedef struct row_plan {
     cute_tiled_copy tc;    /* tpr threads x V values (set while tracing) */
 } row_plan;
 
-/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7 | rows8: the schedule as it was before that branch's changes */
-typedef enum { ROW_SCHEDULE_NOW, ROW_SCHEDULE_ROWS5, ROW_SCHEDULE_ROWS6, ROW_SCHEDULE_ROWS7, ROW_SCHEDULE_ROWS8 } row_schedule;
+/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7: the schedule as it was before that branch's
+ * changes; rows9: rows9's forms, opt-in until a GPU has timed them (short rows staged by
+ * persistent blocks, LayerNorm's two sums in a cluster, the paired write pass, bf16 read as
+ * words) */
+typedef enum { ROW_SCHEDULE_NOW, ROW_SCHEDULE_ROWS5, ROW_SCHEDULE_ROWS6, ROW_SCHEDULE_ROWS7, ROW_SCHEDULE_ROWS9 } row_schedule;
 
 /* the tile's columns: tpr K V */
 static inline int64_t row_plan_tile(const row_plan *p) { return (int64_t)p->tpr * p->k * p->vec; }

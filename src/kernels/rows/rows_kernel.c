@@ -69,7 +69,7 @@ static cute_ssa load_f32_words(cute_ctx *c, cute_tensor t, cute_ssa pred, double
 
 static cute_ssa load_f32(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa pred, double fill)
 {
-    if (t.dtype == CUTE_BF16 && p->vec % 2 == 0 && p->schedule == ROW_SCHEDULE_NOW) return load_f32_words(c, t, pred, fill);
+    if (t.dtype == CUTE_BF16 && p->vec % 2 == 0 && p->schedule == ROW_SCHEDULE_ROWS9) return load_f32_words(c, t, pred, fill);
     return cute_ssa_cvt(c, cute_tensor_load_if(c, t, pred, fill), CUTE_F32);
 }
 
@@ -215,7 +215,7 @@ static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         return;
     }
     bool pairs = th->p->cluster < 2 || th->p->stage_chunks % 2 == 0; /* (not into the next block's part) */
-    if (pairs && th->p->stage_chunks && row_plan_slots(th->p, COL_IN) && th->p->schedule == ROW_SCHEDULE_NOW) {
+    if (pairs && th->p->stage_chunks && row_plan_slots(th->p, COL_IN) && th->p->schedule == ROW_SCHEDULE_ROWS9) {
         /* a staged row's (or cluster part's) chunks two at a time: ptxas issues both chunks'
          * column loads (weight, bias) from L2 together, where each chunk of a loop waited out
          * its own L2 latency with none of the block's loads in flight (LayerNorm's weight and
