@@ -10,7 +10,7 @@ typedef struct shape_case {
     int64_t m, n, pad;
 } shape_case;
 
-static const shape_case cases[] = {{7, 1003, 5}, {3, 1, 0}, {5, 33, 3}, {2, 4097, 0}, {37, 4096, 8}};
+static const shape_case cases[] = {{7, 1003, 5}, {3, 1, 0}, {5, 33, 3}, {2, 4097, 0}, {21, 4096, 8}};
 
 static void check_vals(const char *what, const char *name, cute_dtype d, shape_case sc, const tmat *t, const double *want,
                        int64_t cnt, double floor)
