@@ -18,9 +18,10 @@
 #    (default: a PRMT and a shift for each high half).
 # What each pair decides: rows9 faster on a row -> make that form the default there; slower
 # -> delete it (bench/RESULTS.md, rows9's section, says which form each row measures).
-# Steps: device_begin (the build: a no-op), the GPU test at 4096 and at 262144 with rows9's
-# forms (sampled rows against float64, a line a case), then `cutec bench` in bf16 (each
-# checks its rows against float64: "WRONG"), each beside a device copy of as many bytes.
+# Steps: device_begin (the build: a no-op), the GPU test at 4096 with rows9's forms (every
+# op forward and backward, sampled rows against float64, a line a case), then `cutec bench`
+# in bf16 (each checks its rows against float64, rows9's at 262144 too: "WRONG"), each
+# beside a device copy of as many bytes.
 # Every command has a time limit and prints line by line (stdbuf).  Stops starting benchmarks
 # after $BUDGET seconds (default 120).  Logs under $OUT.
 #   BUDGET=120 ITERS=10 sh scripts/device-rows9.sh
@@ -45,7 +46,6 @@ both() { rows_new "$@"; new "$@"; }
     both layernorm --backward # the words alone; LayerNorm backward's figure
     both rmsnorm --backward
     both cross-entropy --shape 16384x4096
-    CUTEC_ROWS_SCHEDULE=rows9 rows_gpu_test 20 262144
     device_end
 } >"$log" 2>&1
 grep -vE "^(make|cc |  CC|ar )" "$log" | tail -n 140
