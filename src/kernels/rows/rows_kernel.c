@@ -217,7 +217,9 @@ static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         write_chunk(c, th, io, rb, th->first, stats);
         return;
     }
-    bool pairs = th->p->cluster < 2 || th->p->stage_chunks % 2 == 0; /* (not into the next block's part) */
+    /* (in a cluster not into the next block's part; f32's two chunks of weight and bias
+     * spilled 8 bytes at 80 registers) */
+    bool pairs = (th->p->cluster < 2 || th->p->stage_chunks % 2 == 0) && cute_dtype_bytes(th->p->dtype[0]) <= 2;
     if (pairs && th->p->stage_chunks && row_plan_slots(th->p, COL_IN) && th->p->schedule == ROW_SCHEDULE_ROWS9) {
         /* a staged row's (or cluster part's) chunks two at a time: ptxas issues both chunks'
          * column loads (weight, bias) from L2 together, where each chunk of a loop waited out
