@@ -52,7 +52,7 @@ static cute_ssa load_f32_words(cute_ctx *c, cute_tensor t, cute_ssa pred, double
 {
     cute_tensor w = cute_tensor_recast(c, t, CUTE_U32);
     cute_ssa wpred = cute_ssa_fill(c, CUTE_I1, w.layout.shape, 0), r = cute_ssa_fill(c, CUTE_F32, t.layout.shape, 0);
-    for (int i = 0; i < wpred.n && wpred.v; i++) wpred.v[i] = pred.v[2 * i]; /* (a vector's elements share theirs) */
+    for (int i = 0; i < wpred.n && wpred.v && pred.v; i++) wpred.v[i] = pred.v[2 * i]; /* (a vector's share theirs) */
     float f = (float)fill;
     uint32_t bits;
     memcpy(&bits, &f, sizeof bits);
@@ -217,18 +217,16 @@ static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         write_chunk(c, th, io, rb, th->first, stats);
         return;
     }
-    /* (in a cluster not into the next block's part; f32's two chunks of weight and bias
-     * spilled 8 bytes at 80 registers) */
+    /* rows9: a staged row's (or cluster part's) chunks two at a time, so that ptxas issues
+     * both chunks' column loads (weight, bias) from L2 together, where each chunk of the loop
+     * waits out its own L2 latency with none of the block's loads in flight (LayerNorm's
+     * weight and bias: ~11% of the stall samples on their first uses at 1024x262144, ncu on
+     * an H200).  A chunk past the row's end is all predicated off; in a cluster the pairs must
+     * end at the end of the block's part (an even count of chunks).  16-bit inputs only: f32's
+     * two chunks of weight and bias spilled 8 bytes at 80 registers, and so did all four of a
+     * bf16 staged row at 4096x32768 unrolled under a launch bound. */
     bool pairs = (th->p->cluster < 2 || th->p->stage_chunks % 2 == 0) && cute_dtype_bytes(th->p->dtype[0]) <= 2;
     if (pairs && th->p->stage_chunks && row_plan_slots(th->p, COL_IN) && th->p->schedule == ROW_SCHEDULE_ROWS9) {
-        /* a staged row's (or cluster part's) chunks two at a time: ptxas issues both chunks'
-         * column loads (weight, bias) from L2 together, where each chunk of a loop waited out
-         * its own L2 latency with none of the block's loads in flight (LayerNorm's weight and
-         * bias: ~11% of the stall samples on their first uses at 1024x262144, ncu on an H200).
-         * A chunk past the row's end is all predicated off; in a cluster the pairs end at the
-         * end of the block's part (an even count of chunks).  (All four of a cluster's part
-         * unrolled: three batches at 1024x262144, 80 registers; a staged row of one block,
-         * 4096x32768, spilled 8 bytes so at 80 registers.) */
         cute_alg *a = cute_ctx_alg(c);
         CUTE_FOR(c, pair, cute_i(0), cute_i((th->p->stage_chunks + 1) / 2)) {
             cute_int cb = cute_add(a, th->first, cute_mul(a, pair, cute_i(2)));
