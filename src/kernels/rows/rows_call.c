@@ -145,9 +145,9 @@ static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
                       : rc->slot[s] ? (cute_dtype)rc->slot[s]->dtype : CUTE_F32;
     }
     row_plan_choose(p, rc->slot[0]->shape[1], widest_vector(rc));
-    /* the held form in a cluster too: rows9 (by default a cluster's blocks merge by Chan's rule:
-     * one exchange of three values) */
-    bool held = (!p->looped || p->stage_chunks) && (p->cluster < 2 || p->schedule == ROW_SCHEDULE_ROWS9);
+    /* the held form over a cluster's staged parts too: rows9 (by default a cluster's blocks
+     * merge by Chan's rule: one exchange of three values) */
+    bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks && p->schedule == ROW_SCHEDULE_ROWS9;
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6)
         p->op = p->op->held_form;
     schedule_override(p);
