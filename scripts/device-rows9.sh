@@ -17,7 +17,8 @@
 #  - every row kernel reads bf16 as 32-bit words, one instruction to widen each half
 #    (default: a PRMT and a shift for each high half).
 # What each pair decides: rows9 faster on a row -> make that form the default there; slower
-# -> delete it (bench/RESULTS.md, rows9's section, says which form each row measures).
+# -> delete it (bench/RESULTS.md, rows9's section, says which form each row measures; the
+# rows with CUTEC_ROWS9_WORDS=0 part the words from the other forms).
 # Steps: device_begin (the build: a no-op), the GPU test at 4096 with rows9's forms (every
 # op forward and backward, sampled rows against float64, a line a case), then `cutec bench`
 # in bf16 (each checks its rows against float64, rows9's at 262144 too: "WRONG"), each
@@ -31,16 +32,19 @@ start=$(date +%s)
 budget=${BUDGET:-120}
 BENCH_TIMEOUT=20
 new() { rows_sched rows9 "$@"; }
+nowords() { echo "-- (CUTEC_ROWS9_WORDS=0: rows9 without the bf16 words)"; CUTEC_ROWS9_WORDS=0 rows_sched rows9 "$@"; }
 both() { rows_new "$@"; new "$@"; }
 {
     device_begin
-    CUTEC_ROWS_SCHEDULE=rows9 rows_gpu_test 25 4096
+    CUTEC_ROWS_SCHEDULE=rows9 rows_gpu_test 20 4096
     # the changed rows: the default beside PyTorch eager, then rows9's
     bench_bf16 layernorm
     new layernorm
     bench_bf16 rmsnorm
     new rmsnorm
     both cross-entropy --backward --shape 16384x4096
+    nowords layernorm # forms 1-3 without 4
+    nowords rmsnorm
     both softmax --shape 1024x262144 # the bf16 words alone
     both cross-entropy --backward --shape 8192x131072 # the words alone
     both layernorm --backward # the words alone; LayerNorm backward's figure

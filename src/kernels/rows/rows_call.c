@@ -86,9 +86,10 @@ static const cute_fn *make_rows(cute_runtime *rt, const void *key, const void *p
 
 static void key_of(const row_plan *p, char *key, size_t n)
 {
-    int len = snprintf(key, n, "%s/%d/s%d/v%d/t%d/k%d/r%d/%c%dx%d/c%d%s%s%s%s/", p->op->name, p->variant, p->schedule, p->vec, p->tpr, p->k,
-                       p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->stage_bufs, p->cluster, p->sums_in_smem ? "/smem-sums" : "",
-                       p->stage_cols ? "/staged-cols" : "", p->pipelined ? "/pipelined" : "", p->in_place ? "/in-place" : "");
+    int len = snprintf(key, n, "%s/%d/s%d/v%d/t%d/k%d/r%d/%c%dx%d/c%d%s%s%s%s%s/", p->op->name, p->variant, p->schedule, p->vec, p->tpr,
+                       p->k, p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->stage_bufs, p->cluster,
+                       p->sums_in_smem ? "/smem-sums" : "", p->stage_cols ? "/staged-cols" : "", p->pipelined ? "/pipelined" : "",
+                       p->in_place ? "/in-place" : "", p->words ? "/words" : "");
     for (int s = 0; s < p->op->nslots; s++)
         len += snprintf(key + len, n - (size_t)len, "%s,", p->has[s] ? cute_dtype_name(p->dtype[s]) : "-");
 }
@@ -152,6 +153,8 @@ static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
         p->op = p->op->held_form;
     schedule_override(p);
     p->in_place = in_place(rc);
+    const char *words = getenv("CUTEC_ROWS9_WORDS");
+    p->words = p->schedule == ROW_SCHEDULE_ROWS9 && !(p->arch && p->arch < 90) && !(words && !strcmp(words, "0"));
     if (p->looped && rc->op->stages == 0) p->looped = false, p->column_grid = true; /* chunks by blocks */
 }
 

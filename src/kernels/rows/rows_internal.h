@@ -121,6 +121,9 @@ typedef struct row_plan {
                               pass (rows_kernel.c's row_pipelined; one stage, three buffers
                               or more) */
     bool in_place;         /* an output overlaps an input: no __restrict__ pointers */
+    bool words;            /* bf16 inputs read as 32-bit words (rows_kernel.c's load_f32):
+                              rows9, sm_90 on, unless CUTEC_ROWS9_WORDS=0 (so that one run
+                              can time rows9's other forms without them) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */

@@ -69,10 +69,9 @@ static cute_ssa load_f32_words(cute_ctx *c, cute_tensor t, cute_ssa pred, double
 
 static cute_ssa load_f32(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa pred, double fill)
 {
-    /* (sm_90 on: cross-entropy's backward walked in chunks for sm_80 at 262144 spilled 8
-     * bytes so at 64 registers) */
-    bool words = p->schedule == ROW_SCHEDULE_ROWS9 && !(p->arch && p->arch < 90);
-    if (t.dtype == CUTE_BF16 && p->vec % 2 == 0 && words) return load_f32_words(c, t, pred, fill);
+    /* (row_plan's words: sm_90 on, cross-entropy's backward walked in chunks for sm_80 at
+     * 262144 spilled 8 bytes so at 64 registers) */
+    if (t.dtype == CUTE_BF16 && p->vec % 2 == 0 && p->words) return load_f32_words(c, t, pred, fill);
     return cute_ssa_cvt(c, cute_tensor_load_if(c, t, pred, fill), CUTE_F32);
 }
 
