@@ -127,7 +127,29 @@ device_python()
 #   bench_bf16 ARGS...: `cutec bench ARGS --dtype bf16 --iters $iters` (one timeout of
 #                       $BENCH_TIMEOUT s, default 50; line-buffered: a bench the timeout
 #                       stops keeps the rows it printed), or a "skipped (time)" line
+#   rows_gpu_test SECONDS LEN...: build/tests/kernels/rows/rows_gpu_test LEN... under a time
+#                       limit (line-buffered), its log in $out, its last line and failures
+#   rows_new ARGS... / rows_sched SCHEDULE ARGS...: bench_bf16 without PyTorch, with the
+#                       default plans / with CUTEC_ROWS_SCHEDULE=SCHEDULE's (an earlier
+#                       schedule, or forms opt-in until timed)
 budget_left() { [ $(($(date +%s) - start)) -lt "$budget" ]; }
+rows_gpu_test()
+{
+    lim=$1
+    shift
+    echo "== the GPU test at $* ($lim s)"
+    timeout "$lim" stdbuf -oL -eL build/tests/kernels/rows/rows_gpu_test "$@" >"$out/rows_gpu_test.log" 2>&1
+    echo "rows_gpu_test $* (rc $?): $(tail -n 1 "$out/rows_gpu_test.log")"
+    grep -E "FAIL|resident|checked" "$out/rows_gpu_test.log" | cut -c1-400 | head -n 24
+}
+rows_new() { CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$@"; }
+rows_sched()
+{
+    sched=$1
+    shift
+    echo "-- $sched's plans (CUTEC_ROWS_SCHEDULE=$sched)"
+    CUTEC_ROWS_SCHEDULE=$sched CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$@"
+}
 bench_bf16()
 {
     if budget_left; then

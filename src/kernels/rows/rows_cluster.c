@@ -42,7 +42,7 @@ row_cluster row_cluster_alloc(cute_ctx *c, cute_smem_allocator *A, const row_pla
     cute_layout lay = cute_layout_fmt(a, "(%d,4,%d):(1,%d,%d)", n, 2 * ROW_STAGES, n, 4 * n);
     cl.slots = cute_smem_alloc_tensor(c, A, CUTE_F32, lay, 16);
     cl.on = true, cl.n = n;
-    cl.fenced = p->schedule != ROW_SCHEDULE_NOW;
+    cl.fenced = p->schedule == ROW_SCHEDULE_ROWS5 || p->schedule == ROW_SCHEDULE_ROWS6 || p->schedule == ROW_SCHEDULE_ROWS7;
     if (cl.fenced) return cl;
     cute_layout L = cute_make_layout(a, cute_tuple_int(cute_i(2 * ROW_STAGES)));
     cl.bars = cute_make_tensor(c, cute_smem_alloc_array(c, A, CUTE_U64, 2 * ROW_STAGES, 8), L, 8);

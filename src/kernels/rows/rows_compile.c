@@ -134,6 +134,35 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
     return false;
 }
 
+/* A row that one block of 256 threads covers with 16-byte accesses, for an op that asks
+ * (row_op's stage_rows), on sm_90 and later: staged, a row a buffer, by a persistent block
+ * with up to four rows' copies in flight while it works on one (its registers holding the
+ * row from the buffer on), its column inputs (weight, bias) staged once.  Held in registers
+ * a block a row, LayerNorm's forward at 16384x4096 waited for its row's loads, its two sums'
+ * barriers and then its weight and bias from L2 with none of its own loads in flight
+ * (83.5-87.7% of the copy on an H200, RMSNorm's one sum with its weight loaded beside the
+ * row 93.5%).  False: not so (the plan as it was). */
+static bool stage_rows(row_plan *p, int64_t n, int kmax)
+{
+    int esize = cute_dtype_bytes(p->dtype[0]);
+    int64_t vectors = (n + p->vec - 1) / p->vec;
+    if (!p->op->stage_rows || p->schedule != ROW_SCHEDULE_ROWS9 || keeps_sums(p) || p->vec * esize != 16) return false;
+    if ((p->arch && p->arch < 90) || vectors < STAGE_THREADS || vectors > (int64_t)STAGE_THREADS * kmax) return false;
+    row_plan before = *p;
+    p->tpr = STAGE_THREADS, p->k = (int)((vectors + STAGE_THREADS - 1) / STAGE_THREADS), p->rows = 1;
+    /* not looped: its one tile read from the buffer into the registers once, every stage and
+     * the outputs from there (cross-entropy's exponentials kept from its reduction for its
+     * gradient, LayerNorm's row for its second sum) */
+    p->looped = false, p->stage_chunks = 1, p->stage_bufs = 2; /* (row_plan_blocks_per_sm: persistent) */
+    int64_t room = SMEM_MAX / row_plan_blocks_per_sm(p), row_bytes = row_plan_tile(p) * esize * row_inputs(p);
+    int64_t cols_bytes = row_plan_tile(p) * esize * row_plan_slots(p, COL_IN);
+    p->stage_cols = cols_bytes && room - cols_bytes >= 2 * row_bytes;
+    int64_t bufs = (room - (p->stage_cols ? cols_bytes : 0)) / row_bytes;
+    p->stage_bufs = bufs > 4 ? 4 : (int)bufs;
+    if (p->stage_bufs < 2) *p = before;
+    return p->stage_bufs >= 2;
+}
+
 /* Narrower accesses: each block holds a tile of the row in its registers, the fewest threads
  * a block (256, 512, 1024) whose tiles cover the row so. */
 static bool cluster_split(row_plan *p, int64_t n, int kmax)
@@ -152,13 +181,13 @@ int row_plan_blocks_per_sm(const row_plan *p)
 {
     bool sums = keeps_sums(p);
     /* Only a cluster's blocks, staged ones that keep column sums (two blocks an SM: 128
-     * registers) and the resident plans of an op that says so (row_op's resident_blocks) ask
-     * for an occupancy.  (A norm backward holding its row in
+     * registers) or walk rows (stage_rows: three), and the resident plans of an op that says
+     * so (row_op's resident_blocks) ask for an occupancy.  (A norm backward holding its row in
      * registers and asking for three an SM got 80: LayerNorm's spilled 72 bytes and fell from
      * 80.8% to 62.1% of the copy at 16384x4096 on an H100: bench/RESULTS.md.) */
     bool resident = !p->looped && p->cluster < 2 && !sums && p->tpr >= 64;
     if (resident && p->op->resident_blocks && p->schedule != ROW_SCHEDULE_ROWS6) return p->op->resident_blocks;
-    if (p->cluster < 2 && !(sums && p->stage_chunks)) return 0;
+    if (p->cluster < 2 && !(p->stage_chunks && (sums || p->stage_bufs > 1))) return 0;
     /* a staged cluster block walks its part with 80 registers (at 64 cross-entropy's backward
      * spilled 8 bytes, f32 softmax's 12); one holding its tile in registers, 64 */
     int blocks = (sums ? 512 : p->stage_chunks ? 768 : 1024) / (p->tpr * p->rows);
@@ -186,6 +215,7 @@ void row_plan_choose(row_plan *p, int64_t n, int vec)
     if (keeps_sums(p) && p->rows == 1 && cluster_allowed(p) && cluster_stage(p, n, kwalk)) return;
     p->stage_chunks = stage_chunks(p, n, kwalk);
     if (p->stage_chunks) p->tpr = STAGE_THREADS, p->k = kwalk, p->rows = 1, p->looped = true;
+    else if (stage_rows(p, n, kwalk)) return;
     else if (p->tpr > 256 && cluster_allowed(p) && !cluster_stage(p, n, kwalk)) cluster_split(p, n, kmax);
 }
 

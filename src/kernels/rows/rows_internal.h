@@ -88,10 +88,14 @@ typedef struct row_op {
      * 256 threads an SM, 32 KB of loads in flight (59.9% of the copy at 16384x4096, softmax
      * 97.7% at 57 registers, four); asked for three it takes 80, no spill */
     int resident_blocks;
-    /* the op for plans whose row one block holds, in its registers or staged in its shared
-     * memory (NULL: this one): the same slots, reductions that would cost another pass over
-     * a row walked from global memory or another exchange in a cluster */
-    const struct row_op *one_block_form;
+    /* the op for plans that hold the row (in a cluster: the block's part of it) in registers
+     * or staged in shared memory, where a second look at it costs no pass over HBM (NULL:
+     * this one): the same slots, more reductions (in a cluster, more exchanges) of simpler
+     * values (LayerNorm: two sums, not Chan's merge of (count, mean, squares)) */
+    const struct row_op *held_form;
+    /* rows one block's registers would hold are staged in shared memory instead, a block
+     * walking rows with the next ones' copies in flight (rows_compile.c's stage_rows) */
+    bool stage_rows;
 } row_op;
 
 typedef struct row_plan {
@@ -117,6 +121,9 @@ typedef struct row_plan {
                               pass (rows_kernel.c's row_pipelined; one stage, three buffers
                               or more) */
     bool in_place;         /* an output overlaps an input: no __restrict__ pointers */
+    bool words;            /* bf16 inputs read as 32-bit words (rows_kernel.c's load_f32):
+                              rows9, sm_90 on, unless CUTEC_ROWS9_WORDS=0 (so that one run
+                              can time rows9's other forms without them) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
@@ -128,8 +135,11 @@ typedef struct row_plan {
     cute_tiled_copy tc;    /* tpr threads x V values (set while tracing) */
 } row_plan;
 
-/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7: the schedule as it was before that branch's changes */
-typedef enum { ROW_SCHEDULE_NOW, ROW_SCHEDULE_ROWS5, ROW_SCHEDULE_ROWS6, ROW_SCHEDULE_ROWS7 } row_schedule;
+/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7: the schedule as it was before that branch's
+ * changes; rows9: rows9's forms, opt-in until a GPU has timed them (short rows staged by
+ * persistent blocks, LayerNorm's two sums in a cluster, the paired write pass, bf16 read as
+ * words) */
+typedef enum { ROW_SCHEDULE_NOW, ROW_SCHEDULE_ROWS5, ROW_SCHEDULE_ROWS6, ROW_SCHEDULE_ROWS7, ROW_SCHEDULE_ROWS9 } row_schedule;
 
 /* the tile's columns: tpr K V */
 static inline int64_t row_plan_tile(const row_plan *p) { return (int64_t)p->tpr * p->k * p->vec; }

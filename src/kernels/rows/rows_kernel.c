@@ -5,6 +5,8 @@
  * row's threads (cute_group_allreduce), the op's outputs, predicated stores.  Blocks walk
  * `iters` row blocks (grid-strided), so that column sums (dw, db) stay in registers across
  * rows and leave one partial row per block row. */
+#include <string.h>
+
 #include "cutec/notation.h"
 #include "kernels/rows/rows_internal.h"
 
@@ -41,8 +43,35 @@ static cute_tensor part(cute_ctx *c, const row_thread *th, cute_tensor g, cute_i
     return cute_partition_S(c, th->thr, blk);
 }
 
-static cute_ssa load_f32(cute_ctx *c, cute_tensor t, cute_ssa pred, double fill)
+/* bf16 read as 32-bit words (element 2i the low half of word i) and widened by one
+ * instruction an element: a low half is its word shifted left 16, a high half its word with
+ * the low half cleared.  Read as 16-bit elements, each high half took a PRMT and a shift
+ * (ptxas's unpacking of the vector): 1.5 instructions an element of each bf16 input, 4.5 of
+ * LayerNorm's ~12 an element in its write pass (x, weight, bias; ncu on an H200). */
+static cute_ssa load_f32_words(cute_ctx *c, cute_tensor t, cute_ssa pred, double fill)
 {
+    cute_tensor w = cute_tensor_recast(c, t, CUTE_U32);
+    cute_ssa wpred = cute_ssa_fill(c, CUTE_I1, w.layout.shape, 0), r = cute_ssa_fill(c, CUTE_F32, t.layout.shape, 0);
+    for (int i = 0; i < wpred.n && wpred.v && pred.v; i++) wpred.v[i] = pred.v[2 * i]; /* (a vector's share theirs) */
+    float f = (float)fill;
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    bits >>= 16; /* the fills (0, 1, -inf) are exact in bf16 */
+    cute_ssa words = cute_tensor_load_if(c, w, wpred, (double)(bits << 16 | bits));
+    cute_val sixteen = cute_val_int(c, CUTE_U32, 16), high = cute_val_int(c, CUTE_U32, 0xffff0000u);
+    for (int i = 0; i < words.n && r.v; i++) {
+        cute_val word = cute_ssa_get(c, words, i);
+        r.v[2 * i] = cute_val_bitcast(c, cute_val_binop(c, CUTE_OP_SHL, word, sixteen), cute_type_of(CUTE_F32)).r;
+        r.v[2 * i + 1] = cute_val_bitcast(c, cute_val_binop(c, CUTE_OP_AND, word, high), cute_type_of(CUTE_F32)).r;
+    }
+    return r;
+}
+
+static cute_ssa load_f32(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa pred, double fill)
+{
+    /* (row_plan's words: sm_90 on, cross-entropy's backward walked in chunks for sm_80 at
+     * 262144 spilled 8 bytes so at 64 registers) */
+    if (t.dtype == CUTE_BF16 && p->vec % 2 == 0 && p->words) return load_f32_words(c, t, pred, fill);
     return cute_ssa_cvt(c, cute_tensor_load_if(c, t, pred, fill), CUTE_F32);
 }
 
@@ -56,7 +85,7 @@ static void load_columns(cute_ctx *c, const row_thread *th, row_io *io, cute_int
         if (th->p->has[s] && op->slot[s].role == COL_IN) {
             cute_tensor from = th->stage.cols_on ? part(c, th, th->stage.cols[s], cute_i(0), staged)
                                                  : part(c, th, th->k->g[s], cute_i(0), cb);
-            io->t[s] = load_f32(c, from, in_cols, 0);
+            io->t[s] = load_f32(c, th->p, from, in_cols, 0);
         }
 }
 
@@ -80,7 +109,7 @@ static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         if (th->p->has[s] && op->slot[s].role == ROW_IN) {
             cute_tensor from = th->stage.on ? part(c, th, th->stage.s[s], cute_i(0), staged_tile(c, th, cb))
                                             : part(c, th, th->k->g[s], rb, cb);
-            io->t[s] = load_f32(c, from, io->inside, op->slot[s].fill);
+            io->t[s] = load_f32(c, th->p, from, io->inside, op->slot[s].fill);
         }
     if (!(for_stages && op->columns_late)) load_columns(c, th, io, cb);
 }
@@ -185,6 +214,24 @@ static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
     if (th->p->stage_chunks == 1) {
         write_chunk(c, th, io, rb, th->first, stats);
+        return;
+    }
+    /* rows9: a staged row's (or cluster part's) chunks two at a time, so that ptxas issues
+     * both chunks' column loads (weight, bias) from L2 together, where each chunk of the loop
+     * waits out its own L2 latency with none of the block's loads in flight (LayerNorm's
+     * weight and bias: ~11% of the stall samples on their first uses at 1024x262144, ncu on
+     * an H200).  A chunk past the row's end is all predicated off; in a cluster the pairs must
+     * end at the end of the block's part (an even count of chunks).  16-bit inputs only: f32's
+     * two chunks of weight and bias spilled 8 bytes at 80 registers, and so did all four of a
+     * bf16 staged row at 4096x32768 unrolled under a launch bound. */
+    bool pairs = (th->p->cluster < 2 || th->p->stage_chunks % 2 == 0) && cute_dtype_bytes(th->p->dtype[0]) <= 2;
+    if (pairs && th->p->stage_chunks && row_plan_slots(th->p, COL_IN) && th->p->schedule == ROW_SCHEDULE_ROWS9) {
+        cute_alg *a = cute_ctx_alg(c);
+        CUTE_FOR(c, pair, cute_i(0), cute_i((th->p->stage_chunks + 1) / 2)) {
+            cute_int cb = cute_add(a, th->first, cute_mul(a, pair, cute_i(2)));
+            write_chunk(c, th, io, rb, cb, stats);
+            write_chunk(c, th, io, rb, cute_add(a, cb, cute_i(1)), stats);
+        }
         return;
     }
     CUTE_FOR(c, cb, th->first, th->end) { write_chunk(c, th, io, rb, cb, stats); }
@@ -343,6 +390,17 @@ static void row_values_keep(cute_ctx *c, const row_thread *th, const row_carry *
         if (th->p->has[s] && th->p->op->slot[s].role == ROWVAL_IN) cute_val_assign(c, next->v[s], ahead[s]);
 }
 
+/* A staged row one block holds (rows_compile.c's stage_rows): slot 0 seen as (M,N) for a
+ * gather at a column of the row's choosing (cross-entropy's logit at the label), every row
+ * the buffer of this one: read from shared memory, where a gather from L2 (the bulk copy
+ * brought the line there) put its latency on the row's critical path */
+static cute_tensor staged_whole(cute_ctx *c, const row_thread *th)
+{
+    cute_tensor t = cute_tensor_slice(c, th->stage.s[0], CUTE_CRD(CUTE_CRD(CUTE_ALL, CUTE_ALL), CUTE_CRD(cute_i(0), th->staged)));
+    t.layout = cute_layout_fmt(cute_ctx_alg(c), "(%I,%lld):(0,1)", th->k->m, (long long)row_plan_tile(th->p));
+    return t;
+}
+
 /* row block after row block: load (or wait for the staged row), reduce, write */
 static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
 {
@@ -358,6 +416,7 @@ static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
             fill_row(c, th, cute_add(a, it, cute_i(th->stage.stages - 1)));
             th->staged = row_stage_buffer(c, &th->stage, p);
             CUTE_IF(c, inside) { row_stage_wait(c, &th->stage); }
+            if (!p->looped) io->whole = staged_whole(c, th);
         }
         if (p->looped)
             row_looped(c, th, io, rb);
