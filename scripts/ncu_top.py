@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""ncu_top.py (the lead's /work/device-prof29/top.py) NAME-sass.csv [N]: the stall reasons summed over a kernel, then the N SASS
+instructions with the most samples (each with its top reasons), one kernel after another."""
+import csv, sys, collections
+def kernels(path):
+    cur, rows, hdr = None, [], None
+    for r in csv.reader(open(path)):
+        if len(r) >= 2 and r[0] == 'Kernel Name':
+            if cur: yield cur, hdr, rows
+            cur, rows, hdr = r[1], [], None
+        elif r and r[0] == 'Address': hdr = r
+        elif hdr and len(r) == len(hdr): rows.append(r)
+    if cur: yield cur, hdr, rows
+n = int(sys.argv[2]) if len(sys.argv) > 2 else 30
+for name, hdr, rows in kernels(sys.argv[1]):
+    si = hdr.index('Warp Stall Sampling (All Samples)')
+    st = [i for i, h in enumerate(hdr) if h.startswith('stall_') and 'Not Issued' not in h]
+    num = lambda x: float(x.replace(',', '')) if x not in ('', '-') else 0.0
+    tot = collections.Counter()
+    for r in rows:
+        for i in st: tot[hdr[i]] += num(r[i])
+    all_ = sum(tot.values()) or 1
+    print(f'== {name}: {len(rows)} SASS instructions, {int(all_)} stall samples')
+    print('   ' + ', '.join(f'{k[6:]} {100*v/all_:.1f}%' for k, v in tot.most_common(10)))
+    for idx, r in sorted(enumerate(rows), key=lambda p: -num(p[1][si]))[:n]:
+        rs = sorted(((num(r[i]), hdr[i][6:]) for i in st), reverse=True)[:3]
+        print(f'  {100*num(r[si])/all_:5.1f}%  #{idx:<5d} {r[1].strip()[:70]:70s} ' + ' '.join(f'{k}:{int(v)}' for v, k in rs if v))
