@@ -169,7 +169,7 @@ install-check: all
 	@sh scripts/install-check.sh $(BUILD)
 
 clean:
-	rm -rf build build-san build-tsan
+	rm -rf build build-san build-tsan build-cache
 
 FORCE:
 .PHONY: all tests test tsan-test tour clean install uninstall install-check FORCE
