@@ -63,6 +63,7 @@ static void colred_kernel(cute_ctx *c, cute_tensor gX, cute_tensor cX, cute_tens
     cute_int tx = cute_thread_idx(c, 0), ty = cute_thread_idx(c, 1);
     cute_int cb = cute_block_idx(c, 0), split = cute_block_idx(c, 1);
     cute_smem_allocator A = cute_smem_allocator_new(c);
+    /* the lanes' (L, 32 V) values, in the zipped form of one tile that thread_part reads */
     cute_tensor sAcc = cute_smem_alloc_tensor(
         c, &A, CUTE_F32, cute_layout_fmt(a, "((%d,%d),(1,1)):((1,%d),(0,0))", LANES, THREADS * k->vec, LANES), 16);
     cute_tensor acc = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(a, "(%d):(1)", k->vec));
@@ -120,12 +121,11 @@ static const cute_fn *make_colred(cute_runtime *rt, const void *key, const void 
 {
     (void)key;
     const colred *k = user;
-    char x[64], o[64];
+    char rows[64]; /* x and out alike: rows of V-element vectors */
     int v = k->vec;
-    snprintf(x, sizeof x, v > 1 ? "(?,?{div=%d}):(?{div=%d},1)" : "(?,?):(?,1)", v, v);
-    snprintf(o, sizeof o, v > 1 ? "(?,?{div=%d}):(?{div=%d},1)" : "(?,?):(?,1)", v, v);
-    cute_arg_spec specs[4] = {cute_spec_tensor(k->in, x, vector_align(v, k->in)), cute_spec_tensor(k->out, o, vector_align(v, k->out)),
-                              cute_spec_int("?"),
+    snprintf(rows, sizeof rows, v > 1 ? "(?,?{div=%d}):(?{div=%d},1)" : "(?,?):(?,1)", v, v);
+    cute_arg_spec specs[4] = {cute_spec_tensor(k->in, rows, vector_align(v, k->in)),
+                              cute_spec_tensor(k->out, rows, vector_align(v, k->out)), cute_spec_int("?"),
                               cute_spec_float(CUTE_F32)};
     colred copy = *k;
     return cute_compile(rt, "reduce_columns", colred_host, &copy, 4, specs, err, n);
@@ -158,15 +158,20 @@ static int widest(const cute_call_arg *x, const cute_call_arg *out, int64_t cols
     return v;
 }
 
-/* out (a row) = the op over the rows of x in one launch, or through S partial rows of f32 in
- * the scratch when the card needs more blocks than the column tiles give (lock held) */
+/* a contiguous vector (N) as the kernel's (1, N) matrix of one split */
+static cute_call_arg as_row(const cute_call_arg *v)
+{
+    int64_t cols = v->shape[0];
+    return cute_call_tensor(v->buf, v->offset, (cute_dtype)v->dtype, 2, (int64_t[]){1, cols}, (int64_t[]){cols, 1});
+}
+
+/* out (N) = the op over the rows of x in one launch, or through S partial rows of f32 in the
+ * scratch when the card needs more blocks than the column tiles give (lock held) */
 static cute_status reduce_columns(cutec_rows *lib, const cute_call_arg *x, const cute_call_arg *out, cute_op op, double scale,
                                   void *stream, char *err, size_t n)
 {
     int64_t m = x->shape[0], cols = x->shape[1];
-    int64_t row_stride = out->ndim == 2 ? out->stride[0] : cols;
-    cute_call_arg row = cute_call_tensor(out->buf, out->offset, (cute_dtype)out->dtype, 2, (int64_t[]){1, cols},
-                                         (int64_t[]){row_stride, 1});
+    cute_call_arg row = as_row(out);
     colred k = {(cute_dtype)x->dtype, (cute_dtype)out->dtype, op, 1};
     k.vec = widest(x, &row, cols);
     int64_t tiles = (cols + THREADS * k.vec - 1) / (THREADS * k.vec), row_blocks = (m + LANES - 1) / LANES;
@@ -185,11 +190,10 @@ static cute_status reduce_columns(cutec_rows *lib, const cute_call_arg *x, const
     colred k1 = {k.in, CUTE_F32, op, k.vec}, k2 = {CUTE_F32, k.out, op, 1};
     k2.vec = widest(&part, &row, cols);
     int64_t rest = (splits + LANES - 1) / LANES;
-    /* a dry run (cutec compile) compiles the combining pass first, so that the function it
-     * shows is the one that reads x */
-    cute_status s = rows_lib_dry(lib) ? colred_launch(lib, &k2, &part, &row, rest, scale, stream, err, n) : CUTE_OK;
-    if (s == CUTE_OK) s = colred_launch(lib, &k1, x, &part, per, 1, stream, err, n);
-    if (s == CUTE_OK && !rows_lib_dry(lib)) s = colred_launch(lib, &k2, &part, &row, rest, scale, stream, err, n);
+    cute_status s = colred_launch(lib, &k1, x, &part, per, 1, stream, err, n);
+    if (s == CUTE_OK) s = colred_launch(lib, &k2, &part, &row, rest, scale, stream, err, n);
+    /* cutec compile shows the function found last: found again (a table hit), the pass that reads x */
+    if (s == CUTE_OK && rows_lib_dry(lib)) s = colred_launch(lib, &k1, x, &part, per, 1, stream, err, n);
     return s;
 }
 
@@ -199,9 +203,7 @@ cute_status rows_colsum(cutec_rows *lib, const cute_buffer *buf, size_t offset, 
     int64_t shape[2] = {rows, out->shape[0]}, stride[2] = {out->shape[0], 1};
     cute_call_arg p = cute_call_tensor(buf, offset, CUTE_F32, 2, shape, stride);
     colred k = {CUTE_F32, (cute_dtype)out->dtype, CUTE_OP_ADD, 1};
-    int64_t row_stride = out->shape[0];
-    cute_call_arg row = cute_call_tensor(out->buf, out->offset, k.out, 2, (int64_t[]){1, out->shape[0]},
-                                         (int64_t[]){row_stride, 1});
+    cute_call_arg row = as_row(out);
     /* one column a thread, as this pass ran before the column kernel took it over (N/32
      * blocks, each thread's rows in the same order), now with 4 rows' loads in flight */
     return colred_launch(lib, &k, &p, &row, (rows + LANES - 1) / LANES, 1, stream, err, n);
