@@ -68,7 +68,7 @@ typedef struct bw_kernel {
 } bw_kernel;
 
 static bool fp4(const gemm_plan *p) { return p->cfg.dtype == CUTE_E2M1; } /* NVFP4 or MXFP4: as bytes */
-static bool scaled(const gemm_plan *p) { return p->sf_atoms > 0; } /* NVFP4 or MXFP8 */
+static bool scaled(const gemm_plan *p) { return p->sf_atoms > 0; } /* NVFP4, MXFP4 or MXFP8 */
 
 gemm_plan gemm_blackwell_tiles(const gemm_plan *p)
 {

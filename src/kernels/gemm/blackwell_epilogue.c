@@ -46,7 +46,7 @@ void gemm_blackwell_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, cons
     cute_val row = cute_val_binop(c, CUTE_OP_ADD, acc, lanes);
     int64_t cols = p->cfg.dual ? p->bn / 2 : p->bn; /* C's tile */
     /* a column-major C: each of a row's elements is a store of its own, its address and predicate
-     * live until it: 16 columns a T2R, where 32 spilled (255 registers) */
+     * live until it: 8 columns a T2R, where 32 spilled (255 registers) */
     int chunk = p->cfg.major[2] == 0 ? CHUNK / 4 : CHUNK;
     for (int64_t j = 0; j < cols / chunk; j++) {
         cute_tensor g = row_chunk(c, t->gC, tid, j, chunk);

@@ -164,7 +164,6 @@ static inline bool gemm_bw_mxfp8(const cute_gemm_config *cfg)
 {
     return cfg->dtype == CUTE_E4M3 && cfg->variant == CUTE_GEMM_BLACKWELL;
 }
-static inline int gemm_bw_sf_vec(const cute_gemm_config *cfg) { return gemm_bw_nvfp4(cfg) ? 16 : 32; }
 /* "NVFP4", "MXFP4", "MXFP8" (NULL: not block-scaled) */
 static inline const char *gemm_bw_scaled_name(const cute_gemm_config *cfg)
 {
