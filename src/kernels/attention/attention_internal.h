@@ -196,6 +196,8 @@ void attn_softmax_finish(cute_ctx *c, attn_rows *r, cute_tensor acc_o, cute_val 
  * tensor of (Sq, Sk) partitioned like acc_s */
 void attn_mask(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int sk, bool causal);
 
+/* O's rows inside Sq, from thread thr's accumulators of the TiledMMA, in O's dtype */
+void attn_store_o(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, const attn_block *t, cute_tensor acc_o);
 /* O (normalized, in the inputs' dtype) and the LSE of the rows inside Sq, from the
  * accumulators of thread `thr` of the TiledMMA that computed O */
 void attn_epilogue(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, const attn_block *t,

@@ -4,10 +4,6 @@
 
 #include "kernels/attention/attention_ref.h"
 
-static double at(const attn_ref_tensor *t, int64_t b, int64_t s, int64_t h, int64_t d)
-{
-    return t->v[b * t->stride[0] + s * t->stride[1] + h * t->stride[2] + d * t->stride[3]];
-}
 
 /* the keys row i sees: all, or (causal) 0..i */
 static int64_t keys_seen(const attn_ref_problem *p, int64_t i)
@@ -24,7 +20,7 @@ static double unnormalized(const attn_ref_problem *p, int64_t b, int64_t i, int6
     *m = -INFINITY;
     for (int64_t j = j0; j < j1; j++) {
         double dot = 0;
-        for (int64_t d = 0; d < p->D; d++) dot += at(&p->q, b, i, h, d) * at(&p->k, b, j, hk, d);
+        for (int64_t d = 0; d < p->D; d++) dot += attn_ref_at(&p->q, b, i, h, d) * attn_ref_at(&p->k, b, j, hk, d);
         s[j - j0] = p->scale * dot;
         if (s[j - j0] > *m) *m = s[j - j0];
     }
@@ -52,7 +48,7 @@ void attn_ref_row_window(const attn_ref_problem *p, const attn_ref_window *w, in
     for (int64_t d = 0; d < p->D; d++) o[d] = mag[d] = 0;
     for (int64_t j = j0; j < j1; j++)
         for (int64_t d = 0; d < p->D; d++) {
-            double v = at(&p->v, b, j, hk, d);
+            double v = attn_ref_at(&p->v, b, j, hk, d);
             o[d] += s[j - j0] * v, mag[d] += s[j - j0] * fabs(v);
         }
     for (int64_t d = 0; d < p->D; d++) o[d] = sum > 0 ? o[d] / sum : 0, mag[d] = sum > 0 ? mag[d] / sum : 0;
@@ -72,7 +68,7 @@ static double prob(const attn_ref_problem *p, const attn_ref_given *f, int64_t b
     if (j >= keys_seen(p, i)) return 0;
     int64_t hk = h / (p->H / p->G);
     double dot = 0;
-    for (int64_t d = 0; d < p->D; d++) dot += at(&p->q, b, i, h, d) * at(&p->k, b, j, hk, d);
+    for (int64_t d = 0; d < p->D; d++) dot += attn_ref_at(&p->q, b, i, h, d) * attn_ref_at(&p->k, b, j, hk, d);
     return exp(p->scale * dot - f->lse[(b * p->H + h) * p->Sq + i]);
 }
 
@@ -84,8 +80,8 @@ static double dscore(const attn_ref_problem *p, const attn_ref_given *f, int64_t
     int64_t hk = h / (p->H / p->G);
     double dp = 0, dsum = 0, dabs = 0;
     for (int64_t d = 0; d < p->D; d++) {
-        double g = at(&f->dout, b, i, h, d), o = at(&f->o, b, i, h, d);
-        dp += g * at(&p->v, b, j, hk, d), dsum += g * o, dabs += fabs(g * o);
+        double g = attn_ref_at(&f->dout, b, i, h, d), o = attn_ref_at(&f->o, b, i, h, d);
+        dp += g * attn_ref_at(&p->v, b, j, hk, d), dsum += g * o, dabs += fabs(g * o);
     }
     *size = pr * (fabs(dp) + fabs(dsum) + dabs);
     return pr * (dp - dsum);
@@ -99,7 +95,7 @@ void attn_ref_dq_row(const attn_ref_problem *p, const attn_ref_given *f, int64_t
     for (int64_t j = 0; j < keys_seen(p, i); j++) {
         double size, ds = dscore(p, f, b, i, h, j, prob(p, f, b, i, h, j), &size);
         for (int64_t d = 0; d < p->D; d++) {
-            double kv = at(&p->k, b, j, hk, d);
+            double kv = attn_ref_at(&p->k, b, j, hk, d);
             dq[d] += p->scale * ds * kv, mq[d] += p->scale * size * fabs(kv);
         }
     }
@@ -117,7 +113,7 @@ void attn_ref_dkv_row(const attn_ref_problem *p, const attn_ref_given *f, int64_
             if (pr == 0) continue;
             double ds = dscore(p, f, b, i, h, j, pr, &size);
             for (int64_t d = 0; d < p->D; d++) {
-                double qv = at(&p->q, b, i, h, d), g = at(&f->dout, b, i, h, d);
+                double qv = attn_ref_at(&p->q, b, i, h, d), g = attn_ref_at(&f->dout, b, i, h, d);
                 out[0][d] += p->scale * ds * qv, out[1][d] += p->scale * size * fabs(qv);
                 out[2][d] += pr * g, out[3][d] += pr * fabs(g);
             }

@@ -12,6 +12,12 @@ typedef struct attn_ref_tensor {
     int64_t stride[4];
 } attn_ref_tensor;
 
+/* element (a, b, c, d) of a tensor by its strides */
+static inline double attn_ref_at(const attn_ref_tensor *t, int64_t a, int64_t b, int64_t c, int64_t d)
+{
+    return t->v[a * t->stride[0] + b * t->stride[1] + c * t->stride[2] + d * t->stride[3]];
+}
+
 typedef struct attn_ref_problem {
     int64_t B, Sq, Sk, H, G, D;
     bool causal; /* top-left: query i sees keys j <= i */

@@ -40,13 +40,11 @@ static bool fused_dq_wanted(bool *atomic)
 
 /* the dK/dV kernel's warpgroups at head dim 128 issue their batches in turns where
  * CUTEC_ATTN_BWD_STEPS=turns asks (opt-in: not yet measured on a GPU), else as they come
- * (session 30's); *suffix: the compiled function's name's */
-static bool kv_turns_wanted(const char **suffix)
+ * (session 30's) */
+static bool kv_turns_wanted(void)
 {
     const char *e = getenv("CUTEC_ATTN_BWD_STEPS");
-    bool turns = e && !strcmp(e, "turns");
-    if (suffix) *suffix = turns ? "_turns" : "";
-    return turns;
+    return e && !strcmp(e, "turns");
 }
 
 /* the Hopper kernels' plans (and the SM80 one of the preprocessing kernel), or the SM80 plan */
@@ -56,7 +54,7 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (!hopper) return true;
     int arch = cute_runtime_target_arch(rt);
     hp->fused_dq = hp->dq_atomic = false;
-    hp->kv_turns = kv_turns_wanted(NULL);
+    hp->kv_turns = kv_turns_wanted();
     if (!attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) || !attn_plan_hopper_bwd(a, cfg, arch, &hp->kv)) return false;
     /* (head dim 64: K^T in 32-column halves is no GMMA layout; its two kernels stay) */
     bool atomic;
@@ -81,8 +79,7 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     make_specs(cfg, specs);
     char name[80];
     const char *dq = !hopper ? "" : !plan->fused_dq ? "_dqpass" : plan->dq_atomic ? "_dqatomic" : "";
-    const char *steps = "";
-    if (hopper) kv_turns_wanted(&steps);
+    const char *steps = hopper && plan->kv_turns ? "_turns" : "";
     snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
              cfg->head_dim, cfg->causal ? "_causal" : "", dq, steps);
     /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */

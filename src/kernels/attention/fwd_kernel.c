@@ -148,16 +148,23 @@ static attn_smem smem_tiles(cute_ctx *c, const attn_plan *p)
     return s;
 }
 
+/* O's rows inside Sq, from thread thr's accumulators, in O's dtype */
+void attn_store_o(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, const attn_block *t, cute_tensor acc_o)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_ssa in = cute_elem_less(c, cute_partition_C(c, thr, t->cQ), cute_tuple_fmt(a, "(%I,%lld)", t->sq, (long long)p->d));
+    cute_tensor_store_if(c, cute_partition_C(c, thr, t->gO), cute_ssa_cvt(c, cute_tensor_load(c, acc_o), (cute_dtype)t->gO.dtype), in);
+}
+
 void attn_epilogue(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, const attn_block *t,
                    attn_rows *r, cute_tensor acc_o, cute_val scale_log2)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_val lse[8];
     attn_softmax_finish(c, r, acc_o, scale_log2, lse);
-    cute_tensor cO = cute_partition_C(c, thr, t->cQ);
-    cute_ssa in = cute_elem_less(c, cO, cute_tuple_fmt(a, "(%I,%lld)", t->sq, (long long)p->d));
-    cute_tensor_store_if(c, cute_partition_C(c, thr, t->gO), cute_ssa_cvt(c, cute_tensor_load(c, acc_o), (cute_dtype)t->gO.dtype), in);
+    attn_store_o(c, p, thr, t, acc_o);
     if (!p->cfg.lse) return;
+    cute_tensor cO = cute_partition_C(c, thr, t->cQ);
     /* each row's value from the thread holding its column 0 */
     cute_tensor gl = attn_rowcol(c, cute_partition_C(c, thr, t->gL)), cl = attn_rowcol(c, cO);
     cute_layout first = cute_layout_parse(a, "1:0");

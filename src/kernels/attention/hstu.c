@@ -126,7 +126,6 @@ static void hstu_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor
 {
     const hstu_plan *hp = cute_ctx_user(c);
     const attn_plan *p = &hp->p;
-    cute_alg *a = cute_ctx_alg(c);
     attn_block t = attn_block_tiles(c, p, mQ, mK, mV, mO, mO);
     cute_smem_allocator A = cute_smem_allocator_new(c);
     cute_dtype d = p->cfg.dtype;
@@ -152,9 +151,7 @@ static void hstu_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor
     cute_clear(c, l.acc_o);
     CUTE_FOR(c, n, t.n_begin, t.n_end) { tile_step(c, hp, &t, &l, n); }
     cute_cp_async_wait_group(c, 0); /* a Q tile that sees no key loaded Q all the same */
-    cute_tensor cO = cute_partition_C(c, l.thr, t.cQ);
-    cute_ssa in = cute_elem_less(c, cO, cute_tuple_fmt(a, "(%I,%lld)", t.sq, (long long)p->d));
-    cute_tensor_store_if(c, cute_partition_C(c, l.thr, t.gO), cute_ssa_cvt(c, cute_tensor_load(c, l.acc_o), d), in);
+    attn_store_o(c, p, l.thr, &t, l.acc_o);
 }
 
 static void hstu_host(cute_ctx *c, const cute_arg *arg)

@@ -3,10 +3,6 @@
 
 #include "kernels/attention/hstu_ref.h"
 
-static double at(const attn_ref_tensor *t, int64_t a, int64_t b, int64_t c, int64_t d)
-{
-    return t->v[a * t->stride[0] + b * t->stride[1] + c * t->stride[2] + d * t->stride[3]];
-}
 
 void hstu_ref_row(const hstu_ref_problem *p, int64_t b, int64_t i, int64_t h, double *o, double *mag)
 {
@@ -14,11 +10,11 @@ void hstu_ref_row(const hstu_ref_problem *p, int64_t b, int64_t i, int64_t h, do
     for (int64_t d = 0; d < p->D; d++) o[d] = 0;
     int64_t keys = p->causal && i + 1 < p->Sk ? i + 1 : p->Sk;
     for (int64_t j = 0; j < keys; j++) {
-        double s = at(&p->rab, b, h, i, j);
-        for (int64_t d = 0; d < p->D; d++) s += at(&p->q, b, i, h, d) * at(&p->k, b, j, h, d);
+        double s = attn_ref_at(&p->rab, b, h, i, j);
+        for (int64_t d = 0; d < p->D; d++) s += attn_ref_at(&p->q, b, i, h, d) * attn_ref_at(&p->k, b, j, h, d);
         double silu = s / (1 + exp(-s));
         for (int64_t d = 0; d < p->D; d++) {
-            double v = at(&p->v, b, j, h, d);
+            double v = attn_ref_at(&p->v, b, j, h, d);
             o[d] += silu * v;
             mag[d] += fabs(silu * v);
             mag[p->D + d] += fabs(s * v);
