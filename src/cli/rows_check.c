@@ -48,28 +48,20 @@ static int64_t check_forward_row(rows_problem *p, int64_t r, char *first, size_t
     return bad;
 }
 
-/* a plain reduction of one row */
-static int64_t check_reduce_row(rows_problem *p, int64_t r, char *first, size_t n)
+/* a plain reduction of `count` elements of x, `stride` apart from `first`: row r (out[r]) or
+ * column j (out[j], over the first dimension) */
+static int64_t check_reduce(rows_problem *p, int64_t r, int64_t first, int64_t count, int64_t stride, char *first_bad,
+                            size_t n)
 {
-    double *x = values(p, &p->x, r * p->n, p->n, false), scale;
+    double *x = malloc(sizeof(double) * (size_t)count), scale;
+    for (int64_t i = 0; x && i < count; i++) x[i] = ew_get(p->d, p->x.host, first + i * stride);
     int op = (int)(p->op - RP_SUM);
-    double want = rows_ref_reduce(x, p->n, op, &scale), got = ew_get(CUTE_F32, p->out.host, r);
+    double want = x ? rows_ref_reduce(x, count, op, &scale) : NAN, got = ew_get(CUTE_F32, p->out.host, r);
     free(x);
-    if (rows_ref_reduce_close(got, want, scale, op, p->n)) return 0;
-    if (!first[0]) snprintf(first, n, "%s row %lld: got %.8g want %.8g", rp_op_name(p->op), (long long)r, got, want);
-    return 1;
-}
-
-/* a plain reduction of one column (over the first dimension) */
-static int64_t check_reduce_col(rows_problem *p, int64_t j, char *first, size_t n)
-{
-    double *x = malloc(sizeof(double) * (size_t)p->m), scale;
-    for (int64_t r = 0; x && r < p->m; r++) x[r] = ew_get(p->d, p->x.host, r * p->n + j);
-    int op = (int)(p->op - RP_SUM);
-    double want = x ? rows_ref_reduce(x, p->m, op, &scale) : NAN, got = ew_get(CUTE_F32, p->out.host, j);
-    free(x);
-    if (rows_ref_reduce_close(got, want, scale, op, p->m)) return 0;
-    if (!first[0]) snprintf(first, n, "%s column %lld: got %.8g want %.8g", rp_op_name(p->op), (long long)j, got, want);
+    if (rows_ref_reduce_close(got, want, scale, op, count)) return 0;
+    if (!first_bad[0])
+        snprintf(first_bad, n, "%s %s %lld: got %.8g want %.8g", rp_op_name(p->op), p->columns ? "column" : "row",
+                 (long long)r, got, want);
     return 1;
 }
 
@@ -139,10 +131,10 @@ int64_t rp_check(rows_problem *p, bool all_rows, char *first, size_t n)
         if (stats[i]->host) p->be->vt->download(p->be->self, stats[i]->host, &stats[i]->b, 0, stats[i]->bytes);
     int64_t rows[4] = {0, 1, p->m / 2, p->m - 1}, cols[4] = {0, 1, p->n / 2, p->n - 1}, bad = 0;
     for (int i = 0; p->columns && i < 4; i++)
-        if (cols[i] < p->n && (!i || cols[i] > cols[i - 1])) bad += check_reduce_col(p, cols[i], first, n);
+        if (cols[i] < p->n && (!i || cols[i] > cols[i - 1])) bad += check_reduce(p, cols[i], cols[i], p->m, p->n, first, n);
     for (int i = 0; !p->columns && i < 4; i++) {
         if (rows[i] >= p->m || (i && rows[i] <= rows[i - 1])) continue;
-        bad += rp_op_reduce(p->op) ? check_reduce_row(p, rows[i], first, n)
+        bad += rp_op_reduce(p->op) ? check_reduce(p, rows[i], rows[i] * p->n, p->n, 1, first, n)
                : p->op == RP_XENT   ? check_xent_row(p, rows[i], first, n)
                : p->backward    ? check_backward_row(p, rows[i], first, n)
                                 : check_forward_row(p, rows[i], first, n);

@@ -53,7 +53,7 @@ static cute_tensor thread_part(cute_ctx *c, cute_tensor tiled, int rows, int vec
 }
 
 /* out(split, :) = the op over rows [split B L, (split + 1) B L) of x (B blocks of L rows a
- * split), times scale.  gX, cX: x and its coordinates tiled by (L, 32 V); gOut, cOut: out
+ * split, B a multiple of U where there are several splits), times scale.  gX, cX: x and its coordinates tiled by (L, 32 V); gOut, cOut: out
  * and its coordinates tiled by (1, 32 V) */
 static void colred_kernel(cute_ctx *c, cute_tensor gX, cute_tensor cX, cute_tensor gOut, cute_tensor cOut,
                           cute_int m, cute_int cols, cute_int splits, cute_int blocks_per_split, cute_val scale)
@@ -70,9 +70,7 @@ static void colred_kernel(cute_ctx *c, cute_tensor gX, cute_tensor cX, cute_tens
     cute_tuple v_shape = acc.layout.shape;
     cute_tensor_store(c, acc, cute_ssa_fill(c, CUTE_F32, v_shape, identity(k->op)));
     cute_int first = cute_mul(a, split, blocks_per_split);
-    /* this split's rows end here (the last split's at M) */
-    cute_int row_end = cute_min(a, m, cute_mul(a, cute_add(a, first, blocks_per_split), cute_i(LANES)));
-    cute_tuple bound = CUTE_CRD(row_end, cols);
+    cute_tuple bound = CUTE_CRD(m, cols);
     CUTE_FOR(c, q, cute_i(0), cute_ceil_div(a, blocks_per_split, cute_i(UNROLL))) {
         cute_ssa v[UNROLL];
         for (int u = 0; u < UNROLL; u++) { /* the loads first, so U of them are in flight */
@@ -180,7 +178,8 @@ static cute_status reduce_columns(cutec_rows *lib, const cute_call_arg *x, const
     int64_t most = row_blocks / (4 * UNROLL);
     if (splits > most) splits = most;
     if (splits < 2) return colred_launch(lib, &k, x, &row, row_blocks, scale, stream, err, n);
-    int64_t per = (row_blocks + splits - 1) / splits;
+    /* each split's row blocks a multiple of U: its loop's turns end where the next split begins */
+    int64_t per = ((row_blocks + splits - 1) / splits + UNROLL - 1) / UNROLL * UNROLL;
     splits = (row_blocks + per - 1) / per;
     const cute_buffer *scratch = NULL;
     if (!rows_lib_dry(lib) && rows_lib_scratch(lib, (size_t)(splits * cols) * sizeof(float), &scratch) != CUTE_OK)
