@@ -43,13 +43,9 @@ static int elem_bits(int type)
     return type == E_F16 || type == E_BF16 ? 16 : type == E_S8 || type == E_U8 || type >= E_E4M3 ? 8 : 32;
 }
 
-/* The exponent by which the tensor cores align an element's products: its own, no lower than
- * its format's least normal exponent (a subnormal counts as that).  fp8 reaches them as f16. */
-static int align_exp(double x, int type)
-{
-    int e = interp_exponent(x), emin = type == E_F16 ? -14 : -126; /* bf16, tf32 and f32 have f32's range */
-    return e < emin ? emin : e;
-}
+/* the least normal exponent mma.sync aligns an element of `type` by: f16's, else f32's (bf16
+ * and tf32 have its range; fp8 reaches mma.sync as f16) */
+static int emin_of(int type) { return type == E_F16 ? -14 : -126; }
 
 /* One k-step of the GH100 tensor cores as mma.sync runs it (HMMA; f16, bf16 or tf32 inputs),
  * established bit for bit on every result of every such row in 201 recordings of
@@ -67,12 +63,12 @@ static bool tc_sum(double c, const double *a, const double *b, int n, int ta, in
         t[k] = a[k] * b[k];
         if (!isfinite(t[k])) return false;
         if (t[k] != 0) {
-            int e = align_exp(a[k], ta) + align_exp(b[k], tb);
+            int e = interp_align_exp(a[k], emin_of(ta)) + interp_align_exp(b[k], emin_of(tb));
             if (e > emax) emax = e;
         }
     }
     if (!isfinite(c)) return false;
-    if (c != 0 && align_exp(c, E_F32) > emax) emax = align_exp(c, E_F32);
+    if (c != 0 && interp_align_exp(c, -126) > emax) emax = interp_align_exp(c, -126);
     if (emax == INT32_MIN) return false;
     t[n] = c;
     *e0 = emax - 25, *S = 0;

@@ -586,6 +586,14 @@ static inline double interp_pow2(int e)
     union { uint64_t u; double d; } v = {(uint64_t)(e + 1023) << 52};
     return v.d;
 }
+/* The exponent by which the tensor cores align an element's products (x finite, nonzero): its
+ * own, no lower than emin, the least normal exponent of the type the datapath sees it in (a
+ * subnormal counts as that; each sum says which) */
+static inline int interp_align_exp(double x, int emin)
+{
+    int e = interp_exponent(x);
+    return e < emin ? emin : e;
+}
 /* c + a.b of an fp8 wgmma into f32, as the hardware sums it (wgmma_fp8_sum.c); false for
  * the sums its rule does not cover (non-finite terms, all zero) */
 bool interp_wgmma_fp8_sum(double c, const double *a, const double *b, int n, int ta, int tb, float *out);

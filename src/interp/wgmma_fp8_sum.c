@@ -21,20 +21,17 @@
 
 enum { FP8_SUM_BITS = 13 }; /* fraction bits kept below the alignment exponent */
 
-static int align_exp(double x, int type)
-{
-    int e = interp_exponent(x), emin = type == E_E4M3 ? -6 : type == E_E5M2 ? -14 : -126;
-    return e < emin ? emin : e;
-}
+/* the least normal exponent an element of `type` aligns by (e4m3 -6, e5m2 -14, else f32's) */
+static int emin_of(int type) { return type == E_E4M3 ? -6 : type == E_E5M2 ? -14 : -126; }
 
 /* the largest alignment exponent of the terms; false when every term is zero */
 static bool emax_of(double c, const double *a, const double *b, int n, int ta, int tb, int *emax)
 {
     bool any = c != 0;
-    *emax = c != 0 ? align_exp(c, E_F32) : INT32_MIN;
+    *emax = c != 0 ? interp_align_exp(c, -126) : INT32_MIN;
     for (int k = 0; k < n; k++)
         if (a[k] * b[k] != 0) {
-            int e = align_exp(a[k], ta) + align_exp(b[k], tb);
+            int e = interp_align_exp(a[k], emin_of(ta)) + interp_align_exp(b[k], emin_of(tb));
             if (e > *emax) *emax = e;
             any = true;
         }
