@@ -14,20 +14,9 @@
 
 #include "cutec/cache.h"
 #include "jit_internal.h"
+#include "runtime/le_bytes.h"
 
 enum { HEAD = 4 + 3 * 8 };
-
-static uint64_t get64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
-    return v;
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
 
 /* a copy of n bytes (NULL for none) */
 static void *dup_bytes(const unsigned char *p, uint64_t n)
@@ -42,7 +31,7 @@ static void *dup_bytes(const unsigned char *p, uint64_t n)
 static bool unpack(const unsigned char *b, size_t len, cute_nvrtc_output *out)
 {
     if (len < HEAD || memcmp(b, "CNVO", 4)) return false;
-    uint64_t np = get64(b + 4), nc = get64(b + 12), nl = get64(b + 20);
+    uint64_t np = le_get64(b + 4), nc = le_get64(b + 12), nl = le_get64(b + 20);
     if (np < 1 || nl < 1 || np > len - HEAD || nc > len - HEAD - np || nl != len - HEAD - np - nc) return false;
     const unsigned char *p = b + HEAD, *c = p + np, *l = c + nc;
     if (p[np - 1] || l[nl - 1]) return false; /* both texts end in their NUL */
@@ -61,7 +50,7 @@ static unsigned char *pack(const cute_nvrtc_output *o, size_t *len)
     unsigned char *b = malloc(HEAD + np + nc + nl);
     if (!b) return NULL;
     memcpy(b, "CNVO", 4);
-    put64(b + 4, np), put64(b + 12, nc), put64(b + 20, nl);
+    le_put64(b + 4, np), le_put64(b + 12, nc), le_put64(b + 20, nl);
     memcpy(b + HEAD, o->ptx, np);
     if (nc) memcpy(b + HEAD + np, o->cubin, nc);
     memcpy(b + HEAD + np + nc, log, nl);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "runtime/le_bytes.h"
 #include "cache_internal.h"
 #include "sha256.h"
 
@@ -137,26 +138,6 @@ bool cache_write_atomic(const char *dir, const char *name, uint64_t unique, cons
     return true;
 }
 
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> 8 * i);
-}
-static void put_u64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> 8 * i);
-}
-static uint32_t get_u32(const uint8_t *p)
-{
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) v |= (uint32_t)p[i] << 8 * i;
-    return v;
-}
-static uint64_t get_u64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << 8 * i;
-    return v;
-}
 
 static void entry_name(const cute_cache_key *k, char *buf, size_t n)
 {
@@ -172,10 +153,10 @@ bool cache_entry_write(const char *dir, const cute_cache_key *k, uint64_t unique
         return snprintf(err, n, "a %zu-byte payload is larger than an entry may be", len), false;
     uint8_t head[CACHE_HEADER_BYTES];
     memcpy(head, CACHE_MAGIC, 8);
-    put_u32(head + 8, CACHE_FORMAT);
-    put_u32(head + 12, CACHE_HEADER_BYTES);
+    le_put32(head + 8, CACHE_FORMAT);
+    le_put32(head + 12, CACHE_HEADER_BYTES);
     memcpy(head + 16, k->b, 32);
-    put_u64(head + 48, len);
+    le_put64(head + 48, len);
     cute_sha256(bytes, len, head + 56);
     char name[128];
     entry_name(k, name, sizeof name);
@@ -186,10 +167,10 @@ bool cache_entry_write(const char *dir, const cute_cache_key *k, uint64_t unique
 static const char *header_problem(const uint8_t *head, const cute_cache_key *k, uint64_t size)
 {
     if (memcmp(head, CACHE_MAGIC, 8) != 0) return "bad magic";
-    if (get_u32(head + 8) != CACHE_FORMAT) return "other format version";
-    if (get_u32(head + 12) != CACHE_HEADER_BYTES) return "bad header size";
+    if (le_get32(head + 8) != CACHE_FORMAT) return "other format version";
+    if (le_get32(head + 12) != CACHE_HEADER_BYTES) return "bad header size";
     if (memcmp(head + 16, k->b, 32) != 0) return "key differs from its name";
-    if (get_u64(head + 48) != size - CACHE_HEADER_BYTES) return "truncated or overlong";
+    if (le_get64(head + 48) != size - CACHE_HEADER_BYTES) return "truncated or overlong";
     return NULL;
 }
 

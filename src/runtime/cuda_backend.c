@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/le_bytes.h"
 #include "cuda_args.h"
 #include "cache_internal.h"
 #include "cuda_keep.h"
@@ -275,25 +276,15 @@ typedef struct image {
     size_t ptx_len;
 } image;
 
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> 8 * i);
-}
-static uint64_t get64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << 8 * i;
-    return v;
-}
 
 static uint8_t *payload_pack(const image *im, size_t *len)
 {
     *len = 16 + im->cubin_len + im->ptx_len;
     uint8_t *p = malloc(*len);
     if (!p) return NULL;
-    put64(p, im->cubin_len);
+    le_put64(p, im->cubin_len);
     memcpy(p + 8, im->cubin, im->cubin_len);
-    put64(p + 8 + im->cubin_len, im->ptx_len);
+    le_put64(p + 8 + im->cubin_len, im->ptx_len);
     if (im->ptx_len) memcpy(p + 16 + im->cubin_len, im->ptx, im->ptx_len);
     return p;
 }
@@ -304,9 +295,9 @@ static bool payload_unpack(uint8_t *p, size_t len, image *im)
 {
     memset(im, 0, sizeof *im);
     if (len < 16) return false;
-    uint64_t c = get64(p);
+    uint64_t c = le_get64(p);
     if (c == 0 || c > len - 16) return false;
-    uint64_t x = get64(p + 8 + c);
+    uint64_t x = le_get64(p + 8 + c);
     if (x != len - 16 - c) return false;
     im->cubin = p + 8, im->cubin_len = c;
     if (x) im->ptx = (char *)p + 16 + c, im->ptx_len = x;
