@@ -210,6 +210,8 @@ typedef struct attn_band {
     int64_t lo, hi;
 } attn_band;
 void attn_mask_band(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int bound, attn_band band);
+/* the same with another value than -inf where masked (HSTU's P: 0) */
+void attn_mask_band_fill(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int bound, attn_band band, double fill);
 /* band.c: the band of a configuration (causal, sliding window); the key tiles [begin, end)
  * of Q tile m_block; whether key tile n of it needs the mask (keys past sk, or outside the
  * band) */

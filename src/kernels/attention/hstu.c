@@ -99,16 +99,11 @@ static void tile_step(cute_ctx *c, const hstu_plan *hp, const attn_block *t, hst
     cute_tensor_store(c, l->acc_s, cute_ssa_cvt(c, cute_tensor_load(c, l->rab), CUTE_F32));
     attn_gemm_ss_acc(c, p, &l->oq, &l->ok, l->acc_s);
     cute_tensor_store(c, l->acc_s, silu(c, cute_tensor_load(c, l->acc_s), hp->fast));
-    /* causal: P = 0 after the query (-inf there by the band's mask, then 0: silu's values
-     * are finite).  Keys past Sk need no mask: K's rows there are zero-filled and RAB's
-     * columns unread (0), so S = 0 and silu(0) = 0 */
+    /* causal: P = 0 after the query.  Keys past Sk need no mask: K's rows there are
+     * zero-filled and RAB's columns unread (0), so S = 0 and silu(0) = 0 */
     if (p->cfg.causal) CUTE_IF(c, attn_needs_mask(c, p, t, n)) {
         cute_tensor cs = cute_partition_C(c, l->thr, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
-        attn_mask_band(c, l->acc_s, cs, t->sk, attn_cfg_band(&p->cfg));
-        cute_ssa m = cute_tensor_load(c, l->acc_s);
-        cute_ssa ninf = cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, -INFINITY), m.shape);
-        cute_ssa zero = cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), m.shape);
-        cute_tensor_store(c, l->acc_s, cute_ssa_select(c, cute_ssa_cmp(c, CUTE_OP_EQ, m, ninf), zero, m));
+        attn_mask_band_fill(c, l->acc_s, cs, t->sk, attn_cfg_band(&p->cfg), 0);
     }
     cute_cp_async_wait_group(c, 0); /* V(n) has landed; every warp is done with K(n) */
     cute_barrier(c);

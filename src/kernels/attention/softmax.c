@@ -259,15 +259,15 @@ static void coord_at(cute_ctx *c, cute_tensor coords, int i, cute_int *row, cute
     *col = cute_add(a, f.nleaves > 1 ? f.leaf[1] : cute_i(0), base.leaf[1]);
 }
 
-/* keep element i: col < bound and, where the band says, lo <= col - row <= hi.  A thread's
- * elements sit at static offsets from its element 0, so the dynamic parts are two values
- * (bound - col0 and col0 - row0) computed once and each element is a compare with an
+/* keep element i: col < bound and, where the band says, lo <= col - row <= hi; else fill.  A
+ * thread's elements sit at static offsets from its element 0, so the dynamic parts are two
+ * values (bound - col0 and col0 - row0) computed once and each element is a compare with an
  * immediate. */
-void attn_mask_band(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int bound, attn_band band)
+void attn_mask_band_fill(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int bound, attn_band band, double fill)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_ssa s = cute_tensor_load(c, acc_s);
-    cute_val ninf = cute_val_const(c, CUTE_F32, -INFINITY);
+    cute_val ninf = cute_val_const(c, CUTE_F32, fill);
     cute_int row0, col0;
     coord_at(c, coords, 0, &row0, &col0);
     cute_val room = cute_int_value(c, cute_sub(a, bound, col0), CUTE_I64);
@@ -291,6 +291,11 @@ void attn_mask_band(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int
         s.v[i] = cute_val_select(c, keep, cute_ssa_get(c, s, i), ninf).r;
     }
     cute_tensor_store(c, acc_s, s);
+}
+
+void attn_mask_band(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int bound, attn_band band)
+{
+    attn_mask_band_fill(c, acc_s, coords, bound, band, -INFINITY);
 }
 
 void attn_mask(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int sk, bool causal)
