@@ -24,7 +24,8 @@ tp()
 {
     if device_late tp-gemm "$@"; then return; fi
     echo "== cutec bench tp-gemm $* $(el)"
-    timeout 30 stdbuf -oL -eL build/cutec bench tp-gemm --iters "${ITERS:-10}" "$@" 2>&1 | grep -v "^mode\|^row  \|^column  "
+    timeout 30 stdbuf -oL -eL build/cutec bench tp-gemm --iters "${ITERS:-10}" "$@" 2>&1 |
+        grep -v "^mode\|^row  \|^column  "
 }
 gemm1()
 {

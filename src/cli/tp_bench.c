@@ -367,8 +367,9 @@ static void report(const tp_group *g, const tp_times *t, double err)
            t->cublas, "1.000");
     printf("%-44s %9.3f %8.3f\n", g->mode == TP_ROW ? "cutec GEMM, then NCCL all-reduce" : "NCCL all-gather, then cutec GEMM",
            t->cutec, t->cutec / t->cublas);
-    const char *form = g->fused ? "cutec fused (all-reduce in the epilogues)"
-                       : g->flags ? "cutec overlapped (flags in the kernels)" : "cutec overlapped (peer pushes, events)";
+    const char *form = g->fused   ? "cutec fused (all-reduce in the epilogues)"
+                       : g->flags ? "cutec overlapped (flags in the kernels)"
+                                  : "cutec overlapped (peer pushes, events)";
     if (g->tiled)
         printf("%-44s %9.3f %8.3f  (the kernels' own tiling)\n", form, t->plain, t->plain / t->cublas);
     char tiling[256] = "";
