@@ -27,14 +27,14 @@ typedef struct tp_opts {
     bool flags;    /* --order flags: the overlapped pieces ordered in the kernels */
     bool fused;    /* --order fused: row parallel's all-reduce in the GEMMs' epilogues */
     bool swap;     /* --c-major column: cutec's GEMMs as C^T = B A^T */
-    bool library;  /* --pieces library: the overlapped GEMMs in the library's tiling for the
-                      whole local GEMM (else the kernels' own defaults: the flag kernels' plan) */
+    bool library;  /* --pieces library (the default): the overlapped GEMMs in the library's
+                      tiling for the whole local GEMM; plan: the kernels' own defaults */
     cute_gemm_tiling tiling; /* --tile, --cluster, --store ... (gemm_tiling.c): on top of it */
 } tp_opts;
 
 static int parse(int argc, char **argv, tp_opts *o)
 {
-    *o = (tp_opts){.modes = 3, .chunks = 8, .iters = 10, .in = CUTE_BF16};
+    *o = (tp_opts){.modes = 3, .chunks = 8, .iters = 10, .in = CUTE_BF16, .library = true};
     char why[256] = "";
     for (int i = 2; i < argc; i += 2) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -386,7 +386,14 @@ static void report(const tp_group *g, const tp_times *t, double err)
 /* the overlapped GEMMs' tiling: with --pieces library the library's own pick for a rank's
  * whole local GEMM (what `cutec bench gemm` times at that shape: its pieces then run the
  * kernel the whole GEMM would), each tiling option given on top; zero: the kernels' own
- * defaults (the flag kernels keep their plan's: 128 x 256, 1x1, stores piece by piece) */
+ * defaults (the flag kernels keep their plan's: 128 x 256, 1x1, stores piece by piece).
+ * The fused schedule takes the pick without its cluster: every tile of its two GEMMs a GPU
+ * is stored to the other GPU (the partial, then the mirror).  Two H200s, 2026-11-27 mid
+ * pass, bf16 8192 x 8192 x 16384, C column-major, each beside the plan's in one process:
+ * fused 1x1 whole tile 1.652 ms against 1.762, 2x1 whole tile 1.732 against 1.735, 2x1
+ * piece stores 1.702 against 1.711; events in 4 chunks 2x1 whole tile 1.655 against 1.746
+ * (8 chunks 1.714 against 1.702), flags 1.784 against 1.811, the column schedule 0.725
+ * against 0.796 (bench/RESULTS.md). */
 static cute_gemm_tiling pieces_tiling(const tp_opts *o, const tp_group *g)
 {
     cute_gemm_tiling t = {0};
@@ -395,6 +402,7 @@ static cute_gemm_tiling pieces_tiling(const tp_opts *o, const tp_group *g)
         int64_t m = g->m, n = g->mode == TP_ROW ? g->nn : g->nn / g->n, k = g->mode == TP_ROW ? g->k / g->n : g->k;
         cute_gemm_config cfg = {.dtype = g->in, .c_dtype = CUTE_BF16};
         t = cute_gemm_default_tiling(CUTE_GEMM_HOPPER, &cfg, g->swap ? n : m, g->swap ? m : n, k, 1);
+        if (g->fused) t.cluster_m = t.cluster_n = 0; /* as measured: no cluster given */
     }
     if (x->bm) t.bm = x->bm, t.bn = x->bn, t.bk = x->bk;
     if (x->warps_m) t.warps_m = x->warps_m, t.warps_n = x->warps_n;
