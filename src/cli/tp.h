@@ -70,6 +70,10 @@ int tp_row_chunk(int r, int k, int J, bool *own);
 typedef enum { TP_PART_GEMM, TP_PART_COLLECTIVE, TP_PART_PUSH, TP_PART_BLAS, TP_PART_NOTHING } tp_part_kind;
 cute_status tp_part(tp_group *g, tp_part_kind k);
 size_t tp_push_bytes(const tp_group *g);
+/* the overlapped GEMMs' tiling (g->tiling): with `library` the library's pick for a rank's
+ * whole local GEMM (the fused schedule's without its cluster), `given`'s set fields on top;
+ * zero: the kernels' own defaults */
+cute_gemm_tiling tp_pieces_tiling(const tp_group *g, bool library, const cute_gemm_tiling *given);
 /* the bytes of flags a rank needs (g->flagbuf) */
 size_t tp_flag_bytes(const tp_group *g);
 /* every GPU's streams wait for GPU 0's s0 (fork), and GPU 0's s0 for everything (join) */

@@ -383,39 +383,6 @@ static void report(const tp_group *g, const tp_times *t, double err)
            err >= 0 && err <= 2e-2 ? "ok" : "WRONG");
 }
 
-/* the overlapped GEMMs' tiling: with --pieces library the library's own pick for a rank's
- * whole local GEMM (what `cutec bench gemm` times at that shape: its pieces then run the
- * kernel the whole GEMM would), each tiling option given on top; zero: the kernels' own
- * defaults (the flag kernels keep their plan's: 128 x 256, 1x1, stores piece by piece).
- * The fused schedule takes the pick without its cluster: every tile of its two GEMMs a GPU
- * is stored to the other GPU (the partial, then the mirror).  Two H200s, 2026-11-27 mid
- * pass, bf16 8192 x 8192 x 16384, C column-major, each beside the plan's in one process:
- * fused 1x1 whole tile 1.652 ms against 1.762, 2x1 whole tile 1.732 against 1.735, 2x1
- * piece stores 1.702 against 1.711; events in 4 chunks 2x1 whole tile 1.655 against 1.746
- * (8 chunks 1.714 against 1.702), flags 1.784 against 1.811, the column schedule 0.725
- * against 0.796 (bench/RESULTS.md). */
-static cute_gemm_tiling pieces_tiling(const tp_opts *o, const tp_group *g)
-{
-    cute_gemm_tiling t = {0};
-    const cute_gemm_tiling *x = &o->tiling;
-    if (o->library) {
-        int64_t m = g->m, n = g->mode == TP_ROW ? g->nn : g->nn / g->n, k = g->mode == TP_ROW ? g->k / g->n : g->k;
-        cute_gemm_config cfg = {.dtype = g->in, .c_dtype = CUTE_BF16};
-        t = cute_gemm_default_tiling(CUTE_GEMM_HOPPER, &cfg, g->swap ? n : m, g->swap ? m : n, k, 1);
-        if (g->fused) t.cluster_m = t.cluster_n = 0; /* as measured: no cluster given */
-    }
-    if (x->bm) t.bm = x->bm, t.bn = x->bn, t.bk = x->bk;
-    if (x->warps_m) t.warps_m = x->warps_m, t.warps_n = x->warps_n;
-    if (x->cluster_m) t.cluster_m = x->cluster_m, t.cluster_n = x->cluster_n;
-    if (x->stages) t.stages = x->stages;
-    if (x->raster) t.raster = x->raster;
-    if (x->read_bytes) t.read_bytes = x->read_bytes;
-    if (x->c_store) t.c_store = x->c_store;
-    if (x->schedule) t.schedule = x->schedule;
-    if (x->scale_mul) t.scale_mul = x->scale_mul;
-    return t;
-}
-
 static int run_mode(const tp_opts *o, tp_mode mode, int gpus)
 {
     static tp_group g;
@@ -429,7 +396,7 @@ static int run_mode(const tp_opts *o, tp_mode mode, int gpus)
                 g.chunks, g.n);
         return CLI_USAGE;
     }
-    g.tiling = pieces_tiling(o, &g);
+    g.tiling = tp_pieces_tiling(&g, o->library, &o->tiling);
     cute_status s = open_group(&g);
     g.tiled = g.r[0].tiled != NULL;
     double err = s == CUTE_OK ? verify(&g) : -1;
