@@ -12,7 +12,8 @@
 #          among its cases), comm/peer_test
 #   row 8192x8192x16384 bf16: fused (C column-major to the kernel, then row-major), fused
 #          with the cluster (--cluster 2x1: does 1x1 lead again?), events in 4 and 8 chunks,
-#          flags; the column schedule; e4m3 fused (no library row: the plan's either way)
+#          flags; the column schedule; e4m3 fused in 1x1 whole tiles beside the plan's (no
+#          library row for fp8: a candidate, not the default)
 #   the Hopper GEMM alone at 8192^3 (tnt) on GPU 0 in 2 ms bursts and sustained over 100 ms
 #          (CUTEC_BENCH_SPAN_MS=100): the tp bench's GEMMs run at the power cap's clock
 # The SM clock and power of both GPUs every 500 ms into $OUT/clocks.csv while the benches run.
@@ -51,7 +52,7 @@ gemm1()
     tp --mode row --order events --c-major column
     tp --mode row --order flags --c-major column
     tp --mode column --order flags
-    tp --mode row --order fused --dtype e4m3
+    tp --mode row --order fused --dtype e4m3 --c-major column --store tile
     echo "== the GEMM alone on GPU 0: 2 ms bursts, then sustained (100 ms spans) $(el)"
     first=$(echo "${CUDA_VISIBLE_DEVICES:-0,1}" | cut -d, -f1)
     (export CUDA_VISIBLE_DEVICES=$first; gemm1)
