@@ -12,6 +12,7 @@
 set -u
 OUT=${OUT:-build/device-out}
 W=/tmp/lanes
+rm -f "$W"/lane?.done
 mkdir -p "$OUT" "$W"
 start=$(date +%s)
 el() { echo $(($(date +%s) - start)); }
@@ -43,6 +44,7 @@ lane() # index, "name:seconds ..."
         reap "$1"
     done
     echo "==== lane $1 done at $(el) s"
+    touch "$W/lane$1.done" # for a part "wait=N" of another lane (scripts/device-wait.sh)
 }
 
 echo "== $(date -u '+%F %T') $(git log --oneline -1 2>/dev/null)"
