@@ -10,8 +10,8 @@
 #      round trip between the main loops), then each candidate tiling: 8 warps on 128x128
 #      (two blocks an SM if ptxas keeps it under 128 registers), 128x256 and 256x128 (one
 #      block an SM, 512 tiles), k-tiles of 64 in 3 and 4 stages, 128x128x128 in 4 stages;
-#   4. AUTO (steps 5 and 4) and 128x256x128 at K 2048 and 8192 (the same tiles: a round's fixed
-#      cost apart from the main loop's rate);
+#   4. AUTO (steps 5 and 4), 128x256x128 and 256x128x128 at K 128, 2048 and 8192 (the same
+#      tiles: a round's fixed cost, C's stores and the prologue, apart from the main loop's rate);
 #   5. e4m3 -> bf16 on the SM80 kernel (issue 13's row that printed nothing before its 12 s
 #      limit on 2026-11-27): at 1024^3, then 4096^3 under 40 s, its compile time first.
 # What it decides: a candidate at least 2% above AUTO at 4096^3 becomes the by_size row for s8
@@ -70,15 +70,19 @@ r()
     g 12 --dtype s8 --layout tn --sizes 4096 --tile 128x128x128 --warps 2x2 --stages 4
     g 12 --dtype s8 --layout tn --sizes 4096 --tile 128x256x64 --warps 2x4 --stages 4
     g 12 --dtype s8 --layout tn --sizes 4096 --tile 128x128x64 --warps 4x2 --stages 4
-    echo "== 4. at $(($(date +%s) - start)) s: K 2048 and 8192 (a round's fixed cost against the main loop's rate;"
-    echo "==    AUTO 0.0816 / 0.2750 ms before)"
-    g 15 --dtype s8 --layout tn --sizes 4096x4096x2048,4096x4096x8192 --variants tensorop_smem,tensorop
-    g 15 --dtype s8 --layout tn --sizes 4096x4096x2048,4096x4096x8192 --tile 128x256x128 --warps 2x4 --stages 3
+    echo "== 4. at $(($(date +%s) - start)) s: the same 1,024 (512) tiles at K 128, 2048, 8192: time = a fixed cost a"
+    echo "==    round + K x the main loop's rate (AUTO 0.0816 / 0.2750 ms at 2048 / 8192 before)"
+    g 15 --dtype s8 --layout tn --sizes 4096x4096x128,4096x4096x2048,4096x4096x8192 --variants tensorop_smem,tensorop
+    g 12 --dtype s8 --layout tn --sizes 4096x4096x128,4096x4096x2048,4096x4096x8192 --tile 128x256x128 --warps 2x4 --stages 3
+    g 12 --dtype s8 --layout tn --sizes 4096x4096x128,4096x4096x2048,4096x4096x8192 --tile 256x128x128 --warps 4x2 --stages 3
     echo "== 5. at $(($(date +%s) - start)) s: e4m3 -> bf16 on the SM80 kernel"
     device_late e4m3 || echo "compile (sm_90a, cold): $(CUTEC_NO_CACHE=1 timeout 30 build/cutec compile gemm --dtype e4m3 \
         --out-dtype bf16 --variant tensorop_smem --layout tn --arch sm_90a --emit time 2>&1 | tr -s ' ' | tr '\n' ' ' |
         cut -c1-400)"
-    g 20 --dtype e4m3 --out-dtype bf16 --layout tn --sizes 1024
-    g 35 --dtype e4m3 --out-dtype bf16 --layout tn --sizes 4096
+    for s in 1024 4096; do
+        t0=$(date +%s)
+        g 30 --dtype e4m3 --out-dtype bf16 --layout tn --sizes $s
+        echo "-- e4m3 $s: $(($(date +%s) - t0)) s"
+    done
     device_end
 } 2>&1 | stdbuf -oL -eL tee "$log"
