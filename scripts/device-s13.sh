@@ -22,42 +22,29 @@ start=$(date +%s)
 budget=${BUDGET_S:-125}
 iters=${ITERS:-5}
 
-# `cutec bench gemm` rows (step 5 unless --variants says), under T seconds
+# `cutec bench gemm --variants tensorop_smem` rows (device-common.sh) under T seconds
 g()
 {
-    t=$1 && shift
-    device_late gemm "$@" && return
-    echo "-- at $(($(date +%s) - start)) s: $*"
-    # shellcheck disable=SC2068
-    timeout "$t" stdbuf -oL -eL build/cutec bench gemm --variants tensorop_smem --iters "$iters" $@ 2>&1 |
-        grep -E "^ *[0-9]|rror|refus|spill"
-}
-
-# one check on the GPU against float64, under T seconds: its verdict
-r()
-{
-    t=$1 && shift
-    device_late "$@" && return
-    echo "$*: $(timeout "$t" "$@" 2>&1 | grep -iE "verified|wrong|checked|rror|fail" | head -3 | tr '\n' ' ')"
+    BENCH_TIMEOUT=$1 && shift
+    device_bench_gemm "$@"
 }
 
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20
+    device_begin
     if ! nvidia-smi -L >/dev/null 2>&1; then
         echo "== no GPU here: every GPU step skipped"
         budget=-1
     fi
     echo "== 1. on the GPU against float64 (every element)"
-    run="build/cutec run gemm --backend cuda --dtype s8"
-    # shellcheck disable=SC2086
-    {
-        r 12 $run --variant tensorop_smem --tile 128x128x128 --warps 4x2 --stages 3 --layout tn --m 2049 --n 1030 --k 777 --alpha 3 --beta -2
-        r 12 $run --variant tensorop_smem --tile 128x256x128 --warps 2x4 --stages 3 --layout nt --m 1030 --n 2049 --k 263 --beta 1
-        r 12 $run --variant tensorop_smem --tile 128x128x64 --warps 2x2 --stages 4 --layout tn --m 1500 --n 777 --k 1000 --alpha -1 --beta 2
-        r 12 $run --variant tensorop --tile 128x128x128 --warps 2x2 --stages 3 --layout tn --m 2049 --n 1030 --k 777 --alpha 3 --beta -2
-    }
+    for args in "--variant tensorop_smem --tile 128x128x128 --warps 4x2 --stages 3 --layout tn --m 2049 --n 1030 --k 777 --alpha 3 --beta -2" \
+        "--variant tensorop_smem --tile 128x256x128 --warps 2x4 --stages 3 --layout nt --m 1030 --n 2049 --k 263 --beta 1" \
+        "--variant tensorop_smem --tile 128x128x64 --warps 2x2 --stages 4 --layout tn --m 1500 --n 777 --k 1000 --alpha -1 --beta 2" \
+        "--variant tensorop --tile 128x128x128 --warps 2x2 --stages 3 --layout tn --m 2049 --n 1030 --k 777 --alpha 3 --beta -2"; do
+        device_late run "$args" && continue
+        # shellcheck disable=SC2086
+        echo "run s8 $args: $(timeout 12 build/cutec run gemm --backend cuda --dtype s8 $args 2>&1 |
+            grep -iE "verified|wrong|rror|fail" | head -2 | tr '\n' ' ')"
+    done
     echo "== 2. at $(($(date +%s) - start)) s: bench mma s8 (this run's ceiling)"
     device_late mma || timeout 15 build/cutec bench mma --dtypes s8 --iters 3 2>&1 | grep -E "^s8|^#.*SM clock"
     echo "== 3. s8 tn 4096^3 (AUTO 128x128x128 2x2 3 stages: 943-948 before; 80% of 1,247.5 = 998)"
