@@ -60,14 +60,9 @@ typedef struct cute_gemv_config {
                            streams its whole k-tiles through a ring of this many stages (2 to
                            CUTE_GEMV_MAX_SMEM_STAGES) in shared memory by cp.async, stages - 1
                            ahead of its products; 0: through registers */
-    int row_tiles;       /* with the ring and no scales: each block streams this many
-                            consecutive tiles of rows through its ring, one after another, the
-                            next tile's k-tiles in flight while this one's rows end
-                            (cute_gemv_lib_row_tiles; not measured yet); 0 or 1: one */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_SMEM_STAGES 8
-#define CUTE_GEMV_MAX_ROW_TILES 16
 /* whether a configuration without scales may take the ring: one vector of K-major A in
  * 16-byte vectors, not the tensor-core form, no L2 prefetch */
 bool cute_gemv_ring_able(const cute_gemv_config *cfg);
@@ -141,12 +136,6 @@ void cute_gemv_lib_tile_at_a_time(cute_gemv_lib *lib, bool on);
  * choice: cute_gemv_ring_default's stages for the GEMVs, none for NVFP4 (through the ring
  * it measured 15 points of the copy slower on an H200, session 30).  false for another count */
 bool cute_gemv_lib_smem_stages(cute_gemv_lib *lib, int stages);
-/* The ring's stream of row tiles (cute_gemv_config.row_tiles) for later calls that take the
- * ring without scales: 0 (the default) one tile of rows a block; n, 1 to
- * CUTE_GEMV_MAX_ROW_TILES, n tiles a block; -1 as many as keep the grid to one wave (the
- * SMs times the blocks an SM's shared memory holds).  Not measured on a GPU yet
- * (docs/gemv.md).  false for another count */
-bool cute_gemv_lib_row_tiles(cute_gemv_lib *lib, int tiles);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 
