@@ -67,10 +67,10 @@ typedef struct cute_gemv_config {
  * 16-byte vectors, not the tensor-core form, no L2 prefetch */
 bool cute_gemv_ring_able(const cute_gemv_config *cfg);
 /* the ring's stages the library gives a configuration without scales when the caller asks
- * for none in particular (cute_gemv_lib_smem_stages -1, the default): 4 for bf16 where
- * ring-able (on an H200 the ring of 4 ran 1.3-2.9 points of the copy faster than the register
- * form on all three shapes of `cutec bench gemv`, in three runs: docs/gemv.md), else 0 (f16,
- * the same loads with other conversions, is not measured through it yet) */
+ * for none in particular (cute_gemv_lib_smem_stages -1, the default): 4 for bf16 and f16
+ * where ring-able (on an H200 the ring of 4 ran 1.3-2.9 points of the copy faster than the
+ * register form for bf16 on all three shapes of `cutec bench gemv`, in three runs, and 6.2 to
+ * 9.1 points faster for f16: docs/gemv.md), else 0 (f32 and e4m3: not measured through it) */
 #define CUTE_GEMV_RING_STAGES 4
 int cute_gemv_ring_default(const cute_gemv_config *cfg);
 

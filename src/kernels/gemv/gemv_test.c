@@ -215,7 +215,7 @@ static void results(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
-/* The shared-memory ring (cfg.smem_stages; the library's own, of 4, for bf16) where one vector of
+/* The shared-memory ring (cfg.smem_stages; the library's own, of 4, for bf16 and f16) where one vector of
  * K-major A streams in 16-byte vectors: 2 and 3 stages over whole k-tiles (512 elements
  * of 16 bits) and a tail, odd M, batches, split-K, padded rows, 8- and 32-bit elements.  The
  * interpreter checks that each stage is read after its copies landed.  A case whose vectors
@@ -229,7 +229,7 @@ static void ring_cases(cute_runtime *rt)
         {CUTE_F32, CUTE_F32, 5, 2060, 1, 1, 0, 1, 0, 0, -0.5, 0},
         {CUTE_E4M3, CUTE_F16, 9, 2064, 2, 1, 16, 1, 0, 0, 0, 0},
     };
-    for (int d = 2; d <= 3; d++) { /* 4, the library's own for bf16, below and in every bf16 case */
+    for (int d = 2; d <= 3; d++) { /* 4, the library's own for 16 bits, below and in every such case */
         CHECK(cute_gemv_lib_smem_stages(lib, d), "a ring of %d stages", d);
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             run_case(rt, lib, &cases[i]);
@@ -242,18 +242,23 @@ static void ring_cases(cute_runtime *rt)
     cute_gemv_config cfg;
     cute_gemv_lib_last(lib, &cfg, NULL);
     CHECK(!cfg.smem_stages, "K = 1001 (vectors of one element): no ring");
-    /* the library's own for bf16: the ring of 4 (whole k-tiles and rows past M; a partial
-     * k-tile and batches) */
+    /* the library's own for bf16 and f16: the ring of 4 (whole k-tiles and rows past M; a
+     * partial k-tile and batches); f32 and e4m3 through registers */
     cute_gemv_lib_smem_stages(lib, -1);
     static const gemv_case own[] = {
         {CUTE_BF16, CUTE_BF16, 72, 512, 1, 1, 0, 1, 0, 0, 0, 0},
         {CUTE_BF16, CUTE_F32, 40, 600, 2, 1, 0, 1, 0, 0, 0.5, 0},
+        {CUTE_F16, CUTE_F16, 41, 1600, 1, 1, 0, 1, 0, 0, 0, 0},
+        {CUTE_F16, CUTE_BF16, 24, 1040, 2, 1, 0, 1, 0, 0, -0.5, 0},
+        {CUTE_F32, CUTE_F32, 5, 2060, 1, 1, 0, 1, 0, 0, 0, 0},
+        {CUTE_E4M3, CUTE_F16, 9, 2064, 1, 1, 16, 1, 0, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
         run_case(rt, lib, &own[i]);
         cute_gemv_lib_last(lib, &cfg, NULL);
-        CHECK(cfg.smem_stages == CUTE_GEMV_RING_STAGES, "the library's own (case %zu): a ring of %d (want %d)", i,
-              cfg.smem_stages, CUTE_GEMV_RING_STAGES);
+        int want = own[i].d == CUTE_BF16 || own[i].d == CUTE_F16 ? CUTE_GEMV_RING_STAGES : 0;
+        CHECK(cfg.smem_stages == want, "the library's own (case %zu): a ring of %d (want %d)", i, cfg.smem_stages,
+              want);
     }
     cute_gemv_lib_free(lib);
 }
