@@ -60,7 +60,14 @@ typedef struct cute_gemv_config {
                            streams its whole k-tiles through a ring of this many stages (2 to
                            CUTE_GEMV_MAX_SMEM_STAGES) in shared memory by cp.async, stages - 1
                            ahead of its products; 0: through registers */
+    int ahead;           /* NVFP4's register form (not with tile_at_a_time, l2_prefetch or
+                            smem_stages): the k-tiles whose registers a warp loads before
+                            this one's products, 1 to CUTE_GEMV_MAX_AHEAD (0: 1, the
+                            default); more hold more bytes in flight where few warps run
+                            (cute_gemv_lib_ahead; opt-in, not measured yet) */
 } cute_gemv_config;
+
+#define CUTE_GEMV_MAX_AHEAD 2
 
 #define CUTE_GEMV_MAX_SMEM_STAGES 8
 /* whether a configuration without scales may take the ring: one vector of K-major A in
@@ -129,6 +136,11 @@ bool cute_gemv_lib_l2_prefetch(cute_gemv_lib *lib, int distance);
  * one's products where K spans four k-tiles or more and the blocks fill the card five an
  * SM, else a k-tile at a time */
 void cute_gemv_lib_tile_at_a_time(cute_gemv_lib *lib, bool on);
+/* NVFP4's register form with `ahead` k-tiles loaded before this one's products
+ * (cute_gemv_config.ahead) for later calls: 2 to CUTE_GEMV_MAX_AHEAD runs that form whatever
+ * the shape (unless a k-tile at a time or the ring is forced); 0 or 1 (the default) the
+ * library's choice.  false for another count */
+bool cute_gemv_lib_ahead(cute_gemv_lib *lib, int ahead);
 /* The shared-memory ring (cute_gemv_config.smem_stages) for later calls: 2 to
  * CUTE_GEMV_MAX_SMEM_STAGES stages for NVFP4 (where the scale buffers are 4-byte aligned, the
  * device has cp.async and no k-tile at a time is forced) and the GEMVs that may take it

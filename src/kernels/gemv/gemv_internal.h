@@ -172,6 +172,14 @@ int gemv_lib_sm_count(cute_gemv_lib *lib);
 int gemv_lib_smem_stages(cute_gemv_lib *lib);
 /* NVFP4's k-tiles one at a time for later calls (cute_gemv_lib_tile_at_a_time) */
 bool gemv_lib_tile_at_a_time(cute_gemv_lib *lib);
+/* NVFP4's register form's k-tiles ahead asked for later calls (cute_gemv_lib_ahead; 0: the
+ * library's) */
+int gemv_lib_ahead(cute_gemv_lib *lib);
+/* a configuration's k-tiles ahead in NVFP4's register form (cfg.ahead, at least 1) */
+static inline int gemv_ahead(const cute_gemv_config *cfg)
+{
+    return cfg->ahead > 1 ? cfg->ahead : 1;
+}
 
 /* The lane's 128-byte line of k-tile kt + cfg.l2_prefetch of the warp's `rows` rows (from
  * block-tile row r0) of gA (TileM, tk, RestK) asked of L2 (the kernels' unpredicated k-tiles;

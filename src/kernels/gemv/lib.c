@@ -28,6 +28,7 @@ struct cute_gemv_lib {
     int mma_from;          /* cute_gemv_lib_mma_from */
     int l2_prefetch;       /* cute_gemv_lib_l2_prefetch */
     bool tile_at_a_time;   /* cute_gemv_lib_tile_at_a_time */
+    int ahead;             /* cute_gemv_lib_ahead */
     int smem_stages;       /* cute_gemv_lib_smem_stages */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
@@ -44,7 +45,8 @@ static bool same_config(const void *x, const void *y)
            a->vec == b->vec && a->split == b->split && gemv_nvec(a) == gemv_nvec(b) &&
            a->sf_vec == b->sf_vec && a->atomic == b->atomic && a->mma == b->mma &&
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
-           a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages;
+           a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
+           gemv_ahead(a) == gemv_ahead(b);
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -128,6 +130,23 @@ bool gemv_lib_tile_at_a_time(cute_gemv_lib *lib)
     bool on = lib->tile_at_a_time;
     pthread_mutex_unlock(&lib->lock);
     return on;
+}
+
+bool cute_gemv_lib_ahead(cute_gemv_lib *lib, int ahead)
+{
+    if (!lib || ahead < 0 || ahead > CUTE_GEMV_MAX_AHEAD) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->ahead = ahead;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+int gemv_lib_ahead(cute_gemv_lib *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    int d = lib->ahead;
+    pthread_mutex_unlock(&lib->lock);
+    return d;
 }
 
 bool cute_gemv_lib_smem_stages(cute_gemv_lib *lib, int stages)

@@ -96,7 +96,9 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
     if (e2m1 && !forced && !cfg.l2_prefetch && stages && cute_call_arg_alignment(SFA, 4) >= 4 &&
         cute_call_arg_alignment(SFB, 4) >= 4)
         cfg.smem_stages = stages;
-    cfg.tile_at_a_time = e2m1 && !cfg.smem_stages && (forced || !pipeline_pays(lib, M, K, L));
+    int ahead = gemv_lib_ahead(lib); /* asked for: the register form whatever the shape */
+    cfg.tile_at_a_time = e2m1 && !cfg.smem_stages && (forced || (ahead < 2 && !pipeline_pays(lib, M, K, L)));
+    if (e2m1 && !cfg.smem_stages && !cfg.tile_at_a_time && !cfg.l2_prefetch && ahead > 1) cfg.ahead = ahead;
     if (K == 0)
         return gemv_invalid(err, n,
                             "gemv: block-scaled K = 0 (K must be a positive multiple of 32)");
