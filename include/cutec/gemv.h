@@ -65,11 +65,6 @@ typedef struct cute_gemv_config {
                             this one's products, 1 to CUTE_GEMV_MAX_AHEAD (0: 1, the
                             default); more hold more bytes in flight where few warps run
                             (cute_gemv_lib_ahead; opt-in, not measured yet) */
-    bool x_direct;       /* with the ring and no scales: x loaded from global memory (through
-                            L1) into registers each k-tile, not copied through the ring,
-                            which then holds A alone (a block's 32 KB at 4 stages of bf16: 6
-                            blocks an SM, not 4; cute_gemv_lib_x_direct; opt-in, not
-                            measured yet) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -146,9 +141,6 @@ void cute_gemv_lib_tile_at_a_time(cute_gemv_lib *lib, bool on);
  * the shape (unless a k-tile at a time or the ring is forced); 0 or 1 (the default) the
  * library's choice.  false for another count */
 bool cute_gemv_lib_ahead(cute_gemv_lib *lib, int ahead);
-/* The ring without x (cute_gemv_config.x_direct) for later calls that take the ring without
- * scales: true x from global memory each k-tile, false (the default) x through the ring */
-void cute_gemv_lib_x_direct(cute_gemv_lib *lib, bool on);
 /* The shared-memory ring (cute_gemv_config.smem_stages) for later calls: 2 to
  * CUTE_GEMV_MAX_SMEM_STAGES stages for NVFP4 (where the scale buffers are 4-byte aligned, the
  * device has cp.async and no k-tile at a time is forced) and the GEMVs that may take it

@@ -27,7 +27,6 @@ typedef struct gemv_opts {
     bool tile_at_a_time; /* --tile-at-a-time 1: NVFP4's k-tiles loaded one at a time */
     int smem_stages;     /* --smem-stages N: the ring of N stages (0: none; -1 the library's) */
     int ahead;           /* --ahead N: NVFP4's register form, N k-tiles loaded ahead (0: the library's) */
-    bool x_direct;       /* --x-direct 1: the ring holds A alone, x loaded from global memory */
     int iters;
     const char *emit, *arch, *backend;
 } gemv_opts;
@@ -44,7 +43,7 @@ static int usage(const char *cmd)
         "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
-        "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--x-direct 0|1]\n"
+        "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -91,8 +90,6 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 0, 1, &x, why, n), o->tile_at_a_time = x == 1;
     else if (!strcmp(k, "--smem-stages"))
         ok = cli_int(v, 0, CUTE_GEMV_MAX_SMEM_STAGES, &x, why, n) && x != 1, o->smem_stages = (int)x;
-    else if (!strcmp(k, "--x-direct"))
-        ok = cli_int(v, 0, 1, &x, why, n), o->x_direct = x == 1;
     else if (!strcmp(k, "--ahead"))
         ok = cli_int(v, 1, CUTE_GEMV_MAX_AHEAD, &x, why, n), o->ahead = (int)x;
     else if (!strcmp(k, "--reduction"))
@@ -168,7 +165,6 @@ static int emit(const gemv_opts *o)
     else if (o->smem_stages < 0)
         cfg.smem_stages = cute_gemv_ring_default(&cfg); /* the library's choice */
     if (nvfp4_ring && !cfg.smem_stages && o->ahead > 1) cfg.ahead = o->ahead; /* NVFP4's register form */
-    cfg.x_direct = o->x_direct && cfg.smem_stages && !o->sf_vec; /* the ring without x */
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -376,7 +372,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                                          : "cols";
     char form[40] = ""; /* NVFP4's k-tile walk, or the ring */
     if (cfg.smem_stages && o->sf_vec != 16)
-        snprintf(form, sizeof form, ", ring of %d%s", cfg.smem_stages, cfg.x_direct ? " (A alone)" : "");
+        snprintf(form, sizeof form, ", ring of %d", cfg.smem_stages);
     else if (o->sf_vec == 16 && cfg.ahead > 1)
         snprintf(form, sizeof form, ", registers %d k-tiles ahead", cfg.ahead);
     else if (o->sf_vec == 16)
@@ -402,7 +398,6 @@ static int run(const gemv_opts *o)
     cute_gemv_lib_tile_at_a_time(p.lib, o->tile_at_a_time);
     cute_gemv_lib_smem_stages(p.lib, o->smem_stages);
     cute_gemv_lib_ahead(p.lib, o->ahead);
-    cute_gemv_lib_x_direct(p.lib, o->x_direct);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
@@ -456,7 +451,6 @@ static int bench(const gemv_opts *base, bool shape_given)
     cute_gemv_lib_tile_at_a_time(lib, base->tile_at_a_time);
     cute_gemv_lib_smem_stages(lib, base->smem_stages);
     cute_gemv_lib_ahead(lib, base->ahead);
-    cute_gemv_lib_x_direct(lib, base->x_direct);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;

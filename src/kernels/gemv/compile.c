@@ -192,10 +192,6 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "tile_at_a_time, the L2 prefetch or the ring", cfg->ahead, CUTE_GEMV_MAX_AHEAD);
         return false;
     }
-    if (cfg->x_direct && (!cfg->smem_stages || cfg->sf_vec)) {
-        snprintf(err, n, "gemv: x from global memory past the ring (x_direct) takes the ring without scales");
-        return false;
-    }
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
     if (cfg->mma && !mma_ok(cfg, err, n)) return false;
     cute_dtype d = cfg->dtype, y = cute_gemv_y_dtype(cfg);
@@ -307,7 +303,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d%s_a%d",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -318,7 +314,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              : cfg->many_splits ? "_splits"
              : cfg->split       ? "_split"
                           : "",
-             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages, cfg->x_direct ? "x" : "", gemv_ahead(cfg));
+             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages, gemv_ahead(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

@@ -204,7 +204,6 @@ typedef struct gemv_ring {
     cute_tensor sS;       /* NVFP4: (32 lanes, rows + 1, warps, stages) u32, a lane's scale groups */
     cute_tensor gSa, gSb; /* ... A's and x's scales as u32 groups of four (rows, K / 64, L) */
     bool scales;
-    bool x_direct; /* cfg.x_direct: no sX, x from global memory each k-tile */
 } gemv_ring;
 /* a stage read into registers: the lane's fragments of A and x, as the k-tile's loads give
  * them, and (NVFP4) its scale pairs as u16, its rows' then x's */

@@ -260,25 +260,6 @@ static void ring_cases(cute_runtime *rt)
         CHECK(cfg.smem_stages == want, "the library's own (case %zu): a ring of %d (want %d)", i, cfg.smem_stages,
               want);
     }
-    /* the ring holding A alone, x from global memory each k-tile (cute_gemv_lib_x_direct):
-     * the ring cases at the library's 4 stages and at 2; f32 too; refused without a ring */
-    cute_gemv_lib_x_direct(lib, true);
-    for (int d = -1; d <= 2; d += 3) {
-        cute_gemv_lib_smem_stages(lib, d);
-        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-            if (d < 0 && (cases[i].d == CUTE_F32 || cases[i].d == CUTE_E4M3)) continue; /* no ring of their own */
-            run_case(rt, lib, &cases[i]);
-            cute_gemv_lib_last(lib, &cfg, NULL);
-            CHECK(cfg.smem_stages && cfg.x_direct, "x direct case %zu (stages %d): ran a ring of %d, x direct %d", i,
-                  d, cfg.smem_stages, cfg.x_direct);
-        }
-    }
-    cute_gemv_lib_x_direct(lib, false);
-    char err[512] = "";
-    cute_gemv_config xd = {.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .x_direct = true};
-    const cute_fn *f = cute_gemv_compile(rt, &xd, err, sizeof err);
-    CHECK(!f && strstr(err, "x_direct"), "x direct without the ring refused: %s", err);
-    cute_fn_free(f);
     cute_gemv_lib_free(lib);
 }
 

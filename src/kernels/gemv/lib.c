@@ -29,7 +29,6 @@ struct cute_gemv_lib {
     int l2_prefetch;       /* cute_gemv_lib_l2_prefetch */
     bool tile_at_a_time;   /* cute_gemv_lib_tile_at_a_time */
     int ahead;             /* cute_gemv_lib_ahead */
-    bool x_direct;         /* cute_gemv_lib_x_direct */
     int smem_stages;       /* cute_gemv_lib_smem_stages */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
@@ -47,7 +46,7 @@ static bool same_config(const void *x, const void *y)
            a->sf_vec == b->sf_vec && a->atomic == b->atomic && a->mma == b->mma &&
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
-           gemv_ahead(a) == gemv_ahead(b) && a->x_direct == b->x_direct;
+           gemv_ahead(a) == gemv_ahead(b);
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -140,13 +139,6 @@ bool cute_gemv_lib_ahead(cute_gemv_lib *lib, int ahead)
     lib->ahead = ahead;
     pthread_mutex_unlock(&lib->lock);
     return true;
-}
-
-void cute_gemv_lib_x_direct(cute_gemv_lib *lib, bool on)
-{
-    pthread_mutex_lock(&lib->lock);
-    lib->x_direct = on;
-    pthread_mutex_unlock(&lib->lock);
 }
 
 int gemv_lib_ahead(cute_gemv_lib *lib)
@@ -318,7 +310,6 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for or the library's, where cp.async runs */
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;
-    cfg.x_direct = cfg.smem_stages && lib->x_direct;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);

@@ -37,8 +37,8 @@ static cute_dtype ring_dtype(const gemv_plan *p)
 int64_t gemv_ring_bytes(const gemv_plan *p)
 {
     int64_t warps = p->threads / 32, tk = p->ktile, es = cute_dtype_bytes(ring_dtype(p));
-    int64_t scales = p->words ? 4 * 32 * (p->rows + 1) * warps : 0, x = p->cfg.x_direct ? 0 : warps * tk;
-    return p->cfg.smem_stages * (es * (warps * p->rows * tk + x) + scales);
+    int64_t scales = p->words ? 4 * 32 * (p->rows + 1) * warps : 0;
+    return p->cfg.smem_stages * (es * (warps * p->rows * tk + warps * tk) + scales);
 }
 
 /* as many as an H100's or H200's 228 KB of shared memory an SM holds, 1 KB of it a block's */
@@ -59,8 +59,6 @@ gemv_ring gemv_ring_make(cute_ctx *c, const gemv_plan *p, const cute_tensor *sfa
     cute_dtype e = ring_dtype(p);
     r.sA = cute_smem_alloc_tensor(c, &A, e, cute_layout_fmt(a, "(%lld,%lld,%d):(%lld,1,%lld)", rows, tk, d, tk, rows * tk),
                                   16);
-    r.x_direct = p->cfg.x_direct;
-    if (r.x_direct) return r; /* x from global memory each k-tile (no scales: compile.c) */
     /* x once a warp: its rows read the first row's */
     r.sX = cute_smem_alloc_tensor(
         c, &A, e, cute_layout_fmt(a, "((%d,%d),%lld,%d):((0,%lld),1,%lld)", p->rows, warps, tk, d, tk, warps * tk), 16);
@@ -120,7 +118,6 @@ static void ring_issue(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, con
     cute_thr_copy tx = cute_tiled_copy_slice(&p->ring_x, cute_thread_idx(c, 0));
     cute_copy(c, &p->ring_a.atom, cute_partition_S(c, ta, cute_tensor_slice(c, t->gA, at)),
               cute_partition_D(c, ta, cute_tensor_slice(c, r->sA, st)));
-    if (r->x_direct) return;
     cute_copy(c, &p->ring_x.atom, gemv_lane_row(c, p, cute_partition_S(c, tx, cute_tensor_slice(c, t->gX[0], at)), 0),
               gemv_lane_row(c, p, cute_partition_D(c, tx, cute_tensor_slice(c, r->sX, st)), 0));
     if (!r->scales) return;
@@ -140,25 +137,15 @@ static cute_tensor pair_of(cute_ctx *c, cute_tensor group, cute_val half)
     return r;
 }
 
-/* the lane's x of k-tile kt from global memory (x_direct: the first row's slice of the
- * broadcast view, as the register form loads it) */
-static cute_tensor x_of(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t, cute_int kt)
-{
-    cute_tensor tX = cute_partition_S(c, th->thr, cute_tensor_slice(c, t->gX[0], CUTE_CRD(CUTE_ALL, CUTE_ALL, kt)));
-    return gemv_load_part(c, p, gemv_lane_row(c, p, tX, 0), NULL, t->bound);
-}
-
-/* stage s read into registers (x_direct: A alone, rX left to the caller) */
+/* stage s read into registers */
 static gemv_ring_tile ring_read(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_ring *r,
                                 const ring_lane *l, cute_int s)
 {
     cute_tuple st = CUTE_CRD(CUTE_ALL, CUTE_ALL, s);
     cute_tensor sA = cute_partition_S(c, th->thr, cute_tensor_slice(c, r->sA, st));
-    gemv_ring_tile f = {.rA = cute_make_fragment_like(c, sA)};
-    cute_copy(c, &p->tc.atom, sA, f.rA);
-    if (r->x_direct) return f;
     cute_tensor sX = gemv_lane_row(c, p, cute_partition_S(c, th->thr, cute_tensor_slice(c, r->sX, st)), 0);
-    f.rX = cute_make_fragment_like(c, sX);
+    gemv_ring_tile f = {.rA = cute_make_fragment_like(c, sA), .rX = cute_make_fragment_like(c, sX)};
+    cute_copy(c, &p->tc.atom, sA, f.rA);
     cute_copy(c, &p->tc.atom, sX, f.rX);
     if (!r->scales) return f;
     cute_int lane = cute_lane_idx(c), warp = cute_warp_idx(c);
@@ -185,11 +172,8 @@ void gemv_ring_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, cons
         cute_int ahead = cute_add(a, kt, cute_i(d - 1));
         CUTE_IF(c, cute_int_lt(c, ahead, full)) { ring_issue(c, p, t, r, &l, ahead, cute_mod(a, ahead, cute_i(d))); }
         cute_cp_async_commit_group(c);
-        cute_tensor rX = {0};
-        if (r->x_direct) rX = x_of(c, p, th, t, kt); /* issued before the wait */
-        cute_cp_async_wait_group(c, d - 1);          /* k-tile kt has landed */
+        cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
         gemv_ring_tile f = ring_read(c, p, th, r, &l, cute_mod(a, kt, cute_i(d)));
-        if (r->x_direct) f.rX = rX;
         fn(c, p, &f, user);
     }
 }
