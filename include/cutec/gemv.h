@@ -62,9 +62,9 @@ typedef struct cute_gemv_config {
                            ahead of its products; 0: through registers */
     int ahead;           /* NVFP4's register form (not with tile_at_a_time, l2_prefetch or
                             smem_stages): the k-tiles whose registers a warp loads before
-                            this one's products, 1 to CUTE_GEMV_MAX_AHEAD (0: 1, the
-                            default); more hold more bytes in flight where few warps run
-                            (cute_gemv_lib_ahead; opt-in, not measured yet) */
+                            this one's products, 1 to CUTE_GEMV_MAX_AHEAD (0: 1); two hold
+                            more bytes in flight where few warps run: the library's where
+                            the blocks are 4 an SM or fewer (cute_gemv_lib_ahead) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -132,14 +132,14 @@ bool cute_gemv_lib_mma_from(cute_gemv_lib *lib, int vectors);
 bool cute_gemv_lib_l2_prefetch(cute_gemv_lib *lib, int distance);
 /* NVFP4 (before sm_100 and on it) with each k-tile loaded just before its products
  * (cute_gemv_config.tile_at_a_time) for later calls: true that form always, false (the
- * default) the library's choice by shape: the next k-tile's registers loaded before this
- * one's products where K spans four k-tiles or more and the blocks fill the card five an
- * SM, else a k-tile at a time */
+ * default) the library's choice by shape (cute_gemv_lib_ahead) */
 void cute_gemv_lib_tile_at_a_time(cute_gemv_lib *lib, bool on);
 /* NVFP4's register form with `ahead` k-tiles loaded before this one's products
- * (cute_gemv_config.ahead) for later calls: 2 to CUTE_GEMV_MAX_AHEAD runs that form whatever
- * the shape (unless a k-tile at a time or the ring is forced); 0 or 1 (the default) the
- * library's choice.  false for another count */
+ * (cute_gemv_config.ahead) for later calls: 1 to CUTE_GEMV_MAX_AHEAD runs that form whatever
+ * the shape (unless a k-tile at a time or the ring is forced); 0 (the default) the library's
+ * choice: two ahead where K spans four k-tiles or more and the blocks (16 rows) are 4 an SM
+ * or fewer, one where they are 6 an SM or more, else a k-tile at a time.  false for another
+ * count */
 bool cute_gemv_lib_ahead(cute_gemv_lib *lib, int ahead);
 /* The shared-memory ring (cute_gemv_config.smem_stages) for later calls: 2 to
  * CUTE_GEMV_MAX_SMEM_STAGES stages for NVFP4 (where the scale buffers are 4-byte aligned, the

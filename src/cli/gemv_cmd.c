@@ -164,7 +164,7 @@ static int emit(const gemv_opts *o)
         cfg.smem_stages = o->smem_stages; /* the ring, where asked for and able */
     else if (o->smem_stages < 0)
         cfg.smem_stages = cute_gemv_ring_default(&cfg); /* the library's choice */
-    if (nvfp4_ring && !cfg.smem_stages && o->ahead > 1) cfg.ahead = o->ahead; /* NVFP4's register form */
+    if (nvfp4_ring && !cfg.smem_stages) cfg.ahead = o->ahead; /* NVFP4's register form (0: one ahead) */
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;

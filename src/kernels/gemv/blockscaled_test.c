@@ -180,7 +180,7 @@ static void ring_forms(cute_runtime *rt, cute_gemv_lib *lib)
 
 /* on a runtime tracing for `arch`: sm_100a's body (cvt) or the one before it (words) */
 /* NVFP4's register form two k-tiles ahead when asked (cute_gemv_lib_ahead), whatever the
- * shape: four full k-tiles and a tail with a partial last warp (the loop unrolled by three:
+ * shape (the library's own choice of it: results, below): four full k-tiles and a tail with a partial last warp (the loop unrolled by three:
  * one left over), two full and a tail batched, one full k-tile (the two ahead both load the
  * last), none (a partial k-tile only); then a k-tile at a time forced over it, and the
  * configurations it does not take refused with the reason */
@@ -246,12 +246,20 @@ static void results(const char *arch)
     /* without the ring, the library loads the next k-tile (1,024 elements) into registers
      * before this one's products where K spans four k-tiles or more and the blocks (16 rows)
      * fill the SMs (2 on the interpreter) six each: four full k-tiles and a tail, a partial
-     * last warp; a short K a k-tile at a time; then each k-tile just before its products
-     * when asked */
+     * last warp; the next two where they are four an SM or fewer; between, and a short K, a
+     * k-tile at a time; then each k-tile just before its products when asked */
     cute_gemv_lib_smem_stages(lib, 0);
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 177, 4096 + 64, 1, 0.5);
     cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(!last.tile_at_a_time && !last.l2_prefetch, "NVFP4's pipelined form at K 4160, 12 blocks");
+    CHECK(!last.tile_at_a_time && !last.l2_prefetch && last.ahead <= 1,
+          "NVFP4's pipelined form one k-tile ahead at K 4160, 12 blocks (ran %d ahead)", last.ahead);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 100, 4096 + 64, 1, -0.5);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(!last.tile_at_a_time && last.ahead == 2, "NVFP4 two k-tiles ahead at K 4160, 7 blocks (ran %d ahead)",
+          last.ahead);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 130, 4096, 1, 0);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.tile_at_a_time, "NVFP4 a k-tile at a time at K 4096, 9 blocks (5 an SM)");
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 161, 1024 + 64, 1, 0.5);
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(last.tile_at_a_time, "NVFP4 a k-tile at a time at K 1088");
