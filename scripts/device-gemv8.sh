@@ -9,7 +9,7 @@
 # it stays; else -> delete it (nvfp4.c's two_ahead_pays and blockscaled.c's rotation).
 # First the library's NVFP4 on the GPU at odd sizes against float64 (two ahead: 4100 rows,
 # a partial last warp, K with a tail; a k-tile at a time batched, 5.8 blocks an SM), then the
-# pairs, then (past the budget, skipped) the figures of the unchanged forms.  Logs in $OUT
+# pairs, then the figures of the unchanged forms (those past the budget skipped).  Logs in $OUT
 # (default build/device-out); the log's tail is printed.  Past BUDGET_S (55) the remaining
 # steps print "skipped".
 . scripts/device-common.sh
