@@ -34,9 +34,8 @@ quiet() { grep -v "^[0-9:.]* # \(check\|time\|index\|  (allowed\|cuBLAS:\|bf16 -
     if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
     timeout 60 make -j16 build/cutec build/tests/kernels/gemm/hopper_test build/tests/kernels/gemm/hopper_auto_test 2>&1 |
         grep -E "error|warning" | head -20
-    export CUTEC_TEST_GPU_ONLY=1 TEST_TIMEOUT=20
-    device_tests kernels/gemm/hopper_auto_test kernels/gemm/hopper_test
-    unset CUTEC_TEST_GPU_ONLY
+    # (the interpreter's cases run in CI: the GPU's alone)
+    CUTEC_TEST_GPU_ONLY=1 TEST_TIMEOUT=20 device_tests kernels/gemm/hopper_auto_test kernels/gemm/hopper_test
     nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw --format=csv,noheader -lms 200 >"$out/clocks.csv" 2>&1 &
     smi=$!
     echo "== 1. the squares: coop / pp, 1x1 / 2x1, the whole tile"
