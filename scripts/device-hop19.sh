@@ -14,7 +14,9 @@
 #      of cuBLAS.
 #   4. K 512 and 256 (8192 x 8192): ping-pong (the library's at K <= 512) against coop 1x1
 #      with the whole tile (the library's at K 513..1024, from 8192x8192x1024: 101.8% against
-#      100.0%).  If coop leads at both, the K <= 512 row goes (coop for all K <= 1024).
+#      100.0%), and coop in 128 x 128 tiles (twice the tiles: a block's next tile loads under
+#      its epilogue; pp 128 x 256 is refused, a row saying so).  If coop leads at both, the
+#      K <= 512 row goes (coop for all K <= 1024, in 128 x 128 tiles if those lead).
 #   5. fp8 block scales at 4096x7168x16384, the library's call (now 128 x 128 2x1) beside
 #      cuBLASLt unscaled (no torch): 1,142.5 TFLOP/s for that tile in the last pass.
 # First hopper_auto_test (the rows) and hopper_test on the GPU.  Built beforehand (`make all
@@ -46,7 +48,8 @@ quiet() { grep -v "^[0-9:.]* # \(check\|time\|index\|  (allowed\|cuBLAS:\|bf16 -
     device_late snake || CUTEC_GEMM_HOPPER_ORDER=snake device_bench_bf16 30 8192,4096 --cluster 1x1,2x1 --store tile |
         stamp | quiet
     echo "== 4. K 512 and 256: pp (the library's) / coop"
-    device_late K512 || device_bench_bf16 16 8192x8192x512,8192x8192x256 --schedule pingpong,coop --store tile |
+    device_late K512 || device_bench_bf16 18 8192x8192x512,8192x8192x256 --schedule pingpong,coop \
+        --tile 128x128x64,128x256x64 --store tile |
         stamp | quiet
     kill "$smi" 2>/dev/null
     echo "== 5. fp8 block scales, the library's tile (no torch)"
