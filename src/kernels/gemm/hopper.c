@@ -20,9 +20,6 @@
  * edge tiles: what lies outside A or B loads as zeros, so the partial k-tile and the partial
  * M and N tiles need no predicates in the main loop.  The plan (hopper_plan.c) picks the
  * tile, the atoms and the stages; nothing below computes an index by hand. */
-#include <stdlib.h>
-#include <string.h>
-
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
@@ -86,32 +83,9 @@ typedef struct hopper_args {
  * left as the scheduler's expressions, their divisions would be emitted at each use -- in
  * the producer's k-tile loop, before every TMA load, and after the consumers' main loop,
  * where the tensor cores wait for the epilogue (its k-tiles alone need none) */
-/* An opt-in order, to be timed (CUTEC_GEMM_HOPPER_ORDER=snake, read when the kernel is traced):
- * the raster's odd bands walk M upwards, so where the tiles in flight cross from one band to
- * the next they stay on the A rows the band before ended on, still in L2.  (tm, tn) of the
- * raster order -> tm reflected in whole clusters where tn's band is odd. */
-static bool snake_order(void)
-{
-    const char *e = getenv("CUTEC_GEMM_HOPPER_ORDER");
-    return e && !strcmp(e, "snake");
-}
-
-static cute_int snake(cute_ctx *c, const gemm_sched *s, cute_int tm, cute_int tn)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int cm = cute_i(s->cluster_m), rows = cute_ceil_div(a, s->tiles_m, cm);
-    cute_int band = cute_div(a, tn, cute_i(s->cluster_n * s->raster));
-    cute_int up = cute_add(a, cute_mul(a, cute_sub(a, cute_sub(a, rows, cute_i(1)), cute_div(a, tm, cm)), cm),
-                           cute_mod(a, tm, cm));
-    cute_val odd = cute_int_eq(c, cute_mod(a, band, cute_i(2)), cute_i(1));
-    cute_val v = cute_val_select(c, odd, cute_int_value(c, up, CUTE_I32), cute_int_value(c, tm, CUTE_I32));
-    return cute_int_from_val(c, v, 0);
-}
-
 static gemm_tiles tile_at(cute_ctx *c, const hopper_args *g, cute_int w, cute_int *tm, cute_int *tn)
 {
     gemm_sched_tile(c, &g->sched, w, tm, tn);
-    if (snake_order()) *tm = snake(c, &g->sched, *tm, *tn);
     *tm = cute_int_now(c, *tm), *tn = cute_int_now(c, *tn);
     return gemm_tiles_at(c, &g->tiles, g->mA, g->mB, g->mC, g->cA, g->cB, g->cC, *tm, *tn);
 }

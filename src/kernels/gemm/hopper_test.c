@@ -330,27 +330,6 @@ static void swiglu_all(cute_runtime *rt)
     cute_fn_free(f);
 }
 
-/* the opt-in snake order (CUTEC_GEMM_HOPPER_ORDER=snake, hopper.c): every tile once, C's
- * poison gone, with bands of 2 N-tiles (5 x 5 tiles and 3 bands, the last narrower; in 2x1
- * clusters 3 cluster rows, the last one's second block outside C) and ping-pong; on a GPU
- * 4096^3 in 2x1 clusters (the library's order's band of 8) */
-static void snake_all(cute_runtime *rt, const char *where)
-{
-    static const hcase interp_k[] = {
-        {520, 1104, 72, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.raster = 2, .c_store = CUTE_GEMM_STORE_TILE}, 0},
-        {520, 1100, 72, CUTE_F16, CUTE_F16, 0, 1.0, 0.0, {.raster = 2, .cluster_m = 2, .cluster_n = 1}, 0},
-        {520, 1104, 72, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.raster = 2, .schedule = PP}, 0},
-    };
-    static const hcase gpu_k[] = {
-        {4096, 4096, 4096, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.cluster_m = 2, .c_store = CUTE_GEMM_STORE_TILE}, 0},
-        {2000, 3000, 264, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.raster = 2, .c_store = CUTE_GEMM_STORE_TILE}, 0},
-    };
-    bool gpu = !strcmp(where, "cuda");
-    setenv("CUTEC_GEMM_HOPPER_ORDER", "snake", 1);
-    for (size_t i = 0; i < (gpu ? 2 : 3); i++) correct(rt, gpu ? &gpu_k[i] : &interp_k[i], where);
-    unsetenv("CUTEC_GEMM_HOPPER_ORDER");
-}
-
 static void interp(void)
 {
     char err[512];
@@ -407,7 +386,6 @@ static void interp(void)
         {136, 328, 200, CUTE_BF16, CUTE_BF16, 0, 1.0, 0.0, {.schedule = PP, .c_store = CUTE_GEMM_STORE_TILE}, 0},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
-    snake_all(rt, "interp");
     fused_all(rt);
     lib_fused(rt);
     swiglu_all(rt);
@@ -454,7 +432,6 @@ static void gpu(void)
         {2048, 2048, 1024, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.schedule = PP, .c_store = CUTE_GEMM_STORE_TILE}, 0},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "cuda");
-    snake_all(rt, "cuda");
     fused_all(rt);
     lib_fused(rt);
     swiglu_all(rt);
