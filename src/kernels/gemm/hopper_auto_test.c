@@ -37,6 +37,20 @@ int main(void)
     cute_gemm_tiling longer = row(CUTE_BF16, CUTE_BF16, 8192, 8192, 1025);
     CHECK(longer.schedule == CUTE_GEMM_SCHEDULE_AUTO && longer.c_store == CUTE_GEMM_STORE_TILE, "K 1025");
     CHECK(row(CUTE_F16, CUTE_BF16, 4096, 4096, 4096).c_store == CUTE_GEMM_STORE_TILE, "f16 -> bf16 4096^3");
+    /* one wave (M N up to 2048^2) past K 1024: the two-buffer TMA stores; one more row of C, or
+     * K 1024: the whole tile; each compiles */
+    cute_gemm_tiling wave = row(CUTE_BF16, CUTE_BF16, 2048, 2048, 2048), small = row(CUTE_F16, CUTE_F16, 1000, 1500, 4096);
+    CHECK(wave.c_store == CUTE_GEMM_STORE_TMA && wave.cluster_m == 0 && wave.schedule == CUTE_GEMM_SCHEDULE_AUTO,
+          "2048^3: --store tma (store %d)", wave.c_store);
+    CHECK(small.c_store == CUTE_GEMM_STORE_TMA, "1000 x 1500 x 4096: --store tma");
+    CHECK(row(CUTE_BF16, CUTE_BF16, 2049, 2048, 2048).c_store == CUTE_GEMM_STORE_TILE, "2049 x 2048: the whole tile");
+    CHECK(row(CUTE_BF16, CUTE_BF16, 2048, 2048, 1024).c_store == CUTE_GEMM_STORE_TILE, "2048^2 x 1024: the whole tile");
+    for (int d = 0; d < 2; d++) {
+        cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = d ? CUTE_F16 : CUTE_BF16, .major = {1, d, d},
+                                .align_bytes = 16};
+        cfg.tiling = gemm_hopper_auto_tiling(&cfg, (int64_t[]){2048, 2048, 2048});
+        CHECK(plan_takes(&cfg), "the one-wave row compiles (%s)", d ? "f16, N-major B, row-major C" : "bf16");
+    }
     /* 8192 x 4096 (1024 tiles) and up, K past 1024: clusters of 2 along M; fewer tiles: none */
     CHECK(longer.cluster_m == 2 && longer.cluster_n == 1, "8192^2 x 1025: 2x1");
     cute_gemm_tiling llm = row(CUTE_BF16, CUTE_BF16, 8192, 4096, 14336), sq = row(CUTE_BF16, CUTE_BF16, 4096, 8191, 8192);
