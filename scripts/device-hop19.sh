@@ -12,6 +12,9 @@
 #   2. 2048^3: the whole tile's store (tile) against the two-buffer TMA stores in 4 stages
 #      (tma, now the library's at one wave, M N <= 2048^2 past K 1024; it led by 0.5-1.0 points
 #      in four runs).  Decides: if tile leads by more than half a point, the one-wave row goes.
+#      Beside them stream-K (sk: at 2048^3 it makes no runs, every tile whole, yet ran 92.4%
+#      against coop's 97.1% in session 29): the same tiles, so what its rows lose is the stream-K
+#      kernel's own cost (for the next engineer; the library does not pick it).
 #   3. fp8 e4m3 block scales (1x128 A, 128x128 B) at 4096x7168x16384: the library's call (no
 #      --tile: now 128 x 128 in 2x1 clusters, 1,142.5 TFLOP/s as an explicit tile at 13:07 UTC)
 #      beside cuBLASLt unscaled, no torch.  Checks that the table's pick runs and is right.
@@ -34,8 +37,8 @@ quiet() { grep -v "^[0-9:.]* # \(check\|time\|index\|  (allowed\|cuBLAS:\|bf16 -
     echo "== 1. K 256 and 512: pp (the library's) / coop"
     device_late K256 || device_bench_bf16 30 8192x8192x256,8192x8192x512 --schedule pingpong,coop --store tile |
         stamp | quiet
-    echo "== 2. 2048^3: the whole tile / two buffers (the library's)"
-    device_late 2048 || device_bench_bf16 14 2048 --store tile,tma | stamp | quiet
+    echo "== 2. 2048^3: the whole tile / two buffers (the library's); coop / sk"
+    device_late 2048 || device_bench_bf16 14 2048 --schedule coop,streamk --store tile,tma | stamp | quiet
     echo "== 3. fp8 block scales, the library's tile (no torch)"
     device_late fp8 || (CUTEC_TORCH_SCALED_MM=/dev/null && export CUTEC_TORCH_SCALED_MM &&
         fp8_bench 24 --scale block --sizes 4096x7168x16384 | stamp | quiet)
