@@ -79,14 +79,6 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
         return cute_alg_fail(a, "attention hopper: %d query rows a tile at head dim %d (128, or 192 at head dim 64: "
                              "three warpgroups' accumulators fit their registers there)", bm, cfg->head_dim);
     p->d = cfg->head_dim, p->bm = bm, p->consumers = bm / 64, p->threads = (p->consumers + 1) * 128, p->q_stages = 1;
-    /* O's rescale skipped where no row max of the warp grew by more than 8 in log2 units
-     * where CUTEC_ATTN_FWD_RESCALE=lazy (FlashAttention 4's; softmax.c) */
-    const char *rescale = getenv("CUTEC_ATTN_FWD_RESCALE");
-    p->rescale_lazy = rescale && !strcmp(rescale, "lazy");
-    /* every N-th exp2 of a thread's row by a polynomial on the FMA pipe where
-     * CUTEC_ATTN_FWD_EXP2_POLY=N (2 to 16; FlashAttention 4's, for MUFU's quarter rate) */
-    const char *poly = getenv("CUTEC_ATTN_FWD_EXP2_POLY");
-    p->exp2_poly = poly && atoi(poly) >= 2 && atoi(poly) <= 16 ? atoi(poly) : 0;
     /* the persistent grid's causal order (hopper_sched.c): the snake, or across every head
      * with CUTEC_ATTN_FWD_ORDER=across (H200, session 30's mid pass, d128 8x16x4096 with two
      * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
@@ -117,27 +109,12 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
  * 340.1) */
 bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p)
 {
-    /* Q's stage released at the tile's last S, not after its last softmax, where
-     * CUTEC_ATTN_FWD_QRELEASE=early (hopper_fwd.c's release_q_after; to be measured) */
-    const char *early = getenv("CUTEC_ATTN_FWD_QRELEASE");
-    p->q_early = p->sms && early && !strcmp(early, "early");
     const char *q = getenv("CUTEC_ATTN_FWD_QSTAGES");
     int64_t es = 2, tile = p->bm * p->d * es, stage = 2 * p->bn * p->d * es, fit = (SMEM_BYTES - 2 * tile) / stage;
     if (!p->sms || (q && !strcmp(q, "1")) || fit < 2) return true;
     p->q_stages = 2;
     p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
     return hopper_parts(a, &p->cfg, p);
-}
-
-/* A block a tile, non-causal, where CUTEC_ATTN_FWD_CLUSTER=2: clusters of two blocks on
- * neighbouring Q tiles of one head, each loading half of every K and V tile and multicasting
- * it to both (FlashAttention 3's, at head dim 128 and up non-causal): each K and V byte
- * leaves L2 once for 256 query rows, not 128.  (Causal tiles see different key ranges; the
- * persistent grid's blocks walk tiles on their own.) */
-void attn_plan_hopper_cluster(attn_plan *p)
-{
-    const char *e = getenv("CUTEC_ATTN_FWD_CLUSTER");
-    p->cluster = e && !strcmp(e, "2") && !p->cfg.causal && !p->sms ? 2 : 1;
 }
 
 bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p)
