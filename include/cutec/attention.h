@@ -113,9 +113,8 @@ cute_status cutec_attention_fwd_options(cute_attention_lib *lib, const cute_call
  *
  * dQ, dO shaped as Q; dK, dV as K; lse and delta (B, H, Sq) f32; the strides' rules are the
  * forward's (dO and the gradients any strides of their own).  Head dims 64 and 128.
- * Deterministic: every sum is made in one fixed order (the Hopper kernels' dQ at head dim 128
- * too: its blocks add to a workspace the library owns in turn, so calls that share a library
- * run on one stream).  A malformed call is CUTE_ERR_INVALID with the reason in err. */
+ * Deterministic: every sum is made by one thread in one fixed order.  A malformed call is
+ * CUTE_ERR_INVALID with the reason in err. */
 const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err,
                                           size_t n);
 cute_status cutec_attention_bwd(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
