@@ -16,9 +16,11 @@
 #         pass: checked here on the GPU against float64.
 # Each step under a timeout and started only while the run is inside its budget (BUDGET_S,
 # default 150; a skipped step says so), output line-buffered.  Most important first: the GPU
-# checks against float64 at odd sizes (GQA, partial tiles), then `cutec bench attention`
+# checks against float64 at odd sizes (GQA, partial tiles; the backward's too: its fused dQ and
+# turns were deleted, the default's dK/dV kernel no longer enters the ping-pong ring it did
+# not use), then `cutec bench attention`
 # (every row checked against float64) with SDPA in the same run for the default, the forms
-# after it with SDPA off ($nosdpa), then 2x16x16384, then HSTU where time is left.
+# after it with SDPA off ($nosdpa), then 2x16x16384, D64, then HSTU where time is left.
 # Decides: a form faster than the default at both d128 shapes (4096 and 16384) becomes the
 # default there (hopper_plan.c / compile.c), else nothing changes; HSTU d64 m64 likewise.
 # Logs under $OUT (default build/device-out); the log's tail is printed.
@@ -41,19 +43,21 @@ hstu64="--batch 16 --heads 4 --seqlen 4096 --headdim 64 --iters 5"
     device_step 8 $run --batch 2 --heads 6 --kv-heads 3 --seqlen 1100 --headdim 128 --persistent 1 --block-n 160
     device_step 8 $run --batch 2 --heads 6 --kv-heads 3 --seqlen 1000 --headdim 128 --causal --persistent 1 --block-n 144
     device_step 8 $run --batch 3 --heads 4 --seqlen 777 --headdim 64 --dtype f16 --block-m 128 --block-n 192
+    device_step 10 $run --bwd --batch 2 --heads 6 --kv-heads 3 --seqlen 1000 --headdim 128 --causal
     device_step 8 build/cutec run hstu --batch 2 --heads 4 --seqlen 1000 --seqlen-k 1100 --headdim 128 --causal
     device_step 8 env CUTEC_HSTU_BLOCK_M=64 build/cutec run hstu --batch 3 --heads 2 --seqlen 777 --seqlen-k 1025 \
         --headdim 64 --dtype f16
     echo "== the default, SDPA beside"
     device_step 32 build/cutec bench attention --iters 10
-    echo "== P160, P144, P128 at d128; D64"
+    echo "== P160, P144, P128 at d128"
     device_step 16 env $nosdpa build/cutec bench attention $d128 --persistent 1 --block-n 160
     device_step 16 env $nosdpa build/cutec bench attention $d128 --persistent 1 --block-n 144
     device_step 16 env $nosdpa build/cutec bench attention $d128 --persistent 1 --block-n 128
-    device_step 12 env $nosdpa build/cutec bench attention $d64 --block-m 128 --block-n 192
     echo "== 2x16x16384 d128: the default (SDPA beside), then P160"
     device_step 26 build/cutec bench attention $long
     device_step 20 env $nosdpa build/cutec bench attention $long --persistent 1 --block-n 160
+    echo "== D64"
+    device_step 12 env $nosdpa build/cutec bench attention $d64 --block-m 128 --block-n 192
     echo "== HSTU d64 16x4x4096 with 64-row tiles (128 rows, the 13:07 pass: 99.8 / 93.1 TFLOP/s)"
     device_step 16 env CUTEC_TORCH_HSTU=/dev/null CUTEC_HSTU_BLOCK_M=64 build/cutec bench hstu $hstu64
     device_stamp "clocks after"
