@@ -47,8 +47,7 @@ typedef struct cute_attention_config {
                          tile ahead, one barrier a tile; 96 KB of shared memory at head dim 128:
                          two blocks an SM on sm_90, one on sm_80's 164 KB) */
     int grid;         /* the Hopper forward's grid (CUTE_ATTENTION_GRID_*): 0, its choice (the
-                         persistent grid at head dim 64, a block a tile elsewhere: session 28's
-                         final pass measured the persistent grid 6-17% slower at head dim 128) */
+                         persistent grid at head dims 64 and 128, a block a tile at 256) */
 } cute_attention_config;
 /* a block a (Q tile, head, batch), or a block an SM walking the tiles (the next tile's loads
  * under this one's epilogue) */

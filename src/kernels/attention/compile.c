@@ -43,9 +43,10 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
         free(plan);
         return NULL;
     }
-    /* the persistent grid at head dim 64, and at 128 causal (its tiles in the snake order, Q
-     * in two stages: hopper_sched.c, hopper_plan.c) */
-    bool automatic = cfg->head_dim == 64 || (cfg->head_dim == 128 && cfg->causal);
+    /* the persistent grid at head dims 64 and 128 (causal tiles in the snake order, Q in two
+     * stages: hopper_sched.c, hopper_plan.c); d128 non-causal since the H200 pass of
+     * 2026-11-27 13:35, with 160-key tiles (hopper_plan.c); d256 a block a tile */
+    bool automatic = cfg->head_dim == 64 || cfg->head_dim == 128;
     bool persistent = cfg->grid == CUTE_ATTENTION_GRID_PERSISTENT || (cfg->grid == CUTE_ATTENTION_GRID_AUTO && automatic);
     if (hopper && persistent) { /* the persistent grid: a block an SM (3 on the interpreter) */
         int resident = kernels_resident_clusters(rt, 1, plan->threads, 1);

@@ -1,7 +1,7 @@
 /* HSTU attention (cutec/hstu.h), as CuTe DSL's ampere/hstu_attention.py computes it, on the
  * SM80 forward's plan (plan.c) and pieces (operand.c, band.c, fwd_kernel.c's tiles): one block
- * per (Q tile, head, batch), warps of 16 rows (the forward's 4 warps of 32 spill here at head
- * dim 128): 64-row tiles of 4 warps at head dim 128, 128 rows of 8 at 64 (hstu_compile), Q resident in swizzled shared memory, K and V tiles of 64 keys by
+ * per (64-row Q tile, head, batch), 4 warps of 16 rows (the forward's 4 warps of 32 spill here
+ * at head dim 128; 128 rows of 8 warps with CUTEC_HSTU_BLOCK_M=128), Q resident in swizzled shared memory, K and V tiles of 64 keys by
  * cp.async, each loaded under the other's product:
  *
  *   wait K(n), barrier; issue V(n)     acc = RAB(n) (registers, f32), acc += Q K(n)^T
@@ -170,14 +170,14 @@ const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, 
     cute_alg_init(&a, NULL);
     hstu_plan *hp = malloc(sizeof *hp);
     cute_attention_config ac = {.dtype = cfg->dtype, .head_dim = cfg->head_dim, .causal = cfg->causal};
-    /* warps of 16 rows (the forward's 4 warps of 32 spill at head dim 128: 400 bytes): 64-row
-     * Q tiles of 4 warps at head dim 128, 128 rows of 8 at 64.  64 rows: the same registers
-     * a thread, half the threads, two blocks an SM where 128 rows fit one (one block's
-     * barriers are not the whole SM's), K and V read twice as often; H200, 2026-11-27, bf16
-     * 4x4x8192 d128: 172.3 TFLOP/s against 128 rows' 153.5, causal 172.0 against 137.0 (not
-     * yet timed at 64).  CUTEC_HSTU_BLOCK_M=64 or 128, read as the library compiles, picks */
+    /* warps of 16 rows (the forward's 4 warps of 32 spill at head dim 128: 400 bytes) in
+     * 64-row Q tiles of 4 warps: the same registers a thread as 128 rows of 8 warps, half the
+     * threads, two blocks an SM where 128 rows fit one (one block's barriers are not the whole
+     * SM's), K and V read twice as often.  H200, 2026-11-27, bf16: 4x4x8192 d128 172.3 TFLOP/s
+     * against 128 rows' 153.5, causal 172.0 against 137.0; 16x4x4096 d64 153.5 against 99.8.
+     * CUTEC_HSTU_BLOCK_M=128, read as the library compiles, builds 128 rows */
     const char *bm = getenv("CUTEC_HSTU_BLOCK_M");
-    bool m64 = bm && !strcmp(bm, "64") ? true : bm && !strcmp(bm, "128") ? false : cfg->head_dim == 128;
+    bool m64 = !bm || strcmp(bm, "128") != 0;
     if (!hp || !attn_plan_sized(&a, &ac, &hp->p, m64 ? 64 : 128, m64 ? 4 : 8)) {
         snprintf(err, n, "hstu %s", hp ? a.error : "attention: out of memory");
         free(hp);
