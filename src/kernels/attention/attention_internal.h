@@ -33,6 +33,9 @@ typedef struct attn_plan {
     int stages;
     int consumers;           /* the forward's consumer warpgroups, bm / 64 (2, or 3 at bm 192) */
     int sms;                 /* the forward's persistent grid: its most blocks (0: a block a tile) */
+    bool rescale_lazy;       /* O rescaled lazily (FlashAttention 4's test, softmax.c): the SM80
+                                forward's (attn_plan_make); decode's split kernel
+                                (attn_plan_sized's plans) rescales every tile */
     int q_stages;            /* the Hopper forward's Q tiles in shared memory: 1, or 2 on the
                                 persistent grid with CUTEC_ATTN_FWD_QSTAGES=2 (hopper_plan.c) */
     bool snake;              /* the persistent grid's causal order: a head's Q tiles longest
@@ -156,8 +159,10 @@ typedef struct attn_rows {
     cute_val m[8], l[8];
 } attn_rows;
 attn_rows attn_rows_start(cute_ctx *c, int n);
-/* with FlashAttention 4's lazy rescale (the SM80 forward's): m, l and O move only where a
- * row max of the warp grew by more than 8 in log2 units (softmax.c) */
+void attn_softmax_tile(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o,
+                       cute_val scale_log2);
+/* the same with FlashAttention 4's lazy rescale (the SM80 forward's): m, l and O move only
+ * where a row max of the warp grew by more than 8 in log2 units (softmax.c) */
 void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o, cute_val scale_log2,
                             bool causal);
 /* FlashAttention 2's (every tile's rescale) in two steps, as the Hopper kernel overlaps

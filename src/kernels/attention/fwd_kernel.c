@@ -262,10 +262,12 @@ static void next_stage(cute_ctx *c, const attn_plan *p, const attn_block *t, att
     steps_operands(c, p, &l->s, &l->st);
 }
 
-/* the online softmax of one step's scores, O rescaled lazily (FlashAttention 4's test) */
+/* the online softmax of one step's scores: lazy (the SM80 forward's) or FlashAttention 2's
+ * (decode's) */
 static void softmax(cute_ctx *c, const attn_plan *p, attn_loop *l, cute_tensor acc_s)
 {
-    attn_softmax_tile_lazy(c, &l->r, acc_s, l->acc_o, l->scale_log2, p->cfg.causal);
+    if (p->rescale_lazy) attn_softmax_tile_lazy(c, &l->r, acc_s, l->acc_o, l->scale_log2, p->cfg.causal);
+    else attn_softmax_tile(c, &l->r, acc_s, l->acc_o, l->scale_log2);
 }
 
 /* key tile n: S, the softmax, O += P V.  One stage: V(n) issued once K(n) has landed, K(n+1)

@@ -100,6 +100,14 @@ void attn_rescale(cute_ctx *c, const attn_rows *r, cute_tensor acc_o, const cute
     }
 }
 
+void attn_softmax_tile(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o,
+                       cute_val scale_log2)
+{
+    cute_val corr[8];
+    attn_softmax_scores(c, r, acc_s, scale_log2, corr);
+    attn_rescale(c, r, acc_o, corr);
+}
+
 /* a thread's rows of S: each row's max over its quad (the tile's, not yet the running one) */
 static void tile_maxima(cute_ctx *c, const attn_rows *r, cute_tensor S, cute_ssa *s, cute_val *mt)
 {
