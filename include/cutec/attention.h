@@ -38,8 +38,9 @@ typedef struct cute_attention_config {
     cute_attention_variant variant; /* AUTO (0) unless a kernel is wanted (the Hopper kernel
                                        takes neither windows nor packed sequences) */
     int block_n;      /* keys a tile of the Hopper kernel: a multiple of 16, 64 to 256 that fits
-                         2 stages in shared memory (0: its choice, 176 at head dim 128
-                         non-causal, 128 at 64 and causal 128, 64 at 256); the SM80
+                         2 stages in shared memory (0: its choice, 160 at head dim 128
+                         non-causal, 128 at 64 and causal 128, 80 at 256 non-causal and 64
+                         causal); the SM80
                          forward's keys a softmax step: 64 or 32 (two steps a 64-key tile) */
     int block_m;      /* query rows a tile of the Hopper forward, 64 a consumer warpgroup: 128
                          or 192 (0: its choice, 192 at head dim 64 non-causal, else 128) */
