@@ -36,7 +36,7 @@ static int usage(const char *cmd)
             "  (sm80: keys a softmax step, 64 or 32);\n"
             "  --block-m: the Hopper forward's query rows a tile (192: three consumer warpgroups, head dim 64);\n"
             "  --persistent 1|0: the Hopper forward's persistent grid (a block an SM) or a block a\n"
-            "  tile (unset: its choice, persistent at head dim 64 only); --kv-stages 2: the SM80 forward's K\n"
+            "  tile (unset: its choice, persistent at head dims 64 and 128); --kv-stages 2: the SM80 forward's K\n"
             "  and V tiles loaded a whole tile ahead (two stages each, one barrier a tile)\n",
             cmd);
     return CLI_USAGE;

@@ -2,8 +2,7 @@
  * a (B, S, heads, D) tensor into a shared tile of 128-byte K-major GMMA atoms (hopper_plan.c),
  * one box of 64 columns (the swizzle's 128-byte row) at a time, and the stage of a staged
  * shared tile picked by a pipeline's state.  TMA clips each box at the tensor's extents:
- * rows past S load as zeros.  The forward's K and V may be multicast to a cluster's blocks
- * (hopper_fwd.c). */
+ * rows past S load as zeros. */
 #include "cutec/notation.h"
 #include "kernels/attention/attention_internal.h"
 
@@ -14,10 +13,9 @@ cute_tensor attn_hop_stage(cute_ctx *c, cute_tensor t, int modes, const cute_pip
 }
 
 /* each box a (1,rows,1,64) tile of the coordinate tensor and the (rows,64) block of s seen
- * with the global tensor's four modes; o: the barrier, and for a multicast atom the blocks
- * and this block's share */
-void attn_hop_load_rows_to(cute_ctx *c, const attn_plan *p, const cute_tma_atom *atom, cute_val map,
-                           cute_tensor tma, cute_int b, cute_int tile, cute_int h, cute_tensor s, cute_tma_copy_opts o)
+ * with the global tensor's four modes, completing on bar */
+void attn_hop_load_rows(cute_ctx *c, const attn_plan *p, const cute_tma_atom *atom, cute_val map, cute_tensor tma,
+                        cute_int b, cute_int tile, cute_int h, cute_tensor s, cute_val bar)
 {
     cute_alg *a = cute_ctx_alg(c);
     int64_t rows = atom->extent[1], d = p->d;
@@ -32,25 +30,12 @@ void attn_hop_load_rows_to(cute_ctx *c, const attn_plan *p, const cute_tma_atom 
         cute_tensor sj = cute_tensor_local_tile(c, s, block, cute_tuple_fmt(a, "(0,%lld)", (long long)j), NULL);
         sj = cute_tensor_compose(c, sj, &four);
         sj.layout = cute_coalesce_profile(a, &sj.layout, &by_mode);
-        cute_tma_copy(c, atom, map, g, sj, o);
+        cute_tma_copy(c, atom, map, g, sj, (cute_tma_copy_opts){.bar = bar});
     }
-}
-
-void attn_hop_load_rows(cute_ctx *c, const attn_plan *p, const cute_tma_atom *atom, cute_val map, cute_tensor tma,
-                        cute_int b, cute_int tile, cute_int h, cute_tensor s, cute_val bar)
-{
-    attn_hop_load_rows_to(c, p, atom, map, tma, b, tile, h, s, (cute_tma_copy_opts){.bar = bar});
-}
-
-/* share > 1: a multicast atom, each of `share` blocks loading 1/share of the box's rows */
-cute_tma_atom attn_hop_box_atom_shared(cute_ctx *c, const attn_plan *p, cute_tensor g, int64_t rows, int share)
-{
-    cute_layout box = cute_layout_fmt(cute_ctx_alg(c), "(1,%lld,1,64):(0,64,0,1)", (long long)rows);
-    return cute_make_tma_atom(c, share > 1 ? CUTE_TMA_OP_LOAD_MULTICAST : CUTE_TMA_OP_LOAD, g, box, p->smem_q.sw,
-                              share);
 }
 
 cute_tma_atom attn_hop_box_atom(cute_ctx *c, const attn_plan *p, cute_tensor g, int64_t rows)
 {
-    return attn_hop_box_atom_shared(c, p, g, rows, 1);
+    cute_layout box = cute_layout_fmt(cute_ctx_alg(c), "(1,%lld,1,64):(0,64,0,1)", (long long)rows);
+    return cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, g, box, p->smem_q.sw, 1);
 }
