@@ -52,6 +52,16 @@ typedef struct attn_plan {
     cute_tma_atom tma_q, tma_k, tma_v;
 } attn_plan;
 
+/* the forward's head dims: the SM80 kernel takes every multiple of 32 to 256 (its copies move
+ * 64-byte pieces of a row, its MMAs 16 columns at a time); the Hopper kernel 64, 128 and 256,
+ * and AUTO gives the others to the SM80 kernel on every card */
+#define ATTN_HEAD_DIMS "a multiple of 32 from 32 to 256"
+static inline bool attn_head_dim_ok(int64_t d) { return d >= 32 && d <= 256 && d % 32 == 0; }
+static inline bool attn_hopper_head_dim(int64_t d) { return d == 64 || d == 128 || d == 256; }
+/* the backward's: both kernels hold dK's and dV's f32 (64, D) accumulators in a block of four
+ * warps, which past 128 spill (ptxas: 572 bytes at 192, 2.4 KB at 256) */
+#define ATTN_BWD_HEAD_DIMS "a multiple of 32 from 32 to 128"
+static inline bool attn_bwd_head_dim_ok(int64_t d) { return attn_head_dim_ok(d) && d <= 128; }
 /* the variant cute_attention_compile builds for cfg on rt's target (AUTO resolved) */
 cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg);
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);

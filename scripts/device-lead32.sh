@@ -1,0 +1,37 @@
+#!/bin/sh
+# The lead's work of session 32 for a GPU pass: attention head dims past 64, 128 and 256 (32,
+# 96, 160, 192, 224 forward; 32 and 96 backward; the SM80 kernels on every card) on the GPU
+# against float64, the varlen test (causal over sequences of unequal tile counts: the fix),
+# then their speed beside SDPA at 8x16x4096 (d96) and 4x16x4096 (d192).  Prediction: the SM80
+# kernel's d128 rate (~365 TFLOP/s) scaled by the MMA share: d96 ~330, d192 ~300 (64-row
+# tiles), about half of SDPA's (flash attention's Hopper kernels on SDPA's side).  Under 150 s
+# on an H200 after `make all tests`; log $OUT/lead32.log.
+. scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-lead32: skipped: no GPU here"; exit 0; }
+log="$out/lead32.log"
+start=$(date +%s)
+el() { echo "($(($(date +%s) - start)) s)"; }
+{
+    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw --format=csv 2>&1
+    echo "== the varlen test on the GPU $(el)"
+    timeout 40 build/tests/kernels/attention/attention_varlen_test 2>&1 | tail -n 3
+    echo "== checked runs $(el)"
+    for a in "--headdim 96 --seqlen 1500 --heads 8 --kv-heads 2" "--headdim 96 --seqlen 1000 --causal --dtype f16" \
+             "--headdim 192 --seqlen 1100 --heads 4" "--headdim 192 --seqlen 777 --causal" "--headdim 32 --seqlen 2000" \
+             "--headdim 160 --seqlen 900 --causal" "--headdim 224 --seqlen 700" \
+             "--headdim 96 --bwd --seqlen 700 --heads 4 --kv-heads 2" "--headdim 32 --bwd --seqlen 600 --causal" \
+             "--headdim 192 --decode --seqlen 5000 --heads 8 --kv-heads 2" "--headdim 96 --decode --seqlen 3000"; do
+        timeout 30 build/cutec run attention --batch 2 $a --iters 3 2>&1 | tail -n 1
+    done
+    echo "== bench d96 8x16x4096, d192 4x16x4096, d96 backward (SDPA beside) $(el)"
+    timeout 40 stdbuf -oL -eL build/cutec bench attention --batch 8 --heads 16 --seqlen 4096 --headdim 96 --iters 10 2>&1
+    timeout 40 stdbuf -oL -eL build/cutec bench attention --batch 4 --heads 16 --seqlen 4096 --headdim 192 --iters 10 2>&1
+    timeout 40 stdbuf -oL -eL build/cutec bench attention --bwd --batch 8 --heads 16 --seqlen 4096 --headdim 96 --iters 5 2>&1
+    echo "== ptxas (sm_90a) $(el)"
+    for d in 96 160 192 224; do
+        echo "d$d: $(build/cutec compile attention --headdim $d --arch sm_90a --emit usage 2>&1 | grep -E 'spill|Used' | tr -s ' ' | tr '\n' ' ')"
+    done
+    echo "== done $(el)"
+} >"$log" 2>&1
+cat "$log"
