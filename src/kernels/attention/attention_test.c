@@ -309,6 +309,7 @@ int main(void)
         {1, 70, 37, 2, 2, 128, true, false, CUTE_F16, 0},
         {1, 130, 130, 2, 1, 128, false, true, CUTE_BF16, 0},
         {1, 70, 70, 2, 1, 256, true, false, CUTE_BF16, 0},
+        {1, 45, 70, 2, 1, 160, false, false, CUTE_BF16, 0},
     };
     /* the Hopper kernel: several key tiles (128 keys; 176 at d128 non-causal), partial ones;
      * at d64 non-causal 192-row Q tiles (three consumer warpgroups: their turns in a ring); its
@@ -320,6 +321,9 @@ int main(void)
         {1, 200, 200, 2, 1, 128, true, false, CUTE_BF16, 0.2},
         {2, 70, 400, 1, 1, 128, false, true, CUTE_F16, 0},
         {1, 150, 150, 1, 1, 256, true, false, CUTE_BF16, 0},
+        /* head dims 96 (64-byte swizzled rows: three 32-column TMA boxes a row) and 192 */
+        {1, 257, 300, 4, 2, 96, true, false, CUTE_BF16, 0},
+        {1, 130, 200, 2, 1, 192, false, true, CUTE_F16, 0},
     };
     for (int hopper = 0; hopper < 2; hopper++) {
         p_is_the_a_fragment(CUTE_BF16, 128, hopper);
