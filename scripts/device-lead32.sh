@@ -31,6 +31,8 @@ el() { echo "($(($(date +%s) - start)) s)"; }
     timeout 30 stdbuf -oL -eL build/cutec bench attention --batch 4 --heads 16 --seqlen 4096 --headdim 192 --iters 10 2>&1
     timeout 25 stdbuf -oL -eL build/cutec bench attention --batch 4 --heads 16 --seqlen 4096 --headdim 160 --iters 5 2>&1
     timeout 25 stdbuf -oL -eL build/cutec bench attention --bwd --batch 8 --heads 16 --seqlen 4096 --headdim 96 --iters 5 2>&1
+    echo "== d256 2x16x16384 (issue 18 asks 700 non-causal) $(el)"
+    timeout 25 stdbuf -oL -eL build/cutec bench attention --batch 2 --heads 16 --seqlen 16384 --headdim 256 --iters 3 2>&1
     echo "== ptxas (sm_90a) $(el)"
     for d in 96 160 192 224; do
         echo "d$d: $(build/cutec compile attention --headdim $d --arch sm_90a --emit usage 2>&1 | grep -E 'spill|Used' | tr -s ' ' | tr '\n' ' ')"
