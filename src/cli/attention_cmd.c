@@ -21,7 +21,7 @@ static int usage(const char *cmd)
 {
     fprintf(stderr,
             "usage: cutec %s attention [--batch B] [--heads H] [--kv-heads G] [--seqlen S]\n"
-            "         [--headdim 64|128|256] [--causal] [--bwd] [--dtype bf16|f16] [--scale X] [--iters N]\n"
+            "         [--headdim D (32..256, a multiple of 32)] [--causal] [--bwd] [--dtype bf16|f16] [--scale X] [--iters N]\n"
             "         [--variant auto|sm80|hopper] [--block-n N] [--block-m 128|192] [--persistent 1|0]\n"
             "         [--kv-stages 1|2]\n"
             "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
@@ -29,7 +29,7 @@ static int usage(const char *cmd)
             "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
             "  bench: 8x16x4096 d128 and 16x32x2048 d64 (or the shape given), causal and not, with torch\n"
             "  SDPA (bench/torch_attention.py) beside; --backend interp checks without timing;\n"
-            "  --bwd (or --backward): the backward (dQ, dK, dV; head dim 64 or 128), SDPA's beside;\n"
+            "  --bwd (or --backward): the backward (dQ, dK, dV; head dim to 128), SDPA's beside;\n"
             "  --decode [--splits N]: one query row against --seqlen keys (bench: 8x32x32768 d128,\n"
             "  32 and 8 KV heads), GB/s of K and V read beside a device copy's and SDPA's;\n"
             "  --variant: the kernels (auto: hopper on sm_90, sm80 elsewhere); --block-n: the forward's keys a tile\n"
@@ -68,8 +68,8 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
     else if (!strcmp(k, "--seqlen"))
         ok = cli_int(v, 1, 1 << 24, &o->S, why, n), o->shape_given = true;
     else if (!strcmp(k, "--headdim"))
-        ok = cli_int(v, 64, 256, &o->D, why, n) && (o->D == 64 || o->D == 128 || o->D == 256),
-        snprintf(why, n, "64, 128 or 256");
+        ok = cli_int(v, 32, 256, &o->D, why, n) && o->D % 32 == 0, /* what the library takes: lib.c */
+        snprintf(why, n, "a multiple of 32 from 32 to 256");
     else if (!strcmp(k, "--variant"))
         ok = variant_parse(v, &o->variant), snprintf(why, n, "auto, sm80 or hopper");
     else if (!strcmp(k, "--block-n"))

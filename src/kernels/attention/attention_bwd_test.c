@@ -221,7 +221,7 @@ static void misuse(void)
         int which;
         const char *says;
     } cases[] = {
-        {0, "head dim 256 (64 or 128)"}, {1, "no lse"}, {2, "dK must be shaped as K (mode 1: 3, K 2)"},
+        {0, "head dim 256 (a multiple of 32 from 32 to 128)"}, {1, "no lse"}, {2, "dK must be shaped as K (mode 1: 3, K 2)"},
         {3, "delta is not an f32 (B, H, Sq) tensor"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -336,6 +336,9 @@ int main(void)
         {2, 37, 70, 2, 1, 128, false, true, CUTE_BF16, 0.2},
         {1, 70, 37, 2, 2, 128, true, false, CUTE_F16, 0},
         {1, 45, 130, 2, 2, 64, true, false, CUTE_BF16, 0},
+        /* head dims past 64 and 128 (AUTO runs the SM80 kernels on every card for them) */
+        {1, 45, 70, 2, 1, 96, true, false, CUTE_BF16, 0},
+        {1, 37, 45, 2, 2, 32, false, false, CUTE_F16, 0},
     };
     /* the Hopper kernels: several tiles on both sides (128 rows resident, 64 streamed),
      * partial ones, key tiles no causal query sees */

@@ -45,6 +45,17 @@ typedef struct attn_plan {
     cute_tma_atom tma_q, tma_k, tma_v;
 } attn_plan;
 
+/* the forward's head dims: the SM80 kernel takes every multiple of 32 to 256 (its copies move
+ * 64-byte pieces of a row, its MMAs 16 columns at a time); the Hopper kernel 64, 96, 128, 192
+ * and 256 (whole swizzle rows: 64 columns, or 32 at 96), and AUTO gives the others to the SM80
+ * kernel on every card */
+#define ATTN_HEAD_DIMS "a multiple of 32 from 32 to 256"
+static inline bool attn_head_dim_ok(int64_t d) { return d >= 32 && d <= 256 && d % 32 == 0; }
+static inline bool attn_hopper_head_dim(int64_t d) { return d == 64 || d == 96 || d == 128 || d == 192 || d == 256; }
+/* the backward's: both kernels hold dK's and dV's f32 (64, D) accumulators in a block of four
+ * warps, which past 128 spill (ptxas: 572 bytes at 192, 2.4 KB at 256) */
+#define ATTN_BWD_HEAD_DIMS "a multiple of 32 from 32 to 128"
+static inline bool attn_bwd_head_dim_ok(int64_t d) { return attn_head_dim_ok(d) && d <= 128; }
 /* the variant cute_attention_compile builds for cfg on rt's target (AUTO resolved) */
 cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg);
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);
@@ -101,6 +112,10 @@ cute_int attn_hop_sched_grid(cute_ctx *c, const attn_plan *p, const attn_hop_sch
 cute_int attn_hop_sched_mine(cute_ctx *c, const attn_hop_sched *s);
 void attn_hop_sched_tile(cute_ctx *c, const attn_plan *p, const attn_hop_sched *s, cute_int w, cute_int *m,
                          cute_int *h, cute_int *b);
+/* the columns of one TMA box: the swizzle atom's row (64 elements, or 32 at head dim 96) */
+int64_t attn_hop_box_cols(const attn_plan *p);
+/* the boxes of a tile's row: a pipeline stage's bytes are this many boxes' (hopper_fwd.c) */
+int64_t attn_hop_boxes(const attn_plan *p);
 cute_tma_atom attn_hop_box_atom(cute_ctx *c, const attn_plan *p, cute_tensor g, int64_t rows);
 void attn_hop_load_rows(cute_ctx *c, const attn_plan *p, const cute_tma_atom *atom, cute_val map, cute_tensor tma,
                         cute_int b, cute_int tile, cute_int h, cute_tensor s, cute_val bar);

@@ -174,7 +174,7 @@ static void misuse(void)
     cute_call_arg q = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 64}, st);
     cute_call_arg k = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 3, 64}, st);
     cute_call_arg q32 = cute_call_tensor(&none, 0, CUTE_F32, 4, (int64_t[]){1, 2, 4, 64}, st);
-    cute_call_arg q96 = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 96}, sq);
+    cute_call_arg q96 = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 80}, sq);
     cute_call_arg qt = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 64}, (int64_t[]){512, 256, 1, 4});
     cute_call_arg lse = cute_call_tensor(&none, 0, CUTE_F32, 3, (int64_t[]){1, 2, 4}, (int64_t[]){8, 4, 1});
     static const struct {
@@ -182,7 +182,7 @@ static void misuse(void)
         const char *says;
     } cases[] = {
         {0, "3 key/value heads do not divide 4 query heads"}, {1, "Q is f32 (f16 or bf16)"},
-        {2, "head dim 96 (64, 128 or 256)"}, {3, "head dim has stride 4"},
+        {2, "head dim 80 (a multiple of 32 from 32 to 256)"}, {3, "head dim has stride 4"},
         {4, "lse is (1, 2, 4), not (B, H, Sq) = (1, 4, 2)"}, {5, "softmax scale -1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -309,6 +309,7 @@ int main(void)
         {1, 70, 37, 2, 2, 128, true, false, CUTE_F16, 0},
         {1, 130, 130, 2, 1, 128, false, true, CUTE_BF16, 0},
         {1, 70, 70, 2, 1, 256, true, false, CUTE_BF16, 0},
+        {1, 45, 70, 2, 1, 160, false, false, CUTE_BF16, 0},
     };
     /* the Hopper kernel: several key tiles (128 keys; 176 at d128 non-causal), partial ones;
      * at d64 non-causal 192-row Q tiles (three consumer warpgroups: their turns in a ring); its
@@ -320,6 +321,9 @@ int main(void)
         {1, 200, 200, 2, 1, 128, true, false, CUTE_BF16, 0.2},
         {2, 70, 400, 1, 1, 128, false, true, CUTE_F16, 0},
         {1, 150, 150, 1, 1, 256, true, false, CUTE_BF16, 0},
+        /* head dims 96 (64-byte swizzled rows: three 32-column TMA boxes a row) and 192 */
+        {1, 257, 300, 4, 2, 96, true, false, CUTE_BF16, 0},
+        {1, 130, 200, 2, 1, 192, false, true, CUTE_F16, 0},
     };
     for (int hopper = 0; hopper < 2; hopper++) {
         p_is_the_a_fragment(CUTE_BF16, 128, hopper);

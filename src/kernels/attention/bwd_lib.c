@@ -30,8 +30,9 @@ static bool bwd_ok(const cute_call_arg *const t[10], double scale, char *err, si
             return snprintf(err, n, "attention backward: delta must be shaped as lse (mode %d: %lld, lse %lld)", m,
                             (long long)t[9]->shape[m], (long long)t[5]->shape[m]), false;
     cute_dtype d = (cute_dtype)t[0]->dtype;
-    if (t[0]->shape[3] != 64 && t[0]->shape[3] != 128)
-        return snprintf(err, n, "attention backward: head dim %lld (64 or 128)", (long long)t[0]->shape[3]), false;
+    if (!attn_bwd_head_dim_ok(t[0]->shape[3]))
+        return snprintf(err, n, "attention backward: head dim %lld (%s)", (long long)t[0]->shape[3],
+                        ATTN_BWD_HEAD_DIMS), false;
     return same_shape(t[4], "dO", t[0], "Q", d, err, n) && same_shape(t[6], "dQ", t[0], "Q", d, err, n) &&
            same_shape(t[7], "dK", t[1], "K", d, err, n) && same_shape(t[8], "dV", t[1], "K", d, err, n);
 }

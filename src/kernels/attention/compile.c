@@ -27,7 +27,8 @@ static int make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATTN
 cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg)
 {
     if (cfg->variant != CUTE_ATTENTION_AUTO) return cfg->variant;
-    bool hopper = cute_runtime_target_arch(rt) == 90 && !cfg->window && !cfg->varlen; /* what it takes */
+    bool hopper = cute_runtime_target_arch(rt) == 90 && !cfg->window && !cfg->varlen &&
+                  attn_hopper_head_dim(cfg->head_dim); /* what it takes */
     return hopper ? CUTE_ATTENTION_HOPPER : CUTE_ATTENTION_SM80;
 }
 

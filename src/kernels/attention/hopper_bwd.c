@@ -121,8 +121,8 @@ static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
     m.y2 = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_kv, 16);
     m.y1t = transposed_stages(c, p, m.y1), m.y2t = transposed_stages(c, p, m.y2);
     int threads = CONSUMERS * WARPGROUP;
-    m.px = cute_pipeline_tma_async_create(c, &al, 1, threads, 2 * p->tma_q.bytes * (p->d / 64));
-    m.py = cute_pipeline_tma_async_create(c, &al, p->stages, threads, 2 * p->tma_k.bytes * (p->d / 64));
+    m.px = cute_pipeline_tma_async_create(c, &al, 1, threads, 2 * p->tma_q.bytes * attn_hop_boxes(p));
+    m.py = cute_pipeline_tma_async_create(c, &al, p->stages, threads, 2 * p->tma_k.bytes * attn_hop_boxes(p));
     if (staged_lines(p, j))
         m.lines = cute_smem_alloc_tensor(c, &al, CUTE_F32, cute_layout_fmt(cute_ctx_alg(c), "(%lld,2,%d):(1,%lld,%lld)",
                                          (long long)p->bn, CONSUMERS, (long long)p->bn, 2 * (long long)p->bn), 16);

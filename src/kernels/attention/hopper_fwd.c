@@ -270,9 +270,9 @@ static hop_smem shared_memory(cute_ctx *c, const attn_plan *p)
     cute_tiler t = cute_tiler_layout(&tr);
     m.vt = cute_tensor_compose(c, m.v, &t); /* V's stages seen as (D, bn, stages) */
     int threads = p->consumers * WARPGROUP;
-    m.pq = cute_pipeline_tma_async_create(c, &al, p->q_stages, threads, p->tma_q.bytes * (p->d / 64));
-    m.pk = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_k.bytes * (p->d / 64));
-    m.pv = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_v.bytes * (p->d / 64));
+    m.pq = cute_pipeline_tma_async_create(c, &al, p->q_stages, threads, p->tma_q.bytes * attn_hop_boxes(p));
+    m.pk = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_k.bytes * attn_hop_boxes(p));
+    m.pv = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_v.bytes * attn_hop_boxes(p));
     return m;
 }
 

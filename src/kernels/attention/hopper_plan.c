@@ -33,7 +33,8 @@ static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumer
 static cute_composed tile_of(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages)
 {
     cute_composed atom;
-    cute_smem_atom_gmma(a, "Layout_K_SW128_Atom", d, &atom);
+    /* 128-byte swizzled rows of 64 elements, or at head dim 96 three 64-byte ones of 32 */
+    cute_smem_atom_gmma(a, D % 64 ? "Layout_K_SW64_Atom" : "Layout_K_SW128_Atom", d, &atom);
     cute_tuple shape = stages ? cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)rows, (long long)D, stages)
                               : cute_tuple_fmt(a, "(%lld,%lld)", (long long)rows, (long long)D);
     return cute_smem_layout_staged(a, &atom, &shape);
@@ -68,8 +69,8 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     memset(p, 0, sizeof *p);
     p->cfg = *cfg, p->hopper = true;
     if (!hopper_ok(a, cfg, arch, "hopper")) return false;
-    if (cfg->head_dim != 64 && cfg->head_dim != 128 && cfg->head_dim != 256)
-        return cute_alg_fail(a, "attention hopper: head dim %d (64, 128 or 256)", cfg->head_dim);
+    if (!attn_hopper_head_dim(cfg->head_dim))
+        return cute_alg_fail(a, "attention hopper: head dim %d (64, 96, 128, 192 or 256)", cfg->head_dim);
     /* 192-row Q tiles at head dim 64 non-causal, three consumer warpgroups (FlashAttention
      * 3's): the softmax, long there beside the GEMMs, of two warpgroups runs while the third's
      * GEMMs do (H200, 16x32x2048: 446.9 TFLOP/s against 387.9 with 128 rows); causal, 128
@@ -93,7 +94,8 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
      * 680.6 TFLOP/s against 176 keys a block a tile's 669.1, 2x16x16384 714.7 against 683.8;
      * 144 keys 676.9, 128 671.1, 128 a block a tile 667.0; causal, 128 keys: 607.2 against
      * 144's 584.0 and 160's 577.1) */
-    int wide = p->d == 256 ? 80 : p->d == 128 ? 160 : 128, narrow = p->d == 256 ? 64 : bm == 192 ? 112 : 128;
+    int wide = p->d == 256 ? 80 : p->d == 192 ? 112 : p->d == 128 ? 160 : 128;
+    int narrow = p->d == 256 ? 64 : p->d == 192 || bm == 192 ? 112 : 128;
     p->bn = cfg->block_n ? cfg->block_n : !cfg->causal ? wide : narrow;
     int64_t es = 2, q = p->bm * p->d * es, stage = 2 * p->bn * p->d * es;
     int64_t fit = (SMEM_BYTES - q) / stage;
