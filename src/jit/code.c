@@ -11,6 +11,7 @@
 #include "cutec/cache.h"
 #include "cutec/cuda_c.h"
 #include "cutec/nvrtc.h"
+#include "cutec/ptx.h"
 #include "jit_internal.h"
 #include "runtime/cuda_keep.h"
 
@@ -64,6 +65,21 @@ static cute_status banks_text(const void *cubin, size_t len, char **out, char *e
     return *out ? CUTE_OK : CUTE_ERR_OOM;
 }
 
+/* CUTEC_CODEGEN=ptx: the PTX backend's module, and ptxas's report of it for "usage";
+ * *done false where that generator does not say this function (CUDA C's then) */
+static cute_status ptx_code(const cute_fn *f, bool usage, const char *arch, char **out, char *err,
+                            size_t n, bool *done)
+{
+    char *ptx = NULL;
+    cute_ptx_opts o = {.arch = arch};
+    cute_status s = cute_ptx_emit((const cute_ir_func *const *)f->kernels, f->nkernels, &o, &ptx, err, n);
+    *done = s != CUTE_ERR_UNSUPPORTED;
+    if (s != CUTE_OK || !usage) return *out = ptx, s;
+    s = cute_ptx_assemble(ptx, arch, -1, NULL, NULL, out, NULL, err, n);
+    free(ptx);
+    return s;
+}
+
 cute_status cute_fn_code(const cute_fn *f, const char *what, const char *arch, char **out,
                          char *err, size_t n)
 {
@@ -73,6 +89,11 @@ cute_status cute_fn_code(const cute_fn *f, const char *what, const char *arch, c
     if (!cuda && !ptx && !usage && !banks && !(what && !strcmp(what, "sass")))
         return snprintf(err, n, "code \"%s\": cuda, ptx, sass, usage or banks", what ? what : ""),
                CUTE_ERR_INVALID;
+    bool done = false;
+    if ((ptx || usage) && cute_ptx_wanted()) {
+        cute_status s = ptx_code(f, usage, target_arch(arch), out, err, n, &done);
+        if (done) return s;
+    }
     char *src = NULL;
     cute_status s = cute__fn_cuda_source(f, target_arch(arch), &src, err, n);
     if (s != CUTE_OK || cuda) return *out = src, s;
