@@ -84,6 +84,60 @@ const char *px_reg(const px_fn *e, cute_vreg r, int lane, char *buf)
     return buf;
 }
 
+const cute_ir_inst *px_const(const px_fn *e, cute_vreg r)
+{
+    return e->cdef && r ? e->cdef[r] : NULL;
+}
+
+const char *px_opnd(const px_fn *e, cute_vreg r, int lane, char *buf)
+{
+    const cute_ir_inst *c = px_const(e, r);
+    if (!c) return px_reg(e, r, lane, buf);
+    cute_dtype d = (cute_dtype)c->type.dtype;
+    int64_t x = c->imm;
+    double v;
+    memcpy(&v, &c->imm, sizeof v);
+    switch (d) {
+    case CUTE_I8: x = (int8_t)x; break;
+    case CUTE_I16: x = (int16_t)x; break;
+    case CUTE_I32: x = (int32_t)x; break;
+    case CUTE_U8: x = (uint8_t)x; break;
+    case CUTE_U16: x = (uint16_t)x; break;
+    case CUTE_U32: x = (uint32_t)x; break;
+    case CUTE_F32: {
+        float f = (float)v;
+        uint32_t u;
+        memcpy(&u, &f, sizeof u);
+        snprintf(buf, PX_NAME, "0f%08X", u);
+        return buf;
+    }
+    case CUTE_F64:
+        snprintf(buf, PX_NAME, "0d%016llX", (unsigned long long)c->imm);
+        return buf;
+    default:
+        break;
+    }
+    if (d == CUTE_U64)
+        snprintf(buf, PX_NAME, "%llu", (unsigned long long)x);
+    else
+        snprintf(buf, PX_NAME, "%lld", (long long)x);
+    return buf;
+}
+
+/* the scalar constants a literal may stand for: integers, f32, f64, defined once */
+static void find_consts(const cute_ir_func *f, const cute_ir_block *b, const cute_ir_inst **cdef)
+{
+    for (uint32_t i = 0; b && i < b->n; i++) {
+        const cute_ir_inst *in = &b->inst[i];
+        cute_dtype d = (cute_dtype)in->type.dtype;
+        if (in->op == CUTE_OP_CONST && in->dst && in->type.lanes == 1 && !f->vregs[in->dst].mutable_ &&
+            (cute_dtype_is_int(d) || d == CUTE_F32 || d == CUTE_F64))
+            cdef[in->dst] = in;
+        find_consts(f, in->body[0], cdef);
+        find_consts(f, in->body[1], cdef);
+    }
+}
+
 const char *px_temp(px_fn *e, px_class c, char *buf)
 {
     snprintf(buf, PX_NAME, "%%x%s%u", prefix[c] + 1, e->ntemp[c]++);
@@ -167,10 +221,10 @@ static bool for_loop(px_fn *e, const cute_ir_block *scope, const cute_ir_inst *i
         }
     }
     uint32_t head = px_label(e), end = px_label(e);
-    px_line(e, "mov.%s %s, %s;", px_bits_type(px_class_of(t)), v, px_reg(e, in->a[1], -1, lo));
+    px_line(e, "mov.%s %s, %s;", px_bits_type(px_class_of(t)), v, px_opnd(e, in->a[1], -1, lo));
     cc_printf(e->out, "$L%u:\n", head);
     px_temp(e, PX_PRED, p);
-    px_line(e, "setp.%s.%s %s, %s, %s;", in->imm2 > 0 ? "ge" : "le", ty, p, v, px_reg(e, in->a[2], -1, hi));
+    px_line(e, "setp.%s.%s %s, %s, %s;", in->imm2 > 0 ? "ge" : "le", ty, p, v, px_opnd(e, in->a[2], -1, hi));
     px_line(e, "@%s bra $L%u;", p, end);
     if (e->nloop >= CUTE_IR_MAX_DEPTH) return px_fail(e, CUTE_ERR_UNSUPPORTED, "loops nested too deep");
     e->loop_end[e->nloop++] = end;
@@ -370,10 +424,14 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     cc_buf body = {0};
     px_fn e = {.f = f, .o = opts, .sm = sm, .out = &body, .err = err, .errn = errn};
     e.generic_global = smem_to_gmem(f, &f->body);
+    e.cdef = calloc(f->nvregs + 1, sizeof *e.cdef);
+    if (!e.cdef) return CUTE_ERR_OOM;
+    find_consts(f, &f->body, e.cdef);
     for (uint32_t i = 0; i < f->nparams && !e.failed; i++) param_load(&e, i);
     if (!e.failed) block(&e, &f->body);
     if (!e.failed) px_line(&e, "ret;");
     if (body.oom && !e.failed) px_fail(&e, CUTE_ERR_OOM, "out of memory");
+    free(e.cdef);
     if (e.failed) {
         free(body.p);
         return e.failed;

@@ -1,6 +1,7 @@
 /* The PTX emitter's shared state and helpers (cutec/ptx.h is the public side).
  *   ptx.c        the module, kernels and their parameters, registers, control flow
  *   ptx_value.c  value ops: constants, arithmetic, comparisons, selects, conversions, math
+ *   ptx_divide.c integer division by a constant
  *   ptx_mem.c    memory (ld/st by the pointer's space, vectors), warps, atomics, ASM, INST
  * Every IR register is one PTX register per lane, named by its class and number (%f12,
  * %rd7_3 for lane 3); 8-bit integers (and the 8-bit narrow floats) live in 16-bit
@@ -41,6 +42,7 @@ typedef struct px_fn {
     int cond_depth;       /* > 0: inside a WHILE condition */
     bool generic_global;  /* a shared pointer becomes a global one somewhere: generic ld/st */
     bool uses_smem;
+    const struct cute_ir_inst **cdef; /* per register: the CONST that defines it, or NULL */
     char *err;
     size_t errn;
     cute_status failed;
@@ -52,6 +54,12 @@ void px_line(px_fn *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 px_class px_class_of(cute_type t); /* of one lane */
 /* register r (lane >= 0: that lane of a vector; -1 a scalar) */
 const char *px_reg(const px_fn *e, cute_vreg r, int lane, char *buf);
+/* register r as a source operand: a scalar constant's literal (ptxas then folds it into
+ * the instruction, strength-reduces a division by it, folds an address offset), else
+ * px_reg; not for f16/bf16 (px_to_f32 widens their constants) nor i1 */
+const char *px_opnd(const px_fn *e, cute_vreg r, int lane, char *buf);
+/* the constant that defines r (a scalar CONST), or NULL */
+const struct cute_ir_inst *px_const(const px_fn *e, cute_vreg r);
 /* a new temporary of class c */
 const char *px_temp(px_fn *e, px_class c, char *buf);
 uint32_t px_label(px_fn *e);
@@ -74,6 +82,9 @@ bool px_pack32(px_fn *e, cute_vreg r, char words[][PX_NAME], int *n);
 bool px_unpack32(px_fn *e, cute_vreg r, char words[][PX_NAME], int n);
 
 bool px_value(px_fn *e, const cute_ir_inst *in); /* ptx_value.c */
+/* DIV/REM of a 32-bit integer by a constant as multiplies and shifts (ptx_divide.c); false:
+ * not such an op (the caller writes div/rem) */
+bool px_divide_const(px_fn *e, const cute_ir_inst *in);
 bool px_mem(px_fn *e, const cute_ir_inst *in);   /* ptx_mem.c */
 bool px_inst(px_fn *e, const cute_ir_inst *in);  /* ptx_mem.c */
 

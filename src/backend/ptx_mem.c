@@ -208,6 +208,18 @@ static bool ptr_add(px_fn *e, const cute_ir_inst *in)
     px_reg(e, in->dst, -1, d), px_reg(e, in->a[0], -1, a), px_reg(e, in->a[1], -1, b);
     int ob = cute_dtype_bits(od);
     const char *ot_name = px_arith_type(od);
+    const cute_ir_inst *c = px_const(e, in->a[1]);
+    if (c) { /* a constant offset: ptxas folds it into the access ([r+imm]) */
+        int64_t x = c->imm;
+        if (ob == 8) x = cute_dtype_is_signed(od) ? (int64_t)(int8_t)x : (int64_t)(uint8_t)x;
+        if (ob == 16) x = cute_dtype_is_signed(od) ? (int64_t)(int16_t)x : (int64_t)(uint16_t)x;
+        if (ob == 32) x = cute_dtype_is_signed(od) ? (int64_t)(int32_t)x : (int64_t)(uint32_t)x;
+        if (px_is_smem_ptr(pt))
+            px_line(e, "add.u32 %s, %s, %u;", d, a, (unsigned)((uint64_t)x * (uint64_t)size));
+        else
+            px_line(e, "add.s64 %s, %s, %lld;", d, a, (long long)((uint64_t)x * (uint64_t)size));
+        return true;
+    }
     if (px_is_smem_ptr(pt)) { /* (u32)offset * size + base */
         const char *o32 = b;
         if (ob != 32) {

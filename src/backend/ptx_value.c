@@ -218,15 +218,22 @@ static bool arith(px_fn *e, const cute_ir_inst *in)
     for (int l = 0; l < (t.lanes > 1 ? t.lanes : 1); l++) {
         int lane = t.lanes > 1 ? l : -1;
         char x[3][PX_NAME], dst[PX_NAME], u1[PX_NAME] = "", res[PX_NAME];
+        int literals = 0;
         for (int k = 0; k < nargs; k++)
             if (px_is_16f(d))
                 px_to_f32(e, in->a[k], lane, x[k]);
+            else if (lane < 0 && d != CUTE_I1 && px_const(e, in->a[k]) && ++literals < nargs)
+                px_opnd(e, in->a[k], lane, x[k]);
             else
-                px_reg(e, in->a[k], lane, x[k]);
+                px_reg(e, in->a[k], lane, x[k]); /* not every operand a literal */
         px_reg(e, in->dst, lane, dst);
         if (op == CUTE_OP_SHL || op == CUTE_OP_SHR) { /* PTX shifts by a u32 */
-            if (bits == 32) {
-                snprintf(u1, sizeof u1, "%s", x[1]);
+            const cute_ir_inst *c = px_const(e, in->a[1]);
+            if (bits == 32 || (c && lane < 0)) {
+                if (c && lane < 0)
+                    snprintf(u1, sizeof u1, "%u", (unsigned)(c->imm & 0xff));
+                else
+                    snprintf(u1, sizeof u1, "%s", x[1]);
             } else {
                 px_temp(e, PX_B32, u1);
                 px_line(e, "cvt.u32.%s %s, %s;", px_arith_type(d), u1, x[1]);
@@ -262,14 +269,17 @@ static bool compare(px_fn *e, const cute_ir_inst *in)
     char a[PX_NAME], b[PX_NAME], dst[PX_NAME];
     px_reg(e, in->dst, -1, dst);
     if (cute_dtype_is_float(d)) {
-        px_to_f32(e, in->a[0], -1, a), px_to_f32(e, in->a[1], -1, b);
+        if (px_is_16f(d))
+            px_to_f32(e, in->a[0], -1, a), px_to_f32(e, in->a[1], -1, b);
+        else
+            px_reg(e, in->a[0], -1, a), px_opnd(e, in->a[1], -1, b);
         px_line(e, "setp.%s.%s %s, %s, %s;", floats[k], d == CUTE_F64 ? "f64" : "f32", dst, a, b);
         return true;
     }
     if (!cute_dtype_is_int(d) && d != CUTE_PTR)
         return px_fail(e, CUTE_ERR_UNSUPPORTED, "compares %s", cute_dtype_name(d));
     const char *ty = d == CUTE_PTR && px_is_smem_ptr(t) ? "u32" : px_arith_type(d);
-    px_line(e, "setp.%s.%s %s, %s, %s;", ints[k], ty, dst, px_reg(e, in->a[0], -1, a), px_reg(e, in->a[1], -1, b));
+    px_line(e, "setp.%s.%s %s, %s, %s;", ints[k], ty, dst, px_reg(e, in->a[0], -1, a), px_opnd(e, in->a[1], -1, b));
     return true;
 }
 
@@ -498,7 +508,11 @@ static bool select_op(px_fn *e, const cute_ir_inst *in)
     px_reg(e, in->a[0], -1, c);
     for (int l = 0; l < (t.lanes > 1 ? t.lanes : 1); l++) {
         int lane = t.lanes > 1 ? l : -1;
-        px_reg(e, in->dst, lane, d), px_reg(e, in->a[1], lane, a), px_reg(e, in->a[2], lane, b);
+        px_reg(e, in->dst, lane, d);
+        if (lane < 0 && px_class_of(t) != PX_PRED && px_class_of(t) != PX_B16)
+            px_opnd(e, in->a[1], lane, a), px_opnd(e, in->a[2], lane, b);
+        else
+            px_reg(e, in->a[1], lane, a), px_reg(e, in->a[2], lane, b);
         if (px_class_of(t) == PX_PRED) {
             px_line(e, "@%s mov.pred %s, %s;", c, d, a);
             px_line(e, "@!%s mov.pred %s, %s;", c, d, b);
@@ -550,5 +564,6 @@ bool px_value(px_fn *e, const cute_ir_inst *in)
         break;
     }
     if (op >= CUTE_OP_EQ && op <= CUTE_OP_GE) return compare(e, in);
+    if (px_divide_const(e, in)) return true;
     return arith(e, in);
 }
