@@ -74,6 +74,6 @@ bool px_divide_const(px_fn *e, const cute_ir_inst *in)
     if (op == CUTE_OP_DIV)
         px_line(e, "mov.b32 %s, %s;", dst, q);
     else /* n - q d */
-        px_line(e, "mad.lo.s32 %s, %s, %d, %s;", dst, q, -(int32_t)d, n);
+        px_line(e, "mad.lo.s32 %s, %s, %d, %s;", dst, q, (int32_t)(0u - d), n);
     return true;
 }

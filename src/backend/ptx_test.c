@@ -280,8 +280,53 @@ static void every_op(void)
     CHECK(said > 300, "only %d", said);
 }
 
+/* ptx_divide.c's sequences, step by step in C, against C's / and % (the PTX is the same
+ * arithmetic: mul.hi.u32, shifts, abs, a select) */
+static uint32_t udiv_seq(uint32_t n, uint32_t d)
+{
+    int l = 0;
+    while (((uint64_t)1 << l) < d) l++;
+    if (((uint64_t)1 << l) == d) return n >> l;
+    uint32_t m = (uint32_t)((((uint64_t)1 << l) - d) * ((uint64_t)1 << 32) / d + 1);
+    uint32_t t = (uint32_t)(((uint64_t)m * n) >> 32);
+    return (t + ((n - t) >> 1)) >> (l - 1);
+}
+
+static int32_t sdiv_seq(int32_t n, uint32_t d)
+{
+    int l = 0;
+    while (((uint64_t)1 << l) < d) l++;
+    if (((uint64_t)1 << l) == d) {
+        uint32_t bias = (uint32_t)(n >> 31) >> (32 - l);
+        return (int32_t)((uint32_t)n + bias) >> l;
+    }
+    uint32_t q = udiv_seq(n < 0 ? 0u - (uint32_t)n : (uint32_t)n, d);
+    return n < 0 ? (int32_t)(0u - q) : (int32_t)q;
+}
+
+static void division(void)
+{
+    static const uint32_t ds[] = {2, 3, 5, 6, 7, 10, 64, 100, 128, 641, 1000, 65535, 65536, 1u << 30, 0x7fffffff,
+                                  0x80000000u, 0xfffffffeu, 0xffffffffu};
+    uint64_t x = 12345;
+    int bad = 0;
+    for (int i = 0; i < 200000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t n = (uint32_t)(x >> 32);
+        if (i < 64) n = i < 32 ? (uint32_t)i : 0xffffffffu - (uint32_t)(i - 32); /* the edges */
+        if (i == 64) n = 0x80000000u;
+        for (size_t k = 0; k < sizeof ds / sizeof *ds; k++) {
+            uint32_t d = ds[k];
+            bad += udiv_seq(n, d) != n / d;
+            if (d <= 0x7fffffff) bad += sdiv_seq((int32_t)n, d) != (int32_t)((int64_t)(int32_t)n / (int64_t)d);
+        }
+    }
+    CHECK(bad == 0, "%d quotients differ from C's", bad);
+}
+
 int main(void)
 {
+    division();
     char err[256];
     if (cute_ptx_assemble("", "sm_90a", 3, NULL, NULL, NULL, NULL, err, sizeof err) == CUTE_ERR_NO_DRIVER) {
         have_ptxas = false;
