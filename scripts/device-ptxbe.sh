@@ -10,8 +10,9 @@
 #  3. the cold compile of the step-5 bf16 GEMM on this host's CPU, best of 5, both paths
 #     interleaved: NVRTC (front end + NVVM + ptxas) against emit PTX + ptxas (the toolkit's
 #     binary) and emit PTX + the driver's JIT (what a run does);
-#  4. speed: the step-5 GEMMs and elementwise add through CUDA C, then PTX, then CUDA C again
-#     (the speed must not drop);
+#  4. speed: the step-5 bf16 GEMM, elementwise add, RMSNorm and softmax through CUDA C,
+#     then PTX, then CUDA C again (the speed must not drop; the rows kernels take more
+#     registers through PTX: 95 against 76 for RMSNorm);
 #  5. registers and spills of both paths (ptxas -v: through NVRTC, and the toolkit's binary).
 # Decides: the PTX path checks everywhere, is no slower and compiles cold in less time ->
 # make CUTEC_CODEGEN=ptx the default; else it stays opt-in (or goes, if wrong).
@@ -83,6 +84,13 @@ best_of() # file, phase: the CPU ms of the phase, best of the runs
         device_late bench elementwise && break
         echo "-- elementwise add bf16 ($cg)"
         CUTEC_CODEGEN=$cg timeout 20 build/cutec bench elementwise --op add --dtype bf16 --iters 20 2>&1 | grep -v "^#" | tail -n 4
+    done
+    for k in rmsnorm softmax; do
+        for cg in cuda ptx cuda; do
+            device_late bench $k && break
+            echo "-- $k bf16 16384x4096 ($cg)"
+            CUTEC_CODEGEN=$cg CUTEC_TORCH_ROWS=/dev/null timeout 20 build/cutec bench $k --dtype bf16 --shape 16384x4096 --iters 20 2>&1 | grep -v "^#" | tail -n 2
+        done
     done
     echo "== 5. registers and spills, sm_90a: NVRTC's ptxas | the PTX backend's (toolkit ptxas)"
     for d in bf16 f16 tf32 s8 e4m3; do
