@@ -427,11 +427,13 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     e.cdef = calloc(f->nvregs + 1, sizeof *e.cdef);
     if (!e.cdef) return CUTE_ERR_OOM;
     find_consts(f, &f->body, e.cdef);
+    e.readonly = px_readonly(f);
     for (uint32_t i = 0; i < f->nparams && !e.failed; i++) param_load(&e, i);
     if (!e.failed) block(&e, &f->body);
     if (!e.failed) px_line(&e, "ret;");
     if (body.oom && !e.failed) px_fail(&e, CUTE_ERR_OOM, "out of memory");
     free(e.cdef);
+    free(e.readonly);
     if (e.failed) {
         free(body.p);
         return e.failed;

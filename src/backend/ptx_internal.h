@@ -2,6 +2,7 @@
  *   ptx.c        the module, kernels and their parameters, registers, control flow
  *   ptx_value.c  value ops: constants, arithmetic, comparisons, selects, conversions, math
  *   ptx_divide.c integer division by a constant
+ *   ptx_readonly.c the global pointers whose loads may take the read-only path
  *   ptx_mem.c    memory (ld/st by the pointer's space, vectors), warps, atomics, ASM, INST
  * Every IR register is one PTX register per lane, named by its class and number (%f12,
  * %rd7_3 for lane 3); 8-bit integers (and the 8-bit narrow floats) live in 16-bit
@@ -43,6 +44,7 @@ typedef struct px_fn {
     bool generic_global;  /* a shared pointer becomes a global one somewhere: generic ld/st */
     bool uses_smem;
     const struct cute_ir_inst **cdef; /* per register: the CONST that defines it, or NULL */
+    bool *readonly;       /* per register: a global pointer into memory nothing writes (ld.nc) */
     char *err;
     size_t errn;
     cute_status failed;
@@ -81,6 +83,10 @@ void px_from_f32(px_fn *e, cute_dtype d, const char *dst, const char *f32);
 bool px_pack32(px_fn *e, cute_vreg r, char words[][PX_NAME], int *n);
 bool px_unpack32(px_fn *e, cute_vreg r, char words[][PX_NAME], int n);
 
+/* which global pointers of f reach only memory the kernel never writes (a noalias kernel's
+ * inputs): ld.global.nc for their loads, as NVVM gave the CUDA C path (ptx_readonly.c);
+ * NULL when none or out of memory */
+bool *px_readonly(const cute_ir_func *f);
 bool px_value(px_fn *e, const cute_ir_inst *in); /* ptx_value.c */
 /* DIV/REM of a 32-bit integer by a constant as multiplies and shifts (ptx_divide.c); false:
  * not such an op (the caller writes div/rem) */

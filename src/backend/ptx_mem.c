@@ -114,6 +114,7 @@ static bool access(px_fn *e, const cute_ir_inst *in, bool is_load)
     cute_vreg ptr = in->a[0], v = is_load ? in->dst : in->a[1];
     cute_type t = cute_ir_type(e->f, v);
     const char *sp = space(e, cute_ir_type(e->f, ptr));
+    if (is_load && e->readonly && e->readonly[ptr] && !e->generic_global) sp = ".global.nc";
     char a[PX_NAME], x[PX_NAME], tmp[PX_NAME], list[64 * PX_NAME];
     char names[64][PX_NAME];
     px_reg(e, ptr, -1, a);
