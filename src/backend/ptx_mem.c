@@ -347,70 +347,79 @@ static bool atomic_cas(px_fn *e, const cute_ir_inst *in)
 
 typedef enum { PX_OUT, PX_INOUT, PX_IN } px_dir;
 
-/* the register the text names for operand k of type t: the register itself, or a
- * temporary of the width the CUDA C backend's constraint would give ("r" for an i1 or a
- * 32-bit vector, "l" for a 64-bit one; raw: an f32 as its bits); before/after: moves in
- * and out of the temporary */
-static bool operand(px_fn *e, cute_vreg r, px_dir dir, bool raw, char *name, char *back)
+/* how one operand of an asm statement travels: the register the text names (the IR
+ * register itself, or a temporary of the width the CUDA C backend's constraint gives: "r"
+ * for an i1 or a 32-bit vector, "l" for a 64-bit one, an f32 as its bits where raw), and
+ * what moves it back after the statement */
+typedef enum { BACK_NONE, BACK_PRED, BACK_BITS, BACK_WORDS } px_back;
+typedef struct px_operand {
+    char name[PX_NAME];
+    px_back back;
+    char words[2][PX_NAME]; /* BACK_WORDS: the vector's 32-bit words */
+    int nwords;
+} px_operand;
+
+static bool operand(px_fn *e, cute_vreg r, px_dir dir, bool raw, px_operand *o)
 {
     cute_type t = cute_ir_type(e->f, r);
     int lanes = t.lanes > 1 ? t.lanes : 1;
     int total = t.dtype == CUTE_PTR ? (px_is_smem_ptr(t) ? 32 : 64) : cute_dtype_bits((cute_dtype)t.dtype) * lanes;
     char x[PX_NAME];
-    back[0] = 0;
+    o->back = BACK_NONE;
     if (t.dtype == CUTE_TMAP && dir != PX_IN) return px_fail(e, CUTE_ERR_UNSUPPORTED, "a tensor map cannot be an asm output");
-    if (t.dtype == CUTE_I1) {
-        px_temp(e, PX_B32, name);
-        if (dir != PX_OUT) px_line(e, "selp.u32 %s, 1, 0, %s;", name, px_reg(e, r, -1, x));
-        if (dir != PX_IN) snprintf(back, PX_NAME * 2, "setp.ne.u32 %s, %s, 0;", px_reg(e, r, -1, x), name);
+    if (t.dtype == CUTE_I1) { /* a u32 0 or 1 */
+        px_temp(e, PX_B32, o->name);
+        if (dir != PX_OUT) px_line(e, "selp.u32 %s, 1, 0, %s;", o->name, px_reg(e, r, -1, x));
+        o->back = BACK_PRED;
         return true;
     }
     if (lanes == 1 && !(raw && (t.dtype == CUTE_F32 || t.dtype == CUTE_F64))) {
-        px_reg(e, r, -1, name);
+        px_reg(e, r, -1, o->name);
         return true;
     }
     if (lanes == 1) { /* an f32/f64 that travels as its bits */
         px_class c = t.dtype == CUTE_F32 ? PX_B32 : PX_B64;
-        px_temp(e, c, name);
-        if (dir != PX_OUT) px_line(e, "mov.%s %s, %s;", px_bits_type(c), name, px_reg(e, r, -1, x));
-        if (dir != PX_IN) snprintf(back, PX_NAME * 2, "mov.%s %s, %s;", px_bits_type(c), px_reg(e, r, -1, x), name);
+        px_temp(e, c, o->name);
+        if (dir != PX_OUT) px_line(e, "mov.%s %s, %s;", px_bits_type(c), o->name, px_reg(e, r, -1, x));
+        o->back = BACK_BITS;
         return true;
     }
     if (total != 32 && total != 64)
         return px_fail(e, CUTE_ERR_UNSUPPORTED, "an asm operand of %d bits (32 or 64 for vectors)", total);
-    char words[2][PX_NAME];
-    int n = total / 32;
+    o->nwords = total / 32;
     if (dir != PX_OUT) {
-        if (!px_pack32(e, r, words, &n)) return false;
+        if (!px_pack32(e, r, o->words, &o->nwords)) return false;
     } else {
-        for (int w = 0; w < n; w++) px_temp(e, PX_B32, words[w]);
+        for (int w = 0; w < o->nwords; w++) px_temp(e, PX_B32, o->words[w]);
     }
-    if (n == 1) {
-        snprintf(name, PX_NAME, "%s", words[0]);
+    if (o->nwords == 1) {
+        snprintf(o->name, PX_NAME, "%s", o->words[0]);
     } else {
-        px_temp(e, PX_B64, name);
-        if (dir != PX_OUT) px_line(e, "mov.b64 %s, {%s, %s};", name, words[0], words[1]);
+        px_temp(e, PX_B64, o->name);
+        if (dir != PX_OUT) px_line(e, "mov.b64 %s, {%s, %s};", o->name, o->words[0], o->words[1]);
     }
-    if (dir != PX_IN) /* the caller unpacks: mark with the words' names */
-        snprintf(back, PX_NAME * 2, "%s%s%s%s%s", n == 2 ? "\x01" : "\x02", words[0], n == 2 ? " " : "",
-                 n == 2 ? words[1] : "", "");
+    o->back = BACK_WORDS;
     return true;
 }
 
-/* after the statement: an output temporary back into its register */
-static bool write_back(px_fn *e, cute_vreg r, const char *name, const char *back)
+/* after the statement: an output's temporary back into its register */
+static bool write_back(px_fn *e, cute_vreg r, px_operand *o)
 {
-    if (!back[0]) return true;
-    if (back[0] != '\x01' && back[0] != '\x02') return px_line(e, "%s", back), true;
-    char words[2][PX_NAME];
-    int n = back[0] == '\x01' ? 2 : 1;
-    if (n == 2) {
-        sscanf(back + 1, "%47s %47s", words[0], words[1]);
-        px_line(e, "mov.b64 {%s, %s}, %s;", words[0], words[1], name);
-    } else {
-        snprintf(words[0], PX_NAME, "%s", back + 1);
+    char x[PX_NAME];
+    cute_type t = cute_ir_type(e->f, r);
+    switch (o->back) {
+    case BACK_NONE:
+        return true;
+    case BACK_PRED:
+        px_line(e, "setp.ne.u32 %s, %s, 0;", px_reg(e, r, -1, x), o->name);
+        return true;
+    case BACK_BITS:
+        px_line(e, "mov.%s %s, %s;", t.dtype == CUTE_F32 ? "b32" : "b64", px_reg(e, r, -1, x), o->name);
+        return true;
+    default:
+        if (o->nwords == 2) px_line(e, "mov.b64 {%s, %s}, %s;", o->words[0], o->words[1], o->name);
+        return px_unpack32(e, r, o->words, o->nwords);
     }
-    return px_unpack32(e, r, words, n);
 }
 
 /* text with %k replaced by names[k] and %% by %, in braces of its own */
@@ -446,15 +455,18 @@ static bool substitute(px_fn *e, const char *text, char (*names)[PX_NAME], int n
 
 static bool asm_statement(px_fn *e, const char *text, const cute_vreg *var, const px_dir *dir, const bool *raw, int n)
 {
+    px_operand *ops = calloc((size_t)(n ? n : 1), sizeof *ops);
     char (*names)[PX_NAME] = calloc((size_t)(n ? n : 1), PX_NAME);
-    char (*backs)[2 * PX_NAME] = calloc((size_t)(n ? n : 1), 2 * PX_NAME);
-    bool ok = names && backs;
+    bool ok = ops && names;
     if (!ok) px_fail(e, CUTE_ERR_OOM, "out of memory");
-    for (int k = 0; ok && k < n; k++) ok = operand(e, var[k], dir[k], raw && raw[k], names[k], backs[k]);
+    for (int k = 0; ok && k < n; k++) {
+        ok = operand(e, var[k], dir[k], raw && raw[k], &ops[k]);
+        if (ok) snprintf(names[k], PX_NAME, "%s", ops[k].name);
+    }
     if (ok) ok = substitute(e, text, names, n);
     for (int k = 0; ok && k < n; k++)
-        if (dir[k] != PX_IN) ok = write_back(e, var[k], names[k], backs[k]);
-    free(names), free(backs);
+        if (dir[k] != PX_IN) ok = write_back(e, var[k], &ops[k]);
+    free(ops), free(names);
     return ok;
 }
 

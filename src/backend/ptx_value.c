@@ -129,7 +129,8 @@ static const char *float_op(cute_op op, bool fast, bool f64)
     case CUTE_OP_NEG: return "neg.$t $d, $0;";
     case CUTE_OP_SQRT: return fast && !f64 ? "sqrt.approx.f32 $d, $0;" : "sqrt.rn.$t $d, $0;";
     /* the CUDA C backend's fast forms: PTX .approx, as its prelude writes them */
-    case CUTE_OP_EXP2: return fast && !f64 ? "ex2.approx.ftz.f32 $d, $0;" : NULL;
+    /* exp2f is ex2.approx.f32 itself (NVRTC's PTX for it); the fast form flushes to zero */
+    case CUTE_OP_EXP2: return f64 ? NULL : fast ? "ex2.approx.ftz.f32 $d, $0;" : "ex2.approx.f32 $d, $0;";
     case CUTE_OP_RSQRT: return f64 ? NULL : "rsqrt.approx.f32 $d, $0;";
     case CUTE_OP_TANH: return fast && !f64 ? "tanh.approx.f32 $d, $0;" : NULL;
     /* __expf, __logf, __log2f, __sinf, __cosf as CUDA's headers define them (without
