@@ -4,7 +4,8 @@
 # (cuLinkCreate/AddData/Complete, -O3) assembles it: no NVRTC.  It is opt-in; this pass
 # decides whether it becomes the default.
 #  1. which library kernels the PTX backend says (else CUDA C, with the reason);
-#  2. each of them on the GPU through the PTX path, cold (CUTEC_NO_CACHE), every element
+#  2. the CUDA C backend's GPU test on the PTX backend's module (every CVT pair bit for bit);
+#     each library kernel on the GPU through the PTX path, cold (CUTEC_NO_CACHE), every element
 #     against float64 (`cutec run`), the CUDA C path's line beside it with the same seed
 #     (equal errors: the same bits, most likely);
 #  3. the cold compile of the step-5 bf16 GEMM on this host's CPU, best of 5, both paths
@@ -61,7 +62,14 @@ best_of() # file, phase: the CPU ms of the phase, best of the runs
     says gemm --variant hopper --dtype bf16 --layout tn
     for k in softmax rmsnorm cross-entropy; do says $k --dtype bf16; done
     says attention --dtype bf16
-    echo "== 2. on the GPU, cold, against float64: PTX path, then CUDA C (same seed)"
+    echo "== 2. on the GPU: the CUDA C backend's GPU test on the PTX backend's module (every CVT pair"
+    echo "   on edge values, shuffles, laneid/warpid, the f16 add, shared pointers: bit for bit)"
+    if gpu_late cuda_c_gpu_test; then :; else
+        CUTEC_CODEGEN=ptx timeout 60 build/tests/backend/cuda_c_gpu_test >"$out/cuda_c_gpu_ptx.log" 2>&1
+        echo "ptx: $(head -n 1 "$out/cuda_c_gpu_ptx.log" | cut -c1-120); $(tail -n 1 "$out/cuda_c_gpu_ptx.log")"
+        grep -m 8 FAIL "$out/cuda_c_gpu_ptx.log" | cut -c1-300
+    fi
+    echo "== 2b. the library's kernels, cold, against float64: PTX path, then CUDA C (same seed)"
     check elementwise --op add --dtype bf16 --shape 1001x999
     check elementwise --op cast --dtype f32 --out-dtype bf16 --shape 1001x999
     for d in bf16 tf32 s8 e4m3; do check gemm --variant tensorop_smem --dtype $d --layout tn --m 1000 --n 1030 --k 520 --beta 0.5; done

@@ -455,16 +455,8 @@ static bool bitcast(px_fn *e, const cute_ir_inst *in)
                     px_reg(e, in->a[0], lanes > 1 ? l : -1, x));
         return true;
     }
-    if (s.dtype == CUTE_PTR || t.dtype == CUTE_PTR) {
-        if (px_class_of(s) != px_class_of(t) && !(px_class_of(s) >= PX_B32 && px_class_of(t) >= PX_B32))
-            return px_fail(e, CUTE_ERR_UNSUPPORTED, "a pointer bitcast between sizes");
-        if (s.lanes != 1 || t.lanes != 1) return px_fail(e, CUTE_ERR_UNSUPPORTED, "a pointer bitcast of vectors");
-        int sb = px_class_of(s) == PX_B64 || px_class_of(s) == PX_F64 ? 64 : 32;
-        int tb = px_class_of(t) == PX_B64 || px_class_of(t) == PX_F64 ? 64 : 32;
-        if (sb != tb) return px_fail(e, CUTE_ERR_UNSUPPORTED, "a pointer bitcast between sizes");
-        px_line(e, "mov.b%d %s, %s;", sb, px_reg(e, in->dst, -1, d), px_reg(e, in->a[0], -1, x));
-        return true;
-    }
+    if (s.dtype == CUTE_PTR || t.dtype == CUTE_PTR) /* as CVT: cuda_c's cc_ptr_cast for both */
+        return cvt(e, in);
     /* through 32-bit words */
     char words[64][PX_NAME];
     int n = 0;
