@@ -2,6 +2,8 @@
  *
  *   compile = emit CUDA C -> key -> loaded module? -> cache entry? -> NVRTC -> cache put
  *             -> cuModuleLoadData -> one function per kernel
+ *             (CUTEC_CODEGEN=ptx: emit PTX (cutec/ptx.h) and the driver's JIT linker for
+ *             NVRTC, where the PTX backend says the kernels; docs/ptx_backend.md)
  *   launch  = check and pack the arguments (cuda_args.c), opt in to > 48 KB of dynamic
  *             shared memory once per kernel, cuLaunchKernel
  *
@@ -484,7 +486,7 @@ static cute_status load(cuda_backend *b, const compile_job *j, cute_ir_func *con
         s = get_image(b, j, use_cache, &payload, &im, &cached);
         if (s == CUTE_OK) s = driver_failed(b, cute_cuda_module_load(b->cu, im.cubin, &m->mod));
         if (s == CUTE_OK && j->keep)
-            cuda_keep_artifacts(b->cache, &j->key, j->keep, j->source, im.ptx, im.cubin,
+            cuda_keep_artifacts(b->cache, &j->key, j->keep, j->ptx ? NULL : j->source, im.ptx, im.cubin, /* PTX: no .cu */
                                 im.cubin_len);
         free(payload);
         m->from_cache = s == CUTE_OK && cached;
