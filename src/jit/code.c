@@ -65,18 +65,25 @@ static cute_status banks_text(const void *cubin, size_t len, char **out, char *e
     return *out ? CUTE_OK : CUTE_ERR_OOM;
 }
 
-/* CUTEC_CODEGEN=ptx: the PTX backend's module, and ptxas's report of it for "usage";
- * *done false where that generator does not say this function (CUDA C's then) */
-static cute_status ptx_code(const cute_fn *f, bool usage, const char *arch, char **out, char *err,
+/* CUTEC_CODEGEN=ptx: the PTX backend's module, and what the toolkit's ptxas makes of it
+ * (its report for "usage", the cubin's SASS or FFMA banks); *done false where that
+ * generator does not say this function (CUDA C's then) */
+static cute_status ptx_code(const cute_fn *f, const char *what, const char *arch, char **out, char *err,
                             size_t n, bool *done)
 {
-    char *ptx = NULL;
+    char *ptx = NULL, *log = NULL;
+    void *cubin = NULL;
+    size_t len = 0;
     cute_ptx_opts o = {.arch = arch};
     cute_status s = cute_ptx_emit((const cute_ir_func *const *)f->kernels, f->nkernels, &o, &ptx, err, n);
     *done = s != CUTE_ERR_UNSUPPORTED;
-    if (s != CUTE_OK || !usage) return *out = ptx, s;
-    s = cute_ptx_assemble(ptx, arch, -1, NULL, NULL, out, NULL, err, n);
+    if (s != CUTE_OK || !strcmp(what, "ptx")) return *out = ptx, s;
+    s = cute_ptx_assemble(ptx, arch, -1, &cubin, &len, &log, NULL, err, n);
     free(ptx);
+    if (s == CUTE_OK && !strcmp(what, "usage")) *out = log, log = NULL;
+    else if (s == CUTE_OK && !strcmp(what, "banks")) s = banks_text(cubin, len, out, err, n);
+    else if (s == CUTE_OK) s = sass_of(cubin, len, out, err, n);
+    free(log), free(cubin);
     return s;
 }
 
@@ -90,8 +97,8 @@ cute_status cute_fn_code(const cute_fn *f, const char *what, const char *arch, c
         return snprintf(err, n, "code \"%s\": cuda, ptx, sass, usage or banks", what ? what : ""),
                CUTE_ERR_INVALID;
     bool done = false;
-    if ((ptx || usage) && cute_ptx_wanted()) {
-        cute_status s = ptx_code(f, usage, target_arch(arch), out, err, n, &done);
+    if (!cuda && cute_ptx_wanted()) {
+        cute_status s = ptx_code(f, what, target_arch(arch), out, err, n, &done);
         if (done) return s;
     }
     char *src = NULL;
