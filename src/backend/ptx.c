@@ -215,6 +215,9 @@ static bool for_loop(px_fn *e, const cute_ir_block *scope, const cute_ir_inst *i
                 px_line(e, "mov.%s %s, %lld;", px_bits_type(px_class_of(t)), v, (long long)(a + k * s));
                 ok = nested(e, in->body[0], 0);
             }
+            /* C's variable after its loop: the first value past the bound (a BREAK skips it) */
+            if (e->f->vregs[var].mutable_)
+                px_line(e, "mov.%s %s, %lld;", px_bits_type(px_class_of(t)), v, (long long)(a + trips * s));
             e->nloop--;
             cc_printf(e->out, "$L%u:\n", end);
             return ok;
