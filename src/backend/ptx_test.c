@@ -324,9 +324,36 @@ static void division(void)
     CHECK(bad == 0, "%d quotients differ from C's", bad);
 }
 
+/* what it refuses, and says why */
+static void refusals(void)
+{
+    char err[512], *ptx = (char *)1;
+    cute_ir_func *f = one_op(CUTE_OP_ADD, CUTE_F32, CUTE_F32, 1);
+    const cute_ir_func *k[1] = {f};
+    CHECK(cute_ptx_emit(k, 1, &(cute_ptx_opts){.arch = "sm_70"}, &ptx, err, sizeof err) == CUTE_ERR_UNSUPPORTED &&
+              !ptx && strstr(err, "sm_XX"), "sm_70: %s", err);
+    CHECK(cute_ptx_emit(k, 1, &(cute_ptx_opts){.arch = "compute_90"}, &ptx, err, sizeof err) == CUTE_ERR_INVALID,
+          "compute_90: %s", err);
+    CHECK(cute_ptx_emit(k, 0, &(cute_ptx_opts){.arch = "sm_90a"}, &ptx, err, sizeof err) == CUTE_ERR_INVALID, "none");
+    CHECK(cute_ptx_emit(k, 1, NULL, &ptx, err, sizeof err) == CUTE_ERR_INVALID, "no options");
+    cute_ir_func_free(f);
+    /* printf is CUDA C's: the reason names the op and the call site */
+    f = cute_ir_func_new("p");
+    cute_ir_builder b;
+    cute_ir_builder_init(&b, f);
+    b.file = "here.c", b.line = 7;
+    cute_vreg x = cute_ir_const_int(&b, CUTE_I32, 1);
+    cute_ir_varop(&b, CUTE_OP_PRINTF, "%d\n", &x, 1, 0);
+    k[0] = f;
+    CHECK(cute_ptx_emit(k, 1, &(cute_ptx_opts){.arch = "sm_90a"}, &ptx, err, sizeof err) == CUTE_ERR_UNSUPPORTED &&
+              strstr(err, "printf") && strstr(err, "here.c:7"), "%s", err);
+    cute_ir_func_free(f);
+}
+
 int main(void)
 {
     division();
+    refusals();
     char err[256];
     if (cute_ptx_assemble("", "sm_90a", 3, NULL, NULL, NULL, NULL, err, sizeof err) == CUTE_ERR_NO_DRIVER) {
         have_ptxas = false;
