@@ -178,6 +178,7 @@ const char *px_arith_type(cute_dtype d)
 /* --- control flow --------------------------------------------------------------------- */
 
 static bool block(px_fn *e, const cute_ir_block *b);
+static bool inst(px_fn *e, const cute_ir_block *b, uint32_t i);
 
 static bool nested(px_fn *e, const cute_ir_block *b, int cond_depth)
 {
@@ -203,6 +204,7 @@ static bool for_loop(px_fn *e, const cute_ir_block *scope, const cute_ir_inst *i
         return px_fail(e, CUTE_ERR_UNSUPPORTED, "a FOR over a non-integer or by step 0");
     const char *ty = px_arith_type((cute_dtype)t.dtype);
     px_reg(e, var, -1, v);
+    if (!px_hoist(e, in, inst)) return false;
     const cute_ir_inst *cl = const_def(e, scope, in->a[1]), *ch = const_def(e, scope, in->a[2]);
     if (in->imm == 1 && cl && ch && cute_dtype_bits((cute_dtype)t.dtype) >= 32) {
         int64_t a = cl->imm, b = ch->imm, s = in->imm2;
@@ -331,8 +333,11 @@ static bool inst(px_fn *e, const cute_ir_block *b, uint32_t i)
 
 static bool block(px_fn *e, const cute_ir_block *b)
 {
-    for (uint32_t i = 0; i < b->n; i++)
+    for (uint32_t i = 0; i < b->n; i++) {
+        const cute_ir_inst *in = &b->inst[i];
+        if (in->dst && e->hoisted && e->hoisted[in->dst]) continue; /* emitted before its loop */
         if (!inst(e, b, i) || e->failed) return false;
+    }
     return true;
 }
 
@@ -431,12 +436,15 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     if (!e.cdef) return CUTE_ERR_OOM;
     find_consts(f, &f->body, e.cdef);
     e.readonly = px_readonly(f);
+    e.stamp = calloc(f->nvregs + 1, sizeof *e.stamp); /* NULL: nothing hoisted */
+    e.hoisted = calloc(f->nvregs + 1, sizeof *e.hoisted);
     for (uint32_t i = 0; i < f->nparams && !e.failed; i++) param_load(&e, i);
     if (!e.failed) block(&e, &f->body);
     if (!e.failed) px_line(&e, "ret;");
     if (body.oom && !e.failed) px_fail(&e, CUTE_ERR_OOM, "out of memory");
     free(e.cdef);
     free(e.readonly);
+    free(e.stamp), free(e.hoisted);
     if (e.failed) {
         free(body.p);
         return e.failed;

@@ -2,6 +2,7 @@
  *   ptx.c        the module, kernels and their parameters, registers, control flow
  *   ptx_value.c  value ops: constants, arithmetic, comparisons, selects, conversions, math
  *   ptx_divide.c integer division by a constant
+ *   ptx_hoist.c  loop-invariant values out of FOR loops
  *   ptx_readonly.c the global pointers whose loads may take the read-only path
  *   ptx_mem.c    memory (ld/st by the pointer's space, vectors), warps, atomics, ASM, INST
  * Every IR register is one PTX register per lane, named by its class and number (%f12,
@@ -45,6 +46,9 @@ typedef struct px_fn {
     bool uses_smem;
     const struct cute_ir_inst **cdef; /* per register: the CONST that defines it, or NULL */
     bool *readonly;       /* per register: a global pointer into memory nothing writes (ld.nc) */
+    uint32_t *stamp;      /* per register: the last loop found to define it (ptx_hoist.c) */
+    uint32_t nstamp;
+    bool *hoisted;        /* per register: its definition was emitted before its loop */
     char *err;
     size_t errn;
     cute_status failed;
@@ -87,6 +91,9 @@ bool px_unpack32(px_fn *e, cute_vreg r, char words[][PX_NAME], int n);
  * inputs): ld.global.nc for their loads, as NVVM gave the CUDA C path (ptx_readonly.c);
  * NULL when none or out of memory */
 bool *px_readonly(const cute_ir_func *f);
+/* emit (through `emit`, instruction i of a block) the loop-invariant values at the top of
+ * FOR `loop`'s body, before it, and mark them hoisted (ptx_hoist.c); false after a failure */
+bool px_hoist(px_fn *e, const cute_ir_inst *loop, bool (*emit)(px_fn *, const cute_ir_block *, uint32_t));
 bool px_value(px_fn *e, const cute_ir_inst *in); /* ptx_value.c */
 /* DIV/REM of a 32-bit integer by a constant as multiplies and shifts (ptx_divide.c); false:
  * not such an op (the caller writes div/rem) */
