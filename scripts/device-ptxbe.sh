@@ -5,9 +5,10 @@
 # The mid pass (2026-11-27 13:34-13:42, H200, commit f5d6c3d) measured it: correct, the cold
 # compile of the step-5 bf16 GEMM 222 against 375 ms of CPU, but its kernels slower (the
 # step-5 GEMM 442 against 512 TFLOP/s at 4096 tn, 463 against 530 at 8192; the Hopper GEMM
-# 0.0219 against 0.0095 ms at 1000x1030x520): it stays opt-in.  Since then: ld.global.nc
-# through the parameters a noalias kernel never writes, pointer bitcasts as CVT's, exp2f as
-# ex2.approx.f32, asm operands reworked.  This pass checks those and decides again:
+# 0.0219 against 0.0095 ms at 1000x1030x520): it stays opt-in.  Since then: loop-invariant
+# values out of the GEMMs' k-loops (295 SASS instructions a k-tile against 402 then and NVVM's
+# 364), ld.global.nc through the parameters a noalias kernel never writes, pointer bitcasts as
+# CVT's, exp2f as ex2.approx.f32, asm operands reworked.  This pass checks those and decides:
 #  1. the CUDA C backend's GPU test on the PTX backend's module (every CVT pair on edge values,
 #     shuffles, laneid/warpid, the f16 add, shared pointers through every op: bit for bit);
 #  2. library kernels through the PTX path, cold, against float64, CUDA C's line beside;
