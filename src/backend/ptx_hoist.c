@@ -2,7 +2,8 @@
  * its body even where it depends only on the thread and constants (the step-5 GEMM's
  * swizzled shared-memory offsets, in i64, recomputed every k-tile); NVVM hoisted those for
  * the CUDA C path, ptxas hoists few of them.  An instruction at the top level of a FOR's body
- * moves before the loop when it computes a value with no other effect (arithmetic,
+ * (one with no FOR inside: a WHILE there is an mbarrier's wait) moves before the loop when it
+ * computes a value with no other effect (arithmetic,
  * comparisons, selects, conversions, lanes, addresses, constants, special registers), is
  * defined once, and reads only registers the loop does not define (or that moved out too).
  * Computing it once even when the loop runs no trip changes nothing: it has no effect but its
@@ -38,13 +39,12 @@ static void stamp_defs(const cute_ir_block *b, uint32_t *stamp, uint32_t mark)
     }
 }
 
-/* whether the block holds a loop (at any depth) */
+/* whether the block holds a FOR (at any depth; a WHILE is an mbarrier's wait, here) */
 static bool has_loop(const cute_ir_block *b)
 {
     for (uint32_t i = 0; b && i < b->n; i++) {
         const cute_ir_inst *in = &b->inst[i];
-        if (in->op == CUTE_OP_FOR || in->op == CUTE_OP_WHILE || has_loop(in->body[0]) || has_loop(in->body[1]))
-            return true;
+        if (in->op == CUTE_OP_FOR || has_loop(in->body[0]) || has_loop(in->body[1])) return true;
     }
     return false;
 }
