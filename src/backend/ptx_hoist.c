@@ -2,12 +2,12 @@
  * its body even where it depends only on the thread and constants (the step-5 GEMM's
  * swizzled shared-memory offsets, in i64, recomputed every k-tile); NVVM hoisted those for
  * the CUDA C path, ptxas hoists few of them.  An instruction at the top level of a FOR's body
- * (one with no FOR inside: a WHILE there is an mbarrier's wait) moves before the loop when it
- * computes a value with no other effect (arithmetic,
- * comparisons, selects, conversions, lanes, addresses, constants, special registers), is
- * defined once, and reads only registers the loop does not define (or that moved out too).
- * Computing it once even when the loop runs no trip changes nothing: it has no effect but its
- * register, and an integer division by zero in PTX does not trap. */
+ * (a FOR with no FOR inside, that issues instruction rows: see px_hoist) moves before the
+ * loop when it computes a value with no other effect (arithmetic, comparisons, selects,
+ * conversions, lanes, addresses, constants, special registers), is defined once, and reads
+ * only registers the loop does not define (or that moved out too).  Computing it once even
+ * when the loop runs no trip changes nothing: it has no effect but its register, and an
+ * integer division by zero in PTX does not trap. */
 #include "ptx_internal.h"
 
 static bool pure(const cute_ir_inst *in)
