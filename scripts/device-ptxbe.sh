@@ -42,6 +42,19 @@ best_of() # file, phase: the CPU ms of the phase, best of the runs
                               if (min == "" || v < min) min = v } END { print min }'
 }
 
+# the decision from step 3's two benches: TFLOP/s (4th field) of each variant, PTX / CUDA C
+decide()
+{
+    [ -s "$out/bench-cuda.txt" ] && [ -s "$out/bench-ptx.txt" ] || { echo "decides: nothing (no bench)"; return; }
+    awk 'FNR == NR { if ($2 != "cublas") c[$2] = $4; next }
+         $2 != "cublas" && ($2 in c) { r = $4 / c[$2]; printf "%s: PTX %.1f, CUDA C %.1f TFLOP/s (%.3f)\n", $2, $4, c[$2], r
+                                       if (r < 0.98) slow = 1; n++ }
+         END { if (!n) print "decides: nothing (no rows)"
+               else if (slow) print "decides: the PTX path is slower: CUTEC_CODEGEN=ptx stays opt-in"
+               else print "decides: the PTX path is as fast (within 2%): it may become the default (cute_ptx_wanted) once step 2 checked" }' \
+        "$out/bench-cuda.txt" "$out/bench-ptx.txt"
+}
+
 {
     device_begin
     if ! nvidia-smi -L >/dev/null 2>&1; then
@@ -66,8 +79,9 @@ best_of() # file, phase: the CPU ms of the phase, best of the runs
         gpu_late bench gemm && break
         echo "-- ($cg) step-5 and Hopper bf16 tn 8192"
         CUTEC_CODEGEN=$cg timeout 30 build/cutec bench gemm --dtype bf16 --layout tn --sizes 8192 \
-            --variants tensorop_smem,hopper --iters 10 2>&1 | grep -E "^ *[0-9]|rror|refus"
+            --variants tensorop_smem,hopper --iters 10 2>&1 | grep -E "^ *[0-9]|rror|refus" | tee "$out/bench-$cg.txt"
     done
+    decide
     for cg in cuda ptx; do
         gpu_late bench rmsnorm && break
         echo "-- ($cg) RMSNorm bf16 16384x4096"
