@@ -75,6 +75,7 @@ decide()
     check rmsnorm --dtype bf16 --shape 1000x4100
     check softmax --dtype bf16 --shape 1000x4100
     echo "== 3. speed: CUDA C, then PTX"
+    rm -f "$out/bench-cuda.txt" "$out/bench-ptx.txt"
     for cg in cuda ptx; do
         gpu_late bench gemm && break
         echo "-- ($cg) step-5 and Hopper bf16 tn 8192"
