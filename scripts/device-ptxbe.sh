@@ -14,8 +14,9 @@
 #  2. library kernels through the PTX path, cold, against float64, CUDA C's line beside;
 #  3. speed, PTX beside CUDA C: the step-5 and Hopper bf16 GEMMs at 8192 (tn), RMSNorm bf16;
 #  4. the cold compile of the step-5 bf16 GEMM on this host (CPU ms, best of 3, interleaved).
-# Decides: the PTX path correct and no slower in 3 -> CUTEC_CODEGEN=ptx could become the
-# default (docs/ptx_backend.md); slower -> it stays opt-in (the expected outcome).
+# Decides (the "decides:" line after step 3): both GEMMs through PTX within 2% of CUDA C's
+# TFLOP/s, and steps 1-2 clean -> CUTEC_CODEGEN=ptx may become the default (docs/ptx_backend.md);
+# slower -> it stays opt-in; a FAIL or "wrong" in 1-2 -> it stays opt-in and that is a bug.
 # Past BUDGET_S (85) the remaining steps print "skipped"; without a GPU the GPU steps skip.
 . scripts/device-common.sh
 log="$out/ptxbe.log"
