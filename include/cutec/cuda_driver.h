@@ -130,6 +130,12 @@ cute_status cute_cuda_event_elapsed(cute_cuda *cu, void *a, void *b, float *ms);
 /* --- modules and launches ------------------------------------------------------------ */
 /* image: a cubin, or NUL-terminated PTX (the driver JIT-compiles PTX) */
 cute_status cute_cuda_module_load(cute_cuda *cu, const void *image, void **module);
+/* PTX to a cubin through the driver's JIT linker (cuLinkCreate/AddData/Complete: the
+ * driver's ptxas, -O opt_level 0-4) for the context's device.  *cubin is malloc'd;
+ * log (logn bytes, may be 0) gets its info report (registers, spills).  CUTE_ERR_NO_DRIVER
+ * when the driver has no linker; ptxas's errors in cute_cuda_error. */
+cute_status cute_cuda_link_ptx(cute_cuda *cu, const char *ptx, int opt_level, void **cubin,
+                               size_t *cubin_len, char *log, size_t logn);
 cute_status cute_cuda_module_unload(cute_cuda *cu, void *module);
 cute_status cute_cuda_module_function(cute_cuda *cu, void *module, const char *name, void **func);
 /* allow func up to bytes of dynamic shared memory (needed above 48 KB) */

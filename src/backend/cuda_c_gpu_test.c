@@ -7,7 +7,9 @@
  *  - shared-memory pointers (u32 in the C) through shuffles, casts, selects, comparisons,
  *    asm operands, atomics and generic access.
  * Skips, visibly, without a driver, a device or NVRTC (the compile-only checks are in
- * cuda_c_test.c). */
+ * cuda_c_test.c).  With CUTEC_CODEGEN=ptx the same checks run on the PTX backend's module
+ * (cutec/ptx.h) through the driver's JIT, all but the CAS-loop atomics, which it leaves to
+ * CUDA C (without a GPU: the toolkit's ptxas assembles it). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include "cutec/ir.h"
 #include "cutec/nvrtc.h"
 #include "cutec/cuda_driver.h"
+#include "cutec/ptx.h"
 
 #define T(d) cute_type_of(CUTE_##d)
 #define GPTR(d) cute_type_ptr(CUTE_##d, CUTE_GMEM)
@@ -585,6 +588,14 @@ static bool build(cute_nvrtc *nv, const char *arch, cute_ir_func **k, char **src
         CHECK(ok, "%s", err);
     }
     cute_cuda_c_opts eo = {.arch = arch};
+    if (ok && cute_ptx_wanted()) { /* every kernel but the atomics (k[NN]) */
+        const cute_ir_func *pk[NK - 1];
+        for (int i = 0, n = 0; i < NK; i++)
+            if (i != NN) pk[n++] = k[i];
+        ok = cute_ptx_emit(pk, NK - 1, &(cute_ptx_opts){.arch = arch}, src, err, sizeof err) == CUTE_OK;
+        CHECK(ok, "PTX: %s", err);
+        return ok;
+    }
     if (ok)
         ok = cute_cuda_c_emit((const cute_ir_func *const *)k, NK, &eo, src, err, sizeof err) ==
              CUTE_OK;
@@ -602,14 +613,24 @@ static void run(cute_cuda *cu, cute_nvrtc *nv)
     cute_nvrtc_output o = {0};
     bool ok = build(nv, d->arch, k, &src, &o);
     gpu g = {cu, NULL};
+    bool ptx = cute_ptx_wanted();
+    if (ok && ptx) { /* the driver's JIT: o.cubin as NVRTC's would be */
+        char info[2048];
+        ok = cute_cuda_link_ptx(cu, src, 3, &o.cubin, &o.cubin_size, info, sizeof info) == CUTE_OK;
+        CHECK(ok, "the driver's JIT: %s", cute_cuda_error(cu));
+    }
     if (ok) ok = cute_cuda_module_load(cu, o.cubin, &g.module) == CUTE_OK;
     CHECK(ok, "module load: %s", cute_cuda_error(cu));
     cute_devptr b[4] = {0};
     for (int i = 0; ok && i < 4; i++) ok = cute_cuda_alloc(cu, 64 * 8 * NN, &b[i]) == CUTE_OK;
     if (ok) {
-        printf("%s (%s), NVRTC %s\n", d->name, d->arch, cute_nvrtc_path(nv));
+        printf("%s (%s), %s %s\n", d->name, d->arch, ptx ? "the PTX backend, the driver's JIT; not NVRTC" : "NVRTC",
+               cute_nvrtc_path(nv));
         for (int s = 0; s < NN; s++) check_conversions(&g, s, b[0], b[1]);
-        check_atomics(&g, b[0]);
+        if (ptx)
+            SKIP("the atomics: CAS loops are the CUDA C backend's");
+        else
+            check_atomics(&g, b[0]);
         check_shuffles(&g, b[0]);
         check_f16_add(&g, b[0], b[1], b[2]);
         check_smem_pointers(&g, b[3]);
@@ -635,7 +656,12 @@ int main(void)
         cute_ir_func *k[NK];
         char *src = NULL;
         cute_nvrtc_output o = {0};
-        build(nv, "sm_90a", k, &src, &o);
+        if (build(nv, "sm_90a", k, &src, &o) && cute_ptx_wanted()) {
+            char *log = NULL;
+            cute_status s = cute_ptx_assemble(src, "sm_90a", 3, NULL, NULL, &log, NULL, err, sizeof err);
+            CHECK(s == CUTE_OK || s == CUTE_ERR_NO_DRIVER, "ptxas: %s", err);
+            free(log);
+        }
         cute_nvrtc_output_free(&o);
         free(src);
         for (int i = 0; i < NK; i++) cute_ir_func_free(k[i]);

@@ -88,6 +88,17 @@ static void row_text(ptx_text *t, const cute_inst_info *I, int64_t imm)
     if (pred >= 0) put(t, " }");
 }
 
+/* the row's statement with operands %0.. (outputs, then inputs), for the PTX backend too */
+bool cc_inst_text(const cute_ir_inst *in, const cute_inst_info **row, char *buf, size_t n)
+{
+    const cute_inst_info *I = cute_inst_info_of((cute_inst)in->imm2);
+    *row = I;
+    if (!I) return false;
+    ptx_text t = {buf, 0, n};
+    row_text(&t, I, in->imm);
+    return t.len < t.cap;
+}
+
 /* outputs then inputs; b32 registers travel as their bits ("r"), whatever their type */
 static void operand_modes(const cute_inst_info *I, const cute_ir_inst *in, cc_asm_dir *dir,
                           bool *raw)
@@ -112,9 +123,7 @@ bool cc_inst(cc_fn *e, const cute_ir_inst *in)
         return cc_fail(e, CUTE_ERR_UNSUPPORTED, "%s (%s) needs sm_%d; this module is for %s", I->id,
                        I->mnemonic, I->arch, arch);
     char buf[4096]; /* m64n256: 128 accumulators */
-    ptx_text t = {buf, 0, sizeof buf};
-    row_text(&t, I, in->imm);
-    if (t.len >= t.cap) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "%s: PTX text too long", I->id);
+    if (!cc_inst_text(in, &I, buf, sizeof buf)) return cc_fail(e, CUTE_ERR_UNSUPPORTED, "%s: PTX text too long", I->id);
     size_t n = in->nvar ? in->nvar : 1;
     cc_asm_dir *dir = malloc(n * sizeof *dir);
     bool *raw = malloc(n * sizeof *raw), ok = dir && raw;

@@ -144,6 +144,10 @@ bool cc_asm(cc_fn *e, const char *text, const cute_vreg *var, const cc_asm_dir *
 int cc_arch_number(const char *arch);
 /* an INST op: its row's PTX (cuda_c_inst.c) */
 bool cc_inst(cc_fn *e, const cute_ir_inst *in);
+/* an INST's PTX statement, operands %0.. (outputs, then inputs), and its row; false when
+ * the row does not exist or the text does not fit n */
+struct cute_inst_info;
+bool cc_inst_text(const cute_ir_inst *in, const struct cute_inst_info **row, char *buf, size_t n);
 
 /* folding (cuda_c_fold.c): count each register's uses before a kernel, free after it;
  * cc_fold emits instruction i of b as a folded expression where it can (*done), else

@@ -13,8 +13,10 @@
 
 #include "cli.h"
 #include "cutec/cuda_c.h"
+#include "cutec/cuda_driver.h"
 #include "cutec/jit.h"
 #include "cutec/nvrtc.h"
+#include "cutec/ptx.h"
 
 cli_clock cli_clock_now(void)
 {
@@ -99,18 +101,88 @@ static int timing_of(const char *src, const char *arch, cute_nvrtc *nv)
     return CLI_OK;
 }
 
+/* ptxas's "Used N registers" of the first kernel in its report, or -1 */
+static int registers_of(const char *log)
+{
+    const char *at = log ? strstr(log, "Used ") : NULL;
+    return at ? atoi(at + 5) : -1;
+}
+
+/* CUTEC_CODEGEN=ptx: the PTX backend's emission, then ptxas (the toolkit's binary: its CPU
+ * time is the child's), and where a GPU is, the driver's JIT on the same PTX.  false (with
+ * the reason printed) where the PTX backend does not say this kernel: CUDA C's rows follow */
+static bool ptx_timing(const struct cute_fn *f, const char *arch)
+{
+    char err[4096], *ptx = NULL, *log = NULL, note[512];
+    int nk = cute_fn_kernel_count(f);
+    const cute_ir_func **k = calloc((size_t)(nk > 0 ? nk : 1), sizeof *k);
+    for (int i = 0; k && i < nk; i++) k[i] = cute_fn_kernel(f, i);
+    cli_clock t0 = cli_clock_now();
+    cute_ptx_opts o = {.arch = arch};
+    cute_status s = k ? cute_ptx_emit(k, nk, &o, &ptx, err, sizeof err) : CUTE_ERR_OOM;
+    free(k);
+    cli_clock emit = cli_clock_since(t0);
+    if (s != CUTE_OK) {
+        printf("PTX backend: %s; CUDA C and NVRTC instead\n", err);
+        return false;
+    }
+    snprintf(note, sizeof note, "%d lines, %zu bytes of PTX", count_lines(ptx), strlen(ptx));
+    row("emit PTX", emit, note);
+    double child = 0;
+    t0 = cli_clock_now();
+    s = cute_ptx_assemble(ptx, arch, 3, NULL, NULL, &log, &child, err, sizeof err);
+    cli_clock as = cli_clock_since(t0);
+    if (s == CUTE_OK) {
+        snprintf(note, sizeof note, "%d registers (ptxas -O3, the toolkit's binary; CPU: the child's)", registers_of(log));
+        row("ptxas (PTX to cubin)", (cli_clock){child, as.wall_ms}, note);
+        row("PTX backend to cubin (all of it)", (cli_clock){emit.cpu_ms + child, emit.wall_ms + as.wall_ms}, "");
+    } else {
+        printf("ptxas: %s\n", err);
+    }
+    free(log);
+    cute_cuda *cu = NULL;
+    if (cute_cuda_open(&(cute_cuda_opts){0}, &cu, err, sizeof err) == CUTE_OK) {
+        void *cubin = NULL;
+        size_t len = 0;
+        char info[4096];
+        t0 = cli_clock_now();
+        s = cute_cuda_link_ptx(cu, ptx, 3, &cubin, &len, info, sizeof info);
+        cli_clock jit = cli_clock_since(t0);
+        if (s == CUTE_OK) {
+            snprintf(note, sizeof note, "%d registers (cuLinkComplete, -O3, on %s)", registers_of(info), cute_cuda_device(cu)->name);
+            row("driver JIT (PTX to cubin)", jit, note);
+            row("PTX backend to cubin, driver JIT", (cli_clock){emit.cpu_ms + jit.cpu_ms, emit.wall_ms + jit.wall_ms}, "");
+        } else {
+            printf("driver JIT: %s\n", cute_cuda_error(cu));
+        }
+        free(cubin);
+        cute_cuda_close(cu);
+    }
+    free(ptx);
+    return s == CUTE_OK;
+}
+
 int cli_compile_timing(const struct cute_fn *f, const char *arch, cli_clock trace, cli_clock verify)
 {
     char err[4096], *src = NULL;
+    bool ptx = cute_ptx_wanted();
+    if (ptx) {
+        printf("%-34s %9s %9s\n", "phase", "cpu ms", "wall ms");
+        row("trace (with lowering)", trace, "");
+        row("verify the IR", verify, "");
+        if (ptx_timing(f, arch)) return CLI_OK;
+    }
     cli_clock t0 = cli_clock_now();
     if (cute_fn_code(f, "cuda", arch, &src, err, sizeof err) != CUTE_OK) {
         fprintf(stderr, "cutec compile: %s\n", err);
         return CLI_FAIL;
     }
     cli_clock emit = cli_clock_since(t0);
-    printf("%-34s %9s %9s\n", "phase", "cpu ms", "wall ms");
-    row("trace (with lowering)", trace, "");
-    row("verify the IR", verify, "");
+    if (!ptx) {
+        printf("%-34s %9s %9s\n", "phase", "cpu ms", "wall ms");
+        row("trace (with lowering)", trace, "");
+        row("verify the IR", verify, "");
+    }
     char note[96];
     snprintf(note, sizeof note, "%d lines, %zu bytes of CUDA C", count_lines(src), strlen(src));
     row("emit CUDA C", emit, note);

@@ -1,6 +1,7 @@
 /* main.c — `cutec <command> ...`: one table of commands, each with its own argv.
  * Later commands (compile, run, bench, cache) are one row each. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -61,8 +62,25 @@ static int cmd_help(int argc, char **argv)
     return cmd->run(2, sub);
 }
 
+/* `--codegen ptx` anywhere (any command that compiles) is CUTEC_CODEGEN=ptx: the PTX
+ * backend's code generator (docs/ptx_backend.md); it leaves argv */
+static int take_codegen(int argc, char **argv)
+{
+    int k = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--codegen") && i + 1 < argc) {
+            setenv("CUTEC_CODEGEN", argv[++i], 1);
+            continue;
+        }
+        argv[k++] = argv[i];
+    }
+    argv[k] = NULL;
+    return k;
+}
+
 int main(int argc, char **argv)
 {
+    argc = take_codegen(argc, argv);
     if (argc < 2) return print_usage(stderr), CLI_USAGE;
     const char *name = argv[1];
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) return cmd_help(1, argv + 1);

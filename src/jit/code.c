@@ -11,6 +11,7 @@
 #include "cutec/cache.h"
 #include "cutec/cuda_c.h"
 #include "cutec/nvrtc.h"
+#include "cutec/ptx.h"
 #include "jit_internal.h"
 #include "runtime/cuda_keep.h"
 
@@ -64,6 +65,28 @@ static cute_status banks_text(const void *cubin, size_t len, char **out, char *e
     return *out ? CUTE_OK : CUTE_ERR_OOM;
 }
 
+/* CUTEC_CODEGEN=ptx: the PTX backend's module, and what the toolkit's ptxas makes of it
+ * (its report for "usage", the cubin's SASS or FFMA banks); *done false where that
+ * generator does not say this function (CUDA C's then) */
+static cute_status ptx_code(const cute_fn *f, const char *what, const char *arch, char **out, char *err,
+                            size_t n, bool *done)
+{
+    char *ptx = NULL, *log = NULL;
+    void *cubin = NULL;
+    size_t len = 0;
+    cute_ptx_opts o = {.arch = arch};
+    cute_status s = cute_ptx_emit((const cute_ir_func *const *)f->kernels, f->nkernels, &o, &ptx, err, n);
+    *done = s != CUTE_ERR_UNSUPPORTED;
+    if (s != CUTE_OK || !strcmp(what, "ptx")) return *out = ptx, s;
+    s = cute_ptx_assemble(ptx, arch, -1, &cubin, &len, &log, NULL, err, n);
+    free(ptx);
+    if (s == CUTE_OK && !strcmp(what, "usage")) *out = log, log = NULL;
+    else if (s == CUTE_OK && !strcmp(what, "banks")) s = banks_text(cubin, len, out, err, n);
+    else if (s == CUTE_OK) s = sass_of(cubin, len, out, err, n);
+    free(log), free(cubin);
+    return s;
+}
+
 cute_status cute_fn_code(const cute_fn *f, const char *what, const char *arch, char **out,
                          char *err, size_t n)
 {
@@ -73,6 +96,11 @@ cute_status cute_fn_code(const cute_fn *f, const char *what, const char *arch, c
     if (!cuda && !ptx && !usage && !banks && !(what && !strcmp(what, "sass")))
         return snprintf(err, n, "code \"%s\": cuda, ptx, sass, usage or banks", what ? what : ""),
                CUTE_ERR_INVALID;
+    bool done = false;
+    if (!cuda && cute_ptx_wanted()) {
+        cute_status s = ptx_code(f, what, target_arch(arch), out, err, n, &done);
+        if (done) return s;
+    }
     char *src = NULL;
     cute_status s = cute__fn_cuda_source(f, target_arch(arch), &src, err, n);
     if (s != CUTE_OK || cuda) return *out = src, s;

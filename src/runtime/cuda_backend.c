@@ -2,6 +2,8 @@
  *
  *   compile = emit CUDA C -> key -> loaded module? -> cache entry? -> NVRTC -> cache put
  *             -> cuModuleLoadData -> one function per kernel
+ *             (CUTEC_CODEGEN=ptx: emit PTX (cutec/ptx.h) and the driver's JIT linker for
+ *             NVRTC, where the PTX backend says the kernels; docs/ptx_backend.md)
  *   launch  = check and pack the arguments (cuda_args.c), opt in to > 48 KB of dynamic
  *             shared memory once per kernel, cuLaunchKernel
  *
@@ -21,6 +23,7 @@
 #include "cache_internal.h"
 #include "cuda_keep.h"
 #include "cutec/cuda_driver.h"
+#include "cutec/ptx.h"
 
 typedef struct cuda_kernel {
     char *name;
@@ -405,7 +408,30 @@ typedef struct compile_job {
     cute_cache_key key;
     bool lineinfo;
     unsigned keep;
+    bool ptx; /* source is the PTX backend's module: the driver's JIT assembles it */
 } compile_job;
+
+/* ptxas's -O level for the driver's JIT: CUTEC_PTX_OPT (0-4), else 3 (ptxas's default,
+ * what NVRTC's compiles get) */
+static int ptx_opt_level(void)
+{
+    const char *v = getenv("CUTEC_PTX_OPT");
+    return v && v[0] >= '0' && v[0] <= '4' && !v[1] ? v[0] - '0' : 3;
+}
+
+/* the PTX backend's module: source -> image through the driver's linker (no NVRTC) */
+static cute_status jit_build(cuda_backend *b, const char *ptx, bool want_ptx, image *im)
+{
+    char info[4096];
+    cute_status s = cute_cuda_link_ptx(b->cu, ptx, ptx_opt_level(), &im->cubin, &im->cubin_len, info, sizeof info);
+    set_log(b, s == CUTE_OK ? info : cute_cuda_error(b->cu));
+    if (s != CUTE_OK) {
+        say(b, "the driver's JIT refused the PTX backend's module: %s", cute_cuda_error(b->cu));
+        return s == CUTE_ERR_NO_DRIVER ? s : CUTE_ERR_COMPILE;
+    }
+    if (want_ptx && (im->ptx = strdup(ptx))) im->ptx_len = strlen(ptx) + 1;
+    return CUTE_OK;
+}
 
 /* the image for job: from the cache, or built and stored.  *payload owns the bytes. */
 static cute_status get_image(cuda_backend *b, const compile_job *j, bool use_cache,
@@ -424,7 +450,8 @@ static cute_status get_image(cuda_backend *b, const compile_job *j, bool use_cac
         free(bytes); /* not ours, or without the PTX CUTEC_KEEP wants: build again */
     }
     image built = {0};
-    cute_status s = nvrtc_build(b, j->source, j->lineinfo, want_ptx, &built);
+    cute_status s = j->ptx ? jit_build(b, j->source, want_ptx, &built)
+                           : nvrtc_build(b, j->source, j->lineinfo, want_ptx, &built);
     if (s != CUTE_OK) return s;
     *payload = payload_pack(&built, &len);
     free(built.cubin);
@@ -459,7 +486,7 @@ static cute_status load(cuda_backend *b, const compile_job *j, cute_ir_func *con
         s = get_image(b, j, use_cache, &payload, &im, &cached);
         if (s == CUTE_OK) s = driver_failed(b, cute_cuda_module_load(b->cu, im.cubin, &m->mod));
         if (s == CUTE_OK && j->keep)
-            cuda_keep_artifacts(b->cache, &j->key, j->keep, j->source, im.ptx, im.cubin,
+            cuda_keep_artifacts(b->cache, &j->key, j->keep, j->ptx ? NULL : j->source, im.ptx, im.cubin, /* PTX: no .cu */
                                 im.cubin_len);
         free(payload);
         m->from_cache = s == CUTE_OK && cached;
@@ -493,7 +520,21 @@ static cute_status compile_locked(void *self, cute_ir_func *const *kernels, int 
     set_log(b, ""); /* a cache hit has nothing to say */
     char compiler[64];
     cute_status s = CUTE_OK;
-    if (!compiler_from_memo(b, compiler, sizeof compiler)) {
+    char *source = NULL, *opts = NULL;
+    compile_job j = {NULL, {{0}}, cute_cache_lineinfo(b->cache), cute_cache_keep(b->cache), false};
+    if (cute_ptx_wanted()) { /* CUTEC_CODEGEN=ptx: IR straight to PTX, no NVRTC */
+        cute_ptx_opts po = {.arch = b->arch};
+        s = cute_ptx_emit((const cute_ir_func *const *)kernels, n, &po, &source, b->err, sizeof b->err);
+        if (s == CUTE_OK) {
+            j.ptx = true;
+            snprintf(compiler, sizeof compiler, "driver-jit %d O%d", cute_cuda_device(b->cu)->driver_version,
+                     ptx_opt_level());
+        } else if (s != CUTE_ERR_UNSUPPORTED) {
+            return *log = b->err, s;
+        }
+        s = CUTE_OK; /* what it does not say, CUDA C does */
+    }
+    if (!j.ptx && !compiler_from_memo(b, compiler, sizeof compiler)) {
         s = open_nvrtc(b);
         if (s != CUTE_OK) return *log = b->err, s;
         int major = 0, minor = 0;
@@ -501,9 +542,7 @@ static cute_status compile_locked(void *self, cute_ir_func *const *kernels, int 
         snprintf(compiler, sizeof compiler, "nvrtc %d.%d", major, minor);
         compiler_memo_write(b, major, minor);
     }
-    char *source = NULL, *opts = NULL;
-    compile_job j = {NULL, {{0}}, cute_cache_lineinfo(b->cache), cute_cache_keep(b->cache)};
-    s = b->emit(b->emit_user, kernels, n, b->arch, j.lineinfo, &source, b->err, sizeof b->err);
+    if (!j.ptx) s = b->emit(b->emit_user, kernels, n, b->arch, j.lineinfo, &source, b->err, sizeof b->err);
     if (s != CUTE_OK) return *log = b->err, s;
     j.source = source;
     if (!(opts = options_text(b, j.lineinfo))) {

@@ -163,6 +163,11 @@ struct cute_cuda {
     CUresult (*MemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
     CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned);
     CUresult (*StreamWriteValue32)(CUstream, CUdeviceptr, uint32_t, unsigned);
+    /* the driver's JIT linker (cute_cuda_link_ptx): its ptxas, for the PTX backend */
+    CUresult (*LinkCreate)(unsigned, int *, void **, void **);
+    CUresult (*LinkAddData)(void *, int, void *, size_t, const char *, unsigned, int *, void **);
+    CUresult (*LinkComplete)(void *, void **, size_t *);
+    CUresult (*LinkDestroy)(void *);
 };
 
 /* Each entry point by its exported name; the _v2 names are the 64-bit-size ABI that cuda.h
@@ -232,6 +237,10 @@ static const struct {
     OPTIONAL(MemSetAccess, "cuMemSetAccess"),
     OPTIONAL(StreamWaitEvent, "cuStreamWaitEvent"),
     OPTIONAL(StreamWriteValue32, "cuStreamWriteValue32_v2"),
+    OPTIONAL(LinkCreate, "cuLinkCreate_v2"),
+    OPTIONAL(LinkAddData, "cuLinkAddData_v2"),
+    OPTIONAL(LinkComplete, "cuLinkComplete"),
+    OPTIONAL(LinkDestroy, "cuLinkDestroy"),
 };
 #undef SYM
 
@@ -603,6 +612,47 @@ cute_status cute_cuda_module_load(cute_cuda *cu, const void *image, void **modul
     cute_status s = bind(cu);
     if (s == CUTE_OK) s = check(cu, cu->ModuleLoadData(&m, image), "cuModuleLoadData");
     *module = m;
+    return s;
+}
+
+/* cuLinkCreate's options (cuda.h's CUjit_option) and input type */
+enum { JIT_INFO_LOG = 3, JIT_INFO_LOG_SIZE = 4, JIT_ERROR_LOG = 5, JIT_ERROR_LOG_SIZE = 6,
+       JIT_OPTIMIZATION_LEVEL = 7, JIT_LOG_VERBOSE = 12, JIT_INPUT_PTX = 1 };
+
+cute_status cute_cuda_link_ptx(cute_cuda *cu, const char *ptx, int opt_level, void **cubin,
+                               size_t *cubin_len, char *log, size_t logn)
+{
+    *cubin = NULL, *cubin_len = 0;
+    if (logn) log[0] = 0;
+    if (!cu->LinkCreate || !cu->LinkAddData || !cu->LinkComplete || !cu->LinkDestroy) {
+        say(ERR, "this driver has no cuLinkCreate_v2 (the JIT linker)");
+        return CUTE_ERR_NO_DRIVER;
+    }
+    static _Thread_local char elog[4096];
+    elog[0] = 0;
+    int opts[] = {JIT_INFO_LOG, JIT_INFO_LOG_SIZE, JIT_ERROR_LOG, JIT_ERROR_LOG_SIZE,
+                  JIT_OPTIMIZATION_LEVEL, JIT_LOG_VERBOSE};
+    void *vals[] = {log, (void *)(uintptr_t)logn, elog, (void *)(uintptr_t)sizeof elog,
+                    (void *)(uintptr_t)(unsigned)opt_level, (void *)(uintptr_t)1};
+    int nopts = logn ? 6 : 4;
+    void *st = NULL;
+    cute_status s = bind(cu);
+    if (s == CUTE_OK)
+        s = check(cu, cu->LinkCreate((unsigned)nopts, logn ? opts : opts + 2, logn ? vals : vals + 2, &st),
+                  "cuLinkCreate");
+    if (s == CUTE_OK)
+        s = check(cu, cu->LinkAddData(st, JIT_INPUT_PTX, (void *)ptx, strlen(ptx) + 1, "cutec.ptx", 0, NULL, NULL),
+                  "cuLinkAddData (PTX)");
+    void *image = NULL;
+    size_t len = 0;
+    if (s == CUTE_OK) s = check(cu, cu->LinkComplete(st, &image, &len), "cuLinkComplete");
+    if (s != CUTE_OK && elog[0]) { /* ptxas's words */
+        size_t at = strlen(last_error);
+        snprintf(last_error + at, sizeof last_error - at, ": %s", elog);
+    }
+    if (s == CUTE_OK && !(*cubin = malloc(len))) s = CUTE_ERR_OOM;
+    if (s == CUTE_OK) memcpy(*cubin, image, len), *cubin_len = len;
+    if (st) cu->LinkDestroy(st);
     return s;
 }
 

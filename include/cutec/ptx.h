@@ -1,0 +1,50 @@
+/* cutec/ptx.h — the PTX backend's code generator: IR kernels straight to one PTX module,
+ * for ptxas (the toolkit's binary, or the driver's JIT) with no NVRTC in between
+ * (docs/ptx_backend.md).
+ *
+ * The module keeps the CUDA C backend's contract (cutec/cuda_c.h) where a launch can see
+ * it: each kernel is `.visible .entry <name>` with its parameters in IR order and the same
+ * sizes and alignments (cute_cuda_c_param_abi), so the same launch code works; dynamic
+ * shared memory is `.extern .shared cute_smem[]`; values convert, round and saturate as the
+ * CUDA C backend's do.  What it does not say (printf, the narrow floats but tf32, math
+ * functions without one PTX instruction, CAS-loop atomics) is CUTE_ERR_UNSUPPORTED with
+ * the reason, and the caller compiles that module through CUDA C instead.
+ */
+#ifndef CUTEC_PTX_H
+#define CUTEC_PTX_H
+
+#include "cutec/api.h"
+CUTE_API_BEGIN
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cutec/backend.h"
+#include "cutec/ir.h"
+
+typedef struct cute_ptx_opts {
+    const char *arch; /* "sm_90a", "sm_80": the .target (required: sm_80 at least) */
+} cute_ptx_opts;
+
+/* Generate the PTX of n verified kernels as one module.  CUTE_OK: *out is malloc'd text
+ * (caller frees).  CUTE_ERR_UNSUPPORTED: something this generator does not say (err says
+ * what, with the call site: the caller falls back to CUDA C); CUTE_ERR_INVALID: bad
+ * arguments; CUTE_ERR_OOM.  *out is NULL on failure. */
+cute_status cute_ptx_emit(const cute_ir_func *const *kernels, int n, const cute_ptx_opts *opts,
+                          char **out, char *err, size_t errn);
+
+/* Which code generator a compile uses: CUTEC_CODEGEN=ptx (or the CLI's --codegen ptx, which
+ * sets it) asks for this one; anything else, or unset, CUDA C. */
+bool cute_ptx_wanted(void);
+
+/* The toolkit's ptxas binary on ptx (no GPU needed): $CUTEC_PTXAS, else ptxas on PATH,
+ * else /usr/local/cuda/bin/ptxas.  opt: ptxas's -O level (0-4; < 0: its default).
+ * CUTE_OK: *cubin (malloc'd, *cubin_len bytes; cubin may be NULL when not wanted) and
+ * *log (malloc'd: ptxas's --verbose report, or its errors; may be NULL); *cpu_ms the
+ * child's CPU time.  CUTE_ERR_NO_DRIVER: no ptxas found (err says so); CUTE_ERR_COMPILE:
+ * ptxas refused it (its words in *log and err). */
+cute_status cute_ptx_assemble(const char *ptx, const char *arch, int opt, void **cubin, size_t *cubin_len,
+                              char **log, double *cpu_ms, char *err, size_t errn);
+
+CUTE_API_END
+#endif

@@ -1,0 +1,79 @@
+/* Integer DIV and REM by a constant, as multiplications and shifts.  ptxas does not
+ * strength-reduce a div.s32 by an immediate (the step-5 GEMM's stage index, `k % 3`, was
+ * the generic sequence: I2F, MUFU.RCP and a dozen more), where NVVM did for the CUDA C path.
+ * Unsigned n / d (d not a power of two), with l = ceil(log2 d) and
+ * m = floor(2^32 (2^l - d) / d) + 1 (< 2^32): t = mulhi(m, n), q = (t + ((n - t) >> 1)) >> (l - 1)
+ * (Granlund and Montgomery, "Division by invariant integers using multiplication", 1994).
+ * Signed n / d (d > 0) truncates toward zero as C: the quotient of |n|, negated for n < 0;
+ * by 2^k, n plus the bias 2^k - 1 when negative, shifted.  REM is n - q d.  32-bit only;
+ * the rest stays div/rem. */
+#include <stdio.h>
+
+#include "ptx_internal.h"
+
+static int ceil_log2(uint32_t d)
+{
+    int l = 0;
+    while (((uint64_t)1 << l) < d) l++;
+    return l;
+}
+
+/* q = n / d, unsigned, into q (n, q: b32 registers; n may be a literal only for d = 2^k) */
+static void udiv(px_fn *e, const char *q, const char *n, uint32_t d)
+{
+    int l = ceil_log2(d);
+    if (((uint64_t)1 << l) == d) {
+        px_line(e, "shr.u32 %s, %s, %d;", q, n, l);
+        return;
+    }
+    uint32_t m = (uint32_t)((((uint64_t)1 << l) - d) * ((uint64_t)1 << 32) / d + 1);
+    char t[PX_NAME], u[PX_NAME];
+    px_temp(e, PX_B32, t), px_temp(e, PX_B32, u);
+    px_line(e, "mul.hi.u32 %s, %s, %u;", t, n, m);
+    px_line(e, "sub.u32 %s, %s, %s;", u, n, t);
+    px_line(e, "shr.u32 %s, %s, 1;", u, u);
+    px_line(e, "add.u32 %s, %s, %s;", u, u, t);
+    px_line(e, "shr.u32 %s, %s, %d;", q, u, l - 1);
+}
+
+bool px_divide_const(px_fn *e, const cute_ir_inst *in)
+{
+    cute_op op = (cute_op)in->op;
+    if (op != CUTE_OP_DIV && op != CUTE_OP_REM) return false;
+    cute_type t = cute_ir_type(e->f, in->a[0]);
+    cute_dtype dt = (cute_dtype)t.dtype;
+    const cute_ir_inst *c = px_const(e, in->a[1]);
+    if (t.lanes != 1 || !c || (dt != CUTE_I32 && dt != CUTE_U32)) return false;
+    bool sgn = dt == CUTE_I32;
+    int64_t dv = sgn ? (int32_t)c->imm : (int64_t)(uint32_t)c->imm;
+    if (dv <= 1) return false; /* 0 (undefined), 1 and negative divisors: as they are */
+    uint32_t d = (uint32_t)dv;
+    char n[PX_NAME], dst[PX_NAME], q[PX_NAME];
+    px_reg(e, in->a[0], -1, n);
+    px_reg(e, in->dst, -1, dst);
+    px_temp(e, PX_B32, q);
+    int l = ceil_log2(d);
+    if (!sgn) {
+        udiv(e, q, n, d);
+    } else if (((uint64_t)1 << l) == d) { /* (n + (n < 0 ? d - 1 : 0)) >> l */
+        char b[PX_NAME];
+        px_temp(e, PX_B32, b);
+        px_line(e, "shr.s32 %s, %s, 31;", b, n);
+        px_line(e, "shr.u32 %s, %s, %d;", b, b, 32 - l);
+        px_line(e, "add.s32 %s, %s, %s;", b, b, n);
+        px_line(e, "shr.s32 %s, %s, %d;", q, b, l);
+    } else {
+        char a[PX_NAME], neg[PX_NAME], p[PX_NAME];
+        px_temp(e, PX_B32, a), px_temp(e, PX_B32, neg), px_temp(e, PX_PRED, p);
+        px_line(e, "abs.s32 %s, %s;", a, n); /* |INT_MIN| is 2^31 as u32 */
+        udiv(e, q, a, d);
+        px_line(e, "setp.lt.s32 %s, %s, 0;", p, n);
+        px_line(e, "neg.s32 %s, %s;", neg, q);
+        px_line(e, "selp.b32 %s, %s, %s, %s;", q, neg, q, p);
+    }
+    if (op == CUTE_OP_DIV)
+        px_line(e, "mov.b32 %s, %s;", dst, q);
+    else /* n - q d */
+        px_line(e, "mad.lo.s32 %s, %s, %d, %s;", dst, q, (int32_t)(0u - d), n);
+    return true;
+}

@@ -1,0 +1,104 @@
+/* The PTX emitter's shared state and helpers (cutec/ptx.h is the public side).
+ *   ptx.c        the module, kernels and their parameters, registers, control flow
+ *   ptx_value.c  value ops: constants, arithmetic, comparisons, selects, conversions, math
+ *   ptx_divide.c integer division by a constant
+ *   ptx_hoist.c  loop-invariant values out of FOR loops
+ *   ptx_readonly.c the global pointers whose loads may take the read-only path
+ *   ptx_mem.c    memory (ld/st by the pointer's space, vectors), warps, atomics, ASM, INST
+ * Every IR register is one PTX register per lane, named by its class and number (%f12,
+ * %rd7_3 for lane 3); 8-bit integers (and the 8-bit narrow floats) live in 16-bit
+ * registers, sign- or zero-extended as their type says; a shared-memory pointer is its
+ * 32-bit shared-window address, a global one its 64-bit address.  Temporaries are numbered
+ * registers of their own (%xr5), declared once at the top of the kernel. */
+#ifndef CUTEC_BACKEND_PTX_INTERNAL_H
+#define CUTEC_BACKEND_PTX_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_c_internal.h" /* cc_buf, cc_puts, cc_printf */
+#include "cutec/ir.h"
+#include "cutec/ptx.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
+
+/* register classes */
+typedef enum { PX_PRED, PX_B16, PX_B32, PX_F32, PX_B64, PX_F64, PX_NCLASS } px_class;
+
+#define PX_NAME 48
+#define PX_TEXT 4096
+
+typedef struct px_fn {
+    const cute_ir_func *f;
+    const cute_ptx_opts *o;
+    int sm;                 /* the arch's number */
+    cc_buf *out;            /* the body */
+    const cute_ir_inst *in; /* the instruction being emitted (for messages) */
+    uint32_t ntemp[PX_NCLASS];
+    uint32_t nlabel;
+    uint32_t loop_end[CUTE_IR_MAX_DEPTH]; /* the label BREAK jumps to, innermost last */
+    int nloop;
+    int cond_depth;       /* > 0: inside a WHILE condition */
+    bool generic_global;  /* a shared pointer becomes a global one somewhere: generic ld/st */
+    bool uses_smem;
+    const struct cute_ir_inst **cdef; /* per register: the CONST that defines it, or NULL */
+    bool *readonly;       /* per register: a global pointer into memory nothing writes (ld.nc) */
+    uint32_t *stamp;      /* per register: the last loop found to define it (ptx_hoist.c) */
+    uint32_t nstamp;
+    bool *hoisted;        /* per register: its definition was emitted before its loop */
+    char *err;
+    size_t errn;
+    cute_status failed;
+} px_fn;
+
+bool px_fail(px_fn *e, cute_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void px_line(px_fn *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+px_class px_class_of(cute_type t); /* of one lane */
+/* register r (lane >= 0: that lane of a vector; -1 a scalar) */
+const char *px_reg(const px_fn *e, cute_vreg r, int lane, char *buf);
+/* register r as a source operand: a scalar constant's literal (ptxas then folds it into
+ * the instruction, strength-reduces a division by it, folds an address offset), else
+ * px_reg; not for f16/bf16 (px_to_f32 widens their constants) nor i1 */
+const char *px_opnd(const px_fn *e, cute_vreg r, int lane, char *buf);
+/* the constant that defines r (a scalar CONST), or NULL */
+const struct cute_ir_inst *px_const(const px_fn *e, cute_vreg r);
+/* a new temporary of class c */
+const char *px_temp(px_fn *e, px_class c, char *buf);
+uint32_t px_label(px_fn *e);
+
+/* PTX type names of a dtype: "s32", "u16", "f32"; bits "b32"; for 8-bit types in a 16-bit
+ * register the 16-bit type (the value is kept extended) */
+const char *px_arith_type(cute_dtype d);
+const char *px_bits_type(px_class c);
+bool px_is_16f(cute_dtype d);
+bool px_is_smem_ptr(cute_type t);
+
+/* lane `lane` of r as f32 (f16/bf16 widened into a temporary); out names the register */
+const char *px_to_f32(px_fn *e, cute_vreg r, int lane, char *out);
+/* an f32 register rounded into dst (f16/bf16) or moved */
+void px_from_f32(px_fn *e, cute_dtype d, const char *dst, const char *f32);
+
+/* the 32-bit words of a value (a vector's lanes packed, a 64-bit lane split) and back:
+ * words[] get names of registers of class PX_B32 (n words = bytes / 4, at least 1) */
+bool px_pack32(px_fn *e, cute_vreg r, char words[][PX_NAME], int *n);
+bool px_unpack32(px_fn *e, cute_vreg r, char words[][PX_NAME], int n);
+
+/* which global pointers of f reach only memory the kernel never writes (a noalias kernel's
+ * inputs): ld.global.nc for their loads, as NVVM gave the CUDA C path (ptx_readonly.c);
+ * NULL when none or out of memory */
+bool *px_readonly(const cute_ir_func *f);
+/* emit (through `emit`, instruction i of a block) the loop-invariant values at the top of
+ * FOR `loop`'s body, before it, and mark them hoisted (ptx_hoist.c); false after a failure */
+bool px_hoist(px_fn *e, const cute_ir_inst *loop, bool (*emit)(px_fn *, const cute_ir_block *, uint32_t));
+bool px_value(px_fn *e, const cute_ir_inst *in); /* ptx_value.c */
+/* DIV/REM of a 32-bit integer by a constant as multiplies and shifts (ptx_divide.c); false:
+ * not such an op (the caller writes div/rem) */
+bool px_divide_const(px_fn *e, const cute_ir_inst *in);
+bool px_mem(px_fn *e, const cute_ir_inst *in);   /* ptx_mem.c */
+bool px_inst(px_fn *e, const cute_ir_inst *in);  /* ptx_mem.c */
+
+#endif

@@ -1,0 +1,105 @@
+/* The toolkit's ptxas binary on a PTX module, for what runs without a GPU: `cutec compile
+ * --codegen ptx --emit usage|time`, and the tests that prove the PTX assembles.  (On a GPU
+ * the CUDA backend assembles through the driver's JIT instead: cute_cuda_link_ptx.) */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cutec/ptx.h"
+
+static bool executable(const char *path) { return access(path, X_OK) == 0; }
+
+/* $CUTEC_PTXAS, ptxas on PATH, /usr/local/cuda/bin/ptxas */
+static bool find_ptxas(char *out, size_t n)
+{
+    const char *env = getenv("CUTEC_PTXAS");
+    if (env && *env) return snprintf(out, n, "%s", env), executable(out);
+    const char *path = getenv("PATH");
+    for (const char *p = path; p && *p;) {
+        size_t len = strcspn(p, ":");
+        snprintf(out, n, "%.*s/ptxas", (int)len, p);
+        if (len && executable(out)) return true;
+        p += len + (p[len] == ':');
+    }
+    snprintf(out, n, "/usr/local/cuda/bin/ptxas");
+    return executable(out);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) free(s), s = NULL;
+    if (s) s[n] = 0, *len = (size_t)n;
+    fclose(f);
+    return s;
+}
+
+static double child_cpu_ms(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_CHILDREN, &u);
+    return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
+cute_status cute_ptx_assemble(const char *ptx, const char *arch, int opt, void **cubin, size_t *cubin_len,
+                              char **log, double *cpu_ms, char *err, size_t errn)
+{
+    char tool[1024], dir[] = "/tmp/cutec-ptxas-XXXXXX", in[64], out[64], msg[64], a[48], o[8];
+    if (cubin) *cubin = NULL, *cubin_len = 0;
+    if (log) *log = NULL;
+    if (cpu_ms) *cpu_ms = 0;
+    if (!find_ptxas(tool, sizeof tool)) {
+        snprintf(err, errn, "no ptxas (set CUTEC_PTXAS, or put the CUDA toolkit's bin on PATH)");
+        return CUTE_ERR_NO_DRIVER;
+    }
+    if (!mkdtemp(dir)) return snprintf(err, errn, "ptxas: no temporary directory"), CUTE_ERR_INVALID;
+    snprintf(in, sizeof in, "%s/k.ptx", dir);
+    snprintf(out, sizeof out, "%s/k.cubin", dir);
+    snprintf(msg, sizeof msg, "%s/log", dir);
+    snprintf(a, sizeof a, "-arch=%s", arch);
+    snprintf(o, sizeof o, "-O%d", opt);
+    FILE *f = fopen(in, "w");
+    bool wrote = f && fputs(ptx, f) >= 0;
+    if (f && fclose(f) != 0) wrote = false;
+    cute_status s = CUTE_OK;
+    if (!wrote) s = CUTE_ERR_INVALID, snprintf(err, errn, "ptxas: cannot write %s", in);
+    double t0 = child_cpu_ms();
+    pid_t pid = s == CUTE_OK ? fork() : -1;
+    if (pid == 0) {
+        int fd = open(msg, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) dup2(fd, 1), dup2(fd, 2);
+        if (opt >= 0)
+            execl(tool, tool, a, o, "--verbose", "-o", out, in, (char *)NULL);
+        else
+            execl(tool, tool, a, "--verbose", "-o", out, in, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    if (s == CUTE_OK && (pid < 0 || waitpid(pid, &status, 0) != pid))
+        s = CUTE_ERR_INVALID, snprintf(err, errn, "ptxas: could not run %s", tool);
+    if (cpu_ms) *cpu_ms = child_cpu_ms() - t0;
+    size_t n = 0;
+    char *text = s == CUTE_OK ? slurp(msg, &n) : NULL;
+    if (s == CUTE_OK && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+        s = CUTE_ERR_COMPILE;
+        snprintf(err, errn, "ptxas refused the PTX: %.*s", (int)(errn > 64 ? errn - 64 : 0), text ? text : "");
+    }
+    if (s == CUTE_OK && cubin && !(*cubin = slurp(out, cubin_len)))
+        s = CUTE_ERR_INVALID, snprintf(err, errn, "ptxas: no cubin");
+    if (log)
+        *log = text;
+    else
+        free(text);
+    unlink(in), unlink(out), unlink(msg), rmdir(dir);
+    return s;
+}

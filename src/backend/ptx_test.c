@@ -1,0 +1,378 @@
+/* The PTX backend without a GPU (the interpreter cannot run PTX): its module for each of the
+ * library's kernels (elementwise, the step-5 GEMM of every tensor-core dtype, the Hopper
+ * GEMM, rows, attention's forward) assembled by the toolkit's ptxas for sm_90a and sm_80:
+ * no errors, no spills beyond the CUDA C path's, and ptxas's registers and SASS
+ * instructions printed beside the CUDA C path's (NVRTC); every conversion pair and every
+ * arithmetic op of every dtype assembled too (ptxas refuses a malformed cvt or a wrong
+ * operand type).  Skipped visibly without ptxas (and the CUDA C side without NVRTC).  The
+ * GPU side (each kernel through the driver's JIT against float64) is scripts/device-ptxbe.sh. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cli/rows_problem.h"
+#include "cutec/attention.h"
+#include "cutec/kernels.h"
+#include "cutec/ptx.h"
+#include "jit/jit_internal.h"
+#include "kernels/rows/rows_lib.h"
+
+static bool have_ptxas = true, have_nvrtc = true;
+
+/* the SASS instructions of a cubin: its .text.<kernel> sections' bytes / 16 (no cuobjdump
+ * or nvdisasm needed); -1 for what is not a 64-bit ELF */
+static long sass_count(const unsigned char *p, size_t len)
+{
+    if (len < 64 || memcmp(p, "\x7f" "ELF", 4) || p[4] != 2) return -1;
+    uint64_t shoff;
+    uint16_t shentsize, shnum, shstrndx;
+    memcpy(&shoff, p + 40, 8), memcpy(&shentsize, p + 58, 2), memcpy(&shnum, p + 60, 2), memcpy(&shstrndx, p + 62, 2);
+    if (shoff + (uint64_t)shnum * shentsize > len || shstrndx >= shnum) return -1;
+    const unsigned char *strh = p + shoff + (uint64_t)shstrndx * shentsize;
+    uint64_t stroff;
+    memcpy(&stroff, strh + 24, 8);
+    long n = 0;
+    for (int i = 0; i < shnum; i++) {
+        const unsigned char *h = p + shoff + (uint64_t)i * shentsize;
+        uint32_t name;
+        uint64_t size;
+        memcpy(&name, h, 4), memcpy(&size, h + 32, 8);
+        if (stroff + name < len && !strncmp((const char *)p + stroff + name, ".text.", 6)) n += (long)(size / 16);
+    }
+    return n;
+}
+
+static long number_after(const char *text, const char *key)
+{
+    const char *p = text ? strstr(text, key) : NULL;
+    return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/* the sum of the numbers before each `what` in text */
+static long sum_before(const char *text, const char *what)
+{
+    long sum = 0;
+    for (const char *p = text ? strstr(text, what) : NULL; p; p = strstr(p + 1, what)) {
+        const char *q = p;
+        while (q > text && q[-1] == ' ') q--;
+        while (q > text && q[-1] >= '0' && q[-1] <= '9') q--;
+        sum += strtol(q, NULL, 10);
+    }
+    return sum;
+}
+
+/* f's kernels through both paths for arch; may_fall_back: the PTX backend may decline
+ * (a math function it leaves to CUDA C), which is printed with its reason */
+static void compare(const char *label, const cute_fn *f, const char *arch, bool may_fall_back)
+{
+    if (!f) return;
+    int nk = cute_fn_kernel_count(f);
+    const cute_ir_func *k[16];
+    for (int i = 0; i < nk && i < 16; i++) k[i] = cute_fn_kernel(f, i);
+    char err[4096], *ptx = NULL;
+    cute_ptx_opts o = {.arch = arch};
+    cute_status s = cute_ptx_emit(k, nk, &o, &ptx, err, sizeof err);
+    if (s == CUTE_ERR_UNSUPPORTED && may_fall_back) {
+        printf("  %-28s %-7s CUDA C instead: %s\n", label, arch, err);
+        return;
+    }
+    CHECK(s == CUTE_OK, "%s %s: %s", label, arch, err);
+    if (s != CUTE_OK || !have_ptxas) {
+        free(ptx);
+        return;
+    }
+    void *cubin = NULL;
+    size_t len = 0;
+    char *log = NULL;
+    double ms = 0;
+    s = cute_ptx_assemble(ptx, arch, 3, &cubin, &len, &log, &ms, err, sizeof err);
+    if (s == CUTE_ERR_NO_DRIVER) {
+        have_ptxas = false;
+        SKIP("no ptxas: the PTX is not assembled");
+        free(ptx);
+        return;
+    }
+    CHECK(s == CUTE_OK, "%s %s: ptxas: %s", label, arch, err);
+    long regs = number_after(log, "Used "), spills = sum_before(log, "bytes spill stores") + sum_before(log, "bytes spill loads");
+    long sass = s == CUTE_OK ? sass_count(cubin, len) : -1;
+    /* the CUDA C path: NVRTC's cubin and ptxas's report */
+    long cregs = -1, cspills = -1, csass = -1;
+    char *src = NULL;
+    if (have_nvrtc && cute__fn_cuda_source(f, arch, &src, err, sizeof err) == CUTE_OK) {
+        cute_nvrtc_output no;
+        cute_status ns = cute__nvrtc_of(src, arch, true, &no, err, sizeof err);
+        if (ns == CUTE_OK) {
+            cregs = number_after(no.log, "Used ");
+            cspills = sum_before(no.log, "bytes spill stores") + sum_before(no.log, "bytes spill loads");
+            csass = sass_count(no.cubin, no.cubin_size);
+            cute_nvrtc_output_free(&no);
+        } else if (ns == CUTE_ERR_NO_NVRTC) {
+            have_nvrtc = false;
+            SKIP("no NVRTC: the CUDA C side is not compared");
+        }
+    }
+    free(src);
+    printf("  %-28s %-7s ptx: %3ld registers, %5ld SASS, %ld bytes spilled (ptxas %4.0f ms) | cuda c: %3ld, %5ld, %ld\n",
+           label, arch, regs, sass, spills, ms, cregs, csass, cspills);
+    CHECK(regs > 0 && sass > 0, "%s %s: an unreadable report or cubin:\n%s", label, arch, log ? log : "");
+    CHECK(cspills < 0 || spills <= cspills, "%s %s: %ld bytes spilled, CUDA C's path %ld", label, arch, spills, cspills);
+    free(cubin), free(log), free(ptx);
+}
+
+static cute_runtime *runtime(const char *arch)
+{
+    char err[512];
+    cute_runtime *rt = NULL;
+    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) return NULL;
+    cute_runtime_set_target_arch(rt, arch);
+    return rt;
+}
+
+static void elementwise(const char *arch)
+{
+    static const struct { cute_ew_op op; cute_dtype in, out; } cases[] = {
+        {CUTE_EW_ADD, CUTE_BF16, CUTE_BF16}, {CUTE_EW_DIV, CUTE_F32, CUTE_F32}, {CUTE_EW_MAX, CUTE_F16, CUTE_F16},
+        {CUTE_EW_RELU, CUTE_BF16, CUTE_BF16}, {CUTE_EW_CAST, CUTE_F32, CUTE_BF16}, {CUTE_EW_GELU, CUTE_BF16, CUTE_BF16},
+    };
+    cute_runtime *rt = runtime(arch);
+    for (size_t i = 0; rt && i < sizeof cases / sizeof *cases; i++) {
+        int64_t shape[2] = {8192, 8192}, stride[2] = {8192, 1};
+        cute_buffer fake = {(void *)(uintptr_t)4096, (size_t)1 << 40, 0, 0};
+        cute_buffer fake_out = {(void *)((uintptr_t)1 << 41), (size_t)1 << 40, 0, 1};
+        cute_call_arg a = cute_call_tensor(&fake, 0, cases[i].in, 2, shape, stride);
+        cute_call_arg c = cute_call_tensor(&fake_out, 0, cases[i].out, 2, shape, stride);
+        cute_call_arg in[2] = {a, a};
+        char err[1024], label[64];
+        const cute_fn *f = cute_ew_compile(rt, "ew", cute_ew_op_expr, (void *)(intptr_t)cases[i].op,
+                                           cute_ew_op_arity(cases[i].op), in, &c, NULL, err, sizeof err);
+        CHECK(f != NULL, "elementwise: %s", err);
+        snprintf(label, sizeof label, "elementwise %s %s", cute_ew_op_name(cases[i].op), cute_dtype_name(cases[i].in));
+        compare(label, f, arch, cases[i].op == CUTE_EW_GELU); /* erff: CUDA C's */
+        cute_fn_free(f);
+    }
+    cute_runtime_free(rt);
+}
+
+static void gemm(cute_gemm_variant v, cute_dtype d, cute_dtype c, const char *arch)
+{
+    cute_runtime *rt = runtime(arch);
+    if (!rt) return;
+    cute_gemm_config cfg = {.variant = v, .dtype = d, .c_dtype = c, .major = {1, 1, 0}, .align_bytes = 16,
+                            .index_bound = CUTE_GEMM_INDEX_BOUND};
+    char err[2048], label[64];
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(f != NULL, "gemm %s %s: %s", cute_dtype_name(d), arch, err);
+    snprintf(label, sizeof label, "gemm %s %s", cute_gemm_variant_name(v), cute_dtype_name(d));
+    compare(label, f, arch, false);
+    cute_fn_free(f);
+    cute_runtime_free(rt);
+}
+
+static void rows(rp_op op, const char *arch, bool may_fall_back)
+{
+    cute_runtime *rt = runtime(arch);
+    if (!rt) return;
+    cutec_rows *lib = cutec_rows_new(rt);
+    rows_problem p;
+    rp_init(&p, op, false, CUTE_BF16, 4096, 4096, cute_runtime_backend(rt), lib);
+    rows_lib_dry_run(lib, true);
+    bool ok = rp_setup(&p, true) && rp_call(&p) == CUTE_OK;
+    CHECK(ok, "rows %s: %s", rp_op_name(op), p.err);
+    char label[64];
+    snprintf(label, sizeof label, "rows %s bf16", rp_op_name(op));
+    if (ok) compare(label, rows_lib_last(lib), arch, may_fall_back);
+    rp_free(&p);
+    cutec_rows_free(lib);
+    cute_runtime_free(rt);
+}
+
+static void attention(const char *arch)
+{
+    cute_runtime *rt = runtime(arch);
+    if (!rt) return;
+    cute_attention_config cfg = {.dtype = CUTE_BF16, .head_dim = 128};
+    char err[2048];
+    const cute_fn *f = cute_attention_compile(rt, &cfg, err, sizeof err);
+    CHECK(f != NULL, "attention: %s", err);
+    compare("attention fwd bf16 d128", f, arch, true); /* log2f: CUDA C's */
+    cute_fn_free(f);
+    cute_runtime_free(rt);
+}
+
+/* --- every conversion and arithmetic op, one small kernel each ----------------------- */
+
+static const cute_dtype numbers[] = {CUTE_I1,  CUTE_I8,  CUTE_I16, CUTE_I32,  CUTE_I64, CUTE_U8,  CUTE_U16,
+                                     CUTE_U32, CUTE_U64, CUTE_F16, CUTE_BF16, CUTE_F32, CUTE_F64, CUTE_TF32};
+
+/* y[0] = op(x[0], x[1], x[2]) for dtype s (CVT: to t), lanes wide */
+static cute_ir_func *one_op(cute_op op, cute_dtype s, cute_dtype t, int lanes)
+{
+    cute_ir_func *f = cute_ir_func_new("k");
+    if (!f) return NULL;
+    cute_ir_builder b;
+    cute_ir_builder_init(&b, f);
+    cute_vreg x = cute_ir_add_param(f, cute_type_ptr(s, CUTE_GMEM), "x");
+    bool cmp = op >= CUTE_OP_EQ && op <= CUTE_OP_GE;
+    cute_dtype rd = op == CUTE_OP_CVT ? t : cmp ? CUTE_I1 : s;
+    cute_vreg y = cute_ir_add_param(f, cute_type_ptr(rd, CUTE_GMEM), "y");
+    cute_type st = lanes > 1 ? cute_type_vec(s, lanes) : cute_type_of(s);
+    cute_type rt = lanes > 1 ? cute_type_vec(rd, lanes) : cute_type_of(rd);
+    cute_vreg v[3];
+    for (int k = 0; k < 3; k++) {
+        cute_vreg at = cute_ir_op(&b, CUTE_OP_PTR_ADD, cute_ir_type(f, x), x, cute_ir_const_int(&b, CUTE_I32, k * lanes), 0);
+        v[k] = cute_ir_op(&b, CUTE_OP_LOAD, st, at, 0, 0);
+        b.last->imm = cute_dtype_bytes(s);
+    }
+    int n = cute_op_nargs(op);
+    cute_vreg r;
+    if (op == CUTE_OP_CVT || op == CUTE_OP_BITCAST)
+        r = cute_ir_op(&b, op, rt, v[0], 0, 0);
+    else
+        r = cute_ir_op(&b, op, rt, v[0], n > 1 ? v[1] : 0, n > 2 ? v[2] : 0);
+    cute_ir_op_void(&b, CUTE_OP_STORE, rt, y, r, 0, cute_dtype_bytes(rd));
+    return f;
+}
+
+/* the op assembles (or the generator declines it with a reason, counted) */
+static int assembles(cute_ir_func *f, const char *what, int *declined)
+{
+    char err[4096], *ptx = NULL;
+    if (cute_ir_verify(f, err, sizeof err) != 0) return cute_ir_func_free(f), 0; /* not the IR's */
+    const cute_ir_func *k[1] = {f};
+    cute_ptx_opts o = {.arch = "sm_90a"};
+    cute_status s = cute_ptx_emit(k, 1, &o, &ptx, err, sizeof err);
+    cute_ir_func_free(f);
+    if (s == CUTE_ERR_UNSUPPORTED) return (*declined)++, 0;
+    CHECK(s == CUTE_OK, "%s: %s", what, err);
+    if (s == CUTE_OK && have_ptxas) {
+        char *log = NULL;
+        s = cute_ptx_assemble(ptx, "sm_90a", 3, NULL, NULL, &log, NULL, err, sizeof err);
+        if (s == CUTE_ERR_NO_DRIVER) have_ptxas = false;
+        CHECK(s == CUTE_OK || s == CUTE_ERR_NO_DRIVER, "%s: %s\n%s", what, err, ptx);
+        free(log);
+    }
+    free(ptx);
+    return 1;
+}
+
+static void every_op(void)
+{
+    int said = 0, declined = 0;
+    size_t nn = sizeof numbers / sizeof *numbers;
+    for (size_t i = 0; i < nn; i++)
+        for (size_t j = 0; j < nn; j++) {
+            char what[64];
+            snprintf(what, sizeof what, "cvt %s -> %s", cute_dtype_name(numbers[i]), cute_dtype_name(numbers[j]));
+            said += assembles(one_op(CUTE_OP_CVT, numbers[i], numbers[j], 1), what, &declined);
+        }
+    for (int op = CUTE_OP_ADD; op <= CUTE_OP_POW; op++) {
+        if (op == CUTE_OP_CVT || op == CUTE_OP_BITCAST || op == CUTE_OP_SELECT) continue;
+        for (size_t i = 0; i < nn; i++)
+            for (int lanes = 1; lanes <= 4; lanes += 3) {
+                char what[64];
+                snprintf(what, sizeof what, "%s %s x%d", cute_op_name((cute_op)op), cute_dtype_name(numbers[i]), lanes);
+                said += assembles(one_op((cute_op)op, numbers[i], numbers[i], lanes), what, &declined);
+            }
+    }
+    printf("  every op: %d kernels said and assembled, %d left to CUDA C (math without one PTX instruction, "
+           "narrow floats)\n", said, declined);
+    CHECK(said > 300, "only %d", said);
+}
+
+/* ptx_divide.c's sequences, step by step in C, against C's / and % (the PTX is the same
+ * arithmetic: mul.hi.u32, shifts, abs, a select) */
+static uint32_t udiv_seq(uint32_t n, uint32_t d)
+{
+    int l = 0;
+    while (((uint64_t)1 << l) < d) l++;
+    if (((uint64_t)1 << l) == d) return n >> l;
+    uint32_t m = (uint32_t)((((uint64_t)1 << l) - d) * ((uint64_t)1 << 32) / d + 1);
+    uint32_t t = (uint32_t)(((uint64_t)m * n) >> 32);
+    return (t + ((n - t) >> 1)) >> (l - 1);
+}
+
+static int32_t sdiv_seq(int32_t n, uint32_t d)
+{
+    int l = 0;
+    while (((uint64_t)1 << l) < d) l++;
+    if (((uint64_t)1 << l) == d) {
+        uint32_t bias = (uint32_t)(n >> 31) >> (32 - l);
+        return (int32_t)((uint32_t)n + bias) >> l;
+    }
+    uint32_t q = udiv_seq(n < 0 ? 0u - (uint32_t)n : (uint32_t)n, d);
+    return n < 0 ? (int32_t)(0u - q) : (int32_t)q;
+}
+
+static void division(void)
+{
+    static const uint32_t ds[] = {2, 3, 5, 6, 7, 10, 64, 100, 128, 641, 1000, 65535, 65536, 1u << 30, 0x7fffffff,
+                                  0x80000000u, 0xfffffffeu, 0xffffffffu};
+    uint64_t x = 12345;
+    int bad = 0;
+    for (int i = 0; i < 200000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t n = (uint32_t)(x >> 32);
+        if (i < 64) n = i < 32 ? (uint32_t)i : 0xffffffffu - (uint32_t)(i - 32); /* the edges */
+        if (i == 64) n = 0x80000000u;
+        for (size_t k = 0; k < sizeof ds / sizeof *ds; k++) {
+            uint32_t d = ds[k];
+            bad += udiv_seq(n, d) != n / d;
+            if (d <= 0x7fffffff) bad += sdiv_seq((int32_t)n, d) != (int32_t)((int64_t)(int32_t)n / (int64_t)d);
+        }
+    }
+    CHECK(bad == 0, "%d quotients differ from C's", bad);
+}
+
+/* what it refuses, and says why */
+static void refusals(void)
+{
+    char err[512], *ptx = (char *)1;
+    cute_ir_func *f = one_op(CUTE_OP_ADD, CUTE_F32, CUTE_F32, 1);
+    const cute_ir_func *k[1] = {f};
+    CHECK(cute_ptx_emit(k, 1, &(cute_ptx_opts){.arch = "sm_70"}, &ptx, err, sizeof err) == CUTE_ERR_UNSUPPORTED &&
+              !ptx && strstr(err, "sm_XX"), "sm_70: %s", err);
+    CHECK(cute_ptx_emit(k, 1, &(cute_ptx_opts){.arch = "compute_90"}, &ptx, err, sizeof err) == CUTE_ERR_INVALID,
+          "compute_90: %s", err);
+    CHECK(cute_ptx_emit(k, 0, &(cute_ptx_opts){.arch = "sm_90a"}, &ptx, err, sizeof err) == CUTE_ERR_INVALID, "none");
+    CHECK(cute_ptx_emit(k, 1, NULL, &ptx, err, sizeof err) == CUTE_ERR_INVALID, "no options");
+    cute_ir_func_free(f);
+    /* printf is CUDA C's: the reason names the op and the call site */
+    f = cute_ir_func_new("p");
+    cute_ir_builder b;
+    cute_ir_builder_init(&b, f);
+    b.file = "here.c", b.line = 7;
+    cute_vreg x = cute_ir_const_int(&b, CUTE_I32, 1);
+    cute_ir_varop(&b, CUTE_OP_PRINTF, "%d\n", &x, 1, 0);
+    k[0] = f;
+    CHECK(cute_ptx_emit(k, 1, &(cute_ptx_opts){.arch = "sm_90a"}, &ptx, err, sizeof err) == CUTE_ERR_UNSUPPORTED &&
+              strstr(err, "printf") && strstr(err, "here.c:7"), "%s", err);
+    cute_ir_func_free(f);
+}
+
+int main(void)
+{
+    division();
+    refusals();
+    char err[256];
+    if (cute_ptx_assemble("", "sm_90a", 3, NULL, NULL, NULL, NULL, err, sizeof err) == CUTE_ERR_NO_DRIVER) {
+        have_ptxas = false;
+        SKIP("no ptxas: the PTX is generated, not assembled");
+    }
+    every_op();
+    printf("the library's kernels: the PTX backend's | the CUDA C path's (registers, SASS instructions, spills)\n");
+    elementwise("sm_90a");
+    static const cute_dtype tc[][2] = {{CUTE_BF16, CUTE_BF16}, {CUTE_F16, CUTE_F16}, {CUTE_TF32, CUTE_F32},
+                                       {CUTE_I8, CUTE_I32}, {CUTE_E4M3, CUTE_F32}};
+    for (size_t i = 0; i < sizeof tc / sizeof *tc; i++) gemm(CUTE_GEMM_TENSOROP_SMEM, tc[i][0], tc[i][1], "sm_90a");
+    for (size_t i = 0; i < 4; i++) gemm(CUTE_GEMM_TENSOROP_SMEM, tc[i][0], tc[i][1], "sm_80");
+    gemm(CUTE_GEMM_HOPPER, CUTE_BF16, CUTE_BF16, "sm_90a");
+    rows(RP_SOFTMAX, "sm_90a", false);
+    rows(RP_RMSNORM, "sm_90a", false);
+    rows(RP_LAYERNORM, "sm_90a", false);
+    rows(RP_SUM, "sm_90a", false);
+    rows(RP_XENT, "sm_90a", true);
+    rows(RP_SOFTMAX, "sm_80", false);
+    attention("sm_90a");
+    return CHECK_DONE("backend/ptx");
+}
