@@ -27,6 +27,7 @@ static int make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATTN
 cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg)
 {
     if (cfg->variant != CUTE_ATTENTION_AUTO) return cfg->variant;
+    if (cute_runtime_target_arch(rt) == 100 && attn_blackwell_takes(cfg)) return CUTE_ATTENTION_BLACKWELL;
     bool hopper = cute_runtime_target_arch(rt) == 90 && !cfg->window && !cfg->varlen; /* what it takes */
     return hopper ? CUTE_ATTENTION_HOPPER : CUTE_ATTENTION_SM80;
 }
@@ -37,8 +38,12 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
     cute_alg a;
     cute_alg_init(&a, NULL);
     attn_plan *plan = malloc(sizeof *plan);
-    bool hopper = attn_variant(rt, cfg) == CUTE_ATTENTION_HOPPER;
-    if (!plan || !(hopper ? attn_plan_hopper(&a, cfg, cute_runtime_target_arch(rt), plan) : attn_plan_make(&a, cfg, plan))) {
+    cute_attention_variant v = attn_variant(rt, cfg);
+    bool hopper = v == CUTE_ATTENTION_HOPPER, blackwell = v == CUTE_ATTENTION_BLACKWELL;
+    int arch = cute_runtime_target_arch(rt);
+    if (!plan || !(blackwell ? attn_plan_blackwell(&a, cfg, arch, plan)
+                   : hopper  ? attn_plan_hopper(&a, cfg, arch, plan)
+                             : attn_plan_make(&a, cfg, plan))) {
         snprintf(err, n, "%s", plan ? a.error : "attention: out of memory");
         free(plan);
         return NULL;
@@ -61,9 +66,9 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
     int nargs = make_specs(cfg, specs);
     char name[192], poly[16] = "";
     if (hopper && plan->exp2_poly) snprintf(poly, sizeof poly, "_poly%d", plan->exp2_poly);
-    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s%s%s%s%s%s%s%s%s%s%s", hopper ? "_hopper" : "",
+    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s%s%s%s%s%s%s%s%s%s%s", hopper ? "_hopper" : blackwell ? "_blackwell" : "",
                        cute_dtype_name(cfg->dtype), cfg->head_dim, (long long)plan->bn,
-                       !hopper && plan->step_n < plan->bn ? "_steps32" : "", !hopper && plan->stages > 1 ? "_kv2" : "",
+                       !hopper && plan->step_n < plan->bn ? "_steps32" : "", !hopper && !blackwell && plan->stages > 1 ? "_kv2" : "",
                        plan->rescale_lazy ? "_lazy" : "",
                        plan->bm == 192 ? "_m192" : "",
                        hopper && !plan->sms ? "_tiles" : "", hopper && plan->q_stages > 1 ? "_q2" : "",
@@ -73,7 +78,10 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
                        cfg->lse ? "_lse" : "", cfg->varlen ? "_varlen" : "");
     if (cfg->window)
         snprintf(name + len, sizeof name - (size_t)len, "_w%d_%d", cfg->window_left, cfg->window_right);
-    cute_host_fn host = hopper ? attn_hopper_host : cfg->varlen ? attn_fwd_varlen_host : attn_fwd_host;
+    cute_host_fn host = blackwell ? attn_blackwell_host
+                        : hopper  ? attn_hopper_host
+                        : cfg->varlen ? attn_fwd_varlen_host
+                                      : attn_fwd_host;
     const cute_fn *f = cute_compile(rt, name, host, plan, nargs,
                                     specs, err, n);
     free(plan); /* only needed while tracing */

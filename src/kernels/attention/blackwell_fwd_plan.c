@@ -1,0 +1,64 @@
+/* The plan of the Blackwell forward (blackwell_fwd.c), after CuTe DSL's blackwell/fmha.py at
+ * its smallest: a 128-row Q tile a block, 128-key tiles of K and V (64 where asked), S = Q K^T
+ * by SM100_MMA_F16BF16_SS (128 x bn, both operands in shared memory) into tensor memory,
+ * O += P V by SM100_MMA_F16BF16_TS (128 x D: P from tensor memory, V^T read from V's tile as
+ * an MN-major B).  Q, K and V lie in shared memory as the Hopper kernel lays them (128-byte
+ * K-major GMMA atoms: one TMA box of 64 columns a (rows, 64) block), K and V in two stages
+ * each.  Tensor memory: S (bn columns), O (D), P (bn / 2: two f16 / bf16 a column).
+ *
+ * Taken: f16 and bf16, head dim 64 and 128, causal or not, grouped-query heads, any Sq and
+ * Sk.  Refused with the reason: other targets than sm_100, head dim 256, sliding windows,
+ * packed sequences (the library's AUTO gives those to the SM80 kernel). */
+#include <string.h>
+
+#include "cutec/umma.h"
+#include "kernels/attention/attention_internal.h"
+
+enum { BW_THREADS = 192, BW_STAGES = 2 }; /* 4 softmax warps, the MMA warp, the load warp */
+
+/* (rows, D[, stages]) of 128-byte K-major GMMA atoms: the TMA boxes' and the MMAs' layout */
+static cute_composed tile_of(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages)
+{
+    cute_composed atom;
+    cute_smem_atom_gmma(a, "Layout_K_SW128_Atom", d, &atom);
+    cute_tuple shape = stages ? cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)rows, (long long)D, stages)
+                              : cute_tuple_fmt(a, "(%lld,%lld)", (long long)rows, (long long)D);
+    return cute_smem_layout_staged(a, &atom, &shape);
+}
+
+bool attn_blackwell_takes(const cute_attention_config *cfg)
+{
+    return (cfg->head_dim == 64 || cfg->head_dim == 128) && !cfg->window && !cfg->varlen;
+}
+
+bool attn_plan_blackwell(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg = *cfg;
+    if (arch && arch != 100)
+        return cute_alg_fail(a, "attention blackwell: tcgen05 and tensor memory need sm_100 (the target is sm_%d)",
+                             arch);
+    if (cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_BF16)
+        return cute_alg_fail(a, "attention blackwell: %s inputs (f16 or bf16)", cute_dtype_name(cfg->dtype));
+    if (cfg->head_dim != 64 && cfg->head_dim != 128)
+        return cute_alg_fail(a, "attention blackwell: head dim %d (64 or 128; the SM80 kernel takes 256)",
+                             cfg->head_dim);
+    if (cfg->window || cfg->varlen)
+        return cute_alg_fail(a, "attention blackwell: %s are not taken yet (the SM80 kernel takes them)",
+                             cfg->window ? "sliding windows" : "packed sequences");
+    if (cfg->block_n && cfg->block_n != 64 && cfg->block_n != 128)
+        return cute_alg_fail(a, "attention blackwell: key tiles of 64 or 128 keys (block_n %d)", cfg->block_n);
+    if (cfg->block_m && cfg->block_m != 128)
+        return cute_alg_fail(a, "attention blackwell: query tiles of 128 rows (block_m %d)", cfg->block_m);
+    p->d = cfg->head_dim;
+    p->bm = 128, p->bn = cfg->block_n ? cfg->block_n : 128, p->step_n = p->bn;
+    p->threads = BW_THREADS, p->stages = BW_STAGES, p->q_stages = 1, p->cluster = 1, p->consumers = 1;
+    p->smem_q = tile_of(a, cfg->dtype, p->bm, p->d, 0);
+    p->smem_kv = tile_of(a, cfg->dtype, p->bn, p->d, p->stages);
+    if (!cute_umma_atom(a, "SM100_MMA_F16BF16_SS", cfg->dtype, (int)p->bm, (int)p->bn, &p->umma_s) ||
+        !cute_umma_atom(a, "SM100_MMA_F16BF16_TS", cfg->dtype, (int)p->bm, (int)p->d, &p->umma_o))
+        return false;
+    p->tmem_columns = 32; /* a power of two: S, O and P side by side */
+    while (p->tmem_columns < p->bn + p->d + p->bn / 2) p->tmem_columns *= 2;
+    return !a->failed;
+}
