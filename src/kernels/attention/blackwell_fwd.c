@@ -31,13 +31,18 @@
 #include "cutec/umma.h"
 #include "kernels/attention/attention_internal.h"
 
-enum { SOFTMAX_WARPS = 4, MMA_WARP = 4, CHUNK = 32 }; /* CHUNK: O's columns a T2R */
+enum {
+    WARPGROUP = 128, LOAD_WARP = 0, MMA_WARP = 1, /* warpgroup 0; warpgroups 1.. the softmax */
+    MAX_Q = 2,                                    /* Q tiles a block */
+    CHUNK = 32,                                   /* O's columns a T2R */
+};
 
 typedef struct bw_smem {
     cute_tensor q, k, v, vt;  /* (bm,D); (bn,D,stages) each; V's stages seen as (D,bn,stages) */
     cute_pipeline pq, pk, pv; /* TMA -> MMA: Q (one stage), K, V */
-    cute_pipeline ps, po;     /* MMA -> softmax: S(n) computed; O += P V computed */
-    cute_pipeline pp;         /* softmax -> MMA: P(n) stored, O rescaled */
+    /* each Q tile's: MMA -> softmax, S computed and O += P V computed; softmax -> MMA, P
+     * stored (in S's columns) and O rescaled */
+    cute_pipeline ps[MAX_Q], po[MAX_Q], pp[MAX_Q];
 } bw_smem;
 
 /* what every role reads */
@@ -47,7 +52,7 @@ typedef struct bw_job {
     attn_block t;
     cute_val map_q, map_k, map_v;
     cute_tensor tq, tk; /* the TMA coordinate tensors of Q and K (B,S,heads,D) */
-    cute_val taddr;     /* the tensor memory: lane 0, S's first column; O's, then P's after it */
+    cute_val taddr;     /* the tensor memory: lane 0, its first column */
     cute_val scale_log2;
 } bw_job;
 
@@ -85,43 +90,49 @@ static void load(cute_ctx *c, const bw_job *j)
     }
 }
 
+/* --- the tensor memory ------------------------------------------------------------------ */
+
+/* Q tile i's columns: S (bn), where P (bn / 2: two f16 / bf16 a column) is stored over the
+ * scores read; O (D) after every tile's S */
+static int64_t s_col(const attn_plan *p, int i) { return i * p->bn; }
+static int64_t o_col(const attn_plan *p, int i) { return p->consumers * p->bn + i * p->d; }
+
 /* --- the MMA warp ----------------------------------------------------------------------- */
 
 typedef struct bw_mma_states {
-    cute_pipeline_state k, v, s, o, p;
+    cute_pipeline_state k, v, s[MAX_Q], o[MAX_Q], p[MAX_Q];
 } bw_mma_states;
 
-/* S = Q K(n)^T into S's columns, once the softmax has read the last S */
-static void issue_scores(cute_ctx *c, const bw_job *j, bw_mma_states *st)
-{
-    const bw_smem *m = &j->m;
-    cute_pipeline_consumer_wait(c, &m->pk, &st->k, (cute_val){0});
-    cute_pipeline_producer_acquire(c, &m->ps, &st->s, (cute_val){0});
-    cute_tcgen05_fence_after_thread_sync(c);
-    cute_umma_gemm(c, &j->p->umma_s, j->taddr, m->q, attn_hop_stage(c, m->k, 3, &st->k), u32(c, 0));
-    cute_pipeline_producer_commit(c, &m->ps, &st->s);
-    cute_pipeline_consumer_release(c, &m->pk, &st->k); /* free once the MMA has read it */
-    cute_pipeline_state_advance(c, &st->s);
-    cute_pipeline_state_advance(c, &st->k);
-}
-
-/* O += P V(n) (more: u32, 0 for the first tile: O = P V), once P is stored and O rescaled */
-static void issue_attend(cute_ctx *c, const bw_job *j, bw_mma_states *st, cute_val more)
+/* S_i = Q_i K^T of the state's K stage into Q tile i's S columns */
+static void issue_scores(cute_ctx *c, const bw_job *j, bw_mma_states *st, int i)
 {
     const attn_plan *p = j->p;
     const bw_smem *m = &j->m;
-    cute_pipeline_consumer_wait(c, &m->pv, &st->v, (cute_val){0});
-    cute_pipeline_consumer_wait(c, &m->pp, &st->p, (cute_val){0});
-    cute_pipeline_producer_acquire(c, &m->po, &st->o, (cute_val){0});
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor qi = cute_tensor_local_tile(c, m->q, cute_tuple_fmt(a, "(%d,%lld)", WARPGROUP, (long long)p->d),
+                                            cute_tuple_fmt(a, "(%d,0)", i), NULL);
+    cute_pipeline_producer_acquire(c, &m->ps[i], &st->s[i], (cute_val){0});
     cute_tcgen05_fence_after_thread_sync(c);
-    cute_umma_gemm_ts(c, &p->umma_o, column(c, j->taddr, p->bn), column(c, j->taddr, p->bn + p->d),
+    cute_umma_gemm(c, &p->umma_s, column(c, j->taddr, s_col(p, i)), qi, attn_hop_stage(c, m->k, 3, &st->k), u32(c, 0));
+    cute_pipeline_producer_commit(c, &m->ps[i], &st->s[i]);
+    cute_pipeline_state_advance(c, &st->s[i]);
+}
+
+/* O_i += P_i V of the state's V stage (more: u32, 0 for the first key tile: O_i = P_i V), once
+ * the softmax stored P_i and rescaled O_i */
+static void issue_attend(cute_ctx *c, const bw_job *j, bw_mma_states *st, int i, cute_val more)
+{
+    const attn_plan *p = j->p;
+    const bw_smem *m = &j->m;
+    cute_pipeline_consumer_wait(c, &m->pp[i], &st->p[i], (cute_val){0});
+    cute_pipeline_producer_acquire(c, &m->po[i], &st->o[i], (cute_val){0});
+    cute_tcgen05_fence_after_thread_sync(c);
+    cute_umma_gemm_ts(c, &p->umma_o, column(c, j->taddr, o_col(p, i)), column(c, j->taddr, s_col(p, i)),
                       attn_hop_stage(c, m->vt, 3, &st->v), more);
-    cute_pipeline_producer_commit(c, &m->po, &st->o);
-    cute_pipeline_consumer_release(c, &m->pv, &st->v);
-    cute_pipeline_consumer_release(c, &m->pp, &st->p); /* P's columns are rewritten only after po's wait */
-    cute_pipeline_state_advance(c, &st->v);
-    cute_pipeline_state_advance(c, &st->p);
-    cute_pipeline_state_advance(c, &st->o);
+    cute_pipeline_producer_commit(c, &m->po[i], &st->o[i]);
+    cute_pipeline_consumer_release(c, &m->pp[i], &st->p[i]);
+    cute_pipeline_state_advance(c, &st->p[i]);
+    cute_pipeline_state_advance(c, &st->o[i]);
 }
 
 /* u32: n > first */
@@ -130,36 +141,63 @@ static cute_val after(cute_ctx *c, cute_int n, cute_int first)
     return cute_val_cvt(c, cute_int_lt(c, first, n), CUTE_U32);
 }
 
+/* Key tile n after the first: for each Q tile, P_i V(n-1) then S_i = Q_i K(n)^T.  The MMAs run
+ * in issue order: S_i(n) overwrites P_i's columns only after P_i V(n-1) has read them, and
+ * while the softmax of one Q tile runs, the other's MMAs do. */
+static void mma_tile(cute_ctx *c, const bw_job *j, bw_mma_states *st, cute_int n)
+{
+    const bw_smem *m = &j->m;
+    cute_val more = after(c, cute_sub(cute_ctx_alg(c), n, cute_i(1)), j->t.n_begin);
+    cute_pipeline_consumer_wait(c, &m->pk, &st->k, (cute_val){0});
+    cute_pipeline_consumer_wait(c, &m->pv, &st->v, (cute_val){0});
+    for (int i = 0; i < j->p->consumers; i++) {
+        issue_attend(c, j, st, i, more);
+        issue_scores(c, j, st, i);
+    }
+    cute_pipeline_consumer_release(c, &m->pk, &st->k); /* free once the MMAs have read them */
+    cute_pipeline_consumer_release(c, &m->pv, &st->v);
+    cute_pipeline_state_advance(c, &st->k);
+    cute_pipeline_state_advance(c, &st->v);
+}
+
 static void mma(cute_ctx *c, const bw_job *j)
 {
     const attn_plan *p = j->p;
     const attn_block *t = &j->t;
+    const bw_smem *m = &j->m;
     cute_alg *a = cute_ctx_alg(c);
-    bw_mma_states st = {cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages),
-                        cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages),
-                        cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1),
-                        cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1),
-                        cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1)};
-    cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
-    cute_pipeline_consumer_wait(c, &j->m.pq, &sq, (cute_val){0});
-    CUTE_IF(c, cute_int_lt(c, t->n_begin, t->n_end)) {
-        issue_scores(c, j, &st);
-        CUTE_FOR(c, n, cute_add(a, t->n_begin, cute_i(1)), t->n_end) {
-            issue_scores(c, j, &st);                                           /* S(n) */
-            issue_attend(c, j, &st, after(c, cute_sub(a, n, cute_i(1)), t->n_begin)); /* P(n-1) V(n-1) */
-        }
-        issue_attend(c, j, &st, after(c, cute_sub(a, t->n_end, cute_i(1)), t->n_begin));
+    bw_mma_states st = {.k = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages),
+                        .v = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages)};
+    for (int i = 0; i < p->consumers; i++) {
+        st.s[i] = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
+        st.o[i] = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
+        st.p[i] = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
     }
-    cute_pipeline_consumer_release(c, &j->m.pq, &sq);
+    cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
+    cute_pipeline_consumer_wait(c, &m->pq, &sq, (cute_val){0});
+    CUTE_IF(c, cute_int_lt(c, t->n_begin, t->n_end)) {
+        cute_pipeline_consumer_wait(c, &m->pk, &st.k, (cute_val){0});
+        for (int i = 0; i < p->consumers; i++) issue_scores(c, j, &st, i);
+        cute_pipeline_consumer_release(c, &m->pk, &st.k);
+        cute_pipeline_state_advance(c, &st.k);
+        CUTE_FOR(c, n, cute_add(a, t->n_begin, cute_i(1)), t->n_end) { mma_tile(c, j, &st, n); }
+        cute_val more = after(c, cute_sub(a, t->n_end, cute_i(1)), t->n_begin);
+        cute_pipeline_consumer_wait(c, &m->pv, &st.v, (cute_val){0});
+        for (int i = 0; i < p->consumers; i++) issue_attend(c, j, &st, i, more);
+        cute_pipeline_consumer_release(c, &m->pv, &st.v);
+    }
+    cute_pipeline_consumer_release(c, &m->pq, &sq);
 }
 
 /* --- the softmax warps ------------------------------------------------------------------ */
 
-/* the row's running max m and sum l (f32 variables), the thread's row of tensor memory */
+/* a softmax thread's: its Q tile i and row (of the block's bm), the row's running max m and
+ * sum l (f32 variables), its lane of tensor memory, its states of tile i's pipelines */
 typedef struct bw_row {
+    int i;
+    cute_int row;
     cute_val m, l;
-    cute_val lane; /* taddr with this warp's lanes: (32 warp) << 16 */
-    cute_int tid;
+    cute_val lane; /* taddr with this warp's lanes: (32 (warp % 4)) << 16 */
     cute_pipeline_state s, o, p;
 } bw_row;
 
@@ -185,14 +223,14 @@ static cute_tensor read_scores(cute_ctx *c, const bw_job *j, bw_row *r, cute_int
     const bw_smem *m = &j->m;
     cute_alg *a = cute_ctx_alg(c);
     cute_val w[256];
-    cute_tensor coords = CUTE_SLICE(c, j->t.cS, r->tid, CUTE_ALL, n); /* (outside the branch below) */
+    cute_tensor coords = CUTE_SLICE(c, j->t.cS, r->row, CUTE_ALL, n); /* (outside the branch below) */
     cute_tensor rs = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(a, "%lld:1", (long long)p->bn));
-    cute_pipeline_consumer_wait(c, &m->ps, &r->s, (cute_val){0});
+    cute_pipeline_consumer_wait(c, &m->ps[r->i], &r->s, (cute_val){0});
     cute_tcgen05_fence_after_thread_sync(c);
-    cute_tmem_load_32dp32b(c, r->lane, (int)p->bn, w);
+    cute_tmem_load_32dp32b(c, column(c, r->lane, s_col(p, r->i)), (int)p->bn, w);
     cute_tcgen05_wait_ld(c);
     cute_tcgen05_fence_before_thread_sync(c);
-    cute_pipeline_consumer_release(c, &m->ps, &r->s); /* S's columns free for S(n+1) */
+    cute_pipeline_consumer_release(c, &m->ps[r->i], &r->s); /* S read: its columns may take P */
     cute_pipeline_state_advance(c, &r->s);
     cute_tensor_store(c, rs, as_f32(c, w, (int)p->bn, rs.layout.shape));
     CUTE_IF(c, attn_needs_mask(c, p, &j->t, n)) { attn_mask_band(c, rs, coords, j->t.sk, attn_cfg_band(&p->cfg)); }
@@ -204,7 +242,7 @@ static void rescale_o(cute_ctx *c, const bw_job *j, const bw_row *r, cute_val k)
 {
     cute_val w[CHUNK];
     for (int64_t col = 0; col < j->p->d; col += CHUNK) {
-        cute_val at = column(c, r->lane, j->p->bn + col);
+        cute_val at = column(c, r->lane, o_col(j->p, r->i) + col);
         cute_tmem_load_32dp32b(c, at, CHUNK, w);
         cute_tcgen05_wait_ld(c);
         for (int i = 0; i < CHUNK; i++) {
@@ -232,21 +270,22 @@ static void softmax_tile(cute_ctx *c, const bw_job *j, bw_row *r, cute_int n, bo
     cute_val_assign(c, r->l, cute_val_fma(c, r->l, corr, cute_ssa_reduce(c, CUTE_OP_ADD, e)));
     cute_val_assign(c, r->m, mx);
     cute_ssa words = cute_ssa_words(c, cute_ssa_cvt(c, e, p->cfg.dtype)); /* P's row, two a word */
-    if (!first) { /* O += P(n-1) V(n-1) is in: P's columns are free, O's row is scaled */
-        cute_pipeline_consumer_wait(c, &m->po, &r->o, (cute_val){0});
+    if (!first) { /* O += P(n-1) V(n-1) is in: P's columns are free, O's row may be scaled */
+        cute_pipeline_consumer_wait(c, &m->po[r->i], &r->o, (cute_val){0});
         cute_tcgen05_fence_after_thread_sync(c);
-        rescale_o(c, j, r, corr);
-        cute_tcgen05_fence_before_thread_sync(c);
-        cute_pipeline_consumer_release(c, &m->po, &r->o);
-        cute_pipeline_state_advance(c, &r->o);
     }
     cute_val w[128];
     for (int i = 0; i < words.n; i++) w[i] = cute_ssa_get(c, words, i);
-    cute_pipeline_producer_acquire(c, &m->pp, &r->p, (cute_val){0});
-    cute_tmem_store(c, CUTE_TMEM_32x32b, words.n, false, column(c, r->lane, p->bn + p->d), 0, w);
+    cute_pipeline_producer_acquire(c, &m->pp[r->i], &r->p, (cute_val){0});
+    cute_tmem_store(c, CUTE_TMEM_32x32b, words.n, false, column(c, r->lane, s_col(p, r->i)), 0, w);
+    if (!first) rescale_o(c, j, r, corr); /* (after P's store: P's registers are free) */
     cute_tcgen05_wait_st(c);
     cute_tcgen05_fence_before_thread_sync(c);
-    cute_pipeline_producer_commit(c, &m->pp, &r->p);
+    if (!first) {
+        cute_pipeline_consumer_release(c, &m->po[r->i], &r->o);
+        cute_pipeline_state_advance(c, &r->o);
+    }
+    cute_pipeline_producer_commit(c, &m->pp[r->i], &r->p);
     cute_pipeline_state_advance(c, &r->p);
 }
 
@@ -269,17 +308,17 @@ static void epilogue(cute_ctx *c, const bw_job *j, bw_row *r, bool have)
     cute_val zero = cute_val_const(c, CUTE_F32, 0), one = cute_val_const(c, CUTE_F32, 1);
     cute_val some = cute_val_cmp(c, CUTE_OP_GT, r->l, zero);
     cute_val inv = cute_val_select(c, some, cute_val_binop(c, CUTE_OP_DIV, one, r->l), one);
-    cute_val in = cute_int_lt(c, cute_add(a, cute_mul(a, t->m_block, cute_i(p->bm)), r->tid), t->sq);
+    cute_val in = cute_int_lt(c, cute_add(a, cute_mul(a, t->m_block, cute_i(p->bm)), r->row), t->sq);
     if (have) {
-        cute_pipeline_consumer_wait(c, &j->m.po, &r->o, (cute_val){0});
+        cute_pipeline_consumer_wait(c, &j->m.po[r->i], &r->o, (cute_val){0});
         cute_tcgen05_fence_after_thread_sync(c);
     }
     for (int64_t col = 0; col < p->d; col += CHUNK) {
-        cute_tensor g = row_chunk(c, t->gO, r->tid, col);
+        cute_tensor g = row_chunk(c, t->gO, r->row, col);
         cute_ssa o = cute_ssa_scalar(c, zero, g.layout.shape);
         if (have) {
             cute_val w[CHUNK];
-            cute_tmem_load_32dp32b(c, column(c, r->lane, p->bn + col), CHUNK, w);
+            cute_tmem_load_32dp32b(c, column(c, r->lane, o_col(p, r->i) + col), CHUNK, w);
             cute_tcgen05_wait_ld(c);
             o = cute_ssa_binop(c, CUTE_OP_MUL, as_f32(c, w, CHUNK, g.layout.shape),
                                cute_ssa_scalar(c, inv, g.layout.shape));
@@ -288,24 +327,26 @@ static void epilogue(cute_ctx *c, const bw_job *j, bw_row *r, bool have)
     }
     if (have) {
         cute_tcgen05_fence_before_thread_sync(c);
-        cute_pipeline_consumer_release(c, &j->m.po, &r->o);
+        cute_pipeline_consumer_release(c, &j->m.po[r->i], &r->o);
     }
     if (!p->cfg.lse) return;
     /* ln(sum exp(s scale)) = ln2 (m scale_log2 + log2 l) */
     cute_val log2l = cute_val_binop(c, CUTE_OP_ADD, scaled(c, r->m, j->scale_log2), cute_val_unop(c, CUTE_OP_LOG2, r->l));
     cute_val lse = cute_val_binop(c, CUTE_OP_MUL, log2l, cute_val_const(c, CUTE_F32, 0.69314718055994531));
-    cute_tensor gl = CUTE_SLICE(c, t->gL, r->tid, 0);
+    cute_tensor gl = CUTE_SLICE(c, t->gL, r->row, 0);
     CUTE_IF(c, in) { cute_tensor_store(c, gl, cute_ssa_scalar(c, lse, gl.layout.shape)); }
 }
 
-static void softmax(cute_ctx *c, const bw_job *j, cute_int tid)
+/* Q tile i's softmax warpgroup; tid: the thread's index in it (its row of the tile) */
+static void softmax(cute_ctx *c, const bw_job *j, int i, cute_int tid)
 {
     const attn_block *t = &j->t;
     cute_alg *a = cute_ctx_alg(c);
     cute_val lanes = cute_val_binop(c, CUTE_OP_SHL, cute_int_value(c, cute_div(a, tid, cute_i(32)), CUTE_U32),
                                     u32(c, 16 + 5));
-    bw_row r = {cute_val_var(c, cute_val_const(c, CUTE_F32, -INFINITY)), cute_val_var(c, cute_val_const(c, CUTE_F32, 0)),
-                cute_val_binop(c, CUTE_OP_ADD, j->taddr, lanes), tid,
+    bw_row r = {i, cute_add(a, tid, cute_i((int64_t)i * WARPGROUP)),
+                cute_val_var(c, cute_val_const(c, CUTE_F32, -INFINITY)), cute_val_var(c, cute_val_const(c, CUTE_F32, 0)),
+                cute_val_binop(c, CUTE_OP_ADD, j->taddr, lanes),
                 cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1),
                 cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1),
                 cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1)};
@@ -351,9 +392,11 @@ static void shared_memory(cute_ctx *c, bw_job *j, cute_int warp)
     m->pq = cute_pipeline_tma_umma_create(c, &al, 1, p->tma_q.bytes * boxes);
     m->pk = cute_pipeline_tma_umma_create(c, &al, p->stages, p->tma_k.bytes * boxes);
     m->pv = cute_pipeline_tma_umma_create(c, &al, p->stages, p->tma_v.bytes * boxes);
-    m->ps = cute_pipeline_umma_async_create(c, &al, 1, 32 * SOFTMAX_WARPS);
-    m->po = cute_pipeline_umma_async_create(c, &al, 1, 32 * SOFTMAX_WARPS);
-    m->pp = cute_pipeline_async_create(c, &al, 1, 32 * SOFTMAX_WARPS, 1);
+    for (int i = 0; i < p->consumers; i++) {
+        m->ps[i] = cute_pipeline_umma_async_create(c, &al, 1, WARPGROUP);
+        m->po[i] = cute_pipeline_umma_async_create(c, &al, 1, WARPGROUP);
+        m->pp[i] = cute_pipeline_async_create(c, &al, 1, WARPGROUP, 1);
+    }
     j->taddr = tmem_alloc(c, &al, p, warp);
 }
 
@@ -365,16 +408,26 @@ static void blackwell_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_t
     bw_job j = {.p = p, .t = attn_block_tiles(c, p, mQ, mK, mV, mO, mL), .map_q = map_q, .map_k = map_k,
                 .map_v = map_v, .tq = cute_make_identity_tensor(c, mQ.layout.shape),
                 .tk = cute_make_identity_tensor(c, mK.layout.shape), .scale_log2 = scale_log2};
-    cute_int warp = cute_warp_idx(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int warp = cute_warp_idx(c), tid = cute_thread_idx(c, 0);
     shared_memory(c, &j, warp);
-    CUTE_IF(c, cute_int_lt(c, warp, cute_i(SOFTMAX_WARPS))) { softmax(c, &j, cute_thread_idx(c, 0)); }
-    CUTE_ELSE(c) {
+    /* (no setmaxnreg: the softmax fits the 168 registers of 384 threads, and the MMA thread's
+     * descriptors spill below about 96) */
+    CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
         CUTE_IF(c, cute_int_eq(c, warp, cute_i(MMA_WARP))) {
             CUTE_IF(c, cute_elect_one(c)) mma(c, &j);
         }
         CUTE_ELSE(c) {
-            CUTE_IF(c, cute_elect_one(c)) load(c, &j);
+            CUTE_IF(c, cute_int_eq(c, warp, cute_i(LOAD_WARP))) {
+                CUTE_IF(c, cute_elect_one(c)) load(c, &j);
+            }
         }
+    }
+    CUTE_ELSE(c) {
+        cute_int in = cute_sub(a, tid, cute_i(WARPGROUP)); /* the thread's index among the softmax threads */
+        cute_int wg = cute_div(a, in, cute_i(WARPGROUP)), row = cute_mod(a, in, cute_i(WARPGROUP));
+        for (int i = 0; i < p->consumers; i++)
+            CUTE_IF(c, cute_int_eq(c, wg, cute_i(i))) { softmax(c, &j, i, row); }
     }
     cute_tcgen05_fence_before_thread_sync(c);
     cute_barrier(c);

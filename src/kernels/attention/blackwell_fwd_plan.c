@@ -14,7 +14,7 @@
 #include "cutec/umma.h"
 #include "kernels/attention/attention_internal.h"
 
-enum { BW_THREADS = 192, BW_STAGES = 2 }; /* 4 softmax warps, the MMA warp, the load warp */
+enum { BW_STAGES = 2, BW_ROWS = 128 }; /* K's and V's stages; a softmax warpgroup's rows */
 
 /* (rows, D[, stages]) of 128-byte K-major GMMA atoms: the TMA boxes' and the MMAs' layout */
 static cute_composed tile_of(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages)
@@ -51,14 +51,15 @@ bool attn_plan_blackwell(cute_alg *a, const cute_attention_config *cfg, int arch
     if (cfg->block_m && cfg->block_m != 128)
         return cute_alg_fail(a, "attention blackwell: query tiles of 128 rows (block_m %d)", cfg->block_m);
     p->d = cfg->head_dim;
-    p->bm = 128, p->bn = cfg->block_n ? cfg->block_n : 128, p->step_n = p->bn;
-    p->threads = BW_THREADS, p->stages = BW_STAGES, p->q_stages = 1, p->cluster = 1, p->consumers = 1;
+    p->consumers = 2; /* Q tiles a block, a softmax warpgroup each */
+    p->bm = BW_ROWS * p->consumers, p->bn = cfg->block_n ? cfg->block_n : 128, p->step_n = p->bn;
+    p->threads = 128 * (1 + p->consumers), p->stages = BW_STAGES, p->q_stages = 1, p->cluster = 1;
     p->smem_q = tile_of(a, cfg->dtype, p->bm, p->d, 0);
     p->smem_kv = tile_of(a, cfg->dtype, p->bn, p->d, p->stages);
-    if (!cute_umma_atom(a, "SM100_MMA_F16BF16_SS", cfg->dtype, (int)p->bm, (int)p->bn, &p->umma_s) ||
-        !cute_umma_atom(a, "SM100_MMA_F16BF16_TS", cfg->dtype, (int)p->bm, (int)p->d, &p->umma_o))
+    if (!cute_umma_atom(a, "SM100_MMA_F16BF16_SS", cfg->dtype, BW_ROWS, (int)p->bn, &p->umma_s) ||
+        !cute_umma_atom(a, "SM100_MMA_F16BF16_TS", cfg->dtype, BW_ROWS, (int)p->d, &p->umma_o))
         return false;
-    p->tmem_columns = 32; /* a power of two: S, O and P side by side */
-    while (p->tmem_columns < p->bn + p->d + p->bn / 2) p->tmem_columns *= 2;
+    p->tmem_columns = 32; /* a power of two: each Q tile's S (P over it) and O */
+    while (p->tmem_columns < p->consumers * (p->bn + p->d)) p->tmem_columns *= 2;
     return !a->failed;
 }

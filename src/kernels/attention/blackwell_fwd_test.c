@@ -1,7 +1,7 @@
 /* The Blackwell forward (blackwell_fwd.c) on the interpreter for sm_100a, against the float64
  * reference: every row of O and the LSE, outputs poisoned first, fresh random inputs, at
- * hostile sizes (Sq and Sk odd and unequal, partial Q and key tiles, more key tiles than K's
- * and V's two stages, causal and not, grouped-query heads, SDPA's transposed Q and O, f16 and
+ * hostile sizes (Sq and Sk odd and unequal, partial Q and key tiles, a block's second Q tile
+ * partly or wholly past Sq, more key tiles than K's and V's two stages, causal and not, grouped-query heads, SDPA's transposed Q and O, f16 and
  * bf16, head dims 64 and 128, 64- and 128-key tiles, large scales whose row maxima jump from
  * tile to tile).  Beside them: AUTO picks the kernel on an sm_100 target only where it takes
  * the configuration, the plan's refusals, and ptxas's report for sm_100a (no spills) where
@@ -175,6 +175,8 @@ int main(void)
         {1, 130, 200, 1, 1, 128, true, false, CUTE_F16, 4, 64},
         {1, 1, 1, 1, 1, 64, false, false, CUTE_BF16, 0, 0},
         {1, 257, 257, 1, 1, 64, true, false, CUTE_BF16, 0, 64},
+        {1, 300, 300, 2, 1, 128, true, false, CUTE_BF16, 0, 0}, /* block 1's second Q tile past Sq */
+        {2, 520, 90, 1, 1, 64, false, true, CUTE_F16, 0, 64},   /* three blocks a head, one key tile */
     };
     run_cases(cases, (int)(sizeof cases / sizeof cases[0]));
     choice_and_refusals();
