@@ -1,26 +1,27 @@
-/* The Blackwell forward (sm_100a), CuTe DSL's blackwell/fmha.py at its smallest: one block
- * per (128-row Q tile, head, batch), six warps, warp-specialized:
+/* The Blackwell forward (sm_100a), after CuTe DSL's blackwell/fmha.py: one block per (two
+ * 128-row Q tiles, head, batch), twelve warps, warp-specialized:
  *
- *   warp 5, load: one elected thread loads Q's tile once, then K(n) and V(n) of every key
- *     tile by TMA into the stages of two PipelineTmaUmma (the Hopper kernel's boxes and
+ *   warp 0, load: one elected thread loads the block's Q once, then K(n) and V(n) of every
+ *     key tile by TMA into the stages of two PipelineTmaUmma (the Hopper kernel's boxes and
  *     shared layouts, hopper_tma.c);
- *   warp 4, MMA: it allocates the tensor memory; one elected thread issues
- *     S(n) = Q K(n)^T (tcgen05.mma _SS into S's columns) as soon as the softmax has read
- *     S(n-1), then O += P(n-1) V(n-1) (tcgen05.mma _TS: P from tensor memory, V^T read from
- *     V's stage as an MN-major B) once P(n-1) is stored: S(n) runs under softmax(n-1);
- *   warps 0-3, softmax, correction and epilogue: thread i owns row i of the tile (lane i of
- *     tensor memory, SM100_MMA's M = 128 layout).  For each key tile it reads S's row
- *     (tcgen05.ld 32x32b), masks it where needed, moves the row's max and sum, waits for the
- *     previous O += P V, rescales O's row in tensor memory (ld, scale, st), and stores P's row
- *     (f16 / bf16, two a column) for the next _TS MMA.  Then O / l and the LSE to memory.
+ *   warp 1, MMA: it allocates the tensor memory; one elected thread issues, for each Q tile
+ *     i, S_i(n) = Q_i K(n)^T (tcgen05.mma _SS into S_i's columns) and O_i += P_i(n-1) V(n-1)
+ *     (tcgen05.mma _TS: P_i from tensor memory, V^T read from V's stage as an MN-major B),
+ *     P_i V before S_i: the MMAs run in issue order, so S_i(n) overwrites P_i's columns only
+ *     after P_i V has read them.  While one Q tile's softmax runs, the other's MMAs do;
+ *   warps 2-3 idle (warpgroup 0 is the roles' own);
+ *   warpgroups 1 and 2, the softmax of Q tile 0 and 1, with its correction and epilogue:
+ *     thread r owns row r of its tile (lane r of tensor memory, SM100_MMA's M = 128 layout).
+ *     For each key tile it reads S's row (tcgen05.ld 32x32b), masks it where needed, moves the
+ *     row's max and sum, waits for the last P V, stores P's row (f16 / bf16, two a column) over
+ *     S's and rescales O's row in tensor memory (ld, scale, st).  Then O / l and the LSE.
  *
- * The handoffs are pipelines (cutec/pipeline.h): S's columns a PipelineUmmaAsync (MMA fills,
- * softmax releases once read), O's one too (each P V committed; the softmax releases after the
- * rescale), P's a PipelineAsync (the softmax's 128 threads commit, the MMA thread consumes).
- * Not yet here (docs/catalogue.md): two Q tiles a block with two softmax warpgroups, a
- * correction warpgroup of its own, P aliasing S's columns, the causal tiles' skipped mask,
- * the persistent grid.  Verified on the interpreter and compiled by ptxas for sm_100a; no
- * Blackwell has run it (docs/blackwell.md). */
+ * The handoffs are each Q tile's pipelines (cutec/pipeline.h): S a PipelineUmmaAsync (the MMA
+ * commits, the softmax releases once read), O another (each P V committed, released after
+ * the rescale), P a PipelineAsync (the softmax's 128 threads commit, the MMA thread consumes).
+ * Not yet here (docs/catalogue.md): a correction warpgroup of its own, the exp2 emulation and
+ * lazy rescale, the persistent grid.  Verified on the interpreter and compiled by ptxas for
+ * sm_100a; no Blackwell has run it (docs/blackwell.md). */
 #include <math.h>
 
 #include "cutec/notation.h"

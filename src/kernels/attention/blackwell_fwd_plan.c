@@ -1,10 +1,12 @@
-/* The plan of the Blackwell forward (blackwell_fwd.c), after CuTe DSL's blackwell/fmha.py at
- * its smallest: a 128-row Q tile a block, 128-key tiles of K and V (64 where asked), S = Q K^T
- * by SM100_MMA_F16BF16_SS (128 x bn, both operands in shared memory) into tensor memory,
- * O += P V by SM100_MMA_F16BF16_TS (128 x D: P from tensor memory, V^T read from V's tile as
- * an MN-major B).  Q, K and V lie in shared memory as the Hopper kernel lays them (128-byte
- * K-major GMMA atoms: one TMA box of 64 columns a (rows, 64) block), K and V in two stages
- * each.  Tensor memory: S (bn columns), O (D), P (bn / 2: two f16 / bf16 a column).
+/* The plan of the Blackwell forward (blackwell_fwd.c), after CuTe DSL's blackwell/fmha.py:
+ * two 128-row Q tiles a block (bm 256, a softmax warpgroup each), 128-key tiles of K and V
+ * (64 where asked), S = Q K^T by SM100_MMA_F16BF16_SS (128 x bn, both operands in shared
+ * memory) into tensor memory, O += P V by SM100_MMA_F16BF16_TS (128 x D: P from tensor memory,
+ * V^T read from V's tile as an MN-major B).  Q, K and V lie in shared memory as the Hopper
+ * kernel lays them (128-byte K-major GMMA atoms: one TMA box of 64 columns a (rows, 64)
+ * block), K and V in two stages each.  Tensor memory: each Q tile's S (bn columns, P stored
+ * over it, two f16 / bf16 a column) and O (D): 512 columns at head dim 128, 256 at 64 with
+ * 64-key tiles.
  *
  * Taken: f16 and bf16, head dim 64 and 128, causal or not, grouped-query heads, any Sq and
  * Sk.  Refused with the reason: other targets than sm_100, head dim 256, sliding windows,
