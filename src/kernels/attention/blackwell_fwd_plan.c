@@ -2,9 +2,9 @@
  * two 128-row Q tiles a block (bm 256, a softmax warpgroup each), 128-key tiles of K and V
  * (64 where asked), S = Q K^T by SM100_MMA_F16BF16_SS (128 x bn, both operands in shared
  * memory) into tensor memory, O += P V by SM100_MMA_F16BF16_TS (128 x D: P from tensor memory,
- * V^T read from V's tile as an MN-major B).  Q, K and V lie in shared memory as the Hopper
- * kernel lays them (128-byte K-major GMMA atoms: one TMA box of 64 columns a (rows, 64)
- * block), K and V in two stages each.  Tensor memory: each Q tile's S (bn columns, P stored
+ * V^T read from V's tile as an MN-major B).  Q, K and V lie in shared memory in 128-byte
+ * swizzled rows (attn_smem_tile: the layout of the 128-byte K-major GMMA atom, which the MMA
+ * descriptors read; one TMA box of 64 columns a (rows, 64) block), K and V in two stages each.  Tensor memory: each Q tile's S (bn columns, P stored
  * over it, two f16 / bf16 a column) and O (D): 512 columns at head dim 128, 256 at 64 with
  * 64-key tiles.
  *
@@ -17,16 +17,6 @@
 #include "kernels/attention/attention_internal.h"
 
 enum { BW_STAGES = 2, BW_ROWS = 128 }; /* K's and V's stages; a softmax warpgroup's rows */
-
-/* (rows, D[, stages]) of 128-byte K-major GMMA atoms: the TMA boxes' and the MMAs' layout */
-static cute_composed tile_of(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages)
-{
-    cute_composed atom;
-    cute_smem_atom_gmma(a, "Layout_K_SW128_Atom", d, &atom);
-    cute_tuple shape = stages ? cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)rows, (long long)D, stages)
-                              : cute_tuple_fmt(a, "(%lld,%lld)", (long long)rows, (long long)D);
-    return cute_smem_layout_staged(a, &atom, &shape);
-}
 
 bool attn_blackwell_takes(const cute_attention_config *cfg)
 {
@@ -55,9 +45,9 @@ bool attn_plan_blackwell(cute_alg *a, const cute_attention_config *cfg, int arch
     p->d = cfg->head_dim;
     p->consumers = 2; /* Q tiles a block, a softmax warpgroup each */
     p->bm = BW_ROWS * p->consumers, p->bn = cfg->block_n ? cfg->block_n : 128, p->step_n = p->bn;
-    p->threads = 128 * (1 + p->consumers), p->stages = BW_STAGES, p->q_stages = 1, p->cluster = 1;
-    p->smem_q = tile_of(a, cfg->dtype, p->bm, p->d, 0);
-    p->smem_kv = tile_of(a, cfg->dtype, p->bn, p->d, p->stages);
+    p->threads = 128 * (1 + p->consumers), p->stages = BW_STAGES, p->q_stages = 1;
+    p->smem_q = attn_smem_tile(a, cfg->dtype, p->bm, p->d, 1); /* (128-byte swizzled rows: the GMMA atom's layout) */
+    p->smem_kv = attn_smem_tile(a, cfg->dtype, p->bn, p->d, p->stages);
     if (!cute_umma_atom(a, "SM100_MMA_F16BF16_SS", cfg->dtype, BW_ROWS, (int)p->bn, &p->umma_s) ||
         !cute_umma_atom(a, "SM100_MMA_F16BF16_TS", cfg->dtype, BW_ROWS, (int)p->d, &p->umma_o))
         return false;

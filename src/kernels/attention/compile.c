@@ -66,9 +66,9 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
     int nargs = make_specs(cfg, specs);
     char name[192], poly[16] = "";
     if (hopper && plan->exp2_poly) snprintf(poly, sizeof poly, "_poly%d", plan->exp2_poly);
-    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s%s%s%s%s%s%s%s%s%s%s", hopper ? "_hopper" : blackwell ? "_blackwell" : "",
+    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s%s%s%s%s%s%s%s%s%s%s", hopper ? "_hopper" : "",
                        cute_dtype_name(cfg->dtype), cfg->head_dim, (long long)plan->bn,
-                       !hopper && plan->step_n < plan->bn ? "_steps32" : "", !hopper && !blackwell && plan->stages > 1 ? "_kv2" : "",
+                       !hopper && plan->step_n < plan->bn ? "_steps32" : "", !hopper && plan->stages > 1 ? "_kv2" : "",
                        plan->rescale_lazy ? "_lazy" : "",
                        plan->bm == 192 ? "_m192" : "",
                        hopper && !plan->sms ? "_tiles" : "", hopper && plan->q_stages > 1 ? "_q2" : "",
@@ -78,10 +78,12 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
                        cfg->lse ? "_lse" : "", cfg->varlen ? "_varlen" : "");
     if (cfg->window)
         snprintf(name + len, sizeof name - (size_t)len, "_w%d_%d", cfg->window_left, cfg->window_right);
-    cute_host_fn host = blackwell ? attn_blackwell_host
-                        : hopper  ? attn_hopper_host
-                        : cfg->varlen ? attn_fwd_varlen_host
-                                      : attn_fwd_host;
+    cute_host_fn host = hopper ? attn_hopper_host : cfg->varlen ? attn_fwd_varlen_host : attn_fwd_host;
+    if (blackwell) { /* a name of its own: the other kernels' options are not its */
+        snprintf(name, sizeof name, "attention_fwd_blackwell_%s_d%dx%lld%s%s", cute_dtype_name(cfg->dtype),
+                 cfg->head_dim, (long long)plan->bn, cfg->causal ? "_causal" : "", cfg->lse ? "_lse" : "");
+        host = attn_blackwell_host;
+    }
     const cute_fn *f = cute_compile(rt, name, host, plan, nargs,
                                     specs, err, n);
     free(plan); /* only needed while tracing */
