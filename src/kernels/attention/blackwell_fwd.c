@@ -1,27 +1,31 @@
 /* The Blackwell forward (sm_100a), after CuTe DSL's blackwell/fmha.py: one block per (two
- * 128-row Q tiles, head, batch), twelve warps, warp-specialized:
+ * 128-row Q tiles, head, batch), sixteen warps, warp-specialized:
  *
- *   warp 0, load: one elected thread loads the block's Q once, then K(n) and V(n) of every
- *     key tile by TMA into the stages of two PipelineTmaUmma (the Hopper kernel's boxes and
- *     shared layouts, hopper_tma.c);
- *   warp 1, MMA: it allocates the tensor memory; one elected thread issues, for each Q tile
- *     i, S_i(n) = Q_i K(n)^T (tcgen05.mma _SS into S_i's columns) and O_i += P_i(n-1) V(n-1)
+ *   warpgroup 0 (96 registers a thread): warp 0 loads, one elected thread, the block's Q
+ *     once, then K(n) and V(n) of every key tile by TMA into the stages of two
+ *     PipelineTmaUmma (the Hopper kernel's boxes, hopper_tma.c); warp 1 allocates the tensor
+ *     memory and one elected thread issues, for each Q tile i, O_i += P_i(n-1) V(n-1)
  *     (tcgen05.mma _TS: P_i from tensor memory, V^T read from V's stage as an MN-major B),
- *     P_i V before S_i: the MMAs run in issue order, so S_i(n) overwrites P_i's columns only
- *     after P_i V has read them.  While one Q tile's softmax runs, the other's MMAs do;
- *   warps 2-3 idle (warpgroup 0 is the roles' own);
- *   warpgroups 1 and 2, the softmax of Q tile 0 and 1, with its correction and epilogue:
- *     thread r owns row r of its tile (lane r of tensor memory, SM100_MMA's M = 128 layout).
- *     For each key tile it reads S's row (tcgen05.ld 32x32b), masks it where needed, moves the
- *     row's max and sum, waits for the last P V, stores P's row (f16 / bf16, two a column) over
- *     S's and rescales O's row in tensor memory (ld, scale, st).  Then O / l and the LSE.
+ *     then S_i(n) = Q_i K(n)^T (tcgen05.mma _SS into S_i's columns): the MMAs run in issue
+ *     order, so S_i(n) overwrites P_i's columns only after P_i V has read them.  While one Q
+ *     tile's softmax runs, the other's MMAs do.  Warps 2-3 idle;
+ *   warpgroups 1 and 2 (160 registers), the softmax of Q tile 0 and 1: thread r owns row r
+ *     of its tile (lane r of tensor memory, SM100_MMA's M = 128 layout).  For each key tile it
+ *     reads S's row (tcgen05.ld 32x32b, PART columns at a time, twice: for the row's max, then
+ *     for P, so that few scores are held), masks it where needed, moves the row's max and sum,
+ *     hands O's factor to the correction through shared memory and stores P's row (f16 /
+ *     bf16, two a column) over S's first columns for the MMA.  At the end it stores the LSE
+ *     and hands 1 / l over;
+ *   warpgroup 3 (96 registers), the correction: thread r rescales row r of both tiles' O in
+ *     tensor memory (ld, scale, st) once the last P V is in and before the next, then stores
+ *     O / l.  So the softmax never waits for a P V.
  *
- * The handoffs are each Q tile's pipelines (cutec/pipeline.h): S a PipelineUmmaAsync (the MMA
- * commits, the softmax releases once read), O another (each P V committed, released after
- * the rescale), P a PipelineAsync (the softmax's 128 threads commit, the MMA thread consumes).
- * Not yet here (docs/catalogue.md): a correction warpgroup of its own, the exp2 emulation and
- * lazy rescale, the persistent grid.  Verified on the interpreter and compiled by ptxas for
- * sm_100a; no Blackwell has run it (docs/blackwell.md). */
+ * The handoffs are each Q tile's pipelines (cutec/pipeline.h): S computed (PipelineUmmaAsync,
+ * MMA -> softmax), P stored (PipelineAsync, softmax -> MMA), the factor (PipelineAsync,
+ * softmax -> correction), P V computed (PipelineUmmaAsync, MMA -> correction), O rescaled
+ * (PipelineAsync, correction -> MMA).  Not yet here (docs/catalogue.md): the exp2 emulation,
+ * the lazy rescale, the persistent grid.  Verified on the interpreter and compiled by ptxas
+ * for sm_100a; no Blackwell has run it (docs/blackwell.md). */
 #include <math.h>
 
 #include "cutec/notation.h"
@@ -33,17 +37,24 @@
 #include "kernels/attention/attention_internal.h"
 
 enum {
-    WARPGROUP = 128, LOAD_WARP = 0, MMA_WARP = 1, /* warpgroup 0; warpgroups 1.. the softmax */
+    WARPGROUP = 128, LOAD_WARP = 0, MMA_WARP = 1, /* warpgroup 0; then the softmax's, the correction's */
     MAX_Q = 2,                                    /* Q tiles a block */
     CHUNK = 32,                                   /* O's columns a T2R */
+    PART = 32,                                    /* S's columns a T2R of the softmax */
+    /* registers a thread (setmaxnreg), 128 at launch (512 threads): 96 + 2 x 160 + 96 = 4 x 128.
+     * ptxas (CUDA 13) spills nothing so but at head dim 128 causal with 128-key tiles (8 bytes:
+     * the plan takes 64 there); 32 columns a part (64 spilled 100 bytes at 128 keys) */
+    ISSUE_REGS = 96, SOFTMAX_REGS = 160, FIX_REGS = 96,
 };
 
 typedef struct bw_smem {
     cute_tensor q, k, v, vt;  /* (bm,D); (bn,D,stages) each; V's stages seen as (D,bn,stages) */
     cute_pipeline pq, pk, pv; /* TMA -> MMA: Q (one stage), K, V */
-    /* each Q tile's: MMA -> softmax, S computed and O += P V computed; softmax -> MMA, P
-     * stored (in S's columns) and O rescaled */
-    cute_pipeline ps[MAX_Q], po[MAX_Q], pp[MAX_Q];
+    /* each Q tile's handoffs: S computed (MMA -> softmax), P stored over S (softmax -> MMA),
+     * the row's factor in stat (softmax -> correction), O += P V computed (MMA -> correction),
+     * O rescaled (correction -> MMA) */
+    cute_pipeline ps[MAX_Q], pp[MAX_Q], pc[MAX_Q], po[MAX_Q], pr[MAX_Q];
+    cute_tensor stat[MAX_Q]; /* (128) f32: each row's factor for O (the last: 1 / l) */
 } bw_smem;
 
 /* what every role reads */
@@ -101,7 +112,7 @@ static int64_t o_col(const attn_plan *p, int i) { return p->consumers * p->bn + 
 /* --- the MMA warp ----------------------------------------------------------------------- */
 
 typedef struct bw_mma_states {
-    cute_pipeline_state k, v, s[MAX_Q], o[MAX_Q], p[MAX_Q];
+    cute_pipeline_state k, v, s[MAX_Q], o[MAX_Q], p[MAX_Q], r[MAX_Q];
 } bw_mma_states;
 
 /* S_i = Q_i K^T of the state's K stage into Q tile i's S columns */
@@ -120,12 +131,18 @@ static void issue_scores(cute_ctx *c, const bw_job *j, bw_mma_states *st, int i)
 }
 
 /* O_i += P_i V of the state's V stage (more: u32, 0 for the first key tile: O_i = P_i V), once
- * the softmax stored P_i and rescaled O_i */
+ * the softmax stored P_i and (after the first) the correction rescaled O_i */
 static void issue_attend(cute_ctx *c, const bw_job *j, bw_mma_states *st, int i, cute_val more)
 {
     const attn_plan *p = j->p;
     const bw_smem *m = &j->m;
+    cute_val rescaled = cute_val_cmp(c, CUTE_OP_NE, more, u32(c, 0));
     cute_pipeline_consumer_wait(c, &m->pp[i], &st->p[i], (cute_val){0});
+    CUTE_IF(c, rescaled) {
+        cute_pipeline_consumer_wait(c, &m->pr[i], &st->r[i], (cute_val){0});
+        cute_pipeline_consumer_release(c, &m->pr[i], &st->r[i]); /* (the MMA is ordered after the wait) */
+        cute_pipeline_state_advance(c, &st->r[i]);
+    }
     cute_pipeline_producer_acquire(c, &m->po[i], &st->o[i], (cute_val){0});
     cute_tcgen05_fence_after_thread_sync(c);
     cute_umma_gemm_ts(c, &p->umma_o, column(c, j->taddr, o_col(p, i)), column(c, j->taddr, s_col(p, i)),
@@ -173,6 +190,7 @@ static void mma(cute_ctx *c, const bw_job *j)
         st.s[i] = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
         st.o[i] = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
         st.p[i] = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
+        st.r[i] = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
     }
     cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
     cute_pipeline_consumer_wait(c, &m->pq, &sq, (cute_val){0});
@@ -190,17 +208,30 @@ static void mma(cute_ctx *c, const bw_job *j)
     cute_pipeline_consumer_release(c, &m->pq, &sq);
 }
 
-/* --- the softmax warps ------------------------------------------------------------------ */
+/* --- the softmax and correction warpgroups ---------------------------------------------- */
 
-/* a softmax thread's: its Q tile i and row (of the block's bm), the row's running max m and
- * sum l (f32 variables), its lane of tensor memory, its states of tile i's pipelines */
+/* a thread's row r of Q tile i (the block's row 128 i + r): lane r of tensor memory, (32 (r /
+ * 32)) << 16 added to taddr */
 typedef struct bw_row {
     int i;
-    cute_int row;
-    cute_val m, l;
-    cute_val lane; /* taddr with this warp's lanes: (32 (warp % 4)) << 16 */
-    cute_pipeline_state s, o, p;
+    cute_int r, row;
+    cute_val lane;
 } bw_row;
+
+static bw_row row_of(cute_ctx *c, const bw_job *j, int i, cute_int r)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_val lanes = cute_val_binop(c, CUTE_OP_SHL, cute_int_value(c, cute_div(a, r, cute_i(32)), CUTE_U32),
+                                    u32(c, 16 + 5));
+    return (bw_row){i, r, cute_add(a, r, cute_i((int64_t)i * WARPGROUP)), cute_val_binop(c, CUTE_OP_ADD, j->taddr, lanes)};
+}
+
+/* the row inside Sq (i1) */
+static cute_val row_in(cute_ctx *c, const bw_job *j, const bw_row *w)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    return cute_int_lt(c, cute_add(a, cute_mul(a, j->t.m_block, cute_i(j->p->bm)), w->row), j->t.sq);
+}
 
 /* n values of f32 shaped `shape`, from the words of a T2R */
 static cute_ssa as_f32(cute_ctx *c, const cute_val *w, int n, cute_tuple shape)
@@ -217,146 +248,223 @@ static cute_val scaled(cute_ctx *c, cute_val m, cute_val scale_log2)
     return cute_val_select(c, none, cute_val_const(c, CUTE_F32, 0), cute_val_binop(c, CUTE_OP_MUL, m, scale_log2));
 }
 
-/* S's row of key tile n, masked where the tile needs it, into an (bn) f32 fragment */
-static cute_tensor read_scores(cute_ctx *c, const bw_job *j, bw_row *r, cute_int n)
+/* the softmax's: its row, the row's running max m and sum l (f32 variables), its states */
+typedef struct bw_soft {
+    bw_row w;
+    cute_val m, l;
+    cute_pipeline_state s, p, f; /* ps, pp, pc */
+} bw_soft;
+
+/* part q (PART keys) of S's row of key tile n, masked where the tile needs it, into a (PART)
+ * f32 fragment: read twice, for the row's max and for P, so that no more than PART scores
+ * are held (the T2R of a whole 128-key row takes 128 registers, a 512-thread block's all) */
+static cute_tensor read_scores(cute_ctx *c, const bw_job *j, const bw_soft *r, cute_int n, int q)
 {
     const attn_plan *p = j->p;
-    const bw_smem *m = &j->m;
     cute_alg *a = cute_ctx_alg(c);
-    cute_val w[256];
-    cute_tensor coords = CUTE_SLICE(c, j->t.cS, r->row, CUTE_ALL, n); /* (outside the branch below) */
-    cute_tensor rs = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(a, "%lld:1", (long long)p->bn));
-    cute_pipeline_consumer_wait(c, &m->ps[r->i], &r->s, (cute_val){0});
-    cute_tcgen05_fence_after_thread_sync(c);
-    cute_tmem_load_32dp32b(c, column(c, r->lane, s_col(p, r->i)), (int)p->bn, w);
+    cute_val w[PART];
+    cute_tensor row = CUTE_SLICE(c, j->t.cS, r->w.row, CUTE_ALL, n);
+    cute_tensor coords = cute_tensor_local_tile(c, row, cute_tuple_fmt(a, "(%d)", PART), cute_tuple_fmt(a, "(%d)", q),
+                                                NULL); /* (outside the branch below) */
+    cute_tensor rs = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(a, "%d:1", PART));
+    cute_tmem_load_32dp32b(c, column(c, r->w.lane, s_col(p, r->w.i) + (int64_t)q * PART), PART, w);
     cute_tcgen05_wait_ld(c);
-    cute_tcgen05_fence_before_thread_sync(c);
-    cute_pipeline_consumer_release(c, &m->ps[r->i], &r->s); /* S read: its columns may take P */
-    cute_pipeline_state_advance(c, &r->s);
-    cute_tensor_store(c, rs, as_f32(c, w, (int)p->bn, rs.layout.shape));
+    cute_tensor_store(c, rs, as_f32(c, w, PART, rs.layout.shape));
     CUTE_IF(c, attn_needs_mask(c, p, &j->t, n)) { attn_mask_band(c, rs, coords, j->t.sk, attn_cfg_band(&p->cfg)); }
     return rs;
 }
 
-/* O's row times k, CHUNK columns at a time, in tensor memory */
-static void rescale_o(cute_ctx *c, const bw_job *j, const bw_row *r, cute_val k)
+/* the row's factor k for the correction, through stat */
+static void hand_factor(cute_ctx *c, const bw_job *j, bw_soft *r, cute_val k)
 {
-    cute_val w[CHUNK];
-    for (int64_t col = 0; col < j->p->d; col += CHUNK) {
-        cute_val at = column(c, r->lane, o_col(j->p, r->i) + col);
-        cute_tmem_load_32dp32b(c, at, CHUNK, w);
-        cute_tcgen05_wait_ld(c);
-        for (int i = 0; i < CHUNK; i++) {
-            cute_val f = cute_val_bitcast(c, w[i], cute_type_of(CUTE_F32));
-            w[i] = cute_val_bitcast(c, cute_val_binop(c, CUTE_OP_MUL, f, k), cute_type_of(CUTE_U32));
-        }
-        cute_tmem_store(c, CUTE_TMEM_32x32b, CHUNK, false, at, 0, w);
-    }
-    cute_tcgen05_wait_st(c);
+    const bw_smem *m = &j->m;
+    int i = r->w.i;
+    cute_tensor at = CUTE_SLICE(c, m->stat[i], r->w.r);
+    cute_pipeline_producer_acquire(c, &m->pc[i], &r->f, (cute_val){0});
+    cute_tensor_store(c, at, cute_ssa_scalar(c, k, at.layout.shape));
+    cute_pipeline_producer_commit(c, &m->pc[i], &r->f);
+    cute_pipeline_state_advance(c, &r->f);
 }
 
-/* Key tile n: P = exp2(S scale_log2 - m scale_log2) with the row's new max m, l moved; then
- * (after the first tile) O's row rescaled once the last P V is in, and P stored for the next */
-static void softmax_tile(cute_ctx *c, const bw_job *j, bw_row *r, cute_int n, bool first)
+/* Key tile n: the row's new max m over S's parts; P = exp2(S scale_log2 - m scale_log2) part
+ * by part, stored over S's first columns (two f16 / bf16 a column: part q's P over part q / 2's
+ * scores, already read) for the MMA, l moved; the factor of O's row (after the first tile) to
+ * the correction.  S(n) is complete, so the P V before it has read the last P. */
+static void softmax_tile(cute_ctx *c, const bw_job *j, bw_soft *r, cute_int n, bool first)
 {
     const attn_plan *p = j->p;
     const bw_smem *m = &j->m;
-    cute_ssa s = cute_tensor_load(c, read_scores(c, j, r, n));
-    cute_val mx = cute_val_binop(c, CUTE_OP_MAX, cute_ssa_reduce(c, CUTE_OP_MAX, s), r->m);
+    int i = r->w.i, parts = (int)(p->bn / PART);
+    cute_pipeline_consumer_wait(c, &m->ps[i], &r->s, (cute_val){0});
+    cute_tcgen05_fence_after_thread_sync(c);
+    cute_val mx = r->m;
+    for (int q = 0; q < parts; q++)
+        mx = cute_val_binop(c, CUTE_OP_MAX, cute_ssa_reduce(c, CUTE_OP_MAX, cute_tensor_load(c, read_scores(c, j, r, n, q))),
+                            mx);
     cute_val neg = cute_val_unop(c, CUTE_OP_NEG, scaled(c, mx, j->scale_log2));
     /* exp2(m_old scale_log2 - m_new scale_log2): 0 on the first tile (m_old = -inf) */
     cute_val corr = cute_val_fast(c, CUTE_OP_EXP2, cute_val_fma(c, r->m, j->scale_log2, neg));
-    cute_ssa e = cute_ssa_fast(c, CUTE_OP_EXP2, cute_ssa_fma(c, s, cute_ssa_scalar(c, j->scale_log2, s.shape),
-                                                             cute_ssa_scalar(c, neg, s.shape)));
-    cute_val_assign(c, r->l, cute_val_fma(c, r->l, corr, cute_ssa_reduce(c, CUTE_OP_ADD, e)));
     cute_val_assign(c, r->m, mx);
-    cute_ssa words = cute_ssa_words(c, cute_ssa_cvt(c, e, p->cfg.dtype)); /* P's row, two a word */
-    if (!first) { /* O += P(n-1) V(n-1) is in: P's columns are free, O's row may be scaled */
-        cute_pipeline_consumer_wait(c, &m->po[r->i], &r->o, (cute_val){0});
-        cute_tcgen05_fence_after_thread_sync(c);
+    if (!first) hand_factor(c, j, r, corr);
+    cute_val sum = cute_val_const(c, CUTE_F32, 0);
+    cute_pipeline_producer_acquire(c, &m->pp[i], &r->p, (cute_val){0});
+    for (int q = 0; q < parts; q++) {
+        cute_ssa s = cute_tensor_load(c, read_scores(c, j, r, n, q));
+        cute_ssa e = cute_ssa_fast(c, CUTE_OP_EXP2, cute_ssa_fma(c, s, cute_ssa_scalar(c, j->scale_log2, s.shape),
+                                                                 cute_ssa_scalar(c, neg, s.shape)));
+        sum = cute_val_binop(c, CUTE_OP_ADD, sum, cute_ssa_reduce(c, CUTE_OP_ADD, e));
+        cute_ssa words = cute_ssa_words(c, cute_ssa_cvt(c, e, p->cfg.dtype)); /* P's part, two a word */
+        cute_val w[PART / 2];
+        for (int k = 0; k < words.n; k++) w[k] = cute_ssa_get(c, words, k);
+        cute_tmem_store(c, CUTE_TMEM_32x32b, words.n, false, column(c, r->w.lane, s_col(p, i) + (int64_t)q * PART / 2), 0,
+                        w);
     }
-    cute_val w[128];
-    for (int i = 0; i < words.n; i++) w[i] = cute_ssa_get(c, words, i);
-    cute_pipeline_producer_acquire(c, &m->pp[r->i], &r->p, (cute_val){0});
-    cute_tmem_store(c, CUTE_TMEM_32x32b, words.n, false, column(c, r->lane, s_col(p, r->i)), 0, w);
-    if (!first) rescale_o(c, j, r, corr); /* (after P's store: P's registers are free) */
+    cute_val_assign(c, r->l, cute_val_fma(c, r->l, corr, sum));
     cute_tcgen05_wait_st(c);
     cute_tcgen05_fence_before_thread_sync(c);
-    if (!first) {
-        cute_pipeline_consumer_release(c, &m->po[r->i], &r->o);
-        cute_pipeline_state_advance(c, &r->o);
-    }
-    cute_pipeline_producer_commit(c, &m->pp[r->i], &r->p);
+    cute_pipeline_consumer_release(c, &m->ps[i], &r->s);
+    cute_pipeline_state_advance(c, &r->s);
+    cute_pipeline_producer_commit(c, &m->pp[i], &r->p);
     cute_pipeline_state_advance(c, &r->p);
 }
 
-/* chunk `col` of row tid of a (bm, D) tile: (CHUNK) */
-static cute_tensor row_chunk(cute_ctx *c, cute_tensor tile, cute_int tid, int64_t col)
+/* the row's LSE, where the row is inside Sq: ln(sum exp(s scale)) = ln2 (m scale_log2 + log2 l) */
+static void store_lse(cute_ctx *c, const bw_job *j, const bw_soft *r)
 {
-    cute_alg *a = cute_ctx_alg(c);
-    cute_tensor cols = cute_tensor_local_tile(c, tile, cute_tuple_fmt(a, "(1,%d)", CHUNK),
-                                              cute_tuple_fmt(a, "(%I,%lld)", tid, (long long)(col / CHUNK)), NULL);
-    return cute_tensor_slice(c, cols, cute_tuple_fmt(a, "(0,_)"));
-}
-
-/* O's row / l (0 for a row with no key) and its LSE, stored where the row is inside Sq; with
- * no key tile (have 0) nothing is read from tensor memory */
-static void epilogue(cute_ctx *c, const bw_job *j, bw_row *r, bool have)
-{
-    const attn_plan *p = j->p;
-    const attn_block *t = &j->t;
-    cute_alg *a = cute_ctx_alg(c);
-    cute_val zero = cute_val_const(c, CUTE_F32, 0), one = cute_val_const(c, CUTE_F32, 1);
-    cute_val some = cute_val_cmp(c, CUTE_OP_GT, r->l, zero);
-    cute_val inv = cute_val_select(c, some, cute_val_binop(c, CUTE_OP_DIV, one, r->l), one);
-    cute_val in = cute_int_lt(c, cute_add(a, cute_mul(a, t->m_block, cute_i(p->bm)), r->row), t->sq);
-    if (have) {
-        cute_pipeline_consumer_wait(c, &j->m.po[r->i], &r->o, (cute_val){0});
-        cute_tcgen05_fence_after_thread_sync(c);
-    }
-    for (int64_t col = 0; col < p->d; col += CHUNK) {
-        cute_tensor g = row_chunk(c, t->gO, r->row, col);
-        cute_ssa o = cute_ssa_scalar(c, zero, g.layout.shape);
-        if (have) {
-            cute_val w[CHUNK];
-            cute_tmem_load_32dp32b(c, column(c, r->lane, o_col(p, r->i) + col), CHUNK, w);
-            cute_tcgen05_wait_ld(c);
-            o = cute_ssa_binop(c, CUTE_OP_MUL, as_f32(c, w, CHUNK, g.layout.shape),
-                               cute_ssa_scalar(c, inv, g.layout.shape));
-        }
-        CUTE_IF(c, in) { cute_tensor_store(c, g, cute_ssa_cvt(c, o, p->cfg.dtype)); }
-    }
-    if (have) {
-        cute_tcgen05_fence_before_thread_sync(c);
-        cute_pipeline_consumer_release(c, &j->m.po[r->i], &r->o);
-    }
-    if (!p->cfg.lse) return;
-    /* ln(sum exp(s scale)) = ln2 (m scale_log2 + log2 l) */
     cute_val log2l = cute_val_binop(c, CUTE_OP_ADD, scaled(c, r->m, j->scale_log2), cute_val_unop(c, CUTE_OP_LOG2, r->l));
     cute_val lse = cute_val_binop(c, CUTE_OP_MUL, log2l, cute_val_const(c, CUTE_F32, 0.69314718055994531));
-    cute_tensor gl = CUTE_SLICE(c, t->gL, r->row, 0);
-    CUTE_IF(c, in) { cute_tensor_store(c, gl, cute_ssa_scalar(c, lse, gl.layout.shape)); }
+    cute_tensor gl = CUTE_SLICE(c, j->t.gL, r->w.row, 0);
+    CUTE_IF(c, row_in(c, j, &r->w)) { cute_tensor_store(c, gl, cute_ssa_scalar(c, lse, gl.layout.shape)); }
 }
 
-/* Q tile i's softmax warpgroup; tid: the thread's index in it (its row of the tile) */
+/* Q tile i's softmax warpgroup; tid: the thread's index in it (its row of the tile).  At the
+ * end it hands 1 / l (1 for a row with no key: O = 0 there) to the correction */
 static void softmax(cute_ctx *c, const bw_job *j, int i, cute_int tid)
 {
     const attn_block *t = &j->t;
     cute_alg *a = cute_ctx_alg(c);
-    cute_val lanes = cute_val_binop(c, CUTE_OP_SHL, cute_int_value(c, cute_div(a, tid, cute_i(32)), CUTE_U32),
-                                    u32(c, 16 + 5));
-    bw_row r = {i, cute_add(a, tid, cute_i((int64_t)i * WARPGROUP)),
-                cute_val_var(c, cute_val_const(c, CUTE_F32, -INFINITY)), cute_val_var(c, cute_val_const(c, CUTE_F32, 0)),
-                cute_val_binop(c, CUTE_OP_ADD, j->taddr, lanes),
-                cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1),
-                cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1),
-                cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1)};
+    bw_soft r = {row_of(c, j, i, tid), cute_val_var(c, cute_val_const(c, CUTE_F32, -INFINITY)),
+                 cute_val_var(c, cute_val_const(c, CUTE_F32, 0)),
+                 cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1),
+                 cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1),
+                 cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1)};
     CUTE_IF(c, cute_int_lt(c, t->n_begin, t->n_end)) {
         softmax_tile(c, j, &r, t->n_begin, true);
         CUTE_FOR(c, n, cute_add(a, t->n_begin, cute_i(1)), t->n_end) { softmax_tile(c, j, &r, n, false); }
-        epilogue(c, j, &r, true);
+        cute_val zero = cute_val_const(c, CUTE_F32, 0), one = cute_val_const(c, CUTE_F32, 1);
+        cute_val some = cute_val_cmp(c, CUTE_OP_GT, r.l, zero);
+        hand_factor(c, j, &r, cute_val_select(c, some, cute_val_binop(c, CUTE_OP_DIV, one, r.l), one));
     }
-    CUTE_ELSE(c) { epilogue(c, j, &r, false); }
+    if (j->p->cfg.lse) store_lse(c, j, &r);
+}
+
+/* the correction's states of Q tile i's pipelines: pc, po, pr */
+typedef struct bw_fix {
+    cute_pipeline_state f, o, r;
+} bw_fix;
+
+/* the next factor of tile i's row (the softmax's hand_factor) */
+static cute_val take_factor(cute_ctx *c, const bw_job *j, const bw_row *w, bw_fix *st)
+{
+    const bw_smem *m = &j->m;
+    cute_pipeline_consumer_wait(c, &m->pc[w->i], &st->f, (cute_val){0});
+    cute_val k = cute_ssa_get(c, cute_tensor_load(c, CUTE_SLICE(c, m->stat[w->i], w->r)), 0);
+    cute_pipeline_consumer_release(c, &m->pc[w->i], &st->f);
+    cute_pipeline_state_advance(c, &st->f);
+    return k;
+}
+
+/* once the last O += P V is in: O's row times its factor, CHUNK columns at a time, in tensor
+ * memory; then the MMA may add the next P V */
+static void rescale_o(cute_ctx *c, const bw_job *j, const bw_row *w, bw_fix *st)
+{
+    const bw_smem *m = &j->m;
+    cute_val k = take_factor(c, j, w, st), v[CHUNK];
+    cute_pipeline_consumer_wait(c, &m->po[w->i], &st->o, (cute_val){0});
+    cute_tcgen05_fence_after_thread_sync(c);
+    for (int64_t col = 0; col < j->p->d; col += CHUNK) {
+        cute_val at = column(c, w->lane, o_col(j->p, w->i) + col);
+        cute_tmem_load_32dp32b(c, at, CHUNK, v);
+        cute_tcgen05_wait_ld(c);
+        for (int e = 0; e < CHUNK; e++) {
+            cute_val f = cute_val_bitcast(c, v[e], cute_type_of(CUTE_F32));
+            v[e] = cute_val_bitcast(c, cute_val_binop(c, CUTE_OP_MUL, f, k), cute_type_of(CUTE_U32));
+        }
+        cute_tmem_store(c, CUTE_TMEM_32x32b, CHUNK, false, at, 0, v);
+    }
+    cute_tcgen05_wait_st(c);
+    cute_tcgen05_fence_before_thread_sync(c);
+    cute_pipeline_consumer_release(c, &m->po[w->i], &st->o);
+    cute_pipeline_state_advance(c, &st->o);
+    cute_pipeline_producer_acquire(c, &m->pr[w->i], &st->r, (cute_val){0});
+    cute_pipeline_producer_commit(c, &m->pr[w->i], &st->r);
+    cute_pipeline_state_advance(c, &st->r);
+}
+
+/* chunk `col` of row `row` of a (bm, D) tile: (CHUNK) */
+static cute_tensor row_chunk(cute_ctx *c, cute_tensor tile, cute_int row, int64_t col)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor cols = cute_tensor_local_tile(c, tile, cute_tuple_fmt(a, "(1,%d)", CHUNK),
+                                              cute_tuple_fmt(a, "(%I,%lld)", row, (long long)(col / CHUNK)), NULL);
+    return cute_tensor_slice(c, cols, cute_tuple_fmt(a, "(0,_)"));
+}
+
+/* O's row times 1 / l, stored where the row is inside Sq; with no key tile (st NULL) zeros,
+ * nothing read from tensor memory */
+static void epilogue(cute_ctx *c, const bw_job *j, const bw_row *w, bw_fix *st)
+{
+    const attn_plan *p = j->p;
+    cute_val zero = cute_val_const(c, CUTE_F32, 0), inv = zero;
+    if (st) {
+        inv = take_factor(c, j, w, st);
+        cute_pipeline_consumer_wait(c, &j->m.po[w->i], &st->o, (cute_val){0});
+        cute_tcgen05_fence_after_thread_sync(c);
+    }
+    cute_val in = row_in(c, j, w);
+    for (int64_t col = 0; col < p->d; col += CHUNK) {
+        cute_tensor g = row_chunk(c, j->t.gO, w->row, col);
+        cute_ssa o = cute_ssa_scalar(c, zero, g.layout.shape);
+        if (st) {
+            cute_val v[CHUNK];
+            cute_tmem_load_32dp32b(c, column(c, w->lane, o_col(p, w->i) + col), CHUNK, v);
+            cute_tcgen05_wait_ld(c);
+            o = cute_ssa_binop(c, CUTE_OP_MUL, as_f32(c, v, CHUNK, g.layout.shape), cute_ssa_scalar(c, inv, g.layout.shape));
+        }
+        CUTE_IF(c, in) { cute_tensor_store(c, g, cute_ssa_cvt(c, o, p->cfg.dtype)); }
+    }
+    if (st) {
+        cute_tcgen05_fence_before_thread_sync(c);
+        cute_pipeline_consumer_release(c, &j->m.po[w->i], &st->o);
+    }
+}
+
+/* The correction warpgroup (fmha.py's): thread r rescales row r of both Q tiles' O in tensor
+ * memory between their P V, in the MMA warp's order (key tile n: tile 0, then 1), then stores
+ * both tiles' O */
+static void correction(cute_ctx *c, const bw_job *j, cute_int r)
+{
+    const attn_plan *p = j->p;
+    const attn_block *t = &j->t;
+    cute_alg *a = cute_ctx_alg(c);
+    bw_row w[MAX_Q];
+    bw_fix st[MAX_Q];
+    for (int i = 0; i < p->consumers; i++) {
+        w[i] = row_of(c, j, i, r);
+        st[i] = (bw_fix){cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1),
+                         cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1),
+                         cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1)};
+    }
+    CUTE_IF(c, cute_int_lt(c, t->n_begin, t->n_end)) {
+        CUTE_FOR(c, n, cute_add(a, t->n_begin, cute_i(1)), t->n_end) {
+            (void)n;
+            for (int i = 0; i < p->consumers; i++) rescale_o(c, j, &w[i], &st[i]);
+        }
+        for (int i = 0; i < p->consumers; i++) epilogue(c, j, &w[i], &st[i]);
+    }
+    CUTE_ELSE(c) {
+        for (int i = 0; i < p->consumers; i++) epilogue(c, j, &w[i], NULL);
+    }
 }
 
 /* --- the block -------------------------------------------------------------------------- */
@@ -395,8 +503,12 @@ static void shared_memory(cute_ctx *c, bw_job *j, cute_int warp)
     m->pv = cute_pipeline_tma_umma_create(c, &al, p->stages, p->tma_v.bytes * boxes);
     for (int i = 0; i < p->consumers; i++) {
         m->ps[i] = cute_pipeline_umma_async_create(c, &al, 1, WARPGROUP);
-        m->po[i] = cute_pipeline_umma_async_create(c, &al, 1, WARPGROUP);
         m->pp[i] = cute_pipeline_async_create(c, &al, 1, WARPGROUP, 1);
+        m->pc[i] = cute_pipeline_async_create(c, &al, 1, WARPGROUP, WARPGROUP);
+        m->po[i] = cute_pipeline_umma_async_create(c, &al, 1, WARPGROUP);
+        m->pr[i] = cute_pipeline_async_create(c, &al, 1, WARPGROUP, 1);
+        m->stat[i] = cute_make_tensor(c, cute_smem_alloc_array(c, &al, CUTE_F32, WARPGROUP, 16),
+                                      cute_layout_fmt(cute_ctx_alg(c), "%d:1", WARPGROUP), 4);
     }
     j->taddr = tmem_alloc(c, &al, p, warp);
 }
@@ -412,9 +524,8 @@ static void blackwell_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_t
     cute_alg *a = cute_ctx_alg(c);
     cute_int warp = cute_warp_idx(c), tid = cute_thread_idx(c, 0);
     shared_memory(c, &j, warp);
-    /* (no setmaxnreg: the softmax fits the 168 registers of 384 threads, and the MMA thread's
-     * descriptors spill below about 96) */
     CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
+        cute_setmaxregister_decrease(c, ISSUE_REGS);
         CUTE_IF(c, cute_int_eq(c, warp, cute_i(MMA_WARP))) {
             CUTE_IF(c, cute_elect_one(c)) mma(c, &j);
         }
@@ -425,10 +536,17 @@ static void blackwell_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_t
         }
     }
     CUTE_ELSE(c) {
-        cute_int in = cute_sub(a, tid, cute_i(WARPGROUP)); /* the thread's index among the softmax threads */
-        cute_int wg = cute_div(a, in, cute_i(WARPGROUP)), row = cute_mod(a, in, cute_i(WARPGROUP));
-        for (int i = 0; i < p->consumers; i++)
-            CUTE_IF(c, cute_int_eq(c, wg, cute_i(i))) { softmax(c, &j, i, row); }
+        cute_int wg = cute_sub(a, cute_div(a, tid, cute_i(WARPGROUP)), cute_i(1));
+        cute_int row = cute_mod(a, tid, cute_i(WARPGROUP));
+        CUTE_IF(c, cute_int_lt(c, wg, cute_i(p->consumers))) {
+            cute_setmaxregister_increase(c, SOFTMAX_REGS);
+            for (int i = 0; i < p->consumers; i++)
+                CUTE_IF(c, cute_int_eq(c, wg, cute_i(i))) { softmax(c, &j, i, row); }
+        }
+        CUTE_ELSE(c) {
+            cute_setmaxregister_decrease(c, FIX_REGS);
+            correction(c, &j, row);
+        }
     }
     cute_tcgen05_fence_before_thread_sync(c);
     cute_barrier(c);

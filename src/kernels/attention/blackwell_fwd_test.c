@@ -5,7 +5,9 @@
  * bf16, head dims 64 and 128, 64- and 128-key tiles, large scales whose row maxima jump from
  * tile to tile).  Beside them: AUTO picks the kernel on an sm_100 target only where it takes
  * the configuration, the plan's refusals, and ptxas's report for sm_100a (no spills) where
- * NVRTC is installed.  No Blackwell GPU runs any of it. */
+ * NVRTC is installed.  No Blackwell GPU runs any of it.  Not caught here: the MMA adding a P V
+ * to O before the correction's rescale (the interpreter checks that O's cells were written, not
+ * that the correction's tcgen05.st is ordered before the MMA that accumulates into them). */
 #include <math.h>
 #include <string.h>
 
@@ -20,7 +22,7 @@ typedef struct bw_case {
     bool causal, sdpa; /* sdpa: Q and O laid out (B,H,S,D) */
     cute_dtype d;
     double scale; /* 0: 1/sqrt(D) */
-    int block_n;  /* 0: the kernel's (128) */
+    int block_n;  /* 0: the kernel's (128; 64 at head dim 128 causal) */
 } bw_case;
 
 /* O and the LSE of every row against the reference; the count of wrong elements */
@@ -49,9 +51,9 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
 {
     const bw_case *k = one;
     char what[200], err[2048];
-    snprintf(what, sizeof what, "%s blackwell %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld bn%d%s%s scale %g", backend,
+    snprintf(what, sizeof what, "%s blackwell %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld bn %d%s%s scale %g", backend,
              cute_dtype_name(k->d), (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H,
-             (long long)k->G, (long long)k->D, k->block_n ? k->block_n : 128, k->causal ? " causal" : "",
+             (long long)k->G, (long long)k->D, k->block_n, k->causal ? " causal" : "",
              k->sdpa ? " sdpa-layout" : "", k->scale);
     cute_attention_lib_set_kernel(lib, CUTE_ATTENTION_BLACKWELL, k->block_n);
     int64_t sq[4], sk[4];
@@ -169,7 +171,7 @@ int main(void)
         {1, 200, 200, 2, 2, 64, false, false, CUTE_BF16, 0, 0},
         {2, 37, 600, 2, 1, 64, false, true, CUTE_F16, 0.2, 0},  /* 5 key tiles through 2 stages */
         {1, 200, 131, 4, 2, 64, true, false, CUTE_F16, 0, 0},   /* causal, Sk < Sq */
-        {1, 131, 333, 2, 2, 128, true, true, CUTE_BF16, 0, 0},  /* causal, Sq < Sk */
+        {1, 131, 333, 2, 2, 128, true, true, CUTE_BF16, 0, 128}, /* causal, Sq < Sk; 128-key tiles */
         {1, 130, 130, 2, 1, 128, false, false, CUTE_BF16, 0, 0},
         {1, 70, 300, 2, 1, 64, false, false, CUTE_BF16, 40, 0}, /* maxima jump by > 128 in log2 units */
         {1, 130, 200, 1, 1, 128, true, false, CUTE_F16, 4, 64},
