@@ -54,6 +54,7 @@ typedef struct attn_plan {
      * P in tensor memory); the tensor memory's columns (S, O and P) */
     cute_mma_atom umma_s, umma_o;
     int tmem_columns;
+    unsigned broken; /* the Blackwell forward's deliberately broken forms (ATTN_BW_BREAK_*) */
 } attn_plan;
 
 /* the variant cute_attention_compile builds for cfg on rt's target (AUTO resolved) */
@@ -76,6 +77,11 @@ void attn_fwd_varlen_host(cute_ctx *c, const cute_arg *arg);
 bool attn_blackwell_takes(const cute_attention_config *cfg);
 bool attn_plan_blackwell(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p);
 void attn_blackwell_host(cute_ctx *c, const cute_arg *arg);
+/* blackwell_fwd_test's broken kernels, each to be reported by the interpreter: the softmax
+ * reading S with no wait for the MMA's commit; the MMA never committing a P V */
+enum { ATTN_BW_BREAK_S_WAIT = 1, ATTN_BW_BREAK_PV_COMMIT = 2 };
+const cute_fn *attn_blackwell_compile_broken(cute_runtime *rt, const cute_attention_config *cfg, unsigned broken,
+                                             char *err, size_t n);
 /* the Hopper kernel's plan and host function (hopper_plan.c, hopper_fwd.c) */
 /* arch: the compile target (cute_runtime_target_arch; 0 unknown) */
 bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p);

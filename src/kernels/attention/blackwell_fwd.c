@@ -147,7 +147,7 @@ static void issue_attend(cute_ctx *c, const bw_job *j, bw_mma_states *st, int i,
     cute_tcgen05_fence_after_thread_sync(c);
     cute_umma_gemm_ts(c, &p->umma_o, column(c, j->taddr, o_col(p, i)), column(c, j->taddr, s_col(p, i)),
                       attn_hop_stage(c, m->vt, 3, &st->v), more);
-    cute_pipeline_producer_commit(c, &m->po[i], &st->o[i]);
+    if (!(p->broken & ATTN_BW_BREAK_PV_COMMIT)) cute_pipeline_producer_commit(c, &m->po[i], &st->o[i]);
     cute_pipeline_consumer_release(c, &m->pp[i], &st->p[i]);
     cute_pipeline_state_advance(c, &st->p[i]);
     cute_pipeline_state_advance(c, &st->o[i]);
@@ -295,7 +295,7 @@ static void softmax_tile(cute_ctx *c, const bw_job *j, bw_soft *r, cute_int n, b
     const attn_plan *p = j->p;
     const bw_smem *m = &j->m;
     int i = r->w.i, parts = (int)(p->bn / PART);
-    cute_pipeline_consumer_wait(c, &m->ps[i], &r->s, (cute_val){0});
+    if (!(p->broken & ATTN_BW_BREAK_S_WAIT)) cute_pipeline_consumer_wait(c, &m->ps[i], &r->s, (cute_val){0});
     cute_tcgen05_fence_after_thread_sync(c);
     cute_val mx = r->m;
     for (int q = 0; q < parts; q++)

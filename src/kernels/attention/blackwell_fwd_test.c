@@ -4,7 +4,9 @@
  * partly or wholly past Sq, more key tiles than K's and V's two stages, causal and not, grouped-query heads, SDPA's transposed Q and O, f16 and
  * bf16, head dims 64 and 128, 64- and 128-key tiles, large scales whose row maxima jump from
  * tile to tile).  Beside them: AUTO picks the kernel on an sm_100 target only where it takes
- * the configuration, the plan's refusals, and ptxas's report for sm_100a (no spills) where
+ * the configuration, the plan's refusals, two broken kernels the interpreter reports (the
+ * softmax reading S before the MMA's commit: the T2R of a cell never written; the MMA never
+ * committing a P V: a deadlock, each warp's wait), and ptxas's report for sm_100a (no spills) where
  * NVRTC is installed.  No Blackwell GPU runs any of it.  Not caught here: the MMA adding a P V
  * to O before the correction's rescale (the interpreter checks that O's cells were written, not
  * that the correction's tcgen05.st is ordered before the MMA that accumulates into them). */
@@ -143,6 +145,50 @@ static void choice_and_refusals(void)
     }
 }
 
+/* the broken kernels: not OK, the interpreter's report naming each thing in `want` */
+static void broken(void)
+{
+    static const struct {
+        unsigned how;
+        const char *want[3], *what;
+    } b[] = {
+        {ATTN_BW_BREAK_S_WAIT, {"tcgen05.ld", "blackwell_fwd.c", "never written"},
+         "the softmax reading S before the MMA's commit"},
+        {ATTN_BW_BREAK_PV_COMMIT, {"deadlock", "blackwell_fwd.c", "no warp can go on"},
+         "the MMA never committing a P V"},
+    };
+    char err[512];
+    cute_runtime *rt;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interp: %s", err);
+    cute_runtime_set_target_arch(rt, "sm_100a");
+    cute_backend *be = cute_runtime_backend(rt);
+    int64_t S = 200, D = 64, st[4];
+    strides(S, 1, D, false, st);
+    buf x[4], lse;
+    for (int i = 0; i < 4; i++) make(be, &x[i], CUTE_BF16, (size_t)(S * D), i == 3, &seed);
+    make(be, &lse, CUTE_F32, (size_t)S, true, &seed);
+    cute_call_arg args[6];
+    for (int i = 0; i < 4; i++) args[i] = cute_call_tensor(&x[i].dev, 0, CUTE_BF16, 4, (int64_t[]){1, S, 1, D}, st);
+    args[4] = cute_call_float(0.125 * 1.4426950408889634);
+    args[5] = cute_call_tensor(&lse.dev, 0, CUTE_F32, 3, (int64_t[]){1, 1, S}, (int64_t[]){S, S, 1});
+    cute_attention_config cfg = {.dtype = CUTE_BF16, .head_dim = (int)D, .lse = true, .variant = CUTE_ATTENTION_BLACKWELL};
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
+        char why[8192];
+        const cute_fn *f = attn_blackwell_compile_broken(rt, &cfg, b[i].how, why, sizeof why);
+        cute_status s = f ? cute_call(f, NULL, 6, args, why, sizeof why) : CUTE_ERR_COMPILE;
+        if (s == CUTE_OK) s = be->vt->sync(be->self, NULL), snprintf(why, sizeof why, "%s", be->vt->error(be->self));
+        printf("  %s: %.600s\n", b[i].what, why);
+        bool named = f && s != CUTE_OK;
+        for (int j = 0; named && j < 3; j++) named = strstr(why, b[i].want[j]) != NULL;
+        CHECK(named, "%s: %s, the report wants %s, %s, %s: %s", b[i].what, cute_status_name(s), b[i].want[0],
+              b[i].want[1], b[i].want[2], why);
+        cute_fn_free(f);
+    }
+    for (int i = 0; i < 4; i++) drop(be, &x[i]);
+    drop(be, &lse);
+    cute_runtime_free(rt);
+}
+
 /* ptxas's report for sm_100a: no spills */
 static void registers(void)
 {
@@ -182,6 +228,7 @@ int main(void)
     };
     run_cases(cases, (int)(sizeof cases / sizeof cases[0]));
     choice_and_refusals();
+    broken();
     registers();
     return CHECK_DONE("blackwell_fwd_test");
 }

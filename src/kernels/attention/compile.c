@@ -89,3 +89,23 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
     free(plan); /* only needed while tracing */
     return f;
 }
+
+const cute_fn *attn_blackwell_compile_broken(cute_runtime *rt, const cute_attention_config *cfg, unsigned broken,
+                                             char *err, size_t n)
+{
+    cute_alg a;
+    cute_alg_init(&a, NULL);
+    attn_plan *plan = malloc(sizeof *plan);
+    if (!plan || !attn_plan_blackwell(&a, cfg, cute_runtime_target_arch(rt), plan)) {
+        snprintf(err, n, "%s", plan ? a.error : "attention: out of memory");
+        free(plan);
+        return NULL;
+    }
+    plan->broken = broken;
+    cute_arg_spec specs[ATTN_VARLEN_NARGS];
+    char name[64];
+    snprintf(name, sizeof name, "attention_fwd_blackwell_broken%u", broken);
+    const cute_fn *f = cute_compile(rt, name, attn_blackwell_host, plan, make_specs(cfg, specs), specs, err, n);
+    free(plan);
+    return f;
+}
