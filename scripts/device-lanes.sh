@@ -5,13 +5,15 @@
 # parts of a lane one after another on GPU <lane>.  When a part ends or runs out of time, every
 # process of its lane still alive is killed (found by the CUTEC_LANE it inherited: a killed
 # part's inner `timeout`s sit in process groups of their own and would run on into the next
-# part).  Builds `make all tests` once first (NO_BUILD=1: not).  A part whose name has a tree in
-# .wt/<name> (an engineer's branch, copied there with `git archive` and sent with carry: .wt)
-# builds that tree and runs its own scripts/device-<name>.sh inside it (the build within its limit).  Brings back $OUT/laneN.txt (each lane's
+# part).  Builds `make all tests` once first (NO_BUILD=1: not).  A part whose name has a patch
+# .wt/<name>.patch (an engineer's branch: `git diff --binary BASE BRANCH`, sent with carry: .wt)
+# runs in a copy of this tree with the patch applied: it builds that copy and runs the copy's
+# scripts/device-<name>.sh (the build within the part's limit).  Brings back $OUT/laneN.txt (each lane's
 # transcript) and $OUT/lanes.tgz (every part's logs); prints the lanes' tails.
 set -u
 OUT=${OUT:-build/device-out}
 W=/tmp/lanes
+rm -f "$W"/lane?.done
 mkdir -p "$OUT" "$W"
 start=$(date +%s)
 el() { echo $(($(date +%s) - start)); }
@@ -33,9 +35,13 @@ lane() # index, "name:seconds ..."
         [ "$sub" = "$name" ] && sub=
         echo "==== $name at $(el) s (limit $lim s)"
         mkdir -p "$W/$name"
-        if [ -d ".wt/$script" ]; then # an engineer's tree, copied beside (scripts/device-lanes.sh's TREES)
-            (cd ".wt/$script" && make -k -j16 all tests 2>&1 | grep -E "error|warning" | head -20
-             OUT="$W/$name" PART=$sub CUTEC_LANE_PART=$1 timeout "$lim" sh "scripts/device-$script.sh" 2>&1)
+        if [ -e ".wt/$script.patch" ]; then # an engineer's branch: this tree with its patch applied
+            tree="/tmp/trees/$script"
+            rm -rf "$tree" && mkdir -p "$tree"
+            tar -C . --exclude=./build --exclude=./build-cache --exclude=./.wt -cf - . | tar -C "$tree" -xf -
+            (cd "$tree" && { git apply --binary "$OLDPWD/.wt/$script.patch" || patch -p1 <"$OLDPWD/.wt/$script.patch"; } && echo "== $script's patch applied" &&
+             CUTEC_LANE_PART=$1 timeout "$lim" sh -c "make -k -j16 all tests 2>&1 | grep -E 'error|warning' | head -20;
+             OUT='$W/$name' PART='$sub' sh scripts/device-$script.sh" 2>&1)
         else
             OUT="$W/$name" PART=$sub CUTEC_LANE_PART=$1 timeout "$lim" sh "scripts/device-$script.sh" 2>&1
         fi
@@ -43,6 +49,7 @@ lane() # index, "name:seconds ..."
         reap "$1"
     done
     echo "==== lane $1 done at $(el) s"
+    touch "$W/lane$1.done" # for a part "wait=N" of another lane (scripts/device-wait.sh)
 }
 
 echo "== $(date -u '+%F %T') $(git log --oneline -1 2>/dev/null)"

@@ -7,8 +7,9 @@
  * with hk = h / (H / G) (grouped-query: G key/value heads shared by H query heads; G = H
  * is plain multi-head, G = 1 multi-query).  Tensors are (B, S, H, D) as PyTorch SDPA's
  * (B, H, S, D) inputs are after a transpose: any strides, D contiguous.  Causal masking is
- * SDPA's is_causal (top-left: query i sees keys j <= i).  f16 or bf16, head dim 64, 128 or 256,
- * f32 accumulation; any sequence lengths (Sq for Q and O, Sk for K and V).
+ * SDPA's is_causal (top-left: query i sees keys j <= i).  f16 or bf16, head dim a multiple of 32
+ * from 32 to 256 (the backward: to 128; the Hopper forward: 64, 96, 128, 192 and 256, AUTO
+ * giving the others to the SM80 kernels on every card), f32 accumulation; any sequence lengths (Sq for Q and O, Sk for K and V).
  */
 #ifndef CUTEC_ATTENTION_H
 #define CUTEC_ATTENTION_H
@@ -29,7 +30,7 @@ typedef enum {
 
 typedef struct cute_attention_config {
     cute_dtype dtype; /* Q, K, V and O: CUTE_F16 or CUTE_BF16 */
-    int head_dim;     /* D: 64, 128 or 256 */
+    int head_dim;     /* D: a multiple of 32 from 32 to 256 (the Hopper forward: 64, 96, 128, 192, 256) */
     bool causal;      /* SDPA's is_causal (top-left) */
     bool lse;         /* also write the log-sum-exp (B, H, Sq), f32 */
     /* a sliding window: query i sees keys i - window_left .. i + window_right (with causal,
@@ -40,8 +41,9 @@ typedef struct cute_attention_config {
     cute_attention_variant variant; /* AUTO (0) unless a kernel is wanted (the Hopper kernel
                                        takes neither windows nor packed sequences) */
     int block_n;      /* keys a tile of the Hopper kernel: a multiple of 16, 64 to 256 that fits
-                         2 stages in shared memory (0: its choice, 176 at head dim 128
-                         non-causal, 128 at 64 and causal 128, 64 at 256); the SM80
+                         2 stages in shared memory (0: its choice, 160 at head dim 128
+                         non-causal, 128 at 64 and causal 128, 80 at 256 non-causal and 64
+                         causal); the SM80
                          forward's keys a softmax step: 64 or 32 (two steps a 64-key tile) */
     int block_m;      /* query rows a tile of the Hopper forward, 64 a consumer warpgroup: 128
                          or 192 (0: its choice, 192 at head dim 64 non-causal, else 128) */
@@ -49,8 +51,7 @@ typedef struct cute_attention_config {
                          tile ahead, one barrier a tile; 96 KB of shared memory at head dim 128:
                          two blocks an SM on sm_90, one on sm_80's 164 KB) */
     int grid;         /* the Hopper forward's grid (CUTE_ATTENTION_GRID_*): 0, its choice (the
-                         persistent grid at head dim 64, a block a tile elsewhere: session 28's
-                         final pass measured the persistent grid 6-17% slower at head dim 128) */
+                         persistent grid at head dims 64 and 128, a block a tile at 256) */
 } cute_attention_config;
 /* a block a (Q tile, head, batch), or a block an SM walking the tiles (the next tile's loads
  * under this one's epilogue) */
@@ -115,9 +116,8 @@ cute_status cutec_attention_fwd_options(cute_attention_lib *lib, const cute_call
  *
  * dQ, dO shaped as Q; dK, dV as K; lse and delta (B, H, Sq) f32; the strides' rules are the
  * forward's (dO and the gradients any strides of their own).  Head dims 64 and 128.
- * Deterministic: every sum is made in one fixed order (the Hopper kernels' dQ at head dim 128
- * too: its blocks add to a workspace the library owns in turn, so calls that share a library
- * run on one stream).  A malformed call is CUTE_ERR_INVALID with the reason in err. */
+ * Deterministic: every sum is made by one thread in one fixed order.  A malformed call is
+ * CUTE_ERR_INVALID with the reason in err. */
 const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err,
                                           size_t n);
 cute_status cutec_attention_bwd(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,

@@ -60,22 +60,24 @@ typedef struct cute_gemv_config {
                            streams its whole k-tiles through a ring of this many stages (2 to
                            CUTE_GEMV_MAX_SMEM_STAGES) in shared memory by cp.async, stages - 1
                            ahead of its products; 0: through registers */
-    int row_tiles;       /* with the ring and no scales: each block streams this many
-                            consecutive tiles of rows through its ring, one after another, the
-                            next tile's k-tiles in flight while this one's rows end
-                            (cute_gemv_lib_row_tiles; not measured yet); 0 or 1: one */
+    int ahead;           /* NVFP4's register form (not with tile_at_a_time, l2_prefetch or
+                            smem_stages): the k-tiles whose registers a warp loads before
+                            this one's products, 1 to CUTE_GEMV_MAX_AHEAD (0: 1); two hold
+                            more bytes in flight where few warps run: the library's where
+                            the blocks are 4 an SM or fewer (cute_gemv_lib_ahead) */
 } cute_gemv_config;
 
+#define CUTE_GEMV_MAX_AHEAD 2
+
 #define CUTE_GEMV_MAX_SMEM_STAGES 8
-#define CUTE_GEMV_MAX_ROW_TILES 16
 /* whether a configuration without scales may take the ring: one vector of K-major A in
  * 16-byte vectors, not the tensor-core form, no L2 prefetch */
 bool cute_gemv_ring_able(const cute_gemv_config *cfg);
 /* the ring's stages the library gives a configuration without scales when the caller asks
- * for none in particular (cute_gemv_lib_smem_stages -1, the default): 4 for bf16 where
- * ring-able (on an H200 the ring of 4 ran 1.3-2.9 points of the copy faster than the register
- * form on all three shapes of `cutec bench gemv`, in three runs: docs/gemv.md), else 0 (f16,
- * the same loads with other conversions, is not measured through it yet) */
+ * for none in particular (cute_gemv_lib_smem_stages -1, the default): 4 for bf16 and f16
+ * where ring-able (on an H200 the ring of 4 ran 1.3-2.9 points of the copy faster than the
+ * register form for bf16 on all three shapes of `cutec bench gemv`, in three runs, and 6.2 to
+ * 9.1 points faster for f16: docs/gemv.md), else 0 (f32 and e4m3: not measured through it) */
 #define CUTE_GEMV_RING_STAGES 4
 int cute_gemv_ring_default(const cute_gemv_config *cfg);
 
@@ -130,10 +132,15 @@ bool cute_gemv_lib_mma_from(cute_gemv_lib *lib, int vectors);
 bool cute_gemv_lib_l2_prefetch(cute_gemv_lib *lib, int distance);
 /* NVFP4 (before sm_100 and on it) with each k-tile loaded just before its products
  * (cute_gemv_config.tile_at_a_time) for later calls: true that form always, false (the
- * default) the library's choice by shape: the next k-tile's registers loaded before this
- * one's products where K spans four k-tiles or more and the blocks fill the card five an
- * SM, else a k-tile at a time */
+ * default) the library's choice by shape (cute_gemv_lib_ahead) */
 void cute_gemv_lib_tile_at_a_time(cute_gemv_lib *lib, bool on);
+/* NVFP4's register form with `ahead` k-tiles loaded before this one's products
+ * (cute_gemv_config.ahead) for later calls: 1 to CUTE_GEMV_MAX_AHEAD runs that form whatever
+ * the shape (unless a k-tile at a time or the ring is forced); 0 (the default) the library's
+ * choice: two ahead where K spans four k-tiles or more and the blocks (16 rows) are 4 an SM
+ * or fewer, one where they are 6 an SM or more, else a k-tile at a time.  false for another
+ * count */
+bool cute_gemv_lib_ahead(cute_gemv_lib *lib, int ahead);
 /* The shared-memory ring (cute_gemv_config.smem_stages) for later calls: 2 to
  * CUTE_GEMV_MAX_SMEM_STAGES stages for NVFP4 (where the scale buffers are 4-byte aligned, the
  * device has cp.async and no k-tile at a time is forced) and the GEMVs that may take it
@@ -141,12 +148,6 @@ void cute_gemv_lib_tile_at_a_time(cute_gemv_lib *lib, bool on);
  * choice: cute_gemv_ring_default's stages for the GEMVs, none for NVFP4 (through the ring
  * it measured 15 points of the copy slower on an H200, session 30).  false for another count */
 bool cute_gemv_lib_smem_stages(cute_gemv_lib *lib, int stages);
-/* The ring's stream of row tiles (cute_gemv_config.row_tiles) for later calls that take the
- * ring without scales: 0 (the default) one tile of rows a block; n, 1 to
- * CUTE_GEMV_MAX_ROW_TILES, n tiles a block; -1 as many as keep the grid to one wave (the
- * SMs times the blocks an SM's shared memory holds).  Not measured on a GPU yet
- * (docs/gemv.md).  false for another count */
-bool cute_gemv_lib_row_tiles(cute_gemv_lib *lib, int tiles);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

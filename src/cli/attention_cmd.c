@@ -21,7 +21,7 @@ static int usage(const char *cmd)
 {
     fprintf(stderr,
             "usage: cutec %s attention [--batch B] [--heads H] [--kv-heads G] [--seqlen S]\n"
-            "         [--headdim 64|128|256] [--causal] [--bwd] [--dtype bf16|f16] [--scale X] [--iters N]\n"
+            "         [--headdim D (32..256, a multiple of 32)] [--causal] [--bwd] [--dtype bf16|f16] [--scale X] [--iters N]\n"
             "         [--variant auto|sm80|hopper|blackwell] [--block-n N] [--block-m 128|192] [--persistent 1|0]\n"
             "         [--kv-stages 1|2]\n"
             "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
@@ -29,14 +29,14 @@ static int usage(const char *cmd)
             "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
             "  bench: 8x16x4096 d128 and 16x32x2048 d64 (or the shape given), causal and not, with torch\n"
             "  SDPA (bench/torch_attention.py) beside; --backend interp checks without timing;\n"
-            "  --bwd (or --backward): the backward (dQ, dK, dV; head dim 64 or 128), SDPA's beside;\n"
+            "  --bwd (or --backward): the backward (dQ, dK, dV; head dim to 128), SDPA's beside;\n"
             "  --decode [--splits N]: one query row against --seqlen keys (bench: 8x32x32768 d128,\n"
             "  32 and 8 KV heads), GB/s of K and V read beside a device copy's and SDPA's;\n"
             "  --variant: the kernels (auto: hopper on sm_90, blackwell (forward) on sm_100, sm80 elsewhere); --block-n: the forward's keys a tile\n"
             "  (sm80: keys a softmax step, 64 or 32);\n"
             "  --block-m: the Hopper forward's query rows a tile (192: three consumer warpgroups, head dim 64);\n"
             "  --persistent 1|0: the Hopper forward's persistent grid (a block an SM) or a block a\n"
-            "  tile (unset: its choice, persistent at head dim 64 only); --kv-stages 2: the SM80 forward's K\n"
+            "  tile (unset: its choice, persistent at head dims 64 and 128); --kv-stages 2: the SM80 forward's K\n"
             "  and V tiles loaded a whole tile ahead (two stages each, one barrier a tile)\n",
             cmd);
     return CLI_USAGE;
@@ -68,8 +68,8 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
     else if (!strcmp(k, "--seqlen"))
         ok = cli_int(v, 1, 1 << 24, &o->S, why, n), o->shape_given = true;
     else if (!strcmp(k, "--headdim"))
-        ok = cli_int(v, 64, 256, &o->D, why, n) && (o->D == 64 || o->D == 128 || o->D == 256),
-        snprintf(why, n, "64, 128 or 256");
+        ok = cli_int(v, 32, 256, &o->D, why, n) && o->D % 32 == 0, /* what the library takes: lib.c */
+        snprintf(why, n, "a multiple of 32 from 32 to 256");
     else if (!strcmp(k, "--variant"))
         ok = variant_parse(v, &o->variant), snprintf(why, n, "auto, sm80, hopper or blackwell");
     else if (!strcmp(k, "--block-n"))

@@ -76,6 +76,8 @@ size_t gemm_operand_bytes(const gemm_operand *x)
     return (size_t)(x->elems ? x->elems : 1) * (size_t)cute_dtype_bytes(x->dtype);
 }
 
+enum { FRESH_ELEMS = 1 << 22 };
+
 static bool operand_make(cute_backend *b, gemm_operand *x, cute_dtype d, int64_t rows, int64_t cols,
                          int64_t l, int major, int64_t pad, uint64_t *seed)
 {
@@ -86,7 +88,9 @@ static bool operand_make(cute_backend *b, gemm_operand *x, cute_dtype d, int64_t
     size_t bytes = gemm_operand_bytes(x);
     x->host = malloc(bytes);
     if (!x->host || b->vt->alloc(b->self, bytes, &x->buf) != CUTE_OK) return false;
-    gemm_ref_fill(d, x->host, x->elems, seed);
+    /* past 4M elements from a pool of fresh ones: gemm_ref_fill's ~100 ns an element (150 for
+     * fp8) took 19 s to make e4m3's three input sets at 4096^3, longer than a bench's turn */
+    (x->elems > FRESH_ELEMS ? gemm_ref_fill_pooled : gemm_ref_fill)(d, x->host, x->elems, seed);
     return b->vt->upload(b->self, &x->buf, 0, x->host, bytes) == CUTE_OK;
 }
 

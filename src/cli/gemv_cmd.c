@@ -26,7 +26,7 @@ typedef struct gemv_opts {
     int l2_prefetch; /* --l2-prefetch D: K-major A's k-tile D ahead asked of L2 (0: none) */
     bool tile_at_a_time; /* --tile-at-a-time 1: NVFP4's k-tiles loaded one at a time */
     int smem_stages;     /* --smem-stages N: the ring of N stages (0: none; -1 the library's) */
-    int row_tiles;       /* --row-tiles N|auto: the ring's row tiles a block (0: one; -1 auto) */
+    int ahead;           /* --ahead N: NVFP4's register form, N k-tiles loaded ahead (0: the library's) */
     int iters;
     const char *emit, *arch, *backend;
 } gemv_opts;
@@ -43,7 +43,7 @@ static int usage(const char *cmd)
         "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
-        "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--row-tiles 1..16|auto]\n"
+        "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -90,9 +90,8 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 0, 1, &x, why, n), o->tile_at_a_time = x == 1;
     else if (!strcmp(k, "--smem-stages"))
         ok = cli_int(v, 0, CUTE_GEMV_MAX_SMEM_STAGES, &x, why, n) && x != 1, o->smem_stages = (int)x;
-    else if (!strcmp(k, "--row-tiles"))
-        ok = !strcmp(v, "auto") ? (o->row_tiles = -1, true)
-                                : (cli_int(v, 1, CUTE_GEMV_MAX_ROW_TILES, &x, why, n) && (o->row_tiles = (int)x, true));
+    else if (!strcmp(k, "--ahead"))
+        ok = cli_int(v, 1, CUTE_GEMV_MAX_AHEAD, &x, why, n), o->ahead = (int)x;
     else if (!strcmp(k, "--reduction"))
         ok = !strcmp(v, "ordered") || !strcmp(v, "atomic"), o->atomic = !strcmp(v, "atomic");
     else if (!strcmp(k, "--splits"))
@@ -165,8 +164,7 @@ static int emit(const gemv_opts *o)
         cfg.smem_stages = o->smem_stages; /* the ring, where asked for and able */
     else if (o->smem_stages < 0)
         cfg.smem_stages = cute_gemv_ring_default(&cfg); /* the library's choice */
-    if (cfg.smem_stages && !o->sf_vec && o->row_tiles > 1)
-        cfg.row_tiles = o->row_tiles; /* the ring's stream of row tiles (--row-tiles N) */
+    if (nvfp4_ring && !cfg.smem_stages) cfg.ahead = o->ahead; /* NVFP4's register form (0: one ahead) */
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -372,11 +370,11 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                        : cfg.mma         ? "mma"
                        : o->major        ? "rows"
                                          : "cols";
-    char form[48] = ""; /* NVFP4's k-tile walk, or the ring (and its stream of row tiles) */
-    if (cfg.smem_stages && o->sf_vec != 16 && cfg.row_tiles > 1)
-        snprintf(form, sizeof form, ", ring of %d, %d row tiles a block", cfg.smem_stages, cfg.row_tiles);
-    else if (cfg.smem_stages && o->sf_vec != 16)
+    char form[40] = ""; /* NVFP4's k-tile walk, or the ring */
+    if (cfg.smem_stages && o->sf_vec != 16)
         snprintf(form, sizeof form, ", ring of %d", cfg.smem_stages);
+    else if (o->sf_vec == 16 && cfg.ahead > 1)
+        snprintf(form, sizeof form, ", registers %d k-tiles ahead", cfg.ahead);
     else if (o->sf_vec == 16)
         snprintf(form, sizeof form, cfg.smem_stages ? ", ring of %d" : cfg.tile_at_a_time ? ", a k-tile at a time"
                                                                                              : ", registers",
@@ -399,7 +397,7 @@ static int run(const gemv_opts *o)
     cute_gemv_lib_l2_prefetch(p.lib, o->l2_prefetch);
     cute_gemv_lib_tile_at_a_time(p.lib, o->tile_at_a_time);
     cute_gemv_lib_smem_stages(p.lib, o->smem_stages);
-    cute_gemv_lib_row_tiles(p.lib, o->row_tiles);
+    cute_gemv_lib_ahead(p.lib, o->ahead);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
@@ -452,7 +450,7 @@ static int bench(const gemv_opts *base, bool shape_given)
     cute_gemv_lib_l2_prefetch(lib, base->l2_prefetch);
     cute_gemv_lib_tile_at_a_time(lib, base->tile_at_a_time);
     cute_gemv_lib_smem_stages(lib, base->smem_stages);
-    cute_gemv_lib_row_tiles(lib, base->row_tiles);
+    cute_gemv_lib_ahead(lib, base->ahead);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;

@@ -21,6 +21,7 @@ typedef struct tp_rank {
     cute_runtime *rt;
     cute_cuda *cu;
     cute_gemm_lib *gemm;
+    cute_gemm_lib *tiled; /* the overlapped schedule's GEMMs in g->tiling (NULL: none set) */
     cute_cublas *blas;
     void *s0, *s1; /* the GEMM stream, the copy stream */
     cute_buffer a, b, p, cb, ab;
@@ -40,6 +41,11 @@ typedef struct tp_group {
                                 GEMMs a GPU (the halves of C; tp_plans.c) */
     bool swap;               /* cutec's GEMMs as C^T = B A^T (C column-major to the kernel) */
     cute_gemm_variant variant; /* cutec's kernel: hopper on sm_90 (for fp8 too), else AUTO */
+    cute_gemm_tiling tiling; /* the overlapped schedule's GEMMs' tiling (zero: the kernels' own
+                                defaults, the flag kernels' plan: 128 x 256, 1x1, stores piece
+                                by piece), in each rank's `tiled` library */
+    bool tiled;              /* the overlapped GEMMs run in it now (else in `gemm`): the bench
+                                times the schedule both ways in one process */
     uint32_t epoch;          /* the flags' value of the iteration (they count up) */
     cute_peer_buffers *flagbuf; /* row: a flag per 64 x 64 block of C, a chunk's after the
                                    other's; column: one per shard of A */
@@ -64,6 +70,10 @@ int tp_row_chunk(int r, int k, int J, bool *own);
 typedef enum { TP_PART_GEMM, TP_PART_COLLECTIVE, TP_PART_PUSH, TP_PART_BLAS, TP_PART_NOTHING } tp_part_kind;
 cute_status tp_part(tp_group *g, tp_part_kind k);
 size_t tp_push_bytes(const tp_group *g);
+/* the overlapped GEMMs' tiling (g->tiling): with `library` the library's pick for a rank's
+ * whole local GEMM (the fused schedule's without its cluster), `given`'s set fields on top;
+ * zero: the kernels' own defaults */
+cute_gemm_tiling tp_pieces_tiling(const tp_group *g, bool library, const cute_gemm_tiling *given);
 /* the bytes of flags a rank needs (g->flagbuf) */
 size_t tp_flag_bytes(const tp_group *g);
 /* every GPU's streams wait for GPU 0's s0 (fork), and GPU 0's s0 for everything (join) */

@@ -1,6 +1,6 @@
 /* cutec bench tp-gemm [--mode row|column|both] [--m M] [--n N] [--k K] [--chunks J]
  *                     [--gpus N] [--iters N] [--dtype bf16|e4m3] [--order events|flags|fused]
- *                     [--c-major row|column]
+ *                     [--c-major row|column] [--pieces plan|library] [GEMM tiling options]
  * Tensor-parallel GEMM (bf16 or e4m3 in, f32 accumulation, bf16 out) over the GPUs of this host: the overlapped schedules of
  * tp_plans.c against cuBLAS GEMM then NCCL (and cutec's GEMM then NCCL) in the same run,
  * the overlapped result checked against the baseline's, and the scale model fitted to what
@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli/gemm_cli.h"
+#include "cutec/gemm_tune.h"
 #include "cutec/numeric.h"
 #include "gpu_timing.h"
 #include "tp.h"
@@ -25,11 +27,14 @@ typedef struct tp_opts {
     bool flags;    /* --order flags: the overlapped pieces ordered in the kernels */
     bool fused;    /* --order fused: row parallel's all-reduce in the GEMMs' epilogues */
     bool swap;     /* --c-major column: cutec's GEMMs as C^T = B A^T */
+    bool library;  /* --pieces library (the default): the overlapped GEMMs in the library's
+                      tiling for the whole local GEMM; plan: the kernels' own defaults */
+    cute_gemm_tiling tiling; /* --tile, --cluster, --store ... (gemm_tiling.c): on top of it */
 } tp_opts;
 
 static int parse(int argc, char **argv, tp_opts *o)
 {
-    *o = (tp_opts){.modes = 3, .chunks = 8, .iters = 10, .in = CUTE_BF16};
+    *o = (tp_opts){.modes = 3, .chunks = 8, .iters = 10, .in = CUTE_BF16, .library = true};
     char why[256] = "";
     for (int i = 2; i < argc; i += 2) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -52,6 +57,9 @@ static int parse(int argc, char **argv, tp_opts *o)
         } else if (!strcmp(k, "--c-major")) {
             o->swap = !strcmp(v, "column");
             if (!(ok = o->swap || !strcmp(v, "row"))) snprintf(why, sizeof why, "--c-major %s: row or column", v);
+        } else if (!strcmp(k, "--pieces")) {
+            o->library = !strcmp(v, "library");
+            if (!(ok = o->library || !strcmp(v, "plan"))) snprintf(why, sizeof why, "--pieces %s: plan or library", v);
         } else if (!strcmp(k, "--chunks")) {
             ok = cli_int(v, 2, TP_MAX_CHUNKS, &x, why, sizeof why), o->chunks = (int)x;
         } else if (!strcmp(k, "--gpus")) {
@@ -59,7 +67,9 @@ static int parse(int argc, char **argv, tp_opts *o)
         } else if (!strcmp(k, "--iters")) {
             ok = cli_int(v, 1, 1000, &x, why, sizeof why), o->iters = (int)x;
         } else {
-            ok = false, snprintf(why, sizeof why, "unknown option %s", k);
+            bool known;
+            ok = cli_gemm_tiling_option(k, v, &o->tiling, &known, why, sizeof why);
+            if (!known) snprintf(why, sizeof why, "unknown option %s", k);
         }
         if (!ok) return fprintf(stderr, "cutec bench tp-gemm: %s\n", why), CLI_USAGE;
     }
@@ -121,6 +131,10 @@ static cute_status open_rank(tp_group *g, int r)
     if (s != CUTE_OK) return s;
     x->cu = cute_cuda_backend_driver(cute_runtime_backend(x->rt));
     if (!(x->gemm = cute_gemm_lib_new(x->rt))) return snprintf(g->err, sizeof g->err, "no GEMM library"), CUTE_ERR_OOM;
+    static const cute_gemm_tiling none;
+    if (memcmp(&g->tiling, &none, sizeof none) && cute_runtime_target_arch(x->rt) == 90 &&
+        (!(x->tiled = cute_gemm_lib_new(x->rt)) || !cute_gemm_lib_tiling(x->tiled, &g->tiling)))
+        return snprintf(g->err, sizeof g->err, "no GEMM library in the pieces' tiling"), CUTE_ERR_OOM;
     if ((s = cute_cublas_open(x->cu, &x->blas, g->err, sizeof g->err)) != CUTE_OK) return s;
     s = cute_cuda_stream_new(x->cu, &x->s0);
     if (s == CUTE_OK) s = cute_cuda_stream_new(x->cu, &x->s1);
@@ -164,6 +178,7 @@ static void close_group(tp_group *g)
         if (x->s1) cute_cuda_stream_free(x->cu, x->s1);
         cute_cublas_close(x->blas);
         cute_gemm_lib_free(x->gemm);
+        cute_gemm_lib_free(x->tiled);
         cute_runtime_free(x->rt);
     }
 }
@@ -272,7 +287,7 @@ static double compare(tp_group *g)
 }
 
 /* poison the overlapped output, run each schedule once, compare */
-static double verify(tp_group *g)
+static double verify_once(tp_group *g)
 {
     for (int r = 0; r < g->n; r++) {
         const cute_buffer *o = g->mode == TP_ROW ? cute_peer_buffer(g->sym, r) : &g->r[r].p;
@@ -284,10 +299,25 @@ static double verify(tp_group *g)
     return compare(g);
 }
 
+/* both: where the overlapped GEMMs have a tiling of their own, in it and in the kernels' own
+ * defaults (the worse error, NaN first) */
+static double verify(tp_group *g)
+{
+    double err = verify_once(g);
+    if (g->tiled && err >= 0 && !isnan(err)) {
+        g->tiled = false;
+        double plain = verify_once(g);
+        g->tiled = true;
+        err = plain < 0 || isnan(plain) ? plain : fmax(err, plain);
+    }
+    return err;
+}
+
 /* --- the command ---------------------------------------------------------------------------- */
 
 typedef struct tp_times {
     double cublas, cutec, overlapped, gemm, collective, push, blas, hops;
+    double plain; /* the overlapped schedule in the kernels' own tiling, where g->tiled (else 0) */
 } tp_times;
 
 static bool measure(tp_group *g, int iters, tp_times *t)
@@ -295,13 +325,19 @@ static bool measure(tp_group *g, int iters, tp_times *t)
     t->cublas = time_step(g, schedule, STEP_CUBLAS_NCCL, iters);
     t->cutec = time_step(g, schedule, STEP_CUTEC_NCCL, iters);
     t->overlapped = time_step(g, schedule, STEP_OVERLAPPED, iters);
+    t->plain = 0;
+    if (g->tiled) { /* the same schedule in the kernels' own tiling, beside it */
+        g->tiled = false;
+        t->plain = time_step(g, schedule, STEP_OVERLAPPED, iters);
+        g->tiled = true;
+    }
     t->gemm = time_step(g, part, TP_PART_GEMM, iters);
     t->collective = time_step(g, part, TP_PART_COLLECTIVE, iters);
     t->push = time_step(g, part, TP_PART_PUSH, iters);
     t->blas = time_step(g, part, TP_PART_BLAS, iters);
     t->hops = time_step(g, part, TP_PART_NOTHING, iters);
-    return t->cublas > 0 && t->cutec > 0 && t->overlapped > 0 && t->gemm > 0 && t->collective > 0 && t->push > 0 &&
-           t->blas > 0 && t->hops >= 0;
+    return t->cublas > 0 && t->cutec > 0 && t->overlapped > 0 && (!g->tiled || t->plain > 0) && t->gemm > 0 &&
+           t->collective > 0 && t->push > 0 && t->blas > 0 && t->hops >= 0;
 }
 
 /* the model fitted to this run (GEMM rate, copy bandwidth, slowdown under traffic), then
@@ -331,10 +367,15 @@ static void report(const tp_group *g, const tp_times *t, double err)
            t->cublas, "1.000");
     printf("%-44s %9.3f %8.3f\n", g->mode == TP_ROW ? "cutec GEMM, then NCCL all-reduce" : "NCCL all-gather, then cutec GEMM",
            t->cutec, t->cutec / t->cublas);
-    printf("%-44s %9.3f %8.3f  (target <= 0.85)\n",
-           g->fused ? "cutec fused (all-reduce in the epilogues)"
-           : g->flags ? "cutec overlapped (flags in the kernels)" : "cutec overlapped (peer pushes, events)",
-           t->overlapped, t->overlapped / t->cublas);
+    const char *form = g->fused   ? "cutec fused (all-reduce in the epilogues)"
+                       : g->flags ? "cutec overlapped (flags in the kernels)"
+                                  : "cutec overlapped (peer pushes, events)";
+    if (g->tiled)
+        printf("%-44s %9.3f %8.3f  (the kernels' own tiling)\n", form, t->plain, t->plain / t->cublas);
+    char tiling[256] = "";
+    if (g->tiled) cute_gemm_tune_config_text(CUTE_GEMM_HOPPER, &g->tiling, tiling, sizeof tiling);
+    printf("%-44s %9.3f %8.3f  (target <= 0.85)%s%s\n", form, t->overlapped, t->overlapped / t->cublas,
+           g->tiled ? " its GEMMs in " : "", tiling);
     printf("parts: cutec GEMM alone %.3f ms (cuBLAS's alone %.3f), NCCL %s alone %.3f ms, one push of %.1f MiB %.3f ms "
            "(%.0f GB/s); an iteration's fork and join alone %.3f ms (in every time above)\n", t->gemm, t->blas, coll,
            t->collective, tp_push_bytes(g) / 1048576.0, t->push, tp_push_bytes(g) / (t->push * 1e6), t->hops);
@@ -355,7 +396,9 @@ static int run_mode(const tp_opts *o, tp_mode mode, int gpus)
                 g.chunks, g.n);
         return CLI_USAGE;
     }
+    g.tiling = tp_pieces_tiling(&g, o->library, &o->tiling);
     cute_status s = open_group(&g);
+    g.tiled = g.r[0].tiled != NULL;
     double err = s == CUTE_OK ? verify(&g) : -1;
     tp_times t;
     bool ok = s == CUTE_OK && err >= 0 && measure(&g, o->iters, &t);

@@ -90,12 +90,19 @@ static cute_call_arg flags_for(const tp_flags *f, const cute_buffer *b, size_t o
     return cute_call_tensor(b, off, CUTE_U32, 2, shape, stride);
 }
 
-/* C (rows, nc) [+]= A (rows, kc) B (nc, kc)^T on rank r's s0, by cutec (as C^T = B A^T where
- * g->swap; its tiles ordered by flags where f) or by cuBLAS */
-static cute_status gemm_flagged(tp_group *g, int r, bool ours, cute_call_arg A, cute_call_arg B, cute_call_arg C,
-                                double beta, const tp_flags *f)
+/* the library of rank r's overlapped GEMMs: the one in g->tiling where the bench set one */
+static cute_gemm_lib *pieces(const tp_group *g, int r)
+{
+    return g->tiled && g->r[r].tiled ? g->r[r].tiled : g->r[r].gemm;
+}
+
+/* C (rows, nc) [+]= A (rows, kc) B (nc, kc)^T on rank r's s0, by cutec's `lib` (as C^T = B A^T
+ * where g->swap; its tiles ordered by flags where f) or, lib NULL, by cuBLAS */
+static cute_status gemm_flagged(tp_group *g, int r, cute_gemm_lib *lib, cute_call_arg A, cute_call_arg B,
+                                cute_call_arg C, double beta, const tp_flags *f)
 {
     tp_rank *x = &g->r[r];
+    bool ours = lib != NULL;
     if (ours && g->swap) {
         cute_call_arg t = A;
         A = B, B = t, C = transposed(C);
@@ -107,16 +114,11 @@ static cute_status gemm_flagged(tp_group *g, int r, bool ours, cute_call_arg A, 
                            .wait_value = g->epoch, .signal_value = g->epoch,
                            .mirror = f && f->mirror ? &mirror : NULL};
     cute_status s = !ours ? cute_ref_gemm(x->blas, &A, &B, &C, 1.0, beta, x->s0)
-                    : f   ? cutec_gemm_peer(x->gemm, &A, &B, &C, 1.0, beta, &peer, x->s0, g->err, sizeof g->err)
-                          : cutec_gemm(x->gemm, g->variant, &A, &B, &C, 1.0, beta, x->s0, g->err, sizeof g->err);
+                    : f   ? cutec_gemm_peer(lib, &A, &B, &C, 1.0, beta, &peer, x->s0, g->err, sizeof g->err)
+                          : cutec_gemm(lib, g->variant, &A, &B, &C, 1.0, beta, x->s0, g->err, sizeof g->err);
     if (s != CUTE_OK && !ours && !g->err[0])
         snprintf(g->err, sizeof g->err, "GPU %d: cuBLAS: %s", r, cute_cublas_error(x->blas));
     return s;
-}
-
-static cute_status gemm(tp_group *g, int r, bool ours, cute_call_arg A, cute_call_arg B, cute_call_arg C, double beta)
-{
-    return gemm_flagged(g, r, ours, A, B, C, beta, NULL);
 }
 
 cute_status tp_fork(tp_group *g)
@@ -174,7 +176,8 @@ static cute_status row_step(tp_group *g, int r, int j, bool own)
     tp_rank *x = &g->r[r];
     const cute_buffer *out = own ? c.mine : &x->p;
     cute_status s = own ? wait_for(g, r, x->s0, 1 - r, EV_PUSH + j) : CUTE_OK;
-    if (s == CUTE_OK) s = gemm(g, r, true, c.A, c.B, matrix(out, c.crow, c.rows, g->nn), own ? 1.0 : 0.0);
+    if (s == CUTE_OK)
+        s = gemm_flagged(g, r, pieces(g, r), c.A, c.B, matrix(out, c.crow, c.rows, g->nn), own ? 1.0 : 0.0, NULL);
     if (s == CUTE_OK) s = record(g, r, x->s0, EV_G + j);
     if (s == CUTE_OK) s = wait_for(g, r, x->s1, r, EV_G + j);
     if (s == CUTE_OK) s = copy(g, r, c.theirs, out, c.crow, c.bytes);
@@ -207,8 +210,8 @@ static cute_status row_step_flags(tp_group *g, int r, int j, bool own)
     tp_rank *x = &g->r[r];
     tp_flags push = {.signal = cute_peer_buffer(g->flagbuf, 1 - r), .signal_off = chunk_flags(g, j)};
     tp_flags add = {.wait = cute_peer_buffer(g->flagbuf, r), .wait_off = chunk_flags(g, j)};
-    if (!own) return gemm_flagged(g, r, true, c.A, c.B, matrix(c.theirs, c.crow, c.rows, g->nn), 0.0, &push);
-    cute_status s = gemm_flagged(g, r, true, c.A, c.B, matrix(c.mine, c.crow, c.rows, g->nn), 1.0, &add);
+    if (!own) return gemm_flagged(g, r, pieces(g, r), c.A, c.B, matrix(c.theirs, c.crow, c.rows, g->nn), 0.0, &push);
+    cute_status s = gemm_flagged(g, r, pieces(g, r), c.A, c.B, matrix(c.mine, c.crow, c.rows, g->nn), 1.0, &add);
     if (s == CUTE_OK) s = record(g, r, x->s0, EV_G + j);
     if (s == CUTE_OK) s = wait_for(g, r, x->s1, r, EV_G + j);
     if (s == CUTE_OK) s = copy(g, r, c.theirs, c.mine, c.crow, c.bytes);
@@ -228,7 +231,7 @@ static cute_status half_gemm(tp_group *g, int r, int h)
     tp_flags push = {.signal = cute_peer_buffer(g->flagbuf, 1 - r), .signal_off = flags};
     tp_flags add = {.wait = cute_peer_buffer(g->flagbuf, r), .wait_off = flags, .mirror = &mirror};
     bool own = h == r;
-    return gemm_flagged(g, r, true, A, B, matrix(own ? mine : theirs, at, rows, g->nn), own ? 1.0 : 0.0,
+    return gemm_flagged(g, r, pieces(g, r), A, B, matrix(own ? mine : theirs, at, rows, g->nn), own ? 1.0 : 0.0,
                         own ? &add : &push);
 }
 
@@ -293,7 +296,7 @@ static cute_status column_overlapped(tp_group *g)
                                .one = true};
             if (d && !g->flags) s = wait_for(g, r, g->r[r].s0, q, EV_PUSH + r);
             if (s == CUTE_OK)
-                s = gemm_flagged(g, r, true, operand(g, ag, (size_t)q * shard, ms, g->k), B,
+                s = gemm_flagged(g, r, pieces(g, r), operand(g, ag, (size_t)q * shard, ms, g->k), B,
                                  matrix(&g->r[r].p, (size_t)(q * ms * nr * 2), ms, nr), 0.0,
                                  d && g->flags ? &landed : NULL);
         }
@@ -307,6 +310,40 @@ cute_status tp_overlapped(tp_group *g)
     return g->mode == TP_ROW ? row_overlapped(g) : column_overlapped(g);
 }
 
+/* --- the pieces' tiling ------------------------------------------------------------------- */
+
+/* The overlapped GEMMs' tiling: with `library` (--pieces library) the library's own pick for a rank's
+ * whole local GEMM (what `cutec bench gemm` times at that shape: its pieces then run the
+ * kernel the whole GEMM would), each tiling option given on top; zero: the kernels' own
+ * defaults (the flag kernels keep their plan's: 128 x 256, 1x1, stores piece by piece).
+ * The fused schedule takes the pick without its cluster: every tile of its two GEMMs a GPU
+ * is stored to the other GPU (the partial, then the mirror).  Two H200s, 2026-11-27 mid
+ * pass, bf16 8192 x 8192 x 16384, C column-major, each beside the plan's in one process:
+ * fused 1x1 whole tile 1.652 ms against 1.762, 2x1 whole tile 1.732 against 1.735, 2x1
+ * piece stores 1.702 against 1.711; events in 4 chunks 2x1 whole tile 1.655 against 1.746
+ * (8 chunks 1.714 against 1.702), flags 1.784 against 1.811, the column schedule 0.725
+ * against 0.796 (bench/RESULTS.md). */
+cute_gemm_tiling tp_pieces_tiling(const tp_group *g, bool library, const cute_gemm_tiling *x)
+{
+    cute_gemm_tiling t = {0};
+    if (library) {
+        int64_t m = g->m, n = g->mode == TP_ROW ? g->nn : g->nn / g->n, k = g->mode == TP_ROW ? g->k / g->n : g->k;
+        cute_gemm_config cfg = {.dtype = g->in, .c_dtype = CUTE_BF16};
+        t = cute_gemm_default_tiling(CUTE_GEMM_HOPPER, &cfg, g->swap ? n : m, g->swap ? m : n, k, 1);
+        if (g->fused) t.cluster_m = t.cluster_n = 0; /* as measured: no cluster given */
+    }
+    if (x->bm) t.bm = x->bm, t.bn = x->bn, t.bk = x->bk;
+    if (x->warps_m) t.warps_m = x->warps_m, t.warps_n = x->warps_n;
+    if (x->cluster_m) t.cluster_m = x->cluster_m, t.cluster_n = x->cluster_n;
+    if (x->stages) t.stages = x->stages;
+    if (x->raster) t.raster = x->raster;
+    if (x->read_bytes) t.read_bytes = x->read_bytes;
+    if (x->c_store) t.c_store = x->c_store;
+    if (x->schedule) t.schedule = x->schedule;
+    if (x->scale_mul) t.scale_mul = x->scale_mul;
+    return t;
+}
+
 /* --- GEMM then NCCL, and the parts alone ---------------------------------------------------- */
 
 /* every rank's whole local GEMM on its s0 (row: its K slice; column: the gathered A) */
@@ -316,12 +353,13 @@ static cute_status local_gemms(tp_group *g, bool ours)
     cute_status s = CUTE_OK;
     for (int r = 0; r < n && s == CUTE_OK; r++) {
         tp_rank *x = &g->r[r];
+        cute_gemm_lib *lib = ours ? x->gemm : NULL; /* the library's own pick: what a caller gets */
         if (g->mode == TP_ROW)
-            s = gemm(g, r, ours, operand(g, &x->a, 0, g->m, g->k / n), operand(g, &x->b, 0, g->nn, g->k / n),
-                     matrix(&x->cb, 0, g->m, g->nn), 0.0);
+            s = gemm_flagged(g, r, lib, operand(g, &x->a, 0, g->m, g->k / n), operand(g, &x->b, 0, g->nn, g->k / n),
+                             matrix(&x->cb, 0, g->m, g->nn), 0.0, NULL);
         else
-            s = gemm(g, r, ours, operand(g, &x->ab, 0, g->m, g->k), operand(g, &x->b, 0, g->nn / n, g->k),
-                     matrix(&x->cb, 0, g->m, g->nn / n), 0.0);
+            s = gemm_flagged(g, r, lib, operand(g, &x->ab, 0, g->m, g->k), operand(g, &x->b, 0, g->nn / n, g->k),
+                             matrix(&x->cb, 0, g->m, g->nn / n), 0.0, NULL);
     }
     return s;
 }

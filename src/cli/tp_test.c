@@ -2,6 +2,7 @@
  * once a rank, each owned chunk's partial pushed by the other rank at least one GEMM step
  * before the owner needs it) and the scale model against hand-computed cases. */
 #include <math.h>
+#include <string.h>
 
 #include "check.h"
 #include "cli/tp.h"
@@ -55,10 +56,45 @@ static void model(void)
           "the best chunking");
 }
 
+/* the overlapped GEMMs' tiling: the library's pick for the whole local GEMM (8192^3 bf16 a
+ * rank: 2x1 clusters, the whole tile's store), the fused schedule's without the cluster, fp8
+ * (no row in the library's table) none, the given options on top, and none without library */
+static void pieces(void)
+{
+    static const cute_gemm_tiling none;
+    tp_group g = {.mode = TP_ROW, .n = 2, .m = 8192, .nn = 8192, .k = 16384, .in = CUTE_BF16, .chunks = 8};
+    cute_gemm_tiling t = tp_pieces_tiling(&g, true, &none);
+    CHECK(t.cluster_m == 2 && t.cluster_n == 1 && t.c_store == CUTE_GEMM_STORE_TILE, "row: cluster %dx%d store %d",
+          t.cluster_m, t.cluster_n, t.c_store);
+    g.swap = true;
+    t = tp_pieces_tiling(&g, true, &none);
+    CHECK(t.cluster_m == 2 && t.c_store == CUTE_GEMM_STORE_TILE, "row, C column-major: cluster %dx%d", t.cluster_m,
+          t.cluster_n);
+    g.fused = g.flags = true;
+    t = tp_pieces_tiling(&g, true, &none);
+    CHECK(t.cluster_m == 0 && t.cluster_n == 0 && t.c_store == CUTE_GEMM_STORE_TILE, "fused: cluster %dx%d store %d",
+          t.cluster_m, t.cluster_n, t.c_store);
+    cute_gemm_tiling given = {.cluster_m = 2, .cluster_n = 1, .raster = 4};
+    t = tp_pieces_tiling(&g, true, &given);
+    CHECK(t.cluster_m == 2 && t.raster == 4 && t.c_store == CUTE_GEMM_STORE_TILE, "fused, --cluster 2x1 --raster 4");
+    t = tp_pieces_tiling(&g, false, &none);
+    CHECK(!memcmp(&t, &none, sizeof t), "plan: a tiling set");
+    t = tp_pieces_tiling(&g, false, &given);
+    CHECK(t.cluster_m == 2 && t.raster == 4 && t.c_store == CUTE_GEMM_STORE_AUTO, "plan, --cluster 2x1 --raster 4");
+    g.in = CUTE_E4M3, g.fused = false;
+    t = tp_pieces_tiling(&g, true, &none);
+    CHECK(!memcmp(&t, &none, sizeof t), "fp8: a tiling set (cluster %dx%d)", t.cluster_m, t.cluster_n);
+    /* column: the whole local GEMM is (M, N / 2, K) = 8192 x 4096 x 8192, 2x1 there too */
+    tp_group c = {.mode = TP_COLUMN, .n = 2, .m = 8192, .nn = 8192, .k = 8192, .in = CUTE_BF16, .chunks = 1};
+    t = tp_pieces_tiling(&c, true, &none);
+    CHECK(t.cluster_m == 2 && t.c_store == CUTE_GEMM_STORE_TILE, "column: cluster %dx%d", t.cluster_m, t.cluster_n);
+}
+
 int main(void)
 {
     int js[] = {2, 4, 6, 8, 16, 64};
     for (int i = 0; i < 6; i++) row_order(js[i]);
     model();
+    pieces();
     return CHECK_DONE("tp_test");
 }

@@ -183,13 +183,10 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
     char what[200], err[2048];
     if (!attn_test_hopper_here(b, wanted, "the Hopper backward")) return;
     cute_attention_lib_set_kernel(lib, wanted, 0);
-    const char *dq = getenv("CUTEC_ATTN_BWD_DQ"); /* (atomic: dQ's sums in no set order) */
-    const char *steps = getenv("CUTEC_ATTN_BWD_STEPS");
-    snprintf(what, sizeof what, "%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s%s%s%s%s", backend,
+    snprintf(what, sizeof what, "%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
              wanted == CUTE_ATTENTION_HOPPER ? " hopper" : "", cute_dtype_name(k->d),
              (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H, (long long)k->G, (long long)k->D,
-             k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "", dq ? " dQ " : "", dq ? dq : "",
-             steps ? " steps " : "", steps ? steps : "");
+             k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "");
     bwd_run r = {.k = k};
     setup(b, &r);
     const cute_call_arg *a = r.arg;
@@ -200,7 +197,7 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
     if (s == CUTE_OK) {
         for (int i = DQ; i < NBUF; i++) fetch(b, &r.t[i]);
         check_grads(&r, what);
-        if (!strcmp(backend, "cuda") && !(dq && !strcmp(dq, "atomic"))) same_again(lib, b, &r, what);
+        if (!strcmp(backend, "cuda")) same_again(lib, b, &r, what);
     }
     for (int i = 0; i < NBUF; i++) drop(b, &r.t[i]);
     free(r.lse);
@@ -224,7 +221,7 @@ static void misuse(void)
         int which;
         const char *says;
     } cases[] = {
-        {0, "head dim 256 (64 or 128)"}, {1, "no lse"}, {2, "dK must be shaped as K (mode 1: 3, K 2)"},
+        {0, "head dim 256 (a multiple of 32 from 32 to 128)"}, {1, "no lse"}, {2, "dK must be shaped as K (mode 1: 3, K 2)"},
         {3, "delta is not an f32 (B, H, Sq) tensor"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -283,24 +280,18 @@ static void register_reports(void)
         print_usage(cfg.head_dim, arch, report);
         free(report);
     }
-    for (int i = 0; i < 8; i++) { /* (4, 5: d128 with the fused dQ; 6, 7: the dK/dV warpgroups in turns, 7 fused) */
-        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = i & 6 ? 128 : 64,
+    for (int i = 0; i < 4; i++) {
+        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = i & 2 ? 128 : 64,
                                      .causal = (i & 1) != 0, .lse = true, .variant = CUTE_ATTENTION_HOPPER};
         char *report;
-        if (i == 4 || i == 5) setenv("CUTEC_ATTN_BWD_DQ", "fused", 1);
-        if (i >= 6) setenv("CUTEC_ATTN_BWD_STEPS", "turns", 1);
-        if (i == 7) setenv("CUTEC_ATTN_BWD_DQ", "fused", 1);
-        bool made = attn_test_usage(cute_attention_bwd_compile, &cfg, "sm_90a", &report);
-        unsetenv("CUTEC_ATTN_BWD_DQ");
-        unsetenv("CUTEC_ATTN_BWD_STEPS");
-        if (!made) return;
+        if (!attn_test_usage(cute_attention_bwd_compile, &cfg, "sm_90a", &report)) return;
         print_usage(cfg.head_dim, "sm_90a hopper", report);
         long spill = number_before(report, "bytes spill stores");
         CHECK(spill == 0 && !strstr(report, "serialized"), "hopper backward d%d: %ld bytes spilled or wgmma "
               "serialized:\n%s", cfg.head_dim, spill, report);
         /* the two kernels' scores overwrite their accumulators in place: no warpgroup.wait
-         * injected into a batch (C7517; d64 causal and the fused dQ zero-fill them) */
-        if (i != 1 && (i < 4 || i == 6))
+         * injected into a batch (C7517; d64 causal zero-fills them) */
+        if (i != 1)
             CHECK(!strstr(report, "injected"), "hopper backward d%d: ptxas injected a warpgroup.wait:\n%s",
                   cfg.head_dim, report);
         free(report);
@@ -320,22 +311,8 @@ static void unsplit_chains(void)
     }
 }
 
-/* head dim 128's dK/dV warpgroups in turns (CUTEC_ATTN_BWD_STEPS=turns) on a backend: the
- * cases alone, and the fused cases with the fused dQ in turns */
-static void in_turns(const char *backend, const bwd_case *alone, int n_alone, const bwd_case *fused, int n_fused)
-{
-    setenv("CUTEC_ATTN_BWD_STEPS", "turns", 1);
-    attn_test_on(backend, "the attention backward (hopper, dK/dV in turns)", run_case, alone, sizeof *alone, n_alone);
-    setenv("CUTEC_ATTN_BWD_DQ", "fused", 1);
-    attn_test_on(backend, "the attention backward (hopper, fused dQ in turns)", run_case, fused, sizeof *fused,
-                 n_fused);
-    unsetenv("CUTEC_ATTN_BWD_DQ");
-    unsetenv("CUTEC_ATTN_BWD_STEPS");
-}
-
 /* On a GPU (each a visible skip without one): the kernels at moderate sizes, every element
- * against float64, a second call the same bits; head dim 128's fused dQ, deterministic and
- * (no second call) atomic */
+ * against float64, a second call the same bits */
 static void on_gpu(void)
 {
     static const bwd_case moderate[] = {
@@ -344,18 +321,8 @@ static void on_gpu(void)
         {1, 400, 200, 8, 1, 64, true, false, CUTE_BF16, 0.05},
         {2, 1000, 1000, 6, 2, 128, false, true, CUTE_BF16, 0},
     };
-    static const bwd_case fused[] = { /* (small: a device pass's time limit) */
-        {2, 300, 300, 6, 2, 128, true, true, CUTE_BF16, 0},
-        {1, 700, 700, 4, 2, 128, false, false, CUTE_BF16, 0},
-    };
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("cuda", "the attention backward (hopper)", moderate);
-    setenv("CUTEC_ATTN_BWD_DQ", "fused", 1);
-    ATTN_TEST_ON("cuda", "the attention backward (hopper, fused dQ)", fused);
-    setenv("CUTEC_ATTN_BWD_DQ", "atomic", 1);
-    ATTN_TEST_ON("cuda", "the attention backward (hopper, fused dQ added in any order)", fused);
-    unsetenv("CUTEC_ATTN_BWD_DQ");
-    in_turns("cuda", fused, 2, fused, 2);
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("cuda", "the attention backward", moderate);
 }
@@ -369,6 +336,9 @@ int main(void)
         {2, 37, 70, 2, 1, 128, false, true, CUTE_BF16, 0.2},
         {1, 70, 37, 2, 2, 128, true, false, CUTE_F16, 0},
         {1, 45, 130, 2, 2, 64, true, false, CUTE_BF16, 0},
+        /* head dims past 64 and 128 (AUTO runs the SM80 kernels on every card for them) */
+        {1, 45, 70, 2, 1, 96, true, false, CUTE_BF16, 0},
+        {1, 37, 45, 2, 2, 32, false, false, CUTE_F16, 0},
     };
     /* the Hopper kernels: several tiles on both sides (128 rows resident, 64 streamed),
      * partial ones, key tiles no causal query sees */
@@ -379,10 +349,9 @@ int main(void)
         {1, 200, 70, 2, 1, 128, true, false, CUTE_BF16, 0.2},
         {2, 70, 150, 2, 2, 128, false, true, CUTE_F16, 0},
     };
-    /* head dim 128's fused dQ: three key tiles adding to each query tile in turn (the first
-     * storing), grouped; causal with key tiles no query sees (their blocks add nothing, and
-     * are no one's turn); one key tile */
-    static const bwd_case hopper_fused[] = {
+    /* head dim 128: three key tiles a query tile, grouped; causal with key tiles no query
+     * sees; one key tile */
+    static const bwd_case hopper_d128[] = {
         {1, 130, 300, 2, 1, 128, false, false, CUTE_BF16, 0},
         {1, 100, 300, 2, 2, 128, true, true, CUTE_BF16, 0},
         {1, 200, 70, 2, 1, 128, true, false, CUTE_F16, 0.2},
@@ -393,23 +362,7 @@ int main(void)
     ATTN_TEST_ON("interp", "the attention backward", small);
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_small);
-    /* head dim 128's fused dQ (CUTEC_ATTN_BWD_DQ=fused, read as the library compiles) */
-    setenv("CUTEC_ATTN_BWD_DQ", "fused", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, fused dQ)", hopper_fused);
-    /* and its parts added in no set order into zeroed sums (CUTEC_ATTN_BWD_DQ=atomic): three
-     * key tiles adding; query tiles no key tile meets (zero, from the zeroing alone) */
-    static const bwd_case hopper_atomic[] = {
-        {1, 130, 300, 2, 1, 128, false, false, CUTE_BF16, 0},
-        {1, 200, 70, 2, 1, 128, true, false, CUTE_F16, 0.2},
-    };
-    setenv("CUTEC_ATTN_BWD_DQ", "atomic", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, fused dQ added in any order)", hopper_atomic);
-    unsetenv("CUTEC_ATTN_BWD_DQ");
-    /* head dim 128's dK/dV warpgroups in turns (CUTEC_ATTN_BWD_STEPS=turns): key tiles no
-     * query sees, partial tiles, GQA; and the fused dQ's in turns, two key tiles adding */
-    static const bwd_case hopper_turns[] = {{1, 200, 70, 2, 1, 128, true, false, CUTE_BF16, 0.2}};
-    static const bwd_case hopper_fused_turns[] = {{1, 70, 150, 2, 1, 128, false, true, CUTE_F16, 0}};
-    in_turns("interp", hopper_turns, 1, hopper_fused_turns, 1);
+    ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d128);
     unsplit_chains();
     register_reports();
     return CHECK_DONE("attention_bwd_test");

@@ -34,20 +34,13 @@ typedef struct attn_plan {
     int consumers;           /* the forward's consumer warpgroups, bm / 64 (2, or 3 at bm 192) */
     int sms;                 /* the forward's persistent grid: its most blocks (0: a block a tile) */
     bool rescale_lazy;       /* O rescaled lazily (FlashAttention 4's test, softmax.c): the SM80
-                                forward's default (every tile where CUTEC_ATTN_SM80_RESCALE=always,
-                                and in decode); the Hopper forward's where
-                                CUTEC_ATTN_FWD_RESCALE=lazy */
+                                forward's (attn_plan_make); decode's split kernel
+                                (attn_plan_sized's plans) rescales every tile */
     int q_stages;            /* the Hopper forward's Q tiles in shared memory: 1, or 2 on the
                                 persistent grid with CUTEC_ATTN_FWD_QSTAGES=2 (hopper_plan.c) */
     bool snake;              /* the persistent grid's causal order: a head's Q tiles longest
                                 first, every other round's blocks reversed (hopper_sched.c,
                                 CUTEC_ATTN_FWD_ORDER=snake) */
-    int exp2_poly;           /* the Hopper forward's exp2s by a polynomial: every exp2_poly-th of
-                                a thread's row (CUTEC_ATTN_FWD_EXP2_POLY; 0: none) */
-    bool q_early;            /* the Hopper forward's persistent grid releases Q's stage at the
-                                tile's last S (CUTEC_ATTN_FWD_QRELEASE=early; hopper_fwd.c) */
-    int cluster;             /* the Hopper forward's blocks a cluster along the Q tiles (1, or 2:
-                                K and V multicast to both; hopper_plan.c) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
     /* the Blackwell forward (blackwell_fwd_plan.c): S = Q K^T (tcgen05 _SS) and O += P V (_TS,
@@ -57,12 +50,22 @@ typedef struct attn_plan {
     unsigned broken; /* the Blackwell forward's deliberately broken forms (ATTN_BW_BREAK_*) */
 } attn_plan;
 
+/* the forward's head dims: the SM80 kernel takes every multiple of 32 to 256 (its copies move
+ * 64-byte pieces of a row, its MMAs 16 columns at a time); the Hopper kernel 64, 96, 128, 192
+ * and 256 (whole swizzle rows: 64 columns, or 32 at 96), and AUTO gives the others to the SM80
+ * kernel on every card */
+#define ATTN_HEAD_DIMS "a multiple of 32 from 32 to 256"
+static inline bool attn_head_dim_ok(int64_t d) { return d >= 32 && d <= 256 && d % 32 == 0; }
+static inline bool attn_hopper_head_dim(int64_t d) { return d == 64 || d == 96 || d == 128 || d == 192 || d == 256; }
+/* the backward's: both kernels hold dK's and dV's f32 (64, D) accumulators in a block of four
+ * warps, which past 128 spill (ptxas: 572 bytes at 192, 2.4 KB at 256) */
+#define ATTN_BWD_HEAD_DIMS "a multiple of 32 from 32 to 128"
+static inline bool attn_bwd_head_dim_ok(int64_t d) { return attn_head_dim_ok(d) && d <= 128; }
 /* the variant cute_attention_compile builds for cfg on rt's target (AUTO resolved) */
 cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg);
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);
 /* the Hopper forward on its persistent grid (p->sms set): two Q stages where asked and they fit */
 bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p);
-void attn_plan_hopper_cluster(attn_plan *p);
 /* CuTe's SM80 swizzle atom (128-byte rows of D) tiled over (rows, D), or (rows, D, stages) */
 cute_composed attn_smem_tile(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages);
 /* the plan with bm-row Q tiles and `warps` warps along M (bm a multiple of 16 warps) */
@@ -124,12 +127,13 @@ cute_int attn_hop_sched_grid(cute_ctx *c, const attn_plan *p, const attn_hop_sch
 cute_int attn_hop_sched_mine(cute_ctx *c, const attn_hop_sched *s);
 void attn_hop_sched_tile(cute_ctx *c, const attn_plan *p, const attn_hop_sched *s, cute_int w, cute_int *m,
                          cute_int *h, cute_int *b);
+/* the columns of one TMA box: the swizzle atom's row (64 elements, or 32 at head dim 96) */
+int64_t attn_hop_box_cols(const attn_plan *p);
+/* the boxes of a tile's row: a pipeline stage's bytes are this many boxes' (hopper_fwd.c) */
+int64_t attn_hop_boxes(const attn_plan *p);
 cute_tma_atom attn_hop_box_atom(cute_ctx *c, const attn_plan *p, cute_tensor g, int64_t rows);
-cute_tma_atom attn_hop_box_atom_shared(cute_ctx *c, const attn_plan *p, cute_tensor g, int64_t rows, int share);
 void attn_hop_load_rows(cute_ctx *c, const attn_plan *p, const cute_tma_atom *atom, cute_val map, cute_tensor tma,
                         cute_int b, cute_int tile, cute_int h, cute_tensor s, cute_val bar);
-void attn_hop_load_rows_to(cute_ctx *c, const attn_plan *p, const cute_tma_atom *atom, cute_val map,
-                           cute_tensor tma, cute_int b, cute_int tile, cute_int h, cute_tensor s, cute_tma_copy_opts o);
 
 /* This block's tiles of the (B,S,H,D) tensors and their coordinates (fwd_kernel.c). */
 typedef struct attn_block {
@@ -183,25 +187,18 @@ cute_layout attn_c_as_a(cute_alg *a, const cute_layout *acc);
 typedef struct attn_rows {
     int n;          /* rows of the thread: 2 MMA_M */
     cute_val m[8], l[8];
-    int exp2_poly;  /* attn_softmax_scores(_lazy): every exp2_poly-th element's exp2 by a
-                       polynomial on the FMA pipe, not MUFU (0: none; the Hopper forward's
-                       CUTEC_ATTN_FWD_EXP2_POLY, softmax.c) */
 } attn_rows;
 attn_rows attn_rows_start(cute_ctx *c, int n);
 void attn_softmax_tile(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o,
                        cute_val scale_log2);
-/* the same with FlashAttention 4's lazy rescale (the SM80 forward's default): m, l and O
- * move only where a row max of the warp grew by more than 8 in log2 units (softmax.c) */
+/* the same with FlashAttention 4's lazy rescale (the SM80 forward's): m, l and O move only
+ * where a row max of the warp grew by more than 8 in log2 units (softmax.c) */
 void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_tensor acc_o, cute_val scale_log2,
                             bool causal);
-/* the same in two steps, as the Hopper kernel overlaps them with P V: S replaced by P, m and
- * l updated, corr[i] the factor O's row i is to be scaled by; then O scaled */
+/* FlashAttention 2's (every tile's rescale) in two steps, as the Hopper kernel overlaps
+ * them with P V: S replaced by P, m and l updated, corr[i] the factor O's row i is to be
+ * scaled by; then O scaled */
 void attn_softmax_scores(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr);
-/* its lazy form: m and l move only where a row max of the warp grew by more than 8 in log2
- * units, corr[i] 1 elsewhere; gives that warp-uniform condition (O's rescale may be skipped
- * where it is false) */
-cute_val attn_softmax_scores_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, bool causal,
-                                  cute_val *corr);
 void attn_rescale(cute_ctx *c, const attn_rows *r, cute_tensor acc_o, const cute_val *corr);
 /* the end: l summed over the quad of threads sharing each row, O divided by it; the
  * log-sum-exp of each row (natural log) into lse[row] */

@@ -174,7 +174,7 @@ static void misuse(void)
     cute_call_arg q = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 64}, st);
     cute_call_arg k = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 3, 64}, st);
     cute_call_arg q32 = cute_call_tensor(&none, 0, CUTE_F32, 4, (int64_t[]){1, 2, 4, 64}, st);
-    cute_call_arg q96 = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 96}, sq);
+    cute_call_arg q96 = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 80}, sq);
     cute_call_arg qt = cute_call_tensor(&none, 0, CUTE_BF16, 4, (int64_t[]){1, 2, 4, 64}, (int64_t[]){512, 256, 1, 4});
     cute_call_arg lse = cute_call_tensor(&none, 0, CUTE_F32, 3, (int64_t[]){1, 2, 4}, (int64_t[]){8, 4, 1});
     static const struct {
@@ -182,7 +182,7 @@ static void misuse(void)
         const char *says;
     } cases[] = {
         {0, "3 key/value heads do not divide 4 query heads"}, {1, "Q is f32 (f16 or bf16)"},
-        {2, "head dim 96 (64, 128 or 256)"}, {3, "head dim has stride 4"},
+        {2, "head dim 80 (a multiple of 32 from 32 to 256)"}, {3, "head dim has stride 4"},
         {4, "lse is (1, 2, 4), not (B, H, Sq) = (1, 4, 2)"}, {5, "softmax scale -1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -309,6 +309,7 @@ int main(void)
         {1, 70, 37, 2, 2, 128, true, false, CUTE_F16, 0},
         {1, 130, 130, 2, 1, 128, false, true, CUTE_BF16, 0},
         {1, 70, 70, 2, 1, 256, true, false, CUTE_BF16, 0},
+        {1, 45, 70, 2, 1, 160, false, false, CUTE_BF16, 0},
     };
     /* the Hopper kernel: several key tiles (128 keys; 176 at d128 non-causal), partial ones;
      * at d64 non-causal 192-row Q tiles (three consumer warpgroups: their turns in a ring); its
@@ -320,6 +321,9 @@ int main(void)
         {1, 200, 200, 2, 1, 128, true, false, CUTE_BF16, 0.2},
         {2, 70, 400, 1, 1, 128, false, true, CUTE_F16, 0},
         {1, 150, 150, 1, 1, 256, true, false, CUTE_BF16, 0},
+        /* head dims 96 (64-byte swizzled rows: three 32-column TMA boxes a row) and 192 */
+        {1, 257, 300, 4, 2, 96, true, false, CUTE_BF16, 0},
+        {1, 130, 200, 2, 1, 192, false, true, CUTE_F16, 0},
     };
     for (int hopper = 0; hopper < 2; hopper++) {
         p_is_the_a_fragment(CUTE_BF16, 128, hopper);
@@ -332,16 +336,13 @@ int main(void)
     /* large scores, the lazy rescale (the default) taken after the first key tile: at scales
      * 4 and 40 a row's max grows by more than 8 in log2 units from tile to tile (several
      * tiles, a partial one, causal; at 40 by more than 128: exp2 overflows where the move is
-     * skipped, and O is wrong at both where O is not rescaled with l); then the rescale every
-     * tile (CUTEC_ATTN_SM80_RESCALE=always, read as the library compiles) */
+     * skipped, and O is wrong at both where O is not rescaled with l); the Hopper kernel's
+     * below (every tile's rescale) */
     static const attn_case rescaled[] = {
         {1, 70, 300, 2, 1, 64, false, false, CUTE_BF16, 40},
         {1, 130, 200, 1, 1, 128, true, false, CUTE_F16, 4},
     };
     ATTN_TEST_ON("interp", "attention (large scores)", rescaled);
-    setenv("CUTEC_ATTN_SM80_RESCALE", "always", 1);
-    ATTN_TEST_ON("interp", "attention (every-tile rescale)", rescaled);
-    unsetenv("CUTEC_ATTN_SM80_RESCALE");
     /* the SM80 kernel in two 32-key softmax steps a 64-key tile: partial tiles (a step past
      * Sk, a step half inside it), causal, every head dim */
     static const attn_case steps32[] = {
@@ -373,33 +374,12 @@ int main(void)
     one_tile = true;
     ATTN_TEST_ON("interp", "attention", hopper_tiles);
     one_tile = false;
-    /* the lazy rescale (CUTEC_ATTN_FWD_RESCALE=lazy): the large scores' maxima move by more
-     * than 8 in log2 units after the first key tile (d64 on the persistent grid, d128 causal);
-     * with Q's stage released at each tile's last S (CUTEC_ATTN_FWD_QRELEASE=early: both on
-     * the persistent grid with two Q stages) */
-    setenv("CUTEC_ATTN_FWD_RESCALE", "lazy", 1);
-    setenv("CUTEC_ATTN_FWD_QRELEASE", "early", 1);
-    ATTN_TEST_ON("interp", "attention (lazy rescale, Q released early)", rescaled);
-    unsetenv("CUTEC_ATTN_FWD_RESCALE");
-    unsetenv("CUTEC_ATTN_FWD_QRELEASE");
-    /* every third exp2 by the polynomial (CUTEC_ATTN_FWD_EXP2_POLY=3): arguments from 0 down
-     * to -inf (masked, partial tiles) and, at scale 40, far below -125 */
-    setenv("CUTEC_ATTN_FWD_EXP2_POLY", "3", 1);
-    ATTN_TEST_ON("interp", "attention (exp2 by a polynomial)", rescaled);
-    unsetenv("CUTEC_ATTN_FWD_EXP2_POLY");
-    /* clusters of two blocks on neighbouring Q tiles, each loading half of every K and V tile
-     * and multicasting it (CUTEC_ATTN_FWD_CLUSTER=2): three Q tiles (the grid rounded up to
-     * four, a block wholly past Sq), several key tiles and a partial one, GQA; d256 */
-    static const attn_case clustered[] = {
-        {1, 300, 400, 2, 1, 128, false, false, CUTE_BF16, 0},
-        {1, 100, 200, 1, 1, 256, false, true, CUTE_F16, 0},
-    };
-    setenv("CUTEC_ATTN_FWD_CLUSTER", "2", 1);
-    ATTN_TEST_ON("interp", "attention (clusters of two, K and V multicast)", clustered);
-    unsetenv("CUTEC_ATTN_FWD_CLUSTER");
+    /* the large scores' maxima move by more than 8 in log2 units after the first key tile
+     * (d64 on the persistent grid, d128 causal) */
+    ATTN_TEST_ON("interp", "attention (large scores)", rescaled);
     /* the persistent grid's Q in two stages where they fit (the default: d64, d128 causal,
      * here d128 with 160-key tiles; hopper_small's run so), in one with
-     * CUTEC_ATTN_FWD_QSTAGES=1 (released at each tile's last S: CUTEC_ATTN_FWD_QRELEASE=early);
+     * CUTEC_ATTN_FWD_QSTAGES=1;
      * causal tiles in the snake order (the default: 10 tiles on 3 blocks, the partial last
      * round an odd one, the last block's), or across every head with
      * CUTEC_ATTN_FWD_ORDER=across */
@@ -411,11 +391,9 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (the snake order)", snake);
     setenv("CUTEC_ATTN_FWD_QSTAGES", "1", 1);
     setenv("CUTEC_ATTN_FWD_ORDER", "across", 1);
-    setenv("CUTEC_ATTN_FWD_QRELEASE", "early", 1);
-    ATTN_TEST_ON("interp", "attention (one Q stage released early, the order across heads)", snake);
+    ATTN_TEST_ON("interp", "attention (one Q stage, the order across heads)", snake);
     unsetenv("CUTEC_ATTN_FWD_ORDER");
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
-    unsetenv("CUTEC_ATTN_FWD_QRELEASE");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {

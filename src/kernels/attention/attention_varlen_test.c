@@ -1,4 +1,5 @@
-/* The forward's options (cutec_attention_fwd_options) against the float64 reference: sliding
+/* The forward's options (cutec_attention_fwd_options) against the float64 reference: head
+ * dims past 64, 128 and 256 (32 to 224), causal over sequences of unequal tile counts, sliding
  * windows (left and right, with and without causal, rows that see no key: O = 0 and LSE =
  * -inf) and packed sequences (cu_seqlens: lengths that end inside tiles, an empty sequence,
  * Sq != Sk per sequence, grouped-query, windows on top), every row of O and the LSE, on the
@@ -42,7 +43,7 @@ static int64_t check_seq(const opt_case *k, const buf *q, const buf *kk, const b
                           {q->wide + q0 * sq[1], {sq[0], sq[1], sq[2], 1}}, {kk->wide + k0 * sk[1], {sk[0], sk[1], sk[2], 1}},
                           {v->wide + k0 * sk[1], {sk[0], sk[1], sk[2], 1}}};
     attn_ref_window w = {k->left, k->right};
-    double want[128], mag[128], l;
+    double want[256], mag[256], l;
     int64_t bad = 0;
     for (int64_t i = 0; i < k->lq[s]; i++)
         for (int64_t h = 0; h < k->H; h++) {
@@ -154,12 +155,23 @@ int main(void)
         {3, {37, 0, 70}, {50, 10, 70}, 4, 2, 128, true, false, 0, 0, CUTE_BF16},
         {2, {70, 45}, {20, 130}, 2, 1, 64, false, false, 0, 0, CUTE_F16},
         {2, {66, 9}, {80, 9}, 2, 2, 64, false, true, 16, 40, CUTE_BF16},
+        /* head dims other than 64, 128 and 256 (the SM80 kernel on every card): plain, causal
+         * over packed sequences, windowed */
+        {0, {70}, {70}, 2, 1, 96, false, false, 0, 0, CUTE_BF16},
+        {2, {45, 70}, {45, 80}, 2, 2, 192, true, false, 0, 0, CUTE_F16},
+        {0, {65}, {100}, 2, 2, 32, false, true, 12, 7, CUTE_BF16},
+        {0, {40}, {40}, 1, 1, 224, true, false, 0, 0, CUTE_BF16},
+        /* causal over sequences of unequal tile counts: the blocks past the shorter one's end
+         * take its Q tile 0 in the longest-first order, and once wrote zeros over it */
+        {2, {45, 170}, {45, 170}, 1, 1, 64, true, false, 0, 0, CUTE_F16},
     };
     ATTN_TEST_ON("interp", "the forward's options", small);
     static const opt_case gpu[] = {
         {0, {2000}, {2000}, 8, 2, 128, true, true, 256, 0, CUTE_BF16},
         {4, {1000, 1, 777, 513}, {1000, 300, 2049, 513}, 4, 4, 64, true, false, 0, 0, CUTE_F16},
         {3, {300, 700, 129}, {300, 700, 129}, 8, 1, 128, false, true, 100, 100, CUTE_BF16},
+        {0, {1500}, {1500}, 8, 2, 96, true, false, 0, 0, CUTE_BF16},
+        {2, {1000, 333}, {1000, 777}, 4, 4, 192, false, false, 0, 0, CUTE_F16},
     };
     ATTN_TEST_ON("cuda", "the forward's options", gpu);
     return CHECK_DONE("attention_varlen_test");

@@ -497,7 +497,7 @@ static void shared_memory(cute_ctx *c, bw_job *j, cute_int warp)
     cute_layout tr = cute_layout_fmt(cute_ctx_alg(c), "(%lld,%lld,%d):(%lld,1,%lld)", D, bn, p->stages, bn, bn * D);
     cute_tiler tv = cute_tiler_layout(&tr);
     m->vt = cute_tensor_compose(c, m->v, &tv);
-    int64_t boxes = p->d / 64; /* a box a 64-column block */
+    int64_t boxes = attn_hop_boxes(p); /* a box a 64-column block */
     m->pq = cute_pipeline_tma_umma_create(c, &al, 1, p->tma_q.bytes * boxes);
     m->pk = cute_pipeline_tma_umma_create(c, &al, p->stages, p->tma_k.bytes * boxes);
     m->pv = cute_pipeline_tma_umma_create(c, &al, p->stages, p->tma_v.bytes * boxes);

@@ -3,7 +3,6 @@
  * launching its three kernels in order on one stream. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "kernels/attention/attention_bwd.h"
 
@@ -23,28 +22,6 @@ static void make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATT
     specs[ATTN_BWD_V].strides_of = 1 + ATTN_BWD_K; /* V addressed with K's offsets (bwd_dq.c) */
     specs[ATTN_BWD_LSE] = specs[ATTN_BWD_D] = cute_spec_tensor(CUTE_F32, "(?,?,?):(?,?,?)", 4);
     specs[ATTN_BWD_SCALE_LOG2] = specs[ATTN_BWD_SCALE] = cute_spec_float(CUTE_F32);
-    snprintf(t, sizeof t, "(256,%d,?,?,?):(1,256,%d,?{div=4},?{div=4})", cfg->head_dim / 4, 64 * cfg->head_dim);
-    specs[ATTN_BWD_DQACC] = cute_spec_tensor(CUTE_F32, t, 16);
-    specs[ATTN_BWD_SEM] = cute_spec_tensor(CUTE_U32, "(?,?,?):(?,?,1)", 4);
-}
-
-/* dQ fused into the dK/dV kernel where CUTEC_ATTN_BWD_DQ=fused (deterministic) or atomic (the
- * parts added in no set order) asks for it: the final pass of session 28 measured fused
- * correct on an H200 but slower than the two kernels (219.8 TFLOP/s against 353.7) */
-static bool fused_dq_wanted(bool *atomic)
-{
-    const char *e = getenv("CUTEC_ATTN_BWD_DQ");
-    *atomic = e && strcmp(e, "atomic") == 0;
-    return e && (strcmp(e, "fused") == 0 || *atomic);
-}
-
-/* the dK/dV kernel's warpgroups at head dim 128 issue their batches in turns where
- * CUTEC_ATTN_BWD_STEPS=turns asks (opt-in: not yet measured on a GPU), else as they come
- * (session 30's) */
-static bool kv_turns_wanted(void)
-{
-    const char *e = getenv("CUTEC_ATTN_BWD_STEPS");
-    return e && !strcmp(e, "turns");
 }
 
 /* the Hopper kernels' plans (and the SM80 one of the preprocessing kernel), or the SM80 plan */
@@ -53,22 +30,16 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (!attn_bwd_plan_make(a, cfg, &hp->pre)) return false;
     if (!hopper) return true;
     int arch = cute_runtime_target_arch(rt);
-    hp->fused_dq = hp->dq_atomic = false;
-    hp->kv_turns = kv_turns_wanted();
-    if (!attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) || !attn_plan_hopper_bwd(a, cfg, arch, &hp->kv)) return false;
-    /* (head dim 64: K^T in 32-column halves is no GMMA layout; its two kernels stay) */
-    bool atomic;
-    if (cfg->head_dim != 128 || !fused_dq_wanted(&atomic)) return true;
-    if (!attn_hbdq_plan(a, hp)) return false;
-    hp->dq_atomic = atomic;
-    return true;
+    return attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) && attn_plan_hopper_bwd(a, cfg, arch, &hp->kv);
 }
 
 const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err, size_t n)
 {
     cute_alg a;
     cute_alg_init(&a, NULL);
-    bool hopper = attn_variant(rt, cfg) == CUTE_ATTENTION_HOPPER;
+    /* the Hopper backward takes head dims 64 and 128; AUTO gives the others to the SM80 one */
+    bool hopper = attn_variant(rt, cfg) == CUTE_ATTENTION_HOPPER &&
+                  (cfg->variant == CUTE_ATTENTION_HOPPER || cfg->head_dim == 64 || cfg->head_dim == 128);
     attn_hop_bwd_plan *plan = malloc(sizeof *plan);
     if (!plan || !make_plan(&a, rt, cfg, hopper, plan)) {
         snprintf(err, n, "%s", plan ? a.error : "attention backward: out of memory");
@@ -78,10 +49,8 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     cute_arg_spec specs[ATTN_BWD_NARGS];
     make_specs(cfg, specs);
     char name[80];
-    const char *dq = !hopper ? "" : !plan->fused_dq ? "_dqpass" : plan->dq_atomic ? "_dqatomic" : "";
-    const char *steps = hopper && plan->kv_turns ? "_turns" : "";
-    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
-             cfg->head_dim, cfg->causal ? "_causal" : "", dq, steps);
+    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
+             cfg->head_dim, cfg->causal ? "_causal" : "");
     /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */
     const cute_fn *f = cute_compile(rt, name, hopper ? attn_hop_bwd_host : bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
     free(plan); /* only needed while tracing */

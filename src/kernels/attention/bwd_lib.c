@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "kernels/attention/attention_bwd.h"
-#include "kernels/attention/attention_decode.h"
 
 /* t (named `name`) shaped as `like` */
 static bool same_shape(const cute_call_arg *t, const char *name, const cute_call_arg *like, const char *like_name,
@@ -31,29 +30,11 @@ static bool bwd_ok(const cute_call_arg *const t[10], double scale, char *err, si
             return snprintf(err, n, "attention backward: delta must be shaped as lse (mode %d: %lld, lse %lld)", m,
                             (long long)t[9]->shape[m], (long long)t[5]->shape[m]), false;
     cute_dtype d = (cute_dtype)t[0]->dtype;
-    if (t[0]->shape[3] != 64 && t[0]->shape[3] != 128)
-        return snprintf(err, n, "attention backward: head dim %lld (64 or 128)", (long long)t[0]->shape[3]), false;
+    if (!attn_bwd_head_dim_ok(t[0]->shape[3]))
+        return snprintf(err, n, "attention backward: head dim %lld (%s)", (long long)t[0]->shape[3],
+                        ATTN_BWD_HEAD_DIMS), false;
     return same_shape(t[4], "dO", t[0], "Q", d, err, n) && same_shape(t[6], "dQ", t[0], "Q", d, err, n) &&
            same_shape(t[7], "dK", t[1], "K", d, err, n) && same_shape(t[8], "dV", t[1], "K", d, err, n);
-}
-
-/* The library's workspace (into *ws, which the arguments point at: the caller's, alive
- * through the call) as the two arguments the kernels take (attention_bwd.h): dQ's f32 sums, a
- * chunk of 64 x D a (64-query tile, head, batch) (the Hopper kernels' with dQ fused; the
- * others leave it be), then the chunks' counts */
-static cute_status workspace(cute_attention_lib *lib, const cute_call_arg *Q, cute_buffer *ws, cute_call_arg out[2],
-                             char *err, size_t n)
-{
-    int64_t B = Q->shape[0], H = Q->shape[2], D = Q->shape[3], Mt = (Q->shape[1] + 63) / 64;
-    int64_t chunks = B * H * Mt, chunk = 64 * D;
-    size_t acc = (size_t)(chunks * chunk) * 4, bytes = acc + (size_t)(B * H * Mt) * 4;
-    if (attn_lib_workspace(lib, bytes, ws, err, n) != CUTE_OK)
-        return snprintf(err, n, "attention backward: a workspace of %zu bytes", bytes), CUTE_ERR_OOM;
-    int64_t shape[5] = {256, D / 4, Mt, H, B};
-    int64_t stride[5] = {1, 256, chunk, chunk * shape[2], chunk * shape[2] * shape[3]};
-    out[0] = cute_call_tensor(ws, 0, CUTE_F32, 5, shape, stride);
-    out[1] = cute_call_tensor(ws, acc, CUTE_U32, 3, (int64_t[]){B, H, Mt}, (int64_t[]){H * Mt, Mt, 1});
-    return CUTE_OK;
 }
 
 cute_status cutec_attention_bwd(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
@@ -73,11 +54,8 @@ cute_status cutec_attention_bwd(cute_attention_lib *lib, const cute_call_arg *Q,
     const cute_fn *f = attn_lib_bwd_fn(lib, &cfg, err, n);
     if (!f) return CUTE_ERR_COMPILE;
     double s = scale > 0 ? scale : 1.0 / sqrt((double)Q->shape[3]);
-    cute_buffer buf;
-    cute_call_arg ws[2];
-    if (workspace(lib, Q, &buf, ws, err, n) != CUTE_OK) return CUTE_ERR_OOM;
     cute_call_arg args[ATTN_BWD_NARGS] = {*Q, *K, *V, *O, *dO, *lse, *dQ, *dK, *dV, *delta,
-                                          cute_call_float(s * 1.4426950408889634), cute_call_float(s), ws[0], ws[1]};
+                                          cute_call_float(s * 1.4426950408889634), cute_call_float(s)};
     char why[1024];
     cute_status st = cute_call(f, stream, ATTN_BWD_NARGS, args, why, sizeof why);
     if (st != CUTE_OK) snprintf(err, n, "attention backward: %s", why);

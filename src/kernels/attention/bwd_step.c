@@ -14,8 +14,8 @@ bool attn_bwd_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan
 {
     cute_attention_config c = *cfg;
     c.lse = true;
-    if (cfg->head_dim != 64 && cfg->head_dim != 128)
-        return cute_alg_fail(a, "attention backward: head dim %d (64 or 128)", cfg->head_dim);
+    if (!attn_bwd_head_dim_ok(cfg->head_dim))
+        return cute_alg_fail(a, "attention backward: head dim %d (%s)", cfg->head_dim, ATTN_BWD_HEAD_DIMS);
     /* both kernels keep two (64, D) tiles resident and stream two, with two f32 (64, D)
      * accumulators a block at most (dK and dV): 64-row tiles everywhere */
     return attn_plan_sized(a, &c, p, 64, 4);

@@ -28,7 +28,8 @@ cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_confi
 {
     if (cfg->variant != CUTE_ATTENTION_AUTO) return cfg->variant;
     if (cute_runtime_target_arch(rt) == 100 && attn_blackwell_takes(cfg)) return CUTE_ATTENTION_BLACKWELL;
-    bool hopper = cute_runtime_target_arch(rt) == 90 && !cfg->window && !cfg->varlen; /* what it takes */
+    bool hopper = cute_runtime_target_arch(rt) == 90 && !cfg->window && !cfg->varlen &&
+                  attn_hopper_head_dim(cfg->head_dim); /* what it takes */
     return hopper ? CUTE_ATTENTION_HOPPER : CUTE_ATTENTION_SM80;
 }
 
@@ -48,9 +49,10 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
         free(plan);
         return NULL;
     }
-    /* the persistent grid at head dim 64, and at 128 causal (its tiles in the snake order, Q
-     * in two stages: hopper_sched.c, hopper_plan.c) */
-    bool automatic = cfg->head_dim == 64 || (cfg->head_dim == 128 && cfg->causal);
+    /* the persistent grid at head dims 64 and 128 (causal tiles in the snake order, Q in two
+     * stages: hopper_sched.c, hopper_plan.c); d128 non-causal since the H200 pass of
+     * 2026-11-27 13:35, with 160-key tiles (hopper_plan.c); d256 a block a tile */
+    bool automatic = cfg->head_dim == 64 || cfg->head_dim == 128;
     bool persistent = cfg->grid == CUTE_ATTENTION_GRID_PERSISTENT || (cfg->grid == CUTE_ATTENTION_GRID_AUTO && automatic);
     if (hopper && persistent) { /* the persistent grid: a block an SM (3 on the interpreter) */
         int resident = kernels_resident_clusters(rt, 1, plan->threads, 1);
@@ -61,19 +63,16 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
             return NULL;
         }
     }
-    if (hopper) attn_plan_hopper_cluster(plan);
     cute_arg_spec specs[ATTN_VARLEN_NARGS];
     int nargs = make_specs(cfg, specs);
-    char name[192], poly[16] = "";
-    if (hopper && plan->exp2_poly) snprintf(poly, sizeof poly, "_poly%d", plan->exp2_poly);
-    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s%s%s%s%s%s%s%s%s%s%s", hopper ? "_hopper" : "",
+    char name[192];
+    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s%s%s%s%s%s%s%s", hopper ? "_hopper" : "",
                        cute_dtype_name(cfg->dtype), cfg->head_dim, (long long)plan->bn,
                        !hopper && plan->step_n < plan->bn ? "_steps32" : "", !hopper && plan->stages > 1 ? "_kv2" : "",
                        plan->rescale_lazy ? "_lazy" : "",
                        plan->bm == 192 ? "_m192" : "",
                        hopper && !plan->sms ? "_tiles" : "", hopper && plan->q_stages > 1 ? "_q2" : "",
                        hopper && plan->sms && plan->snake && cfg->causal ? "_snake" : "",
-                       hopper && plan->cluster > 1 ? "_c2" : "", poly, hopper && plan->q_early ? "_qearly" : "",
                        cfg->causal ? "_causal" : "",
                        cfg->lse ? "_lse" : "", cfg->varlen ? "_varlen" : "");
     if (cfg->window)

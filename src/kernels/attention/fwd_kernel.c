@@ -262,7 +262,8 @@ static void next_stage(cute_ctx *c, const attn_plan *p, const attn_block *t, att
     steps_operands(c, p, &l->s, &l->st);
 }
 
-/* the online softmax of one step's scores: FlashAttention 2's (the default) or lazy */
+/* the online softmax of one step's scores: lazy (the SM80 forward's) or FlashAttention 2's
+ * (decode's) */
 static void softmax(cute_ctx *c, const attn_plan *p, attn_loop *l, cute_tensor acc_s)
 {
     if (p->rescale_lazy) attn_softmax_tile_lazy(c, &l->r, acc_s, l->acc_o, l->scale_log2, p->cfg.causal);

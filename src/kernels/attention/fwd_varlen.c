@@ -29,11 +29,14 @@ static void varlen_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tens
     seq_rows(c, mCuK, b, mK.layout.shape.leaf[1], &seq.k0, &seq.sk);
     const cute_tensor m[5] = {mQ, mK, mV, mO, mL};
     attn_block t = attn_block_tiles_seq(c, p, m, &seq);
-    /* a block past its sequence's end visits no key tile and stores nothing (its rows are
-     * all past sq); 1 inside, 0 past: min(1, max(0, sq - x bm)) */
+    /* a block past its sequence's end visits no key tile and stores nothing: 1 inside, 0
+     * past: min(1, max(0, sq - x bm)).  Its rows count as none (sq 0), since causal's
+     * longest-first order gives it Q tile 0, which the sequence's own block computes: with
+     * its rows kept it stored zeros over that tile */
     cute_int rows_left = cute_sub(a, seq.sq, cute_mul(a, cute_block_idx(c, 0), cute_i(p->bm)));
     cute_int inside = cute_min(a, cute_i(1), cute_max(a, cute_i(0), rows_left));
     t.n_end = cute_add(a, t.n_begin, cute_mul(a, cute_sub(a, t.n_end, t.n_begin), inside));
+    t.sq = cute_mul(a, t.sq, inside);
     attn_fwd_body(c, p, &t, scale_log2);
 }
 

@@ -17,9 +17,8 @@
  *
  * Every sum is one thread's, in a fixed order, so the result is deterministic (the issue's
  * default), at the price of S and dP computed twice (7 products for FlashAttention 3's 5).
- * At head dim 128, with CUTEC_ATTN_BWD_DQ=fused, the dK/dV kernel makes dQ's parts too
- * (hopper_bwd_dq.c: 5 products, the blocks' parts added in a fixed order) and the dQ kernel
- * is not launched. */
+ * (dQ fused into the dK/dV kernel, its parts added in a fixed order or by atomics, measured
+ * slower than the two kernels and was removed: docs/attention.md.) */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
@@ -28,7 +27,6 @@
 #include "kernels/attention/attention_bwd.h"
 
 enum { WARPGROUP = 128, CONSUMERS = 2 };
-enum { REGS_WRITER = 40, REGS_CONSUMER = 232 }; /* the fused dQ's setmaxnreg (roles) */
 
 /* the kernel's tensors: X1, X2, Y1, Y2 (B, S, heads, D), the LSE and D (B, H, Sq), out0,
  * out1 (X's shape; the dQ kernel's out1 is unused) */
@@ -37,38 +35,29 @@ enum { X1, X2, Y1, Y2, LSE, DSUM, OUT0, OUT1, NTENSORS };
 /* one block's work */
 typedef struct hb_job {
     bool kv;                 /* the dK/dV kernel (else the dQ kernel) */
-    bool fused;              /* the dK/dV kernel making dQ's sums too (hopper_bwd_dq.c) */
-    bool turns;              /* serial_step: the warpgroups' batches issued in turns (d128,
-                              * CUTEC_ATTN_BWD_STEPS=turns) */
     bool dq_split;           /* overlapped_steps (the dQ kernel, d128): split_gradients' waits */
-    const attn_hop_bwd_plan *hp;
     cute_int b, xh, xt;      /* batch, X's head and 128-row tile */
     cute_int sx, sy;         /* X's rows and Y's */
     cute_int yh0, y_first, y_count, steps; /* Y tiles y_first.. of heads yh0.. (steps of them) */
     attn_band band;          /* of the scores A (X rows, Y columns) */
-    cute_val any;            /* whether any X row meets any Y row (else the one step is empty) */
 } hb_job;
 
-static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *p, bool kv, const cute_tensor *m)
+static hb_job job_of(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor *m)
 {
     cute_alg *a = cute_ctx_alg(c);
-    hb_job j = {.kv = kv, .fused = kv && hp->fused_dq, .hp = hp, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
+    hb_job j = {.kv = kv, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
     cute_int bx = cute_block_idx(c, 0);
-    j.turns = kv && p->d == 128 && hp->kv_turns;
     j.dq_split = !kv && p->d == 128;
-    if (j.fused) /* the grid (B, key tiles, KV heads): launch_cfg's */
-        j.b = cute_block_idx(c, 0), bx = cute_block_idx(c, 1), j.xh = cute_block_idx(c, 2);
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
     j.sx = ex[1], j.sy = ey[1];
     attn_band band = attn_cfg_band(&p->cfg);
     j.band = kv ? attn_band_transposed(band) : band;
     /* causal dQ: the last query tiles see the most keys, so they go first (the forward's
-     * order); fused dQ: the key tiles down, the order of their turns at dQ's sums */
-    bool down = kv ? j.fused : p->cfg.causal;
+     * order) */
+    bool down = !kv && p->cfg.causal;
     j.xt = down ? cute_sub(a, cute_ceil_div(a, j.sx, cute_i(p->bm)), cute_add(a, bx, cute_i(1))) : bx;
     cute_int first, end, all = cute_ceil_div(a, j.sy, cute_i(p->bn));
     attn_band_range(c, j.band, p->bm, p->bn, j.sy, j.xt, &first, &end);
-    j.any = cute_int_lt(c, first, end);
     /* at least one tile: where no query sees the block's keys (causal, Sq < Sk), the last
      * query tile, which the mask empties (its queries are all before the keys), so that every
      * block runs the same steps with no branch around them */
@@ -96,7 +85,6 @@ static void y_tile_of(cute_ctx *c, const hb_job *j, cute_int i, cute_int *yh, cu
 typedef struct hb_smem {
     cute_tensor x1, x2;   /* (128, D) */
     cute_tensor lines;    /* dK/dV at d128: a step's 64 LSE and D, a copy a warpgroup (64, 2, 2) */
-    attn_hbdq_smem dq;     /* fused dQ's (attn_hbdq_alloc) */
     cute_tensor y1, y2;   /* (64, D, stages) */
     cute_tensor y1t, y2t; /* the same seen as (D, 64, stages): the RS products' B */
     cute_pipeline px, py; /* X (one stage, filled once), Y (Y1 and Y2 of a tile a stage) */
@@ -113,20 +101,13 @@ static cute_tensor transposed_stages(cute_ctx *c, const attn_plan *p, cute_tenso
 /* The dK/dV kernel's serial steps (d128) stage each step's 64 LSE and D values in shared
  * memory, FlashAttention 3's way of reading them (it loads them with Q and dO): each thread
  * of a warpgroup loads one before the scores' wait, so that the load's latency hides behind
- * their wgmma, and stores it into its warpgroup's copy after; the gradients read them there.
- * (Each thread had loaded its 16 columns' values from global memory after the wait: an L2
- * round trip in every step, SASS showed.) */
+ * their wgmma, and stores it into its warpgroup's copy after; the gradients read them there,
+ * unchecked (0 past the queries already) and the LSE in log2 units, a column's bound check
+ * and FMUL gone.  (Each thread had loaded its 16 columns' values from global memory after
+ * the wait: an L2 round trip in every step, SASS showed.) */
 static bool staged_lines(const attn_plan *p, const hb_job *j)
 {
     return j->kv && p->d == 128;
-}
-
-/* staged_lines with the LSE staged in log2 units and both read unchecked (0 past the queries
- * already), a column's bound check and FMUL gone; not with the fused dQ without turns, where
- * it spilled 12 bytes (session 30's reads there) */
-static bool lean_lines(const attn_plan *p, const hb_job *j)
-{
-    return staged_lines(p, j) && (!j->fused || j->turns);
 }
 
 static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
@@ -140,9 +121,8 @@ static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
     m.y2 = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_kv, 16);
     m.y1t = transposed_stages(c, p, m.y1), m.y2t = transposed_stages(c, p, m.y2);
     int threads = CONSUMERS * WARPGROUP;
-    m.px = cute_pipeline_tma_async_create(c, &al, 1, threads, 2 * p->tma_q.bytes * (p->d / 64));
-    m.py = cute_pipeline_tma_async_create(c, &al, p->stages, threads, 2 * p->tma_k.bytes * (p->d / 64));
-    if (j->fused) attn_hbdq_alloc(c, j->hp, &al, &m.dq);
+    m.px = cute_pipeline_tma_async_create(c, &al, 1, threads, 2 * p->tma_q.bytes * attn_hop_boxes(p));
+    m.py = cute_pipeline_tma_async_create(c, &al, p->stages, threads, 2 * p->tma_k.bytes * attn_hop_boxes(p));
     if (staged_lines(p, j))
         m.lines = cute_smem_alloc_tensor(c, &al, CUTE_F32, cute_layout_fmt(cute_ctx_alg(c), "(%lld,2,%d):(1,%lld,%lld)",
                                          (long long)p->bn, CONSUMERS, (long long)p->bn, 2 * (long long)p->bn), 16);
@@ -184,7 +164,6 @@ typedef struct hb_frag {
     cute_tensor acc_a, acc_b;                   /* (128, 64) of the scores, of their gradient */
     cute_tensor rp, rds;                        /* P and dS in the dtype, laid out as acc_a */
     cute_tensor out[2];                         /* (128, D) */
-    attn_hbdq q;                                /* fused dQ */
     bool in_place;                              /* issue_scores: scale-d 0, no zero fill */
     cute_int wg, wtid;                          /* the thread's warpgroup, its index there */
     cute_tensor line, sl, sd;                   /* staged_lines: the thread's element of its
@@ -211,7 +190,6 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const
 {
     cute_alg *a = cute_ctx_alg(c);
     hb_frag f = {0};
-    if (j->fused) f.q = attn_hbdq_consumer(c, j->hp, &m->dq, m->x1, tid);
     f.ss = cute_tiled_mma_slice(&p->mma, tid), f.rs = cute_tiled_mma_slice(&p->pv, tid);
     f.sx1 = cute_partition_A(c, f.ss, m->x1), f.sx2 = cute_partition_A(c, f.ss, m->x2);
     f.sy1 = cute_partition_B(c, f.ss, m->y1), f.sy2 = cute_partition_B(c, f.ss, m->y2);
@@ -224,8 +202,8 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const
     /* the scores' products overwrite their accumulators in place (scale-d 0 on the first k)
      * in the two kernels, where a zero fill had ptxas inject a warpgroup.wait into the batch
      * (C7517); not where the accumulators, kept live through the step that way, spill (d64
-     * causal: 8 bytes) or make ptxas serialize every wgmma (fused dQ, C7512) */
-    f.in_place = !j->fused && (p->d == 128 || !p->cfg.causal);
+     * causal: 8 bytes) */
+    f.in_place = p->d == 128 || !p->cfg.causal;
     if (f.in_place) cute_fill(c, f.acc_a, 0), cute_fill(c, f.acc_b, 0); /* (defined before: issue_scores) */
     /* the RS wgmma's A operands, in their packed words (no per-product packing to fence) */
     f.rp = cute_make_fragment_A(c, &p->pv, f.acc_a);
@@ -285,7 +263,7 @@ static void mask_scores(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     *bound = cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", j->sx, j->sy);
 }
 
-/* the step's scores masked, then P and dS in place of them (f32); lean (lean_lines): the LSE
+/* the step's scores masked, then P and dS in place of them (f32); lean (staged_lines): the LSE
  * (in log2 units) and D read from the warpgroup's copy unchecked (0 past the queries:
  * line_fetch), where a bound check and a scaling a column were half the instructions of a
  * column's two values */
@@ -341,15 +319,13 @@ static void convert(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_f
     if (j->kv) cute_tensor_store(c, f->rp, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_a), p->cfg.dtype));
 }
 
-/* issue out0 += dS Y1 (and out1 += P Y2) of the state's stage, and with_dq the fused dQ's
- * part of the oldest staged dS (a batch) */
+/* issue out0 += dS Y1 (and out1 += P Y2) of the state's stage (a batch) */
 static void issue_products(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f,
-                           const cute_pipeline_state *s, bool with_dq)
+                           const cute_pipeline_state *s)
 {
     cute_warpgroup_arrive(c);
     gemm_rs(c, p, f, f->rds, attn_hop_stage(c, f->sy1t, 4, s), f->out[0]);
     if (j->kv) gemm_rs(c, p, f, f->rp, attn_hop_stage(c, f->sy2t, 4, s), f->out[1]);
-    if (with_dq) attn_hbdq_issue(c, j->hp, &f->q);
     cute_warpgroup_commit_batch(c);
 }
 
@@ -370,7 +346,7 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
 {
     convert(c, p, j, f);
     attn_hop_my_turn(c, first);
-    issue_products(c, p, j, f, r, false);
+    issue_products(c, p, j, f, r);
     attn_hop_your_turn(c, first);
     cute_warpgroup_wait(c, 0);
     cute_pipeline_consumer_release(c, &m->py, r);
@@ -378,7 +354,7 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
 }
 
 /* staged_lines: the value the thread stages for step i, the LSE (in log2 units with
- * lean_lines; the warpgroup's first 64 threads) or D of query tile yt's query wtid % 64 (0
+ * staged_lines; the warpgroup's first 64 threads) or D of query tile yt's query wtid % 64 (0
  * past the queries) */
 static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const cute_tensor *mt,
                            cute_int i)
@@ -394,7 +370,7 @@ static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, con
     cute_val from = cute_val_select(c, is_lse, lse, dsum);
     cute_ssa v = cute_tensor_load(c, cute_make_tensor(c, from, cute_layout_parse(a, "(1):(0)"), 4));
     cute_val x = cute_ssa_get(c, v, 0);
-    if (lean_lines(p, j))
+    if (staged_lines(p, j))
         x = cute_val_binop(c, CUTE_OP_MUL, x, cute_val_select(c, is_lse, cute_val_const(c, CUTE_F32, 1.4426950408889634),
                                                               cute_val_const(c, CUTE_F32, 1)));
     return cute_val_select(c, cute_int_lt(c, q, j->sy), x, cute_val_const(c, CUTE_F32, 0));
@@ -425,52 +401,21 @@ static void staged_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     st->gl = f->sl, st->gd = f->sd;
 }
 
-/* the warpgroup's turn at the tensor cores (j->turns; attn_hop_my_turn), or none */
-static void turn_take(cute_ctx *c, const hb_job *j, cute_val first)
-{
-    if (j->turns) attn_hop_my_turn(c, first);
-}
-
-static void turn_pass(cute_ctx *c, const hb_job *j, cute_val first)
-{
-    if (j->turns) attn_hop_your_turn(c, first);
-}
-
-/* one step of serial_steps: the scores, P and dS, the fused dQ's dS^T staged, then dV and dK,
- * and with_dq the fused dQ's part of the step before (a step late: the warpgroups need not
- * meet at every step to have both halves of dS^T in).  With j->turns (CUTEC_ATTN_BWD_STEPS=
- * turns, opt-in until a GPU measures it) each batch is issued in the warpgroup's turn, the
- * forward's ping-pong: the tensor cores run one warpgroup's scores, the other's, the first's
- * dK and dV, the other's, ..., each warpgroup's P and dS computed while the other's batch
- * runs.  (As they come, the default, the two warpgroups can fall into step: both issue their
- * scores at once, share the tensor cores, and compute P and dS at once while the tensor cores
- * idle.) */
+/* one step of serial_steps: the scores, P and dS, then dV and dK, each batch issued as the
+ * pipeline's wait lets it (the two warpgroups' batches share the tensor cores as they come;
+ * in turns, the forward's ping-pong, measured slower: docs/attention.md) */
 static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
-                        const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i, bool with_dq,
-                        cute_val first)
+                        const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i)
 {
     hb_step st = step_views(c, p, j, f, mt, i);
     cute_val line = line_fetch(c, p, j, f, mt, i);
-    turn_take(c, j, first);
     issue_scores(c, p, m, f, s);
-    turn_pass(c, j, first);
-    /* with turns the step's LSE and D are staged while the scores run, off the path to P and
-     * dS (not with the fused dQ: its barriers' branches with the wgmmas in flight, and ptxas
-     * serialized every wgmma, C7518) */
-    bool early = j->turns && !j->fused;
-    if (early) staged_step(c, p, j, f, line, &st);
     cute_warpgroup_wait(c, 0);
-    if (!early) staged_step(c, p, j, f, line, &st);
-    gradients(c, p, j, f, &st, scale_log2, lean_lines(p, j));
-    turn_take(c, j, first); /* (before dS and P are packed: after, NVVM sank a packing into the
-                             * batch and ptxas injected a warpgroup.arrive there, C7519) */
+    staged_step(c, p, j, f, line, &st);
+    gradients(c, p, j, f, &st, scale_log2, staged_lines(p, j));
     convert(c, p, j, f);
-    if (j->fused) attn_hbdq_stage_ds(c, j->hp, &f->q, f->acc_b);
-    if (with_dq) attn_hbdq_wait_ds(c, &f->q);
-    issue_products(c, p, j, f, s, with_dq);
-    turn_pass(c, j, first);
+    issue_products(c, p, j, f, s);
     cute_warpgroup_wait(c, 0);
-    if (with_dq) attn_hbdq_handoff(c, &f->q);
     cute_pipeline_consumer_release(c, &m->py, s);
     cute_pipeline_state_advance(c, s);
 }
@@ -495,26 +440,14 @@ static void issue_scores_apart(cute_ctx *c, const attn_plan *p, const hb_smem *m
 
 /* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other, since dK, dV,
  * the next scores and this step's dS and P in flight at once would need more than 240
- * registers; the two warpgroups issue their batches as the pipeline's waits let them (the
- * default), or in turns (j->turns, CUTEC_ATTN_BWD_STEPS=turns, the fused dQ's too).  (Session
- * 30's split_step, FlashAttention 3's waits inside a step, S^T and dP^T waited for apart and
- * dV issued before dS, measured slower: 433.2 TFLOP/s against 479.2.)  Fused dQ: each step's products
- * carry the step before's dQ part, the first step's that of zeros staged before (no wgmma in
- * a branch, and a first step peeled off the loop would spill), the last part alone after the
- * loop. */
+ * registers; the two warpgroups issue their batches as the pipeline's waits let them.
+ * (Session 30's split_step, FlashAttention 3's waits inside a step, S^T and dP^T waited for
+ * apart and dV issued before dS, measured slower: 433.2 TFLOP/s against 479.2.) */
 static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
-                         const cute_tensor *mt, cute_val scale_log2, cute_val first)
+                         const cute_tensor *mt, cute_val scale_log2)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    if (j->fused) attn_hbdq_stage_zero(c, j->hp, &f->q, f->acc_b);
-    CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i, j->fused, first); }
-    if (!j->fused) return;
-    attn_hbdq_wait_ds(c, &f->q);
-    cute_warpgroup_arrive(c);
-    attn_hbdq_issue(c, j->hp, &f->q);
-    cute_warpgroup_commit_batch(c);
-    cute_warpgroup_wait(c, 0);
-    attn_hbdq_handoff(c, &f->q);
+    CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i); }
 }
 
 /* overlapped_steps' gradients with the scores as two batches (j->dq_split, the dQ kernel at
@@ -556,7 +489,7 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
             issue_scores_apart(c, p, m, f, &s);
         else
             issue_scores(c, p, m, f, &s);
-        issue_products(c, p, j, f, &r, false);
+        issue_products(c, p, j, f, &r);
         attn_hop_your_turn(c, first);
         cute_pipeline_state_advance(c, &s);
         if (j->dq_split) {
@@ -582,12 +515,13 @@ static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
     if (j->kv) cute_fill(c, f.out[1], 0);
     cute_pipeline_state sx = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
     cute_pipeline_consumer_wait(c, &m->px, &sx, (cute_val){0});
-    cute_val first = attn_hop_pingpong_start(c, tid);
-    if (j->kv && p->d == 128)
-        serial_steps(c, p, j, m, &f, mt, scale_log2, first);
-    else
+    if (j->kv && p->d == 128) {
+        serial_steps(c, p, j, m, &f, mt, scale_log2);
+    } else {
+        cute_val first = attn_hop_pingpong_start(c, tid);
         overlapped_steps(c, p, j, m, &f, mt, scale_log2, first);
-    attn_hop_pingpong_end(c, first);
+        attn_hop_pingpong_end(c, first);
+    }
     cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", j->sx, (long long)p->d));
     cute_tensor cx = cute_tensor_local_tile(c, ids, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d),
                                             CUTE_CRD(j->xt, 0), NULL);
@@ -604,7 +538,6 @@ typedef struct hb_roles {
     const hb_maps *x;
     const cute_tensor *mt;
     cute_val scale_log2, scale;
-    attn_hbdq_writer w; /* fused dQ */
 } hb_roles;
 
 static void produce(cute_ctx *c, void *arg, cute_int tid)
@@ -620,54 +553,16 @@ static void consume(cute_ctx *c, void *arg, cute_int tid)
     consumer(c, r->p, r->j, r->m, r->mt, tid, r->scale_log2, r->scale);
 }
 
-static void tile_of_step(cute_ctx *c, const void *job, cute_int i, cute_int *yh, cute_int *yt)
-{
-    y_tile_of(c, job, i, yh, yt);
-}
-
-/* attn_hop_roles' split, and with the fused dQ the producer warpgroup's second warp the
- * writer of dQ's sums */
-static void roles(cute_ctx *c, hb_roles *r)
-{
-    if (!r->j->fused) {
-        attn_hop_roles(c, produce, consume, r);
-        return;
-    }
-    cute_int tid = cute_thread_idx(c, 0);
-    CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
-        /* setmaxnreg.inc takes only what the block's own decs gave back: 128 x (168 - 40) =
-         * 256 x (232 - 168); producer 32 with 240 asked 1024 registers more than the launch
-         * held, and the consumers waited for them forever (the mid pass of session 28; the
-         * interpreter keeps no such pool) */
-        cute_setmaxregister_decrease(c, REGS_WRITER);
-        cute_int warp = cute_warp_idx(c);
-        CUTE_IF(c, cute_int_eq(c, warp, cute_i(0))) {
-            CUTE_IF(c, cute_elect_one(c)) produce(c, r, tid);
-        }
-        CUTE_IF(c, cute_int_eq(c, warp, cute_i(1))) {
-            attn_hbdq_write(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
-        }
-    }
-    CUTE_ELSE(c) {
-        cute_setmaxregister_increase(c, REGS_CONSUMER);
-        consume(c, r, cute_sub(cute_ctx_alg(c), tid, cute_i(WARPGROUP)));
-    }
-}
-
 static void body(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor *mt, cute_val scale_log2, cute_val scale,
-                 const cute_val *maps, const cute_tensor *sem)
+                 const cute_val *maps)
 {
-    const attn_hop_bwd_plan *hp = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
-    hb_job j = job_of(c, hp, p, kv, mt);
+    hb_job j = job_of(c, p, kv, mt);
     hb_smem m = shared_memory(c, p, &j);
     hb_maps x = {{maps[0], maps[1], maps[2], maps[3]}, cute_make_identity_tensor(c, mt[X1].layout.shape),
                  cute_make_identity_tensor(c, mt[Y1].layout.shape)};
     hb_roles r = {.p = p, .j = &j, .m = &m, .x = &x, .mt = mt, .scale_log2 = scale_log2, .scale = scale};
-    if (j.fused)
-        r.w = (attn_hbdq_writer){.sdq = m.dq.sdq, .sem = *sem, .map_store = maps[4], .map_add = maps[5],
-                                 .b = j.b, .xt = j.xt, .sx = j.sx, .sq = j.sy, .any = j.any};
-    roles(c, &r);
+    attn_hop_roles(c, produce, consume, &r);
 }
 
 static void dq_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mdO, cute_tensor mK, cute_tensor mV, cute_tensor mL,
@@ -677,23 +572,22 @@ static void dq_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mdO, cute_tensor 
     const attn_hop_bwd_plan *hp = cute_ctx_user(c);
     const cute_tensor mt[NTENSORS] = {mQ, mdO, mK, mV, mL, mD, mdQ, mdQ};
     const cute_val maps[4] = {map_q, map_do, map_k, map_v};
-    body(c, &hp->dq, false, mt, scale_log2, scale, maps, NULL);
+    body(c, &hp->dq, false, mt, scale_log2, scale, maps);
 }
 
-/* V and dO reach it by their TMA maps only (a kernel takes at most 64 parameters); mSem:
- * the counts of fused dQ's sums, map_dq: the sums' TMA map (of the store and of the add) */
+/* V and dO reach it by their TMA maps only (a kernel takes at most 64 parameters) */
 static void dkdv_kernel(cute_ctx *c, cute_tensor mK, cute_tensor mQ, cute_tensor mL, cute_tensor mD, cute_tensor mdK,
-                        cute_tensor mdV, cute_tensor mSem, cute_val scale_log2, cute_val scale, cute_val map_k,
-                        cute_val map_v, cute_val map_q, cute_val map_do, cute_val map_dq)
+                        cute_tensor mdV, cute_val scale_log2, cute_val scale, cute_val map_k, cute_val map_v,
+                        cute_val map_q, cute_val map_do)
 {
     const attn_hop_bwd_plan *hp = cute_ctx_user(c);
     const cute_tensor mt[NTENSORS] = {mK, mK, mQ, mQ, mL, mD, mdK, mdV}; /* (X2, Y2 unread) */
-    const cute_val maps[6] = {map_k, map_v, map_q, map_do, map_dq, map_dq};
-    body(c, &hp->kv, true, mt, scale_log2, scale, maps, &mSem);
+    const cute_val maps[4] = {map_k, map_v, map_q, map_do};
+    body(c, &hp->kv, true, mt, scale_log2, scale, maps);
 }
 
 /* the launch of one kernel: X1, X2, Y1, Y2 as the call's arguments x[0..3] */
-static void launch(cute_ctx *c, attn_hop_bwd_plan *hp, attn_plan *p, const cute_arg *arg, const int x[4], bool kv)
+static void launch(cute_ctx *c, attn_plan *p, const cute_arg *arg, const int x[4], bool kv)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tma_atom at[4];
@@ -701,19 +595,12 @@ static void launch(cute_ctx *c, attn_hop_bwd_plan *hp, attn_plan *p, const cute_
     p->tma_q = at[0], p->tma_k = at[2]; /* (X2's and Y2's boxes are X1's and Y1's) */
     const cute_int *e = arg[x[0]].tensor.layout.shape.leaf; /* (B, S, heads, D) */
     cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0]}, .block = {cute_i(p->threads)}};
-    /* Fused dQ: the batch entries' blocks interleave in launch order, so that a head's
-     * consecutive key tiles, which add to dQ's sums in turn, start B launches apart as the
-     * grid runs (8 x 64 / 132 steps on 132 SMs at 8 x 4096 queries: no waiting for the
-     * turn), while the blocks in flight stay those of B heads (their Q, dO and sums in L2) */
-    if (kv && hp->fused_dq) cfg.grid[0] = e[0], cfg.grid[1] = cute_ceil_div(a, e[1], cute_i(p->bm)), cfg.grid[2] = e[2];
     const cute_arg *A = arg;
-    if (kv) {
-        if (hp->fused_dq) attn_hbdq_atoms(c, hp, A[ATTN_BWD_DQACC].tensor);
-        else hp->tma_dq_store.map = at[0].map; /* (unread) */
+    if (kv)
         CUTE_LAUNCH(c, dkdv_kernel, cfg, A[x[0]].tensor, A[x[2]].tensor, A[ATTN_BWD_LSE].tensor, A[ATTN_BWD_D].tensor,
-                    A[ATTN_BWD_DK].tensor, A[ATTN_BWD_DV].tensor, A[ATTN_BWD_SEM].tensor, A[ATTN_BWD_SCALE_LOG2].f,
-                    A[ATTN_BWD_SCALE].f, at[0].map, at[1].map, at[2].map, at[3].map, hp->tma_dq_store.map);
-    } else
+                    A[ATTN_BWD_DK].tensor, A[ATTN_BWD_DV].tensor, A[ATTN_BWD_SCALE_LOG2].f, A[ATTN_BWD_SCALE].f,
+                    at[0].map, at[1].map, at[2].map, at[3].map);
+    else
         CUTE_LAUNCH(c, dq_kernel, cfg, A[x[0]].tensor, A[x[1]].tensor, A[x[2]].tensor, A[x[3]].tensor,
                     A[ATTN_BWD_LSE].tensor, A[ATTN_BWD_D].tensor, A[ATTN_BWD_DQ].tensor, A[ATTN_BWD_SCALE_LOG2].f,
                     A[ATTN_BWD_SCALE].f, at[0].map, at[1].map, at[2].map, at[3].map);
@@ -723,8 +610,6 @@ void attn_hop_bwd_host(cute_ctx *c, const cute_arg *arg)
 {
     attn_hop_bwd_plan *hp = cute_ctx_user(c); /* the atoms join the plans: the kernels read them */
     attn_bwd_pre_launch(c, &hp->pre, arg);
-    if (!hp->fused_dq) launch(c, hp, &hp->dq, arg, (const int[4]){ATTN_BWD_Q, ATTN_BWD_DO, ATTN_BWD_K, ATTN_BWD_V}, false);
-    if (hp->fused_dq && hp->dq_atomic) attn_hbdq_zero_launch(c, hp, arg);
-    launch(c, hp, &hp->kv, arg, (const int[4]){ATTN_BWD_K, ATTN_BWD_V, ATTN_BWD_Q, ATTN_BWD_DO}, true);
-    if (hp->fused_dq) attn_hbdq_post_launch(c, hp, arg);
+    launch(c, &hp->dq, arg, (const int[4]){ATTN_BWD_Q, ATTN_BWD_DO, ATTN_BWD_K, ATTN_BWD_V}, false);
+    launch(c, &hp->kv, arg, (const int[4]){ATTN_BWD_K, ATTN_BWD_V, ATTN_BWD_Q, ATTN_BWD_DO}, true);
 }

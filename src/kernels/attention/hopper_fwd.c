@@ -12,10 +12,6 @@
  *     from V's tile as an MN-major B; release V(n).  Then O / l and the LSE (fwd_kernel.c's
  *     epilogue).
  *
- * Or (CUTEC_ATTN_FWD_CLUSTER=2, hopper_plan.c) in clusters of two blocks on neighbouring Q
- * tiles of a head, each producer loading half of every K and V tile and multicasting it to
- * both blocks.
- *
  * The producer gives registers to the consumers (setmaxnreg 24 / 240: hopper_roles.c).  TMA clips the
  * tiles at Sq and Sk (zeros past them), so only the mask and the epilogue's predicate know
  * the sequence ends.  Nothing below computes an index by hand: the boxes are tiles of TMA
@@ -76,38 +72,21 @@ static cute_tensor q_stage(cute_ctx *c, const attn_plan *p, cute_tensor q, int m
     return p->q_stages > 1 ? attn_hop_stage(c, q, modes, s) : q;
 }
 
-/* the cluster's blocks (a column of p->cluster: they share K and V) */
-static cute_layout cluster_layout(cute_alg *a, const attn_plan *p)
-{
-    return cute_layout_fmt(a, "(%d,1):(1,%d)", p->cluster, p->cluster);
-}
-
-/* how K's and V's loads go (the stage's barrier set at each): in a cluster, multicast to its
- * blocks, this block loading its share of the rows */
-static cute_tma_copy_opts kv_opts(cute_ctx *c, const attn_plan *p)
-{
-    if (p->cluster < 2) return (cute_tma_copy_opts){0};
-    cute_int rank = cute_int_from_val(c, cute_block_idx_in_cluster(c), 0), at[2] = {rank, cute_i(0)};
-    return (cute_tma_copy_opts){.mask = cute_tma_multicast_mask(c, cluster_layout(cute_ctx_alg(c), p), at, 0),
-                                .mc_rank = rank};
-}
-
 /* K(n) or V(n) into the stage of its pipeline */
 static void produce_kv(cute_ctx *c, const attn_plan *p, const attn_block *t, const cute_pipeline *pipe,
                        const cute_tma_atom *atom, cute_val map, cute_tensor tk, cute_tensor smem, cute_int n,
-                       const cute_pipeline_state *s, cute_tma_copy_opts o)
+                       const cute_pipeline_state *s)
 {
     cute_pipeline_producer_acquire(c, pipe, s, (cute_val){0});
-    o.bar = cute_pipeline_producer_barrier(c, pipe, s);
-    attn_hop_load_rows_to(c, p, atom, map, tk, t->b, n, t->hk, attn_hop_stage(c, smem, 3, s), o);
+    attn_hop_load_rows(c, p, atom, map, tk, t->b, n, t->hk, attn_hop_stage(c, smem, 3, s),
+                       cute_pipeline_producer_barrier(c, pipe, s));
     cute_pipeline_producer_commit(c, pipe, s);
 }
 
 /* a tile's Q, then K(n) and V(n) of every key tile it visits (the pipelines' states go on
- * from tile to tile; sv may be sk: K's and V's stages go in step) */
+ * from tile to tile; K's and V's stages go in step: one state) */
 static void produce_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_maps *x,
-                         cute_pipeline_state *sq, cute_pipeline_state *sk, cute_pipeline_state *sv,
-                         cute_tma_copy_opts o)
+                         cute_pipeline_state *sq, cute_pipeline_state *skv)
 {
     cute_pipeline_producer_acquire(c, &m->pq, sq, (cute_val){0});
     attn_hop_load_rows(c, p, &p->tma_q, x->q, x->tq, t->b, t->m_block, t->h, q_stage(c, p, m->q, 3, sq),
@@ -115,10 +94,9 @@ static void produce_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     cute_pipeline_producer_commit(c, &m->pq, sq);
     cute_pipeline_state_advance(c, sq);
     CUTE_FOR(c, n, t->n_begin, t->n_end) {
-        produce_kv(c, p, t, &m->pk, &p->tma_k, x->k, x->tk, m->k, n, sk, o);
-        produce_kv(c, p, t, &m->pv, &p->tma_v, x->v, x->tk, m->v, n, sv, o);
-        cute_pipeline_state_advance(c, sk);
-        if (sv != sk) cute_pipeline_state_advance(c, sv);
+        produce_kv(c, p, t, &m->pk, &p->tma_k, x->k, x->tk, m->k, n, skv);
+        produce_kv(c, p, t, &m->pv, &p->tma_v, x->v, x->tk, m->v, n, skv);
+        cute_pipeline_state_advance(c, skv);
     }
 }
 
@@ -126,15 +104,11 @@ static void producer(cute_ctx *c, const hop_job *j)
 {
     const attn_plan *p = j->p;
     cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->q_stages);
-    cute_pipeline_state sk = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages), sv = sk;
-    if (p->cluster > 1) sv = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages); /* for the tails */
-    cute_tma_copy_opts o = kv_opts(c, p);
+    cute_pipeline_state skv = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
     CUTE_FOR(c, w, cute_i(0), tiles_mine(c, j)) {
         attn_block t = tile_at(c, j, w);
-        produce_tile(c, p, &t, j->m, j->x, &sq, &sk, p->cluster > 1 ? &sv : &sk, o);
+        produce_tile(c, p, &t, j->m, j->x, &sq, &skv);
     }
-    /* in a cluster, no exit while the other block's consumers may still release into this one */
-    if (p->cluster > 1) cute_pipeline_producer_tail(c, &j->m->pk, &sk), cute_pipeline_producer_tail(c, &j->m->pv, &sv);
 }
 
 /* a consumer thread's operands: its wgmma views of the shared tiles and its accumulators */
@@ -190,18 +164,15 @@ static void retire(cute_ctx *c, int pending, const cute_pipeline *pipe, cute_pip
 }
 
 /* S masked where key tile n needs it, then the softmax: P in place of S, O's factors in
- * corr.  With the lazy rescale (p->rescale_lazy) the maxima move only where one grew by more
- * than 8 in log2 units, and it gives whether they did (a warp-uniform i1; the factors are
- * exactly 1 where not); else no value (.r 0): O is rescaled every tile */
-static cute_val softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_frag *f, attn_rows *r,
-                        cute_int n, cute_val scale_log2, cute_val *corr)
+ * corr (O rescaled every tile: FlashAttention 4's lazy rescale measured slower here, see
+ * docs/attention.md) */
+static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_frag *f, attn_rows *r,
+                    cute_int n, cute_val scale_log2, cute_val *corr)
 {
     /* (partitioned here: in the branch below the tracer cannot tell which threads run) */
     cute_tensor coords = cute_partition_C(c, f->qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
     CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, attn_cfg_band(&p->cfg)); }
-    if (p->rescale_lazy) return attn_softmax_scores_lazy(c, r, f->acc_s, scale_log2, p->cfg.causal, corr);
     attn_softmax_scores(c, r, f->acc_s, scale_log2, corr);
-    return (cute_val){0};
 }
 
 static void to_p(cute_ctx *c, const attn_plan *p, const hop_frag *f, cute_tensor rp)
@@ -215,8 +186,7 @@ typedef struct hop_states {
     cute_val wg;
 } hop_states;
 
-/* After the softmax of S(n): P(n-1) V(n-1) retired, V's stage released, O scaled by corr
- * (where `moved`, with the lazy rescale).  ptxas (CUDA 13) schedules the wait
+/* After the softmax of S(n): P(n-1) V(n-1) retired, V's stage released, O scaled by corr.  ptxas (CUDA 13) schedules the wait
  * (wgmma.wait_group 0) freely inside its basic block and puts it above the softmax's first
  * instruction: the softmax of S(n) runs once P(n-1) V(n-1) retired, and only the ping-pong
  * across the warpgroups overlaps it with GEMMs.  FlashAttention 3's orders, the softmax
@@ -224,32 +194,17 @@ typedef struct hop_states {
  * (between S(n+1)'s issue and P(n) V(n)'s), measured no faster on an H200 (sessions 29 and
  * 30, d128 8x16x4096: 644.8 and 663.1 TFLOP/s against 660.3 and 668.8 in the same runs;
  * 2x16x16384 641.9 against 724.2) and were removed in session 31. */
-static void after_softmax(cute_ctx *c, const hop_smem *m, const hop_frag *f, const attn_rows *r, cute_val moved,
-                          const cute_val *corr, hop_states *st)
+static void after_softmax(cute_ctx *c, const hop_smem *m, const hop_frag *f, const attn_rows *r, const cute_val *corr,
+                          hop_states *st)
 {
     retire(c, 0, &m->pv, &st->v); /* O += P(n-1) V(n-1) is in */
-    if (!moved.r) attn_rescale(c, r, f->acc_o, corr);
-    else CUTE_IF(c, moved) { attn_rescale(c, r, f->acc_o, corr); }
-}
-
-/* With p->q_early (the persistent grid, CUTEC_ATTN_FWD_QRELEASE=early), Q's stage is
- * released as soon as the tile's last S (key tile n's, the last) retired, so that the
- * producer loads the next tile's Q (and then its first K and V) while this tile's last
- * softmax, P V and epilogue run; released after the loop (the default), the next tile's
- * first S may wait for a load from memory at every tile with one Q stage. */
-static void release_q_after(cute_ctx *c, const attn_plan *p, const hop_smem *m, const attn_block *t, cute_int n,
-                            hop_states *st)
-{
-    if (!p->q_early) return;
-    cute_alg *a = cute_ctx_alg(c);
-    CUTE_IF(c, cute_int_eq(c, cute_add(a, n, cute_i(1)), t->n_end)) { cute_pipeline_consumer_release(c, &m->pq, &st->q); }
+    attn_rescale(c, r, f->acc_o, corr);
 }
 
 /* One tile.  S(n) = Q K(n)^T and O += P(n-1) V(n-1) are issued together, then the softmax
  * of S(n) and O's rescale (after_softmax: ptxas waits for both GEMMs first); the consumer
  * warpgroups take turns issuing (attn_hop_ring_turn: hopper_roles.c), so that one's softmax
- * runs while another's GEMMs do.  Q's stage is released once its last S retired
- * (release_q_after). */
+ * runs while another's GEMMs do.  Q's stage is released after the tile's last softmax. */
 static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid,
                          hop_states *st, cute_val scale_log2)
 {
@@ -258,7 +213,6 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     cute_fill(c, f.acc_o, 0);
     cute_layout rows_mode = cute_get(a, &f.acc_o.layout, 1);
     attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
-    r.exp2_poly = p->exp2_poly;
     /* P(n-1), shaped as S's accumulators: the RS wgmma's A operand, in its packed words */
     cute_tensor rp = cute_make_fragment_A(c, &p->pv, f.acc_s);
     cute_pipeline_consumer_wait(c, &m->pq, &st->q, (cute_val){0});
@@ -268,7 +222,6 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     issue_scores(c, p, m, &f, &st->q, &st->k);
     attn_hop_ring_pass(c, st->wg, ring);
     retire(c, 0, &m->pk, &st->k);
-    release_q_after(c, p, m, t, t->n_begin, st);
     softmax(c, p, t, &f, &r, t->n_begin, scale_log2, corr); /* (O is 0: no rescale) */
     to_p(c, p, &f, rp);
     CUTE_FOR(c, n, cute_add(a, t->n_begin, cute_i(1)), t->n_end) {
@@ -277,12 +230,11 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
         issue_attend(c, p, m, &f, rp, &st->v);
         attn_hop_ring_pass(c, st->wg, ring);
         retire(c, 1, &m->pk, &st->k); /* S(n) is in */
-        release_q_after(c, p, m, t, n, st);
-        cute_val moved = softmax(c, p, t, &f, &r, n, scale_log2, corr);
-        after_softmax(c, m, &f, &r, moved, corr, st);
+        softmax(c, p, t, &f, &r, n, scale_log2, corr);
+        after_softmax(c, m, &f, &r, corr, st);
         to_p(c, p, &f, rp);
     }
-    if (!p->q_early) cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
+    cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
     cute_pipeline_state_advance(c, &st->q);
     attn_hop_ring_turn(c, st->wg, ring);
     issue_attend(c, p, m, &f, rp, &st->v);
@@ -318,15 +270,9 @@ static hop_smem shared_memory(cute_ctx *c, const attn_plan *p)
     cute_tiler t = cute_tiler_layout(&tr);
     m.vt = cute_tensor_compose(c, m.v, &t); /* V's stages seen as (D, bn, stages) */
     int threads = p->consumers * WARPGROUP;
-    m.pq = cute_pipeline_tma_async_create(c, &al, p->q_stages, threads, p->tma_q.bytes * (p->d / 64));
-    if (p->cluster > 1) {
-        cute_layout L = cluster_layout(cute_ctx_alg(c), p);
-        m.pk = cute_pipeline_tma_async_create_cluster(c, &al, p->stages, threads, p->tma_k.bytes * (p->d / 64), L);
-        m.pv = cute_pipeline_tma_async_create_cluster(c, &al, p->stages, threads, p->tma_v.bytes * (p->d / 64), L);
-        return m;
-    }
-    m.pk = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_k.bytes * (p->d / 64));
-    m.pv = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_v.bytes * (p->d / 64));
+    m.pq = cute_pipeline_tma_async_create(c, &al, p->q_stages, threads, p->tma_q.bytes * attn_hop_boxes(p));
+    m.pk = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_k.bytes * attn_hop_boxes(p));
+    m.pv = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_v.bytes * attn_hop_boxes(p));
     return m;
 }
 
@@ -359,16 +305,12 @@ void attn_hopper_host(cute_ctx *c, const cute_arg *arg)
     cute_alg *a = cute_ctx_alg(c);
     cute_tensor mQ = arg[0].tensor, mL = p->cfg.lse ? arg[5].tensor : arg[3].tensor;
     p->tma_q = attn_hop_box_atom(c, p, mQ, p->bm);
-    p->tma_k = attn_hop_box_atom_shared(c, p, arg[1].tensor, p->bn, p->cluster);
-    p->tma_v = attn_hop_box_atom_shared(c, p, arg[2].tensor, p->bn, p->cluster);
+    p->tma_k = attn_hop_box_atom(c, p, arg[1].tensor, p->bn);
+    p->tma_v = attn_hop_box_atom(c, p, arg[2].tensor, p->bn);
     const cute_int *e = mQ.layout.shape.leaf; /* (B, Sq, H, D) */
     attn_hop_sched s = attn_hop_sched_make(c, p, mQ);
     cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0]}, .block = {cute_i(p->threads)}};
     if (p->sms) cfg.grid[0] = attn_hop_sched_grid(c, p, &s), cfg.grid[1] = cfg.grid[2] = cute_i(1);
-    if (p->cluster > 1) { /* Q tiles rounded up to whole clusters: a tile past Sq loads zeros and stores nothing */
-        cute_int k = cute_i(p->cluster);
-        cfg.grid[0] = cute_mul(a, cute_ceil_div(a, cfg.grid[0], k), k), cfg.cluster[0] = k;
-    }
     CUTE_LAUNCH(c, hopper_kernel, cfg, mQ, arg[1].tensor, arg[2].tensor, arg[3].tensor, mL, arg[4].f,
                 p->tma_q.map, p->tma_k.map, p->tma_v.map);
 }

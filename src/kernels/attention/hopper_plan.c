@@ -33,7 +33,8 @@ static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumer
 static cute_composed tile_of(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages)
 {
     cute_composed atom;
-    cute_smem_atom_gmma(a, "Layout_K_SW128_Atom", d, &atom);
+    /* 128-byte swizzled rows of 64 elements, or at head dim 96 three 64-byte ones of 32 */
+    cute_smem_atom_gmma(a, D % 64 ? "Layout_K_SW64_Atom" : "Layout_K_SW128_Atom", d, &atom);
     cute_tuple shape = stages ? cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)rows, (long long)D, stages)
                               : cute_tuple_fmt(a, "(%lld,%lld)", (long long)rows, (long long)D);
     return cute_smem_layout_staged(a, &atom, &shape);
@@ -68,8 +69,8 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     memset(p, 0, sizeof *p);
     p->cfg = *cfg, p->hopper = true;
     if (!hopper_ok(a, cfg, arch, "hopper")) return false;
-    if (cfg->head_dim != 64 && cfg->head_dim != 128 && cfg->head_dim != 256)
-        return cute_alg_fail(a, "attention hopper: head dim %d (64, 128 or 256)", cfg->head_dim);
+    if (!attn_hopper_head_dim(cfg->head_dim))
+        return cute_alg_fail(a, "attention hopper: head dim %d (64, 96, 128, 192 or 256)", cfg->head_dim);
     /* 192-row Q tiles at head dim 64 non-causal, three consumer warpgroups (FlashAttention
      * 3's): the softmax, long there beside the GEMMs, of two warpgroups runs while the third's
      * GEMMs do (H200, 16x32x2048: 446.9 TFLOP/s against 387.9 with 128 rows); causal, 128
@@ -79,14 +80,6 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
         return cute_alg_fail(a, "attention hopper: %d query rows a tile at head dim %d (128, or 192 at head dim 64: "
                              "three warpgroups' accumulators fit their registers there)", bm, cfg->head_dim);
     p->d = cfg->head_dim, p->bm = bm, p->consumers = bm / 64, p->threads = (p->consumers + 1) * 128, p->q_stages = 1;
-    /* O's rescale skipped where no row max of the warp grew by more than 8 in log2 units
-     * where CUTEC_ATTN_FWD_RESCALE=lazy (FlashAttention 4's; softmax.c) */
-    const char *rescale = getenv("CUTEC_ATTN_FWD_RESCALE");
-    p->rescale_lazy = rescale && !strcmp(rescale, "lazy");
-    /* every N-th exp2 of a thread's row by a polynomial on the FMA pipe where
-     * CUTEC_ATTN_FWD_EXP2_POLY=N (2 to 16; FlashAttention 4's, for MUFU's quarter rate) */
-    const char *poly = getenv("CUTEC_ATTN_FWD_EXP2_POLY");
-    p->exp2_poly = poly && atoi(poly) >= 2 && atoi(poly) <= 16 ? atoi(poly) : 0;
     /* the persistent grid's causal order (hopper_sched.c): the snake, or across every head
      * with CUTEC_ATTN_FWD_ORDER=across (H200, session 30's mid pass, d128 8x16x4096 with two
      * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
@@ -94,9 +87,15 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     p->snake = !order || strcmp(order, "across") != 0;
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
-     * 20 bytes there: 64) and at 192 rows (160 registers a consumer: 144 keys spill 64
-     * bytes non-causal, FlashAttention 3's causal 128 24 bytes: 128 and 112) */
-    int wide = p->d == 256 ? 80 : p->d == 128 ? 176 : 128, narrow = p->d == 256 ? 64 : bm == 192 ? 112 : 128;
+     * 20 bytes there: 64), at 192 rows (160 registers a consumer: 144 keys spill 64 bytes
+     * non-causal, FlashAttention 3's causal 128 24 bytes: 128 and 112) and at head dim 128
+     * non-causal: 160 keys, not 176, so that Q's two stages fit beside two K and V stages on
+     * the persistent grid (attn_plan_hopper_stage_q; H200, 2026-11-27 13:35, d128 8x16x4096
+     * 680.6 TFLOP/s against 176 keys a block a tile's 669.1, 2x16x16384 714.7 against 683.8;
+     * 144 keys 676.9, 128 671.1, 128 a block a tile 667.0; causal, 128 keys: 607.2 against
+     * 144's 584.0 and 160's 577.1) */
+    int wide = p->d == 256 ? 80 : p->d == 192 ? 112 : p->d == 128 ? 160 : 128;
+    int narrow = p->d == 256 ? 64 : p->d == 192 || bm == 192 ? 112 : 128;
     p->bn = cfg->block_n ? cfg->block_n : !cfg->causal ? wide : narrow;
     int64_t es = 2, q = p->bm * p->d * es, stage = 2 * p->bn * p->d * es;
     int64_t fit = (SMEM_BYTES - q) / stage;
@@ -109,35 +108,19 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
 }
 
 /* On the persistent grid Q's tile in two stages where two K and V stages still fit beside
- * them (d128 causal's 128-key tiles, d64's, d128 with --block-n 160; not d128's default 176
- * nor d256), so that the producer loads the next tile's Q as soon as it has issued this
+ * them (d128's 160- and 128-key tiles, d64's; not d128 with --block-n 176 nor d256), so that the producer loads the next tile's Q as soon as it has issued this
  * tile's K and V, not once the tile's last S retired (one stage: the next tile's first S
  * waited for Q's load at every tile).  CUTEC_ATTN_FWD_QSTAGES=1 keeps one (H200, session
  * 30's mid pass: d64 16x32x2048 492.0 TFLOP/s with two against 481.4, causal 348.6 against
  * 340.1) */
 bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p)
 {
-    /* Q's stage released at the tile's last S, not after its last softmax, where
-     * CUTEC_ATTN_FWD_QRELEASE=early (hopper_fwd.c's release_q_after; to be measured) */
-    const char *early = getenv("CUTEC_ATTN_FWD_QRELEASE");
-    p->q_early = p->sms && early && !strcmp(early, "early");
     const char *q = getenv("CUTEC_ATTN_FWD_QSTAGES");
     int64_t es = 2, tile = p->bm * p->d * es, stage = 2 * p->bn * p->d * es, fit = (SMEM_BYTES - 2 * tile) / stage;
     if (!p->sms || (q && !strcmp(q, "1")) || fit < 2) return true;
     p->q_stages = 2;
     p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
     return hopper_parts(a, &p->cfg, p);
-}
-
-/* A block a tile, non-causal, where CUTEC_ATTN_FWD_CLUSTER=2: clusters of two blocks on
- * neighbouring Q tiles of one head, each loading half of every K and V tile and multicasting
- * it to both (FlashAttention 3's, at head dim 128 and up non-causal): each K and V byte
- * leaves L2 once for 256 query rows, not 128.  (Causal tiles see different key ranges; the
- * persistent grid's blocks walk tiles on their own.) */
-void attn_plan_hopper_cluster(attn_plan *p)
-{
-    const char *e = getenv("CUTEC_ATTN_FWD_CLUSTER");
-    p->cluster = e && !strcmp(e, "2") && !p->cfg.causal && !p->sms ? 2 : 1;
 }
 
 bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p)

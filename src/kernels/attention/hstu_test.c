@@ -2,8 +2,8 @@
  * small odd sizes (Sq != Sk, partial Q and key tiles, two Q tiles, causal and not, f16 and
  * bf16, head dims 64 and 128, the fast sigmoid, Q, O and V in (B,H,S,D) memory, RAB's rows
  * padded, RAB to +-600 so that 2^(-x log2 e) overflows), every row of O, the outputs poisoned
- * first; on a GPU, where there is one, at moderate sizes; 64-row Q tiles
- * (CUTEC_HSTU_BLOCK_M=64) likewise.  Beside them: the misuses the library refuses, and the
+ * first; on a GPU, where there is one, at moderate sizes; 128-row Q tiles
+ * (CUTEC_HSTU_BLOCK_M=128) likewise.  Beside them: the misuses the library refuses, and the
  * kernel's register report (no spills) for sm_80 and sm_90a where NVRTC is installed. */
 #include <math.h>
 #include <stdlib.h>
@@ -201,14 +201,14 @@ int main(void)
         {1, 150, 70, 1, 64, false, false, false, CUTE_BF16, 0}, /* Sq > Sk (not causal) */
     };
     run_on("interp", small, (int)(sizeof small / sizeof small[0]));
-    /* 64-row Q tiles of 4 warps (CUTEC_HSTU_BLOCK_M=64, read as the library compiles): Q
-     * tiles smaller than the key tiles, causal across four of them */
-    static const hstu_case m64[] = {
+    /* 128-row Q tiles of 8 warps (CUTEC_HSTU_BLOCK_M=128, read as the library compiles):
+     * causal across two of them, and one at d64 */
+    static const hstu_case m128[] = {
         {1, 200, 250, 2, 128, true, false, false, CUTE_BF16, 0},
         {1, 70, 131, 1, 64, false, true, true, CUTE_F16, 0},
     };
-    setenv("CUTEC_HSTU_BLOCK_M", "64", 1);
-    run_on("interp", m64, (int)(sizeof m64 / sizeof m64[0]));
+    setenv("CUTEC_HSTU_BLOCK_M", "128", 1);
+    run_on("interp", m128, (int)(sizeof m128 / sizeof m128[0]));
     no_spills(&(cute_hstu_config){CUTE_F16, 128, true, false}, "sm_90a");
     unsetenv("CUTEC_HSTU_BLOCK_M");
     misuse();

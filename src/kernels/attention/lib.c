@@ -124,8 +124,8 @@ static bool shapes_ok(const cute_call_arg *const t[4], char *err, size_t n)
     if (k[0] != q[0] || k[3] != q[3])
         return snprintf(err, n, "attention: K is (B=%lld, Sk, G, D=%lld) but Q (B=%lld, Sq, H, D=%lld)",
                         (long long)k[0], (long long)k[3], (long long)q[0], (long long)q[3]), false;
-    if (q[3] != 64 && q[3] != 128 && q[3] != 256)
-        return snprintf(err, n, "attention: head dim %lld (64, 128 or 256)", (long long)q[3]), false;
+    if (!attn_head_dim_ok(q[3]))
+        return snprintf(err, n, "attention: head dim %lld (%s)", (long long)q[3], ATTN_HEAD_DIMS), false;
     for (int m = 0; m < 4; m++) /* the kernel addresses V with K's offsets (fwd_kernel.c) */
         if (t[2]->stride[m] != t[1]->stride[m] && k[m] > 1)
             return snprintf(err, n, "attention: V's strides must be K's (mode %d: V %lld, K %lld)", m,

@@ -69,34 +69,6 @@ static cute_ssa times(cute_ctx *c, cute_ssa x, cute_val k)
     return cute_ssa_binop(c, CUTE_OP_MUL, x, cute_ssa_scalar(c, k, x.shape));
 }
 
-/* exp2(x) on the FMA pipe, for x <= 2^7 (FlashAttention 4's emulation, there on Blackwell):
- * x = n + f, n rounded to nearest by the 1.5 2^23 trick, f in [-1/2, 1/2], 2^f by a cubic
- * fitted to its relative error (7.5e-5 at most: f16's half unit is 4.9e-4), n added to the
- * exponent bits.  x is clamped at -125 (-inf there: a masked score gives 2^-125, not 0) */
-static cute_val exp2_poly(cute_ctx *c, cute_val x)
-{
-    static const double k[4] = {0.9999280571937561, 0.6932610273361206, 0.2426111102104187, 0.05517159029841423};
-    cute_val magic = cute_val_const(c, CUTE_F32, 12582912.0);
-    x = cute_val_binop(c, CUTE_OP_MAX, x, cute_val_const(c, CUTE_F32, -125));
-    cute_val t = cute_val_binop(c, CUTE_OP_ADD, x, magic);
-    cute_val f = cute_val_binop(c, CUTE_OP_SUB, x, cute_val_binop(c, CUTE_OP_SUB, t, magic));
-    cute_val p = cute_val_const(c, CUTE_F32, k[3]);
-    for (int i = 2; i >= 0; i--) p = cute_val_fma(c, p, f, cute_val_const(c, CUTE_F32, k[i]));
-    cute_type u = cute_type_of(CUTE_U32);
-    cute_val n = cute_val_binop(c, CUTE_OP_SHL, cute_val_bitcast(c, t, u), cute_val_int(c, CUTE_U32, 23));
-    return cute_val_bitcast(c, cute_val_binop(c, CUTE_OP_ADD, cute_val_bitcast(c, p, u), n), cute_type_of(CUTE_F32));
-}
-
-/* exp2 of every element of x, every r->exp2_poly-th (0: none) by exp2_poly, the others by
- * ex2.approx (MUFU: a quarter of a warp a clock on each SMSP, the softmax's narrowest unit) */
-static cute_ssa exp2_split(cute_ctx *c, const attn_rows *r, cute_ssa x)
-{
-    cute_ssa e = cute_ssa_fast(c, CUTE_OP_EXP2, x);
-    for (int i = r->exp2_poly - 1; r->exp2_poly > 1 && i < e.n; i += r->exp2_poly)
-        e.v[i] = exp2_poly(c, cute_ssa_get(c, x, i)).r;
-    return e;
-}
-
 void attn_softmax_scores(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr)
 {
     cute_tensor S = attn_rowcol(c, acc_s);
@@ -111,8 +83,8 @@ void attn_softmax_scores(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val 
         cute_val neg_ms = cute_val_unop(c, CUTE_OP_NEG, ms);
         /* exp2(m_old scale_log2 - m_new scale_log2): 0 on the first tile (m_old = -inf) */
         corr[i] = cute_val_fast(c, CUTE_OP_EXP2, cute_val_fma(c, r->m[i], scale_log2, neg_ms));
-        cute_ssa p = exp2_split(c, r, cute_ssa_fma(c, s, cute_ssa_scalar(c, scale_log2, s.shape),
-                                                   cute_ssa_scalar(c, neg_ms, s.shape)));
+        cute_ssa p = cute_ssa_fast(c, CUTE_OP_EXP2, cute_ssa_fma(c, s, cute_ssa_scalar(c, scale_log2, s.shape),
+                                                                 cute_ssa_scalar(c, neg_ms, s.shape)));
         cute_tensor_store(c, srow, p);
         cute_val_assign(c, r->l[i], cute_val_fma(c, r->l[i], corr[i], cute_ssa_reduce(c, CUTE_OP_ADD, p)));
         cute_val_assign(c, r->m[i], m);
@@ -201,32 +173,6 @@ void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_t
         cute_tensor_store(c, CUTE_SLICE(c, S, i, CUTE_ALL), p);
         cute_val_assign(c, r->l[i], cute_val_binop(c, CUTE_OP_ADD, r->l[i], cute_ssa_reduce(c, CUTE_OP_ADD, p)));
     }
-}
-
-/* attn_softmax_scores with the lazy rescale, for a kernel whose O is still being written
- * by the tensor cores (the Hopper forward): m and l move only where lazy_need says, and O's
- * factors corr[i] are 1 elsewhere (exactly: O may be scaled by them or not).  Gives the
- * warp-uniform need: where it is false, O's rescale may be skipped. */
-cute_val attn_softmax_scores_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, bool causal,
-                                  cute_val *corr)
-{
-    cute_tensor S = attn_rowcol(c, acc_s);
-    cute_ssa s[8];
-    cute_val mt[8], one = cute_val_const(c, CUTE_F32, 1);
-    tile_maxima(c, r, S, s, mt);
-    cute_val need = lazy_need(c, r, mt, scale_log2, causal);
-    for (int i = 0; i < r->n; i++) {
-        cute_val m = cute_val_select(c, need, cute_val_binop(c, CUTE_OP_MAX, mt[i], r->m[i]), r->m[i]);
-        cute_val neg_ms = cute_val_unop(c, CUTE_OP_NEG, scaled_max(c, m, scale_log2));
-        corr[i] = cute_val_select(c, need, cute_val_fast(c, CUTE_OP_EXP2, cute_val_fma(c, r->m[i], scale_log2, neg_ms)),
-                                  one);
-        cute_ssa p = exp2_split(c, r, cute_ssa_fma(c, s[i], cute_ssa_scalar(c, scale_log2, s[i].shape),
-                                                   cute_ssa_scalar(c, neg_ms, s[i].shape)));
-        cute_tensor_store(c, CUTE_SLICE(c, S, i, CUTE_ALL), p);
-        cute_val_assign(c, r->l[i], cute_val_fma(c, r->l[i], corr[i], cute_ssa_reduce(c, CUTE_OP_ADD, p)));
-        cute_val_assign(c, r->m[i], m);
-    }
-    return need;
 }
 
 void attn_softmax_finish(cute_ctx *c, attn_rows *r, cute_tensor acc_o, cute_val scale_log2,

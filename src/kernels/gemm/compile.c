@@ -206,8 +206,7 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     }
     plan->broken = broken;
     if (cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_BLACKWELL || plan->persistent)
-        plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads) *
-                    (plan->per_sm > 1 ? plan->per_sm : 1);
+        plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads);
     char text[3][64];
     cute_arg_spec specs[10];
     cute_dtype cd = cute_gemm_c_dtype(cfg);

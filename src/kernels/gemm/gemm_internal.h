@@ -35,9 +35,6 @@ typedef struct gemm_plan {
     gemm_prefetch prefetch;   /* when a k-block's fragments are read (multistage.c) */
     bool persistent;          /* a block an SM walking tiles (CUTE_GEMM_SCHEDULE_PERSISTENT):
                                  C's tile then beside the stages, in c_parts parts of N */
-    int per_sm;               /* the persistent SM80 kernel's blocks an SM: 2 where a block is
-                                 4 warps or fewer and its stages and C tile fit half the SM's
-                                 shared memory, else 1 (0 counts as 1) */
     unsigned broken;          /* GEMM_BREAK_*: a deliberately wrong kernel, for the tests of
                                  the interpreter's checks; 0 always but there */
     cute_composed smem_c;     /* (bm,bn) of smem_c_dtype, over the A/B stages' memory */

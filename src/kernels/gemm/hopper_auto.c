@@ -3,7 +3,7 @@
  * lib.c): the first row whose bounds the call's M, N and K meet; no row, the plan's defaults
  * (hopper_plan.c: cooperative 128 x 256, TMA stores piece by piece, 1x1, stages as shared
  * memory holds).  Each row cites its measurement (bench/RESULTS.md, H200, cuBLAS in the same
- * process); scripts/device-hop16.sh measures the candidates. */
+ * process); scripts/device-hop19.sh measures the candidates. */
 #include <stdint.h>
 
 #include "kernels/gemm/gemm_internal.h"
@@ -11,14 +11,28 @@
 static const struct {
     int64_t k_up_to; /* K at most this */
     int64_t mn_from; /* M N at least this */
+    int64_t mn_up_to; /* M N at most this */
     int64_t side_from; /* M and N each at least this */
     cute_gemm_tiling t;
 } by_shape[] = {
-    /* short K (16 k-tiles of 64 or fewer): a tile's epilogue weighs against its main loop.
-     * 8192x8192x1024, session 27's final pass: ping-pong 128 x 128 744.3 TFLOP/s = 102.3% of
-     * cuBLAS against the cooperative kernel's 728.7 (100.1%): one warpgroup's epilogue runs
-     * under the other's wgmmas */
-    {1024, 0, 0, {.schedule = CUTE_GEMM_SCHEDULE_PINGPONG}},
+    /* short K (8 k-tiles of 64 or fewer): a tile's epilogue weighs against its main loop, and
+     * ping-pong runs one warpgroup's epilogue under the other's wgmmas.  8192x8192x512, H200,
+     * 2026-11-27 13:38 UTC, cuBLAS 641.4 in the same process: ping-pong 658.4 TFLOP/s (102.6%),
+     * the cooperative kernel with the whole tile's store 639.5 (99.7%) */
+    {512, 0, INT64_MAX, 0, {.schedule = CUTE_GEMM_SCHEDULE_PINGPONG}},
+    /* K up to 1024 (16 k-tiles): the cooperative kernel, the whole tile's store, no cluster.
+     * 8192x8192x1024, H200, 2026-11-27 13:07 UTC (20f2b12), cuBLAS 699.9 in the same process:
+     * cooperative 1x1 712.8 TFLOP/s (101.8%), 2x1 709.1, ping-pong 1x1 700.0, 2x1 689.8; session
+     * 31 (hop18) likewise, cooperative 1x1 104.4 / 102.1% of cuBLAS.  (Before this row, the 2x1
+     * row below would take 8192x8192x1024.) */
+    {1024, 0, INT64_MAX, 0, {.c_store = CUTE_GEMM_STORE_TILE}},
+    /* one wave (M N up to 2048 x 2048: 128 tiles of 128 x 256 or fewer on 132 SMs), longer K:
+     * TMA stores from two buffers a warpgroup and 4 stages, not the whole tile and 3 (a block's
+     * one tile has no next main loop for the whole tile's stores to run under; its main loop
+     * takes the 4th stage).  2048^3, H200, % of cuBLAS in the same process, two buffers against
+     * the whole tile: session 31 (hop18) 98.8 / 97.8 and 97.7 / 97.2; 2026-11-27 13:07 UTC
+     * 97.8 / 97.1 (660.6 / 655.8 TFLOP/s), 13:37 UTC 97.7 / 97.1 (663.4 / 659.4) */
+    {INT64_MAX, 0, 2048 * 2048, 0, {.c_store = CUTE_GEMM_STORE_TMA}},
     /* many tiles (1024 of 128 x 256 or more: 8192 x 4096 and up), longer K: clusters of 2
      * along M, B's k-tiles multicast (each SM reads 32 KB of a 48 KB stage from L2), and the
      * whole tile's store.  The card is at its power cap there; a third less traffic from L2 a
@@ -27,13 +41,17 @@ static const struct {
      * LLM shapes 8192 x {4096 x 14336, 6144 x 4096, 28672 x 4096} 99.3 / 98.8, 98.9 / 99.0,
      * 99.1 / 98.6 and 98.7 / 98.5, 99.0 / 99.0, 99.0 / 98.5.  Fewer tiles lose with it (4096^3
      * 100.8 / 101.1 and 100.6 / 101.1, 2048^3 95.6 / 97.8 and 94.7 / 97.2): the two blocks
-     * of a cluster wait for each other's releases.  (Both sides 4096 or more: every shape
-     * measured; a thin C would leave a cluster's second block without tiles.) */
-    {INT64_MAX, 8192 * 4096, 4096, {.c_store = CUTE_GEMM_STORE_TILE, .cluster_m = 2, .cluster_n = 1}},
+     * of a cluster wait for each other's releases.  2026-11-27 13:07 UTC (20f2b12) again, 2x1
+     * against 1x1 in TFLOP/s: 8192^3 782.9 / 776.0 (cuBLAS 767.6), 8192x4096x14336 781.4 /
+     * 777.6, 8192x6144x4096 765.8 / 763.7; 4096^3 764.4 / 764.9, 2048^3 642.6 / 655.8; 13:37
+     * UTC 8192^3 820.9 / 817.6 (cuBLAS 802.5), 4096^3 799.8 / 804.6, 2048^3 639.4 / 658.2.  (Both
+     * sides 4096 or more: every shape measured; a thin C would leave a cluster's second block
+     * without tiles.) */
+    {INT64_MAX, 8192 * 4096, INT64_MAX, 4096, {.c_store = CUTE_GEMM_STORE_TILE, .cluster_m = 2, .cluster_n = 1}},
     /* longer K: the whole tile before its TMA stores (one barrier a tile, no wait for a store's
      * read, a stage fewer).  4096^3, session 28's mid pass: 800.0 TFLOP/s = 99.8% of cuBLAS
      * against 790.2 (98.5%) piece by piece, the same process */
-    {INT64_MAX, 0, 0, {.c_store = CUTE_GEMM_STORE_TILE}},
+    {INT64_MAX, 0, INT64_MAX, 0, {.c_store = CUTE_GEMM_STORE_TILE}},
 };
 
 /* the rows were measured on plain 16-bit GEMMs: fp8, an f32 C (ping-pong stores it from the
@@ -67,33 +85,24 @@ bool gemm_few_rows_to_hopper(cute_runtime *rt, const cute_call_arg *A, const cut
            few_rows((int64_t[]){A->shape[0], B->shape[0], A->shape[1]}, &t);
 }
 
-/* fp8 block scales (1x128 A, 128x128 B; e4m3 or e5m2, a 16-bit C): 128 x 160 tiles in 2x1
- * clusters where they take less time than 128 x 128 ones by the waves they make on 132 SMs,
- * a 160-wide tile's k-tile costing 160 / 128 / 1.07 of a 128-wide one's, and the call has no
- * amax, output scale or fused epilogue; else 128 x 128 in no cluster.  H200, 4096x7168x16384 (session 31, torch._scaled_mm 1,239 in the same process):
- * 128 x 160 1,113.7 TFLOP/s 1x1, 1,127.5 2x1 (11 waves of 1,440 tiles); 128 x 128 1,021.7 1x1,
- * 1,000.7 2x1 (14 waves of 1,792); session 30's final pass 1,111.7 / 1,122.5 against
- * 1,017-1,025.  From those, 128 x 160's k-tile ran 1.07 times 128 x 128's columns a cycle. */
-enum { SMS = 132 };
-
-static int64_t waves(const int64_t mnk[3], int64_t bn)
-{
-    int64_t tiles = (mnk[0] + 127) / 128 * ((mnk[1] + bn - 1) / bn);
-    return (tiles + SMS - 1) / SMS;
-}
-
+/* fp8 block scales (1x128 A, 128x128 B; e4m3 or e5m2, a 16-bit C): 128 x 128 tiles, in clusters
+ * of 2 along M (B's tile multicast to both) where M has two row tiles or more.  H200, 2026-11-27
+ * 13:07 UTC (20f2b12, explicit tiles in one process, torch._scaled_mm 1,236 at the first shape):
+ * 4096x7168x16384 128 x 128 1,115.6 TFLOP/s 1x1, 1,142.5 2x1; 128 x 160 1,089.4 / 1,103.1;
+ * 4096x4096x16384 128 x 128 1,117.6 / 1,136.9, 128 x 160 993.8 / 999.5; the table's pick then
+ * (128 x 160 2x1 at 4096x7168) 1,097.0.  That refutes the rule this replaced (128 x 160 where its
+ * waves on 132 SMs take less time, a 160-wide k-tile costing 160 / 128 / 1.07 of a 128-wide
+ * one, from session 31's 128 x 160 1,114 / 1,128 against 128 x 128 1,022 / 1,001): the 128 x 128
+ * loop has gained since, and 160's fewer waves do not make up for its slower k-tile.  128 wide
+ * leaves by the TMA-store epilogue, so amax, an output scale and fused epilogues take the same
+ * tile. */
 static bool block_scaled(const cute_gemm_config *cfg, const int64_t mnk[3], cute_gemm_tiling *t)
 {
     bool fp8 = cfg->dtype == CUTE_E4M3 || cfg->dtype == CUTE_E5M2;
     if (cfg->scale != CUTE_GEMM_SCALE_BLOCK || !fp8 || cfg->dual || cute_dtype_bytes(cute_gemm_c_dtype(cfg)) != 2)
         return false;
-    /* time a wave: bn / 1.07 for 160, 128 for 128 (x 100 in integers); 160's C is not whole
-     * 64-column boxes, so it leaves by stores from registers, which take no amax, output
-     * scale or fused epilogue (those keep 128) */
-    bool stores = !cfg->amax && !cfg->out_scale && !cute_gemm_epilogue_fused(&cfg->epilogue);
-    bool wide = stores && mnk[1] > 128 && waves(mnk, 160) * 160 * 100 < waves(mnk, 128) * 128 * 107;
-    *t = wide ? (cute_gemm_tiling){.bm = 128, .bn = 160, .cluster_m = 2, .cluster_n = 1}
-              : (cute_gemm_tiling){.bm = 128, .bn = 128, .cluster_m = 1, .cluster_n = 1};
+    int cm = mnk[0] > 128 ? 2 : 1; /* (one row tile: the cluster's second block would have none) */
+    *t = (cute_gemm_tiling){.bm = 128, .bn = 128, .cluster_m = cm, .cluster_n = 1};
     return true;
 }
 
@@ -107,7 +116,7 @@ cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int6
     if (few_rows(mnk, &few)) return few;
     for (size_t i = 0; i < sizeof by_shape / sizeof by_shape[0]; i++)
         if (mnk[2] <= by_shape[i].k_up_to && mnk[0] * mnk[1] >= by_shape[i].mn_from &&
-            mnk[0] >= by_shape[i].side_from && mnk[1] >= by_shape[i].side_from)
+            mnk[0] * mnk[1] <= by_shape[i].mn_up_to && mnk[0] >= by_shape[i].side_from && mnk[1] >= by_shape[i].side_from)
             return by_shape[i].t;
     return none;
 }

@@ -23,14 +23,34 @@ static bool plan_takes(const cute_gemm_config *cfg)
 
 int main(void)
 {
-    /* short K: ping-pong; one past the bound on, the whole tile's store; fp8, an f32 C: the
-     * plan's defaults */
+    /* K up to 512: ping-pong; up to 1024: the cooperative kernel with the whole tile's store, no
+     * cluster (8192x8192x1024 too, though the 2x1 row's bounds take it); past 1024 the rows by
+     * tiles; fp8, an f32 C: the plan's defaults */
     static const cute_gemm_tiling none;
-    CHECK(row(CUTE_BF16, CUTE_BF16, 8192, 8192, 1024).schedule == CUTE_GEMM_SCHEDULE_PINGPONG, "bf16 K 1024");
+    CHECK(row(CUTE_BF16, CUTE_BF16, 8192, 8192, 512).schedule == CUTE_GEMM_SCHEDULE_PINGPONG, "bf16 K 512");
     CHECK(row(CUTE_F16, CUTE_F16, 8192, 8192, 64).schedule == CUTE_GEMM_SCHEDULE_PINGPONG, "f16 K 64");
+    cute_gemm_tiling k1024 = row(CUTE_BF16, CUTE_BF16, 8192, 8192, 1024), k513 = row(CUTE_F16, CUTE_F16, 4096, 4096, 513);
+    CHECK(k1024.schedule == CUTE_GEMM_SCHEDULE_AUTO && k1024.c_store == CUTE_GEMM_STORE_TILE && k1024.cluster_m == 0,
+          "bf16 8192^2 x 1024: cooperative, the whole tile, no cluster (schedule %d, store %d, cluster %d)",
+          k1024.schedule, k1024.c_store, k1024.cluster_m);
+    CHECK(k513.schedule == CUTE_GEMM_SCHEDULE_AUTO && k513.c_store == CUTE_GEMM_STORE_TILE, "f16 K 513: cooperative");
     cute_gemm_tiling longer = row(CUTE_BF16, CUTE_BF16, 8192, 8192, 1025);
     CHECK(longer.schedule == CUTE_GEMM_SCHEDULE_AUTO && longer.c_store == CUTE_GEMM_STORE_TILE, "K 1025");
     CHECK(row(CUTE_F16, CUTE_BF16, 4096, 4096, 4096).c_store == CUTE_GEMM_STORE_TILE, "f16 -> bf16 4096^3");
+    /* one wave (M N up to 2048^2) past K 1024: the two-buffer TMA stores; one more row of C, or
+     * K 1024: the whole tile; each compiles */
+    cute_gemm_tiling wave = row(CUTE_BF16, CUTE_BF16, 2048, 2048, 2048), small = row(CUTE_F16, CUTE_F16, 1000, 1500, 4096);
+    CHECK(wave.c_store == CUTE_GEMM_STORE_TMA && wave.cluster_m == 0 && wave.schedule == CUTE_GEMM_SCHEDULE_AUTO,
+          "2048^3: --store tma (store %d)", wave.c_store);
+    CHECK(small.c_store == CUTE_GEMM_STORE_TMA, "1000 x 1500 x 4096: --store tma");
+    CHECK(row(CUTE_BF16, CUTE_BF16, 2049, 2048, 2048).c_store == CUTE_GEMM_STORE_TILE, "2049 x 2048: the whole tile");
+    CHECK(row(CUTE_BF16, CUTE_BF16, 2048, 2048, 1024).c_store == CUTE_GEMM_STORE_TILE, "2048^2 x 1024: the whole tile");
+    for (int d = 0; d < 2; d++) {
+        cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = d ? CUTE_F16 : CUTE_BF16, .major = {1, d, d},
+                                .align_bytes = 16};
+        cfg.tiling = gemm_hopper_auto_tiling(&cfg, (int64_t[]){2048, 2048, 2048});
+        CHECK(plan_takes(&cfg), "the one-wave row compiles (%s)", d ? "f16, N-major B, row-major C" : "bf16");
+    }
     /* 8192 x 4096 (1024 tiles) and up, K past 1024: clusters of 2 along M; fewer tiles: none */
     CHECK(longer.cluster_m == 2 && longer.cluster_n == 1, "8192^2 x 1025: 2x1");
     cute_gemm_tiling llm = row(CUTE_BF16, CUTE_BF16, 8192, 4096, 14336), sq = row(CUTE_BF16, CUTE_BF16, 4096, 8191, 8192);
@@ -41,23 +61,23 @@ int main(void)
     CHECK(!memcmp(&fp8, &none, sizeof none), "e4m3: the plan's defaults");
     CHECK(!memcmp(&f32, &none, sizeof none), "an f32 C: the plan's defaults");
     cute_gemm_tiling t;
-    /* block scales: 128 x 160 in 2x1 clusters where its waves take less time (4096x7168: 11
-     * waves against 14), else 128 x 128 alone (4096^3: 7 against 8, short of the 1.07; N of
-     * 160: one tile either way); an f32 C keeps the plan's defaults; each row compiles */
-    int64_t shapes[][3] = {{4096, 7168, 16384}, {4096, 4096, 4096}, {4096, 160, 4096}};
-    int want_bn[] = {160, 128, 128};
-    for (int i = 0; i < 3; i++) {
-        cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_E4M3, .c_dtype = CUTE_BF16,
+    /* block scales: 128 x 128 in 2x1 clusters (ahead of 128 x 160 and of 1x1 at 4096x7168 and
+     * 4096x4096, K 16384), with amax too; one row tile of M: no cluster; an f32 C keeps the
+     * plan's defaults; each row compiles */
+    int64_t shapes[][3] = {{4096, 7168, 16384}, {4096, 4096, 4096}, {4096, 160, 4096}, {128, 4096, 4096}};
+    for (int i = 0; i < 4; i++) {
+        cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = i % 2 ? CUTE_E5M2 : CUTE_E4M3, .c_dtype = CUTE_BF16,
                                 .scale = CUTE_GEMM_SCALE_BLOCK, .major = {1, 1, 1}, .align_bytes = 16};
         cfg.tiling = gemm_hopper_auto_tiling(&cfg, shapes[i]);
-        int cm = want_bn[i] == 160 ? 2 : 1;
+        int cm = shapes[i][0] > 128 ? 2 : 1;
         long long m = shapes[i][0], n = shapes[i][1];
-        CHECK(cfg.tiling.bm == 128 && cfg.tiling.bn == want_bn[i] && cfg.tiling.cluster_m == cm,
-              "block scales %lldx%lld: %dx%d, cluster %d", m, n, cfg.tiling.bm, cfg.tiling.bn, cfg.tiling.cluster_m);
+        CHECK(cfg.tiling.bm == 128 && cfg.tiling.bn == 128 && cfg.tiling.cluster_m == cm && cfg.tiling.cluster_n == 1,
+              "block scales %lldx%lld: %dx%d, cluster %dx%d", m, n, cfg.tiling.bm, cfg.tiling.bn, cfg.tiling.cluster_m,
+              cfg.tiling.cluster_n);
         CHECK(plan_takes(&cfg), "the block-scale row for %lldx%lld compiles", m, n);
-        cfg.amax = true; /* 160 wide stores from registers: no amax there */
+        cfg.amax = true;
         t = gemm_hopper_auto_tiling(&cfg, shapes[i]);
-        CHECK(t.bn == 128 && t.cluster_m == 1, "block scales with amax, %lldx%lld: %dx%d", m, n, t.bm, t.bn);
+        CHECK(t.bn == 128 && t.cluster_m == cm, "block scales with amax, %lldx%lld: %dx%d", m, n, t.bm, t.bn);
         cfg.tiling = t;
         CHECK(plan_takes(&cfg), "the block-scale row with amax compiles");
         cfg.c_dtype = CUTE_F32, cfg.amax = false;

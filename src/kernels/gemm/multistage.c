@@ -266,8 +266,7 @@ static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     }
 }
 
-/* The persistent kernel (CUTE_GEMM_SCHEDULE_PERSISTENT): one block an SM (two where they fit:
- * plan_multistage.c's persistent_c_tile), walking tiles of C
+/* The persistent kernel (CUTE_GEMM_SCHEDULE_PERSISTENT): one block an SM walking tiles of C
  * from the tile scheduler (tile_sched.c).  A block per tile leaves the tensor cores idle
  * from its last MMA to the next block's first: the epilogue, then the next block's prologue
  * waiting for its first k-tile from global memory.  Here the next tile's prologue is issued
@@ -333,7 +332,7 @@ static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     const gemm_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     cute_int tid = cute_thread_idx(c, 0);
-    cute_kernel_min_blocks(c, p->per_sm > 1 ? p->per_sm : 1);
+    cute_kernel_min_blocks(c, 1);
     walk w = {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)};
     cute_int mine = gemm_sched_mine(c, &w.sched);
     cute_tensor sA, sB, sC;
@@ -360,7 +359,7 @@ static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     }
 }
 
-/* the persistent grid: the scheduler's blocks (at most p->per_sm an SM), times a batch's L */
+/* the persistent grid: the scheduler's blocks (at most one an SM), times a batch's L */
 static cute_launch_cfg persistent_launch(cute_ctx *c, const gemm_plan *p, cute_tensor mC)
 {
     gemm_sched s = gemm_sched_make(c, p, mC, p->raster);

@@ -133,8 +133,10 @@ static cute_call_arg rows(cute_call_arg x, int64_t first, int64_t count)
  * partial of the other's half straight into the other's C, flagging each tile there; then
  * every rank adds its partial of its own half on top (each tile after its flag) and stores
  * the sum into its C and, through the mirror, into the other's.  Both ranks' C poisoned
- * first, both checked whole. */
-static cute_status row_parallel(two *g, uint32_t e, char *err, size_t n)
+ * first, both checked whole.  `in_turn`: each call launched alone, one after another (the
+ * waits find their flags set), where the interpreter cannot run the ranks together (clusters
+ * are not emulated across devices). */
+static cute_status row_parallel_as(two *g, uint32_t e, bool in_turn, char *err, size_t n)
 {
     poison(g);
     int64_t h = g->m / 2, fh = h / 64;
@@ -152,10 +154,14 @@ static cute_status row_parallel(two *g, uint32_t e, char *err, size_t n)
             s = cute_gemm_peer_fn(g->lib[r], &A, &B, &out, 1.0, step ? 1.0 : 0.0, step ? &add : &push, &fs[r],
                                   args + r * CUTE_GEMM_PEER_ARGS, err, n);
         }
-        if (s == CUTE_OK) s = sync_both(g, cute_call_peers(fs, 2, NULL, CUTE_GEMM_PEER_ARGS, args, err, n));
+        if (s == CUTE_OK && !in_turn) s = sync_both(g, cute_call_peers(fs, 2, NULL, CUTE_GEMM_PEER_ARGS, args, err, n));
+        for (int r = 0; r < 2 && s == CUTE_OK && in_turn; r++)
+            s = sync_both(g, cute_call(fs[r], NULL, CUTE_GEMM_PEER_ARGS, args + r * CUTE_GEMM_PEER_ARGS, err, n));
     }
     return s;
 }
+
+static cute_status row_parallel(two *g, uint32_t e, char *err, size_t n) { return row_parallel_as(g, e, false, err, n); }
 
 /* elements of rank r's C off A0 B0^T + A1 B1^T (every `step`-th): the partial rounds to
  * bf16 once, the sum once */
@@ -316,6 +322,40 @@ static void code(two *g)
     }
 }
 
+/* The fused all-reduce in the tiling `cutec bench tp-gemm --pieces library` gives its GEMMs
+ * at 8192^3 (the library's: clusters of 2 along M, B's k-tiles multicast, the whole tile's
+ * store), in 64 x 64 tiles: C 256 x 128, so each half has a cluster's two tiles along M.
+ * The interpreter runs a cluster on one emulated device only: each call alone, in turn. */
+static void interp_clusters(cute_runtime *rt)
+{
+    two g = {.m = 256, .n = 128, .k = {64, 128}, .rt = {rt, rt}};
+    char err[1024] = "";
+    cute_gemm_tiling tiles = {.bm = 64, .bn = 64, .stages = 2, .cluster_m = 2, .cluster_n = 1,
+                              .c_store = CUTE_GEMM_STORE_TILE};
+    bool ok = two_open(&g, &tiles, err, sizeof err);
+    CHECK(ok, "clusters: %s", err);
+    for (uint32_t e = 1; ok && e <= 2; e++) {
+        cute_status s = row_parallel_as(&g, e, true, err, sizeof err);
+        CHECK(s == CUTE_OK, "row parallel in 2x1 clusters, epoch %u: %s", e, err);
+        CHECK(s != CUTE_OK || (wrong_on(&g, 0, 1) == 0 && wrong_on(&g, 1, 1) == 0),
+              "row parallel in 2x1 clusters, epoch %u: %d wrong on rank 0, %d on rank 1", e, wrong_on(&g, 0, 1),
+              wrong_on(&g, 1, 1));
+    }
+    /* the kernel is the clustered one: B's k-tiles multicast */
+    cute_call_arg args[CUTE_GEMM_PEER_ARGS], C = c_of(&g, 1), f1 = flags_of(&g, 1), A = gtk_arg(&g.a[0], CUTE_BF16),
+                  B = gtk_arg(&g.b[0], CUTE_BF16);
+    cute_gemm_peer push = {.signal = &f1, .signal_value = 1};
+    const cute_fn *f = NULL;
+    char *src = NULL;
+    if (ok && cute_gemm_peer_fn(g.lib[0], &A, &B, &C, 1, 0, &push, &f, args, err, sizeof err) == CUTE_OK &&
+        cute_fn_code(f, "cuda", NULL, &src, err, sizeof err) == CUTE_OK)
+        CHECK(strstr(src, "multicast::cluster") != NULL, "clusters: no multicast load in the kernel");
+    else
+        CHECK(!ok, "clusters: the kernel's code: %s", err);
+    free(src);
+    two_close(&g);
+}
+
 static void interp(void)
 {
     two g = {.m = M, .n = N, .k = {K0, K1}};
@@ -330,6 +370,7 @@ static void interp(void)
     CHECK(ok, "%s", err);
     if (ok) on_interp(&g), misuse(&g), code(&g);
     two_close(&g);
+    interp_clusters(g.rt[0]);
     cute_runtime_free(g.rt[0]);
 }
 
@@ -362,6 +403,20 @@ static void on_gpus(void)
               "sample", wrong_on(&g, 0, 257));
     }
     if (ok) two_close(&g);
+    /* the fused all-reduce again in the library's tiling at 8192^3 (`--pieces library`: 2x1
+     * clusters, the whole tile's store), the two GPUs running together */
+    two c = {.m = 1024, .n = 1024, .k = {512, 512}, .rt = {g.rt[0], g.rt[1]}};
+    cute_gemm_tiling tiles = {.cluster_m = 2, .cluster_n = 1, .c_store = CUTE_GEMM_STORE_TILE};
+    opened = ok && two_open(&c, &tiles, err, sizeof err);
+    if (ok) CHECK(opened, "clusters: %s", err);
+    for (uint32_t e = 1; opened && e <= 2; e++) {
+        cute_status s = row_parallel(&c, e, err, sizeof err);
+        CHECK(s == CUTE_OK, "two GPUs, row parallel in 2x1 clusters, epoch %u: %s", e, err);
+        CHECK(s != CUTE_OK || (wrong_on(&c, 0, 257) == 0 && wrong_on(&c, 1, 257) == 0),
+              "two GPUs, row parallel in 2x1 clusters, epoch %u: %d and %d wrong of a sample", e, wrong_on(&c, 0, 257),
+              wrong_on(&c, 1, 257));
+    }
+    if (ok) two_close(&c);
     for (int r = 0; r < 2; r++)
         if (g.rt[r]) cute_runtime_free(g.rt[r]);
 }

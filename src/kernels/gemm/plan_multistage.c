@@ -321,24 +321,14 @@ static int64_t smem_per_block(int arch)
  * the next tile's first k-tiles fill while the epilogue reads it, so the accumulators go in
  * as they are in the fewest parts of N that fit beside the stages on the target (bf16 and s8
  * at 256x128: 144 KB of stages and two parts of 64 KB).  A part is whole MMA tiles of N
- * (mma_n columns): the accumulators of one MMA tile then all fall in one part.  A block of 4
- * warps or fewer (two fit an SM's registers) runs two an SM where its stages and C's tile
- * fit half the SM's shared memory less the 1 KB a block the hardware keeps (s8 128x128x128
- * in 3 stages: 96 KB and four parts of 16 KB), so one block's epilogue and next prologue
- * have the other's MMAs beside them; the overlapped way out needs C's whole tile there. */
+ * (mma_n columns): the accumulators of one MMA tile then all fall in one part.  One block an
+ * SM (two of 4 warps an SM lost to a block per tile at every size on the H200:
+ * bench/RESULTS.md); the overlapped way out needs C's whole tile there. */
 static bool persistent_c_tile(cute_alg *a, gemm_plan *p, int arch, int64_t mma_n)
 {
     cute_dtype cd = cute_gemm_c_dtype(&p->cfg), acc = (cute_dtype)p->mma.atom.c_type;
     int64_t stages = (int64_t)p->stages * (p->bm + p->bn) * p->bk * cute_dtype_bytes(p->cfg.dtype);
     int64_t tile = p->bm * p->bn * cute_dtype_bytes(acc), room = smem_per_block(arch) - stages;
-    int64_t half = (smem_per_block(arch) + 1024) / 2 - 1024 - stages;
-    p->per_sm = 1;
-    if (p->threads <= 128 && half > 0)
-        for (int parts = 1; (p->bn / parts) % mma_n == 0 && (parts == 1 || !p->c_overlap); parts *= 2)
-            if (tile / parts <= half) {
-                p->per_sm = 2, room = half;
-                break;
-            }
     for (p->c_parts = 1; (p->bn / p->c_parts) % mma_n == 0; p->c_parts *= 2)
         if (tile / p->c_parts <= room) {
             int64_t along = 128 / (gemm_vector_bytes(&p->cfg, cd) / cute_dtype_bytes(cd) * cute_dtype_bytes(acc));

@@ -262,9 +262,8 @@ static void big_tile(void)
 /* The persistent kernel (CUTE_GEMM_SCHEDULE_PERSISTENT), each block walking several tiles
  * (the interpreter has 2 "SMs"), the next tile's first k-tiles loading during this one's
  * epilogue: the library's tiling (C's shared tile in two parts of N beside the stages) with
- * tails in M, N and K and beta; s8 at 128x128x128 (two blocks an SM: C's tile in four parts
- * of N); a batch with an f32 row-major C and a small tile (12 tiles a matrix on the
- * interpreter, two blocks an SM); step 4 (no C tile).  On a GPU the same at `scale`
+ * tails in M, N and K and beta; s8 at 128x128x128; a batch with an f32 row-major C and a
+ * small tile (12 tiles a matrix on the interpreter); step 4 (no C tile).  On a GPU the same at `scale`
  * times the extents. */
 /* s8's tiling for C stored during the next tile's main loop */
 #define OVERLAP_S8                                                                                                    \
@@ -310,41 +309,6 @@ static void persistent(const char *backend, int64_t scale)
         run(lib, cute_runtime_backend(rt), cases[i].v, &pr, backend);
     }
     cute_gemm_lib_free(lib);
-    cute_runtime_free(rt);
-}
-
-/* Trace-only: the persistent kernel runs two blocks an SM where a block is 4 warps and its
- * stages and C's tile fit 113 KB (s8 128x128x128 in 3 stages: 96 KB and four 16 KB parts of
- * C), else one (8 warps; 4 stages, 128 KB of them) */
-static void persistent_per_sm(void)
-{
-    char err[512];
-    cute_runtime *rt;
-    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
-    if (check_failed) return;
-    static const struct {
-        cute_gemm_tiling t;
-        int blocks;
-    } cases[] = {
-        {{.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2}, 2},
-        {{.bm = 256, .bn = 128, .bk = 128, .stages = 3, .warps_m = 4, .warps_n = 2}, 1},
-        {{.bm = 128, .bn = 128, .bk = 128, .stages = 4, .warps_m = 2, .warps_n = 2}, 1},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
-                                .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND,
-                                .tiling = cases[i].t};
-        cfg.tiling.schedule = CUTE_GEMM_SCHEDULE_PERSISTENT;
-        const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
-        CHECK(f != NULL, "persistent s8 case %zu: %s", i, err);
-        if (!f) continue;
-        const cute_ir_func *k = cute_fn_kernel(f, 0);
-        CHECK(k->min_blocks == cases[i].blocks && (cases[i].blocks == 1 || k->smem_bytes <= 113 * 1024),
-              "persistent s8 %lldx%lldx%lld, %d stages: %d blocks an SM, %lld bytes of shared memory (want %d)",
-              (long long)cfg.tiling.bm, (long long)cfg.tiling.bn, (long long)cfg.tiling.bk, cfg.tiling.stages,
-              k->min_blocks, (long long)k->smem_bytes, cases[i].blocks);
-        cute_fn_free(f);
-    }
     cute_runtime_free(rt);
 }
 
@@ -435,7 +399,6 @@ int main(void)
     fp8_sm90(small[0]);
     big_tile();
     persistent("interp", 1);
-    persistent_per_sm();
     overlap_refused();
     banks();
     static const int64_t big[][4] = {{1021, 509, 263, 1}, {1024, 768, 520, 2}, {2048, 2048, 2048, 1}};

@@ -41,11 +41,14 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
  * registers; the k-tile at a time spills 20 bytes outside its loop): on an H200 (session
  * 31) 76.5 / 72.4% of the copy at (4096,7168,8) and (7168,2048,4) where five (96
  * registers) ran 72.3 / 68.2% in the same run.  The ring as many as the shared memory of
- * an H100 or H200 holds (228 KB an SM, 1 KB of it a block's), up to 5 */
+ * an H100 or H200 holds (228 KB an SM, 1 KB of it a block's), up to 5.  Two or three
+ * k-tiles ahead (cfg.ahead) hold a k-tile's registers more each: four (128 registers), for the
+ * shapes whose blocks are fewer than that an SM ((7168,16384,1): 3.4) */
 #define WORDS_BLOCKS 6
+#define WORDS_BLOCKS_AHEAD 4
 static int words_blocks(const gemv_plan *p)
 {
-    return p->cfg.smem_stages ? gemv_ring_blocks(p, 5) : WORDS_BLOCKS;
+    return p->cfg.smem_stages ? gemv_ring_blocks(p, 5) : gemv_ahead(&p->cfg) > 1 ? WORDS_BLOCKS_AHEAD : WORDS_BLOCKS;
 }
 
 /* the one element of t at coordinate crd, as a tensor of one element */
@@ -384,33 +387,40 @@ static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
     words_products(c, p, &f, w);
 }
 
-/* words, a warp whose rows are all in A: its `full` whole k-tiles with the next one's
- * registers loaded before this one's products.  ptxas, left to itself, spreads a k-tile's
- * loads through its decode (a load or two in flight a warp), and sinks the next k-tile's
- * loads below this one's products; a warp sync after them keeps them above, the loads being
- * weak ones (ld.global, not .nc: compile.c drops __restrict__ for this kernel), which may
- * not cross it.  The last k-tile loads itself again (no branch: a branch around the loads
- * let the compiler move them past the products too). */
+/* words, a warp whose rows are all in A: its `full` whole k-tiles with the next
+ * cfg.ahead ones' registers loaded before this one's products.  ptxas, left to itself,
+ * spreads a k-tile's loads through its decode (a load or two in flight a warp), and sinks the
+ * next k-tile's loads below this one's products; a warp sync after them keeps them above, the
+ * loads being weak ones (ld.global, not .nc: compile.c drops __restrict__ for this kernel),
+ * which may not cross it.  The k-tiles past the last load the last again (no branch: a branch
+ * around the loads let the compiler move them past the products too).  More than one ahead,
+ * the loop is unrolled by the registers' rotation (ahead + 1), so that the rotation is
+ * renaming, not moves. */
 static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
                             cute_int full, void *user)
 {
     cute_alg *a = cute_ctx_alg(c);
     bs_warp *w = user;
+    int d = gemv_ahead(&p->cfg);
     CUTE_IF(c, cute_int_lt(c, cute_i(0), full))
     {
         if (p->unroll != 1) cute_ctx_fail(c, "gemv: the pipelined NVFP4 k-tiles take one vector a row (plan)");
         scale_tiles st = scale_tiles_of(c, p, th, t, w, full);
-        words_tile cur = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, 0), false, &st);
-        CUTE_FOR(c, kt, cute_i(0), full)
+        words_tile buf[CUTE_GEMV_MAX_AHEAD + 1]; /* buf[0] this k-tile's, buf[i] i ahead */
+        for (int i = 0; i < d; i++) {
+            cute_int kt = i ? cute_min(a, cute_i(i), cute_sub(a, full, cute_i(1))) : cute_i(0);
+            buf[i] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), false, &st);
+        }
+        CUTE_FOR_STEP(c, kt, cute_i(0), full, 1, d > 1 ? d + 1 : 0)
         {
             /* (the last k-tile, full - 1, as max(full - 1, 0): proven nonnegative, the
              * scales' index divisions become shifts) */
             cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
-            cute_int after = cute_min(a, cute_add(a, kt, cute_i(1)), last);
-            words_tile nxt = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
+            cute_int after = cute_min(a, cute_add(a, kt, cute_i(d)), last);
+            buf[d] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
             cute_syncwarp(c); /* keeps the loads above the products (weak loads: compile.c) */
-            words_products(c, p, &cur, w);
-            words_assign(c, p, &cur, &nxt);
+            words_products(c, p, &buf[0], w);
+            for (int i = 0; i < d; i++) words_assign(c, p, &buf[i], &buf[i + 1]);
         }
     }
 }

@@ -179,6 +179,47 @@ static void ring_forms(cute_runtime *rt, cute_gemv_lib *lib)
 }
 
 /* on a runtime tracing for `arch`: sm_100a's body (cvt) or the one before it (words) */
+/* NVFP4's register form two k-tiles ahead when asked (cute_gemv_lib_ahead), whatever the
+ * shape (the library's own choice of it: results, below): four full k-tiles and a tail with a partial last warp (the loop unrolled by three:
+ * one left over), two full and a tail batched, one full k-tile (the two ahead both load the
+ * last), none (a partial k-tile only); then a k-tile at a time forced over it, and the
+ * configurations it does not take refused with the reason */
+static void ahead_forms(cute_runtime *rt, cute_gemv_lib *lib)
+{
+    CHECK(cute_gemv_lib_ahead(lib, 2) && !cute_gemv_lib_ahead(lib, CUTE_GEMV_MAX_AHEAD + 1) &&
+              !cute_gemv_lib_ahead(lib, -1),
+          "k-tiles ahead: 0 to %d", CUTE_GEMV_MAX_AHEAD);
+    static const struct {
+        int64_t M, K, L;
+    } cases[] = {{177, 4096 + 64, 1}, {40, 2048 + 32, 2}, {17, 1024, 1}, {9, 96, 2}};
+    cute_gemv_config last;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_case(rt, lib, CUTE_E2M1, CUTE_F16, cases[i].M, cases[i].K, cases[i].L, i % 2 ? 0 : -0.5);
+        cute_gemv_lib_last(lib, &last, NULL);
+        CHECK(last.ahead == 2 && !last.tile_at_a_time && !last.smem_stages,
+              "case %zu: NVFP4's registers 2 k-tiles ahead when asked (ran %d, a k-tile at a time %d)", i, last.ahead,
+              last.tile_at_a_time);
+    }
+    cute_gemv_lib_tile_at_a_time(lib, true);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 2048, 1, 0);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.tile_at_a_time && last.ahead <= 1, "a k-tile at a time forced over the k-tiles ahead");
+    cute_gemv_lib_tile_at_a_time(lib, false);
+    cute_gemv_lib_ahead(lib, 0);
+    cute_gemv_config no[] = {
+        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .tile_at_a_time = true, .ahead = 2},
+        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .smem_stages = 4, .ahead = 2},
+        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .ahead = CUTE_GEMV_MAX_AHEAD + 1},
+        {.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .ahead = 2},
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        char err[512] = "";
+        const cute_fn *f = cute_gemv_compile(rt, &no[i], err, sizeof err);
+        CHECK(!f && strstr(err, "k-tiles ahead"), "k-tiles ahead refused (%zu): %s", i, err);
+        cute_fn_free(f);
+    }
+}
+
 static void results(const char *arch)
 {
     cute_runtime *rt = check_interp();
@@ -205,12 +246,20 @@ static void results(const char *arch)
     /* without the ring, the library loads the next k-tile (1,024 elements) into registers
      * before this one's products where K spans four k-tiles or more and the blocks (16 rows)
      * fill the SMs (2 on the interpreter) six each: four full k-tiles and a tail, a partial
-     * last warp; a short K a k-tile at a time; then each k-tile just before its products
-     * when asked */
+     * last warp; the next two where they are four an SM or fewer; between, and a short K, a
+     * k-tile at a time; then each k-tile just before its products when asked */
     cute_gemv_lib_smem_stages(lib, 0);
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 177, 4096 + 64, 1, 0.5);
     cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(!last.tile_at_a_time && !last.l2_prefetch, "NVFP4's pipelined form at K 4160, 12 blocks");
+    CHECK(!last.tile_at_a_time && !last.l2_prefetch && last.ahead <= 1,
+          "NVFP4's pipelined form one k-tile ahead at K 4160, 12 blocks (ran %d ahead)", last.ahead);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 100, 4096 + 64, 1, -0.5);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(!last.tile_at_a_time && last.ahead == 2, "NVFP4 two k-tiles ahead at K 4160, 7 blocks (ran %d ahead)",
+          last.ahead);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 130, 4096, 1, 0);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.tile_at_a_time, "NVFP4 a k-tile at a time at K 4096, 9 blocks (5 an SM)");
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 161, 1024 + 64, 1, 0.5);
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(last.tile_at_a_time, "NVFP4 a k-tile at a time at K 1088");
@@ -219,6 +268,7 @@ static void results(const char *arch)
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(last.tile_at_a_time, "the library ran NVFP4 a k-tile at a time when asked");
     cute_gemv_lib_tile_at_a_time(lib, false);
+    ahead_forms(rt, lib);
     cute_gemv_lib_smem_stages(lib, -1);
     run_case(rt, lib, CUTE_E4M3, CUTE_BF16, 37, 544, 2, 0.25); /* MXFP8 */
     run_case(rt, lib, CUTE_E4M3, CUTE_F16, 5, 32, 1, 0);

@@ -51,15 +51,9 @@ bool cute_gemv_ring_able(const cute_gemv_config *cfg)
 
 int cute_gemv_ring_default(const cute_gemv_config *cfg)
 {
-    /* bf16's, as measured (f16 runs the same loads with other conversions: not measured) */
-    return cfg->dtype == CUTE_BF16 && !cfg->sf_vec && cute_gemv_ring_able(cfg) ? CUTE_GEMV_RING_STAGES : 0;
-}
-
-int gemv_ring_resident(const cute_gemv_config *cfg)
-{
-    gemv_plan p = {.cfg = *cfg, .threads = GEMV_THREADS, .rows = gemv_rows_per_warp(cfg),
-                   .ktile = cute_gemv_k_tile(cfg)};
-    return gemv_ring_blocks(&p, 5);
+    /* the 16-bit dtypes', as measured (f32 and e4m3: not measured through the ring) */
+    bool sixteen = cfg->dtype == CUTE_BF16 || cfg->dtype == CUTE_F16;
+    return sixteen && !cfg->sf_vec && cute_gemv_ring_able(cfg) ? CUTE_GEMV_RING_STAGES : 0;
 }
 
 /* NVFP4 with the next k-tiles loaded before this one's products, in registers or through a
@@ -192,10 +186,10 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "K-major A in 16-byte vectors without the L2 prefetch", cfg->smem_stages, CUTE_GEMV_MAX_SMEM_STAGES);
         return false;
     }
-    if (cfg->row_tiles < 0 || cfg->row_tiles > CUTE_GEMV_MAX_ROW_TILES ||
-        (gemv_row_tiles(cfg) > 1 && (!cfg->smem_stages || cfg->sf_vec))) {
-        snprintf(err, n, "gemv: %d tiles of rows a block (1 to %d; more than one with the ring, no scales)",
-                 cfg->row_tiles, CUTE_GEMV_MAX_ROW_TILES);
+    if (cfg->ahead < 0 || cfg->ahead > CUTE_GEMV_MAX_AHEAD ||
+        (gemv_ahead(cfg) > 1 && (!nvfp4_pipelined(cfg) || cfg->smem_stages))) {
+        snprintf(err, n, "gemv: %d k-tiles ahead (1 to %d) is NVFP4's register form, not with "
+                 "tile_at_a_time, the L2 prefetch or the ring", cfg->ahead, CUTE_GEMV_MAX_AHEAD);
         return false;
     }
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
@@ -309,7 +303,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_g%d",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -320,7 +314,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              : cfg->many_splits ? "_splits"
              : cfg->split       ? "_split"
                           : "",
-             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages, gemv_row_tiles(cfg));
+             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages, gemv_ahead(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

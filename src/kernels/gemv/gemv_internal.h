@@ -87,16 +87,6 @@ typedef struct gemv_tiles {
 } gemv_tiles;
 gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
                             cute_int kchunk);
-/* ... of the tile of rows mt (gemv_block_tiles: the block's index) */
-gemv_tiles gemv_block_tiles_at(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
-                               cute_int kchunk, cute_int mt);
-/* the blocks of a configuration's ring an SM holds (its shared memory) */
-int gemv_ring_resident(const cute_gemv_config *cfg);
-/* a block's tiles of rows streamed through one ring (cfg.row_tiles, at least 1) */
-static inline int gemv_row_tiles(const cute_gemv_config *cfg)
-{
-    return cfg->row_tiles > 1 ? cfg->row_tiles : 1;
-}
 
 /* A thread's start in a block's tiles: its slice of the TiledCopy, the partition of the
  * first tile's coordinates (its first row and column), and (acc) one f32 accumulator per
@@ -182,6 +172,14 @@ int gemv_lib_sm_count(cute_gemv_lib *lib);
 int gemv_lib_smem_stages(cute_gemv_lib *lib);
 /* NVFP4's k-tiles one at a time for later calls (cute_gemv_lib_tile_at_a_time) */
 bool gemv_lib_tile_at_a_time(cute_gemv_lib *lib);
+/* NVFP4's register form's k-tiles ahead asked for later calls (cute_gemv_lib_ahead; 0: the
+ * library's) */
+int gemv_lib_ahead(cute_gemv_lib *lib);
+/* a configuration's k-tiles ahead in NVFP4's register form (cfg.ahead, at least 1) */
+static inline int gemv_ahead(const cute_gemv_config *cfg)
+{
+    return cfg->ahead > 1 ? cfg->ahead : 1;
+}
 
 /* The lane's 128-byte line of k-tile kt + cfg.l2_prefetch of the warp's `rows` rows (from
  * block-tile row r0) of gA (TileM, tk, RestK) asked of L2 (the kernels' unpredicated k-tiles;
@@ -220,13 +218,6 @@ int gemv_ring_blocks(const gemv_plan *p, int most);
  * 4-byte aligned scale buffers (NULL: none); M, K, L: A's extents (words for NVFP4) */
 gemv_ring gemv_ring_make(cute_ctx *c, const gemv_plan *p, const cute_tensor *sfa, const cute_tensor *sfb,
                          cute_int M, cute_int K, cute_int L);
-/* a block's `groups` tiles of rows, each of `full` whole k-tiles, streamed through one ring
- * (no scales): the tiles of group g from at(g), fn on each stage read, end(g) after group g's
- * last k-tile */
-typedef gemv_tiles (*gemv_tiles_at_fn)(cute_ctx *c, cute_int g, void *user);
-typedef void (*gemv_group_end_fn)(cute_ctx *c, const gemv_plan *p, cute_int g, void *user);
-void gemv_ring_stream(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_ring *r, cute_int groups,
-                      cute_int full, gemv_tiles_at_fn at, gemv_ring_fn fn, gemv_group_end_fn end, void *user);
 /* the in-bounds warp's `full` whole k-tiles through the ring, fn on each stage read */
 void gemv_ring_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
                     const gemv_ring *r, cute_int full, gemv_ring_fn fn, void *user);

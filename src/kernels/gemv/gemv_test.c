@@ -215,7 +215,7 @@ static void results(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
-/* The shared-memory ring (cfg.smem_stages; the library's own, of 4, for bf16) where one vector of
+/* The shared-memory ring (cfg.smem_stages; the library's own, of 4, for bf16 and f16) where one vector of
  * K-major A streams in 16-byte vectors: 2 and 3 stages over whole k-tiles (512 elements
  * of 16 bits) and a tail, odd M, batches, split-K, padded rows, 8- and 32-bit elements.  The
  * interpreter checks that each stage is read after its copies landed.  A case whose vectors
@@ -229,7 +229,7 @@ static void ring_cases(cute_runtime *rt)
         {CUTE_F32, CUTE_F32, 5, 2060, 1, 1, 0, 1, 0, 0, -0.5, 0},
         {CUTE_E4M3, CUTE_F16, 9, 2064, 2, 1, 16, 1, 0, 0, 0, 0},
     };
-    for (int d = 2; d <= 3; d++) { /* 4, the library's own for bf16, below and in every bf16 case */
+    for (int d = 2; d <= 3; d++) { /* 4, the library's own for 16 bits, below and in every such case */
         CHECK(cute_gemv_lib_smem_stages(lib, d), "a ring of %d stages", d);
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             run_case(rt, lib, &cases[i]);
@@ -242,29 +242,23 @@ static void ring_cases(cute_runtime *rt)
     cute_gemv_config cfg;
     cute_gemv_lib_last(lib, &cfg, NULL);
     CHECK(!cfg.smem_stages, "K = 1001 (vectors of one element): no ring");
-    /* the library's own for bf16: the ring of 4, one tile of rows a block; asked for
-     * (cute_gemv_lib_row_tiles -1), each block streams several (the interpreter's two SMs
-     * hold 8 blocks): whole k-tiles, every block's rows in A but the last's (one stream; the
-     * last block's tiles one after another), then a partial k-tile and batches (every
-     * block's tiles one after another) */
+    /* the library's own for bf16 and f16: the ring of 4 (whole k-tiles and rows past M; a
+     * partial k-tile and batches); f32 and e4m3 through registers */
     cute_gemv_lib_smem_stages(lib, -1);
     static const gemv_case own[] = {
         {CUTE_BF16, CUTE_BF16, 72, 512, 1, 1, 0, 1, 0, 0, 0, 0},
         {CUTE_BF16, CUTE_F32, 40, 600, 2, 1, 0, 1, 0, 0, 0.5, 0},
+        {CUTE_F16, CUTE_F16, 41, 1600, 1, 1, 0, 1, 0, 0, 0, 0},
+        {CUTE_F16, CUTE_BF16, 24, 1040, 2, 1, 0, 1, 0, 0, -0.5, 0},
+        {CUTE_F32, CUTE_F32, 5, 2060, 1, 1, 0, 1, 0, 0, 0, 0},
+        {CUTE_E4M3, CUTE_F16, 9, 2064, 1, 1, 16, 1, 0, 0, 0, 0},
     };
-    run_case(rt, lib, &own[0]);
-    cute_gemv_lib_last(lib, &cfg, NULL);
-    CHECK(cfg.smem_stages == CUTE_GEMV_RING_STAGES && cfg.row_tiles <= 1,
-          "the library's own: a ring of %d (asked %d), %d tiles of rows a block (one)", cfg.smem_stages,
-          CUTE_GEMV_RING_STAGES, cfg.row_tiles);
-    CHECK(cute_gemv_lib_row_tiles(lib, -1) && !cute_gemv_lib_row_tiles(lib, -2) &&
-              !cute_gemv_lib_row_tiles(lib, CUTE_GEMV_MAX_ROW_TILES + 1),
-          "row tiles: -1 to %d", CUTE_GEMV_MAX_ROW_TILES);
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
         run_case(rt, lib, &own[i]);
         cute_gemv_lib_last(lib, &cfg, NULL);
-        CHECK(cfg.smem_stages == CUTE_GEMV_RING_STAGES && cfg.row_tiles > 1,
-              "stream case %zu: a ring of %d, %d tiles of rows a block", i, cfg.smem_stages, cfg.row_tiles);
+        int want = own[i].d == CUTE_BF16 || own[i].d == CUTE_F16 ? CUTE_GEMV_RING_STAGES : 0;
+        CHECK(cfg.smem_stages == want, "the library's own (case %zu): a ring of %d (want %d)", i, cfg.smem_stages,
+              want);
     }
     cute_gemv_lib_free(lib);
 }
@@ -471,19 +465,6 @@ static void machine_code(cute_runtime *rt)
             }
             free(text);
         }
-        cute_fn_free(f);
-    }
-    /* several tiles of rows a block are the ring's (cfg.row_tiles): refused, with the reason,
-     * through registers or past CUTE_GEMV_MAX_ROW_TILES */
-    cute_gemv_config streams[] = {
-        {.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .row_tiles = 4},
-        {.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .smem_stages = 4,
-         .row_tiles = CUTE_GEMV_MAX_ROW_TILES + 1},
-    };
-    for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++) {
-        char err[512] = "";
-        const cute_fn *f = cute_gemv_compile(rt, &streams[i], err, sizeof err);
-        CHECK(!f && strstr(err, "tiles of rows a block"), "row tiles refused (%zu): %s", i, err);
         cute_fn_free(f);
     }
 }

@@ -28,8 +28,8 @@ struct cute_gemv_lib {
     int mma_from;          /* cute_gemv_lib_mma_from */
     int l2_prefetch;       /* cute_gemv_lib_l2_prefetch */
     bool tile_at_a_time;   /* cute_gemv_lib_tile_at_a_time */
+    int ahead;             /* cute_gemv_lib_ahead */
     int smem_stages;       /* cute_gemv_lib_smem_stages */
-    int row_tiles;         /* cute_gemv_lib_row_tiles */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -46,7 +46,7 @@ static bool same_config(const void *x, const void *y)
            a->sf_vec == b->sf_vec && a->atomic == b->atomic && a->mma == b->mma &&
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
-           gemv_row_tiles(a) == gemv_row_tiles(b);
+           gemv_ahead(a) == gemv_ahead(b);
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -132,20 +132,28 @@ bool gemv_lib_tile_at_a_time(cute_gemv_lib *lib)
     return on;
 }
 
+bool cute_gemv_lib_ahead(cute_gemv_lib *lib, int ahead)
+{
+    if (!lib || ahead < 0 || ahead > CUTE_GEMV_MAX_AHEAD) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->ahead = ahead;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+int gemv_lib_ahead(cute_gemv_lib *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    int d = lib->ahead;
+    pthread_mutex_unlock(&lib->lock);
+    return d;
+}
+
 bool cute_gemv_lib_smem_stages(cute_gemv_lib *lib, int stages)
 {
     if (!lib || stages < -1 || stages == 1 || stages > CUTE_GEMV_MAX_SMEM_STAGES) return false;
     pthread_mutex_lock(&lib->lock);
     lib->smem_stages = stages;
-    pthread_mutex_unlock(&lib->lock);
-    return true;
-}
-
-bool cute_gemv_lib_row_tiles(cute_gemv_lib *lib, int tiles)
-{
-    if (!lib || tiles < -1 || tiles > CUTE_GEMV_MAX_ROW_TILES) return false;
-    pthread_mutex_lock(&lib->lock);
-    lib->row_tiles = tiles;
     pthread_mutex_unlock(&lib->lock);
     return true;
 }
@@ -288,21 +296,6 @@ static bool gemv_takes_mma(const cute_gemv_lib *lib, const gemv_operands *o)
     return gemv_mma_able(o) && o->x.shape[1] >= lib->mma_from;
 }
 
-/* The ring's tiles of rows a block streams (cfg.row_tiles), where asked for
- * (cute_gemv_lib_row_tiles; not measured yet, so one by default): `asked`, or for -1 as many
- * as keep the grid to one wave of the blocks an SM holds, so that a block's ring runs on from
- * one tile of rows into the next instead of draining at each tile's end and a new block
- * filling it again (up to CUTE_GEMV_MAX_ROW_TILES) */
-static int ring_row_tiles(const gemv_operands *o, const cute_gemv_config *cfg, int64_t splits, int sms, int asked)
-{
-    if (!cfg->smem_stages || cfg->sf_vec || o->major != 1 || asked == 0) return 1;
-    if (asked > 0) return asked;
-    int64_t tile_rows = gemv_rows_per_warp(cfg) * 4, slots = (int64_t)sms * gemv_ring_resident(cfg);
-    int64_t units = ceil_div(o->A.shape[0], tile_rows) * o->A.shape[2] * splits;
-    int64_t g = ceil_div(units, slots);
-    return g < 1 ? 1 : g > CUTE_GEMV_MAX_ROW_TILES ? CUTE_GEMV_MAX_ROW_TILES : (int)g;
-}
-
 /* the configuration, splits and K extent per split of a call (lock held) */
 static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, int64_t *splits,
                                   int64_t *kchunk)
@@ -324,7 +317,6 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     *kchunk = tiles ? ceil_div(tiles, s ? s : 1) * tk : tk;
     *splits = K ? ceil_div(K, *kchunk) : 1; /* K = 0: one split of nothing, y = beta y */
     cfg.split = *splits != 1;
-    cfg.row_tiles = ring_row_tiles(o, &cfg, *splits, sm_count(lib->rt), lib->row_tiles);
     cfg.atomic = cfg.split && lib->nondeterministic;
     cfg.many_splits = cfg.split && !cfg.atomic && *splits > CUTE_GEMV_FEW_SPLITS;
     return cfg;

@@ -18,12 +18,23 @@ int64_t cute_gemv_sf_index(int64_t row, int64_t k, int64_t l, int64_t rows, int6
 
 /* NVFP4's form for a call, where the caller forces none: the next k-tile's registers first
  * where that paid, K of four of its k-tiles or more (1,024 elements each) and blocks (16 rows)
- * enough for six an SM (blockscaled.c, WORDS_BLOCKS); else a k-tile at a time.  H200, session 29's mid pass, of the copy:
+ * enough for six an SM (blockscaled.c, WORDS_BLOCKS); two ahead where they are 4 an SM or
+ * fewer (two_ahead_pays); else a k-tile at a time.  H200, session 29's mid pass, of the copy:
  * (4096,7168,8) 73.0% against 65.4% a k-tile at a time; (7168,16384,1), 448 blocks, 66.1%
  * against 67.9%; (7168,2048,4), two k-tiles, 64.9% against 69.5% */
 static bool pipeline_pays(cute_gemv_lib *lib, int64_t M, int64_t K, int64_t L)
 {
     return K >= 4 * 1024 && (M + 15) / 16 * L >= 6 * (int64_t)gemv_lib_sm_count(lib);
+}
+
+/* ... two k-tiles ahead (cfg.ahead; 4 blocks an SM) where K spans four k-tiles or more and
+ * the blocks are 4 an SM or fewer, all resident from the start, so that only the bytes a row
+ * has in flight add to the card's.  H200, 2026-11-27 13:34, of the copy: (7168,16384,1), 3.4
+ * blocks an SM, 70.3 / 70.4% against 68.1 / 68.4% a k-tile at a time; (4096,7168,8), 15.5
+ * blocks an SM, 71.4% against one ahead's 77.3% (6 blocks an SM, not 4) */
+static bool two_ahead_pays(cute_gemv_lib *lib, int64_t M, int64_t K, int64_t L)
+{
+    return K >= 4 * 1024 && (M + 15) / 16 * L <= 4 * (int64_t)gemv_lib_sm_count(lib);
 }
 
 /* a scale buffer: rank 1, the scales' dtype, unit stride, long enough */
@@ -96,7 +107,11 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
     if (e2m1 && !forced && !cfg.l2_prefetch && stages && cute_call_arg_alignment(SFA, 4) >= 4 &&
         cute_call_arg_alignment(SFB, 4) >= 4)
         cfg.smem_stages = stages;
-    cfg.tile_at_a_time = e2m1 && !cfg.smem_stages && (forced || !pipeline_pays(lib, M, K, L));
+    int asked = gemv_lib_ahead(lib); /* asked for: the register form whatever the shape */
+    int ahead = asked ? asked : two_ahead_pays(lib, M, K, L) ? 2 : 1;
+    bool registers = asked || ahead > 1 || pipeline_pays(lib, M, K, L);
+    cfg.tile_at_a_time = e2m1 && !cfg.smem_stages && (forced || !registers);
+    if (e2m1 && !cfg.smem_stages && !cfg.tile_at_a_time && !cfg.l2_prefetch) cfg.ahead = ahead;
     if (K == 0)
         return gemv_invalid(err, n,
                             "gemv: block-scaled K = 0 (K must be a positive multiple of 32)");

@@ -177,38 +177,3 @@ void gemv_ring_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, cons
         fn(c, p, &f, user);
     }
 }
-
-void gemv_ring_stream(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_ring *r, cute_int groups,
-                      cute_int full, gemv_tiles_at_fn at, gemv_ring_fn fn, gemv_group_end_fn end, void *user)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    int d = p->cfg.smem_stages;
-    ring_lane l = {0}; /* no scales */
-    if (r->scales) cute_ctx_fail(c, "gemv: the ring's stream of row tiles takes no scales (plan)");
-    cute_int total = cute_mul(a, groups, full);
-    for (int s = 0; s < d - 1; s++) { /* the first stages - 1 k-tiles of the stream, a group each */
-        CUTE_IF(c, cute_int_lt(c, cute_i(s), total))
-        {
-            gemv_tiles t = at(c, cute_div(a, cute_i(s), full), user);
-            ring_issue(c, p, &t, r, &l, cute_mod(a, cute_i(s), full), cute_i(s));
-        }
-        cute_cp_async_commit_group(c);
-    }
-    CUTE_FOR(c, j, cute_i(0), total)
-    {
-        cute_int ahead = cute_add(a, j, cute_i(d - 1));
-        CUTE_IF(c, cute_int_lt(c, ahead, total))
-        {
-            gemv_tiles t = at(c, cute_div(a, ahead, full), user);
-            ring_issue(c, p, &t, r, &l, cute_mod(a, ahead, full), cute_mod(a, ahead, cute_i(d)));
-        }
-        cute_cp_async_commit_group(c);
-        cute_cp_async_wait_group(c, d - 1); /* k-tile j has landed */
-        gemv_ring_tile f = ring_read(c, p, th, r, &l, cute_mod(a, j, cute_i(d)));
-        fn(c, p, &f, user);
-        CUTE_IF(c, cute_int_eq(c, cute_mod(a, cute_add(a, j, cute_i(1)), full), cute_i(0)))
-        {
-            end(c, p, cute_div(a, j, full), user);
-        }
-    }
-}

@@ -21,17 +21,7 @@ typedef struct row_acc {
     cute_val alpha, beta;
     const gemv_tiles *tiles;
     gemv_ring ring; /* cfg.smem_stages */
-    /* the stream of row tiles (cfg.row_tiles): the block's first tile of rows, A, x, kchunk */
-    cute_tensor mA, mX;
-    cute_int mt0, kchunk;
 } row_acc;
-
-/* every vector's and row's accumulators zeroed */
-static void clear_acc(cute_ctx *c, const gemv_plan *p, row_acc *acc)
-{
-    for (int v = 0; v < p->nvec; v++)
-        for (int r = 0; r < p->rows; r++) cute_clear(c, acc->t[v][r]);
-}
 
 /* acc += the products of the lane's fragment of A (its rows, unroll vectors each) and of
  * each x_v (its first row's), summed over the unroll vectors (a vector's worth of
@@ -112,56 +102,6 @@ static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *us
     }
 }
 
-/* the stream's group g: the block's tile of rows mt0 + g */
-static gemv_tiles stream_tiles(cute_ctx *c, cute_int g, void *user)
-{
-    row_acc *acc = user;
-    return gemv_block_tiles_at(c, cute_ctx_user(c), acc->mA, acc->mX, acc->kchunk,
-                               cute_add(cute_ctx_alg(c), acc->mt0, g));
-}
-
-/* the end of the stream's group g: the warp's rows written, the sums zeroed for the next */
-static void stream_end(cute_ctx *c, const gemv_plan *p, cute_int g, void *user)
-{
-    row_acc *acc = user;
-    gemv_tiles t = stream_tiles(c, g, user);
-    gemv_thread th = gemv_thread_start(c, p, &t, false);
-    finish_rows(c, p, th.first.coord.leaf[0], acc);
-    clear_acc(c, p, acc);
-}
-
-/* A block's cfg.row_tiles tiles of rows: where all their rows are in A and the split holds
- * whole k-tiles, one stream through the ring, the next tile's k-tiles in flight while this
- * one's rows end; else each tile as a block of one (its predicated tiles, rows past M) */
-static void rows_stream(cute_ctx *c, const gemv_plan *p, row_acc *acc, const gemv_walk *walk)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    int G = gemv_row_tiles(&p->cfg);
-    cute_int M = acc->mA.layout.shape.leaf[0];
-    gemv_tiles t0 = stream_tiles(c, cute_i(0), acc);
-    gemv_thread th = gemv_thread_start(c, p, &t0, false);
-    acc->tiles = &t0;
-    cute_int full = cute_div(a, cute_sub(a, t0.kend, t0.k0), cute_i(p->ktile));
-    cute_int rows_end = cute_mul(a, cute_add(a, acc->mt0, cute_i(G)), p->tile.leaf[0]);
-    cute_val whole = cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, cute_sub(a, rows_end, cute_i(1)), M),
-                                    cute_int_eq(c, cute_add(a, t0.k0, cute_mul(a, full, cute_i(p->ktile))), t0.kend));
-    CUTE_IF(c, whole)
-    {
-        gemv_ring_stream(c, p, &th, &acc->ring, cute_i(G), full, stream_tiles, ring_fma, stream_end, acc);
-    }
-    CUTE_ELSE(c)
-    {
-        CUTE_FOR(c, g, cute_i(0), cute_i(G))
-        {
-            gemv_tiles t = stream_tiles(c, g, acc);
-            gemv_thread tg = gemv_thread_start(c, p, &t, false);
-            acc->tiles = &t;
-            clear_acc(c, p, acc);
-            gemv_warp_rows_by(c, p, &tg, &t, M, p->ktile, walk);
-        }
-    }
-}
-
 static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
                         cute_int kchunk, cute_val alpha, cute_val beta)
 {
@@ -182,12 +122,6 @@ static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
         acc.ring = gemv_ring_make(c, p, NULL, NULL, mA.layout.shape.leaf[0], mA.layout.shape.leaf[1],
                                   mA.layout.shape.leaf[2]);
         walk.whole = rows_ring;
-        if (gemv_row_tiles(&p->cfg) > 1) {
-            acc.mA = mA, acc.mX = mX, acc.kchunk = kchunk;
-            acc.mt0 = cute_mul(a, cute_block_idx(c, 0), cute_i(gemv_row_tiles(&p->cfg)));
-            rows_stream(c, p, &acc, &walk);
-            return;
-        }
     }
     gemv_warp_rows_by(c, p, &th, &t, mA.layout.shape.leaf[0], p->ktile, &walk);
 }
@@ -195,8 +129,7 @@ static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
 void gemv_rows_host(cute_ctx *c, const cute_arg *arg)
 {
     const gemv_plan *p = cute_ctx_user(c);
-    int64_t G = p->cfg.smem_stages ? gemv_row_tiles(&p->cfg) : 1; /* a block's tiles of rows */
-    gemv_host_args g = gemv_host_unpack(c, arg, p->threads / 32 * p->rows * G);
+    gemv_host_args g = gemv_host_unpack(c, arg, p->threads / 32 * p->rows);
     CUTE_LAUNCH(c, rows_kernel, g.launch, g.mA, g.xb, g.mY, g.mW, g.kchunk, g.alpha, g.beta);
     gemv_reduce_launch(c, p, g.mY, g.mW, g.alpha, g.beta);
 }
