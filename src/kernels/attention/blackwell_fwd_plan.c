@@ -10,7 +10,7 @@
  * O (D): 512 columns at head dim 128, 256 at 64 with 64-key tiles.
  *
  * Taken: f16 and bf16, head dim 64 and 128, causal or not, grouped-query heads, any Sq and
- * Sk.  Refused with the reason: other targets than sm_100, head dim 256, sliding windows,
+ * Sk.  Refused with the reason: other targets than sm_100, other head dims, sliding windows,
  * packed sequences (the library's AUTO gives those to the SM80 kernel). */
 #include <string.h>
 
@@ -34,7 +34,7 @@ bool attn_plan_blackwell(cute_alg *a, const cute_attention_config *cfg, int arch
     if (cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_BF16)
         return cute_alg_fail(a, "attention blackwell: %s inputs (f16 or bf16)", cute_dtype_name(cfg->dtype));
     if (cfg->head_dim != 64 && cfg->head_dim != 128)
-        return cute_alg_fail(a, "attention blackwell: head dim %d (64 or 128; the SM80 kernel takes 256)",
+        return cute_alg_fail(a, "attention blackwell: head dim %d (64 or 128; the SM80 kernel takes the others)",
                              cfg->head_dim);
     if (cfg->window || cfg->varlen)
         return cute_alg_fail(a, "attention blackwell: %s are not taken yet (the SM80 kernel takes them)",
