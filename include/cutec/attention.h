@@ -19,11 +19,13 @@ CUTE_API_BEGIN
 
 #include "cutec/jit.h"
 
-/* Which kernel: AUTO picks the Hopper one on sm_90 and the SM80 one elsewhere. */
+/* Which kernel: AUTO picks the Hopper one on sm_90, the Blackwell one on sm_100 (where it
+ * takes the configuration) and the SM80 one elsewhere. */
 typedef enum {
     CUTE_ATTENTION_AUTO,
     CUTE_ATTENTION_SM80,   /* FlashAttention 2: mma.sync, ldmatrix, cp.async (sm_80 and later) */
     CUTE_ATTENTION_HOPPER, /* FlashAttention 3: TMA, wgmma, warp-specialized (sm_90) */
+    CUTE_ATTENTION_BLACKWELL, /* the forward by tcgen05 into tensor memory (sm_100a; emulated only) */
 } cute_attention_variant;
 
 typedef struct cute_attention_config {

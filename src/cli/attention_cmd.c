@@ -22,9 +22,9 @@ static int usage(const char *cmd)
     fprintf(stderr,
             "usage: cutec %s attention [--batch B] [--heads H] [--kv-heads G] [--seqlen S]\n"
             "         [--headdim D (32..256, a multiple of 32)] [--causal] [--bwd] [--dtype bf16|f16] [--scale X] [--iters N]\n"
-            "         [--variant auto|sm80|hopper] [--block-n N] [--block-m 128|192] [--persistent 1|0]\n"
+            "         [--variant auto|sm80|hopper|blackwell] [--block-n N] [--block-m 128|192] [--persistent 1|0]\n"
             "         [--kv-stages 1|2]\n"
-            "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
+            "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
             "  O = softmax(scale Q K^T) V, Q and O (B,S,H,D), K and V (B,S,G,D), G dividing H;\n"
             "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
             "  bench: 8x16x4096 d128 and 16x32x2048 d64 (or the shape given), causal and not, with torch\n"
@@ -32,7 +32,7 @@ static int usage(const char *cmd)
             "  --bwd (or --backward): the backward (dQ, dK, dV; head dim to 128), SDPA's beside;\n"
             "  --decode [--splits N]: one query row against --seqlen keys (bench: 8x32x32768 d128,\n"
             "  32 and 8 KV heads), GB/s of K and V read beside a device copy's and SDPA's;\n"
-            "  --variant: the kernels (auto: hopper on sm_90, sm80 elsewhere); --block-n: the forward's keys a tile\n"
+            "  --variant: the kernels (auto: hopper on sm_90, blackwell (forward) on sm_100, sm80 elsewhere); --block-n: the forward's keys a tile\n"
             "  (sm80: keys a softmax step, 64 or 32);\n"
             "  --block-m: the Hopper forward's query rows a tile (192: three consumer warpgroups, head dim 64);\n"
             "  --persistent 1|0: the Hopper forward's persistent grid (a block an SM) or a block a\n"
@@ -42,11 +42,11 @@ static int usage(const char *cmd)
     return CLI_USAGE;
 }
 
-static const char *const variant_names[] = {"auto", "sm80", "hopper"};
+static const char *const variant_names[] = {"auto", "sm80", "hopper", "blackwell"};
 
 static bool variant_parse(const char *v, cute_attention_variant *out)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < (int)(sizeof variant_names / sizeof variant_names[0]); i++)
         if (!strcmp(v, variant_names[i])) return *out = (cute_attention_variant)i, true;
     return false;
 }
@@ -71,7 +71,7 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
         ok = cli_int(v, 32, 256, &o->D, why, n) && o->D % 32 == 0, /* what the library takes: lib.c */
         snprintf(why, n, "a multiple of 32 from 32 to 256");
     else if (!strcmp(k, "--variant"))
-        ok = variant_parse(v, &o->variant), snprintf(why, n, "auto, sm80 or hopper");
+        ok = variant_parse(v, &o->variant), snprintf(why, n, "auto, sm80, hopper or blackwell");
     else if (!strcmp(k, "--block-n"))
         ok = cli_int(v, 16, 256, &o->block_n, why, n);
     else if (!strcmp(k, "--block-m"))
@@ -374,6 +374,8 @@ static int run(const attn_opts *o)
         fprintf(stderr, "cutec run attention: %s\n", p.err);
         return CLI_FAIL;
     }
+    if (o->k.arch && !cute_runtime_on_gpu(p.rt)) /* the interpreter's target: sm_100a runs the Blackwell kernel */
+        cute_runtime_set_target_arch(p.rt, o->k.arch);
     p.lib = cute_attention_lib_new(p.rt);
     cute_attention_lib_set_kernel(p.lib, o->variant, (int)o->block_n);
     cute_attention_lib_set_block_m(p.lib, (int)o->block_m, grid_of(o));

@@ -43,6 +43,11 @@ typedef struct attn_plan {
                                 CUTEC_ATTN_FWD_ORDER=snake) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
+    /* the Blackwell forward (blackwell_fwd_plan.c): S = Q K^T (tcgen05 _SS) and O += P V (_TS,
+     * P in tensor memory); the tensor memory's columns (S, O and P) */
+    cute_mma_atom umma_s, umma_o;
+    int tmem_columns;
+    unsigned broken; /* the Blackwell forward's deliberately broken forms (ATTN_BW_BREAK_*) */
 } attn_plan;
 
 /* the forward's head dims: the SM80 kernel takes every multiple of 32 to 256 (its copies move
@@ -70,6 +75,16 @@ void attn_fwd_host(cute_ctx *c, const cute_arg *arg);
 /* the packed sequences' (fwd_varlen.c): the arguments Q, K, V, O, scale_log2, then these */
 enum { ATTN_VARLEN_CU_Q = 5, ATTN_VARLEN_CU_K, ATTN_VARLEN_MAX_SQ, ATTN_VARLEN_LSE, ATTN_VARLEN_NARGS };
 void attn_fwd_varlen_host(cute_ctx *c, const cute_arg *arg);
+/* the Blackwell forward's plan and host function (blackwell_fwd_plan.c, blackwell_fwd.c);
+ * whether it takes the configuration (AUTO's choice on sm_100) */
+bool attn_blackwell_takes(const cute_attention_config *cfg);
+bool attn_plan_blackwell(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p);
+void attn_blackwell_host(cute_ctx *c, const cute_arg *arg);
+/* blackwell_fwd_test's broken kernels, each to be reported by the interpreter: the softmax
+ * reading S with no wait for the MMA's commit; the MMA never committing a P V */
+enum { ATTN_BW_BREAK_S_WAIT = 1, ATTN_BW_BREAK_PV_COMMIT = 2 };
+const cute_fn *attn_blackwell_compile_broken(cute_runtime *rt, const cute_attention_config *cfg, unsigned broken,
+                                             char *err, size_t n);
 /* the Hopper kernel's plan and host function (hopper_plan.c, hopper_fwd.c) */
 /* arch: the compile target (cute_runtime_target_arch; 0 unknown) */
 bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p);

@@ -27,6 +27,7 @@ static int make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATTN
 cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg)
 {
     if (cfg->variant != CUTE_ATTENTION_AUTO) return cfg->variant;
+    if (cute_runtime_target_arch(rt) == 100 && attn_blackwell_takes(cfg)) return CUTE_ATTENTION_BLACKWELL;
     bool hopper = cute_runtime_target_arch(rt) == 90 && !cfg->window && !cfg->varlen &&
                   attn_hopper_head_dim(cfg->head_dim); /* what it takes */
     return hopper ? CUTE_ATTENTION_HOPPER : CUTE_ATTENTION_SM80;
@@ -38,8 +39,12 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
     cute_alg a;
     cute_alg_init(&a, NULL);
     attn_plan *plan = malloc(sizeof *plan);
-    bool hopper = attn_variant(rt, cfg) == CUTE_ATTENTION_HOPPER;
-    if (!plan || !(hopper ? attn_plan_hopper(&a, cfg, cute_runtime_target_arch(rt), plan) : attn_plan_make(&a, cfg, plan))) {
+    cute_attention_variant v = attn_variant(rt, cfg);
+    bool hopper = v == CUTE_ATTENTION_HOPPER, blackwell = v == CUTE_ATTENTION_BLACKWELL;
+    int arch = cute_runtime_target_arch(rt);
+    if (!plan || !(blackwell ? attn_plan_blackwell(&a, cfg, arch, plan)
+                   : hopper  ? attn_plan_hopper(&a, cfg, arch, plan)
+                             : attn_plan_make(&a, cfg, plan))) {
         snprintf(err, n, "%s", plan ? a.error : "attention: out of memory");
         free(plan);
         return NULL;
@@ -73,8 +78,33 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
     if (cfg->window)
         snprintf(name + len, sizeof name - (size_t)len, "_w%d_%d", cfg->window_left, cfg->window_right);
     cute_host_fn host = hopper ? attn_hopper_host : cfg->varlen ? attn_fwd_varlen_host : attn_fwd_host;
+    if (blackwell) { /* a name of its own: the other kernels' options are not its */
+        snprintf(name, sizeof name, "attention_fwd_blackwell_%s_d%dx%lld%s%s", cute_dtype_name(cfg->dtype),
+                 cfg->head_dim, (long long)plan->bn, cfg->causal ? "_causal" : "", cfg->lse ? "_lse" : "");
+        host = attn_blackwell_host;
+    }
     const cute_fn *f = cute_compile(rt, name, host, plan, nargs,
                                     specs, err, n);
     free(plan); /* only needed while tracing */
+    return f;
+}
+
+const cute_fn *attn_blackwell_compile_broken(cute_runtime *rt, const cute_attention_config *cfg, unsigned broken,
+                                             char *err, size_t n)
+{
+    cute_alg a;
+    cute_alg_init(&a, NULL);
+    attn_plan *plan = malloc(sizeof *plan);
+    if (!plan || !attn_plan_blackwell(&a, cfg, cute_runtime_target_arch(rt), plan)) {
+        snprintf(err, n, "%s", plan ? a.error : "attention: out of memory");
+        free(plan);
+        return NULL;
+    }
+    plan->broken = broken;
+    cute_arg_spec specs[ATTN_VARLEN_NARGS];
+    char name[64];
+    snprintf(name, sizeof name, "attention_fwd_blackwell_broken%u", broken);
+    const cute_fn *f = cute_compile(rt, name, attn_blackwell_host, plan, make_specs(cfg, specs), specs, err, n);
+    free(plan);
     return f;
 }
