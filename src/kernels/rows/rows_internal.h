@@ -93,9 +93,6 @@ typedef struct row_op {
      * this one): the same slots, more reductions (in a cluster, more exchanges) of simpler
      * values (LayerNorm: two sums, not Chan's merge of (count, mean, squares)) */
     const struct row_op *held_form;
-    /* rows one block's registers would hold are staged in shared memory instead, a block
-     * walking rows with the next ones' copies in flight (rows_compile.c's stage_rows) */
-    bool stage_rows;
 } row_op;
 
 typedef struct row_plan {
@@ -121,9 +118,8 @@ typedef struct row_plan {
                               pass (rows_kernel.c's row_pipelined; one stage, three buffers
                               or more) */
     bool in_place;         /* an output overlaps an input: no __restrict__ pointers */
-    bool words;            /* bf16 inputs read as 32-bit words (rows_kernel.c's load_f32):
-                              rows9, sm_90 on, unless CUTEC_ROWS9_WORDS=0 (so that one run
-                              can time rows9's other forms without them) */
+    bool words;            /* bf16 inputs read as 32-bit words (rows_kernel.c's load_f32) */
+    bool pairs;            /* a staged row's chunks written two at a time (write_pass) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
@@ -136,10 +132,8 @@ typedef struct row_plan {
 } row_plan;
 
 /* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7: the schedule as it was before that branch's
- * changes; rows9: rows9's forms, opt-in until a GPU has timed them (short rows staged by
- * persistent blocks, LayerNorm's two sums in a cluster, the paired write pass, bf16 read as
- * words) */
-typedef enum { ROW_SCHEDULE_NOW, ROW_SCHEDULE_ROWS5, ROW_SCHEDULE_ROWS6, ROW_SCHEDULE_ROWS7, ROW_SCHEDULE_ROWS9 } row_schedule;
+ * changes (rows_call.c) */
+typedef enum { ROW_SCHEDULE_NOW, ROW_SCHEDULE_ROWS5, ROW_SCHEDULE_ROWS6, ROW_SCHEDULE_ROWS7 } row_schedule;
 
 /* the tile's columns: tpr K V */
 static inline int64_t row_plan_tile(const row_plan *p) { return (int64_t)p->tpr * p->k * p->vec; }
@@ -157,6 +151,8 @@ bool row_plan_persistent(const row_plan *p);
 /* Choose V, tpr, K, R for rows of n elements and this op; `vec` the widest access every
  * row tensor allows (elements) */
 void row_plan_choose(row_plan *p, int64_t n, int vec);
+/* then the forms that depend on the row's length (bf16 words, paired writes, the held form) */
+void row_plan_forms(row_plan *p, int64_t n);
 
 /* the blocks an SM a cluster plan's kernel asks room for (0: no request): 1024 threads
  * (64 registers a thread, what the plan's sizing allows for), so that some load while
