@@ -109,5 +109,5 @@ const row_op row_cross_entropy = {
     "cross_entropy", 5,
     {{"logits", ROW_IN, false, -INFINITY}, {"labels", ROWVAL_IN, false, 0}, {"loss", ROWVAL_OUT, false, 0},
      {"lse", ROWVAL_OUT, true, 0}, {"dlogits", ROW_OUT, true, 0}},
-    1, stats3, partial, row_values, finish, false, 3, NULL,
+    1, stats3, partial, row_values, finish, false, 3, NULL, false, NULL,
 };

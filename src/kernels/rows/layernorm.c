@@ -99,17 +99,56 @@ static void fwd2_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
     io->d[1] = io->v[RSTD] = cute_val_unop(c, CUTE_OP_RSQRT, f32_op(c, CUTE_OP_ADD, var, io->p[0]));
 }
 
+/* Candidate (CUTEC_ROWS_TRIAL=1, opt-in until timed): one reduction of two sums about a
+ * shift, the row's first h, not the mean's and then the squares' about it: one exchange (in
+ * a cluster) or one block barrier where the two sums take two, and one walk over a staged
+ * row, not two.  With d = mean - shift, sum (h - shift)^2 / n = var + d^2: the shift lies
+ * among the row's values, a few spreads from the mean at most (not 0, whose d^2 would
+ * swamp var for a mean 1000 times the spread), so var loses a few bits at worst. */
+static cute_val shift_of(cute_ctx *c, const row_io *io)
+{
+    return io->has[RES] ? f32_op(c, CUTE_OP_ADD, io->first[X], io->first[RES]) : io->first[X];
+}
+
+static cute_reducer two_sums(int stage)
+{
+    (void)stage;
+    return row_reducer_sums(2);
+}
+
+static void shifted_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+{
+    (void)stage, (void)stats;
+    cute_ssa dev = row_scalar_op(c, CUTE_OP_SUB, h_of(c, io), shift_of(c, io));
+    out[0] = row_sum_inside_vectors(c, io, dev);
+    out[1] = row_sum_inside_vectors(c, io, cute_ssa_binop(c, CUTE_OP_MUL, dev, dev));
+}
+
+static void shifted_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    cute_val n = row_n(c, io), d = f32_op(c, CUTE_OP_DIV, stats[0][0], n);
+    cute_val var = f32_op(c, CUTE_OP_SUB, f32_op(c, CUTE_OP_DIV, stats[0][1], n), f32_op(c, CUTE_OP_MUL, d, d));
+    var = cute_val_binop(c, CUTE_OP_MAX, var, row_f32(c, 0));
+    io->d[0] = io->v[MEAN] = f32_op(c, CUTE_OP_ADD, shift_of(c, io), d);
+    io->d[1] = io->v[RSTD] = cute_val_unop(c, CUTE_OP_RSQRT, f32_op(c, CUTE_OP_ADD, var, io->p[0]));
+}
+
 #define LAYERNORM_FWD_SLOTS                                                                                        \
     {{"x", ROW_IN, false, 0}, {"residual", ROW_IN, true, 0}, {"weight", COL_IN, true, 0},                          \
      {"bias", COL_IN, true, 0}, {"y", ROW_OUT, false, 0}, {"residual_out", ROW_OUT, true, 0},                      \
      {"mean", ROWVAL_OUT, true, 0}, {"rstd", ROWVAL_OUT, true, 0}}
 
+static const row_op layernorm_fwd_shifted = {
+    "layernorm_shifted", 8, LAYERNORM_FWD_SLOTS, 1, two_sums, shifted_partial, shifted_row, fwd_finish, true, 0, NULL, true, NULL,
+};
+
 static const row_op layernorm_fwd_held = {
     "layernorm_two_sums", 8, LAYERNORM_FWD_SLOTS, 2, sum_each, fwd2_partial, fwd2_row, fwd_finish, true, 0, NULL,
+    false, &layernorm_fwd_shifted,
 };
 
 const row_op row_layernorm_fwd = {
-    "layernorm", 8, LAYERNORM_FWD_SLOTS, 1, moments, fwd_partial, fwd_row, fwd_finish, true, 0, &layernorm_fwd_held,
+    "layernorm", 8, LAYERNORM_FWD_SLOTS, 1, moments, fwd_partial, fwd_row, fwd_finish, true, 0, &layernorm_fwd_held, false, NULL,
 };
 
 enum { DY, XB, WB, MEAN_IN, RSTD_IN, DX, DW, DB };
@@ -161,5 +200,5 @@ const row_op row_layernorm_bwd = {
     {{"dy", ROW_IN, false, 0}, {"x", ROW_IN, false, 0}, {"weight", COL_IN, true, 0},
      {"mean", ROWVAL_IN, false, 0}, {"rstd", ROWVAL_IN, false, 0}, {"dx", ROW_OUT, false, 0},
      {"dweight", COL_PARTIAL, true, 0}, {"dbias", COL_PARTIAL, true, 0}},
-    1, sums, bwd_partial, bwd_row, bwd_finish, false, 0, NULL,
+    1, sums, bwd_partial, bwd_row, bwd_finish, false, 0, NULL, false, NULL,
 };

@@ -216,6 +216,8 @@ void row_plan_forms(row_plan *p, int64_t n)
     p->pairs = long_row && !(pairs && !strcmp(pairs, "0"));
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
+    const char *trial = getenv("CUTEC_ROWS_TRIAL");
+    if (held && p->op->trial_form && trial && !strcmp(trial, "1")) p->op = p->op->trial_form;
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)

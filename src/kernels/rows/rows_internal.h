@@ -62,6 +62,8 @@ typedef struct row_io {
     int variant;             /* the op's variant (log-softmax, ...) */
     bool resident;           /* the row is whole in the registers: what partial keeps
                                 below is there for finish (in chunks it is not) */
+    cute_val first[ROW_SLOTS]; /* ROW_IN: the row's first element, for an op with
+                                  row_op.shifted (loaded before the row) */
     cute_ssa keep;           /* partial's per-element values finish may reuse */
     cute_val keep_v;         /* ... and a per-thread value */
 } row_io;
@@ -93,6 +95,12 @@ typedef struct row_op {
      * this one): the same slots, more reductions (in a cluster, more exchanges) of simpler
      * values (LayerNorm: two sums, not Chan's merge of (count, mean, squares)) */
     const struct row_op *held_form;
+    /* the row's first element of each row input is loaded for partial (io->first), before the
+     * row itself (LayerNorm's shifted sums) */
+    bool shifted;
+    /* a candidate form under trial where the held form would run, opt-in until a GPU has
+     * timed it (row_plan_forms: CUTEC_ROWS_TRIAL=1) */
+    const struct row_op *trial_form;
 } row_op;
 
 typedef struct row_plan {

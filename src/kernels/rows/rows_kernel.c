@@ -391,6 +391,20 @@ static void row_values_keep(cute_ctx *c, const row_thread *th, const row_carry *
         if (th->p->has[s] && th->p->op->slot[s].role == ROWVAL_IN) cute_val_assign(c, next->v[s], ahead[s]);
 }
 
+/* an op's shift (row_op.shifted): the row's first element of each row input, issued before
+ * the row's own loads (or its staged copy's wait), so that it arrives meanwhile */
+static void load_firsts(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int row)
+{
+    const row_op *op = th->p->op;
+    if (!op->shifted) return;
+    cute_ssa in = cute_ssa_scalar(c, cute_int_lt(c, row, th->k->m), cute_tuple_int(cute_i(1)));
+    for (int s = 0; s < op->nslots; s++)
+        if (th->p->has[s] && op->slot[s].role == ROW_IN) {
+            cute_tensor t = cute_tensor_slice(c, th->k->g[s], CUTE_CRD(CUTE_CRD(th->ty, cute_i(0)), CUTE_CRD(rb, cute_i(0))));
+            io->first[s] = cute_ssa_get(c, cute_ssa_cvt(c, cute_tensor_load_if(c, t, in, 0), CUTE_F32), 0);
+        }
+}
+
 /* row block after row block: load (or wait for the staged row), reduce, write */
 static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
 {
@@ -402,6 +416,7 @@ static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
         cute_val inside = cute_int_lt(c, row, th->k->m), ahead[ROW_SLOTS];
         io->row = row, th->it = it;
         row_values_now(c, th, io->v, &next, ahead, it, row);
+        load_firsts(c, th, io, rb, row);
         if (th->stage.on) {
             fill_row(c, th, cute_add(a, it, cute_i(th->stage.stages - 1)));
             th->staged = row_stage_buffer(c, &th->stage, p);
