@@ -139,16 +139,16 @@ static void shifted_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
      {"mean", ROWVAL_OUT, true, 0}, {"rstd", ROWVAL_OUT, true, 0}}
 
 static const row_op layernorm_fwd_shifted = {
-    "layernorm_shifted", 8, LAYERNORM_FWD_SLOTS, 1, two_sums, shifted_partial, shifted_row, fwd_finish, true, 0, NULL, true, NULL,
+    "layernorm_shifted", 8, LAYERNORM_FWD_SLOTS, 1, two_sums, shifted_partial, shifted_row, fwd_finish, true, 0, 0, NULL, true, NULL,
 };
 
 static const row_op layernorm_fwd_held = {
-    "layernorm_two_sums", 8, LAYERNORM_FWD_SLOTS, 2, sum_each, fwd2_partial, fwd2_row, fwd_finish, true, 0, NULL,
+    "layernorm_two_sums", 8, LAYERNORM_FWD_SLOTS, 2, sum_each, fwd2_partial, fwd2_row, fwd_finish, true, 0, 0, NULL,
     false, &layernorm_fwd_shifted,
 };
 
 const row_op row_layernorm_fwd = {
-    "layernorm", 8, LAYERNORM_FWD_SLOTS, 1, moments, fwd_partial, fwd_row, fwd_finish, true, 0, &layernorm_fwd_held, false, NULL,
+    "layernorm", 8, LAYERNORM_FWD_SLOTS, 1, moments, fwd_partial, fwd_row, fwd_finish, true, 0, 0, &layernorm_fwd_held, false, NULL,
 };
 
 enum { DY, XB, WB, MEAN_IN, RSTD_IN, DX, DW, DB };
@@ -200,5 +200,5 @@ const row_op row_layernorm_bwd = {
     {{"dy", ROW_IN, false, 0}, {"x", ROW_IN, false, 0}, {"weight", COL_IN, true, 0},
      {"mean", ROWVAL_IN, false, 0}, {"rstd", ROWVAL_IN, false, 0}, {"dx", ROW_OUT, false, 0},
      {"dweight", COL_PARTIAL, true, 0}, {"dbias", COL_PARTIAL, true, 0}},
-    1, sums, bwd_partial, bwd_row, bwd_finish, false, 0, NULL, false, NULL,
+    1, sums, bwd_partial, bwd_row, bwd_finish, false, 0, 0, NULL, false, NULL,
 };

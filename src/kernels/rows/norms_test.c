@@ -149,6 +149,15 @@ int main(void)
      * sums in shared memory, walked by 512 threads; RMSNorm's next row staged during this one */
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 131080, 8}, true);
     backward(lib, be, true, CUTE_BF16, (shape_case){2, 131080, 0}, true);
+    /* rows10's candidates (CUTEC_ROWS_TRIAL=1, opt-in until timed): LayerNorm's shifted sums
+     * about the row's first h (the residual's first element too), held in registers, staged,
+     * over a cluster's parts; means 3000 times the spread */
+    setenv("CUTEC_ROWS_TRIAL", "1", 1);
+    forward(lib, be, true, CUTE_BF16, (shape_case){21, 4096, 8}, true, 0);
+    forward(lib, be, true, CUTE_F32, (shape_case){3, 4097, 0}, false, 3000);
+    forward(lib, be, true, CUTE_F16, (shape_case){3, 24576, 8}, true, 3000);
+    forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, false, 3000);
+    unsetenv("CUTEC_ROWS_TRIAL");
     /* before sm_90: rows walked in chunks; dw and db by a pass of their own */
     cute_runtime_set_target_arch(rt, "sm_80");
     forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, false, 3000);

@@ -167,9 +167,18 @@ int row_plan_blocks_per_sm(const row_plan *p)
     return blocks > 0 ? blocks : 1;
 }
 
+/* an op's trial form, under CUTEC_ROWS_TRIAL=1 */
+static void take_trial(row_plan *p)
+{
+    if (p->trial && p->op->trial_form) p->op = p->op->trial_form;
+}
+
 void row_plan_choose(row_plan *p, int64_t n, int vec)
 {
+    take_trial(p);
     int per = row_arrays(p) <= 2 ? 32 : 16;
+    int fewer = p->op->resident_values;
+    if (fewer && fewer < per && (n + vec - 1) / vec <= (int64_t)STAGE_THREADS * (fewer / vec > 0 ? fewer / vec : 1)) per = fewer;
     int kmax = per / vec > 0 ? per / vec : 1;
     /* a row walked in chunks needs no more than 64 bytes of each input a thread in flight
      * (f32's 32 values a thread spilled at 64 registers) */
@@ -216,8 +225,7 @@ void row_plan_forms(row_plan *p, int64_t n)
     p->pairs = long_row && !(pairs && !strcmp(pairs, "0"));
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
-    const char *trial = getenv("CUTEC_ROWS_TRIAL");
-    if (held && p->op->trial_form && trial && !strcmp(trial, "1")) p->op = p->op->trial_form;
+    if (held) take_trial(p);
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)
