@@ -10,7 +10,10 @@
 #  - cross-entropy's rows of 4096 held by 256 threads of 16 values, six blocks an SM (40
 #    registers), not two rows of 128 threads at 32 values, three an SM (78): fwd+bwd and fwd;
 #  - the reductions over dim 0 (cutec_reduce_cols) of 16-bit inputs with 8 rows' loads a thread
-#    in flight, not 4 (columns.c).
+#    in flight, not 4 (columns.c); and the time of a call whose GPU work is a few
+#    microseconds (dim 0 at 128x4096: two launches; softmax: one), the host's floor per call
+#    (bf16 16384x4096, 134 MB, ran at 83.5% of the copy, 39 us: a fixed ~7-9 us against the
+#    longer shapes, the second launch or the host).
 # Then the rows the 13:07 pass did not reach (the norms' backward, cross-entropy's forward at
 # the three shapes, beside PyTorch), and the paired write pass against the chunk loop
 # (CUTEC_ROWS_PAIRS=0) on the norms' long rows, the default since rows10 with the bf16 words.
@@ -41,6 +44,9 @@ nopairs() { echo "-- the chunk loop (CUTEC_ROWS_PAIRS=0)"; CUTEC_ROWS_PAIRS=0 CU
         trial cross-entropy --shape 16384x4096
         bench_bf16 sum --dim 0
         trial sum --dim 0
+        # the host's floor: a call whose GPU work is a few microseconds (two launches, one)
+        rows_new sum --dim 0 --shape 128x4096
+        rows_new softmax --shape 128x4096
         # not timed on 2026-11-27 13:07
         bench_bf16 layernorm --backward
         bench_bf16 rmsnorm --backward
