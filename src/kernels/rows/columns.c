@@ -175,29 +175,30 @@ static cute_status reduce_columns(cutec_rows *lib, const cute_call_arg *x, const
     cute_call_arg row = as_row(out);
     colred k = {(cute_dtype)x->dtype, (cute_dtype)out->dtype, op, 1, UNROLL};
     k.vec = widest(x, &row, cols);
-    /* candidate (CUTEC_ROWS_TRIAL=1, opt-in until timed): 16-bit inputs with 8 rows' loads a
-     * thread in flight (128 bytes), not 4.  bf16 16384x4096 ran at 83.5% of the copy, f32 at
-     * 95.7% (the same 64 bytes a thread in flight, twice the bytes in all): the pair says
-     * whether bytes in flight or the fixed costs (the second launch, the blocks' ends) are
-     * bf16's gap */
-    const char *trial = getenv("CUTEC_ROWS_TRIAL");
-    if (trial && !strcmp(trial, "1") && cute_dtype_bytes(k.in) == 2) k.unroll = UNROLL_MAX;
-    int unroll = k.unroll;
     int64_t tiles = (cols + THREADS * k.vec - 1) / (THREADS * k.vec), row_blocks = (m + LANES - 1) / LANES;
     /* splits: a few blocks an SM in all, each walking at least 4 U row blocks */
     int64_t want = 2 * rows_lib_resident_blocks(lib), splits = (want + tiles - 1) / tiles;
-    int64_t most = row_blocks / (4 * unroll);
+    int64_t most = row_blocks / (4 * UNROLL);
     if (splits > most) splits = most;
-    if (splits < 2) return colred_launch(lib, &k, x, &row, row_blocks, scale, stream, err, n);
+    if (splits < 2) {
+        /* one launch (the column tiles fill the card): 16-bit inputs with 8 rows' loads a
+         * thread in flight, 128 bytes (bf16 sum 1024x262144 97.6 -> 100.6% of the copy on an
+         * H200, 2026-11-27).  Not with splits: at 64 registers four blocks an SM, 1.2 waves
+         * at 4096x32768 (94.0 -> 80.6%), and 16384x4096 unchanged (85.5, 85.6).
+         * CUTEC_COLS_UNROLL=4 keeps 4, so that one run can time both */
+        const char *u = getenv("CUTEC_COLS_UNROLL");
+        if (cute_dtype_bytes(k.in) == 2 && !(u && !strcmp(u, "4"))) k.unroll = UNROLL_MAX;
+        return colred_launch(lib, &k, x, &row, row_blocks, scale, stream, err, n);
+    }
     /* each split's row blocks a multiple of U: its loop's turns end where the next split begins */
-    int64_t per = ((row_blocks + splits - 1) / splits + unroll - 1) / unroll * unroll;
+    int64_t per = ((row_blocks + splits - 1) / splits + UNROLL - 1) / UNROLL * UNROLL;
     splits = (row_blocks + per - 1) / per;
     const cute_buffer *scratch = NULL;
     if (!rows_lib_dry(lib) && rows_lib_scratch(lib, (size_t)(splits * cols) * sizeof(float), &scratch) != CUTE_OK)
         return snprintf(err, n, "reduce_cols: no memory for %lld partial rows", (long long)splits), CUTE_ERR_OOM;
     cute_call_arg part = scratch ? cute_call_tensor(scratch, 0, CUTE_F32, 2, (int64_t[]){splits, cols}, (int64_t[]){cols, 1})
                                  : row; /* a dry run: the shapes are all it reads */
-    colred k1 = {k.in, CUTE_F32, op, k.vec, unroll}, k2 = {CUTE_F32, k.out, op, 1, UNROLL};
+    colred k1 = {k.in, CUTE_F32, op, k.vec, UNROLL}, k2 = {CUTE_F32, k.out, op, 1, UNROLL};
     k2.vec = widest(&part, &row, cols);
     int64_t rest = (splits + LANES - 1) / LANES;
     cute_status s = colred_launch(lib, &k1, x, &part, per, 1, stream, err, n);

@@ -109,18 +109,6 @@ static void finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
     {{"logits", ROW_IN, false, -INFINITY}, {"labels", ROWVAL_IN, false, 0}, {"loss", ROWVAL_OUT, false, 0},      \
      {"lse", ROWVAL_OUT, true, 0}, {"dlogits", ROW_OUT, true, 0}}
 
-/* Candidate (CUTEC_ROWS_TRIAL=1, opt-in until timed): rows a block of 256 threads holds at
- * 16 values a thread (bf16 4096: 256 threads, not two rows of 128 at 32), TRIAL_BLOCKS blocks
- * an SM: at 32 values and three blocks an SM, a block's label, gather and reduction leave a
- * third of the SM's loads idle (71.2% of the copy at 16384x4096 fwd+bwd on an H200, softmax
- * 97.7% at four blocks); at four blocks and 64 registers 32 values spilled 112 bytes */
-#define TRIAL_BLOCKS 6
-static const row_op cross_entropy_narrow = {
-    "cross_entropy_narrow", 5, CROSS_ENTROPY_SLOTS, 1, stats3, partial, row_values, finish, false, TRIAL_BLOCKS, 16,
-    NULL, false, NULL,
-};
-
 const row_op row_cross_entropy = {
-    "cross_entropy", 5, CROSS_ENTROPY_SLOTS, 1, stats3, partial, row_values, finish, false, 3, 0, NULL, false,
-    &cross_entropy_narrow,
+    "cross_entropy", 5, CROSS_ENTROPY_SLOTS, 1, stats3, partial, row_values, finish, false, 3, NULL, false,
 };

@@ -135,8 +135,6 @@ static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
     p->op = rc->op, p->variant = rc->variant;
     p->arch = cute_runtime_target_arch(rows_lib_runtime(lib));
     p->schedule = schedule_asked();
-    const char *trial = getenv("CUTEC_ROWS_TRIAL");
-    p->trial = trial && !strcmp(trial, "1");
     for (int s = 0; s < rc->op->nslots; s++) {
         p->has[s] = rc->slot[s] != NULL;
         p->dtype[s] = rc->op->slot[s].role == COL_PARTIAL ? CUTE_F32

@@ -167,18 +167,9 @@ int row_plan_blocks_per_sm(const row_plan *p)
     return blocks > 0 ? blocks : 1;
 }
 
-/* an op's trial form, under CUTEC_ROWS_TRIAL=1 */
-static void take_trial(row_plan *p)
-{
-    if (p->trial && p->op->trial_form) p->op = p->op->trial_form;
-}
-
 void row_plan_choose(row_plan *p, int64_t n, int vec)
 {
-    take_trial(p);
     int per = row_arrays(p) <= 2 ? 32 : 16;
-    int fewer = p->op->resident_values;
-    if (fewer && fewer < per && (n + vec - 1) / vec <= (int64_t)STAGE_THREADS * (fewer / vec > 0 ? fewer / vec : 1)) per = fewer;
     int kmax = per / vec > 0 ? per / vec : 1;
     /* a row walked in chunks needs no more than 64 bytes of each input a thread in flight
      * (f32's 32 values a thread spilled at 64 registers) */
@@ -200,32 +191,33 @@ void row_plan_choose(row_plan *p, int64_t n, int vec)
     else if (p->tpr > 256 && cluster_allowed(p) && !cluster_stage(p, n, kwalk)) cluster_split(p, n, kmax);
 }
 
-/* The forms that depend on the row's length, chosen here and nowhere else (rows9's forms,
- * timed on an H200 on 2026-11-27, bench/RESULTS.md's rows10 section):
+/* The forms that depend on the row's length, chosen here and nowhere else (timed on an H200
+ * on 2026-11-27, bench/RESULTS.md's rows10 section; % of the copy):
  *  - a row longer than 256 threads' registers hold (bf16: over 8192 elements, 4096 with
  *    column sums), which is staged, split over a cluster or walked in chunks, reads bf16 as
- *    32-bit words (sm_90 on) and writes a staged row's chunks two at a time (16-bit inputs
- *    with column inputs: rows_kernel.c's write_pass).  Measured against the 16-bit reads and
- *    the chunk loop, in % of the copy: LayerNorm forward 4096x32768 78.7 -> 81.2, 1024x262144
- *    66.5 -> 72.6 (71.1 without the words); RMSNorm 88.5 -> 92.8, 83.1 -> 85.4; softmax
- *    1024x262144 91.2 -> 93.3 and cross-entropy fwd+bwd 8192x131072 77.6 -> 81.7 (the words
- *    alone).  Shorter rows keep the 16-bit reads: the words were not timed alone there, and
- *    raise log-softmax 16384x4096 from 64 to 71 registers (three blocks an SM, not four).
- *  - an op's held form (LayerNorm's two sums) where a block holds its row or part of it: in
- *    registers, staged, or a cluster's staged part (LayerNorm 1024x262144 71.1 with the
- *    paired writes, against Chan's merge's 66.5); a narrow-vector cluster split, whose blocks
- *    hold their tiles in registers, keeps Chan's merge. */
+ *    32-bit words (sm_90 on): LayerNorm forward 4096x32768 77.8 -> 81.2 and 1024x262144
+ *    71.1 -> 72.6, RMSNorm 92.4 -> 92.8 and 82.2 -> 85.4, softmax 1024x262144 91.2 -> 93.3,
+ *    cross-entropy fwd+bwd 8192x131072 77.6 -> 81.7.  Shorter rows keep the 16-bit reads (not
+ *    timed alone there; log-softmax 16384x4096 64 -> 71 registers, three blocks an SM, not
+ *    four).  CUTEC_ROWS_WORDS=0 leaves them out, so that one run can time both;
+ *  - such a row staged in one block writes its chunks two at a time (16-bit inputs with
+ *    column inputs: rows_kernel.c's write_pass): RMSNorm 4096x32768 89.3 -> 93.3 (88.5 ->
+ *    92.4 without the words).  A cluster's parts keep the chunk loop: paired, LayerNorm and
+ *    RMSNorm at 1024x262144 ran 1.2 and 0.4 points slower.  CUTEC_ROWS_PAIRS=0 leaves them
+ *    out;
+ *  - an op's held form (LayerNorm's shifted sums) where a block holds its row or part of it:
+ *    in registers, staged, or a cluster's staged part; a narrow-vector cluster split, whose
+ *    blocks hold their tiles in registers, keeps Chan's merge. */
 void row_plan_forms(row_plan *p, int64_t n)
 {
     int per = row_arrays(p) <= 2 ? 32 : 16, kmax = per / p->vec > 0 ? per / p->vec : 1;
     bool long_row = (n + p->vec - 1) / p->vec > (int64_t)STAGE_THREADS * kmax;
     bool sm90 = !(p->arch && p->arch < 90);
-    const char *pairs = getenv("CUTEC_ROWS_PAIRS"); /* =0: the chunk loop (the mid pass's pair) */
-    p->words = long_row && sm90;
-    p->pairs = long_row && !(pairs && !strcmp(pairs, "0"));
+    const char *words = getenv("CUTEC_ROWS_WORDS"), *pairs = getenv("CUTEC_ROWS_PAIRS");
+    p->words = long_row && sm90 && !(words && !strcmp(words, "0"));
+    p->pairs = long_row && p->cluster < 2 && !(pairs && !strcmp(pairs, "0"));
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
-    if (held) take_trial(p);
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)

@@ -90,20 +90,14 @@ typedef struct row_op {
      * 256 threads an SM, 32 KB of loads in flight (59.9% of the copy at 16384x4096, softmax
      * 97.7% at 57 registers, four); asked for three it takes 80, no spill */
     int resident_blocks;
-    /* f32 values a thread of its resident plans holds (0: 32, or 16 for three arrays or
-     * more), where that keeps the row within 256 threads: fewer values, more blocks an SM */
-    int resident_values;
     /* the op for plans that hold the row (in a cluster: the block's part of it) in registers
      * or staged in shared memory, where a second look at it costs no pass over HBM (NULL:
      * this one): the same slots, more reductions (in a cluster, more exchanges) of simpler
-     * values (LayerNorm: two sums, not Chan's merge of (count, mean, squares)) */
+     * values (LayerNorm: two sums about a shift, not Chan's merge of (count, mean, squares)) */
     const struct row_op *held_form;
     /* the row's first element of each row input is loaded for partial (io->first), before the
      * row itself (LayerNorm's shifted sums) */
     bool shifted;
-    /* a candidate form under trial, opt-in until a GPU has timed it (CUTEC_ROWS_TRIAL=1):
-     * replaces this op wherever it runs (a held form: where the held form would) */
-    const struct row_op *trial_form;
 } row_op;
 
 typedef struct row_plan {
@@ -129,9 +123,9 @@ typedef struct row_plan {
                               pass (rows_kernel.c's row_pipelined; one stage, three buffers
                               or more) */
     bool in_place;         /* an output overlaps an input: no __restrict__ pointers */
-    bool trial;            /* CUTEC_ROWS_TRIAL=1: the ops' trial forms (row_op.trial_form) */
     bool words;            /* bf16 inputs read as 32-bit words (rows_kernel.c's load_f32) */
-    bool pairs;            /* a staged row's chunks written two at a time (write_pass) */
+    bool pairs;            /* a staged row's chunks written two at a time (write_pass; one
+                              block's row, not a cluster's part) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */

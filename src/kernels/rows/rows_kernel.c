@@ -216,17 +216,14 @@ static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         write_chunk(c, th, io, rb, th->first, stats);
         return;
     }
-    /* a staged row's (or cluster part's) chunks two at a time (row_plan's pairs), so that
-     * ptxas issues both chunks' column loads (weight, bias) from L2 together, where each
-     * chunk of the loop waits out its own L2 latency with none of the block's loads in flight
-     * (LayerNorm's weight and bias: ~11% of the stall samples on their first uses at
-     * 1024x262144, ncu on an H200).  A chunk past the row's end is all predicated off; in a
-     * cluster the pairs must end at the end of the block's part (an even count of chunks).
-     * 16-bit inputs only: f32's two chunks of weight and bias spilled 8 bytes at 80
-     * registers, and so did all four of a bf16 staged row at 4096x32768 unrolled under a
-     * launch bound. */
-    bool pairs = (th->p->cluster < 2 || th->p->stage_chunks % 2 == 0) && cute_dtype_bytes(th->p->dtype[0]) <= 2;
-    if (pairs && th->p->pairs && th->p->stage_chunks && row_plan_slots(th->p, COL_IN)) {
+    /* a staged row's chunks two at a time (row_plan's pairs: one block's row, not a
+     * cluster's part), so that ptxas issues both chunks' column loads (weight, bias) from L2
+     * together, where each chunk of the loop waits out its own L2 latency with none of the
+     * block's loads in flight.  A chunk past the row's end is all predicated off.  16-bit
+     * inputs only: f32's two chunks of weight and bias spilled 8 bytes at 80 registers, and so
+     * did all four of a bf16 staged row at 4096x32768 unrolled under a launch bound. */
+    bool pairs = th->p->pairs && th->p->cluster < 2 && cute_dtype_bytes(th->p->dtype[0]) <= 2;
+    if (pairs && th->p->stage_chunks && row_plan_slots(th->p, COL_IN)) {
         cute_alg *a = cute_ctx_alg(c);
         CUTE_FOR(c, pair, cute_i(0), cute_i((th->p->stage_chunks + 1) / 2)) {
             cute_int cb = cute_add(a, th->first, cute_mul(a, pair, cute_i(2)));
