@@ -15,7 +15,12 @@
 #  3. the paired writes on LayerNorm's staged row (4096x32768, with the words and the shifted
 #     sums; measured alone only on RMSNorm there, +4.0) against CUTEC_ROWS_PAIRS=0: the chunk
 #     loop 2 points faster -> pairs for RMSNorm only;
-#  4. LayerNorm and RMSNorm forward, cross-entropy fwd+bwd at the shapes, PyTorch
+#  4. a candidate, opt-in (CUTEC_ROWS_TRIAL=1): cross-entropy's forward at 16384x4096 (64% of
+#     the copy; softmax 97.7%) with the label's logit as a fourth sum of the reduction, not a
+#     gather that waits for the label's load and then L2: 2 points faster -> make it the
+#     default for the forward of rows held in registers (rows_compile.c, row_plan_forms);
+#     otherwise delete it (cross_entropy.c's cross_entropy_masked, row_op.trial_form);
+#  5. LayerNorm and RMSNorm forward, cross-entropy fwd+bwd at the shapes, PyTorch
 #     eager beside (figures for bench/RESULTS.md).
 # Every bench checks sampled rows against float64 on the GPU before it times them (a "WRONG"
 # line otherwise; counted at the end).  Each command has a time limit and prints line by
@@ -26,7 +31,7 @@ log="$out/rows10.log"
 start=$(date +%s)
 budget=${BUDGET:-85}
 BENCH_TIMEOUT=20
-old() { v=$1 && shift && echo "-- the old form ($v)" && (export "$v" CUTEC_TORCH_ROWS=/dev/null && bench_bf16 "$@"); }
+old() { v=$1 && shift && echo "-- the other form ($v)" && (export "$v" CUTEC_TORCH_ROWS=/dev/null && bench_bf16 "$@"); }
 {
     device_begin
     if ! nvidia-smi >/dev/null 2>&1; then
@@ -40,6 +45,8 @@ old() { v=$1 && shift && echo "-- the old form ($v)" && (export "$v" CUTEC_TORCH
         old CUTEC_COLS_UNROLL=4 sum --dim 0 --shape 1024x262144
         rows_new layernorm --shape 4096x32768
         old CUTEC_ROWS_PAIRS=0 layernorm --shape 4096x32768
+        rows_new cross-entropy --shape 16384x4096
+        old CUTEC_ROWS_TRIAL=1 cross-entropy --shape 16384x4096
         bench_bf16 layernorm
         bench_bf16 rmsnorm
         bench_bf16 cross-entropy --backward --shape 4096x32768

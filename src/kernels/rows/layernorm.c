@@ -114,11 +114,11 @@ static void shifted_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
      {"mean", ROWVAL_OUT, true, 0}, {"rstd", ROWVAL_OUT, true, 0}}
 
 static const row_op layernorm_fwd_held = {
-    "layernorm_shifted", 8, LAYERNORM_FWD_SLOTS, 1, two_sums, shifted_partial, shifted_row, fwd_finish, true, 0, NULL, true,
+    "layernorm_shifted", 8, LAYERNORM_FWD_SLOTS, 1, two_sums, shifted_partial, shifted_row, fwd_finish, true, 0, NULL, true, NULL,
 };
 
 const row_op row_layernorm_fwd = {
-    "layernorm", 8, LAYERNORM_FWD_SLOTS, 1, moments, fwd_partial, fwd_row, fwd_finish, true, 0, &layernorm_fwd_held, false,
+    "layernorm", 8, LAYERNORM_FWD_SLOTS, 1, moments, fwd_partial, fwd_row, fwd_finish, true, 0, &layernorm_fwd_held, false, NULL,
 };
 
 enum { DY, XB, WB, MEAN_IN, RSTD_IN, DX, DW, DB };
@@ -170,5 +170,5 @@ const row_op row_layernorm_bwd = {
     {{"dy", ROW_IN, false, 0}, {"x", ROW_IN, false, 0}, {"weight", COL_IN, true, 0},
      {"mean", ROWVAL_IN, false, 0}, {"rstd", ROWVAL_IN, false, 0}, {"dx", ROW_OUT, false, 0},
      {"dweight", COL_PARTIAL, true, 0}, {"dbias", COL_PARTIAL, true, 0}},
-    1, sums, bwd_partial, bwd_row, bwd_finish, false, 0, NULL, false,
+    1, sums, bwd_partial, bwd_row, bwd_finish, false, 0, NULL, false, NULL,
 };

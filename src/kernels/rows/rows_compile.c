@@ -218,6 +218,12 @@ void row_plan_forms(row_plan *p, int64_t n)
     p->pairs = long_row && p->cluster < 2 && !(pairs && !strcmp(pairs, "0"));
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
+    /* a trial form where a block holds the row in registers and writes no row output only:
+     * cross-entropy's masked logit spilled 88 bytes at 80 registers with its gradient
+     * (16384x4096), and took 125 registers staged (4096x32768: two blocks an SM, not three) */
+    const char *trial = getenv("CUTEC_ROWS_TRIAL");
+    bool tried = !p->looped && !row_plan_slots(p, ROW_OUT);
+    if (p->op->trial_form && trial && !strcmp(trial, "1") && tried) p->op = p->op->trial_form;
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)

@@ -98,6 +98,10 @@ typedef struct row_op {
     /* the row's first element of each row input is loaded for partial (io->first), before the
      * row itself (LayerNorm's shifted sums) */
     bool shifted;
+    /* a candidate form under trial, opt-in until a GPU has timed it (CUTEC_ROWS_TRIAL=1,
+     * rows_compile.c's row_plan_forms): replaces this op where a block holds the row in
+     * registers and writes no row output */
+    const struct row_op *trial_form;
 } row_op;
 
 typedef struct row_plan {
