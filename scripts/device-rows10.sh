@@ -24,12 +24,12 @@
 #     eager beside (figures for bench/RESULTS.md).
 # Every bench checks sampled rows against float64 on the GPU before it times them (a "WRONG"
 # line otherwise; counted at the end).  Each command has a time limit and prints line by
-# line; no benchmark starts after $BUDGET seconds (default 85).  Logs under $OUT.
-#   BUDGET=85 ITERS=10 sh scripts/device-rows10.sh
+# line; no benchmark starts after $BUDGET seconds (default 75).  Logs under $OUT.
+#   BUDGET=75 ITERS=10 sh scripts/device-rows10.sh
 . scripts/device-common.sh
 log="$out/rows10.log"
 start=$(date +%s)
-budget=${BUDGET:-85}
+budget=${BUDGET:-75}
 BENCH_TIMEOUT=20
 old() { v=$1 && shift && echo "-- the other form ($v)" && (export "$v" CUTEC_TORCH_ROWS=/dev/null && bench_bf16 "$@"); }
 {
