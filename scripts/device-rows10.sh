@@ -4,8 +4,9 @@
 # changes: LayerNorm's shifted sums the default where a block holds its row or part;
 # cross-entropy's 16-value rows deleted; dim 0's 8 rows in flight in one launch only; the
 # paired writes in one block's staged row only.  This pass times, first, the three defaults
-# that no run has compared alone, each beside its old form in one process (the device copy
-# beside both), then records the changed ops beside PyTorch:
+# that no run has compared alone and two candidates, each beside the other form in one
+# process (the device copy beside both), then records the changed ops beside PyTorch
+# (a bench of one shape ~4-5 s; the records are the first to go past the budget):
 #  1. the bf16 words in the norms' backward at long rows (default since rows10, never timed
 #     without them): LayerNorm backward 1024x262144, RMSNorm backward 4096x32768, against
 #     CUTEC_ROWS_WORDS=0.  Words 2 points slower -> leave them out of ops with column sums
@@ -20,8 +21,13 @@
 #     gather that waits for the label's load and then L2: 2 points faster -> make it the
 #     default for the forward of rows held in registers (rows_compile.c, row_plan_forms);
 #     otherwise delete it (cross_entropy.c's cross_entropy_masked, row_op.trial_form);
-#  5. LayerNorm and RMSNorm forward, cross-entropy fwd+bwd at the issue's shapes, PyTorch
-#     eager beside (figures for bench/RESULTS.md).
+#  5. a candidate, opt-in (CUTEC_ROWS_TRIAL=1): the norms' backward at 1024x262144 with dw and
+#     db by a pass of their own (the dx pass staging its parts as the forwards do; five
+#     matrix passes for three) where the cluster's blocks keep them in shared memory
+#     (LayerNorm 36.6%, RMSNorm 59.1% of the copy): 2 points faster -> make it the default
+#     there (rows_call.c's own_pass), for that op; otherwise delete it;
+#  6. LayerNorm forward and cross-entropy fwd+bwd at the issue's shapes, PyTorch eager beside
+#     (figures for bench/RESULTS.md).
 # Every bench checks sampled rows against float64 on the GPU before it times them (a "WRONG"
 # line otherwise; counted at the end).  Each command has a time limit and prints line by
 # line; no benchmark starts after $BUDGET seconds (default 75).  Logs under $OUT.
@@ -39,8 +45,11 @@ old() { v=$1 && shift && echo "-- the other form ($v)" && (export "$v" CUTEC_TOR
     else
         rows_new layernorm --backward --shape 1024x262144
         old CUTEC_ROWS_WORDS=0 layernorm --backward --shape 1024x262144
+        old CUTEC_ROWS_TRIAL=1 layernorm --backward --shape 1024x262144
         rows_new rmsnorm --backward --shape 4096x32768
         old CUTEC_ROWS_WORDS=0 rmsnorm --backward --shape 4096x32768
+        rows_new rmsnorm --backward --shape 1024x262144
+        old CUTEC_ROWS_TRIAL=1 rmsnorm --backward --shape 1024x262144
         rows_new sum --dim 0 --shape 1024x262144
         old CUTEC_COLS_UNROLL=4 sum --dim 0 --shape 1024x262144
         rows_new layernorm --shape 4096x32768
@@ -48,7 +57,6 @@ old() { v=$1 && shift && echo "-- the other form ($v)" && (export "$v" CUTEC_TOR
         rows_new cross-entropy --shape 16384x4096
         old CUTEC_ROWS_TRIAL=1 cross-entropy --shape 16384x4096
         bench_bf16 layernorm
-        bench_bf16 rmsnorm
         bench_bf16 cross-entropy --backward --shape 4096x32768
         rows_new cross-entropy --backward --shape 8192x131072
     fi

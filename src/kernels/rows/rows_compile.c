@@ -221,9 +221,14 @@ void row_plan_forms(row_plan *p, int64_t n)
     /* a trial form where a block holds the row in registers and writes no row output only:
      * cross-entropy's masked logit spilled 88 bytes at 80 registers with its gradient
      * (16384x4096), and took 125 registers staged (4096x32768: two blocks an SM, not three) */
-    const char *trial = getenv("CUTEC_ROWS_TRIAL");
     bool tried = !p->looped && !row_plan_slots(p, ROW_OUT);
-    if (p->op->trial_form && trial && !strcmp(trial, "1") && tried) p->op = p->op->trial_form;
+    if (p->op->trial_form && rows_trial() && tried) p->op = p->op->trial_form;
+}
+
+bool rows_trial(void)
+{
+    const char *trial = getenv("CUTEC_ROWS_TRIAL");
+    return trial && !strcmp(trial, "1");
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)
