@@ -15,16 +15,19 @@
  * identity; mean is the sum scaled by 1/M once, at the end. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cutec/notation.h"
 #include "kernels/rows/rows_lib.h"
 
-enum { LANES = 8, THREADS = 32, UNROLL = 4 };
+enum { LANES = 8, THREADS = 32, UNROLL = 4, UNROLL_MAX = 8 };
 
 typedef struct colred {
     cute_dtype in, out;
     cute_op op;
-    int vec; /* V */
+    int vec;    /* V */
+    int unroll; /* U: rows' loads a thread issues before their combines */
 } colred;
 
 static double identity(cute_op op)
@@ -71,16 +74,16 @@ static void colred_kernel(cute_ctx *c, cute_tensor gX, cute_tensor cX, cute_tens
     cute_tensor_store(c, acc, cute_ssa_fill(c, CUTE_F32, v_shape, identity(k->op)));
     cute_int first = cute_mul(a, split, blocks_per_split);
     cute_tuple bound = CUTE_CRD(m, cols);
-    CUTE_FOR(c, q, cute_i(0), cute_ceil_div(a, blocks_per_split, cute_i(UNROLL))) {
-        cute_ssa v[UNROLL];
-        for (int u = 0; u < UNROLL; u++) { /* the loads first, so U of them are in flight */
-            cute_int pb = cute_add(a, first, cute_add(a, cute_mul(a, q, cute_i(UNROLL)), cute_i(u)));
+    CUTE_FOR(c, q, cute_i(0), cute_ceil_div(a, blocks_per_split, cute_i(k->unroll))) {
+        cute_ssa v[UNROLL_MAX];
+        for (int u = 0; u < k->unroll; u++) { /* the loads first, so U of them are in flight */
+            cute_int pb = cute_add(a, first, cute_add(a, cute_mul(a, q, cute_i(k->unroll)), cute_i(u)));
             cute_ssa in = cute_elem_less(c, thread_part(c, cX, LANES, k->vec, ty, tx, pb, cb), bound);
             cute_ssa x = cute_tensor_load_if(c, thread_part(c, gX, LANES, k->vec, ty, tx, pb, cb), in, identity(k->op));
             v[u] = cute_ssa_cvt(c, x, CUTE_F32);
         }
         cute_ssa sum = cute_tensor_load(c, acc);
-        for (int u = 0; u < UNROLL; u++) sum = cute_ssa_binop(c, k->op, sum, v[u]);
+        for (int u = 0; u < k->unroll; u++) sum = cute_ssa_binop(c, k->op, sum, v[u]);
         cute_tensor_store(c, acc, sum);
     }
     /* the lanes' values through shared memory; lane 0 combines them in lane order */
@@ -134,8 +137,8 @@ static cute_status colred_launch(cutec_rows *lib, const colred *k, const cute_ca
                                  int64_t blocks_per_split, double scale, void *stream, char *err, size_t n)
 {
     char key[96];
-    snprintf(key, sizeof key, "reduce_columns/%s/%s/op%d/v%d", cute_dtype_name(k->in), cute_dtype_name(k->out), (int)k->op,
-             k->vec);
+    snprintf(key, sizeof key, "reduce_columns/%s/%s/op%d/v%d/u%d", cute_dtype_name(k->in), cute_dtype_name(k->out), (int)k->op,
+             k->vec, k->unroll);
     const cute_fn *fn = rows_lib_find(lib, key, make_colred, k, err, n);
     if (!fn) return CUTE_ERR_COMPILE;
     if (rows_lib_dry(lib)) return CUTE_OK;
@@ -170,14 +173,23 @@ static cute_status reduce_columns(cutec_rows *lib, const cute_call_arg *x, const
 {
     int64_t m = x->shape[0], cols = x->shape[1];
     cute_call_arg row = as_row(out);
-    colred k = {(cute_dtype)x->dtype, (cute_dtype)out->dtype, op, 1};
+    colred k = {(cute_dtype)x->dtype, (cute_dtype)out->dtype, op, 1, UNROLL};
     k.vec = widest(x, &row, cols);
     int64_t tiles = (cols + THREADS * k.vec - 1) / (THREADS * k.vec), row_blocks = (m + LANES - 1) / LANES;
     /* splits: a few blocks an SM in all, each walking at least 4 U row blocks */
     int64_t want = 2 * rows_lib_resident_blocks(lib), splits = (want + tiles - 1) / tiles;
     int64_t most = row_blocks / (4 * UNROLL);
     if (splits > most) splits = most;
-    if (splits < 2) return colred_launch(lib, &k, x, &row, row_blocks, scale, stream, err, n);
+    if (splits < 2) {
+        /* one launch (the column tiles fill the card): 16-bit inputs with 8 rows' loads a
+         * thread in flight, 128 bytes (bf16 sum 1024x262144 97.6 -> 100.6% of the copy on an
+         * H200, 2026-11-27).  Not with splits: at 64 registers four blocks an SM, 1.2 waves
+         * at 4096x32768 (94.0 -> 80.6%), and 16384x4096 unchanged (85.5, 85.6).
+         * CUTEC_COLS_UNROLL=4 keeps 4, so that one run can time both */
+        const char *u = getenv("CUTEC_COLS_UNROLL");
+        if (cute_dtype_bytes(k.in) == 2 && !(u && !strcmp(u, "4"))) k.unroll = UNROLL_MAX;
+        return colred_launch(lib, &k, x, &row, row_blocks, scale, stream, err, n);
+    }
     /* each split's row blocks a multiple of U: its loop's turns end where the next split begins */
     int64_t per = ((row_blocks + splits - 1) / splits + UNROLL - 1) / UNROLL * UNROLL;
     splits = (row_blocks + per - 1) / per;
@@ -186,7 +198,7 @@ static cute_status reduce_columns(cutec_rows *lib, const cute_call_arg *x, const
         return snprintf(err, n, "reduce_cols: no memory for %lld partial rows", (long long)splits), CUTE_ERR_OOM;
     cute_call_arg part = scratch ? cute_call_tensor(scratch, 0, CUTE_F32, 2, (int64_t[]){splits, cols}, (int64_t[]){cols, 1})
                                  : row; /* a dry run: the shapes are all it reads */
-    colred k1 = {k.in, CUTE_F32, op, k.vec}, k2 = {CUTE_F32, k.out, op, 1};
+    colred k1 = {k.in, CUTE_F32, op, k.vec, UNROLL}, k2 = {CUTE_F32, k.out, op, 1, UNROLL};
     k2.vec = widest(&part, &row, cols);
     int64_t rest = (splits + LANES - 1) / LANES;
     cute_status s = colred_launch(lib, &k1, x, &part, per, 1, stream, err, n);
@@ -201,7 +213,7 @@ cute_status rows_colsum(cutec_rows *lib, const cute_buffer *buf, size_t offset, 
 {
     int64_t shape[2] = {rows, out->shape[0]}, stride[2] = {out->shape[0], 1};
     cute_call_arg p = cute_call_tensor(buf, offset, CUTE_F32, 2, shape, stride);
-    colred k = {CUTE_F32, (cute_dtype)out->dtype, CUTE_OP_ADD, 1};
+    colred k = {CUTE_F32, (cute_dtype)out->dtype, CUTE_OP_ADD, 1, UNROLL};
     cute_call_arg row = as_row(out);
     /* one column a thread, as this pass ran before the column kernel took it over (N/32
      * blocks, each thread's rows in the same order), now with 4 rows' loads in flight */

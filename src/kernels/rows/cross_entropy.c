@@ -75,13 +75,12 @@ static void partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4
  * gradient scale (softmax - (1 - s) onehot - s/N) is then p d1 + d3, less scale (1 - s) at
  * the label (two operations an element and the select of the label's, where the product by
  * the scale and the subtraction of s/N took two more) */
-static void row_values(cute_ctx *c, row_io *io, const cute_val stats[][4])
+static void values_of(cute_ctx *c, row_io *io, const cute_val stats[][4], cute_val logit)
 {
     cute_val smooth = io->p[1], n = row_n(c, io), one = row_f32(c, 1), zero = row_f32(c, 0);
     cute_alg *a = cute_ctx_alg(c);
     cute_val ignored = cute_int_eq(c, cute_add(a, label_of(c, io), cute_i(ROW_IGNORE_BIAS)), io->ignore);
     cute_val lse = cute_val_binop(c, CUTE_OP_ADD, stats[0][0], cute_val_unop(c, CUTE_OP_LOG, stats[0][1]));
-    cute_val logit = io->resident ? io->gathered : label_logit(c, io);
     cute_val hit = cute_val_binop(c, CUTE_OP_MUL, cute_val_binop(c, CUTE_OP_SUB, one, smooth), logit);
     cute_val spread = cute_val_binop(c, CUTE_OP_MUL, smooth, cute_val_binop(c, CUTE_OP_DIV, stats[0][2], n));
     cute_val loss = cute_val_binop(c, CUTE_OP_SUB, cute_val_binop(c, CUTE_OP_SUB, lse, hit), spread);
@@ -92,6 +91,11 @@ static void row_values(cute_ctx *c, row_io *io, const cute_val stats[][4])
     io->d[2] = cute_val_select(c, ignored, zero, io->p[0]);
     io->d[1] = cute_val_binop(c, CUTE_OP_DIV, io->d[2], stats[0][1]);
     io->d[3] = cute_val_unop(c, CUTE_OP_NEG, cute_val_binop(c, CUTE_OP_MUL, cute_val_binop(c, CUTE_OP_DIV, smooth, n), io->d[2]));
+}
+
+static void row_values(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    values_of(c, io, stats, io->resident ? io->gathered : label_logit(c, io));
 }
 
 static void finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
@@ -105,9 +109,49 @@ static void finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
     io->t[DX] = cute_ssa_binop(c, CUTE_OP_ADD, p, shift);
 }
 
+#define CROSS_ENTROPY_SLOTS                                                                                      \
+    {{"logits", ROW_IN, false, -INFINITY}, {"labels", ROWVAL_IN, false, 0}, {"loss", ROWVAL_OUT, false, 0},      \
+     {"lse", ROWVAL_OUT, true, 0}, {"dlogits", ROW_OUT, true, 0}}
+
+/* Candidate (CUTEC_ROWS_TRIAL=1, opt-in until timed): the label's logit as a fourth sum of
+ * the reduction, each thread's values at the label selected (0 elsewhere), not a gather:
+ * at 16384x4096 the gather waits for the label's load and then for L2 before the row's
+ * outputs (fwd 64%, fwd+bwd 72% of the copy on an H200, softmax forward 97.7%); the select
+ * costs a compare an element (at_label's).  The forward of a row held in registers only: with
+ * the gradient it spilled 88 bytes at 80 registers, staged (4096x32768) it took 125 */
+static void combine4(cute_ctx *c, const cute_val *a, const cute_val *b, cute_val *out, const void *user)
+{
+    combine(c, a, b, out, user);
+    out[3] = cute_val_binop(c, CUTE_OP_ADD, a[3], b[3]);
+}
+
+static cute_reducer stats4(int stage)
+{
+    (void)stage;
+    return (cute_reducer){4, CUTE_OP_ADD, combine4, NULL, "cross-entropy statistics, the label's logit"};
+}
+
+static void masked_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+{
+    (void)stage, (void)stats;
+    cute_online_softmax_of(c, io->t[X], out, &io->keep);
+    io->keep_v = out[0];
+    out[2] = row_sum_inside(c, io, io->t[X]);
+    cute_ssa zero = cute_ssa_fill(c, CUTE_F32, io->t[X].shape, 0);
+    out[3] = cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_select(c, at_label(c, io), io->t[X], zero));
+}
+
+static void masked_row_values(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    values_of(c, io, stats, stats[0][3]);
+}
+
+static const row_op cross_entropy_masked = {
+    "cross_entropy_masked", 5, CROSS_ENTROPY_SLOTS, 1, stats4, masked_partial, masked_row_values, finish, false, 3,
+    NULL, false, NULL,
+};
+
 const row_op row_cross_entropy = {
-    "cross_entropy", 5,
-    {{"logits", ROW_IN, false, -INFINITY}, {"labels", ROWVAL_IN, false, 0}, {"loss", ROWVAL_OUT, false, 0},
-     {"lse", ROWVAL_OUT, true, 0}, {"dlogits", ROW_OUT, true, 0}},
-    1, stats3, partial, row_values, finish, false, 3, NULL, true,
+    "cross_entropy", 5, CROSS_ENTROPY_SLOTS, 1, stats3, partial, row_values, finish, false, 3, NULL, false,
+    &cross_entropy_masked,
 };

@@ -1,6 +1,7 @@
-/* LayerNorm over rows.  Forward: h = x (+ residual); each thread's (count, mean, sum of
- * squares about its mean) from its registers, merged over the row by Chan's rule (one
- * reduction, no cancellation); y = (h - mean) rstd (* w) (+ b).
+/* LayerNorm over rows.  Forward: h = x (+ residual); over a row a block holds (or its
+ * cluster part) one reduction of two sums about the row's first h, over a row walked in
+ * chunks from memory each thread's (count, mean, sum of squares about its mean) merged by
+ * Chan's rule (no cancellation); y = (h - mean) rstd (* w) (+ b).
  * Backward: with xhat = (x - mean) rstd and g = dy (* w),
  * dx = rstd (g - mean(g) - xhat mean(g xhat)); dw, db = the column sums of dy xhat, dy. */
 #include "kernels/rows/rows_internal.h"
@@ -69,33 +70,41 @@ static void fwd_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
     io->t[RES_OUT] = h;
 }
 
-/* A row one block holds (in registers, or staged in its shared memory): the mean, then the
- * squares about it, two sums (h is 0 past the row's end: only the squares need the
- * predicate).  Chan's merge took a division and three values a butterfly step, twice the
- * instructions of RMSNorm's kernel (78.7% of the copy at 16384x4096 on an H200, RMSNorm
- * ~91%; 74.0% at 4096x32768, RMSNorm 88.5%); the second sum costs a block barrier (and a
- * read of the staged row from shared memory), not a pass over HBM or a cluster exchange. */
-static cute_reducer sum_each(int stage)
+/* A row one block holds (in registers, or staged in its shared memory, or a cluster's staged
+ * part): one reduction of two sums about a shift, the row's first h (row_op.shifted: loaded
+ * before the row).  With d = mean - shift, sum (h - shift)^2 / n = var + d^2: the shift lies
+ * among the row's values, a few spreads from the mean at most (not 0, whose d^2 would swamp
+ * var for a mean 1000 times the spread), so var loses a few bits at worst (checked on rows
+ * whose mean is 3000 times their spread).  Chan's merge took a division and three values a
+ * butterfly step; the mean's sum and then the squares' about it took two reductions (two
+ * block barriers, two walks of a staged row, two cluster exchanges).  % of the copy on an
+ * H200 (2026-11-27, bf16, 16384x4096 / 4096x32768 / 1024x262144): two sums 83.6 / 81.9 /
+ * 72.9, shifted 86.8 / 87.5 / 75.8 in the same run. */
+static cute_val shift_of(cute_ctx *c, const row_io *io)
+{
+    return io->has[RES] ? f32_op(c, CUTE_OP_ADD, io->first[X], io->first[RES]) : io->first[X];
+}
+
+static cute_reducer two_sums(int stage)
 {
     (void)stage;
-    return cute_reducer_op(CUTE_OP_ADD);
+    return row_reducer_sums(2);
 }
 
-static void fwd2_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+static void shifted_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
 {
-    cute_ssa h = h_of(c, io);
-    if (stage == 0) {
-        out[0] = cute_ssa_reduce(c, CUTE_OP_ADD, h);
-        return;
-    }
-    cute_ssa dev = row_scalar_op(c, CUTE_OP_SUB, h, f32_op(c, CUTE_OP_DIV, stats[0][0], row_n(c, io)));
-    out[0] = row_sum_inside_vectors(c, io, cute_ssa_binop(c, CUTE_OP_MUL, dev, dev));
+    (void)stage, (void)stats;
+    cute_ssa dev = row_scalar_op(c, CUTE_OP_SUB, h_of(c, io), shift_of(c, io));
+    out[0] = row_sum_inside_vectors(c, io, dev);
+    out[1] = row_sum_inside_vectors(c, io, cute_ssa_binop(c, CUTE_OP_MUL, dev, dev));
 }
 
-static void fwd2_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
+static void shifted_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
 {
-    cute_val var = f32_op(c, CUTE_OP_DIV, stats[1][0], row_n(c, io));
-    io->d[0] = io->v[MEAN] = f32_op(c, CUTE_OP_DIV, stats[0][0], row_n(c, io));
+    cute_val n = row_n(c, io), d = f32_op(c, CUTE_OP_DIV, stats[0][0], n);
+    cute_val var = f32_op(c, CUTE_OP_SUB, f32_op(c, CUTE_OP_DIV, stats[0][1], n), f32_op(c, CUTE_OP_MUL, d, d));
+    var = cute_val_binop(c, CUTE_OP_MAX, var, row_f32(c, 0));
+    io->d[0] = io->v[MEAN] = f32_op(c, CUTE_OP_ADD, shift_of(c, io), d);
     io->d[1] = io->v[RSTD] = cute_val_unop(c, CUTE_OP_RSQRT, f32_op(c, CUTE_OP_ADD, var, io->p[0]));
 }
 
@@ -105,11 +114,11 @@ static void fwd2_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
      {"mean", ROWVAL_OUT, true, 0}, {"rstd", ROWVAL_OUT, true, 0}}
 
 static const row_op layernorm_fwd_held = {
-    "layernorm_two_sums", 8, LAYERNORM_FWD_SLOTS, 2, sum_each, fwd2_partial, fwd2_row, fwd_finish, true, 0, NULL, true,
+    "layernorm_shifted", 8, LAYERNORM_FWD_SLOTS, 1, two_sums, shifted_partial, shifted_row, fwd_finish, true, 0, NULL, true, NULL,
 };
 
 const row_op row_layernorm_fwd = {
-    "layernorm", 8, LAYERNORM_FWD_SLOTS, 1, moments, fwd_partial, fwd_row, fwd_finish, true, 0, &layernorm_fwd_held, true,
+    "layernorm", 8, LAYERNORM_FWD_SLOTS, 1, moments, fwd_partial, fwd_row, fwd_finish, true, 0, &layernorm_fwd_held, false, NULL,
 };
 
 enum { DY, XB, WB, MEAN_IN, RSTD_IN, DX, DW, DB };
@@ -161,5 +170,5 @@ const row_op row_layernorm_bwd = {
     {{"dy", ROW_IN, false, 0}, {"x", ROW_IN, false, 0}, {"weight", COL_IN, true, 0},
      {"mean", ROWVAL_IN, false, 0}, {"rstd", ROWVAL_IN, false, 0}, {"dx", ROW_OUT, false, 0},
      {"dweight", COL_PARTIAL, true, 0}, {"dbias", COL_PARTIAL, true, 0}},
-    1, sums, bwd_partial, bwd_row, bwd_finish, false, 0, NULL, false,
+    1, sums, bwd_partial, bwd_row, bwd_finish, false, 0, NULL, false, NULL,
 };

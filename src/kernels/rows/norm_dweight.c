@@ -34,5 +34,5 @@ const row_op row_norm_dweight = {
     "norm_dweight", 6,
     {{"dy", ROW_IN, false, 0}, {"x", ROW_IN, false, 0}, {"mean", ROWVAL_IN, true, 0}, {"rstd", ROWVAL_IN, false, 0},
      {"dweight", COL_PARTIAL, false, 0}, {"dbias", COL_PARTIAL, true, 0}},
-    0, none, no_partial, no_row_values, finish, false, 0, NULL, false,
+    0, none, no_partial, no_row_values, finish, false, 0, NULL, false, NULL,
 };

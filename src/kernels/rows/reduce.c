@@ -35,7 +35,7 @@ static void finish(cute_ctx *c, row_io *io, const cute_val stats[][4]) { (void)c
 
 #define REDUCE_OP(var, name, fill, reducer, partial)                                                           \
     const row_op var = {name, 2, {{"x", ROW_IN, false, fill}, {"out", ROWVAL_OUT, false, 0}},                  \
-                        1, reducer, partial, row_value, finish, false, 0, NULL, false}
+                        1, reducer, partial, row_value, finish, false, 0, NULL, false, NULL}
 REDUCE_OP(row_reduce_sum, "reduce_sum", 0, add, add_partial);
 REDUCE_OP(row_reduce_max, "reduce_max", -INFINITY, max, max_partial);
 REDUCE_OP(row_reduce_min, "reduce_min", INFINITY, min, min_partial);

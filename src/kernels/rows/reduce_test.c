@@ -136,6 +136,9 @@ int main(void)
     const shape_case cols[] = {{5, 1, 0}, {1000, 70, 0}, {129, 520, 8}, {2000, 24, 0}, {333, 37, 3}};
     for (int op = 0; op < 5; op++)
         for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) one_col(lib, be, dts[(op + k) % 3], cols[k], (cutec_reduce_op)op);
+    /* 16-bit inputs in one launch: 8 rows' loads in flight (a ragged last turn) */
+    one_col(lib, be, CUTE_BF16, (shape_case){77, 520, 8}, CUTEC_REDUCE_SUM);
+    one_col(lib, be, CUTE_F16, (shape_case){70, 4100, 0}, CUTEC_REDUCE_MAX);
     misuse_cols(lib, be);
     tk_end(lib, rt);
     return CHECK_DONE("reduce_test");

@@ -42,7 +42,7 @@ const row_op row_rmsnorm_fwd = {
     "rmsnorm", 6,
     {{"x", ROW_IN, false, 0}, {"residual", ROW_IN, true, 0}, {"weight", COL_IN, true, 0},
      {"y", ROW_OUT, false, 0}, {"residual_out", ROW_OUT, true, 0}, {"rstd", ROWVAL_OUT, true, 0}},
-    1, sum, fwd_partial, fwd_row, fwd_finish, false, 0, NULL, true,
+    1, sum, fwd_partial, fwd_row, fwd_finish, false, 0, NULL, false, NULL,
 };
 
 enum { DY, XB, WB, RSTD_IN, DX, DW };
@@ -77,5 +77,5 @@ const row_op row_rmsnorm_bwd = {
     "rmsnorm_backward", 6,
     {{"dy", ROW_IN, false, 0}, {"x", ROW_IN, false, 0}, {"weight", COL_IN, true, 0},
      {"rstd", ROWVAL_IN, false, 0}, {"dx", ROW_OUT, false, 0}, {"dweight", COL_PARTIAL, true, 0}},
-    1, sum, bwd_partial, bwd_row, bwd_finish, false, 0, NULL, false,
+    1, sum, bwd_partial, bwd_row, bwd_finish, false, 0, NULL, false, NULL,
 };

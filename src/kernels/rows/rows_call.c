@@ -86,10 +86,10 @@ static const cute_fn *make_rows(cute_runtime *rt, const void *key, const void *p
 
 static void key_of(const row_plan *p, char *key, size_t n)
 {
-    int len = snprintf(key, n, "%s/%d/s%d/v%d/t%d/k%d/r%d/%c%dx%d/c%d%s%s%s%s%s/", p->op->name, p->variant, p->schedule, p->vec, p->tpr,
+    int len = snprintf(key, n, "%s/%d/s%d/v%d/t%d/k%d/r%d/%c%dx%d/c%d%s%s%s%s%s%s/", p->op->name, p->variant, p->schedule, p->vec, p->tpr,
                        p->k, p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->stage_bufs, p->cluster,
                        p->sums_in_smem ? "/smem-sums" : "", p->stage_cols ? "/staged-cols" : "", p->pipelined ? "/pipelined" : "",
-                       p->in_place ? "/in-place" : "", p->words ? "/words" : "");
+                       p->in_place ? "/in-place" : "", p->words ? "/words" : "", p->pairs ? "/pairs" : "");
     for (int s = 0; s < p->op->nslots; s++)
         len += snprintf(key + len, n - (size_t)len, "%s,", p->has[s] ? cute_dtype_name(p->dtype[s]) : "-");
 }
@@ -108,24 +108,19 @@ static bool in_place(const row_call *rc)
 }
 
 /* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7: an earlier schedule, so that one run can time
- * both (scripts/device-rows6.sh, device-rows7.sh); rows9: rows9's forms, opt-in until timed
- * (scripts/device-rows9.sh).  rows5: the norms' backward without the
+ * both (scripts/device-rows6.sh, device-rows7.sh).  rows5: the norms' backward without the
  * pipelined exchange, its weight read from L2 (only the per-row inputs loaded a row ahead
  * stay); rows6: a cluster's forward blocks stage 32 KB parts of the row (16 blocks at 262144),
  * not 64 KB (rows_compile.c's cluster_stage), cross-entropy's resident plans take the
  * registers ptxas gives, LayerNorm's forward merges (count, mean, squares) by Chan's rule in
  * registers and in a block's staged row too (row_op's held_form); rows7: a cluster's
  * blocks exchange their partials through st.shared::cluster and a cluster barrier a stage
- * (rows_cluster.c), not st.async onto mbarriers.  rows9 turns on rows9's forms, not yet
- * timed on a GPU (ptxas counts in bench/RESULTS.md): short rows staged by persistent blocks
- * (rows_compile.c's stage_rows), LayerNorm's two sums over a cluster's parts (two exchanges
- * for Chan's one), the paired write pass, bf16 read as words (rows_kernel.c's load_f32) */
+ * (rows_cluster.c), not st.async onto mbarriers. */
 static int schedule_asked(void)
 {
     const char *s = getenv("CUTEC_ROWS_SCHEDULE");
     if (s && !strcmp(s, "rows5")) return ROW_SCHEDULE_ROWS5;
     if (s && !strcmp(s, "rows7")) return ROW_SCHEDULE_ROWS7;
-    if (s && !strcmp(s, "rows9")) return ROW_SCHEDULE_ROWS9;
     return s && !strcmp(s, "rows6") ? ROW_SCHEDULE_ROWS6 : ROW_SCHEDULE_NOW;
 }
 
@@ -146,15 +141,9 @@ static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
                       : rc->slot[s] ? (cute_dtype)rc->slot[s]->dtype : CUTE_F32;
     }
     row_plan_choose(p, rc->slot[0]->shape[1], widest_vector(rc));
-    /* the held form over a cluster's staged parts too: rows9 (by default a cluster's blocks
-     * merge by Chan's rule: one exchange of three values) */
-    bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks && p->schedule == ROW_SCHEDULE_ROWS9;
-    if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6)
-        p->op = p->op->held_form;
+    row_plan_forms(p, rc->slot[0]->shape[1]);
     schedule_override(p);
     p->in_place = in_place(rc);
-    const char *words = getenv("CUTEC_ROWS9_WORDS");
-    p->words = p->schedule == ROW_SCHEDULE_ROWS9 && !(p->arch && p->arch < 90) && !(words && !strcmp(words, "0"));
     if (p->looped && rc->op->stages == 0) p->looped = false, p->column_grid = true; /* chunks by blocks */
 }
 
@@ -268,8 +257,14 @@ cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *er
     row_plan p;
     plan_of(lib, rc, &p);
     row_call dx_only, sums;
-    /* a block that walks several tiles of a row: dw, db by a pass of their own */
-    if (p.looped && p.stage_chunks != 1 && split_sums(rc, &dx_only, &sums)) {
+    /* a block that walks several tiles of a row: dw, db by a pass of their own.  Candidate
+     * (CUTEC_ROWS_TRIAL=1): so too where a cluster's blocks would keep them in shared memory
+     * (the norms' backward at 1024x262144: LayerNorm's 128 KB of sums leave room for one
+     * staging buffer, one block an SM: 36.6% of the copy on an H200, RMSNorm's two 59.1%),
+     * the dx pass then staging its parts as the forwards do, the dw/db pass reading dy and
+     * x again (five matrix passes for three) */
+    bool own_pass = p.looped && (p.stage_chunks != 1 || (p.sums_in_smem && rows_trial()));
+    if (own_pass && split_sums(rc, &dx_only, &sums)) {
         plan_of(lib, &dx_only, &p);
         row_plan q;
         plan_of(lib, &sums, &q);

@@ -10,6 +10,8 @@
  * leave the SM's loads idle) is staged in shared memory instead, where its row inputs fit
  * STAGE_BYTES (two blocks an SM): blocks of 256 threads walk it in chunks from there. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "kernels/rows/rows_internal.h"
 
@@ -62,7 +64,7 @@ static int sum_arrays(const row_plan *p) { return row_plan_slots(p, COL_PARTIAL)
 
 static bool keeps_sums(const row_plan *p) { return sum_arrays(p) > 0; }
 
-bool row_plan_persistent(const row_plan *p) { return keeps_sums(p) || p->stage_bufs > 1; }
+bool row_plan_persistent(const row_plan *p) { return keeps_sums(p); }
 
 /* A row that needs more than 256 threads' registers and is too long to stage in one block's
  * shared memory, on sm_90 and later, is split over a cluster of up to ROW_CLUSTER_MAX blocks.
@@ -134,35 +136,6 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
     return false;
 }
 
-/* A row that one block of 256 threads covers with 16-byte accesses, for an op that asks
- * (row_op's stage_rows), on sm_90 and later: staged, a row a buffer, by a persistent block
- * with up to four rows' copies in flight while it works on one (its registers holding the
- * row from the buffer on), its column inputs (weight, bias) staged once.  Held in registers
- * a block a row, LayerNorm's forward at 16384x4096 waited for its row's loads, its two sums'
- * barriers and then its weight and bias from L2 with none of its own loads in flight
- * (83.5-87.7% of the copy on an H200, RMSNorm's one sum with its weight loaded beside the
- * row 93.5%).  False: not so (the plan as it was). */
-static bool stage_rows(row_plan *p, int64_t n, int kmax)
-{
-    int esize = cute_dtype_bytes(p->dtype[0]);
-    int64_t vectors = (n + p->vec - 1) / p->vec;
-    if (!p->op->stage_rows || p->schedule != ROW_SCHEDULE_ROWS9 || keeps_sums(p) || p->vec * esize != 16) return false;
-    if ((p->arch && p->arch < 90) || vectors < STAGE_THREADS || vectors > (int64_t)STAGE_THREADS * kmax) return false;
-    row_plan before = *p;
-    p->tpr = STAGE_THREADS, p->k = (int)((vectors + STAGE_THREADS - 1) / STAGE_THREADS), p->rows = 1;
-    /* not looped: its one tile read from the buffer into the registers once, every stage and
-     * the outputs from there (cross-entropy's exponentials kept from its reduction for its
-     * gradient, LayerNorm's row for its second sum) */
-    p->looped = false, p->stage_chunks = 1, p->stage_bufs = 2; /* (row_plan_blocks_per_sm: persistent) */
-    int64_t room = SMEM_MAX / row_plan_blocks_per_sm(p), row_bytes = row_plan_tile(p) * esize * row_inputs(p);
-    int64_t cols_bytes = row_plan_tile(p) * esize * row_plan_slots(p, COL_IN);
-    p->stage_cols = cols_bytes && room - cols_bytes >= 2 * row_bytes;
-    int64_t bufs = (room - (p->stage_cols ? cols_bytes : 0)) / row_bytes;
-    p->stage_bufs = bufs > 4 ? 4 : (int)bufs;
-    if (p->stage_bufs < 2) *p = before;
-    return p->stage_bufs >= 2;
-}
-
 /* Narrower accesses: each block holds a tile of the row in its registers, the fewest threads
  * a block (256, 512, 1024) whose tiles cover the row so. */
 static bool cluster_split(row_plan *p, int64_t n, int kmax)
@@ -181,13 +154,13 @@ int row_plan_blocks_per_sm(const row_plan *p)
 {
     bool sums = keeps_sums(p);
     /* Only a cluster's blocks, staged ones that keep column sums (two blocks an SM: 128
-     * registers) or walk rows (stage_rows: three), and the resident plans of an op that says
+     * registers), and the resident plans of an op that says
      * so (row_op's resident_blocks) ask for an occupancy.  (A norm backward holding its row in
      * registers and asking for three an SM got 80: LayerNorm's spilled 72 bytes and fell from
      * 80.8% to 62.1% of the copy at 16384x4096 on an H100: bench/RESULTS.md.) */
     bool resident = !p->looped && p->cluster < 2 && !sums && p->tpr >= 64;
     if (resident && p->op->resident_blocks && p->schedule != ROW_SCHEDULE_ROWS6) return p->op->resident_blocks;
-    if (p->cluster < 2 && !(p->stage_chunks && (sums || p->stage_bufs > 1))) return 0;
+    if (p->cluster < 2 && !(p->stage_chunks && sums)) return 0;
     /* a staged cluster block walks its part with 80 registers (at 64 cross-entropy's backward
      * spilled 8 bytes, f32 softmax's 12); one holding its tile in registers, 64 */
     int blocks = (sums ? 512 : p->stage_chunks ? 768 : 1024) / (p->tpr * p->rows);
@@ -215,8 +188,47 @@ void row_plan_choose(row_plan *p, int64_t n, int vec)
     if (keeps_sums(p) && p->rows == 1 && cluster_allowed(p) && cluster_stage(p, n, kwalk)) return;
     p->stage_chunks = stage_chunks(p, n, kwalk);
     if (p->stage_chunks) p->tpr = STAGE_THREADS, p->k = kwalk, p->rows = 1, p->looped = true;
-    else if (stage_rows(p, n, kwalk)) return;
     else if (p->tpr > 256 && cluster_allowed(p) && !cluster_stage(p, n, kwalk)) cluster_split(p, n, kmax);
+}
+
+/* The forms that depend on the row's length, chosen here and nowhere else (timed on an H200
+ * on 2026-11-27, bench/RESULTS.md's rows10 section; % of the copy):
+ *  - a row longer than 256 threads' registers hold (bf16: over 8192 elements, 4096 with
+ *    column sums), which is staged, split over a cluster or walked in chunks, reads bf16 as
+ *    32-bit words (sm_90 on): LayerNorm forward 4096x32768 77.8 -> 81.2 and 1024x262144
+ *    71.1 -> 72.6, RMSNorm 92.4 -> 92.8 and 82.2 -> 85.4, softmax 1024x262144 91.2 -> 93.3,
+ *    cross-entropy fwd+bwd 8192x131072 77.6 -> 81.7.  Shorter rows keep the 16-bit reads (not
+ *    timed alone there; log-softmax 16384x4096 64 -> 71 registers, three blocks an SM, not
+ *    four).  CUTEC_ROWS_WORDS=0 leaves them out, so that one run can time both;
+ *  - such a row staged in one block writes its chunks two at a time (16-bit inputs with
+ *    column inputs: rows_kernel.c's write_pass): RMSNorm 4096x32768 89.3 -> 93.3 (88.5 ->
+ *    92.4 without the words).  A cluster's parts keep the chunk loop: paired, LayerNorm and
+ *    RMSNorm at 1024x262144 ran 1.2 and 0.4 points slower.  CUTEC_ROWS_PAIRS=0 leaves them
+ *    out;
+ *  - an op's held form (LayerNorm's shifted sums) where a block holds its row or part of it:
+ *    in registers, staged, or a cluster's staged part; a narrow-vector cluster split, whose
+ *    blocks hold their tiles in registers, keeps Chan's merge. */
+void row_plan_forms(row_plan *p, int64_t n)
+{
+    int per = row_arrays(p) <= 2 ? 32 : 16, kmax = per / p->vec > 0 ? per / p->vec : 1;
+    bool long_row = (n + p->vec - 1) / p->vec > (int64_t)STAGE_THREADS * kmax;
+    bool sm90 = !(p->arch && p->arch < 90);
+    const char *words = getenv("CUTEC_ROWS_WORDS"), *pairs = getenv("CUTEC_ROWS_PAIRS");
+    p->words = long_row && sm90 && !(words && !strcmp(words, "0"));
+    p->pairs = long_row && p->cluster < 2 && !(pairs && !strcmp(pairs, "0"));
+    bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
+    if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
+    /* a trial form where a block holds the row in registers and writes no row output only:
+     * cross-entropy's masked logit spilled 88 bytes at 80 registers with its gradient
+     * (16384x4096), and took 125 registers staged (4096x32768: two blocks an SM, not three) */
+    bool tried = !p->looped && !row_plan_slots(p, ROW_OUT);
+    if (p->op->trial_form && rows_trial() && tried) p->op = p->op->trial_form;
+}
+
+bool rows_trial(void)
+{
+    const char *trial = getenv("CUTEC_ROWS_TRIAL");
+    return trial && !strcmp(trial, "1");
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)

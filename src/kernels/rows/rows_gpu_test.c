@@ -216,7 +216,7 @@ static void occupancy(cute_runtime *rt)
         rows_launch l = planned(rt, fwd[i], false, 262144, &regs);
         CHECK(l.cluster == 8 && l.per_sm == 3, "%s fwd 16x262144: clusters of %d, %d blocks an SM (want 8, 3)",
               rp_op_name(fwd[i]), l.cluster, l.per_sm);
-        if (i > 0) continue; /* rows6's plan: one op's (its compiles' time went to rows9's plans below) */
+        if (i > 0) continue; /* rows6's plan: one op's */
         setenv("CUTEC_ROWS_SCHEDULE", "rows6", 1);
         l = planned(rt, fwd[i], false, 262144, &regs);
         unsetenv("CUTEC_ROWS_SCHEDULE");
@@ -226,18 +226,6 @@ static void occupancy(cute_runtime *rt)
     rows_launch l = planned(rt, RP_XENT, true, 4096, &regs);
     CHECK(l.per_sm == 3 && regs <= 65536 / (3 * 256), "cross-entropy bwd 16x4096: %d blocks an SM asked, %ld registers",
           l.per_sm, regs);
-    /* rows9's (CUTEC_ROWS_SCHEDULE=rows9, opt-in until timed): rows of 4096 staged by
-     * persistent blocks of 256 threads, three an SM (16 rows on the interpreter's 12 blocks:
-     * two rows a block) */
-    const rp_op staged[] = {RP_RMSNORM, RP_LAYERNORM, RP_XENT};
-    setenv("CUTEC_ROWS_SCHEDULE", "rows9", 1);
-    for (int i = 0; i < 3; i++) {
-        l = planned(rt, staged[i], staged[i] == RP_XENT, 4096, &regs);
-        CHECK(l.threads == 256 && l.per_sm == 3 && l.iters == 2 && regs <= 65536 / (3 * 256),
-              "%s 16x4096, rows9: blocks of %d threads, %d an SM, %lld rows each, %ld registers (want 256, 3, 2, <= 85)",
-              rp_op_name(staged[i]), l.threads, l.per_sm, (long long)l.iters, regs);
-    }
-    unsetenv("CUTEC_ROWS_SCHEDULE");
 }
 
 int main(int argc, char **argv)

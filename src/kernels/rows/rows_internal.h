@@ -62,6 +62,8 @@ typedef struct row_io {
     int variant;             /* the op's variant (log-softmax, ...) */
     bool resident;           /* the row is whole in the registers: what partial keeps
                                 below is there for finish (in chunks it is not) */
+    cute_val first[ROW_SLOTS]; /* ROW_IN: the row's first element, for an op with
+                                  row_op.shifted (loaded before the row) */
     cute_ssa keep;           /* partial's per-element values finish may reuse */
     cute_val keep_v;         /* ... and a per-thread value */
 } row_io;
@@ -91,11 +93,15 @@ typedef struct row_op {
     /* the op for plans that hold the row (in a cluster: the block's part of it) in registers
      * or staged in shared memory, where a second look at it costs no pass over HBM (NULL:
      * this one): the same slots, more reductions (in a cluster, more exchanges) of simpler
-     * values (LayerNorm: two sums, not Chan's merge of (count, mean, squares)) */
+     * values (LayerNorm: two sums about a shift, not Chan's merge of (count, mean, squares)) */
     const struct row_op *held_form;
-    /* rows one block's registers would hold are staged in shared memory instead, a block
-     * walking rows with the next ones' copies in flight (rows_compile.c's stage_rows) */
-    bool stage_rows;
+    /* the row's first element of each row input is loaded for partial (io->first), before the
+     * row itself (LayerNorm's shifted sums) */
+    bool shifted;
+    /* a candidate form under trial, opt-in until a GPU has timed it (CUTEC_ROWS_TRIAL=1,
+     * rows_compile.c's row_plan_forms): replaces this op where a block holds the row in
+     * registers and writes no row output */
+    const struct row_op *trial_form;
 } row_op;
 
 typedef struct row_plan {
@@ -121,9 +127,9 @@ typedef struct row_plan {
                               pass (rows_kernel.c's row_pipelined; one stage, three buffers
                               or more) */
     bool in_place;         /* an output overlaps an input: no __restrict__ pointers */
-    bool words;            /* bf16 inputs read as 32-bit words (rows_kernel.c's load_f32):
-                              rows9, sm_90 on, unless CUTEC_ROWS9_WORDS=0 (so that one run
-                              can time rows9's other forms without them) */
+    bool words;            /* bf16 inputs read as 32-bit words (rows_kernel.c's load_f32) */
+    bool pairs;            /* a staged row's chunks written two at a time (write_pass; one
+                              block's row, not a cluster's part) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
@@ -136,10 +142,8 @@ typedef struct row_plan {
 } row_plan;
 
 /* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7: the schedule as it was before that branch's
- * changes; rows9: rows9's forms, opt-in until a GPU has timed them (short rows staged by
- * persistent blocks, LayerNorm's two sums in a cluster, the paired write pass, bf16 read as
- * words) */
-typedef enum { ROW_SCHEDULE_NOW, ROW_SCHEDULE_ROWS5, ROW_SCHEDULE_ROWS6, ROW_SCHEDULE_ROWS7, ROW_SCHEDULE_ROWS9 } row_schedule;
+ * changes (rows_call.c) */
+typedef enum { ROW_SCHEDULE_NOW, ROW_SCHEDULE_ROWS5, ROW_SCHEDULE_ROWS6, ROW_SCHEDULE_ROWS7 } row_schedule;
 
 /* the tile's columns: tpr K V */
 static inline int64_t row_plan_tile(const row_plan *p) { return (int64_t)p->tpr * p->k * p->vec; }
@@ -157,6 +161,11 @@ bool row_plan_persistent(const row_plan *p);
 /* Choose V, tpr, K, R for rows of n elements and this op; `vec` the widest access every
  * row tensor allows (elements) */
 void row_plan_choose(row_plan *p, int64_t n, int vec);
+/* then the forms that depend on the row's length (bf16 words, paired writes, the held form) */
+void row_plan_forms(row_plan *p, int64_t n);
+/* CUTEC_ROWS_TRIAL=1: the candidates under trial (row_op.trial_form; rows_call.c's own dw/db
+ * pass where the column sums would live in shared memory), opt-in until a GPU has timed them */
+bool rows_trial(void);
 
 /* the blocks an SM a cluster plan's kernel asks room for (0: no request): 1024 threads
  * (64 registers a thread, what the plan's sizing allows for), so that some load while

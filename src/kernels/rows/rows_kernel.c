@@ -69,8 +69,8 @@ static cute_ssa load_f32_words(cute_ctx *c, cute_tensor t, cute_ssa pred, double
 
 static cute_ssa load_f32(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa pred, double fill)
 {
-    /* (row_plan's words: sm_90 on, cross-entropy's backward walked in chunks for sm_80 at
-     * 262144 spilled 8 bytes so at 64 registers) */
+    /* (row_plan's words: long rows, sm_90 on; cross-entropy's backward walked in chunks for
+     * sm_80 at 262144 spilled 8 bytes so at 64 registers) */
     if (t.dtype == CUTE_BF16 && p->vec % 2 == 0 && p->words) return load_f32_words(c, t, pred, fill);
     return cute_ssa_cvt(c, cute_tensor_load_if(c, t, pred, fill), CUTE_F32);
 }
@@ -216,16 +216,14 @@ static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         write_chunk(c, th, io, rb, th->first, stats);
         return;
     }
-    /* rows9: a staged row's (or cluster part's) chunks two at a time, so that ptxas issues
-     * both chunks' column loads (weight, bias) from L2 together, where each chunk of the loop
-     * waits out its own L2 latency with none of the block's loads in flight (LayerNorm's
-     * weight and bias: ~11% of the stall samples on their first uses at 1024x262144, ncu on
-     * an H200).  A chunk past the row's end is all predicated off; in a cluster the pairs must
-     * end at the end of the block's part (an even count of chunks).  16-bit inputs only: f32's
-     * two chunks of weight and bias spilled 8 bytes at 80 registers, and so did all four of a
-     * bf16 staged row at 4096x32768 unrolled under a launch bound. */
-    bool pairs = (th->p->cluster < 2 || th->p->stage_chunks % 2 == 0) && cute_dtype_bytes(th->p->dtype[0]) <= 2;
-    if (pairs && th->p->stage_chunks && row_plan_slots(th->p, COL_IN) && th->p->schedule == ROW_SCHEDULE_ROWS9) {
+    /* a staged row's chunks two at a time (row_plan's pairs: one block's row, not a
+     * cluster's part), so that ptxas issues both chunks' column loads (weight, bias) from L2
+     * together, where each chunk of the loop waits out its own L2 latency with none of the
+     * block's loads in flight.  A chunk past the row's end is all predicated off.  16-bit
+     * inputs only: f32's two chunks of weight and bias spilled 8 bytes at 80 registers, and so
+     * did all four of a bf16 staged row at 4096x32768 unrolled under a launch bound. */
+    bool pairs = th->p->pairs && th->p->cluster < 2 && cute_dtype_bytes(th->p->dtype[0]) <= 2;
+    if (pairs && th->p->stage_chunks && row_plan_slots(th->p, COL_IN)) {
         cute_alg *a = cute_ctx_alg(c);
         CUTE_FOR(c, pair, cute_i(0), cute_i((th->p->stage_chunks + 1) / 2)) {
             cute_int cb = cute_add(a, th->first, cute_mul(a, pair, cute_i(2)));
@@ -390,15 +388,18 @@ static void row_values_keep(cute_ctx *c, const row_thread *th, const row_carry *
         if (th->p->has[s] && th->p->op->slot[s].role == ROWVAL_IN) cute_val_assign(c, next->v[s], ahead[s]);
 }
 
-/* A staged row one block holds (rows_compile.c's stage_rows): slot 0 seen as (M,N) for a
- * gather at a column of the row's choosing (cross-entropy's logit at the label), every row
- * the buffer of this one: read from shared memory, where a gather from L2 (the bulk copy
- * brought the line there) put its latency on the row's critical path */
-static cute_tensor staged_whole(cute_ctx *c, const row_thread *th)
+/* an op's shift (row_op.shifted): the row's first element of each row input, issued before
+ * the row's own loads (or its staged copy's wait), so that it arrives meanwhile */
+static void load_firsts(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int row)
 {
-    cute_tensor t = cute_tensor_slice(c, th->stage.s[0], CUTE_CRD(CUTE_CRD(CUTE_ALL, CUTE_ALL), CUTE_CRD(cute_i(0), th->staged)));
-    t.layout = cute_layout_fmt(cute_ctx_alg(c), "(%I,%lld):(0,1)", th->k->m, (long long)row_plan_tile(th->p));
-    return t;
+    const row_op *op = th->p->op;
+    if (!op->shifted) return;
+    cute_ssa in = cute_ssa_scalar(c, cute_int_lt(c, row, th->k->m), cute_tuple_int(cute_i(1)));
+    for (int s = 0; s < op->nslots; s++)
+        if (th->p->has[s] && op->slot[s].role == ROW_IN) {
+            cute_tensor t = cute_tensor_slice(c, th->k->g[s], CUTE_CRD(CUTE_CRD(th->ty, cute_i(0)), CUTE_CRD(rb, cute_i(0))));
+            io->first[s] = cute_ssa_get(c, cute_ssa_cvt(c, cute_tensor_load_if(c, t, in, 0), CUTE_F32), 0);
+        }
 }
 
 /* row block after row block: load (or wait for the staged row), reduce, write */
@@ -412,11 +413,11 @@ static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
         cute_val inside = cute_int_lt(c, row, th->k->m), ahead[ROW_SLOTS];
         io->row = row, th->it = it;
         row_values_now(c, th, io->v, &next, ahead, it, row);
+        load_firsts(c, th, io, rb, row);
         if (th->stage.on) {
             fill_row(c, th, cute_add(a, it, cute_i(th->stage.stages - 1)));
             th->staged = row_stage_buffer(c, &th->stage, p);
             CUTE_IF(c, inside) { row_stage_wait(c, &th->stage); }
-            if (!p->looped) io->whole = staged_whole(c, th);
         }
         if (p->looped)
             row_looped(c, th, io, rb);

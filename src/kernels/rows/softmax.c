@@ -38,7 +38,7 @@ static void fwd_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
 
 const row_op row_softmax_fwd = {
     "softmax", 2, {{"x", ROW_IN, false, -INFINITY}, {"y", ROW_OUT, false, 0}},
-    1, online, fwd_partial, fwd_row, fwd_finish, false, 0, NULL, false,
+    1, online, fwd_partial, fwd_row, fwd_finish, false, 0, NULL, false, NULL,
 };
 
 enum { DY, YIN, DX };
@@ -75,5 +75,5 @@ static void bwd_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
 
 const row_op row_softmax_bwd = {
     "softmax_backward", 3, {{"dy", ROW_IN, false, 0}, {"y", ROW_IN, false, 0}, {"dx", ROW_OUT, false, 0}},
-    1, sum, bwd_partial, bwd_row, bwd_finish, false, 0, NULL, false,
+    1, sum, bwd_partial, bwd_row, bwd_finish, false, 0, NULL, false, NULL,
 };
