@@ -435,9 +435,12 @@ static int bench_one(problem *p, const attn_opts *o, double sdpa)
     double ms = problem_poison(p, o) ? run_one(p, o, &bad, &rows) : -2;
     char what[160];
     describe(o, what, sizeof what);
-    printf("%-40s %9.4f %9.1f %8lld", what, ms, ms > 0 ? flops(o) / ms / 1e9 : 0.0, (long long)rows);
-    if (sdpa > 0) printf(" %9.1f %6.1f%%", flops(o) / sdpa / 1e9, 100 * sdpa / ms); else printf(" %9s %7s", "-", "-");
-    printf("%s\n", bad ? "  WRONG" : "");
+    if (ms > 0) printf("%-40s %9.4f %9.1f %8lld", what, ms, flops(o) / ms / 1e9, (long long)rows);
+    else if (ms > -2) printf("%-40s %9s %9s %8lld", what, "-", "-", (long long)rows); /* checked, not timed */
+    else printf("%-40s %9s %9s %8s", what, "failed", "-", "-"); /* the reason is on stderr above */
+    if (sdpa > 0) printf(" %9.1f", flops(o) / sdpa / 1e9); else printf(" %9s", "-");
+    if (sdpa > 0 && ms > 0) printf(" %6.1f%%", 100 * sdpa / ms); else printf(" %7s", "-");
+    printf("%s\n", bad > 0 ? "  WRONG" : "");
     fflush(stdout);
     bool timed = cute_cuda_backend_driver(cute_runtime_backend(p->rt)) != NULL;
     return bad == 0 && (timed ? ms > 0 : ms > -2) ? CLI_OK : CLI_FAIL;

@@ -15,6 +15,7 @@
 #include "cutec/attention.h"
 #include "cutec/cuda_driver.h"
 #include "cutec/nvrtc.h"
+#include "kernels/attention/attention_internal.h"
 #include "kernels/attention/attention_ref.h"
 #include "kernels/attention/attention_testbuf.h"
 
@@ -363,6 +364,26 @@ int main(void)
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_small);
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d128);
+    /* AUTO on an sm_90a target: the Hopper backward at 64 and 128, the SM80 one at 96 (whose
+     * forward is Hopper's there: the backward's choice is its own, attn_bwd_variant) */
+    static const bwd_case auto_sm90[] = {
+        {1, 70, 45, 2, 1, 96, true, false, CUTE_BF16, 0},
+        {1, 45, 70, 2, 2, 128, false, false, CUTE_F16, 0},
+    };
+    setenv("CUTEC_ARCH", "sm_90a", 1);
+    cute_runtime *rt90 = NULL;
+    char err90[256];
+    if (cute_runtime_new("interp", &rt90, err90, sizeof err90) == CUTE_OK) {
+        cute_attention_config d96 = {.dtype = CUTE_BF16, .head_dim = 96, .lse = true};
+        cute_attention_config d128 = {.dtype = CUTE_BF16, .head_dim = 128, .lse = true};
+        CHECK(attn_bwd_variant(rt90, &d96) == CUTE_ATTENTION_SM80 && attn_variant(rt90, &d96) == CUTE_ATTENTION_HOPPER &&
+                  attn_bwd_variant(rt90, &d128) == CUTE_ATTENTION_HOPPER,
+              "AUTO on sm_90a: the backward at d96 is the SM80 kernel's, at d128 Hopper's");
+        cute_runtime_free(rt90);
+    }
+    wanted = CUTE_ATTENTION_AUTO;
+    ATTN_TEST_ON("interp", "the attention backward (AUTO on sm_90a)", auto_sm90);
+    unsetenv("CUTEC_ARCH");
     unsplit_chains();
     register_reports();
     return CHECK_DONE("attention_bwd_test");

@@ -63,6 +63,9 @@ static inline bool attn_hopper_head_dim(int64_t d) { return d == 64 || d == 96 |
 static inline bool attn_bwd_head_dim_ok(int64_t d) { return attn_head_dim_ok(d) && d <= 128; }
 /* the variant cute_attention_compile builds for cfg on rt's target (AUTO resolved) */
 cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg);
+/* the backward's: the Hopper backward takes head dims 64 and 128, AUTO giving the others (96 on
+ * sm_90, where the forward is Hopper's) to the SM80 backward */
+cute_attention_variant attn_bwd_variant(cute_runtime *rt, const cute_attention_config *cfg);
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);
 /* the Hopper forward on its persistent grid (p->sms set): two Q stages where asked and they fit */
 bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p);

@@ -37,9 +37,7 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
 {
     cute_alg a;
     cute_alg_init(&a, NULL);
-    /* the Hopper backward takes head dims 64 and 128; AUTO gives the others to the SM80 one */
-    bool hopper = attn_variant(rt, cfg) == CUTE_ATTENTION_HOPPER &&
-                  (cfg->variant == CUTE_ATTENTION_HOPPER || cfg->head_dim == 64 || cfg->head_dim == 128);
+    bool hopper = attn_bwd_variant(rt, cfg) == CUTE_ATTENTION_HOPPER;
     attn_hop_bwd_plan *plan = malloc(sizeof *plan);
     if (!plan || !make_plan(&a, rt, cfg, hopper, plan)) {
         snprintf(err, n, "%s", plan ? a.error : "attention backward: out of memory");
