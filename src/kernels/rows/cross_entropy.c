@@ -113,45 +113,6 @@ static void finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
     {{"logits", ROW_IN, false, -INFINITY}, {"labels", ROWVAL_IN, false, 0}, {"loss", ROWVAL_OUT, false, 0},      \
      {"lse", ROWVAL_OUT, true, 0}, {"dlogits", ROW_OUT, true, 0}}
 
-/* Candidate (CUTEC_ROWS_TRIAL=1, opt-in until timed): the label's logit as a fourth sum of
- * the reduction, each thread's values at the label selected (0 elsewhere), not a gather:
- * at 16384x4096 the gather waits for the label's load and then for L2 before the row's
- * outputs (fwd 64%, fwd+bwd 72% of the copy on an H200, softmax forward 97.7%); the select
- * costs a compare an element (at_label's).  The forward of a row held in registers only: with
- * the gradient it spilled 88 bytes at 80 registers, staged (4096x32768) it took 125 */
-static void combine4(cute_ctx *c, const cute_val *a, const cute_val *b, cute_val *out, const void *user)
-{
-    combine(c, a, b, out, user);
-    out[3] = cute_val_binop(c, CUTE_OP_ADD, a[3], b[3]);
-}
-
-static cute_reducer stats4(int stage)
-{
-    (void)stage;
-    return (cute_reducer){4, CUTE_OP_ADD, combine4, NULL, "cross-entropy statistics, the label's logit"};
-}
-
-static void masked_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
-{
-    (void)stage, (void)stats;
-    cute_online_softmax_of(c, io->t[X], out, &io->keep);
-    io->keep_v = out[0];
-    out[2] = row_sum_inside(c, io, io->t[X]);
-    cute_ssa zero = cute_ssa_fill(c, CUTE_F32, io->t[X].shape, 0);
-    out[3] = cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_select(c, at_label(c, io), io->t[X], zero));
-}
-
-static void masked_row_values(cute_ctx *c, row_io *io, const cute_val stats[][4])
-{
-    values_of(c, io, stats, stats[0][3]);
-}
-
-static const row_op cross_entropy_masked = {
-    "cross_entropy_masked", 5, CROSS_ENTROPY_SLOTS, 1, stats4, masked_partial, masked_row_values, finish, false, 3,
-    NULL, false, NULL,
-};
-
 const row_op row_cross_entropy = {
-    "cross_entropy", 5, CROSS_ENTROPY_SLOTS, 1, stats3, partial, row_values, finish, false, 3, NULL, false,
-    &cross_entropy_masked,
+    "cross_entropy", 5, CROSS_ENTROPY_SLOTS, 1, stats3, partial, row_values, finish, false, 3, NULL, false, NULL,
 };

@@ -151,13 +151,8 @@ int main(void)
     /* a 1024-thread tile of the row a block (9 blocks, the last one 8 elements): its column
      * sums in shared memory, walked by 512 threads; RMSNorm's next row staged during this one */
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 131080, 8}, true);
+    /* LayerNorm's there: dw and db by a pass of their own, the dx pass staging its parts */
     backward(lib, be, true, CUTE_BF16, (shape_case){2, 131080, 0}, true);
-    /* rows10's candidate (CUTEC_ROWS_TRIAL=1, opt-in until timed): where the column sums would
-     * live in shared memory, dw and db by a pass of their own, the dx pass staging its parts */
-    setenv("CUTEC_ROWS_TRIAL", "1", 1);
-    backward(lib, be, true, CUTE_BF16, (shape_case){2, 131080, 0}, true);
-    backward(lib, be, false, CUTE_BF16, (shape_case){3, 131080, 8}, true);
-    unsetenv("CUTEC_ROWS_TRIAL");
     /* before sm_90: rows walked in chunks; dw and db by a pass of their own */
     cute_runtime_set_target_arch(rt, "sm_80");
     forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, false, 3000);

@@ -257,13 +257,14 @@ cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *er
     row_plan p;
     plan_of(lib, rc, &p);
     row_call dx_only, sums;
-    /* a block that walks several tiles of a row: dw, db by a pass of their own.  Candidate
-     * (CUTEC_ROWS_TRIAL=1): so too where a cluster's blocks would keep them in shared memory
-     * (the norms' backward at 1024x262144: LayerNorm's 128 KB of sums leave room for one
-     * staging buffer, one block an SM: 36.6% of the copy on an H200, RMSNorm's two 59.1%),
-     * the dx pass then staging its parts as the forwards do, the dw/db pass reading dy and
-     * x again (five matrix passes for three) */
-    bool own_pass = p.looped && (p.stage_chunks != 1 || (p.sums_in_smem && rows_trial()));
+    /* a block that walks several tiles of a row: dw, db by a pass of their own; LayerNorm's
+     * too where a cluster's blocks would keep them in shared memory (1024x262144: its 128 KB
+     * of sums left room for one staging buffer, one block an SM), the dx pass then staging
+     * its parts as the forwards do, the dw/db pass reading dy and x again (five matrix passes
+     * for three).  H200, 2026-11-27: 43.1% of the copy against 36.3% in shared memory;
+     * RMSNorm's own pass lost there (46.6% against 59.6%: its two sums fit beside two
+     * buffers) */
+    bool own_pass = p.looped && (p.stage_chunks != 1 || (p.sums_in_smem && rc->op == &row_layernorm_bwd));
     if (own_pass && split_sums(rc, &dx_only, &sums)) {
         plan_of(lib, &dx_only, &p);
         row_plan q;

@@ -163,8 +163,8 @@ bool row_plan_persistent(const row_plan *p);
 void row_plan_choose(row_plan *p, int64_t n, int vec);
 /* then the forms that depend on the row's length (bf16 words, paired writes, the held form) */
 void row_plan_forms(row_plan *p, int64_t n);
-/* CUTEC_ROWS_TRIAL=1: the candidates under trial (row_op.trial_form; rows_call.c's own dw/db
- * pass where the column sums would live in shared memory), opt-in until a GPU has timed them */
+/* CUTEC_ROWS_TRIAL=1: the candidate forms under trial (row_op.trial_form; none now), opt-in
+ * until a GPU has timed them */
 bool rows_trial(void);
 
 /* the blocks an SM a cluster plan's kernel asks room for (0: no request): 1024 threads
