@@ -648,7 +648,12 @@ cute_status cute_cuda_link_ptx(cute_cuda *cu, const char *ptx, int opt_level, vo
     if (s == CUTE_OK) s = check(cu, cu->LinkComplete(st, &image, &len), "cuLinkComplete");
     if (s != CUTE_OK && elog[0]) { /* ptxas's words */
         size_t at = strlen(last_error);
-        snprintf(last_error + at, sizeof last_error - at, ": %s", elog);
+        if (at + 3 < sizeof last_error) { /* as much of ptxas's log as fits */
+            memcpy(last_error + at, ": ", 2);
+            size_t room = sizeof last_error - at - 3, n = strnlen(elog, room);
+            memcpy(last_error + at + 2, elog, n);
+            last_error[at + 2 + n] = '\0';
+        }
     }
     if (s == CUTE_OK && !(*cubin = malloc(len))) s = CUTE_ERR_OOM;
     if (s == CUTE_OK) memcpy(*cubin, image, len), *cubin_len = len;
