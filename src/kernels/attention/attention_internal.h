@@ -5,6 +5,7 @@
 
 #include "cutec/attention.h"
 #include "cutec/copy.h"
+#include "cutec/hstu.h"
 #include "cutec/pipeline.h"
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
@@ -69,6 +70,11 @@ cute_attention_variant attn_bwd_variant(cute_runtime *rt, const cute_attention_c
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);
 /* the Hopper forward on its persistent grid (p->sms set): two Q stages where asked and they fit */
 bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p);
+/* hopper_plan.c: `extra` bytes more a K and V stage (HSTU's RAB tile): the stages that fit
+ * then, at least two; (rows, D[, stages]) of 128-byte K-major GMMA atoms (64-byte at D % 64),
+ * atoms down the rows first, so that the (rows, 64) block j (columns 64 j ..) is one TMA box */
+bool attn_plan_hopper_extra(cute_alg *a, attn_plan *p, int64_t extra);
+cute_composed attn_hop_tile(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages);
 /* CuTe's SM80 swizzle atom (128-byte rows of D) tiled over (rows, D), or (rows, D, stages) */
 cute_composed attn_smem_tile(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages);
 /* the plan with bm-row Q tiles and `warps` warps along M (bm a multiple of 16 warps) */
@@ -261,6 +267,13 @@ void attn_gemm_rs(cute_ctx *c, const attn_plan *p, cute_tensor acc_p, const attn
 void attn_load_tile(cute_ctx *c, const attn_plan *p, cute_tensor g, cute_tensor id, cute_int rows, cute_tensor s);
 /* a (rows, D) shared tile seen as (D, rows): the N-major B operand of a product by it */
 cute_tensor attn_transposed(cute_ctx *c, const attn_plan *p, cute_tensor s, int64_t rows);
+
+/* HSTU attention: silu(x) of the scores, exact or with tanh.approx (hstu.c); the Hopper
+ * kernel (hstu_hopper.c), which cute_hstu_compile builds where hstu_takes_hopper says so:
+ * CUTEC_HSTU_VARIANT=hopper, or sm80; unset or auto: AUTO's choice for the target */
+cute_ssa hstu_silu(cute_ctx *c, cute_ssa x, bool fast);
+bool hstu_takes_hopper(cute_runtime *rt);
+const cute_fn *hstu_hopper_compile(cute_runtime *rt, const cute_hstu_config *cfg, char *err, size_t n);
 
 /* lib.c: the forward's checks of a call (Q, K, V, O, lse, scale), one operand's (rank 4,
  * dtype d, D contiguous, strides multiples of 8), and the library's compiled backward */
