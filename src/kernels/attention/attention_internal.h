@@ -102,6 +102,14 @@ void attn_hopper_host(cute_ctx *c, const cute_arg *arg);
  * tma_q), 64-row tiles of two others streamed in `stages` (smem_kv, tma_k); mma: the scores
  * (SS, N = 64), pv: the gradients' products (RS, N = D) */
 bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p);
+/* hopper_fwd.c: the forward's shared tiles and pipelines, allocated from al: Q (bm,D), K and
+ * V (bn,D,stages) each, V seen as (D,bn,stages) (O's B operand); a PipelineTmaAsync each for
+ * Q (q_stages), K and V (stages), every consumer thread releasing */
+typedef struct attn_hop_smem {
+    cute_tensor q, k, v, vt;
+    cute_pipeline pq, pk, pv;
+} attn_hop_smem;
+attn_hop_smem attn_hop_shared_memory(cute_ctx *c, const attn_plan *p, cute_smem_allocator *al);
 /* hopper_tma.c: the stage of a staged shared tile (its last of `modes` modes) at the state's
  * stage; the TMA atom of (rows, D) tiles of a (B, S, heads, D) tensor (boxes (1, rows, 1, 64),
  * into the plan's swizzle); tile `tile` of rows of (batch b, head h) of that tensor's
@@ -272,6 +280,8 @@ cute_tensor attn_transposed(cute_ctx *c, const attn_plan *p, cute_tensor s, int6
  * kernel (hstu_hopper.c), which cute_hstu_compile builds where hstu_takes_hopper says so:
  * CUTEC_HSTU_VARIANT=hopper, or sm80; unset or auto: AUTO's choice for the target */
 cute_ssa hstu_silu(cute_ctx *c, cute_ssa x, bool fast);
+/* the compiled function's arguments, both kernels': Q, K, V, RAB, O */
+void hstu_arg_specs(const cute_hstu_config *cfg, cute_arg_spec specs[5]);
 bool hstu_takes_hopper(cute_runtime *rt);
 const cute_fn *hstu_hopper_compile(cute_runtime *rt, const cute_hstu_config *cfg, char *err, size_t n);
 

@@ -161,6 +161,14 @@ static void hstu_host(cute_ctx *c, const cute_arg *arg)
     CUTE_LAUNCH(c, hstu_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor, arg[3].tensor, arg[4].tensor);
 }
 
+void hstu_arg_specs(const cute_hstu_config *cfg, cute_arg_spec specs[5])
+{
+    char t[160];
+    snprintf(t, sizeof t, "(?,?,?,%d):(?{div=8},?{div=8},?{div=8},1)", cfg->head_dim);
+    for (int i = 0; i < 5; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
+    specs[3] = cute_spec_tensor(cfg->dtype, "(?,?,?,?):(?{div=8},?{div=8},?{div=8},1)", 16);
+}
+
 /* AUTO's choice on sm_90: the SM80 kernel until the GPU pass times the Hopper one
  * (scripts/device-hstu2.sh decides; the flip is this line) */
 enum { HSTU_AUTO_HOPPER = 0 };
@@ -197,11 +205,8 @@ const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, 
         return NULL;
     }
     hp->fast = cfg->fast_sigmoid;
-    char t[160];
-    snprintf(t, sizeof t, "(?,?,?,%d):(?{div=8},?{div=8},?{div=8},1)", cfg->head_dim);
     cute_arg_spec specs[5];
-    for (int i = 0; i < 5; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
-    specs[3] = cute_spec_tensor(cfg->dtype, "(?,?,?,?):(?{div=8},?{div=8},?{div=8},1)", 16);
+    hstu_arg_specs(cfg, specs);
     char name[96];
     snprintf(name, sizeof name, "hstu_%s_d%d%s%s%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
              cfg->causal ? "_causal" : "", cfg->fast_sigmoid ? "_fastsig" : "", m64 ? "_m64" : "_m128");

@@ -38,9 +38,11 @@ typedef struct hh_plan {
     cute_tma_atom tma_r;  /* boxes (1, 1, bm, 64) of RAB */
 } hh_plan;
 
+/* the forward's tiles and pipelines, and RAB's */
 typedef struct hh_smem {
-    cute_tensor q, k, v, vt, r; /* (bm,D); (bn,D,stages) each; V as (D,bn,stages); (bm,bn,stages) */
-    cute_pipeline pq, pk, pv, pr;
+    attn_hop_smem f;
+    cute_tensor r; /* (bm,bn,stages) */
+    cute_pipeline pr;
 } hh_smem;
 
 /* what both roles read */
@@ -93,16 +95,16 @@ static void produce(cute_ctx *c, void *arg, cute_int tid)
     const hh_smem *m = j->m;
     cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
-    cute_pipeline_producer_acquire(c, &m->pq, &sq, (cute_val){0});
-    attn_hop_load_rows(c, p, &p->tma_q, j->map_q, j->tq, j->t->b, j->t->m_block, j->t->h, m->q,
-                       cute_pipeline_producer_barrier(c, &m->pq, &sq));
-    cute_pipeline_producer_commit(c, &m->pq, &sq);
+    cute_pipeline_producer_acquire(c, &m->f.pq, &sq, (cute_val){0});
+    attn_hop_load_rows(c, p, &p->tma_q, j->map_q, j->tq, j->t->b, j->t->m_block, j->t->h, m->f.q,
+                       cute_pipeline_producer_barrier(c, &m->f.pq, &sq));
+    cute_pipeline_producer_commit(c, &m->f.pq, &sq);
     CUTE_FOR(c, n, j->t->n_begin, j->t->n_end) {
         cute_pipeline_producer_acquire(c, &m->pr, &s, (cute_val){0});
         load_rab(c, j, n, attn_hop_stage(c, m->r, 3, &s), cute_pipeline_producer_barrier(c, &m->pr, &s));
         cute_pipeline_producer_commit(c, &m->pr, &s);
-        produce_kv(c, j, &m->pk, &p->tma_k, j->map_k, m->k, n, &s);
-        produce_kv(c, j, &m->pv, &p->tma_v, j->map_v, m->v, n, &s);
+        produce_kv(c, j, &m->f.pk, &p->tma_k, j->map_k, m->f.k, n, &s);
+        produce_kv(c, j, &m->f.pv, &p->tma_v, j->map_v, m->f.v, n, &s);
         cute_pipeline_state_advance(c, &s);
     }
 }
@@ -130,7 +132,7 @@ static void scores_from_rab(cute_ctx *c, const hh_job *j, hh_frag *f)
 /* issue S += Q K(n)^T (a wgmma batch; S holds RAB(n)) */
 static void issue_scores(cute_ctx *c, const hh_job *j, const hh_frag *f)
 {
-    cute_pipeline_consumer_wait(c, &j->m->pk, &f->k, (cute_val){0});
+    cute_pipeline_consumer_wait(c, &j->m->f.pk, &f->k, (cute_val){0});
     cute_warpgroup_arrive(c);
     cute_gemm(c, &j->hp->p.mma, f->acc_s, f->sQ, attn_hop_stage(c, f->sK, 4, &f->k), f->acc_s);
     cute_warpgroup_commit_batch(c);
@@ -142,7 +144,7 @@ static void issue_attend(cute_ctx *c, const hh_job *j, const hh_frag *f)
     cute_layout as_a = attn_c_as_a(cute_ctx_alg(c), &f->acc_s.layout);
     cute_tiler ta = cute_tiler_layout(&as_a);
     cute_tensor pa = cute_tensor_compose(c, f->rp, &ta);
-    cute_pipeline_consumer_wait(c, &j->m->pv, &f->v, (cute_val){0});
+    cute_pipeline_consumer_wait(c, &j->m->f.pv, &f->v, (cute_val){0});
     cute_warpgroup_arrive(c);
     cute_gemm(c, &j->hp->p.pv, f->acc_o, pa, attn_hop_stage(c, f->sVt, 4, &f->v), f->acc_o);
     cute_warpgroup_commit_batch(c);
@@ -187,9 +189,9 @@ static void consume(cute_ctx *c, void *arg, cute_int tid)
     int ring = p->consumers;
     hh_frag f;
     f.qk = cute_tiled_mma_slice(&p->mma, tid), f.pv = cute_tiled_mma_slice(&p->pv, tid);
-    f.sQ = cute_partition_A(c, f.qk, m->q);
-    f.sK = cute_partition_B(c, f.qk, m->k);
-    f.sVt = cute_partition_B(c, f.pv, m->vt);
+    f.sQ = cute_partition_A(c, f.qk, m->f.q);
+    f.sK = cute_partition_B(c, f.qk, m->f.k);
+    f.sVt = cute_partition_B(c, f.pv, m->f.vt);
     f.acc_s = cute_partition_fragment_C(c, f.qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, 0));
     f.acc_o = cute_partition_fragment_C(c, f.pv, t->gO);
     f.rp = cute_make_fragment_A(c, &p->pv, f.acc_s);
@@ -199,12 +201,12 @@ static void consume(cute_ctx *c, void *arg, cute_int tid)
     cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
     f.wg = attn_hop_ring_start(c, tid, ring);
     cute_fill(c, f.acc_o, 0);
-    cute_pipeline_consumer_wait(c, &m->pq, &sq, (cute_val){0});
+    cute_pipeline_consumer_wait(c, &m->f.pq, &sq, (cute_val){0});
     scores_from_rab(c, j, &f);
     attn_hop_ring_turn(c, f.wg, ring);
     issue_scores(c, j, &f);
     attn_hop_ring_pass(c, f.wg, ring);
-    retire(c, 0, &m->pk, &f.k);
+    retire(c, 0, &m->f.pk, &f.k);
     activate(c, j, &f, t->n_begin);
     to_p(c, j, &f);
     CUTE_FOR(c, n, cute_add(a, t->n_begin, cute_i(1)), t->n_end) {
@@ -213,16 +215,16 @@ static void consume(cute_ctx *c, void *arg, cute_int tid)
         issue_scores(c, j, &f);
         issue_attend(c, j, &f);
         attn_hop_ring_pass(c, f.wg, ring);
-        retire(c, 1, &m->pk, &f.k); /* S(n) is in */
+        retire(c, 1, &m->f.pk, &f.k); /* S(n) is in */
         activate(c, j, &f, n);
-        retire(c, 0, &m->pv, &f.v); /* P(n-1) V(n-1) is in: P's registers are free */
+        retire(c, 0, &m->f.pv, &f.v); /* P(n-1) V(n-1) is in: P's registers are free */
         to_p(c, j, &f);
     }
-    cute_pipeline_consumer_release(c, &m->pq, &sq); /* (one tile a block: nothing waits for it) */
+    cute_pipeline_consumer_release(c, &m->f.pq, &sq); /* (one tile a block: nothing waits for it) */
     attn_hop_ring_turn(c, f.wg, ring);
     issue_attend(c, j, &f);
     attn_hop_ring_pass(c, f.wg, ring);
-    retire(c, 0, &m->pv, &f.v);
+    retire(c, 0, &m->f.pv, &f.v);
     attn_hop_ring_end(c, f.wg);
     attn_store_o(c, p, f.pv, t, f.acc_o);
 }
@@ -231,21 +233,11 @@ static hh_smem shared_memory(cute_ctx *c, const hh_plan *hp)
 {
     const attn_plan *p = &hp->p;
     cute_smem_allocator al = cute_smem_allocator_new(c);
-    cute_dtype d = p->cfg.dtype;
     hh_smem m;
-    m.q = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_q, 16);
-    m.k = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_kv, 16);
-    m.v = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_kv, 16);
-    m.r = cute_smem_alloc_tensor_composed(c, &al, d, hp->smem_r, 16);
-    long long D = p->d, bn = p->bn;
-    cute_layout tr = cute_layout_fmt(cute_ctx_alg(c), "(%lld,%lld,%d):(%lld,1,%lld)", D, bn, p->stages, bn, bn * D);
-    cute_tiler t = cute_tiler_layout(&tr);
-    m.vt = cute_tensor_compose(c, m.v, &t); /* V's stages seen as (D, bn, stages) */
-    int threads = p->consumers * WARPGROUP;
-    m.pq = cute_pipeline_tma_async_create(c, &al, 1, threads, p->tma_q.bytes * attn_hop_boxes(p));
-    m.pk = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_k.bytes * attn_hop_boxes(p));
-    m.pv = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_v.bytes * attn_hop_boxes(p));
-    m.pr = cute_pipeline_tma_async_create(c, &al, p->stages, threads, hp->tma_r.bytes * (p->bn / RAB_BOX));
+    m.f = attn_hop_shared_memory(c, p, &al);
+    m.r = cute_smem_alloc_tensor_composed(c, &al, p->cfg.dtype, hp->smem_r, 16);
+    m.pr = cute_pipeline_tma_async_create(c, &al, p->stages, p->consumers * WARPGROUP,
+                                          hp->tma_r.bytes * (p->bn / RAB_BOX));
     return m;
 }
 
@@ -302,11 +294,8 @@ const cute_fn *hstu_hopper_compile(cute_runtime *rt, const cute_hstu_config *cfg
         free(hp);
         return NULL;
     }
-    char t[160];
-    snprintf(t, sizeof t, "(?,?,?,%d):(?{div=8},?{div=8},?{div=8},1)", cfg->head_dim);
     cute_arg_spec specs[5];
-    for (int i = 0; i < 5; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
-    specs[3] = cute_spec_tensor(cfg->dtype, "(?,?,?,?):(?{div=8},?{div=8},?{div=8},1)", 16);
+    hstu_arg_specs(cfg, specs);
     char name[96];
     snprintf(name, sizeof name, "hstu_hopper_%s_d%dx%lld_m%lld_s%d%s%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
              (long long)hp->p.bn, (long long)hp->p.bm, hp->p.stages, cfg->causal ? "_causal" : "",
