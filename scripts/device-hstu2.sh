@@ -11,10 +11,10 @@
 #      (one bench: both), the SM80 kernel with PyTorch's unfused form beside
 #      (bench/torch_hstu.py), then the Hopper kernel in the same run; each bench checks its
 #      rows against float64 first ("WRONG" where not).
-# The rule, printed as "decides: ...": the Hopper kernel becomes AUTO's on sm_90 if it
-# checked right everywhere (step 1 and every bench row) and ran at least 5% faster than the
-# SM80 kernel in all four (shape, causality) pairs; else it stays opt-in.  The flip is one
-# line: src/kernels/attention/hstu.c, `enum { HSTU_AUTO_HOPPER = 0 }` -> 1.
+# The rule, one "decides: ..." line a head dim: the Hopper kernel becomes AUTO's on sm_90 at
+# head dim D if it checked right everywhere (step 1 and every bench row) and ran at least 5%
+# faster than the SM80 kernel both causal and not at D's shape; else it stays opt-in there.
+# The flip is one line: src/kernels/attention/hstu.c, `auto_hopper[2] = {d64, d128}` (0 -> 1).
 # Logs under $OUT (default build/device-out); the log's tail is printed.
 . scripts/device-common.sh
 log="$out/hstu2.log"
@@ -48,8 +48,10 @@ hstu2_pass()
         echo "$r" | grep -q "verified against float64 (0 wrong" || ok=0
     done
     echo "== 2. benches: SM80 (torch beside), then Hopper, at 4x4x8192 d128 and 16x4x4096 d64"
-    faster=1 pairs=0
+    faster64=1 faster128=1
     for shape in "--batch 4 --heads 4 --seqlen 8192 --headdim 128" "--batch 16 --heads 4 --seqlen 4096 --headdim 64"; do
+        d=${shape##* }
+        rm -f "$out/hstu2_sm80.txt" "$out/hstu2_hopper.txt"
         # shellcheck disable=SC2086
         device_step 22 build/cutec bench hstu --variant sm80 $shape --iters "$iters" | tee "$out/hstu2_sm80.txt"
         # shellcheck disable=SC2086
@@ -58,10 +60,9 @@ hstu2_pass()
         for causal in 0 1; do
             old=$(tflops "$out/hstu2_sm80.txt" $causal) new=$(tflops "$out/hstu2_hopper.txt" $causal)
             [ "$new" = 0 ] && ok=0
-            pairs=$((pairs + 1))
             r=$(awk -v o="$old" -v n="$new" 'BEGIN { print (o > 0 && n >= 1.05 * o) ? 1 : 0 }')
-            echo "pair ($shape, causal $causal): hopper $new TFLOP/s against sm80 $old: $([ "$r" = 1 ] && echo "5% faster" || echo "not 5% faster")"
-            [ "$r" = 1 ] || faster=0
+            echo "pair (d$d, causal $causal): hopper $new TFLOP/s against sm80 $old: $([ "$r" = 1 ] && echo "5% faster" || echo "not 5% faster")"
+            [ "$r" = 1 ] || eval "faster$d=0"
         done
     done
     echo "== ptxas (sm_90a) of the Hopper kernel"
@@ -70,13 +71,16 @@ hstu2_pass()
         echo "$f: $(timeout 10 build/cutec compile hstu --variant hopper $f --arch sm_90a --emit usage 2>&1 |
             grep -E "spill|Used" | tr -s ' ' | tr '\n' ' ')"
     done
-    if [ "$ok" = 1 ] && [ "$faster" = 1 ] && [ "$pairs" = 4 ]; then
-        echo "decides: make default (AUTO on sm_90 takes the Hopper hstu: hstu.c HSTU_AUTO_HOPPER = 1)"
-    elif [ "$ok" = 0 ]; then
-        echo "decides: keep opt-in (the Hopper hstu checked WRONG or did not run somewhere: see above)"
-    else
-        echo "decides: keep opt-in (the Hopper hstu not 5% faster in all four pairs)"
-    fi
+    for d in 128 64; do
+        eval "f=\$faster$d"
+        if [ "$ok" = 0 ]; then
+            echo "decides: d$d keep opt-in (the Hopper hstu checked WRONG or did not run somewhere: see above)"
+        elif [ "$f" = 1 ]; then
+            echo "decides: d$d make default (AUTO on sm_90 takes the Hopper hstu: hstu.c auto_hopper's d$d = 1)"
+        else
+            echo "decides: d$d keep opt-in (the Hopper hstu not 5% faster both causal and not)"
+        fi
+    done
     device_stamp "done; clocks after: $(nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv,noheader 2>&1 |
         tr '\n' ' ')"
 }

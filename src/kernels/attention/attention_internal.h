@@ -278,11 +278,11 @@ cute_tensor attn_transposed(cute_ctx *c, const attn_plan *p, cute_tensor s, int6
 
 /* HSTU attention: silu(x) of the scores, exact or with tanh.approx (hstu.c); the Hopper
  * kernel (hstu_hopper.c), which cute_hstu_compile builds where hstu_takes_hopper says so:
- * CUTEC_HSTU_VARIANT=hopper, or sm80; unset or auto: AUTO's choice for the target */
+ * CUTEC_HSTU_VARIANT=hopper, or sm80; unset or auto: AUTO's choice for the target and head dim */
 cute_ssa hstu_silu(cute_ctx *c, cute_ssa x, bool fast);
 /* the compiled function's arguments, both kernels': Q, K, V, RAB, O */
 void hstu_arg_specs(const cute_hstu_config *cfg, cute_arg_spec specs[5]);
-bool hstu_takes_hopper(cute_runtime *rt);
+bool hstu_takes_hopper(cute_runtime *rt, const cute_hstu_config *cfg);
 const cute_fn *hstu_hopper_compile(cute_runtime *rt, const cute_hstu_config *cfg, char *err, size_t n);
 
 /* lib.c: the forward's checks of a call (Q, K, V, O, lse, scale), one operand's (rank 4,

@@ -169,16 +169,16 @@ void hstu_arg_specs(const cute_hstu_config *cfg, cute_arg_spec specs[5])
     specs[3] = cute_spec_tensor(cfg->dtype, "(?,?,?,?):(?{div=8},?{div=8},?{div=8},1)", 16);
 }
 
-/* AUTO's choice on sm_90: the SM80 kernel until the GPU pass times the Hopper one
- * (scripts/device-hstu2.sh decides; the flip is this line) */
-enum { HSTU_AUTO_HOPPER = 0 };
+/* AUTO's choice on sm_90, by head dim: the SM80 kernel until the GPU pass times the Hopper
+ * one (scripts/device-hstu2.sh decides; the flip is this line: 1 where Hopper's is faster) */
+static const bool auto_hopper[2] = {/* d64 */ 0, /* d128 */ 0};
 
-bool hstu_takes_hopper(cute_runtime *rt)
+bool hstu_takes_hopper(cute_runtime *rt, const cute_hstu_config *cfg)
 {
     const char *v = getenv("CUTEC_HSTU_VARIANT");
     if (v && !strcmp(v, "hopper")) return true;
     if (v && !strcmp(v, "sm80")) return false;
-    return HSTU_AUTO_HOPPER && cute_runtime_target_arch(rt) == 90;
+    return auto_hopper[cfg->head_dim == 128] && cute_runtime_target_arch(rt) == 90;
 }
 
 const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, char *err, size_t n)
@@ -186,7 +186,7 @@ const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, 
     if (!cfg) return snprintf(err, n, "hstu attention: no configuration"), NULL;
     if (cfg->head_dim != 64 && cfg->head_dim != 128)
         return snprintf(err, n, "hstu attention: head dim %d (64 or 128)", cfg->head_dim), NULL;
-    if (hstu_takes_hopper(rt)) return hstu_hopper_compile(rt, cfg, err, n);
+    if (hstu_takes_hopper(rt, cfg)) return hstu_hopper_compile(rt, cfg, err, n);
     cute_alg a;
     cute_alg_init(&a, NULL);
     hstu_plan *hp = malloc(sizeof *hp);
