@@ -67,8 +67,9 @@ hstu2_pass()
     done
     echo "== ptxas (sm_90a) of the Hopper kernel"
     for f in "--headdim 128" "--headdim 128 --causal" "--headdim 64" "--headdim 64 --causal --fast-sigmoid"; do
+        [ $(($(date +%s) - t0 + 6)) -gt "$budget" ] && echo "$f: skipped (time)" && continue
         # shellcheck disable=SC2086
-        echo "$f: $(timeout 10 build/cutec compile hstu --variant hopper $f --arch sm_90a --emit usage 2>&1 |
+        echo "$f: $(timeout 6 build/cutec compile hstu --variant hopper $f --arch sm_90a --emit usage 2>&1 |
             grep -E "spill|Used" | tr -s ' ' | tr '\n' ' ')"
     done
     for d in 128 64; do
