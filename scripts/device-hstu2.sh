@@ -10,7 +10,7 @@
 #   2. `cutec bench hstu` at 4x4x8192 d128 (the example's), then 16x4x4096 d64, causal and not
 #      (one bench: both), the SM80 kernel with PyTorch's unfused form beside
 #      (bench/torch_hstu.py), then the Hopper kernel's bench right after it on the same card
-#      (two processes: the library compiles one variant a process); each bench checks its
+#      (two processes: --variant is the process's); each bench checks its
 #      rows against float64 first ("WRONG" where not).
 # The rule, one "decides: ..." line a head dim: the Hopper kernel becomes AUTO's on sm_90 at
 # head dim D if it checked right everywhere (step 1 and every bench row) and ran at least 5%
