@@ -119,7 +119,8 @@ static void shifted_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
  * element (sm_90a SASS: 3 widening x, w and b, FADD, FMUL, FFMA, half a pack, the rest
  * addresses and predicates), the stage walk ~6.5; rows9's ncu had 57% of the issue slots
  * used there, where RMSNorm's ~4.5 + ~4 ran 10 points nearer the copy.  The rounding of
- * mean rstd moves y by what the f32 mean's own rounding does (a few 2^-24 of mean rstd). */
+ * mean rstd (2^-24 of it) moves y: below a 16-bit output's rounding, not an f32 one's (up to
+ * 3.7e-4 where the mean is 3000 times the spread), so row_plan_forms tries it on 16-bit rows. */
 static void fma_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
 {
     (void)stats;
