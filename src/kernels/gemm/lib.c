@@ -624,6 +624,13 @@ static cute_status streamk_args(cute_gemm_lib *lib, const cute_gemm_config *cfg,
 {
     int blocks = gemm_resident_blocks(lib->rt, 1, 384);
     size_t flags_at, bytes = gemm_streamk_workspace_bytes(&cfg->tiling, blocks, &flags_at);
+    cute_dtype wd = CUTE_F32;
+    if (cfg->variant != CUTE_GEMM_HOPPER) { /* SM80: up to two blocks an SM, slots of the accumulators' type */
+        const cute_gemm_tiling *t = &cfg->tiling;
+        wd = gemm_streamk_acc_dtype(cfg->dtype), blocks *= 2;
+        bytes = gemm_streamk_workspace_of((int64_t)(t->bm ? t->bm : 256) * (t->bn ? t->bn : 256), cute_dtype_bytes(wd),
+                                          blocks, &flags_at);
+    }
     const cute_buffer *at = NULL;
     pthread_mutex_lock(&lib->lock);
     cute_status s = streamk_workspace(lib, stream, bytes, flags_at, &at);
@@ -632,7 +639,8 @@ static cute_status streamk_args(cute_gemm_lib *lib, const cute_gemm_config *cfg,
     if (s != CUTE_OK) return snprintf(err, n, "gemm stream-K: a workspace of %zu bytes: %s", bytes, cute_status_name(s)), s;
     if (*nargs == 5) /* no vector: A's first element stands in, unread (not C's, which the kernel writes) */
         args[5] = cute_call_tensor(args[0].buf, args[0].offset, (cute_dtype)args[2].dtype, 1, (int64_t[]){1}, (int64_t[]){1});
-    args[6] = cute_call_tensor(ws, 0, CUTE_F32, 1, (int64_t[]){(int64_t)(flags_at / 4)}, (int64_t[]){1});
+    args[6] = cute_call_tensor(ws, 0, wd, 1, (int64_t[]){(int64_t)(flags_at / (size_t)cute_dtype_bytes(wd))},
+                               (int64_t[]){1});
     args[7] = cute_call_tensor(ws, flags_at, CUTE_U32, 1, (int64_t[]){blocks}, (int64_t[]){1});
     *nargs = 8;
     return CUTE_OK;
@@ -645,7 +653,9 @@ static cute_status run_pattern(cute_gemm_lib *lib, cute_gemm_variant variant, cu
     const cute_fn *f = gemm_lib_pattern_fn(lib, variant, cfg, args, err, n, &s);
     if (!f) return s;
     cute_buffer ws; /* stream-K's workspace, as args[6] and [7] point at it */
-    if (cfg->variant == CUTE_GEMM_HOPPER && cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK &&
+    bool sk_variant = cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_TENSOROP ||
+                      cfg->variant == CUTE_GEMM_TENSOROP_SMEM;
+    if (sk_variant && cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK &&
         (s = streamk_args(lib, cfg, args, &nargs, stream, &ws, err, n)) != CUTE_OK)
         return s;
     char why[1024];
