@@ -377,10 +377,11 @@ typedef struct gemm_work {
     cute_val partial; /* k1 < K: the partial sums go to the workspace */
 } gemm_work;
 gemm_streamk gemm_streamk_make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles);
-/* ... or, the SM80 kernel's (multistage.c), every tile in the runs where the tiles are at
- * least the blocks and do not divide by them (plain stream-K: each block one contiguous run
- * of (tile, k-tile) iterations, so the blocks' epilogues fall at different moments) */
+/* ... or, the SM80 kernel's (multistage.c), every tile in the runs, on a grid of at most one
+ * block a tile (gemm_streamk_all_launch_cfg): plain stream-K, each block one contiguous run
+ * of (tile, k-tile) iterations, so the blocks' epilogues fall at different moments */
 gemm_streamk gemm_streamk_make_all(cute_ctx *c, const gemm_sched *s, cute_int k_tiles);
+cute_launch_cfg gemm_streamk_all_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s);
 gemm_work gemm_streamk_work(cute_ctx *c, const gemm_streamk *k, cute_int i);
 /* the grid: as many blocks as fit, at most the k-tiles of all tiles */
 cute_launch_cfg gemm_streamk_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s, cute_int k_tiles);

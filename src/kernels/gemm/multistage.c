@@ -403,8 +403,9 @@ static void streamk_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
     CUTE_FOR(c, i, cute_i(0), sk.items) {
         gemm_work wk = gemm_streamk_work(c, &sk, i);
         gemm_tiles t = sk_tile(c, p, &w, &wk);
-        t.k_tiles = wk.k1; /* (the main loop runs k-tiles [g.k0, t.k_tiles)) */
-        g.k0 = wk.k0;
+        /* the main loop runs k-tiles [g.k0, t.k_tiles); each at most K, which proves the copies'
+         * offsets 32-bit where the index bound allows (else ptxas spills their 64-bit ones) */
+        g.k0 = cute_min(a, wk.k0, t.k_tiles), t.k_tiles = cute_min(a, wk.k1, t.k_tiles);
         prologue(c, p, &t, &g);
         gemm_streamk_start_from_partial(c, p, ws, flags, tid, f.tCrC, wk.first);
         mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, NULL);
@@ -428,9 +429,8 @@ static void streamk_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
     gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
-    cute_int k = cute_ceil_div(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(p->bk));
     /* (arguments 6 and 7: the workspace, the flags; 5, the unused vector) */
-    CUTE_LAUNCH(c, streamk_kernel, gemm_streamk_launch_cfg(c, p, &s, k), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
+    CUTE_LAUNCH(c, streamk_kernel, gemm_streamk_all_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
                 arg[6].tensor, arg[7].tensor);
 }
 

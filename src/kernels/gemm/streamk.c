@@ -64,16 +64,12 @@ gemm_streamk gemm_streamk_make(cute_ctx *c, const gemm_sched *s, cute_int k_tile
     return make(c, s, k_tiles, cute_mul(a, runs, runs_pay(a, k_tiles, R, G)));
 }
 
-/* Every tile in the runs where there are at least as many tiles as blocks (a run is then a
- * tile or longer, and a tile spans at most two runs), else as gemm_streamk_make divides it
- * (whole tiles where there are fewer) */
+/* Every tile in the runs, on at most as many blocks as tiles (gemm_streamk_all_launch_cfg):
+ * a run is then a tile or longer, so a tile spans at most two runs (where the tiles divide
+ * by the blocks, each run is whole tiles and no block leaves a partial) */
 gemm_streamk gemm_streamk_make_all(cute_ctx *c, const gemm_sched *s, cute_int k_tiles)
 {
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int T = s->count, G = cute_grid_dim(c, 0);
-    cute_int enough = positive(a, cute_div(a, T, G)), R = cute_mod(a, T, G);
-    /* (no tile left over: every block the same whole tiles, nothing to spread) */
-    return make(c, s, k_tiles, cute_mul(a, cute_mul(a, enough, positive(a, R)), T));
+    return make(c, s, k_tiles, s->count);
 }
 
 /* the block holding k-tile g of the runs: the last b with b N / G <= g */
@@ -107,6 +103,12 @@ cute_launch_cfg gemm_streamk_launch_cfg(cute_ctx *c, const gemm_plan *p, const g
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int grid = cute_min(a, cute_mul(a, s->count, k_tiles), cute_i(p->sms > 0 ? p->sms : 1));
+    return (cute_launch_cfg){.grid = {grid}, .block = {cute_i(p->threads)}, .smem_bytes = cute_i(0)};
+}
+
+cute_launch_cfg gemm_streamk_all_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s)
+{
+    cute_int grid = cute_min(cute_ctx_alg(c), s->count, cute_i(p->sms > 0 ? p->sms : 1));
     return (cute_launch_cfg){.grid = {grid}, .block = {cute_i(p->threads)}, .smem_bytes = cute_i(0)};
 }
 
