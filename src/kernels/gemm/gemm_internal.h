@@ -407,6 +407,11 @@ size_t gemm_streamk_workspace_of(int64_t slot_elems, int elem_bytes, int blocks,
 /* the SM80 kernel's accumulators (its workspace's dtype) for inputs of dtype in: s32 for 8-bit
  * integers (exact), f64 for f64, else f32 */
 cute_dtype gemm_streamk_acc_dtype(cute_dtype in);
+/* the SM80 kernel's workspace as its argument: rows of 1024 accumulators, so that every
+ * dynamic extent stays within the 32-bit index bound (a 1-D one of 264 slots of 128 x 128
+ * would not) */
+#define GEMM_STREAMK_SM80_ROW 1024
+#define GEMM_STREAMK_SM80_WS "(1024,?):(1,1024)"
 /* the blocks a persistent kernel of `threads`-thread blocks, one an SM, in clusters of
  * cluster_size, fills on rt's device: the SMs, or the blocks of the clusters that can be
  * resident at once (resident.c); 2 clusters' worth on the interpreter (blocks then walk

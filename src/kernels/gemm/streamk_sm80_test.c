@@ -103,6 +103,7 @@ static cute_status run_broken(cute_runtime *rt, const skcase *k, unsigned how, i
     cute_dtype wd = gemm_streamk_acc_dtype(k->in);
     size_t flags_at, bytes = gemm_streamk_workspace_of((int64_t)k->tile.bm * k->tile.bn, cute_dtype_bytes(wd), blocks,
                                                        &flags_at);
+    int64_t row = GEMM_STREAMK_SM80_ROW, rows = (int64_t)(flags_at / (size_t)cute_dtype_bytes(wd)) / row;
     uint32_t *flags = calloc((size_t)blocks, 4);
     operands o;
     cute_buffer ws;
@@ -111,8 +112,7 @@ static cute_status run_broken(cute_runtime *rt, const skcase *k, unsigned how, i
     cute_call_arg args[8] = {gtk_arg(&o.A, k->in), gtk_arg(&o.B, k->in), arg_c(k, &o), cute_call_float(k->alpha),
                              cute_call_float(k->beta), /* the vector, unused: A's first element (as lib.c) */
                              cute_call_tensor(&o.A.dev, 0, k->out, 1, (int64_t[]){1}, (int64_t[]){1}),
-                             cute_call_tensor(&ws, 0, wd, 1, (int64_t[]){(int64_t)(flags_at / (size_t)cute_dtype_bytes(wd))},
-                                              (int64_t[]){1}),
+                             cute_call_tensor(&ws, 0, wd, 2, (int64_t[]){row, rows}, (int64_t[]){1, row}),
                              cute_call_tensor(&ws, flags_at, CUTE_U32, 1, (int64_t[]){blocks}, (int64_t[]){1})};
     cute_status s = ok ? cute_call(f, NULL, 8, args, why, n) : CUTE_ERR_OOM;
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
