@@ -208,8 +208,8 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     if (cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_BLACKWELL || plan->persistent)
         plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads);
     bool sm80_streamk = cfg->variant != CUTE_GEMM_HOPPER && plan->streamk;
-    if (sm80_streamk) /* the SM80 stream-K grid: the blocks resident at once, two an SM of up to 4 warps */
-        plan->sms = gemm_resident_blocks(rt, 1, plan->threads) * (plan->threads <= 128 ? 2 : 1);
+    if (sm80_streamk) /* the SM80 stream-K grid: the blocks resident at once (the plan's an SM) */
+        plan->sms = gemm_resident_blocks(rt, 1, plan->threads) * plan->streamk_per_sm;
     char text[3][64];
     cute_arg_spec specs[10];
     cute_dtype cd = cute_gemm_c_dtype(cfg);

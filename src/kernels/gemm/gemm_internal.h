@@ -50,6 +50,7 @@ typedef struct gemm_plan {
                                  epilogues taking turns (hopper.c); else both on one tile */
     bool streamk;             /* Hopper: cooperative, the last waves in runs of k-tiles (streamk.c);
                                  SM80 (multistage.c): every tile in the runs */
+    int streamk_per_sm;       /* ... the SM80 kernel's blocks an SM (1 or 2: registers, shared memory) */
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N
                                  (0 counts as 1) */
     bool c_overlap;           /* the persistent SM80 kernel (CUTE_GEMM_STORE_OVERLAP): a tile's C

@@ -392,7 +392,7 @@ static void streamk_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
     const gemm_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     cute_int tid = cute_thread_idx(c, 0);
-    cute_kernel_min_blocks(c, p->threads <= 128 ? 2 : 1);
+    cute_kernel_min_blocks(c, p->streamk_per_sm);
     walk w = {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)};
     cute_tensor sA, sB, sC;
     block_smem(c, p, &sA, &sB, &sC);

@@ -431,6 +431,10 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     p->persistent = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_PERSISTENT;
     p->streamk = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
     if (p->streamk && !streamk_fits(a, p)) return false;
+    if (p->streamk) { /* two blocks an SM where their registers (up to 4 warps) and shared memory fit */
+        int64_t stages = (p->bm + p->bn) * p->bk * esize * p->stages, kb = 1024;
+        p->streamk_per_sm = p->threads <= 128 && 2 * (stages + kb) <= smem_per_block(arch) + kb ? 2 : 1;
+    }
     p->c_parts = 1;
     p->c_overlap = cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP;
     if (p->c_overlap && !(smem_epilogue && p->persistent))
