@@ -6,14 +6,14 @@
 # workspace, summed by the block that ends the tile.  Under 80 s on one H200 after the lead's
 # `make all tests` (BUDGET_S, default 70: a step past it prints "skipped").  Logs under $OUT.
 #   1. on the GPU against float64 FIRST (every element): s8 with runs (340 tiles on 264
-#      blocks, K tails, alpha, beta), bf16 256x128 (180 tiles on 132), then
-#      streamk_sm80_test's GPU cases (4096^3 sampled, odd sizes);
+#      blocks, K tails, alpha, beta), bf16 256x128 (180 tiles on 132);
 #   2. `cutec bench mma --dtypes s8`: this run's ceiling;
 #   3. s8 tn 4096^3, AUTO's tiling (128x128x128, 2x2, 3 stages) as a block a tile and as
 #      stream-K, beside cuBLAS in one process, twice;
 #   4. s8 tn 8192^3: the library's AUTO (plan default) beside stream-K 128x128x128, cuBLAS;
 #   5. bf16 tn 4096^3 on the SM80 kernel, auto and stream-K (sm_90 runs bf16 on the Hopper
-#      kernel: for the record).
+#      kernel: for the record);
+#   6. streamk_sm80_test's GPU cases (4096^3 sampled, odd sizes), if the budget allows.
 # The rules ("decides:" lines):
 #   s8:   stream-K at least 2% faster than AUTO in BOTH 4096^3 pairs -> the library takes it:
 #         src/kernels/gemm/lib.c `static const bool s8_streamk = false;` -> true (by_size's s8
@@ -49,7 +49,6 @@ atleast() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { print (a != "" && b != ""
         echo "run $args: $(timeout 15 build/cutec run gemm --backend cuda --variant tensorop_smem --schedule streamk $args 2>&1 |
             grep -iE "verified|wrong|rror|fail" | head -2 | tr '\n' ' ')"
     done
-    device_late tests || CUTEC_TEST_GPU_ONLY=1 TEST_TIMEOUT=25 device_tests kernels/gemm/streamk_sm80_test
     echo "== 2. at $(($(date +%s) - start)) s: bench mma s8 (this run's ceiling; 1,255.1 at session 32's mid pass)"
     device_late mma || timeout 15 build/cutec bench mma --dtypes s8 --iters 3 2>&1 | grep -E "^s8"
     echo "== 3. s8 tn 4096^3: AUTO's tiling a block a tile (-auto) and stream-K (-sk), twice"
@@ -63,6 +62,8 @@ atleast() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { print (a != "" && b != ""
     cat "$out/sk13-8192-auto.txt" "$out/sk13-8192-sk.txt"
     echo "== 5. bf16 tn 4096^3 on the SM80 kernel: auto, stream-K"
     BENCH_TIMEOUT=20 device_bench_gemm --dtype bf16 --layout tn --sizes 4096 --schedule auto,streamk
+    echo "== 6. at $(($(date +%s) - start)) s: streamk_sm80_test's GPU cases"
+    device_late tests || CUTEC_TEST_GPU_ONLY=1 TEST_TIMEOUT=20 device_tests kernels/gemm/streamk_sm80_test
 
     echo "== decisions"
     wins=0
