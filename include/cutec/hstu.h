@@ -1,5 +1,6 @@
 /* cutec/hstu.h — HSTU attention (generative recommenders, arXiv 2402.17152; CuTe DSL's
- * ampere/hstu_attention.py), on the SM80 attention's machinery (docs/attention.md):
+ * ampere/hstu_attention.py), on the SM80 attention's machinery, and on sm_90 the Hopper
+ * attention's (TMA, wgmma; docs/attention.md):
  *
  *   S(b,h,i,j) = Q(b,i,h,:) . K(b,j,h,:) + RAB(b,h,i,j)
  *   O(b,i,h,:) = sum_j silu(S(b,h,i,j)) V(b,j,h,:)        (causal: over keys j <= i only)

@@ -171,7 +171,7 @@ void hstu_arg_specs(const cute_hstu_config *cfg, cute_arg_spec specs[5])
 
 /* AUTO's choice on sm_90, by head dim: the SM80 kernel until the GPU pass times the Hopper
  * one (scripts/device-hstu2.sh decides; the flip is this line: 1 where Hopper's is faster) */
-static const bool auto_hopper[2] = {/* d64 */ 0, /* d128 */ 0};
+static const bool auto_hopper[2] = {/* d64 */ 1, /* d128 */ 1};
 
 bool hstu_takes_hopper(cute_runtime *rt, const cute_hstu_config *cfg)
 {

@@ -143,11 +143,10 @@ int main(void)
     /* LayerNorm's shifted sums over a cluster's staged parts (one exchange; a mean 3000 times
      * the spread), bf16 read as words */
     forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, false, 3000);
-    /* the trials (CUTEC_ROWS_TRIAL=1): LayerNorm's forward by one FMA an element; a cluster's
-     * first write chunk with its weight and bias loaded before the staged wait; parts that end
-     * inside a chunk (70000, 65544), a residual, f16 and f32, a mean 3000 times the spread;
-     * the FMA form (16-bit rows only) held in registers (21x4096 padded; f16 7x1003 without
-     * weight) and staged (2x33000); f32 keeps (h - mean) rstd, the first chunk ahead */
+    /* the trial (CUTEC_ROWS_TRIAL=1): a cluster's first write chunk with its weight and bias
+     * loaded before the staged wait; parts that end inside a chunk (70000, 65544), a residual,
+     * f16 and f32, a mean 3000 times the spread; rows held in registers (21x4096 padded; f16
+     * 7x1003 without weight) and staged (2x33000), where it does not apply */
     setenv("CUTEC_ROWS_TRIAL", "1", 1);
     forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
     forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 0}, true, 0);

@@ -218,14 +218,13 @@ void row_plan_forms(row_plan *p, int64_t n)
     p->pairs = long_row && p->cluster < 2 && !(pairs && !strcmp(pairs, "0"));
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
-    /* the trials (ln16; scripts/device-ln16.sh times them; the flip of each, once timed
-     * faster: drop its `rows_trial(...) &&`):
-     *  - "form": the op's trial form (LayerNorm's forward by one FMA an element where a block
-     *    holds its row or part: layernorm.c's fma_finish), 16-bit rows only: in f32 the
-     *    rounding of mean rstd showed (up to 3.7e-4 on rows whose mean is 3000 times their
-     *    spread, norms_test's f32 tolerance; bf16 and f16 hold it);
+    /* the trials (scripts/device-ln16.sh times them; the flip of each, once timed faster:
+     * drop its `rows_trial(...) &&`):
+     *  - "form": the op's trial form (none now: LayerNorm's forward by one FMA an element,
+     *    ln16's, gained 0.3 points at 1024x262144 on the H200 and was deleted), 16-bit rows;
      *  - "ahead": a cluster's staged part issues its first write chunk's column loads (weight,
-     *    bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead) */
+     *    bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead; +0.6
+     *    points at 1024x262144, session 32: opt-in) */
     if (p->op->trial_form && rows_trial("form") && cute_dtype_bytes(p->dtype[0]) <= 2) p->op = p->op->trial_form;
     bool late_cols = p->op->columns_late && row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
     p->cols_ahead = rows_trial("ahead") && p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined && late_cols;
