@@ -436,6 +436,7 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     if (!e.cdef) return CUTE_ERR_OOM;
     find_consts(f, &f->body, e.cdef);
     e.readonly = px_readonly(f);
+    e.nonneg = px_nonneg(f);
     e.stamp = calloc(f->nvregs + 1, sizeof *e.stamp); /* NULL: nothing hoisted */
     e.hoisted = calloc(f->nvregs + 1, sizeof *e.hoisted);
     for (uint32_t i = 0; i < f->nparams && !e.failed; i++) param_load(&e, i);
@@ -443,7 +444,7 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     if (!e.failed) px_line(&e, "ret;");
     if (body.oom && !e.failed) px_fail(&e, CUTE_ERR_OOM, "out of memory");
     free(e.cdef);
-    free(e.readonly);
+    free(e.readonly), free(e.nonneg);
     free(e.stamp), free(e.hoisted);
     if (e.failed) {
         free(body.p);
