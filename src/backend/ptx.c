@@ -244,6 +244,13 @@ static bool for_loop(px_fn *e, const cute_ir_block *scope, const cute_ir_inst *i
 static bool if_else(px_fn *e, const cute_ir_inst *in)
 {
     char c[PX_NAME];
+    const cute_ir_inst *def = e->sunk ? e->sunk[in->a[0]] : NULL;
+    if (def) {
+        e->in = def;
+        bool ok = px_value(e, def);
+        e->in = in;
+        if (!ok) return false;
+    }
     uint32_t other = px_label(e), end = px_label(e);
     bool has_else = in->body[1] && in->body[1]->n;
     px_line(e, "@!%s bra $L%u;", px_reg(e, in->a[0], -1, c), other);
@@ -336,6 +343,7 @@ static bool block(px_fn *e, const cute_ir_block *b)
     for (uint32_t i = 0; i < b->n; i++) {
         const cute_ir_inst *in = &b->inst[i];
         if (in->dst && e->hoisted && e->hoisted[in->dst]) continue; /* emitted before its loop */
+        if (in->dst && e->sunk && e->sunk[in->dst]) continue;       /* emitted at its IF */
         if (!inst(e, b, i) || e->failed) return false;
     }
     return true;
@@ -437,6 +445,7 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     find_consts(f, &f->body, e.cdef);
     e.readonly = px_readonly(f);
     e.nonneg = px_nonneg(f);
+    e.sunk = px_sink(f);
     e.stamp = calloc(f->nvregs + 1, sizeof *e.stamp); /* NULL: nothing hoisted */
     e.hoisted = calloc(f->nvregs + 1, sizeof *e.hoisted);
     for (uint32_t i = 0; i < f->nparams && !e.failed; i++) param_load(&e, i);
@@ -444,7 +453,7 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     if (!e.failed) px_line(&e, "ret;");
     if (body.oom && !e.failed) px_fail(&e, CUTE_ERR_OOM, "out of memory");
     free(e.cdef);
-    free(e.readonly), free(e.nonneg);
+    free(e.readonly), free(e.nonneg), free(e.sunk);
     free(e.stamp), free(e.hoisted);
     if (e.failed) {
         free(body.p);

@@ -3,6 +3,7 @@
  *   ptx_value.c  value ops: constants, arithmetic, comparisons, selects, conversions, math
  *   ptx_divide.c integer division by a constant, 64-bit division
  *   ptx_range.c  the integer registers that are never negative
+ *   ptx_sink.c   predicates computed at the IF they condition
  *   ptx_hoist.c  loop-invariant values out of FOR loops
  *   ptx_readonly.c the global pointers whose loads may take the read-only path
  *   ptx_mem.c    memory (ld/st by the pointer's space, vectors), warps, atomics, ASM, INST
@@ -48,6 +49,7 @@ typedef struct px_fn {
     const struct cute_ir_inst **cdef; /* per register: the CONST that defines it, or NULL */
     bool *readonly;       /* per register: a global pointer into memory nothing writes (ld.nc) */
     bool *nonneg;         /* per register: an integer never negative (ptx_range.c) */
+    const struct cute_ir_inst **sunk; /* per register: its definition, emitted at its IF (ptx_sink.c) */
     uint32_t *stamp;      /* per register: the last loop found to define it (ptx_hoist.c) */
     uint32_t nstamp;
     bool *hoisted;        /* per register: its definition was emitted before its loop */
@@ -96,6 +98,9 @@ bool *px_readonly(const cute_ir_func *f);
 /* which integer registers of f never hold a negative value (ptx_range.c); NULL when out of
  * memory */
 bool *px_nonneg(const cute_ir_func *f);
+/* per i1 register: the definition to emit at the IF that is its one use instead of where
+ * it is (ptx_sink.c); NULL when out of memory */
+const struct cute_ir_inst **px_sink(const cute_ir_func *f);
 /* emit (through `emit`, instruction i of a block) the loop-invariant values at the top of
  * FOR `loop`'s body, before it, and mark them hoisted (ptx_hoist.c); false after a failure */
 bool px_hoist(px_fn *e, const cute_ir_inst *loop, bool (*emit)(px_fn *, const cute_ir_block *, uint32_t));
