@@ -485,10 +485,15 @@ static const char *isa_version(int sm)
     return sm >= 120 ? "8.7" : sm >= 100 ? "8.6" : sm >= 90 ? "8.0" : "7.8";
 }
 
+/* the generator without CUTEC_CODEGEN (or with it empty): CUDA C and NVRTC.  The one-line
+ * flip to the PTX backend (true) once scripts/device-ptx2.sh says its kernels are within 2%
+ * of the CUDA C path's; CUTEC_CODEGEN=cuda then still chooses CUDA C. */
+static const bool ptx_by_default = false;
+
 bool cute_ptx_wanted(void)
 {
     const char *v = getenv("CUTEC_CODEGEN");
-    return v && strcmp(v, "ptx") == 0;
+    return v && *v ? strcmp(v, "ptx") == 0 : ptx_by_default;
 }
 
 cute_status cute_ptx_emit(const cute_ir_func *const *kernels, int n, const cute_ptx_opts *opts,
