@@ -244,6 +244,11 @@ static bool for_loop(px_fn *e, const cute_ir_block *scope, const cute_ir_inst *i
 static bool if_else(px_fn *e, const cute_ir_inst *in)
 {
     char c[PX_NAME];
+    bool has_else = in->body[1] && in->body[1]->n;
+    int known = px_known(e, in->a[0]); /* only the branch that runs */
+    if (known) return known > 0 ? nested(e, in->body[0], e->cond_depth)
+                                : !has_else || nested(e, in->body[1], e->cond_depth);
+    cute_vreg saved[PX_FACTS];
     const cute_ir_inst *def = e->sunk ? e->sunk[in->a[0]] : NULL;
     if (def) {
         e->in = def;
@@ -252,13 +257,16 @@ static bool if_else(px_fn *e, const cute_ir_inst *in)
         if (!ok) return false;
     }
     uint32_t other = px_label(e), end = px_label(e);
-    bool has_else = in->body[1] && in->body[1]->n;
     px_line(e, "@!%s bra $L%u;", px_reg(e, in->a[0], -1, c), other);
+    int k = px_assume(e, in->a[0], 1, saved);
     bool ok = nested(e, in->body[0], e->cond_depth);
+    px_forget(e, saved, k);
     if (has_else) px_line(e, "bra $L%u;", end);
     cc_printf(e->out, "$L%u:\n", other);
     if (ok && has_else) {
+        k = px_assume(e, in->a[0], -1, saved);
         ok = nested(e, in->body[1], e->cond_depth);
+        px_forget(e, saved, k);
         cc_printf(e->out, "$L%u:\n", end);
     }
     return ok;
@@ -446,6 +454,8 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     e.readonly = px_readonly(f);
     e.nonneg = px_nonneg(f);
     e.sunk = px_sink(f);
+    e.pdef = px_pred_defs(f);
+    e.known = calloc(f->nvregs + 1, sizeof *e.known);
     e.stamp = calloc(f->nvregs + 1, sizeof *e.stamp); /* NULL: nothing hoisted */
     e.hoisted = calloc(f->nvregs + 1, sizeof *e.hoisted);
     for (uint32_t i = 0; i < f->nparams && !e.failed; i++) param_load(&e, i);
@@ -453,7 +463,7 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     if (!e.failed) px_line(&e, "ret;");
     if (body.oom && !e.failed) px_fail(&e, CUTE_ERR_OOM, "out of memory");
     free(e.cdef);
-    free(e.readonly), free(e.nonneg), free(e.sunk);
+    free(e.readonly), free(e.nonneg), free(e.sunk), free(e.pdef), free(e.known);
     free(e.stamp), free(e.hoisted);
     if (e.failed) {
         free(body.p);
