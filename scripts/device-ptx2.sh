@@ -93,7 +93,7 @@ decide()
     for cg in cuda ptx; do
         gpu_late bench gemm $cg && break
         echo "-- ($cg) step-5 and Hopper bf16 tn 8192"
-        CUTEC_CODEGEN=$cg timeout 25 build/cutec bench gemm --dtype bf16 --layout tn --sizes 8192 \
+        CUTEC_CODEGEN=$cg timeout 30 build/cutec bench gemm --dtype bf16 --layout tn --sizes 8192 \
             --variants tensorop_smem,hopper --iters 10 2>&1 | grep -E "^ *[0-9]|rror|refus" | tee "$out/gemm-$cg.txt"
     done
     for i in 1 2; do
