@@ -5,7 +5,8 @@
  *  - atomics by CAS loops (16-bit, float min/max) and natively, CAS; 64-bit shuffles,
  *    laneid and warpid in a 96-thread block;
  *  - shared-memory pointers (u32 in the C) through shuffles, casts, selects, comparisons,
- *    asm operands, atomics and generic access.
+ *    asm operands, atomics and generic access;
+ *  - 64-bit DIV and REM by powers of two, other constants and registers, of both signs.
  * Skips, visibly, without a driver, a device or NVRTC (the compile-only checks are in
  * cuda_c_test.c).  With CUTEC_CODEGEN=ptx the same checks run on the PTX backend's module
  * (cutec/ptx.h) through the driver's JIT, all but the CAS-loop atomics, which it leaves to
@@ -239,6 +240,44 @@ static cute_ir_func *f16_add_kernel(void)
     cute_vreg vc = cute_ir_op(&b, CUTE_OP_ADD, v8, va, vb, 0); /* lane-wise, in f32 */
     cute_ir_op_void(&b, CUTE_OP_STORE, v8, cute_ir_op(&b, CUTE_OP_PTR_ADD, GPTR(F16), C, i, 0), vc,
                     0, 16);
+    return f;
+}
+
+/* 64-bit division as C: divide(in, out) for 64 threads, x = in[2t] and y = in[2t + 1] (i64),
+ * n = t * 1000003 (i64, never negative); out[14 t + j] = x / 4, x % 4, x / 128, x % 128,
+ * x / 3, x % 3, x / y, x % y, n / 8, n % 8, n / 7, n % 7, (u64) x / 3, (u64) x % (u64) y
+ * (the PTX backend's shifts, biased shifts, 32-bit bypass and unsigned forms: ptx_divide.c) */
+enum { NDIV = 14 };
+static cute_ir_func *divide_kernel(void)
+{
+    cute_ir_func *f = cute_ir_func_new("divide");
+    cute_ir_builder b;
+    cute_ir_builder_init(&b, f);
+    AT(&b);
+    cute_vreg in = cute_ir_add_param(f, GPTR(I64), "in"), out = cute_ir_add_param(f, GPTR(I64), "out");
+    cute_vreg tid = cute_ir_sreg(&b, CUTE_SREG_TID_X);
+    cute_vreg t2 = cute_ir_op(&b, CUTE_OP_MUL, T(I32), tid, cute_ir_const_int(&b, CUTE_I32, 2), 0);
+    cute_vreg x = op(&b, CUTE_OP_LOAD, T(I64), cute_ir_op(&b, CUTE_OP_PTR_ADD, GPTR(I64), in, t2, 0), 0, 0, 8);
+    cute_vreg y = op(&b, CUTE_OP_LOAD, T(I64), at(&b, cute_ir_op(&b, CUTE_OP_PTR_ADD, GPTR(I64), in, t2, 0), 1),
+                     0, 0, 8);
+    cute_vreg n = cute_ir_op(&b, CUTE_OP_MUL, T(I64), cute_ir_op(&b, CUTE_OP_CVT, T(I64), tid, 0, 0),
+                             cute_ir_const_int(&b, CUTE_I64, 1000003), 0);
+    cute_vreg ux = cute_ir_op(&b, CUTE_OP_BITCAST, T(U64), x, 0, 0), uy = cute_ir_op(&b, CUTE_OP_BITCAST, T(U64), y, 0, 0);
+    cute_vreg c4 = cute_ir_const_int(&b, CUTE_I64, 4), c128 = cute_ir_const_int(&b, CUTE_I64, 128);
+    cute_vreg c3 = cute_ir_const_int(&b, CUTE_I64, 3), c8 = cute_ir_const_int(&b, CUTE_I64, 8);
+    cute_vreg c7 = cute_ir_const_int(&b, CUTE_I64, 7), u3 = cute_ir_const_int(&b, CUTE_U64, 3);
+    cute_vreg r[NDIV] = {
+        cute_ir_op(&b, CUTE_OP_DIV, T(I64), x, c4, 0),   cute_ir_op(&b, CUTE_OP_REM, T(I64), x, c4, 0),
+        cute_ir_op(&b, CUTE_OP_DIV, T(I64), x, c128, 0), cute_ir_op(&b, CUTE_OP_REM, T(I64), x, c128, 0),
+        cute_ir_op(&b, CUTE_OP_DIV, T(I64), x, c3, 0),   cute_ir_op(&b, CUTE_OP_REM, T(I64), x, c3, 0),
+        cute_ir_op(&b, CUTE_OP_DIV, T(I64), x, y, 0),    cute_ir_op(&b, CUTE_OP_REM, T(I64), x, y, 0),
+        cute_ir_op(&b, CUTE_OP_DIV, T(I64), n, c8, 0),   cute_ir_op(&b, CUTE_OP_REM, T(I64), n, c8, 0),
+        cute_ir_op(&b, CUTE_OP_DIV, T(I64), n, c7, 0),   cute_ir_op(&b, CUTE_OP_REM, T(I64), n, c7, 0),
+        cute_ir_op(&b, CUTE_OP_BITCAST, T(I64), cute_ir_op(&b, CUTE_OP_DIV, T(U64), ux, u3, 0), 0, 0),
+        cute_ir_op(&b, CUTE_OP_BITCAST, T(I64), cute_ir_op(&b, CUTE_OP_REM, T(U64), ux, uy, 0), 0, 0)};
+    cute_vreg o = cute_ir_op(&b, CUTE_OP_PTR_ADD, GPTR(I64), out,
+                             cute_ir_op(&b, CUTE_OP_MUL, T(I32), tid, cute_ir_const_int(&b, CUTE_I32, NDIV), 0), 0);
+    for (int j = 0; j < NDIV; j++) cute_ir_op_void(&b, CUTE_OP_STORE, T(I64), at(&b, o, j), r[j], 0, 8);
     return f;
 }
 
@@ -551,6 +590,32 @@ static void check_smem_pointers(gpu *g, cute_devptr dout)
     CHECK(bad == 0, "shared-memory pointers: %d of %d wrong", bad, 64 * 9);
 }
 
+static void check_divide(gpu *g, cute_devptr din, cute_devptr dout)
+{
+    int64_t in[128], out[64 * NDIV];
+    for (int t = 0; t < 64; t++) {
+        int64_t x = ivals[t % NI], y = ivals[(t * 7 + 3) % NI];
+        if (t >= NI) x = -x / 3 + t; /* more of both signs */
+        if (y == 0 || (y == -1 && x == INT64_MIN)) y = t + 2; /* C leaves those undefined */
+        in[2 * t] = x, in[2 * t + 1] = y;
+    }
+    cute_cuda_copy_htod(g->cu, din, in, sizeof in);
+    if (!launch(g, "divide", 64, 0, (void *[]){&din, &dout})) return;
+    cute_cuda_copy_dtoh(g->cu, out, dout, sizeof out);
+    int bad = 0;
+    for (int t = 0; t < 64; t++) {
+        int64_t x = in[2 * t], y = in[2 * t + 1], n = (int64_t)t * 1000003;
+        uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
+        int64_t want[NDIV] = {x / 4, x % 4, x / 128, x % 128, x / 3, x % 3, x / y, x % y,
+                              n / 8, n % 8, n / 7, n % 7, (int64_t)(ux / 3), (int64_t)(ux % uy)};
+        for (int j = 0; j < NDIV; j++)
+            if (out[NDIV * t + j] != want[j] && bad++ < 4)
+                printf("  divide: thread %d op %d: x %lld y %lld: %lld, not %lld\n", t, j, (long long)x,
+                       (long long)y, (long long)out[NDIV * t + j], (long long)want[j]);
+    }
+    CHECK(bad == 0, "64-bit division: %d of %d wrong", bad, 64 * NDIV);
+}
+
 static void check_f16_add(gpu *g, cute_devptr da, cute_devptr db, cute_devptr dc)
 {
     uint16_t a[512], b[512], c[512];
@@ -572,7 +637,7 @@ static void check_f16_add(gpu *g, cute_devptr da, cute_devptr db, cute_devptr dc
     CHECK(bad == 0, "f16 add: %d of 512 wrong", bad);
 }
 
-enum { NK = NN + 4 };
+enum { NK = NN + 5 };
 
 /* every kernel of the test, emitted and compiled for arch; false after a failed check */
 static bool build(cute_nvrtc *nv, const char *arch, cute_ir_func **k, char **src,
@@ -580,7 +645,7 @@ static bool build(cute_nvrtc *nv, const char *arch, cute_ir_func **k, char **src
 {
     for (int s = 0; s < NN; s++) k[s] = conv_kernel(s);
     k[NN] = atomic_kernel(), k[NN + 1] = shfl_kernel(), k[NN + 2] = f16_add_kernel();
-    k[NN + 3] = smem_ptr_kernel();
+    k[NN + 3] = smem_ptr_kernel(), k[NN + 4] = divide_kernel();
     char err[512];
     bool ok = true;
     for (int i = 0; i < NK && ok; i++) {
@@ -622,7 +687,7 @@ static void run(cute_cuda *cu, cute_nvrtc *nv)
     if (ok) ok = cute_cuda_module_load(cu, o.cubin, &g.module) == CUTE_OK;
     CHECK(ok, "module load: %s", cute_cuda_error(cu));
     cute_devptr b[4] = {0};
-    for (int i = 0; ok && i < 4; i++) ok = cute_cuda_alloc(cu, 64 * 8 * NN, &b[i]) == CUTE_OK;
+    for (int i = 0; ok && i < 4; i++) ok = cute_cuda_alloc(cu, 64 * 8 * (NN > NDIV ? NN : NDIV), &b[i]) == CUTE_OK;
     if (ok) {
         printf("%s (%s), %s %s\n", d->name, d->arch, ptx ? "the PTX backend, the driver's JIT; not NVRTC" : "NVRTC",
                cute_nvrtc_path(nv));
@@ -634,6 +699,7 @@ static void run(cute_cuda *cu, cute_nvrtc *nv)
         check_shuffles(&g, b[0]);
         check_f16_add(&g, b[0], b[1], b[2]);
         check_smem_pointers(&g, b[3]);
+        check_divide(&g, b[0], b[1]);
     }
     for (int i = 0; i < 4; i++)
         if (b[i]) cute_cuda_free(cu, b[i]);

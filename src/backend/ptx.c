@@ -244,14 +244,29 @@ static bool for_loop(px_fn *e, const cute_ir_block *scope, const cute_ir_inst *i
 static bool if_else(px_fn *e, const cute_ir_inst *in)
 {
     char c[PX_NAME];
-    uint32_t other = px_label(e), end = px_label(e);
     bool has_else = in->body[1] && in->body[1]->n;
+    int known = px_known(e, in->a[0]); /* only the branch that runs */
+    if (known) return known > 0 ? nested(e, in->body[0], e->cond_depth)
+                                : !has_else || nested(e, in->body[1], e->cond_depth);
+    cute_vreg saved[PX_FACTS];
+    const cute_ir_inst *def = e->sunk ? e->sunk[in->a[0]] : NULL;
+    if (def) {
+        e->in = def;
+        bool ok = px_value(e, def);
+        e->in = in;
+        if (!ok) return false;
+    }
+    uint32_t other = px_label(e), end = px_label(e);
     px_line(e, "@!%s bra $L%u;", px_reg(e, in->a[0], -1, c), other);
+    int k = px_assume(e, in->a[0], 1, saved);
     bool ok = nested(e, in->body[0], e->cond_depth);
+    px_forget(e, saved, k);
     if (has_else) px_line(e, "bra $L%u;", end);
     cc_printf(e->out, "$L%u:\n", other);
     if (ok && has_else) {
+        k = px_assume(e, in->a[0], -1, saved);
         ok = nested(e, in->body[1], e->cond_depth);
+        px_forget(e, saved, k);
         cc_printf(e->out, "$L%u:\n", end);
     }
     return ok;
@@ -336,6 +351,7 @@ static bool block(px_fn *e, const cute_ir_block *b)
     for (uint32_t i = 0; i < b->n; i++) {
         const cute_ir_inst *in = &b->inst[i];
         if (in->dst && e->hoisted && e->hoisted[in->dst]) continue; /* emitted before its loop */
+        if (in->dst && e->sunk && e->sunk[in->dst]) continue;       /* emitted at its IF */
         if (!inst(e, b, i) || e->failed) return false;
     }
     return true;
@@ -436,6 +452,10 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     if (!e.cdef) return CUTE_ERR_OOM;
     find_consts(f, &f->body, e.cdef);
     e.readonly = px_readonly(f);
+    e.nonneg = px_nonneg(f);
+    e.sunk = px_sink(f);
+    e.pdef = px_pred_defs(f);
+    e.known = calloc(f->nvregs + 1, sizeof *e.known);
     e.stamp = calloc(f->nvregs + 1, sizeof *e.stamp); /* NULL: nothing hoisted */
     e.hoisted = calloc(f->nvregs + 1, sizeof *e.hoisted);
     for (uint32_t i = 0; i < f->nparams && !e.failed; i++) param_load(&e, i);
@@ -443,7 +463,7 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     if (!e.failed) px_line(&e, "ret;");
     if (body.oom && !e.failed) px_fail(&e, CUTE_ERR_OOM, "out of memory");
     free(e.cdef);
-    free(e.readonly);
+    free(e.readonly), free(e.nonneg), free(e.sunk), free(e.pdef), free(e.known);
     free(e.stamp), free(e.hoisted);
     if (e.failed) {
         free(body.p);
@@ -475,10 +495,15 @@ static const char *isa_version(int sm)
     return sm >= 120 ? "8.7" : sm >= 100 ? "8.6" : sm >= 90 ? "8.0" : "7.8";
 }
 
+/* the generator without CUTEC_CODEGEN (or with it empty): CUDA C and NVRTC.  The one-line
+ * flip to the PTX backend (true) once scripts/device-ptx2.sh says its kernels are within 2%
+ * of the CUDA C path's; CUTEC_CODEGEN=cuda then still chooses CUDA C. */
+static const bool ptx_by_default = false;
+
 bool cute_ptx_wanted(void)
 {
     const char *v = getenv("CUTEC_CODEGEN");
-    return v && strcmp(v, "ptx") == 0;
+    return v && *v ? strcmp(v, "ptx") == 0 : ptx_by_default;
 }
 
 cute_status cute_ptx_emit(const cute_ir_func *const *kernels, int n, const cute_ptx_opts *opts,

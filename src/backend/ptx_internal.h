@@ -1,7 +1,10 @@
 /* The PTX emitter's shared state and helpers (cutec/ptx.h is the public side).
  *   ptx.c        the module, kernels and their parameters, registers, control flow
  *   ptx_value.c  value ops: constants, arithmetic, comparisons, selects, conversions, math
- *   ptx_divide.c integer division by a constant
+ *   ptx_divide.c integer division by a constant, 64-bit division
+ *   ptx_range.c  the integer registers that are never negative
+ *   ptx_sink.c   predicates computed at the IF they condition
+ *   ptx_facts.c  what an IF's branch knows of its condition (dead branches not written)
  *   ptx_hoist.c  loop-invariant values out of FOR loops
  *   ptx_readonly.c the global pointers whose loads may take the read-only path
  *   ptx_mem.c    memory (ld/st by the pointer's space, vectors), warps, atomics, ASM, INST
@@ -46,6 +49,12 @@ typedef struct px_fn {
     bool uses_smem;
     const struct cute_ir_inst **cdef; /* per register: the CONST that defines it, or NULL */
     bool *readonly;       /* per register: a global pointer into memory nothing writes (ld.nc) */
+    bool *nonneg;         /* per register: an integer never negative (ptx_range.c) */
+    const struct cute_ir_inst **sunk; /* per register: its definition, emitted at its IF (ptx_sink.c) */
+    const struct cute_ir_inst **pdef; /* per i1 register defined once: its definition */
+    int8_t *known;        /* per i1 register: 1 known true here (ptx_facts.c) */
+    cute_vreg falses[65]; /* conditions known false here, innermost last */
+    int nfalse;
     uint32_t *stamp;      /* per register: the last loop found to define it (ptx_hoist.c) */
     uint32_t nstamp;
     bool *hoisted;        /* per register: its definition was emitted before its loop */
@@ -91,6 +100,21 @@ bool px_unpack32(px_fn *e, cute_vreg r, char words[][PX_NAME], int n);
  * inputs): ld.global.nc for their loads, as NVVM gave the CUDA C path (ptx_readonly.c);
  * NULL when none or out of memory */
 bool *px_readonly(const cute_ir_func *f);
+/* which integer registers of f never hold a negative value (ptx_range.c); NULL when out of
+ * memory */
+bool *px_nonneg(const cute_ir_func *f);
+/* per i1 register: the definition to emit at the IF that is its one use instead of where
+ * it is (ptx_sink.c); NULL when out of memory */
+const struct cute_ir_inst **px_sink(const cute_ir_func *f);
+/* an IF branch's knowledge of its conditions (ptx_facts.c): the definitions of the i1
+ * registers defined once; whether c is known true (1), false (-1) or not (0) here; assume
+ * c is value (1 or -1) inside a branch (saved: room for PX_FACTS registers; the count it
+ * returns goes to px_forget after the branch) */
+enum { PX_FACTS = 65 };
+const struct cute_ir_inst **px_pred_defs(const cute_ir_func *f);
+int px_known(const px_fn *e, cute_vreg c);
+int px_assume(px_fn *e, cute_vreg c, int value, cute_vreg *saved);
+void px_forget(px_fn *e, const cute_vreg *saved, int k);
 /* emit (through `emit`, instruction i of a block) the loop-invariant values at the top of
  * FOR `loop`'s body, before it, and mark them hoisted (ptx_hoist.c); false after a failure */
 bool px_hoist(px_fn *e, const cute_ir_inst *loop, bool (*emit)(px_fn *, const cute_ir_block *, uint32_t));

@@ -5,7 +5,7 @@
  * instructions printed beside the CUDA C path's (NVRTC); every conversion pair and every
  * arithmetic op of every dtype assembled too (ptxas refuses a malformed cvt or a wrong
  * operand type).  Skipped visibly without ptxas (and the CUDA C side without NVRTC).  The
- * GPU side (each kernel through the driver's JIT against float64) is scripts/device-ptxbe.sh. */
+ * GPU side (each kernel through the driver's JIT against float64) is scripts/device-ptx2.sh. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
