@@ -65,6 +65,12 @@ typedef struct cute_gemv_config {
                             this one's products, 1 to CUTE_GEMV_MAX_AHEAD (0: 1); two hold
                             more bytes in flight where few warps run: the library's where
                             the blocks are 4 an SM or fewer (cute_gemv_lib_ahead) */
+    bool scale_rows_tiled; /* NVFP4's register form (ahead, not tile_at_a_time, l2_prefetch
+                            or smem_stages): each block's warps take rows r, r+32, r+64, r+96
+                            of a 128-row scale tile (not four consecutive rows), whose 16
+                            scales a k-tile group lie side by side: a lane loads its four
+                            rows' scale pairs in one 16-byte load instead of four 16-bit
+                            ones.  SFA must be 16-byte aligned (cute_gemv_lib_scale_rows) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -84,7 +90,8 @@ int cute_gemv_ring_default(const cute_gemv_config *cfg);
 /* the scales' dtype of a block-scaled configuration: ue4m3 for e2m1, ue8m0 for e4m3 */
 cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
 /* ... and the alignment in bytes its scale buffers must have: 2 for NVFP4 (a vector's two
- * scales are read in one 16-bit load), 1 for MXFP8 */
+ * scales are read in one 16-bit load; 4 through the ring, 16 with scale_rows_tiled), 1 for
+ * MXFP8 */
 int cute_gemv_sf_align(const cute_gemv_config *cfg);
 
 #define CUTE_GEMV_MAX_VECTORS 8
@@ -148,6 +155,11 @@ bool cute_gemv_lib_ahead(cute_gemv_lib *lib, int ahead);
  * choice: cute_gemv_ring_default's stages for the GEMVs, none for NVFP4 (through the ring
  * it measured 15 points of the copy slower on an H200, session 30).  false for another count */
 bool cute_gemv_lib_smem_stages(cute_gemv_lib *lib, int stages);
+/* NVFP4's rows by scale tile (cute_gemv_config.scale_rows_tiled) for later calls: 1 where
+ * the register form runs and SFA is 16-byte aligned, 0 never (four consecutive rows a warp),
+ * -1 (the default) the library's choice, CUTE_GEMV_SCALE_ROWS_TILED (nvfp4.c).  false for
+ * another value */
+bool cute_gemv_lib_scale_rows(cute_gemv_lib *lib, int tiled);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

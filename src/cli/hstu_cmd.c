@@ -27,11 +27,12 @@ static int usage(const char *cmd)
 {
     fprintf(stderr,
             "usage: cutec %s hstu [--batch B] [--heads H] [--seqlen Sq] [--seqlen-k Sk] [--headdim 64|128]\n"
-            "         [--causal] [--fast-sigmoid] [--dtype bf16|f16] [--iters N]\n"
+            "         [--causal] [--fast-sigmoid] [--dtype bf16|f16] [--variant auto|sm80|hopper] [--iters N]\n"
             "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
             "  O = silu(Q K^T + RAB) V (causal: keys j <= query i; no softmax, no scale): Q and O\n"
             "  (B,Sq,H,D), K and V (B,Sk,H,D), RAB (B,H,Sq,Sk); Sk defaults to Sq;\n"
             "  --fast-sigmoid: sigmoid(x) = 0.5 (1 + tanh.approx(x/2)) (one MUFU a score);\n"
+            "  --variant: the SM80 kernel or the Hopper one (TMA + wgmma, sm_90; $CUTEC_HSTU_VARIANT);\n"
             "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
             "  bench: 4x4x8192 d128 (the CuTe DSL example's; or the shape given), causal and not, with\n"
             "  PyTorch's unfused form (bench/torch_hstu.py) beside; --backend interp checks without timing\n",
@@ -54,6 +55,9 @@ static bool option(hstu_opts *o, const char *k, const char *v, char *why, size_t
         ok = cli_int(v, 1, 1 << 20, &o->Sq, why, n), o->shape_given = true;
     else if (!strcmp(k, "--seqlen-k"))
         ok = cli_int(v, 1, 1 << 20, &o->Sk, why, n), o->shape_given = true;
+    else if (!strcmp(k, "--variant")) /* the kernel: hstu.c's hstu_takes_hopper reads it as the library compiles */
+        ok = (!strcmp(v, "auto") || !strcmp(v, "sm80") || !strcmp(v, "hopper")) &&
+             !setenv("CUTEC_HSTU_VARIANT", v, 1), snprintf(why, n, "auto, sm80 or hopper");
     else if (!strcmp(k, "--headdim"))
         ok = cli_int(v, 64, 128, &o->D, why, n) && (o->D == 64 || o->D == 128), snprintf(why, n, "64 or 128");
     else

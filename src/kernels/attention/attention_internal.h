@@ -5,6 +5,7 @@
 
 #include "cutec/attention.h"
 #include "cutec/copy.h"
+#include "cutec/hstu.h"
 #include "cutec/pipeline.h"
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
@@ -73,6 +74,11 @@ enum { ATTN_BWD_AUTO_HOPPER_D96 = 0 };
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);
 /* the Hopper forward on its persistent grid (p->sms set): two Q stages where asked and they fit */
 bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p);
+/* hopper_plan.c: `extra` bytes more a K and V stage (HSTU's RAB tile): the stages that fit
+ * then, at least two; (rows, D[, stages]) of 128-byte K-major GMMA atoms (64-byte at D % 64),
+ * atoms down the rows first, so that the (rows, 64) block j (columns 64 j ..) is one TMA box */
+bool attn_plan_hopper_extra(cute_alg *a, attn_plan *p, int64_t extra);
+cute_composed attn_hop_tile(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages);
 /* CuTe's SM80 swizzle atom (128-byte rows of D) tiled over (rows, D), or (rows, D, stages) */
 cute_composed attn_smem_tile(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages);
 /* the plan with bm-row Q tiles and `warps` warps along M (bm a multiple of 16 warps) */
@@ -100,6 +106,14 @@ void attn_hopper_host(cute_ctx *c, const cute_arg *arg);
  * tma_q), 64-row tiles of two others streamed in `stages` (smem_kv, tma_k); mma: the scores
  * (SS, N = 64), pv: the gradients' products (RS, N = D) */
 bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p);
+/* hopper_fwd.c: the forward's shared tiles and pipelines, allocated from al: Q (bm,D), K and
+ * V (bn,D,stages) each, V seen as (D,bn,stages) (O's B operand); a PipelineTmaAsync each for
+ * Q (q_stages), K and V (stages), every consumer thread releasing */
+typedef struct attn_hop_smem {
+    cute_tensor q, k, v, vt;
+    cute_pipeline pq, pk, pv;
+} attn_hop_smem;
+attn_hop_smem attn_hop_shared_memory(cute_ctx *c, const attn_plan *p, cute_smem_allocator *al);
 /* hopper_tma.c: the stage of a staged shared tile (its last of `modes` modes) at the state's
  * stage; the TMA atom of (rows, D) tiles of a (B, S, heads, D) tensor (boxes (1, rows, 1, 64),
  * into the plan's swizzle); tile `tile` of rows of (batch b, head h) of that tensor's
@@ -265,6 +279,15 @@ void attn_gemm_rs(cute_ctx *c, const attn_plan *p, cute_tensor acc_p, const attn
 void attn_load_tile(cute_ctx *c, const attn_plan *p, cute_tensor g, cute_tensor id, cute_int rows, cute_tensor s);
 /* a (rows, D) shared tile seen as (D, rows): the N-major B operand of a product by it */
 cute_tensor attn_transposed(cute_ctx *c, const attn_plan *p, cute_tensor s, int64_t rows);
+
+/* HSTU attention: silu(x) of the scores, exact or with tanh.approx (hstu.c); the Hopper
+ * kernel (hstu_hopper.c), which cute_hstu_compile builds where hstu_takes_hopper says so:
+ * CUTEC_HSTU_VARIANT=hopper, or sm80; unset or auto: AUTO's choice for the target and head dim */
+cute_ssa hstu_silu(cute_ctx *c, cute_ssa x, bool fast);
+/* the compiled function's arguments, both kernels': Q, K, V, RAB, O */
+void hstu_arg_specs(const cute_hstu_config *cfg, cute_arg_spec specs[5]);
+bool hstu_takes_hopper(cute_runtime *rt, const cute_hstu_config *cfg);
+const cute_fn *hstu_hopper_compile(cute_runtime *rt, const cute_hstu_config *cfg, char *err, size_t n);
 
 /* lib.c: the forward's checks of a call (Q, K, V, O, lse, scale), one operand's (rank 4,
  * dtype d, D contiguous, strides multiples of 8), and the library's compiled backward */

@@ -25,10 +25,7 @@
 
 enum { WARPGROUP = 128 };
 
-typedef struct hop_smem {
-    cute_tensor q, k, v, vt; /* (bm,D); (bn,D,stages) each; V as (D,bn,stages): O's B operand */
-    cute_pipeline pq, pk, pv; /* Q (a stage a tile, one or two), K, V */
-} hop_smem;
+typedef attn_hop_smem hop_smem;
 
 /* the TMA maps of Q, K and V and their coordinate tensors (B,S,heads,D) */
 typedef struct hop_maps {
@@ -257,22 +254,21 @@ static void consumer(cute_ctx *c, const hop_job *j, cute_int tid)
     attn_hop_ring_end(c, st.wg);
 }
 
-static hop_smem shared_memory(cute_ctx *c, const attn_plan *p)
+attn_hop_smem attn_hop_shared_memory(cute_ctx *c, const attn_plan *p, cute_smem_allocator *al)
 {
-    cute_smem_allocator al = cute_smem_allocator_new(c);
     cute_dtype d = p->cfg.dtype;
     hop_smem m;
-    m.q = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_q, 16);
-    m.k = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_kv, 16);
-    m.v = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_kv, 16);
+    m.q = cute_smem_alloc_tensor_composed(c, al, d, p->smem_q, 16);
+    m.k = cute_smem_alloc_tensor_composed(c, al, d, p->smem_kv, 16);
+    m.v = cute_smem_alloc_tensor_composed(c, al, d, p->smem_kv, 16);
     long long D = p->d, bn = p->bn;
     cute_layout tr = cute_layout_fmt(cute_ctx_alg(c), "(%lld,%lld,%d):(%lld,1,%lld)", D, bn, p->stages, bn, bn * D);
     cute_tiler t = cute_tiler_layout(&tr);
     m.vt = cute_tensor_compose(c, m.v, &t); /* V's stages seen as (D, bn, stages) */
     int threads = p->consumers * WARPGROUP;
-    m.pq = cute_pipeline_tma_async_create(c, &al, p->q_stages, threads, p->tma_q.bytes * attn_hop_boxes(p));
-    m.pk = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_k.bytes * attn_hop_boxes(p));
-    m.pv = cute_pipeline_tma_async_create(c, &al, p->stages, threads, p->tma_v.bytes * attn_hop_boxes(p));
+    m.pq = cute_pipeline_tma_async_create(c, al, p->q_stages, threads, p->tma_q.bytes * attn_hop_boxes(p));
+    m.pk = cute_pipeline_tma_async_create(c, al, p->stages, threads, p->tma_k.bytes * attn_hop_boxes(p));
+    m.pv = cute_pipeline_tma_async_create(c, al, p->stages, threads, p->tma_v.bytes * attn_hop_boxes(p));
     return m;
 }
 
@@ -292,7 +288,8 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tens
 {
     const attn_plan *p = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
-    hop_smem m = shared_memory(c, p);
+    cute_smem_allocator al = cute_smem_allocator_new(c);
+    hop_smem m = attn_hop_shared_memory(c, p, &al);
     hop_maps x = {map_q, map_k, map_v, cute_make_identity_tensor(c, mQ.layout.shape),
                   cute_make_identity_tensor(c, mK.layout.shape)};
     hop_job j = {p, &m, &x, {mQ, mK, mV, mO, mL}, attn_hop_sched_make(c, p, mQ), scale_log2};

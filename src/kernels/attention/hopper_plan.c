@@ -28,9 +28,7 @@ static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumer
     return !a->failed;
 }
 
-/* (rows, D[, stages]) of 128-byte K-major GMMA atoms, atoms down the rows first: the
- * (rows, 64) block j (columns 64 j ..) is dense, one TMA box */
-static cute_composed tile_of(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages)
+cute_composed attn_hop_tile(cute_alg *a, cute_dtype d, int64_t rows, int64_t D, int stages)
 {
     cute_composed atom;
     /* 128-byte swizzled rows of 64 elements, or at head dim 96 three 64-byte ones of 32 */
@@ -59,8 +57,8 @@ static bool hopper_parts(cute_alg *a, const cute_attention_config *cfg, attn_pla
     if (!make_mma(a, cfg->dtype, p->bn, false, p->consumers, &p->mma) ||
         !make_mma(a, cfg->dtype, p->d, true, p->consumers, &p->pv))
         return false;
-    p->smem_q = tile_of(a, cfg->dtype, p->bm, p->d, p->q_stages > 1 ? p->q_stages : 0);
-    p->smem_kv = tile_of(a, cfg->dtype, p->bn, p->d, p->stages);
+    p->smem_q = attn_hop_tile(a, cfg->dtype, p->bm, p->d, p->q_stages > 1 ? p->q_stages : 0);
+    p->smem_kv = attn_hop_tile(a, cfg->dtype, p->bn, p->d, p->stages);
     return !a->failed;
 }
 
@@ -119,6 +117,18 @@ bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p)
     int64_t es = 2, tile = p->bm * p->d * es, stage = 2 * p->bn * p->d * es, fit = (SMEM_BYTES - 2 * tile) / stage;
     if (!p->sms || (q && !strcmp(q, "1")) || fit < 2) return true;
     p->q_stages = 2;
+    p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
+    return hopper_parts(a, &p->cfg, p);
+}
+
+/* HSTU's Hopper forward (hstu_hopper.c): each stage holds `extra` bytes more than K's and
+ * V's tiles (RAB's): as many stages as fit then, at least two */
+bool attn_plan_hopper_extra(cute_alg *a, attn_plan *p, int64_t extra)
+{
+    int64_t es = 2, q = p->bm * p->d * es, stage = 2 * p->bn * p->d * es + extra, fit = (SMEM_BYTES - q) / stage;
+    if (fit < 2)
+        return cute_alg_fail(a, "attention hopper: %lld keys a tile at head dim %lld with %lld bytes more a stage: "
+                             "two stages do not fit", (long long)p->bn, (long long)p->d, (long long)extra);
     p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
     return hopper_parts(a, &p->cfg, p);
 }

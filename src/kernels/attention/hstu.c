@@ -35,7 +35,7 @@ typedef struct hstu_plan {
 /* silu(x) = x sigmoid(x): fast, 0.5 x (1 + tanh.approx(x / 2)) = h + h tanh(h), h = x / 2;
  * else x (1 + 2^(-x log2 e))^-1, the inverse as rsqrt.approx squared (ex2 and rsqrt, two MUFU
  * a score, each within 2^-22; past x < -88 the sum overflows to inf and the result is -0) */
-static cute_ssa silu(cute_ctx *c, cute_ssa x, bool fast)
+cute_ssa hstu_silu(cute_ctx *c, cute_ssa x, bool fast)
 {
     cute_ssa half = cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0.5), x.shape);
     cute_ssa one = cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 1), x.shape);
@@ -98,7 +98,7 @@ static void tile_step(cute_ctx *c, const hstu_plan *hp, const attn_block *t, hst
     cute_cp_async_commit_group(c);
     cute_tensor_store(c, l->acc_s, cute_ssa_cvt(c, cute_tensor_load(c, l->rab), CUTE_F32));
     attn_gemm_ss_acc(c, p, &l->oq, &l->ok, l->acc_s);
-    cute_tensor_store(c, l->acc_s, silu(c, cute_tensor_load(c, l->acc_s), hp->fast));
+    cute_tensor_store(c, l->acc_s, hstu_silu(c, cute_tensor_load(c, l->acc_s), hp->fast));
     /* causal: P = 0 after the query.  Keys past Sk need no mask: K's rows there are
      * zero-filled and RAB's columns unread (0), so S = 0 and silu(0) = 0 */
     if (p->cfg.causal) CUTE_IF(c, attn_needs_mask(c, p, t, n)) {
@@ -161,11 +161,32 @@ static void hstu_host(cute_ctx *c, const cute_arg *arg)
     CUTE_LAUNCH(c, hstu_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor, arg[3].tensor, arg[4].tensor);
 }
 
+void hstu_arg_specs(const cute_hstu_config *cfg, cute_arg_spec specs[5])
+{
+    char t[160];
+    snprintf(t, sizeof t, "(?,?,?,%d):(?{div=8},?{div=8},?{div=8},1)", cfg->head_dim);
+    for (int i = 0; i < 5; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
+    specs[3] = cute_spec_tensor(cfg->dtype, "(?,?,?,?):(?{div=8},?{div=8},?{div=8},1)", 16);
+}
+
+/* AUTO's choice on sm_90, by head dim: the SM80 kernel until the GPU pass times the Hopper
+ * one (scripts/device-hstu2.sh decides; the flip is this line: 1 where Hopper's is faster) */
+static const bool auto_hopper[2] = {/* d64 */ 0, /* d128 */ 0};
+
+bool hstu_takes_hopper(cute_runtime *rt, const cute_hstu_config *cfg)
+{
+    const char *v = getenv("CUTEC_HSTU_VARIANT");
+    if (v && !strcmp(v, "hopper")) return true;
+    if (v && !strcmp(v, "sm80")) return false;
+    return auto_hopper[cfg->head_dim == 128] && cute_runtime_target_arch(rt) == 90;
+}
+
 const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, char *err, size_t n)
 {
     if (!cfg) return snprintf(err, n, "hstu attention: no configuration"), NULL;
     if (cfg->head_dim != 64 && cfg->head_dim != 128)
         return snprintf(err, n, "hstu attention: head dim %d (64 or 128)", cfg->head_dim), NULL;
+    if (hstu_takes_hopper(rt, cfg)) return hstu_hopper_compile(rt, cfg, err, n);
     cute_alg a;
     cute_alg_init(&a, NULL);
     hstu_plan *hp = malloc(sizeof *hp);
@@ -184,11 +205,8 @@ const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, 
         return NULL;
     }
     hp->fast = cfg->fast_sigmoid;
-    char t[160];
-    snprintf(t, sizeof t, "(?,?,?,%d):(?{div=8},?{div=8},?{div=8},1)", cfg->head_dim);
     cute_arg_spec specs[5];
-    for (int i = 0; i < 5; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
-    specs[3] = cute_spec_tensor(cfg->dtype, "(?,?,?,?):(?{div=8},?{div=8},?{div=8},1)", 16);
+    hstu_arg_specs(cfg, specs);
     char name[96];
     snprintf(name, sizeof name, "hstu_%s_d%d%s%s%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
              cfg->causal ? "_causal" : "", cfg->fast_sigmoid ? "_fastsig" : "", m64 ? "_m64" : "_m128");

@@ -3,7 +3,8 @@
  * bf16, head dims 64 and 128, the fast sigmoid, Q, O and V in (B,H,S,D) memory, RAB's rows
  * padded, RAB to +-600 so that 2^(-x log2 e) overflows), every row of O, the outputs poisoned
  * first; on a GPU, where there is one, at moderate sizes; 128-row Q tiles
- * (CUTEC_HSTU_BLOCK_M=128) likewise.  Beside them: the misuses the library refuses, and the
+ * (CUTEC_HSTU_BLOCK_M=128) likewise; the Hopper kernel (CUTEC_HSTU_VARIANT=hopper) likewise,
+ * on the GPU where it is an sm_90 one.  Beside them: the misuses the library refuses, and the
  * kernel's register report (no spills) for sm_80 and sm_90a where NVRTC is installed. */
 #include <math.h>
 #include <stdlib.h>
@@ -95,6 +96,8 @@ static void run_on(const char *backend, const hstu_case *cases, int n)
         SKIP("no GPU");
         return;
     }
+    /* the Hopper kernel's interpreter runs traced for the card it is for */
+    if (getenv("CUTEC_HSTU_VARIANT") && !strcmp(backend, "interp")) cute_runtime_set_target_arch(rt, "sm_90a");
     cute_hstu_lib *lib = cute_hstu_lib_new(rt);
     for (int i = 0; i < n; i++) run_case(lib, cute_runtime_backend(rt), &cases[i], backend);
     cute_hstu_lib_free(lib);
@@ -189,6 +192,21 @@ static void no_spills(const cute_hstu_config *cfg, const char *arch)
     cute_runtime_free(rt);
 }
 
+/* an sm_90 GPU, where the Hopper kernel runs; else a visible skip */
+static bool sm90_here(void)
+{
+    char err[512];
+    cute_runtime *rt;
+    if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {
+        SKIP("no GPU: the Hopper hstu ran on the interpreter only");
+        return false;
+    }
+    bool yes = cute_runtime_target_arch(rt) == 90;
+    cute_runtime_free(rt);
+    if (!yes) SKIP("not an sm_90 GPU: the Hopper hstu ran on the interpreter only");
+    return yes;
+}
+
 int main(void)
 {
     seed = attn_test_seed("hstu_test");
@@ -223,5 +241,18 @@ int main(void)
         {2, 700, 300, 2, 128, false, true, true, CUTE_F16, 0},     /* Sq > Sk */
     };
     run_on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]));
+    /* the Hopper kernel (hstu_hopper.c, CUTEC_HSTU_VARIANT=hopper, read as the library
+     * compiles): the same cases, its ptxas reports, the GPU's on an sm_90 one only */
+    setenv("CUTEC_HSTU_VARIANT", "hopper", 1);
+    run_on("interp", small, (int)(sizeof small / sizeof small[0]));
+    static const hstu_case hopper_small[] = {
+        {1, 200, 260, 2, 128, true, false, false, CUTE_BF16, 0}, /* two Q tiles, three key tiles */
+        {1, 129, 300, 1, 64, false, true, true, CUTE_F16, 0},
+    };
+    run_on("interp", hopper_small, (int)(sizeof hopper_small / sizeof hopper_small[0]));
+    for (int i = 0; i < 4; i++)
+        no_spills(&(cute_hstu_config){i & 1 ? CUTE_F16 : CUTE_BF16, i < 2 ? 128 : 64, (i & 1) != 0, i == 2}, "sm_90a");
+    if (sm90_here()) run_on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]));
+    unsetenv("CUTEC_HSTU_VARIANT");
     return CHECK_DONE("hstu_test");
 }

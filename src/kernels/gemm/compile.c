@@ -207,6 +207,9 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     plan->broken = broken;
     if (cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_BLACKWELL || plan->persistent)
         plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads);
+    bool sm80_streamk = cfg->variant != CUTE_GEMM_HOPPER && plan->streamk;
+    if (sm80_streamk) /* the SM80 stream-K grid: the blocks resident at once (the plan's an SM) */
+        plan->sms = gemm_resident_blocks(rt, 1, plan->threads) * plan->streamk_per_sm;
     char text[3][64];
     cute_arg_spec specs[10];
     cute_dtype cd = cute_gemm_c_dtype(cfg);
@@ -226,9 +229,11 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
         specs[6 + 2 * i] = cute_spec_int("?");
     }
     if (cfg->peer_flags) specs[9] = specs[2]; /* the mirror: laid out as C */
-    bool streamk = cfg->variant == CUTE_GEMM_HOPPER && cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
-    if (streamk) /* stream-K's workspace (f32) and flags (u32) */
-        specs[6] = cute_spec_tensor(CUTE_F32, "?:1", 16), specs[7] = cute_spec_tensor(CUTE_U32, "?:1", 4);
+    bool streamk = (cfg->variant == CUTE_GEMM_HOPPER || sm80_streamk) && cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
+    if (streamk) /* stream-K's workspace (f32; the SM80 kernel's, its accumulators') and flags (u32) */
+        specs[6] = sm80_streamk ? cute_spec_tensor(gemm_streamk_acc_dtype(cfg->dtype), GEMM_STREAMK_SM80_WS, 16)
+                                : cute_spec_tensor(CUTE_F32, "?:1", 16),
+        specs[7] = cute_spec_tensor(CUTE_U32, "?:1", 4);
     bool fp4 = cfg->dtype == CUTE_E2M1, mx8 = gemm_bw_mxfp8(cfg);
     if (fp4 || mx8) { /* NVFP4 / MXFP8: rows of whole 16 bytes (32 e2m1, 32 e4m3), then SFA and SFB */
         specs[0] = specs[1] = cute_spec_tensor(cfg->dtype, "(?,?{div=32}):(?{div=32},1)", 16);

@@ -48,7 +48,9 @@ typedef struct gemm_plan {
     int consumers;
     bool pingpong;            /* each consumer warpgroup its own bm x bn tile, main loops and
                                  epilogues taking turns (hopper.c); else both on one tile */
-    bool streamk;             /* cooperative, the last waves in runs of k-tiles (streamk.c) */
+    bool streamk;             /* Hopper: cooperative, the last waves in runs of k-tiles (streamk.c);
+                                 SM80 (multistage.c): every tile in the runs */
+    int streamk_per_sm;       /* ... the SM80 kernel's blocks an SM (1 or 2: registers, shared memory) */
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N
                                  (0 counts as 1) */
     bool c_overlap;           /* the persistent SM80 kernel (CUTE_GEMM_STORE_OVERLAP): a tile's C
@@ -376,6 +378,11 @@ typedef struct gemm_work {
     cute_val partial; /* k1 < K: the partial sums go to the workspace */
 } gemm_work;
 gemm_streamk gemm_streamk_make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles);
+/* ... or, the SM80 kernel's (multistage.c), every tile in the runs, on a grid of at most one
+ * block a tile (gemm_streamk_all_launch_cfg): plain stream-K, each block one contiguous run
+ * of (tile, k-tile) iterations, so the blocks' epilogues fall at different moments */
+gemm_streamk gemm_streamk_make_all(cute_ctx *c, const gemm_sched *s, cute_int k_tiles);
+cute_launch_cfg gemm_streamk_all_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s);
 gemm_work gemm_streamk_work(cute_ctx *c, const gemm_streamk *k, cute_int i);
 /* the grid: as many blocks as fit, at most the k-tiles of all tiles */
 cute_launch_cfg gemm_streamk_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s, cute_int k_tiles);
@@ -396,6 +403,16 @@ typedef struct gemm_streamk_ws {
 } gemm_streamk_ws;
 /* the workspace's bytes for a plan of tiling t (the slots of `blocks` blocks, then their flags) */
 size_t gemm_streamk_workspace_bytes(const cute_gemm_tiling *t, int blocks, size_t *flags_offset);
+/* ... of slots of slot_elems accumulators of elem_bytes each */
+size_t gemm_streamk_workspace_of(int64_t slot_elems, int elem_bytes, int blocks, size_t *flags_offset);
+/* the SM80 kernel's accumulators (its workspace's dtype) for inputs of dtype in: s32 for 8-bit
+ * integers (exact), f64 for f64, else f32 */
+cute_dtype gemm_streamk_acc_dtype(cute_dtype in);
+/* the SM80 kernel's workspace as its argument: rows of 1024 accumulators, so that every
+ * dynamic extent stays within the 32-bit index bound (a 1-D one of 264 slots of 128 x 128
+ * would not) */
+#define GEMM_STREAMK_SM80_ROW 1024
+#define GEMM_STREAMK_SM80_WS "(1024,?):(1,1024)"
 /* the blocks a persistent kernel of `threads`-thread blocks, one an SM, in clusters of
  * cluster_size, fills on rt's device: the SMs, or the blocks of the clusters that can be
  * resident at once (resident.c); 2 clusters' worth on the interpreter (blocks then walk

@@ -387,6 +387,11 @@ static const struct {
     {CUTE_F64, INT64_MAX, {.read_bytes = 8}},
 };
 
+/* Whether by_size's s8 row runs the SM80 stream-K schedule (multistage.c's streamk_kernel)
+ * for the calls it takes (unbatched, no fused epilogue): scripts/device-sk13.sh decides, this
+ * is its one-line flip. */
+static const bool s8_streamk = false;
+
 cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_config *cfg, int64_t m, int64_t n,
                                           int64_t k, int64_t l)
 {
@@ -394,7 +399,13 @@ cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_c
     if (v == CUTE_GEMM_HOPPER) return gemm_hopper_auto_tiling(cfg, (int64_t[]){m, n, k});
     if (v != CUTE_GEMM_TENSOROP && v != CUTE_GEMM_TENSOROP_SMEM) return none;
     for (size_t i = 0; i < sizeof by_size / sizeof by_size[0]; i++)
-        if (by_size[i].d == cfg->dtype && m * n * l <= by_size[i].up_to) return by_size[i].t;
+        if (by_size[i].d == cfg->dtype && m * n * l <= by_size[i].up_to) {
+            cute_gemm_tiling t = by_size[i].t;
+            if (s8_streamk && t.schedule == CUTE_GEMM_SCHEDULE_AUTO && cfg->dtype == CUTE_I8 && !cfg->batched &&
+                !cute_gemm_epilogue_fused(&cfg->epilogue))
+                t.schedule = CUTE_GEMM_SCHEDULE_STREAMK;
+            return t;
+        }
     return none;
 }
 
@@ -624,6 +635,13 @@ static cute_status streamk_args(cute_gemm_lib *lib, const cute_gemm_config *cfg,
 {
     int blocks = gemm_resident_blocks(lib->rt, 1, 384);
     size_t flags_at, bytes = gemm_streamk_workspace_bytes(&cfg->tiling, blocks, &flags_at);
+    cute_dtype wd = CUTE_F32;
+    if (cfg->variant != CUTE_GEMM_HOPPER) { /* SM80: up to two blocks an SM, slots of the accumulators' type */
+        const cute_gemm_tiling *t = &cfg->tiling;
+        wd = gemm_streamk_acc_dtype(cfg->dtype), blocks *= 2;
+        int64_t slot = (int64_t)(t->bm ? t->bm : 256) * (t->bn ? t->bn : 256), row = GEMM_STREAMK_SM80_ROW;
+        bytes = gemm_streamk_workspace_of((slot + row - 1) / row * row, cute_dtype_bytes(wd), blocks, &flags_at);
+    }
     const cute_buffer *at = NULL;
     pthread_mutex_lock(&lib->lock);
     cute_status s = streamk_workspace(lib, stream, bytes, flags_at, &at);
@@ -632,7 +650,10 @@ static cute_status streamk_args(cute_gemm_lib *lib, const cute_gemm_config *cfg,
     if (s != CUTE_OK) return snprintf(err, n, "gemm stream-K: a workspace of %zu bytes: %s", bytes, cute_status_name(s)), s;
     if (*nargs == 5) /* no vector: A's first element stands in, unread (not C's, which the kernel writes) */
         args[5] = cute_call_tensor(args[0].buf, args[0].offset, (cute_dtype)args[2].dtype, 1, (int64_t[]){1}, (int64_t[]){1});
-    args[6] = cute_call_tensor(ws, 0, CUTE_F32, 1, (int64_t[]){(int64_t)(flags_at / 4)}, (int64_t[]){1});
+    int64_t elems = (int64_t)(flags_at / (size_t)cute_dtype_bytes(wd)), row = GEMM_STREAMK_SM80_ROW;
+    args[6] = cfg->variant == CUTE_GEMM_HOPPER
+                  ? cute_call_tensor(ws, 0, wd, 1, (int64_t[]){elems}, (int64_t[]){1})
+                  : cute_call_tensor(ws, 0, wd, 2, (int64_t[]){row, elems / row}, (int64_t[]){1, row});
     args[7] = cute_call_tensor(ws, flags_at, CUTE_U32, 1, (int64_t[]){blocks}, (int64_t[]){1});
     *nargs = 8;
     return CUTE_OK;
@@ -645,7 +666,9 @@ static cute_status run_pattern(cute_gemm_lib *lib, cute_gemm_variant variant, cu
     const cute_fn *f = gemm_lib_pattern_fn(lib, variant, cfg, args, err, n, &s);
     if (!f) return s;
     cute_buffer ws; /* stream-K's workspace, as args[6] and [7] point at it */
-    if (cfg->variant == CUTE_GEMM_HOPPER && cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK &&
+    bool sk_variant = cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_TENSOROP ||
+                      cfg->variant == CUTE_GEMM_TENSOROP_SMEM;
+    if (sk_variant && cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK &&
         (s = streamk_args(lib, cfg, args, &nargs, stream, &ws, err, n)) != CUTE_OK)
         return s;
     char why[1024];

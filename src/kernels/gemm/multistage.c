@@ -34,6 +34,7 @@ static cute_tensor kblock(cute_ctx *c, cute_tensor t, int64_t kb, cute_int s)
 typedef struct g2s {
     cute_thr_copy tA, tB;
     cute_tensor sA, sB; /* the copies' partitions of the stages (CPY, M|N, K, stage) */
+    cute_int k0;        /* the work's first k-tile (stream-K's pieces of a tile; else 0) */
 } g2s;
 
 /* One operand's part of a k-tile into its stage: cp.async zero-fills what lies outside the
@@ -116,8 +117,8 @@ static void across_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int S = cute_i(p->stages);
-    load_kblock(c, p, x, 0, cute_i(0));
-    CUTE_FOR(c, kt, cute_i(0), t->k_tiles) {
+    load_kblock(c, p, x, 0, cute_mod(a, g->k0, S));
+    CUTE_FOR(c, kt, g->k0, t->k_tiles) {
         cute_int read = cute_mod(a, kt, S), next = cute_mod(a, cute_add(a, kt, cute_i(1)), S);
         cute_int write = cute_mod(a, cute_add(a, kt, cute_i(p->stages - 1)), S);
         for (int64_t kb = 0; kb < kbs; kb++) { /* unrolled at trace time */
@@ -144,7 +145,7 @@ static void within_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int S = cute_i(p->stages);
-    CUTE_FOR(c, kt, cute_i(0), t->k_tiles) {
+    CUTE_FOR(c, kt, g->k0, t->k_tiles) {
         cute_int read = cute_mod(a, kt, S);
         cute_int write = cute_mod(a, cute_add(a, kt, cute_i(p->stages - 1)), S);
         bool ahead = p->prefetch == GEMM_PREFETCH_WITHIN;
@@ -206,13 +207,18 @@ static void block_smem(cute_ctx *c, const gemm_plan *p, cute_tensor *sA, cute_te
 static g2s g2s_make(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tensor sA, cute_tensor sB)
 {
     cute_thr_copy tA = cute_tiled_copy_slice(&p->copy_a, tid), tB = cute_tiled_copy_slice(&p->copy_b, tid);
-    return (g2s){tA, tB, cute_partition_D(c, tA, sA), cute_partition_D(c, tB, sB)};
+    return (g2s){tA, tB, cute_partition_D(c, tA, sA), cute_partition_D(c, tB, sB), cute_i(0)};
 }
 
-/* the first stages - 1 k-tiles of tile t, into stages 0 .. stages - 2 */
+/* the first stages - 1 k-tiles of tile t from k-tile k0 (a k-tile kt always in stage
+ * kt % stages; stages 0 .. stages - 2 where k0 is 0) */
 static void prologue(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g)
 {
-    for (int s = 0; s < p->stages - 1; s++) issue_ktile(c, p, t, g, cute_i(s), cute_i(s));
+    cute_alg *a = cute_ctx_alg(c);
+    for (int s = 0; s < p->stages - 1; s++) {
+        cute_int kt = cute_add(a, g->k0, cute_i(s));
+        issue_ktile(c, p, t, g, kt, cute_mod(a, kt, cute_i(p->stages)));
+    }
 }
 
 /* the MMA's fragments (gC: any tile of C, for the accumulators' shape) and the shared ->
@@ -359,6 +365,75 @@ static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     }
 }
 
+/* Stream-K (CUTE_GEMM_SCHEDULE_STREAMK; streamk.c divides the work, streamk_fixup.c adds the
+ * partials): a grid of as many blocks as are resident (p->sms: two an SM for blocks of up to
+ * 4 warps), block b one contiguous run of the (tile, k-tile) iterations of every tile in the
+ * scheduler's order.  A block per tile ends its tiles in lockstep rounds, every SM writing
+ * C at once while no MMA runs; here the runs end together but their tiles' ends fall at
+ * different moments, so one block's epilogue runs beside the other blocks' main loops, and
+ * the last partial round is spread over every block.  Each work item (a piece of a tile,
+ * k-tiles [k0, k1)) starts its accumulators from zeros or from the partial of the block
+ * below (which did the tile's head), runs the main loop over its k-tiles, then leaves its
+ * partial in its workspace slot (a head) or stores C (the tile's end).  C's shared tile lies
+ * over the stages: a barrier after each epilogue before the next item's prologue. */
+/* the item's tile of C */
+static gemm_tiles sk_tile(cute_ctx *c, const gemm_plan *p, const walk *w, const gemm_work *wk)
+{
+    cute_int tm, tn;
+    gemm_sched_tile_at(c, &w->sched, wk->tile, &tm, &tn);
+    tm = once(c, p, tm, w->sched.tiles_m), tn = once(c, p, tn, w->sched.tiles_n);
+    return gemm_tiles_at(c, p, w->mA, w->mB, w->mC, w->cA, w->cB, w->cC, tm, tn);
+}
+
+static void streamk_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
+                           cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_tensor ws,
+                           cute_tensor flags)
+{
+    const gemm_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int tid = cute_thread_idx(c, 0);
+    cute_kernel_min_blocks(c, p->streamk_per_sm);
+    walk w = {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)};
+    cute_tensor sA, sB, sC;
+    block_smem(c, p, &sA, &sB, &sC);
+    g2s g = g2s_make(c, p, tid, sA, sB);
+    gemm_tiles t0 = gemm_tiles_at(c, p, mA, mB, mC, cA, cB, cC, cute_i(0), cute_i(0));
+    frags f = frags_make(c, p, tid, sA, sB, t0.gC);
+    gemm_streamk sk = gemm_streamk_make_all(c, &w.sched, t0.k_tiles);
+    CUTE_FOR(c, i, cute_i(0), sk.items) {
+        gemm_work wk = gemm_streamk_work(c, &sk, i);
+        gemm_tiles t = sk_tile(c, p, &w, &wk);
+        /* the main loop runs k-tiles [g.k0, t.k_tiles); each at most K, which proves the copies'
+         * offsets 32-bit where the index bound allows (else ptxas spills their 64-bit ones) */
+        g.k0 = cute_min(a, wk.k0, t.k_tiles), t.k_tiles = cute_min(a, wk.k1, t.k_tiles);
+        prologue(c, p, &t, &g);
+        gemm_streamk_start_from_partial(c, p, ws, flags, tid, f.tCrC, wk.first);
+        mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, NULL);
+        CUTE_IF(c, wk.partial) gemm_streamk_store_partial(c, p, ws, flags, tid, f.tCrC);
+        /* the tile's end: a loop of one trip or none (hopper.c's consumer_streamk says why) */
+        cute_int ends = cute_sub(a, cute_i(1), cute_int_from_val(c, cute_val_cvt(c, wk.partial, CUTE_I32), 0));
+        CUTE_FOR(c, one, cute_i(0), ends) {
+            (void)one;
+            epilogue(c, p, tid, &t, f.tCrC, alpha, beta, sC);
+        }
+        cute_barrier(c); /* C's tile (over the stages) read before the next prologue fills them */
+    }
+}
+
+static void streamk_host(cute_ctx *c, const cute_arg *arg)
+{
+    const gemm_plan *p = cute_ctx_user(c);
+    if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
+    cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor;
+    cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));
+    cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
+    cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
+    gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
+    /* (arguments 6 and 7: the workspace, the flags; 5, the unused vector) */
+    CUTE_LAUNCH(c, streamk_kernel, gemm_streamk_all_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
+                arg[6].tensor, arg[7].tensor);
+}
+
 /* the persistent grid: the scheduler's blocks (at most one an SM), times a batch's L */
 static cute_launch_cfg persistent_launch(cute_ctx *c, const gemm_plan *p, cute_tensor mC)
 {
@@ -374,5 +449,5 @@ static GEMM_HOST_LAUNCH(persistent_host, persistent_kernel, persistent_launch(c,
 void gemm_multistage_host(cute_ctx *c, const cute_arg *arg)
 {
     const gemm_plan *p = cute_ctx_user(c);
-    (p->persistent ? persistent_host : tiles_host)(c, arg);
+    (p->streamk ? streamk_host : p->persistent ? persistent_host : tiles_host)(c, arg);
 }

@@ -371,13 +371,10 @@ static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *
         return cute_alg_fail(a, "gemm tiling: read_bytes %d: only f64's fragment reads take a width "
                              "(%s reads through %s)", t->read_bytes, cute_dtype_name(s->d),
                              s->ldsm_k[0] ? "ldmatrix" : "the widest accesses its layout proves");
-    if (t->schedule == CUTE_GEMM_SCHEDULE_COOP || t->schedule == CUTE_GEMM_SCHEDULE_PINGPONG ||
-        t->schedule == CUTE_GEMM_SCHEDULE_STREAMK)
+    if (t->schedule == CUTE_GEMM_SCHEDULE_COOP || t->schedule == CUTE_GEMM_SCHEDULE_PINGPONG)
         return cute_alg_fail(a, "gemm tiling: schedule %s: the hopper kernel's (the SM80 tensor-core kernels take "
-                             "the library's or CUTE_GEMM_SCHEDULE_PERSISTENT)",
-                             t->schedule == CUTE_GEMM_SCHEDULE_COOP       ? "coop"
-                             : t->schedule == CUTE_GEMM_SCHEDULE_PINGPONG ? "pingpong"
-                                                                           : "streamk");
+                             "the library's, CUTE_GEMM_SCHEDULE_PERSISTENT or _STREAMK)",
+                             t->schedule == CUTE_GEMM_SCHEDULE_COOP ? "coop" : "pingpong");
     if (p->bm % pm || p->bn % pn || p->bk % atom->k || p->bk / atom->k < 2 || p->stages < 3 ||
         *wm * *wn > 32)
         return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, %dx%d warps: with %s each "
@@ -385,6 +382,22 @@ static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *
                              "or more and at most 32 warps", (long long)p->bm, (long long)p->bn,
                              (long long)p->bk, p->stages, *wm, *wn, atom->name, (long long)pm,
                              (long long)pn, (long long)atom->k);
+    return true;
+}
+
+/* The SM80 stream-K kernel (multistage.c): a plain or batchless GEMM with C's usual store
+ * (no fused epilogue, no overlap: its work items are pieces of tiles, not tiles in turn),
+ * its partials in the accumulators' own type (s32 sums stay exact) */
+static bool streamk_fits(cute_alg *a, const gemm_plan *p)
+{
+    const cute_gemm_config *cfg = &p->cfg;
+    if (cfg->batched || cute_gemm_epilogue_fused(&cfg->epilogue) || cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP)
+        return cute_alg_fail(a, "gemm tiling: the SM80 stream-K schedule runs unbatched GEMMs without a fused "
+                             "epilogue or the store overlap");
+    if ((cute_dtype)p->mma.atom.c_type != gemm_streamk_acc_dtype(cfg->dtype))
+        return cute_alg_fail(a, "gemm tiling: the SM80 stream-K schedule keeps %s partials, but %s accumulates in %s",
+                             cute_dtype_name(gemm_streamk_acc_dtype(cfg->dtype)), p->mma.atom.name,
+                             cute_dtype_name((cute_dtype)p->mma.atom.c_type));
     return true;
 }
 
@@ -416,6 +429,12 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     }
     p->smem_epilogue = smem_epilogue;
     p->persistent = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_PERSISTENT;
+    p->streamk = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
+    if (p->streamk && !streamk_fits(a, p)) return false;
+    if (p->streamk) { /* two blocks an SM where their registers (up to 4 warps) and shared memory fit */
+        int64_t stages = (p->bm + p->bn) * p->bk * esize * p->stages, kb = 1024;
+        p->streamk_per_sm = p->threads <= 128 && 2 * (stages + kb) <= smem_per_block(arch) + kb ? 2 : 1;
+    }
     p->c_parts = 1;
     p->c_overlap = cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP;
     if (p->c_overlap && !(smem_epilogue && p->persistent))

@@ -36,14 +36,12 @@ static cute_int runs_pay(cute_alg *a, cute_int K, cute_int R, cute_int G)
     return positive(a, cute_max(a, cute_sub(a, saved, cute_i(FIXUP_K_TILES)), cute_i(0)));
 }
 
-gemm_streamk gemm_streamk_make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles)
+/* the division of the work with `runs` of the T tiles in the runs (the last ones) */
+static gemm_streamk make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles, cute_int runs)
 {
     cute_alg *a = cute_ctx_alg(c);
     gemm_streamk k = {.k_tiles = k_tiles, .units = cute_grid_dim(c, 0)};
-    cute_int T = s->count, G = k.units, W = cute_div(a, T, G), R = cute_mod(a, T, G);
-    /* (W = 0 keeps whole tiles: runs under a tile would need more than one partial a tile) */
-    cute_int runs = cute_mul(a, cute_mul(a, positive(a, R), positive(a, W)), cute_add(a, R, G));
-    runs = cute_mul(a, runs, runs_pay(a, k_tiles, R, G));
+    cute_int T = s->count, G = k.units;
     k.dp = cute_int_now(c, cute_sub(a, T, runs));
     k.iters = cute_int_now(c, cute_mul(a, runs, k_tiles));
     cute_int me = cute_block_idx(c, 0);
@@ -55,6 +53,23 @@ gemm_streamk gemm_streamk_make(cute_ctx *c, const gemm_sched *s, cute_int k_tile
     cute_int touched = cute_add(a, cute_sub(a, last, cute_div(a, k.g0, k_tiles)), cute_i(1));
     k.items = cute_int_now(c, cute_add(a, k.dp_mine, cute_mul(a, positive(a, cute_sub(a, k.g1, k.g0)), touched)));
     return k;
+}
+
+gemm_streamk gemm_streamk_make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int T = s->count, G = cute_grid_dim(c, 0), W = cute_div(a, T, G), R = cute_mod(a, T, G);
+    /* (W = 0 keeps whole tiles: runs under a tile would need more than one partial a tile) */
+    cute_int runs = cute_mul(a, cute_mul(a, positive(a, R), positive(a, W)), cute_add(a, R, G));
+    return make(c, s, k_tiles, cute_mul(a, runs, runs_pay(a, k_tiles, R, G)));
+}
+
+/* Every tile in the runs, on at most as many blocks as tiles (gemm_streamk_all_launch_cfg):
+ * a run is then a tile or longer, so a tile spans at most two runs (where the tiles divide
+ * by the blocks, each run is whole tiles and no block leaves a partial) */
+gemm_streamk gemm_streamk_make_all(cute_ctx *c, const gemm_sched *s, cute_int k_tiles)
+{
+    return make(c, s, k_tiles, s->count);
 }
 
 /* the block holding k-tile g of the runs: the last b with b N / G <= g */
@@ -91,9 +106,25 @@ cute_launch_cfg gemm_streamk_launch_cfg(cute_ctx *c, const gemm_plan *p, const g
     return (cute_launch_cfg){.grid = {grid}, .block = {cute_i(p->threads)}, .smem_bytes = cute_i(0)};
 }
 
+cute_launch_cfg gemm_streamk_all_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s)
+{
+    cute_int grid = cute_min(cute_ctx_alg(c), s->count, cute_i(p->sms > 0 ? p->sms : 1));
+    return (cute_launch_cfg){.grid = {grid}, .block = {cute_i(p->threads)}, .smem_bytes = cute_i(0)};
+}
+
 size_t gemm_streamk_workspace_bytes(const cute_gemm_tiling *t, int blocks, size_t *flags_offset)
 {
-    size_t slot = (size_t)(t->bm ? t->bm : 128) * (size_t)(t->bn ? t->bn : 256) * 4;
-    *flags_offset = slot * (size_t)blocks;
+    int64_t slot = (int64_t)(t->bm ? t->bm : 128) * (t->bn ? t->bn : 256);
+    return gemm_streamk_workspace_of(slot, 4, blocks, flags_offset);
+}
+
+size_t gemm_streamk_workspace_of(int64_t slot_elems, int elem_bytes, int blocks, size_t *flags_offset)
+{
+    *flags_offset = (size_t)slot_elems * (size_t)elem_bytes * (size_t)blocks;
     return *flags_offset + 4 * (size_t)blocks;
+}
+
+cute_dtype gemm_streamk_acc_dtype(cute_dtype in)
+{
+    return in == CUTE_I8 || in == CUTE_U8 ? CUTE_I32 : in == CUTE_F64 ? CUTE_F64 : CUTE_F32;
 }

@@ -16,11 +16,12 @@
 #include "cutec/sync.h"
 #include "kernels/gemm/gemm_internal.h"
 
-/* the consumers' meeting: the 256-thread barrier of the cooperative consumers (hopper_peer.c's;
+/* the consumers' meeting (the SM80 kernel's: all its threads): the 256-thread barrier of the cooperative consumers (hopper_peer.c's;
  * the two never share a kernel: stream-K refuses flags between GPUs) */
 enum { WARPGROUP = 128, FIXUP_BARRIER = 3, VEC = 4 };
 
-static int consumer_threads(const gemm_plan *p) { return WARPGROUP * p->consumers; }
+/* (the SM80 kernel has no consumer warpgroups: all its threads hold accumulators) */
+static int consumer_threads(const gemm_plan *p) { return p->consumers ? WARPGROUP * p->consumers : p->threads; }
 
 /* block u's slot as thread tid sees it, shaped as its accumulators acc: runs of VEC floats
  * (16 bytes), the threads' runs side by side (a warp's 512 contiguous bytes) */

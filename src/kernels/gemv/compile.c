@@ -135,6 +135,11 @@ static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "tile_at_a_time or the L2 prefetch", cfg->smem_stages, CUTE_GEMV_MAX_SMEM_STAGES);
         return false;
     }
+    if (cfg->scale_rows_tiled && (!nvfp4_pipelined(cfg) || cfg->smem_stages)) {
+        snprintf(err, n, "gemv: rows by scale tile are NVFP4's register form (not with tile_at_a_time, "
+                 "the L2 prefetch or the ring)");
+        return false;
+    }
     if (cfg->l2_prefetch && !nvfp4) {
         snprintf(err, n, "gemv: the block-scaled L2 prefetch is NVFP4's (e2m1 with a scale per 16)");
         return false;
@@ -190,6 +195,10 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         (gemv_ahead(cfg) > 1 && (!nvfp4_pipelined(cfg) || cfg->smem_stages))) {
         snprintf(err, n, "gemv: %d k-tiles ahead (1 to %d) is NVFP4's register form, not with "
                  "tile_at_a_time, the L2 prefetch or the ring", cfg->ahead, CUTE_GEMV_MAX_AHEAD);
+        return false;
+    }
+    if (cfg->scale_rows_tiled && !cfg->sf_vec) {
+        snprintf(err, n, "gemv: rows by scale tile are NVFP4's (block-scaled)");
         return false;
     }
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
@@ -275,7 +284,10 @@ static void make_blockscaled_specs(const cute_gemv_config *cfg, cute_arg_spec sp
     snprintf(t, sizeof t, "(?{div=%d},1,?):(1,?{div=%d},?{div=%d})", v, v, v);
     specs[2] = cute_spec_tensor(cfg->dtype, t, 16);
     /* NVFP4 reads a vector's two scales in one 16-bit load */
-    specs[1] = specs[3] = cute_spec_tensor(cute_gemv_sf_dtype(cfg), "(?):(1)", cute_gemv_sf_align(cfg));
+    cute_gemv_config pairs = *cfg; /* x's scales: pairs whatever A's rows (16 bytes: SFA's quads) */
+    pairs.scale_rows_tiled = false;
+    specs[1] = cute_spec_tensor(cute_gemv_sf_dtype(cfg), "(?):(1)", cute_gemv_sf_align(cfg));
+    specs[3] = cute_spec_tensor(cute_gemv_sf_dtype(cfg), "(?):(1)", cute_gemv_sf_align(&pairs));
     cute_dtype y = cute_gemv_y_dtype(cfg);
     specs[4] = cute_spec_tensor(y, "(?,1,?):(?,?,?)", cute_dtype_bytes(y));
     /* NVFP4's pipelined k-tiles: no __restrict__, so that A's, x's and the scales' loads are
@@ -303,7 +315,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -314,7 +326,8 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              : cfg->many_splits ? "_splits"
              : cfg->split       ? "_split"
                           : "",
-             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages, gemv_ahead(cfg));
+             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages, gemv_ahead(cfg),
+             cfg->scale_rows_tiled ? "_sft" : "");
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

@@ -30,6 +30,7 @@ struct cute_gemv_lib {
     bool tile_at_a_time;   /* cute_gemv_lib_tile_at_a_time */
     int ahead;             /* cute_gemv_lib_ahead */
     int smem_stages;       /* cute_gemv_lib_smem_stages */
+    int scale_rows;        /* cute_gemv_lib_scale_rows */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -46,7 +47,7 @@ static bool same_config(const void *x, const void *y)
            a->sf_vec == b->sf_vec && a->atomic == b->atomic && a->mma == b->mma &&
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
-           gemv_ahead(a) == gemv_ahead(b);
+           gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -64,6 +65,7 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->rt = rt;
     lib->mma_from = CUTE_GEMV_MMA_FROM;
     lib->smem_stages = -1;
+    lib->scale_rows = -1;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
@@ -166,6 +168,23 @@ int gemv_lib_smem_stages(cute_gemv_lib *lib)
     int arch = cute_runtime_target_arch(lib->rt); /* cp.async: sm_80 on (0: the interpreter) */
     if (arch && arch < 80) return 0;
     return d < 0 ? 0 : d; /* the library's choice: none (bench/RESULTS.md, gemv6) */
+}
+
+bool cute_gemv_lib_scale_rows(cute_gemv_lib *lib, int tiled)
+{
+    if (!lib || tiled < -1 || tiled > 1) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->scale_rows = tiled;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+int gemv_lib_scale_rows(cute_gemv_lib *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    int d = lib->scale_rows;
+    pthread_mutex_unlock(&lib->lock);
+    return d;
 }
 
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib)

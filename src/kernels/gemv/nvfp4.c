@@ -37,6 +37,11 @@ static bool two_ahead_pays(cute_gemv_lib *lib, int64_t M, int64_t K, int64_t L)
     return K >= 4 * 1024 && (M + 15) / 16 * L <= 4 * (int64_t)gemv_lib_sm_count(lib);
 }
 
+/* NVFP4's rows by scale tile (cfg.scale_rows_tiled) where the caller asks for neither: the
+ * one-line flip of the library's choice, 0 until an H200 measures it faster
+ * (scripts/device-fp4s.sh decides) */
+#define CUTE_GEMV_SCALE_ROWS_TILED 0
+
 /* a scale buffer: rank 1, the scales' dtype, unit stride, long enough */
 static cute_status scales(const cute_call_arg *sf, const char *name, cute_dtype d, int64_t want,
                           int align, char *err, size_t n)
@@ -111,7 +116,11 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
     int ahead = asked ? asked : two_ahead_pays(lib, M, K, L) ? 2 : 1;
     bool registers = asked || ahead > 1 || pipeline_pays(lib, M, K, L);
     cfg.tile_at_a_time = e2m1 && !cfg.smem_stages && (forced || !registers);
-    if (e2m1 && !cfg.smem_stages && !cfg.tile_at_a_time && !cfg.l2_prefetch) cfg.ahead = ahead;
+    if (e2m1 && !cfg.smem_stages && !cfg.tile_at_a_time && !cfg.l2_prefetch) {
+        cfg.ahead = ahead;
+        int tiled = gemv_lib_scale_rows(lib); /* where SFA allows the 16-byte loads */
+        cfg.scale_rows_tiled = (tiled < 0 ? CUTE_GEMV_SCALE_ROWS_TILED : tiled) && cute_call_arg_alignment(SFA, 16) >= 16;
+    }
     if (K == 0)
         return gemv_invalid(err, n,
                             "gemv: block-scaled K = 0 (K must be a positive multiple of 32)");

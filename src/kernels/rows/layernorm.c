@@ -113,8 +113,37 @@ static void shifted_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
      {"bias", COL_IN, true, 0}, {"y", ROW_OUT, false, 0}, {"residual_out", ROW_OUT, true, 0},                      \
      {"mean", ROWVAL_OUT, true, 0}, {"rstd", ROWVAL_OUT, true, 0}}
 
+/* The trial form (ln16; CUTEC_ROWS_TRIAL=form, opt-in until a GPU times it): y = h rstd +
+ * (-mean rstd), one FMA an element where (h - mean) rstd took an add and a multiply, then
+ * fma(y, w, b).  At 1024x262144 the write pass of a cluster's part took ~10 instructions an
+ * element (sm_90a SASS: 3 widening x, w and b, FADD, FMUL, FFMA, half a pack, the rest
+ * addresses and predicates), the stage walk ~6.5; rows9's ncu had 57% of the issue slots
+ * used there, where RMSNorm's ~4.5 + ~4 ran 10 points nearer the copy.  The rounding of
+ * mean rstd (2^-24 of it) moves y: below a 16-bit output's rounding, not an f32 one's (up to
+ * 3.7e-4 where the mean is 3000 times the spread), so row_plan_forms tries it on 16-bit rows. */
+static void fma_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    (void)stats;
+    cute_ssa h = h_of(c, io);
+    cute_val shift = f32_op(c, CUTE_OP_SUB, row_f32(c, 0), f32_op(c, CUTE_OP_MUL, io->d[0], io->d[1]));
+    cute_ssa y = row_scalar_op(c, CUTE_OP_ADD, row_scalar_op(c, CUTE_OP_MUL, h, io->d[1]), shift);
+    if (io->has[W] && io->has[B])
+        y = cute_ssa_fma(c, y, io->t[W], io->t[B]);
+    else if (io->has[W])
+        y = cute_ssa_binop(c, CUTE_OP_MUL, y, io->t[W]);
+    else if (io->has[B])
+        y = cute_ssa_binop(c, CUTE_OP_ADD, y, io->t[B]);
+    io->t[Y] = y;
+    io->t[RES_OUT] = h;
+}
+
+static const row_op layernorm_fwd_fma = {
+    "layernorm_fma", 8, LAYERNORM_FWD_SLOTS, 1, two_sums, shifted_partial, shifted_row, fma_finish, true, 0, NULL, true, NULL,
+};
+
 static const row_op layernorm_fwd_held = {
-    "layernorm_shifted", 8, LAYERNORM_FWD_SLOTS, 1, two_sums, shifted_partial, shifted_row, fwd_finish, true, 0, NULL, true, NULL,
+    "layernorm_shifted", 8, LAYERNORM_FWD_SLOTS, 1, two_sums, shifted_partial, shifted_row, fwd_finish, true, 0, NULL, true,
+    &layernorm_fwd_fma,
 };
 
 const row_op row_layernorm_fwd = {

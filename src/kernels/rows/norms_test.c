@@ -143,6 +143,20 @@ int main(void)
     /* LayerNorm's shifted sums over a cluster's staged parts (one exchange; a mean 3000 times
      * the spread), bf16 read as words */
     forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, false, 3000);
+    /* the trials (CUTEC_ROWS_TRIAL=1): LayerNorm's forward by one FMA an element; a cluster's
+     * first write chunk with its weight and bias loaded before the staged wait; parts that end
+     * inside a chunk (70000, 65544), a residual, f16 and f32, a mean 3000 times the spread;
+     * the FMA form (16-bit rows only) held in registers (21x4096 padded; f16 7x1003 without
+     * weight) and staged (2x33000); f32 keeps (h - mean) rstd, the first chunk ahead */
+    setenv("CUTEC_ROWS_TRIAL", "1", 1);
+    forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
+    forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 0}, true, 0);
+    forward(lib, be, true, CUTE_F16, (shape_case){2, 70000, 8}, true, 3000);
+    forward(lib, be, true, CUTE_F32, (shape_case){2, 40008, 0}, true, 3000);
+    forward(lib, be, true, CUTE_BF16, (shape_case){21, 4096, 8}, true, 3000);
+    forward(lib, be, true, CUTE_F16, (shape_case){7, 1003, 5}, false, 3000);
+    forward(lib, be, true, CUTE_BF16, (shape_case){2, 33000, 8}, true, 0);
+    unsetenv("CUTEC_ROWS_TRIAL");
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
     backward(lib, be, true, CUTE_BF16, (shape_case){4, 70000, 8}, true);

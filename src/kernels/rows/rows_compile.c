@@ -218,17 +218,23 @@ void row_plan_forms(row_plan *p, int64_t n)
     p->pairs = long_row && p->cluster < 2 && !(pairs && !strcmp(pairs, "0"));
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
-    /* a trial form where a block holds the row in registers and writes no row output only:
-     * cross-entropy's masked logit spilled 88 bytes at 80 registers with its gradient
-     * (16384x4096), and took 125 registers staged (4096x32768: two blocks an SM, not three) */
-    bool tried = !p->looped && !row_plan_slots(p, ROW_OUT);
-    if (p->op->trial_form && rows_trial() && tried) p->op = p->op->trial_form;
+    /* the trials (ln16; scripts/device-ln16.sh times them; the flip of each, once timed
+     * faster: drop its `rows_trial(...) &&`):
+     *  - "form": the op's trial form (LayerNorm's forward by one FMA an element where a block
+     *    holds its row or part: layernorm.c's fma_finish), 16-bit rows only: in f32 the
+     *    rounding of mean rstd showed (up to 3.7e-4 on rows whose mean is 3000 times their
+     *    spread, norms_test's f32 tolerance; bf16 and f16 hold it);
+     *  - "ahead": a cluster's staged part issues its first write chunk's column loads (weight,
+     *    bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead) */
+    if (p->op->trial_form && rows_trial("form") && cute_dtype_bytes(p->dtype[0]) <= 2) p->op = p->op->trial_form;
+    bool late_cols = p->op->columns_late && row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
+    p->cols_ahead = rows_trial("ahead") && p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined && late_cols;
 }
 
-bool rows_trial(void)
+bool rows_trial(const char *name)
 {
     const char *trial = getenv("CUTEC_ROWS_TRIAL");
-    return trial && !strcmp(trial, "1");
+    return trial && (!strcmp(trial, "1") || strstr(trial, name));
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)

@@ -98,9 +98,8 @@ typedef struct row_op {
     /* the row's first element of each row input is loaded for partial (io->first), before the
      * row itself (LayerNorm's shifted sums) */
     bool shifted;
-    /* a candidate form under trial, opt-in until a GPU has timed it (CUTEC_ROWS_TRIAL=1,
-     * rows_compile.c's row_plan_forms): replaces this op where a block holds the row in
-     * registers and writes no row output */
+    /* a candidate form under trial, opt-in until a GPU has timed it (CUTEC_ROWS_TRIAL=form,
+     * rows_compile.c's row_plan_forms): replaces this op wherever the plan has it */
     const struct row_op *trial_form;
 } row_op;
 
@@ -130,6 +129,10 @@ typedef struct row_plan {
     bool words;            /* bf16 inputs read as 32-bit words (rows_kernel.c's load_f32) */
     bool pairs;            /* a staged row's chunks written two at a time (write_pass; one
                               block's row, not a cluster's part) */
+    bool cols_ahead;       /* a cluster's staged part with late column inputs (LayerNorm's
+                              weight and bias): each write chunk's column loads issued a chunk
+                              ahead, the first chunk's before the row's staged wait
+                              (rows_kernel.c's columns_ahead; CUTEC_ROWS_TRIAL=1, opt-in) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
@@ -163,9 +166,9 @@ bool row_plan_persistent(const row_plan *p);
 void row_plan_choose(row_plan *p, int64_t n, int vec);
 /* then the forms that depend on the row's length (bf16 words, paired writes, the held form) */
 void row_plan_forms(row_plan *p, int64_t n);
-/* CUTEC_ROWS_TRIAL=1: the candidate forms under trial (row_op.trial_form; none now), opt-in
- * until a GPU has timed them */
-bool rows_trial(void);
+/* CUTEC_ROWS_TRIAL=1 (every trial) or a list naming it ("form", "ahead": row_plan_forms):
+ * the candidate forms under trial, opt-in until a GPU has timed them */
+bool rows_trial(const char *name);
 
 /* the blocks an SM a cluster plan's kernel asks room for (0: no request): 1024 threads
  * (64 registers a thread, what the plan's sizing allows for), so that some load while

@@ -18,6 +18,12 @@ typedef struct row_kargs {
     cute_val p[2];
 } row_kargs;
 
+/* a chunk's column inputs as loaded, not yet widened (columns_issue) */
+typedef struct row_cols {
+    cute_tensor from[ROW_SLOTS];
+    cute_ssa raw[ROW_SLOTS];
+} row_cols;
+
 typedef struct row_thread {
     const row_plan *p;
     const row_kargs *k;
@@ -33,6 +39,8 @@ typedef struct row_thread {
     cute_int staged;            /* ... the first tile of this row's buffer there */
     row_cluster cluster;        /* the exchange of a row split over a cluster */
     cute_int it;                /* the block's row iteration */
+    row_cols ahead;             /* the plan's cols_ahead: the first write chunk's columns,
+                                   issued before the row's staged wait */
 } row_thread;
 
 /* this thread's part of a tensor's (R,T) tile of row block rb, column chunk cb (column
@@ -48,16 +56,21 @@ static cute_tensor part(cute_ctx *c, const row_thread *th, cute_tensor g, cute_i
  * the low half cleared.  Read as 16-bit elements, each high half took a PRMT and a shift
  * (ptxas's unpacking of the vector): 1.5 instructions an element of each bf16 input, 4.5 of
  * LayerNorm's ~12 an element in its write pass (x, weight, bias; ncu on an H200). */
-static cute_ssa load_f32_words(cute_ctx *c, cute_tensor t, cute_ssa pred, double fill)
+static cute_ssa load_words(cute_ctx *c, cute_tensor t, cute_ssa pred, double fill)
 {
     cute_tensor w = cute_tensor_recast(c, t, CUTE_U32);
-    cute_ssa wpred = cute_ssa_fill(c, CUTE_I1, w.layout.shape, 0), r = cute_ssa_fill(c, CUTE_F32, t.layout.shape, 0);
+    cute_ssa wpred = cute_ssa_fill(c, CUTE_I1, w.layout.shape, 0);
     for (int i = 0; i < wpred.n && wpred.v && pred.v; i++) wpred.v[i] = pred.v[2 * i]; /* (a vector's share theirs) */
     float f = (float)fill;
     uint32_t bits;
     memcpy(&bits, &f, sizeof bits);
     bits >>= 16; /* the fills (0, 1, -inf) are exact in bf16 */
-    cute_ssa words = cute_tensor_load_if(c, w, wpred, (double)(bits << 16 | bits));
+    return cute_tensor_load_if(c, w, wpred, (double)(bits << 16 | bits));
+}
+
+static cute_ssa widen_words(cute_ctx *c, cute_tensor t, cute_ssa words)
+{
+    cute_ssa r = cute_ssa_fill(c, CUTE_F32, t.layout.shape, 0);
     cute_val sixteen = cute_val_int(c, CUTE_U32, 16), high = cute_val_int(c, CUTE_U32, 0xffff0000u);
     for (int i = 0; i < words.n && r.v; i++) {
         cute_val word = cute_ssa_get(c, words, i);
@@ -67,26 +80,55 @@ static cute_ssa load_f32_words(cute_ctx *c, cute_tensor t, cute_ssa pred, double
     return r;
 }
 
-static cute_ssa load_f32(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa pred, double fill)
+/* (row_plan's words: long rows, sm_90 on; cross-entropy's backward walked in chunks for
+ * sm_80 at 262144 spilled 8 bytes so at 64 registers) */
+static bool as_words(const row_plan *p, cute_tensor t) { return t.dtype == CUTE_BF16 && p->vec % 2 == 0 && p->words; }
+
+/* a tensor's values as stored (bf16 as words where the plan says so), widened by widen_raw:
+ * apart, so that a load may be issued well before its values' use (row_plan's cols_ahead) */
+static cute_ssa load_raw(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa pred, double fill)
 {
-    /* (row_plan's words: long rows, sm_90 on; cross-entropy's backward walked in chunks for
-     * sm_80 at 262144 spilled 8 bytes so at 64 registers) */
-    if (t.dtype == CUTE_BF16 && p->vec % 2 == 0 && p->words) return load_f32_words(c, t, pred, fill);
-    return cute_ssa_cvt(c, cute_tensor_load_if(c, t, pred, fill), CUTE_F32);
+    return as_words(p, t) ? load_words(c, t, pred, fill) : cute_tensor_load_if(c, t, pred, fill);
 }
 
-/* the column inputs (weight, bias) of chunk cb (staged: tile cb - first of the block's part) */
-static void load_columns(cute_ctx *c, const row_thread *th, row_io *io, cute_int cb)
+static cute_ssa widen_raw(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa raw)
+{
+    return as_words(p, t) ? widen_words(c, t, raw) : cute_ssa_cvt(c, raw, CUTE_F32);
+}
+
+static cute_ssa load_f32(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa pred, double fill)
+{
+    return widen_raw(c, p, t, load_raw(c, p, t, pred, fill));
+}
+
+/* the column inputs (weight, bias) of chunk cb (staged: tile cb - first of the block's
+ * part): issued (their values as stored), then taken (widened into io->t) */
+static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
 {
     const row_op *op = th->p->op;
+    row_cols cols = {0};
     cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
     cute_int staged = cute_sub(cute_ctx_alg(c), cb, th->first);
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == COL_IN) {
-            cute_tensor from = th->stage.cols_on ? part(c, th, th->stage.cols[s], cute_i(0), staged)
-                                                 : part(c, th, th->k->g[s], cute_i(0), cb);
-            io->t[s] = load_f32(c, th->p, from, in_cols, 0);
+            cols.from[s] = th->stage.cols_on ? part(c, th, th->stage.cols[s], cute_i(0), staged)
+                                             : part(c, th, th->k->g[s], cute_i(0), cb);
+            cols.raw[s] = load_raw(c, th->p, cols.from[s], in_cols, 0);
         }
+    return cols;
+}
+
+static void columns_take(cute_ctx *c, const row_thread *th, row_io *io, const row_cols *cols)
+{
+    const row_op *op = th->p->op;
+    for (int s = 0; s < op->nslots; s++)
+        if (th->p->has[s] && op->slot[s].role == COL_IN) io->t[s] = widen_raw(c, th->p, cols->from[s], cols->raw[s]);
+}
+
+static void load_columns(cute_ctx *c, const row_thread *th, row_io *io, cute_int cb)
+{
+    row_cols cols = columns_issue(c, th, cb);
+    columns_take(c, th, io, &cols);
 }
 
 /* where tile cb of the row lies in the staging buffers: in this row's buffer, counted from
@@ -208,10 +250,29 @@ static void write_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     store_chunk(c, th, io, rb, cb);
 }
 
+/* row_plan's cols_ahead (a cluster's staged part, whose column inputs finish alone uses):
+ * the first write chunk's column loads (from L2) issued before the row's staged wait
+ * (th->ahead, rows_walk), so that their round trip passes during the wait, the stage walk
+ * and the cluster exchange (rows9's ncu at 1024x262144: 11.5% of the stall samples on the
+ * first uses of the weight and bias); the other chunks load theirs as they come.  (Each chunk
+ * a chunk ahead, the part unrolled: 80 registers and 288 bytes spilled, sm_90a bf16.) */
+static void write_ahead(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
+{
+    load_chunk(c, th, io, rb, th->first, true); /* the row inputs: columns_late */
+    columns_take(c, th, io, &th->ahead);
+    th->p->op->finish(c, io, (const cute_val(*)[4])stats);
+    store_chunk(c, th, io, rb, th->first);
+    CUTE_FOR(c, cb, cute_add(cute_ctx_alg(c), th->first, cute_i(1)), th->end) { write_chunk(c, th, io, rb, cb, stats); }
+}
+
 /* the per-row values and the write pass of a longer row, whose stages are reduced */
 static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
 {
     th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
+    if (th->p->cols_ahead) {
+        write_ahead(c, th, io, rb, stats);
+        return;
+    }
     if (th->p->stage_chunks == 1) {
         write_chunk(c, th, io, rb, th->first, stats);
         return;
@@ -414,6 +475,7 @@ static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
         io->row = row, th->it = it;
         row_values_now(c, th, io->v, &next, ahead, it, row);
         load_firsts(c, th, io, rb, row);
+        if (p->cols_ahead) th->ahead = columns_issue(c, th, th->first);
         if (th->stage.on) {
             fill_row(c, th, cute_add(a, it, cute_i(th->stage.stages - 1)));
             th->staged = row_stage_buffer(c, &th->stage, p);
