@@ -33,7 +33,7 @@ row_ms() { awk -v v="$2" -v c="$3" '/ D=96 / && / bwd / && $0 !~ /WRONG/ {
     device_step 8 build/cutec run attention $chk --batch 2 --heads 6 --kv-heads 3 --seqlen 999 --causal
     device_step 8 build/cutec run attention $chk --batch 1 --heads 4 --kv-heads 1 --seqlen 1337 --causal --dtype f16
     echo "== 2. 8x16x4096 d96 backward: hopper (SDPA beside), then sm80 (AUTO's today)"
-    device_step 25 build/cutec bench attention $d96 --variant hopper | tee "$out/hbwd-hopper.txt"
+    device_step 28 build/cutec bench attention $d96 --variant hopper | tee "$out/hbwd-hopper.txt"
     device_step 20 env $nosdpa build/cutec bench attention $d96 --variant sm80 | tee "$out/hbwd-sm80.txt"
     device_stamp "clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
