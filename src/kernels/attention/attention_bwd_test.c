@@ -1,7 +1,7 @@
 /* Attention backward (cutec_attention_bwd) against the float64 reference (attn_ref_bwd): on
  * the interpreter at small odd sizes (partial tiles, causal and not, Sq != Sk both ways,
- * grouped- and multi-query, Q, O, dO and dQ in SDPA's transposed memory, head dims 64 and
- * 128, f16 and bf16), every element of dQ, dK, dV and delta, the outputs poisoned first; O
+ * grouped- and multi-query, Q, O, dO and dQ in SDPA's transposed memory, head dims 64, 96
+ * and 128, f16 and bf16), every element of dQ, dK, dV and delta, the outputs poisoned first; O
  * and the LSE are the reference's (O rounded to the dtype), so the backward is checked on
  * its own.  On a GPU, where there is one, at moderate sizes.  Beside them: the misuses the
  * library refuses and the kernels' register reports (NVRTC, where installed). */
@@ -251,6 +251,9 @@ static void print_usage(int D, const char *arch, const char *report)
     }
 }
 
+/* the head dims the Hopper backward takes */
+static const int hopper_dims[] = {64, 96, 128};
+
 /* the largest number before `what` in a ptxas report, over its kernels (-1: none) */
 static long number_before(const char *text, const char *what)
 {
@@ -267,8 +270,8 @@ static long number_before(const char *text, const char *what)
 
 /* Compile-only: the ptxas report of the backward's kernels, where NVRTC is installed:
  * printed for the SM80 kernels on sm_80 and sm_90a (d128's dK/dV kernel spills 104 bytes:
- * its dK and dV accumulators are 128 registers a thread); the Hopper kernels (d64 and d128,
- * causal and not) must not spill, nor have ptxas serialize their wgmmas or (the two
+ * its dK and dV accumulators are 128 registers a thread); the Hopper kernels (d64, d96 and
+ * d128, causal and not) must not spill, nor have ptxas serialize their wgmmas or (the two
  * kernels) inject a wait into a batch */
 static void register_reports(void)
 {
@@ -281,8 +284,8 @@ static void register_reports(void)
         print_usage(cfg.head_dim, arch, report);
         free(report);
     }
-    for (int i = 0; i < 4; i++) {
-        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = i & 2 ? 128 : 64,
+    for (int i = 0; i < 6; i++) {
+        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = hopper_dims[i / 2],
                                      .causal = (i & 1) != 0, .lse = true, .variant = CUTE_ATTENTION_HOPPER};
         char *report;
         if (!attn_test_usage(cute_attention_bwd_compile, &cfg, "sm_90a", &report)) return;
@@ -300,11 +303,11 @@ static void register_reports(void)
 }
 
 /* Compile-only (CUDA C, no NVRTC): each product of the Hopper kernels' batches one wgmma
- * chain with no fence inside (attn_test_split_chains), d64 and d128, causal and not */
+ * chain with no fence inside (attn_test_split_chains), d64, d96 and d128, causal and not */
 static void unsplit_chains(void)
 {
-    for (int i = 0; i < 4; i++) {
-        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = i & 2 ? 128 : 64,
+    for (int i = 0; i < 6; i++) {
+        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = hopper_dims[i / 2],
                                      .causal = (i & 1) != 0, .lse = true, .variant = CUTE_ATTENTION_HOPPER};
         int split = attn_test_split_chains(cute_attention_bwd_compile, &cfg);
         CHECK(split == 0, "hopper backward d%d%s: %d wgmmas fenced inside their batch", cfg.head_dim,
@@ -321,6 +324,7 @@ static void on_gpu(void)
         {1, 257, 513, 4, 4, 64, false, false, CUTE_F16, 0},
         {1, 400, 200, 8, 1, 64, true, false, CUTE_BF16, 0.05},
         {2, 1000, 1000, 6, 2, 128, false, true, CUTE_BF16, 0},
+        {1, 333, 517, 6, 3, 96, true, false, CUTE_BF16, 0},
     };
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("cuda", "the attention backward (hopper)", moderate);
@@ -357,6 +361,13 @@ int main(void)
         {1, 100, 300, 2, 2, 128, true, true, CUTE_BF16, 0},
         {1, 200, 70, 2, 1, 128, true, false, CUTE_F16, 0.2},
     };
+    /* head dim 96 (64-byte swizzled tiles, three TMA boxes a row): odd sizes both ways,
+     * causal with key tiles no query sees, grouped */
+    static const bwd_case hopper_d96[] = {
+        {1, 131, 203, 4, 2, 96, false, false, CUTE_BF16, 0},
+        {1, 75, 301, 2, 2, 96, true, true, CUTE_F16, 0},
+        {2, 201, 67, 4, 1, 96, true, false, CUTE_BF16, 0.2},
+    };
     misuse();
     on_gpu(); /* first: a device pass with a time limit sees them */
     wanted = CUTE_ATTENTION_SM80;
@@ -364,8 +375,10 @@ int main(void)
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_small);
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d128);
-    /* AUTO on an sm_90a target: the Hopper backward at 64 and 128, the SM80 one at 96 (whose
-     * forward is Hopper's there: the backward's choice is its own, attn_bwd_variant) */
+    ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d96);
+    /* AUTO on an sm_90a target: the Hopper backward at 64 and 128, at 96 the SM80 one until
+     * ATTN_BWD_AUTO_HOPPER_D96 flips (whose forward is Hopper's there: the backward's choice
+     * is its own, attn_bwd_variant) */
     static const bwd_case auto_sm90[] = {
         {1, 70, 45, 2, 1, 96, true, false, CUTE_BF16, 0},
         {1, 45, 70, 2, 2, 128, false, false, CUTE_F16, 0},
@@ -376,9 +389,11 @@ int main(void)
     if (cute_runtime_new("interp", &rt90, err90, sizeof err90) == CUTE_OK) {
         cute_attention_config d96 = {.dtype = CUTE_BF16, .head_dim = 96, .lse = true};
         cute_attention_config d128 = {.dtype = CUTE_BF16, .head_dim = 128, .lse = true};
-        CHECK(attn_bwd_variant(rt90, &d96) == CUTE_ATTENTION_SM80 && attn_variant(rt90, &d96) == CUTE_ATTENTION_HOPPER &&
+        cute_attention_variant at96 = ATTN_BWD_AUTO_HOPPER_D96 ? CUTE_ATTENTION_HOPPER : CUTE_ATTENTION_SM80;
+        CHECK(attn_bwd_variant(rt90, &d96) == at96 && attn_variant(rt90, &d96) == CUTE_ATTENTION_HOPPER &&
                   attn_bwd_variant(rt90, &d128) == CUTE_ATTENTION_HOPPER,
-              "AUTO on sm_90a: the backward at d96 is the SM80 kernel's, at d128 Hopper's");
+              "AUTO on sm_90a: the backward at d96 is %s, at d128 Hopper's",
+              ATTN_BWD_AUTO_HOPPER_D96 ? "Hopper's" : "the SM80 kernel's");
         cute_runtime_free(rt90);
     }
     wanted = CUTE_ATTENTION_AUTO;

@@ -64,9 +64,13 @@ static inline bool attn_hopper_head_dim(int64_t d) { return d == 64 || d == 96 |
 static inline bool attn_bwd_head_dim_ok(int64_t d) { return attn_head_dim_ok(d) && d <= 128; }
 /* the variant cute_attention_compile builds for cfg on rt's target (AUTO resolved) */
 cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg);
-/* the backward's: the Hopper backward takes head dims 64 and 128, AUTO giving the others (96 on
- * sm_90, where the forward is Hopper's) to the SM80 backward */
+/* the backward's: the Hopper backward takes head dims 64, 96 and 128, AUTO giving it 64 and 128
+ * and the others (96 on sm_90, where the forward is Hopper's, unless ATTN_BWD_AUTO_HOPPER_D96)
+ * to the SM80 backward */
 cute_attention_variant attn_bwd_variant(cute_runtime *rt, const cute_attention_config *cfg);
+/* AUTO's backward at head dim 96 on sm_90: the Hopper kernels (1) or the SM80 ones (0), the
+ * one-line flip that scripts/device-hbwd.sh decides (attn_bwd_variant) */
+enum { ATTN_BWD_AUTO_HOPPER_D96 = 0 };
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);
 /* the Hopper forward on its persistent grid (p->sms set): two Q stages where asked and they fit */
 bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p);

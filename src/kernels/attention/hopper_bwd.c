@@ -28,6 +28,16 @@
 
 enum { WARPGROUP = 128, CONSUMERS = 2 };
 
+/* head dims 96 and 128, where the dK/dV kernel's accumulators (D registers a thread) leave
+ * no room to overlap its steps: d128's ways everywhere (serial_steps, staged_lines, the
+ * scores in place, the dQ kernel's split_gradients).  At d96, ptxas: overlapped dK/dV steps
+ * spill 48 bytes (causal 200), these none, no wait injected (sm_90a, 168 registers a
+ * kernel).  (d192 spills with them too: dK/dV 508 bytes, dQ 52; not taken.) */
+static bool wide(const attn_plan *p)
+{
+    return p->d >= 96;
+}
+
 /* the kernel's tensors: X1, X2, Y1, Y2 (B, S, heads, D), the LSE and D (B, H, Sq), out0,
  * out1 (X's shape; the dQ kernel's out1 is unused) */
 enum { X1, X2, Y1, Y2, LSE, DSUM, OUT0, OUT1, NTENSORS };
@@ -35,7 +45,7 @@ enum { X1, X2, Y1, Y2, LSE, DSUM, OUT0, OUT1, NTENSORS };
 /* one block's work */
 typedef struct hb_job {
     bool kv;                 /* the dK/dV kernel (else the dQ kernel) */
-    bool dq_split;           /* overlapped_steps (the dQ kernel, d128): split_gradients' waits */
+    bool dq_split;           /* overlapped_steps (the dQ kernel, wide): split_gradients' waits */
     cute_int b, xh, xt;      /* batch, X's head and 128-row tile */
     cute_int sx, sy;         /* X's rows and Y's */
     cute_int yh0, y_first, y_count, steps; /* Y tiles y_first.. of heads yh0.. (steps of them) */
@@ -47,7 +57,7 @@ static hb_job job_of(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor
     cute_alg *a = cute_ctx_alg(c);
     hb_job j = {.kv = kv, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
     cute_int bx = cute_block_idx(c, 0);
-    j.dq_split = !kv && p->d == 128;
+    j.dq_split = !kv && wide(p);
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
     j.sx = ex[1], j.sy = ey[1];
     attn_band band = attn_cfg_band(&p->cfg);
@@ -84,7 +94,7 @@ static void y_tile_of(cute_ctx *c, const hb_job *j, cute_int i, cute_int *yh, cu
 
 typedef struct hb_smem {
     cute_tensor x1, x2;   /* (128, D) */
-    cute_tensor lines;    /* dK/dV at d128: a step's 64 LSE and D, a copy a warpgroup (64, 2, 2) */
+    cute_tensor lines;    /* dK/dV, wide: a step's 64 LSE and D, a copy a warpgroup (64, 2, 2) */
     cute_tensor y1, y2;   /* (64, D, stages) */
     cute_tensor y1t, y2t; /* the same seen as (D, 64, stages): the RS products' B */
     cute_pipeline px, py; /* X (one stage, filled once), Y (Y1 and Y2 of a tile a stage) */
@@ -98,7 +108,7 @@ static cute_tensor transposed_stages(cute_ctx *c, const attn_plan *p, cute_tenso
     return cute_tensor_compose(c, y, &t);
 }
 
-/* The dK/dV kernel's serial steps (d128) stage each step's 64 LSE and D values in shared
+/* The dK/dV kernel's serial steps (wide: d96, d128) stage each step's 64 LSE and D values in shared
  * memory, FlashAttention 3's way of reading them (it loads them with Q and dO): each thread
  * of a warpgroup loads one before the scores' wait, so that the load's latency hides behind
  * their wgmma, and stores it into its warpgroup's copy after; the gradients read them there,
@@ -107,7 +117,7 @@ static cute_tensor transposed_stages(cute_ctx *c, const attn_plan *p, cute_tenso
  * the wait: an L2 round trip in every step, SASS showed.) */
 static bool staged_lines(const attn_plan *p, const hb_job *j)
 {
-    return j->kv && p->d == 128;
+    return j->kv && wide(p);
 }
 
 static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
@@ -202,8 +212,8 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const
     /* the scores' products overwrite their accumulators in place (scale-d 0 on the first k)
      * in the two kernels, where a zero fill had ptxas inject a warpgroup.wait into the batch
      * (C7517); not where the accumulators, kept live through the step that way, spill (d64
-     * causal: 8 bytes) */
-    f.in_place = p->d == 128 || !p->cfg.causal;
+     * causal: 8 bytes; d96 causal without it: ptxas injects the wait) */
+    f.in_place = wide(p) || !p->cfg.causal;
     if (f.in_place) cute_fill(c, f.acc_a, 0), cute_fill(c, f.acc_b, 0); /* (defined before: issue_scores) */
     /* the RS wgmma's A operands, in their packed words (no per-product packing to fence) */
     f.rp = cute_make_fragment_A(c, &p->pv, f.acc_a);
@@ -438,9 +448,9 @@ static void issue_scores_apart(cute_ctx *c, const attn_plan *p, const hb_smem *m
     issue_score(c, p, f, f->acc_b, f->sx2, f->sy2, s);
 }
 
-/* The dK/dV kernel at head dim 128: a warpgroup's steps one after the other, since dK, dV,
- * the next scores and this step's dS and P in flight at once would need more than 240
- * registers; the two warpgroups issue their batches as the pipeline's waits let them.
+/* The dK/dV kernel at head dims 96 and 128 (wide): a warpgroup's steps one after the other,
+ * since dK, dV, the next scores and this step's dS and P in flight at once would need more
+ * than 240 registers (d96: spills); the two warpgroups issue their batches as the pipeline's waits let them.
  * (Session 30's split_step, FlashAttention 3's waits inside a step, S^T and dP^T waited for
  * apart and dV issued before dS, measured slower: 433.2 TFLOP/s against 479.2.) */
 static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
@@ -451,8 +461,8 @@ static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const
 }
 
 /* overlapped_steps' gradients with the scores as two batches (j->dq_split, the dQ kernel at
- * head dim 128): P once S is in (dP's and the step before's products running), dS once dP is
- * (the products running).  The backward at 8x16x4096 took 6.01 ms against 6.35 with one
+ * head dims 96 and 128): P once S is in (dP's and the step before's products running), dS
+ * once dP is (the products running).  The backward at 8x16x4096 took 6.01 ms against 6.35 with one
  * batch (H200, the mid pass of session 30). */
 static void split_gradients(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const hb_step *st,
                             cute_val scale_log2)
@@ -515,7 +525,7 @@ static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
     if (j->kv) cute_fill(c, f.out[1], 0);
     cute_pipeline_state sx = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
     cute_pipeline_consumer_wait(c, &m->px, &sx, (cute_val){0});
-    if (j->kv && p->d == 128) {
+    if (staged_lines(p, j)) {
         serial_steps(c, p, j, m, &f, mt, scale_log2);
     } else {
         cute_val first = attn_hop_pingpong_start(c, tid);

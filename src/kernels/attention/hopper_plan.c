@@ -139,10 +139,13 @@ bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arc
     p->cfg = *cfg, p->hopper = true;
     p->cfg.lse = true;
     if (!hopper_ok(a, cfg, arch, "backward hopper")) return false;
-    if (cfg->head_dim != 64 && cfg->head_dim != 128)
-        return cute_alg_fail(a, "attention backward hopper: head dim %d (64 or 128)", cfg->head_dim);
+    if (cfg->head_dim != 64 && cfg->head_dim != 96 && cfg->head_dim != 128)
+        return cute_alg_fail(a, "attention backward hopper: head dim %d (64, 96 or 128)", cfg->head_dim);
     /* a consumer thread holds two 64 x D f32 accumulators (dK and dV: D registers) and two
-     * 64 x bn (S and dP: bn / 2 each), P and dS in the dtype (bn / 4 each): bn = 64 */
+     * 64 x bn (S and dP: bn / 2 each), P and dS in the dtype (bn / 4 each): bn = 64.  Head
+     * dim 96: 64-byte swizzled tiles, three TMA boxes of 32 columns a row (tile_of,
+     * hopper_tma.c), the RS wgmma's N 96.  Not 192: dK and dV alone are 192 registers a
+     * thread there (ptxas: the dK/dV kernel spills 508 bytes, the dQ kernel 52) */
     p->d = cfg->head_dim, p->bm = 128, p->bn = 64, p->threads = 3 * 128, p->consumers = 2;
     int64_t es = 2, x = 2 * p->bm * p->d * es, stage = 2 * p->bn * p->d * es;
     int64_t fit = (SMEM_BYTES - x) / stage;
