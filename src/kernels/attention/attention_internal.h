@@ -68,9 +68,11 @@ cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_confi
  * and the others (96 on sm_90, where the forward is Hopper's, unless ATTN_BWD_AUTO_HOPPER_D96)
  * to the SM80 backward */
 cute_attention_variant attn_bwd_variant(cute_runtime *rt, const cute_attention_config *cfg);
-/* AUTO's backward at head dim 96 on sm_90: the Hopper kernels (1) or the SM80 ones (0), the
- * one-line flip that scripts/device-hbwd.sh decides (attn_bwd_variant) */
-enum { ATTN_BWD_AUTO_HOPPER_D96 = 0 };
+/* AUTO's backward at head dim 96 on sm_90: the Hopper kernels (1) or the SM80 ones (0)
+ * (attn_bwd_variant).  H200, session 32: 8x16x4096 402.7 TFLOP/s against the SM80 kernels'
+ * 208.2 (SDPA 405.6); causal checked against float64 on the GPU, its speed not yet timed
+ * (the bench's limit): scripts/device-hbwd.sh */
+enum { ATTN_BWD_AUTO_HOPPER_D96 = 1 };
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);
 /* the Hopper forward on its persistent grid (p->sms set): two Q stages where asked and they fit */
 bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p);
