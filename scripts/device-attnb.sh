@@ -1,4 +1,7 @@
 #!/bin/sh
+# HISTORICAL (session 32): some forms this script times were measured and removed since (their
+# environment variables or flags are gone); run now it times the default in their place.
+# bench/RESULTS.md keeps what it measured.
 # The Hopper attention backward with dQ fused into the dK/dV kernel (issue 18 item 3; engineer
 # attnb): the backward's GPU tests (after their interpreter cases: moderate sizes, every
 # element against float64), then `cutec bench attention --bwd` d128 8x16x4096 (causal and

@@ -1,4 +1,7 @@
 #!/bin/sh
+# HISTORICAL (session 32): some forms this script times were measured and removed since (their
+# environment variables or flags are gone); run now it times the default in their place.
+# bench/RESULTS.md keeps what it measured.
 # The Hopper attention backward, head dim 128 (issue 18 item 3; engineer attnb4, session 31,
 # compile-only: written for the next session's first GPU pass).  New, opt-in until measured:
 # CUTEC_ATTN_BWD_STEPS=turns, the dK/dV kernel's two consumer warpgroups issuing their

@@ -20,6 +20,7 @@ typedef struct attn_opts {
     int64_t persistent;             /* --persistent: 1 the persistent grid, 0 a block a tile, -1 (unset):
                                        the library's choice */
     cli_kernel_opts k; /* --iters, --emit, --arch, --backend */
+    bool arch_given;   /* --arch on the command line (not CUTEC_ARCH): the interpreter's target only */
 } attn_opts;
 
 /* `cutec run|bench attention --decode`: a checked run of one shape, or the benchmark table */

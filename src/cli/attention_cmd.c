@@ -114,6 +114,7 @@ static int parse(int argc, char **argv, attn_opts *o)
                 (long long)o->G, (long long)o->H);
         return CLI_USAGE;
     }
+    o->arch_given = o->k.arch != NULL;
     if (!o->k.arch) o->k.arch = getenv("CUTEC_ARCH");
     return CLI_OK;
 }
@@ -165,7 +166,7 @@ typedef struct problem {
     cute_call_arg q, k, v, o, lse, grad[5]; /* grad: dO, dQ, dK, dV, delta */
     bool causal;
     double scale;
-    char err[1024];
+    char err[4096]; /* a launch's interpreter reports (a deadlock names every warp) */
 } problem;
 
 static bool alloc_one(problem *p, int i, size_t bytes)
@@ -373,6 +374,12 @@ static int run(const attn_opts *o)
     if (cute_runtime_new(o->k.backend, &p.rt, p.err, sizeof p.err) != CUTE_OK) {
         fprintf(stderr, "cutec run attention: %s\n", p.err);
         return CLI_FAIL;
+    }
+    if (o->arch_given && cute_runtime_on_gpu(p.rt)) { /* as `cutec run gemm` says it */
+        fprintf(stderr, "cutec run attention: --arch %s is the interpreter's target (--backend interp); a GPU runs "
+                        "its own arch\n", o->k.arch);
+        cute_runtime_free(p.rt);
+        return CLI_USAGE;
     }
     if (o->k.arch && !cute_runtime_on_gpu(p.rt)) /* the interpreter's target: sm_100a runs the Blackwell kernel */
         cute_runtime_set_target_arch(p.rt, o->k.arch);

@@ -24,7 +24,7 @@ typedef struct decode_problem {
     void *host[5];
     size_t bytes[5];
     cute_call_arg arg[5];
-    char err[1024];
+    char err[4096];
 } decode_problem;
 
 static bool make(decode_problem *p, const attn_opts *o, uint64_t *seed)

@@ -115,7 +115,7 @@ typedef struct problem {
     size_t bytes[NT];
     cute_call_arg t[NT];
     bool causal, fast;
-    char err[1024];
+    char err[4096];
 } problem;
 
 static bool poison(problem *p)

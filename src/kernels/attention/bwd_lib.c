@@ -56,7 +56,7 @@ cute_status cutec_attention_bwd(cute_attention_lib *lib, const cute_call_arg *Q,
     double s = scale > 0 ? scale : 1.0 / sqrt((double)Q->shape[3]);
     cute_call_arg args[ATTN_BWD_NARGS] = {*Q, *K, *V, *O, *dO, *lse, *dQ, *dK, *dV, *delta,
                                           cute_call_float(s * 1.4426950408889634), cute_call_float(s)};
-    char why[1024];
+    char why[4096];
     cute_status st = cute_call(f, stream, ATTN_BWD_NARGS, args, why, sizeof why);
     if (st != CUTE_OK) snprintf(err, n, "attention backward: %s", why);
     return st;

@@ -92,7 +92,7 @@ cute_status cutec_attention_decode(cute_attention_lib *lib, const cute_call_arg 
         cute_call_tensor(&ws, 0, CUTE_F32, 5, (int64_t[]){S, B, group, G, D}, (int64_t[]){B * H * D, H * D, G * D, D, 1}),
         cute_call_tensor(&ws, os, CUTE_F32, 4, (int64_t[]){S, B, G, group}, (int64_t[]){B * H, H, group, 1}),
         cute_call_int(chunk), cute_call_float((scale > 0 ? scale : 1.0 / sqrt((double)D)) * 1.4426950408889634)};
-    char why[1024];
+    char why[4096];
     st = cute_call(f, stream, ATTN_DEC_NARGS, args, why, sizeof why);
     if (st != CUTE_OK) snprintf(err, n, "attention decode: %s", why);
     return st;

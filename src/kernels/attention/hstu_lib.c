@@ -128,7 +128,7 @@ cute_status cutec_hstu_attention(cute_hstu_lib *lib, const cute_call_arg *Q, con
     pthread_mutex_unlock(&lib->lock);
     if (!f) return CUTE_ERR_COMPILE;
     cute_call_arg args[5] = {*Q, *K, *V, *RAB, *O};
-    char why[1024];
+    char why[4096];
     cute_status st = cute_call(f, stream, 5, args, why, sizeof why);
     if (st != CUTE_OK) snprintf(err, n, "hstu attention: %s", why);
     return st;

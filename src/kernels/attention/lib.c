@@ -221,7 +221,7 @@ cute_status cutec_attention_fwd_options(cute_attention_lib *lib, const cute_call
         args[nargs++] = *opt->cu_seqlens_q, args[nargs++] = *opt->cu_seqlens_k,
         args[nargs++] = cute_call_int(opt->max_seqlen_q);
     if (lse) args[nargs++] = *lse;
-    char why[1024];
+    char why[4096];
     cute_status st = cute_call(f, stream, nargs, args, why, sizeof why);
     if (st != CUTE_OK) snprintf(err, n, "attention: %s", why);
     return st;
