@@ -8,8 +8,8 @@
 #   2. 8x16x4096 d96 backward: --variant hopper (SDPA's backward beside, same process), then
 #      --variant sm80 (what AUTO runs at d96 now; SDPA not rerun), non-causal and causal rows.
 # Decides (one line): Hopper faster than SM80 by 3% or more in BOTH rows, 0 wrong ->
-#   "make default": the flip is one line, attention_internal.h's ATTN_BWD_AUTO_HOPPER_D96 = 1
-#   (attn_bwd_variant reads it; attention_bwd_test's AUTO check follows it);
+#   "make default": made in session 32 (AUTO takes the Hopper backward at 96: attention_internal.h's
+#   attn_hopper_bwd_head_dim); a loss now means taking 96 out of it;
 # any WRONG/failed Hopper row -> "keep opt-in (broken: look first)"; otherwise "keep
 #   opt-in" (--variant hopper / CUTE_ATTENTION_HOPPER; AUTO stays SM80 at d96).
 # Logs under $OUT (default build/device-out); the log's tail is printed.
@@ -51,7 +51,7 @@ if [ "$wrong" != 0 ] || [ -z "$h0" ] || [ -z "$h1" ]; then
     echo "decides: keep opt-in (broken: the Hopper d96 backward failed or was wrong; AUTO stays SM80 at d96)"
 elif [ -n "$s0" ] && [ -n "$s1" ] && awk -v a="$h0" -v b="$s0" -v c="$h1" -v d="$s1" \
     'BEGIN { exit !(a <= 0.97 * b && c <= 0.97 * d) }'; then
-    echo "decides: make default (AUTO's d96 backward -> Hopper: attention_internal.h ATTN_BWD_AUTO_HOPPER_D96 = 1)"
+    echo "decides: make default (AUTO's d96 backward is Hopper's: attn_hopper_bwd_head_dim)"
 else
     echo "decides: keep opt-in (Hopper not 3% faster than SM80 in both rows; AUTO stays SM80 at d96)"
 fi

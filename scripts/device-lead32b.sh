@@ -1,6 +1,6 @@
 #!/bin/sh
 # The lead's changes after session 32's final pass, on the GPU: the attention backward at head
-# dim 96 through AUTO (the SM80 backward: attn_bwd_variant; the pass refused it) checked against
+# dim 96 through AUTO (the pass refused it; Hopper's since) checked against
 # float64 and timed beside SDPA (prediction: the SM80 backward's rate, ~250-300 TFLOP/s, 60-70%
 # of SDPA's); LayerNorm's backward at 1024x262144 with dw/db by a pass of its own, now the
 # default (checked; 43% of the copy under CUTEC_ROWS_TRIAL=1 in the pass: expect the same).

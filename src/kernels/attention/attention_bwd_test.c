@@ -376,9 +376,8 @@ int main(void)
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_small);
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d128);
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d96);
-    /* AUTO on an sm_90a target: the Hopper backward at 64 and 128, at 96 the SM80 one until
-     * ATTN_BWD_AUTO_HOPPER_D96 flips (whose forward is Hopper's there: the backward's choice
-     * is its own, attn_bwd_variant) */
+    /* AUTO on an sm_90a target: the Hopper backward at 96 and 128, resolved by the forward's
+     * rule (attn_variant: attn_hopper_bwd_head_dim) */
     static const bwd_case auto_sm90[] = {
         {1, 70, 45, 2, 1, 96, true, false, CUTE_BF16, 0},
         {1, 45, 70, 2, 2, 128, false, false, CUTE_F16, 0},
@@ -389,11 +388,9 @@ int main(void)
     if (cute_runtime_new("interp", &rt90, err90, sizeof err90) == CUTE_OK) {
         cute_attention_config d96 = {.dtype = CUTE_BF16, .head_dim = 96, .lse = true};
         cute_attention_config d128 = {.dtype = CUTE_BF16, .head_dim = 128, .lse = true};
-        cute_attention_variant at96 = ATTN_BWD_AUTO_HOPPER_D96 ? CUTE_ATTENTION_HOPPER : CUTE_ATTENTION_SM80;
-        CHECK(attn_bwd_variant(rt90, &d96) == at96 && attn_variant(rt90, &d96) == CUTE_ATTENTION_HOPPER &&
-                  attn_bwd_variant(rt90, &d128) == CUTE_ATTENTION_HOPPER,
-              "AUTO on sm_90a: the backward at d96 is %s, at d128 Hopper's",
-              ATTN_BWD_AUTO_HOPPER_D96 ? "Hopper's" : "the SM80 kernel's");
+        CHECK(attn_variant(rt90, &d96) == CUTE_ATTENTION_HOPPER && attn_variant(rt90, &d128) == CUTE_ATTENTION_HOPPER &&
+                  attn_hopper_bwd_head_dim(96) && attn_hopper_bwd_head_dim(128),
+              "AUTO on sm_90a: the backward at d96 and d128 is Hopper's");
         cute_runtime_free(rt90);
     }
     wanted = CUTE_ATTENTION_AUTO;

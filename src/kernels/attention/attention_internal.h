@@ -62,17 +62,11 @@ static inline bool attn_hopper_head_dim(int64_t d) { return d == 64 || d == 96 |
  * warps, which past 128 spill (ptxas: 572 bytes at 192, 2.4 KB at 256) */
 #define ATTN_BWD_HEAD_DIMS "a multiple of 32 from 32 to 128"
 static inline bool attn_bwd_head_dim_ok(int64_t d) { return attn_head_dim_ok(d) && d <= 128; }
+/* the Hopper backward's: 64, 96 and 128, every head dim the Hopper forward takes that a
+ * backward takes at all, so AUTO resolves the backward by the forward's rule (attn_variant) */
+static inline bool attn_hopper_bwd_head_dim(int64_t d) { return attn_hopper_head_dim(d) && attn_bwd_head_dim_ok(d); }
 /* the variant cute_attention_compile builds for cfg on rt's target (AUTO resolved) */
 cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg);
-/* the backward's: the Hopper backward takes head dims 64, 96 and 128, AUTO giving it 64 and 128
- * and the others (96 on sm_90, where the forward is Hopper's, unless ATTN_BWD_AUTO_HOPPER_D96)
- * to the SM80 backward */
-cute_attention_variant attn_bwd_variant(cute_runtime *rt, const cute_attention_config *cfg);
-/* AUTO's backward at head dim 96 on sm_90: the Hopper kernels (1) or the SM80 ones (0)
- * (attn_bwd_variant).  H200, session 32: 8x16x4096 402.7 TFLOP/s against the SM80 kernels'
- * 208.2 (SDPA 405.6); causal checked against float64 on the GPU, its speed not yet timed
- * (the bench's limit): scripts/device-hbwd.sh */
-enum { ATTN_BWD_AUTO_HOPPER_D96 = 1 };
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);
 /* the Hopper forward on its persistent grid (p->sms set): two Q stages where asked and they fit */
 bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p);

@@ -37,7 +37,7 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
 {
     cute_alg a;
     cute_alg_init(&a, NULL);
-    bool hopper = attn_bwd_variant(rt, cfg) == CUTE_ATTENTION_HOPPER;
+    bool hopper = attn_variant(rt, cfg) == CUTE_ATTENTION_HOPPER;
     attn_hop_bwd_plan *plan = malloc(sizeof *plan);
     if (!plan || !make_plan(&a, rt, cfg, hopper, plan)) {
         snprintf(err, n, "%s", plan ? a.error : "attention backward: out of memory");

@@ -33,15 +33,6 @@ cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_confi
     return hopper ? CUTE_ATTENTION_HOPPER : CUTE_ATTENTION_SM80;
 }
 
-cute_attention_variant attn_bwd_variant(cute_runtime *rt, const cute_attention_config *cfg)
-{
-    cute_attention_variant v = attn_variant(rt, cfg);
-    /* the Hopper backward takes 96 too (--variant hopper); AUTO there: ATTN_BWD_AUTO_HOPPER_D96 */
-    bool hopper_takes = cfg->head_dim == 64 || cfg->head_dim == 128 ||
-                        (cfg->head_dim == 96 && ATTN_BWD_AUTO_HOPPER_D96);
-    return v == CUTE_ATTENTION_HOPPER && cfg->variant == CUTE_ATTENTION_AUTO && !hopper_takes ? CUTE_ATTENTION_SM80 : v;
-}
-
 const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err,
                                       size_t n)
 {

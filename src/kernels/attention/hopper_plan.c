@@ -139,7 +139,7 @@ bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arc
     p->cfg = *cfg, p->hopper = true;
     p->cfg.lse = true;
     if (!hopper_ok(a, cfg, arch, "backward hopper")) return false;
-    if (cfg->head_dim != 64 && cfg->head_dim != 96 && cfg->head_dim != 128)
+    if (!attn_hopper_bwd_head_dim(cfg->head_dim))
         return cute_alg_fail(a, "attention backward hopper: head dim %d (64, 96 or 128)", cfg->head_dim);
     /* a consumer thread holds two 64 x D f32 accumulators (dK and dV: D registers) and two
      * 64 x bn (S and dP: bn / 2 each), P and dS in the dtype (bn / 4 each): bn = 64.  Head

@@ -180,7 +180,7 @@ const cute_fn *attn_lib_bwd_fn(cute_attention_lib *lib, const cute_attention_con
 {
     cute_attention_config k = *cfg; /* the library's kernel choice (cute_attention_lib_set_kernel), resolved */
     k.variant = lib->variant;
-    k.variant = attn_bwd_variant(lib->rt, &k);
+    k.variant = attn_variant(lib->rt, &k);
     pthread_mutex_lock(&lib->lock);
     const cute_fn *fn = fn_cache_fn(&lib->bwd, lib->rt, &k, compile_bwd, NULL, "attention backward", err, n);
     pthread_mutex_unlock(&lib->lock);
