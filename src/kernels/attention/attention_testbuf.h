@@ -3,6 +3,7 @@
 #ifndef CUTEC_ATTENTION_TESTBUF_H
 #define CUTEC_ATTENTION_TESTBUF_H
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "cutec/backend.h"
 #include "cutec/cuda_driver.h"
 #include "cutec/nvrtc.h"
+#include "kernels/attention/attention_ref.h"
 #include "kernels/ew_ref.h"
 
 typedef struct buf {
@@ -60,6 +62,52 @@ static inline void strides(int64_t S, int64_t heads, int64_t D, bool sdpa, int64
     st[0] = S * heads * D, st[3] = 1;
     st[1] = sdpa ? D : heads * D;
     st[2] = sdpa ? S * D : D;
+}
+
+/* One forward call of cutec_attention_fwd on fresh gaussian Q, K, V, O and the LSE poisoned:
+ * Q and O (B, Sq, H, D) (in SDPA's memory layout where sdpa), K and V (B, Sk, G, D).  After a
+ * good call O and the LSE are on the host and p is the float64 reference's problem over the
+ * same inputs; attn_fwd_call_drop frees the buffers either way. */
+typedef struct attn_fwd_call {
+    buf q, k, v, o, lse;
+    int64_t sq[4], sk[4];
+    cute_call_arg aq, ak, av, ao;
+    attn_ref_problem p;
+} attn_fwd_call;
+
+static inline cute_status attn_fwd_test_call(cute_attention_lib *lib, cute_backend *b, int64_t B, int64_t Sq,
+                                             int64_t Sk, int64_t H, int64_t G, int64_t D, bool causal, bool sdpa,
+                                             cute_dtype d, double scale, uint64_t *seed, attn_fwd_call *c,
+                                             char *err, size_t n)
+{
+    strides(Sq, H, D, sdpa, c->sq);
+    strides(Sk, G, D, false, c->sk);
+    make(b, &c->q, d, (size_t)(B * Sq * H * D), false, seed);
+    make(b, &c->k, d, (size_t)(B * Sk * G * D), false, seed);
+    make(b, &c->v, d, (size_t)(B * Sk * G * D), false, seed);
+    make(b, &c->o, d, c->q.n, true, seed);
+    make(b, &c->lse, CUTE_F32, (size_t)(B * H * Sq), true, seed);
+    c->aq = cute_call_tensor(&c->q.dev, 0, d, 4, (int64_t[]){B, Sq, H, D}, c->sq);
+    c->ak = cute_call_tensor(&c->k.dev, 0, d, 4, (int64_t[]){B, Sk, G, D}, c->sk);
+    c->av = cute_call_tensor(&c->v.dev, 0, d, 4, (int64_t[]){B, Sk, G, D}, c->sk);
+    c->ao = cute_call_tensor(&c->o.dev, 0, d, 4, (int64_t[]){B, Sq, H, D}, c->sq);
+    cute_call_arg al = cute_call_tensor(&c->lse.dev, 0, CUTE_F32, 3, (int64_t[]){B, H, Sq}, (int64_t[]){H * Sq, Sq, 1});
+    cute_status s = cutec_attention_fwd(lib, &c->aq, &c->ak, &c->av, &c->ao, &al, scale, causal, NULL, err, n);
+    if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
+    if (s != CUTE_OK) return s;
+    b->vt->download(b->self, c->o.host, &c->o.dev, 0, c->o.n * (size_t)cute_dtype_bytes(d));
+    b->vt->download(b->self, c->lse.host, &c->lse.dev, 0, c->lse.n * sizeof(float));
+    c->p = (attn_ref_problem){B, Sq, Sk, H, G, D, causal, scale > 0 ? scale : 1 / sqrt((double)D),
+                              {c->q.wide, {c->sq[0], c->sq[1], c->sq[2], c->sq[3]}},
+                              {c->k.wide, {c->sk[0], c->sk[1], c->sk[2], c->sk[3]}},
+                              {c->v.wide, {c->sk[0], c->sk[1], c->sk[2], c->sk[3]}}};
+    return CUTE_OK;
+}
+
+static inline void attn_fwd_call_drop(cute_backend *b, attn_fwd_call *c)
+{
+    buf *all[5] = {&c->q, &c->k, &c->v, &c->o, &c->lse};
+    for (int i = 0; i < 5; i++) drop(b, all[i]);
 }
 
 /* the test's random seed: the clock's, or $CUTEC_SEED; printed to repeat a run */

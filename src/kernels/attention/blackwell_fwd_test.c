@@ -58,38 +58,17 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
              (long long)k->G, (long long)k->D, k->block_n, k->causal ? " causal" : "",
              k->sdpa ? " sdpa-layout" : "", k->scale);
     cute_attention_lib_set_kernel(lib, CUTE_ATTENTION_BLACKWELL, k->block_n);
-    int64_t sq[4], sk[4];
-    strides(k->Sq, k->H, k->D, k->sdpa, sq);
-    strides(k->Sk, k->G, k->D, false, sk);
-    buf q, kk, v, o, lse;
-    make(b, &q, k->d, (size_t)(k->B * k->Sq * k->H * k->D), false, &seed);
-    make(b, &kk, k->d, (size_t)(k->B * k->Sk * k->G * k->D), false, &seed);
-    make(b, &v, k->d, (size_t)(k->B * k->Sk * k->G * k->D), false, &seed);
-    make(b, &o, k->d, q.n, true, &seed);
-    make(b, &lse, CUTE_F32, (size_t)(k->B * k->H * k->Sq), true, &seed);
-    cute_call_arg aq = cute_call_tensor(&q.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sq, k->H, k->D}, sq);
-    cute_call_arg ak = cute_call_tensor(&kk.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sk, k->G, k->D}, sk);
-    cute_call_arg av = cute_call_tensor(&v.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sk, k->G, k->D}, sk);
-    cute_call_arg ao = cute_call_tensor(&o.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sq, k->H, k->D}, sq);
-    cute_call_arg al = cute_call_tensor(&lse.dev, 0, CUTE_F32, 3, (int64_t[]){k->B, k->H, k->Sq},
-                                        (int64_t[]){k->H * k->Sq, k->Sq, 1});
-    cute_status s = cutec_attention_fwd(lib, &aq, &ak, &av, &ao, &al, k->scale, k->causal, NULL, err, sizeof err);
-    if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
+    attn_fwd_call c;
+    cute_status s = attn_fwd_test_call(lib, b, k->B, k->Sq, k->Sk, k->H, k->G, k->D, k->causal, k->sdpa, k->d,
+                                       k->scale, &seed, &c, err, sizeof err);
     CHECK(s == CUTE_OK, "%s: %s %s", what, err, b->vt->error(b->self));
     if (s == CUTE_OK) {
-        b->vt->download(b->self, o.host, &o.dev, 0, o.n * (size_t)cute_dtype_bytes(k->d));
-        b->vt->download(b->self, lse.host, &lse.dev, 0, lse.n * sizeof(float));
-        attn_ref_problem p = {k->B, k->Sq, k->Sk, k->H, k->G, k->D, k->causal,
-                              k->scale > 0 ? k->scale : 1 / sqrt((double)k->D),
-                              {q.wide, {sq[0], sq[1], sq[2], sq[3]}}, {kk.wide, {sk[0], sk[1], sk[2], sk[3]}},
-                              {v.wide, {sk[0], sk[1], sk[2], sk[3]}}};
         double worst = 0;
-        int64_t bad = wrong_rows(k, &p, &o, &lse, sq, &worst);
+        int64_t bad = wrong_rows(k, &c.p, &c.o, &c.lse, c.sq, &worst);
         printf("  %s: %lld rows checked, worst |O - O_ref| %.3g\n", what, (long long)(k->B * k->Sq * k->H), worst);
         CHECK(bad == 0, "%s: %lld wrong elements of O and the LSE (worst %g)", what, (long long)bad, worst);
     }
-    buf *all[5] = {&q, &kk, &v, &o, &lse};
-    for (int i = 0; i < 5; i++) drop(b, all[i]);
+    attn_fwd_call_drop(b, &c);
 }
 
 /* the interpreter compiling for sm_100a */
