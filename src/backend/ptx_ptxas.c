@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cutec/ptx.h"
+#include "runtime/file_text.h"
 
 static bool executable(const char *path) { return access(path, X_OK) == 0; }
 
@@ -28,20 +29,6 @@ static bool find_ptxas(char *out, size_t n)
     }
     snprintf(out, n, "/usr/local/cuda/bin/ptxas");
     return executable(out);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) free(s), s = NULL;
-    if (s) s[n] = 0, *len = (size_t)n;
-    fclose(f);
-    return s;
 }
 
 static double child_cpu_ms(void)
@@ -89,12 +76,12 @@ cute_status cute_ptx_assemble(const char *ptx, const char *arch, int opt, void *
         s = CUTE_ERR_INVALID, snprintf(err, errn, "ptxas: could not run %s", tool);
     if (cpu_ms) *cpu_ms = child_cpu_ms() - t0;
     size_t n = 0;
-    char *text = s == CUTE_OK ? slurp(msg, &n) : NULL;
+    char *text = s == CUTE_OK ? file_text(msg, &n) : NULL;
     if (s == CUTE_OK && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
         s = CUTE_ERR_COMPILE;
         snprintf(err, errn, "ptxas refused the PTX: %.*s", (int)(errn > 64 ? errn - 64 : 0), text ? text : "");
     }
-    if (s == CUTE_OK && cubin && !(*cubin = slurp(out, cubin_len)))
+    if (s == CUTE_OK && cubin && !(*cubin = file_text(out, cubin_len)))
         s = CUTE_ERR_INVALID, snprintf(err, errn, "ptxas: no cubin");
     if (log)
         *log = text;

@@ -14,6 +14,7 @@
 #include "cutec/ptx.h"
 #include "jit_internal.h"
 #include "runtime/cuda_keep.h"
+#include "runtime/file_text.h"
 
 static const char *target_arch(const char *arch)
 {
@@ -29,23 +30,13 @@ cute_status cute__fn_cuda_source(const cute_fn *f, const char *arch, char **src,
     return cute_cuda_c_emit((const cute_ir_func *const *)f->kernels, f->nkernels, &o, src, err, n);
 }
 
-/* a whole (small) file as a string */
-static char *slurp(int fd)
-{
-    off_t len = lseek(fd, 0, SEEK_END);
-    char *s = len >= 0 ? malloc((size_t)len + 1) : NULL;
-    if (s && pread(fd, s, (size_t)len, 0) != (ssize_t)len) len = 0;
-    if (s) s[len] = 0;
-    return s;
-}
-
 /* cuobjdump -sass of a cubin, through two temporary files */
 static cute_status sass_of(const void *cubin, size_t len, char **out, char *err, size_t n)
 {
     char in[] = "/tmp/cutec-cubin-XXXXXX", text[] = "/tmp/cutec-sass-XXXXXX";
     int fi = mkstemp(in), ft = mkstemp(text);
     bool ok = fi >= 0 && ft >= 0 && write(fi, cubin, len) == (ssize_t)len &&
-              cuda_keep_disassemble(in, text) && (*out = slurp(ft)) != NULL;
+              cuda_keep_disassemble(in, text) && (*out = file_text(text, NULL)) != NULL;
     if (fi >= 0) close(fi), unlink(in);
     if (ft >= 0) close(ft), unlink(text);
     if (!ok) snprintf(err, n, "no SASS: cuobjdump failed or is not on PATH");
