@@ -113,6 +113,7 @@ typedef struct hop_frag {
     cute_thr_mma qk, pv;
     cute_tensor sQ, sK, sVt; /* (MMA,M,K[,Q stages]); (MMA,N,K,stages) */
     cute_tensor acc_s, acc_o;
+    cute_tensor coords; /* (MMA,M,N,key tiles): S's coordinates, with the overlap only */
 } hop_frag;
 
 static hop_frag fragments(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid)
@@ -127,15 +128,21 @@ static hop_frag fragments(cute_ctx *c, const attn_plan *p, const attn_block *t, 
     return f;
 }
 
-/* issue acc_s = Q K^T of the states' Q and K tiles (a wgmma batch, not waited for) */
+/* issue acc = Q K^T of the states' Q and K tiles (a wgmma batch, not waited for) */
+static void issue_scores_into(cute_ctx *c, const attn_plan *p, const hop_smem *m, const hop_frag *f, cute_tensor acc,
+                              const cute_pipeline_state *sq, const cute_pipeline_state *s)
+{
+    cute_pipeline_consumer_wait(c, &m->pk, s, (cute_val){0});
+    cute_fill(c, acc, 0);
+    cute_warpgroup_arrive(c);
+    cute_gemm(c, &p->mma, acc, q_stage(c, p, f->sQ, 4, sq), attn_hop_stage(c, f->sK, 4, s), acc);
+    cute_warpgroup_commit_batch(c);
+}
+
 static void issue_scores(cute_ctx *c, const attn_plan *p, const hop_smem *m, const hop_frag *f,
                          const cute_pipeline_state *sq, const cute_pipeline_state *s)
 {
-    cute_pipeline_consumer_wait(c, &m->pk, s, (cute_val){0});
-    cute_fill(c, f->acc_s, 0);
-    cute_warpgroup_arrive(c);
-    cute_gemm(c, &p->mma, f->acc_s, q_stage(c, p, f->sQ, 4, sq), attn_hop_stage(c, f->sK, 4, s), f->acc_s);
-    cute_warpgroup_commit_batch(c);
+    issue_scores_into(c, p, m, f, f->acc_s, sq, s);
 }
 
 /* issue acc_o += P V of the state's V tile: P (f16/bf16 registers laid out as S's
@@ -163,13 +170,19 @@ static void retire(cute_ctx *c, int pending, const cute_pipeline *pipe, cute_pip
 /* S masked where key tile n needs it, then the softmax: P in place of S, O's factors in
  * corr (O rescaled every tile: FlashAttention 4's lazy rescale measured slower here, see
  * docs/attention.md) */
+static void softmax_at(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_frag *f, attn_rows *r,
+                       cute_int n, cute_tensor coords, cute_val scale_log2, cute_val *corr)
+{
+    CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, attn_cfg_band(&p->cfg)); }
+    attn_softmax_scores(c, r, f->acc_s, scale_log2, corr);
+}
+
 static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_frag *f, attn_rows *r,
                     cute_int n, cute_val scale_log2, cute_val *corr)
 {
     /* (partitioned here: in the branch below the tracer cannot tell which threads run) */
     cute_tensor coords = cute_partition_C(c, f->qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
-    CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, attn_cfg_band(&p->cfg)); }
-    attn_softmax_scores(c, r, f->acc_s, scale_log2, corr);
+    softmax_at(c, p, t, f, r, n, coords, scale_log2, corr);
 }
 
 static void to_p(cute_ctx *c, const attn_plan *p, const hop_frag *f, cute_tensor rp)
@@ -240,6 +253,87 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
 }
 
+/* CUTEC_ATTN_FWD_OVERLAP=s (hopper_plan.c: two consumer warpgroups, head dims to 128,
+ * 96-key tiles), opt-in until an H200 times it: the softmax of S(n) runs while S(n+1) = Q
+ * K(n+1)^T is in flight.  S has two accumulators that take turns (cur, nxt): a step issues
+ * S(n+1) into nxt, waits for P(n-1) V(n-1) where `pv` says it is in flight (the batch
+ * before S(n+1)'s: wait_group 1), runs the softmax of cur, rescales O, converts P(n),
+ * issues P(n) V(n) and waits for S(n+1), or with `drain` for P(n) V(n) too.  Why P(n-1)
+ * V(n-1) is waited for first: P(n)'s conversion writes the registers that wgmma reads, and
+ * ptxas interleaves those F2FPs with the exp2s, so it puts the wait above the exp2s wherever
+ * the code has it (SASS; the same reason it hoists the default's wait).  And why `drain`:
+ * ptxas (CUDA 13) serializes every wgmma (C7514) where one is in flight across the loop's
+ * back edge, so the step before the loop's head or a join drains.  `next`: a key tile
+ * after n. */
+static void overlap_step(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_frag *f,
+                         cute_tensor cur, cute_tensor nxt, cute_tensor rp, attn_rows *r, hop_states *st, cute_int n,
+                         bool pv, bool next, bool drain, cute_val scale_log2)
+{
+    int ring = p->consumers;
+    hop_frag g = *f;
+    g.acc_s = cur;
+    if (next) {
+        attn_hop_ring_turn(c, st->wg, ring);
+        issue_scores_into(c, p, m, f, nxt, &st->q, &st->k);
+        attn_hop_ring_pass(c, st->wg, ring);
+    }
+    if (pv) retire(c, next ? 1 : 0, &m->pv, &st->v); /* O += P(n-1) V(n-1) is in */
+    cute_val corr[8];
+    cute_tensor coords = CUTE_SLICE(c, f->coords, CUTE_ALL, CUTE_ALL, CUTE_ALL, n);
+    softmax_at(c, p, t, &g, r, n, coords, scale_log2, corr);
+    attn_rescale(c, r, g.acc_o, corr);
+    to_p(c, p, &g, rp);
+    attn_hop_ring_turn(c, st->wg, ring);
+    issue_attend(c, p, m, &g, rp, &st->v);
+    attn_hop_ring_pass(c, st->wg, ring);
+    if (next) retire(c, drain ? 0 : 1, &m->pk, &st->k); /* S(n+1) is in */
+    if (drain) retire(c, 0, &m->pv, &st->v);           /* and P(n) V(n) */
+}
+
+/* One tile with the softmax beside the next S (overlap_step).  The accumulators' turns are
+ * fixed in the code, so the key tiles after the first go by pairs, and the one or two left
+ * (the last without a next) in a branch of their own; P V drained after each pair. */
+static void consume_tile_overlap(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid,
+                                 hop_states *st, cute_val scale_log2)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    hop_frag f = fragments(c, p, t, m, tid);
+    f.coords = cute_partition_C(c, f.qk, t->cS); /* (outside the branches: see softmax) */
+    cute_tensor s0 = f.acc_s, s1 = cute_partition_fragment_C(c, f.qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, 0));
+    cute_fill(c, f.acc_o, 0);
+    cute_layout rows_mode = cute_get(a, &f.acc_o.layout, 1);
+    attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
+    cute_tensor rp = cute_make_fragment_A(c, &p->pv, f.acc_s);
+    cute_pipeline_consumer_wait(c, &m->pq, &st->q, (cute_val){0});
+    attn_hop_ring_turn(c, st->wg, p->consumers);
+    issue_scores_into(c, p, m, &f, s0, &st->q, &st->k);
+    attn_hop_ring_pass(c, st->wg, p->consumers);
+    retire(c, 0, &m->pk, &st->k);
+    cute_int b = t->n_begin, rest = cute_sub(a, cute_sub(a, t->n_end, b), cute_i(1)); /* key tiles after b */
+    CUTE_IF(c, cute_int_eq(c, rest, cute_i(0))) {
+        overlap_step(c, p, t, m, &f, s0, s0, rp, &r, st, b, false, false, true, scale_log2);
+    }
+    CUTE_ELSE(c) {
+        overlap_step(c, p, t, m, &f, s0, s1, rp, &r, st, b, false, true, true, scale_log2);
+        cute_int pairs = cute_div(a, cute_sub(a, rest, cute_i(1)), cute_i(2));
+        cute_int b1 = cute_add(a, b, cute_i(1));
+        CUTE_FOR(c, i, cute_i(0), pairs) {
+            cute_int n = cute_add(a, b1, cute_mul(a, i, cute_i(2)));
+            overlap_step(c, p, t, m, &f, s1, s0, rp, &r, st, n, false, true, false, scale_log2);
+            overlap_step(c, p, t, m, &f, s0, s1, rp, &r, st, cute_add(a, n, cute_i(1)), true, true, true, scale_log2);
+        }
+        cute_int n0 = cute_add(a, b1, cute_mul(a, pairs, cute_i(2)));
+        CUTE_IF(c, cute_int_eq(c, cute_mod(a, cute_sub(a, rest, cute_i(1)), cute_i(2)), cute_i(1))) {
+            overlap_step(c, p, t, m, &f, s1, s0, rp, &r, st, n0, false, true, false, scale_log2);
+            overlap_step(c, p, t, m, &f, s0, s0, rp, &r, st, cute_add(a, n0, cute_i(1)), true, false, true, scale_log2);
+        }
+        CUTE_ELSE(c) { overlap_step(c, p, t, m, &f, s1, s1, rp, &r, st, n0, false, false, true, scale_log2); }
+    }
+    cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
+    cute_pipeline_state_advance(c, &st->q);
+    attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
+}
+
 /* tid: the thread's index among the consumers (0 .. 128 consumers - 1) */
 static void consumer(cute_ctx *c, const hop_job *j, cute_int tid)
 {
@@ -249,7 +343,8 @@ static void consumer(cute_ctx *c, const hop_job *j, cute_int tid)
                      attn_hop_ring_start(c, tid, j->p->consumers)};
     CUTE_FOR(c, w, cute_i(0), tiles_mine(c, j)) {
         attn_block t = tile_at(c, j, w);
-        consume_tile(c, j->p, &t, j->m, tid, &st, j->scale_log2);
+        if (j->p->overlap_s) consume_tile_overlap(c, j->p, &t, j->m, tid, &st, j->scale_log2);
+        else consume_tile(c, j->p, &t, j->m, tid, &st, j->scale_log2);
     }
     attn_hop_ring_end(c, st.wg);
 }
