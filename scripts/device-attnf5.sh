@@ -5,7 +5,8 @@
 # on an sm_90 GPU, under ~80 s after `make all tests` (BUDGET_S; a step that would pass it is
 # skipped, saying so; output line-buffered).  First the form on the GPU against float64 at
 # odd sizes (GQA, partial tiles, causal), then d128 8x16x4096 (non-causal and causal rows),
-# then 2x16x16384.
+# then 2x16x16384; last, if time is left, the default's order at 96-key tiles (not a decision:
+# how much of a difference the tile size makes).
 # Decides (TFLOP/s of the same run, each shape's rows):
 #   non-causal: the form faster by more than 1% at 8x16x4096 and at 2x16x16384 -> make it the
 #     default for non-causal (hopper_plan.c, `bool overlap = ov ? ... : !cfg->causal;`);
@@ -48,6 +49,8 @@ cmp1()
     echo "== d128 2x16x16384: the default, then the form (SDPA off)"
     device_step 14 env $nosdpa build/cutec bench attention $long | tee "$out/attnf5.def16k"
     device_step 14 env $nosdpa $ovl build/cutec bench attention $long | tee "$out/attnf5.ovl16k"
+    echo "== if time is left: the default's order at the form's 96-key tiles (the tile's share of the difference)"
+    device_step 13 env $nosdpa build/cutec bench attention $d128 --block-n 96 | tee "$out/attnf5.def96"
     device_stamp "clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     a=$(tf "$out/attnf5.ovl4k" 4096 n) b=$(tf "$out/attnf5.def4k" 4096 n)
@@ -56,6 +59,7 @@ cmp1()
     lc=$(tf "$out/attnf5.ovl16k" 16384 c) lbc=$(tf "$out/attnf5.def16k" 16384 c)
     n4=$(cmp1 "$a" "$b") c4=$(cmp1 "$ac" "$bc") n16=$(cmp1 "$l" "$lb") c16=$(cmp1 "$lc" "$lbc")
     echo "== overlap against the default: 4k $a / $b ($n4), 4k causal $ac / $bc ($c4), 16k $l / $lb ($n16), 16k causal $lc / $lbc ($c16)"
+    echo "== the default's order at 96 keys, 4k: $(tf "$out/attnf5.def96" 4096 n) / causal $(tf "$out/attnf5.def96" 4096 c)"
     if [ "$n4" = faster ] && [ "$n16" = faster ]; then
         echo "decides: make CUTEC_ATTN_FWD_OVERLAP=s the default for d128 non-causal (hopper_plan.c: bool overlap = ov ? ... : !cfg->causal)"
     else

@@ -258,10 +258,10 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
  * K(n+1)^T is in flight.  S has two accumulators that take turns (cur, nxt): a step issues
  * S(n+1) into nxt, waits for P(n-1) V(n-1) where `pv` says it is in flight (the batch
  * before S(n+1)'s: wait_group 1), runs the softmax of cur, rescales O, converts P(n),
- * issues P(n) V(n) and waits for S(n+1), or with `drain` for P(n) V(n) too.  Why P(n-1)
- * V(n-1) is waited for first: P(n)'s conversion writes the registers that wgmma reads, and
- * ptxas interleaves those F2FPs with the exp2s, so it puts the wait above the exp2s wherever
- * the code has it (SASS; the same reason it hoists the default's wait).  And why `drain`:
+ * issues P(n) V(n) and waits for S(n+1), or with `drain` for P(n) V(n) too.  ptxas hoists
+ * a wait to just below the last wgmma issued before it (SASS): S(n+1)'s wait stays below
+ * the softmax because P(n) V(n)'s issue stands between; P(n-1) V(n-1)'s is waited for at
+ * the top, where ptxas would put it anyway (O's rescale needs it).  And why `drain`:
  * ptxas (CUDA 13) serializes every wgmma (C7514) where one is in flight across the loop's
  * back edge, so the step before the loop's head or a join drains.  `next`: a key tile
  * after n. */
