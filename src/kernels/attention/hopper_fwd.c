@@ -211,6 +211,22 @@ static void after_softmax(cute_ctx *c, const hop_smem *m, const hop_frag *f, con
     attn_rescale(c, r, f->acc_o, corr);
 }
 
+/* a tile's start: the consumer's fragments, O zeroed, the rows' running max and sum, P's
+ * fragment (shaped as S's accumulators: the RS wgmma's A operand, in its packed words), and
+ * the wait for Q */
+static attn_rows tile_start(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid,
+                            hop_states *st, hop_frag *f, cute_tensor *rp)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    *f = fragments(c, p, t, m, tid);
+    cute_fill(c, f->acc_o, 0);
+    cute_layout rows_mode = cute_get(a, &f->acc_o.layout, 1);
+    attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
+    *rp = cute_make_fragment_A(c, &p->pv, f->acc_s);
+    cute_pipeline_consumer_wait(c, &m->pq, &st->q, (cute_val){0});
+    return r;
+}
+
 /* One tile.  S(n) = Q K(n)^T and O += P(n-1) V(n-1) are issued together, then the softmax
  * of S(n) and O's rescale (after_softmax: ptxas waits for both GEMMs first); the consumer
  * warpgroups take turns issuing (attn_hop_ring_turn: hopper_roles.c), so that one's softmax
@@ -219,13 +235,9 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
                          hop_states *st, cute_val scale_log2)
 {
     cute_alg *a = cute_ctx_alg(c);
-    hop_frag f = fragments(c, p, t, m, tid);
-    cute_fill(c, f.acc_o, 0);
-    cute_layout rows_mode = cute_get(a, &f.acc_o.layout, 1);
-    attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
-    /* P(n-1), shaped as S's accumulators: the RS wgmma's A operand, in its packed words */
-    cute_tensor rp = cute_make_fragment_A(c, &p->pv, f.acc_s);
-    cute_pipeline_consumer_wait(c, &m->pq, &st->q, (cute_val){0});
+    hop_frag f;
+    cute_tensor rp;
+    attn_rows r = tile_start(c, p, t, m, tid, st, &f, &rp);
     int ring = p->consumers;
     cute_val corr[8];
     attn_hop_ring_turn(c, st->wg, ring);
@@ -297,14 +309,11 @@ static void consume_tile_overlap(cute_ctx *c, const attn_plan *p, const attn_blo
                                  hop_states *st, cute_val scale_log2)
 {
     cute_alg *a = cute_ctx_alg(c);
-    hop_frag f = fragments(c, p, t, m, tid);
+    hop_frag f;
+    cute_tensor rp;
+    attn_rows r = tile_start(c, p, t, m, tid, st, &f, &rp);
     f.coords = cute_partition_C(c, f.qk, t->cS); /* (outside the branches: see softmax) */
     cute_tensor s0 = f.acc_s, s1 = cute_partition_fragment_C(c, f.qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, 0));
-    cute_fill(c, f.acc_o, 0);
-    cute_layout rows_mode = cute_get(a, &f.acc_o.layout, 1);
-    attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
-    cute_tensor rp = cute_make_fragment_A(c, &p->pv, f.acc_s);
-    cute_pipeline_consumer_wait(c, &m->pq, &st->q, (cute_val){0});
     attn_hop_ring_turn(c, st->wg, p->consumers);
     issue_scores_into(c, p, m, &f, s0, &st->q, &st->k);
     attn_hop_ring_pass(c, st->wg, p->consumers);
