@@ -5,12 +5,15 @@
 # on an sm_90 GPU, under ~80 s after `make all tests` (BUDGET_S; a step that would pass it is
 # skipped, saying so; output line-buffered).  First the form on the GPU against float64 at
 # odd sizes (GQA, partial tiles, causal), then d128 8x16x4096 (non-causal and causal rows),
-# then 2x16x16384; last, if time is left, the default's order at 96-key tiles (not a decision:
-# how much of a difference the tile size makes).
+# then 2x16x16384; last, if time is left, the form without the warpgroups' turns
+# (CUTEC_ATTN_FWD_OVERLAP=s,free) at 8x16x4096 and the default's order at 96-key tiles (not a
+# decision: how much of a difference the tile size makes).
 # Decides (TFLOP/s of the same run, each shape's rows):
 #   non-causal: the form faster by more than 1% at 8x16x4096 and at 2x16x16384 -> make it the
 #     default for non-causal (hopper_plan.c, `bool overlap = ov ? ... : !cfg->causal;`);
 #   causal: faster by more than 1% at 8x16x4096 causal -> the default there too (`: true;`);
+#   s,free faster than s by more than 1% at 8x16x4096 (causal not slower) -> s,free is the
+#     form to keep; else delete s,free;
 #   slower by more than 1% at every row -> delete the form (overlap_step,
 #     consume_tile_overlap, plan field overlap_s); else keep it opt-in.
 # Logs under $OUT (default build/device-out); the log's tail is printed.
@@ -49,7 +52,8 @@ cmp1()
     echo "== d128 2x16x16384: the default, then the form (SDPA off)"
     device_step 14 env $nosdpa build/cutec bench attention $long | tee "$out/attnf5.def16k"
     device_step 14 env $nosdpa $ovl build/cutec bench attention $long | tee "$out/attnf5.ovl16k"
-    echo "== if time is left: the default's order at the form's 96-key tiles (the tile's share of the difference)"
+    echo "== if time is left: the form without the warpgroups' turns (=s,free), then the default's order at 96 keys"
+    device_step 13 env $nosdpa CUTEC_ATTN_FWD_OVERLAP=s,free build/cutec bench attention $d128 | tee "$out/attnf5.free4k"
     device_step 13 env $nosdpa build/cutec bench attention $d128 --block-n 96 | tee "$out/attnf5.def96"
     device_stamp "clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
@@ -60,6 +64,15 @@ cmp1()
     n4=$(cmp1 "$a" "$b") c4=$(cmp1 "$ac" "$bc") n16=$(cmp1 "$l" "$lb") c16=$(cmp1 "$lc" "$lbc")
     echo "== overlap against the default: 4k $a / $b ($n4), 4k causal $ac / $bc ($c4), 16k $l / $lb ($n16), 16k causal $lc / $lbc ($c16)"
     echo "== the default's order at 96 keys, 4k: $(tf "$out/attnf5.def96" 4096 n) / causal $(tf "$out/attnf5.def96" 4096 c)"
+    f=$(tf "$out/attnf5.free4k" 4096 n) fc=$(tf "$out/attnf5.free4k" 4096 c)
+    echo "== s,free 4k: $f / causal $fc (against s: $(cmp1 "$f" "$a") / $(cmp1 "$fc" "$ac"))"
+    if [ "$(cmp1 "$f" "$a")" = unmeasured ]; then
+        echo "decides: s,free unmeasured (cut by the time): keep it opt-in"
+    elif [ "$(cmp1 "$f" "$a")" = faster ] && [ "$(cmp1 "$fc" "$ac")" != slower ]; then
+        echo "decides: s,free is the better overlap (4k $f against $a): keep it, not s, where the form is made the default (hopper_plan.c: overlap_free true)"
+    else
+        echo "decides: s,free no better than s: delete its two lines (overlap_turn/overlap_pass's test, plan field overlap_free)"
+    fi
     if [ "$n4" = faster ] && [ "$n16" = faster ]; then
         echo "decides: make CUTEC_ATTN_FWD_OVERLAP=s the default for d128 non-causal (hopper_plan.c: bool overlap = ov ? ... : !cfg->causal)"
     else

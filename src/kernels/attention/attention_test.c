@@ -383,6 +383,9 @@ int main(void)
     };
     setenv("CUTEC_ATTN_FWD_OVERLAP", "s", 1);
     ATTN_TEST_ON("interp", "attention (the softmax beside the next S)", overlap);
+    static const attn_case overlap_free[] = {{1, 200, 500, 4, 2, 128, true, true, CUTE_BF16, 0}};
+    setenv("CUTEC_ATTN_FWD_OVERLAP", "s,free", 1); /* without the warpgroups' turns */
+    ATTN_TEST_ON("interp", "attention (the softmax beside the next S, no turns)", overlap_free);
     unsetenv("CUTEC_ATTN_FWD_OVERLAP");
     unsplit_chains();
     register_reports();

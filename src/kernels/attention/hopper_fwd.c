@@ -277,17 +277,28 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
  * ptxas (CUDA 13) serializes every wgmma (C7514) where one is in flight across the loop's
  * back edge, so the step before the loop's head or a join drains.  `next`: a key tile
  * after n. */
+/* the overlap's turns of the ring, or none with CUTEC_ATTN_FWD_OVERLAP=s,free (each
+ * warpgroup issues when it is ready: its own next S hides its softmax) */
+static void overlap_turn(cute_ctx *c, const attn_plan *p, const hop_states *st)
+{
+    if (!p->overlap_free) attn_hop_ring_turn(c, st->wg, p->consumers);
+}
+
+static void overlap_pass(cute_ctx *c, const attn_plan *p, const hop_states *st)
+{
+    if (!p->overlap_free) attn_hop_ring_pass(c, st->wg, p->consumers);
+}
+
 static void overlap_step(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_frag *f,
                          cute_tensor cur, cute_tensor nxt, cute_tensor rp, attn_rows *r, hop_states *st, cute_int n,
                          bool pv, bool next, bool drain, cute_val scale_log2)
 {
-    int ring = p->consumers;
     hop_frag g = *f;
     g.acc_s = cur;
     if (next) {
-        attn_hop_ring_turn(c, st->wg, ring);
+        overlap_turn(c, p, st);
         issue_scores_into(c, p, m, f, nxt, &st->q, &st->k);
-        attn_hop_ring_pass(c, st->wg, ring);
+        overlap_pass(c, p, st);
     }
     if (pv) retire(c, next ? 1 : 0, &m->pv, &st->v); /* O += P(n-1) V(n-1) is in */
     cute_val corr[8];
@@ -295,9 +306,9 @@ static void overlap_step(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     softmax_at(c, p, t, &g, r, n, coords, scale_log2, corr);
     attn_rescale(c, r, g.acc_o, corr);
     to_p(c, p, &g, rp);
-    attn_hop_ring_turn(c, st->wg, ring);
+    overlap_turn(c, p, st);
     issue_attend(c, p, m, &g, rp, &st->v);
-    attn_hop_ring_pass(c, st->wg, ring);
+    overlap_pass(c, p, st);
     if (next) retire(c, drain ? 0 : 1, &m->pk, &st->k); /* S(n+1) is in */
     if (drain) retire(c, 0, &m->pv, &st->v);           /* and P(n) V(n) */
 }
@@ -314,9 +325,9 @@ static void consume_tile_overlap(cute_ctx *c, const attn_plan *p, const attn_blo
     attn_rows r = tile_start(c, p, t, m, tid, st, &f, &rp);
     f.coords = cute_partition_C(c, f.qk, t->cS); /* (outside the branches: see softmax) */
     cute_tensor s0 = f.acc_s, s1 = cute_partition_fragment_C(c, f.qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, 0));
-    attn_hop_ring_turn(c, st->wg, p->consumers);
+    overlap_turn(c, p, st);
     issue_scores_into(c, p, m, &f, s0, &st->q, &st->k);
-    attn_hop_ring_pass(c, st->wg, p->consumers);
+    overlap_pass(c, p, st);
     retire(c, 0, &m->pk, &st->k);
     cute_int b = t->n_begin, rest = cute_sub(a, cute_sub(a, t->n_end, b), cute_i(1)); /* key tiles after b */
     CUTE_IF(c, cute_int_eq(c, rest, cute_i(0))) {
