@@ -275,8 +275,8 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
  * the softmax because P(n) V(n)'s issue stands between; P(n-1) V(n-1)'s is waited for at
  * the top, where ptxas would put it anyway (O's rescale needs it).  And why `drain`:
  * ptxas (CUDA 13) serializes every wgmma (C7514) where one is in flight across the loop's
- * back edge, so the step before the loop's head or a join drains.  `next`: a key tile
- * after n. */
+ * back edge, so the step before the loop's head or a join drains.  `pv`: P(n-1) V(n-1) in
+ * flight; `next`: a key tile after n. */
 /* the overlap's turns of the ring, or none with CUTEC_ATTN_FWD_OVERLAP=s,free (each
  * warpgroup issues when it is ready: its own next S hides its softmax) */
 static void overlap_turn(cute_ctx *c, const attn_plan *p, const hop_states *st)
@@ -289,69 +289,89 @@ static void overlap_pass(cute_ctx *c, const attn_plan *p, const hop_states *st)
     if (!p->overlap_free) attn_hop_ring_pass(c, st->wg, p->consumers);
 }
 
-static void overlap_step(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_frag *f,
-                         cute_tensor cur, cute_tensor nxt, cute_tensor rp, attn_rows *r, hop_states *st, cute_int n,
-                         bool pv, bool next, bool drain, cute_val scale_log2)
+/* a tile's state in the overlap: its fragments, S's two accumulators, P, the rows */
+typedef struct ovl_tile {
+    const attn_plan *p;
+    const attn_block *t;
+    const hop_smem *m;
+    hop_states *st;
+    hop_frag f;
+    cute_tensor acc[2], rp;
+    attn_rows r;
+    cute_val scale_log2;
+} ovl_tile;
+
+static void overlap_step(cute_ctx *c, ovl_tile *o, cute_int n, int cur, bool pv, bool next, bool drain)
 {
-    hop_frag g = *f;
-    g.acc_s = cur;
+    const attn_plan *p = o->p;
+    const hop_smem *m = o->m;
+    hop_states *st = o->st;
+    hop_frag g = o->f;
+    g.acc_s = o->acc[cur];
     if (next) {
         overlap_turn(c, p, st);
-        issue_scores_into(c, p, m, f, nxt, &st->q, &st->k);
+        issue_scores_into(c, p, m, &o->f, o->acc[cur ^ 1], &st->q, &st->k);
         overlap_pass(c, p, st);
     }
     if (pv) retire(c, next ? 1 : 0, &m->pv, &st->v); /* O += P(n-1) V(n-1) is in */
     cute_val corr[8];
-    cute_tensor coords = CUTE_SLICE(c, f->coords, CUTE_ALL, CUTE_ALL, CUTE_ALL, n);
-    softmax_at(c, p, t, &g, r, n, coords, scale_log2, corr);
-    attn_rescale(c, r, g.acc_o, corr);
-    to_p(c, p, &g, rp);
+    cute_tensor coords = CUTE_SLICE(c, o->f.coords, CUTE_ALL, CUTE_ALL, CUTE_ALL, n);
+    softmax_at(c, p, o->t, &g, &o->r, n, coords, o->scale_log2, corr);
+    attn_rescale(c, &o->r, g.acc_o, corr);
+    to_p(c, p, &g, o->rp);
     overlap_turn(c, p, st);
-    issue_attend(c, p, m, &g, rp, &st->v);
+    issue_attend(c, p, m, &g, o->rp, &st->v);
     overlap_pass(c, p, st);
     if (next) retire(c, drain ? 0 : 1, &m->pk, &st->k); /* S(n+1) is in */
     if (drain) retire(c, 0, &m->pv, &st->v);           /* and P(n) V(n) */
 }
 
+/* k steps with a next key tile from n on, S(n) in accumulator cur, nothing in flight
+ * before; then, where `last`, key tile n + k's step, the tile's last.  Drained at the end. */
+static void overlap_steps(cute_ctx *c, ovl_tile *o, cute_int n, int k, int cur, bool last)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    for (int j = 0; j < k; j++)
+        overlap_step(c, o, cute_add(a, n, cute_i(j)), cur ^ (j & 1), j > 0, true, j == k - 1 && !last);
+    if (last) overlap_step(c, o, cute_add(a, n, cute_i(k)), cur ^ (k & 1), k > 0, false, true);
+}
+
 /* One tile with the softmax beside the next S (overlap_step).  The accumulators' turns are
- * fixed in the code, so the key tiles after the first go by pairs, and the one or two left
- * (the last without a next) in a branch of their own; P V drained after each pair. */
+ * fixed in the code, so the key tiles after the first go by groups of OVERLAP_GROUP steps
+ * (an even count: each group starts with S in the second accumulator), drained after each,
+ * and the last few (the last without a next) in a branch for each count.  (Groups of four:
+ * ptxas spills 616 bytes at d128, causal 440.) */
+enum { OVERLAP_GROUP = 2 };
+
 static void consume_tile_overlap(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid,
                                  hop_states *st, cute_val scale_log2)
 {
     cute_alg *a = cute_ctx_alg(c);
-    hop_frag f;
-    cute_tensor rp;
-    attn_rows r = tile_start(c, p, t, m, tid, st, &f, &rp);
-    f.coords = cute_partition_C(c, f.qk, t->cS); /* (outside the branches: see softmax) */
-    cute_tensor s0 = f.acc_s, s1 = cute_partition_fragment_C(c, f.qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, 0));
+    ovl_tile o = {.p = p, .t = t, .m = m, .st = st, .scale_log2 = scale_log2};
+    o.r = tile_start(c, p, t, m, tid, st, &o.f, &o.rp);
+    o.f.coords = cute_partition_C(c, o.f.qk, t->cS); /* (outside the branches: see softmax) */
+    o.acc[0] = o.f.acc_s;
+    o.acc[1] = cute_partition_fragment_C(c, o.f.qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, 0));
     overlap_turn(c, p, st);
-    issue_scores_into(c, p, m, &f, s0, &st->q, &st->k);
+    issue_scores_into(c, p, m, &o.f, o.acc[0], &st->q, &st->k);
     overlap_pass(c, p, st);
     retire(c, 0, &m->pk, &st->k);
+    int g = OVERLAP_GROUP;
     cute_int b = t->n_begin, rest = cute_sub(a, cute_sub(a, t->n_end, b), cute_i(1)); /* key tiles after b */
-    CUTE_IF(c, cute_int_eq(c, rest, cute_i(0))) {
-        overlap_step(c, p, t, m, &f, s0, s0, rp, &r, st, b, false, false, true, scale_log2);
-    }
+    CUTE_IF(c, cute_int_eq(c, rest, cute_i(0))) { overlap_steps(c, &o, b, 0, 0, true); }
     CUTE_ELSE(c) {
-        overlap_step(c, p, t, m, &f, s0, s1, rp, &r, st, b, false, true, true, scale_log2);
-        cute_int pairs = cute_div(a, cute_sub(a, rest, cute_i(1)), cute_i(2));
+        overlap_steps(c, &o, b, 1, 0, false);
+        cute_int groups = cute_div(a, cute_sub(a, rest, cute_i(1)), cute_i(g));
         cute_int b1 = cute_add(a, b, cute_i(1));
-        CUTE_FOR(c, i, cute_i(0), pairs) {
-            cute_int n = cute_add(a, b1, cute_mul(a, i, cute_i(2)));
-            overlap_step(c, p, t, m, &f, s1, s0, rp, &r, st, n, false, true, false, scale_log2);
-            overlap_step(c, p, t, m, &f, s0, s1, rp, &r, st, cute_add(a, n, cute_i(1)), true, true, true, scale_log2);
-        }
-        cute_int n0 = cute_add(a, b1, cute_mul(a, pairs, cute_i(2)));
-        CUTE_IF(c, cute_int_eq(c, cute_mod(a, cute_sub(a, rest, cute_i(1)), cute_i(2)), cute_i(1))) {
-            overlap_step(c, p, t, m, &f, s1, s0, rp, &r, st, n0, false, true, false, scale_log2);
-            overlap_step(c, p, t, m, &f, s0, s0, rp, &r, st, cute_add(a, n0, cute_i(1)), true, false, true, scale_log2);
-        }
-        CUTE_ELSE(c) { overlap_step(c, p, t, m, &f, s1, s1, rp, &r, st, n0, false, false, true, scale_log2); }
+        CUTE_FOR(c, i, cute_i(0), groups) { overlap_steps(c, &o, cute_add(a, b1, cute_mul(a, i, cute_i(g))), g, 1, false); }
+        cute_int n0 = cute_add(a, b1, cute_mul(a, groups, cute_i(g)));
+        cute_int left = cute_mod(a, cute_sub(a, rest, cute_i(1)), cute_i(g));
+        for (int k = 0; k < g; k++)
+            CUTE_IF(c, cute_int_eq(c, left, cute_i(k))) { overlap_steps(c, &o, n0, k, 1, true); }
     }
     cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
     cute_pipeline_state_advance(c, &st->q);
-    attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
+    attn_epilogue(c, p, o.f.pv, t, &o.r, o.f.acc_o, scale_log2);
 }
 
 /* tid: the thread's index among the consumers (0 .. 128 consumers - 1) */
