@@ -10,8 +10,9 @@
 # decision: how much of a difference the tile size makes).
 # Decides (TFLOP/s of the same run, each shape's rows):
 #   non-causal: the form faster by more than 1% at 8x16x4096 and at 2x16x16384 -> make it the
-#     default for non-causal (hopper_plan.c, `bool overlap = ov ? ... : !cfg->causal;`);
-#   causal: faster by more than 1% at 8x16x4096 causal -> the default there too (`: true;`);
+#     default at d128 non-causal (hopper_plan.c, `bool overlap = ov ? ... : p->d == 128 &&
+#     !cfg->causal;`); causal: faster by more than 1% at 8x16x4096 causal -> the default at
+#     d128 causal (`... && cfg->causal`; both: `p->d == 128`);
 #   s,free faster than s by more than 1% at 8x16x4096 (causal not slower) -> s,free is the
 #     form to keep; else delete s,free;
 #   slower by more than 1% at every row -> delete the form (overlap_step,
@@ -73,20 +74,19 @@ cmp1()
     else
         echo "decides: s,free no better than s: delete its two lines (overlap_turn/overlap_pass's test, plan field overlap_free)"
     fi
-    if [ "$n4" = faster ] && [ "$n16" = faster ]; then
-        echo "decides: make CUTEC_ATTN_FWD_OVERLAP=s the default for d128 non-causal (hopper_plan.c: bool overlap = ov ? ... : !cfg->causal)"
-    else
-        echo "decides: non-causal keeps the default (the form: 4k $n4, 16k $n16)"
-    fi
-    if [ "$c4" = faster ]; then
-        echo "decides: make the form the default for causal too (hopper_plan.c: bool overlap = ov ? ... : true)"
-    else
-        echo "decides: causal keeps the default (the form: $c4)"
-    fi
-    if [ "$n4" = slower ] && [ "$c4" = slower ] && [ "$n16" = slower ]; then
-        echo "decides: delete CUTEC_ATTN_FWD_OVERLAP=s (slower at every row)"
-    elif [ "$n4$c4$n16" != "fasterfasterfaster" ]; then
-        echo "decides: keep CUTEC_ATTN_FWD_OVERLAP=s opt-in where not made the default"
+    nc=no cz=no
+    [ "$n4" = faster ] && [ "$n16" = faster ] && nc=yes
+    [ "$c4" = faster ] && cz=yes
+    case "$nc$cz" in
+    yesyes) echo "decides: make CUTEC_ATTN_FWD_OVERLAP=s the default at d128, causal or not (hopper_plan.c: bool overlap = ov ? ... : p->d == 128;)" ;;
+    yesno) echo "decides: make CUTEC_ATTN_FWD_OVERLAP=s the default at d128 non-causal (hopper_plan.c: bool overlap = ov ? ... : p->d == 128 && !cfg->causal;)" ;;
+    noyes) echo "decides: make CUTEC_ATTN_FWD_OVERLAP=s the default at d128 causal (hopper_plan.c: bool overlap = ov ? ... : p->d == 128 && cfg->causal;)" ;;
+    *) echo "decides: the default stays (the form against it: 4k $n4, 4k causal $c4, 16k $n16)" ;;
+    esac
+    if [ "$n4" = slower ] && [ "$c4" = slower ] && [ "$n16" = slower ] && [ "$(cmp1 "$f" "$b")" != faster ]; then
+        echo "decides: delete CUTEC_ATTN_FWD_OVERLAP (s slower at every row, s,free not faster at 4k)"
+    elif [ "$nc$cz" != yesyes ]; then
+        echo "decides: keep CUTEC_ATTN_FWD_OVERLAP opt-in where not made the default (s,free against the default at 4k: $(cmp1 "$f" "$b") / causal $(cmp1 "$fc" "$bc"))"
     fi
 } >"$log" 2>&1
 tail -n 60 "$log"
