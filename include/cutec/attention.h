@@ -8,8 +8,8 @@
  * is plain multi-head, G = 1 multi-query).  Tensors are (B, S, H, D) as PyTorch SDPA's
  * (B, H, S, D) inputs are after a transpose: any strides, D contiguous.  Causal masking is
  * SDPA's is_causal (top-left: query i sees keys j <= i).  f16 or bf16, head dim a multiple of 32
- * from 32 to 256 (the backward: to 128; the Hopper forward: 64, 96, 128, 192 and 256, AUTO
- * giving the others to the SM80 kernels on every card), f32 accumulation; any sequence lengths (Sq for Q and O, Sk for K and V).
+ * from 32 to 256 (the backward: to 128; the Hopper forward: 64 and up, AUTO giving 32 to
+ * the SM80 kernels on every card), f32 accumulation; any sequence lengths (Sq for Q and O, Sk for K and V).
  */
 #ifndef CUTEC_ATTENTION_H
 #define CUTEC_ATTENTION_H
@@ -30,7 +30,7 @@ typedef enum {
 
 typedef struct cute_attention_config {
     cute_dtype dtype; /* Q, K, V and O: CUTE_F16 or CUTE_BF16 */
-    int head_dim;     /* D: a multiple of 32 from 32 to 256 (the Hopper forward: 64, 96, 128, 192, 256) */
+    int head_dim;     /* D: a multiple of 32 from 32 to 256 (the Hopper forward: 64 and up) */
     bool causal;      /* SDPA's is_causal (top-left) */
     bool lse;         /* also write the log-sum-exp (B, H, Sq), f32 */
     /* a sliding window: query i sees keys i - window_left .. i + window_right (with causal,

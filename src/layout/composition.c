@@ -79,6 +79,23 @@ static cute_layout compose_leaf(cute_alg *c, const mode_list *A, cute_int n, cut
         }
         rest_stride = next_stride;
     }
+    /* What reaches past A's end extends along A's last mode (CuTe's rule).  Where that mode's
+     * extent may be 1 at launch, the static algebra coalesces it away and extends along the mode
+     * before it instead: the two forms disagree past the end, so which mode extends cannot be
+     * decided at trace time. */
+    if (!c->failed && dyn &&
+        cute_int_cmp(c, CUTE_CMP_EQ, A->s[R - 1], cute_i(1)) != CUTE_FALSE &&
+        cute_int_cmp(c, CUTE_CMP_EQ, rest_shape, cute_i(1)) != CUTE_TRUE &&
+        cute_int_cmp(c, CUTE_CMP_LT, A->s[R - 1], rest_shape) != CUTE_FALSE) {
+        cute_layout a = modes_layout(c, A, false, who);
+        cute_alg_fail(c, "%s: cannot decide at trace time where %s o %s:%s extends past the "
+                         "end: its last mode's extent %s may be 1 at launch, which would drop "
+                         "that mode and extend the one before it (a static extent, or a tiler "
+                         "within the layout's size, is required)",
+                      who, layout_text(&a, (char[1024]){0}, 1024), ITXT(n), ITXT(r),
+                      ITXT(A->s[R - 1]));
+        return cute_layout_poison();
+    }
     cute_int last_stride = cute_mul(c, rest_stride, A->d[R - 1]);
     if (out.n == 0) {
         cute_layout L = layout_of(cute_tuple_int(rest_shape), cute_tuple_int(last_stride));

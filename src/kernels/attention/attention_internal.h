@@ -55,12 +55,12 @@ typedef struct attn_plan {
 } attn_plan;
 
 /* the forward's head dims: the SM80 kernel takes every multiple of 32 to 256 (its copies move
- * 64-byte pieces of a row, its MMAs 16 columns at a time); the Hopper kernel 64, 96, 128, 192
- * and 256 (whole swizzle rows: 64 columns, or 32 at 96), and AUTO gives the others to the SM80
+ * 64-byte pieces of a row, its MMAs 16 columns at a time); the Hopper kernel every one past 32
+ * (whole swizzle rows: 64 columns, or 32 where D % 64 == 32), and AUTO gives 32 to the SM80
  * kernel on every card */
 #define ATTN_HEAD_DIMS "a multiple of 32 from 32 to 256"
 static inline bool attn_head_dim_ok(int64_t d) { return d >= 32 && d <= 256 && d % 32 == 0; }
-static inline bool attn_hopper_head_dim(int64_t d) { return d == 64 || d == 96 || d == 128 || d == 192 || d == 256; }
+static inline bool attn_hopper_head_dim(int64_t d) { return attn_head_dim_ok(d) && d >= 64; }
 /* the backward's: both kernels hold dK's and dV's f32 (64, D) accumulators in a block of four
  * warps, which past 128 spill (ptxas: 572 bytes at 192, 2.4 KB at 256) */
 #define ATTN_BWD_HEAD_DIMS "a multiple of 32 from 32 to 128"

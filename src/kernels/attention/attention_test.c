@@ -300,9 +300,12 @@ int main(void)
         {1, 200, 200, 2, 1, 128, true, false, CUTE_BF16, 0.2},
         {2, 70, 400, 1, 1, 128, false, true, CUTE_F16, 0},
         {1, 150, 150, 1, 1, 256, true, false, CUTE_BF16, 0},
-        /* head dims 96 (64-byte swizzled rows: three 32-column TMA boxes a row) and 192 */
+        /* head dims 96, 160 and 224 (64-byte swizzled rows: 3, 5 and 7 32-column TMA boxes a
+         * row) and 192 */
         {1, 257, 300, 4, 2, 96, true, false, CUTE_BF16, 0},
         {1, 130, 200, 2, 1, 192, false, true, CUTE_F16, 0},
+        {1, 200, 150, 2, 1, 160, true, true, CUTE_F16, 0},
+        {1, 100, 290, 2, 2, 224, false, false, CUTE_BF16, 0},
     };
     for (int hopper = 0; hopper < 2; hopper++) {
         p_is_the_a_fragment(CUTE_BF16, 128, hopper);

@@ -68,7 +68,7 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     p->cfg = *cfg, p->hopper = true;
     if (!hopper_ok(a, cfg, arch, "hopper")) return false;
     if (!attn_hopper_head_dim(cfg->head_dim))
-        return cute_alg_fail(a, "attention hopper: head dim %d (64, 96, 128, 192 or 256)", cfg->head_dim);
+        return cute_alg_fail(a, "attention hopper: head dim %d (a multiple of 32 from 64 to 256)", cfg->head_dim);
     /* 192-row Q tiles at head dim 64 non-causal, three consumer warpgroups (FlashAttention
      * 3's): the softmax, long there beside the GEMMs, of two warpgroups runs while the third's
      * GEMMs do (H200, 16x32x2048: 446.9 TFLOP/s against 387.9 with 128 rows); causal, 128
@@ -92,8 +92,8 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
      * 680.6 TFLOP/s against 176 keys a block a tile's 669.1, 2x16x16384 714.7 against 683.8;
      * 144 keys 676.9, 128 671.1, 128 a block a tile 667.0; causal, 128 keys: 607.2 against
      * 144's 584.0 and 160's 577.1) */
-    int wide = p->d == 256 ? 80 : p->d == 192 ? 112 : p->d == 128 ? 160 : 128;
-    int narrow = p->d == 256 ? 64 : p->d == 192 || bm == 192 ? 112 : 128;
+    int wide = p->d == 256 ? 80 : p->d == 224 ? 96 : p->d == 192 ? 112 : p->d == 128 ? 160 : 128;
+    int narrow = p->d == 256 ? 64 : p->d == 224 ? 80 : p->d == 192 || bm == 192 ? 112 : 128;
     /* the softmax of S(n) beside S(n+1)'s wgmma (hopper_fwd.c, overlap_step), opt-in until
      * an H200 times it (CUTEC_ATTN_FWD_OVERLAP=s, or =s,free without the warpgroups' turns;
      * =0 off); to make it the default, the `false` below `p->d == 128` (and `&& !cfg->causal`
