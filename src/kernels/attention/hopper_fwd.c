@@ -265,18 +265,6 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
 }
 
-/* CUTEC_ATTN_FWD_OVERLAP=s (hopper_plan.c: two consumer warpgroups, head dims to 128,
- * 96-key tiles), opt-in until an H200 times it: the softmax of S(n) runs while S(n+1) = Q
- * K(n+1)^T is in flight.  S has two accumulators that take turns (cur, nxt): a step issues
- * S(n+1) into nxt, waits for P(n-1) V(n-1) where `pv` says it is in flight (the batch
- * before S(n+1)'s: wait_group 1), runs the softmax of cur, rescales O, converts P(n),
- * issues P(n) V(n) and waits for S(n+1), or with `drain` for P(n) V(n) too.  ptxas hoists
- * a wait to just below the last wgmma issued before it (SASS): S(n+1)'s wait stays below
- * the softmax because P(n) V(n)'s issue stands between; P(n-1) V(n-1)'s is waited for at
- * the top, where ptxas would put it anyway (O's rescale needs it).  And why `drain`:
- * ptxas (CUDA 13) serializes every wgmma (C7514) where one is in flight across the loop's
- * back edge, so the step before the loop's head or a join drains.  `pv`: P(n-1) V(n-1) in
- * flight; `next`: a key tile after n. */
 /* the overlap's turns of the ring, or none with CUTEC_ATTN_FWD_OVERLAP=s,free (each
  * warpgroup issues when it is ready: its own next S hides its softmax) */
 static void overlap_turn(cute_ctx *c, const attn_plan *p, const hop_states *st)
@@ -301,6 +289,18 @@ typedef struct ovl_tile {
     cute_val scale_log2;
 } ovl_tile;
 
+/* CUTEC_ATTN_FWD_OVERLAP=s (hopper_plan.c: two consumer warpgroups, head dims to 128,
+ * 96-key tiles; opt-in until an H200 times it): the softmax of S(n) runs while S(n+1) = Q
+ * K(n+1)^T is in flight.  S has two accumulators that take turns (cur, nxt): a step issues
+ * S(n+1) into nxt, waits for P(n-1) V(n-1) where `pv` says it is in flight (the batch
+ * before S(n+1)'s: wait_group 1), runs the softmax of cur, rescales O, converts P(n),
+ * issues P(n) V(n) and waits for S(n+1), or with `drain` for P(n) V(n) too.  ptxas hoists
+ * a wait to just below the last wgmma issued before it (SASS): S(n+1)'s wait stays below
+ * the softmax because P(n) V(n)'s issue stands between; P(n-1) V(n-1)'s is waited for at
+ * the top, where ptxas would put it anyway (O's rescale needs it).  And why `drain`:
+ * ptxas (CUDA 13) serializes every wgmma (C7514) where one is in flight across the loop's
+ * back edge, so the step before the loop's head or a join drains.  `pv`: P(n-1) V(n-1) in
+ * flight; `next`: a key tile after n. */
 static void overlap_step(cute_ctx *c, ovl_tile *o, cute_int n, int cur, bool pv, bool next, bool drain)
 {
     const attn_plan *p = o->p;
