@@ -42,9 +42,6 @@ typedef struct attn_plan {
     bool snake;              /* the persistent grid's causal order: a head's Q tiles longest
                                 first, every other round's blocks reversed (hopper_sched.c,
                                 CUTEC_ATTN_FWD_ORDER=snake) */
-    bool overlap_s;          /* the Hopper forward's softmax of S(n) beside S(n+1)'s wgmma (two S
-                                accumulators; opt-in CUTEC_ATTN_FWD_OVERLAP=s, hopper_plan.c) */
-    bool overlap_free;       /* with it, no turns between the consumer warpgroups (=s,free) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
     /* the Blackwell forward (blackwell_fwd_plan.c): S = Q K^T (tcgen05 _SS) and O += P V (_TS,

@@ -376,20 +376,6 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (one Q stage, the order across heads)", snake);
     unsetenv("CUTEC_ATTN_FWD_ORDER");
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
-    /* the softmax beside the next S (CUTEC_ATTN_FWD_OVERLAP=s, 96-key tiles): one key tile,
-     * two, and the pairs with an odd or an even rest after them; GQA, causal with Sq < Sk */
-    static const attn_case overlap[] = {
-        {1, 70, 90, 2, 1, 128, false, true, CUTE_BF16, 0},
-        {1, 200, 500, 4, 2, 128, false, true, CUTE_BF16, 0},
-        {2, 333, 401, 2, 1, 128, true, false, CUTE_F16, 0},
-        {1, 150, 700, 2, 2, 64, true, true, CUTE_BF16, 0},
-    };
-    setenv("CUTEC_ATTN_FWD_OVERLAP", "s", 1);
-    ATTN_TEST_ON("interp", "attention (the softmax beside the next S)", overlap);
-    static const attn_case overlap_free[] = {{1, 200, 500, 4, 2, 128, true, true, CUTE_BF16, 0}};
-    setenv("CUTEC_ATTN_FWD_OVERLAP", "s,free", 1); /* without the warpgroups' turns */
-    ATTN_TEST_ON("interp", "attention (the softmax beside the next S, no turns)", overlap_free);
-    unsetenv("CUTEC_ATTN_FWD_OVERLAP");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {

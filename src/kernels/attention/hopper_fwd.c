@@ -113,7 +113,6 @@ typedef struct hop_frag {
     cute_thr_mma qk, pv;
     cute_tensor sQ, sK, sVt; /* (MMA,M,K[,Q stages]); (MMA,N,K,stages) */
     cute_tensor acc_s, acc_o;
-    cute_tensor coords; /* (MMA,M,N,key tiles): S's coordinates, with the overlap only */
 } hop_frag;
 
 static hop_frag fragments(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid)
@@ -128,21 +127,15 @@ static hop_frag fragments(cute_ctx *c, const attn_plan *p, const attn_block *t, 
     return f;
 }
 
-/* issue acc = Q K^T of the states' Q and K tiles (a wgmma batch, not waited for) */
-static void issue_scores_into(cute_ctx *c, const attn_plan *p, const hop_smem *m, const hop_frag *f, cute_tensor acc,
-                              const cute_pipeline_state *sq, const cute_pipeline_state *s)
-{
-    cute_pipeline_consumer_wait(c, &m->pk, s, (cute_val){0});
-    cute_fill(c, acc, 0);
-    cute_warpgroup_arrive(c);
-    cute_gemm(c, &p->mma, acc, q_stage(c, p, f->sQ, 4, sq), attn_hop_stage(c, f->sK, 4, s), acc);
-    cute_warpgroup_commit_batch(c);
-}
-
+/* issue acc_s = Q K^T of the states' Q and K tiles (a wgmma batch, not waited for) */
 static void issue_scores(cute_ctx *c, const attn_plan *p, const hop_smem *m, const hop_frag *f,
                          const cute_pipeline_state *sq, const cute_pipeline_state *s)
 {
-    issue_scores_into(c, p, m, f, f->acc_s, sq, s);
+    cute_pipeline_consumer_wait(c, &m->pk, s, (cute_val){0});
+    cute_fill(c, f->acc_s, 0);
+    cute_warpgroup_arrive(c);
+    cute_gemm(c, &p->mma, f->acc_s, q_stage(c, p, f->sQ, 4, sq), attn_hop_stage(c, f->sK, 4, s), f->acc_s);
+    cute_warpgroup_commit_batch(c);
 }
 
 /* issue acc_o += P V of the state's V tile: P (f16/bf16 registers laid out as S's
@@ -170,19 +163,13 @@ static void retire(cute_ctx *c, int pending, const cute_pipeline *pipe, cute_pip
 /* S masked where key tile n needs it, then the softmax: P in place of S, O's factors in
  * corr (O rescaled every tile: FlashAttention 4's lazy rescale measured slower here, see
  * docs/attention.md) */
-static void softmax_at(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_frag *f, attn_rows *r,
-                       cute_int n, cute_tensor coords, cute_val scale_log2, cute_val *corr)
-{
-    CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, attn_cfg_band(&p->cfg)); }
-    attn_softmax_scores(c, r, f->acc_s, scale_log2, corr);
-}
-
 static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_frag *f, attn_rows *r,
                     cute_int n, cute_val scale_log2, cute_val *corr)
 {
     /* (partitioned here: in the branch below the tracer cannot tell which threads run) */
     cute_tensor coords = cute_partition_C(c, f->qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
-    softmax_at(c, p, t, f, r, n, coords, scale_log2, corr);
+    CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, attn_cfg_band(&p->cfg)); }
+    attn_softmax_scores(c, r, f->acc_s, scale_log2, corr);
 }
 
 static void to_p(cute_ctx *c, const attn_plan *p, const hop_frag *f, cute_tensor rp)
@@ -203,28 +190,18 @@ typedef struct hop_states {
  * before that wait (a branch ending the softmax's block) and O rescaled in the next turn
  * (between S(n+1)'s issue and P(n) V(n)'s), measured no faster on an H200 (sessions 29 and
  * 30, d128 8x16x4096: 644.8 and 663.1 TFLOP/s against 660.3 and 668.8 in the same runs;
- * 2x16x16384 641.9 against 724.2) and were removed in session 31. */
+ * 2x16x16384 641.9 against 724.2) and were removed in session 31.  (ptxas hoists any
+ * wgmma wait to just below the wgmma issued before it, not for P's conversion alone: with P
+ * in two register buffers the wait still stood above the exp2s.)  The softmax of S(n)
+ * beside S(n+1)'s wgmma instead (two S accumulators, 96-key tiles, key tiles by pairs:
+ * ptxas serializes a wgmma in flight across the loop's back edge) measured slower in
+ * session 33 (8x16x4096 541.1, without the warpgroups' turns 612.6, against 663.4) and was
+ * removed: docs/attention.md. */
 static void after_softmax(cute_ctx *c, const hop_smem *m, const hop_frag *f, const attn_rows *r, const cute_val *corr,
                           hop_states *st)
 {
     retire(c, 0, &m->pv, &st->v); /* O += P(n-1) V(n-1) is in */
     attn_rescale(c, r, f->acc_o, corr);
-}
-
-/* a tile's start: the consumer's fragments, O zeroed, the rows' running max and sum, P's
- * fragment (shaped as S's accumulators: the RS wgmma's A operand, in its packed words), and
- * the wait for Q */
-static attn_rows tile_start(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid,
-                            hop_states *st, hop_frag *f, cute_tensor *rp)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    *f = fragments(c, p, t, m, tid);
-    cute_fill(c, f->acc_o, 0);
-    cute_layout rows_mode = cute_get(a, &f->acc_o.layout, 1);
-    attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
-    *rp = cute_make_fragment_A(c, &p->pv, f->acc_s);
-    cute_pipeline_consumer_wait(c, &m->pq, &st->q, (cute_val){0});
-    return r;
 }
 
 /* One tile.  S(n) = Q K(n)^T and O += P(n-1) V(n-1) are issued together, then the softmax
@@ -235,9 +212,13 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
                          hop_states *st, cute_val scale_log2)
 {
     cute_alg *a = cute_ctx_alg(c);
-    hop_frag f;
-    cute_tensor rp;
-    attn_rows r = tile_start(c, p, t, m, tid, st, &f, &rp);
+    hop_frag f = fragments(c, p, t, m, tid);
+    cute_fill(c, f.acc_o, 0);
+    cute_layout rows_mode = cute_get(a, &f.acc_o.layout, 1);
+    attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
+    /* P(n-1), shaped as S's accumulators: the RS wgmma's A operand, in its packed words */
+    cute_tensor rp = cute_make_fragment_A(c, &p->pv, f.acc_s);
+    cute_pipeline_consumer_wait(c, &m->pq, &st->q, (cute_val){0});
     int ring = p->consumers;
     cute_val corr[8];
     attn_hop_ring_turn(c, st->wg, ring);
@@ -265,115 +246,6 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
 }
 
-/* the overlap's turns of the ring, or none with CUTEC_ATTN_FWD_OVERLAP=s,free (each
- * warpgroup issues when it is ready: its own next S hides its softmax) */
-static void overlap_turn(cute_ctx *c, const attn_plan *p, const hop_states *st)
-{
-    if (!p->overlap_free) attn_hop_ring_turn(c, st->wg, p->consumers);
-}
-
-static void overlap_pass(cute_ctx *c, const attn_plan *p, const hop_states *st)
-{
-    if (!p->overlap_free) attn_hop_ring_pass(c, st->wg, p->consumers);
-}
-
-/* a tile's state in the overlap: its fragments, S's two accumulators, P, the rows */
-typedef struct ovl_tile {
-    const attn_plan *p;
-    const attn_block *t;
-    const hop_smem *m;
-    hop_states *st;
-    hop_frag f;
-    cute_tensor acc[2], rp;
-    attn_rows r;
-    cute_val scale_log2;
-} ovl_tile;
-
-/* CUTEC_ATTN_FWD_OVERLAP=s (hopper_plan.c: two consumer warpgroups, head dims to 128,
- * 96-key tiles; opt-in until an H200 times it): the softmax of S(n) runs while S(n+1) = Q
- * K(n+1)^T is in flight.  S has two accumulators that take turns (cur, nxt): a step issues
- * S(n+1) into nxt, waits for P(n-1) V(n-1) where `pv` says it is in flight (the batch
- * before S(n+1)'s: wait_group 1), runs the softmax of cur, rescales O, converts P(n),
- * issues P(n) V(n) and waits for S(n+1), or with `drain` for P(n) V(n) too.  ptxas hoists
- * a wait to just below the last wgmma issued before it (SASS): S(n+1)'s wait stays below
- * the softmax because P(n) V(n)'s issue stands between; P(n-1) V(n-1)'s is waited for at
- * the top, where ptxas would put it anyway (O's rescale needs it).  And why `drain`:
- * ptxas (CUDA 13) serializes every wgmma (C7514) where one is in flight across the loop's
- * back edge, so the step before the loop's head or a join drains.  `pv`: P(n-1) V(n-1) in
- * flight; `next`: a key tile after n. */
-static void overlap_step(cute_ctx *c, ovl_tile *o, cute_int n, int cur, bool pv, bool next, bool drain)
-{
-    const attn_plan *p = o->p;
-    const hop_smem *m = o->m;
-    hop_states *st = o->st;
-    hop_frag g = o->f;
-    g.acc_s = o->acc[cur];
-    if (next) {
-        overlap_turn(c, p, st);
-        issue_scores_into(c, p, m, &o->f, o->acc[cur ^ 1], &st->q, &st->k);
-        overlap_pass(c, p, st);
-    }
-    if (pv) retire(c, next ? 1 : 0, &m->pv, &st->v); /* O += P(n-1) V(n-1) is in */
-    cute_val corr[8];
-    cute_tensor coords = CUTE_SLICE(c, o->f.coords, CUTE_ALL, CUTE_ALL, CUTE_ALL, n);
-    softmax_at(c, p, o->t, &g, &o->r, n, coords, o->scale_log2, corr);
-    attn_rescale(c, &o->r, g.acc_o, corr);
-    to_p(c, p, &g, o->rp);
-    overlap_turn(c, p, st);
-    issue_attend(c, p, m, &g, o->rp, &st->v);
-    overlap_pass(c, p, st);
-    if (next) retire(c, drain ? 0 : 1, &m->pk, &st->k); /* S(n+1) is in */
-    if (drain) retire(c, 0, &m->pv, &st->v);           /* and P(n) V(n) */
-}
-
-/* k steps with a next key tile from n on, S(n) in accumulator cur, nothing in flight
- * before; then, where `last`, key tile n + k's step, the tile's last.  Drained at the end. */
-static void overlap_steps(cute_ctx *c, ovl_tile *o, cute_int n, int k, int cur, bool last)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    for (int j = 0; j < k; j++)
-        overlap_step(c, o, cute_add(a, n, cute_i(j)), cur ^ (j & 1), j > 0, true, j == k - 1 && !last);
-    if (last) overlap_step(c, o, cute_add(a, n, cute_i(k)), cur ^ (k & 1), k > 0, false, true);
-}
-
-/* One tile with the softmax beside the next S (overlap_step).  The accumulators' turns are
- * fixed in the code, so the key tiles after the first go by groups of OVERLAP_GROUP steps
- * (an even count: each group starts with S in the second accumulator), drained after each,
- * and the last few (the last without a next) in a branch for each count.  (Groups of four:
- * ptxas spills 616 bytes at d128, causal 440.) */
-enum { OVERLAP_GROUP = 2 };
-
-static void consume_tile_overlap(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid,
-                                 hop_states *st, cute_val scale_log2)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    ovl_tile o = {.p = p, .t = t, .m = m, .st = st, .scale_log2 = scale_log2};
-    o.r = tile_start(c, p, t, m, tid, st, &o.f, &o.rp);
-    o.f.coords = cute_partition_C(c, o.f.qk, t->cS); /* (outside the branches: see softmax) */
-    o.acc[0] = o.f.acc_s;
-    o.acc[1] = cute_partition_fragment_C(c, o.f.qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, 0));
-    overlap_turn(c, p, st);
-    issue_scores_into(c, p, m, &o.f, o.acc[0], &st->q, &st->k);
-    overlap_pass(c, p, st);
-    retire(c, 0, &m->pk, &st->k);
-    int g = OVERLAP_GROUP;
-    cute_int b = t->n_begin, rest = cute_sub(a, cute_sub(a, t->n_end, b), cute_i(1)); /* key tiles after b */
-    CUTE_IF(c, cute_int_eq(c, rest, cute_i(0))) { overlap_steps(c, &o, b, 0, 0, true); }
-    CUTE_ELSE(c) {
-        overlap_steps(c, &o, b, 1, 0, false);
-        cute_int groups = cute_div(a, cute_sub(a, rest, cute_i(1)), cute_i(g));
-        cute_int b1 = cute_add(a, b, cute_i(1));
-        CUTE_FOR(c, i, cute_i(0), groups) { overlap_steps(c, &o, cute_add(a, b1, cute_mul(a, i, cute_i(g))), g, 1, false); }
-        cute_int n0 = cute_add(a, b1, cute_mul(a, groups, cute_i(g)));
-        cute_int left = cute_mod(a, cute_sub(a, rest, cute_i(1)), cute_i(g));
-        for (int k = 0; k < g; k++)
-            CUTE_IF(c, cute_int_eq(c, left, cute_i(k))) { overlap_steps(c, &o, n0, k, 1, true); }
-    }
-    cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
-    cute_pipeline_state_advance(c, &st->q);
-    attn_epilogue(c, p, o.f.pv, t, &o.r, o.f.acc_o, scale_log2);
-}
-
 /* tid: the thread's index among the consumers (0 .. 128 consumers - 1) */
 static void consumer(cute_ctx *c, const hop_job *j, cute_int tid)
 {
@@ -383,8 +255,7 @@ static void consumer(cute_ctx *c, const hop_job *j, cute_int tid)
                      attn_hop_ring_start(c, tid, j->p->consumers)};
     CUTE_FOR(c, w, cute_i(0), tiles_mine(c, j)) {
         attn_block t = tile_at(c, j, w);
-        if (j->p->overlap_s) consume_tile_overlap(c, j->p, &t, j->m, tid, &st, j->scale_log2);
-        else consume_tile(c, j->p, &t, j->m, tid, &st, j->scale_log2);
+        consume_tile(c, j->p, &t, j->m, tid, &st, j->scale_log2);
     }
     attn_hop_ring_end(c, st.wg);
 }

@@ -94,18 +94,6 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
      * 144's 584.0 and 160's 577.1) */
     int wide = p->d == 256 ? 80 : p->d == 224 ? 96 : p->d == 192 ? 112 : p->d == 128 ? 160 : 128;
     int narrow = p->d == 256 ? 64 : p->d == 224 ? 80 : p->d == 192 || bm == 192 ? 112 : 128;
-    /* the softmax of S(n) beside S(n+1)'s wgmma (hopper_fwd.c, overlap_step), opt-in until
-     * an H200 times it (CUTEC_ATTN_FWD_OVERLAP=s, or =s,free without the warpgroups' turns;
-     * =0 off); to make it the default, the `false` below `p->d == 128` (and `&& !cfg->causal`
-     * or `&& cfg->causal`: scripts/device-attnf5.sh says).  S's second accumulator is bn / 2
-     * registers more: two consumer warpgroups and head dims to 128 only, 96-key tiles (2 x
-     * 48 + 24 + 64 of a consumer's 240; ptxas at d128: 112 keys spill 32 bytes, causal 120;
-     * at 128 it serializes the wgmmas for want of registers, C7512) */
-    const char *ov = getenv("CUTEC_ATTN_FWD_OVERLAP");
-    bool overlap = ov ? !strcmp(ov, "s") || !strcmp(ov, "s,free") : false;
-    p->overlap_s = overlap && p->consumers == 2 && p->d <= 128;
-    p->overlap_free = p->overlap_s && ov && !strcmp(ov, "s,free"); /* no ping-pong turns */
-    if (p->overlap_s) wide = narrow = 96;
     p->bn = cfg->block_n ? cfg->block_n : !cfg->causal ? wide : narrow;
     int64_t es = 2, q = p->bm * p->d * es, stage = 2 * p->bn * p->d * es;
     int64_t fit = (SMEM_BYTES - q) / stage;
