@@ -8,9 +8,11 @@
  *    whole) and fewer tiles than blocks;
  *  - that the runs met in the fixup (with no partials added C goes wrong), the flags back at
  *    0 after a call, and a finisher that does not wait caught (it leaves them raised);
+ *  - the same cases staggered (CUTEC_SM80_STREAMK=stagger: streamk_stagger.c), and a form
+ *    the variable does not name refused;
  *  - what it refuses, named: a batch, a fused epilogue;
  *  - on a GPU (else skipped, visibly): s8 at 4096^3 (3.88 waves of 128 x 128 tiles) sampled,
- *    and odd sizes. */
+ *    and odd sizes, plain and (s8) staggered. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -150,6 +152,31 @@ static void broken_all(cute_runtime *rt)
           (long long)bad);
 }
 
+/* the case as staggered stream-K (CUTEC_SM80_STREAMK=stagger; streamk_stagger.c) */
+static void staggered(cute_runtime *rt, const skcase *k)
+{
+    char what[96];
+    skcase st = *k;
+    snprintf(what, sizeof what, "staggered, %s", k->what);
+    st.what = what;
+    setenv("CUTEC_SM80_STREAMK", "stagger", 1);
+    through_lib(rt, &st);
+    unsetenv("CUTEC_SM80_STREAMK");
+}
+
+/* a form CUTEC_SM80_STREAMK does not name is refused, named */
+static void bad_form(cute_runtime *rt)
+{
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
+                            .major = {1, 1, 1}, .align_bytes = 16, .tiling = S8_TILE};
+    char why[1024] = "";
+    setenv("CUTEC_SM80_STREAMK", "staggered", 1);
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, why, sizeof why);
+    unsetenv("CUTEC_SM80_STREAMK");
+    CHECK(!f && strstr(why, "plain or stagger"), "CUTEC_SM80_STREAMK=staggered: wanted a refusal, got \"%s\"", why);
+    cute_fn_free(f);
+}
+
 static void refused(cute_runtime *rt)
 {
     cute_gemm_config base = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
@@ -190,8 +217,12 @@ static void interp(void)
         {100, 64, 300, CUTE_I8, CUTE_I32, 1, 1, 1, 0, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "fewer tiles than blocks"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
+    /* staggered: 15 tiles on 4 blocks (slots of 4, 4, 4 and 3 tiles, shifted 0 .. 3 of 5 k-tiles),
+     * the others as above (2 tiles: a block's head and tail of its one tile) */
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) staggered(rt, &k[i]);
     broken_all(rt);
     refused(rt);
+    bad_form(rt);
     cute_runtime_free(rt);
 }
 
@@ -211,6 +242,7 @@ static void gpu(void)
         {1021, 1000, 2000, CUTE_BF16, CUTE_BF16, 1, 1, 1.5, -0.5, CUTE_GEMM_TENSOROP_SMEM, {.schedule = SK}, "bf16"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
+    for (size_t i = 0; i < 2; i++) staggered(rt, &k[i]);
     cute_runtime_free(rt);
 }
 
