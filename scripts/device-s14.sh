@@ -9,7 +9,7 @@
 # AUTO's 946) is timed beside it for the record.  Under 80 s on one H200 after the lead's
 # `make all tests` (BUDGET_S, default 70: a step past it prints "skipped").  Logs under $OUT.
 #   1. on the GPU against float64 FIRST (every element): staggered s8 with tails, alpha, beta
-#      (tn, nt), bf16; then streamk_sm80_test's GPU cases (4096^3 sampled, plain and staggered);
+#      (tn, nt), bf16 (streamk_sm80_test's GPU cases, 4096^3 sampled, in step 7);
 #   2. `cutec bench mma --dtypes s8`: this run's ceiling;
 #   3. s8 tn 4096^3: AUTO's tiling a block a tile (-auto) and staggered (-sk), in one process
 #      beside cuBLAS, twice; plain stream-K once;
@@ -17,7 +17,8 @@
 #      t = a + K b (AUTO: 17.7 us + K x 30.9 ns): is C's time (a) under the main loops now?
 #   5. s8 tn 8192^3: the library's AUTO, then staggered 128x128x128 (with AUTO's tiling beside
 #      it in the same process);
-#   6. ptxas (sm_90a): registers and spills of the staggered kernel.
+#   6. staggered at 4096^3 with raster bands of 4 and 16 (the tiles in flight: G neighbours);
+#   7. streamk_sm80_test's GPU cases; 8. ptxas (sm_90a): the staggered kernel's registers, spills.
 # The rules ("decides:" lines):
 #   s8 4096: staggered at least 2% faster than AUTO in BOTH 4096^3 pairs -> the library takes
 #         it: src/kernels/gemm/plan_multistage.c `stagger_default = false` -> true and
@@ -52,15 +53,12 @@ stagger_bench() { form_bench stagger "$@"; }
     echo "== 1. staggered stream-K on the GPU against float64 (every element)"
     for args in "--dtype s8 $SK --layout tn --m 2049 --n 2560 --k 400 --alpha 3 --beta -2" \
         "--dtype s8 $SK --layout nt --m 2560 --n 2049 --k 263 --beta 1" \
-        "--dtype s8 $SK --layout tn --m 4096 --n 4096 --k 4096" \
         "--dtype bf16 --layout tn --m 2049 --n 2560 --k 263 --alpha 1.5 --beta -0.5"; do
         device_late run "$args" && continue
         # shellcheck disable=SC2086
         echo "run $args: $(CUTEC_SM80_STREAMK=stagger timeout 15 build/cutec run gemm --backend cuda \
             --variant tensorop_smem --schedule streamk $args 2>&1 | grep -iE "verified|wrong|rror|fail" | head -2 | tr '\n' ' ')"
     done
-    echo "== at $(($(date +%s) - start)) s: streamk_sm80_test's GPU cases"
-    device_late tests || CUTEC_TEST_GPU_ONLY=1 TEST_TIMEOUT=25 device_tests kernels/gemm/streamk_sm80_test
     echo "== 2. at $(($(date +%s) - start)) s: bench mma s8 (this run's ceiling; 1,255.1 at session 32's mid pass)"
     device_late mma || timeout 15 build/cutec bench mma --dtypes s8 --iters 3 2>&1 | grep -E "^s8"
     echo "== 3. s8 tn 4096^3: AUTO's tiling a block a tile (-auto), staggered (-sk), twice; plain once"
@@ -78,7 +76,11 @@ stagger_bench() { form_bench stagger "$@"; }
     BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 8192 >"$out/s14-8192-auto.txt"
     BENCH_TIMEOUT=25 stagger_bench --dtype s8 --layout tn --sizes 8192 --schedule auto,streamk $SK >"$out/s14-8192-sk.txt"
     cat "$out/s14-8192-auto.txt" "$out/s14-8192-sk.txt"
-    echo "== 6. ptxas sm_90a, staggered s8 128x128x128 tn"
+    echo "== 6. at $(($(date +%s) - start)) s: staggered s8 4096^3 with raster bands of 4 and 16 N-tiles (8 above)"
+    BENCH_TIMEOUT=20 stagger_bench --dtype s8 --layout tn --sizes 4096 --schedule streamk $SK --raster 4,16
+    echo "== 7. at $(($(date +%s) - start)) s: streamk_sm80_test's GPU cases (4096^3 sampled, plain and staggered)"
+    device_late tests || CUTEC_TEST_GPU_ONLY=1 TEST_TIMEOUT=25 device_tests kernels/gemm/streamk_sm80_test
+    echo "== 8. ptxas sm_90a, staggered s8 128x128x128 tn"
     CUTEC_SM80_STREAMK=stagger build/cutec compile gemm --dtype s8 --variant tensorop_smem --layout tn --schedule streamk \
         $SK --arch sm_90a --emit usage 2>&1 | grep -E "registers|spill" | tr '\n' ' '
     echo
