@@ -215,6 +215,8 @@ static void interp(void)
         /* 4 tiles on 4 blocks (none left over: every tile whole), and 2 tiles (fewer) */
         {128, 128, 300, CUTE_I8, CUTE_I32, 1, 1, 1, 0, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "tiles = blocks"},
         {100, 64, 300, CUTE_I8, CUTE_I32, 1, 1, 1, 0, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "fewer tiles than blocks"},
+        /* (one byte of A and of B: the stand-in vector is not A's first element) */
+        {1, 1, 1, CUTE_I8, CUTE_I32, 1, 0, 2, -1, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "1 x 1 x 1"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
     /* staggered: 15 tiles on 4 blocks (slots of 4, 4, 4 and 3 tiles, shifted 0 .. 3 of 5 k-tiles),
