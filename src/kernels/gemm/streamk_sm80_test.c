@@ -215,6 +215,9 @@ static void interp(void)
         /* 4 tiles on 4 blocks (none left over: every tile whole), and 2 tiles (fewer) */
         {128, 128, 300, CUTE_I8, CUTE_I32, 1, 1, 1, 0, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "tiles = blocks"},
         {100, 64, 300, CUTE_I8, CUTE_I32, 1, 1, 1, 0, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "fewer tiles than blocks"},
+        /* the library's s8 tiling at 4096^3 (3 x 3 tiles, 4 k-tiles with a tail) */
+        {300, 260, 400, CUTE_I8, CUTE_I32, 1, 1, 3, -2, CUTE_GEMM_TENSOROP_SMEM,
+         {.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = SK}, "128x128x128"},
         /* (one byte of A and of B: the stand-in vector is not A's first element) */
         {1, 1, 1, CUTE_I8, CUTE_I32, 1, 0, 2, -1, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "1 x 1 x 1"},
     };
