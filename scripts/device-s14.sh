@@ -69,7 +69,7 @@ stagger_bench() { form_bench stagger "$@"; }
     done
     BENCH_TIMEOUT=20 form_bench plain --dtype s8 --layout tn --sizes 4096 --schedule streamk \
         $SK >"$out/s14-4096-plain.txt"
-    sed 's/-sk /-plain /' "$out/s14-4096-plain.txt"
+    sed 's/-sk-/-plain-/' "$out/s14-4096-plain.txt"
     echo "== 4. at $(($(date +%s) - start)) s: s8 tn 8192^3: the library's AUTO, then staggered 128x128x128 beside AUTO's tiling"
     BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 8192 >"$out/s14-8192-auto.txt"
     BENCH_TIMEOUT=25 stagger_bench --dtype s8 --layout tn --sizes 8192 --schedule auto,streamk $SK >"$out/s14-8192-sk.txt"
