@@ -17,7 +17,8 @@
 #      it in the same process);
 #   5. the K sweep (4096x4096xK, K 128 / 2048 / 8192): AUTO and staggered, for the fit
 #      t = a + K b (AUTO: 17.7 us + K x 30.9 ns): is C's time (a) under the main loops now?
-#   6. staggered at 4096^3 with raster bands of 4 and 16 (the tiles in flight: G neighbours);
+#   6. staggered at 4096^3 with raster bands of 4 and 16 (the tiles in flight: G neighbours), and
+#      at 256x128x128 (one block an SM) beside the same tiling a block a tile;
 #   7. plain stream-K's K sweep (where its time goes: a or b); 8. streamk_sm80_test's GPU cases;
 #   9. ptxas (sm_90a): the staggered kernel's registers and spills.
 # The rules ("decides:" lines):
@@ -79,6 +80,9 @@ stagger_bench() { form_bench stagger "$@"; }
         --schedule auto,streamk $SK
     echo "== 6. at $(($(date +%s) - start)) s: staggered s8 4096^3 with raster bands of 4 and 16 N-tiles (8 above)"
     BENCH_TIMEOUT=20 stagger_bench --dtype s8 --layout tn --sizes 4096 --schedule streamk $SK --raster 4,16
+    echo "-- 256x128x128 on 4x2 warps (one block an SM; its main loop 90% of the ceiling, s13): a block a tile, staggered"
+    BENCH_TIMEOUT=20 stagger_bench --dtype s8 --layout tn --sizes 4096 --schedule auto,streamk --tile 256x128x128 \
+        --warps 4x2 --stages 3
     echo "== 7. at $(($(date +%s) - start)) s: plain stream-K's K sweep (4096x4096xK, K 2048 / 8192)"
     BENCH_TIMEOUT=20 form_bench plain --dtype s8 --layout tn --sizes 4096x4096x2048,4096x4096x8192 --schedule streamk $SK
     echo "== 8. at $(($(date +%s) - start)) s: streamk_sm80_test's GPU cases (4096^3 sampled, plain and staggered)"
