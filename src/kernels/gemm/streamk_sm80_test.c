@@ -223,7 +223,7 @@ static void interp(void)
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
     /* staggered: 15 tiles on 4 blocks (slots of 4, 4, 4 and 3 tiles, shifted 0 .. 3 of 5 k-tiles),
-     * the others as above (2 tiles: a block's head and tail of its one tile) */
+     * the others as above (one wave, as 4 tiles or 2: a block a tile, unshifted) */
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) staggered(rt, &k[i]);
     broken_all(rt);
     refused(rt);

@@ -9,7 +9,7 @@
  * with a block a tile; plain stream-K's contiguous runs put them all over C), and their ends,
  * C's stores, fall one every K / G k-tiles instead of all together between rounds.  No tile
  * is shared between blocks: no flags, no waits, and each thread reads back only what it
- * wrote.  Block b takes slot (b % 2) ceil(G / 2) + b / 2, so the two blocks an SM (b and
+ * wrote.  With one wave (T <= G) nothing is shifted: every block runs one tile.  Block b takes slot (b % 2) ceil(G / 2) + b / 2, so the two blocks an SM (b and
  * b + 1, or b and b + G / 2, as the hardware places them) are K / 2 (K / 4) apart: one's
  * epilogue runs beside the other's main loop. */
 #include "cutec/notation.h"
@@ -29,7 +29,9 @@ gemm_stagger gemm_stagger_make(cute_ctx *c, const gemm_sched *s, cute_int k_tile
     gemm_stagger k = {.k_tiles = k_tiles, .units = G};
     k.slot = cute_int_now(c, cute_add(a, cute_mul(a, cute_mod(a, me, two), cute_ceil_div(a, G, two)), cute_div(a, me, two)));
     k.tiles = cute_int_now(c, cute_ceil_div(a, cute_sub(a, s->count, k.slot), G));
-    k.h = cute_int_now(c, cute_div(a, cute_mul(a, k.slot, k_tiles), G));
+    /* (one wave: every block one tile, ending together however shifted; none) */
+    cute_int waves = cute_min(a, cute_max(a, cute_sub(a, s->count, G), cute_i(0)), cute_i(1));
+    k.h = cute_int_now(c, cute_mul(a, cute_div(a, cute_mul(a, k.slot, k_tiles), G), waves));
     /* items 0 (the head; none where h is 0) .. tiles (the tail) */
     k.first = cute_int_now(c, cute_sub(a, cute_i(1), cute_min(a, k.h, cute_i(1))));
     return k;
