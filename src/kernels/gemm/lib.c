@@ -387,9 +387,10 @@ static const struct {
     {CUTE_F64, INT64_MAX, {.read_bytes = 8}},
 };
 
-/* Whether by_size's s8 row runs the SM80 stream-K schedule (multistage.c's streamk_kernel)
- * for the calls it takes (unbatched, no fused epilogue): scripts/device-sk13.sh decides, this
- * is its one-line flip. */
+/* Whether by_size's s8 row runs the SM80 stream-K schedule for the calls it takes
+ * (unbatched, no fused epilogue), in the form plan_multistage.c's `stagger_default` names
+ * (plain: streamk_kernel, measured slower; staggered: stagger_kernel): scripts/device-s14.sh
+ * decides, this is its flip beside that one. */
 static const bool s8_streamk = false;
 
 cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_config *cfg, int64_t m, int64_t n,
