@@ -22,15 +22,16 @@
 #   7. plain stream-K's K sweep (where its time goes: a or b); 8. streamk_sm80_test's GPU cases;
 #   9. ptxas (sm_90a): the staggered kernel's registers and spills.
 # The rules ("decides:" lines):
-#   s8 4096: staggered at least 2% faster than AUTO in BOTH 4096^3 pairs -> the library takes
-#         it: src/kernels/gemm/plan_multistage.c `stagger_default = false` -> true and
-#         src/kernels/gemm/lib.c `s8_streamk = false` -> true (by_size's s8 row, M N <= 4096^2,
-#         unbatched, no fused epilogue); else it stays opt-in (CUTEC_SM80_STREAMK=stagger).
+#   s8 4096: staggered at least 2% faster than AUTO in BOTH 4096^3 pairs (and the form rule
+#         below) -> the library takes it: src/kernels/gemm/lib.c `s8_streamk = false` -> true
+#         (by_size's s8 row, M N <= 4096^2, unbatched, no fused epilogue); else AUTO stays a
+#         block a tile.
 #   8192: staggered 128x128x128 at least 2% faster than the library's AUTO at 8192^3 -> by_size's
 #         s8 row to every size (its up_to 4096LL * 4096 -> INT64_MAX, with the flips above);
 #         else the library keeps its 8192 tiling.
-#   plain stream-K: slower than staggered in this run -> staggered replaces it as the SM80
-#         stream-K (plain deleted in the final pass); else both stay.
+#   form: plain stream-K slower than staggered at 4096^3 in this run -> staggered is the SM80
+#         stream-K's form (plan_multistage.c `stagger_default = false` -> true; plain stays
+#         as CUTEC_SM80_STREAMK=plain); else plain stays the form, staggered opt-in.
 . scripts/device-common.sh
 log="$out/s14.log"
 start=$(date +%s)
@@ -99,24 +100,26 @@ stagger_bench() { form_bench stagger "$@"; }
         echo "4096^3 pair $i: AUTO ${a:-none}, staggered ${s:-none} TOPS"
         wins=$((wins + $(atleast "$s" "$a" 1.02)))
     done
-    if [ "$wins" -eq 2 ]; then
-        echo "decides: s8 staggered stream-K is the library's at M N <= 4096^2 (plan_multistage.c stagger_default = true, lib.c s8_streamk = true)"
+    p=$(tops "$out/s14-4096-plain.txt" "-sk") s=$(tops "$out/s14-4096-1.txt" "-sk")
+    echo "4096^3: plain stream-K ${p:-none}, staggered ${s:-none} TOPS"
+    form=0
+    if [ "$(atleast "$s" "$p" 1.0)" -eq 1 ]; then
+        form=1
+        echo "decides: staggered is the SM80 stream-K's form (plan_multistage.c stagger_default = true; plain opt-in)"
     else
-        echo "decides: s8 staggered stream-K stays opt-in (CUTEC_SM80_STREAMK=stagger; not 2% faster in both pairs)"
+        echo "decides: plain stays the SM80 stream-K's form, staggered opt-in (CUTEC_SM80_STREAMK=stagger)"
+    fi
+    if [ "$wins" -eq 2 ] && [ "$form" -eq 1 ]; then
+        echo "decides: s8 AUTO at M N <= 4096^2 takes staggered stream-K (lib.c s8_streamk = true)"
+    else
+        echo "decides: s8 AUTO stays a block a tile (staggered not 2% faster than AUTO in both pairs)"
     fi
     a=$(tops "$out/s14-8192-auto.txt" "tensorop_smem") s=$(tops "$out/s14-8192-sk.txt" "-sk")
     echo "8192^3: the library's AUTO ${a:-none}, staggered 128x128x128 ${s:-none} TOPS"
-    if [ "$wins" -eq 2 ] && [ "$(atleast "$s" "$a" 1.02)" -eq 1 ]; then
+    if [ "$wins" -eq 2 ] && [ "$form" -eq 1 ] && [ "$(atleast "$s" "$a" 1.02)" -eq 1 ]; then
         echo "decides: by_size's s8 row to every size (up_to INT64_MAX) with the flips above"
     else
         echo "decides: 8192^3 keeps the library's tiling"
-    fi
-    p=$(tops "$out/s14-4096-plain.txt" "-sk") s=$(tops "$out/s14-4096-1.txt" "-sk")
-    echo "4096^3: plain stream-K ${p:-none}, staggered ${s:-none} TOPS"
-    if [ "$(atleast "$s" "$p" 1.0)" -eq 1 ]; then
-        echo "decides: staggered replaces plain as the SM80 stream-K (plain deleted in the final pass)"
-    else
-        echo "decides: both SM80 stream-K forms stay (plain the default, staggered opt-in)"
     fi
     device_end
 } 2>&1 | stdbuf -oL -eL tee "$log"
