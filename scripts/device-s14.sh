@@ -39,10 +39,6 @@ budget=${BUDGET_S:-70}
 iters=${ITERS:-10}
 SK="--tile 128x128x128 --warps 2x2 --stages 3"
 
-# the TFLOP/s (field 4) of the first row whose name matches $2 in file $1 (empty: none)
-tops() { awk -v pat="$2" '$2 ~ pat && $4 ~ /^[0-9.]+$/ { print $4; exit }' "$1"; }
-# 1 when a >= b * r (awk), else 0; empty operands give 0
-atleast() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { print (a != "" && b != "" && a >= b * r) ? 1 : 0 }'; }
 # the bench with stream-K's form $1 (plain, stagger), in a subshell of its own
 form_bench() { (CUTEC_SM80_STREAMK=$1 && export CUTEC_SM80_STREAMK && shift && device_bench_gemm "$@"); }
 stagger_bench() { form_bench stagger "$@"; }
@@ -89,14 +85,14 @@ stagger_bench() { form_bench stagger "$@"; }
     echo "== decisions"
     wins=0
     for i in 1 2; do
-        a=$(tops "$out/s14-4096-$i.txt" "-auto") s=$(tops "$out/s14-4096-$i.txt" "-sk")
+        a=$(bench_tops "$out/s14-4096-$i.txt" "-auto") s=$(bench_tops "$out/s14-4096-$i.txt" "-sk")
         echo "4096^3 pair $i: AUTO ${a:-none}, staggered ${s:-none} TOPS"
-        wins=$((wins + $(atleast "$s" "$a" 1.02)))
+        wins=$((wins + $(bench_atleast "$s" "$a" 1.02)))
     done
-    p=$(tops "$out/s14-4096-plain.txt" "-sk") s=$(tops "$out/s14-4096-1.txt" "-sk")
+    p=$(bench_tops "$out/s14-4096-plain.txt" "-sk") s=$(bench_tops "$out/s14-4096-1.txt" "-sk")
     echo "4096^3: plain stream-K ${p:-none}, staggered ${s:-none} TOPS"
     form=0
-    if [ "$(atleast "$s" "$p" 1.0)" -eq 1 ]; then
+    if [ "$(bench_atleast "$s" "$p" 1.0)" -eq 1 ]; then
         form=1
         echo "decides: staggered is the SM80 stream-K's form (plan_multistage.c stagger_default = true; plain opt-in)"
     else
@@ -107,9 +103,9 @@ stagger_bench() { form_bench stagger "$@"; }
     else
         echo "decides: s8 AUTO stays a block a tile (staggered not 2% faster than AUTO in both pairs)"
     fi
-    a=$(tops "$out/s14-8192-auto.txt" "tensorop_smem") s=$(tops "$out/s14-8192-sk.txt" "-sk")
+    a=$(bench_tops "$out/s14-8192-auto.txt" "tensorop_smem") s=$(bench_tops "$out/s14-8192-sk.txt" "-sk")
     echo "8192^3: the library's AUTO ${a:-none}, staggered 128x128x128 ${s:-none} TOPS"
-    if [ "$wins" -eq 2 ] && [ "$form" -eq 1 ] && [ "$(atleast "$s" "$a" 1.02)" -eq 1 ]; then
+    if [ "$wins" -eq 2 ] && [ "$form" -eq 1 ] && [ "$(bench_atleast "$s" "$a" 1.02)" -eq 1 ]; then
         echo "decides: by_size's s8 row to every size (up_to INT64_MAX) with the flips above"
     else
         echo "decides: 8192^3 keeps the library's tiling"
