@@ -10,12 +10,15 @@
 # decode work to the FMA pipe (cute_gemv_config.fma_decode, `--fma-decode N`, opt-in):
 #   1: the ue4m3 scales to f32 by their bits (shift, AND, times 2^120), not cvt and a
 #      widening a byte: ALU 211 a k-tile;
-#   2: also the upper half of each e2m1 word by a multiply (IMAD.WIDE), not SHF: ALU 185.
-# What this pass decides, each form beside the library's (level 0) and a device copy of the
-# same bytes in the same process, twice, at (7168,16384,1) and (4096,7168,8):
-#   the higher level that is at least 1 point faster than level 0 in all four pairs ->
-#   "make default" (nvfp4.c: CUTE_GEMV_FMA_DECODE 0 -> that level); a level slower than
-#   level 0 in all four pairs -> "delete" it; else "keep opt-in".
+#   2: also the upper half of each e2m1 word by a multiply (IMAD.WIDE), not SHF: ALU 185;
+#   3: also each scale block's integer sum to f32 by a bias and an FADD, not I2FP: ALU 177
+#      (363 instructions: about as many as the issue's one a clock allows).
+# What this pass decides, levels 2 and 3 each beside the library's (level 0) and a device
+# copy of the same bytes in the same process, twice, at (7168,16384,1) and (4096,7168,8):
+#   the highest level at least 1 point faster than level 0 in all four pairs -> "make
+#   default" (nvfp4.c: CUTE_GEMV_FMA_DECODE 0 -> that level); a level slower than level 0
+#   in all four pairs -> "delete" it (level 1, untimed, goes with level 2); else "keep
+#   opt-in".
 # First the levels on the GPU against float64 at odd sizes (4100 rows, a partial last warp,
 # K with a tail; batched one ahead; two ahead; a k-tile at a time).  Then the pairs, then
 # (7168,2048,4) once (figures only), past BUDGET_S (70) "skipped".  Logs in $OUT (default
@@ -26,21 +29,17 @@ log="$out/fp4g.log"
 start=$(date +%s) budget=${BUDGET_S:-70} GEMV_TIMEOUT=15
 # the "of copy" figure of a bench row (the last field, without %), or "-" if none came
 pct() { awk '/%$/ {v=$NF} END {sub("%", "", v); print v == "" ? "-" : v}'; }
-# the decisions from the pairs file: lines "SHAPE... LEVEL PCT", levels 0, 1, 2 in turn
+# the decisions from the pairs file: lines "SHAPE... LEVEL PCT", level 0 first in each group
 decide()
 {
-    for l in 1 2; do
-        awk -v l=$l '{v[NR] = $NF; s[NR] = $(NF - 1)}
-            END {
-                n = 0; faster = 0; slower = 0
-                for (i = 1; i <= NR; i++)
-                    if (s[i] == l && s[i - l] == 0 && v[i] != "-" && v[i - l] != "-") {
-                        n++; d = v[i] - v[i - l]
-                        if (d >= 1) faster++
-                        if (d < 0) slower++
-                    }
-                print l, n, faster, slower
-            }' "$1"
+    for l in $levels; do
+        awk -v l="$l" '$(NF - 1) == 0 {base = $NF; next}
+            $(NF - 1) == l && base != "-" && $NF != "-" {
+                n++; d = $NF - base
+                if (d >= 1) faster++
+                if (d < 0) slower++
+            }
+            END {print l, n + 0, faster + 0, slower + 0}' "$1"
     done | {
         best=0
         while read -r l n faster slower; do
@@ -55,6 +54,7 @@ decide()
         fi
     }
 }
+levels="2 3" # the levels timed against level 0
 [ "${1:-}" = decide ] && decide "$2" && exit 0
 pass()
 {
@@ -64,15 +64,15 @@ pass()
         return
     fi
     echo "== every level on the GPU at odd sizes (every element against float64)"
-    device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 3 --fma-decode 1
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 3 --fma-decode 2
-    device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 2 --fma-decode 2
-    device_gemv_run --dtype nvfp4 --shape 4100x4160 --tile-at-a-time 1 --fma-decode 2
-    echo "== pairs: the library's (level 0) and levels 1, 2, each beside the copy, twice"
+    device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 3 --fma-decode 3
+    device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 2 --fma-decode 3
+    device_gemv_run --dtype nvfp4 --shape 4100x4160 --tile-at-a-time 1 --fma-decode 3
+    echo "== pairs: the library's (level 0) and levels $levels, each beside the copy, twice"
     rm -f "$out/fp4g.pairs"
     for i in 1 2; do
         for s in "7168x16384" "4096x7168 --batch 8"; do
-            for l in 0 1 2; do
+            for l in 0 $levels; do
                 # shellcheck disable=SC2086
                 r=$(device_gemv --dtype nvfp4 --shape $s --fma-decode $l | tail -n 1)
                 echo "$r"
@@ -81,7 +81,7 @@ pass()
         done
     done
     echo "== (7168,2048,4), figures only"
-    for l in 0 2; do device_gemv --dtype nvfp4 --shape 7168x2048 --batch 4 --fma-decode $l | tail -n 1; done
+    for l in 0 3; do device_gemv --dtype nvfp4 --shape 7168x2048 --batch 4 --fma-decode $l | tail -n 1; done
     device_end
     echo "== decisions (the rule in the header)"
     decide "$out/fp4g.pairs"

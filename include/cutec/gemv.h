@@ -77,11 +77,13 @@ typedef struct cute_gemv_config {
                             (shifted into an f32's exponent and mantissa, times 2^120), not
                             by cvt.rn.f16x2.e4m3x2 a byte; 2: also the upper half of each
                             word of e2m1 brought down for prmt by a multiply (the high word
-                            of w * 2^16), not a shift (cute_gemv_lib_fma_decode) */
+                            of w * 2^16), not a shift; 3: also each scale block's integer
+                            sum made f32 by a bias in its dp4a chain and one FADD, not I2FP
+                            (cute_gemv_lib_fma_decode) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
-#define CUTE_GEMV_MAX_FMA_DECODE 2
+#define CUTE_GEMV_MAX_FMA_DECODE 3
 
 #define CUTE_GEMV_MAX_SMEM_STAGES 8
 /* whether a configuration without scales may take the ring: one vector of K-major A in

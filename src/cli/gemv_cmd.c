@@ -28,7 +28,7 @@ typedef struct gemv_opts {
     int smem_stages;     /* --smem-stages N: the ring of N stages (0: none; -1 the library's) */
     int ahead;           /* --ahead N: NVFP4's register form, N k-tiles loaded ahead (0: the library's) */
     int scale_rows;      /* --scale-rows plain|tiled: NVFP4's rows a warp (-1: the library's) */
-    int fma_decode;      /* --fma-decode 0..2: NVFP4's decode on the FMA pipe (-1: the library's) */
+    int fma_decode;      /* --fma-decode 0..3: NVFP4's decode on the FMA pipe (-1: the library's) */
     int iters;
     const char *emit, *arch, *backend;
 } gemv_opts;
@@ -46,7 +46,7 @@ static int usage(const char *cmd)
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
-        "         [--fma-decode 0|1|2]\n"
+        "         [--fma-decode 0|1|2|3]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"

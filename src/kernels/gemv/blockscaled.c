@@ -111,6 +111,7 @@ static cute_val scale_of_pair(cute_ctx *c, const gemv_plan *p, cute_val v, int i
 typedef struct e2m1_table {
     cute_val lo, shift16;
     bool by_multiply;
+    bool float_bias; /* cfg.fma_decode 3: the block sums made f32 by a bias (block_sum_i8) */
 } e2m1_table;
 
 /* a warp's state: its rows' f32 sums, the scales, and what ends its rows */
@@ -215,6 +216,7 @@ static cute_val block_sum_f16(cute_ctx *c, const cute_ssa da[16], const cute_ssa
  * ones' (`neg`, by the word with its sign bits flipped): a = pos - neg. */
 #define E2M1_X2_LO 0x03020100u /* 0, 0.5, 1, 1.5 times 2 */
 #define E2M1_X2_HI 0x0C080604u /* 2, 3, 4, 6 times 2 */
+#define F32_INT_BIAS 0x4B400000 /* 1.5 * 2^23 as an f32's bits */
 
 #define U32(v) cute_val_int(c, CUTE_U32, (v))
 
@@ -236,7 +238,8 @@ static cute_val opaque_u32(cute_ctx *c, uint32_t v)
  * down (cfg.fma_decode 2): a constant multiplier the compilers would make a shift again */
 static e2m1_table e2m1_table_make(cute_ctx *c, const gemv_plan *p)
 {
-    e2m1_table t = {.lo = opaque_u32(c, E2M1_X2_LO), .by_multiply = p->cfg.fma_decode >= 2};
+    e2m1_table t = {.lo = opaque_u32(c, E2M1_X2_LO), .by_multiply = p->cfg.fma_decode >= 2,
+                    .float_bias = p->cfg.fma_decode >= 3};
     if (t.by_multiply) t.shift16 = opaque_u32(c, 1u << 16);
     return t;
 }
@@ -296,13 +299,18 @@ static x_bytes vector_x_bytes(cute_ctx *c, cute_tensor words, const e2m1_table *
  * chains of dp4a, and no -x to make) */
 static cute_val block_sum_i8(cute_ctx *c, cute_ssa a, const x_bytes *x, int b, const e2m1_table *tb)
 {
-    cute_val s = cute_val_int(c, CUTE_I32, 0), t = s;
+    cute_val s = cute_val_int(c, CUTE_I32, tb->float_bias ? F32_INT_BIAS : 0), t = cute_val_int(c, CUTE_I32, 0);
     for (int j = 2 * b; j < 2 * b + 2; j++) {
         e2m1_bytes e = word_bytes(c, cute_ssa_get(c, a, j), tb);
         for (int h = 0; h < 2; h++)
             s = cute_val_dp4a(c, e.pos[h], x->x[j][h], s), t = cute_val_dp4a(c, e.neg[h], x->x[j][h], t);
     }
-    return cute_val_cvt(c, cute_val_binop(c, CUTE_OP_SUB, s, t), CUTE_F32);
+    cute_val d = cute_val_binop(c, CUTE_OP_SUB, s, t);
+    if (!tb->float_bias) return cute_val_cvt(c, d, CUTE_F32);
+    /* F32_INT_BIAS + d read as an f32 is 1.5 * 2^23 + d (|d| <= 16 * 144, an integer at
+     * that exponent): one exact subtraction, not an I2FP on the integer ALU */
+    cute_val f = cute_val_bitcast(c, d, cute_type_of(CUTE_F32));
+    return cute_val_binop(c, CUTE_OP_SUB, f, cute_val_const(c, CUTE_F32, 12582912.0));
 }
 #undef U32
 
