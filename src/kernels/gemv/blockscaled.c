@@ -238,7 +238,9 @@ static cute_val opaque_u32(cute_ctx *c, uint32_t v)
  * down (cfg.fma_decode 2): a constant multiplier the compilers would make a shift again */
 static e2m1_table e2m1_table_make(cute_ctx *c, const gemv_plan *p)
 {
-    e2m1_table t = {.lo = opaque_u32(c, E2M1_X2_LO), .by_multiply = p->cfg.fma_decode >= 2,
+    /* (not a k-tile at a time: its two vectors a row hold more registers, and IMAD.WIDE's
+     * pairs made ptxas spill 60 bytes where it spilled 20) */
+    e2m1_table t = {.lo = opaque_u32(c, E2M1_X2_LO), .by_multiply = p->cfg.fma_decode >= 2 && !p->cfg.tile_at_a_time,
                     .float_bias = p->cfg.fma_decode >= 3};
     if (t.by_multiply) t.shift16 = opaque_u32(c, 1u << 16);
     return t;
