@@ -11,8 +11,9 @@
 #   1: the ue4m3 scales to f32 by their bits (shift, AND, times 2^120), not cvt and a
 #      widening a byte: ALU 211 a k-tile;
 #   2: also the upper half of each e2m1 word by a multiply (IMAD.WIDE), not SHF: ALU 185;
-#   3: also each scale block's integer sum to f32 by a bias and an FADD, not I2FP: ALU 177
-#      (363 instructions: about as many as the issue's one a clock allows).
+#   3: also each scale block's integer sum to f32 by a bias and an FADD, not I2FP, and x's
+#      signed bytes by a subtraction and one LOP3: ALU 177 (355 instructions: about as many
+#      as the issue's one a clock allows).
 # What this pass decides, levels 2 and 3 each beside the library's (level 0) and a device
 # copy of the same bytes in the same process, twice, at (7168,16384,1) and (4096,7168,8):
 #   the highest level at least 1 point faster than level 0 in all four pairs -> "make

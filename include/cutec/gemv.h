@@ -79,7 +79,8 @@ typedef struct cute_gemv_config {
                             of each word of e2m1 brought down for prmt by a multiply (the
                             high word of w * 2^16), not a shift (the register forms); 3: also
                             each scale block's integer sum made f32 by a bias in its dp4a
-                            chain and one FADD, not I2FP (cute_gemv_lib_fma_decode) */
+                            chain and one FADD, not I2FP, and x's signed bytes by one
+                            subtraction and one LOP3 (cute_gemv_lib_fma_decode) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
