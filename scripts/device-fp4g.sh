@@ -21,7 +21,8 @@
 #   in all four pairs -> "delete" it (level 1, untimed, goes with level 2); else "keep
 #   opt-in".
 # First the levels on the GPU against float64 at odd sizes (4100 rows, a partial last warp,
-# K with a tail; batched one ahead; two ahead; a k-tile at a time).  Then the pairs, then
+# K with a tail: one ahead batched, two ahead, a k-tile at a time batched; every form forced,
+# as the library would run 4100x8256 L = 3 a k-tile at a time).  Then the pairs, then
 # (7168,2048,4) once (figures only), past BUDGET_S (70) "skipped".  Logs in $OUT (default
 # build/device-out); the log's tail is printed.  `sh scripts/device-fp4g.sh decide FILE`
 # prints the decisions of a pairs file alone.
@@ -65,10 +66,10 @@ pass()
         return
     fi
     echo "== every level on the GPU at odd sizes (every element against float64)"
-    device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 3 --fma-decode 2
-    device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 3 --fma-decode 3
+    device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 3 --ahead 1 --fma-decode 2
+    device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 3 --ahead 1 --fma-decode 3
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 2 --fma-decode 3
-    device_gemv_run --dtype nvfp4 --shape 4100x4160 --tile-at-a-time 1 --fma-decode 3
+    device_gemv_run --dtype nvfp4 --shape 4100x4160 --batch 2 --tile-at-a-time 1 --fma-decode 3
     echo "== pairs: the library's (level 0) and levels $levels, each beside the copy, twice"
     rm -f "$out/fp4g.pairs"
     for i in 1 2; do
