@@ -204,7 +204,9 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib)
     pthread_mutex_lock(&lib->lock);
     int d = lib->fma_decode;
     pthread_mutex_unlock(&lib->lock);
-    return d;
+    /* the library's choice (-1) is for the bit decode before sm_100; sm_100a decodes e2m1 by
+     * cvt and keeps level 0 unless asked (not measured there) */
+    return d < 0 && cute_runtime_target_arch(lib->rt) >= 100 ? 0 : d;
 }
 
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib)
