@@ -22,8 +22,9 @@
 #   opt-in".
 # First the levels on the GPU against float64 at odd sizes (4100 rows, a partial last warp,
 # K with a tail: one ahead batched, two ahead, a k-tile at a time batched; every form forced,
-# as the library would run 4100x8256 L = 3 a k-tile at a time).  Then the pairs, then
-# (7168,2048,4) once (figures only), past BUDGET_S (70) "skipped".  Logs in $OUT (default
+# as the library would run 4100x8256 L = 3 a k-tile at a time).  Then the pairs, then figures
+# only: level 3 one ahead at L = 1 and two ahead at L = 8 (the ALU bound would make the bytes
+# in flight matter less), (7168,2048,4) at levels 0 and 3; past BUDGET_S (70) "skipped".  Logs in $OUT (default
 # build/device-out); the log's tail is printed.  `sh scripts/device-fp4g.sh decide FILE`
 # prints the decisions of a pairs file alone.
 . scripts/device-common.sh
@@ -82,6 +83,9 @@ pass()
             done
         done
     done
+    echo "== figures only: level 3 with the other k-tiles ahead (1 at L = 1, 2 at L = 8)"
+    device_gemv --dtype nvfp4 --shape 7168x16384 --ahead 1 --fma-decode 3 | tail -n 1
+    device_gemv --dtype nvfp4 --shape 4096x7168 --batch 8 --ahead 2 --fma-decode 3 | tail -n 1
     echo "== (7168,2048,4), figures only"
     for l in 0 3; do device_gemv --dtype nvfp4 --shape 7168x2048 --batch 4 --fma-decode $l | tail -n 1; done
     device_end
