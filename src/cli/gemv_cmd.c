@@ -389,7 +389,8 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                                                                                              : ", registers",
                  cfg.smem_stages);
     if (cfg.scale_rows_tiled) strncat(form, ", rows by scale tile", sizeof form - strlen(form) - 1);
-    if (cfg.fma_decode) snprintf(form + strlen(form), sizeof form - strlen(form), ", FMA decode %d", cfg.fma_decode);
+    if (cfg.fma_decode)
+        snprintf(form + strlen(form), sizeof form - strlen(form), ", FMA decode %d", cfg.fma_decode);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,

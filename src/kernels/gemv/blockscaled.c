@@ -220,8 +220,8 @@ static cute_val block_sum_f16(cute_ctx *c, const cute_ssa da[16], const cute_ssa
 
 #define U32(v) cute_val_int(c, CUTE_U32, (v))
 
-/* A constant (E2M1_X2_LO) in a register ptxas cannot rematerialize.  prmt takes one of its table words
- * as an immediate, the other from a register; a constant there ptxas moves in again before
+/* A constant (E2M1_X2_LO) in a register ptxas cannot rematerialize.  prmt takes one of its
+ * table words as an immediate, the other from a register; a constant there ptxas moves in again before
  * each prmt (from a uniform register) and overwrites with the prmt's result: 80 moves of a
  * k-tile's 489 instructions.  Picked by a prmt of its own whose selector carries tid.x in
  * its upper half (which prmt ignores: the constant, exactly), it is a per-thread value
@@ -240,7 +240,8 @@ static e2m1_table e2m1_table_make(cute_ctx *c, const gemv_plan *p)
 {
     /* (not a k-tile at a time: its two vectors a row hold more registers, and IMAD.WIDE's
      * pairs made ptxas spill 60 bytes where it spilled 20) */
-    e2m1_table t = {.lo = opaque_u32(c, E2M1_X2_LO), .by_multiply = p->cfg.fma_decode >= 2 && !p->cfg.tile_at_a_time,
+    e2m1_table t = {.lo = opaque_u32(c, E2M1_X2_LO),
+                    .by_multiply = p->cfg.fma_decode >= 2 && !p->cfg.tile_at_a_time,
                     .float_bias = p->cfg.fma_decode >= 3};
     if (t.by_multiply) t.shift16 = opaque_u32(c, 1u << 16);
     return t;
@@ -328,7 +329,8 @@ typedef struct x_vector {
 } x_vector;
 
 /* the two scale blocks' sums of row r's vector `words` times x's */
-static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, const x_vector *x, const e2m1_table *tb,
+static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, const x_vector *x,
+                        const e2m1_table *tb,
                         cute_val sum[2])
 {
     if (p->fp4_cvt) {

@@ -197,8 +197,8 @@ static void fma_decode_forms(cute_runtime *rt, cute_gemv_lib *lib)
         for (int form = level < CUTE_GEMV_MAX_FMA_DECODE ? 2 : 0; form < 3; form++) { /* the last: all */
             cute_gemv_lib_ahead(lib, form == 1 ? 2 : form == 0 ? 1 : 0);
             cute_gemv_lib_tile_at_a_time(lib, form == 2);
-            run_case(rt, lib, CUTE_E2M1, CUTE_F32, form == 1 ? 5 : 9, form == 2 ? 96 : 2048 + 32, form == 1 ? 2 : 1,
-                     form == 2 ? -0.5 : 0);
+            run_case(rt, lib, CUTE_E2M1, CUTE_F32, form == 1 ? 5 : 9, form == 2 ? 96 : 2048 + 32,
+                     form == 1 ? 2 : 1, form == 2 ? -0.5 : 0);
             cute_gemv_lib_last(lib, &last, NULL);
             CHECK(last.fma_decode == level && last.tile_at_a_time == (form == 2),
                   "form %d: NVFP4's FMA decode %d when asked (ran %d)", form, level, last.fma_decode);
