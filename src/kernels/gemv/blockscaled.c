@@ -221,9 +221,9 @@ static cute_val block_sum_f16(cute_ctx *c, const cute_ssa da[16], const cute_ssa
 #define U32(v) cute_val_int(c, CUTE_U32, (v))
 
 /* A constant (E2M1_X2_LO) in a register ptxas cannot rematerialize.  prmt takes one of its
- * table words as an immediate, the other from a register; a constant there ptxas moves in again before
- * each prmt (from a uniform register) and overwrites with the prmt's result: 80 moves of a
- * k-tile's 489 instructions.  Picked by a prmt of its own whose selector carries tid.x in
+ * table words as an immediate, the other from a register; a constant there ptxas moves in
+ * again before each prmt (from a uniform register) and overwrites with the prmt's result: 80
+ * moves of a k-tile's 489 instructions.  Picked by a prmt of its own whose selector carries tid.x in
  * its upper half (which prmt ignores: the constant, exactly), it is a per-thread value
  * that stays in one register. */
 static cute_val opaque_u32(cute_ctx *c, uint32_t v)
@@ -330,8 +330,7 @@ typedef struct x_vector {
 
 /* the two scale blocks' sums of row r's vector `words` times x's */
 static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, const x_vector *x,
-                        const e2m1_table *tb,
-                        cute_val sum[2])
+                        const e2m1_table *tb, cute_val sum[2])
 {
     if (p->fp4_cvt) {
         cute_ssa da[16];
