@@ -71,20 +71,15 @@ typedef struct cute_gemv_config {
                             scales a k-tile group lie side by side: a lane loads its four
                             rows' scale pairs in one 16-byte load instead of four 16-bit
                             ones.  SFA must be 16-byte aligned (cute_gemv_lib_scale_rows) */
-    int fma_decode;      /* NVFP4 (words): decode work moved from the integer ALU, whose
-                            issue rate (half the scheduler's) bounds this kernel before
-                            sm_100, to the FMA pipe.  0: none; 1: each ue4m3 scale to f32 by
-                            its bits (shifted into an f32's exponent and mantissa, times
-                            2^120), not by cvt.rn.f16x2.e4m3x2 a byte; 2: also the upper half
-                            of each word of e2m1 brought down for prmt by a multiply (the
-                            high word of w * 2^16), not a shift (the register forms); 3: also
-                            each scale block's integer sum made f32 by a bias in its dp4a
-                            chain and one FADD, not I2FP, and x's signed bytes by one
-                            subtraction and one LOP3 (cute_gemv_lib_fma_decode) */
+    int fma_decode;      /* NVFP4 (words): 1: each ue4m3 scale to f32 by its bits (shifted
+                            into an f32's exponent and mantissa, times 2^120: an IMAD, a LOP3
+                            and an FMUL) instead of by cvt.rn.f16x2.e4m3x2 a byte and a
+                            widening (F2FP, HADD2.F32, shifts and masks); 0: by cvt
+                            (cute_gemv_lib_fma_decode) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
-#define CUTE_GEMV_MAX_FMA_DECODE 3
+#define CUTE_GEMV_MAX_FMA_DECODE 1
 
 #define CUTE_GEMV_MAX_SMEM_STAGES 8
 /* whether a configuration without scales may take the ring: one vector of K-major A in

@@ -28,7 +28,7 @@ typedef struct gemv_opts {
     int smem_stages;     /* --smem-stages N: the ring of N stages (0: none; -1 the library's) */
     int ahead;           /* --ahead N: NVFP4's register form, N k-tiles loaded ahead (0: the library's) */
     int scale_rows;      /* --scale-rows plain|tiled: NVFP4's rows a warp (-1: the library's) */
-    int fma_decode;      /* --fma-decode 0..3: NVFP4's decode on the FMA pipe (-1: the library's) */
+    int fma_decode;      /* --fma-decode 0|1: NVFP4's scales by their bits (-1: the library's) */
     int iters;
     const char *emit, *arch, *backend;
 } gemv_opts;
@@ -46,7 +46,7 @@ static int usage(const char *cmd)
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
-        "         [--fma-decode 0|1|2|3]\n"
+        "         [--fma-decode 0|1]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -389,8 +389,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                                                                                              : ", registers",
                  cfg.smem_stages);
     if (cfg.scale_rows_tiled) strncat(form, ", rows by scale tile", sizeof form - strlen(form) - 1);
-    if (cfg.fma_decode)
-        snprintf(form + strlen(form), sizeof form - strlen(form), ", FMA decode %d", cfg.fma_decode);
+    if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,

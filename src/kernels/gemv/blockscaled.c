@@ -89,9 +89,9 @@ static cute_tensor scale_pair_load(cute_ctx *c, const cute_copy_atom *pair, cute
 /* scale i (0 or 1) of a pair v (u16; sf: the scales' dtype), in f32.  cfg.fma_decode
  * (ue4m3): its 7 bits (4 of exponent, 3 of mantissa, bias 7) shifted to the top of an f32's
  * exponent and mantissa, read as an f32 (bias 127, a subnormal one where the exponent is 0:
- * no flush to zero here) and times 2^120: exact, one shift and one AND on the integer ALU
- * (which bounds this kernel), the multiply on the FMA pipe; by cvt: a shift, two ANDs, the
- * byte's cvt.rn.f16x2.e4m3x2 and a widening */
+ * no flush to zero here) and times 2^120: exact, one shift and one AND on the integer ALU,
+ * the multiply on the FMA pipe; by cvt: a shift, two ANDs, the byte's cvt.rn.f16x2.e4m3x2
+ * (F2FP) and a widening (HADD2.F32) */
 static cute_val scale_of_pair(cute_ctx *c, const gemv_plan *p, cute_val v, int i, cute_dtype sf)
 {
     if (p->cfg.fma_decode) {
@@ -106,14 +106,6 @@ static cute_val scale_of_pair(cute_ctx *c, const gemv_plan *p, cute_val v, int i
     return cute_val_cvt(c, byte, CUTE_F32);
 }
 
-/* the byte decode's constants in registers (e2m1_table_make): the table's low word, and
- * (cfg.fma_decode 2) 2^16, the multiplier that brings a word's upper half down */
-typedef struct e2m1_table {
-    cute_val lo, shift16;
-    bool by_multiply;
-    bool float_bias; /* cfg.fma_decode 3: the block sums made f32 by a bias (block_sum_i8) */
-} e2m1_table;
-
 /* a warp's state: its rows' f32 sums, the scales, and what ends its rows */
 typedef struct bs_warp {
     cute_val acc[GEMV_MAX_ROWS];
@@ -126,7 +118,7 @@ typedef struct bs_warp {
     cute_copy_atom quad;
     cute_val shift;
     const gemv_thread *th;
-    e2m1_table tb;       /* the byte decode's constants (e2m1_table_make) */
+    cute_val lo;         /* the byte decode's table, its low word (table_lo) */
     cute_val alpha, beta;
     const gemv_tiles *tiles;
     gemv_ring ring; /* cfg.smem_stages */
@@ -216,35 +208,21 @@ static cute_val block_sum_f16(cute_ctx *c, const cute_ssa da[16], const cute_ssa
  * ones' (`neg`, by the word with its sign bits flipped): a = pos - neg. */
 #define E2M1_X2_LO 0x03020100u /* 0, 0.5, 1, 1.5 times 2 */
 #define E2M1_X2_HI 0x0C080604u /* 2, 3, 4, 6 times 2 */
-#define F32_INT_BIAS 0x4B400000 /* 1.5 * 2^23 as an f32's bits */
 
 #define U32(v) cute_val_int(c, CUTE_U32, (v))
 
-/* A constant (E2M1_X2_LO) in a register ptxas cannot rematerialize.  prmt takes one of its
- * table words as an immediate, the other from a register; a constant there ptxas moves in
- * again before each prmt (from a uniform register) and overwrites with the prmt's result: 80
- * moves of a k-tile's 489 instructions.  Picked by a prmt of its own whose selector carries tid.x in
+/* E2M1_X2_LO in a register ptxas cannot rematerialize.  prmt takes one of its table words
+ * as an immediate, the other from a register; a constant there ptxas moves in again before
+ * each prmt (from a uniform register) and overwrites with the prmt's result: 80 moves of a
+ * k-tile's 489 instructions.  Picked by a prmt of its own whose selector carries tid.x in
  * its upper half (which prmt ignores: the constant, exactly), it is a per-thread value
  * that stays in one register. */
-static cute_val opaque_u32(cute_ctx *c, uint32_t v)
+static cute_val table_lo(cute_ctx *c)
 {
     cute_val tid = cute_int_value(c, cute_thread_idx(c, 0), CUTE_U32);
     cute_val sel = cute_val_binop(c, CUTE_OP_OR, U32(0x3210),
                                   cute_val_binop(c, CUTE_OP_SHL, tid, U32(16)));
-    return cute_val_prmt(c, U32(v), U32(0), sel);
-}
-
-/* the table's low word, and 2^16 where a multiply (not a shift) brings a word's upper half
- * down (cfg.fma_decode 2): a constant multiplier the compilers would make a shift again */
-static e2m1_table e2m1_table_make(cute_ctx *c, const gemv_plan *p)
-{
-    /* (not a k-tile at a time: its two vectors a row hold more registers, and IMAD.WIDE's
-     * pairs made ptxas spill 60 bytes where it spilled 20) */
-    e2m1_table t = {.lo = opaque_u32(c, E2M1_X2_LO),
-                    .by_multiply = p->cfg.fma_decode >= 2 && !p->cfg.tile_at_a_time,
-                    .float_bias = p->cfg.fma_decode >= 3};
-    if (t.by_multiply) t.shift16 = opaque_u32(c, 1u << 16);
-    return t;
+    return cute_val_prmt(c, U32(E2M1_X2_LO), U32(0), sel);
 }
 
 /* the 8 e2m1 of word w as two halves of four bytes (h = 0: elements 0-3), pos and neg */
@@ -252,36 +230,23 @@ typedef struct e2m1_bytes {
     cute_val pos[2], neg[2];
 } e2m1_bytes;
 
-/* w's upper half as a prmt selector (its low 16 bits): w >> 16 on the integer ALU, or
- * (cfg.fma_decode 2) the high word of w * 2^16 on the FMA pipe */
-static cute_val upper_half(cute_ctx *c, cute_val w, const e2m1_table *tb)
-{
-    if (!tb->by_multiply) return cute_val_binop(c, CUTE_OP_SHR, w, U32(16));
-    cute_val wide =
-        cute_val_binop(c, CUTE_OP_MUL, cute_val_cvt(c, w, CUTE_U64), cute_val_cvt(c, tb->shift16, CUTE_U64));
-    return cute_val_cvt(c, cute_val_binop(c, CUTE_OP_SHR, wide, cute_val_int(c, CUTE_U64, 32)), CUTE_U32);
-}
-
-static e2m1_bytes word_bytes(cute_ctx *c, cute_val w, const e2m1_table *tb)
+/* lo: the table's low word, E2M1_X2_LO (table_lo) */
+static e2m1_bytes word_bytes(cute_ctx *c, cute_val w, cute_val lo)
 {
     cute_val hi = U32(E2M1_X2_HI);
     cute_val wn = cute_val_binop(c, CUTE_OP_XOR, w, U32(0x88888888u)), sel[2][2] = {{w, wn}};
-    sel[1][0] = upper_half(c, w, tb), sel[1][1] = upper_half(c, wn, tb);
+    sel[1][0] = cute_val_binop(c, CUTE_OP_SHR, w, U32(16));
+    sel[1][1] = cute_val_binop(c, CUTE_OP_SHR, wn, U32(16));
     e2m1_bytes e;
     for (int h = 0; h < 2; h++)
-        e.pos[h] = cute_val_prmt(c, tb->lo, hi, sel[h][0]), e.neg[h] = cute_val_prmt(c, tb->lo, hi, sel[h][1]);
+        e.pos[h] = cute_val_prmt(c, lo, hi, sel[h][0]), e.neg[h] = cute_val_prmt(c, lo, hi, sel[h][1]);
     return e;
 }
 
 /* the signed bytes pos - neg of each byte (one of the two is 0, both below 0x80: biased by
  * 0x80 no byte borrows from the next) */
-static cute_val byte_diff(cute_ctx *c, cute_val pos, cute_val neg, const e2m1_table *tb)
+static cute_val byte_diff(cute_ctx *c, cute_val pos, cute_val neg)
 {
-    if (tb->float_bias) { /* -neg a byte as (0x80 - neg) ^ 0x80, then pos or'ed in: one
-                             subtraction and one LOP3 instead of two LOP3s and a subtraction */
-        cute_val minus = cute_val_binop(c, CUTE_OP_SUB, U32(0x80808080u), neg);
-        return cute_val_binop(c, CUTE_OP_OR, cute_val_binop(c, CUTE_OP_XOR, minus, U32(0x80808080u)), pos);
-    }
     cute_val biased = cute_val_binop(c, CUTE_OP_OR, pos, U32(0x80808080u));
     return cute_val_binop(c, CUTE_OP_XOR, cute_val_binop(c, CUTE_OP_SUB, biased, neg), U32(0x80808080u));
 }
@@ -291,13 +256,13 @@ typedef struct x_bytes {
     cute_val x[4][2];
 } x_bytes;
 
-static x_bytes vector_x_bytes(cute_ctx *c, cute_tensor words, const e2m1_table *tb)
+static x_bytes vector_x_bytes(cute_ctx *c, cute_tensor words, cute_val lo)
 {
     cute_ssa w = cute_tensor_load(c, words);
     x_bytes x;
     for (int j = 0; j < 4; j++) {
-        e2m1_bytes e = word_bytes(c, cute_ssa_get(c, w, j), tb);
-        for (int h = 0; h < 2; h++) x.x[j][h] = byte_diff(c, e.pos[h], e.neg[h], tb);
+        e2m1_bytes e = word_bytes(c, cute_ssa_get(c, w, j), lo);
+        for (int h = 0; h < 2; h++) x.x[j][h] = byte_diff(c, e.pos[h], e.neg[h]);
     }
     return x;
 }
@@ -305,20 +270,15 @@ static x_bytes vector_x_bytes(cute_ctx *c, cute_tensor words, const e2m1_table *
 /* scale block b's 16 products of A's vector `words` and x (4 times their value), in f32: a's
  * pos bytes meet x in one sum, its neg bytes in another, their difference the block's (two
  * chains of dp4a, and no -x to make) */
-static cute_val block_sum_i8(cute_ctx *c, cute_ssa a, const x_bytes *x, int b, const e2m1_table *tb)
+static cute_val block_sum_i8(cute_ctx *c, cute_ssa a, const x_bytes *x, int b, cute_val lo)
 {
-    cute_val s = cute_val_int(c, CUTE_I32, tb->float_bias ? F32_INT_BIAS : 0), t = cute_val_int(c, CUTE_I32, 0);
+    cute_val s = cute_val_int(c, CUTE_I32, 0), t = s;
     for (int j = 2 * b; j < 2 * b + 2; j++) {
-        e2m1_bytes e = word_bytes(c, cute_ssa_get(c, a, j), tb);
+        e2m1_bytes e = word_bytes(c, cute_ssa_get(c, a, j), lo);
         for (int h = 0; h < 2; h++)
             s = cute_val_dp4a(c, e.pos[h], x->x[j][h], s), t = cute_val_dp4a(c, e.neg[h], x->x[j][h], t);
     }
-    cute_val d = cute_val_binop(c, CUTE_OP_SUB, s, t);
-    if (!tb->float_bias) return cute_val_cvt(c, d, CUTE_F32);
-    /* F32_INT_BIAS + d read as an f32 is 1.5 * 2^23 + d (|d| <= 16 * 144, an integer at
-     * that exponent): one exact subtraction, not an I2FP on the integer ALU */
-    cute_val f = cute_val_bitcast(c, d, cute_type_of(CUTE_F32));
-    return cute_val_binop(c, CUTE_OP_SUB, f, cute_val_const(c, CUTE_F32, 12582912.0));
+    return cute_val_cvt(c, cute_val_binop(c, CUTE_OP_SUB, s, t), CUTE_F32);
 }
 #undef U32
 
@@ -329,8 +289,8 @@ typedef struct x_vector {
 } x_vector;
 
 /* the two scale blocks' sums of row r's vector `words` times x's */
-static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, const x_vector *x,
-                        const e2m1_table *tb, cute_val sum[2])
+static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, const x_vector *x, cute_val lo,
+                        cute_val sum[2])
 {
     if (p->fp4_cvt) {
         cute_ssa da[16];
@@ -339,7 +299,7 @@ static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, cons
         return;
     }
     cute_ssa a = cute_tensor_load(c, words);
-    for (int b = 0; b < 2; b++) sum[b] = block_sum_i8(c, a, &x->bytes, b, tb);
+    for (int b = 0; b < 2; b++) sum[b] = block_sum_i8(c, a, &x->bytes, b, lo);
 }
 
 #define WORDS_UNROLL 2 /* plan_make's unroll for words: a lane's vectors of a row a k-tile */
@@ -455,12 +415,12 @@ static void words_products(cute_ctx *c, const gemv_plan *p, const words_tile *f,
         if (p->fp4_cvt)
             decoded_cvt(c, cute_tensor_slice(c, f->rX, vu), x.pairs);
         else
-            x.bytes = vector_x_bytes(c, cute_tensor_slice(c, f->rX, vu), &w->tb);
+            x.bytes = vector_x_bytes(c, cute_tensor_slice(c, f->rX, vu), w->lo);
         cute_val pb = cute_ssa_get(c, cute_tensor_load(c, f->sb[u]), 0);
         cute_val sb[2] = {scale_of_pair(c, p, pb, 0, w->sf), scale_of_pair(c, p, pb, 1, w->sf)};
         for (int r = 0; r < p->rows; r++) {
             cute_val sum[2];
-            vector_sums(c, p, cute_tensor_slice(c, gemv_lane_row(c, p, f->rA, r), vu), &x, &w->tb, sum);
+            vector_sums(c, p, cute_tensor_slice(c, gemv_lane_row(c, p, f->rA, r), vu), &x, w->lo, sum);
             cute_val pa = row_pair(c, f, w, r, u);
             for (int b = 0; b < 2; b++) { /* two blocks of 16 in a vector of 32 */
                 cute_val sa = scale_of_pair(c, p, pa, b, w->sf);
@@ -579,7 +539,7 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
         w.shift = pair_shift(c, sfa, CUTE_CRD(th.first.coord.leaf[0], cute_mul(a, th.first.coord.leaf[1], cute_i(8)), t.l));
     }
     for (int r = 0; r < p->rows; r++) w.acc[r] = cute_val_var(c, cute_val_const(c, CUTE_F32, 0.0));
-    if (p->words && !p->fp4_cvt) w.tb = e2m1_table_make(c, p);
+    if (p->words && !p->fp4_cvt) w.lo = table_lo(c);
     gemv_walk walk = {.tile = p->words ? words_fma : vector_fma, .end = finish_rows, .user = &w};
     if (p->words && !p->cfg.tile_at_a_time && !p->cfg.l2_prefetch) walk.whole = words_pipelined;
     if (p->cfg.smem_stages) {

@@ -181,11 +181,11 @@ static void ring_forms(cute_runtime *rt, cute_gemv_lib *lib)
     CHECK(!last.smem_stages, "2-byte aligned scales: the register form (the ring copies groups of four)");
 }
 
-/* NVFP4's decode on the FMA pipe when asked (cute_gemv_lib_fma_decode), with every scale
+/* NVFP4's scales by their bits when asked (cute_gemv_lib_fma_decode 1), with every scale
  * code (subnormal ones, bit 7 set: the bits path masks it as the cvt path does) into f32 y:
- * the last level (each holds the ones below) one k-tile ahead over two full k-tiles and a
- * tail, two ahead batched, each with a partial last warp; every level a k-tile at a time
- * (one partial k-tile); levels past the last, and other dtypes, refused */
+ * one k-tile ahead over two full k-tiles and a tail, two ahead batched, each with a partial
+ * last warp, a k-tile at a time (one partial k-tile); levels past the last, and other
+ * dtypes, refused */
 static void fma_decode_forms(cute_runtime *rt, cute_gemv_lib *lib)
 {
     CHECK(!cute_gemv_lib_fma_decode(lib, CUTE_GEMV_MAX_FMA_DECODE + 1) && !cute_gemv_lib_fma_decode(lib, -2),
@@ -194,7 +194,7 @@ static void fma_decode_forms(cute_runtime *rt, cute_gemv_lib *lib)
     cute_gemv_config last;
     for (int level = 1; level <= CUTE_GEMV_MAX_FMA_DECODE; level++) {
         CHECK(cute_gemv_lib_fma_decode(lib, level), "FMA decode level %d", level);
-        for (int form = level < CUTE_GEMV_MAX_FMA_DECODE ? 2 : 0; form < 3; form++) { /* the last: all */
+        for (int form = level < CUTE_GEMV_MAX_FMA_DECODE ? 2 : 0; form < 3; form++) { /* the last: every form */
             cute_gemv_lib_ahead(lib, form == 1 ? 2 : form == 0 ? 1 : 0);
             cute_gemv_lib_tile_at_a_time(lib, form == 2);
             run_case(rt, lib, CUTE_E2M1, CUTE_F32, form == 1 ? 5 : 9, form == 2 ? 96 : 2048 + 32,
