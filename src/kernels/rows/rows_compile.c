@@ -64,6 +64,20 @@ static int sum_arrays(const row_plan *p) { return row_plan_slots(p, COL_PARTIAL)
 
 static bool keeps_sums(const row_plan *p) { return sum_arrays(p) > 0; }
 
+/* Of a 1024-thread tile's column sums, walked by 512 threads (one block an SM, 128 registers
+ * a thread), those kept in registers, 32 a thread an array: by default none (all in shared
+ * memory).  The trials (norms17's, opt-in until timed: scripts/device-norms17.sh):
+ * "regsums" the first one (RMSNorm's dw: the 64 KB so freed hold three buffers, whose walk
+ * pipelines the cluster exchange; LayerNorm's dw beside db in shared memory: two buffers
+ * where one was, and no pass of its own), "allregs" every one (LayerNorm's dw and db: three
+ * buffers, but 240 bytes spilled at 128 registers) */
+static int sums_in_registers(const row_plan *p)
+{
+    bool regsums = false; /* the flip, per op (scripts/device-norms17.sh): p->op == &row_..._bwd */
+    if (rows_trial("allregs")) return sum_arrays(p);
+    return regsums || rows_trial("regsums") ? 1 : 0;
+}
+
 bool row_plan_persistent(const row_plan *p) { return keeps_sums(p); }
 
 /* A row that needs more than 256 threads' registers and is too long to stage in one block's
@@ -108,11 +122,12 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * 512 threads of twice the values (one block an SM, 128 registers a thread): 64
          * registers cannot hold a chunk beside the sums (the norms' backward spilled 76 to
          * 224 bytes) */
-        bool sums_in_smem = sums && threads == 1024;
-        int64_t sums_bytes = sums_in_smem ? tile * 4 * sum_arrays(p) : 0;
+        bool halved = sums && threads == 1024;
+        int sums_in_smem = halved ? sum_arrays(p) - sums_in_registers(p) : 0;
+        int64_t sums_bytes = tile * 4 * sums_in_smem;
         if (blocks > ROW_CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES || per * chunk_bytes + sums_bytes > SMEM_MAX) continue;
         if (blocks < 2 && !sums) return false; /* one block: rows_compile's staging or registers */
-        p->tpr = sums_in_smem ? threads / 2 : threads, p->k = sums_in_smem ? 2 * kmax : kmax;
+        p->tpr = halved ? threads / 2 : threads, p->k = halved ? 2 * kmax : kmax;
         p->rows = 1, p->cluster = blocks > 1 ? (int)blocks : 0, p->stage_chunks = (int)per;
         p->looped = true, p->column_grid = blocks > 1, p->sums_in_smem = sums_in_smem;
         /* a block with column sums walks several rows (rows_call.c's persistent grid): up to

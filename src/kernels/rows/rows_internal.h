@@ -120,7 +120,8 @@ typedef struct row_plan {
                               shared memory and read from there by every row (a staged tile
                               with column sums, where room is left: no load from L2 on each
                               row's critical path) */
-    bool sums_in_smem;     /* column sums (dw, db) in shared memory, not registers (a cluster's
+    int sums_in_smem;      /* the last that many column sums (dw, db) in shared memory, not
+                              registers (a cluster's
                               1024-thread blocks, whose 64 registers cannot hold them) */
     bool pipelined;        /* a cluster's row exchange overlaps the previous row's write
                               pass (rows_kernel.c's row_pipelined; one stage, three buffers

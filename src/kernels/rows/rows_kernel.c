@@ -321,9 +321,9 @@ static void column_sums_begin(cute_ctx *c, row_thread *th, cute_smem_allocator *
     cute_tiler tile = tile_of(c, p);
     cute_layout tile_layout = cute_layout_fmt(cute_ctx_alg(c), "(%d,%lld):(%lld,1)", p->rows, (long long)row_plan_tile(p),
                                               (long long)row_plan_tile(p));
-    for (int s = 0; s < p->op->nslots; s++)
+    for (int s = 0, i = 0; s < p->op->nslots; s++)
         if (p->has[s] && p->op->slot[s].role == COL_PARTIAL) {
-            if (p->sums_in_smem) {
+            if (i++ >= row_plan_slots(p, COL_PARTIAL) - p->sums_in_smem) { /* the last ones */
                 cute_tensor sums = cute_smem_alloc_tensor(c, A, CUTE_F32, tile_layout, 16);
                 th->acc[s] = part(c, th, cute_tensor_zipped_divide(c, sums, &tile), cute_i(0), cute_i(0));
             } else {
