@@ -174,22 +174,29 @@ int main(void)
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 131080, 8}, true);
     /* LayerNorm's there: dw and db by a pass of their own, the dx pass staging its parts */
     backward(lib, be, true, CUTE_BF16, (shape_case){2, 131080, 0}, true);
-    /* the trials (norms17's, CUTEC_ROWS_TRIAL=regsums | allregs): the 1024-thread tile's
-     * column sums in registers, the first one (RMSNorm's dw: three buffers, the pipelined
-     * exchange, seven rows through them; LayerNorm's dw, db in shared memory: two buffers,
-     * no pass of its own) or all (LayerNorm's three buffers, pipelined); the last block's
-     * part 8 elements, padded rows, f16 and f32, rows whose mean is 3000 times their spread;
-     * an odd stride (no 16-byte access: not staged, the trial does not apply) */
-    const char *trials[] = {"regsums", "allregs"};
-    for (int t = 0; t < 2; t++) {
+    /* the trials (norms17's, CUTEC_ROWS_TRIAL=regsums | allregs, each also with halves): the
+     * 1024-thread tile's column sums in registers, the first one (RMSNorm's dw: three
+     * buffers, the pipelined exchange, seven rows through them; LayerNorm's dw, db in shared
+     * memory: two buffers, no pass of its own) or all (LayerNorm's three buffers,
+     * pipelined); halves: the part walked as two 512-thread tiles with sums of their own (the
+     * second one past the row's end in the last block); the last block's part 8 elements,
+     * padded rows, f16 and f32, rows whose mean is 3000 times their spread; an odd stride (no
+     * 16-byte access: not staged, the trials do not apply) */
+    const char *trials[] = {"regsums", "allregs", "halves", "regsums,halves", "allregs,halves"};
+    for (int t = 0; t < 5; t++) {
         setenv("CUTEC_ROWS_TRIAL", trials[t], 1);
-        backward(lib, be, t == 0 ? false : true, CUTE_BF16, (shape_case){7, 131080, 8}, true);
+        backward(lib, be, t == 1 ? true : false, CUTE_BF16, (shape_case){7, 131080, 8}, true);
         backward(lib, be, true, CUTE_BF16, (shape_case){5, 131080, 8}, true);
         backward_shifted(lib, be, true, CUTE_BF16, (shape_case){4, 131080, 0}, true, 3000);
         backward_shifted(lib, be, false, CUTE_F16, (shape_case){4, 131080, 8}, true, 3000);
         backward(lib, be, true, CUTE_F32, (shape_case){3, 131080, 4}, true);
         backward(lib, be, true, CUTE_F16, (shape_case){3, 131080, 0}, false);
     }
+    /* halves in clusters of 16, the last part 8 elements short: its second tile 8184 */
+    setenv("CUTEC_ROWS_TRIAL", "allregs,halves", 1);
+    backward(lib, be, true, CUTE_BF16, (shape_case){3, 262136, 8}, true);
+    setenv("CUTEC_ROWS_TRIAL", "regsums,halves", 1);
+    backward(lib, be, false, CUTE_BF16, (shape_case){4, 262136, 0}, true);
     backward(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 3}, true);
     unsetenv("CUTEC_ROWS_TRIAL");
     /* before sm_90: rows walked in chunks; dw and db by a pass of their own */

@@ -258,14 +258,15 @@ cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *er
     row_plan p;
     plan_of(lib, rc, &p);
     row_call dx_only, sums;
-    /* a block that walks several tiles of a row: dw, db by a pass of their own; so too where a
+    /* a block that walks several tiles of a row (but those of a part with column sums of
+     * their own, row_plan_sum_tiles): dw, db by a pass of their own; so too where a
      * cluster's blocks keep them in shared memory that leaves room for one staging buffer
      * (LayerNorm's 128 KB of dw and db at 1024x262144, one block an SM), the dx pass then
      * staging its parts as the forwards do, the dw/db pass reading dy and x again (five
      * matrix passes for three).  H200, 2026-11-27: 43.1% of the copy against 36.3% in shared
      * memory; RMSNorm's own pass lost there (46.6% against 59.6%: its dw fits beside two
      * buffers) */
-    bool own_pass = p.looped && (p.stage_chunks != 1 || (p.sums_in_smem && p.stage_bufs < 2));
+    bool own_pass = p.looped && (p.stage_chunks != row_plan_sum_tiles(&p) || (p.sums_in_smem && p.stage_bufs < 2));
     if (own_pass && split_sums(rc, &dx_only, &sums)) {
         plan_of(lib, &dx_only, &p);
         row_plan q;
