@@ -15,12 +15,13 @@
 #  allregs: every sum array in registers: LayerNorm's three buffers, pipelined;
 #  halves:  the part walked as two 512-thread tiles of 16 values a thread, each with column
 #           sums of its own, one after the other (by default one tile of 32 values a thread,
-#           whose write pass holds dy, x, w and dx of all 32 at once): sm_90a bf16 registers /
-#           spilled bytes, without -> with halves: RMSNorm default 124 -> 96, regsums 128+12
-#           -> 127+0; LayerNorm regsums 128+276 -> 127+0, allregs 128+240 -> 128+68.
-# Timed: each op's default, "halves" (RMSNorm; LayerNorm's is its default, its sums in shared
-# memory leaving one buffer), "regsums,halves", "allregs,halves" (LayerNorm); without halves
-# the trials spill (not timed).
+#           whose write pass holds dy, x, w and dx of all 32 at once); quarters: four of 8.
+#           sm_90a bf16 registers + spilled bytes, without -> halves (-> quarters): RMSNorm
+#           default 124 -> 96 (79), regsums 128+12 -> 127+0; LayerNorm regsums 128+276 ->
+#           127+0, allregs 128+240 -> 128+68 -> 128+0.
+# Timed: each op's default, "halves" and "regsums,halves" (RMSNorm), "regsums,halves" and
+# "allregs,quarters" (LayerNorm; its "halves" alone is its default: its sums in shared memory
+# leave one buffer); the trials that spill are not timed.
 # First the GPU against float64 (`cutec run --backward`: every element of dx, dw, db where
 # M N <= 2^24; rows walked by each block several times through the buffers; a part 8
 # elements short of its block: its second tile 8184 elements), then at 1024x262144 each op's
@@ -29,10 +30,11 @@
 # defaults (the trials change no plan at 4096 and 32768).
 # The rule (points of the copy, d = candidate - default, the mean of the two turns), per op:
 # the best candidate with d >= 2 -> "make default" for that op (the flips, rows_compile.c:
-# sums_in_registers's `regsums` line for regsums, its `allregs` line for allregs, and
-# cluster_stage's `halves` line for halves, each `|| p->op == &row_..._bwd` added); best d <=
-# 0.5 -> "delete" for that op; otherwise "keep opt-in".  A bench's WRONG line counts as d =
-# W (delete that form); a failed `cutec run` check keeps every trial opt-in, to be fixed first.
+# `|| p->op == &row_..._bwd` added after `rows_trial("regsums")` or `rows_trial("allregs")` in
+# sums_in_registers, and after `rows_trial("halves")` or `rows_trial("quarters")` in
+# cluster_stage); best d <= 0.5 -> "delete" for that op; otherwise "keep opt-in".  A bench's
+# WRONG line counts as d = W (delete that form); a failed `cutec run` check keeps every trial
+# opt-in, to be fixed first.
 # Logs under $OUT; no bench starts past $BUDGET seconds (default 70).
 #   BUDGET=70 ITERS=10 sh scripts/device-norms17.sh
 . scripts/device-common.sh
@@ -82,8 +84,7 @@ decide()
     else
         echo "== the GPU against float64 (every element)"
         for a in "regsums,halves rmsnorm bf16 64x262144" "halves rmsnorm bf16 64x262144" "regsums,halves layernorm bf16 64x262144" \
-            "allregs,halves layernorm bf16 64x262144" "regsums,halves rmsnorm f16 24x262136" "regsums,halves layernorm bf16 37x262136" \
-            "allregs,halves layernorm f16 24x262136"; do
+            "allregs,quarters layernorm bf16 64x262144" "regsums,halves rmsnorm f16 24x262136" "allregs,quarters layernorm bf16 37x262136"; do
             set -- $a # (trial, op, dtype, shape)
             CUTEC_ROWS_TRIAL=$1 timeout 20 build/cutec run "$2" --backward --dtype "$3" --shape "$4" >"$out/norms17.one" 2>&1
             echo "CUTEC_ROWS_TRIAL=$1: $(tail -n 1 "$out/norms17.one")"
@@ -94,15 +95,15 @@ decide()
         pct_of regsums,halves rmsnorm && rra=$pct
         TORCH=1 pct_of 0 layernorm && l0a=$pct
         pct_of regsums,halves layernorm && lra=$pct
-        pct_of allregs,halves layernorm && laa=$pct
-        pct_of allregs,halves layernorm && lab=$pct
+        pct_of allregs,quarters layernorm && laa=$pct
+        pct_of allregs,quarters layernorm && lab=$pct
         pct_of regsums,halves layernorm && lrb=$pct
         pct_of 0 layernorm && l0b=$pct
         pct_of regsums,halves rmsnorm && rrb=$pct
         pct_of halves rmsnorm && rhb=$pct
         pct_of 0 rmsnorm && r0b=$pct
         echo "== at $(($(date +%s) - start)) s: % of the copy at $S: rmsnorm bwd default $r0a / $r0b, halves $rha / $rhb," \
-            "regsums,halves $rra / $rrb; layernorm bwd default $l0a / $l0b, regsums,halves $lra / $lrb, allregs,halves $laa / $lab"
+            "regsums,halves $rra / $rrb; layernorm bwd default $l0a / $l0b, regsums,halves $lra / $lrb, allregs,quarters $laa / $lab"
         r0=$(mean2 "$r0a" "$r0b") rh=$(mean2 "$rha" "$rhb") rr=$(mean2 "$rra" "$rrb")
         l0=$(mean2 "$l0a" "$l0b") lr=$(mean2 "$lra" "$lrb") la=$(mean2 "$laa" "$lab")
         if [ "${checked:-yes}" = no ]; then
@@ -110,7 +111,7 @@ decide()
             echo "decides: layernorm bwd 1024x262144: keep opt-in (a check against float64 above failed: fix it first)"
         else
             decide rmsnorm "halves=$(diff2 "$rh" "$r0")" "regsums,halves=$(diff2 "$rr" "$r0")"
-            decide layernorm "regsums,halves=$(diff2 "$lr" "$l0")" "allregs,halves=$(diff2 "$la" "$l0")"
+            decide layernorm "regsums,halves=$(diff2 "$lr" "$l0")" "allregs,quarters=$(diff2 "$la" "$l0")"
         fi
     fi
     device_end

@@ -174,16 +174,17 @@ int main(void)
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 131080, 8}, true);
     /* LayerNorm's there: dw and db by a pass of their own, the dx pass staging its parts */
     backward(lib, be, true, CUTE_BF16, (shape_case){2, 131080, 0}, true);
-    /* the trials (norms17's, CUTEC_ROWS_TRIAL=regsums | allregs, each also with halves): the
+    /* the trials (norms17's, CUTEC_ROWS_TRIAL=regsums | allregs, with halves or quarters): the
      * 1024-thread tile's column sums in registers, the first one (RMSNorm's dw: three
      * buffers, the pipelined exchange, seven rows through them; LayerNorm's dw, db in shared
      * memory: two buffers, no pass of its own) or all (LayerNorm's three buffers,
-     * pipelined); halves: the part walked as two 512-thread tiles with sums of their own (the
-     * second one past the row's end in the last block); the last block's part 8 elements,
+     * pipelined); halves (quarters): the part walked as two (four) 512-thread tiles with
+     * sums of their own (the last ones past the row's end in the last block); the last
+     * block's part 8 elements,
      * padded rows, f16 and f32, rows whose mean is 3000 times their spread; an odd stride (no
      * 16-byte access: not staged, the trials do not apply) */
-    const char *trials[] = {"regsums", "allregs", "halves", "regsums,halves", "allregs,halves"};
-    for (int t = 0; t < 5; t++) {
+    const char *trials[] = {"regsums", "allregs", "halves", "regsums,halves", "allregs,halves", "allregs,quarters"};
+    for (int t = 0; t < 6; t++) {
         setenv("CUTEC_ROWS_TRIAL", trials[t], 1);
         backward(lib, be, t == 1 ? true : false, CUTE_BF16, (shape_case){7, 131080, 8}, true);
         backward(lib, be, true, CUTE_BF16, (shape_case){5, 131080, 8}, true);
@@ -192,9 +193,12 @@ int main(void)
         backward(lib, be, true, CUTE_F32, (shape_case){3, 131080, 4}, true);
         backward(lib, be, true, CUTE_F16, (shape_case){3, 131080, 0}, false);
     }
-    /* halves in clusters of 16, the last part 8 elements short: its second tile 8184 */
+    /* halves and quarters in clusters of 16, the last part 8 elements short: its last tile
+     * 8184 (4088) */
     setenv("CUTEC_ROWS_TRIAL", "allregs,halves", 1);
     backward(lib, be, true, CUTE_BF16, (shape_case){3, 262136, 8}, true);
+    setenv("CUTEC_ROWS_TRIAL", "allregs,quarters", 1);
+    backward(lib, be, true, CUTE_BF16, (shape_case){3, 262136, 0}, true);
     setenv("CUTEC_ROWS_TRIAL", "regsums,halves", 1);
     backward(lib, be, false, CUTE_BF16, (shape_case){4, 262136, 0}, true);
     backward(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 3}, true);

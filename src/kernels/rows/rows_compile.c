@@ -70,8 +70,9 @@ static bool keeps_sums(const row_plan *p) { return sum_arrays(p) > 0; }
  * the first one (RMSNorm's dw: the 64 KB so freed hold three buffers, whose walk pipelines
  * the cluster exchange; LayerNorm's dw beside db in shared memory: two buffers where one was,
  * and no pass of its own), "allregs" every one (LayerNorm's dw and db: three buffers).
- * sm_90a bf16: they spill at 128 registers unless the part is walked in halves
- * (cluster_stage): RMSNorm 12 bytes -> none, LayerNorm 276 -> none (regsums), 240 -> 68 */
+ * sm_90a bf16: they spill at 128 registers unless the part is walked in halves or quarters
+ * (cluster_stage): RMSNorm 12 bytes -> none, LayerNorm 276 -> none (regsums), 240 -> 68 /
+ * none (allregs) */
 static int sums_in_registers(const row_plan *p)
 {
     /* the flips, per op (scripts/device-norms17.sh decides): `|| p->op == &row_..._bwd` */
@@ -131,13 +132,14 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
         int64_t sums_bytes = tile * 4 * sums_in_smem;
         if (blocks > ROW_CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES || per * chunk_bytes + sums_bytes > SMEM_MAX) continue;
         if (blocks < 2 && !sums) return false; /* one block: rows_compile's staging or registers */
-        /* (the trial "halves": the 512 threads walk it as two tiles of 16 values a thread, each
-         * with column sums of its own, one after the other: half the values at hand at once;
-         * sm_90a bf16, RMSNorm 124 -> 96 registers, with "regsums" 12 spilled bytes -> none;
-         * the flip, per op: `|| p->op == &row_..._bwd` after the trial) */
-        bool halves = halved && rows_trial("halves");
-        p->tpr = halved ? threads / 2 : threads, p->k = halved && !halves ? 2 * kmax : kmax;
-        p->rows = 1, p->cluster = blocks > 1 ? (int)blocks : 0, p->stage_chunks = (int)per * (halves ? 2 : 1);
+        /* (the trials "halves" and "quarters": the 512 threads walk it as two tiles of 16
+         * values a thread (four of 8), each with column sums of its own, one after the other:
+         * a half (a quarter) of the values at hand at once; sm_90a bf16, RMSNorm 124 -> 96
+         * (79) registers, with "regsums" 12 spilled bytes -> none; LayerNorm with "allregs"
+         * 240 -> 68 (none); the flip, per op: `|| p->op == &row_..._bwd` after the trial) */
+        int split = !halved ? 1 : rows_trial("quarters") && kmax % 2 == 0 ? 4 : rows_trial("halves") ? 2 : 1;
+        p->tpr = halved ? threads / 2 : threads, p->k = halved ? 2 * kmax / split : kmax;
+        p->rows = 1, p->cluster = blocks > 1 ? (int)blocks : 0, p->stage_chunks = (int)per * split;
         p->looped = true, p->column_grid = blocks > 1, p->sums_in_smem = sums_in_smem;
         /* a block with column sums walks several rows (rows_call.c's persistent grid): up to
          * three rows' copies in flight during this one's work, as its share of the SM allows.
@@ -145,7 +147,7 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * clusters of 16 on an H200) ran RMSNorm's forward at 1024x262144 at 68.7% of the
          * copy, against 75.5% a block a row in the same run (bench/RESULTS.md, rows6) */
         int64_t room = SMEM_MAX / row_plan_blocks_per_sm(p) - sums_bytes, bufs = room / (per * chunk_bytes);
-        if (halves) per *= 2, chunk_bytes /= 2, tile /= 2; /* (the same bytes a part) */
+        per *= split, chunk_bytes /= split, tile /= split; /* (the same bytes a part) */
         bufs = bufs > 4 ? 4 : bufs < 1 ? 1 : bufs;
         /* a block with column sums keeps its part of the columns: its weight is staged once
          * where that leaves the buffers as many (the norms' backward at 4096 and 32768; at

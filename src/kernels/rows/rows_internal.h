@@ -159,8 +159,8 @@ static inline int64_t row_plan_block_cols(const row_plan *p)
 }
 /* the tiles of a block's part with column sums of their own, written one after the other
  * (unrolled): 1, or a cluster part's stage_chunks where the plan keeps column sums (its
- * 1024-thread part walked as two 512-thread tiles: the trial "halves") */
-#define ROW_SUM_TILES 2
+ * 1024-thread part walked as two or four 512-thread tiles: the trials "halves", "quarters") */
+#define ROW_SUM_TILES 4
 int row_plan_sum_tiles(const row_plan *p);
 /* the slots of a role (row_role) the plan's call gives */
 int row_plan_slots(const row_plan *p, int role);
