@@ -169,40 +169,27 @@ int main(void)
     backward(lib, be, true, CUTE_BF16, (shape_case){4, 70000, 8}, true);
     /* four staging buffers, seven rows: each buffer filled and released twice */
     backward(lib, be, false, CUTE_BF16, (shape_case){7, 33000, 8}, true);
-    /* a 1024-thread tile of the row a block (9 blocks, the last one 8 elements): its column
-     * sums in shared memory, walked by 512 threads; RMSNorm's next row staged during this one */
-    backward(lib, be, false, CUTE_BF16, (shape_case){3, 131080, 8}, true);
-    /* LayerNorm's there: dw and db by a pass of their own, the dx pass staging its parts */
-    backward(lib, be, true, CUTE_BF16, (shape_case){2, 131080, 0}, true);
-    /* the trials (norms17's, CUTEC_ROWS_TRIAL=regsums | allregs, with halves or quarters): the
-     * 1024-thread tile's column sums in registers, the first one (RMSNorm's dw: three
-     * buffers, the pipelined exchange, seven rows through them; LayerNorm's dw, db in shared
-     * memory: two buffers, no pass of its own) or all (LayerNorm's three buffers,
-     * pipelined); halves (quarters): the part walked as two (four) 512-thread tiles with
-     * sums of their own (the last ones past the row's end in the last block); the last
-     * block's part 8 elements,
-     * padded rows, f16 and f32, rows whose mean is 3000 times their spread; an odd stride (no
-     * 16-byte access: not staged, the trials do not apply) */
-    const char *trials[] = {"regsums", "allregs", "halves", "regsums,halves", "allregs,halves", "allregs,quarters"};
-    for (int t = 0; t < 6; t++) {
-        setenv("CUTEC_ROWS_TRIAL", trials[t], 1);
-        backward(lib, be, t == 1 ? true : false, CUTE_BF16, (shape_case){7, 131080, 8}, true);
-        backward(lib, be, true, CUTE_BF16, (shape_case){5, 131080, 8}, true);
+    /* a 1024-thread tile of the row a block (9 blocks, the last one 8 elements), walked by 512
+     * threads in tiles with column sums of their own, in registers (RMSNorm's dw: two tiles,
+     * LayerNorm's dw and db: four; the last block's past the row's end), three buffers, the
+     * pipelined exchange, seven rows through them; padded rows, f16 and f32, rows whose mean
+     * is 3000 times their spread; clusters of 16 whose last part is 8 elements short (its
+     * last tile 8184 or 4088); an odd stride (no 16-byte access: not staged); then the same
+     * under CUTEC_ROWS_SCHEDULE=norms17 (the sums in shared memory, one tile of 32 values a
+     * thread, LayerNorm's dw and db by a pass of their own, the dx pass staging its parts) */
+    for (int old = 0; old < 2; old++) {
+        if (old) setenv("CUTEC_ROWS_SCHEDULE", "norms17", 1);
+        backward(lib, be, false, CUTE_BF16, (shape_case){7, 131080, 8}, true);
+        backward(lib, be, true, CUTE_BF16, (shape_case){7, 131080, 8}, true);
         backward_shifted(lib, be, true, CUTE_BF16, (shape_case){4, 131080, 0}, true, 3000);
         backward_shifted(lib, be, false, CUTE_F16, (shape_case){4, 131080, 8}, true, 3000);
         backward(lib, be, true, CUTE_F32, (shape_case){3, 131080, 4}, true);
         backward(lib, be, true, CUTE_F16, (shape_case){3, 131080, 0}, false);
+        backward(lib, be, true, CUTE_BF16, (shape_case){3, 262136, 8}, true);
+        backward(lib, be, false, CUTE_BF16, (shape_case){4, 262136, 0}, true);
+        backward(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 3}, true);
     }
-    /* halves and quarters in clusters of 16, the last part 8 elements short: its last tile
-     * 8184 (4088) */
-    setenv("CUTEC_ROWS_TRIAL", "allregs,halves", 1);
-    backward(lib, be, true, CUTE_BF16, (shape_case){3, 262136, 8}, true);
-    setenv("CUTEC_ROWS_TRIAL", "allregs,quarters", 1);
-    backward(lib, be, true, CUTE_BF16, (shape_case){3, 262136, 0}, true);
-    setenv("CUTEC_ROWS_TRIAL", "regsums,halves", 1);
-    backward(lib, be, false, CUTE_BF16, (shape_case){4, 262136, 0}, true);
-    backward(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 3}, true);
-    unsetenv("CUTEC_ROWS_TRIAL");
+    unsetenv("CUTEC_ROWS_SCHEDULE");
     /* before sm_90: rows walked in chunks; dw and db by a pass of their own */
     cute_runtime_set_target_arch(rt, "sm_80");
     forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, false, 3000);

@@ -108,7 +108,7 @@ static bool in_place(const row_call *rc)
     return false;
 }
 
-/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7: an earlier schedule, so that one run can time
+/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7 | norms17: an earlier schedule, so that one run can time
  * both (scripts/device-rows6.sh, device-rows7.sh).  rows5: the norms' backward without the
  * pipelined exchange, its weight read from L2 (only the per-row inputs loaded a row ahead
  * stay); rows6: a cluster's forward blocks stage 32 KB parts of the row (16 blocks at 262144),
@@ -116,12 +116,16 @@ static bool in_place(const row_call *rc)
  * registers ptxas gives, LayerNorm's forward merges (count, mean, squares) by Chan's rule in
  * registers and in a block's staged row too (row_op's held_form); rows7: a cluster's
  * blocks exchange their partials through st.shared::cluster and a cluster barrier a stage
- * (rows_cluster.c), not st.async onto mbarriers. */
+ * (rows_cluster.c), not st.async onto mbarriers; norms17 (and the earlier ones): the norms'
+ * backward over 1024-thread cluster parts keeps its column sums in shared memory, the part
+ * one tile of 32 values a thread, LayerNorm's dw/db by a pass of their own
+ * (rows_compile.c's cluster_stage). */
 static int schedule_asked(void)
 {
     const char *s = getenv("CUTEC_ROWS_SCHEDULE");
     if (s && !strcmp(s, "rows5")) return ROW_SCHEDULE_ROWS5;
     if (s && !strcmp(s, "rows7")) return ROW_SCHEDULE_ROWS7;
+    if (s && !strcmp(s, "norms17")) return ROW_SCHEDULE_NORMS17;
     return s && !strcmp(s, "rows6") ? ROW_SCHEDULE_ROWS6 : ROW_SCHEDULE_NOW;
 }
 

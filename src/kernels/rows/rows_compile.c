@@ -64,23 +64,6 @@ static int sum_arrays(const row_plan *p) { return row_plan_slots(p, COL_PARTIAL)
 
 static bool keeps_sums(const row_plan *p) { return sum_arrays(p) > 0; }
 
-/* Of a 1024-thread tile's column sums, walked by 512 threads (one block an SM, 128 registers
- * a thread), those kept in registers, 32 a thread an array: by default none (all in shared
- * memory).  The trials (norms17's, opt-in until timed: scripts/device-norms17.sh): "regsums"
- * the first one (RMSNorm's dw: the 64 KB so freed hold three buffers, whose walk pipelines
- * the cluster exchange; LayerNorm's dw beside db in shared memory: two buffers where one was,
- * and no pass of its own), "allregs" every one (LayerNorm's dw and db: three buffers).
- * sm_90a bf16: they spill at 128 registers unless the part is walked in halves or quarters
- * (cluster_stage): RMSNorm 12 bytes -> none, LayerNorm 276 -> none (regsums), 240 -> 68 /
- * none (allregs) */
-static int sums_in_registers(const row_plan *p)
-{
-    /* the flips, per op (scripts/device-norms17.sh decides): `|| p->op == &row_..._bwd` */
-    bool allregs = rows_trial("allregs");
-    bool regsums = rows_trial("regsums");
-    return allregs ? sum_arrays(p) : regsums ? 1 : 0;
-}
-
 bool row_plan_persistent(const row_plan *p) { return keeps_sums(p); }
 
 int row_plan_sum_tiles(const row_plan *p) { return keeps_sums(p) && p->cluster > 1 && p->stage_chunks > 1 ? p->stage_chunks : 1; }
@@ -123,21 +106,25 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
         int64_t per = sums ? 1 : part / chunk_bytes > 1 ? part / chunk_bytes : 1;
         if (!sums && (n + per * tile - 1) / (per * tile) > ROW_CLUSTER_MAX) per = (n + ROW_CLUSTER_MAX * tile - 1) / (ROW_CLUSTER_MAX * tile);
         int64_t blocks = (n + per * tile - 1) / (per * tile);
-        /* a tile of 1024 threads' keeps its column sums in shared memory, and is walked by
-         * 512 threads of twice the values (one block an SM, 128 registers a thread): 64
-         * registers cannot hold a chunk beside the sums (the norms' backward spilled 76 to
-         * 224 bytes) */
-        bool halved = sums && threads == 1024;
-        int sums_in_smem = halved ? sum_arrays(p) - sums_in_registers(p) : 0;
+        /* a tile of 1024 threads' is walked by 512 threads of twice the values (one block an
+         * SM, 128 registers a thread: 64 cannot hold a chunk beside the sums, the norms'
+         * backward spilled 76 to 224 bytes), which keep its column sums in registers, 32 a
+         * thread an array, and walk it in tiles of their own, each with its sums, two an
+         * array (RMSNorm's dw: two tiles of 16 values a thread; LayerNorm's dw and db: four of
+         * 8), so that a tile's values at hand and the sums fit 128 registers (sm_90a bf16:
+         * RMSNorm 127, LayerNorm 128, no spill; in one tile of 32 values they spilled 12 and
+         * 240 bytes).  Their shared memory holds three 64 KB buffers and the pipelined walk.
+         * H200, 2026-11-27, % of the copy at 1024x262144: RMSNorm 59.1 -> 67.2, LayerNorm
+         * 43.1 (dw/db by a pass of their own) -> 55.9 (sums in shared memory in one tile:
+         * CUTEC_ROWS_SCHEDULE=norms17; RMSNorm's dw in shared memory in two tiles 58.7,
+         * LayerNorm's db there beside dw in registers in two 51.9) */
+        bool halved = sums && threads == 1024, before_norms17 = p->schedule != ROW_SCHEDULE_NOW;
+        int sums_in_smem = halved && before_norms17 ? sum_arrays(p) : 0;
         int64_t sums_bytes = tile * 4 * sums_in_smem;
         if (blocks > ROW_CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES || per * chunk_bytes + sums_bytes > SMEM_MAX) continue;
         if (blocks < 2 && !sums) return false; /* one block: rows_compile's staging or registers */
-        /* (the trials "halves" and "quarters": the 512 threads walk it as two tiles of 16
-         * values a thread (four of 8), each with column sums of its own, one after the other:
-         * a half (a quarter) of the values at hand at once; sm_90a bf16, RMSNorm 124 -> 96
-         * (79) registers, with "regsums" 12 spilled bytes -> none; LayerNorm with "allregs"
-         * 240 -> 68 (none); the flip, per op: `|| p->op == &row_..._bwd` after the trial) */
-        int split = !halved ? 1 : rows_trial("quarters") && kmax % 2 == 0 ? 4 : rows_trial("halves") ? 2 : 1;
+        int split = halved && !before_norms17 ? 2 * sum_arrays(p) : 1;
+        while (split > 1 && 2 * kmax % split) split /= 2;
         p->tpr = halved ? threads / 2 : threads, p->k = halved ? 2 * kmax / split : kmax;
         p->rows = 1, p->cluster = blocks > 1 ? (int)blocks : 0, p->stage_chunks = (int)per * split;
         p->looped = true, p->column_grid = blocks > 1, p->sums_in_smem = sums_in_smem;
