@@ -200,3 +200,10 @@ device_step()
     device_stamp "$*"
     timeout "$t" stdbuf -oL -eL "$@" 2>&1
 }
+
+# The GEMM decision scripts' readings of a bench table (device-sk13.sh, device-s14.sh):
+#   bench_tops FILE PATTERN: the TFLOP/s (field 4) of the first row whose name matches
+#                            PATTERN (empty: none)
+#   bench_atleast A B R: 1 when A >= B x R, else 0 (an empty operand gives 0)
+bench_tops() { awk -v pat="$2" '$2 ~ pat && $4 ~ /^[0-9.]+$/ { print $4; exit }' "$1"; }
+bench_atleast() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { print (a != "" && b != "" && a >= b * r) ? 1 : 0 }'; }

@@ -29,10 +29,6 @@ budget=${BUDGET_S:-70}
 iters=${ITERS:-10}
 SK="--tile 128x128x128 --warps 2x2 --stages 3"
 
-# the TFLOP/s (field 4) of the first row whose name matches $2 in file $1 (empty: none)
-tops() { awk -v pat="$2" '$2 ~ pat && $4 ~ /^[0-9.]+$/ { print $4; exit }' "$1"; }
-# 1 when a >= b * r (awk), else 0; empty operands give 0
-atleast() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { print (a != "" && b != "" && a >= b * r) ? 1 : 0 }'; }
 
 {
     device_begin
@@ -68,18 +64,18 @@ atleast() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { print (a != "" && b != ""
     echo "== decisions"
     wins=0
     for i in 1 2; do
-        a=$(tops "$out/sk13-4096-$i.txt" "-auto") s=$(tops "$out/sk13-4096-$i.txt" "-sk")
+        a=$(bench_tops "$out/sk13-4096-$i.txt" "-auto") s=$(bench_tops "$out/sk13-4096-$i.txt" "-sk")
         echo "4096^3 pair $i: AUTO ${a:-none}, stream-K ${s:-none} TOPS"
-        wins=$((wins + $(atleast "$s" "$a" 1.02)))
+        wins=$((wins + $(bench_atleast "$s" "$a" 1.02)))
     done
     if [ "$wins" -eq 2 ]; then
         echo "decides: s8 stream-K is the library's at M N <= 4096^2 (lib.c: s8_streamk = true)"
     else
         echo "decides: s8 stream-K stays opt-in (--schedule streamk; not 2% faster in both pairs)"
     fi
-    a=$(tops "$out/sk13-8192-auto.txt" "tensorop_smem") s=$(tops "$out/sk13-8192-sk.txt" "tensorop_smem")
+    a=$(bench_tops "$out/sk13-8192-auto.txt" "tensorop_smem") s=$(bench_tops "$out/sk13-8192-sk.txt" "tensorop_smem")
     echo "8192^3: the library's AUTO ${a:-none}, stream-K 128x128x128 ${s:-none} TOPS"
-    if [ "$(atleast "$s" "$a" 1.02)" -eq 1 ]; then
+    if [ "$(bench_atleast "$s" "$a" 1.02)" -eq 1 ]; then
         echo "decides: by_size's s8 row to every size (up_to INT64_MAX) with s8_streamk = true"
     else
         echo "decides: 8192^3 keeps the library's tiling (stream-K not 2% faster)"

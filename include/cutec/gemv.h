@@ -71,9 +71,15 @@ typedef struct cute_gemv_config {
                             scales a k-tile group lie side by side: a lane loads its four
                             rows' scale pairs in one 16-byte load instead of four 16-bit
                             ones.  SFA must be 16-byte aligned (cute_gemv_lib_scale_rows) */
+    int fma_decode;      /* NVFP4 (words): 1: each ue4m3 scale to f32 by its bits (shifted
+                            into an f32's exponent and mantissa, times 2^120: an IMAD, a LOP3
+                            and an FMUL) instead of by cvt.rn.f16x2.e4m3x2 a byte and a
+                            widening (F2FP, HADD2.F32, shifts and masks); 0: by cvt
+                            (cute_gemv_lib_fma_decode) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
+#define CUTE_GEMV_MAX_FMA_DECODE 1
 
 #define CUTE_GEMV_MAX_SMEM_STAGES 8
 /* whether a configuration without scales may take the ring: one vector of K-major A in
@@ -160,6 +166,10 @@ bool cute_gemv_lib_smem_stages(cute_gemv_lib *lib, int stages);
  * -1 (the default) the library's choice, CUTE_GEMV_SCALE_ROWS_TILED (nvfp4.c).  false for
  * another value */
 bool cute_gemv_lib_scale_rows(cute_gemv_lib *lib, int tiled);
+/* NVFP4's decode on the FMA pipe (cute_gemv_config.fma_decode) for later calls: 0 to
+ * CUTE_GEMV_MAX_FMA_DECODE, or -1 (the default) the library's choice (CUTE_GEMV_FMA_DECODE
+ * in nvfp4.c); false for other values */
+bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

@@ -28,6 +28,7 @@ typedef struct gemv_opts {
     int smem_stages;     /* --smem-stages N: the ring of N stages (0: none; -1 the library's) */
     int ahead;           /* --ahead N: NVFP4's register form, N k-tiles loaded ahead (0: the library's) */
     int scale_rows;      /* --scale-rows plain|tiled: NVFP4's rows a warp (-1: the library's) */
+    int fma_decode;      /* --fma-decode 0|1: NVFP4's scales by their bits (-1: the library's) */
     int iters;
     const char *emit, *arch, *backend;
 } gemv_opts;
@@ -45,6 +46,7 @@ static int usage(const char *cmd)
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
+        "         [--fma-decode 0|1]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -95,6 +97,8 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 1, CUTE_GEMV_MAX_AHEAD, &x, why, n), o->ahead = (int)x;
     else if (!strcmp(k, "--scale-rows"))
         ok = !strcmp(v, "plain") || !strcmp(v, "tiled"), o->scale_rows = !strcmp(v, "tiled");
+    else if (!strcmp(k, "--fma-decode"))
+        ok = cli_int(v, 0, CUTE_GEMV_MAX_FMA_DECODE, &x, why, n), o->fma_decode = (int)x;
     else if (!strcmp(k, "--reduction"))
         ok = !strcmp(v, "ordered") || !strcmp(v, "atomic"), o->atomic = !strcmp(v, "atomic");
     else if (!strcmp(k, "--splits"))
@@ -117,7 +121,7 @@ static int parse(int argc, char **argv, gemv_opts *o)
     memset(o, 0, sizeof *o);
     o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
     o->mma_from = CUTE_GEMV_MMA_FROM;
-    o->smem_stages = -1, o->scale_rows = -1;
+    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1;
     bool out_given = false;
     if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
@@ -169,6 +173,7 @@ static int emit(const gemv_opts *o)
         cfg.smem_stages = cute_gemv_ring_default(&cfg); /* the library's choice */
     if (nvfp4_ring && !cfg.smem_stages) /* NVFP4's register form (0: one ahead) */
         cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1;
+    cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -374,7 +379,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                        : cfg.mma         ? "mma"
                        : o->major        ? "rows"
                                          : "cols";
-    char form[64] = ""; /* NVFP4's k-tile walk, or the ring */
+    char form[96] = ""; /* NVFP4's k-tile walk, or the ring */
     if (cfg.smem_stages && o->sf_vec != 16)
         snprintf(form, sizeof form, ", ring of %d", cfg.smem_stages);
     else if (o->sf_vec == 16 && cfg.ahead > 1)
@@ -384,6 +389,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                                                                                              : ", registers",
                  cfg.smem_stages);
     if (cfg.scale_rows_tiled) strncat(form, ", rows by scale tile", sizeof form - strlen(form) - 1);
+    if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
@@ -404,6 +410,7 @@ static int run(const gemv_opts *o)
     cute_gemv_lib_smem_stages(p.lib, o->smem_stages);
     cute_gemv_lib_ahead(p.lib, o->ahead);
     cute_gemv_lib_scale_rows(p.lib, o->scale_rows);
+    cute_gemv_lib_fma_decode(p.lib, o->fma_decode);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
@@ -458,6 +465,7 @@ static int bench(const gemv_opts *base, bool shape_given)
     cute_gemv_lib_smem_stages(lib, base->smem_stages);
     cute_gemv_lib_ahead(lib, base->ahead);
     cute_gemv_lib_scale_rows(lib, base->scale_rows);
+    cute_gemv_lib_fma_decode(lib, base->fma_decode);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;

@@ -387,9 +387,10 @@ static const struct {
     {CUTE_F64, INT64_MAX, {.read_bytes = 8}},
 };
 
-/* Whether by_size's s8 row runs the SM80 stream-K schedule (multistage.c's streamk_kernel)
- * for the calls it takes (unbatched, no fused epilogue): scripts/device-sk13.sh decides, this
- * is its one-line flip. */
+/* Whether by_size's s8 row runs the SM80 stream-K schedule for the calls it takes
+ * (unbatched, no fused epilogue), in the form plan_multistage.c's `stagger_default` names
+ * (plain: streamk_kernel, measured slower; staggered: stagger_kernel): scripts/device-s14.sh
+ * decides, this is its flip beside that one. */
 static const bool s8_streamk = false;
 
 cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_config *cfg, int64_t m, int64_t n,
@@ -628,8 +629,10 @@ static cute_status streamk_workspace(cute_gemm_lib *lib, void *stream, size_t by
 }
 
 /* the stream-K kernel's arguments 6 and 7 (the stream's workspace and flags; 5, the vector,
- * A's first element where the call has none); *ws, the caller's, alive through the call, a
- * copy of the workspace's buffer (the table may move once the lock is let go) */
+ * where the call has none one element of C's dtype in 16 bytes past the flags, unread: A's
+ * first element was too short for a 1 x 1 A below C's element size); *ws, the caller's,
+ * alive through the call, a copy of the workspace's buffer (the table may move once the
+ * lock is let go) */
 static cute_status streamk_args(cute_gemm_lib *lib, const cute_gemm_config *cfg, cute_call_arg *args, int *nargs,
                                 void *stream, cute_buffer *ws, char *err, size_t n)
 {
@@ -642,14 +645,15 @@ static cute_status streamk_args(cute_gemm_lib *lib, const cute_gemm_config *cfg,
         int64_t slot = (int64_t)(t->bm ? t->bm : 256) * (t->bn ? t->bn : 256), row = GEMM_STREAMK_SM80_ROW;
         bytes = gemm_streamk_workspace_of((slot + row - 1) / row * row, cute_dtype_bytes(wd), blocks, &flags_at);
     }
+    size_t spare = (bytes + 15) / 16 * 16; /* the stand-in vector's 16 bytes */
     const cute_buffer *at = NULL;
     pthread_mutex_lock(&lib->lock);
-    cute_status s = streamk_workspace(lib, stream, bytes, flags_at, &at);
+    cute_status s = streamk_workspace(lib, stream, spare + 16, flags_at, &at);
     if (s == CUTE_OK) *ws = *at;
     pthread_mutex_unlock(&lib->lock);
     if (s != CUTE_OK) return snprintf(err, n, "gemm stream-K: a workspace of %zu bytes: %s", bytes, cute_status_name(s)), s;
-    if (*nargs == 5) /* no vector: A's first element stands in, unread (not C's, which the kernel writes) */
-        args[5] = cute_call_tensor(args[0].buf, args[0].offset, (cute_dtype)args[2].dtype, 1, (int64_t[]){1}, (int64_t[]){1});
+    if (*nargs == 5) /* no vector: the spare bytes stand in, unread */
+        args[5] = cute_call_tensor(ws, spare, (cute_dtype)args[2].dtype, 1, (int64_t[]){1}, (int64_t[]){1});
     int64_t elems = (int64_t)(flags_at / (size_t)cute_dtype_bytes(wd)), row = GEMM_STREAMK_SM80_ROW;
     args[6] = cfg->variant == CUTE_GEMM_HOPPER
                   ? cute_call_tensor(ws, 0, wd, 1, (int64_t[]){elems}, (int64_t[]){1})

@@ -376,13 +376,56 @@ static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
  * below (which did the tile's head), runs the main loop over its k-tiles, then leaves its
  * partial in its workspace slot (a head) or stores C (the tile's end).  C's shared tile lies
  * over the stages: a barrier after each epilogue before the next item's prologue. */
-/* the item's tile of C */
-static gemm_tiles sk_tile(cute_ctx *c, const gemm_plan *p, const walk *w, const gemm_work *wk)
+/* the item's tile of C (place `tile` of the scheduler's order), its main loop over k-tiles
+ * [k0, k1) of it: g->k0 and the tiles' k_tiles bounded by K each, which proves the copies'
+ * offsets 32-bit where the index bound allows (else ptxas spills their 64-bit ones) */
+static gemm_tiles sk_tile(cute_ctx *c, const gemm_plan *p, const walk *w, cute_int tile, cute_int k0, cute_int k1,
+                          g2s *g)
 {
+    cute_alg *a = cute_ctx_alg(c);
     cute_int tm, tn;
-    gemm_sched_tile_at(c, &w->sched, wk->tile, &tm, &tn);
+    gemm_sched_tile_at(c, &w->sched, tile, &tm, &tn);
     tm = once(c, p, tm, w->sched.tiles_m), tn = once(c, p, tn, w->sched.tiles_n);
-    return gemm_tiles_at(c, p, w->mA, w->mB, w->mC, w->cA, w->cB, w->cC, tm, tn);
+    gemm_tiles t = gemm_tiles_at(c, p, w->mA, w->mB, w->mC, w->cA, w->cB, w->cC, tm, tn);
+    g->k0 = cute_min(a, k0, t.k_tiles), t.k_tiles = cute_min(a, k1, t.k_tiles);
+    return t;
+}
+
+/* the item's end: the tile's epilogue unless its sums were partial (kept by the caller), then
+ * the barrier before the next item's prologue fills the stages under C's tile */
+static void sk_end(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
+                   cute_val alpha, cute_val beta, cute_tensor sC, cute_val partial)
+{
+    /* a loop of one trip or none (hopper.c's consumer_streamk says why) */
+    cute_int ends = cute_sub(cute_ctx_alg(c), cute_i(1), cute_int_from_val(c, cute_val_cvt(c, partial, CUTE_I32), 0));
+    CUTE_FOR(c, one, cute_i(0), ends) {
+        (void)one;
+        epilogue(c, p, tid, t, acc, alpha, beta, sC);
+    }
+    cute_barrier(c);
+}
+
+/* what either stream-K kernel sets up once: the walk, the copies, the fragments, K in k-tiles */
+typedef struct sk_block {
+    walk w;
+    g2s g;
+    frags f;
+    cute_tensor sC;
+    cute_int tid, k_tiles;
+} sk_block;
+
+static sk_block sk_begin(cute_ctx *c, const gemm_plan *p, cute_tensor mA, cute_tensor mB, cute_tensor mC,
+                         cute_tensor cA, cute_tensor cB, cute_tensor cC)
+{
+    sk_block k = {.w = {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)}, .tid = cute_thread_idx(c, 0)};
+    cute_kernel_min_blocks(c, p->streamk_per_sm);
+    cute_tensor sA, sB;
+    block_smem(c, p, &sA, &sB, &k.sC);
+    k.g = g2s_make(c, p, k.tid, sA, sB);
+    gemm_tiles t0 = gemm_tiles_at(c, p, mA, mB, mC, cA, cB, cC, cute_i(0), cute_i(0));
+    k.f = frags_make(c, p, k.tid, sA, sB, t0.gC);
+    k.k_tiles = t0.k_tiles;
+    return k;
 }
 
 static void streamk_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
@@ -390,33 +433,38 @@ static void streamk_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
                            cute_tensor flags)
 {
     const gemm_plan *p = cute_ctx_user(c);
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int tid = cute_thread_idx(c, 0);
-    cute_kernel_min_blocks(c, p->streamk_per_sm);
-    walk w = {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)};
-    cute_tensor sA, sB, sC;
-    block_smem(c, p, &sA, &sB, &sC);
-    g2s g = g2s_make(c, p, tid, sA, sB);
-    gemm_tiles t0 = gemm_tiles_at(c, p, mA, mB, mC, cA, cB, cC, cute_i(0), cute_i(0));
-    frags f = frags_make(c, p, tid, sA, sB, t0.gC);
-    gemm_streamk sk = gemm_streamk_make_all(c, &w.sched, t0.k_tiles);
+    sk_block k = sk_begin(c, p, mA, mB, mC, cA, cB, cC);
+    gemm_streamk sk = gemm_streamk_make_all(c, &k.w.sched, k.k_tiles);
     CUTE_FOR(c, i, cute_i(0), sk.items) {
         gemm_work wk = gemm_streamk_work(c, &sk, i);
-        gemm_tiles t = sk_tile(c, p, &w, &wk);
-        /* the main loop runs k-tiles [g.k0, t.k_tiles); each at most K, which proves the copies'
-         * offsets 32-bit where the index bound allows (else ptxas spills their 64-bit ones) */
-        g.k0 = cute_min(a, wk.k0, t.k_tiles), t.k_tiles = cute_min(a, wk.k1, t.k_tiles);
-        prologue(c, p, &t, &g);
-        gemm_streamk_start_from_partial(c, p, ws, flags, tid, f.tCrC, wk.first);
-        mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, NULL);
-        CUTE_IF(c, wk.partial) gemm_streamk_store_partial(c, p, ws, flags, tid, f.tCrC);
-        /* the tile's end: a loop of one trip or none (hopper.c's consumer_streamk says why) */
-        cute_int ends = cute_sub(a, cute_i(1), cute_int_from_val(c, cute_val_cvt(c, wk.partial, CUTE_I32), 0));
-        CUTE_FOR(c, one, cute_i(0), ends) {
-            (void)one;
-            epilogue(c, p, tid, &t, f.tCrC, alpha, beta, sC);
-        }
-        cute_barrier(c); /* C's tile (over the stages) read before the next prologue fills them */
+        gemm_tiles t = sk_tile(c, p, &k.w, wk.tile, wk.k0, wk.k1, &k.g);
+        prologue(c, p, &t, &k.g);
+        gemm_streamk_start_from_partial(c, p, ws, flags, k.tid, k.f.tCrC, wk.first);
+        mainloop(c, p, &t, &k.g, &k.f.x, k.f.tCrA, k.f.tCrB, k.f.tCrC, NULL);
+        CUTE_IF(c, wk.partial) gemm_streamk_store_partial(c, p, ws, flags, k.tid, k.f.tCrC);
+        sk_end(c, p, k.tid, &t, k.f.tCrC, alpha, beta, k.sC, wk.partial);
+    }
+}
+
+/* Staggered stream-K (p->streamk_stagger; streamk_stagger.c divides the work): each block
+ * its own tiles, the first begun by the head of the last and the last ended by its tail,
+ * which resumes from the head's partial in the block's own workspace slot (the flags unused) */
+static void stagger_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
+                           cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_tensor ws,
+                           cute_tensor flags)
+{
+    (void)flags;
+    const gemm_plan *p = cute_ctx_user(c);
+    sk_block k = sk_begin(c, p, mA, mB, mC, cA, cB, cC);
+    gemm_stagger sk = gemm_stagger_make(c, &k.w.sched, k.k_tiles);
+    CUTE_FOR(c, i, sk.first, cute_add(cute_ctx_alg(c), sk.tiles, cute_i(1))) {
+        gemm_piece pc = gemm_stagger_piece(c, &sk, i);
+        gemm_tiles t = sk_tile(c, p, &k.w, pc.tile, pc.k0, pc.k1, &k.g);
+        prologue(c, p, &t, &k.g);
+        gemm_streamk_resume_own(c, p, ws, k.tid, k.f.tCrC, pc.resume);
+        mainloop(c, p, &t, &k.g, &k.f.x, k.f.tCrA, k.f.tCrB, k.f.tCrC, NULL);
+        CUTE_IF(c, pc.head) gemm_streamk_keep_own(c, p, ws, k.tid, k.f.tCrC);
+        sk_end(c, p, k.tid, &t, k.f.tCrC, alpha, beta, k.sC, pc.head);
     }
 }
 
@@ -430,8 +478,12 @@ static void streamk_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
     gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
     /* (arguments 6 and 7: the workspace, the flags; 5, the unused vector) */
-    CUTE_LAUNCH(c, streamk_kernel, gemm_streamk_all_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
-                arg[6].tensor, arg[7].tensor);
+    if (p->streamk_stagger)
+        CUTE_LAUNCH(c, stagger_kernel, gemm_stagger_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
+                    arg[6].tensor, arg[7].tensor);
+    else
+        CUTE_LAUNCH(c, streamk_kernel, gemm_streamk_all_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f,
+                    arg[4].f, arg[6].tensor, arg[7].tensor);
 }
 
 /* the persistent grid: the scheduler's blocks (at most one an SM), times a batch's L */

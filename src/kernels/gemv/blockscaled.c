@@ -86,9 +86,21 @@ static cute_tensor scale_pair_load(cute_ctx *c, const cute_copy_atom *pair, cute
     return r;
 }
 
-/* scale i (0 or 1) of a pair v (u16; sf: the scales' dtype), in f32 */
-static cute_val scale_of_pair(cute_ctx *c, cute_val v, int i, cute_dtype sf)
+/* scale i (0 or 1) of a pair v (u16; sf: the scales' dtype), in f32.  cfg.fma_decode
+ * (ue4m3): its 7 bits (4 of exponent, 3 of mantissa, bias 7) shifted to the top of an f32's
+ * exponent and mantissa, read as an f32 (bias 127, a subnormal one where the exponent is 0:
+ * no flush to zero here) and times 2^120: exact, one shift and one AND on the integer ALU,
+ * the multiply on the FMA pipe; by cvt: a shift, two ANDs, the byte's cvt.rn.f16x2.e4m3x2
+ * (F2FP) and a widening (HADD2.F32) */
+static cute_val scale_of_pair(cute_ctx *c, const gemv_plan *p, cute_val v, int i, cute_dtype sf)
 {
+    if (p->cfg.fma_decode) {
+        cute_val w = cute_val_cvt(c, v, CUTE_U32);
+        w = cute_val_binop(c, CUTE_OP_SHL, w, cute_val_int(c, CUTE_U32, i ? 12 : 20));
+        w = cute_val_binop(c, CUTE_OP_AND, w, cute_val_int(c, CUTE_U32, 0x07F00000));
+        cute_val f = cute_val_bitcast(c, w, cute_type_of(CUTE_F32));
+        return cute_val_binop(c, CUTE_OP_MUL, f, cute_val_const(c, CUTE_F32, 0x1p120));
+    }
     if (i) v = cute_val_binop(c, CUTE_OP_SHR, v, cute_val_int(c, CUTE_U16, 8));
     cute_val byte = cute_val_bitcast(c, cute_val_cvt(c, v, CUTE_U8), cute_type_of(sf));
     return cute_val_cvt(c, byte, CUTE_F32);
@@ -405,13 +417,13 @@ static void words_products(cute_ctx *c, const gemv_plan *p, const words_tile *f,
         else
             x.bytes = vector_x_bytes(c, cute_tensor_slice(c, f->rX, vu), w->lo);
         cute_val pb = cute_ssa_get(c, cute_tensor_load(c, f->sb[u]), 0);
-        cute_val sb[2] = {scale_of_pair(c, pb, 0, w->sf), scale_of_pair(c, pb, 1, w->sf)};
+        cute_val sb[2] = {scale_of_pair(c, p, pb, 0, w->sf), scale_of_pair(c, p, pb, 1, w->sf)};
         for (int r = 0; r < p->rows; r++) {
             cute_val sum[2];
             vector_sums(c, p, cute_tensor_slice(c, gemv_lane_row(c, p, f->rA, r), vu), &x, w->lo, sum);
             cute_val pa = row_pair(c, f, w, r, u);
             for (int b = 0; b < 2; b++) { /* two blocks of 16 in a vector of 32 */
-                cute_val sa = scale_of_pair(c, pa, b, w->sf);
+                cute_val sa = scale_of_pair(c, p, pa, b, w->sf);
                 cute_val_assign(c, w->acc[r],
                                 cute_val_fma(c, sum[b], cute_val_binop(c, CUTE_OP_MUL, sa, sb[b]), w->acc[r]));
             }

@@ -17,6 +17,7 @@
 
 static uint64_t seed;
 static int sf_shift; /* bytes the scale buffers start past their allocation's (2: not 4-aligned) */
+static bool every_scale; /* NVFP4's scales: every ue4m3 code but NaN's, bit 7 set on half */
 
 static uint64_t next(void)
 {
@@ -65,6 +66,8 @@ static void make(cute_backend *b, host_op *o, cute_dtype d, int64_t rows, int64_
     for (int64_t i = 0; i < o->nsf; i++) {
         double s = pow(2.0, (double)(next() % 4) - 3.0) * (1 + (double)(next() % 8) / 8);
         o->sf[i] = d == CUTE_E2M1 ? cute_f64_to_ue4m3(s) : cute_f64_to_ue8m0(s);
+        if (every_scale && d == CUTE_E2M1) /* subnormal to 448, and the ignored bit 7 */
+            o->sf[i] = (uint8_t)((next() % 127) | (next() % 2) << 7);
     }
     b->vt->alloc(b->self, (size_t)bytes + 16, &o->buf);
     b->vt->upload(b->self, &o->buf, 0, o->codes, (size_t)bytes + 16);
@@ -176,6 +179,47 @@ static void ring_forms(cute_runtime *rt, cute_gemv_lib *lib)
     sf_shift = 0;
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(!last.smem_stages, "2-byte aligned scales: the register form (the ring copies groups of four)");
+}
+
+/* NVFP4's scales by their bits when asked (cute_gemv_lib_fma_decode 1), with every scale
+ * code (subnormal ones, bit 7 set: the bits path masks it as the cvt path does) into f32 y:
+ * one k-tile ahead over two full k-tiles and a tail, two ahead batched, each with a partial
+ * last warp, a k-tile at a time (one partial k-tile); levels past the last, and other
+ * dtypes, refused */
+static void fma_decode_forms(cute_runtime *rt, cute_gemv_lib *lib)
+{
+    CHECK(!cute_gemv_lib_fma_decode(lib, CUTE_GEMV_MAX_FMA_DECODE + 1) && !cute_gemv_lib_fma_decode(lib, -2),
+          "FMA decode levels: -1 to %d", CUTE_GEMV_MAX_FMA_DECODE);
+    every_scale = true;
+    cute_gemv_config last;
+    for (int level = 1; level <= CUTE_GEMV_MAX_FMA_DECODE; level++) {
+        CHECK(cute_gemv_lib_fma_decode(lib, level), "FMA decode level %d", level);
+        for (int form = level < CUTE_GEMV_MAX_FMA_DECODE ? 2 : 0; form < 3; form++) { /* the last: every form */
+            cute_gemv_lib_ahead(lib, form == 1 ? 2 : form == 0 ? 1 : 0);
+            cute_gemv_lib_tile_at_a_time(lib, form == 2);
+            run_case(rt, lib, CUTE_E2M1, CUTE_F32, form == 1 ? 5 : 9, form == 2 ? 96 : 2048 + 32,
+                     form == 1 ? 2 : 1, form == 2 ? -0.5 : 0);
+            cute_gemv_lib_last(lib, &last, NULL);
+            CHECK(last.fma_decode == level && last.tile_at_a_time == (form == 2),
+                  "form %d: NVFP4's FMA decode %d when asked (ran %d)", form, level, last.fma_decode);
+        }
+    }
+    every_scale = false;
+    cute_gemv_lib_tile_at_a_time(lib, false);
+    cute_gemv_lib_ahead(lib, 0);
+    cute_gemv_lib_fma_decode(lib, -1);
+    cute_gemv_config no[] = {
+        {.dtype = CUTE_E4M3, .a_major = 1, .vec = 16, .vectors = 1, .sf_vec = 32, .fma_decode = 1},
+        {.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .fma_decode = 2},
+        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16,
+         .fma_decode = CUTE_GEMV_MAX_FMA_DECODE + 1},
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        char err[512] = "";
+        const cute_fn *f = cute_gemv_compile(rt, &no[i], err, sizeof err);
+        CHECK(!f && strstr(err, "FMA pipe"), "FMA decode refused (%zu): %s", i, err);
+        cute_fn_free(f);
+    }
 }
 
 /* on a runtime tracing for `arch`: sm_100a's body (cvt) or the one before it (words) */
@@ -323,6 +367,7 @@ static void results(const char *arch)
     cute_gemv_lib_tile_at_a_time(lib, false);
     ahead_forms(rt, lib);
     tiled_forms(rt, lib);
+    if (!strcmp(arch, "sm_90a")) fma_decode_forms(rt, lib); /* (sm_100a decodes by cvt) */
     cute_gemv_lib_smem_stages(lib, -1);
     run_case(rt, lib, CUTE_E4M3, CUTE_BF16, 37, 544, 2, 0.25); /* MXFP8 */
     run_case(rt, lib, CUTE_E4M3, CUTE_F16, 5, 32, 1, 0);

@@ -201,6 +201,12 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         snprintf(err, n, "gemv: rows by scale tile are NVFP4's (block-scaled)");
         return false;
     }
+    if (cfg->fma_decode < 0 || cfg->fma_decode > CUTE_GEMV_MAX_FMA_DECODE ||
+        (cfg->fma_decode && !(cfg->sf_vec == 16 && cfg->dtype == CUTE_E2M1))) {
+        snprintf(err, n, "gemv: the decode on the FMA pipe (level %d, 0 to %d) is NVFP4's", cfg->fma_decode,
+                 CUTE_GEMV_MAX_FMA_DECODE);
+        return false;
+    }
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
     if (cfg->mma && !mma_ok(cfg, err, n)) return false;
     cute_dtype d = cfg->dtype, y = cute_gemv_y_dtype(cfg);
@@ -315,7 +321,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -327,7 +333,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              : cfg->split       ? "_split"
                           : "",
              cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages, gemv_ahead(cfg),
-             cfg->scale_rows_tiled ? "_sft" : "");
+             cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode);
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

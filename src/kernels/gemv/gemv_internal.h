@@ -178,6 +178,9 @@ int gemv_lib_ahead(cute_gemv_lib *lib);
 /* NVFP4's rows by scale tile asked for later calls (cute_gemv_lib_scale_rows; -1: the
  * library's) */
 int gemv_lib_scale_rows(cute_gemv_lib *lib);
+/* NVFP4's decode on the FMA pipe asked for later calls (cute_gemv_lib_fma_decode; -1: the
+ * library's, 0 on sm_100a and later) */
+int gemv_lib_fma_decode(cute_gemv_lib *lib);
 /* a configuration's k-tiles ahead in NVFP4's register form (cfg.ahead, at least 1) */
 static inline int gemv_ahead(const cute_gemv_config *cfg)
 {

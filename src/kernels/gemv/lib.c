@@ -31,6 +31,7 @@ struct cute_gemv_lib {
     int ahead;             /* cute_gemv_lib_ahead */
     int smem_stages;       /* cute_gemv_lib_smem_stages */
     int scale_rows;        /* cute_gemv_lib_scale_rows */
+    int fma_decode;        /* cute_gemv_lib_fma_decode */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -47,7 +48,8 @@ static bool same_config(const void *x, const void *y)
            a->sf_vec == b->sf_vec && a->atomic == b->atomic && a->mma == b->mma &&
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
-           gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled;
+           gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
+           a->fma_decode == b->fma_decode;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -66,6 +68,7 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->mma_from = CUTE_GEMV_MMA_FROM;
     lib->smem_stages = -1;
     lib->scale_rows = -1;
+    lib->fma_decode = -1;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
@@ -185,6 +188,25 @@ int gemv_lib_scale_rows(cute_gemv_lib *lib)
     int d = lib->scale_rows;
     pthread_mutex_unlock(&lib->lock);
     return d;
+}
+
+bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level)
+{
+    if (!lib || level < -1 || level > CUTE_GEMV_MAX_FMA_DECODE) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->fma_decode = level;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+int gemv_lib_fma_decode(cute_gemv_lib *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    int d = lib->fma_decode;
+    pthread_mutex_unlock(&lib->lock);
+    /* the library's choice (-1) is for the bit decode before sm_100; sm_100a decodes e2m1 by
+     * cvt and keeps level 0 unless asked (not measured there) */
+    return d < 0 && cute_runtime_target_arch(lib->rt) >= 100 ? 0 : d;
 }
 
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib)

@@ -42,6 +42,11 @@ static bool two_ahead_pays(cute_gemv_lib *lib, int64_t M, int64_t K, int64_t L)
  * (scripts/device-fp4s.sh decides) */
 #define CUTE_GEMV_SCALE_ROWS_TILED 0
 
+/* NVFP4's decode on the FMA pipe (cfg.fma_decode) where the caller asks for none: the
+ * one-line flip of the library's choice, 0 until an H200 measures a level faster
+ * (scripts/device-fp4g.sh decides) */
+#define CUTE_GEMV_FMA_DECODE 0
+
 /* a scale buffer: rank 1, the scales' dtype, unit stride, long enough */
 static cute_status scales(const cute_call_arg *sf, const char *name, cute_dtype d, int64_t want,
                           int align, char *err, size_t n)
@@ -121,6 +126,8 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         int tiled = gemv_lib_scale_rows(lib); /* where SFA allows the 16-byte loads */
         cfg.scale_rows_tiled = (tiled < 0 ? CUTE_GEMV_SCALE_ROWS_TILED : tiled) && cute_call_arg_alignment(SFA, 16) >= 16;
     }
+    int level = gemv_lib_fma_decode(lib);
+    cfg.fma_decode = e2m1 ? level < 0 ? CUTE_GEMV_FMA_DECODE : level : 0;
     if (K == 0)
         return gemv_invalid(err, n,
                             "gemv: block-scaled K = 0 (K must be a positive multiple of 32)");

@@ -70,8 +70,10 @@ typedef struct grad_bufs {
     tmat x, w, y, mean, rstd, dy, dx, dw, db;
 } grad_bufs;
 
-/* the forward saves the statistics the backward takes; the reference takes the same */
-static void backward(cutec_rows *lib, cute_backend *be, bool layer, cute_dtype d, shape_case sc, bool full)
+/* the forward saves the statistics the backward takes; the reference takes the same;
+ * shift: added to x (rows whose mean dwarfs their spread) */
+static void backward_shifted(cutec_rows *lib, cute_backend *be, bool layer, cute_dtype d, shape_case sc, bool full,
+                             double shift)
 {
     int64_t ld = sc.n + sc.pad, mn = sc.m * sc.n;
     grad_bufs B;
@@ -80,6 +82,7 @@ static void backward(cutec_rows *lib, cute_backend *be, bool layer, cute_dtype d
     tk_init(&B.rstd, be, CUTE_F32, 1, sc.m, 1, 1, 0), tk_init(&B.dy, be, d, 2, sc.m, sc.n, ld, 2);
     tk_init(&B.dx, be, d, 2, sc.m, sc.n, ld, 0), tk_init(&B.dw, be, d, 1, sc.n, 1, 1, 0);
     tk_init(&B.db, be, d, 1, sc.n, 1, 1, 0);
+    if (shift) tk_shift(&B.x, shift);
     const cute_call_arg *w = full ? &B.w.arg : NULL;
     cutec_norm_args f = {&B.x.arg, NULL, w, NULL, &B.y.arg, NULL, layer ? &B.mean.arg : NULL, &B.rstd.arg, 1e-5};
     cutec_norm_grad_args g = {&B.dy.arg, &B.x.arg, w, layer ? &B.mean.arg : NULL, &B.rstd.arg, &B.dx.arg,
@@ -107,6 +110,11 @@ static void backward(cutec_rows *lib, cute_backend *be, bool layer, cute_dtype d
     free(x), free(wv), free(dy), free(rstd), free(mean), free(dx), free(dw);
     tmat *all = &B.x;
     for (int i = 0; i < 9; i++) tk_free(&all[i]);
+}
+
+static void backward(cutec_rows *lib, cute_backend *be, bool layer, cute_dtype d, shape_case sc, bool full)
+{
+    backward_shifted(lib, be, layer, d, sc, full, 0);
 }
 
 int main(void)
@@ -161,11 +169,27 @@ int main(void)
     backward(lib, be, true, CUTE_BF16, (shape_case){4, 70000, 8}, true);
     /* four staging buffers, seven rows: each buffer filled and released twice */
     backward(lib, be, false, CUTE_BF16, (shape_case){7, 33000, 8}, true);
-    /* a 1024-thread tile of the row a block (9 blocks, the last one 8 elements): its column
-     * sums in shared memory, walked by 512 threads; RMSNorm's next row staged during this one */
-    backward(lib, be, false, CUTE_BF16, (shape_case){3, 131080, 8}, true);
-    /* LayerNorm's there: dw and db by a pass of their own, the dx pass staging its parts */
-    backward(lib, be, true, CUTE_BF16, (shape_case){2, 131080, 0}, true);
+    /* a 1024-thread tile of the row a block (9 blocks, the last one 8 elements), walked by 512
+     * threads in tiles with column sums of their own, in registers (RMSNorm's dw: two tiles,
+     * LayerNorm's dw and db: four; the last block's past the row's end), three buffers, the
+     * pipelined exchange, seven rows through them; padded rows, f16 and f32, rows whose mean
+     * is 3000 times their spread; clusters of 16 whose last part is 8 elements short (its
+     * last tile 8184 or 4088); an odd stride (no 16-byte access: not staged); then the same
+     * under CUTEC_ROWS_SCHEDULE=norms17 (the sums in shared memory, one tile of 32 values a
+     * thread, LayerNorm's dw and db by a pass of their own, the dx pass staging its parts) */
+    for (int old = 0; old < 2; old++) {
+        if (old) setenv("CUTEC_ROWS_SCHEDULE", "norms17", 1);
+        backward(lib, be, false, CUTE_BF16, (shape_case){7, 131080, 8}, true);
+        backward(lib, be, true, CUTE_BF16, (shape_case){7, 131080, 8}, true);
+        backward_shifted(lib, be, true, CUTE_BF16, (shape_case){4, 131080, 0}, true, 3000);
+        backward_shifted(lib, be, false, CUTE_F16, (shape_case){4, 131080, 8}, true, 3000);
+        backward(lib, be, true, CUTE_F32, (shape_case){3, 131080, 4}, true);
+        backward(lib, be, true, CUTE_F16, (shape_case){3, 131080, 0}, false);
+        backward(lib, be, true, CUTE_BF16, (shape_case){3, 262136, 8}, true);
+        backward(lib, be, false, CUTE_BF16, (shape_case){4, 262136, 0}, true);
+        backward(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 3}, true);
+    }
+    unsetenv("CUTEC_ROWS_SCHEDULE");
     /* before sm_90: rows walked in chunks; dw and db by a pass of their own */
     cute_runtime_set_target_arch(rt, "sm_80");
     forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, false, 3000);

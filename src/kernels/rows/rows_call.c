@@ -86,9 +86,9 @@ static const cute_fn *make_rows(cute_runtime *rt, const void *key, const void *p
 
 static void key_of(const row_plan *p, char *key, size_t n)
 {
-    int len = snprintf(key, n, "%s/%d/s%d/v%d/t%d/k%d/r%d/%c%dx%d/c%d%s%s%s%s%s%s/", p->op->name, p->variant, p->schedule, p->vec, p->tpr,
-                       p->k, p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->stage_bufs, p->cluster,
-                       p->sums_in_smem ? "/smem-sums" : "", p->stage_cols ? "/staged-cols" : "", p->pipelined ? "/pipelined" : "",
+    int len = snprintf(key, n, "%s/%d/s%d/v%d/t%d/k%d/r%d/%c%dx%d/c%d/smem-sums%d%s%s%s%s%s/", p->op->name, p->variant, p->schedule, p->vec,
+                       p->tpr, p->k, p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->stage_bufs, p->cluster,
+                       p->sums_in_smem, p->stage_cols ? "/staged-cols" : "", p->pipelined ? "/pipelined" : "",
                        p->in_place ? "/in-place" : "", p->words ? "/words" : "", p->pairs ? "/pairs" : "");
     if (p->cols_ahead) len += snprintf(key + len, n - (size_t)len, "ahead/");
     for (int s = 0; s < p->op->nslots; s++)
@@ -108,7 +108,7 @@ static bool in_place(const row_call *rc)
     return false;
 }
 
-/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7: an earlier schedule, so that one run can time
+/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7 | norms17: an earlier schedule, so that one run can time
  * both (scripts/device-rows6.sh, device-rows7.sh).  rows5: the norms' backward without the
  * pipelined exchange, its weight read from L2 (only the per-row inputs loaded a row ahead
  * stay); rows6: a cluster's forward blocks stage 32 KB parts of the row (16 blocks at 262144),
@@ -116,12 +116,16 @@ static bool in_place(const row_call *rc)
  * registers ptxas gives, LayerNorm's forward merges (count, mean, squares) by Chan's rule in
  * registers and in a block's staged row too (row_op's held_form); rows7: a cluster's
  * blocks exchange their partials through st.shared::cluster and a cluster barrier a stage
- * (rows_cluster.c), not st.async onto mbarriers. */
+ * (rows_cluster.c), not st.async onto mbarriers; norms17 (and the earlier ones): the norms'
+ * backward over 1024-thread cluster parts keeps its column sums in shared memory, the part
+ * one tile of 32 values a thread, LayerNorm's dw/db by a pass of their own
+ * (rows_compile.c's cluster_stage). */
 static int schedule_asked(void)
 {
     const char *s = getenv("CUTEC_ROWS_SCHEDULE");
     if (s && !strcmp(s, "rows5")) return ROW_SCHEDULE_ROWS5;
     if (s && !strcmp(s, "rows7")) return ROW_SCHEDULE_ROWS7;
+    if (s && !strcmp(s, "norms17")) return ROW_SCHEDULE_NORMS17;
     return s && !strcmp(s, "rows6") ? ROW_SCHEDULE_ROWS6 : ROW_SCHEDULE_NOW;
 }
 
@@ -258,14 +262,15 @@ cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *er
     row_plan p;
     plan_of(lib, rc, &p);
     row_call dx_only, sums;
-    /* a block that walks several tiles of a row: dw, db by a pass of their own; LayerNorm's
-     * too where a cluster's blocks would keep them in shared memory (1024x262144: its 128 KB
-     * of sums left room for one staging buffer, one block an SM), the dx pass then staging
-     * its parts as the forwards do, the dw/db pass reading dy and x again (five matrix passes
-     * for three).  H200, 2026-11-27: 43.1% of the copy against 36.3% in shared memory;
-     * RMSNorm's own pass lost there (46.6% against 59.6%: its two sums fit beside two
+    /* a block that walks several tiles of a row (but those of a part with column sums of
+     * their own, row_plan_sum_tiles): dw, db by a pass of their own; so too where a
+     * cluster's blocks keep them in shared memory that leaves room for one staging buffer
+     * (LayerNorm's 128 KB of dw and db at 1024x262144, one block an SM), the dx pass then
+     * staging its parts as the forwards do, the dw/db pass reading dy and x again (five
+     * matrix passes for three).  H200, 2026-11-27: 43.1% of the copy against 36.3% in shared
+     * memory; RMSNorm's own pass lost there (46.6% against 59.6%: its dw fits beside two
      * buffers) */
-    bool own_pass = p.looped && (p.stage_chunks != 1 || (p.sums_in_smem && rc->op == &row_layernorm_bwd));
+    bool own_pass = p.looped && (p.stage_chunks != row_plan_sum_tiles(&p) || (p.sums_in_smem && p.stage_bufs < 2));
     if (own_pass && split_sums(rc, &dx_only, &sums)) {
         plan_of(lib, &dx_only, &p);
         row_plan q;

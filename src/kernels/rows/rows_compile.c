@@ -66,6 +66,8 @@ static bool keeps_sums(const row_plan *p) { return sum_arrays(p) > 0; }
 
 bool row_plan_persistent(const row_plan *p) { return keeps_sums(p); }
 
+int row_plan_sum_tiles(const row_plan *p) { return keeps_sums(p) && p->cluster > 1 && p->stage_chunks > 1 ? p->stage_chunks : 1; }
+
 /* A row that needs more than 256 threads' registers and is too long to stage in one block's
  * shared memory, on sm_90 and later, is split over a cluster of up to ROW_CLUSTER_MAX blocks.
  * Not where a longer row's chunked walk reads it once anyway (cross-entropy's forward
@@ -104,16 +106,27 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
         int64_t per = sums ? 1 : part / chunk_bytes > 1 ? part / chunk_bytes : 1;
         if (!sums && (n + per * tile - 1) / (per * tile) > ROW_CLUSTER_MAX) per = (n + ROW_CLUSTER_MAX * tile - 1) / (ROW_CLUSTER_MAX * tile);
         int64_t blocks = (n + per * tile - 1) / (per * tile);
-        /* a tile of 1024 threads' keeps its column sums in shared memory, and is walked by
-         * 512 threads of twice the values (one block an SM, 128 registers a thread): 64
-         * registers cannot hold a chunk beside the sums (the norms' backward spilled 76 to
-         * 224 bytes) */
-        bool sums_in_smem = sums && threads == 1024;
-        int64_t sums_bytes = sums_in_smem ? tile * 4 * sum_arrays(p) : 0;
+        /* a tile of 1024 threads' is walked by 512 threads of twice the values (one block an
+         * SM, 128 registers a thread: 64 cannot hold a chunk beside the sums, the norms'
+         * backward spilled 76 to 224 bytes), which keep its column sums in registers, 32 a
+         * thread an array, and walk it in tiles of their own, each with its sums, two an
+         * array (RMSNorm's dw: two tiles of 16 values a thread; LayerNorm's dw and db: four of
+         * 8), so that a tile's values at hand and the sums fit 128 registers (sm_90a bf16:
+         * RMSNorm 127, LayerNorm 128, no spill; in one tile of 32 values they spilled 12 and
+         * 240 bytes).  Their shared memory holds three 64 KB buffers and the pipelined walk.
+         * H200, 2026-11-27, % of the copy at 1024x262144: RMSNorm 59.1 -> 67.2, LayerNorm
+         * 43.1 (dw/db by a pass of their own) -> 55.9 (sums in shared memory in one tile:
+         * CUTEC_ROWS_SCHEDULE=norms17; RMSNorm's dw in shared memory in two tiles 58.7,
+         * LayerNorm's db there beside dw in registers in two 51.9) */
+        bool halved = sums && threads == 1024, before_norms17 = p->schedule != ROW_SCHEDULE_NOW;
+        int sums_in_smem = halved && before_norms17 ? sum_arrays(p) : 0;
+        int64_t sums_bytes = tile * 4 * sums_in_smem;
         if (blocks > ROW_CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES || per * chunk_bytes + sums_bytes > SMEM_MAX) continue;
         if (blocks < 2 && !sums) return false; /* one block: rows_compile's staging or registers */
-        p->tpr = sums_in_smem ? threads / 2 : threads, p->k = sums_in_smem ? 2 * kmax : kmax;
-        p->rows = 1, p->cluster = blocks > 1 ? (int)blocks : 0, p->stage_chunks = (int)per;
+        int split = halved && !before_norms17 ? 2 * sum_arrays(p) : 1;
+        while (split > 1 && 2 * kmax % split) split /= 2;
+        p->tpr = halved ? threads / 2 : threads, p->k = halved ? 2 * kmax / split : kmax;
+        p->rows = 1, p->cluster = blocks > 1 ? (int)blocks : 0, p->stage_chunks = (int)per * split;
         p->looped = true, p->column_grid = blocks > 1, p->sums_in_smem = sums_in_smem;
         /* a block with column sums walks several rows (rows_call.c's persistent grid): up to
          * three rows' copies in flight during this one's work, as its share of the SM allows.
@@ -121,6 +134,7 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * clusters of 16 on an H200) ran RMSNorm's forward at 1024x262144 at 68.7% of the
          * copy, against 75.5% a block a row in the same run (bench/RESULTS.md, rows6) */
         int64_t room = SMEM_MAX / row_plan_blocks_per_sm(p) - sums_bytes, bufs = room / (per * chunk_bytes);
+        per *= split, chunk_bytes /= split, tile /= split; /* (the same bytes a part) */
         bufs = bufs > 4 ? 4 : bufs < 1 ? 1 : bufs;
         /* a block with column sums keeps its part of the columns: its weight is staged once
          * where that leaves the buffers as many (the norms' backward at 4096 and 32768; at

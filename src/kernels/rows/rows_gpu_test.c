@@ -131,11 +131,9 @@ static void cluster_compiled(cute_runtime *rt)
                 cutec_rows_free(lib);
                 if (!ok) return; /* no NVRTC: compiled_only said so */
                 /* an op with no (M,N) output (cross-entropy's forward, the plain reductions)
-                 * streams its row once in chunks instead; LayerNorm's backward takes dw/db by a
-                 * pass of its own (rows_call.c's own_pass), whose kernel, compiled last, tiles
-                 * the columns without a cluster (its dx pass is split over one) */
-                bool own_pass = op == RP_LAYERNORM && bwd;
-                bool want = !no_matrix_out((rp_op)op, bwd) && !own_pass;
+                 * streams its row once in chunks instead (the norms' backward keeps dw and db
+                 * in its cluster's registers) */
+                bool want = !no_matrix_out((rp_op)op, bwd);
                 bool cluster = ptx && strstr(ptx, "mapa.shared::cluster") && strstr(ptx, "barrier.cluster.wait");
                 bool staged = ptx && strstr(ptx, "cp.async.bulk.shared::cluster.global") && strstr(ptx, "ld.shared.v4");
                 bool load16 = ptx && (strstr(ptx, "ld.global.nc.v4") || strstr(ptx, "ld.global.v4") || staged);

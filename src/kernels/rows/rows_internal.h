@@ -120,7 +120,8 @@ typedef struct row_plan {
                               shared memory and read from there by every row (a staged tile
                               with column sums, where room is left: no load from L2 on each
                               row's critical path) */
-    bool sums_in_smem;     /* column sums (dw, db) in shared memory, not registers (a cluster's
+    int sums_in_smem;      /* the last that many column sums (dw, db) in shared memory, not
+                              registers (CUTEC_ROWS_SCHEDULE=norms17's: a cluster's
                               1024-thread blocks, whose 64 registers cannot hold them) */
     bool pipelined;        /* a cluster's row exchange overlaps the previous row's write
                               pass (rows_kernel.c's row_pipelined; one stage, three buffers
@@ -144,9 +145,15 @@ typedef struct row_plan {
     cute_tiled_copy tc;    /* tpr threads x V values (set while tracing) */
 } row_plan;
 
-/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7: the schedule as it was before that branch's
- * changes (rows_call.c) */
-typedef enum { ROW_SCHEDULE_NOW, ROW_SCHEDULE_ROWS5, ROW_SCHEDULE_ROWS6, ROW_SCHEDULE_ROWS7 } row_schedule;
+/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7 | norms17: the schedule as it was before that
+ * branch's changes (rows_call.c) */
+typedef enum {
+    ROW_SCHEDULE_NOW,
+    ROW_SCHEDULE_ROWS5,
+    ROW_SCHEDULE_ROWS6,
+    ROW_SCHEDULE_ROWS7,
+    ROW_SCHEDULE_NORMS17,
+} row_schedule;
 
 /* the tile's columns: tpr K V */
 static inline int64_t row_plan_tile(const row_plan *p) { return (int64_t)p->tpr * p->k * p->vec; }
@@ -156,6 +163,11 @@ static inline int64_t row_plan_block_cols(const row_plan *p)
 {
     return row_plan_tile(p) * (p->cluster > 1 && p->stage_chunks ? p->stage_chunks : 1);
 }
+/* the tiles of a block's part with column sums of their own, written one after the other
+ * (unrolled): 1, or a cluster part's stage_chunks where the plan keeps column sums (its
+ * 1024-thread part walked as two or four 512-thread tiles: rows_compile.c's cluster_stage) */
+#define ROW_SUM_TILES 4
+int row_plan_sum_tiles(const row_plan *p);
 /* the slots of a role (row_role) the plan's call gives */
 int row_plan_slots(const row_plan *p, int role);
 /* a block walks several rows (rows_call.c's grid): the plan keeps column sums, or stages the

@@ -34,7 +34,8 @@ typedef struct row_thread {
                              staging its part) its own */
     cute_reducer red[ROW_STAGES];
     cute_reduce_scratch scratch[ROW_STAGES];
-    cute_tensor acc[ROW_SLOTS]; /* COL_PARTIAL: this thread's column sums */
+    cute_tensor acc[ROW_SUM_TILES][ROW_SLOTS]; /* COL_PARTIAL: this thread's column sums (of
+                                                   each tile of the part: row_plan_sum_tiles) */
     row_stage stage;            /* the row inputs in shared memory (plans that stage) */
     cute_int staged;            /* ... the first tile of this row's buffer there */
     row_cluster cluster;        /* the exchange of a row split over a cluster */
@@ -168,15 +169,16 @@ static void load_row_values(cute_ctx *c, const row_thread *th, cute_val *v, cute
         }
 }
 
-/* the outputs of one chunk: row outputs stored where inside, column sums accumulated */
-static void store_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb)
+/* the outputs of one chunk: row outputs stored where inside, column sums accumulated (into
+ * those of the part's tile j) */
+static void store_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb, int j)
 {
     const row_op *op = th->p->op;
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == COL_PARTIAL) {
             cute_ssa zero = cute_ssa_fill(c, CUTE_F32, io->t[s].shape, 0);
             cute_ssa add = cute_ssa_select(c, io->inside, io->t[s], zero);
-            cute_tensor_store(c, th->acc[s], cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th->acc[s]), add));
+            cute_tensor_store(c, th->acc[j][s], cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th->acc[j][s]), add));
         }
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == ROW_OUT)
@@ -219,7 +221,7 @@ static void row_resident(cute_ctx *c, const row_thread *th, row_io *io, cute_int
     th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
     if (th->p->op->columns_late) load_columns(c, th, io, th->cb);
     th->p->op->finish(c, io, (const cute_val(*)[4])stats);
-    store_chunk(c, th, io, rb, th->cb);
+    store_chunk(c, th, io, rb, th->cb, 0);
 }
 
 /* stage st's thread-local part over the chunks the block walks, combined as it goes */
@@ -243,11 +245,12 @@ static void stage_walk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     for (int i = 0; i < arity; i++) stats[st][i] = var[i];
 }
 
-static void write_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb, cute_val stats[][4])
+/* (j: the part's tile whose column sums it adds to) */
+static void write_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb, cute_val stats[][4], int j)
 {
     load_chunk(c, th, io, rb, cb, false);
     th->p->op->finish(c, io, (const cute_val(*)[4])stats);
-    store_chunk(c, th, io, rb, cb);
+    store_chunk(c, th, io, rb, cb, j);
 }
 
 /* row_plan's cols_ahead (a cluster's staged part, whose column inputs finish alone uses):
@@ -261,8 +264,8 @@ static void write_ahead(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     load_chunk(c, th, io, rb, th->first, true); /* the row inputs: columns_late */
     columns_take(c, th, io, &th->ahead);
     th->p->op->finish(c, io, (const cute_val(*)[4])stats);
-    store_chunk(c, th, io, rb, th->first);
-    CUTE_FOR(c, cb, cute_add(cute_ctx_alg(c), th->first, cute_i(1)), th->end) { write_chunk(c, th, io, rb, cb, stats); }
+    store_chunk(c, th, io, rb, th->first, 0);
+    CUTE_FOR(c, cb, cute_add(cute_ctx_alg(c), th->first, cute_i(1)), th->end) { write_chunk(c, th, io, rb, cb, stats, 0); }
 }
 
 /* the per-row values and the write pass of a longer row, whose stages are reduced */
@@ -274,7 +277,14 @@ static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         return;
     }
     if (th->p->stage_chunks == 1) {
-        write_chunk(c, th, io, rb, th->first, stats);
+        write_chunk(c, th, io, rb, th->first, stats, 0);
+        return;
+    }
+    /* tiles with column sums of their own, one after the other (a tile past the row's end is
+     * all predicated off) */
+    if (row_plan_sum_tiles(th->p) > 1) {
+        for (int j = 0; j < row_plan_sum_tiles(th->p); j++)
+            write_chunk(c, th, io, rb, cute_add(cute_ctx_alg(c), th->first, cute_i(j)), stats, j);
         return;
     }
     /* a staged row's chunks two at a time (row_plan's pairs: one block's row, not a
@@ -288,12 +298,12 @@ static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         cute_alg *a = cute_ctx_alg(c);
         CUTE_FOR(c, pair, cute_i(0), cute_i((th->p->stage_chunks + 1) / 2)) {
             cute_int cb = cute_add(a, th->first, cute_mul(a, pair, cute_i(2)));
-            write_chunk(c, th, io, rb, cb, stats);
-            write_chunk(c, th, io, rb, cute_add(a, cb, cute_i(1)), stats);
+            write_chunk(c, th, io, rb, cb, stats, 0);
+            write_chunk(c, th, io, rb, cute_add(a, cb, cute_i(1)), stats, 0);
         }
         return;
     }
-    CUTE_FOR(c, cb, th->first, th->end) { write_chunk(c, th, io, rb, cb, stats); }
+    CUTE_FOR(c, cb, th->first, th->end) { write_chunk(c, th, io, rb, cb, stats, 0); }
 }
 
 /* a longer row: each stage walks the chunks, combining as it goes; then the write pass.  A
@@ -321,26 +331,35 @@ static void column_sums_begin(cute_ctx *c, row_thread *th, cute_smem_allocator *
     cute_tiler tile = tile_of(c, p);
     cute_layout tile_layout = cute_layout_fmt(cute_ctx_alg(c), "(%d,%lld):(%lld,1)", p->rows, (long long)row_plan_tile(p),
                                               (long long)row_plan_tile(p));
-    for (int s = 0; s < p->op->nslots; s++)
+    for (int s = 0, i = 0; s < p->op->nslots; s++)
         if (p->has[s] && p->op->slot[s].role == COL_PARTIAL) {
-            if (p->sums_in_smem) {
-                cute_tensor sums = cute_smem_alloc_tensor(c, A, CUTE_F32, tile_layout, 16);
-                th->acc[s] = part(c, th, cute_tensor_zipped_divide(c, sums, &tile), cute_i(0), cute_i(0));
-            } else {
-                th->acc[s] = cute_make_rmem_tensor_like(c, like, CUTE_F32);
+            bool smem = i++ >= row_plan_slots(p, COL_PARTIAL) - p->sums_in_smem; /* the last ones */
+            for (int j = 0; j < row_plan_sum_tiles(p); j++) {
+                cute_tensor *acc = &th->acc[j][s];
+                if (smem) {
+                    cute_tensor sums = cute_smem_alloc_tensor(c, A, CUTE_F32, tile_layout, 16);
+                    *acc = part(c, th, cute_tensor_zipped_divide(c, sums, &tile), cute_i(0), cute_i(0));
+                } else {
+                    *acc = cute_make_rmem_tensor_like(c, like, CUTE_F32);
+                }
+                cute_tensor_store(c, *acc, cute_ssa_fill(c, CUTE_F32, acc->layout.shape, 0));
             }
-            cute_tensor_store(c, th->acc[s], cute_ssa_fill(c, CUTE_F32, th->acc[s].layout.shape, 0));
         }
 }
 
+/* (each of the part's tiles at its columns: tile cb, or the part's first and on) */
 static void column_sums_end(cute_ctx *c, const row_thread *th)
 {
     const row_op *op = th->p->op;
-    cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), th->cb), CUTE_CRD(th->p->rows, th->k->n));
-    for (int s = 0; s < op->nslots; s++)
-        if (th->p->has[s] && op->slot[s].role == COL_PARTIAL)
-            cute_tensor_store_if(c, part(c, th, th->k->g[s], cute_block_idx(c, 0), th->cb),
-                                 cute_tensor_load(c, th->acc[s]), in_cols);
+    int tiles = row_plan_sum_tiles(th->p);
+    for (int j = 0; j < tiles; j++) {
+        cute_int cb = tiles > 1 ? cute_add(cute_ctx_alg(c), th->first, cute_i(j)) : th->cb;
+        cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
+        for (int s = 0; s < op->nslots; s++)
+            if (th->p->has[s] && op->slot[s].role == COL_PARTIAL)
+                cute_tensor_store_if(c, part(c, th, th->k->g[s], cute_block_idx(c, 0), cb), cute_tensor_load(c, th->acc[j][s]),
+                                     in_cols);
+    }
 }
 
 /* what the op's math sees of every row: the kernel's sizes and parameters, this thread's
