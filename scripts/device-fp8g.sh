@@ -27,8 +27,12 @@ start=$(date +%s)
 budget=${BUDGET_S:-60}
 blk=4096x7168x16384
 quiet() { grep -v "^# \(check\|time\|index\|  (allowed\|cuBLAS:\|e4m3 ->\|each variant\|NVIDIA\)"; }
-# "of cuBLAS" of the hopper row and its check, from a bench's rows: "76.7 ok" (or "- -")
-pct() { awk '$2 ~ /^hopper/ { p = $5; sub("%", "", p); c = ($0 ~ / ok/) ? "ok" : "wrong" } END { print (p ? p : "-"), (c ? c : "-") }'; }
+# "of cuBLAS" of the hopper row, its check and TFLOP/s, from a bench's rows: "76.7 ok 1097.00"
+# (or "- -")
+pct() {
+    awk '$2 ~ /^hopper/ { p = $5; sub("%", "", p); c = ($0 ~ / ok/) ? "ok" : "wrong"; t = $4 }
+         END { print (p ? p : "-"), (c ? c : "-"), t }'
+}
 bench_rewrite()
 {
     m=$1
@@ -43,11 +47,11 @@ decide()
 {
     m=$1
     read -r d _ <"$out/fp8g-default.pct"
-    read -r p pc <"$out/fp8g-$m.pct"
+    read -r p pc _ <"$out/fp8g-$m.pct"
     if [ "$p" = "-" ] || [ "$d" = "-" ]; then
         echo "decides: $m not measured (default $d, $m $p of cuBLAS): keep opt-in, measure again"
-    elif [ "$pc" != ok ] || [ "$ran_ok" != yes ]; then
-        echo "decides: $m gave wrong results (bench $pc, run $ran_ok): delete"
+    elif [ "$pc" != ok ] || [ "$(cat "$out/fp8g-$m.run")" != yes ]; then
+        echo "decides: $m gave wrong results (bench $pc, run $(cat "$out/fp8g-$m.run")): delete"
     else
         awk -v d="$d" -v p="$p" -v m="$m" 'BEGIN {
             if (p - d >= 2) printf "decides: %s %.1f%% of cuBLAS against the default %.1f%%: make it the default (ffma_rewrite_from_env)\n", m, p, d;
@@ -61,13 +65,13 @@ decide()
     if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
     timeout 20 make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20
     echo "== $(el) s: 1. yield and stall2 against float64 (every element, 1021x1016x1024)"
-    ran_ok=yes
     for m in yield stall2; do
-        device_late "run $m" && ran_ok=no && continue
+        echo no >"$out/fp8g-$m.run"
+        device_late "run $m" && continue
         r=$(CUTEC_SASS_FFMA=$m timeout 12 build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tn \
             --variant hopper --scale block --m 1021 --n 1016 --k 1024 2>&1 | tail -n 2 | tr '\n' ' ')
         echo "$m: $r"
-        echo "$r" | grep -q "verified:" || ran_ok=no
+        echo "$r" | grep -q "verified:" && echo yes >"$out/fp8g-$m.run"
     done
     echo "== $(el) s: 2. the default, $blk, the library's call, cuBLASLt, torch"
     if device_late default; then
@@ -79,8 +83,8 @@ decide()
     fi
     echo "== 3. the rewrites"
     for m in yield nop stall2; do bench_rewrite $m; done
-    echo "== $(el) s: of cuBLAS (default, yield, stall2, nop): $(cat "$out"/fp8g-default.pct) /" \
-        "$(cat "$out"/fp8g-yield.pct) / $(cat "$out"/fp8g-stall2.pct) / $(cat "$out"/fp8g-nop.pct)"
+    echo "== $(el) s: % of cuBLAS, check, TFLOP/s: default $(cat "$out"/fp8g-default.pct); yield" \
+        "$(cat "$out"/fp8g-yield.pct); nop $(cat "$out"/fp8g-nop.pct); stall2 $(cat "$out"/fp8g-stall2.pct)"
     decide yield
     decide stall2
     echo "decides: nothing (nop is a diagnostic; its results are wrong by design)"
