@@ -1,25 +1,33 @@
 #!/bin/sh
-# fp8 block scales: the promotion's FFMAs rewritten in the cubin (issue 15 item 5; engineer
-# fp8g).  CUTEC_SASS_FFMA (runtime/ffma_rewrite.c, opt-in) rewrites each run of 16 or more
-# FFMAs of a kernel with fp8 wgmmas after ptxas: "yield" (every FFMA of the run lets the
-# scheduler switch warps; ptxas writes every other one so), "stall2" (two cycles between a
-# warp's FFMAs, the other one left to the other warp and the tensor core), "nop" (the FFMAs
-# issued as NOPs: a diagnostic, its results are wrong and its row says so).  About 75 s on one
-# H200 after `make all tests` (the make below is then a no-op), no step starting past
-# BUDGET_S (default 62 s; the last step ends by 80 s):
+# fp8 block scales (issue 15 item 5; engineer fp8g): two forms of the promotion, opt-in, timed
+# against the default (the library's call: 128 x 128 tiles, two partial sets taking turns,
+# 2x1 clusters) at 4096x7168x16384, and a diagnostic:
+#   waves   CUTEC_GEMM_BLOCKSCALE_LOOP=waves: 128 x 128 in the one-partial-set loop, each
+#           batch waited for and promoted while the other warpgroup's runs (DeepGEMM's and
+#           CUTLASS's loop; 64 registers fewer);
+#   yield   CUTEC_SASS_FFMA=yield (runtime/ffma_rewrite.c, after ptxas, kernels with QGMMA,
+#           runs of 16+ FFMAs): every promotion FFMA lets the scheduler switch warps (ptxas
+#           already writes every other one so: DeepGEMM's README's 10%+ rewrite);
+#   stall2  CUTEC_SASS_FFMA=stall2: two cycles between a warp's FFMAs, the other cycle left
+#           to the other warp and the tensor core;
+#   nop     CUTEC_SASS_FFMA=nop: the FFMAs issued as NOPs -- a diagnostic, its results are
+#           wrong and its row says so: default / nop is what the FFMAs cost (near the
+#           per-tensor kernel's ~1,400: they are the gap; near the default: they are not).
+# About 78 s on one H200 after `make all tests` (the make below is then a no-op), no step
+# starting past BUDGET_S (default 62 s), each under a timeout:
 #   1. on the GPU against float64 first: `cutec run gemm` of block scales e4m3 -> bf16 at
-#      1021x1016x1024 (edge tiles, every element checked) with yield and with stall2;
-#   2. the library's call (128 x 128, 2x1 clusters) at 4096x7168x16384 as it is, cuBLASLt
-#      (unscaled) beside it (torch's block-scaled _scaled_mm last, in its own process);
-#   3. the same call with CUTEC_SASS_FFMA=yield, nop and stall2, each in a process of its own
-#      (the rewrite is read at compile time), each with cuBLASLt in that process: the rows
-#      are compared as fractions of that process's cuBLASLt ("of cuBLAS").
-# Decides (the rule): a rewrite whose row is right and at least 2 points of cuBLAS above the
-# default's becomes the block-scaled GEMM's default (the one-line flip: the default kind in
-# ffma_rewrite_from_env, runtime/ffma_rewrite.c; it touches only kernels with QGMMA); within
-# 2 points: no gain, deleted next session; more than 2 below: deleted.  nop decides nothing:
-# default / nop is what the FFMAs cost (nop near the per-tensor kernel's ~1,400: the
-# promotion's instructions are the gap; near the default: the FFMAs' issue is not).
+#      1021x1016x1024 (edge tiles, every element checked) with waves and with yield;
+#   2. the default, then waves, nop, yield, stall2 (the last to be cut), each in a process of its own (both
+#      variables are read at compile time) with cuBLASLt (unscaled) in that process: rows
+#      compared as fractions of that process's cuBLASLt ("of cuBLAS"), each row's 256
+#      samples checked against float64 before it is timed;
+#   3. torch's block-scaled _scaled_mm at that shape (bench/torch_scaled_mm.py), if time is left.
+# Decides (the rule): a form whose rows are right and at least 2 points of cuBLAS above the
+# default's becomes the default (one-line flips: waves, `v && !strcmp(v, "waves")` in
+# gemm_blockscale_one_set, hopper_blockscale.c, to `!v || strcmp(v, "pairs")`; yield or
+# stall2, the FFMA_KEEP returned for an unset variable in ffma_rewrite_from_env,
+# runtime/ffma_rewrite.c); within 2 points: no gain, deleted next session; more than 2 below:
+# deleted.  nop decides nothing.
 #   ITERS=10 sh scripts/device-fp8g.sh          log: $OUT/fp8g.log (default build/device-out)
 . scripts/device-common.sh
 log="$out/fp8g.log"
@@ -33,12 +41,14 @@ pct() {
     awk '$2 ~ /^hopper/ { p = $5; sub("%", "", p); c = ($0 ~ / ok/) ? "ok" : "wrong"; t = $4 }
          END { print (p ? p : "-"), (c ? c : "-"), t }'
 }
-bench_rewrite()
+# form NAME VAR=VALUE: the library's call with VAR=VALUE (default: none), its rows and pct
+form()
 {
-    m=$1
+    m=$1 v=$2
     device_late "bench $m" && echo "- -" >"$out/fp8g-$m.pct" && return
-    echo "== $(el) s: CUTEC_SASS_FFMA=$m, $blk, the library's call, cuBLASLt (no torch)"
-    CUTEC_SASS_FFMA=$m CUTEC_TORCH_SCALED_MM=/dev/null fp8_bench 18 --scale block --sizes $blk >"$out/fp8g-$m.txt" 2>&1
+    echo "== $(el) s: $m ($v), $blk, the library's call, cuBLASLt"
+    # shellcheck disable=SC2163 # (v is NAME=VALUE)
+    (export "$v" CUTEC_TORCH_SCALED_MM=/dev/null && fp8_bench 18 --scale block --sizes $blk) >"$out/fp8g-$m.txt" 2>&1
     quiet <"$out/fp8g-$m.txt" | grep -v "^#"
     pct <"$out/fp8g-$m.txt" >"$out/fp8g-$m.pct"
 }
@@ -50,11 +60,11 @@ decide()
     read -r p pc _ <"$out/fp8g-$m.pct"
     if [ "$p" = "-" ] || [ "$d" = "-" ]; then
         echo "decides: $m not measured (default $d, $m $p of cuBLAS): keep opt-in, measure again"
-    elif [ "$pc" != ok ] || [ "$(cat "$out/fp8g-$m.run")" != yes ]; then
+    elif [ "$pc" != ok ] || [ "$(cat "$out/fp8g-$m.run")" = no ]; then
         echo "decides: $m gave wrong results (bench $pc, run $(cat "$out/fp8g-$m.run")): delete"
     else
         awk -v d="$d" -v p="$p" -v m="$m" 'BEGIN {
-            if (p - d >= 2) printf "decides: %s %.1f%% of cuBLAS against the default %.1f%%: make it the default (ffma_rewrite_from_env)\n", m, p, d;
+            if (p - d >= 2) printf "decides: %s %.1f%% of cuBLAS against the default %.1f%%: make it the default (the one-line flip named in the header of scripts/device-fp8g.sh)\n", m, p, d;
             else if (p - d > -2) printf "decides: %s %.1f%% against %.1f%%: no gain, keep opt-in until deleted\n", m, p, d;
             else printf "decides: %s %.1f%% against %.1f%%: slower, delete\n", m, p, d }'
     fi
@@ -64,29 +74,29 @@ decide()
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
     timeout 20 make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20
-    echo "== $(el) s: 1. yield and stall2 against float64 (every element, 1021x1016x1024)"
-    for m in yield stall2; do
+    echo "== $(el) s: 1. waves and yield against float64 (every element, 1021x1016x1024)"
+    echo "- (its bench's samples only)" >"$out/fp8g-stall2.run"
+    for f in waves:CUTEC_GEMM_BLOCKSCALE_LOOP=waves yield:CUTEC_SASS_FFMA=yield; do
+        m=${f%%:*}
         echo no >"$out/fp8g-$m.run"
         device_late "run $m" && continue
-        r=$(CUTEC_SASS_FFMA=$m timeout 12 build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tn \
+        r=$(env "${f#*:}" timeout 12 build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tn \
             --variant hopper --scale block --m 1021 --n 1016 --k 1024 2>&1 | tail -n 2 | tr '\n' ' ')
         echo "$m: $r"
         echo "$r" | grep -q "verified:" && echo yes >"$out/fp8g-$m.run"
     done
-    echo "== $(el) s: 2. the default, $blk, the library's call, cuBLASLt"
-    if device_late default; then
-        echo "- -" >"$out/fp8g-default.pct"
-    else
-        CUTEC_TORCH_SCALED_MM=/dev/null fp8_bench 18 --scale block --sizes $blk >"$out/fp8g-default.txt" 2>&1
-        quiet <"$out/fp8g-default.txt" | grep -v "^# *$"
-        pct <"$out/fp8g-default.txt" >"$out/fp8g-default.pct"
-    fi
-    echo "== 3. the rewrites"
-    for m in yield nop stall2; do bench_rewrite $m; done
-    echo "== $(el) s: % of cuBLAS, check, TFLOP/s: default $(cat "$out"/fp8g-default.pct); yield" \
-        "$(cat "$out"/fp8g-yield.pct); nop $(cat "$out"/fp8g-nop.pct); stall2 $(cat "$out"/fp8g-stall2.pct)"
-    echo "== $(el) s: torch's block-scaled _scaled_mm, $blk (bench/torch_scaled_mm.py)"
+    echo "== 2. the default and the forms"
+    form default CUTEC_FP8G=default
+    form waves CUTEC_GEMM_BLOCKSCALE_LOOP=waves
+    form nop CUTEC_SASS_FFMA=nop
+    form yield CUTEC_SASS_FFMA=yield
+    form stall2 CUTEC_SASS_FFMA=stall2
+    echo "== $(el) s: % of cuBLAS, check, TFLOP/s: default $(cat "$out"/fp8g-default.pct); waves" \
+        "$(cat "$out"/fp8g-waves.pct); nop $(cat "$out"/fp8g-nop.pct); yield $(cat "$out"/fp8g-yield.pct);" \
+        "stall2 $(cat "$out"/fp8g-stall2.pct)"
+    echo "== $(el) s: 3. torch's block-scaled _scaled_mm, $blk (bench/torch_scaled_mm.py)"
     device_late torch || timeout 14 python3 bench/torch_scaled_mm.py --block e4m3 bf16 $blk 2>&1 | tail -n 3
+    decide waves
     decide yield
     decide stall2
     echo "decides: nothing (nop is a diagnostic; its results are wrong by design)"
