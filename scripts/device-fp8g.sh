@@ -16,7 +16,7 @@
 # About 78 s on one H200 after `make all tests` (the make below is then a no-op), no step
 # starting past BUDGET_S (default 62 s), each under a timeout:
 #   1. on the GPU against float64 first: `cutec run gemm` of block scales e4m3 -> bf16 at
-#      1021x1016x1024 (edge tiles, every element checked) with waves and with yield;
+#      1021x1016x1024, C row-major (edge tiles, every element checked) with waves and with yield;
 #   2. the default, then waves, nop, yield, stall2 (the last to be cut), each in a process of its own (both
 #      variables are read at compile time) with cuBLASLt (unscaled) in that process: rows
 #      compared as fractions of that process's cuBLASLt ("of cuBLAS"), each row's 256
@@ -80,7 +80,7 @@ decide()
         m=${f%%:*}
         echo no >"$out/fp8g-$m.run"
         device_late "run $m" && continue
-        r=$(env "${f#*:}" timeout 12 build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tn \
+        r=$(env "${f#*:}" timeout 12 build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tnt \
             --variant hopper --scale block --m 1021 --n 1016 --k 1024 2>&1 | tail -n 2 | tr '\n' ' ')
         echo "$m: $r"
         echo "$r" | grep -q "verified:" && echo yes >"$out/fp8g-$m.run"
