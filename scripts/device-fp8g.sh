@@ -80,7 +80,7 @@ decide()
         m=${f%%:*}
         echo no >"$out/fp8g-$m.run"
         device_late "run $m" && continue
-        r=$(env "${f#*:}" timeout 12 build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tnt \
+        r=$(env "${f#*:}" timeout 12 stdbuf -oL build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tnt \
             --variant hopper --scale block --m 1021 --n 1016 --k 1024 2>&1 | tail -n 2 | tr '\n' ' ')
         echo "$m: $r"
         echo "$r" | grep -q "verified:" && echo yes >"$out/fp8g-$m.run"
