@@ -30,8 +30,8 @@ static size_t made(unsigned char *b) { return made_with(b, true); }
 
 static bool in_long_run(int i) { return (i >= LONG1 && i < SHORT - 1) || (i >= LONG2 && i < N - 1); }
 
-/* each word after rewrite r against want(i) for the long runs, unchanged elsewhere */
-static void check_rewrite(ffma_rewrite r, uint64_t want_lo, uint64_t want_hi, const char *what)
+/* the words after rewrite r: the long runs' FFMA i as want(i), the rest unchanged */
+static void check_rewrite(ffma_rewrite r, word (*want)(int i), const char *what)
 {
     static unsigned char b[16 * N + 512];
     size_t len = made(b);
@@ -40,45 +40,68 @@ static void check_rewrite(ffma_rewrite r, uint64_t want_lo, uint64_t want_hi, co
     for (int i = 0; i < N; i++) {
         uint64_t lo = le_get64(b + 64 + 16 * i), hi = le_get64(b + 64 + 16 * i + 8);
         word was = i == N - 1 ? qgmma : i == SHORT - 1 || i == LONG2 - 1 ? nop : ffma;
-        uint64_t elo = in_long_run(i) ? want_lo : was.lo, ehi = in_long_run(i) ? want_hi : was.hi;
-        CHECK(lo == elo && hi == ehi, "%s, word %d: %#llx %#llx, want %#llx %#llx", what, i, (unsigned long long)lo,
-              (unsigned long long)hi, (unsigned long long)elo, (unsigned long long)ehi);
+        word w = in_long_run(i) ? want(i) : was;
+        CHECK(lo == w.lo && hi == w.hi, "%s, word %d: %#llx %#llx, want %#llx %#llx", what, i, (unsigned long long)lo,
+              (unsigned long long)hi, (unsigned long long)w.lo, (unsigned long long)w.hi);
     }
+}
+
+/* nop: the opcode NOP's, the FFMA's control bits (41-57) kept, its operands gone */
+static word as_nop(int i) { return (void)i, (word){nop.lo, ffma.hi & 0x1ffffull << 41}; }
+
+/* reuse: every FFMA of a run reads R36 as Rb, so each keeps it for the next (Rb's flag, bit
+ * 59) but the run's last; none yields (bit 45 set); Ra's flag as ptxas wrote it */
+static word reused(int i)
+{
+    bool last = i == SHORT - 2 || i == N - 2;
+    uint64_t hi = (ffma.hi | 1ull << 45) & ~(1ull << 59);
+    return (word){ffma.lo, last ? hi : hi | 1ull << 59};
 }
 
 static void rewrites(void)
 {
-    uint64_t no_reuse = ffma.hi & ~(0xfull << 58);
-    check_rewrite((ffma_rewrite){FFMA_YIELD, 0}, ffma.lo, no_reuse & ~(1ull << 45), "yield");
-    check_rewrite((ffma_rewrite){FFMA_STALL, 3}, ffma.lo, (no_reuse & ~(0xfull << 41)) | 3ull << 41, "stall3");
-    check_rewrite((ffma_rewrite){FFMA_NOP, 0}, nop.lo, ffma.hi & 0x1ffffull << 41, "nop");
+    check_rewrite(FFMA_NOP, as_nop, "nop");
+    check_rewrite(FFMA_REUSE, reused, "reuse");
     unsigned char b[16 * N + 512];
     size_t len = made(b);
-    CHECK(ffma_rewrite_cubin(b, len, (ffma_rewrite){FFMA_KEEP, 0}) == 0, "keep: nothing changed");
+    CHECK(ffma_rewrite_cubin(b, len, FFMA_KEEP) == 0, "keep: nothing changed");
     len = made_with(b, false);
-    CHECK(ffma_rewrite_cubin(b, len, (ffma_rewrite){FFMA_YIELD, 0}) == 0, "no QGMMA in the kernel: nothing changed");
-    CHECK(ffma_rewrite_cubin("not an ELF", 10, (ffma_rewrite){FFMA_NOP, 0}) == -1, "not a cubin: -1");
+    CHECK(ffma_rewrite_cubin(b, len, FFMA_REUSE) == 0, "no QGMMA in the kernel: nothing changed");
+    CHECK(ffma_rewrite_cubin("not an ELF", 10, FFMA_NOP) == -1, "not a cubin: -1");
+}
+
+/* reuse between two FFMAs of different Rb: not set (a yielding FFMA of ptxas's made to stay) */
+static void reuse_only_same_rb(void)
+{
+    word w[FFMA_RUN_MIN + 1];
+    for (int i = 0; i < FFMA_RUN_MIN; i++) w[i] = i % 2 ? ffma : (word){0x0000002631417223, 0x080fc00000000041};
+    w[FFMA_RUN_MIN] = qgmma;
+    unsigned char b[16 * (FFMA_RUN_MIN + 1) + 512];
+    size_t len = make_cubin(b, w, FFMA_RUN_MIN + 1);
+    CHECK(ffma_rewrite_cubin(b, len, FFMA_REUSE) == FFMA_RUN_MIN, "a run of R38 and R36 alternating");
+    for (int i = 0; i < FFMA_RUN_MIN; i++) {
+        uint64_t hi = le_get64(b + 64 + 16 * i + 8);
+        CHECK(!(hi >> 59 & 1) && (hi >> 45 & 1), "word %d: %#llx (no reuse of another Rb; no yield)", i,
+              (unsigned long long)hi);
+    }
 }
 
 static void environment(void)
 {
-    static const struct { const char *v; ffma_rewrite_kind kind; int stall; } cases[] = {
-        {"yield", FFMA_YIELD, 0}, {"nop", FFMA_NOP, 0},   {"stall2", FFMA_STALL, 2}, {"stall15", FFMA_STALL, 15},
-        {"stall0", FFMA_KEEP, 0}, {"stall16", FFMA_KEEP, 0}, {"stall", FFMA_KEEP, 0},   {"stall2x", FFMA_KEEP, 0},
-        {"", FFMA_KEEP, 0},       {"Yield", FFMA_KEEP, 0}};
+    static const struct { const char *v; ffma_rewrite r; } cases[] = {
+        {"reuse", FFMA_REUSE}, {"nop", FFMA_NOP}, {"yield", FFMA_KEEP}, {"", FFMA_KEEP}, {"Reuse", FFMA_KEEP}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         setenv("CUTEC_SASS_FFMA", cases[i].v, 1);
-        ffma_rewrite r = ffma_rewrite_from_env();
-        CHECK(r.kind == cases[i].kind && r.stall == cases[i].stall, "\"%s\": kind %d stall %d", cases[i].v,
-              (int)r.kind, r.stall);
+        CHECK(ffma_rewrite_from_env() == cases[i].r, "\"%s\": %d", cases[i].v, (int)ffma_rewrite_from_env());
     }
     unsetenv("CUTEC_SASS_FFMA");
-    CHECK(ffma_rewrite_from_env().kind == FFMA_KEEP, "unset: keep");
+    CHECK(ffma_rewrite_from_env() == FFMA_KEEP, "unset: keep");
 }
 
 int main(void)
 {
     rewrites();
+    reuse_only_same_rb();
     environment();
     return CHECK_DONE("ffma_rewrite_test");
 }

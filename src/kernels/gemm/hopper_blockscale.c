@@ -16,9 +16,6 @@
  * Registers: 64 accumulators a set at 128 x 128, three sets, and 12 scales within the
  * consumers' 232 (ptxas: 24 bytes spilled, the epilogue's pointers, stored once before the
  * first tile and reloaded in each epilogue; none in the main loop). */
-#include <stdlib.h>
-#include <string.h>
-
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
@@ -483,17 +480,6 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
         l.stage = cute_tensor_slice(c, m->ring, cute_tuple_fmt(a, "(%I,_,_)", tid));
         cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint32>", CUTE_F32, &l.copy);
     }
-    if (waves(p) > 1 || parts(p) > 1 || gemm_blockscale_one_set(p)) waves_mainloop(c, &l);
+    if (waves(p) > 1 || parts(p) > 1) waves_mainloop(c, &l);
     else pairs_mainloop(c, &l);
-}
-
-/* CUTEC_GEMM_BLOCKSCALE_LOOP=waves (opt-in, to be timed): 128 x 128 in the one-set loop,
- * DeepGEMM's and CUTLASS's (each batch waited for and promoted while the other warpgroup's
- * runs; 64 registers fewer), not the two sets' turns (interleave and staged keep theirs) */
-bool gemm_blockscale_one_set(const gemm_plan *p)
-{
-    const char *v = getenv("CUTEC_GEMM_BLOCKSCALE_LOOP");
-    int mul = p->cfg.tiling.scale_mul;
-    bool pairs_only = mul == CUTE_GEMM_SCALE_MUL_INTERLEAVE || mul == CUTE_GEMM_SCALE_MUL_LOAD;
-    return v && !strcmp(v, "waves") && !pairs_only;
 }

@@ -234,25 +234,6 @@ static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) scaled(rt, lib, &c[i], "interp");
 }
 
-/* CUTEC_GEMM_BLOCKSCALE_LOOP=waves: 128 x 128 (and 64 x 64) tiles in the one-partial-set
- * loop, each batch waited for and promoted (5 k-tiles; 3 in 2x1 clusters; 2, 64 wide, the
- * scales staged), a library of their own (a kernel is cached by its configuration, not
- * by the environment) */
-static void one_set_cases(cute_runtime *rt)
-{
-    static const scase c[] = {
-        {136, 328, 560, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 0, 0, 0, 0},
-        {200, 136, 272, CUTE_E5M2, CUTE_F32, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 128, 0, 2},
-        {40, 200, 144, CUTE_E4M3, CUTE_F16, 0, 0.5, 0.25, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 64,
-         CUTE_GEMM_SCALE_MUL_STAGED, 0},
-    };
-    setenv("CUTEC_GEMM_BLOCKSCALE_LOOP", "waves", 1);
-    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
-    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) scaled(rt, lib, &c[i], "interp, one partial set");
-    cute_gemm_lib_free(lib);
-    unsetenv("CUTEC_GEMM_BLOCKSCALE_LOOP");
-}
-
 /* calls refused before anything runs, each naming the problem */
 static void refused(cute_runtime *rt, cute_gemm_lib *lib)
 {
@@ -307,7 +288,7 @@ int main(void)
     /* a GPU pass short of time (CUTEC_TEST_GPU_ONLY=1: the GPU's cases only; CI runs the rest) */
     const char *gpu_only = getenv("CUTEC_TEST_GPU_ONLY");
     if (gpu_only && *gpu_only && strcmp(gpu_only, "0")) SKIP("the interpreter's cases (CUTEC_TEST_GPU_ONLY)");
-    else interp_cases(rt, lib), one_set_cases(rt);
+    else interp_cases(rt, lib);
     refused(rt, lib);
     cute_gemm_lib_free(lib);
     cute_runtime_free(rt);
