@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cutec/nvrtc.h"
+#include "runtime/ffma_rewrite.h"
 
 /* from nvrtc.h: results are an int enum, 0 is NVRTC_SUCCESS; programs are opaque */
 typedef int nvrtc_result;
@@ -234,6 +235,8 @@ cute_status cute_nvrtc_compile(cute_nvrtc *nv, const char *src, const cute_nvrtc
     cute_status s = set_log(nv, p, out, "nvrtcCompileProgram", r);
     if (s == CUTE_OK) s = take(nv->GetPTXSize, nv->GetPTX, p, (void **)&out->ptx, &out->ptx_size);
     if (s == CUTE_OK) s = take(nv->GetCUBINSize, nv->GetCUBIN, p, &out->cubin, &out->cubin_size);
+    /* CUTEC_SASS_FFMA's experiment (runtime/ffma_rewrite.c; both callers key their caches by it) */
+    if (s == CUTE_OK && out->cubin) ffma_rewrite_cubin(out->cubin, out->cubin_size, ffma_rewrite_from_env());
     if (s == CUTE_OK && !out->ptx && !out->cubin) {
         free(out->log);
         out->log = strdup("NVRTC compiled but produced neither PTX nor CUBIN");

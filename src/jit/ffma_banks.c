@@ -17,13 +17,7 @@
 #include <string.h>
 
 #include "jit_internal.h"
-
-static uint64_t le(const unsigned char *p, int bytes)
-{
-    uint64_t v = 0;
-    for (int i = bytes - 1; i >= 0; i--) v = v << 8 | p[i];
-    return v;
-}
+#include "runtime/cubin_text.h"
 
 /* one FFMA's (two words) conflicts into c */
 static void count_ffma(uint64_t lo, uint64_t hi, cute_ffma_banks *c)
@@ -39,14 +33,12 @@ static void count_ffma(uint64_t lo, uint64_t hi, cute_ffma_banks *c)
     c->ffma++, c->conflicts4 += same4, c->conflicts2 += same2;
 }
 
-static bool is_ffma(uint64_t lo) { return (lo & 0xfff) == 0x223; }
-
 /* the longest backward branch of a text section: its loop [*from, *to) in instructions */
 static void longest_loop(const unsigned char *text, size_t n, size_t *from, size_t *to)
 {
     *from = *to = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t lo = le(text + 16 * i, 8);
+        uint64_t lo = cubin_word(text, i, 0);
         if ((lo & 0xfff) != 0x947) continue;
         int64_t words = (int64_t)(int32_t)(uint32_t)(lo >> 32) * 64 + (int64_t)(lo >> 16 & 0xff);
         int64_t target = (int64_t)i + 1 + words / 4;
@@ -55,13 +47,15 @@ static void longest_loop(const unsigned char *text, size_t n, size_t *from, size
     }
 }
 
-static void count_section(const unsigned char *text, size_t bytes, cute_ffma_bank_report *r)
+static void count_section(unsigned char *text, size_t bytes, void *user)
 {
+    cute_ffma_bank_report *r = user;
+    r->kernels++;
     size_t n = bytes / 16, from, to;
     longest_loop(text, n, &from, &to);
     for (size_t i = 0; i < n; i++) {
-        uint64_t lo = le(text + 16 * i, 8), hi = le(text + 16 * i + 8, 8);
-        if (!is_ffma(lo)) continue;
+        uint64_t lo = cubin_word(text, i, 0), hi = cubin_word(text, i, 1);
+        if (!sass_is_ffma(lo)) continue;
         count_ffma(lo, hi, &r->kernel);
         if (i >= from && i < to) count_ffma(lo, hi, &r->loop);
     }
@@ -69,23 +63,10 @@ static void count_section(const unsigned char *text, size_t bytes, cute_ffma_ban
 
 bool cute__ffma_banks(const void *cubin, size_t len, cute_ffma_bank_report *r, char *err, size_t n)
 {
-    const unsigned char *b = cubin;
     memset(r, 0, sizeof *r);
-    if (len < 64 || memcmp(b, "\177ELF", 4) || b[4] != 2 || b[5] != 1)
-        return snprintf(err, n, "ffma banks: not a 64-bit little-endian ELF cubin"), false;
-    uint64_t shoff = le(b + 0x28, 8), shent = le(b + 0x3a, 2), shnum = le(b + 0x3c, 2), strndx = le(b + 0x3e, 2);
-    if (shent < 64 || strndx >= shnum || shoff > len || shnum > (len - shoff) / shent)
-        return snprintf(err, n, "ffma banks: the cubin's section table is outside it"), false;
-    const unsigned char *names = b + shoff + strndx * shent;
-    uint64_t noff = le(names + 24, 8), nsize = le(names + 32, 8);
-    if (noff > len || nsize > len - noff) return snprintf(err, n, "ffma banks: bad section names"), false;
-    for (uint64_t s = 0; s < shnum; s++) {
-        const unsigned char *h = b + shoff + s * shent;
-        uint64_t name = le(h, 4), off = le(h + 24, 8), size = le(h + 32, 8);
-        if (name >= nsize || off > len || size > len - off) continue;
-        const char *nm = (const char *)b + noff + name;
-        if (memchr(nm, 0, nsize - name) && !strncmp(nm, ".text.", 6)) count_section(b + off, size, r), r->kernels++;
-    }
-    if (!r->kernels) return snprintf(err, n, "ffma banks: the cubin has no .text section"), false;
-    return true;
+    char why[128];
+    /* (read only: the walk hands out writable sections for ffma_rewrite.c) */
+    bool ok = cubin_text_sections((unsigned char *)(uintptr_t)cubin, len, count_section, r, why, sizeof why);
+    if (!ok) snprintf(err, n, "ffma banks: %s", why);
+    return ok;
 }

@@ -5,9 +5,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "cubin_make.h"
 #include "jit_internal.h"
-
-typedef struct { uint64_t lo, hi; } word;
 
 /* cuobjdump's text of each and whether it conflicts (mod 4, mod 2) */
 static const word ffma_words[] = {
@@ -19,28 +18,6 @@ static const word ffma_words[] = {
     {0x0000002b2e6a7223, 0x000fe20000000061}, /* FFMA R106, R46, R43, R97: mod 2 */
 };
 static const word nop = {0x0000000000007918, 0x000fc00000000000}; /* NOP */
-
-static void put(unsigned char *p, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; i++) p[i] = (unsigned char)(v >> 8 * i);
-}
-
-/* an ELF64 with a section-name table and one ".text.k" of n words */
-static size_t make_cubin(unsigned char *b, const word *w, size_t n)
-{
-    static const char names[] = "\0.shstrtab\0.text.k";
-    memset(b, 0, 64);
-    memcpy(b, "\177ELF\2\1\1", 7);
-    size_t text = 64, strs = text + 16 * n, shoff = (strs + sizeof names + 7) & ~(size_t)7;
-    for (size_t i = 0; i < n; i++) put(b + text + 16 * i, w[i].lo, 8), put(b + text + 16 * i + 8, w[i].hi, 8);
-    memcpy(b + strs, names, sizeof names);
-    memset(b + shoff, 0, 3 * 64);
-    unsigned char *sh1 = b + shoff + 64, *sh2 = b + shoff + 128;
-    put(sh1, 1, 4), put(sh1 + 4, 3, 4), put(sh1 + 24, strs, 8), put(sh1 + 32, sizeof names, 8);
-    put(sh2, 11, 4), put(sh2 + 4, 1, 4), put(sh2 + 24, text, 8), put(sh2 + 32, 16 * n, 8);
-    put(b + 0x28, shoff, 8), put(b + 0x3a, 64, 2), put(b + 0x3c, 3, 2), put(b + 0x3e, 1, 2);
-    return shoff + 3 * 64;
-}
 
 static void each_ffma(void)
 {

@@ -22,6 +22,7 @@
 #include "cuda_args.h"
 #include "cache_internal.h"
 #include "cuda_keep.h"
+#include "runtime/ffma_rewrite.h"
 #include "cutec/cuda_driver.h"
 #include "cutec/ptx.h"
 
@@ -317,6 +318,8 @@ static char *options_text(cuda_backend *b, bool lineinfo)
     char *s = malloc(n);
     if (!s) return NULL;
     size_t at = (size_t)snprintf(s, n, "lineinfo=%d", lineinfo);
+    const char *ffma = getenv("CUTEC_SASS_FFMA"); /* (n has room: its rewrites' names are short) */
+    if (ffma_rewrite_from_env() != FFMA_KEEP) at += (size_t)snprintf(s + at, n - at, "\nffma %.16s", ffma);
     for (int i = 0; i < b->nextra; i++) at += (size_t)snprintf(s + at, n - at, "\n%s", b->extra[i]);
     /* and what cute_nvrtc_compile adds from the environment */
     const char *env = getenv("CUTEC_NVRTC_OPTIONS");
