@@ -346,14 +346,18 @@ static bool inst(px_fn *e, const cute_ir_block *b, uint32_t i)
     }
 }
 
+/* whether the block's instruction is emitted elsewhere */
+static bool elsewhere(const px_fn *e, const cute_ir_inst *in)
+{
+    if (in->dst && e->hoisted && e->hoisted[in->dst]) return true; /* before its loop */
+    return in->dst && e->sunk && e->sunk[in->dst];                 /* at its IF */
+}
+
 static bool block(px_fn *e, const cute_ir_block *b)
 {
-    for (uint32_t i = 0; i < b->n; i++) {
-        const cute_ir_inst *in = &b->inst[i];
-        if (in->dst && e->hoisted && e->hoisted[in->dst]) continue; /* emitted before its loop */
-        if (in->dst && e->sunk && e->sunk[in->dst]) continue;       /* emitted at its IF */
-        if (!inst(e, b, i) || e->failed) return false;
-    }
+    if (e->late_def) return px_late_block(e, b, elsewhere, inst);
+    for (uint32_t i = 0; i < b->n; i++)
+        if (!elsewhere(e, &b->inst[i]) && (!inst(e, b, i) || e->failed)) return false;
     return true;
 }
 
@@ -458,13 +462,18 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     e.known = calloc(f->nvregs + 1, sizeof *e.known);
     e.stamp = calloc(f->nvregs + 1, sizeof *e.stamp); /* NULL: nothing hoisted */
     e.hoisted = calloc(f->nvregs + 1, sizeof *e.hoisted);
+    if (px_late_wanted()) {
+        e.late_def = calloc(f->nvregs + 1, sizeof *e.late_def);
+        e.late_reads = calloc(f->nvregs + 1, sizeof *e.late_reads);
+        if (!e.late_def || !e.late_reads) free(e.late_def), e.late_def = NULL; /* the plain order */
+    }
     for (uint32_t i = 0; i < f->nparams && !e.failed; i++) param_load(&e, i);
     if (!e.failed) block(&e, &f->body);
     if (!e.failed) px_line(&e, "ret;");
     if (body.oom && !e.failed) px_fail(&e, CUTE_ERR_OOM, "out of memory");
     free(e.cdef);
     free(e.readonly), free(e.nonneg), free(e.sunk), free(e.pdef), free(e.known);
-    free(e.stamp), free(e.hoisted);
+    free(e.stamp), free(e.hoisted), free(e.late_def), free(e.late_reads);
     if (e.failed) {
         free(body.p);
         return e.failed;

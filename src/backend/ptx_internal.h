@@ -6,6 +6,7 @@
  *   ptx_sink.c   predicates computed at the IF they condition
  *   ptx_facts.c  what an IF's branch knows of its condition (dead branches not written)
  *   ptx_hoist.c  loop-invariant values out of FOR loops
+ *   ptx_late.c   lanes and widenings written where they are read (opt-in)
  *   ptx_readonly.c the global pointers whose loads may take the read-only path
  *   ptx_mem.c    memory (ld/st by the pointer's space, vectors), warps, atomics, ASM, INST
  * Every IR register is one PTX register per lane, named by its class and number (%f12,
@@ -58,6 +59,8 @@ typedef struct px_fn {
     uint32_t *stamp;      /* per register: the last loop found to define it (ptx_hoist.c) */
     uint32_t nstamp;
     bool *hoisted;        /* per register: its definition was emitted before its loop */
+    uint32_t *late_def;   /* per register: 1 + the index in its block of its deferred definition (ptx_late.c) */
+    uint32_t *late_reads; /* per mutable register: how many deferred instructions read it */
     char *err;
     size_t errn;
     cute_status failed;
@@ -118,6 +121,13 @@ void px_forget(px_fn *e, const cute_vreg *saved, int k);
 /* emit (through `emit`, instruction i of a block) the loop-invariant values at the top of
  * FOR `loop`'s body, before it, and mark them hoisted (ptx_hoist.c); false after a failure */
 bool px_hoist(px_fn *e, const cute_ir_inst *loop, bool (*emit)(px_fn *, const cute_ir_block *, uint32_t));
+/* whether CUTEC_PTX_LATE=1 asks for ptx_late.c's order */
+bool px_late_wanted(void);
+/* emit block b through `emit` (instruction i), its lanes, bitcasts, moves and widenings
+ * deferred to the instruction that reads them (ptx_late.c); `skip`: instructions emitted
+ * elsewhere (hoisted, sunk); false after a failure */
+bool px_late_block(px_fn *e, const cute_ir_block *b, bool (*skip)(const px_fn *, const cute_ir_inst *),
+                   bool (*emit)(px_fn *, const cute_ir_block *, uint32_t));
 bool px_value(px_fn *e, const cute_ir_inst *in); /* ptx_value.c */
 /* DIV/REM of a 32-bit integer by a constant as multiplies and shifts (ptx_divide.c); false:
  * not such an op (the caller writes div/rem) */

@@ -419,10 +419,29 @@ static int ptx_opt_level(void)
     return v && v[0] >= '0' && v[0] <= '4' && !v[1] ? v[0] - '0' : 3;
 }
 
+/* CUTEC_PTX_ASM=ptxas: the toolkit's ptxas binary assembles the PTX backend's module
+ * instead of the driver's JIT (opt-in, to tell the two assemblers' code apart: the driver's
+ * is the driver's version, NVRTC's the toolkit's) */
+static bool ptx_by_ptxas(void)
+{
+    const char *v = getenv("CUTEC_PTX_ASM");
+    return v && strcmp(v, "ptxas") == 0;
+}
+
 /* the PTX backend's module: source -> image through the driver's linker (no NVRTC) */
 static cute_status jit_build(cuda_backend *b, const char *ptx, bool want_ptx, image *im)
 {
     char info[4096];
+    if (ptx_by_ptxas()) {
+        char *log = NULL;
+        cute_status s = cute_ptx_assemble(ptx, b->arch, ptx_opt_level(), &im->cubin, &im->cubin_len, &log, NULL,
+                                          info, sizeof info);
+        set_log(b, s == CUTE_OK && log ? log : info);
+        free(log);
+        if (s != CUTE_OK) return say(b, "ptxas refused the PTX backend's module: %s", info), s;
+        if (want_ptx && (im->ptx = strdup(ptx))) im->ptx_len = strlen(ptx) + 1;
+        return CUTE_OK;
+    }
     cute_status s = cute_cuda_link_ptx(b->cu, ptx, ptx_opt_level(), &im->cubin, &im->cubin_len, info, sizeof info);
     set_log(b, s == CUTE_OK ? info : cute_cuda_error(b->cu));
     if (s != CUTE_OK) {
@@ -527,8 +546,11 @@ static cute_status compile_locked(void *self, cute_ir_func *const *kernels, int 
         s = cute_ptx_emit((const cute_ir_func *const *)kernels, n, &po, &source, b->err, sizeof b->err);
         if (s == CUTE_OK) {
             j.ptx = true;
-            snprintf(compiler, sizeof compiler, "driver-jit %d O%d", cute_cuda_device(b->cu)->driver_version,
-                     ptx_opt_level());
+            if (ptx_by_ptxas())
+                snprintf(compiler, sizeof compiler, "ptxas-binary O%d", ptx_opt_level());
+            else
+                snprintf(compiler, sizeof compiler, "driver-jit %d O%d", cute_cuda_device(b->cu)->driver_version,
+                         ptx_opt_level());
         } else if (s != CUTE_ERR_UNSUPPORTED) {
             return *log = b->err, s;
         }
