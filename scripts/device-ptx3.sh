@@ -7,6 +7,10 @@
 #    widenings written where they are read.  RMSNorm's weights then stay packed words across
 #    the reduction (ptxas -O3 here: 94 -> 76 registers, NVVM's 76; ptxas had moved the
 #    weight loads past the barrier), Hopper GEMM 2,832 -> 2,760 SASS instructions.
+#  - CUTEC_PTX_SUMS=1 (src/backend/ptx_hoist.c): a k-loop's integer sums as (their invariant
+#    leaves, added before the loop) + their variant ones: the step-5 GEMM's cp.async offsets
+#    were k*64 + four invariant terms, an IMAD and an IADD3 each in the loop (NVVM's: one
+#    VIADD); its k-loop 293 -> 280 SASS instructions (NVVM's 252); e4m3 then spills 16 bytes.
 #  - CUTEC_PTX_ASM=ptxas: the toolkit's ptxas binary assembles the module instead of the
 #    driver's JIT.  NVRTC's cubins come from the toolkit's ptxas; the driver's JIT is the
 #    driver's own ptxas (the mid pass of session 32: RMSNorm 111 registers through it against
@@ -17,7 +21,8 @@
 #     0.5, odd sizes) and RMSNorm cold through each PTX form against float64 (`cutec run`);
 #  2. speed, each form in its own process: the step-5 and Hopper bf16 GEMMs at 8192^3 (tn,
 #     cuBLAS beside), RMSNorm bf16 16384x4096 (% of a device copy, best of 2 rounds) for
-#     cuda (CUDA C, NVRTC), ptx (driver JIT), late (ptx + LATE), late-ptxas (late + ASM=ptxas);
+#     cuda (CUDA C, NVRTC), ptx (driver JIT), late (ptx + LATE), sums (late + SUMS, the GEMMs
+#     only), late-ptxas (late + ASM=ptxas);
 #  3. the cold compile of the step-5 bf16 GEMM on this host's CPU (CUDA C, PTX with the
 #     driver's JIT, PTX with the ptxas binary), best of 2.
 # Decides (rules; a FAIL or "wrong" in step 1 -> nothing changes, and that is a bug):
@@ -25,6 +30,8 @@
 #    RMSNorm faster by 2% -> default: `return v ? strcmp(v, "0") != 0 : true` in
 #    px_late_wanted (src/backend/ptx_late.c, one line); a kernel slower by more -> it stays
 #    opt-in (delete it if RMSNorm gains nothing).
+#  - SUMS: both GEMMs through sums within 1% of late or faster and step 5 faster by 1% ->
+#    default once the e4m3 spill is dealt with (px_sums_wanted in ptx_hoist.c); else opt-in.
 #  - ASM: late-ptxas against late on each kernel (the assembler's share); the ptxas binary
 #    stays opt-in while its cold compile (step 3) is over 300 ms or it gains < 2% everywhere.
 #  - the default generator: the best PTX form within 2% of CUDA C on every kernel (>= 0.98)
@@ -48,6 +55,7 @@ form_env()
     cuda) echo "CUTEC_CODEGEN=cuda" ;;
     ptx) echo "CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=0" ;;
     late) echo "CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=1" ;;
+    sums) echo "CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=1 CUTEC_PTX_SUMS=1" ;;
     late-ptxas) echo "CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=1 CUTEC_PTX_ASM=ptxas" ;;
     esac
 }
@@ -76,17 +84,20 @@ figures()
 {
     awk 'FILENAME ~ /gemm-/ && $2 == "tensorop_smem" { s = $4 } FILENAME ~ /gemm-/ && $2 == "hopper" { h = $4 }
          FILENAME ~ /rms-/ && $8 ~ /%/ { v = $8 + 0; if (v > r) r = v }
-         END { printf "%s %s %s\n", s + 0, h + 0, r + 0 }' "$out/gemm-$1.txt" "$out/rms-$1.txt" 2>/dev/null
+         END { printf "%s %s %s\n", s + 0, h + 0, r + 0 }' "$out/gemm-$1.txt" $([ -f "$out/rms-$1.txt" ] && echo "$out/rms-$1.txt")
 }
 
 decide()
 {
     grep -qiE "wrong" "$out"/rms-*.txt "$out"/gemm-*.txt 2>/dev/null && bad=$((bad + 1))
     [ "$bad" = 0 ] || { echo "decides: nothing changes: $bad check(s) of step 1 or a bench row not verified (a bug)"; return; }
-    for f in $forms; do
-        [ -s "$out/gemm-$f.txt" ] && [ -s "$out/rms-$f.txt" ] || { echo "decides: nothing ($f's figures missing)"; return; }
+    for f in $forms sums; do
+        [ -s "$out/gemm-$f.txt" ] || { echo "decides: nothing ($f's figures missing)"; return; }
     done
-    { for f in $forms; do echo "$f $(figures "$f")"; done; } | awk '
+    for f in $forms; do
+        [ -s "$out/rms-$f.txt" ] || { echo "decides: nothing ($f's RMSNorm missing)"; return; }
+    done
+    { for f in $forms sums; do echo "$f $(figures "$f")"; done; } | awk '
         { s[$1] = $2; h[$1] = $3; r[$1] = $4 }
         function ratios(a, b, what,   x, y, z) {
             x = s[b] > 0 ? s[a] / s[b] : 0; y = h[b] > 0 ? h[a] / h[b] : 0; z = r[b] > 0 ? r[a] / r[b] : 0
@@ -100,6 +111,10 @@ decide()
             else if (r["late"] < 1.02 * r["ptx"])
                 print "decides: delete CUTEC_PTX_LATE (src/backend/ptx_late.c): RMSNorm gains < 2%"
             else print "decides: CUTEC_PTX_LATE stays opt-in (a kernel slower by more than 1%)"
+            x = s["sums"] / s["late"]; y = h["sums"] / h["late"]
+            printf "sums       against late : step 5 %.3f, Hopper %.3f\n", x, y
+            if (x >= 1.01 && y >= 0.99) print "decides: CUTEC_PTX_SUMS the default once the e4m3 step-5 GEMM does not spill with it (px_sums_wanted in src/backend/ptx_hoist.c)"
+            else print "decides: CUTEC_PTX_SUMS stays opt-in (step 5 gains < 1% or Hopper loses > 1%)"
             late = lo >= 0.99 ? "late" : "ptx"
             a = ratios("late-ptxas", "late", " (the assembler: toolkit ptxas / driver JIT)")
             best = late; bs = s[late]; bh = h[late]; br = r[late]
@@ -137,14 +152,15 @@ decide()
         grep -m 8 -E "FAIL|divide:" "$out/cuda_c_gpu_ptx3.log" | cut -c1-300
         tail -n 1 "$out/cuda_c_gpu_ptx3.log" | grep -q " 0 failed" || bad=$((bad + 1))
     fi
-    for fm in late late-ptxas; do
+    for fm in late sums late-ptxas; do
         check $fm gemm --variant hopper --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7
-        check $fm gemm --variant tensorop_smem --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7
-        check $fm rmsnorm --dtype bf16 --shape 1000x4100
+        [ $fm = late-ptxas ] ||
+            check $fm gemm --variant tensorop_smem --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7
+        [ $fm = sums ] || check $fm rmsnorm --dtype bf16 --shape 1000x4100
     done
-    echo "== 2. speed: $forms"
-    for f in $forms; do rm -f "$out/gemm-$f.txt" "$out/rms-$f.txt"; done
-    for fm in $forms; do
+    echo "== 2. speed: $forms (and sums: the GEMMs)"
+    for f in $forms sums; do rm -f "$out/gemm-$f.txt" "$out/rms-$f.txt"; done
+    for fm in cuda ptx late sums late-ptxas; do
         gpu_late bench gemm $fm && break
         echo "-- ($fm) step-5 and Hopper bf16 tn 8192"
         # shellcheck disable=SC2046

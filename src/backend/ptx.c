@@ -337,6 +337,8 @@ static bool inst(px_fn *e, const cute_ir_block *b, uint32_t i)
     case CUTE_GROUP_INST:
         return px_inst(e, in);
     case CUTE_GROUP_VALUE:
+        if (in->dst && e->sum_at && e->sum_at[in->dst]) return px_sum_emit(e, in);
+        return px_value(e, in);
     case CUTE_GROUP_MOVE:
     case CUTE_GROUP_SPECIAL:
     case CUTE_GROUP_CONVERT:
@@ -350,6 +352,7 @@ static bool inst(px_fn *e, const cute_ir_block *b, uint32_t i)
 static bool elsewhere(const px_fn *e, const cute_ir_inst *in)
 {
     if (in->dst && e->hoisted && e->hoisted[in->dst]) return true; /* before its loop */
+    if (in->dst && e->folded && e->folded[in->dst]) return true;   /* in the sum that reads it */
     return in->dst && e->sunk && e->sunk[in->dst];                 /* at its IF */
 }
 
@@ -462,6 +465,12 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     e.known = calloc(f->nvregs + 1, sizeof *e.known);
     e.stamp = calloc(f->nvregs + 1, sizeof *e.stamp); /* NULL: nothing hoisted */
     e.hoisted = calloc(f->nvregs + 1, sizeof *e.hoisted);
+    if (px_sums_wanted()) {
+        e.uses = calloc(f->nvregs + 1, sizeof *e.uses);
+        e.folded = calloc(f->nvregs + 1, sizeof *e.folded);
+        e.sum_at = calloc(f->nvregs + 1, sizeof *e.sum_at);
+        if (e.uses) px_count_uses(&f->body, e.uses);
+    }
     if (px_late_wanted()) {
         e.late_def = calloc(f->nvregs + 1, sizeof *e.late_def);
         e.late_reads = calloc(f->nvregs + 1, sizeof *e.late_reads);
@@ -474,6 +483,7 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     free(e.cdef);
     free(e.readonly), free(e.nonneg), free(e.sunk), free(e.pdef), free(e.known);
     free(e.stamp), free(e.hoisted), free(e.late_def), free(e.late_reads);
+    free(e.uses), free(e.folded), free(e.sum_at), free(e.sums);
     if (e.failed) {
         free(body.p);
         return e.failed;

@@ -35,6 +35,15 @@ typedef enum { PX_PRED, PX_B16, PX_B32, PX_F32, PX_B64, PX_F64, PX_NCLASS } px_c
 #define PX_NAME 48
 #define PX_TEXT 4096
 
+/* an integer ADD tree of a loop's body written as (the sum of its invariant leaves, computed
+ * before the loop) + its variant leaves (ptx_hoist.c) */
+enum { PX_SUM_MAX = 8 };
+typedef struct px_sum {
+    char invariant[PX_NAME]; /* the register holding the invariant leaves' sum */
+    cute_vreg var[PX_SUM_MAX];
+    int nvar;
+} px_sum;
+
 typedef struct px_fn {
     const cute_ir_func *f;
     const cute_ptx_opts *o;
@@ -59,6 +68,11 @@ typedef struct px_fn {
     uint32_t *stamp;      /* per register: the last loop found to define it (ptx_hoist.c) */
     uint32_t nstamp;
     bool *hoisted;        /* per register: its definition was emitted before its loop */
+    uint32_t *uses;       /* per register: how many operands name it (ptx_hoist.c's sums) */
+    const struct cute_ir_inst **folded; /* per register: its ADD, folded into the sum that reads it */
+    uint32_t *sum_at;     /* per register: 1 + its index in sums (an ADD written as a sum), or 0 */
+    struct px_sum *sums;
+    uint32_t nsums, capsums;
     uint32_t *late_def;   /* per register: 1 + the index in its block of its deferred definition (ptx_late.c) */
     uint32_t *late_reads; /* per mutable register: how many deferred instructions read it */
     char *err;
@@ -121,6 +135,12 @@ void px_forget(px_fn *e, const cute_vreg *saved, int k);
 /* emit (through `emit`, instruction i of a block) the loop-invariant values at the top of
  * FOR `loop`'s body, before it, and mark them hoisted (ptx_hoist.c); false after a failure */
 bool px_hoist(px_fn *e, const cute_ir_inst *loop, bool (*emit)(px_fn *, const cute_ir_block *, uint32_t));
+/* whether CUTEC_PTX_SUMS=1 asks for ptx_hoist.c's invariant sums */
+bool px_sums_wanted(void);
+/* an ADD px_hoist rewrote as a sum (e->sum_at[in->dst] set): its invariant part + its variant leaves */
+bool px_sum_emit(px_fn *e, const cute_ir_inst *in);
+/* how many operands of the block (at any depth) name each register, added to uses[] */
+void px_count_uses(const cute_ir_block *b, uint32_t *uses);
 /* whether CUTEC_PTX_LATE=1 asks for ptx_late.c's order */
 bool px_late_wanted(void);
 /* emit block b through `emit` (instruction i), its lanes, bitcasts, moves and widenings

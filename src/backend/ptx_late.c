@@ -80,6 +80,10 @@ static bool touch(late *l, cute_vreg r)
                 !flush_one(l, l->wait[k]))
                 return false;
         }
+    /* an ADD folded into a sum (ptx_hoist.c) reads its operands where the sum is */
+    const cute_ir_inst *fd = e->folded ? e->folded[r] : NULL;
+    for (int k = 0; fd && k < 2; k++)
+        if (!touch(l, fd->a[k])) return false;
     /* a predicate defined at its IF (ptx_sink.c) reads its operands there */
     const cute_ir_inst *s = e->sunk ? e->sunk[r] : NULL;
     for (int k = 0; s && k < 3; k++)
