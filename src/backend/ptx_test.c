@@ -62,6 +62,8 @@ static long sum_before(const char *text, const char *what)
     return sum;
 }
 
+static long last_regs, last_cregs; /* compare's last registers: the PTX backend's, the CUDA C path's */
+
 /* f's kernels through both paths for arch; may_fall_back: the PTX backend may decline
  * (a math function it leaves to CUDA C), which is printed with its reason */
 static void compare(const char *label, const cute_fn *f, const char *arch, bool may_fall_back)
@@ -115,6 +117,7 @@ static void compare(const char *label, const cute_fn *f, const char *arch, bool 
     free(src);
     printf("  %-28s %-7s ptx: %3ld registers, %5ld SASS, %ld bytes spilled (ptxas %4.0f ms) | cuda c: %3ld, %5ld, %ld\n",
            label, arch, regs, sass, spills, ms, cregs, csass, cspills);
+    last_regs = regs, last_cregs = cregs;
     CHECK(regs > 0 && sass > 0, "%s %s: an unreadable report or cubin:\n%s", label, arch, log ? log : "");
     CHECK(cspills < 0 || spills <= cspills, "%s %s: %ld bytes spilled, CUDA C's path %ld", label, arch, spills, cspills);
     free(cubin), free(log), free(ptx);
@@ -324,6 +327,59 @@ static void division(void)
     CHECK(bad == 0, "%d quotients differ from C's", bad);
 }
 
+/* ptx_late.c: a deferred move is written before anything assigns what it reads.  z = m is
+ * deferred; m = c assigns m, so z = m comes first (else z would read c) */
+static void late_order(void)
+{
+    setenv("CUTEC_PTX_LATE", "1", 1);
+    cute_ir_func *f = cute_ir_func_new("k");
+    cute_ir_builder b;
+    cute_ir_builder_init(&b, f);
+    cute_type i32 = cute_type_of(CUTE_I32);
+    cute_vreg x = cute_ir_add_param(f, cute_type_ptr(CUTE_I32, CUTE_GMEM), "x");
+    cute_vreg y = cute_ir_add_param(f, cute_type_ptr(CUTE_I32, CUTE_GMEM), "y");
+    cute_vreg a = cute_ir_op(&b, CUTE_OP_LOAD, i32, x, 0, 0);
+    b.last->imm = 4;
+    cute_vreg m = cute_ir_new_vreg(f, i32, "m", true), z = cute_ir_new_vreg(f, i32, "z", true);
+    cute_ir_mov(&b, m, a);
+    cute_ir_mov(&b, z, m);
+    cute_vreg x1 = cute_ir_op(&b, CUTE_OP_PTR_ADD, cute_ir_type(f, x), x, cute_ir_const_int(&b, CUTE_I32, 1), 0);
+    cute_vreg c = cute_ir_op(&b, CUTE_OP_LOAD, i32, x1, 0, 0);
+    b.last->imm = 4;
+    cute_ir_mov(&b, m, c);
+    cute_ir_op_void(&b, CUTE_OP_STORE, i32, y, z, 0, 4);
+    cute_vreg y1 = cute_ir_op(&b, CUTE_OP_PTR_ADD, cute_ir_type(f, y), y, cute_ir_const_int(&b, CUTE_I32, 1), 0);
+    cute_ir_op_void(&b, CUTE_OP_STORE, i32, y1, m, 0, 4);
+    char err[512], *ptx = NULL, zm[64], mc[64];
+    CHECK(cute_ir_verify(f, err, sizeof err) == 0, "late_order: %s", err);
+    const cute_ir_func *k[1] = {f};
+    CHECK(cute_ptx_emit(k, 1, &(cute_ptx_opts){.arch = "sm_90a"}, &ptx, err, sizeof err) == CUTE_OK, "%s", err);
+    snprintf(zm, sizeof zm, "mov.b32 %%r%u, %%r%u;", z, m);
+    snprintf(mc, sizeof mc, "mov.b32 %%r%u, %%r%u;", m, c);
+    const char *p1 = ptx ? strstr(ptx, zm) : NULL, *p2 = ptx ? strstr(ptx, mc) : NULL;
+    CHECK(p1 && p2 && p1 < p2, "late_order: `%s` must come before `%s`:\n%s", zm, mc, ptx ? ptx : "");
+    free(ptx);
+    cute_ir_func_free(f);
+    unsetenv("CUTEC_PTX_LATE");
+}
+
+/* the opt-in forms (CUTEC_PTX_LATE, CUTEC_PTX_SUMS) on the timed kernels: they assemble, and
+ * RMSNorm's weights stay packed (its registers at most the CUDA C path's) */
+static void opt_in_forms(void)
+{
+    setenv("CUTEC_PTX_LATE", "1", 1);
+    setenv("CUTEC_PTX_SUMS", "1", 1);
+    printf("with CUTEC_PTX_LATE=1 CUTEC_PTX_SUMS=1:\n");
+    gemm(CUTE_GEMM_TENSOROP_SMEM, CUTE_BF16, CUTE_BF16, "sm_90a");
+    gemm(CUTE_GEMM_HOPPER, CUTE_BF16, CUTE_BF16, "sm_90a");
+    last_regs = last_cregs = -1;
+    rows(RP_RMSNORM, "sm_90a", false);
+    CHECK(!have_ptxas || last_cregs < 0 || last_regs <= last_cregs, "RMSNorm with CUTEC_PTX_LATE: %ld registers, CUDA C %ld",
+          last_regs, last_cregs);
+    unsetenv("CUTEC_PTX_LATE");
+    unsetenv("CUTEC_PTX_SUMS");
+}
+
 /* what it refuses, and says why */
 static void refusals(void)
 {
@@ -374,5 +430,7 @@ int main(void)
     rows(RP_XENT, "sm_90a", true);
     rows(RP_SOFTMAX, "sm_80", false);
     attention("sm_90a");
+    late_order();
+    opt_in_forms();
     return CHECK_DONE("backend/ptx");
 }
