@@ -11,6 +11,9 @@
 #    leaves, added before the loop) + their variant ones: the step-5 GEMM's cp.async offsets
 #    were k*64 + four invariant terms, an IMAD and an IADD3 each in the loop (NVVM's: one
 #    VIADD); its k-loop 293 -> 280 SASS instructions (NVVM's 252); e4m3 then spills 16 bytes.
+#  - CUTEC_PTX_ELSE=1 (src/backend/ptx_else.c): an IF whose else branch only sets values
+#    (RMSNorm's zeros beside a guarded vector load) as those values, then the branch over the
+#    then branch (NVVM's form): two more of RMSNorm's weight loads ahead of the barrier.
 #  - CUTEC_PTX_ASM=ptxas: the toolkit's ptxas binary assembles the module instead of the
 #    driver's JIT.  NVRTC's cubins come from the toolkit's ptxas; the driver's JIT is the
 #    driver's own ptxas (the mid pass of session 32: RMSNorm 111 registers through it against
@@ -22,7 +25,7 @@
 #  2. speed, each form in its own process: the step-5 and Hopper bf16 GEMMs at 8192^3 (tn,
 #     cuBLAS beside), RMSNorm bf16 16384x4096 (% of a device copy, best of 2 rounds) for
 #     cuda (CUDA C, NVRTC), ptx (driver JIT), late (ptx + LATE), sums (late + SUMS, the GEMMs
-#     only), late-ptxas (late + ASM=ptxas);
+#     only), else (late + ELSE, RMSNorm only), late-ptxas (late + ASM=ptxas);
 #  3. the cold compile of the step-5 bf16 GEMM on this host's CPU (CUDA C, PTX with the
 #     driver's JIT, PTX with the ptxas binary), best of 2.
 # Decides (rules; a FAIL or "wrong" in step 1 -> nothing changes, and that is a bug):
@@ -32,6 +35,8 @@
 #    opt-in (delete it if RMSNorm gains nothing).
 #  - SUMS: both GEMMs through sums within 1% of late or faster and step 5 faster by 1% ->
 #    default once the e4m3 spill is dealt with (px_sums_wanted in ptx_hoist.c); else opt-in.
+#  - ELSE: RMSNorm through else faster than late by 1% -> default (px_else_wanted in
+#    ptx_else.c); else delete it.
 #  - ASM: late-ptxas against late on each kernel (the assembler's share); the ptxas binary
 #    stays opt-in while its cold compile (step 3) is over 300 ms or it gains < 2% everywhere.
 #  - the default generator: the best PTX form within 2% of CUDA C on every kernel (>= 0.98)
@@ -55,6 +60,7 @@ form_env()
     cuda) echo "CUTEC_CODEGEN=cuda" ;;
     ptx) echo "CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=0" ;;
     late) echo "CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=1" ;;
+    else) echo "CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=1 CUTEC_PTX_ELSE=1" ;;
     sums) echo "CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=1 CUTEC_PTX_SUMS=1" ;;
     late-ptxas) echo "CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=1 CUTEC_PTX_ASM=ptxas" ;;
     esac
@@ -97,7 +103,9 @@ decide()
     for f in $forms; do
         [ -s "$out/rms-$f.txt" ] || { echo "decides: nothing ($f's RMSNorm missing)"; return; }
     done
-    { for f in $forms sums; do echo "$f $(figures "$f")"; done; } | awk '
+    [ -s "$out/rms-else.txt" ] || { echo "decides: nothing (else's RMSNorm missing)"; return; }
+    : >"$out/gemm-else.txt"
+    { for f in $forms sums else; do echo "$f $(figures "$f")"; done; } | awk '
         { s[$1] = $2; h[$1] = $3; r[$1] = $4 }
         function ratios(a, b, what,   x, y, z) {
             x = s[b] > 0 ? s[a] / s[b] : 0; y = h[b] > 0 ? h[a] / h[b] : 0; z = r[b] > 0 ? r[a] / r[b] : 0
@@ -115,6 +123,10 @@ decide()
             printf "sums       against late : step 5 %.3f, Hopper %.3f\n", x, y
             if (x >= 1.01 && y >= 0.99) print "decides: CUTEC_PTX_SUMS the default once the e4m3 step-5 GEMM does not spill with it (px_sums_wanted in src/backend/ptx_hoist.c)"
             else print "decides: CUTEC_PTX_SUMS stays opt-in (step 5 gains < 1% or Hopper loses > 1%)"
+            z = r["else"] / r["late"]
+            printf "else       against late : RMSNorm %.3f\n", z
+            if (z >= 1.01) print "decides: CUTEC_PTX_ELSE the default (px_else_wanted in src/backend/ptx_else.c: RMSNorm faster by 1%)"
+            else print "decides: delete CUTEC_PTX_ELSE (src/backend/ptx_else.c): RMSNorm gains < 1%"
             late = lo >= 0.99 ? "late" : "ptx"
             a = ratios("late-ptxas", "late", " (the assembler: toolkit ptxas / driver JIT)")
             best = late; bs = s[late]; bh = h[late]; br = r[late]
@@ -158,8 +170,9 @@ decide()
             check $fm gemm --variant tensorop_smem --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7
         [ $fm = sums ] || check $fm rmsnorm --dtype bf16 --shape 1000x4100
     done
-    echo "== 2. speed: $forms (and sums: the GEMMs)"
-    for f in $forms sums; do rm -f "$out/gemm-$f.txt" "$out/rms-$f.txt"; done
+    check else rmsnorm --dtype bf16 --shape 1000x4100
+    echo "== 2. speed: $forms (and sums: the GEMMs; else: RMSNorm)"
+    for f in $forms sums else; do rm -f "$out/gemm-$f.txt" "$out/rms-$f.txt"; done
     for fm in cuda ptx late sums late-ptxas; do
         gpu_late bench gemm $fm && break
         echo "-- ($fm) step-5 and Hopper bf16 tn 8192"
@@ -168,7 +181,7 @@ decide()
             --variants tensorop_smem,hopper --iters 10 2>&1 | grep -E "^ *[0-9]|rror|refus" | tee "$out/gemm-$fm.txt"
     done
     for i in 1 2; do
-        for fm in $forms; do
+        for fm in $forms else; do
             gpu_late bench rmsnorm $fm && break
             printf -- "-- (%s) RMSNorm bf16 16384x4096: " "$fm"
             # shellcheck disable=SC2046

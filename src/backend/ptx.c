@@ -256,6 +256,20 @@ static bool if_else(px_fn *e, const cute_ir_inst *in)
         e->in = in;
         if (!ok) return false;
     }
+    if (has_else && e->mentions) { /* the else branch's values first, unconditionally (ptx_else.c) */
+        int k = px_assume(e, in->a[0], -1, saved);
+        bool first = px_else_first(e, in), ok = !first || nested(e, in->body[1], e->cond_depth);
+        px_forget(e, saved, k);
+        if (first) {
+            uint32_t end = px_label(e);
+            px_line(e, "@!%s bra $L%u;", px_reg(e, in->a[0], -1, c), end);
+            k = px_assume(e, in->a[0], 1, saved);
+            ok = ok && nested(e, in->body[0], e->cond_depth);
+            px_forget(e, saved, k);
+            cc_printf(e->out, "$L%u:\n", end);
+            return ok;
+        }
+    }
     uint32_t other = px_label(e), end = px_label(e);
     px_line(e, "@!%s bra $L%u;", px_reg(e, in->a[0], -1, c), other);
     int k = px_assume(e, in->a[0], 1, saved);
@@ -471,6 +485,8 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
         e.sum_at = calloc(f->nvregs + 1, sizeof *e.sum_at);
         if (e.uses) px_count_uses(&f->body, e.uses);
     }
+    if (px_else_wanted() && (e.mentions = calloc(f->nvregs + 1, sizeof *e.mentions)))
+        px_count_mentions(&f->body, e.mentions);
     if (px_late_wanted()) {
         e.late_def = calloc(f->nvregs + 1, sizeof *e.late_def);
         e.late_reads = calloc(f->nvregs + 1, sizeof *e.late_reads);
@@ -483,7 +499,7 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     free(e.cdef);
     free(e.readonly), free(e.nonneg), free(e.sunk), free(e.pdef), free(e.known);
     free(e.stamp), free(e.hoisted), free(e.late_def), free(e.late_reads);
-    free(e.uses), free(e.folded), free(e.sum_at), free(e.sums);
+    free(e.uses), free(e.folded), free(e.sum_at), free(e.sums), free(e.mentions);
     if (e.failed) {
         free(body.p);
         return e.failed;

@@ -7,6 +7,7 @@
  *   ptx_facts.c  what an IF's branch knows of its condition (dead branches not written)
  *   ptx_hoist.c  loop-invariant values out of FOR loops
  *   ptx_late.c   lanes and widenings written where they are read (opt-in)
+ *   ptx_else.c   an IF's else branch (values only) first, then the branch (opt-in)
  *   ptx_readonly.c the global pointers whose loads may take the read-only path
  *   ptx_mem.c    memory (ld/st by the pointer's space, vectors), warps, atomics, ASM, INST
  * Every IR register is one PTX register per lane, named by its class and number (%f12,
@@ -73,6 +74,7 @@ typedef struct px_fn {
     uint32_t *sum_at;     /* per register: 1 + its index in sums (an ADD written as a sum), or 0 */
     struct px_sum *sums;
     uint32_t nsums, capsums;
+    uint32_t *mentions;   /* per register: how often the kernel names it (ptx_else.c), or NULL */
     uint32_t *late_def;   /* per register: 1 + the index in its block of its deferred definition (ptx_late.c) */
     uint32_t *late_reads; /* per mutable register: how many deferred instructions read it */
     char *err;
@@ -141,6 +143,12 @@ bool px_sums_wanted(void);
 bool px_sum_emit(px_fn *e, const cute_ir_inst *in);
 /* how many operands of the block (at any depth) name each register, added to uses[] */
 void px_count_uses(const cute_ir_block *b, uint32_t *uses);
+/* whether CUTEC_PTX_ELSE=1 asks for ptx_else.c's form */
+bool px_else_wanted(void);
+void px_count_mentions(const cute_ir_block *b, uint32_t *n);
+/* whether IF `in` may be written as its else branch, then `@!p bra` over its then branch
+ * (ptx_else.c); call it under the else branch's assumption (px_assume(c, -1)) */
+bool px_else_first(px_fn *e, const cute_ir_inst *in);
 /* whether CUTEC_PTX_LATE=1 asks for ptx_late.c's order */
 bool px_late_wanted(void);
 /* emit block b through `emit` (instruction i), its lanes, bitcasts, moves and widenings

@@ -363,13 +363,60 @@ static void late_order(void)
     unsetenv("CUTEC_PTX_LATE");
 }
 
+/* ptx_else.c: `if (p) r = *x; else r = 0` is the zero, then the load under the branch; where
+ * the then branch reads what the else branch writes (q = r + 1 reading r = 5), two branches */
+static cute_ir_func *guarded(bool then_reads)
+{
+    cute_ir_func *f = cute_ir_func_new("k");
+    cute_ir_builder b;
+    cute_ir_builder_init(&b, f);
+    cute_type i32 = cute_type_of(CUTE_I32);
+    cute_vreg x = cute_ir_add_param(f, cute_type_ptr(CUTE_I32, CUTE_GMEM), "x");
+    cute_vreg y = cute_ir_add_param(f, cute_type_ptr(CUTE_I32, CUTE_GMEM), "y");
+    cute_vreg t = cute_ir_sreg(&b, CUTE_SREG_TID_X);
+    cute_vreg p = cute_ir_op(&b, CUTE_OP_LT, cute_type_of(CUTE_I1), t, cute_ir_const_int(&b, CUTE_I32, 7), 0);
+    cute_vreg r = cute_ir_new_vreg(f, i32, "r", true), q = cute_ir_new_vreg(f, i32, "q", true);
+    cute_ir_mov(&b, r, cute_ir_const_int(&b, CUTE_I32, 1));
+    cute_ir_mov(&b, q, r);
+    cute_ir_if(&b, p);
+    if (then_reads) cute_ir_mov(&b, q, cute_ir_op(&b, CUTE_OP_ADD, i32, r, cute_ir_const_int(&b, CUTE_I32, 1), 0));
+    cute_vreg v = cute_ir_op(&b, CUTE_OP_LOAD, i32, x, 0, 0);
+    b.last->imm = 4;
+    cute_ir_mov(&b, r, v);
+    cute_ir_else(&b);
+    cute_ir_mov(&b, r, cute_ir_const_int(&b, CUTE_I32, 5));
+    cute_ir_end(&b);
+    cute_ir_op_void(&b, CUTE_OP_STORE, i32, y, cute_ir_op(&b, CUTE_OP_ADD, i32, r, q, 0), 0, 4);
+    return f;
+}
+
+static void else_first(void)
+{
+    setenv("CUTEC_PTX_ELSE", "1", 1);
+    for (int then_reads = 0; then_reads < 2; then_reads++) {
+        cute_ir_func *f = guarded(then_reads);
+        char err[512], *ptx = NULL;
+        CHECK(cute_ir_verify(f, err, sizeof err) == 0, "else_first: %s", err);
+        const cute_ir_func *k[1] = {f};
+        CHECK(cute_ptx_emit(k, 1, &(cute_ptx_opts){.arch = "sm_90a"}, &ptx, err, sizeof err) == CUTE_OK, "%s", err);
+        const char *five = ptx ? strstr(ptx, ", 0x5;") : NULL, *bra = ptx ? strstr(ptx, " bra ") : NULL;
+        bool first = five && bra && five < bra;
+        CHECK(first == !then_reads, "else_first (the then branch %s): the else branch %s:\n%s",
+              then_reads ? "reads r" : "does not read r", first ? "first" : "after", ptx ? ptx : "");
+        free(ptx);
+        cute_ir_func_free(f);
+    }
+    unsetenv("CUTEC_PTX_ELSE");
+}
+
 /* the opt-in forms (CUTEC_PTX_LATE, CUTEC_PTX_SUMS) on the timed kernels: they assemble, and
  * RMSNorm's weights stay packed (its registers at most the CUDA C path's) */
 static void opt_in_forms(void)
 {
     setenv("CUTEC_PTX_LATE", "1", 1);
     setenv("CUTEC_PTX_SUMS", "1", 1);
-    printf("with CUTEC_PTX_LATE=1 CUTEC_PTX_SUMS=1:\n");
+    setenv("CUTEC_PTX_ELSE", "1", 1);
+    printf("with CUTEC_PTX_LATE=1 CUTEC_PTX_SUMS=1 CUTEC_PTX_ELSE=1:\n");
     gemm(CUTE_GEMM_TENSOROP_SMEM, CUTE_BF16, CUTE_BF16, "sm_90a");
     gemm(CUTE_GEMM_HOPPER, CUTE_BF16, CUTE_BF16, "sm_90a");
     last_regs = last_cregs = -1;
@@ -378,6 +425,7 @@ static void opt_in_forms(void)
           last_regs, last_cregs);
     unsetenv("CUTEC_PTX_LATE");
     unsetenv("CUTEC_PTX_SUMS");
+    unsetenv("CUTEC_PTX_ELSE");
 }
 
 /* what it refuses, and says why */
@@ -431,6 +479,7 @@ int main(void)
     rows(RP_SOFTMAX, "sm_80", false);
     attention("sm_90a");
     late_order();
+    else_first();
     opt_in_forms();
     return CHECK_DONE("backend/ptx");
 }
