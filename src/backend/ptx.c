@@ -531,7 +531,7 @@ static const char *isa_version(int sm)
 }
 
 /* the generator without CUTEC_CODEGEN (or with it empty): CUDA C and NVRTC.  The one-line
- * flip to the PTX backend (true) once scripts/device-ptx2.sh says its kernels are within 2%
+ * flip to the PTX backend (true) once scripts/device-ptx3.sh says its kernels are within 2%
  * of the CUDA C path's; CUTEC_CODEGEN=cuda then still chooses CUDA C. */
 static const bool ptx_by_default = false;
 

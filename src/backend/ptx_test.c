@@ -5,7 +5,7 @@
  * instructions printed beside the CUDA C path's (NVRTC); every conversion pair and every
  * arithmetic op of every dtype assembled too (ptxas refuses a malformed cvt or a wrong
  * operand type).  Skipped visibly without ptxas (and the CUDA C side without NVRTC).  The
- * GPU side (each kernel through the driver's JIT against float64) is scripts/device-ptx2.sh. */
+ * GPU side (each kernel through the driver's JIT against float64) is scripts/device-ptx3.sh. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,17 +327,25 @@ static void division(void)
     CHECK(bad == 0, "%d quotients differ from C's", bad);
 }
 
+/* a kernel k(int *x, int *y) being built by b */
+static cute_ir_func *xy_kernel(cute_ir_builder *b, cute_vreg *x, cute_vreg *y)
+{
+    cute_ir_func *f = cute_ir_func_new("k");
+    cute_ir_builder_init(b, f);
+    *x = cute_ir_add_param(f, cute_type_ptr(CUTE_I32, CUTE_GMEM), "x");
+    *y = cute_ir_add_param(f, cute_type_ptr(CUTE_I32, CUTE_GMEM), "y");
+    return f;
+}
+
 /* ptx_late.c: a deferred move is written before anything assigns what it reads.  z = m is
  * deferred; m = c assigns m, so z = m comes first (else z would read c) */
 static void late_order(void)
 {
     setenv("CUTEC_PTX_LATE", "1", 1);
-    cute_ir_func *f = cute_ir_func_new("k");
     cute_ir_builder b;
-    cute_ir_builder_init(&b, f);
+    cute_vreg x, y;
+    cute_ir_func *f = xy_kernel(&b, &x, &y);
     cute_type i32 = cute_type_of(CUTE_I32);
-    cute_vreg x = cute_ir_add_param(f, cute_type_ptr(CUTE_I32, CUTE_GMEM), "x");
-    cute_vreg y = cute_ir_add_param(f, cute_type_ptr(CUTE_I32, CUTE_GMEM), "y");
     cute_vreg a = cute_ir_op(&b, CUTE_OP_LOAD, i32, x, 0, 0);
     b.last->imm = 4;
     cute_vreg m = cute_ir_new_vreg(f, i32, "m", true), z = cute_ir_new_vreg(f, i32, "z", true);
@@ -367,12 +375,10 @@ static void late_order(void)
  * the then branch reads what the else branch writes (q = r + 1 reading r = 5), two branches */
 static cute_ir_func *guarded(bool then_reads)
 {
-    cute_ir_func *f = cute_ir_func_new("k");
     cute_ir_builder b;
-    cute_ir_builder_init(&b, f);
+    cute_vreg x, y;
+    cute_ir_func *f = xy_kernel(&b, &x, &y);
     cute_type i32 = cute_type_of(CUTE_I32);
-    cute_vreg x = cute_ir_add_param(f, cute_type_ptr(CUTE_I32, CUTE_GMEM), "x");
-    cute_vreg y = cute_ir_add_param(f, cute_type_ptr(CUTE_I32, CUTE_GMEM), "y");
     cute_vreg t = cute_ir_sreg(&b, CUTE_SREG_TID_X);
     cute_vreg p = cute_ir_op(&b, CUTE_OP_LT, cute_type_of(CUTE_I1), t, cute_ir_const_int(&b, CUTE_I32, 7), 0);
     cute_vreg r = cute_ir_new_vreg(f, i32, "r", true), q = cute_ir_new_vreg(f, i32, "q", true);
