@@ -7,10 +7,12 @@
 #    widenings written where they are read.  RMSNorm's weights then stay packed words across
 #    the reduction (ptxas -O3 here: 94 -> 76 registers, NVVM's 76; ptxas had moved the
 #    weight loads past the barrier), Hopper GEMM 2,832 -> 2,760 SASS instructions.
-#  - CUTEC_PTX_SUMS=1 (src/backend/ptx_hoist.c): a k-loop's integer sums as (their invariant
-#    leaves, added before the loop) + their variant ones: the step-5 GEMM's cp.async offsets
-#    were k*64 + four invariant terms, an IMAD and an IADD3 each in the loop (NVVM's: one
-#    VIADD); its k-loop 293 -> 280 SASS instructions (NVVM's 252); e4m3 then spills 16 bytes.
+#  - CUTEC_PTX_SUMS=1 (ptx_hoist.c, ptx_counter.c): a k-loop's integer sums as (their
+#    invariant leaves, added before the loop) + their variant ones (the step-5 cp.async
+#    offsets were k*64 between four invariant terms: an IMAD and an IADD3 each, NVVM's one
+#    VIADD), and its `(k + c) % 3` stage indices as counters that wrap (signed: seven
+#    instructions each): the step-5 k-loop 293 -> 263 SASS instructions (NVVM's 252); the
+#    e4m3 GEMM then spills 56 bytes.
 #  - CUTEC_PTX_ELSE=1 (src/backend/ptx_else.c): an IF whose else branch only sets values
 #    (RMSNorm's zeros beside a guarded vector load) as those values, then the branch over the
 #    then branch (NVVM's form): two more of RMSNorm's weight loads ahead of the barrier.

@@ -225,6 +225,8 @@ static bool for_loop(px_fn *e, const cute_ir_block *scope, const cute_ir_inst *i
             return ok;
         }
     }
+    px_counter counters[8];
+    int ncounters = px_counters(e, in, cl, counters, 8);
     uint32_t head = px_label(e), end = px_label(e);
     px_line(e, "mov.%s %s, %s;", px_bits_type(px_class_of(t)), v, px_opnd(e, in->a[1], -1, lo));
     cc_printf(e->out, "$L%u:\n", head);
@@ -235,6 +237,7 @@ static bool for_loop(px_fn *e, const cute_ir_block *scope, const cute_ir_inst *i
     e->loop_end[e->nloop++] = end;
     bool ok = nested(e, in->body[0], 0);
     e->nloop--;
+    px_counters_step(e, counters, ncounters);
     px_line(e, "add.%s %s, %s, %lld;", ty, v, v, (long long)in->imm2);
     px_line(e, "bra $L%u;", head);
     cc_printf(e->out, "$L%u:\n", end);
@@ -367,6 +370,7 @@ static bool elsewhere(const px_fn *e, const cute_ir_inst *in)
 {
     if (in->dst && e->hoisted && e->hoisted[in->dst]) return true; /* before its loop */
     if (in->dst && e->folded && e->folded[in->dst]) return true;   /* in the sum that reads it */
+    if (in->dst && e->counter && e->counter[in->dst]) return true; /* a counter of its loop */
     return in->dst && e->sunk && e->sunk[in->dst];                 /* at its IF */
 }
 
@@ -484,6 +488,7 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
         e.folded = calloc(f->nvregs + 1, sizeof *e.folded);
         e.sum_at = calloc(f->nvregs + 1, sizeof *e.sum_at);
         if (e.uses) px_count_uses(&f->body, e.uses);
+        e.counter = calloc(f->nvregs + 1, sizeof *e.counter);
     }
     if (px_else_wanted() && (e.mentions = calloc(f->nvregs + 1, sizeof *e.mentions)))
         px_count_mentions(&f->body, e.mentions);
@@ -499,7 +504,7 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     free(e.cdef);
     free(e.readonly), free(e.nonneg), free(e.sunk), free(e.pdef), free(e.known);
     free(e.stamp), free(e.hoisted), free(e.late_def), free(e.late_reads);
-    free(e.uses), free(e.folded), free(e.sum_at), free(e.sums), free(e.mentions);
+    free(e.uses), free(e.folded), free(e.sum_at), free(e.sums), free(e.mentions), free(e.counter);
     if (e.failed) {
         free(body.p);
         return e.failed;

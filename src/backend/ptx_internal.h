@@ -8,6 +8,7 @@
  *   ptx_hoist.c  loop-invariant values out of FOR loops
  *   ptx_late.c   lanes and widenings written where they are read (opt-in)
  *   ptx_else.c   an IF's else branch (values only) first, then the branch (opt-in)
+ *   ptx_counter.c remainders of a loop's variable as counters that wrap (opt-in)
  *   ptx_readonly.c the global pointers whose loads may take the read-only path
  *   ptx_mem.c    memory (ld/st by the pointer's space, vectors), warps, atomics, ASM, INST
  * Every IR register is one PTX register per lane, named by its class and number (%f12,
@@ -45,6 +46,12 @@ typedef struct px_sum {
     int nvar;
 } px_sum;
 
+/* a loop's remainder kept as a counter: register r, wrapping at d (ptx_counter.c) */
+typedef struct px_counter {
+    cute_vreg r;
+    int64_t d;
+} px_counter;
+
 typedef struct px_fn {
     const cute_ir_func *f;
     const cute_ptx_opts *o;
@@ -74,6 +81,7 @@ typedef struct px_fn {
     uint32_t *sum_at;     /* per register: 1 + its index in sums (an ADD written as a sum), or 0 */
     struct px_sum *sums;
     uint32_t nsums, capsums;
+    bool *counter;        /* per register: a REM kept as a counter by its loop (ptx_counter.c) */
     uint32_t *mentions;   /* per register: how often the kernel names it (ptx_else.c), or NULL */
     uint32_t *late_def;   /* per register: 1 + the index in its block of its deferred definition (ptx_late.c) */
     uint32_t *late_reads; /* per mutable register: how many deferred instructions read it */
@@ -143,6 +151,11 @@ bool px_sums_wanted(void);
 bool px_sum_emit(px_fn *e, const cute_ir_inst *in);
 /* how many operands of the block (at any depth) name each register, added to uses[] */
 void px_count_uses(const cute_ir_block *b, uint32_t *uses);
+/* FOR `loop` (from lo, a CONST or NULL)'s remainders of its variable kept as counters: their
+ * first values written (before the loop), up to max into out; how many (ptx_counter.c) */
+int px_counters(px_fn *e, const cute_ir_inst *loop, const struct cute_ir_inst *lo, px_counter *out, int max);
+/* the counters' step at the end of a trip */
+void px_counters_step(px_fn *e, const px_counter *c, int n);
 /* whether CUTEC_PTX_ELSE=1 asks for ptx_else.c's form */
 bool px_else_wanted(void);
 void px_count_mentions(const cute_ir_block *b, uint32_t *n);
