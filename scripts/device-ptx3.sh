@@ -2,7 +2,7 @@
 # The PTX backend's pass (branch ptx3, issue 13: the cold compile under 300 ms with kernels as
 # fast as NVRTC's), one GPU, about 75 s on an H200 after `make all tests`.
 # Where it stood (session 33, H200): CUTEC_CODEGEN=ptx correct, its kernels slower than CUDA
-# C's: step 5 bf16 8192^3 0.92, Hopper GEMM 0.787, RMSNorm 16384x4096 0.795.  Two candidates:
+# C's: step 5 bf16 8192^3 0.92, Hopper GEMM 0.787, RMSNorm 16384x4096 0.795.  The candidates:
 #  - CUTEC_PTX_LATE=1 (src/backend/ptx_late.c): lanes, bitcasts, moves and bf16->f32
 #    widenings written where they are read.  RMSNorm's weights then stay packed words across
 #    the reduction (ptxas -O3 here: 94 -> 76 registers, NVVM's 76; ptxas had moved the
@@ -51,7 +51,7 @@ log="$out/ptx3.log"
 start=$(date +%s) budget=${BUDGET_S:-75}
 export CUDA_CACHE_DISABLE=1 # the driver's own PTX cache: every JIT here is cold
 gpu=1 bad=0
-forms="cuda ptx late late-ptxas"
+forms="cuda late late-ptxas ptx" # the most telling first (past the budget the rest skip)
 # true (and says so) without a GPU or past the budget
 gpu_late() { [ "$gpu" = 0 ] && echo "-- skipped (no GPU): $*" && return 0; device_late "$@"; }
 
@@ -175,7 +175,7 @@ decide()
     check else rmsnorm --dtype bf16 --shape 1000x4100
     echo "== 2. speed: $forms (and sums: the GEMMs; else: RMSNorm)"
     for f in $forms sums else; do rm -f "$out/gemm-$f.txt" "$out/rms-$f.txt"; done
-    for fm in cuda ptx late sums late-ptxas; do
+    for fm in $forms sums; do
         gpu_late bench gemm $fm && break
         echo "-- ($fm) step-5 and Hopper bf16 tn 8192"
         # shellcheck disable=SC2046
