@@ -29,7 +29,8 @@
 #     cuda (CUDA C, NVRTC), ptx (driver JIT), late (ptx + LATE), sums (late + SUMS, the GEMMs
 #     only), else (late + ELSE, RMSNorm only), late-ptxas (late + ASM=ptxas);
 #  3. the cold compile of the step-5 bf16 GEMM on this host's CPU (CUDA C, PTX with the
-#     driver's JIT, PTX with the ptxas binary), best of 2.
+#     driver's JIT, PTX with the ptxas binary), best of 2; RMSNorm's and the Hopper GEMM's
+#     registers through the driver's JIT and through the toolkit's ptxas.
 # Decides (rules; a FAIL or "wrong" in step 1 -> nothing changes, and that is a bug):
 #  - LATE: every kernel through late within 1% of ptx or faster (ratio >= 0.99), and
 #    RMSNorm faster by 2% -> default: `return v ? strcmp(v, "0") != 0 : true` in
@@ -198,6 +199,12 @@ decide()
         device_late cold compile round $i && break
         CUTEC_NO_CACHE=1 build/cutec compile gemm --dtype bf16 --variant tensorop_smem --arch sm_90a --emit time >>"$out/time-cuda.txt" 2>&1
         CUTEC_NO_CACHE=1 CUTEC_PTX_LATE=1 build/cutec compile gemm --dtype bf16 --variant tensorop_smem --arch sm_90a --codegen ptx --emit time >>"$out/time-ptx.txt" 2>&1
+    done
+    for k in "rmsnorm --dtype bf16 --shape 16384x4096" "gemm --dtype bf16 --layout tn --variant hopper --m 8192 --n 8192 --k 8192"; do
+        device_late registers of $k && break
+        # shellcheck disable=SC2086
+        echo "registers, $k (LATE): $(CUTEC_NO_CACHE=1 CUTEC_PTX_LATE=1 build/cutec compile $k --arch sm_90a --codegen ptx --emit time 2>&1 |
+            grep -oE "[0-9]+ registers \((ptxas|cuLinkComplete)" | tr '\n' ' ')"
     done
     echo "CPU: $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
     echo "cuda c: trace $(best_of "$out/time-cuda.txt" "trace (") + emit $(best_of "$out/time-cuda.txt" "emit CUDA C") + NVRTC to cubin $(best_of "$out/time-cuda.txt" "NVRTC to cubin")"
