@@ -18,8 +18,9 @@
 #    then branch (NVVM's form): two more of RMSNorm's weight loads ahead of the barrier.
 #  - CUTEC_PTX_ASM=ptxas: the toolkit's ptxas binary assembles the module instead of the
 #    driver's JIT.  NVRTC's cubins come from the toolkit's ptxas; the driver's JIT is the
-#    driver's own ptxas (the mid pass of session 32: RMSNorm 111 registers through it against
-#    95 through the toolkit's), so this tells the assembler's share of the loss from ours.
+#    driver's own ptxas, perhaps another version (the step-5 GEMM took 246 registers through
+#    both in session 32; whether the code is the same nobody looked), so this tells the
+#    assembler's share of the loss from ours.
 # Steps:
 #  1. on the GPU against references FIRST: cuda_c_gpu_test on the PTX module with LATE (CVT
 #     pairs, shuffles, 64-bit division: bit for bit), then the Hopper and step-5 GEMMs (beta
