@@ -25,8 +25,8 @@
 #  1. on the GPU against references FIRST: cuda_c_gpu_test on the PTX module with LATE (CVT
 #     pairs, shuffles, 64-bit division: bit for bit), then the Hopper and step-5 GEMMs (beta
 #     0.5, odd sizes) and RMSNorm cold through each PTX form against float64 (`cutec run`);
-#  2. speed, each form in its own process: the step-5 and Hopper bf16 GEMMs at 8192^3 (tn,
-#     cuBLAS beside), RMSNorm bf16 16384x4096 (% of a device copy, best of 2 rounds) for
+#  2. speed, each form in its own process: the step-5 and Hopper bf16 GEMMs at 8192^3 (and
+#     4096^3; tn, cuBLAS beside), RMSNorm bf16 16384x4096 (% of a device copy, best of 2 rounds) for
 #     cuda (CUDA C, NVRTC), ptx (driver JIT), late (ptx + LATE), sums (late + SUMS, the GEMMs
 #     only), else (late + ELSE, RMSNorm only), late-ptxas (late + ASM=ptxas);
 #  3. the cold compile of the step-5 bf16 GEMM on this host's CPU (CUDA C, PTX with the
@@ -92,7 +92,8 @@ best_of() # file, phase: the CPU ms of the phase, best of the runs
 # the figures of form $1: "step5 hopper rms" (TFLOP/s, TFLOP/s, best % of the copy)
 figures()
 {
-    awk 'FILENAME ~ /gemm-/ && $2 == "tensorop_smem" { s = $4 } FILENAME ~ /gemm-/ && $2 == "hopper" { h = $4 }
+    awk 'FILENAME ~ /gemm-/ && $1 == 8192 && $2 == "tensorop_smem" { s = $4 }
+         FILENAME ~ /gemm-/ && $1 == 8192 && $2 == "hopper" { h = $4 }
          FILENAME ~ /rms-/ && $8 ~ /%/ { v = $8 + 0; if (v > r) r = v }
          END { printf "%s %s %s\n", s + 0, h + 0, r + 0 }' "$out/gemm-$1.txt" $([ -f "$out/rms-$1.txt" ] && echo "$out/rms-$1.txt")
 }
@@ -179,9 +180,9 @@ decide()
     for f in $forms sums else; do rm -f "$out/gemm-$f.txt" "$out/rms-$f.txt"; done
     for fm in $forms sums; do
         gpu_late bench gemm $fm && break
-        echo "-- ($fm) step-5 and Hopper bf16 tn 8192"
+        echo "-- ($fm) step-5 and Hopper bf16 tn 4096, 8192 (8192 decides)"
         # shellcheck disable=SC2046
-        env $(form_env $fm) timeout 30 build/cutec bench gemm --dtype bf16 --layout tn --sizes 8192 \
+        env $(form_env $fm) timeout 30 build/cutec bench gemm --dtype bf16 --layout tn --sizes 4096,8192 \
             --variants tensorop_smem,hopper --iters 10 2>&1 | grep -E "^ *[0-9]|rror|refus" | tee "$out/gemm-$fm.txt"
     done
     for i in 1 2; do
