@@ -27,25 +27,26 @@
 #     0.5, odd sizes) and RMSNorm cold through each PTX form against float64 (`cutec run`);
 #  2. speed, each form in its own process: the step-5 and Hopper bf16 GEMMs at 8192^3 (and
 #     4096^3; tn, cuBLAS beside), RMSNorm bf16 16384x4096 (% of a device copy, best of 2 rounds) for
-#     cuda (CUDA C, NVRTC), ptx (driver JIT), late (ptx + LATE), sums (late + SUMS, the GEMMs
-#     only), else (late + ELSE, RMSNorm only), late-ptxas (late + ASM=ptxas);
+#     cuda (CUDA C, NVRTC), ptx (driver JIT, RMSNorm only: LATE only reorders the GEMMs' PTX),
+#     late (ptx + LATE), sums (late + SUMS, the GEMMs only), else (late + ELSE, RMSNorm only),
+#     late-ptxas (late + ASM=ptxas);
 #  3. the cold compile of the step-5 bf16 GEMM on this host's CPU (CUDA C, PTX with the
 #     driver's JIT, PTX with the ptxas binary), best of 2; RMSNorm's and the Hopper GEMM's
 #     registers through the driver's JIT and through the toolkit's ptxas.
 # Decides (rules; a FAIL or "wrong" in step 1 -> nothing changes, and that is a bug):
-#  - LATE: every kernel through late within 1% of ptx or faster (ratio >= 0.99), and
-#    RMSNorm faster by 2% -> default: `return v ? strcmp(v, "0") != 0 : true` in
-#    px_late_wanted (src/backend/ptx_late.c, one line); a kernel slower by more -> it stays
-#    opt-in (delete it if RMSNorm gains nothing).
+#  - LATE: RMSNorm through late faster than ptx by 2% -> default: `return v ? strcmp(v,
+#    "0") != 0 : true` in px_late_wanted (src/backend/ptx_late.c, one line); else delete it.
 #  - SUMS: both GEMMs through sums within 1% of late or faster and step 5 faster by 1% ->
 #    default once the e4m3 spill is dealt with (px_sums_wanted in ptx_hoist.c); else opt-in.
 #  - ELSE: RMSNorm through else faster than late by 1% -> default (px_else_wanted in
 #    ptx_else.c); else delete it.
 #  - ASM: late-ptxas against late on each kernel (the assembler's share); the ptxas binary
 #    stays opt-in while its cold compile (step 3) is over 300 ms or it gains < 2% everywhere.
-#  - the default generator: the best PTX form within 2% of CUDA C on every kernel (>= 0.98)
-#    -> `ptx_by_default = true` in src/backend/ptx.c (with that form's variables as defaults);
-#    else CUTEC_CODEGEN=ptx stays opt-in and the line names the slower kernels.
+#  - the default generator: late (step 5 with SUMS where faster) within 2% of CUDA C on every
+#    kernel (>= 0.98) -> `ptx_by_default = true` in src/backend/ptx.c (with LATE's and SUMS's
+#    defaults as decided); late-ptxas so -> the same with the ptxas binary, if step 3 keeps
+#    the cold compile under 300 ms; else CUTEC_CODEGEN=ptx stays opt-in, the line names the
+#    slower kernels.
 # Past BUDGET_S (75) the remaining steps print "skipped"; without a GPU the GPU steps skip.
 # Logs in $OUT (default build/device-out).
 . scripts/device-common.sh
@@ -53,7 +54,9 @@ log="$out/ptx3.log"
 start=$(date +%s) budget=${BUDGET_S:-75}
 export CUDA_CACHE_DISABLE=1 # the driver's own PTX cache: every JIT here is cold
 gpu=1 bad=0
-forms="cuda late late-ptxas ptx" # the most telling first (past the budget the rest skip)
+# the most telling first (past the budget the rest skip)
+gemm_forms="cuda late late-ptxas sums"
+rms_forms="cuda late late-ptxas ptx else"
 # true (and says so) without a GPU or past the budget
 gpu_late() { [ "$gpu" = 0 ] && echo "-- skipped (no GPU): $*" && return 0; device_late "$@"; }
 
@@ -102,56 +105,45 @@ decide()
 {
     grep -qiE "wrong" "$out"/rms-*.txt "$out"/gemm-*.txt 2>/dev/null && bad=$((bad + 1))
     [ "$bad" = 0 ] || { echo "decides: nothing changes: $bad check(s) of step 1 or a bench row not verified (a bug)"; return; }
-    for f in $forms sums; do
-        [ -s "$out/gemm-$f.txt" ] || { echo "decides: nothing ($f's figures missing)"; return; }
+    for f in $gemm_forms; do
+        [ -s "$out/gemm-$f.txt" ] || { echo "decides: nothing ($f's GEMM figures missing)"; return; }
     done
-    for f in $forms; do
+    for f in $rms_forms; do
         [ -s "$out/rms-$f.txt" ] || { echo "decides: nothing ($f's RMSNorm missing)"; return; }
+        [ -f "$out/gemm-$f.txt" ] || : >"$out/gemm-$f.txt"
     done
-    [ -s "$out/rms-else.txt" ] || { echo "decides: nothing (else's RMSNorm missing)"; return; }
-    : >"$out/gemm-else.txt"
-    { for f in $forms sums else; do echo "$f $(figures "$f")"; done; } | awk '
+    { for f in $gemm_forms ptx else; do echo "$f $(figures "$f")"; done; } | awk '
         { s[$1] = $2; h[$1] = $3; r[$1] = $4 }
-        function ratios(a, b, what,   x, y, z) {
-            x = s[b] > 0 ? s[a] / s[b] : 0; y = h[b] > 0 ? h[a] / h[b] : 0; z = r[b] > 0 ? r[a] / r[b] : 0
-            printf "%-10s against %-5s: step 5 %.3f, Hopper %.3f, RMSNorm %.3f%s\n", a, b, x, y, z, what
-            lo = x; if (y < lo) lo = y; if (z < lo) lo = z; return lo }
+        function q(a, b) { return b > 0 ? a / b : 0 }
         END {
             for (f in s) printf "%-10s step 5 %.1f, Hopper %.1f TFLOP/s, RMSNorm %.1f%% of the copy\n", f, s[f], h[f], r[f]
-            lo = ratios("late", "ptx", "")
-            if (lo >= 0.99 && r["late"] >= 1.02 * r["ptx"])
-                print "decides: CUTEC_PTX_LATE the default (px_late_wanted in src/backend/ptx_late.c: every kernel within 1%, RMSNorm faster by 2%)"
-            else if (r["late"] < 1.02 * r["ptx"])
-                print "decides: delete CUTEC_PTX_LATE (src/backend/ptx_late.c): RMSNorm gains < 2%"
-            else print "decides: CUTEC_PTX_LATE stays opt-in (a kernel slower by more than 1%)"
-            x = s["sums"] / s["late"]; y = h["sums"] / h["late"]
-            printf "sums       against late : step 5 %.3f, Hopper %.3f\n", x, y
-            if (x >= 1.01 && y >= 0.99) print "decides: CUTEC_PTX_SUMS the default once the e4m3 step-5 GEMM does not spill with it (px_sums_wanted in src/backend/ptx_hoist.c)"
+            printf "late against ptx: RMSNorm %.3f; sums against late: step 5 %.3f, Hopper %.3f; else against late: RMSNorm %.3f\n",
+                q(r["late"], r["ptx"]), q(s["sums"], s["late"]), q(h["sums"], h["late"]), q(r["else"], r["late"])
+            printf "late-ptxas against late (the assembler: toolkit ptxas / driver JIT): step 5 %.3f, Hopper %.3f, RMSNorm %.3f\n",
+                q(s["late-ptxas"], s["late"]), q(h["late-ptxas"], h["late"]), q(r["late-ptxas"], r["late"])
+            if (q(r["late"], r["ptx"]) >= 1.02) print "decides: CUTEC_PTX_LATE the default (px_late_wanted in src/backend/ptx_late.c: RMSNorm faster by 2%)"
+            else print "decides: delete CUTEC_PTX_LATE (src/backend/ptx_late.c): RMSNorm gains < 2%"
+            if (q(s["sums"], s["late"]) >= 1.01 && q(h["sums"], h["late"]) >= 0.99)
+                print "decides: CUTEC_PTX_SUMS the default once the e4m3 step-5 GEMM does not spill with it (px_sums_wanted in src/backend/ptx_hoist.c)"
             else print "decides: CUTEC_PTX_SUMS stays opt-in (step 5 gains < 1% or Hopper loses > 1%)"
-            z = r["else"] / r["late"]
-            printf "else       against late : RMSNorm %.3f\n", z
-            if (z >= 1.01) print "decides: CUTEC_PTX_ELSE the default (px_else_wanted in src/backend/ptx_else.c: RMSNorm faster by 1%)"
+            if (q(r["else"], r["late"]) >= 1.01) print "decides: CUTEC_PTX_ELSE the default (px_else_wanted in src/backend/ptx_else.c: RMSNorm faster by 1%)"
             else print "decides: delete CUTEC_PTX_ELSE (src/backend/ptx_else.c): RMSNorm gains < 1%"
-            late = lo >= 0.99 ? "late" : "ptx"
-            a = ratios("late-ptxas", "late", " (the assembler: toolkit ptxas / driver JIT)")
-            best = late; bs = s[late]; bh = h[late]; br = r[late]
-            if (s["late-ptxas"] > bs) bs = s["late-ptxas"]
-            if (h["late-ptxas"] > bh) bh = h["late-ptxas"]
-            if (r["late-ptxas"] > br) br = r["late-ptxas"]
-            g = s["late-ptxas"] / s["late"]; if (h["late-ptxas"] / h["late"] > g) g = h["late-ptxas"] / h["late"]
-            if (r["late-ptxas"] / r["late"] > g) g = r["late-ptxas"] / r["late"]
-            if (g >= 1.02) print "decides: CUTEC_PTX_ASM=ptxas stays opt-in, noted: the driver JIT costs up to " int((g - 1) * 100 + 0.5) "% (step 3 says whether the ptxas binary keeps the cold compile under 300 ms)"
+            g = q(s["late-ptxas"], s["late"]); if (q(h["late-ptxas"], h["late"]) > g) g = q(h["late-ptxas"], h["late"])
+            if (q(r["late-ptxas"], r["late"]) > g) g = q(r["late-ptxas"], r["late"])
+            if (g >= 1.02) print "decides: CUTEC_PTX_ASM=ptxas stays opt-in, noted: the driver JIT costs up to " int((g - 1) * 100 + 0.5) "% (step 3: the ptxas binary'"'"'s cold compile)"
             else print "decides: CUTEC_PTX_ASM=ptxas stays opt-in (the assembler is not the gap: < 2%)"
-            ratios(late, "cuda", "")
-            ratios("late-ptxas", "cuda", "")
-            slow = ""
-            if (s[late] < 0.98 * s["cuda"]) slow = slow " step5"
-            if (h[late] < 0.98 * h["cuda"]) slow = slow " hopper"
-            if (r[late] < 0.98 * r["cuda"]) slow = slow " rmsnorm"
-            q = s["late-ptxas"] >= 0.98 * s["cuda"] && h["late-ptxas"] >= 0.98 * h["cuda"] && r["late-ptxas"] >= 0.98 * r["cuda"]
-            if (slow == "") print "decides: make the PTX backend the default: ptx_by_default = true in src/backend/ptx.c (" late " within 2% of CUDA C everywhere)"
-            else if (q) print "decides: CUTEC_CODEGEN=ptx stays opt-in through the driver JIT (" late " slower by more than 2%:" slow "); with the ptxas binary within 2% everywhere: the default if step 3 keeps its cold compile under 300 ms"
-            else print "decides: CUTEC_CODEGEN=ptx stays opt-in (" late " slower than CUDA C by more than 2%:" slow ")" }'
+            n = split("late late-ptxas", fs, " ")
+            for (i = 1; i <= n; i++) {
+                f = fs[i]; best = s["sums"] > s[f] && f == "late" ? s["sums"] : s[f]
+                printf "%-10s against cuda: step 5 %.3f%s, Hopper %.3f, RMSNorm %.3f\n", f, q(s[f], s["cuda"]),
+                    f == "late" ? sprintf(" (with SUMS %.3f)", q(s["sums"], s["cuda"])) : "", q(h[f], h["cuda"]), q(r[f], r["cuda"])
+                slow[f] = ""
+                if (best < 0.98 * s["cuda"]) slow[f] = slow[f] " step5"
+                if (h[f] < 0.98 * h["cuda"]) slow[f] = slow[f] " hopper"
+                if (r[f] < 0.98 * r["cuda"]) slow[f] = slow[f] " rmsnorm" }
+            if (slow["late"] == "") print "decides: make the PTX backend the default: ptx_by_default = true in src/backend/ptx.c (late within 2% of CUDA C everywhere)"
+            else if (slow["late-ptxas"] == "") print "decides: CUTEC_CODEGEN=ptx stays opt-in through the driver JIT (slower by more than 2%:" slow["late"] "); through the ptxas binary within 2% everywhere: the default with CUTEC_PTX_ASM=ptxas if step 3 keeps its cold compile under 300 ms"
+            else print "decides: CUTEC_CODEGEN=ptx stays opt-in (slower than CUDA C by more than 2%:" slow["late"] "; through the ptxas binary:" slow["late-ptxas"] ")" }'
 }
 
 {
@@ -173,12 +165,12 @@ decide()
         check $fm gemm --variant hopper --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7
         [ $fm = late-ptxas ] ||
             check $fm gemm --variant tensorop_smem --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7
-        [ $fm = sums ] || check $fm rmsnorm --dtype bf16 --shape 1000x4100
     done
+    check late rmsnorm --dtype bf16 --shape 1000x4100
     check else rmsnorm --dtype bf16 --shape 1000x4100
-    echo "== 2. speed: $forms (and sums: the GEMMs; else: RMSNorm)"
-    for f in $forms sums else; do rm -f "$out/gemm-$f.txt" "$out/rms-$f.txt"; done
-    for fm in $forms sums; do
+    echo "== 2. speed: the GEMMs through $gemm_forms; RMSNorm through $rms_forms"
+    for f in $gemm_forms $rms_forms; do rm -f "$out/gemm-$f.txt" "$out/rms-$f.txt"; done
+    for fm in $gemm_forms; do
         gpu_late bench gemm $fm && break
         echo "-- ($fm) step-5 and Hopper bf16 tn 4096, 8192 (8192 decides)"
         # shellcheck disable=SC2046
@@ -186,7 +178,7 @@ decide()
             --variants tensorop_smem,hopper --iters 10 2>&1 | grep -E "^ *[0-9]|rror|refus" | tee "$out/gemm-$fm.txt"
     done
     for i in 1 2; do
-        for fm in $forms else; do
+        for fm in $rms_forms; do
             gpu_late bench rmsnorm $fm && break
             printf -- "-- (%s) RMSNorm bf16 16384x4096: " "$fm"
             # shellcheck disable=SC2046
