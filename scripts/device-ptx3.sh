@@ -198,7 +198,7 @@ decide()
         device_late registers of $k && break
         # shellcheck disable=SC2086
         echo "registers, $k (LATE): $(CUTEC_NO_CACHE=1 CUTEC_PTX_LATE=1 build/cutec compile $k --arch sm_90a --codegen ptx --emit time 2>&1 |
-            grep -oE "[0-9]+ registers \((ptxas|cuLinkComplete)" | tr '\n' ' ')"
+            grep -oE "[0-9]+ registers \((ptxas|cuLinkComplete)|^driver JIT: .*" | tr '\n' ' ' | cut -c1-400)"
     done
     echo "CPU: $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
     echo "cuda c: trace $(best_of "$out/time-cuda.txt" "trace (") + emit $(best_of "$out/time-cuda.txt" "emit CUDA C") + NVRTC to cubin $(best_of "$out/time-cuda.txt" "NVRTC to cubin")"
