@@ -80,9 +80,9 @@ check()
     shift
     gpu_late run "$@" && return
     # shellcheck disable=SC2046
-    line=$(env CUTEC_NO_CACHE=1 $(form_env "$fm") timeout 20 build/cutec run "$@" 2>&1 |
-        grep -iE "verified|wrong|error|fail|refus|bad" | head -n 1 | cut -c1-150)
-    echo "   $fm: $* -> $line"
+    res=$(env CUTEC_NO_CACHE=1 $(form_env "$fm") timeout 20 build/cutec run "$@" 2>&1)
+    line=$(echo "$res" | grep -iE "verified|wrong|error|fail|refus|bad" | head -n 1 | cut -c1-150)
+    echo "   $fm: $* -> $line; $(echo "$res" | grep -m 1 -oE "time: [0-9.]+ ms")"
     echo "$line" | grep -qi verified || bad=$((bad + 1))
 }
 
@@ -161,9 +161,9 @@ decide()
         grep -m 8 -E "FAIL|divide:" "$out/cuda_c_gpu_ptx3.log" | cut -c1-300
         tail -n 1 "$out/cuda_c_gpu_ptx3.log" | grep -q " 0 failed" || bad=$((bad + 1))
     fi
-    for fm in late sums late-ptxas; do
+    for fm in cuda late sums late-ptxas; do
         check $fm gemm --variant hopper --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7
-        [ $fm = late-ptxas ] ||
+        [ $fm = late-ptxas ] || [ $fm = cuda ] ||
             check $fm gemm --variant tensorop_smem --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7
     done
     check late rmsnorm --dtype bf16 --shape 1000x4100
