@@ -45,6 +45,8 @@ bool cute_ptx_wanted(void);
  * ptxas refused it (its words in *log and err). */
 cute_status cute_ptx_assemble(const char *ptx, const char *arch, int opt, void **cubin, size_t *cubin_len,
                               char **log, double *cpu_ms, char *err, size_t errn);
+/* whether cute_ptx_assemble finds a ptxas binary */
+bool cute_ptx_ptxas_found(void);
 
 CUTE_API_END
 #endif

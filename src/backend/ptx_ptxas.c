@@ -31,6 +31,12 @@ static bool find_ptxas(char *out, size_t n)
     return executable(out);
 }
 
+bool cute_ptx_ptxas_found(void)
+{
+    char tool[1024];
+    return find_ptxas(tool, sizeof tool);
+}
+
 static double child_cpu_ms(void)
 {
     struct rusage u;

@@ -420,12 +420,15 @@ static int ptx_opt_level(void)
 }
 
 /* CUTEC_PTX_ASM=ptxas: the toolkit's ptxas binary assembles the PTX backend's module
- * instead of the driver's JIT (opt-in, to tell the two assemblers' code apart: the driver's
- * is the driver's version, NVRTC's the toolkit's) */
+ * instead of the driver's JIT (`driver`), as NVRTC's ptxas is the toolkit's and the driver's
+ * JIT the driver's own version.  Opt-in until scripts/device-ptx3.sh decides: the flip is
+ * ptxas_by_default.  Without the binary the driver's JIT assembles. */
+static const bool ptxas_by_default = false;
+
 static bool ptx_by_ptxas(void)
 {
     const char *v = getenv("CUTEC_PTX_ASM");
-    return v && strcmp(v, "ptxas") == 0;
+    return (v && *v ? strcmp(v, "ptxas") == 0 : ptxas_by_default) && cute_ptx_ptxas_found();
 }
 
 /* the PTX backend's module: source -> image through the driver's linker (no NVRTC) */
