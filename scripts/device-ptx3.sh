@@ -142,7 +142,7 @@ decide()
                 if (h[f] < 0.98 * h["cuda"]) slow[f] = slow[f] " hopper"
                 if (r[f] < 0.98 * r["cuda"]) slow[f] = slow[f] " rmsnorm" }
             if (slow["late"] == "") print "decides: make the PTX backend the default: ptx_by_default = true in src/backend/ptx.c (late within 2% of CUDA C everywhere)"
-            else if (slow["late-ptxas"] == "") print "decides: CUTEC_CODEGEN=ptx stays opt-in through the driver JIT (slower by more than 2%:" slow["late"] "); through the ptxas binary within 2% everywhere: the default with CUTEC_PTX_ASM=ptxas if step 3 keeps its cold compile under 300 ms"
+            else if (slow["late-ptxas"] == "") print "decides: CUTEC_CODEGEN=ptx stays opt-in through the driver JIT (slower by more than 2%:" slow["late"] "); through the ptxas binary within 2% everywhere: the default with ptxas_by_default = true in src/runtime/cuda_backend.c if step 3 keeps its cold compile under 300 ms"
             else print "decides: CUTEC_CODEGEN=ptx stays opt-in (slower than CUDA C by more than 2%:" slow["late"] "; through the ptxas binary:" slow["late-ptxas"] ")" }'
 }
 
