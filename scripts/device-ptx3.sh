@@ -15,7 +15,8 @@
 #    e4m3 GEMM then spills 56 bytes.
 #  - CUTEC_PTX_ELSE=1 (src/backend/ptx_else.c): an IF whose else branch only sets values
 #    (RMSNorm's zeros beside a guarded vector load) as those values, then the branch over the
-#    then branch (NVVM's form): two more of RMSNorm's weight loads ahead of the barrier.
+#    then branch, the load straight into the register the branch assigns (NVVM's form): with
+#    LATE all eight of RMSNorm's loads ahead of the reduction (584 -> 568 SASS, NVVM's 552).
 #  - CUTEC_PTX_ASM=ptxas: the toolkit's ptxas binary assembles the module instead of the
 #    driver's JIT.  NVRTC's cubins come from the toolkit's ptxas; the driver's JIT is the
 #    driver's own ptxas, perhaps another version (the step-5 GEMM took 246 registers through
@@ -167,7 +168,7 @@ decide()
             check $fm gemm --variant tensorop_smem --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7
     done
     check late rmsnorm --dtype bf16 --shape 1000x4100
-    check else rmsnorm --dtype bf16 --shape 1000x4100
+    for k in rmsnorm layernorm softmax; do check else $k --dtype bf16 --shape 1000x4100; done
     echo "== 2. speed: the GEMMs through $gemm_forms; RMSNorm through $rms_forms"
     for f in $gemm_forms $rms_forms; do rm -f "$out/gemm-$f.txt" "$out/rms-$f.txt"; done
     for fm in $gemm_forms; do

@@ -361,13 +361,23 @@ static bool inst(px_fn *e, const cute_ir_block *b, uint32_t i)
     case CUTE_GROUP_CONVERT:
         return px_value(e, in);
     default:
+        if (in->op == CUTE_OP_LOAD) {
+            cute_vreg m = px_load_into(e, b, i); /* straight into the register it goes to */
+            if (m) {
+                cute_ir_inst into = *in;
+                into.dst = m;
+                return px_mem(e, &into);
+            }
+        }
         return px_mem(e, in);
     }
 }
 
 /* whether the block's instruction is emitted elsewhere */
-static bool elsewhere(const px_fn *e, const cute_ir_inst *in)
+static bool elsewhere(const px_fn *e, const cute_ir_block *b, uint32_t i)
 {
+    const cute_ir_inst *in = &b->inst[i];
+    if (px_load_folded(e, b, i)) return true; /* by the load before it */
     if (in->dst && e->hoisted && e->hoisted[in->dst]) return true; /* before its loop */
     if (in->dst && e->folded && e->folded[in->dst]) return true;   /* in the sum that reads it */
     if (in->dst && e->counter && e->counter[in->dst]) return true; /* a counter of its loop */
@@ -378,7 +388,7 @@ static bool block(px_fn *e, const cute_ir_block *b)
 {
     if (e->late_def) return px_late_block(e, b, elsewhere, inst);
     for (uint32_t i = 0; i < b->n; i++)
-        if (!elsewhere(e, &b->inst[i]) && (!inst(e, b, i) || e->failed)) return false;
+        if (!elsewhere(e, b, i) && (!inst(e, b, i) || e->failed)) return false;
     return true;
 }
 
@@ -483,11 +493,13 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     e.known = calloc(f->nvregs + 1, sizeof *e.known);
     e.stamp = calloc(f->nvregs + 1, sizeof *e.stamp); /* NULL: nothing hoisted */
     e.hoisted = calloc(f->nvregs + 1, sizeof *e.hoisted);
-    if (px_sums_wanted()) {
+    if (px_sums_wanted() || px_else_wanted()) { /* ptx_hoist.c's sums, ptx_else.c's loads */
         e.uses = calloc(f->nvregs + 1, sizeof *e.uses);
+        if (e.uses) px_count_uses(&f->body, e.uses);
+    }
+    if (px_sums_wanted()) {
         e.folded = calloc(f->nvregs + 1, sizeof *e.folded);
         e.sum_at = calloc(f->nvregs + 1, sizeof *e.sum_at);
-        if (e.uses) px_count_uses(&f->body, e.uses);
         e.counter = calloc(f->nvregs + 1, sizeof *e.counter);
     }
     if (px_else_wanted() && (e.mentions = calloc(f->nvregs + 1, sizeof *e.mentions)))

@@ -162,12 +162,17 @@ void px_count_mentions(const cute_ir_block *b, uint32_t *n);
 /* whether IF `in` may be written as its else branch, then `@!p bra` over its then branch
  * (ptx_else.c); call it under the else branch's assumption (px_assume(c, -1)) */
 bool px_else_first(px_fn *e, const cute_ir_inst *in);
+/* b->inst[i] a LOAD whose vector goes (through a BITCAST) to a mutable register's MOV and
+ * nowhere else: that register, which the load may write itself (ptx_else.c), else 0 */
+cute_vreg px_load_into(const px_fn *e, const cute_ir_block *b, uint32_t i);
+/* whether b->inst[i] is the BITCAST or MOV of such a load (written by the load) */
+bool px_load_folded(const px_fn *e, const cute_ir_block *b, uint32_t i);
 /* whether CUTEC_PTX_LATE=1 asks for ptx_late.c's order */
 bool px_late_wanted(void);
 /* emit block b through `emit` (instruction i), its lanes, bitcasts, moves and widenings
  * deferred to the instruction that reads them (ptx_late.c); `skip`: instructions emitted
  * elsewhere (hoisted, sunk); false after a failure */
-bool px_late_block(px_fn *e, const cute_ir_block *b, bool (*skip)(const px_fn *, const cute_ir_inst *),
+bool px_late_block(px_fn *e, const cute_ir_block *b, bool (*skip)(const px_fn *, const cute_ir_block *, uint32_t),
                    bool (*emit)(px_fn *, const cute_ir_block *, uint32_t));
 bool px_value(px_fn *e, const cute_ir_inst *in); /* ptx_value.c */
 /* DIV/REM of a 32-bit integer by a constant as multiplies and shifts (ptx_divide.c); false:

@@ -128,7 +128,7 @@ static bool flush_all(late *l)
     return true;
 }
 
-bool px_late_block(px_fn *e, const cute_ir_block *b, bool (*skip)(const px_fn *, const cute_ir_inst *),
+bool px_late_block(px_fn *e, const cute_ir_block *b, bool (*skip)(const px_fn *, const cute_ir_block *, uint32_t),
                    bool (*emit)(px_fn *, const cute_ir_block *, uint32_t))
 {
     late l = {.e = e, .b = b, .emit = emit, .wait = malloc((b->n + 1) * sizeof *l.wait)};
@@ -136,13 +136,13 @@ bool px_late_block(px_fn *e, const cute_ir_block *b, bool (*skip)(const px_fn *,
     bool ok = true;
     for (uint32_t i = 0; ok && i < b->n; i++) {
         const cute_ir_inst *in = &b->inst[i];
-        if (skip(e, in)) continue;
+        if (skip(e, b, i)) continue;
         cute_ir_block one = {.inst = (cute_ir_inst *)in, .n = 1};
         bool defer = late_op(e, in);
         if (l.n && (in->op == CUTE_OP_BREAK || in->op == CUTE_OP_RETURN || leaves(&one)))
             ok = flush_all(&l);
         else if (l.n) /* a deferred instruction reads its operands when it is written */
-            ok = defer ? touch(&l, in->dst) : touch_inst(&l, in);
+            ok = defer ? touch(&l, in->dst) : touch_inst(&l, in) && touch(&l, px_load_into(e, b, i));
         if (!ok) break;
         if (defer) {
             l.wait[l.n++] = i;

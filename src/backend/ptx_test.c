@@ -415,6 +415,40 @@ static void else_first(void)
     unsetenv("CUTEC_PTX_ELSE");
 }
 
+/* ptx_else.c's load into its register: `if (p) r = *x (4 lanes) else r = z` loads r's own
+ * registers (no moves after the load for ptxas to predicate) */
+static void load_into(void)
+{
+    setenv("CUTEC_PTX_ELSE", "1", 1);
+    cute_ir_builder b;
+    cute_vreg x, y;
+    cute_ir_func *f = xy_kernel(&b, &x, &y);
+    cute_type v4 = cute_type_vec(CUTE_I32, 4);
+    cute_vreg z = cute_ir_op(&b, CUTE_OP_LOAD, v4, y, 0, 0);
+    b.last->imm = 16;
+    cute_vreg p = cute_ir_op(&b, CUTE_OP_LT, cute_type_of(CUTE_I1), cute_ir_sreg(&b, CUTE_SREG_TID_X),
+                             cute_ir_const_int(&b, CUTE_I32, 7), 0);
+    cute_vreg r = cute_ir_new_vreg(f, v4, "r", true);
+    cute_ir_mov(&b, r, z);
+    cute_ir_if(&b, p);
+    cute_vreg v = cute_ir_op(&b, CUTE_OP_LOAD, v4, x, 0, 0);
+    b.last->imm = 16;
+    cute_ir_mov(&b, r, v);
+    cute_ir_else(&b);
+    cute_ir_mov(&b, r, z);
+    cute_ir_end(&b);
+    cute_ir_op_void(&b, CUTE_OP_STORE, v4, y, r, 0, 16);
+    char err[512], *ptx = NULL, want[64];
+    CHECK(cute_ir_verify(f, err, sizeof err) == 0, "load_into: %s", err);
+    const cute_ir_func *k[1] = {f};
+    CHECK(cute_ptx_emit(k, 1, &(cute_ptx_opts){.arch = "sm_90a"}, &ptx, err, sizeof err) == CUTE_OK, "%s", err);
+    snprintf(want, sizeof want, "{%%r%u_0, %%r%u_1, %%r%u_2, %%r%u_3}, [%%rd%u]", r, r, r, r, x);
+    CHECK(ptx && strstr(ptx, want), "load_into: no load of `%s`:\n%s", want, ptx ? ptx : "");
+    free(ptx);
+    cute_ir_func_free(f);
+    unsetenv("CUTEC_PTX_ELSE");
+}
+
 /* the opt-in forms (CUTEC_PTX_LATE, CUTEC_PTX_SUMS) on the timed kernels: they assemble, and
  * RMSNorm's weights stay packed (its registers at most the CUDA C path's) */
 static void opt_in_forms(void)
@@ -486,6 +520,7 @@ int main(void)
     attention("sm_90a");
     late_order();
     else_first();
+    load_into();
     opt_in_forms();
     return CHECK_DONE("backend/ptx");
 }
