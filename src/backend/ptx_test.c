@@ -449,6 +449,36 @@ static void load_into(void)
     unsetenv("CUTEC_PTX_ELSE");
 }
 
+/* ptx_counter.c: in `for (k = 0; k < n; k++) y[k] = (k + 2) % 3` the remainder starts at 2
+ * before the loop and steps at the end of each trip, back to 0 at 3 (no rem in the loop) */
+static void counters(void)
+{
+    setenv("CUTEC_PTX_SUMS", "1", 1);
+    cute_ir_builder b;
+    cute_vreg x, y;
+    cute_ir_func *f = xy_kernel(&b, &x, &y);
+    cute_type i32 = cute_type_of(CUTE_I32);
+    cute_vreg n = cute_ir_op(&b, CUTE_OP_LOAD, i32, x, 0, 0);
+    b.last->imm = 4;
+    cute_vreg k = cute_ir_new_vreg(f, i32, "k", true);
+    cute_ir_for(&b, k, cute_ir_const_int(&b, CUTE_I32, 0), n, 1, 0);
+    cute_vreg r = cute_ir_op(&b, CUTE_OP_REM, i32, cute_ir_op(&b, CUTE_OP_ADD, i32, k, cute_ir_const_int(&b, CUTE_I32, 2), 0),
+                             cute_ir_const_int(&b, CUTE_I32, 3), 0);
+    cute_ir_op_void(&b, CUTE_OP_STORE, i32, cute_ir_op(&b, CUTE_OP_PTR_ADD, cute_ir_type(f, y), y, k, 0), r, 0, 4);
+    cute_ir_end(&b);
+    char err[512], *ptx = NULL, first[64], wrap[64];
+    CHECK(cute_ir_verify(f, err, sizeof err) == 0, "counters: %s", err);
+    const cute_ir_func *kk[1] = {f};
+    CHECK(cute_ptx_emit(kk, 1, &(cute_ptx_opts){.arch = "sm_90a"}, &ptx, err, sizeof err) == CUTE_OK, "%s", err);
+    snprintf(first, sizeof first, "mov.b32 %%r%u, 2;", r);
+    snprintf(wrap, sizeof wrap, "selp.b32 %%r%u, 0, %%r%u,", r, r);
+    CHECK(ptx && strstr(ptx, first) && strstr(ptx, wrap) && !strstr(ptx, "rem.") && !strstr(ptx, "mul.hi"),
+          "counters: want `%s`, `%s` and no division:\n%s", first, wrap, ptx ? ptx : "");
+    free(ptx);
+    cute_ir_func_free(f);
+    unsetenv("CUTEC_PTX_SUMS");
+}
+
 /* the opt-in forms (CUTEC_PTX_LATE, CUTEC_PTX_SUMS) on the timed kernels: they assemble, and
  * RMSNorm's weights stay packed (its registers at most the CUDA C path's) */
 static void opt_in_forms(void)
@@ -521,6 +551,7 @@ int main(void)
     late_order();
     else_first();
     load_into();
+    counters();
     opt_in_forms();
     return CHECK_DONE("backend/ptx");
 }
