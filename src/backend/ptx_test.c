@@ -327,9 +327,10 @@ static void division(void)
     CHECK(bad == 0, "%d quotients differ from C's", bad);
 }
 
-/* a kernel k(int *x, int *y) being built by b */
-static cute_ir_func *xy_kernel(cute_ir_builder *b, cute_vreg *x, cute_vreg *y)
+/* a kernel k(int *x, int *y) being built by b, with the generator's variable form=1 */
+static cute_ir_func *xy_kernel(cute_ir_builder *b, cute_vreg *x, cute_vreg *y, const char *form)
 {
+    setenv(form, "1", 1);
     cute_ir_func *f = cute_ir_func_new("k");
     cute_ir_builder_init(b, f);
     *x = cute_ir_add_param(f, cute_type_ptr(CUTE_I32, CUTE_GMEM), "x");
@@ -337,37 +338,49 @@ static cute_ir_func *xy_kernel(cute_ir_builder *b, cute_vreg *x, cute_vreg *y)
     return f;
 }
 
+/* *p as t, align bytes aligned */
+static cute_vreg load(cute_ir_builder *b, cute_type t, cute_vreg p, int align)
+{
+    cute_vreg v = cute_ir_op(b, CUTE_OP_LOAD, t, p, 0, 0);
+    b->last->imm = align;
+    return v;
+}
+
+/* f verified and said for sm_90a (f freed): its PTX (malloc'd), or NULL after a failed check */
+static char *said(cute_ir_func *f, const char *what)
+{
+    char err[512], *ptx = NULL;
+    CHECK(cute_ir_verify(f, err, sizeof err) == 0, "%s: %s", what, err);
+    const cute_ir_func *k[1] = {f};
+    CHECK(cute_ptx_emit(k, 1, &(cute_ptx_opts){.arch = "sm_90a"}, &ptx, err, sizeof err) == CUTE_OK, "%s: %s", what, err);
+    cute_ir_func_free(f);
+    return ptx;
+}
+
 /* ptx_late.c: a deferred move is written before anything assigns what it reads.  z = m is
  * deferred; m = c assigns m, so z = m comes first (else z would read c) */
 static void late_order(void)
 {
-    setenv("CUTEC_PTX_LATE", "1", 1);
     cute_ir_builder b;
     cute_vreg x, y;
-    cute_ir_func *f = xy_kernel(&b, &x, &y);
+    cute_ir_func *f = xy_kernel(&b, &x, &y, "CUTEC_PTX_LATE");
     cute_type i32 = cute_type_of(CUTE_I32);
-    cute_vreg a = cute_ir_op(&b, CUTE_OP_LOAD, i32, x, 0, 0);
-    b.last->imm = 4;
+    cute_vreg a = load(&b, i32, x, 4);
     cute_vreg m = cute_ir_new_vreg(f, i32, "m", true), z = cute_ir_new_vreg(f, i32, "z", true);
     cute_ir_mov(&b, m, a);
     cute_ir_mov(&b, z, m);
     cute_vreg x1 = cute_ir_op(&b, CUTE_OP_PTR_ADD, cute_ir_type(f, x), x, cute_ir_const_int(&b, CUTE_I32, 1), 0);
-    cute_vreg c = cute_ir_op(&b, CUTE_OP_LOAD, i32, x1, 0, 0);
-    b.last->imm = 4;
+    cute_vreg c = load(&b, i32, x1, 4);
     cute_ir_mov(&b, m, c);
     cute_ir_op_void(&b, CUTE_OP_STORE, i32, y, z, 0, 4);
     cute_vreg y1 = cute_ir_op(&b, CUTE_OP_PTR_ADD, cute_ir_type(f, y), y, cute_ir_const_int(&b, CUTE_I32, 1), 0);
     cute_ir_op_void(&b, CUTE_OP_STORE, i32, y1, m, 0, 4);
-    char err[512], *ptx = NULL, zm[64], mc[64];
-    CHECK(cute_ir_verify(f, err, sizeof err) == 0, "late_order: %s", err);
-    const cute_ir_func *k[1] = {f};
-    CHECK(cute_ptx_emit(k, 1, &(cute_ptx_opts){.arch = "sm_90a"}, &ptx, err, sizeof err) == CUTE_OK, "%s", err);
+    char *ptx = said(f, "late_order"), zm[64], mc[64];
     snprintf(zm, sizeof zm, "mov.b32 %%r%u, %%r%u;", z, m);
     snprintf(mc, sizeof mc, "mov.b32 %%r%u, %%r%u;", m, c);
     const char *p1 = ptx ? strstr(ptx, zm) : NULL, *p2 = ptx ? strstr(ptx, mc) : NULL;
     CHECK(p1 && p2 && p1 < p2, "late_order: `%s` must come before `%s`:\n%s", zm, mc, ptx ? ptx : "");
     free(ptx);
-    cute_ir_func_free(f);
     unsetenv("CUTEC_PTX_LATE");
 }
 
@@ -377,7 +390,7 @@ static cute_ir_func *guarded(bool then_reads)
 {
     cute_ir_builder b;
     cute_vreg x, y;
-    cute_ir_func *f = xy_kernel(&b, &x, &y);
+    cute_ir_func *f = xy_kernel(&b, &x, &y, "CUTEC_PTX_ELSE");
     cute_type i32 = cute_type_of(CUTE_I32);
     cute_vreg t = cute_ir_sreg(&b, CUTE_SREG_TID_X);
     cute_vreg p = cute_ir_op(&b, CUTE_OP_LT, cute_type_of(CUTE_I1), t, cute_ir_const_int(&b, CUTE_I32, 7), 0);
@@ -386,8 +399,7 @@ static cute_ir_func *guarded(bool then_reads)
     cute_ir_mov(&b, q, r);
     cute_ir_if(&b, p);
     if (then_reads) cute_ir_mov(&b, q, cute_ir_op(&b, CUTE_OP_ADD, i32, r, cute_ir_const_int(&b, CUTE_I32, 1), 0));
-    cute_vreg v = cute_ir_op(&b, CUTE_OP_LOAD, i32, x, 0, 0);
-    b.last->imm = 4;
+    cute_vreg v = load(&b, i32, x, 4);
     cute_ir_mov(&b, r, v);
     cute_ir_else(&b);
     cute_ir_mov(&b, r, cute_ir_const_int(&b, CUTE_I32, 5));
@@ -398,19 +410,13 @@ static cute_ir_func *guarded(bool then_reads)
 
 static void else_first(void)
 {
-    setenv("CUTEC_PTX_ELSE", "1", 1);
     for (int then_reads = 0; then_reads < 2; then_reads++) {
-        cute_ir_func *f = guarded(then_reads);
-        char err[512], *ptx = NULL;
-        CHECK(cute_ir_verify(f, err, sizeof err) == 0, "else_first: %s", err);
-        const cute_ir_func *k[1] = {f};
-        CHECK(cute_ptx_emit(k, 1, &(cute_ptx_opts){.arch = "sm_90a"}, &ptx, err, sizeof err) == CUTE_OK, "%s", err);
+        char *ptx = said(guarded(then_reads), "else_first");
         const char *five = ptx ? strstr(ptx, ", 0x5;") : NULL, *bra = ptx ? strstr(ptx, " bra ") : NULL;
         bool first = five && bra && five < bra;
         CHECK(first == !then_reads, "else_first (the then branch %s): the else branch %s:\n%s",
               then_reads ? "reads r" : "does not read r", first ? "first" : "after", ptx ? ptx : "");
         free(ptx);
-        cute_ir_func_free(f);
     }
     unsetenv("CUTEC_PTX_ELSE");
 }
@@ -419,33 +425,26 @@ static void else_first(void)
  * registers (no moves after the load for ptxas to predicate) */
 static void load_into(void)
 {
-    setenv("CUTEC_PTX_ELSE", "1", 1);
     cute_ir_builder b;
     cute_vreg x, y;
-    cute_ir_func *f = xy_kernel(&b, &x, &y);
+    cute_ir_func *f = xy_kernel(&b, &x, &y, "CUTEC_PTX_ELSE");
     cute_type v4 = cute_type_vec(CUTE_I32, 4);
-    cute_vreg z = cute_ir_op(&b, CUTE_OP_LOAD, v4, y, 0, 0);
-    b.last->imm = 16;
+    cute_vreg z = load(&b, v4, y, 16);
     cute_vreg p = cute_ir_op(&b, CUTE_OP_LT, cute_type_of(CUTE_I1), cute_ir_sreg(&b, CUTE_SREG_TID_X),
                              cute_ir_const_int(&b, CUTE_I32, 7), 0);
     cute_vreg r = cute_ir_new_vreg(f, v4, "r", true);
     cute_ir_mov(&b, r, z);
     cute_ir_if(&b, p);
-    cute_vreg v = cute_ir_op(&b, CUTE_OP_LOAD, v4, x, 0, 0);
-    b.last->imm = 16;
+    cute_vreg v = load(&b, v4, x, 16);
     cute_ir_mov(&b, r, v);
     cute_ir_else(&b);
     cute_ir_mov(&b, r, z);
     cute_ir_end(&b);
     cute_ir_op_void(&b, CUTE_OP_STORE, v4, y, r, 0, 16);
-    char err[512], *ptx = NULL, want[64];
-    CHECK(cute_ir_verify(f, err, sizeof err) == 0, "load_into: %s", err);
-    const cute_ir_func *k[1] = {f};
-    CHECK(cute_ptx_emit(k, 1, &(cute_ptx_opts){.arch = "sm_90a"}, &ptx, err, sizeof err) == CUTE_OK, "%s", err);
+    char *ptx = said(f, "load_into"), want[64];
     snprintf(want, sizeof want, "{%%r%u_0, %%r%u_1, %%r%u_2, %%r%u_3}, [%%rd%u]", r, r, r, r, x);
     CHECK(ptx && strstr(ptx, want), "load_into: no load of `%s`:\n%s", want, ptx ? ptx : "");
     free(ptx);
-    cute_ir_func_free(f);
     unsetenv("CUTEC_PTX_ELSE");
 }
 
@@ -453,29 +452,22 @@ static void load_into(void)
  * before the loop and steps at the end of each trip, back to 0 at 3 (no rem in the loop) */
 static void counters(void)
 {
-    setenv("CUTEC_PTX_SUMS", "1", 1);
     cute_ir_builder b;
-    cute_vreg x, y;
-    cute_ir_func *f = xy_kernel(&b, &x, &y);
+    cute_vreg x, y, k;
+    cute_ir_func *f = xy_kernel(&b, &x, &y, "CUTEC_PTX_SUMS");
     cute_type i32 = cute_type_of(CUTE_I32);
-    cute_vreg n = cute_ir_op(&b, CUTE_OP_LOAD, i32, x, 0, 0);
-    b.last->imm = 4;
-    cute_vreg k = cute_ir_new_vreg(f, i32, "k", true);
-    cute_ir_for(&b, k, cute_ir_const_int(&b, CUTE_I32, 0), n, 1, 0);
+    k = cute_ir_new_vreg(f, i32, "k", true);
+    cute_ir_for(&b, k, cute_ir_const_int(&b, CUTE_I32, 0), load(&b, i32, x, 4), 1, 0);
     cute_vreg r = cute_ir_op(&b, CUTE_OP_REM, i32, cute_ir_op(&b, CUTE_OP_ADD, i32, k, cute_ir_const_int(&b, CUTE_I32, 2), 0),
                              cute_ir_const_int(&b, CUTE_I32, 3), 0);
     cute_ir_op_void(&b, CUTE_OP_STORE, i32, cute_ir_op(&b, CUTE_OP_PTR_ADD, cute_ir_type(f, y), y, k, 0), r, 0, 4);
     cute_ir_end(&b);
-    char err[512], *ptx = NULL, first[64], wrap[64];
-    CHECK(cute_ir_verify(f, err, sizeof err) == 0, "counters: %s", err);
-    const cute_ir_func *kk[1] = {f};
-    CHECK(cute_ptx_emit(kk, 1, &(cute_ptx_opts){.arch = "sm_90a"}, &ptx, err, sizeof err) == CUTE_OK, "%s", err);
+    char *ptx = said(f, "counters"), first[64], wrap[64];
     snprintf(first, sizeof first, "mov.b32 %%r%u, 2;", r);
     snprintf(wrap, sizeof wrap, "selp.b32 %%r%u, 0, %%r%u,", r, r);
     CHECK(ptx && strstr(ptx, first) && strstr(ptx, wrap) && !strstr(ptx, "rem.") && !strstr(ptx, "mul.hi"),
           "counters: want `%s`, `%s` and no division:\n%s", first, wrap, ptx ? ptx : "");
     free(ptx);
-    cute_ir_func_free(f);
     unsetenv("CUTEC_PTX_SUMS");
 }
 
