@@ -45,8 +45,9 @@ bool cute_ptx_wanted(void);
  * ptxas refused it (its words in *log and err). */
 cute_status cute_ptx_assemble(const char *ptx, const char *arch, int opt, void **cubin, size_t *cubin_len,
                               char **log, double *cpu_ms, char *err, size_t errn);
-/* whether cute_ptx_assemble finds a ptxas binary */
-bool cute_ptx_ptxas_found(void);
+/* whether cute_ptx_assemble finds a ptxas binary; id (when not NULL): its path, mtime and
+ * size, for a cache key */
+bool cute_ptx_ptxas_found(char *id, size_t n);
 
 CUTE_API_END
 #endif

@@ -31,10 +31,18 @@ static bool find_ptxas(char *out, size_t n)
     return executable(out);
 }
 
-bool cute_ptx_ptxas_found(void)
+bool cute_ptx_ptxas_found(char *id, size_t n)
 {
     char tool[1024];
-    return find_ptxas(tool, sizeof tool);
+    struct stat st;
+    if (!find_ptxas(tool, sizeof tool)) return false;
+    if (id && n) { /* which binary: a newer toolkit's cubins are other cache entries */
+        if (stat(tool, &st) == 0)
+            snprintf(id, n, "%s %lld %lld", tool, (long long)st.st_mtime, (long long)st.st_size);
+        else
+            snprintf(id, n, "%s", tool);
+    }
+    return true;
 }
 
 static double child_cpu_ms(void)

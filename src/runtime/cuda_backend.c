@@ -430,7 +430,7 @@ static const bool ptxas_by_default = true;
 static bool ptx_by_ptxas(void)
 {
     const char *v = getenv("CUTEC_PTX_ASM");
-    return (v && *v ? strcmp(v, "ptxas") == 0 : ptxas_by_default) && cute_ptx_ptxas_found();
+    return (v && *v ? strcmp(v, "ptxas") == 0 : ptxas_by_default) && cute_ptx_ptxas_found(NULL, 0);
 }
 
 /* the PTX backend's module: source -> image through the driver's linker (no NVRTC) */
@@ -542,7 +542,7 @@ static cute_status compile_locked(void *self, cute_ir_func *const *kernels, int 
         return *log = b->err, CUTE_ERR_UNSUPPORTED;
     }
     set_log(b, ""); /* a cache hit has nothing to say */
-    char compiler[64];
+    char compiler[160]; /* "ptxas-binary O3 <path> <mtime> <size>", "nvrtc 13.0" */
     cute_status s = CUTE_OK;
     char *source = NULL, *opts = NULL;
     compile_job j = {NULL, {{0}}, cute_cache_lineinfo(b->cache), cute_cache_keep(b->cache), false};
@@ -551,8 +551,9 @@ static cute_status compile_locked(void *self, cute_ir_func *const *kernels, int 
         s = cute_ptx_emit((const cute_ir_func *const *)kernels, n, &po, &source, b->err, sizeof b->err);
         if (s == CUTE_OK) {
             j.ptx = true;
-            if (ptx_by_ptxas())
-                snprintf(compiler, sizeof compiler, "ptxas-binary O%d", ptx_opt_level());
+            char id[sizeof compiler - 24];
+            if (ptx_by_ptxas() && cute_ptx_ptxas_found(id, sizeof id))
+                snprintf(compiler, sizeof compiler, "ptxas-binary O%d %s", ptx_opt_level(), id);
             else
                 snprintf(compiler, sizeof compiler, "driver-jit %d O%d", cute_cuda_device(b->cu)->driver_version,
                          ptx_opt_level());
