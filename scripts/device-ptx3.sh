@@ -13,7 +13,8 @@
 #    where they are read: RMSNorm 94 -> 76 registers under the toolkit's ptxas (NVVM's 76).
 #  - CUTEC_PTX_SUMS=1 (ptx_hoist.c, ptx_counter.c): a k-loop's sums with their invariant
 #    leaves added before it, `(k + c) % d` as counters: the step-5 k-loop 293 -> 263 SASS
-#    instructions (NVVM's 252); the e4m3 step-5 GEMM then spills 56 bytes (in its k-loop).
+#    instructions (NVVM's 252); a module that spills with it (the e4m3 step-5 GEMM, 56 bytes
+#    in its k-loop) is said again without it (cute_ptx_assemble_kernels).
 #  - CUTEC_PTX_ELSE=1 (ptx_else.c): an else branch of values first, then the branch, a
 #    guarded vector load into the register its branch assigns: with LATE RMSNorm's eight
 #    loads all ahead of the reduction (584 -> 568 SASS, NVVM's 552).
@@ -34,13 +35,11 @@
 #  - ELSE: RMSNorm through else faster than late by 1% -> default (px_else_wanted in
 #    ptx_else.c, the same line); else opt-in.
 #  - SUMS: step 5 through sums faster than late by 1%, Hopper within 1% -> default
-#    (px_sums_wanted in ptx_hoist.c), the e4m3 step-5 GEMM's spill then to be dealt with
-#    (ptx_test names it); else opt-in.
+#    (px_sums_wanted in ptx_hoist.c); else opt-in.
 #  - the default generator: the PTX backend with the forms that won within 2% of CUDA C on
 #    all three (>= 0.98) and the cold compile (step 3, ptxas binary) under 300 ms ->
-#    `ptx_by_default = true` in src/backend/ptx.c (if step 5 needs SUMS: once SUMS is the
-#    default without the e4m3 spill); else CUTEC_CODEGEN=ptx stays opt-in, the line names
-#    the slower kernels.
+#    `ptx_by_default = true` in src/backend/ptx.c (with the forms' flips above); else
+#    CUTEC_CODEGEN=ptx stays opt-in, the line names the slower kernels.
 # Past BUDGET_S (90) the remaining steps print "skipped"; without a GPU the GPU steps skip.
 # Logs in $OUT (default build/device-out).
 . scripts/device-common.sh
@@ -124,7 +123,7 @@ decide()
             if (els) print "decides: CUTEC_PTX_ELSE the default (px_else_wanted in src/backend/ptx_else.c: RMSNorm faster by 1%)"
             else print "decides: CUTEC_PTX_ELSE stays opt-in (RMSNorm gains < 1%)"
             sums = q(s["sums"], s["late"]) >= 1.01 && q(h["sums"], h["late"]) >= 0.99
-            if (sums) print "decides: CUTEC_PTX_SUMS the default (px_sums_wanted in src/backend/ptx_hoist.c: step 5 faster by 1%; the e4m3 step-5 GEMM then spills 56 bytes: ptx_test names it, deal with it first)"
+            if (sums) print "decides: CUTEC_PTX_SUMS the default (px_sums_wanted in src/backend/ptx_hoist.c: step 5 faster by 1%; a module that spills with it, the e4m3 step-5 GEMM, is said again without it)"
             else print "decides: CUTEC_PTX_SUMS stays opt-in (step 5 gains < 1% or Hopper loses > 1%)"
             bs = sums ? s["sums"] : late ? s["late"] : s["ptx"]
             bh = sums ? h["sums"] : late ? h["late"] : h["ptx"]
@@ -136,9 +135,7 @@ decide()
             if (bh < 0.98 * h["cuda"]) slow = slow " hopper"
             if (br < 0.98 * r["cuda"]) slow = slow " rmsnorm"
             if (cold <= 0 || cold >= 300) slow = slow " cold-compile"
-            needs_sums = sums && s["late"] < 0.98 * s["cuda"]
-            if (slow == "" && needs_sums) print "decides: CUTEC_CODEGEN=ptx stays opt-in until CUTEC_PTX_SUMS is the default without the e4m3 spill (step 5 needs it; with it within 2% of CUDA C on all three, cold compile under 300 ms); then ptx_by_default = true in src/backend/ptx.c"
-            else if (slow == "") print "decides: make the PTX backend the default: ptx_by_default = true in src/backend/ptx.c (within 2% of CUDA C on all three, with the forms decided above; cold compile under 300 ms)"
+            if (slow == "") print "decides: make the PTX backend the default: ptx_by_default = true in src/backend/ptx.c (within 2% of CUDA C on all three, with the forms decided above; cold compile under 300 ms)"
             else print "decides: CUTEC_CODEGEN=ptx stays opt-in (short of CUDA C by more than 2% or 300 ms:" slow ")" }'
 }
 

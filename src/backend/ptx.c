@@ -497,7 +497,7 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
         e.uses = calloc(f->nvregs + 1, sizeof *e.uses);
         if (e.uses) px_count_uses(&f->body, e.uses);
     }
-    if (px_sums_wanted()) {
+    if (px_sums_wanted() && !opts->no_sums) {
         e.folded = calloc(f->nvregs + 1, sizeof *e.folded);
         e.sum_at = calloc(f->nvregs + 1, sizeof *e.sum_at);
         e.counter = calloc(f->nvregs + 1, sizeof *e.counter);

@@ -49,19 +49,6 @@ static long number_after(const char *text, const char *key)
     return p ? strtol(p + strlen(key), NULL, 10) : -1;
 }
 
-/* the sum of the numbers before each `what` in text */
-static long sum_before(const char *text, const char *what)
-{
-    long sum = 0;
-    for (const char *p = text ? strstr(text, what) : NULL; p; p = strstr(p + 1, what)) {
-        const char *q = p;
-        while (q > text && q[-1] == ' ') q--;
-        while (q > text && q[-1] >= '0' && q[-1] <= '9') q--;
-        sum += strtol(q, NULL, 10);
-    }
-    return sum;
-}
-
 static long last_regs, last_cregs; /* compare's last registers: the PTX backend's, the CUDA C path's */
 
 /* f's kernels through both paths for arch; may_fall_back: the PTX backend may decline
@@ -88,7 +75,7 @@ static void compare(const char *label, const cute_fn *f, const char *arch, bool 
     size_t len = 0;
     char *log = NULL;
     double ms = 0;
-    s = cute_ptx_assemble(ptx, arch, 3, &cubin, &len, &log, &ms, err, sizeof err);
+    s = cute_ptx_assemble_kernels(k, nk, &o, &ptx, 3, &cubin, &len, &log, &ms, err, sizeof err);
     if (s == CUTE_ERR_NO_DRIVER) {
         have_ptxas = false;
         SKIP("no ptxas: the PTX is not assembled");
@@ -96,7 +83,7 @@ static void compare(const char *label, const cute_fn *f, const char *arch, bool 
         return;
     }
     CHECK(s == CUTE_OK, "%s %s: ptxas: %s", label, arch, err);
-    long regs = number_after(log, "Used "), spills = sum_before(log, "bytes spill stores") + sum_before(log, "bytes spill loads");
+    long regs = number_after(log, "Used "), spills = cute_ptx_spilled(log);
     long sass = s == CUTE_OK ? sass_count(cubin, len) : -1;
     /* the CUDA C path: NVRTC's cubin and ptxas's report */
     long cregs = -1, cspills = -1, csass = -1;
@@ -106,7 +93,7 @@ static void compare(const char *label, const cute_fn *f, const char *arch, bool 
         cute_status ns = cute__nvrtc_of(src, arch, true, &no, err, sizeof err);
         if (ns == CUTE_OK) {
             cregs = number_after(no.log, "Used ");
-            cspills = sum_before(no.log, "bytes spill stores") + sum_before(no.log, "bytes spill loads");
+            cspills = cute_ptx_spilled(no.log);
             csass = sass_count(no.cubin, no.cubin_size);
             cute_nvrtc_output_free(&no);
         } else if (ns == CUTE_ERR_NO_NVRTC) {
@@ -480,6 +467,7 @@ static void opt_in_forms(void)
     setenv("CUTEC_PTX_ELSE", "1", 1);
     printf("with CUTEC_PTX_LATE=1 CUTEC_PTX_SUMS=1 CUTEC_PTX_ELSE=1:\n");
     gemm(CUTE_GEMM_TENSOROP_SMEM, CUTE_BF16, CUTE_BF16, "sm_90a");
+    gemm(CUTE_GEMM_TENSOROP_SMEM, CUTE_E4M3, CUTE_F32, "sm_90a"); /* spills with SUMS: said again without */
     gemm(CUTE_GEMM_HOPPER, CUTE_BF16, CUTE_BF16, "sm_90a");
     last_regs = last_cregs = -1;
     rows(RP_RMSNORM, "sm_90a", false);
