@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cutec/ptx.h"
+#include "ptx_internal.h" /* px_sums_wanted */
 #include "runtime/file_text.h"
 
 static bool executable(const char *path) { return access(path, X_OK) == 0; }
@@ -126,11 +127,10 @@ cute_status cute_ptx_assemble_kernels(const cute_ir_func *const *k, int n, const
     char *first_log = NULL;
     cute_status s = cute_ptx_assemble(*ptx, o->arch, opt, cubin, cubin_len, &first_log, cpu_ms, err, errn);
     long spilled = s == CUTE_OK ? cute_ptx_spilled(first_log) : 0;
-    const char *v = getenv("CUTEC_PTX_SUMS");
     char *again = NULL, *again_log = NULL, e2[256];
     cute_ptx_opts plain = *o;
     plain.no_sums = true;
-    if (spilled > 0 && v && strcmp(v, "1") == 0 && !o->no_sums &&
+    if (spilled > 0 && px_sums_wanted() && !o->no_sums &&
         cute_ptx_emit(k, n, &plain, &again, e2, sizeof e2) == CUTE_OK && strcmp(again, *ptx) != 0) {
         void *c2 = NULL;
         size_t l2 = 0;
