@@ -24,6 +24,7 @@ CUTE_API_BEGIN
 
 typedef struct cute_ptx_opts {
     const char *arch; /* "sm_90a", "sm_80": the .target (required: sm_80 at least) */
+    bool no_sums;     /* CUTEC_PTX_SUMS's sums and counters off (a module said again after a spill) */
 } cute_ptx_opts;
 
 /* Generate the PTX of n verified kernels as one module.  CUTE_OK: *out is malloc'd text
@@ -45,6 +46,18 @@ bool cute_ptx_wanted(void);
  * ptxas refused it (its words in *log and err). */
 cute_status cute_ptx_assemble(const char *ptx, const char *arch, int opt, void **cubin, size_t *cubin_len,
                               char **log, double *cpu_ms, char *err, size_t errn);
+/* the bytes a ptxas --verbose report spills (stores and loads, every kernel) */
+long cute_ptx_spilled(const char *log);
+/* cute_ptx_assemble of *ptx, the module of kernels k[0..n) said with o; where it spills and
+ * CUTEC_PTX_SUMS is on, the kernels said again without it and assembled, and the module
+ * that spills less kept (*ptx, *cubin and *log replaced: the e4m3 step-5 GEMM spills 56
+ * bytes with SUMS, none without) */
+cute_status cute_ptx_assemble_kernels(const cute_ir_func *const *k, int n, const cute_ptx_opts *o, char **ptx, int opt,
+                                      void **cubin, size_t *cubin_len, char **log, double *cpu_ms, char *err,
+                                      size_t errn);
+/* whether cute_ptx_assemble finds a ptxas binary; id (when not NULL): its path, mtime and
+ * size, for a cache key */
+bool cute_ptx_ptxas_found(char *id, size_t n);
 
 CUTE_API_END
 #endif

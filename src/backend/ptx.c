@@ -225,6 +225,8 @@ static bool for_loop(px_fn *e, const cute_ir_block *scope, const cute_ir_inst *i
             return ok;
         }
     }
+    px_counter counters[8];
+    int ncounters = px_counters(e, in, cl, counters, 8);
     uint32_t head = px_label(e), end = px_label(e);
     px_line(e, "mov.%s %s, %s;", px_bits_type(px_class_of(t)), v, px_opnd(e, in->a[1], -1, lo));
     cc_printf(e->out, "$L%u:\n", head);
@@ -235,6 +237,7 @@ static bool for_loop(px_fn *e, const cute_ir_block *scope, const cute_ir_inst *i
     e->loop_end[e->nloop++] = end;
     bool ok = nested(e, in->body[0], 0);
     e->nloop--;
+    px_counters_step(e, counters, ncounters);
     px_line(e, "add.%s %s, %s, %lld;", ty, v, v, (long long)in->imm2);
     px_line(e, "bra $L%u;", head);
     cc_printf(e->out, "$L%u:\n", end);
@@ -255,6 +258,20 @@ static bool if_else(px_fn *e, const cute_ir_inst *in)
         bool ok = px_value(e, def);
         e->in = in;
         if (!ok) return false;
+    }
+    if (has_else && e->mentions) { /* the else branch's values first, unconditionally (ptx_else.c) */
+        int k = px_assume(e, in->a[0], -1, saved);
+        bool first = px_else_first(e, in), ok = !first || nested(e, in->body[1], e->cond_depth);
+        px_forget(e, saved, k);
+        if (first) {
+            uint32_t end = px_label(e);
+            px_line(e, "@!%s bra $L%u;", px_reg(e, in->a[0], -1, c), end);
+            k = px_assume(e, in->a[0], 1, saved);
+            ok = ok && nested(e, in->body[0], e->cond_depth);
+            px_forget(e, saved, k);
+            cc_printf(e->out, "$L%u:\n", end);
+            return ok;
+        }
     }
     uint32_t other = px_label(e), end = px_label(e);
     px_line(e, "@!%s bra $L%u;", px_reg(e, in->a[0], -1, c), other);
@@ -337,23 +354,41 @@ static bool inst(px_fn *e, const cute_ir_block *b, uint32_t i)
     case CUTE_GROUP_INST:
         return px_inst(e, in);
     case CUTE_GROUP_VALUE:
+        if (in->dst && e->sum_at && e->sum_at[in->dst]) return px_sum_emit(e, in);
+        return px_value(e, in);
     case CUTE_GROUP_MOVE:
     case CUTE_GROUP_SPECIAL:
     case CUTE_GROUP_CONVERT:
         return px_value(e, in);
     default:
+        if (in->op == CUTE_OP_LOAD) {
+            cute_vreg m = px_load_into(e, b, i); /* straight into the register it goes to */
+            if (m) {
+                cute_ir_inst into = *in;
+                into.dst = m;
+                return px_mem(e, &into);
+            }
+        }
         return px_mem(e, in);
     }
 }
 
+/* whether the block's instruction is emitted elsewhere */
+static bool elsewhere(const px_fn *e, const cute_ir_block *b, uint32_t i)
+{
+    const cute_ir_inst *in = &b->inst[i];
+    if (px_load_folded(e, b, i)) return true; /* by the load before it */
+    if (in->dst && e->hoisted && e->hoisted[in->dst]) return true; /* before its loop */
+    if (in->dst && e->folded && e->folded[in->dst]) return true;   /* in the sum that reads it */
+    if (in->dst && e->counter && e->counter[in->dst]) return true; /* a counter of its loop */
+    return in->dst && e->sunk && e->sunk[in->dst];                 /* at its IF */
+}
+
 static bool block(px_fn *e, const cute_ir_block *b)
 {
-    for (uint32_t i = 0; i < b->n; i++) {
-        const cute_ir_inst *in = &b->inst[i];
-        if (in->dst && e->hoisted && e->hoisted[in->dst]) continue; /* emitted before its loop */
-        if (in->dst && e->sunk && e->sunk[in->dst]) continue;       /* emitted at its IF */
-        if (!inst(e, b, i) || e->failed) return false;
-    }
+    if (e->late_def) return px_late_block(e, b, elsewhere, inst);
+    for (uint32_t i = 0; i < b->n; i++)
+        if (!elsewhere(e, b, i) && (!inst(e, b, i) || e->failed)) return false;
     return true;
 }
 
@@ -458,13 +493,30 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     e.known = calloc(f->nvregs + 1, sizeof *e.known);
     e.stamp = calloc(f->nvregs + 1, sizeof *e.stamp); /* NULL: nothing hoisted */
     e.hoisted = calloc(f->nvregs + 1, sizeof *e.hoisted);
+    if (px_sums_wanted() || px_else_wanted()) { /* ptx_hoist.c's sums, ptx_else.c's loads */
+        e.uses = calloc(f->nvregs + 1, sizeof *e.uses);
+        if (e.uses) px_count_uses(&f->body, e.uses);
+    }
+    if (px_sums_wanted() && !opts->no_sums) {
+        e.folded = calloc(f->nvregs + 1, sizeof *e.folded);
+        e.sum_at = calloc(f->nvregs + 1, sizeof *e.sum_at);
+        e.counter = calloc(f->nvregs + 1, sizeof *e.counter);
+    }
+    if (px_else_wanted() && (e.mentions = calloc(f->nvregs + 1, sizeof *e.mentions)))
+        px_count_mentions(&f->body, e.mentions);
+    if (px_late_wanted()) {
+        e.late_def = calloc(f->nvregs + 1, sizeof *e.late_def);
+        e.late_reads = calloc(f->nvregs + 1, sizeof *e.late_reads);
+        if (!e.late_def || !e.late_reads) free(e.late_def), e.late_def = NULL; /* the plain order */
+    }
     for (uint32_t i = 0; i < f->nparams && !e.failed; i++) param_load(&e, i);
     if (!e.failed) block(&e, &f->body);
     if (!e.failed) px_line(&e, "ret;");
     if (body.oom && !e.failed) px_fail(&e, CUTE_ERR_OOM, "out of memory");
     free(e.cdef);
     free(e.readonly), free(e.nonneg), free(e.sunk), free(e.pdef), free(e.known);
-    free(e.stamp), free(e.hoisted);
+    free(e.stamp), free(e.hoisted), free(e.late_def), free(e.late_reads);
+    free(e.uses), free(e.folded), free(e.sum_at), free(e.sums), free(e.mentions), free(e.counter);
     if (e.failed) {
         free(body.p);
         return e.failed;
@@ -496,7 +548,7 @@ static const char *isa_version(int sm)
 }
 
 /* the generator without CUTEC_CODEGEN (or with it empty): CUDA C and NVRTC.  The one-line
- * flip to the PTX backend (true) once scripts/device-ptx2.sh says its kernels are within 2%
+ * flip to the PTX backend (true) once scripts/device-ptx3.sh says its kernels are within 2%
  * of the CUDA C path's; CUTEC_CODEGEN=cuda then still chooses CUDA C. */
 static const bool ptx_by_default = false;
 

@@ -7,8 +7,14 @@
  * conversions, lanes, addresses, constants, special registers), is defined once, and reads
  * only registers the loop does not define (or that moved out too).  Computing it once even
  * when the loop runs no trip changes nothing: it has no effect but its register, and an
- * integer division by zero in PTX does not trap. */
+ * integer division by zero in PTX does not trap.  Then the invariant parts of the body's
+ * integer sums (below). */
+#include <stdlib.h>
+#include <string.h>
+
 #include "ptx_internal.h"
+
+static bool px_sums(px_fn *e, const cute_ir_inst *loop, uint32_t mark);
 
 static bool pure(const cute_ir_inst *in)
 {
@@ -80,5 +86,126 @@ bool px_hoist(px_fn *e, const cute_ir_inst *loop, bool (*emit)(px_fn *, const cu
         if (!emit(e, body, i)) return false;
         e->hoisted[in->dst] = true;
     }
+    return px_sums(e, loop, mark);
+}
+
+/* --- invariant sums ---------------------------------------------------------------------
+ * The tracer adds a copy's global offset up as ((((row + col) + k*64) + stride part) + ...):
+ * the loop's variant term in the middle of loop-invariant ones, so nothing of it could leave
+ * the loop and every cp.async of the step-5 GEMM's k-loop took an IMAD and a three-input
+ * IADD3 before its address (NVVM reassociated: one VIADD).  An integer ADD of the body whose
+ * operands are ADDs used once (at any depth) is the sum of its leaves; with two or more
+ * leaves invariant and one or more not, the invariant ones are added up before the loop and
+ * the ADD is that sum plus the variant leaves (two's-complement addition is associative:
+ * the same bits).  The inner ADDs are then not written (e->folded).  A variant leaf must
+ * hold the same value where the sum is read: not a register the body assigns again, but the
+ * loop's variable (assigned at the loop's end).  Opt-in: CUTEC_PTX_SUMS=1. */
+bool px_sums_wanted(void)
+{
+    const char *v = getenv("CUTEC_PTX_SUMS");
+    return v && strcmp(v, "1") == 0;
+}
+
+typedef struct sum_walk {
+    px_fn *e;
+    const cute_ir_inst *loop;
+    const cute_ir_inst **def; /* per register: its ADD at the top of the body */
+    uint32_t mark;
+    cute_vreg inv[PX_SUM_MAX * 2], var[PX_SUM_MAX];
+    int ninv, nvar, nodes;
+    bool ok;
+} sum_walk;
+
+static bool variant(const sum_walk *w, cute_vreg r)
+{
+    return w->e->stamp[r] == w->mark && !w->e->hoisted[r];
+}
+
+/* the leaves of the ADD tree at r (r itself when it is not a foldable ADD) */
+static void leaves(sum_walk *w, cute_vreg r, bool root)
+{
+    px_fn *e = w->e;
+    const cute_ir_inst *d = w->def[r];
+    if (d && variant(w, r) && (root || e->uses[r] == 1) && !e->f->vregs[r].mutable_) {
+        w->nodes++;
+        leaves(w, d->a[0], false);
+        leaves(w, d->a[1], false);
+        return;
+    }
+    if (!variant(w, r)) {
+        if (w->ninv == PX_SUM_MAX * 2) w->ok = false;
+        else w->inv[w->ninv++] = r;
+    } else {
+        if (w->nvar == PX_SUM_MAX || (e->f->vregs[r].mutable_ && r != w->loop->a[0])) w->ok = false;
+        else w->var[w->nvar++] = r;
+    }
+}
+
+static void fold(sum_walk *w, cute_vreg r, bool root)
+{
+    const cute_ir_inst *d = w->def[r];
+    if (!d || !variant(w, r) || (!root && w->e->uses[r] != 1) || w->e->f->vregs[r].mutable_) return;
+    if (!root) w->e->folded[r] = d;
+    fold(w, d->a[0], false);
+    fold(w, d->a[1], false);
+}
+
+static bool sum_ok(const cute_ir_func *f, const cute_ir_inst *in)
+{
+    if (in->op != CUTE_OP_ADD || !in->dst || f->vregs[in->dst].mutable_ || in->type.lanes != 1) return false;
+    cute_dtype d = (cute_dtype)in->type.dtype;
+    return d == CUTE_I32 || d == CUTE_U32 || d == CUTE_I64 || d == CUTE_U64;
+}
+
+/* after px_hoist's values: the body's ADD trees with invariant leaves, their sums before it */
+static bool px_sums(px_fn *e, const cute_ir_inst *loop, uint32_t mark)
+{
+    const cute_ir_block *body = loop->body[0];
+    const cute_ir_func *f = e->f;
+    if (!e->sum_at || !e->folded || !e->uses) return true;
+    sum_walk w = {.e = e, .loop = loop, .mark = mark, .def = calloc(f->nvregs + 1, sizeof *w.def)};
+    if (!w.def) return px_fail(e, CUTE_ERR_OOM, "out of memory");
+    for (uint32_t i = 0; i < body->n; i++) {
+        const cute_ir_inst *in = &body->inst[i];
+        if (in->dst) e->folded[in->dst] = NULL, e->sum_at[in->dst] = 0; /* of an earlier copy */
+        if (sum_ok(f, in)) w.def[in->dst] = in;
+    }
+    bool ok = true;
+    for (uint32_t i = body->n; ok && i-- > 0;) {
+        const cute_ir_inst *in = &body->inst[i];
+        if (!w.def[in->dst] || e->folded[in->dst] || !variant(&w, in->dst)) continue;
+        w.ninv = w.nvar = w.nodes = 0, w.ok = true;
+        leaves(&w, in->dst, true);
+        if (!w.ok || w.ninv < 2 || w.nvar < 1 || w.nodes < 2) continue;
+        if (e->nsums == e->capsums) {
+            uint32_t cap = e->capsums ? 2 * e->capsums : 64;
+            px_sum *s = realloc(e->sums, cap * sizeof *s);
+            if (!s) { ok = px_fail(e, CUTE_ERR_OOM, "out of memory"); break; }
+            e->sums = s, e->capsums = cap;
+        }
+        px_sum *s = &e->sums[e->nsums];
+        const char *ty = px_arith_type((cute_dtype)in->type.dtype);
+        char a[PX_NAME], b[PX_NAME];
+        px_temp(e, px_class_of(in->type), s->invariant);
+        px_line(e, "add.%s %s, %s, %s;", ty, s->invariant, px_opnd(e, w.inv[0], -1, a), px_opnd(e, w.inv[1], -1, b));
+        for (int k = 2; k < w.ninv; k++)
+            px_line(e, "add.%s %s, %s, %s;", ty, s->invariant, s->invariant, px_opnd(e, w.inv[k], -1, a));
+        memcpy(s->var, w.var, sizeof w.var);
+        s->nvar = w.nvar;
+        e->sum_at[in->dst] = ++e->nsums;
+        fold(&w, in->dst, true);
+    }
+    free(w.def);
+    return ok;
+}
+
+bool px_sum_emit(px_fn *e, const cute_ir_inst *in)
+{
+    const px_sum *s = &e->sums[e->sum_at[in->dst] - 1];
+    const char *ty = px_arith_type((cute_dtype)in->type.dtype);
+    char d[PX_NAME], a[PX_NAME];
+    px_reg(e, in->dst, -1, d);
+    px_line(e, "add.%s %s, %s, %s;", ty, d, s->invariant, px_opnd(e, s->var[0], -1, a));
+    for (int k = 1; k < s->nvar; k++) px_line(e, "add.%s %s, %s, %s;", ty, d, d, px_opnd(e, s->var[k], -1, a));
     return true;
 }

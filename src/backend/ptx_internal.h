@@ -6,6 +6,9 @@
  *   ptx_sink.c   predicates computed at the IF they condition
  *   ptx_facts.c  what an IF's branch knows of its condition (dead branches not written)
  *   ptx_hoist.c  loop-invariant values out of FOR loops
+ *   ptx_late.c   lanes and widenings written where they are read (opt-in)
+ *   ptx_else.c   an IF's else branch (values only) first, then the branch (opt-in)
+ *   ptx_counter.c remainders of a loop's variable as counters that wrap (opt-in)
  *   ptx_readonly.c the global pointers whose loads may take the read-only path
  *   ptx_mem.c    memory (ld/st by the pointer's space, vectors), warps, atomics, ASM, INST
  * Every IR register is one PTX register per lane, named by its class and number (%f12,
@@ -34,6 +37,21 @@ typedef enum { PX_PRED, PX_B16, PX_B32, PX_F32, PX_B64, PX_F64, PX_NCLASS } px_c
 #define PX_NAME 48
 #define PX_TEXT 4096
 
+/* an integer ADD tree of a loop's body written as (the sum of its invariant leaves, computed
+ * before the loop) + its variant leaves (ptx_hoist.c) */
+enum { PX_SUM_MAX = 8 };
+typedef struct px_sum {
+    char invariant[PX_NAME]; /* the register holding the invariant leaves' sum */
+    cute_vreg var[PX_SUM_MAX];
+    int nvar;
+} px_sum;
+
+/* a loop's remainder kept as a counter: register r, wrapping at d (ptx_counter.c) */
+typedef struct px_counter {
+    cute_vreg r;
+    int64_t d;
+} px_counter;
+
 typedef struct px_fn {
     const cute_ir_func *f;
     const cute_ptx_opts *o;
@@ -58,6 +76,15 @@ typedef struct px_fn {
     uint32_t *stamp;      /* per register: the last loop found to define it (ptx_hoist.c) */
     uint32_t nstamp;
     bool *hoisted;        /* per register: its definition was emitted before its loop */
+    uint32_t *uses;       /* per register: how many operands name it (ptx_hoist.c's sums) */
+    const struct cute_ir_inst **folded; /* per register: its ADD, folded into the sum that reads it */
+    uint32_t *sum_at;     /* per register: 1 + its index in sums (an ADD written as a sum), or 0 */
+    struct px_sum *sums;
+    uint32_t nsums, capsums;
+    bool *counter;        /* per register: a REM kept as a counter by its loop (ptx_counter.c) */
+    uint32_t *mentions;   /* per register: how often the kernel names it (ptx_else.c), or NULL */
+    uint32_t *late_def;   /* per register: 1 + the index in its block of its deferred definition (ptx_late.c) */
+    uint32_t *late_reads; /* per mutable register: how many deferred instructions read it */
     char *err;
     size_t errn;
     cute_status failed;
@@ -118,6 +145,35 @@ void px_forget(px_fn *e, const cute_vreg *saved, int k);
 /* emit (through `emit`, instruction i of a block) the loop-invariant values at the top of
  * FOR `loop`'s body, before it, and mark them hoisted (ptx_hoist.c); false after a failure */
 bool px_hoist(px_fn *e, const cute_ir_inst *loop, bool (*emit)(px_fn *, const cute_ir_block *, uint32_t));
+/* whether CUTEC_PTX_SUMS=1 asks for ptx_hoist.c's invariant sums */
+bool px_sums_wanted(void);
+/* an ADD px_hoist rewrote as a sum (e->sum_at[in->dst] set): its invariant part + its variant leaves */
+bool px_sum_emit(px_fn *e, const cute_ir_inst *in);
+/* how many operands of the block (at any depth) name each register, added to uses[] */
+void px_count_uses(const cute_ir_block *b, uint32_t *uses);
+/* FOR `loop` (from lo, a CONST or NULL)'s remainders of its variable kept as counters: their
+ * first values written (before the loop), up to max into out; how many (ptx_counter.c) */
+int px_counters(px_fn *e, const cute_ir_inst *loop, const struct cute_ir_inst *lo, px_counter *out, int max);
+/* the counters' step at the end of a trip */
+void px_counters_step(px_fn *e, const px_counter *c, int n);
+/* whether CUTEC_PTX_ELSE=1 asks for ptx_else.c's form */
+bool px_else_wanted(void);
+void px_count_mentions(const cute_ir_block *b, uint32_t *n);
+/* whether IF `in` may be written as its else branch, then `@!p bra` over its then branch
+ * (ptx_else.c); call it under the else branch's assumption (px_assume(c, -1)) */
+bool px_else_first(px_fn *e, const cute_ir_inst *in);
+/* b->inst[i] a LOAD whose vector goes (through a BITCAST) to a mutable register's MOV and
+ * nowhere else: that register, which the load may write itself (ptx_else.c), else 0 */
+cute_vreg px_load_into(const px_fn *e, const cute_ir_block *b, uint32_t i);
+/* whether b->inst[i] is the BITCAST or MOV of such a load (written by the load) */
+bool px_load_folded(const px_fn *e, const cute_ir_block *b, uint32_t i);
+/* whether CUTEC_PTX_LATE=1 asks for ptx_late.c's order */
+bool px_late_wanted(void);
+/* emit block b through `emit` (instruction i), its lanes, bitcasts, moves and widenings
+ * deferred to the instruction that reads them (ptx_late.c); `skip`: instructions emitted
+ * elsewhere (hoisted, sunk); false after a failure */
+bool px_late_block(px_fn *e, const cute_ir_block *b, bool (*skip)(const px_fn *, const cute_ir_block *, uint32_t),
+                   bool (*emit)(px_fn *, const cute_ir_block *, uint32_t));
 bool px_value(px_fn *e, const cute_ir_inst *in); /* ptx_value.c */
 /* DIV/REM of a 32-bit integer by a constant as multiplies and shifts (ptx_divide.c); false:
  * not such an op (the caller writes div/rem) */

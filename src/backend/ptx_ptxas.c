@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cutec/ptx.h"
+#include "ptx_internal.h" /* px_sums_wanted */
 #include "runtime/file_text.h"
 
 static bool executable(const char *path) { return access(path, X_OK) == 0; }
@@ -29,6 +30,20 @@ static bool find_ptxas(char *out, size_t n)
     }
     snprintf(out, n, "/usr/local/cuda/bin/ptxas");
     return executable(out);
+}
+
+bool cute_ptx_ptxas_found(char *id, size_t n)
+{
+    char tool[1024];
+    struct stat st;
+    if (!find_ptxas(tool, sizeof tool)) return false;
+    if (id && n) { /* which binary: a newer toolkit's cubins are other cache entries */
+        if (stat(tool, &st) == 0)
+            snprintf(id, n, "%s %lld %lld", tool, (long long)st.st_mtime, (long long)st.st_size);
+        else
+            snprintf(id, n, "%s", tool);
+    }
+    return true;
 }
 
 static double child_cpu_ms(void)
@@ -88,5 +103,51 @@ cute_status cute_ptx_assemble(const char *ptx, const char *arch, int opt, void *
     else
         free(text);
     unlink(in), unlink(out), unlink(msg), rmdir(dir);
+    return s;
+}
+
+long cute_ptx_spilled(const char *log)
+{
+    long sum = 0;
+    static const char *const what[] = {"bytes spill stores", "bytes spill loads"};
+    for (int w = 0; w < 2; w++)
+        for (const char *p = log ? strstr(log, what[w]) : NULL; p; p = strstr(p + 1, what[w])) {
+            const char *q = p;
+            while (q > log && q[-1] == ' ') q--;
+            while (q > log && q[-1] >= '0' && q[-1] <= '9') q--;
+            sum += strtol(q, NULL, 10);
+        }
+    return sum;
+}
+
+cute_status cute_ptx_assemble_kernels(const cute_ir_func *const *k, int n, const cute_ptx_opts *o, char **ptx, int opt,
+                                      void **cubin, size_t *cubin_len, char **log, double *cpu_ms, char *err,
+                                      size_t errn)
+{
+    char *first_log = NULL;
+    cute_status s = cute_ptx_assemble(*ptx, o->arch, opt, cubin, cubin_len, &first_log, cpu_ms, err, errn);
+    long spilled = s == CUTE_OK ? cute_ptx_spilled(first_log) : 0;
+    char *again = NULL, *again_log = NULL, e2[256];
+    cute_ptx_opts plain = *o;
+    plain.no_sums = true;
+    if (spilled > 0 && px_sums_wanted() && !o->no_sums &&
+        cute_ptx_emit(k, n, &plain, &again, e2, sizeof e2) == CUTE_OK && strcmp(again, *ptx) != 0) {
+        void *c2 = NULL;
+        size_t l2 = 0;
+        double ms2 = 0;
+        if (cute_ptx_assemble(again, o->arch, opt, cubin ? &c2 : NULL, &l2, &again_log, &ms2, e2, sizeof e2) == CUTE_OK &&
+            cute_ptx_spilled(again_log) < spilled) { /* the module without SUMS */
+            free(*ptx), *ptx = again, again = NULL;
+            if (cubin) free(*cubin), *cubin = c2, *cubin_len = l2, c2 = NULL;
+            free(first_log), first_log = again_log, again_log = NULL;
+        }
+        if (cpu_ms) *cpu_ms += ms2;
+        free(c2);
+    }
+    free(again), free(again_log);
+    if (log)
+        *log = first_log;
+    else
+        free(first_log);
     return s;
 }

@@ -10,14 +10,14 @@
 
 #include "ptx_internal.h"
 
-static void count_uses(const cute_ir_block *b, uint32_t *uses)
+void px_count_uses(const cute_ir_block *b, uint32_t *uses)
 {
     for (uint32_t i = 0; b && i < b->n; i++) {
         const cute_ir_inst *in = &b->inst[i];
         for (int k = 0; k < 3; k++) uses[in->a[k]]++;
         for (uint32_t k = 0; k < in->nvar; k++) uses[in->var[k]]++;
-        count_uses(in->body[0], uses);
-        count_uses(in->body[1], uses);
+        px_count_uses(in->body[0], uses);
+        px_count_uses(in->body[1], uses);
     }
 }
 
@@ -61,7 +61,7 @@ const cute_ir_inst **px_sink(const cute_ir_func *f)
     sink_walk w = {.f = f, .uses = uses, .def = calloc(f->nvregs + 1, sizeof *w.def),
                    .depth = calloc(f->nvregs + 1, sizeof *w.depth), .sunk = calloc(f->nvregs + 1, sizeof *w.sunk)};
     if (uses && w.def && w.depth && w.sunk) {
-        count_uses(&f->body, uses);
+        px_count_uses(&f->body, uses);
         uses[0] = 0;
         find(&w, &f->body, 0);
     }

@@ -5,7 +5,7 @@
  * instructions printed beside the CUDA C path's (NVRTC); every conversion pair and every
  * arithmetic op of every dtype assembled too (ptxas refuses a malformed cvt or a wrong
  * operand type).  Skipped visibly without ptxas (and the CUDA C side without NVRTC).  The
- * GPU side (each kernel through the driver's JIT against float64) is scripts/device-ptx2.sh. */
+ * GPU side (each kernel through the driver's JIT against float64) is scripts/device-ptx3.sh. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,18 +49,7 @@ static long number_after(const char *text, const char *key)
     return p ? strtol(p + strlen(key), NULL, 10) : -1;
 }
 
-/* the sum of the numbers before each `what` in text */
-static long sum_before(const char *text, const char *what)
-{
-    long sum = 0;
-    for (const char *p = text ? strstr(text, what) : NULL; p; p = strstr(p + 1, what)) {
-        const char *q = p;
-        while (q > text && q[-1] == ' ') q--;
-        while (q > text && q[-1] >= '0' && q[-1] <= '9') q--;
-        sum += strtol(q, NULL, 10);
-    }
-    return sum;
-}
+static long last_regs, last_cregs; /* compare's last registers: the PTX backend's, the CUDA C path's */
 
 /* f's kernels through both paths for arch; may_fall_back: the PTX backend may decline
  * (a math function it leaves to CUDA C), which is printed with its reason */
@@ -86,7 +75,7 @@ static void compare(const char *label, const cute_fn *f, const char *arch, bool 
     size_t len = 0;
     char *log = NULL;
     double ms = 0;
-    s = cute_ptx_assemble(ptx, arch, 3, &cubin, &len, &log, &ms, err, sizeof err);
+    s = cute_ptx_assemble_kernels(k, nk, &o, &ptx, 3, &cubin, &len, &log, &ms, err, sizeof err);
     if (s == CUTE_ERR_NO_DRIVER) {
         have_ptxas = false;
         SKIP("no ptxas: the PTX is not assembled");
@@ -94,7 +83,7 @@ static void compare(const char *label, const cute_fn *f, const char *arch, bool 
         return;
     }
     CHECK(s == CUTE_OK, "%s %s: ptxas: %s", label, arch, err);
-    long regs = number_after(log, "Used "), spills = sum_before(log, "bytes spill stores") + sum_before(log, "bytes spill loads");
+    long regs = number_after(log, "Used "), spills = cute_ptx_spilled(log);
     long sass = s == CUTE_OK ? sass_count(cubin, len) : -1;
     /* the CUDA C path: NVRTC's cubin and ptxas's report */
     long cregs = -1, cspills = -1, csass = -1;
@@ -104,7 +93,7 @@ static void compare(const char *label, const cute_fn *f, const char *arch, bool 
         cute_status ns = cute__nvrtc_of(src, arch, true, &no, err, sizeof err);
         if (ns == CUTE_OK) {
             cregs = number_after(no.log, "Used ");
-            cspills = sum_before(no.log, "bytes spill stores") + sum_before(no.log, "bytes spill loads");
+            cspills = cute_ptx_spilled(no.log);
             csass = sass_count(no.cubin, no.cubin_size);
             cute_nvrtc_output_free(&no);
         } else if (ns == CUTE_ERR_NO_NVRTC) {
@@ -115,6 +104,7 @@ static void compare(const char *label, const cute_fn *f, const char *arch, bool 
     free(src);
     printf("  %-28s %-7s ptx: %3ld registers, %5ld SASS, %ld bytes spilled (ptxas %4.0f ms) | cuda c: %3ld, %5ld, %ld\n",
            label, arch, regs, sass, spills, ms, cregs, csass, cspills);
+    last_regs = regs, last_cregs = cregs;
     CHECK(regs > 0 && sass > 0, "%s %s: an unreadable report or cubin:\n%s", label, arch, log ? log : "");
     CHECK(cspills < 0 || spills <= cspills, "%s %s: %ld bytes spilled, CUDA C's path %ld", label, arch, spills, cspills);
     free(cubin), free(log), free(ptx);
@@ -324,6 +314,170 @@ static void division(void)
     CHECK(bad == 0, "%d quotients differ from C's", bad);
 }
 
+/* a kernel k(int *x, int *y) being built by b, with the generator's variable form=1 */
+static cute_ir_func *xy_kernel(cute_ir_builder *b, cute_vreg *x, cute_vreg *y, const char *form)
+{
+    setenv(form, "1", 1);
+    cute_ir_func *f = cute_ir_func_new("k");
+    cute_ir_builder_init(b, f);
+    *x = cute_ir_add_param(f, cute_type_ptr(CUTE_I32, CUTE_GMEM), "x");
+    *y = cute_ir_add_param(f, cute_type_ptr(CUTE_I32, CUTE_GMEM), "y");
+    return f;
+}
+
+/* *p as t, align bytes aligned */
+static cute_vreg load(cute_ir_builder *b, cute_type t, cute_vreg p, int align)
+{
+    cute_vreg v = cute_ir_op(b, CUTE_OP_LOAD, t, p, 0, 0);
+    b->last->imm = align;
+    return v;
+}
+
+/* f verified and said for sm_90a (f freed): its PTX (malloc'd), or NULL after a failed check */
+static char *said(cute_ir_func *f, const char *what)
+{
+    char err[512], *ptx = NULL;
+    CHECK(cute_ir_verify(f, err, sizeof err) == 0, "%s: %s", what, err);
+    const cute_ir_func *k[1] = {f};
+    CHECK(cute_ptx_emit(k, 1, &(cute_ptx_opts){.arch = "sm_90a"}, &ptx, err, sizeof err) == CUTE_OK, "%s: %s", what, err);
+    cute_ir_func_free(f);
+    return ptx;
+}
+
+/* ptx_late.c: a deferred move is written before anything assigns what it reads.  z = m is
+ * deferred; m = c assigns m, so z = m comes first (else z would read c) */
+static void late_order(void)
+{
+    cute_ir_builder b;
+    cute_vreg x, y;
+    cute_ir_func *f = xy_kernel(&b, &x, &y, "CUTEC_PTX_LATE");
+    cute_type i32 = cute_type_of(CUTE_I32);
+    cute_vreg a = load(&b, i32, x, 4);
+    cute_vreg m = cute_ir_new_vreg(f, i32, "m", true), z = cute_ir_new_vreg(f, i32, "z", true);
+    cute_ir_mov(&b, m, a);
+    cute_ir_mov(&b, z, m);
+    cute_vreg x1 = cute_ir_op(&b, CUTE_OP_PTR_ADD, cute_ir_type(f, x), x, cute_ir_const_int(&b, CUTE_I32, 1), 0);
+    cute_vreg c = load(&b, i32, x1, 4);
+    cute_ir_mov(&b, m, c);
+    cute_ir_op_void(&b, CUTE_OP_STORE, i32, y, z, 0, 4);
+    cute_vreg y1 = cute_ir_op(&b, CUTE_OP_PTR_ADD, cute_ir_type(f, y), y, cute_ir_const_int(&b, CUTE_I32, 1), 0);
+    cute_ir_op_void(&b, CUTE_OP_STORE, i32, y1, m, 0, 4);
+    char *ptx = said(f, "late_order"), zm[64], mc[64];
+    snprintf(zm, sizeof zm, "mov.b32 %%r%u, %%r%u;", z, m);
+    snprintf(mc, sizeof mc, "mov.b32 %%r%u, %%r%u;", m, c);
+    const char *p1 = ptx ? strstr(ptx, zm) : NULL, *p2 = ptx ? strstr(ptx, mc) : NULL;
+    CHECK(p1 && p2 && p1 < p2, "late_order: `%s` must come before `%s`:\n%s", zm, mc, ptx ? ptx : "");
+    free(ptx);
+    unsetenv("CUTEC_PTX_LATE");
+}
+
+/* ptx_else.c: `if (p) r = *x; else r = 0` is the zero, then the load under the branch; where
+ * the then branch reads what the else branch writes (q = r + 1 reading r = 5), two branches */
+static cute_ir_func *guarded(bool then_reads)
+{
+    cute_ir_builder b;
+    cute_vreg x, y;
+    cute_ir_func *f = xy_kernel(&b, &x, &y, "CUTEC_PTX_ELSE");
+    cute_type i32 = cute_type_of(CUTE_I32);
+    cute_vreg t = cute_ir_sreg(&b, CUTE_SREG_TID_X);
+    cute_vreg p = cute_ir_op(&b, CUTE_OP_LT, cute_type_of(CUTE_I1), t, cute_ir_const_int(&b, CUTE_I32, 7), 0);
+    cute_vreg r = cute_ir_new_vreg(f, i32, "r", true), q = cute_ir_new_vreg(f, i32, "q", true);
+    cute_ir_mov(&b, r, cute_ir_const_int(&b, CUTE_I32, 1));
+    cute_ir_mov(&b, q, r);
+    cute_ir_if(&b, p);
+    if (then_reads) cute_ir_mov(&b, q, cute_ir_op(&b, CUTE_OP_ADD, i32, r, cute_ir_const_int(&b, CUTE_I32, 1), 0));
+    cute_vreg v = load(&b, i32, x, 4);
+    cute_ir_mov(&b, r, v);
+    cute_ir_else(&b);
+    cute_ir_mov(&b, r, cute_ir_const_int(&b, CUTE_I32, 5));
+    cute_ir_end(&b);
+    cute_ir_op_void(&b, CUTE_OP_STORE, i32, y, cute_ir_op(&b, CUTE_OP_ADD, i32, r, q, 0), 0, 4);
+    return f;
+}
+
+static void else_first(void)
+{
+    for (int then_reads = 0; then_reads < 2; then_reads++) {
+        char *ptx = said(guarded(then_reads), "else_first");
+        const char *five = ptx ? strstr(ptx, ", 0x5;") : NULL, *bra = ptx ? strstr(ptx, " bra ") : NULL;
+        bool first = five && bra && five < bra;
+        CHECK(first == !then_reads, "else_first (the then branch %s): the else branch %s:\n%s",
+              then_reads ? "reads r" : "does not read r", first ? "first" : "after", ptx ? ptx : "");
+        free(ptx);
+    }
+    unsetenv("CUTEC_PTX_ELSE");
+}
+
+/* ptx_else.c's load into its register: `if (p) r = *x (4 lanes) else r = z` loads r's own
+ * registers (no moves after the load for ptxas to predicate) */
+static void load_into(void)
+{
+    cute_ir_builder b;
+    cute_vreg x, y;
+    cute_ir_func *f = xy_kernel(&b, &x, &y, "CUTEC_PTX_ELSE");
+    cute_type v4 = cute_type_vec(CUTE_I32, 4);
+    cute_vreg z = load(&b, v4, y, 16);
+    cute_vreg p = cute_ir_op(&b, CUTE_OP_LT, cute_type_of(CUTE_I1), cute_ir_sreg(&b, CUTE_SREG_TID_X),
+                             cute_ir_const_int(&b, CUTE_I32, 7), 0);
+    cute_vreg r = cute_ir_new_vreg(f, v4, "r", true);
+    cute_ir_mov(&b, r, z);
+    cute_ir_if(&b, p);
+    cute_vreg v = load(&b, v4, x, 16);
+    cute_ir_mov(&b, r, v);
+    cute_ir_else(&b);
+    cute_ir_mov(&b, r, z);
+    cute_ir_end(&b);
+    cute_ir_op_void(&b, CUTE_OP_STORE, v4, y, r, 0, 16);
+    char *ptx = said(f, "load_into"), want[64];
+    snprintf(want, sizeof want, "{%%r%u_0, %%r%u_1, %%r%u_2, %%r%u_3}, [%%rd%u]", r, r, r, r, x);
+    CHECK(ptx && strstr(ptx, want), "load_into: no load of `%s`:\n%s", want, ptx ? ptx : "");
+    free(ptx);
+    unsetenv("CUTEC_PTX_ELSE");
+}
+
+/* ptx_counter.c: in `for (k = 0; k < n; k++) y[k] = (k + 2) % 3` the remainder starts at 2
+ * before the loop and steps at the end of each trip, back to 0 at 3 (no rem in the loop) */
+static void counters(void)
+{
+    cute_ir_builder b;
+    cute_vreg x, y, k;
+    cute_ir_func *f = xy_kernel(&b, &x, &y, "CUTEC_PTX_SUMS");
+    cute_type i32 = cute_type_of(CUTE_I32);
+    k = cute_ir_new_vreg(f, i32, "k", true);
+    cute_ir_for(&b, k, cute_ir_const_int(&b, CUTE_I32, 0), load(&b, i32, x, 4), 1, 0);
+    cute_vreg r = cute_ir_op(&b, CUTE_OP_REM, i32, cute_ir_op(&b, CUTE_OP_ADD, i32, k, cute_ir_const_int(&b, CUTE_I32, 2), 0),
+                             cute_ir_const_int(&b, CUTE_I32, 3), 0);
+    cute_ir_op_void(&b, CUTE_OP_STORE, i32, cute_ir_op(&b, CUTE_OP_PTR_ADD, cute_ir_type(f, y), y, k, 0), r, 0, 4);
+    cute_ir_end(&b);
+    char *ptx = said(f, "counters"), first[64], wrap[64];
+    snprintf(first, sizeof first, "mov.b32 %%r%u, 2;", r);
+    snprintf(wrap, sizeof wrap, "selp.b32 %%r%u, 0, %%r%u,", r, r);
+    CHECK(ptx && strstr(ptx, first) && strstr(ptx, wrap) && !strstr(ptx, "rem.") && !strstr(ptx, "mul.hi"),
+          "counters: want `%s`, `%s` and no division:\n%s", first, wrap, ptx ? ptx : "");
+    free(ptx);
+    unsetenv("CUTEC_PTX_SUMS");
+}
+
+/* the opt-in forms (CUTEC_PTX_LATE, CUTEC_PTX_SUMS) on the timed kernels: they assemble, and
+ * RMSNorm's weights stay packed (its registers at most the CUDA C path's) */
+static void opt_in_forms(void)
+{
+    setenv("CUTEC_PTX_LATE", "1", 1);
+    setenv("CUTEC_PTX_SUMS", "1", 1);
+    setenv("CUTEC_PTX_ELSE", "1", 1);
+    printf("with CUTEC_PTX_LATE=1 CUTEC_PTX_SUMS=1 CUTEC_PTX_ELSE=1:\n");
+    gemm(CUTE_GEMM_TENSOROP_SMEM, CUTE_BF16, CUTE_BF16, "sm_90a");
+    gemm(CUTE_GEMM_TENSOROP_SMEM, CUTE_E4M3, CUTE_F32, "sm_90a"); /* spills with SUMS: said again without */
+    gemm(CUTE_GEMM_HOPPER, CUTE_BF16, CUTE_BF16, "sm_90a");
+    last_regs = last_cregs = -1;
+    rows(RP_RMSNORM, "sm_90a", false);
+    CHECK(!have_ptxas || last_cregs < 0 || last_regs <= last_cregs, "RMSNorm with CUTEC_PTX_LATE: %ld registers, CUDA C %ld",
+          last_regs, last_cregs);
+    unsetenv("CUTEC_PTX_LATE");
+    unsetenv("CUTEC_PTX_SUMS");
+    unsetenv("CUTEC_PTX_ELSE");
+}
+
 /* what it refuses, and says why */
 static void refusals(void)
 {
@@ -374,5 +528,10 @@ int main(void)
     rows(RP_XENT, "sm_90a", true);
     rows(RP_SOFTMAX, "sm_80", false);
     attention("sm_90a");
+    late_order();
+    else_first();
+    load_into();
+    counters();
+    opt_in_forms();
     return CHECK_DONE("backend/ptx");
 }

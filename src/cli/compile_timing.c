@@ -152,6 +152,14 @@ static bool ptx_timing(const struct cute_fn *f, const char *arch)
             snprintf(note, sizeof note, "%d registers (cuLinkComplete, -O3, on %s)", registers_of(info), cute_cuda_device(cu)->name);
             row("driver JIT (PTX to cubin)", jit, note);
             row("PTX backend to cubin, driver JIT", (cli_clock){emit.cpu_ms + jit.cpu_ms, emit.wall_ms + jit.wall_ms}, "");
+            /* what the driver's ptxas warns of (wgmma serialized, spills) */
+            for (const char *l = info; *l;) {
+                char line[sizeof info];
+                size_t n = strcspn(l, "\n");
+                snprintf(line, sizeof line, "%.*s", (int)n, l);
+                if (strstr(line, "arning") || strstr(line, "spill")) printf("driver JIT: %s\n", line);
+                l += n + (l[n] == '\n');
+            }
         } else {
             printf("driver JIT: %s\n", cute_cuda_error(cu));
         }
