@@ -1,0 +1,72 @@
+#!/bin/sh
+# The Hopper bf16 GEMM's waves (issue 15 item 1, engineer hop20): stream-K whose whole tiles run
+# the cooperative kernel's own code, against the library's kernels, at 4096^3 (512 tiles of
+# 128 x 256 on 132 SMs: 3.88 waves), 8192^3 (15.5 waves) and 2048^3 (0.97: whole tiles only).
+# About 70 s on one H200 after `make all tests`.  Every bench row is checked before it is timed
+# (sampled against float64, and against cuBLAS's elements), cuBLAS in the same process.
+#   1. streamk_test's GPU cases (4096^3 with runs, 2048^3, odd sizes, an f32 C, a fused
+#      epilogue): correct against float64 first.
+#   2. 4096^3 and 8192^3 in one process: coop 1x1 (the library's at 4096^3), coop 2x1 (the
+#      library's at 8192^3), stream-K 1x1 (sk; it takes no clusters: its 2x1 row says
+#      unsupported), all with the whole tile's store; 4096^3 again, sk first (the spread); then
+#      2048^3, coop / sk, the whole tile and the two-buffer store (tma, the library's there).
+# Decides (percent of cuBLAS in the same process; a point = 1% of cuBLAS):
+#   a. 4096^3: sk-tile against coop-tile, the mean of both 4096^3 runs: sk ahead by 0.5 point or
+#      more -> make stream-K the default for hopper_auto.c's last row (`streamk_squares` there
+#      false -> true); else keep opt-in (`--schedule streamk`).
+#   b. 8192^3: sk-tile 1x1 against the library's coop 2x1: ahead by 0.5 point or more -> stream-K
+#      for the 2x1 row too (`streamk_many` false -> true); else keep opt-in.
+#   c. 2048^3 (sk makes no runs there: its whole tiles are the cooperative kernel's code now)
+#      decides nothing in the table; a note says whether the whole tiles cost what coop's do
+#      (within 0.5 point: the 5-point loss of session 32's sk was its own tile loop).
+#   ITERS=10 sh scripts/device-hop20.sh   (log: $OUT/hop20.log, default build/device-out)
+. scripts/device-common.sh
+log="$out/hop20.log"
+start=$(date +%s)
+budget=${BUDGET_S:-62}
+stamp() { while IFS= read -r l; do echo "$(date -u +%T.%N | cut -c1-12) $l"; done; }
+quiet() { grep -v "^[0-9:.]* # \(check\|time\|index\|  (allowed\|cuBLAS:\|bf16 ->\)"; }
+# pct SIZE ROW FILE: the % of cuBLAS of the first row named ROW at size SIZE ("" if none)
+pct() { awk -v s="$1" -v r="$2" '$2 == s && $3 == r && $NF == "ok" { sub("%", "", $6); print $6; exit }' "$3"; }
+# decide NAME NEW OLD MIN YES NO: "decides: NAME: YES" where NEW - OLD >= MIN points, else NO
+decide()
+{
+    if [ -z "$2" ] || [ -z "$3" ]; then echo "decides: $1: no figures (keep opt-in)"; return; fi
+    awk -v n="$1" -v a="$2" -v b="$3" -v m="$4" -v y="$5" -v no="$6" 'BEGIN {
+        d = a - b; printf "decides: %s: %.2f against %.2f%% of cuBLAS (%+.2f points): %s\n", n, a, b, d, d >= m ? y : no }'
+}
+{
+    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
+    timeout 40 make -j16 build/cutec build/tests/kernels/gemm/streamk_test 2>&1 | grep -E "error|warning" | head -20
+    echo "== 1. stream-K on the GPU against float64"
+    if [ "$budget" -ge 0 ]; then
+        CUTEC_TEST_GPU_ONLY=1 timeout 20 build/tests/kernels/gemm/streamk_test >"$out/streamk_test.log" 2>&1
+        echo "streamk_test (rc $?): $(tail -n 1 "$out/streamk_test.log")"
+        grep -m 5 FAIL "$out/streamk_test.log" | cut -c1-400
+    fi
+    echo "== 2. coop 1x1 / coop 2x1 / sk, the whole tile; 4096^3 again; 2048^3"
+    device_late squares || device_bench_bf16 40 4096,8192 --schedule coop,streamk --cluster 1x1,2x1 --store tile |
+        stamp | quiet | tee "$out/squares.txt"
+    device_late again || device_bench_bf16 12 4096 --schedule streamk,coop --store tile | stamp | quiet |
+        tee "$out/again.txt"
+    device_late 2048 || device_bench_bf16 12 2048 --schedule coop,streamk --store tile,tma | stamp | quiet |
+        tee "$out/wave.txt"
+    echo "== what decides"
+    touch "$out/squares.txt" "$out/again.txt" "$out/wave.txt"
+    sk=$(pct 4096 hopper1x1-sk-tile "$out/squares.txt") co=$(pct 4096 hopper1x1-coop-tile "$out/squares.txt")
+    sk2=$(pct 4096 hopper-sk-tile "$out/again.txt") co2=$(pct 4096 hopper-coop-tile "$out/again.txt")
+    if [ -n "$sk2" ] && [ -n "$co2" ] && [ -n "$sk" ] && [ -n "$co" ]; then
+        sk=$(awk -v a="$sk" -v b="$sk2" 'BEGIN { print (a + b) / 2 }') co=$(awk -v a="$co" -v b="$co2" 'BEGIN { print (a + b) / 2 }')
+    fi
+    decide "4096^3 (two runs' mean), sk against coop" "$sk" "$co" 0.5 \
+        "make default: hopper_auto.c streamk_squares = true" "keep opt-in (--schedule streamk)"
+    decide "8192^3, sk 1x1 against the library's coop 2x1" "$(pct 8192 hopper1x1-sk-tile "$out/squares.txt")" \
+        "$(pct 8192 hopper2x1-coop-tile "$out/squares.txt")" 0.5 \
+        "make default: hopper_auto.c streamk_many = true" "keep opt-in (--schedule streamk)"
+    s=$(pct 2048 hopper-sk-tile "$out/wave.txt") c=$(pct 2048 hopper-coop-tile "$out/wave.txt")
+    [ -n "$s" ] && [ -n "$c" ] && awk -v a="$s" -v b="$c" 'BEGIN { d = a - b; printf "note: 2048^3 whole tiles, sk %.2f against coop %.2f%% (%+.2f points): %s\n", a, b, d, d > -0.5 ? "the same code, the same time" : "sk still pays for something outside the tiles" }'
+    device_end
+} >"$log" 2>&1
+cat "$log"
