@@ -8,7 +8,8 @@
 #      epilogue): correct against float64 first.
 #   2. 4096^3 and 8192^3 in one process: coop 1x1 (the library's at 4096^3), coop 2x1 (the
 #      library's at 8192^3), stream-K 1x1 (sk; it takes no clusters: its 2x1 row says
-#      unsupported), all with the whole tile's store; 4096^3 again, sk first (the spread); then
+#      unsupported), all with the whole tile's store; 4096^3 again, sk first (the spread), and
+#      with the two-buffer store too (4 stages: for the record); then
 #      2048^3, coop / sk, the whole tile and the two-buffer store (tma, the library's there).
 # Decides (percent of cuBLAS in the same process; a point = 1% of cuBLAS):
 #   a. 4096^3: sk-tile against coop-tile, the mean of both 4096^3 runs: sk ahead by 0.5 point or
@@ -18,14 +19,12 @@
 #      for the 2x1 row too (`streamk_many` false -> true); else keep opt-in.
 #   c. 2048^3 (sk makes no runs there: its whole tiles are the cooperative kernel's code now)
 #      decides nothing in the table; a note says whether the whole tiles cost what coop's do
-#      (within 0.5 point: the 5-point loss of session 32's sk was its own tile loop).
+#      (within 0.5 point: sk's 2-5 point loss there in sessions 29 and 32 was its own tile loop).
 #   ITERS=10 sh scripts/device-hop20.sh   (log: $OUT/hop20.log, default build/device-out)
 . scripts/device-common.sh
 log="$out/hop20.log"
 start=$(date +%s)
 budget=${BUDGET_S:-62}
-stamp() { while IFS= read -r l; do echo "$(date -u +%T.%N | cut -c1-12) $l"; done; }
-quiet() { grep -v "^[0-9:.]* # \(check\|time\|index\|  (allowed\|cuBLAS:\|bf16 ->\)"; }
 # pct SIZE ROW FILE: the % of cuBLAS of the first row named ROW at size SIZE ("" if none)
 pct() { awk -v s="$1" -v r="$2" '$2 == s && $3 == r && $NF == "ok" { sub("%", "", $6); print $6; exit }' "$3"; }
 # decide NAME NEW OLD MIN YES NO: "decides: NAME: YES" where NEW - OLD >= MIN points, else NO
@@ -49,7 +48,7 @@ decide()
     echo "== 2. coop 1x1 / coop 2x1 / sk, the whole tile; 4096^3 again; 2048^3"
     device_late squares || device_bench_bf16 40 4096,8192 --schedule coop,streamk --cluster 1x1,2x1 --store tile |
         stamp | quiet | tee "$out/squares.txt"
-    device_late again || device_bench_bf16 12 4096 --schedule streamk,coop --store tile | stamp | quiet |
+    device_late again || device_bench_bf16 14 4096 --schedule streamk,coop --store tile,tma | stamp | quiet |
         tee "$out/again.txt"
     device_late 2048 || device_bench_bf16 12 2048 --schedule coop,streamk --store tile,tma | stamp | quiet |
         tee "$out/wave.txt"
