@@ -21,11 +21,12 @@
 #   c. 2048^3 (sk makes no runs there: its whole tiles are the cooperative kernel's code now)
 #      decides nothing in the table; a note says whether the whole tiles cost what coop's do
 #      (within 0.5 point: sk's 2-5 point loss there in sessions 29 and 32 was its own tile loop).
+# No step starts past BUDGET_S (default 66 s), each under its own timeout.
 #   ITERS=10 sh scripts/device-hop20.sh   (log: $OUT/hop20.log, default build/device-out)
 . scripts/device-common.sh
 log="$out/hop20.log"
 start=$(date +%s)
-budget=${BUDGET_S:-62}
+budget=${BUDGET_S:-66}
 # pct SIZE ROW FILE: the % of cuBLAS of the first row named ROW at size SIZE ("" if none)
 pct() { awk -v s="$1" -v r="$2" '$2 == s && $3 == r && $NF == "ok" { sub("%", "", $6); print $6; exit }' "$3"; }
 # decide NAME NEW OLD MIN YES NO: "decides: NAME: YES" where NEW - OLD >= MIN points, else NO
