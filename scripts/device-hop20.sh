@@ -66,7 +66,7 @@ decide()
     fi
     decide "4096^3 (two runs' mean), sk against coop" "$sk" "$co" 0.5 \
         "make default: hopper_auto.c streamk_squares = true" "keep opt-in (--schedule streamk)"
-    # (b: the LLM shape, where measured, must not lose more than half a point: its least lead counts)
+    # b: where 8192x6144x4096 was measured, sk may not be behind there by more than half a point
     sk=$(pct 8192 hopper1x1-sk-tile "$out/squares.txt") co=$(pct 8192 hopper2x1-coop-tile "$out/squares.txt")
     skl=$(pct 8192 hopper1x1-sk-tile "$out/llm.txt") col=$(pct 8192 hopper2x1-coop-tile "$out/llm.txt")
     [ -n "$skl" ] && [ -n "$col" ] && echo "8192x6144x4096: sk 1x1 $skl, coop 2x1 $col% of cuBLAS"
