@@ -160,6 +160,12 @@ bench_bf16()
     fi
 }
 
+# The Hopper GEMM scripts' filters of a bench's output:
+#   stamp: each line with the UTC time (HH:MM:SS.mmm) before it
+#   quiet: a stamped bench without its notes on checks, timing, index width and cuBLAS
+stamp() { while IFS= read -r l; do echo "$(date -u +%T.%N | cut -c1-12) $l"; done; }
+quiet() { grep -v "^[0-9:.]* # \(check\|time\|index\|  (allowed\|cuBLAS:\|bf16 ->\)"; }
+
 # The fp8 scripts' GEMMs (e4m3 -> bf16, A and B K-major, the hopper kernel):
 #   fp8_bench SECONDS ARGS...: `cutec bench gemm ARGS --iters $iters` under a timeout,
 #                              line-buffered (a killed bench still prints its rows)

@@ -23,7 +23,6 @@ fi
 log="$out/hop18.log"
 start=$(date +%s)
 budget=${BUDGET_S:-150}
-stamp() { while IFS= read -r l; do echo "$(date -u +%T.%N | cut -c1-12) $l"; done; }
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1

@@ -26,8 +26,6 @@
 log="$out/hop19.log"
 start=$(date +%s)
 budget=${BUDGET_S:-62}
-stamp() { while IFS= read -r l; do echo "$(date -u +%T.%N | cut -c1-12) $l"; done; }
-quiet() { grep -v "^[0-9:.]* # \(check\|time\|index\|  (allowed\|cuBLAS:\|bf16 ->\)"; }
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1

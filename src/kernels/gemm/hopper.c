@@ -147,6 +147,19 @@ void gemm_hopper_load_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_s
     cute_pipeline_state_advance(c, s);
 }
 
+/* the producer's first `tiles` of the block's tiles in the scheduler's order, each whole */
+static void produce_tiles(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m,
+                          cute_val mapA, const cute_val *mapB, cute_int tiles, cute_pipeline_state *s,
+                          cute_tma_copy_opts *to)
+{
+    CUTE_FOR(c, w, cute_i(0), tiles) {
+        cute_int tm, tn;
+        gemm_tiles t = tile_at(c, g, w, &tm, &tn);
+        gemm_peer_wait(c, p, &g->peer, tm, tn); /* its A, B or C may come from another GPU */
+        CUTE_FOR(c, kt, cute_i(0), t.k_tiles) gemm_hopper_load_ktile(c, p, m, s, mapA, mapB, &t, kt, to);
+    }
+}
+
 /* The producer walks the block's tiles and their k-tiles, running ahead of the consumers by
  * as many stages as there are: the next tile's loads overlap this one's epilogue. */
 static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m, cute_val mapA,
@@ -155,12 +168,7 @@ static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
     cute_tma_copy_opts to[2];
     multicast_opts(c, p, to);
-    CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
-        cute_int tm, tn;
-        gemm_tiles t = tile_at(c, g, w, &tm, &tn);
-        gemm_peer_wait(c, p, &g->peer, tm, tn); /* its A, B or C may come from another GPU */
-        CUTE_FOR(c, kt, cute_i(0), t.k_tiles) gemm_hopper_load_ktile(c, p, m, &s, mapA, mapB, &t, kt, to);
-    }
+    produce_tiles(c, p, g, m, mapA, mapB, gemm_sched_mine(c, &g->sched), &s, to);
     if (clustered(p)) cute_pipeline_producer_tail(c, &m->pipe, &s);
 }
 
@@ -173,7 +181,9 @@ static gemm_tiles work_tiles(cute_ctx *c, const hopper_args *g, const gemm_work 
     return gemm_tiles_at(c, &g->tiles, g->mA, g->mB, g->mC, g->cA, g->cB, g->cC, tm, tn);
 }
 
-/* The stream-K producer: the block's work items (streamk.c), each its k-tiles */
+/* The stream-K producer: the block's whole tiles as the cooperative kernel's producer loads
+ * them (the scheduler's tile w of the block is stream-K's data-parallel item w: no
+ * clusters, and the grid is the scheduler's blocks), then the pieces of its run (streamk.c) */
 static void producer_streamk(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m,
                              cute_val mapA, const cute_val *mapB)
 {
@@ -181,7 +191,8 @@ static void producer_streamk(cute_ctx *c, const gemm_plan *p, const hopper_args 
     cute_tma_copy_opts to[2];
     multicast_opts(c, p, to);
     gemm_streamk sk = gemm_streamk_make(c, &g->sched, tile_k_tiles(c, g)); /* (in each role: not live across setmaxnreg) */
-    CUTE_FOR(c, i, cute_i(0), sk.items) {
+    produce_tiles(c, p, g, m, mapA, mapB, sk.dp_mine, &s, to);
+    CUTE_FOR(c, i, sk.dp_mine, sk.items) {
         gemm_work w = gemm_streamk_work(c, &sk, i);
         gemm_tiles t = work_tiles(c, g, &w);
         CUTE_FOR(c, kt, w.k0, w.k1) gemm_hopper_load_ktile(c, p, m, &s, mapA, mapB, &t, kt, to);
@@ -305,64 +316,86 @@ static cute_tensor signal_flag(cute_ctx *c, const gemm_plan *p, const hopper_arg
     return gemm_peer_signal_flag(c, p, &g->peer, tm, tn);
 }
 
+/* what the cooperative consumers carry from tile to tile */
+typedef struct coop_state {
+    gemm_hopper_frag f;
+    cute_pipeline_state read, done;
+    gemm_scales sc;
+    cute_val alpha, beta, mapC;
+} coop_state;
+
+static coop_state coop_begin(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m,
+                             cute_int tid, cute_val alpha, cute_val beta, cute_val mapC)
+{
+    coop_state st = {fragments(c, p, m, tid), read_state(c, p),
+                     cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages), g->scales, alpha, beta, mapC};
+    st.alpha = gemm_scales_begin(c, p, &st.sc, alpha);
+    return st;
+}
+
+/* the block's first `tiles` tiles in the scheduler's order, each whole: its main loop, then
+ * its epilogue (the stores left to land under the next main loop) */
+static void coop_tiles(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m, cute_int tid,
+                       cute_int tiles, coop_state *st)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    bool blocks = p->cfg.scale == CUTE_GEMM_SCALE_BLOCK;
+    CUTE_FOR(c, w, cute_i(0), tiles) {
+        if (!blocks) mainloop_first(c, p, m, &st->read, &st->f);
+        gemm_tiles t = tile(c, p, g, w); /* (while the first batch runs) */
+        cute_tensor before = signal_flag(c, p, g, cute_sub(a, w, cute_i(1)));
+        if (blocks) {
+            gemm_hopper_mainloop_blockscaled(c, p, m, &t, &st->read, &st->done, &st->f, tid, &st->sc);
+        } else {
+            mainloop_rest(c, p, m, t.k_tiles, &st->read, &st->done, &st->f);
+            gemm_hopper_mainloop_tail(c, p, m, &st->done);
+        }
+        /* the tile before: its stores had this main loop to land */
+        gemm_peer_signal(c, p, &g->peer, tid, cute_int_lt(c, cute_i(0), w), before);
+        epilogue(c, p, g, m, tid, &t, st->f.acc, st->alpha, st->beta, st->mapC, &st->sc);
+    }
+}
+
 /* The cooperative consumers (tid: the thread's index among them): both warpgroups on each
  * of the block's tiles, 64 rows each */
 static void consumer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m, cute_int tid,
                      cute_val alpha, cute_val beta, cute_val mapC)
 {
-    gemm_hopper_frag f = fragments(c, p, m, tid);
-    cute_pipeline_state read = read_state(c, p);
-    cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    gemm_scales sc = g->scales;
-    alpha = gemm_scales_begin(c, p, &sc, alpha);
     cute_alg *a = cute_ctx_alg(c);
-    bool blocks = p->cfg.scale == CUTE_GEMM_SCALE_BLOCK;
-    CUTE_FOR(c, w, cute_i(0), gemm_sched_mine(c, &g->sched)) {
-        if (!blocks) mainloop_first(c, p, m, &read, &f);
-        gemm_tiles t = tile(c, p, g, w); /* (while the first batch runs) */
-        cute_tensor before = signal_flag(c, p, g, cute_sub(a, w, cute_i(1)));
-        if (blocks) {
-            gemm_hopper_mainloop_blockscaled(c, p, m, &t, &read, &done, &f, tid, &sc);
-        } else {
-            mainloop_rest(c, p, m, t.k_tiles, &read, &done, &f);
-            gemm_hopper_mainloop_tail(c, p, m, &done);
-        }
-        /* the tile before: its stores had this main loop to land */
-        gemm_peer_signal(c, p, &g->peer, tid, cute_int_lt(c, cute_i(0), w), before);
-        epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC, &sc);
-    }
+    coop_state st = coop_begin(c, p, g, m, tid, alpha, beta, mapC);
+    coop_tiles(c, p, g, m, tid, gemm_sched_mine(c, &g->sched), &st);
     gemm_hopper_store_drain(c, p, tid);
     cute_int last = cute_sub(a, gemm_sched_mine(c, &g->sched), cute_i(1));
     gemm_peer_signal(c, p, &g->peer, tid, cute_int_lt(c, cute_i(-1), last), signal_flag(c, p, g, last));
-    gemm_scales_end(c, p, &sc);
+    gemm_scales_end(c, p, &st.sc);
 }
 
-/* The stream-K consumers (cooperative): each work item's k-tiles onto zeros or onto the
- * partial of the block below, then its partial sums to the workspace, or the epilogue */
+/* The stream-K consumers (cooperative): the block's whole tiles as the cooperative kernel
+ * runs them (the same code: stream-K's data-parallel item w is the scheduler's tile w of the
+ * block), then the pieces of its run, each onto zeros or onto the partial of the block below,
+ * its partial sums to the workspace or, where it ends its tile, the epilogue */
 static void consumer_streamk(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m,
                              cute_int tid, cute_val alpha, cute_val beta, cute_val mapC)
 {
     cute_alg *a = cute_ctx_alg(c);
-    gemm_hopper_frag f = fragments(c, p, m, tid);
-    cute_pipeline_state read = read_state(c, p);
-    cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    gemm_scales sc = g->scales; /* (none: the plan refuses scales here) */
+    coop_state st = coop_begin(c, p, g, m, tid, alpha, beta, mapC); /* (no scales: the plan refuses them here) */
     gemm_streamk sk = gemm_streamk_make(c, &g->sched, tile_k_tiles(c, g));
-    CUTE_FOR(c, i, cute_i(0), sk.items) {
+    coop_tiles(c, p, g, m, tid, sk.dp_mine, &st);
+    CUTE_FOR(c, i, sk.dp_mine, sk.items) {
         gemm_work w = gemm_streamk_work(c, &sk, i);
-        gemm_streamk_start_from_partial(c, p, g->ws, g->flags, tid, f.acc, w.first);
-        mma_ktile(c, p, m, &read, &f);
+        gemm_streamk_start_from_partial(c, p, g->ws, g->flags, tid, st.f.acc, w.first);
+        mma_ktile(c, p, m, &st.read, &st.f);
         gemm_tiles t = work_tiles(c, g, &w); /* (while the first batch runs) */
-        mainloop_rest(c, p, m, cute_sub(a, w.k1, w.k0), &read, &done, &f);
-        gemm_hopper_mainloop_tail(c, p, m, &done);
-        CUTE_IF(c, w.partial) gemm_streamk_store_partial(c, p, g->ws, g->flags, tid, f.acc);
+        mainloop_rest(c, p, m, cute_sub(a, w.k1, w.k0), &st.read, &st.done, &st.f);
+        gemm_hopper_mainloop_tail(c, p, m, &st.done);
+        CUTE_IF(c, w.partial) gemm_streamk_store_partial(c, p, g->ws, g->flags, tid, st.f.acc);
         /* the tile's end: a loop of one trip or none, not a branch -- under a branch on a
          * run-time value, the trace could not prove which threads reach the epilogue's tiled
          * copies (atom_threads_here) */
         cute_int ends = cute_sub(a, cute_i(1), cute_int_from_val(c, cute_val_cvt(c, w.partial, CUTE_I32), 0));
         CUTE_FOR(c, once, cute_i(0), ends) {
             (void)once;
-            epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC, &sc);
+            epilogue(c, p, g, m, tid, &t, st.f.acc, st.alpha, st.beta, st.mapC, &st.sc);
         }
     }
     gemm_hopper_store_drain(c, p, tid);
