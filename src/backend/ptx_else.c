@@ -10,7 +10,8 @@
  *  - the then branch reads nothing the else branch writes;
  *  - a register the else branch writes is assigned again at the then branch's top level, or
  *    named nowhere outside the else branch.
- * Opt-in: CUTEC_PTX_ELSE=1 (px_else_wanted). */
+ * On unless CUTEC_PTX_ELSE=0 (H200, session 33: the final pass made it the
+ * default; bench/RESULTS.md, the lead's section). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,7 @@
 bool px_else_wanted(void)
 {
     const char *v = getenv("CUTEC_PTX_ELSE");
-    return v && strcmp(v, "1") == 0;
+    return !v || strcmp(v, "0") != 0;
 }
 
 /* every register the block names (results, operands, a FOR's variable), counted into n */

@@ -99,11 +99,12 @@ bool px_hoist(px_fn *e, const cute_ir_inst *loop, bool (*emit)(px_fn *, const cu
  * the ADD is that sum plus the variant leaves (two's-complement addition is associative:
  * the same bits).  The inner ADDs are then not written (e->folded).  A variant leaf must
  * hold the same value where the sum is read: not a register the body assigns again, but the
- * loop's variable (assigned at the loop's end).  Opt-in: CUTEC_PTX_SUMS=1. */
+ * loop's variable (assigned at the loop's end).  On unless CUTEC_PTX_SUMS=0 (H200, session
+ * 33: the final pass made it the default; bench/RESULTS.md, the lead's section). */
 bool px_sums_wanted(void)
 {
     const char *v = getenv("CUTEC_PTX_SUMS");
-    return v && strcmp(v, "1") == 0;
+    return !v || strcmp(v, "0") != 0;
 }
 
 typedef struct sum_walk {

@@ -8,7 +8,8 @@
  * (deferred) until the first later instruction of the block that names their result or
  * assigns one of their operands; what is left waits to the block's end.  An instruction
  * that can leave the block (a BREAK or RETURN anywhere in it) first writes them all.
- * Opt-in: CUTEC_PTX_LATE=1 (px_late_wanted). */
+ * On unless CUTEC_PTX_LATE=0 (H200, session 33: the final pass made it the
+ * default; bench/RESULTS.md, the lead's section). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,7 @@
 bool px_late_wanted(void)
 {
     const char *v = getenv("CUTEC_PTX_LATE");
-    return v && strcmp(v, "1") == 0;
+    return !v || strcmp(v, "0") != 0;
 }
 
 static bool late_op(const px_fn *e, const cute_ir_inst *in)

@@ -38,7 +38,7 @@ static const uint64_t CONTROL = 0x1ffffull << 41;     /* bits 41-57 */
 ffma_rewrite ffma_rewrite_from_env(void)
 {
     const char *v = getenv("CUTEC_SASS_FFMA");
-    return !v ? FFMA_KEEP : !strcmp(v, "reuse") ? FFMA_REUSE : !strcmp(v, "nop") ? FFMA_NOP : FFMA_KEEP;
+    return !v ? FFMA_REUSE : !strcmp(v, "reuse") ? FFMA_REUSE : !strcmp(v, "nop") ? FFMA_NOP : FFMA_KEEP;
 }
 
 static int rb(uint64_t lo) { return (int)(lo >> 32 & 0xff); }

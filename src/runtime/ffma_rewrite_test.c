@@ -89,13 +89,13 @@ static void reuse_only_same_rb(void)
 static void environment(void)
 {
     static const struct { const char *v; ffma_rewrite r; } cases[] = {
-        {"reuse", FFMA_REUSE}, {"nop", FFMA_NOP}, {"yield", FFMA_KEEP}, {"", FFMA_KEEP}, {"Reuse", FFMA_KEEP}};
+        {"reuse", FFMA_REUSE}, {"keep", FFMA_KEEP}, {"nop", FFMA_NOP}, {"yield", FFMA_KEEP}, {"", FFMA_KEEP}, {"Reuse", FFMA_KEEP}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         setenv("CUTEC_SASS_FFMA", cases[i].v, 1);
         CHECK(ffma_rewrite_from_env() == cases[i].r, "\"%s\": %d", cases[i].v, (int)ffma_rewrite_from_env());
     }
     unsetenv("CUTEC_SASS_FFMA");
-    CHECK(ffma_rewrite_from_env() == FFMA_KEEP, "unset: keep");
+    CHECK(ffma_rewrite_from_env() == FFMA_REUSE, "unset: reuse (the default)");
 }
 
 int main(void)
