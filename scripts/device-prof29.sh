@@ -8,6 +8,7 @@
 #   rows: softmax and LayerNorm at 1024x262144, cross-entropy at 16384x4096, the SM80 attention
 #   more: decode with 8 KV heads, the forward at d64;  more2: LayerNorm 16384x4096, bf16 8192^3
 #   after: the attention backward, NVFP4 (4096,7168,8) and softmax 262144 as this session left them
+#   s33: d64 causal forward, NVFP4 (7168,16384,1), LayerNorm backward 262144, fp8 block scales
 # Each profile: the speed of light, warp states, scheduler, memory and compute sections and the
 # sampled stalls a SASS instruction ($OUT/NAME.txt and NAME-sass.csv).  Only cutec's kernels
 # (NAME_kernel_N) are profiled; the launch profiled is the third of its name.
@@ -72,6 +73,13 @@ after() # the final pass: the kernels this session changed
     prof attn-bwd-after 70 3 bench attention --bwd --batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 3
     prof nvfp4-after 40 1 bench gemv --dtype nvfp4 --shape 4096x7168 --batch 8 --iters 3
     CUTEC_TORCH_ROWS=/dev/null prof softmax-262144-after 40 1 bench softmax --dtype bf16 --shape 1024x262144 --iters 3
+}
+s33() # session 33's final pass: the widest gaps it left (d64 causal behind SDPA, NVFP4 at L = 1,
+{      # LayerNorm's backward at 262144, fp8 block scales with the FFMA rewrite)
+    prof attn-d64-causal 60 1 run attention --causal --batch 16 --heads 32 --seqlen 2048 --headdim 64 --iters 3
+    prof nvfp4-l1 40 1 bench gemv --dtype nvfp4 --shape 7168x16384 --iters 3
+    CUTEC_TORCH_ROWS=/dev/null prof layernorm-bwd-262144 40 1 bench layernorm --backward --dtype bf16 --shape 1024x262144 --iters 3
+    prof fp8-block-reuse 60 1 bench gemm --dtype e4m3 --layout tn --variants hopper --scale block --sizes 4096x7168x16384 --iters 3
 }
 {
     say "$(date -u '+%F %T') $(git log --oneline -1 2>/dev/null) part $part"
