@@ -28,13 +28,13 @@
 #   forward), or `(rows_trial("walk") || <the ops that won>)`; then rows_gpu_test's
 #   occupancy check wants (8, 1) for them where it wants (8, 3).
 # A WRONG bench line or a failed `cutec run` check -> "keep opt-in (fix it first)".
-# Logs under $OUT; no bench starts past $BUDGET seconds (default 70).
-#   BUDGET=70 ITERS=10 sh scripts/device-ln18.sh
+# Logs under $OUT; no bench starts past $BUDGET seconds (default 60; each at most 18 s).
+#   BUDGET=60 ITERS=10 sh scripts/device-ln18.sh
 . scripts/device-common.sh
 log="$out/ln18.log"
 start=$(date +%s)
-budget=${BUDGET:-70}
-BENCH_TIMEOUT=20
+budget=${BUDGET:-60}
+BENCH_TIMEOUT=18
 S=1024x262144
 # the % of the copy of `cutec bench OP --shape SHAPE` under CUTEC_ROWS_TRIAL=T (0: the
 # default) into $pct ("" if it failed or was skipped; "W" if wrong), logged
@@ -67,7 +67,7 @@ decide()
         for a in "layernorm bf16 64x262144" "layernorm bf16 37x262136" "layernorm f16 16x262152" "layernorm f32 16x131076" \
             "rmsnorm bf16 64x262144" "softmax bf16 40x262136"; do
             set -- $a # (op, dtype, shape)
-            CUTEC_ROWS_TRIAL=walk timeout 20 build/cutec run "$1" --dtype "$2" --shape "$3" >"$out/ln18.one" 2>&1
+            CUTEC_ROWS_TRIAL=walk timeout 10 build/cutec run "$1" --dtype "$2" --shape "$3" >"$out/ln18.one" 2>&1
             echo "walk: $(tail -n 1 "$out/ln18.one")"
             grep -q "verified (0 wrong)" "$out/ln18.one" || checked=no
         done
