@@ -1,7 +1,8 @@
-/* Internal, for the Hopper and Blackwell GEMM tests (hopper_test.c, grouped_test.c,
- * blackwell_test.c): an operand made of fresh gaussian values on the host and uploaded, as a
- * call argument, the count of a result's elements off the float64 reference, and the dual
- * GEMM (SwiGLU) through the library against float64. */
+/* Internal, for the Hopper, Blackwell and stream-K GEMM tests (hopper_test.c, grouped_test.c,
+ * blackwell_test.c, streamk_test.c, streamk_sm80_test.c): an operand made of fresh gaussian
+ * values on the host and uploaded, as a call argument, the count of a result's elements off
+ * the float64 reference, the dual GEMM (SwiGLU) through the library against float64, and the
+ * tests' main (interpreter cases, then GPU ones). */
 #ifndef CUTEC_GEMM_TESTKIT_H
 #define CUTEC_GEMM_TESTKIT_H
 
@@ -174,6 +175,19 @@ static inline void gtk_compiles_sm100a(cute_runtime *rt, const cute_gemm_config 
     }
     free(ptx), free(usage);
     cute_fn_free(f);
+}
+
+/* a GEMM test's main: *seed from check_seed ($CUTEC_SEED, else the time), the interpreter's
+ * cases unless $CUTEC_TEST_GPU_ONLY is set and not 0 (a GPU pass short of time: CI runs them),
+ * then the GPU's (each skips without one); the exit status */
+static inline int gtk_main(const char *name, uint64_t *seed, void (*interp)(void), void (*gpu)(void))
+{
+    *seed = check_seed(name);
+    const char *gpu_only = getenv("CUTEC_TEST_GPU_ONLY");
+    if (gpu_only && *gpu_only && strcmp(gpu_only, "0")) SKIP("the interpreter's cases (CUTEC_TEST_GPU_ONLY)");
+    else interp();
+    gpu();
+    return CHECK_DONE(name);
 }
 
 #endif

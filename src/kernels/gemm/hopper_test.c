@@ -442,13 +442,5 @@ static void gpu(void)
 
 int main(void)
 {
-    seed = (uint64_t)time(NULL) | 1;
-    if (getenv("CUTEC_SEED")) seed = strtoull(getenv("CUTEC_SEED"), NULL, 10);
-    printf("hopper_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
-    /* a GPU pass short of time (the interpreter's cases take 15-40 s; CI runs them) */
-    const char *gpu_only = getenv("CUTEC_TEST_GPU_ONLY");
-    if (gpu_only && *gpu_only && strcmp(gpu_only, "0")) SKIP("the interpreter's cases (CUTEC_TEST_GPU_ONLY)");
-    else interp();
-    gpu();
-    return CHECK_DONE("hopper_test");
+    return gtk_main("hopper_test", &seed, interp, gpu);
 }

@@ -264,12 +264,5 @@ static void gpu(void)
 
 int main(void)
 {
-    seed = (uint64_t)time(NULL) | 1;
-    if (getenv("CUTEC_SEED")) seed = strtoull(getenv("CUTEC_SEED"), NULL, 10);
-    printf("streamk_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
-    const char *gpu_only = getenv("CUTEC_TEST_GPU_ONLY");
-    if (gpu_only && *gpu_only && strcmp(gpu_only, "0")) SKIP("the interpreter's cases (CUTEC_TEST_GPU_ONLY)");
-    else interp();
-    gpu();
-    return CHECK_DONE("streamk_test");
+    return gtk_main("streamk_test", &seed, interp, gpu);
 }
