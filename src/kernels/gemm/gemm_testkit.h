@@ -177,6 +177,45 @@ static inline void gtk_compiles_sm100a(cute_runtime *rt, const cute_gemm_config 
     cute_fn_free(f);
 }
 
+/* A stream-K kernel's workspace in a test: `bytes` on the device, its flags (a u32 a block,
+ * from flags_at) down before the call; gtk_streamk_raised counts those left up after it (a
+ * finisher that did not wait for them).  Zero-initialise one the test may never make. */
+typedef struct gtk_streamk_ws {
+    cute_buffer dev;
+    uint32_t *flags; /* NULL: not made */
+    size_t flags_at, bytes;
+    int blocks;
+} gtk_streamk_ws;
+
+static inline bool gtk_streamk_ws_make(cute_backend *b, gtk_streamk_ws *w, size_t bytes, size_t flags_at, int blocks)
+{
+    *w = (gtk_streamk_ws){.flags = calloc((size_t)blocks, 4), .flags_at = flags_at, .bytes = bytes, .blocks = blocks};
+    if (w->flags && b->vt->alloc(b->self, bytes, &w->dev) == CUTE_OK)
+        return b->vt->upload(b->self, &w->dev, flags_at, w->flags, bytes - flags_at) == CUTE_OK;
+    free(w->flags), w->flags = NULL;
+    return false;
+}
+
+/* the flags as the call's last argument */
+static inline cute_call_arg gtk_streamk_flags_arg(const gtk_streamk_ws *w)
+{
+    return cute_call_tensor(&w->dev, w->flags_at, CUTE_U32, 1, (int64_t[]){w->blocks}, (int64_t[]){1});
+}
+
+/* the flags up after the call; -1 where they cannot be read back */
+static inline int gtk_streamk_raised(cute_backend *b, gtk_streamk_ws *w)
+{
+    if (b->vt->download(b->self, w->flags, &w->dev, w->flags_at, w->bytes - w->flags_at) != CUTE_OK) return -1;
+    int up = 0;
+    for (int i = 0; i < w->blocks; i++) up += w->flags[i] != 0;
+    return up;
+}
+
+static inline void gtk_streamk_ws_free(cute_backend *b, gtk_streamk_ws *w)
+{
+    if (w->flags) b->vt->free(b->self, &w->dev), free(w->flags), w->flags = NULL;
+}
+
 /* a GEMM test's main: *seed from check_seed ($CUTEC_SEED, else the time), the interpreter's
  * cases unless $CUTEC_TEST_GPU_ONLY is set and not 0 (a GPU pass short of time: CI runs them),
  * then the GPU's (each skips without one); the exit status */

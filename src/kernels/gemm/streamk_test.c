@@ -129,24 +129,19 @@ static cute_status run_broken(cute_runtime *rt, const skcase *k, unsigned how, i
     if (!f) return CUTE_ERR_COMPILE;
     int blocks = gemm_resident_blocks(rt, 1, 384);
     size_t flags_at, bytes = gemm_streamk_workspace_bytes(&k->tile, blocks, &flags_at);
-    uint32_t *flags = calloc((size_t)blocks, 4);
     operands o;
-    cute_buffer ws;
-    bool ok = make_all(b, k, &o) && b->vt->alloc(b->self, bytes, &ws) == CUTE_OK &&
-              b->vt->upload(b->self, &ws, flags_at, flags, bytes - flags_at) == CUTE_OK;
+    gtk_streamk_ws ws = {0};
+    bool ok = make_all(b, k, &o) && gtk_streamk_ws_make(b, &ws, bytes, flags_at, blocks);
     cute_call_arg args[8] = {gtk_arg(&o.A, CUTE_BF16), gtk_arg(&o.B, CUTE_BF16), gtk_arg(&o.C, k->cd),
                              cute_call_float(k->alpha), cute_call_float(k->beta),
                              cute_call_tensor(&o.V.dev, 0, k->cd, 1, &o.V.rows, (int64_t[]){1}),
-                             cute_call_tensor(&ws, 0, CUTE_F32, 1, (int64_t[]){(int64_t)(flags_at / 4)}, (int64_t[]){1}),
-                             cute_call_tensor(&ws, flags_at, CUTE_U32, 1, (int64_t[]){blocks}, (int64_t[]){1})};
+                             cute_call_tensor(&ws.dev, 0, CUTE_F32, 1, (int64_t[]){(int64_t)(flags_at / 4)}, (int64_t[]){1}),
+                             gtk_streamk_flags_arg(&ws)};
     cute_status s = ok ? cute_call(f, NULL, 8, args, why, n) : CUTE_ERR_OOM;
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
-    if (s == CUTE_OK) *bad = check_c(b, k, &o, why, n);
-    if (s == CUTE_OK && b->vt->download(b->self, flags, &ws, flags_at, bytes - flags_at) == CUTE_OK)
-        for (int i = *raised = 0; i < blocks; i++) *raised += flags[i] != 0;
+    if (s == CUTE_OK) *bad = check_c(b, k, &o, why, n), *raised = gtk_streamk_raised(b, &ws);
     free_all(b, &o);
-    b->vt->free(b->self, &ws);
-    free(flags);
+    gtk_streamk_ws_free(b, &ws);
     cute_fn_free(f);
     return s;
 }
