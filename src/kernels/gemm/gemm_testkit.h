@@ -143,6 +143,16 @@ static inline void gtk_swiglu_check(cute_runtime *rt, const gtk_swiglu *k, size_
     }
 }
 
+/* the interpreter's runtime, or NULL and a skip */
+static inline cute_runtime *gtk_interp(void)
+{
+    char err[512];
+    cute_runtime *rt = NULL;
+    if (cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK) return rt;
+    SKIP("no interpreter");
+    return NULL;
+}
+
 /* the CUDA runtime of an sm_90 GPU, or NULL (none: the caller skips) */
 static inline cute_runtime *gtk_sm90(void)
 {

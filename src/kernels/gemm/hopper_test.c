@@ -332,12 +332,8 @@ static void swiglu_all(cute_runtime *rt)
 
 static void interp(void)
 {
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        SKIP("no interpreter");
-        return;
-    }
+    cute_runtime *rt = gtk_interp();
+    if (!rt) return;
     static const hcase k[] = {
         {136, 200, 72, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {0}, 0},
         {136, 200, 72, CUTE_F16, CUTE_F16, 0, -1.0, 0.0, {.bm = 128, .bn = 128}, 0},

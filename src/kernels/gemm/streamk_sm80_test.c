@@ -195,12 +195,8 @@ static void refused(cute_runtime *rt)
 
 static void interp(void)
 {
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        SKIP("no interpreter");
-        return;
-    }
+    cute_runtime *rt = gtk_interp();
+    if (!rt) return;
     cute_runtime_set_target_arch(rt, "sm_80");
     static const skcase k[] = {
         split,

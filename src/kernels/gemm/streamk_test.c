@@ -201,12 +201,8 @@ static void refused(cute_runtime *rt)
 
 static void interp(void)
 {
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        SKIP("no interpreter");
-        return;
-    }
+    cute_runtime *rt = gtk_interp();
+    if (!rt) return;
     static const skcase k[] = {
         /* W = 0 (one tile of 128 x 256, 10 k-tiles, the last of 8, on 2 blocks): whole tiles
          * (runs under a tile would need several partials a tile); f32 C */
