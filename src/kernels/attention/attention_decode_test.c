@@ -105,7 +105,7 @@ static void misuse(void)
 
 int main(void)
 {
-    seed = attn_test_seed("attention_decode_test");
+    seed = check_seed("attention_decode_test");
     misuse();
     static const dec_case small[] = {
         {2, 300, 8, 2, 128, true, 0, CUTE_BF16},

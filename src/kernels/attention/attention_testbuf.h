@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "check.h"
 #include "cutec/attention.h"
@@ -108,15 +107,6 @@ static inline void attn_fwd_call_drop(cute_backend *b, attn_fwd_call *c)
 {
     buf *all[5] = {&c->q, &c->k, &c->v, &c->o, &c->lse};
     for (int i = 0; i < 5; i++) drop(b, all[i]);
-}
-
-/* the test's random seed: the clock's, or $CUTEC_SEED; printed to repeat a run */
-static inline uint64_t attn_test_seed(const char *test)
-{
-    uint64_t seed = (uint64_t)time(NULL) | 1;
-    if (getenv("CUTEC_SEED")) seed = strtoull(getenv("CUTEC_SEED"), NULL, 10);
-    printf("%s: CUTEC_SEED=%llu\n", test, (unsigned long long)seed);
-    return seed;
 }
 
 /* each of n cases (case_bytes apart) through run on a fresh library of the backend, or a

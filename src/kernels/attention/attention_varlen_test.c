@@ -146,7 +146,7 @@ static void misuse(void)
 
 int main(void)
 {
-    seed = attn_test_seed("attention_varlen_test");
+    seed = check_seed("attention_varlen_test");
     misuse();
     static const opt_case small[] = {
         {0, {150}, {150}, 2, 1, 64, false, true, 20, 5, CUTE_BF16},
