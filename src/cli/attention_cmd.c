@@ -12,9 +12,9 @@
 #include "cutec/attention.h"
 #include "cutec/cuda_driver.h"
 #include "gpu_timing.h"
+#include "cli/mirror.h"
 #include "kernels/attention/attention_ref.h"
 #include "kernels/ew_ref.h"
-#include "kernels/gemm/gemm_ref.h"
 
 
 static int usage(const char *cmd)
@@ -160,32 +160,19 @@ enum { NFWD = 5, NBUF = 10 };
 typedef struct problem {
     cute_runtime *rt;
     cute_attention_lib *lib;
-    cute_buffer buf[NBUF]; /* Q, K, V, O, LSE; with --bwd dO, dQ, dK, dV, delta */
-    void *host[NBUF];
-    size_t bytes[NBUF];
+    cli_mirror m[NBUF]; /* Q, K, V, O, LSE; with --bwd dO, dQ, dK, dV, delta */
     cute_call_arg q, k, v, o, lse, grad[5]; /* grad: dO, dQ, dK, dV, delta */
     bool causal;
     double scale;
     char err[4096]; /* a launch's interpreter reports (a deadlock names every warp) */
 } problem;
 
-static bool alloc_one(problem *p, int i, size_t bytes)
-{
-    cute_backend *b = cute_runtime_backend(p->rt);
-    p->bytes[i] = bytes;
-    p->host[i] = malloc(bytes);
-    return p->host[i] && b->vt->alloc(b->self, bytes, &p->buf[i]) == CUTE_OK;
-}
-
 /* the outputs poisoned (all ones bits: NaN), on the host and the device */
 static bool problem_poison(problem *p, const attn_opts *o)
 {
     cute_backend *b = cute_runtime_backend(p->rt);
-    for (int i = 3; i < (o->bwd ? NBUF : NFWD); i++) {
-        if (i == NFWD) continue; /* dO: an input */
-        memset(p->host[i], 0xff, p->bytes[i]);
-        if (b->vt->upload(b->self, &p->buf[i], 0, p->host[i], p->bytes[i]) != CUTE_OK) return false;
-    }
+    for (int i = 3; i < (o->bwd ? NBUF : NFWD); i++)
+        if (i != NFWD && !cli_mirror_poison(b, &p->m[i])) return false; /* dO: an input */
     return true;
 }
 
@@ -197,35 +184,31 @@ static bool problem_make(problem *p, const attn_opts *o, uint64_t *seed)
     size_t es = (size_t)cute_dtype_bytes(o->dtype), nl = (size_t)(o->B * o->H * o->S) * 4;
     size_t sizes[NBUF] = {nq * es, nk * es, nk * es, nq * es, nl, nq * es, nq * es, nk * es, nk * es, nl};
     for (int i = 0; i < (o->bwd ? NBUF : NFWD); i++) {
-        if (!alloc_one(p, i, sizes[i])) return false;
-        if (i >= 3 && i != NFWD) continue;
-        gemm_ref_fill_pooled(o->dtype, p->host[i], (int64_t)(sizes[i] / es), seed);
-        if (b->vt->upload(b->self, &p->buf[i], 0, p->host[i], sizes[i]) != CUTE_OK) return false;
+        bool input = i < 3 || i == NFWD;
+        if (!cli_mirror_alloc(b, &p->m[i], sizes[i]) || (input && !cli_mirror_gaussian(b, &p->m[i], o->dtype, seed)))
+            return false;
     }
     if (!problem_poison(p, o)) return false;
-    int64_t sq[4] = {o->S * o->H * o->D, o->H * o->D, o->D, 1}, sk[4] = {o->S * o->G * o->D, o->G * o->D, o->D, 1};
-    p->q = cute_call_tensor(&p->buf[0], 0, o->dtype, 4, (int64_t[]){o->B, o->S, o->H, o->D}, sq);
-    p->k = cute_call_tensor(&p->buf[1], 0, o->dtype, 4, (int64_t[]){o->B, o->S, o->G, o->D}, sk);
-    p->v = cute_call_tensor(&p->buf[2], 0, o->dtype, 4, (int64_t[]){o->B, o->S, o->G, o->D}, sk);
-    p->o = cute_call_tensor(&p->buf[3], 0, o->dtype, 4, (int64_t[]){o->B, o->S, o->H, o->D}, sq);
-    p->lse = cute_call_tensor(&p->buf[4], 0, CUTE_F32, 3, (int64_t[]){o->B, o->H, o->S},
+    p->q = cli_bshd_tensor(&p->m[0].dev, o->dtype, o->B, o->S, o->H, o->D);
+    p->k = cli_bshd_tensor(&p->m[1].dev, o->dtype, o->B, o->S, o->G, o->D);
+    p->v = cli_bshd_tensor(&p->m[2].dev, o->dtype, o->B, o->S, o->G, o->D);
+    p->o = cli_bshd_tensor(&p->m[3].dev, o->dtype, o->B, o->S, o->H, o->D);
+    p->lse = cute_call_tensor(&p->m[4].dev, 0, CUTE_F32, 3, (int64_t[]){o->B, o->H, o->S},
                               (int64_t[]){o->H * o->S, o->S, 1});
     for (int i = 0; i < 4 && o->bwd; i++) {
         bool kv = i >= 2;
         p->grad[i] = kv ? p->k : p->q;
-        p->grad[i].buf = &p->buf[NFWD + i];
+        p->grad[i].buf = &p->m[NFWD + i].dev;
     }
     p->grad[4] = p->lse;
-    p->grad[4].buf = &p->buf[NBUF - 1];
+    p->grad[4].buf = &p->m[NBUF - 1].dev;
     p->causal = o->causal, p->scale = o->scale;
     return true;
 }
 
 static void problem_drop(problem *p)
 {
-    cute_backend *b = cute_runtime_backend(p->rt);
-    for (int i = 0; i < NBUF; i++)
-        if (p->host[i]) b->vt->free(b->self, &p->buf[i]), free(p->host[i]);
+    cli_mirrors_free(cute_runtime_backend(p->rt), p->m, NBUF);
 }
 
 static cute_status call_fwd(void *user, int set)
@@ -255,7 +238,7 @@ static int64_t verify(const problem *p, const attn_opts *o, int64_t *rows)
     for (int i = 0; i < 3; i++) {
         int64_t m = i ? n : total * o->D;
         w[i] = malloc((size_t)m * sizeof(double));
-        for (int64_t j = 0; j < m; j++) w[i][j] = ew_get(o->dtype, p->host[i], j);
+        for (int64_t j = 0; j < m; j++) w[i][j] = ew_get(o->dtype, p->m[i].host, j);
     }
     attn_ref_problem rp = {o->B, o->S, o->S, o->H, o->G, o->D, o->causal, p->scale > 0 ? p->scale : 1 / sqrt((double)o->D),
                            {w[0], {p->q.stride[0], p->q.stride[1], p->q.stride[2], 1}},
@@ -269,8 +252,8 @@ static int64_t verify(const problem *p, const attn_opts *o, int64_t *rows)
         int64_t b = e / (o->S * o->H), i = e / o->H % o->S, h = e % o->H;
         attn_ref_row(&rp, b, i, h, want, mag, &l);
         for (int64_t d = 0; d < o->D; d++)
-            bad += !attn_ref_close(ew_get(o->dtype, p->host[3], e * o->D + d), want[d], mag[d], o->dtype == CUTE_BF16);
-        float got = ((const float *)p->host[4])[(b * o->H + h) * o->S + i];
+            bad += !attn_ref_close(ew_get(o->dtype, p->m[3].host, e * o->D + d), want[d], mag[d], o->dtype == CUTE_BF16);
+        float got = ((const float *)p->m[4].host)[(b * o->H + h) * o->S + i];
         bad += !(fabs(got - l) <= 1e-4 * (1 + fabs(l)));
     }
     for (int i = 0; i < 3; i++) free(w[i]);
@@ -299,9 +282,9 @@ static int64_t verify_bwd(const problem *p, const attn_opts *o, int64_t *rows)
 {
     int64_t nq = o->B * o->S * o->H * o->D, nk = o->B * o->S * o->G * o->D, bad = 0;
     int64_t tq = o->B * o->S * o->H, tk = o->B * o->S * o->G;
-    double *q = widen(o, p->host[0], nq, false), *k = widen(o, p->host[1], nk, false), *v = widen(o, p->host[2], nk, false);
-    double *out = widen(o, p->host[3], nq, false), *dout = widen(o, p->host[NFWD], nq, false);
-    double *lse = widen(o, p->host[4], tq, true), w[4][256], *row[4] = {w[0], w[1], w[2], w[3]};
+    double *q = widen(o, p->m[0].host, nq, false), *k = widen(o, p->m[1].host, nk, false), *v = widen(o, p->m[2].host, nk, false);
+    double *out = widen(o, p->m[3].host, nq, false), *dout = widen(o, p->m[NFWD].host, nq, false);
+    double *lse = widen(o, p->m[4].host, tq, true), w[4][256], *row[4] = {w[0], w[1], w[2], w[3]};
     attn_ref_tensor tq4 = {q, {o->S * o->H * o->D, o->H * o->D, o->D, 1}}, tk4 = {k, {o->S * o->G * o->D, o->G * o->D, o->D, 1}};
     attn_ref_problem rp = {o->B, o->S, o->S, o->H, o->G, o->D, o->causal, p->scale > 0 ? p->scale : 1 / sqrt((double)o->D),
                            tq4, tk4, tk4};
@@ -311,11 +294,11 @@ static int64_t verify_bwd(const problem *p, const attn_opts *o, int64_t *rows)
     *rows = 0;
     for (int64_t e = 0; e < tq; e += tq <= 256 ? 1 : tq / 256, ++*rows) {
         attn_ref_dq_row(&rp, &f, e / (o->S * o->H), e / o->H % o->S, e % o->H, w[0], w[1]);
-        bad += bad_grads(o, p->host[NFWD + 1], e * o->D, w[0], w[1]);
+        bad += bad_grads(o, p->m[NFWD + 1].host, e * o->D, w[0], w[1]);
     }
     for (int64_t e = 0; e < tk; e += tk <= 256 ? 1 : tk / 256, ++*rows) {
         attn_ref_dkv_row(&rp, &f, e / (o->S * o->G), e / o->G % o->S, e % o->G, row);
-        bad += bad_grads(o, p->host[NFWD + 2], e * o->D, w[0], w[1]) + bad_grads(o, p->host[NFWD + 3], e * o->D, w[2], w[3]);
+        bad += bad_grads(o, p->m[NFWD + 2].host, e * o->D, w[0], w[1]) + bad_grads(o, p->m[NFWD + 3].host, e * o->D, w[2], w[3]);
     }
     double *all[6] = {q, k, v, out, dout, lse};
     for (int i = 0; i < 6; i++) free(all[i]);
@@ -337,15 +320,14 @@ static double run_one(problem *p, const attn_opts *o, int64_t *bad, int64_t *row
         fprintf(stderr, "cutec: %s\n", p->err[0] ? p->err : b->vt->error(b->self));
         return -2;
     }
-    b->vt->download(b->self, p->host[3], &p->buf[3], 0, p->bytes[3]);
-    b->vt->download(b->self, p->host[4], &p->buf[4], 0, p->bytes[4]);
+    cli_mirror_download(b, &p->m[3]), cli_mirror_download(b, &p->m[4]);
     *bad = verify(p, o, rows);
     if (o->bwd) {
         if (call_bwd(p, 0) != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK) {
             fprintf(stderr, "cutec: %s\n", p->err[0] ? p->err : b->vt->error(b->self));
             return -2;
         }
-        for (int i = NFWD + 1; i < NBUF - 1; i++) b->vt->download(b->self, p->host[i], &p->buf[i], 0, p->bytes[i]);
+        for (int i = NFWD + 1; i < NBUF - 1; i++) cli_mirror_download(b, &p->m[i]);
         int64_t brows = 0;
         *bad += verify_bwd(p, o, &brows);
         *rows += brows;

@@ -11,18 +11,16 @@
 
 #include "cli/attention_cli.h"
 #include "cli/gpu_timing.h"
+#include "cli/mirror.h"
 #include "cutec/attention.h"
 #include "cutec/cuda_driver.h"
 #include "kernels/attention/attention_ref.h"
 #include "kernels/ew_ref.h"
-#include "kernels/gemm/gemm_ref.h"
 
 typedef struct decode_problem {
     cute_runtime *rt;
     cute_attention_lib *lib;
-    cute_buffer buf[5]; /* Q, K, V, O, LSE */
-    void *host[5];
-    size_t bytes[5];
+    cli_mirror m[5]; /* Q, K, V, O, LSE */
     cute_call_arg arg[5];
     char err[4096];
 } decode_problem;
@@ -32,26 +30,19 @@ static bool make(decode_problem *p, const attn_opts *o, uint64_t *seed)
     cute_backend *b = cute_runtime_backend(p->rt);
     size_t es = (size_t)cute_dtype_bytes(o->dtype), nq = (size_t)(o->B * o->H * o->D), nk = (size_t)(o->B * o->S * o->G * o->D);
     size_t sizes[5] = {nq * es, nk * es, nk * es, nq * es, (size_t)(o->B * o->H) * 4};
-    for (int i = 0; i < 5; i++) {
-        p->bytes[i] = sizes[i], p->host[i] = malloc(sizes[i]);
-        if (!p->host[i] || b->vt->alloc(b->self, sizes[i], &p->buf[i]) != CUTE_OK) return false;
-        if (i < 3) gemm_ref_fill_pooled(o->dtype, p->host[i], (int64_t)(sizes[i] / es), seed);
-        else memset(p->host[i], 0xff, sizes[i]);
-        if (b->vt->upload(b->self, &p->buf[i], 0, p->host[i], sizes[i]) != CUTE_OK) return false;
-    }
-    int64_t sq[4] = {o->H * o->D, o->H * o->D, o->D, 1}, sk[4] = {o->S * o->G * o->D, o->G * o->D, o->D, 1};
-    for (int i = 0; i < 4; i++)
-        p->arg[i] = cute_call_tensor(&p->buf[i], 0, o->dtype, 4, (int64_t[]){o->B, i % 3 ? o->S : 1, i % 3 ? o->G : o->H, o->D},
-                                     i % 3 ? sk : sq);
-    p->arg[4] = cute_call_tensor(&p->buf[4], 0, CUTE_F32, 3, (int64_t[]){o->B, o->H, 1}, (int64_t[]){o->H, 1, 1});
+    for (int i = 0; i < 5; i++)
+        if (!cli_mirror_alloc(b, &p->m[i], sizes[i]) ||
+            !(i < 3 ? cli_mirror_gaussian(b, &p->m[i], o->dtype, seed) : cli_mirror_poison(b, &p->m[i])))
+            return false;
+    for (int i = 0; i < 4; i++) /* Q and O: one query row a sequence */
+        p->arg[i] = cli_bshd_tensor(&p->m[i].dev, o->dtype, o->B, i % 3 ? o->S : 1, i % 3 ? o->G : o->H, o->D);
+    p->arg[4] = cute_call_tensor(&p->m[4].dev, 0, CUTE_F32, 3, (int64_t[]){o->B, o->H, 1}, (int64_t[]){o->H, 1, 1});
     return true;
 }
 
 static void drop(decode_problem *p)
 {
-    cute_backend *b = cute_runtime_backend(p->rt);
-    for (int i = 0; i < 5; i++)
-        if (p->host[i]) b->vt->free(b->self, &p->buf[i]), free(p->host[i]);
+    cli_mirrors_free(cute_runtime_backend(p->rt), p->m, 5);
 }
 
 static cute_status call(void *user, int set)
@@ -75,17 +66,17 @@ static int64_t verify_group(const decode_problem *p, const attn_opts *o, int64_t
 {
     int64_t group = o->H / o->G, bad = 0;
     double want[256], mag[256], l;
-    for (int64_t r = 0; r < group; r++) widen(o->dtype, p->host[0], (b * o->H + g * group + r) * o->D, o->D, w[0] + r * o->D);
+    for (int64_t r = 0; r < group; r++) widen(o->dtype, p->m[0].host, (b * o->H + g * group + r) * o->D, o->D, w[0] + r * o->D);
     for (int64_t s = 0; s < o->S; s++)
-        for (int i = 1; i < 3; i++) widen(o->dtype, p->host[i], ((b * o->S + s) * o->G + g) * o->D, o->D, w[i] + s * o->D);
+        for (int i = 1; i < 3; i++) widen(o->dtype, p->m[i].host, ((b * o->S + s) * o->G + g) * o->D, o->D, w[i] + s * o->D);
     attn_ref_problem rp = {1, 1, o->S, group, 1, o->D, false, 1 / sqrt((double)o->D), {w[0], {0, 0, o->D, 1}},
                            {w[1], {0, o->D, 0, 1}}, {w[2], {0, o->D, 0, 1}}};
     for (int64_t r = 0; r < group; r++) {
         int64_t e = b * o->H + g * group + r;
         attn_ref_row(&rp, 0, 0, r, want, mag, &l);
         for (int64_t d = 0; d < o->D; d++)
-            bad += !attn_ref_close(ew_get(o->dtype, p->host[3], e * o->D + d), want[d], mag[d], o->dtype == CUTE_BF16);
-        bad += !(fabs(((const float *)p->host[4])[e] - l) <= 1e-4 * (1 + fabs(l)));
+            bad += !attn_ref_close(ew_get(o->dtype, p->m[3].host, e * o->D + d), want[d], mag[d], o->dtype == CUTE_BF16);
+        bad += !(fabs(((const float *)p->m[4].host)[e] - l) <= 1e-4 * (1 + fabs(l)));
     }
     return bad;
 }
@@ -115,7 +106,7 @@ static double run_one(decode_problem *p, const attn_opts *o, int64_t *bad, int64
         fprintf(stderr, "cutec: %s\n", p->err[0] ? p->err : b->vt->error(b->self));
         return -2;
     }
-    for (int i = 3; i < 5; i++) b->vt->download(b->self, p->host[i], &p->buf[i], 0, p->bytes[i]);
+    for (int i = 3; i < 5; i++) cli_mirror_download(b, &p->m[i]);
     *bad = verify(p, o, rows);
     cute_cuda *cu = cute_cuda_backend_driver(b);
     return cu ? gpu_time_calls(cu, call, p, 1, o->k.iters) : -1;

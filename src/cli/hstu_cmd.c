@@ -12,9 +12,9 @@
 #include "cutec/cuda_driver.h"
 #include "cutec/hstu.h"
 #include "gpu_timing.h"
+#include "cli/mirror.h"
 #include "kernels/attention/hstu_ref.h"
 #include "kernels/ew_ref.h"
-#include "kernels/gemm/gemm_ref.h"
 
 typedef struct hstu_opts {
     cute_dtype dtype;
@@ -110,9 +110,7 @@ enum { NT = 5 }; /* Q, K, V, RAB, O */
 typedef struct problem {
     cute_runtime *rt;
     cute_hstu_lib *lib;
-    cute_buffer buf[NT];
-    void *host[NT];
-    size_t bytes[NT];
+    cli_mirror m[NT];
     cute_call_arg t[NT];
     bool causal, fast;
     char err[4096];
@@ -120,9 +118,7 @@ typedef struct problem {
 
 static bool poison(problem *p)
 {
-    cute_backend *b = cute_runtime_backend(p->rt);
-    memset(p->host[4], 0xff, p->bytes[4]);
-    return b->vt->upload(b->self, &p->buf[4], 0, p->host[4], p->bytes[4]) == CUTE_OK;
+    return cli_mirror_poison(cute_runtime_backend(p->rt), &p->m[4]);
 }
 
 /* Q, K, V, RAB gaussian in dtype, O poisoned; compact tensors, RAB's rows padded to 8 */
@@ -132,31 +128,23 @@ static bool problem_make(problem *p, const hstu_opts *o, uint64_t *seed)
     int64_t B = o->B, H = o->H, Sq = o->Sq, Sk = o->Sk, D = o->D, row = (Sk + 7) / 8 * 8;
     size_t es = (size_t)cute_dtype_bytes(o->dtype);
     int64_t n[NT] = {B * Sq * H * D, B * Sk * H * D, B * Sk * H * D, B * H * Sq * row, B * Sq * H * D};
-    for (int i = 0; i < NT; i++) {
-        p->bytes[i] = (size_t)n[i] * es;
-        if (!(p->host[i] = malloc(p->bytes[i])) || b->vt->alloc(b->self, p->bytes[i], &p->buf[i]) != CUTE_OK)
+    for (int i = 0; i < NT; i++)
+        if (!cli_mirror_alloc(b, &p->m[i], (size_t)n[i] * es) || (i < 4 && !cli_mirror_gaussian(b, &p->m[i], o->dtype, seed)))
             return false;
-        if (i == 4) break;
-        gemm_ref_fill_pooled(o->dtype, p->host[i], n[i], seed);
-        if (b->vt->upload(b->self, &p->buf[i], 0, p->host[i], p->bytes[i]) != CUTE_OK) return false;
-    }
     if (!poison(p)) return false;
-    int64_t sq[4] = {Sq * H * D, H * D, D, 1}, sk[4] = {Sk * H * D, H * D, D, 1};
-    int64_t sr[4] = {H * Sq * row, Sq * row, row, 1};
-    p->t[0] = cute_call_tensor(&p->buf[0], 0, o->dtype, 4, (int64_t[]){B, Sq, H, D}, sq);
-    p->t[1] = cute_call_tensor(&p->buf[1], 0, o->dtype, 4, (int64_t[]){B, Sk, H, D}, sk);
-    p->t[2] = cute_call_tensor(&p->buf[2], 0, o->dtype, 4, (int64_t[]){B, Sk, H, D}, sk);
-    p->t[3] = cute_call_tensor(&p->buf[3], 0, o->dtype, 4, (int64_t[]){B, H, Sq, Sk}, sr);
-    p->t[4] = cute_call_tensor(&p->buf[4], 0, o->dtype, 4, (int64_t[]){B, Sq, H, D}, sq);
+    p->t[0] = cli_bshd_tensor(&p->m[0].dev, o->dtype, B, Sq, H, D);
+    p->t[1] = cli_bshd_tensor(&p->m[1].dev, o->dtype, B, Sk, H, D);
+    p->t[2] = cli_bshd_tensor(&p->m[2].dev, o->dtype, B, Sk, H, D);
+    p->t[3] = cute_call_tensor(&p->m[3].dev, 0, o->dtype, 4, (int64_t[]){B, H, Sq, Sk},
+                               (int64_t[]){H * Sq * row, Sq * row, row, 1});
+    p->t[4] = cli_bshd_tensor(&p->m[4].dev, o->dtype, B, Sq, H, D);
     p->causal = o->causal, p->fast = o->fast;
     return true;
 }
 
 static void problem_drop(problem *p)
 {
-    cute_backend *b = cute_runtime_backend(p->rt);
-    for (int i = 0; i < NT; i++)
-        if (p->host[i]) b->vt->free(b->self, &p->buf[i]), free(p->host[i]);
+    cli_mirrors_free(cute_runtime_backend(p->rt), p->m, NT);
 }
 
 static cute_status call(void *user, int set)
@@ -175,9 +163,9 @@ static int64_t verify(const problem *p, const hstu_opts *o, int64_t *rows)
     int64_t total = o->B * o->Sq * o->H, bad = 0, n[3];
     double *w[3];
     for (int i = 0; i < 3; i++) {
-        n[i] = (int64_t)(p->bytes[i] / (size_t)cute_dtype_bytes(o->dtype));
+        n[i] = (int64_t)(p->m[i].bytes / (size_t)cute_dtype_bytes(o->dtype));
         w[i] = malloc((size_t)n[i] * sizeof(double));
-        for (int64_t j = 0; w[i] && j < n[i]; j++) w[i][j] = ew_get(o->dtype, p->host[i], j);
+        for (int64_t j = 0; w[i] && j < n[i]; j++) w[i][j] = ew_get(o->dtype, p->m[i].host, j);
     }
     double *want = malloc((size_t)o->D * 3 * sizeof(double)), *mag = want + o->D;
     double *rab = malloc((size_t)o->Sk * sizeof(double));
@@ -192,10 +180,10 @@ static int64_t verify(const problem *p, const hstu_opts *o, int64_t *rows)
         int64_t b = e / (o->Sq * o->H), i = e / o->H % o->Sq, h = e % o->H;
         const int64_t *sr = p->t[3].stride;
         for (int64_t j = 0; j < o->Sk; j++)
-            rab[j] = ew_get(o->dtype, p->host[3], b * sr[0] + h * sr[1] + i * sr[2] + j);
+            rab[j] = ew_get(o->dtype, p->m[3].host, b * sr[0] + h * sr[1] + i * sr[2] + j);
         hstu_ref_row(&rp, b, i, h, want, mag);
         for (int64_t d = 0; d < o->D; d++)
-            bad += !hstu_ref_close(ew_get(o->dtype, p->host[4], e * o->D + d), want[d], mag[d], mag[o->D + d],
+            bad += !hstu_ref_close(ew_get(o->dtype, p->m[4].host, e * o->D + d), want[d], mag[d], mag[o->D + d],
                                    o->dtype == CUTE_BF16, o->fast);
     }
     if (!*rows) bad = 1; /* out of memory: nothing checked */
@@ -218,7 +206,7 @@ static double run_one(problem *p, const hstu_opts *o, int64_t *bad, int64_t *row
         fprintf(stderr, "cutec: %s\n", p->err[0] ? p->err : b->vt->error(b->self));
         return -2;
     }
-    b->vt->download(b->self, p->host[4], &p->buf[4], 0, p->bytes[4]);
+    cli_mirror_download(b, &p->m[4]);
     *bad = verify(p, o, rows);
     cute_cuda *cu = cute_cuda_backend_driver(b);
     return cu ? gpu_time_calls(cu, call, p, 1, o->k.iters) : -1;

@@ -334,7 +334,7 @@ static void on_gpu(void)
 
 int main(void)
 {
-    seed = attn_test_seed("attention_bwd_test");
+    seed = check_seed("attention_bwd_test");
     static const bwd_case small[] = {
         {1, 37, 37, 2, 2, 64, false, false, CUTE_BF16, 0},
         {1, 70, 70, 4, 2, 64, true, true, CUTE_F16, 0},

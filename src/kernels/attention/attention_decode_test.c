@@ -50,37 +50,23 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
     snprintf(what, sizeof what, "%s %s B%lld Sk%lld H%lld G%lld D%lld splits %d%s", backend, cute_dtype_name(k->d),
              (long long)k->B, (long long)k->Sk, (long long)k->H, (long long)k->G, (long long)k->D, k->splits,
              k->sdpa ? " sdpa-layout" : "");
-    int64_t sq[4], sk[4];
-    strides(1, k->H, k->D, k->sdpa, sq);
-    strides(k->Sk, k->G, k->D, false, sk);
-    buf q, kk, v, o, lse;
-    make(b, &q, k->d, (size_t)(k->B * k->H * k->D), false, &seed);
-    make(b, &kk, k->d, (size_t)(k->B * k->Sk * k->G * k->D), false, &seed);
-    make(b, &v, k->d, kk.n, false, &seed);
-    make(b, &o, k->d, q.n, true, &seed);
-    make(b, &lse, CUTE_F32, (size_t)(k->B * k->H), true, &seed);
-    cute_call_arg aq = cute_call_tensor(&q.dev, 0, k->d, 4, (int64_t[]){k->B, 1, k->H, k->D}, sq);
-    cute_call_arg ak = cute_call_tensor(&kk.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sk, k->G, k->D}, sk);
-    cute_call_arg av = cute_call_tensor(&v.dev, 0, k->d, 4, (int64_t[]){k->B, k->Sk, k->G, k->D}, sk);
-    cute_call_arg ao = cute_call_tensor(&o.dev, 0, k->d, 4, (int64_t[]){k->B, 1, k->H, k->D}, sq);
-    cute_call_arg al = cute_call_tensor(&lse.dev, 0, CUTE_F32, 3, (int64_t[]){k->B, k->H, 1}, (int64_t[]){k->H, 1, 1});
+    attn_fwd_call c; /* Q and O one row a sequence */
+    attn_fwd_make(b, k->B, 1, k->Sk, k->H, k->G, k->D, k->sdpa, k->d, &seed, &c);
     cute_attention_lib_decode_splits(lib, k->splits);
     bool with_lse = k->splits != 3; /* one case asks for no LSE: the splits' are still combined */
-    cute_status s = cutec_attention_decode(lib, &aq, &ak, &av, &ao, with_lse ? &al : NULL, 0, NULL, err, sizeof err);
+    cute_status s = cutec_attention_decode(lib, &c.aq, &c.ak, &c.av, &c.ao, with_lse ? &c.al : NULL, 0, NULL, err,
+                                           sizeof err);
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
     CHECK(s == CUTE_OK, "%s: %s %s", what, err, b->vt->error(b->self));
     if (s == CUTE_OK) {
-        fetch(b, &o), fetch(b, &lse);
-        attn_ref_problem p = {k->B, 1, k->Sk, k->H, k->G, k->D, false, 1 / sqrt((double)k->D),
-                              {q.wide, {sq[0], sq[1], sq[2], 1}}, {kk.wide, {sk[0], sk[1], sk[2], 1}},
-                              {v.wide, {sk[0], sk[1], sk[2], 1}}};
+        fetch(b, &c.o), fetch(b, &c.lse);
+        attn_ref_problem p = attn_fwd_problem(&c, false, 0);
         double worst = 0;
-        int64_t bad = check(k, &p, &o, with_lse ? &lse : NULL, sq, &worst);
+        int64_t bad = check(k, &p, &c.o, with_lse ? &c.lse : NULL, c.sq, &worst);
         printf("  %s: worst |O - O_ref| %.3g\n", what, worst);
         CHECK(bad == 0, "%s: %lld wrong elements of O and the LSE", what, (long long)bad);
     }
-    buf *all[5] = {&q, &kk, &v, &o, &lse};
-    for (int i = 0; i < 5; i++) drop(b, all[i]);
+    attn_fwd_call_drop(b, &c);
 }
 
 static void misuse(void)
@@ -105,7 +91,7 @@ static void misuse(void)
 
 int main(void)
 {
-    seed = attn_test_seed("attention_decode_test");
+    seed = check_seed("attention_decode_test");
     misuse();
     static const dec_case small[] = {
         {2, 300, 8, 2, 128, true, 0, CUTE_BF16},

@@ -279,7 +279,7 @@ static void unsplit_chains(void)
 
 int main(void)
 {
-    seed = attn_test_seed("attention_test");
+    seed = check_seed("attention_test");
     static const attn_case small[] = {
         {1, 37, 37, 2, 2, 64, false, false, CUTE_BF16, 0},
         {1, 70, 70, 2, 1, 64, true, true, CUTE_F16, 0},

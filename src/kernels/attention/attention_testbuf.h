@@ -1,5 +1,6 @@
-/* The attention tests' tensors (attention_test.c, attention_bwd_test.c): host values, their
- * exact widening to double, the device buffer; random or poisoned. */
+/* The attention tests' tensors (attention_test.c, attention_bwd_test.c, the decode, varlen,
+ * HSTU and Blackwell tests): host values, their exact widening to double, the device buffer;
+ * random or poisoned; and a forward call's five. */
 #ifndef CUTEC_ATTENTION_TESTBUF_H
 #define CUTEC_ATTENTION_TESTBUF_H
 
@@ -7,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "check.h"
 #include "cutec/attention.h"
@@ -64,22 +64,22 @@ static inline void strides(int64_t S, int64_t heads, int64_t D, bool sdpa, int64
     st[2] = sdpa ? S * D : D;
 }
 
-/* One forward call of cutec_attention_fwd on fresh gaussian Q, K, V, O and the LSE poisoned:
- * Q and O (B, Sq, H, D) (in SDPA's memory layout where sdpa), K and V (B, Sk, G, D).  After a
- * good call O and the LSE are on the host and p is the float64 reference's problem over the
- * same inputs; attn_fwd_call_drop frees the buffers either way. */
+/* The five tensors of a forward-like call (attn_fwd_make): Q, K and V fresh gaussian, O and the
+ * LSE poisoned; Q and O (B, Sq, H, D) (in SDPA's memory layout where sdpa), K and V
+ * (B, Sk, G, D), the LSE (B, H, Sq); their call arguments; attn_fwd_problem is the float64
+ * reference's problem over the same inputs.  attn_fwd_call_drop frees the buffers. */
 typedef struct attn_fwd_call {
     buf q, k, v, o, lse;
+    int64_t B, Sq, Sk, H, G, D;
     int64_t sq[4], sk[4];
-    cute_call_arg aq, ak, av, ao;
-    attn_ref_problem p;
+    cute_call_arg aq, ak, av, ao, al;
+    attn_ref_problem p; /* attn_fwd_test_call's, after a good call */
 } attn_fwd_call;
 
-static inline cute_status attn_fwd_test_call(cute_attention_lib *lib, cute_backend *b, int64_t B, int64_t Sq,
-                                             int64_t Sk, int64_t H, int64_t G, int64_t D, bool causal, bool sdpa,
-                                             cute_dtype d, double scale, uint64_t *seed, attn_fwd_call *c,
-                                             char *err, size_t n)
+static inline void attn_fwd_make(cute_backend *b, int64_t B, int64_t Sq, int64_t Sk, int64_t H, int64_t G, int64_t D,
+                                 bool sdpa, cute_dtype d, uint64_t *seed, attn_fwd_call *c)
 {
+    c->B = B, c->Sq = Sq, c->Sk = Sk, c->H = H, c->G = G, c->D = D;
     strides(Sq, H, D, sdpa, c->sq);
     strides(Sk, G, D, false, c->sk);
     make(b, &c->q, d, (size_t)(B * Sq * H * D), false, seed);
@@ -91,16 +91,32 @@ static inline cute_status attn_fwd_test_call(cute_attention_lib *lib, cute_backe
     c->ak = cute_call_tensor(&c->k.dev, 0, d, 4, (int64_t[]){B, Sk, G, D}, c->sk);
     c->av = cute_call_tensor(&c->v.dev, 0, d, 4, (int64_t[]){B, Sk, G, D}, c->sk);
     c->ao = cute_call_tensor(&c->o.dev, 0, d, 4, (int64_t[]){B, Sq, H, D}, c->sq);
-    cute_call_arg al = cute_call_tensor(&c->lse.dev, 0, CUTE_F32, 3, (int64_t[]){B, H, Sq}, (int64_t[]){H * Sq, Sq, 1});
-    cute_status s = cutec_attention_fwd(lib, &c->aq, &c->ak, &c->av, &c->ao, &al, scale, causal, NULL, err, n);
+    c->al = cute_call_tensor(&c->lse.dev, 0, CUTE_F32, 3, (int64_t[]){B, H, Sq}, (int64_t[]){H * Sq, Sq, 1});
+}
+
+/* the reference's problem over c's inputs (scale 0: 1 / sqrt(D)) */
+static inline attn_ref_problem attn_fwd_problem(const attn_fwd_call *c, bool causal, double scale)
+{
+    return (attn_ref_problem){c->B, c->Sq, c->Sk, c->H, c->G, c->D, causal, scale > 0 ? scale : 1 / sqrt((double)c->D),
+                              {c->q.wide, {c->sq[0], c->sq[1], c->sq[2], c->sq[3]}},
+                              {c->k.wide, {c->sk[0], c->sk[1], c->sk[2], c->sk[3]}},
+                              {c->v.wide, {c->sk[0], c->sk[1], c->sk[2], c->sk[3]}}};
+}
+
+/* One forward call of cutec_attention_fwd on attn_fwd_make's tensors.  After a good call O and
+ * the LSE are on the host (not widened) and c->p is the reference's problem. */
+static inline cute_status attn_fwd_test_call(cute_attention_lib *lib, cute_backend *b, int64_t B, int64_t Sq,
+                                             int64_t Sk, int64_t H, int64_t G, int64_t D, bool causal, bool sdpa,
+                                             cute_dtype d, double scale, uint64_t *seed, attn_fwd_call *c,
+                                             char *err, size_t n)
+{
+    attn_fwd_make(b, B, Sq, Sk, H, G, D, sdpa, d, seed, c);
+    cute_status s = cutec_attention_fwd(lib, &c->aq, &c->ak, &c->av, &c->ao, &c->al, scale, causal, NULL, err, n);
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
     if (s != CUTE_OK) return s;
     b->vt->download(b->self, c->o.host, &c->o.dev, 0, c->o.n * (size_t)cute_dtype_bytes(d));
     b->vt->download(b->self, c->lse.host, &c->lse.dev, 0, c->lse.n * sizeof(float));
-    c->p = (attn_ref_problem){B, Sq, Sk, H, G, D, causal, scale > 0 ? scale : 1 / sqrt((double)D),
-                              {c->q.wide, {c->sq[0], c->sq[1], c->sq[2], c->sq[3]}},
-                              {c->k.wide, {c->sk[0], c->sk[1], c->sk[2], c->sk[3]}},
-                              {c->v.wide, {c->sk[0], c->sk[1], c->sk[2], c->sk[3]}}};
+    c->p = attn_fwd_problem(c, causal, scale);
     return CUTE_OK;
 }
 
@@ -108,15 +124,6 @@ static inline void attn_fwd_call_drop(cute_backend *b, attn_fwd_call *c)
 {
     buf *all[5] = {&c->q, &c->k, &c->v, &c->o, &c->lse};
     for (int i = 0; i < 5; i++) drop(b, all[i]);
-}
-
-/* the test's random seed: the clock's, or $CUTEC_SEED; printed to repeat a run */
-static inline uint64_t attn_test_seed(const char *test)
-{
-    uint64_t seed = (uint64_t)time(NULL) | 1;
-    if (getenv("CUTEC_SEED")) seed = strtoull(getenv("CUTEC_SEED"), NULL, 10);
-    printf("%s: CUTEC_SEED=%llu\n", test, (unsigned long long)seed);
-    return seed;
 }
 
 /* each of n cases (case_bytes apart) through run on a fresh library of the backend, or a

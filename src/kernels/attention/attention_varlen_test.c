@@ -79,37 +79,26 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
     snprintf(what, sizeof what, "%s %s %d sequence(s) of %lld/%lld rows H%lld G%lld D%lld%s window %s(%lld, %lld)",
              backend, cute_dtype_name(k->d), n, (long long)tq, (long long)tk, (long long)k->H, (long long)k->G,
              (long long)k->D, k->causal ? " causal" : "", k->window ? "" : "off ", (long long)k->left, (long long)k->right);
-    buf q, kk, v, o, lse;
-    make(b, &q, k->d, (size_t)(tq * k->H * k->D), false, &seed);
-    make(b, &kk, k->d, (size_t)(tk * k->G * k->D), false, &seed);
-    make(b, &v, k->d, kk.n, false, &seed);
-    make(b, &o, k->d, q.n, true, &seed);
-    make(b, &lse, CUTE_F32, (size_t)(k->H * tq), true, &seed);
-    int64_t sq[4] = {tq * k->H * k->D, k->H * k->D, k->D, 1}, sk[4] = {tk * k->G * k->D, k->G * k->D, k->D, 1};
-    cute_call_arg aq = cute_call_tensor(&q.dev, 0, k->d, 4, (int64_t[]){1, tq, k->H, k->D}, sq);
-    cute_call_arg ak = cute_call_tensor(&kk.dev, 0, k->d, 4, (int64_t[]){1, tk, k->G, k->D}, sk);
-    cute_call_arg av = cute_call_tensor(&v.dev, 0, k->d, 4, (int64_t[]){1, tk, k->G, k->D}, sk);
-    cute_call_arg ao = cute_call_tensor(&o.dev, 0, k->d, 4, (int64_t[]){1, tq, k->H, k->D}, sq);
-    cute_call_arg al = cute_call_tensor(&lse.dev, 0, CUTE_F32, 3, (int64_t[]){1, k->H, tq}, (int64_t[]){k->H * tq, tq, 1});
+    attn_fwd_call c; /* the sequences packed in one of B = 1 */
+    attn_fwd_make(b, 1, tq, tk, k->H, k->G, k->D, false, k->d, &seed, &c);
     cute_buffer cuq = {0}, cuk = {0};
     cute_call_arg acq = offsets(b, &cuq, k->lq, n), ack = offsets(b, &cuk, k->lk, n);
     cute_attention_options opt = {.causal = k->causal, .window = k->window, .window_left = k->left,
                                   .window_right = k->right, .max_seqlen_q = maxq};
     if (k->nseq) opt.cu_seqlens_q = &acq, opt.cu_seqlens_k = &ack;
-    cute_status s = cutec_attention_fwd_options(lib, &aq, &ak, &av, &ao, &al, &opt, NULL, err, sizeof err);
+    cute_status s = cutec_attention_fwd_options(lib, &c.aq, &c.ak, &c.av, &c.ao, &c.al, &opt, NULL, err, sizeof err);
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
     CHECK(s == CUTE_OK, "%s: %s %s", what, err, b->vt->error(b->self));
     if (s == CUTE_OK) {
-        fetch(b, &o), fetch(b, &lse);
+        fetch(b, &c.o), fetch(b, &c.lse);
         double worst = 0;
         int64_t bad = 0, q0 = 0, k0 = 0;
-        for (int i = 0; i < n; q0 += k->lq[i], k0 += k->lk[i], i++) bad += check_seq(k, &q, &kk, &v, &o, &lse, q0, k0, i, &worst);
+        for (int i = 0; i < n; q0 += k->lq[i], k0 += k->lk[i], i++) bad += check_seq(k, &c.q, &c.k, &c.v, &c.o, &c.lse, q0, k0, i, &worst);
         printf("  %s: worst |O - O_ref| %.3g\n", what, worst);
         CHECK(bad == 0, "%s: %lld wrong elements of O and the LSE", what, (long long)bad);
     }
     b->vt->free(b->self, &cuq), b->vt->free(b->self, &cuk);
-    buf *all[5] = {&q, &kk, &v, &o, &lse};
-    for (int i = 0; i < 5; i++) drop(b, all[i]);
+    attn_fwd_call_drop(b, &c);
 }
 
 /* options the library refuses, each with the message that names the problem */
@@ -146,7 +135,7 @@ static void misuse(void)
 
 int main(void)
 {
-    seed = attn_test_seed("attention_varlen_test");
+    seed = check_seed("attention_varlen_test");
     misuse();
     static const opt_case small[] = {
         {0, {150}, {150}, 2, 1, 64, false, true, 20, 5, CUTE_BF16},

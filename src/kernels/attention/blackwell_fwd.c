@@ -35,6 +35,7 @@
 #include "cutec/tcgen05.h"
 #include "cutec/umma.h"
 #include "kernels/attention/attention_internal.h"
+#include "kernels/tmem_columns.h"
 
 enum {
     WARPGROUP = 128, LOAD_WARP = 0, MMA_WARP = 1, /* warpgroup 0; then the softmax's, the correction's */
@@ -469,21 +470,6 @@ static void correction(cute_ctx *c, const bw_job *j, cute_int r)
 
 /* --- the block -------------------------------------------------------------------------- */
 
-/* the MMA warp allocates the columns; every thread reads their address */
-static cute_val tmem_alloc(cute_ctx *c, cute_smem_allocator *al, const attn_plan *p, cute_int warp)
-{
-    cute_tensor slot = cute_make_tensor(c, cute_smem_alloc_array(c, al, CUTE_U32, 1, 4),
-                                        cute_layout_parse(cute_ctx_alg(c), "1:0"), 4);
-    CUTE_IF(c, cute_int_eq(c, warp, cute_i(MMA_WARP))) {
-        cute_tmem_alloc(c, cute_tensor_ptr(c, slot, cute_i(0)), p->tmem_columns);
-        cute_tmem_relinquish_alloc_permit(c);
-    }
-    cute_tcgen05_fence_before_thread_sync(c);
-    cute_barrier(c);
-    cute_tcgen05_fence_after_thread_sync(c);
-    return cute_ssa_get(c, cute_tensor_load(c, slot), 0);
-}
-
 static void shared_memory(cute_ctx *c, bw_job *j, cute_int warp)
 {
     const attn_plan *p = j->p;
@@ -510,7 +496,8 @@ static void shared_memory(cute_ctx *c, bw_job *j, cute_int warp)
         m->stat[i] = cute_make_tensor(c, cute_smem_alloc_array(c, &al, CUTE_F32, WARPGROUP, 16),
                                       cute_layout_fmt(cute_ctx_alg(c), "%d:1", WARPGROUP), 4);
     }
-    j->taddr = tmem_alloc(c, &al, p, warp);
+    /* the MMA warp allocates the columns */
+    j->taddr = kernels_tmem_columns(c, &al, warp, MMA_WARP, p->tmem_columns, false);
 }
 
 static void blackwell_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO,

@@ -191,7 +191,7 @@ static void registers(void)
 
 int main(void)
 {
-    seed = attn_test_seed("blackwell_fwd_test");
+    seed = check_seed("blackwell_fwd_test");
     static const bw_case cases[] = {
         {1, 200, 200, 2, 2, 64, false, false, CUTE_BF16, 0, 0},
         {2, 37, 600, 2, 1, 64, false, true, CUTE_F16, 0.2, 0},  /* 5 key tiles through 2 stages */

@@ -209,7 +209,7 @@ static bool sm90_here(void)
 
 int main(void)
 {
-    seed = attn_test_seed("hstu_test");
+    seed = check_seed("hstu_test");
     static const hstu_case small[] = {
         {1, 77, 100, 2, 64, false, false, true, CUTE_F16, 0},   /* partial Q and key tiles, V unlike K */
         {1, 70, 131, 1, 128, true, false, true, CUTE_BF16, 0},  /* causal, Sk > Sq, three key tiles */

@@ -47,6 +47,7 @@
 #include "cutec/sync.h"
 #include "cutec/umma.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "kernels/tmem_columns.h"
 
 enum { EPILOGUE_WARPS = 4, MMA_WARP = 4, ACC_STAGES = 2 };
 
@@ -241,21 +242,6 @@ static void meet(cute_ctx *c, const gemm_plan *p)
     else cute_barrier(c);
 }
 
-/* the MMA warp allocates the accumulators' columns; every thread reads their address */
-static cute_val tmem_alloc(cute_ctx *c, cute_smem_allocator *al, const gemm_plan *p, cute_int warp)
-{
-    cute_tensor slot = cute_make_tensor(c, cute_smem_alloc_array(c, al, CUTE_U32, 1, 4),
-                                        cute_layout_parse(cute_ctx_alg(c), "1:0"), 4);
-    CUTE_IF(c, cute_int_eq(c, warp, cute_i(MMA_WARP))) {
-        cute_tmem_alloc(c, cute_tensor_ptr(c, slot, cute_i(0)), p->tmem_columns);
-        cute_tmem_relinquish_alloc_permit(c);
-    }
-    cute_tcgen05_fence_before_thread_sync(c);
-    meet(c, p); /* the pair's leader writes the other block's columns too */
-    cute_tcgen05_fence_after_thread_sync(c);
-    return cute_ssa_get(c, cute_tensor_load(c, slot), 0);
-}
-
 static void shared_memory(cute_ctx *c, const gemm_plan *p, bw_kernel *k, cute_int warp)
 {
     cute_smem_allocator al = cute_smem_allocator_new(c);
@@ -279,7 +265,8 @@ static void shared_memory(cute_ctx *c, const gemm_plan *p, bw_kernel *k, cute_in
         k->m.pipe = cute_pipeline_tma_umma_create(c, &al, p->stages, tx);
         k->acc = cute_pipeline_umma_async_create(c, &al, ACC_STAGES, 32 * EPILOGUE_WARPS);
     }
-    k->taddr = tmem_alloc(c, &al, p, warp);
+    /* the MMA warp allocates the accumulators' columns (a pair's leader the other block's too) */
+    k->taddr = kernels_tmem_columns(c, &al, warp, MMA_WARP, p->tmem_columns, p->cta_pair);
 }
 
 /* the warps' roles over the kernel's shared and tensor memory, then the columns freed */

@@ -107,7 +107,7 @@ static void broken(cute_runtime *rt)
     } b[] = {
         {GEMM_BREAK_ACC_COMMIT, {"deadlock", "warp 0", "blackwell.c", "0 of 1 arrivals"},
          "the MMA thread never commits the accumulator", 1},
-        {GEMM_BREAK_TMEM_FREE, {"never freed", "warp 4", "blackwell.c", "512 tensor-memory columns"},
+        {GEMM_BREAK_TMEM_FREE, {"never freed", "warp 4", "tmem_columns.c", "512 tensor-memory columns"},
          "the tensor memory never freed", 1},
         {GEMM_BREAK_ACC_WAIT, {"tcgen05.ld", "blackwell_epilogue.c", "warp", "never written"},
          "the epilogue's T2R before the accumulator's barrier", 1},

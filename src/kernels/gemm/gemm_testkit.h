@@ -1,7 +1,8 @@
-/* Internal, for the Hopper and Blackwell GEMM tests (hopper_test.c, grouped_test.c,
- * blackwell_test.c): an operand made of fresh gaussian values on the host and uploaded, as a
- * call argument, the count of a result's elements off the float64 reference, and the dual
- * GEMM (SwiGLU) through the library against float64. */
+/* Internal, for the Hopper, Blackwell and stream-K GEMM tests (hopper_test.c, grouped_test.c,
+ * blackwell_test.c, streamk_test.c, streamk_sm80_test.c): an operand made of fresh gaussian
+ * values on the host and uploaded, as a call argument, the count of a result's elements off
+ * the float64 reference, the dual GEMM (SwiGLU) through the library against float64, and the
+ * tests' main (interpreter cases, then GPU ones). */
 #ifndef CUTEC_GEMM_TESTKIT_H
 #define CUTEC_GEMM_TESTKIT_H
 
@@ -142,6 +143,16 @@ static inline void gtk_swiglu_check(cute_runtime *rt, const gtk_swiglu *k, size_
     }
 }
 
+/* the interpreter's runtime, or NULL and a skip */
+static inline cute_runtime *gtk_interp(void)
+{
+    char err[512];
+    cute_runtime *rt = NULL;
+    if (cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK) return rt;
+    SKIP("no interpreter");
+    return NULL;
+}
+
 /* the CUDA runtime of an sm_90 GPU, or NULL (none: the caller skips) */
 static inline cute_runtime *gtk_sm90(void)
 {
@@ -174,6 +185,58 @@ static inline void gtk_compiles_sm100a(cute_runtime *rt, const cute_gemm_config 
     }
     free(ptx), free(usage);
     cute_fn_free(f);
+}
+
+/* A stream-K kernel's workspace in a test: `bytes` on the device, its flags (a u32 a block,
+ * from flags_at) down before the call; gtk_streamk_raised counts those left up after it (a
+ * finisher that did not wait for them).  Zero-initialise one the test may never make. */
+typedef struct gtk_streamk_ws {
+    cute_buffer dev;
+    uint32_t *flags; /* NULL: not made */
+    size_t flags_at, bytes;
+    int blocks;
+} gtk_streamk_ws;
+
+static inline bool gtk_streamk_ws_make(cute_backend *b, gtk_streamk_ws *w, size_t bytes, size_t flags_at, int blocks)
+{
+    *w = (gtk_streamk_ws){.flags = calloc((size_t)blocks, 4), .flags_at = flags_at, .bytes = bytes, .blocks = blocks};
+    if (w->flags && b->vt->alloc(b->self, bytes, &w->dev) == CUTE_OK)
+        return b->vt->upload(b->self, &w->dev, flags_at, w->flags, bytes - flags_at) == CUTE_OK;
+    free(w->flags), w->flags = NULL;
+    return false;
+}
+
+/* the flags as the call's last argument */
+static inline cute_call_arg gtk_streamk_flags_arg(const gtk_streamk_ws *w)
+{
+    return cute_call_tensor(&w->dev, w->flags_at, CUTE_U32, 1, (int64_t[]){w->blocks}, (int64_t[]){1});
+}
+
+/* the flags up after the call; -1 where they cannot be read back */
+static inline int gtk_streamk_raised(cute_backend *b, gtk_streamk_ws *w)
+{
+    if (b->vt->download(b->self, w->flags, &w->dev, w->flags_at, w->bytes - w->flags_at) != CUTE_OK) return -1;
+    int up = 0;
+    for (int i = 0; i < w->blocks; i++) up += w->flags[i] != 0;
+    return up;
+}
+
+static inline void gtk_streamk_ws_free(cute_backend *b, gtk_streamk_ws *w)
+{
+    if (w->flags) b->vt->free(b->self, &w->dev), free(w->flags), w->flags = NULL;
+}
+
+/* a GEMM test's main: *seed from check_seed ($CUTEC_SEED, else the time), the interpreter's
+ * cases unless $CUTEC_TEST_GPU_ONLY is set and not 0 (a GPU pass short of time: CI runs them),
+ * then the GPU's (each skips without one); the exit status */
+static inline int gtk_main(const char *name, uint64_t *seed, void (*interp)(void), void (*gpu)(void))
+{
+    *seed = check_seed(name);
+    const char *gpu_only = getenv("CUTEC_TEST_GPU_ONLY");
+    if (gpu_only && *gpu_only && strcmp(gpu_only, "0")) SKIP("the interpreter's cases (CUTEC_TEST_GPU_ONLY)");
+    else interp();
+    gpu();
+    return CHECK_DONE(name);
 }
 
 #endif

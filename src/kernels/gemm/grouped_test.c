@@ -263,12 +263,8 @@ static void blackwell(cute_runtime *rt, const gcase *k, size_t n)
 
 static void interp(void)
 {
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        SKIP("no interpreter");
-        return;
-    }
+    cute_runtime *rt = gtk_interp();
+    if (!rt) return;
     static const gcase k[] = {
         /* 2 + 0 + 3 + 1 + 2 tiles of 64 x 64 on 2 blocks: each crosses groups; an empty group;
          * K of 8 (under one k-tile) */

@@ -332,12 +332,8 @@ static void swiglu_all(cute_runtime *rt)
 
 static void interp(void)
 {
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        SKIP("no interpreter");
-        return;
-    }
+    cute_runtime *rt = gtk_interp();
+    if (!rt) return;
     static const hcase k[] = {
         {136, 200, 72, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {0}, 0},
         {136, 200, 72, CUTE_F16, CUTE_F16, 0, -1.0, 0.0, {.bm = 128, .bn = 128}, 0},
@@ -442,13 +438,5 @@ static void gpu(void)
 
 int main(void)
 {
-    seed = (uint64_t)time(NULL) | 1;
-    if (getenv("CUTEC_SEED")) seed = strtoull(getenv("CUTEC_SEED"), NULL, 10);
-    printf("hopper_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
-    /* a GPU pass short of time (the interpreter's cases take 15-40 s; CI runs them) */
-    const char *gpu_only = getenv("CUTEC_TEST_GPU_ONLY");
-    if (gpu_only && *gpu_only && strcmp(gpu_only, "0")) SKIP("the interpreter's cases (CUTEC_TEST_GPU_ONLY)");
-    else interp();
-    gpu();
-    return CHECK_DONE("hopper_test");
+    return gtk_main("hopper_test", &seed, interp, gpu);
 }

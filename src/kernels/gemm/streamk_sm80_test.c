@@ -106,24 +106,19 @@ static cute_status run_broken(cute_runtime *rt, const skcase *k, unsigned how, i
     size_t flags_at, bytes = gemm_streamk_workspace_of((int64_t)k->tile.bm * k->tile.bn, cute_dtype_bytes(wd), blocks,
                                                        &flags_at);
     int64_t row = GEMM_STREAMK_SM80_ROW, rows = (int64_t)(flags_at / (size_t)cute_dtype_bytes(wd)) / row;
-    uint32_t *flags = calloc((size_t)blocks, 4);
     operands o;
-    cute_buffer ws;
-    bool ok = make_all(b, k, &o) && b->vt->alloc(b->self, bytes, &ws) == CUTE_OK &&
-              b->vt->upload(b->self, &ws, flags_at, flags, bytes - flags_at) == CUTE_OK;
+    gtk_streamk_ws ws = {0};
+    bool ok = make_all(b, k, &o) && gtk_streamk_ws_make(b, &ws, bytes, flags_at, blocks);
     cute_call_arg args[8] = {gtk_arg(&o.A, k->in), gtk_arg(&o.B, k->in), arg_c(k, &o), cute_call_float(k->alpha),
                              cute_call_float(k->beta), /* the vector, unused: A's first element (as lib.c) */
                              cute_call_tensor(&o.A.dev, 0, k->out, 1, (int64_t[]){1}, (int64_t[]){1}),
-                             cute_call_tensor(&ws, 0, wd, 2, (int64_t[]){row, rows}, (int64_t[]){1, row}),
-                             cute_call_tensor(&ws, flags_at, CUTE_U32, 1, (int64_t[]){blocks}, (int64_t[]){1})};
+                             cute_call_tensor(&ws.dev, 0, wd, 2, (int64_t[]){row, rows}, (int64_t[]){1, row}),
+                             gtk_streamk_flags_arg(&ws)};
     cute_status s = ok ? cute_call(f, NULL, 8, args, why, n) : CUTE_ERR_OOM;
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
-    if (s == CUTE_OK) *bad = check_c(b, k, &o, why, n);
-    if (s == CUTE_OK && b->vt->download(b->self, flags, &ws, flags_at, bytes - flags_at) == CUTE_OK)
-        for (int i = *raised = 0; i < blocks; i++) *raised += flags[i] != 0;
+    if (s == CUTE_OK) *bad = check_c(b, k, &o, why, n), *raised = gtk_streamk_raised(b, &ws);
     free_all(b, &o);
-    b->vt->free(b->self, &ws);
-    free(flags);
+    gtk_streamk_ws_free(b, &ws);
     cute_fn_free(f);
     return s;
 }
@@ -200,12 +195,8 @@ static void refused(cute_runtime *rt)
 
 static void interp(void)
 {
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        SKIP("no interpreter");
-        return;
-    }
+    cute_runtime *rt = gtk_interp();
+    if (!rt) return;
     cute_runtime_set_target_arch(rt, "sm_80");
     static const skcase k[] = {
         split,
@@ -256,12 +247,5 @@ static void gpu(void)
 
 int main(void)
 {
-    seed = (uint64_t)time(NULL) | 1;
-    if (getenv("CUTEC_SEED")) seed = strtoull(getenv("CUTEC_SEED"), NULL, 10);
-    printf("streamk_sm80_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
-    const char *gpu_only = getenv("CUTEC_TEST_GPU_ONLY");
-    if (gpu_only && *gpu_only && strcmp(gpu_only, "0")) SKIP("the interpreter's cases (CUTEC_TEST_GPU_ONLY)");
-    else interp();
-    gpu();
-    return CHECK_DONE("streamk_sm80_test");
+    return gtk_main("streamk_sm80_test", &seed, interp, gpu);
 }

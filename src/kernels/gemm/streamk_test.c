@@ -129,24 +129,19 @@ static cute_status run_broken(cute_runtime *rt, const skcase *k, unsigned how, i
     if (!f) return CUTE_ERR_COMPILE;
     int blocks = gemm_resident_blocks(rt, 1, 384);
     size_t flags_at, bytes = gemm_streamk_workspace_bytes(&k->tile, blocks, &flags_at);
-    uint32_t *flags = calloc((size_t)blocks, 4);
     operands o;
-    cute_buffer ws;
-    bool ok = make_all(b, k, &o) && b->vt->alloc(b->self, bytes, &ws) == CUTE_OK &&
-              b->vt->upload(b->self, &ws, flags_at, flags, bytes - flags_at) == CUTE_OK;
+    gtk_streamk_ws ws = {0};
+    bool ok = make_all(b, k, &o) && gtk_streamk_ws_make(b, &ws, bytes, flags_at, blocks);
     cute_call_arg args[8] = {gtk_arg(&o.A, CUTE_BF16), gtk_arg(&o.B, CUTE_BF16), gtk_arg(&o.C, k->cd),
                              cute_call_float(k->alpha), cute_call_float(k->beta),
                              cute_call_tensor(&o.V.dev, 0, k->cd, 1, &o.V.rows, (int64_t[]){1}),
-                             cute_call_tensor(&ws, 0, CUTE_F32, 1, (int64_t[]){(int64_t)(flags_at / 4)}, (int64_t[]){1}),
-                             cute_call_tensor(&ws, flags_at, CUTE_U32, 1, (int64_t[]){blocks}, (int64_t[]){1})};
+                             cute_call_tensor(&ws.dev, 0, CUTE_F32, 1, (int64_t[]){(int64_t)(flags_at / 4)}, (int64_t[]){1}),
+                             gtk_streamk_flags_arg(&ws)};
     cute_status s = ok ? cute_call(f, NULL, 8, args, why, n) : CUTE_ERR_OOM;
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
-    if (s == CUTE_OK) *bad = check_c(b, k, &o, why, n);
-    if (s == CUTE_OK && b->vt->download(b->self, flags, &ws, flags_at, bytes - flags_at) == CUTE_OK)
-        for (int i = *raised = 0; i < blocks; i++) *raised += flags[i] != 0;
+    if (s == CUTE_OK) *bad = check_c(b, k, &o, why, n), *raised = gtk_streamk_raised(b, &ws);
     free_all(b, &o);
-    b->vt->free(b->self, &ws);
-    free(flags);
+    gtk_streamk_ws_free(b, &ws);
     cute_fn_free(f);
     return s;
 }
@@ -206,12 +201,8 @@ static void refused(cute_runtime *rt)
 
 static void interp(void)
 {
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
-        SKIP("no interpreter");
-        return;
-    }
+    cute_runtime *rt = gtk_interp();
+    if (!rt) return;
     static const skcase k[] = {
         /* W = 0 (one tile of 128 x 256, 10 k-tiles, the last of 8, on 2 blocks): whole tiles
          * (runs under a tile would need several partials a tile); f32 C */
@@ -264,12 +255,5 @@ static void gpu(void)
 
 int main(void)
 {
-    seed = (uint64_t)time(NULL) | 1;
-    if (getenv("CUTEC_SEED")) seed = strtoull(getenv("CUTEC_SEED"), NULL, 10);
-    printf("streamk_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
-    const char *gpu_only = getenv("CUTEC_TEST_GPU_ONLY");
-    if (gpu_only && *gpu_only && strcmp(gpu_only, "0")) SKIP("the interpreter's cases (CUTEC_TEST_GPU_ONLY)");
-    else interp();
-    gpu();
-    return CHECK_DONE("streamk_test");
+    return gtk_main("streamk_test", &seed, interp, gpu);
 }
