@@ -15,6 +15,12 @@
 /* sm_90's opt-in shared memory per block, less room for the barriers and the alignment */
 enum { SMEM_BYTES = 227 * 1024 - 2048, MAX_STAGES = 4 };
 
+/* Head dim 64 causal's tile, (Q rows, keys), unless the call asks for its own: issue 18's one
+ * forward row behind SDPA (H200, 16x32x2048: 350.0 TFLOP/s against 395.1).
+ * scripts/device-attn64c.sh times 192 x 128 and 128 x 64 (--block-m / --block-n) beside it
+ * and says which to write here: the one-line flip. */
+static const int D64_CAUSAL[2] = {128, 128};
+
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, cute_tiled_mma *out)
 {
@@ -73,7 +79,8 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
      * 3's): the softmax, long there beside the GEMMs, of two warpgroups runs while the third's
      * GEMMs do (H200, 16x32x2048: 446.9 TFLOP/s against 387.9 with 128 rows); causal, 128
      * rows (192 x 112 ran 301.0 against 313.9) */
-    int bm = cfg->block_m ? cfg->block_m : cfg->head_dim == 64 && !cfg->causal ? 192 : 128;
+    bool d64c = cfg->head_dim == 64 && cfg->causal;
+    int bm = cfg->block_m ? cfg->block_m : d64c ? D64_CAUSAL[0] : cfg->head_dim == 64 ? 192 : 128;
     if (bm != 128 && (bm != 192 || cfg->head_dim != 64))
         return cute_alg_fail(a, "attention hopper: %d query rows a tile at head dim %d (128, or 192 at head dim 64: "
                              "three warpgroups' accumulators fit their registers there)", bm, cfg->head_dim);
@@ -94,7 +101,7 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
      * 144's 584.0 and 160's 577.1) */
     int wide = p->d == 256 ? 80 : p->d == 224 ? 96 : p->d == 192 ? 112 : p->d == 128 ? 160 : 128;
     int narrow = p->d == 256 ? 64 : p->d == 224 ? 80 : p->d == 192 || bm == 192 ? 112 : 128;
-    p->bn = cfg->block_n ? cfg->block_n : !cfg->causal ? wide : narrow;
+    p->bn = cfg->block_n ? cfg->block_n : d64c && !cfg->block_m ? D64_CAUSAL[1] : !cfg->causal ? wide : narrow;
     int64_t es = 2, q = p->bm * p->d * es, stage = 2 * p->bn * p->d * es;
     int64_t fit = (SMEM_BYTES - q) / stage;
     p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
