@@ -164,25 +164,6 @@ int main(void)
     forward(lib, be, true, CUTE_BF16, (shape_case){21, 4096, 8}, true, 3000);
     forward(lib, be, true, CUTE_F16, (shape_case){7, 1003, 5}, false, 3000);
     forward(lib, be, true, CUTE_BF16, (shape_case){2, 33000, 8}, true, 0);
-    /* the trial "walk": a cluster's forward blocks walk several rows through three buffers
-     * with the pipelined exchange (on the interpreter one cluster walks them all: each
-     * buffer filled and released several times); LayerNorm's shift carried from a row's
-     * reduction to its write pass; parts that end inside a chunk (70000, 65544), the last
-     * block 8 elements (262152) or the last part 8 short (262136), padded, a residual, f16
-     * and f32, means 3000 times the spread, no weight */
-    setenv("CUTEC_ROWS_TRIAL", "walk", 1);
-    forward(lib, be, true, CUTE_BF16, (shape_case){7, 70000, 8}, true, 3000);
-    rows_launch walked = rows_lib_last_launch(lib);
-    CHECK(walked.iters >= 7 && walked.threads == 512 && walked.cluster == 5, "walk: %lld rows a block of %d threads, clusters of %d",
-          (long long)walked.iters, walked.threads, walked.cluster);
-    forward(lib, be, false, CUTE_BF16, (shape_case){7, 65544, 0}, true, 0);
-    forward(lib, be, true, CUTE_F16, (shape_case){5, 70000, 8}, false, 3000);
-    forward(lib, be, false, CUTE_F16, (shape_case){5, 70000, 8}, true, 3000);
-    forward(lib, be, true, CUTE_F32, (shape_case){4, 40008, 4}, true, 3000);
-    forward(lib, be, true, CUTE_BF16, (shape_case){4, 262152, 0}, true, 3000);
-    forward(lib, be, true, CUTE_BF16, (shape_case){4, 262136, 8}, true, 0);
-    forward(lib, be, false, CUTE_BF16, (shape_case){3, 262136, 0}, false, 0);
-    unsetenv("CUTEC_ROWS_TRIAL");
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
     backward(lib, be, true, CUTE_BF16, (shape_case){4, 70000, 8}, true);

@@ -100,11 +100,8 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
     bool sums = keeps_sums(p);
     bool before_rows7 = p->schedule == ROW_SCHEDULE_ROWS5 || p->schedule == ROW_SCHEDULE_ROWS6;
     int64_t part = before_rows7 ? CLUSTER_STAGE_BYTES_ROWS6 : CLUSTER_STAGE_BYTES;
-    /* the trial "walk" (a forward's cluster blocks walk rows through three buffers, one
-     * block of 512 threads an SM: the comment at stage_bufs below) */
-    bool walks = !sums && rows_trial("walk") && p->schedule == ROW_SCHEDULE_NOW;
     if (p->vec * esize != 16) return false;
-    for (int threads = walks ? 2 * STAGE_THREADS : STAGE_THREADS; threads <= 1024; threads *= 2) {
+    for (int threads = STAGE_THREADS; threads <= 1024; threads *= 2) {
         int64_t tile = (int64_t)threads * kmax * p->vec, chunk_bytes = tile * esize * row_inputs(p);
         int64_t per = sums ? 1 : part / chunk_bytes > 1 ? part / chunk_bytes : 1;
         if (!sums && (n + per * tile - 1) / (per * tile) > ROW_CLUSTER_MAX) per = (n + ROW_CLUSTER_MAX * tile - 1) / (ROW_CLUSTER_MAX * tile);
@@ -147,13 +144,14 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
         /* A forward's block stages one row's part and exits (three blocks of 256 threads an
          * SM, one 64 KB buffer each): an SM's next load starts only when one of its blocks
          * has exchanged and written its row and a whole cluster's new blocks find room, and
-         * a block's exchange waits out the cluster with no load of its own in flight.  The
-         * trial "walk" (CUTEC_ROWS_TRIAL=walk, opt-in until timed: scripts/device-ln18.sh)
-         * gives one block of 512 threads an SM three buffers of its part instead (the same
-         * 192 KB), a persistent grid of clusters and the pipelined exchange: two rows'
-         * loads in flight while it reduces one and writes the one before.  (rows6's two 32 KB
-         * buffers in clusters of 16 lost to a block a row, 68.7 against 75.5%.) */
-        p->stage_bufs = sums || walks ? (int)bufs : 1;
+         * a block's exchange waits out the cluster with no load of its own in flight.  Yet
+         * walking rows lost each time it was tried: one block of 512 threads an SM with
+         * three buffers of its part (the same 192 KB), a persistent grid of clusters and the
+         * pipelined exchange, two rows' loads in flight while it reduces one and writes the
+         * one before (engineer ln18, H200, session 33, points of the copy at 1024x262144:
+         * LayerNorm -3.4, RMSNorm -6.5, softmax -16.9; 16 warps an SM where a block a row
+         * has 24), and rows6's two 32 KB buffers in clusters of 16 (68.7 against 75.5%). */
+        p->stage_bufs = sums ? (int)bufs : 1;
         /* with three buffers or more a block posts a row's exchange and writes the previous
          * row before it waits for the cluster (rows_kernel.c's rows_pipelined) */
         p->pipelined = p->cluster > 1 && p->stage_bufs >= 3 && p->op->stages == 1;
