@@ -541,10 +541,11 @@ static cute_status kernel(cc_buf *o, const cute_ir_func *f, const cute_ptx_opts 
     return 0;
 }
 
-/* the PTX ISA version a target needs (sm_90a: 8.0; sm_100a: 8.6; sm_120a: 8.7) */
+/* the PTX ISA version a target's kernels need (sm_90a: 8.1, for st.async, which the row
+ * kernels' cluster exchange writes; 8.0 made ptxas refuse them; sm_100a: 8.6; sm_120a: 8.7) */
 static const char *isa_version(int sm)
 {
-    return sm >= 120 ? "8.7" : sm >= 100 ? "8.6" : sm >= 90 ? "8.0" : "7.8";
+    return sm >= 120 ? "8.7" : sm >= 100 ? "8.6" : sm >= 90 ? "8.1" : "7.8";
 }
 
 /* the generator without CUTEC_CODEGEN (or with it empty): CUDA C and NVRTC.  The one-line

@@ -229,8 +229,14 @@ static void bench_one(cute_runtime *rt, cutec_rows *lib, const rows_opts *o, con
     if (ms < 0 || bad) *rc = CLI_FAIL;
     char shape[48];
     snprintf(shape, sizeof shape, "%lldx%lld", (long long)o->m, (long long)o->n);
-    printf("%-13s %-4s %-5s %13s %9.4f %8.1f %8.1f %6.1f%%", rp_op_name(o->op), o->backward ? "bwd" : o->columns ? "dim0" : "fwd",
-           cute_dtype_name(o->dtype), shape, ms, gbs, copy_gbs, 100 * gbs / copy_gbs);
+    const char *dir = o->backward ? "bwd" : o->columns ? "dim0" : "fwd";
+    if (ms < 0) { /* the run failed (its error printed above): no figures */
+        printf("%-13s %-4s %-5s %13s  failed: no time\n", rp_op_name(o->op), dir, cute_dtype_name(o->dtype), shape);
+        fflush(stdout);
+        return;
+    }
+    printf("%-13s %-4s %-5s %13s %9.4f %8.1f %8.1f %6.1f%%", rp_op_name(o->op), dir, cute_dtype_name(o->dtype), shape,
+           ms, gbs, copy_gbs, 100 * gbs / copy_gbs);
     for (int i = 0; i < 2; i++)
         if (torch[i] > 0) printf(" %8.1f", bytes / torch[i] / 1e6); else printf(" %8s", "-");
     printf("%s\n", bad ? "  WRONG" : "");
