@@ -3,7 +3,6 @@
  * interpreter against the float64 reference: odd row lengths, padded rows, the 16-byte
  * path, a forward row longer than one tile; fresh random inputs, poisoned outputs. */
 #include "cutec/interp.h"
-#include "kernels/rows/rows_lib.h"
 #include "kernels/rows/rows_ref.h"
 #include "kernels/rows/rows_testkit.h"
 

@@ -64,7 +64,7 @@ static int sum_arrays(const row_plan *p) { return row_plan_slots(p, COL_PARTIAL)
 
 static bool keeps_sums(const row_plan *p) { return sum_arrays(p) > 0; }
 
-bool row_plan_persistent(const row_plan *p) { return keeps_sums(p) || p->stage_bufs > 1; }
+bool row_plan_persistent(const row_plan *p) { return keeps_sums(p); }
 
 int row_plan_sum_tiles(const row_plan *p) { return keeps_sums(p) && p->cluster > 1 && p->stage_chunks > 1 ? p->stage_chunks : 1; }
 

@@ -415,11 +415,8 @@ static cute_int row_of(cute_ctx *c, const row_thread *th, cute_int rb)
  * pass, one iteration later (variables: the tracer's loop-carried values) */
 typedef struct row_carry {
     cute_val stats[4];
-    cute_val v[ROW_SLOTS];     /* ROWVAL_IN */
-    cute_val first[ROW_SLOTS]; /* ROW_IN of a shifted op: the shift (LayerNorm's mean = shift + d) */
+    cute_val v[ROW_SLOTS]; /* ROWVAL_IN */
 } row_carry;
-
-static bool carried_first(const row_plan *p, int s) { return p->op->shifted && p->has[s] && p->op->slot[s].role == ROW_IN; }
 
 static row_carry carry_new(cute_ctx *c, const row_thread *th)
 {
@@ -429,8 +426,6 @@ static row_carry carry_new(cute_ctx *c, const row_thread *th)
     for (int s = 0; s < p->op->nslots; s++)
         if (p->has[s] && p->op->slot[s].role == ROWVAL_IN)
             k.v[s] = cute_val_var(c, p->dtype[s] == CUTE_F32 ? row_f32(c, 0) : cute_val_int(c, p->dtype[s], 0));
-    for (int s = 0; s < p->op->nslots; s++)
-        if (carried_first(p, s)) k.first[s] = cute_val_var(c, row_f32(c, 0));
     return k;
 }
 
@@ -528,7 +523,6 @@ static void pipelined_reduce(cute_ctx *c, row_thread *th, row_io *io, cute_int i
     cute_val stats[ROW_STAGES][4], ahead[ROW_SLOTS];
     io->row = row;
     row_values_now(c, th, io->v, next, ahead, it, row);
-    load_firsts(c, th, io, rb, row);
     th->staged = row_stage_buffer(c, &th->stage, p);
     CUTE_IF(c, cute_int_lt(c, row, th->k->m)) { row_stage_wait(c, &th->stage); }
     stage_walk(c, th, io, rb, 0, stats);
@@ -536,8 +530,6 @@ static void pipelined_reduce(cute_ctx *c, row_thread *th, row_io *io, cute_int i
     row_cluster_post(c, &th->cluster, &th->red[0], stats[0], 0, it);
     for (int s = 0; s < p->op->nslots; s++)
         if (p->has[s] && p->op->slot[s].role == ROWVAL_IN) cute_val_assign(c, cur->v[s], io->v[s]);
-    for (int s = 0; s < p->op->nslots; s++)
-        if (carried_first(p, s)) cute_val_assign(c, cur->first[s], io->first[s]);
     row_values_keep(c, th, next, ahead);
 }
 
@@ -551,8 +543,6 @@ static void pipelined_write(cute_ctx *c, row_thread *th, row_io *io, cute_int it
     for (int i = 0; i < th->red[0].arity; i++) stats[0][i] = prev->stats[i];
     for (int s = 0; s < p->op->nslots; s++)
         if (p->has[s] && p->op->slot[s].role == ROWVAL_IN) io->v[s] = prev->v[s];
-    for (int s = 0; s < p->op->nslots; s++)
-        if (carried_first(p, s)) io->first[s] = prev->first[s];
     io->row = row;
     th->staged = row_stage_oldest(c, &th->stage, p);
     write_pass(c, th, io, rb, stats);
@@ -564,7 +554,9 @@ static void pipelined_write(cute_ctx *c, row_thread *th, row_io *io, cute_int it
  * row, its loads and stores idle: the norms' backward at 4096x32768 ran at half the
  * copy's rate where the same blocks without a cluster, at 16384x4096, ran at 82%) passes
  * during the write pass.  Two rows hold buffers meanwhile: the next fill follows row
- * it-1's release, and iters + 1 iterations write the last row. */
+ * it-1's release, and iters + 1 iterations write the last row.  A row's stats and ROWVAL_IN
+ * values are carried to its write pass, not a shifted op's shift: only ops with column sums
+ * (the backwards, none shifted) walk rows so. */
 static void rows_pipelined(cute_ctx *c, row_thread *th, row_io *io)
 {
     cute_alg *a = cute_ctx_alg(c);
@@ -584,8 +576,6 @@ static void rows_pipelined(cute_ctx *c, row_thread *th, row_io *io)
             for (int i = 0; i < th->red[0].arity; i++) cute_val_assign(c, prev.stats[i], stats[i]);
             for (int s = 0; s < th->p->op->nslots; s++)
                 if (th->p->has[s] && th->p->op->slot[s].role == ROWVAL_IN) cute_val_assign(c, prev.v[s], cur.v[s]);
-            for (int s = 0; s < th->p->op->nslots; s++)
-                if (carried_first(th->p, s)) cute_val_assign(c, prev.first[s], cur.first[s]);
         }
     }
 }
