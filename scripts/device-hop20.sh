@@ -18,11 +18,10 @@
 #   tile loop, which is now coop's own.
 # Decides (percent of cuBLAS in the same process; a point = 1% of cuBLAS):
 #   a. 4096^3: sk-tile against coop-tile, the mean of both runs: sk ahead by 0.5 point or more
-#      -> make stream-K the default for hopper_auto.c's last row (`streamk_squares` there
-#      false -> true); else keep opt-in (`--schedule streamk`).
+#      -> make stream-K the default for hopper_auto.c's last row (a stream-K row in its place); else keep opt-in (`--schedule streamk`).
 #   b. 8192^3: sk 1x1 against the library's coop 2x1, the mean of both runs: ahead by 0.5 point
 #      or more, and at the LLM shapes not behind on average -> stream-K for the 2x1 row too
-#      (`streamk_many` false -> true); else keep opt-in.
+#      (a stream-K row in its place); else keep opt-in.
 #   c. 2048^3 (sk makes no runs there) decides nothing in the table; a note says whether sk's
 #      whole tiles cost what coop's do.
 # No step starts past BUDGET_S (default 66 s), each under its own timeout.
@@ -77,7 +76,7 @@ decide()
     sk=$(mean 4096 hopper1x1-sk "$out/squares.txt" hopper-sk-tile "$out/again.txt")
     co=$(mean 4096 hopper1x1-coop "$out/squares.txt" hopper-coop-tile "$out/again.txt")
     decide "4096^3 (the runs' mean), sk against coop" "$sk" "$co" 0.5 \
-        "make default: hopper_auto.c streamk_squares = true" "keep opt-in (--schedule streamk)"
+        "make default: a stream-K row for 4096^3 in hopper_auto.c" "keep opt-in (--schedule streamk)"
     sk=$(mean 8192 hopper1x1-sk "$out/squares.txt" hopper1x1-sk "$out/again8.txt")
     co=$(mean 8192 hopper2x1-coop "$out/squares.txt" hopper2x1-coop "$out/again8.txt")
     # b: and at the LLM shapes measured, sk 1x1 not behind coop 2x1 on average
@@ -88,7 +87,7 @@ decide()
         echo "decides: 8192^3's row: keep opt-in (--schedule streamk): sk behind at the LLM shapes"
     else
         decide "8192^3 (the runs' mean), sk 1x1 against the library's coop 2x1" "$sk" "$co" 0.5 \
-            "make default: hopper_auto.c streamk_many = true" "keep opt-in (--schedule streamk)"
+            "make default: a stream-K row in place of the 2x1 row in hopper_auto.c" "keep opt-in (--schedule streamk)"
     fi
     s=$(pct 2048 hopper-sk-tile "$out/wave.txt") c=$(pct 2048 hopper-coop-tile "$out/wave.txt")
     [ -n "$s" ] && [ -n "$c" ] && awk -v a="$s" -v b="$c" 'BEGIN { d = a - b; r = "sk still pays for something outside the tiles"

@@ -21,13 +21,6 @@ static bool plan_takes(const cute_gemm_config *cfg)
     return ok;
 }
 
-/* the row stream-K would take in a row's place (hopper_auto.c's streamk_squares and
- * streamk_many: a flip each, decided by scripts/device-hop20.sh) */
-static bool streamk(cute_gemm_tiling t)
-{
-    return t.schedule == CUTE_GEMM_SCHEDULE_STREAMK && t.c_store == CUTE_GEMM_STORE_TILE && !t.cluster_m && !t.cluster_n;
-}
-
 int main(void)
 {
     /* K up to 512: ping-pong; up to 1024: the cooperative kernel with the whole tile's store, no
@@ -42,8 +35,7 @@ int main(void)
           k1024.schedule, k1024.c_store, k1024.cluster_m);
     CHECK(k513.schedule == CUTE_GEMM_SCHEDULE_AUTO && k513.c_store == CUTE_GEMM_STORE_TILE, "f16 K 513: cooperative");
     cute_gemm_tiling longer = row(CUTE_BF16, CUTE_BF16, 8192, 8192, 1025);
-    CHECK((longer.schedule == CUTE_GEMM_SCHEDULE_AUTO && longer.c_store == CUTE_GEMM_STORE_TILE) || streamk(longer),
-          "K 1025");
+    CHECK(longer.schedule == CUTE_GEMM_SCHEDULE_AUTO && longer.c_store == CUTE_GEMM_STORE_TILE, "K 1025");
     CHECK(row(CUTE_F16, CUTE_BF16, 4096, 4096, 4096).c_store == CUTE_GEMM_STORE_TILE, "f16 -> bf16 4096^3");
     /* one wave (M N up to 2048^2) past K 1024: the two-buffer TMA stores; one more row of C, or
      * K 1024: the whole tile; each compiles */
@@ -60,22 +52,18 @@ int main(void)
         CHECK(plan_takes(&cfg), "the one-wave row compiles (%s)", d ? "f16, N-major B, row-major C" : "bf16");
     }
     /* 8192 x 4096 (1024 tiles) and up, K past 1024: clusters of 2 along M; fewer tiles: none */
-    CHECK((longer.cluster_m == 2 && longer.cluster_n == 1) || streamk(longer), "8192^2 x 1025: 2x1 (or stream-K)");
+    CHECK(longer.cluster_m == 2 && longer.cluster_n == 1, "8192^2 x 1025: 2x1");
     cute_gemm_tiling llm = row(CUTE_BF16, CUTE_BF16, 8192, 4096, 14336), sq = row(CUTE_BF16, CUTE_BF16, 4096, 8191, 8192);
-    CHECK((llm.cluster_m == 2 && llm.c_store == CUTE_GEMM_STORE_TILE) || streamk(llm),
-          "8192 x 4096 x 14336: 2x1, the whole tile (or stream-K)");
+    CHECK(llm.cluster_m == 2 && llm.c_store == CUTE_GEMM_STORE_TILE, "8192 x 4096 x 14336: 2x1, the whole tile");
     CHECK(sq.cluster_m == 0 && sq.c_store == CUTE_GEMM_STORE_TILE, "4096 x 8191: no cluster");
-    /* stream-K in a row's place (each flip of hopper_auto.c) compiles for the rows' classes:
-     * bf16 / f16, both C majors; the rows K 1024 and under and one wave never take it */
+    /* stream-K with the whole tile's store (`--schedule streamk`, a row's alternative that no
+     * row takes) compiles for the rows' classes: bf16 / f16, both C majors */
     for (int d = 0; d < 4; d++) {
         cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = d / 2 ? CUTE_F16 : CUTE_BF16, .major = {1, 1, d % 2},
                                 .align_bytes = 16,
                                 .tiling = {.schedule = CUTE_GEMM_SCHEDULE_STREAMK, .c_store = CUTE_GEMM_STORE_TILE}};
-        CHECK(plan_takes(&cfg), "stream-K in a row's place compiles (%s, C %s-major)", d / 2 ? "f16" : "bf16",
-              d % 2 ? "row" : "column");
+        CHECK(plan_takes(&cfg), "stream-K compiles (%s, C %s-major)", d / 2 ? "f16" : "bf16", d % 2 ? "row" : "column");
     }
-    CHECK(!streamk(k1024) && !streamk(wave) && !streamk(row(CUTE_BF16, CUTE_BF16, 8192, 8192, 512)),
-          "K 1024, one wave, K 512: no stream-K");
     CHECK(row(CUTE_BF16, CUTE_BF16, 1024, 65536, 4096).cluster_m == 0, "1024 x 65536: no cluster (a thin C)");
     cute_gemm_tiling fp8 = row(CUTE_E4M3, CUTE_BF16, 8192, 8192, 4096), f32 = row(CUTE_BF16, CUTE_F32, 8192, 8192, 1024);
     CHECK(!memcmp(&fp8, &none, sizeof none), "e4m3: the plan's defaults");
