@@ -113,8 +113,12 @@ decide()
     check 128x176x128 2x1
     check 256x128x128 2x1 staged
     check 256x128x128 1x2 staged
-    (export CUTEC_GEMM_BLOCKSCALE_ROWS=shfl tag=+shfl && check 128x128x128 2x1 && check 256x128x128 2x1 &&
-        check 256x128x128 1x2)
+    (
+        export CUTEC_GEMM_BLOCKSCALE_ROWS=shfl tag=+shfl
+        check 128x128x128 2x1
+        check 256x128x128 2x1
+        check 256x128x128 1x2
+    )
     echo "== 2. block scales at $blk"
     rows lib --scale block
     rows tiles --scale block --tile 128x128x128,256x128x128 --cluster 2x1,1x1,1x2
