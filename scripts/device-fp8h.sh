@@ -6,21 +6,24 @@
 #              (97%, as 128 x 128's 13.6), A and B loaded a flop 0.75 times 128 x 128's;
 #              one partial set (the waves loop), in 1x1, 2x1 (B multicast) and 1x2 (A's
 #              32 KB multicast, A being the larger operand of this tile);
-#   128 x 160 / 128 x 176  1,440 / 1,312 tiles, 10.9 / 9.94 waves (98.7%), one partial set;
-#   256 x 128 staged (--scale-mul staged: the scales by cp.async three k-tiles ahead);
-#   shared rows (CUTEC_GEMM_BLOCKSCALE_ROWS=shfl, new, opt-in): a warp loads its rows' scales
-#              once, lane L the warp's row L % 16 of wave L / 16, and shuffles them to the
-#              threads holding those rows: one load of sa a k-tile and one live pointer,
-#              where the register loop has one a row. At 256 x 128 ptxas otherwise issues
-#              kt + 1's loads after kt's last batch (their addresses need registers the batch
-#              holds) and the next k-tile's first product waits for them before its first
-#              wgmma (SASS, sm_90a); at 128 x 128 it is 2 loads a k-tile for 3.
+#   128 x 160  1,440 tiles, 10.9 waves (98.7%), one partial set (128 x 176, 69.7% of cuBLAS
+#              in the early mid pass, is no longer timed);
+#   256 x 128 staged (--scale-mul staged: the scales by cp.async three k-tiles ahead), 1x2;
+#   shared rows (CUTEC_GEMM_BLOCKSCALE_ROWS=shfl, new, opt-in; one-set loops only): a warp
+#              loads its rows' scales once, lane L the warp's row L % 16 of wave L / 16, and
+#              shuffles them to the threads holding those rows: one load of sa a k-tile and
+#              one live pointer, where the register loop has one a row. At 256 x 128 ptxas
+#              otherwise issues kt + 1's loads after kt's last batch (their addresses need
+#              registers the batch holds) and the next k-tile's first product waits for them
+#              before its first wgmma (SASS, sm_90a). The early mid pass (18:50): 256 x 128
+#              1x2 80.5% of cuBLAS against 77.9, 2x1 79.7 against 76.8; in the two sets' loop
+#              71.5 against 81.2 (now left out there); 128 x 128 1x1 / 1x2 81.9 / 81.8.
 # and two readings that decide nothing: the FFMAs issued as NOPs (CUTEC_SASS_FFMA=nop, results
-# wrong by design) at 128 x 128 and 256 x 128, what the promotion costs in each loop; the
-# per-tensor kernel at 128 x 128 and 128 x 256 (no promotion at all: the ceiling of a tile).
-# About 50 s on one H200 after `make all tests`, no step starting past BUDGET_S (default 64 s):
+# wrong by design) at 128 x 128 and 256 x 128 with shared rows, what the promotion costs in each
+# loop; the per-tensor kernel at 128 x 128 and 128 x 256 (no promotion: a tile's ceiling).
+# About 60 s on one H200 after `make all tests`, no step starting past BUDGET_S (default 64 s):
 #   1. on the GPU against float64 first: `cutec run gemm` of block scales e4m3 -> bf16 at
-#      1021x1016x1024, C row-major, every element checked, for each form the rule may pick;
+#      1021x1016x1024, C row-major, every element checked, for each form the rules may pick;
 #   2. the library's call; the tiles (each row's 256 samples checked against float64 before it
 #      is timed); shared rows; torch's block-scaled _scaled_mm (bench/torch_scaled_mm.py);
 #      then the NOP and per-tensor rows: each list in a process of its own with cuBLASLt,
@@ -31,10 +34,10 @@
 #      2x1 row and the library's call; else 128 x 128 2x1 stays. The flip is one line:
 #      block_scaled() in src/kernels/gemm/hopper_auto.c, `.bm = 128, .bn = 128`, the cluster
 #      (and .scale_mul for a staged row; hop21's file: the lead's);
-#   shared rows: 1 point of cuBLAS above both 128 x 128 2x1 rows without them (the library's
-#      call, the explicit tile), checked right: the default (`by_default = true` in
-#      shared_rows(), src/kernels/gemm/hopper_blockscale.c); more than 1 point below both:
-#      delete; else keep opt-in.
+#   shared rows: 256 x 128 with them against without, in 2x1 and in 1x2: a point of cuBLAS
+#      or more ahead in both, checked right: the default (`by_default = true` in
+#      shared_rows(), src/kernels/gemm/hopper_blockscale.c; the one-set loops only); more
+#      than a point behind in both: delete; else keep opt-in.
 #   NOP and per-tensor rows decide nothing.
 #   ITERS=10 sh scripts/device-fp8h.sh          log: $OUT/fp8h.log (default build/device-out)
 . scripts/device-common.sh
@@ -66,18 +69,23 @@ check()
     echo "$*${tag:-}: $r"
     echo "$r" | grep -q "verified:" && echo "hopper$2-t$1${3:+-mul$3}${tag:-}" >>"$out/fp8h-verified"
 }
-# ok_rows FILE [TAG]: "NAME TFLOP/s %-of-cuBLAS" for each hopper row of a bench checked ok,
-# its name without "+blk" and with TAG
+# ok_rows FILE [TAG [TILE]]: "NAME TFLOP/s %-of-cuBLAS" for each hopper row of a bench checked
+# ok, its name without "+blk", with TAG, and with "-tTILE" where the bench had one --tile (its
+# rows then name none)
 ok_rows()
 {
-    awk -v tag="${2:-}" '$2 ~ /^hopper/ && / ok/ { p = $5; sub("%", "", p); n = $2; sub("[+]blk", "", n);
-        print n tag, $4, p }' "$1"
+    awk -v tag="${2:-}" -v tile="${3:-}" '$2 ~ /^hopper/ && / ok/ { p = $5; sub("%", "", p); n = $2;
+        sub("[+]blk", "", n); if (tile != "" && n !~ /-t[0-9]/) { i = index(n, "-");
+        n = i ? substr(n, 1, i - 1) "-t" tile substr(n, i) : n "-t" tile }
+        print n tag, $4, p }' "$1" 2>/dev/null
 }
 decide()
 {
     lib=$(ok_rows "$out/fp8h-lib.txt" | awk '{ print $3; exit }')
     base=$(ok_rows "$out/fp8h-tiles.txt" | awk '$1 ~ /^hopper2x1-t128x128x128/ { print $3; exit }')
-    best=$({ for f in tiles wide staged; do ok_rows "$out/fp8h-$f.txt"; done; ok_rows "$out/fp8h-shfl.txt" +shfl; } |
+    best=$({ ok_rows "$out/fp8h-tiles.txt"; ok_rows "$out/fp8h-wide.txt" "" 128x160x128
+        ok_rows "$out/fp8h-staged.txt" "" 256x128x128; ok_rows "$out/fp8h-shfl.txt" +shfl
+        ok_rows "$out/fp8h-shfl160.txt" +shfl 128x160x128; } |
         while read -r name t p; do grep -qx "$name" "$out/fp8h-verified" 2>/dev/null || [ "$name" = hopper2x1-t128x128x128 ] &&
             echo "$name $t $p"; done | sort -k3 -n -r | head -n 1)
     if [ -z "$lib" ] || [ -z "$base" ] || [ -z "$best" ]; then
@@ -88,16 +96,18 @@ decide()
             printf "decides: %s %.1f TFLOP/s, %.1f%% of cuBLAS against the library %.1f / 128x128 2x1 %.1f%%: make it the library'"'"'s at this shape (hopper_auto.c block_scaled: the row'"'"'s tile, cluster and --scale-mul; +shfl: shared rows too)\n", n, t, p, a, b;
         else printf "decides: the best tile %s at %.1f%% of cuBLAS against the library %.1f / 128x128 2x1 %.1f%%: within 2 points, keep 128 x 128 2x1\n", n, p, a, b }'
     fi
-    sh=$(ok_rows "$out/fp8h-shfl.txt" +shfl | awk '$1 == "hopper2x1-t128x128x128+shfl" { print $3 }')
-    if [ -z "$sh" ] || [ -z "$lib" ] || [ -z "$base" ] || ! grep -qx "hopper2x1-t128x128x128+shfl" "$out/fp8h-verified"; then
-        echo "decides: shared rows not measured or not checked right (${sh:-no row}): keep opt-in"
-        return
-    fi
-    awk -v s="$sh" -v a="$lib" -v b="$base" 'BEGIN {
-        hi = a > b ? a : b; lo = a < b ? a : b;
-        if (s >= hi + 1) printf "decides: shared rows %.1f%% of cuBLAS at 128x128 2x1 against %.1f / %.1f%%: make them the default (shared_rows: by_default = true)\n", s, a, b;
-        else if (s > lo - 1) printf "decides: shared rows %.1f%% against %.1f / %.1f%%: within a point, keep opt-in\n", s, a, b;
-        else printf "decides: shared rows %.1f%% against %.1f / %.1f%%: slower, delete\n", s, a, b }'
+    # shared rows: 256 x 128 with them against without, cluster by cluster
+    for cl in 2x1 1x2; do
+        own=$(ok_rows "$out/fp8h-tiles.txt" | awk -v n="hopper$cl-t256x128x128" '$1 == n { print $3 }')
+        sh=$(ok_rows "$out/fp8h-shfl.txt" +shfl | awk -v n="hopper$cl-t256x128x128+shfl" '$1 == n { print $3 }')
+        grep -qx "hopper$cl-t256x128x128+shfl" "$out/fp8h-verified" 2>/dev/null || sh=
+        echo "${own:--} ${sh:--}"
+    done | awk '{ n++; if ($1 == "-" || $2 == "-") bad = 1; d = $2 - $1; lo = (n == 1 || d < lo) ? d : lo;
+                  hi = (n == 1 || d > hi) ? d : hi; r = r sprintf(" %s -> %s", $1, $2) }
+        END { if (bad) printf "decides: shared rows not measured or not checked right (%s): keep opt-in\n", r;
+              else if (lo >= 1) printf "decides: shared rows at 256x128 2x1 / 1x2 (%s %% of cuBLAS): make them the default (shared_rows: by_default = true; one-set loops only)\n", r;
+              else if (hi < -1) printf "decides: shared rows at 256x128 (%s): slower, delete\n", r;
+              else printf "decides: shared rows at 256x128 (%s): not a point ahead in both, keep opt-in\n", r }'
 }
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
@@ -110,24 +120,33 @@ decide()
     check 256x128x128 2x1
     check 256x128x128 1x2
     check 128x160x128 2x1
-    check 128x176x128 2x1
-    check 256x128x128 2x1 staged
     check 256x128x128 1x2 staged
     (
         export CUTEC_GEMM_BLOCKSCALE_ROWS=shfl tag=+shfl
-        check 128x128x128 2x1
+        check 256x128x128 1x1
         check 256x128x128 2x1
         check 256x128x128 1x2
+        check 128x160x128 2x1
     )
     echo "== 2. block scales at $blk"
     rows lib --scale block
     rows tiles --scale block --tile 128x128x128,256x128x128 --cluster 2x1,1x1,1x2
-    (export CUTEC_GEMM_BLOCKSCALE_ROWS=shfl && rows shfl --scale block --tile 128x128x128,256x128x128 --cluster 2x1,1x2)
-    rows wide --scale block --tile 128x160x128,128x176x128 --cluster 2x1
-    rows staged --scale block --tile 256x128x128 --cluster 2x1,1x2 --scale-mul staged
+    (
+        export CUTEC_GEMM_BLOCKSCALE_ROWS=shfl
+        rows shfl --scale block --tile 256x128x128,128x128x128 --cluster 2x1,1x1,1x2
+        rows shfl160 --scale block --tile 128x160x128 --cluster 2x1
+    )
+    rows wide --scale block --tile 128x160x128 --cluster 2x1
+    rows staged --scale block --tile 256x128x128 --cluster 1x2 --scale-mul staged
     echo "== $(el) s: torch's block-scaled _scaled_mm, $blk (bench/torch_scaled_mm.py)"
     device_late torch || timeout 14 python3 bench/torch_scaled_mm.py --block e4m3 bf16 $blk 2>&1 | tail -n 3
-    (export CUTEC_SASS_FFMA=nop && rows nop --scale block --tile 128x128x128,256x128x128 --cluster 2x1)
+    # (a bench stops at its first wrong row: one NOP row a process)
+    (
+        export CUTEC_SASS_FFMA=nop
+        rows nop128 --scale block --tile 128x128x128 --cluster 2x1
+        CUTEC_GEMM_BLOCKSCALE_ROWS=shfl && export CUTEC_GEMM_BLOCKSCALE_ROWS
+        rows nop256 --scale block --tile 256x128x128 --cluster 1x2
+    )
     rows tensor --scale tensor --tile 128x128x128,128x256x128 --cluster 2x1
     echo "== $(el) s: the rules"
     decide

@@ -64,6 +64,10 @@ static int part_width(const gemm_plan *p)
 }
 static int parts(const gemm_plan *p) { return (int)(p->bn / part_width(p)); }
 
+/* whether the tile runs the one-partial-set loop (waves_mainloop): two sets of its partials
+ * do not fit beside its sums; else two sets take turns (pairs_mainloop) */
+static bool one_set(const gemm_plan *p) { return waves(p) > 1 || parts(p) > 1; }
+
 enum { MAX_WAVES = 2, MAX_PARTS = 11 };
 
 /* Where the thread's scales lie at k-block 0, computed once a tile (the tile's origin comes
@@ -88,7 +92,10 @@ typedef struct scale_at {
  * the one-set loop at 256 x 128 ptxas otherwise issues the next k-tile's scale loads only
  * once the batch's registers are free, after its last wave, and the next k-tile's first
  * product waits for them before its first wgmma (SASS, sm_90a; with shared rows the loads
- * go out under the second wave's batch and that product after the first wgmma). */
+ * go out under the second wave's batch and that product after the first wgmma).  H200,
+ * 4096x7168x16384: 256 x 128 1x2 1,211.6 TFLOP/s against 1,174.1, 2x1 1,199.6 against
+ * 1,156.8; in the two sets' loop (128 x 128 2x1) 1,076.7 against 1,223.3, the shuffles
+ * there waiting for loads issued in the same turn: one-set loops only. */
 static bool shared_rows(void)
 {
     static const bool by_default = false; /* (scripts/device-fp8h.sh decides) */
@@ -116,7 +123,7 @@ static scale_at scale_at_tile(cute_ctx *c, const gemm_plan *p, cute_int tid, con
 {
     cute_alg *a = cute_ctx_alg(c);
     scale_at at = {.sa = s->sa, .sb = s->sb, .rows = 2 * waves(p), .parts = parts(p),
-                   .shared = shared_rows() && !gemm_blockscale_staged(p),
+                   .shared = shared_rows() && one_set(p) && !gemm_blockscale_staged(p),
                    .lane = cute_mod(a, tid, cute_i(32))};
     if (!at.shared) row_ptrs(c, p, cute_tiled_mma_slice(&p->mma, tid), t, s->sa, at.row);
     else { /* lane L loads row i = (L % 16) / 8 of wave L / 16 of lane 4 (L % 8) */
@@ -531,6 +538,6 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
         l.stage = cute_tensor_slice(c, m->ring, cute_tuple_fmt(a, "(%I,_,_)", tid));
         cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint32>", CUTE_F32, &l.copy);
     }
-    if (waves(p) > 1 || parts(p) > 1) waves_mainloop(c, &l);
+    if (one_set(p)) waves_mainloop(c, &l);
     else pairs_mainloop(c, &l);
 }

@@ -8,8 +8,8 @@
  *    earlier main loop (scales multiplied at the load), 256-row tiles (two waves a
  *    warpgroup), amax against the reference's
  *    max |x| (raised from a prior value, and never lowered); and the rows' scales loaded once
- *    a warp and shuffled (CUTEC_GEMM_BLOCKSCALE_ROWS=shfl) in the two-set, one-set (256
- *    rows, 160 wide), interleaved and staged loops;
+ *    a warp and shuffled (CUTEC_GEMM_BLOCKSCALE_ROWS=shfl) in the one-set loops (256 rows,
+ *    160 wide), the other loops unchanged by it;
  *  - what is refused, named: scales of bf16 inputs, block scales of the wrong shape, K = 0
  *    with block scales, amax of an f32 C, a tile wider than a block of B, an output scale
  *    without scales, a 256-row tile with per-tensor scales or an f32 C, the grouped kernel
@@ -244,9 +244,9 @@ static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
 }
 
 /* the rows' scales loaded once a warp (lane L the warp's row L % 16 of wave L / 16) and
- * shuffled to the threads that hold those rows (hopper_blockscale.c's shared_rows): the
- * two-set loop (5 k-tiles), 256 rows in 1x2 and 2x1 (rows past M in the second wave), 160
- * wide in 2x1, interleaved; staged keeps its ring (the variable changes nothing there) */
+ * shuffled to the threads that hold those rows (hopper_blockscale.c's shared_rows, in the
+ * one-set loops): 256 rows in 1x2 and 2x1 (rows past M in the second wave), 160 wide in 2x1;
+ * and where the variable changes nothing: the two-set loop (5 k-tiles), interleaved, staged */
 static void shared_rows_cases(cute_runtime *rt, bool gpu)
 {
     static const scase c[] = {
