@@ -69,23 +69,23 @@ check()
     echo "$*${tag:-}: $r"
     echo "$r" | grep -q "verified:" && echo "hopper$2-t$1${3:+-mul$3}${tag:-}" >>"$out/fp8h-verified"
 }
-# ok_rows FILE [TAG [TILE]]: "NAME TFLOP/s %-of-cuBLAS" for each hopper row of a bench checked
-# ok, its name without "+blk", with TAG, and with "-tTILE" where the bench had one --tile (its
-# rows then name none)
+# ok_rows FILE [TAG [TILE CLUSTER]]: "NAME TFLOP/s %-of-cuBLAS" for each hopper row of a bench
+# checked ok, named as the sweeps name them (hopper2x1-t256x128x128-mulstaged) with TAG; a
+# bench given one --tile or one --cluster names neither: TILE and CLUSTER put them in
 ok_rows()
 {
-    awk -v tag="${2:-}" -v tile="${3:-}" '$2 ~ /^hopper/ && / ok/ { p = $5; sub("%", "", p); n = $2;
-        sub("[+]blk", "", n); if (tile != "" && n !~ /-t[0-9]/) { i = index(n, "-");
-        n = i ? substr(n, 1, i - 1) "-t" tile substr(n, i) : n "-t" tile }
-        print n tag, $4, p }' "$1" 2>/dev/null
+    awk -v tag="${2:-}" -v tile="${3:-}" -v cl="${4:-}" '$2 ~ /^hopper/ && / ok/ { p = $5; sub("%", "", p);
+        n = $2; sub("[+]blk", "", n); i = index(n, "-"); b = i ? substr(n, 1, i - 1) : n; r = i ? substr(n, i) : "";
+        if (cl != "" && b == "hopper") b = b cl; if (tile != "" && r !~ /^-t[0-9]/) r = "-t" tile r;
+        print b r tag, $4, p }' "$1" 2>/dev/null
 }
 decide()
 {
     lib=$(ok_rows "$out/fp8h-lib.txt" | awk '{ print $3; exit }')
     base=$(ok_rows "$out/fp8h-tiles.txt" | awk '$1 ~ /^hopper2x1-t128x128x128/ { print $3; exit }')
-    best=$({ ok_rows "$out/fp8h-tiles.txt"; ok_rows "$out/fp8h-wide.txt" "" 128x160x128
-        ok_rows "$out/fp8h-staged.txt" "" 256x128x128; ok_rows "$out/fp8h-shfl.txt" +shfl
-        ok_rows "$out/fp8h-shfl160.txt" +shfl 128x160x128; } |
+    best=$({ ok_rows "$out/fp8h-tiles.txt"; ok_rows "$out/fp8h-wide.txt" "" 128x160x128 2x1
+        ok_rows "$out/fp8h-staged.txt" "" 256x128x128 1x2; ok_rows "$out/fp8h-shfl.txt" +shfl
+        ok_rows "$out/fp8h-shfl160.txt" +shfl 128x160x128 2x1; } |
         while read -r name t p; do grep -qx "$name" "$out/fp8h-verified" 2>/dev/null || [ "$name" = hopper2x1-t128x128x128 ] &&
             echo "$name $t $p"; done | sort -k3 -n -r | head -n 1)
     if [ -z "$lib" ] || [ -z "$base" ] || [ -z "$best" ]; then
