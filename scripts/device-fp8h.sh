@@ -84,8 +84,7 @@ decide()
     lib=$(ok_rows "$out/fp8h-lib.txt" | awk '{ print $3; exit }')
     base=$(ok_rows "$out/fp8h-tiles.txt" | awk '$1 ~ /^hopper2x1-t128x128x128/ { print $3; exit }')
     best=$({ ok_rows "$out/fp8h-tiles.txt"; ok_rows "$out/fp8h-wide.txt" "" 128x160x128 2x1
-        ok_rows "$out/fp8h-staged.txt" "" 256x128x128 1x2; ok_rows "$out/fp8h-shfl.txt" +shfl
-        ok_rows "$out/fp8h-shfl160.txt" +shfl 128x160x128 2x1; } |
+        ok_rows "$out/fp8h-staged.txt" "" 256x128x128 1x2; ok_rows "$out/fp8h-shfl.txt" +shfl; } |
         while read -r name t p; do grep -qx "$name" "$out/fp8h-verified" 2>/dev/null || [ "$name" = hopper2x1-t128x128x128 ] &&
             echo "$name $t $p"; done | sort -k3 -n -r | head -n 1)
     if [ -z "$lib" ] || [ -z "$base" ] || [ -z "$best" ]; then
@@ -133,8 +132,7 @@ decide()
     rows tiles --scale block --tile 128x128x128,256x128x128 --cluster 2x1,1x1,1x2
     (
         export CUTEC_GEMM_BLOCKSCALE_ROWS=shfl
-        rows shfl --scale block --tile 256x128x128,128x128x128 --cluster 2x1,1x1,1x2
-        rows shfl160 --scale block --tile 128x160x128 --cluster 2x1
+        rows shfl --scale block --tile 256x128x128,128x160x128 --cluster 2x1,1x2
     )
     rows wide --scale block --tile 128x160x128 --cluster 2x1
     rows staged --scale block --tile 256x128x128 --cluster 1x2 --scale-mul staged
