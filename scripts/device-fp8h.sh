@@ -122,7 +122,6 @@ decide()
     check 256x128x128 1x2 staged
     (
         export CUTEC_GEMM_BLOCKSCALE_ROWS=shfl tag=+shfl
-        check 256x128x128 1x1
         check 256x128x128 2x1
         check 256x128x128 1x2
         check 128x160x128 2x1
