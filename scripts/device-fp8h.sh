@@ -114,6 +114,9 @@ decide()
     if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
     timeout 20 make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20
     : >"$out/fp8h-verified"
+    # (each thread its own rows' scales unless a step says shfl: the rule compares the two
+    # whichever is the default; the library's call takes the default)
+    CUTEC_GEMM_BLOCKSCALE_ROWS=own && export CUTEC_GEMM_BLOCKSCALE_ROWS
     echo "== $(el) s: 1. the new tiles against float64 (every element, 1021x1016x1024, C row-major)"
     check 256x128x128 1x1
     check 256x128x128 2x1
@@ -127,7 +130,7 @@ decide()
         check 128x160x128 2x1
     )
     echo "== 2. block scales at $blk"
-    rows lib --scale block
+    (unset CUTEC_GEMM_BLOCKSCALE_ROWS && rows lib --scale block)
     rows tiles --scale block --tile 128x128x128,256x128x128 --cluster 2x1,1x1,1x2
     (
         export CUTEC_GEMM_BLOCKSCALE_ROWS=shfl
