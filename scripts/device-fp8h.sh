@@ -9,15 +9,16 @@
 #   128 x 160  1,440 tiles, 10.9 waves (98.7%), one partial set (128 x 176, 69.7% of cuBLAS
 #              in the early mid pass, is no longer timed);
 #   256 x 128 staged (--scale-mul staged: the scales by cp.async three k-tiles ahead), 1x2;
-#   shared rows (CUTEC_GEMM_BLOCKSCALE_ROWS=shfl, new, opt-in; one-set loops only): a warp
-#              loads its rows' scales once, lane L the warp's row L % 16 of wave L / 16, and
-#              shuffles them to the threads holding those rows: one load of sa a k-tile and
-#              one live pointer, where the register loop has one a row. At 256 x 128 ptxas
-#              otherwise issues kt + 1's loads after kt's last batch (their addresses need
-#              registers the batch holds) and the next k-tile's first product waits for them
-#              before its first wgmma (SASS, sm_90a). The early mid pass (18:50): 256 x 128
-#              1x2 80.5% of cuBLAS against 77.9, 2x1 79.7 against 76.8; in the two sets' loop
-#              71.5 against 81.2 (now left out there); 128 x 128 1x1 / 1x2 81.9 / 81.8.
+#   shared rows (the default for 256-row tiles since the mid pass; CUTEC_GEMM_BLOCKSCALE_ROWS
+#              =own / =shfl ask for each form): a warp loads its rows' scales once, lane L
+#              the warp's row L % 16 of wave L / 16, and shuffles them to the threads holding
+#              those rows: one load of sa a k-tile for four and one live pointer. With a
+#              pointer a row ptxas issues kt + 1's loads after kt's last batch (their
+#              addresses need registers the batch holds) and the next k-tile's first product
+#              waits for them before its first wgmma (SASS, sm_90a). Mid passes (18:50 /
+#              19:25): 256 x 128 1x2 80.5 / 81.0% of cuBLAS against 77.9 / 78.2, 2x1 79.7 /
+#              80.1 against 76.8 / 77.8; tiles of one wave lost (128 x 160 75.2 against 78.8,
+#              128 x 128's two sets 71.5 against 81.2) and keep their rows.
 # and two readings that decide nothing: the FFMAs issued as NOPs (CUTEC_SASS_FFMA=nop, results
 # wrong by design) at 128 x 128 and 256 x 128 with shared rows, what the promotion costs in each
 # loop; the per-tensor kernel at 128 x 128 and 128 x 256 (no promotion: a tile's ceiling).
@@ -34,10 +35,9 @@
 #      2x1 row and the library's call; else 128 x 128 2x1 stays. The flip is one line:
 #      block_scaled() in src/kernels/gemm/hopper_auto.c, `.bm = 128, .bn = 128`, the cluster
 #      (and .scale_mul for a staged row; hop21's file: the lead's);
-#   shared rows: 256 x 128 with them against without, in 2x1 and in 1x2: a point of cuBLAS
-#      or more ahead in both, checked right: the default (`by_default = true` in
-#      shared_rows(), src/kernels/gemm/hopper_blockscale.c; the one-set loops only); more
-#      than a point behind in both: delete; else keep opt-in.
+#   shared rows: 256 x 128 with them against without, in 2x1 and in 1x2, checked right: the
+#      default stays unless more than a point of cuBLAS behind in both, then each thread its
+#      own rows again (`by_default = false` in shared_rows(), hopper_blockscale.c).
 #   NOP and per-tensor rows decide nothing.
 #   ITERS=10 sh scripts/device-fp8h.sh          log: $OUT/fp8h.log (default build/device-out)
 . scripts/device-common.sh
@@ -103,10 +103,9 @@ decide()
         echo "${own:--} ${sh:--}"
     done | awk '{ n++; if ($1 == "-" || $2 == "-") bad = 1; d = $2 - $1; lo = (n == 1 || d < lo) ? d : lo;
                   hi = (n == 1 || d > hi) ? d : hi; r = r sprintf(" %s -> %s", $1, $2) }
-        END { if (bad) printf "decides: shared rows not measured or not checked right (%s): keep opt-in\n", r;
-              else if (lo >= 1) printf "decides: shared rows at 256x128 2x1 / 1x2 (%s %% of cuBLAS): make them the default (shared_rows: by_default = true; one-set loops only)\n", r;
-              else if (hi < -1) printf "decides: shared rows at 256x128 (%s): slower, delete\n", r;
-              else printf "decides: shared rows at 256x128 (%s): not a point ahead in both, keep opt-in\n", r }'
+        END { if (bad) printf "decides: shared rows not measured or not checked right (%s): the default stays, measure again\n", r;
+              else if (hi < -1) printf "decides: shared rows at 256x128 (%s %% of cuBLAS): behind, each thread its own rows again (shared_rows: by_default = false)\n", r;
+              else printf "decides: shared rows at 256x128 2x1 / 1x2 (%s %% of cuBLAS): the default stays\n", r }'
 }
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
@@ -127,14 +126,13 @@ decide()
         export CUTEC_GEMM_BLOCKSCALE_ROWS=shfl tag=+shfl
         check 256x128x128 2x1
         check 256x128x128 1x2
-        check 128x160x128 2x1
     )
     echo "== 2. block scales at $blk"
     (unset CUTEC_GEMM_BLOCKSCALE_ROWS && rows lib --scale block)
     rows tiles --scale block --tile 128x128x128,256x128x128 --cluster 2x1,1x1,1x2
     (
         export CUTEC_GEMM_BLOCKSCALE_ROWS=shfl
-        rows shfl --scale block --tile 256x128x128,128x160x128 --cluster 2x1,1x2
+        rows shfl --scale block --tile 256x128x128 --cluster 2x1,1x2
     )
     rows wide --scale block --tile 128x160x128 --cluster 2x1
     rows staged --scale block --tile 256x128x128 --cluster 1x2 --scale-mul staged

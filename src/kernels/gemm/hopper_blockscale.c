@@ -83,22 +83,23 @@ typedef struct scale_at {
     cute_int lane;
 } scale_at;
 
-/* Shared rows (CUTEC_GEMM_BLOCKSCALE_ROWS=shfl, opt-in until timed; =own: each thread its
- * own rows).  A warp's accumulators cover 16 rows of C a wave (lane l rows l / 4 and l / 4 +
- * 8 of them), at most 32 rows in two waves, so lane L loads the scale of the warp's row L %
- * 16 in wave L / 16 (with one wave, lanes 16-31 again those of 0-15), one load a k-tile
- * instead of two a wave, and each thread takes its rows' by shuffles from the lanes that
- * loaded them.  One pointer a thread stays live across the k-loop instead of one a row: in
- * the one-set loop at 256 x 128 ptxas otherwise issues the next k-tile's scale loads only
- * once the batch's registers are free, after its last wave, and the next k-tile's first
- * product waits for them before its first wgmma (SASS, sm_90a; with shared rows the loads
- * go out under the second wave's batch and that product after the first wgmma).  H200,
- * 4096x7168x16384: 256 x 128 1x2 1,211.6 TFLOP/s against 1,174.1, 2x1 1,199.6 against
- * 1,156.8; in the two sets' loop (128 x 128 2x1) 1,076.7 against 1,223.3, the shuffles
- * there waiting for loads issued in the same turn: one-set loops only. */
+/* Shared rows (the default for 256-row tiles, session 34; CUTEC_GEMM_BLOCKSCALE_ROWS=own
+ * gives each thread its own rows' scales, as every other tile has them).  A warp's
+ * accumulators cover 16 rows of C a wave (lane l rows l / 4 and l / 4 + 8 of them), 32 rows
+ * in a 256-row tile's two waves, so lane L loads the scale of the warp's row L % 16 in wave
+ * L / 16, one load a k-tile instead of four, and each thread takes its rows' by shuffles from
+ * the lanes that loaded them.  One pointer a thread stays live across the k-loop instead of
+ * one a row: with one a row (128 sums, 64 partials and the loop in 232 registers) ptxas
+ * issues the next k-tile's loads only once the batch's registers are free, after its last
+ * wave, and the next k-tile's first product waits for them before its first wgmma; shared,
+ * the loads go out under the second wave's batch and that product after the first wgmma
+ * (SASS, sm_90a).  H200, 4096x7168x16384, two passes: 256 x 128 1x2 1,211.6 / 1,185.3
+ * TFLOP/s against 1,174.1 / 1,144.4, 2x1 1,199.6 / 1,171.7 against 1,156.8 / 1,139.5.  Tiles
+ * of one wave lose by it (128 x 160 2x1 1,101.0 against 1,142.4; 128 x 128's two sets 1,076.7
+ * against 1,223.3): their shuffles wait for loads issued in the same turn. */
 static bool shared_rows(void)
 {
-    static const bool by_default = false; /* (scripts/device-fp8h.sh decides) */
+    static const bool by_default = true; /* (scripts/device-fp8h.sh decided, session 34) */
     const char *v = getenv("CUTEC_GEMM_BLOCKSCALE_ROWS");
     return v && *v ? !strcmp(v, "shfl") : by_default;
 }
@@ -123,7 +124,7 @@ static scale_at scale_at_tile(cute_ctx *c, const gemm_plan *p, cute_int tid, con
 {
     cute_alg *a = cute_ctx_alg(c);
     scale_at at = {.sa = s->sa, .sb = s->sb, .rows = 2 * waves(p), .parts = parts(p),
-                   .shared = shared_rows() && one_set(p) && !gemm_blockscale_staged(p),
+                   .shared = shared_rows() && waves(p) > 1 && !gemm_blockscale_staged(p),
                    .lane = cute_mod(a, tid, cute_i(32))};
     if (!at.shared) row_ptrs(c, p, cute_tiled_mma_slice(&p->mma, tid), t, s->sa, at.row);
     else { /* lane L loads row i = (L % 16) / 8 of wave L / 16 of lane 4 (L % 8) */
