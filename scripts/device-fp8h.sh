@@ -124,6 +124,7 @@ decide()
     check 256x128x128 1x2 staged
     (
         export CUTEC_GEMM_BLOCKSCALE_ROWS=shfl tag=+shfl
+        check 256x128x128 1x1
         check 256x128x128 2x1
         check 256x128x128 1x2
     )
@@ -132,7 +133,7 @@ decide()
     rows tiles --scale block --tile 128x128x128,256x128x128 --cluster 2x1,1x1,1x2
     (
         export CUTEC_GEMM_BLOCKSCALE_ROWS=shfl
-        rows shfl --scale block --tile 256x128x128 --cluster 2x1,1x2
+        rows shfl --scale block --tile 256x128x128 --cluster 2x1,1x1,1x2
     )
     rows wide --scale block --tile 128x160x128 --cluster 2x1
     rows staged --scale block --tile 256x128x128 --cluster 1x2 --scale-mul staged
