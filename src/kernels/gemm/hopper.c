@@ -7,7 +7,8 @@
  *     into it, running ahead into the next tile while the consumers finish this one;
  *   warpgroups 1..consumers: each waits for a stage, multiplies its 64 rows of the k-tile
  *     with wgmma straight from the swizzled stage (one batch per k-tile), keeps one batch in
- *     flight (wait_group 1) and releases the stage the batch before read once it retired;
+ *     flight (wait_group 1) and releases the stage the batch before read once it retired
+ *     (every thread arrives on its empty barrier, or lane 0 of each warp: p->warp_release);
  *     then the epilogue (hopper_store.c: stmatrix and TMA stores; hopper_epilogue.c: the
  *     16-byte stores of an f32 C).
  *
@@ -221,9 +222,22 @@ static void mma_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m
 
 cute_tensor gemm_hopper_stage(cute_ctx *c, cute_tensor t, const cute_pipeline_state *s) { return stage(c, t, 4, s); }
 
+/* the consumer threads of a warpgroup that release a stage: lane 0 of each warp
+ * (p->warp_release, without clusters), else all of them (in clusters the pipeline picks a
+ * warp's lanes, one a peer block) */
+static int stage_releasers(const gemm_plan *p)
+{
+    return p->warp_release && !clustered(p) ? WARPGROUP / 32 : WARPGROUP;
+}
+
 void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s)
 {
-    if (!(p->broken & GEMM_BREAK_RELEASE)) cute_pipeline_consumer_release(c, &m->pipe, s);
+    if (p->broken & GEMM_BREAK_RELEASE) { /* (a broken kernel: never) */
+    } else if (stage_releasers(p) == WARPGROUP) {
+        cute_pipeline_consumer_release(c, &m->pipe, s);
+    } else { /* (after the warp's wgmma wait: its reads of the stage are done) */
+        CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0))) cute_pipeline_consumer_release(c, &m->pipe, s);
+    }
     cute_pipeline_state_advance(c, s);
 }
 
@@ -491,13 +505,14 @@ gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p)
         m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw, p->smem_c.layout, 16);
     m.ring = gemm_blockscale_ring(c, &al, p);
     int readers = p->pingpong ? 1 : p->consumers; /* the warpgroups that read (and release) a stage */
+    int arrivals = readers * stage_releasers(p);   /* ... by their releasing threads */
     int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]) -
                  (p->broken & GEMM_BREAK_EXPECT_TX ? 16 : 0);
     if (clustered(p))
-        m.pipe = cute_pipeline_tma_async_create_cluster(c, &al, p->stages, WARPGROUP * readers, tx,
+        m.pipe = cute_pipeline_tma_async_create_cluster(c, &al, p->stages, arrivals, tx,
                                                         cluster_layout(cute_ctx_alg(c), p));
     else
-        m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, WARPGROUP * readers, tx);
+        m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, arrivals, tx);
     return m;
 }
 
@@ -527,6 +542,22 @@ static void consumer_role(cute_ctx *c, void *user, cute_int tid)
     (r->p->pingpong ? consumer_pingpong : r->p->streamk ? consumer_streamk : consumer)(c, r->p, &r->g, &r->m, tid, r->alpha, r->beta, r->mapC);
 }
 
+/* thread 0: the kernel's TMA descriptors fetched ahead of their first loads and stores
+ * (p->prefetch_maps; inline PTX, which the interpreter does not run: a hint, nothing to
+ * check there).  B1's and C's only where the kernel uses them (else A's stands in). */
+static void prefetch_maps(cute_ctx *c, const gemm_plan *p, cute_val mapA, cute_val mapB, cute_val mapB1, cute_val mapC)
+{
+    if (!p->prefetch_maps || cute_ctx_on_interp(c)) return;
+    cute_val maps[4] = {mapA, mapB};
+    int n = 2;
+    if (p->cfg.dual) maps[n++] = mapB1;
+    if (p->tma_store) maps[n++] = mapC;
+    CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0))) {
+        for (int i = 0; i < n; i++)
+            cute_asm(c, "prefetch.tensormap [%0];", &(cute_asm_operand){.kind = CUTE_ASM_IN, .v = maps[i]}, 1, 0);
+    }
+}
+
 static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
                           cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
                           cute_val mapB, cute_val mapC, cute_tensor mV, cute_val mapB1, cute_tensor sa,
@@ -536,6 +567,7 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tens
 {
     const gemm_plan *p = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
+    prefetch_maps(c, p, mapA, mapB, mapB1, mapC);
     gemm_plan tiles = tiles_plan(p);
     gemm_scales scales = {.sa = sa, .sb = sb, .out = so, .amax = amax};
     gemm_peer peer = {.wait = wait, .signal = signal, .wait_value = wait_value, .signal_value = signal_value};
