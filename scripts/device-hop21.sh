@@ -26,11 +26,7 @@
 #      each): ahead by 0.5 point or more on average and behind by no more than 0.5 at any
 #      -> make both default (`by_warp` and `prefetch` true in hopper_plan.c); else keep
 #      opt-in.  Where step 7 ran, its notes say which of the two carried it.
-#   b. R at the LLM shapes (1x1 kernel): notes only (the library runs 2x1 there).  Clusters
-#      of 4 there (2x2: A and B multicast, 24 KB a k-tile an SM from L2 against 2x1's 32; 4x1:
-#      B to 4 blocks), each against the library's 2x1, the whole tile's store: ahead by 0.5
-#      point or more on average and behind by no more than 0.5 at any shape -> make default
-#      (that cluster in hopper_auto.c's 2x1 row, the best if both); else keep the 2x1 row.
+#   b. R at the LLM shapes (1x1 kernel): notes only (the library runs 2x1 there).
 #   c. the example's configuration: a note per form against the library's row.
 # No step starts past BUDGET_S (default 64 s: about 75 s in all), each under its own timeout.
 #   ITERS=10 sh scripts/device-hop21.sh   (log: $OUT/hop21.log, default build/device-out)
@@ -107,8 +103,8 @@ compare()
     echo "== 4. the example's configuration at 4096^3 (raster 1: along M, no bands; tma: 4 stages)"
     bench base f16 16 4096 --raster 1,8 --store tma,tile --cluster 1x1,2x1
     bench base bf16 16 4096 --raster 1,8 --store tma,tile --cluster 1x1,2x1
-    echo "== 5. the LLM shapes, bf16: the library's 2x1, the 1x1 whole tile (base / R), clusters of 4 (base)"
-    bench base bf16 24 8192x6144x4096,8192x4096x14336,8192x28672x4096 --cluster 2x1,1x1,2x2,4x1 --store tile
+    echo "== 5. the LLM shapes, bf16: the library's 2x1 and the 1x1 whole tile, base / R"
+    bench base bf16 20 8192x6144x4096,8192x4096x14336,8192x28672x4096 --cluster 2x1,1x1 --store tile
     bench R bf16 20 8192x6144x4096,8192x4096x14336,8192x28672x4096 --cluster 2x1,1x1 --store tile
     echo "== 6. bf16 4096^3 again: RP / base"
     bench RP bf16 12 4096
@@ -131,16 +127,6 @@ compare()
         r=$(compare base $f hopper | grep "^mean")
         [ -n "$r" ] && echo "note: $f alone against base (bf16 squares): $r"
     done
-    res=$(for c in 2x2 4x1; do
-        records | awk -v c="hopper$c" '$1 == "base" && $3 ~ /^8192x/ && ($4 == "hopper2x1" || $4 == c) {
-                s[$4, $3] += $5; n[$4, $3]++; shapes[$3] = 1 }
-            END { for (k in shapes) if (n[c, k] && n["hopper2x1", k]) {
-                    d = s[c, k] / n[c, k] - s["hopper2x1", k] / n["hopper2x1", k]; t += d; m++; if (m == 1 || d < lo) lo = d }
-                if (m) printf("%s %.2f %.2f %d\n", c, t / m, lo, m) }'
-    done)
-    echo "$res" | awk 'NF == 4 { r = "keep the 2x1 row"
-            if ($2 >= 0.5 && $3 >= -0.5) r = "make default: " substr($1, 7) " clusters in the 2x1 row of hopper_auto.c"
-            printf("decides: the LLM shapes, %s against the library'"'"'s 2x1 (whole tile): %+.2f points on average over %d shapes, %+.2f at the least: %s\n", $1, $2, $4, $3, r) }'
     for row in hopper1x1 hopper2x1; do
         r=$(compare base R $row)
         [ -n "$r" ] && echo "note: the LLM shapes, R against base, $row (R applies to 1x1 only):" && echo "$r"
