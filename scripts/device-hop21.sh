@@ -14,7 +14,7 @@
 # it is timed.  Steps:
 #   1. on the GPU against float64 first: `cutec run gemm` with R and P at odd N or K (ping-
 #      pong at K 264, cooperative 1x1 with the whole tile, f16 M-/N-major, 128 x 128 with
-#      beta) and 4096^3.
+#      beta) and 2048^3 (every element; the benches sample each row at every size).
 #   2. bf16 4096^3 and 2048^3: base / RP.  3. f16 4096^3: base / RP.  4. the example's
 #      configuration at 4096^3, f16 and bf16: raster 1 / 8, stores tma / tile, 1x1 / 2x1 (base
 #      forms).  5. the LLM shapes, bf16: the library's 2x1 and the 1x1 whole-tile kernel, base
@@ -93,7 +93,7 @@ compare()
     check --dtype bf16 --layout tn --m 1000 --n 1021 --k 264
     check --dtype f16 --layout nt --m 2056 --n 1000 --k 1001 --store tile
     check --dtype bf16 --layout tn --m 776 --n 1003 --k 1000 --tile 128x128x64 --beta 0.5
-    check --dtype bf16 --layout tn --m 4096 --n 4096 --k 4096
+    check --dtype bf16 --layout tn --m 2048 --n 2048 --k 2048
     echo "== 2. bf16 squares: base / RP"
     bench base bf16 20 4096,2048
     bench RP bf16 20 4096,2048
