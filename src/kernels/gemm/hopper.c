@@ -542,22 +542,6 @@ static void consumer_role(cute_ctx *c, void *user, cute_int tid)
     (r->p->pingpong ? consumer_pingpong : r->p->streamk ? consumer_streamk : consumer)(c, r->p, &r->g, &r->m, tid, r->alpha, r->beta, r->mapC);
 }
 
-/* thread 0: the kernel's TMA descriptors fetched ahead of their first loads and stores
- * (p->prefetch_maps; inline PTX, which the interpreter does not run: a hint, nothing to
- * check there).  B1's and C's only where the kernel uses them (else A's stands in). */
-static void prefetch_maps(cute_ctx *c, const gemm_plan *p, cute_val mapA, cute_val mapB, cute_val mapB1, cute_val mapC)
-{
-    if (!p->prefetch_maps || cute_ctx_on_interp(c)) return;
-    cute_val maps[4] = {mapA, mapB};
-    int n = 2;
-    if (p->cfg.dual) maps[n++] = mapB1;
-    if (p->tma_store) maps[n++] = mapC;
-    CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0))) {
-        for (int i = 0; i < n; i++)
-            cute_asm(c, "prefetch.tensormap [%0];", &(cute_asm_operand){.kind = CUTE_ASM_IN, .v = maps[i]}, 1, 0);
-    }
-}
-
 static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
                           cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_val mapA,
                           cute_val mapB, cute_val mapC, cute_tensor mV, cute_val mapB1, cute_tensor sa,
@@ -567,7 +551,6 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tens
 {
     const gemm_plan *p = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
-    prefetch_maps(c, p, mapA, mapB, mapB1, mapC);
     gemm_plan tiles = tiles_plan(p);
     gemm_scales scales = {.sa = sa, .sb = sb, .out = so, .amax = amax};
     gemm_peer peer = {.wait = wait, .signal = signal, .wait_value = wait_value, .signal_value = signal_value};

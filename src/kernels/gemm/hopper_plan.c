@@ -172,27 +172,21 @@ static bool tile_store_fits(cute_alg *a, const gemm_plan *p)
                          (long long)stage / 1024, p->stages);
 }
 
-/* Two forms of CuTe DSL's persistent Hopper GEMM (hopper/dense_gemm_persistent.py), opt-in
- * until timed (scripts/device-hop21.sh decides; the flips are `by_warp` and `prefetch`):
- *  - who releases a stage to the producer without clusters, CUTEC_GEMM_HOPPER_RELEASE:
- *    "thread", every consumer thread (128 arrivals a warpgroup on the stage's empty barrier),
- *    or "warp", lane 0 of each warp once the warp's wgmma wait passed (4 a warpgroup, as CuTe
- *    DSL's PipelineTmaAsync).  CUTLASS's one thread a warpgroup is not offered: a warp's wait
- *    covers only its own wgmmas' reads (the interpreter reports the next TMA load's race with
- *    the other warps' reads).  In clusters the pipeline's own rule holds (a warp's lanes
- *    release the peer blocks);
- *  - CUTEC_GEMM_HOPPER_PREFETCH=1: thread 0 prefetches the TMA descriptors (prefetch.tensormap)
- *    before the barriers are set up, so the first loads and stores need not fetch them. */
-static bool trials(cute_alg *a, gemm_plan *p)
+/* Who releases a stage to the producer without clusters (CuTe DSL's persistent Hopper GEMM,
+ * hopper/dense_gemm_persistent.py, against the library's; CUTEC_GEMM_HOPPER_RELEASE):
+ * "thread", every consumer thread (128 arrivals a warpgroup on the stage's empty barrier), or
+ * "warp", lane 0 of each warp once the warp's wgmma wait passed (4 a warpgroup, as CuTe DSL's
+ * PipelineTmaAsync).  CUTLASS's one thread a warpgroup is not offered: a warp's wait covers
+ * only its own wgmmas' reads (the interpreter reports the next TMA load's race with the other
+ * warps' reads).  In clusters the pipeline's own rule holds (a warp's lanes release the peer
+ * blocks).  Opt-in until timed: scripts/device-hop21.sh decides, the flip is `by_warp`. */
+static bool release(cute_alg *a, gemm_plan *p)
 {
-    static const bool by_warp = false, prefetch = false;
-    const char *e = getenv("CUTEC_GEMM_HOPPER_RELEASE"), *f = getenv("CUTEC_GEMM_HOPPER_PREFETCH");
+    static const bool by_warp = false;
+    const char *e = getenv("CUTEC_GEMM_HOPPER_RELEASE");
     p->warp_release = e && *e ? !strcmp(e, "warp") : by_warp;
-    p->prefetch_maps = f && *f ? !strcmp(f, "1") : prefetch;
     if (e && *e && strcmp(e, "warp") && strcmp(e, "thread"))
         return cute_alg_fail(a, "CUTEC_GEMM_HOPPER_RELEASE=%s: thread or warp", e);
-    if (f && *f && strcmp(f, "1") && strcmp(f, "0"))
-        return cute_alg_fail(a, "CUTEC_GEMM_HOPPER_PREFETCH=%s: 0 or 1", f);
     return true;
 }
 
@@ -200,7 +194,7 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
 {
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
-    if (!takes(a, cfg, arch) || !tiling(a, cfg, p) || !trials(a, p)) return false;
+    if (!takes(a, cfg, arch) || !tiling(a, cfg, p) || !release(a, p)) return false;
     p->consumers = p->pingpong ? 2 : (int)(p->bm / 64 < 2 ? p->bm / 64 : 2);
     p->threads = 128 * (1 + p->consumers); /* a producer warpgroup, then the consumers */
     char name[64];
