@@ -19,7 +19,8 @@
 # before it is timed.  Steps:
 #   1. on the GPU against float64 first: `cutec run gemm` with R at odd N or K (ping-pong at
 #      K 264, cooperative 1x1 with the whole tile, f16 M-/N-major, 128 x 128 with beta).
-#   2. bf16 4096^3 and 2048^3, f16 4096^3: base / R / base / R (processes alternating).
+#   2. bf16 4096^3 and 2048^3, f16 4096^3: base / R / base / R (processes alternating), then
+#      bf16 4096^3 once more, R / base.
 #   3. the LLM shapes, bf16: the library's 2x1 and the 1x1 whole tile, base / R, where both
 #      fit before BUDGET_S (BUDGET_S=90 runs them: about 100 s in all).
 # Decides (% of cuBLAS in the same process; a point = 1% of cuBLAS; "hopper" = the library's
@@ -97,6 +98,8 @@ compare()
         bench $f bf16 20 4096,2048
         bench $f f16 12 4096
     done
+    bench R bf16 12 4096 # (a third pair where the mid pass saw R's one consistent lead)
+    bench base bf16 12 4096
     echo "== 3. the LLM shapes, bf16: the library's 2x1 and the 1x1 whole tile, base / R (both, or neither)"
     llm=8192x6144x4096,8192x4096x14336,8192x28672x4096
     if [ $(($(date +%s) - start)) -lt $((budget - 22)) ]; then
