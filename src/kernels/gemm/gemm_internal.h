@@ -48,6 +48,8 @@ typedef struct gemm_plan {
     int consumers;
     bool pingpong;            /* each consumer warpgroup its own bm x bn tile, main loops and
                                  epilogues taking turns (hopper.c); else both on one tile */
+    bool warp_release;        /* Hopper without clusters: lane 0 of each consumer warp releases a
+                                 stage, not every thread (CuTe DSL's; CUTEC_GEMM_HOPPER_RELEASE) */
     bool streamk;             /* Hopper: cooperative, the last waves in runs of k-tiles (streamk.c);
                                  SM80 (multistage.c): every tile in the runs */
     int streamk_per_sm;       /* ... the SM80 kernel's blocks an SM (1 or 2: registers, shared memory) */
