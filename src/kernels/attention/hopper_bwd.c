@@ -19,6 +19,10 @@
  * default), at the price of S and dP computed twice (7 products for FlashAttention 3's 5).
  * (dQ fused into the dK/dV kernel, its parts added in a fixed order or by atomics, measured
  * slower than the two kernels and was removed: docs/attention.md.) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
@@ -38,6 +42,42 @@ static bool wide(const attn_plan *p)
     return p->d >= 96;
 }
 
+/* sm_90's opt-in shared memory per block, less room for the barriers and the alignment
+ * (hopper_plan.c's) */
+enum { SMEM_BYTES = 227 * 1024 - 2048 };
+
+/* The dK/dV kernel with P^T and dS^T through shared memory (pds; CUTEC_ATTN_BWD_KV=smem, or
+ * smem-free without the turns), FlashAttention 3's way where its P is not an RS operand:
+ * dK += dS^T Q and dV += P^T dO by wgmma SS from a (128, 64) tile each, so that P and dS
+ * need no registers of their own (32 a thread) and the steps overlap as the dQ kernel's
+ * (overlapped_steps): the next scores (64 registers) in flight beside dK and dV (128).
+ * Costs: 32 KB of shared memory (4 stages still fit), 32 STS a thread a step, a
+ * warpgroup barrier, and 96 bytes a cycle of shared memory for the products (RS: 64). */
+bool attn_hop_bwd_plan_pds(cute_alg *a, attn_hop_bwd_plan *hp)
+{
+    const char *v = getenv("CUTEC_ATTN_BWD_KV");
+    attn_plan *p = &hp->kv;
+    hp->pds = v && !strncmp(v, "smem", 4) && wide(p), hp->pds_turns = hp->pds && strcmp(v, "smem-free") != 0;
+    if (!hp->pds) return true;
+    cute_dtype d = p->cfg.dtype;
+    char name[64];
+    snprintf(name, sizeof name, "SM90_64x%lldx16_F32%s_SS", (long long)p->d, d == CUTE_BF16 ? "BF16BF16" : "F16F16");
+    cute_mma_atom atom;
+    cute_copy_atom stsm;
+    if (!cute_mma_atom_named(a, name, &atom) || !cute_copy_atom_named(a, "SM90_U32x4_STSM_N", d, &stsm)) return false;
+    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->consumers);
+    hp->pds_mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
+    hp->pds_r2s = cute_make_tiled_copy_mma(a, &stsm, &p->mma, CUTE_MMA_C);
+    hp->smem_pds = attn_hop_tile(a, d, p->bm, p->bn, 2);
+    /* K and V, the two tiles, the staged LSE and D (1 KB), then the stages that fit */
+    int64_t es = 2, fixed = 2 * p->bm * p->d * es + 2 * p->bm * p->bn * es + 2 * 2 * p->bn * 4;
+    int64_t fit = (SMEM_BYTES - fixed) / (2 * p->bn * p->d * es);
+    if (fit < 2) return cute_alg_fail(a, "attention backward hopper: P^T and dS^T in shared memory leave %lld stages",
+                                      (long long)fit);
+    if (fit < p->stages) p->stages = (int)fit, p->smem_kv = attn_hop_tile(a, d, p->bn, p->d, p->stages);
+    return !a->failed;
+}
+
 /* the kernel's tensors: X1, X2, Y1, Y2 (B, S, heads, D), the LSE and D (B, H, Sq), out0,
  * out1 (X's shape; the dQ kernel's out1 is unused) */
 enum { X1, X2, Y1, Y2, LSE, DSUM, OUT0, OUT1, NTENSORS };
@@ -45,6 +85,9 @@ enum { X1, X2, Y1, Y2, LSE, DSUM, OUT0, OUT1, NTENSORS };
 /* one block's work */
 typedef struct hb_job {
     bool kv;                 /* the dK/dV kernel (else the dQ kernel) */
+    bool pds, turns;         /* P^T and dS^T through shared memory (attn_hop_bwd_plan_pds);
+                                the overlapped steps' warpgroups in turns */
+    const attn_hop_bwd_plan *hp;
     bool dq_split;           /* overlapped_steps (the dQ kernel, wide): split_gradients' waits */
     cute_int b, xh, xt;      /* batch, X's head and 128-row tile */
     cute_int sx, sy;         /* X's rows and Y's */
@@ -52,10 +95,11 @@ typedef struct hb_job {
     attn_band band;          /* of the scores A (X rows, Y columns) */
 } hb_job;
 
-static hb_job job_of(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor *m)
+static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *p, bool kv, const cute_tensor *m)
 {
     cute_alg *a = cute_ctx_alg(c);
-    hb_job j = {.kv = kv, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
+    hb_job j = {.kv = kv, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1), .hp = hp};
+    j.pds = kv && hp->pds, j.turns = !j.pds || hp->pds_turns;
     cute_int bx = cute_block_idx(c, 0);
     j.dq_split = !kv && wide(p);
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
@@ -95,6 +139,7 @@ static void y_tile_of(cute_ctx *c, const hb_job *j, cute_int i, cute_int *yh, cu
 typedef struct hb_smem {
     cute_tensor x1, x2;   /* (128, D) */
     cute_tensor lines;    /* dK/dV, wide: a step's 64 LSE and D, a copy a warpgroup (64, 2, 2) */
+    cute_tensor pds;      /* pds: dS^T and P^T (128, 64, 2) */
     cute_tensor y1, y2;   /* (64, D, stages) */
     cute_tensor y1t, y2t; /* the same seen as (D, 64, stages): the RS products' B */
     cute_pipeline px, py; /* X (one stage, filled once), Y (Y1 and Y2 of a tile a stage) */
@@ -130,6 +175,7 @@ static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
     m.y1 = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_kv, 16);
     m.y2 = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_kv, 16);
     m.y1t = transposed_stages(c, p, m.y1), m.y2t = transposed_stages(c, p, m.y2);
+    if (j->pds) m.pds = cute_smem_alloc_tensor_composed(c, &al, d, j->hp->smem_pds, 16);
     int threads = CONSUMERS * WARPGROUP;
     m.px = cute_pipeline_tma_async_create(c, &al, 1, threads, 2 * p->tma_q.bytes * attn_hop_boxes(p));
     m.py = cute_pipeline_tma_async_create(c, &al, p->stages, threads, 2 * p->tma_k.bytes * attn_hop_boxes(p));
@@ -179,6 +225,10 @@ typedef struct hb_frag {
     cute_tensor line, sl, sd;                   /* staged_lines: the thread's element of its
                                                  * warpgroup's copy; the copy's LSE and D
                                                  * partitioned as the scores */
+    cute_thr_copy r2s;                          /* pds: the thread's stmatrix */
+    cute_tensor cpds[2], apds[2], pyt1, pyt2;   /* pds: dS^T's and P^T's tiles as r2s writes
+                                                 * them and as the SS products' A; Y's tiles
+                                                 * as their B */
 } hb_frag;
 
 /* staged_lines: the thread's views of its warpgroup's copy */
@@ -221,6 +271,15 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const
     f.out[0] = cute_partition_fragment_C(c, f.rs, rows);
     f.out[1] = cute_make_fragment_like(c, f.out[0]);
     if (staged_lines(p, j)) lines_of_thread(c, p, m, tid, &f);
+    if (j->pds) {
+        cute_thr_mma t = cute_tiled_mma_slice(&j->hp->pds_mma, tid);
+        f.r2s = cute_tiled_copy_slice(&j->hp->pds_r2s, tid);
+        for (int k = 0; k < 2; k++) {
+            cute_tensor tile = CUTE_SLICE(c, m->pds, CUTE_ALL, CUTE_ALL, k);
+            f.cpds[k] = cute_partition_D(c, f.r2s, tile), f.apds[k] = cute_partition_A(c, t, tile);
+        }
+        f.pyt1 = cute_partition_B(c, t, m->y1t), f.pyt2 = cute_partition_B(c, t, m->y2t);
+    }
     return f;
 }
 
@@ -322,11 +381,38 @@ static void issue_scores(cute_ctx *c, const attn_plan *p, const hb_smem *m, cons
     cute_warpgroup_commit_batch(c);
 }
 
-/* dS (and P) into the registers the products read, freeing the accumulators */
+static void warpgroup_sync(cute_ctx *c, cute_int wg);
+
+/* dS (and P) into the registers the products read, freeing the accumulators; pds: by
+ * stmatrix into the warpgroup's rows of their shared tiles (its products of the step before
+ * retired: overlapped_steps), seen by its wgmma (the async proxy) once all its threads
+ * stored */
 static void convert(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f)
 {
+    if (j->pds) {
+        for (int k = 0; k < 2; k++) {
+            cute_tensor v = cute_make_rmem_tensor_like(c, f->acc_a, p->cfg.dtype);
+            cute_tensor_store(c, v, cute_ssa_cvt(c, cute_tensor_load(c, k ? f->acc_a : f->acc_b), p->cfg.dtype));
+            cute_copy(c, &j->hp->pds_r2s.atom, cute_retile_S(c, f->r2s, v), f->cpds[k]);
+        }
+        cute_fence_proxy_async_shared_cta(c);
+        warpgroup_sync(c, f->wg);
+        return;
+    }
     cute_tensor_store(c, f->rds, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_b), p->cfg.dtype));
     if (j->kv) cute_tensor_store(c, f->rp, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_a), p->cfg.dtype));
+}
+
+/* the overlapped steps' turns (attn_hop_my_turn / attn_hop_your_turn), unless j->turns is
+ * off */
+static void my_turn(cute_ctx *c, const hb_job *j, cute_val first)
+{
+    if (j->turns) attn_hop_my_turn(c, first);
+}
+
+static void your_turn(cute_ctx *c, const hb_job *j, cute_val first)
+{
+    if (j->turns) attn_hop_your_turn(c, first);
 }
 
 /* issue out0 += dS Y1 (and out1 += P Y2) of the state's stage (a batch) */
@@ -334,18 +420,23 @@ static void issue_products(cute_ctx *c, const attn_plan *p, const hb_job *j, con
                            const cute_pipeline_state *s)
 {
     cute_warpgroup_arrive(c);
-    gemm_rs(c, p, f, f->rds, attn_hop_stage(c, f->sy1t, 4, s), f->out[0]);
-    if (j->kv) gemm_rs(c, p, f, f->rp, attn_hop_stage(c, f->sy2t, 4, s), f->out[1]);
+    if (j->pds) {
+        cute_gemm(c, &j->hp->pds_mma, f->out[0], f->apds[0], attn_hop_stage(c, f->pyt1, 4, s), f->out[0]);
+        cute_gemm(c, &j->hp->pds_mma, f->out[1], f->apds[1], attn_hop_stage(c, f->pyt2, 4, s), f->out[1]);
+    } else {
+        gemm_rs(c, p, f, f->rds, attn_hop_stage(c, f->sy1t, 4, s), f->out[0]);
+        if (j->kv) gemm_rs(c, p, f, f->rp, attn_hop_stage(c, f->sy2t, 4, s), f->out[1]);
+    }
     cute_warpgroup_commit_batch(c);
 }
 
 /* the state's scores issued in the warpgroup's turn (attn_hop_my_turn), on to the next stage */
-static void scores_in_turn(cute_ctx *c, const attn_plan *p, const hb_smem *m, const hb_frag *f,
+static void scores_in_turn(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
                            cute_pipeline_state *s, cute_val first)
 {
-    attn_hop_my_turn(c, first);
+    my_turn(c, j, first);
     issue_scores(c, p, m, f, s);
-    attn_hop_your_turn(c, first);
+    your_turn(c, j, first);
     cute_pipeline_state_advance(c, s);
 }
 
@@ -355,9 +446,9 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
                           cute_pipeline_state *r, cute_val first)
 {
     convert(c, p, j, f);
-    attn_hop_my_turn(c, first);
+    my_turn(c, j, first);
     issue_products(c, p, j, f, r);
-    attn_hop_your_turn(c, first);
+    your_turn(c, j, first);
     cute_warpgroup_wait(c, 0);
     cute_pipeline_consumer_release(c, &m->py, r);
     cute_pipeline_state_advance(c, r);
@@ -487,28 +578,36 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     cute_pipeline_state r = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    bool lean = staged_lines(p, j); /* (pds) */
     hb_step first_step = step_views(c, p, j, f, mt, cute_i(0));
-    scores_in_turn(c, p, m, f, &s, first);
+    cute_val line = lean ? line_fetch(c, p, j, f, mt, cute_i(0)) : (cute_val){0};
+    scores_in_turn(c, p, j, m, f, &s, first);
     cute_warpgroup_wait(c, 0);
-    gradients(c, p, j, f, &first_step, scale_log2, false);
+    staged_step(c, p, j, f, line, &first_step);
+    gradients(c, p, j, f, &first_step, scale_log2, lean);
     CUTE_FOR(c, i, cute_i(1), j->steps) { /* i: the step whose scores are issued */
         hb_step st = step_views(c, p, j, f, mt, i);
+        cute_val next = lean ? line_fetch(c, p, j, f, mt, i) : (cute_val){0};
         convert(c, p, j, f);
-        attn_hop_my_turn(c, first);
+        my_turn(c, j, first);
         if (j->dq_split)
             issue_scores_apart(c, p, m, f, &s);
         else
             issue_scores(c, p, m, f, &s);
         issue_products(c, p, j, f, &r);
-        attn_hop_your_turn(c, first);
+        your_turn(c, j, first);
         cute_pipeline_state_advance(c, &s);
         if (j->dq_split) {
             split_gradients(c, p, j, f, &st, scale_log2);
         } else {
             cute_warpgroup_wait(c, 1);
-            gradients(c, p, j, f, &st, scale_log2, false);
+            staged_step(c, p, j, f, next, &st);
+            gradients(c, p, j, f, &st, scale_log2, lean);
         }
         cute_warpgroup_wait(c, 0);
+        /* pds: every warp of the warpgroup past its wait before any stores the next dS^T
+         * and P^T (each waited for its own part of the products) */
+        if (j->pds) warpgroup_sync(c, f->wg);
         cute_pipeline_consumer_release(c, &m->py, &r);
         cute_pipeline_state_advance(c, &r);
     }
@@ -525,8 +624,10 @@ static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
     if (j->kv) cute_fill(c, f.out[1], 0);
     cute_pipeline_state sx = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
     cute_pipeline_consumer_wait(c, &m->px, &sx, (cute_val){0});
-    if (staged_lines(p, j)) {
+    if (staged_lines(p, j) && !j->pds) {
         serial_steps(c, p, j, m, &f, mt, scale_log2);
+    } else if (!j->turns) {
+        overlapped_steps(c, p, j, m, &f, mt, scale_log2, (cute_val){0});
     } else {
         cute_val first = attn_hop_pingpong_start(c, tid);
         overlapped_steps(c, p, j, m, &f, mt, scale_log2, first);
@@ -563,11 +664,12 @@ static void consume(cute_ctx *c, void *arg, cute_int tid)
     consumer(c, r->p, r->j, r->m, r->mt, tid, r->scale_log2, r->scale);
 }
 
-static void body(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor *mt, cute_val scale_log2, cute_val scale,
-                 const cute_val *maps)
+static void body(cute_ctx *c, const attn_hop_bwd_plan *hp, bool kv, const cute_tensor *mt, cute_val scale_log2,
+                 cute_val scale, const cute_val *maps)
 {
+    const attn_plan *p = kv ? &hp->kv : &hp->dq;
     cute_kernel_min_blocks(c, 1);
-    hb_job j = job_of(c, p, kv, mt);
+    hb_job j = job_of(c, hp, p, kv, mt);
     hb_smem m = shared_memory(c, p, &j);
     hb_maps x = {{maps[0], maps[1], maps[2], maps[3]}, cute_make_identity_tensor(c, mt[X1].layout.shape),
                  cute_make_identity_tensor(c, mt[Y1].layout.shape)};
@@ -582,7 +684,7 @@ static void dq_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mdO, cute_tensor 
     const attn_hop_bwd_plan *hp = cute_ctx_user(c);
     const cute_tensor mt[NTENSORS] = {mQ, mdO, mK, mV, mL, mD, mdQ, mdQ};
     const cute_val maps[4] = {map_q, map_do, map_k, map_v};
-    body(c, &hp->dq, false, mt, scale_log2, scale, maps);
+    body(c, hp, false, mt, scale_log2, scale, maps);
 }
 
 /* V and dO reach it by their TMA maps only (a kernel takes at most 64 parameters) */
@@ -593,7 +695,7 @@ static void dkdv_kernel(cute_ctx *c, cute_tensor mK, cute_tensor mQ, cute_tensor
     const attn_hop_bwd_plan *hp = cute_ctx_user(c);
     const cute_tensor mt[NTENSORS] = {mK, mK, mQ, mQ, mL, mD, mdK, mdV}; /* (X2, Y2 unread) */
     const cute_val maps[4] = {map_k, map_v, map_q, map_do};
-    body(c, &hp->kv, true, mt, scale_log2, scale, maps);
+    body(c, hp, true, mt, scale_log2, scale, maps);
 }
 
 /* the launch of one kernel: X1, X2, Y1, Y2 as the call's arguments x[0..3] */
