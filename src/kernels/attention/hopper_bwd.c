@@ -53,11 +53,18 @@ enum { SMEM_BYTES = 227 * 1024 - 2048 };
  * (overlapped_steps): the next scores (64 registers) in flight beside dK and dV (128).
  * Costs: 32 KB of shared memory (4 stages still fit), 32 STS a thread a step, a
  * warpgroup barrier, and 96 bytes a cycle of shared memory for the products (RS: 64). */
+/* the dK/dV kernel's form where CUTEC_ATTN_BWD_KV is unset: "serial" (P and dS in registers,
+ * serial_steps), "smem" or "smem-free": the one-line flip (scripts/device-attnb6.sh decides) */
+static const char *const KV_DEFAULT = "serial";
+
 bool attn_hop_bwd_plan_pds(cute_alg *a, attn_hop_bwd_plan *hp)
 {
     const char *v = getenv("CUTEC_ATTN_BWD_KV");
+    if (!v || !*v) v = KV_DEFAULT;
+    if (strcmp(v, "serial") && strcmp(v, "smem") && strcmp(v, "smem-free"))
+        return cute_alg_fail(a, "attention backward hopper: CUTEC_ATTN_BWD_KV=%s (serial, smem or smem-free)", v);
     attn_plan *p = &hp->kv;
-    hp->pds = v && !strncmp(v, "smem", 4) && wide(p), hp->pds_turns = hp->pds && strcmp(v, "smem-free") != 0;
+    hp->pds = !strncmp(v, "smem", 4) && wide(p), hp->pds_turns = hp->pds && strcmp(v, "smem-free") != 0;
     if (!hp->pds) return true;
     cute_dtype d = p->cfg.dtype;
     char name[64];

@@ -1,0 +1,78 @@
+#!/bin/sh
+# Engineer attnb6 (session 34): the Hopper attention backward at d128, the dK/dV kernel's P^T
+# and dS^T through shared memory (stmatrix; dK and dV by wgmma SS), which frees the 32
+# registers a thread that P and dS held, so that its steps overlap as the dQ kernel's do (the
+# next step's scores in flight while this step's dK and dV products run; today each step
+# waits for its own products).  Opt-in: CUTEC_ATTN_BWD_KV=smem (its warpgroups in turns),
+# CUTEC_ATTN_BWD_KV=smem-free (as they come).  Under ~80 s on one H200 after the lead's
+# `make all tests` (BUDGET_S; a step that would pass it is skipped, saying so):
+#   1. each new form on the GPU against float64 FIRST (`cutec run --bwd`: every row of dQ, dK,
+#      dV), GQA, causal and not, d128 and d96;
+#   2. d128 8x16x4096 bench (causal and not, every row checked): the default with SDPA's
+#      backward beside, then smem, then smem-free (one process each, SDPA not rerun);
+#   3. with what is left, 2x16x16384: the best new form, then the default.
+# Decides (one line a form; the rule): a form 0 wrong and at least 1% faster than the
+#   default in BOTH 8x16x4096 rows (non-causal and causal) -> "make default" (the flip:
+#   KV_DEFAULT in src/kernels/attention/hopper_bwd.c, "serial" -> its name; smem before
+#   smem-free if both qualify); slower than the default in both rows -> "delete"; any wrong
+#   or failed row -> "keep opt-in (broken: look first)"; otherwise "keep opt-in".
+# Logs under $OUT (default build/device-out); the log's summary is printed.
+. scripts/device-common.sh
+log="$out/attnb6.log"
+t0=$(date +%s)
+budget=${BUDGET_S:-80}
+nosdpa="CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py"
+chk="--bwd --variant hopper --iters 1"
+b4096="--bwd --batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 10"
+b16k="--bwd --batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 10"
+# the TFLOP/s of a bench log's d128 backward row, causal ($2 = 1) or not, seqlen $3
+tops() { awk -v c="$2" -v s="S=$3" '/ D=128 / && / bwd / && $0 !~ /WRONG/ && index($0, s " ") {
+    for (i = 1; i <= NF; i++) if ($i == "bwd") { if ((/ causal /) == (c == 1)) print $(i + 2) } }' "$1" 2>/dev/null | head -n 1; }
+# 1 when $1 >= $2 x $3 (an empty operand: 0)
+atleast() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { print (a != "" && b != "" && a >= b * r) ? 1 : 0 }'; }
+{
+    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null | cut -c1-100)"
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
+    make -j16 all 2>&1 | grep -E "error|warning" | head -20
+    echo "== 1. the new forms on the GPU against float64"
+    device_step 8 env CUTEC_ATTN_BWD_KV=smem build/cutec run attention $chk --batch 2 --heads 6 --kv-heads 3 --seqlen 1000 --headdim 128 --causal
+    device_step 8 env CUTEC_ATTN_BWD_KV=smem-free build/cutec run attention $chk --batch 2 --heads 4 --kv-heads 2 --seqlen 1100 --headdim 128
+    device_step 8 env CUTEC_ATTN_BWD_KV=smem build/cutec run attention $chk --batch 2 --heads 4 --kv-heads 1 --seqlen 777 --headdim 96 --causal
+    echo "== 2. d128 8x16x4096: the default (SDPA beside), smem, smem-free"
+    device_step 30 build/cutec bench attention $b4096 | tee "$out/attnb6-default.txt"
+    device_step 19 env CUTEC_ATTN_BWD_KV=smem $nosdpa build/cutec bench attention $b4096 | tee "$out/attnb6-smem.txt"
+    device_step 19 env CUTEC_ATTN_BWD_KV=smem-free $nosdpa build/cutec bench attention $b4096 | tee "$out/attnb6-free.txt"
+    echo "== 3. 2x16x16384 with what is left: smem, then the default"
+    device_step 20 env CUTEC_ATTN_BWD_KV=smem $nosdpa build/cutec bench attention $b16k | tee "$out/attnb6-smem16k.txt"
+    device_step 20 env $nosdpa build/cutec bench attention $b16k | tee "$out/attnb6-default16k.txt"
+    device_stamp "done; clocks after"
+    nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+} >"$log" 2>&1
+echo "== summary (attnb6): default = two kernels, serial dK/dV steps; smem / smem-free = CUTEC_ATTN_BWD_KV"
+grep -E "^== |^# NVIDIA|bwd|WRONG|FAIL|failed|verified" "$log" | cut -c1-170
+if [ "$budget" = 0 ]; then
+    echo "decides: nothing (no GPU): CUTEC_ATTN_BWD_KV=smem and smem-free stay opt-in"
+    exit 0
+fi
+d0=$(tops "$out/attnb6-default.txt" 0 4096) d1=$(tops "$out/attnb6-default.txt" 1 4096)
+made=
+for f in smem free; do
+    name=$([ $f = smem ] && echo smem || echo smem-free)
+    n0=$(tops "$out/attnb6-$f.txt" 0 4096) n1=$(tops "$out/attnb6-$f.txt" 1 4096)
+    bad=$(grep -A1 -E "CUTEC_ATTN_BWD_KV=$name " "$log" | grep -cE "WRONG|FAILED|failed")
+    echo "$name: 8x16x4096 ${n0:-?} / causal ${n1:-?} TFLOP/s against the default's ${d0:-?} / ${d1:-?}"
+    if [ "$bad" != 0 ] || [ -z "$n0" ] || [ -z "$n1" ]; then
+        echo "decides: keep CUTEC_ATTN_BWD_KV=$name opt-in (broken: a wrong, failed or missing row; look first)"
+    elif [ -z "$made" ] && [ "$(atleast "$n0" "$d0" 1.01)" = 1 ] && [ "$(atleast "$n1" "$d1" 1.01)" = 1 ]; then
+        made=$name
+        echo "decides: make default CUTEC_ATTN_BWD_KV=$name (hopper_bwd.c: KV_DEFAULT = \"$name\")"
+    elif [ "$(atleast "$n0" "$d0" 1.0)" = 0 ] && [ "$(atleast "$n1" "$d1" 1.0)" = 0 ]; then
+        echo "decides: delete CUTEC_ATTN_BWD_KV=$name (slower than the default in both rows)"
+    else
+        echo "decides: keep CUTEC_ATTN_BWD_KV=$name opt-in (not 1% faster in both rows)"
+    fi
+done
+s0=$(tops "$out/attnb6-smem16k.txt" 0 16384) s1=$(tops "$out/attnb6-smem16k.txt" 1 16384)
+e0=$(tops "$out/attnb6-default16k.txt" 0 16384) e1=$(tops "$out/attnb6-default16k.txt" 1 16384)
+echo "2x16x16384 (informative): smem ${s0:-?} / causal ${s1:-?}, default ${e0:-?} / ${e1:-?}"
