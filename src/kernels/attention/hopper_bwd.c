@@ -492,9 +492,9 @@ static void warpgroup_sync(cute_ctx *c, cute_int wg)
 }
 
 /* staged_lines: v into the warpgroup's copy, once its readers of the step before are done */
-static void line_stage(cute_ctx *c, const hb_frag *f, cute_val v)
+static void line_stage(cute_ctx *c, const hb_job *j, const hb_frag *f, cute_val v)
 {
-    warpgroup_sync(c, f->wg);
+    if (!j->pds) warpgroup_sync(c, f->wg); /* (pds: overlapped_steps' barrier after the wait) */
     cute_tensor_store(c, f->line, cute_ssa_scalar(c, v, f->line.layout.shape));
     warpgroup_sync(c, f->wg);
 }
@@ -505,7 +505,7 @@ static void staged_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
                         hb_step *st)
 {
     if (!staged_lines(p, j)) return;
-    line_stage(c, f, line);
+    line_stage(c, j, f, line);
     st->gl = f->sl, st->gd = f->sd;
 }
 
