@@ -28,8 +28,6 @@ b16k="--bwd --batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 10"
 # the TFLOP/s of a bench log's d128 backward row, causal ($2 = 1) or not, seqlen $3
 tops() { awk -v c="$2" -v s="S=$3" '/ D=128 / && / bwd / && $0 !~ /WRONG/ && index($0, s " ") {
     for (i = 1; i <= NF; i++) if ($i == "bwd") { if ((/ causal /) == (c == 1)) print $(i + 2) } }' "$1" 2>/dev/null | head -n 1; }
-# 1 when $1 >= $2 x $3 (an empty operand: 0)
-atleast() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { print (a != "" && b != "" && a >= b * r) ? 1 : 0 }'; }
 {
     device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null | cut -c1-100)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
@@ -64,10 +62,10 @@ for f in smem free; do
     echo "$name: 8x16x4096 ${n0:-?} / causal ${n1:-?} TFLOP/s against the default's ${d0:-?} / ${d1:-?}"
     if [ "$bad" != 0 ] || [ -z "$n0" ] || [ -z "$n1" ]; then
         echo "decides: keep CUTEC_ATTN_BWD_KV=$name opt-in (broken: a wrong, failed or missing row; look first)"
-    elif [ -z "$made" ] && [ "$(atleast "$n0" "$d0" 1.01)" = 1 ] && [ "$(atleast "$n1" "$d1" 1.01)" = 1 ]; then
+    elif [ -z "$made" ] && [ "$(bench_atleast "$n0" "$d0" 1.01)" = 1 ] && [ "$(bench_atleast "$n1" "$d1" 1.01)" = 1 ]; then
         made=$name
         echo "decides: make default CUTEC_ATTN_BWD_KV=$name (hopper_bwd.c: KV_DEFAULT = \"$name\")"
-    elif [ "$(atleast "$n0" "$d0" 1.0)" = 0 ] && [ "$(atleast "$n1" "$d1" 1.0)" = 0 ]; then
+    elif [ "$(bench_atleast "$n0" "$d0" 1.0)" = 0 ] && [ "$(bench_atleast "$n1" "$d1" 1.0)" = 0 ]; then
         echo "decides: delete CUTEC_ATTN_BWD_KV=$name (slower than the default in both rows)"
     else
         echo "decides: keep CUTEC_ATTN_BWD_KV=$name opt-in (not 1% faster in both rows)"
