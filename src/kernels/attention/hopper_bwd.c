@@ -18,7 +18,9 @@
  * Every sum is one thread's, in a fixed order, so the result is deterministic (the issue's
  * default), at the price of S and dP computed twice (7 products for FlashAttention 3's 5).
  * (dQ fused into the dK/dV kernel, its parts added in a fixed order or by atomics, measured
- * slower than the two kernels and was removed: docs/attention.md.) */
+ * slower than the two kernels and was removed: docs/attention.md.)  Opt-in, the dK/dV
+ * kernel's P and dS through shared memory and its steps overlapped (pds:
+ * attn_hop_bwd_plan_pds). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
