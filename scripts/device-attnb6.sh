@@ -8,9 +8,10 @@
 # `make all tests` (BUDGET_S; a step that would pass it is skipped, saying so):
 #   1. each new form on the GPU against float64 FIRST (`cutec run --bwd`: every row of dQ, dK,
 #      dV), GQA, causal and not, d128 and d96;
-#   2. d128 8x16x4096 bench (causal and not, every row checked): the default with SDPA's
+#   2. d128 8x16x4096 bench (causal and not, every row checked): the old form
+#      (CUTEC_ATTN_BWD_KV=serial, "the default" below, whatever KV_DEFAULT says) with SDPA's
 #      backward beside, then smem, then smem-free (one process each, SDPA not rerun);
-#   3. with what is left, 2x16x16384: the best new form, then the default.
+#   3. with what is left, 2x16x16384: smem, then serial.
 # Decides (one line a form; the rule): a form 0 wrong and at least 1% faster than the
 #   default in BOTH 8x16x4096 rows (non-causal and causal) -> "make default" (the flip:
 #   KV_DEFAULT in src/kernels/attention/hopper_bwd.c, "serial" -> its name; smem before
@@ -38,16 +39,16 @@ tops() { awk -v c="$2" -v s="S=$3" '/ D=128 / && / bwd / && $0 !~ /WRONG/ && ind
     device_step 8 env CUTEC_ATTN_BWD_KV=smem-free build/cutec run attention $chk --batch 2 --heads 4 --kv-heads 2 --seqlen 1100 --headdim 128
     device_step 8 env CUTEC_ATTN_BWD_KV=smem build/cutec run attention $chk --batch 2 --heads 4 --kv-heads 1 --seqlen 777 --headdim 96 --causal
     echo "== 2. d128 8x16x4096: the default (SDPA beside), smem, smem-free"
-    device_step 30 build/cutec bench attention $b4096 | tee "$out/attnb6-default.txt"
+    device_step 30 env CUTEC_ATTN_BWD_KV=serial build/cutec bench attention $b4096 | tee "$out/attnb6-default.txt"
     device_step 19 env CUTEC_ATTN_BWD_KV=smem $nosdpa build/cutec bench attention $b4096 | tee "$out/attnb6-smem.txt"
     device_step 19 env CUTEC_ATTN_BWD_KV=smem-free $nosdpa build/cutec bench attention $b4096 | tee "$out/attnb6-free.txt"
     echo "== 3. 2x16x16384 with what is left: smem, then the default"
     device_step 20 env CUTEC_ATTN_BWD_KV=smem $nosdpa build/cutec bench attention $b16k | tee "$out/attnb6-smem16k.txt"
-    device_step 20 env $nosdpa build/cutec bench attention $b16k | tee "$out/attnb6-default16k.txt"
+    device_step 20 env CUTEC_ATTN_BWD_KV=serial $nosdpa build/cutec bench attention $b16k | tee "$out/attnb6-default16k.txt"
     device_stamp "done; clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
 } >"$log" 2>&1
-echo "== summary (attnb6): default = two kernels, serial dK/dV steps; smem / smem-free = CUTEC_ATTN_BWD_KV"
+echo "== summary (attnb6): default = CUTEC_ATTN_BWD_KV=serial (P, dS in registers, serial dK/dV steps); smem / smem-free the new forms"
 grep -E "^== |^# NVIDIA|bwd|WRONG|FAIL|failed|verified" "$log" | cut -c1-170
 if [ "$budget" = 0 ]; then
     echo "decides: nothing (no GPU): CUTEC_ATTN_BWD_KV=smem and smem-free stay opt-in"
