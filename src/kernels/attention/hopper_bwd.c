@@ -63,10 +63,12 @@ bool attn_hop_bwd_plan_pds(cute_alg *a, attn_hop_bwd_plan *hp)
 {
     const char *v = getenv("CUTEC_ATTN_BWD_KV");
     if (!v || !*v) v = KV_DEFAULT;
-    if (strcmp(v, "serial") && strcmp(v, "smem") && strcmp(v, "smem-free"))
-        return cute_alg_fail(a, "attention backward hopper: CUTEC_ATTN_BWD_KV=%s (serial, smem or smem-free)", v);
+    if (strcmp(v, "serial") && strcmp(v, "smem") && strcmp(v, "smem-free") && strcmp(v, "smem2"))
+        return cute_alg_fail(a, "attention backward hopper: CUTEC_ATTN_BWD_KV=%s (serial, smem, smem-free or smem2)",
+                             v);
     attn_plan *p = &hp->kv;
     hp->pds = !strncmp(v, "smem", 4) && wide(p), hp->pds_turns = hp->pds && strcmp(v, "smem-free") != 0;
+    hp->pds_bufs = hp->pds && !strcmp(v, "smem2") ? 2 : 1;
     if (!hp->pds) return true;
     cute_dtype d = p->cfg.dtype;
     char name[64];
@@ -77,9 +79,9 @@ bool attn_hop_bwd_plan_pds(cute_alg *a, attn_hop_bwd_plan *hp)
     cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->consumers);
     hp->pds_mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
     hp->pds_r2s = cute_make_tiled_copy_mma(a, &stsm, &p->mma, CUTE_MMA_C);
-    hp->smem_pds = attn_hop_tile(a, d, p->bm, p->bn, 2);
-    /* K and V, the two tiles, the staged LSE and D (1 KB), then the stages that fit */
-    int64_t es = 2, fixed = 2 * p->bm * p->d * es + 2 * p->bm * p->bn * es + 2 * 2 * p->bn * 4;
+    hp->smem_pds = attn_hop_tile(a, d, p->bm, p->bn, 2 * hp->pds_bufs);
+    /* K and V, the tiles, the staged LSE and D (1 KB), then the stages that fit */
+    int64_t es = 2, fixed = 2 * p->bm * p->d * es + 2 * hp->pds_bufs * p->bm * p->bn * es + 2 * 2 * p->bn * 4;
     int64_t fit = (SMEM_BYTES - fixed) / (2 * p->bn * p->d * es);
     if (fit < 2) return cute_alg_fail(a, "attention backward hopper: P^T and dS^T in shared memory leave %lld stages",
                                       (long long)fit);
@@ -148,7 +150,7 @@ static void y_tile_of(cute_ctx *c, const hb_job *j, cute_int i, cute_int *yh, cu
 typedef struct hb_smem {
     cute_tensor x1, x2;   /* (128, D) */
     cute_tensor lines;    /* dK/dV, wide: a step's 64 LSE and D, a copy a warpgroup (64, 2, 2) */
-    cute_tensor pds;      /* pds: dS^T and P^T (128, 64, 2) */
+    cute_tensor pds;      /* pds: dS^T and P^T (128, 64, 2 bufs), buffer b's at 2 b and 2 b + 1 */
     cute_tensor y1, y2;   /* (64, D, stages) */
     cute_tensor y1t, y2t; /* the same seen as (D, 64, stages): the RS products' B */
     cute_pipeline px, py; /* X (one stage, filled once), Y (Y1 and Y2 of a tile a stage) */
@@ -235,9 +237,9 @@ typedef struct hb_frag {
                                                  * warpgroup's copy; the copy's LSE and D
                                                  * partitioned as the scores */
     cute_thr_copy r2s;                          /* pds: the thread's stmatrix */
-    cute_tensor cpds[2], apds[2], pyt1, pyt2;   /* pds: dS^T's and P^T's tiles as r2s writes
-                                                 * them and as the SS products' A; Y's tiles
-                                                 * as their B */
+    cute_tensor cpds, apds, pyt1, pyt2;         /* pds: dS^T's and P^T's tiles as r2s writes
+                                                 * them and as the SS products' A (a last
+                                                 * mode of 2 bufs); Y's tiles as their B */
 } hb_frag;
 
 /* staged_lines: the thread's views of its warpgroup's copy */
@@ -283,10 +285,7 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const
     if (j->pds) {
         cute_thr_mma t = cute_tiled_mma_slice(&j->hp->pds_mma, tid);
         f.r2s = cute_tiled_copy_slice(&j->hp->pds_r2s, tid);
-        for (int k = 0; k < 2; k++) {
-            cute_tensor tile = CUTE_SLICE(c, m->pds, CUTE_ALL, CUTE_ALL, k);
-            f.cpds[k] = cute_partition_D(c, f.r2s, tile), f.apds[k] = cute_partition_A(c, t, tile);
-        }
+        f.cpds = cute_partition_D(c, f.r2s, m->pds), f.apds = cute_partition_A(c, t, m->pds);
         f.pyt1 = cute_partition_B(c, t, m->y1t), f.pyt2 = cute_partition_B(c, t, m->y2t);
     }
     return f;
@@ -392,17 +391,26 @@ static void issue_scores(cute_ctx *c, const attn_plan *p, const hb_smem *m, cons
 
 static void warpgroup_sync(cute_ctx *c, cute_int wg);
 
+/* pds: the (CPY or MMA, M, N) view t of step's dS^T (k 0) or P^T (k 1) tile */
+static cute_tensor pds_tile(cute_ctx *c, const hb_job *j, cute_tensor t, cute_int step, int k)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int at = cute_i(k);
+    if (j->hp->pds_bufs > 1) at = cute_add(a, at, cute_mul(a, cute_i(2), cute_mod(a, step, cute_i(2))));
+    return cute_tensor_slice(c, t, cute_tuple_fmt(a, "(_,_,_,%I)", at));
+}
+
 /* dS (and P) into the registers the products read, freeing the accumulators; pds: by
  * stmatrix into the warpgroup's rows of their shared tiles (its products of the step before
  * retired: overlapped_steps), seen by its wgmma (the async proxy) once all its threads
  * stored */
-static void convert(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f)
+static void convert(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, cute_int step)
 {
     if (j->pds) {
         for (int k = 0; k < 2; k++) {
             cute_tensor v = cute_make_rmem_tensor_like(c, f->acc_a, p->cfg.dtype);
             cute_tensor_store(c, v, cute_ssa_cvt(c, cute_tensor_load(c, k ? f->acc_a : f->acc_b), p->cfg.dtype));
-            cute_copy(c, &j->hp->pds_r2s.atom, cute_retile_S(c, f->r2s, v), f->cpds[k]);
+            cute_copy(c, &j->hp->pds_r2s.atom, cute_retile_S(c, f->r2s, v), pds_tile(c, j, f->cpds, step, k));
         }
         cute_fence_proxy_async_shared_cta(c);
         warpgroup_sync(c, f->wg);
@@ -426,12 +434,13 @@ static void your_turn(cute_ctx *c, const hb_job *j, cute_val first)
 
 /* issue out0 += dS Y1 (and out1 += P Y2) of the state's stage (a batch) */
 static void issue_products(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f,
-                           const cute_pipeline_state *s)
+                           const cute_pipeline_state *s, cute_int step)
 {
     cute_warpgroup_arrive(c);
     if (j->pds) {
-        cute_gemm(c, &j->hp->pds_mma, f->out[0], f->apds[0], attn_hop_stage(c, f->pyt1, 4, s), f->out[0]);
-        cute_gemm(c, &j->hp->pds_mma, f->out[1], f->apds[1], attn_hop_stage(c, f->pyt2, 4, s), f->out[1]);
+        cute_tensor ds = pds_tile(c, j, f->apds, step, 0), pr = pds_tile(c, j, f->apds, step, 1);
+        cute_gemm(c, &j->hp->pds_mma, f->out[0], ds, attn_hop_stage(c, f->pyt1, 4, s), f->out[0]);
+        cute_gemm(c, &j->hp->pds_mma, f->out[1], pr, attn_hop_stage(c, f->pyt2, 4, s), f->out[1]);
     } else {
         gemm_rs(c, p, f, f->rds, attn_hop_stage(c, f->sy1t, 4, s), f->out[0]);
         if (j->kv) gemm_rs(c, p, f, f->rp, attn_hop_stage(c, f->sy2t, 4, s), f->out[1]);
@@ -454,9 +463,10 @@ static void scores_in_turn(cute_ctx *c, const attn_plan *p, const hb_job *j, con
 static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
                           cute_pipeline_state *r, cute_val first)
 {
-    convert(c, p, j, f);
+    cute_int last = cute_sub(cute_ctx_alg(c), j->steps, cute_i(1));
+    convert(c, p, j, f, last);
     my_turn(c, j, first);
-    issue_products(c, p, j, f, r);
+    issue_products(c, p, j, f, r, last);
     your_turn(c, j, first);
     cute_warpgroup_wait(c, 0);
     cute_pipeline_consumer_release(c, &m->py, r);
@@ -523,8 +533,8 @@ static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     cute_warpgroup_wait(c, 0);
     staged_step(c, p, j, f, line, &st);
     gradients(c, p, j, f, &st, scale_log2, staged_lines(p, j));
-    convert(c, p, j, f);
-    issue_products(c, p, j, f, s);
+    convert(c, p, j, f, i);
+    issue_products(c, p, j, f, s, i);
     cute_warpgroup_wait(c, 0);
     cute_pipeline_consumer_release(c, &m->py, s);
     cute_pipeline_state_advance(c, s);
@@ -597,13 +607,14 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
     CUTE_FOR(c, i, cute_i(1), j->steps) { /* i: the step whose scores are issued */
         hb_step st = step_views(c, p, j, f, mt, i);
         cute_val next = lean ? line_fetch(c, p, j, f, mt, i) : (cute_val){0};
-        convert(c, p, j, f);
+        cute_int before = cute_sub(cute_ctx_alg(c), i, cute_i(1));
+        convert(c, p, j, f, before);
         my_turn(c, j, first);
         if (j->dq_split)
             issue_scores_apart(c, p, m, f, &s);
         else
             issue_scores(c, p, m, f, &s);
-        issue_products(c, p, j, f, &r);
+        issue_products(c, p, j, f, &r, before);
         your_turn(c, j, first);
         cute_pipeline_state_advance(c, &s);
         if (j->dq_split) {
@@ -615,8 +626,9 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
         }
         cute_warpgroup_wait(c, 0);
         /* pds: every warp of the warpgroup past its wait before any stores the next dS^T
-         * and P^T (each waited for its own part of the products) */
-        if (j->pds) warpgroup_sync(c, f->wg);
+         * and P^T (each waited for its own part of the products); with two buffers, the
+         * barrier of the next convert orders the stores of the step after */
+        if (j->pds && j->hp->pds_bufs == 1) warpgroup_sync(c, f->wg);
         cute_pipeline_consumer_release(c, &m->py, &r);
         cute_pipeline_state_advance(c, &r);
     }
