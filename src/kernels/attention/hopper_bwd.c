@@ -55,14 +55,15 @@ enum { SMEM_BYTES = 227 * 1024 - 2048 };
  * (overlapped_steps): the next scores (64 registers) in flight beside dK and dV (128).
  * Costs: 32 KB of shared memory (4 stages still fit), 32 STS a thread a step, a
  * warpgroup barrier, and 96 bytes a cycle of shared memory for the products (RS: 64). */
-/* the dK/dV kernel's form where CUTEC_ATTN_BWD_KV is unset: "serial" (P and dS in registers,
- * serial_steps), "smem" or "smem-free": the one-line flip (scripts/device-attnb6.sh decides) */
+/* the dK/dV kernel's form at head dim 128 where CUTEC_ATTN_BWD_KV is unset (the one-line
+ * flip; scripts/device-attnb6.sh decides, at d128): "serial" (P and dS in registers,
+ * serial_steps), "smem", "smem-free" or "smem2".  Head dim 96 keeps "serial" unless asked. */
 static const char *const KV_DEFAULT = "serial";
 
 bool attn_hop_bwd_plan_pds(cute_alg *a, attn_hop_bwd_plan *hp)
 {
     const char *v = getenv("CUTEC_ATTN_BWD_KV");
-    if (!v || !*v) v = KV_DEFAULT;
+    if (!v || !*v) v = hp->kv.d == 128 ? KV_DEFAULT : "serial";
     if (strcmp(v, "serial") && strcmp(v, "smem") && strcmp(v, "smem-free") && strcmp(v, "smem2"))
         return cute_alg_fail(a, "attention backward hopper: CUTEC_ATTN_BWD_KV=%s (serial, smem, smem-free or smem2)",
                              v);
