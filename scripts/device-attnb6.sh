@@ -7,12 +7,13 @@
 # CUTEC_ATTN_BWD_KV=smem-free (as they come), CUTEC_ATTN_BWD_KV=smem2 (in turns, two
 # buffers of P^T and dS^T: one warpgroup barrier a step fewer, one Q/dO stage fewer).  Under ~80 s on one H200 after the lead's
 # `make all tests` (BUDGET_S; a step that would pass it is skipped, saying so):
-#   1. each new form on the GPU against float64 FIRST (`cutec run --bwd`: every row of dQ, dK,
-#      dV), GQA, causal and not, d128 and d96;
+#   1. the new forms on the GPU against float64 FIRST (`cutec run --bwd`: every row of dQ, dK,
+#      dV), GQA, causal and not (smem, smem2; the benches check every row of theirs too);
 #   2. d128 8x16x4096 bench (causal and not, every row checked): the old form
 #      (CUTEC_ATTN_BWD_KV=serial, "the default" below, whatever KV_DEFAULT says) with SDPA's
-#      backward beside, then smem, smem-free, smem2 (one process each, SDPA not rerun; smem2
-#      only if the budget has room);
+#      backward beside (it takes ~35 s: the early mid pass cut its causal row at 30), then
+#      smem, smem2, smem-free (one process each, SDPA not rerun; smem-free only if the
+#      budget has room: at the early mid pass it ran as smem did);
 #   3. with what is left, 2x16x16384: smem, then serial.
 # Decides (one line a form; the rule): a form 0 wrong and at least 1% faster than the
 #   default in BOTH 8x16x4096 rows (non-causal and causal) -> "make default" (the flip:
@@ -40,13 +41,12 @@ tops() { awk -v c="$2" -v s="S=$3" '/ D=128 / && / bwd / && $0 !~ /WRONG/ && ind
     make -j16 all 2>&1 | grep -E "error|warning" | head -20
     echo "== 1. the new forms on the GPU against float64"
     device_step 8 env CUTEC_ATTN_BWD_KV=smem build/cutec run attention $chk --batch 2 --heads 6 --kv-heads 3 --seqlen 1000 --headdim 128 --causal
-    device_step 8 env CUTEC_ATTN_BWD_KV=smem-free build/cutec run attention $chk --batch 2 --heads 4 --kv-heads 2 --seqlen 1100 --headdim 128
-    device_step 8 env CUTEC_ATTN_BWD_KV=smem build/cutec run attention $chk --batch 2 --heads 4 --kv-heads 1 --seqlen 777 --headdim 96 --causal
-    echo "== 2. d128 8x16x4096: the default (SDPA beside), smem, smem-free"
-    device_step 30 env CUTEC_ATTN_BWD_KV=serial build/cutec bench attention $b4096 | tee "$out/attnb6-default.txt"
+    device_step 8 env CUTEC_ATTN_BWD_KV=smem2 build/cutec run attention $chk --batch 2 --heads 4 --kv-heads 2 --seqlen 1100 --headdim 128
+    echo "== 2. d128 8x16x4096: the default (SDPA beside), smem, smem2, smem-free"
+    device_step 45 env CUTEC_ATTN_BWD_KV=serial build/cutec bench attention $b4096 | tee "$out/attnb6-default.txt"
     device_step 19 env CUTEC_ATTN_BWD_KV=smem $nosdpa build/cutec bench attention $b4096 | tee "$out/attnb6-smem.txt"
-    device_step 19 env CUTEC_ATTN_BWD_KV=smem-free $nosdpa build/cutec bench attention $b4096 | tee "$out/attnb6-free.txt"
     device_step 19 env CUTEC_ATTN_BWD_KV=smem2 $nosdpa build/cutec bench attention $b4096 | tee "$out/attnb6-smem2.txt"
+    device_step 19 env CUTEC_ATTN_BWD_KV=smem-free $nosdpa build/cutec bench attention $b4096 | tee "$out/attnb6-free.txt"
     echo "== 3. 2x16x16384 with what is left: smem, then the default"
     device_step 20 env CUTEC_ATTN_BWD_KV=smem $nosdpa build/cutec bench attention $b16k | tee "$out/attnb6-smem16k.txt"
     device_step 20 env CUTEC_ATTN_BWD_KV=serial $nosdpa build/cutec bench attention $b16k | tee "$out/attnb6-default16k.txt"
@@ -56,7 +56,7 @@ tops() { awk -v c="$2" -v s="S=$3" '/ D=128 / && / bwd / && $0 !~ /WRONG/ && ind
 echo "== summary (attnb6): default = CUTEC_ATTN_BWD_KV=serial (P, dS in registers, serial dK/dV steps); smem / smem-free the new forms"
 grep -E "^== |^# NVIDIA|bwd|WRONG|FAIL|failed|verified" "$log" | cut -c1-170
 if [ "$budget" = 0 ]; then
-    echo "decides: nothing (no GPU): CUTEC_ATTN_BWD_KV=smem and smem-free stay opt-in"
+    echo "decides: nothing (no GPU): CUTEC_ATTN_BWD_KV=smem, smem2 and smem-free stay opt-in"
     exit 0
 fi
 d0=$(tops "$out/attnb6-default.txt" 0 4096) d1=$(tops "$out/attnb6-default.txt" 1 4096)

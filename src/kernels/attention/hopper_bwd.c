@@ -477,24 +477,40 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
 /* staged_lines: the value the thread stages for step i, the LSE (in log2 units with
  * staged_lines; the warpgroup's first 64 threads) or D of query tile yt's query wtid % 64 (0
  * past the queries) */
-static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const cute_tensor *mt,
-                           cute_int i)
+/* line_fetch's address (*q: the query) */
+static cute_val line_address(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f,
+                             const cute_tensor *mt, cute_int i, cute_int *q)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int yh, yt;
     y_tile_of(c, j, i, &yh, &yt);
-    cute_int q = cute_add(a, cute_mul(a, yt, cute_i(p->bn)), cute_mod(a, f->wtid, cute_i(p->bn)));
-    cute_int at = cute_min(a, q, cute_sub(a, j->sy, cute_i(1)));
+    *q = cute_add(a, cute_mul(a, yt, cute_i(p->bn)), cute_mod(a, f->wtid, cute_i(p->bn)));
+    cute_int at = cute_min(a, *q, cute_sub(a, j->sy, cute_i(1)));
     cute_val lse = cute_tensor_ptr(c, CUTE_SLICE(c, mt[LSE], j->b, yh, CUTE_ALL), at);
     cute_val dsum = cute_tensor_ptr(c, CUTE_SLICE(c, mt[DSUM], j->b, yh, CUTE_ALL), at);
+    return cute_val_select(c, cute_int_lt(c, f->wtid, cute_i(p->bn)), lse, dsum);
+}
+
+/* line_fetch's load from its address */
+static cute_val line_load(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, cute_val from,
+                          cute_int q)
+{
+    cute_alg *a = cute_ctx_alg(c);
     cute_val is_lse = cute_int_lt(c, f->wtid, cute_i(p->bn));
-    cute_val from = cute_val_select(c, is_lse, lse, dsum);
     cute_ssa v = cute_tensor_load(c, cute_make_tensor(c, from, cute_layout_parse(a, "(1):(0)"), 4));
     cute_val x = cute_ssa_get(c, v, 0);
     if (staged_lines(p, j))
         x = cute_val_binop(c, CUTE_OP_MUL, x, cute_val_select(c, is_lse, cute_val_const(c, CUTE_F32, 1.4426950408889634),
                                                               cute_val_const(c, CUTE_F32, 1)));
     return cute_val_select(c, cute_int_lt(c, q, j->sy), x, cute_val_const(c, CUTE_F32, 0));
+}
+
+static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const cute_tensor *mt,
+                           cute_int i)
+{
+    cute_int q;
+    cute_val from = line_address(c, p, j, f, mt, i, &q);
+    return line_load(c, p, j, f, from, q);
 }
 
 /* warpgroup wg's barrier of its 128 threads (named barriers 6 and 7) */
@@ -607,9 +623,15 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
     gradients(c, p, j, f, &first_step, scale_log2, lean);
     CUTE_FOR(c, i, cute_i(1), j->steps) { /* i: the step whose scores are issued */
         hb_step st = step_views(c, p, j, f, mt, i);
-        cute_val next = lean ? line_fetch(c, p, j, f, mt, i) : (cute_val){0};
+        cute_int q = cute_i(0);
+        cute_val from = lean ? line_address(c, p, j, f, mt, i, &q) : (cute_val){0};
+        cute_val next = lean && !j->pds ? line_load(c, p, j, f, from, q) : (cute_val){0};
         cute_int before = cute_sub(cute_ctx_alg(c), i, cute_i(1));
         convert(c, p, j, f, before);
+        /* pds: loaded after convert's fence, which compiles to a MEMBAR that would wait for
+         * the load's L2 round trip before the batch (the early mid pass: 444 TFLOP/s against
+         * the default's 483) */
+        if (j->pds) next = line_load(c, p, j, f, from, q);
         my_turn(c, j, first);
         if (j->dq_split)
             issue_scores_apart(c, p, m, f, &s);
