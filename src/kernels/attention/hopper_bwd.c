@@ -48,28 +48,29 @@ static bool wide(const attn_plan *p)
  * (hopper_plan.c's) */
 enum { SMEM_BYTES = 227 * 1024 - 2048 };
 
-/* The dK/dV kernel with P^T and dS^T through shared memory (pds; CUTEC_ATTN_BWD_KV=smem, or
- * smem-free without the turns), FlashAttention 3's way where its P is not an RS operand:
- * dK += dS^T Q and dV += P^T dO by wgmma SS from a (128, 64) tile each, so that P and dS
- * need no registers of their own (32 a thread) and the steps overlap as the dQ kernel's
- * (overlapped_steps): the next scores (64 registers) in flight beside dK and dV (128).
- * Costs: 32 KB of shared memory (4 stages still fit), 32 STS a thread a step, a
- * warpgroup barrier, and 96 bytes a cycle of shared memory for the products (RS: 64). */
+/* The dK/dV kernel with P^T and dS^T through shared memory (pds; CUTEC_ATTN_BWD_KV=smem2),
+ * FlashAttention 3's way where its P is not an RS operand: dK += dS^T Q and dV += P^T dO by
+ * wgmma SS from (128, 64) tiles, so that P and dS need no registers of their own (32 a
+ * thread) and the steps overlap as the dQ kernel's (overlapped_steps, in turns): the next
+ * scores (64 registers) in flight beside dK and dV (128).  Two buffers of the tiles, a step's
+ * each (64 KB, 3 Q/dO stages), so that no barrier stands between a step's wait and the next
+ * step's stores (the next convert's barrier orders them).  Measured at best even with the
+ * default (bench/RESULTS.md, attnb6: one buffer with a barrier after the wait, in turns or
+ * not, slower in both rows, deleted); opt-in. */
+
 /* the dK/dV kernel's form at head dim 128 where CUTEC_ATTN_BWD_KV is unset (the one-line
  * flip; scripts/device-attnb6.sh decides, at d128): "serial" (P and dS in registers,
- * serial_steps), "smem", "smem-free" or "smem2".  Head dim 96 keeps "serial" unless asked. */
+ * serial_steps) or "smem2".  Head dim 96 keeps "serial" unless asked. */
 static const char *const KV_DEFAULT = "serial";
 
 bool attn_hop_bwd_plan_pds(cute_alg *a, attn_hop_bwd_plan *hp)
 {
     const char *v = getenv("CUTEC_ATTN_BWD_KV");
     if (!v || !*v) v = hp->kv.d == 128 ? KV_DEFAULT : "serial";
-    if (strcmp(v, "serial") && strcmp(v, "smem") && strcmp(v, "smem-free") && strcmp(v, "smem2"))
-        return cute_alg_fail(a, "attention backward hopper: CUTEC_ATTN_BWD_KV=%s (serial, smem, smem-free or smem2)",
-                             v);
+    if (strcmp(v, "serial") && strcmp(v, "smem2"))
+        return cute_alg_fail(a, "attention backward hopper: CUTEC_ATTN_BWD_KV=%s (serial or smem2)", v);
     attn_plan *p = &hp->kv;
-    hp->pds = !strncmp(v, "smem", 4) && wide(p), hp->pds_turns = hp->pds && strcmp(v, "smem-free") != 0;
-    hp->pds_bufs = hp->pds && !strcmp(v, "smem2") ? 2 : 1;
+    hp->pds = !strcmp(v, "smem2") && wide(p);
     if (!hp->pds) return true;
     cute_dtype d = p->cfg.dtype;
     char name[64];
@@ -80,9 +81,9 @@ bool attn_hop_bwd_plan_pds(cute_alg *a, attn_hop_bwd_plan *hp)
     cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->consumers);
     hp->pds_mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
     hp->pds_r2s = cute_make_tiled_copy_mma(a, &stsm, &p->mma, CUTE_MMA_C);
-    hp->smem_pds = attn_hop_tile(a, d, p->bm, p->bn, 2 * hp->pds_bufs);
+    hp->smem_pds = attn_hop_tile(a, d, p->bm, p->bn, 4);
     /* K and V, the tiles, the staged LSE and D (1 KB), then the stages that fit */
-    int64_t es = 2, fixed = 2 * p->bm * p->d * es + 2 * hp->pds_bufs * p->bm * p->bn * es + 2 * 2 * p->bn * 4;
+    int64_t es = 2, fixed = 2 * p->bm * p->d * es + 4 * p->bm * p->bn * es + 2 * 2 * p->bn * 4;
     int64_t fit = (SMEM_BYTES - fixed) / (2 * p->bn * p->d * es);
     if (fit < 2) return cute_alg_fail(a, "attention backward hopper: P^T and dS^T in shared memory leave %lld stages",
                                       (long long)fit);
@@ -97,8 +98,7 @@ enum { X1, X2, Y1, Y2, LSE, DSUM, OUT0, OUT1, NTENSORS };
 /* one block's work */
 typedef struct hb_job {
     bool kv;                 /* the dK/dV kernel (else the dQ kernel) */
-    bool pds, turns;         /* P^T and dS^T through shared memory (attn_hop_bwd_plan_pds);
-                                the overlapped steps' warpgroups in turns */
+    bool pds;                /* P^T and dS^T through shared memory (attn_hop_bwd_plan_pds) */
     const attn_hop_bwd_plan *hp;
     bool dq_split;           /* overlapped_steps (the dQ kernel, wide): split_gradients' waits */
     cute_int b, xh, xt;      /* batch, X's head and 128-row tile */
@@ -111,7 +111,7 @@ static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *
 {
     cute_alg *a = cute_ctx_alg(c);
     hb_job j = {.kv = kv, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1), .hp = hp};
-    j.pds = kv && hp->pds, j.turns = !j.pds || hp->pds_turns;
+    j.pds = kv && hp->pds;
     cute_int bx = cute_block_idx(c, 0);
     j.dq_split = !kv && wide(p);
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
@@ -392,26 +392,25 @@ static void issue_scores(cute_ctx *c, const attn_plan *p, const hb_smem *m, cons
 
 static void warpgroup_sync(cute_ctx *c, cute_int wg);
 
-/* pds: the (CPY or MMA, M, N) view t of step's dS^T (k 0) or P^T (k 1) tile */
-static cute_tensor pds_tile(cute_ctx *c, const hb_job *j, cute_tensor t, cute_int step, int k)
+/* pds: the (CPY or MMA, M, N) view t of step's dS^T (k 0) or P^T (k 1) tile: buffer step % 2 */
+static cute_tensor pds_tile(cute_ctx *c, cute_tensor t, cute_int step, int k)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int at = cute_i(k);
-    if (j->hp->pds_bufs > 1) at = cute_add(a, at, cute_mul(a, cute_i(2), cute_mod(a, step, cute_i(2))));
+    cute_int at = cute_add(a, cute_i(k), cute_mul(a, cute_i(2), cute_mod(a, step, cute_i(2))));
     return cute_tensor_slice(c, t, cute_tuple_fmt(a, "(_,_,_,%I)", at));
 }
 
 /* dS (and P) into the registers the products read, freeing the accumulators; pds: by
- * stmatrix into the warpgroup's rows of their shared tiles (its products of the step before
- * retired: overlapped_steps), seen by its wgmma (the async proxy) once all its threads
- * stored */
+ * stmatrix into the warpgroup's rows of step's buffer (its products of two steps before, the
+ * buffer's last readers, retired in every warp before this barrier's last meeting), seen by
+ * its wgmma (the async proxy) once all its threads stored */
 static void convert(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, cute_int step)
 {
     if (j->pds) {
         for (int k = 0; k < 2; k++) {
             cute_tensor v = cute_make_rmem_tensor_like(c, f->acc_a, p->cfg.dtype);
             cute_tensor_store(c, v, cute_ssa_cvt(c, cute_tensor_load(c, k ? f->acc_a : f->acc_b), p->cfg.dtype));
-            cute_copy(c, &j->hp->pds_r2s.atom, cute_retile_S(c, f->r2s, v), pds_tile(c, j, f->cpds, step, k));
+            cute_copy(c, &j->hp->pds_r2s.atom, cute_retile_S(c, f->r2s, v), pds_tile(c, f->cpds, step, k));
         }
         cute_fence_proxy_async_shared_cta(c);
         warpgroup_sync(c, f->wg);
@@ -421,17 +420,6 @@ static void convert(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_f
     if (j->kv) cute_tensor_store(c, f->rp, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_a), p->cfg.dtype));
 }
 
-/* the overlapped steps' turns (attn_hop_my_turn / attn_hop_your_turn), unless j->turns is
- * off */
-static void my_turn(cute_ctx *c, const hb_job *j, cute_val first)
-{
-    if (j->turns) attn_hop_my_turn(c, first);
-}
-
-static void your_turn(cute_ctx *c, const hb_job *j, cute_val first)
-{
-    if (j->turns) attn_hop_your_turn(c, first);
-}
 
 /* issue out0 += dS Y1 (and out1 += P Y2) of the state's stage (a batch) */
 static void issue_products(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f,
@@ -439,7 +427,7 @@ static void issue_products(cute_ctx *c, const attn_plan *p, const hb_job *j, con
 {
     cute_warpgroup_arrive(c);
     if (j->pds) {
-        cute_tensor ds = pds_tile(c, j, f->apds, step, 0), pr = pds_tile(c, j, f->apds, step, 1);
+        cute_tensor ds = pds_tile(c, f->apds, step, 0), pr = pds_tile(c, f->apds, step, 1);
         cute_gemm(c, &j->hp->pds_mma, f->out[0], ds, attn_hop_stage(c, f->pyt1, 4, s), f->out[0]);
         cute_gemm(c, &j->hp->pds_mma, f->out[1], pr, attn_hop_stage(c, f->pyt2, 4, s), f->out[1]);
     } else {
@@ -450,12 +438,12 @@ static void issue_products(cute_ctx *c, const attn_plan *p, const hb_job *j, con
 }
 
 /* the state's scores issued in the warpgroup's turn (attn_hop_my_turn), on to the next stage */
-static void scores_in_turn(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
+static void scores_in_turn(cute_ctx *c, const attn_plan *p, const hb_smem *m, const hb_frag *f,
                            cute_pipeline_state *s, cute_val first)
 {
-    my_turn(c, j, first);
+    attn_hop_my_turn(c, first);
     issue_scores(c, p, m, f, s);
-    your_turn(c, j, first);
+    attn_hop_your_turn(c, first);
     cute_pipeline_state_advance(c, s);
 }
 
@@ -466,9 +454,9 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
 {
     cute_int last = cute_sub(cute_ctx_alg(c), j->steps, cute_i(1));
     convert(c, p, j, f, last);
-    my_turn(c, j, first);
+    attn_hop_my_turn(c, first);
     issue_products(c, p, j, f, r, last);
-    your_turn(c, j, first);
+    attn_hop_your_turn(c, first);
     cute_warpgroup_wait(c, 0);
     cute_pipeline_consumer_release(c, &m->py, r);
     cute_pipeline_state_advance(c, r);
@@ -523,7 +511,7 @@ static void warpgroup_sync(cute_ctx *c, cute_int wg)
 /* staged_lines: v into the warpgroup's copy, once its readers of the step before are done */
 static void line_stage(cute_ctx *c, const hb_job *j, const hb_frag *f, cute_val v)
 {
-    if (!j->pds) warpgroup_sync(c, f->wg); /* (pds: overlapped_steps' barrier after the wait) */
+    if (!j->pds) warpgroup_sync(c, f->wg); /* (pds: convert's barrier orders the readers before) */
     cute_tensor_store(c, f->line, cute_ssa_scalar(c, v, f->line.layout.shape));
     warpgroup_sync(c, f->wg);
 }
@@ -617,7 +605,7 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
     bool lean = staged_lines(p, j); /* (pds) */
     hb_step first_step = step_views(c, p, j, f, mt, cute_i(0));
     cute_val line = lean ? line_fetch(c, p, j, f, mt, cute_i(0)) : (cute_val){0};
-    scores_in_turn(c, p, j, m, f, &s, first);
+    scores_in_turn(c, p, m, f, &s, first);
     cute_warpgroup_wait(c, 0);
     staged_step(c, p, j, f, line, &first_step);
     gradients(c, p, j, f, &first_step, scale_log2, lean);
@@ -632,13 +620,13 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
          * the load's L2 round trip before the batch (the early mid pass: 444 TFLOP/s against
          * the default's 483) */
         if (j->pds) next = line_load(c, p, j, f, from, q);
-        my_turn(c, j, first);
+        attn_hop_my_turn(c, first);
         if (j->dq_split)
             issue_scores_apart(c, p, m, f, &s);
         else
             issue_scores(c, p, m, f, &s);
         issue_products(c, p, j, f, &r, before);
-        your_turn(c, j, first);
+        attn_hop_your_turn(c, first);
         cute_pipeline_state_advance(c, &s);
         if (j->dq_split) {
             split_gradients(c, p, j, f, &st, scale_log2);
@@ -648,10 +636,6 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
             gradients(c, p, j, f, &st, scale_log2, lean);
         }
         cute_warpgroup_wait(c, 0);
-        /* pds: every warp of the warpgroup past its wait before any stores the next dS^T
-         * and P^T (each waited for its own part of the products); with two buffers, the
-         * barrier of the next convert orders the stores of the step after */
-        if (j->pds && j->hp->pds_bufs == 1) warpgroup_sync(c, f->wg);
         cute_pipeline_consumer_release(c, &m->py, &r);
         cute_pipeline_state_advance(c, &r);
     }
@@ -670,8 +654,6 @@ static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
     cute_pipeline_consumer_wait(c, &m->px, &sx, (cute_val){0});
     if (staged_lines(p, j) && !j->pds) {
         serial_steps(c, p, j, m, &f, mt, scale_log2);
-    } else if (!j->turns) {
-        overlapped_steps(c, p, j, m, &f, mt, scale_log2, (cute_val){0});
     } else {
         cute_val first = attn_hop_pingpong_start(c, tid);
         overlapped_steps(c, p, j, m, &f, mt, scale_log2, first);
