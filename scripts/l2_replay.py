@@ -7,7 +7,7 @@ reads its tile's A and B slices of one k-tile a step, all blocks in step.  Sched
   auto       a block a tile: tile u on block slot u % G in round u / G, rounds in lockstep;
   plain      stream-K's runs (streamk.c's gemm_streamk_make_all): G contiguous runs of the
              (tile, k-tile) iterations, each walked last tile first;
-  staggered  streamk_stagger.c: slot c its tiles c, c + G, ..., shifted by c K / G k-tiles.
+  staggered  (the deleted form, docs/gemm.md): slot c its tiles c, c + G, ..., shifted by c K / G k-tiles.
 Usage: scripts/l2_replay.py [SIZE ...] (default 4096 8192), L2 of 25 and 50 MB.  It models
 reuse only: no bandwidth, no timing, no C."""
 import collections

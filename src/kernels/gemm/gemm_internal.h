@@ -48,10 +48,11 @@ typedef struct gemm_plan {
     int consumers;
     bool pingpong;            /* each consumer warpgroup its own bm x bn tile, main loops and
                                  epilogues taking turns (hopper.c); else both on one tile */
+    bool warp_release;        /* Hopper without clusters: lane 0 of each consumer warp releases a
+                                 stage, not every thread (CuTe DSL's; CUTEC_GEMM_HOPPER_RELEASE) */
     bool streamk;             /* Hopper: cooperative, the last waves in runs of k-tiles (streamk.c);
                                  SM80 (multistage.c): every tile in the runs */
     int streamk_per_sm;       /* ... the SM80 kernel's blocks an SM (1 or 2: registers, shared memory) */
-    bool streamk_stagger;     /* ... SM80, staggered instead (streamk_stagger.c; CUTEC_SM80_STREAMK) */
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N
                                  (0 counts as 1) */
     bool c_overlap;           /* the persistent SM80 kernel (CUTE_GEMM_STORE_OVERLAP): a tile's C
@@ -409,29 +410,6 @@ size_t gemm_streamk_workspace_of(int64_t slot_elems, int elem_bytes, int blocks,
 /* the SM80 kernel's accumulators (its workspace's dtype) for inputs of dtype in: s32 for 8-bit
  * integers (exact), f64 for f64, else f32 */
 cute_dtype gemm_streamk_acc_dtype(cute_dtype in);
-/* Staggered stream-K (streamk_stagger.c; the SM80 kernel's CUTEC_SM80_STREAMK=stagger): block
- * me's slot of G, its tiles slot, slot + G, ... (`tiles` of them), h its k-tiles of shift: work
- * items first .. tiles, item 0 the head [0, h) of its last tile (kept in its own workspace
- * slot), items 1 .. tiles - 1 whole tiles, item `tiles` the last tile's tail [h, K) */
-typedef struct gemm_stagger {
-    cute_int slot, tiles, h, k_tiles, units, first;
-} gemm_stagger;
-typedef struct gemm_piece {
-    cute_int tile;    /* place in the scheduler's order */
-    cute_int k0, k1;  /* the k-tiles [k0, k1) */
-    cute_val head;    /* the partial goes to the block's own slot */
-    cute_val resume;  /* the accumulators start from it */
-} gemm_piece;
-gemm_stagger gemm_stagger_make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles);
-gemm_piece gemm_stagger_piece(cute_ctx *c, const gemm_stagger *k, cute_int i);
-/* the grid: the fewest blocks taking the waves the resident blocks (p->sms) need */
-cute_launch_cfg gemm_stagger_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s);
-/* the block's own slot (the fixup's layout), written by a head and read back by its tail,
- * each thread its own elements: no flag, no barrier */
-void gemm_streamk_keep_own(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_int tid, cute_tensor acc);
-/* acc = the kept partial where `when`, else zeros */
-void gemm_streamk_resume_own(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_int tid, cute_tensor acc,
-                             cute_val when);
 /* the SM80 kernel's workspace as its argument: rows of 1024 accumulators, so that every
  * dynamic extent stays within the 32-bit index bound (a 1-D one of 264 slots of 128 x 128
  * would not) */

@@ -7,7 +7,8 @@
  *     into it, running ahead into the next tile while the consumers finish this one;
  *   warpgroups 1..consumers: each waits for a stage, multiplies its 64 rows of the k-tile
  *     with wgmma straight from the swizzled stage (one batch per k-tile), keeps one batch in
- *     flight (wait_group 1) and releases the stage the batch before read once it retired;
+ *     flight (wait_group 1) and releases the stage the batch before read once it retired
+ *     (every thread arrives on its empty barrier, or lane 0 of each warp: p->warp_release);
  *     then the epilogue (hopper_store.c: stmatrix and TMA stores; hopper_epilogue.c: the
  *     16-byte stores of an f32 C).
  *
@@ -221,9 +222,22 @@ static void mma_ktile(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m
 
 cute_tensor gemm_hopper_stage(cute_ctx *c, cute_tensor t, const cute_pipeline_state *s) { return stage(c, t, 4, s); }
 
+/* the consumer threads of a warpgroup that release a stage: lane 0 of each warp
+ * (p->warp_release, without clusters), else all of them (in clusters the pipeline picks a
+ * warp's lanes, one a peer block) */
+static int stage_releasers(const gemm_plan *p)
+{
+    return p->warp_release && !clustered(p) ? WARPGROUP / 32 : WARPGROUP;
+}
+
 void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *s)
 {
-    if (!(p->broken & GEMM_BREAK_RELEASE)) cute_pipeline_consumer_release(c, &m->pipe, s);
+    if (p->broken & GEMM_BREAK_RELEASE) { /* (a broken kernel: never) */
+    } else if (stage_releasers(p) == WARPGROUP) {
+        cute_pipeline_consumer_release(c, &m->pipe, s);
+    } else { /* (after the warp's wgmma wait: its reads of the stage are done) */
+        CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0))) cute_pipeline_consumer_release(c, &m->pipe, s);
+    }
     cute_pipeline_state_advance(c, s);
 }
 
@@ -491,13 +505,14 @@ gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p)
         m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw, p->smem_c.layout, 16);
     m.ring = gemm_blockscale_ring(c, &al, p);
     int readers = p->pingpong ? 1 : p->consumers; /* the warpgroups that read (and release) a stage */
+    int arrivals = readers * stage_releasers(p);   /* ... by their releasing threads */
     int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]) -
                  (p->broken & GEMM_BREAK_EXPECT_TX ? 16 : 0);
     if (clustered(p))
-        m.pipe = cute_pipeline_tma_async_create_cluster(c, &al, p->stages, WARPGROUP * readers, tx,
+        m.pipe = cute_pipeline_tma_async_create_cluster(c, &al, p->stages, arrivals, tx,
                                                         cluster_layout(cute_ctx_alg(c), p));
     else
-        m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, WARPGROUP * readers, tx);
+        m.pipe = cute_pipeline_tma_async_create(c, &al, p->stages, arrivals, tx);
     return m;
 }
 

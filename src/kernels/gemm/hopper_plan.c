@@ -9,6 +9,7 @@
  * The rest is refused here with the reason, and the library's AUTO falls back to the SM80
  * kernels. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cutec/atom_table.h"
@@ -171,11 +172,29 @@ static bool tile_store_fits(cute_alg *a, const gemm_plan *p)
                          (long long)stage / 1024, p->stages);
 }
 
+/* Who releases a stage to the producer without clusters (CuTe DSL's persistent Hopper GEMM,
+ * hopper/dense_gemm_persistent.py, against the library's; CUTEC_GEMM_HOPPER_RELEASE):
+ * "thread", every consumer thread (128 arrivals a warpgroup on the stage's empty barrier), or
+ * "warp", lane 0 of each warp once the warp's wgmma wait passed (4 a warpgroup, as CuTe DSL's
+ * PipelineTmaAsync).  CUTLASS's one thread a warpgroup is not offered: a warp's wait covers
+ * only its own wgmmas' reads (the interpreter reports the next TMA load's race with the other
+ * warps' reads).  In clusters the pipeline's own rule holds (a warp's lanes release the peer
+ * blocks).  Opt-in until timed: scripts/device-hop21.sh decides, the flip is `by_warp`. */
+static bool release(cute_alg *a, gemm_plan *p)
+{
+    static const bool by_warp = false;
+    const char *e = getenv("CUTEC_GEMM_HOPPER_RELEASE");
+    p->warp_release = e && *e ? !strcmp(e, "warp") : by_warp;
+    if (e && *e && strcmp(e, "warp") && strcmp(e, "thread"))
+        return cute_alg_fail(a, "CUTEC_GEMM_HOPPER_RELEASE=%s: thread or warp", e);
+    return true;
+}
+
 bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
-    if (!takes(a, cfg, arch) || !tiling(a, cfg, p)) return false;
+    if (!takes(a, cfg, arch) || !tiling(a, cfg, p) || !release(a, p)) return false;
     p->consumers = p->pingpong ? 2 : (int)(p->bm / 64 < 2 ? p->bm / 64 : 2);
     p->threads = 128 * (1 + p->consumers); /* a producer warpgroup, then the consumers */
     char name[64];

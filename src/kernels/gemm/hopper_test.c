@@ -330,6 +330,28 @@ static void swiglu_all(cute_runtime *rt)
     cute_fn_free(f);
 }
 
+/* lane 0 of each warp releasing a stage (CUTEC_GEMM_HOPPER_RELEASE=warp, hopper_plan.c),
+ * the stages' empty barriers counting 4 a warpgroup: cooperative with stages wrapping, one
+ * consumer warpgroup walking 6 tiles, ping-pong, and a 2x1 cluster (its pipeline's own
+ * rule, the form ignored); a form it does not know, refused by name */
+static void release_by_warp(cute_runtime *rt)
+{
+    static const hcase k[] = {
+        {136, 328, 328, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {0}, 0},
+        {200, 136, 200, CUTE_F16, CUTE_F32, 0, 1.0, 0.5, {.bm = 64, .bn = 64, .stages = 2}, 0},
+        {136, 136, 200, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {.bm = 64, .bn = 64, .stages = 2, .schedule = PP}, 3},
+        {136, 200, 72, CUTE_BF16, CUTE_F32, 1, 1.5, -0.5, {.bm = 128, .bn = 128, .cluster_m = 2, .cluster_n = 1}, 0},
+    };
+    setenv("CUTEC_GEMM_HOPPER_RELEASE", "warp", 1);
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "warp release");
+    setenv("CUTEC_GEMM_HOPPER_RELEASE", "warpgroup", 1);
+    char err[512] = "";
+    cute_gemm_config cfg = config(&k[0]);
+    const cute_fn *fn = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(!fn && strstr(err, "CUTEC_GEMM_HOPPER_RELEASE=warpgroup: thread or warp"), "release by warpgroup: %s", err);
+    unsetenv("CUTEC_GEMM_HOPPER_RELEASE");
+}
+
 static void interp(void)
 {
     cute_runtime *rt = gtk_interp();
@@ -382,6 +404,7 @@ static void interp(void)
         {136, 328, 200, CUTE_BF16, CUTE_BF16, 0, 1.0, 0.0, {.schedule = PP, .c_store = CUTE_GEMM_STORE_TILE}, 0},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
+    release_by_warp(rt);
     fused_all(rt);
     lib_fused(rt);
     swiglu_all(rt);

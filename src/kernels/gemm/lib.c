@@ -388,9 +388,8 @@ static const struct {
 };
 
 /* Whether by_size's s8 row runs the SM80 stream-K schedule for the calls it takes
- * (unbatched, no fused epilogue), in the form plan_multistage.c's `stagger_default` names
- * (plain: streamk_kernel, measured slower; staggered: stagger_kernel): scripts/device-s14.sh
- * decides, this is its flip beside that one. */
+ * (unbatched, no fused epilogue): measured slower than a block a tile (s8 4096^3 864 TOPS
+ * against 944, bench/RESULTS.md s14), so false until a stream-K form leads. */
 static const bool s8_streamk = false;
 
 cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_config *cfg, int64_t m, int64_t n,

@@ -446,28 +446,6 @@ static void streamk_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
     }
 }
 
-/* Staggered stream-K (p->streamk_stagger; streamk_stagger.c divides the work): each block
- * its own tiles, the first begun by the head of the last and the last ended by its tail,
- * which resumes from the head's partial in the block's own workspace slot (the flags unused) */
-static void stagger_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
-                           cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_tensor ws,
-                           cute_tensor flags)
-{
-    (void)flags;
-    const gemm_plan *p = cute_ctx_user(c);
-    sk_block k = sk_begin(c, p, mA, mB, mC, cA, cB, cC);
-    gemm_stagger sk = gemm_stagger_make(c, &k.w.sched, k.k_tiles);
-    CUTE_FOR(c, i, sk.first, cute_add(cute_ctx_alg(c), sk.tiles, cute_i(1))) {
-        gemm_piece pc = gemm_stagger_piece(c, &sk, i);
-        gemm_tiles t = sk_tile(c, p, &k.w, pc.tile, pc.k0, pc.k1, &k.g);
-        prologue(c, p, &t, &k.g);
-        gemm_streamk_resume_own(c, p, ws, k.tid, k.f.tCrC, pc.resume);
-        mainloop(c, p, &t, &k.g, &k.f.x, k.f.tCrA, k.f.tCrB, k.f.tCrC, NULL);
-        CUTE_IF(c, pc.head) gemm_streamk_keep_own(c, p, ws, k.tid, k.f.tCrC);
-        sk_end(c, p, k.tid, &t, k.f.tCrC, alpha, beta, k.sC, pc.head);
-    }
-}
-
 static void streamk_host(cute_ctx *c, const cute_arg *arg)
 {
     const gemm_plan *p = cute_ctx_user(c);
@@ -478,12 +456,8 @@ static void streamk_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
     gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
     /* (arguments 6 and 7: the workspace, the flags; 5, the unused vector) */
-    if (p->streamk_stagger)
-        CUTE_LAUNCH(c, stagger_kernel, gemm_stagger_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
-                    arg[6].tensor, arg[7].tensor);
-    else
-        CUTE_LAUNCH(c, streamk_kernel, gemm_streamk_all_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f,
-                    arg[4].f, arg[6].tensor, arg[7].tensor);
+    CUTE_LAUNCH(c, streamk_kernel, gemm_streamk_all_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f,
+                arg[4].f, arg[6].tensor, arg[7].tensor);
 }
 
 /* the persistent grid: the scheduler's blocks (at most one an SM), times a batch's L */

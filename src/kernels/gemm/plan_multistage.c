@@ -402,19 +402,6 @@ static bool streamk_fits(cute_alg *a, const gemm_plan *p)
     return true;
 }
 
-/* Which stream-K the SM80 kernel runs: plain (streamk.c's runs, the default) or staggered
- * (streamk_stagger.c), CUTEC_SM80_STREAMK=plain|stagger.  scripts/device-s14.sh decides; the
- * flip to staggered by default is `stagger_default` below. */
-static bool streamk_staggered(cute_alg *a, bool *stagger)
-{
-    static const bool stagger_default = false;
-    const char *e = getenv("CUTEC_SM80_STREAMK");
-    *stagger = e && *e ? !strcmp(e, "stagger") : stagger_default;
-    if (e && *e && strcmp(e, "stagger") && strcmp(e, "plain"))
-        return cute_alg_fail(a, "CUTEC_SM80_STREAMK=%s: plain or stagger", e);
-    return true;
-}
-
 bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p,
                         bool smem_epilogue)
 {
@@ -448,7 +435,6 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     if (p->streamk) { /* two blocks an SM where their registers (up to 4 warps) and shared memory fit */
         int64_t stages = (p->bm + p->bn) * p->bk * esize * p->stages, kb = 1024;
         p->streamk_per_sm = p->threads <= 128 && 2 * (stages + kb) <= smem_per_block(arch) + kb ? 2 : 1;
-        if (!streamk_staggered(a, &p->streamk_stagger)) return false;
     }
     p->c_parts = 1;
     p->c_overlap = cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP;

@@ -86,17 +86,3 @@ void gemm_streamk_start_from_partial(cute_ctx *c, const gemm_plan *p, cute_tenso
     if (p->broken & GEMM_BREAK_FIXUP_ADD) some = cute_val_int(c, CUTE_I1, 0);
     load_slot(c, acc, slot(c, p, ws, tid, below, acc), some);
 }
-
-/* Staggered stream-K's (streamk_stagger.c): a block's head and tail of one tile meet in its
- * own slot, each thread storing and later loading only its own elements, so program order
- * is all the ordering needed */
-void gemm_streamk_keep_own(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_int tid, cute_tensor acc)
-{
-    cute_tensor_store(c, slot(c, p, ws, tid, cute_block_idx(c, 0), acc), cute_tensor_load(c, acc));
-}
-
-void gemm_streamk_resume_own(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_int tid, cute_tensor acc,
-                             cute_val when)
-{
-    load_slot(c, acc, slot(c, p, ws, tid, cute_block_idx(c, 0), acc), when);
-}

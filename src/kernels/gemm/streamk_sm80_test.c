@@ -8,11 +8,9 @@
  *    whole) and fewer tiles than blocks;
  *  - that the runs met in the fixup (with no partials added C goes wrong), the flags back at
  *    0 after a call, and a finisher that does not wait caught (it leaves them raised);
- *  - the same cases staggered (CUTEC_SM80_STREAMK=stagger: streamk_stagger.c), and a form
- *    the variable does not name refused;
  *  - what it refuses, named: a batch, a fused epilogue;
  *  - on a GPU (else skipped, visibly): s8 at 4096^3 (3.88 waves of 128 x 128 tiles) sampled,
- *    and odd sizes, plain and (s8) staggered. */
+ *    and odd sizes. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -135,7 +133,6 @@ static void broken_all(cute_runtime *rt)
     char why[4096];
     int64_t bad;
     int raised;
-    setenv("CUTEC_SM80_STREAMK", "plain", 1); /* (the flags and the fixup are plain stream-K's) */
     cute_status s = run_broken(rt, &split, 0, &bad, &raised, why, sizeof why);
     CHECK(s == CUTE_OK && bad == 0 && raised == 0, "SM80 stream-K: the sound kernel: %d flags raised, %lld wrong: %s %s",
           raised, (long long)bad, cute_status_name(s), why);
@@ -146,33 +143,6 @@ static void broken_all(cute_runtime *rt)
     printf("SM80 stream-K, a finisher adding no partials: %s, %s\n", cute_status_name(s), why);
     CHECK(s == CUTE_OK && bad > 0, "SM80 stream-K: a finisher that adds no partials went unseen (%lld wrong)",
           (long long)bad);
-    unsetenv("CUTEC_SM80_STREAMK");
-}
-
-/* the case as plain or staggered stream-K (CUTEC_SM80_STREAMK=form; streamk_stagger.c),
- * whichever is the default */
-static void as_form(cute_runtime *rt, const skcase *k, const char *form)
-{
-    char what[96];
-    skcase st = *k;
-    snprintf(what, sizeof what, "%s, %s", form, k->what);
-    st.what = what;
-    setenv("CUTEC_SM80_STREAMK", form, 1);
-    through_lib(rt, &st);
-    unsetenv("CUTEC_SM80_STREAMK");
-}
-
-/* a form CUTEC_SM80_STREAMK does not name is refused, named */
-static void bad_form(cute_runtime *rt)
-{
-    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
-                            .major = {1, 1, 1}, .align_bytes = 16, .tiling = S8_TILE};
-    char why[1024] = "";
-    setenv("CUTEC_SM80_STREAMK", "staggered", 1);
-    const cute_fn *f = cute_gemm_compile(rt, &cfg, why, sizeof why);
-    unsetenv("CUTEC_SM80_STREAMK");
-    CHECK(!f && strstr(why, "plain or stagger"), "CUTEC_SM80_STREAMK=staggered: wanted a refusal, got \"%s\"", why);
-    cute_fn_free(f);
 }
 
 static void refused(cute_runtime *rt)
@@ -215,13 +185,9 @@ static void interp(void)
         /* (one byte of A and of B: the stand-in vector is not A's first element) */
         {1, 1, 1, CUTE_I8, CUTE_I32, 1, 0, 2, -1, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "1 x 1 x 1"},
     };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) as_form(rt, &k[i], "plain");
-    /* staggered: 15 tiles on 4 blocks (slots of 4, 4, 4 and 3 tiles, shifted 0 .. 3 of 5 k-tiles),
-     * the others as above (one wave, as 4 tiles or 2: a block a tile, unshifted) */
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) as_form(rt, &k[i], "stagger");
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
     broken_all(rt);
     refused(rt);
-    bad_form(rt);
     cute_runtime_free(rt);
 }
 
@@ -240,8 +206,7 @@ static void gpu(void)
          {.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = SK}, "odd sizes"},
         {1021, 1000, 2000, CUTE_BF16, CUTE_BF16, 1, 1, 1.5, -0.5, CUTE_GEMM_TENSOROP_SMEM, {.schedule = SK}, "bf16"},
     };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) as_form(rt, &k[i], "plain");
-    for (size_t i = 0; i < 2; i++) as_form(rt, &k[i], "stagger");
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
     cute_runtime_free(rt);
 }
 
