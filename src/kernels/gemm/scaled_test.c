@@ -188,6 +188,17 @@ static void scaled(cute_runtime *rt, cute_gemm_lib *lib, const scase *k, const c
     drop(b, &p);
 }
 
+/* 256 x 128 in clusters, as device-fp8h.sh times it (by default a warp's rows' scales loaded
+ * once and shuffled, hopper_blockscale.c's shared_rows), on the interpreter and on the GPU:
+ * 2x1 over three row tiles (the last cluster's second block has none; 3 k-tiles, the last
+ * partial), 1x2 (A's tile multicast along N) over three column tiles, 4 k-tiles */
+static const scase tall[2][2] = {
+    {{520, 200, 272, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, true, true, 256, 128, 0, 2, 0},
+     {300, 264, 400, CUTE_E5M2, CUTE_F16, 1, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0, 1, 2}},
+    {{1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0, 2, 0},
+     {1021, 1016, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0, 1, 2}},
+};
+
 static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
 {
     static const scase c[] = {
@@ -234,37 +245,24 @@ static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
         {264, 200, 560, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 256, 128, 0, 0, 0},
         {296, 136, 144, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128,
          CUTE_GEMM_SCALE_MUL_STAGED, 0, 0},
-        /* 256 x 128 in clusters, as device-fp8h.sh times it: 2x1 over three row tiles (the
-         * last cluster's second block has none; 3 k-tiles, the last partial), and 1x2 (A's
-         * tile multicast along N) over three column tiles, 4 k-tiles */
-        {520, 200, 272, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0, 2, 0},
-        {300, 264, 400, CUTE_E5M2, CUTE_F16, 1, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0, 1, 2},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) scaled(rt, lib, &c[i], "interp");
+    for (size_t i = 0; i < 2; i++) scaled(rt, lib, &tall[0][i], "interp");
 }
 
-/* 256-row tiles with each thread loading its own rows' scales (CUTEC_GEMM_BLOCKSCALE_ROWS=own;
- * by default a warp loads them once and shuffles them, hopper_blockscale.c's shared_rows):
- * 1x2 and 2x1 (rows past M in the second wave), and shared rows asked where they change
+/* tall's cases with each thread loading its own rows' scales (CUTEC_GEMM_BLOCKSCALE_ROWS=own,
+ * the form before shared rows), and on the interpreter shared rows asked where they change
  * nothing (128 x 128's two sets, 5 k-tiles; 160 wide) */
 static void own_rows_cases(cute_runtime *rt, bool gpu)
 {
-    static const scase c[] = {
-        {300, 264, 400, CUTE_E5M2, CUTE_F16, 1, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0, 1, 2},
-        {520, 200, 272, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, true, true, 256, 128, 0, 2, 0},
-    };
     static const scase same[] = {
         {72, 136, 560, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0, 0, 0},
         {136, 328, 272, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0, 2, 0},
     };
-    static const scase g[] = {
-        {1021, 1016, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 256, 128, 0, 1, 2},
-        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0, 2, 0},
-    };
     for (int shfl = 0; shfl < 2 - gpu; shfl++) {
         setenv("CUTEC_GEMM_BLOCKSCALE_ROWS", shfl ? "shfl" : "own", 1); /* (read as the kernel is traced) */
         cute_gemm_lib *lib = cute_gemm_lib_new(rt); /* (its own: a library keeps kernels by configuration) */
-        const scase *k = gpu ? g : shfl ? same : c;
+        const scase *k = shfl ? same : tall[gpu];
         for (size_t i = 0; i < 2; i++)
             scaled(rt, lib, &k[i], gpu ? "gpu own rows" : shfl ? "interp shared rows asked" : "interp own rows");
         cute_gemm_lib_free(lib);
@@ -349,10 +347,9 @@ int main(void)
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0, 2, 0},
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 176, 0, 0, 0},
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 256, 128, 0, 0, 0},
-        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0, 2, 0},
-        {1021, 1016, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0, 1, 2},
     };
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) scaled(gpu, lib, &g[i], "gpu");
+    for (size_t i = 0; i < 2; i++) scaled(gpu, lib, &tall[1][i], "gpu");
     own_rows_cases(gpu, true);
     cute_gemm_lib_free(lib);
     cute_runtime_free(gpu);
