@@ -557,7 +557,9 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tens
     hopper_args g = {mA, mB, mC, cA, cB, cC, mV, scales, gemm_sched_make(c, &tiles, mC, p->raster), tiles, peer, mapM,
                      .ws = ws, .flags = flags};
     hopper_roles r = {p, g, gemm_hopper_shared_memory(c, p), alpha, beta, mapA, {mapB, mapB1}, mapC};
-    gemm_hopper_roles(c, producer_role, consumer_role, &r);
+    int regs = gemm_blockscale_consumer_regs(p); /* (0: the GEMM's 40 / 232) */
+    if (regs) kernel_warp_roles(c, 24, regs, producer_role, consumer_role, &r);
+    else gemm_hopper_roles(c, producer_role, consumer_role, &r);
 }
 
 /* the first box of an operand's (rows, bk, stages) layout: the shared layout of its TMA

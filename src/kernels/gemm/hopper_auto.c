@@ -107,6 +107,7 @@ static bool block_scaled(const cute_gemm_config *cfg, const int64_t mnk[3], cute
     if (cfg->scale != CUTE_GEMM_SCALE_BLOCK || !fp8 || cfg->dual || cute_dtype_bytes(cute_gemm_c_dtype(cfg)) != 2)
         return false;
     int cm = mnk[0] > 128 ? 2 : 1; /* (one row tile: the cluster's second block would have none) */
+    /* (scripts/device-fp8i.sh's "decides:" names a 256 x 128 form to put here: .bm and the cluster) */
     *t = (cute_gemm_tiling){.bm = 128, .bn = 128, .cluster_m = cm, .cluster_n = 1};
     return true;
 }

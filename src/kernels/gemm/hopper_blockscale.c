@@ -500,6 +500,22 @@ static void waves_mainloop(cute_ctx *c, const blockscale_loop *l)
     if (l->staged) cute_cp_async_wait_all(c); /* (as pairs_mainloop's) */
 }
 
+/* The consumers' registers for the one-partial-set loop (CUTEC_GEMM_BLOCKSCALE_REGS=240,
+ * opt-in, session 35): the producer keeps 24 and the two consumer warpgroups take 240
+ * instead of the GEMM's 40 / 232 (24 x 128 + 240 x 256 = 64,512 of the SM's 65,536, as the
+ * attention kernels split them).  At 256 x 128 (128 sums, 64 partials, the scales and the
+ * loop) the 8 more let ptxas issue the next k-tile's scale loads before the last wave's
+ * batch without shared rows (SASS, sm_90a).  A second partial set (wave 0 promoted while
+ * wave 1's batch runs) would need 128 + 2 x 64 = 256 and does not fit even at 240.
+ * 0: the GEMM's split (hopper.c); scripts/device-fp8i.sh decides the default. */
+int gemm_blockscale_consumer_regs(const gemm_plan *p)
+{
+    static const bool by_default = false; /* (the one-line flip: scripts/device-fp8i.sh) */
+    if (p->cfg.scale != CUTE_GEMM_SCALE_BLOCK || !one_set(p) || p->consumers != 2 || p->pingpong) return 0;
+    const char *v = getenv("CUTEC_GEMM_BLOCKSCALE_REGS");
+    return (v && *v ? !strcmp(v, "240") : by_default) ? 240 : 0;
+}
+
 bool gemm_blockscale_staged(const gemm_plan *p)
 {
     int mul = p->cfg.tiling.scale_mul;

@@ -9,7 +9,8 @@
  *    warpgroup), amax against the reference's
  *    max |x| (raised from a prior value, and never lowered); 256-row tiles with each thread
  *    loading its own rows' scales (CUTEC_GEMM_BLOCKSCALE_ROWS=own; by default shared by a
- *    warp), and shared rows asked of tiles they do not change;
+ *    warp), and shared rows asked of tiles they do not change; 256-row tiles with the
+ *    consumers at 240 registers (CUTEC_GEMM_BLOCKSCALE_REGS=240) in 1x1, 2x1 and 1x2;
  *  - what is refused, named: scales of bf16 inputs, block scales of the wrong shape, K = 0
  *    with block scales, amax of an f32 C, a tile wider than a block of B, an output scale
  *    without scales, a 256-row tile with per-tensor scales or an f32 C, the grouped kernel
@@ -270,6 +271,26 @@ static void own_rows_cases(cute_runtime *rt, bool gpu)
     unsetenv("CUTEC_GEMM_BLOCKSCALE_ROWS");
 }
 
+/* 256-row tiles with the consumers at 240 registers (CUTEC_GEMM_BLOCKSCALE_REGS=240,
+ * hopper_blockscale.c's gemm_blockscale_consumer_regs): tall's 2x1 with each thread its own
+ * rows' scales, its 1x2 with shared rows, and on the interpreter a 1x1 tile (two row tiles,
+ * 5 k-tiles) */
+static void regs_cases(cute_runtime *rt, bool gpu)
+{
+    static const scase one = {264, 200, 560, CUTE_E5M2, CUTE_BF16, 0, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false,
+                              256, 128, 0, 0, 0};
+    const struct { const scase *k; const char *rows; } r[] = {{&tall[gpu][0], "own"}, {&tall[gpu][1], "shfl"}, {&one, "shfl"}};
+    setenv("CUTEC_GEMM_BLOCKSCALE_REGS", "240", 1); /* (read as the kernel is traced) */
+    for (size_t i = 0; i < 3u - gpu; i++) {
+        setenv("CUTEC_GEMM_BLOCKSCALE_ROWS", r[i].rows, 1);
+        cute_gemm_lib *lib = cute_gemm_lib_new(rt); /* (its own: a library keeps kernels by configuration) */
+        scaled(rt, lib, r[i].k, gpu ? "gpu 240 registers" : "interp 240 registers");
+        cute_gemm_lib_free(lib);
+    }
+    unsetenv("CUTEC_GEMM_BLOCKSCALE_ROWS");
+    unsetenv("CUTEC_GEMM_BLOCKSCALE_REGS");
+}
+
 static void refused(cute_runtime *rt, cute_gemm_lib *lib)
 {
     cute_backend *b = cute_runtime_backend(rt);
@@ -323,7 +344,7 @@ int main(void)
     /* a GPU pass short of time (CUTEC_TEST_GPU_ONLY=1: the GPU's cases only; CI runs the rest) */
     const char *gpu_only = getenv("CUTEC_TEST_GPU_ONLY");
     if (gpu_only && *gpu_only && strcmp(gpu_only, "0")) SKIP("the interpreter's cases (CUTEC_TEST_GPU_ONLY)");
-    else interp_cases(rt, lib), own_rows_cases(rt, false);
+    else interp_cases(rt, lib), own_rows_cases(rt, false), regs_cases(rt, false);
     refused(rt, lib);
     cute_gemm_lib_free(lib);
     cute_runtime_free(rt);
@@ -351,6 +372,7 @@ int main(void)
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) scaled(gpu, lib, &g[i], "gpu");
     for (size_t i = 0; i < 2; i++) scaled(gpu, lib, &tall[1][i], "gpu");
     own_rows_cases(gpu, true);
+    regs_cases(gpu, true);
     cute_gemm_lib_free(lib);
     cute_runtime_free(gpu);
     return CHECK_DONE("scaled_test");
