@@ -16,6 +16,7 @@
  * Registers: 64 accumulators a set at 128 x 128, three sets, and 12 scales within the
  * consumers' 232 (ptxas: 24 bytes spilled, the epilogue's pointers, stored once before the
  * first tile and reloaded in each epilogue; none in the main loop). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,6 +221,16 @@ static cute_tensor by_part(cute_ctx *c, const gemm_plan *p, cute_tensor frag)
     return cute_tensor_compose(c, frag, &T);
 }
 
+/* wave w's two products in prod (one part) seen over its fragment ((column pair, row, column
+ * group), 1, 1): stride 0 but along the rows */
+static cute_tensor wave_prod(cute_ctx *c, const gemm_plan *p, cute_tensor prod, int w)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    prod = cute_tensor_local_tile(c, prod, cute_tuple_parse(a, "2"), cute_tuple_fmt(a, "%d", w), NULL);
+    prod.layout = cute_layout_fmt(a, "((2,2,%lld),1,1):((0,1,0),0,0)", (long long)(p->bn / 8));
+    return prod;
+}
+
 /* wave w's products in prod seen over its fragment ((column pair, row, column group), 1, 1):
  * a layout of stride 0 but along the rows (and the parts, 8 column groups each) broadcasts them */
 static cute_ssa broadcast(cute_ctx *c, const gemm_plan *p, cute_tensor prod, int w)
@@ -229,9 +240,7 @@ static cute_ssa broadcast(cute_ctx *c, const gemm_plan *p, cute_tensor prod, int
         prod.layout = cute_layout_fmt(a, "((2,2,(%d,%d)),1,1):((0,1,(0,2)),0,0)", part_width(p) / 8, parts(p));
         return cute_tensor_load(c, prod);
     }
-    prod = cute_tensor_local_tile(c, prod, cute_tuple_parse(a, "2"), cute_tuple_fmt(a, "%d", w), NULL);
-    prod.layout = cute_layout_fmt(a, "((2,2,%lld),1,1):((0,1,0),0,0)", (long long)(p->bn / 8));
-    return cute_tensor_load(c, prod);
+    return cute_tensor_load(c, wave_prod(c, p, prod, w));
 }
 
 /* One k-tile's product in accumulators of its own and its scales: as loaded, then their
@@ -255,6 +264,7 @@ typedef struct blockscale_loop {
     bool staged;         /* gemm_blockscale_staged: */
     cute_tensor stage;   /* the thread's (value, slot) of the ring */
     cute_copy_atom copy; /* cp.async of one f32 */
+    cute_int tid;        /* the thread's index among the consumers (the MMA's) */
 } blockscale_loop;
 
 /* k-tile kt's scales into r, for kt past the last k-tile the last one's (loaded, unused) */
@@ -500,6 +510,100 @@ static void waves_mainloop(cute_ctx *c, const blockscale_loop *l)
     if (l->staged) cute_cp_async_wait_all(c); /* (as pairs_mainloop's) */
 }
 
+/* Halves (CUTEC_GEMM_BLOCKSCALE_HALVES=1, opt-in, session 35; 256 x 128 without staged
+ * scales).  In the one-set loop each warpgroup waits for each wave's batch before it promotes
+ * it (wait_group 0 twice a k-tile, SASS: WARPGROUP.DEPBAR.LE gsb0, 0x0), its tensor core fed
+ * by the other warpgroup alone meanwhile.  Here each wave's batch is cut along N into two
+ * 64-wide halves (wgmma 64 x 64 x 32), four sub-batches a k-tile into two partial sets of
+ * 32 registers that take turns (the 64 of the one set): sub-batch s + 1 is issued before
+ * s is waited for (wait_group 1) and promoted, so a warpgroup's FFMAs run under its own next
+ * wgmmas.  The price: A's 64 x 32 is read from shared memory twice a wave (4 KB an
+ * instruction of 262,144 flops against 6 KB for 524,288). */
+static bool halves(const gemm_plan *p)
+{
+    static const bool by_default = false; /* (the one-line flip: scripts/device-fp8i.sh) */
+    if (waves(p) < 2 || parts(p) != 1 || p->bn != 128 || gemm_blockscale_staged(p)) return false;
+    const char *v = getenv("CUTEC_GEMM_BLOCKSCALE_HALVES");
+    return v && *v ? strcmp(v, "0") != 0 : by_default;
+}
+
+/* the MMA of a half: the tile's atom at half its N, over the same warpgroups; A's and each
+ * half of B's views of the stages */
+typedef struct half_mma {
+    cute_tiled_mma mma;
+    cute_tensor tCsA, tCsB[2];
+} half_mma;
+
+static half_mma make_half_mma(cute_ctx *c, const blockscale_loop *l)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    const gemm_plan *p = l->p;
+    char name[64];
+    snprintf(name, sizeof name, "SM90_64x%lldx32_F32%s_SS_TN", (long long)(p->bn / 2),
+             p->cfg.dtype == CUTE_E4M3 ? "E4M3E4M3" : "E5M2E5M2");
+    cute_mma_atom atom;
+    cute_mma_atom_named(a, name, &atom);
+    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->consumers);
+    half_mma h = {.mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL)};
+    cute_thr_mma thr = cute_tiled_mma_slice(&h.mma, l->tid);
+    h.tCsA = cute_partition_A(c, thr, l->m->sA);
+    cute_tuple half = cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)(p->bn / 2), (long long)p->bk, p->stages);
+    for (int j = 0; j < 2; j++)
+        h.tCsB[j] = cute_partition_B(c, thr, cute_tensor_local_tile(c, l->m->sB, half, cute_tuple_fmt(a, "(%d,0,0)", j), NULL));
+    return h;
+}
+
+/* sub-batch s (wave s / 2, half s % 2) from its partial set (((column pair, row, column
+ * group), 1, 1), seen as part_of's views are, flat), promoted */
+static void promote_half(cute_ctx *c, const blockscale_loop *l, const partial *x, cute_tensor part, int s)
+{
+    cute_layout flat = cute_layout_fmt(cute_ctx_alg(c), "(2,2,%lld,1,1):(1,2,4,0,0)", (long long)(l->p->bn / 16));
+    cute_tiler T = cute_tiler_layout(&flat);
+    part = cute_tensor_compose(c, part, &T);
+    cute_tensor sum = part_of(c, l->p, wave_of(c, l->f->acc, s / 2), s % 2, 2);
+    cute_tensor prod = part_of(c, l->p, wave_prod(c, l->p, x->prod, s / 2), s % 2, 2);
+    cute_ssa y = cute_ssa_fma(c, cute_tensor_load(c, part), cute_tensor_load(c, prod), cute_tensor_load(c, sum));
+    cute_tensor_store(c, sum, y);
+}
+
+static void halves_ktile(cute_ctx *c, const blockscale_loop *l, const half_mma *h, const partial *x,
+                         const cute_tensor set[2], cute_int kt)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_pipeline_consumer_wait(c, &l->m->pipe, l->read, (cute_val){0});
+    cute_tensor A = gemm_hopper_stage(c, h->tCsA, l->read);
+    cute_tensor B[2] = {gemm_hopper_stage(c, h->tCsB[0], l->read), gemm_hopper_stage(c, h->tCsB[1], l->read)};
+    cute_pipeline_state_advance(c, l->read);
+    multiply(c, &l->at, x->scale, x->prod);
+    load_ahead(c, l, cute_add(a, kt, cute_i(1)), x->scale);
+    int n = 2 * waves(l->p);
+    for (int s = 0; s <= n; s++) {
+        if (s < n) {
+            cute_warpgroup_arrive(c);
+            cute_gemm_zero(c, &h->mma, set[s % 2], wave_of(c, A, s / 2), B[s % 2]);
+            cute_warpgroup_commit_batch(c);
+        }
+        if (s == 0) continue;
+        cute_warpgroup_wait(c, s < n ? 1 : 0);
+        if (s == n) gemm_hopper_release(c, l->p, l->m, l->done);
+        promote_half(c, l, x, set[(s - 1) % 2], s - 1);
+    }
+}
+
+static void halves_mainloop(cute_ctx *c, const blockscale_loop *l)
+{
+    half_mma h = make_half_mma(c, l);
+    cute_tensor mn = cute_make_identity_tensor(c, cute_tuple_fmt(cute_ctx_alg(c), "(%lld,%lld)", (long long)l->p->bm,
+                                                                 (long long)(l->p->bn / 2)));
+    cute_tensor one_wave = wave_of(c, cute_partition_fragment_C(c, cute_tiled_mma_slice(&h.mma, l->tid), mn), 0);
+    cute_tensor set[2] = {cute_make_fragment_like(c, one_wave), cute_make_fragment_like(c, one_wave)};
+    partial x = {.scale = make_scales(c, l->at.rows + l->at.parts), .prod = make_scales(c, l->at.rows * l->at.parts)};
+    for (int i = 0; i < 2; i++) cute_fill(c, set[i], 0); /* (defined before the batches that overwrite them) */
+    load_ahead(c, l, cute_i(0), x.scale);
+    cute_fill(c, l->f->acc, 0);
+    CUTE_FOR(c, kt, cute_i(0), l->k_tiles) halves_ktile(c, l, &h, &x, set, kt);
+}
+
 /* The consumers' registers for the one-partial-set loop (CUTEC_GEMM_BLOCKSCALE_REGS=240,
  * opt-in, session 35): the producer keeps 24 and the two consumer warpgroups take 240
  * instead of the GEMM's 40 / 232 (24 x 128 + 240 x 256 = 64,512 of the SM's 65,536, as the
@@ -550,11 +654,12 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
     blockscale_loop l = {.p = p, .m = m, .read = read, .done = done, .f = f, .at = scale_at_tile(c, p, tid, t, s),
                          .k_tiles = t->k_tiles, .ahead = p->cfg.tiling.scale_mul != CUTE_GEMM_SCALE_MUL_LOAD,
                          .staged = gemm_blockscale_staged(p),
-                         .interleave = p->cfg.tiling.scale_mul == CUTE_GEMM_SCALE_MUL_INTERLEAVE};
+                         .interleave = p->cfg.tiling.scale_mul == CUTE_GEMM_SCALE_MUL_INTERLEAVE, .tid = tid};
     if (l.staged) {
         l.stage = cute_tensor_slice(c, m->ring, cute_tuple_fmt(a, "(%I,_,_)", tid));
         cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint32>", CUTE_F32, &l.copy);
     }
-    if (one_set(p)) waves_mainloop(c, &l);
+    if (halves(p)) halves_mainloop(c, &l);
+    else if (one_set(p)) waves_mainloop(c, &l);
     else pairs_mainloop(c, &l);
 }

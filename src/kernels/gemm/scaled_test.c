@@ -10,7 +10,8 @@
  *    max |x| (raised from a prior value, and never lowered); 256-row tiles with each thread
  *    loading its own rows' scales (CUTEC_GEMM_BLOCKSCALE_ROWS=own; by default shared by a
  *    warp), and shared rows asked of tiles they do not change; 256-row tiles with the
- *    consumers at 240 registers (CUTEC_GEMM_BLOCKSCALE_REGS=240) in 1x1, 2x1 and 1x2;
+ *    consumers at 240 registers (CUTEC_GEMM_BLOCKSCALE_REGS=240) and with each wave's batch
+ *    in two halves of N (CUTEC_GEMM_BLOCKSCALE_HALVES=1), in 1x1, 2x1 and 1x2;
  *  - what is refused, named: scales of bf16 inputs, block scales of the wrong shape, K = 0
  *    with block scales, amax of an f32 C, a tile wider than a block of B, an output scale
  *    without scales, a 256-row tile with per-tensor scales or an f32 C, the grouped kernel
@@ -18,6 +19,7 @@
  *  - on an sm_90 GPU (else skipped, visibly), 1024x1000x1008 and 1021x1016x4000 sampled, both kinds
  *    (CUTEC_TEST_GPU_ONLY=1: these alone, for a device pass; CUTEC_SEED repeats a run). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -271,24 +273,37 @@ static void own_rows_cases(cute_runtime *rt, bool gpu)
     unsetenv("CUTEC_GEMM_BLOCKSCALE_ROWS");
 }
 
-/* 256-row tiles with the consumers at 240 registers (CUTEC_GEMM_BLOCKSCALE_REGS=240,
- * hopper_blockscale.c's gemm_blockscale_consumer_regs): tall's 2x1 with each thread its own
- * rows' scales, its 1x2 with shared rows, and on the interpreter a 1x1 tile (two row tiles,
- * 5 k-tiles) */
-static void regs_cases(cute_runtime *rt, bool gpu)
+/* session 35's forms of 256-row tiles, each in a library of its own (the environment is read
+ * as a kernel is traced): the consumers at 240 registers (CUTEC_GEMM_BLOCKSCALE_REGS=240,
+ * hopper_blockscale.c's gemm_blockscale_consumer_regs) with each thread its own rows' scales
+ * (tall's 2x1) and shared rows (tall's 1x2); each wave's batch in two halves of N
+ * (CUTEC_GEMM_BLOCKSCALE_HALVES=1) at 232 (tall's 2x1) and at 240 (tall's 1x2); on the
+ * interpreter also 1x1 tiles (two row tiles, 5 k-tiles) of each */
+static void forms_cases(cute_runtime *rt, bool gpu)
 {
     static const scase one = {264, 200, 560, CUTE_E5M2, CUTE_BF16, 0, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false,
                               256, 128, 0, 0, 0};
-    const struct { const scase *k; const char *rows; } r[] = {{&tall[gpu][0], "own"}, {&tall[gpu][1], "shfl"}, {&one, "shfl"}};
-    setenv("CUTEC_GEMM_BLOCKSCALE_REGS", "240", 1); /* (read as the kernel is traced) */
-    for (size_t i = 0; i < 3u - gpu; i++) {
+    const struct { const scase *k; const char *regs, *rows, *halves, *name; } r[] = {
+        {&tall[gpu][0], "240", "own", "", "240 registers, own rows"},
+        {&tall[gpu][1], "240", "shfl", "", "240 registers"},
+        {&tall[gpu][0], "", "", "1", "halves"},
+        {&tall[gpu][1], "240", "", "1", "halves, 240 registers"},
+        {&one, "240", "", "", "240 registers"},
+        {&one, "", "", "1", "halves"},
+    };
+    for (size_t i = 0; i < (gpu ? 4u : 6u); i++) {
+        setenv("CUTEC_GEMM_BLOCKSCALE_REGS", r[i].regs, 1);
         setenv("CUTEC_GEMM_BLOCKSCALE_ROWS", r[i].rows, 1);
+        setenv("CUTEC_GEMM_BLOCKSCALE_HALVES", r[i].halves, 1);
         cute_gemm_lib *lib = cute_gemm_lib_new(rt); /* (its own: a library keeps kernels by configuration) */
-        scaled(rt, lib, r[i].k, gpu ? "gpu 240 registers" : "interp 240 registers");
+        char where[64];
+        snprintf(where, sizeof where, "%s %s", gpu ? "gpu" : "interp", r[i].name);
+        scaled(rt, lib, r[i].k, where);
         cute_gemm_lib_free(lib);
     }
-    unsetenv("CUTEC_GEMM_BLOCKSCALE_ROWS");
     unsetenv("CUTEC_GEMM_BLOCKSCALE_REGS");
+    unsetenv("CUTEC_GEMM_BLOCKSCALE_ROWS");
+    unsetenv("CUTEC_GEMM_BLOCKSCALE_HALVES");
 }
 
 static void refused(cute_runtime *rt, cute_gemm_lib *lib)
@@ -344,7 +359,7 @@ int main(void)
     /* a GPU pass short of time (CUTEC_TEST_GPU_ONLY=1: the GPU's cases only; CI runs the rest) */
     const char *gpu_only = getenv("CUTEC_TEST_GPU_ONLY");
     if (gpu_only && *gpu_only && strcmp(gpu_only, "0")) SKIP("the interpreter's cases (CUTEC_TEST_GPU_ONLY)");
-    else interp_cases(rt, lib), own_rows_cases(rt, false), regs_cases(rt, false);
+    else interp_cases(rt, lib), own_rows_cases(rt, false), forms_cases(rt, false);
     refused(rt, lib);
     cute_gemm_lib_free(lib);
     cute_runtime_free(rt);
@@ -372,7 +387,7 @@ int main(void)
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) scaled(gpu, lib, &g[i], "gpu");
     for (size_t i = 0; i < 2; i++) scaled(gpu, lib, &tall[1][i], "gpu");
     own_rows_cases(gpu, true);
-    regs_cases(gpu, true);
+    forms_cases(gpu, true);
     cute_gemm_lib_free(lib);
     cute_runtime_free(gpu);
     return CHECK_DONE("scaled_test");
