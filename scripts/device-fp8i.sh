@@ -150,6 +150,10 @@ decide()
     echo "== registers and spills (sm_90a), 256x128 1x2: default $(fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
     echo "240: $(CUTEC_GEMM_BLOCKSCALE_REGS=240 fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
     echo "halves at 240: $(CUTEC_GEMM_BLOCKSCALE_REGS=240 CUTEC_GEMM_BLOCKSCALE_HALVES=1 fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
+    # (ptxas's C7514: wgmmas serialized, each waited for alone; 0 for every form when committed)
+    echo "wgmma serialized (C7514) in halves at 240: $(CUTEC_NO_CACHE=1 CUTEC_GEMM_BLOCKSCALE_REGS=240 \
+        CUTEC_GEMM_BLOCKSCALE_HALVES=1 timeout 8 build/cutec compile gemm --dtype e4m3 --out-dtype bf16 --variant hopper \
+        --layout tn --arch sm_90a --scale block --tile 256x128x128 --cluster 1x2 --emit usage 2>&1 | grep -c C7514)"
     fp8_clocks
 } >"$log" 2>&1
 fp8_show "$log"
