@@ -211,9 +211,6 @@ cute_cuda *cute_cuda_backend_driver(const cute_backend *b);
  * message in err; the module keeps running the PTX backend's code), else CUTE_OK; a
  * backend that is not CUDA's has none. */
 cute_status cute_cuda_backend_wait(const cute_backend *b, char *err, size_t n);
-/* true once m runs its final code (NVRTC's, or the only form it has); false while its
- * NVRTC form is being built, or when that failed */
-bool cute_cuda_module_final(const cute_backend *b, const cute_module *m);
 
 CUTE_API_END
 #endif

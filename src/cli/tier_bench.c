@@ -42,6 +42,7 @@ static clock2 since(clock2 t0)
 typedef struct gemm_run {
     cute_runtime *rt;
     const cute_fn *f;
+    clock2 t0; /* when its compile began */
     cute_call_arg args[5];
     char err[2048];
 } gemm_run;
@@ -58,9 +59,9 @@ static bool compile_in(gemm_run *g, const cute_gemm_config *cfg, clock2 *t)
 {
     memset(g, 0, sizeof *g);
     if (cute_runtime_new("cuda", &g->rt, g->err, sizeof g->err) != CUTE_OK) return false;
-    clock2 t0 = now2();
+    g->t0 = now2();
     g->f = cute_gemm_compile(g->rt, cfg, g->err, sizeof g->err);
-    if (t) *t = since(t0);
+    if (t) *t = since(g->t0);
     return g->f != NULL;
 }
 
@@ -77,7 +78,7 @@ static void best(clock2 *b, clock2 t)
     if (b->cpu < 0 || t.cpu < b->cpu) b->cpu = t.cpu;
 }
 
-/* A, B (n x n, K-major) and C (n x n, row-major) bf16 in g's runtime, A and B random */
+/* A, B (n x n, K-major) and C (n x n, column-major: `--layout tn`) bf16 in g's runtime, A and B random */
 static bool buffers(gemm_run *g, int64_t n, cute_buffer bufs[3])
 {
     cute_backend *b = cute_runtime_backend(g->rt);
@@ -91,8 +92,8 @@ static bool buffers(gemm_run *g, int64_t n, cute_buffer bufs[3])
         ok = b->vt->alloc(b->self, bytes, &bufs[i]) == CUTE_OK && b->vt->upload(b->self, &bufs[i], 0, h, bytes) == CUTE_OK;
     }
     free(h);
-    int64_t shape[2] = {n, n}, stride[2] = {n, 1};
-    for (int i = 0; i < 3; i++) g->args[i] = cute_call_tensor(&bufs[i], 0, CUTE_BF16, 2, shape, stride);
+    int64_t shape[2] = {n, n}, kmajor[2] = {n, 1}, colmajor[2] = {1, n}; /* tn, C column-major */
+    for (int i = 0; i < 3; i++) g->args[i] = cute_call_tensor(&bufs[i], 0, CUTE_BF16, 2, shape, i < 2 ? kmajor : colmajor);
     g->args[3] = cute_call_float(1.0), g->args[4] = cute_call_float(0.0);
     return ok;
 }
@@ -123,11 +124,10 @@ static void kernel_rows(const char *label, const cute_gemm_config *cfg, int roun
         if (!compile_in(&g, cfg, &t)) return (void)printf("%s: nvrtc: %s\n", label, g.err), done(&g);
         best(&nv, t), done(&g);
         setenv("CUTEC_TIER", "1", 1);
-        clock2 t0 = now2();
         if (!compile_in(&g, cfg, &t)) return (void)printf("%s: tiered: %s\n", label, g.err), done(&g);
         best(&first, t);
         cute_status s = cute_cuda_backend_wait(cute_runtime_backend(g.rt), err, sizeof err);
-        best(&final_, since(t0));
+        best(&final_, since(g.t0));
         if (s != CUTE_OK) printf("%s: the final tier FAILED: %s\n", label, err);
         done(&g);
     }
@@ -188,14 +188,15 @@ int cmd_bench_tiers(int argc, char **argv)
     }
     snprintf(arch, sizeof arch, "%s", cute_cuda_device(cu)->arch);
     printf("cutec bench tiers on %s (%s)\n", cute_cuda_device(cu)->name, arch);
-    cute_cuda_close(cu);
+    /* cu stays open: the device's context lives across the runtimes made and freed here */
     setenv("CUTEC_NO_CACHE", "1", 1);
-    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_BF16, .major = {1, 1, 1},
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_BF16, .major = {1, 1, 0},
                             .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND};
     kernel_rows("step 5", &cfg, rounds, n);
     if (!strcmp(arch, "sm_90a")) {
         cfg.variant = CUTE_GEMM_HOPPER;
         kernel_rows("hopper", &cfg, rounds, n);
     }
+    cute_cuda_close(cu);
     return CLI_OK;
 }

@@ -4,6 +4,8 @@
  *             -> cuModuleLoadData -> one function per kernel
  *             (CUTEC_CODEGEN=ptx: emit PTX (cutec/ptx.h) and the driver's JIT linker for
  *             NVRTC, where the PTX backend says the kernels; docs/ptx_backend.md)
+ *             (tiers, CUTEC_TIER=1: a miss returns the PTX backend's module and NVRTC's is
+ *             built on a background thread (tier.h), cached, and swapped in; tier_first)
  *   launch  = check and pack the arguments (cuda_args.c), opt in to > 48 KB of dynamic
  *             shared memory once per kernel, cuLaunchKernel
  *
@@ -49,7 +51,6 @@ struct cute_module {
     void *mod;
     void *final_mod; /* a tiered module's NVRTC form, once the background compile loaded it;
                         both stay loaded until the module is freed (launches may be in flight) */
-    bool tiered; /* it began as the PTX backend's module; NVRTC's comes (or failed) later */
     cute_cache_key key;
     bool from_cache; /* its cubin came from the cache, not from this process's NVRTC */
     bool launched;   /* since the last good sync (atomic: launches may come from threads) */
@@ -689,7 +690,6 @@ static cute_status tier_first(cuda_backend *b, const compile_job *j, cute_ir_fun
         return CUTE_ERR_UNSUPPORTED;
     }
     t->b = b, t->m = m;
-    m->tiered = true;
     char what[160];
     snprintf(what, sizeof what, "NVRTC's form of kernel %s%s", m->k[0].name, n > 1 ? " and others" : "");
     if (tier_start(b->tiers, what, tier_finish, tier_release, t) != CUTE_OK) { /* no thread: now */
@@ -975,11 +975,4 @@ cute_status cute_cuda_backend_wait(const cute_backend *b, char *err, size_t n)
 {
     if (n) err[0] = 0;
     return b && b->vt == &cuda_vtable ? tier_wait(((cuda_backend *)b->self)->tiers, err, n) : CUTE_OK;
-}
-
-bool cute_cuda_module_final(const cute_backend *b, const cute_module *m)
-{
-    if (!b || b->vt != &cuda_vtable || !m || !m->n) return true;
-    cute_module *mm = (cute_module *)m; /* an atomic read; nothing changes */
-    return !mm->tiered || atomic_load_explicit(&mm->k[0].code, memory_order_acquire) != &mm->k[0].form[0];
 }
