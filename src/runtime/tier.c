@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tier.h"
 
@@ -24,6 +25,7 @@ struct tier_queue {
     bool worker;       /* a worker thread runs (it clears this as its last act under the lock) */
     bool joinable;     /* a worker was started and not joined yet */
     pthread_t thread;
+    pid_t pid; /* the process whose worker it is: a fork's child has no worker to wait for */
     cute_status failed; /* the first failure not handed out by tier_wait, or CUTE_OK */
     char why[1024];
     tier_queue *next_live; /* the process's live queues, waited for at exit */
@@ -36,6 +38,12 @@ static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static tier_queue *live;
 static bool at_exit_registered;
 
+/* the jobs' end, under q->lock; in a forked child (no worker there) they never end: not waited */
+static void wait_jobs(tier_queue *q)
+{
+    while (q->pending && q->pid == getpid()) pthread_cond_wait(&q->done, &q->lock);
+}
+
 static void report(tier_queue *q)
 {
     if (q->failed != CUTE_OK) fprintf(stderr, "cutec: a background compile failed (never asked for): %s\n", q->why);
@@ -47,7 +55,7 @@ static void wait_all_at_exit(void)
     pthread_mutex_lock(&live_lock);
     for (tier_queue *q = live; q; q = q->next_live) {
         pthread_mutex_lock(&q->lock);
-        while (q->pending) pthread_cond_wait(&q->done, &q->lock);
+        wait_jobs(q);
         report(q);
         pthread_mutex_unlock(&q->lock);
     }
@@ -107,7 +115,7 @@ cute_status tier_start(tier_queue *q, const char *what, tier_run_fn run, tier_re
         /* the last worker cleared its flag and is returning: join it before a new one */
         if (q->joinable) pthread_join(q->thread, NULL), q->joinable = false;
         if (pthread_create(&q->thread, NULL, worker, q) != 0) s = CUTE_ERR_OOM;
-        else q->worker = q->joinable = true;
+        else q->worker = q->joinable = true, q->pid = getpid();
     }
     if (s == CUTE_OK) {
         if (q->tail) q->tail->next = j;
@@ -125,7 +133,7 @@ cute_status tier_wait(tier_queue *q, char *err, size_t errn)
     if (errn) err[0] = 0;
     if (!q) return CUTE_OK;
     pthread_mutex_lock(&q->lock);
-    while (q->pending) pthread_cond_wait(&q->done, &q->lock);
+    wait_jobs(q);
     cute_status s = q->failed;
     if (s != CUTE_OK && errn) snprintf(err, errn, "%s", q->why);
     q->failed = CUTE_OK;
@@ -153,9 +161,9 @@ void tier_queue_free(tier_queue *q)
         }
     pthread_mutex_unlock(&live_lock);
     pthread_mutex_lock(&q->lock);
-    while (q->pending) pthread_cond_wait(&q->done, &q->lock);
+    wait_jobs(q);
     report(q);
-    bool join = q->joinable;
+    bool join = q->joinable && q->pid == getpid();
     pthread_mutex_unlock(&q->lock);
     if (join) pthread_join(q->thread, NULL);
     pthread_mutex_destroy(&q->lock);

@@ -5,13 +5,14 @@
  * backend does it (cuda_backend.c: an atomic pointer from the first form to the final one,
  * stored with release once the final form is whole): threads that read it while a job
  * swaps see one whole form or the other, never a half-written one, and the final one once
- * tier_wait returned. */
+ * tier_wait returned.  A process forked while a job runs does not wait for it. */
 #define _DEFAULT_SOURCE /* usleep */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -204,6 +205,29 @@ static void threads_queue_at_once(void)
     tier_queue_free(q);
 }
 
+/* a process forked while a job runs has no worker: its waits and its exit do not hang */
+static void fork_does_not_hang(void)
+{
+    tier_queue *q = tier_queue_new();
+    counter c = {0};
+    job_arg a = {&c, 0, CUTE_OK, 300000};
+    tier_start(q, "slow", run, release, &a);
+    fflush(stdout), fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(5); /* a hang dies of SIGALRM */
+        char err[64];
+        tier_wait(q, err, sizeof err);
+        exit(0); /* the atexit handler waits for live queues: not for this one */
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child exited at once (status %d)", st);
+    char err[64];
+    CHECK(tier_wait(q, err, sizeof err) == CUTE_OK && atomic_load(&c.runs) == 1, "the parent's job ran");
+    tier_queue_free(q);
+}
+
 int main(void)
 {
     order_and_release();
@@ -211,6 +235,7 @@ int main(void)
     failure_never_lost();
     swap_under_readers();
     threads_queue_at_once();
+    fork_does_not_hang();
     CHECK(tier_wait(NULL, NULL, 0) == CUTE_OK && tier_pending(NULL) == 0, "no queue: nothing to wait for");
     return CHECK_DONE("tier_test");
 }
