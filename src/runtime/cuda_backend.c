@@ -486,18 +486,22 @@ static bool ptx_by_ptxas(void)
 }
 
 /* the PTX backend's module: source -> image through the ptxas binary (a module that spills
- * with CUTEC_PTX_SUMS said again without it: cute_ptx_assemble_kernels) or the driver's
- * linker (no NVRTC) */
-static cute_status jit_build(cuda_backend *b, const compile_job *j, bool want_ptx, int level, image *im)
+ * with CUTEC_PTX_SUMS said again without it: cute_ptx_assemble_kernels; not for a first
+ * tier, which lives only until NVRTC's module is in) or the driver's linker (no NVRTC) */
+static cute_status jit_build(cuda_backend *b, const compile_job *j, bool want_ptx, int level, bool first_tier,
+                             image *im)
 {
     char info[4096];
     const char *ptx = j->source;
     if (ptx_by_ptxas()) {
         char *log = NULL, *text = strdup(ptx);
         cute_ptx_opts po = {.arch = b->arch};
-        cute_status s = text ? cute_ptx_assemble_kernels(j->kernels, j->nkernels, &po, &text, level,
-                                                         &im->cubin, &im->cubin_len, &log, NULL, info, sizeof info)
-                             : CUTE_ERR_OOM;
+        cute_status s = !text       ? CUTE_ERR_OOM
+                         : first_tier ? cute_ptx_assemble(text, b->arch, level, &im->cubin, &im->cubin_len, &log,
+                                                          NULL, info, sizeof info)
+                                      : cute_ptx_assemble_kernels(j->kernels, j->nkernels, &po, &text, level,
+                                                                  &im->cubin, &im->cubin_len, &log, NULL, info,
+                                                                  sizeof info);
         set_log(b, s == CUTE_OK && log ? log : info);
         free(log);
         if (s != CUTE_OK) return free(text), say(b, "ptxas refused the PTX backend's module: %s", info), s;
@@ -533,7 +537,7 @@ static cute_status get_image(cuda_backend *b, compile_job *j, bool use_cache,
         free(bytes); /* not ours, or without the PTX CUTEC_KEEP wants: build again */
     }
     image built = {0};
-    cute_status s = j->ptx ? jit_build(b, j, want_ptx, ptx_opt_level(), &built)
+    cute_status s = j->ptx ? jit_build(b, j, want_ptx, ptx_opt_level(), false, &built)
                            : nvrtc_build(b, j->source, j->lineinfo, want_ptx, &built);
     if (s != CUTE_OK) return s;
     *payload = payload_pack(&built, &len);
@@ -671,7 +675,7 @@ static cute_status tier_first(cuda_backend *b, const compile_job *j, cute_ir_fun
         return free(ptx), CUTE_ERR_UNSUPPORTED;
     compile_job pj = {ptx, {{0}}, false, 0, true, (const cute_ir_func *const *)kernels, n, NULL, 0};
     image im = {0};
-    cute_status s = jit_build(b, &pj, false, tier_opt_level(), &im);
+    cute_status s = jit_build(b, &pj, false, tier_opt_level(), true, &im);
     free(ptx);
     cute_module *m = s == CUTE_OK ? calloc(1, sizeof *m) : NULL;
     if (m && !(m->k = calloc((size_t)n, sizeof *m->k))) free(m), m = NULL;
