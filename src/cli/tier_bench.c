@@ -118,18 +118,24 @@ static void kernel_rows(const char *label, const cute_gemm_config *cfg, int roun
     clock2 nv = {-1, -1}, first = {-1, -1}, final_ = {-1, -1};
     gemm_run g;
     char err[2048] = "";
-    for (int r = 0; r < rounds; r++) {
+    bool compiled = true;
+    for (int r = 0; r < rounds && compiled; r++) {
         clock2 t;
         setenv("CUTEC_TIER", "0", 1);
-        if (!compile_in(&g, cfg, &t)) return (void)printf("%s: nvrtc: %s\n", label, g.err), done(&g);
+        if (!(compiled = compile_in(&g, cfg, &t))) break;
         best(&nv, t), done(&g);
         setenv("CUTEC_TIER", "1", 1);
-        if (!compile_in(&g, cfg, &t)) return (void)printf("%s: tiered: %s\n", label, g.err), done(&g);
+        if (!(compiled = compile_in(&g, cfg, &t))) break;
         best(&first, t);
         cute_status s = cute_cuda_backend_wait(cute_runtime_backend(g.rt), err, sizeof err);
         best(&final_, since(g.t0));
         if (s != CUTE_OK) printf("%s: the final tier FAILED: %s\n", label, err);
         done(&g);
+    }
+    if (!compiled) {
+        printf("%s: compile FAILED (CUTEC_TIER=%s): %s\n", label, getenv("CUTEC_TIER"), g.err);
+        done(&g);
+        return;
     }
     printf("%-8s cold compile, best of %d, ms wall / cpu: nvrtc %.1f / %.1f; tiered: first module %.1f / %.1f, "
            "final %.1f wall\n",

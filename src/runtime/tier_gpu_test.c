@@ -99,7 +99,10 @@ static void tiered_then_cached(void)
     static problem p;
     setenv("CUTEC_TIER", "1", 1);
     CHECK(open_problem(&p), "tiered compile: %s", p.err);
-    if (!p.f) return close_problem(&p);
+    if (!p.f) {
+        close_problem(&p);
+        return;
+    }
     CHECK(wrong(&p) == 0, "first call (the first tier, or the final one if NVRTC was quicker): wrong elements");
     char err[2048];
     cute_status s = cute_cuda_backend_wait(p.b, err, sizeof err);
