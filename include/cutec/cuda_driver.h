@@ -211,6 +211,9 @@ cute_cuda *cute_cuda_backend_driver(const cute_backend *b);
  * message in err; the module keeps running the PTX backend's code), else CUTE_OK; a
  * backend that is not CUDA's has none. */
 cute_status cute_cuda_backend_wait(const cute_backend *b, char *err, size_t n);
+/* the backend's background compiles not yet done (0: every module runs its final code, or
+ * its final compile failed) */
+int cute_cuda_backend_pending(const cute_backend *b);
 
 CUTE_API_END
 #endif

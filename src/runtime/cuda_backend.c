@@ -975,6 +975,11 @@ cute_cuda *cute_cuda_backend_driver(const cute_backend *b)
     return b && b->vt == &cuda_vtable ? ((cuda_backend *)b->self)->cu : NULL;
 }
 
+int cute_cuda_backend_pending(const cute_backend *b)
+{
+    return b && b->vt == &cuda_vtable ? tier_pending(((cuda_backend *)b->self)->tiers) : 0;
+}
+
 cute_status cute_cuda_backend_wait(const cute_backend *b, char *err, size_t n)
 {
     if (n) err[0] = 0;
