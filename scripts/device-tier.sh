@@ -8,8 +8,9 @@
 # NVRTC 323, NVRTC with ptxas -O2 213, the PTX path 182; Hopper NVRTC 510, -O2 522, PTX 314.
 # Steps:
 #  1. on the GPU against references FIRST: tier_gpu_test (a tiered function right before and
-#     after its swap, the cache's one entry NVRTC's and loaded by a second backend, a failed
-#     background compile handed out while the first tier keeps running), cuda_backend_test
+#     after its swap, the cache's one entry NVRTC's and loaded by a second backend, four
+#     threads calling while the swap happens under them, a failed background compile handed
+#     out while the first tier keeps running), cuda_backend_test
 #     (launches through the swapped code pointer), thread_test tiered (8 threads call one
 #     function while its final tier swaps in), `cutec run` cold through tiers (CUTEC_TIER=1
 #     CUTEC_NO_CACHE=1) of the GEMMs, the norms, softmax and GELU (left to NVRTC at once);
