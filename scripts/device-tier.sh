@@ -109,6 +109,24 @@ decide()
         CUTEC_TIER_OPT=1 timeout 25 stdbuf -oL -eL build/cutec bench tiers --rounds 3 --size 0 2>&1 | tee "$out/bench-tiers-o1.txt"
     fi
     grep -qE "FAILED|DIFFERS|NOT SWAPPED" "$out/bench-tiers.txt" && bad=$((bad + 1))
+    echo "== 3. ptxas alone on the PTX backend's modules (wall ms, best of 2): threads inside ptxas (-split-compile 0)?"
+    for k in "step5 --variant tensorop_smem" "hopper --variant hopper"; do
+        set -- $k
+        name=$1
+        shift
+        build/cutec compile gemm --dtype bf16 --layout tn --arch sm_90a "$@" --codegen ptx --emit ptx >"$out/$name.ptx" 2>/dev/null
+        for o in "" "-split-compile 0"; do
+            b=
+            for i in 1 2; do
+                t0=$(date +%s%N)
+                # shellcheck disable=SC2086
+                /usr/local/cuda/bin/ptxas -O3 -arch sm_90a $o "$out/$name.ptx" -o "$out/$name.cubin" 2>&1 | head -n 3
+                t=$((($(date +%s%N) - t0) / 1000000))
+                [ -z "$b" ] || [ "$t" -lt "$b" ] && b=$t
+            done
+            echo "ptxas $name ${o:-(plain)}: $b ms"
+        done
+    done
     [ "$gpu" = 1 ] && decide
     device_end
 } 2>&1 | tee "$log"
