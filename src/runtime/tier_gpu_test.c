@@ -200,7 +200,8 @@ static void background_failure(void)
         char err[2048];
         cute_status s = cute_cuda_backend_wait(p.b, err, sizeof err);
         CHECK(s != CUTE_OK, "the background NVRTC failure is handed out");
-        CHECK(strstr(err, "NVRTC") && strstr(err, "tier_add") && strstr(err, "PTX backend's module"),
+        CHECK(strstr(err, "NVRTC's form of kernel ew_kernel_0") && strstr(err, "NVRTC failed") &&
+                  strstr(err, "PTX backend's module"),
               "the message names NVRTC, the kernel and what runs instead: '%s'", err);
         CHECK(wrong(&p) == 0, "the function keeps running the first tier: wrong elements");
         CHECK(cute_cuda_backend_wait(p.b, err, sizeof err) == CUTE_OK, "handed out once: then '%s'", err);
