@@ -2,7 +2,8 @@
  * library kernel compiled cold with CUTEC_TIER=1 runs right (float64 reference) before and
  * after its NVRTC form is swapped in; the cache then holds one entry, NVRTC's (the PTX
  * backend's first tier is never stored), and a second backend on that cache loads it
- * without writing it again; with CUTEC_TIER=0 the entry is there as the compile returns.
+ * without writing it again; with CUTEC_TIER=0, or lineinfo, the entry is there as the compile
+ * returns.
  * Four threads call a tiered function while its final tier swaps in under them: every call
  * right.  A background NVRTC compile that fails (an option NVRTC refuses) is handed out by
  * cute_cuda_backend_wait, once, and the function keeps running the first tier's code.
@@ -188,6 +189,14 @@ static void untiered_is_synchronous(void)
     CHECK(p.f && wrong(&p) == 0, "untiered: wrong elements");
     close_problem(&p);
     unsetenv("CUTEC_NVRTC_OPTIONS");
+    /* lineinfo asks for NVRTC's own artefacts: not tiered, whatever CUTEC_TIER says */
+    setenv("CUTEC_TIER", "1", 1);
+    setenv("CUTEC_LINEINFO", "1", 1); /* another key: a miss */
+    CHECK(open_problem(&p), "lineinfo compile: %s", p.err);
+    CHECK(entries(NULL) == 3, "CUTEC_LINEINFO: NVRTC's entry before the compile returns: %d", entries(NULL));
+    CHECK(p.f && wrong(&p) == 0, "lineinfo: wrong elements");
+    close_problem(&p);
+    unsetenv("CUTEC_LINEINFO");
 }
 
 static void background_failure(void)
