@@ -476,8 +476,11 @@ static const bool ptxas_by_default = true;
  * swaps NVRTC's in when the background compile is done.  CUTEC_TIER=1 turns them on,
  * CUTEC_TIER=0 off; unset, tier_by_default (scripts/device-tier.sh decides it). */
 static const bool tier_by_default = false;
-/* ptxas's -O level for the first tier (a module that lives until NVRTC's is in) */
-static const int tier_opt_default = 3;
+/* ptxas's -O level for the first tier (a module that lives until NVRTC's is in): 1, from
+ * the early mid pass of 2026-11-27 (H200 host, loaded): the step-5 GEMM's first module 130
+ * against 393 ms at -O3 (NVRTC 468-627), its code 0.905 of NVRTC's (-O3 0.980); Hopper 477
+ * against 490 ms, its code 0.991 (0.986) */
+static const int tier_opt_default = 1;
 
 static bool ptx_by_ptxas(void)
 {
