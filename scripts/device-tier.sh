@@ -21,10 +21,9 @@
 # Decides (rules; a FAIL or "wrong" in step 1, or a final tier not swapped or differing from
 # NVRTC's, -> nothing changes, and that is a bug):
 #  - tiers (at the first tier's level decided below): the first module under 300 ms (wall)
-#    for step 5, and below NVRTC-only's for both
-#    GEMMs, and the final tier's output bit for bit NVRTC-only's at a speed within 1% ->
-#    the default: `tier_by_default = true` in src/runtime/cuda_backend.c (one line); else
-#    CUTEC_TIER=1 stays opt-in.
+#    for step 5 and below NVRTC-only's for both GEMMs, and the final tier's output bit for
+#    bit NVRTC-only's at a speed within 1% -> tiers stay the default (`tier_by_default =
+#    true` in src/runtime/cuda_backend.c, since the early mid pass); else that line false.
 #  - the first tier's ptxas level: -O1's first module 20% quicker than -O3's for step 5 and
 #    its code >= 0.90 of NVRTC's for both GEMMs -> `tier_opt_default = 1` (cuda_backend.c,
 #    one line; 1 since the early mid pass: 130 against 393 ms, code 0.905 / 0.991); else 3.
@@ -80,8 +79,8 @@ decide()
             lvl1 = so1 > 0 && so1 < 0.8 * sf && o1 >= 0.90 && o1h >= 0.90
             if (lvl1) { sf = so1; sn = sn1 < sn ? sn1 : sn; if (hf1 > 0) hf = hf1; if (hn1 > 0 && hn1 < hn) hn = hn1 }
             ok = sf > 0 && sf < 300 && sf < sn && (hf == "" || hf < hn) && fr_s >= 0.99 && (h == "" || fr_h >= 0.99)
-            if (ok) print "decides: tiers the default: tier_by_default = true in src/runtime/cuda_backend.c (step 5 first module under 300 ms, both below NVRTC-only, the final tier NVRTC-only bit for bit, within 1%)"
-            else print "decides: CUTEC_TIER=1 stays opt-in (first module >= 300 ms or not below NVRTC-only, or the final tier slower by > 1%)"
+            if (ok) print "decides: tiers stay the default: tier_by_default = true in src/runtime/cuda_backend.c (step 5 first module under 300 ms, both below NVRTC-only, the final tier NVRTC-only bit for bit, within 1%)"
+            else print "decides: tiers off: tier_by_default = false in src/runtime/cuda_backend.c (first module >= 300 ms or not below NVRTC-only, or the final tier slower by > 1%)"
             if (lvl1) print "decides: the first tier at ptxas -O1: tier_opt_default = 1 in src/runtime/cuda_backend.c (its first module 20% quicker, its code >= 0.90 of NVRTC)"
             else printf "decides: the first tier stays at -O3 (-O1: first module %s against %s ms, code %.3f / %.3f of NVRTC)\n", so1, sf, o1, o1h
         }' "$out/bench-tiers.txt" "$out/bench-tiers-o1.txt"

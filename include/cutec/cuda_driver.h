@@ -211,6 +211,11 @@ cute_cuda *cute_cuda_backend_driver(const cute_backend *b);
  * message in err; the module keeps running the PTX backend's code), else CUTE_OK; a
  * backend that is not CUDA's has none. */
 cute_status cute_cuda_backend_wait(const cute_backend *b, char *err, size_t n);
+/* whether a cold miss of a tiered backend is tiered now: CUTEC_TIER (0 off, else on), or
+ * unset the library's default, and no generator chosen by CUTEC_CODEGEN */
+bool cute_cuda_tiers_on(void);
+/* ptxas's -O level for the first tier: CUTEC_TIER_OPT (0-4), else the library's default */
+int cute_cuda_tier_opt_level(void);
 /* the backend's background compiles not yet done (0: every module runs its final code, or
  * its final compile failed) */
 int cute_cuda_backend_pending(const cute_backend *b);

@@ -108,14 +108,10 @@ static int registers_of(const char *log)
     return at ? atoi(at + 5) : -1;
 }
 
-/* CUTEC_TIER=1 (docs/compile_time.md, "Tiers"): the PTX backend's rows, then CUDA C's
- * emission (the cache key needs it before the first module), then NVRTC's rows, which run
- * in the background, and the first module's sum */
-static bool tiers_timed(void)
-{
-    const char *t = getenv("CUTEC_TIER"), *g = getenv("CUTEC_CODEGEN");
-    return t && !strcmp(t, "1") && !(g && *g);
-}
+/* tiers (docs/compile_time.md, "Tiers"; off with CUTEC_TIER=0): the PTX backend's rows,
+ * then CUDA C's emission (the cache key needs it before the first module), then NVRTC's
+ * rows, which run in the background, and the first module's sum */
+static bool tiers_timed(void) { return cute_cuda_tiers_on(); }
 
 /* CUTEC_CODEGEN=ptx: the PTX backend's emission, then ptxas (the toolkit's binary: its CPU
  * time is the child's), and where a GPU is, the driver's JIT on the same PTX.  false (with
@@ -139,8 +135,7 @@ static bool ptx_timing(const struct cute_fn *f, const char *arch, cli_clock *tot
     row("emit PTX", emit, note);
     double child = 0;
     t0 = cli_clock_now();
-    const char *lv = getenv("CUTEC_TIER_OPT"); /* the first tier's ptxas level (tiers only) */
-    int level = tiers_timed() && lv && lv[0] >= '0' && lv[0] <= '4' && !lv[1] ? lv[0] - '0' : 3;
+    int level = tiers_timed() ? cute_cuda_tier_opt_level() : 3; /* the first tier's ptxas level */
     s = cute_ptx_assemble(ptx, arch, level, NULL, NULL, &log, &child, err, sizeof err);
     cli_clock as = cli_clock_since(t0);
     if (s == CUTE_OK) {

@@ -4,8 +4,8 @@
  *             -> cuModuleLoadData -> one function per kernel
  *             (CUTEC_CODEGEN=ptx: emit PTX (cutec/ptx.h) and the driver's JIT linker for
  *             NVRTC, where the PTX backend says the kernels; docs/ptx_backend.md)
- *             (tiers, CUTEC_TIER=1: a miss returns the PTX backend's module and NVRTC's is
- *             built on a background thread (tier.h), cached, and swapped in; tier_first)
+ *             (tiers, unless CUTEC_TIER=0: a miss returns the PTX backend's module and
+ *             NVRTC's is built on a background thread (tier.h), cached, swapped in; tier_first)
  *   launch  = check and pack the arguments (cuda_args.c), opt in to > 48 KB of dynamic
  *             shared memory once per kernel, cuLaunchKernel
  *
@@ -603,15 +603,19 @@ static cute_status load(cuda_backend *b, compile_job *j, cute_ir_func *const *ke
 /* Is a cold miss of this compile tiered?  The backend asked for it (its emitter writes the
  * same IR the PTX backend reads), CUTEC_TIER is not 0, no generator was chosen
  * (CUTEC_CODEGEN), and nothing asks for NVRTC's own artefacts now (lineinfo, CUTEC_KEEP). */
-static bool tier_wanted(const cuda_backend *b, const compile_job *j)
+bool cute_cuda_tiers_on(void)
 {
     const char *t = getenv("CUTEC_TIER"), *g = getenv("CUTEC_CODEGEN");
     bool on = t && *t ? strcmp(t, "0") != 0 : tier_by_default;
-    return b->tiered && on && !(g && *g) && !j->lineinfo && !j->keep;
+    return on && !(g && *g);
 }
 
-/* ptxas's -O level for the first tier: CUTEC_TIER_OPT (0-4), else tier_opt_default */
-static int tier_opt_level(void)
+static bool tier_wanted(const cuda_backend *b, const compile_job *j)
+{
+    return b->tiered && cute_cuda_tiers_on() && !j->lineinfo && !j->keep;
+}
+
+int cute_cuda_tier_opt_level(void)
 {
     const char *v = getenv("CUTEC_TIER_OPT");
     return v && v[0] >= '0' && v[0] <= '4' && !v[1] ? v[0] - '0' : tier_opt_default;
@@ -682,7 +686,7 @@ static cute_status tier_first(cuda_backend *b, const compile_job *j, cute_ir_fun
         return free(ptx), CUTE_ERR_UNSUPPORTED;
     compile_job pj = {ptx, {{0}}, false, 0, true, (const cute_ir_func *const *)kernels, n, NULL, 0};
     image im = {0};
-    cute_status s = jit_build(b, &pj, false, tier_opt_level(), true, &im);
+    cute_status s = jit_build(b, &pj, false, cute_cuda_tier_opt_level(), true, &im);
     free(ptx);
     cute_module *m = s == CUTE_OK ? calloc(1, sizeof *m) : NULL;
     if (m && !(m->k = calloc((size_t)n, sizeof *m->k))) free(m), m = NULL;
