@@ -317,6 +317,57 @@ static void tiled_forms(cute_runtime *rt, cute_gemv_lib *lib)
     }
 }
 
+/* NVFP4's register form's block when asked (cute_gemv_lib_block_warps), every scale code
+ * into f32 y: blocks of 1 and 2 warps (a partial last warp, batches, one and two ahead), the
+ * k-tile split among 2 and 4 warps of the same rows (two row groups a block, the second's
+ * rows partly past M; K with a tail; two full k-tiles two ahead; a partial k-tile alone; rows
+ * by scale tile over a partial scale tile); the values it does not take refused */
+static void block_forms(cute_runtime *rt, cute_gemv_lib *lib)
+{
+    CHECK(cute_gemv_lib_block_warps(lib, 0, 0) && !cute_gemv_lib_block_warps(lib, 3, 1) &&
+              !cute_gemv_lib_block_warps(lib, 2, 4) && !cute_gemv_lib_block_warps(lib, 4, 0),
+          "block warps: 1, 2 or 4, kwarps 1, 2 or 4 at most warps (0, 0: the library's)");
+    static const struct {
+        int warps, kwarps, ahead;
+        int64_t M, K, L;
+        double beta;
+        int tiled;
+    } cases[] = {{1, 1, 2, 9, 2048 + 32, 2, 0, 0},   {2, 1, 1, 37, 4096 + 64, 1, -0.5, 0},
+                 {4, 2, 1, 21, 4096 + 64, 1, 0, 0},  {4, 4, 2, 13, 8192 + 32, 2, 0.5, 0},
+                 {4, 2, 1, 5, 32, 1, 0, 0},          {2, 2, 1, 300, 4096 + 64, 1, 0, 1}};
+    every_scale = true;
+    cute_gemv_config last;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK(cute_gemv_lib_block_warps(lib, cases[i].warps, cases[i].kwarps), "case %zu: block warps", i);
+        cute_gemv_lib_ahead(lib, cases[i].ahead);
+        cute_gemv_lib_scale_rows(lib, cases[i].tiled);
+        run_case(rt, lib, CUTE_E2M1, CUTE_F32, cases[i].M, cases[i].K, cases[i].L, cases[i].beta);
+        cute_gemv_lib_last(lib, &last, NULL);
+        CHECK(last.warps == cases[i].warps && last.kwarps == cases[i].kwarps && last.ahead == cases[i].ahead &&
+                  last.scale_rows_tiled == cases[i].tiled,
+              "case %zu: NVFP4's block of %d warps, %d a k-tile when asked (ran %d, %d)", i, cases[i].warps,
+              cases[i].kwarps, last.warps, last.kwarps);
+    }
+    every_scale = false;
+    cute_gemv_lib_block_warps(lib, 0, 0);
+    cute_gemv_lib_ahead(lib, 0);
+    cute_gemv_lib_scale_rows(lib, -1);
+    cute_gemv_config no[] = {
+        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .warps = 3},
+        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .warps = 2, .kwarps = 4},
+        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .tile_at_a_time = true, .warps = 1},
+        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .smem_stages = 4, .kwarps = 2},
+        {.dtype = CUTE_E4M3, .a_major = 1, .vec = 16, .vectors = 1, .sf_vec = 32, .warps = 1},
+        {.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .warps = 1},
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        char err[512] = "";
+        const cute_fn *f = cute_gemv_compile(rt, &no[i], err, sizeof err);
+        CHECK(!f && strstr(err, "warps"), "block warps refused (%zu): %s", i, err);
+        cute_fn_free(f);
+    }
+}
+
 static void results(const char *arch)
 {
     cute_runtime *rt = check_interp();
@@ -367,6 +418,7 @@ static void results(const char *arch)
     cute_gemv_lib_tile_at_a_time(lib, false);
     ahead_forms(rt, lib);
     tiled_forms(rt, lib);
+    block_forms(rt, lib);
     if (!strcmp(arch, "sm_90a")) fma_decode_forms(rt, lib); /* (sm_100a decodes by cvt) */
     cute_gemv_lib_smem_stages(lib, -1);
     run_case(rt, lib, CUTE_E4M3, CUTE_BF16, 37, 544, 2, 0.25); /* MXFP8 */

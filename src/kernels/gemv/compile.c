@@ -85,7 +85,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     p->cfg = *cfg;
     p->nvec = gemv_nvec(cfg);
     if (cfg->mma) return gemv_plan_mma(a, cfg, p);
-    p->threads = GEMV_THREADS;
+    p->threads = 32 * gemv_block_warps(cfg); /* GEMV_THREADS but in NVFP4's register form */
     /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
     p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1;
     p->fp4_cvt = p->words && arch >= 100;
@@ -100,7 +100,11 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
                          64 where the next k-tile's registers are loaded before this one's
                          products (registers: blockscaled.c, words_pipelined) */
             p->rows = 4, p->unroll = nvfp4_pipelined(cfg) ? 1 : 2;
-        thr = cute_layout_fmt(a, "(%d,32):(32,1)", p->threads / 32); /* a warp per `rows` rows */
+        /* a warp per `rows` rows; cfg.kwarps > 1: warps g + G s (G = warps / kwarps) take
+           the same rows, warp s the s-th run of 32 lanes' vectors of each k-tile */
+        int kw = gemv_kwarps(cfg), g = p->threads / 32 / kw;
+        thr = kw > 1 ? cute_layout_fmt(a, "(%d,(32,%d)):(32,(1,%d))", g, kw, 32 * g)
+                     : cute_layout_fmt(a, "(%d,32):(32,1)", g);
         int v = p->words ? bits / 32 : cfg->vec; /* a lane's rows, each a vector */
         val = p->rows > 1 ? cute_layout_fmt(a, "(%d,%d):(%d,1)", p->rows, v, v)
                           : cute_layout_fmt(a, "(1,%d):(0,1)", v);
@@ -111,10 +115,10 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     }
     p->tc = cute_make_tiled_copy_tv(a, &atom, &thr, &val);
     if (cfg->smem_stages && !plan_ring(a, &thr, &val, p)) return false;
-    p->ktile = p->words ? 32 * (bits / 32) * p->unroll : cute_gemv_k_tile(cfg);
+    p->ktile = p->words ? 32 * (bits / 32) * p->unroll * gemv_kwarps(cfg) : cute_gemv_k_tile(cfg);
     int64_t tk = p->ktile;
     cute_tuple step = cfg->a_major == 1
-                          ? cute_tuple_fmt(a, "(%d,%lld)", p->threads / 32 * p->rows, (long long)tk)
+                          ? cute_tuple_fmt(a, "(%d,%lld)", gemv_block_rows(p), (long long)tk)
                           : cute_tuple_fmt(a, "(%d,%d)", p->threads * cfg->vec, p->unroll);
     p->tile = step;
     return !a->failed;
@@ -133,6 +137,11 @@ static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
                              cfg->smem_stages > CUTE_GEMV_MAX_SMEM_STAGES)) {
         snprintf(err, n, "gemv: a shared-memory ring of %d stages (2 to %d) is NVFP4's, not with "
                  "tile_at_a_time or the L2 prefetch", cfg->smem_stages, CUTE_GEMV_MAX_SMEM_STAGES);
+        return false;
+    }
+    if ((cfg->warps || cfg->kwarps) && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages)) {
+        snprintf(err, n, "gemv: warps and kwarps are NVFP4's register form (not with tile_at_a_time, "
+                 "the L2 prefetch or the ring)");
         return false;
     }
     if (cfg->scale_rows_tiled && (!nvfp4_pipelined(cfg) || cfg->smem_stages)) {
@@ -195,6 +204,13 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         (gemv_ahead(cfg) > 1 && (!nvfp4_pipelined(cfg) || cfg->smem_stages))) {
         snprintf(err, n, "gemv: %d k-tiles ahead (1 to %d) is NVFP4's register form, not with "
                  "tile_at_a_time, the L2 prefetch or the ring", cfg->ahead, CUTE_GEMV_MAX_AHEAD);
+        return false;
+    }
+    int w = gemv_block_warps(cfg), kw = gemv_kwarps(cfg);
+    if ((w != 1 && w != 2 && w != 4) || (kw != 1 && kw != 2 && kw != 4) || kw > w ||
+        ((cfg->warps || cfg->kwarps) && !cfg->sf_vec)) {
+        snprintf(err, n, "gemv: %d warps a block, %d of them a k-tile (1, 2 or 4, kwarps at most warps; "
+                 "NVFP4's)", cfg->warps, cfg->kwarps);
         return false;
     }
     if (cfg->scale_rows_tiled && !cfg->sf_vec) {
@@ -320,8 +336,8 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
         make_blockscaled_specs(cfg, specs);
     else
         make_specs(cfg, specs);
-    char name[80];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d",
+    char name[96];
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_w%dk%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -333,7 +349,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              : cfg->split       ? "_split"
                           : "",
              cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages, gemv_ahead(cfg),
-             cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode);
+             cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode, gemv_block_warps(cfg), gemv_kwarps(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

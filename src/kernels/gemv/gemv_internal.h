@@ -30,6 +30,12 @@ typedef struct gemv_plan {
 
 #define GEMV_MAX_ROWS 4
 
+/* a block's rows of A: its warps' rows, a row group of cfg.kwarps warps taking p->rows */
+static inline int gemv_block_rows(const gemv_plan *p)
+{
+    return p->threads / 32 / (p->cfg.kwarps > 1 ? p->cfg.kwarps : 1) * p->rows;
+}
+
 /* the K-major kernel's rows per warp: two for one vector of 8- or 16-bit elements, four for
  * several vectors (each load of x serves them all: with N vectors a lane reads N/rows bytes
  * of x through L1 for each byte of A); one for f32, whose loads ptxas issues a few at a
@@ -143,6 +149,11 @@ void gemv_scale_into(cute_ctx *c, cute_tensor acc, cute_tensor y, cute_ssa pred,
 void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cute_int row,
                       cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
                       cute_val beta);
+/* the sum over the warp's lanes (butterfly: every lane gets it) */
+cute_val gemv_warp_sum(cute_ctx *c, cute_val v);
+/* gemv_finish of one row's sum `sum` of vector v (one thread) */
+void gemv_finish_row(cute_ctx *c, const gemv_plan *p, cute_val sum, cute_int row, int v, cute_tensor mY,
+                     cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta);
 /* the launch of the ordered reduction of W's splits into y (split-K's second kernel) */
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
                         cute_host_scalar alpha, cute_host_scalar beta);
@@ -181,6 +192,19 @@ int gemv_lib_scale_rows(cute_gemv_lib *lib);
 /* NVFP4's decode on the FMA pipe asked for later calls (cute_gemv_lib_fma_decode; -1: the
  * library's, 0 on sm_100a and later) */
 int gemv_lib_fma_decode(cute_gemv_lib *lib);
+/* NVFP4's register form's block asked for later calls (cute_gemv_lib_block_warps; 0, 0:
+ * the library's) */
+void gemv_lib_block_warps(cute_gemv_lib *lib, int *warps, int *kwarps);
+/* a configuration's warps a block (cfg.warps; 4 where 0), and of them the warps that split
+ * each k-tile of the same rows (cfg.kwarps; 1 where 0) */
+static inline int gemv_block_warps(const cute_gemv_config *cfg)
+{
+    return cfg->warps > 0 ? cfg->warps : 4;
+}
+static inline int gemv_kwarps(const cute_gemv_config *cfg)
+{
+    return cfg->kwarps > 0 ? cfg->kwarps : 1;
+}
 /* a configuration's k-tiles ahead in NVFP4's register form (cfg.ahead, at least 1) */
 static inline int gemv_ahead(const cute_gemv_config *cfg)
 {

@@ -32,6 +32,7 @@ struct cute_gemv_lib {
     int smem_stages;       /* cute_gemv_lib_smem_stages */
     int scale_rows;        /* cute_gemv_lib_scale_rows */
     int fma_decode;        /* cute_gemv_lib_fma_decode */
+    int warps, kwarps;     /* cute_gemv_lib_block_warps */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -49,7 +50,8 @@ static bool same_config(const void *x, const void *y)
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
-           a->fma_decode == b->fma_decode;
+           a->fma_decode == b->fma_decode && gemv_block_warps(a) == gemv_block_warps(b) &&
+           gemv_kwarps(a) == gemv_kwarps(b);
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -207,6 +209,28 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib)
     /* the library's choice (-1) is for the bit decode before sm_100; sm_100a decodes e2m1 by
      * cvt and keeps level 0 unless asked (not measured there) */
     return d < 0 && cute_runtime_target_arch(lib->rt) >= 100 ? 0 : d;
+}
+
+static bool warps_ok(int warps, int kwarps)
+{
+    bool w = warps == 1 || warps == 2 || warps == 4, k = kwarps == 1 || kwarps == 2 || kwarps == 4;
+    return (!warps && !kwarps) || (w && k && kwarps <= warps);
+}
+
+bool cute_gemv_lib_block_warps(cute_gemv_lib *lib, int warps, int kwarps)
+{
+    if (!lib || !warps_ok(warps, kwarps)) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->warps = warps, lib->kwarps = kwarps;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+void gemv_lib_block_warps(cute_gemv_lib *lib, int *warps, int *kwarps)
+{
+    pthread_mutex_lock(&lib->lock);
+    *warps = lib->warps, *kwarps = lib->kwarps;
+    pthread_mutex_unlock(&lib->lock);
 }
 
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib)

@@ -234,8 +234,7 @@ void gemv_finish(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_int m0, 
     gemv_scale_into(c, acc, rows_at(c, CUTE_SLICE(c, mY, CUTE_ALL, v, t->l), m0, n), in, alpha, beta);
 }
 
-/* the sum over the warp's lanes (butterfly: every lane gets it) */
-static cute_val warp_sum(cute_ctx *c, cute_val v)
+cute_val gemv_warp_sum(cute_ctx *c, cute_val v)
 {
     for (int off = 16; off >= 1; off /= 2) {
         cute_val o = cute_val_shfl(c, v, cute_val_int(c, CUTE_I32, off), CUTE_SHFL_XOR);
@@ -248,17 +247,20 @@ void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cut
                       cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
                       cute_val beta)
 {
-    cute_alg *a = cute_ctx_alg(c);
     cute_val sum[CUTE_GEMV_MAX_VECTORS];
-    for (int v = 0; v < p->nvec; v++) sum[v] = warp_sum(c, sums[v]);
+    for (int v = 0; v < p->nvec; v++) sum[v] = gemv_warp_sum(c, sums[v]);
     CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0)))
     {
-        for (int v = 0; v < p->nvec; v++) {
-            cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "(1):(1)"));
-            cute_tensor_store(c, r, cute_ssa_scalar(c, sum[v], r.layout.shape));
-            gemv_finish(c, p, r, row, v, mY, mW, t, alpha, beta);
-        }
+        for (int v = 0; v < p->nvec; v++) gemv_finish_row(c, p, sum[v], row, v, mY, mW, t, alpha, beta);
     }
+}
+
+void gemv_finish_row(cute_ctx *c, const gemv_plan *p, cute_val sum, cute_int row, int v, cute_tensor mY,
+                     cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta)
+{
+    cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(cute_ctx_alg(c), "(1):(1)"));
+    cute_tensor_store(c, r, cute_ssa_scalar(c, sum, r.layout.shape));
+    gemv_finish(c, p, r, row, v, mY, mW, t, alpha, beta);
 }
 
 #define REDUCE_THREADS 256
@@ -320,7 +322,7 @@ static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val al
                 reduce_end(c, p, acc, mY, mW, m, v, l, alpha, beta);
                 continue;
             }
-            cute_val sum = warp_sum(c, cute_ssa_get(c, cute_tensor_load(c, acc), 0));
+            cute_val sum = gemv_warp_sum(c, cute_ssa_get(c, cute_tensor_load(c, acc), 0));
             cute_tensor_store(c, acc, cute_ssa_scalar(c, sum, acc.layout.shape));
             CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0)))
             {
