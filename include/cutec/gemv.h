@@ -76,8 +76,9 @@ typedef struct cute_gemv_config {
                             and an FMUL) instead of by cvt.rn.f16x2.e4m3x2 a byte and a
                             widening (F2FP, HADD2.F32, shifts and masks); 0: by cvt
                             (cute_gemv_lib_fma_decode) */
-    int warps;           /* NVFP4's register form: warps a block, 1, 2 or 4 (0: 4); fewer
-                            warps a block, more blocks, each SM's share of them more even */
+    int warps;           /* NVFP4's register form, and one vector of K-major A (rows, not
+                            mma): warps a block, 1, 2 or 4 (0: 4); fewer warps a block, more
+                            blocks, each SM's share of them more even */
     int kwarps;          /* ... of them taking the same four rows, each k-tile split among
                             them (1, 2 or 4 dividing warps; 0: 1): a row's k-tile is kwarps
                             times as long, the warps' sums added through shared memory at the
@@ -178,8 +179,9 @@ bool cute_gemv_lib_scale_rows(cute_gemv_lib *lib, int tiled);
 bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
 /* NVFP4's register form's block for later calls (cute_gemv_config.warps and kwarps): warps
  * 1, 2 or 4 a block, kwarps of them splitting each k-tile of their rows (1, 2 or 4, dividing
- * warps); 0, 0 (the default) the library's, CUTE_GEMV_BLOCK_WARPS and CUTE_GEMV_KWARPS
- * (nvfp4.c).  false for other values */
+ * warps); the GEMV of one vector of K-major A (not the tensor-core form) takes warps alone.
+ * 0, 0 (the default) the library's: CUTE_GEMV_FORM_FEW and _MANY (nvfp4.c),
+ * CUTE_GEMV_ROWS_WARPS (lib.c).  false for other values */
 bool cute_gemv_lib_block_warps(cute_gemv_lib *lib, int warps, int kwarps);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);

@@ -56,7 +56,8 @@ static int usage(const char *cmd)
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms 2/4/1,1/1/1: NVFP4's register form, each ahead/warps/kwarps, on one problem\n",
+        "  bench --forms 2/4/1,1/1/1: NVFP4's register form, each ahead/warps/kwarps (one vector of\n"
+        "    K-major A: warps alone) on one problem\n",
         cmd);
     return CLI_USAGE;
 }
@@ -183,6 +184,7 @@ static int emit(const gemv_opts *o)
     if (nvfp4_ring && !cfg.smem_stages) /* NVFP4's register form (0: one ahead) */
         cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1, cfg.warps = o->warps || o->kwarps ? (o->warps ? o->warps : 4) : 0, cfg.kwarps = o->kwarps;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
+    if (!o->sf_vec && o->major && !cfg.mma && nvec(o) == 1) cfg.warps = o->warps; /* (kwarps: NVFP4's) */
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -465,8 +467,8 @@ static bool bench_row(problem *p, const gemv_opts *o)
     return ms >= 0 && bad == 0;
 }
 
-/* --forms: each ahead/warps/kwarps of NVFP4's register form a row on the one problem (y as
- * made before each form's checked call) */
+/* --forms: each ahead/warps/kwarps of NVFP4's register form (the GEMV of one vector: warps
+ * alone) a row on the one problem (y as made before each form's checked call) */
 static bool bench_forms(problem *p, const gemv_opts *o)
 {
     cute_backend *b = cute_runtime_backend(p->rt);
@@ -492,7 +494,7 @@ static bool bench_forms(problem *p, const gemv_opts *o)
 static int bench_one(cute_runtime *rt, cute_gemv_lib *lib, const gemv_opts *o)
 {
     problem p = {.rt = rt, .lib = lib};
-    bool ok = problem_make(&p, o) && (o->forms && o->sf_vec == 16 ? bench_forms(&p, o) : bench_row(&p, o));
+    bool ok = problem_make(&p, o) && (o->forms ? bench_forms(&p, o) : bench_row(&p, o));
     problem_drop(&p);
     return ok ? CLI_OK : CLI_FAIL;
 }

@@ -358,7 +358,7 @@ static void block_forms(cute_runtime *rt, cute_gemv_lib *lib)
         {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .tile_at_a_time = true, .warps = 1},
         {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .smem_stages = 4, .kwarps = 2},
         {.dtype = CUTE_E4M3, .a_major = 1, .vec = 16, .vectors = 1, .sf_vec = 32, .warps = 1},
-        {.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .warps = 1},
+        {.dtype = CUTE_BF16, .a_major = 0, .vec = 8, .vectors = 1, .warps = 1}, /* M-major A */
     };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
         char err[512] = "";

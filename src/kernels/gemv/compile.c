@@ -85,7 +85,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     p->cfg = *cfg;
     p->nvec = gemv_nvec(cfg);
     if (cfg->mma) return gemv_plan_mma(a, cfg, p);
-    p->threads = 32 * gemv_block_warps(cfg); /* GEMV_THREADS but in NVFP4's register form */
+    p->threads = 32 * gemv_block_warps(cfg); /* GEMV_THREADS unless cfg.warps asks */
     /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
     p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1;
     p->fp4_cvt = p->words && arch >= 100;
@@ -207,10 +207,11 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         return false;
     }
     int w = gemv_block_warps(cfg), kw = gemv_kwarps(cfg);
+    bool rows1 = cfg->a_major == 1 && !cfg->mma && gemv_nvec(cfg) == 1; /* one vector, K-major */
     if ((w != 1 && w != 2 && w != 4) || (kw != 1 && kw != 2 && kw != 4) || kw > w ||
-        ((cfg->warps || cfg->kwarps) && !cfg->sf_vec)) {
+        (cfg->warps && !cfg->sf_vec && !rows1) || (cfg->kwarps && !cfg->sf_vec)) {
         snprintf(err, n, "gemv: %d warps a block, %d of them a k-tile (1, 2 or 4, kwarps at most warps; "
-                 "NVFP4's)", cfg->warps, cfg->kwarps);
+                 "warps: NVFP4's and one vector of K-major A, kwarps NVFP4's)", cfg->warps, cfg->kwarps);
         return false;
     }
     if (cfg->scale_rows_tiled && !cfg->sf_vec) {

@@ -361,6 +361,10 @@ static bool gemv_takes_mma(const cute_gemv_lib *lib, const gemv_operands *o)
     return gemv_mma_able(o) && o->x.shape[1] >= lib->mma_from;
 }
 
+/* the K-major GEMV's warps a block (one vector; cfg.warps) where the caller asks for none:
+ * the one-line flip of the library's choice (scripts/device-fp4h.sh decides) */
+#define CUTE_GEMV_ROWS_WARPS 4
+
 /* the configuration, splits and K extent per split of a call (lock held) */
 static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, int64_t *splits,
                                   int64_t *kchunk)
@@ -375,6 +379,8 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for or the library's, where cp.async runs */
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;
+    if (o->major == 1 && !cfg.mma && gemv_nvec(&cfg) == 1) /* the block's warps (kwarps: NVFP4's) */
+        cfg.warps = lib->warps ? lib->warps : CUTE_GEMV_ROWS_WARPS;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);
