@@ -83,6 +83,9 @@ typedef struct cute_gemv_config {
                             them (1, 2 or 4 dividing warps; 0: 1): a row's k-tile is kwarps
                             times as long, the warps' sums added through shared memory at the
                             end (cute_gemv_lib_block_warps) */
+    int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
+                            4); x decoded once for 8 rows, half the warps
+                            (cute_gemv_lib_warp_rows) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -183,6 +186,10 @@ bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
  * 0, 0 (the default) the library's: CUTE_GEMV_FORM_FEW and _MANY (nvfp4.c),
  * CUTE_GEMV_ROWS_WARPS (lib.c).  false for other values */
 bool cute_gemv_lib_block_warps(cute_gemv_lib *lib, int warps, int kwarps);
+/* NVFP4's register form's rows a warp for later calls (cute_gemv_config.warp_rows): 4 or 8
+ * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
+ * (CUTE_GEMV_FORM_FEW and _MANY in nvfp4.c).  false for other values */
+bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

@@ -30,6 +30,7 @@ typedef struct gemv_opts {
     int scale_rows;      /* --scale-rows plain|tiled: NVFP4's rows a warp (-1: the library's) */
     int fma_decode;      /* --fma-decode 0|1: NVFP4's scales by their bits (-1: the library's) */
     int warps, kwarps;   /* --warps W --kwarps S: NVFP4's register form's block (0: the library's) */
+    int warp_rows;       /* --warp-rows 4|8: NVFP4's register form's rows a warp (0: the library's) */
     int iters;
     const char *emit, *arch, *backend;
     const char *forms; /* bench --forms A/W/S,...: NVFP4's register forms (ahead/warps/kwarps) on one problem */
@@ -48,7 +49,7 @@ static int usage(const char *cmd)
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
-        "         [--fma-decode 0|1] [--warps 1|2|4] [--kwarps 1|2|4] [--forms A/W/S,...]\n"
+        "         [--fma-decode 0|1] [--warps 1|2|4] [--kwarps 1|2|4] [--warp-rows 4|8] [--forms A/W/S[/R],...]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -56,8 +57,8 @@ static int usage(const char *cmd)
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms 2/4/1,1/1/1: NVFP4's register form, each ahead/warps/kwarps (one vector of\n"
-        "    K-major A: warps alone) on one problem\n",
+        "  bench --forms 2/4/1,1/4/1/8: NVFP4's register form, each ahead/warps/kwarps[/rows a warp]\n"
+        "    (one vector of K-major A: warps alone) on one problem\n",
         cmd);
     return CLI_USAGE;
 }
@@ -107,6 +108,8 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 1, 4, &x, why, n) && x != 3, o->warps = (int)x;
     else if (!strcmp(k, "--kwarps"))
         ok = cli_int(v, 1, 4, &x, why, n) && x != 3, o->kwarps = (int)x;
+    else if (!strcmp(k, "--warp-rows"))
+        ok = cli_int(v, 4, 8, &x, why, n) && (x == 4 || x == 8), o->warp_rows = (int)x;
     else if (!strcmp(k, "--forms"))
         o->forms = v;
     else if (!strcmp(k, "--reduction"))
@@ -182,7 +185,8 @@ static int emit(const gemv_opts *o)
     else if (o->smem_stages < 0)
         cfg.smem_stages = cute_gemv_ring_default(&cfg); /* the library's choice */
     if (nvfp4_ring && !cfg.smem_stages) /* NVFP4's register form (0: one ahead) */
-        cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1, cfg.warps = o->warps || o->kwarps ? (o->warps ? o->warps : 4) : 0, cfg.kwarps = o->kwarps;
+        cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1, cfg.warps = o->warps || o->kwarps ? (o->warps ? o->warps : 4) : 0, cfg.kwarps = o->kwarps,
+        cfg.warp_rows = o->warp_rows;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     if (!o->sf_vec && o->major && !cfg.mma && nvec(o) == 1) cfg.warps = o->warps; /* (kwarps: NVFP4's) */
     cli_clock t0 = cli_clock_now();
@@ -405,6 +409,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     if ((cfg.warps && cfg.warps != 4) || cfg.kwarps > 1)
         snprintf(form + strlen(form), sizeof form - strlen(form), ", %d warps a block, %d a k-tile",
                  cfg.warps ? cfg.warps : 4, cfg.kwarps ? cfg.kwarps : 1);
+    if (cfg.warp_rows > 4) snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
@@ -415,6 +420,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
 static void block_warps(cute_gemv_lib *lib, const gemv_opts *o)
 {
     if (o->warps || o->kwarps) cute_gemv_lib_block_warps(lib, o->warps ? o->warps : 4, o->kwarps ? o->kwarps : 1);
+    cute_gemv_lib_warp_rows(lib, o->warp_rows);
 }
 
 static int run(const gemv_opts *o)
@@ -475,13 +481,16 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     gemv_opts f = *o;
     bool ok = true;
     for (const char *s = o->forms; *s;) {
-        int ahead, warps, kwarps, used = 0;
-        if (sscanf(s, "%d/%d/%d%n", &ahead, &warps, &kwarps, &used) != 3 || !cute_gemv_lib_ahead(p->lib, ahead) ||
-            !cute_gemv_lib_block_warps(p->lib, warps, kwarps)) {
-            printf("cutec bench gemv: --forms %s: a form is ahead/warps/kwarps (1-2/1,2,4/1,2,4)\n", o->forms);
+        int ahead, warps, kwarps, rows = 4, used = 0, more = 0;
+        bool ok3 = sscanf(s, "%d/%d/%d%n", &ahead, &warps, &kwarps, &used) == 3;
+        if (ok3 && s[used] == '/' && sscanf(s + used, "/%d%n", &rows, &more) == 1) used += more;
+        if (!ok3 || !cute_gemv_lib_ahead(p->lib, ahead) || !cute_gemv_lib_block_warps(p->lib, warps, kwarps) ||
+            !cute_gemv_lib_warp_rows(p->lib, rows)) {
+            printf("cutec bench gemv: --forms %s: a form is ahead/warps/kwarps[/rows] (1-2/1,2,4/1,2,4[/4,8])\n",
+                   o->forms);
             return false;
         }
-        f.ahead = ahead, f.warps = warps, f.kwarps = kwarps;
+        f.ahead = ahead, f.warps = warps, f.kwarps = kwarps, f.warp_rows = rows;
         p->checked = false;
         for (const char *q = o->forms; q < s && !p->checked; q = strchr(q, ',') ? strchr(q, ',') + 1 : s)
             p->checked = !strncmp(q, s, (size_t)used) && (q[used] == ',' || !q[used]);

@@ -99,7 +99,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
         if (p->words) /* the decode of x serves four rows; 128 bytes of A a lane a k-tile, or
                          64 where the next k-tile's registers are loaded before this one's
                          products (registers: blockscaled.c, words_pipelined) */
-            p->rows = 4, p->unroll = nvfp4_pipelined(cfg) ? 1 : 2;
+            p->rows = gemv_rows_a_warp(cfg), p->unroll = nvfp4_pipelined(cfg) ? 1 : 2;
         /* a warp per `rows` rows; cfg.kwarps > 1: warps g + G s (G = warps / kwarps) take
            the same rows, warp s the s-th run of 32 lanes' vectors of each k-tile */
         int kw = gemv_kwarps(cfg), g = p->threads / 32 / kw;
@@ -142,6 +142,13 @@ static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
     if ((cfg->warps || cfg->kwarps) && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages)) {
         snprintf(err, n, "gemv: warps and kwarps are NVFP4's register form (not with tile_at_a_time, "
                  "the L2 prefetch or the ring)");
+        return false;
+    }
+    if (cfg->warp_rows && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages ||
+                           (cfg->warp_rows != 4 && (cfg->warp_rows != 8 || gemv_ahead(cfg) > 1 ||
+                                                    cfg->scale_rows_tiled)))) {
+        snprintf(err, n, "gemv: %d rows a warp (4 or 8) are NVFP4's register form (8: one k-tile ahead, "
+                 "not by scale tile)", cfg->warp_rows);
         return false;
     }
     if (cfg->scale_rows_tiled && (!nvfp4_pipelined(cfg) || cfg->smem_stages)) {
@@ -209,7 +216,7 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
     int w = gemv_block_warps(cfg), kw = gemv_kwarps(cfg);
     bool rows1 = cfg->a_major == 1 && !cfg->mma && gemv_nvec(cfg) == 1; /* one vector, K-major */
     if ((w != 1 && w != 2 && w != 4) || (kw != 1 && kw != 2 && kw != 4) || kw > w ||
-        (cfg->warps && !cfg->sf_vec && !rows1) || (cfg->kwarps && !cfg->sf_vec)) {
+        (cfg->warps && !cfg->sf_vec && !rows1) || ((cfg->kwarps || cfg->warp_rows) && !cfg->sf_vec)) {
         snprintf(err, n, "gemv: %d warps a block, %d of them a k-tile (1, 2 or 4, kwarps at most warps; "
                  "warps: NVFP4's and one vector of K-major A, kwarps NVFP4's)", cfg->warps, cfg->kwarps);
         return false;
@@ -337,8 +344,8 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
         make_blockscaled_specs(cfg, specs);
     else
         make_specs(cfg, specs);
-    char name[96];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_w%dk%d",
+    char name[128];
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_w%dk%dr%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -350,7 +357,8 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              : cfg->split       ? "_split"
                           : "",
              cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages, gemv_ahead(cfg),
-             cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode, gemv_block_warps(cfg), gemv_kwarps(cfg));
+             cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode, gemv_block_warps(cfg), gemv_kwarps(cfg),
+             gemv_rows_a_warp(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

@@ -28,7 +28,7 @@ typedef struct gemv_plan {
     cute_copy_atom ring_s;
 } gemv_plan;
 
-#define GEMV_MAX_ROWS 4
+#define GEMV_MAX_ROWS 8
 
 /* a block's rows of A: its warps' rows, a row group of cfg.kwarps warps taking p->rows */
 static inline int gemv_block_rows(const gemv_plan *p)
@@ -195,6 +195,8 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib);
 /* NVFP4's register form's block asked for later calls (cute_gemv_lib_block_warps; 0, 0:
  * the library's) */
 void gemv_lib_block_warps(cute_gemv_lib *lib, int *warps, int *kwarps);
+/* ... and its rows a warp (cute_gemv_lib_warp_rows; 0: the library's) */
+int gemv_lib_warp_rows(cute_gemv_lib *lib);
 /* a configuration's warps a block (cfg.warps; 4 where 0), and of them the warps that split
  * each k-tile of the same rows (cfg.kwarps; 1 where 0) */
 static inline int gemv_block_warps(const cute_gemv_config *cfg)
@@ -204,6 +206,11 @@ static inline int gemv_block_warps(const cute_gemv_config *cfg)
 static inline int gemv_kwarps(const cute_gemv_config *cfg)
 {
     return cfg->kwarps > 0 ? cfg->kwarps : 1;
+}
+/* NVFP4's rows a warp (cfg.warp_rows; 4 where 0) */
+static inline int gemv_rows_a_warp(const cute_gemv_config *cfg)
+{
+    return cfg->warp_rows > 0 ? cfg->warp_rows : 4;
 }
 /* a configuration's k-tiles ahead in NVFP4's register form (cfg.ahead, at least 1) */
 static inline int gemv_ahead(const cute_gemv_config *cfg)

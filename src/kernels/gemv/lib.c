@@ -33,6 +33,7 @@ struct cute_gemv_lib {
     int scale_rows;        /* cute_gemv_lib_scale_rows */
     int fma_decode;        /* cute_gemv_lib_fma_decode */
     int warps, kwarps;     /* cute_gemv_lib_block_warps */
+    int warp_rows;         /* cute_gemv_lib_warp_rows */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -51,7 +52,7 @@ static bool same_config(const void *x, const void *y)
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
            a->fma_decode == b->fma_decode && gemv_block_warps(a) == gemv_block_warps(b) &&
-           gemv_kwarps(a) == gemv_kwarps(b);
+           gemv_kwarps(a) == gemv_kwarps(b) && gemv_rows_a_warp(a) == gemv_rows_a_warp(b);
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -231,6 +232,23 @@ void gemv_lib_block_warps(cute_gemv_lib *lib, int *warps, int *kwarps)
     pthread_mutex_lock(&lib->lock);
     *warps = lib->warps, *kwarps = lib->kwarps;
     pthread_mutex_unlock(&lib->lock);
+}
+
+bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows)
+{
+    if (!lib || (rows && rows != 4 && rows != 8)) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->warp_rows = rows;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+int gemv_lib_warp_rows(cute_gemv_lib *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    int d = lib->warp_rows;
+    pthread_mutex_unlock(&lib->lock);
+    return d;
 }
 
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib)

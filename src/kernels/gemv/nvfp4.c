@@ -47,13 +47,13 @@ static bool two_ahead_pays(cute_gemv_lib *lib, int64_t M, int64_t K, int64_t L)
  * against 70.1 at (7168,16384,1), 77.3 against 77.0 at (4096,7168,8); 0 gives the old decode) */
 #define CUTE_GEMV_FMA_DECODE 1
 
-/* NVFP4's register form where the caller asks for none, {ahead, warps, kwarps} (cfg.ahead,
- * cfg.warps, cfg.kwarps), by the blocks of 16 rows an SM: 4 or fewer (two_ahead_pays), and
- * six or more (pipeline_pays).  The one-line flips of the library's choice
- * (scripts/device-fp4h.sh decides): two ahead where few, one where many, 4 warps a block of
- * their own rows, until an H200 measures another form faster */
-#define CUTE_GEMV_FORM_FEW {2, 4, 1}
-#define CUTE_GEMV_FORM_MANY {1, 4, 1}
+/* NVFP4's register form where the caller asks for none, {ahead, warps, kwarps, rows}
+ * (cfg.ahead, .warps, .kwarps, .warp_rows), by the blocks of 16 rows an SM: 4 or fewer
+ * (two_ahead_pays), and six or more (pipeline_pays).  The one-line flips of the library's
+ * choice (scripts/device-fp4h.sh decides): two ahead where few, one where many, 4 warps a
+ * block of 4 rows each, until an H200 measures another form faster (8 rows: one ahead only) */
+#define CUTE_GEMV_FORM_FEW {2, 4, 1, 4}
+#define CUTE_GEMV_FORM_MANY {1, 4, 1, 4}
 
 /* a scale buffer: rank 1, the scales' dtype, unit stride, long enough */
 static cute_status scales(const cute_call_arg *sf, const char *name, cute_dtype d, int64_t want,
@@ -126,7 +126,7 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         cute_call_arg_alignment(SFB, 4) >= 4)
         cfg.smem_stages = stages;
     int asked = gemv_lib_ahead(lib); /* asked for: the register form whatever the shape */
-    static const int few_form[3] = CUTE_GEMV_FORM_FEW, many_form[3] = CUTE_GEMV_FORM_MANY;
+    static const int few_form[4] = CUTE_GEMV_FORM_FEW, many_form[4] = CUTE_GEMV_FORM_MANY;
     bool few = two_ahead_pays(lib, M, K, L);
     const int *form = few ? few_form : many_form;
     int ahead = asked ? asked : form[0];
@@ -139,6 +139,9 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         int warps, kwarps;
         gemv_lib_block_warps(lib, &warps, &kwarps);
         cfg.warps = warps ? warps : form[1], cfg.kwarps = warps ? kwarps : form[2];
+        int rows = gemv_lib_warp_rows(lib);
+        cfg.warp_rows = rows ? rows : form[3];
+        if (cfg.warp_rows > 4 && (cfg.ahead > 1 || cfg.scale_rows_tiled)) cfg.warp_rows = 4; /* (8: one ahead) */
     }
     int level = gemv_lib_fma_decode(lib);
     cfg.fma_decode = e2m1 ? level < 0 ? CUTE_GEMV_FMA_DECODE : level : 0;
