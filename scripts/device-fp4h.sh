@@ -159,10 +159,13 @@ pass()
         echo "$f: $(build/cutec compile gemv --dtype $f --arch sm_90a --emit usage 2>&1 | grep -E 'registers|spill' | tr '\n' ' ')"
     done
     rm -f "$out/fp4h.pairs"
-    GEMV_TIMEOUT=25
+    # (each under a time limit: a process stopped keeps the rows it printed; the pairs
+    # without a second round decide nothing)
+    GEMV_TIMEOUT=28
     forms_pass FEW "$FEW_FORMS" --dtype nvfp4 --shape 7168x16384
-    GEMV_TIMEOUT=22
+    GEMV_TIMEOUT=24
     forms_pass MANY "$MANY_FORMS" --dtype nvfp4 --shape 4096x7168 --batch 8
+    GEMV_TIMEOUT=20
     forms_pass "bf16_8192x8192 bf16_16384x4096 bf16_4096x16384" "$BF16_FORMS" --dtype bf16
     device_end
     echo "== decision (the rule in the header)"
