@@ -33,8 +33,8 @@
 . scripts/device-common.sh
 log="$out/fp4h.log"
 start=$(date +%s) budget=${BUDGET_S:-55}
-FEW_FORMS="2/4/1,2/1/1,1/1/1,1/4/2,1/1/1/8,1/4/1/8"
-MANY_FORMS="1/4/1,1/1/1,1/4/2,1/4/1/8,1/1/1/8"
+FEW_FORMS="2/4/1,2/1/1,1/1/1,1/4/2,1/1/1/8"
+MANY_FORMS="1/4/1,1/1/1,2/1/1,1/4/2,1/1/1/8"
 BF16_FORMS="1/4/1,1/1/1,1/2/1"
 decide()
 {
