@@ -33,7 +33,7 @@ typedef struct gemv_opts {
     int warp_rows;       /* --warp-rows 4|8: NVFP4's register form's rows a warp (0: the library's) */
     int iters;
     const char *emit, *arch, *backend;
-    const char *forms; /* bench --forms A/W/S,...: NVFP4's register forms (ahead/warps/kwarps) on one problem */
+    const char *forms; /* bench --forms A/W/S[/R],...: register forms on one problem */
 } gemv_opts;
 
 static int64_t nvec(const gemv_opts *o)
@@ -185,10 +185,12 @@ static int emit(const gemv_opts *o)
     else if (o->smem_stages < 0)
         cfg.smem_stages = cute_gemv_ring_default(&cfg); /* the library's choice */
     if (nvfp4_ring && !cfg.smem_stages) /* NVFP4's register form (0: one ahead) */
-        cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1, cfg.warps = o->warps || o->kwarps ? (o->warps ? o->warps : 4) : 0, cfg.kwarps = o->kwarps,
+        cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1,
+        cfg.warps = o->warps || o->kwarps ? (o->warps ? o->warps : 4) : 0, cfg.kwarps = o->kwarps,
         cfg.warp_rows = o->warp_rows;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
-    if (!o->sf_vec && o->major && !cfg.mma && nvec(o) == 1) cfg.warps = o->warps; /* (kwarps: NVFP4's) */
+    if (!o->sf_vec && o->major && !cfg.mma && nvec(o) == 1)
+        cfg.warps = o->warps; /* (kwarps: NVFP4's) */
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -409,17 +411,20 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     if ((cfg.warps && cfg.warps != 4) || cfg.kwarps > 1)
         snprintf(form + strlen(form), sizeof form - strlen(form), ", %d warps a block, %d a k-tile",
                  cfg.warps ? cfg.warps : 4, cfg.kwarps ? cfg.kwarps : 1);
-    if (cfg.warp_rows > 4) snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
+    if (cfg.warp_rows > 4)
+        snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
              splits == 1 ? "" : "s", cfg.atomic ? " (atomic)" : "", form);
 }
 
-/* --warps and --kwarps into lib (either alone: the other's default, 4 warps or 1 a k-tile) */
+/* --warps, --kwarps and --warp-rows into lib (warps or kwarps alone: the other's default, 4
+ * warps or 1 a k-tile) */
 static void block_warps(cute_gemv_lib *lib, const gemv_opts *o)
 {
-    if (o->warps || o->kwarps) cute_gemv_lib_block_warps(lib, o->warps ? o->warps : 4, o->kwarps ? o->kwarps : 1);
+    if (o->warps || o->kwarps)
+        cute_gemv_lib_block_warps(lib, o->warps ? o->warps : 4, o->kwarps ? o->kwarps : 1);
     cute_gemv_lib_warp_rows(lib, o->warp_rows);
 }
 

@@ -547,7 +547,8 @@ static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *us
     }
     for (int r = 0; r < p->rows; r++) {
         cute_val sum = row_units(c, p, w->acc[r]);
-        gemv_finish_warp(c, p, &sum, warp_row(c, p, w, row0, r), w->mY, w->mY, w->tiles, w->alpha, w->beta);
+        gemv_finish_warp(c, p, &sum, warp_row(c, p, w, row0, r), w->mY, w->mY, w->tiles, w->alpha,
+                         w->beta);
     }
 }
 
@@ -564,9 +565,11 @@ static void kwarps_finish(cute_ctx *c, const gemv_plan *p, bs_warp *w, cute_int 
         for (int r = 0; r < p->rows; r++) {
             cute_val sum = cute_ssa_get(c, cute_tensor_load(c, sum_at(c, w, r, cute_i(0))), 0);
             for (int s = 1; s < gemv_kwarps(&p->cfg); s++)
-                sum = cute_val_binop(c, CUTE_OP_ADD, sum, cute_ssa_get(c, cute_tensor_load(c, sum_at(c, w, r, cute_i(s))), 0));
-            gemv_finish_row(c, p, row_units(c, p, sum), warp_row(c, p, w, row0, r), 0, w->mY, w->mY, w->tiles,
-                            w->alpha, w->beta);
+                sum = cute_val_binop(
+                    c, CUTE_OP_ADD, sum,
+                    cute_ssa_get(c, cute_tensor_load(c, sum_at(c, w, r, cute_i(s))), 0));
+            gemv_finish_row(c, p, row_units(c, p, sum), warp_row(c, p, w, row0, r), 0, w->mY, w->mY,
+                            w->tiles, w->alpha, w->beta);
         }
     }
 }
@@ -609,10 +612,11 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
     if (kw > 1) { /* (at the top level: the allocator's rule) */
         cute_smem_allocator A = cute_smem_allocator_new(c);
         w.sums = cute_smem_alloc_tensor(c, &A, CUTE_F32,
-                                        cute_layout_fmt(a, "(%d,%d,%d):(1,%d,%d)", p->rows, groups, kw, p->rows,
-                                                        p->rows * groups),
+                                        cute_layout_fmt(a, "(%d,%d,%d):(1,%d,%d)", p->rows, groups,
+                                                        kw, p->rows, p->rows * groups),
                                         16);
-        w.group = cute_mod(a, cute_warp_idx(c), cute_i(groups)), w.part = cute_div(a, cute_warp_idx(c), cute_i(groups));
+        w.group = cute_mod(a, cute_warp_idx(c), cute_i(groups));
+        w.part = cute_div(a, cute_warp_idx(c), cute_i(groups));
     }
     gemv_warp_rows_by(c, p, &th, &t, mA.layout.shape.leaf[0], p->ktile, &walk);
     if (kw > 1) kwarps_finish(c, p, &w, mA.layout.shape.leaf[0]);

@@ -333,46 +333,79 @@ static void block_forms(cute_runtime *rt, cute_gemv_lib *lib)
         int64_t M, K, L;
         double beta;
         int tiled, rows;
-    } cases[] = {{1, 1, 2, 9, 2048 + 32, 2, 0, 0, 4},   {2, 1, 1, 37, 4096 + 64, 1, -0.5, 0, 4},
-                 {4, 2, 1, 21, 4096 + 64, 1, 0, 0, 4},  {4, 4, 2, 13, 8192 + 32, 2, 0.5, 0, 4},
-                 {4, 2, 1, 5, 32, 1, 0, 0, 4},          {2, 2, 1, 300, 4096 + 64, 1, 0, 1, 4},
-                 {1, 1, 1, 21, 2048 + 32, 2, 0, 0, 8},  {4, 2, 1, 45, 4096 + 64, 1, 0.5, 0, 8}};
+    } cases[] = {{1, 1, 2, 9, 2048 + 32, 2, 0, 0, 4},  {2, 1, 1, 37, 4096 + 64, 1, -0.5, 0, 4},
+                 {4, 2, 1, 21, 4096 + 64, 1, 0, 0, 4}, {4, 4, 2, 13, 8192 + 32, 2, 0.5, 0, 4},
+                 {4, 2, 1, 5, 32, 1, 0, 0, 4},         {2, 2, 1, 300, 4096 + 64, 1, 0, 1, 4},
+                 {1, 1, 1, 21, 2048 + 32, 2, 0, 0, 8}, {4, 2, 1, 45, 4096 + 64, 1, 0.5, 0, 8}};
     every_scale = true;
     cute_gemv_config last;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        CHECK(cute_gemv_lib_block_warps(lib, cases[i].warps, cases[i].kwarps), "case %zu: block warps", i);
+        CHECK(cute_gemv_lib_block_warps(lib, cases[i].warps, cases[i].kwarps),
+              "case %zu: block warps", i);
         cute_gemv_lib_ahead(lib, cases[i].ahead);
         cute_gemv_lib_scale_rows(lib, cases[i].tiled);
         cute_gemv_lib_warp_rows(lib, cases[i].rows);
         run_case(rt, lib, CUTE_E2M1, CUTE_F32, cases[i].M, cases[i].K, cases[i].L, cases[i].beta);
         cute_gemv_lib_last(lib, &last, NULL);
-        CHECK(last.warps == cases[i].warps && last.kwarps == cases[i].kwarps && last.ahead == cases[i].ahead &&
-                  last.scale_rows_tiled == cases[i].tiled && last.warp_rows == cases[i].rows,
-              "case %zu: NVFP4's block of %d warps, %d a k-tile when asked (ran %d, %d)", i, cases[i].warps,
-              cases[i].kwarps, last.warps, last.kwarps);
+        CHECK(last.warps == cases[i].warps && last.kwarps == cases[i].kwarps &&
+                  last.ahead == cases[i].ahead && last.scale_rows_tiled == cases[i].tiled &&
+                  last.warp_rows == cases[i].rows,
+              "case %zu: NVFP4's block of %d warps, %d a k-tile when asked (ran %d, %d)", i,
+              cases[i].warps, cases[i].kwarps, last.warps, last.kwarps);
     }
     every_scale = false;
     cute_gemv_lib_block_warps(lib, 0, 0);
     cute_gemv_lib_warp_rows(lib, 0);
     cute_gemv_lib_ahead(lib, 0);
     cute_gemv_lib_scale_rows(lib, -1);
-    CHECK(!cute_gemv_lib_warp_rows(lib, 6) && !cute_gemv_lib_warp_rows(lib, -1), "rows a warp: 0, 4 or 8");
+    CHECK(!cute_gemv_lib_warp_rows(lib, 6) && !cute_gemv_lib_warp_rows(lib, -1),
+          "rows a warp: 0, 4 or 8");
     cute_gemv_config no[] = {
         {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .warps = 3},
-        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .warps = 2, .kwarps = 4},
-        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .tile_at_a_time = true, .warps = 1},
-        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .smem_stages = 4, .kwarps = 2},
+        {.dtype = CUTE_E2M1,
+         .a_major = 1,
+         .vec = 32,
+         .vectors = 1,
+         .sf_vec = 16,
+         .warps = 2,
+         .kwarps = 4},
+        {.dtype = CUTE_E2M1,
+         .a_major = 1,
+         .vec = 32,
+         .vectors = 1,
+         .sf_vec = 16,
+         .tile_at_a_time = true,
+         .warps = 1},
+        {.dtype = CUTE_E2M1,
+         .a_major = 1,
+         .vec = 32,
+         .vectors = 1,
+         .sf_vec = 16,
+         .smem_stages = 4,
+         .kwarps = 2},
         {.dtype = CUTE_E4M3, .a_major = 1, .vec = 16, .vectors = 1, .sf_vec = 32, .warps = 1},
         {.dtype = CUTE_BF16, .a_major = 0, .vec = 8, .vectors = 1, .warps = 1}, /* M-major A */
-        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .ahead = 2, .warp_rows = 8},
-        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .scale_rows_tiled = true,
+        {.dtype = CUTE_E2M1,
+         .a_major = 1,
+         .vec = 32,
+         .vectors = 1,
+         .sf_vec = 16,
+         .ahead = 2,
+         .warp_rows = 8},
+        {.dtype = CUTE_E2M1,
+         .a_major = 1,
+         .vec = 32,
+         .vectors = 1,
+         .sf_vec = 16,
+         .scale_rows_tiled = true,
          .warp_rows = 8},
         {.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .warp_rows = 8},
     };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
         char err[512] = "";
         const cute_fn *f = cute_gemv_compile(rt, &no[i], err, sizeof err);
-        CHECK(!f && (strstr(err, "warps") || strstr(err, "a warp")), "block warps refused (%zu): %s", i, err);
+        CHECK(!f && (strstr(err, "warps") || strstr(err, "a warp")),
+              "block warps refused (%zu): %s", i, err);
         cute_fn_free(f);
     }
 }

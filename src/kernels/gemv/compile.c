@@ -140,15 +140,18 @@ static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
         return false;
     }
     if ((cfg->warps || cfg->kwarps) && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages)) {
-        snprintf(err, n, "gemv: warps and kwarps are NVFP4's register form (not with tile_at_a_time, "
+        snprintf(err, n,
+                 "gemv: warps and kwarps are NVFP4's register form (not with tile_at_a_time, "
                  "the L2 prefetch or the ring)");
         return false;
     }
     if (cfg->warp_rows && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages ||
                            (cfg->warp_rows != 4 && (cfg->warp_rows != 8 || gemv_ahead(cfg) > 1 ||
                                                     cfg->scale_rows_tiled)))) {
-        snprintf(err, n, "gemv: %d rows a warp (4 or 8) are NVFP4's register form (8: one k-tile ahead, "
-                 "not by scale tile)", cfg->warp_rows);
+        snprintf(err, n,
+                 "gemv: %d rows a warp (4 or 8) are NVFP4's register form (8: one k-tile ahead, "
+                 "not by scale tile)",
+                 cfg->warp_rows);
         return false;
     }
     if (cfg->scale_rows_tiled && (!nvfp4_pipelined(cfg) || cfg->smem_stages)) {
@@ -216,9 +219,12 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
     int w = gemv_block_warps(cfg), kw = gemv_kwarps(cfg);
     bool rows1 = cfg->a_major == 1 && !cfg->mma && gemv_nvec(cfg) == 1; /* one vector, K-major */
     if ((w != 1 && w != 2 && w != 4) || (kw != 1 && kw != 2 && kw != 4) || kw > w ||
-        (cfg->warps && !cfg->sf_vec && !rows1) || ((cfg->kwarps || cfg->warp_rows) && !cfg->sf_vec)) {
-        snprintf(err, n, "gemv: %d warps a block, %d of them a k-tile (1, 2 or 4, kwarps at most warps; "
-                 "warps: NVFP4's and one vector of K-major A, kwarps NVFP4's)", cfg->warps, cfg->kwarps);
+        (cfg->warps && !cfg->sf_vec && !rows1) ||
+        ((cfg->kwarps || cfg->warp_rows) && !cfg->sf_vec)) {
+        snprintf(err, n,
+                 "gemv: %d warps a block, %d of them a k-tile (1, 2 or 4, kwarps at most warps; "
+                 "warps: NVFP4's and one vector of K-major A, kwarps NVFP4's)",
+                 cfg->warps, cfg->kwarps);
         return false;
     }
     if (cfg->scale_rows_tiled && !cfg->sf_vec) {
@@ -355,10 +361,10 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              cfg->atomic        ? "_atomic"
              : cfg->many_splits ? "_splits"
              : cfg->split       ? "_split"
-                          : "",
-             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages, gemv_ahead(cfg),
-             cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode, gemv_block_warps(cfg), gemv_kwarps(cfg),
-             gemv_rows_a_warp(cfg));
+                                : "",
+             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
+             gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
+             gemv_block_warps(cfg), gemv_kwarps(cfg), gemv_rows_a_warp(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

@@ -152,8 +152,9 @@ void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cut
 /* the sum over the warp's lanes (butterfly: every lane gets it) */
 cute_val gemv_warp_sum(cute_ctx *c, cute_val v);
 /* gemv_finish of one row's sum `sum` of vector v (one thread) */
-void gemv_finish_row(cute_ctx *c, const gemv_plan *p, cute_val sum, cute_int row, int v, cute_tensor mY,
-                     cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta);
+void gemv_finish_row(cute_ctx *c, const gemv_plan *p, cute_val sum, cute_int row, int v,
+                     cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
+                     cute_val beta);
 /* the launch of the ordered reduction of W's splits into y (split-K's second kernel) */
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
                         cute_host_scalar alpha, cute_host_scalar beta);

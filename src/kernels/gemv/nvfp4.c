@@ -52,8 +52,14 @@ static bool two_ahead_pays(cute_gemv_lib *lib, int64_t M, int64_t K, int64_t L)
  * (two_ahead_pays), and six or more (pipeline_pays).  The one-line flips of the library's
  * choice (scripts/device-fp4h.sh decides): two ahead where few, one where many, 4 warps a
  * block of 4 rows each, until an H200 measures another form faster (8 rows: one ahead only) */
-#define CUTE_GEMV_FORM_FEW {2, 4, 1, 4}
-#define CUTE_GEMV_FORM_MANY {1, 4, 1, 4}
+#define CUTE_GEMV_FORM_FEW                                                                         \
+    {                                                                                              \
+        2, 4, 1, 4                                                                                 \
+    }
+#define CUTE_GEMV_FORM_MANY                                                                        \
+    {                                                                                              \
+        1, 4, 1, 4                                                                                 \
+    }
 
 /* a scale buffer: rank 1, the scales' dtype, unit stride, long enough */
 static cute_status scales(const cute_call_arg *sf, const char *name, cute_dtype d, int64_t want,
@@ -141,7 +147,8 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         cfg.warps = warps ? warps : form[1], cfg.kwarps = warps ? kwarps : form[2];
         int rows = gemv_lib_warp_rows(lib);
         cfg.warp_rows = rows ? rows : form[3];
-        if (cfg.warp_rows > 4 && (cfg.ahead > 1 || cfg.scale_rows_tiled)) cfg.warp_rows = 4; /* (8: one ahead) */
+        if (cfg.warp_rows > 4 && (cfg.ahead > 1 || cfg.scale_rows_tiled))
+            cfg.warp_rows = 4; /* (8: one ahead) */
     }
     int level = gemv_lib_fma_decode(lib);
     cfg.fma_decode = e2m1 ? level < 0 ? CUTE_GEMV_FMA_DECODE : level : 0;

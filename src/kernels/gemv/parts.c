@@ -251,14 +251,17 @@ void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cut
     for (int v = 0; v < p->nvec; v++) sum[v] = gemv_warp_sum(c, sums[v]);
     CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0)))
     {
-        for (int v = 0; v < p->nvec; v++) gemv_finish_row(c, p, sum[v], row, v, mY, mW, t, alpha, beta);
+        for (int v = 0; v < p->nvec; v++)
+            gemv_finish_row(c, p, sum[v], row, v, mY, mW, t, alpha, beta);
     }
 }
 
-void gemv_finish_row(cute_ctx *c, const gemv_plan *p, cute_val sum, cute_int row, int v, cute_tensor mY,
-                     cute_tensor mW, const gemv_tiles *t, cute_val alpha, cute_val beta)
+void gemv_finish_row(cute_ctx *c, const gemv_plan *p, cute_val sum, cute_int row, int v,
+                     cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
+                     cute_val beta)
 {
-    cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(cute_ctx_alg(c), "(1):(1)"));
+    cute_tensor r =
+        cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(cute_ctx_alg(c), "(1):(1)"));
     cute_tensor_store(c, r, cute_ssa_scalar(c, sum, r.layout.shape));
     gemv_finish(c, p, r, row, v, mY, mW, t, alpha, beta);
 }
