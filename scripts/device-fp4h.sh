@@ -10,9 +10,11 @@
 #   kwarps 2 or 4 (NVFP4): that many warps of a block take the same four rows, each k-tile
 #     split among them, their sums added in shared memory at the end;
 #   rows 8 (NVFP4, one ahead, 128 registers): a warp's 8 rows share x's decode (about 11% fewer
-#     instructions a byte of A), 4 KB of A in flight a warp, half the warps.
-# A form is A/W/S[/R]: k-tiles ahead / warps a block / warps a k-tile / rows a warp (4 where
-# not given; bf16: W alone).  The
+#     instructions a byte of A), 4 KB of A in flight a warp, half the warps;
+#   L2 D (NVFP4): each step also asks L2 (prefetch.global.L2) for the warp's k-tile D past its
+#     registers' loads: DRAM's latency paid ahead without registers.
+# A form is A/W/S[/R[/D]]: k-tiles ahead / warps a block / warps a k-tile / rows a warp (4
+# where not given) / L2 prefetch past the loads (0 where not given); bf16: W alone.  The
 # library's: NVFP4 2/4/1 at (7168,16384,1) (FEW: blocks of 16 rows 4 an SM or fewer), 1/4/1 at
 # (4096,7168,8) (MANY); bf16 4 warps.  First the new pieces on the GPU against float64 at odd
 # sizes, then at each shape one process runs its forms twice in rounds (`cutec bench gemv
@@ -20,9 +22,9 @@
 # device copy of the same bytes).
 # What this pass decides (% of the copy, pairs = a form and the library's in one round):
 #   NVFP4, per regime: a form at least 1 point faster in both rounds is faster; the fastest
-#   such (mean) -> "make default" (nvfp4.c: CUTE_GEMV_FORM_FEW or _MANY {A, W, S}), none ->
-#   "keep".  Per knob (rows 8; else warps < 4 with kwarps 1; else kwarps > 1): slower in
-#   every pair at both shapes -> "delete" it, else "keep opt-in".
+#   such (mean) -> "make default" (nvfp4.c: form_few or form_many {A, W, S, R, D}), none ->
+#   "keep".  Per knob (L2 > 0; else rows 8; else kwarps > 1; else warps < 4): slower in every
+#   pair at both shapes -> "delete" it, else "keep opt-in".
 #   bf16: W warps at least 1 point faster in both rounds at 16384x4096, at least +0.5 mean
 #   over the three shapes and no pair more than 1 point slower -> "make default" (lib.c:
 #   CUTE_GEMV_ROWS_WARPS 4 -> W); slower in every pair -> "delete"; else "keep".
@@ -33,8 +35,8 @@
 . scripts/device-common.sh
 log="$out/fp4h.log"
 start=$(date +%s) budget=${BUDGET_S:-55}
-FEW_FORMS="2/4/1,2/1/1,1/1/1,1/4/2,1/1/1/8"
-MANY_FORMS="1/4/1,1/1/1,2/1/1,1/4/2,1/1/1/8"
+FEW_FORMS="2/4/1,2/1/1,1/1/1,1/1/1/8,2/1/1/4/2,1/1/1/4/2"
+MANY_FORMS="1/4/1,1/1/1,2/1/1,1/4/2,1/1/1/8,1/4/1/4/2"
 BF16_FORMS="1/4/1,1/1/1,1/2/1"
 decide()
 {
@@ -64,7 +66,8 @@ decide()
                     printf "%s %s: %d pairs, mean %+.1f points against %s, %d at least 1 faster, %d slower\n",
                         R, f, pairs, mean, base[R], faster, slower
                     if (R == "FEW" || R == "MANY") {
-                        knob = (f ~ /\/8$/) ? "rows" : (f ~ /\/1$/) ? "warps" : "kwarps"
+                        nq = split(f, q, "/")
+                        knob = (nq > 4 && q[5] > 0) ? "l2" : (nq > 3 && q[4] == 8) ? "rows" : q[3] > 1 ? "kwarps" : "warps"
                         tried[knob] += pairs; lost[knob] += slower
                     }
                 }
@@ -79,19 +82,20 @@ decide()
                     against(R, fs[i])
                     if (pairs >= 2 && faster == pairs && mean > bestm) { best = fs[i]; bestm = mean }
                 }
-                if (split(base[R], o, "/") < 4) o[4] = 4
+                no = split(base[R], o, "/"); if (no < 4) o[4] = 4; if (no < 5) o[5] = 0
+                lr = tolower(R)
                 if (best != "") {
-                    if (split(best, w, "/") < 4) w[4] = 4
-                    printf "decides: %s make default %s (nvfp4.c: CUTE_GEMV_FORM_%s {%s, %s, %s, %s} -> {%s, %s, %s, %s})\n",
-                        R, best, R, o[1], o[2], o[3], o[4], w[1], w[2], w[3], w[4]
+                    nw = split(best, w, "/"); if (nw < 4) w[4] = 4; if (nw < 5) w[5] = 0
+                    printf "decides: %s make default %s (nvfp4.c: form_%s {%s, %s, %s, %s, %s} -> {%s, %s, %s, %s, %s})\n",
+                        R, best, lr, o[1], o[2], o[3], o[4], o[5], w[1], w[2], w[3], w[4], w[5]
                 } else
-                    printf "decides: %s keep %s (CUTE_GEMV_FORM_%s {%s, %s, %s, %s} in nvfp4.c)\n", R, base[R], R, o[1], o[2],
-                        o[3], o[4]
+                    printf "decides: %s keep %s (form_%s {%s, %s, %s, %s, %s} in nvfp4.c)\n", R, base[R], lr, o[1], o[2],
+                        o[3], o[4], o[5]
             }
-            split("warps kwarps rows", kn, " ")
-            split("warps kwarps warp_rows", cf, " ")
-            split("warps kwarps warp-rows", op, " ")
-            for (g = 1; g <= 3; g++) {
+            split("warps kwarps rows l2", kn, " ")
+            split("warps kwarps warp_rows l2_ahead", cf, " ")
+            split("warps kwarps warp-rows l2-ahead", op, " ")
+            for (g = 1; g <= 4; g++) {
                 knob = kn[g]
                 if (tried[knob] > 0 && lost[knob] == tried[knob])
                     printf "decides: delete NVFP4 %s (slower in all %d pairs: cfg.%s, its option and test)\n", knob,
@@ -151,10 +155,11 @@ pass()
     echo "== the new forms on the GPU at odd sizes (every element against float64)"
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 2 --ahead 2 --warps 1
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 1 --warps 4 --kwarps 2
-    device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 1 --warps 1 --warp-rows 8
+    device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 1 --warps 1 --warp-rows 8 --l2-ahead 2
     device_gemv_run --dtype bf16 --shape 4099x4104 --batch 2 --warps 1
     echo "== registers (ptxas, sm_90a)"
-    for f in "nvfp4 --ahead 2 --warps 1" "nvfp4 --ahead 1 --kwarps 2" "nvfp4 --ahead 1 --warp-rows 8" "bf16 --warps 1"; do
+    for f in "nvfp4 --ahead 2 --warps 1" "nvfp4 --ahead 1 --kwarps 2" "nvfp4 --ahead 1 --warp-rows 8" \
+        "nvfp4 --ahead 2 --warps 1 --l2-ahead 2" "bf16 --warps 1"; do
         # shellcheck disable=SC2086
         echo "$f: $(build/cutec compile gemv --dtype $f --arch sm_90a --emit usage 2>&1 | grep -E 'registers|spill' | tr '\n' ' ')"
     done

@@ -86,6 +86,11 @@ typedef struct cute_gemv_config {
     int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
                             4); x decoded once for 8 rows, half the warps
                             (cute_gemv_lib_warp_rows) */
+    int l2_ahead;        /* NVFP4's register form, kwarps 1: each k-tile's step also asks L2
+                            for the warp's rows of the k-tile this many past the one it loads
+                            (prefetch.global.L2, a line a lane: DRAM's latency paid without
+                            registers); 0 none, at most CUTE_GEMV_MAX_L2_PREFETCH
+                            (cute_gemv_lib_l2_ahead) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -190,6 +195,10 @@ bool cute_gemv_lib_block_warps(cute_gemv_lib *lib, int warps, int kwarps);
  * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
  * (CUTE_GEMV_FORM_FEW and _MANY in nvfp4.c).  false for other values */
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
+/* NVFP4's register form's L2 prefetch past its loads for later calls
+ * (cute_gemv_config.l2_ahead): 0 to CUTE_GEMV_MAX_L2_PREFETCH k-tiles, or -1 (the default) the
+ * library's (CUTE_GEMV_FORM_FEW and _MANY in nvfp4.c).  false for other values */
+bool cute_gemv_lib_l2_ahead(cute_gemv_lib *lib, int distance);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

@@ -31,6 +31,7 @@ typedef struct gemv_opts {
     int fma_decode;      /* --fma-decode 0|1: NVFP4's scales by their bits (-1: the library's) */
     int warps, kwarps;   /* --warps W --kwarps S: NVFP4's register form's block (0: the library's) */
     int warp_rows;       /* --warp-rows 4|8: NVFP4's register form's rows a warp (0: the library's) */
+    int l2_ahead;        /* --l2-ahead D: ... its L2 prefetch D past its loads (-1: the library's) */
     int iters;
     const char *emit, *arch, *backend;
     const char *forms; /* bench --forms A/W/S[/R],...: register forms on one problem */
@@ -49,7 +50,8 @@ static int usage(const char *cmd)
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
-        "         [--fma-decode 0|1] [--warps 1|2|4] [--kwarps 1|2|4] [--warp-rows 4|8] [--forms A/W/S[/R],...]\n"
+        "         [--fma-decode 0|1] [--warps 1|2|4] [--kwarps 1|2|4] [--warp-rows 4|8] [--l2-ahead D]\n"
+        "         [--forms A/W/S[/R[/D]],...]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -57,8 +59,8 @@ static int usage(const char *cmd)
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms 2/4/1,1/4/1/8: NVFP4's register form, each ahead/warps/kwarps[/rows a warp]\n"
-        "    (one vector of K-major A: warps alone) on one problem\n",
+        "  bench --forms 2/4/1,1/4/1/8/2: NVFP4's register form, each ahead/warps/kwarps[/rows a warp\n"
+        "    [/L2 prefetch past the loads]] (one vector of K-major A: warps alone) on one problem\n",
         cmd);
     return CLI_USAGE;
 }
@@ -110,6 +112,8 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 1, 4, &x, why, n) && x != 3, o->kwarps = (int)x;
     else if (!strcmp(k, "--warp-rows"))
         ok = cli_int(v, 4, 8, &x, why, n) && (x == 4 || x == 8), o->warp_rows = (int)x;
+    else if (!strcmp(k, "--l2-ahead"))
+        ok = cli_int(v, 0, CUTE_GEMV_MAX_L2_PREFETCH, &x, why, n), o->l2_ahead = (int)x;
     else if (!strcmp(k, "--forms"))
         o->forms = v;
     else if (!strcmp(k, "--reduction"))
@@ -134,7 +138,7 @@ static int parse(int argc, char **argv, gemv_opts *o)
     memset(o, 0, sizeof *o);
     o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
     o->mma_from = CUTE_GEMV_MMA_FROM;
-    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1;
+    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1, o->l2_ahead = -1;
     bool out_given = false;
     if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
@@ -187,7 +191,7 @@ static int emit(const gemv_opts *o)
     if (nvfp4_ring && !cfg.smem_stages) /* NVFP4's register form (0: one ahead) */
         cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1,
         cfg.warps = o->warps || o->kwarps ? (o->warps ? o->warps : 4) : 0, cfg.kwarps = o->kwarps,
-        cfg.warp_rows = o->warp_rows;
+        cfg.warp_rows = o->warp_rows, cfg.l2_ahead = o->l2_ahead > 0 ? o->l2_ahead : 0;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     if (!o->sf_vec && o->major && !cfg.mma && nvec(o) == 1)
         cfg.warps = o->warps; /* (kwarps: NVFP4's) */
@@ -413,6 +417,8 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                  cfg.warps ? cfg.warps : 4, cfg.kwarps ? cfg.kwarps : 1);
     if (cfg.warp_rows > 4)
         snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
+    if (cfg.l2_ahead)
+        snprintf(form + strlen(form), sizeof form - strlen(form), ", L2 %d past", cfg.l2_ahead);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
@@ -426,6 +432,7 @@ static void block_warps(cute_gemv_lib *lib, const gemv_opts *o)
     if (o->warps || o->kwarps)
         cute_gemv_lib_block_warps(lib, o->warps ? o->warps : 4, o->kwarps ? o->kwarps : 1);
     cute_gemv_lib_warp_rows(lib, o->warp_rows);
+    cute_gemv_lib_l2_ahead(lib, o->l2_ahead);
 }
 
 static int run(const gemv_opts *o)
@@ -486,16 +493,18 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     gemv_opts f = *o;
     bool ok = true;
     for (const char *s = o->forms; *s;) {
-        int ahead, warps, kwarps, rows = 4, used = 0, more = 0;
+        int ahead, warps, kwarps, rows = 4, l2 = 0, used = 0, more = 0;
         bool ok3 = sscanf(s, "%d/%d/%d%n", &ahead, &warps, &kwarps, &used) == 3;
         if (ok3 && s[used] == '/' && sscanf(s + used, "/%d%n", &rows, &more) == 1) used += more;
+        if (ok3 && s[used] == '/' && sscanf(s + used, "/%d%n", &l2, &more) == 1) used += more;
         if (!ok3 || !cute_gemv_lib_ahead(p->lib, ahead) || !cute_gemv_lib_block_warps(p->lib, warps, kwarps) ||
-            !cute_gemv_lib_warp_rows(p->lib, rows)) {
-            printf("cutec bench gemv: --forms %s: a form is ahead/warps/kwarps[/rows] (1-2/1,2,4/1,2,4[/4,8])\n",
+            !cute_gemv_lib_warp_rows(p->lib, rows) || !cute_gemv_lib_l2_ahead(p->lib, l2)) {
+            printf("cutec bench gemv: --forms %s: a form is ahead/warps/kwarps[/rows[/L2]] "
+                   "(1-2/1,2,4/1,2,4[/4,8[/0-4]])\n",
                    o->forms);
             return false;
         }
-        f.ahead = ahead, f.warps = warps, f.kwarps = kwarps, f.warp_rows = rows;
+        f.ahead = ahead, f.warps = warps, f.kwarps = kwarps, f.warp_rows = rows, f.l2_ahead = l2;
         p->checked = false;
         for (const char *q = o->forms; q < s && !p->checked; q = strchr(q, ',') ? strchr(q, ',') + 1 : s)
             p->checked = !strncmp(q, s, (size_t)used) && (q[used] == ',' || !q[used]);

@@ -471,6 +471,11 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
         if (p->unroll != 1) cute_ctx_fail(c, "gemv: the pipelined NVFP4 k-tiles take one vector a row (plan)");
         scale_tiles st = scale_tiles_of(c, p, th, t, w, full);
         words_tile buf[CUTE_GEMV_MAX_AHEAD + 1]; /* buf[0] this k-tile's, buf[i] i ahead */
+        /* cfg.l2_ahead: the warp's rows of the k-tiles past the registers' asked of L2 (the
+         * first l2_ahead of them here, then one a step) */
+        cute_int r0 = cute_mul(a, cute_warp_idx(c), cute_i(p->rows));
+        for (int i = 0; i < p->cfg.l2_ahead; i++)
+            gemv_prefetch_tile(c, t->gA, r0, p->rows, p->ktile, cute_i(0), d + i, t->k0, t->kend);
         for (int i = 0; i < d; i++) {
             cute_int kt = i ? cute_min(a, cute_i(i), cute_sub(a, full, cute_i(1))) : cute_i(0);
             buf[i] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), false, &st);
@@ -482,6 +487,8 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
             cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
             cute_int after = cute_min(a, cute_add(a, kt, cute_i(d)), last);
             buf[d] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
+            if (p->cfg.l2_ahead)
+                gemv_prefetch_tile(c, t->gA, r0, p->rows, p->ktile, kt, d + p->cfg.l2_ahead, t->k0, t->kend);
             cute_syncwarp(c); /* keeps the loads above the products (weak loads: compile.c) */
             words_products(c, p, &buf[0], w);
             for (int i = 0; i < d; i++) words_assign(c, p, &buf[i], &buf[i + 1]);

@@ -154,6 +154,12 @@ static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  cfg->warp_rows);
         return false;
     }
+    if (cfg->l2_ahead && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages || gemv_kwarps(cfg) > 1 ||
+                          cfg->l2_ahead < 0 || cfg->l2_ahead > CUTE_GEMV_MAX_L2_PREFETCH)) {
+        snprintf(err, n, "gemv: an L2 prefetch %d past the loads (0 to %d) is NVFP4's register form with "
+                 "kwarps 1", cfg->l2_ahead, CUTE_GEMV_MAX_L2_PREFETCH);
+        return false;
+    }
     if (cfg->scale_rows_tiled && (!nvfp4_pipelined(cfg) || cfg->smem_stages)) {
         snprintf(err, n, "gemv: rows by scale tile are NVFP4's register form (not with tile_at_a_time, "
                  "the L2 prefetch or the ring)");
@@ -220,7 +226,7 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
     bool rows1 = cfg->a_major == 1 && !cfg->mma && gemv_nvec(cfg) == 1; /* one vector, K-major */
     if ((w != 1 && w != 2 && w != 4) || (kw != 1 && kw != 2 && kw != 4) || kw > w ||
         (cfg->warps && !cfg->sf_vec && !rows1) ||
-        ((cfg->kwarps || cfg->warp_rows) && !cfg->sf_vec)) {
+        ((cfg->kwarps || cfg->warp_rows || cfg->l2_ahead) && !cfg->sf_vec)) {
         snprintf(err, n,
                  "gemv: %d warps a block, %d of them a k-tile (1, 2 or 4, kwarps at most warps; "
                  "warps: NVFP4's and one vector of K-major A, kwarps NVFP4's)",
@@ -351,7 +357,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, specs);
     char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_w%dk%dr%d",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_w%dk%dr%dp%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -364,7 +370,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                                 : "",
              cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
-             gemv_block_warps(cfg), gemv_kwarps(cfg), gemv_rows_a_warp(cfg));
+             gemv_block_warps(cfg), gemv_kwarps(cfg), gemv_rows_a_warp(cfg), cfg->l2_ahead);
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

@@ -196,8 +196,10 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib);
 /* NVFP4's register form's block asked for later calls (cute_gemv_lib_block_warps; 0, 0:
  * the library's) */
 void gemv_lib_block_warps(cute_gemv_lib *lib, int *warps, int *kwarps);
-/* ... and its rows a warp (cute_gemv_lib_warp_rows; 0: the library's) */
+/* ... and its rows a warp (cute_gemv_lib_warp_rows; 0: the library's), and its L2 prefetch
+ * past its loads (cute_gemv_lib_l2_ahead; -1: the library's) */
 int gemv_lib_warp_rows(cute_gemv_lib *lib);
+int gemv_lib_l2_ahead(cute_gemv_lib *lib);
 /* a configuration's warps a block (cfg.warps; 4 where 0), and of them the warps that split
  * each k-tile of the same rows (cfg.kwarps; 1 where 0) */
 static inline int gemv_block_warps(const cute_gemv_config *cfg)
@@ -219,11 +221,11 @@ static inline int gemv_ahead(const cute_gemv_config *cfg)
     return cfg->ahead > 1 ? cfg->ahead : 1;
 }
 
-/* The lane's 128-byte line of k-tile kt + cfg.l2_prefetch of the warp's `rows` rows (from
- * block-tile row r0) of gA (TileM, tk, RestK) asked of L2 (the kernels' unpredicated k-tiles;
- * docs/gemv.md, "The next k-tiles into L2") */
-void gemv_prefetch_tile(cute_ctx *c, const gemv_plan *p, cute_tensor gA, cute_int r0, int rows, int64_t tk,
-                        cute_int kt, cute_int k0, cute_int kend);
+/* The lane's 128-byte line of k-tile kt + distance (cfg.l2_prefetch, or NVFP4's cfg.l2_ahead
+ * past its loads) of the warp's `rows` rows (from block-tile row r0) of gA (TileM, tk, RestK)
+ * asked of L2 (the kernels' unpredicated k-tiles; docs/gemv.md, "The next k-tiles into L2") */
+void gemv_prefetch_tile(cute_ctx *c, cute_tensor gA, cute_int r0, int rows, int64_t tk, cute_int kt,
+                        int distance, cute_int k0, cute_int kend);
 /* ... for the row kernels, whose warps own p->rows rows each: the next k-tiles of k-tile
  * `at`'s, where cfg.l2_prefetch is set and the tile unpredicated */
 void gemv_prefetch_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, cute_tuple at, bool pred);

@@ -34,6 +34,7 @@ struct cute_gemv_lib {
     int fma_decode;        /* cute_gemv_lib_fma_decode */
     int warps, kwarps;     /* cute_gemv_lib_block_warps */
     int warp_rows;         /* cute_gemv_lib_warp_rows */
+    int l2_ahead;          /* cute_gemv_lib_l2_ahead */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -52,7 +53,8 @@ static bool same_config(const void *x, const void *y)
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
            a->fma_decode == b->fma_decode && gemv_block_warps(a) == gemv_block_warps(b) &&
-           gemv_kwarps(a) == gemv_kwarps(b) && gemv_rows_a_warp(a) == gemv_rows_a_warp(b);
+           gemv_kwarps(a) == gemv_kwarps(b) && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
+           a->l2_ahead == b->l2_ahead;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -72,6 +74,7 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->smem_stages = -1;
     lib->scale_rows = -1;
     lib->fma_decode = -1;
+    lib->l2_ahead = -1;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
@@ -247,6 +250,23 @@ int gemv_lib_warp_rows(cute_gemv_lib *lib)
 {
     pthread_mutex_lock(&lib->lock);
     int d = lib->warp_rows;
+    pthread_mutex_unlock(&lib->lock);
+    return d;
+}
+
+bool cute_gemv_lib_l2_ahead(cute_gemv_lib *lib, int distance)
+{
+    if (!lib || distance < -1 || distance > CUTE_GEMV_MAX_L2_PREFETCH) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->l2_ahead = distance;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+int gemv_lib_l2_ahead(cute_gemv_lib *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    int d = lib->l2_ahead;
     pthread_mutex_unlock(&lib->lock);
     return d;
 }

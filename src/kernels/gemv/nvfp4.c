@@ -47,19 +47,14 @@ static bool two_ahead_pays(cute_gemv_lib *lib, int64_t M, int64_t K, int64_t L)
  * against 70.1 at (7168,16384,1), 77.3 against 77.0 at (4096,7168,8); 0 gives the old decode) */
 #define CUTE_GEMV_FMA_DECODE 1
 
-/* NVFP4's register form where the caller asks for none, {ahead, warps, kwarps, rows}
- * (cfg.ahead, .warps, .kwarps, .warp_rows), by the blocks of 16 rows an SM: 4 or fewer
- * (two_ahead_pays), and six or more (pipeline_pays).  The one-line flips of the library's
- * choice (scripts/device-fp4h.sh decides): two ahead where few, one where many, 4 warps a
- * block of 4 rows each, until an H200 measures another form faster (8 rows: one ahead only) */
-#define CUTE_GEMV_FORM_FEW                                                                         \
-    {                                                                                              \
-        2, 4, 1, 4                                                                                 \
-    }
-#define CUTE_GEMV_FORM_MANY                                                                        \
-    {                                                                                              \
-        1, 4, 1, 4                                                                                 \
-    }
+/* NVFP4's register form where the caller asks for none, {ahead, warps, kwarps, rows, L2}
+ * (cfg.ahead, .warps, .kwarps, .warp_rows, .l2_ahead), by the blocks of 16 rows an SM: 4 or
+ * fewer (two_ahead_pays), and six or more (pipeline_pays).  The one-line flips of the
+ * library's choice (scripts/device-fp4h.sh decides): two ahead where few, one where many, 4
+ * warps a block of 4 rows each, no L2 prefetch, until an H200 measures another form faster
+ * (8 rows: one ahead only) */
+static const int form_few[5] = {2, 4, 1, 4, 0};
+static const int form_many[5] = {1, 4, 1, 4, 0};
 
 /* a scale buffer: rank 1, the scales' dtype, unit stride, long enough */
 static cute_status scales(const cute_call_arg *sf, const char *name, cute_dtype d, int64_t want,
@@ -132,9 +127,8 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         cute_call_arg_alignment(SFB, 4) >= 4)
         cfg.smem_stages = stages;
     int asked = gemv_lib_ahead(lib); /* asked for: the register form whatever the shape */
-    static const int few_form[4] = CUTE_GEMV_FORM_FEW, many_form[4] = CUTE_GEMV_FORM_MANY;
     bool few = two_ahead_pays(lib, M, K, L);
-    const int *form = few ? few_form : many_form;
+    const int *form = few ? form_few : form_many;
     int ahead = asked ? asked : form[0];
     bool registers = asked || few || pipeline_pays(lib, M, K, L);
     cfg.tile_at_a_time = e2m1 && !cfg.smem_stages && (forced || !registers);
@@ -149,6 +143,8 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         cfg.warp_rows = rows ? rows : form[3];
         if (cfg.warp_rows > 4 && (cfg.ahead > 1 || cfg.scale_rows_tiled))
             cfg.warp_rows = 4; /* (8: one ahead) */
+        int l2 = gemv_lib_l2_ahead(lib);
+        cfg.l2_ahead = cfg.kwarps > 1 ? 0 : l2 >= 0 ? l2 : form[4];
     }
     int level = gemv_lib_fma_decode(lib);
     cfg.fma_decode = e2m1 ? level < 0 ? CUTE_GEMV_FMA_DECODE : level : 0;

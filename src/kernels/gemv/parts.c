@@ -111,14 +111,14 @@ cute_tensor gemv_load_part(cute_ctx *c, const gemv_plan *p, cute_tensor src, con
 /* a k-tile row is tk contiguous elements of gA, its 128-byte lines dealt to the lanes row
  * by row (past 32 lines the first 32; a lane past them takes one again); a tile past the
  * split's last full one asks for that one again (no branch: the address stays in A) */
-void gemv_prefetch_tile(cute_ctx *c, const gemv_plan *p, cute_tensor gA, cute_int r0, int rows, int64_t tk,
-                        cute_int kt, cute_int k0, cute_int kend)
+void gemv_prefetch_tile(cute_ctx *c, cute_tensor gA, cute_int r0, int rows, int64_t tk, cute_int kt,
+                        int distance, cute_int k0, cute_int kend)
 {
     cute_alg *a = cute_ctx_alg(c);
     int64_t line = 128 * 8 / cute_dtype_bits((cute_dtype)gA.dtype), per_row = tk / line;
     int lines = (int)(rows * (per_row ? per_row : 1));
     cute_int full = cute_div(a, cute_sub(a, kend, k0), cute_i(tk));
-    cute_int next = cute_min(a, cute_add(a, kt, cute_i(p->cfg.l2_prefetch)), cute_sub(a, full, cute_i(1)));
+    cute_int next = cute_min(a, cute_add(a, kt, cute_i(distance)), cute_sub(a, full, cute_i(1)));
     cute_int l = cute_mod(a, cute_lane_idx(c), cute_i(lines > 32 ? 32 : lines));
     cute_int row = cute_add(a, r0, cute_div(a, l, cute_i(lines / rows)));
     cute_int col = cute_mul(a, cute_mod(a, l, cute_i(lines / rows)), cute_i(line));
@@ -132,7 +132,8 @@ void gemv_prefetch_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_tiles *
 {
     if (!p->cfg.l2_prefetch || pred) return;
     cute_int r0 = cute_mul(cute_ctx_alg(c), cute_warp_idx(c), cute_i(p->rows));
-    gemv_prefetch_tile(c, p, t->gA, r0, p->rows, p->ktile, at.leaf[at.nleaves - 1], t->k0, t->kend);
+    gemv_prefetch_tile(c, t->gA, r0, p->rows, p->ktile, at.leaf[at.nleaves - 1], p->cfg.l2_prefetch, t->k0,
+                       t->kend);
 }
 
 /* full k-tiles (predicated where `pred`; unpredicated ones by `whole` where given), then
