@@ -335,11 +335,12 @@ static bool wrong(const problem *p, const gemv_opts *o, int64_t m, int64_t v, in
 
 /* the rows of y checked: every row, or past 2^26 products (8192x8192 with one vector; the
  * skinny GEMMs of `bench gemv --vectors` have up to 128 times that) one row in `step` and
- * the last */
+ * the last; past 2^24 with --forms (a check a form, several forms a problem) */
 static int64_t row_step(const gemv_opts *o)
 {
     double products = (double)o->M * (double)o->K * (double)nvec(o) * (double)o->L;
-    return products > 0x1p26 ? (int64_t)ceil(products / 0x1p26) : 1;
+    double most = o->forms ? 0x1p24 : 0x1p26;
+    return products > most ? (int64_t)ceil(products / most) : 1;
 }
 
 static int64_t rows_checked(const gemv_opts *o)
