@@ -473,7 +473,7 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
         words_tile buf[CUTE_GEMV_MAX_AHEAD + 1]; /* buf[0] this k-tile's, buf[i] i ahead */
         /* cfg.l2_ahead: the warp's rows of the k-tiles past the registers' asked of L2 (the
          * first l2_ahead of them here, then one a step) */
-        cute_int r0 = cute_mul(a, cute_warp_idx(c), cute_i(p->rows));
+        cute_int r0 = p->cfg.l2_ahead ? cute_mul(a, cute_warp_idx(c), cute_i(p->rows)) : cute_i(0);
         for (int i = 0; i < p->cfg.l2_ahead; i++)
             gemv_prefetch_tile(c, t->gA, r0, p->rows, p->ktile, cute_i(0), d + i, t->k0, t->kend);
         for (int i = 0; i < d; i++) {
