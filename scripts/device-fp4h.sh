@@ -12,7 +12,8 @@
 #   rows 8 (NVFP4, one ahead, 128 registers): a warp's 8 rows share x's decode (about 11% fewer
 #     instructions a byte of A), 4 KB of A in flight a warp, half the warps;
 #   L2 D (NVFP4): each step also asks L2 (prefetch.global.L2) for the warp's k-tile D past its
-#     registers' loads: DRAM's latency paid ahead without registers.
+#     registers' loads: DRAM's latency paid ahead without registers; with it three k-tiles
+#     ahead fit 128 registers in blocks of one warp (6 KB a warp in flight).
 # A form is A/W/S[/R[/D]]: k-tiles ahead / warps a block / warps a k-tile / rows a warp (4
 # where not given) / L2 prefetch past the loads (0 where not given); bf16: W alone.  The
 # library's: NVFP4 2/4/1 at (7168,16384,1) (FEW: blocks of 16 rows 4 an SM or fewer), 1/4/1 at
@@ -36,7 +37,7 @@
 . scripts/device-common.sh
 log="$out/fp4h.log"
 start=$(date +%s) budget=${BUDGET_S:-55}
-FEW_FORMS="2/4/1,2/1/1,1/1/1,1/1/1/8,2/1/1/4/2,1/1/1/4/2"
+FEW_FORMS="2/4/1,2/1/1,1/1/1,1/1/1/8,2/1/1/4/2,3/1/1/4/2"
 MANY_FORMS="1/4/1,1/1/1,2/1/1,1/4/2,1/1/1/8,1/4/1/4/2"
 BF16_FORMS="1/4/1,1/1/1,1/2/1"
 decide()
@@ -154,7 +155,7 @@ pass()
         return
     fi
     echo "== the new forms on the GPU at odd sizes (every element against float64)"
-    device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 2 --ahead 2 --warps 1 --l2-ahead 2
+    device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 2 --ahead 3 --warps 1 --l2-ahead 2
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 1 --warps 4 --kwarps 2
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 1 --warps 1 --warp-rows 8
     device_gemv_run --dtype bf16 --shape 4099x4104 --batch 2 --warps 1

@@ -93,7 +93,7 @@ typedef struct cute_gemv_config {
                             (cute_gemv_lib_l2_ahead) */
 } cute_gemv_config;
 
-#define CUTE_GEMV_MAX_AHEAD 2
+#define CUTE_GEMV_MAX_AHEAD 3
 #define CUTE_GEMV_MAX_FMA_DECODE 1
 
 #define CUTE_GEMV_MAX_SMEM_STAGES 8

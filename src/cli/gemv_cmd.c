@@ -49,7 +49,7 @@ static int usage(const char *cmd)
         "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
-        "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
+        "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1..3] [--scale-rows plain|tiled]\n"
         "         [--fma-decode 0|1] [--warps 1|2|4] [--kwarps 1|2|4] [--warp-rows 4|8] [--l2-ahead D]\n"
         "         [--forms A/W/S[/R[/D]],...]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"

@@ -323,7 +323,7 @@ static void tiled_forms(cute_runtime *rt, cute_gemv_lib *lib)
  * second's rows partly past M; K with a tail; two full k-tiles two ahead; a partial k-tile
  * alone; rows by scale tile over a partial scale tile), 8 rows a warp (alone and split), the
  * L2 prefetch past the loads (its range checked by the interpreter; 5 k-tiles: 3 past clamps
- * to the last); the values it does not take refused */
+ * to the last; three ahead with it in blocks of one warp); the values it does not take refused */
 static void block_forms(cute_runtime *rt, cute_gemv_lib *lib)
 {
     CHECK(cute_gemv_lib_block_warps(lib, 0, 0) && !cute_gemv_lib_block_warps(lib, 3, 1) &&
@@ -338,7 +338,7 @@ static void block_forms(cute_runtime *rt, cute_gemv_lib *lib)
                  {4, 2, 1, 21, 4096 + 64, 1, 0, 0, 4, 0}, {4, 4, 2, 13, 8192 + 32, 2, 0.5, 0, 4, 0},
                  {4, 2, 1, 5, 32, 1, 0, 0, 4, 0},         {2, 2, 1, 300, 4096 + 64, 1, 0, 1, 4, 0},
                  {1, 1, 1, 21, 2048 + 32, 2, 0, 0, 8, 4}, {4, 2, 1, 45, 4096 + 64, 1, 0.5, 0, 8, 0},
-                 {4, 1, 1, 77, 5 * 1024, 1, 0, 0, 4, 3}};
+                 {4, 1, 1, 77, 5 * 1024, 1, 0, 0, 4, 3},  {1, 1, 3, 9, 4096 + 32, 2, 0, 0, 4, 2}};
     every_scale = true;
     cute_gemv_config last;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
