@@ -9,17 +9,16 @@
 # one warp with 4 rows lost 7.1 points: so 8 rows a warp (x's decode and the loop for twice
 # the rows, ~11% fewer instructions a byte of A, 128 registers, 4 KB of A a warp in flight)
 # in blocks of 4 and 2 warps is what this pass measures (`--warp-rows 8 --warps W`).
-# A form is A/W/S[/R]: k-tiles ahead / warps a block / 1 / rows a warp (4 where not given).
-# The library's: 2/4/1 at (7168,16384,1) (FEW: blocks of 16 rows 4 an SM or fewer), 1/4/1 at
-# (4096,7168,8) (MANY).  At FEW, 1/4/1/8 is 224 blocks of 32 rows (1 or 2 an SM), 1/2/1/8 448
-# blocks of 16 rows (3 or 4 an SM, as the library's); 2/2/1 and 1/2/1 measure blocks of 2
-# warps alone.  First the new forms on the GPU against float64 at odd sizes, then at each
+# A form is A/W/R: k-tiles ahead / warps a block / rows a warp.  The library's: 2/4/4 at
+# (7168,16384,1) (FEW: blocks of 16 rows 4 an SM or fewer), 1/4/4 at (4096,7168,8) (MANY).
+# At FEW, 1/4/8 is 224 blocks of 32 rows (1 or 2 an SM), 1/2/8 448 blocks of 16 rows (3 or 4
+# an SM, as the library's); 2/2/4 and 1/2/4 measure blocks of 2 warps alone.  First the new forms on the GPU against float64 at odd sizes, then at each
 # shape one process runs its forms twice in rounds (`cutec bench gemv --forms`: one problem,
 # each form's first run checked against float64, each row beside a device copy of the same
 # bytes; ptxas sm_90a: no spills, 128 registers with 8 rows).
 # What this pass decides (pairs = a form and the library's in one round), per regime: a form
 # at least 1 point faster in both rounds is faster; the fastest such (mean) -> "make default"
-# (nvfp4.c: form_few or form_many {A, W, S, R}), none -> "keep".  Per knob (rows 8; warps < 4
+# (nvfp4.c: form_few or form_many {A, W, R}), none -> "keep".  Per knob (rows 8; warps < 4
 # with 4 rows): slower in every pair at both shapes -> "delete" it, else "keep opt-in".  A
 # form with a wrong element gets one pair, never two: never faster.  Past BUDGET_S (55) a
 # step prints "skipped".  Logs in $OUT (default build/device-out); the log's tail is printed.
@@ -28,8 +27,8 @@
 . scripts/device-common.sh
 log="$out/fp4h.log"
 start=$(date +%s) budget=${BUDGET_S:-55}
-FEW_FORMS="2/4/1,1/4/1/8,1/2/1/8,2/2/1,1/4/1"
-MANY_FORMS="1/4/1,1/4/1/8,1/2/1/8,1/2/1"
+FEW_FORMS="2/4/4,1/4/8,1/2/8,2/2/4,1/4/4"
+MANY_FORMS="1/4/4,1/4/8,1/2/8,1/2/4"
 decide()
 {
     awk '{ pct[$1, $2, $3] = $4; if (!(($1, $3) in seen)) { seen[$1, $3] = 1; forms[$1] = forms[$1] " " $3 }
@@ -58,8 +57,8 @@ decide()
                     printf "%s %s: %d pairs, mean %+.1f points against %s, %d at least 1 faster, %d slower\n",
                         R, f, pairs, mean, base[R], faster, slower
                     if (R == "FEW" || R == "MANY") {
-                        nq = split(f, q, "/")
-                        knob = (nq > 3 && q[4] == 8) ? "rows" : q[2] < 4 ? "warps" : "ahead"
+                        split(f, q, "/")
+                        knob = q[3] == 8 ? "rows" : q[2] < 4 ? "warps" : "ahead"
                         tried[knob] += pairs; lost[knob] += slower
                     }
                 }
@@ -74,15 +73,14 @@ decide()
                     against(R, fs[i])
                     if (pairs >= 2 && faster == pairs && mean > bestm) { best = fs[i]; bestm = mean }
                 }
-                no = split(base[R], o, "/"); if (no < 4) o[4] = 4; if (no < 5) o[5] = 0
+                split(base[R], o, "/")
                 lr = tolower(R)
                 if (best != "") {
-                    nw = split(best, w, "/"); if (nw < 4) w[4] = 4; if (nw < 5) w[5] = 0
-                    printf "decides: %s make default %s (nvfp4.c: form_%s {%s, %s, %s, %s, %s} -> {%s, %s, %s, %s, %s})\n",
-                        R, best, lr, o[1], o[2], o[3], o[4], o[5], w[1], w[2], w[3], w[4], w[5]
+                    split(best, w, "/")
+                    printf "decides: %s make default %s (nvfp4.c: form_%s {%s, %s, %s} -> {%s, %s, %s})\n",
+                        R, best, lr, o[1], o[2], o[3], w[1], w[2], w[3]
                 } else
-                    printf "decides: %s keep %s (form_%s {%s, %s, %s, %s, %s} in nvfp4.c)\n", R, base[R], lr, o[1], o[2],
-                        o[3], o[4], o[5]
+                    printf "decides: %s keep %s (form_%s {%s, %s, %s} in nvfp4.c)\n", R, base[R], lr, o[1], o[2], o[3]
             }
             split("warps rows", kn, " ")
             split("warps warp_rows", cf, " ")

@@ -76,24 +76,14 @@ typedef struct cute_gemv_config {
                             and an FMUL) instead of by cvt.rn.f16x2.e4m3x2 a byte and a
                             widening (F2FP, HADD2.F32, shifts and masks); 0: by cvt
                             (cute_gemv_lib_fma_decode) */
-    int warps;           /* NVFP4's register form, and one vector of K-major A (rows, not
-                            mma): warps a block, 1, 2 or 4 (0: 4); fewer warps a block, more
-                            blocks, each SM's share of them more even */
-    int kwarps;          /* ... of them taking the same four rows, each k-tile split among
-                            them (1, 2 or 4 dividing warps; 0: 1): a row's k-tile is kwarps
-                            times as long, the warps' sums added through shared memory at the
-                            end (cute_gemv_lib_block_warps) */
+    int warps;           /* NVFP4's register form: warps a block, 1, 2 or 4 (0: 4)
+                            (cute_gemv_lib_block_warps) */
     int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
-                            4); x decoded once for 8 rows, half the warps
+                            4); x decoded once for 8 rows, half the warps, 128 registers
                             (cute_gemv_lib_warp_rows) */
-    int l2_ahead;        /* NVFP4's register form, kwarps 1: each k-tile's step also asks L2
-                            for the warp's rows of the k-tile this many past the one it loads
-                            (prefetch.global.L2, a line a lane: DRAM's latency paid without
-                            registers); 0 none, at most CUTE_GEMV_MAX_L2_PREFETCH
-                            (cute_gemv_lib_l2_ahead) */
 } cute_gemv_config;
 
-#define CUTE_GEMV_MAX_AHEAD 3
+#define CUTE_GEMV_MAX_AHEAD 2
 #define CUTE_GEMV_MAX_FMA_DECODE 1
 
 #define CUTE_GEMV_MAX_SMEM_STAGES 8
@@ -185,20 +175,13 @@ bool cute_gemv_lib_scale_rows(cute_gemv_lib *lib, int tiled);
  * CUTE_GEMV_MAX_FMA_DECODE, or -1 (the default) the library's choice (CUTE_GEMV_FMA_DECODE
  * in nvfp4.c); false for other values */
 bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
-/* NVFP4's register form's block for later calls (cute_gemv_config.warps and kwarps): warps
- * 1, 2 or 4 a block, kwarps of them splitting each k-tile of their rows (1, 2 or 4, dividing
- * warps); the GEMV of one vector of K-major A (not the tensor-core form) takes warps alone.
- * 0, 0 (the default) the library's: CUTE_GEMV_FORM_FEW and _MANY (nvfp4.c),
- * CUTE_GEMV_ROWS_WARPS (lib.c).  false for other values */
-bool cute_gemv_lib_block_warps(cute_gemv_lib *lib, int warps, int kwarps);
+/* NVFP4's register form's warps a block for later calls (cute_gemv_config.warps): 1, 2 or 4,
+ * 0 (the default) the library's (form_few and form_many in nvfp4.c).  false for other values */
+bool cute_gemv_lib_block_warps(cute_gemv_lib *lib, int warps);
 /* NVFP4's register form's rows a warp for later calls (cute_gemv_config.warp_rows): 4 or 8
  * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
- * (CUTE_GEMV_FORM_FEW and _MANY in nvfp4.c).  false for other values */
+ * (form_few and form_many in nvfp4.c).  false for other values */
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
-/* NVFP4's register form's L2 prefetch past its loads for later calls
- * (cute_gemv_config.l2_ahead): 0 to CUTE_GEMV_MAX_L2_PREFETCH k-tiles, or -1 (the default) the
- * library's (CUTE_GEMV_FORM_FEW and _MANY in nvfp4.c).  false for other values */
-bool cute_gemv_lib_l2_ahead(cute_gemv_lib *lib, int distance);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

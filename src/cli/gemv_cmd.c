@@ -29,12 +29,11 @@ typedef struct gemv_opts {
     int ahead;           /* --ahead N: NVFP4's register form, N k-tiles loaded ahead (0: the library's) */
     int scale_rows;      /* --scale-rows plain|tiled: NVFP4's rows a warp (-1: the library's) */
     int fma_decode;      /* --fma-decode 0|1: NVFP4's scales by their bits (-1: the library's) */
-    int warps, kwarps;   /* --warps W --kwarps S: NVFP4's register form's block (0: the library's) */
-    int warp_rows;       /* --warp-rows 4|8: NVFP4's register form's rows a warp (0: the library's) */
-    int l2_ahead;        /* --l2-ahead D: ... its L2 prefetch D past its loads (-1: the library's) */
+    int warps;           /* --warps 1|2|4: NVFP4's register form's warps a block (0: the library's) */
+    int warp_rows;       /* --warp-rows 4|8: ... its rows a warp (0: the library's) */
     int iters;
     const char *emit, *arch, *backend;
-    const char *forms; /* bench --forms A/W/S[/R],...: register forms on one problem */
+    const char *forms; /* bench --forms A/W/R,...: NVFP4's register forms on one problem */
 } gemv_opts;
 
 static int64_t nvec(const gemv_opts *o)
@@ -49,9 +48,8 @@ static int usage(const char *cmd)
         "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
-        "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1..3] [--scale-rows plain|tiled]\n"
-        "         [--fma-decode 0|1] [--warps 1|2|4] [--kwarps 1|2|4] [--warp-rows 4|8] [--l2-ahead D]\n"
-        "         [--forms A/W/S[/R[/D]],...]\n"
+        "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
+        "         [--fma-decode 0|1] [--warps 1|2|4] [--warp-rows 4|8] [--forms A/W/R,...]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -59,8 +57,8 @@ static int usage(const char *cmd)
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms 2/4/1,1/4/1/8/2: NVFP4's register form, each ahead/warps/kwarps[/rows a warp\n"
-        "    [/L2 prefetch past the loads]] (one vector of K-major A: warps alone) on one problem\n",
+        "  bench --forms 2/4/4,1/4/8: NVFP4's register forms, each k-tiles ahead/warps a block/rows\n"
+        "    a warp, on one problem\n",
         cmd);
     return CLI_USAGE;
 }
@@ -108,12 +106,8 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 0, CUTE_GEMV_MAX_FMA_DECODE, &x, why, n), o->fma_decode = (int)x;
     else if (!strcmp(k, "--warps"))
         ok = cli_int(v, 1, 4, &x, why, n) && x != 3, o->warps = (int)x;
-    else if (!strcmp(k, "--kwarps"))
-        ok = cli_int(v, 1, 4, &x, why, n) && x != 3, o->kwarps = (int)x;
     else if (!strcmp(k, "--warp-rows"))
         ok = cli_int(v, 4, 8, &x, why, n) && (x == 4 || x == 8), o->warp_rows = (int)x;
-    else if (!strcmp(k, "--l2-ahead"))
-        ok = cli_int(v, 0, CUTE_GEMV_MAX_L2_PREFETCH, &x, why, n), o->l2_ahead = (int)x;
     else if (!strcmp(k, "--forms"))
         o->forms = v;
     else if (!strcmp(k, "--reduction"))
@@ -138,7 +132,7 @@ static int parse(int argc, char **argv, gemv_opts *o)
     memset(o, 0, sizeof *o);
     o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
     o->mma_from = CUTE_GEMV_MMA_FROM;
-    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1, o->l2_ahead = -1;
+    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1;
     bool out_given = false;
     if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
@@ -189,12 +183,9 @@ static int emit(const gemv_opts *o)
     else if (o->smem_stages < 0)
         cfg.smem_stages = cute_gemv_ring_default(&cfg); /* the library's choice */
     if (nvfp4_ring && !cfg.smem_stages) /* NVFP4's register form (0: one ahead) */
-        cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1,
-        cfg.warps = o->warps || o->kwarps ? (o->warps ? o->warps : 4) : 0, cfg.kwarps = o->kwarps,
-        cfg.warp_rows = o->warp_rows, cfg.l2_ahead = o->l2_ahead > 0 ? o->l2_ahead : 0;
+        cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1, cfg.warps = o->warps,
+        cfg.warp_rows = o->warp_rows;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
-    if (!o->sf_vec && o->major && !cfg.mma && nvec(o) == 1)
-        cfg.warps = o->warps; /* (kwarps: NVFP4's) */
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -413,27 +404,21 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                  cfg.smem_stages);
     if (cfg.scale_rows_tiled) strncat(form, ", rows by scale tile", sizeof form - strlen(form) - 1);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
-    if ((cfg.warps && cfg.warps != 4) || cfg.kwarps > 1)
-        snprintf(form + strlen(form), sizeof form - strlen(form), ", %d warps a block, %d a k-tile",
-                 cfg.warps ? cfg.warps : 4, cfg.kwarps ? cfg.kwarps : 1);
+    if (cfg.warps && cfg.warps != 4)
+        snprintf(form + strlen(form), sizeof form - strlen(form), ", %d warps a block", cfg.warps);
     if (cfg.warp_rows > 4)
         snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
-    if (cfg.l2_ahead)
-        snprintf(form + strlen(form), sizeof form - strlen(form), ", L2 %d past", cfg.l2_ahead);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
              splits == 1 ? "" : "s", cfg.atomic ? " (atomic)" : "", form);
 }
 
-/* --warps, --kwarps and --warp-rows into lib (warps or kwarps alone: the other's default, 4
- * warps or 1 a k-tile) */
+/* --warps and --warp-rows into lib */
 static void block_warps(cute_gemv_lib *lib, const gemv_opts *o)
 {
-    if (o->warps || o->kwarps)
-        cute_gemv_lib_block_warps(lib, o->warps ? o->warps : 4, o->kwarps ? o->kwarps : 1);
+    cute_gemv_lib_block_warps(lib, o->warps);
     cute_gemv_lib_warp_rows(lib, o->warp_rows);
-    cute_gemv_lib_l2_ahead(lib, o->l2_ahead);
 }
 
 static int run(const gemv_opts *o)
@@ -486,26 +471,21 @@ static bool bench_row(problem *p, const gemv_opts *o)
     return ms >= 0 && bad == 0;
 }
 
-/* --forms: each ahead/warps/kwarps of NVFP4's register form (the GEMV of one vector: warps
- * alone) a row on the one problem (y as made before each form's checked call) */
+/* --forms: each ahead/warps/rows of NVFP4's register form a row on the one problem (y as made
+ * before each form's checked call; a form's repeat timed, not checked again) */
 static bool bench_forms(problem *p, const gemv_opts *o)
 {
     cute_backend *b = cute_runtime_backend(p->rt);
     gemv_opts f = *o;
     bool ok = true;
     for (const char *s = o->forms; *s;) {
-        int ahead, warps, kwarps, rows = 4, l2 = 0, used = 0, more = 0;
-        bool ok3 = sscanf(s, "%d/%d/%d%n", &ahead, &warps, &kwarps, &used) == 3;
-        if (ok3 && s[used] == '/' && sscanf(s + used, "/%d%n", &rows, &more) == 1) used += more;
-        if (ok3 && s[used] == '/' && sscanf(s + used, "/%d%n", &l2, &more) == 1) used += more;
-        if (!ok3 || !cute_gemv_lib_ahead(p->lib, ahead) || !cute_gemv_lib_block_warps(p->lib, warps, kwarps) ||
-            !cute_gemv_lib_warp_rows(p->lib, rows) || !cute_gemv_lib_l2_ahead(p->lib, l2)) {
-            printf("cutec bench gemv: --forms %s: a form is ahead/warps/kwarps[/rows[/L2]] "
-                   "(1-2/1,2,4/1,2,4[/4,8[/0-4]])\n",
-                   o->forms);
+        int ahead, warps, rows, used = 0;
+        if (sscanf(s, "%d/%d/%d%n", &ahead, &warps, &rows, &used) != 3 || !cute_gemv_lib_ahead(p->lib, ahead) ||
+            !cute_gemv_lib_block_warps(p->lib, warps) || !cute_gemv_lib_warp_rows(p->lib, rows)) {
+            printf("cutec bench gemv: --forms %s: a form is ahead/warps/rows (1,2/1,2,4/4,8)\n", o->forms);
             return false;
         }
-        f.ahead = ahead, f.warps = warps, f.kwarps = kwarps, f.warp_rows = rows, f.l2_ahead = l2;
+        f.ahead = ahead, f.warps = warps, f.warp_rows = rows;
         p->checked = false;
         for (const char *q = o->forms; q < s && !p->checked; q = strchr(q, ',') ? strchr(q, ',') + 1 : s)
             p->checked = !strncmp(q, s, (size_t)used) && (q[used] == ',' || !q[used]);

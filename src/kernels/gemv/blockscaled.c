@@ -10,7 +10,6 @@
  * and of x per k-tile converted to f32, multiplied, summed per scale block (vector_fma). */
 #include "cutec/ir.h"
 #include "cutec/notation.h"
-#include "cutec/smem.h"
 #include "cutec/sync.h"
 #include "kernels/gemv/gemv_internal.h"
 
@@ -127,10 +126,6 @@ typedef struct bs_warp {
     cute_val alpha, beta;
     const gemv_tiles *tiles;
     gemv_ring ring; /* cfg.smem_stages */
-    /* cfg.kwarps > 1: the warps' row sums, (rows, row groups, kwarps) f32 in shared memory,
-     * and this warp's row group and part of each k-tile */
-    cute_tensor sums;
-    cute_int group, part;
 } bs_warp;
 
 /* this lane's fragments of A (its rows) and of x (once) at `at`, copied in (pred: the
@@ -471,11 +466,6 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
         if (p->unroll != 1) cute_ctx_fail(c, "gemv: the pipelined NVFP4 k-tiles take one vector a row (plan)");
         scale_tiles st = scale_tiles_of(c, p, th, t, w, full);
         words_tile buf[CUTE_GEMV_MAX_AHEAD + 1]; /* buf[0] this k-tile's, buf[i] i ahead */
-        /* cfg.l2_ahead: the warp's rows of the k-tiles past the registers' asked of L2 (the
-         * first l2_ahead of them here, then one a step) */
-        cute_int r0 = p->cfg.l2_ahead ? cute_mul(a, cute_warp_idx(c), cute_i(p->rows)) : cute_i(0);
-        for (int i = 0; i < p->cfg.l2_ahead; i++)
-            gemv_prefetch_tile(c, t->gA, r0, p->rows, p->ktile, cute_i(0), d + i, t->k0, t->kend);
         for (int i = 0; i < d; i++) {
             cute_int kt = i ? cute_min(a, cute_i(i), cute_sub(a, full, cute_i(1))) : cute_i(0);
             buf[i] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), false, &st);
@@ -487,8 +477,6 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
             cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
             cute_int after = cute_min(a, cute_add(a, kt, cute_i(d)), last);
             buf[d] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
-            if (p->cfg.l2_ahead)
-                gemv_prefetch_tile(c, t->gA, r0, p->rows, p->ktile, kt, d + p->cfg.l2_ahead, t->k0, t->kend);
             cute_syncwarp(c); /* keeps the loads above the products (weak loads: compile.c) */
             words_products(c, p, &buf[0], w);
             for (int i = 0; i < d; i++) words_assign(c, p, &buf[i], &buf[i + 1]);
@@ -513,71 +501,18 @@ static void words_ring(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, c
     gemv_ring_walk(c, p, th, t, &w->ring, full, ring_products, w);
 }
 
-/* the warp's row r from its first, row0 (by scale tile: r+32i) */
-static cute_int warp_row(cute_ctx *c, const gemv_plan *p, const bs_warp *w, cute_int row0, int r)
-{
-    if (p->cfg.scale_rows_tiled) return gemv_lane_row(c, p, w->th->first, r).coord.leaf[0];
-    return cute_add(cute_ctx_alg(c), row0, cute_i(r));
-}
-
-/* a row's sum in y's units (words before sm_100: over 4, the bytes held twice each value) */
-static cute_val row_units(cute_ctx *c, const gemv_plan *p, cute_val sum)
-{
-    if (!p->words || p->fp4_cvt) return sum;
-    return cute_val_binop(c, CUTE_OP_MUL, sum, cute_val_const(c, CUTE_F32, 0.25));
-}
-
-/* element (row r, the warp's group, part s) of w->sums, as a tensor of one element */
-static cute_tensor sum_at(cute_ctx *c, const bs_warp *w, int r, cute_int s)
-{
-    cute_tensor at = cute_tensor_domain_offset(c, w->sums, CUTE_CRD(r, w->group, s));
-    at.layout = cute_layout_parse(cute_ctx_alg(c), "(1):(0)");
-    return at;
-}
-
-/* each row's sum over the warp, lane 0 writing it (cfg.kwarps > 1: into the warps' sums,
- * which kwarps_finish ends) */
+/* each row's sum over the warp (words before sm_100: over 4, the bytes' factor), lane 0 writing */
 static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *user)
 {
+    cute_alg *a = cute_ctx_alg(c);
     bs_warp *w = user;
-    if (gemv_kwarps(&p->cfg) > 1) {
-        cute_val sum[GEMV_MAX_ROWS];
-        for (int r = 0; r < p->rows; r++) sum[r] = gemv_warp_sum(c, w->acc[r]);
-        CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0)))
-        {
-            for (int r = 0; r < p->rows; r++) {
-                cute_tensor at = sum_at(c, w, r, w->part);
-                cute_tensor_store(c, at, cute_ssa_scalar(c, sum[r], at.layout.shape));
-            }
-        }
-        return;
-    }
     for (int r = 0; r < p->rows; r++) {
-        cute_val sum = row_units(c, p, w->acc[r]);
-        gemv_finish_warp(c, p, &sum, warp_row(c, p, w, row0, r), w->mY, w->mY, w->tiles, w->alpha,
-                         w->beta);
-    }
-}
-
-/* cfg.kwarps > 1, after every warp's walk: the first warp of each row group (its rows in A)
- * adds its group's sums in part order (the same bits every run) and writes its rows */
-static void kwarps_finish(cute_ctx *c, const gemv_plan *p, bs_warp *w, cute_int M)
-{
-    cute_barrier(c);
-    cute_int row0 = w->th->first.coord.leaf[0];
-    cute_val first = cute_val_binop(c, CUTE_OP_AND, cute_int_eq(c, w->part, cute_i(0)),
-                                    cute_int_eq(c, cute_lane_idx(c), cute_i(0)));
-    CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, first, cute_int_lt(c, row0, M)))
-    {
-        for (int r = 0; r < p->rows; r++) {
-            cute_val sum = cute_ssa_get(c, cute_tensor_load(c, sum_at(c, w, r, cute_i(0))), 0);
-            for (int s = 1; s < gemv_kwarps(&p->cfg); s++)
-                sum = cute_val_binop(
-                    c, CUTE_OP_ADD, sum,
-                    cute_ssa_get(c, cute_tensor_load(c, sum_at(c, w, r, cute_i(s))), 0));
-            gemv_finish_row(c, p, row_units(c, p, sum), warp_row(c, p, w, row0, r), 0, w->mY, w->mY,
-                            w->tiles, w->alpha, w->beta);
-        }
+        cute_val sum = w->acc[r];
+        if (p->words && !p->fp4_cvt) /* the bytes held twice each value */
+            sum = cute_val_binop(c, CUTE_OP_MUL, sum, cute_val_const(c, CUTE_F32, 0.25));
+        cute_int row = p->cfg.scale_rows_tiled ? gemv_lane_row(c, p, w->th->first, r).coord.leaf[0] /* r+32i */
+                                               : cute_add(a, row0, cute_i(r));
+        gemv_finish_warp(c, p, &sum, row, w->mY, w->mY, w->tiles, w->alpha, w->beta);
     }
 }
 
@@ -615,18 +550,7 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
         w.ring = gemv_ring_make(c, p, &sfa, &sfb, mA.layout.shape.leaf[0], K, mA.layout.shape.leaf[2]);
         walk.whole = words_ring;
     }
-    int kw = gemv_kwarps(&p->cfg), groups = p->threads / 32 / kw;
-    if (kw > 1) { /* (at the top level: the allocator's rule) */
-        cute_smem_allocator A = cute_smem_allocator_new(c);
-        w.sums = cute_smem_alloc_tensor(c, &A, CUTE_F32,
-                                        cute_layout_fmt(a, "(%d,%d,%d):(1,%d,%d)", p->rows, groups,
-                                                        kw, p->rows, p->rows * groups),
-                                        16);
-        w.group = cute_mod(a, cute_warp_idx(c), cute_i(groups));
-        w.part = cute_div(a, cute_warp_idx(c), cute_i(groups));
-    }
     gemv_warp_rows_by(c, p, &th, &t, mA.layout.shape.leaf[0], p->ktile, &walk);
-    if (kw > 1) kwarps_finish(c, p, &w, mA.layout.shape.leaf[0]);
 }
 
 /* arguments: A (M,K,L), SFA (n), x (K,1,L), SFB (n), y (M,1,L), alpha, beta */
@@ -649,7 +573,7 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg)
         rows = cute_mul(a, cute_ceil_div(a, M, cute_i(128)), cute_i(128));
     }
     cute_launch_cfg cfg = {
-        .grid = {cute_ceil_div(a, rows, cute_i(gemv_block_rows(p))), cute_i(1), L},
+        .grid = {cute_ceil_div(a, rows, cute_i(p->threads / 32 * p->rows)), cute_i(1), L},
         .block = {cute_i(p->threads)}};
     CUTE_LAUNCH(c, blockscaled_kernel, cfg, mA, sfa, sfq, xb, sfb, mY, arg[5].f, arg[6].f);
 }

@@ -317,75 +317,59 @@ static void tiled_forms(cute_runtime *rt, cute_gemv_lib *lib)
     }
 }
 
-/* NVFP4's register form's block when asked (cute_gemv_lib_block_warps, _warp_rows), every
- * scale code into f32 y: blocks of 1 and 2 warps (a partial last warp, batches, one and two
- * ahead), the k-tile split among 2 and 4 warps of the same rows (two row groups a block, the
- * second's rows partly past M; K with a tail; two full k-tiles two ahead; a partial k-tile
- * alone; rows by scale tile over a partial scale tile), 8 rows a warp (alone and split), the
- * L2 prefetch past the loads (its range checked by the interpreter; 5 k-tiles: 3 past clamps
- * to the last; three ahead with it in blocks of one warp); the values it does not take refused */
+/* NVFP4's register form's warps a block and rows a warp when asked (cute_gemv_lib_block_warps,
+ * _warp_rows), every scale code into f32 y: blocks of 1 and 2 warps (a partial last warp,
+ * batches, one and two ahead, rows by scale tile over a partial scale tile), 8 rows a warp in
+ * blocks of 4, 2 and 1 warps (a partial last warp, K with a tail, a partial k-tile alone); the
+ * values it does not take refused */
 static void block_forms(cute_runtime *rt, cute_gemv_lib *lib)
 {
-    CHECK(cute_gemv_lib_block_warps(lib, 0, 0) && !cute_gemv_lib_block_warps(lib, 3, 1) &&
-              !cute_gemv_lib_block_warps(lib, 2, 4) && !cute_gemv_lib_block_warps(lib, 4, 0),
-          "block warps: 1, 2 or 4, kwarps 1, 2 or 4 at most warps (0, 0: the library's)");
+    CHECK(!cute_gemv_lib_block_warps(lib, 3) && !cute_gemv_lib_block_warps(lib, -1) &&
+              !cute_gemv_lib_warp_rows(lib, 6) && !cute_gemv_lib_warp_rows(lib, -1),
+          "warps a block 0, 1, 2 or 4; rows a warp 0, 4 or 8");
     static const struct {
-        int warps, kwarps, ahead;
+        int warps, ahead, rows, tiled;
         int64_t M, K, L;
         double beta;
-        int tiled, rows, l2;
-    } cases[] = {{1, 1, 2, 9, 2048 + 32, 2, 0, 0, 4, 2},  {2, 1, 1, 37, 4096 + 64, 1, -0.5, 0, 4, 0},
-                 {4, 2, 1, 21, 4096 + 64, 1, 0, 0, 4, 0}, {4, 4, 2, 13, 8192 + 32, 2, 0.5, 0, 4, 0},
-                 {4, 2, 1, 5, 32, 1, 0, 0, 4, 0},         {2, 2, 1, 300, 4096 + 64, 1, 0, 1, 4, 0},
-                 {1, 1, 1, 21, 2048 + 32, 2, 0, 0, 8, 4}, {4, 2, 1, 45, 4096 + 64, 1, 0.5, 0, 8, 0},
-                 {4, 1, 1, 77, 5 * 1024, 1, 0, 0, 4, 3},  {1, 1, 3, 9, 4096 + 32, 2, 0, 0, 4, 2}};
+    } cases[] = {{1, 2, 4, 0, 9, 2048 + 32, 2, 0},      {2, 1, 4, 0, 37, 4096 + 64, 1, -0.5},
+                 {2, 1, 4, 1, 300, 4096 + 64, 1, 0},    {4, 1, 8, 0, 45, 4096 + 64, 1, 0.5},
+                 {2, 1, 8, 0, 21, 2048 + 32, 2, 0},     {1, 1, 8, 0, 13, 32, 1, 0}};
     every_scale = true;
     cute_gemv_config last;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        CHECK(cute_gemv_lib_block_warps(lib, cases[i].warps, cases[i].kwarps),
-              "case %zu: block warps", i);
+        cute_gemv_lib_block_warps(lib, cases[i].warps);
+        cute_gemv_lib_warp_rows(lib, cases[i].rows);
         cute_gemv_lib_ahead(lib, cases[i].ahead);
         cute_gemv_lib_scale_rows(lib, cases[i].tiled);
-        cute_gemv_lib_warp_rows(lib, cases[i].rows);
-        cute_gemv_lib_l2_ahead(lib, cases[i].l2);
         run_case(rt, lib, CUTE_E2M1, CUTE_F32, cases[i].M, cases[i].K, cases[i].L, cases[i].beta);
         cute_gemv_lib_last(lib, &last, NULL);
-        CHECK(last.warps == cases[i].warps && last.kwarps == cases[i].kwarps &&
-                  last.ahead == cases[i].ahead && last.scale_rows_tiled == cases[i].tiled &&
-                  last.warp_rows == cases[i].rows && last.l2_ahead == cases[i].l2,
-              "case %zu: NVFP4's block of %d warps, %d a k-tile when asked (ran %d, %d)", i,
-              cases[i].warps, cases[i].kwarps, last.warps, last.kwarps);
+        CHECK(last.warps == cases[i].warps && last.warp_rows == cases[i].rows && last.ahead == cases[i].ahead &&
+                  last.scale_rows_tiled == cases[i].tiled,
+              "case %zu: NVFP4's %d warps a block, %d rows a warp when asked (ran %d, %d)", i, cases[i].warps,
+              cases[i].rows, last.warps, last.warp_rows);
     }
     every_scale = false;
-    cute_gemv_lib_block_warps(lib, 0, 0);
+    cute_gemv_lib_block_warps(lib, 0);
     cute_gemv_lib_warp_rows(lib, 0);
-    cute_gemv_lib_l2_ahead(lib, -1);
     cute_gemv_lib_ahead(lib, 0);
     cute_gemv_lib_scale_rows(lib, -1);
-    CHECK(!cute_gemv_lib_warp_rows(lib, 6) && !cute_gemv_lib_warp_rows(lib, -1),
-          "rows a warp: 0, 4 or 8");
-    CHECK(!cute_gemv_lib_l2_ahead(lib, -2) && !cute_gemv_lib_l2_ahead(lib, CUTE_GEMV_MAX_L2_PREFETCH + 1),
-          "L2 past the loads: -1 to %d", CUTE_GEMV_MAX_L2_PREFETCH);
-    /* NVFP4's register form but one field each; MXFP8, and bf16 of M-major A or 8 rows */
+    /* NVFP4's register form but one field each; MXFP8, and bf16 */
     const cute_gemv_config nv = {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16};
-    cute_gemv_config no[11];
-    for (int i = 0; i < 11; i++) no[i] = nv;
+    cute_gemv_config no[8];
+    for (int i = 0; i < 8; i++) no[i] = nv;
     no[0].warps = 3;
-    no[1].warps = 2, no[1].kwarps = 4;
-    no[2].tile_at_a_time = true, no[2].warps = 1;
-    no[3].smem_stages = 4, no[3].kwarps = 2;
-    no[4].ahead = 2, no[4].warp_rows = 8;
-    no[5].scale_rows_tiled = true, no[5].warp_rows = 8;
-    no[6].kwarps = 2, no[6].l2_ahead = 1;
-    no[7].tile_at_a_time = true, no[7].l2_ahead = 1;
-    no[8] = (cute_gemv_config){.dtype = CUTE_E4M3, .a_major = 1, .vec = 16, .vectors = 1, .sf_vec = 32, .warps = 1};
-    no[9] = (cute_gemv_config){.dtype = CUTE_BF16, .a_major = 0, .vec = 8, .vectors = 1, .warps = 1};
-    no[10] = (cute_gemv_config){.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .warp_rows = 8};
+    no[1].tile_at_a_time = true, no[1].warps = 1;
+    no[2].smem_stages = 4, no[2].warps = 2;
+    no[3].ahead = 2, no[3].warp_rows = 8;
+    no[4].scale_rows_tiled = true, no[4].warp_rows = 8;
+    no[5].warp_rows = 6;
+    no[6] = (cute_gemv_config){.dtype = CUTE_E4M3, .a_major = 1, .vec = 16, .vectors = 1, .sf_vec = 32, .warps = 1};
+    no[7] = (cute_gemv_config){.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .warps = 1};
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
         char err[512] = "";
         const cute_fn *f = cute_gemv_compile(rt, &no[i], err, sizeof err);
-        CHECK(!f && (strstr(err, "warps") || strstr(err, "a warp") || strstr(err, "past the loads")),
-              "block warps refused (%zu): %s", i, err);
+        CHECK(!f && (strstr(err, "warps a block") || strstr(err, "a warp")), "block forms refused (%zu): %s", i,
+              err);
         cute_fn_free(f);
     }
 }

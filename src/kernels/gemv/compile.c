@@ -100,11 +100,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
                          64 where the next k-tile's registers are loaded before this one's
                          products (registers: blockscaled.c, words_pipelined) */
             p->rows = gemv_rows_a_warp(cfg), p->unroll = nvfp4_pipelined(cfg) ? 1 : 2;
-        /* a warp per `rows` rows; cfg.kwarps > 1: warps g + G s (G = warps / kwarps) take
-           the same rows, warp s the s-th run of 32 lanes' vectors of each k-tile */
-        int kw = gemv_kwarps(cfg), g = p->threads / 32 / kw;
-        thr = kw > 1 ? cute_layout_fmt(a, "(%d,(32,%d)):(32,(1,%d))", g, kw, 32 * g)
-                     : cute_layout_fmt(a, "(%d,32):(32,1)", g);
+        thr = cute_layout_fmt(a, "(%d,32):(32,1)", p->threads / 32); /* a warp per `rows` rows */
         int v = p->words ? bits / 32 : cfg->vec; /* a lane's rows, each a vector */
         val = p->rows > 1 ? cute_layout_fmt(a, "(%d,%d):(%d,1)", p->rows, v, v)
                           : cute_layout_fmt(a, "(1,%d):(0,1)", v);
@@ -115,10 +111,10 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     }
     p->tc = cute_make_tiled_copy_tv(a, &atom, &thr, &val);
     if (cfg->smem_stages && !plan_ring(a, &thr, &val, p)) return false;
-    p->ktile = p->words ? 32 * (bits / 32) * p->unroll * gemv_kwarps(cfg) : cute_gemv_k_tile(cfg);
+    p->ktile = p->words ? 32 * (bits / 32) * p->unroll : cute_gemv_k_tile(cfg);
     int64_t tk = p->ktile;
     cute_tuple step = cfg->a_major == 1
-                          ? cute_tuple_fmt(a, "(%d,%lld)", gemv_block_rows(p), (long long)tk)
+                          ? cute_tuple_fmt(a, "(%d,%lld)", p->threads / 32 * p->rows, (long long)tk)
                           : cute_tuple_fmt(a, "(%d,%d)", p->threads * cfg->vec, p->unroll);
     p->tile = step;
     return !a->failed;
@@ -139,9 +135,8 @@ static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "tile_at_a_time or the L2 prefetch", cfg->smem_stages, CUTE_GEMV_MAX_SMEM_STAGES);
         return false;
     }
-    if ((cfg->warps || cfg->kwarps) && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages)) {
-        snprintf(err, n,
-                 "gemv: warps and kwarps are NVFP4's register form (not with tile_at_a_time, "
+    if (cfg->warps && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages)) {
+        snprintf(err, n, "gemv: warps a block are NVFP4's register form's (not with tile_at_a_time, "
                  "the L2 prefetch or the ring)");
         return false;
     }
@@ -152,12 +147,6 @@ static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "gemv: %d rows a warp (4 or 8) are NVFP4's register form (8: one k-tile ahead, "
                  "not by scale tile)",
                  cfg->warp_rows);
-        return false;
-    }
-    if (cfg->l2_ahead && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages || gemv_kwarps(cfg) > 1 ||
-                          cfg->l2_ahead < 0 || cfg->l2_ahead > CUTE_GEMV_MAX_L2_PREFETCH)) {
-        snprintf(err, n, "gemv: an L2 prefetch %d past the loads (0 to %d) is NVFP4's register form with "
-                 "kwarps 1", cfg->l2_ahead, CUTE_GEMV_MAX_L2_PREFETCH);
         return false;
     }
     if (cfg->scale_rows_tiled && (!nvfp4_pipelined(cfg) || cfg->smem_stages)) {
@@ -222,15 +211,10 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "tile_at_a_time, the L2 prefetch or the ring", cfg->ahead, CUTE_GEMV_MAX_AHEAD);
         return false;
     }
-    int w = gemv_block_warps(cfg), kw = gemv_kwarps(cfg);
-    bool rows1 = cfg->a_major == 1 && !cfg->mma && gemv_nvec(cfg) == 1; /* one vector, K-major */
-    if ((w != 1 && w != 2 && w != 4) || (kw != 1 && kw != 2 && kw != 4) || kw > w ||
-        (cfg->warps && !cfg->sf_vec && !rows1) ||
-        ((cfg->kwarps || cfg->warp_rows || cfg->l2_ahead) && !cfg->sf_vec)) {
-        snprintf(err, n,
-                 "gemv: %d warps a block, %d of them a k-tile (1, 2 or 4, kwarps at most warps; "
-                 "warps: NVFP4's and one vector of K-major A, kwarps NVFP4's)",
-                 cfg->warps, cfg->kwarps);
+    int w = gemv_block_warps(cfg);
+    if ((w != 1 && w != 2 && w != 4) || ((cfg->warps || cfg->warp_rows) && !cfg->sf_vec)) {
+        snprintf(err, n, "gemv: %d warps a block, %d rows a warp (1, 2 or 4 warps: NVFP4's)", cfg->warps,
+                 cfg->warp_rows);
         return false;
     }
     if (cfg->scale_rows_tiled && !cfg->sf_vec) {
@@ -357,7 +341,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, specs);
     char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_w%dk%dr%dp%d",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_w%dr%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -370,7 +354,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                                 : "",
              cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
-             gemv_block_warps(cfg), gemv_kwarps(cfg), gemv_rows_a_warp(cfg), cfg->l2_ahead);
+             gemv_block_warps(cfg), gemv_rows_a_warp(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

@@ -30,11 +30,6 @@ typedef struct gemv_plan {
 
 #define GEMV_MAX_ROWS 8
 
-/* a block's rows of A: its warps' rows, a row group of cfg.kwarps warps taking p->rows */
-static inline int gemv_block_rows(const gemv_plan *p)
-{
-    return p->threads / 32 / (p->cfg.kwarps > 1 ? p->cfg.kwarps : 1) * p->rows;
-}
 
 /* the K-major kernel's rows per warp: two for one vector of 8- or 16-bit elements, four for
  * several vectors (each load of x serves them all: with N vectors a lane reads N/rows bytes
@@ -149,12 +144,6 @@ void gemv_scale_into(cute_ctx *c, cute_tensor acc, cute_tensor y, cute_ssa pred,
 void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cute_int row,
                       cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
                       cute_val beta);
-/* the sum over the warp's lanes (butterfly: every lane gets it) */
-cute_val gemv_warp_sum(cute_ctx *c, cute_val v);
-/* gemv_finish of one row's sum `sum` of vector v (one thread) */
-void gemv_finish_row(cute_ctx *c, const gemv_plan *p, cute_val sum, cute_int row, int v,
-                     cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
-                     cute_val beta);
 /* the launch of the ordered reduction of W's splits into y (split-K's second kernel) */
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
                         cute_host_scalar alpha, cute_host_scalar beta);
@@ -193,22 +182,14 @@ int gemv_lib_scale_rows(cute_gemv_lib *lib);
 /* NVFP4's decode on the FMA pipe asked for later calls (cute_gemv_lib_fma_decode; -1: the
  * library's, 0 on sm_100a and later) */
 int gemv_lib_fma_decode(cute_gemv_lib *lib);
-/* NVFP4's register form's block asked for later calls (cute_gemv_lib_block_warps; 0, 0:
- * the library's) */
-void gemv_lib_block_warps(cute_gemv_lib *lib, int *warps, int *kwarps);
-/* ... and its rows a warp (cute_gemv_lib_warp_rows; 0: the library's), and its L2 prefetch
- * past its loads (cute_gemv_lib_l2_ahead; -1: the library's) */
+/* NVFP4's register form's warps a block and rows a warp asked for later calls
+ * (cute_gemv_lib_block_warps, cute_gemv_lib_warp_rows; 0: the library's) */
+int gemv_lib_block_warps(cute_gemv_lib *lib);
 int gemv_lib_warp_rows(cute_gemv_lib *lib);
-int gemv_lib_l2_ahead(cute_gemv_lib *lib);
-/* a configuration's warps a block (cfg.warps; 4 where 0), and of them the warps that split
- * each k-tile of the same rows (cfg.kwarps; 1 where 0) */
+/* a configuration's warps a block (cfg.warps; 4 where 0) */
 static inline int gemv_block_warps(const cute_gemv_config *cfg)
 {
     return cfg->warps > 0 ? cfg->warps : 4;
-}
-static inline int gemv_kwarps(const cute_gemv_config *cfg)
-{
-    return cfg->kwarps > 0 ? cfg->kwarps : 1;
 }
 /* NVFP4's rows a warp (cfg.warp_rows; 4 where 0) */
 static inline int gemv_rows_a_warp(const cute_gemv_config *cfg)
@@ -221,11 +202,11 @@ static inline int gemv_ahead(const cute_gemv_config *cfg)
     return cfg->ahead > 1 ? cfg->ahead : 1;
 }
 
-/* The lane's 128-byte line of k-tile kt + distance (cfg.l2_prefetch, or NVFP4's cfg.l2_ahead
- * past its loads) of the warp's `rows` rows (from block-tile row r0) of gA (TileM, tk, RestK)
- * asked of L2 (the kernels' unpredicated k-tiles; docs/gemv.md, "The next k-tiles into L2") */
-void gemv_prefetch_tile(cute_ctx *c, cute_tensor gA, cute_int r0, int rows, int64_t tk, cute_int kt,
-                        int distance, cute_int k0, cute_int kend);
+/* The lane's 128-byte line of k-tile kt + cfg.l2_prefetch of the warp's `rows` rows (from
+ * block-tile row r0) of gA (TileM, tk, RestK) asked of L2 (the kernels' unpredicated k-tiles;
+ * docs/gemv.md, "The next k-tiles into L2") */
+void gemv_prefetch_tile(cute_ctx *c, const gemv_plan *p, cute_tensor gA, cute_int r0, int rows, int64_t tk,
+                        cute_int kt, cute_int k0, cute_int kend);
 /* ... for the row kernels, whose warps own p->rows rows each: the next k-tiles of k-tile
  * `at`'s, where cfg.l2_prefetch is set and the tile unpredicated */
 void gemv_prefetch_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, cute_tuple at, bool pred);

@@ -32,9 +32,8 @@ struct cute_gemv_lib {
     int smem_stages;       /* cute_gemv_lib_smem_stages */
     int scale_rows;        /* cute_gemv_lib_scale_rows */
     int fma_decode;        /* cute_gemv_lib_fma_decode */
-    int warps, kwarps;     /* cute_gemv_lib_block_warps */
+    int warps;             /* cute_gemv_lib_block_warps */
     int warp_rows;         /* cute_gemv_lib_warp_rows */
-    int l2_ahead;          /* cute_gemv_lib_l2_ahead */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -53,8 +52,7 @@ static bool same_config(const void *x, const void *y)
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
            a->fma_decode == b->fma_decode && gemv_block_warps(a) == gemv_block_warps(b) &&
-           gemv_kwarps(a) == gemv_kwarps(b) && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
-           a->l2_ahead == b->l2_ahead;
+           gemv_rows_a_warp(a) == gemv_rows_a_warp(b);
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -74,7 +72,6 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->smem_stages = -1;
     lib->scale_rows = -1;
     lib->fma_decode = -1;
-    lib->l2_ahead = -1;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
@@ -215,26 +212,21 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib)
     return d < 0 && cute_runtime_target_arch(lib->rt) >= 100 ? 0 : d;
 }
 
-static bool warps_ok(int warps, int kwarps)
+bool cute_gemv_lib_block_warps(cute_gemv_lib *lib, int warps)
 {
-    bool w = warps == 1 || warps == 2 || warps == 4, k = kwarps == 1 || kwarps == 2 || kwarps == 4;
-    return (!warps && !kwarps) || (w && k && kwarps <= warps);
-}
-
-bool cute_gemv_lib_block_warps(cute_gemv_lib *lib, int warps, int kwarps)
-{
-    if (!lib || !warps_ok(warps, kwarps)) return false;
+    if (!lib || (warps && warps != 1 && warps != 2 && warps != 4)) return false;
     pthread_mutex_lock(&lib->lock);
-    lib->warps = warps, lib->kwarps = kwarps;
+    lib->warps = warps;
     pthread_mutex_unlock(&lib->lock);
     return true;
 }
 
-void gemv_lib_block_warps(cute_gemv_lib *lib, int *warps, int *kwarps)
+int gemv_lib_block_warps(cute_gemv_lib *lib)
 {
     pthread_mutex_lock(&lib->lock);
-    *warps = lib->warps, *kwarps = lib->kwarps;
+    int d = lib->warps;
     pthread_mutex_unlock(&lib->lock);
+    return d;
 }
 
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows)
@@ -250,23 +242,6 @@ int gemv_lib_warp_rows(cute_gemv_lib *lib)
 {
     pthread_mutex_lock(&lib->lock);
     int d = lib->warp_rows;
-    pthread_mutex_unlock(&lib->lock);
-    return d;
-}
-
-bool cute_gemv_lib_l2_ahead(cute_gemv_lib *lib, int distance)
-{
-    if (!lib || distance < -1 || distance > CUTE_GEMV_MAX_L2_PREFETCH) return false;
-    pthread_mutex_lock(&lib->lock);
-    lib->l2_ahead = distance;
-    pthread_mutex_unlock(&lib->lock);
-    return true;
-}
-
-int gemv_lib_l2_ahead(cute_gemv_lib *lib)
-{
-    pthread_mutex_lock(&lib->lock);
-    int d = lib->l2_ahead;
     pthread_mutex_unlock(&lib->lock);
     return d;
 }
@@ -399,10 +374,6 @@ static bool gemv_takes_mma(const cute_gemv_lib *lib, const gemv_operands *o)
     return gemv_mma_able(o) && o->x.shape[1] >= lib->mma_from;
 }
 
-/* the K-major GEMV's warps a block (one vector; cfg.warps) where the caller asks for none:
- * the one-line flip of the library's choice (scripts/device-fp4h.sh decides) */
-#define CUTE_GEMV_ROWS_WARPS 4
-
 /* the configuration, splits and K extent per split of a call (lock held) */
 static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, int64_t *splits,
                                   int64_t *kchunk)
@@ -417,8 +388,6 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for or the library's, where cp.async runs */
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;
-    if (o->major == 1 && !cfg.mma && gemv_nvec(&cfg) == 1) /* the block's warps (kwarps: NVFP4's) */
-        cfg.warps = lib->warps ? lib->warps : CUTE_GEMV_ROWS_WARPS;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);

@@ -182,8 +182,7 @@ static void ktile_mma(cute_ctx *c, const gemv_plan *p, const mma_thread *th, con
 {
     cute_alg *a = cute_ctx_alg(c);
     if (p->cfg.l2_prefetch && !predA) /* the warp's 16 rows' k-tile ahead into L2 */
-        gemv_prefetch_tile(c, t->gA, cute_mul(a, cute_warp_idx(c), cute_i(16)), 16, p->bk, kt, p->cfg.l2_prefetch,
-                           t->k0, t->kend);
+        gemv_prefetch_tile(c, p, t->gA, cute_mul(a, cute_warp_idx(c), cute_i(16)), 16, p->bk, kt, t->k0, t->kend);
     cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt), cA = CUTE_SLICE(c, t->cA, CUTE_ALL, CUTE_ALL, kt);
     cute_tensor rA = load_operand(c, p, th, CUTE_MMA_A, gA, cA, t->boundA, predA);
     int64_t parts = p->bk / p->bkx;

@@ -111,14 +111,14 @@ cute_tensor gemv_load_part(cute_ctx *c, const gemv_plan *p, cute_tensor src, con
 /* a k-tile row is tk contiguous elements of gA, its 128-byte lines dealt to the lanes row
  * by row (past 32 lines the first 32; a lane past them takes one again); a tile past the
  * split's last full one asks for that one again (no branch: the address stays in A) */
-void gemv_prefetch_tile(cute_ctx *c, cute_tensor gA, cute_int r0, int rows, int64_t tk, cute_int kt,
-                        int distance, cute_int k0, cute_int kend)
+void gemv_prefetch_tile(cute_ctx *c, const gemv_plan *p, cute_tensor gA, cute_int r0, int rows, int64_t tk,
+                        cute_int kt, cute_int k0, cute_int kend)
 {
     cute_alg *a = cute_ctx_alg(c);
     int64_t line = 128 * 8 / cute_dtype_bits((cute_dtype)gA.dtype), per_row = tk / line;
     int lines = (int)(rows * (per_row ? per_row : 1));
     cute_int full = cute_div(a, cute_sub(a, kend, k0), cute_i(tk));
-    cute_int next = cute_min(a, cute_add(a, kt, cute_i(distance)), cute_sub(a, full, cute_i(1)));
+    cute_int next = cute_min(a, cute_add(a, kt, cute_i(p->cfg.l2_prefetch)), cute_sub(a, full, cute_i(1)));
     cute_int l = cute_mod(a, cute_lane_idx(c), cute_i(lines > 32 ? 32 : lines));
     cute_int row = cute_add(a, r0, cute_div(a, l, cute_i(lines / rows)));
     cute_int col = cute_mul(a, cute_mod(a, l, cute_i(lines / rows)), cute_i(line));
@@ -132,8 +132,7 @@ void gemv_prefetch_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_tiles *
 {
     if (!p->cfg.l2_prefetch || pred) return;
     cute_int r0 = cute_mul(cute_ctx_alg(c), cute_warp_idx(c), cute_i(p->rows));
-    gemv_prefetch_tile(c, t->gA, r0, p->rows, p->ktile, at.leaf[at.nleaves - 1], p->cfg.l2_prefetch, t->k0,
-                       t->kend);
+    gemv_prefetch_tile(c, p, t->gA, r0, p->rows, p->ktile, at.leaf[at.nleaves - 1], t->k0, t->kend);
 }
 
 /* full k-tiles (predicated where `pred`; unpredicated ones by `whole` where given), then
@@ -235,7 +234,8 @@ void gemv_finish(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_int m0, 
     gemv_scale_into(c, acc, rows_at(c, CUTE_SLICE(c, mY, CUTE_ALL, v, t->l), m0, n), in, alpha, beta);
 }
 
-cute_val gemv_warp_sum(cute_ctx *c, cute_val v)
+/* the sum over the warp's lanes (butterfly: every lane gets it) */
+static cute_val warp_sum(cute_ctx *c, cute_val v)
 {
     for (int off = 16; off >= 1; off /= 2) {
         cute_val o = cute_val_shfl(c, v, cute_val_int(c, CUTE_I32, off), CUTE_SHFL_XOR);
@@ -248,23 +248,17 @@ void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cut
                       cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
                       cute_val beta)
 {
+    cute_alg *a = cute_ctx_alg(c);
     cute_val sum[CUTE_GEMV_MAX_VECTORS];
-    for (int v = 0; v < p->nvec; v++) sum[v] = gemv_warp_sum(c, sums[v]);
+    for (int v = 0; v < p->nvec; v++) sum[v] = warp_sum(c, sums[v]);
     CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0)))
     {
-        for (int v = 0; v < p->nvec; v++)
-            gemv_finish_row(c, p, sum[v], row, v, mY, mW, t, alpha, beta);
+        for (int v = 0; v < p->nvec; v++) {
+            cute_tensor r = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "(1):(1)"));
+            cute_tensor_store(c, r, cute_ssa_scalar(c, sum[v], r.layout.shape));
+            gemv_finish(c, p, r, row, v, mY, mW, t, alpha, beta);
+        }
     }
-}
-
-void gemv_finish_row(cute_ctx *c, const gemv_plan *p, cute_val sum, cute_int row, int v,
-                     cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
-                     cute_val beta)
-{
-    cute_tensor r =
-        cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(cute_ctx_alg(c), "(1):(1)"));
-    cute_tensor_store(c, r, cute_ssa_scalar(c, sum, r.layout.shape));
-    gemv_finish(c, p, r, row, v, mY, mW, t, alpha, beta);
 }
 
 #define REDUCE_THREADS 256
@@ -326,7 +320,7 @@ static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val al
                 reduce_end(c, p, acc, mY, mW, m, v, l, alpha, beta);
                 continue;
             }
-            cute_val sum = gemv_warp_sum(c, cute_ssa_get(c, cute_tensor_load(c, acc), 0));
+            cute_val sum = warp_sum(c, cute_ssa_get(c, cute_tensor_load(c, acc), 0));
             cute_tensor_store(c, acc, cute_ssa_scalar(c, sum, acc.layout.shape));
             CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0)))
             {
