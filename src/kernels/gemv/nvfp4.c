@@ -138,8 +138,10 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         int warps = gemv_lib_block_warps(lib), rows = gemv_lib_warp_rows(lib);
         cfg.warps = warps ? warps : form[1];
         cfg.warp_rows = rows ? rows : form[2];
-        if (cfg.warp_rows > 4 && (cfg.ahead > 1 || cfg.scale_rows_tiled))
-            cfg.warp_rows = 4; /* (8: one ahead) */
+        /* (8: one ahead, not by scale tile; the library's own before sm_100 only, as measured:
+         * on sm_100a the cvt decode's 8 rows spill 8 bytes) */
+        if (cfg.warp_rows > 4 && (cfg.ahead > 1 || cfg.scale_rows_tiled || (!rows && gemv_lib_arch(lib) >= 100)))
+            cfg.warp_rows = 4;
     }
     int level = gemv_lib_fma_decode(lib);
     cfg.fma_decode = e2m1 ? level < 0 ? CUTE_GEMV_FMA_DECODE : level : 0;
