@@ -189,11 +189,45 @@ int main(void)
         backward(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 3}, true);
     }
     unsetenv("CUTEC_ROWS_SCHEDULE");
-    /* before sm_90: rows walked in chunks; dw and db by a pass of their own */
+    /* the trials (CUTEC_ROWS_TRIAL): "lean", the backwards by fewer instructions an element
+     * (dx by two FMAs about the row's mean, dw and db summed without a select) on every plan:
+     * rows in registers (odd lengths, padded, one element), staged in one block (21x4096,
+     * four buffers), clusters of 8 staged parts with the pipelined exchange (7x33000: each
+     * buffer filled and released twice), 1024-thread parts in tiles (131080, 262136), rows
+     * whose mean is 3000 times their spread, no weight; "tiles", clusters of 256-thread
+     * blocks walking two or four tiles with sums of their own (20001: the last part's last
+     * tiles past the row's end; 33000 padded) */
+    const char *trials[] = {"lean", "lean,tiles", "tiles"};
+    for (int t = 0; t < 3; t++) {
+        setenv("CUTEC_ROWS_TRIAL", trials[t], 1);
+        for (int layer = 0; layer < 2; layer++) {
+            if (t == 0) {
+                for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+                    for (int d = 0; d < 3; d++) backward(lib, be, layer, dts[d], cases[k], k != 1 || d != 2);
+                backward(lib, be, layer, CUTE_BF16, (shape_case){4, 70000, 8}, true);
+                backward(lib, be, layer, CUTE_BF16, (shape_case){7, 131080, 8}, true);
+                backward(lib, be, layer, CUTE_BF16, (shape_case){3, 262136, 8}, true);
+            }
+            backward(lib, be, layer, CUTE_BF16, (shape_case){7, 33000, 8}, true);
+            backward(lib, be, layer, CUTE_BF16, (shape_case){5, 20001, 0}, true);
+            backward(lib, be, layer, CUTE_F16, (shape_case){3, 33000, 0}, false);
+            backward(lib, be, layer, CUTE_F32, (shape_case){3, 20004, 4}, true);
+            backward_shifted(lib, be, layer, CUTE_BF16, (shape_case){4, 33000, 0}, true, 3000);
+            /* (f16 LayerNorm's dx there passes f16's range: bf16) */
+            backward_shifted(lib, be, layer, layer ? CUTE_BF16 : CUTE_F16, (shape_case){5, 4096, 8}, true, 3000);
+        }
+    }
+    unsetenv("CUTEC_ROWS_TRIAL");
+    /* before sm_90: rows walked in chunks; dw and db by a pass of their own (and so under
+     * the lean trial: its dx pass) */
     cute_runtime_set_target_arch(rt, "sm_80");
     forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, false, 3000);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
+    setenv("CUTEC_ROWS_TRIAL", "lean", 1);
+    backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
+    backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
+    unsetenv("CUTEC_ROWS_TRIAL");
     tk_end(lib, rt);
     return CHECK_DONE("norms_test");
 }

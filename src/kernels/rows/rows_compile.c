@@ -118,7 +118,15 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * 43.1 (dw/db by a pass of their own) -> 55.9 (sums in shared memory in one tile:
          * CUTEC_ROWS_SCHEDULE=norms17; RMSNorm's dw in shared memory in two tiles 58.7,
          * LayerNorm's db there beside dw in registers in two 51.9) */
-        bool halved = sums && threads == 1024, before_norms17 = p->schedule != ROW_SCHEDULE_NOW;
+        /* the trial "tiles" (lnb; CUTEC_ROWS_TRIAL=tiles, opt-in until timed): rows over two
+         * 256-thread tiles or more (4096x32768: clusters of 8, 16 values a thread a block)
+         * take 512 threads' tile halved so: 256 threads walk twice the columns a block in two
+         * or four tiles with sums of their own (clusters of 4 at 32768), a row's reduction,
+         * exchange and waits serving 32 values a thread (the instructions an element hardly
+         * fall: each tile brings its own addresses and predicates; docs/reductions.md) */
+        bool tiles = sums && rows_trial("tiles") && n > 2 * (int64_t)STAGE_THREADS * kmax * p->vec;
+        if (tiles && threads == STAGE_THREADS) continue;
+        bool halved = sums && (threads == 1024 || (tiles && threads == 512)), before_norms17 = p->schedule != ROW_SCHEDULE_NOW;
         int sums_in_smem = halved && before_norms17 ? sum_arrays(p) : 0;
         int64_t sums_bytes = tile * 4 * sums_in_smem;
         if (blocks > ROW_CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES || per * chunk_bytes + sums_bytes > SMEM_MAX) continue;
@@ -250,6 +258,12 @@ void row_plan_forms(row_plan *p, int64_t n)
      *    bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead; +0.6
      *    points at 1024x262144, session 32: opt-in) */
     if (p->op->trial_form && rows_trial("form") && cute_dtype_bytes(p->dtype[0]) <= 2) p->op = p->op->trial_form;
+    /* "lean": the norms' backward by fewer instructions an element (layernorm.c; the flip
+     * once timed faster: drop `rows_trial("lean") &&`) */
+    const row_op *lean = p->op == &row_layernorm_bwd ? &row_layernorm_bwd_lean
+                         : p->op == &row_rmsnorm_bwd ? &row_rmsnorm_bwd_lean
+                                                      : NULL;
+    if (lean && rows_trial("lean")) p->op = lean, p->partials_plain = true;
     bool late_cols = p->op->columns_late && row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
     p->cols_ahead = rows_trial("ahead") && p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined && late_cols;
 }

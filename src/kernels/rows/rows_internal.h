@@ -130,6 +130,9 @@ typedef struct row_plan {
     bool words;            /* bf16 inputs read as 32-bit words (rows_kernel.c's load_f32) */
     bool pairs;            /* a staged row's chunks written two at a time (write_pass; one
                               block's row, not a cluster's part) */
+    bool partials_plain;   /* the column partials (dw, db) are 0 wherever the row inputs read
+                              their fill (the norms' backward: dy reads 0): summed without a
+                              select an element (rows_kernel.c's store_chunk; the lean forms) */
     bool cols_ahead;       /* a cluster's staged part with late column inputs (LayerNorm's
                               weight and bias): each write chunk's column loads issued a chunk
                               ahead, the first chunk's before the row's staged wait
@@ -259,6 +262,9 @@ const cute_fn *row_colsum_compile(cute_runtime *rt, cute_dtype out, char *err, s
 extern const row_op row_softmax_fwd, row_softmax_bwd;
 extern const row_op row_rmsnorm_fwd, row_rmsnorm_bwd;
 extern const row_op row_layernorm_fwd, row_layernorm_bwd;
+/* the norms' backward by fewer instructions an element (CUTEC_ROWS_TRIAL=lean, opt-in until
+ * timed: layernorm.c) */
+extern const row_op row_layernorm_bwd_lean, row_rmsnorm_bwd_lean;
 extern const row_op row_cross_entropy;
 /* the plain reductions (reduce.c): sum (variant 1: mean), max, min, product */
 extern const row_op row_reduce_sum, row_reduce_max, row_reduce_min, row_reduce_prod;

@@ -177,7 +177,7 @@ static void store_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == COL_PARTIAL) {
             cute_ssa zero = cute_ssa_fill(c, CUTE_F32, io->t[s].shape, 0);
-            cute_ssa add = cute_ssa_select(c, io->inside, io->t[s], zero);
+            cute_ssa add = th->p->partials_plain ? io->t[s] : cute_ssa_select(c, io->inside, io->t[s], zero);
             cute_tensor_store(c, th->acc[j][s], cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th->acc[j][s]), add));
         }
     for (int s = 0; s < op->nslots; s++)
