@@ -13,30 +13,36 @@
 #          without a select an element, the means by 1/n.  Row loop, LayerNorm / RMSNorm:
 #          4096: 716 -> 617 / 585 -> 525; 32768: 793 -> 687 / 605 -> 543; 262144: 1298 ->
 #          1162 / 1194 -> 1084 (sm_90a, no spill).
+#   idx32: (with lean) a call whose extents and strides are all within 2^15 (4096x32768,
+#          16384x4096) promises so (cute_index_bound): 32-bit offsets and bounds checks, where
+#          64-bit ones take two instructions a compare.  Row loop with lean, LayerNorm /
+#          RMSNorm: 32768 687 -> 659 / 543 -> 513; 4096 617 -> 611 / 525 -> 520.
 #   tiles: (with lean) rows over two 256-thread tiles or more in clusters of 4 blocks, each
 #          walking 8192 columns in two or four tiles with sums of their own (not 8 of 4096):
 #          about as many instructions an element (LayerNorm ~1328 a turn of 32 values), so it
 #          tests whether the cluster's size (and the weight read from L2, not staged) matter.
 # First the GPU against float64 (`cutec run --backward`: every element of dx, dw, db where
-# M N <= 2^24), then each op's default and lean at the three shapes (one bench process each,
-# a device copy of the same bytes in each: % of it compared), then tiles at 4096x32768, an
-# Nsight Compute profile of the lean LayerNorm backward at 4096x32768 (the row kernel and the
-# dw/db pass: time, issue slots, stall reasons), then LayerNorm's pair again in reverse order.
+# M N <= 2^24), then at 4096x32768 each op's default, lean, lean,idx32 and lean,tiles (one
+# bench process each, a device copy of the same bytes in each: % of it compared), an Nsight
+# Compute profile of the lean LayerNorm backward there (the row kernel and the dw/db pass:
+# time, issue slots, stall reasons), then lean and the default at the three shapes (the
+# second turns at 4096x32768), while the budget lasts.
 # The rule (points of the copy, d = candidate - default; at 4096x32768 the mean of the turns):
 #   lean, per op: d >= 1.5 at 4096x32768 and d >= -1 at the other two -> "make default" (the
 #     flip: rows_compile.c's row_plan_forms, `if (lean && rows_trial("lean"))` -> `if (lean)`;
 #     for one op only, `lean = ...` keeps the other's clause); every d < 0.5 -> "delete";
 #     otherwise "keep opt-in".
-#   tiles: lean,tiles - lean >= 1.5 at 4096x32768 for an op -> "make default" (the flip:
-#     rows_compile.c's cluster_stage, `bool tiles = sums && rows_trial("tiles") && ...` ->
-#     drop `rows_trial("tiles") &&`); < 0.5 -> "delete"; otherwise "keep opt-in".
+#   tiles, idx32: lean,T - lean >= 1.5 at 4096x32768 for an op -> "make default" (the flip:
+#     tiles, rows_compile.c's cluster_stage, `bool tiles = sums && rows_trial("tiles") && ...`
+#     -> drop `rows_trial("tiles") &&`; idx32, rows_call.c's index_bound_of, drop
+#     `!rows_trial("idx32") ||`); < 0.5 -> "delete"; otherwise "keep opt-in".
 #   A failed check against float64 or a WRONG bench row -> "delete (wrong: fix it first)".
-# Logs under $OUT; no bench starts past $BUDGET seconds (default 66).
-#   BUDGET=66 ITERS=10 sh scripts/device-lnb.sh
+# Logs under $OUT; no bench starts past $BUDGET seconds (default 60).
+#   BUDGET=60 ITERS=10 sh scripts/device-lnb.sh
 . scripts/device-common.sh
 log="$out/lnb.log"
 start=$(date +%s)
-budget=${BUDGET:-66}
+budget=${BUDGET:-60}
 BENCH_TIMEOUT=20
 command -v ncu >/dev/null || PATH=$PATH:$(ls -d /opt/nvidia/nsight-compute/*/ 2>/dev/null | tail -n 1)
 # bench TRIAL OP [--shape S]: `cutec bench OP --backward` under CUTEC_ROWS_TRIAL=TRIAL (0: the
@@ -70,13 +76,14 @@ decide_lean()
             : b < 0.5 && (a == "" || a < 0.5) && (c == "" || c < 0.5) ? "delete" : "keep opt-in"
         printf "decides: lean %s: %s (points of the copy against the default: 16384x4096 %s, 4096x32768 %s, 1024x262144 %s)\n", op, v, a, b, c }'
 }
-decide_tiles()
+# decide_with T OP D: lean,T against lean (points at 4096x32768)
+decide_with()
 {
-    awk -v op="$1" -v d="$2" 'BEGIN {
-        if (d ~ /W/) { print "decides: tiles " op ": delete (wrong: fix it first)"; exit }
-        if (d == "") { print "decides: tiles " op ": keep opt-in (not timed)"; exit }
+    awk -v t="$1" -v op="$2" -v d="$3" 'BEGIN {
+        if (d ~ /W/) { print "decides: " t " " op ": delete (wrong: fix it first)"; exit }
+        if (d == "") { print "decides: " t " " op ": keep opt-in (not timed)"; exit }
         v = d >= 1.5 ? "make default" : d < 0.5 ? "delete" : "keep opt-in"
-        printf "decides: tiles %s: %s (lean,tiles against lean at 4096x32768: %+.2f points of the copy)\n", op, v, d }'
+        printf "decides: %s %s: %s (lean,%s against lean at 4096x32768: %+.2f points of the copy)\n", t, op, v, t, d }'
 }
 # the Nsight Compute profile of `cutec run ARGS` under CUTEC_ROWS_TRIAL=lean: the launches
 # after the forward that makes the statistics (the backward's row kernel, then dw's and db's
@@ -105,34 +112,41 @@ prof()
         echo "== no GPU here: nothing timed"
         echo "decides: lean layernorm: keep opt-in (no GPU)"
         echo "decides: lean rmsnorm: keep opt-in (no GPU)"
-        echo "decides: tiles layernorm: keep opt-in (no GPU)"
-        echo "decides: tiles rmsnorm: keep opt-in (no GPU)"
+        for t in tiles idx32; do
+            echo "decides: $t layernorm: keep opt-in (no GPU)"
+            echo "decides: $t rmsnorm: keep opt-in (no GPU)"
+        done
     else
         echo "== the GPU against float64 (every element)"
-        for a in "lean layernorm bf16 512x32768" "lean rmsnorm bf16 512x32768" "lean layernorm f16 300x32776" \
-            "lean layernorm bf16 37x262136" "lean rmsnorm bf16 64x262144" "lean layernorm bf16 2000x4096" \
-            "lean layernorm f32 200x20004" "lean,tiles layernorm bf16 411x32768" "lean,tiles rmsnorm f16 300x32776"; do
+        for a in "lean layernorm bf16 512x32768" "lean layernorm f16 300x32776" "lean layernorm bf16 37x262136" \
+            "lean rmsnorm bf16 64x262144" "lean layernorm bf16 2000x4096" "lean,tiles layernorm bf16 411x32768" \
+            "lean,tiles rmsnorm f16 300x32776" "lean,idx32 layernorm bf16 500x32760" "lean,idx32 rmsnorm f16 1000x4096"; do
             set -- $a # (trial, op, dtype, shape)
             CUTEC_ROWS_TRIAL=$1 timeout 20 build/cutec run "$2" --backward --dtype "$3" --shape "$4" >"$out/lnb.one" 2>&1
             echo "CUTEC_ROWS_TRIAL=$1: $(tail -n 1 "$out/lnb.one")"
             grep -q "verified (0 wrong)" "$out/lnb.one" || checked=no
         done
-        bench 0 layernorm
+        S=4096x32768
+        bench 0 layernorm --shape $S
+        bench lean layernorm --shape $S
+        bench lean,idx32 layernorm --shape $S
+        bench lean,tiles layernorm --shape $S
+        bench 0 rmsnorm --shape $S
+        bench lean rmsnorm --shape $S
+        bench lean,idx32 rmsnorm --shape $S
+        prof ncu-ln-32768 3 layernorm --backward --dtype bf16 --shape $S --iters 1
+        # the three shapes, in reverse order (the second turns at 4096x32768)
         bench lean layernorm
-        bench 0 rmsnorm
+        bench 0 layernorm
         bench lean rmsnorm
-        bench lean,tiles layernorm --shape 4096x32768
-        prof ncu-ln-32768 3 layernorm --backward --dtype bf16 --shape 4096x32768 --iters 1
-        bench lean layernorm --shape 4096x32768
-        bench 0 layernorm --shape 4096x32768
-        bench lean,tiles rmsnorm --shape 4096x32768
-        bench lean rmsnorm --shape 4096x32768
-        bench 0 rmsnorm --shape 4096x32768
+        bench 0 rmsnorm
+        bench lean,tiles rmsnorm --shape $S
         prof ncu-ln-262144 3 layernorm --backward --dtype bf16 --shape 1024x262144 --iters 1
-        echo "== at $(($(date +%s) - start)) s: % of the copy (default / lean / lean,tiles; second turns after the comma)"
+        echo "== at $(($(date +%s) - start)) s: % of the copy (default / lean / lean,idx32 / lean,tiles; second turns after the comma)"
         for op in layernorm rmsnorm; do
             for s in 16384x4096 4096x32768 1024x262144; do
-                echo "$op bwd $s: $(pct 0 $op $s) / $(pct lean $op $s) / $(pct lean,tiles $op $s), $(pct 0 $op $s 2) / $(pct lean $op $s 2)"
+                echo "$op bwd $s: $(pct 0 $op $s) / $(pct lean $op $s) / $(pct lean,idx32 $op $s) / $(pct lean,tiles $op $s)," \
+                    "$(pct 0 $op $s 2) / $(pct lean $op $s 2)"
             done
         done
         for op in layernorm rmsnorm; do
@@ -142,8 +156,10 @@ prof()
             d262=$(diff2 "$(pct lean $op 1024x262144)" "$(pct 0 $op 1024x262144)")
             decide_lean $op "$d4" "$d32" "$d262"
         done
-        for op in layernorm rmsnorm; do
-            decide_tiles $op "$(diff2 "$(pct lean,tiles $op 4096x32768)" "$(mean2 "$(pct lean $op 4096x32768)" "$(pct lean $op 4096x32768 2)")")"
+        for t in idx32 tiles; do
+            for op in layernorm rmsnorm; do
+                decide_with $t $op "$(diff2 "$(pct lean,$t $op 4096x32768)" "$(mean2 "$(pct lean $op 4096x32768)" "$(pct lean $op 4096x32768 2)")")"
+            done
         done
     fi
     device_end

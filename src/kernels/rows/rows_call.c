@@ -91,6 +91,7 @@ static void key_of(const row_plan *p, char *key, size_t n)
                        p->sums_in_smem, p->stage_cols ? "/staged-cols" : "", p->pipelined ? "/pipelined" : "",
                        p->in_place ? "/in-place" : "", p->words ? "/words" : "", p->pairs ? "/pairs" : "");
     if (p->cols_ahead) len += snprintf(key + len, n - (size_t)len, "ahead/");
+    if (p->index_bound) len += snprintf(key + len, n - (size_t)len, "i32/");
     for (int s = 0; s < p->op->nslots; s++)
         len += snprintf(key + len, n - (size_t)len, "%s,", p->has[s] ? cute_dtype_name(p->dtype[s]) : "-");
 }
@@ -134,6 +135,23 @@ static void schedule_override(row_plan *p)
     if (p->schedule == ROW_SCHEDULE_ROWS5) p->pipelined = p->stage_cols = false;
 }
 
+/* The trial "idx32" (lnb; CUTEC_ROWS_TRIAL=idx32, opt-in until timed): a call with column
+ * sums (the norms' backward) whose extents and strides are all at most 2^15 (4096x32768,
+ * 16384x4096) promises so (cute_index_bound), and the tracer emits its offsets and bounds
+ * checks in 32 bits, where 64-bit ones take two instructions a compare and a carry an add
+ * (~40 64-bit compares a row's turn of LayerNorm's backward at 4096x32768).  0: not so. */
+#define ROW_INDEX_BOUND 32768
+static int64_t index_bound_of(const row_call *rc, const row_plan *p)
+{
+    if (!rows_trial("idx32") || !row_plan_slots(p, COL_PARTIAL)) return 0;
+    for (int s = 0; s < rc->op->nslots; s++) {
+        const cute_call_arg *x = rc->slot[s];
+        for (int d = 0; x && d < x->ndim; d++)
+            if (x->shape[d] > ROW_INDEX_BOUND || x->stride[d] > ROW_INDEX_BOUND) return 0;
+    }
+    return ROW_INDEX_BOUND;
+}
+
 static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
 {
     memset(p, 0, sizeof *p);
@@ -149,6 +167,7 @@ static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
     row_plan_forms(p, rc->slot[0]->shape[1]);
     schedule_override(p);
     p->in_place = in_place(rc);
+    p->index_bound = index_bound_of(rc, p);
     if (p->looped && rc->op->stages == 0) p->looped = false, p->column_grid = true; /* chunks by blocks */
 }
 

@@ -133,6 +133,9 @@ typedef struct row_plan {
     bool partials_plain;   /* the column partials (dw, db) are 0 wherever the row inputs read
                               their fill (the norms' backward: dy reads 0): summed without a
                               select an element (rows_kernel.c's store_chunk; the lean forms) */
+    int64_t index_bound;   /* > 0: every extent and stride of the call is at most this
+                              (cute_index_bound: the index arithmetic in 32 bits; the trial
+                              "idx32", rows_call.c's index_bound_of) */
     bool cols_ahead;       /* a cluster's staged part with late column inputs (LayerNorm's
                               weight and bias): each write chunk's column loads issued a chunk
                               ahead, the first chunk's before the row's staged wait

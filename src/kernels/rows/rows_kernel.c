@@ -659,6 +659,7 @@ static void rows_host(cute_ctx *c, const cute_arg *args)
 {
     row_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
+    if (p->index_bound) cute_index_bound(c, p->index_bound);
     cute_tensor g[ROW_SLOTS];
     int k = 0;
     for (int s = 0; s < p->op->nslots; s++)
