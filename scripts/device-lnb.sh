@@ -17,25 +17,31 @@
 #          16384x4096) promises so (cute_index_bound): 32-bit offsets and bounds checks, where
 #          64-bit ones take two instructions a compare.  Row loop with lean, LayerNorm /
 #          RMSNorm: 32768 687 -> 659 / 543 -> 513; 4096 617 -> 611 / 525 -> 520.
+#   wf32:  (with lean,idx32) a staged 16-bit weight widened once into an f32 copy in shared
+#          memory, not in both passes of every row: LayerNorm / RMSNorm 32768 659 -> 583 / 513
+#          -> 473; 4096 611 -> 530 / 520 -> 448 (793 -> 583 and 605 -> 473 from the default).
 #   tiles: (with lean) rows over two 256-thread tiles or more in clusters of 4 blocks, each
 #          walking 8192 columns in two or four tiles with sums of their own (not 8 of 4096):
 #          about as many instructions an element (LayerNorm ~1328 a turn of 32 values), so it
 #          tests whether the cluster's size (and the weight read from L2, not staged) matter.
 # First the GPU against float64 (`cutec run --backward`: every element of dx, dw, db where
-# M N <= 2^24), then at 4096x32768 each op's default, lean, lean,idx32 and lean,tiles (one
-# bench process each, a device copy of the same bytes in each: % of it compared), an Nsight
-# Compute profile of the lean LayerNorm backward there (the row kernel and the dw/db pass:
-# time, issue slots, stall reasons), then lean and the default at the three shapes (the
-# second turns at 4096x32768), while the budget lasts.
-# The rule (points of the copy, d = candidate - default; at 4096x32768 the mean of the turns):
-#   lean, per op: d >= 1.5 at 4096x32768 and d >= -1 at the other two -> "make default" (the
+# M N <= 2^24), then at 4096x32768 each op's default, lean, lean,idx32, lean,idx32,wf32 (and
+# LayerNorm's lean,tiles; one bench process each, a device copy of the same bytes in each: %
+# of it compared), an Nsight Compute profile of LayerNorm's lean,idx32,wf32 there (the row
+# kernel and the dw/db pass: time, issue slots, stall reasons), then lean,idx32,wf32 and the
+# default at the three shapes (the second turns at 4096x32768), while the budget lasts.
+# The rule (points of the copy, d = candidate - the form it adds to, first turns):
+#   lean, per op: d >= 1.5 at 4096x32768 and d >= -1 at the other two (where lean was not
+#     timed alone there, lean,idx32,wf32 against the default) -> "make default" (the
 #     flip: rows_compile.c's row_plan_forms, `if (lean && rows_trial("lean"))` -> `if (lean)`;
 #     for one op only, `lean = ...` keeps the other's clause); every d < 0.5 -> "delete";
 #     otherwise "keep opt-in".
-#   tiles, idx32: lean,T - lean >= 1.5 at 4096x32768 for an op -> "make default" (the flip:
-#     tiles, rows_compile.c's cluster_stage, `bool tiles = sums && rows_trial("tiles") && ...`
-#     -> drop `rows_trial("tiles") &&`; idx32, rows_call.c's index_bound_of, drop
-#     `!rows_trial("idx32") ||`); < 0.5 -> "delete"; otherwise "keep opt-in".
+#   idx32, wf32, tiles, each against the form it adds to (idx32: lean,idx32 - lean; wf32:
+#     lean,idx32,wf32 - lean,idx32; tiles: lean,tiles - lean) at 4096x32768, per op: >= 1.5
+#     -> "make default" (the flips: idx32, rows_call.c's index_bound_of, drop
+#     `!rows_trial("idx32") ||`; wf32, rows_compile.c's row_plan_forms, drop
+#     `rows_trial("wf32") &&`; tiles, rows_compile.c's cluster_stage, drop
+#     `rows_trial("tiles") &&`); < 0.5 -> "delete"; otherwise "keep opt-in".
 #   A failed check against float64 or a WRONG bench row -> "delete (wrong: fix it first)".
 # Logs under $OUT; no bench starts past $BUDGET seconds (default 60).
 #   BUDGET=60 ITERS=10 sh scripts/device-lnb.sh
@@ -76,26 +82,26 @@ decide_lean()
             : b < 0.5 && (a == "" || a < 0.5) && (c == "" || c < 0.5) ? "delete" : "keep opt-in"
         printf "decides: lean %s: %s (points of the copy against the default: 16384x4096 %s, 4096x32768 %s, 1024x262144 %s)\n", op, v, a, b, c }'
 }
-# decide_with T OP D: lean,T against lean (points at 4096x32768)
+# decide_with T OP D WHAT: T's increment D (points at 4096x32768; WHAT: the pair compared)
 decide_with()
 {
-    awk -v t="$1" -v op="$2" -v d="$3" 'BEGIN {
+    awk -v t="$1" -v op="$2" -v d="$3" -v what="$4" 'BEGIN {
         if (d ~ /W/) { print "decides: " t " " op ": delete (wrong: fix it first)"; exit }
         if (d == "") { print "decides: " t " " op ": keep opt-in (not timed)"; exit }
         v = d >= 1.5 ? "make default" : d < 0.5 ? "delete" : "keep opt-in"
-        printf "decides: %s %s: %s (lean,%s against lean at 4096x32768: %+.2f points of the copy)\n", t, op, v, t, d }'
+        printf "decides: %s %s: %s (%s at 4096x32768: %+.2f points of the copy)\n", t, op, v, what, d }'
 }
-# the Nsight Compute profile of `cutec run ARGS` under CUTEC_ROWS_TRIAL=lean: the launches
+# prof NAME N TRIAL ARGS: the Nsight Compute profile of `cutec run ARGS` under CUTEC_ROWS_TRIAL=TRIAL: the N launches
 # after the forward that makes the statistics (the backward's row kernel, then dw's and db's
 # column sums), their time, issue slots, and the stall reasons per issued instruction
 prof()
 {
-    name=$1 n=$2
-    shift 2
+    name=$1 n=$2 t=$3
+    shift 3
     budget_left || { echo "== skipped (time): ncu $name"; return; }
     command -v ncu >/dev/null || { echo "== no ncu: $name not profiled"; return; }
-    echo "== $(($(date +%s) - start)) s: ncu $name: cutec run $*"
-    CUTEC_ROWS_TRIAL=lean timeout 25 ncu --clock-control none --kernel-name-base function \
+    echo "== $(($(date +%s) - start)) s: ncu $name: CUTEC_ROWS_TRIAL=$t cutec run $*"
+    CUTEC_ROWS_TRIAL=$t timeout 25 ncu --clock-control none --kernel-name-base function \
         --kernel-name 'regex:_kernel_[0-9]+$' --launch-skip 1 --launch-count "$n" --section SpeedOfLight \
         --section LaunchStats --section Occupancy --section SchedulerStats --section WarpStateStats \
         --metrics 'regex:^smsp__average_warps_issue_stalled_[a-z_]+_per_issue_active\.ratio$,sm__inst_executed.sum' \
@@ -112,54 +118,57 @@ prof()
         echo "== no GPU here: nothing timed"
         echo "decides: lean layernorm: keep opt-in (no GPU)"
         echo "decides: lean rmsnorm: keep opt-in (no GPU)"
-        for t in tiles idx32; do
+        for t in idx32 wf32 tiles; do
             echo "decides: $t layernorm: keep opt-in (no GPU)"
             echo "decides: $t rmsnorm: keep opt-in (no GPU)"
         done
     else
         echo "== the GPU against float64 (every element)"
-        for a in "lean layernorm bf16 512x32768" "lean layernorm f16 300x32776" "lean layernorm bf16 37x262136" \
-            "lean rmsnorm bf16 64x262144" "lean layernorm bf16 2000x4096" "lean,tiles layernorm bf16 411x32768" \
-            "lean,tiles rmsnorm f16 300x32776" "lean,idx32 layernorm bf16 500x32760" "lean,idx32 rmsnorm f16 1000x4096"; do
+        for a in "lean layernorm f16 300x32776" "lean layernorm bf16 37x262136" "lean rmsnorm bf16 64x262144" \
+            "lean,tiles layernorm bf16 411x32768" "lean,idx32,wf32 layernorm bf16 500x32760" \
+            "lean,idx32,wf32 rmsnorm f16 1000x4096" "lean,idx32,wf32 layernorm bf16 2000x4096"; do
             set -- $a # (trial, op, dtype, shape)
             CUTEC_ROWS_TRIAL=$1 timeout 20 build/cutec run "$2" --backward --dtype "$3" --shape "$4" >"$out/lnb.one" 2>&1
             echo "CUTEC_ROWS_TRIAL=$1: $(tail -n 1 "$out/lnb.one")"
             grep -q "verified (0 wrong)" "$out/lnb.one" || checked=no
         done
         S=4096x32768
-        bench 0 layernorm --shape $S
-        bench lean layernorm --shape $S
-        bench lean,idx32 layernorm --shape $S
-        bench lean,tiles layernorm --shape $S
-        bench 0 rmsnorm --shape $S
-        bench lean rmsnorm --shape $S
-        bench lean,idx32 rmsnorm --shape $S
-        prof ncu-ln-32768 3 layernorm --backward --dtype bf16 --shape $S --iters 1
-        # the three shapes, in reverse order (the second turns at 4096x32768)
-        bench lean layernorm
+        for op in layernorm rmsnorm; do
+            bench 0 $op --shape $S
+            bench lean $op --shape $S
+            bench lean,idx32 $op --shape $S
+            bench lean,idx32,wf32 $op --shape $S
+            [ $op = layernorm ] && bench lean,tiles $op --shape $S
+        done
+        prof ncu-ln-32768 3 lean,idx32,wf32 layernorm --backward --dtype bf16 --shape $S --iters 1
+        # the three shapes (the second turns at 4096x32768)
+        bench lean,idx32,wf32 layernorm
         bench 0 layernorm
-        bench lean rmsnorm
+        bench lean,idx32,wf32 rmsnorm
         bench 0 rmsnorm
-        bench lean,tiles rmsnorm --shape $S
-        prof ncu-ln-262144 3 layernorm --backward --dtype bf16 --shape 1024x262144 --iters 1
-        echo "== at $(($(date +%s) - start)) s: % of the copy (default / lean / lean,idx32 / lean,tiles; second turns after the comma)"
+        prof ncu-ln-262144 3 lean layernorm --backward --dtype bf16 --shape 1024x262144 --iters 1
+        F=lean,idx32,wf32
+        echo "== at $(($(date +%s) - start)) s: % of the copy (default / lean / lean,idx32 / $F / lean,tiles;" \
+            "the second turns of the default and $F after the comma)"
         for op in layernorm rmsnorm; do
             for s in 16384x4096 4096x32768 1024x262144; do
-                echo "$op bwd $s: $(pct 0 $op $s) / $(pct lean $op $s) / $(pct lean,idx32 $op $s) / $(pct lean,tiles $op $s)," \
-                    "$(pct 0 $op $s 2) / $(pct lean $op $s 2)"
+                echo "$op bwd $s: $(pct 0 $op $s) / $(pct lean $op $s) / $(pct lean,idx32 $op $s) / $(pct $F $op $s) /" \
+                    "$(pct lean,tiles $op $s), $(pct 0 $op $s 2) / $(pct $F $op $s 2)"
             done
         done
         for op in layernorm rmsnorm; do
+            # lean at 4096 and 262144: where lean was not timed alone there, the whole form
+            # against the default (idx32 and wf32 do not apply at 262144)
             d4=$(diff2 "$(pct lean $op 16384x4096)" "$(pct 0 $op 16384x4096)")
-            d32=$(diff2 "$(mean2 "$(pct lean $op 4096x32768)" "$(pct lean $op 4096x32768 2)")" \
-                "$(mean2 "$(pct 0 $op 4096x32768)" "$(pct 0 $op 4096x32768 2)")")
+            [ -n "$d4" ] || d4=$(diff2 "$(pct $F $op 16384x4096)" "$(pct 0 $op 16384x4096)")
             d262=$(diff2 "$(pct lean $op 1024x262144)" "$(pct 0 $op 1024x262144)")
-            decide_lean $op "$d4" "$d32" "$d262"
-        done
-        for t in idx32 tiles; do
-            for op in layernorm rmsnorm; do
-                decide_with $t $op "$(diff2 "$(pct lean,$t $op 4096x32768)" "$(mean2 "$(pct lean $op 4096x32768)" "$(pct lean $op 4096x32768 2)")")"
-            done
+            [ -n "$d262" ] || d262=$(diff2 "$(pct $F $op 1024x262144)" "$(pct 0 $op 1024x262144)")
+            decide_lean $op "$d4" "$(diff2 "$(pct lean $op 4096x32768)" "$(pct 0 $op 4096x32768)")" "$d262"
+            decide_with idx32 $op "$(diff2 "$(pct lean,idx32 $op 4096x32768)" "$(pct lean $op 4096x32768)")" "lean,idx32 against lean"
+            decide_with wf32 $op "$(diff2 "$(pct $F $op 4096x32768)" "$(pct lean,idx32 $op 4096x32768)")" "$F against lean,idx32"
+            decide_with tiles $op "$(diff2 "$(pct lean,tiles $op 4096x32768)" "$(pct lean $op 4096x32768)")" "lean,tiles against lean"
+            echo "$op bwd 4096x32768, $F against the default (the mean of two turns each):" \
+                "$(diff2 "$(mean2 "$(pct $F $op 4096x32768)" "$(pct $F $op 4096x32768 2)")" "$(mean2 "$(pct 0 $op 4096x32768)" "$(pct 0 $op 4096x32768 2)")") points"
         done
     fi
     device_end

@@ -197,9 +197,10 @@ int main(void)
      * whose mean is 3000 times their spread, no weight; "tiles", clusters of 256-thread
      * blocks walking two or four tiles with sums of their own (20001: the last part's last
      * tiles past the row's end; 33000 padded); "idx32", 32-bit index arithmetic where every
-     * extent and stride is within 2^15 (and not past it) */
-    const char *trials[] = {"lean", "lean,tiles", "tiles", "lean,idx32"};
-    for (int t = 0; t < 4; t++) {
+     * extent and stride is within 2^15 (and not past it); "wf32", a staged 16-bit weight
+     * widened once into an f32 copy (4096 and 33000: staged; f32 and no weight: not) */
+    const char *trials[] = {"lean", "lean,tiles", "tiles", "lean,idx32", "lean,idx32,wf32", "wf32"};
+    for (int t = 0; t < 6; t++) {
         setenv("CUTEC_ROWS_TRIAL", trials[t], 1);
         for (int layer = 0; layer < 2; layer++) {
             if (t == 0) {
@@ -209,7 +210,7 @@ int main(void)
                 backward(lib, be, layer, CUTE_BF16, (shape_case){7, 131080, 8}, true);
                 backward(lib, be, layer, CUTE_BF16, (shape_case){3, 262136, 8}, true);
             }
-            if (t == 3) { /* idx32: extents and strides within 2^15 (33000 and 20004 past it) */
+            if (t == 3 || t == 4) { /* idx32: extents and strides within 2^15 (33000 and 20004 past it) */
                 backward(lib, be, layer, CUTE_BF16, (shape_case){7, 32760, 8}, true);
                 backward(lib, be, layer, CUTE_F16, (shape_case){9, 4096, 8}, true);
                 backward(lib, be, layer, CUTE_F32, (shape_case){3, 16380, 4}, true);

@@ -264,6 +264,10 @@ void row_plan_forms(row_plan *p, int64_t n)
                          : p->op == &row_rmsnorm_bwd ? &row_rmsnorm_bwd_lean
                                                       : NULL;
     if (lean && rows_trial("lean")) p->op = lean, p->partials_plain = true;
+    /* "wf32" (lnb): a staged weight of 16 bits widened once into an f32 copy in shared memory
+     * (rows_kernel.c's columns_widen), not in each pass of each row (32 of LayerNorm's ~660
+     * instructions a turn at 4096x32768); the flip: drop `rows_trial("wf32") &&` */
+    p->cols_f32 = rows_trial("wf32") && p->stage_cols && cute_dtype_bytes(p->dtype[0]) <= 2;
     bool late_cols = p->op->columns_late && row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
     p->cols_ahead = rows_trial("ahead") && p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined && late_cols;
 }

@@ -133,6 +133,9 @@ typedef struct row_plan {
     bool partials_plain;   /* the column partials (dw, db) are 0 wherever the row inputs read
                               their fill (the norms' backward: dy reads 0): summed without a
                               select an element (rows_kernel.c's store_chunk; the lean forms) */
+    bool cols_f32;         /* stage_cols of 16-bit columns (the weight) widened once into an
+                              f32 copy in shared memory, which every row reads (the trial
+                              "wf32", row_plan_forms: no widening a pass) */
     int64_t index_bound;   /* > 0: every extent and stride of the call is at most this
                               (cute_index_bound: the index arithmetic in 32 bits; the trial
                               "idx32", rows_call.c's index_bound_of) */
@@ -213,6 +216,8 @@ typedef struct row_stage {
     bool cols_on;                  /* the plan's stage_cols: */
     cute_tensor cols[ROW_SLOTS];   /* each column input's part, (1,T) tiles as s */
     cute_pipeline cols_pipe;       /* ... filled once */
+    cute_tensor cols32[ROW_SLOTS]; /* the plan's cols_f32: each widened to f32 (rows_kernel.c's
+                                      columns_widen) */
 } row_stage;
 /* the staging buffers of a plan with stage_chunks (none without); the pipeline created */
 row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p);

@@ -104,6 +104,8 @@ static cute_ssa load_f32(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa
 
 /* the column inputs (weight, bias) of chunk cb (staged: tile cb - first of the block's
  * part): issued (their values as stored), then taken (widened into io->t) */
+static bool columns_f32(const row_thread *th) { return th->stage.cols_on && th->p->cols_f32; }
+
 static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
 {
     const row_op *op = th->p->op;
@@ -112,6 +114,10 @@ static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
     cute_int staged = cute_sub(cute_ctx_alg(c), cb, th->first);
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == COL_IN) {
+            if (columns_f32(th)) { /* widened once, 0 past the row's end (columns_widen) */
+                cols.raw[s] = cute_tensor_load(c, part(c, th, th->stage.cols32[s], cute_i(0), staged));
+                continue;
+            }
             cols.from[s] = th->stage.cols_on ? part(c, th, th->stage.cols[s], cute_i(0), staged)
                                              : part(c, th, th->k->g[s], cute_i(0), cb);
             cols.raw[s] = load_raw(c, th->p, cols.from[s], in_cols, 0);
@@ -123,7 +129,23 @@ static void columns_take(cute_ctx *c, const row_thread *th, row_io *io, const ro
 {
     const row_op *op = th->p->op;
     for (int s = 0; s < op->nslots; s++)
-        if (th->p->has[s] && op->slot[s].role == COL_IN) io->t[s] = widen_raw(c, th->p, cols->from[s], cols->raw[s]);
+        if (th->p->has[s] && op->slot[s].role == COL_IN)
+            io->t[s] = columns_f32(th) ? cols->raw[s] : widen_raw(c, th->p, cols->from[s], cols->raw[s]);
+}
+
+/* the plan's cols_f32: this thread's part of each staged column input widened into its f32
+ * copy once, after the columns' wait (each thread reads back only its own part: no barrier) */
+static void columns_widen(cute_ctx *c, const row_thread *th)
+{
+    if (!columns_f32(th)) return;
+    for (int j = 0; j < th->p->stage_chunks; j++) {
+        cute_int cb = cute_add(cute_ctx_alg(c), th->first, cute_i(j));
+        cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
+        for (int s = 0; s < th->p->op->nslots; s++)
+            if (th->p->has[s] && th->p->op->slot[s].role == COL_IN)
+                cute_tensor_store(c, part(c, th, th->stage.cols32[s], cute_i(0), cute_i(j)),
+                                  load_f32(c, th->p, part(c, th, th->stage.cols[s], cute_i(0), cute_i(j)), in_cols, 0));
+    }
 }
 
 static void load_columns(cute_ctx *c, const row_thread *th, row_io *io, cute_int cb)
@@ -603,6 +625,7 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     row_stage_columns(c, &th.stage, p, k->g, th.first, k->n);
     for (int j = 0; th.stage.on && j < th.stage.stages - 1; j++) fill_row(c, &th, cute_i(j)); /* rows ahead */
     row_stage_columns_wait(c, &th.stage);
+    columns_widen(c, &th);
     if (p->pipelined)
         rows_pipelined(c, &th, &io);
     else
