@@ -28,8 +28,9 @@
 # M N <= 2^24), then at 4096x32768 each op's default, lean, lean,idx32, lean,idx32,wf32 (and
 # LayerNorm's lean,tiles; one bench process each, a device copy of the same bytes in each: %
 # of it compared), an Nsight Compute profile of LayerNorm's lean,idx32,wf32 there (the row
-# kernel and the dw/db pass: time, issue slots, stall reasons), then lean,idx32,wf32 and the
-# default at the three shapes (the second turns at 4096x32768), while the budget lasts.
+# kernel and the dw/db pass: time, issue slots, stall reasons) and of LayerNorm's lean at
+# 1024x262144, then lean,idx32,wf32 and the default at the three shapes (the second turns at
+# 4096x32768), while the budget lasts.
 # The rule (points of the copy, d = candidate - the form it adds to, first turns):
 #   lean, per op: d >= 1.5 at 4096x32768 and d >= -1 at the other two (where lean was not
 #     timed alone there, lean,idx32,wf32 against the default) -> "make default" (the
@@ -141,12 +142,12 @@ prof()
             [ $op = layernorm ] && bench lean,tiles $op --shape $S
         done
         prof ncu-ln-32768 3 lean,idx32,wf32 layernorm --backward --dtype bf16 --shape $S --iters 1
+        prof ncu-ln-262144 3 lean layernorm --backward --dtype bf16 --shape 1024x262144 --iters 1
         # the three shapes (the second turns at 4096x32768)
         bench lean,idx32,wf32 layernorm
         bench 0 layernorm
         bench lean,idx32,wf32 rmsnorm
         bench 0 rmsnorm
-        prof ncu-ln-262144 3 lean layernorm --backward --dtype bf16 --shape 1024x262144 --iters 1
         F=lean,idx32,wf32
         echo "== at $(($(date +%s) - start)) s: % of the copy (default / lean / lean,idx32 / $F / lean,tiles;" \
             "the second turns of the default and $F after the comma)"
