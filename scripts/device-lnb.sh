@@ -102,13 +102,20 @@ prof()
     budget_left || { echo "== skipped (time): ncu $name"; return; }
     command -v ncu >/dev/null || { echo "== no ncu: $name not profiled"; return; }
     echo "== $(($(date +%s) - start)) s: ncu $name: CUTEC_ROWS_TRIAL=$t cutec run $*"
-    CUTEC_ROWS_TRIAL=$t timeout 25 ncu --clock-control none --kernel-name-base function \
-        --kernel-name 'regex:_kernel_[0-9]+$' --launch-skip 1 --launch-count "$n" --section SpeedOfLight \
-        --section LaunchStats --section Occupancy --section SchedulerStats --section WarpStateStats \
-        --metrics 'regex:^smsp__average_warps_issue_stalled_[a-z_]+_per_issue_active\.ratio$,sm__inst_executed.sum' \
-        build/cutec run "$@" >"$out/$name.txt" 2>&1
-    echo "rc $?"
-    grep -E "^  [a-z_0-9]+_kernel_|Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|inst_executed" "$out/$name.txt" | head -40
+    set -- --clock-control none --kernel-name-base function --kernel-name 'regex:_kernel_[0-9]+$' --launch-skip 1 \
+        --launch-count "$n" --section SpeedOfLight --section LaunchStats --section Occupancy --section SchedulerStats \
+        --section WarpStateStats build/cutec run "$@"
+    CUTEC_ROWS_TRIAL=$t timeout 25 ncu --metrics \
+        'regex:^smsp__average_warps_issue_stalled_[a-z_]+_per_issue_active\.ratio$,sm__inst_executed.sum' "$@" \
+        >"$out/$name.txt" 2>&1
+    rc=$?
+    echo "rc $rc"
+    if [ $rc -ne 0 ] && budget_left; then # (the metrics refused: the sections alone)
+        CUTEC_ROWS_TRIAL=$t timeout 20 ncu "$@" >"$out/$name.txt" 2>&1
+        echo "rc $? (without --metrics)"
+    fi
+    grep -E "^  [a-z_0-9]+_kernel_|Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|inst_executed|cycles being stalled" \
+        "$out/$name.txt" | cut -c1-240 | head -40
     # the stall reasons above 0.05 warps an issue, largest first, per kernel
     awk '/_kernel_/ { k = $1 } /issue_stalled_/ && $NF + 0 > 0.05 { s = $1; sub("smsp__average_warps_issue_stalled_", "", s);
         sub("_per_issue_active.ratio", "", s); print k, s, $NF }' "$out/$name.txt" | sort -k1,1 -k3,3nr | head -30
