@@ -43,7 +43,8 @@
 #     `!rows_trial("idx32") ||`; wf32, rows_compile.c's row_plan_forms, drop
 #     `rows_trial("wf32") &&`; tiles, rows_compile.c's cluster_stage, drop
 #     `rows_trial("tiles") &&`); < 0.5 -> "delete"; otherwise "keep opt-in".
-#   A failed check against float64 or a WRONG bench row -> "delete (wrong: fix it first)".
+#   A failed check against float64 (it counts against the trial's last form: lean,idx32,wf32's
+#   against wf32) or a WRONG bench row -> "delete (wrong: fix it first)".
 # Logs under $OUT; no bench starts past $BUDGET seconds (default 60).
 #   BUDGET=60 ITERS=10 sh scripts/device-lnb.sh
 . scripts/device-common.sh
@@ -76,8 +77,8 @@ mean2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; 
 # decide_lean OP D4096 D32768 D262144 (points; "" not timed, W wrong)
 decide_lean()
 {
-    awk -v op="$1" -v a="$2" -v b="$3" -v c="$4" -v checked="${checked:-yes}" 'BEGIN {
-        if (checked == "no" || a b c ~ /W/) { print "decides: lean " op ": delete (wrong: fix it first)"; exit }
+    awk -v op="$1" -v a="$2" -v b="$3" -v c="$4" -v bad="${bad:-} " 'BEGIN {
+        if (bad ~ / lean / || a b c ~ /W/) { print "decides: lean " op ": delete (wrong: fix it first)"; exit }
         if (b == "") { print "decides: lean " op ": keep opt-in (not timed)"; exit }
         v = b >= 1.5 && (a == "" || a >= -1) && (c == "" || c >= -1) ? "make default" \
             : b < 0.5 && (a == "" || a < 0.5) && (c == "" || c < 0.5) ? "delete" : "keep opt-in"
@@ -86,8 +87,8 @@ decide_lean()
 # decide_with T OP D WHAT: T's increment D (points at 4096x32768; WHAT: the pair compared)
 decide_with()
 {
-    awk -v t="$1" -v op="$2" -v d="$3" -v what="$4" 'BEGIN {
-        if (d ~ /W/) { print "decides: " t " " op ": delete (wrong: fix it first)"; exit }
+    awk -v t="$1" -v op="$2" -v d="$3" -v what="$4" -v bad="${bad:-} " 'BEGIN {
+        if (d ~ /W/ || index(bad, " " t " ")) { print "decides: " t " " op ": delete (wrong: fix it first)"; exit }
         if (d == "") { print "decides: " t " " op ": keep opt-in (not timed)"; exit }
         v = d >= 1.5 ? "make default" : d < 0.5 ? "delete" : "keep opt-in"
         printf "decides: %s %s: %s (%s at 4096x32768: %+.2f points of the copy)\n", t, op, v, what, d }'
@@ -134,11 +135,13 @@ prof()
         echo "== the GPU against float64 (every element)"
         for a in "lean layernorm f16 300x32776" "lean layernorm bf16 37x262136" "lean rmsnorm bf16 64x262144" \
             "lean,tiles layernorm bf16 411x32768" "lean,idx32,wf32 layernorm bf16 500x32760" \
-            "lean,idx32,wf32 rmsnorm f16 1000x4096" "lean,idx32,wf32 layernorm bf16 2000x4096"; do
+            "lean,idx32,wf32 rmsnorm f16 1000x4096" "lean,idx32,wf32 layernorm bf16 2000x4096" \
+            "lean,idx32 layernorm bf16 300x32768"; do
             set -- $a # (trial, op, dtype, shape)
             CUTEC_ROWS_TRIAL=$1 timeout 20 build/cutec run "$2" --backward --dtype "$3" --shape "$4" >"$out/lnb.one" 2>&1
             echo "CUTEC_ROWS_TRIAL=$1: $(tail -n 1 "$out/lnb.one")"
-            grep -q "verified (0 wrong)" "$out/lnb.one" || checked=no
+            # a failed check marks the trial's last form wrong (lean,idx32,wf32: wf32)
+            grep -q "verified (0 wrong)" "$out/lnb.one" || bad="${bad:-} ${1##*,}"
         done
         S=4096x32768
         for op in layernorm rmsnorm; do
