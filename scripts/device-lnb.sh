@@ -115,7 +115,7 @@ prof()
         CUTEC_ROWS_TRIAL=$t timeout 20 ncu "$@" >"$out/$name.txt" 2>&1
         echo "rc $? (without --metrics)"
     fi
-    grep -E "^  [a-z_0-9]+_kernel_|Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|inst_executed|cycles being stalled" \
+    grep -E "^  [a-z_0-9]+_kernel_|Duration|DRAM Throughput|Grid Size|Cluster Size|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|inst_executed|cycles being stalled" \
         "$out/$name.txt" | cut -c1-240 | head -40
     # the stall reasons above 0.05 warps an issue, largest first, per kernel
     awk '/_kernel_/ { k = $1 } /issue_stalled_/ && $NF + 0 > 0.05 { s = $1; sub("smsp__average_warps_issue_stalled_", "", s);
