@@ -20,31 +20,37 @@
 #   wf32:  (with lean,idx32) a staged 16-bit weight widened once into an f32 copy in shared
 #          memory, not in both passes of every row: LayerNorm / RMSNorm 32768 659 -> 583 / 513
 #          -> 473; 4096 611 -> 530 / 520 -> 448 (793 -> 583 and 605 -> 473 from the default).
+#   nopred: (with lean) the staged chunks read without a predicate an access (and the
+#          registers zeroed before it): the buffers zeroed once (no copy writes past the row's
+#          end), no write pass for a row past the matrix.  Row loop, LayerNorm / RMSNorm,
+#          with lean,idx32,wf32: 32768 583 -> 589 / 473 -> 438, 4096 530 -> 527 / 448 -> 425;
+#          with lean: 262144 1162 -> 1037 / 1084 -> 963.
 #   tiles: (with lean) rows over two 256-thread tiles or more in clusters of 4 blocks, each
 #          walking 8192 columns in two or four tiles with sums of their own (not 8 of 4096):
 #          about as many instructions an element (LayerNorm ~1328 a turn of 32 values), so it
 #          tests whether the cluster's size (and the weight read from L2, not staged) matter.
 # First the GPU against float64 (`cutec run --backward`: every element of dx, dw, db where
-# M N <= 2^24), then at 4096x32768 each op's default, lean, lean,idx32, lean,idx32,wf32 (and
-# LayerNorm's lean,tiles; one bench process each, a device copy of the same bytes in each: %
-# of it compared), an Nsight Compute profile of LayerNorm's lean,idx32,wf32 there (the row
-# kernel and the dw/db pass: time, issue slots, stall reasons) and of LayerNorm's lean at
-# 1024x262144, then lean,idx32,wf32 and the default at the three shapes (the second turns at
-# 4096x32768), while the budget lasts.
-# The rule (points of the copy, d = candidate - the form it adds to, first turns):
-#   lean, per op: d >= 1.5 at 4096x32768 and d >= -1 at the other two (where lean was not
-#     timed alone there, lean,idx32,wf32 against the default) -> "make default" (the
-#     flip: rows_compile.c's row_plan_forms, `if (lean && rows_trial("lean"))` -> `if (lean)`;
-#     for one op only, `lean = ...` keeps the other's clause); every d < 0.5 -> "delete";
-#     otherwise "keep opt-in".
-#   idx32, wf32, tiles, each against the form it adds to (idx32: lean,idx32 - lean; wf32:
-#     lean,idx32,wf32 - lean,idx32; tiles: lean,tiles - lean) at 4096x32768, per op: >= 1.5
-#     -> "make default" (the flips: idx32, rows_call.c's index_bound_of, drop
-#     `!rows_trial("idx32") ||`; wf32, rows_compile.c's row_plan_forms, drop
-#     `rows_trial("wf32") &&`; tiles, rows_compile.c's cluster_stage, drop
-#     `rows_trial("tiles") &&`); < 0.5 -> "delete"; otherwise "keep opt-in".
-#   A failed check against float64 (it counts against the trial's last form: lean,idx32,wf32's
-#   against wf32) or a WRONG bench row -> "delete (wrong: fix it first)".
+# M N <= 2^24), then the benches (one process each, a device copy of the same bytes in each:
+# % of it compared): LayerNorm at 4096x32768 default, lean, lean,idx32,wf32 and F =
+# lean,idx32,wf32,nopred, at 1024x262144 default, lean, lean,nopred; RMSNorm default and F at
+# 4096x32768, default and lean,nopred at 1024x262144; Nsight Compute profiles of LayerNorm's
+# F at 4096x32768 and lean,nopred at 1024x262144 (the row kernel and the dw/db pass: time,
+# issue slots, stall reasons); then while the budget lasts LayerNorm's second turns at
+# 4096x32768, lean,tiles there, and default and F at 16384x4096.
+# The rule (points of the copy, first turns; "decides: FORM OP"): a form against the one it
+# adds to, >= 1.5 at the shape that decides (or at the second, where it has one) and no worse
+# than -1 at the other -> "make default"; < 0.5 at both -> "delete"; otherwise "keep opt-in":
+#   lean layernorm: lean - default at 4096x32768 (and at 1024x262144);
+#   idx32+wf32 layernorm: lean,idx32,wf32 - lean at 4096x32768;
+#   nopred layernorm: F - lean,idx32,wf32 at 4096x32768, lean,nopred - lean at 1024x262144;
+#   lean+idx32+wf32+nopred rmsnorm: F - default at 4096x32768, lean,nopred - default at
+#     1024x262144 (RMSNorm's forms timed together);
+#   tiles layernorm: lean,tiles - lean at 4096x32768.
+# The flips: lean, rows_compile.c's row_plan_forms, `if (lean && rows_trial("lean"))` -> `if
+# (lean)`; idx32, rows_call.c's index_bound_of, drop `!rows_trial("idx32") ||`; wf32 and
+# nopred, row_plan_forms, drop `rows_trial("wf32") &&` / `rows_trial("nopred") &&`; tiles,
+# cluster_stage, drop `rows_trial("tiles") &&`.  A failed GPU check counts against each form
+# its trial names; a WRONG bench row against the pair -> "delete (wrong: fix it first)".
 # Logs under $OUT; no bench starts past $BUDGET seconds (default 60).
 #   BUDGET=60 ITERS=10 sh scripts/device-lnb.sh
 . scripts/device-common.sh
@@ -74,24 +80,19 @@ pct()
 }
 diff2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print ""; else printf "%.2f", a - b }'; }
 mean2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print a b; else printf "%.2f", (a + b) / 2 }'; }
-# decide_lean OP D4096 D32768 D262144 (points; "" not timed, W wrong)
-decide_lean()
+# decide WHAT OP D1 WHERE1 [D2 WHERE2]: a form's points against the form it adds to (D1 at
+# WHERE1, the shape that decides; D2 at WHERE2, where it must not lose more than 1; "" not
+# timed, W wrong); a check of WHAT's on the GPU that failed ($bad) makes it wrong too
+decide()
 {
-    awk -v op="$1" -v a="$2" -v b="$3" -v c="$4" -v bad="${bad:-} " 'BEGIN {
-        if (bad ~ / lean / || a b c ~ /W/) { print "decides: lean " op ": delete (wrong: fix it first)"; exit }
-        if (b == "") { print "decides: lean " op ": keep opt-in (not timed)"; exit }
-        v = b >= 1.5 && (a == "" || a >= -1) && (c == "" || c >= -1) ? "make default" \
-            : b < 0.5 && (a == "" || a < 0.5) && (c == "" || c < 0.5) ? "delete" : "keep opt-in"
-        printf "decides: lean %s: %s (points of the copy against the default: 16384x4096 %s, 4096x32768 %s, 1024x262144 %s)\n", op, v, a, b, c }'
-}
-# decide_with T OP D WHAT: T's increment D (points at 4096x32768; WHAT: the pair compared)
-decide_with()
-{
-    awk -v t="$1" -v op="$2" -v d="$3" -v what="$4" -v bad="${bad:-} " 'BEGIN {
-        if (d ~ /W/ || index(bad, " " t " ")) { print "decides: " t " " op ": delete (wrong: fix it first)"; exit }
-        if (d == "") { print "decides: " t " " op ": keep opt-in (not timed)"; exit }
-        v = d >= 1.5 ? "make default" : d < 0.5 ? "delete" : "keep opt-in"
-        printf "decides: %s %s: %s (%s at 4096x32768: %+.2f points of the copy)\n", t, op, v, what, d }'
+    awk -v what="$1" -v op="$2" -v a="$3" -v wa="$4" -v b="${5:-}" -v wb="${6:-}" -v bad="${bad:-} " 'BEGIN {
+        n = split(what, f, "+"); wrong = a b ~ /W/
+        for (i = 1; i <= n; i++) if (index(bad, " " f[i] " ")) wrong = 1
+        if (wrong) { print "decides: " what " " op ": delete (wrong: fix it first)"; exit }
+        if (a == "" && b == "") { print "decides: " what " " op ": keep opt-in (not timed)"; exit }
+        win = (a != "" && a >= 1.5 && (b == "" || b >= -1)) || (b != "" && b >= 1.5 && (a == "" || a >= -1))
+        v = win ? "make default" : (a == "" || a < 0.5) && (b == "" || b < 0.5) ? "delete" : "keep opt-in"
+        printf "decides: %s %s: %s (points of the copy: %s %s%s)\n", what, op, v, wa, a, b == "" ? "" : ", " wb " " b }'
 }
 # prof NAME N TRIAL ARGS: the Nsight Compute profile of `cutec run ARGS` under CUTEC_ROWS_TRIAL=TRIAL: the N launches
 # after the forward that makes the statistics (the backward's row kernel, then dw's and db's
@@ -125,62 +126,63 @@ prof()
     device_begin
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing timed"
-        echo "decides: lean layernorm: keep opt-in (no GPU)"
-        echo "decides: lean rmsnorm: keep opt-in (no GPU)"
-        for t in idx32 wf32 tiles; do
-            echo "decides: $t layernorm: keep opt-in (no GPU)"
-            echo "decides: $t rmsnorm: keep opt-in (no GPU)"
+        for d in "lean layernorm" "idx32+wf32 layernorm" "nopred layernorm" "lean+idx32+wf32+nopred rmsnorm" "tiles layernorm"; do
+            echo "decides: $d: keep opt-in (no GPU)"
         done
     else
         echo "== the GPU against float64 (every element)"
         for a in "lean layernorm f16 300x32776" "lean layernorm bf16 37x262136" "lean rmsnorm bf16 64x262144" \
             "lean,tiles layernorm bf16 411x32768" "lean,idx32,wf32 layernorm bf16 500x32760" \
             "lean,idx32,wf32 rmsnorm f16 1000x4096" "lean,idx32,wf32 layernorm bf16 2000x4096" \
-            "lean,idx32 layernorm bf16 300x32768"; do
+            "lean,idx32 layernorm bf16 300x32768" "lean,nopred layernorm bf16 37x262136" \
+            "lean,idx32,wf32,nopred rmsnorm bf16 301x32768" "lean,idx32,wf32,nopred layernorm bf16 1001x4096"; do
             set -- $a # (trial, op, dtype, shape)
             CUTEC_ROWS_TRIAL=$1 timeout 20 build/cutec run "$2" --backward --dtype "$3" --shape "$4" >"$out/lnb.one" 2>&1
             echo "CUTEC_ROWS_TRIAL=$1: $(tail -n 1 "$out/lnb.one")"
-            # a failed check marks the trial's last form wrong (lean,idx32,wf32: wf32)
-            grep -q "verified (0 wrong)" "$out/lnb.one" || bad="${bad:-} ${1##*,}"
+            # a failed check marks each form its trial names wrong
+            grep -q "verified (0 wrong)" "$out/lnb.one" || bad="${bad:-} $(echo "$1" | tr , ' ')"
         done
-        S=4096x32768
+        S=4096x32768 L=1024x262144 F=lean,idx32,wf32,nopred
+        bench 0 layernorm --shape $S
+        bench lean layernorm --shape $S
+        bench lean,idx32,wf32 layernorm --shape $S
+        bench $F layernorm --shape $S
+        bench 0 layernorm --shape $L
+        bench lean layernorm --shape $L
+        bench lean,nopred layernorm --shape $L
+        bench 0 rmsnorm --shape $S
+        bench $F rmsnorm --shape $S
+        bench 0 rmsnorm --shape $L
+        bench lean,nopred rmsnorm --shape $L
+        prof ncu-ln-32768 3 $F layernorm --backward --dtype bf16 --shape $S --iters 1
+        prof ncu-ln-262144 3 lean,nopred layernorm --backward --dtype bf16 --shape $L --iters 1
+        bench $F layernorm --shape $S
+        bench 0 layernorm --shape $S
+        bench lean,tiles layernorm --shape $S
+        bench 0 layernorm --shape 16384x4096
+        bench $F layernorm --shape 16384x4096
+        echo "== at $(($(date +%s) - start)) s: % of the copy (second turns after the comma)"
         for op in layernorm rmsnorm; do
-            bench 0 $op --shape $S
-            bench lean $op --shape $S
-            bench lean,idx32 $op --shape $S
-            bench lean,idx32,wf32 $op --shape $S
-            [ $op = layernorm ] && bench lean,tiles $op --shape $S
-        done
-        prof ncu-ln-32768 3 lean,idx32,wf32 layernorm --backward --dtype bf16 --shape $S --iters 1
-        prof ncu-ln-262144 3 lean layernorm --backward --dtype bf16 --shape 1024x262144 --iters 1
-        # the three shapes (the second turns at 4096x32768)
-        bench lean,idx32,wf32 layernorm
-        bench 0 layernorm
-        bench lean,idx32,wf32 rmsnorm
-        bench 0 rmsnorm
-        F=lean,idx32,wf32
-        echo "== at $(($(date +%s) - start)) s: % of the copy (default / lean / lean,idx32 / $F / lean,tiles;" \
-            "the second turns of the default and $F after the comma)"
-        for op in layernorm rmsnorm; do
-            for s in 16384x4096 4096x32768 1024x262144; do
-                echo "$op bwd $s: $(pct 0 $op $s) / $(pct lean $op $s) / $(pct lean,idx32 $op $s) / $(pct $F $op $s) /" \
-                    "$(pct lean,tiles $op $s), $(pct 0 $op $s 2) / $(pct $F $op $s 2)"
+            for s in 16384x4096 $S $L; do
+                line=""
+                for t in 0 lean lean,idx32,wf32 lean,nopred lean,tiles $F; do
+                    [ -n "$(pct $t $op $s)" ] && line="$line $t $(pct $t $op $s)$([ -n "$(pct $t $op $s 2)" ] && echo ", $(pct $t $op $s 2)");"
+                done
+                echo "$op bwd $s:$line"
             done
         done
-        for op in layernorm rmsnorm; do
-            # lean at 4096 and 262144: where lean was not timed alone there, the whole form
-            # against the default (idx32 and wf32 do not apply at 262144)
-            d4=$(diff2 "$(pct lean $op 16384x4096)" "$(pct 0 $op 16384x4096)")
-            [ -n "$d4" ] || d4=$(diff2 "$(pct $F $op 16384x4096)" "$(pct 0 $op 16384x4096)")
-            d262=$(diff2 "$(pct lean $op 1024x262144)" "$(pct 0 $op 1024x262144)")
-            [ -n "$d262" ] || d262=$(diff2 "$(pct $F $op 1024x262144)" "$(pct 0 $op 1024x262144)")
-            decide_lean $op "$d4" "$(diff2 "$(pct lean $op 4096x32768)" "$(pct 0 $op 4096x32768)")" "$d262"
-            decide_with idx32 $op "$(diff2 "$(pct lean,idx32 $op 4096x32768)" "$(pct lean $op 4096x32768)")" "lean,idx32 against lean"
-            decide_with wf32 $op "$(diff2 "$(pct $F $op 4096x32768)" "$(pct lean,idx32 $op 4096x32768)")" "$F against lean,idx32"
-            decide_with tiles $op "$(diff2 "$(pct lean,tiles $op 4096x32768)" "$(pct lean $op 4096x32768)")" "lean,tiles against lean"
-            echo "$op bwd 4096x32768, $F against the default (the mean of two turns each):" \
-                "$(diff2 "$(mean2 "$(pct $F $op 4096x32768)" "$(pct $F $op 4096x32768 2)")" "$(mean2 "$(pct 0 $op 4096x32768)" "$(pct 0 $op 4096x32768 2)")") points"
-        done
+        decide lean layernorm "$(diff2 "$(pct lean layernorm $S)" "$(pct 0 layernorm $S)")" "lean - default at $S" \
+            "$(diff2 "$(pct lean layernorm $L)" "$(pct 0 layernorm $L)")" "at $L"
+        decide idx32+wf32 layernorm "$(diff2 "$(pct lean,idx32,wf32 layernorm $S)" "$(pct lean layernorm $S)")" \
+            "lean,idx32,wf32 - lean at $S"
+        decide nopred layernorm "$(diff2 "$(pct $F layernorm $S)" "$(pct lean,idx32,wf32 layernorm $S)")" "$F - lean,idx32,wf32 at $S" \
+            "$(diff2 "$(pct lean,nopred layernorm $L)" "$(pct lean layernorm $L)")" "lean,nopred - lean at $L"
+        decide lean+idx32+wf32+nopred rmsnorm "$(diff2 "$(pct $F rmsnorm $S)" "$(pct 0 rmsnorm $S)")" "$F - default at $S" \
+            "$(diff2 "$(pct lean,nopred rmsnorm $L)" "$(pct 0 rmsnorm $L)")" "lean,nopred - default at $L"
+        decide tiles layernorm "$(diff2 "$(pct lean,tiles layernorm $S)" "$(pct lean layernorm $S)")" "lean,tiles - lean at $S"
+        echo "layernorm bwd: $F against the default, the mean of two turns at $S:" \
+            "$(diff2 "$(mean2 "$(pct $F layernorm $S)" "$(pct $F layernorm $S 2)")" "$(mean2 "$(pct 0 layernorm $S)" "$(pct 0 layernorm $S 2)")");" \
+            "at 16384x4096: $(diff2 "$(pct $F layernorm 16384x4096)" "$(pct 0 layernorm 16384x4096)")"
     fi
     device_end
     echo "== WRONG lines (rows against float64): $(grep -c WRONG "$log")"

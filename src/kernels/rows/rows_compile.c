@@ -268,6 +268,10 @@ void row_plan_forms(row_plan *p, int64_t n)
      * (rows_kernel.c's columns_widen), not in each pass of each row (32 of LayerNorm's ~660
      * instructions a turn at 4096x32768); the flip: drop `rows_trial("wf32") &&` */
     p->cols_f32 = rows_trial("wf32") && p->stage_cols && cute_dtype_bytes(p->dtype[0]) <= 2;
+    /* "nopred" (lnb): a lean backward's staged chunks read without a predicate an access (and
+     * the registers zeroed before it; rows_kernel.c's load_chunk, zero_staged); the flip: drop
+     * `rows_trial("nopred") &&` */
+    p->staged_plain = rows_trial("nopred") && p->partials_plain && p->stage_chunks > 0;
     bool late_cols = p->op->columns_late && row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
     p->cols_ahead = rows_trial("ahead") && p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined && late_cols;
 }

@@ -133,6 +133,10 @@ typedef struct row_plan {
     bool partials_plain;   /* the column partials (dw, db) are 0 wherever the row inputs read
                               their fill (the norms' backward: dy reads 0): summed without a
                               select an element (rows_kernel.c's store_chunk; the lean forms) */
+    bool staged_plain;     /* the staged row inputs read without a predicate: the buffers
+                              zeroed once (past the row's end no copy writes them), rows past
+                              the matrix written by no write pass (the trial "nopred",
+                              row_plan_forms; with the lean forms' plain partials) */
     bool cols_f32;         /* stage_cols of 16-bit columns (the weight) widened once into an
                               f32 copy in shared memory, which every row reads (the trial
                               "wf32", row_plan_forms: no widening a pass) */

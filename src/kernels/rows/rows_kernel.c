@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cutec/notation.h"
+#include "cutec/sync.h"
 #include "kernels/rows/rows_internal.h"
 
 typedef struct row_kargs {
@@ -170,11 +171,14 @@ static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     io->crd = part(c, th, th->k->rows, rb, cb);
     io->col0 = cute_mul(cute_ctx_alg(c), cb, cute_i(row_plan_tile(th->p)));
     io->inside = cute_elem_less(c, io->crd, CUTE_CRD(th->k->m, th->k->n));
+    /* (a plan's staged_plain: every element of a staged buffer holds the row or 0) */
+    bool plain = th->stage.on && th->p->staged_plain;
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == ROW_IN) {
             cute_tensor from = th->stage.on ? part(c, th, th->stage.s[s], cute_i(0), staged_tile(c, th, cb))
                                             : part(c, th, th->k->g[s], rb, cb);
-            io->t[s] = load_f32(c, th->p, from, io->inside, op->slot[s].fill);
+            cute_ssa pred = plain ? cute_ssa_fill(c, CUTE_I1, io->inside.shape, 1) : io->inside;
+            io->t[s] = load_f32(c, th->p, from, pred, op->slot[s].fill);
         }
     if (!(for_stages && op->columns_late)) load_columns(c, th, io, cb);
 }
@@ -290,8 +294,20 @@ static void write_ahead(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     CUTE_FOR(c, cb, cute_add(cute_ctx_alg(c), th->first, cute_i(1)), th->end) { write_chunk(c, th, io, rb, cb, stats, 0); }
 }
 
-/* the per-row values and the write pass of a longer row, whose stages are reduced */
+static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4]);
+
+/* the per-row values and the write pass of a longer row, whose stages are reduced (a plan's
+ * staged_plain: none for a row past the matrix, whose staged chunks hold an earlier row's) */
 static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
+{
+    if (!(th->stage.on && th->p->staged_plain)) {
+        write_pass_row(c, th, io, rb, stats);
+        return;
+    }
+    CUTE_IF(c, cute_int_lt(c, io->row, th->k->m)) { write_pass_row(c, th, io, rb, stats); }
+}
+
+static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
 {
     th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
     if (th->p->cols_ahead) {
@@ -602,6 +618,21 @@ static void rows_pipelined(cute_ctx *c, row_thread *th, row_io *io)
     }
 }
 
+/* a plan's staged_plain: every staging buffer zeroed (each thread its part) before the first
+ * copy, ordered before the copies' async proxy; past the row's end no copy writes them */
+static void zero_staged(cute_ctx *c, const row_thread *th)
+{
+    if (!(th->stage.on && th->p->staged_plain)) return;
+    for (int t = 0; t < th->stage.stages * th->p->stage_chunks; t++)
+        for (int s = 0; s < th->p->op->nslots; s++)
+            if (th->p->has[s] && th->p->op->slot[s].role == ROW_IN) {
+                cute_tensor at = part(c, th, th->stage.s[s], cute_i(0), cute_i(t));
+                cute_tensor_store(c, at, cute_ssa_fill(c, at.dtype, at.layout.shape, 0));
+            }
+    cute_fence_proxy_async_shared_cta(c);
+    cute_barrier(c);
+}
+
 static void rows_body(cute_ctx *c, const row_kargs *k)
 {
     const row_plan *p = cute_ctx_user(c);
@@ -622,6 +653,7 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     th.cluster = row_cluster_alloc(c, &A, p);
     row_io io = io_start(c, &th);
     column_sums_begin(c, &th, &A);
+    zero_staged(c, &th);
     row_stage_columns(c, &th.stage, p, k->g, th.first, k->n);
     for (int j = 0; th.stage.on && j < th.stage.stages - 1; j++) fill_row(c, &th, cute_i(j)); /* rows ahead */
     row_stage_columns_wait(c, &th.stage);
