@@ -36,7 +36,8 @@
 # there (the row kernel and the dw/db pass: time, issue slots, stall reasons); at 1024x262144
 # LayerNorm's and RMSNorm's default and lean,nopred; RMSNorm's default and F at 4096x32768;
 # LayerNorm's lean at 1024x262144 and the profile of its lean,nopred there; LayerNorm's second
-# turns at 4096x32768, lean,tiles there, default and F at 16384x4096.
+# turns at 4096x32768, lean,tiles there, default and F at 16384x4096, F at the three shapes
+# beside PyTorch eager.
 # The rule (points of the copy, first turns; "decides: FORM OP"): a form against the one it
 # adds to, >= 1.5 at the shape that decides (or at the second, where it has one) and no worse
 # than -1 at the other -> "make default"; < 0.5 at both -> "delete"; otherwise "keep opt-in":
@@ -159,6 +160,8 @@ prof()
         bench lean,tiles layernorm --shape $S
         bench 0 layernorm --shape 16384x4096
         bench $F layernorm --shape 16384x4096
+        echo "-- CUTEC_ROWS_TRIAL=$F, PyTorch eager beside (GB/s in its column)"
+        CUTEC_ROWS_TRIAL=$F bench_bf16 layernorm --backward
         echo "== at $(($(date +%s) - start)) s: % of the copy (second turns after the comma)"
         for op in layernorm rmsnorm; do
             for s in 16384x4096 $S $L; do

@@ -294,19 +294,7 @@ static void write_ahead(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     CUTE_FOR(c, cb, cute_add(cute_ctx_alg(c), th->first, cute_i(1)), th->end) { write_chunk(c, th, io, rb, cb, stats, 0); }
 }
 
-static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4]);
-
-/* the per-row values and the write pass of a longer row, whose stages are reduced (a plan's
- * staged_plain: none for a row past the matrix, whose staged chunks hold an earlier row's) */
-static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
-{
-    if (!(th->stage.on && th->p->staged_plain)) {
-        write_pass_row(c, th, io, rb, stats);
-        return;
-    }
-    CUTE_IF(c, cute_int_lt(c, io->row, th->k->m)) { write_pass_row(c, th, io, rb, stats); }
-}
-
+/* the per-row values and the write pass of a longer row, whose stages are reduced */
 static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
 {
     th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
@@ -342,6 +330,17 @@ static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_i
         return;
     }
     CUTE_FOR(c, cb, th->first, th->end) { write_chunk(c, th, io, rb, cb, stats, 0); }
+}
+
+/* ... for row io->row (a plan's staged_plain: none for a row past the matrix, whose staged
+ * chunks hold an earlier row's) */
+static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
+{
+    if (!(th->stage.on && th->p->staged_plain)) {
+        write_pass_row(c, th, io, rb, stats);
+        return;
+    }
+    CUTE_IF(c, cute_int_lt(c, io->row, th->k->m)) { write_pass_row(c, th, io, rb, stats); }
 }
 
 /* a longer row: each stage walks the chunks, combining as it goes; then the write pass.  A
