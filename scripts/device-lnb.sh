@@ -29,36 +29,39 @@
 #          walking 8192 columns in two or four tiles with sums of their own (not 8 of 4096):
 #          about as many instructions an element (LayerNorm ~1328 a turn of 32 values), so it
 #          tests whether the cluster's size (and the weight read from L2, not staged) matter.
+#   wstage: (with lean,nopred) at 1024x262144 the weight's 32 KB part staged beside the three
+#          64 KB buffers (one block an SM takes 225 KB of the 227), read from shared memory,
+#          not from L2 in each pass: LayerNorm 1037 -> 996, RMSNorm 963 -> 912.
 # First the GPU against float64 (`cutec run --backward`: every element of dx, dw, db where
 # M N <= 2^24), then the benches (one process each, a device copy of the same bytes in each:
 # % of it compared) in this order while the budget lasts: LayerNorm at 4096x32768 default,
-# lean, lean,idx32,wf32 and F = lean,idx32,wf32,nopred; an Nsight Compute profile of its F
-# there (the row kernel and the dw/db pass: time, issue slots, stall reasons); at 1024x262144
-# LayerNorm's and RMSNorm's default and lean,nopred; RMSNorm's default and F at 4096x32768;
-# LayerNorm's lean at 1024x262144 and the profile of its lean,nopred there; LayerNorm's second
-# turns at 4096x32768, lean,tiles there, default and F at 16384x4096, F at the three shapes
-# beside PyTorch eager.
+# lean and F = lean,idx32,wf32,nopred; an Nsight Compute profile of its F there (the row
+# kernel and the dw/db pass: time, issue slots, stall reasons); at 1024x262144 each op's
+# default, lean,nopred and lean,nopred,wstage, LayerNorm's lean; the profile of LayerNorm's
+# lean,nopred,wstage there; then LayerNorm's lean,idx32,wf32 and second turns at 4096x32768,
+# lean,tiles there, RMSNorm's default and F there, F,wstage at the three shapes beside
+# PyTorch eager.
 # The rule (points of the copy, first turns; "decides: FORM OP"): a form against the one it
 # adds to, >= 1.5 at the shape that decides (or at the second, where it has one) and no worse
 # than -1 at the other -> "make default"; < 0.5 at both -> "delete"; otherwise "keep opt-in":
 #   lean layernorm: lean - default at 4096x32768 (and at 1024x262144);
-#   idx32+wf32 layernorm: lean,idx32,wf32 - lean at 4096x32768;
-#   nopred layernorm: F - lean,idx32,wf32 at 4096x32768, lean,nopred - lean at 1024x262144;
-#   lean+idx32+wf32+nopred rmsnorm: F - default at 4096x32768, lean,nopred - default at
-#     1024x262144 (RMSNorm's forms timed together);
+#   idx32+wf32+nopred layernorm: F - lean at 4096x32768, lean,nopred - lean at 1024x262144;
+#   wstage OP: lean,nopred,wstage - lean,nopred at 1024x262144;
+#   lean+nopred rmsnorm: lean,nopred - default at 1024x262144, F - default at 4096x32768;
 #   tiles layernorm: lean,tiles - lean at 4096x32768.
 # The flips: lean, rows_compile.c's row_plan_forms, `if (lean && rows_trial("lean"))` -> `if
 # (lean)`; idx32, rows_call.c's index_bound_of, drop `!rows_trial("idx32") ||`; wf32 and
-# nopred, row_plan_forms, drop `rows_trial("wf32") &&` / `rows_trial("nopred") &&`; tiles,
-# cluster_stage, drop `rows_trial("tiles") &&`.  A failed GPU check counts against each form
-# its trial names; a WRONG bench row against the pair -> "delete (wrong: fix it first)".
-# Logs under $OUT; no bench starts past $BUDGET seconds (default 62).
-#   BUDGET=62 ITERS=10 sh scripts/device-lnb.sh
+# nopred, row_plan_forms, drop `rows_trial("wf32") &&` / `rows_trial("nopred") &&`; wstage
+# and tiles, cluster_stage, drop `rows_trial("wstage")` / `rows_trial("tiles") &&`.  A failed
+# GPU check counts against each form its trial names; a WRONG bench row against the pair ->
+# "delete (wrong: fix it first)".
+# Logs under $OUT; no bench starts past $BUDGET seconds (default 64), each under 16 s.
+#   BUDGET=64 ITERS=10 sh scripts/device-lnb.sh
 . scripts/device-common.sh
 log="$out/lnb.log"
 start=$(date +%s)
-budget=${BUDGET:-62}
-BENCH_TIMEOUT=20
+budget=${BUDGET:-64}
+BENCH_TIMEOUT=16
 command -v ncu >/dev/null || PATH=$PATH:$(ls -d /opt/nvidia/nsight-compute/*/ 2>/dev/null | tail -n 1)
 # bench TRIAL OP [--shape S]: `cutec bench OP --backward` under CUTEC_ROWS_TRIAL=TRIAL (0: the
 # default), no PyTorch, into $out/lnb-TRIAL-OP.txt (appended), shown
@@ -127,14 +130,16 @@ prof()
     device_begin
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing timed"
-        for d in "lean layernorm" "idx32+wf32 layernorm" "nopred layernorm" "lean+idx32+wf32+nopred rmsnorm" "tiles layernorm"; do
+        for d in "lean layernorm" "idx32+wf32+nopred layernorm" "wstage layernorm" "wstage rmsnorm" \
+            "lean+nopred rmsnorm" "tiles layernorm"; do
             echo "decides: $d: keep opt-in (no GPU)"
         done
     else
         echo "== the GPU against float64 (every element)"
         for a in "lean layernorm f16 300x32776" "lean rmsnorm bf16 64x262144" "lean,tiles layernorm bf16 411x32768" \
             "lean,idx32,wf32 layernorm bf16 500x32760" "lean,nopred layernorm bf16 37x262136" \
-            "lean,idx32,wf32,nopred rmsnorm bf16 301x32768" "lean,idx32,wf32,nopred layernorm f16 1001x4096"; do
+            "lean,idx32,wf32,nopred rmsnorm bf16 301x32768" "lean,idx32,wf32,nopred layernorm f16 1001x4096" \
+            "lean,nopred,wstage rmsnorm f16 40x262136"; do
             set -- $a # (trial, op, dtype, shape)
             CUTEC_ROWS_TRIAL=$1 timeout 20 build/cutec run "$2" --backward --dtype "$3" --shape "$4" >"$out/lnb.one" 2>&1
             echo "CUTEC_ROWS_TRIAL=$1: $(tail -n 1 "$out/lnb.one")"
@@ -144,29 +149,28 @@ prof()
         S=4096x32768 L=1024x262144 F=lean,idx32,wf32,nopred
         bench 0 layernorm --shape $S
         bench lean layernorm --shape $S
-        bench lean,idx32,wf32 layernorm --shape $S
         bench $F layernorm --shape $S
         prof ncu-ln-32768 3 $F layernorm --backward --dtype bf16 --shape $S --iters 1
-        bench 0 layernorm --shape $L
-        bench lean,nopred layernorm --shape $L
-        bench 0 rmsnorm --shape $L
-        bench lean,nopred rmsnorm --shape $L
-        bench 0 rmsnorm --shape $S
-        bench $F rmsnorm --shape $S
+        for op in layernorm rmsnorm; do
+            bench 0 $op --shape $L
+            bench lean,nopred $op --shape $L
+            bench lean,nopred,wstage $op --shape $L
+        done
         bench lean layernorm --shape $L
-        prof ncu-ln-262144 3 lean,nopred layernorm --backward --dtype bf16 --shape $L --iters 1
+        prof ncu-ln-262144 3 lean,nopred,wstage layernorm --backward --dtype bf16 --shape $L --iters 1
+        bench lean,idx32,wf32 layernorm --shape $S
         bench $F layernorm --shape $S
         bench 0 layernorm --shape $S
         bench lean,tiles layernorm --shape $S
-        bench 0 layernorm --shape 16384x4096
-        bench $F layernorm --shape 16384x4096
-        echo "-- CUTEC_ROWS_TRIAL=$F, PyTorch eager beside (GB/s in its column)"
-        CUTEC_ROWS_TRIAL=$F bench_bf16 layernorm --backward
+        bench 0 rmsnorm --shape $S
+        bench $F rmsnorm --shape $S
+        echo "-- CUTEC_ROWS_TRIAL=$F,wstage, PyTorch eager beside (GB/s in its column)"
+        CUTEC_ROWS_TRIAL=$F,wstage bench_bf16 layernorm --backward
         echo "== at $(($(date +%s) - start)) s: % of the copy (second turns after the comma)"
         for op in layernorm rmsnorm; do
             for s in 16384x4096 $S $L; do
                 line=""
-                for t in 0 lean lean,idx32,wf32 lean,nopred lean,tiles $F; do
+                for t in 0 lean lean,idx32,wf32 lean,nopred lean,nopred,wstage lean,tiles $F; do
                     [ -n "$(pct $t $op $s)" ] && line="$line $t $(pct $t $op $s)$([ -n "$(pct $t $op $s 2)" ] && echo ", $(pct $t $op $s 2)");"
                 done
                 echo "$op bwd $s:$line"
@@ -174,12 +178,14 @@ prof()
         done
         decide lean layernorm "$(diff2 "$(pct lean layernorm $S)" "$(pct 0 layernorm $S)")" "lean - default at $S" \
             "$(diff2 "$(pct lean layernorm $L)" "$(pct 0 layernorm $L)")" "at $L"
-        decide idx32+wf32 layernorm "$(diff2 "$(pct lean,idx32,wf32 layernorm $S)" "$(pct lean layernorm $S)")" \
-            "lean,idx32,wf32 - lean at $S"
-        decide nopred layernorm "$(diff2 "$(pct $F layernorm $S)" "$(pct lean,idx32,wf32 layernorm $S)")" "$F - lean,idx32,wf32 at $S" \
+        decide idx32+wf32+nopred layernorm "$(diff2 "$(pct $F layernorm $S)" "$(pct lean layernorm $S)")" "$F - lean at $S" \
             "$(diff2 "$(pct lean,nopred layernorm $L)" "$(pct lean layernorm $L)")" "lean,nopred - lean at $L"
-        decide lean+idx32+wf32+nopred rmsnorm "$(diff2 "$(pct $F rmsnorm $S)" "$(pct 0 rmsnorm $S)")" "$F - default at $S" \
-            "$(diff2 "$(pct lean,nopred rmsnorm $L)" "$(pct 0 rmsnorm $L)")" "lean,nopred - default at $L"
+        for op in layernorm rmsnorm; do
+            decide wstage $op "$(diff2 "$(pct lean,nopred,wstage $op $L)" "$(pct lean,nopred $op $L)")" \
+                "lean,nopred,wstage - lean,nopred at $L"
+        done
+        decide lean+nopred rmsnorm "$(diff2 "$(pct lean,nopred rmsnorm $L)" "$(pct 0 rmsnorm $L)")" "lean,nopred - default at $L" \
+            "$(diff2 "$(pct $F rmsnorm $S)" "$(pct 0 rmsnorm $S)")" "$F - default at $S"
         decide tiles layernorm "$(diff2 "$(pct lean,tiles layernorm $S)" "$(pct lean layernorm $S)")" "lean,tiles - lean at $S"
         echo "layernorm bwd: $F against the default, the mean of two turns at $S:" \
             "$(diff2 "$(mean2 "$(pct $F layernorm $S)" "$(pct $F layernorm $S 2)")" "$(mean2 "$(pct 0 layernorm $S)" "$(pct 0 layernorm $S 2)")");" \

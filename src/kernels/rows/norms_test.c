@@ -236,6 +236,14 @@ int main(void)
             backward_shifted(lib, be, layer, layer ? CUTE_BF16 : CUTE_F16, (shape_case){5, 4096, 8}, true, 3000);
         }
     }
+    /* "wstage": 1024-thread parts with their weight staged beside three buffers (227 KB, one
+     * block an SM): clusters of 16, the last part 8 short; f16 with rows past the matrix */
+    setenv("CUTEC_ROWS_TRIAL", "lean,nopred,wstage", 1);
+    for (int layer = 0; layer < 2; layer++) {
+        backward(lib, be, layer, CUTE_BF16, (shape_case){3, 262136, 8}, true);
+        backward_shifted(lib, be, layer, CUTE_BF16, (shape_case){2, 262144, 0}, true, 3000);
+    }
+    backward(lib, be, false, CUTE_F16, (shape_case){5, 131080, 8}, true);
     unsetenv("CUTEC_ROWS_TRIAL");
     /* before sm_90: rows walked in chunks; dw and db by a pass of their own (and so under
      * the lean trial: its dx pass) */

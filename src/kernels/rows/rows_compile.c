@@ -148,7 +148,11 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * where that leaves the buffers as many (the norms' backward at 4096 and 32768; at
          * 262144 the sums leave no room) */
         int64_t cols_bytes = per * tile * esize * row_plan_slots(p, COL_IN);
-        p->stage_cols = sums && cols_bytes && (room - cols_bytes) / (per * chunk_bytes) >= bufs;
+        /* (the trial "wstage", lnb: one block an SM may take the SM's 227 KB, less 2 KB for the
+         * reductions' scratch, the exchange and the barriers: 1024x262144's three 64 KB
+         * buffers and its 32 KB of bf16 weight) */
+        int64_t whole = row_plan_blocks_per_sm(p) == 1 && rows_trial("wstage") ? 225 * 1024 - sums_bytes : room;
+        p->stage_cols = sums && cols_bytes && (whole - cols_bytes) / (per * chunk_bytes) >= bufs;
         /* A forward's block stages one row's part and exits (three blocks of 256 threads an
          * SM, one 64 KB buffer each): an SM's next load starts only when one of its blocks
          * has exchanged and written its row and a whole cluster's new blocks find room, and
