@@ -262,8 +262,8 @@ void row_plan_forms(row_plan *p, int64_t n)
      *    bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead; +0.6
      *    points at 1024x262144, session 32: opt-in) */
     if (p->op->trial_form && rows_trial("form") && cute_dtype_bytes(p->dtype[0]) <= 2) p->op = p->op->trial_form;
-    /* "lean": the norms' backward by fewer instructions an element (layernorm.c; the flip
-     * once timed faster: drop `rows_trial("lean") &&`) */
+    /* "lean" (lnb): the norms' backward by fewer instructions an element (layernorm.c; the
+     * flip once timed faster: drop `&& rows_trial("lean")`) */
     const row_op *lean = p->op == &row_layernorm_bwd ? &row_layernorm_bwd_lean
                          : p->op == &row_rmsnorm_bwd ? &row_rmsnorm_bwd_lean
                                                       : NULL;

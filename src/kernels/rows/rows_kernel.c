@@ -103,10 +103,11 @@ static cute_ssa load_f32(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa
     return widen_raw(c, p, t, load_raw(c, p, t, pred, fill));
 }
 
-/* the column inputs (weight, bias) of chunk cb (staged: tile cb - first of the block's
- * part): issued (their values as stored), then taken (widened into io->t) */
+/* the plan's cols_f32 (with its columns staged) */
 static bool columns_f32(const row_thread *th) { return th->stage.cols_on && th->p->cols_f32; }
 
+/* the column inputs (weight, bias) of chunk cb (staged: tile cb - first of the block's
+ * part): issued (their values as stored), then taken (widened into io->t) */
 static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
 {
     const row_op *op = th->p->op;
