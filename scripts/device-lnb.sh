@@ -25,22 +25,20 @@
 #          end), no write pass for a row past the matrix.  Row loop, LayerNorm / RMSNorm,
 #          with lean,idx32,wf32: 32768 583 -> 589 / 473 -> 438, 4096 530 -> 527 / 448 -> 425;
 #          with lean: 262144 1162 -> 1037 / 1084 -> 963.
-#   tiles: (with lean) rows over two 256-thread tiles or more in clusters of 4 blocks, each
-#          walking 8192 columns in two or four tiles with sums of their own (not 8 of 4096):
-#          about as many instructions an element (LayerNorm ~1328 a turn of 32 values), so it
-#          tests whether the cluster's size (and the weight read from L2, not staged) matter.
+#   colvec: dw's and db's partial rows summed four columns a thread (16-byte loads, N/128
+#          blocks; the same bits), where one column a thread took 14.8 us for dw's 8 MB at
+#          1024x262144 (ncu, session 33).
 #   wstage: (with lean,nopred) at 1024x262144 the weight's 32 KB part staged beside the three
 #          64 KB buffers (one block an SM takes 225 KB of the 227), read from shared memory,
 #          not from L2 in each pass: LayerNorm 1037 -> 996, RMSNorm 963 -> 912.
 # First the GPU against float64 (`cutec run --backward`: every element of dx, dw, db where
 # M N <= 2^24), then the benches (one process each, a device copy of the same bytes in each:
 # % of it compared) in this order while the budget lasts: LayerNorm at 4096x32768 default,
-# lean and F = lean,idx32,wf32,nopred; an Nsight Compute profile of its F there (the row
+# lean, F = lean,idx32,wf32,nopred and F,colvec; an Nsight Compute profile of its F there (the row
 # kernel and the dw/db pass: time, issue slots, stall reasons); at 1024x262144 each op's
 # default, lean,nopred and lean,nopred,wstage, LayerNorm's lean; the profile of LayerNorm's
 # lean,nopred,wstage there; then LayerNorm's lean,idx32,wf32 and second turns at 4096x32768,
-# lean,tiles there, RMSNorm's default and F there, F,wstage at the three shapes beside
-# PyTorch eager.
+# RMSNorm's default and F there, F,wstage,colvec at the three shapes beside PyTorch eager.
 # The rule (points of the copy, first turns; "decides: FORM OP"): a form against the one it
 # adds to, >= 1.5 at the shape that decides (or at the second, where it has one) and no worse
 # than -1 at the other -> "make default"; < 0.5 at both -> "delete"; otherwise "keep opt-in":
@@ -48,11 +46,12 @@
 #   idx32+wf32+nopred layernorm: F - lean at 4096x32768, lean,nopred - lean at 1024x262144;
 #   wstage OP: lean,nopred,wstage - lean,nopred at 1024x262144;
 #   lean+nopred rmsnorm: lean,nopred - default at 1024x262144, F - default at 4096x32768;
-#   tiles layernorm: lean,tiles - lean at 4096x32768.
+#   colvec layernorm: F,colvec - F at 4096x32768.
 # The flips: lean, rows_compile.c's row_plan_forms, `if (lean && rows_trial("lean"))` -> `if
 # (lean)`; idx32, rows_call.c's index_bound_of, drop `!rows_trial("idx32") ||`; wf32 and
-# nopred, row_plan_forms, drop `rows_trial("wf32") &&` / `rows_trial("nopred") &&`; wstage
-# and tiles, cluster_stage, drop `rows_trial("wstage")` / `rows_trial("tiles") &&`.  A failed
+# nopred, row_plan_forms, drop `rows_trial("wf32") &&` / `rows_trial("nopred") &&`; wstage,
+# cluster_stage, drop `&& rows_trial("wstage")`; colvec, columns.c's rows_colsum, drop
+# `if (rows_trial("colvec"))`.  A failed
 # GPU check counts against each form its trial names; a WRONG bench row against the pair ->
 # "delete (wrong: fix it first)".
 # Logs under $OUT; no bench starts past $BUDGET seconds (default 64), each under 16 s.
@@ -131,12 +130,12 @@ prof()
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing timed"
         for d in "lean layernorm" "idx32+wf32+nopred layernorm" "wstage layernorm" "wstage rmsnorm" \
-            "lean+nopred rmsnorm" "tiles layernorm"; do
+            "lean+nopred rmsnorm" "colvec layernorm"; do
             echo "decides: $d: keep opt-in (no GPU)"
         done
     else
         echo "== the GPU against float64 (every element)"
-        for a in "lean layernorm f16 300x32776" "lean rmsnorm bf16 64x262144" "lean,tiles layernorm bf16 411x32768" \
+        for a in "lean layernorm f16 300x32776" "lean rmsnorm bf16 64x262144" "lean,colvec layernorm bf16 411x32768" \
             "lean,idx32,wf32 layernorm bf16 500x32760" "lean,nopred layernorm bf16 37x262136" \
             "lean,idx32,wf32,nopred rmsnorm bf16 301x32768" "lean,idx32,wf32,nopred layernorm f16 1001x4096" \
             "lean,nopred,wstage rmsnorm f16 40x262136"; do
@@ -150,6 +149,7 @@ prof()
         bench 0 layernorm --shape $S
         bench lean layernorm --shape $S
         bench $F layernorm --shape $S
+        bench $F,colvec layernorm --shape $S
         prof ncu-ln-32768 3 $F layernorm --backward --dtype bf16 --shape $S --iters 1
         for op in layernorm rmsnorm; do
             bench 0 $op --shape $L
@@ -161,16 +161,15 @@ prof()
         bench lean,idx32,wf32 layernorm --shape $S
         bench $F layernorm --shape $S
         bench 0 layernorm --shape $S
-        bench lean,tiles layernorm --shape $S
         bench 0 rmsnorm --shape $S
         bench $F rmsnorm --shape $S
-        echo "-- CUTEC_ROWS_TRIAL=$F,wstage, PyTorch eager beside (GB/s in its column)"
-        CUTEC_ROWS_TRIAL=$F,wstage bench_bf16 layernorm --backward
+        echo "-- CUTEC_ROWS_TRIAL=$F,wstage,colvec, PyTorch eager beside (GB/s in its column)"
+        CUTEC_ROWS_TRIAL=$F,wstage,colvec bench_bf16 layernorm --backward
         echo "== at $(($(date +%s) - start)) s: % of the copy (second turns after the comma)"
         for op in layernorm rmsnorm; do
             for s in 16384x4096 $S $L; do
                 line=""
-                for t in 0 lean lean,idx32,wf32 lean,nopred lean,nopred,wstage lean,tiles $F; do
+                for t in 0 lean lean,idx32,wf32 lean,nopred lean,nopred,wstage $F $F,colvec; do
                     [ -n "$(pct $t $op $s)" ] && line="$line $t $(pct $t $op $s)$([ -n "$(pct $t $op $s 2)" ] && echo ", $(pct $t $op $s 2)");"
                 done
                 echo "$op bwd $s:$line"
@@ -186,7 +185,7 @@ prof()
         done
         decide lean+nopred rmsnorm "$(diff2 "$(pct lean,nopred rmsnorm $L)" "$(pct 0 rmsnorm $L)")" "lean,nopred - default at $L" \
             "$(diff2 "$(pct $F rmsnorm $S)" "$(pct 0 rmsnorm $S)")" "$F - default at $S"
-        decide tiles layernorm "$(diff2 "$(pct lean,tiles layernorm $S)" "$(pct lean layernorm $S)")" "lean,tiles - lean at $S"
+        decide colvec layernorm "$(diff2 "$(pct $F,colvec layernorm $S)" "$(pct $F layernorm $S)")" "$F,colvec - $F at $S"
         echo "layernorm bwd: $F against the default, the mean of two turns at $S:" \
             "$(diff2 "$(mean2 "$(pct $F layernorm $S)" "$(pct $F layernorm $S 2)")" "$(mean2 "$(pct 0 layernorm $S)" "$(pct 0 layernorm $S 2)")");" \
             "at 16384x4096: $(diff2 "$(pct $F layernorm 16384x4096)" "$(pct 0 layernorm 16384x4096)")"

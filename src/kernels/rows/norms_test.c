@@ -2,6 +2,8 @@
  * them) and backward (dx, and dw, db summed over the rows by the second pass), on the
  * interpreter against the float64 reference: odd row lengths, padded rows, the 16-byte
  * path, a forward row longer than one tile; fresh random inputs, poisoned outputs. */
+#include <string.h>
+
 #include "cutec/interp.h"
 #include "kernels/rows/rows_ref.h"
 #include "kernels/rows/rows_testkit.h"
@@ -194,16 +196,15 @@ int main(void)
      * rows in registers (odd lengths, padded, one element), staged in one block (21x4096,
      * four buffers), clusters of 8 staged parts with the pipelined exchange (7x33000: each
      * buffer filled and released twice), 1024-thread parts in tiles (131080, 262136), rows
-     * whose mean is 3000 times their spread, no weight; "tiles", clusters of 256-thread
-     * blocks walking two or four tiles with sums of their own (20001: the last part's last
-     * tiles past the row's end; 33000 padded); "idx32", 32-bit index arithmetic where every
-     * extent and stride is within 2^15 (and not past it); "wf32", a staged 16-bit weight
-     * widened once into an f32 copy (4096 and 33000: staged; f32 and no weight: not);
-     * "nopred", the staged chunks read without a predicate (buffers zeroed once, no write
-     * pass for a row past the matrix) */
-    const char *trials[] = {"lean", "lean,tiles", "tiles", "lean,idx32", "lean,idx32,wf32", "wf32", "lean,nopred",
-                            "lean,idx32,wf32,nopred", "lean,tiles,nopred"};
-    for (int t = 0; t < 9; t++) {
+     * whose mean is 3000 times their spread, no weight; "colvec", dw's and db's partial rows
+     * summed four columns a thread; "idx32", 32-bit index arithmetic where every extent and
+     * stride is within 2^15 (and not past it); "wf32", a staged 16-bit weight widened once
+     * into an f32 copy (4096 and 33000: staged; f32 and no weight: not); "nopred", the staged
+     * chunks read without a predicate (buffers zeroed once, no write pass for a row past the
+     * matrix) */
+    const char *trials[] = {"lean", "lean,colvec", "lean,idx32", "lean,idx32,wf32", "wf32", "lean,nopred",
+                            "lean,idx32,wf32,nopred,colvec"};
+    for (int t = 0; t < (int)(sizeof trials / sizeof *trials); t++) {
         setenv("CUTEC_ROWS_TRIAL", trials[t], 1);
         for (int layer = 0; layer < 2; layer++) {
             if (t == 0) {
@@ -213,20 +214,23 @@ int main(void)
                 backward(lib, be, layer, CUTE_BF16, (shape_case){7, 131080, 8}, true);
                 backward(lib, be, layer, CUTE_BF16, (shape_case){3, 262136, 8}, true);
             }
-            if (t >= 6) { /* nopred: rows past the matrix in a block's last turn, whose buffer
-                           * holds an earlier row (47 rows of 4096 over 8 blocks, six turns
-                           * through four buffers; 39 of 8000 over 4 clusters of 2; 262136 in
-                           * clusters of 16), no weight */
+            if (strstr(trials[t], "nopred")) { /* rows past the matrix in a block's last turn,
+                                                * whose buffer holds an earlier row (47 rows of
+                                                * 4096 over 8 blocks, six turns through four
+                                                * buffers; 39 of 8000 over 4 clusters of 2;
+                                                * 262136 in clusters of 16), no weight */
                 backward(lib, be, layer, CUTE_BF16, (shape_case){47, 4096, 8}, true);
                 backward(lib, be, layer, CUTE_BF16, (shape_case){39, 8000, 0}, true);
                 backward(lib, be, layer, CUTE_F16, (shape_case){7, 8000, 8}, false);
                 backward(lib, be, layer, CUTE_BF16, (shape_case){3, 262136, 8}, true);
             }
-            if (t == 3 || t == 4 || t == 7) { /* idx32: extents and strides within 2^15 (33000 and 20004 past it) */
+            if (strstr(trials[t], "idx32")) { /* within 2^15 (33000 and 20004 past it) */
                 backward(lib, be, layer, CUTE_BF16, (shape_case){7, 32760, 8}, true);
                 backward(lib, be, layer, CUTE_F16, (shape_case){9, 4096, 8}, true);
                 backward(lib, be, layer, CUTE_F32, (shape_case){3, 16380, 4}, true);
             }
+            if (strstr(trials[t], "colvec")) /* (an odd row length: one column a thread) */
+                backward(lib, be, layer, CUTE_F16, (shape_case){5, 1003, 3}, true);
             backward(lib, be, layer, CUTE_BF16, (shape_case){7, 33000, 8}, true);
             backward(lib, be, layer, CUTE_BF16, (shape_case){5, 20001, 0}, true);
             backward(lib, be, layer, CUTE_F16, (shape_case){3, 33000, 0}, false);

@@ -118,15 +118,7 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * 43.1 (dw/db by a pass of their own) -> 55.9 (sums in shared memory in one tile:
          * CUTEC_ROWS_SCHEDULE=norms17; RMSNorm's dw in shared memory in two tiles 58.7,
          * LayerNorm's db there beside dw in registers in two 51.9) */
-        /* the trial "tiles" (lnb; CUTEC_ROWS_TRIAL=tiles, opt-in until timed): rows over two
-         * 256-thread tiles or more (4096x32768: clusters of 8, 16 values a thread a block)
-         * take 512 threads' tile halved so: 256 threads walk twice the columns a block in two
-         * or four tiles with sums of their own (clusters of 4 at 32768), a row's reduction,
-         * exchange and waits serving 32 values a thread (the instructions an element hardly
-         * fall: each tile brings its own addresses and predicates; docs/reductions.md) */
-        bool tiles = sums && rows_trial("tiles") && n > 2 * (int64_t)STAGE_THREADS * kmax * p->vec;
-        if (tiles && threads == STAGE_THREADS) continue;
-        bool halved = sums && (threads == 1024 || (tiles && threads == 512)), before_norms17 = p->schedule != ROW_SCHEDULE_NOW;
+        bool halved = sums && threads == 1024, before_norms17 = p->schedule != ROW_SCHEDULE_NOW;
         int sums_in_smem = halved && before_norms17 ? sum_arrays(p) : 0;
         int64_t sums_bytes = tile * 4 * sums_in_smem;
         if (blocks > ROW_CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES || per * chunk_bytes + sums_bytes > SMEM_MAX) continue;
