@@ -191,45 +191,38 @@ int main(void)
         backward(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 3}, true);
     }
     unsetenv("CUTEC_ROWS_SCHEDULE");
-    /* the trials (CUTEC_ROWS_TRIAL): "lean", the backwards by fewer instructions an element
-     * (dx by two FMAs about the row's mean, dw and db summed without a select) on every plan:
-     * rows in registers (odd lengths, padded, one element), staged in one block (21x4096,
-     * four buffers), clusters of 8 staged parts with the pipelined exchange (7x33000: each
+    /* lnb's forms of the backward (the defaults: lean, idx32, wf32) against
+     * CUTEC_ROWS_SCHEDULE=lnb0 (the forms before them) and under the trials (CUTEC_ROWS_TRIAL:
+     * colvec, nopred, wstage) on every plan: rows in registers (odd lengths, padded, one
+     * element), staged in one block (4096: four buffers, rows past the matrix in a block's
+     * last turn), clusters of 8 and 9 staged parts with the pipelined exchange (7x33000: each
      * buffer filled and released twice), 1024-thread parts in tiles (131080, 262136), rows
-     * whose mean is 3000 times their spread, no weight; "colvec", dw's and db's partial rows
-     * summed four columns a thread; "idx32", 32-bit index arithmetic where every extent and
-     * stride is within 2^15 (and not past it); "wf32", a staged 16-bit weight widened once
-     * into an f32 copy (4096 and 33000: staged; f32 and no weight: not); "nopred", the staged
-     * chunks read without a predicate (buffers zeroed once, no write pass for a row past the
-     * matrix) */
-    const char *trials[] = {"lean", "lean,colvec", "lean,idx32", "lean,idx32,wf32", "wf32", "lean,nopred",
-                            "lean,idx32,wf32,nopred,colvec"};
-    for (int t = 0; t < (int)(sizeof trials / sizeof *trials); t++) {
-        setenv("CUTEC_ROWS_TRIAL", trials[t], 1);
+     * whose mean is 3000 times their spread, no weight; idx32 within 2^15 and past it; wf32
+     * where the weight is staged (4096, 32760, 33000; f32 and no weight: not) */
+    struct {
+        const char *schedule, *trial;
+    } forms[] = {{NULL, NULL}, {"lnb0", NULL}, {NULL, "colvec"}, {NULL, "nopred"}, {NULL, "nopred,wstage,colvec"}};
+    for (size_t t = 0; t < sizeof forms / sizeof *forms; t++) {
+        if (forms[t].schedule) setenv("CUTEC_ROWS_SCHEDULE", forms[t].schedule, 1);
+        if (forms[t].trial) setenv("CUTEC_ROWS_TRIAL", forms[t].trial, 1);
         for (int layer = 0; layer < 2; layer++) {
-            if (t == 0) {
+            if (t < 2) {
                 for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
                     for (int d = 0; d < 3; d++) backward(lib, be, layer, dts[d], cases[k], k != 1 || d != 2);
-                backward(lib, be, layer, CUTE_BF16, (shape_case){4, 70000, 8}, true);
-                backward(lib, be, layer, CUTE_BF16, (shape_case){7, 131080, 8}, true);
-                backward(lib, be, layer, CUTE_BF16, (shape_case){3, 262136, 8}, true);
-            }
-            if (strstr(trials[t], "nopred")) { /* rows past the matrix in a block's last turn,
-                                                * whose buffer holds an earlier row (47 rows of
-                                                * 4096 over 8 blocks, six turns through four
-                                                * buffers; 39 of 8000 over 4 clusters of 2;
-                                                * 262136 in clusters of 16), no weight */
                 backward(lib, be, layer, CUTE_BF16, (shape_case){47, 4096, 8}, true);
                 backward(lib, be, layer, CUTE_BF16, (shape_case){39, 8000, 0}, true);
-                backward(lib, be, layer, CUTE_F16, (shape_case){7, 8000, 8}, false);
-                backward(lib, be, layer, CUTE_BF16, (shape_case){3, 262136, 8}, true);
-            }
-            if (strstr(trials[t], "idx32")) { /* within 2^15 (33000 and 20004 past it) */
                 backward(lib, be, layer, CUTE_BF16, (shape_case){7, 32760, 8}, true);
                 backward(lib, be, layer, CUTE_F16, (shape_case){9, 4096, 8}, true);
                 backward(lib, be, layer, CUTE_F32, (shape_case){3, 16380, 4}, true);
+                backward(lib, be, layer, CUTE_BF16, (shape_case){4, 70000, 8}, true);
             }
-            if (strstr(trials[t], "colvec")) /* (an odd row length: one column a thread) */
+            if (t == 0 || t >= 3) { /* the 1024-thread parts (nopred's and wstage's) */
+                backward(lib, be, layer, CUTE_BF16, (shape_case){7, 131080, 8}, true);
+                backward(lib, be, layer, CUTE_BF16, (shape_case){3, 262136, 8}, true);
+                backward_shifted(lib, be, layer, CUTE_BF16, (shape_case){2, 262144, 0}, true, 3000);
+                backward(lib, be, layer, CUTE_F16, (shape_case){3, 131080, 0}, false);
+            }
+            if (t == 2) /* (an odd row length: one column a thread) */
                 backward(lib, be, layer, CUTE_F16, (shape_case){5, 1003, 3}, true);
             backward(lib, be, layer, CUTE_BF16, (shape_case){7, 33000, 8}, true);
             backward(lib, be, layer, CUTE_BF16, (shape_case){5, 20001, 0}, true);
@@ -239,26 +232,19 @@ int main(void)
             /* (f16 LayerNorm's dx there passes f16's range: bf16) */
             backward_shifted(lib, be, layer, layer ? CUTE_BF16 : CUTE_F16, (shape_case){5, 4096, 8}, true, 3000);
         }
+        unsetenv("CUTEC_ROWS_SCHEDULE");
+        unsetenv("CUTEC_ROWS_TRIAL");
     }
-    /* "wstage": 1024-thread parts with their weight staged beside three buffers (227 KB, one
-     * block an SM): clusters of 16, the last part 8 short; f16 with rows past the matrix */
-    setenv("CUTEC_ROWS_TRIAL", "lean,nopred,wstage", 1);
-    for (int layer = 0; layer < 2; layer++) {
-        backward(lib, be, layer, CUTE_BF16, (shape_case){3, 262136, 8}, true);
-        backward_shifted(lib, be, layer, CUTE_BF16, (shape_case){2, 262144, 0}, true, 3000);
-    }
-    backward(lib, be, false, CUTE_F16, (shape_case){5, 131080, 8}, true);
-    unsetenv("CUTEC_ROWS_TRIAL");
-    /* before sm_90: rows walked in chunks; dw and db by a pass of their own (and so under
-     * the lean trial: its dx pass) */
+    /* before sm_90: rows walked in chunks; dw and db by a pass of their own (its dx pass in
+     * the lean form, and in the form before it) */
     cute_runtime_set_target_arch(rt, "sm_80");
     forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, false, 3000);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
-    setenv("CUTEC_ROWS_TRIAL", "lean", 1);
+    setenv("CUTEC_ROWS_SCHEDULE", "lnb0", 1);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
-    unsetenv("CUTEC_ROWS_TRIAL");
+    unsetenv("CUTEC_ROWS_SCHEDULE");
     tk_end(lib, rt);
     return CHECK_DONE("norms_test");
 }
