@@ -121,9 +121,9 @@ prof()
     fi
     grep -E "^  [a-z_0-9]+_kernel_|Duration|DRAM Throughput|Grid Size|Cluster Size|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|inst_executed|cycles being stalled" \
         "$out/$name.txt" | cut -c1-240 | head -40
-    # the stall reasons above 0.05 warps an issue, largest first, per kernel
+    # the eight largest stall reasons above 0.05 warps an issue, per kernel
     awk '/_kernel_/ { k = $1 } /issue_stalled_/ && $NF + 0 > 0.05 { s = $1; sub("smsp__average_warps_issue_stalled_", "", s);
-        sub("_per_issue_active.ratio", "", s); print k, s, $NF }' "$out/$name.txt" | sort -k1,1 -k3,3nr | head -30
+        sub("_per_issue_active.ratio", "", s); print k, s, $NF }' "$out/$name.txt" | sort -k1,1 -k3,3nr | awk '++c[$1] <= 8' 
 }
 {
     device_begin
