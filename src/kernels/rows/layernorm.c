@@ -167,11 +167,12 @@ static void bwd_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
 }
 
 /* The lean form (the default since lnb's mid pass; CUTEC_ROWS_SCHEDULE=lnb0 gives the one
- * above; rows_compile.c's row_plan_forms): the same outputs by fewer instructions an element.  The row kernel of the norms' backward
- * issues at about two thirds of the SM's rate at 4096 and 32768 columns (H200: its time
- * follows its loop's instruction count, LayerNorm's 793 against RMSNorm's 605 sm_90a
- * instructions a row at 32768, 1.31x, where the times were 298 and 230 us), so an
- * instruction an element is worth what a byte is elsewhere.  With c = x - mean:
+ * above; rows_compile.c's row_plan_forms): the same outputs by fewer instructions an
+ * element.  The row kernel of the norms' backward issues at about two thirds of the SM's
+ * rate at 4096 and 32768 columns (H200: its time follows its loop's instruction count,
+ * LayerNorm's 793 against RMSNorm's 605 sm_90a instructions a row at 32768, 1.31x, where the
+ * times were 298 and 230 us), so an instruction an element is worth what a byte is
+ * elsewhere.  With c = x - mean:
  *  - the stages sum g and g c (rstd applied to the sum once, not to each element);
  *  - dx = rstd g + (c A + B), A = -rstd^2 mean(g xhat), B = -rstd mean(g): two FMAs an
  *    element after g and c, where (g - mean(g) - xhat mean(g xhat)) rstd took five;

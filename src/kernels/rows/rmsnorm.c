@@ -73,10 +73,10 @@ static void bwd_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
     io->t[DW] = cute_ssa_binop(c, CUTE_OP_MUL, io->t[DY], xhat);
 }
 
-/* The lean form (the default since lnb's mid pass; layernorm.c says why): the
- * stage sums g x (rstd applied to the sum once); dx = rstd g + x A, A = -rstd^2 mean(g
- * xhat); dw summed without a select an element (dy reads 0 past the matrix); the mean by
- * 1/n, hoisted out of the row loop. */
+/* The lean form (the default since lnb's mid pass; layernorm.c says why): the stage sums
+ * g x (rstd applied to the sum once); dx = rstd g + x A, A = -rstd^2 mean(g xhat); dw summed
+ * without a select an element (dy reads 0 past the matrix); the mean by 1/n, hoisted out of
+ * the row loop. */
 static void lean_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
 {
     (void)stage, (void)stats;
