@@ -202,7 +202,8 @@ static void lean_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
     (void)stats;
     cute_ssa centred = row_scalar_op(c, CUTE_OP_SUB, io->t[XB], io->v[MEAN_IN]);
     cute_ssa rstd = cute_ssa_scalar(c, io->v[RSTD_IN], centred.shape);
-    cute_ssa cab = cute_ssa_fma(c, centred, cute_ssa_scalar(c, io->d[0], centred.shape), cute_ssa_scalar(c, io->d[1], centred.shape));
+    cute_ssa a = cute_ssa_scalar(c, io->d[0], centred.shape), b = cute_ssa_scalar(c, io->d[1], centred.shape);
+    cute_ssa cab = cute_ssa_fma(c, centred, a, b);
     io->t[DX] = cute_ssa_fma(c, g_of(c, io), rstd, cab);
     io->t[DW] = cute_ssa_binop(c, CUTE_OP_MUL, io->t[DY], cute_ssa_binop(c, CUTE_OP_MUL, centred, rstd));
     io->t[DB] = io->t[DY];
@@ -214,8 +215,8 @@ static void lean_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
      {"dweight", COL_PARTIAL, true, 0}, {"dbias", COL_PARTIAL, true, 0}}
 
 const row_op row_layernorm_bwd_lean = {
-    "layernorm_backward_lean", 8, LAYERNORM_BWD_SLOTS, 1, sums, lean_partial, lean_row, lean_finish, false, 0, NULL, false,
-    NULL,
+    "layernorm_backward_lean", 8, LAYERNORM_BWD_SLOTS, 1, sums, lean_partial, lean_row, lean_finish,
+    false, 0, NULL, false, NULL,
 };
 
 const row_op row_layernorm_bwd = {

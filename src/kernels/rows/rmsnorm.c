@@ -87,7 +87,8 @@ static void lean_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
 {
     cute_val rstd = io->v[RSTD_IN], inv_n = cute_val_binop(c, CUTE_OP_DIV, row_f32(c, 1), row_n(c, io));
     cute_val mean_gxhat = cute_val_binop(c, CUTE_OP_MUL, cute_val_binop(c, CUTE_OP_MUL, stats[0][0], inv_n), rstd);
-    io->d[0] = cute_val_binop(c, CUTE_OP_MUL, cute_val_unop(c, CUTE_OP_NEG, cute_val_binop(c, CUTE_OP_MUL, rstd, rstd)), mean_gxhat);
+    cute_val neg_rstd2 = cute_val_unop(c, CUTE_OP_NEG, cute_val_binop(c, CUTE_OP_MUL, rstd, rstd));
+    io->d[0] = cute_val_binop(c, CUTE_OP_MUL, neg_rstd2, mean_gxhat);
 }
 
 static void lean_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
@@ -103,8 +104,8 @@ static void lean_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
      {"rstd", ROWVAL_IN, false, 0}, {"dx", ROW_OUT, false, 0}, {"dweight", COL_PARTIAL, true, 0}}
 
 const row_op row_rmsnorm_bwd_lean = {
-    "rmsnorm_backward_lean", 6, RMSNORM_BWD_SLOTS, 1, sum, lean_partial, lean_row, lean_finish, false, 0, NULL, false,
-    NULL,
+    "rmsnorm_backward_lean", 6, RMSNORM_BWD_SLOTS, 1, sum, lean_partial, lean_row, lean_finish,
+    false, 0, NULL, false, NULL,
 };
 
 const row_op row_rmsnorm_bwd = {

@@ -118,7 +118,8 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * 43.1 (dw/db by a pass of their own) -> 55.9 (sums in shared memory in one tile:
          * CUTEC_ROWS_SCHEDULE=norms17; RMSNorm's dw in shared memory in two tiles 58.7,
          * LayerNorm's db there beside dw in registers in two 51.9) */
-        bool halved = sums && threads == 1024, before_norms17 = p->schedule != ROW_SCHEDULE_NOW && p->schedule != ROW_SCHEDULE_LNB0;
+        bool halved = sums && threads == 1024;
+        bool before_norms17 = p->schedule != ROW_SCHEDULE_NOW && p->schedule != ROW_SCHEDULE_LNB0;
         int sums_in_smem = halved && before_norms17 ? sum_arrays(p) : 0;
         int64_t sums_bytes = tile * 4 * sums_in_smem;
         if (blocks > ROW_CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES || per * chunk_bytes + sums_bytes > SMEM_MAX) continue;
@@ -143,7 +144,8 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
         /* (the trial "wstage", lnb: one block an SM may take the SM's 227 KB, less 2 KB for the
          * reductions' scratch, the exchange and the barriers: 1024x262144's three 64 KB
          * buffers and its 32 KB of bf16 weight) */
-        int64_t whole = row_plan_blocks_per_sm(p) == 1 && row_lnb_form(p, "wstage", false) ? 225 * 1024 - sums_bytes : room;
+        bool wstage = row_plan_blocks_per_sm(p) == 1 && row_lnb_form(p, "wstage", false);
+        int64_t whole = wstage ? 225 * 1024 - sums_bytes : room;
         p->stage_cols = sums && cols_bytes && (whole - cols_bytes) / (per * chunk_bytes) >= bufs;
         /* A forward's block stages one row's part and exits (three blocks of 256 threads an
          * SM, one 64 KB buffer each): an SM's next load starts only when one of its blocks
@@ -276,7 +278,10 @@ void row_plan_forms(row_plan *p, int64_t n)
     p->cols_ahead = rows_trial("ahead") && p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined && late_cols;
 }
 
-bool row_lnb_form(const row_plan *p, const char *name, bool on) { return on ? p->schedule == ROW_SCHEDULE_NOW : rows_trial(name); }
+bool row_lnb_form(const row_plan *p, const char *name, bool on)
+{
+    return on ? p->schedule == ROW_SCHEDULE_NOW : rows_trial(name);
+}
 
 bool rows_trial(const char *name)
 {
