@@ -144,7 +144,7 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
         /* (the trial "wstage", lnb: one block an SM may take the SM's 227 KB, less 2 KB for the
          * reductions' scratch, the exchange and the barriers: 1024x262144's three 64 KB
          * buffers and its 32 KB of bf16 weight) */
-        bool wstage = row_plan_blocks_per_sm(p) == 1 && row_lnb_form(p, "wstage", false);
+        bool wstage = row_plan_blocks_per_sm(p) == 1 && row_lnb_form(p, "wstage", true);
         int64_t whole = wstage ? 225 * 1024 - sums_bytes : room;
         p->stage_cols = sums && cols_bytes && (whole - cols_bytes) / (per * chunk_bytes) >= bufs;
         /* A forward's block stages one row's part and exits (three blocks of 256 threads an
@@ -273,14 +273,16 @@ void row_plan_forms(row_plan *p, int64_t n)
     if (lean && row_lnb_form(p, "lean", true)) p->op = lean, p->partials_plain = true;
     p->cols_f32 = row_lnb_form(p, "wf32", true) && p->stage_cols && cute_dtype_bytes(p->dtype[0]) <= 2 &&
                   row_plan_sum_tiles(p) == 1;
-    p->staged_plain = row_lnb_form(p, "nopred", false) && p->partials_plain && row_plan_sum_tiles(p) > 1;
+    p->staged_plain = row_lnb_form(p, "nopred", true) && p->partials_plain && row_plan_sum_tiles(p) > 1;
     bool late_cols = p->op->columns_late && row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
     p->cols_ahead = rows_trial("ahead") && p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined && late_cols;
 }
 
 bool row_lnb_form(const row_plan *p, const char *name, bool on)
 {
-    return on ? p->schedule == ROW_SCHEDULE_NOW : rows_trial(name);
+    char off[32];
+    snprintf(off, sizeof off, "no-%s", name);
+    return on ? p->schedule == ROW_SCHEDULE_NOW && !rows_trial(off) : rows_trial(name);
 }
 
 bool rows_trial(const char *name)

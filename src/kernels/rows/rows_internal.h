@@ -197,7 +197,8 @@ void row_plan_forms(row_plan *p, int64_t n);
 bool rows_trial(const char *name);
 /* a form of lnb's for the norms' backward (docs/reductions.md): a default one (`on`) unless
  * CUTEC_ROWS_SCHEDULE names an earlier schedule (lnb0: all of them left out, so that one run
- * can time both), else opt-in under CUTEC_ROWS_TRIAL=name.  The flip of each: its `on`. */
+ * can time both) or CUTEC_ROWS_TRIAL names no-NAME (this one left out), else opt-in under
+ * CUTEC_ROWS_TRIAL=name.  The flip of each: its `on`. */
 bool row_lnb_form(const row_plan *p, const char *name, bool on);
 
 /* the blocks an SM a cluster plan's kernel asks room for (0: no request): 1024 threads
