@@ -118,7 +118,8 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * 43.1 (dw/db by a pass of their own) -> 55.9 (sums in shared memory in one tile:
          * CUTEC_ROWS_SCHEDULE=norms17; RMSNorm's dw in shared memory in two tiles 58.7,
          * LayerNorm's db there beside dw in registers in two 51.9) */
-        bool halved = sums && threads == 1024, before_norms17 = p->schedule != ROW_SCHEDULE_NOW;
+        bool halved = sums && threads == 1024;
+        bool before_norms17 = p->schedule != ROW_SCHEDULE_NOW && p->schedule != ROW_SCHEDULE_LNB0;
         int sums_in_smem = halved && before_norms17 ? sum_arrays(p) : 0;
         int64_t sums_bytes = tile * 4 * sums_in_smem;
         if (blocks > ROW_CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES || per * chunk_bytes + sums_bytes > SMEM_MAX) continue;
@@ -140,7 +141,12 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * where that leaves the buffers as many (the norms' backward at 4096 and 32768; at
          * 262144 the sums leave no room) */
         int64_t cols_bytes = per * tile * esize * row_plan_slots(p, COL_IN);
-        p->stage_cols = sums && cols_bytes && (room - cols_bytes) / (per * chunk_bytes) >= bufs;
+        /* (the trial "wstage", lnb: one block an SM may take the SM's 227 KB, less 2 KB for the
+         * reductions' scratch, the exchange and the barriers: 1024x262144's three 64 KB
+         * buffers and its 32 KB of bf16 weight) */
+        bool wstage = row_plan_blocks_per_sm(p) == 1 && row_lnb_form(p, "wstage", true);
+        int64_t whole = wstage ? 225 * 1024 - sums_bytes : room;
+        p->stage_cols = sums && cols_bytes && (whole - cols_bytes) / (per * chunk_bytes) >= bufs;
         /* A forward's block stages one row's part and exits (three blocks of 256 threads an
          * SM, one 64 KB buffer each): an SM's next load starts only when one of its blocks
          * has exchanged and written its row and a whole cluster's new blocks find room, and
@@ -250,8 +256,33 @@ void row_plan_forms(row_plan *p, int64_t n)
      *    bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead; +0.6
      *    points at 1024x262144, session 32: opt-in) */
     if (p->op->trial_form && rows_trial("form") && cute_dtype_bytes(p->dtype[0]) <= 2) p->op = p->op->trial_form;
+    /* lnb's forms of the norms' backward (docs/reductions.md; row_lnb_form: the defaults
+     * unless CUTEC_ROWS_SCHEDULE=lnb0, the others under CUTEC_ROWS_TRIAL; the flip of each,
+     * its `true` / `false`).  H200, 2026-11-27, LayerNorm 4096x32768: 64.7% of the copy, 72.5
+     * with lean, 79.0 with lean, idx32 (rows_call.c's index_bound_of) and wf32:
+     *  - lean: fewer instructions an element (layernorm.c), dw and db summed without a select;
+     *  - wf32: a staged 16-bit weight widened once into an f32 copy in shared memory
+     *    (rows_kernel.c's columns_widen), not in both passes of every row; not beside
+     *    wstage's 225 KB (no room for twice its weight);
+     *  - nopred (opt-in): a 1024-thread part's staged chunks read without a predicate
+     *    (rows_kernel.c's zero_staged, write_pass): 1024x262144 with lean 56.2 -> 63.5
+     *    (LayerNorm), 67.5 -> 72.8 (RMSNorm); at 4096x32768 it cost 3.7 points. */
+    const row_op *lean = p->op == &row_layernorm_bwd ? &row_layernorm_bwd_lean
+                         : p->op == &row_rmsnorm_bwd ? &row_rmsnorm_bwd_lean
+                                                      : NULL;
+    if (lean && row_lnb_form(p, "lean", true)) p->op = lean, p->partials_plain = true;
+    p->cols_f32 = row_lnb_form(p, "wf32", true) && p->stage_cols && cute_dtype_bytes(p->dtype[0]) <= 2 &&
+                  row_plan_sum_tiles(p) == 1;
+    p->staged_plain = row_lnb_form(p, "nopred", true) && p->partials_plain && row_plan_sum_tiles(p) > 1;
     bool late_cols = p->op->columns_late && row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
     p->cols_ahead = rows_trial("ahead") && p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined && late_cols;
+}
+
+bool row_lnb_form(const row_plan *p, const char *name, bool on)
+{
+    char off[32];
+    snprintf(off, sizeof off, "no-%s", name);
+    return on ? p->schedule == ROW_SCHEDULE_NOW && !rows_trial(off) : rows_trial(name);
 }
 
 bool rows_trial(const char *name)

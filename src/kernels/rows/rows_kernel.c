@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cutec/notation.h"
+#include "cutec/sync.h"
 #include "kernels/rows/rows_internal.h"
 
 typedef struct row_kargs {
@@ -102,6 +103,9 @@ static cute_ssa load_f32(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa
     return widen_raw(c, p, t, load_raw(c, p, t, pred, fill));
 }
 
+/* the plan's cols_f32 (with its columns staged) */
+static bool columns_f32(const row_thread *th) { return th->stage.cols_on && th->p->cols_f32; }
+
 /* the column inputs (weight, bias) of chunk cb (staged: tile cb - first of the block's
  * part): issued (their values as stored), then taken (widened into io->t) */
 static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
@@ -112,6 +116,10 @@ static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
     cute_int staged = cute_sub(cute_ctx_alg(c), cb, th->first);
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == COL_IN) {
+            if (columns_f32(th)) { /* widened once, 0 past the row's end (columns_widen) */
+                cols.raw[s] = cute_tensor_load(c, part(c, th, th->stage.cols32[s], cute_i(0), staged));
+                continue;
+            }
             cols.from[s] = th->stage.cols_on ? part(c, th, th->stage.cols[s], cute_i(0), staged)
                                              : part(c, th, th->k->g[s], cute_i(0), cb);
             cols.raw[s] = load_raw(c, th->p, cols.from[s], in_cols, 0);
@@ -123,7 +131,23 @@ static void columns_take(cute_ctx *c, const row_thread *th, row_io *io, const ro
 {
     const row_op *op = th->p->op;
     for (int s = 0; s < op->nslots; s++)
-        if (th->p->has[s] && op->slot[s].role == COL_IN) io->t[s] = widen_raw(c, th->p, cols->from[s], cols->raw[s]);
+        if (th->p->has[s] && op->slot[s].role == COL_IN)
+            io->t[s] = columns_f32(th) ? cols->raw[s] : widen_raw(c, th->p, cols->from[s], cols->raw[s]);
+}
+
+/* the plan's cols_f32: this thread's part of each staged column input widened into its f32
+ * copy once, after the columns' wait (each thread reads back only its own part: no barrier) */
+static void columns_widen(cute_ctx *c, const row_thread *th)
+{
+    if (!columns_f32(th)) return;
+    for (int j = 0; j < th->p->stage_chunks; j++) {
+        cute_int cb = cute_add(cute_ctx_alg(c), th->first, cute_i(j));
+        cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
+        for (int s = 0; s < th->p->op->nslots; s++)
+            if (th->p->has[s] && th->p->op->slot[s].role == COL_IN)
+                cute_tensor_store(c, part(c, th, th->stage.cols32[s], cute_i(0), cute_i(j)),
+                                  load_f32(c, th->p, part(c, th, th->stage.cols[s], cute_i(0), cute_i(j)), in_cols, 0));
+    }
 }
 
 static void load_columns(cute_ctx *c, const row_thread *th, row_io *io, cute_int cb)
@@ -148,11 +172,14 @@ static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     io->crd = part(c, th, th->k->rows, rb, cb);
     io->col0 = cute_mul(cute_ctx_alg(c), cb, cute_i(row_plan_tile(th->p)));
     io->inside = cute_elem_less(c, io->crd, CUTE_CRD(th->k->m, th->k->n));
+    /* (a plan's staged_plain: every element of a staged buffer holds the row or 0) */
+    bool plain = th->stage.on && th->p->staged_plain;
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == ROW_IN) {
             cute_tensor from = th->stage.on ? part(c, th, th->stage.s[s], cute_i(0), staged_tile(c, th, cb))
                                             : part(c, th, th->k->g[s], rb, cb);
-            io->t[s] = load_f32(c, th->p, from, io->inside, op->slot[s].fill);
+            cute_ssa pred = plain ? cute_ssa_fill(c, CUTE_I1, io->inside.shape, 1) : io->inside;
+            io->t[s] = load_f32(c, th->p, from, pred, op->slot[s].fill);
         }
     if (!(for_stages && op->columns_late)) load_columns(c, th, io, cb);
 }
@@ -177,7 +204,7 @@ static void store_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == COL_PARTIAL) {
             cute_ssa zero = cute_ssa_fill(c, CUTE_F32, io->t[s].shape, 0);
-            cute_ssa add = cute_ssa_select(c, io->inside, io->t[s], zero);
+            cute_ssa add = th->p->partials_plain ? io->t[s] : cute_ssa_select(c, io->inside, io->t[s], zero);
             cute_tensor_store(c, th->acc[j][s], cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th->acc[j][s]), add));
         }
     for (int s = 0; s < op->nslots; s++)
@@ -269,7 +296,7 @@ static void write_ahead(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
 }
 
 /* the per-row values and the write pass of a longer row, whose stages are reduced */
-static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
+static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
 {
     th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
     if (th->p->cols_ahead) {
@@ -304,6 +331,17 @@ static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         return;
     }
     CUTE_FOR(c, cb, th->first, th->end) { write_chunk(c, th, io, rb, cb, stats, 0); }
+}
+
+/* ... for row io->row (a plan's staged_plain: none for a row past the matrix, whose staged
+ * chunks hold an earlier row's) */
+static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
+{
+    if (!(th->stage.on && th->p->staged_plain)) {
+        write_pass_row(c, th, io, rb, stats);
+        return;
+    }
+    CUTE_IF(c, cute_int_lt(c, io->row, th->k->m)) { write_pass_row(c, th, io, rb, stats); }
 }
 
 /* a longer row: each stage walks the chunks, combining as it goes; then the write pass.  A
@@ -580,6 +618,21 @@ static void rows_pipelined(cute_ctx *c, row_thread *th, row_io *io)
     }
 }
 
+/* a plan's staged_plain: every staging buffer zeroed (each thread its part) before the first
+ * copy, ordered before the copies' async proxy; past the row's end no copy writes them */
+static void zero_staged(cute_ctx *c, const row_thread *th)
+{
+    if (!(th->stage.on && th->p->staged_plain)) return;
+    for (int t = 0; t < th->stage.stages * th->p->stage_chunks; t++)
+        for (int s = 0; s < th->p->op->nslots; s++)
+            if (th->p->has[s] && th->p->op->slot[s].role == ROW_IN) {
+                cute_tensor at = part(c, th, th->stage.s[s], cute_i(0), cute_i(t));
+                cute_tensor_store(c, at, cute_ssa_fill(c, at.dtype, at.layout.shape, 0));
+            }
+    cute_fence_proxy_async_shared_cta(c);
+    cute_barrier(c);
+}
+
 static void rows_body(cute_ctx *c, const row_kargs *k)
 {
     const row_plan *p = cute_ctx_user(c);
@@ -600,9 +653,11 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     th.cluster = row_cluster_alloc(c, &A, p);
     row_io io = io_start(c, &th);
     column_sums_begin(c, &th, &A);
+    zero_staged(c, &th);
     row_stage_columns(c, &th.stage, p, k->g, th.first, k->n);
     for (int j = 0; th.stage.on && j < th.stage.stages - 1; j++) fill_row(c, &th, cute_i(j)); /* rows ahead */
     row_stage_columns_wait(c, &th.stage);
+    columns_widen(c, &th);
     if (p->pipelined)
         rows_pipelined(c, &th, &io);
     else
@@ -659,6 +714,7 @@ static void rows_host(cute_ctx *c, const cute_arg *args)
 {
     row_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
+    if (p->index_bound) cute_index_bound(c, p->index_bound);
     cute_tensor g[ROW_SLOTS];
     int k = 0;
     for (int s = 0; s < p->op->nslots; s++)

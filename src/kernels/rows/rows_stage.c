@@ -28,6 +28,8 @@ row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p
         if (p->has[s] && p->op->slot[s].role == COL_IN) {
             cute_layout part = cute_layout_fmt(a, "(1,%lld):(0,1)", (long long)(p->stage_chunks * row_plan_tile(p)));
             st.cols[s] = cute_tensor_zipped_divide(c, cute_smem_alloc_tensor(c, A, p->dtype[s], part, 16), &tile);
+            if (p->cols_f32)
+                st.cols32[s] = cute_tensor_zipped_divide(c, cute_smem_alloc_tensor(c, A, CUTE_F32, part, 16), &tile);
         }
     /* one consumer arrival a fill: thread 0's, after the block's barrier that follows the
      * row's last read */
