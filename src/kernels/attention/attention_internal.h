@@ -42,6 +42,9 @@ typedef struct attn_plan {
     bool snake;              /* the persistent grid's causal order: a head's Q tiles longest
                                 first, every other round's blocks reversed (hopper_sched.c,
                                 CUTEC_ATTN_FWD_ORDER=snake) */
+    bool split_mask;         /* the Hopper forward's key-tile loop in two: the tiles no mask
+                                touches, then those it does (hopper_fwd.c; opt-in,
+                                CUTEC_ATTN_FWD_SPLIT=1: hopper_plan.c) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
     /* the Blackwell forward (blackwell_fwd_plan.c): S = Q K^T (tcgen05 _SS) and O += P V (_TS,
@@ -254,6 +257,9 @@ void attn_band_range(cute_ctx *c, attn_band band, int64_t bm, int64_t bn, cute_i
 cute_val attn_band_needs_mask(cute_ctx *c, attn_band band, int64_t bm, int64_t bn, cute_int sk, cute_int m_block,
                               cute_int n);
 attn_band attn_band_transposed(attn_band b);
+/* the first key tile from which on every tile needs the mask for Sk or the band's hi (keys
+ * past Sk, or past the tile's first row's band); those before it need none for them */
+cute_int attn_band_hi_masked(cute_ctx *c, attn_band band, int64_t bm, int64_t bn, cute_int sk, cute_int m_block);
 
 /* operand.c: a shared tile as one MMA operand's fragments, loaded one k-block at a time by
  * the ldmatrix copy s2r (smem: its partition; regs: the fragment; view: regs retiled) */

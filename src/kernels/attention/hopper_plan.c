@@ -21,6 +21,13 @@ enum { SMEM_BYTES = 227 * 1024 - 2048, MAX_STAGES = 4 };
  * and says which to write here: the one-line flip. */
 static const int D64_CAUSAL[2] = {128, 128};
 
+/* The key-tile loop split (hopper_fwd.c's key_tiles: the tiles no mask touches without its
+ * branch and code, then the masked ones: causal's diagonal, Sk's partial last tile), {not
+ * causal, causal}, unless CUTEC_ATTN_FWD_SPLIT says 0 or 1: opt-in until
+ * scripts/device-attnf6.sh measures it; its "decides:" lines say which to make true (the
+ * one-line flip). */
+static const bool SPLIT_MASK[2] = {false, false};
+
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, cute_tiled_mma *out)
 {
@@ -88,8 +95,9 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     /* the persistent grid's causal order (hopper_sched.c): the snake, or across every head
      * with CUTEC_ATTN_FWD_ORDER=across (H200, session 30's mid pass, d128 8x16x4096 with two
      * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
-    const char *order = getenv("CUTEC_ATTN_FWD_ORDER");
+    const char *order = getenv("CUTEC_ATTN_FWD_ORDER"), *split = getenv("CUTEC_ATTN_FWD_SPLIT");
     p->snake = !order || strcmp(order, "across") != 0;
+    p->split_mask = split ? strcmp(split, "0") != 0 : SPLIT_MASK[cfg->causal];
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
      * 20 bytes there: 64), at 192 rows (160 registers a consumer: 144 keys spill 64 bytes
