@@ -45,6 +45,8 @@ typedef struct attn_plan {
     bool split_mask;         /* the Hopper forward's key-tile loop in two: the tiles no mask
                                 touches, then those it does (hopper_fwd.c; opt-in,
                                 CUTEC_ATTN_FWD_SPLIT=1: hopper_plan.c) */
+    bool fast_finish;        /* the Hopper forward's epilogue: 1 / l and log2 l approximate
+                                (opt-in, CUTEC_ATTN_FWD_FINISH=fast: hopper_plan.c) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
     /* the Blackwell forward (blackwell_fwd_plan.c): S = Q K^T (tcgen05 _SS) and O += P V (_TS,
@@ -221,9 +223,10 @@ void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_t
 void attn_softmax_scores(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr);
 void attn_rescale(cute_ctx *c, const attn_rows *r, cute_tensor acc_o, const cute_val *corr);
 /* the end: l summed over the quad of threads sharing each row, O divided by it; the
- * log-sum-exp of each row (natural log) into lse[row] */
+ * log-sum-exp of each row (natural log) into lse[row]; fast: 1 / l and log2 l approximate
+ * (MUFU), not IEEE */
 void attn_softmax_finish(cute_ctx *c, attn_rows *r, cute_tensor acc_o, cute_val scale_log2,
-                         cute_val *lse);
+                         cute_val *lse, bool fast);
 /* S = -inf where the key is past Sk or, causal, after the query: coords is the identity
  * tensor of (Sq, Sk) partitioned like acc_s */
 void attn_mask(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int sk, bool causal);

@@ -379,8 +379,8 @@ int main(void)
     /* the key-tile loop split (CUTEC_ATTN_FWD_SPLIT=1): causal's unmasked tiles between the
      * first and the diagonal (400 rows: Q tile 3 walks tiles 1 and 2 unmasked, 3 masked), Sk
      * below Sq (Sk's partial tile the diagonal's) and above it, GQA, and not causal (Sk's
-     * partial last tile alone masked); persistent grid and a block a tile; and the 64-bit
-     * mask (CUTEC_ATTN_MASK=i64) on the same cases */
+     * partial last tile alone masked); persistent grid and a block a tile; and the
+     * epilogue's approximate 1 / l and log2 l (CUTEC_ATTN_FWD_FINISH=fast) on the same cases */
     static const attn_case split[] = {
         {1, 400, 400, 2, 1, 64, true, false, CUTE_BF16, 0},
         {1, 200, 131, 4, 2, 64, true, true, CUTE_F16, 0},
@@ -393,9 +393,9 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (the key-tile loop split, a block a tile)", split);
     one_tile = false;
     unsetenv("CUTEC_ATTN_FWD_SPLIT");
-    setenv("CUTEC_ATTN_MASK", "i64", 1);
-    ATTN_TEST_ON("interp", "attention (the 64-bit mask)", split);
-    unsetenv("CUTEC_ATTN_MASK");
+    setenv("CUTEC_ATTN_FWD_FINISH", "fast", 1);
+    ATTN_TEST_ON("interp", "attention (the approximate 1 / l and log2 l)", split);
+    unsetenv("CUTEC_ATTN_FWD_FINISH");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {

@@ -28,6 +28,12 @@ static const int D64_CAUSAL[2] = {128, 128};
  * one-line flip). */
 static const bool SPLIT_MASK[2] = {false, false};
 
+/* The epilogue's 1 / l and log2 l approximate (softmax.c's attn_softmax_finish; SASS, d64:
+ * 73 instructions fewer a Q tile, but ptxas moved d64 causal's key-tile loop from the
+ * uniform datapath, 8 more a key tile), {not causal, causal}, unless CUTEC_ATTN_FWD_FINISH
+ * says fast or ieee: opt-in until scripts/device-attnf6.sh measures it (the one-line flip). */
+static const bool FAST_FINISH[2] = {false, false};
+
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, cute_tiled_mma *out)
 {
@@ -96,8 +102,10 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
      * with CUTEC_ATTN_FWD_ORDER=across (H200, session 30's mid pass, d128 8x16x4096 with two
      * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
     const char *order = getenv("CUTEC_ATTN_FWD_ORDER"), *split = getenv("CUTEC_ATTN_FWD_SPLIT");
+    const char *finish = getenv("CUTEC_ATTN_FWD_FINISH");
     p->snake = !order || strcmp(order, "across") != 0;
     p->split_mask = split ? strcmp(split, "0") != 0 : SPLIT_MASK[cfg->causal];
+    p->fast_finish = finish ? strcmp(finish, "fast") == 0 : FAST_FINISH[cfg->causal];
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
      * 20 bytes there: 64), at 192 rows (160 registers a consumer: 144 keys spill 64 bytes

@@ -3,8 +3,6 @@
  * row (m16n8k16's C fragment gives a row's 8 columns of an n8 atom to 4 neighbouring
  * lanes), exp2 with the scale folded in log2(e) units, and the causal / sequence-end mask. */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cutec/notation.h"
 #include "cutec/reduce.h"
@@ -178,7 +176,7 @@ void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_t
 }
 
 void attn_softmax_finish(cute_ctx *c, attn_rows *r, cute_tensor acc_o, cute_val scale_log2,
-                         cute_val *lse)
+                         cute_val *lse, bool fast)
 {
     cute_tensor O = attn_rowcol(c, acc_o);
     cute_reducer add = cute_reducer_op(CUTE_OP_ADD);
@@ -187,12 +185,18 @@ void attn_softmax_finish(cute_ctx *c, attn_rows *r, cute_tensor acc_o, cute_val 
         cute_val l = cute_val_binop(c, CUTE_OP_ADD, r->l[i], zero); /* a value, not the variable */
         cute_warp_allreduce(c, &add, &l, 4);
         cute_val some = cute_val_cmp(c, CUTE_OP_GT, l, zero); /* a row with no key: O = 0 */
-        cute_val inv = cute_val_select(c, some, cute_val_binop(c, CUTE_OP_DIV, one, l), one);
+        /* fast: 1 / l as rsqrt(l)^2 and log2 l, both approximate (MUFU; a few ulp where the
+         * outputs are f16/bf16 and the LSE is checked to 1e-4): l >= 1 where a row saw a key
+         * (its max's exp2(0)), so neither meets a denormal.  IEEE division and log2f are ~70
+         * instructions a thread of the Hopper forward's epilogue, with a slow path each */
+        cute_val rs = cute_val_fast(c, CUTE_OP_RSQRT, l);
+        cute_val inv = cute_val_select(c, some, fast ? cute_val_binop(c, CUTE_OP_MUL, rs, rs)
+                                                     : cute_val_binop(c, CUTE_OP_DIV, one, l), one);
         cute_tensor orow = CUTE_SLICE(c, O, i, CUTE_ALL);
         cute_tensor_store(c, orow, times(c, cute_tensor_load(c, orow), inv));
         /* ln(sum exp(s scale)) = ln2 (m scale_log2 + log2 l) */
         cute_val log2l = cute_val_binop(c, CUTE_OP_ADD, scaled_max(c, r->m[i], scale_log2),
-                                        cute_val_unop(c, CUTE_OP_LOG2, l));
+                                        fast ? cute_val_fast(c, CUTE_OP_LOG2, l) : cute_val_unop(c, CUTE_OP_LOG2, l));
         lse[i] = cute_val_binop(c, CUTE_OP_MUL, log2l, cute_val_const(c, CUTE_F32, 0.69314718055994531));
     }
 }
@@ -256,42 +260,8 @@ static const mask_row *mask_row_of(cute_ctx *c, mask_tile *m, int64_t dr)
     return r;
 }
 
-/* The mask before session 35: 64-bit, each element compared with the bound and the band's
- * hi and lo apart (240 instructions a warp on d64 causal's diagonal tile against 150).  Kept
- * only so that scripts/device-attnf6.sh times both in one run (CUTEC_ATTN_MASK=i64); to be
- * deleted after its mid pass. */
-static void mask_i64(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int bound, attn_band band, double fill)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_ssa s = cute_tensor_load(c, acc_s);
-    cute_val ninf = cute_val_const(c, CUTE_F32, fill);
-    cute_int row0, col0;
-    coord_at(c, coords, 0, &row0, &col0);
-    cute_val room = cute_int_value(c, cute_sub(a, bound, col0), CUTE_I64);
-    cute_val ahead = cute_int_value(c, cute_sub(a, col0, row0), CUTE_I64);
-    for (int i = 0; i < s.n; i++) {
-        cute_int row, col;
-        coord_at(c, coords, i, &row, &col);
-        int64_t dc = cute_sub(a, col, col0).v, dr = cute_sub(a, row, row0).v;
-        cute_val keep = cute_val_cmp(c, CUTE_OP_LT, cute_val_int(c, CUTE_I64, dc), room);
-        if (band.has_hi)
-            keep = cute_val_binop(c, CUTE_OP_AND, keep,
-                                  cute_val_cmp(c, CUTE_OP_LE, ahead, cute_val_int(c, CUTE_I64, band.hi - dc + dr)));
-        if (band.has_lo)
-            keep = cute_val_binop(c, CUTE_OP_AND, keep,
-                                  cute_val_cmp(c, CUTE_OP_GE, ahead, cute_val_int(c, CUTE_I64, band.lo - dc + dr)));
-        s.v[i] = cute_val_select(c, keep, cute_ssa_get(c, s, i), ninf).r;
-    }
-    cute_tensor_store(c, acc_s, s);
-}
-
 void attn_mask_band_fill(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int bound, attn_band band, double fill)
 {
-    const char *old = getenv("CUTEC_ATTN_MASK");
-    if (old && !strcmp(old, "i64")) {
-        mask_i64(c, acc_s, coords, bound, band, fill);
-        return;
-    }
     cute_alg *a = cute_ctx_alg(c);
     cute_ssa s = cute_tensor_load(c, acc_s);
     cute_val ninf = cute_val_const(c, CUTE_F32, fill);
