@@ -7,9 +7,10 @@
 #   CUTEC_ATTN_FWD_SPLIT=1 (opt-in): the key-tile loop in two, the tiles no mask touches
 #     without the mask's branch (d64 causal 491 a tile against 499), then the masked ones
 #     each masked (613 against 649); not causal, Sk's partial last tile alone in the second;
-#   CUTEC_ATTN_FWD_FINISH=fast (opt-in): the epilogue's 1 / l and log2 l by MUFU, not IEEE
-#     (d64 73 instructions fewer a Q tile; ptxas then moved d64 causal's key-tile loop off
-#     the uniform datapath: 8 more a key tile, d128 causal 16).
+#   CUTEC_ATTN_FWD_FINISH=fast (opt-in): the lean epilogue, 1 / l and log2 l by MUFU, not
+#     IEEE, and the tile's index divided once (d64 81 instructions fewer a Q tile outside the
+#     key-tile loop, d128 80; causal 86 and 73, but ptxas then moved their key-tile loop off
+#     the uniform datapath: 10 and 17 more a key tile).
 # First the forms on the GPU against float64 (odd lengths, GQA, causal and not), then d64
 # 16x32x2048 and d128 8x16x4096 (the bench's non-causal and causal rows, every row checked):
 # the default with SDPA beside, then each form, each its own process, back to back.

@@ -58,6 +58,9 @@ static attn_block tile_at(cute_ctx *c, const hop_job *j, cute_int w)
     if (!j->p->sms) return attn_block_tiles(c, j->p, t[0], t[1], t[2], t[3], t[4]);
     cute_int m, h, b;
     attn_hop_sched_tile(c, j->p, &j->sched, w, &m, &h, &b);
+    /* with the fast finish, divided once here: the epilogue, after the key-tile loop (a
+     * scope of its own), would divide again, on its way to O's addresses */
+    if (j->p->fast_finish) m = cute_int_now(c, m), h = cute_int_now(c, h), b = cute_int_now(c, b);
     attn_seq seq = {b, b, cute_i(0), cute_i(0), t[0].layout.shape.leaf[1], t[1].layout.shape.leaf[1]};
     return attn_block_tiles_at(c, j->p, t, &seq, b, h, m);
 }

@@ -28,9 +28,13 @@ static const int D64_CAUSAL[2] = {128, 128};
  * one-line flip). */
 static const bool SPLIT_MASK[2] = {false, false};
 
-/* The epilogue's 1 / l and log2 l approximate (softmax.c's attn_softmax_finish; SASS, d64:
- * 73 instructions fewer a Q tile, but ptxas moved d64 causal's key-tile loop from the
- * uniform datapath, 8 more a key tile), {not causal, causal}, unless CUTEC_ATTN_FWD_FINISH
+/* The lean epilogue: 1 / l and log2 l approximate (softmax.c's attn_softmax_finish), and the
+ * tile's (Q tile, head, batch) divided once at its start, not again on the way to O's
+ * addresses (hopper_fwd.c's tile_at): both shorten the chain from the last P V to the next
+ * tile's first turn, which the other warpgroups wait for.  SASS, a Q tile's instructions
+ * outside its key-tile loop: d64 81 fewer, d128 80; causal d64 86 and d128 73 fewer, but
+ * ptxas moved their key-tile loop off the uniform datapath (10 and 17 more a key tile).
+ * {not causal, causal}, unless CUTEC_ATTN_FWD_FINISH
  * says fast or ieee: opt-in until scripts/device-attnf6.sh measures it (the one-line flip). */
 static const bool FAST_FINISH[2] = {false, false};
 
