@@ -53,19 +53,19 @@ decide() # FORM KIND(c|n) NAME FLIP
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
     echo "== checks against float64 on the GPU (GQA, odd lengths: partial key tiles; the default, the split, the fast finish)"
-    device_step 6 build/cutec run attention --batch 2 --heads 4 --kv-heads 1 --seqlen 1100 --headdim 128 --causal --iters 1
-    device_step 6 env CUTEC_ATTN_FWD_SPLIT=1 build/cutec run attention --batch 1 --heads 4 --kv-heads 2 --seqlen 777 \
+    device_step 5 build/cutec run attention --batch 2 --heads 4 --kv-heads 1 --seqlen 1100 --headdim 128 --causal --iters 1
+    device_step 5 env CUTEC_ATTN_FWD_SPLIT=1 build/cutec run attention --batch 1 --heads 4 --kv-heads 2 --seqlen 777 \
         --headdim 64 --causal --iters 1
-    device_step 6 env CUTEC_ATTN_FWD_FINISH=fast build/cutec run attention --batch 1 --heads 4 --kv-heads 2 --seqlen 777 \
+    device_step 5 env CUTEC_ATTN_FWD_FINISH=fast build/cutec run attention --batch 1 --heads 4 --kv-heads 2 --seqlen 777 \
         --headdim 64 --iters 1
     echo "== d64 16x32x2048: the default (SDPA beside), the split, the fast finish"
     device_step 20 build/cutec bench attention $d64 | tee "$out/attnf6-d64.txt"
-    device_step 10 env $nosdpa CUTEC_ATTN_FWD_SPLIT=1 build/cutec bench attention $d64 | tee "$out/attnf6-d64-split.txt"
-    device_step 9 env $nosdpa CUTEC_ATTN_FWD_FINISH=fast build/cutec bench attention $d64 | tee "$out/attnf6-d64-fast.txt"
+    device_step 11 env $nosdpa CUTEC_ATTN_FWD_SPLIT=1 build/cutec bench attention $d64 | tee "$out/attnf6-d64-split.txt"
+    device_step 11 env $nosdpa CUTEC_ATTN_FWD_FINISH=fast build/cutec bench attention $d64 | tee "$out/attnf6-d64-fast.txt"
     echo "== d128 8x16x4096: the default (SDPA beside), the split, the fast finish"
     device_step 20 build/cutec bench attention $d128 | tee "$out/attnf6-d128.txt"
-    device_step 10 env $nosdpa CUTEC_ATTN_FWD_SPLIT=1 build/cutec bench attention $d128 | tee "$out/attnf6-d128-split.txt"
-    device_step 9 env $nosdpa CUTEC_ATTN_FWD_FINISH=fast build/cutec bench attention $d128 | tee "$out/attnf6-d128-fast.txt"
+    device_step 12 env $nosdpa CUTEC_ATTN_FWD_SPLIT=1 build/cutec bench attention $d128 | tee "$out/attnf6-d128-split.txt"
+    device_step 12 env $nosdpa CUTEC_ATTN_FWD_FINISH=fast build/cutec bench attention $d128 | tee "$out/attnf6-d128-fast.txt"
     device_stamp "clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     for f in d64 d64-split d64-fast d128 d128-split d128-fast; do
