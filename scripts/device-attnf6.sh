@@ -5,8 +5,9 @@
 #     d64 causal's diagonal tile 240 -> 150 instructions (key-tile loop 739 -> 649), d128
 #     243 -> 153 (803 -> 711);
 #   CUTEC_ATTN_FWD_SPLIT=1 (opt-in): the key-tile loop in two, the tiles no mask touches
-#     without the mask's branch (d64 causal 491 a tile against 499), then the masked ones
-#     each masked (613 against 649); not causal, Sk's partial last tile alone in the second;
+#     without the mask's branch (d64 causal 450 a tile against 499; d128 causal 524 against
+#     558), then the masked ones each masked (605 against 649; 682 against 711); not
+#     causal, Sk's partial last tile alone in the second (d64 454 against 463);
 #   CUTEC_ATTN_FWD_FINISH=fast (opt-in): the lean epilogue, 1 / l and log2 l by MUFU, not
 #     IEEE, and the tile's index divided once (d64 81 instructions fewer a Q tile outside the
 #     key-tile loop, d128 80; causal 86 and 73, but ptxas then moved their key-tile loop off

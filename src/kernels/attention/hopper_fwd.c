@@ -232,7 +232,11 @@ static void key_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const
  * plan splits it (p->split_mask; the band without a lower bound, as the Hopper forward's
  * always is), the tiles before the first that Sk or the band masks with no mask code at
  * all, then the rest each masked (from that tile on every one needs it: attn_band_hi_masked):
- * causal's diagonal, Sk's partial last tile */
+ * causal's diagonal, Sk's partial last tile.  The loops count in 32 bits (a sequence's key
+ * tiles), and the boundary comes through a shuffle: ptxas (CUDA 13) otherwise recomputed
+ * its 64-bit min/max chain from the tile's inputs inside the first loop, every tile (~40
+ * uniform-datapath instructions; d64 causal's unmasked tile 491 instructions a warp with
+ * it, 450 without) */
 static void key_tiles(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_frag *f,
                       attn_rows *r, cute_tensor rp, hop_states *st, cute_val scale_log2)
 {
@@ -244,9 +248,13 @@ static void key_tiles(cute_ctx *c, const attn_plan *p, const attn_block *t, cons
         return;
     }
     cute_int masked = attn_band_hi_masked(c, band, p->bm, p->bn, t->sk, t->m_block);
-    cute_int mid = cute_int_now(c, cute_max(a, first, cute_min(a, t->n_end, masked)));
+    cute_val mid32 = cute_int_value(c, cute_max(a, first, cute_min(a, t->n_end, masked)), CUTE_I32);
+    mid32 = cute_val_shfl(c, mid32, cute_val_int(c, CUTE_I32, 0), CUTE_SHFL_IDX);
+    cute_val end32 = cute_int_value(c, t->n_end, CUTE_I32);
+    cute_int mid = cute_min(a, cute_int_from_val(c, mid32, 1), cute_i(1 << 30));
+    cute_int end = cute_min(a, cute_int_from_val(c, end32, 0), cute_i(1 << 30));
     CUTE_FOR(c, n, first, mid) { key_tile(c, p, t, m, f, r, rp, st, n, MASK_NONE, scale_log2); }
-    CUTE_FOR(c, n, mid, t->n_end) { key_tile(c, p, t, m, f, r, rp, st, n, MASK_EVERY, scale_log2); }
+    CUTE_FOR(c, n, mid, end) { key_tile(c, p, t, m, f, r, rp, st, n, MASK_EVERY, scale_log2); }
 }
 
 /* One tile.  S(n) = Q K(n)^T and O += P(n-1) V(n-1) are issued together, then the softmax
