@@ -9,8 +9,8 @@
 #     558), then the masked ones each masked (605 against 649; 682 against 711); not
 #     causal, Sk's partial last tile alone in the second (d64 454 against 463);
 #   CUTEC_ATTN_FWD_FINISH=fast (opt-in): the lean epilogue, 1 / l and log2 l by MUFU, not
-#     IEEE, and the tile's index divided once (d64 81 instructions fewer a Q tile outside the
-#     key-tile loop, d128 80; causal 86 and 73, but ptxas then moved their key-tile loop off
+#     IEEE, and the tile's index divided once (d64 85 instructions fewer a Q tile outside the
+#     key-tile loop, d128 84; causal 89 and 76, but ptxas then moved their key-tile loop off
 #     the uniform datapath: 10 and 17 more a key tile).
 # First the forms on the GPU against float64 (odd lengths, GQA, causal and not), then d64
 # 16x32x2048 and d128 8x16x4096 (the bench's non-causal and causal rows, every row checked):

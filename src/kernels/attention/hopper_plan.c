@@ -32,8 +32,9 @@ static const bool SPLIT_MASK[2] = {false, false};
  * tile's (Q tile, head, batch) divided once at its start, not again on the way to O's
  * addresses (hopper_fwd.c's tile_at): both shorten the chain from the last P V to the next
  * tile's first turn, which the other warpgroups wait for.  SASS, a Q tile's instructions
- * outside its key-tile loop: d64 81 fewer, d128 80; causal d64 86 and d128 73 fewer, but
- * ptxas moved their key-tile loop off the uniform datapath (10 and 17 more a key tile).
+ * outside its key-tile loop: d64 85 fewer, d128 84; causal d64 89 and d128 76 fewer, but
+ * ptxas then moved their key-tile loop off the uniform datapath (10 and 17 more a key tile;
+ * 23 and 27 with the split).
  * {not causal, causal}, unless CUTEC_ATTN_FWD_FINISH
  * says fast or ieee: opt-in until scripts/device-attnf6.sh measures it (the one-line flip). */
 static const bool FAST_FINISH[2] = {false, false};

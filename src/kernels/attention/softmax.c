@@ -185,18 +185,18 @@ void attn_softmax_finish(cute_ctx *c, attn_rows *r, cute_tensor acc_o, cute_val 
         cute_val l = cute_val_binop(c, CUTE_OP_ADD, r->l[i], zero); /* a value, not the variable */
         cute_warp_allreduce(c, &add, &l, 4);
         cute_val some = cute_val_cmp(c, CUTE_OP_GT, l, zero); /* a row with no key: O = 0 */
-        /* fast: 1 / l as rsqrt(l)^2 and log2 l, both approximate (MUFU; a few ulp where the
+        /* fast: log2 l approximate and 1 / l = exp2(-log2 l) (two MUFU; a few ulp where the
          * outputs are f16/bf16 and the LSE is checked to 1e-4): l >= 1 where a row saw a key
          * (its max's exp2(0)), so neither meets a denormal.  IEEE division and log2f are ~70
          * instructions a thread of the Hopper forward's epilogue, with a slow path each */
-        cute_val rs = cute_val_fast(c, CUTE_OP_RSQRT, l);
-        cute_val inv = cute_val_select(c, some, fast ? cute_val_binop(c, CUTE_OP_MUL, rs, rs)
-                                                     : cute_val_binop(c, CUTE_OP_DIV, one, l), one);
+        cute_val lg = fast ? cute_val_fast(c, CUTE_OP_LOG2, l) : cute_val_unop(c, CUTE_OP_LOG2, l);
+        cute_val inv = fast ? cute_val_fast(c, CUTE_OP_EXP2, cute_val_unop(c, CUTE_OP_NEG, lg))
+                            : cute_val_binop(c, CUTE_OP_DIV, one, l);
+        inv = cute_val_select(c, some, inv, one);
         cute_tensor orow = CUTE_SLICE(c, O, i, CUTE_ALL);
         cute_tensor_store(c, orow, times(c, cute_tensor_load(c, orow), inv));
         /* ln(sum exp(s scale)) = ln2 (m scale_log2 + log2 l) */
-        cute_val log2l = cute_val_binop(c, CUTE_OP_ADD, scaled_max(c, r->m[i], scale_log2),
-                                        fast ? cute_val_fast(c, CUTE_OP_LOG2, l) : cute_val_unop(c, CUTE_OP_LOG2, l));
+        cute_val log2l = cute_val_binop(c, CUTE_OP_ADD, scaled_max(c, r->m[i], scale_log2), lg);
         lse[i] = cute_val_binop(c, CUTE_OP_MUL, log2l, cute_val_const(c, CUTE_F32, 0.69314718055994531));
     }
 }
