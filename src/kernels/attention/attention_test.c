@@ -408,25 +408,29 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (one Q stage, the order across heads)", snake);
     unsetenv("CUTEC_ATTN_FWD_ORDER");
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
-    /* the key-tile loop split (CUTEC_ATTN_FWD_SPLIT=1): causal's unmasked tiles between the
-     * first and the diagonal (400 rows: Q tile 3 walks tiles 1 and 2 unmasked, 3 masked), Sk
-     * below Sq (Sk's partial tile the diagonal's) and above it, GQA, and not causal (Sk's
-     * partial last tile alone masked); persistent grid and a block a tile; and the
-     * epilogue's approximate 1 / l and log2 l (CUTEC_ATTN_FWD_FINISH=fast) on the same cases */
+    /* the key-tile loop split (the default): causal's unmasked tiles between the first and
+     * the diagonal (400 rows: Q tile 3 walks tiles 1 and 2 unmasked, 3 masked), Sk below Sq
+     * (Sk's partial tile the diagonal's) and above it, GQA, and not causal (Sk's partial last
+     * tile alone masked); persistent grid and a block a tile; the same cases in one loop
+     * (CUTEC_ATTN_FWD_SPLIT=0), with the epilogue's approximate 1 / l and log2 l everywhere
+     * (CUTEC_ATTN_FWD_FINISH=fast; the default not causal) and IEEE everywhere (=ieee) */
     static const attn_case split[] = {
         {1, 400, 400, 2, 1, 64, true, false, CUTE_BF16, 0},
         {1, 200, 131, 4, 2, 64, true, true, CUTE_F16, 0},
         {1, 131, 300, 2, 2, 128, true, false, CUTE_BF16, 0.2},
         {1, 70, 300, 2, 1, 128, false, true, CUTE_F16, 0},
     };
-    setenv("CUTEC_ATTN_FWD_SPLIT", "1", 1);
     ATTN_TEST_ON("interp", "attention (the key-tile loop split)", split);
     one_tile = true;
     ATTN_TEST_ON("interp", "attention (the key-tile loop split, a block a tile)", split);
     one_tile = false;
+    setenv("CUTEC_ATTN_FWD_SPLIT", "0", 1);
+    ATTN_TEST_ON("interp", "attention (one key-tile loop)", split);
     unsetenv("CUTEC_ATTN_FWD_SPLIT");
     setenv("CUTEC_ATTN_FWD_FINISH", "fast", 1);
     ATTN_TEST_ON("interp", "attention (the approximate 1 / l and log2 l)", split);
+    setenv("CUTEC_ATTN_FWD_FINISH", "ieee", 1);
+    ATTN_TEST_ON("interp", "attention (IEEE 1 / l and log2 l)", split);
     unsetenv("CUTEC_ATTN_FWD_FINISH");
     unsplit_chains();
     register_reports();

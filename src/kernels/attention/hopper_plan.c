@@ -23,10 +23,13 @@ static const int D64_CAUSAL[2] = {128, 128};
 
 /* The key-tile loop split (hopper_fwd.c's key_tiles: the tiles no mask touches without its
  * branch and code, then the masked ones: causal's diagonal, Sk's partial last tile), {not
- * causal, causal}, unless CUTEC_ATTN_FWD_SPLIT says 0 or 1: opt-in until
- * scripts/device-attnf6.sh measures it; its "decides:" lines say which to make true (the
- * one-line flip). */
-static const bool SPLIT_MASK[2] = {false, false};
+ * causal, causal}, unless CUTEC_ATTN_FWD_SPLIT says 0 or 1.  The default since session 35's
+ * early mid pass (H200, bench/RESULTS.md attnf6; against the one loop with the 32-bit mask,
+ * SDPA beside): d64 16x32x2048 causal 386.4 TFLOP/s against 349.1 (SDPA 391.3), not causal
+ * 494.1 against 493.6; d128 8x16x4096 causal 627.6 against 603.5 (SDPA 586.9), not causal
+ * 702.4 against 680.3 (SDPA 676.1).  scripts/device-attnf6.sh times the one loop again
+ * (CUTEC_ATTN_FWD_SPLIT=0): "delete" there removes it. */
+static const bool SPLIT_MASK[2] = {true, true};
 
 /* The lean epilogue: 1 / l and log2 l approximate (softmax.c's attn_softmax_finish), and the
  * tile's (Q tile, head, batch) divided once at its start, not again on the way to O's
@@ -34,10 +37,12 @@ static const bool SPLIT_MASK[2] = {false, false};
  * tile's first turn, which the other warpgroups wait for.  SASS, a Q tile's instructions
  * outside its key-tile loop: d64 85 fewer, d128 84; causal d64 89 and d128 76 fewer, but
  * ptxas then moved their key-tile loop off the uniform datapath (10 and 17 more a key tile;
- * 23 and 27 with the split).
- * {not causal, causal}, unless CUTEC_ATTN_FWD_FINISH
- * says fast or ieee: opt-in until scripts/device-attnf6.sh measures it (the one-line flip). */
-static const bool FAST_FINISH[2] = {false, false};
+ * 23 and 27 with the split).  {not causal, causal}, unless CUTEC_ATTN_FWD_FINISH says fast
+ * or ieee.  Not causal, the default since session 35's early mid pass (H200, the one loop:
+ * d64 16x32x2048 499.1 TFLOP/s against 493.6, d128 8x16x4096 686.1 against 680.3); causal
+ * (d64 384.6 against 349.1 without the split; d128 cut by the step's time) is timed again
+ * on top of the split by scripts/device-attnf6.sh (the one-line flip). */
+static const bool FAST_FINISH[2] = {true, false};
 
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, cute_tiled_mma *out)
