@@ -176,7 +176,8 @@ static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const 
     cute_tensor coords = cute_partition_C(c, f->qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
     attn_band band = attn_cfg_band(&p->cfg);
     if (mask == MASK_EVERY) attn_mask_band(c, f->acc_s, coords, t->sk, band);
-    if (mask == MASK_WHERE_NEEDED) CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, band); }
+    if (mask == MASK_WHERE_NEEDED)
+        CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, band); }
     attn_softmax_scores(c, r, f->acc_s, scale_log2, corr);
 }
 
