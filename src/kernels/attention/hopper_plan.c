@@ -27,8 +27,11 @@ static const int D64_CAUSAL[2] = {128, 128};
  * early mid pass (H200, bench/RESULTS.md attnf6; against the one loop with the 32-bit mask,
  * SDPA beside): d64 16x32x2048 causal 386.4 TFLOP/s against 349.1 (SDPA 391.3), not causal
  * 494.1 against 493.6; d128 8x16x4096 causal 627.6 against 603.5 (SDPA 586.9), not causal
- * 702.4 against 680.3 (SDPA 676.1).  scripts/device-attnf6.sh times the one loop again
- * (CUTEC_ATTN_FWD_SPLIT=0): "delete" there removes it. */
+ * 702.4 against 680.3 (SDPA 676.1).  The mid pass (19:25, the split and causal's IEEE
+ * finish the default): the one loop (CUTEC_ATTN_FWD_SPLIT=0) d64 causal 348.7 against 388.6
+ * (SDPA 393.0), d128 causal 598.1 against 620.2 (SDPA 578.8), not causal 500.1 against 496.2
+ * (the default's kernel ran 506.2 in the same pass: noise) and 672.9 against 687.6.
+ * scripts/device-attnf6.sh times the one loop once more: "delete" there removes it. */
 static const bool SPLIT_MASK[2] = {true, true};
 
 /* The lean epilogue: 1 / l and log2 l approximate (softmax.c's attn_softmax_finish), and the
@@ -39,9 +42,9 @@ static const bool SPLIT_MASK[2] = {true, true};
  * ptxas then moved their key-tile loop off the uniform datapath (10 and 17 more a key tile;
  * 23 and 27 with the split).  {not causal, causal}, unless CUTEC_ATTN_FWD_FINISH says fast
  * or ieee.  Not causal, the default since session 35's early mid pass (H200, the one loop:
- * d64 16x32x2048 499.1 TFLOP/s against 493.6, d128 8x16x4096 686.1 against 680.3); causal
- * (d64 384.6 against 349.1 without the split; d128 cut by the step's time) is timed again
- * on top of the split by scripts/device-attnf6.sh (the one-line flip). */
+ * d64 16x32x2048 499.1 TFLOP/s against 493.6, d128 8x16x4096 686.1 against 680.3).  Causal
+ * it stays IEEE: on the one loop d64 384.6 against 349.1, but on top of the split (the mid
+ * pass, 19:25) d64 388.4 against 388.6 and d128 603.8 against 620.2. */
 static const bool FAST_FINISH[2] = {true, false};
 
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
