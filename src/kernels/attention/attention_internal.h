@@ -43,11 +43,11 @@ typedef struct attn_plan {
                                 first, every other round's blocks reversed (hopper_sched.c,
                                 CUTEC_ATTN_FWD_ORDER=snake) */
     bool split_mask;         /* the Hopper forward's key-tile loop in two: the tiles no mask
-                                touches, then those it does (hopper_fwd.c; opt-in,
-                                CUTEC_ATTN_FWD_SPLIT=1: hopper_plan.c) */
+                                touches, then those it does (hopper_fwd.c; the default,
+                                CUTEC_ATTN_FWD_SPLIT=0 the one loop: hopper_plan.c) */
     bool fast_finish;        /* the Hopper forward's epilogue: 1 / l and log2 l approximate,
-                                the tile's (m, h, b) divided once (opt-in,
-                                CUTEC_ATTN_FWD_FINISH=fast: hopper_plan.c) */
+                                the tile's (m, h, b) divided once (not causal's default,
+                                CUTEC_ATTN_FWD_FINISH=fast|ieee: hopper_plan.c) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
     /* the Blackwell forward (blackwell_fwd_plan.c): S = Q K^T (tcgen05 _SS) and O += P V (_TS,
