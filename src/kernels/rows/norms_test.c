@@ -163,6 +163,23 @@ int main(void)
     forward(lib, be, true, CUTE_BF16, (shape_case){21, 4096, 8}, true, 3000);
     forward(lib, be, true, CUTE_F16, (shape_case){7, 1003, 5}, false, 3000);
     forward(lib, be, true, CUTE_BF16, (shape_case){2, 33000, 8}, true, 0);
+    /* lnf's trials: "chain", every write chunk's weight and bias issued a chunk ahead (chunks
+     * of two accesses a thread; the last chunk's issue past the part's end, or past the row's
+     * at 70000 and 65544); "quad", 48 KB parts, four blocks an SM (clusters of 3 to 9, the
+     * last part short); both together.  Chunks past the part hold nothing of
+     * it: a mutation that issued two chunks ahead failed every row */
+    const char *const trials[] = {"chain", "quad", "quad,chain"};
+    for (int t = 0; t < 3; t++) {
+        setenv("CUTEC_ROWS_TRIAL", trials[t], 1);
+        forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
+        forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 0}, true, 0);
+        forward(lib, be, true, CUTE_F16, (shape_case){2, 100000, 8}, true, 3000);
+        forward(lib, be, true, CUTE_F32, (shape_case){2, 40008, 0}, true, 3000);
+        forward(lib, be, true, CUTE_BF16, (shape_case){2, 70000, 0}, false, 0);
+        forward(lib, be, false, CUTE_BF16, (shape_case){3, 70000, 8}, true, 0);
+        forward(lib, be, false, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
+    }
+    setenv("CUTEC_ROWS_TRIAL", "ahead", 1);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
     backward(lib, be, true, CUTE_BF16, (shape_case){4, 70000, 8}, true);

@@ -94,12 +94,30 @@ static bool cluster_allowed(const row_plan *p)
  * 50-75% (bench/RESULTS.md, rows7) */
 #define CLUSTER_STAGE_BYTES (64 * 1024)
 #define CLUSTER_STAGE_BYTES_ROWS6 (32 * 1024)
+/* Two trials for a forward's cluster part (scripts/device-lnf.sh times them; opt-in):
+ *  - "chain": chunks of two accesses a thread (half the tile), so that the write pass can hold
+ *    the next chunk's weight and bias in registers (rows_kernel.c's write_chained);
+ *  - "quad": 48 KB parts of such chunks, four blocks of 256 threads an SM (64 registers):
+ *    the same 192 KB of loads an SM in flight, split over 32 warps where 24 had them, a
+ *    block's exchange and write pass holding 48 KB idle where it held 64 (clusters of 11 at
+ *    262144, the last block's part two thirds).
+ * The flip of each, once timed faster: drop its `rows_trial(...) &&` below (quad_trial,
+ * chain_trial). */
+#define CLUSTER_STAGE_BYTES_QUAD (48 * 1024)
+static bool quad_trial(const row_plan *p) { return !keeps_sums(p) && rows_trial("quad"); }
+static bool chain_trial(const row_plan *p)
+{
+    return !keeps_sums(p) && p->op->columns_late && row_plan_slots(p, COL_IN) && rows_trial("chain");
+}
+static bool halved_chunks(const row_plan *p) { return quad_trial(p) || chain_trial(p); }
+
 static bool cluster_stage(row_plan *p, int64_t n, int kmax)
 {
     int esize = cute_dtype_bytes(p->dtype[0]);
     bool sums = keeps_sums(p);
     bool before_rows7 = p->schedule == ROW_SCHEDULE_ROWS5 || p->schedule == ROW_SCHEDULE_ROWS6;
-    int64_t part = before_rows7 ? CLUSTER_STAGE_BYTES_ROWS6 : CLUSTER_STAGE_BYTES;
+    int64_t part = before_rows7 ? CLUSTER_STAGE_BYTES_ROWS6 : quad_trial(p) ? CLUSTER_STAGE_BYTES_QUAD : CLUSTER_STAGE_BYTES;
+    if (halved_chunks(p) && kmax > 1) kmax /= 2;
     if (p->vec * esize != 16) return false;
     for (int threads = STAGE_THREADS; threads <= 1024; threads *= 2) {
         int64_t tile = (int64_t)threads * kmax * p->vec, chunk_bytes = tile * esize * row_inputs(p);
@@ -187,7 +205,7 @@ int row_plan_blocks_per_sm(const row_plan *p)
     if (p->cluster < 2 && !(p->stage_chunks && sums)) return 0;
     /* a staged cluster block walks its part with 80 registers (at 64 cross-entropy's backward
      * spilled 8 bytes, f32 softmax's 12); one holding its tile in registers, 64 */
-    int blocks = (sums ? 512 : p->stage_chunks ? 768 : 1024) / (p->tpr * p->rows);
+    int blocks = (sums ? 512 : p->stage_chunks && !quad_trial(p) ? 768 : 1024) / (p->tpr * p->rows);
     return blocks > 0 ? blocks : 1;
 }
 
@@ -248,10 +266,14 @@ void row_plan_forms(row_plan *p, int64_t n)
      *    ln16's, gained 0.3 points at 1024x262144 on the H200 and was deleted), 16-bit rows;
      *  - "ahead": a cluster's staged part issues its first write chunk's column loads (weight,
      *    bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead; +0.6
-     *    points at 1024x262144, session 32: opt-in) */
+     *    points at 1024x262144, session 32: opt-in);
+     *  - "chain" (chain_trial, above): every write chunk's column loads a chunk ahead
+     *    (rows_kernel.c's write_chained), with the first one's issued as "ahead" does */
     if (p->op->trial_form && rows_trial("form") && cute_dtype_bytes(p->dtype[0]) <= 2) p->op = p->op->trial_form;
     bool late_cols = p->op->columns_late && row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
-    p->cols_ahead = rows_trial("ahead") && p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined && late_cols;
+    bool chain = chain_trial(p);
+    p->cols_ahead = (chain || rows_trial("ahead")) && p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined && late_cols;
+    p->cols_chain = chain && p->cols_ahead;
 }
 
 bool rows_trial(const char *name)

@@ -134,6 +134,8 @@ typedef struct row_plan {
                               weight and bias): each write chunk's column loads issued a chunk
                               ahead, the first chunk's before the row's staged wait
                               (rows_kernel.c's columns_ahead; CUTEC_ROWS_TRIAL=1, opt-in) */
+    bool cols_chain;       /* with cols_ahead: every write chunk's column loads a chunk ahead
+                              (rows_kernel.c's write_chained; CUTEC_ROWS_TRIAL=chain, opt-in) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
