@@ -1,8 +1,14 @@
 #!/bin/sh
 # The pass of branch lnf on a GPU machine (issue 16: the forwards at 1024x262144, LayerNorm
 # 74.7% of the copy where RMSNorm runs 85.4; cross-entropy fwd+bwd 8192x131072 81.4%), under
-# 80 s on one H200 after `make all tests`.  Two trials, opt-in under CUTEC_ROWS_TRIAL
-# (rows_compile.c's cluster_stage and row_plan_forms; docs/reductions.md):
+# 80 s on one H200 after `make all tests`.  Three trials, opt-in under CUTEC_ROWS_TRIAL
+# (rows_compile.c's cluster_stage and row_plan_forms; docs/reductions.md).  The count: a
+# cluster's block loads its 64 KB part, reduces, exchanges, writes and exits, three an SM;
+# the SM's HBM loads stop whenever all three are past their loads.  With f the share of a
+# block's life after its load, that is f^3 of the time if they keep apart; LayerNorm's
+# longer stage walk and write pass (~6.5 + ~10 instructions an element, RMSNorm ~4 + ~4.5,
+# and weight and bias from L2 a chunk) make f larger.  More, smaller blocks an SM (quad,
+# hex) make it f^4 or f^6; hiding the write pass's L2 round trips (chain) makes f smaller.
 #  chain: LayerNorm's write pass over a cluster's staged part issues every chunk's weight and
 #         bias loads (L2) a chunk ahead, held in registers across the loop (rows_kernel.c's
 #         write_chained), in chunks of two accesses a thread (eight a part, not four): each
@@ -11,24 +17,27 @@
 #         alone ahead gained 0.6 points).  72 registers, no spill (sm_90a bf16).
 #  quad:  every forward's cluster parts of 48 KB, four blocks of 256 threads an SM (64
 #         registers: LayerNorm 55, RMSNorm 48, softmax 48, cross-entropy fwd+bwd 56; no
-#         spill), where three of 64 KB held the same 192 KB: a block's exchange and write pass
-#         hold 48 KB of the SM's loads idle, not 64, and 32 warps hide the latencies where 24
-#         did (clusters of 11 at 262144, 6 at 131072).
+#         spill), where three of 64 KB held the same 192 KB (clusters of 11 at 262144, 6 at
+#         131072), 32 warps an SM.
+#  hex:   every forward's cluster parts of 32 KB, six blocks of 128 threads an SM (24 warps,
+#         80 registers: the default's registers, no spill; clusters of 16 at 262144, 8 at
+#         131072).
 # First the GPU against float64 (`cutec run`: every element), then % of the copy (a device
 # copy of the same bytes in each bench's run): LayerNorm 1024x262144 under default / chain /
-# quad / quad,chain, then cross-entropy fwd+bwd 8192x131072, RMSNorm and softmax 1024x262144
-# default / quad, then LayerNorm's four again in reverse order (the second turn the first to
-# go past the budget), then LayerNorm's best beside PyTorch eager.  ~4 s a bench.
-# The rule (points of the copy, d = trial - its base; LayerNorm's the mean of the turns):
-#  quad:  d >= 1.5 on LayerNorm and no other op below -1 -> "make default" (the flip:
-#         rows_compile.c's quad_trial, drop `rows_trial("quad") &&`); d <= 0.5 on LayerNorm
-#         and no op at +1.5 or more -> "delete" (quad_trial, CLUSTER_STAGE_BYTES_QUAD);
-#         otherwise "keep opt-in" (and a line per op: where it won, a flip by op);
-#  chain: d = chain - default (quad,chain - quad where quad is made default): >= 1.5 ->
+# quad / hex / quad,chain; cross-entropy fwd+bwd 8192x131072, RMSNorm and softmax 1024x262144
+# under default / quad / hex; LayerNorm's default / chain / quad / hex again in reverse order
+# (the first to go past the budget), then LayerNorm beside PyTorch eager.  ~4 s a bench.
+# The rule (points of the copy, d = trial - its base; LayerNorm's the mean of its turns):
+#  quad, hex: d >= 1.5 on LayerNorm and no other op below -1 -> "make default" (the better
+#         of the two where both qualify; the flip: rows_compile.c's quad_trial / hex_trial,
+#         drop `rows_trial(...) &&`); d <= 0.5 on LayerNorm and no op at +1.5 or more ->
+#         "delete" (the trial's function and CLUSTER_STAGE_BYTES_*); otherwise "keep opt-in"
+#         (a line per op says where it won: a flip by op);
+#  chain: d = quad,chain - quad where quad is made default, else chain - default: >= 1.5 ->
 #         "make default" (the flip: rows_compile.c's chain_trial, drop `rows_trial("chain")
 #         &&`); <= 0.5 -> "delete" (write_chained, row_plan.cols_chain, chain_trial);
 #         otherwise "keep opt-in".
-# A WRONG bench line decides "delete" for its form; a failed `cutec run` check keeps both
+# A WRONG bench line decides "delete" for its form; a failed `cutec run` check keeps all
 # opt-in, to be fixed first.  Logs under $OUT; nothing starts past $BUDGET seconds (64).
 #   BUDGET=64 ITERS=10 sh scripts/device-lnf.sh
 . scripts/device-common.sh
@@ -64,13 +73,11 @@ decide()
     device_begin
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing timed"
-        echo "decides: quad: keep opt-in (no GPU)"
-        echo "decides: chain: keep opt-in (no GPU)"
+        for t in quad hex chain; do echo "decides: $t: keep opt-in (no GPU)"; done
     else
         echo "== the GPU against float64 (every element)"
-        for a in "chain layernorm bf16 24x262152" "quad,chain layernorm bf16 24x262152" "quad layernorm f16 8x262136" \
-            "quad,chain layernorm f32 8x131076" "quad rmsnorm bf16 24x262152" "quad softmax bf16 16x262136" \
-            "quad cross-entropy bf16 32x131080 --backward"; do
+        for a in "chain layernorm bf16 24x262152" "quad,chain layernorm f16 8x262136" "hex,chain layernorm bf16 24x262136" \
+            "hex rmsnorm bf16 24x262152" "quad softmax bf16 16x262136" "hex cross-entropy bf16 32x131080 --backward"; do
             set -- $a # (the trial, the op, the dtype, the shape, more)
             t=$1 op=$2 d=$3 s=$4
             shift 4
@@ -82,38 +89,52 @@ decide()
         pct_of 0 layernorm $L && l0a=$pct
         pct_of chain layernorm $L && lca=$pct
         pct_of quad layernorm $L && lqa=$pct
-        pct_of quad,chain layernorm $L && lba=$pct
+        pct_of hex layernorm $L && lha=$pct
+        pct_of quad,chain layernorm $L && lb=$pct
         pct_of 0 cross-entropy $X --backward && x0=$pct
         pct_of quad cross-entropy $X --backward && xq=$pct
+        pct_of hex cross-entropy $X --backward && xh=$pct
         pct_of 0 rmsnorm $L && r0=$pct
         pct_of quad rmsnorm $L && rq=$pct
+        pct_of hex rmsnorm $L && rh=$pct
         pct_of 0 softmax $L && s0=$pct
         pct_of quad softmax $L && sq=$pct
-        pct_of quad,chain layernorm $L && lbb=$pct
+        pct_of hex softmax $L && sh=$pct
+        pct_of hex layernorm $L && lhb=$pct
         pct_of quad layernorm $L && lqb=$pct
         pct_of chain layernorm $L && lcb=$pct
         pct_of 0 layernorm $L && l0b=$pct
         echo "== at $(($(date +%s) - start)) s: % of the copy: LayerNorm $L default $l0a / $l0b, chain $lca / $lcb," \
-            "quad $lqa / $lqb, quad,chain $lba / $lbb; cross-entropy fwd+bwd $X $x0 -> $xq; RMSNorm $r0 -> $rq; softmax $s0 -> $sq"
-        l0=$(mean2 "$l0a" "$l0b") lc=$(mean2 "$lca" "$lcb") lq=$(mean2 "$lqa" "$lqb") lb=$(mean2 "$lba" "$lbb")
+            "quad $lqa / $lqb, hex $lha / $lhb, quad,chain $lb; cross-entropy fwd+bwd $X $x0 -> quad $xq, hex $xh;" \
+            "RMSNorm $r0 -> $rq, $rh; softmax $s0 -> $sq, $sh"
+        l0=$(mean2 "$l0a" "$l0b") lc=$(mean2 "$lca" "$lcb") lq=$(mean2 "$lqa" "$lqb") lh=$(mean2 "$lha" "$lhb")
         if [ "${checked:-yes}" = no ]; then
-            echo "decides: quad: keep opt-in (a check against float64 above failed: fix it first)"
-            echo "decides: chain: keep opt-in (a check against float64 above failed: fix it first)"
+            for t in quad hex chain; do echo "decides: $t: keep opt-in (a check against float64 above failed: fix it first)"; done
         else
-            dx=$(diff2 "$xq" "$x0") dr=$(diff2 "$rq" "$r0") ds=$(diff2 "$sq" "$s0")
-            echo "quad by op (points): layernorm $(diff2 "$lq" "$l0"), cross-entropy fwd+bwd $dx, rmsnorm $dr, softmax $ds"
-            decide quad "$(diff2 "$lq" "$l0")" "$dx" "$dr" "$ds" | tee "$out/lnf.quad"
+            dq=$(diff2 "$lq" "$l0") dh=$(diff2 "$lh" "$l0")
+            echo "quad by op (points): layernorm $dq, cross-entropy fwd+bwd $(diff2 "$xq" "$x0"), rmsnorm $(diff2 "$rq" "$r0"), softmax $(diff2 "$sq" "$s0")"
+            echo "hex by op (points): layernorm $dh, cross-entropy fwd+bwd $(diff2 "$xh" "$x0"), rmsnorm $(diff2 "$rh" "$r0"), softmax $(diff2 "$sh" "$s0")"
+            decide quad "$dq" "$(diff2 "$xq" "$x0")" "$(diff2 "$rq" "$r0")" "$(diff2 "$sq" "$s0")" >"$out/lnf.quad"
+            decide hex "$dh" "$(diff2 "$xh" "$x0")" "$(diff2 "$rh" "$r0")" "$(diff2 "$sh" "$s0")" >"$out/lnf.hex"
+            # both qualify: the better on LayerNorm is made the default, the other kept opt-in
+            if grep -q "make default" "$out/lnf.quad" && grep -q "make default" "$out/lnf.hex"; then
+                if awk -v q="$dq" -v h="$dh" 'BEGIN { exit !(q >= h) }'; then
+                    sed -i 's/make default/keep opt-in (hex is slower than quad)/' "$out/lnf.hex"
+                else
+                    sed -i 's/make default/keep opt-in (quad is slower than hex)/' "$out/lnf.quad"
+                fi
+            fi
+            cat "$out/lnf.quad" "$out/lnf.hex"
             if grep -q "make default" "$out/lnf.quad"; then
                 decide chain "$(diff2 "$lb" "$lq")"
             else
                 decide chain "$(diff2 "$lc" "$l0")"
             fi
         fi
-        echo "== LayerNorm beside PyTorch eager (GB/s in its column), the default, then quad,chain"
+        echo "== LayerNorm beside PyTorch eager (GB/s in its column), the default"
         bench_bf16 layernorm --shape $L
-        CUTEC_ROWS_TRIAL=quad,chain bench_bf16 layernorm --shape $L
     fi
     device_end
     echo "== WRONG lines (rows against float64): $(grep -c WRONG "$log")"
 } >"$log" 2>&1
-grep -vE "^(make|cc |  CC|ar )" "$log" | grep -v "^# \(check\|time\|index\|  (allowed\)" | tail -n 80
+grep -vE "^(make|cc |  CC|ar )" "$log" | grep -v "^# \(check\|time\|index\|  (allowed\)" | tail -n 90

@@ -166,10 +166,10 @@ int main(void)
     /* lnf's trials: "chain", every write chunk's weight and bias issued a chunk ahead (chunks
      * of two accesses a thread; the last chunk's issue past the part's end, or past the row's
      * at 70000 and 65544); "quad", 48 KB parts, four blocks an SM (clusters of 3 to 9, the
-     * last part short); both together.  Chunks past the part hold nothing of
-     * it: a mutation that issued two chunks ahead failed every row */
-    const char *const trials[] = {"chain", "quad", "quad,chain"};
-    for (int t = 0; t < 3; t++) {
+     * last part short); "hex", 32 KB parts, six blocks of 128 threads an SM (clusters of 5
+     * to 13); chain with each.  A mutation that issued two chunks ahead failed every row */
+    const char *const trials[] = {"chain", "quad", "quad,chain", "hex", "hex,chain"};
+    for (int t = 0; t < 5; t++) {
         setenv("CUTEC_ROWS_TRIAL", trials[t], 1);
         forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
         forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 0}, true, 0);

@@ -94,17 +94,24 @@ static bool cluster_allowed(const row_plan *p)
  * 50-75% (bench/RESULTS.md, rows7) */
 #define CLUSTER_STAGE_BYTES (64 * 1024)
 #define CLUSTER_STAGE_BYTES_ROWS6 (32 * 1024)
-/* Two trials for a forward's cluster part (scripts/device-lnf.sh times them; opt-in):
+/* Three trials for a forward's cluster part (scripts/device-lnf.sh times them; opt-in):
  *  - "chain": chunks of two accesses a thread (half the tile), so that the write pass can hold
  *    the next chunk's weight and bias in registers (rows_kernel.c's write_chained);
  *  - "quad": 48 KB parts of such chunks, four blocks of 256 threads an SM (64 registers):
  *    the same 192 KB of loads an SM in flight, split over 32 warps where 24 had them, a
  *    block's exchange and write pass holding 48 KB idle where it held 64 (clusters of 11 at
- *    262144, the last block's part two thirds).
+ *    262144, the last block's part two thirds);
+ *  - "hex": 32 KB parts, six blocks of 128 threads an SM (80 registers; clusters of 16 at
+ *    262144): the same 192 KB and 24 warps an SM, in six blocks that load, reduce, exchange
+ *    and write apart, so that fewer moments find none of an SM's blocks loading (with a
+ *    block's time after its load a fraction f of its life, all k blocks of an SM are past
+ *    their loads f^k of the time, if they keep apart).
  * The flip of each, once timed faster: drop its `rows_trial(...) &&` below (quad_trial,
- * chain_trial). */
+ * hex_trial, chain_trial). */
 #define CLUSTER_STAGE_BYTES_QUAD (48 * 1024)
+#define CLUSTER_STAGE_BYTES_HEX (32 * 1024)
 static bool quad_trial(const row_plan *p) { return !keeps_sums(p) && rows_trial("quad"); }
+static bool hex_trial(const row_plan *p) { return !keeps_sums(p) && !quad_trial(p) && rows_trial("hex"); }
 static bool chain_trial(const row_plan *p)
 {
     return !keeps_sums(p) && p->op->columns_late && row_plan_slots(p, COL_IN) && rows_trial("chain");
@@ -116,10 +123,13 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
     int esize = cute_dtype_bytes(p->dtype[0]);
     bool sums = keeps_sums(p);
     bool before_rows7 = p->schedule == ROW_SCHEDULE_ROWS5 || p->schedule == ROW_SCHEDULE_ROWS6;
-    int64_t part = before_rows7 ? CLUSTER_STAGE_BYTES_ROWS6 : quad_trial(p) ? CLUSTER_STAGE_BYTES_QUAD : CLUSTER_STAGE_BYTES;
+    int64_t part = before_rows7     ? CLUSTER_STAGE_BYTES_ROWS6
+                   : quad_trial(p) ? CLUSTER_STAGE_BYTES_QUAD
+                   : hex_trial(p)  ? CLUSTER_STAGE_BYTES_HEX
+                                   : CLUSTER_STAGE_BYTES;
     if (halved_chunks(p) && kmax > 1) kmax /= 2;
     if (p->vec * esize != 16) return false;
-    for (int threads = STAGE_THREADS; threads <= 1024; threads *= 2) {
+    for (int threads = hex_trial(p) ? STAGE_THREADS / 2 : STAGE_THREADS; threads <= 1024; threads *= 2) {
         int64_t tile = (int64_t)threads * kmax * p->vec, chunk_bytes = tile * esize * row_inputs(p);
         int64_t per = sums ? 1 : part / chunk_bytes > 1 ? part / chunk_bytes : 1;
         if (!sums && (n + per * tile - 1) / (per * tile) > ROW_CLUSTER_MAX) per = (n + ROW_CLUSTER_MAX * tile - 1) / (ROW_CLUSTER_MAX * tile);
