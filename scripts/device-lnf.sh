@@ -1,7 +1,7 @@
 #!/bin/sh
 # The pass of branch lnf on a GPU machine (issue 16: the forwards at 1024x262144, LayerNorm
 # 74.7% of the copy where RMSNorm runs 85.4; cross-entropy fwd+bwd 8192x131072 81.4%), under
-# 80 s on one H200 after `make all tests`.  Three trials, opt-in under CUTEC_ROWS_TRIAL
+# 80 s on one H200 after `make all tests`.  Four trials, opt-in under CUTEC_ROWS_TRIAL
 # (rows_compile.c's cluster_stage and row_plan_forms; docs/reductions.md).  The count: a
 # cluster's block loads its 64 KB part, reduces, exchanges, writes and exits, three an SM;
 # the SM's HBM loads stop whenever all three are past their loads.  With f the share of a
@@ -22,10 +22,15 @@
 #  hex:   every forward's cluster parts of 32 KB, six blocks of 128 threads an SM (24 warps,
 #         80 registers: the default's registers, no spill; clusters of 16 at 262144, 8 at
 #         131072).
+#  form:  cross-entropy's trial form (cross_entropy.c's cross_entropy_early): a row walked in
+#         chunks gathers its label's logit at its first chunk, where it was gathered after the
+#         cluster exchange and its first use (the loss, before the write pass) held the write
+#         pass up for the round trip (PTX: the register's first read just before the write
+#         loop).  76 registers where 80 (sm_90a bf16 fwd+bwd 8192x131072), no spill.
 # First the GPU against float64 (`cutec run`: every element), then % of the copy (a device
 # copy of the same bytes in each bench's run): LayerNorm 1024x262144 under default / chain /
-# quad / hex / quad,chain; cross-entropy fwd+bwd 8192x131072, RMSNorm and softmax 1024x262144
-# under default / quad / hex; LayerNorm's default / chain / quad / hex again in reverse order
+# quad / hex / quad,chain; cross-entropy fwd+bwd 8192x131072 under default / form / quad / hex;
+# RMSNorm and softmax 1024x262144 under default / quad / hex; LayerNorm's default / chain / quad / hex again in reverse order
 # (the first to go past the budget), then LayerNorm beside PyTorch eager.  ~4 s a bench.
 # The rule (points of the copy, d = trial - its base; LayerNorm's the mean of its turns):
 #  quad, hex: d >= 1.5 on LayerNorm and no other op below -1 -> "make default" (the better
@@ -33,17 +38,21 @@
 #         drop `rows_trial(...) &&`); d <= 0.5 on LayerNorm and no op at +1.5 or more ->
 #         "delete" (the trial's function and CLUSTER_STAGE_BYTES_*); otherwise "keep opt-in"
 #         (a line per op says where it won: a flip by op);
+#  form:  d = form - default on cross-entropy fwd+bwd 8192x131072: >= 1.5 -> "make default"
+#         (the flip: cross_entropy.c, row_cross_entropy's partial and row_values the early
+#         ones, its trial_form NULL); <= 0.5 -> "delete" (cross_entropy_early, row_io's
+#         walk_first); otherwise "keep opt-in";
 #  chain: d = quad,chain - quad where quad is made default, else chain - default: >= 1.5 ->
 #         "make default" (the flip: rows_compile.c's chain_trial, drop `rows_trial("chain")
 #         &&`); <= 0.5 -> "delete" (write_chained, row_plan.cols_chain, chain_trial);
 #         otherwise "keep opt-in".
 # A WRONG bench line decides "delete" for its form; a failed `cutec run` check keeps all
-# opt-in, to be fixed first.  Logs under $OUT; nothing starts past $BUDGET seconds (64).
-#   BUDGET=64 ITERS=10 sh scripts/device-lnf.sh
+# opt-in, to be fixed first.  Logs under $OUT; nothing starts past $BUDGET seconds (60).
+#   BUDGET=60 ITERS=10 sh scripts/device-lnf.sh
 . scripts/device-common.sh
 log="$out/lnf.log"
 start=$(date +%s)
-budget=${BUDGET:-64}
+budget=${BUDGET:-60}
 BENCH_TIMEOUT=20
 # the % of the copy of `cutec bench OP --shape S [ARGS]` under CUTEC_ROWS_TRIAL=T (0: the
 # default) into $pct ("" if it failed or was skipped; "W" if wrong), its lines into the log
@@ -73,11 +82,12 @@ decide()
     device_begin
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing timed"
-        for t in quad hex chain; do echo "decides: $t: keep opt-in (no GPU)"; done
+        for t in quad hex chain form; do echo "decides: $t: keep opt-in (no GPU)"; done
     else
         echo "== the GPU against float64 (every element)"
         for a in "chain layernorm bf16 24x262152" "quad,chain layernorm f16 8x262136" "hex,chain layernorm bf16 24x262136" \
-            "hex rmsnorm bf16 24x262152" "quad softmax bf16 16x262136" "hex cross-entropy bf16 32x131080 --backward"; do
+            "hex rmsnorm bf16 24x262152" "quad softmax bf16 16x262136" "hex cross-entropy bf16 32x131080 --backward" \
+            "form cross-entropy bf16 64x131080 --backward" "form cross-entropy f16 64x131080"; do
             set -- $a # (the trial, the op, the dtype, the shape, more)
             t=$1 op=$2 d=$3 s=$4
             shift 4
@@ -92,6 +102,7 @@ decide()
         pct_of hex layernorm $L && lha=$pct
         pct_of quad,chain layernorm $L && lb=$pct
         pct_of 0 cross-entropy $X --backward && x0=$pct
+        pct_of form cross-entropy $X --backward && xf=$pct
         pct_of quad cross-entropy $X --backward && xq=$pct
         pct_of hex cross-entropy $X --backward && xh=$pct
         pct_of 0 rmsnorm $L && r0=$pct
@@ -105,11 +116,11 @@ decide()
         pct_of chain layernorm $L && lcb=$pct
         pct_of 0 layernorm $L && l0b=$pct
         echo "== at $(($(date +%s) - start)) s: % of the copy: LayerNorm $L default $l0a / $l0b, chain $lca / $lcb," \
-            "quad $lqa / $lqb, hex $lha / $lhb, quad,chain $lb; cross-entropy fwd+bwd $X $x0 -> quad $xq, hex $xh;" \
+            "quad $lqa / $lqb, hex $lha / $lhb, quad,chain $lb; cross-entropy fwd+bwd $X $x0 -> form $xf, quad $xq, hex $xh;" \
             "RMSNorm $r0 -> $rq, $rh; softmax $s0 -> $sq, $sh"
         l0=$(mean2 "$l0a" "$l0b") lc=$(mean2 "$lca" "$lcb") lq=$(mean2 "$lqa" "$lqb") lh=$(mean2 "$lha" "$lhb")
         if [ "${checked:-yes}" = no ]; then
-            for t in quad hex chain; do echo "decides: $t: keep opt-in (a check against float64 above failed: fix it first)"; done
+            for t in quad hex chain form; do echo "decides: $t: keep opt-in (a check against float64 above failed: fix it first)"; done
         else
             dq=$(diff2 "$lq" "$l0") dh=$(diff2 "$lh" "$l0")
             echo "quad by op (points): layernorm $dq, cross-entropy fwd+bwd $(diff2 "$xq" "$x0"), rmsnorm $(diff2 "$rq" "$r0"), softmax $(diff2 "$sq" "$s0")"
@@ -130,6 +141,7 @@ decide()
             else
                 decide chain "$(diff2 "$lc" "$l0")"
             fi
+            decide form "$(diff2 "$xf" "$x0")" | sed 's/on LayerNorm 1024x262144/on cross-entropy fwd+bwd 8192x131072/'
         fi
         echo "== LayerNorm beside PyTorch eager (GB/s in its column), the default"
         bench_bf16 layernorm --shape $L

@@ -270,10 +270,11 @@ void row_plan_forms(row_plan *p, int64_t n)
     p->pairs = long_row && p->cluster < 2 && !(pairs && !strcmp(pairs, "0"));
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
-    /* the trials (scripts/device-ln16.sh times them; the flip of each, once timed faster:
+    /* the trials (the flip of each, once timed faster:
      * drop its `rows_trial(...) &&`):
-     *  - "form": the op's trial form (none now: LayerNorm's forward by one FMA an element,
-     *    ln16's, gained 0.3 points at 1024x262144 on the H200 and was deleted), 16-bit rows;
+     *  - "form": the op's trial form, 16-bit rows (cross-entropy's early gather of the
+     *    label's logit, cross_entropy.c; scripts/device-lnf.sh times it.  LayerNorm's forward
+     *    by one FMA an element, ln16's, gained 0.3 points at 1024x262144 and was deleted);
      *  - "ahead": a cluster's staged part issues its first write chunk's column loads (weight,
      *    bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead; +0.6
      *    points at 1024x262144, session 32: opt-in);

@@ -64,6 +64,8 @@ typedef struct row_io {
                                 below is there for finish (in chunks it is not) */
     cute_val first[ROW_SLOTS]; /* ROW_IN: the row's first element, for an op with
                                   row_op.shifted (loaded before the row) */
+    bool walk_first;         /* partial's call is for the first chunk a block walks of the
+                                row (stage_walk), not a later one */
     cute_ssa keep;           /* partial's per-element values finish may reuse */
     cute_val keep_v;         /* ... and a per-thread value */
 } row_io;

@@ -231,7 +231,9 @@ static void stage_walk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     int arity = th->red[st].arity;
     cute_val first[4], var[4];
     load_chunk(c, th, io, rb, th->first, true);
+    io->walk_first = true;
     op->partial(c, io, st, (const cute_val(*)[4])stats, first);
+    io->walk_first = false;
     for (int i = 0; i < arity; i++) stats[st][i] = first[i];
     if (th->p->stage_chunks == 1) return; /* the block's one tile */
     for (int i = 0; i < arity; i++) var[i] = cute_val_var(c, first[i]);
