@@ -22,8 +22,8 @@
 #  hex:   every forward's cluster parts of 32 KB, six blocks of 128 threads an SM (24 warps,
 #         80 registers: the default's registers, no spill; clusters of 16 at 262144, 8 at
 #         131072).
-#  form:  cross-entropy's trial form (cross_entropy.c's cross_entropy_early): a row walked in
-#         chunks gathers its label's logit at its first chunk, where it was gathered after the
+#  form:  cross-entropy's trial form (cross_entropy.c's cross_entropy_early): a cluster's part
+#         gathers its label's logit at its first chunk, where it was gathered after the
 #         cluster exchange and its first use (the loss, before the write pass) held the write
 #         pass up for the round trip (PTX: the register's first read just before the write
 #         loop).  76 registers where 80 (sm_90a bf16 fwd+bwd 8192x131072), no spill.
@@ -87,7 +87,7 @@ decide()
         echo "== the GPU against float64 (every element)"
         for a in "chain layernorm bf16 24x262152" "quad,chain layernorm f16 8x262136" "hex,chain layernorm bf16 24x262136" \
             "hex rmsnorm bf16 24x262152" "quad softmax bf16 16x262136" "hex cross-entropy bf16 32x131080 --backward" \
-            "form cross-entropy bf16 64x131080 --backward" "form cross-entropy f16 64x131080"; do
+            "form cross-entropy bf16 64x131080 --backward" "form,hex cross-entropy f16 64x131080 --backward"; do
             set -- $a # (the trial, the op, the dtype, the shape, more)
             t=$1 op=$2 d=$3 s=$4
             shift 4

@@ -272,15 +272,17 @@ void row_plan_forms(row_plan *p, int64_t n)
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
     /* the trials (the flip of each, once timed faster:
      * drop its `rows_trial(...) &&`):
-     *  - "form": the op's trial form, 16-bit rows (cross-entropy's early gather of the
-     *    label's logit, cross_entropy.c; scripts/device-lnf.sh times it.  LayerNorm's forward
-     *    by one FMA an element, ln16's, gained 0.3 points at 1024x262144 and was deleted);
+     *  - "form": the op's trial form, 16-bit rows split over a cluster (cross-entropy's early
+     *    gather of the label's logit, cross_entropy.c; scripts/device-lnf.sh times it; on a
+     *    staged row of one block, 4096x32768, its fwd+bwd took 100 registers where 80, two
+     *    blocks an SM where three.  LayerNorm's forward by one FMA an element, ln16's, gained
+     *    0.3 points at 1024x262144 and was deleted);
      *  - "ahead": a cluster's staged part issues its first write chunk's column loads (weight,
      *    bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead; +0.6
      *    points at 1024x262144, session 32: opt-in);
      *  - "chain" (chain_trial, above): every write chunk's column loads a chunk ahead
      *    (rows_kernel.c's write_chained), with the first one's issued as "ahead" does */
-    if (p->op->trial_form && rows_trial("form") && cute_dtype_bytes(p->dtype[0]) <= 2) p->op = p->op->trial_form;
+    if (p->op->trial_form && rows_trial("form") && cute_dtype_bytes(p->dtype[0]) <= 2 && p->cluster > 1) p->op = p->op->trial_form;
     bool late_cols = p->op->columns_late && row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
     bool chain = chain_trial(p);
     p->cols_ahead = (chain || rows_trial("ahead")) && p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined && late_cols;
