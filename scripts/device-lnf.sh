@@ -1,7 +1,7 @@
 #!/bin/sh
 # The pass of branch lnf on a GPU machine (issue 16: the forwards at 1024x262144, LayerNorm
 # 74.7% of the copy where RMSNorm runs 85.4; cross-entropy fwd+bwd 8192x131072 81.4%), under
-# 80 s on one H200 after `make all tests`.  Four trials, opt-in under CUTEC_ROWS_TRIAL
+# 80 s on one H200 after `make all tests`.  Five trials, opt-in under CUTEC_ROWS_TRIAL
 # (rows_compile.c's cluster_stage and row_plan_forms; docs/reductions.md).  The count: a
 # cluster's block loads its 64 KB part, reduces, exchanges, writes and exits, three an SM;
 # the SM's HBM loads stop whenever all three are past their loads.  With f the share of a
@@ -22,6 +22,11 @@
 #  hex:   every forward's cluster parts of 32 KB, six blocks of 128 threads an SM (24 warps,
 #         80 registers: the default's registers, no spill; clusters of 16 at 262144, 8 at
 #         131072).
+#  split: every forward's cluster part copied chunk by chunk (four 16 KB copies a part), each
+#         completing on a barrier of its own, the stage walk starting on the first chunk while
+#         the others arrive (rows_kernel.c's fill_chunks, chunk_wait): most of the walk leaves
+#         the block's time after its load.  LayerNorm 69 registers, RMSNorm 64, softmax 80,
+#         cross-entropy 77; no spill.
 #  form:  cross-entropy's trial form (cross_entropy.c's cross_entropy_early): a cluster's part
 #         gathers its label's logit at its first chunk, where it was gathered after the
 #         cluster exchange and its first use (the loss, before the write pass) held the write
@@ -31,14 +36,16 @@
 # rows against float64 before it times them), then % of the copy (a device copy of the same
 # bytes in each bench's run), one bench after another in this order until the budget is
 # spent (~5 s a bench at 1024x262144, ~9 at 8192x131072): LayerNorm 1024x262144 default /
-# chain / hex / quad; cross-entropy fwd+bwd 8192x131072 default / form; RMSNorm and softmax
-# 1024x262144 default / hex; cross-entropy hex; RMSNorm, softmax, cross-entropy quad;
-# LayerNorm quad,chain; LayerNorm's four again in reverse order; LayerNorm beside PyTorch.
+# chain / hex / quad / split; cross-entropy fwd+bwd 8192x131072 default / form; RMSNorm and
+# softmax 1024x262144 default / hex / split; cross-entropy hex / split; RMSNorm, softmax,
+# cross-entropy quad; LayerNorm quad,chain and split,hex; LayerNorm's five again in reverse
+# order; LayerNorm beside PyTorch.
 # The rule (points of the copy, d = trial - its base; LayerNorm's the mean of its turns):
-#  quad, hex: d >= 1.5 on LayerNorm, timed on all four ops and none below -1 -> "make
-#         default" (the better of the two where both qualify; the flip: rows_compile.c's
-#         quad_trial / hex_trial, drop `rows_trial(...) &&`); d <= 0.5 on LayerNorm and no
-#         op at +1.5 or more -> "delete" (the trial's function and CLUSTER_STAGE_BYTES_*);
+#  quad, hex, split: d >= 1.5 on LayerNorm, timed on all four ops and none below -1 ->
+#         "make default" (of quad and hex the better where both qualify; the flip:
+#         rows_compile.c's quad_trial / hex_trial / split_trial, drop `rows_trial(...) &&`); d <= 0.5 on LayerNorm and no
+#         op at +1.5 or more -> "delete" (the trial's function, its CLUSTER_STAGE_BYTES_*; split's
+#         fill_chunks, chunk_wait, row_plan.stage_split, row_stage.buf_chunks);
 #         otherwise "keep opt-in" (a line per op says where it won: a flip by op);
 #  form:  d = form - default on cross-entropy fwd+bwd 8192x131072: >= 1.5 -> "make default"
 #         (the flip: rows_compile.c's row_plan_forms, drop `rows_trial("form") &&`; or
@@ -84,11 +91,12 @@ decide()
     device_begin
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing timed"
-        for t in quad hex chain form; do echo "decides: $t: keep opt-in (no GPU)"; done
+        for t in quad hex split chain form; do echo "decides: $t: keep opt-in (no GPU)"; done
     else
         echo "== the GPU against float64 (every element)"
         for a in "chain,hex layernorm bf16 8x262152" "quad,chain layernorm f16 8x262136" \
-            "form,hex cross-entropy bf16 16x131080 --backward" "quad softmax bf16 8x262136"; do
+            "form,hex cross-entropy bf16 16x131080 --backward" "quad softmax bf16 8x262136" \
+            "split layernorm bf16 8x262136" "split,hex rmsnorm f16 8x262152" "split,form cross-entropy bf16 16x131080 --backward"; do
             set -- $a # (the trials, the op, the dtype, the shape, more)
             t=$1 op=$2 d=$3 s=$4
             shift 4
@@ -101,27 +109,35 @@ decide()
         pct_of chain layernorm $L && lca=$pct
         pct_of hex layernorm $L && lha=$pct
         pct_of quad layernorm $L && lqa=$pct
+        pct_of split layernorm $L && lsa=$pct
         pct_of 0 cross-entropy $X --backward && x0=$pct
         pct_of form cross-entropy $X --backward && xf=$pct
         pct_of 0 rmsnorm $L && r0=$pct
         pct_of hex rmsnorm $L && rh=$pct
+        pct_of split rmsnorm $L && rs=$pct
         pct_of 0 softmax $L && s0=$pct
         pct_of hex softmax $L && sh=$pct
+        pct_of split softmax $L && ss=$pct
         pct_of hex cross-entropy $X --backward && xh=$pct
+        pct_of split cross-entropy $X --backward && xs=$pct
         pct_of quad rmsnorm $L && rq=$pct
         pct_of quad softmax $L && sq=$pct
         pct_of quad cross-entropy $X --backward && xq=$pct
         pct_of quad,chain layernorm $L && lb=$pct
+        pct_of split,hex layernorm $L && lsh=$pct
+        pct_of split layernorm $L && lsb=$pct
         pct_of quad layernorm $L && lqb=$pct
         pct_of hex layernorm $L && lhb=$pct
         pct_of chain layernorm $L && lcb=$pct
         pct_of 0 layernorm $L && l0b=$pct
         echo "== at $(($(date +%s) - start)) s: % of the copy: LayerNorm $L default $l0a / $l0b, chain $lca / $lcb," \
-            "quad $lqa / $lqb, hex $lha / $lhb, quad,chain $lb; cross-entropy fwd+bwd $X $x0 -> form $xf, quad $xq, hex $xh;" \
-            "RMSNorm $r0 -> quad $rq, hex $rh; softmax $s0 -> quad $sq, hex $sh"
+            "quad $lqa / $lqb, hex $lha / $lhb, split $lsa / $lsb, quad,chain $lb, split,hex $lsh;" \
+            "cross-entropy fwd+bwd $X $x0 -> form $xf, quad $xq, hex $xh, split $xs;" \
+            "RMSNorm $r0 -> quad $rq, hex $rh, split $rs; softmax $s0 -> quad $sq, hex $sh, split $ss"
         l0=$(mean2 "$l0a" "$l0b") lc=$(mean2 "$lca" "$lcb") lq=$(mean2 "$lqa" "$lqb") lh=$(mean2 "$lha" "$lhb")
+        ls=$(mean2 "$lsa" "$lsb")
         if [ "${checked:-yes}" = no ]; then
-            for t in quad hex chain form; do echo "decides: $t: keep opt-in (a check against float64 above failed: fix it first)"; done
+            for t in quad hex split chain form; do echo "decides: $t: keep opt-in (a check against float64 above failed: fix it first)"; done
         else
             dq=$(diff2 "$lq" "$l0") dh=$(diff2 "$lh" "$l0")
             oq="$(diff2 "$xq" "$x0") $(diff2 "$rq" "$r0") $(diff2 "$sq" "$s0")"
@@ -142,6 +158,11 @@ decide()
                 fi
             fi
             cat "$out/lnf.quad" "$out/lnf.hex"
+            os="$(diff2 "$xs" "$x0") $(diff2 "$rs" "$r0") $(diff2 "$ss" "$s0")"
+            echo "split by op (points): layernorm $(diff2 "$ls" "$l0"); cross-entropy fwd+bwd, rmsnorm, softmax: $os"
+            decide split "$(diff2 "$ls" "$l0")" $os >"$out/lnf.split"
+            [ "$(echo $os | wc -w)" -eq 3 ] || sed -i 's/make default/keep opt-in (not timed on every op)/' "$out/lnf.split"
+            cat "$out/lnf.split"
             if grep -q "make default" "$out/lnf.quad"; then
                 decide chain "$(diff2 "$lb" "$lq")"
             else

@@ -90,10 +90,11 @@ int main(void)
     run(lib, be, CUTE_F32, (xcase){4, 40001, 0, 2e4, 0, CUTE_I32}, true, 2);
     /* lnf's trial (CUTEC_ROWS_TRIAL=form): a cluster's part gathers the label's logit at its
      * first chunk (the label n, NaN; ignored rows; the logit in the last part; a forward
-     * alone, walked in chunks from memory: the default form; with quad's and hex's parts); a
+     * alone, walked in chunks from memory: the default form; with quad's and hex's parts; and
+     * split's chunk by chunk copies, with the default gather and the early one); a
      * mutation that gathered 0 there failed 6 checks */
-    const char *const trials[] = {"form", "form,quad", "form,hex"};
-    for (int t = 0; t < 3; t++) {
+    const char *const trials[] = {"form", "form,quad", "form,hex", "split", "form,split,hex"};
+    for (int t = 0; t < 5; t++) {
         setenv("CUTEC_ROWS_TRIAL", trials[t], 1);
         run(lib, be, CUTE_BF16, (xcase){3, 70000, 8, 8, 0.1, CUTE_I64}, true, -1);
         run(lib, be, CUTE_F16, (xcase){9, 131080, 0, 2e4, 0.05, CUTE_I32}, true, 5);

@@ -94,20 +94,21 @@ static bool cluster_allowed(const row_plan *p)
  * 50-75% (bench/RESULTS.md, rows7) */
 #define CLUSTER_STAGE_BYTES (64 * 1024)
 #define CLUSTER_STAGE_BYTES_ROWS6 (32 * 1024)
-/* Three trials for a forward's cluster part (scripts/device-lnf.sh times them; opt-in):
+/* Four trials for a forward's cluster part (scripts/device-lnf.sh times them; opt-in):
  *  - "chain": chunks of two accesses a thread (half the tile), so that the write pass can hold
  *    the next chunk's weight and bias in registers (rows_kernel.c's write_chained);
  *  - "quad": 48 KB parts of such chunks, four blocks of 256 threads an SM (64 registers):
  *    the same 192 KB of loads an SM in flight, split over 32 warps where 24 had them, a
  *    block's exchange and write pass holding 48 KB idle where it held 64 (clusters of 11 at
  *    262144, the last block's part two thirds);
+ *  - "split" (split_trial, below): the part's chunks copied each on its own barrier;
  *  - "hex": 32 KB parts, six blocks of 128 threads an SM (80 registers; clusters of 16 at
  *    262144): the same 192 KB and 24 warps an SM, in six blocks that load, reduce, exchange
  *    and write apart, so that fewer moments find none of an SM's blocks loading (with a
  *    block's time after its load a fraction f of its life, all k blocks of an SM are past
  *    their loads f^k of the time, if they keep apart).
  * The flip of each, once timed faster: drop its `rows_trial(...) &&` below (quad_trial,
- * hex_trial, chain_trial). */
+ * hex_trial, chain_trial, split_trial). */
 #define CLUSTER_STAGE_BYTES_QUAD (48 * 1024)
 #define CLUSTER_STAGE_BYTES_HEX (32 * 1024)
 static bool quad_trial(const row_plan *p) { return !keeps_sums(p) && rows_trial("quad"); }
@@ -117,6 +118,10 @@ static bool chain_trial(const row_plan *p)
     return !keeps_sums(p) && p->op->columns_late && row_plan_slots(p, COL_IN) && rows_trial("chain");
 }
 static bool halved_chunks(const row_plan *p) { return quad_trial(p) || chain_trial(p); }
+/* "split": a forward's part copied chunk by chunk, each completing on a barrier of its own, so
+ * that the stage walk starts on the first chunk while the others arrive (rows_kernel.c's
+ * fill_chunks, chunk_wait): a block's time after its load shortened by most of the walk */
+static bool split_trial(const row_plan *p) { return !keeps_sums(p) && rows_trial("split"); }
 
 static bool cluster_stage(row_plan *p, int64_t n, int kmax)
 {
@@ -180,6 +185,7 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * LayerNorm -3.4, RMSNorm -6.5, softmax -16.9; 16 warps an SM where a block a row
          * has 24), and rows6's two 32 KB buffers in clusters of 16 (68.7 against 75.5%). */
         p->stage_bufs = sums ? (int)bufs : 1;
+        p->stage_split = split_trial(p) && p->cluster > 1 && p->stage_chunks > 1;
         /* with three buffers or more a block posts a row's exchange and writes the previous
          * row before it waits for the cluster (rows_kernel.c's rows_pipelined) */
         p->pipelined = p->cluster > 1 && p->stage_bufs >= 3 && p->op->stages == 1;

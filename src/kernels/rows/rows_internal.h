@@ -136,6 +136,9 @@ typedef struct row_plan {
                               weight and bias): each write chunk's column loads issued a chunk
                               ahead, the first chunk's before the row's staged wait
                               (rows_kernel.c's columns_ahead; CUTEC_ROWS_TRIAL=1, opt-in) */
+    bool stage_split;      /* a cluster's staged part (one row a block) copied chunk by chunk,
+                              each on a barrier of its own, the stage walk starting on the first
+                              while the rest arrive (CUTEC_ROWS_TRIAL=split, opt-in) */
     bool cols_chain;       /* with cols_ahead: every write chunk's column loads a chunk ahead
                               (rows_kernel.c's write_chained; CUTEC_ROWS_TRIAL=chain, opt-in) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
@@ -203,6 +206,8 @@ const cute_fn *row_compile(cute_runtime *rt, const row_plan *p, char *err, size_
 typedef struct row_stage {
     bool on;
     int stages;                    /* buffers */
+    int buf_chunks;                /* the tiles a buffer holds: stage_chunks, or 1 (stage_split:
+                                      a buffer a chunk, the part's chunks in order) */
     cute_tensor s[ROW_SLOTS];
     cute_pipeline pipe;
     cute_pipeline_state fill, use, done; /* thread 0's next buffer to fill; the next to wait
