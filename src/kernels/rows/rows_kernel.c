@@ -224,7 +224,6 @@ static void row_resident(cute_ctx *c, const row_thread *th, row_io *io, cute_int
     store_chunk(c, th, io, rb, th->cb, 0);
 }
 
-/* stage st's thread-local part over the chunks the block walks, combined as it goes */
 /* row_plan's stage_split: the first stage's walk waits for each chunk's copy before it reads
  * it (the buffers a chunk each, in the part's order); the row's other waits none */
 static void chunk_wait(cute_ctx *c, const row_thread *th, const row_io *io, int st)
@@ -234,6 +233,7 @@ static void chunk_wait(cute_ctx *c, const row_thread *th, const row_io *io, int 
     CUTE_IF(c, cute_int_lt(c, io->row, th->k->m)) { row_stage_wait(c, &stage); }
 }
 
+/* stage st's thread-local part over the chunks the block walks, combined as it goes */
 static void stage_walk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, int st, cute_val stats[][4])
 {
     const row_op *op = th->p->op;
