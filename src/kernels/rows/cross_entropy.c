@@ -109,13 +109,13 @@ static void finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
     io->t[DX] = cute_ssa_binop(c, CUTE_OP_ADD, p, shift);
 }
 
-/* The trial form (CUTEC_ROWS_TRIAL=form, 16-bit logits; scripts/device-lnf.sh times it): a row
- * walked in chunks (a cluster's staged part at 8192x131072) gathers its label's logit at its
+/* The cluster form (row_op.cluster_form): a cluster's part gathers its label's logit at its
  * first chunk, where the label (loaded before the row's staged wait) is at hand, so that the
  * gather's round trip passes during the stage walk and the cluster exchange.  Gathered in
  * row_values, after the exchange, its first use (the loss) came before the write pass and
  * held it up for the round trip (PTX: the gathered register's first read just before the write
- * loop). */
+ * loop).  H200, 2026-11-27, fwd+bwd bf16 8192x131072: 81.6 -> 84.0% of the copy (80 -> 76
+ * registers); CUTEC_ROWS_EARLY=0 the gather after the exchange. */
 static void partial_early(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
 {
     partial(c, io, stage, stats, out);

@@ -90,7 +90,7 @@ static void key_of(const row_plan *p, char *key, size_t n)
                        p->tpr, p->k, p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->stage_bufs, p->cluster,
                        p->sums_in_smem, p->stage_cols ? "/staged-cols" : "", p->pipelined ? "/pipelined" : "",
                        p->in_place ? "/in-place" : "", p->words ? "/words" : "", p->pairs ? "/pairs" : "");
-    if (p->cols_ahead) len += snprintf(key + len, n - (size_t)len, p->cols_chain ? "chain/" : "ahead/");
+    if (p->cols_ahead) len += snprintf(key + len, n - (size_t)len, "ahead/");
     len += snprintf(key + len, n - (size_t)len, "b%d/%s", row_plan_blocks_per_sm(p), p->stage_split ? "split/" : ""); /* the launch bound */
     for (int s = 0; s < p->op->nslots; s++)
         len += snprintf(key + len, n - (size_t)len, "%s,", p->has[s] ? cute_dtype_name(p->dtype[s]) : "-");

@@ -94,33 +94,21 @@ static bool cluster_allowed(const row_plan *p)
  * 50-75% (bench/RESULTS.md, rows7) */
 #define CLUSTER_STAGE_BYTES (64 * 1024)
 #define CLUSTER_STAGE_BYTES_ROWS6 (32 * 1024)
-/* Four trials for a forward's cluster part (scripts/device-lnf.sh times them; opt-in):
- *  - "chain": chunks of two accesses a thread (half the tile), so that the write pass can hold
- *    the next chunk's weight and bias in registers (rows_kernel.c's write_chained);
- *  - "quad": 48 KB parts of such chunks, four blocks of 256 threads an SM (64 registers):
- *    the same 192 KB of loads an SM in flight, split over 32 warps where 24 had them, a
- *    block's exchange and write pass holding 48 KB idle where it held 64 (clusters of 11 at
- *    262144, the last block's part two thirds);
- *  - "split" (split_trial, below): the part's chunks copied each on its own barrier;
+/* Two trials for a forward's cluster part (scripts/device-lnf.sh times them; opt-in):
  *  - "hex": 32 KB parts, six blocks of 128 threads an SM (80 registers; clusters of 16 at
  *    262144): the same 192 KB and 24 warps an SM, in six blocks that load, reduce, exchange
  *    and write apart, so that fewer moments find none of an SM's blocks loading (with a
  *    block's time after its load a fraction f of its life, all k blocks of an SM are past
- *    their loads f^k of the time, if they keep apart).
- * The flip of each, once timed faster: drop its `rows_trial(...) &&` below (quad_trial,
- * hex_trial, chain_trial, split_trial). */
-#define CLUSTER_STAGE_BYTES_QUAD (48 * 1024)
+ *    their loads f^k of the time, if they keep apart).  H200, 2026-11-27, LayerNorm
+ *    1024x262144: 74.8 -> 79.4% of the copy.  ("quad", 48 KB parts of four blocks of 256
+ *    threads an SM at 64 registers, chunks of two accesses: 70.1, deleted);
+ *  - "split": the part copied chunk by chunk, each completing on a barrier of its own, so
+ *    that the stage walk starts on the first chunk while the others arrive (rows_kernel.c's
+ *    fill_chunks, chunk_wait): a block's time after its load shortened by most of the walk.
+ *    LayerNorm 1024x262144: 74.8 -> 77.1.
+ * The flip of each, once timed faster on every forward: drop its `rows_trial(...) &&`. */
 #define CLUSTER_STAGE_BYTES_HEX (32 * 1024)
-static bool quad_trial(const row_plan *p) { return !keeps_sums(p) && rows_trial("quad"); }
-static bool hex_trial(const row_plan *p) { return !keeps_sums(p) && !quad_trial(p) && rows_trial("hex"); }
-static bool chain_trial(const row_plan *p)
-{
-    return !keeps_sums(p) && p->op->columns_late && row_plan_slots(p, COL_IN) && rows_trial("chain");
-}
-static bool halved_chunks(const row_plan *p) { return quad_trial(p) || chain_trial(p); }
-/* "split": a forward's part copied chunk by chunk, each completing on a barrier of its own, so
- * that the stage walk starts on the first chunk while the others arrive (rows_kernel.c's
- * fill_chunks, chunk_wait): a block's time after its load shortened by most of the walk */
+static bool hex_trial(const row_plan *p) { return !keeps_sums(p) && rows_trial("hex"); }
 static bool split_trial(const row_plan *p) { return !keeps_sums(p) && rows_trial("split"); }
 
 static bool cluster_stage(row_plan *p, int64_t n, int kmax)
@@ -128,11 +116,7 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
     int esize = cute_dtype_bytes(p->dtype[0]);
     bool sums = keeps_sums(p);
     bool before_rows7 = p->schedule == ROW_SCHEDULE_ROWS5 || p->schedule == ROW_SCHEDULE_ROWS6;
-    int64_t part = before_rows7     ? CLUSTER_STAGE_BYTES_ROWS6
-                   : quad_trial(p) ? CLUSTER_STAGE_BYTES_QUAD
-                   : hex_trial(p)  ? CLUSTER_STAGE_BYTES_HEX
-                                   : CLUSTER_STAGE_BYTES;
-    if (halved_chunks(p) && kmax > 1) kmax /= 2;
+    int64_t part = before_rows7 ? CLUSTER_STAGE_BYTES_ROWS6 : hex_trial(p) ? CLUSTER_STAGE_BYTES_HEX : CLUSTER_STAGE_BYTES;
     if (p->vec * esize != 16) return false;
     for (int threads = hex_trial(p) ? STAGE_THREADS / 2 : STAGE_THREADS; threads <= 1024; threads *= 2) {
         int64_t tile = (int64_t)threads * kmax * p->vec, chunk_bytes = tile * esize * row_inputs(p);
@@ -221,7 +205,7 @@ int row_plan_blocks_per_sm(const row_plan *p)
     if (p->cluster < 2 && !(p->stage_chunks && sums)) return 0;
     /* a staged cluster block walks its part with 80 registers (at 64 cross-entropy's backward
      * spilled 8 bytes, f32 softmax's 12); one holding its tile in registers, 64 */
-    int blocks = (sums ? 512 : p->stage_chunks && !quad_trial(p) ? 768 : 1024) / (p->tpr * p->rows);
+    int blocks = (sums ? 512 : p->stage_chunks ? 768 : 1024) / (p->tpr * p->rows);
     return blocks > 0 ? blocks : 1;
 }
 
@@ -276,23 +260,18 @@ void row_plan_forms(row_plan *p, int64_t n)
     p->pairs = long_row && p->cluster < 2 && !(pairs && !strcmp(pairs, "0"));
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
-    /* the trials (the flip of each, once timed faster:
-     * drop its `rows_trial(...) &&`):
-     *  - "form": the op's trial form, 16-bit rows split over a cluster (cross-entropy's early
-     *    gather of the label's logit, cross_entropy.c; scripts/device-lnf.sh times it; on a
-     *    staged row of one block, 4096x32768, its fwd+bwd took 100 registers where 80, two
-     *    blocks an SM where three.  LayerNorm's forward by one FMA an element, ln16's, gained
-     *    0.3 points at 1024x262144 and was deleted);
-     *  - "ahead": a cluster's staged part issues its first write chunk's column loads (weight,
-     *    bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead; +0.6
-     *    points at 1024x262144, session 32: opt-in);
-     *  - "chain" (chain_trial, above): every write chunk's column loads a chunk ahead
-     *    (rows_kernel.c's write_chained), with the first one's issued as "ahead" does */
-    if (p->op->trial_form && rows_trial("form") && cute_dtype_bytes(p->dtype[0]) <= 2 && p->cluster > 1) p->op = p->op->trial_form;
+    /* an op's cluster form (cross-entropy's label gathered at the block's first chunk: H200,
+     * 2026-11-27, fwd+bwd 8192x131072 81.6 -> 84.0% of the copy); CUTEC_ROWS_EARLY=0 leaves it
+     * out, so that one run can time both.  (On a staged row of one block, 4096x32768, its
+     * fwd+bwd took 100 registers where 80, two blocks an SM where three: clusters only.) */
+    const char *early = getenv("CUTEC_ROWS_EARLY");
+    if (p->op->cluster_form && p->cluster > 1 && !(early && !strcmp(early, "0"))) p->op = p->op->cluster_form;
+    /* the trial "ahead": a cluster's staged part issues its first write chunk's column loads
+     * (weight, bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead; +0.6
+     * points at 1024x262144, session 32: opt-in; each chunk's a chunk ahead, chunks of two
+     * accesses, lnf's "chain": -1.9, deleted).  The flip: drop `rows_trial("ahead") &&` */
     bool late_cols = p->op->columns_late && row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
-    bool chain = chain_trial(p);
-    p->cols_ahead = (chain || rows_trial("ahead")) && p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined && late_cols;
-    p->cols_chain = chain && p->cols_ahead;
+    p->cols_ahead = rows_trial("ahead") && p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined && late_cols;
 }
 
 bool rows_trial(const char *name)

@@ -100,9 +100,10 @@ typedef struct row_op {
     /* the row's first element of each row input is loaded for partial (io->first), before the
      * row itself (LayerNorm's shifted sums) */
     bool shifted;
-    /* a candidate form under trial, opt-in until a GPU has timed it (CUTEC_ROWS_TRIAL=form,
-     * rows_compile.c's row_plan_forms): replaces this op wherever the plan has it */
-    const struct row_op *trial_form;
+    /* the op for plans that split the row over a cluster (NULL: this one), where its row
+     * values wait for the cluster exchange (cross-entropy: the label's logit gathered at the
+     * block's first chunk, not after the exchange; rows_compile.c's row_plan_forms) */
+    const struct row_op *cluster_form;
 } row_op;
 
 typedef struct row_plan {
@@ -139,8 +140,6 @@ typedef struct row_plan {
     bool stage_split;      /* a cluster's staged part (one row a block) copied chunk by chunk,
                               each on a barrier of its own, the stage walk starting on the first
                               while the rest arrive (CUTEC_ROWS_TRIAL=split, opt-in) */
-    bool cols_chain;       /* with cols_ahead: every write chunk's column loads a chunk ahead
-                              (rows_kernel.c's write_chained; CUTEC_ROWS_TRIAL=chain, opt-in) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */

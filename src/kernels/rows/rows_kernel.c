@@ -266,39 +266,6 @@ static void write_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     store_chunk(c, th, io, rb, cb, j);
 }
 
-/* row_plan's cols_chain: every write chunk's column loads issued a chunk ahead, held in
- * registers across the loop (held: rmem tensors of their values as stored, loop-carried),
- * so that each chunk's L2 round trip passes during the chunk before it; the first chunk's
- * were issued before the row's staged wait (th->ahead).  The last chunk's issue reaches into
- * the next part's columns (in the matrix: read, unused) or past the row (predicated off).
- * Two accesses a thread a chunk (the plan's k, halved for it): a chunk's 16 words of weight
- * and bias ahead beside the chunk at hand fit the 80 registers of three blocks an SM; with
- * four accesses (32 words ahead) ln16's unrolled form spilled 288 bytes. */
-static void write_chained(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
-{
-    const row_op *op = th->p->op;
-    cute_alg *a = cute_ctx_alg(c);
-    cute_tensor held[ROW_SLOTS];
-    for (int s = 0; s < op->nslots; s++)
-        if (th->p->has[s] && op->slot[s].role == COL_IN) {
-            cute_ssa raw = th->ahead.raw[s];
-            held[s] = cute_make_rmem_tensor(c, (cute_dtype)raw.dtype, cute_make_layout(a, raw.shape));
-            cute_tensor_store(c, held[s], raw);
-        }
-    CUTE_FOR(c, cb, th->first, th->end) {
-        row_cols now = th->ahead;
-        for (int s = 0; s < op->nslots; s++)
-            if (th->p->has[s] && op->slot[s].role == COL_IN) now.raw[s] = cute_tensor_load(c, held[s]);
-        row_cols next = columns_issue(c, th, cute_add(a, cb, cute_i(1)));
-        for (int s = 0; s < op->nslots; s++)
-            if (th->p->has[s] && op->slot[s].role == COL_IN) cute_tensor_store(c, held[s], next.raw[s]);
-        load_chunk(c, th, io, rb, cb, true); /* the row inputs: columns_late */
-        columns_take(c, th, io, &now);
-        op->finish(c, io, (const cute_val(*)[4])stats);
-        store_chunk(c, th, io, rb, cb, 0);
-    }
-}
-
 /* row_plan's cols_ahead (a cluster's staged part, whose column inputs finish alone uses):
  * the first write chunk's column loads (from L2) issued before the row's staged wait
  * (th->ahead, rows_walk), so that their round trip passes during the wait, the stage walk
@@ -307,10 +274,6 @@ static void write_chained(cute_ctx *c, const row_thread *th, row_io *io, cute_in
  * a chunk ahead, the part unrolled: 80 registers and 288 bytes spilled, sm_90a bf16.) */
 static void write_ahead(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
 {
-    if (th->p->cols_chain) {
-        write_chained(c, th, io, rb, stats);
-        return;
-    }
     load_chunk(c, th, io, rb, th->first, true); /* the row inputs: columns_late */
     columns_take(c, th, io, &th->ahead);
     th->p->op->finish(c, io, (const cute_val(*)[4])stats);
