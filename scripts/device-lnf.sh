@@ -22,7 +22,8 @@
 # bytes in each bench's run), one bench after another in this order until the budget is
 # spent (~6 s a bench at 1024x262144, ~14 at 8192x131072): LayerNorm 1024x262144 default /
 # hex / split,hex; RMSNorm and softmax default / hex; RMSNorm and softmax split,hex;
-# LayerNorm split; cross-entropy fwd+bwd 8192x131072 default / hex / split,hex / the gather
+# LayerNorm ahead,hex (ln16's first write chunk's columns ahead, +0.6 alone) and split;
+# cross-entropy fwd+bwd 8192x131072 default / hex / split,hex / the gather
 # after the exchange; LayerNorm hex and default again; LayerNorm beside PyTorch.
 # The rule (points of the copy, d = trial - its base; LayerNorm's the mean of its turns):
 #  hex:   d >= 1.5 on LayerNorm, timed on RMSNorm and softmax and no op below -1 -> "make
@@ -99,6 +100,7 @@ decide()
         pct_of hex softmax $L && sh=$pct
         pct_of split,hex rmsnorm $L && rsh=$pct
         pct_of split,hex softmax $L && ssh=$pct
+        pct_of ahead,hex layernorm $L && lah=$pct
         pct_of split layernorm $L && ls=$pct
         pct_of 0 cross-entropy $X --backward && x0=$pct
         pct_of hex cross-entropy $X --backward && xh=$pct
@@ -107,7 +109,7 @@ decide()
         pct_of hex layernorm $L && lhb=$pct
         pct_of 0 layernorm $L && l0b=$pct
         echo "== at $(($(date +%s) - start)) s: % of the copy: LayerNorm $L default $l0a / $l0b, hex $lha / $lhb," \
-            "split,hex $lsh, split $ls; RMSNorm $r0 -> hex $rh, split,hex $rsh; softmax $s0 -> hex $sh, split,hex $ssh;" \
+            "split,hex $lsh, split $ls, ahead,hex $lah; RMSNorm $r0 -> hex $rh, split,hex $rsh; softmax $s0 -> hex $sh, split,hex $ssh;" \
             "cross-entropy fwd+bwd $X $x0 (gather after the exchange $xl) -> hex $xh, split,hex $xsh"
         l0=$(mean2 "$l0a" "$l0b") lh=$(mean2 "$lha" "$lhb")
         if [ "${checked:-yes}" = no ]; then
@@ -119,6 +121,7 @@ decide()
             else
                 decide split "$(diff2 "$ls" "$l0")"
             fi
+            echo "ahead (the first write chunk's weight and bias before the staged wait) with hex: $(diff2 "$lah" "$lh") points on LayerNorm"
             awk -v d="$(diff2 "$x0" "$xl")" 'BEGIN {
                 if (d == "") print "decides: early: keep (not timed against the old gather)"
                 else if (d ~ /W/) print "decides: early: revert (WRONG against float64)"
