@@ -94,31 +94,49 @@ static bool cluster_allowed(const row_plan *p)
  * 50-75% (bench/RESULTS.md, rows7) */
 #define CLUSTER_STAGE_BYTES (64 * 1024)
 #define CLUSTER_STAGE_BYTES_ROWS6 (32 * 1024)
-/* Two trials for a forward's cluster part (scripts/device-lnf.sh times them; opt-in):
+/* A forward's cluster parts (engineer lnf; H200, 2026-11-27, % of the copy at 1024x262144,
+ * two passes, default -> hex / split / both; cross-entropy fwd+bwd at 8192x131072):
  *  - "hex": 32 KB parts, six blocks of 128 threads an SM (80 registers; clusters of 16 at
- *    262144): the same 192 KB and 24 warps an SM, in six blocks that load, reduce, exchange
- *    and write apart, so that fewer moments find none of an SM's blocks loading (with a
- *    block's time after its load a fraction f of its life, all k blocks of an SM are past
- *    their loads f^k of the time, if they keep apart).  H200, 2026-11-27, LayerNorm
- *    1024x262144: 74.8 -> 79.4% of the copy.  ("quad", 48 KB parts of four blocks of 256
- *    threads an SM at 64 registers, chunks of two accesses: 70.1, deleted);
+ *    262144, 8 at 131072), where three blocks of 256 threads held 64 KB each: the same 192 KB
+ *    and 24 warps an SM in six blocks that load, reduce, exchange and write apart, so that
+ *    fewer moments find none of an SM's blocks loading (with f the share of a block's life
+ *    after its load, all k blocks of an SM are past their loads f^k of the time if they keep
+ *    apart).  LayerNorm 74.8 / 74.6 -> 79.4 / 79.3, softmax 93.6 -> 95.3, cross-entropy 84.5
+ *    -> 84.6; RMSNorm 86.0 -> 84.9: not for an op whose column inputs are loaded with the row
+ *    (RMSNorm's weight), which CUTEC_ROWS_TRIAL=hex still times.  (quad, 48 KB parts of
+ *    four blocks of 256 threads at 64 registers: LayerNorm 70.1, deleted.)
  *  - "split": the part copied chunk by chunk, each completing on a barrier of its own, so
  *    that the stage walk starts on the first chunk while the others arrive (rows_kernel.c's
- *    fill_chunks, chunk_wait): a block's time after its load shortened by most of the walk.
- *    LayerNorm 1024x262144: 74.8 -> 77.1.
- * The flip of each, once timed faster on every forward: drop its `rows_trial(...) &&`. */
+ *    fill_chunks, chunk_wait).  LayerNorm 77.1 / 77.2 alone, 79.3 -> 80.8 with hex; with hex
+ *    RMSNorm -0.4, softmax -1.4, cross-entropy -7.5: for an op with late column inputs only
+ *    (LayerNorm's weight and bias), CUTEC_ROWS_TRIAL=split for the others.
+ * CUTEC_ROWS_HEX=0 and CUTEC_ROWS_SPLIT=0 leave each out, so that one run can time both. */
 #define CLUSTER_STAGE_BYTES_HEX (32 * 1024)
-static bool hex_trial(const row_plan *p) { return !keeps_sums(p) && rows_trial("hex"); }
-static bool split_trial(const row_plan *p) { return !keeps_sums(p) && rows_trial("split"); }
+static bool env_off(const char *name)
+{
+    const char *v = getenv(name);
+    return v && !strcmp(v, "0");
+}
+static bool forward_now(const row_plan *p) { return !keeps_sums(p) && p->schedule == ROW_SCHEDULE_NOW; }
+static bool late_columns(const row_plan *p) { return row_plan_slots(p, COL_IN) && p->op->columns_late; }
+static bool hex_parts(const row_plan *p)
+{
+    bool with_row = row_plan_slots(p, COL_IN) && !p->op->columns_late;
+    return forward_now(p) && !env_off("CUTEC_ROWS_HEX") && (!with_row || rows_trial("hex"));
+}
+static bool split_parts(const row_plan *p)
+{
+    return forward_now(p) && !env_off("CUTEC_ROWS_SPLIT") && (late_columns(p) || rows_trial("split"));
+}
 
 static bool cluster_stage(row_plan *p, int64_t n, int kmax)
 {
     int esize = cute_dtype_bytes(p->dtype[0]);
     bool sums = keeps_sums(p);
     bool before_rows7 = p->schedule == ROW_SCHEDULE_ROWS5 || p->schedule == ROW_SCHEDULE_ROWS6;
-    int64_t part = before_rows7 ? CLUSTER_STAGE_BYTES_ROWS6 : hex_trial(p) ? CLUSTER_STAGE_BYTES_HEX : CLUSTER_STAGE_BYTES;
+    int64_t part = before_rows7 ? CLUSTER_STAGE_BYTES_ROWS6 : hex_parts(p) ? CLUSTER_STAGE_BYTES_HEX : CLUSTER_STAGE_BYTES;
     if (p->vec * esize != 16) return false;
-    for (int threads = hex_trial(p) ? STAGE_THREADS / 2 : STAGE_THREADS; threads <= 1024; threads *= 2) {
+    for (int threads = hex_parts(p) ? STAGE_THREADS / 2 : STAGE_THREADS; threads <= 1024; threads *= 2) {
         int64_t tile = (int64_t)threads * kmax * p->vec, chunk_bytes = tile * esize * row_inputs(p);
         int64_t per = sums ? 1 : part / chunk_bytes > 1 ? part / chunk_bytes : 1;
         if (!sums && (n + per * tile - 1) / (per * tile) > ROW_CLUSTER_MAX) per = (n + ROW_CLUSTER_MAX * tile - 1) / (ROW_CLUSTER_MAX * tile);
@@ -169,7 +187,7 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * LayerNorm -3.4, RMSNorm -6.5, softmax -16.9; 16 warps an SM where a block a row
          * has 24), and rows6's two 32 KB buffers in clusters of 16 (68.7 against 75.5%). */
         p->stage_bufs = sums ? (int)bufs : 1;
-        p->stage_split = split_trial(p) && p->cluster > 1 && p->stage_chunks > 1;
+        p->stage_split = split_parts(p) && p->cluster > 1 && p->stage_chunks > 1;
         /* with three buffers or more a block posts a row's exchange and writes the previous
          * row before it waits for the cluster (rows_kernel.c's rows_pipelined) */
         p->pipelined = p->cluster > 1 && p->stage_bufs >= 3 && p->op->stages == 1;
@@ -255,17 +273,15 @@ void row_plan_forms(row_plan *p, int64_t n)
     int per = row_arrays(p) <= 2 ? 32 : 16, kmax = per / p->vec > 0 ? per / p->vec : 1;
     bool long_row = (n + p->vec - 1) / p->vec > (int64_t)STAGE_THREADS * kmax;
     bool sm90 = !(p->arch && p->arch < 90);
-    const char *words = getenv("CUTEC_ROWS_WORDS"), *pairs = getenv("CUTEC_ROWS_PAIRS");
-    p->words = long_row && sm90 && !(words && !strcmp(words, "0"));
-    p->pairs = long_row && p->cluster < 2 && !(pairs && !strcmp(pairs, "0"));
+    p->words = long_row && sm90 && !env_off("CUTEC_ROWS_WORDS");
+    p->pairs = long_row && p->cluster < 2 && !env_off("CUTEC_ROWS_PAIRS");
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
     /* an op's cluster form (cross-entropy's label gathered at the block's first chunk: H200,
      * 2026-11-27, fwd+bwd 8192x131072 81.6 -> 84.0% of the copy); CUTEC_ROWS_EARLY=0 leaves it
      * out, so that one run can time both.  (On a staged row of one block, 4096x32768, its
      * fwd+bwd took 100 registers where 80, two blocks an SM where three: clusters only.) */
-    const char *early = getenv("CUTEC_ROWS_EARLY");
-    if (p->op->cluster_form && p->cluster > 1 && !(early && !strcmp(early, "0"))) p->op = p->op->cluster_form;
+    if (p->op->cluster_form && p->cluster > 1 && !env_off("CUTEC_ROWS_EARLY")) p->op = p->op->cluster_form;
     /* the trial "ahead": a cluster's staged part issues its first write chunk's column loads
      * (weight, bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead; +0.6
      * points at 1024x262144, session 32: opt-in; each chunk's a chunk ahead, chunks of two
