@@ -183,6 +183,9 @@ int main(void)
         forward(lib, be, false, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
     }
     unsetenv("CUTEC_ROWS_HEX"), unsetenv("CUTEC_ROWS_SPLIT");
+    /* a residual at 262144: hex's 32 KB parts would take 32 blocks, so 64 KB parts of 256
+     * threads (rows_compile.c's cluster_stage), copied chunk by chunk */
+    forward(lib, be, true, CUTE_BF16, (shape_case){2, 262144, 0}, true, 0);
     setenv("CUTEC_ROWS_TRIAL", "ahead", 1);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);

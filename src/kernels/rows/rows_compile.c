@@ -129,17 +129,28 @@ static bool split_parts(const row_plan *p)
     return forward_now(p) && !env_off("CUTEC_ROWS_SPLIT") && (late_columns(p) || rows_trial("split"));
 }
 
+/* parts of `part` bytes from blocks of `threads` threads on (exact: those or none, so that
+ * hex's six blocks an SM are not asked of parts the cluster's 16 blocks make larger: f32 or a
+ * residual at 262144, whose 64 KB parts of 128 threads would leave 12 warps an SM) */
+static bool cluster_stage_at(row_plan *p, int64_t n, int kmax, int64_t part, int threads0, bool exact);
+
 static bool cluster_stage(row_plan *p, int64_t n, int kmax)
+{
+    bool before_rows7 = p->schedule == ROW_SCHEDULE_ROWS5 || p->schedule == ROW_SCHEDULE_ROWS6;
+    if (hex_parts(p) && cluster_stage_at(p, n, kmax, CLUSTER_STAGE_BYTES_HEX, STAGE_THREADS / 2, true)) return true;
+    return cluster_stage_at(p, n, kmax, before_rows7 ? CLUSTER_STAGE_BYTES_ROWS6 : CLUSTER_STAGE_BYTES, STAGE_THREADS, false);
+}
+
+static bool cluster_stage_at(row_plan *p, int64_t n, int kmax, int64_t part, int threads0, bool exact)
 {
     int esize = cute_dtype_bytes(p->dtype[0]);
     bool sums = keeps_sums(p);
-    bool before_rows7 = p->schedule == ROW_SCHEDULE_ROWS5 || p->schedule == ROW_SCHEDULE_ROWS6;
-    int64_t part = before_rows7 ? CLUSTER_STAGE_BYTES_ROWS6 : hex_parts(p) ? CLUSTER_STAGE_BYTES_HEX : CLUSTER_STAGE_BYTES;
     if (p->vec * esize != 16) return false;
-    for (int threads = hex_parts(p) ? STAGE_THREADS / 2 : STAGE_THREADS; threads <= 1024; threads *= 2) {
+    for (int threads = threads0; threads <= 1024; threads *= 2) {
         int64_t tile = (int64_t)threads * kmax * p->vec, chunk_bytes = tile * esize * row_inputs(p);
         int64_t per = sums ? 1 : part / chunk_bytes > 1 ? part / chunk_bytes : 1;
         if (!sums && (n + per * tile - 1) / (per * tile) > ROW_CLUSTER_MAX) per = (n + ROW_CLUSTER_MAX * tile - 1) / (ROW_CLUSTER_MAX * tile);
+        if (exact && (threads != threads0 || per * chunk_bytes > part)) return false;
         int64_t blocks = (n + per * tile - 1) / (per * tile);
         /* a tile of 1024 threads' is walked by 512 threads of twice the values (one block an
          * SM, 128 registers a thread: 64 cannot hold a chunk beside the sums, the norms'
