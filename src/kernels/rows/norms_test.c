@@ -165,6 +165,30 @@ int main(void)
     forward(lib, be, true, CUTE_BF16, (shape_case){21, 4096, 8}, true, 3000);
     forward(lib, be, true, CUTE_F16, (shape_case){7, 1003, 5}, false, 3000);
     forward(lib, be, true, CUTE_BF16, (shape_case){2, 33000, 8}, true, 0);
+    /* lnf's cluster parts (rows_compile.c's hex_parts, split_parts): LayerNorm's forward over
+     * 32 KB parts of 128 threads (clusters of 5 to 13 here) copied chunk by chunk (the last part
+     * fewer), RMSNorm's over 64 KB parts; then RMSNorm under both trials, and both norms under
+     * CUTEC_ROWS_HEX=0 (64 KB parts, LayerNorm's copied chunk by chunk) and with
+     * CUTEC_ROWS_SPLIT=0 too (the part copied at once).  A mutation of split's that copied the
+     * first chunk into every buffer failed every row, and one that waited for none read
+     * unwritten shared memory */
+    for (int t = 0; t < 4; t++) {
+        setenv("CUTEC_ROWS_TRIAL", t == 1 ? "hex,split" : "", 1);
+        if (t >= 2) setenv("CUTEC_ROWS_HEX", "0", 1);
+        if (t == 3) setenv("CUTEC_ROWS_SPLIT", "0", 1);
+        forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
+        forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 0}, true, 0);
+        forward(lib, be, true, CUTE_F16, (shape_case){2, 100000, 8}, true, 3000);
+        forward(lib, be, true, CUTE_F32, (shape_case){2, 40008, 0}, true, 3000);
+        forward(lib, be, true, CUTE_BF16, (shape_case){2, 70000, 0}, false, 0);
+        forward(lib, be, false, CUTE_BF16, (shape_case){3, 70000, 8}, true, 0);
+        forward(lib, be, false, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
+    }
+    unsetenv("CUTEC_ROWS_HEX"), unsetenv("CUTEC_ROWS_SPLIT");
+    /* a residual at 262144: hex's 32 KB parts would take 32 blocks, so 64 KB parts of 256
+     * threads (rows_compile.c's cluster_stage), copied chunk by chunk */
+    forward(lib, be, true, CUTE_BF16, (shape_case){2, 262144, 0}, true, 0);
+    setenv("CUTEC_ROWS_TRIAL", "ahead", 1);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
     backward(lib, be, true, CUTE_BF16, (shape_case){4, 70000, 8}, true);

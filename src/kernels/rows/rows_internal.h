@@ -64,6 +64,8 @@ typedef struct row_io {
                                 below is there for finish (in chunks it is not) */
     cute_val first[ROW_SLOTS]; /* ROW_IN: the row's first element, for an op with
                                   row_op.shifted (loaded before the row) */
+    bool walk_first;         /* partial's call is for the first chunk a block walks of the
+                                row (stage_walk), not a later one */
     cute_ssa keep;           /* partial's per-element values finish may reuse */
     cute_val keep_v;         /* ... and a per-thread value */
 } row_io;
@@ -98,9 +100,10 @@ typedef struct row_op {
     /* the row's first element of each row input is loaded for partial (io->first), before the
      * row itself (LayerNorm's shifted sums) */
     bool shifted;
-    /* a candidate form under trial, opt-in until a GPU has timed it (CUTEC_ROWS_TRIAL=form,
-     * rows_compile.c's row_plan_forms): replaces this op wherever the plan has it */
-    const struct row_op *trial_form;
+    /* the op for plans that split the row over a cluster (NULL: this one), where its row
+     * values wait for the cluster exchange (cross-entropy: the label's logit gathered at the
+     * block's first chunk, not after the exchange; rows_compile.c's row_plan_forms) */
+    const struct row_op *cluster_form;
 } row_op;
 
 typedef struct row_plan {
@@ -147,6 +150,9 @@ typedef struct row_plan {
                               weight and bias): each write chunk's column loads issued a chunk
                               ahead, the first chunk's before the row's staged wait
                               (rows_kernel.c's columns_ahead; CUTEC_ROWS_TRIAL=1, opt-in) */
+    bool stage_split;      /* a cluster's staged part (one row a block) copied chunk by chunk,
+                              each on a barrier of its own, the stage walk starting on the first
+                              while the rest arrive (CUTEC_ROWS_TRIAL=split, opt-in) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
@@ -218,6 +224,8 @@ const cute_fn *row_compile(cute_runtime *rt, const row_plan *p, char *err, size_
 typedef struct row_stage {
     bool on;
     int stages;                    /* buffers */
+    int buf_chunks;                /* the tiles a buffer holds: stage_chunks, or 1 (stage_split:
+                                      a buffer a chunk, the part's chunks in order) */
     cute_tensor s[ROW_SLOTS];
     cute_pipeline pipe;
     cute_pipeline_state fill, use, done; /* thread 0's next buffer to fill; the next to wait

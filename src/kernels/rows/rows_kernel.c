@@ -251,19 +251,32 @@ static void row_resident(cute_ctx *c, const row_thread *th, row_io *io, cute_int
     store_chunk(c, th, io, rb, th->cb, 0);
 }
 
+/* row_plan's stage_split: the first stage's walk waits for each chunk's copy before it reads
+ * it (the buffers a chunk each, in the part's order); the row's other waits none */
+static void chunk_wait(cute_ctx *c, const row_thread *th, const row_io *io, int st)
+{
+    if (!th->p->stage_split || st > 0) return;
+    row_stage stage = th->stage; /* (its states are the tracer's variables: a copy advances them) */
+    CUTE_IF(c, cute_int_lt(c, io->row, th->k->m)) { row_stage_wait(c, &stage); }
+}
+
 /* stage st's thread-local part over the chunks the block walks, combined as it goes */
 static void stage_walk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, int st, cute_val stats[][4])
 {
     const row_op *op = th->p->op;
     int arity = th->red[st].arity;
     cute_val first[4], var[4];
+    chunk_wait(c, th, io, st);
     load_chunk(c, th, io, rb, th->first, true);
+    io->walk_first = true;
     op->partial(c, io, st, (const cute_val(*)[4])stats, first);
+    io->walk_first = false;
     for (int i = 0; i < arity; i++) stats[st][i] = first[i];
     if (th->p->stage_chunks == 1) return; /* the block's one tile */
     for (int i = 0; i < arity; i++) var[i] = cute_val_var(c, first[i]);
     CUTE_FOR(c, cb, cute_add(cute_ctx_alg(c), th->first, cute_i(1)), th->end) {
         cute_val more[4], sum[4];
+        chunk_wait(c, th, io, st);
         load_chunk(c, th, io, rb, cb, true);
         op->partial(c, io, st, (const cute_val(*)[4])stats, more);
         cute_reducer_apply(c, &th->red[st], var, more, sum);
@@ -441,6 +454,16 @@ static void fill_row(cute_ctx *c, row_thread *th, cute_int j)
     CUTE_IF(c, more) { row_stage_fill(c, &th->stage, th->p, th->k->g, rb, th->first, th->k->n); }
 }
 
+/* row_plan's stage_split: row block rb's part copied chunk by chunk, each into its own buffer
+ * (a block of one row: a forward's cluster part, never a persistent block, so the row's
+ * chunks take the buffers from the first on) */
+static void fill_chunks(cute_ctx *c, row_thread *th, cute_int rb)
+{
+    CUTE_IF(c, cute_int_lt(c, rb, th->k->m)) {
+        CUTE_FOR(c, cb, th->first, th->end) { row_stage_fill(c, &th->stage, th->p, th->k->g, rb, cb, th->k->n); }
+    }
+}
+
 /* this thread's row of row block rb */
 static cute_int row_of(cute_ctx *c, const row_thread *th, cute_int rb)
 {
@@ -533,7 +556,10 @@ static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
         row_values_now(c, th, io->v, &next, ahead, it, row);
         load_firsts(c, th, io, rb, row);
         if (p->cols_ahead) th->ahead = columns_issue(c, th, th->first);
-        if (th->stage.on) {
+        if (th->stage.on && p->stage_split) {
+            fill_chunks(c, th, rb);
+            th->staged = row_stage_buffer(c, &th->stage, p); /* (stage_walk waits chunk by chunk) */
+        } else if (th->stage.on) {
             fill_row(c, th, cute_add(a, it, cute_i(th->stage.stages - 1)));
             th->staged = row_stage_buffer(c, &th->stage, p);
             CUTE_IF(c, inside) { row_stage_wait(c, &th->stage); }
@@ -544,7 +570,11 @@ static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
             row_resident(c, th, io, rb);
         store_row_values(c, th, io, row);
         if (p->tpr > 32) cute_barrier(c); /* the next row block's reductions reuse the scratch */
-        if (th->stage.on) {
+        if (th->stage.on && p->stage_split) {
+            CUTE_IF(c, inside) {
+                CUTE_FOR(c, cb, th->first, th->end) { (void)cb, row_stage_release(c, &th->stage); }
+            }
+        } else if (th->stage.on) {
             CUTE_IF(c, inside) { row_stage_release(c, &th->stage); }
         }
         row_values_keep(c, th, &next, ahead);
@@ -655,7 +685,7 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     column_sums_begin(c, &th, &A);
     zero_staged(c, &th);
     row_stage_columns(c, &th.stage, p, k->g, th.first, k->n);
-    for (int j = 0; th.stage.on && j < th.stage.stages - 1; j++) fill_row(c, &th, cute_i(j)); /* rows ahead */
+    for (int j = 0; th.stage.on && !p->stage_split && j < th.stage.stages - 1; j++) fill_row(c, &th, cute_i(j)); /* rows ahead */
     row_stage_columns_wait(c, &th.stage);
     columns_widen(c, &th);
     if (p->pipelined)
