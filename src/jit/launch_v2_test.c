@@ -1,7 +1,8 @@
 /* Launch v2 (issue 12 item 2): thread-block clusters and by-value tensor maps.
  *  - a recording backend sees what a call launches: a static cluster compiled into the kernel
  *    and given at the launch, a dynamic one from an argument, a tensor map built by the
- *    call's prepare step from that call's arguments (128 bytes, 64-byte aligned); a cluster
+ *    call's prepare step from that call's arguments (128 bytes, 64-byte aligned), the launch
+ *    that asks for PDL (cute_launch_cfg.pdl) and the one that does not; a cluster
  *    that does not divide the grid and a failing build are errors before any launch;
  *  - the CUDA C of such kernels (__grid_constant__ parameter, __cluster_dims__, the map's
  *    address as an asm operand) compiles with NVRTC for sm_90a;
@@ -104,7 +105,7 @@ static void two_launches(cute_ctx *c, const cute_arg *arg)
     cute_int n = arg[0].tensor.layout.shape.leaf[0];
     cute_launch_cfg fixed = {.grid = {cute_i(4)}, .block = {cute_i(32)}, .cluster = {cute_i(2)}};
     CUTE_LAUNCH(c, map_kernel, fixed, arg[0].tensor, map);
-    cute_launch_cfg given = {.grid = {n}, .block = {cute_i(32)}, .cluster = {arg[1].i}};
+    cute_launch_cfg given = {.grid = {n}, .block = {cute_i(32)}, .cluster = {arg[1].i}, .pdl = true};
     CUTE_LAUNCH(c, map_kernel, given, arg[0].tensor, map);
 }
 
@@ -159,6 +160,7 @@ static void recorded_launches(void)
     CHECK(k0.x == 2 && k0.y == 1 && k0.z == 1, "launch 0's cluster %u %u %u", k0.x, k0.y, k0.z);
     CHECK(k1.x == 3 && k1.y == 1 && k1.z == 1 && rec.cfg[1].grid.x == 12, "launch 1's cluster %u",
           k1.x);
+    CHECK(!rec.cfg[0].pdl && rec.cfg[1].pdl, "PDL asked by launch 1 only: %d %d", rec.cfg[0].pdl, rec.cfg[1].pdl);
     int bad = 0;
     for (int l = 0; l < 2; l++)
         for (int i = 0; i < 128; i++) bad += rec.map[l][i] != (unsigned char)(12 + i);
