@@ -739,8 +739,9 @@ cute_status cute_cuda_launch_ex(cute_cuda *cu, void *func, cute_dim3 grid, cute_
                                 bool pdl, uint32_t smem_bytes, void *stream, void **params)
 {
     bool clustered = cluster.x || cluster.y || cluster.z;
-    if (!cu->LaunchKernelEx)
-        return missing("cuLaunchKernelEx", clustered ? "a launch in thread-block clusters" : "a dependent launch (PDL)");
+    if (!cu->LaunchKernelEx && !clustered) /* PDL only overlaps: the kernel's wait returns at once */
+        return cute_cuda_launch(cu, func, grid, block, smem_bytes, stream, params);
+    if (!cu->LaunchKernelEx) return missing("cuLaunchKernelEx", "a launch in thread-block clusters");
     CUlaunchAttribute a[2];
     unsigned n = 0;
     if (clustered) a[n++] = cluster_attr(cluster);
