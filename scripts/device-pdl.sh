@@ -18,13 +18,13 @@
 #   at 4096^3 and at 8192 x 8192 x 1024 -> make default: by_default "1" in
 #   src/kernels/gemm/hopper_plan.c (dependent_launch); else keep opt-in (CUTEC_GEMM_PDL=1).
 #   E decides nothing on its own (one size): a note of E - P at 2048^3.
-# No step starts past BUDGET_S (default 70 s), each under its own timeout.
+# No step starts past BUDGET_S (default 66 s), each under its own timeout.
 #   ITERS=10 sh scripts/device-pdl.sh   (log: $OUT/pdl.log, default build/device-out)
 . scripts/device-common.sh
 log="$out/pdl.log"
 rows="$out/pdl-rows.txt"
 start=$(date +%s)
-budget=${BUDGET_S:-70}
+budget=${BUDGET_S:-66}
 : >"$rows"
 form()
 {
@@ -72,8 +72,8 @@ delta()
     fi
     echo "== 2. base / P at 2048^3, 4096^3, 8192x8192x1024; P / base at 2048^3 again; E at 2048^3"
     all=2048,4096,8192x8192x1024
-    bench base 20 $all
-    bench P 20 $all
+    bench base 24 $all
+    bench P 24 $all
     bench P 12 2048
     bench base 12 2048
     bench E 12 2048
