@@ -16,6 +16,9 @@
  * Registers: 64 accumulators a set at 128 x 128, three sets, and 12 scales within the
  * consumers' 232 (ptxas: 24 bytes spilled, the epilogue's pointers, stored once before the
  * first tile and reloaded in each epilogue; none in the main loop). */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
@@ -61,6 +64,10 @@ static int part_width(const gemm_plan *p)
 }
 static int parts(const gemm_plan *p) { return (int)(p->bn / part_width(p)); }
 
+/* whether the tile runs the one-partial-set loop (waves_mainloop): two sets of its partials
+ * do not fit beside its sums; else two sets take turns (pairs_mainloop) */
+static bool one_set(const gemm_plan *p) { return waves(p) > 1 || parts(p) > 1; }
+
 enum { MAX_WAVES = 2, MAX_PARTS = 11 };
 
 /* Where the thread's scales lie at k-block 0, computed once a tile (the tile's origin comes
@@ -72,20 +79,63 @@ typedef struct scale_at {
     cute_val row[2 * MAX_WAVES], block[MAX_PARTS]; /* pointers */
     cute_tensor sa, sb;                            /* the call's, for their K-block strides */
     int rows, parts;                               /* two a wave; parts(p) */
+    bool shared;                                   /* shared_rows(): row[0] the lane's row */
+    cute_int lane;
 } scale_at;
 
-static scale_at scale_at_tile(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, const gemm_tiles *t,
+/* Shared rows (the default for 256-row tiles, session 34; CUTEC_GEMM_BLOCKSCALE_ROWS=own
+ * gives each thread its own rows' scales, as every other tile has them).  A warp's
+ * accumulators cover 16 rows of C a wave (lane l rows l / 4 and l / 4 + 8 of them), 32 rows
+ * in a 256-row tile's two waves, so lane L loads the scale of the warp's row L % 16 in wave
+ * L / 16, one load a k-tile instead of four, and each thread takes its rows' by shuffles from
+ * the lanes that loaded them.  One pointer a thread stays live across the k-loop instead of
+ * one a row: with one a row (128 sums, 64 partials and the loop in 232 registers) ptxas
+ * issues the next k-tile's loads only once the batch's registers are free, after its last
+ * wave, and the next k-tile's first product waits for them before its first wgmma; shared,
+ * the loads go out under the second wave's batch and that product after the first wgmma
+ * (SASS, sm_90a).  H200, 4096x7168x16384, two passes: 256 x 128 1x2 1,211.6 / 1,185.3
+ * TFLOP/s against 1,174.1 / 1,144.4, 2x1 1,199.6 / 1,171.7 against 1,156.8 / 1,139.5.  Tiles
+ * of one wave lose by it (128 x 160 2x1 1,101.0 against 1,142.4; 128 x 128's two sets 1,076.7
+ * against 1,223.3): their shuffles wait for loads issued in the same turn. */
+static bool shared_rows(void)
+{
+    static const bool by_default = true; /* (scripts/device-fp8h.sh decided, session 34) */
+    const char *v = getenv("CUTEC_GEMM_BLOCKSCALE_ROWS");
+    return v && *v ? !strcmp(v, "shfl") : by_default;
+}
+
+/* the pointers to sa (k-block 0) of thread thr's rows, two a wave (a row past M: row 0) */
+static void row_ptrs(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, const gemm_tiles *t, cute_tensor sa,
+                     cute_val *row)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    for (int w = 0; w < waves(p); w++) {
+        const char *in_wave = w ? "((0,_,0),1,0)" : "((0,_,0),0,0)";
+        cute_tensor rows = mine(c, p, thr, broadcast_rows(c, t, sa), in_wave);
+        cute_ssa in = cute_elem_less(c, mine(c, p, thr, t->kC, in_wave), cute_tuple_fmt(a, "(%I,%I)", t->M, t->N));
+        for (int i = 0; i < 2; i++)
+            row[2 * w + i] = cute_val_select(c, cute_ssa_get(c, in, i), cute_tensor_ptr(c, rows, cute_i(i)),
+                                             cute_tensor_ptr(c, sa, cute_i(0)));
+    }
+}
+
+static scale_at scale_at_tile(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                               const gemm_scales *s)
 {
     cute_alg *a = cute_ctx_alg(c);
-    scale_at at = {.sa = s->sa, .sb = s->sb, .rows = 2 * waves(p), .parts = parts(p)};
-    for (int w = 0; w < waves(p); w++) {
-        const char *in_wave = w ? "((0,_,0),1,0)" : "((0,_,0),0,0)";
-        cute_tensor rows = mine(c, p, thr, broadcast_rows(c, t, s->sa), in_wave);
-        cute_ssa in = cute_elem_less(c, mine(c, p, thr, t->kC, in_wave), cute_tuple_fmt(a, "(%I,%I)", t->M, t->N));
-        for (int i = 0; i < 2; i++)
-            at.row[2 * w + i] = cute_val_select(c, cute_ssa_get(c, in, i), cute_tensor_ptr(c, rows, cute_i(i)),
-                                                cute_tensor_ptr(c, s->sa, cute_i(0)));
+    scale_at at = {.sa = s->sa, .sb = s->sb, .rows = 2 * waves(p), .parts = parts(p),
+                   .shared = shared_rows() && waves(p) > 1 && !gemm_blockscale_staged(p),
+                   .lane = cute_mod(a, tid, cute_i(32))};
+    if (!at.shared) row_ptrs(c, p, cute_tiled_mma_slice(&p->mma, tid), t, s->sa, at.row);
+    else { /* lane L loads row i = (L % 16) / 8 of wave L / 16 of lane 4 (L % 8) */
+        cute_int l = at.lane, src = cute_add(a, cute_sub(a, tid, l), cute_mul(a, cute_i(4), cute_mod(a, l, cute_i(8))));
+        cute_val theirs[2 * MAX_WAVES];
+        row_ptrs(c, p, cute_tiled_mma_slice(&p->mma, src), t, s->sa, theirs);
+        cute_val second = cute_int_lt(c, cute_i(7), cute_mod(a, l, cute_i(16)));
+        at.row[0] = cute_val_select(c, second, theirs[1], theirs[0]);
+        if (waves(p) > 1)
+            at.row[0] = cute_val_select(c, cute_int_lt(c, cute_i(15), l), cute_val_select(c, second, theirs[3], theirs[2]),
+                                        at.row[0]);
     }
     /* part j's columns from the tile's origin n0: (n0 + j bn / parts) / 128 is their block */
     cute_tensor blocks = cute_tensor_slice(c, s->sb, cute_tuple_parse(a, "(_,0)"));
@@ -139,8 +189,18 @@ static void multiply(cute_ctx *c, const scale_at *at, cute_tensor r, cute_tensor
 /* k-tile kt's scales into r */
 static void load_scales(cute_ctx *c, const scale_at *at, cute_int kt, cute_tensor r)
 {
+    cute_alg *a = cute_ctx_alg(c);
     for (int j = 0; j < at->parts; j++) put(c, r, at->rows + j, load_kt(c, at->block[j], at->sb, kt));
-    for (int i = 0; i < at->rows; i++) put(c, r, i, load_kt(c, at->row[i], at->sa, kt));
+    if (!at->shared) {
+        for (int i = 0; i < at->rows; i++) put(c, r, i, load_kt(c, at->row[i], at->sa, kt));
+        return;
+    }
+    /* row i of wave w (i + 2 w) from lane 16 w + 8 i + lane / 4 (shared_rows) */
+    cute_val loaded = load_kt(c, at->row[0], at->sa, kt);
+    for (int i = 0; i < at->rows; i++) {
+        cute_int from = cute_add(a, cute_i(16 * (i / 2) + 8 * (i % 2)), cute_div(a, at->lane, cute_i(4)));
+        put(c, r, i, cute_val_shfl(c, loaded, cute_int_value(c, from, CUTE_I32), CUTE_SHFL_IDX));
+    }
 }
 
 static cute_tensor make_scales(cute_ctx *c, int n)
@@ -471,8 +531,7 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
                                       const gemm_hopper_frag *f, cute_int tid, const gemm_scales *s)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
-    blockscale_loop l = {.p = p, .m = m, .read = read, .done = done, .f = f, .at = scale_at_tile(c, p, thr, t, s),
+    blockscale_loop l = {.p = p, .m = m, .read = read, .done = done, .f = f, .at = scale_at_tile(c, p, tid, t, s),
                          .k_tiles = t->k_tiles, .ahead = p->cfg.tiling.scale_mul != CUTE_GEMM_SCALE_MUL_LOAD,
                          .staged = gemm_blockscale_staged(p),
                          .interleave = p->cfg.tiling.scale_mul == CUTE_GEMM_SCALE_MUL_INTERLEAVE};
@@ -480,6 +539,6 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
         l.stage = cute_tensor_slice(c, m->ring, cute_tuple_fmt(a, "(%I,_,_)", tid));
         cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint32>", CUTE_F32, &l.copy);
     }
-    if (waves(p) > 1 || parts(p) > 1) waves_mainloop(c, &l);
+    if (one_set(p)) waves_mainloop(c, &l);
     else pairs_mainloop(c, &l);
 }

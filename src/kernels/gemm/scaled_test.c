@@ -7,7 +7,9 @@
  *    (block scales' main loop takes them in pairs, A's scales loaded two ahead), the
  *    earlier main loop (scales multiplied at the load), 256-row tiles (two waves a
  *    warpgroup), amax against the reference's
- *    max |x| (raised from a prior value, and never lowered);
+ *    max |x| (raised from a prior value, and never lowered); 256-row tiles with each thread
+ *    loading its own rows' scales (CUTEC_GEMM_BLOCKSCALE_ROWS=own; by default shared by a
+ *    warp), and shared rows asked of tiles they do not change;
  *  - what is refused, named: scales of bf16 inputs, block scales of the wrong shape, K = 0
  *    with block scales, amax of an f32 C, a tile wider than a block of B, an output scale
  *    without scales, a 256-row tile with per-tensor scales or an f32 C, the grouped kernel
@@ -36,7 +38,7 @@ typedef struct scase {
     bool out, amax;
     int bm, bn; /* 0: the library's tile */
     int mul;    /* tiling.scale_mul: 0 the library's (PROMOTE), STAGED, LOAD and INTERLEAVE the others */
-    int cm;     /* tiling.cluster_m: 0 the library's */
+    int cm, cn; /* tiling.cluster_m and _n: 0 the library's */
 } scase;
 
 /* the operands, scales (f32: sa (M,KB) M-major, sb (NB,KB) row-major; one value each for
@@ -163,7 +165,8 @@ static void scaled(cute_runtime *rt, cute_gemm_lib *lib, const scase *k, const c
     make(b, k, &p, amax0);
     cute_call_arg A = gtk_arg(&p.A, k->d), B = gtk_arg(&p.B, k->d), C = gtk_arg(&p.C, k->cd);
     char err[2048] = "", why[512] = "";
-    cute_gemm_lib_tiling(lib, &(cute_gemm_tiling){.bm = k->bm, .bn = k->bn, .scale_mul = k->mul, .cluster_m = k->cm});
+    cute_gemm_lib_tiling(lib, &(cute_gemm_tiling){.bm = k->bm, .bn = k->bn, .scale_mul = k->mul, .cluster_m = k->cm,
+                                                .cluster_n = k->cn});
     cute_status s = cutec_gemm_scaled(lib, CUTE_GEMM_HOPPER, &A, &B, &C, k->alpha, k->beta, &p.s, NULL, NULL, NULL,
                                       err, sizeof err);
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
@@ -174,71 +177,103 @@ static void scaled(cute_runtime *rt, cute_gemm_lib *lib, const scase *k, const c
     if (s == CUTE_OK && b->vt->download(b->self, got, &p.C.dev, 0, bytes) == CUTE_OK &&
         b->vt->download(b->self, &amax, &p.amax.dev, 0, 4) == CUTE_OK)
         bad = wrong(k, &p, got, amax, amax0, why, sizeof why);
-    CHECK(s == CUTE_OK && bad == 0, "%s %s scales %s->%s %lldx%lldx%lld C %s-major tile %dx%d cluster %dx1%s%s%s: %s %s %s",
-          where,
+    CHECK(s == CUTE_OK && bad == 0,
+          "%s %s scales %s->%s %lldx%lldx%lld C %s-major tile %dx%d cluster %dx%d%s%s%s: %s %s %s", where,
           cute_gemm_scale_name(k->kind), cute_dtype_name(k->d), cute_dtype_name(k->cd), (long long)k->M,
-          (long long)k->N, (long long)k->K, k->cmajor ? "row" : "column", k->bm, k->bn, k->cm, k->out ? ", out scale" : "",
+          (long long)k->N, (long long)k->K, k->cmajor ? "row" : "column", k->bm, k->bn, k->cm, k->cn,
+          k->out ? ", out scale" : "",
           k->amax ? ", amax" : "", (const char *[]){"", ", scales in registers", ", multiplied at the load", ", staged", ", interleaved"}[k->mul],
           cute_status_name(s), err, why);
     free(got);
     drop(b, &p);
 }
 
+/* 256 x 128 in clusters, as device-fp8h.sh times it (by default a warp's rows' scales loaded
+ * once and shuffled, hopper_blockscale.c's shared_rows), on the interpreter and on the GPU:
+ * 2x1 over three row tiles (the last cluster's second block has none; 3 k-tiles, the last
+ * partial), 1x2 (A's tile multicast along N) over three column tiles, 4 k-tiles */
+static const scase tall[2][2] = {
+    {{520, 200, 272, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, true, true, 256, 128, 0, 2, 0},
+     {300, 264, 400, CUTE_E5M2, CUTE_F16, 1, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0, 1, 2}},
+    {{1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0, 2, 0},
+     {1021, 1016, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0, 1, 2}},
+};
+
 static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
 {
     static const scase c[] = {
-        {136, 200, 272, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_TENSOR, true, true, 0, 0, 0, 0},
-        {136, 200, 272, CUTE_E5M2, CUTE_F32, 1, 1.0, 0.0, CUTE_GEMM_SCALE_TENSOR, false, false, 0, 0, 0, 0},
-        {136, 328, 400, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 0, 0, 0, 0},
+        {136, 200, 272, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_TENSOR, true, true, 0, 0, 0, 0, 0},
+        {136, 200, 272, CUTE_E5M2, CUTE_F32, 1, 1.0, 0.0, CUTE_GEMM_SCALE_TENSOR, false, false, 0, 0, 0, 0, 0},
+        {136, 328, 400, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 0, 0, 0, 0, 0},
         {136, 328, 400, CUTE_E5M2, CUTE_F32, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
-         CUTE_GEMM_SCALE_MUL_STAGED, 0},
-        {72, 200, 144, CUTE_E4M3, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 64, 64, 0, 0},
+         CUTE_GEMM_SCALE_MUL_STAGED, 0, 0},
+        {72, 200, 144, CUTE_E4M3, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 64, 64, 0, 0, 0},
         /* the main loop's two partial sums: an odd count of k-tiles (3), and one alone */
-        {72, 136, 304, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0, 0},
-        {40, 200, 112, CUTE_E5M2, CUTE_F32, 0, 0.5, 0.25, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 64, 0, 0},
+        {72, 136, 304, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0, 0, 0},
+        {40, 200, 112, CUTE_E5M2, CUTE_F32, 0, 0.5, 0.25, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 64, 0, 0, 0},
         /* the scales of A two k-tiles ahead: the last k-tiles' loads clamped (5 k-tiles: the
          * pairs, then one; 2: the pair's two alone); and the earlier loop, kept to measure */
-        {72, 136, 560, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0, 0},
-        {72, 200, 144, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 128, 0, 0},
+        {72, 136, 560, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0, 0, 0},
+        {72, 200, 144, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 128, 0, 0, 0},
         {136, 328, 400, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 0, 0,
-         CUTE_GEMM_SCALE_MUL_LOAD, 0},
+         CUTE_GEMM_SCALE_MUL_LOAD, 0, 0},
         /* the promotion in parts between the next batch's wgmmas (5 k-tiles: the pairs, then
          * one; 2: one pair alone, 64 wide: parts of 2 column groups) */
         {72, 136, 560, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
-         CUTE_GEMM_SCALE_MUL_INTERLEAVE, 0},
+         CUTE_GEMM_SCALE_MUL_INTERLEAVE, 0, 0},
         {40, 200, 272, CUTE_E5M2, CUTE_F32, 1, 0.5, 0.25, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 64,
-         CUTE_GEMM_SCALE_MUL_INTERLEAVE, 0},
+         CUTE_GEMM_SCALE_MUL_INTERLEAVE, 0, 0},
         /* the scales staged in shared memory by cp.async (5 k-tiles: the ring's slots wrap) */
         {72, 136, 560, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
-         CUTE_GEMM_SCALE_MUL_STAGED, 0},
+         CUTE_GEMM_SCALE_MUL_STAGED, 0, 0},
         {40, 200, 272, CUTE_E5M2, CUTE_F32, 1, 0.5, 0.25, CUTE_GEMM_SCALE_BLOCK, false, false, 64, 64,
-         CUTE_GEMM_SCALE_MUL_STAGED, 0},
+         CUTE_GEMM_SCALE_MUL_STAGED, 0, 0},
         /* 192-wide tiles, one partial set, B's blocks by parts of 64 (a tile starting mid-block,
          * a part past N; 5 k-tiles, 3); and the scales through registers there */
         {136, 400, 560, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 128, 192,
-         CUTE_GEMM_SCALE_MUL_STAGED, 0},
-        {72, 328, 272, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 192, 0, 0},
-        {72, 328, 400, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 192, 0, 0},
+         CUTE_GEMM_SCALE_MUL_STAGED, 0, 0},
+        {72, 328, 272, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 192, 0, 0, 0},
+        {72, 328, 400, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 192, 0, 0, 0},
         /* 160- and 176-wide tiles: B's blocks by parts of 32 and 16 (tiles across a block
          * boundary, and past N); 160 in 2x1 clusters, as the library takes it for large N
          * (B's tile multicast to two blocks along M, 3 k-tiles) */
-        {136, 328, 272, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0, 2},
+        {136, 328, 272, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0, 2, 0},
         /* one row and one K block: sa is (1, 1), a rank-2 tensor all the same */
-        {1, 168, 16, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0, 2},
-        {72, 400, 272, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 176, 0, 0},
+        {1, 168, 16, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0, 2, 0},
+        {72, 400, 272, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 176, 0, 0, 0},
         /* 256-row tiles: two waves a warpgroup, one partial set (5 k-tiles; 2, rows past M) */
-        {264, 200, 560, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 256, 128, 0, 0},
+        {264, 200, 560, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, true, true, 256, 128, 0, 0, 0},
         {296, 136, 144, CUTE_E5M2, CUTE_F16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128,
-         CUTE_GEMM_SCALE_MUL_STAGED, 0},
+         CUTE_GEMM_SCALE_MUL_STAGED, 0, 0},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) scaled(rt, lib, &c[i], "interp");
+    for (size_t i = 0; i < 2; i++) scaled(rt, lib, &tall[0][i], "interp");
 }
 
-/* calls refused before anything runs, each naming the problem */
+/* tall's cases with each thread loading its own rows' scales (CUTEC_GEMM_BLOCKSCALE_ROWS=own,
+ * the form before shared rows), and on the interpreter shared rows asked where they change
+ * nothing (128 x 128's two sets, 5 k-tiles; 160 wide) */
+static void own_rows_cases(cute_runtime *rt, bool gpu)
+{
+    static const scase same[] = {
+        {72, 136, 560, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0, 0, 0},
+        {136, 328, 272, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0, 2, 0},
+    };
+    for (int shfl = 0; shfl < 2 - gpu; shfl++) {
+        setenv("CUTEC_GEMM_BLOCKSCALE_ROWS", shfl ? "shfl" : "own", 1); /* (read as the kernel is traced) */
+        cute_gemm_lib *lib = cute_gemm_lib_new(rt); /* (its own: a library keeps kernels by configuration) */
+        const scase *k = shfl ? same : tall[gpu];
+        for (size_t i = 0; i < 2; i++)
+            scaled(rt, lib, &k[i], gpu ? "gpu own rows" : shfl ? "interp shared rows asked" : "interp own rows");
+        cute_gemm_lib_free(lib);
+    }
+    unsetenv("CUTEC_GEMM_BLOCKSCALE_ROWS");
+}
+
 static void refused(cute_runtime *rt, cute_gemm_lib *lib)
 {
     cute_backend *b = cute_runtime_backend(rt);
-    scase k = {72, 200, 144, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0, 0};
+    scase k = {72, 200, 144, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0, 0, 0};
     sprob p;
     make(b, &k, &p, 0);
     cute_call_arg A = gtk_arg(&p.A, k.d), B = gtk_arg(&p.B, k.d), C = gtk_arg(&p.C, k.cd);
@@ -288,7 +323,7 @@ int main(void)
     /* a GPU pass short of time (CUTEC_TEST_GPU_ONLY=1: the GPU's cases only; CI runs the rest) */
     const char *gpu_only = getenv("CUTEC_TEST_GPU_ONLY");
     if (gpu_only && *gpu_only && strcmp(gpu_only, "0")) SKIP("the interpreter's cases (CUTEC_TEST_GPU_ONLY)");
-    else interp_cases(rt, lib);
+    else interp_cases(rt, lib), own_rows_cases(rt, false);
     refused(rt, lib);
     cute_gemm_lib_free(lib);
     cute_runtime_free(rt);
@@ -299,21 +334,23 @@ int main(void)
     }
     lib = cute_gemm_lib_new(gpu);
     static const scase g[] = {
-        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_TENSOR, true, true, 0, 0, 0, 0},
-        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 0, 0, 0, 0},
-        {1021, 1016, 4000, CUTE_E4M3, CUTE_F32, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0, 0},
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_TENSOR, true, true, 0, 0, 0, 0, 0},
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 0, 0, 0, 0, 0},
+        {1021, 1016, 4000, CUTE_E4M3, CUTE_F32, 1, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0, 0, 0, 0},
         {1021, 1016, 4000, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
-         CUTE_GEMM_SCALE_MUL_LOAD, 0},
+         CUTE_GEMM_SCALE_MUL_LOAD, 0, 0},
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
-         CUTE_GEMM_SCALE_MUL_STAGED, 0},
+         CUTE_GEMM_SCALE_MUL_STAGED, 0, 0},
         {1024, 1000, 880, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 0, 0,
-         CUTE_GEMM_SCALE_MUL_INTERLEAVE, 0},
-        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 128, 192, 0, 0},
-        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0, 2},
-        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 176, 0, 0},
-        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 256, 128, 0, 0},
+         CUTE_GEMM_SCALE_MUL_INTERLEAVE, 0, 0},
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 128, 192, 0, 0, 0},
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 160, 0, 2, 0},
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 176, 0, 0, 0},
+        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, true, 256, 128, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) scaled(gpu, lib, &g[i], "gpu");
+    for (size_t i = 0; i < 2; i++) scaled(gpu, lib, &tall[1][i], "gpu");
+    own_rows_cases(gpu, true);
     cute_gemm_lib_free(lib);
     cute_runtime_free(gpu);
     return CHECK_DONE("scaled_test");
