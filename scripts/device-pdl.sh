@@ -8,7 +8,7 @@
 # after `make all tests`; every bench row is checked before it is timed (sampled against
 # float64, and against cuBLAS's elements), cuBLAS in the same process.
 #   1. hopper_pdl_test on the GPU: chains of 4 dependent GEMMs (each reads what the one before
-#      wrote, and writes what it read), 1024 x 512 x 512 (16 blocks: the next grid starts on
+#      wrote, and writes what it read), 512 x 512 x 512 (8 blocks: the next grid starts on
 #      free SMs at once), cooperative / ping-pong / 2x1, PDL 1 and early, against float64.
 #   2. base (CUTEC_GEMM_PDL=0) and P (=1), each at 2048^3, 4096^3 and 8192 x 8192 x 1024
 #      (the library's choice at each); then P and base at 2048^3 again; then E (=early) at

@@ -9,7 +9,7 @@
  *  - the kernel's CUDA C: griddepcontrol.wait before the first TMA load, launch_dependents
  *    after it (early: between the two); neither without PDL;
  *  - the interpreter (grids in order: the instructions are no-ops) at a small size;
- *  - on an sm_90 GPU (else skipped): 1024 x 512 x 512, 16 blocks on 132 SMs, so each next
+ *  - on an sm_90 GPU (else skipped): 512 x 512 x 512, 8 blocks on 132 SMs, so each next
  *    grid starts on free SMs as soon as the blocks before let it in: a missing wait reads
  *    stale X (the 2048^3 GEMM's PDL is checked by device-pdl.sh's bench rows). */
 #include <math.h>
@@ -159,8 +159,8 @@ static void gpu(void)
         SKIP("no sm_90 GPU: the chain of PDL GEMMs ran on the interpreter only");
         return;
     }
-    chain(rt, 1024, 512, LINKS, forms, "1", "cuda");
-    chain(rt, 1024, 512, LINKS, forms, "early", "cuda");
+    chain(rt, 512, 512, LINKS, forms, "1", "cuda");
+    chain(rt, 512, 512, LINKS, forms, "early", "cuda");
     cute_runtime_free(rt);
 }
 
