@@ -17,7 +17,8 @@
 #   P - base at 2048^3 (the mean of both runs of each) >= 1.0 point, and P - base >= -0.3
 #   at 4096^3 and at 8192 x 8192 x 1024 -> make default: by_default "1" in
 #   src/kernels/gemm/hopper_plan.c (dependent_launch); else keep opt-in (CUTEC_GEMM_PDL=1).
-#   E decides nothing on its own (one size): a note of E - P at 2048^3.
+#   E decides nothing on its own (one size): a note of E - P at 2048^3.  A failed step 1
+#   keeps it opt-in whatever the figures.
 # No step starts past BUDGET_S (default 66 s), each under its own timeout.
 #   ITERS=10 sh scripts/device-pdl.sh   (log: $OUT/pdl.log, default build/device-out)
 . scripts/device-common.sh
@@ -25,6 +26,7 @@ log="$out/pdl.log"
 rows="$out/pdl-rows.txt"
 start=$(date +%s)
 budget=${BUDGET_S:-66}
+checked=yes
 : >"$rows"
 form()
 {
@@ -67,8 +69,10 @@ delta()
     echo "== 1. chains of dependent GEMMs on the GPU against float64 (PDL 1 and early)"
     if [ "$budget" -ge 0 ]; then
         CUTEC_TEST_GPU_ONLY=1 timeout 25 build/tests/kernels/gemm/hopper_pdl_test >"$out/hopper_pdl_test.log" 2>&1
-        echo "hopper_pdl_test (rc $?): $(tail -n 1 "$out/hopper_pdl_test.log")"
+        rc=$?
+        echo "hopper_pdl_test (rc $rc): $(tail -n 1 "$out/hopper_pdl_test.log")"
         grep -m 5 FAIL "$out/hopper_pdl_test.log" | cut -c1-400
+        [ "$rc" -eq 0 ] || checked=no
     fi
     echo "== 2. base / P at 2048^3, 4096^3, 8192x8192x1024; P / base at 2048^3 again; E at 2048^3"
     all=2048,4096,8192x8192x1024
@@ -83,7 +87,9 @@ delta()
         echo "$d" | awk 'NF == 6 { printf("  %s: P %.2f%% (%d runs) against base %.2f%% (%d): %+.2f points\n", $1, $3, $4, $5, $6, $2) }
                          NF < 6 { printf("  %s: no figures\n", $1) }'
     done
-    if [ -z "$d2" ] || [ -z "$d4" ] || [ -z "$d8" ]; then
+    if [ "$checked" = no ]; then
+        echo "decides: P (CUTEC_GEMM_PDL=1): hopper_pdl_test failed on the GPU (keep opt-in; look at the chains)"
+    elif [ -z "$d2" ] || [ -z "$d4" ] || [ -z "$d8" ]; then
         echo "decides: P (CUTEC_GEMM_PDL=1): no figures (keep opt-in)"
     else
         echo "${d2%% *} ${d4%% *} ${d8%% *}" | awk '{ r = "keep opt-in (CUTEC_GEMM_PDL=1)"
