@@ -833,19 +833,21 @@ static cute_status smem_opt_in(cuda_backend *b, const cuda_kernel *k, kernel_cod
 
 /* cuLaunchKernel, or cuLaunchKernelEx where the launch asks for clusters the kernel was not
  * compiled with (__cluster_dims__ needs no launch attribute; more than 8 blocks need the
- * kernel's opt-in, which module_bind gave a kernel compiled so) */
+ * kernel's opt-in, which module_bind gave a kernel compiled so) or for PDL */
 static cute_status launch_kernel(cuda_backend *b, const cuda_kernel *k, const kernel_code *code,
                                  const cute_launch *cfg, void **ptrs)
 {
     cute_dim3 c = cfg->cluster, kc = k->cluster;
     bool clustered = c.x || c.y || c.z;
-    if (!clustered || (c.x == kc.x && c.y == kc.y && c.z == kc.z))
+    if (clustered && c.x == kc.x && c.y == kc.y && c.z == kc.z) c = (cute_dim3){0, 0, 0}; /* compiled in */
+    clustered = c.x || c.y || c.z;
+    if (!clustered && !cfg->pdl)
         return cute_cuda_launch(b->cu, code->func, cfg->grid, cfg->block, cfg->smem_bytes,
                                 cfg->stream, ptrs);
     cute_status s = large_cluster(c) ? cute_cuda_func_allow_large_clusters(b->cu, code->func) : CUTE_OK;
     if (s != CUTE_OK) return s;
-    return cute_cuda_launch_cluster(b->cu, code->func, cfg->grid, cfg->block, c, cfg->smem_bytes,
-                                    cfg->stream, ptrs);
+    return cute_cuda_launch_ex(b->cu, code->func, cfg->grid, cfg->block, c, cfg->pdl, cfg->smem_bytes,
+                               cfg->stream, ptrs);
 }
 
 static cute_status cb_launch(void *self, cute_module *m, int kernel, const cute_launch *cfg,
