@@ -10,6 +10,7 @@
 #include "backend/ptx_internal.h"
 #include "check.h"
 #include "check_stderr.h"
+#include "cutec/cache.h"
 #include "cutec/cuda_driver.h"
 #include "cutec/interp.h"
 #include "cutec/ptx.h"
@@ -35,6 +36,12 @@ static int interp_read(bool trace)
     int r = trace ? (B->trace_out ? (int)B->trace_thread.x : -1) : B->try_wait_false ? -2 : (int)B->try_wait_seed;
     b.vt->destroy(b.self);
     return r;
+}
+static int keep(void)
+{
+    cute_cache_opts o;
+    cute_cache_opts_from_env(&o);
+    return (int)o.keep;
 }
 static int try_wait(void) { return interp_read(false); }
 static int trace(void) { return interp_read(true); }
@@ -94,6 +101,9 @@ int main(void)
     good("CUTEC_CODEGEN", "cuda", codegen, 0);
     dflt = (unsetenv("CUTEC_CODEGEN"), codegen());
     bad("CUTEC_CODEGEN", "PTX", codegen, dflt, "not one of cuda|ptx; using");
+
+    good("CUTEC_KEEP", "ptx,sass", keep, CUTE_KEEP_PTX | CUTE_KEEP_SASS);
+    bad("CUTEC_KEEP", "ptx,sas", keep, CUTE_KEEP_PTX, "sas is not one of src|cu|ptx|cubin|sass|all; using the words it knows");
 
     good("CUTEC_INTERP_TRY_WAIT", "false", try_wait, -2);
     good("CUTEC_INTERP_TRY_WAIT", "7", try_wait, 7);
