@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env/env_choice.h"
 #include "runtime/le_bytes.h"
 #include "cuda_args.h"
 #include "cache_internal.h"
@@ -459,8 +460,7 @@ typedef struct compile_job {
  * what NVRTC's compiles get) */
 static int ptx_opt_level(void)
 {
-    const char *v = getenv("CUTEC_PTX_OPT");
-    return v && v[0] >= '0' && v[0] <= '4' && !v[1] ? v[0] - '0' : 3;
+    return (int)cute_env_int_warn("CUTEC_PTX_OPT", 0, 4, 3);
 }
 
 /* The toolkit's ptxas binary assembles the PTX backend's module (CUTEC_PTX_ASM=driver: the
@@ -488,8 +488,8 @@ static const int tier_opt_default = 1;
 
 static bool ptx_by_ptxas(void)
 {
-    const char *v = getenv("CUTEC_PTX_ASM");
-    return (v && *v ? strcmp(v, "ptxas") == 0 : ptxas_by_default) && cute_ptx_ptxas_found(NULL, 0);
+    return cute_env_choice_warn("CUTEC_PTX_ASM", "driver|ptxas", ptxas_by_default) == 1 &&
+           cute_ptx_ptxas_found(NULL, 0);
 }
 
 /* the PTX backend's module: source -> image through the ptxas binary (a module that spills
@@ -605,8 +605,8 @@ static cute_status load(cuda_backend *b, compile_job *j, cute_ir_func *const *ke
  * (CUTEC_CODEGEN), and nothing asks for NVRTC's own artefacts now (lineinfo, CUTEC_KEEP). */
 bool cute_cuda_tiers_on(void)
 {
-    const char *t = getenv("CUTEC_TIER"), *g = getenv("CUTEC_CODEGEN");
-    bool on = t && *t ? strcmp(t, "0") != 0 : tier_by_default;
+    const char *g = getenv("CUTEC_CODEGEN");
+    bool on = cute_env_choice_warn("CUTEC_TIER", "0|1", tier_by_default) == 1;
     return on && !(g && *g);
 }
 
@@ -617,8 +617,7 @@ static bool tier_wanted(const cuda_backend *b, const compile_job *j)
 
 int cute_cuda_tier_opt_level(void)
 {
-    const char *v = getenv("CUTEC_TIER_OPT");
-    return v && v[0] >= '0' && v[0] <= '4' && !v[1] ? v[0] - '0' : tier_opt_default;
+    return (int)cute_env_int_warn("CUTEC_TIER_OPT", 0, 4, tier_opt_default);
 }
 
 typedef struct tier_task {
