@@ -97,6 +97,17 @@ tally() {
 # 1. test programs, $jobs at a time (CUTEC_TEST_JOBS, default: the CPUs; the programs are
 #    single-threaded and independent), reported in name order as each one's turn comes
 progs=$(find "$build/tests" -type f -perm -u+x 2>/dev/null | LC_ALL=C sort)
+# CUTEC_TEST_PART=K/N: only the programs whose place in that order is K modulo N (a suite split
+# over N GPUs or machines, scripts/device-suite.sh); the oracle and the docs run in part 0 only
+part=${CUTEC_TEST_PART:-0/1}
+part_k=${part%/*} part_n=${part#*/}
+case "$part_k/$part_n" in
+*[!0-9/]* | /* | */) echo "FAIL  CUTEC_TEST_PART=$part: want K/N, e.g. 1/4"; exit 1 ;;
+esac
+[ "$part_n" -gt 0 ] && [ "$part_k" -lt "$part_n" ] || { echo "FAIL  CUTEC_TEST_PART=$part: want 0 <= K < N"; exit 1; }
+if [ "$part_n" -gt 1 ]; then
+    progs=$(printf '%s\n' $progs | awk -v k="$part_k" -v n="$part_n" '(NR - 1) % n == k')
+fi
 [ -n "$progs" ] || { echo "FAIL  no test programs under $build/tests"; failed=$((failed + 1)); }
 jobs=${CUTEC_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 mkdir -p "$tmp/runs"
@@ -119,7 +130,9 @@ for prog in $progs; do
 done
 
 # 2. the oracle conformance check
-if [ ! -d "$oracle" ]; then
+if [ "$part_k" -ne 0 ]; then
+    : # (part 0's)
+elif [ ! -d "$oracle" ]; then
     echo "skip  oracle: $oracle not found"
     echo "  oracle: $oracle not found" >>"$tmp/skips"
     skipped=$((skipped + 1))
@@ -132,7 +145,7 @@ else
 fi
 
 # 3. the documentation's transcripts, re-run against this build
-if [ -x "$build/cutec" ]; then
+if [ "$part_k" -eq 0 ] && [ -x "$build/cutec" ]; then
     run sh docs/check_docs.sh "$build/cutec"
     tally "docs (docs/check_docs.sh)"
 fi

@@ -157,6 +157,12 @@ bool cute_cuda_has(const cute_cuda *cu, const char *entry); /* "cuLaunchKernelEx
 cute_status cute_cuda_launch_cluster(cute_cuda *cu, void *func, cute_dim3 grid, cute_dim3 block,
                                      cute_dim3 cluster, uint32_t smem_bytes, void *stream,
                                      void **params);
+/* cuLaunchKernelEx with the attributes asked: clusters of cluster.x*y*z blocks (all 0: none)
+ * and, where pdl, programmatic stream serialization (the grid may start while the stream's
+ * previous kernel drains: it must griddepcontrol.wait before touching what that one writes;
+ * without cuLaunchKernelEx and clusters, a plain launch: the wait then returns at once) */
+cute_status cute_cuda_launch_ex(cute_cuda *cu, void *func, cute_dim3 grid, cute_dim3 block, cute_dim3 cluster,
+                                bool pdl, uint32_t smem_bytes, void *stream, void **params);
 /* how many such clusters can be resident at once */
 cute_status cute_cuda_max_active_clusters(cute_cuda *cu, void *func, cute_dim3 grid,
                                           cute_dim3 block, cute_dim3 cluster, uint32_t smem_bytes,
@@ -194,6 +200,11 @@ typedef struct cute_cuda_backend_opts {
     const char *const *extra_options; /* more NVRTC options; part of the cache key */
     int nextra_options;
     int device; /* the ordinal of the device to open when cuda is NULL (0: the first) */
+    /* Tiers (docs/compile_time.md): a cold miss returns the PTX backend's module (cutec/ptx.h)
+     * and NVRTC's replaces it when a background compile is done; the cache keeps NVRTC's.
+     * Only for an emit that writes the kernels' IR as cutec's own CUDA C does (the library's
+     * backend sets it); CUTEC_TIER=0 turns it off. */
+    bool tiered;
 } cute_cuda_backend_opts;
 
 /* A backend on the CUDA driver.  CUTE_ERR_NO_DRIVER (with err) when no device is there. */
@@ -201,6 +212,19 @@ cute_status cute_cuda_backend_new(const cute_cuda_backend_opts *o, cute_backend 
                                   size_t n);
 /* the driver a CUDA backend runs on (its self) */
 cute_cuda *cute_cuda_backend_driver(const cute_backend *b);
+/* Wait until the backend's background compiles (tiers) are done and their modules swapped
+ * in: what a benchmark does before timing.  The first failure not yet handed out (its
+ * message in err; the module keeps running the PTX backend's code), else CUTE_OK; a
+ * backend that is not CUDA's has none. */
+cute_status cute_cuda_backend_wait(const cute_backend *b, char *err, size_t n);
+/* whether a cold miss of a tiered backend is tiered now: CUTEC_TIER (0 off, else on), or
+ * unset the library's default, and no generator chosen by CUTEC_CODEGEN */
+bool cute_cuda_tiers_on(void);
+/* ptxas's -O level for the first tier: CUTEC_TIER_OPT (0-4), else the library's default */
+int cute_cuda_tier_opt_level(void);
+/* the backend's background compiles not yet done (0: every module runs its final code, or
+ * its final compile failed) */
+int cute_cuda_backend_pending(const cute_backend *b);
 
 CUTE_API_END
 #endif

@@ -17,6 +17,7 @@ int cmd_compile(int argc, char **argv); /* ew_cmd.c: cutec compile elementwise .
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_jit(void); /* jit_bench.c: compile and call costs */
+int cmd_bench_tiers(int argc, char **argv); /* tier_bench.c: tiered cold compiles, the final tier's speed */
 int cmd_show(int argc, char **argv); /* show_cmd.c: cutec show tiled-mma|tiled-copy ... */
 int cmd_show_atom(int argc, char **argv); /* show_atom.c: cutec show atom NAME|list */
 int cmd_run_gemm(int argc, char **argv);   /* gemm_cmd.c: cutec run gemm ... */

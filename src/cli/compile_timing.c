@@ -108,10 +108,15 @@ static int registers_of(const char *log)
     return at ? atoi(at + 5) : -1;
 }
 
+/* tiers (docs/compile_time.md, "Tiers"; off with CUTEC_TIER=0): the PTX backend's rows,
+ * then CUDA C's emission (the cache key needs it before the first module), then NVRTC's
+ * rows, which run in the background, and the first module's sum */
+static bool tiers_timed(void) { return cute_cuda_tiers_on(); }
+
 /* CUTEC_CODEGEN=ptx: the PTX backend's emission, then ptxas (the toolkit's binary: its CPU
  * time is the child's), and where a GPU is, the driver's JIT on the same PTX.  false (with
  * the reason printed) where the PTX backend does not say this kernel: CUDA C's rows follow */
-static bool ptx_timing(const struct cute_fn *f, const char *arch)
+static bool ptx_timing(const struct cute_fn *f, const char *arch, cli_clock *total)
 {
     char err[4096], *ptx = NULL, *log = NULL, note[512];
     int nk = cute_fn_kernel_count(f);
@@ -130,12 +135,14 @@ static bool ptx_timing(const struct cute_fn *f, const char *arch)
     row("emit PTX", emit, note);
     double child = 0;
     t0 = cli_clock_now();
-    s = cute_ptx_assemble(ptx, arch, 3, NULL, NULL, &log, &child, err, sizeof err);
+    int level = tiers_timed() ? cute_cuda_tier_opt_level() : 3; /* the first tier's ptxas level */
+    s = cute_ptx_assemble(ptx, arch, level, NULL, NULL, &log, &child, err, sizeof err);
     cli_clock as = cli_clock_since(t0);
     if (s == CUTE_OK) {
-        snprintf(note, sizeof note, "%d registers (ptxas -O3, the toolkit's binary; CPU: the child's)", registers_of(log));
+        snprintf(note, sizeof note, "%d registers (ptxas -O%d, the toolkit's binary; CPU: the child's)", registers_of(log), level);
         row("ptxas (PTX to cubin)", (cli_clock){child, as.wall_ms}, note);
-        row("PTX backend to cubin (all of it)", (cli_clock){emit.cpu_ms + child, emit.wall_ms + as.wall_ms}, "");
+        *total = (cli_clock){emit.cpu_ms + child, emit.wall_ms + as.wall_ms};
+        row("PTX backend to cubin (all of it)", *total, "");
     } else {
         printf("ptxas: %s\n", err);
     }
@@ -173,12 +180,14 @@ static bool ptx_timing(const struct cute_fn *f, const char *arch)
 int cli_compile_timing(const struct cute_fn *f, const char *arch, cli_clock trace, cli_clock verify)
 {
     char err[4096], *src = NULL;
-    bool ptx = cute_ptx_wanted();
+    bool tiers = tiers_timed(), ptx = cute_ptx_wanted() || tiers, first_ok = false;
+    cli_clock first = {0, 0};
     if (ptx) {
         printf("%-34s %9s %9s\n", "phase", "cpu ms", "wall ms");
         row("trace (with lowering)", trace, "");
         row("verify the IR", verify, "");
-        if (ptx_timing(f, arch)) return CLI_OK;
+        first_ok = ptx_timing(f, arch, &first);
+        if (first_ok && !tiers) return CLI_OK;
     }
     cli_clock t0 = cli_clock_now();
     if (cute_fn_code(f, "cuda", arch, &src, err, sizeof err) != CUTE_OK) {
@@ -186,6 +195,12 @@ int cli_compile_timing(const struct cute_fn *f, const char *arch, cli_clock trac
         return CLI_FAIL;
     }
     cli_clock emit = cli_clock_since(t0);
+    if (first_ok) {
+        first = (cli_clock){trace.cpu_ms + verify.cpu_ms + emit.cpu_ms + first.cpu_ms,
+                            trace.wall_ms + verify.wall_ms + emit.wall_ms + first.wall_ms};
+        row("tiers: the first module", first, "trace + verify + emit CUDA C (below) + PTX backend to cubin");
+        printf("tiers: NVRTC's rows below run on a background thread\n");
+    }
     if (!ptx) {
         printf("%-34s %9s %9s\n", "phase", "cpu ms", "wall ms");
         row("trace (with lowering)", trace, "");

@@ -411,6 +411,7 @@ int cmd_run(int argc, char **argv)
 int cmd_bench(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "jit") == 0) return cli_parse_only() ? CLI_OK : cmd_bench_jit();
+    if (argc >= 2 && strcmp(argv[1], "tiers") == 0) return cmd_bench_tiers(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "gemm") == 0) return cmd_bench_gemm(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "gemv") == 0) return cmd_gemv(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "attention") == 0) return cmd_attention(argc, argv);

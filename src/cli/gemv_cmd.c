@@ -29,8 +29,11 @@ typedef struct gemv_opts {
     int ahead;           /* --ahead N: NVFP4's register form, N k-tiles loaded ahead (0: the library's) */
     int scale_rows;      /* --scale-rows plain|tiled: NVFP4's rows a warp (-1: the library's) */
     int fma_decode;      /* --fma-decode 0|1: NVFP4's scales by their bits (-1: the library's) */
+    int warps;           /* --warps 1|2|4: NVFP4's register form's warps a block (0: the library's) */
+    int warp_rows;       /* --warp-rows 4|8: ... its rows a warp (0: the library's) */
     int iters;
     const char *emit, *arch, *backend;
+    const char *forms; /* bench --forms A/W/R,...: NVFP4's register forms on one problem */
 } gemv_opts;
 
 static int64_t nvec(const gemv_opts *o)
@@ -46,14 +49,16 @@ static int usage(const char *cmd)
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
-        "         [--fma-decode 0|1]\n"
+        "         [--fma-decode 0|1] [--warps 1|2|4] [--warp-rows 4|8] [--forms A/W/R,...]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
         "  --vectors N: N vectors at once, x (K,N,L) and y (M,N,L) (the skinny GEMM's path, N <= "
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
-        "32\n",
+        "32\n"
+        "  bench --forms 2/4/4,1/4/8: NVFP4's register forms, each k-tiles ahead/warps a block/rows\n"
+        "    a warp, on one problem\n",
         cmd);
     return CLI_USAGE;
 }
@@ -99,6 +104,12 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = !strcmp(v, "plain") || !strcmp(v, "tiled"), o->scale_rows = !strcmp(v, "tiled");
     else if (!strcmp(k, "--fma-decode"))
         ok = cli_int(v, 0, CUTE_GEMV_MAX_FMA_DECODE, &x, why, n), o->fma_decode = (int)x;
+    else if (!strcmp(k, "--warps"))
+        ok = cli_int(v, 1, 4, &x, why, n) && x != 3, o->warps = (int)x;
+    else if (!strcmp(k, "--warp-rows"))
+        ok = cli_int(v, 4, 8, &x, why, n) && (x == 4 || x == 8), o->warp_rows = (int)x;
+    else if (!strcmp(k, "--forms"))
+        o->forms = v;
     else if (!strcmp(k, "--reduction"))
         ok = !strcmp(v, "ordered") || !strcmp(v, "atomic"), o->atomic = !strcmp(v, "atomic");
     else if (!strcmp(k, "--splits"))
@@ -172,7 +183,8 @@ static int emit(const gemv_opts *o)
     else if (o->smem_stages < 0)
         cfg.smem_stages = cute_gemv_ring_default(&cfg); /* the library's choice */
     if (nvfp4_ring && !cfg.smem_stages) /* NVFP4's register form (0: one ahead) */
-        cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1;
+        cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1, cfg.warps = o->warps,
+        cfg.warp_rows = o->warp_rows;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
@@ -193,6 +205,7 @@ typedef struct problem {
     cute_call_arg A, x, y, sfa, sfb;
     bool vectors;
     int sf_vec;
+    bool checked; /* --forms: this form's y checked already (a repeat is timed only) */
     char err[1024];
 } problem;
 
@@ -313,11 +326,12 @@ static bool wrong(const problem *p, const gemv_opts *o, int64_t m, int64_t v, in
 
 /* the rows of y checked: every row, or past 2^26 products (8192x8192 with one vector; the
  * skinny GEMMs of `bench gemv --vectors` have up to 128 times that) one row in `step` and
- * the last */
+ * the last; past 2^24 with --forms (a check a form, several forms a problem) */
 static int64_t row_step(const gemv_opts *o)
 {
     double products = (double)o->M * (double)o->K * (double)nvec(o) * (double)o->L;
-    return products > 0x1p26 ? (int64_t)ceil(products / 0x1p26) : 1;
+    double most = o->forms ? 0x1p24 : 0x1p26;
+    return products > most ? (int64_t)ceil(products / most) : 1;
 }
 
 static int64_t rows_checked(const gemv_opts *o)
@@ -349,7 +363,7 @@ static double run_one(problem *p, const gemv_opts *o, int64_t *bad)
         return -1;
     }
     b->vt->download(b->self, p->host[2], &p->buf[2], 0, p->bytes[2]);
-    *bad = verify(p, o);
+    *bad = p->checked ? 0 : verify(p, o);
     cute_cuda *cu = cute_cuda_backend_driver(b);
     if (cu) return gpu_time_calls(cu, call_gemv, p, 1, o->iters);
     struct timespec t0, t1;
@@ -390,10 +404,21 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                  cfg.smem_stages);
     if (cfg.scale_rows_tiled) strncat(form, ", rows by scale tile", sizeof form - strlen(form) - 1);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
+    if (cfg.warps && cfg.warps != 4)
+        snprintf(form + strlen(form), sizeof form - strlen(form), ", %d warps a block", cfg.warps);
+    if (cfg.warp_rows > 4)
+        snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
              splits == 1 ? "" : "s", cfg.atomic ? " (atomic)" : "", form);
+}
+
+/* --warps and --warp-rows into lib */
+static void block_warps(cute_gemv_lib *lib, const gemv_opts *o)
+{
+    cute_gemv_lib_block_warps(lib, o->warps);
+    cute_gemv_lib_warp_rows(lib, o->warp_rows);
 }
 
 static int run(const gemv_opts *o)
@@ -411,6 +436,7 @@ static int run(const gemv_opts *o)
     cute_gemv_lib_ahead(p.lib, o->ahead);
     cute_gemv_lib_scale_rows(p.lib, o->scale_rows);
     cute_gemv_lib_fma_decode(p.lib, o->fma_decode);
+    block_warps(p.lib, o);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
@@ -428,18 +454,53 @@ static int run(const gemv_opts *o)
     return ms >= 0 && bad == 0 ? CLI_OK : CLI_FAIL;
 }
 
+/* one bench row of p as the library runs it now */
+static bool bench_row(problem *p, const gemv_opts *o)
+{
+    int64_t bad = -1;
+    double ms = run_one(p, o, &bad);
+    char what[160];
+    describe(p, o, what, sizeof what);
+    if (ms < 0) { /* (a row for every form: --forms's rows are read in order) */
+        printf("%-44s failed: no time\n", what);
+        return false;
+    }
+    double gbs = moved(o) / ms / 1e6, copy = gpu_copy_gbs(p->rt, (size_t)moved(o), o->iters);
+    printf("%-44s %9.4f %9.1f %9.1f %7.1f%%%s\n", what, ms, gbs, copy, 100 * gbs / copy,
+           bad ? "  WRONG" : "");
+    return ms >= 0 && bad == 0;
+}
+
+/* --forms: each ahead/warps/rows of NVFP4's register form a row on the one problem (y as made
+ * before each form's checked call; a form's repeat timed, not checked again) */
+static bool bench_forms(problem *p, const gemv_opts *o)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    gemv_opts f = *o;
+    bool ok = true;
+    for (const char *s = o->forms; *s;) {
+        int ahead, warps, rows, used = 0;
+        if (sscanf(s, "%d/%d/%d%n", &ahead, &warps, &rows, &used) != 3 || !cute_gemv_lib_ahead(p->lib, ahead) ||
+            !cute_gemv_lib_block_warps(p->lib, warps) || !cute_gemv_lib_warp_rows(p->lib, rows)) {
+            printf("cutec bench gemv: --forms %s: a form is ahead/warps/rows (1,2/1,2,4/4,8)\n", o->forms);
+            return false;
+        }
+        f.ahead = ahead, f.warps = warps, f.warp_rows = rows;
+        p->checked = false;
+        for (const char *q = o->forms; q < s && !p->checked; q = strchr(q, ',') ? strchr(q, ',') + 1 : s)
+            p->checked = !strncmp(q, s, (size_t)used) && (q[used] == ',' || !q[used]);
+        ok = b->vt->upload(b->self, &p->buf[2], 0, p->y0, p->bytes[2]) == CUTE_OK && bench_row(p, &f) && ok;
+        s += used + (s[used] == ',');
+    }
+    return ok;
+}
+
 static int bench_one(cute_runtime *rt, cute_gemv_lib *lib, const gemv_opts *o)
 {
     problem p = {.rt = rt, .lib = lib};
-    int64_t bad = -1;
-    double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
-    char what[160];
-    describe(&p, o, what, sizeof what);
-    double gbs = moved(o) / ms / 1e6, copy = gpu_copy_gbs(rt, (size_t)moved(o), o->iters);
-    printf("%-44s %9.4f %9.1f %9.1f %7.1f%%%s\n", what, ms, gbs, copy, 100 * gbs / copy,
-           bad ? "  WRONG" : "");
+    bool ok = problem_make(&p, o) && (o->forms ? bench_forms(&p, o) : bench_row(&p, o));
     problem_drop(&p);
-    return ms >= 0 && bad == 0 ? CLI_OK : CLI_FAIL;
+    return ok ? CLI_OK : CLI_FAIL;
 }
 
 static int bench(const gemv_opts *base, bool shape_given)
@@ -466,6 +527,7 @@ static int bench(const gemv_opts *base, bool shape_given)
     cute_gemv_lib_ahead(lib, base->ahead);
     cute_gemv_lib_scale_rows(lib, base->scale_rows);
     cute_gemv_lib_fma_decode(lib, base->fma_decode);
+    block_warps(lib, base);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;

@@ -24,7 +24,7 @@ static const command commands[] = {
     {"export", "KERNEL OPTIONS", "cubins + a C launcher needing only the CUDA driver (gemm, gemv, elementwise)",
      cmd_export},
     {"run", "KERNEL OPTIONS", "run a kernel, verify it, time it (KERNEL: elementwise, gemm, softmax, ...)", cmd_run},
-    {"bench", "KERNEL|mma|jit", "benchmark table against a device copy / cuBLAS / PyTorch / the mma ceiling", cmd_bench},
+    {"bench", "KERNEL|mma|jit|tiers", "benchmark table against a device copy / cuBLAS / PyTorch / the mma ceiling", cmd_bench},
     {"tune", "gemm|elementwise OPTIONS", "search a kernel's configurations: compile in parallel, check, time, keep the "
      "fastest (docs/tune.md)", cmd_tune},
     {"model", "tp-gemm OPTIONS", "tensor-parallel GEMM on more GPUs and hosts, from bandwidths and latencies (docs/peer.md)",
@@ -78,11 +78,21 @@ static int take_codegen(int argc, char **argv)
     return k;
 }
 
+/* Commands that time kernels time the final tier: they compile NVRTC's module directly
+ * (CUTEC_TIER=0) unless the environment says otherwise (docs/compile_time.md, "Tiers") */
+static void final_tier_for_timing(const char *command)
+{
+    static const char *timing[] = {"bench", "run", "tune"};
+    for (size_t i = 0; i < sizeof timing / sizeof *timing; i++)
+        if (!strcmp(command, timing[i])) setenv("CUTEC_TIER", "0", 0);
+}
+
 int main(int argc, char **argv)
 {
     argc = take_codegen(argc, argv);
     if (argc < 2) return print_usage(stderr), CLI_USAGE;
     const char *name = argv[1];
+    final_tier_for_timing(name);
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) return cmd_help(1, argv + 1);
     const command *cmd = find_command(name);
     if (!cmd) {

@@ -27,6 +27,7 @@ cute_status cute__open_cuda_device(int device, cute_backend *b, char *err, size_
     memset(&o, 0, sizeof o);
     o.emit = emit_cuda_c;
     o.device = device;
+    o.tiered = true; /* its emitter and the PTX backend read the same IR */
     return cute_cuda_backend_new(&o, b, err, n);
 }
 

@@ -4,6 +4,8 @@
  *             -> cuModuleLoadData -> one function per kernel
  *             (CUTEC_CODEGEN=ptx: emit PTX (cutec/ptx.h) and the driver's JIT linker for
  *             NVRTC, where the PTX backend says the kernels; docs/ptx_backend.md)
+ *             (tiers, unless CUTEC_TIER=0: a miss returns the PTX backend's module and
+ *             NVRTC's is built on a background thread (tier.h), cached, swapped in; tier_first)
  *   launch  = check and pack the arguments (cuda_args.c), opt in to > 48 KB of dynamic
  *             shared memory once per kernel, cuLaunchKernel
  *
@@ -18,28 +20,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env/env_choice.h"
 #include "runtime/le_bytes.h"
 #include "cuda_args.h"
 #include "cache_internal.h"
 #include "cuda_keep.h"
+#include "tier.h"
 #include "runtime/ffma_rewrite.h"
 #include "cutec/cuda_driver.h"
 #include "cutec/ptx.h"
 
-typedef struct cuda_kernel {
-    char *name;
+/* one compiled form of a kernel: the first module's, or the final tier's (tier.h) */
+typedef struct kernel_code {
     void *func;
-    cute_type *params;
-    int nparams;
-    int static_smem;   /* bytes of __shared__ the compiled kernel declares */
-    int64_t dyn_smem;  /* the dynamic shared memory its IR uses (cute_ir_func.smem_bytes) */
-    cute_dim3 cluster; /* its __cluster_dims__, or 0s */
+    int static_smem; /* bytes of __shared__ the compiled kernel declares */
     _Atomic int smem_opted_in; /* the dynamic shared memory allowed so far (0: the default
                                   48 KB); threads may race to raise it, harmlessly */
+} kernel_code;
+
+typedef struct cuda_kernel {
+    char *name;
+    cute_type *params;
+    int nparams;
+    int64_t dyn_smem;  /* the dynamic shared memory its IR uses (cute_ir_func.smem_bytes) */
+    cute_dim3 cluster; /* its __cluster_dims__, or 0s */
+    kernel_code form[2]; /* [0] the module's first; [1] the final tier's, swapped in later */
+    kernel_code *_Atomic code; /* what launches use: &form[0], then &form[1] once it is ready */
 } cuda_kernel;
 
 struct cute_module {
     void *mod;
+    void *final_mod; /* a tiered module's NVRTC form, once the background compile loaded it;
+                        both stay loaded until the module is freed (launches may be in flight) */
     cute_cache_key key;
     bool from_cache; /* its cubin came from the cache, not from this process's NVRTC */
     bool launched;   /* since the last good sync (atomic: launches may come from threads) */
@@ -61,6 +73,8 @@ typedef struct cuda_backend {
     int nextra;
     pthread_mutex_t lock; /* the module list, the message, buffer ids */
     pthread_mutex_t compile_lock; /* compiles run one at a time: the log, NVRTC, the cache */
+    bool tiered;       /* a cold miss runs the PTX backend's module first (tier.h) */
+    tier_queue *tiers; /* the background compiles of the final tiers */
     cute_module *modules;
     uint64_t next_buffer_id;
     char *log; /* the last compile's log (NVRTC's, or our words) */
@@ -207,6 +221,7 @@ static bool cb_supports_op(void *self, const cute_ir_inst *inst)
 static void module_destroy(cuda_backend *b, cute_module *m)
 {
     if (m->mod) cute_cuda_module_unload(b->cu, m->mod);
+    if (m->final_mod) cute_cuda_module_unload(b->cu, m->final_mod);
     for (int i = 0; i < m->n; i++) {
         free(m->k[i].name);
         free(m->k[i].params);
@@ -247,6 +262,15 @@ static cute_module *module_find(cuda_backend *b, const cute_cache_key *k)
 /* more blocks than the 8 a cluster may portably have (a launch must opt in) */
 static bool large_cluster(cute_dim3 c) { return (uint64_t)c.x * c.y * c.z > 8; }
 
+/* kernel k's function in module mod, with its static shared memory and cluster opt-in */
+static cute_status code_bind(cuda_backend *b, void *mod, const cuda_kernel *k, kernel_code *c)
+{
+    cute_status s = cute_cuda_module_function(b->cu, mod, k->name, &c->func);
+    if (s == CUTE_OK) s = cute_cuda_func_usage(b->cu, c->func, NULL, &c->static_smem);
+    if (s == CUTE_OK && large_cluster(k->cluster)) s = cute_cuda_func_allow_large_clusters(b->cu, c->func);
+    return s;
+}
+
 static cute_status module_bind(cuda_backend *b, cute_module *m, cute_ir_func *const *kernels)
 {
     for (int i = 0; i < m->n; i++) {
@@ -263,9 +287,8 @@ static cute_status module_bind(cuda_backend *b, cute_module *m, cute_ir_func *co
         const int *cd = f->cluster_dims;
         if (cd[0] > 0 && cd[1] > 0 && cd[2] > 0)
             k->cluster = (cute_dim3){(uint32_t)cd[0], (uint32_t)cd[1], (uint32_t)cd[2]};
-        cute_status s = cute_cuda_module_function(b->cu, m->mod, k->name, &k->func);
-        if (s == CUTE_OK) s = cute_cuda_func_usage(b->cu, k->func, NULL, &k->static_smem);
-        if (s == CUTE_OK && large_cluster(k->cluster)) s = cute_cuda_func_allow_large_clusters(b->cu, k->func);
+        k->code = &k->form[0];
+        cute_status s = code_bind(b, m->mod, k, &k->form[0]);
         if (s != CUTE_OK) return driver_failed(b, s);
     }
     return CUTE_OK;
@@ -378,31 +401,46 @@ static void compiler_memo_write(cuda_backend *b, int major, int minor)
 
 static cute_status open_nvrtc(cuda_backend *b);
 
-static cute_status nvrtc_build(cuda_backend *b, const char *source, bool lineinfo, bool want_ptx,
-                               image *im)
+/* NVRTC (opened): source -> image (malloc'd cubin, and PTX when want_ptx), NVRTC's log in
+ * *log (malloc'd), why it failed in why.  Touches nothing of b but what compiles never
+ * change: a tier's background compile (tier.h) runs it beside the compiles of other threads. */
+static cute_status nvrtc_image(cuda_backend *b, const char *source, bool lineinfo, bool want_ptx, image *im,
+                               char **log, char *why, size_t whyn)
 {
-    cute_status so = open_nvrtc(b); /* a cache hit may have skipped loading it */
-    if (so != CUTE_OK) return so;
     cute_nvrtc_opts o = {.arch = b->arch,
                          .lineinfo = lineinfo,
                          .extra = (const char *const *)b->extra,
                          .nextra = b->nextra};
     cute_nvrtc_output out;
     cute_status s = cute_nvrtc_compile(b->nv, source, &o, &out);
-    set_log(b, out.log);
     if (s == CUTE_OK && !out.cubin) {
-        say(b, "NVRTC gave no cubin for %s", b->arch);
+        snprintf(why, whyn, "NVRTC gave no cubin for %s", b->arch);
         s = CUTE_ERR_COMPILE;
     } else if (s != CUTE_OK) {
-        say(b, "NVRTC failed for %s (status %d)%s%s", b->arch, (int)s,
-            out.log && *out.log ? ": " : "", out.log ? out.log : "");
+        snprintf(why, whyn, "NVRTC failed for %s (status %d)%s%s", b->arch, (int)s,
+                 out.log && *out.log ? ": " : "", out.log ? out.log : "");
     }
     if (s == CUTE_OK) {
         im->cubin = out.cubin, im->cubin_len = out.cubin_size;
         out.cubin = NULL;
         if (want_ptx) im->ptx = out.ptx, im->ptx_len = out.ptx_size, out.ptx = NULL;
     }
+    *log = out.log, out.log = NULL;
     cute_nvrtc_output_free(&out);
+    return s;
+}
+
+/* the same on the compiling thread: the log and the message are the backend's */
+static cute_status nvrtc_build(cuda_backend *b, const char *source, bool lineinfo, bool want_ptx,
+                               image *im)
+{
+    cute_status so = open_nvrtc(b); /* a cache hit may have skipped loading it */
+    if (so != CUTE_OK) return so;
+    char why[2048], *log = NULL;
+    cute_status s = nvrtc_image(b, source, lineinfo, want_ptx, im, &log, why, sizeof why);
+    set_log(b, log);
+    free(log);
+    if (s != CUTE_OK) say(b, "%s", why);
     return s;
 }
 
@@ -414,14 +452,15 @@ typedef struct compile_job {
     bool ptx; /* source is the PTX backend's module: the driver's JIT assembles it */
     const cute_ir_func *const *kernels; /* the PTX backend's: said again after a spill */
     int nkernels;
+    void *hit; /* a cache entry for key already read (tiers look first), or NULL */
+    size_t hit_len;
 } compile_job;
 
 /* ptxas's -O level for the driver's JIT: CUTEC_PTX_OPT (0-4), else 3 (ptxas's default,
  * what NVRTC's compiles get) */
 static int ptx_opt_level(void)
 {
-    const char *v = getenv("CUTEC_PTX_OPT");
-    return v && v[0] >= '0' && v[0] <= '4' && !v[1] ? v[0] - '0' : 3;
+    return (int)cute_env_int_warn("CUTEC_PTX_OPT", 0, 4, 3);
 }
 
 /* The toolkit's ptxas binary assembles the PTX backend's module (CUTEC_PTX_ASM=driver: the
@@ -432,25 +471,44 @@ static int ptx_opt_level(void)
  * step-5 GEMM 209 ms against the JIT's 226 (CPU).  Without the binary, the driver's JIT. */
 static const bool ptxas_by_default = true;
 
+/* Tiers (tier.h, docs/compile_time.md): a cold miss of a backend that asks for them
+ * (cute_cuda_backend_opts.tiered: the library's) returns the PTX backend's module and
+ * swaps NVRTC's in when the background compile is done.  CUTEC_TIER=0 turns them off,
+ * CUTEC_TIER=1 on; unset, tier_by_default (scripts/device-tier.sh decides it).  On since
+ * the early mid pass of 2026-11-27 (H200 host, loaded: load average 12 of 64 CPUs): the
+ * step-5 GEMM's first module in 130 ms against NVRTC's 468, the Hopper GEMM's in 477
+ * against 712; the final tier NVRTC's cubin, its output bit for bit, 1.000 / 0.998 of its
+ * speed at 8192^3. */
+static const bool tier_by_default = true;
+/* ptxas's -O level for the first tier (a module that lives until NVRTC's is in): 1, from
+ * the early mid pass of 2026-11-27 (H200 host, loaded): the step-5 GEMM's first module 130
+ * against 393 ms at -O3 (NVRTC 468-627), its code 0.905 of NVRTC's (-O3 0.980); Hopper 477
+ * against 490 ms, its code 0.991 (0.986) */
+static const int tier_opt_default = 1;
+
 static bool ptx_by_ptxas(void)
 {
-    const char *v = getenv("CUTEC_PTX_ASM");
-    return (v && *v ? strcmp(v, "ptxas") == 0 : ptxas_by_default) && cute_ptx_ptxas_found(NULL, 0);
+    return cute_env_choice_warn("CUTEC_PTX_ASM", "driver|ptxas", ptxas_by_default) == 1 &&
+           cute_ptx_ptxas_found(NULL, 0);
 }
 
 /* the PTX backend's module: source -> image through the ptxas binary (a module that spills
- * with CUTEC_PTX_SUMS said again without it: cute_ptx_assemble_kernels) or the driver's
- * linker (no NVRTC) */
-static cute_status jit_build(cuda_backend *b, const compile_job *j, bool want_ptx, image *im)
+ * with CUTEC_PTX_SUMS said again without it: cute_ptx_assemble_kernels; not for a first
+ * tier, which lives only until NVRTC's module is in) or the driver's linker (no NVRTC) */
+static cute_status jit_build(cuda_backend *b, const compile_job *j, bool want_ptx, int level, bool first_tier,
+                             image *im)
 {
     char info[4096];
     const char *ptx = j->source;
     if (ptx_by_ptxas()) {
         char *log = NULL, *text = strdup(ptx);
         cute_ptx_opts po = {.arch = b->arch};
-        cute_status s = text ? cute_ptx_assemble_kernels(j->kernels, j->nkernels, &po, &text, ptx_opt_level(),
-                                                         &im->cubin, &im->cubin_len, &log, NULL, info, sizeof info)
-                             : CUTE_ERR_OOM;
+        cute_status s = !text       ? CUTE_ERR_OOM
+                         : first_tier ? cute_ptx_assemble(text, b->arch, level, &im->cubin, &im->cubin_len, &log,
+                                                          NULL, info, sizeof info)
+                                      : cute_ptx_assemble_kernels(j->kernels, j->nkernels, &po, &text, level,
+                                                                  &im->cubin, &im->cubin_len, &log, NULL, info,
+                                                                  sizeof info);
         set_log(b, s == CUTE_OK && log ? log : info);
         free(log);
         if (s != CUTE_OK) return free(text), say(b, "ptxas refused the PTX backend's module: %s", info), s;
@@ -458,7 +516,7 @@ static cute_status jit_build(cuda_backend *b, const compile_job *j, bool want_pt
         free(text);
         return CUTE_OK;
     }
-    cute_status s = cute_cuda_link_ptx(b->cu, ptx, ptx_opt_level(), &im->cubin, &im->cubin_len, info, sizeof info);
+    cute_status s = cute_cuda_link_ptx(b->cu, ptx, level, &im->cubin, &im->cubin_len, info, sizeof info);
     set_log(b, s == CUTE_OK ? info : cute_cuda_error(b->cu));
     if (s != CUTE_OK) {
         say(b, "the driver's JIT refused the PTX backend's module: %s", cute_cuda_error(b->cu));
@@ -469,14 +527,15 @@ static cute_status jit_build(cuda_backend *b, const compile_job *j, bool want_pt
 }
 
 /* the image for job: from the cache, or built and stored.  *payload owns the bytes. */
-static cute_status get_image(cuda_backend *b, const compile_job *j, bool use_cache,
+static cute_status get_image(cuda_backend *b, compile_job *j, bool use_cache,
                              uint8_t **payload, image *im, bool *from_cache)
 {
-    size_t len = 0;
-    void *bytes = NULL;
+    size_t len = j->hit_len;
+    void *bytes = j->hit;
     bool want_ptx = (j->keep & CUTE_KEEP_PTX) != 0;
     *from_cache = false;
-    if (use_cache && cute_cache_get(b->cache, &j->key, &bytes, &len)) {
+    j->hit = NULL; /* ours now */
+    if (use_cache && (bytes || cute_cache_get(b->cache, &j->key, &bytes, &len))) {
         if (payload_unpack(bytes, len, im) && (!want_ptx || im->ptx)) {
             *payload = bytes;
             *from_cache = true;
@@ -485,7 +544,7 @@ static cute_status get_image(cuda_backend *b, const compile_job *j, bool use_cac
         free(bytes); /* not ours, or without the PTX CUTEC_KEEP wants: build again */
     }
     image built = {0};
-    cute_status s = j->ptx ? jit_build(b, j, want_ptx, &built)
+    cute_status s = j->ptx ? jit_build(b, j, want_ptx, ptx_opt_level(), false, &built)
                            : nvrtc_build(b, j->source, j->lineinfo, want_ptx, &built);
     if (s != CUTE_OK) return s;
     *payload = payload_pack(&built, &len);
@@ -502,7 +561,7 @@ static cute_status get_image(cuda_backend *b, const compile_job *j, bool use_cac
 
 /* image -> a loaded module for kernels; retries from source once if a cached image is
  * refused (it passed its checksum, so this is a driver that changed under the cache) */
-static cute_status load(cuda_backend *b, const compile_job *j, cute_ir_func *const *kernels, int n,
+static cute_status load(cuda_backend *b, compile_job *j, cute_ir_func *const *kernels, int n,
                         cute_module **out)
 {
     cute_module *m = calloc(1, sizeof *m);
@@ -538,6 +597,125 @@ static cute_status load(cuda_backend *b, const compile_job *j, cute_ir_func *con
     return CUTE_OK;
 }
 
+
+/* --- tiers: the PTX backend's module first, NVRTC's in the background ----------------- */
+
+/* Is a cold miss of this compile tiered?  The backend asked for it (its emitter writes the
+ * same IR the PTX backend reads), CUTEC_TIER is not 0, no generator was chosen
+ * (CUTEC_CODEGEN), and nothing asks for NVRTC's own artefacts now (lineinfo, CUTEC_KEEP). */
+bool cute_cuda_tiers_on(void)
+{
+    const char *g = getenv("CUTEC_CODEGEN");
+    bool on = cute_env_choice_warn("CUTEC_TIER", "0|1", tier_by_default) == 1;
+    return on && !(g && *g);
+}
+
+static bool tier_wanted(const cuda_backend *b, const compile_job *j)
+{
+    return b->tiered && cute_cuda_tiers_on() && !j->lineinfo && !j->keep;
+}
+
+int cute_cuda_tier_opt_level(void)
+{
+    return (int)cute_env_int_warn("CUTEC_TIER_OPT", 0, 4, tier_opt_default);
+}
+
+typedef struct tier_task {
+    cuda_backend *b;
+    cute_module *m; /* one reference, the task's */
+    char *source;   /* the CUDA C */
+} tier_task;
+
+/* on the worker thread: NVRTC, the cache entry (the final form is what a later process
+ * loads), the module, each kernel's function, then the swap */
+static cute_status tier_finish(void *user, char *why, size_t n)
+{
+    tier_task *t = user;
+    cuda_backend *b = t->b;
+    cute_module *m = t->m;
+    image im = {0};
+    char *log = NULL;
+    void *mod = NULL;
+    cute_status s = nvrtc_image(b, t->source, false, false, &im, &log, why, n);
+    free(log);
+    if (s == CUTE_OK && (s = cute_cuda_module_load(b->cu, im.cubin, &mod)) != CUTE_OK)
+        snprintf(why, n, "loading NVRTC's cubin: %s", cute_cuda_error(b->cu));
+    for (int i = 0; i < m->n && s == CUTE_OK; i++) {
+        cuda_kernel *k = &m->k[i];
+        int opted = atomic_load(&k->form[0].smem_opted_in);
+        s = code_bind(b, mod, k, &k->form[1]);
+        if (s == CUTE_OK && opted) s = cute_cuda_func_max_dynamic_smem(b->cu, k->form[1].func, opted);
+        if (s == CUTE_OK) atomic_store(&k->form[1].smem_opted_in, opted);
+        else snprintf(why, n, "kernel %s in NVRTC's module: %s", k->name, cute_cuda_error(b->cu));
+    }
+    if (s == CUTE_OK) {
+        size_t len = 0;
+        uint8_t *p = payload_pack(&im, &len);
+        if (p) cute_cache_put(b->cache, &m->key, p, len);
+        free(p);
+        m->final_mod = mod;
+        for (int i = 0; i < m->n; i++) atomic_store_explicit(&m->k[i].code, &m->k[i].form[1], memory_order_release);
+    } else {
+        if (mod) cute_cuda_module_unload(b->cu, mod);
+        size_t at = strlen(why);
+        if (at < n) snprintf(why + at, n - at, " (its launches stay on the PTX backend's module)");
+    }
+    free(im.cubin);
+    return s;
+}
+
+static void tier_release(void *user)
+{
+    tier_task *t = user;
+    cb_module_free(t->b, t->m);
+    free(t->source);
+    free(t);
+}
+
+/* A tiered cold miss: the PTX backend's module through ptxas (not cached: the cache holds
+ * the final form), then NVRTC's queued.  CUTE_ERR_UNSUPPORTED where the PTX backend does
+ * not say these kernels or its module is refused: the caller compiles with NVRTC now. */
+static cute_status tier_first(cuda_backend *b, const compile_job *j, cute_ir_func *const *kernels, int n,
+                              cute_module **out)
+{
+    char *ptx = NULL, why[512];
+    cute_ptx_opts po = {.arch = b->arch};
+    if (open_nvrtc(b) != CUTE_OK || /* here, not on the worker: tier.h says why */
+        cute_ptx_emit((const cute_ir_func *const *)kernels, n, &po, &ptx, why, sizeof why) != CUTE_OK)
+        return free(ptx), CUTE_ERR_UNSUPPORTED;
+    compile_job pj = {ptx, {{0}}, false, 0, true, (const cute_ir_func *const *)kernels, n, NULL, 0};
+    image im = {0};
+    cute_status s = jit_build(b, &pj, false, cute_cuda_tier_opt_level(), true, &im);
+    free(ptx);
+    cute_module *m = s == CUTE_OK ? calloc(1, sizeof *m) : NULL;
+    if (m && !(m->k = calloc((size_t)n, sizeof *m->k))) free(m), m = NULL;
+    tier_task *t = m ? calloc(1, sizeof *t) : NULL;
+    if (!t || !(t->source = strdup(j->source))) {
+        free(im.cubin), free(t);
+        if (m) free(m->k), free(m);
+        return CUTE_ERR_UNSUPPORTED;
+    }
+    m->key = j->key, m->refs = 2 /* the caller's and the task's */, m->n = n;
+    s = driver_failed(b, cute_cuda_module_load(b->cu, im.cubin, &m->mod));
+    free(im.cubin);
+    if (s == CUTE_OK) s = module_bind(b, m, kernels);
+    if (s != CUTE_OK) {
+        module_destroy(b, m), free(t->source), free(t);
+        return CUTE_ERR_UNSUPPORTED;
+    }
+    t->b = b, t->m = m;
+    char what[160];
+    snprintf(what, sizeof what, "NVRTC's form of kernel %s%s", m->k[0].name, n > 1 ? " and others" : "");
+    if (tier_start(b->tiers, what, tier_finish, tier_release, t) != CUTE_OK) { /* no thread: now */
+        char why2[2048];
+        if (tier_finish(t, why2, sizeof why2) != CUTE_OK) say(b, "%s", why2);
+        tier_release(t);
+    }
+    set_log(b, "");
+    *out = m;
+    return CUTE_OK;
+}
+
 static cute_status compile_locked(void *self, cute_ir_func *const *kernels, int n,
                                   cute_module **out, const char **log)
 {
@@ -556,7 +734,7 @@ static cute_status compile_locked(void *self, cute_ir_func *const *kernels, int 
     char compiler[160]; /* "ptxas-binary O3 <path> <mtime> <size>", "nvrtc 13.0" */
     cute_status s = CUTE_OK;
     char *source = NULL, *opts = NULL;
-    compile_job j = {NULL, {{0}}, cute_cache_lineinfo(b->cache), cute_cache_keep(b->cache), false, NULL, 0};
+    compile_job j = {NULL, {{0}}, cute_cache_lineinfo(b->cache), cute_cache_keep(b->cache), false, NULL, 0, NULL, 0};
     if (cute_ptx_wanted()) { /* CUTEC_CODEGEN=ptx: IR straight to PTX, no NVRTC */
         cute_ptx_opts po = {.arch = b->arch};
         s = cute_ptx_emit((const cute_ir_func *const *)kernels, n, &po, &source, b->err, sizeof b->err);
@@ -600,7 +778,10 @@ static cute_status compile_locked(void *self, cute_ir_func *const *kernels, int 
         *log = b->log ? b->log : "";
         return CUTE_OK;
     }
-    s = load(b, &j, kernels, n, out);
+    s = CUTE_ERR_UNSUPPORTED; /* a miss that tiers: the PTX backend's module first */
+    if (tier_wanted(b, &j) && !(shared && cute_cache_get(b->cache, &j.key, &j.hit, &j.hit_len)))
+        s = tier_first(b, &j, kernels, n, out);
+    if (s == CUTE_ERR_UNSUPPORTED) s = load(b, &j, kernels, n, out);
     free(source);
     if (s == CUTE_OK && shared) {
         pthread_mutex_lock(&b->lock);
@@ -631,39 +812,41 @@ static cute_status cb_compile(void *self, cute_ir_func *const *kernels, int n, c
 /* --- launch ------------------------------------------------------------------------- */
 
 /* allow k the dynamic shared memory it asks for, once; the driver refuses > 48 KB without */
-static cute_status smem_opt_in(cuda_backend *b, cuda_kernel *k, uint32_t bytes)
+static cute_status smem_opt_in(cuda_backend *b, const cuda_kernel *k, kernel_code *c, uint32_t bytes)
 {
     const cute_device_info *d = cute_cuda_device(b->cu);
-    if ((int64_t)bytes + k->static_smem <= d->smem_per_block || (int64_t)bytes <= atomic_load(&k->smem_opted_in))
+    if ((int64_t)bytes + c->static_smem <= d->smem_per_block || (int64_t)bytes <= atomic_load(&c->smem_opted_in))
         return CUTE_OK;
-    if ((uint64_t)bytes + (uint64_t)k->static_smem > (uint64_t)d->smem_per_block_optin) {
+    if ((uint64_t)bytes + (uint64_t)c->static_smem > (uint64_t)d->smem_per_block_optin) {
         say(b,
             "kernel %s asks for %u bytes of dynamic shared memory (+ %d static); %s allows "
             "%d per block",
-            k->name, bytes, k->static_smem, d->name, d->smem_per_block_optin);
+            k->name, bytes, c->static_smem, d->name, d->smem_per_block_optin);
         return CUTE_ERR_INVALID;
     }
-    cute_status s = cute_cuda_func_max_dynamic_smem(b->cu, k->func, (int)bytes);
+    cute_status s = cute_cuda_func_max_dynamic_smem(b->cu, c->func, (int)bytes);
     if (s != CUTE_OK) return driver_failed(b, s);
-    atomic_store(&k->smem_opted_in, (int)bytes);
+    atomic_store(&c->smem_opted_in, (int)bytes);
     return CUTE_OK;
 }
 
 /* cuLaunchKernel, or cuLaunchKernelEx where the launch asks for clusters the kernel was not
  * compiled with (__cluster_dims__ needs no launch attribute; more than 8 blocks need the
- * kernel's opt-in, which module_bind gave a kernel compiled so) */
-static cute_status launch_kernel(cuda_backend *b, const cuda_kernel *k, const cute_launch *cfg,
-                                 void **ptrs)
+ * kernel's opt-in, which module_bind gave a kernel compiled so) or for PDL */
+static cute_status launch_kernel(cuda_backend *b, const cuda_kernel *k, const kernel_code *code,
+                                 const cute_launch *cfg, void **ptrs)
 {
     cute_dim3 c = cfg->cluster, kc = k->cluster;
     bool clustered = c.x || c.y || c.z;
-    if (!clustered || (c.x == kc.x && c.y == kc.y && c.z == kc.z))
-        return cute_cuda_launch(b->cu, k->func, cfg->grid, cfg->block, cfg->smem_bytes,
+    if (clustered && c.x == kc.x && c.y == kc.y && c.z == kc.z) c = (cute_dim3){0, 0, 0}; /* compiled in */
+    clustered = c.x || c.y || c.z;
+    if (!clustered && !cfg->pdl)
+        return cute_cuda_launch(b->cu, code->func, cfg->grid, cfg->block, cfg->smem_bytes,
                                 cfg->stream, ptrs);
-    cute_status s = large_cluster(c) ? cute_cuda_func_allow_large_clusters(b->cu, k->func) : CUTE_OK;
+    cute_status s = large_cluster(c) ? cute_cuda_func_allow_large_clusters(b->cu, code->func) : CUTE_OK;
     if (s != CUTE_OK) return s;
-    return cute_cuda_launch_cluster(b->cu, k->func, cfg->grid, cfg->block, c, cfg->smem_bytes,
-                                    cfg->stream, ptrs);
+    return cute_cuda_launch_ex(b->cu, code->func, cfg->grid, cfg->block, c, cfg->pdl, cfg->smem_bytes,
+                               cfg->stream, ptrs);
 }
 
 static cute_status cb_launch(void *self, cute_module *m, int kernel, const cute_launch *cfg,
@@ -700,10 +883,12 @@ static cute_status cb_launch(void *self, cute_module *m, int kernel, const cute_
         s = cuda_pack_args(k->params, k->nparams, args, nargs, slots, ptrs, why, sizeof why);
         if (s != CUTE_OK) say(b, "launch of %s: %s", k->name, why);
     }
-    if (s == CUTE_OK) s = smem_opt_in(b, k, cfg->smem_bytes);
+    /* one form for this launch: the background compile may swap the next one's */
+    kernel_code *code = atomic_load_explicit(&k->code, memory_order_acquire);
+    if (s == CUTE_OK) s = smem_opt_in(b, k, code, cfg->smem_bytes);
     if (s == CUTE_OK) {
         __atomic_store_n(&m->launched, true, __ATOMIC_RELAXED);
-        s = forget_faulty(b, driver_failed(b, launch_kernel(b, k, cfg, ptrs)));
+        s = forget_faulty(b, driver_failed(b, launch_kernel(b, k, code, cfg, ptrs)));
     }
     if (slots != slots_inline) free(slots);
     if (ptrs != ptrs_inline) free(ptrs);
@@ -721,6 +906,7 @@ static void cb_destroy(void *self)
 {
     cuda_backend *b = self;
     if (!b) return;
+    tier_queue_free(b->tiers); /* their modules' last references may go here */
     while (b->modules) {
         cute_module *m = b->modules;
         b->modules = m->next;
@@ -774,6 +960,7 @@ cute_status cute_cuda_backend_new(const cute_cuda_backend_opts *o, cute_backend 
     pthread_mutex_init(&b->compile_lock, NULL);
     b->cu = o->cuda, b->nv = o->nvrtc, b->cache = o->cache;
     b->emit = o->emit, b->emit_user = o->emit_user;
+    b->tiered = o->tiered;
     cute_status s = CUTE_OK;
     if (!b->cu) {
         s = cute_cuda_open(&(cute_cuda_opts){.device = o->device}, &b->cu, err, n);
@@ -784,6 +971,7 @@ cute_status cute_cuda_backend_new(const cute_cuda_backend_opts *o, cute_backend 
         if (!b->cache) s = CUTE_ERR_OOM, snprintf(err, n, "out of memory");
     }
     if (s == CUTE_OK && (s = copy_options(b, o)) != CUTE_OK) snprintf(err, n, "out of memory");
+    if (s == CUTE_OK && !(b->tiers = tier_queue_new())) s = CUTE_ERR_OOM, snprintf(err, n, "out of memory");
     if (s != CUTE_OK) {
         cb_destroy(b);
         return s;
@@ -797,4 +985,15 @@ cute_status cute_cuda_backend_new(const cute_cuda_backend_opts *o, cute_backend 
 cute_cuda *cute_cuda_backend_driver(const cute_backend *b)
 {
     return b && b->vt == &cuda_vtable ? ((cuda_backend *)b->self)->cu : NULL;
+}
+
+int cute_cuda_backend_pending(const cute_backend *b)
+{
+    return b && b->vt == &cuda_vtable ? tier_pending(((cuda_backend *)b->self)->tiers) : 0;
+}
+
+cute_status cute_cuda_backend_wait(const cute_backend *b, char *err, size_t n)
+{
+    if (n) err[0] = 0;
+    return b && b->vt == &cuda_vtable ? tier_wait(((cuda_backend *)b->self)->tiers, err, n) : CUTE_OK;
 }

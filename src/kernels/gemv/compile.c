@@ -85,7 +85,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     p->cfg = *cfg;
     p->nvec = gemv_nvec(cfg);
     if (cfg->mma) return gemv_plan_mma(a, cfg, p);
-    p->threads = GEMV_THREADS;
+    p->threads = 32 * gemv_block_warps(cfg); /* GEMV_THREADS unless cfg.warps asks */
     /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
     p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1;
     p->fp4_cvt = p->words && arch >= 100;
@@ -99,7 +99,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
         if (p->words) /* the decode of x serves four rows; 128 bytes of A a lane a k-tile, or
                          64 where the next k-tile's registers are loaded before this one's
                          products (registers: blockscaled.c, words_pipelined) */
-            p->rows = 4, p->unroll = nvfp4_pipelined(cfg) ? 1 : 2;
+            p->rows = gemv_rows_a_warp(cfg), p->unroll = nvfp4_pipelined(cfg) ? 1 : 2;
         thr = cute_layout_fmt(a, "(%d,32):(32,1)", p->threads / 32); /* a warp per `rows` rows */
         int v = p->words ? bits / 32 : cfg->vec; /* a lane's rows, each a vector */
         val = p->rows > 1 ? cute_layout_fmt(a, "(%d,%d):(%d,1)", p->rows, v, v)
@@ -133,6 +133,20 @@ static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
                              cfg->smem_stages > CUTE_GEMV_MAX_SMEM_STAGES)) {
         snprintf(err, n, "gemv: a shared-memory ring of %d stages (2 to %d) is NVFP4's, not with "
                  "tile_at_a_time or the L2 prefetch", cfg->smem_stages, CUTE_GEMV_MAX_SMEM_STAGES);
+        return false;
+    }
+    if (cfg->warps && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages)) {
+        snprintf(err, n, "gemv: warps a block are NVFP4's register form's (not with tile_at_a_time, "
+                 "the L2 prefetch or the ring)");
+        return false;
+    }
+    if (cfg->warp_rows && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages ||
+                           (cfg->warp_rows != 4 && (cfg->warp_rows != 8 || gemv_ahead(cfg) > 1 ||
+                                                    cfg->scale_rows_tiled)))) {
+        snprintf(err, n,
+                 "gemv: %d rows a warp (4 or 8) are NVFP4's register form (8: one k-tile ahead, "
+                 "not by scale tile)",
+                 cfg->warp_rows);
         return false;
     }
     if (cfg->scale_rows_tiled && (!nvfp4_pipelined(cfg) || cfg->smem_stages)) {
@@ -195,6 +209,12 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         (gemv_ahead(cfg) > 1 && (!nvfp4_pipelined(cfg) || cfg->smem_stages))) {
         snprintf(err, n, "gemv: %d k-tiles ahead (1 to %d) is NVFP4's register form, not with "
                  "tile_at_a_time, the L2 prefetch or the ring", cfg->ahead, CUTE_GEMV_MAX_AHEAD);
+        return false;
+    }
+    int w = gemv_block_warps(cfg);
+    if ((w != 1 && w != 2 && w != 4) || ((cfg->warps || cfg->warp_rows) && !cfg->sf_vec)) {
+        snprintf(err, n, "gemv: %d warps a block, %d rows a warp (1, 2 or 4 warps: NVFP4's)", cfg->warps,
+                 cfg->warp_rows);
         return false;
     }
     if (cfg->scale_rows_tiled && !cfg->sf_vec) {
@@ -320,8 +340,8 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
         make_blockscaled_specs(cfg, specs);
     else
         make_specs(cfg, specs);
-    char name[80];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d",
+    char name[128];
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_w%dr%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -331,9 +351,10 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              cfg->atomic        ? "_atomic"
              : cfg->many_splits ? "_splits"
              : cfg->split       ? "_split"
-                          : "",
-             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages, gemv_ahead(cfg),
-             cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode);
+                                : "",
+             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
+             gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
+             gemv_block_warps(cfg), gemv_rows_a_warp(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

@@ -28,7 +28,8 @@ typedef struct gemv_plan {
     cute_copy_atom ring_s;
 } gemv_plan;
 
-#define GEMV_MAX_ROWS 4
+#define GEMV_MAX_ROWS 8
+
 
 /* the K-major kernel's rows per warp: two for one vector of 8- or 16-bit elements, four for
  * several vectors (each load of x serves them all: with N vectors a lane reads N/rows bytes
@@ -165,8 +166,9 @@ cute_status gemv_check(const cute_call_arg *A, const cute_call_arg *x, const cut
 
 /* the distance of the L2 prefetch of later calls (cute_gemv_lib_l2_prefetch) */
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib);
-/* the SMs the library's device has (a few on the interpreter) */
+/* the SMs the library's device has (a few on the interpreter), and its arch (0: not known) */
 int gemv_lib_sm_count(cute_gemv_lib *lib);
+int gemv_lib_arch(cute_gemv_lib *lib);
 /* the NVFP4 ring's stages for later calls, the library's choice made (0: none; the device's
  * arch before sm_80 has no cp.async) */
 int gemv_lib_smem_stages(cute_gemv_lib *lib);
@@ -181,6 +183,20 @@ int gemv_lib_scale_rows(cute_gemv_lib *lib);
 /* NVFP4's decode on the FMA pipe asked for later calls (cute_gemv_lib_fma_decode; -1: the
  * library's, 0 on sm_100a and later) */
 int gemv_lib_fma_decode(cute_gemv_lib *lib);
+/* NVFP4's register form's warps a block and rows a warp asked for later calls
+ * (cute_gemv_lib_block_warps, cute_gemv_lib_warp_rows; 0: the library's) */
+int gemv_lib_block_warps(cute_gemv_lib *lib);
+int gemv_lib_warp_rows(cute_gemv_lib *lib);
+/* a configuration's warps a block (cfg.warps; 4 where 0) */
+static inline int gemv_block_warps(const cute_gemv_config *cfg)
+{
+    return cfg->warps > 0 ? cfg->warps : 4;
+}
+/* NVFP4's rows a warp (cfg.warp_rows; 4 where 0) */
+static inline int gemv_rows_a_warp(const cute_gemv_config *cfg)
+{
+    return cfg->warp_rows > 0 ? cfg->warp_rows : 4;
+}
 /* a configuration's k-tiles ahead in NVFP4's register form (cfg.ahead, at least 1) */
 static inline int gemv_ahead(const cute_gemv_config *cfg)
 {

@@ -1,0 +1,208 @@
+/* cutec bench tiers: what tiered compiles cost and give (docs/compile_time.md, "Tiers").
+ * For the step-5 GEMM (tensorop_smem) and, on sm_90, the Hopper GEMM (bf16, tn), each
+ * round in fresh runtimes with no cache (CUTEC_NO_CACHE):
+ *   nvrtc     the cold compile with CUTEC_TIER=0 (trace, CUDA C, NVRTC, module load)
+ *   tiered    the cold compile as the library does by default: the first module (the PTX
+ *             backend's, through ptxas), then how long until NVRTC's is swapped in
+ * (best of the rounds; wall ms and CPU ms: this thread's and its children's, ptxas),
+ * then at N^3 the speed of the tiered function once final against the NVRTC-only one
+ * (their outputs compared bit for bit: the same cubin) and of the first tier's code
+ * (CUTEC_CODEGEN=ptx at the first tier's -O level, and at -O1). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "cli.h"
+#include "cutec/cuda_driver.h"
+#include "cutec/kernels.h"
+#include "gpu_timing.h"
+
+typedef struct clock2 {
+    double wall, cpu;
+} clock2;
+
+static clock2 now2(void)
+{
+    struct timespec w, c;
+    struct rusage ch;
+    clock_gettime(CLOCK_MONOTONIC, &w);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
+    getrusage(RUSAGE_CHILDREN, &ch);
+    double child = (ch.ru_utime.tv_sec + ch.ru_stime.tv_sec) * 1e3 + (ch.ru_utime.tv_usec + ch.ru_stime.tv_usec) / 1e3;
+    return (clock2){w.tv_sec * 1e3 + w.tv_nsec / 1e6, c.tv_sec * 1e3 + c.tv_nsec / 1e6 + child};
+}
+
+static clock2 since(clock2 t0)
+{
+    clock2 t = now2();
+    return (clock2){t.wall - t0.wall, t.cpu - t0.cpu};
+}
+
+typedef struct gemm_run {
+    cute_runtime *rt;
+    const cute_fn *f;
+    clock2 t0; /* when its compile began */
+    cute_call_arg args[5];
+    char err[2048];
+} gemm_run;
+
+static cute_status call(void *user, int set)
+{
+    gemm_run *g = user;
+    (void)set;
+    return cute_call(g->f, NULL, 5, g->args, g->err, sizeof g->err);
+}
+
+/* a fresh runtime (the environment as set now) and cfg compiled in it; wall/cpu of the compile */
+static bool compile_in(gemm_run *g, const cute_gemm_config *cfg, clock2 *t)
+{
+    memset(g, 0, sizeof *g);
+    if (cute_runtime_new("cuda", &g->rt, g->err, sizeof g->err) != CUTE_OK) return false;
+    g->t0 = now2();
+    g->f = cute_gemm_compile(g->rt, cfg, g->err, sizeof g->err);
+    if (t) *t = since(g->t0);
+    return g->f != NULL;
+}
+
+static void done(gemm_run *g)
+{
+    cute_fn_free(g->f);
+    cute_runtime_free(g->rt);
+    g->f = NULL, g->rt = NULL;
+}
+
+static void best(clock2 *b, clock2 t)
+{
+    if (b->wall < 0 || t.wall < b->wall) b->wall = t.wall;
+    if (b->cpu < 0 || t.cpu < b->cpu) b->cpu = t.cpu;
+}
+
+/* A, B (n x n, K-major) and C (n x n, column-major: `--layout tn`) bf16 in g's runtime, A and B random */
+static bool buffers(gemm_run *g, int64_t n, cute_buffer bufs[3])
+{
+    cute_backend *b = cute_runtime_backend(g->rt);
+    size_t bytes = (size_t)(n * n * 2);
+    uint16_t *h = malloc(bytes);
+    if (!h) return false;
+    uint32_t x = 7; /* a fixed LCG: the same inputs in every runtime */
+    bool ok = true;
+    for (int i = 0; i < 3 && ok; i++) {
+        for (int64_t k = 0; k < n * n; k++) x = x * 1664525u + 1013904223u, h[k] = (uint16_t)(0x3f00 + (x >> 25)); /* bf16 in [0.5, 1) */
+        ok = b->vt->alloc(b->self, bytes, &bufs[i]) == CUTE_OK && b->vt->upload(b->self, &bufs[i], 0, h, bytes) == CUTE_OK;
+    }
+    free(h);
+    int64_t shape[2] = {n, n}, kmajor[2] = {n, 1}, colmajor[2] = {1, n}; /* tn, C column-major */
+    for (int i = 0; i < 3; i++) g->args[i] = cute_call_tensor(&bufs[i], 0, CUTE_BF16, 2, shape, i < 2 ? kmajor : colmajor);
+    g->args[3] = cute_call_float(1.0), g->args[4] = cute_call_float(0.0);
+    return ok;
+}
+
+/* TFLOP/s of g's function at n^3 (its own buffers), and C's bytes into out (n*n*2) */
+static double speed(gemm_run *g, int64_t n, void *out)
+{
+    cute_backend *b = cute_runtime_backend(g->rt);
+    cute_buffer bufs[3];
+    double tf = -1;
+    if (buffers(g, n, bufs)) {
+        double ms = gpu_time_calls(cute_cuda_backend_driver(b), call, g, 1, 10);
+        if (ms > 0) tf = 2.0 * (double)n * n * n / ms / 1e9;
+        if (out) b->vt->download(b->self, out, &bufs[2], 0, (size_t)(n * n * 2));
+    }
+    for (int i = 0; i < 3; i++) b->vt->free(b->self, &bufs[i]);
+    return tf;
+}
+
+static void kernel_rows(const char *label, const cute_gemm_config *cfg, int rounds, int64_t n)
+{
+    clock2 nv = {-1, -1}, first = {-1, -1}, final_ = {-1, -1};
+    gemm_run g;
+    char err[2048] = "";
+    bool compiled = true;
+    for (int r = 0; r < rounds && compiled; r++) {
+        clock2 t;
+        setenv("CUTEC_TIER", "0", 1);
+        if (!(compiled = compile_in(&g, cfg, &t))) break;
+        best(&nv, t), done(&g);
+        setenv("CUTEC_TIER", "1", 1);
+        if (!(compiled = compile_in(&g, cfg, &t))) break;
+        best(&first, t);
+        cute_status s = cute_cuda_backend_wait(cute_runtime_backend(g.rt), err, sizeof err);
+        best(&final_, since(g.t0));
+        if (s != CUTE_OK) printf("%s: the final tier FAILED: %s\n", label, err);
+        done(&g);
+    }
+    if (!compiled) {
+        printf("%s: compile FAILED (CUTEC_TIER=%s): %s\n", label, getenv("CUTEC_TIER"), g.err);
+        done(&g);
+        return;
+    }
+    printf("%-8s cold compile, best of %d, ms wall / cpu: nvrtc %.1f / %.1f; tiered: first module %.1f / %.1f, "
+           "final %.1f wall\n",
+           label, rounds, nv.wall, nv.cpu, first.wall, first.cpu, final_.wall);
+    if (n <= 0) return;
+    /* speed: final tier against NVRTC-only, and the first tier's code */
+    size_t bytes = (size_t)(n * n * 2);
+    void *c_nv = malloc(bytes), *c_tier = malloc(bytes);
+    setenv("CUTEC_NO_CACHE", "1", 1);
+    setenv("CUTEC_TIER", "0", 1);
+    double tf_nv = compile_in(&g, cfg, NULL) ? speed(&g, n, c_nv) : -1;
+    done(&g);
+    setenv("CUTEC_TIER", "1", 1);
+    double tf_final = -1;
+    bool final_ok = false;
+    if (compile_in(&g, cfg, NULL)) {
+        final_ok = cute_cuda_backend_wait(cute_runtime_backend(g.rt), err, sizeof err) == CUTE_OK;
+        tf_final = speed(&g, n, c_tier);
+    }
+    done(&g);
+    const char *opt = getenv("CUTEC_TIER_OPT");
+    char saved[8];
+    snprintf(saved, sizeof saved, "%s", opt ? opt : "");
+    double tf_ptx[2];
+    for (int i = 0; i < 2; i++) {
+        setenv("CUTEC_CODEGEN", "ptx", 1);
+        setenv("CUTEC_PTX_OPT", i ? "1" : (saved[0] ? saved : "3"), 1);
+        tf_ptx[i] = compile_in(&g, cfg, NULL) ? speed(&g, n, NULL) : -1;
+        done(&g);
+    }
+    unsetenv("CUTEC_CODEGEN"), unsetenv("CUTEC_PTX_OPT");
+    bool same = c_nv && c_tier && tf_nv > 0 && tf_final > 0 && memcmp(c_nv, c_tier, bytes) == 0;
+    printf("%-8s %lld^3 TFLOP/s: nvrtc %.1f, tiered final %.1f (%.3f; C %s; %s), first tier's code -O%s %.1f "
+           "(%.3f), -O1 %.1f (%.3f)\n",
+           label, (long long)n, tf_nv, tf_final, tf_final / tf_nv, same ? "bit for bit the same" : "DIFFERS",
+           final_ok ? "swapped" : "NOT SWAPPED", saved[0] ? saved : "3", tf_ptx[0], tf_ptx[0] / tf_nv, tf_ptx[1],
+           tf_ptx[1] / tf_nv);
+    free(c_nv), free(c_tier);
+}
+
+int cmd_bench_tiers(int argc, char **argv)
+{
+    int rounds = 3;
+    int64_t n = 8192;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--size") && i + 1 < argc) n = atoll(argv[++i]);
+        else return fprintf(stderr, "usage: cutec bench tiers [--rounds R] [--size N (0: no speed rows)]\n"), CLI_USAGE;
+    }
+    if (cli_parse_only()) return CLI_OK;
+    char err[512], arch[32];
+    cute_cuda *cu;
+    if (cute_cuda_open(NULL, &cu, err, sizeof err) != CUTE_OK) {
+        printf("cutec bench tiers: skipped: no GPU (%s)\n", err);
+        return CLI_OK;
+    }
+    snprintf(arch, sizeof arch, "%s", cute_cuda_device(cu)->arch);
+    printf("cutec bench tiers on %s (%s)\n", cute_cuda_device(cu)->name, arch);
+    /* cu stays open: the device's context lives across the runtimes made and freed here */
+    setenv("CUTEC_NO_CACHE", "1", 1);
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_BF16, .major = {1, 1, 0},
+                            .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND};
+    kernel_rows("step 5", &cfg, rounds, n);
+    if (!strcmp(arch, "sm_90a")) {
+        cfg.variant = CUTE_GEMM_HOPPER;
+        kernel_rows("hopper", &cfg, rounds, n);
+    }
+    cute_cuda_close(cu);
+    return CLI_OK;
+}

@@ -1,0 +1,172 @@
+/* The background work of a tiered compile (tier.h): a queue of jobs, one worker thread
+ * while there is work, the first failure kept until someone asks for it. */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tier.h"
+
+typedef struct job {
+    char what[96];
+    tier_run_fn run;
+    tier_release_fn release;
+    void *user;
+    struct job *next;
+} job;
+
+struct tier_queue {
+    pthread_mutex_t lock;
+    pthread_cond_t done; /* signalled as each job ends */
+    job *head, *tail;
+    int pending;       /* queued or running */
+    bool worker;       /* a worker thread runs (it clears this as its last act under the lock) */
+    bool joinable;     /* a worker was started and not joined yet */
+    pthread_t thread;
+    pid_t pid; /* the process whose worker it is: a fork's child has no worker to wait for */
+    cute_status failed; /* the first failure not handed out by tier_wait, or CUTE_OK */
+    char why[1024];
+    tier_queue *next_live; /* the process's live queues, waited for at exit */
+};
+
+/* The process's live queues: exit() must not run NVRTC's destructors while a worker is
+ * inside NVRTC, so an atexit handler (registered after NVRTC was loaded: it runs first)
+ * waits for them.  The one global state here, for that reason only. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static tier_queue *live;
+static bool at_exit_registered;
+
+/* the jobs' end, under q->lock; in a forked child (no worker there) they never end: not waited */
+static void wait_jobs(tier_queue *q)
+{
+    while (q->pending && q->pid == getpid()) pthread_cond_wait(&q->done, &q->lock);
+}
+
+static void report(tier_queue *q)
+{
+    if (q->failed != CUTE_OK) fprintf(stderr, "cutec: a background compile failed (never asked for): %s\n", q->why);
+    q->failed = CUTE_OK;
+}
+
+static void wait_all_at_exit(void)
+{
+    pthread_mutex_lock(&live_lock);
+    for (tier_queue *q = live; q; q = q->next_live) {
+        pthread_mutex_lock(&q->lock);
+        wait_jobs(q);
+        report(q);
+        pthread_mutex_unlock(&q->lock);
+    }
+    pthread_mutex_unlock(&live_lock);
+}
+
+tier_queue *tier_queue_new(void)
+{
+    tier_queue *q = calloc(1, sizeof *q);
+    if (!q) return NULL;
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_cond_init(&q->done, NULL);
+    pthread_mutex_lock(&live_lock);
+    q->next_live = live, live = q;
+    pthread_mutex_unlock(&live_lock);
+    return q;
+}
+
+static void *worker(void *arg)
+{
+    tier_queue *q = arg;
+    pthread_mutex_lock(&q->lock);
+    while (q->head) {
+        job *j = q->head;
+        q->head = j->next;
+        if (!q->head) q->tail = NULL;
+        pthread_mutex_unlock(&q->lock);
+        char why[sizeof q->why - sizeof j->what - 8] = "";
+        cute_status s = j->run(j->user, why, sizeof why);
+        if (j->release) j->release(j->user);
+        pthread_mutex_lock(&q->lock);
+        if (s != CUTE_OK && q->failed == CUTE_OK) {
+            q->failed = s;
+            snprintf(q->why, sizeof q->why, "%s: %s", j->what, why[0] ? why : cute_status_name(s));
+        }
+        free(j);
+        q->pending--;
+        pthread_cond_broadcast(&q->done);
+    }
+    q->worker = false;
+    pthread_mutex_unlock(&q->lock);
+    return NULL;
+}
+
+cute_status tier_start(tier_queue *q, const char *what, tier_run_fn run, tier_release_fn release, void *user)
+{
+    job *j = calloc(1, sizeof *j);
+    if (!j) return CUTE_ERR_OOM;
+    snprintf(j->what, sizeof j->what, "%s", what ? what : "a module");
+    j->run = run, j->release = release, j->user = user;
+    pthread_mutex_lock(&live_lock); /* before the first worker: NVRTC is loaded by now */
+    if (!at_exit_registered) at_exit_registered = atexit(wait_all_at_exit) == 0;
+    pthread_mutex_unlock(&live_lock);
+    pthread_mutex_lock(&q->lock);
+    cute_status s = CUTE_OK;
+    if (!q->worker) {
+        /* the last worker cleared its flag and is returning: join it before a new one */
+        if (q->joinable) pthread_join(q->thread, NULL), q->joinable = false;
+        if (pthread_create(&q->thread, NULL, worker, q) != 0) s = CUTE_ERR_OOM;
+        else q->worker = q->joinable = true, q->pid = getpid();
+    }
+    if (s == CUTE_OK) {
+        if (q->tail) q->tail->next = j;
+        else q->head = j;
+        q->tail = j;
+        q->pending++;
+    }
+    pthread_mutex_unlock(&q->lock);
+    if (s != CUTE_OK) free(j);
+    return s;
+}
+
+cute_status tier_wait(tier_queue *q, char *err, size_t errn)
+{
+    if (errn) err[0] = 0;
+    if (!q) return CUTE_OK;
+    pthread_mutex_lock(&q->lock);
+    wait_jobs(q);
+    cute_status s = q->failed;
+    if (s != CUTE_OK && errn) snprintf(err, errn, "%s", q->why);
+    q->failed = CUTE_OK;
+    pthread_mutex_unlock(&q->lock);
+    return s;
+}
+
+int tier_pending(tier_queue *q)
+{
+    if (!q) return 0;
+    pthread_mutex_lock(&q->lock);
+    int n = q->pending;
+    pthread_mutex_unlock(&q->lock);
+    return n;
+}
+
+void tier_queue_free(tier_queue *q)
+{
+    if (!q) return;
+    pthread_mutex_lock(&live_lock);
+    for (tier_queue **p = &live; *p; p = &(*p)->next_live)
+        if (*p == q) {
+            *p = q->next_live;
+            break;
+        }
+    pthread_mutex_unlock(&live_lock);
+    pthread_mutex_lock(&q->lock);
+    wait_jobs(q);
+    report(q);
+    bool join = q->joinable && q->pid == getpid();
+    pthread_mutex_unlock(&q->lock);
+    if (join) pthread_join(q->thread, NULL);
+    pthread_mutex_destroy(&q->lock);
+    pthread_cond_destroy(&q->done);
+    free(q);
+}
