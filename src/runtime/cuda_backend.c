@@ -626,8 +626,8 @@ int cute_cuda_tier_opt_level(void)
  * until scripts/device-tier2.sh shows the final tier in sooner with the first module no
  * later: the flip is this line. */
 static const bool tier_early_by_default = false;
-/* workers of a backend's background compiles: CUTEC_TIER_THREADS (1-16), else this
- * (0: the CPUs less one, at most 4).  1, one module after another, until
+/* workers of a backend's background compiles: CUTEC_TIER_THREADS (0-16; anything else is
+ * ignored), else this (0: the CPUs less one, at most 4).  1, one module after another, until
  * scripts/device-tier2.sh shows several cold kernels final sooner with more: this line. */
 static const int tier_threads_default = 1;
 
@@ -640,7 +640,9 @@ static bool tier_early(void)
 static int tier_threads(void)
 {
     const char *v = getenv("CUTEC_TIER_THREADS");
-    int n = v && *v ? atoi(v) : tier_threads_default;
+    char *end = NULL;
+    long asked = v && *v ? strtol(v, &end, 10) : -1;
+    int n = end && !*end && asked >= 0 && asked <= TIER_MAX_THREADS ? (int)asked : tier_threads_default;
     if (n <= 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         n = cpus > 5 ? 4 : cpus > 2 ? (int)cpus - 1 : 1;
