@@ -105,7 +105,7 @@ tests: $(TEST_BIN) $(FUZZ_BIN) $(BUILD)/cutec $(BUILD)/obj/bench/call_overhead.o
 
 # the thread tests under ThreadSanitizer: the layers a compiled function runs on, no more
 # (and the tuner's, whose workers compile in parallel)
-TSAN_DIRS := src/layout src/ir src/trace src/tensor src/jit src/interp src/backend src/runtime src/tune
+TSAN_DIRS := src/env src/layout src/ir src/trace src/tensor src/jit src/interp src/backend src/runtime src/tune
 TSAN_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out %_test.c,$(wildcard $(addsuffix /*.c,$(TSAN_DIRS)))))
 TSAN_TESTS := $(BUILD)/tsan/thread_test $(BUILD)/tsan/tune_parallel_test
 $(BUILD)/tsan/thread_test: $(BUILD)/obj/src/jit/thread_test.o $(TSAN_OBJ)

@@ -65,6 +65,8 @@ typedef struct cute_launch {
                             smem_bytes); less than that is refused by every backend */
     void *stream;        /* backend stream; NULL: the default one */
     cute_dim3 cluster;   /* thread blocks per cluster, dividing the grid; all 0: no cluster */
+    bool pdl;            /* programmatic dependent launch (cute_launch_cfg.pdl); a backend that
+                            runs grids in order may ignore it */
     char *err;           /* where a failed launch says why (errn bytes; NULL: only error()):
                             the caller's own, when threads share the backend */
     size_t errn;

@@ -78,7 +78,8 @@ enum {
     CUTE_KEEP_CUBIN = 4u, /* <key>.cubin */
     CUTE_KEEP_SASS = 8u,  /* <key>.sass, by cuobjdump when it is on PATH */
 };
-/* "src,ptx" -> CUTE_KEEP_SRC | CUTE_KEEP_PTX; unknown words are ignored ("all": all four) */
+/* "src,ptx" -> CUTE_KEEP_SRC | CUTE_KEEP_PTX; unknown words are ignored ("all": all four;
+ * $CUTEC_KEEP warns once about them) */
 unsigned cute_keep_parse(const char *list);
 
 typedef struct cute_cache_opts {

@@ -157,6 +157,12 @@ bool cute_cuda_has(const cute_cuda *cu, const char *entry); /* "cuLaunchKernelEx
 cute_status cute_cuda_launch_cluster(cute_cuda *cu, void *func, cute_dim3 grid, cute_dim3 block,
                                      cute_dim3 cluster, uint32_t smem_bytes, void *stream,
                                      void **params);
+/* cuLaunchKernelEx with the attributes asked: clusters of cluster.x*y*z blocks (all 0: none)
+ * and, where pdl, programmatic stream serialization (the grid may start while the stream's
+ * previous kernel drains: it must griddepcontrol.wait before touching what that one writes;
+ * without cuLaunchKernelEx and clusters, a plain launch: the wait then returns at once) */
+cute_status cute_cuda_launch_ex(cute_cuda *cu, void *func, cute_dim3 grid, cute_dim3 block, cute_dim3 cluster,
+                                bool pdl, uint32_t smem_bytes, void *stream, void **params);
 /* how many such clusters can be resident at once */
 cute_status cute_cuda_max_active_clusters(cute_cuda *cu, void *func, cute_dim3 grid,
                                           cute_dim3 block, cute_dim3 cluster, uint32_t smem_bytes,

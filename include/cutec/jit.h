@@ -115,6 +115,10 @@ typedef struct cute_launch_cfg {
                             (CuTe DSL's launch(cluster=)); all unset: no cluster, else an unset
                             entry counts as 1.  Static: compiled into the kernel
                             (__cluster_dims__); dynamic: given at each launch. */
+    bool pdl;            /* programmatic dependent launch (sm_90): the grid may start while the
+                            stream's previous kernel drains.  The kernel must then execute
+                            cute_griddepcontrol_wait before it reads what an earlier kernel
+                            writes and before its own first global write (cutec/sync.h). */
 } cute_launch_cfg;
 
 /* A by-value opaque kernel parameter built at each call: today a TMA descriptor (CUTE_TMAP,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env/env_choice.h"
 #include "ptx_internal.h"
 
 bool px_fail(px_fn *e, cute_status s, const char *fmt, ...)
@@ -555,8 +556,7 @@ static const bool ptx_by_default = false;
 
 bool cute_ptx_wanted(void)
 {
-    const char *v = getenv("CUTEC_CODEGEN");
-    return v && *v ? strcmp(v, "ptx") == 0 : ptx_by_default;
+    return cute_env_choice_warn("CUTEC_CODEGEN", "cuda|ptx", ptx_by_default) == 1;
 }
 
 cute_status cute_ptx_emit(const cute_ir_func *const *kernels, int n, const cute_ptx_opts *opts,

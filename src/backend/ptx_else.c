@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env/env_choice.h"
 #include "ptx_internal.h"
 
 bool px_else_wanted(void)
 {
-    const char *v = getenv("CUTEC_PTX_ELSE");
-    return !v || strcmp(v, "0") != 0;
+    return cute_env_choice_warn("CUTEC_PTX_ELSE", "0|1", 1) == 1;
 }
 
 /* every register the block names (results, operands, a FOR's variable), counted into n */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env/env_choice.h"
 #include "ptx_internal.h"
 
 static bool px_sums(px_fn *e, const cute_ir_inst *loop, uint32_t mark);
@@ -103,8 +104,7 @@ bool px_hoist(px_fn *e, const cute_ir_inst *loop, bool (*emit)(px_fn *, const cu
  * 33: the final pass made it the default; bench/RESULTS.md, the lead's section). */
 bool px_sums_wanted(void)
 {
-    const char *v = getenv("CUTEC_PTX_SUMS");
-    return !v || strcmp(v, "0") != 0;
+    return cute_env_choice_warn("CUTEC_PTX_SUMS", "0|1", 1) == 1;
 }
 
 typedef struct sum_walk {

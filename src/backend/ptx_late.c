@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env/env_choice.h"
 #include "ptx_internal.h"
 
 bool px_late_wanted(void)
 {
-    const char *v = getenv("CUTEC_PTX_LATE");
-    return !v || strcmp(v, "0") != 0;
+    return cute_env_choice_warn("CUTEC_PTX_LATE", "0|1", 1) == 1;
 }
 
 static bool late_op(const px_fn *e, const cute_ir_inst *in)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env/env_choice.h"
 #include "interp/interp_internal.h"
 
 static struct interp *me(void *self) { return self; }
@@ -256,9 +257,16 @@ static void env_trace(struct interp *B)
     const char *s = getenv("CUTEC_INTERP_TRACE");
     unsigned v[6] = {0};
     if (!s || !*s) return;
-    if (sscanf(s, "%u,%u,%u:%u,%u,%u", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 6 &&
-        sscanf(s, "%u:%u", &v[0], &v[3]) != 2)
+    int end = 0; /* where the parse stopped: the whole value, or it is not one of the forms */
+    bool six = sscanf(s, "%u,%u,%u:%u,%u,%u%n", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &end) == 6 && !s[end];
+    end = 0;
+    bool two = !six && sscanf(s, "%u:%u%n", &v[0], &v[3], &end) == 2 && !s[end];
+    if (!six && !two) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "CUTEC_INTERP_TRACE=%.64s: not bx,by,bz:tx,ty,tz or bx:tx", s);
+        cute_env_warn_once("CUTEC_INTERP_TRACE", msg, "no trace");
         return;
+    }
     B->trace_out = stderr;
     B->trace_block = (cute_dim3){v[0], v[1], v[2]};
     B->trace_thread = (cute_dim3){v[3], v[4], v[5]};
@@ -269,8 +277,14 @@ static void env_try_wait(cute_interp_opts *o)
 {
     const char *s = getenv("CUTEC_INTERP_TRY_WAIT");
     if (o->try_wait_false || o->try_wait_seed || !s || !*s) return;
+    char *end;
     if (!strcmp(s, "false")) o->try_wait_false = true;
-    else o->try_wait_seed = strtoull(s, NULL, 0);
+    else if (o->try_wait_seed = strtoull(s, &end, 0), *end) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "CUTEC_INTERP_TRY_WAIT=%.64s: not false or a seed (an integer)", s);
+        cute_env_warn_once("CUTEC_INTERP_TRY_WAIT", msg, "neither (try_wait waits and answers true)");
+        o->try_wait_seed = 0;
+    }
 }
 
 cute_status cute_interp_new(const cute_interp_opts *opts, cute_backend *out)

@@ -278,7 +278,8 @@ static cute_status prepare_launch(const cute_fn *f, cute_call_frame *fr, const l
     fr->cfg[n] = (cute_launch){.grid = {g[0], g[1], g[2]},
                                .block = {b[0], b[1], b[2]},
                                .smem_bytes = (uint32_t)smem,
-                               .cluster = {cl[0], cl[1], cl[2]}};
+                               .cluster = {cl[0], cl[1], cl[2]},
+                               .pdl = r->pdl};
     return CUTE_OK;
 }
 

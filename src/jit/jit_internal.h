@@ -110,6 +110,7 @@ typedef struct launch_rec {
     cute_int grid[3], block[3], smem, cluster[3]; /* host expressions (compile time) ... */
     int grid_step[3], block_step[3], smem_step, cluster_step[3]; /* ... and their steps */
     bool has_cluster;
+    bool pdl; /* cute_launch_cfg.pdl */
     kparam *params;
     int nparams, capparams;
     kmap_entry *map; /* MAX_KERNEL_SYMS entries while the kernel is traced */

@@ -222,6 +222,7 @@ bool cute__launch_begin(cute_ctx *c, const char *kernel, cute_launch_cfg cfg, co
     }
     r->smem = cfg.smem_bytes;
     cluster_of(r, &cfg);
+    r->pdl = cfg.pdl;
     r->file = file;
     r->line = line;
     r->map = malloc(MAX_KERNEL_SYMS * sizeof *r->map);

@@ -1,14 +1,16 @@
 /* Launch v2 (issue 12 item 2): thread-block clusters and by-value tensor maps.
  *  - a recording backend sees what a call launches: a static cluster compiled into the kernel
  *    and given at the launch, a dynamic one from an argument, a tensor map built by the
- *    call's prepare step from that call's arguments (128 bytes, 64-byte aligned); a cluster
+ *    call's prepare step from that call's arguments (128 bytes, 64-byte aligned), the launch
+ *    that asks for PDL (cute_launch_cfg.pdl) and the one that does not; a cluster
  *    that does not divide the grid and a failing build are errors before any launch;
  *  - the CUDA C of such kernels (__grid_constant__ parameter, __cluster_dims__, the map's
  *    address as an asm operand) compiles with NVRTC for sm_90a;
- *  - the interpreter runs a clustered launch;
+ *  - the interpreter runs a clustered launch, also as a dependent launch (PDL: ignored);
  *  - on a GPU (else skipped): clusters through __cluster_dims__ and cuLaunchKernelEx (each
- *    block reads its %cluster_ctarank), the map's bytes as the kernel sees them, and a driver
- *    without the optional entry points (cute_cuda_opts.hide): only what needs them fails. */
+ *    block reads its %cluster_ctarank), each also with PDL (the kernel waiting first), the
+ *    map's bytes as the kernel sees them, and a driver without the optional entry points
+ *    (cute_cuda_opts.hide): only what needs them fails (PDL alone: a plain launch). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +18,7 @@
 #include "cutec/cuda_c.h"
 #include "cutec/jit.h"
 #include "cutec/nvrtc.h"
+#include "cutec/sync.h"
 #include "cutec/cuda_driver.h"
 #include "trace/ctx_internal.h" /* the test's kernels append raw PTX (no DSL call does yet) */
 
@@ -104,7 +107,7 @@ static void two_launches(cute_ctx *c, const cute_arg *arg)
     cute_int n = arg[0].tensor.layout.shape.leaf[0];
     cute_launch_cfg fixed = {.grid = {cute_i(4)}, .block = {cute_i(32)}, .cluster = {cute_i(2)}};
     CUTE_LAUNCH(c, map_kernel, fixed, arg[0].tensor, map);
-    cute_launch_cfg given = {.grid = {n}, .block = {cute_i(32)}, .cluster = {arg[1].i}};
+    cute_launch_cfg given = {.grid = {n}, .block = {cute_i(32)}, .cluster = {arg[1].i}, .pdl = true};
     CUTE_LAUNCH(c, map_kernel, given, arg[0].tensor, map);
 }
 
@@ -159,6 +162,7 @@ static void recorded_launches(void)
     CHECK(k0.x == 2 && k0.y == 1 && k0.z == 1, "launch 0's cluster %u %u %u", k0.x, k0.y, k0.z);
     CHECK(k1.x == 3 && k1.y == 1 && k1.z == 1 && rec.cfg[1].grid.x == 12, "launch 1's cluster %u",
           k1.x);
+    CHECK(!rec.cfg[0].pdl && rec.cfg[1].pdl, "PDL asked by launch 1 only: %d %d", rec.cfg[0].pdl, rec.cfg[1].pdl);
     int bad = 0;
     for (int l = 0; l < 2; l++)
         for (int i = 0; i < 128; i++) bad += rec.map[l][i] != (unsigned char)(12 + i);
@@ -179,6 +183,7 @@ enum { BLOCK = 64 };
 static void twice_kernel(cute_ctx *c, cute_tensor x, cute_tensor y, cute_int n)
 {
     cute_alg *a = cute_ctx_alg(c);
+    if (*(const bool *)cute_ctx_user(c)) cute_griddepcontrol_wait(c); /* PDL: before any access */
     cute_int i = cute_add(a, cute_mul(a, cute_block_idx(c, 0), cute_i(BLOCK)), cute_thread_idx(c, 0));
     CUTE_IF(c, cute_int_lt(c, i, n))
     {
@@ -187,24 +192,28 @@ static void twice_kernel(cute_ctx *c, cute_tensor x, cute_tensor y, cute_int n)
     }
 }
 
-/* cluster: argument 2 (dynamic) or, when the spec is static, the number itself */
+/* cluster: argument 2 (dynamic) or, when the spec is static, the number itself; the user
+ * pointer: a bool, launch with PDL */
 static void clustered_host(cute_ctx *c, const cute_arg *arg)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int n = arg[0].tensor.layout.shape.leaf[0];
     cute_int pairs = cute_ceil_div(a, n, cute_i(2 * BLOCK));
     cute_launch_cfg cfg = {.grid = {cute_mul(a, pairs, cute_i(2))}, .block = {cute_i(BLOCK)},
-                           .cluster = {arg[2].i}};
+                           .cluster = {arg[2].i}, .pdl = *(const bool *)cute_ctx_user(c)};
     CUTE_LAUNCH(c, twice_kernel, cfg, arg[0].tensor, arg[1].tensor, n);
 }
 
-/* y = 2x on rt with clusters of 2 (static or dynamic); the wrong elements, or -1 */
-static int run_clustered(cute_runtime *rt, bool dynamic, char *err, size_t errn)
+/* y = 2x on rt with clusters of 2 (static or dynamic), with PDL or not; the wrong
+ * elements, or -1 */
+static int run_clustered(cute_runtime *rt, bool dynamic, bool pdl, char *err, size_t errn)
 {
     cute_arg_spec specs[3] = {cute_spec_tensor(CUTE_F32, "(?):(1)", 4),
                               cute_spec_tensor(CUTE_F32, "(?):(1)", 4),
                               cute_spec_int(dynamic ? "?" : "2")};
-    const cute_fn *f = cute_compile(rt, "clustered", clustered_host, NULL, 3, specs, err, errn);
+    static const bool pdls[2] = {false, true}; /* (the user pointer outlives the fn) */
+    const cute_fn *f = cute_compile(rt, pdl ? "clustered_pdl" : "clustered", clustered_host, (void *)&pdls[pdl], 3,
+                                    specs, err, errn);
     if (!f) return -1;
     enum { N = 300 };
     float x[N], y[N];
@@ -232,8 +241,9 @@ static void interp_clusters(void)
     char err[1024];
     CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "%s", err);
     for (int dynamic = 0; dynamic < 2; dynamic++)
-        CHECK(run_clustered(rt, dynamic, err, sizeof err) == 0, "interpreter, %s cluster: %s",
-              dynamic ? "dynamic" : "static", err);
+        for (int pdl = 0; pdl < 2; pdl++)
+            CHECK(run_clustered(rt, dynamic, pdl, err, sizeof err) == 0, "interpreter, %s cluster%s: %s",
+                  dynamic ? "dynamic" : "static", pdl ? ", PDL" : "", err);
     cute_runtime_free(rt);
 }
 
@@ -338,8 +348,9 @@ static void gpu(void)
         return;
     }
     for (int dynamic = 0; dynamic < 2; dynamic++) {
-        CHECK(run_clustered(rt, dynamic, err, sizeof err) == 0, "GPU, %s cluster: %s",
-              dynamic ? "dynamic" : "static", err);
+        for (int pdl = 0; pdl < 2; pdl++)
+            CHECK(run_clustered(rt, dynamic, pdl, err, sizeof err) == 0, "GPU, %s cluster%s: %s",
+                  dynamic ? "dynamic" : "static", pdl ? ", PDL" : "", err);
         CHECK(gpu_readback(rt, dynamic, err, sizeof err) == CUTE_OK, "GPU readback, %s: %s",
               dynamic ? "dynamic" : "static", err);
     }
@@ -351,9 +362,11 @@ static void gpu(void)
     CHECK(rt != NULL, "a driver without the optional entry points still opens: %s", err);
     if (!rt) return;
     CHECK(!cute_cuda_has(cu, "cuLaunchKernelEx"), "hidden");
-    CHECK(run_clustered(rt, false, err, sizeof err) == 0, "a compiled-in cluster needs no "
+    CHECK(run_clustered(rt, false, false, err, sizeof err) == 0, "a compiled-in cluster needs no "
           "cuLaunchKernelEx: %s", err);
-    CHECK(run_clustered(rt, true, err, sizeof err) == -1 && strstr(err, "cuLaunchKernelEx"),
+    CHECK(run_clustered(rt, false, true, err, sizeof err) == 0, "PDL without cuLaunchKernelEx: a plain "
+          "launch: %s", err);
+    CHECK(run_clustered(rt, true, false, err, sizeof err) == -1 && strstr(err, "cuLaunchKernelEx"),
           "a dynamic cluster names what is missing: %s", err);
     unsigned char map[128] __attribute__((aligned(64)));
     cute_tensor_map_desc desc = {.rank = 1};

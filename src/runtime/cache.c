@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cache_internal.h"
+#include "env/env_choice.h"
 
 typedef struct slot {
     bool used, dead; /* dead: a tombstone left by remove */
@@ -50,7 +51,14 @@ void cute_cache_opts_from_env(cute_cache_opts *o)
     memset(o, 0, sizeof *o);
     o->dir = env_str("CUTEC_CACHE_DIR");
     o->disabled = env_flag("CUTEC_NO_CACHE");
-    o->keep = cute_keep_parse(getenv("CUTEC_KEEP"));
+    char unknown[64];
+    o->keep = cache_keep_parse_checked(getenv("CUTEC_KEEP"), unknown, sizeof unknown);
+    if (unknown[0]) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "CUTEC_KEEP=%.64s: %s is not one of src|cu|ptx|cubin|sass|all", getenv("CUTEC_KEEP"),
+                 unknown);
+        cute_env_warn_once("CUTEC_KEEP", msg, "the words it knows");
+    }
     o->dump_dir = env_str("CUTEC_DUMP_DIR");
     o->lineinfo = env_flag("CUTEC_LINEINFO");
 }

@@ -80,4 +80,7 @@ bool cache_memo_write(cute_cache *c, const char *text);
 /* drop the memory map (cute_cache_clear) */
 void cache_forget_memory(cute_cache *c);
 
+/* cute_keep_parse, and the first word of the list it does not know into unknown ("" if none) */
+unsigned cache_keep_parse_checked(const char *list, char *unknown, size_t n);
+
 #endif

@@ -1,5 +1,6 @@
 /* Cache keys: SHA-256 over the framed inputs of a compile (cutec/cache.h says why this is
  * enough), and their hex form, which names the files. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cache_internal.h"
@@ -66,7 +67,9 @@ bool cute_cache_key_parse(const char *hex, cute_cache_key *out)
     return true;
 }
 
-unsigned cute_keep_parse(const char *list)
+unsigned cute_keep_parse(const char *list) { return cache_keep_parse_checked(list, NULL, 0); }
+
+unsigned cache_keep_parse_checked(const char *list, char *unknown, size_t n)
 {
     static const struct {
         const char *word;
@@ -78,12 +81,15 @@ unsigned cute_keep_parse(const char *list)
                  {"sass", CUTE_KEEP_SASS},
                  {"all", CUTE_KEEP_SRC | CUTE_KEEP_PTX | CUTE_KEEP_CUBIN | CUTE_KEEP_SASS}};
     unsigned bits = 0;
+    if (n) unknown[0] = 0;
     for (const char *p = list ? list : ""; *p;) {
-        size_t n = strcspn(p, ", ");
+        size_t len = strcspn(p, ", ");
+        bool known = false;
         for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-            if (strlen(words[i].word) == n && strncmp(p, words[i].word, n) == 0)
-                bits |= words[i].bit;
-        p += n;
+            if (strlen(words[i].word) == len && strncmp(p, words[i].word, len) == 0)
+                bits |= words[i].bit, known = true;
+        if (!known && n && !unknown[0]) snprintf(unknown, n, "%.*s", (int)len, p);
+        p += len;
         p += strspn(p, ", ");
     }
     return bits;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env/env_choice.h"
 #include "runtime/le_bytes.h"
 #include "cuda_args.h"
 #include "cache_internal.h"
@@ -459,8 +460,7 @@ typedef struct compile_job {
  * what NVRTC's compiles get) */
 static int ptx_opt_level(void)
 {
-    const char *v = getenv("CUTEC_PTX_OPT");
-    return v && v[0] >= '0' && v[0] <= '4' && !v[1] ? v[0] - '0' : 3;
+    return (int)cute_env_int_warn("CUTEC_PTX_OPT", 0, 4, 3);
 }
 
 /* The toolkit's ptxas binary assembles the PTX backend's module (CUTEC_PTX_ASM=driver: the
@@ -488,8 +488,8 @@ static const int tier_opt_default = 1;
 
 static bool ptx_by_ptxas(void)
 {
-    const char *v = getenv("CUTEC_PTX_ASM");
-    return (v && *v ? strcmp(v, "ptxas") == 0 : ptxas_by_default) && cute_ptx_ptxas_found(NULL, 0);
+    return cute_env_choice_warn("CUTEC_PTX_ASM", "driver|ptxas", ptxas_by_default) == 1 &&
+           cute_ptx_ptxas_found(NULL, 0);
 }
 
 /* the PTX backend's module: source -> image through the ptxas binary (a module that spills
@@ -605,8 +605,8 @@ static cute_status load(cuda_backend *b, compile_job *j, cute_ir_func *const *ke
  * (CUTEC_CODEGEN), and nothing asks for NVRTC's own artefacts now (lineinfo, CUTEC_KEEP). */
 bool cute_cuda_tiers_on(void)
 {
-    const char *t = getenv("CUTEC_TIER"), *g = getenv("CUTEC_CODEGEN");
-    bool on = t && *t ? strcmp(t, "0") != 0 : tier_by_default;
+    const char *g = getenv("CUTEC_CODEGEN");
+    bool on = cute_env_choice_warn("CUTEC_TIER", "0|1", tier_by_default) == 1;
     return on && !(g && *g);
 }
 
@@ -617,37 +617,34 @@ static bool tier_wanted(const cuda_backend *b, const compile_job *j)
 
 int cute_cuda_tier_opt_level(void)
 {
-    const char *v = getenv("CUTEC_TIER_OPT");
-    return v && v[0] >= '0' && v[0] <= '4' && !v[1] ? v[0] - '0' : tier_opt_default;
+    return (int)cute_env_int_warn("CUTEC_TIER_OPT", 0, 4, tier_opt_default);
 }
 
 /* The final tier's NVRTC compile starts before the first tier's ptxas (CUTEC_TIER_EARLY=1)
- * or after its module is loaded (0, the order before); unset, tier_early_by_default.  Off
+ * or after its module is loaded (0, the order before); unset, tier_early_by_default (any
+ * other value warns and gives it).  Off
  * until scripts/device-tier2.sh shows the final tier in sooner with the first module no
  * later: the flip is this line. */
 static const bool tier_early_by_default = false;
-/* workers of a backend's background compiles: CUTEC_TIER_THREADS (0-16; anything else is
- * ignored), else this (0: the CPUs less one, at most 4).  1, one module after another, until
- * scripts/device-tier2.sh shows several cold kernels final sooner with more: this line. */
+/* workers of a backend's background compiles: CUTEC_TIER_THREADS (0-16; anything else
+ * warns and gives this), else this (0: the CPUs less one, at most 4).  1, one module after
+ * another, until scripts/device-tier2.sh shows several cold kernels final sooner with more:
+ * this line. */
 static const int tier_threads_default = 1;
 
 static bool tier_early(void)
 {
-    const char *v = getenv("CUTEC_TIER_EARLY");
-    return v && *v ? strcmp(v, "0") != 0 : tier_early_by_default;
+    return cute_env_choice_warn("CUTEC_TIER_EARLY", "0|1", tier_early_by_default) == 1;
 }
 
 static int tier_threads(void)
 {
-    const char *v = getenv("CUTEC_TIER_THREADS");
-    char *end = NULL;
-    long asked = v && *v ? strtol(v, &end, 10) : -1;
-    int n = end && !*end && asked >= 0 && asked <= TIER_MAX_THREADS ? (int)asked : tier_threads_default;
-    if (n <= 0) {
+    int n = (int)cute_env_int_warn("CUTEC_TIER_THREADS", 0, TIER_MAX_THREADS, tier_threads_default);
+    if (n == 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         n = cpus > 5 ? 4 : cpus > 2 ? (int)cpus - 1 : 1;
     }
-    return n > TIER_MAX_THREADS ? TIER_MAX_THREADS : n;
+    return n;
 }
 
 /* One module's final tier.  Started early, its NVRTC compile runs while the calling thread
@@ -907,19 +904,21 @@ static cute_status smem_opt_in(cuda_backend *b, const cuda_kernel *k, kernel_cod
 
 /* cuLaunchKernel, or cuLaunchKernelEx where the launch asks for clusters the kernel was not
  * compiled with (__cluster_dims__ needs no launch attribute; more than 8 blocks need the
- * kernel's opt-in, which module_bind gave a kernel compiled so) */
+ * kernel's opt-in, which module_bind gave a kernel compiled so) or for PDL */
 static cute_status launch_kernel(cuda_backend *b, const cuda_kernel *k, const kernel_code *code,
                                  const cute_launch *cfg, void **ptrs)
 {
     cute_dim3 c = cfg->cluster, kc = k->cluster;
     bool clustered = c.x || c.y || c.z;
-    if (!clustered || (c.x == kc.x && c.y == kc.y && c.z == kc.z))
+    if (clustered && c.x == kc.x && c.y == kc.y && c.z == kc.z) c = (cute_dim3){0, 0, 0}; /* compiled in */
+    clustered = c.x || c.y || c.z;
+    if (!clustered && !cfg->pdl)
         return cute_cuda_launch(b->cu, code->func, cfg->grid, cfg->block, cfg->smem_bytes,
                                 cfg->stream, ptrs);
     cute_status s = large_cluster(c) ? cute_cuda_func_allow_large_clusters(b->cu, code->func) : CUTE_OK;
     if (s != CUTE_OK) return s;
-    return cute_cuda_launch_cluster(b->cu, code->func, cfg->grid, cfg->block, c, cfg->smem_bytes,
-                                    cfg->stream, ptrs);
+    return cute_cuda_launch_ex(b->cu, code->func, cfg->grid, cfg->block, c, cfg->pdl, cfg->smem_bytes,
+                               cfg->stream, ptrs);
 }
 
 static cute_status cb_launch(void *self, cute_module *m, int kernel, const cute_launch *cfg,

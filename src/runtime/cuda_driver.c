@@ -58,8 +58,8 @@ enum { /* CUfunction_attribute */
 
 enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0, CU_EVENT_DISABLE_TIMING = 2 };
 
-/* cuLaunchKernelEx's configuration (CUDA 12.0); only the cluster attribute is used */
-enum { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4 };
+/* cuLaunchKernelEx's configuration (CUDA 12.0); the cluster and PDL attributes are used */
+enum { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4, CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6 };
 typedef struct CUlaunchAttribute {
     int id;
     char pad[8 - sizeof(int)];
@@ -68,6 +68,7 @@ typedef struct CUlaunchAttribute {
         struct {
             unsigned x, y, z;
         } clusterDim;
+        int programmaticStreamSerializationAllowed;
     } value;
 } CUlaunchAttribute;
 typedef struct CUlaunchConfig {
@@ -720,10 +721,9 @@ static cute_status missing(const char *entry, const char *what)
 }
 
 static CUlaunchConfig launch_config(cute_dim3 grid, cute_dim3 block, uint32_t smem, void *stream,
-                                    CUlaunchAttribute *cluster)
+                                    CUlaunchAttribute *attrs, unsigned n)
 {
-    return (CUlaunchConfig){grid.x,  grid.y, grid.z, block.x, block.y, block.z,
-                            smem,    stream, cluster, 1};
+    return (CUlaunchConfig){grid.x, grid.y, grid.z, block.x, block.y, block.z, smem, stream, attrs, n};
 }
 
 static CUlaunchAttribute cluster_attr(cute_dim3 c)
@@ -735,15 +735,30 @@ static CUlaunchAttribute cluster_attr(cute_dim3 c)
     return a;
 }
 
+cute_status cute_cuda_launch_ex(cute_cuda *cu, void *func, cute_dim3 grid, cute_dim3 block, cute_dim3 cluster,
+                                bool pdl, uint32_t smem_bytes, void *stream, void **params)
+{
+    bool clustered = cluster.x || cluster.y || cluster.z;
+    if (!cu->LaunchKernelEx && !clustered) /* PDL only overlaps: the kernel's wait returns at once */
+        return cute_cuda_launch(cu, func, grid, block, smem_bytes, stream, params);
+    if (!cu->LaunchKernelEx) return missing("cuLaunchKernelEx", "a launch in thread-block clusters");
+    CUlaunchAttribute a[2];
+    unsigned n = 0;
+    if (clustered) a[n++] = cluster_attr(cluster);
+    if (pdl) {
+        memset(&a[n], 0, sizeof a[n]);
+        a[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        a[n++].value.programmaticStreamSerializationAllowed = 1;
+    }
+    CUlaunchConfig c = launch_config(grid, block, smem_bytes, stream, a, n);
+    CALL(cu, cu->LaunchKernelEx(&c, func, params, NULL), "cuLaunchKernelEx");
+}
+
 cute_status cute_cuda_launch_cluster(cute_cuda *cu, void *func, cute_dim3 grid, cute_dim3 block,
                                      cute_dim3 cluster, uint32_t smem_bytes, void *stream,
                                      void **params)
 {
-    if (!cu->LaunchKernelEx)
-        return missing("cuLaunchKernelEx", "a launch in thread-block clusters");
-    CUlaunchAttribute a = cluster_attr(cluster);
-    CUlaunchConfig c = launch_config(grid, block, smem_bytes, stream, &a);
-    CALL(cu, cu->LaunchKernelEx(&c, func, params, NULL), "cuLaunchKernelEx");
+    return cute_cuda_launch_ex(cu, func, grid, block, cluster, false, smem_bytes, stream, params);
 }
 
 cute_status cute_cuda_max_active_clusters(cute_cuda *cu, void *func, cute_dim3 grid,
@@ -754,7 +769,7 @@ cute_status cute_cuda_max_active_clusters(cute_cuda *cu, void *func, cute_dim3 g
     if (!cu->OccupancyMaxActiveClusters)
         return missing("cuOccupancyMaxActiveClusters", "the cluster occupancy query");
     CUlaunchAttribute a = cluster_attr(cluster);
-    CUlaunchConfig c = launch_config(grid, block, smem_bytes, NULL, &a);
+    CUlaunchConfig c = launch_config(grid, block, smem_bytes, NULL, &a, 1);
     CALL(cu, cu->OccupancyMaxActiveClusters(out, func, &c), "cuOccupancyMaxActiveClusters");
 }
 

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env/env_choice.h"
 #include "runtime/cubin_text.h"
 #include "runtime/ffma_rewrite.h"
 #include "runtime/le_bytes.h"
@@ -37,8 +38,8 @@ static const uint64_t CONTROL = 0x1ffffull << 41;     /* bits 41-57 */
 
 ffma_rewrite ffma_rewrite_from_env(void)
 {
-    const char *v = getenv("CUTEC_SASS_FFMA");
-    return !v ? FFMA_REUSE : !strcmp(v, "reuse") ? FFMA_REUSE : !strcmp(v, "nop") ? FFMA_NOP : FFMA_KEEP;
+    /* the words in the enum's order */
+    return (ffma_rewrite)cute_env_choice_warn("CUTEC_SASS_FFMA", "keep|reuse|nop", FFMA_REUSE);
 }
 
 static int rb(uint64_t lo) { return (int)(lo >> 32 & 0xff); }

@@ -10,7 +10,7 @@ typedef enum ffma_rewrite {
     FFMA_NOP    /* "nop": every FFMA of a run a NOP -- a timing diagnostic, the results are wrong */
 } ffma_rewrite;
 
-/* $CUTEC_SASS_FFMA read (unset, empty or unknown: FFMA_KEEP) */
+/* $CUTEC_SASS_FFMA read (unset or empty: FFMA_REUSE; another word warns once, then FFMA_REUSE) */
 ffma_rewrite ffma_rewrite_from_env(void);
 
 /* The rewrite applied to each run of at least FFMA_RUN_MIN consecutive FFMAs in every

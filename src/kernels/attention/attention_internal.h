@@ -42,6 +42,12 @@ typedef struct attn_plan {
     bool snake;              /* the persistent grid's causal order: a head's Q tiles longest
                                 first, every other round's blocks reversed (hopper_sched.c,
                                 CUTEC_ATTN_FWD_ORDER=snake) */
+    bool split_mask;         /* the Hopper forward's key-tile loop in two: the tiles no mask
+                                touches, then those it does (hopper_fwd.c; the default,
+                                CUTEC_ATTN_FWD_SPLIT=0 the one loop: hopper_plan.c) */
+    bool fast_finish;        /* the Hopper forward's epilogue: 1 / l and log2 l approximate,
+                                the tile's (m, h, b) divided once (not causal's default,
+                                CUTEC_ATTN_FWD_FINISH=fast|ieee: hopper_plan.c) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
     /* the Blackwell forward (blackwell_fwd_plan.c): S = Q K^T (tcgen05 _SS) and O += P V (_TS,
@@ -218,9 +224,10 @@ void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_t
 void attn_softmax_scores(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr);
 void attn_rescale(cute_ctx *c, const attn_rows *r, cute_tensor acc_o, const cute_val *corr);
 /* the end: l summed over the quad of threads sharing each row, O divided by it; the
- * log-sum-exp of each row (natural log) into lse[row] */
+ * log-sum-exp of each row (natural log) into lse[row]; fast: 1 / l and log2 l approximate
+ * (MUFU), not IEEE */
 void attn_softmax_finish(cute_ctx *c, attn_rows *r, cute_tensor acc_o, cute_val scale_log2,
-                         cute_val *lse);
+                         cute_val *lse, bool fast);
 /* S = -inf where the key is past Sk or, causal, after the query: coords is the identity
  * tensor of (Sq, Sk) partitioned like acc_s */
 void attn_mask(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int sk, bool causal);
@@ -254,6 +261,9 @@ void attn_band_range(cute_ctx *c, attn_band band, int64_t bm, int64_t bn, cute_i
 cute_val attn_band_needs_mask(cute_ctx *c, attn_band band, int64_t bm, int64_t bn, cute_int sk, cute_int m_block,
                               cute_int n);
 attn_band attn_band_transposed(attn_band b);
+/* the first key tile from which on every tile needs the mask for Sk or the band's hi (keys
+ * past Sk, or past the tile's first row's band); those before it need none for them */
+cute_int attn_band_hi_masked(cute_ctx *c, attn_band band, int64_t bm, int64_t bn, cute_int sk, cute_int m_block);
 
 /* operand.c: a shared tile as one MMA operand's fragments, loaded one k-block at a time by
  * the ldmatrix copy s2r (smem: its partition; regs: the fragment; view: regs retiled) */

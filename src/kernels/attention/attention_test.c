@@ -264,6 +264,37 @@ static void register_reports(void)
     }
 }
 
+/* attn_band_hi_masked (band.c; the split key-tile loop's boundary) against the elements:
+ * key tile n of Q tile m needs the mask for Sk or the band's hi exactly where n is at or
+ * past it, for every tile the band reaches, over tile sizes, Sk, hi (causal's 0, windows'
+ * right sizes) and Q tiles */
+static void hi_masked_exact(void)
+{
+    cute_ctx *c = cute_ctx_new();
+    static const int64_t tiles[][2] = {{128, 128}, {128, 64}, {192, 128}, {128, 160}, {64, 64}};
+    /* -1: no band (Sk alone); hi + 1 a multiple of some bn, or one off it */
+    static const int64_t his[] = {-1, 0, 1, 62, 63, 64, 127, 128, 159, 200};
+    int bad = 0, seen = 0;
+    for (int t = 0; t < 5; t++)
+        for (int64_t sk = 1; sk <= 700; sk += 61)
+            for (int k = 0; k < 10; k++)
+                for (int64_t m = 0; m < 4; m++) {
+                    int64_t bm = tiles[t][0], bn = tiles[t][1], hi = his[k];
+                    attn_band band = {.has_hi = hi >= 0, .hi = hi < 0 ? 0 : hi};
+                    cute_int f = attn_band_hi_masked(c, band, bm, bn, cute_i(sk), cute_i(m));
+                    if (!cute_is_static(f)) { bad++; continue; }
+                    for (int64_t n = 0; n * bn < sk; n++, seen++) {
+                        bool need = false; /* some element past Sk, or past its row's band */
+                        for (int64_t r = m * bm; r < (m + 1) * bm && !need; r++)
+                            for (int64_t col = n * bn; col < (n + 1) * bn && !need; col++)
+                                need = col >= sk || (band.has_hi && col - r > band.hi);
+                        if (need != (n >= f.v)) bad++;
+                    }
+                }
+    CHECK(bad == 0, "attn_band_hi_masked: %d of %d tiles on the wrong side", bad, seen);
+    cute_ctx_free(c);
+}
+
 /* Compile-only (CUDA C, no NVRTC): the Hopper forward's P V batch is one wgmma chain with
  * no fence inside (attn_test_split_chains), at every head dim, causal and not */
 static void unsplit_chains(void)
@@ -280,6 +311,7 @@ static void unsplit_chains(void)
 int main(void)
 {
     seed = check_seed("attention_test");
+    hi_masked_exact();
     static const attn_case small[] = {
         {1, 37, 37, 2, 2, 64, false, false, CUTE_BF16, 0},
         {1, 70, 70, 2, 1, 64, true, true, CUTE_F16, 0},
@@ -376,6 +408,30 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (one Q stage, the order across heads)", snake);
     unsetenv("CUTEC_ATTN_FWD_ORDER");
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
+    /* the key-tile loop split (the default): causal's unmasked tiles between the first and
+     * the diagonal (400 rows: Q tile 3 walks tiles 1 and 2 unmasked, 3 masked), Sk below Sq
+     * (Sk's partial tile the diagonal's) and above it, GQA, and not causal (Sk's partial last
+     * tile alone masked); persistent grid and a block a tile; the same cases in one loop
+     * (CUTEC_ATTN_FWD_SPLIT=0), with the epilogue's approximate 1 / l and log2 l everywhere
+     * (CUTEC_ATTN_FWD_FINISH=fast; the default not causal) and IEEE everywhere (=ieee) */
+    static const attn_case split[] = {
+        {1, 400, 400, 2, 1, 64, true, false, CUTE_BF16, 0},
+        {1, 200, 131, 4, 2, 64, true, true, CUTE_F16, 0},
+        {1, 131, 300, 2, 2, 128, true, false, CUTE_BF16, 0.2},
+        {1, 70, 300, 2, 1, 128, false, true, CUTE_F16, 0},
+    };
+    ATTN_TEST_ON("interp", "attention (the key-tile loop split)", split);
+    one_tile = true;
+    ATTN_TEST_ON("interp", "attention (the key-tile loop split, a block a tile)", split);
+    one_tile = false;
+    setenv("CUTEC_ATTN_FWD_SPLIT", "0", 1);
+    ATTN_TEST_ON("interp", "attention (one key-tile loop)", split);
+    unsetenv("CUTEC_ATTN_FWD_SPLIT");
+    setenv("CUTEC_ATTN_FWD_FINISH", "fast", 1);
+    ATTN_TEST_ON("interp", "attention (the approximate 1 / l and log2 l)", split);
+    setenv("CUTEC_ATTN_FWD_FINISH", "ieee", 1);
+    ATTN_TEST_ON("interp", "attention (IEEE 1 / l and log2 l)", split);
+    unsetenv("CUTEC_ATTN_FWD_FINISH");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {

@@ -44,6 +44,17 @@ cute_val attn_band_needs_mask(cute_ctx *c, attn_band band, int64_t bm, int64_t b
     return need;
 }
 
+/* tile n needs the mask (attn_band_needs_mask, its sk and hi parts) where its last column
+ * c0 + bn - 1 passes min(sk - 1, r0 + hi), that is where n >= min(sk, r0 + hi + 1) / bn
+ * (rounded down; every tile where that is negative) */
+cute_int attn_band_hi_masked(cute_ctx *c, attn_band band, int64_t bm, int64_t bn, cute_int sk, cute_int m_block)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int lim = sk;
+    if (band.has_hi) lim = cute_min(a, sk, cute_add(a, cute_mul(a, m_block, cute_i(bm)), cute_i(band.hi + 1)));
+    return cute_div(a, cute_max(a, cute_i(0), lim), cute_i(bn));
+}
+
 void attn_key_range(cute_ctx *c, const attn_plan *p, cute_int sk, cute_int m_block, cute_int *begin, cute_int *end)
 {
     attn_band_range(c, attn_cfg_band(&p->cfg), p->bm, p->bn, sk, m_block, begin, end);

@@ -161,7 +161,7 @@ void attn_epilogue(cute_ctx *c, const attn_plan *p, cute_thr_mma thr, const attn
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_val lse[8];
-    attn_softmax_finish(c, r, acc_o, scale_log2, lse);
+    attn_softmax_finish(c, r, acc_o, scale_log2, lse, p->fast_finish);
     attn_store_o(c, p, thr, t, acc_o);
     if (!p->cfg.lse) return;
     cute_tensor cO = cute_partition_C(c, thr, t->cQ);

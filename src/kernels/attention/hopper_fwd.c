@@ -58,6 +58,9 @@ static attn_block tile_at(cute_ctx *c, const hop_job *j, cute_int w)
     if (!j->p->sms) return attn_block_tiles(c, j->p, t[0], t[1], t[2], t[3], t[4]);
     cute_int m, h, b;
     attn_hop_sched_tile(c, j->p, &j->sched, w, &m, &h, &b);
+    /* with the fast finish, divided once here: the epilogue, after the key-tile loop (a
+     * scope of its own), would divide again, on its way to O's addresses */
+    if (j->p->fast_finish) m = cute_int_now(c, m), h = cute_int_now(c, h), b = cute_int_now(c, b);
     attn_seq seq = {b, b, cute_i(0), cute_i(0), t[0].layout.shape.leaf[1], t[1].layout.shape.leaf[1]};
     return attn_block_tiles_at(c, j->p, t, &seq, b, h, m);
 }
@@ -160,15 +163,21 @@ static void retire(cute_ctx *c, int pending, const cute_pipeline *pipe, cute_pip
     cute_pipeline_state_advance(c, s);
 }
 
-/* S masked where key tile n needs it, then the softmax: P in place of S, O's factors in
- * corr (O rescaled every tile: FlashAttention 4's lazy rescale measured slower here, see
+/* which key tiles a loop masks: where the tile needs it (a branch), none, or every one */
+typedef enum hop_mask { MASK_WHERE_NEEDED, MASK_NONE, MASK_EVERY } hop_mask;
+
+/* S masked as `mask` says, then the softmax: P in place of S, O's factors in corr (O
+ * rescaled every tile: FlashAttention 4's lazy rescale measured slower here, see
  * docs/attention.md) */
 static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_frag *f, attn_rows *r,
-                    cute_int n, cute_val scale_log2, cute_val *corr)
+                    cute_int n, hop_mask mask, cute_val scale_log2, cute_val *corr)
 {
     /* (partitioned here: in the branch below the tracer cannot tell which threads run) */
     cute_tensor coords = cute_partition_C(c, f->qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
-    CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, attn_cfg_band(&p->cfg)); }
+    attn_band band = attn_cfg_band(&p->cfg);
+    if (mask == MASK_EVERY) attn_mask_band(c, f->acc_s, coords, t->sk, band);
+    if (mask == MASK_WHERE_NEEDED)
+        CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, band); }
     attn_softmax_scores(c, r, f->acc_s, scale_log2, corr);
 }
 
@@ -204,6 +213,51 @@ static void after_softmax(cute_ctx *c, const hop_smem *m, const hop_frag *f, con
     attn_rescale(c, r, f->acc_o, corr);
 }
 
+/* Key tile n after the first: S(n) = Q K(n)^T and O += P(n-1) V(n-1) issued together, in
+ * the consumer's turn, then S(n)'s softmax (masked as `mask` says) and O's rescale */
+static void key_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_frag *f,
+                     attn_rows *r, cute_tensor rp, hop_states *st, cute_int n, hop_mask mask, cute_val scale_log2)
+{
+    cute_val corr[8];
+    attn_hop_ring_turn(c, st->wg, p->consumers);
+    issue_scores(c, p, m, f, &st->q, &st->k);
+    issue_attend(c, p, m, f, rp, &st->v);
+    attn_hop_ring_pass(c, st->wg, p->consumers);
+    retire(c, 1, &m->pk, &st->k); /* S(n) is in */
+    softmax(c, p, t, f, r, n, mask, scale_log2, corr);
+    after_softmax(c, m, f, r, corr, st);
+    to_p(c, p, f, rp);
+}
+
+/* The key tiles after the first.  One loop, each tile's mask behind a branch; or where the
+ * plan splits it (p->split_mask; the band without a lower bound, as the Hopper forward's
+ * always is), the tiles before the first that Sk or the band masks with no mask code at
+ * all, then the rest each masked (from that tile on every one needs it: attn_band_hi_masked):
+ * causal's diagonal, Sk's partial last tile.  The loops count in 32 bits (a sequence's key
+ * tiles), and the boundary comes through a shuffle: ptxas (CUDA 13) otherwise recomputed
+ * its 64-bit min/max chain from the tile's inputs inside the first loop, every tile (~40
+ * uniform-datapath instructions; d64 causal's unmasked tile 491 instructions a warp with
+ * it, 450 without) */
+static void key_tiles(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_frag *f,
+                      attn_rows *r, cute_tensor rp, hop_states *st, cute_val scale_log2)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int first = cute_add(a, t->n_begin, cute_i(1));
+    attn_band band = attn_cfg_band(&p->cfg);
+    if (!p->split_mask || band.has_lo) {
+        CUTE_FOR(c, n, first, t->n_end) { key_tile(c, p, t, m, f, r, rp, st, n, MASK_WHERE_NEEDED, scale_log2); }
+        return;
+    }
+    cute_int masked = attn_band_hi_masked(c, band, p->bm, p->bn, t->sk, t->m_block);
+    cute_val mid32 = cute_int_value(c, cute_max(a, first, cute_min(a, t->n_end, masked)), CUTE_I32);
+    mid32 = cute_val_shfl(c, mid32, cute_val_int(c, CUTE_I32, 0), CUTE_SHFL_IDX);
+    cute_val end32 = cute_int_value(c, t->n_end, CUTE_I32);
+    cute_int mid = cute_min(a, cute_int_from_val(c, mid32, 1), cute_i(1 << 30));
+    cute_int end = cute_min(a, cute_int_from_val(c, end32, 0), cute_i(1 << 30));
+    CUTE_FOR(c, n, first, mid) { key_tile(c, p, t, m, f, r, rp, st, n, MASK_NONE, scale_log2); }
+    CUTE_FOR(c, n, mid, end) { key_tile(c, p, t, m, f, r, rp, st, n, MASK_EVERY, scale_log2); }
+}
+
 /* One tile.  S(n) = Q K(n)^T and O += P(n-1) V(n-1) are issued together, then the softmax
  * of S(n) and O's rescale (after_softmax: ptxas waits for both GEMMs first); the consumer
  * warpgroups take turns issuing (attn_hop_ring_turn: hopper_roles.c), so that one's softmax
@@ -225,18 +279,9 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     issue_scores(c, p, m, &f, &st->q, &st->k);
     attn_hop_ring_pass(c, st->wg, ring);
     retire(c, 0, &m->pk, &st->k);
-    softmax(c, p, t, &f, &r, t->n_begin, scale_log2, corr); /* (O is 0: no rescale) */
+    softmax(c, p, t, &f, &r, t->n_begin, MASK_WHERE_NEEDED, scale_log2, corr); /* (O is 0: no rescale) */
     to_p(c, p, &f, rp);
-    CUTE_FOR(c, n, cute_add(a, t->n_begin, cute_i(1)), t->n_end) {
-        attn_hop_ring_turn(c, st->wg, ring);
-        issue_scores(c, p, m, &f, &st->q, &st->k);
-        issue_attend(c, p, m, &f, rp, &st->v);
-        attn_hop_ring_pass(c, st->wg, ring);
-        retire(c, 1, &m->pk, &st->k); /* S(n) is in */
-        softmax(c, p, t, &f, &r, n, scale_log2, corr);
-        after_softmax(c, m, &f, &r, corr, st);
-        to_p(c, p, &f, rp);
-    }
+    key_tiles(c, p, t, m, &f, &r, rp, st, scale_log2);
     cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
     cute_pipeline_state_advance(c, &st->q);
     attn_hop_ring_turn(c, st->wg, ring);

@@ -21,6 +21,32 @@ enum { SMEM_BYTES = 227 * 1024 - 2048, MAX_STAGES = 4 };
  * and says which to write here: the one-line flip. */
 static const int D64_CAUSAL[2] = {128, 128};
 
+/* The key-tile loop split (hopper_fwd.c's key_tiles: the tiles no mask touches without its
+ * branch and code, then the masked ones: causal's diagonal, Sk's partial last tile), {not
+ * causal, causal}, unless CUTEC_ATTN_FWD_SPLIT says 0 or 1.  The default since session 35's
+ * early mid pass (H200, bench/RESULTS.md attnf6; against the one loop with the 32-bit mask,
+ * SDPA beside): d64 16x32x2048 causal 386.4 TFLOP/s against 349.1 (SDPA 391.3), not causal
+ * 494.1 against 493.6; d128 8x16x4096 causal 627.6 against 603.5 (SDPA 586.9), not causal
+ * 702.4 against 680.3 (SDPA 676.1).  The mid pass (19:25, the split and causal's IEEE
+ * finish the default): the one loop (CUTEC_ATTN_FWD_SPLIT=0) d64 causal 348.7 against 388.6
+ * (SDPA 393.0), d128 causal 598.1 against 620.2 (SDPA 578.8), not causal 500.1 against 496.2
+ * (the default's kernel ran 506.2 in the same pass: noise) and 672.9 against 687.6.
+ * scripts/device-attnf6.sh times the one loop once more: "delete" there removes it. */
+static const bool SPLIT_MASK[2] = {true, true};
+
+/* The lean epilogue: 1 / l and log2 l approximate (softmax.c's attn_softmax_finish), and the
+ * tile's (Q tile, head, batch) divided once at its start, not again on the way to O's
+ * addresses (hopper_fwd.c's tile_at): both shorten the chain from the last P V to the next
+ * tile's first turn, which the other warpgroups wait for.  SASS, a Q tile's instructions
+ * outside its key-tile loop: d64 85 fewer, d128 84; causal d64 89 and d128 76 fewer, but
+ * ptxas then moved their key-tile loop off the uniform datapath (10 and 17 more a key tile;
+ * 23 and 27 with the split).  {not causal, causal}, unless CUTEC_ATTN_FWD_FINISH says fast
+ * or ieee.  Not causal, the default since session 35's early mid pass (H200, the one loop:
+ * d64 16x32x2048 499.1 TFLOP/s against 493.6, d128 8x16x4096 686.1 against 680.3).  Causal
+ * it stays IEEE: on the one loop d64 384.6 against 349.1, but on top of the split (the mid
+ * pass, 19:25) d64 388.4 against 388.6 and d128 603.8 against 620.2. */
+static const bool FAST_FINISH[2] = {true, false};
+
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, cute_tiled_mma *out)
 {
@@ -88,8 +114,11 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     /* the persistent grid's causal order (hopper_sched.c): the snake, or across every head
      * with CUTEC_ATTN_FWD_ORDER=across (H200, session 30's mid pass, d128 8x16x4096 with two
      * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
-    const char *order = getenv("CUTEC_ATTN_FWD_ORDER");
+    const char *order = getenv("CUTEC_ATTN_FWD_ORDER"), *split = getenv("CUTEC_ATTN_FWD_SPLIT");
+    const char *finish = getenv("CUTEC_ATTN_FWD_FINISH");
     p->snake = !order || strcmp(order, "across") != 0;
+    p->split_mask = split ? strcmp(split, "0") != 0 : SPLIT_MASK[cfg->causal];
+    p->fast_finish = finish ? strcmp(finish, "fast") == 0 : FAST_FINISH[cfg->causal];
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
      * 20 bytes there: 64), at 192 rows (160 registers a consumer: 144 keys spill 64 bytes

@@ -176,7 +176,7 @@ void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_t
 }
 
 void attn_softmax_finish(cute_ctx *c, attn_rows *r, cute_tensor acc_o, cute_val scale_log2,
-                         cute_val *lse)
+                         cute_val *lse, bool fast)
 {
     cute_tensor O = attn_rowcol(c, acc_o);
     cute_reducer add = cute_reducer_op(CUTE_OP_ADD);
@@ -185,12 +185,18 @@ void attn_softmax_finish(cute_ctx *c, attn_rows *r, cute_tensor acc_o, cute_val 
         cute_val l = cute_val_binop(c, CUTE_OP_ADD, r->l[i], zero); /* a value, not the variable */
         cute_warp_allreduce(c, &add, &l, 4);
         cute_val some = cute_val_cmp(c, CUTE_OP_GT, l, zero); /* a row with no key: O = 0 */
-        cute_val inv = cute_val_select(c, some, cute_val_binop(c, CUTE_OP_DIV, one, l), one);
+        /* fast: log2 l approximate and 1 / l = exp2(-log2 l) (two MUFU; a few ulp where the
+         * outputs are f16/bf16 and the LSE is checked to 1e-4): l >= 1 where a row saw a key
+         * (its max's exp2(0)), so neither meets a denormal.  IEEE division and log2f are ~70
+         * instructions a thread of the Hopper forward's epilogue, with a slow path each */
+        cute_val lg = fast ? cute_val_fast(c, CUTE_OP_LOG2, l) : cute_val_unop(c, CUTE_OP_LOG2, l);
+        cute_val inv = fast ? cute_val_fast(c, CUTE_OP_EXP2, cute_val_unop(c, CUTE_OP_NEG, lg))
+                            : cute_val_binop(c, CUTE_OP_DIV, one, l);
+        inv = cute_val_select(c, some, inv, one);
         cute_tensor orow = CUTE_SLICE(c, O, i, CUTE_ALL);
         cute_tensor_store(c, orow, times(c, cute_tensor_load(c, orow), inv));
         /* ln(sum exp(s scale)) = ln2 (m scale_log2 + log2 l) */
-        cute_val log2l = cute_val_binop(c, CUTE_OP_ADD, scaled_max(c, r->m[i], scale_log2),
-                                        cute_val_unop(c, CUTE_OP_LOG2, l));
+        cute_val log2l = cute_val_binop(c, CUTE_OP_ADD, scaled_max(c, r->m[i], scale_log2), lg);
         lse[i] = cute_val_binop(c, CUTE_OP_MUL, log2l, cute_val_const(c, CUTE_F32, 0.69314718055994531));
     }
 }
@@ -205,10 +211,55 @@ static void coord_at(cute_ctx *c, cute_tensor coords, int i, cute_int *row, cute
     *col = cute_add(a, f.nleaves > 1 ? f.leaf[1] : cute_i(0), base.leaf[1]);
 }
 
-/* keep element i: col < bound and, where the band says, lo <= col - row <= hi; else fill.  A
- * thread's elements sit at static offsets from its element 0, so the dynamic parts are two
- * values (bound - col0 and col0 - row0) computed once and each element is a compare with an
- * immediate. */
+/* A thread's elements sit at static offsets (dr, dc) from its element 0 (row0, col0), so
+ * that element i is kept where dc < bound - col0 and lo <= col - row = col0 - row0 + dc - dr
+ * <= hi: for each of the thread's few rows dr, dc within [from(dr), to(dr)), two 32-bit
+ * limits computed once a tile, and each element is one compare of a limit with the
+ * immediate dc (two with a lower bound), then a select.  The tile's 64-bit differences are
+ * clamped to [-2^16, 2^30] before they become 32-bit: with |dc|, |dr| < 2^15 every
+ * comparison comes out the same (a limit below -2^16 passes or fails every dc - dr alike,
+ * one above 2^30 too), and a row's limit (a clamped value plus dr) cannot overflow. */
+enum { MASK_OFFSET = 1 << 15, MASK_ROWS = 64 };
+
+/* the i64 v clamped to [-2^16, 2^30], as an i32 */
+static cute_val clamp_i32(cute_ctx *c, cute_val v)
+{
+    v = cute_val_binop(c, CUTE_OP_MAX, v, cute_val_int(c, CUTE_I64, -2 * (int64_t)MASK_OFFSET));
+    v = cute_val_binop(c, CUTE_OP_MIN, v, cute_val_int(c, CUTE_I64, (int64_t)1 << 30));
+    return cute_val_cvt(c, v, CUTE_I32);
+}
+
+/* the limits of the row dr: keys dc with from <= dc < to (from only with a lower bound) */
+typedef struct mask_row {
+    int64_t dr;
+    cute_val from, to;
+} mask_row;
+
+/* the tile's parts of the limits: room = bound - col0, and where the band has them
+ * hi + 1 - ahead and lo - ahead (ahead = col0 - row0), clamped to 32 bits */
+typedef struct mask_tile {
+    attn_band band;
+    cute_val room, hi, lo;
+    mask_row rows[MASK_ROWS];
+    int n;
+} mask_tile;
+
+static const mask_row *mask_row_of(cute_ctx *c, mask_tile *m, int64_t dr)
+{
+    for (int k = 0; k < m->n; k++)
+        if (m->rows[k].dr == dr) return &m->rows[k];
+    if (m->n == MASK_ROWS) {
+        cute_ctx_fail(c, "attention mask: a thread holds more than %d rows of the tile", MASK_ROWS);
+        return NULL;
+    }
+    mask_row *r = &m->rows[m->n++];
+    cute_val d = cute_val_int(c, CUTE_I32, dr);
+    r->dr = dr, r->to = m->room;
+    if (m->band.has_hi) r->to = cute_val_binop(c, CUTE_OP_MIN, r->to, cute_val_binop(c, CUTE_OP_ADD, m->hi, d));
+    if (m->band.has_lo) r->from = cute_val_binop(c, CUTE_OP_ADD, m->lo, d);
+    return r;
+}
+
 void attn_mask_band_fill(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cute_int bound, attn_band band, double fill)
 {
     cute_alg *a = cute_ctx_alg(c);
@@ -216,24 +267,25 @@ void attn_mask_band_fill(cute_ctx *c, cute_tensor acc_s, cute_tensor coords, cut
     cute_val ninf = cute_val_const(c, CUTE_F32, fill);
     cute_int row0, col0;
     coord_at(c, coords, 0, &row0, &col0);
-    cute_val room = cute_int_value(c, cute_sub(a, bound, col0), CUTE_I64);
     cute_val ahead = cute_int_value(c, cute_sub(a, col0, row0), CUTE_I64);
+    mask_tile m = {.band = band, .n = 0};
+    m.room = clamp_i32(c, cute_int_value(c, cute_sub(a, bound, col0), CUTE_I64));
+    if (band.has_hi) m.hi = clamp_i32(c, cute_val_binop(c, CUTE_OP_SUB, cute_val_int(c, CUTE_I64, band.hi + 1), ahead));
+    if (band.has_lo) m.lo = clamp_i32(c, cute_val_binop(c, CUTE_OP_SUB, cute_val_int(c, CUTE_I64, band.lo), ahead));
     for (int i = 0; i < s.n; i++) {
         cute_int row, col;
         coord_at(c, coords, i, &row, &col);
         cute_int dc = cute_sub(a, col, col0), dr = cute_sub(a, row, row0);
-        if (!cute_is_static(dc) || !cute_is_static(dr)) {
-            cute_ctx_fail(c, "attention mask: a thread's elements are not at static offsets");
+        if (!cute_is_static(dc) || !cute_is_static(dr) || dc.v <= -MASK_OFFSET || dc.v >= MASK_OFFSET ||
+            dr.v <= -MASK_OFFSET || dr.v >= MASK_OFFSET) {
+            cute_ctx_fail(c, "attention mask: a thread's elements are not at small static offsets");
             return;
         }
-        /* col0 + dc < bound; col - row = ahead + dc - dr within [lo, hi] */
-        cute_val keep = cute_val_cmp(c, CUTE_OP_LT, cute_val_int(c, CUTE_I64, dc.v), room);
-        if (band.has_hi)
-            keep = cute_val_binop(c, CUTE_OP_AND, keep,
-                                  cute_val_cmp(c, CUTE_OP_LE, ahead, cute_val_int(c, CUTE_I64, band.hi - dc.v + dr.v)));
-        if (band.has_lo)
-            keep = cute_val_binop(c, CUTE_OP_AND, keep,
-                                  cute_val_cmp(c, CUTE_OP_GE, ahead, cute_val_int(c, CUTE_I64, band.lo - dc.v + dr.v)));
+        const mask_row *r = mask_row_of(c, &m, dr.v);
+        if (!r) return;
+        cute_val at = cute_val_int(c, CUTE_I32, dc.v);
+        cute_val keep = cute_val_cmp(c, CUTE_OP_LT, at, r->to);
+        if (band.has_lo) keep = cute_val_binop(c, CUTE_OP_AND, keep, cute_val_cmp(c, CUTE_OP_GE, at, r->from));
         s.v[i] = cute_val_select(c, keep, cute_ssa_get(c, s, i), ninf).r;
     }
     cute_tensor_store(c, acc_s, s);

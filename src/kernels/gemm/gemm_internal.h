@@ -48,6 +48,11 @@ typedef struct gemm_plan {
     int consumers;
     bool pingpong;            /* each consumer warpgroup its own bm x bn tile, main loops and
                                  epilogues taking turns (hopper.c); else both on one tile */
+    bool pdl;                 /* Hopper: launched as a programmatic dependent launch, its threads
+                                 waiting for the stream's previous grid after their prologue
+                                 (hopper.c; CUTEC_GEMM_PDL) ... */
+    bool pdl_early;           /* ... letting the next grid in right after that wait, not after
+                                 the producer's last loads (CUTEC_GEMM_PDL=early) */
     bool warp_release;        /* Hopper without clusters: lane 0 of each consumer warp releases a
                                  stage, not every thread (CuTe DSL's; CUTEC_GEMM_HOPPER_RELEASE) */
     bool streamk;             /* Hopper: cooperative, the last waves in runs of k-tiles (streamk.c);

@@ -161,6 +161,16 @@ static void produce_tiles(cute_ctx *c, const gemm_plan *p, const hopper_args *g,
     }
 }
 
+/* PDL (p->pdl): once this block's producer has issued its last loads (its consumers are in
+ * their last main loop), the stream's next grid may start, its blocks taking SMs as this
+ * grid's leave and running their prologue until their own wait (hopper_kernel).  The first
+ * such instruction of a block counts; a block that never issues it counts when it exits.
+ * (p->pdl_early: hopper_kernel issues it instead, right after the wait.) */
+static void let_next_grid_in(cute_ctx *c, const gemm_plan *p)
+{
+    if (p->pdl && !p->pdl_early) cute_griddepcontrol_launch_dependents(c);
+}
+
 /* The producer walks the block's tiles and their k-tiles, running ahead of the consumers by
  * as many stages as there are: the next tile's loads overlap this one's epilogue. */
 static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m, cute_val mapA,
@@ -170,6 +180,7 @@ static void producer(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
     cute_tma_copy_opts to[2];
     multicast_opts(c, p, to);
     produce_tiles(c, p, g, m, mapA, mapB, gemm_sched_mine(c, &g->sched), &s, to);
+    let_next_grid_in(c, p);
     if (clustered(p)) cute_pipeline_producer_tail(c, &m->pipe, &s);
 }
 
@@ -198,6 +209,7 @@ static void producer_streamk(cute_ctx *c, const gemm_plan *p, const hopper_args 
         gemm_tiles t = work_tiles(c, g, &w);
         CUTE_FOR(c, kt, w.k0, w.k1) gemm_hopper_load_ktile(c, p, m, &s, mapA, mapB, &t, kt, to);
     }
+    let_next_grid_in(c, p);
 }
 
 /* the next full stage, multiplied into the accumulators as one wgmma batch (not waited for);
@@ -557,6 +569,11 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tens
     hopper_args g = {mA, mB, mC, cA, cB, cC, mV, scales, gemm_sched_make(c, &tiles, mC, p->raster), tiles, peer, mapM,
                      .ws = ws, .flags = flags};
     hopper_roles r = {p, g, gemm_hopper_shared_memory(c, p), alpha, beta, mapA, {mapB, mapB1}, mapC};
+    /* PDL: the prologue above (the barriers' init) may overlap the stream's previous grid;
+     * every thread waits for that grid's end and its writes here, before any role reads A,
+     * B, C or the flags and before any write (the grid may read what it wrote) */
+    if (p->pdl) cute_griddepcontrol_wait(c);
+    if (p->pdl_early) cute_griddepcontrol_launch_dependents(c);
     gemm_hopper_roles(c, producer_role, consumer_role, &r);
 }
 
@@ -621,6 +638,7 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg)
         cute_int k = cute_ceil_div(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(p->bk));
         launch = gemm_streamk_launch_cfg(c, p, &s, k);
     }
+    launch.pdl = p->pdl; /* (the kernel waits: hopper_kernel) */
     /* (C's store map; A's, unused, where C does not leave by TMA) */
     CUTE_LAUNCH(c, hopper_kernel, launch, mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
                 p->tma_a.map, p->tma_b.map, p->tma_store ? p->tma_c.map : p->tma_a.map,

@@ -190,11 +190,29 @@ static bool release(cute_alg *a, gemm_plan *p)
     return true;
 }
 
+/* Programmatic dependent launch (CUTEC_GEMM_PDL=1; 0 the plain launch): the next call's grid
+ * may start while this one drains (hopper.c: where it waits, where it lets the next one in);
+ * "early" lets the next grid in as soon as this one's wait has passed, not after the
+ * producer's last loads (the grid is persistent: every block is resident from the start, so
+ * the next grid's blocks can only take SMs that this one leaves or never used).  Opt-in
+ * until timed: scripts/device-pdl.sh decides, the flip is `by_default`. */
+static bool dependent_launch(cute_alg *a, gemm_plan *p)
+{
+    static const char *const by_default = "0";
+    const char *e = getenv("CUTEC_GEMM_PDL");
+    if (!e || !*e) e = by_default;
+    if (strcmp(e, "1") && strcmp(e, "0") && strcmp(e, "early"))
+        return cute_alg_fail(a, "CUTEC_GEMM_PDL=%s: 1, early or 0", e);
+    p->pdl = strcmp(e, "0") != 0;
+    p->pdl_early = !strcmp(e, "early");
+    return true;
+}
+
 bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
-    if (!takes(a, cfg, arch) || !tiling(a, cfg, p) || !release(a, p)) return false;
+    if (!takes(a, cfg, arch) || !tiling(a, cfg, p) || !release(a, p) || !dependent_launch(a, p)) return false;
     p->consumers = p->pingpong ? 2 : (int)(p->bm / 64 < 2 ? p->bm / 64 : 2);
     p->threads = 128 * (1 + p->consumers); /* a producer warpgroup, then the consumers */
     char name[64];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cutec/gemm_tune.h"
+#include "env/env_choice.h"
 #include "kernels/gemm/gemm_internal.h"
 
 void cute_gemm_tune_key(cute_dtype in, cute_dtype out, const int major[3], int64_t m, int64_t n, int64_t k,
@@ -114,8 +115,7 @@ static void load_once(gemm_tuned *t, cute_runtime *rt)
     if (t->loaded) return;
     t->loaded = true;
     cute_tune_card(rt, t->card, sizeof t->card, &t->sms);
-    const char *env = getenv("CUTEC_NO_TUNE");
-    t->env_off = env && *env && strcmp(env, "0");
+    t->env_off = cute_env_choice_warn("CUTEC_NO_TUNE", "0|1", 0) == 1;
     if (!cute_tune_db_path(t->file, sizeof t->file)) {
         snprintf(t->err, sizeof t->err, "default: no tuning file (no $CUTEC_TUNE_FILE, cache directory or HOME)");
         return;

@@ -166,10 +166,59 @@ static void bwd_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
     io->t[DB] = io->t[DY];
 }
 
+/* The lean form (the default since lnb's mid pass; CUTEC_ROWS_SCHEDULE=lnb0 gives the one
+ * above; rows_compile.c's row_plan_forms): the same outputs by fewer instructions an
+ * element.  The row kernel of the norms' backward issues at about two thirds of the SM's
+ * rate at 4096 and 32768 columns (H200: its time follows its loop's instruction count,
+ * LayerNorm's 793 against RMSNorm's 605 sm_90a instructions a row at 32768, 1.31x, where the
+ * times were 298 and 230 us), so an instruction an element is worth what a byte is
+ * elsewhere.  With c = x - mean:
+ *  - the stages sum g and g c (rstd applied to the sum once, not to each element);
+ *  - dx = rstd g + (c A + B), A = -rstd^2 mean(g xhat), B = -rstd mean(g): two FMAs an
+ *    element after g and c, where (g - mean(g) - xhat mean(g xhat)) rstd took five;
+ *  - dw, db summed without a select an element (row_plan.partials_plain): past the matrix dy
+ *    reads 0, so dy xhat and dy are 0 there;
+ *  - the means by 1/n (hoisted out of the row loop), not a division each. */
+static void lean_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+{
+    (void)stage, (void)stats;
+    cute_ssa g = g_of(c, io), centred = row_scalar_op(c, CUTE_OP_SUB, io->t[XB], io->v[MEAN_IN]);
+    out[0] = cute_ssa_reduce(c, CUTE_OP_ADD, g); /* (g is 0 past the row's end: dy reads 0) */
+    out[1] = cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_binop(c, CUTE_OP_MUL, g, centred));
+}
+
+static void lean_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    cute_val inv_n = f32_op(c, CUTE_OP_DIV, row_f32(c, 1), row_n(c, io)), rstd = io->v[RSTD_IN];
+    cute_val mean_g = f32_op(c, CUTE_OP_MUL, stats[0][0], inv_n);
+    cute_val mean_gc = f32_op(c, CUTE_OP_MUL, stats[0][1], inv_n); /* mean(g xhat) / rstd */
+    cute_val neg_rstd = cute_val_unop(c, CUTE_OP_NEG, rstd);
+    io->d[0] = f32_op(c, CUTE_OP_MUL, f32_op(c, CUTE_OP_MUL, neg_rstd, rstd), f32_op(c, CUTE_OP_MUL, rstd, mean_gc));
+    io->d[1] = f32_op(c, CUTE_OP_MUL, neg_rstd, mean_g);
+}
+
+static void lean_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    (void)stats;
+    cute_ssa centred = row_scalar_op(c, CUTE_OP_SUB, io->t[XB], io->v[MEAN_IN]);
+    cute_ssa rstd = cute_ssa_scalar(c, io->v[RSTD_IN], centred.shape);
+    cute_ssa a = cute_ssa_scalar(c, io->d[0], centred.shape), b = cute_ssa_scalar(c, io->d[1], centred.shape);
+    cute_ssa cab = cute_ssa_fma(c, centred, a, b);
+    io->t[DX] = cute_ssa_fma(c, g_of(c, io), rstd, cab);
+    io->t[DW] = cute_ssa_binop(c, CUTE_OP_MUL, io->t[DY], cute_ssa_binop(c, CUTE_OP_MUL, centred, rstd));
+    io->t[DB] = io->t[DY];
+}
+
+#define LAYERNORM_BWD_SLOTS                                                                                        \
+    {{"dy", ROW_IN, false, 0}, {"x", ROW_IN, false, 0}, {"weight", COL_IN, true, 0},                               \
+     {"mean", ROWVAL_IN, false, 0}, {"rstd", ROWVAL_IN, false, 0}, {"dx", ROW_OUT, false, 0},                      \
+     {"dweight", COL_PARTIAL, true, 0}, {"dbias", COL_PARTIAL, true, 0}}
+
+const row_op row_layernorm_bwd_lean = {
+    "layernorm_backward_lean", 8, LAYERNORM_BWD_SLOTS, 1, sums, lean_partial, lean_row, lean_finish,
+    false, 0, NULL, false, NULL,
+};
+
 const row_op row_layernorm_bwd = {
-    "layernorm_backward", 8,
-    {{"dy", ROW_IN, false, 0}, {"x", ROW_IN, false, 0}, {"weight", COL_IN, true, 0},
-     {"mean", ROWVAL_IN, false, 0}, {"rstd", ROWVAL_IN, false, 0}, {"dx", ROW_OUT, false, 0},
-     {"dweight", COL_PARTIAL, true, 0}, {"dbias", COL_PARTIAL, true, 0}},
-    1, sums, bwd_partial, bwd_row, bwd_finish, false, 0, NULL, false, NULL,
+    "layernorm_backward", 8, LAYERNORM_BWD_SLOTS, 1, sums, bwd_partial, bwd_row, bwd_finish, false, 0, NULL, false, NULL,
 };

@@ -2,6 +2,8 @@
  * them) and backward (dx, and dw, db summed over the rows by the second pass), on the
  * interpreter against the float64 reference: odd row lengths, padded rows, the 16-byte
  * path, a forward row longer than one tile; fresh random inputs, poisoned outputs. */
+#include <string.h>
+
 #include "cutec/interp.h"
 #include "kernels/rows/rows_ref.h"
 #include "kernels/rows/rows_testkit.h"
@@ -163,6 +165,30 @@ int main(void)
     forward(lib, be, true, CUTE_BF16, (shape_case){21, 4096, 8}, true, 3000);
     forward(lib, be, true, CUTE_F16, (shape_case){7, 1003, 5}, false, 3000);
     forward(lib, be, true, CUTE_BF16, (shape_case){2, 33000, 8}, true, 0);
+    /* lnf's cluster parts (rows_compile.c's hex_parts, split_parts): LayerNorm's forward over
+     * 32 KB parts of 128 threads (clusters of 5 to 13 here) copied chunk by chunk (the last part
+     * fewer), RMSNorm's over 64 KB parts; then RMSNorm under both trials, and both norms under
+     * CUTEC_ROWS_HEX=0 (64 KB parts, LayerNorm's copied chunk by chunk) and with
+     * CUTEC_ROWS_SPLIT=0 too (the part copied at once).  A mutation of split's that copied the
+     * first chunk into every buffer failed every row, and one that waited for none read
+     * unwritten shared memory */
+    for (int t = 0; t < 4; t++) {
+        setenv("CUTEC_ROWS_TRIAL", t == 1 ? "hex,split" : "", 1);
+        if (t >= 2) setenv("CUTEC_ROWS_HEX", "0", 1);
+        if (t == 3) setenv("CUTEC_ROWS_SPLIT", "0", 1);
+        forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
+        forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 0}, true, 0);
+        forward(lib, be, true, CUTE_F16, (shape_case){2, 100000, 8}, true, 3000);
+        forward(lib, be, true, CUTE_F32, (shape_case){2, 40008, 0}, true, 3000);
+        forward(lib, be, true, CUTE_BF16, (shape_case){2, 70000, 0}, false, 0);
+        forward(lib, be, false, CUTE_BF16, (shape_case){3, 70000, 8}, true, 0);
+        forward(lib, be, false, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
+    }
+    unsetenv("CUTEC_ROWS_HEX"), unsetenv("CUTEC_ROWS_SPLIT");
+    /* a residual at 262144: hex's 32 KB parts would take 32 blocks, so 64 KB parts of 256
+     * threads (rows_compile.c's cluster_stage), copied chunk by chunk */
+    forward(lib, be, true, CUTE_BF16, (shape_case){2, 262144, 0}, true, 0);
+    setenv("CUTEC_ROWS_TRIAL", "ahead", 1);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
     backward(lib, be, true, CUTE_BF16, (shape_case){4, 70000, 8}, true);
@@ -189,11 +215,60 @@ int main(void)
         backward(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 3}, true);
     }
     unsetenv("CUTEC_ROWS_SCHEDULE");
-    /* before sm_90: rows walked in chunks; dw and db by a pass of their own */
+    /* lnb's forms of the backward (the defaults: lean, idx32, wf32, nopred, wstage), against
+     * CUTEC_ROWS_SCHEDULE=lnb0 (the forms before them) and with the 1024-thread parts' two
+     * left out (CUTEC_ROWS_TRIAL=no-NAME), on every plan: rows in registers (odd lengths,
+     * padded, one element), staged in one block (4096: four buffers, rows past the matrix in a
+     * block's last turn), clusters of 8 and 9 staged parts with the pipelined exchange
+     * (7x33000: each buffer filled and released twice), 1024-thread parts in tiles (131080,
+     * 262136: nopred and wstage; the interpreter holds one cluster of them, so a row past the
+     * matrix there is the GPU check's, device-lnb.sh), rows whose mean is 3000 times their
+     * spread, no weight; idx32 within 2^15 and past it; wf32 where the weight is staged (4096,
+     * 32760, 33000; f32 and no weight: not) */
+    struct {
+        const char *schedule, *trial;
+    } forms[] = {{NULL, NULL}, {"lnb0", NULL}, {NULL, "no-wstage"}, {NULL, "no-nopred,no-wstage"}};
+    for (size_t t = 0; t < sizeof forms / sizeof *forms; t++) {
+        if (forms[t].schedule) setenv("CUTEC_ROWS_SCHEDULE", forms[t].schedule, 1);
+        if (forms[t].trial) setenv("CUTEC_ROWS_TRIAL", forms[t].trial, 1);
+        for (int layer = 0; layer < 2; layer++) {
+            if (t < 2) {
+                for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+                    for (int d = 0; d < 3; d++) backward(lib, be, layer, dts[d], cases[k], k != 1 || d != 2);
+                backward(lib, be, layer, CUTE_BF16, (shape_case){47, 4096, 8}, true);
+                backward(lib, be, layer, CUTE_BF16, (shape_case){39, 8000, 0}, true);
+                backward(lib, be, layer, CUTE_BF16, (shape_case){7, 32760, 8}, true);
+                backward(lib, be, layer, CUTE_F16, (shape_case){9, 4096, 8}, true);
+                backward(lib, be, layer, CUTE_F32, (shape_case){3, 16380, 4}, true);
+                backward(lib, be, layer, CUTE_BF16, (shape_case){4, 70000, 8}, true);
+            }
+            if (t != 1) { /* the 1024-thread parts (nopred's and wstage's) */
+                backward(lib, be, layer, CUTE_BF16, (shape_case){7, 131080, 8}, true);
+                backward(lib, be, layer, CUTE_BF16, (shape_case){3, 262136, 8}, true);
+                backward_shifted(lib, be, layer, CUTE_BF16, (shape_case){2, 262144, 0}, true, 3000);
+                backward(lib, be, layer, CUTE_F16, (shape_case){3, 131080, 0}, false);
+            }
+            backward(lib, be, layer, CUTE_BF16, (shape_case){7, 33000, 8}, true);
+            backward(lib, be, layer, CUTE_BF16, (shape_case){5, 20001, 0}, true);
+            backward(lib, be, layer, CUTE_F16, (shape_case){3, 33000, 0}, false);
+            backward(lib, be, layer, CUTE_F32, (shape_case){3, 20004, 4}, true);
+            backward_shifted(lib, be, layer, CUTE_BF16, (shape_case){4, 33000, 0}, true, 3000);
+            /* (f16 LayerNorm's dx there passes f16's range: bf16) */
+            backward_shifted(lib, be, layer, layer ? CUTE_BF16 : CUTE_F16, (shape_case){5, 4096, 8}, true, 3000);
+        }
+        unsetenv("CUTEC_ROWS_SCHEDULE");
+        unsetenv("CUTEC_ROWS_TRIAL");
+    }
+    /* before sm_90: rows walked in chunks; dw and db by a pass of their own (its dx pass in
+     * the lean form, and in the form before it) */
     cute_runtime_set_target_arch(rt, "sm_80");
     forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, false, 3000);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
+    setenv("CUTEC_ROWS_SCHEDULE", "lnb0", 1);
+    backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
+    backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
+    unsetenv("CUTEC_ROWS_SCHEDULE");
     tk_end(lib, rt);
     return CHECK_DONE("norms_test");
 }

@@ -73,9 +73,41 @@ static void bwd_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
     io->t[DW] = cute_ssa_binop(c, CUTE_OP_MUL, io->t[DY], xhat);
 }
 
+/* The lean form (the default since lnb's mid pass; layernorm.c says why): the stage sums
+ * g x (rstd applied to the sum once); dx = rstd g + x A, A = -rstd^2 mean(g xhat); dw summed
+ * without a select an element (dy reads 0 past the matrix); the mean by 1/n, hoisted out of
+ * the row loop. */
+static void lean_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+{
+    (void)stage, (void)stats;
+    out[0] = cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_binop(c, CUTE_OP_MUL, g_of(c, io), io->t[XB]));
+}
+
+static void lean_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    cute_val rstd = io->v[RSTD_IN], inv_n = cute_val_binop(c, CUTE_OP_DIV, row_f32(c, 1), row_n(c, io));
+    cute_val mean_gxhat = cute_val_binop(c, CUTE_OP_MUL, cute_val_binop(c, CUTE_OP_MUL, stats[0][0], inv_n), rstd);
+    cute_val neg_rstd2 = cute_val_unop(c, CUTE_OP_NEG, cute_val_binop(c, CUTE_OP_MUL, rstd, rstd));
+    io->d[0] = cute_val_binop(c, CUTE_OP_MUL, neg_rstd2, mean_gxhat);
+}
+
+static void lean_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    (void)stats;
+    cute_ssa x = io->t[XB], rstd = cute_ssa_scalar(c, io->v[RSTD_IN], x.shape);
+    io->t[DX] = cute_ssa_fma(c, g_of(c, io), rstd, row_scalar_op(c, CUTE_OP_MUL, x, io->d[0]));
+    io->t[DW] = cute_ssa_binop(c, CUTE_OP_MUL, io->t[DY], cute_ssa_binop(c, CUTE_OP_MUL, x, rstd));
+}
+
+#define RMSNORM_BWD_SLOTS                                                                                          \
+    {{"dy", ROW_IN, false, 0}, {"x", ROW_IN, false, 0}, {"weight", COL_IN, true, 0},                               \
+     {"rstd", ROWVAL_IN, false, 0}, {"dx", ROW_OUT, false, 0}, {"dweight", COL_PARTIAL, true, 0}}
+
+const row_op row_rmsnorm_bwd_lean = {
+    "rmsnorm_backward_lean", 6, RMSNORM_BWD_SLOTS, 1, sum, lean_partial, lean_row, lean_finish,
+    false, 0, NULL, false, NULL,
+};
+
 const row_op row_rmsnorm_bwd = {
-    "rmsnorm_backward", 6,
-    {{"dy", ROW_IN, false, 0}, {"x", ROW_IN, false, 0}, {"weight", COL_IN, true, 0},
-     {"rstd", ROWVAL_IN, false, 0}, {"dx", ROW_OUT, false, 0}, {"dweight", COL_PARTIAL, true, 0}},
-    1, sum, bwd_partial, bwd_row, bwd_finish, false, 0, NULL, false, NULL,
+    "rmsnorm_backward", 6, RMSNORM_BWD_SLOTS, 1, sum, bwd_partial, bwd_row, bwd_finish, false, 0, NULL, false, NULL,
 };

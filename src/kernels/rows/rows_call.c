@@ -91,6 +91,10 @@ static void key_of(const row_plan *p, char *key, size_t n)
                        p->sums_in_smem, p->stage_cols ? "/staged-cols" : "", p->pipelined ? "/pipelined" : "",
                        p->in_place ? "/in-place" : "", p->words ? "/words" : "", p->pairs ? "/pairs" : "");
     if (p->cols_ahead) len += snprintf(key + len, n - (size_t)len, "ahead/");
+    if (p->index_bound) len += snprintf(key + len, n - (size_t)len, "i32/");
+    if (p->cols_f32) len += snprintf(key + len, n - (size_t)len, "cols-f32/");
+    if (p->staged_plain) len += snprintf(key + len, n - (size_t)len, "plain-staged/");
+    len += snprintf(key + len, n - (size_t)len, "b%d/%s", row_plan_blocks_per_sm(p), p->stage_split ? "split/" : ""); /* the launch bound */
     for (int s = 0; s < p->op->nslots; s++)
         len += snprintf(key + len, n - (size_t)len, "%s,", p->has[s] ? cute_dtype_name(p->dtype[s]) : "-");
 }
@@ -108,7 +112,7 @@ static bool in_place(const row_call *rc)
     return false;
 }
 
-/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7 | norms17: an earlier schedule, so that one run can time
+/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7 | norms17 | lnb0: an earlier schedule, so that one run can time
  * both (scripts/device-rows6.sh, device-rows7.sh).  rows5: the norms' backward without the
  * pipelined exchange, its weight read from L2 (only the per-row inputs loaded a row ahead
  * stay); rows6: a cluster's forward blocks stage 32 KB parts of the row (16 blocks at 262144),
@@ -119,19 +123,38 @@ static bool in_place(const row_call *rc)
  * (rows_cluster.c), not st.async onto mbarriers; norms17 (and the earlier ones): the norms'
  * backward over 1024-thread cluster parts keeps its column sums in shared memory, the part
  * one tile of 32 values a thread, LayerNorm's dw/db by a pass of their own
- * (rows_compile.c's cluster_stage). */
+ * (rows_compile.c's cluster_stage); lnb0: the norms' backward without lnb's forms (lean,
+ * idx32, wf32: rows_compile.c's row_lnb_form) */
 static int schedule_asked(void)
 {
     const char *s = getenv("CUTEC_ROWS_SCHEDULE");
     if (s && !strcmp(s, "rows5")) return ROW_SCHEDULE_ROWS5;
     if (s && !strcmp(s, "rows7")) return ROW_SCHEDULE_ROWS7;
     if (s && !strcmp(s, "norms17")) return ROW_SCHEDULE_NORMS17;
+    if (s && !strcmp(s, "lnb0")) return ROW_SCHEDULE_LNB0;
     return s && !strcmp(s, "rows6") ? ROW_SCHEDULE_ROWS6 : ROW_SCHEDULE_NOW;
 }
 
 static void schedule_override(row_plan *p)
 {
     if (p->schedule == ROW_SCHEDULE_ROWS5) p->pipelined = p->stage_cols = false;
+}
+
+/* lnb's "idx32" (a default: rows_compile.c's row_lnb_form): a call with column sums (the
+ * norms' backward) whose extents and strides are all at most 2^15 (4096x32768, 16384x4096)
+ * promises so (cute_index_bound), and the tracer emits its offsets and bounds checks in 32
+ * bits, where 64-bit ones take two instructions a compare and a carry an add (~40 64-bit
+ * compares a row's turn of LayerNorm's backward at 4096x32768).  0: not so. */
+#define ROW_INDEX_BOUND 32768
+static int64_t index_bound_of(const row_call *rc, const row_plan *p)
+{
+    if (!row_lnb_form(p, "idx32", true) || !row_plan_slots(p, COL_PARTIAL)) return 0;
+    for (int s = 0; s < rc->op->nslots; s++) {
+        const cute_call_arg *x = rc->slot[s];
+        for (int d = 0; x && d < x->ndim; d++)
+            if (x->shape[d] > ROW_INDEX_BOUND || x->stride[d] > ROW_INDEX_BOUND) return 0;
+    }
+    return ROW_INDEX_BOUND;
 }
 
 static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
@@ -149,6 +172,7 @@ static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
     row_plan_forms(p, rc->slot[0]->shape[1]);
     schedule_override(p);
     p->in_place = in_place(rc);
+    p->index_bound = index_bound_of(rc, p);
     if (p->looped && rc->op->stages == 0) p->looped = false, p->column_grid = true; /* chunks by blocks */
 }
 

@@ -94,17 +94,63 @@ static bool cluster_allowed(const row_plan *p)
  * 50-75% (bench/RESULTS.md, rows7) */
 #define CLUSTER_STAGE_BYTES (64 * 1024)
 #define CLUSTER_STAGE_BYTES_ROWS6 (32 * 1024)
+/* A forward's cluster parts (engineer lnf; H200, 2026-11-27, % of the copy at 1024x262144,
+ * two passes, default -> hex / split / both; cross-entropy fwd+bwd at 8192x131072):
+ *  - "hex": 32 KB parts, six blocks of 128 threads an SM (80 registers; clusters of 16 at
+ *    262144, 8 at 131072), where three blocks of 256 threads held 64 KB each: the same 192 KB
+ *    and 24 warps an SM in six blocks that load, reduce, exchange and write apart, so that
+ *    fewer moments find none of an SM's blocks loading (with f the share of a block's life
+ *    after its load, all k blocks of an SM are past their loads f^k of the time if they keep
+ *    apart).  LayerNorm 74.8 / 74.6 -> 79.4 / 79.3, softmax 93.6 -> 95.3, cross-entropy 84.5
+ *    -> 84.6; RMSNorm 86.0 -> 84.9: not for an op whose column inputs are loaded with the row
+ *    (RMSNorm's weight), which CUTEC_ROWS_TRIAL=hex still times.  (quad, 48 KB parts of
+ *    four blocks of 256 threads at 64 registers: LayerNorm 70.1, deleted.)
+ *  - "split": the part copied chunk by chunk, each completing on a barrier of its own, so
+ *    that the stage walk starts on the first chunk while the others arrive (rows_kernel.c's
+ *    fill_chunks, chunk_wait).  LayerNorm 77.1 / 77.2 alone, 79.3 -> 80.8 with hex; with hex
+ *    RMSNorm -0.4, softmax -1.4, cross-entropy -7.5: for an op with late column inputs only
+ *    (LayerNorm's weight and bias), CUTEC_ROWS_TRIAL=split for the others.
+ * CUTEC_ROWS_HEX=0 and CUTEC_ROWS_SPLIT=0 leave each out, so that one run can time both. */
+#define CLUSTER_STAGE_BYTES_HEX (32 * 1024)
+static bool env_off(const char *name)
+{
+    const char *v = getenv(name);
+    return v && !strcmp(v, "0");
+}
+static bool forward_now(const row_plan *p) { return !keeps_sums(p) && p->schedule == ROW_SCHEDULE_NOW; }
+static bool late_columns(const row_plan *p) { return row_plan_slots(p, COL_IN) && p->op->columns_late; }
+static bool hex_parts(const row_plan *p)
+{
+    bool with_row = row_plan_slots(p, COL_IN) && !p->op->columns_late;
+    return forward_now(p) && !env_off("CUTEC_ROWS_HEX") && (!with_row || rows_trial("hex"));
+}
+static bool split_parts(const row_plan *p)
+{
+    return forward_now(p) && !env_off("CUTEC_ROWS_SPLIT") && (late_columns(p) || rows_trial("split"));
+}
+
+/* parts of `part` bytes from blocks of `threads` threads on (exact: those or none, so that
+ * hex's six blocks an SM are not asked of parts the cluster's 16 blocks make larger: f32 or a
+ * residual at 262144, whose 64 KB parts of 128 threads would leave 12 warps an SM) */
+static bool cluster_stage_at(row_plan *p, int64_t n, int kmax, int64_t part, int threads0, bool exact);
+
 static bool cluster_stage(row_plan *p, int64_t n, int kmax)
+{
+    bool before_rows7 = p->schedule == ROW_SCHEDULE_ROWS5 || p->schedule == ROW_SCHEDULE_ROWS6;
+    if (hex_parts(p) && cluster_stage_at(p, n, kmax, CLUSTER_STAGE_BYTES_HEX, STAGE_THREADS / 2, true)) return true;
+    return cluster_stage_at(p, n, kmax, before_rows7 ? CLUSTER_STAGE_BYTES_ROWS6 : CLUSTER_STAGE_BYTES, STAGE_THREADS, false);
+}
+
+static bool cluster_stage_at(row_plan *p, int64_t n, int kmax, int64_t part, int threads0, bool exact)
 {
     int esize = cute_dtype_bytes(p->dtype[0]);
     bool sums = keeps_sums(p);
-    bool before_rows7 = p->schedule == ROW_SCHEDULE_ROWS5 || p->schedule == ROW_SCHEDULE_ROWS6;
-    int64_t part = before_rows7 ? CLUSTER_STAGE_BYTES_ROWS6 : CLUSTER_STAGE_BYTES;
     if (p->vec * esize != 16) return false;
-    for (int threads = STAGE_THREADS; threads <= 1024; threads *= 2) {
+    for (int threads = threads0; threads <= 1024; threads *= 2) {
         int64_t tile = (int64_t)threads * kmax * p->vec, chunk_bytes = tile * esize * row_inputs(p);
         int64_t per = sums ? 1 : part / chunk_bytes > 1 ? part / chunk_bytes : 1;
         if (!sums && (n + per * tile - 1) / (per * tile) > ROW_CLUSTER_MAX) per = (n + ROW_CLUSTER_MAX * tile - 1) / (ROW_CLUSTER_MAX * tile);
+        if (exact && (threads != threads0 || per * chunk_bytes > part)) return false;
         int64_t blocks = (n + per * tile - 1) / (per * tile);
         /* a tile of 1024 threads' is walked by 512 threads of twice the values (one block an
          * SM, 128 registers a thread: 64 cannot hold a chunk beside the sums, the norms'
@@ -118,7 +164,8 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * 43.1 (dw/db by a pass of their own) -> 55.9 (sums in shared memory in one tile:
          * CUTEC_ROWS_SCHEDULE=norms17; RMSNorm's dw in shared memory in two tiles 58.7,
          * LayerNorm's db there beside dw in registers in two 51.9) */
-        bool halved = sums && threads == 1024, before_norms17 = p->schedule != ROW_SCHEDULE_NOW;
+        bool halved = sums && threads == 1024;
+        bool before_norms17 = p->schedule != ROW_SCHEDULE_NOW && p->schedule != ROW_SCHEDULE_LNB0;
         int sums_in_smem = halved && before_norms17 ? sum_arrays(p) : 0;
         int64_t sums_bytes = tile * 4 * sums_in_smem;
         if (blocks > ROW_CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES || per * chunk_bytes + sums_bytes > SMEM_MAX) continue;
@@ -140,7 +187,12 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * where that leaves the buffers as many (the norms' backward at 4096 and 32768; at
          * 262144 the sums leave no room) */
         int64_t cols_bytes = per * tile * esize * row_plan_slots(p, COL_IN);
-        p->stage_cols = sums && cols_bytes && (room - cols_bytes) / (per * chunk_bytes) >= bufs;
+        /* (the trial "wstage", lnb: one block an SM may take the SM's 227 KB, less 2 KB for the
+         * reductions' scratch, the exchange and the barriers: 1024x262144's three 64 KB
+         * buffers and its 32 KB of bf16 weight) */
+        bool wstage = row_plan_blocks_per_sm(p) == 1 && row_lnb_form(p, "wstage", true);
+        int64_t whole = wstage ? 225 * 1024 - sums_bytes : room;
+        p->stage_cols = sums && cols_bytes && (whole - cols_bytes) / (per * chunk_bytes) >= bufs;
         /* A forward's block stages one row's part and exits (three blocks of 256 threads an
          * SM, one 64 KB buffer each): an SM's next load starts only when one of its blocks
          * has exchanged and written its row and a whole cluster's new blocks find room, and
@@ -152,6 +204,7 @@ static bool cluster_stage(row_plan *p, int64_t n, int kmax)
          * LayerNorm -3.4, RMSNorm -6.5, softmax -16.9; 16 warps an SM where a block a row
          * has 24), and rows6's two 32 KB buffers in clusters of 16 (68.7 against 75.5%). */
         p->stage_bufs = sums ? (int)bufs : 1;
+        p->stage_split = split_parts(p) && p->cluster > 1 && p->stage_chunks > 1;
         /* with three buffers or more a block posts a row's exchange and writes the previous
          * row before it waits for the cluster (rows_kernel.c's rows_pipelined) */
         p->pipelined = p->cluster > 1 && p->stage_bufs >= 3 && p->op->stages == 1;
@@ -237,21 +290,46 @@ void row_plan_forms(row_plan *p, int64_t n)
     int per = row_arrays(p) <= 2 ? 32 : 16, kmax = per / p->vec > 0 ? per / p->vec : 1;
     bool long_row = (n + p->vec - 1) / p->vec > (int64_t)STAGE_THREADS * kmax;
     bool sm90 = !(p->arch && p->arch < 90);
-    const char *words = getenv("CUTEC_ROWS_WORDS"), *pairs = getenv("CUTEC_ROWS_PAIRS");
-    p->words = long_row && sm90 && !(words && !strcmp(words, "0"));
-    p->pairs = long_row && p->cluster < 2 && !(pairs && !strcmp(pairs, "0"));
+    p->words = long_row && sm90 && !env_off("CUTEC_ROWS_WORDS");
+    p->pairs = long_row && p->cluster < 2 && !env_off("CUTEC_ROWS_PAIRS");
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
-    /* the trials (scripts/device-ln16.sh times them; the flip of each, once timed faster:
-     * drop its `rows_trial(...) &&`):
-     *  - "form": the op's trial form (none now: LayerNorm's forward by one FMA an element,
-     *    ln16's, gained 0.3 points at 1024x262144 on the H200 and was deleted), 16-bit rows;
-     *  - "ahead": a cluster's staged part issues its first write chunk's column loads (weight,
-     *    bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead; +0.6
-     *    points at 1024x262144, session 32: opt-in) */
-    if (p->op->trial_form && rows_trial("form") && cute_dtype_bytes(p->dtype[0]) <= 2) p->op = p->op->trial_form;
+    /* an op's cluster form (cross-entropy's label gathered at the block's first chunk: H200,
+     * 2026-11-27, fwd+bwd 8192x131072 81.6 -> 84.0% of the copy); CUTEC_ROWS_EARLY=0 leaves it
+     * out, so that one run can time both.  (On a staged row of one block, 4096x32768, its
+     * fwd+bwd took 100 registers where 80, two blocks an SM where three: clusters only.) */
+    if (p->op->cluster_form && p->cluster > 1 && !env_off("CUTEC_ROWS_EARLY")) p->op = p->op->cluster_form;
+    /* lnb's forms of the norms' backward (docs/reductions.md; row_lnb_form: the defaults
+     * unless CUTEC_ROWS_SCHEDULE=lnb0, the others under CUTEC_ROWS_TRIAL; the flip of each,
+     * its `true` / `false`).  H200, 2026-11-27, LayerNorm 4096x32768: 64.7% of the copy, 72.5
+     * with lean, 79.0 with lean, idx32 (rows_call.c's index_bound_of) and wf32:
+     *  - lean: fewer instructions an element (layernorm.c), dw and db summed without a select;
+     *  - wf32: a staged 16-bit weight widened once into an f32 copy in shared memory
+     *    (rows_kernel.c's columns_widen), not in both passes of every row; not beside
+     *    wstage's 225 KB (no room for twice its weight);
+     *  - nopred: a 1024-thread part's staged chunks read without a predicate
+     *    (rows_kernel.c's zero_staged, write_pass): 1024x262144 with lean 56.2 -> 63.5
+     *    (LayerNorm), 67.5 -> 72.8 (RMSNorm); at 4096x32768 it cost 3.7 points. */
+    const row_op *lean = p->op == &row_layernorm_bwd ? &row_layernorm_bwd_lean
+                         : p->op == &row_rmsnorm_bwd ? &row_rmsnorm_bwd_lean
+                                                      : NULL;
+    if (lean && row_lnb_form(p, "lean", true)) p->op = lean, p->partials_plain = true;
+    p->cols_f32 = row_lnb_form(p, "wf32", true) && p->stage_cols && cute_dtype_bytes(p->dtype[0]) <= 2 &&
+                  row_plan_sum_tiles(p) == 1;
+    p->staged_plain = row_lnb_form(p, "nopred", true) && p->partials_plain && row_plan_sum_tiles(p) > 1;
+    /* the trial "ahead": a cluster's staged part issues its first write chunk's column loads
+     * (weight, bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead; +0.6
+     * points at 1024x262144, session 32: opt-in; each chunk's a chunk ahead, chunks of two
+     * accesses, lnf's "chain": -1.9, deleted).  The flip: drop `rows_trial("ahead") &&` */
     bool late_cols = p->op->columns_late && row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
     p->cols_ahead = rows_trial("ahead") && p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined && late_cols;
+}
+
+bool row_lnb_form(const row_plan *p, const char *name, bool on)
+{
+    char off[32];
+    snprintf(off, sizeof off, "no-%s", name);
+    return on ? p->schedule == ROW_SCHEDULE_NOW && !rows_trial(off) : rows_trial(name);
 }
 
 bool rows_trial(const char *name)

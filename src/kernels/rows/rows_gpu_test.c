@@ -205,8 +205,10 @@ static rows_launch planned(cute_runtime *rt, rp_op op, bool bwd, int64_t n, long
     return l;
 }
 
-/* The forwards at 262144 split the row over clusters of 8 blocks staging 64 KB each, three
- * blocks an SM (CUTEC_ROWS_SCHEDULE=rows6: 16 blocks of 32 KB, which held 96 KB an SM in
+/* The forwards at 262144 split the row over clusters of 16 blocks of 128 threads staging 32 KB
+ * each, six blocks an SM (lnf's hex parts); RMSNorm, whose weight is loaded with the row, and
+ * every forward under CUTEC_ROWS_HEX=0, over clusters of 8 blocks staging 64 KB, three an SM
+ * (CUTEC_ROWS_SCHEDULE=rows6: 16 blocks of 32 KB, three an SM, which held 96 KB an SM in
  * flight); the norms' forward and cross-entropy at 4096 run three blocks an SM (cross-entropy's
  * backward took 106 registers: two) */
 static void occupancy(cute_runtime *rt)
@@ -215,7 +217,14 @@ static void occupancy(cute_runtime *rt)
     long regs;
     for (int i = 0; i < 3; i++) {
         rows_launch l = planned(rt, fwd[i], false, 262144, &regs);
-        CHECK(l.cluster == 8 && l.per_sm == 3, "%s fwd 16x262144: clusters of %d, %d blocks an SM (want 8, 3)",
+        bool hex = fwd[i] != RP_RMSNORM;
+        CHECK(l.cluster == (hex ? 16 : 8) && l.per_sm == (hex ? 6 : 3) && l.threads == (hex ? 128 : 256),
+              "%s fwd 16x262144: clusters of %d, %d blocks of %d threads an SM", rp_op_name(fwd[i]), l.cluster, l.per_sm,
+              l.threads);
+        setenv("CUTEC_ROWS_HEX", "0", 1);
+        l = planned(rt, fwd[i], false, 262144, &regs);
+        unsetenv("CUTEC_ROWS_HEX");
+        CHECK(l.cluster == 8 && l.per_sm == 3, "%s fwd 16x262144, CUTEC_ROWS_HEX=0: clusters of %d, %d blocks an SM (want 8, 3)",
               rp_op_name(fwd[i]), l.cluster, l.per_sm);
         if (i > 0) continue; /* rows6's plan: one op's */
         setenv("CUTEC_ROWS_SCHEDULE", "rows6", 1);

@@ -64,6 +64,8 @@ typedef struct row_io {
                                 below is there for finish (in chunks it is not) */
     cute_val first[ROW_SLOTS]; /* ROW_IN: the row's first element, for an op with
                                   row_op.shifted (loaded before the row) */
+    bool walk_first;         /* partial's call is for the first chunk a block walks of the
+                                row (stage_walk), not a later one */
     cute_ssa keep;           /* partial's per-element values finish may reuse */
     cute_val keep_v;         /* ... and a per-thread value */
 } row_io;
@@ -98,9 +100,10 @@ typedef struct row_op {
     /* the row's first element of each row input is loaded for partial (io->first), before the
      * row itself (LayerNorm's shifted sums) */
     bool shifted;
-    /* a candidate form under trial, opt-in until a GPU has timed it (CUTEC_ROWS_TRIAL=form,
-     * rows_compile.c's row_plan_forms): replaces this op wherever the plan has it */
-    const struct row_op *trial_form;
+    /* the op for plans that split the row over a cluster (NULL: this one), where its row
+     * values wait for the cluster exchange (cross-entropy: the label's logit gathered at the
+     * block's first chunk, not after the exchange; rows_compile.c's row_plan_forms) */
+    const struct row_op *cluster_form;
 } row_op;
 
 typedef struct row_plan {
@@ -130,10 +133,26 @@ typedef struct row_plan {
     bool words;            /* bf16 inputs read as 32-bit words (rows_kernel.c's load_f32) */
     bool pairs;            /* a staged row's chunks written two at a time (write_pass; one
                               block's row, not a cluster's part) */
+    bool partials_plain;   /* the column partials (dw, db) are 0 wherever the row inputs read
+                              their fill (the norms' backward: dy reads 0): summed without a
+                              select an element (rows_kernel.c's store_chunk; the lean forms) */
+    bool staged_plain;     /* the staged row inputs read without a predicate: the buffers
+                              zeroed once (past the row's end no copy writes them), rows past
+                              the matrix written by no write pass (the trial "nopred",
+                              row_plan_forms: a 1024-thread part with the lean forms) */
+    bool cols_f32;         /* stage_cols of 16-bit columns (the weight) widened once into an
+                              f32 copy in shared memory, which every row reads (lnb's
+                              "wf32", row_plan_forms: no widening a pass) */
+    int64_t index_bound;   /* > 0: every extent and stride of the call is at most this
+                              (cute_index_bound: the index arithmetic in 32 bits; lnb's
+                              "idx32", rows_call.c's index_bound_of) */
     bool cols_ahead;       /* a cluster's staged part with late column inputs (LayerNorm's
                               weight and bias): each write chunk's column loads issued a chunk
                               ahead, the first chunk's before the row's staged wait
                               (rows_kernel.c's columns_ahead; CUTEC_ROWS_TRIAL=1, opt-in) */
+    bool stage_split;      /* a cluster's staged part (one row a block) copied chunk by chunk,
+                              each on a barrier of its own, the stage walk starting on the first
+                              while the rest arrive (CUTEC_ROWS_TRIAL=split, opt-in) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
@@ -145,14 +164,15 @@ typedef struct row_plan {
     cute_tiled_copy tc;    /* tpr threads x V values (set while tracing) */
 } row_plan;
 
-/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7 | norms17: the schedule as it was before that
- * branch's changes (rows_call.c) */
+/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7 | norms17 | lnb0: the schedule as it was before
+ * that branch's changes (rows_call.c) */
 typedef enum {
     ROW_SCHEDULE_NOW,
     ROW_SCHEDULE_ROWS5,
     ROW_SCHEDULE_ROWS6,
     ROW_SCHEDULE_ROWS7,
     ROW_SCHEDULE_NORMS17,
+    ROW_SCHEDULE_LNB0,
 } row_schedule;
 
 /* the tile's columns: tpr K V */
@@ -181,6 +201,11 @@ void row_plan_forms(row_plan *p, int64_t n);
 /* CUTEC_ROWS_TRIAL=1 (every trial) or a list naming it ("form", "ahead": row_plan_forms):
  * the candidate forms under trial, opt-in until a GPU has timed them */
 bool rows_trial(const char *name);
+/* a form of lnb's for the norms' backward (docs/reductions.md): a default one (`on`) unless
+ * CUTEC_ROWS_SCHEDULE names an earlier schedule (lnb0: all of them left out, so that one run
+ * can time both) or CUTEC_ROWS_TRIAL names no-NAME (this one left out), else opt-in under
+ * CUTEC_ROWS_TRIAL=name.  The flip of each: its `on`. */
+bool row_lnb_form(const row_plan *p, const char *name, bool on);
 
 /* the blocks an SM a cluster plan's kernel asks room for (0: no request): 1024 threads
  * (64 registers a thread, what the plan's sizing allows for), so that some load while
@@ -199,6 +224,8 @@ const cute_fn *row_compile(cute_runtime *rt, const row_plan *p, char *err, size_
 typedef struct row_stage {
     bool on;
     int stages;                    /* buffers */
+    int buf_chunks;                /* the tiles a buffer holds: stage_chunks, or 1 (stage_split:
+                                      a buffer a chunk, the part's chunks in order) */
     cute_tensor s[ROW_SLOTS];
     cute_pipeline pipe;
     cute_pipeline_state fill, use, done; /* thread 0's next buffer to fill; the next to wait
@@ -207,6 +234,8 @@ typedef struct row_stage {
     bool cols_on;                  /* the plan's stage_cols: */
     cute_tensor cols[ROW_SLOTS];   /* each column input's part, (1,T) tiles as s */
     cute_pipeline cols_pipe;       /* ... filled once */
+    cute_tensor cols32[ROW_SLOTS]; /* the plan's cols_f32: each widened to f32 (rows_kernel.c's
+                                      columns_widen) */
 } row_stage;
 /* the staging buffers of a plan with stage_chunks (none without); the pipeline created */
 row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p);
@@ -259,6 +288,8 @@ const cute_fn *row_colsum_compile(cute_runtime *rt, cute_dtype out, char *err, s
 extern const row_op row_softmax_fwd, row_softmax_bwd;
 extern const row_op row_rmsnorm_fwd, row_rmsnorm_bwd;
 extern const row_op row_layernorm_fwd, row_layernorm_bwd;
+/* the norms' backward by fewer instructions an element (the default: layernorm.c) */
+extern const row_op row_layernorm_bwd_lean, row_rmsnorm_bwd_lean;
 extern const row_op row_cross_entropy;
 /* the plain reductions (reduce.c): sum (variant 1: mean), max, min, product */
 extern const row_op row_reduce_sum, row_reduce_max, row_reduce_min, row_reduce_prod;

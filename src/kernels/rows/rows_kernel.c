@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cutec/notation.h"
+#include "cutec/sync.h"
 #include "kernels/rows/rows_internal.h"
 
 typedef struct row_kargs {
@@ -102,6 +103,9 @@ static cute_ssa load_f32(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa
     return widen_raw(c, p, t, load_raw(c, p, t, pred, fill));
 }
 
+/* the plan's cols_f32 (with its columns staged) */
+static bool columns_f32(const row_thread *th) { return th->stage.cols_on && th->p->cols_f32; }
+
 /* the column inputs (weight, bias) of chunk cb (staged: tile cb - first of the block's
  * part): issued (their values as stored), then taken (widened into io->t) */
 static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
@@ -112,6 +116,10 @@ static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
     cute_int staged = cute_sub(cute_ctx_alg(c), cb, th->first);
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == COL_IN) {
+            if (columns_f32(th)) { /* widened once, 0 past the row's end (columns_widen) */
+                cols.raw[s] = cute_tensor_load(c, part(c, th, th->stage.cols32[s], cute_i(0), staged));
+                continue;
+            }
             cols.from[s] = th->stage.cols_on ? part(c, th, th->stage.cols[s], cute_i(0), staged)
                                              : part(c, th, th->k->g[s], cute_i(0), cb);
             cols.raw[s] = load_raw(c, th->p, cols.from[s], in_cols, 0);
@@ -123,7 +131,23 @@ static void columns_take(cute_ctx *c, const row_thread *th, row_io *io, const ro
 {
     const row_op *op = th->p->op;
     for (int s = 0; s < op->nslots; s++)
-        if (th->p->has[s] && op->slot[s].role == COL_IN) io->t[s] = widen_raw(c, th->p, cols->from[s], cols->raw[s]);
+        if (th->p->has[s] && op->slot[s].role == COL_IN)
+            io->t[s] = columns_f32(th) ? cols->raw[s] : widen_raw(c, th->p, cols->from[s], cols->raw[s]);
+}
+
+/* the plan's cols_f32: this thread's part of each staged column input widened into its f32
+ * copy once, after the columns' wait (each thread reads back only its own part: no barrier) */
+static void columns_widen(cute_ctx *c, const row_thread *th)
+{
+    if (!columns_f32(th)) return;
+    for (int j = 0; j < th->p->stage_chunks; j++) {
+        cute_int cb = cute_add(cute_ctx_alg(c), th->first, cute_i(j));
+        cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
+        for (int s = 0; s < th->p->op->nslots; s++)
+            if (th->p->has[s] && th->p->op->slot[s].role == COL_IN)
+                cute_tensor_store(c, part(c, th, th->stage.cols32[s], cute_i(0), cute_i(j)),
+                                  load_f32(c, th->p, part(c, th, th->stage.cols[s], cute_i(0), cute_i(j)), in_cols, 0));
+    }
 }
 
 static void load_columns(cute_ctx *c, const row_thread *th, row_io *io, cute_int cb)
@@ -148,11 +172,14 @@ static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     io->crd = part(c, th, th->k->rows, rb, cb);
     io->col0 = cute_mul(cute_ctx_alg(c), cb, cute_i(row_plan_tile(th->p)));
     io->inside = cute_elem_less(c, io->crd, CUTE_CRD(th->k->m, th->k->n));
+    /* (a plan's staged_plain: every element of a staged buffer holds the row or 0) */
+    bool plain = th->stage.on && th->p->staged_plain;
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == ROW_IN) {
             cute_tensor from = th->stage.on ? part(c, th, th->stage.s[s], cute_i(0), staged_tile(c, th, cb))
                                             : part(c, th, th->k->g[s], rb, cb);
-            io->t[s] = load_f32(c, th->p, from, io->inside, op->slot[s].fill);
+            cute_ssa pred = plain ? cute_ssa_fill(c, CUTE_I1, io->inside.shape, 1) : io->inside;
+            io->t[s] = load_f32(c, th->p, from, pred, op->slot[s].fill);
         }
     if (!(for_stages && op->columns_late)) load_columns(c, th, io, cb);
 }
@@ -177,7 +204,7 @@ static void store_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == COL_PARTIAL) {
             cute_ssa zero = cute_ssa_fill(c, CUTE_F32, io->t[s].shape, 0);
-            cute_ssa add = cute_ssa_select(c, io->inside, io->t[s], zero);
+            cute_ssa add = th->p->partials_plain ? io->t[s] : cute_ssa_select(c, io->inside, io->t[s], zero);
             cute_tensor_store(c, th->acc[j][s], cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th->acc[j][s]), add));
         }
     for (int s = 0; s < op->nslots; s++)
@@ -224,19 +251,32 @@ static void row_resident(cute_ctx *c, const row_thread *th, row_io *io, cute_int
     store_chunk(c, th, io, rb, th->cb, 0);
 }
 
+/* row_plan's stage_split: the first stage's walk waits for each chunk's copy before it reads
+ * it (the buffers a chunk each, in the part's order); the row's other waits none */
+static void chunk_wait(cute_ctx *c, const row_thread *th, const row_io *io, int st)
+{
+    if (!th->p->stage_split || st > 0) return;
+    row_stage stage = th->stage; /* (its states are the tracer's variables: a copy advances them) */
+    CUTE_IF(c, cute_int_lt(c, io->row, th->k->m)) { row_stage_wait(c, &stage); }
+}
+
 /* stage st's thread-local part over the chunks the block walks, combined as it goes */
 static void stage_walk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, int st, cute_val stats[][4])
 {
     const row_op *op = th->p->op;
     int arity = th->red[st].arity;
     cute_val first[4], var[4];
+    chunk_wait(c, th, io, st);
     load_chunk(c, th, io, rb, th->first, true);
+    io->walk_first = true;
     op->partial(c, io, st, (const cute_val(*)[4])stats, first);
+    io->walk_first = false;
     for (int i = 0; i < arity; i++) stats[st][i] = first[i];
     if (th->p->stage_chunks == 1) return; /* the block's one tile */
     for (int i = 0; i < arity; i++) var[i] = cute_val_var(c, first[i]);
     CUTE_FOR(c, cb, cute_add(cute_ctx_alg(c), th->first, cute_i(1)), th->end) {
         cute_val more[4], sum[4];
+        chunk_wait(c, th, io, st);
         load_chunk(c, th, io, rb, cb, true);
         op->partial(c, io, st, (const cute_val(*)[4])stats, more);
         cute_reducer_apply(c, &th->red[st], var, more, sum);
@@ -269,7 +309,7 @@ static void write_ahead(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
 }
 
 /* the per-row values and the write pass of a longer row, whose stages are reduced */
-static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
+static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
 {
     th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
     if (th->p->cols_ahead) {
@@ -304,6 +344,17 @@ static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
         return;
     }
     CUTE_FOR(c, cb, th->first, th->end) { write_chunk(c, th, io, rb, cb, stats, 0); }
+}
+
+/* ... for row io->row (a plan's staged_plain: none for a row past the matrix, whose staged
+ * chunks hold an earlier row's) */
+static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
+{
+    if (!(th->stage.on && th->p->staged_plain)) {
+        write_pass_row(c, th, io, rb, stats);
+        return;
+    }
+    CUTE_IF(c, cute_int_lt(c, io->row, th->k->m)) { write_pass_row(c, th, io, rb, stats); }
 }
 
 /* a longer row: each stage walks the chunks, combining as it goes; then the write pass.  A
@@ -403,6 +454,16 @@ static void fill_row(cute_ctx *c, row_thread *th, cute_int j)
     CUTE_IF(c, more) { row_stage_fill(c, &th->stage, th->p, th->k->g, rb, th->first, th->k->n); }
 }
 
+/* row_plan's stage_split: row block rb's part copied chunk by chunk, each into its own buffer
+ * (a block of one row: a forward's cluster part, never a persistent block, so the row's
+ * chunks take the buffers from the first on) */
+static void fill_chunks(cute_ctx *c, row_thread *th, cute_int rb)
+{
+    CUTE_IF(c, cute_int_lt(c, rb, th->k->m)) {
+        CUTE_FOR(c, cb, th->first, th->end) { row_stage_fill(c, &th->stage, th->p, th->k->g, rb, cb, th->k->n); }
+    }
+}
+
 /* this thread's row of row block rb */
 static cute_int row_of(cute_ctx *c, const row_thread *th, cute_int rb)
 {
@@ -495,7 +556,10 @@ static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
         row_values_now(c, th, io->v, &next, ahead, it, row);
         load_firsts(c, th, io, rb, row);
         if (p->cols_ahead) th->ahead = columns_issue(c, th, th->first);
-        if (th->stage.on) {
+        if (th->stage.on && p->stage_split) {
+            fill_chunks(c, th, rb);
+            th->staged = row_stage_buffer(c, &th->stage, p); /* (stage_walk waits chunk by chunk) */
+        } else if (th->stage.on) {
             fill_row(c, th, cute_add(a, it, cute_i(th->stage.stages - 1)));
             th->staged = row_stage_buffer(c, &th->stage, p);
             CUTE_IF(c, inside) { row_stage_wait(c, &th->stage); }
@@ -506,7 +570,11 @@ static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
             row_resident(c, th, io, rb);
         store_row_values(c, th, io, row);
         if (p->tpr > 32) cute_barrier(c); /* the next row block's reductions reuse the scratch */
-        if (th->stage.on) {
+        if (th->stage.on && p->stage_split) {
+            CUTE_IF(c, inside) {
+                CUTE_FOR(c, cb, th->first, th->end) { (void)cb, row_stage_release(c, &th->stage); }
+            }
+        } else if (th->stage.on) {
             CUTE_IF(c, inside) { row_stage_release(c, &th->stage); }
         }
         row_values_keep(c, th, &next, ahead);
@@ -580,6 +648,21 @@ static void rows_pipelined(cute_ctx *c, row_thread *th, row_io *io)
     }
 }
 
+/* a plan's staged_plain: every staging buffer zeroed (each thread its part) before the first
+ * copy, ordered before the copies' async proxy; past the row's end no copy writes them */
+static void zero_staged(cute_ctx *c, const row_thread *th)
+{
+    if (!(th->stage.on && th->p->staged_plain)) return;
+    for (int t = 0; t < th->stage.stages * th->p->stage_chunks; t++)
+        for (int s = 0; s < th->p->op->nslots; s++)
+            if (th->p->has[s] && th->p->op->slot[s].role == ROW_IN) {
+                cute_tensor at = part(c, th, th->stage.s[s], cute_i(0), cute_i(t));
+                cute_tensor_store(c, at, cute_ssa_fill(c, at.dtype, at.layout.shape, 0));
+            }
+    cute_fence_proxy_async_shared_cta(c);
+    cute_barrier(c);
+}
+
 static void rows_body(cute_ctx *c, const row_kargs *k)
 {
     const row_plan *p = cute_ctx_user(c);
@@ -600,9 +683,11 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     th.cluster = row_cluster_alloc(c, &A, p);
     row_io io = io_start(c, &th);
     column_sums_begin(c, &th, &A);
+    zero_staged(c, &th);
     row_stage_columns(c, &th.stage, p, k->g, th.first, k->n);
-    for (int j = 0; th.stage.on && j < th.stage.stages - 1; j++) fill_row(c, &th, cute_i(j)); /* rows ahead */
+    for (int j = 0; th.stage.on && !p->stage_split && j < th.stage.stages - 1; j++) fill_row(c, &th, cute_i(j)); /* rows ahead */
     row_stage_columns_wait(c, &th.stage);
+    columns_widen(c, &th);
     if (p->pipelined)
         rows_pipelined(c, &th, &io);
     else
@@ -659,6 +744,7 @@ static void rows_host(cute_ctx *c, const cute_arg *args)
 {
     row_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
+    if (p->index_bound) cute_index_bound(c, p->index_bound);
     cute_tensor g[ROW_SLOTS];
     int k = 0;
     for (int s = 0; s < p->op->nslots; s++)
