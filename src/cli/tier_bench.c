@@ -2,12 +2,15 @@
  * For the step-5 GEMM (tensorop_smem) and, on sm_90, the Hopper GEMM (bf16, tn), each
  * round in fresh runtimes with no cache (CUTEC_NO_CACHE):
  *   nvrtc     the cold compile with CUTEC_TIER=0 (trace, CUDA C, NVRTC, module load)
- *   tiered    the cold compile as the library does by default: the first module (the PTX
- *             backend's, through ptxas), then how long until NVRTC's is swapped in
+ *   tiered    the cold compile tiered: the first module (the PTX backend's, through
+ *             ptxas), then how long until NVRTC's is swapped in, with NVRTC started after
+ *             the first module (CUTEC_TIER_EARLY=0) and before its ptxas ("early", =1)
  * (best of the rounds; wall ms and CPU ms: this thread's and its children's, ptxas),
  * then at N^3 the speed of the tiered function once final against the NVRTC-only one
  * (their outputs compared bit for bit: the same cubin) and of the first tier's code
- * (CUTEC_CODEGEN=ptx at the first tier's -O level, and at -O1). */
+ * (CUTEC_CODEGEN=ptx at the first tier's -O level, and at -O1); last four step-5 GEMMs cold
+ * in one runtime with one background worker or four (CUTEC_TIER_THREADS), early or not
+ * (best of two rounds at most). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -113,33 +116,53 @@ static double speed(gemm_run *g, int64_t n, void *out)
     return tf;
 }
 
+/* the tiered cold compile with the final tier's NVRTC started early or not (CUTEC_TIER_EARLY):
+ * the first module, and from the compile's start until the final tier is in */
+static bool tiered_once(gemm_run *g, const cute_gemm_config *cfg, const char *early, clock2 *first, clock2 *final_,
+                        const char *label)
+{
+    clock2 t;
+    char err[2048] = "";
+    setenv("CUTEC_TIER", "1", 1);
+    setenv("CUTEC_TIER_EARLY", early, 1);
+    if (!compile_in(g, cfg, &t)) return false;
+    best(first, t);
+    cute_status s = cute_cuda_backend_wait(cute_runtime_backend(g->rt), err, sizeof err);
+    best(final_, since(g->t0));
+    if (s != CUTE_OK) printf("%s: the final tier FAILED: %s\n", label, err);
+    done(g);
+    return true;
+}
+
 static void kernel_rows(const char *label, const cute_gemm_config *cfg, int rounds, int64_t n)
 {
-    clock2 nv = {-1, -1}, first = {-1, -1}, final_ = {-1, -1};
+    clock2 nv = {-1, -1}, first = {-1, -1}, final_ = {-1, -1}, efirst = {-1, -1}, efinal = {-1, -1};
     gemm_run g;
     char err[2048] = "";
     bool compiled = true;
+    const char *early_env = getenv("CUTEC_TIER_EARLY");
+    char early_saved[8];
+    snprintf(early_saved, sizeof early_saved, "%s", early_env ? early_env : "");
     for (int r = 0; r < rounds && compiled; r++) {
         clock2 t;
         setenv("CUTEC_TIER", "0", 1);
         if (!(compiled = compile_in(&g, cfg, &t))) break;
         best(&nv, t), done(&g);
-        setenv("CUTEC_TIER", "1", 1);
-        if (!(compiled = compile_in(&g, cfg, &t))) break;
-        best(&first, t);
-        cute_status s = cute_cuda_backend_wait(cute_runtime_backend(g.rt), err, sizeof err);
-        best(&final_, since(g.t0));
-        if (s != CUTE_OK) printf("%s: the final tier FAILED: %s\n", label, err);
-        done(&g);
+        /* the two orders, alternating which goes first */
+        for (int o = 0; o < 2 && compiled; o++)
+            compiled = (o + r) % 2 ? tiered_once(&g, cfg, "1", &efirst, &efinal, label)
+                                   : tiered_once(&g, cfg, "0", &first, &final_, label);
     }
+    if (early_saved[0]) setenv("CUTEC_TIER_EARLY", early_saved, 1);
+    else unsetenv("CUTEC_TIER_EARLY");
     if (!compiled) {
         printf("%s: compile FAILED (CUTEC_TIER=%s): %s\n", label, getenv("CUTEC_TIER"), g.err);
         done(&g);
         return;
     }
     printf("%-8s cold compile, best of %d, ms wall / cpu: nvrtc %.1f / %.1f; tiered: first module %.1f / %.1f, "
-           "final %.1f wall\n",
-           label, rounds, nv.wall, nv.cpu, first.wall, first.cpu, final_.wall);
+           "final %.1f wall; early: first %.1f / %.1f, in %.1f wall\n",
+           label, rounds, nv.wall, nv.cpu, first.wall, first.cpu, final_.wall, efirst.wall, efirst.cpu, efinal.wall);
     if (n <= 0) return;
     /* speed: final tier against NVRTC-only, and the first tier's code */
     size_t bytes = (size_t)(n * n * 2);
@@ -176,6 +199,57 @@ static void kernel_rows(const char *label, const cute_gemm_config *cfg, int roun
     free(c_nv), free(c_tier);
 }
 
+/* A model's first step: four step-5 GEMMs (bf16 and fp16 in, C in their type or f32) compiled
+ * cold one after another in one runtime, tiered; wall ms until the last first module is
+ * back and until every final tier is in, with `threads` background workers
+ * (CUTEC_TIER_THREADS) and the final tiers' NVRTC started early or not (CUTEC_TIER_EARLY). */
+static bool many_once(const char *threads, const char *early, clock2 *firsts, clock2 *finals)
+{
+    setenv("CUTEC_TIER", "1", 1);
+    setenv("CUTEC_TIER_THREADS", threads, 1);
+    setenv("CUTEC_TIER_EARLY", early, 1);
+    cute_runtime *rt;
+    char err[2048];
+    if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) return printf("many: %s\n", err), false;
+    const cute_fn *f[4] = {0};
+    clock2 t0 = now2();
+    bool ok = true;
+    for (int i = 0; i < 4 && ok; i++) {
+        cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = i < 2 ? CUTE_BF16 : CUTE_F16,
+                                .c_dtype = i % 2 ? CUTE_F32 : CUTE_VOID, .major = {1, 1, 0}, .align_bytes = 16,
+                                .index_bound = CUTE_GEMM_INDEX_BOUND};
+        ok = (f[i] = cute_gemm_compile(rt, &cfg, err, sizeof err)) != NULL;
+    }
+    best(firsts, since(t0));
+    cute_status s = ok ? cute_cuda_backend_wait(cute_runtime_backend(rt), err, sizeof err) : CUTE_OK;
+    best(finals, since(t0));
+    if (!ok || s != CUTE_OK) printf("many (threads %s, early %s): %s FAILED: %s\n", threads, early,
+                                    ok ? "the final tier" : "compile", err);
+    for (int i = 0; i < 4; i++) cute_fn_free(f[i]);
+    cute_runtime_free(rt);
+    return ok && s == CUTE_OK;
+}
+
+static void many_rows(int rounds)
+{
+    static const char *const ways[4][2] = {{"1", "0"}, {"1", "1"}, {"4", "0"}, {"4", "1"}};
+    clock2 firsts[4], finals[4];
+    for (int w = 0; w < 4; w++) firsts[w] = finals[w] = (clock2){-1, -1};
+    bool ok = true;
+    for (int r = 0; r < rounds && ok; r++)
+        for (int w = 0; w < 4 && ok; w++) {
+            int k = (w + r) % 4; /* each way first in turn */
+            ok = many_once(ways[k][0], ways[k][1], &firsts[k], &finals[k]);
+        }
+    unsetenv("CUTEC_TIER_THREADS"), unsetenv("CUTEC_TIER_EARLY");
+    if (!ok) return;
+    printf("many     4 step-5 GEMMs cold, best of %d, wall ms, first modules / all final:", rounds);
+    for (int w = 0; w < 4; w++)
+        printf("%s threads %s early %s: %.1f / %.1f", w ? ";" : "", ways[w][0], ways[w][1], firsts[w].wall,
+               finals[w].wall);
+    printf("\n");
+}
+
 int cmd_bench_tiers(int argc, char **argv)
 {
     int rounds = 3;
@@ -203,6 +277,7 @@ int cmd_bench_tiers(int argc, char **argv)
         cfg.variant = CUTE_GEMM_HOPPER;
         kernel_rows("hopper", &cfg, rounds, n);
     }
+    many_rows(rounds < 2 ? rounds : 2); /* 16 cold compiles a round: two rounds at most */
     cute_cuda_close(cu);
     return CLI_OK;
 }

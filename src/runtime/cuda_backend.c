@@ -620,24 +620,87 @@ int cute_cuda_tier_opt_level(void)
     return (int)cute_env_int_warn("CUTEC_TIER_OPT", 0, 4, tier_opt_default);
 }
 
+/* The final tier's NVRTC compile starts before the first tier's ptxas (CUTEC_TIER_EARLY=1)
+ * or after its module is loaded (0, the order before); unset, tier_early_by_default (any
+ * other value warns and gives it).  Off
+ * until scripts/device-tier2.sh shows the final tier in sooner with the first module no
+ * later: the flip is this line. */
+static const bool tier_early_by_default = false;
+/* workers of a backend's background compiles: CUTEC_TIER_THREADS (0-16; anything else
+ * warns and gives this), else this (0: the CPUs less one, at most 4).  1, one module after
+ * another, until scripts/device-tier2.sh shows several cold kernels final sooner with more:
+ * this line. */
+static const int tier_threads_default = 1;
+
+static bool tier_early(void)
+{
+    return cute_env_choice_warn("CUTEC_TIER_EARLY", "0|1", tier_early_by_default) == 1;
+}
+
+static int tier_threads(void)
+{
+    int n = (int)cute_env_int_warn("CUTEC_TIER_THREADS", 0, TIER_MAX_THREADS, tier_threads_default);
+    if (n == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        n = cpus > 5 ? 4 : cpus > 2 ? (int)cpus - 1 : 1;
+    }
+    return n;
+}
+
+/* One module's final tier.  Started early, its NVRTC compile runs while the calling thread
+ * builds the first module, then waits for it: `first` says how that went.  Two owners, the
+ * worker's job and (until it says how the first tier went) the compiling thread. */
+enum { FIRST_PENDING, FIRST_LOADED /* m is set */, FIRST_FAILED /* NVRTC's is not wanted */ };
 typedef struct tier_task {
     cuda_backend *b;
-    cute_module *m; /* one reference, the task's */
+    cute_module *m; /* one reference, the task's (FIRST_LOADED) */
     char *source;   /* the CUDA C */
+    cute_cache_key key;
+    pthread_mutex_t lock;
+    pthread_cond_t told; /* first left FIRST_PENDING */
+    int first, refs;
 } tier_task;
 
-/* on the worker thread: NVRTC, the cache entry (the final form is what a later process
- * loads), the module, each kernel's function, then the swap */
+static void task_unref(tier_task *t)
+{
+    pthread_mutex_lock(&t->lock);
+    bool last = --t->refs == 0;
+    pthread_mutex_unlock(&t->lock);
+    if (!last) return;
+    if (t->m) cb_module_free(t->b, t->m);
+    pthread_mutex_destroy(&t->lock);
+    pthread_cond_destroy(&t->told);
+    free(t->source);
+    free(t);
+}
+
+/* the compiling thread: the first tier's outcome (m: loaded, one reference for the task;
+ * NULL: failed), then its own reference dropped */
+static void task_tell(tier_task *t, cute_module *m)
+{
+    pthread_mutex_lock(&t->lock);
+    t->m = m, t->first = m ? FIRST_LOADED : FIRST_FAILED;
+    pthread_cond_broadcast(&t->told);
+    pthread_mutex_unlock(&t->lock);
+    task_unref(t);
+}
+
+/* on a worker thread: NVRTC, then (once the first module is loaded) the cache entry (the
+ * final form is what a later process loads), the module, each kernel's function, the swap */
 static cute_status tier_finish(void *user, char *why, size_t n)
 {
     tier_task *t = user;
     cuda_backend *b = t->b;
-    cute_module *m = t->m;
     image im = {0};
     char *log = NULL;
     void *mod = NULL;
     cute_status s = nvrtc_image(b, t->source, false, false, &im, &log, why, n);
     free(log);
+    pthread_mutex_lock(&t->lock);
+    while (t->first == FIRST_PENDING) pthread_cond_wait(&t->told, &t->lock);
+    cute_module *m = t->m;
+    pthread_mutex_unlock(&t->lock);
+    if (!m) return free(im.cubin), CUTE_OK; /* no first module: the compiling thread built NVRTC's */
     if (s == CUTE_OK && (s = cute_cuda_module_load(b->cu, im.cubin, &mod)) != CUTE_OK)
         snprintf(why, n, "loading NVRTC's cubin: %s", cute_cuda_error(b->cu));
     for (int i = 0; i < m->n && s == CUTE_OK; i++) {
@@ -651,7 +714,7 @@ static cute_status tier_finish(void *user, char *why, size_t n)
     if (s == CUTE_OK) {
         size_t len = 0;
         uint8_t *p = payload_pack(&im, &len);
-        if (p) cute_cache_put(b->cache, &m->key, p, len);
+        if (p) cute_cache_put(b->cache, &t->key, p, len);
         free(p);
         m->final_mod = mod;
         for (int i = 0; i < m->n; i++) atomic_store_explicit(&m->k[i].code, &m->k[i].form[1], memory_order_release);
@@ -666,51 +729,60 @@ static cute_status tier_finish(void *user, char *why, size_t n)
 
 static void tier_release(void *user)
 {
-    tier_task *t = user;
-    cb_module_free(t->b, t->m);
-    free(t->source);
-    free(t);
+    task_unref(user);
 }
 
-/* A tiered cold miss: the PTX backend's module through ptxas (not cached: the cache holds
- * the final form), then NVRTC's queued.  CUTE_ERR_UNSUPPORTED where the PTX backend does
- * not say these kernels or its module is refused: the caller compiles with NVRTC now. */
+/* the first module: the PTX backend's (not cached: the cache holds the final form), bound */
+static cute_module *tier_first_module(cuda_backend *b, const char *ptx, cute_ir_func *const *kernels, int n,
+                                      const cute_cache_key *key)
+{
+    compile_job pj = {ptx, {{0}}, false, 0, true, (const cute_ir_func *const *)kernels, n, NULL, 0};
+    image im = {0};
+    if (jit_build(b, &pj, false, cute_cuda_tier_opt_level(), true, &im) != CUTE_OK) return NULL;
+    cute_module *m = calloc(1, sizeof *m);
+    if (m && !(m->k = calloc((size_t)n, sizeof *m->k))) free(m), m = NULL;
+    if (!m) return free(im.cubin), NULL;
+    m->key = *key, m->refs = 2 /* the caller's and the task's */, m->n = n;
+    cute_status s = driver_failed(b, cute_cuda_module_load(b->cu, im.cubin, &m->mod));
+    free(im.cubin);
+    if (s == CUTE_OK) s = module_bind(b, m, kernels);
+    if (s != CUTE_OK) return module_destroy(b, m), NULL;
+    return m;
+}
+
+/* A tiered cold miss: the PTX backend's module now, NVRTC's on a worker, started before
+ * the first tier's ptxas (tier_early) or after.  CUTE_ERR_UNSUPPORTED where the PTX backend
+ * does not say these kernels or its module is refused: the caller compiles with NVRTC now. */
 static cute_status tier_first(cuda_backend *b, const compile_job *j, cute_ir_func *const *kernels, int n,
                               cute_module **out)
 {
-    char *ptx = NULL, why[512];
+    char *ptx = NULL, why[512], what[160];
     cute_ptx_opts po = {.arch = b->arch};
     if (open_nvrtc(b) != CUTE_OK || /* here, not on the worker: tier.h says why */
         cute_ptx_emit((const cute_ir_func *const *)kernels, n, &po, &ptx, why, sizeof why) != CUTE_OK)
         return free(ptx), CUTE_ERR_UNSUPPORTED;
-    compile_job pj = {ptx, {{0}}, false, 0, true, (const cute_ir_func *const *)kernels, n, NULL, 0};
-    image im = {0};
-    cute_status s = jit_build(b, &pj, false, cute_cuda_tier_opt_level(), true, &im);
+    tier_task *t = calloc(1, sizeof *t);
+    if (!t || !(t->source = strdup(j->source))) return free(t), free(ptx), CUTE_ERR_UNSUPPORTED;
+    t->b = b, t->key = j->key, t->first = FIRST_PENDING, t->refs = 2; /* the job's and ours */
+    pthread_mutex_init(&t->lock, NULL);
+    pthread_cond_init(&t->told, NULL);
+    snprintf(what, sizeof what, "NVRTC's form of kernel %s%s", kernels[0]->name, n > 1 ? " and others" : "");
+    bool started = tier_early() && tier_start(b->tiers, what, tier_finish, tier_release, t) == CUTE_OK;
+    cute_module *m = tier_first_module(b, ptx, kernels, n, &j->key);
     free(ptx);
-    cute_module *m = s == CUTE_OK ? calloc(1, sizeof *m) : NULL;
-    if (m && !(m->k = calloc((size_t)n, sizeof *m->k))) free(m), m = NULL;
-    tier_task *t = m ? calloc(1, sizeof *t) : NULL;
-    if (!t || !(t->source = strdup(j->source))) {
-        free(im.cubin), free(t);
-        if (m) free(m->k), free(m);
-        return CUTE_ERR_UNSUPPORTED;
+    if (!started) {
+        t->m = m, t->first = m ? FIRST_LOADED : FIRST_FAILED; /* no worker has it yet */
+        if (m && tier_start(b->tiers, what, tier_finish, tier_release, t) != CUTE_OK) { /* no thread: now */
+            char why2[2048];
+            if (tier_finish(t, why2, sizeof why2) != CUTE_OK) say(b, "%s", why2);
+            task_unref(t);
+        }
+        if (!m) task_unref(t); /* the job's reference: never started */
+        task_unref(t);
+    } else {
+        task_tell(t, m);
     }
-    m->key = j->key, m->refs = 2 /* the caller's and the task's */, m->n = n;
-    s = driver_failed(b, cute_cuda_module_load(b->cu, im.cubin, &m->mod));
-    free(im.cubin);
-    if (s == CUTE_OK) s = module_bind(b, m, kernels);
-    if (s != CUTE_OK) {
-        module_destroy(b, m), free(t->source), free(t);
-        return CUTE_ERR_UNSUPPORTED;
-    }
-    t->b = b, t->m = m;
-    char what[160];
-    snprintf(what, sizeof what, "NVRTC's form of kernel %s%s", m->k[0].name, n > 1 ? " and others" : "");
-    if (tier_start(b->tiers, what, tier_finish, tier_release, t) != CUTE_OK) { /* no thread: now */
-        char why2[2048];
-        if (tier_finish(t, why2, sizeof why2) != CUTE_OK) say(b, "%s", why2);
-        tier_release(t);
-    }
+    if (!m) return CUTE_ERR_UNSUPPORTED;
     set_log(b, "");
     *out = m;
     return CUTE_OK;
@@ -971,7 +1043,7 @@ cute_status cute_cuda_backend_new(const cute_cuda_backend_opts *o, cute_backend 
         if (!b->cache) s = CUTE_ERR_OOM, snprintf(err, n, "out of memory");
     }
     if (s == CUTE_OK && (s = copy_options(b, o)) != CUTE_OK) snprintf(err, n, "out of memory");
-    if (s == CUTE_OK && !(b->tiers = tier_queue_new())) s = CUTE_ERR_OOM, snprintf(err, n, "out of memory");
+    if (s == CUTE_OK && !(b->tiers = tier_queue_new(tier_threads()))) s = CUTE_ERR_OOM, snprintf(err, n, "out of memory");
     if (s != CUTE_OK) {
         cb_destroy(b);
         return s;

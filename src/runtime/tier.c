@@ -1,5 +1,5 @@
-/* The background work of a tiered compile (tier.h): a queue of jobs, one worker thread
- * while there is work, the first failure kept until someone asks for it. */
+/* The background work of a tiered compile (tier.h): a queue of jobs, a pool of worker
+ * threads while there is work, the first failure kept until someone asks for it. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,15 +17,19 @@ typedef struct job {
     struct job *next;
 } job;
 
+/* a worker's slot: its thread, from its start until it is joined */
+enum { SLOT_FREE, SLOT_RUNNING, SLOT_ENDED /* returned or returning: join it */ };
+
 struct tier_queue {
     pthread_mutex_t lock;
     pthread_cond_t done; /* signalled as each job ends */
     job *head, *tail;
-    int pending;       /* queued or running */
-    bool worker;       /* a worker thread runs (it clears this as its last act under the lock) */
-    bool joinable;     /* a worker was started and not joined yet */
-    pthread_t thread;
-    pid_t pid; /* the process whose worker it is: a fork's child has no worker to wait for */
+    int pending; /* queued or running */
+    int threads; /* the most workers at once */
+    int workers; /* running: each clears its slot as its last act under the lock */
+    pthread_t thread[TIER_MAX_THREADS];
+    int slot[TIER_MAX_THREADS];
+    pid_t pid; /* the process whose workers they are: a fork's child has none to wait for */
     cute_status failed; /* the first failure not handed out by tier_wait, or CUTE_OK */
     char why[1024];
     tier_queue *next_live; /* the process's live queues, waited for at exit */
@@ -62,10 +66,12 @@ static void wait_all_at_exit(void)
     pthread_mutex_unlock(&live_lock);
 }
 
-tier_queue *tier_queue_new(void)
+tier_queue *tier_queue_new(int threads)
 {
     tier_queue *q = calloc(1, sizeof *q);
     if (!q) return NULL;
+    q->threads = threads < 1 ? 1 : threads > TIER_MAX_THREADS ? TIER_MAX_THREADS : threads;
+    q->pid = getpid();
     pthread_mutex_init(&q->lock, NULL);
     pthread_cond_init(&q->done, NULL);
     pthread_mutex_lock(&live_lock);
@@ -95,9 +101,31 @@ static void *worker(void *arg)
         q->pending--;
         pthread_cond_broadcast(&q->done);
     }
-    q->worker = false;
+    for (int i = 0; i < q->threads; i++)
+        if (q->slot[i] == SLOT_RUNNING && pthread_equal(q->thread[i], pthread_self())) q->slot[i] = SLOT_ENDED;
+    q->workers--;
     pthread_mutex_unlock(&q->lock);
     return NULL;
+}
+
+/* one more worker if the jobs, this one counted, outnumber them and the pool has room
+ * (under q->lock); an ended worker's slot is joined first.  False: none could start. */
+static bool add_worker(tier_queue *q)
+{
+    if (q->pid != getpid()) {
+        if (q->pending > 1) return true; /* a forked child: its parent's jobs never end here */
+        for (int i = 0; i < q->threads; i++) q->slot[i] = SLOT_FREE; /* the parent's threads */
+        q->workers = 0, q->pid = getpid();
+    }
+    if (q->workers >= q->threads || q->workers >= q->pending) return true;
+    for (int i = 0; i < q->threads; i++) {
+        if (q->slot[i] == SLOT_RUNNING) continue;
+        if (q->slot[i] == SLOT_ENDED) pthread_join(q->thread[i], NULL), q->slot[i] = SLOT_FREE;
+        if (pthread_create(&q->thread[i], NULL, worker, q) != 0) return q->workers > 0;
+        q->slot[i] = SLOT_RUNNING, q->workers++;
+        return true;
+    }
+    return true;
 }
 
 cute_status tier_start(tier_queue *q, const char *what, tier_run_fn run, tier_release_fn release, void *user)
@@ -110,22 +138,18 @@ cute_status tier_start(tier_queue *q, const char *what, tier_run_fn run, tier_re
     if (!at_exit_registered) at_exit_registered = atexit(wait_all_at_exit) == 0;
     pthread_mutex_unlock(&live_lock);
     pthread_mutex_lock(&q->lock);
-    cute_status s = CUTE_OK;
-    if (!q->worker) {
-        /* the last worker cleared its flag and is returning: join it before a new one */
-        if (q->joinable) pthread_join(q->thread, NULL), q->joinable = false;
-        if (pthread_create(&q->thread, NULL, worker, q) != 0) s = CUTE_ERR_OOM;
-        else q->worker = q->joinable = true, q->pid = getpid();
-    }
-    if (s == CUTE_OK) {
+    q->pending++;
+    bool queued = add_worker(q); /* the new worker waits for the lock: the job is linked first */
+    if (queued) {
         if (q->tail) q->tail->next = j;
         else q->head = j;
         q->tail = j;
-        q->pending++;
+    } else {
+        q->pending--;
     }
     pthread_mutex_unlock(&q->lock);
-    if (s != CUTE_OK) free(j);
-    return s;
+    if (!queued) free(j);
+    return queued ? CUTE_OK : CUTE_ERR_OOM;
 }
 
 cute_status tier_wait(tier_queue *q, char *err, size_t errn)
@@ -163,9 +187,12 @@ void tier_queue_free(tier_queue *q)
     pthread_mutex_lock(&q->lock);
     wait_jobs(q);
     report(q);
-    bool join = q->joinable && q->pid == getpid();
+    int started = 0; /* every worker returns now that the jobs are done: join them */
+    pthread_t thread[TIER_MAX_THREADS];
+    for (int i = 0; i < q->threads && q->pid == getpid(); i++)
+        if (q->slot[i] != SLOT_FREE) thread[started++] = q->thread[i];
     pthread_mutex_unlock(&q->lock);
-    if (join) pthread_join(q->thread, NULL);
+    for (int i = 0; i < started; i++) pthread_join(thread[i], NULL);
     pthread_mutex_destroy(&q->lock);
     pthread_cond_destroy(&q->done);
     free(q);

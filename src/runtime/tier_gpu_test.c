@@ -6,7 +6,9 @@
  * returns.
  * Four threads call a tiered function while its final tier swaps in under them: every call
  * right.  A background NVRTC compile that fails (an option NVRTC refuses) is handed out by
- * cute_cuda_backend_wait, once, and the function keeps running the first tier's code.
+ * cute_cuda_backend_wait, once, and the function keeps running the first tier's code.  A
+ * first tier ptxas refuses falls back to NVRTC at once, in either order (CUTEC_TIER_EARLY).
+ * scripts/device-tier2.sh runs it also with CUTEC_TIER_EARLY=1 CUTEC_TIER_THREADS=4.
  * Without a GPU (or NVRTC, or ptxas) it skips visibly. */
 #include <dirent.h>
 #include <pthread.h>
@@ -219,6 +221,36 @@ static void background_failure(void)
     unsetenv("CUTEC_NVRTC_OPTIONS");
 }
 
+/* ptxas refuses the first tier (CUTEC_PTXAS=/bin/false): the compile returns NVRTC's module,
+ * built at once, in either order; an NVRTC job started early is dropped, and says nothing */
+static void first_tier_refused(void)
+{
+    static problem p;
+    const char *early[2] = {"0", "1"}, *was = getenv("CUTEC_TIER_EARLY");
+    char saved[16];
+    snprintf(saved, sizeof saved, "%s", was ? was : "");
+    setenv("CUTEC_TIER", "1", 1);
+    setenv("CUTEC_PTXAS", "/bin/false", 1);
+    for (int e = 0; e < 2; e++) {
+        char opt[64];
+        snprintf(opt, sizeof opt, "-DCUTEC_TIER_TEST_REFUSED_%d", e); /* another key: a miss */
+        setenv("CUTEC_NVRTC_OPTIONS", opt, 1);
+        setenv("CUTEC_TIER_EARLY", early[e], 1);
+        int before = entries(NULL);
+        CHECK(open_problem(&p), "early %s: a refused first tier falls back to NVRTC: %s", early[e], p.err);
+        CHECK(entries(NULL) == before + 1, "early %s: NVRTC's entry before the compile returns: %d", early[e],
+              entries(NULL) - before);
+        CHECK(p.f && wrong(&p) == 0, "early %s: NVRTC's module: wrong elements", early[e]);
+        char err[2048];
+        CHECK(cute_cuda_backend_wait(p.b, err, sizeof err) == CUTE_OK && cute_cuda_backend_pending(p.b) == 0,
+              "early %s: nothing to hand out: '%s'", early[e], err);
+        close_problem(&p);
+    }
+    unsetenv("CUTEC_NVRTC_OPTIONS"), unsetenv("CUTEC_PTXAS");
+    if (saved[0]) setenv("CUTEC_TIER_EARLY", saved, 1);
+    else unsetenv("CUTEC_TIER_EARLY");
+}
+
 int main(void)
 {
     char err[512];
@@ -241,6 +273,7 @@ int main(void)
     untiered_is_synchronous();
     swap_under_launches();
     background_failure();
+    first_tier_refused();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

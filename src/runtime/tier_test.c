@@ -5,7 +5,8 @@
  * backend does it (cuda_backend.c: an atomic pointer from the first form to the final one,
  * stored with release once the final form is whole): threads that read it while a job
  * swaps see one whole form or the other, never a half-written one, and the final one once
- * tier_wait returned.  A process forked while a job runs does not wait for it. */
+ * tier_wait returned.  A process forked while a job runs does not wait for it.  A pool of
+ * workers runs jobs side by side, never more than its size, each once. */
 #define _DEFAULT_SOURCE /* usleep */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -50,7 +51,7 @@ static void release(void *user)
 
 static void order_and_release(void)
 {
-    tier_queue *q = tier_queue_new();
+    tier_queue *q = tier_queue_new(1);
     CHECK(q != NULL, "a queue");
     counter c = {0};
     job_arg a[8];
@@ -77,7 +78,7 @@ static void order_and_release(void)
 
 static void failure_handed_out_once(void)
 {
-    tier_queue *q = tier_queue_new();
+    tier_queue *q = tier_queue_new(1);
     counter c = {0};
     job_arg a[3] = {{&c, 0, CUTE_OK, 0}, {&c, 1, CUTE_ERR_COMPILE, 0}, {&c, 2, CUTE_ERR_OOM, 0}};
     tier_start(q, "NVRTC's form of kernel k0", run, release, &a[0]);
@@ -102,7 +103,7 @@ static void failure_never_lost(void)
     fflush(stderr);
     int saved = dup(2);
     dup2(fd, 2);
-    tier_queue *q = tier_queue_new();
+    tier_queue *q = tier_queue_new(1);
     counter c = {0};
     job_arg a = {&c, 5, CUTE_ERR_COMPILE, 0};
     tier_start(q, "NVRTC's form of kernel lost", run, release, &a);
@@ -159,7 +160,7 @@ static void swap_under_readers(void)
         s.code = &s.forms[0];
         pthread_t t[4];
         for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, reader, &s);
-        tier_queue *q = tier_queue_new();
+        tier_queue *q = tier_queue_new(1);
         tier_start(q, "swap", swap_in, NULL, &s);
         char err[64];
         tier_wait(q, err, sizeof err);
@@ -173,7 +174,7 @@ static void swap_under_readers(void)
     }
 }
 
-/* jobs queued from several threads at once: each runs once */
+/* jobs queued from several threads at once: each runs once (one worker, then four) */
 typedef struct starter {
     tier_queue *q;
     counter *c;
@@ -190,9 +191,9 @@ static void *start_many(void *arg)
     return NULL;
 }
 
-static void threads_queue_at_once(void)
+static void threads_queue_at_once(int workers)
 {
-    tier_queue *q = tier_queue_new();
+    tier_queue *q = tier_queue_new(workers);
     counter c = {0};
     static starter st[4];
     pthread_t t[4];
@@ -208,7 +209,7 @@ static void threads_queue_at_once(void)
 /* a process forked while a job runs has no worker: its waits and its exit do not hang */
 static void fork_does_not_hang(void)
 {
-    tier_queue *q = tier_queue_new();
+    tier_queue *q = tier_queue_new(1);
     counter c = {0};
     job_arg a = {&c, 0, CUTE_OK, 300000};
     tier_start(q, "slow", run, release, &a);
@@ -228,14 +229,66 @@ static void fork_does_not_hang(void)
     tier_queue_free(q);
 }
 
+/* a pool: up to `threads` jobs at once, never more; each runs and is released once; a
+ * failure handed out once, as with one worker */
+typedef struct overlap {
+    atomic_int now, most, runs;
+} overlap;
+
+static cute_status overlapping(void *user, char *err, size_t n)
+{
+    overlap *o = user;
+    int at = atomic_fetch_add(&o->now, 1) + 1;
+    for (int m = atomic_load(&o->most); at > m && !atomic_compare_exchange_weak(&o->most, &m, at);) {
+    }
+    usleep(30000);
+    atomic_fetch_sub(&o->now, 1);
+    bool fail = atomic_fetch_add(&o->runs, 1) == 5;
+    if (fail) snprintf(err, n, "the sixth job refused");
+    return fail ? CUTE_ERR_COMPILE : CUTE_OK;
+}
+
+static void pool_runs_side_by_side(void)
+{
+    for (int threads = 1; threads <= 4; threads += 3) {
+        tier_queue *q = tier_queue_new(threads);
+        overlap o = {0};
+        for (int i = 0; i < 12; i++) tier_start(q, "pooled", overlapping, NULL, &o);
+        char err[256];
+        cute_status s = tier_wait(q, err, sizeof err);
+        CHECK(s == CUTE_ERR_COMPILE && strstr(err, "pooled: the sixth job refused"), "%d workers: the failure: %s '%s'",
+              threads, cute_status_name(s), err);
+        CHECK(tier_wait(q, err, sizeof err) == CUTE_OK, "%d workers: handed out once", threads);
+        CHECK(atomic_load(&o.runs) == 12 && tier_pending(q) == 0, "%d workers: 12 jobs ran: %d", threads,
+              atomic_load(&o.runs));
+        int most = atomic_load(&o.most);
+        CHECK(threads == 1 ? most == 1 : most >= 2 && most <= threads, "%d workers: %d jobs at once at most", threads,
+              most);
+        /* drained: the workers ended; later jobs start them again */
+        usleep(2000);
+        for (int i = 0; i < 3; i++) tier_start(q, "pooled", overlapping, NULL, &o);
+        CHECK(tier_wait(q, err, sizeof err) == CUTE_OK && atomic_load(&o.runs) == 15, "%d workers: after the drain: %d",
+              threads, atomic_load(&o.runs));
+        tier_queue_free(q);
+    }
+    tier_queue *q = tier_queue_new(99); /* clamped: still a queue that runs its jobs */
+    counter c = {0};
+    job_arg a = {&c, 0, CUTE_OK, 0};
+    CHECK(q && tier_start(q, "clamped", run, release, &a) == CUTE_OK, "a queue asked for 99 workers");
+    tier_queue_free(q);
+    CHECK(atomic_load(&c.releases) == 1, "its job ran and was released");
+}
+
 int main(void)
 {
     order_and_release();
     failure_handed_out_once();
     failure_never_lost();
     swap_under_readers();
-    threads_queue_at_once();
+    threads_queue_at_once(1);
+    threads_queue_at_once(4);
     fork_does_not_hang();
+    pool_runs_side_by_side();
     CHECK(tier_wait(NULL, NULL, 0) == CUTE_OK && tier_pending(NULL) == 0, "no queue: nothing to wait for");
     return CHECK_DONE("tier_test");
 }
