@@ -248,7 +248,8 @@ static void collective(group *g, comm_collective k, cute_comm_op op, cute_dtype 
     CHECK(s == CUTE_OK, "%s %s over %d ranks: %s", comm_name(k), cute_dtype_name(d), g->n, err);
     size_t bytes = (size_t)nr * cute_dtype_bytes(d);
     void *tmp = malloc(bytes);
-    int64_t bad = 0;
+    int64_t bad = 0, first = -1;
+    double first_got = 0, first_want = 0;
     double ulp = d == CUTE_BF16 ? 1.0 / 128 : 1.0 / 8388608;
     for (int r = 0; s == CUTE_OK && r < g->n; r++) {
         cute_backend *b = cute_runtime_backend(g->rt[r]);
@@ -259,12 +260,13 @@ static void collective(group *g, comm_collective k, cute_comm_op op, cute_dtype 
                         : reduce(g, k == COMM_REDUCE_SCATTER ? r * nr + i : i, op);
             double tol = k == COMM_ALL_GATHER || op == CUTE_COMM_MAX || op == CUTE_COMM_MIN
                        ? 0 : 2 * ulp * g->n * (fabs(want) + 4);
-            bad += !(fabs(y - want) <= tol);
+            if (!(fabs(y - want) <= tol) && bad++ == 0) first = r * nr + i, first_got = y, first_want = want;
         }
     }
     free(tmp);
-    CHECK(bad == 0, "%s %s op %d over %d ranks: %lld of %lld wrong", comm_name(k),
-          cute_dtype_name(d), op, g->n, (long long)bad, (long long)nr * g->n);
+    CHECK(bad == 0, "%s %s op %d over %d ranks: %lld of %lld wrong (the first: element %lld of rank %lld, %.9g "
+          "where %.9g)", comm_name(k), cute_dtype_name(d), op, g->n, (long long)bad, (long long)nr * g->n,
+          (long long)(first % nr), (long long)(first / nr), first_got, first_want);
 }
 
 static bool group_open(group *g, char *err, size_t n)
