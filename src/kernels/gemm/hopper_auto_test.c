@@ -69,23 +69,25 @@ int main(void)
     CHECK(!memcmp(&fp8, &none, sizeof none), "e4m3: the plan's defaults");
     CHECK(!memcmp(&f32, &none, sizeof none), "an f32 C: the plan's defaults");
     cute_gemm_tiling t;
-    /* block scales: 128 x 128 in 2x1 clusters (ahead of 128 x 160 and of 1x1 at 4096x7168 and
-     * 4096x4096, K 16384), with amax too; one row tile of M: no cluster; an f32 C keeps the
-     * plan's defaults; each row compiles */
+    /* block scales: 256 x 128 in 1x2 clusters where M >= 1024 (at 240 registers: ahead of
+     * 128 x 128 2x1 at 4096x7168x16384), else 128 x 128 in 2x1 clusters; with amax too; one
+     * row tile of M or N: no cluster along it; an f32 C keeps the plan's defaults; each row
+     * compiles */
     int64_t shapes[][3] = {{4096, 7168, 16384}, {4096, 4096, 4096}, {4096, 160, 4096}, {128, 4096, 4096}};
     for (int i = 0; i < 4; i++) {
         cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = i % 2 ? CUTE_E5M2 : CUTE_E4M3, .c_dtype = CUTE_BF16,
                                 .scale = CUTE_GEMM_SCALE_BLOCK, .major = {1, 1, 1}, .align_bytes = 16};
         cfg.tiling = gemm_hopper_auto_tiling(&cfg, shapes[i]);
-        int cm = shapes[i][0] > 128 ? 2 : 1;
+        bool tall = shapes[i][0] >= 1024;
+        int bm = tall ? 256 : 128, cm = tall ? 1 : shapes[i][0] > 128 ? 2 : 1, cn = tall && shapes[i][1] > 128 ? 2 : 1;
         long long m = shapes[i][0], n = shapes[i][1];
-        CHECK(cfg.tiling.bm == 128 && cfg.tiling.bn == 128 && cfg.tiling.cluster_m == cm && cfg.tiling.cluster_n == 1,
+        CHECK(cfg.tiling.bm == bm && cfg.tiling.bn == 128 && cfg.tiling.cluster_m == cm && cfg.tiling.cluster_n == cn,
               "block scales %lldx%lld: %dx%d, cluster %dx%d", m, n, cfg.tiling.bm, cfg.tiling.bn, cfg.tiling.cluster_m,
               cfg.tiling.cluster_n);
         CHECK(plan_takes(&cfg), "the block-scale row for %lldx%lld compiles", m, n);
         cfg.amax = true;
         t = gemm_hopper_auto_tiling(&cfg, shapes[i]);
-        CHECK(t.bn == 128 && t.cluster_m == cm, "block scales with amax, %lldx%lld: %dx%d", m, n, t.bm, t.bn);
+        CHECK(t.bm == bm && t.bn == 128 && t.cluster_m == cm && t.cluster_n == cn, "block scales with amax, %lldx%lld: %dx%d", m, n, t.bm, t.bn);
         cfg.tiling = t;
         CHECK(plan_takes(&cfg), "the block-scale row with amax compiles");
         cfg.c_dtype = CUTE_F32, cfg.amax = false;

@@ -84,8 +84,8 @@ typedef struct scale_at {
     cute_int lane;
 } scale_at;
 
-/* Shared rows (the default for 256-row tiles, session 34; CUTEC_GEMM_BLOCKSCALE_ROWS=own
- * gives each thread its own rows' scales, as every other tile has them).  A warp's
+/* Shared rows (CUTEC_GEMM_BLOCKSCALE_ROWS=shfl, 256-row tiles; opt-in: see the end of this
+ * comment; unset or own: each thread loads its own rows' scales, as every other tile does).  A warp's
  * accumulators cover 16 rows of C a wave (lane l rows l / 4 and l / 4 + 8 of them), 32 rows
  * in a 256-row tile's two waves, so lane L loads the scale of the warp's row L % 16 in wave
  * L / 16, one load a k-tile instead of four, and each thread takes its rows' by shuffles from
@@ -97,10 +97,13 @@ typedef struct scale_at {
  * (SASS, sm_90a).  H200, 4096x7168x16384, two passes: 256 x 128 1x2 1,211.6 / 1,185.3
  * TFLOP/s against 1,174.1 / 1,144.4, 2x1 1,199.6 / 1,171.7 against 1,156.8 / 1,139.5.  Tiles
  * of one wave lose by it (128 x 160 2x1 1,101.0 against 1,142.4; 128 x 128's two sets 1,076.7
- * against 1,223.3): their shuffles wait for loads issued in the same turn. */
+ * against 1,223.3): their shuffles wait for loads issued in the same turn.  Opt-in again
+ * since the consumers' 240 registers (below) became the default: with them ptxas issues the
+ * loads early without shared rows, and own rows led (final pass, H200, 2026-11-27: 256 x 128
+ * 1x2 at 240 registers, own rows 1,235.5 TFLOP/s = 86.2% of cuBLASLt, shared rows 83.4-83.7%). */
 static bool shared_rows(void)
 {
-    static const bool by_default = true; /* (scripts/device-fp8h.sh decided, session 34) */
+    static const bool by_default = false; /* (fp8h's default until fp8i's final pass) */
     const char *v = getenv("CUTEC_GEMM_BLOCKSCALE_ROWS");
     return v && *v ? !strcmp(v, "shfl") : by_default;
 }
@@ -604,8 +607,9 @@ static void halves_mainloop(cute_ctx *c, const blockscale_loop *l)
     CUTE_FOR(c, kt, cute_i(0), l->k_tiles) halves_ktile(c, l, &h, &x, set, kt);
 }
 
-/* The consumers' registers for the one-partial-set loop (CUTEC_GEMM_BLOCKSCALE_REGS=240,
- * opt-in, session 35): the producer keeps 24 and the two consumer warpgroups take 240
+/* The consumers' registers for the one-partial-set loop (CUTEC_GEMM_BLOCKSCALE_REGS=240, the
+ * default since the final pass of 2026-11-27: 256 x 128 +1.7 to +1.9 points of cuBLASLt in
+ * both clusters; any other value, e.g. 232, the GEMM's split): the producer keeps 24 and the two consumer warpgroups take 240
  * instead of the GEMM's 40 / 232 (24 x 128 + 240 x 256 = 64,512 of the SM's 65,536, as the
  * attention kernels split them).  At 256 x 128 (128 sums, 64 partials, the scales and the
  * loop) the 8 more let ptxas issue the next k-tile's scale loads before the last wave's
@@ -614,7 +618,7 @@ static void halves_mainloop(cute_ctx *c, const blockscale_loop *l)
  * 0: the GEMM's split (hopper.c); scripts/device-fp8i.sh decides the default. */
 int gemm_blockscale_consumer_regs(const gemm_plan *p)
 {
-    static const bool by_default = false; /* (the one-line flip: scripts/device-fp8i.sh) */
+    static const bool by_default = true; /* (scripts/device-fp8i.sh decided, final pass of 2026-11-27) */
     if (p->cfg.scale != CUTE_GEMM_SCALE_BLOCK || !one_set(p) || p->consumers != 2 || p->pingpong) return 0;
     const char *v = getenv("CUTEC_GEMM_BLOCKSCALE_REGS");
     return (v && *v ? !strcmp(v, "240") : by_default) ? 240 : 0;

@@ -198,7 +198,7 @@ static bool release(cute_alg *a, gemm_plan *p)
  * until timed: scripts/device-pdl.sh decides, the flip is `by_default`. */
 static bool dependent_launch(cute_alg *a, gemm_plan *p)
 {
-    static const char *const by_default = "0";
+    static const char *const by_default = "1"; /* (scripts/device-pdl.sh decided, final pass of 2026-11-27) */
     const char *e = getenv("CUTEC_GEMM_PDL");
     if (!e || !*e) e = by_default;
     if (strcmp(e, "1") && strcmp(e, "0") && strcmp(e, "early"))
