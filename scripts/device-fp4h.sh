@@ -1,8 +1,9 @@
 #!/bin/sh
 # The NVFP4 GEMV pass of branch fp4h on a GPU machine (issue 17), about 40 s on one H200 after
-# the build.  fp4h's forms of the register walk, opt-in: `--warps W` (warps a block) and
-# `--warp-rows 8` (8 rows a warp: x's decode and the loop for twice the rows, ~11% fewer
-# instructions a byte of A, 128 registers, one ahead only); docs/gemv.md, "The block".
+# the build.  fp4h's form of the register walk, opt-in: `--warp-rows 8` (8 rows a warp: x's
+# decode and the loop for twice the rows, ~11% fewer instructions a byte of A, 128 registers,
+# one ahead only); docs/gemv.md, "The block".  (Its other knob, `--warps W`, blocks of 1 or 2
+# warps, was slower in all 3 pairs of session 34's final pass and deleted.)
 # The mid passes (H200, 2026-11-27, % of a device copy in the same process, each form twice):
 #   18:50: blocks of one warp slower everywhere ((7168,16384,1) 68.3-70.2 against 73.0,
 #     (4096,7168,8) 70.6-70.7 against 77.8, bf16 83.5-91.3 against 90.8-96.1), the k-tile split
@@ -12,14 +13,14 @@
 #     rows 64.1-68.0, blocks of 2 warps two ahead 71.4 / 72.8 against 73.4 / 72.7).
 # So this pass measures, three rounds in one process a shape (`cutec bench gemv --forms`: one
 # problem, each form's first run checked against float64, each row beside a device copy of
-# the same bytes): at (4096,7168,8) (MANY: blocks of 16 rows 6 an SM or more) 1/2/8 and 1/1/8
-# against the library's 1/4/4; at (7168,16384,1) (FEW: 4 an SM or fewer) 2/2/4 against 2/4/4.
-# A form is A/W/R: k-tiles ahead / warps a block / rows a warp.  First the 8-row forms on the
-# GPU against float64 at odd sizes (4100 rows: a partial last warp; K with a tail; batches).
+# the same bytes): at (4096,7168,8) (MANY: blocks of 16 rows 6 an SM or more) 1/8 against the
+# library's 1/4; at (7168,16384,1) (FEW: 4 an SM or fewer) 1/8 against 2/4.  A form is A/R:
+# k-tiles ahead / rows a warp.  First the 8-row form on the GPU against float64 at odd sizes
+# (4100 rows: a partial last warp; K with a tail; batches).
 # What it decides (pairs = a form and the library's in one round), per regime: a form with
 # three pairs, a mean at least 1 point faster and no pair under +0.5 is faster; the fastest
-# such (mean) -> "make default" (nvfp4.c: form_few or form_many {A, W, R}; the library's 8
-# rows apply before sm_100 only), none -> "keep".  Per knob (rows 8; warps < 4 with 4 rows):
+# such (mean) -> "make default" (nvfp4.c: form_few or form_many {A, R}; the library's 8
+# rows apply before sm_100 only), none -> "keep".  Per knob (rows 8):
 # slower in every pair -> "delete" it, else "keep opt-in".  A form with a wrong element gets
 # one pair, never three: never faster.  Past BUDGET_S (55) a step prints "skipped".  Logs in
 # $OUT (default build/device-out); the log's tail is printed.  `sh scripts/device-fp4h.sh
@@ -28,8 +29,8 @@
 . scripts/device-common.sh
 log="$out/fp4h.log"
 start=$(date +%s) budget=${BUDGET_S:-55}
-FEW_FORMS="2/4/4,2/2/4"
-MANY_FORMS="1/4/4,1/2/8,1/1/8"
+FEW_FORMS="2/4,1/8"
+MANY_FORMS="1/4,1/8"
 ROUNDS=3
 decide()
 {
@@ -61,7 +62,7 @@ decide()
                         R, f, pairs, mean, base[R], faster, slower
                     if (R == "FEW" || R == "MANY") {
                         split(f, q, "/")
-                        knob = q[3] == 8 ? "rows" : q[2] < 4 ? "warps" : "ahead"
+                        knob = q[2] == 8 ? "rows" : "ahead"
                         tried[knob] += pairs; lost[knob] += slower
                     }
                 }
@@ -80,15 +81,15 @@ decide()
                 lr = tolower(R)
                 if (best != "") {
                     split(best, w, "/")
-                    printf "decides: %s make default %s (nvfp4.c: form_%s {%s, %s, %s} -> {%s, %s, %s})\n",
-                        R, best, lr, o[1], o[2], o[3], w[1], w[2], w[3]
+                    printf "decides: %s make default %s (nvfp4.c: form_%s {%s, %s} -> {%s, %s})\n",
+                        R, best, lr, o[1], o[2], w[1], w[2]
                 } else
-                    printf "decides: %s keep %s (form_%s {%s, %s, %s} in nvfp4.c)\n", R, base[R], lr, o[1], o[2], o[3]
+                    printf "decides: %s keep %s (form_%s {%s, %s} in nvfp4.c)\n", R, base[R], lr, o[1], o[2]
             }
-            split("warps rows", kn, " ")
-            split("warps warp_rows", cf, " ")
-            split("warps warp-rows", op, " ")
-            for (g = 1; g <= 2; g++) {
+            split("rows", kn, " ")
+            split("warp_rows", cf, " ")
+            split("warp-rows", op, " ")
+            for (g = 1; g <= 1; g++) {
                 knob = kn[g]
                 if (!tried[knob]) continue
                 if (lost[knob] == tried[knob])
@@ -127,7 +128,7 @@ pass()
     fi
     echo "== the new forms on the GPU at odd sizes (every element against float64)"
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 2 --ahead 1 --warp-rows 8
-    device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 1 --warps 2 --warp-rows 8
+    device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 1 --warp-rows 8
     rm -f "$out/fp4h.pairs"
     # (each under a time limit: a process stopped keeps the rows it printed; a form with fewer
     # than three rounds decides nothing)

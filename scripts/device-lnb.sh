@@ -44,9 +44,10 @@ bench()
 {
     t=$1 op=$2
     shift 2
-    sched=0 && [ "$t" = lnb0 ] && sched=lnb0
-    echo "-- CUTEC_ROWS_TRIAL=$t CUTEC_ROWS_SCHEDULE=$sched $op backward $*"
-    CUTEC_ROWS_SCHEDULE=$sched CUTEC_ROWS_TRIAL=$t CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$op" --backward "$@" \
+    sched=0 trial=$t
+    [ "$t" = lnb0 ] && sched=lnb0 trial=0 # (CUTEC_ROWS_TRIAL refuses a name it does not know)
+    echo "-- CUTEC_ROWS_TRIAL=$trial CUTEC_ROWS_SCHEDULE=$sched $op backward $*"
+    CUTEC_ROWS_SCHEDULE=$sched CUTEC_ROWS_TRIAL=$trial CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$op" --backward "$@" \
         >"$out/lnb.one" 2>&1
     grep -v "^#" "$out/lnb.one"
     cat "$out/lnb.one" >>"$out/lnb-$t-$op.txt"

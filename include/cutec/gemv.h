@@ -76,8 +76,6 @@ typedef struct cute_gemv_config {
                             and an FMUL) instead of by cvt.rn.f16x2.e4m3x2 a byte and a
                             widening (F2FP, HADD2.F32, shifts and masks); 0: by cvt
                             (cute_gemv_lib_fma_decode) */
-    int warps;           /* NVFP4's register form: warps a block, 1, 2 or 4 (0: 4)
-                            (cute_gemv_lib_block_warps) */
     int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
                             4); x decoded once for 8 rows, half the warps, 128 registers
                             (cute_gemv_lib_warp_rows) */
@@ -175,9 +173,6 @@ bool cute_gemv_lib_scale_rows(cute_gemv_lib *lib, int tiled);
  * CUTE_GEMV_MAX_FMA_DECODE, or -1 (the default) the library's choice (CUTE_GEMV_FMA_DECODE
  * in nvfp4.c); false for other values */
 bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
-/* NVFP4's register form's warps a block for later calls (cute_gemv_config.warps): 1, 2 or 4,
- * 0 (the default) the library's (form_few and form_many in nvfp4.c).  false for other values */
-bool cute_gemv_lib_block_warps(cute_gemv_lib *lib, int warps);
 /* NVFP4's register form's rows a warp for later calls (cute_gemv_config.warp_rows): 4 or 8
  * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
  * (form_few and form_many in nvfp4.c).  false for other values */

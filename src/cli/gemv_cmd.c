@@ -29,11 +29,10 @@ typedef struct gemv_opts {
     int ahead;           /* --ahead N: NVFP4's register form, N k-tiles loaded ahead (0: the library's) */
     int scale_rows;      /* --scale-rows plain|tiled: NVFP4's rows a warp (-1: the library's) */
     int fma_decode;      /* --fma-decode 0|1: NVFP4's scales by their bits (-1: the library's) */
-    int warps;           /* --warps 1|2|4: NVFP4's register form's warps a block (0: the library's) */
-    int warp_rows;       /* --warp-rows 4|8: ... its rows a warp (0: the library's) */
+    int warp_rows;       /* --warp-rows 4|8: NVFP4's register form's rows a warp (0: the library's) */
     int iters;
     const char *emit, *arch, *backend;
-    const char *forms; /* bench --forms A/W/R,...: NVFP4's register forms on one problem */
+    const char *forms; /* bench --forms A/R,...: NVFP4's register forms on one problem */
 } gemv_opts;
 
 static int64_t nvec(const gemv_opts *o)
@@ -49,7 +48,7 @@ static int usage(const char *cmd)
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
-        "         [--fma-decode 0|1] [--warps 1|2|4] [--warp-rows 4|8] [--forms A/W/R,...]\n"
+        "         [--fma-decode 0|1] [--warp-rows 4|8] [--forms A/R,...]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -57,8 +56,8 @@ static int usage(const char *cmd)
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms 2/4/4,1/4/8: NVFP4's register forms, each k-tiles ahead/warps a block/rows\n"
-        "    a warp, on one problem\n",
+        "  bench --forms 2/4,1/8: NVFP4's register forms, each k-tiles ahead/rows a warp, on one\n"
+        "    problem\n",
         cmd);
     return CLI_USAGE;
 }
@@ -104,8 +103,6 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = !strcmp(v, "plain") || !strcmp(v, "tiled"), o->scale_rows = !strcmp(v, "tiled");
     else if (!strcmp(k, "--fma-decode"))
         ok = cli_int(v, 0, CUTE_GEMV_MAX_FMA_DECODE, &x, why, n), o->fma_decode = (int)x;
-    else if (!strcmp(k, "--warps"))
-        ok = cli_int(v, 1, 4, &x, why, n) && x != 3, o->warps = (int)x;
     else if (!strcmp(k, "--warp-rows"))
         ok = cli_int(v, 4, 8, &x, why, n) && (x == 4 || x == 8), o->warp_rows = (int)x;
     else if (!strcmp(k, "--forms"))
@@ -183,7 +180,7 @@ static int emit(const gemv_opts *o)
     else if (o->smem_stages < 0)
         cfg.smem_stages = cute_gemv_ring_default(&cfg); /* the library's choice */
     if (nvfp4_ring && !cfg.smem_stages) /* NVFP4's register form (0: one ahead) */
-        cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1, cfg.warps = o->warps,
+        cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1,
         cfg.warp_rows = o->warp_rows;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cli_clock t0 = cli_clock_now();
@@ -404,21 +401,12 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                  cfg.smem_stages);
     if (cfg.scale_rows_tiled) strncat(form, ", rows by scale tile", sizeof form - strlen(form) - 1);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
-    if (cfg.warps && cfg.warps != 4)
-        snprintf(form + strlen(form), sizeof form - strlen(form), ", %d warps a block", cfg.warps);
     if (cfg.warp_rows > 4)
         snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
              splits == 1 ? "" : "s", cfg.atomic ? " (atomic)" : "", form);
-}
-
-/* --warps and --warp-rows into lib */
-static void block_warps(cute_gemv_lib *lib, const gemv_opts *o)
-{
-    cute_gemv_lib_block_warps(lib, o->warps);
-    cute_gemv_lib_warp_rows(lib, o->warp_rows);
 }
 
 static int run(const gemv_opts *o)
@@ -436,7 +424,7 @@ static int run(const gemv_opts *o)
     cute_gemv_lib_ahead(p.lib, o->ahead);
     cute_gemv_lib_scale_rows(p.lib, o->scale_rows);
     cute_gemv_lib_fma_decode(p.lib, o->fma_decode);
-    block_warps(p.lib, o);
+    cute_gemv_lib_warp_rows(p.lib, o->warp_rows);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
@@ -471,7 +459,7 @@ static bool bench_row(problem *p, const gemv_opts *o)
     return ms >= 0 && bad == 0;
 }
 
-/* --forms: each ahead/warps/rows of NVFP4's register form a row on the one problem (y as made
+/* --forms: each ahead/rows of NVFP4's register form a row on the one problem (y as made
  * before each form's checked call; a form's repeat timed, not checked again) */
 static bool bench_forms(problem *p, const gemv_opts *o)
 {
@@ -479,13 +467,13 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     gemv_opts f = *o;
     bool ok = true;
     for (const char *s = o->forms; *s;) {
-        int ahead, warps, rows, used = 0;
-        if (sscanf(s, "%d/%d/%d%n", &ahead, &warps, &rows, &used) != 3 || !cute_gemv_lib_ahead(p->lib, ahead) ||
-            !cute_gemv_lib_block_warps(p->lib, warps) || !cute_gemv_lib_warp_rows(p->lib, rows)) {
-            printf("cutec bench gemv: --forms %s: a form is ahead/warps/rows (1,2/1,2,4/4,8)\n", o->forms);
+        int ahead, rows, used = 0;
+        if (sscanf(s, "%d/%d%n", &ahead, &rows, &used) != 2 || !cute_gemv_lib_ahead(p->lib, ahead) ||
+            !cute_gemv_lib_warp_rows(p->lib, rows)) {
+            printf("cutec bench gemv: --forms %s: a form is ahead/rows (1,2/4,8)\n", o->forms);
             return false;
         }
-        f.ahead = ahead, f.warps = warps, f.warp_rows = rows;
+        f.ahead = ahead, f.warp_rows = rows;
         p->checked = false;
         for (const char *q = o->forms; q < s && !p->checked; q = strchr(q, ',') ? strchr(q, ',') + 1 : s)
             p->checked = !strncmp(q, s, (size_t)used) && (q[used] == ',' || !q[used]);
@@ -527,7 +515,7 @@ static int bench(const gemv_opts *base, bool shape_given)
     cute_gemv_lib_ahead(lib, base->ahead);
     cute_gemv_lib_scale_rows(lib, base->scale_rows);
     cute_gemv_lib_fma_decode(lib, base->fma_decode);
-    block_warps(lib, base);
+    cute_gemv_lib_warp_rows(lib, base->warp_rows);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;

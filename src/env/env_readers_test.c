@@ -2,7 +2,10 @@
  * values, and a misspelled value warns once by name and gives the default (no reader here has
  * an error path of its own).  The interpreter's two settings that are not lists (a seed, a
  * thread) warn the same way.  CUTEC_PTX_OPT, CUTEC_PTX_ASM and CUTEC_NO_TUNE are read by
- * static functions the same way (cuda_backend.c, tuned.c); the helper's own test covers them. */
+ * static functions the same way (cuda_backend.c, tuned.c); the helper's own test covers them.
+ * The kernels' settings, read as they compile (kernels/kernel_env.h), and the row kernels'
+ * (rows_env.c) refuse a misspelling with the same message instead: a compile on the
+ * interpreter (or the rows' check) fails naming it, and the right values compile. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +14,14 @@
 #include "check.h"
 #include "check_stderr.h"
 #include "cutec/cache.h"
+#include "cutec/attention.h"
+#include "cutec/hstu.h"
+#include "cutec/kernels.h"
 #include "cutec/cuda_driver.h"
 #include "cutec/interp.h"
 #include "cutec/ptx.h"
 #include "interp/interp_internal.h"
+#include "kernels/rows/rows_internal.h"
 #include "runtime/ffma_rewrite.h"
 
 typedef int (*reader)(void);
@@ -43,6 +50,12 @@ static int keep(void)
     cute_cache_opts_from_env(&o);
     return (int)o.keep;
 }
+static int no_cache(void)
+{
+    cute_cache_opts o;
+    cute_cache_opts_from_env(&o);
+    return o.disabled;
+}
 static int try_wait(void) { return interp_read(false); }
 static int trace(void) { return interp_read(true); }
 
@@ -68,6 +81,104 @@ static void bad(const char *name, const char *value, reader r, int dflt, const c
     CHECK(got == dflt, "%s=%s: %d, want the default %d", name, value, got, dflt);
     CHECK(!strncmp(said, want, strlen(want)), "%s=%s said %s, want %s...", name, value, said, want);
     unsetenv(name);
+}
+
+/* the kernels' settings: 1 where a compile on the interpreter that reads them succeeds, else
+ * 0 and its error in why */
+static cute_runtime *rt;
+static char why[1024];
+static int compiled(const cute_fn *f)
+{
+    cute_fn_free(f);
+    return f != NULL;
+}
+static int gemm_with(cute_gemm_scale_kind scale)
+{
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = scale ? CUTE_E4M3 : CUTE_BF16, .c_dtype = CUTE_BF16,
+                            .major = {1, 1, 1}, .align_bytes = 16, .scale = scale};
+    if (scale) cfg.tiling = (cute_gemm_tiling){.bm = 256, .bn = 128};
+    return compiled(cute_gemm_compile(rt, &cfg, why, sizeof why));
+}
+static int gemm(void) { return gemm_with(CUTE_GEMM_SCALE_NONE); }
+static int gemm_blockscaled(void) { return gemm_with(CUTE_GEMM_SCALE_BLOCK); }
+static int attention(void)
+{
+    cute_attention_config cfg = {.variant = CUTE_ATTENTION_HOPPER, .dtype = CUTE_BF16, .head_dim = 128};
+    return compiled(cute_attention_compile(rt, &cfg, why, sizeof why));
+}
+static int hstu(void)
+{
+    cute_hstu_config cfg = {.dtype = CUTE_BF16, .head_dim = 64};
+    return compiled(cute_hstu_compile(rt, &cfg, why, sizeof why));
+}
+static int rows(void) { return rows_env_check(why, sizeof why) == CUTE_OK; }
+static int schedule(void) { return rows_env(ROWS_ENV_SCHEDULE); }
+static int trial_hex(void) { return rows_env_check(why, sizeof why) == CUTE_OK ? rows_trial("hex") : -1; }
+
+/* name=value refused: reader r gives 0 and why says "name=value: expected" */
+static void refused(const char *name, const char *value, reader r, const char *expected)
+{
+    char want[512];
+    setenv(name, value, 1);
+    why[0] = 0;
+    int got = r();
+    snprintf(want, sizeof want, "%s=%s: %s", name, value, expected);
+    CHECK(!got && strstr(why, want), "%s=%s: %s, want %s", name, value, got ? "taken" : why, want);
+    unsetenv(name);
+}
+
+static void kernels(void)
+{
+    char err[512];
+    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
+        CHECK(false, "interpreter: %s", err);
+        return;
+    }
+    cute_runtime_set_target_arch(rt, "sm_90a");
+    good("CUTEC_GEMM_PDL", "early", gemm, 1);
+    good("CUTEC_GEMM_PDL", "0", gemm, 1);
+    refused("CUTEC_GEMM_PDL", "yes", gemm, "not one of 0|1|early");
+    good("CUTEC_GEMM_HOPPER_RELEASE", "warp", gemm, 1);
+    refused("CUTEC_GEMM_HOPPER_RELEASE", "warps", gemm, "not one of thread|warp");
+    unsetenv("CUTEC_GEMM_HOPPER_RELEASE");
+    const char *bs[][3] = {{"CUTEC_GEMM_BLOCKSCALE_ROWS", "shfl", "not one of own|shfl"},
+                           {"CUTEC_GEMM_BLOCKSCALE_REGS", "232", "not one of 232|240"},
+                           {"CUTEC_GEMM_BLOCKSCALE_HALVES", "1", "not one of 0|1"}};
+    for (int i = 0; i < 3; i++) {
+        good(bs[i][0], bs[i][1], gemm_blockscaled, 1);
+        refused(bs[i][0], "on", gemm_blockscaled, bs[i][2]);
+    }
+    good("CUTEC_ATTN_FWD_ORDER", "across", attention, 1);
+    refused("CUTEC_ATTN_FWD_ORDER", "acros", attention, "not one of snake|across");
+    good("CUTEC_ATTN_FWD_QSTAGES", "1", attention, 1);
+    refused("CUTEC_ATTN_FWD_QSTAGES", "3", attention, "not one of 2|1");
+    unsetenv("CUTEC_ATTN_FWD_QSTAGES");
+    good("CUTEC_HSTU_VARIANT", "sm80", hstu, 1);
+    good("CUTEC_HSTU_BLOCK_M", "128", hstu, 1);
+    refused("CUTEC_HSTU_BLOCK_M", "96", hstu, "not one of 64|128");
+    refused("CUTEC_HSTU_VARIANT", "hoper", hstu, "not one of auto|sm80|hopper");
+    cute_runtime_free(rt);
+}
+
+/* the row kernels' settings, refused by rows_env_check at the library's calls */
+static void row_settings(void)
+{
+    good("CUTEC_ROWS_SCHEDULE", "norms17", schedule, ROW_SCHEDULE_NORMS17);
+    good("CUTEC_ROWS_SCHEDULE", "lnb0", schedule, ROW_SCHEDULE_LNB0);
+    good("CUTEC_ROWS_SCHEDULE", "0", schedule, ROW_SCHEDULE_NOW);
+    refused("CUTEC_ROWS_SCHEDULE", "rows8", rows, "not one of 0|rows5|rows6|rows7|norms17|lnb0");
+    const char *offs[] = {"CUTEC_ROWS_WORDS", "CUTEC_ROWS_PAIRS", "CUTEC_ROWS_HEX", "CUTEC_ROWS_SPLIT",
+                          "CUTEC_ROWS_EARLY"};
+    for (int i = 0; i < 5; i++) {
+        good(offs[i], "0", rows, 1);
+        refused(offs[i], "off", rows, "not one of 1|0");
+    }
+    good("CUTEC_COLS_UNROLL", "4", rows, 1);
+    refused("CUTEC_COLS_UNROLL", "2", rows, "not one of 8|4");
+    good("CUTEC_ROWS_TRIAL", "split,hex", trial_hex, 1);
+    good("CUTEC_ROWS_TRIAL", "1", trial_hex, 1);
+    good("CUTEC_ROWS_TRIAL", "ahead", trial_hex, 0);
+    refused("CUTEC_ROWS_TRIAL", "hex,splti", rows, "splti is not one of 0|1|ahead|hex|split");
 }
 
 int main(void)
@@ -111,5 +222,11 @@ int main(void)
     good("CUTEC_INTERP_TRACE", "1,0,0:5,0,0", trace, 5);
     good("CUTEC_INTERP_TRACE", "0:3", trace, 3);
     bad("CUTEC_INTERP_TRACE", "0:3,1", trace, -1, "not bx,by,bz:tx,ty,tz or bx:tx; using no trace");
+    good("CUTEC_NO_CACHE", "1", no_cache, 1);
+    good("CUTEC_NO_CACHE", "0", no_cache, 0);
+    unsetenv("CUTEC_NO_CACHE");
+
+    kernels();
+    row_settings();
     return CHECK_DONE("env_readers_test");
 }

@@ -377,7 +377,7 @@ static cute_status open_nvrtc(cuda_backend *b)
 static bool compiler_from_memo(cuda_backend *b, char *out, size_t n)
 {
     char memo[1024], path[768];
-    if (getenv("CUTEC_NO_CACHE") || !cache_memo_read(b->cache, memo, sizeof memo)) return false;
+    if (!cute_cache_enabled(b->cache) || !cache_memo_read(b->cache, memo, sizeof memo)) return false;
     int major, minor;
     long long size, mtime;
     bool ok = sscanf(memo, "%d.%d %lld %lld %767[^\n]", &major, &minor, &size, &mtime, path) == 5;

@@ -67,17 +67,8 @@ enum {
 typedef struct attn_hop_bwd_plan {
     attn_plan pre;
     attn_plan dq, kv; /* (attn_plan_hopper_bwd; the host function adds their TMA atoms) */
-    /* CUTEC_ATTN_BWD_KV=smem2 (attn_hop_bwd_plan_pds): the dK/dV kernel's P^T and dS^T
-     * through shared memory, its steps overlapped */
-    bool pds;
-    cute_tiled_mma pds_mma;  /* dK += dS^T Q, dV += P^T dO: wgmma SS, N = D */
-    cute_composed smem_pds;  /* (128 keys, 64 queries, 4): dS^T and P^T of two steps, K-major */
-    cute_tiled_copy pds_r2s; /* the scores' accumulators into them: stmatrix */
 } attn_hop_bwd_plan;
 void attn_hop_bwd_host(cute_ctx *c, const cute_arg *arg);
-/* the dK/dV kernel's P^T and dS^T through shared memory where CUTEC_ATTN_BWD_KV=smem2 asks
- * it and the head dim is 96 or 128: its SS product, its tiles, the stages left beside them */
-bool attn_hop_bwd_plan_pds(cute_alg *a, attn_hop_bwd_plan *hp);
 
 /* the launches of the host function (bwd_pre.c, bwd_dq.c, bwd_dkdv.c), from its arguments */
 void attn_bwd_pre_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg);

@@ -328,9 +328,6 @@ static void on_gpu(void)
     };
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("cuda", "the attention backward (hopper)", moderate);
-    setenv("CUTEC_ATTN_BWD_KV", "smem2", 1);
-    ATTN_TEST_ON("cuda", "the attention backward (hopper, P and dS through shared memory)", moderate);
-    unsetenv("CUTEC_ATTN_BWD_KV");
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("cuda", "the attention backward", moderate);
 }
@@ -379,19 +376,6 @@ int main(void)
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_small);
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d128);
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d96);
-    /* the dK/dV kernel's P^T and dS^T through shared memory, its steps overlapped
-     * (CUTEC_ATTN_BWD_KV=smem2, opt-in): GQA, causal with key tiles no query sees, Sq != Sk
-     * both ways, d96, a single step */
-    static const bwd_case pds[] = {
-        {1, 130, 300, 4, 2, 128, false, false, CUTE_BF16, 0},
-        {1, 100, 300, 2, 2, 128, true, true, CUTE_F16, 0},
-        {2, 200, 70, 2, 1, 128, true, false, CUTE_BF16, 0.2},
-        {1, 75, 301, 2, 2, 96, true, true, CUTE_BF16, 0},
-        {1, 45, 130, 2, 2, 128, false, false, CUTE_BF16, 0}, /* one step a block: no loop */
-    };
-    setenv("CUTEC_ATTN_BWD_KV", "smem2", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, P and dS through shared memory)", pds);
-    unsetenv("CUTEC_ATTN_BWD_KV");
     /* AUTO on an sm_90a target: the Hopper backward at 96 and 128, resolved by the forward's
      * rule (attn_variant: attn_hopper_bwd_head_dim) */
     static const bwd_case auto_sm90[] = {

@@ -30,8 +30,7 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (!attn_bwd_plan_make(a, cfg, &hp->pre)) return false;
     if (!hopper) return true;
     int arch = cute_runtime_target_arch(rt);
-    return attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) && attn_plan_hopper_bwd(a, cfg, arch, &hp->kv) &&
-           attn_hop_bwd_plan_pds(a, hp);
+    return attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) && attn_plan_hopper_bwd(a, cfg, arch, &hp->kv);
 }
 
 const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err, size_t n)

@@ -18,13 +18,8 @@
  * Every sum is one thread's, in a fixed order, so the result is deterministic (the issue's
  * default), at the price of S and dP computed twice (7 products for FlashAttention 3's 5).
  * (dQ fused into the dK/dV kernel, its parts added in a fixed order or by atomics, measured
- * slower than the two kernels and was removed: docs/attention.md.)  Opt-in, the dK/dV
- * kernel's P and dS through shared memory and its steps overlapped (pds:
- * attn_hop_bwd_plan_pds). */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
+ * slower than the two kernels and was removed: docs/attention.md; so was the dK/dV kernel's
+ * P^T and dS^T through shared memory, its steps overlapped, slower than these serial steps.) */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
@@ -44,53 +39,6 @@ static bool wide(const attn_plan *p)
     return p->d >= 96;
 }
 
-/* sm_90's opt-in shared memory per block, less room for the barriers and the alignment
- * (hopper_plan.c's) */
-enum { SMEM_BYTES = 227 * 1024 - 2048 };
-
-/* The dK/dV kernel with P^T and dS^T through shared memory (pds; CUTEC_ATTN_BWD_KV=smem2),
- * FlashAttention 3's way where its P is not an RS operand: dK += dS^T Q and dV += P^T dO by
- * wgmma SS from (128, 64) tiles, so that P and dS need no registers of their own (32 a
- * thread) and the steps overlap as the dQ kernel's (overlapped_steps, in turns): the next
- * scores (64 registers) in flight beside dK and dV (128).  Two buffers of the tiles, a step's
- * each (64 KB, 3 Q/dO stages), so that no barrier stands between a step's wait and the next
- * step's stores (the next convert's barrier orders them).  Measured at best even with the
- * default (bench/RESULTS.md, attnb6: one buffer with a barrier after the wait, in turns or
- * not, slower in both rows, deleted); opt-in. */
-
-/* the dK/dV kernel's form at head dim 128 where CUTEC_ATTN_BWD_KV is unset (the one-line
- * flip; scripts/device-attnb6.sh decides, at d128): "serial" (P and dS in registers,
- * serial_steps) or "smem2".  Head dim 96 keeps "serial" unless asked. */
-static const char *const KV_DEFAULT = "serial";
-
-bool attn_hop_bwd_plan_pds(cute_alg *a, attn_hop_bwd_plan *hp)
-{
-    const char *v = getenv("CUTEC_ATTN_BWD_KV");
-    if (!v || !*v) v = hp->kv.d == 128 ? KV_DEFAULT : "serial";
-    if (strcmp(v, "serial") && strcmp(v, "smem2"))
-        return cute_alg_fail(a, "attention backward hopper: CUTEC_ATTN_BWD_KV=%s (serial or smem2)", v);
-    attn_plan *p = &hp->kv;
-    hp->pds = !strcmp(v, "smem2") && wide(p);
-    if (!hp->pds) return true;
-    cute_dtype d = p->cfg.dtype;
-    char name[64];
-    snprintf(name, sizeof name, "SM90_64x%lldx16_F32%s_SS", (long long)p->d, d == CUTE_BF16 ? "BF16BF16" : "F16F16");
-    cute_mma_atom atom;
-    cute_copy_atom stsm;
-    if (!cute_mma_atom_named(a, name, &atom) || !cute_copy_atom_named(a, "SM90_U32x4_STSM_N", d, &stsm)) return false;
-    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->consumers);
-    hp->pds_mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
-    hp->pds_r2s = cute_make_tiled_copy_mma(a, &stsm, &p->mma, CUTE_MMA_C);
-    hp->smem_pds = attn_hop_tile(a, d, p->bm, p->bn, 4);
-    /* K and V, the tiles, the staged LSE and D (1 KB), then the stages that fit */
-    int64_t es = 2, fixed = 2 * p->bm * p->d * es + 4 * p->bm * p->bn * es + 2 * 2 * p->bn * 4;
-    int64_t fit = (SMEM_BYTES - fixed) / (2 * p->bn * p->d * es);
-    if (fit < 2) return cute_alg_fail(a, "attention backward hopper: P^T and dS^T in shared memory leave %lld stages",
-                                      (long long)fit);
-    if (fit < p->stages) p->stages = (int)fit, p->smem_kv = attn_hop_tile(a, d, p->bn, p->d, p->stages);
-    return !a->failed;
-}
-
 /* the kernel's tensors: X1, X2, Y1, Y2 (B, S, heads, D), the LSE and D (B, H, Sq), out0,
  * out1 (X's shape; the dQ kernel's out1 is unused) */
 enum { X1, X2, Y1, Y2, LSE, DSUM, OUT0, OUT1, NTENSORS };
@@ -98,8 +46,6 @@ enum { X1, X2, Y1, Y2, LSE, DSUM, OUT0, OUT1, NTENSORS };
 /* one block's work */
 typedef struct hb_job {
     bool kv;                 /* the dK/dV kernel (else the dQ kernel) */
-    bool pds;                /* P^T and dS^T through shared memory (attn_hop_bwd_plan_pds) */
-    const attn_hop_bwd_plan *hp;
     bool dq_split;           /* overlapped_steps (the dQ kernel, wide): split_gradients' waits */
     cute_int b, xh, xt;      /* batch, X's head and 128-row tile */
     cute_int sx, sy;         /* X's rows and Y's */
@@ -107,11 +53,10 @@ typedef struct hb_job {
     attn_band band;          /* of the scores A (X rows, Y columns) */
 } hb_job;
 
-static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *p, bool kv, const cute_tensor *m)
+static hb_job job_of(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor *m)
 {
     cute_alg *a = cute_ctx_alg(c);
-    hb_job j = {.kv = kv, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1), .hp = hp};
-    j.pds = kv && hp->pds;
+    hb_job j = {.kv = kv, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
     cute_int bx = cute_block_idx(c, 0);
     j.dq_split = !kv && wide(p);
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
@@ -151,7 +96,6 @@ static void y_tile_of(cute_ctx *c, const hb_job *j, cute_int i, cute_int *yh, cu
 typedef struct hb_smem {
     cute_tensor x1, x2;   /* (128, D) */
     cute_tensor lines;    /* dK/dV, wide: a step's 64 LSE and D, a copy a warpgroup (64, 2, 2) */
-    cute_tensor pds;      /* pds: dS^T and P^T (128, 64, 2 bufs), buffer b's at 2 b and 2 b + 1 */
     cute_tensor y1, y2;   /* (64, D, stages) */
     cute_tensor y1t, y2t; /* the same seen as (D, 64, stages): the RS products' B */
     cute_pipeline px, py; /* X (one stage, filled once), Y (Y1 and Y2 of a tile a stage) */
@@ -187,7 +131,6 @@ static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
     m.y1 = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_kv, 16);
     m.y2 = cute_smem_alloc_tensor_composed(c, &al, d, p->smem_kv, 16);
     m.y1t = transposed_stages(c, p, m.y1), m.y2t = transposed_stages(c, p, m.y2);
-    if (j->pds) m.pds = cute_smem_alloc_tensor_composed(c, &al, d, j->hp->smem_pds, 16);
     int threads = CONSUMERS * WARPGROUP;
     m.px = cute_pipeline_tma_async_create(c, &al, 1, threads, 2 * p->tma_q.bytes * attn_hop_boxes(p));
     m.py = cute_pipeline_tma_async_create(c, &al, p->stages, threads, 2 * p->tma_k.bytes * attn_hop_boxes(p));
@@ -237,10 +180,6 @@ typedef struct hb_frag {
     cute_tensor line, sl, sd;                   /* staged_lines: the thread's element of its
                                                  * warpgroup's copy; the copy's LSE and D
                                                  * partitioned as the scores */
-    cute_thr_copy r2s;                          /* pds: the thread's stmatrix */
-    cute_tensor cpds, apds, pyt1, pyt2;         /* pds: dS^T's and P^T's tiles as r2s writes
-                                                 * them and as the SS products' A (a last
-                                                 * mode of 2 bufs); Y's tiles as their B */
 } hb_frag;
 
 /* staged_lines: the thread's views of its warpgroup's copy */
@@ -283,12 +222,6 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const
     f.out[0] = cute_partition_fragment_C(c, f.rs, rows);
     f.out[1] = cute_make_fragment_like(c, f.out[0]);
     if (staged_lines(p, j)) lines_of_thread(c, p, m, tid, &f);
-    if (j->pds) {
-        cute_thr_mma t = cute_tiled_mma_slice(&j->hp->pds_mma, tid);
-        f.r2s = cute_tiled_copy_slice(&j->hp->pds_r2s, tid);
-        f.cpds = cute_partition_D(c, f.r2s, m->pds), f.apds = cute_partition_A(c, t, m->pds);
-        f.pyt1 = cute_partition_B(c, t, m->y1t), f.pyt2 = cute_partition_B(c, t, m->y2t);
-    }
     return f;
 }
 
@@ -390,32 +323,9 @@ static void issue_scores(cute_ctx *c, const attn_plan *p, const hb_smem *m, cons
     cute_warpgroup_commit_batch(c);
 }
 
-static void warpgroup_sync(cute_ctx *c, cute_int wg);
-
-/* pds: the (CPY or MMA, M, N) view t of step's dS^T (k 0) or P^T (k 1) tile: buffer step % 2 */
-static cute_tensor pds_tile(cute_ctx *c, cute_tensor t, cute_int step, int k)
+/* dS (and P) into the registers the products read, freeing the accumulators */
+static void convert(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f)
 {
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int at = cute_add(a, cute_i(k), cute_mul(a, cute_i(2), cute_mod(a, step, cute_i(2))));
-    return cute_tensor_slice(c, t, cute_tuple_fmt(a, "(_,_,_,%I)", at));
-}
-
-/* dS (and P) into the registers the products read, freeing the accumulators; pds: by
- * stmatrix into the warpgroup's rows of step's buffer (its products of two steps before, the
- * buffer's last readers, retired in every warp before this barrier's last meeting), seen by
- * its wgmma (the async proxy) once all its threads stored */
-static void convert(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, cute_int step)
-{
-    if (j->pds) {
-        for (int k = 0; k < 2; k++) {
-            cute_tensor v = cute_make_rmem_tensor_like(c, f->acc_a, p->cfg.dtype);
-            cute_tensor_store(c, v, cute_ssa_cvt(c, cute_tensor_load(c, k ? f->acc_a : f->acc_b), p->cfg.dtype));
-            cute_copy(c, &j->hp->pds_r2s.atom, cute_retile_S(c, f->r2s, v), pds_tile(c, f->cpds, step, k));
-        }
-        cute_fence_proxy_async_shared_cta(c);
-        warpgroup_sync(c, f->wg);
-        return;
-    }
     cute_tensor_store(c, f->rds, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_b), p->cfg.dtype));
     if (j->kv) cute_tensor_store(c, f->rp, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_a), p->cfg.dtype));
 }
@@ -423,17 +333,11 @@ static void convert(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_f
 
 /* issue out0 += dS Y1 (and out1 += P Y2) of the state's stage (a batch) */
 static void issue_products(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f,
-                           const cute_pipeline_state *s, cute_int step)
+                           const cute_pipeline_state *s)
 {
     cute_warpgroup_arrive(c);
-    if (j->pds) {
-        cute_tensor ds = pds_tile(c, f->apds, step, 0), pr = pds_tile(c, f->apds, step, 1);
-        cute_gemm(c, &j->hp->pds_mma, f->out[0], ds, attn_hop_stage(c, f->pyt1, 4, s), f->out[0]);
-        cute_gemm(c, &j->hp->pds_mma, f->out[1], pr, attn_hop_stage(c, f->pyt2, 4, s), f->out[1]);
-    } else {
-        gemm_rs(c, p, f, f->rds, attn_hop_stage(c, f->sy1t, 4, s), f->out[0]);
-        if (j->kv) gemm_rs(c, p, f, f->rp, attn_hop_stage(c, f->sy2t, 4, s), f->out[1]);
-    }
+    gemm_rs(c, p, f, f->rds, attn_hop_stage(c, f->sy1t, 4, s), f->out[0]);
+    if (j->kv) gemm_rs(c, p, f, f->rp, attn_hop_stage(c, f->sy2t, 4, s), f->out[1]);
     cute_warpgroup_commit_batch(c);
 }
 
@@ -452,10 +356,9 @@ static void scores_in_turn(cute_ctx *c, const attn_plan *p, const hb_smem *m, co
 static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_frag *f,
                           cute_pipeline_state *r, cute_val first)
 {
-    cute_int last = cute_sub(cute_ctx_alg(c), j->steps, cute_i(1));
-    convert(c, p, j, f, last);
+    convert(c, p, j, f);
     attn_hop_my_turn(c, first);
-    issue_products(c, p, j, f, r, last);
+    issue_products(c, p, j, f, r);
     attn_hop_your_turn(c, first);
     cute_warpgroup_wait(c, 0);
     cute_pipeline_consumer_release(c, &m->py, r);
@@ -465,25 +368,17 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
 /* staged_lines: the value the thread stages for step i, the LSE (in log2 units with
  * staged_lines; the warpgroup's first 64 threads) or D of query tile yt's query wtid % 64 (0
  * past the queries) */
-/* line_fetch's address (*q: the query) */
-static cute_val line_address(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f,
-                             const cute_tensor *mt, cute_int i, cute_int *q)
+static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const cute_tensor *mt,
+                           cute_int i)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int yh, yt;
     y_tile_of(c, j, i, &yh, &yt);
-    *q = cute_add(a, cute_mul(a, yt, cute_i(p->bn)), cute_mod(a, f->wtid, cute_i(p->bn)));
-    cute_int at = cute_min(a, *q, cute_sub(a, j->sy, cute_i(1)));
+    cute_int q = cute_add(a, cute_mul(a, yt, cute_i(p->bn)), cute_mod(a, f->wtid, cute_i(p->bn)));
+    cute_int at = cute_min(a, q, cute_sub(a, j->sy, cute_i(1)));
     cute_val lse = cute_tensor_ptr(c, CUTE_SLICE(c, mt[LSE], j->b, yh, CUTE_ALL), at);
     cute_val dsum = cute_tensor_ptr(c, CUTE_SLICE(c, mt[DSUM], j->b, yh, CUTE_ALL), at);
-    return cute_val_select(c, cute_int_lt(c, f->wtid, cute_i(p->bn)), lse, dsum);
-}
-
-/* line_fetch's load from its address */
-static cute_val line_load(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, cute_val from,
-                          cute_int q)
-{
-    cute_alg *a = cute_ctx_alg(c);
+    cute_val from = cute_val_select(c, cute_int_lt(c, f->wtid, cute_i(p->bn)), lse, dsum);
     cute_val is_lse = cute_int_lt(c, f->wtid, cute_i(p->bn));
     cute_ssa v = cute_tensor_load(c, cute_make_tensor(c, from, cute_layout_parse(a, "(1):(0)"), 4));
     cute_val x = cute_ssa_get(c, v, 0);
@@ -491,14 +386,6 @@ static cute_val line_load(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
         x = cute_val_binop(c, CUTE_OP_MUL, x, cute_val_select(c, is_lse, cute_val_const(c, CUTE_F32, 1.4426950408889634),
                                                               cute_val_const(c, CUTE_F32, 1)));
     return cute_val_select(c, cute_int_lt(c, q, j->sy), x, cute_val_const(c, CUTE_F32, 0));
-}
-
-static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const cute_tensor *mt,
-                           cute_int i)
-{
-    cute_int q;
-    cute_val from = line_address(c, p, j, f, mt, i, &q);
-    return line_load(c, p, j, f, from, q);
 }
 
 /* warpgroup wg's barrier of its 128 threads (named barriers 6 and 7) */
@@ -509,9 +396,9 @@ static void warpgroup_sync(cute_ctx *c, cute_int wg)
 }
 
 /* staged_lines: v into the warpgroup's copy, once its readers of the step before are done */
-static void line_stage(cute_ctx *c, const hb_job *j, const hb_frag *f, cute_val v)
+static void line_stage(cute_ctx *c, const hb_frag *f, cute_val v)
 {
-    if (!j->pds) warpgroup_sync(c, f->wg); /* (pds: convert's barrier orders the readers before) */
+    warpgroup_sync(c, f->wg);
     cute_tensor_store(c, f->line, cute_ssa_scalar(c, v, f->line.layout.shape));
     warpgroup_sync(c, f->wg);
 }
@@ -522,7 +409,7 @@ static void staged_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
                         hb_step *st)
 {
     if (!staged_lines(p, j)) return;
-    line_stage(c, j, f, line);
+    line_stage(c, f, line);
     st->gl = f->sl, st->gd = f->sd;
 }
 
@@ -538,8 +425,8 @@ static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     cute_warpgroup_wait(c, 0);
     staged_step(c, p, j, f, line, &st);
     gradients(c, p, j, f, &st, scale_log2, staged_lines(p, j));
-    convert(c, p, j, f, i);
-    issue_products(c, p, j, f, s, i);
+    convert(c, p, j, f);
+    issue_products(c, p, j, f, s);
     cute_warpgroup_wait(c, 0);
     cute_pipeline_consumer_release(c, &m->py, s);
     cute_pipeline_state_advance(c, s);
@@ -602,38 +489,26 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     cute_pipeline_state r = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    bool lean = staged_lines(p, j); /* (pds) */
     hb_step first_step = step_views(c, p, j, f, mt, cute_i(0));
-    cute_val line = lean ? line_fetch(c, p, j, f, mt, cute_i(0)) : (cute_val){0};
     scores_in_turn(c, p, m, f, &s, first);
     cute_warpgroup_wait(c, 0);
-    staged_step(c, p, j, f, line, &first_step);
-    gradients(c, p, j, f, &first_step, scale_log2, lean);
+    gradients(c, p, j, f, &first_step, scale_log2, false);
     CUTE_FOR(c, i, cute_i(1), j->steps) { /* i: the step whose scores are issued */
         hb_step st = step_views(c, p, j, f, mt, i);
-        cute_int q = cute_i(0);
-        cute_val from = lean ? line_address(c, p, j, f, mt, i, &q) : (cute_val){0};
-        cute_val next = lean && !j->pds ? line_load(c, p, j, f, from, q) : (cute_val){0};
-        cute_int before = cute_sub(cute_ctx_alg(c), i, cute_i(1));
-        convert(c, p, j, f, before);
-        /* pds: loaded after convert's fence, which compiles to a MEMBAR that would wait for
-         * the load's L2 round trip before the batch (the early mid pass: 444 TFLOP/s against
-         * the default's 483) */
-        if (j->pds) next = line_load(c, p, j, f, from, q);
+        convert(c, p, j, f);
         attn_hop_my_turn(c, first);
         if (j->dq_split)
             issue_scores_apart(c, p, m, f, &s);
         else
             issue_scores(c, p, m, f, &s);
-        issue_products(c, p, j, f, &r, before);
+        issue_products(c, p, j, f, &r);
         attn_hop_your_turn(c, first);
         cute_pipeline_state_advance(c, &s);
         if (j->dq_split) {
             split_gradients(c, p, j, f, &st, scale_log2);
         } else {
             cute_warpgroup_wait(c, 1);
-            staged_step(c, p, j, f, next, &st);
-            gradients(c, p, j, f, &st, scale_log2, lean);
+            gradients(c, p, j, f, &st, scale_log2, false);
         }
         cute_warpgroup_wait(c, 0);
         cute_pipeline_consumer_release(c, &m->py, &r);
@@ -652,7 +527,7 @@ static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
     if (j->kv) cute_fill(c, f.out[1], 0);
     cute_pipeline_state sx = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
     cute_pipeline_consumer_wait(c, &m->px, &sx, (cute_val){0});
-    if (staged_lines(p, j) && !j->pds) {
+    if (staged_lines(p, j)) {
         serial_steps(c, p, j, m, &f, mt, scale_log2);
     } else {
         cute_val first = attn_hop_pingpong_start(c, tid);
@@ -695,7 +570,7 @@ static void body(cute_ctx *c, const attn_hop_bwd_plan *hp, bool kv, const cute_t
 {
     const attn_plan *p = kv ? &hp->kv : &hp->dq;
     cute_kernel_min_blocks(c, 1);
-    hb_job j = job_of(c, hp, p, kv, mt);
+    hb_job j = job_of(c, p, kv, mt);
     hb_smem m = shared_memory(c, p, &j);
     hb_maps x = {{maps[0], maps[1], maps[2], maps[3]}, cute_make_identity_tensor(c, mt[X1].layout.shape),
                  cute_make_identity_tensor(c, mt[Y1].layout.shape)};

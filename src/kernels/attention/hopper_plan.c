@@ -11,6 +11,7 @@
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "kernels/attention/attention_internal.h"
+#include "kernels/kernel_env.h"
 
 /* sm_90's opt-in shared memory per block, less room for the barriers and the alignment */
 enum { SMEM_BYTES = 227 * 1024 - 2048, MAX_STAGES = 4 };
@@ -114,9 +115,9 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     /* the persistent grid's causal order (hopper_sched.c): the snake, or across every head
      * with CUTEC_ATTN_FWD_ORDER=across (H200, session 30's mid pass, d128 8x16x4096 with two
      * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
-    const char *order = getenv("CUTEC_ATTN_FWD_ORDER"), *split = getenv("CUTEC_ATTN_FWD_SPLIT");
+    const char *split = getenv("CUTEC_ATTN_FWD_SPLIT");
     const char *finish = getenv("CUTEC_ATTN_FWD_FINISH");
-    p->snake = !order || strcmp(order, "across") != 0;
+    p->snake = kernel_env_choice(a, "CUTEC_ATTN_FWD_ORDER", "snake|across", 0) == 0;
     p->split_mask = split ? strcmp(split, "0") != 0 : SPLIT_MASK[cfg->causal];
     p->fast_finish = finish ? strcmp(finish, "fast") == 0 : FAST_FINISH[cfg->causal];
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
@@ -149,9 +150,10 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
  * 340.1) */
 bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p)
 {
-    const char *q = getenv("CUTEC_ATTN_FWD_QSTAGES");
+    int one = kernel_env_choice(a, "CUTEC_ATTN_FWD_QSTAGES", "2|1", 0);
     int64_t es = 2, tile = p->bm * p->d * es, stage = 2 * p->bn * p->d * es, fit = (SMEM_BYTES - 2 * tile) / stage;
-    if (!p->sms || (q && !strcmp(q, "1")) || fit < 2) return true;
+    if (a->failed) return false;
+    if (!p->sms || one || fit < 2) return true;
     p->q_stages = 2;
     p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
     return hopper_parts(a, &p->cfg, p);

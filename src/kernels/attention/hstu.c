@@ -25,6 +25,7 @@
 #include "cutec/hstu.h"
 #include "cutec/notation.h"
 #include "kernels/attention/attention_internal.h"
+#include "kernels/kernel_env.h"
 
 /* the plan the kernel is traced with: the SM80 forward's, and the sigmoid's form */
 typedef struct hstu_plan {
@@ -173,11 +174,14 @@ void hstu_arg_specs(const cute_hstu_config *cfg, cute_arg_spec specs[5])
  * one (scripts/device-hstu2.sh decides; the flip is this line: 1 where Hopper's is faster) */
 static const bool auto_hopper[2] = {/* d64 */ 1, /* d128 */ 1};
 
+/* CUTEC_HSTU_VARIANT's values (cute_hstu_compile refuses any other) */
+static const char *const VARIANTS = "auto|sm80|hopper";
+
 bool hstu_takes_hopper(cute_runtime *rt, const cute_hstu_config *cfg)
 {
-    const char *v = getenv("CUTEC_HSTU_VARIANT");
-    if (v && !strcmp(v, "hopper")) return true;
-    if (v && !strcmp(v, "sm80")) return false;
+    int v = cute_env_choice_err("CUTEC_HSTU_VARIANT", VARIANTS, 0, NULL, 0);
+    if (v == 2) return true;
+    if (v == 1) return false;
     return auto_hopper[cfg->head_dim == 128] && cute_runtime_target_arch(rt) == 90;
 }
 
@@ -186,6 +190,9 @@ const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, 
     if (!cfg) return snprintf(err, n, "hstu attention: no configuration"), NULL;
     if (cfg->head_dim != 64 && cfg->head_dim != 128)
         return snprintf(err, n, "hstu attention: head dim %d (64 or 128)", cfg->head_dim), NULL;
+    char why[256];
+    if (cute_env_choice_err("CUTEC_HSTU_VARIANT", VARIANTS, 0, why, sizeof why) < 0)
+        return snprintf(err, n, "hstu attention: %s", why), NULL;
     if (hstu_takes_hopper(rt, cfg)) return hstu_hopper_compile(rt, cfg, err, n);
     cute_alg a;
     cute_alg_init(&a, NULL);
@@ -197,9 +204,8 @@ const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, 
      * SM's), K and V read twice as often.  H200, 2026-11-27, bf16: 4x4x8192 d128 172.3 TFLOP/s
      * against 128 rows' 153.5, causal 172.0 against 137.0; 16x4x4096 d64 153.5 against 99.8.
      * CUTEC_HSTU_BLOCK_M=128, read as the library compiles, builds 128 rows */
-    const char *bm = getenv("CUTEC_HSTU_BLOCK_M");
-    bool m64 = !bm || strcmp(bm, "128") != 0;
-    if (!hp || !attn_plan_sized(&a, &ac, &hp->p, m64 ? 64 : 128, m64 ? 4 : 8)) {
+    bool m64 = kernel_env_choice(&a, "CUTEC_HSTU_BLOCK_M", "64|128", 0) == 0;
+    if (!hp || a.failed || !attn_plan_sized(&a, &ac, &hp->p, m64 ? 64 : 128, m64 ? 4 : 8)) {
         snprintf(err, n, "hstu %s", hp ? a.error : "attention: out of memory");
         free(hp);
         return NULL;

@@ -24,6 +24,7 @@
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
 #include "cutec/sync.h"
+#include "kernels/kernel_env.h"
 #include "kernels/gemm/gemm_internal.h"
 
 /* sa's column 0 seen as an (M, N) tensor (constant along N): the scales of each element of
@@ -101,11 +102,10 @@ typedef struct scale_at {
  * since the consumers' 240 registers (below) became the default: with them ptxas issues the
  * loads early without shared rows, and own rows led (final pass, H200, 2026-11-27: 256 x 128
  * 1x2 at 240 registers, own rows 1,235.5 TFLOP/s = 86.2% of cuBLASLt, shared rows 83.4-83.7%). */
-static bool shared_rows(void)
+static bool shared_rows(cute_alg *a)
 {
     static const bool by_default = false; /* (fp8h's default until fp8i's final pass) */
-    const char *v = getenv("CUTEC_GEMM_BLOCKSCALE_ROWS");
-    return v && *v ? !strcmp(v, "shfl") : by_default;
+    return kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_ROWS", "own|shfl", by_default) == 1;
 }
 
 /* the pointers to sa (k-block 0) of thread thr's rows, two a wave (a row past M: row 0) */
@@ -128,7 +128,7 @@ static scale_at scale_at_tile(cute_ctx *c, const gemm_plan *p, cute_int tid, con
 {
     cute_alg *a = cute_ctx_alg(c);
     scale_at at = {.sa = s->sa, .sb = s->sb, .rows = 2 * waves(p), .parts = parts(p),
-                   .shared = shared_rows() && waves(p) > 1 && !gemm_blockscale_staged(p),
+                   .shared = shared_rows(a) && waves(p) > 1 && !gemm_blockscale_staged(p),
                    .lane = cute_mod(a, tid, cute_i(32))};
     if (!at.shared) row_ptrs(c, p, cute_tiled_mma_slice(&p->mma, tid), t, s->sa, at.row);
     else { /* lane L loads row i = (L % 16) / 8 of wave L / 16 of lane 4 (L % 8) */
@@ -522,12 +522,11 @@ static void waves_mainloop(cute_ctx *c, const blockscale_loop *l)
  * s is waited for (wait_group 1) and promoted, so a warpgroup's FFMAs run under its own next
  * wgmmas.  The price: A's 64 x 32 is read from shared memory twice a wave (4 KB an
  * instruction of 262,144 flops against 6 KB for 524,288). */
-static bool halves(const gemm_plan *p)
+static bool halves(cute_alg *a, const gemm_plan *p)
 {
     static const bool by_default = false; /* (the one-line flip: scripts/device-fp8i.sh) */
-    if (waves(p) < 2 || parts(p) != 1 || p->bn != 128 || gemm_blockscale_staged(p)) return false;
-    const char *v = getenv("CUTEC_GEMM_BLOCKSCALE_HALVES");
-    return v && *v ? strcmp(v, "0") != 0 : by_default;
+    bool asked = kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_HALVES", "0|1", by_default) == 1;
+    return asked && waves(p) >= 2 && parts(p) == 1 && p->bn == 128 && !gemm_blockscale_staged(p);
 }
 
 /* the MMA of a half: the tile's atom at half its N, over the same warpgroups; A's and each
@@ -616,12 +615,11 @@ static void halves_mainloop(cute_ctx *c, const blockscale_loop *l)
  * batch without shared rows (SASS, sm_90a).  A second partial set (wave 0 promoted while
  * wave 1's batch runs) would need 128 + 2 x 64 = 256 and does not fit even at 240.
  * 0: the GEMM's split (hopper.c); scripts/device-fp8i.sh decides the default. */
-int gemm_blockscale_consumer_regs(const gemm_plan *p)
+int gemm_blockscale_consumer_regs(cute_alg *a, const gemm_plan *p)
 {
     static const bool by_default = true; /* (scripts/device-fp8i.sh decided, final pass of 2026-11-27) */
     if (p->cfg.scale != CUTE_GEMM_SCALE_BLOCK || !one_set(p) || p->consumers != 2 || p->pingpong) return 0;
-    const char *v = getenv("CUTEC_GEMM_BLOCKSCALE_REGS");
-    return (v && *v ? !strcmp(v, "240") : by_default) ? 240 : 0;
+    return kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_REGS", "232|240", by_default) == 1 ? 240 : 0;
 }
 
 bool gemm_blockscale_staged(const gemm_plan *p)
@@ -663,7 +661,7 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
         l.stage = cute_tensor_slice(c, m->ring, cute_tuple_fmt(a, "(%I,_,_)", tid));
         cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint32>", CUTE_F32, &l.copy);
     }
-    if (halves(p)) halves_mainloop(c, &l);
+    if (halves(a, p)) halves_mainloop(c, &l);
     else if (one_set(p)) waves_mainloop(c, &l);
     else pairs_mainloop(c, &l);
 }

@@ -16,6 +16,7 @@
 #include "cutec/notation.h"
 #include "cutec/smem_atoms.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "kernels/kernel_env.h"
 
 /* sm_90's largest shared memory per block (the opt-in limit of the architecture, 227 KB);
  * the stages get what the barriers and the swizzle's alignment leave */
@@ -183,11 +184,8 @@ static bool tile_store_fits(cute_alg *a, const gemm_plan *p)
 static bool release(cute_alg *a, gemm_plan *p)
 {
     static const bool by_warp = false;
-    const char *e = getenv("CUTEC_GEMM_HOPPER_RELEASE");
-    p->warp_release = e && *e ? !strcmp(e, "warp") : by_warp;
-    if (e && *e && strcmp(e, "warp") && strcmp(e, "thread"))
-        return cute_alg_fail(a, "CUTEC_GEMM_HOPPER_RELEASE=%s: thread or warp", e);
-    return true;
+    p->warp_release = kernel_env_choice(a, "CUTEC_GEMM_HOPPER_RELEASE", "thread|warp", by_warp) == 1;
+    return !a->failed;
 }
 
 /* Programmatic dependent launch (CUTEC_GEMM_PDL=1; 0 the plain launch): the next call's grid
@@ -198,14 +196,12 @@ static bool release(cute_alg *a, gemm_plan *p)
  * until timed: scripts/device-pdl.sh decides, the flip is `by_default`. */
 static bool dependent_launch(cute_alg *a, gemm_plan *p)
 {
-    static const char *const by_default = "1"; /* (scripts/device-pdl.sh decided, final pass of 2026-11-27) */
-    const char *e = getenv("CUTEC_GEMM_PDL");
-    if (!e || !*e) e = by_default;
-    if (strcmp(e, "1") && strcmp(e, "0") && strcmp(e, "early"))
-        return cute_alg_fail(a, "CUTEC_GEMM_PDL=%s: 1, early or 0", e);
-    p->pdl = strcmp(e, "0") != 0;
-    p->pdl_early = !strcmp(e, "early");
-    return true;
+    enum { OFF, ON, EARLY };
+    static const int by_default = ON; /* (scripts/device-pdl.sh decided, final pass of 2026-11-27) */
+    int e = kernel_env_choice(a, "CUTEC_GEMM_PDL", "0|1|early", by_default);
+    p->pdl = e != OFF;
+    p->pdl_early = e == EARLY;
+    return !a->failed;
 }
 
 bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p)

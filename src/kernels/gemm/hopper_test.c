@@ -348,7 +348,7 @@ static void release_by_warp(cute_runtime *rt)
     char err[512] = "";
     cute_gemm_config cfg = config(&k[0]);
     const cute_fn *fn = cute_gemm_compile(rt, &cfg, err, sizeof err);
-    CHECK(!fn && strstr(err, "CUTEC_GEMM_HOPPER_RELEASE=warpgroup: thread or warp"), "release by warpgroup: %s", err);
+    CHECK(!fn && strstr(err, "CUTEC_GEMM_HOPPER_RELEASE=warpgroup: not one of thread|warp"), "release by warpgroup: %s", err);
     unsetenv("CUTEC_GEMM_HOPPER_RELEASE");
 }
 

@@ -317,59 +317,50 @@ static void tiled_forms(cute_runtime *rt, cute_gemv_lib *lib)
     }
 }
 
-/* NVFP4's register form's warps a block and rows a warp when asked (cute_gemv_lib_block_warps,
- * _warp_rows), every scale code into f32 y: blocks of 1 and 2 warps (a partial last warp,
- * batches, one and two ahead, rows by scale tile over a partial scale tile), 8 rows a warp in
- * blocks of 4, 2 and 1 warps (a partial last warp, K with a tail, a partial k-tile alone); the
+/* NVFP4's register form's rows a warp when asked (cute_gemv_lib_warp_rows), every scale code
+ * into f32 y: 4 rows (batches, one and two ahead, rows by scale tile over a partial scale
+ * tile), 8 rows (a partial last warp, K with a tail, batches, a partial k-tile alone); the
  * values it does not take refused */
 static void block_forms(cute_runtime *rt, cute_gemv_lib *lib)
 {
-    CHECK(!cute_gemv_lib_block_warps(lib, 3) && !cute_gemv_lib_block_warps(lib, -1) &&
-              !cute_gemv_lib_warp_rows(lib, 6) && !cute_gemv_lib_warp_rows(lib, -1),
-          "warps a block 0, 1, 2 or 4; rows a warp 0, 4 or 8");
+    CHECK(!cute_gemv_lib_warp_rows(lib, 6) && !cute_gemv_lib_warp_rows(lib, -1), "rows a warp 0, 4 or 8");
     static const struct {
-        int warps, ahead, rows, tiled;
+        int ahead, rows, tiled;
         int64_t M, K, L;
         double beta;
-    } cases[] = {{1, 2, 4, 0, 9, 2048 + 32, 2, 0},      {2, 1, 4, 0, 37, 4096 + 64, 1, -0.5},
-                 {2, 1, 4, 1, 300, 4096 + 64, 1, 0},    {4, 1, 8, 0, 45, 4096 + 64, 1, 0.5},
-                 {2, 1, 8, 0, 21, 2048 + 32, 2, 0},     {1, 1, 8, 0, 13, 32, 1, 0}};
+    } cases[] = {{2, 4, 0, 9, 2048 + 32, 2, 0},   {1, 4, 0, 37, 4096 + 64, 1, -0.5}, {1, 4, 1, 300, 4096 + 64, 1, 0},
+                 {1, 8, 0, 45, 4096 + 64, 1, 0.5}, {1, 8, 0, 21, 2048 + 32, 2, 0},   {1, 8, 0, 13, 32, 1, 0}};
     every_scale = true;
     cute_gemv_config last;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cute_gemv_lib_block_warps(lib, cases[i].warps);
         cute_gemv_lib_warp_rows(lib, cases[i].rows);
         cute_gemv_lib_ahead(lib, cases[i].ahead);
         cute_gemv_lib_scale_rows(lib, cases[i].tiled);
         run_case(rt, lib, CUTE_E2M1, CUTE_F32, cases[i].M, cases[i].K, cases[i].L, cases[i].beta);
         cute_gemv_lib_last(lib, &last, NULL);
-        CHECK(last.warps == cases[i].warps && last.warp_rows == cases[i].rows && last.ahead == cases[i].ahead &&
+        CHECK(last.warp_rows == cases[i].rows && last.ahead == cases[i].ahead &&
                   last.scale_rows_tiled == cases[i].tiled,
-              "case %zu: NVFP4's %d warps a block, %d rows a warp when asked (ran %d, %d)", i, cases[i].warps,
-              cases[i].rows, last.warps, last.warp_rows);
+              "case %zu: NVFP4's %d rows a warp when asked (ran %d)", i, cases[i].rows, last.warp_rows);
     }
     every_scale = false;
-    cute_gemv_lib_block_warps(lib, 0);
     cute_gemv_lib_warp_rows(lib, 0);
     cute_gemv_lib_ahead(lib, 0);
     cute_gemv_lib_scale_rows(lib, -1);
     /* NVFP4's register form but one field each; MXFP8, and bf16 */
     const cute_gemv_config nv = {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16};
-    cute_gemv_config no[8];
-    for (int i = 0; i < 8; i++) no[i] = nv;
-    no[0].warps = 3;
-    no[1].tile_at_a_time = true, no[1].warps = 1;
-    no[2].smem_stages = 4, no[2].warps = 2;
-    no[3].ahead = 2, no[3].warp_rows = 8;
-    no[4].scale_rows_tiled = true, no[4].warp_rows = 8;
-    no[5].warp_rows = 6;
-    no[6] = (cute_gemv_config){.dtype = CUTE_E4M3, .a_major = 1, .vec = 16, .vectors = 1, .sf_vec = 32, .warps = 1};
-    no[7] = (cute_gemv_config){.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .warps = 1};
+    cute_gemv_config no[7];
+    for (int i = 0; i < 7; i++) no[i] = nv;
+    no[0].tile_at_a_time = true, no[0].warp_rows = 4;
+    no[1].smem_stages = 4, no[1].warp_rows = 8;
+    no[2].ahead = 2, no[2].warp_rows = 8;
+    no[3].scale_rows_tiled = true, no[3].warp_rows = 8;
+    no[4].warp_rows = 6;
+    no[5] = (cute_gemv_config){.dtype = CUTE_E4M3, .a_major = 1, .vec = 16, .vectors = 1, .sf_vec = 32, .warp_rows = 4};
+    no[6] = (cute_gemv_config){.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .warp_rows = 4};
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
         char err[512] = "";
         const cute_fn *f = cute_gemv_compile(rt, &no[i], err, sizeof err);
-        CHECK(!f && (strstr(err, "warps a block") || strstr(err, "a warp")), "block forms refused (%zu): %s", i,
-              err);
+        CHECK(!f && strstr(err, "a warp"), "block forms refused (%zu): %s", i, err);
         cute_fn_free(f);
     }
 }

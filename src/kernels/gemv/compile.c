@@ -85,7 +85,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     p->cfg = *cfg;
     p->nvec = gemv_nvec(cfg);
     if (cfg->mma) return gemv_plan_mma(a, cfg, p);
-    p->threads = 32 * gemv_block_warps(cfg); /* GEMV_THREADS unless cfg.warps asks */
+    p->threads = GEMV_THREADS;
     /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
     p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1;
     p->fp4_cvt = p->words && arch >= 100;
@@ -133,11 +133,6 @@ static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
                              cfg->smem_stages > CUTE_GEMV_MAX_SMEM_STAGES)) {
         snprintf(err, n, "gemv: a shared-memory ring of %d stages (2 to %d) is NVFP4's, not with "
                  "tile_at_a_time or the L2 prefetch", cfg->smem_stages, CUTE_GEMV_MAX_SMEM_STAGES);
-        return false;
-    }
-    if (cfg->warps && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages)) {
-        snprintf(err, n, "gemv: warps a block are NVFP4's register form's (not with tile_at_a_time, "
-                 "the L2 prefetch or the ring)");
         return false;
     }
     if (cfg->warp_rows && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages ||
@@ -211,10 +206,8 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "tile_at_a_time, the L2 prefetch or the ring", cfg->ahead, CUTE_GEMV_MAX_AHEAD);
         return false;
     }
-    int w = gemv_block_warps(cfg);
-    if ((w != 1 && w != 2 && w != 4) || ((cfg->warps || cfg->warp_rows) && !cfg->sf_vec)) {
-        snprintf(err, n, "gemv: %d warps a block, %d rows a warp (1, 2 or 4 warps: NVFP4's)", cfg->warps,
-                 cfg->warp_rows);
+    if (cfg->warp_rows && !cfg->sf_vec) {
+        snprintf(err, n, "gemv: %d rows a warp (NVFP4's register form's)", cfg->warp_rows);
         return false;
     }
     if (cfg->scale_rows_tiled && !cfg->sf_vec) {
@@ -341,7 +334,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, specs);
     char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_w%dr%d",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -354,7 +347,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                                 : "",
              cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
-             gemv_block_warps(cfg), gemv_rows_a_warp(cfg));
+             gemv_rows_a_warp(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

@@ -183,15 +183,9 @@ int gemv_lib_scale_rows(cute_gemv_lib *lib);
 /* NVFP4's decode on the FMA pipe asked for later calls (cute_gemv_lib_fma_decode; -1: the
  * library's, 0 on sm_100a and later) */
 int gemv_lib_fma_decode(cute_gemv_lib *lib);
-/* NVFP4's register form's warps a block and rows a warp asked for later calls
- * (cute_gemv_lib_block_warps, cute_gemv_lib_warp_rows; 0: the library's) */
-int gemv_lib_block_warps(cute_gemv_lib *lib);
+/* NVFP4's register form's rows a warp asked for later calls (cute_gemv_lib_warp_rows; 0: the
+ * library's) */
 int gemv_lib_warp_rows(cute_gemv_lib *lib);
-/* a configuration's warps a block (cfg.warps; 4 where 0) */
-static inline int gemv_block_warps(const cute_gemv_config *cfg)
-{
-    return cfg->warps > 0 ? cfg->warps : 4;
-}
 /* NVFP4's rows a warp (cfg.warp_rows; 4 where 0) */
 static inline int gemv_rows_a_warp(const cute_gemv_config *cfg)
 {

@@ -32,7 +32,6 @@ struct cute_gemv_lib {
     int smem_stages;       /* cute_gemv_lib_smem_stages */
     int scale_rows;        /* cute_gemv_lib_scale_rows */
     int fma_decode;        /* cute_gemv_lib_fma_decode */
-    int warps;             /* cute_gemv_lib_block_warps */
     int warp_rows;         /* cute_gemv_lib_warp_rows */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
@@ -51,8 +50,7 @@ static bool same_config(const void *x, const void *y)
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
-           a->fma_decode == b->fma_decode && gemv_block_warps(a) == gemv_block_warps(b) &&
-           gemv_rows_a_warp(a) == gemv_rows_a_warp(b);
+           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b);
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -210,23 +208,6 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib)
     /* the library's choice (-1) is for the bit decode before sm_100; sm_100a decodes e2m1 by
      * cvt and keeps level 0 unless asked (not measured there) */
     return d < 0 && cute_runtime_target_arch(lib->rt) >= 100 ? 0 : d;
-}
-
-bool cute_gemv_lib_block_warps(cute_gemv_lib *lib, int warps)
-{
-    if (!lib || (warps && warps != 1 && warps != 2 && warps != 4)) return false;
-    pthread_mutex_lock(&lib->lock);
-    lib->warps = warps;
-    pthread_mutex_unlock(&lib->lock);
-    return true;
-}
-
-int gemv_lib_block_warps(cute_gemv_lib *lib)
-{
-    pthread_mutex_lock(&lib->lock);
-    int d = lib->warps;
-    pthread_mutex_unlock(&lib->lock);
-    return d;
 }
 
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows)

@@ -47,13 +47,14 @@ static bool two_ahead_pays(cute_gemv_lib *lib, int64_t M, int64_t K, int64_t L)
  * against 70.1 at (7168,16384,1), 77.3 against 77.0 at (4096,7168,8); 0 gives the old decode) */
 #define CUTE_GEMV_FMA_DECODE 1
 
-/* NVFP4's register form where the caller asks for none, {ahead, warps, rows} (cfg.ahead,
- * .warps, .warp_rows), by the blocks of 16 rows an SM: 4 or fewer (two_ahead_pays), and six or
- * more (pipeline_pays).  The one-line flips of the library's choice (scripts/device-fp4h.sh
- * decides): two ahead where few, one where many, 4 warps a block of 4 rows each, until an
- * H200 measures another form faster (8 rows: one ahead only) */
-static const int form_few[3] = {2, 4, 4};
-static const int form_many[3] = {1, 4, 4};
+/* NVFP4's register form where the caller asks for none, {ahead, rows} (cfg.ahead,
+ * .warp_rows), by the blocks of 16 rows an SM: 4 or fewer (two_ahead_pays), and six or more
+ * (pipeline_pays).  The one-line flips of the library's choice (scripts/device-fp4h.sh
+ * decides): two ahead where few, one where many, 4 rows a warp, until an H200 measures
+ * another form faster (8 rows: one ahead only).  (Blocks of 1 or 2 warps instead of 4,
+ * cfg.warps, measured slower in every pair and were deleted: docs/gemv.md.) */
+static const int form_few[2] = {2, 4};
+static const int form_many[2] = {1, 4};
 
 /* a scale buffer: rank 1, the scales' dtype, unit stride, long enough */
 static cute_status scales(const cute_call_arg *sf, const char *name, cute_dtype d, int64_t want,
@@ -135,9 +136,8 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         cfg.ahead = ahead;
         int tiled = gemv_lib_scale_rows(lib); /* where SFA allows the 16-byte loads */
         cfg.scale_rows_tiled = (tiled < 0 ? CUTE_GEMV_SCALE_ROWS_TILED : tiled) && cute_call_arg_alignment(SFA, 16) >= 16;
-        int warps = gemv_lib_block_warps(lib), rows = gemv_lib_warp_rows(lib);
-        cfg.warps = warps ? warps : form[1];
-        cfg.warp_rows = rows ? rows : form[2];
+        int rows = gemv_lib_warp_rows(lib);
+        cfg.warp_rows = rows ? rows : form[1];
         /* (8: one ahead, not by scale tile; the library's own before sm_100 only, as measured:
          * on sm_100a the cvt decode's 8 rows spill 8 bytes) */
         if (cfg.warp_rows > 4 && (cfg.ahead > 1 || cfg.scale_rows_tiled || (!rows && gemv_lib_arch(lib) >= 100)))

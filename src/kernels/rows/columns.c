@@ -186,8 +186,7 @@ static cute_status reduce_columns(cutec_rows *lib, const cute_call_arg *x, const
          * H200, 2026-11-27).  Not with splits: at 64 registers four blocks an SM, 1.2 waves
          * at 4096x32768 (94.0 -> 80.6%), and 16384x4096 unchanged (85.5, 85.6).
          * CUTEC_COLS_UNROLL=4 keeps 4, so that one run can time both */
-        const char *u = getenv("CUTEC_COLS_UNROLL");
-        if (cute_dtype_bytes(k.in) == 2 && !(u && !strcmp(u, "4"))) k.unroll = UNROLL_MAX;
+        if (cute_dtype_bytes(k.in) == 2 && rows_env(ROWS_ENV_COLS_UNROLL) == 0) k.unroll = UNROLL_MAX;
         return colred_launch(lib, &k, x, &row, row_blocks, scale, stream, err, n);
     }
     /* each split's row blocks a multiple of U: its loop's turns end where the next split begins */
@@ -229,6 +228,8 @@ cute_status cutec_reduce_cols(cutec_rows *lib, const cute_call_arg *out, const c
 {
     static const cute_op ops[] = {CUTE_OP_ADD, CUTE_OP_ADD, CUTE_OP_MAX, CUTE_OP_MIN, CUTE_OP_MUL};
     if ((unsigned)op >= sizeof ops / sizeof *ops) return FAIL("reduce_cols: op is not a cutec_reduce_op");
+    cute_status st = rows_env_check(err, n);
+    if (st) return st;
     if (!x || x->kind != CUTE_ARG_TENSOR || !x->buf || x->ndim != 2) return FAIL("reduce_cols: x must be a matrix (a tensor of rank 2)");
     cute_dtype d = (cute_dtype)x->dtype;
     if (d != CUTE_F32 && d != CUTE_F16 && d != CUTE_BF16)

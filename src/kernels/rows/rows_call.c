@@ -127,12 +127,7 @@ static bool in_place(const row_call *rc)
  * idx32, wf32: rows_compile.c's row_lnb_form) */
 static int schedule_asked(void)
 {
-    const char *s = getenv("CUTEC_ROWS_SCHEDULE");
-    if (s && !strcmp(s, "rows5")) return ROW_SCHEDULE_ROWS5;
-    if (s && !strcmp(s, "rows7")) return ROW_SCHEDULE_ROWS7;
-    if (s && !strcmp(s, "norms17")) return ROW_SCHEDULE_NORMS17;
-    if (s && !strcmp(s, "lnb0")) return ROW_SCHEDULE_LNB0;
-    return s && !strcmp(s, "rows6") ? ROW_SCHEDULE_ROWS6 : ROW_SCHEDULE_NOW;
+    return rows_env(ROWS_ENV_SCHEDULE); /* (0 now, then rows5, rows6, rows7, norms17, lnb0: row_schedule's order) */
 }
 
 static void schedule_override(row_plan *p)
@@ -280,7 +275,8 @@ cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *er
 {
     char scratch[512];
     if (!err) err = scratch, n = sizeof scratch;
-    cute_status st = check_args(rc, err, n);
+    cute_status st = rows_env_check(err, n);
+    if (!st) st = check_args(rc, err, n);
     if (st) return st;
     if (rc->slot[0]->shape[0] == 0) return CUTE_OK; /* no rows */
     row_plan p;

@@ -112,21 +112,16 @@ static bool cluster_allowed(const row_plan *p)
  *    (LayerNorm's weight and bias), CUTEC_ROWS_TRIAL=split for the others.
  * CUTEC_ROWS_HEX=0 and CUTEC_ROWS_SPLIT=0 leave each out, so that one run can time both. */
 #define CLUSTER_STAGE_BYTES_HEX (32 * 1024)
-static bool env_off(const char *name)
-{
-    const char *v = getenv(name);
-    return v && !strcmp(v, "0");
-}
 static bool forward_now(const row_plan *p) { return !keeps_sums(p) && p->schedule == ROW_SCHEDULE_NOW; }
 static bool late_columns(const row_plan *p) { return row_plan_slots(p, COL_IN) && p->op->columns_late; }
 static bool hex_parts(const row_plan *p)
 {
     bool with_row = row_plan_slots(p, COL_IN) && !p->op->columns_late;
-    return forward_now(p) && !env_off("CUTEC_ROWS_HEX") && (!with_row || rows_trial("hex"));
+    return forward_now(p) && rows_env(ROWS_ENV_HEX) == 0 && (!with_row || rows_trial("hex"));
 }
 static bool split_parts(const row_plan *p)
 {
-    return forward_now(p) && !env_off("CUTEC_ROWS_SPLIT") && (late_columns(p) || rows_trial("split"));
+    return forward_now(p) && rows_env(ROWS_ENV_SPLIT) == 0 && (late_columns(p) || rows_trial("split"));
 }
 
 /* parts of `part` bytes from blocks of `threads` threads on (exact: those or none, so that
@@ -290,15 +285,15 @@ void row_plan_forms(row_plan *p, int64_t n)
     int per = row_arrays(p) <= 2 ? 32 : 16, kmax = per / p->vec > 0 ? per / p->vec : 1;
     bool long_row = (n + p->vec - 1) / p->vec > (int64_t)STAGE_THREADS * kmax;
     bool sm90 = !(p->arch && p->arch < 90);
-    p->words = long_row && sm90 && !env_off("CUTEC_ROWS_WORDS");
-    p->pairs = long_row && p->cluster < 2 && !env_off("CUTEC_ROWS_PAIRS");
+    p->words = long_row && sm90 && rows_env(ROWS_ENV_WORDS) == 0;
+    p->pairs = long_row && p->cluster < 2 && rows_env(ROWS_ENV_PAIRS) == 0;
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
     /* an op's cluster form (cross-entropy's label gathered at the block's first chunk: H200,
      * 2026-11-27, fwd+bwd 8192x131072 81.6 -> 84.0% of the copy); CUTEC_ROWS_EARLY=0 leaves it
      * out, so that one run can time both.  (On a staged row of one block, 4096x32768, its
      * fwd+bwd took 100 registers where 80, two blocks an SM where three: clusters only.) */
-    if (p->op->cluster_form && p->cluster > 1 && !env_off("CUTEC_ROWS_EARLY")) p->op = p->op->cluster_form;
+    if (p->op->cluster_form && p->cluster > 1 && rows_env(ROWS_ENV_EARLY) == 0) p->op = p->op->cluster_form;
     /* lnb's forms of the norms' backward (docs/reductions.md; row_lnb_form: the defaults
      * unless CUTEC_ROWS_SCHEDULE=lnb0, the others under CUTEC_ROWS_TRIAL; the flip of each,
      * its `true` / `false`).  H200, 2026-11-27, LayerNorm 4096x32768: 64.7% of the copy, 72.5
@@ -330,12 +325,6 @@ bool row_lnb_form(const row_plan *p, const char *name, bool on)
     char off[32];
     snprintf(off, sizeof off, "no-%s", name);
     return on ? p->schedule == ROW_SCHEDULE_NOW && !rows_trial(off) : rows_trial(name);
-}
-
-bool rows_trial(const char *name)
-{
-    const char *trial = getenv("CUTEC_ROWS_TRIAL");
-    return trial && (!strcmp(trial, "1") || strstr(trial, name));
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)

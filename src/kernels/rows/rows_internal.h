@@ -198,9 +198,26 @@ bool row_plan_persistent(const row_plan *p);
 void row_plan_choose(row_plan *p, int64_t n, int vec);
 /* then the forms that depend on the row's length (bf16 words, paired writes, the held form) */
 void row_plan_forms(row_plan *p, int64_t n);
-/* CUTEC_ROWS_TRIAL=1 (every trial) or a list naming it ("form", "ahead": row_plan_forms):
- * the candidate forms under trial, opt-in until a GPU has timed them */
+/* CUTEC_ROWS_TRIAL=1 (every trial) or a list naming it ("hex,split"; "ahead": row_plan_forms):
+ * the candidate forms under trial, opt-in until a GPU has timed them (rows_env.c) */
 bool rows_trial(const char *name);
+/* the row kernels' closed-set settings (rows_env.c: their values, the default first) */
+typedef enum {
+    ROWS_ENV_SCHEDULE,    /* CUTEC_ROWS_SCHEDULE: 0 (now), then row_schedule's order */
+    ROWS_ENV_WORDS,       /* CUTEC_ROWS_WORDS=0: no bf16 words (1: as planned) */
+    ROWS_ENV_PAIRS,       /* CUTEC_ROWS_PAIRS=0: no paired writes */
+    ROWS_ENV_HEX,         /* CUTEC_ROWS_HEX=0: no hex parts */
+    ROWS_ENV_SPLIT,       /* CUTEC_ROWS_SPLIT=0: no split parts */
+    ROWS_ENV_EARLY,       /* CUTEC_ROWS_EARLY=0: no early gather (the op's cluster form) */
+    ROWS_ENV_COLS_UNROLL, /* CUTEC_COLS_UNROLL: 8 (as planned) or 4 (columns.c) */
+    ROWS_ENV_COUNT
+} rows_env_setting;
+/* the index of the setting's value, 0 (the default) where unset or refused */
+int rows_env(rows_env_setting s);
+/* CUTE_OK, or CUTE_ERR_INVALID and "rows: CUTEC_X=value: not one of ..." in err where a
+ * setting (or a name of CUTEC_ROWS_TRIAL's) is none of its values: the library's calls ask
+ * first */
+cute_status rows_env_check(char *err, size_t n);
 /* a form of lnb's for the norms' backward (docs/reductions.md): a default one (`on`) unless
  * CUTEC_ROWS_SCHEDULE names an earlier schedule (lnb0: all of them left out, so that one run
  * can time both) or CUTEC_ROWS_TRIAL names no-NAME (this one left out), else opt-in under
