@@ -7,8 +7,9 @@
 # word a constant.  SASS (ptxas 13, sm_90a, nvdisasm; a consumer warp's key-tile loop,
 # unmasked / masked tile): attention d64 454 -> 432 / 568 -> 546, d64 causal 450 -> 428 /
 # 605 -> 583, d128 608 -> 562 / 746 -> 700, d128 causal 524 -> 484 / 682 -> 642; the bf16
-# Hopper GEMM's k-loop (4096^3) 72 -> 60.  No spills (attention d64 128 registers, d128
-# and the GEMM 168, as before).
+# Hopper GEMM's k-loop (4096^3) 72 -> 60; the backward d128's loops 1148 -> 1040 and 842 ->
+# 764; the block-scaled e4m3 GEMM's k-loop 268 -> 238.  No spills, the same registers
+# (attention d64 128, d128 and the GEMMs 168).
 # Here: the float64 checks on the GPU with the per-stage form (attention d64 causal GQA at
 # an odd length, d128 GQA, the Hopper GEMM at an odd size; wgmma_test's GPU cases check both
 # forms in the lead's suite), then

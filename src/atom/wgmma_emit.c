@@ -54,6 +54,13 @@ static bool desc_per_stage(cute_ctx *c)
     return i == 1;
 }
 
+/* the descriptor's start address field: a shared address in 16-byte units, 14 bits */
+static cute_val start_units(cute_ctx *c, cute_val addr)
+{
+    return cute_val_binop(c, CUTE_OP_AND, cute_val_binop(c, CUTE_OP_SHR, addr, cute_val_int(c, CUTE_U32, 4)),
+                          cute_val_int(c, CUTE_U32, 0x3fff));
+}
+
 /* the per-stage form's descriptor of t: start_aligned has made offset * bytes a multiple of
  * 16 with the swizzle's bits clear, so base + offset is the address the default's form
  * reads (below 256 KB of shared memory the 14-bit start never carries into LBO) */
@@ -62,10 +69,7 @@ static cute_vreg stage_descriptor(cute_ctx *c, cute_tensor t, uint64_t bits)
     cute_tensor base = t;
     base.offset = cute_i(0);
     cute_val addr = cute_smem_addr(c, cute_tensor_ptr(c, base, cute_i(0)));
-    cute_val lo = cute_val_binop(c, CUTE_OP_OR,
-                                 cute_val_binop(c, CUTE_OP_AND,
-                                                cute_val_binop(c, CUTE_OP_SHR, addr, cute_val_int(c, CUTE_U32, 4)),
-                                                cute_val_int(c, CUTE_U32, 0x3fff)),
+    cute_val lo = cute_val_binop(c, CUTE_OP_OR, start_units(c, addr),
                                  cute_val_int(c, CUTE_U32, (int64_t)(bits & 0xffffffffu)));
     int bytes = cute_dtype_bytes((cute_dtype)t.dtype);
     cute_int units = cute_div(&c->alg, cute_mul(&c->alg, t.offset, cute_i(bytes)), cute_i(16));
@@ -94,10 +98,7 @@ cute_vreg atom_smem_descriptor(cute_ctx *c, const char *name, cute_tensor t, cha
     if (c->alg.failed) return 0;
     if (stage) return stage_descriptor(c, t, bits);
     cute_val addr = cute_smem_addr(c, cute_tensor_ptr(c, t, cute_i(0)));
-    cute_val units = cute_val_binop(c, CUTE_OP_AND,
-                                    cute_val_binop(c, CUTE_OP_SHR, addr, cute_val_int(c, CUTE_U32, 4)),
-                                    cute_val_int(c, CUTE_U32, 0x3fff));
-    cute_val d = cute_val_binop(c, CUTE_OP_OR, cute_val_cvt(c, units, CUTE_U64),
+    cute_val d = cute_val_binop(c, CUTE_OP_OR, cute_val_cvt(c, start_units(c, addr), CUTE_U64),
                                 cute_val_int(c, CUTE_U64, (int64_t)bits));
     return d.r;
 }
