@@ -48,7 +48,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b > 0) prin
              "run attention --batch 1 --heads 4 --kv-heads 2 --seqlen 1100 --headdim 128 --iters 1" \
              "run gemm --dtype bf16 --layout tnt --variant hopper --m 1111 --n 1000 --k 1000 --iters 1"; do
         # shellcheck disable=SC2086
-        r=$(device_step 5 env $st build/cutec $c)
+        case $c in *gemm*) lim=8 ;; *) lim=5 ;; esac
+        r=$(device_step $lim env $st build/cutec $c)
         echo "$r"
         echo "$r" | grep -qE "verified" && ! echo "$r" | grep -qE "WRONG|[1-9][0-9]* wrong|FAIL" || bad=1
     done
