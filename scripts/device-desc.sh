@@ -79,7 +79,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b > 0) prin
     echo "$rs" | awk -v bad="$bad" -v flip="$flip" -v rs="$rs" '{
         n = 0; up = 0; down = 0; none = 0
         for (i = 1; i <= NF; i++) { n++; if ($i == "none") none++; else { if ($i >= 1.01) up++; if ($i < 0.995) down++ } }
-        if (bad) print "decides: CUTEC_WGMMA_DESC=stage: keep opt-in (a GPU check failed; ratios" rs ")"
+        if (bad) print "decides: CUTEC_WGMMA_DESC=stage: keep opt-in (a GPU check failed or did not run; ratios" rs ")"
         else if (none) print "decides: CUTEC_WGMMA_DESC=stage: keep opt-in (a pair without figures; ratios" rs ")"
         else if (up == n && down == 0) print "decides: CUTEC_WGMMA_DESC=stage: make default (ratios" rs "): " flip
         else if (down == n) print "decides: CUTEC_WGMMA_DESC=stage: delete (ratios" rs "): desc_per_stage, stage_descriptor, wgmma_test'"'"'s second pass"
