@@ -13,6 +13,7 @@
 #include "atom/atom_rows.h"
 #include "cutec/atom_table.h"
 #include "cutec/gmma_desc.h"
+#include "env/env_choice.h"
 #include "trace/ctx_internal.h"
 
 enum { WG_MAX_ACC = 128 };
@@ -40,6 +41,44 @@ static bool start_aligned(cute_ctx *c, const char *name, const cute_tensor *t, c
     return ok;
 }
 
+/* CUTEC_WGMMA_DESC=each (the default): every wgmma's descriptor built from its operand's
+ * address; =stage: the low word of the tensor's base built once (the same value for every
+ * k-block and stage: one register outside the loops), the offset's 16-byte units added to
+ * it, the high word a constant (CuTe's DescriptorIterator).  Read when the kernel is traced;
+ * a value that is neither fails c (false).  The flip to the per-stage form: dflt 1 here. */
+static bool desc_per_stage(cute_ctx *c)
+{
+    char err[160];
+    int i = cute_env_choice_err("CUTEC_WGMMA_DESC", "each|stage", 0, err, sizeof err);
+    if (i < 0) cute_ctx_fail(c, "%s", err);
+    return i == 1;
+}
+
+/* the descriptor's start address field: a shared address in 16-byte units, 14 bits */
+static cute_val start_units(cute_ctx *c, cute_val addr)
+{
+    return cute_val_binop(c, CUTE_OP_AND, cute_val_binop(c, CUTE_OP_SHR, addr, cute_val_int(c, CUTE_U32, 4)),
+                          cute_val_int(c, CUTE_U32, 0x3fff));
+}
+
+/* the per-stage form's descriptor of t: start_aligned has made offset * bytes a multiple of
+ * 16 with the swizzle's bits clear, so base + offset is the address the default's form
+ * reads (below 256 KB of shared memory the 14-bit start never carries into LBO) */
+static cute_vreg stage_descriptor(cute_ctx *c, cute_tensor t, uint64_t bits)
+{
+    cute_tensor base = t;
+    base.offset = cute_i(0);
+    cute_val addr = cute_smem_addr(c, cute_tensor_ptr(c, base, cute_i(0)));
+    cute_val lo = cute_val_binop(c, CUTE_OP_OR, start_units(c, addr),
+                                 cute_val_int(c, CUTE_U32, (int64_t)(bits & 0xffffffffu)));
+    int bytes = cute_dtype_bytes((cute_dtype)t.dtype);
+    cute_int units = cute_div(&c->alg, cute_mul(&c->alg, t.offset, cute_i(bytes)), cute_i(16));
+    if (!cute_is_static(units) || units.v != 0)
+        lo = cute_val_binop(c, CUTE_OP_ADD, lo, cute_int_value(c, units, CUTE_U32));
+    return cute_val_binop(c, CUTE_OP_OR, cute_val_cvt(c, lo, CUTE_U64),
+                          cute_val_int(c, CUTE_U64, (int64_t)(bits & ~(uint64_t)0xffffffffu))).r;
+}
+
 cute_vreg atom_smem_descriptor(cute_ctx *c, const char *name, cute_tensor t, char which, cute_major *major)
 {
     if (t.kind != CUTE_TENSOR_SMEM)
@@ -54,11 +93,13 @@ cute_vreg atom_smem_descriptor(cute_ctx *c, const char *name, cute_tensor t, cha
      * SW128); the recognizer has checked that the swizzle is the layout's */
     if (!start_aligned(c, name, &t, &g, which)) return 0;
     *major = g.major;
+    uint64_t bits = cute_gmma_desc_bits(&g, 0);
+    bool stage = desc_per_stage(c);
+    if (c->alg.failed) return 0;
+    if (stage) return stage_descriptor(c, t, bits);
     cute_val addr = cute_smem_addr(c, cute_tensor_ptr(c, t, cute_i(0)));
-    cute_val units = cute_val_binop(c, CUTE_OP_AND, cute_val_binop(c, CUTE_OP_SHR, addr, cute_val_int(c, CUTE_U32, 4)),
-                                    cute_val_int(c, CUTE_U32, 0x3fff));
-    cute_val d = cute_val_binop(c, CUTE_OP_OR, cute_val_cvt(c, units, CUTE_U64),
-                                cute_val_int(c, CUTE_U64, (int64_t)cute_gmma_desc_bits(&g, 0)));
+    cute_val d = cute_val_binop(c, CUTE_OP_OR, cute_val_cvt(c, start_units(c, addr), CUTE_U64),
+                                cute_val_int(c, CUTE_U64, (int64_t)bits));
     return d.r;
 }
 

@@ -6,7 +6,8 @@
  * and D = A B + C computed in double on the host from fresh random inputs; the RS atoms take
  * A from registers placed by their ALayout.  A descriptor built from a layout other than the
  * one the data was written with must give wrong results (checked), and so must a CLayout
- * off by one value.  Every dtype: f16 and bf16 (both majors), tf32, the four fp8 pairs, s8
+ * off by one value.  Again with CUTEC_WGMMA_DESC=stage (each operand's descriptor built
+ * once, the k-blocks' offsets added to it).  Every dtype: f16 and bf16 (both majors), tf32, the four fp8 pairs, s8
  * and u8. */
 #include <math.h>
 #include <stdio.h>
@@ -391,13 +392,13 @@ static void gemm_kernel(cute_ctx *c, cute_tensor gA, cute_tensor gB, cute_tensor
     cute_autovec_copy(c, acc, cute_partition_C(c, thr, gC));
 }
 
-/* the wgmma.fence instructions of f's CUDA C (-1: no code) */
-static int fences(const cute_fn *f)
+/* the occurrences of needle in f's CUDA C (-1: no code) */
+static int in_code(const cute_fn *f, const char *needle)
 {
     char *src = NULL, err[256];
     if (cute_fn_code(f, "cuda", "sm_90a", &src, err, sizeof err) != CUTE_OK) return -1;
     int n = 0;
-    for (const char *s = src; (s = strstr(s, "wgmma.fence")); s++) n++;
+    for (const char *s = src; (s = strstr(s, needle)); s++) n++;
     free(src);
     return n;
 }
@@ -422,8 +423,14 @@ static int run_gemm(cute_runtime *rt, const wg_case *k, const char *where, bool 
     CHECK(f != NULL, "cute_gemm with %s on %s: %s", k->atom, where, err);
     /* one fence for the batch: a fence between its wgmmas would make ptxas wait for all
      * but the last of them at a wait_group 1 (each its own group) */
-    int nf = f ? fences(f) : -1;
+    int nf = f ? in_code(f, "wgmma.fence") : -1;
     CHECK(nf == 1, "cute_gemm with %s: %d wgmma.fence in its code (the caller's one)", k->atom, nf);
+    /* with CUTEC_WGMMA_DESC=stage, a k-block's descriptor is the operand's low word plus
+     * its offset (16-byte units), "(lo | LBO) + ((u32)2)" in the code; never without */
+    const char *form = getenv("CUTEC_WGMMA_DESC");
+    int adds = f ? in_code(f, "u) + ((u32)") : -1, per_stage = form && !strcmp(form, "stage");
+    CHECK(per_stage ? adds > 0 : adds == 0, "cute_gemm with %s%s: %d k-block offsets added to a descriptor",
+          k->atom, per_stage ? " (a stage)" : "", adds);
     cute_backend *be = cute_runtime_backend(rt);
     wg_bufs B;
     size_t bytes[4] = {GM * GK * 2, GN * GK * 2, GM * GN * 4, 4};
@@ -503,6 +510,11 @@ int main(void)
     all_cases(rt, "the interpreter", false);
     all_cases(rt, "the interpreter", true);
     gemm_cases(rt, "the interpreter");
+    /* the descriptors built once a stage, the k-blocks' offsets added (wgmma_emit.c) */
+    setenv("CUTEC_WGMMA_DESC", "stage", 1);
+    all_cases(rt, "the interpreter, descriptors a stage", false);
+    gemm_cases(rt, "the interpreter, descriptors a stage");
+    unsetenv("CUTEC_WGMMA_DESC");
     misuse(rt);
     cute_runtime_free(rt);
     if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {
@@ -511,6 +523,9 @@ int main(void)
     }
     all_cases(rt, "the GPU", false);
     gemm_cases(rt, "the GPU");
+    setenv("CUTEC_WGMMA_DESC", "stage", 1);
+    gemm_cases(rt, "the GPU, descriptors a stage");
+    unsetenv("CUTEC_WGMMA_DESC");
     cute_runtime_free(rt);
     return CHECK_DONE("atom wgmma");
 }
