@@ -26,7 +26,7 @@ log="$out/lead34-$part.log"
     if [ "$part" = llm ]; then
         for pdl in 1 0 1 0; do
             echo "-- CUTEC_GEMM_PDL=$pdl"
-            CUTEC_GEMM_PDL=$pdl timeout 60 build/cutec bench gemm --variant hopper --dtype bf16 --layout tn --iters 10 \
+            CUTEC_GEMM_PDL=$pdl timeout 60 build/cutec bench gemm --variants hopper --dtype bf16 --layout tn --iters 10 \
                 --sizes 8192x6144x4096,8192x4096x14336,8192x28672x4096,4096,8192 2>&1 | grep -E "^#.*M [0-9]|cublas|hopper"
         done
     fi
