@@ -209,6 +209,34 @@ static void lean_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
     io->t[DB] = io->t[DY];
 }
 
+/* lnb2's "xfma" form (opt-in: CUTEC_ROWS_TRIAL=xfma, 16-bit inputs; rows_compile.c's
+ * row_plan_forms): lean's write pass by one instruction an element fewer.  xhat =
+ * fma(x, rstd, -mean rstd) is one FMA where c = x - mean and c rstd took two, and dx =
+ * rstd g + (xhat A' + B), A' = A / rstd = -rstd mean(g xhat), uses it where lean used c, so
+ * c is not formed at all (dw += dy xhat as before).  The stage pass keeps c: its sums are
+ * about the mean.  Its rounding: -mean rstd once, |mean rstd| 2^-24 on xhat, 3000 times the
+ * spread giving ~2e-4 (f16's tolerance 2e-3; f32 inputs keep lean's form). */
+static void xfma_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    cute_val inv_n = f32_op(c, CUTE_OP_DIV, row_f32(c, 1), row_n(c, io)), rstd = io->v[RSTD_IN];
+    cute_val neg_rstd = cute_val_unop(c, CUTE_OP_NEG, rstd);
+    io->d[0] = f32_op(c, CUTE_OP_MUL, neg_rstd, f32_op(c, CUTE_OP_MUL, stats[0][1], inv_n));
+    io->d[1] = f32_op(c, CUTE_OP_MUL, neg_rstd, f32_op(c, CUTE_OP_MUL, stats[0][0], inv_n));
+    io->d[2] = f32_op(c, CUTE_OP_MUL, neg_rstd, io->v[MEAN_IN]);
+}
+
+static void xfma_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    (void)stats;
+    cute_tuple sh = io->t[XB].shape;
+    cute_ssa rstd = cute_ssa_scalar(c, io->v[RSTD_IN], sh);
+    cute_ssa xhat = cute_ssa_fma(c, io->t[XB], rstd, cute_ssa_scalar(c, io->d[2], sh));
+    cute_ssa a = cute_ssa_scalar(c, io->d[0], sh), b = cute_ssa_scalar(c, io->d[1], sh);
+    io->t[DX] = cute_ssa_fma(c, g_of(c, io), rstd, cute_ssa_fma(c, xhat, a, b));
+    io->t[DW] = cute_ssa_binop(c, CUTE_OP_MUL, io->t[DY], xhat);
+    io->t[DB] = io->t[DY];
+}
+
 #define LAYERNORM_BWD_SLOTS                                                                                        \
     {{"dy", ROW_IN, false, 0}, {"x", ROW_IN, false, 0}, {"weight", COL_IN, true, 0},                               \
      {"mean", ROWVAL_IN, false, 0}, {"rstd", ROWVAL_IN, false, 0}, {"dx", ROW_OUT, false, 0},                      \
@@ -216,6 +244,11 @@ static void lean_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
 
 const row_op row_layernorm_bwd_lean = {
     "layernorm_backward_lean", 8, LAYERNORM_BWD_SLOTS, 1, sums, lean_partial, lean_row, lean_finish,
+    false, 0, NULL, false, NULL,
+};
+
+const row_op row_layernorm_bwd_xfma = {
+    "layernorm_backward_xfma", 8, LAYERNORM_BWD_SLOTS, 1, sums, lean_partial, xfma_row, xfma_finish,
     false, 0, NULL, false, NULL,
 };
 
