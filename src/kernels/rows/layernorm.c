@@ -212,15 +212,16 @@ static void lean_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
 /* lnb2's "xfma" form (opt-in: CUTEC_ROWS_TRIAL=xfma, 16-bit inputs; rows_compile.c's
  * row_plan_forms): lean's write pass by one instruction an element fewer.  xhat =
  * fma(x, rstd, -mean rstd) is one FMA where c = x - mean and c rstd took two, and dx =
- * rstd g + (xhat A' + B), A' = A / rstd = -rstd mean(g xhat), uses it where lean used c, so
- * c is not formed at all (dw += dy xhat as before).  The stage pass keeps c: its sums are
- * about the mean.  Its rounding: -mean rstd once, |mean rstd| 2^-24 on xhat, 3000 times the
+ * rstd g + (xhat A' + B), A' = A / rstd = -rstd mean(g xhat) = -rstd^2 mean(g c), uses it
+ * where lean used c, so c is not formed at all (dw += dy xhat as before).  The stage pass
+ * keeps c: its sums are about the mean.  Its rounding: -mean rstd once, |mean rstd| 2^-24 on xhat, 3000 times the
  * spread giving ~2e-4 (f16's tolerance 2e-3; f32 inputs keep lean's form). */
 static void xfma_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
 {
     cute_val inv_n = f32_op(c, CUTE_OP_DIV, row_f32(c, 1), row_n(c, io)), rstd = io->v[RSTD_IN];
     cute_val neg_rstd = cute_val_unop(c, CUTE_OP_NEG, rstd);
-    io->d[0] = f32_op(c, CUTE_OP_MUL, neg_rstd, f32_op(c, CUTE_OP_MUL, stats[0][1], inv_n));
+    cute_val mean_gc = f32_op(c, CUTE_OP_MUL, stats[0][1], inv_n); /* mean(g xhat) / rstd */
+    io->d[0] = f32_op(c, CUTE_OP_MUL, f32_op(c, CUTE_OP_MUL, neg_rstd, rstd), mean_gc);
     io->d[1] = f32_op(c, CUTE_OP_MUL, neg_rstd, f32_op(c, CUTE_OP_MUL, stats[0][0], inv_n));
     io->d[2] = f32_op(c, CUTE_OP_MUL, neg_rstd, io->v[MEAN_IN]);
 }
