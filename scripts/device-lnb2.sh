@@ -2,8 +2,10 @@
 # The pass of branch lnb2 on a GPU machine (issue 16: LayerNorm's backward past 3.3 TB/s,
 # 77.5-77.9% of the copy -> >= 78.5), under 80 s on one H200 after `make all tests`.
 # The candidate, opt-in: CUTEC_ROWS_TRIAL=xfma (layernorm.c's row_layernorm_bwd_xfma, 16-bit
-# inputs): lean's write pass with xhat = fma(x, rstd, -mean rstd) and dx = rstd g + (xhat A' +
-# B), one instruction an element fewer (c = x - mean is not formed in that pass).
+# inputs): c = x - mean formed in neither pass, one instruction an element fewer in each: the
+# stage pass sums g x and takes mean sum g off once a chunk, the write pass forms xhat =
+# fma(x, rstd, -mean rstd) and dx = rstd g + (xhat A' + B).  Row loop (sm_90a SASS, bf16),
+# lean -> xfma: 583 -> 568 at 4096x32768, 996 -> 955 at 1024x262144.
 # First the GPU against float64 (`cutec run --backward`: every element of dx, dw, db; the
 # 1024-thread parts, rows past the matrix in their last turn at 37x262136, odd lengths, f16),
 # then the benches (one process each, a device copy of the same bytes in each: % of it

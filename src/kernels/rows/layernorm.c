@@ -210,12 +210,23 @@ static void lean_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
 }
 
 /* lnb2's "xfma" form (opt-in: CUTEC_ROWS_TRIAL=xfma, 16-bit inputs; rows_compile.c's
- * row_plan_forms): lean's write pass by one instruction an element fewer.  xhat =
- * fma(x, rstd, -mean rstd) is one FMA where c = x - mean and c rstd took two, and dx =
- * rstd g + (xhat A' + B), A' = A / rstd = -rstd mean(g xhat) = -rstd^2 mean(g c), uses it
- * where lean used c, so c is not formed at all (dw += dy xhat as before).  The stage pass
- * keeps c: its sums are about the mean.  Its rounding: -mean rstd once, |mean rstd| 2^-24 on xhat, 3000 times the
- * spread giving ~2e-4 (f16's tolerance 2e-3; f32 inputs keep lean's form). */
+ * row_plan_forms): lean's passes by one instruction an element fewer each, c = x - mean
+ * formed in neither:
+ *  - the stage pass sums g x and takes mean sum g off once a chunk (an FMA; past the row's
+ *    end g is 0);
+ *  - the write pass forms xhat = fma(x, rstd, -mean rstd), one FMA where c and c rstd took
+ *    two, and dx = rstd g + (xhat A' + B), A' = A / rstd = -rstd^2 mean(g c); dw += dy xhat.
+ * Rounding: 2^-24 of |mean| / spread, relative, on mean(g c) and on xhat (~2e-4 where the
+ * mean is 3000 times the spread: within f16's and bf16's tolerances; f32 inputs keep lean). */
+static void xfma_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+{
+    (void)stage, (void)stats;
+    cute_ssa g = g_of(c, io);
+    out[0] = cute_ssa_reduce(c, CUTE_OP_ADD, g);
+    cute_val gx = cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_binop(c, CUTE_OP_MUL, g, io->t[XB]));
+    out[1] = cute_val_fma(c, cute_val_unop(c, CUTE_OP_NEG, io->v[MEAN_IN]), out[0], gx);
+}
+
 static void xfma_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
 {
     cute_val inv_n = f32_op(c, CUTE_OP_DIV, row_f32(c, 1), row_n(c, io)), rstd = io->v[RSTD_IN];
@@ -249,7 +260,7 @@ const row_op row_layernorm_bwd_lean = {
 };
 
 const row_op row_layernorm_bwd_xfma = {
-    "layernorm_backward_xfma", 8, LAYERNORM_BWD_SLOTS, 1, sums, lean_partial, xfma_row, xfma_finish,
+    "layernorm_backward_xfma", 8, LAYERNORM_BWD_SLOTS, 1, sums, xfma_partial, xfma_row, xfma_finish,
     false, 0, NULL, false, NULL,
 };
 
