@@ -260,11 +260,15 @@ int main(void)
         unsetenv("CUTEC_ROWS_TRIAL");
     }
     /* before sm_90: rows walked in chunks; dw and db by a pass of their own (its dx pass in
-     * the lean form, and in the form before it) */
+     * the lean form, in xfma's, and in the form before them) */
     cute_runtime_set_target_arch(rt, "sm_80");
     forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, false, 3000);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
+    setenv("CUTEC_ROWS_TRIAL", "xfma", 1);
+    backward(lib, be, true, CUTE_BF16, (shape_case){3, 20001, 0}, true);
+    backward(lib, be, true, CUTE_F16, (shape_case){5, 40000, 3}, true);
+    unsetenv("CUTEC_ROWS_TRIAL");
     setenv("CUTEC_ROWS_SCHEDULE", "lnb0", 1);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
