@@ -209,6 +209,46 @@ static void lean_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
     io->t[DB] = io->t[DY];
 }
 
+/* lnb2's "xfma" form (opt-in: CUTEC_ROWS_TRIAL=xfma, 16-bit inputs; rows_compile.c's
+ * row_plan_forms): lean's passes by one instruction an element fewer each, c = x - mean
+ * formed in neither:
+ *  - the stage pass sums g x and takes mean sum g off once a chunk (an FMA; past the row's
+ *    end g is 0);
+ *  - the write pass forms xhat = fma(x, rstd, -mean rstd), one FMA where c and c rstd took
+ *    two, and dx = rstd g + (xhat A' + B), A' = A / rstd = -rstd^2 mean(g c); dw += dy xhat.
+ * Rounding: 2^-24 of |mean| / spread, relative, on mean(g c) and on xhat (~2e-4 where the
+ * mean is 3000 times the spread: within f16's and bf16's tolerances; f32 inputs keep lean). */
+static void xfma_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+{
+    (void)stage, (void)stats;
+    cute_ssa g = g_of(c, io);
+    out[0] = cute_ssa_reduce(c, CUTE_OP_ADD, g);
+    cute_val gx = cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_binop(c, CUTE_OP_MUL, g, io->t[XB]));
+    out[1] = cute_val_fma(c, cute_val_unop(c, CUTE_OP_NEG, io->v[MEAN_IN]), out[0], gx);
+}
+
+static void xfma_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    cute_val inv_n = f32_op(c, CUTE_OP_DIV, row_f32(c, 1), row_n(c, io)), rstd = io->v[RSTD_IN];
+    cute_val neg_rstd = cute_val_unop(c, CUTE_OP_NEG, rstd);
+    cute_val mean_gc = f32_op(c, CUTE_OP_MUL, stats[0][1], inv_n); /* mean(g xhat) / rstd */
+    io->d[0] = f32_op(c, CUTE_OP_MUL, f32_op(c, CUTE_OP_MUL, neg_rstd, rstd), mean_gc);
+    io->d[1] = f32_op(c, CUTE_OP_MUL, neg_rstd, f32_op(c, CUTE_OP_MUL, stats[0][0], inv_n));
+    io->d[2] = f32_op(c, CUTE_OP_MUL, neg_rstd, io->v[MEAN_IN]);
+}
+
+static void xfma_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    (void)stats;
+    cute_tuple sh = io->t[XB].shape;
+    cute_ssa rstd = cute_ssa_scalar(c, io->v[RSTD_IN], sh);
+    cute_ssa xhat = cute_ssa_fma(c, io->t[XB], rstd, cute_ssa_scalar(c, io->d[2], sh));
+    cute_ssa a = cute_ssa_scalar(c, io->d[0], sh), b = cute_ssa_scalar(c, io->d[1], sh);
+    io->t[DX] = cute_ssa_fma(c, g_of(c, io), rstd, cute_ssa_fma(c, xhat, a, b));
+    io->t[DW] = cute_ssa_binop(c, CUTE_OP_MUL, io->t[DY], xhat);
+    io->t[DB] = io->t[DY];
+}
+
 #define LAYERNORM_BWD_SLOTS                                                                                        \
     {{"dy", ROW_IN, false, 0}, {"x", ROW_IN, false, 0}, {"weight", COL_IN, true, 0},                               \
      {"mean", ROWVAL_IN, false, 0}, {"rstd", ROWVAL_IN, false, 0}, {"dx", ROW_OUT, false, 0},                      \
@@ -216,6 +256,11 @@ static void lean_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
 
 const row_op row_layernorm_bwd_lean = {
     "layernorm_backward_lean", 8, LAYERNORM_BWD_SLOTS, 1, sums, lean_partial, lean_row, lean_finish,
+    false, 0, NULL, false, NULL,
+};
+
+const row_op row_layernorm_bwd_xfma = {
+    "layernorm_backward_xfma", 8, LAYERNORM_BWD_SLOTS, 1, sums, xfma_partial, xfma_row, xfma_finish,
     false, 0, NULL, false, NULL,
 };
 

@@ -306,7 +306,7 @@ extern const row_op row_softmax_fwd, row_softmax_bwd;
 extern const row_op row_rmsnorm_fwd, row_rmsnorm_bwd;
 extern const row_op row_layernorm_fwd, row_layernorm_bwd;
 /* the norms' backward by fewer instructions an element (the default: layernorm.c) */
-extern const row_op row_layernorm_bwd_lean, row_rmsnorm_bwd_lean;
+extern const row_op row_layernorm_bwd_lean, row_rmsnorm_bwd_lean, row_layernorm_bwd_xfma;
 extern const row_op row_cross_entropy;
 /* the plain reductions (reduce.c): sum (variant 1: mean), max, min, product */
 extern const row_op row_reduce_sum, row_reduce_max, row_reduce_min, row_reduce_prod;
