@@ -185,6 +185,25 @@ int main(void)
         forward(lib, be, false, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
     }
     unsetenv("CUTEC_ROWS_HEX"), unsetenv("CUTEC_ROWS_SPLIT");
+    /* rows35's trials on the same cluster parts: wexch (the first write chunk's columns issued
+     * after the stage walk, before the exchange; LayerNorm's weight and bias, RMSNorm's
+     * weight), cpairs (a part's chunks written two at a time, both chunks' columns issued
+     * first: one column input), each also over hex's parts (RMSNorm's); with and without
+     * weight and bias, parts that end inside a chunk, means 1000 and 3000 times the spread */
+    static const char *const rows35[] = {"wexch", "cpairs", "wexch,hex", "cpairs,hex"};
+    for (int t = 0; t < 4; t++) {
+        setenv("CUTEC_ROWS_TRIAL", rows35[t], 1);
+        forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
+        forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 0}, true, 1000);
+        forward(lib, be, true, CUTE_F16, (shape_case){2, 100000, 8}, true, 3000);
+        forward(lib, be, true, CUTE_F32, (shape_case){2, 40008, 0}, true, 1000);
+        forward(lib, be, true, CUTE_BF16, (shape_case){2, 70000, 0}, false, 0);
+        forward(lib, be, false, CUTE_BF16, (shape_case){3, 70000, 8}, true, 0);
+        forward(lib, be, false, CUTE_BF16, (shape_case){2, 65544, 0}, true, 1000);
+        forward(lib, be, false, CUTE_F16, (shape_case){2, 100000, 8}, false, 0);
+        forward(lib, be, false, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
+    }
+    unsetenv("CUTEC_ROWS_TRIAL");
     /* a residual at 262144: hex's 32 KB parts would take 32 blocks, so 64 KB parts of 256
      * threads (rows_compile.c's cluster_stage), copied chunk by chunk */
     forward(lib, be, true, CUTE_BF16, (shape_case){2, 262144, 0}, true, 0);

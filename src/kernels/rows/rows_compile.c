@@ -286,7 +286,9 @@ void row_plan_forms(row_plan *p, int64_t n)
     bool long_row = (n + p->vec - 1) / p->vec > (int64_t)STAGE_THREADS * kmax;
     bool sm90 = !(p->arch && p->arch < 90);
     p->words = long_row && sm90 && rows_env(ROWS_ENV_WORDS) == 0;
-    p->pairs = long_row && p->cluster < 2 && rows_env(ROWS_ENV_PAIRS) == 0;
+    /* (the trial "cpairs", rows35: a cluster's parts of an even number of chunks in pairs too) */
+    bool cpairs = rows_trial("cpairs") && p->stage_chunks % 2 == 0 && row_plan_slots(p, COL_IN) == 1 && !keeps_sums(p);
+    p->pairs = long_row && (p->cluster < 2 || cpairs) && rows_env(ROWS_ENV_PAIRS) == 0;
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
     /* an op's cluster form (cross-entropy's label gathered at the block's first chunk: H200,
@@ -321,7 +323,16 @@ void row_plan_forms(row_plan *p, int64_t n)
      * points at 1024x262144, session 32: opt-in; each chunk's a chunk ahead, chunks of two
      * accesses, lnf's "chain": -1.9, deleted).  The flip: drop `rows_trial("ahead") &&` */
     bool late_cols = p->op->columns_late && row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
-    p->cols_ahead = rows_trial("ahead") && p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined && late_cols;
+    bool part = p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined;
+    p->cols_ahead = rows_trial("ahead") && part && late_cols;
+    /* the trial "wexch" (rows35): the first write chunk's column loads issued after the
+     * block's stage walk, before its reduction and the cluster exchange, whose round trip
+     * then covers theirs (rows_kernel.c's row_looped), where "ahead" held them in registers
+     * through the whole walk; for RMSNorm's weight too (its stages do not read it).  The
+     * flip: drop `rows_trial("wexch") &&` */
+    bool cols_only_late = row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
+    p->cols_exch = rows_trial("wexch") && part && cols_only_late;
+    p->cols_ahead |= p->cols_exch;
 }
 
 bool row_lnb_form(const row_plan *p, const char *name, bool on)

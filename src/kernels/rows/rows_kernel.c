@@ -293,6 +293,16 @@ static void write_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     store_chunk(c, th, io, rb, cb, j);
 }
 
+/* chunk cb's outputs from the columns issued earlier (cols) */
+static void write_chunk_from(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb, const row_cols *cols,
+                             cute_val stats[][4])
+{
+    load_chunk(c, th, io, rb, cb, true); /* (the row inputs; columns not late: dead, taken below) */
+    columns_take(c, th, io, cols);
+    th->p->op->finish(c, io, (const cute_val(*)[4])stats);
+    store_chunk(c, th, io, rb, cb, 0);
+}
+
 /* row_plan's cols_ahead (a cluster's staged part, whose column inputs finish alone uses):
  * the first write chunk's column loads (from L2) issued before the row's staged wait
  * (th->ahead, rows_walk), so that their round trip passes during the wait, the stage walk
@@ -301,10 +311,7 @@ static void write_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
  * a chunk ahead, the part unrolled: 80 registers and 288 bytes spilled, sm_90a bf16.) */
 static void write_ahead(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
 {
-    load_chunk(c, th, io, rb, th->first, true); /* the row inputs: columns_late */
-    columns_take(c, th, io, &th->ahead);
-    th->p->op->finish(c, io, (const cute_val(*)[4])stats);
-    store_chunk(c, th, io, rb, th->first, 0);
+    write_chunk_from(c, th, io, rb, th->first, &th->ahead, stats);
     CUTE_FOR(c, cb, cute_add(cute_ctx_alg(c), th->first, cute_i(1)), th->end) { write_chunk(c, th, io, rb, cb, stats, 0); }
 }
 
@@ -327,19 +334,25 @@ static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_i
             write_chunk(c, th, io, rb, cute_add(cute_ctx_alg(c), th->first, cute_i(j)), stats, j);
         return;
     }
-    /* a staged row's chunks two at a time (row_plan's pairs: one block's row, not a
-     * cluster's part), so that ptxas issues both chunks' column loads (weight, bias) from L2
+    /* a staged row's chunks two at a time (row_plan's pairs: one block's row; a cluster's
+     * part of an even number of chunks under the trial "cpairs"), so that ptxas issues both chunks' column loads (weight, bias) from L2
      * together, where each chunk of the loop waits out its own L2 latency with none of the
      * block's loads in flight.  A chunk past the row's end is all predicated off.  16-bit
      * inputs only: f32's two chunks of weight and bias spilled 8 bytes at 80 registers, and so
      * did all four of a bf16 staged row at 4096x32768 unrolled under a launch bound. */
-    bool pairs = th->p->pairs && th->p->cluster < 2 && cute_dtype_bytes(th->p->dtype[0]) <= 2;
+    bool pairs = th->p->pairs && cute_dtype_bytes(th->p->dtype[0]) <= 2;
     if (pairs && th->p->stage_chunks && row_plan_slots(th->p, COL_IN)) {
         cute_alg *a = cute_ctx_alg(c);
         CUTE_FOR(c, pair, cute_i(0), cute_i((th->p->stage_chunks + 1) / 2)) {
-            cute_int cb = cute_add(a, th->first, cute_mul(a, pair, cute_i(2)));
-            write_chunk(c, th, io, rb, cb, stats, 0);
-            write_chunk(c, th, io, rb, cute_add(a, cb, cute_i(1)), stats, 0);
+            cute_int cb = cute_add(a, th->first, cute_mul(a, pair, cute_i(2))), next = cute_add(a, cb, cute_i(1));
+            if (th->p->cluster > 1) { /* (cpairs: both chunks' columns issued first, explicitly) */
+                row_cols first = columns_issue(c, th, cb), second = columns_issue(c, th, next);
+                write_chunk_from(c, th, io, rb, cb, &first, stats);
+                write_chunk_from(c, th, io, rb, next, &second, stats);
+            } else {
+                write_chunk(c, th, io, rb, cb, stats, 0);
+                write_chunk(c, th, io, rb, next, stats, 0);
+            }
         }
         return;
     }
@@ -361,11 +374,14 @@ static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
  * block whose part of a staged row is one tile (stage_chunks 1: a cluster's block, or a row
  * with column sums that one tile covers) walks no loop: its loops' code and loop-carried
  * values cost RMSNorm's backward at 262144 (512 threads, 128 registers) a 36-byte spill */
-static void row_looped(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb)
+static void row_looped(cute_ctx *c, row_thread *th, row_io *io, cute_int rb)
 {
     cute_val stats[ROW_STAGES][4];
     for (int st = 0; st < th->p->op->stages; st++) {
         stage_walk(c, th, io, rb, st, stats);
+        /* (the plan's cols_exch: the first write chunk's columns issued now, so that the
+         * block's reduction and the cluster's round trip cover their L2 latency) */
+        if (th->p->cols_exch && st == th->p->op->stages - 1) th->ahead = columns_issue(c, th, th->first);
         reduce_stage(c, th, stats[st], st);
     }
     write_pass(c, th, io, rb, stats);
@@ -555,7 +571,7 @@ static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
         io->row = row, th->it = it;
         row_values_now(c, th, io->v, &next, ahead, it, row);
         load_firsts(c, th, io, rb, row);
-        if (p->cols_ahead) th->ahead = columns_issue(c, th, th->first);
+        if (p->cols_ahead && !p->cols_exch) th->ahead = columns_issue(c, th, th->first);
         if (th->stage.on && p->stage_split) {
             fill_chunks(c, th, rb);
             th->staged = row_stage_buffer(c, &th->stage, p); /* (stage_walk waits chunk by chunk) */

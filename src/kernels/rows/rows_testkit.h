@@ -118,12 +118,12 @@ static inline int64_t tk_compare(const double *got, const double *want, int64_t 
     return bad;
 }
 
-/* a fresh seed (printed) and a library on a runtime of `backend`; NULL (and why) when that
- * backend is not there */
+/* a fresh seed (printed; CUTEC_SEED=N repeats a run's) and a library on a runtime of
+ * `backend`; NULL (and why) when that backend is not there */
 static inline cutec_rows *tk_begin(const char *backend, cute_runtime **rt, char *err, size_t n)
 {
-    tk_seed = (uint64_t)time(NULL);
-    printf("seed %llu\n", (unsigned long long)tk_seed);
+    tk_seed = getenv("CUTEC_SEED") ? strtoull(getenv("CUTEC_SEED"), NULL, 10) : (uint64_t)time(NULL);
+    printf("seed %llu (CUTEC_SEED=%llu repeats it)\n", (unsigned long long)tk_seed, (unsigned long long)tk_seed);
     if (cute_runtime_new(backend, rt, err, n) != CUTE_OK) return NULL;
     return cutec_rows_new(*rt);
 }
