@@ -13,26 +13,29 @@
 #   cpairs: a cluster part's chunks written two at a time, both chunks' columns issued first
 #           (one column input: RMSNorm 56 -> 74 registers; LayerNorm's two spilled 84 bytes,
 #           so it is not built for two);
-#   wexch,hex / cpairs,hex: the same over RMSNorm's hex parts (32 KB, six blocks an SM).
+#   wchain: the part's write chunks unrolled, each chunk's columns issued a chunk ahead (one
+#           column input: RMSNorm 78 registers; LayerNorm's spilled 388 bytes); with wexch
+#           the first chunk's before the exchange; with hex over RMSNorm's 32 KB parts.
 # Neither changes a plan at 4096x32768 (a row staged in one block, no cluster): the script
 # compares their PTX with the default's there and times a trial only where it differs.
 # Order: `cutec run` of every element on the GPU against float64 under each trial first, then
 # the benches (each also checks sampled rows before it times them; a device copy of the same
 # bytes in each bench's process), 262144 in two turns of reverse order, then 32768; the
 # second turn's defaults and 32768's with torch's layer_norm / rms_norm (eager) beside.
-# Nothing starts past $BUDGET (75) s.
+# Nothing starts past $BUDGET (78) s.
 # The rule (points of the copy, the mean of the turns): a trial becomes the op's default where
 # it leads the default by 1 point at 1024x262144 and loses no more than 0.5 at 4096x32768
 # ("make default"); where it trails the default by more than 0.5 at 262144, "delete"; else
 # "keep opt-in".  A WRONG line or a failed check decides "delete (wrong)".  The flips:
-# rows_compile.c's row_plan_forms, `rows_trial("wexch") &&` dropped (wexch); `cpairs`'s
-# `rows_trial("cpairs") &&` dropped (cpairs); hex for RMSNorm: hex_parts's
-# `(!with_row || rows_trial("hex"))` -> true.
-#   BUDGET=75 ITERS=10 sh scripts/device-rows35.sh
+# rows_compile.c's row_plan_forms, `rows_trial("wexch") &&` dropped (wexch; RMSNorm only:
+# `&& !late_cols` there, LayerNorm only: `&& late_cols`), likewise `rows_trial("cpairs") &&`
+# and `rows_trial("wchain") &&`; hex for RMSNorm: hex_parts's `(!with_row ||
+# rows_trial("hex"))` -> true (a combination's "both flips": each of its names).
+#   BUDGET=78 ITERS=10 sh scripts/device-rows35.sh
 . scripts/device-common.sh
 log="$out/rows35.log"
 start=$(date +%s)
-budget=${BUDGET:-75}
+budget=${BUDGET:-78}
 BENCH_TIMEOUT=20
 # pct_of T OP S [torch]: the % of the copy of `cutec bench OP --shape S` with
 # CUTEC_ROWS_TRIAL=T ("0": none) into $pct ("" if skipped or failed, "W" if wrong); "torch":
@@ -65,13 +68,12 @@ decide()
     device_begin
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing timed"
-        for t in "wexch for LayerNorm" "wexch for RMSNorm" "cpairs for RMSNorm" "wexch,hex for RMSNorm" \
-            "cpairs,hex for RMSNorm"; do echo "decides: $t: keep opt-in (no GPU)"; done
+        for t in "wexch for LayerNorm" "wexch for RMSNorm" "cpairs for RMSNorm" "wchain for RMSNorm" \
+            "wchain,hex for RMSNorm" "wchain,wexch for RMSNorm"; do echo "decides: $t: keep opt-in (no GPU)"; done
     else
         echo "== the GPU against float64 (every element)"
-        for a in "wexch layernorm bf16 8x262152" "wexch layernorm f16 4x262136" "wexch rmsnorm bf16 8x262136" \
-            "cpairs rmsnorm bf16 8x262152" "wexch,hex rmsnorm bf16 4x262136" "cpairs,hex rmsnorm f16 4x262152" \
-            "wexch layernorm bf16 5x70000"; do
+        for a in "wexch layernorm bf16 8x262152" "wexch rmsnorm f16 4x262136" "cpairs rmsnorm bf16 8x262152" \
+            "wchain,wexch,hex rmsnorm bf16 8x262136" "wchain rmsnorm bf16 5x70000"; do
             set -- $a
             ( CUTEC_ROWS_TRIAL=$1 timeout 15 build/cutec run "$2" --dtype "$3" --shape "$4" ) >"$out/rows35.one" 2>&1
             echo "$1: $(tail -n 1 "$out/rows35.one")"
@@ -83,9 +85,10 @@ decide()
         pct_of 0 rmsnorm $L && ra=$pct
         pct_of wexch rmsnorm $L && rwa=$pct
         pct_of cpairs rmsnorm $L && rpa=$pct
-        pct_of wexch,hex rmsnorm $L && rwh=$pct
-        pct_of cpairs,hex rmsnorm $L && rph=$pct
-        pct_of cpairs rmsnorm $L && rpb=$pct
+        pct_of wchain rmsnorm $L && rca=$pct
+        pct_of wchain,hex rmsnorm $L && rch=$pct
+        pct_of wchain,wexch rmsnorm $L && rce=$pct
+        pct_of wchain rmsnorm $L && rcb=$pct
         pct_of wexch rmsnorm $L && rwb=$pct
         pct_of 0 rmsnorm $L torch && rb=$pct
         pct_of wexch layernorm $L && lwb=$pct
@@ -101,20 +104,23 @@ decide()
         pct_of 0 layernorm $S torch && ls0=$pct
         pct_of 0 rmsnorm $S torch && rs0=$pct
         if same_ptx wexch layernorm; then lsw=$ls0; else pct_of wexch layernorm $S && lsw=$pct; fi
-        if same_ptx cpairs rmsnorm; then rsp=$rs0; else pct_of cpairs rmsnorm $S && rsp=$pct; fi
-        if same_ptx wexch rmsnorm; then rsw=$rs0; else pct_of wexch rmsnorm $S && rsw=$pct; fi
+        for t in wexch cpairs wchain wchain,hex wchain,wexch; do
+            if same_ptx $t rmsnorm; then d=0.00; else pct_of $t rmsnorm $S && d=$(diff2 "$pct" "$rs0"); fi
+            eval "rs_$(echo $t | tr , _)=\$d"
+        done
         echo "== at $(($(date +%s) - start)) s: % of the copy at $L: LayerNorm default $la / $lb, wexch $lwa / $lwb;" \
-            "RMSNorm default $ra / $rb, wexch $rwa / $rwb, cpairs $rpa / $rpb, wexch,hex $rwh, cpairs,hex $rph;" \
-            "at $S: LayerNorm $ls0, wexch $lsw; RMSNorm $rs0, cpairs $rsp, wexch $rsw"
+            "RMSNorm default $ra / $rb, wexch $rwa / $rwb, cpairs $rpa, wchain $rca / $rcb, wchain,hex $rch," \
+            "wchain,wexch $rce; at $S: LayerNorm $ls0, RMSNorm $rs0"
         l0=$(mean2 "$la" "$lb") r0=$(mean2 "$ra" "$rb")
         if [ "${checked:-yes}" = no ]; then
             echo "decides: every trial: delete (wrong): a check against float64 above failed (find which first)"
         else
             decide "wexch for LayerNorm" "$(diff2 "$(mean2 "$lwa" "$lwb")" "$l0")" "$(diff2 "$lsw" "$ls0")"
-            decide "wexch for RMSNorm" "$(diff2 "$(mean2 "$rwa" "$rwb")" "$r0")" "$(diff2 "$rsw" "$rs0")"
-            decide "cpairs for RMSNorm" "$(diff2 "$(mean2 "$rpa" "$rpb")" "$r0")" "$(diff2 "$rsp" "$rs0")"
-            decide "wexch,hex for RMSNorm" "$(diff2 "$rwh" "$r0")" ""
-            decide "cpairs,hex for RMSNorm" "$(diff2 "$rph" "$r0")" ""
+            decide "wexch for RMSNorm" "$(diff2 "$(mean2 "$rwa" "$rwb")" "$r0")" "$rs_wexch"
+            decide "cpairs for RMSNorm" "$(diff2 "$rpa" "$r0")" "$rs_cpairs"
+            decide "wchain for RMSNorm" "$(diff2 "$(mean2 "$rca" "$rcb")" "$r0")" "$rs_wchain"
+            decide "wchain,hex for RMSNorm (both flips)" "$(diff2 "$rch" "$r0")" "$rs_wchain_hex"
+            decide "wchain,wexch for RMSNorm (both flips)" "$(diff2 "$rce" "$r0")" "$rs_wchain_wexch"
         fi
     fi
     device_end

@@ -333,6 +333,12 @@ void row_plan_forms(row_plan *p, int64_t n)
     bool cols_only_late = row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
     p->cols_exch = rows_trial("wexch") && part && cols_only_late;
     p->cols_ahead |= p->cols_exch;
+    /* the trial "wchain" (rows35): every write chunk's column loads issued a chunk ahead, the
+     * part's chunks unrolled (rows_kernel.c's write_chain; with wexch the first chunk's before
+     * the exchange).  One column input (RMSNorm's weight): LayerNorm's weight and bias two
+     * chunks at a time spilled (ln16: 288 bytes at 64 KB parts).  The flip: drop
+     * `rows_trial("wchain") &&` */
+    p->cols_chain = rows_trial("wchain") && part && cols_only_late && row_plan_slots(p, COL_IN) == 1;
 }
 
 bool row_lnb_form(const row_plan *p, const char *name, bool on)

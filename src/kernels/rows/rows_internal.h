@@ -154,6 +154,9 @@ typedef struct row_plan {
                               block's reduction and the cluster exchange, not before the
                               staged wait (CUTEC_ROWS_TRIAL=wexch, opt-in; RMSNorm's weight
                               too) */
+    bool cols_chain;       /* a cluster's staged part written chunk after chunk, unrolled,
+                              each chunk's column loads issued a chunk ahead
+                              (CUTEC_ROWS_TRIAL=wchain, opt-in; one column input) */
     bool stage_split;      /* a cluster's staged part (one row a block) copied chunk by chunk,
                               each on a barrier of its own, the stage walk starting on the first
                               while the rest arrive (CUTEC_ROWS_TRIAL=split, opt-in) */

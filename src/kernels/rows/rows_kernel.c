@@ -315,10 +315,32 @@ static void write_ahead(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     CUTE_FOR(c, cb, cute_add(cute_ctx_alg(c), th->first, cute_i(1)), th->end) { write_chunk(c, th, io, rb, cb, stats, 0); }
 }
 
+/* row_plan's cols_chain (a cluster's staged part): the part's write chunks unrolled, each
+ * chunk's column loads issued before the chunk before it is computed, so that each round
+ * trip to L2 passes during that chunk's work, not before its own (the first chunk's: at the
+ * write pass's start, or, with cols_exch, before the exchange).  A chunk past the row's end
+ * (the cluster's last part) is all predicated off. */
+static void write_chain(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
+{
+    cute_alg *a = cute_ctx_alg(c);
+    row_cols cur = th->p->cols_exch ? th->ahead : columns_issue(c, th, th->first);
+    for (int j = 0; j < th->p->stage_chunks; j++) {
+        cute_int cb = cute_add(a, th->first, cute_i(j));
+        row_cols next = {0};
+        if (j + 1 < th->p->stage_chunks) next = columns_issue(c, th, cute_add(a, cb, cute_i(1)));
+        write_chunk_from(c, th, io, rb, cb, &cur, stats);
+        cur = next;
+    }
+}
+
 /* the per-row values and the write pass of a longer row, whose stages are reduced */
 static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
 {
     th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
+    if (th->p->cols_chain) {
+        write_chain(c, th, io, rb, stats);
+        return;
+    }
     if (th->p->cols_ahead) {
         write_ahead(c, th, io, rb, stats);
         return;
