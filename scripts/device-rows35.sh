@@ -15,7 +15,10 @@
 #           so it is not built for two);
 #   wchain: the part's write chunks unrolled, each chunk's columns issued a chunk ahead (one
 #           column input: RMSNorm 78 registers; LayerNorm's spilled 388 bytes); with wexch
-#           the first chunk's before the exchange; with hex over RMSNorm's 32 KB parts.
+#           the first chunk's before the exchange; with hex over RMSNorm's 32 KB parts;
+#   whalf:  wchain's form for LayerNorm's two column inputs by halves of a chunk's accesses:
+#           the first half a chunk ahead, the second at the chunk's start (80 registers, no
+#           spill); with wexch the first chunk's first half before the exchange.
 # Neither changes a plan at 4096x32768 (a row staged in one block, no cluster): the script
 # compares their PTX with the default's there and times a trial only where it differs.
 # Order: `cutec run` of every element on the GPU against float64 under each trial first, then
@@ -26,10 +29,11 @@
 # The rule (points of the copy, the mean of the turns): a trial becomes the op's default where
 # it leads the default by 1 point at 1024x262144 and loses no more than 0.5 at 4096x32768
 # ("make default"); where it trails the default by more than 0.5 at 262144, "delete"; else
-# "keep opt-in".  A WRONG line or a failed check decides "delete (wrong)".  The flips:
+# "keep opt-in"; where several forms of one op say "make default", the largest gain's.  A
+# WRONG line or a failed check decides "delete (wrong)".  The flips:
 # rows_compile.c's row_plan_forms, `rows_trial("wexch") &&` dropped (wexch; RMSNorm only:
-# `&& !late_cols` there, LayerNorm only: `&& late_cols`), likewise `rows_trial("cpairs") &&`
-# and `rows_trial("wchain") &&`; hex for RMSNorm: hex_parts's `(!with_row ||
+# `&& !late_cols` there, LayerNorm only: `&& late_cols`), likewise `rows_trial("cpairs") &&`,
+# `rows_trial("wchain") &&` and `rows_trial("whalf") &&`; hex for RMSNorm: hex_parts's `(!with_row ||
 # rows_trial("hex"))` -> true (a combination's "both flips": each of its names).
 #   BUDGET=78 ITERS=10 sh scripts/device-rows35.sh
 . scripts/device-common.sh
@@ -68,12 +72,14 @@ decide()
     device_begin
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing timed"
-        for t in "wexch for LayerNorm" "wexch for RMSNorm" "cpairs for RMSNorm" "wchain for RMSNorm" \
-            "wchain,hex for RMSNorm" "wchain,wexch for RMSNorm"; do echo "decides: $t: keep opt-in (no GPU)"; done
+        for t in "wexch for LayerNorm" "whalf,wexch for LayerNorm" "whalf for LayerNorm" "wexch for RMSNorm" \
+            "wchain for RMSNorm" "wchain,wexch for RMSNorm" "wchain,hex for RMSNorm" "cpairs for RMSNorm"; do
+            echo "decides: $t: keep opt-in (no GPU)"
+        done
     else
         echo "== the GPU against float64 (every element)"
-        for a in "wexch layernorm bf16 8x262152" "wexch rmsnorm f16 4x262136" "cpairs rmsnorm bf16 8x262152" \
-            "wchain,wexch,hex rmsnorm bf16 8x262136" "wchain rmsnorm bf16 5x70000"; do
+        for a in "wexch layernorm bf16 8x262152" "whalf,wexch layernorm f16 4x262136" "whalf layernorm bf16 5x70000" \
+            "cpairs rmsnorm bf16 8x262152" "wchain,wexch,hex rmsnorm bf16 8x262136" "wchain rmsnorm f16 5x70000"; do
             set -- $a
             ( CUTEC_ROWS_TRIAL=$1 timeout 15 build/cutec run "$2" --dtype "$3" --shape "$4" ) >"$out/rows35.one" 2>&1
             echo "$1: $(tail -n 1 "$out/rows35.one")"
@@ -82,15 +88,17 @@ decide()
         L=1024x262144 S=4096x32768
         pct_of 0 layernorm $L && la=$pct
         pct_of wexch layernorm $L && lwa=$pct
+        pct_of whalf,wexch layernorm $L && lha=$pct
+        pct_of whalf layernorm $L && lh1=$pct
         pct_of 0 rmsnorm $L && ra=$pct
         pct_of wexch rmsnorm $L && rwa=$pct
-        pct_of cpairs rmsnorm $L && rpa=$pct
         pct_of wchain rmsnorm $L && rca=$pct
-        pct_of wchain,hex rmsnorm $L && rch=$pct
         pct_of wchain,wexch rmsnorm $L && rce=$pct
+        pct_of wchain,hex rmsnorm $L && rch=$pct
+        pct_of cpairs rmsnorm $L && rpa=$pct
         pct_of wchain rmsnorm $L && rcb=$pct
-        pct_of wexch rmsnorm $L && rwb=$pct
         pct_of 0 rmsnorm $L torch && rb=$pct
+        pct_of whalf,wexch layernorm $L && lhb=$pct
         pct_of wexch layernorm $L && lwb=$pct
         pct_of 0 layernorm $L torch && lb=$pct
         # at 32768 a trial's kernel is the default's where their PTX is the same (a 0 there);
@@ -103,24 +111,29 @@ decide()
         }
         pct_of 0 layernorm $S torch && ls0=$pct
         pct_of 0 rmsnorm $S torch && rs0=$pct
-        if same_ptx wexch layernorm; then lsw=$ls0; else pct_of wexch layernorm $S && lsw=$pct; fi
+        for t in wexch whalf whalf,wexch; do
+            if same_ptx $t layernorm; then d=0.00; else pct_of $t layernorm $S && d=$(diff2 "$pct" "$ls0"); fi
+            eval "ls_$(echo $t | tr , _)=\$d"
+        done
         for t in wexch cpairs wchain wchain,hex wchain,wexch; do
             if same_ptx $t rmsnorm; then d=0.00; else pct_of $t rmsnorm $S && d=$(diff2 "$pct" "$rs0"); fi
             eval "rs_$(echo $t | tr , _)=\$d"
         done
-        echo "== at $(($(date +%s) - start)) s: % of the copy at $L: LayerNorm default $la / $lb, wexch $lwa / $lwb;" \
-            "RMSNorm default $ra / $rb, wexch $rwa / $rwb, cpairs $rpa, wchain $rca / $rcb, wchain,hex $rch," \
-            "wchain,wexch $rce; at $S: LayerNorm $ls0, RMSNorm $rs0"
+        echo "== at $(($(date +%s) - start)) s: % of the copy at $L: LayerNorm default $la / $lb, wexch $lwa / $lwb," \
+            "whalf,wexch $lha / $lhb, whalf $lh1; RMSNorm default $ra / $rb, wexch $rwa, wchain $rca / $rcb," \
+            "wchain,wexch $rce, wchain,hex $rch, cpairs $rpa; at $S: LayerNorm $ls0, RMSNorm $rs0"
         l0=$(mean2 "$la" "$lb") r0=$(mean2 "$ra" "$rb")
         if [ "${checked:-yes}" = no ]; then
             echo "decides: every trial: delete (wrong): a check against float64 above failed (find which first)"
         else
-            decide "wexch for LayerNorm" "$(diff2 "$(mean2 "$lwa" "$lwb")" "$l0")" "$(diff2 "$lsw" "$ls0")"
-            decide "wexch for RMSNorm" "$(diff2 "$(mean2 "$rwa" "$rwb")" "$r0")" "$rs_wexch"
-            decide "cpairs for RMSNorm" "$(diff2 "$rpa" "$r0")" "$rs_cpairs"
+            decide "wexch for LayerNorm" "$(diff2 "$(mean2 "$lwa" "$lwb")" "$l0")" "$ls_wexch"
+            decide "whalf,wexch for LayerNorm (both flips)" "$(diff2 "$(mean2 "$lha" "$lhb")" "$l0")" "$ls_whalf_wexch"
+            decide "whalf for LayerNorm" "$(diff2 "$lh1" "$l0")" "$ls_whalf"
+            decide "wexch for RMSNorm" "$(diff2 "$rwa" "$r0")" "$rs_wexch"
             decide "wchain for RMSNorm" "$(diff2 "$(mean2 "$rca" "$rcb")" "$r0")" "$rs_wchain"
-            decide "wchain,hex for RMSNorm (both flips)" "$(diff2 "$rch" "$r0")" "$rs_wchain_hex"
             decide "wchain,wexch for RMSNorm (both flips)" "$(diff2 "$rce" "$r0")" "$rs_wchain_wexch"
+            decide "wchain,hex for RMSNorm (both flips)" "$(diff2 "$rch" "$r0")" "$rs_wchain_hex"
+            decide "cpairs for RMSNorm" "$(diff2 "$rpa" "$r0")" "$rs_cpairs"
         fi
     fi
     device_end

@@ -339,6 +339,10 @@ void row_plan_forms(row_plan *p, int64_t n)
      * chunks at a time spilled (ln16: 288 bytes at 64 KB parts).  The flip: drop
      * `rows_trial("wchain") &&` */
     p->cols_chain = rows_trial("wchain") && part && cols_only_late && row_plan_slots(p, COL_IN) == 1;
+    /* the trial "whalf" (rows35): wchain's form for two column inputs (LayerNorm's weight and
+     * bias), half a chunk's columns ahead (rows_kernel.c's write_halves).  The flip: drop
+     * `rows_trial("whalf") &&` */
+    p->cols_half = rows_trial("whalf") && part && cols_only_late && row_plan_slots(p, COL_IN) > 1 && p->k % 2 == 0;
 }
 
 bool row_lnb_form(const row_plan *p, const char *name, bool on)

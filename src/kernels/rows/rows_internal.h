@@ -157,6 +157,8 @@ typedef struct row_plan {
     bool cols_chain;       /* a cluster's staged part written chunk after chunk, unrolled,
                               each chunk's column loads issued a chunk ahead
                               (CUTEC_ROWS_TRIAL=wchain, opt-in; one column input) */
+    bool cols_half;        /* cols_chain's form by half chunks (two column inputs:
+                              CUTEC_ROWS_TRIAL=whalf, opt-in) */
     bool stage_split;      /* a cluster's staged part (one row a block) copied chunk by chunk,
                               each on a barrier of its own, the stage walk starting on the first
                               while the rest arrive (CUTEC_ROWS_TRIAL=split, opt-in) */

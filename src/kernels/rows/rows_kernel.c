@@ -107,12 +107,19 @@ static cute_ssa load_f32(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa
 static bool columns_f32(const row_thread *th) { return th->stage.cols_on && th->p->cols_f32; }
 
 /* the column inputs (weight, bias) of chunk cb (staged: tile cb - first of the block's
- * part): issued (their values as stored), then taken (widened into io->t) */
-static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
+ * part), or of half of this thread's accesses of it (half 1: the first, 2: the second; the
+ * others read as 0, no load: columns_merge joins two): issued (their values as stored),
+ * then taken (widened into io->t) */
+static row_cols columns_issue_half(cute_ctx *c, const row_thread *th, cute_int cb, int half)
 {
     const row_op *op = th->p->op;
     row_cols cols = {0};
     cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
+    if (half) {
+        cute_ssa none = cute_ssa_fill(c, CUTE_I1, in_cols.shape, 0), some = cute_ssa_fill(c, CUTE_I1, in_cols.shape, 0);
+        for (int i = 0; i < in_cols.n && some.v; i++) some.v[i] = (i < in_cols.n / 2) == (half == 1) ? in_cols.v[i] : none.v[i];
+        in_cols = some;
+    }
     cute_int staged = cute_sub(cute_ctx_alg(c), cb, th->first);
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == COL_IN) {
@@ -125,6 +132,21 @@ static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
             cols.raw[s] = load_raw(c, th->p, cols.from[s], in_cols, 0);
         }
     return cols;
+}
+
+static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb) { return columns_issue_half(c, th, cb, 0); }
+
+/* the first half of lo's values, the second of hi's (columns_issue_half's halves) */
+static row_cols columns_merge(cute_ctx *c, const row_thread *th, const row_cols *lo, const row_cols *hi)
+{
+    row_cols m = *lo;
+    for (int s = 0; s < th->p->op->nslots; s++)
+        if (th->p->has[s] && th->p->op->slot[s].role == COL_IN) {
+            cute_ssa a = lo->raw[s];
+            m.raw[s] = cute_ssa_fill(c, (cute_dtype)a.dtype, a.shape, 0);
+            for (int i = 0; i < a.n && m.raw[s].v; i++) m.raw[s].v[i] = i < a.n / 2 ? a.v[i] : hi->raw[s].v[i];
+        }
+    return m;
 }
 
 static void columns_take(cute_ctx *c, const row_thread *th, row_io *io, const row_cols *cols)
@@ -333,12 +355,31 @@ static void write_chain(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     }
 }
 
+/* row_plan's cols_half (a cluster's staged part with two column inputs, whose columns a chunk
+ * ahead spilled): write_chain's form by halves: each chunk's columns issued in two halves of
+ * its accesses, the first half during the chunk before, the second at the chunk's start, so
+ * that its round trip passes during the first half's work and no more than half a chunk's
+ * columns are held ahead (with cols_exch the first chunk's first half before the exchange) */
+static void write_halves(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
+{
+    cute_alg *a = cute_ctx_alg(c);
+    row_cols lo = th->p->cols_exch ? th->ahead : columns_issue_half(c, th, th->first, 1);
+    for (int j = 0; j < th->p->stage_chunks; j++) {
+        cute_int cb = cute_add(a, th->first, cute_i(j));
+        row_cols hi = columns_issue_half(c, th, cb, 2), next = {0};
+        if (j + 1 < th->p->stage_chunks) next = columns_issue_half(c, th, cute_add(a, cb, cute_i(1)), 1);
+        row_cols cur = columns_merge(c, th, &lo, &hi);
+        write_chunk_from(c, th, io, rb, cb, &cur, stats);
+        lo = next;
+    }
+}
+
 /* the per-row values and the write pass of a longer row, whose stages are reduced */
 static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
 {
     th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
-    if (th->p->cols_chain) {
-        write_chain(c, th, io, rb, stats);
+    if (th->p->cols_chain || th->p->cols_half) {
+        (th->p->cols_half ? write_halves : write_chain)(c, th, io, rb, stats);
         return;
     }
     if (th->p->cols_ahead) {
@@ -403,7 +444,7 @@ static void row_looped(cute_ctx *c, row_thread *th, row_io *io, cute_int rb)
         stage_walk(c, th, io, rb, st, stats);
         /* (the plan's cols_exch: the first write chunk's columns issued now, so that the
          * block's reduction and the cluster's round trip cover their L2 latency) */
-        if (th->p->cols_exch && st == th->p->op->stages - 1) th->ahead = columns_issue(c, th, th->first);
+        if (th->p->cols_exch && st == th->p->op->stages - 1) th->ahead = columns_issue_half(c, th, th->first, th->p->cols_half);
         reduce_stage(c, th, stats[st], st);
     }
     write_pass(c, th, io, rb, stats);
