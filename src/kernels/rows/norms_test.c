@@ -192,8 +192,8 @@ int main(void)
      * unrolled: one column input), whalf (LayerNorm's: half a chunk's ahead), each also
      * over hex's parts (RMSNorm's); with and without
      * weight and bias, parts that end inside a chunk, means 1000 and 3000 times the spread */
-    static const char *const rows35[] = {"wexch", "cpairs", "wexch,hex", "cpairs,hex", "wchain", "wchain,wexch,hex", "whalf",
-                                         "whalf,wexch"};
+    static const char *const rows35[] = {"wexch",  "cpairs",           "wexch,hex", "cpairs,hex",
+                                         "wchain", "wchain,wexch,hex", "whalf",     "whalf,wexch"};
     for (int t = 0; t < 8; t++) {
         setenv("CUTEC_ROWS_TRIAL", rows35[t], 1);
         forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);

@@ -287,7 +287,8 @@ void row_plan_forms(row_plan *p, int64_t n)
     bool sm90 = !(p->arch && p->arch < 90);
     p->words = long_row && sm90 && rows_env(ROWS_ENV_WORDS) == 0;
     /* (the trial "cpairs", rows35: a cluster's parts of an even number of chunks in pairs too) */
-    bool cpairs = rows_trial("cpairs") && p->stage_chunks % 2 == 0 && row_plan_slots(p, COL_IN) == 1 && !keeps_sums(p);
+    bool cpairs = rows_trial("cpairs") && p->stage_chunks % 2 == 0 && row_plan_slots(p, COL_IN) == 1 &&
+                  !keeps_sums(p);
     p->pairs = long_row && (p->cluster < 2 || cpairs) && rows_env(ROWS_ENV_PAIRS) == 0;
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
@@ -342,7 +343,8 @@ void row_plan_forms(row_plan *p, int64_t n)
     /* the trial "whalf" (rows35): wchain's form for two column inputs (LayerNorm's weight and
      * bias), half a chunk's columns ahead (rows_kernel.c's write_halves).  The flip: drop
      * `rows_trial("whalf") &&` */
-    p->cols_half = rows_trial("whalf") && part && cols_only_late && row_plan_slots(p, COL_IN) > 1 && p->k % 2 == 0;
+    p->cols_half = rows_trial("whalf") && part && cols_only_late && row_plan_slots(p, COL_IN) > 1 &&
+                   p->k % 2 == 0;
 }
 
 bool row_lnb_form(const row_plan *p, const char *name, bool on)

@@ -117,7 +117,8 @@ static row_cols columns_issue_half(cute_ctx *c, const row_thread *th, cute_int c
     cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
     if (half) {
         cute_ssa none = cute_ssa_fill(c, CUTE_I1, in_cols.shape, 0), some = cute_ssa_fill(c, CUTE_I1, in_cols.shape, 0);
-        for (int i = 0; i < in_cols.n && some.v; i++) some.v[i] = (i < in_cols.n / 2) == (half == 1) ? in_cols.v[i] : none.v[i];
+        for (int i = 0; i < in_cols.n && some.v; i++)
+            some.v[i] = (i < in_cols.n / 2) == (half == 1) ? in_cols.v[i] : none.v[i];
         in_cols = some;
     }
     cute_int staged = cute_sub(cute_ctx_alg(c), cb, th->first);
@@ -134,7 +135,10 @@ static row_cols columns_issue_half(cute_ctx *c, const row_thread *th, cute_int c
     return cols;
 }
 
-static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb) { return columns_issue_half(c, th, cb, 0); }
+static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
+{
+    return columns_issue_half(c, th, cb, 0);
+}
 
 /* the first half of lo's values, the second of hi's (columns_issue_half's halves) */
 static row_cols columns_merge(cute_ctx *c, const row_thread *th, const row_cols *lo, const row_cols *hi)
@@ -316,8 +320,8 @@ static void write_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
 }
 
 /* chunk cb's outputs from the columns issued earlier (cols) */
-static void write_chunk_from(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb, const row_cols *cols,
-                             cute_val stats[][4])
+static void write_chunk_from(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb,
+                             const row_cols *cols, cute_val stats[][4])
 {
     load_chunk(c, th, io, rb, cb, true); /* (the row inputs; columns not late: dead, taken below) */
     columns_take(c, th, io, cols);
@@ -398,16 +402,18 @@ static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_i
         return;
     }
     /* a staged row's chunks two at a time (row_plan's pairs: one block's row; a cluster's
-     * part of an even number of chunks under the trial "cpairs"), so that ptxas issues both chunks' column loads (weight, bias) from L2
-     * together, where each chunk of the loop waits out its own L2 latency with none of the
-     * block's loads in flight.  A chunk past the row's end is all predicated off.  16-bit
+     * part of an even number of chunks under the trial "cpairs"), so that ptxas issues both
+     * chunks' column loads (weight, bias) from L2 together, where each chunk of the loop waits
+     * out its own L2 latency with none of the block's loads in flight (ptxas issues the second
+     * chunk's after the first's stores even so: cpairs issues both first, explicitly).  A chunk past the row's end is all predicated off.  16-bit
      * inputs only: f32's two chunks of weight and bias spilled 8 bytes at 80 registers, and so
      * did all four of a bf16 staged row at 4096x32768 unrolled under a launch bound. */
     bool pairs = th->p->pairs && cute_dtype_bytes(th->p->dtype[0]) <= 2;
     if (pairs && th->p->stage_chunks && row_plan_slots(th->p, COL_IN)) {
         cute_alg *a = cute_ctx_alg(c);
         CUTE_FOR(c, pair, cute_i(0), cute_i((th->p->stage_chunks + 1) / 2)) {
-            cute_int cb = cute_add(a, th->first, cute_mul(a, pair, cute_i(2))), next = cute_add(a, cb, cute_i(1));
+            cute_int cb = cute_add(a, th->first, cute_mul(a, pair, cute_i(2)));
+            cute_int next = cute_add(a, cb, cute_i(1));
             if (th->p->cluster > 1) { /* (cpairs: both chunks' columns issued first, explicitly) */
                 row_cols first = columns_issue(c, th, cb), second = columns_issue(c, th, next);
                 write_chunk_from(c, th, io, rb, cb, &first, stats);
@@ -444,7 +450,8 @@ static void row_looped(cute_ctx *c, row_thread *th, row_io *io, cute_int rb)
         stage_walk(c, th, io, rb, st, stats);
         /* (the plan's cols_exch: the first write chunk's columns issued now, so that the
          * block's reduction and the cluster's round trip cover their L2 latency) */
-        if (th->p->cols_exch && st == th->p->op->stages - 1) th->ahead = columns_issue_half(c, th, th->first, th->p->cols_half);
+        if (th->p->cols_exch && st == th->p->op->stages - 1)
+            th->ahead = columns_issue_half(c, th, th->first, th->p->cols_half ? 1 : 0);
         reduce_stage(c, th, stats[st], st);
     }
     write_pass(c, th, io, rb, stats);
