@@ -7,35 +7,34 @@
 # not the instructions.  What softmax's write pass lacks is the column loads from L2: each
 # write chunk of LayerNorm's (4 a part) issues 8 LDG.128 of weight and bias at its top and
 # waits out one L2 round trip, RMSNorm's 4 of weight.  Trials (CUTEC_ROWS_TRIAL, opt-in):
-#   wexch:  the first write chunk's column loads issued after the block's stage walk, before
-#           its reduction and the cluster exchange, whose round trip covers theirs (LayerNorm
-#           67 -> 79 registers, RMSNorm 56 -> 72; no spill);
-#   cpairs: a cluster part's chunks written two at a time, both chunks' columns issued first
-#           (one column input: RMSNorm 56 -> 74 registers; LayerNorm's two spilled 84 bytes,
-#           so it is not built for two);
-#   wchain: the part's write chunks unrolled, each chunk's columns issued a chunk ahead (one
-#           column input: RMSNorm 78 registers; LayerNorm's spilled 388 bytes); with wexch
-#           the first chunk's before the exchange; with hex over RMSNorm's 32 KB parts;
-#   whalf:  wchain's form for LayerNorm's two column inputs by halves of a chunk's accesses:
-#           the first half a chunk ahead, the second at the chunk's start (80 registers, no
-#           spill); with wexch the first chunk's first half before the exchange.
+#   wexch:  LayerNorm's first write chunk's column loads issued after the block's stage walk,
+#           before its reduction and the cluster exchange (79 registers, no spill);
+#   wchain: RMSNorm's write chunks unrolled, each chunk's weight issued a chunk ahead (78);
+#   cpairs: RMSNorm's chunks two at a time, both chunks' weight issued first (74);
+#   whalf:  wchain's form for LayerNorm's weight and bias by halves of a chunk's accesses,
+#           the first half a chunk ahead (80, no spill; whole chunks ahead spilled 388 bytes).
+# The early mid pass (H200, 21:42 UTC, % of the copy at 1024x262144, two turns): LayerNorm
+# 81.9 / 81.4, wexch 81.8 / 81.4; RMSNorm 86.1 / 85.8, wchain 87.3 / 87.3, cpairs 87.3,
+# wchain,hex 87.3, wexch 84.2 / 83.8 and wchain,wexch 82.7 (ptxas issued RMSNorm's loads
+# above the stage walk: wexch is LayerNorm's only now).  This pass: whalf (with and without
+# wexch), wchain (and with split, over hex), cpairs once, softmax beside.
 # Neither changes a plan at 4096x32768 (a row staged in one block, no cluster): the script
 # compares their PTX with the default's there and times a trial only where it differs.
 # Order: `cutec run` of every element on the GPU against float64 under each trial first, then
 # the benches (each also checks sampled rows before it times them; a device copy of the same
-# bytes in each bench's process), 262144 in two turns of reverse order (whalf alone,
-# wchain,hex and cpairs once, after them), then 32768; the second turn's defaults and 32768's
-# with torch's layer_norm / rms_norm (eager) beside.
+# bytes in each bench's process), 262144 in two turns of reverse order (wexch, cpairs,
+# wchain,split once; wchain,hex and softmax after them), then 32768; the second turn's
+# defaults and 32768's with torch's layer_norm / rms_norm (eager) beside.
 # Nothing starts past $BUDGET (80) s.
 # The rule (points of the copy, the mean of the turns): a trial becomes the op's default where
 # it leads the default by 1 point at 1024x262144 and loses no more than 0.5 at 4096x32768
 # ("make default"); where it trails the default by more than 0.5 at 262144, "delete"; else
 # "keep opt-in"; where several forms of one op say "make default", the largest gain's.  A
-# WRONG line or a failed check decides "delete (wrong)".  The flips:
-# rows_compile.c's row_plan_forms, `rows_trial("wexch") &&` dropped (wexch; RMSNorm only:
-# `&& !late_cols` there, LayerNorm only: `&& late_cols`), likewise `rows_trial("cpairs") &&`,
-# `rows_trial("wchain") &&` and `rows_trial("whalf") &&`; hex for RMSNorm: hex_parts's `(!with_row ||
-# rows_trial("hex"))` -> true (a combination's "both flips": each of its names).
+# WRONG line or a failed check decides "delete (wrong)".  The flips, in rows_compile.c's
+# row_plan_forms: drop `rows_trial("wexch") &&`, `rows_trial("wchain") &&`,
+# `rows_trial("cpairs") &&` or `rows_trial("whalf") &&`; split for RMSNorm: split_parts's
+# `(late_columns(p) || rows_trial("split"))` -> true; hex for RMSNorm: hex_parts's
+# `(!with_row || rows_trial("hex"))` -> true (a combination's "both flips": each name's).
 #   BUDGET=80 ITERS=10 sh scripts/device-rows35.sh
 . scripts/device-common.sh
 log="$out/rows35.log"
@@ -73,14 +72,14 @@ decide()
     device_begin
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing timed"
-        for t in "wexch for LayerNorm" "whalf,wexch for LayerNorm" "whalf for LayerNorm" "wexch for RMSNorm" \
-            "wchain for RMSNorm" "wchain,wexch for RMSNorm" "wchain,hex for RMSNorm" "cpairs for RMSNorm"; do
+        for t in "whalf,wexch for LayerNorm" "whalf for LayerNorm" "wexch for LayerNorm" "wchain for RMSNorm" \
+            "cpairs for RMSNorm" "wchain,split for RMSNorm" "wchain,hex for RMSNorm"; do
             echo "decides: $t: keep opt-in (no GPU)"
         done
     else
         echo "== the GPU against float64 (every element)"
-        for a in "wexch layernorm bf16 4x262152" "whalf,wexch layernorm f16 4x262136" "whalf layernorm bf16 5x70000" \
-            "cpairs rmsnorm bf16 4x262152" "wchain,wexch,hex rmsnorm bf16 4x262136" "wchain rmsnorm f16 5x70000"; do
+        for a in "whalf,wexch layernorm bf16 4x262152" "whalf layernorm f16 4x262136" "whalf layernorm bf16 5x70000" \
+            "wchain rmsnorm bf16 4x262152" "cpairs rmsnorm bf16 5x70000" "wchain,split rmsnorm bf16 4x262136"; do
             set -- $a
             ( CUTEC_ROWS_TRIAL=$1 timeout 15 build/cutec run "$2" --dtype "$3" --shape "$4" ) >"$out/rows35.one" 2>&1
             echo "$1: $(tail -n 1 "$out/rows35.one")"
@@ -88,21 +87,21 @@ decide()
         done
         L=1024x262144 S=4096x32768
         pct_of 0 layernorm $L && la=$pct
-        pct_of wexch layernorm $L && lwa=$pct
         pct_of whalf,wexch layernorm $L && lha=$pct
+        pct_of whalf layernorm $L && l1a=$pct
+        pct_of wexch layernorm $L && lwa=$pct
         pct_of 0 rmsnorm $L && ra=$pct
-        pct_of wexch rmsnorm $L && rwa=$pct
         pct_of wchain rmsnorm $L && rca=$pct
-        pct_of wchain,wexch rmsnorm $L && rce=$pct
+        pct_of cpairs rmsnorm $L && rpa=$pct
+        pct_of wchain,split rmsnorm $L && rsa=$pct
         pct_of wchain rmsnorm $L && rcb=$pct
         pct_of 0 rmsnorm $L torch && rb=$pct
+        pct_of whalf layernorm $L && l1b=$pct
         pct_of whalf,wexch layernorm $L && lhb=$pct
-        pct_of wexch layernorm $L && lwb=$pct
         pct_of 0 layernorm $L torch && lb=$pct
-        # (then, while the budget lasts: the less likely forms, once)
-        pct_of whalf layernorm $L && lh1=$pct
+        # (then, while the budget lasts: the less likely forms once, softmax beside)
         pct_of wchain,hex rmsnorm $L && rch=$pct
-        pct_of cpairs rmsnorm $L && rpa=$pct
+        pct_of 0 softmax $L && sm=$pct
         # at 32768 a trial's kernel is the default's where their PTX is the same (a 0 there);
         # else it is timed
         same_ptx()
@@ -117,25 +116,24 @@ decide()
             if same_ptx $t layernorm; then d=0.00; else pct_of $t layernorm $S && d=$(diff2 "$pct" "$ls0"); fi
             eval "ls_$(echo $t | tr , _)=\$d"
         done
-        for t in wexch cpairs wchain wchain,hex wchain,wexch; do
+        for t in cpairs wchain wchain,hex wchain,split; do
             if same_ptx $t rmsnorm; then d=0.00; else pct_of $t rmsnorm $S && d=$(diff2 "$pct" "$rs0"); fi
             eval "rs_$(echo $t | tr , _)=\$d"
         done
-        echo "== at $(($(date +%s) - start)) s: % of the copy at $L: LayerNorm default $la / $lb, wexch $lwa / $lwb," \
-            "whalf,wexch $lha / $lhb, whalf $lh1; RMSNorm default $ra / $rb, wexch $rwa, wchain $rca / $rcb," \
-            "wchain,wexch $rce, wchain,hex $rch, cpairs $rpa; at $S: LayerNorm $ls0, RMSNorm $rs0"
+        echo "== at $(($(date +%s) - start)) s: % of the copy at $L: LayerNorm default $la / $lb, whalf,wexch" \
+            "$lha / $lhb, whalf $l1a / $l1b, wexch $lwa; RMSNorm default $ra / $rb, wchain $rca / $rcb, cpairs $rpa," \
+            "wchain,split $rsa, wchain,hex $rch; softmax $sm; at $S: LayerNorm $ls0, RMSNorm $rs0"
         l0=$(mean2 "$la" "$lb") r0=$(mean2 "$ra" "$rb")
         if [ "${checked:-yes}" = no ]; then
             echo "decides: every trial: delete (wrong): a check against float64 above failed (find which first)"
         else
-            decide "wexch for LayerNorm" "$(diff2 "$(mean2 "$lwa" "$lwb")" "$l0")" "$ls_wexch"
             decide "whalf,wexch for LayerNorm (both flips)" "$(diff2 "$(mean2 "$lha" "$lhb")" "$l0")" "$ls_whalf_wexch"
-            decide "whalf for LayerNorm" "$(diff2 "$lh1" "$l0")" "$ls_whalf"
-            decide "wexch for RMSNorm" "$(diff2 "$rwa" "$r0")" "$rs_wexch"
+            decide "whalf for LayerNorm" "$(diff2 "$(mean2 "$l1a" "$l1b")" "$l0")" "$ls_whalf"
+            decide "wexch for LayerNorm" "$(diff2 "$lwa" "$l0")" "$ls_wexch"
             decide "wchain for RMSNorm" "$(diff2 "$(mean2 "$rca" "$rcb")" "$r0")" "$rs_wchain"
-            decide "wchain,wexch for RMSNorm (both flips)" "$(diff2 "$rce" "$r0")" "$rs_wchain_wexch"
-            decide "wchain,hex for RMSNorm (both flips)" "$(diff2 "$rch" "$r0")" "$rs_wchain_hex"
             decide "cpairs for RMSNorm" "$(diff2 "$rpa" "$r0")" "$rs_cpairs"
+            decide "wchain,split for RMSNorm (both flips)" "$(diff2 "$rsa" "$r0")" "$rs_wchain_split"
+            decide "wchain,hex for RMSNorm (both flips)" "$(diff2 "$rch" "$r0")" "$rs_wchain_hex"
         fi
     fi
     device_end

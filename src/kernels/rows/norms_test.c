@@ -189,12 +189,12 @@ int main(void)
      * after the stage walk, before the exchange; LayerNorm's weight and bias, RMSNorm's
      * weight), cpairs (a part's chunks written two at a time, both chunks' columns issued
      * first: one column input), wchain (each write chunk's columns a chunk ahead, the part
-     * unrolled: one column input), whalf (LayerNorm's: half a chunk's ahead), each also
-     * over hex's parts (RMSNorm's); with and without
+     * unrolled: one column input; also with split), whalf (LayerNorm's: half a chunk's
+     * ahead), each also over hex's parts (RMSNorm's); with and without
      * weight and bias, parts that end inside a chunk, means 1000 and 3000 times the spread */
-    static const char *const rows35[] = {"wexch",  "cpairs",           "wexch,hex", "cpairs,hex",
+    static const char *const rows35[] = {"wexch",  "cpairs",           "wexch,hex", "cpairs,hex", "wchain,split",
                                          "wchain", "wchain,wexch,hex", "whalf",     "whalf,wexch"};
-    for (int t = 0; t < 8; t++) {
+    for (int t = 0; t < 9; t++) {
         setenv("CUTEC_ROWS_TRIAL", rows35[t], 1);
         forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
         forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 0}, true, 1000);

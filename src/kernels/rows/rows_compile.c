@@ -329,10 +329,12 @@ void row_plan_forms(row_plan *p, int64_t n)
     /* the trial "wexch" (rows35): the first write chunk's column loads issued after the
      * block's stage walk, before its reduction and the cluster exchange, whose round trip
      * then covers theirs (rows_kernel.c's row_looped), where "ahead" held them in registers
-     * through the whole walk; for RMSNorm's weight too (its stages do not read it).  The
-     * flip: drop `rows_trial("wexch") &&` */
+     * through the whole walk.  Late columns only (LayerNorm's): RMSNorm's weight, which its
+     * stages do not read either, ptxas issued above the stage walk, as "ahead" (H200, early
+     * mid pass, % of the copy at 1024x262144, two turns: RMSNorm 86.0 -> 84.0, with wchain
+     * 87.3 -> 82.7; LayerNorm 81.7 -> 81.6).  The flip: drop `rows_trial("wexch") &&` */
     bool cols_only_late = row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
-    p->cols_exch = rows_trial("wexch") && part && cols_only_late;
+    p->cols_exch = rows_trial("wexch") && part && late_cols;
     p->cols_ahead |= p->cols_exch;
     /* the trial "wchain" (rows35): every write chunk's column loads issued a chunk ahead, the
      * part's chunks unrolled (rows_kernel.c's write_chain; with wexch the first chunk's before
