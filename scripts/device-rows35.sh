@@ -10,14 +10,16 @@
 #   wexch:  LayerNorm's first write chunk's column loads issued after the block's stage walk,
 #           before its reduction and the cluster exchange (79 registers, no spill);
 #   wchain: RMSNorm's write chunks unrolled, each chunk's weight issued a chunk ahead (78);
-#   cpairs: RMSNorm's chunks two at a time, both chunks' weight issued first (74);
+#   cpairs: a part's chunks two at a time, both chunks' columns issued first (RMSNorm 74;
+#           LayerNorm's spilled 84 bytes at six blocks an SM: five then, 95 registers);
 #   whalf:  wchain's form for LayerNorm's weight and bias by halves of a chunk's accesses,
 #           the first half a chunk ahead (80, no spill; whole chunks ahead spilled 388 bytes).
 # The early mid pass (H200, 21:42 UTC, % of the copy at 1024x262144, two turns): LayerNorm
 # 81.9 / 81.4, wexch 81.8 / 81.4; RMSNorm 86.1 / 85.8, wchain 87.3 / 87.3, cpairs 87.3,
 # wchain,hex 87.3, wexch 84.2 / 83.8 and wchain,wexch 82.7 (ptxas issued RMSNorm's loads
 # above the stage walk: wexch is LayerNorm's only now).  This pass: whalf (with and without
-# wexch), wchain (and with split, over hex), cpairs once, softmax beside.
+# wexch), wchain (and with split, over hex), cpairs once (LayerNorm's at five blocks an SM),
+# softmax beside.
 # Neither changes a plan at 4096x32768 (a row staged in one block, no cluster): the script
 # compares their PTX with the default's there and times a trial only where it differs.
 # Order: `cutec run` of every element on the GPU against float64 under each trial first, then
@@ -72,14 +74,16 @@ decide()
     device_begin
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing timed"
-        for t in "whalf,wexch for LayerNorm" "whalf for LayerNorm" "wexch for LayerNorm" "wchain for RMSNorm" \
+        for t in "whalf,wexch for LayerNorm" "whalf for LayerNorm" "wexch for LayerNorm" "cpairs for LayerNorm" \
+            "wchain for RMSNorm" \
             "cpairs for RMSNorm" "wchain,split for RMSNorm" "wchain,hex for RMSNorm"; do
             echo "decides: $t: keep opt-in (no GPU)"
         done
     else
         echo "== the GPU against float64 (every element)"
         for a in "whalf,wexch layernorm bf16 4x262152" "whalf layernorm f16 4x262136" "whalf layernorm bf16 5x70000" \
-            "wchain rmsnorm bf16 4x262152" "cpairs rmsnorm bf16 5x70000" "wchain,split rmsnorm bf16 4x262136"; do
+            "wchain rmsnorm bf16 4x262152" "cpairs rmsnorm bf16 5x70000" "wchain,split rmsnorm bf16 4x262136" \
+            "cpairs layernorm bf16 4x262136"; do
             set -- $a
             ( CUTEC_ROWS_TRIAL=$1 timeout 15 build/cutec run "$2" --dtype "$3" --shape "$4" ) >"$out/rows35.one" 2>&1
             echo "$1: $(tail -n 1 "$out/rows35.one")"
@@ -90,6 +94,7 @@ decide()
         pct_of whalf,wexch layernorm $L && lha=$pct
         pct_of whalf layernorm $L && l1a=$pct
         pct_of wexch layernorm $L && lwa=$pct
+        pct_of cpairs layernorm $L && lpa=$pct
         pct_of 0 rmsnorm $L && ra=$pct
         pct_of wchain rmsnorm $L && rca=$pct
         pct_of cpairs rmsnorm $L && rpa=$pct
@@ -112,7 +117,7 @@ decide()
         }
         pct_of 0 layernorm $S torch && ls0=$pct
         pct_of 0 rmsnorm $S torch && rs0=$pct
-        for t in wexch whalf whalf,wexch; do
+        for t in wexch whalf whalf,wexch cpairs; do
             if same_ptx $t layernorm; then d=0.00; else pct_of $t layernorm $S && d=$(diff2 "$pct" "$ls0"); fi
             eval "ls_$(echo $t | tr , _)=\$d"
         done
@@ -121,7 +126,7 @@ decide()
             eval "rs_$(echo $t | tr , _)=\$d"
         done
         echo "== at $(($(date +%s) - start)) s: % of the copy at $L: LayerNorm default $la / $lb, whalf,wexch" \
-            "$lha / $lhb, whalf $l1a / $l1b, wexch $lwa; RMSNorm default $ra / $rb, wchain $rca / $rcb, cpairs $rpa," \
+            "$lha / $lhb, whalf $l1a / $l1b, wexch $lwa, cpairs $lpa; RMSNorm default $ra / $rb, wchain $rca / $rcb, cpairs $rpa," \
             "wchain,split $rsa, wchain,hex $rch; softmax $sm; at $S: LayerNorm $ls0, RMSNorm $rs0"
         l0=$(mean2 "$la" "$lb") r0=$(mean2 "$ra" "$rb")
         if [ "${checked:-yes}" = no ]; then
@@ -130,6 +135,7 @@ decide()
             decide "whalf,wexch for LayerNorm (both flips)" "$(diff2 "$(mean2 "$lha" "$lhb")" "$l0")" "$ls_whalf_wexch"
             decide "whalf for LayerNorm" "$(diff2 "$(mean2 "$l1a" "$l1b")" "$l0")" "$ls_whalf"
             decide "wexch for LayerNorm" "$(diff2 "$lwa" "$l0")" "$ls_wexch"
+            decide "cpairs for LayerNorm (five blocks an SM)" "$(diff2 "$lpa" "$l0")" "$ls_cpairs"
             decide "wchain for RMSNorm" "$(diff2 "$(mean2 "$rca" "$rcb")" "$r0")" "$rs_wchain"
             decide "cpairs for RMSNorm" "$(diff2 "$rpa" "$r0")" "$rs_cpairs"
             decide "wchain,split for RMSNorm (both flips)" "$(diff2 "$rsa" "$r0")" "$rs_wchain_split"

@@ -235,7 +235,11 @@ int row_plan_blocks_per_sm(const row_plan *p)
     if (p->cluster < 2 && !(p->stage_chunks && sums)) return 0;
     /* a staged cluster block walks its part with 80 registers (at 64 cross-entropy's backward
      * spilled 8 bytes, f32 softmax's 12); one holding its tile in registers, 64 */
-    int blocks = (sums ? 512 : p->stage_chunks ? 768 : 1024) / (p->tpr * p->rows);
+    int threads = sums ? 512 : p->stage_chunks ? 768 : 1024;
+    /* (the trial "cpairs" with two column inputs, LayerNorm's hex parts: five blocks an SM, 95
+     * registers; at six, 80, its two chunks' weight and bias spilled 84 bytes) */
+    if (p->pairs && p->cluster > 1 && row_plan_slots(p, COL_IN) > 1) threads = 640;
+    int blocks = threads / (p->tpr * p->rows);
     return blocks > 0 ? blocks : 1;
 }
 
@@ -286,8 +290,10 @@ void row_plan_forms(row_plan *p, int64_t n)
     bool long_row = (n + p->vec - 1) / p->vec > (int64_t)STAGE_THREADS * kmax;
     bool sm90 = !(p->arch && p->arch < 90);
     p->words = long_row && sm90 && rows_env(ROWS_ENV_WORDS) == 0;
-    /* (the trial "cpairs", rows35: a cluster's parts of an even number of chunks in pairs too) */
-    bool cpairs = rows_trial("cpairs") && p->stage_chunks % 2 == 0 && row_plan_slots(p, COL_IN) == 1 &&
+    /* (the trial "cpairs", rows35: a cluster's parts of an even number of chunks in pairs too;
+     * with two column inputs hex's parts of 128 threads only, five blocks an SM) */
+    int cols = row_plan_slots(p, COL_IN);
+    bool cpairs = rows_trial("cpairs") && p->stage_chunks % 2 == 0 && (cols == 1 || (cols == 2 && p->tpr == 128)) &&
                   !keeps_sums(p);
     p->pairs = long_row && (p->cluster < 2 || cpairs) && rows_env(ROWS_ENV_PAIRS) == 0;
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
