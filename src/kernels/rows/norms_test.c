@@ -185,26 +185,20 @@ int main(void)
         forward(lib, be, false, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
     }
     unsetenv("CUTEC_ROWS_HEX"), unsetenv("CUTEC_ROWS_SPLIT");
-    /* rows35's trials on the same cluster parts: wexch (the first write chunk's columns issued
-     * after the stage walk, before the exchange; LayerNorm's weight and bias, RMSNorm's
-     * weight), cpairs (a part's chunks written two at a time, both chunks' columns issued
-     * first: one column input), wchain (each write chunk's columns a chunk ahead, the part
-     * unrolled: one column input; also with split), whalf (LayerNorm's: half a chunk's
-     * ahead), each also over hex's parts (RMSNorm's); with and without
-     * weight and bias, parts that end inside a chunk, means 1000 and 3000 times the spread */
-    static const char *const rows35[] = {"wexch",  "cpairs",           "wexch,hex", "cpairs,hex", "wchain,split",
-                                         "wchain", "wchain,wexch,hex", "whalf",     "whalf,wexch"};
-    for (int t = 0; t < 9; t++) {
+    /* rows35's wchain (RMSNorm's cluster parts written with each chunk's weight a chunk ahead,
+     * the default: the cases above) over hex's parts and with split, and without it
+     * (CUTEC_ROWS_TRIAL=no-wchain); parts that end inside a chunk, with and without weight,
+     * a mean 1000 times the spread.  A mutation issuing each chunk's weight two chunks ahead
+     * failed (140,385 wrong at bf16 3x70000) */
+    static const char *const rows35[] = {"hex", "split,hex", "no-wchain"};
+    for (int t = 0; t < 3; t++) {
         setenv("CUTEC_ROWS_TRIAL", rows35[t], 1);
-        forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
-        forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 0}, true, 1000);
-        forward(lib, be, true, CUTE_F16, (shape_case){2, 100000, 8}, true, 3000);
-        forward(lib, be, true, CUTE_F32, (shape_case){2, 40008, 0}, true, 1000);
-        forward(lib, be, true, CUTE_BF16, (shape_case){2, 70000, 0}, false, 0);
         forward(lib, be, false, CUTE_BF16, (shape_case){3, 70000, 8}, true, 0);
         forward(lib, be, false, CUTE_BF16, (shape_case){2, 65544, 0}, true, 1000);
         forward(lib, be, false, CUTE_F16, (shape_case){2, 100000, 8}, false, 0);
+        forward(lib, be, false, CUTE_F16, (shape_case){2, 100000, 8}, true, 1000);
         forward(lib, be, false, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
+        forward(lib, be, false, CUTE_BF16, (shape_case){3, 262152, 0}, true, 0);
     }
     unsetenv("CUTEC_ROWS_TRIAL");
     /* a residual at 262144: hex's 32 KB parts would take 32 blocks, so 64 KB parts of 256

@@ -90,9 +90,8 @@ static void key_of(const row_plan *p, char *key, size_t n)
                        p->tpr, p->k, p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->stage_bufs, p->cluster,
                        p->sums_in_smem, p->stage_cols ? "/staged-cols" : "", p->pipelined ? "/pipelined" : "",
                        p->in_place ? "/in-place" : "", p->words ? "/words" : "", p->pairs ? "/pairs" : "");
-    if (p->cols_ahead) len += snprintf(key + len, n - (size_t)len, p->cols_exch ? "ahead-exch/" : "ahead/");
+    if (p->cols_ahead) len += snprintf(key + len, n - (size_t)len, "ahead/");
     if (p->cols_chain) len += snprintf(key + len, n - (size_t)len, "chain/");
-    if (p->cols_half) len += snprintf(key + len, n - (size_t)len, "half-chain/");
     if (p->index_bound) len += snprintf(key + len, n - (size_t)len, "i32/");
     if (p->cols_f32) len += snprintf(key + len, n - (size_t)len, "cols-f32/");
     if (p->staged_plain) len += snprintf(key + len, n - (size_t)len, "plain-staged/");

@@ -235,11 +235,7 @@ int row_plan_blocks_per_sm(const row_plan *p)
     if (p->cluster < 2 && !(p->stage_chunks && sums)) return 0;
     /* a staged cluster block walks its part with 80 registers (at 64 cross-entropy's backward
      * spilled 8 bytes, f32 softmax's 12); one holding its tile in registers, 64 */
-    int threads = sums ? 512 : p->stage_chunks ? 768 : 1024;
-    /* (the trial "cpairs" with two column inputs, LayerNorm's hex parts: five blocks an SM, 95
-     * registers; at six, 80, its two chunks' weight and bias spilled 84 bytes) */
-    if (p->pairs && p->cluster > 1 && row_plan_slots(p, COL_IN) > 1) threads = 640;
-    int blocks = threads / (p->tpr * p->rows);
+    int blocks = (sums ? 512 : p->stage_chunks ? 768 : 1024) / (p->tpr * p->rows);
     return blocks > 0 ? blocks : 1;
 }
 
@@ -290,12 +286,7 @@ void row_plan_forms(row_plan *p, int64_t n)
     bool long_row = (n + p->vec - 1) / p->vec > (int64_t)STAGE_THREADS * kmax;
     bool sm90 = !(p->arch && p->arch < 90);
     p->words = long_row && sm90 && rows_env(ROWS_ENV_WORDS) == 0;
-    /* (the trial "cpairs", rows35: a cluster's parts of an even number of chunks in pairs too;
-     * with two column inputs hex's parts of 128 threads only, five blocks an SM) */
-    int cols = row_plan_slots(p, COL_IN);
-    bool cpairs = rows_trial("cpairs") && p->stage_chunks % 2 == 0 && (cols == 1 || (cols == 2 && p->tpr == 128)) &&
-                  !keeps_sums(p);
-    p->pairs = long_row && (p->cluster < 2 || cpairs) && rows_env(ROWS_ENV_PAIRS) == 0;
+    p->pairs = long_row && p->cluster < 2 && rows_env(ROWS_ENV_PAIRS) == 0;
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
     /* an op's cluster form (cross-entropy's label gathered at the block's first chunk: H200,
@@ -332,27 +323,13 @@ void row_plan_forms(row_plan *p, int64_t n)
     bool late_cols = p->op->columns_late && row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
     bool part = p->cluster > 1 && p->stage_chunks > 0 && !p->pipelined;
     p->cols_ahead = rows_trial("ahead") && part && late_cols;
-    /* the trial "wexch" (rows35): the first write chunk's column loads issued after the
-     * block's stage walk, before its reduction and the cluster exchange, whose round trip
-     * then covers theirs (rows_kernel.c's row_looped), where "ahead" held them in registers
-     * through the whole walk.  Late columns only (LayerNorm's): RMSNorm's weight, which its
-     * stages do not read either, ptxas issued above the stage walk, as "ahead" (H200, early
-     * mid pass, % of the copy at 1024x262144, two turns: RMSNorm 86.0 -> 84.0, with wchain
-     * 87.3 -> 82.7; LayerNorm 81.7 -> 81.6).  The flip: drop `rows_trial("wexch") &&` */
-    bool cols_only_late = row_plan_slots(p, COL_IN) && !row_plan_slots(p, COL_PARTIAL);
-    p->cols_exch = rows_trial("wexch") && part && late_cols;
-    p->cols_ahead |= p->cols_exch;
-    /* the trial "wchain" (rows35): every write chunk's column loads issued a chunk ahead, the
-     * part's chunks unrolled (rows_kernel.c's write_chain; with wexch the first chunk's before
-     * the exchange).  One column input (RMSNorm's weight): LayerNorm's weight and bias two
-     * chunks at a time spilled (ln16: 288 bytes at 64 KB parts).  The flip: drop
-     * `rows_trial("wchain") &&` */
-    p->cols_chain = rows_trial("wchain") && part && cols_only_late && row_plan_slots(p, COL_IN) == 1;
-    /* the trial "whalf" (rows35): wchain's form for two column inputs (LayerNorm's weight and
-     * bias), half a chunk's columns ahead (rows_kernel.c's write_halves).  The flip: drop
-     * `rows_trial("whalf") &&` */
-    p->cols_half = rows_trial("whalf") && part && cols_only_late && row_plan_slots(p, COL_IN) > 1 &&
-                   p->k % 2 == 0;
+    /* rows35's wchain (rows_kernel.c's write_chain): a cluster's staged part with one column
+     * input (RMSNorm's weight) writes its chunks unrolled, each chunk's columns a chunk ahead
+     * (RMSNorm 1024x262144 +1.35 and +1.85 points of the copy in two H200 passes; 78
+     * registers, no spill).  CUTEC_ROWS_TRIAL=no-wchain leaves it out, so that one run can
+     * time both; the flip: `true` -> `false` */
+    bool one_col = row_plan_slots(p, COL_IN) == 1 && !row_plan_slots(p, COL_PARTIAL);
+    p->cols_chain = row_lnb_form(p, "wchain", true) && part && one_col;
 }
 
 bool row_lnb_form(const row_plan *p, const char *name, bool on)

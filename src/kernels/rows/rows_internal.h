@@ -150,15 +150,10 @@ typedef struct row_plan {
                               weight and bias): each write chunk's column loads issued a chunk
                               ahead, the first chunk's before the row's staged wait
                               (rows_kernel.c's columns_ahead; CUTEC_ROWS_TRIAL=1, opt-in) */
-    bool cols_exch;        /* cols_ahead's loads issued after the stage walk, before the
-                              block's reduction and the cluster exchange, not before the
-                              staged wait (CUTEC_ROWS_TRIAL=wexch, opt-in; RMSNorm's weight
-                              too) */
-    bool cols_chain;       /* a cluster's staged part written chunk after chunk, unrolled,
-                              each chunk's column loads issued a chunk ahead
-                              (CUTEC_ROWS_TRIAL=wchain, opt-in; one column input) */
-    bool cols_half;        /* cols_chain's form by half chunks (two column inputs:
-                              CUTEC_ROWS_TRIAL=whalf, opt-in) */
+    bool cols_chain;       /* a cluster's staged part with one column input (RMSNorm's
+                              weight) written chunk after chunk, unrolled, each chunk's
+                              column loads issued a chunk ahead (rows_kernel.c's
+                              write_chain; CUTEC_ROWS_TRIAL=no-wchain: not) */
     bool stage_split;      /* a cluster's staged part (one row a block) copied chunk by chunk,
                               each on a barrier of its own, the stage walk starting on the first
                               while the rest arrive (CUTEC_ROWS_TRIAL=split, opt-in) */

@@ -107,20 +107,12 @@ static cute_ssa load_f32(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa
 static bool columns_f32(const row_thread *th) { return th->stage.cols_on && th->p->cols_f32; }
 
 /* the column inputs (weight, bias) of chunk cb (staged: tile cb - first of the block's
- * part), or of half of this thread's accesses of it (half 1: the first, 2: the second; the
- * others read as 0, no load: columns_merge joins two): issued (their values as stored),
- * then taken (widened into io->t) */
-static row_cols columns_issue_half(cute_ctx *c, const row_thread *th, cute_int cb, int half)
+ * part): issued (their values as stored), then taken (widened into io->t) */
+static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
 {
     const row_op *op = th->p->op;
     row_cols cols = {0};
     cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
-    if (half) {
-        cute_ssa none = cute_ssa_fill(c, CUTE_I1, in_cols.shape, 0), some = cute_ssa_fill(c, CUTE_I1, in_cols.shape, 0);
-        for (int i = 0; i < in_cols.n && some.v; i++)
-            some.v[i] = (i < in_cols.n / 2) == (half == 1) ? in_cols.v[i] : none.v[i];
-        in_cols = some;
-    }
     cute_int staged = cute_sub(cute_ctx_alg(c), cb, th->first);
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == COL_IN) {
@@ -133,24 +125,6 @@ static row_cols columns_issue_half(cute_ctx *c, const row_thread *th, cute_int c
             cols.raw[s] = load_raw(c, th->p, cols.from[s], in_cols, 0);
         }
     return cols;
-}
-
-static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
-{
-    return columns_issue_half(c, th, cb, 0);
-}
-
-/* the first half of lo's values, the second of hi's (columns_issue_half's halves) */
-static row_cols columns_merge(cute_ctx *c, const row_thread *th, const row_cols *lo, const row_cols *hi)
-{
-    row_cols m = *lo;
-    for (int s = 0; s < th->p->op->nslots; s++)
-        if (th->p->has[s] && th->p->op->slot[s].role == COL_IN) {
-            cute_ssa a = lo->raw[s];
-            m.raw[s] = cute_ssa_fill(c, (cute_dtype)a.dtype, a.shape, 0);
-            for (int i = 0; i < a.n && m.raw[s].v; i++) m.raw[s].v[i] = i < a.n / 2 ? a.v[i] : hi->raw[s].v[i];
-        }
-    return m;
 }
 
 static void columns_take(cute_ctx *c, const row_thread *th, row_io *io, const row_cols *cols)
@@ -319,7 +293,7 @@ static void write_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     store_chunk(c, th, io, rb, cb, j);
 }
 
-/* chunk cb's outputs from the columns issued earlier (cols) */
+/* chunk cb's outputs from its column inputs issued earlier (cols) */
 static void write_chunk_from(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb,
                              const row_cols *cols, cute_val stats[][4])
 {
@@ -341,15 +315,21 @@ static void write_ahead(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     CUTE_FOR(c, cb, cute_add(cute_ctx_alg(c), th->first, cute_i(1)), th->end) { write_chunk(c, th, io, rb, cb, stats, 0); }
 }
 
-/* row_plan's cols_chain (a cluster's staged part): the part's write chunks unrolled, each
- * chunk's column loads issued before the chunk before it is computed, so that each round
- * trip to L2 passes during that chunk's work, not before its own (the first chunk's: at the
- * write pass's start, or, with cols_exch, before the exchange).  A chunk past the row's end
- * (the cluster's last part) is all predicated off. */
+/* row_plan's cols_chain (a cluster's staged part with one column input: RMSNorm's weight):
+ * the part's write chunks unrolled, each chunk's column loads issued before the chunk before
+ * it is computed, so that the round trip to L2 passes during that chunk's work, where each
+ * chunk of the loop waited out its own (the first chunk's: at the write pass's start).  A
+ * chunk past the row's end (the cluster's last part) is all predicated off.  H200, % of the
+ * copy at 1024x262144 (engineer rows35, two passes of two turns each): RMSNorm 86.0 / 85.5
+ * -> 87.3 / 87.3; both chunks' weight issued first a pair of chunks at a time 87.3 / 87.0;
+ * LayerNorm's weight and bias a chunk ahead spilled 388 bytes (80 registers), and half a
+ * chunk's ahead (80 registers, no spill) ran 1.5 points slower, the first chunk's before
+ * the cluster exchange 0.0 / +0.1, a pair of chunks at five blocks an SM (95 registers)
+ * -2.7: LayerNorm's write pass is not bound by its columns' latency. */
 static void write_chain(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
 {
     cute_alg *a = cute_ctx_alg(c);
-    row_cols cur = th->p->cols_exch ? th->ahead : columns_issue(c, th, th->first);
+    row_cols cur = columns_issue(c, th, th->first);
     for (int j = 0; j < th->p->stage_chunks; j++) {
         cute_int cb = cute_add(a, th->first, cute_i(j));
         row_cols next = {0};
@@ -359,31 +339,12 @@ static void write_chain(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     }
 }
 
-/* row_plan's cols_half (a cluster's staged part with two column inputs, whose columns a chunk
- * ahead spilled): write_chain's form by halves: each chunk's columns issued in two halves of
- * its accesses, the first half during the chunk before, the second at the chunk's start, so
- * that its round trip passes during the first half's work and no more than half a chunk's
- * columns are held ahead (with cols_exch the first chunk's first half before the exchange) */
-static void write_halves(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
-{
-    cute_alg *a = cute_ctx_alg(c);
-    row_cols lo = th->p->cols_exch ? th->ahead : columns_issue_half(c, th, th->first, 1);
-    for (int j = 0; j < th->p->stage_chunks; j++) {
-        cute_int cb = cute_add(a, th->first, cute_i(j));
-        row_cols hi = columns_issue_half(c, th, cb, 2), next = {0};
-        if (j + 1 < th->p->stage_chunks) next = columns_issue_half(c, th, cute_add(a, cb, cute_i(1)), 1);
-        row_cols cur = columns_merge(c, th, &lo, &hi);
-        write_chunk_from(c, th, io, rb, cb, &cur, stats);
-        lo = next;
-    }
-}
-
 /* the per-row values and the write pass of a longer row, whose stages are reduced */
 static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
 {
     th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
-    if (th->p->cols_chain || th->p->cols_half) {
-        (th->p->cols_half ? write_halves : write_chain)(c, th, io, rb, stats);
+    if (th->p->cols_chain) {
+        write_chain(c, th, io, rb, stats);
         return;
     }
     if (th->p->cols_ahead) {
@@ -401,27 +362,19 @@ static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_i
             write_chunk(c, th, io, rb, cute_add(cute_ctx_alg(c), th->first, cute_i(j)), stats, j);
         return;
     }
-    /* a staged row's chunks two at a time (row_plan's pairs: one block's row; a cluster's
-     * part of an even number of chunks under the trial "cpairs"), so that ptxas issues both
-     * chunks' column loads (weight, bias) from L2 together, where each chunk of the loop waits
-     * out its own L2 latency with none of the block's loads in flight (ptxas issues the second
-     * chunk's after the first's stores even so: cpairs issues both first, explicitly).  A chunk past the row's end is all predicated off.  16-bit
+    /* a staged row's chunks two at a time (row_plan's pairs: one block's row, not a
+     * cluster's part), so that ptxas issues both chunks' column loads (weight, bias) from L2
+     * together, where each chunk of the loop waits out its own L2 latency with none of the
+     * block's loads in flight.  A chunk past the row's end is all predicated off.  16-bit
      * inputs only: f32's two chunks of weight and bias spilled 8 bytes at 80 registers, and so
      * did all four of a bf16 staged row at 4096x32768 unrolled under a launch bound. */
-    bool pairs = th->p->pairs && cute_dtype_bytes(th->p->dtype[0]) <= 2;
+    bool pairs = th->p->pairs && th->p->cluster < 2 && cute_dtype_bytes(th->p->dtype[0]) <= 2;
     if (pairs && th->p->stage_chunks && row_plan_slots(th->p, COL_IN)) {
         cute_alg *a = cute_ctx_alg(c);
         CUTE_FOR(c, pair, cute_i(0), cute_i((th->p->stage_chunks + 1) / 2)) {
             cute_int cb = cute_add(a, th->first, cute_mul(a, pair, cute_i(2)));
-            cute_int next = cute_add(a, cb, cute_i(1));
-            if (th->p->cluster > 1) { /* (cpairs: both chunks' columns issued first, explicitly) */
-                row_cols first = columns_issue(c, th, cb), second = columns_issue(c, th, next);
-                write_chunk_from(c, th, io, rb, cb, &first, stats);
-                write_chunk_from(c, th, io, rb, next, &second, stats);
-            } else {
-                write_chunk(c, th, io, rb, cb, stats, 0);
-                write_chunk(c, th, io, rb, next, stats, 0);
-            }
+            write_chunk(c, th, io, rb, cb, stats, 0);
+            write_chunk(c, th, io, rb, cute_add(a, cb, cute_i(1)), stats, 0);
         }
         return;
     }
@@ -443,15 +396,11 @@ static void write_pass(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
  * block whose part of a staged row is one tile (stage_chunks 1: a cluster's block, or a row
  * with column sums that one tile covers) walks no loop: its loops' code and loop-carried
  * values cost RMSNorm's backward at 262144 (512 threads, 128 registers) a 36-byte spill */
-static void row_looped(cute_ctx *c, row_thread *th, row_io *io, cute_int rb)
+static void row_looped(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb)
 {
     cute_val stats[ROW_STAGES][4];
     for (int st = 0; st < th->p->op->stages; st++) {
         stage_walk(c, th, io, rb, st, stats);
-        /* (the plan's cols_exch: the first write chunk's columns issued now, so that the
-         * block's reduction and the cluster's round trip cover their L2 latency) */
-        if (th->p->cols_exch && st == th->p->op->stages - 1)
-            th->ahead = columns_issue_half(c, th, th->first, th->p->cols_half ? 1 : 0);
         reduce_stage(c, th, stats[st], st);
     }
     write_pass(c, th, io, rb, stats);
@@ -641,7 +590,7 @@ static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
         io->row = row, th->it = it;
         row_values_now(c, th, io->v, &next, ahead, it, row);
         load_firsts(c, th, io, rb, row);
-        if (p->cols_ahead && !p->cols_exch) th->ahead = columns_issue(c, th, th->first);
+        if (p->cols_ahead) th->ahead = columns_issue(c, th, th->first);
         if (th->stage.on && p->stage_split) {
             fill_chunks(c, th, rb);
             th->staged = row_stage_buffer(c, &th->stage, p); /* (stage_walk waits chunk by chunk) */
