@@ -14,7 +14,8 @@
 # forms of the same idea lost or did nothing (half a chunk ahead -1.5, a pair of chunks at
 # five blocks an SM -2.7, the first chunk's before the exchange 0.0 / +0.1): deleted.
 # This pass: RMSNorm's default beside no-wchain and beside wchain over hex's 32 KB parts
-# (CUTEC_ROWS_TRIAL=hex), the defaults beside torch's eager and softmax, at both shapes.
+# (CUTEC_ROWS_TRIAL=hex), wchain for a row one block stages at 32768 (wchain1), the defaults
+# beside torch's eager and softmax, at both shapes.
 # Order: `cutec run` of every element on the GPU against float64 first, then the benches
 # (each also checks sampled rows before it times them; a device copy of the same bytes in
 # each bench's process), 262144 in two turns of reverse order, then 32768 (where wchain's
@@ -26,7 +27,12 @@
 #  hex for RMSNorm: d = CUTEC_ROWS_TRIAL=hex - default at 262144: >= 1 (and 32768 no worse
 #                   than -0.5) -> "make default" (hex_parts's `(!with_row ||
 #                   rows_trial("hex"))` -> true), below -0.5 -> "keep 64 KB parts", else
-#                   "keep opt-in".
+#                   "keep opt-in";
+#  wchain1:         wchain for a row one block stages (4096x32768: 82 registers, no spill,
+#                   three blocks an SM as before; it changes no other shape): d = wchain1 -
+#                   default at 32768, two turns: >= 1 -> "make default" (row_plan_forms:
+#                   drop `rows_trial("wchain1") &&`), below -0.5 -> "delete", else "keep
+#                   opt-in".
 # A WRONG line or a failed check decides "revert (wrong)".
 #   BUDGET=76 ITERS=10 sh scripts/device-rows35.sh
 . scripts/device-common.sh
@@ -57,10 +63,12 @@ diff2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; 
         echo "== no GPU here: nothing timed"
         echo "decides: wchain: keep (no GPU)"
         echo "decides: hex for RMSNorm: keep opt-in (no GPU)"
+        echo "decides: wchain1: keep opt-in (no GPU)"
     else
         echo "== the GPU against float64 (every element)"
         for a in "0 rmsnorm bf16 4x262152" "0 rmsnorm f16 4x262136" "hex rmsnorm bf16 4x262136" \
-            "0 rmsnorm bf16 5x70000" "no-wchain rmsnorm bf16 4x262152" "0 layernorm bf16 4x262152"; do
+            "0 rmsnorm bf16 5x70000" "no-wchain rmsnorm bf16 4x262152" "0 layernorm bf16 4x262152" \
+            "wchain1 rmsnorm bf16 16x32768" "wchain1 rmsnorm f16 8x33000"; do
             set -- $a
             ( CUTEC_ROWS_TRIAL=$1 timeout 15 build/cutec run "$2" --dtype "$3" --shape "$4" ) >"$out/rows35.one" 2>&1
             echo "$1: $(tail -n 1 "$out/rows35.one")"
@@ -75,12 +83,15 @@ diff2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; 
         pct_of hex rmsnorm $L && rhb=$pct
         pct_of no-wchain rmsnorm $L && rnb=$pct
         pct_of 0 rmsnorm $L torch && rb=$pct
+        pct_of 0 rmsnorm $S && rsa=$pct
+        pct_of wchain1 rmsnorm $S && r1a=$pct
         pct_of 0 layernorm $S torch && ls0=$pct
+        pct_of wchain1 rmsnorm $S && r1b=$pct
         pct_of 0 rmsnorm $S torch && rs0=$pct
         # at 32768 a form's kernel is the default's where their PTX is the same (a 0 there)
         ptx_of() { CUTEC_ROWS_TRIAL=$1 build/cutec compile rmsnorm --dtype bf16 --shape $S --arch sm_90a --emit ptx 2>&1 | md5sum; }
         base=$(ptx_of 0)
-        for t in no-wchain hex; do
+        for t in no-wchain hex; do  # (wchain1 changes 32768 only: timed above)
             if [ "$base" = "$(ptx_of $t)" ]; then
                 echo "$t rmsnorm at $S: the default's PTX"
                 d=0.00
@@ -90,7 +101,8 @@ diff2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; 
             eval "rs_$(echo $t | tr - _)=\$d"
         done
         echo "== at $(($(date +%s) - start)) s: % of the copy at $L: RMSNorm default (wchain) $ra / $rb," \
-            "no-wchain $rna / $rnb, hex $rha / $rhb; LayerNorm $la; softmax $sm; at $S: LayerNorm $ls0, RMSNorm $rs0"
+            "no-wchain $rna / $rnb, hex $rha / $rhb; LayerNorm $la; softmax $sm; at $S: LayerNorm $ls0, RMSNorm $rsa /" \
+            "$rs0, wchain1 $r1a / $r1b"
         r0=$(mean2 "$ra" "$rb")
         if [ "${checked:-yes}" = no ]; then
             echo "decides: wchain: revert (wrong): a check against float64 above failed (find which first)"
@@ -98,11 +110,16 @@ diff2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; 
             awk -v d="$(diff2 "$r0" "$(mean2 "$rna" "$rnb")")" 'BEGIN {
                 if (d == "") { print "decides: wchain: keep (not timed)"; exit }
                 if (d ~ /W/) { print "decides: wchain: revert (WRONG against float64)"; exit }
-                printf "decides: wchain: %s (%+.2f points at 1024x262144)\n", d < -0.5 ? "revert" : "keep", d }'
+                v = d < -0.5 ? "revert" : "keep"
+                printf "decides: wchain: %s (%+.2f points at 1024x262144)\n", v, d }'
             awk -v d="$(diff2 "$(mean2 "$rha" "$rhb")" "$r0")" -v e="$rs_hex" 'BEGIN {
                 if (d == "" || d ~ /W/) { print "decides: hex for RMSNorm: keep opt-in (" (d == "" ? "not timed" : "WRONG") ")"; exit }
                 v = d >= 1 && e >= -0.5 ? "make default" : d < -0.5 ? "keep 64 KB parts" : "keep opt-in"
                 printf "decides: hex for RMSNorm: %s (%+.2f points at 1024x262144, %+.2f at 4096x32768)\n", v, d, e }'
+            awk -v d="$(diff2 "$(mean2 "$r1a" "$r1b")" "$(mean2 "$rsa" "$rs0")")" 'BEGIN {
+                if (d == "" || d ~ /W/) { print "decides: wchain1: keep opt-in (" (d == "" ? "not timed" : "WRONG") ")"; exit }
+                v = d >= 1 ? "make default" : d < -0.5 ? "delete" : "keep opt-in"
+                printf "decides: wchain1: %s (%+.2f points at 4096x32768)\n", v, d }'
         fi
     fi
     device_end

@@ -200,6 +200,13 @@ int main(void)
         forward(lib, be, false, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
         forward(lib, be, false, CUTE_BF16, (shape_case){3, 262152, 0}, true, 0);
     }
+    /* wchain1: the same write for rows one block stages (2x33000 padded, f16 3x16392 with
+     * and without weight, a mean 1000 times the spread) */
+    setenv("CUTEC_ROWS_TRIAL", "wchain1", 1);
+    forward(lib, be, false, CUTE_BF16, (shape_case){2, 33000, 8}, true, 0);
+    forward(lib, be, false, CUTE_BF16, (shape_case){3, 32768, 0}, true, 1000);
+    forward(lib, be, false, CUTE_F16, (shape_case){3, 16392, 8}, true, 0);
+    forward(lib, be, false, CUTE_F16, (shape_case){3, 16392, 8}, false, 0);
     unsetenv("CUTEC_ROWS_TRIAL");
     /* a residual at 262144: hex's 32 KB parts would take 32 blocks, so 64 KB parts of 256
      * threads (rows_compile.c's cluster_stage), copied chunk by chunk */

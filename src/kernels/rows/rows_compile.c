@@ -330,6 +330,10 @@ void row_plan_forms(row_plan *p, int64_t n)
      * time both; the flip: `true` -> `false` */
     bool one_col = row_plan_slots(p, COL_IN) == 1 && !row_plan_slots(p, COL_PARTIAL);
     p->cols_chain = row_lnb_form(p, "wchain", true) && part && one_col;
+    /* (the trial "wchain1": the same for a row one block stages, 4096x32768's, in place of
+     * its pairs; 16-bit inputs) */
+    bool staged_row = p->cluster < 2 && p->stage_chunks > 1 && cute_dtype_bytes(p->dtype[0]) <= 2;
+    p->cols_chain |= rows_trial("wchain1") && staged_row && one_col && !p->pipelined;
 }
 
 bool row_lnb_form(const row_plan *p, const char *name, bool on)
