@@ -363,9 +363,10 @@ static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_i
         return;
     }
     /* a staged row's chunks two at a time (row_plan's pairs: one block's row, not a
-     * cluster's part), so that ptxas issues both chunks' column loads (weight, bias) from L2
-     * together, where each chunk of the loop waits out its own L2 latency with none of the
-     * block's loads in flight.  A chunk past the row's end is all predicated off.  16-bit
+     * cluster's part), meant to have ptxas issue both chunks' column loads (weight, bias)
+     * from L2 together, where each chunk of the loop waits out its own L2 latency with none of
+     * the block's loads in flight (sm_90a SASS at 4096x32768: the second chunk's still after
+     * the first's stores; write_chain issues them itself).  A chunk past the row's end is all predicated off.  16-bit
      * inputs only: f32's two chunks of weight and bias spilled 8 bytes at 80 registers, and so
      * did all four of a bf16 staged row at 4096x32768 unrolled under a launch bound. */
     bool pairs = th->p->pairs && th->p->cluster < 2 && cute_dtype_bytes(th->p->dtype[0]) <= 2;
