@@ -1,0 +1,177 @@
+#!/bin/sh
+# A tiered cold compile's first module, assembled other ways (branch cold15; docs/compile_time.md
+# "Tiers", "The first tier's ptxas"), one GPU, at most about 85 s on an H200 after `make all tests`.
+# The first tier is the PTX backend's module through the ptxas binary at -O1, started by fork
+# (the default: the Hopper GEMM's first module 470-507 ms on the H200's host, ptxas alone 407-434;
+# the issue asks under 300).  On the development machine no ptxas option assembles the Hopper
+# GEMM's PTX quicker without spilling (-O0..-O3, --Ofast-compile, -allow-expensive-optimizations,
+# register limits: 270-310 ms of CPU at -O1..-O3), so the ways tried here start or run the same
+# ptxas otherwise (each opt-in, CUTEC_PTXAS_SPAWN / CUTEC_PTX_ASM):
+#  - spawn: the binary through posix_spawn (a vfork), not fork, which copies the page tables of
+#    the whole caller (CUDA context, NVRTC, and NVRTC's final tier growing its heap beside it);
+#  - loaddata: the driver's JIT compiler on the PTX, in the process (cuModuleLoadDataEx, -O1);
+#  - nvjitlink: libnvJitLink's ptxas in the process (a relocatable unit: setmaxnreg ignored,
+#    the Hopper GEMM spills 340 bytes here; timed for the record, never a default for Hopper).
+# Steps:
+#  1. on the GPU against references FIRST: tier_gpu_test (its first tier each way, final held
+#     back, right against float64); `cutec run` cold through tiers of the Hopper and step-5
+#     GEMMs each way with the final tier held back (CUTEC_NVRTC_OPTIONS that NVRTC refuses:
+#     the first tier's code is what runs; float64 checked), then once with the final tier;
+#  2. ptxas alone on the Hopper GEMM's first-tier PTX at each option (wall ms, best of 2: the
+#     host's figures beside the development machine's), and `--emit time` (the driver's JITs,
+#     their registers and spills);
+#  3. `cutec bench tiers --rounds 3 --size 4096 --ways ptxas,spawn,loaddata,nvjitlink`: each
+#     way's first module (best and worst of 3, wall / CPU) and final tier in; then the first
+#     tier's own TFLOP/s each way (its final held back) against NVRTC's.
+# Decides (rules; a FAIL or "wrong" in step 1 -> nothing changes, and that is a bug):
+#  - spawn: its first module no later than fork's + 5 ms for both GEMMs and at most 0.97 of
+#    fork's for one -> `ptxas_spawn_default = true` in src/backend/ptx_ptxas.c (one line; the
+#    same binary, the same cubin); else it stays opt-in (CUTEC_PTXAS_SPAWN=1).
+#  - loaddata: its Hopper first module at most 0.9 of the binary's (the better of fork and
+#    spawn), its first-tier code without spills (step 2) and at least 0.7 of NVRTC's speed for
+#    both GEMMs, its checks verified -> `ptx_asm_default = CUTE_PTX_ASM_LOADDATA` in
+#    src/backend/ptx_ptxas.c; else opt-in (CUTEC_PTX_ASM=loaddata).
+#  - nvjitlink: the same rule (its spills from ptx_asm_test's line): it spills on Hopper here,
+#    so expected to stay opt-in.
+#  - the issue's mark: the Hopper GEMM's first module under 300 ms in 3 of 3 cold runs (its
+#    worst round) by the way decided: "met" or "not met" (with the way's figure).
+# Past BUDGET_S (85) the remaining steps print "skipped"; without a GPU the GPU steps skip.
+# Logs in $OUT (default build/device-out).
+. scripts/device-common.sh
+log="$out/cold15.log"
+start=$(date +%s) budget=${BUDGET_S:-85}
+export CUDA_CACHE_DISABLE=1
+gpu=1 bad=0
+gpu_late() { [ "$gpu" = 0 ] && echo "-- skipped (no GPU): $*" && return 0; device_late "$@"; }
+hopper="gemm --variant hopper --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7"
+step5="gemm --variant tensorop_smem --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7"
+
+# `cutec run ARGS` cold through tiers with ENV (a word list): its verdict line; a wrong one counts
+check() # label, env, args...
+{
+    label=$1 envs=$2
+    shift 2
+    gpu_late run "$label" && return
+    # shellcheck disable=SC2086
+    res=$(env CUTEC_TIER=1 CUTEC_NO_CACHE=1 $envs timeout 30 build/cutec run "$@" 2>&1)
+    line=$(echo "$res" | grep -iE "verified|wrong|error|fail|refus|bad" | grep -v "background compile failed" |
+        head -n 1 | cut -c1-150)
+    echo "   $label: $* -> $line"
+    echo "$line" | grep -qi verified || { bad=$((bad + 1)) && echo "$label" >>"$out/cold15-unverified.txt"; }
+}
+
+gpu_test() # name, path, env...
+{
+    name=$1 path=$2
+    shift 2
+    gpu_late "$name" && return
+    env "$@" timeout 60 "$path" >"$out/$name.log" 2>&1
+    echo "$name ($*): $(tail -n 1 "$out/$name.log")"
+    grep -m 5 -E "FAIL|skipped" "$out/$name.log" | cut -c1-300
+    tail -n 1 "$out/$name.log" | grep -q " 0 failed" || bad=$((bad + 1))
+}
+
+# ptxas alone on the Hopper GEMM's first-tier PTX: wall ms, best of 2, and its spills
+ptxas_alone()
+{
+    gpu_late ptxas alone && return
+    build/cutec compile gemm --dtype bf16 --arch sm_90a --codegen ptx --emit ptx >"$out/hopper.ptx" 2>/dev/null
+    for o in "-O1" "-O3" "-O0" "-O1 --Ofast-compile=mid" "-O0 --Ofast-compile=max" "-O1 -allow-expensive-optimizations=false"; do
+        b=
+        for r in 1 2; do
+            t0=$(date +%s%N)
+            # shellcheck disable=SC2086
+            /usr/local/cuda/bin/ptxas -arch=sm_90a $o -v -o "$out/hopper.cubin" "$out/hopper.ptx" >"$out/ptxas.log" 2>&1
+            t=$((($(date +%s%N) - t0) / 1000000))
+            [ -z "$b" ] || [ "$t" -lt "$b" ] && b=$t
+        done
+        echo "ptxas $o: $b ms; $(grep -o '[0-9]* bytes spill stores' "$out/ptxas.log" | head -n 1)"
+    done
+}
+
+decide()
+{
+    [ "$bad" = 0 ] || { echo "decides: nothing changes: $bad check(s) not verified (a bug): $(tr '\n' ' ' <"$out/cold15-unverified.txt" 2>/dev/null)"; return; }
+    grep -q "FAILED" "$out/bench-ways.txt" && { echo "decides: nothing changes: a compile or a final tier FAILED (a bug)"; return; }
+    loadspill=$(grep "PTX loaded as a module" "$out/emit-time.txt" | grep -o "[0-9]* bytes spilled" | grep -o "^[0-9]*")
+    jlspill=$(grep "nvJitLink, the Hopper GEMM" "$out/ptx_asm_test.log" 2>/dev/null | grep -o "[0-9]* bytes spilled" | grep -o "^[0-9]*")
+    awk -v loadspill="${loadspill:--1}" -v jlspill="${jlspill:--1}" '
+        # the numbers of way w in a "cold compile by way" row: best wall, worst wall
+        function way(line, w, what,   i, n, f, r) {
+            n = split(line, f, "; ")
+            for (i = 1; i <= n; i++) if (index(f[i], w " first module ") == 1) {
+                split(f[i], r, " ")
+                return what == "best" ? r[4] + 0 : r[8] + 0
+            }
+            return -1
+        }
+        function speed(line, w,   i, n, f, r) {
+            n = split(line, f, "; ")
+            for (i = 1; i <= n; i++) if (index(f[i], w " first tier ") == 1) { split(f[i], r, "[()]"); return r[2] + 0 }
+            return -1
+        }
+        /^step 5 +cold compile by way/ { s5 = $0 }
+        /^hopper +cold compile by way/ { hp = $0 }
+        /^step 5 +[0-9]+\^3 TFLOP/ { s5s = $0 }
+        /^hopper +[0-9]+\^3 TFLOP/ { hps = $0 }
+        END {
+            sf = way(s5, "ptxas", "best"); ss = way(s5, "spawn", "best"); hf = way(hp, "ptxas", "best"); hs = way(hp, "spawn", "best")
+            printf "first module, best of 3 (ms): step 5 fork %s, spawn %s, loaddata %s, nvjitlink %s; hopper fork %s, spawn %s, loaddata %s, nvjitlink %s\n", sf, ss, way(s5, "loaddata", "best"), way(s5, "nvjitlink", "best"), hf, hs, way(hp, "loaddata", "best"), way(hp, "nvjitlink", "best")
+            spawn = sf > 0 && ss > 0 && hf > 0 && hs > 0 && ss <= sf + 5 && hs <= hf + 5 && (ss <= 0.97 * sf || hs <= 0.97 * hf)
+            if (spawn) print "decides: ptxas through posix_spawn: ptxas_spawn_default = true in src/backend/ptx_ptxas.c (first module no later for both, 3% sooner for one)"
+            else print "decides: spawn stays opt-in (CUTEC_PTXAS_SPAWN=1): ptxas_spawn_default stays false (not 3% sooner, or later)"
+            bin_s5 = spawn ? ss : sf; bin_hp = spawn ? hs : hf
+            chosen = spawn ? "spawn" : "ptxas"; chosen_worst = way(hp, chosen, "worst")
+            split("loaddata nvjitlink", ws, " ")
+            for (k = 1; k <= 2; k++) {
+                w = ws[k]; wh = way(hp, w, "best"); ws5 = way(s5, w, "best"); vh = speed(hps, w); v5 = speed(s5s, w)
+                spill = w == "loaddata" ? loadspill : jlspill
+                ok = wh > 0 && ws5 > 0 && wh <= 0.9 * bin_hp && ws5 <= bin_s5 + 5 && spill == 0 && vh >= 0.7 && v5 >= 0.7
+                printf "%s: hopper first module %s ms (binary %s), step 5 %s (%s); first tier speed hopper %s, step 5 %s of NVRTC; hopper spills %s bytes\n", w, wh, bin_hp, ws5, bin_s5, vh, v5, spill
+                if (ok) { printf "decides: the first tier by %s: ptx_asm_default = CUTE_PTX_ASM_%s in src/backend/ptx_ptxas.c\n", w, toupper(w); chosen = w; chosen_worst = way(hp, w, "worst") }
+                else printf "decides: %s stays opt-in (CUTEC_PTX_ASM=%s): not 10%% sooner on Hopper, or it spills, or its code under 0.7 of NVRTC\n", w, w
+            }
+            if (chosen_worst > 0 && chosen_worst < 300) printf "decides: the issue mark met: the Hopper first module under 300 ms in 3 of 3 (worst %s ms, %s)\n", chosen_worst, chosen
+            else printf "decides: the issue mark not met: the Hopper first module worst of 3 %s ms (%s): ptxas on its PTX is most of it (docs/compile_time.md)\n", chosen_worst, chosen
+        }' "$out/bench-ways.txt"
+}
+
+{
+    device_begin
+    rm -f "$out/cold15-unverified.txt"
+    if ! nvidia-smi -L >/dev/null 2>&1; then
+        echo "-- no GPU here: the GPU steps are skipped"
+        gpu=0
+    else
+        echo "driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1); toolkit $(/usr/local/cuda/bin/ptxas --version 2>&1 | tail -n 1)"
+        echo "CPU: $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2); load $(cut -d' ' -f1-3 /proc/loadavg)"
+        ls /usr/local/cuda/lib64/libnvJitLink.so* 2>&1 | head -n 2
+    fi
+    echo "== 1. against references first (each way's first tier with its final held back, then the final)"
+    gpu_test tier_gpu_test build/tests/runtime/tier_gpu_test
+    gpu_test ptx_asm_test build/tests/backend/ptx_asm_test
+    held="CUTEC_NVRTC_OPTIONS=--no-such-nvrtc-option"
+    ways="CUTEC_PTXAS_SPAWN=0 CUTEC_PTXAS_SPAWN=1 CUTEC_PTX_ASM=loaddata"
+    ls /usr/local/cuda/lib64/libnvJitLink.so* >/dev/null 2>&1 && ways="$ways CUTEC_PTX_ASM=nvjitlink"
+    for w in $ways; do
+        check "first tier $w" "$held $w" $hopper
+        check "first tier $w" "$held $w" $step5
+    done
+    check "final tier" "" $hopper
+    check "final tier" "" $step5
+    echo "== 2. ptxas alone on the Hopper GEMM's first-tier PTX (wall ms, best of 2), and --emit time"
+    ptxas_alone
+    : >"$out/emit-time.txt"
+    if ! gpu_late emit time; then
+        CUTEC_NO_CACHE=1 CUTEC_TIER=1 timeout 20 build/cutec compile gemm --dtype bf16 --arch sm_90a --emit time 2>&1 |
+            tee "$out/emit-time.txt" | grep -E "ptxas|driver|first module|spill|arning"
+    fi
+    echo "== 3. cold compiles each way (cutec bench tiers --ways)"
+    : >"$out/bench-ways.txt"
+    if ! gpu_late bench tiers; then
+        timeout 60 stdbuf -oL -eL build/cutec bench tiers --rounds 3 --size 4096 --no-many \
+            --ways ptxas,spawn,loaddata,nvjitlink 2>&1 | tee "$out/bench-ways.txt"
+    fi
+    [ "$gpu" = 1 ] && decide
+    device_end
+} 2>&1 | tee "$log"
