@@ -213,3 +213,45 @@ device_step()
 #   bench_atleast A B R: 1 when A >= B x R, else 0 (an empty operand gives 0)
 bench_tops() { awk -v pat="$2" '$2 ~ pat && $4 ~ /^[0-9.]+$/ { print $4; exit }' "$1"; }
 bench_atleast() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { print (a != "" && b != "" && a >= b * r) ? 1 : 0 }'; }
+
+# The compile scripts' checks (device-tier.sh, device-tier2.sh, device-ptx3.sh); they set
+# gpu=1 bad=0, start and budget, and count failed checks in $bad:
+#   compile_gpu_head: the driver's and ptxas's versions and the host's CPUs, or "no GPU" and gpu=0
+#   gpu_late TEXT: true, saying why, without a GPU or past the budget
+#   run_verdict ENV... -- ARGS: `cutec run ARGS` cold (CUTEC_NO_CACHE=1) under ENV: its verdict
+#                     line and time; one not verified counts
+#   gpu_test NAME PATH ENV...: a test binary under ENV, its log $out/NAME.log, its last line and
+#                     first failures; one whose last line is not " 0 failed" counts
+compile_gpu_head()
+{
+    if ! nvidia-smi -L >/dev/null 2>&1; then
+        echo "-- no GPU here: the GPU steps are skipped"
+        gpu=0
+    else
+        echo "driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1); toolkit $(/usr/local/cuda/bin/ptxas --version 2>&1 | tail -n 1)"
+        echo "CPU: $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2); load $(cut -d' ' -f1-3 /proc/loadavg)"
+    fi
+}
+gpu_late() { [ "$gpu" = 0 ] && echo "-- skipped (no GPU): $*" && return 0; device_late "$@"; }
+run_verdict()
+{
+    vars=
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do vars="$vars $1" && shift; done
+    shift
+    gpu_late run "$@" && return
+    # shellcheck disable=SC2086
+    res=$(env CUTEC_NO_CACHE=1 $vars timeout 30 build/cutec run "$@" 2>&1)
+    line=$(echo "$res" | grep -iE "verified|wrong|error|fail|refus|bad" | head -n 1 | cut -c1-150)
+    echo "  $vars: $* -> $line; $(echo "$res" | grep -m 1 -oE "time: [0-9.]+ ms")"
+    echo "$line" | grep -qi verified || bad=$((bad + 1))
+}
+gpu_test()
+{
+    name=$1 path=$2
+    shift 2
+    gpu_late "$name" && return
+    env "$@" timeout 60 "$path" >"$out/$name.log" 2>&1
+    echo "$name ($*): $(tail -n 1 "$out/$name.log")"
+    grep -m 5 -E "FAIL|skipped" "$out/$name.log" | cut -c1-300
+    tail -n 1 "$out/$name.log" | grep -q " 0 failed" || bad=$((bad + 1))
+}
