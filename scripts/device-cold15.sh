@@ -42,33 +42,23 @@ log="$out/cold15.log"
 start=$(date +%s) budget=${BUDGET_S:-85}
 export CUDA_CACHE_DISABLE=1
 gpu=1 bad=0
-gpu_late() { [ "$gpu" = 0 ] && echo "-- skipped (no GPU): $*" && return 0; device_late "$@"; }
 hopper="gemm --variant hopper --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7"
 step5="gemm --variant tensorop_smem --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7"
 
-# `cutec run ARGS` cold through tiers with ENV (a word list): its verdict line; a wrong one counts
-check() # label, env, args...
+# `cutec run ARGS` cold through tiers, the first tier assembled as ENV says and its final tier
+# held back (NVRTC refuses an option: the first tier's code runs): its verdict line (not the
+# "background compile failed" said at exit); one not verified counts and is named
+held_check() # ENV ARGS...
 {
-    label=$1 envs=$2
-    shift 2
-    gpu_late run "$label" && return
-    # shellcheck disable=SC2086
-    res=$(env CUTEC_TIER=1 CUTEC_NO_CACHE=1 $envs timeout 30 build/cutec run "$@" 2>&1)
-    line=$(echo "$res" | grep -iE "verified|wrong|error|fail|refus|bad" | grep -v "background compile failed" |
-        head -n 1 | cut -c1-150)
-    echo "   $label: $* -> $line"
-    echo "$line" | grep -qi verified || { bad=$((bad + 1)) && echo "$label" >>"$out/cold15-unverified.txt"; }
-}
-
-gpu_test() # name, path, env...
-{
-    name=$1 path=$2
-    shift 2
-    gpu_late "$name" && return
-    env "$@" timeout 60 "$path" >"$out/$name.log" 2>&1
-    echo "$name ($*): $(tail -n 1 "$out/$name.log")"
-    grep -m 5 -E "FAIL|skipped" "$out/$name.log" | cut -c1-300
-    tail -n 1 "$out/$name.log" | grep -q " 0 failed" || bad=$((bad + 1))
+    way=$1
+    shift
+    gpu_late run "$way" && return
+    res=$(env CUTEC_TIER=1 CUTEC_NO_CACHE=1 CUTEC_NVRTC_OPTIONS=--no-such-nvrtc-option "$way" timeout 30 \
+        stdbuf -oL build/cutec run "$@" 2>&1)
+    line=$(echo "$res" | grep -v "background compile" | grep -iE "verified|wrong|error|fail|refus|bad" | head -n 1 |
+        cut -c1-150)
+    echo "  first tier, $way: $* -> $line"
+    echo "$line" | grep -qi verified || { bad=$((bad + 1)) && echo "$way $1 $3" >>"$out/cold15-unverified.txt"; }
 }
 
 # ptxas alone on the Hopper GEMM's first-tier PTX: wall ms, best of 2, and its spills
@@ -139,26 +129,23 @@ decide()
 {
     device_begin
     rm -f "$out/cold15-unverified.txt"
-    if ! nvidia-smi -L >/dev/null 2>&1; then
-        echo "-- no GPU here: the GPU steps are skipped"
-        gpu=0
-    else
-        echo "driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1); toolkit $(/usr/local/cuda/bin/ptxas --version 2>&1 | tail -n 1)"
-        echo "CPU: $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2); load $(cut -d' ' -f1-3 /proc/loadavg)"
-        ls /usr/local/cuda/lib64/libnvJitLink.so* 2>&1 | head -n 2
-    fi
+    compile_gpu_head
+    ls /usr/local/cuda/lib64/libnvJitLink.so* 2>&1 | head -n 2
     echo "== 1. against references first (each way's first tier with its final held back, then the final)"
     gpu_test tier_gpu_test build/tests/runtime/tier_gpu_test
     gpu_test ptx_asm_test build/tests/backend/ptx_asm_test
-    held="CUTEC_NVRTC_OPTIONS=--no-such-nvrtc-option"
     ways="CUTEC_PTXAS_SPAWN=0 CUTEC_PTXAS_SPAWN=1 CUTEC_PTX_ASM=loaddata"
     ls /usr/local/cuda/lib64/libnvJitLink.so* >/dev/null 2>&1 && ways="$ways CUTEC_PTX_ASM=nvjitlink"
     for w in $ways; do
-        check "first tier $w" "$held $w" $hopper
-        check "first tier $w" "$held $w" $step5
+        # shellcheck disable=SC2086
+        held_check "$w" $hopper
+        # shellcheck disable=SC2086
+        held_check "$w" $step5
     done
-    check "final tier" "" $hopper
-    check "final tier" "" $step5
+    # shellcheck disable=SC2086
+    run_verdict CUTEC_TIER=1 -- $hopper
+    # shellcheck disable=SC2086
+    run_verdict CUTEC_TIER=1 -- $step5
     echo "== 2. ptxas alone on the Hopper GEMM's first-tier PTX (wall ms, best of 2), and --emit time"
     ptxas_alone
     : >"$out/emit-time.txt"
