@@ -47,7 +47,8 @@ typedef enum { CUTE_PTX_ASM_DRIVER, CUTE_PTX_ASM_PTXAS, CUTE_PTX_ASM_NVJITLINK, 
 cute_ptx_asm cute_ptx_assembler(void);
 
 /* The toolkit's ptxas binary on ptx (no GPU needed): $CUTEC_PTXAS, else ptxas on PATH,
- * else /usr/local/cuda/bin/ptxas; libnvJitLink's ptxas instead where CUTEC_PTX_ASM=nvjitlink.
+ * else /usr/local/cuda/bin/ptxas; libnvJitLink's ptxas instead where CUTEC_PTX_ASM=nvjitlink
+ * and the library loads.
  * opt: ptxas's -O level (0-4; < 0: its default).
  * CUTE_OK: *cubin (malloc'd, *cubin_len bytes; cubin may be NULL when not wanted) and
  * *log (malloc'd: ptxas's --verbose report, or its errors; may be NULL); *cpu_ms the
@@ -64,8 +65,8 @@ long cute_ptx_spilled(const char *log);
 cute_status cute_ptx_assemble_kernels(const cute_ir_func *const *k, int n, const cute_ptx_opts *o, char **ptx, int opt,
                                       void **cubin, size_t *cubin_len, char **log, double *cpu_ms, char *err,
                                       size_t errn);
-/* whether cute_ptx_assemble finds a ptxas binary (CUTEC_PTX_ASM=nvjitlink: the library); id
- * (when not NULL): its path, mtime and size (the library's name), for a cache key */
+/* whether cute_ptx_assemble finds a ptxas binary (CUTEC_PTX_ASM=nvjitlink: the library, where
+ * it loads); id (when not NULL): its path, mtime and size (the library's name), for a cache key */
 bool cute_ptx_ptxas_found(char *id, size_t n);
 
 CUTE_API_END

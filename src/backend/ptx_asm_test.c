@@ -1,14 +1,15 @@
 /* The ways a PTX module is assembled without a GPU (ptx_ptxas.c, ptx_nvjitlink.c): the ptxas
  * binary started by fork or by posix_spawn (CUTEC_PTXAS_SPAWN) gives the same cubin and
  * report; libnvJitLink in the process (CUTEC_PTX_ASM=nvjitlink) gives a cubin (an ELF) and
- * ptxas's report; each says in words what is wrong with bad PTX, a binary that fails or is
- * missing.  The PTX: a small kernel, and the library's Hopper GEMM (its first tier: ptxas -O1 without spills; nvJitLink compiles it as a
+ * ptxas's report (where the library does not load, the binary's way).  Each says in words
+ * what is wrong with bad PTX, a binary that fails or is missing.  The PTX: a small kernel, and the library's Hopper GEMM (its first tier: ptxas -O1 without spills; nvJitLink compiles it as a
  * relocatable unit, which ignores setmaxnreg: it spills, and the test says how much).
  * Without ptxas (or the library) those parts skip visibly. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/ptx_internal.h"
 #include "check.h"
 #include "cutec/kernels.h"
 #include "cutec/ptx.h"
@@ -96,14 +97,13 @@ static void spawn_and_fork(const char *hopper)
 /* libnvJitLink: a cubin and ptxas's report; its refusals and its absence in words */
 static void nvjitlink(const char *hopper)
 {
-    setenv("CUTEC_PTX_ASM", "nvjitlink", 1);
-    char id[256] = "";
-    if (!cute_ptx_ptxas_found(id, sizeof id)) {
-        SKIP("no libnvJitLink: CUTEC_PTX_ASM=nvjitlink not tried");
-        unsetenv("CUTEC_PTX_ASM");
+    if (!px_nvjitlink_found(NULL, 0)) {
+        SKIP("no libnvJitLink: CUTEC_PTX_ASM=nvjitlink not tried (it gives the binary's work)");
         return;
     }
-    CHECK(strstr(id, "nvJitLink"), "the cache key names the library: %s", id);
+    setenv("CUTEC_PTX_ASM", "nvjitlink", 1);
+    char id[256] = "";
+    CHECK(cute_ptx_ptxas_found(id, sizeof id) && strstr(id, "nvJitLink"), "the cache key names the library: %s", id);
     assembled a = assemble(small, 1);
     CHECK(is_elf(&a) && a.log && strstr(a.log, "Used "), "nvJitLink: a cubin and a report: %d %s", a.s, a.err);
     drop(&a);

@@ -96,9 +96,8 @@ static double thread_cpu_ms(void)
 cute_status px_nvjitlink_assemble(const char *ptx, const char *arch, int opt, void **cubin, size_t *cubin_len,
                                   char **log, double *cpu_ms, char *err, size_t errn)
 {
-    if (!px_nvjitlink_found(NULL, 0)) {
-        snprintf(err, errn, "no libnvJitLink (CUTEC_PTX_ASM=nvjitlink: set CUTEC_NVJITLINK, or put the toolkit's "
-                            "lib64 on the loader's path)");
+    if (!px_nvjitlink_found(NULL, 0)) { /* (the callers take the binary then) */
+        snprintf(err, errn, "no libnvJitLink (set CUTEC_NVJITLINK, or put the toolkit's lib64 on the loader's path)");
         return CUTE_ERR_NO_DRIVER;
     }
     char a[48], o[24];

@@ -85,8 +85,9 @@ cute_ptx_asm cute_ptx_assembler(void)
     return (cute_ptx_asm)cute_env_choice_warn("CUTEC_PTX_ASM", "driver|ptxas|nvjitlink|loaddata", (int)ptx_asm_default);
 }
 
-/* the library in-process instead of the binary (the driver's JITs are the CUDA backend's) */
-static bool by_nvjitlink(void) { return cute_ptx_assembler() == CUTE_PTX_ASM_NVJITLINK; }
+/* the library in-process instead of the binary, where it loads (else the binary); the
+ * driver's JITs are the CUDA backend's */
+static bool by_nvjitlink(void) { return cute_ptx_assembler() == CUTE_PTX_ASM_NVJITLINK && px_nvjitlink_found(NULL, 0); }
 
 bool cute_ptx_ptxas_found(char *id, size_t n)
 {
