@@ -1,6 +1,7 @@
-/* The toolkit's ptxas binary on a PTX module, for what runs without a GPU: `cutec compile
- * --codegen ptx --emit usage|time`, and the tests that prove the PTX assembles.  (On a GPU
- * the CUDA backend assembles through the driver's JIT instead: cute_cuda_link_ptx.) */
+/* The toolkit's ptxas binary on a PTX module (or libnvJitLink's ptxas: ptx_nvjitlink.c):
+ * the CUDA backend's PTX modules and first tiers, `cutec compile --codegen ptx --emit
+ * usage|time`, and the tests that prove the PTX assembles.  (CUTEC_PTX_ASM=driver, or no
+ * binary: the driver's JIT instead, cute_cuda_link_ptx.) */
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>

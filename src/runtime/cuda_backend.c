@@ -463,7 +463,6 @@ static int ptx_opt_level(void)
     return (int)cute_env_int_warn("CUTEC_PTX_OPT", 0, 4, 3);
 }
 
-
 /* Tiers (tier.h, docs/compile_time.md): a cold miss of a backend that asks for them
  * (cute_cuda_backend_opts.tiered: the library's) returns the PTX backend's module and
  * swaps NVRTC's in when the background compile is done.  CUTEC_TIER=0 turns them off,
