@@ -71,7 +71,7 @@ ptxas_alone()
 {
     gpu_late ptxas alone && return
     build/cutec compile gemm --dtype bf16 --arch sm_90a --codegen ptx --emit ptx >"$out/hopper.ptx" 2>/dev/null
-    for o in "-O1" "-O3" "-O0" "-O1 --Ofast-compile=mid" "-O0 --Ofast-compile=max" "-O1 -allow-expensive-optimizations=false"; do
+    for o in "-O1" "-O3" "-O1 --Ofast-compile=mid" "-O0 --Ofast-compile=max"; do
         b=
         for r in 1 2; do
             t0=$(date +%s%N)
@@ -167,7 +167,7 @@ decide()
     echo "== 3. cold compiles each way (cutec bench tiers --ways)"
     : >"$out/bench-ways.txt"
     if ! gpu_late bench tiers; then
-        timeout 60 stdbuf -oL -eL build/cutec bench tiers --rounds 3 --size 4096 --no-many \
+        timeout 50 stdbuf -oL -eL build/cutec bench tiers --rounds 3 --size 4096 --no-many \
             --ways ptxas,spawn,loaddata,nvjitlink 2>&1 | tee "$out/bench-ways.txt"
     fi
     [ "$gpu" = 1 ] && decide
