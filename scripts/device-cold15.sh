@@ -9,6 +9,8 @@
 # ptxas otherwise (each opt-in, CUTEC_PTXAS_SPAWN / CUTEC_PTX_ASM):
 #  - spawn: the binary through posix_spawn (a vfork), not fork, which copies the page tables of
 #    the whole caller (CUDA context, NVRTC, and NVRTC's final tier growing its heap beside it);
+#  - thp: the binary's malloc on transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1:
+#    its page faults 11,100 -> 500-1,500, CPU 291 -> 269 ms here);
 #  - loaddata: the driver's JIT compiler on the PTX, in the process (cuModuleLoadDataEx, -O1);
 #  - nvjitlink: libnvJitLink's ptxas in the process (a relocatable unit: setmaxnreg ignored,
 #    the Hopper GEMM spills 340 bytes here; timed for the record, never a default for Hopper).
@@ -20,14 +22,16 @@
 #  2. ptxas alone on the Hopper GEMM's first-tier PTX at each option (wall ms, best of 2: the
 #     host's figures beside the development machine's), and `--emit time` (the driver's JITs,
 #     their registers and spills);
-#  3. `cutec bench tiers --rounds 3 --size 4096 --ways ptxas,spawn,loaddata,nvjitlink`: each
+#  3. `cutec bench tiers --rounds 3 --size 4096 --ways ptxas,spawn,thp,loaddata,nvjitlink`: each
 #     way's first module (best and worst of 3, wall / CPU) and final tier in; then the first
-#     tier's own TFLOP/s each way (its final held back) against NVRTC's.
+#     tier's own TFLOP/s each way whose code differs (its final held back) against NVRTC's.
 # Decides (rules; a FAIL in a test or a final tier not verified in step 1 -> nothing changes,
 # and that is a bug; a way whose first tier is not verified changes nothing itself):
 #  - spawn: its first module no later than fork's + 5 ms for both GEMMs and at most 0.97 of
 #    fork's for one -> `ptxas_spawn_default = true` in src/backend/ptx_ptxas.c (one line; the
 #    same binary, the same cubin); else it stays opt-in (CUTEC_PTXAS_SPAWN=1).
+#  - thp: the same rule against fork's -> `ptxas_thp_default = true` in ptx_ptxas.c; else
+#    opt-in (CUTEC_PTXAS_THP=1).
 #  - loaddata: its Hopper first module at most 0.9 of the binary's (the better of fork and
 #    spawn), its first-tier code without spills (step 2) and at least 0.7 of NVRTC's speed for
 #    both GEMMs, its checks verified -> `ptx_asm_default = CUTE_PTX_ASM_LOADDATA` in
@@ -88,14 +92,15 @@ decide()
 {
     [ "$bad" = 0 ] || { echo "decides: nothing changes: $bad check(s) not verified (a bug)"; return; }
     [ -s "$out/cold15-unverified.txt" ] && echo "first tiers not verified (their ways change nothing; a bug): $(tr '\n' ';' <"$out/cold15-unverified.txt")"
-    ok_spawn=0 ok_load=0 ok_jl=0
+    ok_spawn=0 ok_thp=0 ok_load=0 ok_jl=0
     way_verified SPAWN && ok_spawn=1
+    way_verified THP && way_verified SPAWN=0 && ok_thp=1
     way_verified loaddata && ok_load=1
     way_verified nvjitlink && ok_jl=1
     grep -q "FAILED" "$out/bench-ways.txt" && { echo "decides: nothing changes: a compile or a final tier FAILED (a bug)"; return; }
     loadspill=$(grep "PTX loaded as a module" "$out/emit-time.txt" | grep -o "[0-9]* bytes spilled" | grep -o "^[0-9]*")
     jlspill=$(grep "nvJitLink, the Hopper GEMM" "$out/ptx_asm_test.log" 2>/dev/null | grep -o "[0-9]* bytes spilled" | grep -o "^[0-9]*")
-    awk -v loadspill="${loadspill:--1}" -v jlspill="${jlspill:--1}" -v ok_spawn=$ok_spawn -v ok_load=$ok_load \
+    awk -v loadspill="${loadspill:--1}" -v jlspill="${jlspill:--1}" -v ok_spawn=$ok_spawn -v ok_thp=$ok_thp -v ok_load=$ok_load \
         -v ok_jl=$ok_jl '
         # the numbers of way w in a "cold compile by way" row: best wall, worst wall
         function way(line, w, what,   i, n, f, r) {
@@ -121,8 +126,16 @@ decide()
             spawn = ok_spawn && sf > 0 && ss > 0 && hf > 0 && hs > 0 && ss <= sf + 5 && hs <= hf + 5 && (ss <= 0.97 * sf || hs <= 0.97 * hf)
             if (spawn) print "decides: ptxas through posix_spawn: ptxas_spawn_default = true in src/backend/ptx_ptxas.c (first module no later for both, 3% sooner for one)"
             else print "decides: spawn stays opt-in (CUTEC_PTXAS_SPAWN=1): ptxas_spawn_default stays false (not 3% sooner, later, or not verified)"
+            ts = way(s5, "thp", "best"); th = way(hp, "thp", "best")
+            printf "thp: step 5 %s, hopper %s (fork %s, %s)\n", ts, th, sf, hf
+            thp = ok_thp && sf > 0 && ts > 0 && hf > 0 && th > 0 && ts <= sf + 5 && th <= hf + 5 && (ts <= 0.97 * sf || th <= 0.97 * hf)
+            if (thp) print "decides: ptxas on huge pages: ptxas_thp_default = true in src/backend/ptx_ptxas.c (first module no later for both, 3% sooner for one)"
+            else print "decides: thp stays opt-in (CUTEC_PTXAS_THP=1): ptxas_thp_default stays false (not 3% sooner, later, or not verified)"
             bin_s5 = spawn ? ss : sf; bin_hp = spawn ? hs : hf
+            if (thp && ts < bin_s5) bin_s5 = ts
+            if (thp && th < bin_hp) bin_hp = th
             chosen = spawn ? "spawn" : "ptxas"; chosen_worst = way(hp, chosen, "worst")
+            if (thp && th <= way(hp, chosen, "best")) { chosen = "thp"; chosen_worst = way(hp, "thp", "worst") }
             split("loaddata nvjitlink", ws, " ")
             for (k = 1; k <= 2; k++) {
                 w = ws[k]; wh = way(hp, w, "best"); ws5 = way(s5, w, "best"); vh = speed(hps, w); v5 = speed(s5s, w)
@@ -145,7 +158,7 @@ decide()
     echo "== 1. against references first (each way's first tier with its final held back, then the final)"
     gpu_test tier_gpu_test build/tests/runtime/tier_gpu_test
     gpu_test ptx_asm_test build/tests/backend/ptx_asm_test
-    ways="CUTEC_PTXAS_SPAWN=0 CUTEC_PTXAS_SPAWN=1 CUTEC_PTX_ASM=loaddata"
+    ways="CUTEC_PTXAS_SPAWN=0 CUTEC_PTXAS_SPAWN=1 CUTEC_PTXAS_THP=1 CUTEC_PTX_ASM=loaddata"
     ls /usr/local/cuda/lib64/libnvJitLink.so* >/dev/null 2>&1 && ways="$ways CUTEC_PTX_ASM=nvjitlink"
     for w in $ways; do
         # shellcheck disable=SC2086
@@ -168,7 +181,7 @@ decide()
     : >"$out/bench-ways.txt"
     if ! gpu_late bench tiers; then
         timeout 50 stdbuf -oL -eL build/cutec bench tiers --rounds 3 --size 4096 --no-many \
-            --ways ptxas,spawn,loaddata,nvjitlink 2>&1 | tee "$out/bench-ways.txt"
+            --ways ptxas,spawn,thp,loaddata,nvjitlink 2>&1 | tee "$out/bench-ways.txt"
     fi
     [ "$gpu" = 1 ] && decide
     device_end

@@ -2,12 +2,15 @@
  * binary started by fork or by posix_spawn (CUTEC_PTXAS_SPAWN) gives the same cubin and
  * report; libnvJitLink in the process (CUTEC_PTX_ASM=nvjitlink) gives a cubin (an ELF) and
  * ptxas's report (where the library does not load, the binary's way).  Each says in words
- * what is wrong with bad PTX, a binary that fails or is missing.  The PTX: a small kernel, and the library's Hopper GEMM (its first tier: ptxas -O1 without spills; nvJitLink compiles it as a
+ * what is wrong with bad PTX, a binary that fails or is missing.  CUTEC_PTXAS_THP adds
+ * glibc.malloc.hugetlb=1 to the binary's GLIBC_TUNABLES, keeping what was there.  The PTX: a small kernel, and the library's Hopper GEMM (its first tier: ptxas -O1 without spills; nvJitLink compiles it as a
  * relocatable unit, which ignores setmaxnreg: it spills, and the test says how much).
  * Without ptxas (or the library) those parts skip visibly. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend/ptx_internal.h"
 #include "check.h"
@@ -94,6 +97,44 @@ static void spawn_and_fork(const char *hopper)
     unsetenv("CUTEC_PTXAS_SPAWN");
 }
 
+/* CUTEC_PTXAS_THP: the binary's environment has glibc.malloc.hugetlb=1 added to whatever
+ * GLIBC_TUNABLES said (a stand-in ptxas that prints it), started either way; off, untouched */
+static void huge_pages(void)
+{
+    char tool[] = "/tmp/cutec-ptxas-env-XXXXXX";
+    int fd = mkstemp(tool);
+    const char script[] = "#!/bin/sh\necho \"tunables=[$GLIBC_TUNABLES]\"\nexit 1\n";
+    bool made = fd >= 0 && write(fd, script, sizeof script - 1) == (ssize_t)(sizeof script - 1);
+    if (fd >= 0) close(fd);
+    if (!made || chmod(tool, 0700) != 0) {
+        SKIP("no stand-in ptxas: CUTEC_PTXAS_THP untried");
+        unlink(tool);
+        return;
+    }
+    setenv("CUTEC_PTXAS", tool, 1);
+    static const struct {
+        const char *thp, *before, *want;
+    } cases[] = {
+        {"1", NULL, "tunables=[glibc.malloc.hugetlb=1]"},
+        {"1", "glibc.malloc.arena_max=2", "tunables=[glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1]"},
+        {"0", "glibc.malloc.arena_max=2", "tunables=[glibc.malloc.arena_max=2]"},
+        {"0", NULL, "tunables=[]"},
+    };
+    for (int spawn = 0; spawn < 2; spawn++)
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+            setenv("CUTEC_PTXAS_SPAWN", spawn ? "1" : "0", 1);
+            setenv("CUTEC_PTXAS_THP", cases[i].thp, 1);
+            if (cases[i].before) setenv("GLIBC_TUNABLES", cases[i].before, 1);
+            else unsetenv("GLIBC_TUNABLES");
+            assembled a = assemble(small, 1);
+            CHECK(a.s == CUTE_ERR_COMPILE && a.log && strstr(a.log, cases[i].want), "spawn %d, THP %s, before %s: %s",
+                  spawn, cases[i].thp, cases[i].before ? cases[i].before : "(unset)", a.log ? a.log : a.err);
+            drop(&a);
+        }
+    unsetenv("GLIBC_TUNABLES"), unsetenv("CUTEC_PTXAS_THP"), unsetenv("CUTEC_PTXAS_SPAWN"), unsetenv("CUTEC_PTXAS");
+    unlink(tool);
+}
+
 /* libnvJitLink: a cubin and ptxas's report; its refusals and its absence in words */
 static void nvjitlink(const char *hopper)
 {
@@ -129,6 +170,7 @@ int main(void)
         SKIP("no ptxas: the binary's ways not tried");
     else
         spawn_and_fork(hopper);
+    huge_pages();
     nvjitlink(hopper);
     free(hopper);
     return CHECK_DONE("ptx_asm_test");

@@ -12,10 +12,12 @@
  * in one runtime with one background worker or four (CUTEC_TIER_THREADS), early or not
  * (best of two rounds at most).
  * --ways W,...: instead of the two orders, the first tier assembled each way (ptxas: the
- * binary through fork; spawn: through posix_spawn, CUTEC_PTXAS_SPAWN=1; nvjitlink: in the
- * process; loaddata: the driver's JIT loading the PTX; CUTEC_PTX_ASM), the final tier at the
- * default order, each way first in turn (best and worst first module); then at N^3 the first tier's own speed, its final
- * tier held back (CUTEC_NVRTC_OPTIONS NVRTC refuses: the function keeps the first module).
+ * binary through fork; spawn: through posix_spawn, CUTEC_PTXAS_SPAWN=1; thp: its malloc on
+ * huge pages, CUTEC_PTXAS_THP=1; nvjitlink: in the process; loaddata: the driver's JIT loading
+ * the PTX; CUTEC_PTX_ASM), the final tier at the default order, each way first in turn (the
+ * best and the worst first module); then at N^3 the first tier's own speed (the ways whose
+ * code differs), its final tier held back (CUTEC_NVRTC_OPTIONS that NVRTC refuses: the
+ * function keeps the first module).
  * --no-many: not the last rows. */
 #include <stdlib.h>
 #include <string.h>
@@ -208,8 +210,9 @@ static void kernel_rows(const char *label, const cute_gemm_config *cfg, int roun
 /* the environment of a way of --ways: false for a name not among them */
 static bool set_way(const char *way)
 {
-    unsetenv("CUTEC_PTXAS_SPAWN"), unsetenv("CUTEC_PTX_ASM");
+    unsetenv("CUTEC_PTXAS_SPAWN"), unsetenv("CUTEC_PTX_ASM"), unsetenv("CUTEC_PTXAS_THP");
     if (!strcmp(way, "spawn")) return setenv("CUTEC_PTXAS_SPAWN", "1", 1), true;
+    if (!strcmp(way, "thp")) return setenv("CUTEC_PTXAS_THP", "1", 1), true;
     if (!strcmp(way, "ptxas") || !strcmp(way, "nvjitlink") || !strcmp(way, "loaddata"))
         return setenv("CUTEC_PTX_ASM", way, 1), true;
     return false;
@@ -243,7 +246,7 @@ static void way_rows(const char *label, const cute_gemm_config *cfg, int rounds,
     for (int w = 0; w < nways; w++) first[w] = final_[w] = (clock2){-1, -1};
     for (int r = 0; r < rounds && ok; r++) {
         clock2 t;
-        unsetenv("CUTEC_PTXAS_SPAWN"), unsetenv("CUTEC_PTX_ASM");
+        set_way("");
         setenv("CUTEC_TIER", "0", 1);
         if (!(ok = compile_in(&g, cfg, &t))) break;
         best(&nv, t), done(&g);
@@ -272,19 +275,20 @@ static void way_rows(const char *label, const cute_gemm_config *cfg, int rounds,
         printf("\n");
     }
     if (n > 0 && ok) {
-        unsetenv("CUTEC_PTXAS_SPAWN"), unsetenv("CUTEC_PTX_ASM");
+        set_way("");
         setenv("CUTEC_TIER", "0", 1);
         double tf_nv = compile_in(&g, cfg, NULL) ? speed(&g, n, NULL) : -1;
         done(&g);
         printf("%-8s %lld^3 TFLOP/s: nvrtc %.1f", label, (long long)n, tf_nv);
         for (int w = 0; w < nways; w++) {
+            if (!strcmp(ways[w], "spawn") || !strcmp(ways[w], "thp")) continue; /* the binary's code: ptxas's */
             set_way(ways[w]);
             double tf = first_tier_speed(cfg, n);
             printf("; %s first tier %.1f (%.3f)", ways[w], tf, tf_nv > 0 ? tf / tf_nv : -1);
         }
         printf("\n");
     }
-    unsetenv("CUTEC_PTXAS_SPAWN"), unsetenv("CUTEC_PTX_ASM");
+    set_way("");
 }
 
 /* A model's first step: four step-5 GEMMs (bf16 and fp16 in, C in their type or f32) compiled
@@ -357,10 +361,10 @@ int cmd_bench_tiers(int argc, char **argv)
             }
         else bad = true;
     }
-    unsetenv("CUTEC_PTXAS_SPAWN"), unsetenv("CUTEC_PTX_ASM");
+    set_way("");
     if (bad || rounds < 1)
         return fprintf(stderr, "usage: cutec bench tiers [--rounds R] [--size N (0: no speed rows)] "
-                               "[--ways ptxas,spawn,nvjitlink,loaddata] [--no-many]\n"),
+                               "[--ways ptxas,spawn,thp,nvjitlink,loaddata] [--no-many]\n"),
                CLI_USAGE;
     if (cli_parse_only()) return CLI_OK;
     char err[512], arch[32];

@@ -35,6 +35,7 @@ static int sums(void) { return px_sums_wanted(); }
 static int codegen(void) { return cute_ptx_wanted(); }
 static int ptx_asm(void) { return (int)cute_ptx_assembler(); }
 static int spawned(void) { return px_ptxas_spawned(); }
+static int thp(void) { return px_ptxas_thp(); }
 
 /* a fresh interpreter's try_wait (-2: false; else the seed) or traced thread (-1: none) */
 static int interp_read(bool trace)
@@ -225,6 +226,10 @@ int main(void)
     good("CUTEC_PTXAS_SPAWN", "1", spawned, 1);
     dflt = (unsetenv("CUTEC_PTXAS_SPAWN"), spawned());
     bad("CUTEC_PTXAS_SPAWN", "yes", spawned, dflt, "not one of 0|1; using");
+    good("CUTEC_PTXAS_THP", "0", thp, 0);
+    good("CUTEC_PTXAS_THP", "1", thp, 1);
+    dflt = (unsetenv("CUTEC_PTXAS_THP"), thp());
+    bad("CUTEC_PTXAS_THP", "on", thp, dflt, "not one of 0|1; using");
 
     good("CUTEC_KEEP", "ptx,sass", keep, CUTE_KEEP_PTX | CUTE_KEEP_SASS);
     bad("CUTEC_KEEP", "ptx,sas", keep, CUTE_KEEP_PTX, "sas is not one of src|cu|ptx|cubin|sass|all; using the words it knows");

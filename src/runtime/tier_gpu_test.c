@@ -223,13 +223,15 @@ static void background_failure(void)
     unsetenv("CUTEC_NVRTC_OPTIONS");
 }
 
-/* the first tier each way it can be assembled (CUTEC_PTXAS_SPAWN, CUTEC_PTX_ASM: the binary
- * through fork or posix_spawn, libnvJitLink, the driver's JIT loading the PTX), its final tier
+/* the first tier each way it can be assembled (CUTEC_PTXAS_SPAWN, CUTEC_PTXAS_THP,
+ * CUTEC_PTX_ASM: the binary through fork or posix_spawn or on huge pages, libnvJitLink, the
+ * driver's JIT loading the PTX), its final tier
  * held back (NVRTC refuses an option): the function keeps the first tier's code, right */
 static void first_tier_ways(void)
 {
     static const char *const ways[][2] = {
-        {"CUTEC_PTXAS_SPAWN", "0"}, {"CUTEC_PTXAS_SPAWN", "1"}, {"CUTEC_PTX_ASM", "nvjitlink"}, {"CUTEC_PTX_ASM", "loaddata"}};
+        {"CUTEC_PTXAS_SPAWN", "0"},        {"CUTEC_PTXAS_SPAWN", "1"},     {"CUTEC_PTXAS_THP", "1"},
+        {"CUTEC_PTX_ASM", "nvjitlink"},    {"CUTEC_PTX_ASM", "loaddata"}};
     for (size_t w = 0; w < sizeof ways / sizeof *ways; w++) {
         static problem p;
         setenv("CUTEC_TIER", "1", 1);
