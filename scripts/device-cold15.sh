@@ -17,7 +17,7 @@
 # Steps:
 #  1. on the GPU against references FIRST: tier_gpu_test (its first tier each way, final held
 #     back, right against float64); `cutec run` cold through tiers of the Hopper and step-5
-#     GEMMs each way with the final tier held back (CUTEC_NVRTC_OPTIONS that NVRTC refuses:
+#     GEMMs each way whose code differs (the binary, loaddata, nvjitlink) with the final tier held back (CUTEC_NVRTC_OPTIONS that NVRTC refuses:
 #     the first tier's code is what runs; float64 checked), then once with the final tier;
 #  2. ptxas alone on the Hopper GEMM's first-tier PTX at each option (wall ms, best of 2: the
 #     host's figures beside the development machine's), and `--emit time` (the driver's JITs,
@@ -158,7 +158,8 @@ decide()
     echo "== 1. against references first (each way's first tier with its final held back, then the final)"
     gpu_test tier_gpu_test build/tests/runtime/tier_gpu_test
     gpu_test ptx_asm_test build/tests/backend/ptx_asm_test
-    ways="CUTEC_PTXAS_SPAWN=0 CUTEC_PTXAS_SPAWN=1 CUTEC_PTXAS_THP=1 CUTEC_PTX_ASM=loaddata"
+    # the ways whose code differs (spawn and thp run the same binary: tier_gpu_test runs them)
+    ways="CUTEC_PTXAS_SPAWN=0 CUTEC_PTX_ASM=loaddata"
     ls /usr/local/cuda/lib64/libnvJitLink.so* >/dev/null 2>&1 && ways="$ways CUTEC_PTX_ASM=nvjitlink"
     for w in $ways; do
         # shellcheck disable=SC2086
