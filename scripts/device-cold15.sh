@@ -17,8 +17,9 @@
 # Steps:
 #  1. on the GPU against references FIRST: tier_gpu_test (its first tier each way, final held
 #     back, right against float64); `cutec run` cold through tiers of the Hopper and step-5
-#     GEMMs each way whose code differs (the binary, loaddata, nvjitlink) with the final tier held back (CUTEC_NVRTC_OPTIONS that NVRTC refuses:
-#     the first tier's code is what runs; float64 checked), then once with the final tier;
+#     GEMMs each way whose code differs (the binary, loaddata, nvjitlink) with the final tier
+#     held back (CUTEC_NVRTC_OPTIONS that NVRTC refuses: the first tier's code is what runs;
+#     float64 checked), then once with the final tier;
 #  2. ptxas alone on the Hopper GEMM's first-tier PTX at each option (wall ms, best of 2: the
 #     host's figures beside the development machine's), and `--emit time` (the driver's JITs,
 #     their registers and spills);
