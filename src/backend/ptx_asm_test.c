@@ -61,7 +61,8 @@ static void drop(assembled *a) { free(a->cubin), free(a->log), a->cubin = NULL, 
 
 static bool is_elf(const assembled *a) { return a->s == CUTE_OK && a->len > 4 && !memcmp(a->cubin, "\177ELF", 4); }
 
-/* fork and posix_spawn start the same binary: the same bytes and report; failures in words */
+/* fork and posix_spawn start the same binary (on huge pages or not): the same bytes and
+ * report; failures in words */
 static void spawn_and_fork(const char *hopper)
 {
     const char *ptx[2] = {small, hopper};
@@ -71,8 +72,13 @@ static void spawn_and_fork(const char *hopper)
         assembled f = assemble(ptx[k], 1);
         setenv("CUTEC_PTXAS_SPAWN", "1", 1);
         assembled s = assemble(ptx[k], 1);
+        setenv("CUTEC_PTXAS_THP", "1", 1);
+        assembled h = assemble(ptx[k], 1);
+        unsetenv("CUTEC_PTXAS_THP");
         CHECK(is_elf(&f) && is_elf(&s), "%s: fork %d, spawn %d: %s %s", k ? "hopper" : "small", f.s, s.s, f.err, s.err);
         CHECK(f.len == s.len && f.len && !memcmp(f.cubin, s.cubin, f.len), "the same cubin started either way");
+        CHECK(h.len == s.len && h.len && !memcmp(h.cubin, s.cubin, h.len), "the same cubin on huge pages");
+        drop(&h);
         CHECK(f.log && s.log && strstr(s.log, "Used ") && cute_ptx_spilled(s.log) == 0 &&
                   cute_ptx_spilled(f.log) == 0,
               "ptxas's report either way, no spills (-O1): %s", s.log ? s.log : "(none)");
