@@ -20,11 +20,11 @@
 #     GEMMs each way whose code differs (the binary, loaddata, nvjitlink) with the final tier
 #     held back (CUTEC_NVRTC_OPTIONS that NVRTC refuses: the first tier's code is what runs;
 #     float64 checked), then once with the final tier;
-#  2. ptxas alone on the Hopper GEMM's first-tier PTX at each option (wall ms, best of 2: the
+#  2. ptxas alone on the Hopper GEMM's first-tier PTX at each option (wall ms, best of 3: the
 #     host's figures beside the development machine's), and `--emit time` (the driver's JITs,
 #     their registers and spills);
-#  3. `cutec bench tiers --rounds 3 --size 4096 --ways ptxas,spawn,thp,loaddata,nvjitlink`: each
-#     way's first module (best and worst of 3, wall / CPU) and final tier in; then the first
+#  3. `cutec bench tiers --rounds 5 --size 4096 --ways ptxas,spawn,thp,loaddata,nvjitlink`: each
+#     way's first module (best and worst of 5, wall / CPU) and final tier in; then the first
 #     tier's own TFLOP/s each way whose code differs (its final held back) against NVRTC's.
 # Decides (rules; a FAIL in a test or a final tier not verified in step 1 -> nothing changes,
 # and that is a bug; a way whose first tier is not verified changes nothing itself):
@@ -39,8 +39,8 @@
 #    src/backend/ptx_ptxas.c; else opt-in (CUTEC_PTX_ASM=loaddata).
 #  - nvjitlink: the same rule (its spills from ptx_asm_test's line): it spills on Hopper here,
 #    so expected to stay opt-in.
-#  - the issue's mark: the Hopper GEMM's first module under 300 ms in 3 of 3 cold runs (its
-#    worst round) by the way decided: "met" or "not met" (with the way's figure).
+#  - the issue's mark: the Hopper GEMM's first module under 300 ms in every cold run (its
+#    worst of 5; the issue asks 3 of 3) by the way decided: "met" or "not met" (its figure).
 # Past BUDGET_S (85) the remaining steps print "skipped"; without a GPU the GPU steps skip.
 # Logs in $OUT (default build/device-out).
 . scripts/device-common.sh
@@ -71,22 +71,26 @@ held_check() # ENV ARGS...
 # whether every held_check of way (a word of its ENV, e.g. loaddata) was verified
 way_verified() { ! grep -q "$1" "$out/cold15-unverified.txt" 2>/dev/null; }
 
-# ptxas alone on the Hopper GEMM's first-tier PTX: wall ms, best of 2, and its spills
+# ptxas alone on the Hopper GEMM's first-tier PTX: wall ms, best of 3 (the options taking
+# turns), and its spills; "thp": -O1 with its malloc on huge pages
 ptxas_alone()
 {
     gpu_late ptxas alone && return
     build/cutec compile gemm --dtype bf16 --arch sm_90a --codegen ptx --emit ptx >"$out/hopper.ptx" 2>/dev/null
-    for o in "-O1" "-O3" "-O1 --Ofast-compile=mid" "-O0 --Ofast-compile=max"; do
-        b=
-        for r in 1 2; do
+    : >"$out/ptxas-times.txt"
+    for r in 1 2 3; do
+        for o in "-O1" "thp" "-O3" "-O1 --Ofast-compile=mid" "-O0 --Ofast-compile=max"; do
+            tun= opts=$o
+            [ "$o" = thp ] && tun=glibc.malloc.hugetlb=1 opts=-O1
             t0=$(date +%s%N)
             # shellcheck disable=SC2086
-            /usr/local/cuda/bin/ptxas -arch=sm_90a $o -v -o "$out/hopper.cubin" "$out/hopper.ptx" >"$out/ptxas.log" 2>&1
-            t=$((($(date +%s%N) - t0) / 1000000))
-            [ -z "$b" ] || [ "$t" -lt "$b" ] && b=$t
+            GLIBC_TUNABLES=$tun /usr/local/cuda/bin/ptxas -arch=sm_90a $opts -v -o "$out/hopper.cubin" "$out/hopper.ptx" \
+                >"$out/ptxas.log" 2>&1
+            echo "$((($(date +%s%N) - t0) / 1000000)) $o; $(grep -o '[0-9]* bytes spill stores' "$out/ptxas.log" | head -n 1)" \
+                >>"$out/ptxas-times.txt"
         done
-        echo "ptxas $o: $b ms; $(grep -o '[0-9]* bytes spill stores' "$out/ptxas.log" | head -n 1)"
     done
+    sort -n "$out/ptxas-times.txt" | awk '{ o = $0; sub(/^[0-9]+ /, "", o) } !seen[o]++ { print "ptxas " o " (best of 3): " $1 " ms" }'
 }
 
 decide()
@@ -123,7 +127,7 @@ decide()
         /^hopper +[0-9]+\^3 TFLOP/ { hps = $0 }
         END {
             sf = way(s5, "ptxas", "best"); ss = way(s5, "spawn", "best"); hf = way(hp, "ptxas", "best"); hs = way(hp, "spawn", "best")
-            printf "first module, best of 3 (ms): step 5 fork %s, spawn %s, loaddata %s, nvjitlink %s; hopper fork %s, spawn %s, loaddata %s, nvjitlink %s\n", sf, ss, way(s5, "loaddata", "best"), way(s5, "nvjitlink", "best"), hf, hs, way(hp, "loaddata", "best"), way(hp, "nvjitlink", "best")
+            printf "first module, best of 5 (ms): step 5 fork %s, spawn %s, loaddata %s, nvjitlink %s; hopper fork %s, spawn %s, loaddata %s, nvjitlink %s\n", sf, ss, way(s5, "loaddata", "best"), way(s5, "nvjitlink", "best"), hf, hs, way(hp, "loaddata", "best"), way(hp, "nvjitlink", "best")
             spawn = ok_spawn && sf > 0 && ss > 0 && hf > 0 && hs > 0 && ss <= sf + 5 && hs <= hf + 5 && (ss <= 0.97 * sf || hs <= 0.97 * hf)
             if (spawn) print "decides: ptxas through posix_spawn: ptxas_spawn_default = true in src/backend/ptx_ptxas.c (first module no later for both, 3% sooner for one)"
             else print "decides: spawn stays opt-in (CUTEC_PTXAS_SPAWN=1): ptxas_spawn_default stays false (not 3% sooner, later, or not verified)"
@@ -146,8 +150,8 @@ decide()
                 if (ok) { printf "decides: the first tier by %s: ptx_asm_default = CUTE_PTX_ASM_%s in src/backend/ptx_ptxas.c\n", w, toupper(w); chosen = w; chosen_worst = way(hp, w, "worst") }
                 else printf "decides: %s stays opt-in (CUTEC_PTX_ASM=%s): not 10%% sooner on Hopper, or it spills, its code under 0.7 of NVRTC, or not verified\n", w, w
             }
-            if (chosen_worst > 0 && chosen_worst < 300) printf "decides: the issue mark met: the Hopper first module under 300 ms in 3 of 3 (worst %s ms, %s)\n", chosen_worst, chosen
-            else printf "decides: the issue mark not met: the Hopper first module worst of 3 %s ms (%s): ptxas on its PTX is most of it (docs/compile_time.md)\n", chosen_worst, chosen
+            if (chosen_worst > 0 && chosen_worst < 300) printf "decides: the issue mark met: the Hopper first module under 300 ms in every round (worst of 5 %s ms, %s)\n", chosen_worst, chosen
+            else printf "decides: the issue mark not met: the Hopper first module worst of 5 %s ms (%s): ptxas on its PTX is most of it (docs/compile_time.md)\n", chosen_worst, chosen
         }' "$out/bench-ways.txt"
 }
 
@@ -155,6 +159,7 @@ decide()
     device_begin
     rm -f "$out/cold15-unverified.txt"
     compile_gpu_head
+    echo "$(ldd --version 2>&1 | head -n 1); transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>&1)"
     ls /usr/local/cuda/lib64/libnvJitLink.so* 2>&1 | head -n 2
     echo "== 1. against references first (each way's first tier with its final held back, then the final)"
     gpu_test tier_gpu_test build/tests/runtime/tier_gpu_test
@@ -182,7 +187,7 @@ decide()
     echo "== 3. cold compiles each way (cutec bench tiers --ways)"
     : >"$out/bench-ways.txt"
     if ! gpu_late bench tiers; then
-        timeout 50 stdbuf -oL -eL build/cutec bench tiers --rounds 3 --size 4096 --no-many \
+        timeout 60 stdbuf -oL -eL build/cutec bench tiers --rounds 5 --size 4096 --no-many \
             --ways ptxas,spawn,thp,loaddata,nvjitlink 2>&1 | tee "$out/bench-ways.txt"
     fi
     [ "$gpu" = 1 ] && decide
