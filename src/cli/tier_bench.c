@@ -13,10 +13,11 @@
  * (best of two rounds at most).
  * --ways W,...: instead of the two orders, the first tier assembled each way (ptxas: the
  * binary through fork; spawn: through posix_spawn, CUTEC_PTXAS_SPAWN=1; thp: its malloc on
- * huge pages, CUTEC_PTXAS_THP=1; nvjitlink: in the process; loaddata: the driver's JIT loading
- * the PTX; CUTEC_PTX_ASM), the final tier at the default order, each way first in turn (the
- * best and the worst first module); then at N^3 the first tier's own speed (the ways whose
- * code differs), its final tier held back (CUTEC_NVRTC_OPTIONS that NVRTC refuses: the
+ * huge pages, CUTEC_PTXAS_THP=1; late: the binary, the final tier's NVRTC started after it,
+ * CUTEC_TIER_EARLY=0; nvjitlink: in the process; loaddata: the driver's JIT loading the PTX;
+ * CUTEC_PTX_ASM), the final tier at the default order but for late, each way first in turn
+ * (the best and the worst first module); then at N^3 the first tier's own speed (the binary's,
+ * and each way's whose code differs), its final tier held back (CUTEC_NVRTC_OPTIONS that NVRTC refuses: the
  * function keeps the first module).
  * --no-many: not the last rows. */
 #include <stdlib.h>
@@ -210,9 +211,10 @@ static void kernel_rows(const char *label, const cute_gemm_config *cfg, int roun
 /* the environment of a way of --ways: false for a name not among them */
 static bool set_way(const char *way)
 {
-    unsetenv("CUTEC_PTXAS_SPAWN"), unsetenv("CUTEC_PTX_ASM"), unsetenv("CUTEC_PTXAS_THP");
+    unsetenv("CUTEC_PTXAS_SPAWN"), unsetenv("CUTEC_PTX_ASM"), unsetenv("CUTEC_PTXAS_THP"), unsetenv("CUTEC_TIER_EARLY");
     if (!strcmp(way, "spawn")) return setenv("CUTEC_PTXAS_SPAWN", "1", 1), true;
     if (!strcmp(way, "thp")) return setenv("CUTEC_PTXAS_THP", "1", 1), true;
+    if (!strcmp(way, "late")) return setenv("CUTEC_TIER_EARLY", "0", 1), true;
     if (!strcmp(way, "ptxas") || !strcmp(way, "nvjitlink") || !strcmp(way, "loaddata"))
         return setenv("CUTEC_PTX_ASM", way, 1), true;
     return false;
@@ -279,9 +281,12 @@ static void way_rows(const char *label, const cute_gemm_config *cfg, int rounds,
         setenv("CUTEC_TIER", "0", 1);
         double tf_nv = compile_in(&g, cfg, NULL) ? speed(&g, n, NULL) : -1;
         done(&g);
-        printf("%-8s %lld^3 TFLOP/s: nvrtc %.1f", label, (long long)n, tf_nv);
+        set_way("ptxas");
+        double tf_bin = first_tier_speed(cfg, n); /* the binary's code, whichever way started it */
+        printf("%-8s %lld^3 TFLOP/s: nvrtc %.1f; ptxas first tier %.1f (%.3f)", label, (long long)n, tf_nv, tf_bin,
+               tf_nv > 0 ? tf_bin / tf_nv : -1);
         for (int w = 0; w < nways; w++) {
-            if (!strcmp(ways[w], "spawn") || !strcmp(ways[w], "thp")) continue; /* the binary's code: ptxas's */
+            if (strcmp(ways[w], "loaddata") && strcmp(ways[w], "nvjitlink")) continue; /* the binary's code: ptxas's */
             set_way(ways[w]);
             double tf = first_tier_speed(cfg, n);
             printf("; %s first tier %.1f (%.3f)", ways[w], tf, tf_nv > 0 ? tf / tf_nv : -1);
@@ -364,7 +369,7 @@ int cmd_bench_tiers(int argc, char **argv)
     set_way("");
     if (bad || rounds < 1)
         return fprintf(stderr, "usage: cutec bench tiers [--rounds R] [--size N (0: no speed rows)] "
-                               "[--ways ptxas,spawn,thp,nvjitlink,loaddata] [--no-many]\n"),
+                               "[--ways ptxas,spawn,thp,late,nvjitlink,loaddata] [--no-many]\n"),
                CLI_USAGE;
     if (cli_parse_only()) return CLI_OK;
     char err[512], arch[32];
