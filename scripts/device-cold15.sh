@@ -28,15 +28,21 @@
 #     tier's own TFLOP/s each way whose code differs (its final held back) against NVRTC's.
 # Decides (rules; a FAIL in a test or a final tier not verified in step 1 -> nothing changes,
 # and that is a bug; a way whose first tier is not verified changes nothing itself):
-#  - spawn: its first module no later than fork's + 5 ms for both GEMMs and at most 0.97 of
-#    fork's for one -> `ptxas_spawn_default = true` in src/backend/ptx_ptxas.c (one line; the
-#    same binary, the same cubin); else it stays opt-in (CUTEC_PTXAS_SPAWN=1).
-#  - thp: the same rule against fork's -> `ptxas_thp_default = true` in ptx_ptxas.c; else
-#    opt-in (CUTEC_PTXAS_THP=1).
-#  - loaddata: its Hopper first module at most 0.9 of the binary's (the better of fork and
-#    spawn), its first-tier code without spills (step 2) and at least 0.7 of NVRTC's speed for
-#    both GEMMs, its checks verified -> `ptx_asm_default = CUTE_PTX_ASM_LOADDATA` in
-#    src/backend/ptx_ptxas.c; else opt-in (CUTEC_PTX_ASM=loaddata).
+# The host is shared with other lanes: within one way the first module spread 100-300 ms over
+# the early and mid passes (best 438-596 ms for the same binary at -O1), so a way must win in
+# its best and its worst round, by 10% on Hopper:
+#  - spawn: its first module's best and worst no later than fork's (+ 5 ms) for both GEMMs and
+#    its best at most 0.9 of fork's on Hopper -> `ptxas_spawn_default = true` in
+#    src/backend/ptx_ptxas.c (one line; the same binary, the same cubin); else it stays opt-in
+#    (CUTEC_PTXAS_SPAWN=1).
+#  - thp: the same rule against fork's, and ptxas alone on huge pages (step 2) no slower than
+#    without (+ 2%) -> `ptxas_thp_default = true` in ptx_ptxas.c; else opt-in
+#    (CUTEC_PTXAS_THP=1).  (The mid pass: the bench 476 against 596 ms, but ptxas alone 509
+#    against 392 on huge pages, as in the second early pass, 534 against 393.)
+#  - loaddata: its Hopper first module's best at most 0.9 of the binary's (the better of the
+#    ways above) and its worst no later, its first-tier code without spills (step 2) and at
+#    least 0.7 of NVRTC's speed for both GEMMs, its checks verified -> `ptx_asm_default =
+#    CUTE_PTX_ASM_LOADDATA` in src/backend/ptx_ptxas.c; else opt-in (CUTEC_PTX_ASM=loaddata).
 #  - nvjitlink: the same rule (its spills from ptx_asm_test's line): it spills on Hopper here,
 #    so expected to stay opt-in.
 #  - the issue's mark: the Hopper GEMM's first module under 300 ms in every cold run (its
@@ -105,8 +111,9 @@ decide()
     grep -q "FAILED" "$out/bench-ways.txt" && { echo "decides: nothing changes: a compile or a final tier FAILED (a bug)"; return; }
     loadspill=$(grep "PTX loaded as a module" "$out/emit-time.txt" | grep -o "[0-9]* bytes spilled" | grep -o "^[0-9]*")
     jlspill=$(grep "nvJitLink, the Hopper GEMM" "$out/ptx_asm_test.log" 2>/dev/null | grep -o "[0-9]* bytes spilled" | grep -o "^[0-9]*")
+    alone=$(sort -n "$out/ptxas-times.txt" 2>/dev/null | awk '/ -O1;/ && !a { a = $1 } / thp;/ && !t { t = $1 } END { print a + 0, t + 0 }')
     awk -v loadspill="${loadspill:--1}" -v jlspill="${jlspill:--1}" -v ok_spawn=$ok_spawn -v ok_thp=$ok_thp -v ok_load=$ok_load \
-        -v ok_jl=$ok_jl '
+        -v ok_jl=$ok_jl -v alone="$alone" '
         # the numbers of way w in a "cold compile by way" row: best wall, worst wall
         function way(line, w, what,   i, n, f, r) {
             n = split(line, f, "; ")
@@ -115,6 +122,12 @@ decide()
                 return what == "best" ? r[4] + 0 : r[8] + 0
             }
             return -1
+        }
+        # way w beats way b: best and worst no later (+ 5 ms) for both GEMMs, Hopper best 10% sooner
+        function wins(s5, hp, w, b) {
+            return way(s5, w, "best") > 0 && way(hp, w, "best") > 0 && way(s5, b, "best") > 0 && way(hp, b, "best") > 0 &&
+                   way(s5, w, "best") <= way(s5, b, "best") + 5 && way(s5, w, "worst") <= way(s5, b, "worst") + 5 &&
+                   way(hp, w, "worst") <= way(hp, b, "worst") + 5 && way(hp, w, "best") <= 0.9 * way(hp, b, "best")
         }
         function speed(line, w,   i, n, f, r) {
             n = split(line, f, "; ")
@@ -128,14 +141,15 @@ decide()
         END {
             sf = way(s5, "ptxas", "best"); ss = way(s5, "spawn", "best"); hf = way(hp, "ptxas", "best"); hs = way(hp, "spawn", "best")
             printf "first module, best of 5 (ms): step 5 fork %s, spawn %s, loaddata %s, nvjitlink %s; hopper fork %s, spawn %s, loaddata %s, nvjitlink %s\n", sf, ss, way(s5, "loaddata", "best"), way(s5, "nvjitlink", "best"), hf, hs, way(hp, "loaddata", "best"), way(hp, "nvjitlink", "best")
-            spawn = ok_spawn && sf > 0 && ss > 0 && hf > 0 && hs > 0 && ss <= sf + 5 && hs <= hf + 5 && (ss <= 0.97 * sf || hs <= 0.97 * hf)
-            if (spawn) print "decides: ptxas through posix_spawn: ptxas_spawn_default = true in src/backend/ptx_ptxas.c (first module no later for both, 3% sooner for one)"
-            else print "decides: spawn stays opt-in (CUTEC_PTXAS_SPAWN=1): ptxas_spawn_default stays false (not 3% sooner, later, or not verified)"
-            ts = way(s5, "thp", "best"); th = way(hp, "thp", "best")
-            printf "thp: step 5 %s, hopper %s (fork %s, %s)\n", ts, th, sf, hf
-            thp = ok_thp && sf > 0 && ts > 0 && hf > 0 && th > 0 && ts <= sf + 5 && th <= hf + 5 && (ts <= 0.97 * sf || th <= 0.97 * hf)
-            if (thp) print "decides: ptxas on huge pages: ptxas_thp_default = true in src/backend/ptx_ptxas.c (first module no later for both, 3% sooner for one)"
-            else print "decides: thp stays opt-in (CUTEC_PTXAS_THP=1): ptxas_thp_default stays false (not 3% sooner, later, or not verified)"
+            spawn = ok_spawn && wins(s5, hp, "spawn", "ptxas")
+            printf "spawn: step 5 %s / %s, hopper %s / %s (fork %s / %s, %s / %s), best / worst\n", ss, way(s5, "spawn", "worst"), hs, way(hp, "spawn", "worst"), sf, way(s5, "ptxas", "worst"), hf, way(hp, "ptxas", "worst")
+            if (spawn) print "decides: ptxas through posix_spawn: ptxas_spawn_default = true in src/backend/ptx_ptxas.c (best and worst no later for both, Hopper 10% sooner)"
+            else print "decides: spawn stays opt-in (CUTEC_PTXAS_SPAWN=1): ptxas_spawn_default stays false (not 10% sooner on Hopper in its best, later in its worst, or not verified)"
+            ts = way(s5, "thp", "best"); th = way(hp, "thp", "best"); split(alone, al, " ")
+            printf "thp: step 5 %s / %s, hopper %s / %s, best / worst; ptxas alone %s ms on huge pages against %s\n", ts, way(s5, "thp", "worst"), th, way(hp, "thp", "worst"), al[2], al[1]
+            thp = ok_thp && wins(s5, hp, "thp", "ptxas") && al[1] > 0 && al[2] > 0 && al[2] <= 1.02 * al[1]
+            if (thp) print "decides: ptxas on huge pages: ptxas_thp_default = true in src/backend/ptx_ptxas.c (best and worst no later for both, Hopper 10% sooner, ptxas alone no slower)"
+            else print "decides: thp stays opt-in (CUTEC_PTXAS_THP=1): ptxas_thp_default stays false (not 10% sooner on Hopper in its best, later in its worst, ptxas alone slower on huge pages, or not verified)"
             bin_s5 = spawn ? ss : sf; bin_hp = spawn ? hs : hf
             if (thp && ts < bin_s5) bin_s5 = ts
             if (thp && th < bin_hp) bin_hp = th
@@ -145,7 +159,7 @@ decide()
             for (k = 1; k <= 2; k++) {
                 w = ws[k]; wh = way(hp, w, "best"); ws5 = way(s5, w, "best"); vh = speed(hps, w); v5 = speed(s5s, w)
                 spill = w == "loaddata" ? loadspill : jlspill
-                ok = (w == "loaddata" ? ok_load : ok_jl) && wh > 0 && ws5 > 0 && wh <= 0.9 * bin_hp && ws5 <= bin_s5 + 5 && spill == 0 && vh >= 0.7 && v5 >= 0.7
+                ok = (w == "loaddata" ? ok_load : ok_jl) && wh > 0 && ws5 > 0 && wh <= 0.9 * bin_hp && ws5 <= bin_s5 + 5 && spill == 0 && vh >= 0.7 && v5 >= 0.7 && way(hp, w, "worst") <= way(hp, chosen, "worst") + 5
                 printf "%s: hopper first module %s ms (binary %s), step 5 %s (%s); first tier speed hopper %s, step 5 %s of NVRTC; hopper spills %s bytes\n", w, wh, bin_hp, ws5, bin_s5, vh, v5, spill
                 if (ok) { printf "decides: the first tier by %s: ptx_asm_default = CUTE_PTX_ASM_%s in src/backend/ptx_ptxas.c\n", w, toupper(w); chosen = w; chosen_worst = way(hp, w, "worst") }
                 else printf "decides: %s stays opt-in (CUTEC_PTX_ASM=%s): not 10%% sooner on Hopper, or it spills, its code under 0.7 of NVRTC, or not verified\n", w, w
@@ -159,7 +173,7 @@ decide()
     device_begin
     rm -f "$out/cold15-unverified.txt"
     compile_gpu_head
-    echo "$(ldd --version 2>&1 | head -n 1); transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>&1)"
+    echo "$(ldd --version 2>&1 | head -n 1); transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>&1), defrag $(cat /sys/kernel/mm/transparent_hugepage/defrag 2>&1)"
     ls /usr/local/cuda/lib64/libnvJitLink.so* 2>&1 | head -n 2
     echo "== 1. against references first (each way's first tier with its final held back, then the final)"
     gpu_test tier_gpu_test build/tests/runtime/tier_gpu_test
