@@ -23,8 +23,9 @@ extern char **environ;
  * shares the caller's memory until its exec) or fork + exec (0).  fork copies the page tables
  * of the whole caller (a first tier compiles inside a process with a CUDA context, NVRTC
  * loaded and, early, NVRTC's final tier growing its heap beside it): on the development
- * machine a caller with 1 GB resident took 25-70 ms in fork() alone, posix_spawn 0.1 ms.
- * Unset: ptxas_spawn_default (scripts/device-cold15.sh decides it). */
+ * machine a caller with 1 GB resident took 25-70 ms in fork() alone, posix_spawn 0.1 ms; on
+ * the H200's host (cutec bench tiers) neither was sooner beyond the host's noise.  Unset:
+ * ptxas_spawn_default (scripts/device-cold15.sh decides it). */
 static const bool ptxas_spawn_default = false;
 
 bool px_ptxas_spawned(void) { return cute_env_choice_warn("CUTEC_PTXAS_SPAWN", "0|1", ptxas_spawn_default) == 1; }
@@ -33,7 +34,9 @@ bool px_ptxas_spawned(void) { return cute_env_choice_warn("CUTEC_PTXAS_SPAWN", "
  * added to GLIBC_TUNABLES in its environment (glibc 2.35 and later; an older glibc ignores
  * it, as does a kernel whose THP is "never").  ptxas touches about 45 MB of fresh memory on
  * the Hopper GEMM, 11,100 page faults (500-1,500 with it): on the development machine 291 ->
- * 269 ms of CPU at -O1, step 5 83 -> 74.  Unset: ptxas_thp_default (device-cold15.sh). */
+ * 269 ms of CPU at -O1, step 5 83 -> 74; on the H200's host (THP "madvise") ptxas alone was
+ * slower on them, 509 against 392 ms and 534 against 393.  Unset: ptxas_thp_default
+ * (device-cold15.sh). */
 static const bool ptxas_thp_default = false;
 
 bool px_ptxas_thp(void) { return cute_env_choice_warn("CUTEC_PTXAS_THP", "0|1", ptxas_thp_default) == 1; }
