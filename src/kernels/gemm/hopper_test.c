@@ -352,6 +352,35 @@ static void release_by_warp(cute_runtime *rt)
     unsetenv("CUTEC_GEMM_HOPPER_RELEASE");
 }
 
+/* the consumer warpgroups apart (CUTEC_GEMM_HOPPER_STAGGER, hopper.c's stagger_wait):
+ * warpgroup 1 a tile behind warpgroup 0 by 2 k-tiles with 3 stages (two tiles a block, the
+ * stages wrapping), K of exactly 3 k-tiles, K of 2 (fewer than the stages: together), a 2x1
+ * cluster, and 1 asked of 2 stages with six 128 x 64 tiles a block; a lead it does not know,
+ * refused by name */
+static void stagger_apart(cute_runtime *rt)
+{
+    static const struct {
+        const char *lead;
+        hcase k;
+    } k[] = {
+        {"2", {136, 328, 328, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.c_store = CUTE_GEMM_STORE_TILE}, 0}},
+        {"2", {136, 200, 192, CUTE_F16, CUTE_F16, 0, 1.5, -0.5, {.c_store = CUTE_GEMM_STORE_TILE}, 0}},
+        {"1", {136, 200, 72, CUTE_BF16, CUTE_F32, 1, 1.0, 0.5, {0}, 0}},
+        {"2", {264, 136, 200, CUTE_BF16, CUTE_BF16, 1, 1.5, 0.0, {.bm = 128, .bn = 128, .cluster_m = 2, .cluster_n = 1}, 3}},
+        {"2", {264, 200, 264, CUTE_F16, CUTE_BF16, 1, 1.0, 0.25, {.bm = 128, .bn = 64, .stages = 2}, 0}},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        setenv("CUTEC_GEMM_HOPPER_STAGGER", k[i].lead, 1);
+        correct(rt, &k[i].k, "warpgroups apart");
+    }
+    setenv("CUTEC_GEMM_HOPPER_STAGGER", "4", 1);
+    char err[512] = "";
+    cute_gemm_config cfg = config(&k[0].k);
+    const cute_fn *fn = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(!fn && strstr(err, "CUTEC_GEMM_HOPPER_STAGGER=4: not one of 0|1|2"), "stagger 4: %s", err);
+    unsetenv("CUTEC_GEMM_HOPPER_STAGGER");
+}
+
 static void interp(void)
 {
     cute_runtime *rt = gtk_interp();
@@ -405,6 +434,7 @@ static void interp(void)
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
     release_by_warp(rt);
+    stagger_apart(rt);
     fused_all(rt);
     lib_fused(rt);
     swiglu_all(rt);
