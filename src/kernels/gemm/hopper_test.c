@@ -16,6 +16,7 @@
  *  - the ping-pong schedule (a tile each warpgroup, turns over named barriers): uneven tile
  *    counts, wrapping stages, 128-row tiles, f32 C, M-/N-major, a cluster, a fused epilogue;
  *  - A M-major, B N-major and both (64-row TMA boxes, wgmma's transposed operands);
+ *  - the consumer warpgroups apart (CUTEC_GEMM_HOPPER_STAGGER): stagger_apart's cases;
  *  - what it refuses, named: an N-major B in tiles not a multiple of 64, unaligned rows,
  *    fp32, stages that do not fit, a TMA-store epilogue for an f32 C;
  *  - on an sm_90 GPU (else skipped, visibly), larger sizes (sampled) and the library's AUTO
