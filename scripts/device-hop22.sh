@@ -17,6 +17,8 @@
 #   3. cuBLAS's kernels: its algorithm as cuBLASLt logs it (CUBLASLT_LOG_LEVEL=2) at each
 #      shape, and the kernels' names under ncu where the card has it.
 #   4. S1 / base, where time is left.
+#   5. notes: base / S2 at the two K = 4096 LLM shapes, 2x1, the whole tile (3 stages) beside
+#      --store tma (two buffers a warpgroup, 4 stages: a lead of 2 leaves 2 stages of loads).
 # Decides (% of cuBLAS in the same process; a point = 1% of cuBLAS; each shape the mean of its
 # runs): a form ahead of base by 0.5 point or more on average over the shapes and behind by no
 # more than 0.5 at any -> make default (`by_default` in hopper_plan.c's stagger: 2 or 1; the
@@ -99,12 +101,14 @@ compare()
     if ! device_late "cuBLAS's log"; then
         CUBLASLT_LOG_LEVEL=2 CUBLASLT_LOG_FILE="$out/cublaslt-%i.log" timeout 20 build/cutec bench gemm --dtype bf16 \
             --layout tn --sizes "$shapes" --variants hopper --iters 1 >"$out/cublaslt-bench.txt" 2>&1
-        cat "$out"/cublaslt-*.log 2>/dev/null | sed 's/^\[[^]]*\]\[[^]]*\]//' | grep -iE "matmul|algo|tile|kernel" |
-            cut -c1-400 | sort | uniq -c | sort -rn | head -n 12
+        # (its algorithms by count, then one whole line a kind of call, the pointers blanked)
+        cat "$out"/cublaslt-*.log 2>/dev/null | grep -o "algo=\[[^]]*\]" | sort | uniq -c | sort -rn | head -n 8
+        cat "$out"/cublaslt-*.log 2>/dev/null | sed 's/^\[[^]]*\]\[[^]]*\]\[[^]]*\]//; s/0x[0-9a-f]*/P/g' |
+            sort | uniq -c | sort -rn | cut -c1-900 | head -n 8
         ls "$out"/cublaslt-*.log >/dev/null 2>&1 || echo "(no cuBLASLt log written)"
     fi
     if command -v ncu >/dev/null 2>&1 && ! device_late "ncu"; then
-        timeout 40 ncu --metrics gpu__time_duration.sum -k "regex:nvjet|sm90|xmma|cutlass" --launch-count 6 \
+        timeout 25 ncu --metrics gpu__time_duration.sum -k "regex:nvjet|sm90|xmma|cutlass" --launch-count 6 \
             build/cutec bench gemm --dtype bf16 --layout tn --sizes 8192x28672x4096,8192 --variants hopper --iters 1 2>&1 |
             grep -E "^  [a-zA-Z_].*\(|gpu__time_duration" | cut -c1-300 | head -n 16
     else
@@ -113,6 +117,9 @@ compare()
     echo "== 4. S1 / base"
     bench S1 25 $shapes
     bench base 25 $shapes
+    echo "== 5. notes: base / S2 with 4 stages (--store tma: two 64 x 64 buffers a warpgroup) beside the whole tile, K = 4096"
+    bench base 20 8192x28672x4096,8192x6144x4096 --cluster 2x1 --store tile,tma
+    bench S2 20 8192x28672x4096,8192x6144x4096 --cluster 2x1 --store tile,tma
     echo "== what decides"
     echo "TFLOP/s and % of cuBLAS, base forms:"
     awk '/^-- form=/ { take = $2 == "form=base"; shape = ""; next }
@@ -132,6 +139,10 @@ compare()
         pass=$(awk -v m="$m" -v lo="$lo" -v n="$n" 'BEGIN { print (m >= 0.5 && lo >= -0.5 && n >= 5) ? 1 : 0 }')
         echo "  $f: $m points on average over $n shapes, $lo at the least (passes: $pass)"
         if [ "$pass" = 1 ] && awk -v m="$m" -v b="$bestm" 'BEGIN { exit !(m > b) }'; then best=$f bestm=$m; fi
+    done
+    for row in hopper-tile hopper-tma; do
+        r=$(compare base S2 $row)
+        [ -n "$r" ] && echo "note: S2 against base, $row (2x1):" && echo "$r"
     done
     case $best in
     S2) echo "decides: S2 (warpgroups 2 k-tiles apart) make default: by_default 2 in hopper_plan.c (stagger); S1 keep opt-in" ;;
