@@ -14,11 +14,14 @@
 #      128 x 128 with beta).
 #   2. base / S2 / base / S2 (processes alternating) at 4096^3, 8192^3, 8192x28672x4096,
 #      8192x4096x14336, 8192x6144x4096.
-#   3. cuBLAS's kernels: its algorithm as cuBLASLt logs it (CUBLASLT_LOG_LEVEL=2) at each
-#      shape, and the kernels' names under ncu where the card has it.
-#   4. S1 / base, where time is left.
-#   5. notes: base / S2 at the two K = 4096 LLM shapes, 2x1, the whole tile (3 stages) beside
+#   3. cuBLAS's algorithm at each shape as cuBLASLt logs it (CUBLASLT_LOG_LEVEL=2).
+#   4. what a tile costs beside its k-tiles: 8192 x 8192 x K for K = 1024..8192, time = a + b K
+#      fitted for the library's kernel and cuBLAS (a: the epilogues, first batches and drains
+#      of 16 rounds of tiles, and the launch).
+#   5. S1 / base, where time is left.
+#   6. notes: base / S2 at the two K = 4096 LLM shapes, 2x1, the whole tile (3 stages) beside
 #      --store tma (two buffers a warpgroup, 4 stages: a lead of 2 leaves 2 stages of loads).
+#   7. cuBLAS's kernels by name under ncu, where the card has it and time is left.
 # Decides (% of cuBLAS in the same process; a point = 1% of cuBLAS; each shape the mean of its
 # runs): a form ahead of base by 0.5 point or more on average over the shapes and behind by no
 # more than 0.5 at any -> make default (`by_default` in hopper_plan.c's stagger: 2 or 1; the
@@ -83,6 +86,19 @@ compare()
                 t += d; n++; if (n == 1 || d < lo) lo = d }
             if (n) printf("mean %.2f min %.2f count %d\n", t / n, lo, n) }'
 }
+# fit: ms = a + b K by least squares for each kernel of form fit's rows: a is what the
+# 16 rounds of 128 x 256 tiles (2048 on 132 SMs) cost beside their k-tiles (the epilogues, each
+# tile's first batch and last drain, the launch), as a share of the K = 4096 call
+fit()
+{
+    awk '/^-- form=/ { take = $2 == "form=fit"; next } $2 == "#" && $3 == "M" { k = $8; sub(":", "", k); next }
+        take && $8 == "ok" { r = $3; n[r]++; x[r] += k; y[r] += $4; xx[r] += k * k; xy[r] += k * $4
+                     if (k == 4096) at[r] = $4 }
+        END { for (r in n) if (n[r] >= 3) {
+                b = (n[r] * xy[r] - x[r] * y[r]) / (n[r] * xx[r] - x[r] * x[r]); a = (y[r] - b * x[r]) / n[r]
+                printf("fit: %s ms = %.4f + %.6f K (%d points): %.4f ms a call, %.1f us a round of tiles, %.2f%% of K = 4096%s\n",
+                       r, a, b, n[r], a, a / 16 * 1000, at[r] ? 100 * a / at[r] : 0, at[r] ? "" : " (no K = 4096 row)") } }' "$rows"
+}
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu --format=csv 2>&1
@@ -97,7 +113,7 @@ compare()
     for f in base S2 base S2; do
         bench $f 25 $shapes
     done
-    echo "== 3. cuBLAS's kernels (its algorithm as cuBLASLt logs it; the names under ncu)"
+    echo "== 3. cuBLAS's algorithm at each shape as cuBLASLt logs it"
     if ! device_late "cuBLAS's log"; then
         CUBLASLT_LOG_LEVEL=2 CUBLASLT_LOG_FILE="$out/cublaslt-%i.log" timeout 20 build/cutec bench gemm --dtype bf16 \
             --layout tn --sizes "$shapes" --variants hopper --iters 1 >"$out/cublaslt-bench.txt" 2>&1
@@ -107,6 +123,16 @@ compare()
             sort | uniq -c | sort -rn | cut -c1-900 | head -n 8
         ls "$out"/cublaslt-*.log >/dev/null 2>&1 || echo "(no cuBLASLt log written)"
     fi
+    echo "== 4. what a tile costs beside its k-tiles: 8192 x 8192 x K, K = 1024 to 8192 (2x1, the whole tile; cuBLAS beside)"
+    bench fit 25 8192x8192x1024,8192x8192x2048,8192x8192x4096,8192x8192x8192 --cluster 2x1 --store tile
+    fit
+    echo "== 5. S1 / base"
+    bench S1 25 $shapes
+    bench base 25 $shapes
+    echo "== 6. notes: base / S2 with 4 stages (--store tma: two 64 x 64 buffers a warpgroup) beside the whole tile, K = 4096"
+    bench base 20 8192x28672x4096,8192x6144x4096 --cluster 2x1 --store tile,tma
+    bench S2 20 8192x28672x4096,8192x6144x4096 --cluster 2x1 --store tile,tma
+    echo "== 7. cuBLAS's kernels by name (ncu, where the card has it)"
     if command -v ncu >/dev/null 2>&1 && ! device_late "ncu"; then
         timeout 25 ncu --metrics gpu__time_duration.sum -k "regex:nvjet|sm90|xmma|cutlass" --launch-count 6 \
             build/cutec bench gemm --dtype bf16 --layout tn --sizes 8192x28672x4096,8192 --variants hopper --iters 1 2>&1 |
@@ -114,12 +140,6 @@ compare()
     else
         echo "-- no ncu (or past BUDGET_S)"
     fi
-    echo "== 4. S1 / base"
-    bench S1 25 $shapes
-    bench base 25 $shapes
-    echo "== 5. notes: base / S2 with 4 stages (--store tma: two 64 x 64 buffers a warpgroup) beside the whole tile, K = 4096"
-    bench base 20 8192x28672x4096,8192x6144x4096 --cluster 2x1 --store tile,tma
-    bench S2 20 8192x28672x4096,8192x6144x4096 --cluster 2x1 --store tile,tma
     echo "== what decides"
     echo "TFLOP/s and % of cuBLAS, base forms:"
     awk '/^-- form=/ { take = $2 == "form=base"; shape = ""; next }
@@ -140,7 +160,7 @@ compare()
         echo "  $f: $m points on average over $n shapes, $lo at the least (passes: $pass)"
         if [ "$pass" = 1 ] && awk -v m="$m" -v b="$bestm" 'BEGIN { exit !(m > b) }'; then best=$f bestm=$m; fi
     done
-    for row in hopper-tile hopper-tma; do
+    for row in hopper-tile hopper-tma hopper2x1-tile hopper2x1-tma; do
         r=$(compare base S2 $row)
         [ -n "$r" ] && echo "note: S2 against base, $row (2x1):" && echo "$r"
     done
