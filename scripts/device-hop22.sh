@@ -18,10 +18,13 @@
 #   4. what a tile costs beside its k-tiles: 8192 x 8192 x K for K = 1024..8192, time = a + b K
 #      fitted for the library's kernel and cuBLAS (a: the epilogues, first batches and drains
 #      of 16 rounds of tiles, and the launch).
-#   5. S1 / base, where time is left.
+#   5. notes: D / base, D = CUTEC_WGMMA_DESC=stage (engineer desc's opt-in: the k-loop 60 SASS
+#      instructions against 72; timed only at 4096^3 so far, 99.5 / 99.3%): fewer instructions a
+#      flop where the long shapes may run at the card's power cap.
 #   6. notes: base / S2 at the two K = 4096 LLM shapes, 2x1, the whole tile (3 stages) beside
 #      --store tma (two buffers a warpgroup, 4 stages: a lead of 2 leaves 2 stages of loads).
-#   7. cuBLAS's kernels by name under ncu, where the card has it and time is left.
+#   7. S1 / base, where time is left.
+#   8. cuBLAS's kernels by name under ncu, where the card has it and time is left.
 # Decides (% of cuBLAS in the same process; a point = 1% of cuBLAS; each shape the mean of its
 # runs): a form ahead of base by 0.5 point or more on average over the shapes and behind by no
 # more than 0.5 at any -> make default (`by_default` in hopper_plan.c's stagger: 2 or 1; the
@@ -42,6 +45,7 @@ form()
     base) echo "CUTEC_GEMM_HOPPER_STAGGER=0" ;;
     S1) echo "CUTEC_GEMM_HOPPER_STAGGER=1" ;;
     S2) echo "CUTEC_GEMM_HOPPER_STAGGER=2" ;;
+    D) echo "CUTEC_GEMM_HOPPER_STAGGER=0 CUTEC_WGMMA_DESC=stage" ;;
     esac
 }
 # bench F SECONDS SIZES ARGS...: one bf16 bench process in form F, its rows into $rows
@@ -126,13 +130,16 @@ fit()
     echo "== 4. what a tile costs beside its k-tiles: 8192 x 8192 x K, K = 1024 to 8192 (2x1, the whole tile; cuBLAS beside)"
     bench fit 25 8192x8192x1024,8192x8192x2048,8192x8192x4096,8192x8192x8192 --cluster 2x1 --store tile
     fit
-    echo "== 5. S1 / base"
-    bench S1 25 $shapes
+    echo "== 5. notes: D (CUTEC_WGMMA_DESC=stage: the descriptors' low word once a stage, 60 SASS a k-tile against 72) / base"
+    bench D 25 $shapes
     bench base 25 $shapes
     echo "== 6. notes: base / S2 with 4 stages (--store tma: two 64 x 64 buffers a warpgroup) beside the whole tile, K = 4096"
     bench base 20 8192x28672x4096,8192x6144x4096 --cluster 2x1 --store tile,tma
     bench S2 20 8192x28672x4096,8192x6144x4096 --cluster 2x1 --store tile,tma
-    echo "== 7. cuBLAS's kernels by name (ncu, where the card has it)"
+    echo "== 7. S1 / base"
+    bench S1 25 $shapes
+    bench base 25 $shapes
+    echo "== 8. cuBLAS's kernels by name (ncu, where the card has it)"
     if command -v ncu >/dev/null 2>&1 && ! device_late "ncu"; then
         timeout 25 ncu --metrics gpu__time_duration.sum -k "regex:nvjet|sm90|xmma|cutlass" --launch-count 6 \
             build/cutec bench gemm --dtype bf16 --layout tn --sizes 8192x28672x4096,8192 --variants hopper --iters 1 2>&1 |
@@ -160,6 +167,8 @@ fit()
         echo "  $f: $m points on average over $n shapes, $lo at the least (passes: $pass)"
         if [ "$pass" = 1 ] && awk -v m="$m" -v b="$bestm" 'BEGIN { exit !(m > b) }'; then best=$f bestm=$m; fi
     done
+    r=$(compare base D hopper)
+    [ -n "$r" ] && echo "note: D (CUTEC_WGMMA_DESC=stage, src/atom: not this script's to flip) against base, the library's row:" && echo "$r"
     for row in hopper-tile hopper-tma hopper2x1-tile hopper2x1-tma; do
         r=$(compare base S2 $row)
         [ -n "$r" ] && echo "note: S2 against base, $row (2x1):" && echo "$r"
