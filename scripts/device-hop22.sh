@@ -69,27 +69,6 @@ check()
     echo "$f $*: $(env $(form "$f") timeout 15 build/cutec run gemm --variant hopper $@ 2>&1 |
         grep -E "verified|FAIL|rror|no kernel|time:" | head -n 3 | tr '\n' ' ')"
 }
-# records: "FORM DTYPE SHAPE ROW PCT" of every row checked ok
-records()
-{
-    awk '/^-- form=/ { split($2, a, "="); f = a[2]; split($3, b, "="); d = b[2]; shape = ""; next }
-        $2 == "#" && $3 == "M" { m = $4; n = $6; k = $8; gsub(/[,:]/, "", m); gsub(/[,:]/, "", n); gsub(/[,:]/, "", k)
-                                 shape = m "x" n "x" k; next }
-        $2 == "#" { next }
-        $NF == "ok" && $3 != "cublas" { p = $6; sub("%", "", p); print f, d, (shape != "" ? shape : $2 "^3"), $3, p }' "$rows"
-}
-# compare A B ROW: per shape with both, B - A in points (each form's runs' mean), a line
-# each, then "mean MEAN min MIN count N" (nothing if none)
-compare()
-{
-    records | awk -v A="$1" -v B="$2" -v R="$3" '$4 == R && ($1 == A || $1 == B) {
-            key = $2 " " $3; s[$1, key] += $5; c[$1, key]++; keys[key] = 1 }
-        END { for (k in keys) if (c[A, k] && c[B, k]) {
-                a = s[A, k] / c[A, k]; b = s[B, k] / c[B, k]; d = b - a
-                printf("  %s %s: %s %.2f (%d runs) against %s %.2f (%d): %+.2f points\n", k, R, B, b, c[B, k], A, a, c[A, k], d)
-                t += d; n++; if (n == 1 || d < lo) lo = d }
-            if (n) printf("mean %.2f min %.2f count %d\n", t / n, lo, n) }'
-}
 # fit: ms = a + b K by least squares for each kernel of form fit's rows: a is what the
 # 16 rounds of 128 x 256 tiles (2048 on 132 SMs) cost beside their k-tiles (the epilogues, each
 # tile's first batch and last drain, the launch), as a share of the K = 4096 call
@@ -154,7 +133,7 @@ fit()
         take && ($3 == "cublas" || $3 == "hopper") { print "  " (shape != "" ? shape : $2 "^3"), $3, $5, $6 }' "$rows"
     best="" bestm=-99
     for f in S2 S1; do
-        res=$(compare base $f hopper)
+        res=$(device_compare base $f hopper)
         echo "$f against base, the library's row:"
         echo "$res" | grep "^  "
         line=$(echo "$res" | grep "^mean")
@@ -167,10 +146,10 @@ fit()
         echo "  $f: $m points on average over $n shapes, $lo at the least (passes: $pass)"
         if [ "$pass" = 1 ] && awk -v m="$m" -v b="$bestm" 'BEGIN { exit !(m > b) }'; then best=$f bestm=$m; fi
     done
-    r=$(compare base D hopper)
+    r=$(device_compare base D hopper)
     [ -n "$r" ] && echo "note: D (CUTEC_WGMMA_DESC=stage, src/atom: not this script's to flip) against base, the library's row:" && echo "$r"
     for row in hopper-tile hopper-tma hopper2x1-tile hopper2x1-tma; do
-        r=$(compare base S2 $row)
+        r=$(device_compare base S2 $row)
         [ -n "$r" ] && echo "note: S2 against base, $row (2x1):" && echo "$r"
     done
     case $best in
