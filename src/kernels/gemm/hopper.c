@@ -626,6 +626,7 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tens
     if (p->pdl_early) cute_griddepcontrol_launch_dependents(c);
     int regs = gemm_blockscale_consumer_regs(cute_ctx_alg(c), p); /* (0: the GEMM's 40 / 232) */
     if (regs) kernel_warp_roles(c, 24, regs, producer_role, consumer_role, &r);
+    else if (p->consumers == 3) kernel_warp_roles(c, 24, 160, producer_role, consumer_role, &r);
     else gemm_hopper_roles(c, producer_role, consumer_role, &r);
 }
 

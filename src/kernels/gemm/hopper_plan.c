@@ -87,7 +87,8 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     /* bm 256: block scales only, two warpgroups each taking two waves of 64 rows (DeepGEMM's
      * BLOCK_M 256: hopper_blockscale.c) */
     bool tall = p->bm == 256 && block;
-    if ((p->bm != 64 && p->bm != 128 && !tall) || p->bn < 16 || p->bn > 256 || p->bn % 16 ||
+    bool three = p->bm == 192 && !block && !p->pingpong;
+    if ((p->bm != 64 && p->bm != 128 && !tall && !three) || p->bn < 16 || p->bn > 256 || p->bn % 16 ||
         (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, 256 with block scales; bn a multiple "
                              "of 16 up to 256, bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
@@ -230,7 +231,7 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
     if (!takes(a, cfg, arch) || !tiling(a, cfg, p) || !release(a, p) || !dependent_launch(a, p)) return false;
-    p->consumers = p->pingpong ? 2 : (int)(p->bm / 64 < 2 ? p->bm / 64 : 2);
+    p->consumers = p->pingpong ? 2 : p->bm == 192 ? 3 : (int)(p->bm / 64 < 2 ? p->bm / 64 : 2);
     p->threads = 128 * (1 + p->consumers); /* a producer warpgroup, then the consumers */
     if (!stagger(a, p)) return false;
     char name[64];
