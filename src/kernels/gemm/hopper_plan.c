@@ -87,11 +87,20 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     /* bm 256: block scales only, two warpgroups each taking two waves of 64 rows (DeepGEMM's
      * BLOCK_M 256: hopper_blockscale.c) */
     bool tall = p->bm == 256 && block;
+    /* bm 192: three consumer warpgroups of 64 rows, 512 threads at 128 registers, so a
+     * warpgroup's accumulators must leave room: bn up to 192 (cuBLAS's 192 x 192 at
+     * 8192x28672x4096; 64 x 256's 128 accumulators and operands need 154, ptxas C7602) */
     bool three = p->bm == 192 && !block && !p->pingpong;
     if ((p->bm != 64 && p->bm != 128 && !tall && !three) || p->bn < 16 || p->bn > 256 || p->bn % 16 ||
-        (t->bk && t->bk != p->bk))
-        return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, 256 with block scales; bn a multiple "
-                             "of 16 up to 256, bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
+        (three && p->bn > 192) || (t->bk && t->bk != p->bk))
+        return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, 192 cooperative with bn up to 192, 256 "
+                             "with block scales; bn a multiple of 16 up to 256, bk %lld)", (long long)p->bm,
+                             (long long)p->bn, t->bk, (long long)p->bk);
+    if (three && (p->streamk || cfg->dual || cfg->peer_flags || cfg->peer_mirror || cfg->scale != CUTE_GEMM_SCALE_NONE))
+        return cute_alg_fail(a, "gemm hopper: 192-row tiles run plain and fused-epilogue 16-bit GEMMs, not %s",
+                             p->streamk ? "stream-K" : cfg->dual ? "the dual GEMM"
+                                                   : cfg->scale != CUTE_GEMM_SCALE_NONE ? "fp8 scales"
+                                                                                        : "the peer kernels");
     if (t->scale_mul < CUTE_GEMM_SCALE_MUL_AUTO || t->scale_mul > CUTE_GEMM_SCALE_MUL_INTERLEAVE)
         return cute_alg_fail(a, "gemm hopper: tiling.scale_mul %d (CUTE_GEMM_SCALE_MUL_AUTO, _PROMOTE, _LOAD, "
                              "_STAGED or _INTERLEAVE)", t->scale_mul);
