@@ -141,9 +141,6 @@ static void kernels(void)
     good("CUTEC_GEMM_HOPPER_RELEASE", "warp", gemm, 1);
     refused("CUTEC_GEMM_HOPPER_RELEASE", "warps", gemm, "not one of thread|warp");
     unsetenv("CUTEC_GEMM_HOPPER_RELEASE");
-    good("CUTEC_GEMM_HOPPER_STAGGER", "2", gemm, 1);
-    refused("CUTEC_GEMM_HOPPER_STAGGER", "3", gemm, "not one of 0|1|2");
-    unsetenv("CUTEC_GEMM_HOPPER_STAGGER");
     const char *bs[][3] = {{"CUTEC_GEMM_BLOCKSCALE_ROWS", "shfl", "not one of own|shfl"},
                            {"CUTEC_GEMM_BLOCKSCALE_REGS", "232", "not one of 232|240"},
                            {"CUTEC_GEMM_BLOCKSCALE_HALVES", "1", "not one of 0|1"}};

@@ -55,8 +55,6 @@ typedef struct gemm_plan {
                                  the producer's last loads (CUTEC_GEMM_PDL=early) */
     bool warp_release;        /* Hopper without clusters: lane 0 of each consumer warp releases a
                                  stage, not every thread (CuTe DSL's; CUTEC_GEMM_HOPPER_RELEASE) */
-    int stagger;              /* Hopper cooperative: warpgroup 1 starts each tile once warpgroup 0
-                                 is this many k-tiles into it (0: together; CUTEC_GEMM_HOPPER_STAGGER) */
     bool streamk;             /* Hopper: cooperative, the last waves in runs of k-tiles (streamk.c);
                                  SM80 (multistage.c): every tile in the runs */
     int streamk_per_sm;       /* ... the SM80 kernel's blocks an SM (1 or 2: registers, shared memory) */

@@ -30,6 +30,11 @@
 #include "kernels/warp_roles.h"
 
 enum { WARPGROUP = 128, PRODUCER_REGS = 40, CONSUMER_REGS = 232 };
+/* 192-row tiles, three consumer warpgroups (hopper_plan.c): 512 threads, launched at 128
+ * registers each, 128 x 24 + 384 x 160 = 64,512 of the SM's 65,536 once they split.  (ptxas
+ * compiles the consumers at the launch's 128 all the same: a warpgroup's 64 x 192 takes 96
+ * accumulators and fits, 64 x 256's 128 do not.) */
+enum { THREE_PRODUCER_REGS = 24, THREE_CONSUMER_REGS = 160 };
 
 /* slice the last of `modes` modes of t (its stages) at the state's stage */
 static cute_tensor stage(cute_ctx *c, cute_tensor t, int modes, const cute_pipeline_state *s)
@@ -273,61 +278,15 @@ static void mainloop_first(cute_ctx *c, const gemm_plan *p, const gemm_hopper_sm
     mma_ktile_into(c, p, m, read, f, false);
 }
 
-/* The warpgroups apart (p->stagger, hopper_plan.c): warpgroup 1 waits at the start of each
- * tile until warpgroup 0, p->stagger k-tiles into it (the batch before retired), lets it go: a
- * named barrier of the 256 consumer threads, warpgroup 0 arriving once a tile.  Only where a
- * tile has as many k-tiles as stages or more (all tiles have K's), else the warpgroups run
- * together.  So no deadlock and no second arrival before a wait: warpgroup 0 reads k-tiles 0
- * to p->stagger (fewer than stages) of a tile before it lets warpgroup 1 go, which needs only
- * warpgroup 1's releases of the tile before; and by the time it reaches k-tile p->stagger of
- * the next tile, the producer has refilled a stage warpgroup 1 read in this one (K >= stages),
- * so warpgroup 1 has passed its wait. */
-enum { STAGGER_BARRIER = 7 };
-
-typedef struct lead {
-    bool on;
-    cute_val apart;  /* the tiles' k-tiles are stages or more */
-    cute_val first;  /* this thread is warpgroup 0's */
-    cute_val second; /* ... warpgroup 1's */
-} lead;
-
-static lead stagger_lead(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cute_int tid)
-{
-    if (!p->stagger) return (lead){0};
-    cute_int k_tiles = tile_k_tiles(c, g);
-    return (lead){true, cute_int_lt(c, cute_i(p->stages - 1), k_tiles), cute_int_lt(c, tid, cute_i(WARPGROUP)),
-                  cute_int_lt(c, cute_i(WARPGROUP - 1), tid)};
-}
-
-static void stagger_wait(cute_ctx *c, const lead *l)
-{
-    if (!l->on) return;
-    CUTE_IF(c, l->apart) CUTE_IF(c, l->second) cute_named_barrier_sync(c, STAGGER_BARRIER, 2 * WARPGROUP);
-}
-
-static void stagger_pass(cute_ctx *c, const gemm_plan *p, const lead *l, cute_int kt)
-{
-    if (!l->on) return;
-    CUTE_IF(c, l->apart) CUTE_IF(c, l->first) CUTE_IF(c, cute_int_eq(c, kt, cute_i(p->stagger)))
-        cute_named_barrier_arrive(c, STAGGER_BARRIER, 2 * WARPGROUP);
-}
-
-static void mainloop_rest_leading(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int k_tiles,
-                                  cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f,
-                                  const lead *l)
-{
-    CUTE_FOR(c, kt, cute_i(1), k_tiles) {
-        mma_ktile(c, p, m, read, f);
-        cute_warpgroup_wait(c, 1); /* the batch before this one has retired: its stage is free */
-        gemm_hopper_release(c, p, m, done);
-        stagger_pass(c, p, l, kt);
-    }
-}
-
 static void mainloop_rest(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int k_tiles,
                           cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f)
 {
-    mainloop_rest_leading(c, p, m, k_tiles, read, done, f, &(lead){0});
+    CUTE_FOR(c, kt, cute_i(1), k_tiles) {
+        (void)kt;
+        mma_ktile(c, p, m, read, f);
+        cute_warpgroup_wait(c, 1); /* the batch before this one has retired: its stage is free */
+        gemm_hopper_release(c, p, m, done);
+    }
 }
 
 void gemm_hopper_mainloop_issue(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
@@ -412,18 +371,14 @@ static void coop_tiles(cute_ctx *c, const gemm_plan *p, const hopper_args *g, co
 {
     cute_alg *a = cute_ctx_alg(c);
     bool blocks = p->cfg.scale == CUTE_GEMM_SCALE_BLOCK;
-    lead l = stagger_lead(c, p, g, tid);
     CUTE_FOR(c, w, cute_i(0), tiles) {
-        if (!blocks) {
-            stagger_wait(c, &l);
-            mainloop_first(c, p, m, &st->read, &st->f);
-        }
+        if (!blocks) mainloop_first(c, p, m, &st->read, &st->f);
         gemm_tiles t = tile(c, p, g, w); /* (while the first batch runs) */
         cute_tensor before = signal_flag(c, p, g, cute_sub(a, w, cute_i(1)));
         if (blocks) {
             gemm_hopper_mainloop_blockscaled(c, p, m, &t, &st->read, &st->done, &st->f, tid, &st->sc);
         } else {
-            mainloop_rest_leading(c, p, m, t.k_tiles, &st->read, &st->done, &st->f, &l);
+            mainloop_rest(c, p, m, t.k_tiles, &st->read, &st->done, &st->f);
             gemm_hopper_mainloop_tail(c, p, m, &st->done);
         }
         /* the tile before: its stores had this main loop to land */
@@ -626,7 +581,7 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tens
     if (p->pdl_early) cute_griddepcontrol_launch_dependents(c);
     int regs = gemm_blockscale_consumer_regs(cute_ctx_alg(c), p); /* (0: the GEMM's 40 / 232) */
     if (regs) kernel_warp_roles(c, 24, regs, producer_role, consumer_role, &r);
-    else if (p->consumers == 3) kernel_warp_roles(c, 24, 160, producer_role, consumer_role, &r);
+    else if (p->consumers == 3) kernel_warp_roles(c, THREE_PRODUCER_REGS, THREE_CONSUMER_REGS, producer_role, consumer_role, &r);
     else gemm_hopper_roles(c, producer_role, consumer_role, &r);
 }
 

@@ -214,27 +214,6 @@ static bool dependent_launch(cute_alg *a, gemm_plan *p)
     return !a->failed;
 }
 
-/* The consumer warpgroups a few k-tiles apart (CUTEC_GEMM_HOPPER_STAGGER=1|2; 0 together):
- * warpgroup 1 starts each tile once warpgroup 0 has that many k-tiles of it behind it
- * (hopper.c, `stagger_wait`).  Together, both finish a tile at once and the tensor cores
- * idle through both epilogues (~512 clocks of stmatrix at shared memory's 128 B/clk for a
- * 128 x 256 tile, the barriers, the next batch's start): 1.2% of a K = 4096 tile's ~72k
- * clocks.  Apart, warpgroup 0's epilogue runs beside warpgroup 1's last k-tiles (one
- * warpgroup alone keeps the tensor cores busy: ping-pong does) and warpgroup 1's beside
- * warpgroup 0's next ones.  The lead is at most stages - 1 (the ring must hold the k-tiles
- * warpgroup 0 reads before warpgroup 1 releases any), so it is clipped to that.  The
- * cooperative schedule of plain and fused 16-bit GEMMs with two consumer warpgroups only
- * (not ping-pong, stream-K or block scales): elsewhere the variable changes nothing.
- * Opt-in until timed: scripts/device-hop22.sh decides, the flip is `by_default`. */
-static bool stagger(cute_alg *a, gemm_plan *p)
-{
-    static const int by_default = 0;
-    int e = kernel_env_choice(a, "CUTEC_GEMM_HOPPER_STAGGER", "0|1|2", by_default);
-    bool takes = !p->pingpong && !p->streamk && p->consumers == 2 && p->cfg.scale != CUTE_GEMM_SCALE_BLOCK;
-    p->stagger = takes && e > 0 ? (e < p->stages ? e : p->stages - 1) : 0;
-    return !a->failed;
-}
-
 bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p)
 {
     memset(p, 0, sizeof *p);
@@ -242,7 +221,6 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     if (!takes(a, cfg, arch) || !tiling(a, cfg, p) || !release(a, p) || !dependent_launch(a, p)) return false;
     p->consumers = p->pingpong ? 2 : p->bm == 192 ? 3 : (int)(p->bm / 64 < 2 ? p->bm / 64 : 2);
     p->threads = 128 * (1 + p->consumers); /* a producer warpgroup, then the consumers */
-    if (!stagger(a, p)) return false;
     char name[64];
     if (cute_dtype_bytes(cfg->dtype) == 1) /* 32 of K an instruction */
         snprintf(name, sizeof name, "SM90_64x%lldx32_F32%s_SS_TN", (long long)p->bn,

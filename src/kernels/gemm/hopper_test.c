@@ -16,7 +16,7 @@
  *  - the ping-pong schedule (a tile each warpgroup, turns over named barriers): uneven tile
  *    counts, wrapping stages, 128-row tiles, f32 C, M-/N-major, a cluster, a fused epilogue;
  *  - A M-major, B N-major and both (64-row TMA boxes, wgmma's transposed operands);
- *  - the consumer warpgroups apart (CUTEC_GEMM_HOPPER_STAGGER): stagger_apart's cases;
+ *  - 192-row tiles by three consumer warpgroups (three_warpgroups' cases);
  *  - what it refuses, named: an N-major B in tiles not a multiple of 64, unaligned rows,
  *    fp32, stages that do not fit, a TMA-store epilogue for an f32 C;
  *  - on an sm_90 GPU (else skipped, visibly), larger sizes (sampled) and the library's AUTO
@@ -231,6 +231,13 @@ static void refused(cute_runtime *rt)
           .tiling = {.stages = 4, .c_store = CUTE_GEMM_STORE_TILE}}, "leave room for 3 stages of 48 KB (4 asked)"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .c_dtype = CUTE_F32, .major = {1, 1, 1}, .align_bytes = 16,
           .tiling = {.c_store = CUTE_GEMM_STORE_TILE}}, "(--store tile) takes a 16-bit C"},
+        /* 192-row tiles: three warpgroups' 128 registers hold 64 x 192, not 64 x 256; untried kinds */
+        {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16,
+          .tiling = {.bm = 192, .bn = 256}}, "192 cooperative with bn up to 192"},
+        {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16, .dual = true,
+          .tiling = {.bm = 192, .bn = 192}}, "192-row tiles run plain and fused-epilogue 16-bit GEMMs, not the dual GEMM"},
+        {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16,
+          .tiling = {.bm = 192, .bn = 192, .schedule = CUTE_GEMM_SCHEDULE_STREAMK}}, "not stream-K"},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         char err[1024] = "";
@@ -353,33 +360,22 @@ static void release_by_warp(cute_runtime *rt)
     unsetenv("CUTEC_GEMM_HOPPER_RELEASE");
 }
 
-/* the consumer warpgroups apart (CUTEC_GEMM_HOPPER_STAGGER, hopper.c's stagger_wait):
- * warpgroup 1 a tile behind warpgroup 0 by 2 k-tiles with 3 stages (two tiles a block, the
- * stages wrapping), K of exactly 3 k-tiles, K of 2 (fewer than the stages: together), a 2x1
- * cluster, and 1 asked of 2 stages with six 128 x 64 tiles a block; a lead it does not know,
- * refused by name */
-static void stagger_apart(cute_runtime *rt)
+/* 192-row tiles by three consumer warpgroups (64 x bn each): the whole tile's store and
+ * --store tma, 2x1 and 1x2 clusters, C of f32 straight from the accumulators, M-/N-major,
+ * beta, several tiles a block with the stages wrapping (a fused epilogue: `cutec run gemm
+ * --tile 192x128x64 --epilogue gelu`, scripts/device-hop22.sh) */
+static void three_warpgroups(cute_runtime *rt)
 {
-    static const struct {
-        const char *lead;
-        hcase k;
-    } k[] = {
-        {"2", {136, 328, 328, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.c_store = CUTE_GEMM_STORE_TILE}, 0}},
-        {"2", {136, 200, 192, CUTE_F16, CUTE_F16, 0, 1.5, -0.5, {.c_store = CUTE_GEMM_STORE_TILE}, 0}},
-        {"1", {136, 200, 72, CUTE_BF16, CUTE_F32, 1, 1.0, 0.5, {0}, 0}},
-        {"2", {264, 136, 200, CUTE_BF16, CUTE_BF16, 1, 1.5, 0.0, {.bm = 128, .bn = 128, .cluster_m = 2, .cluster_n = 1}, 3}},
-        {"2", {264, 200, 264, CUTE_F16, CUTE_BF16, 1, 1.0, 0.25, {.bm = 128, .bn = 64, .stages = 2}, 0}},
+    static const hcase k[] = {
+        {200, 392, 200, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.bm = 192, .bn = 192, .c_store = CUTE_GEMM_STORE_TILE}, 0},
+        {392, 200, 264, CUTE_F16, CUTE_F16, 0, 1.5, -0.5, {.bm = 192, .bn = 192, .c_store = CUTE_GEMM_STORE_TMA}, 3},
+        {392, 400, 328, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5,
+         {.bm = 192, .bn = 192, .cluster_m = 1, .cluster_n = 2, .c_store = CUTE_GEMM_STORE_TILE}, 0},
+        {392, 392, 136, CUTE_BF16, CUTE_BF16, 0, 1.0, 0.0, {.bm = 192, .bn = 192, .cluster_m = 2, .cluster_n = 1}, 1},
+        {200, 392, 200, CUTE_BF16, CUTE_F32, 1, 0.75, 2.0, {.bm = 192, .bn = 192}, 0},
+        {392, 264, 200, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.bm = 192, .bn = 64, .stages = 2}, 0},
     };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
-        setenv("CUTEC_GEMM_HOPPER_STAGGER", k[i].lead, 1);
-        correct(rt, &k[i].k, "warpgroups apart");
-    }
-    setenv("CUTEC_GEMM_HOPPER_STAGGER", "4", 1);
-    char err[512] = "";
-    cute_gemm_config cfg = config(&k[0].k);
-    const cute_fn *fn = cute_gemm_compile(rt, &cfg, err, sizeof err);
-    CHECK(!fn && strstr(err, "CUTEC_GEMM_HOPPER_STAGGER=4: not one of 0|1|2"), "stagger 4: %s", err);
-    unsetenv("CUTEC_GEMM_HOPPER_STAGGER");
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "three warpgroups");
 }
 
 static void interp(void)
@@ -435,7 +431,7 @@ static void interp(void)
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
     release_by_warp(rt);
-    stagger_apart(rt);
+    three_warpgroups(rt);
     fused_all(rt);
     lib_fused(rt);
     swiglu_all(rt);
