@@ -19,7 +19,7 @@ static const struct {
     int64_t mn_up_to; /* M N at most this */
     int64_t side_from; /* M and N each at least this */
     cute_gemm_tiling t;
-    bool many; /* the many-tiles row (tiles_192 may take its place) */
+    bool many; /* the many-tiles row (many_alt may take its place) */
 } by_shape[] = {
     /* short K (8 k-tiles of 64 or fewer): a tile's epilogue weighs against its main loop, and
      * ping-pong runs one warpgroup's epilogue under the other's wgmmas.  8192x8192x512, H200,
@@ -60,14 +60,15 @@ static const struct {
     {INT64_MAX, 0, INT64_MAX, 0, {.c_store = CUTE_GEMM_STORE_TILE}, false},
 };
 
-/* 192 x 192 tiles by three consumer warpgroups (hopper_plan.c) in the many-tiles row's place:
- * cuBLAS 13.1's tile at 8192x28672x4096, in 1x2 clusters (its cuBLASLt log, H200, 2026-11-27
- * 21:42 UTC; 256 x 128 1x2 at 4096^3 and the other LLM shapes): 11% fewer L2 bytes a MAC than
- * 128 x 256.  Opt-in (`--tile 192x192x64`) until timed: scripts/device-hop22.sh decides, the
- * flip is tiles_192 and its cluster (2x1 or 1x2, the one the script names). */
-static const bool tiles_192 = false;
-static const cute_gemm_tiling tiling_192 = {.bm = 192, .bn = 192, .c_store = CUTE_GEMM_STORE_TILE, .cluster_m = 1,
-                                            .cluster_n = 2};
+/* cuBLAS 13.1's tiles in the many-tiles row's place (its cuBLASLt log, H200, 2026-11-27 21:42
+ * UTC: 192 x 192 in 1x2 clusters at 8192x28672x4096, 11% fewer L2 bytes a MAC than 128 x 256,
+ * by three consumer warpgroups; 256 x 128 1x2 at 4096^3, 8192x4096x14336 and 8192x6144x4096,
+ * two 64 x 128 sets a warpgroup; 320 x 128 1x2 at 8192^3, not built).  Opt-in (`--tile
+ * 192x192x64`, `--tile 256x128x64`) until timed: scripts/device-hop22.sh decides; the flip is
+ * many_alt_on, with many_alt set to the tile and cluster the script names. */
+static const bool many_alt_on = false;
+static const cute_gemm_tiling many_alt = {.bm = 192, .bn = 192, .c_store = CUTE_GEMM_STORE_TILE, .cluster_m = 1,
+                                          .cluster_n = 2};
 
 /* the rows were measured on plain 16-bit GEMMs: fp8, an f32 C (ping-pong stores it from the
  * accumulators), the dual GEMM, block scales and the peer kernels' flags and mirror
@@ -139,6 +140,6 @@ cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int6
     for (size_t i = 0; i < sizeof by_shape / sizeof by_shape[0]; i++)
         if (mnk[2] <= by_shape[i].k_up_to && mnk[0] * mnk[1] >= by_shape[i].mn_from &&
             mnk[0] * mnk[1] <= by_shape[i].mn_up_to && mnk[0] >= by_shape[i].side_from && mnk[1] >= by_shape[i].side_from)
-            return by_shape[i].many && tiles_192 ? tiling_192 : by_shape[i].t;
+            return by_shape[i].many && many_alt_on ? many_alt : by_shape[i].t;
     return none;
 }
