@@ -237,6 +237,9 @@ static void refused(cute_runtime *rt)
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16, .dual = true,
           .tiling = {.bm = 192, .bn = 192}}, "192-row tiles run plain and fused-epilogue 16-bit GEMMs, not the dual GEMM"},
         {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16,
+          .tiling = {.bm = 256, .bn = 128, .schedule = CUTE_GEMM_SCHEDULE_STREAMK}},
+         "256-row tiles run plain and fused-epilogue 16-bit GEMMs, not stream-K"},
+        {{.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 1}, .align_bytes = 16,
           .tiling = {.bm = 192, .bn = 192, .schedule = CUTE_GEMM_SCHEDULE_STREAMK}}, "not stream-K"},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
