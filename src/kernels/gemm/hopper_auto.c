@@ -19,7 +19,7 @@ static const struct {
     int64_t mn_up_to; /* M N at most this */
     int64_t side_from; /* M and N each at least this */
     cute_gemm_tiling t;
-    bool many; /* the many-tiles row (many_alt may take its place) */
+    bool many; /* the many-tiles row (192 x 192 may take its place: fills_192) */
 } by_shape[] = {
     /* short K (8 k-tiles of 64 or fewer): a tile's epilogue weighs against its main loop, and
      * ping-pong runs one warpgroup's epilogue under the other's wgmmas.  8192x8192x512, H200,
@@ -60,15 +60,31 @@ static const struct {
     {INT64_MAX, 0, INT64_MAX, 0, {.c_store = CUTE_GEMM_STORE_TILE}, false},
 };
 
-/* cuBLAS 13.1's tiles in the many-tiles row's place (its cuBLASLt log, H200, 2026-11-27 21:42
- * UTC: 192 x 192 in 1x2 clusters at 8192x28672x4096, 11% fewer L2 bytes a MAC than 128 x 256,
- * by three consumer warpgroups; 256 x 128 1x2 at 4096^3, 8192x4096x14336 and 8192x6144x4096,
- * two 64 x 128 sets a warpgroup; 320 x 128 1x2 at 8192^3, not built).  Opt-in (`--tile
- * 192x192x64`, `--tile 256x128x64`) until timed: scripts/device-hop22.sh decides; the flip is
- * many_alt_on, with many_alt set to the tile and cluster the script names. */
-static const bool many_alt_on = false;
-static const cute_gemm_tiling many_alt = {.bm = 192, .bn = 192, .c_store = CUTE_GEMM_STORE_TILE, .cluster_m = 1,
-                                          .cluster_n = 2};
+/* In the many-tiles row: 192 x 192 tiles by three consumer warpgroups in 1x2 clusters (cuBLAS
+ * 13.1's own tile and cluster at 8192x28672x4096, by its cuBLASLt log) where their rounds on
+ * the card, each 9/8 of a 128 x 256 round's work, take no more than 1% past the 2x1 128 x 256
+ * tiles' (132 SMs, 66 cluster slots; what every row here was measured on).  H200, 2026-11-27
+ * 22:06 UTC (scripts/device-hop22.sh), % of cuBLAS in the same process, 192 x 192 1x2 against
+ * 128 x 256 2x1: 8192x28672x4096 (49 rounds x 9/8 = 55.1 against 55) 100.1, 99.6, 101.6 against
+ * 97.9, 99.3 (100.0 in a third process); where the count says worse it was: 8192x6144x4096
+ * (11 x 9/8 against 12) 98.0, 99.4 against 99.5, 101.2; 8192^3 (15 against 16) 96.9, 97.3
+ * against 101.4, 102.6; 8192x4096x14336 (8 against 8) 90.9, 89.7 against 100.0, 99.1; 4096^3
+ * 92.2, 92.5 against 100.7, 100.9.  The flip: by_count_192. */
+static const bool by_count_192 = true;
+enum { CARD_SMS = 132 };
+
+/* rounds of bm x bn tiles in clusters of cm x cn on CARD_SMS SMs */
+static int64_t rounds(const int64_t mnk[3], int64_t bm, int64_t bn, int64_t cm, int64_t cn)
+{
+    int64_t tm = (mnk[0] + bm - 1) / bm, tn = (mnk[1] + bn - 1) / bn;
+    int64_t clusters = (tm + cm - 1) / cm * ((tn + cn - 1) / cn), slots = CARD_SMS / (cm * cn);
+    return (clusters + slots - 1) / slots;
+}
+
+static bool fills_192(const int64_t mnk[3])
+{
+    return by_count_192 && rounds(mnk, 192, 192, 1, 2) * 9 * 100 <= rounds(mnk, 128, 256, 2, 1) * 8 * 101;
+}
 
 /* the rows were measured on plain 16-bit GEMMs: fp8, an f32 C (ping-pong stores it from the
  * accumulators), the dual GEMM, block scales and the peer kernels' flags and mirror
@@ -140,6 +156,8 @@ cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int6
     for (size_t i = 0; i < sizeof by_shape / sizeof by_shape[0]; i++)
         if (mnk[2] <= by_shape[i].k_up_to && mnk[0] * mnk[1] >= by_shape[i].mn_from &&
             mnk[0] * mnk[1] <= by_shape[i].mn_up_to && mnk[0] >= by_shape[i].side_from && mnk[1] >= by_shape[i].side_from)
-            return by_shape[i].many && many_alt_on ? many_alt : by_shape[i].t;
+            return by_shape[i].many && fills_192(mnk) ? (cute_gemm_tiling){.bm = 192, .bn = 192, .c_store = CUTE_GEMM_STORE_TILE,
+                                                                              .cluster_m = 1, .cluster_n = 2}
+                                                       : by_shape[i].t;
     return none;
 }
