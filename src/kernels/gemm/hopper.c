@@ -269,9 +269,8 @@ static void mainloop_first(cute_ctx *c, const gemm_plan *p, const gemm_hopper_sm
      * folded the fill into the first set's wgmma only, zeroed the second by moves and waited
      * for the first wgmma before the second (C7517 / C7519, every tile).  The cooperative
      * kernel keeps the fill, which ptxas folds into its one set's first wgmma: with scale-d 0
-     * the accumulators stay live across tiles and its epilogue copies 8 of them a tile.
-     * 256 x 128 tiles (two 64 x 128 sets a warpgroup) had ping-pong's trouble: scale-d 0 too. */
-    if (p->pingpong || p->bm > 64 * p->consumers) {
+     * the accumulators stay live across tiles and its epilogue copies 8 of them a tile. */
+    if (p->pingpong) {
         mma_ktile_into(c, p, m, read, f, true);
         return;
     }

@@ -84,10 +84,10 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if (block && 128 % p->bn && !((p->bn == 160 || p->bn == 176 || p->bn == 192) && p->bm <= 128))
         return cute_alg_fail(a, "gemm hopper: block scales (one per 128 columns of B) need tiles whose N divides 128, "
                              "or 160, 176 or 192 with bm 128 or less (tile %lldx%lld)", (long long)p->bm, (long long)p->bn);
-    /* bm 256: two warpgroups each taking two waves of 64 rows (DeepGEMM's BLOCK_M 256 with
-     * block scales: hopper_blockscale.c; else bn up to 128, two 64 x 128 accumulator sets a
-     * warpgroup: cuBLAS 13.1's 256 x 128 at 4096^3 and two LLM shapes) */
-    bool tall = p->bm == 256 && (block || (p->bn <= 128 && cfg->scale == CUTE_GEMM_SCALE_NONE));
+    /* bm 256: block scales only, two warpgroups each taking two waves of 64 rows (DeepGEMM's
+     * BLOCK_M 256: hopper_blockscale.c).  (Plain 256 x 128, cuBLAS's tile at 4096^3 and two LLM
+     * shapes, ran 2 to 9 points behind 128 x 256 on an H200, bench/RESULTS.md "hop22".) */
+    bool tall = p->bm == 256 && block;
     /* bm 192: three consumer warpgroups of 64 rows, 512 threads at 128 registers, so a
      * warpgroup's accumulators must leave room: bn up to 192 (cuBLAS's 192 x 192 at
      * 8192x28672x4096; 64 x 256's 128 accumulators and operands need 154, ptxas C7602) */
@@ -95,12 +95,10 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if ((p->bm != 64 && p->bm != 128 && !tall && !three) || p->bn < 16 || p->bn > 256 || p->bn % 16 ||
         (three && p->bn > 192) || (t->bk && t->bk != p->bk))
         return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, 192 cooperative with bn up to 192, 256 "
-                             "with block scales or bn up to 128 unscaled; bn a multiple of 16 up to 256, bk %lld)", (long long)p->bm,
+                             "with block scales; bn a multiple of 16 up to 256, bk %lld)", (long long)p->bm,
                              (long long)p->bn, t->bk, (long long)p->bk);
-    if ((three || (tall && !block)) &&
-        (p->streamk || cfg->dual || cfg->peer_flags || cfg->peer_mirror || cfg->scale != CUTE_GEMM_SCALE_NONE))
-        return cute_alg_fail(a, "gemm hopper: %lld-row tiles run plain and fused-epilogue 16-bit GEMMs, not %s",
-                             (long long)p->bm,
+    if (three && (p->streamk || cfg->dual || cfg->peer_flags || cfg->peer_mirror || cfg->scale != CUTE_GEMM_SCALE_NONE))
+        return cute_alg_fail(a, "gemm hopper: 192-row tiles run plain and fused-epilogue 16-bit GEMMs, not %s",
                              p->streamk ? "stream-K" : cfg->dual ? "the dual GEMM"
                                                    : cfg->scale != CUTE_GEMM_SCALE_NONE ? "fp8 scales"
                                                                                         : "the peer kernels");
