@@ -79,6 +79,13 @@ typedef struct cute_gemv_config {
     int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
                             4); x decoded once for 8 rows, half the warps, 128 registers
                             (cute_gemv_lib_warp_rows) */
+    bool stagger;        /* the walks over whole k-tiles (NVFP4's register form, the ring):
+                            each warp starts at a k-tile of its own, (its rows' place in a
+                            128-row tile, the tile, the batch) mod its k-tiles, and wraps,
+                            so that the warps in flight read across A's columns, not one
+                            column stripe of every row at once; the rows that share a
+                            scale sector (r, r+32, r+64, r+96) start together
+                            (cute_gemv_lib_stagger) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -177,6 +184,11 @@ bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
  * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
  * (form_few and form_many in nvfp4.c).  false for other values */
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
+/* The staggered walk (cute_gemv_config.stagger) for later calls: 1 where a walk over whole
+ * k-tiles runs (NVFP4's register form or a ring), 0 never, -1 (the default) the library's
+ * (NVFP4: form_few and form_many in nvfp4.c; the ring: CUTE_GEMV_RING_STAGGER in lib.c).
+ * false for other values */
+bool cute_gemv_lib_stagger(cute_gemv_lib *lib, int on);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

@@ -464,9 +464,11 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
     {
         if (p->unroll != 1) cute_ctx_fail(c, "gemv: the pipelined NVFP4 k-tiles take one vector a row (plan)");
         scale_tiles st = scale_tiles_of(c, p, th, t, w, full);
+        cute_int start = gemv_walk_start(c, p, th, t, full); /* cfg.stagger: step i takes k-tile i + start */
         words_tile buf[CUTE_GEMV_MAX_AHEAD + 1]; /* buf[0] this k-tile's, buf[i] i ahead */
         for (int i = 0; i < d; i++) {
             cute_int kt = i ? cute_min(a, cute_i(i), cute_sub(a, full, cute_i(1))) : cute_i(0);
+            kt = gemv_walk_kt(c, p, start, kt, full);
             buf[i] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), false, &st);
         }
         CUTE_FOR_STEP(c, kt, cute_i(0), full, 1, d > 1 ? d + 1 : 0)
@@ -474,7 +476,7 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
             /* (the last k-tile, full - 1, as max(full - 1, 0): proven nonnegative, the
              * scales' index divisions become shifts) */
             cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
-            cute_int after = cute_min(a, cute_add(a, kt, cute_i(d)), last);
+            cute_int after = gemv_walk_kt(c, p, start, cute_min(a, cute_add(a, kt, cute_i(d)), last), full);
             buf[d] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
             cute_syncwarp(c); /* keeps the loads above the products (weak loads: compile.c) */
             words_products(c, p, &buf[0], w);

@@ -222,6 +222,57 @@ static void fma_decode_forms(cute_runtime *rt, cute_gemv_lib *lib)
     }
 }
 
+/* NVFP4's staggered walk when asked (cute_gemv_lib_stagger 1: each warp starts at a k-tile of
+ * its own, by its rows' place in their scale tile, the tile and the batch, and wraps), every
+ * scale code into f32 y: one and two ahead over several scale tiles (different starts) and
+ * batches with a tail, 8 rows a warp, rows by scale tile, the ring, one whole k-tile; a k-tile
+ * at a time not staggered; the forms without a walk over whole k-tiles refused */
+static void stagger_forms(cute_runtime *rt, cute_gemv_lib *lib)
+{
+    static const struct {
+        int ahead, rows, tiled, stages;
+        int64_t M, K, L;
+        double beta;
+    } cases[] = {{1, 4, 0, 0, 300, 5 * 1024 + 96, 2, 0.5}, {2, 4, 0, 0, 37, 3 * 1024 + 32, 1, 0},
+                 {1, 8, 0, 0, 45, 4096 + 64, 1, 0},        {1, 4, 1, 0, 300, 4 * 1024, 1, -0.5},
+                 {0, 0, 0, 3, 37, 5 * 1024 + 96, 2, 0},    {2, 4, 0, 0, 20, 1024 + 32, 1, 0}};
+    CHECK(!cute_gemv_lib_stagger(lib, 2) && !cute_gemv_lib_stagger(lib, -2) && cute_gemv_lib_stagger(lib, 1),
+          "staggered: -1, 0 or 1");
+    every_scale = true;
+    cute_gemv_config last;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cute_gemv_lib_ahead(lib, cases[i].ahead);
+        cute_gemv_lib_warp_rows(lib, cases[i].rows);
+        cute_gemv_lib_scale_rows(lib, cases[i].tiled);
+        cute_gemv_lib_smem_stages(lib, cases[i].stages);
+        run_case(rt, lib, CUTE_E2M1, CUTE_F32, cases[i].M, cases[i].K, cases[i].L, cases[i].beta);
+        cute_gemv_lib_last(lib, &last, NULL);
+        CHECK(last.stagger && last.smem_stages == cases[i].stages && !last.tile_at_a_time,
+              "case %zu: NVFP4 staggered when asked (ran %d, %d stages)", i, last.stagger, last.smem_stages);
+    }
+    every_scale = false;
+    cute_gemv_lib_ahead(lib, 0), cute_gemv_lib_warp_rows(lib, 0), cute_gemv_lib_scale_rows(lib, -1);
+    cute_gemv_lib_smem_stages(lib, 0);
+    cute_gemv_lib_tile_at_a_time(lib, true);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 2048 + 32, 1, 0);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.tile_at_a_time && !last.stagger, "a k-tile at a time: not staggered");
+    cute_gemv_lib_tile_at_a_time(lib, false);
+    cute_gemv_lib_stagger(lib, -1);
+    const cute_gemv_config nv = {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16,
+                                 .stagger = true};
+    cute_gemv_config no[3] = {nv, nv};
+    no[0].tile_at_a_time = true;
+    no[1].l2_prefetch = 1;
+    no[2] = (cute_gemv_config){.dtype = CUTE_E4M3, .a_major = 1, .vec = 16, .vectors = 1, .sf_vec = 32, .stagger = true};
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        char err[512] = "";
+        const cute_fn *f = cute_gemv_compile(rt, &no[i], err, sizeof err);
+        CHECK(!f && strstr(err, "staggered"), "staggered refused (%zu): %s", i, err);
+        cute_fn_free(f);
+    }
+}
+
 /* on a runtime tracing for `arch`: sm_100a's body (cvt) or the one before it (words) */
 /* NVFP4's register form two k-tiles ahead when asked (cute_gemv_lib_ahead), whatever the
  * shape (the library's own choice of it: results, below): four full k-tiles and a tail with a partial last warp (the loop unrolled by three:
@@ -416,6 +467,7 @@ static void results(const char *arch)
     ahead_forms(rt, lib);
     tiled_forms(rt, lib);
     block_forms(rt, lib);
+    stagger_forms(rt, lib);
     if (!strcmp(arch, "sm_90a")) fma_decode_forms(rt, lib); /* (sm_100a decodes by cvt) */
     cute_gemv_lib_smem_stages(lib, -1);
     run_case(rt, lib, CUTE_E4M3, CUTE_BF16, 37, 544, 2, 0.25); /* MXFP8 */

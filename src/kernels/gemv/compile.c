@@ -210,6 +210,11 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         snprintf(err, n, "gemv: %d rows a warp (NVFP4's register form's)", cfg->warp_rows);
         return false;
     }
+    if (cfg->stagger && !cfg->smem_stages && !(cfg->sf_vec && nvfp4_pipelined(cfg))) {
+        snprintf(err, n, "gemv: the staggered walk takes whole k-tiles through a ring or NVFP4's register "
+                 "form (not tile_at_a_time or the L2 prefetch)");
+        return false;
+    }
     if (cfg->scale_rows_tiled && !cfg->sf_vec) {
         snprintf(err, n, "gemv: rows by scale tile are NVFP4's (block-scaled)");
         return false;
@@ -334,7 +339,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, specs);
     char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d%s",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -347,7 +352,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                                 : "",
              cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
-             gemv_rows_a_warp(cfg));
+             gemv_rows_a_warp(cfg), cfg->stagger ? "_st" : "");
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

@@ -47,14 +47,15 @@ static bool two_ahead_pays(cute_gemv_lib *lib, int64_t M, int64_t K, int64_t L)
  * against 70.1 at (7168,16384,1), 77.3 against 77.0 at (4096,7168,8); 0 gives the old decode) */
 #define CUTE_GEMV_FMA_DECODE 1
 
-/* NVFP4's register form where the caller asks for none, {ahead, rows} (cfg.ahead,
- * .warp_rows), by the blocks of 16 rows an SM: 4 or fewer (two_ahead_pays), and six or more
- * (pipeline_pays).  The one-line flips of the library's choice (scripts/device-fp4h.sh
- * decides): two ahead where few, one where many, 4 rows a warp, until an H200 measures
- * another form faster (8 rows: one ahead only).  (Blocks of 1 or 2 warps instead of 4,
- * cfg.warps, measured slower in every pair and were deleted: docs/gemv.md.) */
-static const int form_few[2] = {2, 4};
-static const int form_many[2] = {1, 4};
+/* NVFP4's register form where the caller asks for none, {ahead, rows, stagger} (cfg.ahead,
+ * .warp_rows, .stagger), by the blocks of 16 rows an SM: 4 or fewer (two_ahead_pays), and six
+ * or more (pipeline_pays).  The one-line flips of the library's choice (scripts/device-fp4h.sh
+ * decided ahead and rows; scripts/device-fp4k.sh decides stagger): two ahead where few, one
+ * where many, 4 rows a warp, not staggered, until an H200 measures another form faster (8
+ * rows: one ahead only).  (Blocks of 1 or 2 warps instead of 4, cfg.warps, measured slower in
+ * every pair and were deleted: docs/gemv.md.) */
+static const int form_few[3] = {2, 4, 0};
+static const int form_many[3] = {1, 4, 0};
 
 /* a scale buffer: rank 1, the scales' dtype, unit stride, long enough */
 static cute_status scales(const cute_call_arg *sf, const char *name, cute_dtype d, int64_t want,
@@ -143,6 +144,10 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         if (cfg.warp_rows > 4 && (cfg.ahead > 1 || cfg.scale_rows_tiled || (!rows && gemv_lib_arch(lib) >= 100)))
             cfg.warp_rows = 4;
     }
+    /* the walks over whole k-tiles (the register form; the ring where asked) may be staggered */
+    int stagger = gemv_lib_stagger(lib);
+    if (e2m1 && !cfg.tile_at_a_time && !cfg.l2_prefetch)
+        cfg.stagger = stagger < 0 ? !cfg.smem_stages && form[2] : stagger;
     int level = gemv_lib_fma_decode(lib);
     cfg.fma_decode = e2m1 ? level < 0 ? CUTE_GEMV_FMA_DECODE : level : 0;
     if (K == 0)
