@@ -77,8 +77,9 @@ typedef struct cute_gemv_config {
                             widening (F2FP, HADD2.F32, shifts and masks); 0: by cvt
                             (cute_gemv_lib_fma_decode) */
     int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
-                            4); x decoded once for 8 rows, half the warps, 128 registers
-                            (cute_gemv_lib_warp_rows) */
+                            4); x decoded once for 8 rows, half the warps, 128 registers.
+                            Through a ring (smem_stages, no scales): 4, or 0 (the kernel's
+                            own, 2 for 16-bit elements) (cute_gemv_lib_warp_rows) */
     bool stagger;        /* the walks over whole k-tiles (NVFP4's register form, the ring):
                             each warp starts at a k-tile of its own, (its rows' place in a
                             128-row tile, the tile, the batch) mod its k-tiles, and wraps,
@@ -182,7 +183,8 @@ bool cute_gemv_lib_scale_rows(cute_gemv_lib *lib, int tiled);
 bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
 /* NVFP4's register form's rows a warp for later calls (cute_gemv_config.warp_rows): 4 or 8
  * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
- * (form_few and form_many in nvfp4.c).  false for other values */
+ * (form_few and form_many in nvfp4.c); 4 also gives a ring (the GEMVs without scales) 4 rows
+ * a warp (0: CUTE_GEMV_RING_ROWS in lib.c).  false for other values */
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
 /* The staggered walk (cute_gemv_config.stagger) for later calls: 1 where a walk over whole
  * k-tiles runs (NVFP4's register form or a ring), 0 never, -1 (the default) the library's

@@ -187,6 +187,7 @@ static int emit(const gemv_opts *o)
         cfg.warp_rows = o->warp_rows;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cfg.stagger = o->stagger > 0 && (cfg.smem_stages || nvfp4_ring);
+    if (!o->sf_vec && cfg.smem_stages && o->warp_rows == 4) cfg.warp_rows = 4; /* the ring's 4 rows a warp */
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -405,7 +406,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                  cfg.smem_stages);
     if (cfg.scale_rows_tiled) strncat(form, ", rows by scale tile", sizeof form - strlen(form) - 1);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
-    if (cfg.warp_rows > 4)
+    if (cfg.warp_rows > 4 || (!o->sf_vec && cfg.warp_rows))
         snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
     if (cfg.stagger) strncat(form, ", staggered", sizeof form - strlen(form) - 1);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,

@@ -206,8 +206,8 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "tile_at_a_time, the L2 prefetch or the ring", cfg->ahead, CUTE_GEMV_MAX_AHEAD);
         return false;
     }
-    if (cfg->warp_rows && !cfg->sf_vec) {
-        snprintf(err, n, "gemv: %d rows a warp (NVFP4's register form's)", cfg->warp_rows);
+    if (cfg->warp_rows && !cfg->sf_vec && (cfg->warp_rows != 4 || !cfg->smem_stages)) {
+        snprintf(err, n, "gemv: %d rows a warp (NVFP4's register form's, or 4 through the ring)", cfg->warp_rows);
         return false;
     }
     if (cfg->stagger && !cfg->smem_stages && !(cfg->sf_vec && nvfp4_pipelined(cfg))) {
@@ -352,7 +352,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                                 : "",
              cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
-             gemv_rows_a_warp(cfg), cfg->stagger ? "_st" : "");
+             gemv_config_rows(cfg), cfg->stagger ? "_st" : "");
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

@@ -39,6 +39,7 @@ typedef struct gemv_plan {
 static inline int gemv_rows_per_warp(const cute_gemv_config *cfg)
 {
     if (cfg->a_major != 1 || cfg->sf_vec) return 1;
+    if (cfg->smem_stages && cfg->warp_rows) return cfg->warp_rows; /* the ring's, asked (4) */
     if (cfg->vectors > 1) return 4;
     return cute_dtype_bits(cfg->dtype) >= 32 ? 1 : 2;
 }
@@ -192,6 +193,11 @@ int gemv_lib_stagger(cute_gemv_lib *lib);
 static inline int gemv_rows_a_warp(const cute_gemv_config *cfg)
 {
     return cfg->warp_rows > 0 ? cfg->warp_rows : 4;
+}
+/* a K-major configuration's rows a warp, block-scaled or not (the compiled function's key) */
+static inline int gemv_config_rows(const cute_gemv_config *cfg)
+{
+    return cfg->sf_vec ? gemv_rows_a_warp(cfg) : gemv_rows_per_warp(cfg);
 }
 /* a configuration's k-tiles ahead in NVFP4's register form (cfg.ahead, at least 1) */
 static inline int gemv_ahead(const cute_gemv_config *cfg)

@@ -51,7 +51,7 @@ static bool same_config(const void *x, const void *y)
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
-           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
+           a->fma_decode == b->fma_decode && gemv_config_rows(a) == gemv_config_rows(b) &&
            a->stagger == b->stagger;
 }
 
@@ -384,6 +384,9 @@ static bool gemv_takes_mma(const cute_gemv_lib *lib, const gemv_operands *o)
  * of the library's choice, 0 until an H200 measures it faster (scripts/device-fp4k.sh
  * decides) */
 #define CUTE_GEMV_RING_STAGGER 0
+/* ... and its rows a warp (cfg.warp_rows through the ring: 0, two, or 4): the one-line flip,
+ * 0 until an H200 measures 4 faster (scripts/device-fp4k.sh decides) */
+#define CUTE_GEMV_RING_ROWS 0
 
 /* the configuration, splits and K extent per split of a call (lock held) */
 static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, int64_t *splits,
@@ -400,6 +403,8 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;
     cfg.stagger = cfg.smem_stages && (lib->stagger < 0 ? CUTE_GEMV_RING_STAGGER : lib->stagger);
+    int rows = lib->warp_rows ? lib->warp_rows : CUTE_GEMV_RING_ROWS; /* the ring's rows a warp: 2 or 4 */
+    cfg.warp_rows = cfg.smem_stages && rows == 4 && cfg.vectors == 1 ? 4 : 0;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);
