@@ -15,7 +15,8 @@
 # ahead / rows a warp (0: the library's) / staggered; one problem, each form's first run checked
 # against float64, each row beside a device copy of the same bytes), the forms in a row, twice
 # (two rounds, alternating):
-#   FEW  (7168,16384,1): 2/4/0 (the library's) against 2/4/1
+#   FEW  (7168,16384,1): 2/4/0 (the library's) against 2/4/1 and 1/4/1 (one ahead staggered:
+#        80 registers, no spills, where two ahead staggered spills 92 bytes)
 #   MANY (4096,7168,8):  1/4/0 (the library's) against 1/4/1
 #   BF16 16384x4096, 8192x8192, 4096x16384 (the ring of 4): 1/0/0 (the library's) against
 #        1/0/1 (staggered) and 1/4/0 (4 rows a warp); (the bf16 GEMV takes only R and S)
@@ -23,7 +24,7 @@
 # What it decides (a pair: a form and the library's in one round), per regime and form: at
 # least 1 point faster in every pair (FEW, MANY: of the one shape; BF16: of one shape at least,
 # the three shapes sharing one flip) and no pair of the regime more than 0.5 slower -> "make
-# default" (the best such form of the regime: FEW nvfp4.c form_few {2, 4, 0} -> {2, 4, 1};
+# default" (the best such form of the regime: FEW nvfp4.c form_few {2, 4, 0} -> {A, R, S};
 # MANY form_many {1, 4, 0} -> {1, 4, 1}; BF16 lib.c CUTE_GEMV_RING_STAGGER 0 -> 1, or
 # CUTE_GEMV_RING_ROWS 0 -> 4); else "keep".  Per knob (stagger; the ring's 4 rows): slower in
 # every pair -> "delete" it, else "keep opt-in".  A wrong element or a missing row gives no
@@ -41,9 +42,10 @@ decide()
            if (!(($1, $4) in fseen)) { fseen[$1, $4] = 1; forms[$1] = forms[$1] " " $4 }
            if (!(($1, $2, $3) in rr)) { rr[$1, $2, $3] = 1; rounds[$1, $2]++ }
            if (!($1 in base)) { base[$1] = $4; order[++nr] = $1 } }
-        function flip(R, f) {
-            if (R == "FEW") return "nvfp4.c form_few {2, 4, 0} -> {2, 4, 1}"
-            if (R == "MANY") return "nvfp4.c form_many {1, 4, 0} -> {1, 4, 1}"
+        function flip(R, f,    q) {
+            split(f, q, "/")
+            if (R == "FEW") return "nvfp4.c form_few {2, 4, 0} -> {" q[1] ", " q[2] ", " q[3] "}"
+            if (R == "MANY") return "nvfp4.c form_many {1, 4, 0} -> {" q[1] ", " q[2] ", " q[3] "}"
             if (f == "1/0/1") return "lib.c CUTE_GEMV_RING_STAGGER 0 -> 1"
             return "lib.c CUTE_GEMV_RING_ROWS 0 -> 4"
         }
@@ -132,7 +134,7 @@ pass()
     device_gemv_run --dtype bf16 --shape 4099x4104 --batch 2 --warp-rows 4
     rm -f "$pairs"
     GEMV_TIMEOUT=20
-    forms_pass FEW 7168x16384x1 2/4/0,2/4/1 --dtype nvfp4 --shape 7168x16384
+    forms_pass FEW 7168x16384x1 2/4/0,2/4/1,1/4/1 --dtype nvfp4 --shape 7168x16384
     forms_pass MANY 4096x7168x8 1/4/0,1/4/1 --dtype nvfp4 --shape 4096x7168 --batch 8
     GEMV_TIMEOUT=12
     for s in 16384x4096 8192x8192 4096x16384; do

@@ -339,8 +339,19 @@ static scale_tiles scale_tiles_of(cute_ctx *c, const gemv_plan *p, const gemv_th
             if (row == 0) s.quad = gemv_scales_by_tile(c, w->sfq, CUTE_CRD(m, k, t->l), 4, tk, full);
             continue;
         }
+        if (row && p->cfg.stagger) { /* row 0's view, its rows' mode: sliced below */
+            s.sa[row] = CUTE_SLICE(c, s.sa[0], CUTE_ALL, row, CUTE_ALL);
+            continue;
+        }
         s.sa[row] = gemv_scales_by_tile(c, w->sfa, CUTE_CRD(m, k, t->l), 2, tk, full);
+        if (p->cfg.stagger) /* the warp's rows lie in one 32-row quarter of a scale tile, row i's
+                               pairs the layout's row stride further than row 0's (16 bytes):
+                               one address for them all, which the rotated walk has the
+                               registers for ((2, rows, tiles) here, row 0's slice after) */
+            s.sa[0].layout = cute_layout_fmt(a, "(2,%d,%I):(1,%I,%I)", p->rows, s.sa[0].layout.shape.leaf[1],
+                                             w->sfa.layout.stride.leaf[0], s.sa[0].layout.stride.leaf[1]);
     }
+    if (p->cfg.stagger && !p->cfg.scale_rows_tiled) s.sa[0] = CUTE_SLICE(c, s.sa[0], CUTE_ALL, 0, CUTE_ALL);
     return s;
 }
 
