@@ -16,7 +16,7 @@
 # against float64, each row beside a device copy of the same bytes), the forms in a row, twice
 # (two rounds, alternating):
 #   FEW  (7168,16384,1): 2/4/0 (the library's) against 2/4/1 and 1/4/1 (one ahead staggered:
-#        80 registers, no spills, where two ahead staggered spills 92 bytes)
+#        80 registers, no spills, where two ahead staggered spills 68 bytes)
 #   MANY (4096,7168,8):  1/4/0 (the library's) against 1/4/1
 #   BF16 16384x4096, 8192x8192, 4096x16384 (the ring of 4): 1/0/0 (the library's) against
 #        1/0/1 (staggered) and 1/4/0 (4 rows a warp); (the bf16 GEMV takes only R and S)

@@ -156,11 +156,11 @@ cute_int gemv_walk_kt(cute_ctx *c, const gemv_plan *p, cute_int start, cute_int 
 {
     if (!p->cfg.stagger) return i;
     cute_alg *a = cute_ctx_alg(c);
-    /* j = i + start is below 2 full: j - full [j >= full], the wrap by min and max (plain
-     * integer steps the compiler folds into the loads' addresses, as it does the clamp) */
-    cute_int j = cute_add(a, i, start);
-    cute_int past = cute_min(a, cute_i(1), cute_max(a, cute_i(0), cute_add(a, cute_sub(a, j, full), cute_i(1))));
-    return cute_sub(a, j, cute_mul(a, full, past));
+    /* i + start is below 2 full: past `turn` steps the walk wraps (a select, no division) */
+    cute_int turn = cute_sub(a, full, start);
+    cute_val wrapped = cute_val_select(c, cute_int_lt(c, i, turn), cute_int_value(c, cute_add(a, i, start), CUTE_I64),
+                                       cute_int_value(c, cute_sub(a, i, turn), CUTE_I64));
+    return cute_int_from_val(c, wrapped, 0);
 }
 
 /* full k-tiles (predicated where `pred`; unpredicated ones by `whole` where given), then
