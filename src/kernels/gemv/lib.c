@@ -34,6 +34,8 @@ struct cute_gemv_lib {
     int fma_decode;        /* cute_gemv_lib_fma_decode */
     int warp_rows;         /* cute_gemv_lib_warp_rows */
     int stagger;           /* cute_gemv_lib_stagger */
+    int row_tiles;         /* cute_gemv_lib_row_tiles */
+    int late_loads;        /* cute_gemv_lib_late_loads */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -52,7 +54,8 @@ static bool same_config(const void *x, const void *y)
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
            a->fma_decode == b->fma_decode && gemv_config_rows(a) == gemv_config_rows(b) &&
-           a->stagger == b->stagger;
+           a->stagger == b->stagger && (a->row_tiles > 1 ? a->row_tiles : 1) == (b->row_tiles > 1 ? b->row_tiles : 1) &&
+           a->late_loads == b->late_loads;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -73,6 +76,7 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->scale_rows = -1;
     lib->fma_decode = -1;
     lib->stagger = -1;
+    lib->late_loads = -1;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
@@ -243,6 +247,40 @@ int gemv_lib_stagger(cute_gemv_lib *lib)
 {
     pthread_mutex_lock(&lib->lock);
     int d = lib->stagger;
+    pthread_mutex_unlock(&lib->lock);
+    return d;
+}
+
+bool cute_gemv_lib_row_tiles(cute_gemv_lib *lib, int tiles)
+{
+    if (!lib || tiles < 0 || tiles > CUTE_GEMV_MAX_ROW_TILES) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->row_tiles = tiles;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+int gemv_lib_row_tiles(cute_gemv_lib *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    int d = lib->row_tiles;
+    pthread_mutex_unlock(&lib->lock);
+    return d;
+}
+
+bool cute_gemv_lib_late_loads(cute_gemv_lib *lib, int on)
+{
+    if (!lib || on < -1 || on > 1) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->late_loads = on;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+int gemv_lib_late_loads(cute_gemv_lib *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    int d = lib->late_loads;
     pthread_mutex_unlock(&lib->lock);
     return d;
 }
