@@ -130,24 +130,12 @@ forms_pass()
 }
 pass()
 {
-    regime=$1 shape=$2 forms=$3
-    shift 3
-    echo "== $regime $shape: $* --forms $forms,$forms"
-    rows=$(device_gemv "$@" --forms "$forms,$forms")
-    echo "$rows"
-    echo "$rows" | grep -E "%|WRONG|failed: no time|skipped" | awk -v R="$regime" -v S="$shape" '
-        /skipped/ { exit }
-        { i++; v = $NF; if ($NF == "WRONG" || /failed: no time/) v = "-"; sub("%", "", v)
-          print R, S, int((i - 1) / 2) + 1, (i - 1) % 2, v }' >>"$pairs"
-}
-pass()
-{
     device_begin
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU: skipped"
         return
     fi
-    echo "== the staggered forms on the GPU at odd sizes (every element against float64)"
+    echo "== the new forms on the GPU at odd sizes (every element against float64)"
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 2 --ahead 1 --stagger 1
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 2 --stagger 1
     device_gemv_run --dtype bf16 --shape 4099x4104 --batch 2 --stagger 1
