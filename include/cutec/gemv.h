@@ -88,10 +88,11 @@ typedef struct cute_gemv_config {
                             scale sector (r, r+32, r+64, r+96) start together
                             (cute_gemv_lib_stagger) */
     int row_tiles;       /* NVFP4's register form one k-tile ahead, 4 rows a warp: a block walks
-                            this many consecutive row tiles (16 rows each) as one pipeline of
-                            tiles x k-tiles, the next tile's first k-tile loaded before this
-                            one's last products; M a multiple of 16 x row_tiles and K of 1,024
-                            (0 or 1: a tile a block; cute_gemv_lib_row_tiles) */
+                            this many consecutive row tiles (16 rows each) as one walk of
+                            tiles x k-tiles with late loads, a tile's first k-tiles in flight
+                            while the one before it multiplies its last; M a multiple of 16 x
+                            row_tiles and K of 1,024, else a tile a block (0 or 1: a tile a
+                            block; cute_gemv_lib_row_tiles) */
     bool late_loads;     /* NVFP4's register form: a k-tile's registers take their next k-tile
                             after its products, ahead + 1 k-tiles on (not before them, ahead
                             on): ptxas places a walk's loads after the products whatever the
