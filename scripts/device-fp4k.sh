@@ -5,7 +5,8 @@
 #     after the products whatever the source order (SASS: one ahead's five LDG.128 sit at the
 #     loop's end, read at the next step's start), so one ahead waits a whole round trip every
 #     k-tile; late, a k-tile's successor's successor loads after its products into its freed
-#     registers, and has the next k-tile's products to land in (96 registers, 5 blocks an SM);
+#     registers, and has the next k-tile's products to land in (96 registers, 5 blocks an SM;
+#     x loaded as the products start, not held between);
 #   - a block's row tiles in one walk (`--row-tiles T`, with late loads): a warp's first k-tile
 #     waits a round trip once a block, not once a tile (4096 rows at K 7168: 7 k-tiles a tile);
 #   - the staggered walk (`--stagger 1`): each warp starts at a k-tile of its own, so that the
@@ -16,7 +17,7 @@
 # late loads, 0/0 the library's own; one problem, each form's first run checked against
 # float64, each row beside a device copy of the same bytes), the forms in a row, twice (two
 # rounds, alternating), the library's first:
-#   FEW   (7168,16384,1): 2/4/0 against 2/4/1, 2/4/0/1/1, 2/4/1/1/1 (ptxas: 68, 0, 30 bytes
+#   FEW   (7168,16384,1): 2/4/0 against 2/4/1, 2/4/0/1/1, 2/4/1/1/1 (ptxas: 68, 0, 12 bytes
 #         spilled at 128 registers)
 #   MANY  (4096,7168,8):  1/4/0 against 1/4/0/1/1, 1/4/0/4 (96 registers, 5 blocks an SM), 1/4/1
 #   SMALL (7168,2048,4):  0/0 (a k-tile at a time) against 1/4/0/1/1, 1/4/0/4
