@@ -1,40 +1,34 @@
 #!/bin/sh
-# The GEMV pass of branch fp4k on a GPU machine (issue 17), about 90 s on one H200 after the
-# build.  fp4k's forms, all opt-in (docs/gemv.md; bench/RESULTS.md, fp4k):
+# The NVFP4 GEMV pass of branch fp4k on a GPU machine (issue 17), about 70 s on one H200 after
+# the build.  fp4k's forms, opt-in (docs/gemv.md, "Late loads and row tiles"; bench/RESULTS.md,
+# fp4k):
 #   - late loads (`--late-loads 1`, cfg.late_loads): ptxas issues the register walk's loads
 #     after the products whatever the source order (SASS: one ahead's five LDG.128 sit at the
 #     loop's end, read at the next step's start), so one ahead waits a whole round trip every
 #     k-tile; late, a k-tile's successor's successor loads after its products into its freed
-#     registers, and has the next k-tile's products to land in (96 registers, 5 blocks an SM;
-#     x loaded as the products start, not held between);
+#     registers, and has the next k-tile's products to land in (one ahead: 96 registers, 5
+#     blocks an SM; x loaded as the products start, not held between);
 #   - a block's row tiles in one walk (`--row-tiles T`, with late loads): a warp's first k-tile
-#     waits a round trip once a block, not once a tile (4096 rows at K 7168: 7 k-tiles a tile);
-#   - the staggered walk (`--stagger 1`): each warp starts at a k-tile of its own, so that the
-#     warps in flight read across A's columns, not one stripe of every row at once;
-#   - the bf16 ring's 4 rows a warp (`--warp-rows 4`): half the walks, each twice the bytes.
+#     waits a round trip once a block, not once a tile.
+# (The early mid pass, 2026-11-27 21:41, measured the staggered walk and the bf16 ring's 4 rows
+# a warp slower in all 12 and 6 pairs: deleted.)
 # First the new forms on the GPU against float64 at odd sizes, then, in one process a shape
-# (`cutec bench gemv --forms A/R/S/T/L`: k-tiles ahead / rows a warp / staggered / row tiles /
-# late loads, 0/0 the library's own; one problem, each form's first run checked against
-# float64, each row beside a device copy of the same bytes), the forms in a row, twice (two
-# rounds, alternating), the library's first:
-#   FEW   (7168,16384,1): 2/4/0 against 2/4/1, 2/4/0/1/1, 2/4/1/1/1 (ptxas: 68, 0, 12 bytes
-#         spilled at 128 registers)
-#   MANY  (4096,7168,8):  1/4/0 against 1/4/0/1/1, 1/4/0/4 (96 registers, 5 blocks an SM), 1/4/1
-#   SMALL (7168,2048,4):  0/0 (a k-tile at a time) against 1/4/0/1/1, 1/4/0/4
-#   BF16  16384x4096, 8192x8192, 4096x16384 (the ring of 4): 1/0/0 against 1/0/1 (staggered)
-#         and 1/4/0 (4 rows a warp); (the bf16 GEMV takes only R and S)
+# (`cutec bench gemv --forms A/R/T/L`: k-tiles ahead / rows a warp / row tiles / late loads,
+# 0/0 the library's own; one problem, each form's first run checked against float64, each row
+# beside a device copy of the same bytes), the forms in a row, twice (two rounds, alternating),
+# the library's first:
+#   FEW   (7168,16384,1): 2/4 against 2/4/1/1 (two ahead late), 1/4/1/1 (one ahead late)
+#   MANY  (4096,7168,8):  1/4 against 1/4/1/1, 1/4/4 (row tiles 4: 512 blocks), 1/4/2
+#   SMALL (7168,2048,4):  0/0 (a k-tile at a time) against 1/4/1/1, 1/4/4 (448 blocks)
 # What it decides (a pair: a form and the library's in one round), per regime and form: at
-# least 1 point faster in every pair (FEW, MANY, SMALL: of the one shape; BF16: of one shape at
-# least, the three shapes sharing one flip) and no pair of the regime more than 0.5 slower ->
-# "make default" (the best such form of the regime: FEW nvfp4.c form_few {2, 4, 0, 1, 0} ->
-# {A, R, S, T, L}; MANY form_many {1, 4, 0, 1, 0} -> {A, R, S, T, L}; SMALL: not a one-line
-# flip, nvfp4.c pipeline_pays; BF16 lib.c CUTE_GEMV_RING_STAGGER 0 -> 1, or CUTE_GEMV_RING_ROWS
-# 0 -> 4); else "keep".  Per knob (stagger, the ring's rows, row tiles, late loads): slower in
-# every pair of the forms that turn it on -> "delete" it, else "keep opt-in".  A wrong element
-# or a missing row gives no pair.  Past BUDGET_S (90) a step prints "skipped".  Logs in $OUT
-# (default build/device-out); the log's tail is printed.  `sh scripts/device-fp4k.sh decide
-# FILE` prints the decisions of a pairs file alone (lines "REGIME SHAPE ROUND FORM PCT", the
-# library's form first).
+# least 1 point faster in every pair and no pair of the regime more than 0.5 slower -> "make
+# default" (the best such form: FEW nvfp4.c form_few {2, 4, 1, 0} -> {A, R, T, L}; MANY
+# form_many {1, 4, 1, 0} -> {A, R, T, L}; SMALL: not a one-line flip, nvfp4.c pipeline_pays);
+# else "keep".  Per knob (row tiles, late loads): slower in every pair of the forms that turn
+# it on -> "delete" it, else "keep opt-in".  A wrong element or a missing row gives no pair.
+# Past BUDGET_S (90) a step prints "skipped".  Logs in $OUT (default build/device-out); the
+# log's tail is printed.  `sh scripts/device-fp4k.sh decide FILE` prints the decisions of a
+# pairs file alone (lines "REGIME SHAPE ROUND FORM PCT", the library's form first).
 . scripts/device-common.sh
 log="$out/fp4k.log"
 pairs="$out/fp4k.pairs"
@@ -48,22 +42,17 @@ decide()
            if (!($1 in base)) { base[$1] = $4; order[++nr] = $1 } }
         function flip(R, f,    q, n) {
             n = split(f, q, "/")
-            if (n < 3) q[3] = 0
-            if (n < 4) q[4] = 1
-            if (n < 5) q[5] = 0
+            if (n < 3) q[3] = 1
+            if (n < 4) q[4] = 0
             if (R == "FEW" || R == "MANY")
-                return "nvfp4.c form_" tolower(R) " {" (R == "FEW" ? 2 : 1) ", 4, 0, 1, 0} -> {" q[1] ", " q[2] ", " q[3] ", " q[4] ", " q[5] "}"
-            if (R == "SMALL") return "not a one-line flip: nvfp4.c pipeline_pays for K of two k-tiles, then form_many"
-            if (f == "1/0/1") return "lib.c CUTE_GEMV_RING_STAGGER 0 -> 1"
-            return "lib.c CUTE_GEMV_RING_ROWS 0 -> 4"
+                return "nvfp4.c form_" tolower(R) " {" (R == "FEW" ? 2 : 1) ", 4, 1, 0} -> {" q[1] ", " q[2] ", " q[3] ", " q[4] "}"
+            return "not a one-line flip: nvfp4.c pipeline_pays for K of two k-tiles, then form_many"
         }
-        # the knobs a form turns on: stagger, rows (the ring'"'"'s 4), tiles, late
+        # the knobs a form turns on: tiles, late
         function knobs(R, f,    q, n, r) {
             n = split(f, q, "/"); r = ""
-            if (n >= 3 && q[3] == 1) r = r " stagger"
-            if (R == "BF16" && q[2] == 4) r = r " rows"
-            if (n >= 4 && q[4] > 1) r = r " tiles"
-            if (n >= 5 && q[5] == 1) r = r " late"
+            if (n >= 3 && q[3] > 1) r = r " tiles"
+            if (n >= 4 && q[4] == 1) r = r " late"
             return r
         }
         END {
@@ -73,7 +62,7 @@ decide()
                     f = fs[j]
                     if (f == base[R]) continue
                     nk = split(knobs(R, f), ks, " ")
-                    lead_one = 0; lead_all = 1; worst = 1e9; pr = 0; sr = 0; tot = 0
+                    lead_all = 1; worst = 1e9; pr = 0; sr = 0; tot = 0
                     for (i = 1; i <= ns; i++) {
                         S = sh[i]; pairs = 0; faster = 0; slower = 0; sum = 0
                         for (k = 1; k <= rounds[R, S]; k++) {
@@ -87,11 +76,11 @@ decide()
                         if (!pairs) continue
                         printf "%s %s %s: %d pairs, mean %+.1f points against %s, %d at least 1 faster, %d slower\n",
                             R, S, f, pairs, sum / pairs, base[R], faster, slower
-                        if (pairs >= 2 && faster == pairs) lead_one = 1; else lead_all = 0
+                        if (!(pairs >= 2 && faster == pairs)) lead_all = 0
                         pr += pairs; sr += slower; tot += sum
                     }
                     for (u = 1; u <= nk; u++) { tried[ks[u]] += pr; lost[ks[u]] += sr }
-                    leads = R == "BF16" ? lead_one : lead_all
+                    leads = lead_all
                     if (pr && leads && worst >= -0.5 && tot / pr > bestm) { best = f; bestm = tot / pr }
                 }
                 if (best != "")
@@ -99,12 +88,10 @@ decide()
                 else
                     printf "decides: %s keep %s\n", R, base[R]
             }
-            split("stagger rows tiles late", kn, " ")
-            what["stagger"] = "the staggered walk (cfg.stagger, parts.c gemv_walk_start/gemv_walk_kt, --stagger)"
-            what["rows"] = "the ring'"'"'s 4 rows a warp (gemv_rows_per_warp'"'"'s ring case, lib.c CUTE_GEMV_RING_ROWS)"
+            split("tiles late", kn, " ")
             what["tiles"] = "NVFP4'"'"'s row tiles a block (cfg.row_tiles, blockscaled.c words_row_tiles, --row-tiles)"
             what["late"] = "NVFP4'"'"'s late loads (cfg.late_loads, --late-loads)"
-            for (u = 1; u <= 4; u++) {
+            for (u = 1; u <= 2; u++) {
                 x = kn[u]
                 if (!tried[x]) continue
                 if (lost[x] == tried[x])
@@ -138,20 +125,14 @@ pass()
         return
     fi
     echo "== the new forms on the GPU at odd sizes (every element against float64)"
-    device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 2 --ahead 1 --stagger 1
-    device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 2 --stagger 1
-    device_gemv_run --dtype bf16 --shape 4099x4104 --batch 2 --stagger 1 --warp-rows 4
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 2 --ahead 1 --late-loads 1
+    device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 2 --late-loads 1
     device_gemv_run --dtype nvfp4 --shape 4096x5120 --batch 3 --ahead 1 --row-tiles 4
     rm -f "$pairs"
-    GEMV_TIMEOUT=20
-    forms_pass FEW 7168x16384x1 2/4/0,2/4/1,2/4/0/1/1,2/4/1/1/1 --dtype nvfp4 --shape 7168x16384
-    forms_pass MANY 4096x7168x8 1/4/0,1/4/0/1/1,1/4/0/4,1/4/1 --dtype nvfp4 --shape 4096x7168 --batch 8
-    forms_pass SMALL 7168x2048x4 0/0,1/4/0/1/1,1/4/0/4 --dtype nvfp4 --shape 7168x2048 --batch 4
-    GEMV_TIMEOUT=12
-    for s in 16384x4096 8192x8192 4096x16384; do
-        forms_pass BF16 "$s" 1/0/0,1/0/1,1/4/0 --dtype bf16 --shape "$s"
-    done
+    GEMV_TIMEOUT=25
+    forms_pass FEW 7168x16384x1 2/4,2/4/1/1,1/4/1/1 --dtype nvfp4 --shape 7168x16384
+    forms_pass MANY 4096x7168x8 1/4,1/4/1/1,1/4/4,1/4/2 --dtype nvfp4 --shape 4096x7168 --batch 8
+    forms_pass SMALL 7168x2048x4 0/0,1/4/1/1,1/4/4 --dtype nvfp4 --shape 7168x2048 --batch 4
     device_end
     echo "== decision (the rule in the header)"
     decide "$pairs"

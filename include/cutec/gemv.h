@@ -77,16 +77,8 @@ typedef struct cute_gemv_config {
                             widening (F2FP, HADD2.F32, shifts and masks); 0: by cvt
                             (cute_gemv_lib_fma_decode) */
     int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
-                            4); x decoded once for 8 rows, half the warps, 128 registers.
-                            Through a ring (smem_stages, no scales): 4, or 0 (the kernel's
-                            own, 2 for 16-bit elements) (cute_gemv_lib_warp_rows) */
-    bool stagger;        /* the walks over whole k-tiles (NVFP4's register form, the ring):
-                            each warp starts at a k-tile of its own, (its rows' place in a
-                            128-row tile, the tile, the batch) mod its k-tiles, and wraps,
-                            so that the warps in flight read across A's columns, not one
-                            column stripe of every row at once; the rows that share a
-                            scale sector (r, r+32, r+64, r+96) start together
-                            (cute_gemv_lib_stagger) */
+                            4); x decoded once for 8 rows, half the warps, 128 registers
+                            (cute_gemv_lib_warp_rows) */
     int row_tiles;       /* NVFP4's register form one k-tile ahead, 4 rows a warp: a block walks
                             this many consecutive row tiles (16 rows each) as one walk of
                             tiles x k-tiles with late loads, a tile's first k-tiles in flight
@@ -197,14 +189,8 @@ bool cute_gemv_lib_scale_rows(cute_gemv_lib *lib, int tiled);
 bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
 /* NVFP4's register form's rows a warp for later calls (cute_gemv_config.warp_rows): 4 or 8
  * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
- * (form_few and form_many in nvfp4.c); 4 also gives a ring (the GEMVs without scales) 4 rows
- * a warp (0: CUTE_GEMV_RING_ROWS in lib.c).  false for other values */
+ * (form_few and form_many in nvfp4.c).  false for other values */
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
-/* The staggered walk (cute_gemv_config.stagger) for later calls: 1 where a walk over whole
- * k-tiles runs (NVFP4's register form or a ring), 0 never, -1 (the default) the library's
- * (NVFP4: form_few and form_many in nvfp4.c; the ring: CUTE_GEMV_RING_STAGGER in lib.c).
- * false for other values */
-bool cute_gemv_lib_stagger(cute_gemv_lib *lib, int on);
 /* NVFP4's row tiles a block (cute_gemv_config.row_tiles) for later calls: 2 to
  * CUTE_GEMV_MAX_ROW_TILES where the one-ahead register form runs and M and K allow it, 1 never,
  * 0 (the default) the library's (form_many in nvfp4.c).  false for other values */

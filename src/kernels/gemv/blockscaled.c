@@ -343,19 +343,8 @@ static scale_tiles scale_tiles_of(cute_ctx *c, const gemv_plan *p, const gemv_th
             if (row == 0) s.quad = gemv_scales_by_tile(c, w->sfq, CUTE_CRD(m, k, t->l), 4, tk, full);
             continue;
         }
-        if (row && p->cfg.stagger) { /* row 0's view, its rows' mode: sliced below */
-            s.sa[row] = CUTE_SLICE(c, s.sa[0], CUTE_ALL, row, CUTE_ALL);
-            continue;
-        }
         s.sa[row] = gemv_scales_by_tile(c, w->sfa, CUTE_CRD(m, k, t->l), 2, tk, full);
-        if (p->cfg.stagger) /* the warp's rows lie in one 32-row quarter of a scale tile, row i's
-                               pairs the layout's row stride further than row 0's (16 bytes):
-                               one address for them all, which the rotated walk has the
-                               registers for ((2, rows, tiles) here, row 0's slice after) */
-            s.sa[0].layout = cute_layout_fmt(a, "(2,%d,%I):(1,%I,%I)", p->rows, s.sa[0].layout.shape.leaf[1],
-                                             w->sfa.layout.stride.leaf[0], s.sa[0].layout.stride.leaf[1]);
     }
-    if (p->cfg.stagger && !p->cfg.scale_rows_tiled) s.sa[0] = CUTE_SLICE(c, s.sa[0], CUTE_ALL, 0, CUTE_ALL);
     return s;
 }
 
@@ -482,11 +471,9 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
     {
         if (p->unroll != 1) cute_ctx_fail(c, "gemv: the pipelined NVFP4 k-tiles take one vector a row (plan)");
         scale_tiles st = scale_tiles_of(c, p, th, t, w, full);
-        cute_int start = gemv_walk_start(c, p, th, t, full); /* cfg.stagger: step i takes k-tile i + start */
         words_tile buf[CUTE_GEMV_MAX_AHEAD + 2]; /* buf[0] this k-tile's, buf[i] i ahead */
         for (int i = 0; i < held; i++) {
             cute_int kt = i ? cute_min(a, cute_i(i), cute_sub(a, full, cute_i(1))) : cute_i(0);
-            kt = gemv_walk_kt(c, p, start, kt, full);
             buf[i] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), false, &st);
         }
         CUTE_FOR_STEP(c, kt, cute_i(0), full, 1, held > 1 ? held + 1 : 0)
@@ -494,12 +481,12 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
             /* (the last k-tile, full - 1, as max(full - 1, 0): proven nonnegative, the
              * scales' index divisions become shifts) */
             cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
-            cute_int after = gemv_walk_kt(c, p, start, cute_min(a, cute_add(a, kt, cute_i(held)), last), full);
+            cute_int after = cute_min(a, cute_add(a, kt, cute_i(held)), last);
             if (late) { /* the products, then the loads into their registers; x (every
                          * warp's, from L1) loaded as its products start, holding no registers
                          * between (the loads' x is then dead, and goes) */
                 words_tile now = buf[0];
-                cute_tuple at = CUTE_CRD(CUTE_ALL, CUTE_ALL, gemv_walk_kt(c, p, start, kt, full));
+                cute_tuple at = CUTE_CRD(CUTE_ALL, CUTE_ALL, kt);
                 cute_tensor tX = cute_partition_S(c, th->thr, cute_tensor_slice(c, t->gX[0], at));
                 now.rX = gemv_load_part(c, p, gemv_lane_row(c, p, tX, 0), NULL, t->bound);
                 words_products(c, p, &now, w);

@@ -222,72 +222,20 @@ static void fma_decode_forms(cute_runtime *rt, cute_gemv_lib *lib)
     }
 }
 
-/* NVFP4's staggered walk when asked (cute_gemv_lib_stagger 1: each warp starts at a k-tile of
- * its own, by its rows' place in their scale tile, the tile and the batch, and wraps), every
- * scale code into f32 y: one and two ahead over several scale tiles (different starts) and
- * batches with a tail, 8 rows a warp, rows by scale tile, the ring, one whole k-tile; a k-tile
- * at a time not staggered; the forms without a walk over whole k-tiles refused */
-static void stagger_forms(cute_runtime *rt, cute_gemv_lib *lib)
-{
-    static const struct {
-        int ahead, rows, tiled, stages;
-        int64_t M, K, L;
-        double beta;
-    } cases[] = {{1, 4, 0, 0, 300, 5 * 1024 + 96, 2, 0.5}, {2, 4, 0, 0, 37, 3 * 1024 + 32, 1, 0},
-                 {1, 8, 0, 0, 45, 4096 + 64, 1, 0},        {1, 4, 1, 0, 300, 4 * 1024, 1, -0.5},
-                 {0, 0, 0, 3, 37, 5 * 1024 + 96, 2, 0},    {2, 4, 0, 0, 20, 1024 + 32, 1, 0}};
-    CHECK(!cute_gemv_lib_stagger(lib, 2) && !cute_gemv_lib_stagger(lib, -2) && cute_gemv_lib_stagger(lib, 1),
-          "staggered: -1, 0 or 1");
-    every_scale = true;
-    cute_gemv_config last;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cute_gemv_lib_ahead(lib, cases[i].ahead);
-        cute_gemv_lib_warp_rows(lib, cases[i].rows);
-        cute_gemv_lib_scale_rows(lib, cases[i].tiled);
-        cute_gemv_lib_smem_stages(lib, cases[i].stages);
-        run_case(rt, lib, CUTE_E2M1, CUTE_F32, cases[i].M, cases[i].K, cases[i].L, cases[i].beta);
-        cute_gemv_lib_last(lib, &last, NULL);
-        CHECK(last.stagger && last.smem_stages == cases[i].stages && !last.tile_at_a_time,
-              "case %zu: NVFP4 staggered when asked (ran %d, %d stages)", i, last.stagger, last.smem_stages);
-    }
-    every_scale = false;
-    cute_gemv_lib_ahead(lib, 0), cute_gemv_lib_warp_rows(lib, 0), cute_gemv_lib_scale_rows(lib, -1);
-    cute_gemv_lib_smem_stages(lib, 0);
-    cute_gemv_lib_tile_at_a_time(lib, true);
-    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 2048 + 32, 1, 0);
-    cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(last.tile_at_a_time && !last.stagger, "a k-tile at a time: not staggered");
-    cute_gemv_lib_tile_at_a_time(lib, false);
-    cute_gemv_lib_stagger(lib, -1);
-    const cute_gemv_config nv = {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16,
-                                 .stagger = true};
-    cute_gemv_config no[3] = {nv, nv};
-    no[0].tile_at_a_time = true;
-    no[1].l2_prefetch = 1;
-    no[2] = (cute_gemv_config){.dtype = CUTE_E4M3, .a_major = 1, .vec = 16, .vectors = 1, .sf_vec = 32, .stagger = true};
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
-        char err[512] = "";
-        const cute_fn *f = cute_gemv_compile(rt, &no[i], err, sizeof err);
-        CHECK(!f && strstr(err, "staggered"), "staggered refused (%zu): %s", i, err);
-        cute_fn_free(f);
-    }
-}
-
 /* NVFP4's late loads (cute_gemv_lib_late_loads 1: a k-tile's next loads after its products,
  * ahead + 1 on) and a block's row tiles in one walk (cute_gemv_lib_row_tiles T), every scale
- * code into f32 y: one and two ahead late over scale tiles and batches with a K tail, staggered,
- * two k-tiles only; 2 and 4 row tiles over batches, K of one and of three k-tiles; the library
+ * code into f32 y: one and two ahead late over scale tiles and batches with a K tail, two
+ * k-tiles only; 2 and 4 row tiles over batches, K of one and of three k-tiles; the library
  * not taking row tiles where M or K do not allow them; the forms refused */
 static void late_forms(cute_runtime *rt, cute_gemv_lib *lib)
 {
     static const struct {
-        int ahead, stagger, tiles;
+        int ahead, tiles;
         int64_t M, K, L;
         double beta;
-    } cases[] = {{1, 0, 1, 300, 5 * 1024 + 96, 2, 0.5}, {2, 0, 1, 37, 3 * 1024 + 32, 1, 0},
-                 {1, 1, 1, 300, 4 * 1024, 1, -0.5},      {1, 0, 1, 20, 2 * 1024, 1, 0},
-                 {1, 0, 2, 64, 3 * 1024, 2, 0.5},        {1, 0, 4, 128, 1024, 3, 0},
-                 {1, 0, 2, 96, 2 * 1024, 1, -0.5}};
+    } cases[] = {{1, 1, 300, 5 * 1024 + 96, 2, 0.5}, {2, 1, 37, 3 * 1024 + 32, 1, 0}, {1, 1, 300, 4 * 1024, 1, -0.5},
+                 {1, 1, 20, 2 * 1024, 1, 0},          {1, 2, 64, 3 * 1024, 2, 0.5},  {1, 4, 128, 1024, 3, 0},
+                 {1, 2, 96, 2 * 1024, 1, -0.5}};
     CHECK(!cute_gemv_lib_late_loads(lib, 2) && !cute_gemv_lib_row_tiles(lib, CUTE_GEMV_MAX_ROW_TILES + 1) &&
               cute_gemv_lib_late_loads(lib, 1),
           "late loads -1, 0 or 1; row tiles 0 to %d", CUTE_GEMV_MAX_ROW_TILES);
@@ -295,13 +243,12 @@ static void late_forms(cute_runtime *rt, cute_gemv_lib *lib)
     cute_gemv_config last;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cute_gemv_lib_ahead(lib, cases[i].ahead);
-        cute_gemv_lib_stagger(lib, cases[i].stagger);
         cute_gemv_lib_row_tiles(lib, cases[i].tiles);
         cute_gemv_lib_late_loads(lib, cases[i].tiles > 1 ? 0 : 1);
         run_case(rt, lib, CUTE_E2M1, CUTE_F32, cases[i].M, cases[i].K, cases[i].L, cases[i].beta);
         cute_gemv_lib_last(lib, &last, NULL);
         int tiles = last.row_tiles > 1 ? last.row_tiles : 1;
-        CHECK(tiles == cases[i].tiles && last.late_loads == (cases[i].tiles == 1) && last.stagger == cases[i].stagger,
+        CHECK(tiles == cases[i].tiles && last.late_loads == (cases[i].tiles == 1),
               "case %zu: NVFP4 late loads %d, %d row tiles when asked", i, last.late_loads, tiles);
     }
     every_scale = false;
@@ -312,14 +259,14 @@ static void late_forms(cute_runtime *rt, cute_gemv_lib *lib)
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 64, 2048 + 64, 1, 0);
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(last.row_tiles <= 1, "K 2112: no row tiles (ran %d)", last.row_tiles);
-    cute_gemv_lib_ahead(lib, 0), cute_gemv_lib_stagger(lib, -1), cute_gemv_lib_row_tiles(lib, 0);
+    cute_gemv_lib_ahead(lib, 0), cute_gemv_lib_row_tiles(lib, 0);
     cute_gemv_lib_late_loads(lib, -1);
     const cute_gemv_config nv = {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16};
     cute_gemv_config no[5] = {nv, nv, nv, nv, nv};
     no[0].tile_at_a_time = true, no[0].late_loads = true;
     no[1].smem_stages = 4, no[1].late_loads = true;
     no[2].ahead = 2, no[2].row_tiles = 2;
-    no[3].stagger = true, no[3].row_tiles = 4;
+    no[3].scale_rows_tiled = true, no[3].row_tiles = 4;
     no[4] = (cute_gemv_config){.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .late_loads = true};
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
         char err[512] = "";
@@ -524,7 +471,6 @@ static void results(const char *arch)
     ahead_forms(rt, lib);
     tiled_forms(rt, lib);
     block_forms(rt, lib);
-    stagger_forms(rt, lib);
     late_forms(rt, lib);
     if (!strcmp(arch, "sm_90a")) fma_decode_forms(rt, lib); /* (sm_100a decodes by cvt) */
     cute_gemv_lib_smem_stages(lib, -1);

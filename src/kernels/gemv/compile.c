@@ -206,20 +206,15 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "tile_at_a_time, the L2 prefetch or the ring", cfg->ahead, CUTE_GEMV_MAX_AHEAD);
         return false;
     }
-    if (cfg->warp_rows && !cfg->sf_vec && (cfg->warp_rows != 4 || !cfg->smem_stages)) {
-        snprintf(err, n, "gemv: %d rows a warp (NVFP4's register form's, or 4 through the ring)", cfg->warp_rows);
-        return false;
-    }
-    if (cfg->stagger && !cfg->smem_stages && !(cfg->sf_vec && nvfp4_pipelined(cfg))) {
-        snprintf(err, n, "gemv: the staggered walk takes whole k-tiles through a ring or NVFP4's register "
-                 "form (not tile_at_a_time or the L2 prefetch)");
+    if (cfg->warp_rows && !cfg->sf_vec) {
+        snprintf(err, n, "gemv: %d rows a warp (NVFP4's register form's)", cfg->warp_rows);
         return false;
     }
     if (cfg->row_tiles > 1 && (cfg->row_tiles > CUTE_GEMV_MAX_ROW_TILES || !cfg->sf_vec || !nvfp4_pipelined(cfg) ||
                                cfg->smem_stages || gemv_ahead(cfg) > 1 || gemv_rows_a_warp(cfg) != 4 ||
-                               cfg->scale_rows_tiled || cfg->stagger)) {
+                               cfg->scale_rows_tiled)) {
         snprintf(err, n, "gemv: %d row tiles a block (2 to %d) are NVFP4's register form one k-tile ahead, 4 rows a "
-                 "warp (not staggered, by scale tile or through the ring)", cfg->row_tiles, CUTE_GEMV_MAX_ROW_TILES);
+                 "warp (not by scale tile or through the ring)", cfg->row_tiles, CUTE_GEMV_MAX_ROW_TILES);
         return false;
     }
     if (cfg->late_loads && (!cfg->sf_vec || !nvfp4_pipelined(cfg) || cfg->smem_stages)) {
@@ -351,7 +346,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, specs);
     char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d%s_rt%d%s",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d_rt%d%s",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -364,7 +359,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                                 : "",
              cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
-             gemv_config_rows(cfg), cfg->stagger ? "_st" : "", cfg->row_tiles > 1 ? cfg->row_tiles : 1,
+             gemv_rows_a_warp(cfg), cfg->row_tiles > 1 ? cfg->row_tiles : 1,
              cfg->late_loads ? "_ll" : "");
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host

@@ -39,7 +39,6 @@ typedef struct gemv_plan {
 static inline int gemv_rows_per_warp(const cute_gemv_config *cfg)
 {
     if (cfg->a_major != 1 || cfg->sf_vec) return 1;
-    if (cfg->smem_stages && cfg->warp_rows) return cfg->warp_rows; /* the ring's, asked (4) */
     if (cfg->vectors > 1) return 4;
     return cute_dtype_bits(cfg->dtype) >= 32 ? 1 : 2;
 }
@@ -190,8 +189,6 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib);
 /* NVFP4's register form's rows a warp asked for later calls (cute_gemv_lib_warp_rows; 0: the
  * library's) */
 int gemv_lib_warp_rows(cute_gemv_lib *lib);
-/* the staggered walk asked for later calls (cute_gemv_lib_stagger; -1: the library's) */
-int gemv_lib_stagger(cute_gemv_lib *lib);
 /* NVFP4's row tiles a block asked for later calls (cute_gemv_lib_row_tiles; 0: the library's) */
 int gemv_lib_row_tiles(cute_gemv_lib *lib);
 /* NVFP4's late loads asked for later calls (cute_gemv_lib_late_loads; -1: the library's) */
@@ -200,11 +197,6 @@ int gemv_lib_late_loads(cute_gemv_lib *lib);
 static inline int gemv_rows_a_warp(const cute_gemv_config *cfg)
 {
     return cfg->warp_rows > 0 ? cfg->warp_rows : 4;
-}
-/* a K-major configuration's rows a warp, block-scaled or not (the compiled function's key) */
-static inline int gemv_config_rows(const cute_gemv_config *cfg)
-{
-    return cfg->sf_vec ? gemv_rows_a_warp(cfg) : gemv_rows_per_warp(cfg);
 }
 /* a configuration's k-tiles ahead in NVFP4's register form (cfg.ahead, at least 1) */
 static inline int gemv_ahead(const cute_gemv_config *cfg)
@@ -225,12 +217,6 @@ void gemv_prefetch_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_tiles *
  * groups along K (a k-tile is a whole number of them, so a loop advances the address) */
 cute_tensor gemv_scales_by_tile(cute_ctx *c, cute_tensor sf, cute_tuple crd0, int width, int64_t per_tile,
                                 cute_int full);
-
-/* cfg.stagger: the k-tile a warp's walk over its `full` whole k-tiles starts at (0 without
- * it), and the k-tile its i-th step takes, (i + start) mod full (i and start below full) */
-cute_int gemv_walk_start(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
-                         cute_int full);
-cute_int gemv_walk_kt(cute_ctx *c, const gemv_plan *p, cute_int start, cute_int i, cute_int full);
 
 /* The K-major kernels' shared-memory ring (cfg.smem_stages, ring.c): a warp's whole k-tiles
  * of A's rows and x (and NVFP4's scale groups) streamed through stages of shared memory of

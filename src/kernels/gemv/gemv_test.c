@@ -263,67 +263,6 @@ static void ring_cases(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
-/* The staggered ring (cfg.stagger: each warp's walk starts at a k-tile of its own and wraps)
- * when asked: rows over several 128-row tiles and batches (different starts), whole k-tiles
- * and a tail, split-K (a split's own k-tiles), one whole k-tile, fewer k-tiles than the ring
- * holds; then the ring's 4 rows a warp (cfg.warp_rows), staggered and not; neither taken where
- * no ring runs; refused where no walk over whole k-tiles runs, or rows other than 4 */
-static void stagger_cases(cute_runtime *rt)
-{
-    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
-    CHECK(!cute_gemv_lib_stagger(lib, 2) && !cute_gemv_lib_stagger(lib, -2) && cute_gemv_lib_stagger(lib, 1),
-          "staggered: -1, 0 or 1");
-    static const gemv_case cases[] = {
-        {CUTE_BF16, CUTE_BF16, 300, 5 * 512 + 40, 2, 1, 0, 1, 0, 0, 0.5, 0},
-        {CUTE_F16, CUTE_F32, 37, 4096 + 64, 1, 1, 8, 1, 0, 3, 0, 0},
-        {CUTE_BF16, CUTE_F16, 20, 512, 1, 1, 0, 1, 0, 0, 0, 0},
-        {CUTE_BF16, CUTE_BF16, 9, 2 * 512, 3, 1, 0, 1, 0, 0, -0.5, 0},
-    };
-    cute_gemv_config cfg;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        run_case(rt, lib, &cases[i]);
-        cute_gemv_lib_last(lib, &cfg, NULL);
-        CHECK(cfg.stagger && cfg.smem_stages == CUTE_GEMV_RING_STAGES, "stagger case %zu: staggered ring (%d, %d)",
-              i, cfg.stagger, cfg.smem_stages);
-    }
-    cute_gemv_lib_smem_stages(lib, 3);
-    run_case(rt, lib, &cases[0]);
-    cute_gemv_lib_last(lib, &cfg, NULL);
-    CHECK(cfg.stagger && cfg.smem_stages == 3, "a staggered ring of 3");
-    /* 4 rows a warp through the ring when asked (cute_gemv_lib_warp_rows 4), staggered and not */
-    CHECK(cute_gemv_lib_warp_rows(lib, 4), "4 rows a warp");
-    cute_gemv_lib_smem_stages(lib, -1);
-    for (int st = 1; st >= 0; st--) {
-        cute_gemv_lib_stagger(lib, st);
-        for (size_t i = 0; i < 2; i++) {
-            run_case(rt, lib, &cases[i]);
-            cute_gemv_lib_last(lib, &cfg, NULL);
-            CHECK(cfg.warp_rows == 4 && cfg.stagger == st && cfg.smem_stages,
-                  "ring case %zu: 4 rows a warp when asked (ran %d, staggered %d)", i, cfg.warp_rows, cfg.stagger);
-        }
-    }
-    cute_gemv_lib_stagger(lib, 1);
-    cute_gemv_lib_smem_stages(lib, 0);
-    run_case(rt, lib, &cases[2]);
-    cute_gemv_lib_last(lib, &cfg, NULL);
-    CHECK(!cfg.stagger && !cfg.smem_stages && !cfg.warp_rows, "no ring: not staggered, the rows a warp of its own");
-    cute_gemv_lib_warp_rows(lib, 0);
-    cute_gemv_config no = {.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .stagger = true};
-    char err[512] = "";
-    const cute_fn *f = cute_gemv_compile(rt, &no, err, sizeof err);
-    CHECK(!f && strstr(err, "staggered"), "the register form staggered refused: %s", err);
-    cute_fn_free(f);
-    no = (cute_gemv_config){.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .warp_rows = 4};
-    f = cute_gemv_compile(rt, &no, err, sizeof err);
-    CHECK(!f && strstr(err, "rows a warp"), "the register form's 4 rows a warp refused: %s", err);
-    cute_fn_free(f);
-    no.smem_stages = 4, no.warp_rows = 8;
-    f = cute_gemv_compile(rt, &no, err, sizeof err);
-    CHECK(!f && strstr(err, "rows a warp"), "the ring's 8 rows a warp refused: %s", err);
-    cute_fn_free(f);
-    cute_gemv_lib_free(lib);
-}
-
 /* a call expected to be refused: INVALID, and `word` in the message */
 static void refused(cute_gemv_lib *lib, const char *what, const cute_call_arg *A,
                     const cute_call_arg *x, const cute_call_arg *y, double beta, const char *word)
@@ -564,7 +503,6 @@ int main(void)
     validation(rt);
     results(rt);
     ring_cases(rt);
-    stagger_cases(rt);
     machine_code(rt);
     mma_code(rt);
     skinny(rt);

@@ -33,7 +33,6 @@ struct cute_gemv_lib {
     int scale_rows;        /* cute_gemv_lib_scale_rows */
     int fma_decode;        /* cute_gemv_lib_fma_decode */
     int warp_rows;         /* cute_gemv_lib_warp_rows */
-    int stagger;           /* cute_gemv_lib_stagger */
     int row_tiles;         /* cute_gemv_lib_row_tiles */
     int late_loads;        /* cute_gemv_lib_late_loads */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
@@ -53,8 +52,8 @@ static bool same_config(const void *x, const void *y)
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
-           a->fma_decode == b->fma_decode && gemv_config_rows(a) == gemv_config_rows(b) &&
-           a->stagger == b->stagger && (a->row_tiles > 1 ? a->row_tiles : 1) == (b->row_tiles > 1 ? b->row_tiles : 1) &&
+           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
+           (a->row_tiles > 1 ? a->row_tiles : 1) == (b->row_tiles > 1 ? b->row_tiles : 1) &&
            a->late_loads == b->late_loads;
 }
 
@@ -75,7 +74,6 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->smem_stages = -1;
     lib->scale_rows = -1;
     lib->fma_decode = -1;
-    lib->stagger = -1;
     lib->late_loads = -1;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
@@ -230,23 +228,6 @@ int gemv_lib_warp_rows(cute_gemv_lib *lib)
 {
     pthread_mutex_lock(&lib->lock);
     int d = lib->warp_rows;
-    pthread_mutex_unlock(&lib->lock);
-    return d;
-}
-
-bool cute_gemv_lib_stagger(cute_gemv_lib *lib, int on)
-{
-    if (!lib || on < -1 || on > 1) return false;
-    pthread_mutex_lock(&lib->lock);
-    lib->stagger = on;
-    pthread_mutex_unlock(&lib->lock);
-    return true;
-}
-
-int gemv_lib_stagger(cute_gemv_lib *lib)
-{
-    pthread_mutex_lock(&lib->lock);
-    int d = lib->stagger;
     pthread_mutex_unlock(&lib->lock);
     return d;
 }
@@ -418,14 +399,6 @@ static bool gemv_takes_mma(const cute_gemv_lib *lib, const gemv_operands *o)
     return gemv_mma_able(o) && o->x.shape[1] >= lib->mma_from;
 }
 
-/* The ring's staggered walk (cfg.stagger) where the caller asks for none: the one-line flip
- * of the library's choice, 0 until an H200 measures it faster (scripts/device-fp4k.sh
- * decides) */
-#define CUTE_GEMV_RING_STAGGER 0
-/* ... and its rows a warp (cfg.warp_rows through the ring: 0, two, or 4): the one-line flip,
- * 0 until an H200 measures 4 faster (scripts/device-fp4k.sh decides) */
-#define CUTE_GEMV_RING_ROWS 0
-
 /* the configuration, splits and K extent per split of a call (lock held) */
 static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, int64_t *splits,
                                   int64_t *kchunk)
@@ -440,9 +413,6 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for or the library's, where cp.async runs */
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;
-    cfg.stagger = cfg.smem_stages && (lib->stagger < 0 ? CUTE_GEMV_RING_STAGGER : lib->stagger);
-    int rows = lib->warp_rows ? lib->warp_rows : CUTE_GEMV_RING_ROWS; /* the ring's rows a warp: 2 or 4 */
-    cfg.warp_rows = cfg.smem_stages && rows == 4 && cfg.vectors == 1 ? 4 : 0;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);

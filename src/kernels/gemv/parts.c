@@ -140,34 +140,6 @@ void gemv_prefetch_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_tiles *
     gemv_prefetch_tile(c, p, t->gA, r0, p->rows, p->ktile, at.leaf[at.nleaves - 1], t->k0, t->kend);
 }
 
-/* The staggered walk's start: the warp's place among the 32 / rows warps of a 32-row quarter
- * of a 128-row tile, then 32 / rows further for each tile and batch before it, mod full.
- * Rows r, r+32, r+64, r+96 of a tile (NVFP4's scale groups of one 16-byte run, read by blocks
- * 2, 4 and 6 further) start together, so that a scale sector's readers stay a k-tile apart at
- * most and L2 serves the later ones; neighbouring warps start a k-tile apart. */
-cute_int gemv_walk_start(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
-                         cute_int full)
-{
-    if (!p->cfg.stagger) return cute_i(0);
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int row0 = th->first.coord.leaf[0];
-    cute_int place = cute_div(a, cute_mod(a, row0, cute_i(32)), cute_i(p->rows));
-    cute_int tiles = cute_add(a, cute_div(a, row0, cute_i(128)), t->l);
-    cute_int s = cute_add(a, place, cute_mul(a, tiles, cute_i(32 / p->rows)));
-    return cute_mod(a, s, cute_max(a, full, cute_i(1)));
-}
-
-cute_int gemv_walk_kt(cute_ctx *c, const gemv_plan *p, cute_int start, cute_int i, cute_int full)
-{
-    if (!p->cfg.stagger) return i;
-    cute_alg *a = cute_ctx_alg(c);
-    /* i + start is below 2 full: past `turn` steps the walk wraps (a select, no division) */
-    cute_int turn = cute_sub(a, full, start);
-    cute_val wrapped = cute_val_select(c, cute_int_lt(c, i, turn), cute_int_value(c, cute_add(a, i, start), CUTE_I64),
-                                       cute_int_value(c, cute_sub(a, i, turn), CUTE_I64));
-    return cute_int_from_val(c, wrapped, 0);
-}
-
 /* full k-tiles (predicated where `pred`; unpredicated ones by `whole` where given), then
  * the partial last one, predicated */
 static void walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,

@@ -163,21 +163,14 @@ void gemv_ring_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, cons
     cute_alg *a = cute_ctx_alg(c);
     int d = p->cfg.smem_stages;
     ring_lane l = ring_lane_of(c, p, th, t, r, full);
-    cute_int start = gemv_walk_start(c, p, th, t, full); /* cfg.stagger: step i copies k-tile i + start */
     for (int s = 0; s < d - 1; s++) { /* the first stages - 1 k-tiles, a group each */
-        CUTE_IF(c, cute_int_lt(c, cute_i(s), full))
-        {
-            ring_issue(c, p, t, r, &l, gemv_walk_kt(c, p, start, cute_i(s), full), cute_i(s));
-        }
+        CUTE_IF(c, cute_int_lt(c, cute_i(s), full)) { ring_issue(c, p, t, r, &l, cute_i(s), cute_i(s)); }
         cute_cp_async_commit_group(c);
     }
     CUTE_FOR(c, kt, cute_i(0), full)
     {
         cute_int ahead = cute_add(a, kt, cute_i(d - 1));
-        CUTE_IF(c, cute_int_lt(c, ahead, full))
-        {
-            ring_issue(c, p, t, r, &l, gemv_walk_kt(c, p, start, ahead, full), cute_mod(a, ahead, cute_i(d)));
-        }
+        CUTE_IF(c, cute_int_lt(c, ahead, full)) { ring_issue(c, p, t, r, &l, ahead, cute_mod(a, ahead, cute_i(d))); }
         cute_cp_async_commit_group(c);
         cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
         gemv_ring_tile f = ring_read(c, p, th, r, &l, cute_mod(a, kt, cute_i(d)));
