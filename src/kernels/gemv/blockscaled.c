@@ -514,14 +514,14 @@ static void step_on(cute_ctx *c, cute_val j, cute_val k, cute_val full, cute_val
     cute_val_assign(c, k, cute_val_select(c, hold, k, nk));
 }
 
+static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *user);
+
 /* words, cfg.row_tiles: the block's row tiles mt0 .. mt0 + T - 1 (every row in A, K whole
  * k-tiles: the library's condition) as one walk of T x full steps, with late loads (as
  * cfg.late_loads: step q + 2's after step q's products, into its registers) across the
  * tiles' boundaries: a tile's first k-tiles are in flight while the one before it multiplies
  * its last, and a warp waits a round trip once a block, not once a tile.  Each tile's rows end
  * (shuffles, lane 0's store) after its last k-tile's products, their sums zeroed for the next. */
-static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *user);
-
 static void words_row_tiles(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, cute_tensor mA, cute_tensor mX,
                             bs_warp *w)
 {
@@ -625,12 +625,7 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
     for (int r = 0; r < p->rows; r++) w.acc[r] = cute_val_var(c, cute_val_const(c, CUTE_F32, 0.0));
     if (p->words && !p->fp4_cvt) w.lo = table_lo(c);
     if (p->cfg.row_tiles > 1) { /* every row in A, K whole k-tiles (the library's condition) */
-        /* (a branch ptxas cannot resolve, always taken: inside one it keeps the warp sync that
-         * holds the next step's loads above the products, as the walks' own bounds test does) */
-        CUTE_IF(c, cute_int_lt(c, th.first.coord.leaf[0], mA.layout.shape.leaf[0]))
-        {
-            words_row_tiles(c, p, &th, mA, mX, &w);
-        }
+        words_row_tiles(c, p, &th, mA, mX, &w);
         return;
     }
     gemv_walk walk = {.tile = p->words ? words_fma : vector_fma, .end = finish_rows, .user = &w};
