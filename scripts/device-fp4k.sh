@@ -7,11 +7,14 @@
 #     loop's end, read at the next step's start), so one ahead waits a whole round trip every
 #     k-tile; late, a k-tile's successor's successor loads after its products into its freed
 #     registers, and has the next k-tile's products to land in (one ahead: 96 registers, 5
-#     blocks an SM; x loaded as the products start, not held between);
+#     blocks an SM);
 #   - a block's row tiles in one walk (`--row-tiles T`, with late loads): a warp's first k-tile
 #     waits a round trip once a block, not once a tile.
 # (The early mid pass, 2026-11-27 21:41, measured the staggered walk and the bf16 ring's 4 rows
-# a warp slower in all 12 and 6 pairs: deleted.)
+# a warp slower in all 12 and 6 pairs: deleted.  The second, 22:04, measured these two forms
+# 8-12 points slower in all 14 pairs, but with x loaded as a k-tile's products start, not with
+# its registers: from L2 (A's stream evicts it from L1), a round trip each k-tile.  x travels
+# with the registers again; this pass times them once more, and deletes them if slower.)
 # First the new forms on the GPU against float64 at odd sizes, then, in one process a shape
 # (`cutec bench gemv --forms A/R/T/L`: k-tiles ahead / rows a warp / row tiles / late loads,
 # 0/0 the library's own; one problem, each form's first run checked against float64, each row

@@ -482,14 +482,10 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
              * scales' index divisions become shifts) */
             cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
             cute_int after = cute_min(a, cute_add(a, kt, cute_i(held)), last);
-            if (late) { /* the products, then the loads into their registers; x (every
-                         * warp's, from L1) loaded as its products start, holding no registers
-                         * between (the loads' x is then dead, and goes) */
-                words_tile now = buf[0];
-                cute_tuple at = CUTE_CRD(CUTE_ALL, CUTE_ALL, kt);
-                cute_tensor tX = cute_partition_S(c, th->thr, cute_tensor_slice(c, t->gX[0], at));
-                now.rX = gemv_load_part(c, p, gemv_lane_row(c, p, tX, 0), NULL, t->bound);
-                words_products(c, p, &now, w);
+            if (late) { /* the products, then the loads into their registers (x with them:
+                         * loaded as the products start it waited on L2 each k-tile, 10-12
+                         * points slower on an H200) */
+                words_products(c, p, &buf[0], w);
                 buf[held] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
             } else {
                 buf[held] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
@@ -540,14 +536,9 @@ static void words_row_tiles(cute_ctx *c, const gemv_plan *p, const gemv_thread *
         gemv_tiles tl = gemv_block_tiles_at(c, p, mA, mX, K, cute_add(a, mt0, cute_int_from_val(c, j, 0)));
         buf[i] = words_load(c, p, th, &tl, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, cute_int_from_val(c, k, 0)), false, NULL);
     }
-    gemv_tiles t0 = gemv_block_tiles_at(c, p, mA, mX, K, mt0); /* (x's k-tiles: every tile's are the same) */
     CUTE_FOR_STEP(c, q, cute_i(0), total, 1, 3)
     {
-        words_tile now = buf[0]; /* x loaded as its products start (as words_pipelined's late loads) */
-        cute_tuple at = CUTE_CRD(CUTE_ALL, CUTE_ALL, cute_int_from_val(c, kq, 0));
-        cute_tensor tX = cute_partition_S(c, th->thr, cute_tensor_slice(c, t0.gX[0], at));
-        now.rX = gemv_load_part(c, p, gemv_lane_row(c, p, tX, 0), NULL, t0.bound);
-        words_products(c, p, &now, w);
+        words_products(c, p, &buf[0], w);
         CUTE_IF(c, cute_val_cmp(c, CUTE_OP_EQ, kq, cute_val_binop(c, CUTE_OP_SUB, fullv, cute_val_int(c, CUTE_I64, 1))))
         {
             gemv_tiles tq = gemv_block_tiles_at(c, p, mA, mX, K, cute_add(a, mt0, cute_int_from_val(c, jq, 0)));
