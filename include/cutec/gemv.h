@@ -79,21 +79,7 @@ typedef struct cute_gemv_config {
     int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
                             4); x decoded once for 8 rows, half the warps, 128 registers
                             (cute_gemv_lib_warp_rows) */
-    int row_tiles;       /* NVFP4's register form one k-tile ahead, 4 rows a warp: a block walks
-                            this many consecutive row tiles (16 rows each) as one walk of
-                            tiles x k-tiles with late loads, a tile's first k-tiles in flight
-                            while the one before it multiplies its last; M a multiple of 16 x
-                            row_tiles and K of 1,024, else a tile a block (0 or 1: a tile a
-                            block; cute_gemv_lib_row_tiles) */
-    bool late_loads;     /* NVFP4's register form: a k-tile's registers take their next k-tile
-                            after its products, ahead + 1 k-tiles on (not before them, ahead
-                            on): ptxas places a walk's loads after the products whatever the
-                            source order, so one ahead waited a whole round trip each k-tile;
-                            late, the loads have the next k-tile's products to land in, at
-                            the same registers (cute_gemv_lib_late_loads) */
 } cute_gemv_config;
-
-#define CUTE_GEMV_MAX_ROW_TILES 8
 
 #define CUTE_GEMV_MAX_AHEAD 2
 #define CUTE_GEMV_MAX_FMA_DECODE 1
@@ -191,14 +177,6 @@ bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
  * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
  * (form_few and form_many in nvfp4.c).  false for other values */
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
-/* NVFP4's row tiles a block (cute_gemv_config.row_tiles) for later calls: 2 to
- * CUTE_GEMV_MAX_ROW_TILES where the one-ahead register form runs and M and K allow it, 1 never,
- * 0 (the default) the library's (form_many in nvfp4.c).  false for other values */
-bool cute_gemv_lib_row_tiles(cute_gemv_lib *lib, int tiles);
-/* NVFP4's late loads (cute_gemv_config.late_loads) for later calls: 1 where the register form
- * runs, 0 never, -1 (the default) the library's (form_few and form_many in nvfp4.c).  false
- * for other values */
-bool cute_gemv_lib_late_loads(cute_gemv_lib *lib, int on);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

@@ -30,8 +30,6 @@ typedef struct gemv_opts {
     int scale_rows;      /* --scale-rows plain|tiled: NVFP4's rows a warp (-1: the library's) */
     int fma_decode;      /* --fma-decode 0|1: NVFP4's scales by their bits (-1: the library's) */
     int warp_rows;       /* --warp-rows 4|8: NVFP4's register form's rows a warp (0: the library's) */
-    int row_tiles;       /* --row-tiles T: NVFP4's row tiles a block in one walk (0: the library's) */
-    int late_loads;      /* --late-loads 0|1: NVFP4's loads after the products (-1: the library's) */
     int iters;
     const char *emit, *arch, *backend;
     const char *forms; /* bench --forms A/R,...: NVFP4's register forms on one problem */
@@ -50,8 +48,7 @@ static int usage(const char *cmd)
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
-        "         [--fma-decode 0|1] [--warp-rows 4|8] [--row-tiles 1..8] [--late-loads 0|1]\n"
-        "         [--forms A/R[/T[/L]],...]\n"
+        "         [--fma-decode 0|1] [--warp-rows 4|8] [--forms A/R,...]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -59,8 +56,8 @@ static int usage(const char *cmd)
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms 2/4,1/4/4,1/4/1/1: NVFP4's register forms, each k-tiles ahead/rows a warp\n"
-        "    [/row tiles a block[/late loads 0|1]] (0/0: the library's), on one problem\n",
+        "  bench --forms 2/4,1/8: NVFP4's register forms, each k-tiles ahead/rows a warp, on one\n"
+        "    problem\n",
         cmd);
     return CLI_USAGE;
 }
@@ -108,10 +105,6 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 0, CUTE_GEMV_MAX_FMA_DECODE, &x, why, n), o->fma_decode = (int)x;
     else if (!strcmp(k, "--warp-rows"))
         ok = cli_int(v, 4, 8, &x, why, n) && (x == 4 || x == 8), o->warp_rows = (int)x;
-    else if (!strcmp(k, "--row-tiles"))
-        ok = cli_int(v, 1, CUTE_GEMV_MAX_ROW_TILES, &x, why, n), o->row_tiles = (int)x;
-    else if (!strcmp(k, "--late-loads"))
-        ok = cli_int(v, 0, 1, &x, why, n), o->late_loads = (int)x;
     else if (!strcmp(k, "--forms"))
         o->forms = v;
     else if (!strcmp(k, "--reduction"))
@@ -136,7 +129,7 @@ static int parse(int argc, char **argv, gemv_opts *o)
     memset(o, 0, sizeof *o);
     o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
     o->mma_from = CUTE_GEMV_MMA_FROM;
-    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1, o->late_loads = -1;
+    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1;
     bool out_given = false;
     if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
@@ -190,8 +183,6 @@ static int emit(const gemv_opts *o)
         cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1,
         cfg.warp_rows = o->warp_rows;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
-    cfg.row_tiles = o->sf_vec == 16 ? o->row_tiles : 0;
-    cfg.late_loads = nvfp4_ring && !cfg.smem_stages && o->late_loads > 0;
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -412,9 +403,6 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
     if (cfg.warp_rows > 4)
         snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
-    if (cfg.row_tiles > 1)
-        snprintf(form + strlen(form), sizeof form - strlen(form), ", %d row tiles a block", cfg.row_tiles);
-    if (cfg.late_loads) strncat(form, ", late loads", sizeof form - strlen(form) - 1);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
@@ -437,8 +425,6 @@ static int run(const gemv_opts *o)
     cute_gemv_lib_scale_rows(p.lib, o->scale_rows);
     cute_gemv_lib_fma_decode(p.lib, o->fma_decode);
     cute_gemv_lib_warp_rows(p.lib, o->warp_rows);
-    cute_gemv_lib_row_tiles(p.lib, o->row_tiles);
-    cute_gemv_lib_late_loads(p.lib, o->late_loads);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
@@ -481,17 +467,13 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     gemv_opts f = *o;
     bool ok = true;
     for (const char *s = o->forms; *s;) {
-        /* ahead/rows[/row tiles[/late loads]]: the fields given, the rest 1 0 (0/0: the library's) */
-        int v[4] = {0, 0, 1, 0}, nv = 0, used = 0, more;
-        while (nv < 4 && sscanf(s + used, nv ? "/%d%n" : "%d%n", &v[nv], &more) == 1) used += more, nv++;
-        if (nv < 2 || (s[used] && s[used] != ',') || !cute_gemv_lib_ahead(p->lib, v[0]) ||
-            !cute_gemv_lib_warp_rows(p->lib, v[1]) || v[2] < 1 || !cute_gemv_lib_row_tiles(p->lib, v[2]) || v[3] < 0 ||
-            !cute_gemv_lib_late_loads(p->lib, v[3])) {
-            printf("cutec bench gemv: --forms %s: a form is ahead/rows[/row tiles[/late loads]] (0,1,2/0,4,8[/1..8[/0,1]])\n",
-                   o->forms);
+        int ahead, rows, used = 0;
+        if (sscanf(s, "%d/%d%n", &ahead, &rows, &used) != 2 || !cute_gemv_lib_ahead(p->lib, ahead) ||
+            !cute_gemv_lib_warp_rows(p->lib, rows)) {
+            printf("cutec bench gemv: --forms %s: a form is ahead/rows (1,2/4,8)\n", o->forms);
             return false;
         }
-        f.ahead = v[0], f.warp_rows = v[1], f.row_tiles = v[2], f.late_loads = v[3];
+        f.ahead = ahead, f.warp_rows = rows;
         p->checked = false;
         for (const char *q = o->forms; q < s && !p->checked; q = strchr(q, ',') ? strchr(q, ',') + 1 : s)
             p->checked = !strncmp(q, s, (size_t)used) && (q[used] == ',' || !q[used]);
@@ -534,8 +516,6 @@ static int bench(const gemv_opts *base, bool shape_given)
     cute_gemv_lib_scale_rows(lib, base->scale_rows);
     cute_gemv_lib_fma_decode(lib, base->fma_decode);
     cute_gemv_lib_warp_rows(lib, base->warp_rows);
-    cute_gemv_lib_row_tiles(lib, base->row_tiles);
-    cute_gemv_lib_late_loads(lib, base->late_loads);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;

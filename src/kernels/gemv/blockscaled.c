@@ -59,15 +59,11 @@ static cute_layout sf_quad_layout(cute_alg *a, cute_int rows, cute_int K, cute_i
  * shapes whose blocks are fewer than that an SM ((7168,16384,1): 3.4) */
 #define WORDS_BLOCKS 6
 #define WORDS_BLOCKS_AHEAD 4
-#define WORDS_BLOCKS_ROW_TILES 5
-#define WORDS_BLOCKS_LATE 5
 static int words_blocks(const gemv_plan *p)
 {
     if (p->cfg.smem_stages) return gemv_ring_blocks(p, 5);
     /* (8 rows a warp one ahead hold as many registers as 4 rows two ahead) */
     bool big = gemv_ahead(&p->cfg) > 1 || p->rows > 4;
-    if (p->cfg.row_tiles > 1) return WORDS_BLOCKS_ROW_TILES;
-    if (p->cfg.late_loads && !big) return WORDS_BLOCKS_LATE;
     return big ? WORDS_BLOCKS_AHEAD : WORDS_BLOCKS;
 }
 
@@ -463,95 +459,27 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
 {
     cute_alg *a = cute_ctx_alg(c);
     bs_warp *w = user;
-    /* cfg.late_loads: the loads of k-tile kt + d + 1 after kt's products, into its freed
-     * registers (d + 1 k-tiles' registers, as d ahead holds while it loads); else those of
-     * kt + d before them (ptxas places them after the products all the same: docs/gemv.md) */
-    int d = gemv_ahead(&p->cfg), late = p->cfg.late_loads, held = d + late;
+    int d = gemv_ahead(&p->cfg);
     CUTE_IF(c, cute_int_lt(c, cute_i(0), full))
     {
         if (p->unroll != 1) cute_ctx_fail(c, "gemv: the pipelined NVFP4 k-tiles take one vector a row (plan)");
         scale_tiles st = scale_tiles_of(c, p, th, t, w, full);
-        words_tile buf[CUTE_GEMV_MAX_AHEAD + 2]; /* buf[0] this k-tile's, buf[i] i ahead */
-        for (int i = 0; i < held; i++) {
+        words_tile buf[CUTE_GEMV_MAX_AHEAD + 1]; /* buf[0] this k-tile's, buf[i] i ahead */
+        for (int i = 0; i < d; i++) {
             cute_int kt = i ? cute_min(a, cute_i(i), cute_sub(a, full, cute_i(1))) : cute_i(0);
             buf[i] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), false, &st);
         }
-        CUTE_FOR_STEP(c, kt, cute_i(0), full, 1, held > 1 ? held + 1 : 0)
+        CUTE_FOR_STEP(c, kt, cute_i(0), full, 1, d > 1 ? d + 1 : 0)
         {
             /* (the last k-tile, full - 1, as max(full - 1, 0): proven nonnegative, the
              * scales' index divisions become shifts) */
             cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
-            cute_int after = cute_min(a, cute_add(a, kt, cute_i(held)), last);
-            if (late) { /* the products, then the loads into their registers (x with them:
-                         * loaded as the products start it waited on L2 each k-tile, 10-12
-                         * points slower on an H200) */
-                words_products(c, p, &buf[0], w);
-                buf[held] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
-            } else {
-                buf[held] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
-                cute_syncwarp(c); /* keeps the loads above the products (weak loads: compile.c) */
-                words_products(c, p, &buf[0], w);
-            }
-            for (int i = 0; i < held; i++) words_assign(c, p, &buf[i], &buf[i + 1]);
+            cute_int after = cute_min(a, cute_add(a, kt, cute_i(d)), last);
+            buf[d] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
+            cute_syncwarp(c); /* keeps the loads above the products (weak loads: compile.c) */
+            words_products(c, p, &buf[0], w);
+            for (int i = 0; i < d; i++) words_assign(c, p, &buf[i], &buf[i + 1]);
         }
-    }
-}
-
-/* the k-tile counter (tile j, k-tile k) one step on, k wrapping at full into the next tile;
- * held where `hold` (the walk's last step loads itself again: no branch around the loads) */
-static void step_on(cute_ctx *c, cute_val j, cute_val k, cute_val full, cute_val hold)
-{
-    cute_val one = cute_val_int(c, CUTE_I64, 1), zero = cute_val_int(c, CUTE_I64, 0);
-    cute_val next = cute_val_binop(c, CUTE_OP_ADD, k, one);
-    cute_val wrap = cute_val_cmp(c, CUTE_OP_EQ, next, full);
-    cute_val nj = cute_val_select(c, wrap, cute_val_binop(c, CUTE_OP_ADD, j, one), j);
-    cute_val nk = cute_val_select(c, wrap, zero, next);
-    cute_val_assign(c, j, cute_val_select(c, hold, j, nj));
-    cute_val_assign(c, k, cute_val_select(c, hold, k, nk));
-}
-
-static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *user);
-
-/* words, cfg.row_tiles: the block's row tiles mt0 .. mt0 + T - 1 (every row in A, K whole
- * k-tiles: the library's condition) as one walk of T x full steps, with late loads (as
- * cfg.late_loads: step q + 2's after step q's products, into its registers) across the
- * tiles' boundaries: a tile's first k-tiles are in flight while the one before it multiplies
- * its last, and a warp waits a round trip once a block, not once a tile.  Each tile's rows end
- * (shuffles, lane 0's store) after its last k-tile's products, their sums zeroed for the next. */
-static void words_row_tiles(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, cute_tensor mA, cute_tensor mX,
-                            bs_warp *w)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    int T = p->cfg.row_tiles;
-    cute_int K = mA.layout.shape.leaf[1]; /* words */
-    cute_int full = cute_div(a, K, cute_i(p->ktile)), mt0 = cute_mul(a, cute_block_idx(c, 0), cute_i(T));
-    cute_int total = cute_mul(a, full, cute_i(T));
-    cute_val fullv = cute_int_value(c, full, CUTE_I64), no = cute_val_int(c, CUTE_I1, 0);
-    /* (j, k): the last step loaded; (jq, kq): the step whose products run */
-    cute_val j = cute_val_var(c, cute_val_int(c, CUTE_I64, 0)), k = cute_val_var(c, cute_val_int(c, CUTE_I64, 0));
-    cute_val jq = cute_val_var(c, cute_val_int(c, CUTE_I64, 0)), kq = cute_val_var(c, cute_val_int(c, CUTE_I64, 0));
-    words_tile buf[3]; /* this step's, the next's, and the one loading */
-    for (int i = 0; i < 2; i++) { /* steps 0 and 1 (T >= 2: the walk has both) */
-        if (i) step_on(c, j, k, fullv, no);
-        gemv_tiles tl = gemv_block_tiles_at(c, p, mA, mX, K, cute_add(a, mt0, cute_int_from_val(c, j, 0)));
-        buf[i] = words_load(c, p, th, &tl, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, cute_int_from_val(c, k, 0)), false, NULL);
-    }
-    CUTE_FOR_STEP(c, q, cute_i(0), total, 1, 3)
-    {
-        words_products(c, p, &buf[0], w);
-        CUTE_IF(c, cute_val_cmp(c, CUTE_OP_EQ, kq, cute_val_binop(c, CUTE_OP_SUB, fullv, cute_val_int(c, CUTE_I64, 1))))
-        {
-            gemv_tiles tq = gemv_block_tiles_at(c, p, mA, mX, K, cute_add(a, mt0, cute_int_from_val(c, jq, 0)));
-            cute_tensor first = cute_partition_S(c, th->thr, CUTE_SLICE(c, tq.cA, CUTE_ALL, CUTE_ALL, 0));
-            finish_rows(c, p, first.coord.leaf[0], w);
-            for (int r = 0; r < p->rows; r++) cute_val_assign(c, w->acc[r], cute_val_const(c, CUTE_F32, 0.0));
-        }
-        /* step q + 2, or the last again past the walk (no branch around the loads) */
-        step_on(c, j, k, fullv, cute_int_lt(c, cute_sub(a, total, cute_i(3)), q));
-        gemv_tiles tn = gemv_block_tiles_at(c, p, mA, mX, K, cute_add(a, mt0, cute_int_from_val(c, j, 0)));
-        buf[2] = words_load(c, p, th, &tn, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, cute_int_from_val(c, k, 0)), false, NULL);
-        step_on(c, jq, kq, fullv, no);
-        for (int i = 0; i < 2; i++) words_assign(c, p, &buf[i], &buf[i + 1]);
     }
 }
 
@@ -615,10 +543,6 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
     }
     for (int r = 0; r < p->rows; r++) w.acc[r] = cute_val_var(c, cute_val_const(c, CUTE_F32, 0.0));
     if (p->words && !p->fp4_cvt) w.lo = table_lo(c);
-    if (p->cfg.row_tiles > 1) { /* every row in A, K whole k-tiles (the library's condition) */
-        words_row_tiles(c, p, &th, mA, mX, &w);
-        return;
-    }
     gemv_walk walk = {.tile = p->words ? words_fma : vector_fma, .end = finish_rows, .user = &w};
     if (p->words && !p->cfg.tile_at_a_time && !p->cfg.l2_prefetch) walk.whole = words_pipelined;
     if (p->cfg.smem_stages) {
@@ -647,9 +571,8 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg)
         sfq.layout = sf_quad_layout(a, M, K, L, p->cfg.sf_vec);
         rows = cute_mul(a, cute_ceil_div(a, M, cute_i(128)), cute_i(128));
     }
-    int tiles = p->cfg.row_tiles > 1 ? p->cfg.row_tiles : 1; /* a block's row tiles */
     cute_launch_cfg cfg = {
-        .grid = {cute_ceil_div(a, rows, cute_i(p->threads / 32 * p->rows * tiles)), cute_i(1), L},
+        .grid = {cute_ceil_div(a, rows, cute_i(p->threads / 32 * p->rows)), cute_i(1), L},
         .block = {cute_i(p->threads)}};
     CUTE_LAUNCH(c, blockscaled_kernel, cfg, mA, sfa, sfq, xb, sfb, mY, arg[5].f, arg[6].f);
 }

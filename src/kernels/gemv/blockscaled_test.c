@@ -222,61 +222,6 @@ static void fma_decode_forms(cute_runtime *rt, cute_gemv_lib *lib)
     }
 }
 
-/* NVFP4's late loads (cute_gemv_lib_late_loads 1: a k-tile's next loads after its products,
- * ahead + 1 on) and a block's row tiles in one walk (cute_gemv_lib_row_tiles T), every scale
- * code into f32 y: one and two ahead late over scale tiles and batches with a K tail, two
- * k-tiles only; 2 and 4 row tiles over batches, K of one and of three k-tiles; the library
- * not taking row tiles where M or K do not allow them; the forms refused */
-static void late_forms(cute_runtime *rt, cute_gemv_lib *lib)
-{
-    static const struct {
-        int ahead, tiles;
-        int64_t M, K, L;
-        double beta;
-    } cases[] = {{1, 1, 300, 5 * 1024 + 96, 2, 0.5}, {2, 1, 37, 3 * 1024 + 32, 1, 0}, {1, 1, 300, 4 * 1024, 1, -0.5},
-                 {1, 1, 20, 2 * 1024, 1, 0},          {1, 2, 64, 3 * 1024, 2, 0.5},  {1, 4, 128, 1024, 3, 0},
-                 {1, 2, 96, 2 * 1024, 1, -0.5}};
-    CHECK(!cute_gemv_lib_late_loads(lib, 2) && !cute_gemv_lib_row_tiles(lib, CUTE_GEMV_MAX_ROW_TILES + 1) &&
-              cute_gemv_lib_late_loads(lib, 1),
-          "late loads -1, 0 or 1; row tiles 0 to %d", CUTE_GEMV_MAX_ROW_TILES);
-    every_scale = true;
-    cute_gemv_config last;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cute_gemv_lib_ahead(lib, cases[i].ahead);
-        cute_gemv_lib_row_tiles(lib, cases[i].tiles);
-        cute_gemv_lib_late_loads(lib, cases[i].tiles > 1 ? 0 : 1);
-        run_case(rt, lib, CUTE_E2M1, CUTE_F32, cases[i].M, cases[i].K, cases[i].L, cases[i].beta);
-        cute_gemv_lib_last(lib, &last, NULL);
-        int tiles = last.row_tiles > 1 ? last.row_tiles : 1;
-        CHECK(tiles == cases[i].tiles && last.late_loads == (cases[i].tiles == 1),
-              "case %zu: NVFP4 late loads %d, %d row tiles when asked", i, last.late_loads, tiles);
-    }
-    every_scale = false;
-    cute_gemv_lib_row_tiles(lib, 2); /* M not a multiple of 32, K of 1,024: a tile a block */
-    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 48, 2048, 1, 0);
-    cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(last.row_tiles <= 1, "48 rows: no row tiles (ran %d)", last.row_tiles);
-    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 64, 2048 + 64, 1, 0);
-    cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(last.row_tiles <= 1, "K 2112: no row tiles (ran %d)", last.row_tiles);
-    cute_gemv_lib_ahead(lib, 0), cute_gemv_lib_row_tiles(lib, 0);
-    cute_gemv_lib_late_loads(lib, -1);
-    const cute_gemv_config nv = {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16};
-    cute_gemv_config no[5] = {nv, nv, nv, nv, nv};
-    no[0].tile_at_a_time = true, no[0].late_loads = true;
-    no[1].smem_stages = 4, no[1].late_loads = true;
-    no[2].ahead = 2, no[2].row_tiles = 2;
-    no[3].scale_rows_tiled = true, no[3].row_tiles = 4;
-    no[4] = (cute_gemv_config){.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .late_loads = true};
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
-        char err[512] = "";
-        const cute_fn *f = cute_gemv_compile(rt, &no[i], err, sizeof err);
-        CHECK(!f && (strstr(err, "late loads") || strstr(err, "row tiles")), "late loads, row tiles refused (%zu): %s", i,
-              err);
-        cute_fn_free(f);
-    }
-}
-
 /* on a runtime tracing for `arch`: sm_100a's body (cvt) or the one before it (words) */
 /* NVFP4's register form two k-tiles ahead when asked (cute_gemv_lib_ahead), whatever the
  * shape (the library's own choice of it: results, below): four full k-tiles and a tail with a partial last warp (the loop unrolled by three:
@@ -471,7 +416,6 @@ static void results(const char *arch)
     ahead_forms(rt, lib);
     tiled_forms(rt, lib);
     block_forms(rt, lib);
-    late_forms(rt, lib);
     if (!strcmp(arch, "sm_90a")) fma_decode_forms(rt, lib); /* (sm_100a decodes by cvt) */
     cute_gemv_lib_smem_stages(lib, -1);
     run_case(rt, lib, CUTE_E4M3, CUTE_BF16, 37, 544, 2, 0.25); /* MXFP8 */

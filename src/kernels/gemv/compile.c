@@ -210,18 +210,6 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         snprintf(err, n, "gemv: %d rows a warp (NVFP4's register form's)", cfg->warp_rows);
         return false;
     }
-    if (cfg->row_tiles > 1 && (cfg->row_tiles > CUTE_GEMV_MAX_ROW_TILES || !cfg->sf_vec || !nvfp4_pipelined(cfg) ||
-                               cfg->smem_stages || gemv_ahead(cfg) > 1 || gemv_rows_a_warp(cfg) != 4 ||
-                               cfg->scale_rows_tiled)) {
-        snprintf(err, n, "gemv: %d row tiles a block (2 to %d) are NVFP4's register form one k-tile ahead, 4 rows a "
-                 "warp (not by scale tile or through the ring)", cfg->row_tiles, CUTE_GEMV_MAX_ROW_TILES);
-        return false;
-    }
-    if (cfg->late_loads && (!cfg->sf_vec || !nvfp4_pipelined(cfg) || cfg->smem_stages)) {
-        snprintf(err, n, "gemv: late loads are NVFP4's register form's (not a k-tile at a time, the L2 prefetch "
-                 "or the ring)");
-        return false;
-    }
     if (cfg->scale_rows_tiled && !cfg->sf_vec) {
         snprintf(err, n, "gemv: rows by scale tile are NVFP4's (block-scaled)");
         return false;
@@ -346,7 +334,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, specs);
     char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d_rt%d%s",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -359,8 +347,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                                 : "",
              cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
-             gemv_rows_a_warp(cfg), cfg->row_tiles > 1 ? cfg->row_tiles : 1,
-             cfg->late_loads ? "_ll" : "");
+             gemv_rows_a_warp(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host

@@ -88,9 +88,6 @@ typedef struct gemv_tiles {
 } gemv_tiles;
 gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
                             cute_int kchunk);
-/* ... of row tile mt (not the block's index: cfg.row_tiles) */
-gemv_tiles gemv_block_tiles_at(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX, cute_int kchunk,
-                               cute_int mt);
 
 /* A thread's start in a block's tiles: its slice of the TiledCopy, the partition of the
  * first tile's coordinates (its first row and column), and (acc) one f32 accumulator per
@@ -189,10 +186,6 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib);
 /* NVFP4's register form's rows a warp asked for later calls (cute_gemv_lib_warp_rows; 0: the
  * library's) */
 int gemv_lib_warp_rows(cute_gemv_lib *lib);
-/* NVFP4's row tiles a block asked for later calls (cute_gemv_lib_row_tiles; 0: the library's) */
-int gemv_lib_row_tiles(cute_gemv_lib *lib);
-/* NVFP4's late loads asked for later calls (cute_gemv_lib_late_loads; -1: the library's) */
-int gemv_lib_late_loads(cute_gemv_lib *lib);
 /* NVFP4's rows a warp (cfg.warp_rows; 4 where 0) */
 static inline int gemv_rows_a_warp(const cute_gemv_config *cfg)
 {

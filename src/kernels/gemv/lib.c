@@ -33,8 +33,6 @@ struct cute_gemv_lib {
     int scale_rows;        /* cute_gemv_lib_scale_rows */
     int fma_decode;        /* cute_gemv_lib_fma_decode */
     int warp_rows;         /* cute_gemv_lib_warp_rows */
-    int row_tiles;         /* cute_gemv_lib_row_tiles */
-    int late_loads;        /* cute_gemv_lib_late_loads */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -52,9 +50,7 @@ static bool same_config(const void *x, const void *y)
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
-           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
-           (a->row_tiles > 1 ? a->row_tiles : 1) == (b->row_tiles > 1 ? b->row_tiles : 1) &&
-           a->late_loads == b->late_loads;
+           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b);
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -74,7 +70,6 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->smem_stages = -1;
     lib->scale_rows = -1;
     lib->fma_decode = -1;
-    lib->late_loads = -1;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
@@ -228,40 +223,6 @@ int gemv_lib_warp_rows(cute_gemv_lib *lib)
 {
     pthread_mutex_lock(&lib->lock);
     int d = lib->warp_rows;
-    pthread_mutex_unlock(&lib->lock);
-    return d;
-}
-
-bool cute_gemv_lib_row_tiles(cute_gemv_lib *lib, int tiles)
-{
-    if (!lib || tiles < 0 || tiles > CUTE_GEMV_MAX_ROW_TILES) return false;
-    pthread_mutex_lock(&lib->lock);
-    lib->row_tiles = tiles;
-    pthread_mutex_unlock(&lib->lock);
-    return true;
-}
-
-int gemv_lib_row_tiles(cute_gemv_lib *lib)
-{
-    pthread_mutex_lock(&lib->lock);
-    int d = lib->row_tiles;
-    pthread_mutex_unlock(&lib->lock);
-    return d;
-}
-
-bool cute_gemv_lib_late_loads(cute_gemv_lib *lib, int on)
-{
-    if (!lib || on < -1 || on > 1) return false;
-    pthread_mutex_lock(&lib->lock);
-    lib->late_loads = on;
-    pthread_mutex_unlock(&lib->lock);
-    return true;
-}
-
-int gemv_lib_late_loads(cute_gemv_lib *lib)
-{
-    pthread_mutex_lock(&lib->lock);
-    int d = lib->late_loads;
     pthread_mutex_unlock(&lib->lock);
     return d;
 }

@@ -47,17 +47,14 @@ static bool two_ahead_pays(cute_gemv_lib *lib, int64_t M, int64_t K, int64_t L)
  * against 70.1 at (7168,16384,1), 77.3 against 77.0 at (4096,7168,8); 0 gives the old decode) */
 #define CUTE_GEMV_FMA_DECODE 1
 
-/* NVFP4's register form where the caller asks for none, {ahead, rows, row tiles, late loads}
- * (cfg.ahead, .warp_rows, .row_tiles, .late_loads), by the blocks of 16 rows an SM: 4 or
- * fewer (two_ahead_pays), and six or more (pipeline_pays).  The one-line flips of the
- * library's choice (scripts/device-fp4h.sh decided ahead and rows; scripts/device-fp4k.sh
- * decides the last two): two ahead where few, one where many, 4 rows a warp, a row tile a
- * block, loads before the products, until an H200 measures another form faster (8 rows: one
- * ahead only; row tiles: one ahead, 4 rows, where M and K allow).  (Blocks of 1 or 2 warps
- * instead of 4, cfg.warps, and fp4k's staggered walk measured slower in every pair and were
- * deleted: docs/gemv.md.) */
-static const int form_few[4] = {2, 4, 1, 0};
-static const int form_many[4] = {1, 4, 1, 0};
+/* NVFP4's register form where the caller asks for none, {ahead, rows} (cfg.ahead,
+ * .warp_rows), by the blocks of 16 rows an SM: 4 or fewer (two_ahead_pays), and six or more
+ * (pipeline_pays).  The one-line flips of the library's choice (scripts/device-fp4h.sh
+ * decides): two ahead where few, one where many, 4 rows a warp, until an H200 measures
+ * another form faster (8 rows: one ahead only).  (Blocks of 1 or 2 warps instead of 4,
+ * cfg.warps, measured slower in every pair and were deleted: docs/gemv.md.) */
+static const int form_few[2] = {2, 4};
+static const int form_many[2] = {1, 4};
 
 /* a scale buffer: rank 1, the scales' dtype, unit stride, long enough */
 static cute_status scales(const cute_call_arg *sf, const char *name, cute_dtype d, int64_t want,
@@ -146,14 +143,6 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         if (cfg.warp_rows > 4 && (cfg.ahead > 1 || cfg.scale_rows_tiled || (!rows && gemv_lib_arch(lib) >= 100)))
             cfg.warp_rows = 4;
     }
-    int late = gemv_lib_late_loads(lib); /* the register form's loads after its products */
-    if (e2m1 && !cfg.smem_stages && !cfg.tile_at_a_time && !cfg.l2_prefetch)
-        cfg.late_loads = late < 0 ? form[3] : late;
-    /* a block's row tiles in one walk, where asked or the library's and the form and M, K allow */
-    int tiles = gemv_lib_row_tiles(lib) ? gemv_lib_row_tiles(lib) : form[2];
-    if (e2m1 && tiles > 1 && !cfg.smem_stages && !cfg.tile_at_a_time && !cfg.l2_prefetch && gemv_ahead(&cfg) == 1 &&
-        gemv_rows_a_warp(&cfg) == 4 && !cfg.scale_rows_tiled && M % (16 * tiles) == 0 && K % 1024 == 0)
-        cfg.row_tiles = tiles;
     int level = gemv_lib_fma_decode(lib);
     cfg.fma_decode = e2m1 ? level < 0 ? CUTE_GEMV_FMA_DECODE : level : 0;
     if (K == 0)

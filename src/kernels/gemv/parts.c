@@ -63,12 +63,7 @@ static cute_tensor block_row(cute_ctx *c, const gemv_plan *p, cute_tensor t, cut
 gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
                             cute_int kchunk)
 {
-    return gemv_block_tiles_at(c, p, mA, mX, kchunk, cute_block_idx(c, 0));
-}
-
-gemv_tiles gemv_block_tiles_at(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX, cute_int kchunk,
-                               cute_int mt)
-{
+    cute_int mt = cute_block_idx(c, 0);
     cute_alg *a = cute_ctx_alg(c);
     gemv_tiles t;
     /* unsplit, the one split is 0 (a known 0 folds k0 = s kchunk out of every address) */
