@@ -131,11 +131,12 @@ static bool staged_lines(const attn_plan *p, const hb_job *j)
 }
 
 /* staged_lines with the LSE staged in log2 units and both read unchecked (0 past the queries
- * already), a column's bound check and FMUL gone; not with the fused dQ, where it spilled 12
- * bytes (session 30's reads there) */
+ * already), a column's bound check and FMUL gone; not with the fused dQ in its fixed order,
+ * not causal, where ptxas spills 12 bytes (at the fused roles' 232 registers; 24 bytes with
+ * 240 for the consumers and 24 for the writer) */
 static bool lean_lines(const attn_plan *p, const hb_job *j)
 {
-    return staged_lines(p, j) && !j->fused;
+    return staged_lines(p, j) && !(j->fused && !j->hp->dq_atomic && !p->cfg.causal);
 }
 
 static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
