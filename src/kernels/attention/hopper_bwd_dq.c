@@ -230,12 +230,13 @@ static void put_half(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
     cute_tma_store_wait(c, 0, true);
 }
 
-/* by one thread (mine): the add complete, then counted in (a release: the next in turn sees it) */
+/* by one thread (mine, the one that added): the add complete (at most `pending` bulk groups
+ * of its later ones still in flight), then counted in (a release: the next in turn sees it) */
 static void counted_in(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yh, cute_int yt,
-                       cute_val mine)
+                       cute_val mine, int pending)
 {
     CUTE_IF(c, mine) {
-        cute_tma_store_wait(c, 0, false);
+        cute_tma_store_wait(c, pending, false);
         cute_fence_proxy_async(c);
         cute_grid_flag_release(c, flags_of(c, w, yh), yt, cute_add(cute_ctx_alg(c), rank_of(c, hp, w, yt), cute_i(1)));
     }
@@ -251,6 +252,11 @@ void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
         cute_named_barrier_sync(c, BAR_FULL + BAR_NEXT * h, HANDOFF);
         cute_named_barrier_arrive(c, BAR_EMPTY + BAR_NEXT * h, HANDOFF);
     }
+    /* Not atomic: each step's parts are counted in a step late, once the next step's adds are
+     * issued (its two bulk groups still in flight), so that the writer does not sit out an L2
+     * round trip a step before it takes the next part, and the last step's after the loop.
+     * The later blocks in turn wait a step longer for each chunk, but only while the grid
+     * fills: a block waits only for blocks launched before it, which run ahead of it. */
     CUTE_FOR(c, i, cute_i(0), steps) {
         cute_int yh, yt;
         tile_of(c, job, i, &yh, &yt);
@@ -263,10 +269,20 @@ void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
                 cute_named_barrier_arrive(c, BAR_EMPTY + BAR_NEXT * h, HANDOFF);
             }
         }
-        if (!hp->dq_atomic) counted_in(c, hp, w, yh, yt, mine);
+        if (!hp->dq_atomic) {
+            CUTE_IF(c, cute_int_lt(c, cute_i(0), i)) {
+                cute_int ph, pt;
+                tile_of(c, job, cute_sub(a, i, cute_i(1)), &ph, &pt);
+                counted_in(c, hp, w, ph, pt, mine, 2);
+            }
+        }
     }
     if (hp->dq_atomic) { /* the adds complete before the block ends */
         CUTE_IF(c, cute_elect_one(c)) { cute_tma_store_wait(c, 0, false); }
+    } else {
+        cute_int lh, lt;
+        tile_of(c, job, cute_sub(a, steps, cute_i(1)), &lh, &lt);
+        counted_in(c, hp, w, lh, lt, cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any), 0);
     }
 }
 
