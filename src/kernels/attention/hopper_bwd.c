@@ -78,7 +78,7 @@ static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *
     j.xt = down ? cute_sub(a, cute_ceil_div(a, j.sx, cute_i(p->bm)), cute_add(a, bx, cute_i(1))) : bx;
     cute_int first, end, all = cute_ceil_div(a, j.sy, cute_i(p->bn));
     attn_band_range(c, j.band, p->bm, p->bn, j.sy, j.xt, &first, &end);
-    j.any = cute_int_lt(c, first, end);
+    if (j.fused) j.any = cute_int_lt(c, first, end);
     /* at least one tile: where no query sees the block's keys (causal, Sq < Sk), the last
      * query tile, which the mask empties (its queries are all before the keys), so that every
      * block runs the same steps with no branch around them */
