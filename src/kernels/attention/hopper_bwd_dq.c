@@ -209,9 +209,15 @@ static cute_tensor flags_of(cute_ctx *c, const attn_hbdq_writer *w, cute_int yh)
     return CUTE_SLICE(c, w->sem, w->b, yh, CUTE_ALL);
 }
 
-/* by one thread (mine): half h of sdq stored or added to the chunk (the first in turn
- * stores; atomic: every one adds), then wait until it is read.  Half 0 first waits for the
- * chunk's turn (not atomic). */
+/* by one thread (mine): wait for the chunk's turn (not atomic) */
+static void await_turn(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yh, cute_int yt)
+{
+    cute_grid_flag_wait(c, flags_of(c, w, yh), yt, rank_of(c, hp, w, yt));
+    cute_fence_proxy_async(c); /* the acquire, then the TMA's (async proxy) writes */
+}
+
+/* by one thread (mine), in the chunk's turn: half h of sdq stored or added to the chunk (the
+ * first in turn stores; atomic: every one adds), then wait until it is read */
 static void put_half(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yh, cute_int yt,
                      int h)
 {
@@ -221,10 +227,6 @@ static void put_half(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
         cute_tma_store(c, &hp->tma_dq_add, w->map_add, half, at);
     } else {
         cute_int rank = rank_of(c, hp, w, yt);
-        if (h == 0) {
-            cute_grid_flag_wait(c, flags_of(c, w, yh), yt, rank);
-            cute_fence_proxy_async(c); /* the acquire, then the TMA's (async proxy) writes */
-        }
         CUTE_IF(c, cute_int_eq(c, rank, cute_i(0))) { cute_tma_store(c, &hp->tma_dq_store, w->map_store, half, at); }
         CUTE_ELSE(c) { cute_tma_store(c, &hp->tma_dq_add, w->map_add, half, at); }
     }
@@ -253,15 +255,21 @@ void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
         cute_named_barrier_sync(c, BAR_FULL + BAR_NEXT * h, HANDOFF);
         cute_named_barrier_arrive(c, BAR_EMPTY + BAR_NEXT * h, HANDOFF);
     }
-    /* Not atomic: each step's parts are counted in a step late, once the next step's adds are
-     * issued (its two bulk groups still in flight), so that the writer does not sit out an L2
-     * round trip a step before it takes the next part, and the last step's after the loop.
-     * The later blocks in turn wait a step longer for each chunk, but only while the grid
-     * fills: a block waits only for blocks launched before it, which run ahead of it. */
+    /* Not atomic: the writer's two L2 round trips a step, the turn's acquire and the count's
+     * release, lie between its last hand-back of a step and its first wait for the next
+     * part, while the consumers compute (waited for after the handoff, they made the writer
+     * slower than the consumers' steps: the early mid pass of session 35, 407.0 TFLOP/s
+     * against the atomic adds' 486.3).  Each step's parts are counted in a step late, once
+     * the next step's adds are issued (its two bulk groups still in flight), the last step's
+     * after the loop; the later blocks in turn wait a step longer for each chunk, but only
+     * while the grid fills: a block waits only for blocks launched before it. */
     CUTE_FOR(c, i, cute_i(0), steps) {
         cute_int yh, yt;
         tile_of(c, job, i, &yh, &yt);
         cute_val mine = cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any);
+        if (!hp->dq_atomic) {
+            CUTE_IF(c, mine) { await_turn(c, hp, w, yh, yt); }
+        }
         for (int h = 0; h < 2; h++) { /* each warpgroup's half as it comes, handed back once read */
             cute_named_barrier_sync(c, BAR_FULL + BAR_NEXT * h, HANDOFF);
             CUTE_IF(c, mine) { put_half(c, hp, w, yh, yt, h); }
