@@ -145,7 +145,7 @@ void attn_hbdq_issue(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq *
 void attn_hbdq_handoff(cute_ctx *c, attn_hbdq *q);
 /* The writer, one warp: after the consumers' first part (of zeros) is dropped, step by step,
  * as each warpgroup hands its half of the tile over, waits for its
- * turn at the chunk (before the first half) (query tile yt of head yh: the blocks of the lower key tiles first, as
+ * turn at the chunk (before the first half) (query tile yt of head yh: the blocks of the higher key tiles first, as
  * they are launched), stores or adds it, hands sdq back, and counts itself in.  xt: the key
  * tile; any: whether the block's keys meet any query (else its one step adds nothing). */
 typedef struct attn_hbdq_writer {

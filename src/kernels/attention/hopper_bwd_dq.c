@@ -13,8 +13,8 @@
  * memory (a TMA reduce-add; the first contribution stores).
  *
  * Deterministic: the contributions to a chunk are added in one fixed order, the blocks of
- * the lower key tiles first (the order the grid launches them in: (B, key tiles, heads),
- * hopper_bwd.c; causal, the longest blocks first), each waiting for the chunk's count to reach its rank and counting itself in
+ * the higher key tiles first (the order the grid launches them in: hopper_bwd.c numbers key
+ * tiles down), each waiting for the chunk's count to reach its rank and counting itself in
  * once its add is complete (FlashAttention 3's deterministic mode, its semaphore).  A block
  * only waits for blocks launched before it, so blocks that run in launch order (the
  * interpreter's one worker) never wait, and on a GPU the wait ends whenever the earlier
@@ -194,14 +194,13 @@ void attn_hbdq_handoff(cute_ctx *c, attn_hbdq *q)
     at_half(c, q, BAR_FULL, false);
 }
 
-/* the chunk's turn of key tile xt: the key tiles that meet query tile yt, lowest first */
+/* the chunk's turn of key tile xt: the key tiles that meet query tile yt, highest first */
 static cute_int rank_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yt)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int first, end;
     attn_band_range(c, attn_cfg_band(&hp->kv.cfg), hp->kv.bn, hp->kv.bm, w->sx, yt, &first, &end);
-    (void)end;
-    return cute_sub(a, w->xt, first);
+    return cute_sub(a, cute_sub(a, end, cute_i(1)), w->xt);
 }
 
 static cute_tensor flags_of(cute_ctx *c, const attn_hbdq_writer *w, cute_int yh)
