@@ -76,8 +76,9 @@ static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *
      * key tile meets a query tile two steps before the tile below it does, room for the
      * turn; with the key tiles up and the query tiles last first, every key tile met it at
      * the same step and each waited for the one before: the early mid pass of session 35,
-     * causal 302.2 TFLOP/s against fused-atomic's 436.1) */
-    bool down = kv ? j.fused : p->cfg.causal;
+     * causal 302.2 TFLOP/s against fused-atomic's 436.1); added in no set order, up (causal:
+     * the longest blocks first) */
+    bool down = kv ? j.fused && !hp->dq_atomic : p->cfg.causal;
     j.xt = down ? cute_sub(a, cute_ceil_div(a, j.sx, cute_i(p->bm)), cute_add(a, bx, cute_i(1))) : bx;
     cute_int first, end, all = cute_ceil_div(a, j.sy, cute_i(p->bn));
     attn_band_range(c, j.band, p->bm, p->bn, j.sy, j.xt, &first, &end);
