@@ -54,7 +54,7 @@ bench() { # FILE SECONDS FORM ARGS...: one process of `cutec bench attention` un
     device_step 9 env CUTEC_ATTN_BWD_FORM=fused-atomic build/cutec run attention $chk --batch 2 --heads 4 \
         --kv-heads 4 --seqlen 777 --causal
     echo "== 2. d128 8x16x4096: the default (SDPA beside), fused, fused-atomic"
-    bench attnb7-two.txt 34 two build/cutec bench attention $b4k
+    bench attnb7-two.txt 42 two build/cutec bench attention $b4k
     bench attnb7-fused.txt 20 fused env $nosdpa build/cutec bench attention $b4k
     bench attnb7-atomic.txt 20 fused-atomic env $nosdpa build/cutec bench attention $b4k
     echo "== 3. d128 2x16x16384 with what is left: fused, the default (SDPA: 20.90 / causal 10.76 ms"

@@ -127,21 +127,13 @@ static cute_tensor transposed_stages(cute_ctx *c, const attn_plan *p, cute_tenso
 /* The dK/dV kernel's serial steps (wide: d96, d128) stage each step's 64 LSE and D values in shared
  * memory, FlashAttention 3's way of reading them (it loads them with Q and dO): each thread
  * of a warpgroup loads one before the scores' wait, so that the load's latency hides behind
- * their wgmma, and stores it into its warpgroup's copy after; the gradients read them there.
- * (Each thread had loaded its 16 columns' values from global memory after the wait: an L2
- * round trip in every step, SASS showed.) */
+ * their wgmma, and stores it into its warpgroup's copy after; the gradients read them there,
+ * unchecked (0 past the queries already) and the LSE in log2 units, a column's bound check
+ * and FMUL gone.  (Each thread had loaded its 16 columns' values from global memory after
+ * the wait: an L2 round trip in every step, SASS showed.) */
 static bool staged_lines(const attn_plan *p, const hb_job *j)
 {
     return j->kv && wide(p);
-}
-
-/* staged_lines with the LSE staged in log2 units and both read unchecked (0 past the queries
- * already), a column's bound check and FMUL gone; not with the fused dQ in its fixed order,
- * not causal, where ptxas spills 12 bytes (at the fused roles' 232 registers; 24 bytes with
- * 240 for the consumers and 24 for the writer) */
-static bool lean_lines(const attn_plan *p, const hb_job *j)
-{
-    return staged_lines(p, j) && !(j->fused && !j->hp->dq_atomic && !p->cfg.causal);
 }
 
 static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
@@ -301,7 +293,7 @@ static void mask_scores(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     *bound = cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", j->sx, j->sy);
 }
 
-/* the step's scores masked, then P and dS in place of them (f32); lean (lean_lines): the LSE
+/* the step's scores masked, then P and dS in place of them (f32); lean (staged_lines): the LSE
  * (in log2 units) and D read from the warpgroup's copy unchecked (0 past the queries:
  * line_fetch), where a bound check and a scaling a column were half the instructions of a
  * column's two values */
@@ -394,7 +386,7 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
 }
 
 /* staged_lines: the value the thread stages for step i, the LSE (in log2 units with
- * lean_lines; the warpgroup's first 64 threads) or D of query tile yt's query wtid % 64 (0
+ * staged_lines; the warpgroup's first 64 threads) or D of query tile yt's query wtid % 64 (0
  * past the queries) */
 static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const cute_tensor *mt,
                            cute_int i)
@@ -410,7 +402,7 @@ static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, con
     cute_val is_lse = cute_int_lt(c, f->wtid, cute_i(p->bn));
     cute_ssa v = cute_tensor_load(c, cute_make_tensor(c, from, cute_layout_parse(a, "(1):(0)"), 4));
     cute_val x = cute_ssa_get(c, v, 0);
-    if (lean_lines(p, j))
+    if (staged_lines(p, j))
         x = cute_val_binop(c, CUTE_OP_MUL, x, cute_val_select(c, is_lse, cute_val_const(c, CUTE_F32, 1.4426950408889634),
                                                               cute_val_const(c, CUTE_F32, 1)));
     return cute_val_select(c, cute_int_lt(c, q, j->sy), x, cute_val_const(c, CUTE_F32, 0));
@@ -454,7 +446,7 @@ static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     issue_scores(c, p, m, f, s);
     cute_warpgroup_wait(c, 0);
     staged_step(c, p, j, f, line, &st);
-    gradients(c, p, j, f, &st, scale_log2, lean_lines(p, j));
+    gradients(c, p, j, f, &st, scale_log2, staged_lines(p, j));
     convert(c, p, j, f);
     if (j->fused) attn_hbdq_stage_ds(c, j->hp, &f->q, f->acc_b);
     if (with_dq) attn_hbdq_wait_ds(c, &f->q);
