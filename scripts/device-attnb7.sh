@@ -7,17 +7,18 @@
 #   fused-atomic  the same parts added in no set order (FlashAttention 3's default): the
 #                 measure of what the order costs; never the default
 #   (unset, two)  the default: the dQ kernel, then the dK/dV kernel
-# Steps, most important first, each under its own time limit, the whole under BUDGET_S
-# (default 90 s on one H200 after the lead's `make all tests`; a step that would pass it is
-# skipped, saying so):
-#   1. the fused forms on the GPU against float64 FIRST (`cutec run --bwd`: every row of dQ,
-#      dK, dV checked up to 4096): odd S, GQA, causal (each bench row below is checked
-#      against float64 on a sample too, non-causal and causal);
-#   2. d128 8x16x4096 (`cutec bench attention --bwd`: both rows, non-causal and causal, each
-#      checked against float64 on a sample first): the default with SDPA's backward beside
-#      (same process), then fused, then fused-atomic (one process a form);
-#   3. d128 2x16x16384: fused, the default, with what is left (SDPA's there: the early mid
-#      pass's, printed).
+# Steps, what decides first, each under its own time limit, the whole under BUDGET_S
+# (default 90 s on one H200 after the lead's `make all tests`, which reaches step 3; 130 s
+# runs them all; a step that would pass it is skipped, saying so):
+#   1. fused on the GPU against float64 FIRST (`cutec run --bwd`: every row of dQ, dK, dV
+#      checked up to 4096): odd S, GQA, causal (each bench row below is checked against
+#      float64 on a sample too, non-causal and causal);
+#   2. d128 8x16x4096 (`cutec bench attention --bwd`: both rows, non-causal and causal), one
+#      process a form: the default, then fused;
+#   3. d128 2x16x16384 alike: fused, the default;
+#   4. fused-atomic at 8x16x4096 (what the fixed order costs), then SDPA's backward at both
+#      shapes (bench/torch_attention.py; session 35's early mid pass, H200: 8x16x4096
+#      495.8 / causal 447.3 TFLOP/s, 2x16x16384 20.90 / 10.76 ms).
 # Decides (one line a form; rows: 8x16x4096 and 2x16x16384, causal and not):
 #   fused: 0 wrong and ahead of the default by 1% or more in EVERY row (all four measured)
 #     -> "make default" (the flip: ATTN_BWD_FORM_DEFAULT in src/kernels/attention/attention_bwd.h
@@ -47,20 +48,18 @@ bench() { # FILE SECONDS FORM ARGS...: one process of `cutec bench attention` un
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
     make -j16 all 2>&1 | grep -E "error|warning" | head -20
-    echo "== 1. the fused forms on the GPU against float64"
-    # (each also compiles its form's kernels into the cache the benches below read)
+    echo "== 1. fused on the GPU against float64"
     device_step 9 env CUTEC_ATTN_BWD_FORM=fused build/cutec run attention $chk --batch 2 --heads 6 --kv-heads 3 \
         --seqlen 1000 --causal
-    device_step 9 env CUTEC_ATTN_BWD_FORM=fused-atomic build/cutec run attention $chk --batch 2 --heads 4 \
-        --kv-heads 4 --seqlen 777 --causal
-    echo "== 2. d128 8x16x4096: the default (SDPA beside), fused, fused-atomic"
-    bench attnb7-two.txt 42 two build/cutec bench attention $b4k
+    echo "== 2. d128 8x16x4096: the default, fused"
+    bench attnb7-two.txt 20 two env $nosdpa build/cutec bench attention $b4k
     bench attnb7-fused.txt 20 fused env $nosdpa build/cutec bench attention $b4k
+    echo "== 3. d128 2x16x16384: fused, the default"
+    bench attnb7-fused16k.txt 28 fused env $nosdpa build/cutec bench attention $b16k
+    bench attnb7-two16k.txt 28 two env $nosdpa build/cutec bench attention $b16k
+    echo "== 4. fused-atomic at 8x16x4096; SDPA's backward at both shapes"
     bench attnb7-atomic.txt 20 fused-atomic env $nosdpa build/cutec bench attention $b4k
-    echo "== 3. d128 2x16x16384 with what is left: fused, the default (SDPA: 20.90 / causal 10.76 ms"
-    echo "   in the early mid pass of session 35, H200)"
-    bench attnb7-fused16k.txt 30 fused env $nosdpa build/cutec bench attention $b16k
-    bench attnb7-two16k.txt 30 two env $nosdpa build/cutec bench attention $b16k
+    device_step 25 python3 bench/torch_attention.py --bwd bf16 8x16x4096x128 2x16x16384x128
     device_stamp "done; clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
 } >"$log" 2>&1
