@@ -89,6 +89,8 @@ verdict() {
     else echo some; fi
 }
 echo "TFLOP/s form/default, 8x16x4096, causal, 2x16x16384, causal; wrong/failed lines: $wrong"
+awk '/^torch [0-9]+x/ { split($2, x, "x"); f = 10 * x[1] * x[2] * x[3] * x[3] * x[4] / ($3 ? 2 : 1);
+    if ($4 > 0) printf "SDPA %s%s: %.1f TFLOP/s\n", $2, $3 ? " causal" : "", f / $4 / 1e9 }' "$log"
 printf "fused: " >&2
 vf=$(verdict fused)
 echo "-> $vf" >&2
