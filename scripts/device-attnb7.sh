@@ -8,10 +8,10 @@
 #                 measure of what the order costs; never the default
 #   (unset, two)  the default: the dQ kernel, then the dK/dV kernel
 # Steps, what decides first, each under its own time limit, the whole under BUDGET_S
-# (default 140 s on one H200 after the lead's `make all tests`: the rule's four rows took
-# about 125 s at the mid pass, a bench process of two rows 21 s at 8x16x4096 and over 28 s at
-# 2x16x16384, so 90 s cannot decide; 200 s runs step 4 too; a step that would pass the
-# budget is skipped, saying so):
+# (default 140 s on one H200 after the lead's `make all tests`: the rule's four rows need
+# about 125 s, a bench process of two rows 21 s or more at 8x16x4096 and over 28 s at
+# 2x16x16384 in the mid pass, so 90 s cannot decide; 200 s runs step 4 too; a step that
+# would pass the budget is skipped, saying so):
 #   1. fused on the GPU against float64 FIRST (`cutec run --bwd`: every row of dQ, dK, dV
 #      checked up to 4096): odd S, GQA, causal (each bench row below is checked against
 #      float64 on a sample too, non-causal and causal);
@@ -24,8 +24,8 @@
 # Decides (one line a form; rows: 8x16x4096 and 2x16x16384, causal and not):
 #   fused: 0 wrong and ahead of the default by 1% or more in EVERY row (all four measured)
 #     -> "make default" (the flip: ATTN_BWD_FORM_DEFAULT in src/kernels/attention/attention_bwd.h
-#     to ATTN_BWD_FORM_FUSED); behind the default in every measured row -> "delete";
-#     otherwise (or a wrong, failed or missing row) -> "keep opt-in";
+#     to ATTN_BWD_FORM_FUSED); otherwise (a wrong, failed or missing row, or behind: its
+#     kernel is fused-atomic's too) -> "keep opt-in";
 #   fused-atomic: never the default (nondeterministic); behind the default in every measured
 #     row -> "delete", else "keep opt-in".
 # Logs under $OUT (default build/device-out); the summary at the end.
@@ -106,7 +106,7 @@ elif [ "$vf" = all ]; then
 elif [ "$vf" = measured ]; then
     echo "decides: keep opt-in CUTEC_ATTN_BWD_FORM=fused (1% ahead in every row measured, but not all four: a larger BUDGET_S measures them)"
 elif [ "$vf" = none ]; then
-    echo "decides: delete CUTEC_ATTN_BWD_FORM=fused (behind the default in every measured row)"
+    echo "decides: keep opt-in CUTEC_ATTN_BWD_FORM=fused (behind the default in every measured row; its kernel is fused-atomic's too)"
 else
     echo "decides: keep opt-in CUTEC_ATTN_BWD_FORM=fused (not 1% ahead in all four rows)"
 fi
