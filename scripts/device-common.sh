@@ -19,6 +19,8 @@
 #   device_gemv_usage CFG...: ptxas's registers and spills (sm_90a) of `cutec compile gemv
 #                      --dtype CFG` for each configuration string
 #   device_end: the clocks after the run and the seconds since $start
+#   device_records, device_compare A B ROW: the bench rows in $rows by form, and form B
+#                     against form A in points of cuBLAS, shape by shape (the A/B scripts)
 #   device_python: pip install ./python into a scratch target ($out/pip.log), then its
 #                  tests (torch on the GPU, the kept calls, the interpreter) and the host
 #                  overhead bench (the installed package, not the tree's)
@@ -163,6 +165,28 @@ bench_bf16()
 # The Hopper GEMM scripts' filters of a bench's output:
 #   stamp: each line with the UTC time (HH:MM:SS.mmm) before it
 #   quiet: a stamped bench without its notes on checks, timing, index width and cuBLAS
+# device_records: "FORM DTYPE SHAPE ROW PCT" of every row of $rows checked ok, the rows of
+# bench processes each headed "-- form=F dtype=D ..." (a kernel row: "TIME SIZE ROW MS TFLOPS PCT")
+device_records()
+{
+    awk '/^-- form=/ { split($2, a, "="); f = a[2]; split($3, b, "="); d = b[2]; shape = ""; next }
+        $2 == "#" && $3 == "M" { m = $4; n = $6; k = $8; gsub(/[,:]/, "", m); gsub(/[,:]/, "", n); gsub(/[,:]/, "", k)
+                                 shape = m "x" n "x" k; next }
+        $2 == "#" { next }
+        $NF == "ok" && $3 != "cublas" { p = $6; sub("%", "", p); print f, d, (shape != "" ? shape : $2 "^3"), $3, p }' "$rows"
+}
+# device_compare A B ROW: per (dtype, shape) with both forms, B - A in points of cuBLAS (each
+# form's runs' mean) of row ROW, a line each, then "mean MEAN min MIN count N" (nothing if none)
+device_compare()
+{
+    device_records | awk -v A="$1" -v B="$2" -v R="$3" '$4 == R && ($1 == A || $1 == B) {
+            key = $2 " " $3; s[$1, key] += $5; c[$1, key]++; keys[key] = 1 }
+        END { for (k in keys) if (c[A, k] && c[B, k]) {
+                a = s[A, k] / c[A, k]; b = s[B, k] / c[B, k]; d = b - a
+                printf("  %s %s: %s %.2f (%d runs) against %s %.2f (%d): %+.2f points\n", k, R, B, b, c[B, k], A, a, c[A, k], d)
+                t += d; n++; if (n == 1 || d < lo) lo = d }
+            if (n) printf("mean %.2f min %.2f count %d\n", t / n, lo, n) }'
+}
 stamp() { while IFS= read -r l; do echo "$(date -u +%T.%N | cut -c1-12) $l"; done; }
 quiet() { grep -v "^[0-9:.]* # \(check\|time\|index\|  (allowed\|cuBLAS:\|bf16 ->\)"; }
 
