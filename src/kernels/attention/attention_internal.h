@@ -48,6 +48,9 @@ typedef struct attn_plan {
     bool fast_finish;        /* the Hopper forward's epilogue: 1 / l and log2 l approximate,
                                 the tile's (m, h, b) divided once (not causal's default,
                                 CUTEC_ATTN_FWD_FINISH=fast|ieee: hopper_plan.c) */
+    bool join;               /* the Hopper forward's tiles joined on the persistent grid: a
+                                tile's last P V and the next tile's first S in one turn
+                                (hopper_fwd.c; CUTEC_ATTN_FWD_JOIN=0|1: hopper_plan.c) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
     /* the Blackwell forward (blackwell_fwd_plan.c): S = Q K^T (tcgen05 _SS) and O += P V (_TS,
