@@ -14,6 +14,9 @@
 # tiles), then each shape's bench (causal and not; every row checked against float64 at
 # sampled rows): the default then the form, each its own process, SDPA beside the default at
 # 8x16x4096 and 16x32x2048 (at 16k only if the budget has room: it is the slowest).
+# Last, if the budget has room, a diagnostic (wrong by design, no decision): d128 8x16x4096
+# with CUTEC_ATTN_FWD_DIAG=nosoftmax, the key tiles without their softmax and O's rescale, so
+# that its TFLOP/s is what the loop's GEMMs, loads and turns allow alone.
 # Rule (the brief's), R = the form's TFLOP/s over the default's, no row WRONG:
 #   R >= 1.01 at both d128 non-causal shapes and >= 0.995 at d64 non-causal: "make default"
 #     not causal (JOIN_TILES[0] = true in hopper_plan.c); and if R >= 0.995 at every causal
@@ -44,7 +47,7 @@ at_least() { awk -v r="$1" -v x="$2" 'BEGIN { exit !(r != "" && r >= x) }'; }
 below() { awk -v r="$1" -v x="$2" 'BEGIN { exit !(r != "" && r < x) }'; }
 # the form's ratio at shape $1 (4k, 16k, 64), row kind $2
 r_of() { ratio "$(tops "$out/attnf7-$1-join.txt" "$2")" "$(tops "$out/attnf7-$1.txt" "$2")"; }
-wrong() { grep -l "WRONG\|FAILED" "$out"/attnf7-*.txt 2>/dev/null | head -3; }
+wrong() { grep -l "WRONG\|FAILED" "$out"/attnf7-[1-6c]*.txt 2>/dev/null | head -3; }
 {
     device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
@@ -66,6 +69,9 @@ wrong() { grep -l "WRONG\|FAILED" "$out"/attnf7-*.txt 2>/dev/null | head -3; }
     echo "== d64 16x32x2048: the default (SDPA beside), tiles joined"
     device_step 16 build/cutec bench attention $s64 | tee "$out/attnf7-64.txt"
     device_step 10 env $nosdpa $join build/cutec bench attention $s64 | tee "$out/attnf7-64-join.txt"
+    echo "== a diagnostic, wrong by design (CUTEC_ATTN_FWD_DIAG=nosoftmax: the key tiles without their softmax"
+    echo "== and O's rescale): how fast the loop's GEMMs, loads and turns run alone, d128 8x16x4096"
+    device_step 12 env $nosdpa CUTEC_ATTN_FWD_DIAG=nosoftmax build/cutec bench attention $s4k | tee "$out/attnf7-diag.txt"
     device_stamp "clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     for f in 4k 4k-join 16k 16k-join 64 64-join; do
@@ -73,6 +79,8 @@ wrong() { grep -l "WRONG\|FAILED" "$out"/attnf7-*.txt 2>/dev/null | head -3; }
     done
     n4=$(r_of 4k n) n16=$(r_of 16k n) n64=$(r_of 64 n) c4=$(r_of 4k c) c16=$(r_of 16k c) c64=$(r_of 64 c)
     what="joined/default: d128 4k x$n4 (causal x$c4), 16k x$n16 (causal x$c16), d64 x$n64 (causal x$c64)"
+    diag=$(awk '/^bf16 / && !/ causal/ && $(NF-3) ~ /^[0-9.]+$/ { print $(NF-3); exit }' "$out/attnf7-diag.txt" 2>/dev/null)
+    echo "== without the softmax (diagnostic): d128 4k not causal ${diag:-none} TFLOP/s, the default's $(tops "$out/attnf7-4k.txt" n)"
     bad=$(wrong)
     if [ -n "$bad" ]; then
         echo "decides: tiles joined: keep opt-in (a row WRONG in $bad: fix first; $what)"

@@ -156,6 +156,8 @@ static void kernels(void)
     good("CUTEC_ATTN_FWD_JOIN", "1", attention, 1);
     refused("CUTEC_ATTN_FWD_JOIN", "yes", attention, "not one of 0|1");
     unsetenv("CUTEC_ATTN_FWD_JOIN");
+    refused("CUTEC_ATTN_FWD_DIAG", "nosoft", attention, "not one of none|nosoftmax");
+    unsetenv("CUTEC_ATTN_FWD_DIAG");
     good("CUTEC_HSTU_VARIANT", "sm80", hstu, 1);
     good("CUTEC_HSTU_BLOCK_M", "128", hstu, 1);
     refused("CUTEC_HSTU_BLOCK_M", "96", hstu, "not one of 64|128");

@@ -51,6 +51,10 @@ typedef struct attn_plan {
     bool join;               /* the Hopper forward's tiles joined on the persistent grid: a
                                 tile's last P V and the next tile's first S in one turn
                                 (hopper_fwd.c; CUTEC_ATTN_FWD_JOIN=0|1: hopper_plan.c) */
+    bool diag_nosoftmax;     /* a diagnostic, wrong by design: the Hopper forward's key tiles
+                                after the first without their softmax and O's rescale (P = S),
+                                so that a bench times the GEMMs, loads and turns alone
+                                (CUTEC_ATTN_FWD_DIAG=nosoftmax: hopper_plan.c) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
     /* the Blackwell forward (blackwell_fwd_plan.c): S = Q K^T (tcgen05 _SS) and O += P V (_TS,

@@ -226,6 +226,11 @@ static void key_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const
     issue_attend(c, p, m, f, rp, &st->v);
     attn_hop_ring_pass(c, st->wg, p->consumers);
     retire(c, 1, &m->pk, &st->k); /* S(n) is in */
+    if (p->diag_nosoftmax) { /* a diagnostic, wrong by design: P = S, O never rescaled */
+        retire(c, 0, &m->pv, &st->v);
+        to_p(c, p, f, rp);
+        return;
+    }
     softmax(c, p, t, f, r, n, mask, scale_log2, corr);
     after_softmax(c, m, f, r, corr, st);
     to_p(c, p, f, rp);
