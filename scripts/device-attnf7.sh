@@ -10,11 +10,11 @@
 # unit); 8x16x4096 and 2x16x16384 are both 4,096 Q tiles (31.03 rounds of 132: the last round's
 # 4 tiles cost 3%), 26 and 103 key tiles a Q tile.
 # Steps: the float64 checks on the GPU with the form (more Q tiles than SMs, so that blocks
-# walk several and every later tile starts in a join: GQA, odd lengths, causal, d64's 192-row
-# tiles), then each shape's bench (causal and not; every row checked against float64 at
-# sampled rows): the default then the form, each its own process, SDPA beside the default at
-# 8x16x4096 and 16x32x2048 (at 16k only if the budget has room: it is the slowest).
-# Last, if the budget has room, a diagnostic (wrong by design, no decision): d128 8x16x4096
+# walk several and every later tile starts in a join: d128 GQA at odd lengths, causal and
+# not), then each shape's bench (causal and not; every row checked against float64 at 512 to
+# 2048 sampled rows, d64's 192-row tiles so): the default then the form, each its own process,
+# SDPA beside the default at 8x16x4096 and 16x32x2048 (not at 16k: the budget).
+# After the 8x16x4096 rows, a diagnostic (wrong by design, no decision): d128 8x16x4096
 # with CUTEC_ATTN_FWD_DIAG=nosoftmax, the key tiles without their softmax and O's rescale, so
 # that its TFLOP/s is what the loop's GEMMs, loads and turns allow alone.
 # Rule (the brief's), R = the form's TFLOP/s over the default's, no row WRONG:
@@ -57,21 +57,19 @@ wrong() { grep -l "WRONG\|FAILED" "$out"/attnf7-[1-6c]*.txt 2>/dev/null | head -
         --iters 1 | tee "$out/attnf7-check1.txt"
     device_step 6 env $join build/cutec run attention --batch 2 --heads 12 --kv-heads 3 --seqlen 777 --headdim 128 --causal \
         --iters 1 | tee "$out/attnf7-check2.txt"
-    device_step 6 env $join build/cutec run attention --batch 2 --heads 24 --kv-heads 6 --seqlen 1000 --headdim 64 \
-        --dtype f16 --iters 1 | tee "$out/attnf7-check3.txt"
-    echo "== checks verified: $(cat "$out"/attnf7-check*.txt 2>/dev/null | grep -c 'verified against float64') of 3"
+    echo "== checks verified: $(cat "$out"/attnf7-check*.txt 2>/dev/null | grep -c 'verified against float64') of 2"
     echo "== d128 8x16x4096: the default (SDPA beside), tiles joined"
     device_step 20 build/cutec bench attention $s4k | tee "$out/attnf7-4k.txt"
     device_step 13 env $nosdpa $join build/cutec bench attention $s4k | tee "$out/attnf7-4k-join.txt"
-    echo "== d128 2x16x16384: the default, tiles joined (SDPA off: the budget)"
-    device_step 15 env $nosdpa build/cutec bench attention $s16k | tee "$out/attnf7-16k.txt"
-    device_step 15 env $nosdpa $join build/cutec bench attention $s16k | tee "$out/attnf7-16k-join.txt"
-    echo "== d64 16x32x2048: the default (SDPA beside), tiles joined"
-    device_step 16 build/cutec bench attention $s64 | tee "$out/attnf7-64.txt"
-    device_step 10 env $nosdpa $join build/cutec bench attention $s64 | tee "$out/attnf7-64-join.txt"
     echo "== a diagnostic, wrong by design (CUTEC_ATTN_FWD_DIAG=nosoftmax: the key tiles without their softmax"
     echo "== and O's rescale): how fast the loop's GEMMs, loads and turns run alone, d128 8x16x4096"
     device_step 12 env $nosdpa CUTEC_ATTN_FWD_DIAG=nosoftmax build/cutec bench attention $s4k | tee "$out/attnf7-diag.txt"
+    echo "== d128 2x16x16384: the default, tiles joined (SDPA off: the budget)"
+    device_step 16 env $nosdpa build/cutec bench attention $s16k | tee "$out/attnf7-16k.txt"
+    device_step 16 env $nosdpa $join build/cutec bench attention $s16k | tee "$out/attnf7-16k-join.txt"
+    echo "== d64 16x32x2048: the default (SDPA beside), tiles joined"
+    device_step 16 build/cutec bench attention $s64 | tee "$out/attnf7-64.txt"
+    device_step 10 env $nosdpa $join build/cutec bench attention $s64 | tee "$out/attnf7-64-join.txt"
     device_stamp "clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     for f in 4k 4k-join 16k 16k-join 64 64-join; do
