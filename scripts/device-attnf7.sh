@@ -1,41 +1,64 @@
 #!/bin/sh
-# Issue 18, engineer attnf7 (session 36): the Hopper forward's tiles joined on the persistent
-# grid (CUTEC_ATTN_FWD_JOIN=1, opt-in; hopper_fwd.c's consume_joined, hopper_plan.c's
-# JOIN_TILES).  A tile's ends were two half batches, each a turn of the consumers' ring with a
-# wait behind it: its last P V alone, then (after the epilogue) the next tile's S(0) alone.
-# Joined, the next tile's S(0) and this tile's last P V go in one turn, one wait, and the
-# epilogue runs beside the next tile's first softmax.  Counted (bench/RESULTS.md, attnf7):
-# a 128 x 160 key tile's four GEMMs are 2,560 tensor cycles an SM (1,280 a warpgroup); a
-# consumer warp's softmax 611 instructions, 82 MUFU.EX2 (656 cycles of its SMSP's quarter-rate
-# unit); 8x16x4096 and 2x16x16384 are both 4,096 Q tiles (31.03 rounds of 132: the last round's
-# 4 tiles cost 3%), 26 and 103 key tiles a Q tile.
-# Steps: the float64 checks on the GPU with the form (more Q tiles than SMs, so that blocks
-# walk several and every later tile starts in a join: d128 GQA at odd lengths, causal and
-# not), then each shape's bench (causal and not; every row checked against float64 at 512 to
-# 2048 sampled rows, d64's 192-row tiles so): the default then the form, each its own process,
-# SDPA beside the default at 8x16x4096 and 16x32x2048 (not at 16k: the budget).
-# After the 8x16x4096 rows, a diagnostic (wrong by design, no decision): d128 8x16x4096
-# with CUTEC_ATTN_FWD_DIAG=nosoftmax, the key tiles without their softmax and O's rescale, so
-# that its TFLOP/s is what the loop's GEMMs, loads and turns allow alone.
-# Rule (the brief's), R = the form's TFLOP/s over the default's, no row WRONG:
+# Issue 18, engineer attnf7 (session 36): the Hopper forward at d128 non-causal, counted
+# (bench/RESULTS.md, attnf7; ptxas 13, sm_90a): a 128 x 160 key tile's four GEMMs are 2,560
+# tensor cycles an SM (1,280 a warpgroup; 1.435 us at 965 TFLOP/s); a consumer warp's loop 611
+# instructions, 82 MUFU.EX2 (656 cycles of its SMSP's quarter-rate unit); the passes' figures
+# give ~1.9 us a key tile and 1-3 us more a Q tile.  The opt-in forms timed here (hopper_plan.c
+# has each one's flip):
+#   join   CUTEC_ATTN_FWD_JOIN=1: on the persistent grid a tile's last P V and the next tile's
+#          S(0) in one turn and one wait (two half batches, two turns, two waits before), the
+#          epilogue beside the next tile's first softmax (JOIN_TILES);
+#   passs  CUTEC_ATTN_FWD_PASS=scores: a consumer passes the ring's turn once its S retired,
+#          not once its GEMMs are issued (PASS_AT);
+#   passr  CUTEC_ATTN_FWD_PASS=retired: once both GEMMs retired: the two warpgroups' batches
+#          reach the tensor cores one at a time (PASS_AT);
+#   and a diagnostic, wrong by design, no decision: CUTEC_ATTN_FWD_DIAG=nosoftmax, the key
+#   tiles without their softmax and O's rescale (P = S): what the GEMMs, loads and turns allow.
+# Steps: the float64 checks on the GPU with the join (more Q tiles than SMs, so that blocks walk
+# several: d128 GQA at odd lengths, causal and not), then at each shape (8x16x4096 d128,
+# 2x16x16384 d128, 16x32x2048 d64; causal and not, every row checked against float64 at 512 to
+# 2048 sampled rows) the default (SDPA beside but at 16k: the budget) then each form of $FORMS
+# (default "join passs passr"), each its own process; the diagnostic after the 4k forms.
+# Rule (the brief's), per form, R = its TFLOP/s over the default's, no row WRONG:
 #   R >= 1.01 at both d128 non-causal shapes and >= 0.995 at d64 non-causal: "make default"
-#     not causal (JOIN_TILES[0] = true in hopper_plan.c); and if R >= 0.995 at every causal
-#     row too, causal as well (JOIN_TILES[1] = true): the brief's "leads at both d128
-#     non-causal shapes by 1% and loses nowhere by more than 0.5%";
-#   R < 0.995 at every row: "delete" (consume_joined and its helpers, JOIN_TILES,
-#     CUTEC_ATTN_FWD_JOIN, the tests' joined cases);
+#     not causal (index 0 of the form's array in hopper_plan.c), causal too (index 1) where R
+#     >= 0.995 at every causal row: the brief's "leads at both d128 non-causal shapes by 1% and
+#     loses nowhere by more than 0.5%";
+#   R < 0.995 at every row measured: "delete";
 #   else "keep opt-in".
 # Under ~90 s on one H200 after `make all tests` (BUDGET_S; a step that would pass it is
-# skipped, saying so).  Logs under $OUT (default build/device-out); the log's tail is printed.
+# skipped, saying so: the last shapes' forms first).  Logs under $OUT (default build/device-out).
 . scripts/device-common.sh
 log="$out/attnf7.log"
 t0=$(date +%s)
 budget=${BUDGET_S:-90}
+forms=${FORMS:-join passs passr}
 nosdpa="CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py"
-join="CUTEC_ATTN_FWD_JOIN=1"
 s4k="--batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 10"
 s16k="--batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 5"
 s64="--batch 16 --heads 32 --seqlen 2048 --headdim 64 --iters 10"
+# a form's setting, its flip and what "delete" removes
+env_of()
+{
+    case $1 in
+    join) echo CUTEC_ATTN_FWD_JOIN=1 ;; passs) echo CUTEC_ATTN_FWD_PASS=scores ;;
+    passr) echo CUTEC_ATTN_FWD_PASS=retired ;; diag) echo CUTEC_ATTN_FWD_DIAG=nosoftmax ;;
+    esac
+}
+flip_of()
+{
+    case $1 in
+    join) echo "JOIN_TILES" ;; passs) echo "PASS_AT (ATTN_PASS_SCORES)" ;; passr) echo "PASS_AT (ATTN_PASS_RETIRED)" ;;
+    esac
+}
+gone_of()
+{
+    case $1 in
+    join) echo "consume_joined and its helpers, JOIN_TILES, CUTEC_ATTN_FWD_JOIN, the tests' joined cases" ;;
+    passs) echo "CUTEC_ATTN_FWD_PASS=scores (ATTN_PASS_SCORES, its test cases)" ;;
+    passr) echo "CUTEC_ATTN_FWD_PASS=retired (ATTN_PASS_RETIRED, its test cases)" ;;
+    esac
+}
 # the TFLOP/s of a bench log's causal (c) or non-causal (n) row ("" if missing or WRONG)
 tops()
 {
@@ -44,57 +67,72 @@ tops()
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b > 0) printf "%.4f", a / b }'; }
 at_least() { awk -v r="$1" -v x="$2" 'BEGIN { exit !(r != "" && r >= x) }'; }
-below() { awk -v r="$1" -v x="$2" 'BEGIN { exit !(r != "" && r < x) }'; }
-# the form's ratio at shape $1 (4k, 16k, 64), row kind $2
-r_of() { ratio "$(tops "$out/attnf7-$1-join.txt" "$2")" "$(tops "$out/attnf7-$1.txt" "$2")"; }
-wrong() { grep -l "WRONG\|FAILED" "$out"/attnf7-[1-6c]*.txt 2>/dev/null | head -3; }
+# the form's ratio at shape $2 (4k, 16k, 64), row kind $3
+r_of() { ratio "$(tops "$out/attnf7-$2-$1.txt" "$3")" "$(tops "$out/attnf7-$2.txt" "$3")"; }
+# bench SHAPE ARGS FORM SECONDS: the default (FORM "", SDPA beside but at 16k) or a form,
+# into attnf7-SHAPE[-FORM].txt
+bench()
 {
-    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
+    if [ -z "$3" ]; then
+        sd=""
+        [ "$1" = 16k ] && sd=$nosdpa
+        device_step "$4" env $sd build/cutec bench attention $2 | tee "$out/attnf7-$1.txt"
+    else
+        device_step "$4" env $nosdpa $(env_of "$3") build/cutec bench attention $2 | tee "$out/attnf7-$1-$3.txt"
+    fi
+}
+decide() # FORM
+{
+    n4=$(r_of "$1" 4k n) n16=$(r_of "$1" 16k n) n64=$(r_of "$1" 64 n)
+    c4=$(r_of "$1" 4k c) c16=$(r_of "$1" 16k c) c64=$(r_of "$1" 64 c)
+    what="$1/default: d128 4k x$n4 (causal x$c4), 16k x$n16 (causal x$c16), d64 x$n64 (causal x$c64)"
+    bad=$(grep -l "WRONG\|FAILED" "$out"/attnf7-check*.txt "$out"/attnf7-*-"$1".txt 2>/dev/null | head -3)
+    slower=1
+    for r in $n4 $n16 $n64 $c4 $c16 $c64; do at_least "$r" 0.995 && slower=0; done
+    if [ -n "$bad" ]; then
+        echo "decides: $1: keep opt-in (a row WRONG in $bad: fix first; $what)"
+    elif at_least "$n4" 1.01 && at_least "$n16" 1.01 && at_least "$n64" 0.995; then
+        if at_least "$c4" 0.995 && at_least "$c16" 0.995 && at_least "$c64" 0.995; then
+            echo "decides: $1: make default, causal too ($what): $(flip_of "$1") both entries in hopper_plan.c"
+        else
+            echo "decides: $1: make default not causal ($what): $(flip_of "$1") entry 0 in hopper_plan.c"
+        fi
+    elif [ -n "$n4$c4" ] && [ "$slower" = 1 ]; then
+        echo "decides: $1: delete ($what): $(gone_of "$1")"
+    else
+        echo "decides: $1: keep opt-in ($what)"
+    fi
+}
+{
+    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null); forms: $forms"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
     echo "== checks against float64 on the GPU, tiles joined (blocks walking 2-3 tiles each)"
-    device_step 8 env $join build/cutec run attention --batch 2 --heads 16 --kv-heads 4 --seqlen 1100 --headdim 128 \
-        --iters 1 | tee "$out/attnf7-check1.txt"
-    device_step 6 env $join build/cutec run attention --batch 2 --heads 12 --kv-heads 3 --seqlen 777 --headdim 128 --causal \
-        --iters 1 | tee "$out/attnf7-check2.txt"
+    device_step 8 env CUTEC_ATTN_FWD_JOIN=1 build/cutec run attention --batch 2 --heads 16 --kv-heads 4 --seqlen 1100 \
+        --headdim 128 --iters 1 | tee "$out/attnf7-check1.txt"
+    device_step 6 env CUTEC_ATTN_FWD_JOIN=1 CUTEC_ATTN_FWD_PASS=retired build/cutec run attention --batch 2 --heads 12 \
+        --kv-heads 3 --seqlen 777 --headdim 128 --causal --iters 1 | tee "$out/attnf7-check2.txt"
     echo "== checks verified: $(cat "$out"/attnf7-check*.txt 2>/dev/null | grep -c 'verified against float64') of 2"
-    echo "== d128 8x16x4096: the default (SDPA beside), tiles joined"
-    device_step 20 build/cutec bench attention $s4k | tee "$out/attnf7-4k.txt"
-    device_step 13 env $nosdpa $join build/cutec bench attention $s4k | tee "$out/attnf7-4k-join.txt"
-    echo "== a diagnostic, wrong by design (CUTEC_ATTN_FWD_DIAG=nosoftmax: the key tiles without their softmax"
-    echo "== and O's rescale): how fast the loop's GEMMs, loads and turns run alone, d128 8x16x4096"
-    device_step 12 env $nosdpa CUTEC_ATTN_FWD_DIAG=nosoftmax build/cutec bench attention $s4k | tee "$out/attnf7-diag.txt"
-    echo "== d128 2x16x16384: the default, tiles joined (SDPA off: the budget)"
-    device_step 16 env $nosdpa build/cutec bench attention $s16k | tee "$out/attnf7-16k.txt"
-    device_step 16 env $nosdpa $join build/cutec bench attention $s16k | tee "$out/attnf7-16k-join.txt"
-    echo "== d64 16x32x2048: the default (SDPA beside), tiles joined"
-    device_step 16 build/cutec bench attention $s64 | tee "$out/attnf7-64.txt"
-    device_step 10 env $nosdpa $join build/cutec bench attention $s64 | tee "$out/attnf7-64-join.txt"
+    echo "== d128 8x16x4096: the default (SDPA beside), then $forms, then the diagnostic"
+    bench 4k "$s4k" "" 20
+    for f in $forms; do bench 4k "$s4k" "$f" 12; done
+    bench 4k "$s4k" diag 12
+    echo "== d128 2x16x16384: the default (SDPA off), then $forms"
+    bench 16k "$s16k" "" 16
+    for f in $forms; do bench 16k "$s16k" "$f" 16; done
+    echo "== d64 16x32x2048: the default (SDPA beside), then $forms"
+    bench 64 "$s64" "" 16
+    for f in $forms; do bench 64 "$s64" "$f" 10; done
     device_stamp "clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    for f in 4k 4k-join 16k 16k-join 64 64-join; do
-        echo "== $f: not causal $(tops "$out/attnf7-$f.txt" n), causal $(tops "$out/attnf7-$f.txt" c)"
+    for s in 4k 16k 64; do
+        for f in "" $forms; do
+            g=$s${f:+-$f}
+            echo "== $g: not causal $(tops "$out/attnf7-$g.txt" n), causal $(tops "$out/attnf7-$g.txt" c)"
+        done
     done
-    n4=$(r_of 4k n) n16=$(r_of 16k n) n64=$(r_of 64 n) c4=$(r_of 4k c) c16=$(r_of 16k c) c64=$(r_of 64 c)
-    what="joined/default: d128 4k x$n4 (causal x$c4), 16k x$n16 (causal x$c16), d64 x$n64 (causal x$c64)"
-    diag=$(awk '/^bf16 / && !/ causal/ && $(NF-3) ~ /^[0-9.]+$/ { print $(NF-3); exit }' "$out/attnf7-diag.txt" 2>/dev/null)
-    echo "== without the softmax (diagnostic): d128 4k not causal ${diag:-none} TFLOP/s, the default's $(tops "$out/attnf7-4k.txt" n)"
-    bad=$(wrong)
-    if [ -n "$bad" ]; then
-        echo "decides: tiles joined: keep opt-in (a row WRONG in $bad: fix first; $what)"
-    elif [ -z "$n4" ] || [ -z "$n16" ] || [ -z "$n64" ]; then
-        echo "decides: tiles joined: keep opt-in (a figure missing: $what)"
-    elif at_least "$n4" 1.01 && at_least "$n16" 1.01 && at_least "$n64" 0.995; then
-        if at_least "$c4" 0.995 && at_least "$c16" 0.995 && at_least "$c64" 0.995; then
-            echo "decides: tiles joined: make default, causal too ($what): JOIN_TILES = {true, true} in hopper_plan.c"
-        else
-            echo "decides: tiles joined: make default not causal ($what): JOIN_TILES[0] = true in hopper_plan.c"
-        fi
-    elif below "$n4" 0.995 && below "$n16" 0.995 && below "$n64" 0.995 && below "$c4" 0.995 && below "$c64" 0.995 &&
-        { [ -z "$c16" ] || below "$c16" 0.995; }; then
-        echo "decides: tiles joined: delete ($what): consume_joined, JOIN_TILES, CUTEC_ATTN_FWD_JOIN, the tests' joined cases"
-    else
-        echo "decides: tiles joined: keep opt-in ($what)"
-    fi
+    diag=$(awk '/^bf16 / && !/ causal/ && $(NF-3) ~ /^[0-9.]+$/ { print $(NF-3); exit }' "$out/attnf7-4k-diag.txt" 2>/dev/null)
+    echo "== without the softmax (diagnostic): d128 4k not causal ${diag:-none} TFLOP/s, the default $(tops "$out/attnf7-4k.txt" n)"
+    for f in $forms; do decide "$f"; done
 } >"$log" 2>&1
 tail -n 40 "$log"

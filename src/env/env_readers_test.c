@@ -157,6 +157,9 @@ static void kernels(void)
     refused("CUTEC_ATTN_FWD_JOIN", "yes", attention, "not one of 0|1");
     unsetenv("CUTEC_ATTN_FWD_JOIN");
     refused("CUTEC_ATTN_FWD_DIAG", "nosoft", attention, "not one of none|nosoftmax");
+    good("CUTEC_ATTN_FWD_PASS", "retired", attention, 1);
+    refused("CUTEC_ATTN_FWD_PASS", "late", attention, "not one of issued|scores|retired");
+    unsetenv("CUTEC_ATTN_FWD_PASS");
     unsetenv("CUTEC_ATTN_FWD_DIAG");
     good("CUTEC_HSTU_VARIANT", "sm80", hstu, 1);
     good("CUTEC_HSTU_BLOCK_M", "128", hstu, 1);

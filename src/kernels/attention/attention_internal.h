@@ -51,6 +51,10 @@ typedef struct attn_plan {
     bool join;               /* the Hopper forward's tiles joined on the persistent grid: a
                                 tile's last P V and the next tile's first S in one turn
                                 (hopper_fwd.c; CUTEC_ATTN_FWD_JOIN=0|1: hopper_plan.c) */
+    int pass_at;             /* where a consumer of the Hopper forward passes the ring's turn in a
+                                key tile: once its GEMMs are issued (ATTN_PASS_ISSUED, the
+                                default), once its S retired, once both did (the batches one at a
+                                time; CUTEC_ATTN_FWD_PASS=issued|scores|retired: hopper_plan.c) */
     bool diag_nosoftmax;     /* a diagnostic, wrong by design: the Hopper forward's key tiles
                                 after the first without their softmax and O's rescale (P = S),
                                 so that a bench times the GEMMs, loads and turns alone
@@ -214,6 +218,9 @@ cute_layout attn_c_as_a(cute_alg *a, const cute_layout *acc);
 /* The online softmax of one tile of scores, per row of the thread: the running row max m
  * and the thread's part of the row sum l (f32 variables), O rescaled by exp2(m_old - m_new)
  * (in units of scale log2 e), and S replaced by exp2(S scale_log2 - m_new scale_log2). */
+/* attn_plan.pass_at's values */
+enum { ATTN_PASS_ISSUED, ATTN_PASS_SCORES, ATTN_PASS_RETIRED };
+
 typedef struct attn_rows {
     int n;          /* rows of the thread: 2 MMA_M */
     cute_val m[8], l[8];

@@ -224,15 +224,29 @@ static void key_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const
     attn_hop_ring_turn(c, st->wg, p->consumers);
     issue_scores(c, p, m, f, &st->q, &st->k);
     issue_attend(c, p, m, f, rp, &st->v);
-    attn_hop_ring_pass(c, st->wg, p->consumers);
-    retire(c, 1, &m->pk, &st->k); /* S(n) is in */
+    bool retired = p->pass_at == ATTN_PASS_RETIRED;
+    if (p->pass_at == ATTN_PASS_ISSUED) attn_hop_ring_pass(c, st->wg, p->consumers);
+    /* passed after a wait, the turn goes before the stage's release (an mbarrier arrive):
+     * ptxas otherwise sank the named barrier's arrive below the masked tiles' softmax */
+    cute_warpgroup_wait(c, 1); /* S(n) is in */
+    if (p->pass_at == ATTN_PASS_SCORES) attn_hop_ring_pass(c, st->wg, p->consumers);
+    if (retired) cute_warpgroup_wait(c, 0), attn_hop_ring_pass(c, st->wg, p->consumers);
+    cute_pipeline_consumer_release(c, &m->pk, &st->k);
+    cute_pipeline_state_advance(c, &st->k);
+    if (retired) { /* the turn passed once both GEMMs retired: the batches one at a time */
+        cute_pipeline_consumer_release(c, &m->pv, &st->v);
+        cute_pipeline_state_advance(c, &st->v);
+    }
     if (p->diag_nosoftmax) { /* a diagnostic, wrong by design: P = S, O never rescaled */
-        retire(c, 0, &m->pv, &st->v);
+        if (!retired) retire(c, 0, &m->pv, &st->v);
         to_p(c, p, f, rp);
         return;
     }
     softmax(c, p, t, f, r, n, mask, scale_log2, corr);
-    after_softmax(c, m, f, r, corr, st);
+    if (retired)
+        attn_rescale(c, r, f->acc_o, corr);
+    else
+        after_softmax(c, m, f, r, corr, st);
     to_p(c, p, f, rp);
 }
 

@@ -54,6 +54,13 @@ static const bool FAST_FINISH[2] = {true, false};
  * scripts/device-attnf7.sh times it: its "decides:" line says whether to write true here. */
 static const bool JOIN_TILES[2] = {false, false};
 
+/* Where a consumer passes the ring's turn in a key tile (hopper_fwd.c's key_tile), {not
+ * causal, causal}, unless CUTEC_ATTN_FWD_PASS says issued, scores or retired: once its GEMMs
+ * are issued (the default since the ring was built), once its S retired, or once both did (the
+ * two warpgroups' batches reach the tensor cores one at a time, whatever order the tensor
+ * cores would take them in).  Opt-in until scripts/device-attnf7.sh times them. */
+static const int PASS_AT[2] = {ATTN_PASS_ISSUED, ATTN_PASS_ISSUED};
+
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, cute_tiled_mma *out)
 {
@@ -127,6 +134,7 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     p->split_mask = split ? strcmp(split, "0") != 0 : SPLIT_MASK[cfg->causal];
     p->fast_finish = finish ? strcmp(finish, "fast") == 0 : FAST_FINISH[cfg->causal];
     p->join = kernel_env_choice(a, "CUTEC_ATTN_FWD_JOIN", "0|1", JOIN_TILES[cfg->causal]) == 1;
+    p->pass_at = kernel_env_choice(a, "CUTEC_ATTN_FWD_PASS", "issued|scores|retired", PASS_AT[cfg->causal]);
     /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax */
     p->diag_nosoftmax = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax", 0) == 1;
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
