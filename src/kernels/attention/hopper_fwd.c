@@ -132,11 +132,12 @@ static hop_frag fragments(cute_ctx *c, const attn_plan *p, const attn_block *t, 
     return f;
 }
 
-/* issue acc_s = Q K^T of the states' Q and K tiles (a wgmma batch, not waited for) */
+/* issue acc_s = Q K^T of the states' Q and K tiles (a wgmma batch, not waited for); K's
+ * stage waited for first unless the caller did (`waited`) */
 static void issue_scores(cute_ctx *c, const attn_plan *p, const hop_smem *m, const hop_frag *f,
-                         const cute_pipeline_state *sq, const cute_pipeline_state *s)
+                         const cute_pipeline_state *sq, const cute_pipeline_state *s, bool waited)
 {
-    cute_pipeline_consumer_wait(c, &m->pk, s, (cute_val){0});
+    if (!waited) cute_pipeline_consumer_wait(c, &m->pk, s, (cute_val){0});
     cute_fill(c, f->acc_s, 0);
     cute_warpgroup_arrive(c);
     cute_gemm(c, &p->mma, f->acc_s, q_stage(c, p, f->sQ, 4, sq), attn_hop_stage(c, f->sK, 4, s), f->acc_s);
@@ -144,14 +145,15 @@ static void issue_scores(cute_ctx *c, const attn_plan *p, const hop_smem *m, con
 }
 
 /* issue acc_o += P V of the state's V tile: P (f16/bf16 registers laid out as S's
- * accumulators) read as the RS wgmma's A operand */
+ * accumulators) read as the RS wgmma's A operand; V's stage waited for first unless the
+ * caller did */
 static void issue_attend(cute_ctx *c, const attn_plan *p, const hop_smem *m, const hop_frag *f, cute_tensor rp,
-                         const cute_pipeline_state *s)
+                         const cute_pipeline_state *s, bool waited)
 {
     cute_layout as_a = attn_c_as_a(cute_ctx_alg(c), &f->acc_s.layout);
     cute_tiler ta = cute_tiler_layout(&as_a);
     cute_tensor pa = cute_tensor_compose(c, rp, &ta);
-    cute_pipeline_consumer_wait(c, &m->pv, s, (cute_val){0});
+    if (!waited) cute_pipeline_consumer_wait(c, &m->pv, s, (cute_val){0});
     cute_warpgroup_arrive(c);
     cute_gemm(c, &p->pv, f->acc_o, pa, attn_hop_stage(c, f->sVt, 4, s), f->acc_o);
     cute_warpgroup_commit_batch(c);
@@ -221,9 +223,15 @@ static void key_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const
                      attn_rows *r, cute_tensor rp, hop_states *st, cute_int n, hop_mask mask, cute_val scale_log2)
 {
     cute_val corr[8];
+    /* passed after a wait, the turn is short: K's and V's stages waited for before it */
+    bool early = p->pass_at != ATTN_PASS_ISSUED;
+    if (early) {
+        cute_pipeline_consumer_wait(c, &m->pk, &st->k, (cute_val){0});
+        cute_pipeline_consumer_wait(c, &m->pv, &st->v, (cute_val){0});
+    }
     attn_hop_ring_turn(c, st->wg, p->consumers);
-    issue_scores(c, p, m, f, &st->q, &st->k);
-    issue_attend(c, p, m, f, rp, &st->v);
+    issue_scores(c, p, m, f, &st->q, &st->k, early);
+    issue_attend(c, p, m, f, rp, &st->v, early);
     bool retired = p->pass_at == ATTN_PASS_RETIRED;
     if (p->pass_at == ATTN_PASS_ISSUED) attn_hop_ring_pass(c, st->wg, p->consumers);
     /* passed after a wait, the turn goes before the stage's release (an mbarrier arrive):
@@ -297,7 +305,7 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     int ring = p->consumers;
     cute_val corr[8];
     attn_hop_ring_turn(c, st->wg, ring);
-    issue_scores(c, p, m, &f, &st->q, &st->k);
+    issue_scores(c, p, m, &f, &st->q, &st->k, false);
     attn_hop_ring_pass(c, st->wg, ring);
     retire(c, 0, &m->pk, &st->k);
     softmax(c, p, t, &f, &r, t->n_begin, MASK_WHERE_NEEDED, scale_log2, corr); /* (O is 0: no rescale) */
@@ -306,7 +314,7 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
     cute_pipeline_state_advance(c, &st->q);
     attn_hop_ring_turn(c, st->wg, ring);
-    issue_attend(c, p, m, &f, rp, &st->v);
+    issue_attend(c, p, m, &f, rp, &st->v, false);
     attn_hop_ring_pass(c, st->wg, ring);
     retire(c, 0, &m->pv, &st->v);
     attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
@@ -337,7 +345,7 @@ static void first_scores(cute_ctx *c, const attn_plan *p, const attn_block *t, c
 {
     cute_val corr[8];
     attn_hop_ring_turn(c, st->wg, p->consumers);
-    issue_scores(c, p, m, f, &st->q, &st->k);
+    issue_scores(c, p, m, f, &st->q, &st->k, false);
     attn_hop_ring_pass(c, st->wg, p->consumers);
     retire(c, 0, &m->pk, &st->k);
     softmax(c, p, t, f, r, t->n_begin, MASK_WHERE_NEEDED, scale_log2, corr); /* (O is 0: no rescale) */
@@ -361,8 +369,8 @@ static void join_tiles(cute_ctx *c, const attn_plan *p, const attn_block *prev, 
     cute_val corr[8];
     cute_pipeline_consumer_wait(c, &m->pq, &st->q, (cute_val){0});
     attn_hop_ring_turn(c, st->wg, p->consumers);
-    issue_scores(c, p, m, f, &st->q, &st->k);
-    issue_attend(c, p, m, f, rp, &st->v);
+    issue_scores(c, p, m, f, &st->q, &st->k, false);
+    issue_attend(c, p, m, f, rp, &st->v, false);
     attn_hop_ring_pass(c, st->wg, p->consumers);
     retire(c, 1, &m->pk, &st->k); /* t's S(0) is in */
     retire(c, 0, &m->pv, &st->v); /* prev's O is whole */
@@ -395,7 +403,7 @@ static void consume_joined(cute_ctx *c, const hop_job *j, cute_int tid, hop_stat
     attn_block last = tile_at(c, j, cute_sub(a, mine, cute_i(1)));
     finish_keys(c, p, &last, j->m, &f, &r, rp, st, j->scale_log2);
     attn_hop_ring_turn(c, st->wg, p->consumers);
-    issue_attend(c, p, j->m, &f, rp, &st->v);
+    issue_attend(c, p, j->m, &f, rp, &st->v, false);
     attn_hop_ring_pass(c, st->wg, p->consumers);
     retire(c, 0, &j->m->pv, &st->v);
     attn_epilogue(c, p, f.pv, &last, &r, f.acc_o, j->scale_log2);
