@@ -115,8 +115,8 @@ decide() # FORM
     echo "== checks verified: $(cat "$out"/attnf7-check*.txt 2>/dev/null | grep -c 'verified against float64') of 2"
     echo "== d128 8x16x4096: the default (SDPA beside), then $forms, then the diagnostic"
     bench 4k "$s4k" "" 20
-    for f in $forms; do bench 4k "$s4k" "$f" 12; done
-    bench 4k "$s4k" diag 12
+    for f in $forms; do bench 4k "$s4k" "$f" 14; done
+    bench 4k "$s4k" diag 14
     echo "== d128 2x16x16384: the default (SDPA off), then $forms"
     bench 16k "$s16k" "" 16
     for f in $forms; do bench 16k "$s16k" "$f" 16; done
