@@ -12,6 +12,7 @@
 #          not once its GEMMs are issued (PASS_AT);
 #   passr  CUTEC_ATTN_FWD_PASS=retired: once both GEMMs retired: the two warpgroups' batches
 #          reach the tensor cores one at a time (PASS_AT);
+#   joinr, joins: the join with passr's or passs's turn (not in the default $FORMS);
 #   and a diagnostic, wrong by design, no decision: CUTEC_ATTN_FWD_DIAG=nosoftmax, the key
 #   tiles without their softmax and O's rescale (P = S): what the GEMMs, loads and turns allow.
 # Steps: the float64 checks on the GPU with the join (more Q tiles than SMs, so that blocks walk
@@ -43,12 +44,14 @@ env_of()
     case $1 in
     join) echo CUTEC_ATTN_FWD_JOIN=1 ;; passs) echo CUTEC_ATTN_FWD_PASS=scores ;;
     passr) echo CUTEC_ATTN_FWD_PASS=retired ;; diag) echo CUTEC_ATTN_FWD_DIAG=nosoftmax ;;
+    joinr) echo CUTEC_ATTN_FWD_JOIN=1 CUTEC_ATTN_FWD_PASS=retired ;; joins) echo CUTEC_ATTN_FWD_JOIN=1 CUTEC_ATTN_FWD_PASS=scores ;;
     esac
 }
 flip_of()
 {
     case $1 in
     join) echo "JOIN_TILES" ;; passs) echo "PASS_AT (ATTN_PASS_SCORES)" ;; passr) echo "PASS_AT (ATTN_PASS_RETIRED)" ;;
+    joinr) echo "JOIN_TILES and PASS_AT (ATTN_PASS_RETIRED)" ;; joins) echo "JOIN_TILES and PASS_AT (ATTN_PASS_SCORES)" ;;
     esac
 }
 gone_of()
@@ -57,6 +60,7 @@ gone_of()
     join) echo "consume_joined and its helpers, JOIN_TILES, CUTEC_ATTN_FWD_JOIN, the tests' joined cases" ;;
     passs) echo "CUTEC_ATTN_FWD_PASS=scores (ATTN_PASS_SCORES, its test cases)" ;;
     passr) echo "CUTEC_ATTN_FWD_PASS=retired (ATTN_PASS_RETIRED, its test cases)" ;;
+    joinr | joins) echo "nothing of its own (the two forms' own lines say)" ;;
     esac
 }
 # the TFLOP/s of a bench log's causal (c) or non-causal (n) row ("" if missing or WRONG)
