@@ -156,7 +156,7 @@ static void kernels(void)
     good("CUTEC_ATTN_FWD_JOIN", "1", attention, 1);
     refused("CUTEC_ATTN_FWD_JOIN", "yes", attention, "not one of 0|1");
     unsetenv("CUTEC_ATTN_FWD_JOIN");
-    refused("CUTEC_ATTN_FWD_DIAG", "nosoft", attention, "not one of none|nosoftmax");
+    refused("CUTEC_ATTN_FWD_DIAG", "nosoft", attention, "not one of none|nosoftmax|norescale");
     good("CUTEC_ATTN_FWD_PASS", "retired", attention, 1);
     refused("CUTEC_ATTN_FWD_PASS", "late", attention, "not one of issued|scores|retired");
     unsetenv("CUTEC_ATTN_FWD_PASS");

@@ -55,10 +55,10 @@ typedef struct attn_plan {
                                 key tile: once its GEMMs are issued (ATTN_PASS_ISSUED, the
                                 default), once its S retired, once both did (the batches one at a
                                 time; CUTEC_ATTN_FWD_PASS=issued|scores|retired: hopper_plan.c) */
-    bool diag_nosoftmax;     /* a diagnostic, wrong by design: the Hopper forward's key tiles
-                                after the first without their softmax and O's rescale (P = S),
-                                so that a bench times the GEMMs, loads and turns alone
-                                (CUTEC_ATTN_FWD_DIAG=nosoftmax: hopper_plan.c) */
+    int diag;                /* a diagnostic, wrong by design (ATTN_DIAG_*): the Hopper
+                                forward's key tiles after the first without their softmax and
+                                O's rescale (P = S), or without O's rescale alone, so that a
+                                bench times what is left (CUTEC_ATTN_FWD_DIAG: hopper_plan.c) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
     /* the Blackwell forward (blackwell_fwd_plan.c): S = Q K^T (tcgen05 _SS) and O += P V (_TS,
@@ -218,8 +218,9 @@ cute_layout attn_c_as_a(cute_alg *a, const cute_layout *acc);
 /* The online softmax of one tile of scores, per row of the thread: the running row max m
  * and the thread's part of the row sum l (f32 variables), O rescaled by exp2(m_old - m_new)
  * (in units of scale log2 e), and S replaced by exp2(S scale_log2 - m_new scale_log2). */
-/* attn_plan.pass_at's values */
+/* attn_plan.pass_at's and attn_plan.diag's values */
 enum { ATTN_PASS_ISSUED, ATTN_PASS_SCORES, ATTN_PASS_RETIRED };
+enum { ATTN_DIAG_NONE, ATTN_DIAG_NOSOFTMAX, ATTN_DIAG_NORESCALE };
 
 typedef struct attn_rows {
     int n;          /* rows of the thread: 2 MMA_M */

@@ -74,7 +74,7 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
                        hopper && !plan->sms ? "_tiles" : "", hopper && plan->q_stages > 1 ? "_q2" : "",
                        hopper && plan->sms && plan->snake && cfg->causal ? "_snake" : "",
                        hopper && plan->split_mask ? "_split" : "", hopper && plan->fast_finish ? "_ffin" : "",
-                       hopper && plan->sms && plan->join ? "_join" : "", hopper && plan->diag_nosoftmax ? "_diagnosm" : "",
+                       hopper && plan->sms && plan->join ? "_join" : "", !hopper || !plan->diag ? "" : plan->diag == ATTN_DIAG_NOSOFTMAX ? "_diagnosm" : "_diagnorsc",
                        !hopper ? "" : plan->pass_at == ATTN_PASS_SCORES ? "_passs" : plan->pass_at == ATTN_PASS_RETIRED ? "_passr" : "",
                        cfg->causal ? "_causal" : "",
                        cfg->lse ? "_lse" : "", cfg->varlen ? "_varlen" : "");

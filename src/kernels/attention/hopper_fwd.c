@@ -245,16 +245,19 @@ static void key_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const
         cute_pipeline_consumer_release(c, &m->pv, &st->v);
         cute_pipeline_state_advance(c, &st->v);
     }
-    if (p->diag_nosoftmax) { /* a diagnostic, wrong by design: P = S, O never rescaled */
+    if (p->diag == ATTN_DIAG_NOSOFTMAX) { /* a diagnostic, wrong by design: P = S, O never rescaled */
         if (!retired) retire(c, 0, &m->pv, &st->v);
         to_p(c, p, f, rp);
         return;
     }
     softmax(c, p, t, f, r, n, mask, scale_log2, corr);
-    if (retired)
+    if (p->diag == ATTN_DIAG_NORESCALE) { /* a diagnostic, wrong by design: O never rescaled */
+        if (!retired) retire(c, 0, &m->pv, &st->v);
+    } else if (retired) {
         attn_rescale(c, r, f->acc_o, corr);
-    else
+    } else {
         after_softmax(c, m, f, r, corr, st);
+    }
     to_p(c, p, f, rp);
 }
 

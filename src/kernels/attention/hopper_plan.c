@@ -135,8 +135,9 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     p->fast_finish = finish ? strcmp(finish, "fast") == 0 : FAST_FINISH[cfg->causal];
     p->join = kernel_env_choice(a, "CUTEC_ATTN_FWD_JOIN", "0|1", JOIN_TILES[cfg->causal]) == 1;
     p->pass_at = kernel_env_choice(a, "CUTEC_ATTN_FWD_PASS", "issued|scores|retired", PASS_AT[cfg->causal]);
-    /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax */
-    p->diag_nosoftmax = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax", 0) == 1;
+    /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
+     * or without O's rescale */
+    p->diag = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale", ATTN_DIAG_NONE);
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
      * 20 bytes there: 64), at 192 rows (160 registers a consumer: 144 keys spill 64 bytes
