@@ -160,6 +160,9 @@ static void kernels(void)
     good("CUTEC_ATTN_FWD_PASS", "retired", attention, 1);
     refused("CUTEC_ATTN_FWD_PASS", "late", attention, "not one of issued|scores|retired");
     unsetenv("CUTEC_ATTN_FWD_PASS");
+    good("CUTEC_ATTN_FWD_RESCALE", "moved", attention, 1);
+    refused("CUTEC_ATTN_FWD_RESCALE", "lazy", attention, "not one of every|moved");
+    unsetenv("CUTEC_ATTN_FWD_RESCALE");
     unsetenv("CUTEC_ATTN_FWD_DIAG");
     good("CUTEC_HSTU_VARIANT", "sm80", hstu, 1);
     good("CUTEC_HSTU_BLOCK_M", "128", hstu, 1);

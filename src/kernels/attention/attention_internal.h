@@ -55,6 +55,9 @@ typedef struct attn_plan {
                                 key tile: once its GEMMs are issued (ATTN_PASS_ISSUED, the
                                 default), once its S retired, once both did (the batches one at a
                                 time; CUTEC_ATTN_FWD_PASS=issued|scores|retired: hopper_plan.c) */
+    bool rescale_moved;      /* the Hopper forward's O rescaled only in a warp where some row's
+                                max moved (a vote; CUTEC_ATTN_FWD_RESCALE=every|moved:
+                                hopper_plan.c) */
     int diag;                /* a diagnostic, wrong by design (ATTN_DIAG_*): the Hopper
                                 forward's key tiles after the first without their softmax and
                                 O's rescale (P = S), or without O's rescale alone, so that a

@@ -466,6 +466,12 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (tiles joined, the turn passed once both GEMMs retired)", joined);
     unsetenv("CUTEC_ATTN_FWD_JOIN");
     unsetenv("CUTEC_ATTN_FWD_PASS");
+    /* O rescaled only in a warp where some row's max moved (CUTEC_ATTN_FWD_RESCALE=moved):
+     * the large scores (maxima moving by much, tile after tile) and the split cases */
+    setenv("CUTEC_ATTN_FWD_RESCALE", "moved", 1);
+    ATTN_TEST_ON("interp", "attention (O rescaled where a max moved, large scores)", rescaled);
+    ATTN_TEST_ON("interp", "attention (O rescaled where a max moved)", split);
+    unsetenv("CUTEC_ATTN_FWD_RESCALE");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {
