@@ -131,8 +131,8 @@ decide() # FORM
     for f in $forms; do bench 4k "$s4k" "$f" 14; done
     for d in $diags; do bench 4k "$s4k" "$d" 14; done
     echo "== d128 2x16x16384: the default (SDPA off), then $forms"
-    bench 16k "$s16k" "" 16
-    for f in $forms; do bench 16k "$s16k" "$f" 16; done
+    bench 16k "$s16k" "" 14
+    for f in $forms; do bench 16k "$s16k" "$f" 14; done
     echo "== d64 16x32x2048: the default (SDPA beside), then $forms"
     bench 64 "$s64" "" 16
     for f in $forms; do bench 64 "$s64" "$f" 10; done
