@@ -14,6 +14,9 @@
 #          reach the tensor cores one at a time (PASS_AT);
 #   rmoved CUTEC_ATTN_FWD_RESCALE=moved: O's 64 multiplies a thread skipped in a warp where no
 #          row's max moved (a vote and a branch; exact) (RESCALE_MOVED);
+#   pbits  CUTEC_ATTN_FWD_P=bits: P rounded to bf16 by integer operations (an IADD a value, a
+#          LOP3 and an LEA.HI a pair: the loop 611 -> 738 instructions) where 40 F2FP ran on the
+#          quarter-rate pipe beside the 82 MUFU.EX2 (P_BITS);
 #   joinr, joins: the join with passr's or passs's turn (not in the default $FORMS);
 #   and the diagnostics of $DIAGS (default norescale), wrong by design, no decision:
 #   CUTEC_ATTN_FWD_DIAG=nosoftmax, the key tiles without their softmax and O's rescale (P = S):
@@ -24,7 +27,7 @@
 # several: d128 GQA at odd lengths, causal and not), then at each shape (8x16x4096 d128,
 # 2x16x16384 d128, 16x32x2048 d64; causal and not, every row checked against float64 at 512 to
 # 2048 sampled rows) the default (SDPA beside but at 16k: the budget) then each form of $FORMS
-# (default "passr rmoved join passs"), each its own process; the diagnostics after the 4k forms.
+# (default "passr pbits rmoved join"), each its own process; the diagnostics after the 4k forms.
 # Rule (the brief's), per form, R = its TFLOP/s over the default's, no row WRONG:
 #   R >= 1.01 at both d128 non-causal shapes and >= 0.995 at d64 non-causal: "make default"
 #     not causal (index 0 of the form's array in hopper_plan.c), causal too (index 1) where R
@@ -38,7 +41,7 @@
 log="$out/attnf7.log"
 t0=$(date +%s)
 budget=${BUDGET_S:-90}
-forms=${FORMS:-passr rmoved join passs}
+forms=${FORMS:-passr pbits rmoved join}
 diags=${DIAGS:-norescale}
 nosdpa="CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py"
 s4k="--batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 10"
@@ -50,6 +53,7 @@ env_of()
     case $1 in
     join) echo CUTEC_ATTN_FWD_JOIN=1 ;; passs) echo CUTEC_ATTN_FWD_PASS=scores ;;
     passr) echo CUTEC_ATTN_FWD_PASS=retired ;; rmoved) echo CUTEC_ATTN_FWD_RESCALE=moved ;;
+    pbits) echo CUTEC_ATTN_FWD_P=bits ;;
     nosoftmax | norescale) echo CUTEC_ATTN_FWD_DIAG=$1 ;;
     joinr) echo CUTEC_ATTN_FWD_JOIN=1 CUTEC_ATTN_FWD_PASS=retired ;; joins) echo CUTEC_ATTN_FWD_JOIN=1 CUTEC_ATTN_FWD_PASS=scores ;;
     esac
@@ -57,7 +61,7 @@ env_of()
 flip_of()
 {
     case $1 in
-    rmoved) echo "RESCALE_MOVED" ;;
+    rmoved) echo "RESCALE_MOVED" ;; pbits) echo "P_BITS" ;;
     join) echo "JOIN_TILES" ;; passs) echo "PASS_AT (ATTN_PASS_SCORES)" ;; passr) echo "PASS_AT (ATTN_PASS_RETIRED)" ;;
     joinr) echo "JOIN_TILES and PASS_AT (ATTN_PASS_RETIRED)" ;; joins) echo "JOIN_TILES and PASS_AT (ATTN_PASS_SCORES)" ;;
     esac
@@ -67,6 +71,7 @@ gone_of()
     case $1 in
     join) echo "consume_joined and its helpers, JOIN_TILES, CUTEC_ATTN_FWD_JOIN, the tests' joined cases" ;;
     rmoved) echo "rescale_o's vote, RESCALE_MOVED, CUTEC_ATTN_FWD_RESCALE, its test cases" ;;
+    pbits) echo "attn_p_bf16_bits, P_BITS, CUTEC_ATTN_FWD_P, its test cases" ;;
     passs) echo "CUTEC_ATTN_FWD_PASS=scores (ATTN_PASS_SCORES, its test cases)" ;;
     passr) echo "CUTEC_ATTN_FWD_PASS=retired (ATTN_PASS_RETIRED, its test cases)" ;;
     joinr | joins) echo "nothing of its own (the two forms' own lines say)" ;;

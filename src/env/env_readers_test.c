@@ -163,6 +163,9 @@ static void kernels(void)
     good("CUTEC_ATTN_FWD_RESCALE", "moved", attention, 1);
     refused("CUTEC_ATTN_FWD_RESCALE", "lazy", attention, "not one of every|moved");
     unsetenv("CUTEC_ATTN_FWD_RESCALE");
+    good("CUTEC_ATTN_FWD_P", "bits", attention, 1);
+    refused("CUTEC_ATTN_FWD_P", "trunc", attention, "not one of cvt|bits");
+    unsetenv("CUTEC_ATTN_FWD_P");
     unsetenv("CUTEC_ATTN_FWD_DIAG");
     good("CUTEC_HSTU_VARIANT", "sm80", hstu, 1);
     good("CUTEC_HSTU_BLOCK_M", "128", hstu, 1);

@@ -187,7 +187,8 @@ static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const 
 
 static void to_p(cute_ctx *c, const attn_plan *p, const hop_frag *f, cute_tensor rp)
 {
-    cute_tensor_store(c, rp, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_s), p->cfg.dtype));
+    cute_ssa s = cute_tensor_load(c, f->acc_s);
+    cute_tensor_store(c, rp, p->p_bits ? attn_p_bf16_bits(c, s) : cute_ssa_cvt(c, s, p->cfg.dtype));
 }
 
 /* the pipelines' states of a consumer, going on from tile to tile, and its turn handle */
