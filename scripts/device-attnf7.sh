@@ -18,7 +18,7 @@
 #          LOP3 and an LEA.HI a pair: the loop 611 -> 738 instructions) where 40 F2FP ran on the
 #          quarter-rate pipe beside the 82 MUFU.EX2 (P_BITS);
 #   joinr, joins: the join with passr's or passs's turn (not in the default $FORMS);
-#   and the diagnostics of $DIAGS (default norescale), wrong by design, no decision:
+#   and the diagnostics of $DIAGS (default none: the budget), wrong by design, no decision:
 #   CUTEC_ATTN_FWD_DIAG=nosoftmax, the key tiles without their softmax and O's rescale (P = S):
 #   what the GEMMs, loads and turns allow (session 36's early mid pass, H200, 8x16x4096: 790.7
 #   TFLOP/s, causal 710.1, against the default's 681.5 / 619.0); =norescale, without O's
@@ -42,7 +42,7 @@ log="$out/attnf7.log"
 t0=$(date +%s)
 budget=${BUDGET_S:-90}
 forms=${FORMS:-passr pbits rmoved join}
-diags=${DIAGS:-norescale}
+diags=${DIAGS:-}
 nosdpa="CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py"
 s4k="--batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 10"
 s16k="--batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 5"
