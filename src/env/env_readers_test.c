@@ -153,20 +153,17 @@ static void kernels(void)
     good("CUTEC_ATTN_FWD_QSTAGES", "1", attention, 1);
     refused("CUTEC_ATTN_FWD_QSTAGES", "3", attention, "not one of 2|1");
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
-    good("CUTEC_ATTN_FWD_JOIN", "1", attention, 1);
-    refused("CUTEC_ATTN_FWD_JOIN", "yes", attention, "not one of 0|1");
-    unsetenv("CUTEC_ATTN_FWD_JOIN");
-    refused("CUTEC_ATTN_FWD_DIAG", "nosoft", attention, "not one of none|nosoftmax|norescale");
-    good("CUTEC_ATTN_FWD_PASS", "retired", attention, 1);
-    refused("CUTEC_ATTN_FWD_PASS", "late", attention, "not one of issued|scores|retired");
-    unsetenv("CUTEC_ATTN_FWD_PASS");
-    good("CUTEC_ATTN_FWD_RESCALE", "moved", attention, 1);
-    refused("CUTEC_ATTN_FWD_RESCALE", "lazy", attention, "not one of every|moved");
-    unsetenv("CUTEC_ATTN_FWD_RESCALE");
-    good("CUTEC_ATTN_FWD_P", "bits", attention, 1);
-    refused("CUTEC_ATTN_FWD_P", "trunc", attention, "not one of cvt|bits");
-    unsetenv("CUTEC_ATTN_FWD_P");
-    unsetenv("CUTEC_ATTN_FWD_DIAG");
+    /* the Hopper forward's opt-in forms and diagnostics (hopper_plan.c): a value, a misspelt one */
+    const char *fwd[][4] = {{"CUTEC_ATTN_FWD_JOIN", "1", "yes", "not one of 0|1"},
+                            {"CUTEC_ATTN_FWD_DIAG", "norescale", "nosoft", "not one of none|nosoftmax|norescale"},
+                            {"CUTEC_ATTN_FWD_PASS", "retired", "late", "not one of issued|scores|retired"},
+                            {"CUTEC_ATTN_FWD_RESCALE", "moved", "lazy", "not one of every|moved"},
+                            {"CUTEC_ATTN_FWD_P", "bits", "trunc", "not one of cvt|bits"}};
+    for (int i = 0; i < 5; i++) {
+        good(fwd[i][0], fwd[i][1], attention, 1);
+        refused(fwd[i][0], fwd[i][2], attention, fwd[i][3]);
+        unsetenv(fwd[i][0]);
+    }
     good("CUTEC_HSTU_VARIANT", "sm80", hstu, 1);
     good("CUTEC_HSTU_BLOCK_M", "128", hstu, 1);
     refused("CUTEC_HSTU_BLOCK_M", "96", hstu, "not one of 64|128");
