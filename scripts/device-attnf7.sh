@@ -8,16 +8,11 @@
 #   join   CUTEC_ATTN_FWD_JOIN=1: on the persistent grid a tile's last P V and the next tile's
 #          S(0) in one turn and one wait (two half batches, two turns, two waits before), the
 #          epilogue beside the next tile's first softmax (JOIN_TILES);
-#   passs  CUTEC_ATTN_FWD_PASS=scores: a consumer passes the ring's turn once its S retired,
-#          not once its GEMMs are issued (PASS_AT);
-#   passr  CUTEC_ATTN_FWD_PASS=retired: once both GEMMs retired: the two warpgroups' batches
-#          reach the tensor cores one at a time (PASS_AT);
 #   rmoved CUTEC_ATTN_FWD_RESCALE=moved: O's 64 multiplies a thread skipped in a warp where no
 #          row's max moved (a vote and a branch; exact) (RESCALE_MOVED);
 #   pbits  CUTEC_ATTN_FWD_P=bits: P rounded to bf16 by integer operations (an IADD a value, a
 #          LOP3 and an LEA.HI a pair: the loop 611 -> 738 instructions) where 40 F2FP ran on the
 #          quarter-rate pipe beside the 82 MUFU.EX2 (P_BITS);
-#   joinr, joins: the join with passr's or passs's turn (not in the default $FORMS);
 #   and the diagnostics of $DIAGS (default none: the budget), wrong by design, no decision:
 #   CUTEC_ATTN_FWD_DIAG=nosoftmax, the key tiles without their softmax and O's rescale (P = S):
 #   what the GEMMs, loads and turns allow (session 36's early mid pass, H200, 8x16x4096: 790.7
@@ -32,7 +27,7 @@
 # The second early pass (H200, 22:04) timed the turn passed later against the default at
 # 8x16x4096: once S retired 673.2 against 688.8 (-2.3%), once both GEMMs retired 647.7
 # (-6.0%; causal 594.2): the two warpgroups' batches do reach the tensor cores in turn; a
-# handoff costs ~0.2 us.  (Steps take longer there than here: NVRTC compiles each form's
+# handoff costs ~0.2 us: both deleted (docs/attention.md, "Forms measured and removed").  (Steps take longer there than here: NVRTC compiles each form's
 # two kernels on a shared host, hence the timeouts.)
 # Rule (the brief's), per form, R = its TFLOP/s over the default's, no row WRONG:
 #   R >= 1.01 at both d128 non-causal shapes and >= 0.995 at d64 non-causal: "make default"
@@ -58,19 +53,16 @@ s64="--batch 16 --heads 32 --seqlen 2048 --headdim 64 --iters 10"
 env_of()
 {
     case $1 in
-    join) echo CUTEC_ATTN_FWD_JOIN=1 ;; passs) echo CUTEC_ATTN_FWD_PASS=scores ;;
-    passr) echo CUTEC_ATTN_FWD_PASS=retired ;; rmoved) echo CUTEC_ATTN_FWD_RESCALE=moved ;;
+    join) echo CUTEC_ATTN_FWD_JOIN=1 ;; rmoved) echo CUTEC_ATTN_FWD_RESCALE=moved ;;
     pbits) echo CUTEC_ATTN_FWD_P=bits ;;
     nosoftmax | norescale) echo CUTEC_ATTN_FWD_DIAG=$1 ;;
-    joinr) echo CUTEC_ATTN_FWD_JOIN=1 CUTEC_ATTN_FWD_PASS=retired ;; joins) echo CUTEC_ATTN_FWD_JOIN=1 CUTEC_ATTN_FWD_PASS=scores ;;
     esac
 }
 flip_of()
 {
     case $1 in
     rmoved) echo "RESCALE_MOVED" ;; pbits) echo "P_BITS" ;;
-    join) echo "JOIN_TILES" ;; passs) echo "PASS_AT (ATTN_PASS_SCORES)" ;; passr) echo "PASS_AT (ATTN_PASS_RETIRED)" ;;
-    joinr) echo "JOIN_TILES and PASS_AT (ATTN_PASS_RETIRED)" ;; joins) echo "JOIN_TILES and PASS_AT (ATTN_PASS_SCORES)" ;;
+    join) echo "JOIN_TILES" ;;
     esac
 }
 gone_of()
@@ -79,9 +71,6 @@ gone_of()
     join) echo "consume_joined and its helpers, JOIN_TILES, CUTEC_ATTN_FWD_JOIN, the tests' joined cases" ;;
     rmoved) echo "rescale_o's vote, RESCALE_MOVED, CUTEC_ATTN_FWD_RESCALE, its test cases" ;;
     pbits) echo "attn_p_bf16_bits, P_BITS, CUTEC_ATTN_FWD_P, its test cases" ;;
-    passs) echo "CUTEC_ATTN_FWD_PASS=scores (ATTN_PASS_SCORES, its test cases)" ;;
-    passr) echo "CUTEC_ATTN_FWD_PASS=retired (ATTN_PASS_RETIRED, its test cases)" ;;
-    joinr | joins) echo "nothing of its own (the two forms' own lines say)" ;;
     esac
 }
 # the TFLOP/s of a bench log's causal (c) or non-causal (n) row ("" if missing or WRONG)

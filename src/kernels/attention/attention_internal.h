@@ -51,10 +51,6 @@ typedef struct attn_plan {
     bool join;               /* the Hopper forward's tiles joined on the persistent grid: a
                                 tile's last P V and the next tile's first S in one turn
                                 (hopper_fwd.c; CUTEC_ATTN_FWD_JOIN=0|1: hopper_plan.c) */
-    int pass_at;             /* where a consumer of the Hopper forward passes the ring's turn in a
-                                key tile: once its GEMMs are issued (ATTN_PASS_ISSUED, the
-                                default), once its S retired, once both did (the batches one at a
-                                time; CUTEC_ATTN_FWD_PASS=issued|scores|retired: hopper_plan.c) */
     bool rescale_moved;      /* the Hopper forward's O rescaled only in a warp where some row's
                                 max moved (a vote; CUTEC_ATTN_FWD_RESCALE=every|moved:
                                 hopper_plan.c) */
@@ -223,8 +219,7 @@ cute_layout attn_c_as_a(cute_alg *a, const cute_layout *acc);
 /* The online softmax of one tile of scores, per row of the thread: the running row max m
  * and the thread's part of the row sum l (f32 variables), O rescaled by exp2(m_old - m_new)
  * (in units of scale log2 e), and S replaced by exp2(S scale_log2 - m_new scale_log2). */
-/* attn_plan.pass_at's and attn_plan.diag's values */
-enum { ATTN_PASS_ISSUED, ATTN_PASS_SCORES, ATTN_PASS_RETIRED };
+/* attn_plan.diag's values */
 enum { ATTN_DIAG_NONE, ATTN_DIAG_NOSOFTMAX, ATTN_DIAG_NORESCALE };
 
 typedef struct attn_rows {

@@ -455,17 +455,6 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (tiles joined, one Q stage)", snake);
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
     unsetenv("CUTEC_ATTN_FWD_JOIN");
-    /* the ring's turn passed once S retired, or once both GEMMs did
-     * (CUTEC_ATTN_FWD_PASS=scores|retired): the same cases, the masked tiles' and d64's
-     * three warpgroups' turns among them, and joined with the second */
-    setenv("CUTEC_ATTN_FWD_PASS", "scores", 1);
-    ATTN_TEST_ON("interp", "attention (the turn passed once S retired)", split);
-    setenv("CUTEC_ATTN_FWD_PASS", "retired", 1);
-    ATTN_TEST_ON("interp", "attention (the turn passed once both GEMMs retired)", split);
-    setenv("CUTEC_ATTN_FWD_JOIN", "1", 1);
-    ATTN_TEST_ON("interp", "attention (tiles joined, the turn passed once both GEMMs retired)", joined);
-    unsetenv("CUTEC_ATTN_FWD_JOIN");
-    unsetenv("CUTEC_ATTN_FWD_PASS");
     /* O rescaled only in a warp where some row's max moved (CUTEC_ATTN_FWD_RESCALE=moved):
      * the large scores (maxima moving by much, tile after tile) and the split cases */
     setenv("CUTEC_ATTN_FWD_RESCALE", "moved", 1);

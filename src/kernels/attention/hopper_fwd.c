@@ -132,12 +132,11 @@ static hop_frag fragments(cute_ctx *c, const attn_plan *p, const attn_block *t, 
     return f;
 }
 
-/* issue acc_s = Q K^T of the states' Q and K tiles (a wgmma batch, not waited for); K's
- * stage waited for first unless the caller did (`waited`) */
+/* issue acc_s = Q K^T of the states' Q and K tiles (a wgmma batch, not waited for) */
 static void issue_scores(cute_ctx *c, const attn_plan *p, const hop_smem *m, const hop_frag *f,
-                         const cute_pipeline_state *sq, const cute_pipeline_state *s, bool waited)
+                         const cute_pipeline_state *sq, const cute_pipeline_state *s)
 {
-    if (!waited) cute_pipeline_consumer_wait(c, &m->pk, s, (cute_val){0});
+    cute_pipeline_consumer_wait(c, &m->pk, s, (cute_val){0});
     cute_fill(c, f->acc_s, 0);
     cute_warpgroup_arrive(c);
     cute_gemm(c, &p->mma, f->acc_s, q_stage(c, p, f->sQ, 4, sq), attn_hop_stage(c, f->sK, 4, s), f->acc_s);
@@ -145,15 +144,14 @@ static void issue_scores(cute_ctx *c, const attn_plan *p, const hop_smem *m, con
 }
 
 /* issue acc_o += P V of the state's V tile: P (f16/bf16 registers laid out as S's
- * accumulators) read as the RS wgmma's A operand; V's stage waited for first unless the
- * caller did */
+ * accumulators) read as the RS wgmma's A operand */
 static void issue_attend(cute_ctx *c, const attn_plan *p, const hop_smem *m, const hop_frag *f, cute_tensor rp,
-                         const cute_pipeline_state *s, bool waited)
+                         const cute_pipeline_state *s)
 {
     cute_layout as_a = attn_c_as_a(cute_ctx_alg(c), &f->acc_s.layout);
     cute_tiler ta = cute_tiler_layout(&as_a);
     cute_tensor pa = cute_tensor_compose(c, rp, &ta);
-    if (!waited) cute_pipeline_consumer_wait(c, &m->pv, s, (cute_val){0});
+    cute_pipeline_consumer_wait(c, &m->pv, s, (cute_val){0});
     cute_warpgroup_arrive(c);
     cute_gemm(c, &p->pv, f->acc_o, pa, attn_hop_stage(c, f->sVt, 4, s), f->acc_o);
     cute_warpgroup_commit_batch(c);
@@ -240,41 +238,21 @@ static void key_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const
                      attn_rows *r, cute_tensor rp, hop_states *st, cute_int n, hop_mask mask, cute_val scale_log2)
 {
     cute_val corr[8];
-    /* passed after a wait, the turn is short: K's and V's stages waited for before it */
-    bool early = p->pass_at != ATTN_PASS_ISSUED;
-    if (early) {
-        cute_pipeline_consumer_wait(c, &m->pk, &st->k, (cute_val){0});
-        cute_pipeline_consumer_wait(c, &m->pv, &st->v, (cute_val){0});
-    }
     attn_hop_ring_turn(c, st->wg, p->consumers);
-    issue_scores(c, p, m, f, &st->q, &st->k, early);
-    issue_attend(c, p, m, f, rp, &st->v, early);
-    bool retired = p->pass_at == ATTN_PASS_RETIRED;
-    if (p->pass_at == ATTN_PASS_ISSUED) attn_hop_ring_pass(c, st->wg, p->consumers);
-    /* passed after a wait, the turn goes before the stage's release (an mbarrier arrive):
-     * ptxas otherwise sank the named barrier's arrive below the masked tiles' softmax */
-    cute_warpgroup_wait(c, 1); /* S(n) is in */
-    if (p->pass_at == ATTN_PASS_SCORES) attn_hop_ring_pass(c, st->wg, p->consumers);
-    if (retired) cute_warpgroup_wait(c, 0), attn_hop_ring_pass(c, st->wg, p->consumers);
-    cute_pipeline_consumer_release(c, &m->pk, &st->k);
-    cute_pipeline_state_advance(c, &st->k);
-    if (retired) { /* the turn passed once both GEMMs retired: the batches one at a time */
-        cute_pipeline_consumer_release(c, &m->pv, &st->v);
-        cute_pipeline_state_advance(c, &st->v);
-    }
+    issue_scores(c, p, m, f, &st->q, &st->k);
+    issue_attend(c, p, m, f, rp, &st->v);
+    attn_hop_ring_pass(c, st->wg, p->consumers);
+    retire(c, 1, &m->pk, &st->k); /* S(n) is in */
     if (p->diag == ATTN_DIAG_NOSOFTMAX) { /* a diagnostic, wrong by design: P = S, O never rescaled */
-        if (!retired) retire(c, 0, &m->pv, &st->v);
+        retire(c, 0, &m->pv, &st->v);
         to_p(c, p, f, rp);
         return;
     }
     softmax(c, p, t, f, r, n, mask, scale_log2, corr);
-    if (p->diag == ATTN_DIAG_NORESCALE) { /* a diagnostic, wrong by design: O never rescaled */
-        if (!retired) retire(c, 0, &m->pv, &st->v);
-    } else if (retired) {
-        rescale_o(c, p, r, f->acc_o, corr);
-    } else {
+    if (p->diag == ATTN_DIAG_NORESCALE) /* a diagnostic, wrong by design: O never rescaled */
+        retire(c, 0, &m->pv, &st->v);
+    else
         after_softmax(c, p, m, f, r, corr, st);
-    }
     to_p(c, p, f, rp);
 }
 
@@ -325,7 +303,7 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     int ring = p->consumers;
     cute_val corr[8];
     attn_hop_ring_turn(c, st->wg, ring);
-    issue_scores(c, p, m, &f, &st->q, &st->k, false);
+    issue_scores(c, p, m, &f, &st->q, &st->k);
     attn_hop_ring_pass(c, st->wg, ring);
     retire(c, 0, &m->pk, &st->k);
     softmax(c, p, t, &f, &r, t->n_begin, MASK_WHERE_NEEDED, scale_log2, corr); /* (O is 0: no rescale) */
@@ -334,7 +312,7 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
     cute_pipeline_state_advance(c, &st->q);
     attn_hop_ring_turn(c, st->wg, ring);
-    issue_attend(c, p, m, &f, rp, &st->v, false);
+    issue_attend(c, p, m, &f, rp, &st->v);
     attn_hop_ring_pass(c, st->wg, ring);
     retire(c, 0, &m->pv, &st->v);
     attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
@@ -365,7 +343,7 @@ static void first_scores(cute_ctx *c, const attn_plan *p, const attn_block *t, c
 {
     cute_val corr[8];
     attn_hop_ring_turn(c, st->wg, p->consumers);
-    issue_scores(c, p, m, f, &st->q, &st->k, false);
+    issue_scores(c, p, m, f, &st->q, &st->k);
     attn_hop_ring_pass(c, st->wg, p->consumers);
     retire(c, 0, &m->pk, &st->k);
     softmax(c, p, t, f, r, t->n_begin, MASK_WHERE_NEEDED, scale_log2, corr); /* (O is 0: no rescale) */
@@ -389,8 +367,8 @@ static void join_tiles(cute_ctx *c, const attn_plan *p, const attn_block *prev, 
     cute_val corr[8];
     cute_pipeline_consumer_wait(c, &m->pq, &st->q, (cute_val){0});
     attn_hop_ring_turn(c, st->wg, p->consumers);
-    issue_scores(c, p, m, f, &st->q, &st->k, false);
-    issue_attend(c, p, m, f, rp, &st->v, false);
+    issue_scores(c, p, m, f, &st->q, &st->k);
+    issue_attend(c, p, m, f, rp, &st->v);
     attn_hop_ring_pass(c, st->wg, p->consumers);
     retire(c, 1, &m->pk, &st->k); /* t's S(0) is in */
     retire(c, 0, &m->pv, &st->v); /* prev's O is whole */
@@ -423,7 +401,7 @@ static void consume_joined(cute_ctx *c, const hop_job *j, cute_int tid, hop_stat
     attn_block last = tile_at(c, j, cute_sub(a, mine, cute_i(1)));
     finish_keys(c, p, &last, j->m, &f, &r, rp, st, j->scale_log2);
     attn_hop_ring_turn(c, st->wg, p->consumers);
-    issue_attend(c, p, j->m, &f, rp, &st->v, false);
+    issue_attend(c, p, j->m, &f, rp, &st->v);
     attn_hop_ring_pass(c, st->wg, p->consumers);
     retire(c, 0, &j->m->pv, &st->v);
     attn_epilogue(c, p, f.pv, &last, &r, f.acc_o, j->scale_log2);

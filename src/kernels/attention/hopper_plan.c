@@ -54,13 +54,6 @@ static const bool FAST_FINISH[2] = {true, false};
  * scripts/device-attnf7.sh times it: its "decides:" line says whether to write true here. */
 static const bool JOIN_TILES[2] = {false, false};
 
-/* Where a consumer passes the ring's turn in a key tile (hopper_fwd.c's key_tile), {not
- * causal, causal}, unless CUTEC_ATTN_FWD_PASS says issued, scores or retired: once its GEMMs
- * are issued (the default since the ring was built), once its S retired, or once both did (the
- * two warpgroups' batches reach the tensor cores one at a time, whatever order the tensor
- * cores would take them in).  Opt-in until scripts/device-attnf7.sh times them. */
-static const int PASS_AT[2] = {ATTN_PASS_ISSUED, ATTN_PASS_ISSUED};
-
 /* O's rescale in a key tile (hopper_fwd.c's rescale_o), {not causal, causal}, unless
  * CUTEC_ATTN_FWD_RESCALE says every or moved: every tile, or only in a warp where some row's
  * max moved (exact: corr = 1 elsewhere).  Opt-in until scripts/device-attnf7.sh times it. */
@@ -148,7 +141,6 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     p->join = kernel_env_choice(a, "CUTEC_ATTN_FWD_JOIN", "0|1", JOIN_TILES[cfg->causal]) == 1;
     p->p_bits = kernel_env_choice(a, "CUTEC_ATTN_FWD_P", "cvt|bits", P_BITS[cfg->causal]) == 1 && cfg->dtype == CUTE_BF16;
     p->rescale_moved = kernel_env_choice(a, "CUTEC_ATTN_FWD_RESCALE", "every|moved", RESCALE_MOVED[cfg->causal]) == 1;
-    p->pass_at = kernel_env_choice(a, "CUTEC_ATTN_FWD_PASS", "issued|scores|retired", PASS_AT[cfg->causal]);
     /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
      * or without O's rescale */
     p->diag = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale", ATTN_DIAG_NONE);
