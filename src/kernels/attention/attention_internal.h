@@ -51,11 +51,6 @@ typedef struct attn_plan {
     bool join;               /* the Hopper forward's tiles joined on the persistent grid: a
                                 tile's last P V and the next tile's first S in one turn
                                 (hopper_fwd.c; CUTEC_ATTN_FWD_JOIN=0|1: hopper_plan.c) */
-    bool rescale_moved;      /* the Hopper forward's O rescaled only in a warp where some row's
-                                max moved (a vote; CUTEC_ATTN_FWD_RESCALE=every|moved:
-                                hopper_plan.c) */
-    bool p_bits;             /* the Hopper forward's P rounded to bf16 by integer operations,
-                                not F2FP (CUTEC_ATTN_FWD_P=cvt|bits, bf16 only: hopper_plan.c) */
     int diag;                /* a diagnostic, wrong by design (ATTN_DIAG_*): the Hopper
                                 forward's key tiles after the first without their softmax and
                                 O's rescale (P = S), or without O's rescale alone, so that a
@@ -238,9 +233,6 @@ void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_t
  * scaled by; then O scaled */
 void attn_softmax_scores(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr);
 void attn_rescale(cute_ctx *c, const attn_rows *r, cute_tensor acc_o, const cute_val *corr);
-/* finite f32 values as bf16 rounded to nearest by integer operations (an add, then the high
- * halves packed), not F2FP, a conversion at a quarter of the FMA rate beside MUFU.EX2 */
-cute_ssa attn_p_bf16_bits(cute_ctx *c, cute_ssa s);
 /* the end: l summed over the quad of threads sharing each row, O divided by it; the
  * log-sum-exp of each row (natural log) into lse[row]; fast: 1 / l and log2 l approximate
  * (MUFU), not IEEE */

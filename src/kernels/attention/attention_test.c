@@ -455,18 +455,6 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (tiles joined, one Q stage)", snake);
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
     unsetenv("CUTEC_ATTN_FWD_JOIN");
-    /* O rescaled only in a warp where some row's max moved (CUTEC_ATTN_FWD_RESCALE=moved):
-     * the large scores (maxima moving by much, tile after tile) and the split cases */
-    setenv("CUTEC_ATTN_FWD_RESCALE", "moved", 1);
-    ATTN_TEST_ON("interp", "attention (O rescaled where a max moved, large scores)", rescaled);
-    ATTN_TEST_ON("interp", "attention (O rescaled where a max moved)", split);
-    unsetenv("CUTEC_ATTN_FWD_RESCALE");
-    /* P rounded to bf16 by integer operations (CUTEC_ATTN_FWD_P=bits; bf16 only: the f16
-     * cases keep F2FP) */
-    setenv("CUTEC_ATTN_FWD_P", "bits", 1);
-    ATTN_TEST_ON("interp", "attention (P rounded by integer operations, large scores)", rescaled);
-    ATTN_TEST_ON("interp", "attention (P rounded by integer operations)", split);
-    unsetenv("CUTEC_ATTN_FWD_P");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {

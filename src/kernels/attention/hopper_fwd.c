@@ -185,8 +185,7 @@ static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const 
 
 static void to_p(cute_ctx *c, const attn_plan *p, const hop_frag *f, cute_tensor rp)
 {
-    cute_ssa s = cute_tensor_load(c, f->acc_s);
-    cute_tensor_store(c, rp, p->p_bits ? attn_p_bf16_bits(c, s) : cute_ssa_cvt(c, s, p->cfg.dtype));
+    cute_tensor_store(c, rp, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_s), p->cfg.dtype));
 }
 
 /* the pipelines' states of a consumer, going on from tile to tile, and its turn handle */
@@ -209,27 +208,11 @@ typedef struct hop_states {
  * ptxas serializes a wgmma in flight across the loop's back edge) measured slower in
  * session 33 (8x16x4096 541.1, without the warpgroups' turns 612.6, against 663.4) and was
  * removed: docs/attention.md. */
-/* O scaled by corr: every tile, or with p->rescale_moved only in a warp where some row's max
- * moved (corr != 1 somewhere: a warp vote, the 64 multiplies a thread behind a branch; exact,
- * unlike FlashAttention 4's test, whose stale maxima changed the exp2s and measured slower) */
-static void rescale_o(cute_ctx *c, const attn_plan *p, const attn_rows *r, cute_tensor acc_o, const cute_val *corr)
-{
-    if (!p->rescale_moved) {
-        attn_rescale(c, r, acc_o, corr);
-        return;
-    }
-    cute_val one = cute_val_const(c, CUTE_F32, 1);
-    cute_val moved = cute_val_cmp(c, CUTE_OP_NE, corr[0], one);
-    for (int i = 1; i < r->n; i++)
-        moved = cute_val_binop(c, CUTE_OP_OR, moved, cute_val_cmp(c, CUTE_OP_NE, corr[i], one));
-    CUTE_IF(c, cute_val_vote(c, moved, CUTE_VOTE_ANY)) { attn_rescale(c, r, acc_o, corr); }
-}
-
-static void after_softmax(cute_ctx *c, const attn_plan *p, const hop_smem *m, const hop_frag *f, const attn_rows *r,
-                          const cute_val *corr, hop_states *st)
+static void after_softmax(cute_ctx *c, const hop_smem *m, const hop_frag *f, const attn_rows *r, const cute_val *corr,
+                          hop_states *st)
 {
     retire(c, 0, &m->pv, &st->v); /* O += P(n-1) V(n-1) is in */
-    rescale_o(c, p, r, f->acc_o, corr);
+    attn_rescale(c, r, f->acc_o, corr);
 }
 
 /* Key tile n after the first: S(n) = Q K(n)^T and O += P(n-1) V(n-1) issued together, in
@@ -252,7 +235,7 @@ static void key_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const
     if (p->diag == ATTN_DIAG_NORESCALE) /* a diagnostic, wrong by design: O never rescaled */
         retire(c, 0, &m->pv, &st->v);
     else
-        after_softmax(c, p, m, f, r, corr, st);
+        after_softmax(c, m, f, r, corr, st);
     to_p(c, p, f, rp);
 }
 

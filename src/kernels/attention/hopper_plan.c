@@ -54,18 +54,6 @@ static const bool FAST_FINISH[2] = {true, false};
  * scripts/device-attnf7.sh times it: its "decides:" line says whether to write true here. */
 static const bool JOIN_TILES[2] = {false, false};
 
-/* O's rescale in a key tile (hopper_fwd.c's rescale_o), {not causal, causal}, unless
- * CUTEC_ATTN_FWD_RESCALE says every or moved: every tile, or only in a warp where some row's
- * max moved (exact: corr = 1 elsewhere).  Opt-in until scripts/device-attnf7.sh times it. */
-static const bool RESCALE_MOVED[2] = {false, false};
-
-/* P to bf16 (hopper_fwd.c's to_p), {not causal, causal}, unless CUTEC_ATTN_FWD_P says cvt or
- * bits: by F2FP (a conversion at a quarter of the FMA rate, beside the exp2s' MUFU.EX2) or by
- * integer operations (softmax.c's attn_p_bf16_bits: an IADD a value, an LEA.HI a pair;
- * rounded to nearest, ties away from zero).  bf16 only; opt-in until
- * scripts/device-attnf7.sh times it. */
-static const bool P_BITS[2] = {false, false};
-
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, cute_tiled_mma *out)
 {
@@ -139,8 +127,6 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     p->split_mask = split ? strcmp(split, "0") != 0 : SPLIT_MASK[cfg->causal];
     p->fast_finish = finish ? strcmp(finish, "fast") == 0 : FAST_FINISH[cfg->causal];
     p->join = kernel_env_choice(a, "CUTEC_ATTN_FWD_JOIN", "0|1", JOIN_TILES[cfg->causal]) == 1;
-    p->p_bits = kernel_env_choice(a, "CUTEC_ATTN_FWD_P", "cvt|bits", P_BITS[cfg->causal]) == 1 && cfg->dtype == CUTE_BF16;
-    p->rescale_moved = kernel_env_choice(a, "CUTEC_ATTN_FWD_RESCALE", "every|moved", RESCALE_MOVED[cfg->causal]) == 1;
     /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
      * or without O's rescale */
     p->diag = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale", ATTN_DIAG_NONE);

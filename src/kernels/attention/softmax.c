@@ -69,32 +69,6 @@ static cute_ssa times(cute_ctx *c, cute_ssa x, cute_val k)
     return cute_ssa_binop(c, CUTE_OP_MUL, x, cute_ssa_scalar(c, k, x.shape));
 }
 
-/* x + 2^15 in the f32 bits x: its high half is x rounded to bf16, to nearest (ties away from
- * zero, where F2FP's go to even; P is finite) */
-static cute_val round_bits(cute_ctx *c, cute_val x)
-{
-    cute_val bits = cute_val_bitcast(c, x, cute_type_of(CUTE_U32));
-    return cute_val_binop(c, CUTE_OP_ADD, bits, cute_val_int(c, CUTE_U32, 0x8000));
-}
-
-cute_ssa attn_p_bf16_bits(cute_ctx *c, cute_ssa s)
-{
-    /* word i: element 2i's rounded high half in its low half, element 2i + 1's in its high
-     * half (ptxas: an IADD each and one LEA.HI a pair) */
-    cute_tuple half = cute_tuple_fmt(cute_ctx_alg(c), "(%d)", s.n / 2);
-    cute_ssa w = cute_ssa_fill(c, CUTE_U32, half, 0); /* (its registers replaced below) */
-    cute_val sixteen = cute_val_int(c, CUTE_U32, 16), keep = cute_val_int(c, CUTE_U32, 0xffff0000u);
-    for (int i = 0; i < s.n / 2; i++) {
-        cute_val lo = round_bits(c, cute_ssa_get(c, s, 2 * i)), hi = round_bits(c, cute_ssa_get(c, s, 2 * i + 1));
-        w.v[i] = cute_val_binop(c, CUTE_OP_OR, cute_val_binop(c, CUTE_OP_AND, hi, keep),
-                                cute_val_binop(c, CUTE_OP_SHR, lo, sixteen)).r;
-    }
-    cute_ssa y = cute_ssa_cvt(c, s, CUTE_BF16); /* (s's shape; its values the words' halves) */
-    cute_ssa h = cute_ssa_from_words(c, w, CUTE_BF16);
-    for (int i = 0; i < s.n; i++) y.v[i] = h.v[i];
-    return y;
-}
-
 void attn_softmax_scores(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr)
 {
     cute_tensor S = attn_rowcol(c, acc_s);
