@@ -156,6 +156,14 @@ static void kernels(void)
     good("CUTEC_ATTN_FWD_QSTAGES", "1", attention, 1);
     refused("CUTEC_ATTN_FWD_QSTAGES", "3", attention, "not one of 2|1");
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
+    /* the Hopper forward's opt-in forms and diagnostics (hopper_plan.c): a value, a misspelt one */
+    const char *fwd[][4] = {{"CUTEC_ATTN_FWD_JOIN", "1", "yes", "not one of 0|1"},
+                            {"CUTEC_ATTN_FWD_DIAG", "norescale", "nosoft", "not one of none|nosoftmax|norescale"}};
+    for (int i = 0; i < 2; i++) {
+        good(fwd[i][0], fwd[i][1], attention, 1);
+        refused(fwd[i][0], fwd[i][2], attention, fwd[i][3]);
+        unsetenv(fwd[i][0]);
+    }
     good("CUTEC_HSTU_VARIANT", "sm80", hstu, 1);
     good("CUTEC_HSTU_BLOCK_M", "128", hstu, 1);
     refused("CUTEC_HSTU_BLOCK_M", "96", hstu, "not one of 64|128");
