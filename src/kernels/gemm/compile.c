@@ -206,7 +206,8 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     }
     plan->broken = broken;
     if (cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_BLACKWELL || plan->persistent)
-        plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads);
+        plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads) *
+                    (plan->per_sm > 1 ? plan->per_sm : 1);
     bool sm80_streamk = cfg->variant != CUTE_GEMM_HOPPER && plan->streamk;
     if (sm80_streamk) /* the SM80 stream-K grid: the blocks resident at once (the plan's an SM) */
         plan->sms = gemm_resident_blocks(rt, 1, plan->threads) * plan->streamk_per_sm;

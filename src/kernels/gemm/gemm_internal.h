@@ -33,8 +33,11 @@ typedef struct gemm_plan {
     cute_tiled_copy s2r_a, s2r_b; /* shared -> registers in the MMA's fragments */
     bool smem_epilogue;       /* step 5: C through shared memory, 128-bit stores */
     gemm_prefetch prefetch;   /* when a k-block's fragments are read (multistage.c) */
-    bool persistent;          /* a block an SM walking tiles (CUTE_GEMM_SCHEDULE_PERSISTENT):
-                                 C's tile then beside the stages, in c_parts parts of N */
+    bool persistent;          /* blocks walking tiles (CUTE_GEMM_SCHEDULE_PERSISTENT): C's tile
+                                 then over the last stage or beside the stages, in c_parts parts of N */
+    int per_sm;               /* the persistent SM80 kernel's blocks an SM (0 counts as 1) */
+    bool c_last;              /* ... its C tile over the last stage, A's and B's stages interleaved
+                                 (plan_multistage.c's persistent_c_tile); else beside them */
     unsigned broken;          /* GEMM_BREAK_*: a deliberately wrong kernel, for the tests of
                                  the interpreter's checks; 0 always but there */
     cute_composed smem_c;     /* (bm,bn) of smem_c_dtype, over the A/B stages' memory */

@@ -187,12 +187,36 @@ static cute_tensor alloc(cute_ctx *c, cute_smem_allocator *a, cute_dtype d, cons
     return cute_smem_alloc_tensor_swizzled(c, a, d, L->sw, L->layout, 16);
 }
 
+/* The persistent kernel's memory where C's tile lies over the last stage (plan_multistage.c's
+ * persistent_c_tile): one run of every stage, A's and B's stages interleaved (their layouts
+ * step a whole stage of both; B's lie a stage of A on), and C from the last stage's start on,
+ * past the stages' end where it is longer.  The broken kernel of the interpreter's tests lays C
+ * over stage 0 instead, which the next tile's prologue fills during the epilogue. */
+static void last_stage_smem(cute_ctx *c, const gemm_plan *p, cute_smem_allocator *smem, cute_tensor *sA,
+                            cute_tensor *sB, cute_tensor *sC)
+{
+    int64_t esize = cute_dtype_bytes(p->cfg.dtype), a_bytes = p->bm * p->bk * esize;
+    int64_t sb = (p->bm + p->bn) * p->bk * esize;
+    cute_smem_alloc_bytes(c, smem, p->stages * sb, CUTE_SMEM_BASE_ALIGN);
+    cute_smem_allocator over_a = cute_smem_allocator_overlay(c, smem), over_b = cute_smem_allocator_overlay(c, smem);
+    cute_smem_allocator over_c = cute_smem_allocator_overlay(c, smem);
+    *sA = alloc(c, &over_a, p->cfg.dtype, &p->smem_a);
+    cute_smem_alloc_bytes(c, &over_b, a_bytes, 1);
+    *sB = alloc(c, &over_b, p->cfg.dtype, &p->smem_b);
+    if (!(p->broken & GEMM_BREAK_C_OVER_STAGES)) cute_smem_alloc_bytes(c, &over_c, (p->stages - 1) * sb, 1);
+    *sC = alloc(c, &over_c, p->smem_c_dtype, &p->smem_c);
+}
+
 /* The block's shared memory, laid out at the top level: the A and B stages, and C's tile
  * (step 5) over them (the main loop ends with every read done) or, in the persistent
  * kernel, beside them (the next tile's first k-tiles land there during the epilogue). */
 static void block_smem(cute_ctx *c, const gemm_plan *p, cute_tensor *sA, cute_tensor *sB, cute_tensor *sC)
 {
     cute_smem_allocator smem = cute_smem_allocator_new(c);
+    if (p->c_last) {
+        last_stage_smem(c, p, &smem, sA, sB, sC);
+        return;
+    }
     *sA = alloc(c, &smem, p->cfg.dtype, &p->smem_a), *sB = alloc(c, &smem, p->cfg.dtype, &p->smem_b);
     *sC = *sA;
     if (!p->smem_epilogue) return;
@@ -272,14 +296,16 @@ static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     }
 }
 
-/* The persistent kernel (CUTE_GEMM_SCHEDULE_PERSISTENT): one block an SM walking tiles of C
- * from the tile scheduler (tile_sched.c).  A block per tile leaves the tensor cores idle
- * from its last MMA to the next block's first: the epilogue, then the next block's prologue
- * waiting for its first k-tile from global memory.  Here the next tile's prologue is issued
- * right after the main loop, into stages 0 .. stages - 2 (every warp is done with them: the
- * main loop ends at a barrier), and its loads land while this tile's epilogue runs through
- * C's shared tile of its own.  The next main loop's first barrier orders the epilogue's
- * reads of that tile before the next epilogue's writes. */
+/* The persistent kernel (CUTE_GEMM_SCHEDULE_PERSISTENT): the blocks resident at once (one or
+ * two an SM: plan_multistage.c's persistent_c_tile) walking tiles of C from the tile
+ * scheduler (tile_sched.c).  A block per tile leaves the tensor cores idle from its last MMA
+ * to the next block's first: the epilogue, then the next block's prologue waiting for its
+ * first k-tile from global memory.  Here the next tile's prologue is issued right after the
+ * main loop, into stages 0 .. stages - 2 (every warp is done with them: the main loop ends at
+ * a barrier), and its loads land while this tile's epilogue runs through C's shared tile
+ * over the last stage (or beside the stages).  The next main loop's first barrier orders the
+ * epilogue's reads of that tile before the next epilogue's writes and before the main loop's
+ * first k-tile lands in the last stage. */
 typedef struct walk {
     cute_tensor mA, mB, mC, cA, cB, cC;
     gemm_sched sched;
@@ -338,7 +364,7 @@ static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     const gemm_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     cute_int tid = cute_thread_idx(c, 0);
-    cute_kernel_min_blocks(c, 1);
+    cute_kernel_min_blocks(c, p->per_sm > 1 ? p->per_sm : 1);
     walk w = {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)};
     cute_int mine = gemm_sched_mine(c, &w.sched);
     cute_tensor sA, sB, sC;
