@@ -13,8 +13,9 @@
 #      an SM, C whole from the last stage on) and at 128x128x64 (two an SM);
 #   2. `cutec bench mma --dtypes s8`: this run's ceiling;
 #   3. s8 tn 4096^3, AUTO's tiling (128x128x128, 2x2, 3 stages) a block a tile (-auto) and
-#      persistent (-persistent), beside cuBLAS in one process, twice; then 128x256x128 on
-#      2x4 warps in 4 stages (256 threads, one block an SM) both ways;
+#      persistent (-persistent), beside cuBLAS in one process, twice; step 4 (C from the
+#      registers, no C tile) both ways; then 128x256x128 on 2x4 warps in 4 stages (256
+#      threads, one block an SM) both ways;
 #   4. s8 tn 8192^3: the library's AUTO (256x128x128), then 128x128x128 auto / persistent;
 #   5. the K sweep 4096x4096xK (K 2048, 8192): a round's fixed cost against the main loop's
 #      rate, a block a tile and persistent;
@@ -57,6 +58,9 @@ T128="--tile 128x128x128 --warps 2x2 --stages 3"
             >"$out/s15-4096-$i.txt"
         cat "$out/s15-4096-$i.txt"
     done
+    echo "-- step 4 (C stored from the registers, no C tile: the persistent kernel two an SM with 3 stages)"
+    device_late step4 || timeout 20 build/cutec bench gemm --variants tensorop --iters "$iters" --dtype s8 --layout tn \
+        --sizes 4096 --schedule auto,persistent $T128 2>&1 | grep -E "^ *[0-9]|rror|refus"
     echo "-- 128x256x128 on 2x4 warps, 4 stages (256 threads, one block an SM)"
     BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 4096 --schedule auto,persistent \
         --tile 128x256x128 --warps 2x4 --stages 4

@@ -117,6 +117,7 @@ static void runs_out(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tuple M
                      bool raw, cute_tensor sC, cute_tensor gC, cute_tensor kC)
 {
     runs x = runs_of(c, p, tid, sC, gC, kC);
+    if (raw) gemm_scale_scalars(c, p, (cute_dtype)gC.dtype, &alpha, &beta); /* once, not every run */
     CUTE_FOR(c, r, cute_i(0), x.count) run_at(c, p, MN, alpha, beta, raw, &x, r);
 }
 

@@ -446,6 +446,10 @@ int gemm_vector_bytes(const cute_gemm_config *cfg, cute_dtype d);
 /* the type alpha, beta and the epilogue's arithmetic use: f64 for f64 and for s8 (whose s32
  * results are exact in f64), else f32 */
 cute_dtype gemm_scalar_dtype(const cute_gemm_config *cfg);
+/* the type gemm_scale computes in for C of dtype C (s32 for an s32 C, else the scalar
+ * type), alpha and beta converted to it: converted once, before a loop of gemm_scale calls,
+ * they are not converted again in every iteration */
+cute_dtype gemm_scale_scalars(cute_ctx *c, const gemm_plan *p, cute_dtype C, cute_val *alpha, cute_val *beta);
 /* alpha * acc + beta * C (C read where `in` holds, only when beta != 0), in that type,
  * rounded once to C's dtype */
 cute_ssa gemm_scale(cute_ctx *c, const gemm_plan *p, cute_ssa acc, cute_val alpha, cute_val beta,
