@@ -13,17 +13,23 @@
 #      an SM, C whole from the last stage on) and at 128x128x64 (two an SM);
 #   2. `cutec bench mma --dtypes s8`: this run's ceiling;
 #   3. s8 tn 4096^3, AUTO's tiling (128x128x128, 2x2, 3 stages) a block a tile (-auto) and
-#      persistent (-persistent), beside cuBLAS in one process, twice; step 4 (C from the
+#      persistent (-persistent), beside cuBLAS in one process, twice, each with step 5's runs
+#      of C out of shared memory in a loop (the default) and unrolled (CUTEC_GEMM_SM80_RUNS=
+#      unrolled: straight-line code, every run's read issued before the stores); step 4 (C from the
 #      registers, no C tile) both ways; then 128x256x128 on 2x4 warps in 4 stages (256
 #      threads, one block an SM) both ways;
-#   4. s8 tn 8192^3: the library's AUTO (256x128x128), then 128x128x128 auto / persistent;
+#   4. s8 tn 8192^3: the library's AUTO (256x128x128), then 128x128x128 auto / persistent,
+#      runs in a loop and unrolled;
 #   5. the K sweep 4096x4096xK (K 2048, 8192): a round's fixed cost against the main loop's
 #      rate, a block a tile and persistent;
 #   6. bf16 tn 4096^3 on the SM80 kernel: its default 256x128 and 128x128x64 (2x2, 3 stages: two an SM),
 #      auto / persistent (sm_90 runs bf16 on the Hopper kernel: for the record);
 #   7. ptxas sm_90a: registers and spills of the s8 and bf16 persistent kernels.
-# The rule ("decides:" lines): persistent 128x128x128 at least 1% faster than AUTO in BOTH
-# 4096^3 pairs AND than the library's AUTO at 8192^3 -> the library takes it for s8:
+# The rules ("decides:" lines): runs unrolled at least 1% faster than in a loop for AUTO's
+# tiling in BOTH 4096^3 pairs -> unrolled by default (plan_multistage.c, the kernel_env_choice
+# of CUTEC_GEMM_SM80_RUNS: default 0 -> 1); then, with the runs' form so decided, persistent
+# 128x128x128 at least 1% faster than AUTO in BOTH 4096^3 pairs AND than the library's AUTO at
+# 8192^3 -> the library takes it for s8:
 # src/kernels/gemm/lib.c `static const bool s8_persistent = false;` -> true (by_size's s8 row,
 # persistent, at every size); else it stays opt-in (--schedule persistent).  bf16 stays
 # opt-in (the Hopper kernel runs bf16 on sm_90).
@@ -52,11 +58,15 @@ T128="--tile 128x128x128 --warps 2x2 --stages 3"
     done
     echo "== 2. at $(($(date +%s) - start)) s: bench mma s8 (this run's ceiling; 1,247.5-1,255.1 before)"
     device_late mma || timeout 15 build/cutec bench mma --dtypes s8 --iters 3 2>&1 | grep -E "^s8"
-    echo "== 3. s8 tn 4096^3: AUTO's tiling a block a tile (-auto) and persistent (-persistent), twice"
+    echo "== 3. s8 tn 4096^3: AUTO's tiling a block a tile (-auto) and persistent (-persistent), C's runs in a loop"
+    echo "   and unrolled (CUTEC_GEMM_SM80_RUNS=unrolled, u), twice"
     for i in 1 2; do
         BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 4096 --schedule auto,persistent $T128 \
             >"$out/s15-4096-$i.txt"
+        CUTEC_GEMM_SM80_RUNS=unrolled BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 4096 \
+            --schedule auto,persistent $T128 >"$out/s15-4096-u$i.txt"
         cat "$out/s15-4096-$i.txt"
+        echo "u:" && cat "$out/s15-4096-u$i.txt"
     done
     echo "-- step 4 (C stored from the registers, no C tile: the persistent kernel two an SM with 3 stages)"
     device_late step4 || timeout 20 build/cutec bench gemm --variants tensorop --iters "$iters" --dtype s8 --layout tn \
@@ -64,11 +74,17 @@ T128="--tile 128x128x128 --warps 2x2 --stages 3"
     echo "-- 128x256x128 on 2x4 warps, 4 stages (256 threads, one block an SM)"
     BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 4096 --schedule auto,persistent \
         --tile 128x256x128 --warps 2x4 --stages 4
-    echo "== 4. at $(($(date +%s) - start)) s: s8 tn 8192^3: the library's AUTO, then 128x128x128 auto / persistent"
+    echo "== 4. at $(($(date +%s) - start)) s: s8 tn 8192^3: the library's AUTO, then 128x128x128 auto / persistent;"
+    echo "   loop, then unrolled (u)"
     BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 8192 >"$out/s15-8192-auto.txt"
     BENCH_TIMEOUT=25 device_bench_gemm --dtype s8 --layout tn --sizes 8192 --schedule auto,persistent $T128 \
         >"$out/s15-8192-p.txt"
+    CUTEC_GEMM_SM80_RUNS=unrolled BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 8192 \
+        >"$out/s15-8192-uauto.txt"
+    CUTEC_GEMM_SM80_RUNS=unrolled BENCH_TIMEOUT=25 device_bench_gemm --dtype s8 --layout tn --sizes 8192 \
+        --schedule auto,persistent $T128 >"$out/s15-8192-up.txt"
     cat "$out/s15-8192-auto.txt" "$out/s15-8192-p.txt"
+    echo "u:" && cat "$out/s15-8192-uauto.txt" "$out/s15-8192-up.txt"
     echo "== 5. at $(($(date +%s) - start)) s: the K sweep, 4096x4096xK (K 2048 / 8192)"
     BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 4096x4096x2048,4096x4096x8192 \
         --schedule auto,persistent $T128
@@ -77,6 +93,9 @@ T128="--tile 128x128x128 --warps 2x2 --stages 3"
     BENCH_TIMEOUT=20 device_bench_gemm --dtype bf16 --layout tn --sizes 4096 --schedule auto,persistent \
         --tile 128x128x64 --warps 2x2 --stages 3
     echo "== 7. ptxas sm_90a: the persistent kernels"
+    echo "s8 AUTO's tiling a block a tile, runs unrolled: $(CUTEC_GEMM_SM80_RUNS=unrolled CUTEC_NO_CACHE=1 timeout 10 \
+        build/cutec compile gemm --variant tensorop_smem --layout tn --arch sm_90a --dtype s8 $T128 --emit usage 2>&1 |
+        grep -E 'registers|spill|rror' | tr '\n' ' ')"
     for args in "--dtype s8 $T128" "--dtype s8 --tile 128x256x128 --warps 2x4 --stages 4" "--dtype bf16" \
         "--dtype bf16 --tile 128x128x64 --warps 2x2 --stages 3"; do
         # shellcheck disable=SC2086
@@ -85,14 +104,29 @@ T128="--tile 128x128x128 --warps 2x2 --stages 3"
     done
 
     echo "== decisions"
+    # C's runs: unrolled at least 1% faster than the loop for AUTO's tiling in both 4096^3 pairs
+    uw=0
+    for i in 1 2; do
+        a=$(bench_tops "$out/s15-4096-$i.txt" "-auto") u=$(bench_tops "$out/s15-4096-u$i.txt" "-auto")
+        echo "4096^3 pair $i, a block a tile: runs in a loop ${a:-none}, unrolled ${u:-none} TOPS"
+        uw=$((uw + $(bench_atleast "$u" "$a" 1.01)))
+    done
+    f= r=loop
+    if [ "$uw" -eq 2 ]; then
+        f=u r=unrolled
+        echo "decides: C's runs unrolled by default (plan_multistage.c: CUTEC_GEMM_SM80_RUNS's default 0 -> 1)"
+    else
+        echo "decides: C's runs stay a loop (CUTEC_GEMM_SM80_RUNS=unrolled opt-in; not 1% ahead in both pairs)"
+    fi
+    # persistent against AUTO, each with the runs' form just decided
     wins=0
     for i in 1 2; do
-        a=$(bench_tops "$out/s15-4096-$i.txt" "-auto") p=$(bench_tops "$out/s15-4096-$i.txt" "-persistent")
-        echo "4096^3 pair $i: AUTO ${a:-none}, persistent ${p:-none} TOPS"
+        a=$(bench_tops "$out/s15-4096-$f$i.txt" "-auto") p=$(bench_tops "$out/s15-4096-$f$i.txt" "-persistent")
+        echo "4096^3 pair $i ($r): AUTO ${a:-none}, persistent ${p:-none} TOPS"
         wins=$((wins + $(bench_atleast "$p" "$a" 1.01)))
     done
-    a=$(bench_tops "$out/s15-8192-auto.txt" "tensorop_smem") p=$(bench_tops "$out/s15-8192-p.txt" "-persistent")
-    echo "8192^3: the library's AUTO ${a:-none}, persistent 128x128x128 ${p:-none} TOPS"
+    a=$(bench_tops "$out/s15-8192-${f}auto.txt" "tensorop_smem") p=$(bench_tops "$out/s15-8192-${f}p.txt" "-persistent")
+    echo "8192^3 ($r): the library's AUTO ${a:-none}, persistent 128x128x128 ${p:-none} TOPS"
     wins=$((wins + $(bench_atleast "$p" "$a" 1.01)))
     if [ "$wins" -eq 3 ]; then
         echo "decides: s8 persistent is the library's at every size (lib.c: s8_persistent = true)"

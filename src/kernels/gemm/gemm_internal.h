@@ -32,6 +32,8 @@ typedef struct gemm_plan {
     cute_composed smem_a, smem_b; /* (bm,bk,stages), (bn,bk,stages), swizzled */
     cute_tiled_copy s2r_a, s2r_b; /* shared -> registers in the MMA's fragments */
     bool smem_epilogue;       /* step 5: C through shared memory, 128-bit stores */
+    bool c_runs_unrolled;     /* ... its runs out of shared memory traced one by one, not a loop
+                                 (CUTEC_GEMM_SM80_RUNS=unrolled; epilogue_smem.c) */
     gemm_prefetch prefetch;   /* when a k-block's fragments are read (multistage.c) */
     bool persistent;          /* blocks walking tiles (CUTE_GEMM_SCHEDULE_PERSISTENT): C's tile
                                  then over the last stage or beside the stages, in c_parts parts of N */

@@ -17,6 +17,7 @@
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "kernels/kernel_env.h"
 
 /* A (rows, cols[, stages]) buffer whose mode `major` is contiguous, built from CuTe's SM80
  * swizzle atom (128-byte lines, the 16-byte chunks of 8 consecutive lines in 8 different
@@ -468,6 +469,7 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
         *(op == 0 ? &p->s2r_a : &p->s2r_b) = tc_s2r(a, s, p, op);
     }
     p->smem_epilogue = smem_epilogue;
+    p->c_runs_unrolled = smem_epilogue && kernel_env_choice(a, "CUTEC_GEMM_SM80_RUNS", "loop|unrolled", 0) == 1;
     p->persistent = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_PERSISTENT;
     p->streamk = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
     if (p->streamk && !streamk_fits(a, p)) return false;

@@ -355,6 +355,14 @@ static void persistent_per_sm(void)
               k->min_blocks, (long long)k->smem_bytes, cases[i].blocks, (long long)cases[i].smem);
         cute_fn_free(f);
     }
+    /* CUTEC_GEMM_SM80_RUNS: a value outside loop|unrolled refuses the compile by name */
+    setenv("CUTEC_GEMM_SM80_RUNS", "yes", 1);
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
+                            .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND};
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_RUNS=yes: not one of loop|unrolled"), "CUTEC_GEMM_SM80_RUNS=yes: %s",
+          f ? "taken" : err);
+    unsetenv("CUTEC_GEMM_SM80_RUNS");
     cute_runtime_free(rt);
 }
 
