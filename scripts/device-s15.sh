@@ -104,30 +104,34 @@ T128="--tile 128x128x128 --warps 2x2 --stages 3"
     done
 
     echo "== decisions"
+    # lead LABEL FILE_A PAT_A FILE_B PAT_B: prints both figures, adds 1 to $won when B is 1% ahead of A
+    won=0
+    lead()
+    {
+        x=$(bench_tops "$2" "$3") y=$(bench_tops "$4" "$5")
+        echo "$1: ${x:-none} against ${y:-none} TOPS"
+        won=$((won + $(bench_atleast "$y" "$x" 1.01)))
+    }
     # C's runs: unrolled at least 1% faster than the loop for AUTO's tiling in both 4096^3 pairs
-    uw=0
     for i in 1 2; do
-        a=$(bench_tops "$out/s15-4096-$i.txt" "-auto") u=$(bench_tops "$out/s15-4096-u$i.txt" "-auto")
-        echo "4096^3 pair $i, a block a tile: runs in a loop ${a:-none}, unrolled ${u:-none} TOPS"
-        uw=$((uw + $(bench_atleast "$u" "$a" 1.01)))
+        lead "4096^3 pair $i, a block a tile: runs in a loop, unrolled" "$out/s15-4096-$i.txt" -auto \
+            "$out/s15-4096-u$i.txt" -auto
     done
     f= r=loop
-    if [ "$uw" -eq 2 ]; then
+    if [ "$won" -eq 2 ]; then
         f=u r=unrolled
         echo "decides: C's runs unrolled by default (plan_multistage.c: CUTEC_GEMM_SM80_RUNS's default 0 -> 1)"
     else
         echo "decides: C's runs stay a loop (CUTEC_GEMM_SM80_RUNS=unrolled opt-in; not 1% ahead in both pairs)"
     fi
     # persistent against AUTO, each with the runs' form just decided
-    wins=0
+    won=0
     for i in 1 2; do
-        a=$(bench_tops "$out/s15-4096-$f$i.txt" "-auto") p=$(bench_tops "$out/s15-4096-$f$i.txt" "-persistent")
-        echo "4096^3 pair $i ($r): AUTO ${a:-none}, persistent ${p:-none} TOPS"
-        wins=$((wins + $(bench_atleast "$p" "$a" 1.01)))
+        lead "4096^3 pair $i ($r): AUTO, persistent" "$out/s15-4096-$f$i.txt" -auto "$out/s15-4096-$f$i.txt" -persistent
     done
-    a=$(bench_tops "$out/s15-8192-${f}auto.txt" "tensorop_smem") p=$(bench_tops "$out/s15-8192-${f}p.txt" "-persistent")
-    echo "8192^3 ($r): the library's AUTO ${a:-none}, persistent 128x128x128 ${p:-none} TOPS"
-    wins=$((wins + $(bench_atleast "$p" "$a" 1.01)))
+    lead "8192^3 ($r): the library's AUTO, persistent 128x128x128" "$out/s15-8192-${f}auto.txt" tensorop_smem \
+        "$out/s15-8192-${f}p.txt" -persistent
+    wins=$won
     if [ "$wins" -eq 3 ]; then
         echo "decides: s8 persistent is the library's at every size (lib.c: s8_persistent = true)"
     else
