@@ -16,8 +16,8 @@
 #      persistent (-persistent), beside cuBLAS in one process, twice, each with step 5's runs
 #      of C out of shared memory in a loop (the default) and unrolled (CUTEC_GEMM_SM80_RUNS=
 #      unrolled: straight-line code, every run's read issued before the stores); step 4 (C from the
-#      registers, no C tile) both ways; then 128x256x128 on 2x4 warps in 4 stages (256
-#      threads, one block an SM) both ways;
+#      registers, no C tile) both ways; then 2x4 warps in 4 stages (256 threads, one block
+#      an SM), 128x256x128 and 128x128x128, both ways;
 #   4. s8 tn 8192^3: the library's AUTO (256x128x128), then 128x128x128 auto / persistent,
 #      runs in a loop and unrolled;
 #   5. the K sweep 4096x4096xK (K 2048, 8192): a round's fixed cost against the main loop's
@@ -71,9 +71,11 @@ T128="--tile 128x128x128 --warps 2x2 --stages 3"
     echo "-- step 4 (C stored from the registers, no C tile: the persistent kernel two an SM with 3 stages)"
     device_late step4 || timeout 20 build/cutec bench gemm --variants tensorop --iters "$iters" --dtype s8 --layout tn \
         --sizes 4096 --schedule auto,persistent $T128 2>&1 | grep -E "^ *[0-9]|rror|refus"
-    echo "-- 128x256x128 on 2x4 warps, 4 stages (256 threads, one block an SM)"
-    BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 4096 --schedule auto,persistent \
-        --tile 128x256x128 --warps 2x4 --stages 4
+    echo "-- 2x4 warps (256 threads, one block an SM) in 4 stages: 128x256x128, then 128x128x128"
+    for t in 128x256x128 128x128x128; do
+        BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 4096 --schedule auto,persistent \
+            --tile $t --warps 2x4 --stages 4
+    done
     echo "== 4. at $(($(date +%s) - start)) s: s8 tn 8192^3: the library's AUTO, then 128x128x128 auto / persistent;"
     echo "   loop, then unrolled (u)"
     BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 8192 >"$out/s15-8192-auto.txt"
