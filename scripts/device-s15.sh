@@ -28,11 +28,11 @@
 # The rules ("decides:" lines): runs unrolled at least 1% faster than in a loop for AUTO's
 # tiling in BOTH 4096^3 pairs -> unrolled by default (plan_multistage.c, the kernel_env_choice
 # of CUTEC_GEMM_SM80_RUNS: default 0 -> 1); then, with the runs' form so decided, persistent
-# 128x128x128 at least 1% faster than AUTO in BOTH 4096^3 pairs AND than the library's AUTO at
-# 8192^3 -> the library takes it for s8:
-# src/kernels/gemm/lib.c `static const bool s8_persistent = false;` -> true (by_size's s8 row,
-# persistent, at every size); else it stays opt-in (--schedule persistent).  bf16 stays
-# opt-in (the Hopper kernel runs bf16 on sm_90).
+# 128x128x128 at least 1% faster than AUTO in BOTH 4096^3 pairs -> the library takes it for s8
+# (src/kernels/gemm/lib.c `static const int64_t s8_persistent_up_to = 0;` -> 4096LL * 4096),
+# and if also 1% faster than the library's AUTO (256x128x128) at 8192^3, at every size
+# (-> INT64_MAX); else it stays opt-in (--schedule persistent).  bf16 stays opt-in (the
+# Hopper kernel runs bf16 on sm_90).
 . scripts/device-common.sh
 log="$out/s15.log"
 start=$(date +%s)
@@ -126,18 +126,20 @@ T128="--tile 128x128x128 --warps 2x2 --stages 3"
     else
         echo "decides: C's runs stay a loop (CUTEC_GEMM_SM80_RUNS=unrolled opt-in; not 1% ahead in both pairs)"
     fi
-    # persistent against AUTO, each with the runs' form just decided
+    # persistent against AUTO, each with the runs' form just decided: 4096^3 (both pairs), 8192^3
     won=0
     for i in 1 2; do
         lead "4096^3 pair $i ($r): AUTO, persistent" "$out/s15-4096-$f$i.txt" -auto "$out/s15-4096-$f$i.txt" -persistent
     done
+    w4=$won won=0
     lead "8192^3 ($r): the library's AUTO, persistent 128x128x128" "$out/s15-8192-${f}auto.txt" tensorop_smem \
         "$out/s15-8192-${f}p.txt" -persistent
-    wins=$won
-    if [ "$wins" -eq 3 ]; then
-        echo "decides: s8 persistent is the library's at every size (lib.c: s8_persistent = true)"
+    if [ "$w4" -eq 2 ] && [ "$won" -eq 1 ]; then
+        echo "decides: s8 persistent is the library's at every size (lib.c: s8_persistent_up_to = INT64_MAX)"
+    elif [ "$w4" -eq 2 ]; then
+        echo "decides: s8 persistent is the library's up to 4096^2 (lib.c: s8_persistent_up_to = 4096LL * 4096)"
     else
-        echo "decides: s8 persistent stays opt-in (--schedule persistent; not 1% ahead at both shapes)"
+        echo "decides: s8 persistent stays opt-in (--schedule persistent; not 1% ahead in both 4096^3 pairs)"
     fi
     echo "decides: bf16 persistent stays opt-in (sm_90 runs bf16 on the Hopper kernel)"
     device_end

@@ -392,10 +392,11 @@ static const struct {
  * against 944, bench/RESULTS.md s14), so false until a stream-K form leads. */
 static const bool s8_streamk = false;
 
-/* Whether s8 runs the persistent SM80 kernel (two blocks an SM at by_size's 128x128x128, C's
- * tile over the last stage) at every size, by_size's s8 row then taking every size: false
- * until scripts/device-s15.sh measures it 1% ahead of AUTO at 4096^3 and 8192^3. */
-static const bool s8_persistent = false;
+/* The calls (M N L up to this) whose s8 tiling is by_size's s8 row on the persistent SM80
+ * kernel (two blocks an SM at 128x128x128, C's tile over the last stage), the row then taking
+ * them all: 0, none, until scripts/device-s15.sh measures it 1% ahead of AUTO (4096LL * 4096
+ * where it leads at 4096^3 only, INT64_MAX at 8192^3 too). */
+static const int64_t s8_persistent_up_to = 0;
 
 cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_config *cfg, int64_t m, int64_t n,
                                           int64_t k, int64_t l)
@@ -403,11 +404,11 @@ cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_c
     static const cute_gemm_tiling none;
     if (v == CUTE_GEMM_HOPPER) return gemm_hopper_auto_tiling(cfg, (int64_t[]){m, n, k});
     if (v != CUTE_GEMM_TENSOROP && v != CUTE_GEMM_TENSOROP_SMEM) return none;
+    bool persist = cfg->dtype == CUTE_I8 && m * n * l <= s8_persistent_up_to;
     for (size_t i = 0; i < sizeof by_size / sizeof by_size[0]; i++)
-        if (by_size[i].d == cfg->dtype && (m * n * l <= by_size[i].up_to || (s8_persistent && cfg->dtype == CUTE_I8))) {
+        if (by_size[i].d == cfg->dtype && (m * n * l <= by_size[i].up_to || persist)) {
             cute_gemm_tiling t = by_size[i].t;
-            if (s8_persistent && cfg->dtype == CUTE_I8 && t.schedule == CUTE_GEMM_SCHEDULE_AUTO)
-                t.schedule = CUTE_GEMM_SCHEDULE_PERSISTENT;
+            if (persist && t.schedule == CUTE_GEMM_SCHEDULE_AUTO) t.schedule = CUTE_GEMM_SCHEDULE_PERSISTENT;
             if (s8_streamk && t.schedule == CUTE_GEMM_SCHEDULE_AUTO && cfg->dtype == CUTE_I8 && !cfg->batched &&
                 !cute_gemm_epilogue_fused(&cfg->epilogue))
                 t.schedule = CUTE_GEMM_SCHEDULE_STREAMK;
