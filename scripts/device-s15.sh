@@ -26,8 +26,8 @@
 #      auto / persistent (sm_90 runs bf16 on the Hopper kernel: for the record);
 #   7. ptxas sm_90a: registers and spills of the s8 and bf16 persistent kernels.
 # The rules ("decides:" lines): runs unrolled at least 1% faster than in a loop for AUTO's
-# tiling in BOTH 4096^3 pairs -> unrolled by default (plan_multistage.c, the kernel_env_choice
-# of CUTEC_GEMM_SM80_RUNS: default 0 -> 1); then, with the runs' form so decided, persistent
+# tiling in BOTH 4096^3 pairs -> unrolled by default for s8 (plan_multistage.c `static const
+# bool s8_runs_unrolled = false;` -> true; fp8 spills unrolled); then, with the runs' form so decided, persistent
 # 128x128x128 at least 1% faster than AUTO in BOTH 4096^3 pairs -> the library takes it for s8
 # (src/kernels/gemm/lib.c `static const int64_t s8_persistent_up_to = 0;` -> 4096LL * 4096),
 # and if also 1% faster than the library's AUTO (256x128x128) at 8192^3, at every size
@@ -122,7 +122,7 @@ T128="--tile 128x128x128 --warps 2x2 --stages 3"
     f= r=loop
     if [ "$won" -eq 2 ]; then
         f=u r=unrolled
-        echo "decides: C's runs unrolled by default (plan_multistage.c: CUTEC_GEMM_SM80_RUNS's default 0 -> 1)"
+        echo "decides: s8's C runs unrolled by default (plan_multistage.c: s8_runs_unrolled = true)"
     else
         echo "decides: C's runs stay a loop (CUTEC_GEMM_SM80_RUNS=unrolled opt-in; not 1% ahead in both pairs)"
     fi

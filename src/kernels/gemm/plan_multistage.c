@@ -442,6 +442,11 @@ static bool streamk_fits(cute_alg *a, const gemm_plan *p)
     return true;
 }
 
+/* Whether s8's step-5 runs of C out of shared memory are unrolled by default
+ * (CUTEC_GEMM_SM80_RUNS=unrolled; epilogue_smem.c): false until scripts/device-s15.sh
+ * measures it 1% ahead of the loop.  s8 only: fp8 on sm_90 spills 12 bytes unrolled. */
+static const bool s8_runs_unrolled = false;
+
 bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p,
                         bool smem_epilogue)
 {
@@ -469,7 +474,8 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
         *(op == 0 ? &p->s2r_a : &p->s2r_b) = tc_s2r(a, s, p, op);
     }
     p->smem_epilogue = smem_epilogue;
-    p->c_runs_unrolled = smem_epilogue && kernel_env_choice(a, "CUTEC_GEMM_SM80_RUNS", "loop|unrolled", 0) == 1;
+    int unrolled = cfg->dtype == CUTE_I8 && s8_runs_unrolled; /* CUTEC_GEMM_SM80_RUNS's default */
+    p->c_runs_unrolled = smem_epilogue && kernel_env_choice(a, "CUTEC_GEMM_SM80_RUNS", "loop|unrolled", unrolled) == 1;
     p->persistent = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_PERSISTENT;
     p->streamk = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
     if (p->streamk && !streamk_fits(a, p)) return false;
