@@ -112,19 +112,14 @@ static void run_at(cute_ctx *c, const gemm_plan *p, cute_tuple MN, cute_val alph
 }
 
 /* sC back in runs of C's unit-stride mode onto gC (kC its coordinates), one run per
- * iteration of one loop (two nested short loops NVVM unrolls), or with
- * CUTEC_GEMM_SM80_RUNS=unrolled each run traced on its own: static offsets from the thread's
- * bases, every run's shared-memory read free to issue before the first store (s8's s32 C at
- * 128x128: 32 runs a thread, the accumulators' registers free by then) */
+ * iteration of one loop (two nested short loops NVVM unrolls).  The runs each traced on their
+ * own (s8 128x128: ~13 PTX instructions a run against ~30) measured no faster on the H200
+ * (bench/RESULTS.md, s15). */
 static void runs_out(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tuple MN, cute_val alpha, cute_val beta,
                      bool raw, cute_tensor sC, cute_tensor gC, cute_tensor kC)
 {
     runs x = runs_of(c, p, tid, sC, gC, kC);
     if (raw) gemm_scale_scalars(c, p, (cute_dtype)gC.dtype, &alpha, &beta); /* once, not every run */
-    if (p->c_runs_unrolled && !x.count.div) {
-        for (int64_t r = 0; r < x.count.v; r++) run_at(c, p, MN, alpha, beta, raw, &x, cute_i(r));
-        return;
-    }
     CUTE_FOR(c, r, cute_i(0), x.count) run_at(c, p, MN, alpha, beta, raw, &x, r);
 }
 

@@ -391,6 +391,114 @@ static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     }
 }
 
+/* The persistent kernel taking its tiles from a counter (CUTEC_GEMM_SM80_PERSISTENT=dynamic):
+ * the same rotated rounds, but tile i + 1 is the counter's next value, which thread 0 fetches
+ * (an atomic add on flags[0]) before tile i's main loop and every thread reads after it (its
+ * barriers order the shared slot's write and reads; two slots taking turns, so a slot is
+ * written again only after two main loops).  So the tiles go out in the raster order as the
+ * blocks free up, as a block per tile's grid hands them out, not fixed per block: a block on
+ * a slow SM takes fewer.  The last block to finish (flags[1] counts them) sets both flags back
+ * to zero for the next kernel on the stream, as stream-K leaves its flags. */
+static gemm_tiles tile_at(cute_ctx *c, const gemm_plan *p, const walk *w, cute_val idx)
+{
+    cute_int tm, tn;
+    gemm_sched_tile_at(c, &w->sched, cute_int_from_val(c, idx, 0), &tm, &tn);
+    tm = once(c, p, tm, w->sched.tiles_m), tn = once(c, p, tn, w->sched.tiles_n);
+    return gemm_tiles_at(c, p, w->mA, w->mB, w->mC, w->cA, w->cB, w->cC, tm, tn);
+}
+
+/* slot s of the shared pair, read and written as i32 */
+static cute_tensor slot_at(cute_ctx *c, cute_tensor slots, cute_val s)
+{
+    return cute_tensor_slice(c, slots, cute_tuple_fmt(cute_ctx_alg(c), "(_,%I)", cute_int_from_val(c, s, 0)));
+}
+
+/* thread 0: the counter's next value into slot s */
+static void fetch_tile(cute_ctx *c, cute_int tid, cute_tensor flags, cute_tensor slots, cute_val s)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) {
+        cute_val old = cute_val_atomic(c, cute_tensor_ptr(c, flags, cute_i(0)), cute_val_int(c, CUTE_U32, 1), CUTE_ATOMIC_ADD);
+        cute_tensor_store(c, slot_at(c, slots, s),
+                          cute_ssa_scalar(c, cute_val_cvt(c, old, CUTE_I32), cute_tuple_parse(a, "(1)")));
+    }
+}
+
+static cute_val slot_read(cute_ctx *c, cute_tensor slots, cute_val s)
+{
+    return cute_ssa_get(c, cute_tensor_load(c, slot_at(c, slots, s)), 0);
+}
+
+static void dynamic_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
+                           cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_tensor ws,
+                           cute_tensor flags)
+{
+    const gemm_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    (void)ws;
+    cute_int tid = cute_thread_idx(c, 0);
+    cute_kernel_min_blocks(c, p->per_sm > 1 ? p->per_sm : 1);
+    walk w = {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)};
+    cute_tensor sA, sB, sC;
+    block_smem(c, p, &sA, &sB, &sC);
+    cute_smem_allocator more = cute_smem_allocator_new(c);
+    cute_tensor slots = cute_smem_alloc_tensor(c, &more, CUTE_I32, cute_layout_parse(a, "(1,2):(0,1)"), 16);
+    g2s g = g2s_make(c, p, tid, sA, sB);
+    frags f = frags_make(c, p, tid, sA, sB, gemm_tiles_at(c, p, mA, mB, mC, cA, cB, cC, cute_i(0), cute_i(0)).gC);
+    cute_val zero = cute_val_int(c, CUTE_I32, 0), count = cute_int_value(c, w.sched.count, CUTE_I32);
+    fetch_tile(c, tid, flags, slots, zero);
+    cute_barrier(c);
+    /* cur: this round's tile (count or more: none); prev: the last round's (-1: none) */
+    cute_val cur = cute_val_var(c, slot_read(c, slots, zero)), prev = cute_val_var(c, cute_val_int(c, CUTE_I32, -1));
+    cute_val s = cute_val_var(c, cute_val_int(c, CUTE_I32, 1)); /* the slot of the next fetch */
+    cute_clear(c, f.tCrC);
+    CUTE_WHILE(c, cute_val_binop(c, CUTE_OP_OR, cute_val_cmp(c, CUTE_OP_LT, cur, count),
+                                 cute_val_cmp(c, CUTE_OP_GE, prev, zero))) {
+        cute_val more = cute_val_cmp(c, CUTE_OP_LT, cur, count);
+        CUTE_IF(c, more) {
+            gemm_tiles t = tile_at(c, p, &w, cur);
+            prologue(c, p, &t, &g);
+        }
+        CUTE_IF(c, cute_val_cmp(c, CUTE_OP_GE, prev, zero)) {
+            gemm_tiles t = tile_at(c, p, &w, prev);
+            epilogue(c, p, tid, &t, f.tCrC, alpha, beta, sC);
+        }
+        cute_val_assign(c, prev, cute_val_select(c, more, cur, cute_val_int(c, CUTE_I32, -1)));
+        CUTE_IF(c, more) {
+            fetch_tile(c, tid, flags, slots, s); /* read after the main loop's barriers */
+            gemm_tiles t = tile_at(c, p, &w, cur);
+            cute_clear(c, f.tCrC);
+            mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, NULL);
+            cute_val_assign(c, cur, slot_read(c, slots, s));
+        }
+        CUTE_ELSE(c) cute_val_assign(c, cur, count);
+        cute_val_assign(c, s, cute_val_binop(c, CUTE_OP_XOR, s, cute_val_int(c, CUTE_I32, 1)));
+    }
+    CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) { /* the last block done: both flags back to zero */
+        cute_val u0 = cute_val_int(c, CUTE_U32, 0);
+        cute_val done = cute_val_atomic(c, cute_tensor_ptr(c, flags, cute_i(1)), cute_val_int(c, CUTE_U32, 1), CUTE_ATOMIC_ADD);
+        cute_val last = cute_int_value(c, cute_sub(a, cute_grid_dim(c, 0), cute_i(1)), CUTE_U32);
+        CUTE_IF(c, cute_val_cmp(c, CUTE_OP_EQ, done, last)) {
+            cute_val_atomic(c, cute_tensor_ptr(c, flags, cute_i(0)), u0, CUTE_ATOMIC_EXCH);
+            cute_val_atomic(c, cute_tensor_ptr(c, flags, cute_i(1)), u0, CUTE_ATOMIC_EXCH);
+        }
+    }
+}
+
+static void dynamic_host(cute_ctx *c, const cute_arg *arg)
+{
+    const gemm_plan *p = cute_ctx_user(c);
+    if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
+    cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor;
+    cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));
+    cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
+    cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
+    gemm_sched sc = gemm_sched_make(c, p, mC, p->raster);
+    /* (arguments 6 and 7: stream-K's workspace, unused here, and flags; 5, the unused vector) */
+    CUTE_LAUNCH(c, dynamic_kernel, gemm_sched_launch_cfg(c, p, &sc), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
+                arg[6].tensor, arg[7].tensor);
+}
+
 /* Stream-K (CUTE_GEMM_SCHEDULE_STREAMK; streamk.c divides the work, streamk_fixup.c adds the
  * partials): a grid of as many blocks as are resident (p->sms: two an SM for blocks of up to
  * 4 warps), block b one contiguous run of the (tile, k-tile) iterations of every tile in the
@@ -501,5 +609,5 @@ static GEMM_HOST_LAUNCH(persistent_host, persistent_kernel, persistent_launch(c,
 void gemm_multistage_host(cute_ctx *c, const cute_arg *arg)
 {
     const gemm_plan *p = cute_ctx_user(c);
-    (p->streamk ? streamk_host : p->persistent ? persistent_host : tiles_host)(c, arg);
+    (p->streamk ? streamk_host : p->dynamic ? dynamic_host : p->persistent ? persistent_host : tiles_host)(c, arg);
 }

@@ -17,7 +17,6 @@
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
 #include "kernels/gemm/gemm_internal.h"
-#include "kernels/kernel_env.h"
 
 /* A (rows, cols[, stages]) buffer whose mode `major` is contiguous, built from CuTe's SM80
  * swizzle atom (128-byte lines, the 16-byte chunks of 8 consecutive lines in 8 different
@@ -366,7 +365,7 @@ static bool persistent_c_tile(cute_alg *a, gemm_plan *p, int arch, int64_t mma_n
     for (p->per_sm = p->threads <= 128 ? 2 : 1; p->per_sm >= 1; p->per_sm--) {
         int64_t budget = p->per_sm == 2 ? half : whole;
         if (stages > budget) continue;
-        for (p->c_parts = 1; (p->bn / p->c_parts) % mma_n == 0 && 
+        for (p->c_parts = 1; (p->bn / p->c_parts) % mma_n == 0 &&
                             (p->c_parts == 1 || !p->c_overlap || p->per_sm == 1); p->c_parts *= 2)
             if (under + tile / p->c_parts <= budget) {
                 int64_t along = 128 / (gemm_vector_bytes(&p->cfg, cd) / cute_dtype_bytes(cd) * cute_dtype_bytes(acc));
@@ -442,11 +441,6 @@ static bool streamk_fits(cute_alg *a, const gemm_plan *p)
     return true;
 }
 
-/* Whether s8's step-5 runs of C out of shared memory are unrolled by default
- * (CUTEC_GEMM_SM80_RUNS=unrolled; epilogue_smem.c): false until scripts/device-s15.sh
- * measures it 1% ahead of the loop.  s8 only: fp8 on sm_90 spills 12 bytes unrolled. */
-static const bool s8_runs_unrolled = false;
-
 bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p,
                         bool smem_epilogue)
 {
@@ -474,9 +468,11 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
         *(op == 0 ? &p->s2r_a : &p->s2r_b) = tc_s2r(a, s, p, op);
     }
     p->smem_epilogue = smem_epilogue;
-    int unrolled = cfg->dtype == CUTE_I8 && s8_runs_unrolled; /* CUTEC_GEMM_SM80_RUNS's default */
-    p->c_runs_unrolled = smem_epilogue && kernel_env_choice(a, "CUTEC_GEMM_SM80_RUNS", "loop|unrolled", unrolled) == 1;
     p->persistent = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_PERSISTENT;
+    char why[256];
+    int dynamic = gemm_sm80_dynamic(cfg, why, sizeof why);
+    if (dynamic < 0) return cute_alg_fail(a, "%s", why);
+    p->dynamic = dynamic == 1;
     p->streamk = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
     if (p->streamk && !streamk_fits(a, p)) return false;
     if (p->streamk) { /* two blocks an SM where their registers (up to 4 warps) and shared memory fit */
