@@ -446,6 +446,14 @@ static void dynamic_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
     g2s g = g2s_make(c, p, tid, sA, sB);
     frags f = frags_make(c, p, tid, sA, sB, gemm_tiles_at(c, p, mA, mB, mC, cA, cB, cC, cute_i(0), cute_i(0)).gC);
     cute_val zero = cute_val_int(c, CUTE_I32, 0), count = cute_int_value(c, w.sched.count, CUTE_I32);
+    if (p->stagger_ns && !cute_ctx_on_interp(c)) { /* =stagger: the grid's second half late, so two blocks of an SM (b and
+                          * b + SMs, as the hardware hands out the grid) are out of step */
+        cute_val late = cute_int_lt(c, cute_sub(a, cute_grid_dim(c, 0), cute_i(1)), cute_mul(a, cute_block_idx(c, 0), cute_i(2)));
+        CUTE_IF(c, late) {
+            cute_asm_operand ns = {.kind = CUTE_ASM_IMM, .imm = p->stagger_ns};
+            cute_asm(c, "nanosleep.u32 %0;", &ns, 1, 0);
+        }
+    }
     fetch_tile(c, tid, flags, slots, zero);
     cute_barrier(c);
     /* cur: this round's tile (count or more: none); prev: the last round's (-1: none) */

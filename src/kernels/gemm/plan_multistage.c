@@ -472,7 +472,8 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     char why[256];
     int dynamic = gemm_sm80_dynamic(cfg, why, sizeof why);
     if (dynamic < 0) return cute_alg_fail(a, "%s", why);
-    p->dynamic = dynamic == 1;
+    p->dynamic = dynamic >= 1;
+    p->stagger_ns = dynamic == 2 ? 6000 : 0; /* ~ a round's gap between tiles (bench/RESULTS.md, s15) */
     p->streamk = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
     if (p->streamk && !streamk_fits(a, p)) return false;
     if (p->streamk) { /* two blocks an SM where their registers (up to 4 warps) and shared memory fit */

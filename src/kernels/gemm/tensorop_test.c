@@ -365,7 +365,7 @@ static void persistent_per_sm(void)
                             .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND,
                             .tiling = {.schedule = CUTE_GEMM_SCHEDULE_PERSISTENT}};
     const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
-    CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_PERSISTENT=yes: not one of static|dynamic"),
+    CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_PERSISTENT=yes: not one of static|dynamic|stagger"),
           "CUTEC_GEMM_SM80_PERSISTENT=yes: %s", f ? "taken" : err);
     if (was) setenv("CUTEC_GEMM_SM80_PERSISTENT", keep, 1);
     else unsetenv("CUTEC_GEMM_SM80_PERSISTENT");
