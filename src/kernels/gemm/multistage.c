@@ -493,20 +493,6 @@ static void dynamic_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
     }
 }
 
-static void dynamic_host(cute_ctx *c, const cute_arg *arg)
-{
-    const gemm_plan *p = cute_ctx_user(c);
-    if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
-    cute_tensor mA = arg[0].tensor, mB = arg[1].tensor, mC = arg[2].tensor;
-    cute_tensor cA = cute_make_identity_tensor(c, gemm_matrix_shape(c, mA));
-    cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
-    cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
-    gemm_sched sc = gemm_sched_make(c, p, mC, p->raster);
-    /* (arguments 6 and 7: stream-K's workspace, unused here, and flags; 5, the unused vector) */
-    CUTE_LAUNCH(c, dynamic_kernel, gemm_sched_launch_cfg(c, p, &sc), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
-                arg[6].tensor, arg[7].tensor);
-}
-
 /* Stream-K (CUTE_GEMM_SCHEDULE_STREAMK; streamk.c divides the work, streamk_fixup.c adds the
  * partials): a grid of as many blocks as are resident (p->sms: two an SM for blocks of up to
  * 4 warps), block b one contiguous run of the (tile, k-tile) iterations of every tile in the
@@ -588,7 +574,9 @@ static void streamk_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
     }
 }
 
-static void streamk_host(cute_ctx *c, const cute_arg *arg)
+/* the kernels that take the library's stream-K workspace and flags (arguments 6 and 7; 5, the
+ * unused vector): stream-K's, and the persistent one whose tiles come from a counter there */
+static void flags_host(cute_ctx *c, const cute_arg *arg)
 {
     const gemm_plan *p = cute_ctx_user(c);
     if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
@@ -597,12 +585,15 @@ static void streamk_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
     gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
-    /* (arguments 6 and 7: the workspace, the flags; 5, the unused vector) */
-    CUTE_LAUNCH(c, streamk_kernel, gemm_streamk_all_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f,
-                arg[4].f, arg[6].tensor, arg[7].tensor);
+    if (p->streamk)
+        CUTE_LAUNCH(c, streamk_kernel, gemm_streamk_all_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f,
+                    arg[4].f, arg[6].tensor, arg[7].tensor);
+    else
+        CUTE_LAUNCH(c, dynamic_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
+                    arg[6].tensor, arg[7].tensor);
 }
 
-/* the persistent grid: the scheduler's blocks (at most one an SM), times a batch's L */
+/* the persistent grid: the scheduler's blocks (p->sms: the plan's blocks an SM), times a batch's L */
 static cute_launch_cfg persistent_launch(cute_ctx *c, const gemm_plan *p, cute_tensor mC)
 {
     gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
@@ -617,5 +608,5 @@ static GEMM_HOST_LAUNCH(persistent_host, persistent_kernel, persistent_launch(c,
 void gemm_multistage_host(cute_ctx *c, const cute_arg *arg)
 {
     const gemm_plan *p = cute_ctx_user(c);
-    (p->streamk ? streamk_host : p->dynamic ? dynamic_host : p->persistent ? persistent_host : tiles_host)(c, arg);
+    (p->streamk || p->dynamic ? flags_host : p->persistent ? persistent_host : tiles_host)(c, arg);
 }
