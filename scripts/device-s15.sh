@@ -16,6 +16,7 @@
 #   2. `cutec bench mma --dtypes s8`: this run's ceiling;
 #   3. s8 tn 4096^3, AUTO's tiling (128x128x128, 2x2, 3 stages) a block a tile (-auto) and
 #      persistent (-persistent), each walk in its own process (with its AUTO and cuBLAS), twice;
+#      Then stagger's late half at 16 us instead of 6 (for the record: CUTEC_GEMM_SM80_STAGGER_NS);
 #   4. s8 tn 8192^3: the library's AUTO (256x128x128), then 128x128x128 auto / dynamic / stagger;
 #   5. the K sweep 4096x4096xK (K 2048, 8192), auto / stagger: a round's fixed cost against
 #      the main loop's rate;
@@ -64,6 +65,9 @@ T128="--tile 128x128x128 --warps 2x2 --stages 3"
             echo "$w:" && cat "$out/s15-4096-$w$i.txt"
         done
     done
+    echo "-- stagger's late half at 16 us (about half a tile) instead of 6, for the record"
+    CUTEC_GEMM_SM80_PERSISTENT=stagger CUTEC_GEMM_SM80_STAGGER_NS=16000 BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 \
+        --layout tn --sizes 4096 --schedule persistent $T128
     echo "== 4. at $(($(date +%s) - start)) s: s8 tn 8192^3: the library's AUTO, then 128x128x128 auto / dynamic / stagger"
     BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 8192 >"$out/s15-8192-auto.txt"
     for w in dynamic stagger; do

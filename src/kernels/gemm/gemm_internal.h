@@ -39,7 +39,8 @@ typedef struct gemm_plan {
     bool dynamic;             /* ... its blocks taking tiles from a counter in the stream-K flags
                                  (CUTEC_GEMM_SM80_PERSISTENT=dynamic; gemm_sm80_dynamic) */
     int stagger_ns;           /* ... the grid's second half sleeping this long before its first
-                                 tile (=stagger; not on the interpreter, which runs no nanosleep) */
+                                 tile (=stagger, CUTEC_GEMM_SM80_STAGGER_NS; not on the
+                                 interpreter, which runs no nanosleep) */
     bool c_last;              /* ... its C tile over the last stage, A's and B's stages interleaved
                                  (plan_multistage.c's persistent_c_tile); else beside them */
     unsigned broken;          /* GEMM_BREAK_*: a deliberately wrong kernel, for the tests of

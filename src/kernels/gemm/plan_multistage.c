@@ -16,6 +16,7 @@
 #include "cutec/notation.h"
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
+#include "env/env_choice.h"
 #include "kernels/gemm/gemm_internal.h"
 
 /* A (rows, cols[, stages]) buffer whose mode `major` is contiguous, built from CuTe's SM80
@@ -473,7 +474,10 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     int dynamic = gemm_sm80_dynamic(cfg, why, sizeof why);
     if (dynamic < 0) return cute_alg_fail(a, "%s", why);
     p->dynamic = dynamic >= 1;
-    p->stagger_ns = dynamic == 2 ? 6000 : 0; /* ~ a round's gap between tiles (bench/RESULTS.md, s15) */
+    long ns = 0; /* the late half's sleep: ~ a round's gap between tiles (bench/RESULTS.md, s15) */
+    if (dynamic == 2 && cute_env_int_err("CUTEC_GEMM_SM80_STAGGER_NS", 1, 1000000, 6000, &ns, why, sizeof why) < 0)
+        return cute_alg_fail(a, "%s", why);
+    p->stagger_ns = (int)ns;
     p->streamk = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
     if (p->streamk && !streamk_fits(a, p)) return false;
     if (p->streamk) { /* two blocks an SM where their registers (up to 4 warps) and shared memory fit */
