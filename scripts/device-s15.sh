@@ -1,34 +1,33 @@
 #!/bin/sh
 # Engineer s15: the SM80 GEMM's persistent schedule two blocks an SM (issue 13's s8 tn 4096^3
-# toward 80% of the mma.sync ceiling; AUTO, a block a tile, 934-950 TOPS = 75%).
+# toward 80% of the mma.sync ceiling; AUTO, a block a tile, 928-939 TOPS = 75%).
 # `--schedule persistent` on tensorop_smem: a grid of the resident blocks (two an SM at 2x2
 # warps: 264 on an H200) walking the tiles in the raster band order of a block a tile, each
-# issuing its next tile's first two k-tiles before its epilogue, whose C tile (two 32 KB
-# parts at s8 128x128x128) lies over the last stage: 96 KB a block, a block a tile's.  The
-# walk (CUTEC_GEMM_SM80_PERSISTENT): static, each block tiles b, b + 264, ... (the early pass:
-# 865-873 against AUTO's 935, as s11's 112 KB form); dynamic, from a counter as blocks free
-# up (as a block per tile's grid hands tiles out); stagger, dynamic with the grid's second
-# half starting 6 us late (blocks b and b + 132 of an SM out of step, so one's epilogue runs
-# beside the other's main loop).  Under 90 s on one H200 after the lead's `make all tests`
-# (BUDGET_S, default 75: a step past it prints "skipped").  Logs under $OUT.
-#   1. on the GPU against float64 FIRST (every element): s8 static, dynamic, stagger (340
-#      tiles on 264 blocks, K tails, alpha, beta; nt), bf16 dynamic at its default 256x128;
+# issuing its next tile's first k-tile before its epilogue, whose C tile (64 KB of s32 at s8
+# 128x128x128, whole) lies over stages 1 and 2: 96 KB a block, a block a tile's; the other
+# k-tile after a barrier.  The walk (CUTEC_GEMM_SM80_PERSISTENT): static, each block tiles b,
+# b + 264, ...; dynamic, from a counter as blocks free up.  Before this form (C in two parts
+# over stage 2, two k-tiles first) the early passes measured static 865-870, dynamic 898-901,
+# AUTO 928-939 at 4096^3; 8192^3 dynamic 994 against 1,005 (128x128 a block a tile).
+# Under 90 s on one H200 after the lead's `make all tests` (BUDGET_S, default 75: a step past
+# it prints "skipped").  Logs under $OUT.
+#   1. on the GPU against float64 FIRST (every element): s8 static and dynamic (340 tiles on
+#      264 blocks, K tails, alpha, beta; nt), bf16 dynamic at its default 256x128 (one an SM);
 #   2. `cutec bench mma --dtypes s8`: this run's ceiling;
 #   3. s8 tn 4096^3, AUTO's tiling (128x128x128, 2x2, 3 stages) a block a tile (-auto) and
 #      persistent (-persistent), each walk in its own process (with its AUTO and cuBLAS), twice;
-#      Then stagger's late half at 16 us instead of 6 (for the record: CUTEC_GEMM_SM80_STAGGER_NS);
-#   4. s8 tn 8192^3: the library's AUTO (256x128x128), then 128x128x128 auto / dynamic / stagger;
-#   5. the K sweep 4096x4096xK (K 2048, 8192), auto / stagger: a round's fixed cost against
+#   4. s8 tn 8192^3: the library's AUTO (256x128x128), then 128x128x128 auto / static / dynamic;
+#   5. the K sweep 4096x4096xK (K 2048, 8192), auto / dynamic: a round's fixed cost against
 #      the main loop's rate;
 #   6. bf16 tn 4096^3 on the SM80 kernel (its default 256x128, one an SM), auto / dynamic;
 #   7. ptxas sm_90a: registers and spills of the static and dynamic kernels.
 # The rule ("decides:" lines): of the walks at least 1% faster than AUTO in BOTH 4096^3 pairs,
-# the fastest (the pairs' sum) -> the library takes it for s8 (src/kernels/gemm/lib.c `static
-# const int64_t s8_persistent_up_to = 0;` -> 4096LL * 4096, and for dynamic / stagger also
-# src/kernels/gemm/tile_sched.c gemm_sm80_dynamic's default 0 -> 1 / 2), and if it is also 1%
+# the faster (the pairs' sum) -> the library takes it for s8 (src/kernels/gemm/lib.c `static
+# const int64_t s8_persistent_up_to = 0;` -> 4096LL * 4096, and for dynamic also
+# src/kernels/gemm/tile_sched.c gemm_sm80_dynamic's default 0 -> 1), and if it is also 1%
 # faster than the library's AUTO (256x128x128) at 8192^3, at every size (-> INT64_MAX); else
-# all stay opt-in (--schedule persistent, CUTEC_GEMM_SM80_PERSISTENT).  A rate above the
-# mma.sync ceiling means the counter was not reset between calls: "broken", kept opt-in.
+# both stay opt-in (--schedule persistent, CUTEC_GEMM_SM80_PERSISTENT=dynamic).  A rate above
+# the mma.sync ceiling means the counter was not reset between calls: "broken", kept opt-in.
 # bf16 stays opt-in (the Hopper kernel runs bf16 on sm_90).
 . scripts/device-common.sh
 log="$out/s15.log"
@@ -46,7 +45,6 @@ T128="--tile 128x128x128 --warps 2x2 --stages 3"
     echo "== 1. the persistent kernel on the GPU against float64 (every element)"
     for args in "static --dtype s8 $T128 --layout tn --m 2049 --n 2560 --k 400 --alpha 3 --beta -2" \
         "dynamic --dtype s8 $T128 --layout tn --m 2049 --n 2560 --k 400 --alpha 3 --beta -2" \
-        "stagger --dtype s8 $T128 --layout tn --m 2049 --n 2560 --k 400 --alpha 3 --beta -2" \
         "dynamic --dtype s8 $T128 --layout nt --m 2560 --n 2049 --k 263 --beta 1" \
         "dynamic --dtype bf16 --layout tn --m 2049 --n 2560 --k 263 --alpha 1.5 --beta -0.5"; do
         device_late run "$args" && continue
@@ -59,25 +57,22 @@ T128="--tile 128x128x128 --warps 2x2 --stages 3"
     device_late mma || timeout 15 build/cutec bench mma --dtypes s8 --iters 3 2>&1 | grep -E "^s8" | tee "$out/s15-mma.txt"
     echo "== 3. s8 tn 4096^3: AUTO's tiling a block a tile (-auto) and persistent (-persistent), each walk, twice"
     for i in 1 2; do
-        for w in static dynamic stagger; do
+        for w in static dynamic; do
             CUTEC_GEMM_SM80_PERSISTENT=$w BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 4096 \
                 --schedule auto,persistent $T128 >"$out/s15-4096-$w$i.txt"
             echo "$w:" && cat "$out/s15-4096-$w$i.txt"
         done
     done
-    echo "-- stagger's late half at 16 us (about half a tile) instead of 6, for the record"
-    CUTEC_GEMM_SM80_PERSISTENT=stagger CUTEC_GEMM_SM80_STAGGER_NS=16000 BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 \
-        --layout tn --sizes 4096 --schedule persistent $T128
-    echo "== 4. at $(($(date +%s) - start)) s: s8 tn 8192^3: the library's AUTO, then 128x128x128 auto / dynamic / stagger"
+    echo "== 4. at $(($(date +%s) - start)) s: s8 tn 8192^3: the library's AUTO, then 128x128x128 auto / static / dynamic"
     BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 8192 >"$out/s15-8192-auto.txt"
-    for w in dynamic stagger; do
+    for w in static dynamic; do
         CUTEC_GEMM_SM80_PERSISTENT=$w BENCH_TIMEOUT=25 device_bench_gemm --dtype s8 --layout tn --sizes 8192 \
             --schedule auto,persistent $T128 >"$out/s15-8192-$w.txt"
     done
-    cat "$out/s15-8192-auto.txt" && echo "dynamic:" && cat "$out/s15-8192-dynamic.txt"
-    echo "stagger:" && cat "$out/s15-8192-stagger.txt"
-    echo "== 5. at $(($(date +%s) - start)) s: the K sweep, 4096x4096xK (K 2048 / 8192), auto / stagger"
-    CUTEC_GEMM_SM80_PERSISTENT=stagger BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn \
+    cat "$out/s15-8192-auto.txt" && echo "static:" && cat "$out/s15-8192-static.txt"
+    echo "dynamic:" && cat "$out/s15-8192-dynamic.txt"
+    echo "== 5. at $(($(date +%s) - start)) s: the K sweep, 4096x4096xK (K 2048 / 8192), auto / dynamic"
+    CUTEC_GEMM_SM80_PERSISTENT=dynamic BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn \
         --sizes 4096x4096x2048,4096x4096x8192 --schedule auto,persistent $T128
     echo "== 6. at $(($(date +%s) - start)) s: bf16 tn 4096^3 on the SM80 kernel (default tiling): auto / dynamic"
     CUTEC_GEMM_SM80_PERSISTENT=dynamic BENCH_TIMEOUT=20 device_bench_gemm --dtype bf16 --layout tn --sizes 4096 \
@@ -103,7 +98,7 @@ T128="--tile 128x128x128 --warps 2x2 --stages 3"
     }
     ceiling=$(awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "TOPS") { print $i; exit } }' "$out/s15-mma.txt" 2>/dev/null)
     picked= best=0
-    for w in static dynamic stagger; do
+    for w in static dynamic; do
         won=0
         for i in 1 2; do
             lead "4096^3 pair $i: AUTO, persistent $w" "$out/s15-4096-$w$i.txt" -auto "$out/s15-4096-$w$i.txt" -persistent
@@ -118,14 +113,11 @@ T128="--tile 128x128x128 --warps 2x2 --stages 3"
     done
     if [ -n "$picked" ]; then
         won=0
-        f8="$out/s15-8192-$picked.txt"
-        [ "$picked" = static ] && f8=/dev/null
         lead "8192^3: the library's AUTO, persistent $picked 128x128x128" "$out/s15-8192-auto.txt" tensorop_smem \
-            "$f8" -persistent
+            "$out/s15-8192-$picked.txt" -persistent
         flip="lib.c: s8_persistent_up_to = 4096LL * 4096"
         [ "$won" -eq 1 ] && flip="lib.c: s8_persistent_up_to = INT64_MAX"
         [ "$picked" = dynamic ] && flip="$flip; tile_sched.c: gemm_sm80_dynamic's default 0 -> 1"
-        [ "$picked" = stagger ] && flip="$flip; tile_sched.c: gemm_sm80_dynamic's default 0 -> 2"
         echo "decides: s8 persistent ($picked) is the library's ($flip)"
     else
         echo "decides: s8 persistent stays opt-in, every walk (none 1% ahead of AUTO in both 4096^3 pairs)"

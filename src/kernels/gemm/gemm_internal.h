@@ -38,11 +38,10 @@ typedef struct gemm_plan {
     int per_sm;               /* the persistent SM80 kernel's blocks an SM (0 counts as 1) */
     bool dynamic;             /* ... its blocks taking tiles from a counter in the stream-K flags
                                  (CUTEC_GEMM_SM80_PERSISTENT=dynamic; gemm_sm80_dynamic) */
-    int stagger_ns;           /* ... the grid's second half sleeping this long before its first
-                                 tile (=stagger, CUTEC_GEMM_SM80_STAGGER_NS; not on the
-                                 interpreter, which runs no nanosleep) */
-    bool c_last;              /* ... its C tile over the last stage, A's and B's stages interleaved
+    bool c_last;              /* ... its C tile over the last stages, A's and B's stages interleaved
                                  (plan_multistage.c's persistent_c_tile); else beside them */
+    int c_pre;                /* ... the next tile's k-tiles issued before the epilogue: C's tile
+                                 lies from stage c_pre on (stages - 1 where it lies beside them) */
     unsigned broken;          /* GEMM_BREAK_*: a deliberately wrong kernel, for the tests of
                                  the interpreter's checks; 0 always but there */
     cute_composed smem_c;     /* (bm,bn) of smem_c_dtype, over the A/B stages' memory */
@@ -370,9 +369,8 @@ typedef struct gemm_sched {
 gemm_sched gemm_sched_make(cute_ctx *c, const gemm_plan *p, cute_tensor mC, int raster);
 cute_launch_cfg gemm_sched_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s);
 /* Whether cfg's persistent SM80 kernel takes its tiles from a counter, the library passing it
- * stream-K's workspace and flags (CUTEC_GEMM_SM80_PERSISTENT=static|dynamic|stagger: unbatched,
- * without the store overlap): 0 static, 1 the counter, 2 the counter with the grid's second
- * half starting late; -1 with the setting's error in err for a value outside the set */
+ * stream-K's workspace and flags (CUTEC_GEMM_SM80_PERSISTENT=static|dynamic: unbatched, without
+ * the store overlap): 1 or 0, -1 with the setting's error in err for a value outside the set */
 int gemm_sm80_dynamic(const cute_gemm_config *cfg, char *err, size_t n);
 /* in the kernel: how many tiles this block takes, and its w-th tile (tm, tn) */
 cute_int gemm_sched_mine(cute_ctx *c, const gemm_sched *s);

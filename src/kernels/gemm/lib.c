@@ -680,7 +680,7 @@ static cute_status run_pattern(cute_gemm_lib *lib, cute_gemm_variant variant, cu
     bool sk_variant = cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_TENSOROP ||
                       cfg->variant == CUTE_GEMM_TENSOROP_SMEM;
     char why[1024]; /* the persistent SM80 kernel's tile counter lives in the stream-K flags */
-    bool counter = gemm_sm80_dynamic(cfg, why, sizeof why) >= 1;
+    bool counter = gemm_sm80_dynamic(cfg, why, sizeof why) == 1;
     if (sk_variant && (cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK || counter) &&
         (s = streamk_args(lib, cfg, args, &nargs, stream, &ws, err, n)) != CUTE_OK)
         return s;

@@ -203,7 +203,7 @@ static void last_stage_smem(cute_ctx *c, const gemm_plan *p, cute_smem_allocator
     *sA = alloc(c, &over_a, p->cfg.dtype, &p->smem_a);
     cute_smem_alloc_bytes(c, &over_b, a_bytes, 1);
     *sB = alloc(c, &over_b, p->cfg.dtype, &p->smem_b);
-    if (!(p->broken & GEMM_BREAK_C_OVER_STAGES)) cute_smem_alloc_bytes(c, &over_c, (p->stages - 1) * sb, 1);
+    if (!(p->broken & GEMM_BREAK_C_OVER_STAGES)) cute_smem_alloc_bytes(c, &over_c, p->c_pre * sb, 1);
     *sC = alloc(c, &over_c, p->smem_c_dtype, &p->smem_c);
 }
 
@@ -234,15 +234,36 @@ static g2s g2s_make(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tensor s
     return (g2s){tA, tB, cute_partition_D(c, tA, sA), cute_partition_D(c, tB, sB), cute_i(0)};
 }
 
-/* the first stages - 1 k-tiles of tile t from k-tile k0 (a k-tile kt always in stage
- * kt % stages; stages 0 .. stages - 2 where k0 is 0) */
-static void prologue(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g)
+/* k-tiles k0 + from .. k0 + to - 1 of tile t (a k-tile kt always in stage kt % stages;
+ * stages from .. to - 1 where k0 is 0) */
+static void prologue_part(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g, int from, int to)
 {
     cute_alg *a = cute_ctx_alg(c);
-    for (int s = 0; s < p->stages - 1; s++) {
+    for (int s = from; s < to; s++) {
         cute_int kt = cute_add(a, g->k0, cute_i(s));
         issue_ktile(c, p, t, g, kt, cute_mod(a, kt, cute_i(p->stages)));
     }
+}
+
+/* the first stages - 1 k-tiles of tile t from k-tile k0 */
+static void prologue(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g)
+{
+    prologue_part(c, p, t, g, 0, p->stages - 1);
+}
+
+/* the persistent kernels: the k-tiles the plan issues before the previous tile's epilogue
+ * (plan_multistage.c's c_pre), and after it, once every thread is done with C's tile over
+ * their stages */
+static int pre_of(const gemm_plan *p)
+{
+    return p->c_last && p->c_pre > 0 ? p->c_pre : p->stages - 1;
+}
+
+static void prologue_rest(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g)
+{
+    if (pre_of(p) >= p->stages - 1) return;
+    cute_barrier(c);
+    prologue_part(c, p, t, g, pre_of(p), p->stages - 1);
 }
 
 /* the MMA's fragments (gC: any tile of C, for the accumulators' shape) and the shared ->
@@ -379,11 +400,12 @@ static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
         cute_val more = cute_int_lt(c, i, mine);
         CUTE_IF(c, more) {
             gemm_tiles t = walk_tile(c, p, &w, i);
-            prologue(c, p, &t, &g);
+            prologue_part(c, p, &t, &g, 0, pre_of(p));
         }
         CUTE_IF(c, cute_int_lt(c, cute_i(0), i)) epilogue_behind(c, p, &w, i, more, tid, f.tCrC, alpha, beta, sC);
         CUTE_IF(c, more) {
             gemm_tiles t = walk_tile(c, p, &w, i);
+            prologue_rest(c, p, &t, &g);
             c_behind b = p->c_overlap ? behind_of(c, p, &w, i, tid, sC, alpha, beta) : (c_behind){0};
             cute_clear(c, f.tCrC);
             mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, p->c_overlap ? &b : NULL);
@@ -446,14 +468,6 @@ static void dynamic_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
     g2s g = g2s_make(c, p, tid, sA, sB);
     frags f = frags_make(c, p, tid, sA, sB, gemm_tiles_at(c, p, mA, mB, mC, cA, cB, cC, cute_i(0), cute_i(0)).gC);
     cute_val zero = cute_val_int(c, CUTE_I32, 0), count = cute_int_value(c, w.sched.count, CUTE_I32);
-    if (p->stagger_ns && !cute_ctx_on_interp(c)) { /* =stagger: the grid's second half late, so two blocks of an SM (b and
-                          * b + SMs, as the hardware hands out the grid) are out of step */
-        cute_val late = cute_int_lt(c, cute_sub(a, cute_grid_dim(c, 0), cute_i(1)), cute_mul(a, cute_block_idx(c, 0), cute_i(2)));
-        CUTE_IF(c, late) {
-            cute_asm_operand ns = {.kind = CUTE_ASM_IMM, .imm = p->stagger_ns};
-            cute_asm(c, "nanosleep.u32 %0;", &ns, 1, 0);
-        }
-    }
     fetch_tile(c, tid, flags, slots, zero);
     cute_barrier(c);
     /* cur: this round's tile (count or more: none); prev: the last round's (-1: none) */
@@ -465,7 +479,7 @@ static void dynamic_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
         cute_val more = cute_val_cmp(c, CUTE_OP_LT, cur, count);
         CUTE_IF(c, more) {
             gemm_tiles t = tile_at(c, p, &w, cur);
-            prologue(c, p, &t, &g);
+            prologue_part(c, p, &t, &g, 0, pre_of(p));
         }
         CUTE_IF(c, cute_val_cmp(c, CUTE_OP_GE, prev, zero)) {
             gemm_tiles t = tile_at(c, p, &w, prev);
@@ -475,6 +489,7 @@ static void dynamic_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
         CUTE_IF(c, more) {
             fetch_tile(c, tid, flags, slots, s); /* read after the main loop's barriers */
             gemm_tiles t = tile_at(c, p, &w, cur);
+            prologue_rest(c, p, &t, &g);
             cute_clear(c, f.tCrC);
             mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, NULL);
             cute_val_assign(c, cur, slot_read(c, slots, s));

@@ -365,14 +365,8 @@ static void persistent_per_sm(void)
                             .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND,
                             .tiling = {.schedule = CUTE_GEMM_SCHEDULE_PERSISTENT}};
     const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
-    CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_PERSISTENT=yes: not one of static|dynamic|stagger"),
+    CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_PERSISTENT=yes: not one of static|dynamic"),
           "CUTEC_GEMM_SM80_PERSISTENT=yes: %s", f ? "taken" : err);
-    setenv("CUTEC_GEMM_SM80_PERSISTENT", "stagger", 1); /* and its sleep, an integer of 1 .. 1000000 ns */
-    setenv("CUTEC_GEMM_SM80_STAGGER_NS", "0", 1);
-    f = cute_gemm_compile(rt, &cfg, err, sizeof err);
-    CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_STAGGER_NS=0: not an integer in [1, 1000000]"),
-          "CUTEC_GEMM_SM80_STAGGER_NS=0: %s", f ? "taken" : err);
-    unsetenv("CUTEC_GEMM_SM80_STAGGER_NS");
     if (was) setenv("CUTEC_GEMM_SM80_PERSISTENT", keep, 1);
     else unsetenv("CUTEC_GEMM_SM80_PERSISTENT");
     cute_runtime_free(rt);

@@ -86,5 +86,5 @@ int gemm_sm80_dynamic(const cute_gemm_config *cfg, char *err, size_t n)
     if ((cfg->variant != CUTE_GEMM_TENSOROP && cfg->variant != CUTE_GEMM_TENSOROP_SMEM) ||
         cfg->tiling.schedule != CUTE_GEMM_SCHEDULE_PERSISTENT || cfg->batched || cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP)
         return 0;
-    return cute_env_choice_err("CUTEC_GEMM_SM80_PERSISTENT", "static|dynamic|stagger", 0, err, n);
+    return cute_env_choice_err("CUTEC_GEMM_SM80_PERSISTENT", "static|dynamic", 0, err, n);
 }
