@@ -414,8 +414,7 @@ static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
 }
 
 /* The persistent kernel taking its tiles from a counter (CUTEC_GEMM_SM80_PERSISTENT=dynamic):
- * the same rotated rounds, block b's first tile b, each next one the grid's size plus the
- * counter's next value, which thread 0 fetches
+ * the same rotated rounds, but tile i + 1 is the counter's next value, which thread 0 fetches
  * (an atomic add on flags[0]) before tile i's main loop and every thread reads after it (its
  * barriers order the shared slot's write and reads; two slots taking turns, so a slot is
  * written again only after two main loops).  So the tiles go out in the raster order as the
@@ -436,16 +435,14 @@ static cute_tensor slot_at(cute_ctx *c, cute_tensor slots, cute_val s)
     return cute_tensor_slice(c, slots, cute_tuple_fmt(cute_ctx_alg(c), "(_,%I)", cute_int_from_val(c, s, 0)));
 }
 
-/* thread 0: the next tile into slot s, the grid's size plus the counter's next value (each
- * block's first tile is its own index, taken without the counter's round trip) */
+/* thread 0: the counter's next value into slot s */
 static void fetch_tile(cute_ctx *c, cute_int tid, cute_tensor flags, cute_tensor slots, cute_val s)
 {
     cute_alg *a = cute_ctx_alg(c);
     CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) {
         cute_val old = cute_val_atomic(c, cute_tensor_ptr(c, flags, cute_i(0)), cute_val_int(c, CUTE_U32, 1), CUTE_ATOMIC_ADD);
-        cute_val next = cute_val_binop(c, CUTE_OP_ADD, cute_val_cvt(c, old, CUTE_I32),
-                                       cute_int_value(c, cute_grid_dim(c, 0), CUTE_I32));
-        cute_tensor_store(c, slot_at(c, slots, s), cute_ssa_scalar(c, next, cute_tuple_parse(a, "(1)")));
+        cute_tensor_store(c, slot_at(c, slots, s),
+                          cute_ssa_scalar(c, cute_val_cvt(c, old, CUTE_I32), cute_tuple_parse(a, "(1)")));
     }
 }
 
@@ -471,10 +468,11 @@ static void dynamic_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
     g2s g = g2s_make(c, p, tid, sA, sB);
     frags f = frags_make(c, p, tid, sA, sB, gemm_tiles_at(c, p, mA, mB, mC, cA, cB, cC, cute_i(0), cute_i(0)).gC);
     cute_val zero = cute_val_int(c, CUTE_I32, 0), count = cute_int_value(c, w.sched.count, CUTE_I32);
+    fetch_tile(c, tid, flags, slots, zero);
+    cute_barrier(c);
     /* cur: this round's tile (count or more: none); prev: the last round's (-1: none) */
-    cute_val cur = cute_val_var(c, cute_int_value(c, cute_block_idx(c, 0), CUTE_I32));
-    cute_val prev = cute_val_var(c, cute_val_int(c, CUTE_I32, -1));
-    cute_val s = cute_val_var(c, zero); /* the slot of the next fetch */
+    cute_val cur = cute_val_var(c, slot_read(c, slots, zero)), prev = cute_val_var(c, cute_val_int(c, CUTE_I32, -1));
+    cute_val s = cute_val_var(c, cute_val_int(c, CUTE_I32, 1)); /* the slot of the next fetch */
     cute_clear(c, f.tCrC);
     CUTE_WHILE(c, cute_val_binop(c, CUTE_OP_OR, cute_val_cmp(c, CUTE_OP_LT, cur, count),
                                  cute_val_cmp(c, CUTE_OP_GE, prev, zero))) {
