@@ -3,12 +3,12 @@
 # toward 80% of the mma.sync ceiling; AUTO, a block a tile, 928-939 TOPS = 75%).
 # `--schedule persistent` on tensorop_smem: a grid of the resident blocks (two an SM at 2x2
 # warps: 264 on an H200) walking the tiles in the raster band order of a block a tile, each
-# issuing its next tile's first k-tile before its epilogue, whose C tile (64 KB of s32 at s8
-# 128x128x128, whole) lies over stages 1 and 2: 96 KB a block, a block a tile's; the other
-# k-tile after a barrier.  The walk (CUTEC_GEMM_SM80_PERSISTENT): static, each block tiles b,
-# b + 264, ...; dynamic, from a counter as blocks free up.  Before this form (C in two parts
-# over stage 2, two k-tiles first) the early passes measured static 865-870, dynamic 898-901,
-# AUTO 928-939 at 4096^3; 8192^3 dynamic 994 against 1,005 (128x128 a block a tile).
+# issuing its next tile's first two k-tiles before its epilogue, whose C tile (two 32 KB parts
+# of s32 at s8 128x128x128) lies over stage 2: 96 KB a block, a block a tile's.  The walk
+# (CUTEC_GEMM_SM80_PERSISTENT): static, each block tiles b, b + 264, ...; dynamic, from a
+# counter as blocks free up.  The second early pass measured static 866-870, dynamic 898-901,
+# AUTO 928-939 at 4096^3; 8192^3 dynamic 994 against 1,005 (128x128 a block a tile).  (The mid
+# pass's C whole over stages 1-2 with one k-tile first: dynamic 813; taken back.)
 # Under 90 s on one H200 after the lead's `make all tests` (BUDGET_S, default 75: a step past
 # it prints "skipped").  Logs under $OUT.
 #   1. on the GPU against float64 FIRST (every element): s8 static and dynamic (340 tiles on

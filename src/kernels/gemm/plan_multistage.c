@@ -347,14 +347,14 @@ static bool interleave_stages(cute_alg *a, gemm_plan *p)
  * them), which nothing fills before the epilogue is done (the kernel meets at a barrier, then
  * issues k-tiles c_pre .. stages - 2); with the overlapped way out (CUTE_GEMM_STORE_OVERLAP),
  * whose C lives through the next main loop, beside all the stages, c_pre stages - 1.  The
- * accumulators go in as they are, in the fewest parts of N that fit (a part is whole MMA tiles
- * of N, mma_n columns, so each MMA tile's accumulators fall in one part), then with the most
- * k-tiles issued before the epilogue.  Two blocks an SM where a block is 4 warps or fewer (two
- * fit the registers) and its stages and C fit half the SM's shared memory less the 1 KB a block
- * the hardware keeps (113 KB from sm_90): s8 128x128x128 in 3 stages is 96 KB of stages and C's
- * 64 KB whole over stages 1 and 2, one k-tile issued before the epilogue (two parts of 32 KB
- * over stage 2 with two issued measured 865-873 TOPS against a block a tile's 935: the parts'
- * barriers), the same 96 KB as a block a tile, a grid of twice the SMs; else one an SM (bf16
+ * most k-tiles first (stages - 1 where C fits), then the accumulators as they are in the
+ * fewest parts of N that fit (a part is whole MMA tiles of N, mma_n columns, so each MMA
+ * tile's accumulators fall in one part).  Two blocks an SM where a block is 4 warps or fewer
+ * (two fit the registers) and its stages and C fit half the SM's shared memory less the 1 KB
+ * a block the hardware keeps (113 KB from sm_90): s8 128x128x128 in 3 stages is 96 KB of
+ * stages and C in two 32 KB parts over stage 2, two k-tiles first, the same 96 KB as a block
+ * a tile, a grid of twice the SMs (C whole over stages 1 and 2 with one k-tile first measured
+ * slower on the H200: 813-863 TOPS against 866-901, bench/RESULTS.md); else one an SM (bf16
  * and s8 256x128 on 8 warps: 144 KB of stages, C's 128 KB tile whole from stage 2, 224 KB).
  * (s11's two an SM with C in four 16 KB parts beside the stages, 112 KB a block, lost to a
  * block a tile: bench/RESULTS.md.) */
@@ -367,9 +367,9 @@ static bool persistent_c_tile(cute_alg *a, gemm_plan *p, int arch, int64_t mma_n
     for (p->per_sm = p->threads <= 128 ? 2 : 1; p->per_sm >= 1; p->per_sm--) {
         int64_t budget = p->per_sm == 2 ? half : whole;
         if (stages > budget) continue;
-        for (p->c_parts = 1; (p->bn / p->c_parts) % mma_n == 0 &&
-                            (p->c_parts == 1 || !p->c_overlap || p->per_sm == 1); p->c_parts *= 2)
-            for (p->c_pre = p->stages - 1; p->c_pre >= (p->c_last ? 1 : p->stages - 1); p->c_pre--)
+        for (p->c_pre = p->stages - 1; p->c_pre >= (p->c_last ? 1 : p->stages - 1); p->c_pre--)
+            for (p->c_parts = 1; (p->bn / p->c_parts) % mma_n == 0 &&
+                                (p->c_parts == 1 || !p->c_overlap || p->per_sm == 1); p->c_parts *= 2)
                 if ((p->c_last ? p->c_pre * sb : stages) + tile / p->c_parts <= budget) {
                     int64_t along = 128 / (gemm_vector_bytes(&p->cfg, cd) / cute_dtype_bytes(cd) * cute_dtype_bytes(acc));
                     c_tile(a, p, p->threads, p->bn / p->c_parts, acc, along > 0 ? along : 1);
