@@ -38,10 +38,8 @@ typedef struct gemm_plan {
     int per_sm;               /* the persistent SM80 kernel's blocks an SM (0 counts as 1) */
     bool dynamic;             /* ... its blocks taking tiles from a counter in the stream-K flags
                                  (CUTEC_GEMM_SM80_PERSISTENT=dynamic; gemm_sm80_dynamic) */
-    bool c_last;              /* ... its C tile over the last stages, A's and B's stages interleaved
+    bool c_last;              /* ... its C tile over the last stage, A's and B's stages interleaved
                                  (plan_multistage.c's persistent_c_tile); else beside them */
-    int c_pre;                /* ... the next tile's k-tiles issued before the epilogue: C's tile
-                                 lies from stage c_pre on (stages - 1 where it lies beside them) */
     unsigned broken;          /* GEMM_BREAK_*: a deliberately wrong kernel, for the tests of
                                  the interpreter's checks; 0 always but there */
     cute_composed smem_c;     /* (bm,bn) of smem_c_dtype, over the A/B stages' memory */

@@ -203,7 +203,7 @@ static void last_stage_smem(cute_ctx *c, const gemm_plan *p, cute_smem_allocator
     *sA = alloc(c, &over_a, p->cfg.dtype, &p->smem_a);
     cute_smem_alloc_bytes(c, &over_b, a_bytes, 1);
     *sB = alloc(c, &over_b, p->cfg.dtype, &p->smem_b);
-    if (!(p->broken & GEMM_BREAK_C_OVER_STAGES)) cute_smem_alloc_bytes(c, &over_c, p->c_pre * sb, 1);
+    if (!(p->broken & GEMM_BREAK_C_OVER_STAGES)) cute_smem_alloc_bytes(c, &over_c, (p->stages - 1) * sb, 1);
     *sC = alloc(c, &over_c, p->smem_c_dtype, &p->smem_c);
 }
 
@@ -234,36 +234,15 @@ static g2s g2s_make(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tensor s
     return (g2s){tA, tB, cute_partition_D(c, tA, sA), cute_partition_D(c, tB, sB), cute_i(0)};
 }
 
-/* k-tiles k0 + from .. k0 + to - 1 of tile t (a k-tile kt always in stage kt % stages;
- * stages from .. to - 1 where k0 is 0) */
-static void prologue_part(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g, int from, int to)
+/* the first stages - 1 k-tiles of tile t from k-tile k0 (a k-tile kt always in stage
+ * kt % stages; stages 0 .. stages - 2 where k0 is 0) */
+static void prologue(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g)
 {
     cute_alg *a = cute_ctx_alg(c);
-    for (int s = from; s < to; s++) {
+    for (int s = 0; s < p->stages - 1; s++) {
         cute_int kt = cute_add(a, g->k0, cute_i(s));
         issue_ktile(c, p, t, g, kt, cute_mod(a, kt, cute_i(p->stages)));
     }
-}
-
-/* the first stages - 1 k-tiles of tile t from k-tile k0 */
-static void prologue(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g)
-{
-    prologue_part(c, p, t, g, 0, p->stages - 1);
-}
-
-/* the persistent kernels: the k-tiles the plan issues before the previous tile's epilogue
- * (plan_multistage.c's c_pre), and after it, once every thread is done with C's tile over
- * their stages */
-static int pre_of(const gemm_plan *p)
-{
-    return p->c_last && p->c_pre > 0 ? p->c_pre : p->stages - 1;
-}
-
-static void prologue_rest(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g)
-{
-    if (pre_of(p) >= p->stages - 1) return;
-    cute_barrier(c);
-    prologue_part(c, p, t, g, pre_of(p), p->stages - 1);
 }
 
 /* the MMA's fragments (gC: any tile of C, for the accumulators' shape) and the shared ->
@@ -400,12 +379,11 @@ static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
         cute_val more = cute_int_lt(c, i, mine);
         CUTE_IF(c, more) {
             gemm_tiles t = walk_tile(c, p, &w, i);
-            prologue_part(c, p, &t, &g, 0, pre_of(p));
+            prologue(c, p, &t, &g);
         }
         CUTE_IF(c, cute_int_lt(c, cute_i(0), i)) epilogue_behind(c, p, &w, i, more, tid, f.tCrC, alpha, beta, sC);
         CUTE_IF(c, more) {
             gemm_tiles t = walk_tile(c, p, &w, i);
-            prologue_rest(c, p, &t, &g);
             c_behind b = p->c_overlap ? behind_of(c, p, &w, i, tid, sC, alpha, beta) : (c_behind){0};
             cute_clear(c, f.tCrC);
             mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, p->c_overlap ? &b : NULL);
@@ -479,7 +457,7 @@ static void dynamic_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
         cute_val more = cute_val_cmp(c, CUTE_OP_LT, cur, count);
         CUTE_IF(c, more) {
             gemm_tiles t = tile_at(c, p, &w, cur);
-            prologue_part(c, p, &t, &g, 0, pre_of(p));
+            prologue(c, p, &t, &g);
         }
         CUTE_IF(c, cute_val_cmp(c, CUTE_OP_GE, prev, zero)) {
             gemm_tiles t = tile_at(c, p, &w, prev);
@@ -489,7 +467,6 @@ static void dynamic_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
         CUTE_IF(c, more) {
             fetch_tile(c, tid, flags, slots, s); /* read after the main loop's barriers */
             gemm_tiles t = tile_at(c, p, &w, cur);
-            prologue_rest(c, p, &t, &g);
             cute_clear(c, f.tCrC);
             mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, NULL);
             cute_val_assign(c, cur, slot_read(c, slots, s));

@@ -342,52 +342,49 @@ static bool interleave_stages(cute_alg *a, gemm_plan *p)
 }
 
 /* The persistent kernel's C tile (multistage.c), which the epilogue writes while the next
- * tile's first c_pre k-tiles land in stages 0 .. c_pre - 1: it lies from stage c_pre on (A's
- * and B's stages interleaved, so the stages after it are one run at the end; C may run past
- * them), which nothing fills before the epilogue is done (the kernel meets at a barrier, then
- * issues k-tiles c_pre .. stages - 2); with the overlapped way out (CUTE_GEMM_STORE_OVERLAP),
- * whose C lives through the next main loop, beside all the stages, c_pre stages - 1.  The
- * most k-tiles first (stages - 1 where C fits), then the accumulators as they are in the
- * fewest parts of N that fit (a part is whole MMA tiles of N, mma_n columns, so each MMA
- * tile's accumulators fall in one part).  Two blocks an SM where a block is 4 warps or fewer
- * (two fit the registers) and its stages and C fit half the SM's shared memory less the 1 KB
- * a block the hardware keeps (113 KB from sm_90): s8 128x128x128 in 3 stages is 96 KB of
- * stages and C in two 32 KB parts over stage 2, two k-tiles first, the same 96 KB as a block
- * a tile, a grid of twice the SMs (C whole over stages 1 and 2 with one k-tile first measured
- * slower on the H200: 813-863 TOPS against 866-901, bench/RESULTS.md); else one an SM (bf16
- * and s8 256x128 on 8 warps: 144 KB of stages, C's 128 KB tile whole from stage 2, 224 KB).
+ * tile's first k-tiles land in stages 0 .. stages - 2: it lies over the last stage (A's and
+ * B's stages interleaved, so that stage is one run at the end; C may run past it), which
+ * nothing fills until the next main loop's first barrier; with the overlapped way out
+ * (CUTE_GEMM_STORE_OVERLAP), whose C lives through that main loop, beside all the stages.
+ * The accumulators go in as they are, in the fewest parts of N that fit (a part is whole MMA
+ * tiles of N, mma_n columns, so each MMA tile's accumulators fall in one part).  Two blocks an
+ * SM where a block is 4 warps or fewer (two fit the registers) and its stages and C fit half
+ * the SM's shared memory less the 1 KB a block the hardware keeps (113 KB from sm_90): s8
+ * 128x128x128 in 3 stages is 96 KB of stages and C in two parts of 32 KB over the last, the
+ * same 96 KB as a block a tile, a grid of twice the SMs; else one an SM (bf16 and s8 256x128
+ * on 8 warps: 144 KB of stages, C's 128 KB tile whole from the last stage's 48 KB on, 224 KB).
  * (s11's two an SM with C in four 16 KB parts beside the stages, 112 KB a block, lost to a
- * block a tile: bench/RESULTS.md.) */
+ * block a tile, and so does this form: bench/RESULTS.md, s15.  C whole over the last two
+ * stages with one k-tile issued before the epilogue measured slower still.) */
 static bool persistent_c_tile(cute_alg *a, gemm_plan *p, int arch, int64_t mma_n)
 {
     cute_dtype cd = cute_gemm_c_dtype(&p->cfg), acc = (cute_dtype)p->mma.atom.c_type;
     int64_t sb = stage_bytes(p), stages = p->stages * sb, tile = p->bm * p->bn * cute_dtype_bytes(acc);
     int64_t whole = smem_per_block(arch), half = (whole + 1024) / 2 - 1024;
     p->c_last = !p->c_overlap && interleave_stages(a, p);
-    for (p->per_sm = p->threads <= 128 ? 2 : 1; p->per_sm >= 1; p->per_sm--) {
-        int64_t budget = p->per_sm == 2 ? half : whole;
-        if (stages > budget) continue;
-        for (p->c_pre = p->stages - 1; p->c_pre >= (p->c_last ? 1 : p->stages - 1); p->c_pre--)
-            for (p->c_parts = 1; (p->bn / p->c_parts) % mma_n == 0 &&
-                                (p->c_parts == 1 || !p->c_overlap || p->per_sm == 1); p->c_parts *= 2)
-                if ((p->c_last ? p->c_pre * sb : stages) + tile / p->c_parts <= budget) {
-                    int64_t along = 128 / (gemm_vector_bytes(&p->cfg, cd) / cute_dtype_bytes(cd) * cute_dtype_bytes(acc));
-                    c_tile(a, p, p->threads, p->bn / p->c_parts, acc, along > 0 ? along : 1);
-                    return !a->failed;
-                }
-    }
-    int64_t under = p->c_last ? sb : stages; /* the least under C's tile: one k-tile issued first */
+    int64_t under = p->c_last ? stages - sb : stages; /* where C's tile starts */
     if (stages > whole)
         return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, persistent: %lld KB of stages do not fit "
                              "sm_%d's %lld KB of shared memory a block (fewer stages or a smaller tile)",
                              (long long)p->bm, (long long)p->bn, (long long)p->bk, p->stages,
                              (long long)(stages / 1024), arch ? arch : 90, (long long)(whole / 1024));
+    for (p->per_sm = p->threads <= 128 ? 2 : 1; p->per_sm >= 1; p->per_sm--) {
+        int64_t budget = p->per_sm == 2 ? half : whole;
+        if (stages > budget) continue;
+        for (p->c_parts = 1; (p->bn / p->c_parts) % mma_n == 0 &&
+                            (p->c_parts == 1 || !p->c_overlap || p->per_sm == 1); p->c_parts *= 2)
+            if (under + tile / p->c_parts <= budget) {
+                int64_t along = 128 / (gemm_vector_bytes(&p->cfg, cd) / cute_dtype_bytes(cd) * cute_dtype_bytes(acc));
+                c_tile(a, p, p->threads, p->bn / p->c_parts, acc, along > 0 ? along : 1);
+                return !a->failed;
+            }
+    }
     return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, persistent%s: %lld KB of stages leave %lld KB "
                          "of sm_%d's shared memory for C's %lld KB tile%s, too little in parts of whole %lld-column "
                          "MMA tiles (fewer stages or a smaller tile)", (long long)p->bm, (long long)p->bn,
                          (long long)p->bk, p->stages, p->c_overlap ? ", store overlap" : "",
                          (long long)(stages / 1024), (long long)((whole - under) / 1024), arch ? arch : 90,
-                         (long long)(tile / 1024), p->c_last ? " from stage 1 on" : " beside them",
+                         (long long)(tile / 1024), p->c_last ? " from the last stage on" : " beside them",
                          (long long)mma_n);
 }
 
