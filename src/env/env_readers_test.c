@@ -1,8 +1,8 @@
 /* The library's closed-set CUTEC_* settings read through env_choice.h: each reader gives its
  * values, and a misspelled value warns once by name and gives the default (no reader here has
  * an error path of its own).  The interpreter's two settings that are not lists (a seed, a
- * thread) warn the same way.  CUTEC_PTX_OPT, CUTEC_PTX_ASM and CUTEC_NO_TUNE are read by
- * static functions the same way (cuda_backend.c, tuned.c); the helper's own test covers them.
+ * thread) warn the same way.  CUTEC_PTX_OPT and CUTEC_NO_TUNE are read by static functions the
+ * same way (cuda_backend.c, tuned.c); the helper's own test covers them.
  * The kernels' settings, read as they compile (kernels/kernel_env.h), and the row kernels'
  * (rows_env.c) refuse a misspelling with the same message instead: a compile on the
  * interpreter (or the rows' check) fails naming it, and the right values compile. */
@@ -33,6 +33,9 @@ static int late(void) { return px_late_wanted(); }
 static int els(void) { return px_else_wanted(); }
 static int sums(void) { return px_sums_wanted(); }
 static int codegen(void) { return cute_ptx_wanted(); }
+static int ptx_asm(void) { return (int)cute_ptx_assembler(); }
+static int spawned(void) { return px_ptxas_spawned(); }
+static int thp(void) { return px_ptxas_thp(); }
 
 /* a fresh interpreter's try_wait (-2: false; else the seed) or traced thread (-1: none) */
 static int interp_read(bool trace)
@@ -212,6 +215,21 @@ int main(void)
     good("CUTEC_CODEGEN", "cuda", codegen, 0);
     dflt = (unsetenv("CUTEC_CODEGEN"), codegen());
     bad("CUTEC_CODEGEN", "PTX", codegen, dflt, "not one of cuda|ptx; using");
+
+    good("CUTEC_PTX_ASM", "driver", ptx_asm, CUTE_PTX_ASM_DRIVER);
+    good("CUTEC_PTX_ASM", "ptxas", ptx_asm, CUTE_PTX_ASM_PTXAS);
+    good("CUTEC_PTX_ASM", "nvjitlink", ptx_asm, CUTE_PTX_ASM_NVJITLINK);
+    good("CUTEC_PTX_ASM", "loaddata", ptx_asm, CUTE_PTX_ASM_LOADDATA);
+    bad("CUTEC_PTX_ASM", "nvJitLink", ptx_asm, CUTE_PTX_ASM_PTXAS,
+        "not one of driver|ptxas|nvjitlink|loaddata; using ptxas");
+    good("CUTEC_PTXAS_SPAWN", "0", spawned, 0);
+    good("CUTEC_PTXAS_SPAWN", "1", spawned, 1);
+    dflt = (unsetenv("CUTEC_PTXAS_SPAWN"), spawned());
+    bad("CUTEC_PTXAS_SPAWN", "yes", spawned, dflt, "not one of 0|1; using");
+    good("CUTEC_PTXAS_THP", "0", thp, 0);
+    good("CUTEC_PTXAS_THP", "1", thp, 1);
+    dflt = (unsetenv("CUTEC_PTXAS_THP"), thp());
+    bad("CUTEC_PTXAS_THP", "on", thp, dflt, "not one of 0|1; using");
 
     good("CUTEC_KEEP", "ptx,sass", keep, CUTE_KEEP_PTX | CUTE_KEEP_SASS);
     bad("CUTEC_KEEP", "ptx,sas", keep, CUTE_KEEP_PTX, "sas is not one of src|cu|ptx|cubin|sass|all; using the words it knows");
