@@ -123,8 +123,24 @@ static void row_ptrs(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, const ge
     }
 }
 
+/* B's scale in a vector register (CUTEC_GEMM_BLOCKSCALE_SB=lane, opt-in, session 36; always
+ * with turns).  A tile of 128 columns or fewer lies in one block of B, so sb is one value a
+ * k-tile for the whole tile: ptxas sees its address uniform, loads it with a vector LDG and
+ * moves it into a uniform register (R2UR) for the products' FMULs; that R2UR waits for the
+ * load, and ptxas puts it right after the last wave's wgmmas (SASS, sm_90a, 256 x 128), which
+ * would hold the turns' pass behind an L2 round trip.  Taking the block's index from the
+ * thread's own lane by a shuffle once a tile makes it a thread's value to ptxas: the load
+ * lands in a vector register, no R2UR, and ptxas then issues the next k-tile's five loads at
+ * the top of the k-tile, the products a k-tile later, before the first wave's batch. */
+static bool lane_blocks(cute_alg *a)
+{
+    static const bool by_default = false; /* (the one-line flip: scripts/device-fp8j.sh) */
+    return kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_SB", "uniform|lane", by_default) == 1;
+}
+
+/* (vector_blocks: lane_blocks() or turns()) */
 static scale_at scale_at_tile(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
-                              const gemm_scales *s)
+                              const gemm_scales *s, bool vector_blocks)
 {
     cute_alg *a = cute_ctx_alg(c);
     scale_at at = {.sa = s->sa, .sb = s->sb, .rows = 2 * waves(p), .parts = parts(p),
@@ -146,7 +162,12 @@ static scale_at scale_at_tile(cute_ctx *c, const gemm_plan *p, cute_int tid, con
     cute_int n0 = t->kC.coord.leaf[1], last = cute_sub(a, blocks.layout.shape.leaf[0], cute_i(1));
     for (int j = 0; j < at.parts; j++) {
         cute_int col = cute_add(a, n0, cute_i(j * p->bn / at.parts));
-        at.block[j] = cute_tensor_ptr(c, blocks, cute_min(a, cute_div(a, col, cute_i(128)), last));
+        cute_int block = cute_min(a, cute_div(a, col, cute_i(128)), last);
+        if (vector_blocks) { /* the block from the thread's own lane: not uniform to ptxas */
+            cute_val lane = cute_int_value(c, at.lane, CUTE_I32);
+            block = cute_int_from_val(c, cute_val_shfl(c, cute_int_value(c, block, CUTE_I32), lane, CUTE_SHFL_IDX), 0);
+        }
+        at.block[j] = cute_tensor_ptr(c, blocks, block);
     }
     return at;
 }
@@ -264,6 +285,8 @@ typedef struct blockscale_loop {
     bool ahead;        /* the scales of kt + 2 loaded at kt's promotion (else CUTE_GEMM_SCALE_MUL_LOAD:
                           kt's loaded with kt's batch, multiplied at once) */
     bool interleave;     /* CUTE_GEMM_SCALE_MUL_INTERLEAVE: issue_promote */
+    bool turns;          /* turns(): the one-set loop's batches issued in turn */
+    cute_val wg;         /* (turns) the thread's warpgroup, 0 or 1, as lane 0 of its warp has it */
     bool staged;         /* gemm_blockscale_staged: */
     cute_tensor stage;   /* the thread's (value, slot) of the ring */
     cute_copy_atom copy; /* cp.async of one f32 */
@@ -465,6 +488,65 @@ static cute_tensor wave_of(cute_ctx *c, cute_tensor t, int w)
     return s;
 }
 
+/* Turns (CUTEC_GEMM_BLOCKSCALE_TURNS=1, opt-in, session 36; the one-set loop with two
+ * consumer warpgroups).  Each warpgroup waits for every wave's batch before it promotes it,
+ * and nothing but the tensor core's queue couples the two: no barrier between them a k-tile
+ * (each waits on the stage's full barrier, the release only holds the producer, the
+ * TMA-store epilogue syncs each warpgroup alone).  Issued at about the same time, their
+ * batches share the tensor core and retire together, both promote at once and the tensor
+ * core idles for the promotion (64 FFMAs and the loop); a stall on a stage (both waiting
+ * for the same TMA) puts them back in phase.  Here the batches are issued in turn,
+ * warpgroup 0's wave w, then 1's, then 0's next (CUTLASS's ordered barriers, as the
+ * ping-pong kernel's MMA turns): 1's batch is queued behind 0's, so 0's retires a batch
+ * earlier and it promotes while 1's runs, and the other way round (half a k-tile apart at
+ * 256 x 128).  Barrier TURN_BARRIER + i is warpgroup i's turn, 256 threads: the other
+ * arrives once its batch is issued.  Within a tile, warpgroup 0 waits before every batch
+ * but the first and 1 passes after every batch but the last, so each wait meets one pass.
+ * B's scale goes through a vector register here (lane_blocks()): uniform, its R2UR sat
+ * between the last wave's wgmmas and the pass. */
+enum { TURN_BARRIER = 6 }; /* 6, 7 (1 and 2: the epilogues', 3: the peer's and stream-K's, 2-5: ping-pong's) */
+
+static bool turns(cute_alg *a, const gemm_plan *p)
+{
+    static const bool by_default = false; /* (the one-line flip: scripts/device-fp8j.sh) */
+    bool asked = kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_TURNS", "0|1", by_default) == 1;
+    return asked && p->consumers == 2;
+}
+
+/* the warpgroup as lane 0 of the warp has it: a value ptxas sees as the warp's (as
+ * consumer_pingpong's), so the branches around the barriers hold no divergent path */
+static cute_val warpgroup_of(cute_ctx *c, cute_int tid)
+{
+    cute_val wg = cute_int_value(c, cute_div(cute_ctx_alg(c), tid, cute_i(128)), CUTE_I32);
+    return cute_val_shfl(c, wg, cute_val_int(c, CUTE_I32, 0), CUTE_SHFL_IDX);
+}
+
+static cute_val is_wg(cute_ctx *c, const blockscale_loop *l, int wg)
+{
+    return cute_val_cmp(c, CUTE_OP_EQ, l->wg, cute_val_int(c, CUTE_I32, wg));
+}
+
+/* before batch (kt, w): wait for this warpgroup's turn (warpgroup 0: not before its tile's first) */
+static void turn_wait(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
+{
+    CUTE_IF(c, is_wg(c, l, 0)) {
+        if (w > 0) cute_named_barrier_sync(c, TURN_BARRIER, 256);
+        else CUTE_IF(c, cute_int_lt(c, cute_i(0), kt)) cute_named_barrier_sync(c, TURN_BARRIER, 256);
+    }
+    CUTE_ELSE(c) cute_named_barrier_sync(c, TURN_BARRIER + 1, 256);
+}
+
+/* after batch (kt, w) is issued: the other's turn (warpgroup 1: not after its tile's last) */
+static void turn_pass(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_arrive(c, TURN_BARRIER + 1, 256);
+    CUTE_ELSE(c) {
+        if (w < waves(l->p) - 1) cute_named_barrier_arrive(c, TURN_BARRIER, 256);
+        else CUTE_IF(c, cute_int_lt(c, kt, cute_sub(a, l->k_tiles, cute_i(1)))) cute_named_barrier_arrive(c, TURN_BARRIER, 256);
+    }
+}
+
 /* One k-tile with one partial set (DeepGEMM's loop), for a 256-row tile (BLOCK_M 256) in
  * waves and for a 192-wide one (two partial sets do not fit beside 128 or 96 sums): each
  * wave's batch into the partial set (scale-d 0, so each batch overwrites it in place),
@@ -484,9 +566,11 @@ static void waves_ktile(cute_ctx *c, const blockscale_loop *l, const partial *x,
         load_ahead(c, l, cute_add(a, kt, cute_i(1)), x->scale);
     }
     for (int w = 0; w < waves(l->p); w++) {
+        if (l->turns) turn_wait(c, l, kt, w);
         cute_warpgroup_arrive(c);
         cute_gemm_zero(c, &l->p->mma, x->acc, wave_of(c, A, w), B);
         cute_warpgroup_commit_batch(c);
+        if (l->turns) turn_pass(c, l, kt, w);
         if (l->staged && w == 0) {
             read_staged(c, l, kt, x->scale);
             multiply(c, &l->at, x->scale, x->prod);
@@ -653,7 +737,9 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
                                       const gemm_hopper_frag *f, cute_int tid, const gemm_scales *s)
 {
     cute_alg *a = cute_ctx_alg(c);
-    blockscale_loop l = {.p = p, .m = m, .read = read, .done = done, .f = f, .at = scale_at_tile(c, p, tid, t, s),
+    bool turned = one_set(p) && !halves(a, p) && turns(a, p);
+    blockscale_loop l = {.p = p, .m = m, .read = read, .done = done, .f = f,
+                         .at = scale_at_tile(c, p, tid, t, s, turned || lane_blocks(a)),
                          .k_tiles = t->k_tiles, .ahead = p->cfg.tiling.scale_mul != CUTE_GEMM_SCALE_MUL_LOAD,
                          .staged = gemm_blockscale_staged(p),
                          .interleave = p->cfg.tiling.scale_mul == CUTE_GEMM_SCALE_MUL_INTERLEAVE, .tid = tid};
@@ -662,6 +748,10 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
         cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint32>", CUTE_F32, &l.copy);
     }
     if (halves(a, p)) halves_mainloop(c, &l);
-    else if (one_set(p)) waves_mainloop(c, &l);
+    else if (one_set(p)) {
+        l.turns = turned;
+        if (l.turns) l.wg = warpgroup_of(c, tid);
+        waves_mainloop(c, &l);
+    }
     else pairs_mainloop(c, &l);
 }

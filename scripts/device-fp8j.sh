@@ -1,0 +1,128 @@
+#!/bin/sh
+# fp8 block scales at 4096x7168x16384 and 8192^3 (issue 15 item 5; engineer fp8j): two opt-in
+# forms of the one-partial-set loop (src/kernels/gemm/hopper_blockscale.c) at the library's
+# tile there, 256 x 128 (1x2; 2x1 timed beside it):
+#   turns (CUTEC_GEMM_BLOCKSCALE_TURNS=1; turns()): the two consumer warpgroups issue their
+#      wave batches in turn by named barriers 6 and 7, so one's batch queues behind the
+#      other's and it promotes (its 64 FFMAs) while the other's runs; without them nothing
+#      keeps the two out of phase, and in phase both promote at once with the tensor core
+#      idle.  B's scale through a vector register (below) comes with it;
+#   sb by lane (CUTEC_GEMM_BLOCKSCALE_SB=lane; lane_blocks()): B's scale (one a k-tile for
+#      the tile) loaded into a vector register instead of moved into a uniform one (its R2UR
+#      waited for the load after the last wave's wgmmas).
+# Each form in processes of its own (the environment is read as a kernel is traced), the
+# default's and each form's twice, cuBLASLt (unscaled) in every process: rows compare as % of
+# that process's cuBLASLt ("of cuBLAS").  The FFMAs as NOPs (CUTEC_SASS_FFMA=nop, wrong by
+# design) in the default and in turns, at 1x2: what the loop costs without its promotion.
+# torch's block-scaled _scaled_mm at both shapes.  About 75 s on one H200 after `make all
+# tests`, no step past BUDGET_S (70 s):
+#   1. on the GPU against float64 first: `cutec run gemm` of block scales e4m3 -> bf16 at
+#      1021x1016x1024 (C row-major), every element: turns 1x2 and 2x1, turns 128 x 160,
+#      sb by lane 1x2; a form not checked right decides nothing;
+#   2. the benches (each checks 256 samples of its rows against float64 before timing).
+# Decides (the rules), for F of turns / sb by lane, from the mean over its two passes of
+# F / default in % of cuBLAS at 256 x 128 1x2 (the library's pick), at each shape:
+#   at least 1.01 at both shapes -> F the default (if both, the one of the larger smaller
+#      gain): `by_default = true` in turns() (or lane_blocks()), hopper_blockscale.c;
+#   at most 0.99 at both -> delete F; else F stays opt-in.
+#   ITERS=10 sh scripts/device-fp8j.sh          log: $OUT/fp8j.log (default build/device-out)
+. scripts/device-common.sh
+log="$out/fp8j.log"
+start=$(date +%s)
+budget=${BUDGET_S:-70}
+shapes=4096x7168x16384,8192
+el() { echo $(($(date +%s) - start)); }
+quiet() { grep -v "^# \(check\|time\|index\|  (allowed\|cuBLAS:\|e4m3 ->\|each variant\|NVIDIA\)"; }
+# rows NAME TURNS SB FFMA ARGS...: a bench of block scales under CUTEC_GEMM_BLOCKSCALE_TURNS /
+# _SB and CUTEC_SASS_FFMA ("" each: the default), its table in $out/fp8j-NAME.txt
+rows()
+{
+    n=$1 t=$2 s=$3 f=$4
+    shift 4
+    device_late "bench $n" && : >"$out/fp8j-$n.txt" && return
+    echo "== $(el) s: $n (turns '${t}', sb '${s}', ffma '${f}'): $*"
+    CUTEC_GEMM_BLOCKSCALE_TURNS=$t CUTEC_GEMM_BLOCKSCALE_SB=$s CUTEC_SASS_FFMA=$f \
+        CUTEC_TORCH_SCALED_MM=/dev/null fp8_bench 20 --scale block "$@" >"$out/fp8j-$n.txt" 2>&1
+    quiet <"$out/fp8j-$n.txt" | grep -v "^#"
+}
+# check FORM TILE CLUSTER TURNS SB: every element of a 1021x1016x1024 product against float64
+# on the GPU; FORM into fp8j-verified when right (and only if every check of FORM is)
+check()
+{
+    device_late "run $*" && return
+    r=$(CUTEC_GEMM_BLOCKSCALE_TURNS=$4 CUTEC_GEMM_BLOCKSCALE_SB=$5 timeout 12 \
+        stdbuf -oL build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tnt --variant hopper --scale block \
+        --m 1021 --n 1016 --k 1024 --tile "$2" --cluster "$3" 2>&1 | tail -n 2 | tr '\n' ' ')
+    echo "$2 $3 $1: $r"
+    if echo "$r" | grep -q "verified:"; then grep -qx "$1 bad" "$out/fp8j-verified" || echo "$1" >>"$out/fp8j-verified"
+    else echo "$1 bad" >>"$out/fp8j-verified"; fi
+}
+ok() { grep -qx "$1" "$out/fp8j-verified" 2>/dev/null && ! grep -qx "$1 bad" "$out/fp8j-verified"; }
+# pct NAME SIZE CLUSTER: the % of cuBLAS of 256 x 128 in that cluster at SIZE (4096: the
+# 4096x7168x16384 row) in fp8j-NAME.txt, checked ok (else empty)
+pct()
+{
+    awk -v s="$2" -v w="hopper$3-t256x128x128+blk" -v v="hopper$3+blk" \
+        '$1 == s && ($2 == w || $2 == v) && / ok/ { p = $5; sub("%", "", p); print p; exit }' "$out/fp8j-$1.txt" 2>/dev/null
+}
+# ratio FORM SIZE: "SIZE ok ratio figures": the mean of FORM / default over the two passes at 1x2
+ratio()
+{
+    ok "$1" && k=1 || k=0
+    echo "$2 $k $(pct def "$2" 1x2) $(pct "$1" "$2" 1x2) $(pct def2 "$2" 1x2) $(pct "$1"2 "$2" 1x2)" |
+        awk '{ if ($2 != 1 || NF < 6) { printf "%s 0 0 %s:-\n", $1, $1; exit }
+               printf "%s 1 %.4f %s:%s/%s->%s/%s\n", $1, ($4 / $3 + $6 / $5) / 2, $1, $3, $5, $4, $6 }'
+}
+decide()
+{
+    for f in turns lane; do
+        echo "$f $(ratio $f 4096) $(ratio $f 8192)"
+    done >"$out/fp8j-ratios"
+    # the forms ahead at both shapes, best (by the smaller of its two ratios) first
+    best=$(awk '$3 == 1 && $7 == 1 && $4 >= 1.01 && $8 >= 1.01 { print ($4 < $8 ? $4 : $8), $1 }' "$out/fp8j-ratios" |
+        sort -n -r | awk '{ print $2; exit }')
+    awk -v best="$best" '{ name = $1 == "turns" ? "turns" : "sb by lane";
+            flip = $1 == "turns" ? "turns()" : "lane_blocks()"; fig = $5 " " $9;
+            if ($3 != 1 || $7 != 1) printf "decides: %s not measured or not checked right (%s): keep it opt-in, measure again\n", name, fig;
+            else if ($4 >= 1.01 && $8 >= 1.01 && $1 == best)
+                printf "decides: %s (%s; %.3f / %.3f of the default): make it the default (by_default = true in %s, hopper_blockscale.c)\n", name, fig, $4, $8, flip;
+            else if ($4 >= 1.01 && $8 >= 1.01)
+                printf "decides: %s (%s; %.3f / %.3f of the default): ahead, but %s gains more: keep it opt-in\n", name, fig, $4, $8, best;
+            else if ($4 <= 0.99 && $8 <= 0.99)
+                printf "decides: %s (%s; %.3f / %.3f of the default): behind at both shapes, delete the form\n", name, fig, $4, $8;
+            else printf "decides: %s (%s; %.3f / %.3f of the default): not 1%% ahead at both shapes, keep it opt-in\n", name, fig, $4, $8 }' \
+        "$out/fp8j-ratios"
+}
+{
+    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
+    timeout 20 make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20
+    : >"$out/fp8j-verified"
+    echo "== $(el) s: 1. against float64 (every element, 1021x1016x1024, C row-major)"
+    check turns 256x128x128 1x2 1 ""
+    check turns 256x128x128 2x1 1 ""
+    check turns 128x160x128 2x1 1 ""
+    check lane 256x128x128 1x2 "" lane
+    echo "== 2. block scales at $shapes, 256 x 128"
+    t="--sizes $shapes --tile 256x128x128 --cluster 1x2,2x1"
+    rows def "" "" "" $t
+    rows turns 1 "" "" $t
+    rows lane "" lane "" $t
+    rows def2 "" "" "" $t
+    rows turns2 1 "" "" $t
+    rows lane2 "" lane "" $t
+    n="--sizes 4096x7168x16384 --tile 256x128x128 --cluster 1x2"
+    rows nop "" "" nop $n
+    rows turnsnop 1 "" nop $n
+    echo "== $(el) s: torch's block-scaled _scaled_mm (bench/torch_scaled_mm.py)"
+    device_late torch || timeout 16 python3 bench/torch_scaled_mm.py --block e4m3 bf16 4096x7168x16384 8192x8192x8192 2>&1 |
+        tail -n 3
+    echo "== $(el) s: the rules"
+    decide
+    echo "== registers and spills (sm_90a), 256x128 1x2: default $(fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
+    echo "turns: $(CUTEC_GEMM_BLOCKSCALE_TURNS=1 fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
+    echo "sb by lane: $(CUTEC_GEMM_BLOCKSCALE_SB=lane fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
+    fp8_clocks
+} >"$log" 2>&1
+fp8_show "$log"
