@@ -13,9 +13,11 @@
 # Each form in processes of its own (the environment is read as a kernel is traced), the
 # default's and each form's twice, cuBLASLt (unscaled) in every process: rows compare as % of
 # that process's cuBLASLt ("of cuBLAS").  The FFMAs as NOPs (CUTEC_SASS_FFMA=nop, wrong by
-# design) in the default and in turns, at 1x2: what the loop costs without its promotion.
-# torch's block-scaled _scaled_mm at both shapes.  About 75 s on one H200 after `make all
-# tests`, no step past BUDGET_S (70 s):
+# design) in the default and in turns, at 1x2: what the loop costs without its promotion;
+# turns at a tile's start only (CUTEC_GEMM_BLOCKSCALE_TURNS=tile, a diagnostic of the
+# warpgroups' phase, decides nothing) at 4096x7168x16384 1x2.
+# torch's block-scaled _scaled_mm at both shapes.  About 80 s on one H200 after `make all
+# tests`, no step past BUDGET_S (75 s):
 #   1. on the GPU against float64 first: `cutec run gemm` of block scales e4m3 -> bf16 at
 #      1021x1016x1024 (C row-major), every element: turns 1x2 and 2x1, turns 128 x 160,
 #      sb by lane 1x2; a form not checked right decides nothing;
@@ -29,7 +31,7 @@
 . scripts/device-common.sh
 log="$out/fp8j.log"
 start=$(date +%s)
-budget=${BUDGET_S:-70}
+budget=${BUDGET_S:-75}
 shapes=4096x7168x16384,8192
 el() { echo $(($(date +%s) - start)); }
 quiet() { grep -v "^# \(check\|time\|index\|  (allowed\|cuBLAS:\|e4m3 ->\|each variant\|NVIDIA\)"; }
@@ -104,6 +106,7 @@ decide()
     check turns 256x128x128 2x1 1 ""
     check turns 128x160x128 2x1 1 ""
     check lane 256x128x128 1x2 "" lane
+    check tile 256x128x128 1x2 tile ""
     echo "== 2. block scales at $shapes, 256 x 128"
     t="--sizes $shapes --tile 256x128x128 --cluster 1x2,2x1"
     rows def "" "" "" $t
@@ -115,6 +118,7 @@ decide()
     n="--sizes 4096x7168x16384 --tile 256x128x128 --cluster 1x2"
     rows nop "" "" nop $n
     rows turnsnop 1 "" nop $n
+    rows tile tile "" "" $n
     echo "== $(el) s: torch's block-scaled _scaled_mm (bench/torch_scaled_mm.py)"
     device_late torch || timeout 16 python3 bench/torch_scaled_mm.py --block e4m3 bf16 4096x7168x16384 8192x8192x8192 2>&1 |
         tail -n 3

@@ -285,7 +285,7 @@ typedef struct blockscale_loop {
     bool ahead;        /* the scales of kt + 2 loaded at kt's promotion (else CUTE_GEMM_SCALE_MUL_LOAD:
                           kt's loaded with kt's batch, multiplied at once) */
     bool interleave;     /* CUTE_GEMM_SCALE_MUL_INTERLEAVE: issue_promote */
-    bool turns;          /* turns(): the one-set loop's batches issued in turn */
+    int turns;           /* turns(): the one-set loop's batches issued in turn (TURNS_*) */
     cute_val wg;         /* (turns) the thread's warpgroup, 0 or 1, as lane 0 of its warp has it */
     bool staged;         /* gemm_blockscale_staged: */
     cute_tensor stage;   /* the thread's (value, slot) of the ring */
@@ -499,18 +499,24 @@ static cute_tensor wave_of(cute_ctx *c, cute_tensor t, int w)
  * warpgroup 0's wave w, then 1's, then 0's next (CUTLASS's ordered barriers, as the
  * ping-pong kernel's MMA turns): 1's batch is queued behind 0's, so 0's retires a batch
  * earlier and it promotes while 1's runs, and the other way round (half a k-tile apart at
- * 256 x 128).  Barrier TURN_BARRIER + i is warpgroup i's turn, 256 threads: the other
- * arrives once its batch is issued.  Within a tile, warpgroup 0 waits before every batch
- * but the first and 1 passes after every batch but the last, so each wait meets one pass.
- * B's scale goes through a vector register here (lane_blocks()): uniform, its R2UR sat
- * between the last wave's wgmmas and the pass. */
-enum { TURN_BARRIER = 6 }; /* 6, 7 (1 and 2: the epilogues', 3: the peer's and stream-K's, 2-5: ping-pong's) */
+ * 256 x 128).  Barrier TURN + i is warpgroup i's turn, 256 threads: the other arrives once
+ * its batch is issued.  Within a tile, warpgroup 0 waits before every batch but the first
+ * and 1 passes after every batch but the last, so each wait meets one pass; the two meet
+ * at barrier MEET before a tile's first batch, so that 0 cannot pass into the next tile
+ * (twice on one barrier) before 1 has waited for its last turn of this one.  B's scale
+ * goes through a vector register here (lane_blocks()): uniform, its R2UR sat between the
+ * last wave's wgmmas and the pass.
+ * CUTEC_GEMM_BLOCKSCALE_TURNS=tile (a diagnostic of the phase): the meeting and a tile's
+ * first batches in turn only, the tile's start half a k-tile apart and nothing after to
+ * keep it (B's scale as in the default). */
+enum { TURN = 6, MEET = 8 }; /* 6, 7, 8 (1 and 2: the epilogues', 3: the peer's and stream-K's, 2-5: ping-pong's) */
+enum { TURNS_NONE, TURNS_WAVE, TURNS_TILE };
 
-static bool turns(cute_alg *a, const gemm_plan *p)
+static int turns(cute_alg *a, const gemm_plan *p)
 {
-    static const bool by_default = false; /* (the one-line flip: scripts/device-fp8j.sh) */
-    bool asked = kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_TURNS", "0|1", by_default) == 1;
-    return asked && p->consumers == 2;
+    static const int by_default = TURNS_NONE; /* (the one-line flip: TURNS_WAVE; scripts/device-fp8j.sh) */
+    int asked = kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_TURNS", "0|1|tile", by_default);
+    return p->consumers == 2 ? asked : TURNS_NONE;
 }
 
 /* the warpgroup as lane 0 of the warp has it: a value ptxas sees as the warp's (as
@@ -526,24 +532,34 @@ static cute_val is_wg(cute_ctx *c, const blockscale_loop *l, int wg)
     return cute_val_cmp(c, CUTE_OP_EQ, l->wg, cute_val_int(c, CUTE_I32, wg));
 }
 
-/* before batch (kt, w): wait for this warpgroup's turn (warpgroup 0: not before its tile's first) */
+/* before batch (kt, w): at a tile's first the meeting, and this warpgroup's turn
+ * (warpgroup 0: not before its tile's first) */
 static void turn_wait(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
 {
+    if (w == 0) CUTE_IF(c, cute_int_eq(c, kt, cute_i(0))) {
+            cute_named_barrier_sync(c, MEET, 256);
+            if (l->turns == TURNS_TILE) CUTE_IF(c, is_wg(c, l, 1)) cute_named_barrier_sync(c, TURN + 1, 256);
+        }
+    if (l->turns == TURNS_TILE) return;
     CUTE_IF(c, is_wg(c, l, 0)) {
-        if (w > 0) cute_named_barrier_sync(c, TURN_BARRIER, 256);
-        else CUTE_IF(c, cute_int_lt(c, cute_i(0), kt)) cute_named_barrier_sync(c, TURN_BARRIER, 256);
+        if (w > 0) cute_named_barrier_sync(c, TURN, 256);
+        else CUTE_IF(c, cute_int_lt(c, cute_i(0), kt)) cute_named_barrier_sync(c, TURN, 256);
     }
-    CUTE_ELSE(c) cute_named_barrier_sync(c, TURN_BARRIER + 1, 256);
+    CUTE_ELSE(c) cute_named_barrier_sync(c, TURN + 1, 256);
 }
 
 /* after batch (kt, w) is issued: the other's turn (warpgroup 1: not after its tile's last) */
 static void turn_pass(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
 {
     cute_alg *a = cute_ctx_alg(c);
-    CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_arrive(c, TURN_BARRIER + 1, 256);
+    if (l->turns == TURNS_TILE) {
+        if (w == 0) CUTE_IF(c, cute_int_eq(c, kt, cute_i(0))) CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_arrive(c, TURN + 1, 256);
+        return;
+    }
+    CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_arrive(c, TURN + 1, 256);
     CUTE_ELSE(c) {
-        if (w < waves(l->p) - 1) cute_named_barrier_arrive(c, TURN_BARRIER, 256);
-        else CUTE_IF(c, cute_int_lt(c, kt, cute_sub(a, l->k_tiles, cute_i(1)))) cute_named_barrier_arrive(c, TURN_BARRIER, 256);
+        if (w < waves(l->p) - 1) cute_named_barrier_arrive(c, TURN, 256);
+        else CUTE_IF(c, cute_int_lt(c, kt, cute_sub(a, l->k_tiles, cute_i(1)))) cute_named_barrier_arrive(c, TURN, 256);
     }
 }
 
@@ -737,9 +753,9 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
                                       const gemm_hopper_frag *f, cute_int tid, const gemm_scales *s)
 {
     cute_alg *a = cute_ctx_alg(c);
-    bool turned = one_set(p) && !halves(a, p) && turns(a, p);
+    int turned = one_set(p) && !halves(a, p) ? turns(a, p) : TURNS_NONE;
     blockscale_loop l = {.p = p, .m = m, .read = read, .done = done, .f = f,
-                         .at = scale_at_tile(c, p, tid, t, s, turned || lane_blocks(a)),
+                         .at = scale_at_tile(c, p, tid, t, s, turned == TURNS_WAVE || lane_blocks(a)),
                          .k_tiles = t->k_tiles, .ahead = p->cfg.tiling.scale_mul != CUTE_GEMM_SCALE_MUL_LOAD,
                          .staged = gemm_blockscale_staged(p),
                          .interleave = p->cfg.tiling.scale_mul == CUTE_GEMM_SCALE_MUL_INTERLEAVE, .tid = tid};
