@@ -500,16 +500,17 @@ static cute_tensor wave_of(cute_ctx *c, cute_tensor t, int w)
  * ping-pong kernel's MMA turns): 1's batch is queued behind 0's, so 0's retires a batch
  * earlier and it promotes while 1's runs, and the other way round (half a k-tile apart at
  * 256 x 128).  Barrier TURN + i is warpgroup i's turn, 256 threads: the other arrives once
- * its batch is issued.  Within a tile, warpgroup 0 waits before every batch but the first
- * and 1 passes after every batch but the last, so each wait meets one pass; the two meet
- * at barrier MEET before a tile's first batch, so that 0 cannot pass into the next tile
- * (twice on one barrier) before 1 has waited for its last turn of this one.  B's scale
- * goes through a vector register here (lane_blocks()): uniform, its R2UR sat between the
- * last wave's wgmmas and the pass.
- * CUTEC_GEMM_BLOCKSCALE_TURNS=tile (a diagnostic of the phase): the meeting and a tile's
- * first batches in turn only, the tile's start half a k-tile apart and nothing after to
- * keep it (B's scale as in the default). */
-enum { TURN = 6, MEET = 8 }; /* 6, 7, 8 (1 and 2: the epilogues', 3: the peer's and stream-K's, 2-5: ping-pong's) */
+ * its batch is issued.  Within a tile 1 waits before every batch and passes after every
+ * batch; 0 passes after every batch and waits before every batch but the tile's first, and
+ * once more after its last (turn_end: for 1's last pass, so that 0 cannot pass into the
+ * next tile, twice on one barrier, before 1 has taken its last turn of this one; 1 issues
+ * its last batch while 0 promotes its own, so the wait is short and 0's epilogue still
+ * runs beside 1's last batch).  B's scale goes through a vector register here
+ * (lane_blocks()): uniform, its R2UR sat between the last wave's wgmmas and the pass.
+ * CUTEC_GEMM_BLOCKSCALE_TURNS=tile (a diagnostic of the phase): a tile's first batches in
+ * turn only (1 waits for 0's first; 0 waits at the tile's end for 1's), the tile's start
+ * half a k-tile apart and nothing after to keep it (B's scale as in the default). */
+enum { TURN = 6 }; /* 6, 7 (1 and 2: the epilogues', 3: the peer's and stream-K's, 2-5: ping-pong's) */
 enum { TURNS_NONE, TURNS_WAVE, TURNS_TILE };
 
 static int turns(cute_alg *a, const gemm_plan *p)
@@ -532,15 +533,13 @@ static cute_val is_wg(cute_ctx *c, const blockscale_loop *l, int wg)
     return cute_val_cmp(c, CUTE_OP_EQ, l->wg, cute_val_int(c, CUTE_I32, wg));
 }
 
-/* before batch (kt, w): at a tile's first the meeting, and this warpgroup's turn
- * (warpgroup 0: not before its tile's first) */
+/* before batch (kt, w): this warpgroup's turn (warpgroup 0: not before its tile's first) */
 static void turn_wait(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
 {
-    if (w == 0) CUTE_IF(c, cute_int_eq(c, kt, cute_i(0))) {
-            cute_named_barrier_sync(c, MEET, 256);
-            if (l->turns == TURNS_TILE) CUTE_IF(c, is_wg(c, l, 1)) cute_named_barrier_sync(c, TURN + 1, 256);
-        }
-    if (l->turns == TURNS_TILE) return;
+    if (l->turns == TURNS_TILE) {
+        if (w == 0) CUTE_IF(c, cute_int_eq(c, kt, cute_i(0))) CUTE_IF(c, is_wg(c, l, 1)) cute_named_barrier_sync(c, TURN + 1, 256);
+        return;
+    }
     CUTE_IF(c, is_wg(c, l, 0)) {
         if (w > 0) cute_named_barrier_sync(c, TURN, 256);
         else CUTE_IF(c, cute_int_lt(c, cute_i(0), kt)) cute_named_barrier_sync(c, TURN, 256);
@@ -548,19 +547,22 @@ static void turn_wait(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
     CUTE_ELSE(c) cute_named_barrier_sync(c, TURN + 1, 256);
 }
 
-/* after batch (kt, w) is issued: the other's turn (warpgroup 1: not after its tile's last) */
+/* after batch (kt, w) is issued: the other's turn */
 static void turn_pass(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
 {
-    cute_alg *a = cute_ctx_alg(c);
     if (l->turns == TURNS_TILE) {
         if (w == 0) CUTE_IF(c, cute_int_eq(c, kt, cute_i(0))) CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_arrive(c, TURN + 1, 256);
         return;
     }
     CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_arrive(c, TURN + 1, 256);
-    CUTE_ELSE(c) {
-        if (w < waves(l->p) - 1) cute_named_barrier_arrive(c, TURN, 256);
-        else CUTE_IF(c, cute_int_lt(c, kt, cute_sub(a, l->k_tiles, cute_i(1)))) cute_named_barrier_arrive(c, TURN, 256);
-    }
+    CUTE_ELSE(c) cute_named_barrier_arrive(c, TURN, 256);
+}
+
+/* after the tile's k-loop: warpgroup 0 waits for 1's last pass (tile: 1 passes here) */
+static void turn_end(cute_ctx *c, const blockscale_loop *l)
+{
+    CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_sync(c, TURN, 256);
+    if (l->turns == TURNS_TILE) CUTE_IF(c, is_wg(c, l, 1)) cute_named_barrier_arrive(c, TURN, 256);
 }
 
 /* One k-tile with one partial set (DeepGEMM's loop), for a 256-row tile (BLOCK_M 256) in
@@ -610,6 +612,7 @@ static void waves_mainloop(cute_ctx *c, const blockscale_loop *l)
     if (!l->staged) load_ahead(c, l, cute_i(0), x.scale);
     cute_fill(c, l->f->acc, 0);
     CUTE_FOR(c, kt, cute_i(0), l->k_tiles) waves_ktile(c, l, &x, kt);
+    if (l->turns) turn_end(c, l);
     if (l->staged) cute_cp_async_wait_all(c); /* (as pairs_mainloop's) */
 }
 
