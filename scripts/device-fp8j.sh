@@ -37,15 +37,16 @@ el() { echo $(($(date +%s) - start)); }
 quiet() { grep -v "^# \(check\|time\|index\|  (allowed\|cuBLAS:\|e4m3 ->\|each variant\|NVIDIA\)"; }
 # rows NAME TURNS SB FFMA ARGS...: a bench of block scales under CUTEC_GEMM_BLOCKSCALE_TURNS /
 # _SB and CUTEC_SASS_FFMA ("" each: the default), its table in $out/fp8j-NAME.txt
+# (sh has no locals: the functions' variables are named apart from the list's below)
 rows()
 {
-    n=$1 t=$2 s=$3 f=$4
+    rn=$1 rt=$2 rs=$3 rf=$4
     shift 4
-    device_late "bench $n" && : >"$out/fp8j-$n.txt" && return
-    echo "== $(el) s: $n (turns '${t}', sb '${s}', ffma '${f}'): $*"
-    CUTEC_GEMM_BLOCKSCALE_TURNS=$t CUTEC_GEMM_BLOCKSCALE_SB=$s CUTEC_SASS_FFMA=$f \
-        CUTEC_TORCH_SCALED_MM=/dev/null fp8_bench 20 --scale block "$@" >"$out/fp8j-$n.txt" 2>&1
-    quiet <"$out/fp8j-$n.txt" | grep -v "^#"
+    device_late "bench $rn" && : >"$out/fp8j-$rn.txt" && return
+    echo "== $(el) s: $rn (turns '${rt}', sb '${rs}', ffma '${rf}'): $*"
+    CUTEC_GEMM_BLOCKSCALE_TURNS=$rt CUTEC_GEMM_BLOCKSCALE_SB=$rs CUTEC_SASS_FFMA=$rf \
+        CUTEC_TORCH_SCALED_MM=/dev/null fp8_bench 20 --scale block "$@" >"$out/fp8j-$rn.txt" 2>&1
+    quiet <"$out/fp8j-$rn.txt" | grep -v "^#"
 }
 # check FORM TILE CLUSTER TURNS SB: every element of a 1021x1016x1024 product against float64
 # on the GPU; FORM into fp8j-verified when right (and only if every check of FORM is)
@@ -108,17 +109,17 @@ decide()
     check lane 256x128x128 1x2 "" lane
     check tile 256x128x128 1x2 tile ""
     echo "== 2. block scales at $shapes, 256 x 128"
-    t="--sizes $shapes --tile 256x128x128 --cluster 1x2,2x1"
-    rows def "" "" "" $t
-    rows turns 1 "" "" $t
-    rows lane "" lane "" $t
-    rows def2 "" "" "" $t
-    rows turns2 1 "" "" $t
-    rows lane2 "" lane "" $t
-    n="--sizes 4096x7168x16384 --tile 256x128x128 --cluster 1x2"
-    rows nop "" "" nop $n
-    rows turnsnop 1 "" nop $n
-    rows tile tile "" "" $n
+    both="--sizes $shapes --tile 256x128x128 --cluster 1x2,2x1"
+    rows def "" "" "" $both
+    rows turns 1 "" "" $both
+    rows lane "" lane "" $both
+    rows def2 "" "" "" $both
+    rows turns2 1 "" "" $both
+    rows lane2 "" lane "" $both
+    one="--sizes 4096x7168x16384 --tile 256x128x128 --cluster 1x2"
+    rows nop "" "" nop $one
+    rows turnsnop 1 "" nop $one
+    rows tile tile "" "" $one
     echo "== $(el) s: torch's block-scaled _scaled_mm (bench/torch_scaled_mm.py)"
     device_late torch || timeout 16 python3 bench/torch_scaled_mm.py --block e4m3 bf16 4096x7168x16384 8192x8192x8192 2>&1 |
         tail -n 3
