@@ -509,14 +509,18 @@ static cute_tensor wave_of(cute_ctx *c, cute_tensor t, int w)
  * (lane_blocks()): uniform, its R2UR sat between the last wave's wgmmas and the pass.
  * CUTEC_GEMM_BLOCKSCALE_TURNS=tile (a diagnostic of the phase): a tile's first batches in
  * turn only (1 waits for 0's first; 0 waits at the tile's end for 1's), the tile's start
- * half a k-tile apart and nothing after to keep it (B's scale as in the default). */
+ * half a k-tile apart and nothing after to keep it (B's scale as in the default).
+ * CUTEC_GEMM_BLOCKSCALE_TURNS=sync (the other way): both meet (bar.sync TURN, 256) before
+ * every wave's batch, so they issue together and promote together, in phase (the
+ * promotions then beside no wgmma of the other's: what the early mid pass of session 36
+ * left open, turns having lost 1.5-2.4 points). */
 enum { TURN = 6 }; /* 6, 7 (1 and 2: the epilogues', 3: the peer's and stream-K's, 2-5: ping-pong's) */
-enum { TURNS_NONE, TURNS_WAVE, TURNS_TILE };
+enum { TURNS_NONE, TURNS_WAVE, TURNS_TILE, TURNS_SYNC };
 
 static int turns(cute_alg *a, const gemm_plan *p)
 {
     static const int by_default = TURNS_NONE; /* (the one-line flip: TURNS_WAVE; scripts/device-fp8j.sh) */
-    int asked = kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_TURNS", "0|1|tile", by_default);
+    int asked = kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_TURNS", "0|1|tile|sync", by_default);
     return p->consumers == 2 ? asked : TURNS_NONE;
 }
 
@@ -536,6 +540,10 @@ static cute_val is_wg(cute_ctx *c, const blockscale_loop *l, int wg)
 /* before batch (kt, w): this warpgroup's turn (warpgroup 0: not before its tile's first) */
 static void turn_wait(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
 {
+    if (l->turns == TURNS_SYNC) {
+        cute_named_barrier_sync(c, TURN, 256);
+        return;
+    }
     if (l->turns == TURNS_TILE) {
         if (w == 0) CUTE_IF(c, cute_int_eq(c, kt, cute_i(0))) CUTE_IF(c, is_wg(c, l, 1)) cute_named_barrier_sync(c, TURN + 1, 256);
         return;
@@ -550,6 +558,7 @@ static void turn_wait(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
 /* after batch (kt, w) is issued: the other's turn */
 static void turn_pass(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
 {
+    if (l->turns == TURNS_SYNC) return;
     if (l->turns == TURNS_TILE) {
         if (w == 0) CUTE_IF(c, cute_int_eq(c, kt, cute_i(0))) CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_arrive(c, TURN + 1, 256);
         return;
@@ -612,7 +621,7 @@ static void waves_mainloop(cute_ctx *c, const blockscale_loop *l)
     if (!l->staged) load_ahead(c, l, cute_i(0), x.scale);
     cute_fill(c, l->f->acc, 0);
     CUTE_FOR(c, kt, cute_i(0), l->k_tiles) waves_ktile(c, l, &x, kt);
-    if (l->turns) turn_end(c, l);
+    if (l->turns && l->turns != TURNS_SYNC) turn_end(c, l);
     if (l->staged) cute_cp_async_wait_all(c); /* (as pairs_mainloop's) */
 }
 

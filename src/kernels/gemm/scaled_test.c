@@ -285,7 +285,7 @@ static void own_rows_cases(cute_runtime *rt, bool gpu)
  * (two row tiles, 5 k-tiles) of each, turns with shared rows, and turns and sb by lane in 128
  * x 160 (one wave, three column tiles: the blocks walk several tiles, so a turn left
  * unmatched at a tile's end would deadlock the next), turns at a tile's start alone
- * (CUTEC_GEMM_BLOCKSCALE_TURNS=tile) in both */
+ * (CUTEC_GEMM_BLOCKSCALE_TURNS=tile) in both, the batches in phase (=sync) */
 static void forms_cases(cute_runtime *rt, bool gpu)
 {
     static const scase one = {264, 200, 560, CUTE_E5M2, CUTE_BF16, 0, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false,
@@ -307,6 +307,7 @@ static void forms_cases(cute_runtime *rt, bool gpu)
         {&wide, "", "", "", "1", "", "turns, one wave"},
         {&one, "", "", "", "tile", "", "turns at a tile's start"},
         {&wide, "", "", "", "tile", "", "turns at a tile's start, one wave"},
+        {&one, "", "", "", "sync", "", "batches in phase"},
         {&wide, "", "", "", "", "lane", "sb by lane"},
     };
     for (size_t i = 0; i < (gpu ? 7u : sizeof r / sizeof r[0]); i++) {
