@@ -123,19 +123,22 @@ static void row_ptrs(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, const ge
     }
 }
 
-/* B's scale in a vector register (CUTEC_GEMM_BLOCKSCALE_SB=lane, opt-in, session 36; always
- * with turns).  A tile of 128 columns or fewer lies in one block of B, so sb is one value a
- * k-tile for the whole tile: ptxas sees its address uniform, loads it with a vector LDG and
- * moves it into a uniform register (R2UR) for the products' FMULs; that R2UR waits for the
- * load, and ptxas puts it right after the last wave's wgmmas (SASS, sm_90a, 256 x 128), which
- * would hold the turns' pass behind an L2 round trip.  Taking the block's index from the
- * thread's own lane by a shuffle once a tile makes it a thread's value to ptxas: the load
- * lands in a vector register, no R2UR, and ptxas then issues the next k-tile's five loads at
- * the top of the k-tile, the products a k-tile later, before the first wave's batch. */
-static bool lane_blocks(cute_alg *a)
+/* B's scale in a vector register (CUTEC_GEMM_BLOCKSCALE_SB=lane, opt-in, session 36; what
+ * turns take unless =uniform).  A tile of 128 columns or fewer lies in one block of B, so sb
+ * is one value a k-tile for the whole tile: ptxas sees its address uniform, loads it with a
+ * vector LDG and moves it into a uniform register (R2UR) for the products' FMULs; that R2UR
+ * waits for the load, and ptxas puts it right after the last wave's wgmmas (SASS, sm_90a,
+ * 256 x 128), which would hold the turns' pass behind an L2 round trip.  Taking the block's
+ * index from the thread's own lane by a shuffle once a tile makes it a thread's value to
+ * ptxas: the load lands in a vector register, no R2UR, and with turns ptxas then issues the
+ * next k-tile's five loads at the top of the k-tile, the products a k-tile later.  Without
+ * turns it lost (H200, session 36: 256 x 128 1x2 83.9 / 83.2% of cuBLASLt at
+ * 4096x7168x16384 against 85.9 / 85.4, 84.6 / 84.6 at 8192^3 against 85.0 / 84.8). */
+static bool lane_blocks(cute_alg *a, bool turned)
 {
-    static const bool by_default = false; /* (the one-line flip: scripts/device-fp8j.sh) */
-    return kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_SB", "uniform|lane", by_default) == 1;
+    static const int by_default = 2; /* (unset, past the choices: by lane with turns, else uniform) */
+    int asked = kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_SB", "uniform|lane", by_default);
+    return asked == 2 ? turned : asked == 1;
 }
 
 /* (vector_blocks: lane_blocks() or turns()) */
@@ -285,7 +288,7 @@ typedef struct blockscale_loop {
     bool ahead;        /* the scales of kt + 2 loaded at kt's promotion (else CUTE_GEMM_SCALE_MUL_LOAD:
                           kt's loaded with kt's batch, multiplied at once) */
     bool interleave;     /* CUTE_GEMM_SCALE_MUL_INTERLEAVE: issue_promote */
-    int turns;           /* turns(): the one-set loop's batches issued in turn (TURNS_*) */
+    bool turns;          /* turns(): the one-set loop's batches issued in turn */
     cute_val wg;         /* (turns) the thread's warpgroup, 0 or 1, as lane 0 of its warp has it */
     bool staged;         /* gemm_blockscale_staged: */
     cute_tensor stage;   /* the thread's (value, slot) of the ring */
@@ -494,34 +497,29 @@ static cute_tensor wave_of(cute_ctx *c, cute_tensor t, int w)
  * (each waits on the stage's full barrier, the release only holds the producer, the
  * TMA-store epilogue syncs each warpgroup alone).  Issued at about the same time, their
  * batches share the tensor core and retire together, both promote at once and the tensor
- * core idles for the promotion (64 FFMAs and the loop); a stall on a stage (both waiting
- * for the same TMA) puts them back in phase.  Here the batches are issued in turn,
- * warpgroup 0's wave w, then 1's, then 0's next (CUTLASS's ordered barriers, as the
- * ping-pong kernel's MMA turns): 1's batch is queued behind 0's, so 0's retires a batch
- * earlier and it promotes while 1's runs, and the other way round (half a k-tile apart at
- * 256 x 128).  Barrier TURN + i is warpgroup i's turn, 256 threads: the other arrives once
- * its batch is issued.  Within a tile 1 waits before every batch and passes after every
- * batch; 0 passes after every batch and waits before every batch but the tile's first, and
- * once more after its last (turn_end: for 1's last pass, so that 0 cannot pass into the
- * next tile, twice on one barrier, before 1 has taken its last turn of this one; 1 issues
- * its last batch while 0 promotes its own, so the wait is short and 0's epilogue still
- * runs beside 1's last batch).  B's scale goes through a vector register here
- * (lane_blocks()): uniform, its R2UR sat between the last wave's wgmmas and the pass.
- * CUTEC_GEMM_BLOCKSCALE_TURNS=tile (a diagnostic of the phase): a tile's first batches in
- * turn only (1 waits for 0's first; 0 waits at the tile's end for 1's), the tile's start
- * half a k-tile apart and nothing after to keep it (B's scale as in the default).
- * CUTEC_GEMM_BLOCKSCALE_TURNS=sync (the other way): both meet (bar.sync TURN, 256) before
- * every wave's batch, so they issue together and promote together, in phase (the
- * promotions then beside no wgmma of the other's: what the early mid pass of session 36
- * left open, turns having lost 1.5-2.4 points). */
+ * core idles; a stall on a stage (both waiting for the same TMA) or a tile's start can put
+ * them in phase.  Here the batches are issued in turn, warpgroup 0's wave w, then 1's, then
+ * 0's next (CUTLASS's ordered barriers, as the ping-pong kernel's MMA turns): 1's batch is
+ * queued behind 0's, so 0's retires a batch earlier and it promotes while 1's runs, and the
+ * other way round (half a k-tile apart at 256 x 128).  Barrier TURN + i is warpgroup i's
+ * turn, 256 threads: the other arrives once its batch is issued.  Within a tile 1 waits
+ * before every batch and passes after every batch; 0 passes after every batch and waits
+ * before every batch but the tile's first, and once more after its last (turn_end: for 1's
+ * last pass, so that 0 cannot pass into the next tile, twice on one barrier, before 1 has
+ * taken its last turn of this one; 1 issues its last batch while 0 promotes its own, so the
+ * wait is short and 0's epilogue still runs beside 1's last batch).  B's scale goes through
+ * a vector register here unless asked otherwise (lane_blocks()): uniform, its R2UR sat
+ * between the last wave's wgmmas and the pass.  Measured (H200, session 36's second early
+ * pass, % of cuBLASLt, two runs, 256 x 128 1x2): 4096x7168x16384 85.7 / 86.0 against 85.9 /
+ * 85.4, 8192^3 87.0 / 86.3 against 85.0 / 84.8; both warpgroups made to meet before every
+ * batch instead (in phase: tried, deleted) 78.0-78.5. */
 enum { TURN = 6 }; /* 6, 7 (1 and 2: the epilogues', 3: the peer's and stream-K's, 2-5: ping-pong's) */
-enum { TURNS_NONE, TURNS_WAVE, TURNS_TILE, TURNS_SYNC };
 
-static int turns(cute_alg *a, const gemm_plan *p)
+static bool turns(cute_alg *a, const gemm_plan *p)
 {
-    static const int by_default = TURNS_NONE; /* (the one-line flip: TURNS_WAVE; scripts/device-fp8j.sh) */
-    int asked = kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_TURNS", "0|1|tile|sync", by_default);
-    return p->consumers == 2 ? asked : TURNS_NONE;
+    static const bool by_default = false; /* (the one-line flip: scripts/device-fp8j.sh) */
+    bool asked = kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_TURNS", "0|1", by_default) == 1;
+    return asked && p->consumers == 2;
 }
 
 /* the warpgroup as lane 0 of the warp has it: a value ptxas sees as the warp's (as
@@ -540,14 +538,6 @@ static cute_val is_wg(cute_ctx *c, const blockscale_loop *l, int wg)
 /* before batch (kt, w): this warpgroup's turn (warpgroup 0: not before its tile's first) */
 static void turn_wait(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
 {
-    if (l->turns == TURNS_SYNC) {
-        cute_named_barrier_sync(c, TURN, 256);
-        return;
-    }
-    if (l->turns == TURNS_TILE) {
-        if (w == 0) CUTE_IF(c, cute_int_eq(c, kt, cute_i(0))) CUTE_IF(c, is_wg(c, l, 1)) cute_named_barrier_sync(c, TURN + 1, 256);
-        return;
-    }
     CUTE_IF(c, is_wg(c, l, 0)) {
         if (w > 0) cute_named_barrier_sync(c, TURN, 256);
         else CUTE_IF(c, cute_int_lt(c, cute_i(0), kt)) cute_named_barrier_sync(c, TURN, 256);
@@ -555,23 +545,17 @@ static void turn_wait(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
     CUTE_ELSE(c) cute_named_barrier_sync(c, TURN + 1, 256);
 }
 
-/* after batch (kt, w) is issued: the other's turn */
-static void turn_pass(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
+/* after a batch is issued: the other's turn */
+static void turn_pass(cute_ctx *c, const blockscale_loop *l)
 {
-    if (l->turns == TURNS_SYNC) return;
-    if (l->turns == TURNS_TILE) {
-        if (w == 0) CUTE_IF(c, cute_int_eq(c, kt, cute_i(0))) CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_arrive(c, TURN + 1, 256);
-        return;
-    }
     CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_arrive(c, TURN + 1, 256);
     CUTE_ELSE(c) cute_named_barrier_arrive(c, TURN, 256);
 }
 
-/* after the tile's k-loop: warpgroup 0 waits for 1's last pass (tile: 1 passes here) */
+/* after the tile's k-loop: warpgroup 0 waits for 1's last pass */
 static void turn_end(cute_ctx *c, const blockscale_loop *l)
 {
     CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_sync(c, TURN, 256);
-    if (l->turns == TURNS_TILE) CUTE_IF(c, is_wg(c, l, 1)) cute_named_barrier_arrive(c, TURN, 256);
 }
 
 /* One k-tile with one partial set (DeepGEMM's loop), for a 256-row tile (BLOCK_M 256) in
@@ -597,7 +581,7 @@ static void waves_ktile(cute_ctx *c, const blockscale_loop *l, const partial *x,
         cute_warpgroup_arrive(c);
         cute_gemm_zero(c, &l->p->mma, x->acc, wave_of(c, A, w), B);
         cute_warpgroup_commit_batch(c);
-        if (l->turns) turn_pass(c, l, kt, w);
+        if (l->turns) turn_pass(c, l);
         if (l->staged && w == 0) {
             read_staged(c, l, kt, x->scale);
             multiply(c, &l->at, x->scale, x->prod);
@@ -621,7 +605,7 @@ static void waves_mainloop(cute_ctx *c, const blockscale_loop *l)
     if (!l->staged) load_ahead(c, l, cute_i(0), x.scale);
     cute_fill(c, l->f->acc, 0);
     CUTE_FOR(c, kt, cute_i(0), l->k_tiles) waves_ktile(c, l, &x, kt);
-    if (l->turns && l->turns != TURNS_SYNC) turn_end(c, l);
+    if (l->turns) turn_end(c, l);
     if (l->staged) cute_cp_async_wait_all(c); /* (as pairs_mainloop's) */
 }
 
@@ -765,9 +749,9 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
                                       const gemm_hopper_frag *f, cute_int tid, const gemm_scales *s)
 {
     cute_alg *a = cute_ctx_alg(c);
-    int turned = one_set(p) && !halves(a, p) ? turns(a, p) : TURNS_NONE;
+    bool turned = one_set(p) && !halves(a, p) && turns(a, p);
     blockscale_loop l = {.p = p, .m = m, .read = read, .done = done, .f = f,
-                         .at = scale_at_tile(c, p, tid, t, s, turned == TURNS_WAVE || lane_blocks(a)),
+                         .at = scale_at_tile(c, p, tid, t, s, lane_blocks(a, turned)),
                          .k_tiles = t->k_tiles, .ahead = p->cfg.tiling.scale_mul != CUTE_GEMM_SCALE_MUL_LOAD,
                          .staged = gemm_blockscale_staged(p),
                          .interleave = p->cfg.tiling.scale_mul == CUTE_GEMM_SCALE_MUL_INTERLEAVE, .tid = tid};
